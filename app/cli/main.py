@@ -1,0 +1,58 @@
+"""The `cowork-terminal` command: parses arguments and hands each subcommand to its module.
+
+Each module in COMMAND_MODULES registers its own subcommands. Modules import heavy parts (the MCP
+SDK, pystray, Tk) inside the function that needs them, so `serve` never loads a GUI library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from app import __version__
+from app.core.errors import CoworkError
+
+COMMAND_MODULES = (
+    "app.cli.server_commands",
+    "app.cli.journal_commands",
+    "app.cli.client_commands",
+    "app.cli.desktop_commands",
+)
+DEFAULT_COMMAND = "tray"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cowork-terminal",
+        description="Let an AI agent run commands on this computer while you stay in charge. "
+        "With no command, starts the tray app.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            continue  # a command group not written yet
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(args_list or [DEFAULT_COMMAND])
+    if not getattr(args, "handler", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.handler(args) or 0)
+    except CoworkError as exc:
+        print(f"cowork-terminal: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,71 @@
+"""Every location the app reads or writes, in one object that tests point elsewhere.
+
+`COWORK_TERMINAL_HOME` moves all of it (data, logs, locks) under one folder: every test sets it,
+so no test ever touches a real profile.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+APP_NAME = "cowork-terminal"
+HOME_ENV = "COWORK_TERMINAL_HOME"
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+
+
+@dataclass(frozen=True)
+class AppPaths:
+    data_dir: Path
+    log_dir: Path
+
+    @classmethod
+    def from_environment(cls, environ: dict[str, str] | None = None) -> AppPaths:
+        env = os.environ if environ is None else environ
+        override = env.get(HOME_ENV)
+        if override:
+            home = Path(override).expanduser().absolute()
+            return cls(data_dir=home, log_dir=home / "logs")
+        import platformdirs  # imported here: tests with an override never need it
+
+        return cls(
+            data_dir=Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)),
+            log_dir=Path(platformdirs.user_log_dir(APP_NAME, appauthor=False)),
+        )
+
+    @property
+    def journal(self) -> Path:
+        return self.data_dir / "journal.sqlite3"
+
+    @property
+    def locks_dir(self) -> Path:
+        return self.data_dir / "locks"
+
+    @property
+    def tray_lock(self) -> Path:
+        return self.locks_dir / "tray.lock"
+
+    def server_lock(self, server_id: int) -> Path:
+        return self.locks_dir / f"server-{server_id}.lock"
+
+    def ensure(self) -> AppPaths:
+        """Create the folders, private to the user (0700) on POSIX."""
+        for folder in (self.data_dir, self.log_dir, self.locks_dir):
+            make_private_dir(folder)
+        return self
+
+
+def make_private_dir(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    if os.name == "posix":
+        os.chmod(folder, PRIVATE_DIR_MODE)
+
+
+def make_private_file(path: Path) -> None:
+    """Create `path` if missing and make it readable by its owner only (POSIX)."""
+    fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_APPEND, PRIVATE_FILE_MODE)
+    os.close(fd)
+    if os.name == "posix":
+        os.chmod(path, PRIVATE_FILE_MODE)
