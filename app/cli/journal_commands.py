@@ -1,0 +1,129 @@
+"""`status`, `pause`, `resume` and `log`: the journal from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from datetime import datetime
+
+from app.core import liveness
+from app.core.errors import UsageError
+from app.core.journal import CommandRecord, Journal, Status
+from app.core.paths import AppPaths
+
+FOLLOW_POLL_S = 0.25
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    status = subparsers.add_parser("status", help="show whether host access is on, and the live servers")
+    status.add_argument("--json", action="store_true", help="print one JSON object")
+    status.set_defaults(handler=run_status)
+
+    pause = subparsers.add_parser("pause", help="pause host access: refuse new commands, stop running ones")
+    pause.set_defaults(handler=lambda _args: set_pause(True))
+    resume = subparsers.add_parser("resume", help="resume host access")
+    resume.set_defaults(handler=lambda _args: set_pause(False))
+
+    log = subparsers.add_parser("log", help="show the newest commands from the journal")
+    log.add_argument("--limit", type=int, default=20, metavar="N", help="how many (default 20)")
+    log.add_argument("--follow", "-f", action="store_true", help="keep printing commands as they start and end")
+    log.add_argument("--json", action="store_true", help="one JSON object per line")
+    log.set_defaults(handler=run_log)
+
+
+def open_journal() -> Journal:
+    return Journal.open(AppPaths.from_environment())
+
+
+def set_pause(paused: bool) -> int:
+    with open_journal() as journal:
+        journal.set_paused(paused)
+    print("Host access is PAUSED: new commands are refused." if paused else "Host access is ON.")
+    return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    with open_journal() as journal:
+        servers = journal.servers()
+        info = {
+            "paused": journal.is_paused(),
+            "tray_running": liveness.is_held(journal.paths.tray_lock),
+            "journal": str(journal.path),
+            "journal_bytes": journal.size_bytes(),
+            "commands": journal.count_commands(),
+            "servers": [
+                {
+                    "pid": s.pid,
+                    "client": s.client_label,
+                    "headless": s.headless,
+                    "started_at": s.started_at,
+                    "commands": s.command_count,
+                }
+                for s in servers
+            ],
+        }
+    if args.json:
+        print(json.dumps(info))
+        return 0
+    print(f"Host access: {'PAUSED' if info['paused'] else 'on'}")
+    print(f"Tray app: {'running' if info['tray_running'] else 'not running'}")
+    print(f"Journal: {info['journal']} ({info['journal_bytes'] / 1024:.0f} KiB, {info['commands']} commands)")
+    if not servers:
+        print("Live servers: none")
+    for s in info["servers"]:
+        since = datetime.fromtimestamp(s["started_at"]).strftime("%Y-%m-%d %H:%M:%S")
+        mode = ", headless" if s["headless"] else ""
+        print(f"Live server: pid {s['pid']}, {s['client']}, since {since}, {s['commands']} commands{mode}")
+    return 0
+
+
+def format_record(record: CommandRecord) -> str:
+    when = datetime.fromtimestamp(record.created_at).strftime("%H:%M:%S")
+    code = "" if record.exit_code is None else f" exit {record.exit_code}"
+    took = "" if record.duration_ms is None else f" {record.duration_ms / 1000:.1f}s"
+    reason = f" ({record.reason})" if record.reason and record.status is not Status.FINISHED else ""
+    command = record.command.replace("\n", "⏎ ")
+    if len(command) > 120:
+        command = command[:117] + "..."
+    return f"{when} #{record.id} {record.status.value:<11}{code}{took} [{record.cwd or '-'}] {command}{reason}"
+
+
+def emit(record: CommandRecord, as_json: bool) -> None:
+    print(json.dumps(record.to_json()) if as_json else format_record(record), flush=True)
+
+
+def run_log(args: argparse.Namespace) -> int:
+    if args.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    with open_journal() as journal:
+        records = journal.recent_commands(limit=args.limit)
+        for record in reversed(records):
+            emit(record, args.json)
+        if args.follow:
+            follow(journal, records, args.json)
+    return 0
+
+
+def follow(journal: Journal, shown: list[CommandRecord], as_json: bool) -> None:
+    """Print new commands when they start and again when they end; cheap while nothing changes."""
+    last_id = max((r.id for r in shown), default=0)
+    active = {r.id for r in shown if r.status.is_active}
+    version = journal.data_version()
+    while True:
+        time.sleep(FOLLOW_POLL_S)
+        current = journal.data_version()
+        if current == version:
+            continue
+        version = current
+        for record in journal.commands_by_id(sorted(active)):
+            if not record.status.is_active:
+                active.discard(record.id)
+                emit(record, as_json)
+        for record in reversed(journal.recent_commands(after_id=last_id, limit=1000)):
+            last_id = max(last_id, record.id)
+            emit(record, as_json)
+            if record.status.is_active:
+                active.add(record.id)
+        sys.stdout.flush()

@@ -1,0 +1,255 @@
+"""Runs one command through bash and ends its whole process tree: knows nothing of MCP or the journal.
+
+Why each choice:
+- stdin is /dev/null, so a command that reads stdin sees end of file at once instead of hanging;
+- the command gets its own process group (POSIX) or process group flag (Windows), so a timeout
+  or a stop ends its background jobs and every descendant, not only bash;
+- output is kept in a bounded buffer (head and tail) and decoded once at the end, so a command
+  printing 200 MB costs a few MB at most and no character is split at a chunk boundary.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from anyio.abc import ByteReceiveStream, Process
+
+DEFAULT_OUTPUT_CAP_BYTES = 1024 * 1024
+OUTPUT_TAIL_SHARE = 0.25  # of the cap, kept from the end of the stream: build errors are at the end
+READ_CHUNK_BYTES = 64 * 1024
+STOP_GRACE_S = 0.5  # polite signal, then a hard kill
+KILL_POLL_S = 0.02
+STRAGGLER_GRACE_S = 0.1
+DRAIN_AFTER_EXIT_S = 0.5  # a background job may hold the pipes open after bash exits
+WINDOWS_CREATE_NEW_PROCESS_GROUP = 0x00000200
+WINDOWS_CREATE_NO_WINDOW = 0x08000000
+
+
+class CappedBuffer:
+    """Keeps the first and the last bytes of a stream, counts all of them, and stores no more."""
+
+    def __init__(self, cap_bytes: int = DEFAULT_OUTPUT_CAP_BYTES) -> None:
+        self.cap_bytes = cap_bytes
+        self.tail_limit = int(cap_bytes * OUTPUT_TAIL_SHARE)
+        self.head_limit = cap_bytes - self.tail_limit
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def feed(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk and self.tail_limit:
+            self.tail += chunk
+            if len(self.tail) > self.tail_limit:
+                del self.tail[: len(self.tail) - self.tail_limit]
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > self.cap_bytes
+
+    def raw(self) -> bytes:
+        """What was kept, as bytes (for the journal's preview)."""
+        return bytes(self.head + self.tail)
+
+    def text(self, label: str) -> str:
+        """Decode once, never splitting a character; say exactly what was dropped when capped."""
+        if not self.truncated:
+            return bytes(self.head + self.tail).decode("utf-8", errors="replace")
+        head = codecs.getincrementaldecoder("utf-8")("replace").decode(bytes(self.head), final=False)
+        tail = bytes(self.tail)
+        skip = 0
+        while skip < min(3, len(tail)) and tail[skip] & 0xC0 == 0x80:  # continuation bytes of a cut character
+            skip += 1
+        kept_tail = len(tail) - skip
+        omitted = self.total - len(self.head) - kept_tail
+        return (
+            f"{head}\n[... {omitted:,} bytes of {label} omitted here: kept the first {len(self.head):,} "
+            f"and the last {kept_tail:,} of {self.total:,} bytes ...]\n"
+            f"{tail[skip:].decode('utf-8', errors='replace')}\n[{label} truncated at {_cap_label(self.cap_bytes)}]"
+        )
+
+
+def _cap_label(cap_bytes: int) -> str:
+    mib = cap_bytes / (1024 * 1024)
+    return f"{mib:g}MB" if mib >= 1 else f"{cap_bytes}B"
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    command: str
+    cwd: str
+    env: Mapping[str, str]
+    timeout_s: float
+    bash: str
+    output_cap_bytes: int = DEFAULT_OUTPUT_CAP_BYTES
+
+
+@dataclass
+class ExecutionResult:
+    stdout: CappedBuffer
+    stderr: CappedBuffer
+    exit_code: int | None
+    timed_out: bool
+    stopped_reason: str | None  # set when something other than the timeout ended it
+    signal_name: str | None
+    duration_ms: float
+
+    def to_model(self) -> dict[str, Any]:
+        """The seed's result shape, `{stdout, stderr, exitCode, timedOut}`, plus a few extras."""
+        return {
+            "stdout": self.stdout.text("stdout"),
+            "stderr": self.stderr.text("stderr"),
+            "exitCode": self.exit_code,
+            "timedOut": self.timed_out,
+            "durationMs": round(self.duration_ms, 1),
+        }
+
+
+class StopSignal:
+    """Set from elsewhere (pause, the user's Stop button) to end a running command with a reason."""
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+        self.reason: str | None = None
+
+    def set(self, reason: str) -> None:
+        if self.reason is None:
+            self.reason = reason
+        self._event.set()
+
+    async def wait(self) -> None:
+        await self._event.wait()
+
+
+def spawn_options(platform: str) -> dict[str, Any]:
+    """How to start bash so that its whole tree can be ended later."""
+    if platform == "win32":
+        return {"creationflags": WINDOWS_CREATE_NEW_PROCESS_GROUP | WINDOWS_CREATE_NO_WINDOW}
+    return {"start_new_session": True}
+
+
+def windows_tree_kill_argv(pid: int) -> list[str]:
+    """Windows has no process groups to signal: taskkill ends the process and all it started."""
+    return ["taskkill", "/F", "/T", "/PID", str(pid)]
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a member changed user (setuid): still there
+        return True
+    return True
+
+
+async def end_tree(process: Process, platform: str = sys.platform) -> None:
+    """End bash and every process in its group: SIGTERM, a short grace, then SIGKILL."""
+    if platform == "win32":
+        subprocess.run(windows_tree_kill_argv(process.pid), capture_output=True, check=False)
+        return
+    pgid = process.pid  # start_new_session made bash the leader of its own group
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    # Grace goes to bash (which passes it on to its foreground job); the rest of the group gets a
+    # short moment more. Orphans turn into zombies that only a reaping init clears, so waiting for
+    # an empty group could take the whole grace for nothing.
+    with anyio.move_on_after(STOP_GRACE_S):
+        await process.wait()
+    deadline = time.monotonic() + STRAGGLER_GRACE_S
+    while time.monotonic() < deadline and _group_alive(pgid):
+        await anyio.sleep(KILL_POLL_S)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+async def _pump(stream: ByteReceiveStream | None, buffer: CappedBuffer) -> None:
+    if stream is None:
+        return
+    try:
+        while True:
+            buffer.feed(await stream.receive(READ_CHUNK_BYTES))
+    except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+        return
+
+
+async def run_command(spec: CommandSpec, stop: StopSignal | None = None) -> ExecutionResult:
+    """Run `spec.command` with `bash -c` and return when it ends, times out or is stopped.
+
+    Raises OSError when bash cannot be started. If the caller is cancelled, the tree is ended
+    before the cancellation propagates, so no process outlives the call.
+    """
+    stop = stop or StopSignal()
+    out, err = CappedBuffer(spec.output_cap_bytes), CappedBuffer(spec.output_cap_bytes)
+    started = time.monotonic()
+    process = await anyio.open_process(
+        [spec.bash, "-c", spec.command],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=spec.cwd,
+        env=dict(spec.env),
+        **spawn_options(sys.platform),
+    )
+    exited = False
+    try:
+        async with anyio.create_task_group() as pumps:
+            pumps.start_soon(_pump, process.stdout, out)
+            pumps.start_soon(_pump, process.stderr, err)
+            with anyio.move_on_after(spec.timeout_s if math.isfinite(spec.timeout_s) else None):
+                async with anyio.create_task_group() as race:
+
+                    async def watch_stop() -> None:
+                        await stop.wait()
+                        race.cancel_scope.cancel()
+
+                    race.start_soon(watch_stop)
+                    await process.wait()
+                    exited = True
+                    race.cancel_scope.cancel()
+            if not exited:
+                await end_tree(process)
+            # Output written before the end is still in the pipes: read it, but do not wait on a
+            # descendant that keeps a pipe open.
+            with anyio.move_on_after(DRAIN_AFTER_EXIT_S):
+                await process.wait()
+            pumps.cancel_scope.deadline = anyio.current_time() + DRAIN_AFTER_EXIT_S
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await end_tree(process)
+        raise
+    finally:
+        with anyio.CancelScope(shield=True):
+            await process.aclose()
+    returncode = process.returncode
+    signal_name = None
+    if returncode is not None and returncode < 0:
+        signal_name = signal.Signals(-returncode).name if -returncode in signal.valid_signals() else None
+        returncode = None
+    timed_out = not exited and stop.reason is None
+    return ExecutionResult(
+        stdout=out,
+        stderr=err,
+        exit_code=returncode if exited else None,
+        timed_out=timed_out,
+        stopped_reason=None if exited else stop.reason,
+        signal_name=signal_name,
+        duration_ms=(time.monotonic() - started) * 1000,
+    )

@@ -1,0 +1,600 @@
+"""The activity journal: the one shared truth of every process of the app, and the only SQL in it.
+
+Servers write a row before each command starts and update it when it ends; the tray, the log
+window and the CLI read it and write the user's decisions (pause, stop, approve) into it. SQLite
+in WAL mode lets several servers write while readers read; each write is one short transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from app.core import liveness
+from app.core.paths import AppPaths, make_private_file
+
+BUSY_TIMEOUT_S = 10.0
+PREVIEW_HEAD_BYTES = 2048
+PREVIEW_TAIL_BYTES = 6144
+DEFAULT_RETENTION_DAYS = 30
+DEFAULT_MAX_COMMANDS = 100_000
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+DAY_S = 86_400.0
+
+
+class Status(str, Enum):
+    """Every state a journaled command can be in; the log window gives each its own look."""
+
+    WAITING = "waiting"  # held for the user's approval
+    RUNNING = "running"
+    FINISHED = "finished"  # exit code 0
+    FAILED = "failed"  # non-zero exit code, or it could not be started
+    TIMED_OUT = "timed_out"
+    KILLED = "killed"  # stopped by the user, by pause, or by the client's cancellation
+    REFUSED = "refused"  # never ran: paused, no tray, denied by the user, bad input
+    INTERRUPTED = "interrupted"  # its server died while it ran
+
+    @property
+    def is_active(self) -> bool:
+        return self in (Status.WAITING, Status.RUNNING)
+
+
+ACTIVE_STATUSES = tuple(s.value for s in Status if s.is_active)
+
+# Each migration takes the schema from version N-1 to N. Never edit one that has shipped: add one.
+MIGRATIONS: Sequence[str] = (
+    """
+    CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at REAL NOT NULL);
+    CREATE TABLE servers (
+        id INTEGER PRIMARY KEY,
+        pid INTEGER NOT NULL,
+        client_name TEXT,
+        client_version TEXT,
+        headless INTEGER NOT NULL DEFAULT 0,
+        started_at REAL NOT NULL,
+        last_seen REAL NOT NULL,
+        ended_at REAL,
+        state TEXT NOT NULL DEFAULT 'live'  -- live, exited, crashed
+    );
+    CREATE TABLE commands (
+        id INTEGER PRIMARY KEY,
+        server_id INTEGER REFERENCES servers(id),
+        server_pid INTEGER,
+        client_name TEXT,
+        client_version TEXT,
+        tool TEXT NOT NULL DEFAULT 'execute_command',
+        command TEXT NOT NULL,
+        cwd TEXT,
+        env_keys TEXT NOT NULL DEFAULT '[]',
+        timeout_ms INTEGER,
+        tier TEXT,
+        status TEXT NOT NULL,
+        reason TEXT,
+        exit_code INTEGER,
+        timed_out INTEGER NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL,
+        started_at REAL,
+        ended_at REAL,
+        duration_ms REAL,
+        stdout_bytes INTEGER,
+        stderr_bytes INTEGER,
+        stdout_preview TEXT,
+        stderr_preview TEXT,
+        stop_requested_at REAL,
+        confirmation_id TEXT UNIQUE,
+        decision TEXT,          -- allowed, denied (by the user only)
+        decided_by TEXT,
+        decided_at REAL,
+        hold_expires_at REAL
+    );
+    CREATE INDEX commands_status ON commands(status);
+    CREATE INDEX commands_server ON commands(server_id);
+    CREATE TABLE ui_requests (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        handled_at REAL
+    );
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+COMMAND_COLUMNS = (
+    "id, server_id, server_pid, client_name, client_version, tool, command, cwd, env_keys, timeout_ms, "
+    "tier, status, reason, exit_code, timed_out, created_at, started_at, ended_at, duration_ms, "
+    "stdout_bytes, stderr_bytes, stdout_preview, stderr_preview, stop_requested_at, confirmation_id, "
+    "decision, decided_by, decided_at, hold_expires_at"
+)
+
+
+@dataclass(frozen=True)
+class CommandRecord:
+    id: int
+    server_id: int | None
+    server_pid: int | None
+    client_name: str | None
+    client_version: str | None
+    tool: str
+    command: str
+    cwd: str | None
+    env_keys: list[str]
+    timeout_ms: int | None
+    tier: str | None
+    status: Status
+    reason: str | None
+    exit_code: int | None
+    timed_out: bool
+    created_at: float
+    started_at: float | None
+    ended_at: float | None
+    duration_ms: float | None
+    stdout_bytes: int | None
+    stderr_bytes: int | None
+    stdout_preview: str | None
+    stderr_preview: str | None
+    stop_requested_at: float | None
+    confirmation_id: str | None
+    decision: str | None
+    decided_by: str | None
+    decided_at: float | None
+    hold_expires_at: float | None
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> CommandRecord:
+        values = dict(row)
+        values["env_keys"] = json.loads(values["env_keys"] or "[]")
+        values["status"] = Status(values["status"])
+        values["timed_out"] = bool(values["timed_out"])
+        return cls(**values)
+
+    def to_json(self) -> dict[str, Any]:
+        data = dict(self.__dict__)
+        data["status"] = self.status.value
+        return data
+
+
+@dataclass(frozen=True)
+class ServerRecord:
+    id: int
+    pid: int
+    client_name: str | None
+    client_version: str | None
+    headless: bool
+    started_at: float
+    last_seen: float
+    ended_at: float | None
+    state: str
+    command_count: int = 0
+
+    @property
+    def client_label(self) -> str:
+        if not self.client_name:
+            return "unknown client"
+        return f"{self.client_name} {self.client_version}".strip() if self.client_version else self.client_name
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a command ended, as the executor saw it."""
+
+    status: Status
+    exit_code: int | None = None
+    timed_out: bool = False
+    reason: str | None = None
+    stdout: bytes = b""
+    stderr: bytes = b""
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+    duration_ms: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def preview(data: bytes) -> str:
+    """A bounded, readable excerpt of one output stream for the journal: its head and its tail."""
+    if len(data) <= PREVIEW_HEAD_BYTES + PREVIEW_TAIL_BYTES:
+        return data.decode("utf-8", errors="replace")
+    dropped = len(data) - PREVIEW_HEAD_BYTES - PREVIEW_TAIL_BYTES
+    head = data[:PREVIEW_HEAD_BYTES].decode("utf-8", errors="replace")
+    tail = data[-PREVIEW_TAIL_BYTES:].decode("utf-8", errors="replace")
+    return f"{head}\n[... {dropped} bytes not kept in the journal ...]\n{tail}"
+
+
+class Journal:
+    """One connection to the journal. Cheap to open; open one per process (or per thread)."""
+
+    def __init__(self, paths: AppPaths, *, check_same_thread: bool = True) -> None:
+        self.paths = paths.ensure()
+        self.path = paths.journal
+        make_private_file(self.path)
+        self._db = sqlite3.connect(
+            self.path,
+            timeout=BUSY_TIMEOUT_S,
+            isolation_level=None,  # we open transactions ourselves, short and explicit
+            check_same_thread=check_same_thread,
+        )
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._migrate()
+        for suffix in ("-wal", "-shm"):
+            sidecar = Path(f"{self.path}{suffix}")
+            if sidecar.exists() and os.name == "posix":
+                os.chmod(sidecar, 0o600)
+
+    @classmethod
+    def open(cls, paths: AppPaths | None = None, **kwargs: Any) -> Journal:
+        """Open the journal and mark commands whose server died as interrupted."""
+        journal = cls(paths or AppPaths.from_environment(), **kwargs)
+        journal.recover_dead_servers()
+        return journal
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        # BEGIN IMMEDIATE takes the write lock up front, so two servers never deadlock upgrading.
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        with self._write() as db:
+            current = db.execute("PRAGMA user_version").fetchone()[0]
+            if current > SCHEMA_VERSION:
+                raise RuntimeError(
+                    f"The journal at {self.path} was written by a newer Cowork Terminal "
+                    f"(schema {current}, this one knows {SCHEMA_VERSION}). Update the app."
+                )
+            for version in range(current, SCHEMA_VERSION):
+                for statement in MIGRATIONS[version].split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute(f"PRAGMA user_version = {version + 1}")
+
+    def schema_version(self) -> int:
+        return self._db.execute("PRAGMA user_version").fetchone()[0]
+
+    def data_version(self) -> int:
+        """Changes whenever another connection commits: a cheap 'did anything happen?' check."""
+        return self._db.execute("PRAGMA data_version").fetchone()[0]
+
+    def size_bytes(self) -> int:
+        return sum(
+            Path(f"{self.path}{suffix}").stat().st_size
+            for suffix in ("", "-wal")
+            if Path(f"{self.path}{suffix}").exists()
+        )
+
+    # -- settings ---------------------------------------------------------------------------
+
+    def get_setting(self, key: str, default: Any = None) -> Any:
+        row = self._db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return default if row is None else json.loads(row["value"])
+
+    def set_setting(self, key: str, value: Any) -> None:
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO settings(key, value, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+                (key, json.dumps(value), time.time()),
+            )
+
+    def is_paused(self) -> bool:
+        return bool(self.get_setting("paused", False))
+
+    def set_paused(self, paused: bool) -> None:
+        """The user's pause switch. Servers notice within their poll interval and stop what runs."""
+        self.set_setting("paused", paused)
+
+    # -- servers ----------------------------------------------------------------------------
+
+    def register_server(self, pid: int, *, headless: bool) -> int:
+        now = time.time()
+        with self._write() as db:
+            cursor = db.execute(
+                "INSERT INTO servers(pid, headless, started_at, last_seen) VALUES (?, ?, ?, ?)",
+                (pid, int(headless), now, now),
+            )
+        return int(cursor.lastrowid)
+
+    def set_server_client(self, server_id: int, name: str | None, version: str | None) -> None:
+        with self._write() as db:
+            db.execute(
+                "UPDATE servers SET client_name = ?, client_version = ?, last_seen = ? WHERE id = ?",
+                (name, version, time.time(), server_id),
+            )
+
+    def touch_server(self, server_id: int) -> None:
+        with self._write() as db:
+            db.execute("UPDATE servers SET last_seen = ? WHERE id = ?", (time.time(), server_id))
+
+    def end_server(self, server_id: int, state: str = "exited") -> None:
+        with self._write() as db:
+            db.execute(
+                "UPDATE servers SET state = ?, ended_at = ? WHERE id = ? AND state = 'live'",
+                (state, time.time(), server_id),
+            )
+
+    def servers(self, *, live_only: bool = True, limit: int = 50) -> list[ServerRecord]:
+        where = "WHERE s.state = 'live'" if live_only else ""
+        rows = self._db.execute(
+            f"SELECT s.*, (SELECT COUNT(*) FROM commands c WHERE c.server_id = s.id) AS command_count "
+            f"FROM servers s {where} ORDER BY s.id DESC LIMIT ?",
+            (limit,),
+        ).fetchall()
+        return [ServerRecord(**{**dict(r), "headless": bool(r["headless"])}) for r in rows]
+
+    def recover_dead_servers(self) -> list[int]:
+        """Mark servers whose process is gone as crashed and their active commands as interrupted.
+
+        A server that exits normally marks itself exited; one still 'live' in the journal whose
+        lock nobody holds died without a word (killed, crashed, machine lost power).
+        """
+        dead = [
+            s.id for s in self.servers(live_only=True, limit=10_000)
+            if not liveness.is_held(self.paths.server_lock(s.id))
+        ]
+        if not dead:
+            return []
+        now = time.time()
+        marks = ",".join("?" * len(dead))
+        with self._write() as db:
+            db.execute(
+                f"UPDATE servers SET state = 'crashed', ended_at = ? WHERE id IN ({marks}) AND state = 'live'",
+                (now, *dead),
+            )
+            db.execute(
+                f"UPDATE commands SET status = ?, reason = ?, ended_at = ?, "
+                f"duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE (? - started_at) * 1000 END "
+                f"WHERE server_id IN ({marks}) AND status IN (?, ?)",
+                (
+                    Status.INTERRUPTED.value,
+                    "the server running it stopped unexpectedly",
+                    now,
+                    now,
+                    *dead,
+                    *ACTIVE_STATUSES,
+                ),
+            )
+        for server_id in dead:
+            self.paths.server_lock(server_id).unlink(missing_ok=True)
+        return dead
+
+    # -- commands ---------------------------------------------------------------------------
+
+    def begin_command(
+        self,
+        *,
+        command: str,
+        cwd: str | None,
+        env_keys: Iterable[str] = (),
+        timeout_ms: int | None = None,
+        server_id: int | None = None,
+        server_pid: int | None = None,
+        client_name: str | None = None,
+        client_version: str | None = None,
+        tool: str = "execute_command",
+        tier: str | None = None,
+        status: Status = Status.RUNNING,
+        reason: str | None = None,
+    ) -> int:
+        """Write the row before anything runs, so even a crash mid-command leaves a record."""
+        now = time.time()
+        with self._write() as db:
+            cursor = db.execute(
+                "INSERT INTO commands(server_id, server_pid, client_name, client_version, tool, command, "
+                "cwd, env_keys, timeout_ms, tier, status, reason, created_at, started_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    server_id,
+                    server_pid,
+                    client_name,
+                    client_version,
+                    tool,
+                    command,
+                    cwd,
+                    json.dumps(sorted(env_keys)),
+                    timeout_ms,
+                    tier,
+                    status.value,
+                    reason,
+                    now,
+                    now if status is Status.RUNNING else None,
+                ),
+            )
+        return int(cursor.lastrowid)
+
+    def mark_started(self, command_id: int) -> None:
+        with self._write() as db:
+            db.execute(
+                "UPDATE commands SET status = ?, started_at = ? WHERE id = ?",
+                (Status.RUNNING.value, time.time(), command_id),
+            )
+
+    def finish_command(self, command_id: int, outcome: Outcome) -> None:
+        now = time.time()
+        with self._write() as db:
+            db.execute(
+                "UPDATE commands SET status = ?, reason = ?, exit_code = ?, timed_out = ?, ended_at = ?, "
+                "duration_ms = ?, stdout_bytes = ?, stderr_bytes = ?, stdout_preview = ?, "
+                "stderr_preview = ? WHERE id = ?",
+                (
+                    outcome.status.value,
+                    outcome.reason,
+                    outcome.exit_code,
+                    int(outcome.timed_out),
+                    now,
+                    outcome.duration_ms,
+                    outcome.stdout_bytes,
+                    outcome.stderr_bytes,
+                    preview(outcome.stdout),
+                    preview(outcome.stderr),
+                    command_id,
+                ),
+            )
+
+    def request_stop(self, command_id: int) -> bool:
+        """The user's Stop button: the server running the command ends its whole tree."""
+        with self._write() as db:
+            cursor = db.execute(
+                "UPDATE commands SET stop_requested_at = ? WHERE id = ? AND status IN (?, ?) "
+                "AND stop_requested_at IS NULL",
+                (time.time(), command_id, *ACTIVE_STATUSES),
+            )
+        return cursor.rowcount == 1
+
+    def stop_requests(self, command_ids: Sequence[int]) -> set[int]:
+        if not command_ids:
+            return set()
+        marks = ",".join("?" * len(command_ids))
+        rows = self._db.execute(
+            f"SELECT id FROM commands WHERE id IN ({marks}) AND stop_requested_at IS NOT NULL",
+            tuple(command_ids),
+        ).fetchall()
+        return {r["id"] for r in rows}
+
+    def get_command(self, command_id: int) -> CommandRecord | None:
+        row = self._db.execute(f"SELECT {COMMAND_COLUMNS} FROM commands WHERE id = ?", (command_id,)).fetchone()
+        return None if row is None else CommandRecord.from_row(row)
+
+    def recent_commands(
+        self,
+        *,
+        limit: int = 20,
+        before_id: int | None = None,
+        after_id: int | None = None,
+        text: str | None = None,
+        statuses: Sequence[str] | None = None,
+    ) -> list[CommandRecord]:
+        """Newest first; `before_id` pages back into history, `after_id` fetches what is new."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        if before_id is not None:
+            clauses.append("id < ?")
+            params.append(before_id)
+        if after_id is not None:
+            clauses.append("id > ?")
+            params.append(after_id)
+        if text:
+            clauses.append("(instr(lower(command), lower(?)) > 0 OR instr(lower(coalesce(cwd, '')), lower(?)) > 0)")
+            params.extend([text, text])
+        if statuses:
+            clauses.append(f"status IN ({','.join('?' * len(statuses))})")
+            params.extend(statuses)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self._db.execute(
+            f"SELECT {COMMAND_COLUMNS} FROM commands {where} ORDER BY id DESC LIMIT ?",
+            (*params, limit),
+        ).fetchall()
+        return [CommandRecord.from_row(r) for r in rows]
+
+    def commands_by_id(self, command_ids: Sequence[int]) -> list[CommandRecord]:
+        if not command_ids:
+            return []
+        marks = ",".join("?" * len(command_ids))
+        rows = self._db.execute(
+            f"SELECT {COMMAND_COLUMNS} FROM commands WHERE id IN ({marks}) ORDER BY id DESC", tuple(command_ids)
+        ).fetchall()
+        return [CommandRecord.from_row(r) for r in rows]
+
+    def active_commands(self) -> list[CommandRecord]:
+        rows = self._db.execute(
+            f"SELECT {COMMAND_COLUMNS} FROM commands WHERE status IN (?, ?) ORDER BY id DESC", ACTIVE_STATUSES
+        ).fetchall()
+        return [CommandRecord.from_row(r) for r in rows]
+
+    def count_commands(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM commands").fetchone()[0]
+
+    def clear_history(self) -> int:
+        """Delete finished rows (never a running or waiting one, whose server still updates it)."""
+        marks = ",".join("?" * len(ACTIVE_STATUSES))
+        with self._write() as db:
+            cursor = db.execute(f"DELETE FROM commands WHERE status NOT IN ({marks})", ACTIVE_STATUSES)
+        return cursor.rowcount
+
+    # -- retention --------------------------------------------------------------------------
+
+    def apply_retention(
+        self,
+        *,
+        max_age_days: float = DEFAULT_RETENTION_DAYS,
+        max_commands: int = DEFAULT_MAX_COMMANDS,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        now: float | None = None,
+    ) -> int:
+        """Forget old history so the journal never grows without bound; returns rows deleted.
+
+        Deleted pages are reused by later writes, so the file stops growing at about the cap.
+        """
+        cutoff = (now or time.time()) - max_age_days * DAY_S
+        marks = ",".join("?" * len(ACTIVE_STATUSES))
+        deleted = 0
+        with self._write() as db:
+            deleted += db.execute(
+                f"DELETE FROM commands WHERE created_at < ? AND status NOT IN ({marks})", (cutoff, *ACTIVE_STATUSES)
+            ).rowcount
+            deleted += db.execute(
+                f"DELETE FROM commands WHERE status NOT IN ({marks}) AND id <= "
+                f"(SELECT id FROM commands ORDER BY id DESC LIMIT 1 OFFSET ?)",
+                (*ACTIVE_STATUSES, max_commands),
+            ).rowcount
+            used = db.execute(
+                "SELECT (page_count - freelist_count) * page_size FROM pragma_page_count(), "
+                "pragma_freelist_count(), pragma_page_size()"
+            ).fetchone()[0]
+            if used > max_bytes:
+                # Drop the oldest fifth of the rows; the next run trims again if still too big.
+                deleted += db.execute(
+                    f"DELETE FROM commands WHERE status NOT IN ({marks}) AND id <= "
+                    f"(SELECT id FROM commands ORDER BY id LIMIT 1 OFFSET "
+                    f"(SELECT COUNT(*) / 5 FROM commands))",
+                    ACTIVE_STATUSES,
+                ).rowcount
+            db.execute(
+                "DELETE FROM servers WHERE state != 'live' AND ended_at < ? "
+                "AND id NOT IN (SELECT DISTINCT server_id FROM commands WHERE server_id IS NOT NULL)",
+                (cutoff,),
+            )
+            db.execute("DELETE FROM ui_requests WHERE created_at < ?", (cutoff,))
+        return deleted
+
+    # -- requests between the app's own processes -------------------------------------------
+
+    def post_ui_request(self, kind: str) -> int:
+        """Ask the running tray to do something (a second launch asks it to open the log window)."""
+        with self._write() as db:
+            cursor = db.execute("INSERT INTO ui_requests(kind, created_at) VALUES (?, ?)", (kind, time.time()))
+        return int(cursor.lastrowid)
+
+    def take_ui_requests(self) -> list[str]:
+        with self._write() as db:
+            rows = db.execute("SELECT id, kind FROM ui_requests WHERE handled_at IS NULL ORDER BY id").fetchall()
+            if rows:
+                db.execute(
+                    f"UPDATE ui_requests SET handled_at = ? WHERE id IN ({','.join('?' * len(rows))})",
+                    (time.time(), *(r["id"] for r in rows)),
+                )
+        return [r["kind"] for r in rows]
