@@ -346,15 +346,19 @@ class Journal:
         ).fetchall()
         return [ServerRecord(**{**dict(r), "headless": bool(r["headless"])}) for r in rows]
 
-    def recover_dead_servers(self) -> list[int]:
+    def recover_dead_servers(self, *, min_age_s: float = 0.0) -> list[int]:
         """Mark servers whose process is gone as crashed and their active commands as interrupted.
 
         A server that exits normally marks itself exited; one still 'live' in the journal whose
         lock nobody holds died without a word (killed, crashed, machine lost power).
+        `min_age_s` skips servers registered more recently than that: a server writes its row a
+        moment before it takes its lock, and a frequent poller (the tray, 4 times a second) would
+        otherwise catch some in that gap and call them crashed.
         """
+        young = time.time() - min_age_s
         dead = [
             s.id for s in self.servers(live_only=True, limit=10_000)
-            if not liveness.is_held(self.paths.server_lock(s.id))
+            if (min_age_s <= 0 or s.started_at < young) and not liveness.is_held(self.paths.server_lock(s.id))
         ]
         if not dead:
             return []
