@@ -1,0 +1,176 @@
+"""`clients`, `connect`, `disconnect` and `restart-claude`: this app's entry in each Claude client."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+from app.core import client_config as cc
+from app.core import client_locations as cl
+from app.core.errors import CoworkError
+
+RESTART_WAIT_S = 15.0  # how long Claude gets to quit before we give up
+RESTART_POLL_S = 0.25
+RESTART_REMINDER = (
+    "Claude Desktop reads its config only when it starts: quit it and open it again "
+    "(or run `cowork-terminal restart-claude`)."
+)
+STATE_TEXT = {
+    cc.ABSENT: "not connected",
+    cc.CURRENT: "connected",
+    cc.CHANGED: "connected, other options",
+    cc.STALE: "stale (older install)",
+    cc.FOREIGN: "foreign (another program)",
+    cc.INVALID: "config unreadable",
+    cc.UNKNOWN: "-",
+}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    clients = subparsers.add_parser("clients", help="list the Claude apps on this computer and our entry in each")
+    clients.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    clients.set_defaults(handler=run_clients)
+
+    def add_client_option(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--client", action="append", choices=cl.CLIENT_IDS, metavar="ID",
+            help=f"act on this client only (repeatable): {', '.join(cl.CLIENT_IDS)}; default: every installed one",
+        )  # fmt: skip
+        parser.add_argument("--dry-run", action="store_true", help="show what would change; change nothing")
+
+    connect = subparsers.add_parser("connect", help="add this app to Claude's MCP servers")
+    add_client_option(connect)
+    connect.add_argument(
+        "--replace", action="store_true", help="replace a cowork-terminal entry that runs another program"
+    )
+    connect.add_argument("--headless", action="store_true", help="the server runs without the tray (CLI-only use)")
+    connect.set_defaults(handler=run_connect)
+
+    disconnect = subparsers.add_parser("disconnect", help="remove this app from Claude's MCP servers")
+    add_client_option(disconnect)
+    disconnect.set_defaults(handler=run_disconnect)
+
+    restart = subparsers.add_parser("restart-claude", help="quit Claude Desktop and start it again")
+    restart.add_argument(
+        "--client", choices=(cl.CLAUDE_DESKTOP, cl.CLAUDE_DESKTOP_STORE), default=None, metavar="ID",
+        help="which Claude Desktop (Windows); default: the installed one",
+    )  # fmt: skip
+    restart.set_defaults(handler=run_restart)
+
+
+def _locations() -> tuple[str, list[cl.ClientLocation]]:
+    platform, environ, home = cl.this_machine()
+    return platform, cl.locate_clients(platform, environ, home, cl.real_exists)
+
+
+def _wanted_entry(args: argparse.Namespace) -> dict:
+    return cc.this_app_entry(["--headless"] if getattr(args, "headless", False) else [])
+
+
+def run_clients(args: argparse.Namespace) -> int:
+    _, locations = _locations()
+    wanted = _wanted_entry(args)
+    statuses = [cc.client_status(loc, wanted) for loc in locations]
+    if args.json:
+        report = {"entry": wanted, "clients": [dataclasses.asdict(s) for s in statuses], "note": RESTART_REMINDER}
+        print(json.dumps(report, indent=2))
+        return 0
+    rows = [("CLIENT", "INSTALLED", "OUR ENTRY", "CONFIG")]
+    for s in statuses:
+        where = s.config_path or s.cli_path or s.evidence
+        rows.append((s.client_id, "yes" if s.installed else "no", STATE_TEXT[s.state], where))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True)) + "  " + row[3])
+    for s in statuses:
+        for text in (s.note, s.problem):
+            if text:
+                print(f"\n{s.client_id}: {text}")
+    if not any(s.installed for s in statuses):
+        print("\nNo Claude app found. `cowork-terminal connect --client claude-desktop` writes the default file.")
+    print(f"\n{RESTART_REMINDER}")
+    return 0
+
+
+def _describe(location: cl.ClientLocation, change: cc.ConfigChange, verb: str) -> list[str]:
+    """The lines one client's change prints."""
+    head = f"{location.client_id}: "
+    if change.action == "dry run":
+        if change.preview is not None:
+            return [f"{head}would write {change.target}:", change.preview.rstrip("\n")]
+        return [f"{head}would run:"] + [f"  {shlex.join(argv)}" for argv in change.commands]
+    if change.action == "unchanged":
+        return [f"{head}already connected, nothing changed ({change.target})"]
+    if change.action == "nothing to remove":
+        return [f"{head}not connected, nothing to remove ({change.target})"]
+    lines = [f"{head}{verb} ({change.target})"]
+    if change.previous in (cc.STALE, cc.FOREIGN, cc.CHANGED) and verb == "connected":
+        lines.append(f"  replaced the {change.previous} entry {json.dumps(change.previous_entry)}")
+    if change.backup:
+        lines.append(f"  previous file kept as {change.backup}")
+    return lines
+
+
+def _apply(args: argparse.Namespace, verb: str, act: Callable[[cl.ClientLocation, dict], cc.ConfigChange]) -> int:
+    """Run `act` on each chosen client; one client's failure does not stop the others."""
+    platform, locations = _locations()
+    chosen = cl.select_clients(locations, args.client, platform)
+    wanted = _wanted_entry(args)
+    exit_code, desktop_written = 0, False
+    for location in chosen:
+        try:
+            change = act(location, wanted)
+        except CoworkError as exc:
+            print(f"cowork-terminal: {location.client_id}: {exc}", file=sys.stderr)
+            exit_code = max(exit_code, exc.exit_code)
+            continue
+        print("\n".join(_describe(location, change, verb)))
+        desktop_written |= location.config_path is not None and change.action in ("written", "removed")
+    if desktop_written:
+        print(RESTART_REMINDER)
+    return exit_code
+
+
+def run_connect(args: argparse.Namespace) -> int:
+    return _apply(
+        args, "connected",
+        lambda loc, entry: cc.connect_client(loc, entry, replace=args.replace, dry_run=args.dry_run),
+    )  # fmt: skip
+
+
+def run_disconnect(args: argparse.Namespace) -> int:
+    return _apply(args, "disconnected", lambda loc, entry: cc.disconnect_client(loc, entry, dry_run=args.dry_run))
+
+
+def restart_claude(
+    quit_argv: list[str], running_argv: list[str], start_argv: list[str], wait_s: float = RESTART_WAIT_S
+) -> None:
+    """Quit Claude, wait (bounded) until it is gone, start it again. Runs only when the user asks."""
+    quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    try:
+        subprocess.run(quit_argv, check=False, timeout=wait_s, **quiet)  # fails if Claude is not running: fine
+        deadline = time.monotonic() + wait_s
+        while subprocess.run(running_argv, check=False, timeout=wait_s, **quiet).returncode == 0:
+            if time.monotonic() > deadline:
+                raise CoworkError(f"Claude did not quit within {wait_s:g} s; quit it by hand and open it again")
+            time.sleep(RESTART_POLL_S)
+        subprocess.Popen(start_argv, start_new_session=True, **quiet)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise CoworkError(f"could not restart Claude: {exc}") from exc
+
+
+def run_restart(args: argparse.Namespace) -> int:
+    platform, environ, home = cl.this_machine()
+    client_id = args.client
+    if client_id is None:
+        installed = [loc for loc in _locations()[1] if loc.installed and loc.config_path is not None]
+        client_id = installed[0].client_id if installed else cl.CLAUDE_DESKTOP
+    restart_claude(*cl.restart_argvs(platform, client_id, environ, home))
+    print(f"{client_id}: restarted")
+    return 0
