@@ -33,3 +33,8 @@ def cli_env(home: Path) -> dict[str, str]:
 
 
 PYTHON = sys.executable
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"

@@ -572,7 +572,7 @@ class Journal:
             if used > max_bytes:
                 # Drop the oldest fifth of the rows; the next run trims again if still too big.
                 deleted += db.execute(
-                    f"DELETE FROM commands WHERE status NOT IN ({marks}) AND id <= "
+                    f"DELETE FROM commands WHERE status NOT IN ({marks}) AND id < "
                     f"(SELECT id FROM commands ORDER BY id LIMIT 1 OFFSET "
                     f"(SELECT COUNT(*) / 5 FROM commands))",
                     ACTIVE_STATUSES,

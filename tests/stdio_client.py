@@ -1,0 +1,54 @@
+"""Drive a real `cowork-terminal serve` process with the MCP SDK's own client, over stdio."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from app.core.paths import HOME_ENV
+
+MODES = ("legacy", "auto")  # the classic initialize handshake (Claude Desktop) and the SDK default
+
+
+def server_params(home: Path, *extra_args: str, env: dict[str, str] | None = None) -> StdioServerParameters:
+    # The SDK's stdio client passes only a few variables on: give the child its home explicitly.
+    child_env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "USER", "LOGNAME", "SHELL")}
+    child_env[HOME_ENV] = str(home)
+    child_env.update(env or {})
+    return StdioServerParameters(command=sys.executable, args=["-m", "app", "serve", *extra_args], env=child_env)
+
+
+@asynccontextmanager
+async def connect(
+    home: Path, mode: str = "legacy", *, headless: bool = True, env: dict[str, str] | None = None
+) -> AsyncIterator[Client]:
+    args = ("--headless",) if headless else ()
+    async with Client(server_params(home, *args, env=env), mode=mode) as client:
+        yield client
+
+
+async def run(client: Client, arguments: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """Call execute_command and return what the model reads: the JSON of the text block (or the error text)."""
+    result = await client.call_tool("execute_command", arguments, **kwargs)
+    text = result.content[0].text
+    if result.is_error:
+        return {"error": text}
+    data = json.loads(text)
+    assert data == result.structured_content, "the text block and the structured content must agree"
+    return data
+
+
+def live_processes(marker: str) -> list[str]:
+    """Processes (not zombies) whose command line contains `marker`."""
+    out = subprocess.run(["ps", "-eo", "stat=,args="], capture_output=True, text=True, check=True).stdout
+    return [line for line in out.splitlines() if marker in line and not line.lstrip().startswith("Z")
+            and "ps -eo" not in line]

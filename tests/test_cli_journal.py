@@ -1,0 +1,70 @@
+"""`status`, `pause`, `resume` and `log`, run as the user runs them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+from app.core.journal import Journal, Outcome, Status
+from app.core.paths import AppPaths
+
+
+def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "app", *args], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_version_and_help_describe_the_commands(cli_env: dict[str, str]) -> None:
+    assert cli(cli_env, "--version").stdout.startswith("cowork-terminal ")
+    help_text = cli(cli_env, "--help").stdout
+    for command in ("serve", "status", "pause", "resume", "log"):
+        assert command in help_text
+
+
+def test_pause_and_resume_flip_the_state_that_status_shows(cli_env: dict[str, str]) -> None:
+    assert "PAUSED" in cli(cli_env, "pause").stdout
+    assert json.loads(cli(cli_env, "status", "--json").stdout)["paused"] is True
+    assert "Host access: PAUSED" in cli(cli_env, "status").stdout
+    assert "ON" in cli(cli_env, "resume").stdout
+    status = json.loads(cli(cli_env, "status", "--json").stdout)
+    assert status["paused"] is False
+    assert status["tray_running"] is False
+    assert status["journal"].endswith("journal.sqlite3")
+
+
+def test_log_prints_the_newest_commands_as_text_and_json(paths: AppPaths, cli_env: dict[str, str]) -> None:
+    with Journal.open(paths) as journal:
+        for i in range(5):
+            cid = journal.begin_command(command=f"echo {i}", cwd="/tmp")
+            journal.finish_command(cid, Outcome(status=Status.FINISHED, exit_code=0))
+    text = cli(cli_env, "log", "--limit", "3").stdout.splitlines()
+    assert len(text) == 3 and "echo 4" in text[-1] and "finished" in text[-1]
+    rows = [json.loads(line) for line in cli(cli_env, "log", "--json").stdout.splitlines()]
+    assert [r["command"] for r in rows] == [f"echo {i}" for i in range(5)]
+    assert rows[0]["status"] == "finished"
+
+
+def test_log_rejects_a_bad_limit_with_an_exit_code(cli_env: dict[str, str]) -> None:
+    result = cli(cli_env, "log", "--limit", "0")
+    assert result.returncode == 2
+    assert "--limit must be at least 1" in result.stderr
+
+
+def test_log_follow_streams_commands_as_they_start_and_end(paths: AppPaths, cli_env: dict[str, str]) -> None:
+    follower = subprocess.Popen(
+        [sys.executable, "-m", "app", "log", "--follow", "--json"], env=cli_env, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        time.sleep(1.0)
+        with Journal.open(paths) as journal:
+            cid = journal.begin_command(command="make build", cwd="/tmp")
+            time.sleep(0.6)
+            journal.finish_command(cid, Outcome(status=Status.FAILED, exit_code=2))
+        first = json.loads(follower.stdout.readline())
+        second = json.loads(follower.stdout.readline())
+    finally:
+        follower.terminate()
+        follower.wait(timeout=10)
+    assert (first["command"], first["status"]) == ("make build", "running")
+    assert (second["command"], second["status"], second["exit_code"]) == ("make build", "failed", 2)

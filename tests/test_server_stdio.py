@@ -1,0 +1,299 @@
+"""The MCP server as Claude sees it: a real `serve` process, the SDK's client, both handshakes."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+from app.core.journal import Journal, Status
+from app.core.paths import AppPaths
+from tests.stdio_client import MODES, connect, live_processes, run
+
+pytestmark = pytest.mark.anyio
+
+
+def journal_rows(home: Path) -> list:
+    with Journal(AppPaths(home, home / "logs")) as journal:
+        return journal.recent_commands(limit=100)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_tool_list_offers_execute_command_with_the_seed_contract(home: Path, mode: str) -> None:
+    async with connect(home, mode) as client:
+        assert client.server_info.name == "cowork-terminal"
+        assert client.instructions and "host" in client.instructions
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    tool = tools["execute_command"]
+    schema = tool.input_schema
+    assert schema["required"] == ["command"]
+    assert set(schema["properties"]) == {"command", "cwd", "timeout", "env"}
+    assert set(tool.output_schema["properties"]) >= {"stdout", "stderr", "exitCode", "timedOut"}
+    assert tool.annotations.read_only_hint is False
+    assert tool.annotations.destructive_hint is True
+    assert tool.annotations.open_world_hint is True
+    for lesson in ("bash", "cwd", "heredoc", "TTY", "1 MB"):
+        assert lesson in tool.description
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_echo_exit_codes_stderr_cwd_and_env_reach_the_model(home: Path, mode: str, tmp_path: Path) -> None:
+    async with connect(home, mode) as client:
+        echo = await run(client, {"command": "echo hi"})
+        assert echo["stdout"] == "hi\n" and echo["stderr"] == "" and echo["exitCode"] == 0
+        assert echo["timedOut"] is False
+
+        failing = await run(client, {"command": "echo oops >&2; exit 7"})
+        assert failing["exitCode"] == 7 and failing["stderr"] == "oops\n"
+
+        default_cwd = await run(client, {"command": "pwd"})
+        assert default_cwd["stdout"].strip() == str(Path.home())
+
+        given_cwd = await run(client, {"command": "pwd", "cwd": str(tmp_path)})
+        assert given_cwd["stdout"].strip() == str(tmp_path)
+
+        env = await run(client, {"command": 'echo "$GREETING $PAGER"', "env": {"GREETING": "hello there"}})
+        assert env["stdout"] == "hello there cat\n"
+
+        overridden = await run(client, {"command": "echo $PAGER", "env": {"PAGER": "less"}})
+        assert overridden["stdout"] == "less\n"
+
+
+async def test_a_multi_line_heredoc_body_arrives_whole(home: Path) -> None:
+    body = "## Summary\n\n- First item\n- Second item with `backticks` and $dollars\n"
+    command = f"cat <<'EOF'\n{body}EOF"
+    async with connect(home) as client:
+        result = await run(client, {"command": command})
+    assert result["stdout"] == body
+
+
+async def test_unicode_and_invalid_utf8_come_back_readable(home: Path) -> None:
+    async with connect(home) as client:
+        unicode = await run(client, {"command": "echo 'héllo wörld ✓ 日本語 🚀'"})
+        invalid = await run(client, {"command": r"printf 'ok \xff\xfe end'"})
+    assert unicode["stdout"] == "héllo wörld ✓ 日本語 🚀\n"
+    assert invalid["stdout"] == "ok \ufffd\ufffd end"
+
+
+async def test_stdin_is_closed_so_cat_returns_at_once(home: Path) -> None:
+    async with connect(home) as client:
+        started = time.monotonic()
+        result = await run(client, {"command": "cat; read -r line; echo read=$?", "timeout": 10_000})
+    assert result["stdout"] == "read=1\n"
+    assert result["timedOut"] is False
+    assert time.monotonic() - started < 8
+
+
+async def test_output_is_capped_at_one_mebibyte_with_the_seed_marker_and_the_tail_kept(home: Path) -> None:
+    command = "head -c 3000000 /dev/zero | tr '\\0' a; echo; echo THE-END; echo err >&2"
+    async with connect(home) as client:
+        result = await run(client, {"command": command})
+    stdout = result["stdout"]
+    assert stdout.endswith("[stdout truncated at 1MB]")
+    assert "THE-END" in stdout, "the end of the output (where build errors are) is kept"
+    assert "bytes of stdout omitted here" in stdout
+    assert len(stdout.encode()) < 1024 * 1024 + 500
+    assert result["stderr"] == "err\n"
+
+
+async def test_a_timed_out_command_leaves_no_process_behind(home: Path) -> None:
+    marker = f"31{os.getpid() % 1000}.5"
+    command = f"sleep {marker}1 & bash -c 'sleep {marker}2 & wait' & sleep {marker}3"
+    async with connect(home) as client:
+        started = time.monotonic()
+        result = await run(client, {"command": command, "timeout": 500})
+        elapsed = time.monotonic() - started
+    assert result["timedOut"] is True and result["exitCode"] is None
+    assert elapsed < 3, "returns promptly after the timeout"
+    assert live_processes(marker) == []
+    [row] = journal_rows(home)
+    assert row.status is Status.TIMED_OUT and row.timed_out
+
+
+async def test_a_timeout_returns_promptly_even_when_a_descendant_keeps_the_pipe_open(home: Path) -> None:
+    marker = f"32{os.getpid() % 1000}.5"
+    # setsid puts the child in a new session: out of our process group, holding stdout open.
+    command = f"echo before; setsid sleep {marker} & sleep 30"
+    async with connect(home) as client:
+        started = time.monotonic()
+        result = await run(client, {"command": command, "timeout": 300})
+        elapsed = time.monotonic() - started
+    subprocess_cleanup(marker)
+    assert result["timedOut"] is True
+    assert result["stdout"] == "before\n"
+    assert elapsed < 3
+
+
+def subprocess_cleanup(marker: str) -> None:
+    import subprocess
+
+    subprocess.run(["pkill", "-f", f"sleep {marker}"], check=False)
+
+
+async def test_concurrent_calls_run_at_the_same_time(home: Path) -> None:
+    results: list[dict] = []
+    async with connect(home) as client:
+
+        async def one(i: int) -> None:
+            results.append(await run(client, {"command": f"sleep 1; echo {i}"}))
+
+        started = time.monotonic()
+        async with anyio.create_task_group() as group:
+            for i in range(4):
+                group.start_soon(one, i)
+        elapsed = time.monotonic() - started
+    assert sorted(r["stdout"] for r in results) == ["0\n", "1\n", "2\n", "3\n"]
+    assert elapsed < 3.5, "four 1-second commands ran side by side"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_cancelled_call_ends_the_command_tree_and_the_journal_says_so(home: Path, mode: str) -> None:
+    marker = f"33{os.getpid() % 1000}.5"
+    async with connect(home, mode) as client:
+        with pytest.raises(Exception):  # noqa: B017 - the SDK's timeout error; what matters is the server side
+            await client.call_tool(
+                "execute_command", {"command": f"sleep {marker} & sleep {marker}"}, read_timeout_seconds=0.8
+            )
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and journal_rows(home)[0].status is Status.RUNNING:
+            await anyio.sleep(0.05)
+        assert live_processes(marker) == []
+        after = await run(client, {"command": "echo still serving"})
+    assert after["stdout"] == "still serving\n"
+    row = journal_rows(home)[1]
+    assert row.status is Status.KILLED
+    assert "cancelled by the client" in row.reason
+
+
+async def test_closing_the_client_ends_running_commands(home: Path) -> None:
+    marker = f"34{os.getpid() % 1000}.5"
+    async with connect(home) as client, anyio.create_task_group() as group:
+        group.start_soon(run, client, {"command": f"sleep {marker}"})
+        await anyio.sleep(1.0)
+        group.cancel_scope.cancel()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and live_processes(marker):
+        await anyio.sleep(0.1)
+    assert live_processes(marker) == []
+    [row] = journal_rows(home)
+    assert row.status in (Status.KILLED, Status.INTERRUPTED)
+
+
+BAD_INPUTS = [
+    ({"command": ""}, "`command` is empty"),
+    ({"command": "   "}, "`command` is empty"),
+    ({"command": "echo hi", "cwd": "/no/such/folder"}, "`cwd` does not exist: /no/such/folder"),
+    ({"command": "echo hi", "cwd": "/etc/hostname"}, "`cwd` is not a folder"),
+    ({"command": "echo hi", "env": {"N": 1}}, "`env` value for N must be a string"),
+    ({"command": "echo hi", "env": {"N": "a\x00b"}}, "NUL byte"),
+    ({"command": "echo hi", "env": {"A=B": "x"}}, "invalid variable name"),
+    ({"command": "echo hi", "timeout": 0}, "`timeout` must be between 1 and 600000"),
+    ({"command": "echo hi", "timeout": -5}, "`timeout` must be between 1"),
+    ({"command": "echo hi", "timeout": 10**12}, "`timeout` must be between 1"),
+    ({"command": "echo " + "x" * 3_000_000}, "the limit is 102,400 bytes"),
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_bad_input_gets_a_clear_message_and_the_server_keeps_running(home: Path, mode: str) -> None:
+    async with connect(home, mode) as client:
+        for arguments, expected in BAD_INPUTS:
+            result = await run(client, arguments)
+            assert expected in result.get("error", ""), (arguments, result)
+            assert "ENOENT" not in result["error"]
+        assert (await run(client, {"command": "echo alive"}))["stdout"] == "alive\n"
+    rows = journal_rows(home)
+    refused = [r for r in rows if r.status is Status.REFUSED]
+    assert len(refused) == len(BAD_INPUTS)
+    assert any("`cwd` does not exist" in r.reason for r in refused)
+
+
+async def test_a_bash_that_cannot_be_started_is_reported_at_the_call(home: Path) -> None:
+    async with connect(home, env={"COWORK_TERMINAL_BASH": "/no/such/bash"}) as client:
+        result = await run(client, {"command": "echo hi"})
+    assert "/no/such/bash" in result["error"]
+
+
+async def test_pause_refuses_new_calls_with_a_message_for_the_model_and_journals_it(home: Path) -> None:
+    async with connect(home) as client:
+        with Journal.open(AppPaths.from_environment()) as journal:
+            journal.set_paused(True)
+        refused = await run(client, {"command": "echo should-not-run"})
+        with Journal.open(AppPaths.from_environment()) as journal:
+            journal.set_paused(False)
+        resumed = await run(client, {"command": "echo back"})
+    assert "paused by the user" in refused["error"]
+    assert "resume" in refused["error"]
+    assert resumed["stdout"] == "back\n"
+    rows = journal_rows(home)
+    assert rows[1].status is Status.REFUSED and rows[1].command == "echo should-not-run"
+
+
+async def test_pausing_stops_a_running_command_within_a_second(home: Path) -> None:
+    marker = f"35{os.getpid() % 1000}.5"
+    async with connect(home) as client:
+        outcome: dict = {}
+
+        async def long_call() -> None:
+            outcome.update(await run(client, {"command": f"sleep {marker} & sleep {marker}"}))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(long_call)
+            while not journal_rows(home) or journal_rows(home)[0].status is not Status.RUNNING:
+                await anyio.sleep(0.05)
+            await anyio.sleep(0.3)
+            paused_at = time.monotonic()
+            with Journal.open(AppPaths.from_environment()) as journal:
+                journal.set_paused(True)
+        stopped_after = time.monotonic() - paused_at
+    assert stopped_after < 1.0
+    assert outcome["exitCode"] is None and outcome["timedOut"] is False
+    assert "paused host access" in outcome["note"]
+    assert live_processes(marker) == []
+    [row] = journal_rows(home)
+    assert row.status is Status.KILLED and "paused" in row.reason
+
+
+async def test_the_journal_records_each_command_with_its_client_and_never_env_values(home: Path) -> None:
+    async with connect(home, "legacy") as client:
+        await run(client, {"command": "echo secret-free; exit 3", "env": {"API_TOKEN": "s3cr3t"}})
+    [row] = journal_rows(home)
+    assert row.status is Status.FAILED and row.exit_code == 3
+    assert row.env_keys == ["API_TOKEN"]
+    assert row.client_name == "mcp"  # the SDK client's name from the handshake
+    assert row.stdout_preview == "secret-free\n"
+    assert row.duration_ms is not None and row.server_pid is not None
+    journal_file = (home / "journal.sqlite3").read_bytes()
+    assert b"s3cr3t" not in journal_file
+
+
+async def test_a_row_left_running_by_a_killed_server_is_marked_interrupted(home: Path) -> None:
+    import signal
+
+    marker = f"36{os.getpid() % 1000}.5"
+
+    async def call_that_dies_with_the_server(client) -> None:
+        with pytest.raises(Exception, match="Connection closed"):
+            await run(client, {"command": f"sleep {marker}"})
+
+    async with connect(home) as client, anyio.create_task_group() as group:
+        group.start_soon(call_that_dies_with_the_server, client)
+        while not journal_rows(home) or journal_rows(home)[0].status is not Status.RUNNING:
+            await anyio.sleep(0.05)
+        os.kill(journal_rows(home)[0].server_pid, signal.SIGKILL)
+    with Journal.open(AppPaths.from_environment()) as journal:  # the next process to open it notices
+        [row] = journal.recent_commands()
+        [server] = journal.servers(live_only=False)
+    assert row.status is Status.INTERRUPTED
+    assert "stopped unexpectedly" in row.reason
+    assert server.state == "crashed"
+    subprocess_cleanup(marker)  # a SIGKILLed server cannot end its children (known limit)
+
+
+async def test_without_the_tray_serve_refuses_and_says_to_start_cowork_terminal(home: Path) -> None:
+    async with connect(home, headless=False) as client:
+        result = await run(client, {"command": "echo hi"})
+    assert "Ask the user to start the Cowork Terminal app" in result["error"]
