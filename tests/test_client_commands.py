@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from test_client_config import FOREIGN_ENTRY, OTHER_SERVERS, RICH_CONFIG, install_fake_claude
 
 from app.cli import client_commands
 from app.core import client_config as cc
 from app.core.errors import CoworkError
-from tests.test_client_config import FOREIGN_ENTRY, OTHER_SERVERS, RICH_CONFIG, install_fake_claude
 
 SYSTEM_PATH = "/usr/bin:/bin"
 CLI_TIMEOUT_S = 60
