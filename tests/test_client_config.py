@@ -231,6 +231,13 @@ def test_a_duplicated_key_is_refused_because_rewriting_would_drop_one(config):
     assert_untouched(config, original)
 
 
+def test_a_duplicated_key_spelled_with_an_escape_is_refused_even_if_it_cannot_be_located(config):
+    original = write(config, '{"mcpServers": {}, "a": 1, "\\u0061": 2}')
+    with pytest.raises(cc.ConfigFileError, match=r"'a' appears twice.*line 1, column 1"):
+        cc.connect_desktop(config, ENTRY)
+    assert_untouched(config, original)
+
+
 def test_bytes_that_are_not_utf8_are_refused_with_their_line(config):
     original = write(config, b'{\n  "name": "caf\xe9"\n}')  # Latin-1, as an old editor might save it
     with pytest.raises(cc.ConfigFileError, match=r"not UTF-8-SIG text") as caught:
@@ -460,6 +467,8 @@ if args[:2] == ["mcp", "get"]:
         print(f'No MCP server found with name: "{{name}}"', file=sys.stderr); sys.exit(1)
     e = servers[name]
     print(f"{{name}}:\\n  Scope: User config (available in all your projects)\\n  Status: ✓ Connected")
+    if "url" in e:
+        print(f"  Type: http\\n  URL: {{e['url']}}"); sys.exit(0)
     print(f"  Type: stdio\\n  Command: {{e['command']}}\\n  Args: {{' '.join(e.get('args', []))}}")
     if e.get("env"):
         print("  Environment:")
@@ -565,9 +574,15 @@ def test_claude_code_that_cannot_start_is_a_clear_error(tmp_path):
         cc.connect_claude_code(str(tmp_path / "no-such-claude"), ENTRY)
 
 
-def test_claude_get_output_we_cannot_read_counts_as_foreign():
-    assert cc.parse_claude_get("cowork-terminal:\n  Type: http\n  URL: https://x\n") is None
-    assert cc.classify_entry({"unparsed": "..."}, ENTRY) == cc.FOREIGN
+def test_claude_code_entry_we_cannot_read_counts_as_foreign(fake_claude):
+    claude, _, _, state = fake_claude
+    state.write_text(json.dumps({"cowork-terminal": {"type": "http", "url": "https://example.com/mcp"}}))
+    existing = cc.claude_code_entry(claude)
+    assert (
+        existing["unparsed"].startswith("cowork-terminal:") and "URL: https://example.com/mcp" in existing["unparsed"]
+    )
+    with pytest.raises(cc.EntryConflictError, match="another program"):
+        cc.connect_claude_code(claude, ENTRY)
 
 
 # --- status of one client ------------------------------------------------------------------------------
