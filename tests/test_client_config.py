@@ -238,6 +238,24 @@ def test_a_duplicated_key_spelled_with_an_escape_is_refused_even_if_it_cannot_be
     assert_untouched(config, original)
 
 
+@pytest.mark.parametrize(
+    ("content", "problem", "line", "column"),
+    [
+        ('{"mcpServers": {},\n  "zoom": NaN}', "NaN is not valid JSON", 2, 11),
+        ('{"mcpServers": {},\n "n": "NaN", "m": NaN}', "NaN is not valid JSON", 2, 19),
+        ('{"m": -Infinity}', "-Infinity is not valid JSON", 1, 7),
+        ('{"mcpServers": {},\n  "big": 1e400}', "the number 1e400 is too large", 2, 10),
+    ],
+)
+def test_numbers_that_would_not_survive_a_rewrite_are_refused(config, content, problem, line, column):
+    """Python reads these, but NaN is no JSON and 1e400 would come back as Infinity."""
+    original = write(config, content)
+    with pytest.raises(cc.ConfigFileError, match=problem) as caught:
+        cc.connect_desktop(config, ENTRY)
+    assert (caught.value.line, caught.value.column) == (line, column)
+    assert_untouched(config, original)
+
+
 def test_bytes_that_are_not_utf8_are_refused_with_their_line(config):
     original = write(config, b'{\n  "name": "caf\xe9"\n}')  # Latin-1, as an old editor might save it
     with pytest.raises(cc.ConfigFileError, match=r"not UTF-8-SIG text") as caught:

@@ -9,6 +9,7 @@ through its own CLI (`claude mcp add/remove/get --scope user`), never by editing
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import stat
@@ -156,8 +157,12 @@ def decode_config(raw: bytes, path: Path) -> str:
         raise ConfigFileError(path, f"bytes that are not {encoding.upper()} text", line, column) from exc
 
 
-class _DuplicateKey(ValueError):
-    pass
+class _Unwritable(ValueError):
+    """Parsed by Python but not safe to write back; carries where the culprit text is."""
+
+    def __init__(self, problem: str, pattern: str, occurrence: int = 1) -> None:
+        super().__init__(problem)
+        self.problem, self.pattern, self.occurrence = problem, pattern, occurrence
 
 
 def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -165,14 +170,33 @@ def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise _DuplicateKey(key)
+            raise _Unwritable(f"the key {key!r} appears twice; delete one of them", _key_pattern(key), 2)
         result[key] = value
     return result
 
 
-def _key_position(text: str, key: str, occurrence: int) -> tuple[int, int]:
-    """Where `"key":` appears for the n-th time (1-based); the start of the file if it does not."""
-    matches = list(re.finditer(re.escape(json.dumps(key, ensure_ascii=False)) + r"\s*:\s*", text))
+def _refuse_constant(name: str) -> Any:
+    """Python reads NaN and Infinity, but they are not JSON: Claude itself would reject the file."""
+    raise _Unwritable(f"{name} is not valid JSON", r"(?<![\w\"])(?=" + re.escape(name) + ")")
+
+
+def _finite_float(literal: str) -> float:
+    """A number too large for a float would be written back as Infinity, breaking the file."""
+    value = float(literal)
+    if math.isinf(value):
+        raise _Unwritable(f"the number {literal} is too large", r"(?<![\w.])(?=" + re.escape(literal) + ")")
+    return value
+
+
+def _key_pattern(key: str) -> str:
+    return re.escape(json.dumps(key, ensure_ascii=False)) + r"\s*:\s*"
+
+
+def _position(text: str, pattern: str, occurrence: int) -> tuple[int, int]:
+    """Where the n-th match (1-based) of `pattern` ends: just after a key's colon, or before a value
+    (value patterns match empty there). The start of the file when it does not match, as for a key
+    spelled with escapes: the message still names the problem."""
+    matches = list(re.finditer(pattern, text))
     if len(matches) < occurrence:
         return 1, 1
     return _line_column(text, matches[occurrence - 1].end())
@@ -183,20 +207,21 @@ def parse_config(text: str, path: Path) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        data = json.loads(text, object_pairs_hook=_refuse_duplicates)
+        data = json.loads(
+            text, object_pairs_hook=_refuse_duplicates, parse_constant=_refuse_constant, parse_float=_finite_float
+        )
     except json.JSONDecodeError as exc:
         raise ConfigFileError(path, exc.msg, exc.lineno, exc.colno) from exc
-    except _DuplicateKey as exc:
-        key = exc.args[0]
-        line, column = _key_position(text, key, 2)
-        raise ConfigFileError(path, f"the key {key!r} appears twice; delete one of them", line, column) from exc
+    except _Unwritable as exc:
+        line, column = _position(text, exc.pattern, exc.occurrence)
+        raise ConfigFileError(path, exc.problem, line, column) from exc
     if not isinstance(data, dict):
         start = len(text) - len(text.lstrip())
         line, column = _line_column(text, start)
         raise ConfigFileError(path, "the file must hold one JSON object, { ... }", line, column)
     servers = data.get(MCP_SERVERS_KEY, {})
     if not isinstance(servers, dict):
-        line, column = _key_position(text, MCP_SERVERS_KEY, 1)
+        line, column = _position(text, _key_pattern(MCP_SERVERS_KEY), 1)
         raise ConfigFileError(
             path, f'"{MCP_SERVERS_KEY}" must be an object, {{ ... }}, not {type(servers).__name__}', line, column
         )
