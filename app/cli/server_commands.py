@@ -17,6 +17,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="run without the tray app (for people who use only the CLI); pause still applies",
     )
+    parser.add_argument(
+        "--tools",
+        choices=("all", "execute"),
+        help="which tools to offer: all (default; the setting `tools` in the journal) or execute_command alone",
+    )
     parser.set_defaults(handler=run_serve)
 
 
@@ -24,4 +29,4 @@ def run_serve(args: argparse.Namespace) -> int:
     # Imported here: only `serve` pays for the MCP SDK, and it never loads a GUI library.
     from app.server.mcp_server import serve
 
-    return serve(headless=args.headless)
+    return serve(headless=args.headless, tools=args.tools)

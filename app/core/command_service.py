@@ -10,22 +10,36 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import anyio
+import anyio.abc
 
 from app.core import liveness
+from app.core.approval import (
+    HOLD_LIFETIME_S,
+    approval_mode,
+    approval_window_s,
+    hold_expiry,
+    needs_approval,
+    new_confirmation_id,
+    wait_for_decision,
+)
+from app.core.classifier import Tier, classify
 from app.core.errors import CoworkError
 from app.core.executor import CommandSpec, ExecutionResult, StopSignal, run_command
 from app.core.journal import Journal, Outcome, Status
 from app.core.paths import AppPaths
+from app.core.shell_session import SCROLLBACK_MAX_LINES, RunningCommand, SessionResult, ShellSession
 
 DEFAULT_TIMEOUT_MS = 30_000
 MAX_TIMEOUT_MS = 600_000  # 10 minutes; clients cancel long before (about 60 s in Cowork)
 MAX_COMMAND_BYTES = 100 * 1024  # Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN)
 WATCH_INTERVAL_S = 0.2  # how often a busy server looks for pause and Stop in the journal
+SESSION_INTERRUPT_GRACE_S = 0.5
 
 PAUSED_MESSAGE = (
     "Host access is paused by the user in Cowork Terminal, so this command was not run. "
@@ -38,10 +52,37 @@ NO_TRAY_MESSAGE = (
 PAUSE_STOP_REASON = "stopped because the user paused host access"
 USER_STOP_REASON = "stopped by the user"
 CANCEL_REASON = "cancelled by the client (call cancelled or client disconnected)"
+SESSION_BUSY_MESSAGE = (
+    "The shell session is still running an earlier command. Read its output with terminal_read_scrollback, "
+    "answer a prompt with terminal_send_keys, or stop it with terminal_interrupt; or use execute_command."
+)
+DENIED_MESSAGE = "The user denied this command in Cowork Terminal, so it did not run. Do not retry it; ask the user."
+HELD_MESSAGE = (
+    "This command needs the user's approval in Cowork Terminal ({reasons}) and they have not answered yet. "
+    "It is held as confirmation_id {confirmation_id} for {minutes} minutes. Tell the user it is waiting for "
+    "them, then call terminal_confirm with that confirmation_id (it waits for their answer), or "
+    "terminal_cancel to withdraw it."
+)
+NO_APPROVER_MESSAGE = (
+    "This command needs the user's approval ({reasons}), but the Cowork Terminal app is not running, so "
+    "nobody can approve it and it was not run. Ask the user to start Cowork Terminal, or to run it themselves."
+)
 
 
 class CommandRefused(CoworkError):
     """The command did not run; the message tells the model why and what to do."""
+
+
+class CommandHeld(CommandRefused):
+    """The command waits for the user's answer beyond this call; the model may confirm it later."""
+
+    def __init__(self, message: str, *, confirmation_id: str) -> None:
+        super().__init__(message)
+        self.confirmation_id = confirmation_id
+
+
+def _reasons_text(reasons: tuple[str, ...]) -> str:
+    return "; ".join(reasons) if reasons else "it needs the user's approval"
 
 
 @dataclass(frozen=True)
@@ -118,6 +159,23 @@ def validate_request(request: ExecuteRequest, home: str) -> ValidRequest:
     return ValidRequest(command=command, cwd=str(resolved), timeout_ms=int(timeout), env=clean_env)
 
 
+@dataclass(frozen=True)
+class SessionOutcome:
+    result: SessionResult
+    restarted: bool
+
+
+Runner = Callable[[int, "ValidRequest", str], Awaitable[Any]]
+
+
+class Hold(NamedTuple):
+    """A command waiting for the user's answer, with what is needed to run it (env values stay in memory)."""
+
+    command_id: int
+    request: ValidRequest
+    runner: Runner
+
+
 @dataclass
 class ClientInfo:
     name: str | None = None
@@ -146,6 +204,10 @@ class CommandService:
         self.require_tray = require_tray
         self.home = home or str(Path.home())
         self.client = ClientInfo()
+        self.protected_paths = [str(paths.data_dir), str(paths.log_dir)]
+        self._held: dict[str, Hold] = {}
+        self._session: ShellSession | None = None
+        self._background: anyio.abc.TaskGroup | None = None
         self._running: dict[int, StopSignal] = {}
         self._wake = anyio.Event()
 
@@ -172,6 +234,15 @@ class CommandService:
             raise CommandRefused(NO_TRAY_MESSAGE)
 
     async def execute(self, request: ExecuteRequest, *, tool: str = "execute_command") -> ExecutionResult:
+        """Run one command under the user's rules; raises CommandRefused (or CommandHeld) when it does not run."""
+        return await self._submit(request, tool, self._run)
+
+    async def session_run(self, command: object, timeout_ms: object) -> SessionOutcome:
+        """Run a command in this server's long-lived shell, under the same rules as `execute`."""
+        request = ExecuteRequest(command=command, timeout_ms=timeout_ms)
+        return await self._submit(request, "terminal_run", self._run_in_session)
+
+    async def _submit(self, request: ExecuteRequest, tool: str, runner: Runner) -> Any:
         try:
             valid = validate_request(request, self.home)
             self.check_allowed()
@@ -180,7 +251,91 @@ class CommandService:
             self._journal_refusal(request, str(refusal), tool)
             raise CommandRefused(str(refusal)) from None
 
-        command_id = self.journal.begin_command(
+        verdict = classify(valid.command, protected_paths=self.protected_paths)
+        if not needs_approval(approval_mode(self.journal), verdict.tier is Tier.DESTRUCTIVE):
+            command_id = self._begin(valid, tool, verdict.tier.name.lower())
+            return await runner(command_id, valid, bash)
+
+        if not liveness.is_held(self.paths.tray_lock):
+            reason = NO_APPROVER_MESSAGE.format(reasons=_reasons_text(verdict.reasons))
+            self._journal_refusal(request, reason, tool)
+            raise CommandRefused(reason)
+        confirmation_id = new_confirmation_id()
+        command_id = self._begin(
+            valid,
+            tool,
+            verdict.tier.name.lower(),
+            status=Status.WAITING,
+            reason=_reasons_text(verdict.reasons),
+            confirmation_id=confirmation_id,
+        )
+        self._held[confirmation_id] = Hold(command_id, valid, runner)
+        return await self._await_approval(confirmation_id, bash)
+
+    async def confirm(self, confirmation_id: str) -> ExecutionResult | SessionOutcome:
+        """The model asks again for a held command: run it if the user allowed it, else wait a while."""
+        command_id = self._lookup_hold(confirmation_id).command_id
+        try:
+            bash = self._bash()
+        except CoworkError as problem:
+            self._close_hold(confirmation_id, command_id, str(problem))
+            raise CommandRefused(str(problem)) from None
+        return await self._await_approval(confirmation_id, bash)
+
+    def cancel(self, confirmation_id: str) -> str:
+        """The model withdraws a held command; the user's prompt for it disappears."""
+        hold = self._lookup_hold(confirmation_id)
+        self._close_hold(confirmation_id, hold.command_id, "withdrawn by the model before the user answered")
+        return f"Withdrawn: the held command will not run ({hold.request.command[:80]!r})."
+
+    def _lookup_hold(self, confirmation_id: str) -> Hold:
+        self.journal.expire_holds()
+        held = self._held.get(confirmation_id)
+        record = self.journal.find_held(confirmation_id) if held else None
+        if held is None or record is None:
+            raise CommandRefused(
+                f"No held command has the confirmation_id {confirmation_id!r} on this server. "
+                "Run the command again to ask the user."
+            )
+        if record.status is not Status.WAITING:
+            self._held.pop(confirmation_id, None)
+            why = record.reason or record.status.value
+            raise CommandRefused(f"The held command can no longer run: {why}. Run it again to ask the user anew.")
+        return held
+
+    def _close_hold(self, confirmation_id: str, command_id: int, reason: str) -> None:
+        self._held.pop(confirmation_id, None)
+        self.journal.finish_command(command_id, Outcome(status=Status.REFUSED, reason=reason))
+
+    async def _await_approval(self, confirmation_id: str, bash: str) -> Any:
+        command_id, valid, runner = self._held[confirmation_id]
+        record = await wait_for_decision(self.journal, command_id, approval_window_s(self.journal))
+        if record is None or (record.status is not Status.WAITING):
+            self._held.pop(confirmation_id, None)
+            raise CommandRefused(f"The held command can no longer run: {record.reason if record else 'deleted'}.")
+        if self.journal.is_paused():
+            self._close_hold(confirmation_id, command_id, "host access was paused before the user answered")
+            raise CommandRefused(PAUSED_MESSAGE)
+        if record.decision == "denied":
+            self._close_hold(confirmation_id, command_id, f"denied by {record.decided_by or 'the user'}")
+            raise CommandRefused(DENIED_MESSAGE)
+        if record.decision == "allowed":
+            self._held.pop(confirmation_id, None)
+            self.journal.mark_started(command_id)
+            return await runner(command_id, valid, bash)
+        raise CommandHeld(
+            HELD_MESSAGE.format(
+                confirmation_id=confirmation_id,
+                minutes=int(HOLD_LIFETIME_S // 60),
+                reasons=record.reason or "it needs the user's approval",
+            ),
+            confirmation_id=confirmation_id,
+        )
+
+    def _begin(self, valid: ValidRequest, tool: str, tier: str, **row: object) -> int:
+        if row.get("status") is Status.WAITING:
+            row["hold_expires_at"] = hold_expiry()
+        return self.journal.begin_command(
             command=valid.command,
             cwd=valid.cwd,
             env_keys=valid.env.keys(),
@@ -190,7 +345,11 @@ class CommandService:
             client_name=self.client.name,
             client_version=self.client.version,
             tool=tool,
+            tier=tier,
+            **row,  # type: ignore[arg-type]
         )
+
+    async def _run(self, command_id: int, valid: ValidRequest, bash: str) -> ExecutionResult:
         stop = StopSignal()
         self._running[command_id] = stop
         self._wake.set()
@@ -216,8 +375,19 @@ class CommandService:
         self.journal.finish_command(command_id, outcome_of(result))
         return result
 
-    async def watch(self) -> None:
-        """Run for the server's life: while commands run, apply pause and Stop from the journal."""
+    async def run_background(self) -> None:
+        """Run for the server's life: the stop watch, and the session's reader and late results."""
+        try:
+            async with anyio.create_task_group() as background:
+                self._background = background
+                await self._watch()
+        finally:
+            with anyio.CancelScope(shield=True):
+                if self._session is not None:
+                    await self._session.close()
+
+    async def _watch(self) -> None:
+        """While commands run, apply pause and Stop from the journal."""
         seen_version = -1
         while True:
             if not self._running:
@@ -229,6 +399,98 @@ class CommandService:
                 seen_version = version
                 self.apply_user_stops()
             await anyio.sleep(WATCH_INTERVAL_S)
+
+    # -- the persistent shell session ---------------------------------------------------------
+
+    async def _session_ready(self, bash: str) -> tuple[ShellSession, bool]:
+        if self._background is None:
+            raise CommandRefused("The server is still starting; try again in a moment.")
+        if self._session is None:
+            self._session = ShellSession(bash, self.home, self._environment({}))
+        restarted = await self._session.start(self._background)
+        return self._session, restarted
+
+    async def _run_in_session(self, command_id: int, valid: ValidRequest, bash: str) -> SessionOutcome:
+        session, restarted = await self._session_ready(bash)
+        if session.busy:
+            self.journal.finish_command(command_id, Outcome(status=Status.REFUSED, reason="the session was busy"))
+            raise CommandRefused(SESSION_BUSY_MESSAGE)
+        stop = StopSignal()
+        self._running[command_id] = stop
+        self._wake.set()
+        try:
+            result, running = await session.run(valid.command, valid.timeout_ms / 1000)
+        except BaseException:
+            session.interrupt()
+            self._running.pop(command_id, None)
+            with anyio.CancelScope(shield=True):
+                self.journal.finish_command(command_id, Outcome(status=Status.KILLED, reason=CANCEL_REASON))
+            raise
+        if result.finished:
+            await self._finish_session_command(command_id, running, stop)
+        else:  # it goes on in the session: journal its end whenever it comes
+            assert self._background is not None
+            self._background.start_soon(self._finish_session_command, command_id, running, stop)
+        return SessionOutcome(result=result, restarted=restarted)
+
+    async def _finish_session_command(self, command_id: int, running: RunningCommand, stop: StopSignal) -> None:
+        """Journal a session command when it ends, even after its call returned; apply pause and Stop to it."""
+        async with anyio.create_task_group() as group:
+
+            async def on_stop() -> None:
+                await stop.wait()
+                if self._session is not None:
+                    self._session.interrupt()
+                    with anyio.move_on_after(SESSION_INTERRUPT_GRACE_S):
+                        await running.done.wait()
+                    if not running.done.is_set():
+                        await self._session.close()  # the job ignored Ctrl-C: end the whole shell
+
+            group.start_soon(on_stop)
+            await running.done.wait()
+            group.cancel_scope.cancel()
+        self._running.pop(command_id, None)
+        output = running.text().encode()
+        if stop.reason is not None:
+            status, reason = Status.KILLED, stop.reason
+        elif running.ended_session:
+            status, reason = Status.FAILED, "the shell session ended"
+        else:
+            status = Status.FINISHED if running.exit_code == 0 else Status.FAILED
+            reason = None
+        self.journal.finish_command(
+            command_id,
+            Outcome(status=status, exit_code=running.exit_code, reason=reason, stdout=output, stdout_bytes=len(output)),
+        )
+
+    async def session_send_keys(self, keys: object) -> str:
+        if not isinstance(keys, str) or keys == "":
+            raise CommandRefused("`keys` is empty: give the text to type.")
+        self.check_allowed()
+        session = self._session
+        if session is None or not session.alive or not session.busy:
+            raise CommandRefused(
+                "Nothing in the session is waiting for input, so the keys were not sent (they would not reach "
+                "a program). Use terminal_run to run a command."
+            )
+        # Typed text reaches a running program, which may be a shell itself: judge it like a command.
+        verdict = classify(keys, protected_paths=self.protected_paths)
+        if needs_approval(approval_mode(self.journal), verdict.tier is Tier.DESTRUCTIVE):
+            raise CommandRefused(
+                f"These keys would need the user's approval ({_reasons_text(verdict.reasons)}); typed input "
+                "cannot be held. Run it with terminal_run instead so the user can approve it."
+            )
+        return await session.send_keys(keys)
+
+    def session_interrupt(self) -> bool:
+        return self._session is not None and self._session.interrupt()
+
+    def session_scrollback(self, lines: object) -> str:
+        if isinstance(lines, bool) or not isinstance(lines, int) or not 1 <= lines <= SCROLLBACK_MAX_LINES:
+            raise CommandRefused(f"`lines` must be a whole number from 1 to {SCROLLBACK_MAX_LINES}.")
+        if self._session is None:
+            return ""
+        return self._session.scrollback(lines)
 
     def apply_user_stops(self) -> None:
         running = dict(self._running)

@@ -403,14 +403,16 @@ class Journal:
         tier: str | None = None,
         status: Status = Status.RUNNING,
         reason: str | None = None,
+        confirmation_id: str | None = None,
+        hold_expires_at: float | None = None,
     ) -> int:
         """Write the row before anything runs, so even a crash mid-command leaves a record."""
         now = time.time()
         with self._write() as db:
             cursor = db.execute(
                 "INSERT INTO commands(server_id, server_pid, client_name, client_version, tool, command, "
-                "cwd, env_keys, timeout_ms, tier, status, reason, created_at, started_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "cwd, env_keys, timeout_ms, tier, status, reason, created_at, started_at, confirmation_id, "
+                "hold_expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     server_id,
                     server_pid,
@@ -426,6 +428,8 @@ class Journal:
                     reason,
                     now,
                     now if status is Status.RUNNING else None,
+                    confirmation_id,
+                    hold_expires_at,
                 ),
             )
         return int(cursor.lastrowid)
@@ -458,6 +462,44 @@ class Journal:
                     command_id,
                 ),
             )
+
+    # -- approvals: decided by the user through the tray, the log window or the CLI, never the model --
+
+    def decide(self, command_id: int, *, allowed: bool, by: str) -> bool:
+        """Record the user's answer to a held command; False when it is no longer waiting."""
+        now = time.time()
+        with self._write() as db:
+            cursor = db.execute(
+                "UPDATE commands SET decision = ?, decided_by = ?, decided_at = ? "
+                "WHERE id = ? AND status = ? AND decision IS NULL AND hold_expires_at > ?",
+                ("allowed" if allowed else "denied", by, now, command_id, Status.WAITING.value, now),
+            )
+        return cursor.rowcount == 1
+
+    def find_held(self, confirmation_id: str) -> CommandRecord | None:
+        row = self._db.execute(
+            f"SELECT {COMMAND_COLUMNS} FROM commands WHERE confirmation_id = ?", (confirmation_id,)
+        ).fetchone()
+        return None if row is None else CommandRecord.from_row(row)
+
+    def pending_approvals(self, now: float | None = None) -> list[CommandRecord]:
+        """Held commands still waiting for the user's answer, oldest first."""
+        rows = self._db.execute(
+            f"SELECT {COMMAND_COLUMNS} FROM commands WHERE status = ? AND decision IS NULL "
+            f"AND hold_expires_at > ? ORDER BY id",
+            (Status.WAITING.value, now or time.time()),
+        ).fetchall()
+        return [CommandRecord.from_row(r) for r in rows]
+
+    def expire_holds(self, now: float | None = None) -> int:
+        """Close holds nobody confirmed in time: they can never run any more."""
+        now = now or time.time()
+        with self._write() as db:
+            cursor = db.execute(
+                "UPDATE commands SET status = ?, reason = ?, ended_at = ? WHERE status = ? AND hold_expires_at <= ?",
+                (Status.REFUSED.value, "the hold expired before it was confirmed", now, Status.WAITING.value, now),
+            )
+        return cursor.rowcount
 
     def request_stop(self, command_id: int) -> bool:
         """The user's Stop button: the server running the command ends its whole tree."""

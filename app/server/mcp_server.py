@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -29,11 +29,14 @@ from app.core.command_service import (
     CommandRefused,
     CommandService,
     ExecuteRequest,
+    SessionOutcome,
 )
+from app.core.executor import ExecutionResult
 from app.core.journal import Journal
 from app.core.paths import AppPaths
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 SERVER_NAME = "cowork-terminal"
 INSTRUCTIONS = (
@@ -69,8 +72,51 @@ class CommandResult(BaseModel):
     note: str | None = Field(default=None, description="why the command ended early, when it did")
 
 
+SESSION_RUN_DESCRIPTION = f"""Run a command in a persistent bash session on the user's computer.
+
+Unlike execute_command, state carries across calls: `cd`, exported variables, shell functions.
+Use it for a sequence of dependent steps; use execute_command for independent one-shot commands.
+stderr is merged into the output. `timeout` is in milliseconds (default {DEFAULT_TIMEOUT_MS}): on timeout
+the command keeps running in the session; read more with terminal_read_scrollback, answer a prompt
+with terminal_send_keys, or stop it with terminal_interrupt. One command at a time."""
+
+TOOL_SETS = ("all", "execute")
+
+
+class SessionCommandResult(BaseModel):
+    """What a session command produced so far."""
+
+    output: str = Field(description="stdout and stderr, merged")
+    exitCode: int | None = Field(description="null while the command is still running")
+    timedOut: bool = Field(description="true when the time limit passed and the command still runs in the session")
+    note: str | None = None
+
+
+def session_result(outcome: SessionOutcome) -> SessionCommandResult:
+    result = outcome.result
+    notes = []
+    if outcome.restarted:
+        notes.append("The previous shell session had ended, so a new one was started: cwd and variables were reset.")
+    if result.ended_session:
+        notes.append("The shell session ended (for example with `exit`); the next terminal_run starts a new one.")
+    if not result.finished:
+        notes.append(
+            "Still running in the session. Read more with terminal_read_scrollback, answer a prompt with "
+            "terminal_send_keys, or stop it with terminal_interrupt."
+        )
+    return SessionCommandResult(
+        output=result.output, exitCode=result.exit_code, timedOut=not result.finished, note=" ".join(notes) or None
+    )
+
+
+def command_result(result: ExecutionResult) -> CommandResult:
+    return CommandResult(**result.to_model(), note=result.stopped_reason)
+
+
 def build_server(
-    service_factory: Callable[[], CommandService], prepare: Callable[[], object] | None = None
+    service_factory: Callable[[], CommandService],
+    prepare: Callable[[], object] | None = None,
+    tools: str = "all",
 ) -> MCPServer[Any]:
     """The MCP server around a CommandService that the lifespan creates (and closes) per process."""
 
@@ -78,7 +124,7 @@ def build_server(
     async def lifespan(_: MCPServer[Any]) -> AsyncIterator[CommandService]:
         service = service_factory()
         async with anyio.create_task_group() as background:
-            background.start_soon(service.watch)
+            background.start_soon(service.run_background)
             if prepare is not None:  # e.g. probing the login shell: off the loop, after the handshake
                 background.start_soon(anyio.to_thread.run_sync, prepare)
             try:
@@ -93,15 +139,26 @@ def build_server(
         lifespan=lifespan,
     )
 
+    def service_of(ctx: Context) -> CommandService:
+        service: CommandService = ctx.request_context.lifespan_context
+        note_client(service, ctx)
+        return service
+
+    async def refusals_as_errors(call: Awaitable[T]) -> T:
+        # The model reads a refusal as an error result (is_error) carrying our message.
+        try:
+            return await call
+        except CommandRefused as refusal:
+            raise ToolError(str(refusal)) from None
+
+    # Honest hints: these run arbitrary commands on the host, so not read-only, destructive, open-world.
+    host_tool = ToolAnnotations(
+        read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True
+    )
+
     @server.tool(
         description=EXECUTE_DESCRIPTION,
-        annotations=ToolAnnotations(
-            title="Run a command on the host",
-            read_only_hint=False,
-            destructive_hint=True,
-            idempotent_hint=False,
-            open_world_hint=True,
-        ),
+        annotations=host_tool.model_copy(update={"title": "Run a command on the host"}),
     )
     async def execute_command(
         command: Annotated[str, Field(description="The bash command to run.")],
@@ -117,13 +174,76 @@ def build_server(
             Field(description="Extra environment variables (string values), laid over the user's environment."),
         ] = None,
     ) -> CommandResult:
-        service: CommandService = ctx.request_context.lifespan_context
-        note_client(service, ctx)
+        request = ExecuteRequest(command=command, cwd=cwd, timeout_ms=timeout, env=env)
+        return command_result(await refusals_as_errors(service_of(ctx).execute(request)))
+
+    @server.tool(
+        description="Run a command that is held for the user's approval, once they allow it. Waits up to "
+        "about 40 s for their answer. Only the user can approve, in Cowork Terminal; this tool cannot.",
+        annotations=host_tool.model_copy(update={"title": "Run a held command once approved"}),
+    )
+    async def terminal_confirm(
+        confirmation_id: Annotated[str, Field(description="The id from the held command's message.")], ctx: Context
+    ) -> CommandResult | SessionCommandResult:
+        outcome = await refusals_as_errors(service_of(ctx).confirm(confirmation_id))
+        return session_result(outcome) if isinstance(outcome, SessionOutcome) else command_result(outcome)
+
+    @server.tool(
+        description="Withdraw a command held for the user's approval; it will not run.",
+        annotations=ToolAnnotations(title="Withdraw a held command", read_only_hint=False, destructive_hint=False,
+                                    idempotent_hint=True, open_world_hint=False),
+    )
+    async def terminal_cancel(confirmation_id: str, ctx: Context) -> str:
+        service = service_of(ctx)
         try:
-            result = await service.execute(ExecuteRequest(command=command, cwd=cwd, timeout_ms=timeout, env=env))
+            return service.cancel(confirmation_id)
         except CommandRefused as refusal:
             raise ToolError(str(refusal)) from None
-        return CommandResult(**result.to_model(), note=result.stopped_reason)
+
+    if tools == "execute":
+        return server
+
+    @server.tool(description=SESSION_RUN_DESCRIPTION,
+                 annotations=host_tool.model_copy(update={"title": "Run a command in the shell session"}))
+    async def terminal_run(
+        command: Annotated[str, Field(description="The bash command to run in the session.")],
+        ctx: Context,
+        timeout: Annotated[
+            float | None, Field(description=f"Time limit in milliseconds. Default {DEFAULT_TIMEOUT_MS}.")
+        ] = None,
+    ) -> SessionCommandResult:
+        return session_result(await refusals_as_errors(service_of(ctx).session_run(command, timeout)))
+
+    @server.tool(
+        description="Type text into the program running in the shell session (for a prompt waiting for input). "
+        "The text is sent as given: end it with a newline to press Enter. There is no TTY, so control keys "
+        "do nothing: use terminal_interrupt for Ctrl-C. Returns what the program printed in the next moment.",
+        annotations=host_tool.model_copy(update={"title": "Type into the session"}),
+    )
+    async def terminal_send_keys(
+        keys: Annotated[str, Field(description='Text to type, e.g. "yes\\n".')], ctx: Context
+    ) -> str:
+        return await refusals_as_errors(service_of(ctx).session_send_keys(keys))
+
+    @server.tool(
+        description="Send Ctrl-C (SIGINT) to the command running in the shell session; the session stays.",
+        annotations=ToolAnnotations(title="Interrupt the session's command", read_only_hint=False,
+                                    destructive_hint=False, idempotent_hint=True, open_world_hint=False),
+    )
+    async def terminal_interrupt(ctx: Context) -> str:
+        sent = service_of(ctx).session_interrupt()
+        return "Sent Ctrl-C to the session." if sent else "No shell session is running."
+
+    @server.tool(
+        description="Read the last lines the shell session printed (default 60, at most 500).",
+        annotations=ToolAnnotations(title="Read the session's recent output", read_only_hint=True,
+                                    destructive_hint=False, idempotent_hint=True, open_world_hint=False),
+    )
+    async def terminal_read_scrollback(ctx: Context, lines: int = 60) -> str:
+        try:
+            return service_of(ctx).session_scrollback(lines)
+        except CommandRefused as refusal:
+            raise ToolError(str(refusal)) from None
 
     return server
 
@@ -139,7 +259,7 @@ def note_client(service: CommandService, ctx: Context) -> None:
         service.journal.set_server_client(service.server_id, info.name, info.version)
 
 
-def serve(*, headless: bool, paths: AppPaths | None = None) -> int:
+def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = None) -> int:
     """Run the stdio server until the client closes the pipe; registers this instance in the journal."""
     from app.core.bash_resolver import find_bash
     from app.core.host_environment import EnvironmentResolver
@@ -161,8 +281,9 @@ def serve(*, headless: bool, paths: AppPaths | None = None) -> int:
             require_tray=not headless,
         )
 
+    tool_set = tools or journal.get_setting("tools", "all")
     try:
-        build_server(make_service, prepare=resolver.prepare).run("stdio")
+        build_server(make_service, prepare=resolver.prepare, tools=tool_set).run("stdio")
     finally:
         journal.end_server(server_id)
         if lock is not None:

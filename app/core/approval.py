@@ -1,0 +1,106 @@
+"""The user's approval of held commands: the rules, the settings, and the only ways to decide.
+
+A decision is written into the journal by the tray, the log window or the CLI, which act for the
+person at the keyboard. No MCP tool calls `allow` or `deny`: the model can ask, wait, confirm
+that it still wants a held command run, or withdraw it, but never answer for the user.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from enum import Enum
+
+import anyio
+
+from app.core.journal import CommandRecord, Journal
+
+MODE_SETTING = "approval_mode"
+WINDOW_SETTING = "approval_window_s"
+DEFAULT_APPROVAL_WINDOW_S = 40.0  # clients cancel a call after about 60 s: answer well before
+MAX_APPROVAL_WINDOW_S = 55.0
+HOLD_LIFETIME_S = 300.0  # a held command can be confirmed for 5 minutes
+DECISION_POLL_S = 0.1
+
+
+class ApprovalMode(str, Enum):
+    DESTRUCTIVE = "destructive"  # ask for destructive commands (the default)
+    ALL = "all"  # ask for every command
+    NEVER = "never"  # never ask; the journal still records everything
+
+    @property
+    def label(self) -> str:
+        return {
+            ApprovalMode.DESTRUCTIVE: "Ask before dangerous commands",
+            ApprovalMode.ALL: "Ask before every command",
+            ApprovalMode.NEVER: "Never ask (journal only)",
+        }[self]
+
+
+def approval_mode(journal: Journal) -> ApprovalMode:
+    try:
+        return ApprovalMode(journal.get_setting(MODE_SETTING, ApprovalMode.DESTRUCTIVE.value))
+    except ValueError:  # a value written by a newer version: ask, the safe side
+        return ApprovalMode.DESTRUCTIVE
+
+
+def set_approval_mode(journal: Journal, mode: ApprovalMode) -> None:
+    journal.set_setting(MODE_SETTING, ApprovalMode(mode).value)
+
+
+def approval_window_s(journal: Journal) -> float:
+    value = journal.get_setting(WINDOW_SETTING, DEFAULT_APPROVAL_WINDOW_S)
+    try:
+        return min(max(float(value), 1.0), MAX_APPROVAL_WINDOW_S)
+    except (TypeError, ValueError):
+        return DEFAULT_APPROVAL_WINDOW_S
+
+
+def set_approval_window_s(journal: Journal, seconds: float) -> None:
+    if not 1 <= seconds <= MAX_APPROVAL_WINDOW_S:
+        raise ValueError(f"the approval window must be between 1 and {MAX_APPROVAL_WINDOW_S:g} seconds")
+    journal.set_setting(WINDOW_SETTING, float(seconds))
+
+
+def needs_approval(mode: ApprovalMode, destructive: bool) -> bool:
+    if mode is ApprovalMode.ALL:
+        return True
+    if mode is ApprovalMode.NEVER:
+        return False
+    return destructive
+
+
+def new_confirmation_id() -> str:
+    return f"hold-{secrets.token_hex(6)}"
+
+
+def hold_expiry(now: float | None = None) -> float:
+    return (now or time.time()) + HOLD_LIFETIME_S
+
+
+def allow(journal: Journal, command_id: int, by: str = "user") -> bool:
+    """The user allows a held command (tray, log window or CLI); False if it is no longer waiting."""
+    return journal.decide(command_id, allowed=True, by=by)
+
+
+def deny(journal: Journal, command_id: int, by: str = "user") -> bool:
+    return journal.decide(command_id, allowed=False, by=by)
+
+
+async def wait_for_decision(journal: Journal, command_id: int, window_s: float) -> CommandRecord | None:
+    """Wait up to `window_s` for the user's answer, the pause switch, or the hold's end.
+
+    Returns the row as it stands then: `decision` is 'allowed', 'denied' or still None.
+    """
+    deadline = anyio.current_time() + window_s
+    seen = -1
+    while True:
+        version = journal.data_version()
+        if version != seen:
+            seen = version
+            record = journal.get_command(command_id)
+            if record is None or record.decision is not None or not record.status.is_active or journal.is_paused():
+                return record
+        if anyio.current_time() >= deadline:
+            return journal.get_command(command_id)
+        await anyio.sleep(DECISION_POLL_S)

@@ -1,0 +1,273 @@
+"""One long-lived bash per server, so `cd`, exported variables and shell state carry across calls.
+
+Why it is built this way:
+- bash reads its commands from one pipe and the commands read their input from another, so text
+  sent to a waiting prompt (`send_keys`) can never be taken by bash as a command to run;
+- each command is sent as a quoted heredoc and `eval`ed, followed on the same line by a marker
+  carrying its exit status: bash has read the whole line before the command runs, and a syntax
+  error in the command is an error of `eval`, not the end of the session;
+- stderr is merged into stdout, the way a person sees a terminal; no PTY and no rc files;
+- bash traps SIGINT, so an interrupt ends the foreground job and the session lives on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import signal
+import subprocess
+import sys
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import anyio
+from anyio.abc import Process
+
+from app.core.executor import end_tree, spawn_options
+
+SCROLLBACK_MAX_LINES = 500
+SCROLLBACK_MAX_BYTES = 2 * 1024 * 1024
+OUTPUT_CAP_BYTES = 1024 * 1024
+READ_CHUNK_BYTES = 64 * 1024
+SEND_KEYS_SETTLE_S = 0.5  # how long send_keys waits for the program to answer
+INTERRUPT_GRACE_S = 1.0
+
+
+@dataclass
+class SessionResult:
+    output: str
+    exit_code: int | None
+    finished: bool  # False: still running in the session after the time limit
+    restarted: bool  # a new shell was started: earlier cwd and variables are gone
+    truncated: bool = False
+    ended_session: bool = False  # the command ended the shell itself (`exit`)
+
+
+class SessionBusy(Exception):
+    """A command is still running in the session."""
+
+
+class ShellSession:
+    """A bash kept alive between calls. One command at a time; it may outlive the call that started it."""
+
+    def __init__(self, bash: str, cwd: str, env: Mapping[str, str]) -> None:
+        self.bash = bash
+        self.cwd = cwd
+        self.env = dict(env)
+        self.process: Process | None = None
+        self._input_write: int | None = None
+        self._scrollback: deque[str] = deque(maxlen=SCROLLBACK_MAX_LINES)
+        self._partial = ""
+        self._current: RunningCommand | None = None
+        self._reader_done = anyio.Event()
+        self.ever_started = False
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.returncode is None and not self._reader_done.is_set()
+
+    @property
+    def busy(self) -> bool:
+        return self._current is not None and not self._current.done.is_set()
+
+    async def start(self, task_group: anyio.abc.TaskGroup) -> bool:
+        """Start bash if it is not running; True when a new shell replaced a dead one."""
+        if self.alive:
+            return False
+        restarted = self.ever_started
+        await self.close()
+        read_fd, self._input_write = os.pipe()
+        os.set_inheritable(read_fd, True)
+        self.process = await anyio.open_process(
+            # --norc/--noprofile: no rc-file surprises; `-s` reads commands from stdin.
+            [self.bash, "--norc", "--noprofile", "-s"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=self.cwd,
+            env=self.env,
+            pass_fds=(read_fd,),
+            **spawn_options(sys.platform),
+        )
+        os.close(read_fd)
+        self._input_fd_in_child = read_fd
+        self._reader_done = anyio.Event()
+        self._current = None
+        self.ever_started = True
+        await self._send_raw("trap ':' INT\n")
+        task_group.start_soon(self._read_loop)
+        return restarted
+
+    async def run(self, command: str, timeout_s: float) -> tuple[SessionResult, RunningCommand]:
+        """Send one command; return when it ends or the time limit passes (it then keeps running)."""
+        if self.busy:
+            raise SessionBusy()
+        token = secrets.token_hex(8)
+        running = RunningCommand(token)
+        self._current = running
+        delimiter = f"__COWORK_CMD_{token}__"
+        # The marker is printed on the same line as eval, so bash has read it before the command runs.
+        script = (
+            f"__cowork_cmd=$(cat <<'{delimiter}'\n{command}\n{delimiter}\n)\n"
+            f"eval \"$__cowork_cmd\" <&{self._input_fd_in_child}; "
+            f"printf '\\n__COWORK_DONE_{token}__:%d\\n' \"$?\"\n"
+        )
+        await self._send_raw(script)
+        with anyio.move_on_after(timeout_s):
+            await running.done.wait()
+        return running.result(finished=running.done.is_set(), restarted=False), running
+
+    async def wait_more(self, running: RunningCommand, timeout_s: float) -> SessionResult:
+        with anyio.move_on_after(timeout_s):
+            await running.done.wait()
+        return running.result(finished=running.done.is_set(), restarted=False)
+
+    async def send_keys(self, keys: str) -> str:
+        """Write text to the running command's input; return what it printed within a short moment."""
+        if self._input_write is None:
+            raise SessionBusy()
+        running = self._current
+        before = running.output_len if running else 0
+        os.write(self._input_write, keys.encode())
+        with anyio.move_on_after(SEND_KEYS_SETTLE_S):
+            if running is not None:
+                await running.done.wait()
+        return running.output_since(before) if running else ""
+
+    def interrupt(self) -> bool:
+        """Ctrl-C: SIGINT to the session's process group; bash's trap keeps the session alive."""
+        if not self.alive or self.process is None:
+            return False
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGINT)
+        return True
+
+    def scrollback(self, lines: int) -> str:
+        lines = max(1, min(lines, SCROLLBACK_MAX_LINES))
+        tail = list(self._scrollback)[-lines:]
+        if self._partial:
+            tail = [*tail[-(lines - 1):], self._partial] if lines > 1 else [self._partial]
+        return "\n".join(tail)
+
+    async def close(self) -> None:
+        if self.process is not None:
+            if self.process.returncode is None:
+                await end_tree(self.process)
+            with anyio.CancelScope(shield=True):
+                await self.process.aclose()
+            self.process = None
+        if self._input_write is not None:
+            os.close(self._input_write)
+            self._input_write = None
+
+    async def _send_raw(self, text: str) -> None:
+        assert self.process is not None and self.process.stdin is not None
+        await self.process.stdin.send(text.encode())
+
+    async def _read_loop(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        stream = self.process.stdout
+        pending = b""
+        try:
+            while True:
+                chunk = await stream.receive(READ_CHUNK_BYTES)
+                pending += chunk
+                # Decode only whole characters; keep an incomplete one for the next chunk.
+                cut = _complete_utf8_prefix(pending)
+                text, pending = pending[:cut].decode("utf-8", errors="replace"), pending[cut:]
+                self._consume(text)
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+        finally:
+            self._reader_done.set()
+            if self._current is not None and not self._current.done.is_set():
+                self._current.finish(None, ended_session=True)
+
+    def _consume(self, text: str) -> None:
+        running = self._current
+        data = self._partial + text
+        lines = data.split("\n")
+        self._partial = lines.pop()
+        for line in lines:
+            if running is not None and not running.done.is_set():
+                match = _DONE.fullmatch(line)
+                if match and match.group(1) == running.token:
+                    running.trim_marker_newline()
+                    running.finish(int(match.group(2)))
+                    continue
+                running.append(line + "\n")
+            self._scrollback.append(line)
+        if running is not None and not running.done.is_set() and self._partial:
+            # A prompt without a newline ("Continue? [y/N] ") must reach the model before Enter.
+            running.pending_partial = self._partial
+
+
+_DONE = re.compile(r"__COWORK_DONE_([0-9a-f]{16})__:(\d+)")
+
+
+def _complete_utf8_prefix(data: bytes) -> int:
+    end = len(data)
+    for back in range(1, min(4, end) + 1):
+        byte = data[end - back]
+        if byte & 0xC0 == 0x80:
+            continue
+        if byte >= 0xC0:
+            needed = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return end if back >= needed else end - back
+        return end
+    return end
+
+
+class RunningCommand:
+    """One command's output as it arrives, bounded, and its end."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        self.chunks: list[str] = []
+        self.output_len = 0
+        self.truncated = False
+        self.pending_partial = ""
+        self.exit_code: int | None = None
+        self.ended_session = False
+        self.done = anyio.Event()
+
+    def append(self, text: str) -> None:
+        self.pending_partial = ""
+        if self.output_len >= OUTPUT_CAP_BYTES:
+            self.truncated = True
+            return
+        self.chunks.append(text)
+        self.output_len += len(text)
+
+    def trim_marker_newline(self) -> None:
+        """The marker starts with its own newline: take that one character back out of the output."""
+        if self.chunks and self.chunks[-1].endswith("\n"):
+            self.chunks[-1] = self.chunks[-1][:-1]
+            self.output_len -= 1
+
+    def finish(self, exit_code: int | None, *, ended_session: bool = False) -> None:
+        self.exit_code = exit_code
+        self.ended_session = ended_session
+        self.done.set()
+
+    def text(self) -> str:
+        body = "".join(self.chunks) + (self.pending_partial if not self.done.is_set() else "")
+        if self.truncated:
+            body += "\n[output truncated at 1MB; read the rest with terminal_read_scrollback]"
+        return body
+
+    def output_since(self, offset: int) -> str:
+        return self.text()[offset:]
+
+    def result(self, *, finished: bool, restarted: bool) -> SessionResult:
+        return SessionResult(
+            output=self.text(),
+            exit_code=self.exit_code if finished else None,
+            finished=finished,
+            restarted=restarted,
+            truncated=self.truncated,
+            ended_session=self.ended_session,
+        )
