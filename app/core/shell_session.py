@@ -59,7 +59,8 @@ class ShellSession:
         self.env = dict(env)
         self.process: Process | None = None
         self._input_write: int | None = None
-        self._scrollback: deque[str] = deque(maxlen=SCROLLBACK_MAX_LINES)
+        # One spare line: the empty line a completion marker makes is taken back out after it arrives.
+        self._scrollback: deque[str] = deque(maxlen=SCROLLBACK_MAX_LINES + 1)
         self._partial = ""
         self._current: RunningCommand | None = None
         self._reader_done = anyio.Event()
@@ -195,7 +196,8 @@ class ShellSession:
             if running is not None and not running.done.is_set():
                 match = _DONE.fullmatch(line)
                 if match and match.group(1) == running.token:
-                    running.trim_marker_newline()
+                    if running.trim_marker_newline() and self._scrollback and self._scrollback[-1] == "":
+                        self._scrollback.pop()
                     running.finish(int(match.group(2)))
                     continue
                 running.append(line + "\n")
@@ -242,11 +244,14 @@ class RunningCommand:
         self.chunks.append(text)
         self.output_len += len(text)
 
-    def trim_marker_newline(self) -> None:
-        """The marker starts with its own newline: take that one character back out of the output."""
-        if self.chunks and self.chunks[-1].endswith("\n"):
-            self.chunks[-1] = self.chunks[-1][:-1]
-            self.output_len -= 1
+    def trim_marker_newline(self) -> bool:
+        """The marker starts with its own newline: take it back out; True if it had made an empty line."""
+        if not self.chunks or not self.chunks[-1].endswith("\n"):
+            return False
+        made_empty_line = self.chunks[-1] == "\n"
+        self.chunks[-1] = self.chunks[-1][:-1]
+        self.output_len -= 1
+        return made_empty_line
 
     def finish(self, exit_code: int | None, *, ended_session: bool = False) -> None:
         self.exit_code = exit_code

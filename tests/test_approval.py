@@ -1,0 +1,176 @@
+"""Held commands: only the person at the keyboard answers, through the tray's own interface."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+from app.core import approval, liveness
+from app.core.journal import Journal, Status
+from app.core.paths import AppPaths
+from tests.stdio_client import connect, run
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def tray(paths: AppPaths) -> Iterator[None]:
+    """Stand in for the tray app: hold its presence lock, as the real tray does for its whole life."""
+    lock = liveness.try_hold(paths.tray_lock)
+    assert lock is not None
+    yield
+    lock.release()
+
+
+def set_window(paths: AppPaths, seconds: float) -> None:
+    with Journal.open(paths) as journal:
+        approval.set_approval_window_s(journal, seconds)
+
+
+async def answer_when_asked(paths: AppPaths, allowed: bool, seen: list) -> None:
+    """The user's answer, given the way the tray and log window give it: approval.allow / approval.deny."""
+    with Journal.open(paths) as journal:
+        while True:
+            pending = journal.pending_approvals()
+            if pending:
+                seen.extend(pending)
+                decide = approval.allow if allowed else approval.deny
+                assert decide(journal, pending[0].id, by="test-user")
+                return
+            await anyio.sleep(0.05)
+
+
+def rows(paths: AppPaths) -> list:
+    with Journal.open(paths) as journal:
+        return journal.recent_commands()
+
+
+async def test_an_allowed_destructive_command_runs_and_the_journal_says_who_approved(
+    home: Path, paths: AppPaths, tray: None, tmp_path: Path
+) -> None:
+    (tmp_path / "victim" / "sub").mkdir(parents=True)
+    seen: list = []
+    async with connect(home) as client, anyio.create_task_group() as group:
+        group.start_soon(answer_when_asked, paths, True, seen)
+        result = await run(client, {"command": "rm -rf victim", "cwd": str(tmp_path)})
+    assert result["exitCode"] == 0
+    assert not (tmp_path / "victim").exists()
+    assert seen[0].command == "rm -rf victim" and "recursive removal" in seen[0].reason
+    [row] = rows(paths)
+    assert row.status is Status.FINISHED and row.decision == "allowed" and row.decided_by == "test-user"
+    assert row.tier == "destructive"
+
+
+async def test_a_denied_command_does_not_run_and_the_model_is_told(
+    home: Path, paths: AppPaths, tray: None, tmp_path: Path
+) -> None:
+    (tmp_path / "keep").mkdir()
+    async with connect(home) as client, anyio.create_task_group() as group:
+        group.start_soon(answer_when_asked, paths, False, [])
+        result = await run(client, {"command": "rm -rf keep", "cwd": str(tmp_path)})
+    assert "The user denied this command" in result["error"]
+    assert (tmp_path / "keep").exists()
+    [row] = rows(paths)
+    assert row.status is Status.REFUSED and row.reason == "denied by test-user"
+
+
+def held_id(error: str) -> str:
+    assert "confirmation_id" in error, error
+    return error.split("confirmation_id ")[1].split()[0]
+
+
+async def test_no_answer_in_time_holds_the_command_and_confirm_runs_it_once_allowed(
+    home: Path, paths: AppPaths, tray: None, tmp_path: Path
+) -> None:
+    set_window(paths, 1)
+    (tmp_path / "later").mkdir()
+    async with connect(home) as client:
+        started = time.monotonic()
+        first = await run(client, {"command": "rm -rf later", "cwd": str(tmp_path)})
+        assert 0.9 < time.monotonic() - started < 5
+        assert "5 minutes" in first["error"] and "terminal_confirm" in first["error"]
+        confirmation_id = held_id(first["error"])
+        assert (tmp_path / "later").exists()
+        async with anyio.create_task_group() as group:
+            group.start_soon(answer_when_asked, paths, True, [])
+            confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": confirmation_id})
+    assert json.loads(confirmed.content[0].text)["exitCode"] == 0
+    assert not (tmp_path / "later").exists()
+
+
+async def test_no_answer_then_denied_makes_confirm_fail(home: Path, paths: AppPaths, tray: None) -> None:
+    set_window(paths, 1)
+    async with connect(home) as client:
+        first = await run(client, {"command": "sudo true"})
+        async with anyio.create_task_group() as group:
+            group.start_soon(answer_when_asked, paths, False, [])
+            confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(first["error"])})
+    assert confirmed.is_error and "denied" in confirmed.content[0].text
+
+
+async def test_an_expired_hold_can_no_longer_be_confirmed(home: Path, paths: AppPaths, tray: None) -> None:
+    set_window(paths, 1)
+    async with connect(home) as client:
+        first = await run(client, {"command": "sudo true"})
+        with Journal.open(paths) as journal:
+            assert journal.expire_holds(now=time.time() + approval.HOLD_LIFETIME_S + 1) == 1
+        confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(first["error"])})
+    assert confirmed.is_error and "hold expired" in confirmed.content[0].text
+
+
+async def test_cancel_withdraws_a_held_command_and_its_prompt_disappears(
+    home: Path, paths: AppPaths, tray: None
+) -> None:
+    set_window(paths, 1)
+    async with connect(home) as client:
+        first = await run(client, {"command": "sudo reboot"})
+        with Journal.open(paths) as journal:
+            assert len(journal.pending_approvals()) == 1
+        cancelled = await client.call_tool("terminal_cancel", {"confirmation_id": held_id(first["error"])})
+        unknown = await client.call_tool("terminal_confirm", {"confirmation_id": "hold-nonsense"})
+        with Journal.open(paths) as journal:
+            assert journal.pending_approvals() == []
+    assert "Withdrawn" in cancelled.content[0].text
+    assert unknown.is_error and "No held command" in unknown.content[0].text
+    [row] = rows(paths)
+    assert row.status is Status.REFUSED and "withdrawn" in row.reason
+
+
+async def test_without_the_tray_a_command_needing_approval_is_refused_and_says_why(home: Path, paths: AppPaths) -> None:
+    async with connect(home) as client:
+        result = await run(client, {"command": "git push --force origin main"})
+        harmless = await run(client, {"command": "echo fine"})
+    assert "needs the user's approval" in result["error"] and "not running" in result["error"]
+    assert harmless["stdout"] == "fine\n"
+
+
+async def test_no_tool_or_argument_lets_the_model_approve_its_own_command(
+    home: Path, paths: AppPaths, tray: None
+) -> None:
+    set_window(paths, 1)
+    async with connect(home) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        for tool in tools.values():
+            assert not {"approve", "approved", "allow", "decision", "tier"} & set(tool.input_schema["properties"])
+        sneaky = await run(client, {"command": "sudo true", "tier": "safe", "approved": True})
+        again = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(sneaky["error"])})
+        assert again.is_error and "have not answered yet" in again.content[0].text
+    [row] = rows(paths)
+    assert row.status is Status.WAITING and row.decision is None
+
+
+async def test_the_approval_mode_decides_what_is_asked(home: Path, paths: AppPaths) -> None:
+    with Journal.open(paths) as journal:
+        approval.set_approval_mode(journal, approval.ApprovalMode.ALL)
+    async with connect(home) as client:
+        every = await run(client, {"command": "echo hi"})
+        with Journal.open(paths) as journal:
+            approval.set_approval_mode(journal, approval.ApprovalMode.NEVER)
+        never = await run(client, {"command": "rm -rf /tmp/cowork-terminal-test-does-not-exist"})
+    assert "needs the user's approval" in every["error"]
+    assert never["exitCode"] == 0

@@ -1,0 +1,142 @@
+"""The persistent shell session: state that carries across calls, prompts, interrupts, restarts."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from app.core import approval
+from app.core.journal import Journal, Status
+from app.core.paths import AppPaths
+from tests.stdio_client import connect, live_processes
+
+pytestmark = pytest.mark.anyio
+
+
+async def call(client: Any, tool: str, arguments: dict[str, Any] | None = None) -> Any:
+    result = await client.call_tool(tool, arguments or {})
+    text = result.content[0].text
+    if result.is_error:
+        return {"error": text}
+    return json.loads(text) if tool == "terminal_run" else text
+
+
+async def test_cd_and_exported_variables_persist_between_calls(home: Path, tmp_path: Path) -> None:
+    async with connect(home) as client:
+        await call(client, "terminal_run", {"command": f"cd {tmp_path} && export GREETING=hi"})
+        second = await call(client, "terminal_run", {"command": "pwd; echo $GREETING; echo oops >&2; false"})
+    assert second["output"] == f"{tmp_path}\nhi\noops\n"
+    assert second["exitCode"] == 1 and second["timedOut"] is False
+
+
+async def test_a_syntax_error_is_reported_without_losing_the_session(home: Path, paths: AppPaths) -> None:
+    with Journal.open(paths) as journal:  # unparsable text is "cannot tell": it would ask the user first
+        approval.set_approval_mode(journal, approval.ApprovalMode.NEVER)
+    async with connect(home) as client:
+        await call(client, "terminal_run", {"command": "export KEPT=yes"})
+        broken = await call(client, "terminal_run", {"command": "if then fi ("})
+        after = await call(client, "terminal_run", {"command": "echo $KEPT"})
+    assert broken["exitCode"] != 0 and "syntax error" in broken["output"]
+    assert after["output"] == "yes\n" and after["note"] is None
+
+
+async def test_a_timed_out_command_keeps_running_and_its_output_can_be_read_later(home: Path, paths: AppPaths) -> None:
+    async with connect(home) as client:
+        first = await call(client, "terminal_run", {"command": "echo start; sleep 1.5; echo finish", "timeout": 300})
+        assert first["timedOut"] is True and first["exitCode"] is None and first["output"] == "start\n"
+        busy = await call(client, "terminal_run", {"command": "echo other"})
+        assert "still running an earlier command" in busy["error"]
+        await anyio.sleep(2.0)
+        scrollback = await call(client, "terminal_read_scrollback", {"lines": 5})
+    assert scrollback.splitlines()[-2:] == ["start", "finish"]
+    with Journal.open(paths) as journal:
+        rows = {r.command: r for r in journal.recent_commands()}
+    slow = rows["echo start; sleep 1.5; echo finish"]
+    assert slow.status is Status.FINISHED and slow.exit_code == 0 and slow.tool == "terminal_run"
+
+
+async def test_send_keys_answers_a_program_waiting_for_input(home: Path) -> None:
+    async with connect(home) as client:
+        waiting = await call(client, "terminal_run", {"command": "read -r name; echo hello $name", "timeout": 300})
+        assert waiting["timedOut"] is True
+        answer = await call(client, "terminal_send_keys", {"keys": "Ada\n"})
+        idle = await call(client, "terminal_send_keys", {"keys": "ls\n"})
+    assert answer == "hello Ada\n"
+    assert "Nothing in the session is waiting for input" in idle["error"]
+
+
+async def test_keys_typed_after_a_program_ends_never_run_as_commands(home: Path, tmp_path: Path) -> None:
+    target = tmp_path / "must-not-exist"
+    async with connect(home) as client:
+        await call(client, "terminal_run", {"command": "read -r one; echo got $one", "timeout": 300})
+        await call(client, "terminal_send_keys", {"keys": f"first\ntouch {target}\n"})
+        await call(client, "terminal_run", {"command": "true"})
+    assert not target.exists()
+
+
+async def test_interrupt_stops_the_running_job_and_keeps_the_session(home: Path) -> None:
+    marker = f"51{os.getpid() % 1000}.5"
+    async with connect(home) as client:
+        await call(client, "terminal_run", {"command": "export STAYS=here"})
+        await call(client, "terminal_run", {"command": f"sleep {marker}", "timeout": 300})
+        assert await call(client, "terminal_interrupt") == "Sent Ctrl-C to the session."
+        deadline = time.monotonic() + 3
+        while live_processes(marker) and time.monotonic() < deadline:
+            await anyio.sleep(0.05)
+        after = await call(client, "terminal_run", {"command": "echo $STAYS"})
+    assert live_processes(marker) == []
+    assert after["output"] == "here\n" and after["note"] is None
+
+
+async def test_scrollback_is_limited_to_the_lines_asked_and_at_most_500(home: Path) -> None:
+    async with connect(home) as client:
+        await call(client, "terminal_run", {"command": "seq 1 700"})
+        three = await call(client, "terminal_read_scrollback", {"lines": 3})
+        everything = await call(client, "terminal_read_scrollback", {"lines": 500})
+        too_many = await call(client, "terminal_read_scrollback", {"lines": 501})
+    assert three.splitlines() == ["698", "699", "700"]
+    assert len(everything.splitlines()) == 500 and everything.splitlines()[-1] == "700"
+    assert "from 1 to 500" in too_many["error"]
+
+
+async def test_after_exit_the_next_command_gets_a_new_session_and_is_told_state_was_lost(home: Path) -> None:
+    async with connect(home) as client:
+        await call(client, "terminal_run", {"command": "export GONE=soon"})
+        ended = await call(client, "terminal_run", {"command": "exit 3"})
+        fresh = await call(client, "terminal_run", {"command": "echo [$GONE]"})
+    assert "session ended" in ended["note"]
+    assert fresh["output"] == "[]\n"
+    assert "new one was started" in fresh["note"]
+
+
+async def test_pausing_stops_a_session_command_and_refuses_the_next(home: Path, paths: AppPaths) -> None:
+    marker = f"52{os.getpid() % 1000}.5"
+    async with connect(home) as client:
+        await call(client, "terminal_run", {"command": f"sleep {marker}", "timeout": 300})
+        with Journal.open(paths) as journal:
+            journal.set_paused(True)
+        deadline = time.monotonic() + 2
+        while live_processes(marker) and time.monotonic() < deadline:
+            await anyio.sleep(0.05)
+        refused = await call(client, "terminal_run", {"command": "echo no"})
+    assert live_processes(marker) == []
+    assert "paused by the user" in refused["error"]
+    with Journal.open(paths) as journal:
+        row = next(r for r in journal.recent_commands() if r.command == f"sleep {marker}")
+    assert row.status is Status.KILLED and "paused" in row.reason
+
+
+async def test_the_one_tool_surface_offers_execute_command_alone(home: Path) -> None:
+    from mcp import Client
+
+    from tests.stdio_client import server_params
+
+    async with Client(server_params(home, "--headless", "--tools", "execute"), mode="legacy") as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+    assert "execute_command" in names and "terminal_run" not in names
