@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "app.cli.server_commands",
     "app.cli.journal_commands",
     "app.cli.client_commands",
+    "app.cli.approval_commands",
     "app.cli.desktop_commands",
 )
 DEFAULT_COMMAND = "tray"
