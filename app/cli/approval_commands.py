@@ -26,6 +26,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     mode.add_argument("mode", nargs="?", choices=[m.value for m in approval.ApprovalMode])
     mode.add_argument("--window", type=float, metavar="SECONDS", help="how long a call waits for your answer")
     mode.set_defaults(handler=run_mode)
+    prompt = subparsers.add_parser("approval-prompt", help="open the approval window (the tray does this for you)")
+    prompt.set_defaults(handler=run_prompt)
+
+
+def run_prompt(args: argparse.Namespace) -> int:
+    from app.ui.approval_prompt import main  # Tk only for this command
+
+    return main([])
 
 
 def run_list(args: argparse.Namespace) -> int:
