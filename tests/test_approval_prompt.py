@@ -9,7 +9,6 @@ import tkinter as tk
 from pathlib import Path
 
 import anyio
-import pytest
 
 from app.core import approval, liveness
 from app.core.journal import Journal, Status
