@@ -432,6 +432,8 @@ class Journal:
                     hold_expires_at,
                 ),
             )
+            if server_id is not None:  # "last seen" for the supervisor, in the same transaction
+                db.execute("UPDATE servers SET last_seen = ? WHERE id = ?", (now, server_id))
         return int(cursor.lastrowid)
 
     def mark_started(self, command_id: int) -> None:
