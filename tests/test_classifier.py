@@ -1,0 +1,241 @@
+"""The command classifier: the tier corpus, the reading-as-bash guarantees, and failing closed."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import random
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from app.core import classifier
+from app.core.classifier import Classification, Tier, classify
+
+CORPUS = Path(__file__).parent / "data" / "command_tiers.tsv"
+HOME = os.path.expanduser("~")
+PROTECTED = (
+    f"{HOME}/.local/share/cowork-terminal",
+    f"{HOME}/.config/cowork-terminal/settings.json",
+    "/srv/cowork-data",
+)
+
+
+def _decode(text: str) -> str:
+    r"""The corpus escapes: \n is a newline, \\ a backslash, any other backslash is itself."""
+    return re.sub(r"\\([\\n])", lambda m: "\\" if m[1] == "\\" else "\n", text)
+
+
+def _corpus() -> list[tuple[str, Tier, str]]:
+    rows = []
+    for line in CORPUS.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        command, tier, why = line.split("\t")
+        rows.append((_decode(command), Tier[tier.upper()], why))
+    return rows
+
+
+ROWS = _corpus()
+
+
+@pytest.mark.parametrize(("command", "expected", "why"), ROWS, ids=[repr(r[0])[:60] for r in ROWS])
+def test_corpus_command_gets_its_expected_tier(command: str, expected: Tier, why: str) -> None:
+    result = classify(command, protected_paths=PROTECTED)
+    assert result.tier is expected, f"{why}: got {result}"
+
+
+def test_corpus_covers_every_tier_with_many_examples() -> None:
+    counts = {tier: sum(1 for _, t, _ in ROWS if t is tier) for tier in Tier}
+    assert len(ROWS) >= 150
+    assert all(n >= 40 for n in counts.values()), counts
+
+
+def test_classify_takes_no_tier_from_the_caller() -> None:
+    """A tier the model claims is ignored: the function has nowhere to put one."""
+    assert list(inspect.signature(classify).parameters) == ["command", "protected_paths"]
+
+
+def test_quoted_command_name_is_still_recognised() -> None:
+    for spelling in ("'r''m'", "\\rm", '"rm"', 'r"m"', "$'\\x72m'", "$'\\162\\155'", "/bin/rm", "RM", "rm.exe"):
+        result = classify(f"{spelling} -rf build")
+        assert result.tier is Tier.DESTRUCTIVE, spelling
+        assert "rm -r: recursive removal" in result.reasons, spelling
+
+
+def test_backslash_newline_inside_a_command_name_is_joined_as_bash_does() -> None:
+    assert classify("r\\\nm -rf x").tier is Tier.DESTRUCTIVE
+    assert classify("ls \\\n  -la").tier is Tier.SAFE
+
+
+def test_escaped_backslash_before_a_newline_still_ends_the_command() -> None:
+    assert classify("echo \\\\\nrm -rf x").tier is Tier.DESTRUCTIVE
+
+
+def test_reasons_are_short_text_for_the_approval_prompt() -> None:
+    result = classify("sudo rm -rf / && git push --force")
+    assert result.tier is Tier.DESTRUCTIVE
+    expected = {"sudo: runs as another user", "rm -r: recursive removal", "git push --force: overwrites remote history"}
+    assert expected <= set(result.reasons)
+    assert all(0 < len(r) <= 120 for r in result.reasons)
+
+
+def test_reasons_name_only_the_deciding_tier() -> None:
+    result = classify("mv a b; rm -rf c")
+    assert result.tier is Tier.DESTRUCTIVE
+    assert "mv: moves files" not in result.reasons
+
+
+def test_safe_command_has_no_reasons() -> None:
+    assert classify("ls -la") == Classification(Tier.SAFE, ())
+    assert classify("") == Classification(Tier.SAFE, ())
+    assert classify("   \n# just a comment\n").tier is Tier.SAFE
+
+
+def test_protected_paths_only_matter_when_given() -> None:
+    assert classify("ls /srv/cowork-data").tier is Tier.SAFE
+    assert classify("ls /srv/cowork-data", protected_paths=["/srv/cowork-data"]).tier is Tier.DESTRUCTIVE
+
+
+def test_protected_folder_under_home_is_caught_in_every_spelling() -> None:
+    data = f"{HOME}/.local/share/cowork-terminal"
+    for spelling in (
+        f"{data}/journal.sqlite3",
+        "~/.local/share/cowork-terminal/journal.sqlite3",
+        "$HOME/.local/share/cowork-terminal/journal.sqlite3",
+        "${HOME}/.local/share/cowork-terminal",
+        '"$HOME"/.local/share/cowork-terminal',
+        "~/.local/share/cowork-'term'inal/pause",
+        "~/.local/share/cowork-*/journal.sqlite3",
+        "~/.local/share/../share/cowork-terminal",
+    ):
+        result = classify(f"cat {spelling}", protected_paths=[data])
+        assert result.tier is Tier.DESTRUCTIVE, spelling
+        assert classifier.TOUCHES_APP_DATA in result.reasons, spelling
+    assert classify("cd && rm .local/share/cowork-terminal/pause", protected_paths=[data]).tier is Tier.DESTRUCTIVE
+
+
+def test_protected_path_hidden_in_code_for_another_language_is_caught() -> None:
+    code = "python3 -c \"import sqlite3; sqlite3.connect('/srv/cowork-data/journal.sqlite3')\""
+    assert classify(code, protected_paths=["/srv/cowork-data"]).tier is Tier.DESTRUCTIVE
+
+
+def test_parent_of_protected_folder_may_be_read_but_not_moved() -> None:
+    data = f"{HOME}/.local/share/cowork-terminal"
+    assert classify("ls ~/.local/share", protected_paths=[data]).tier is Tier.SAFE
+    assert classify("cp notes.txt ~/", protected_paths=[data]).tier is Tier.MODERATE
+    assert classify("mv ~/.local/share ~/old-share", protected_paths=[data]).tier is Tier.DESTRUCTIVE
+    assert classify("chmod -R 700 ~/.local", protected_paths=[data]).tier is Tier.DESTRUCTIVE
+
+
+def test_windows_protected_path_is_matched_in_git_bash_spellings() -> None:
+    data = "C:\\Users\\me\\AppData\\Local\\cowork-terminal"
+    for command in (
+        "cat /c/Users/me/AppData/Local/cowork-terminal/journal.sqlite3",
+        "cat C:/Users/me/AppData/Local/cowork-terminal/pause",
+        "cat 'C:\\Users\\me\\AppData\\Local\\cowork-terminal\\pause'",
+        "rm /cygdrive/c/users/ME/appdata/local/Cowork-Terminal/x",
+    ):
+        assert classify(command, protected_paths=[data]).tier is Tier.DESTRUCTIVE, command
+
+
+def test_echo_into_a_shell_is_read_as_the_code_it_carries() -> None:
+    assert classify('echo "ls -la" | bash').tier is Tier.SAFE
+    assert classify('echo "rm -rf ~" | bash').tier is Tier.DESTRUCTIVE
+    assert classify('printf "rm -rf ~" | bash').tier is Tier.DESTRUCTIVE  # printf output is not read: ask
+
+
+def test_stored_command_is_judged_when_it_is_stored() -> None:
+    """An alias, a function or a git alias defined now runs later under an innocent name."""
+    assert classify("alias ll='ls -l'").tier is Tier.SAFE
+    assert classify("alias ll='rm -rf ~'").tier is Tier.DESTRUCTIVE
+    assert classify("cleanup() { rm -rf ~/x; }").tier is Tier.DESTRUCTIVE
+    assert classify("git config --global alias.st status").tier is Tier.MODERATE
+    assert classify("git config --global alias.st '!sudo reboot'").tier is Tier.DESTRUCTIVE
+
+
+def test_unparseable_command_asks() -> None:
+    result = classify("if then fi")
+    assert result.tier is Tier.DESTRUCTIVE
+    assert result.reasons[0].startswith("cannot tell what runs")
+
+
+def test_internal_failure_asks_instead_of_letting_the_command_through(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(self: object) -> None:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(classifier._Analyzer, "run", broken)
+    result = classify("ls")
+    assert result.tier is Tier.DESTRUCTIVE
+    assert result.reasons == ("cannot tell what runs: the classifier failed on this command",)
+
+
+def _noise(rng: random.Random) -> str:
+    pieces = [
+        "rm", "-rf", "sudo", "bash", "-c", "'", '"', "\\", "$(", ")", "`", "<(", ">(", "<<", "EOF", "\n", ";",
+        "&&", "||", "|", "&", "{", "}", "(", ")", "$", "${", "$'", "\\x72", "=", "x", " ", "\t", "#", "*", "?",
+        "[", "]", "~", "/dev/sda", "eval", "env", "xargs", "find", "-exec", "\\;", "git", "push", "-f", "case",
+        "in", "esac", "if", "then", "fi", "for", "do", "done", "((", "))", "<<<", "\x00", "\ud800", "é", "💥",
+    ]  # fmt: skip
+    return "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
+
+
+def test_classification_never_raises_on_arbitrary_input() -> None:
+    rng = random.Random(20260806)
+    inputs = [_noise(rng) for _ in range(1500)]
+    inputs += ["".join(chr(rng.randint(0, 0x10FFFF)) for _ in range(30)) for _ in range(200)]
+    inputs += [command[:cut] for command, _, _ in ROWS for cut in range(0, len(command), 3)]
+    for text in inputs:
+        result = classify(text, protected_paths=PROTECTED)
+        assert isinstance(result, Classification)
+        assert isinstance(result.tier, Tier)
+        assert result.tier is Tier.SAFE or result.reasons
+
+
+def test_huge_command_returns() -> None:
+    huge = "echo a " * (5 * 1024 * 1024 // 7)
+    assert classify(huge).tier is Tier.DESTRUCTIVE
+    long_list = "echo a; " * 100_000  # under the length limit, over the work limit
+    assert classify(long_list).tier is Tier.DESTRUCTIVE
+
+
+def test_deep_nesting_returns() -> None:
+    assert classify("$(" * 20_000).tier is Tier.DESTRUCTIVE
+    assert classify("echo " + "$(" * 3_000 + "ls" + ")" * 3_000).tier is Tier.DESTRUCTIVE
+    assert classify("eval " * 40 + "ls").tier is Tier.DESTRUCTIVE  # each eval parses the rest again
+
+
+def test_large_heredoc_that_writes_a_file_is_not_refused() -> None:
+    body = ("x = 1  # $(not run) `nor this`\n" * 20_000)
+    assert classify(f"cat > big.py <<'EOF'\n{body}EOF").tier is Tier.MODERATE
+
+
+def test_classifier_gives_the_same_answers_from_several_threads() -> None:
+    commands = [command for command, _, _ in ROWS[:60]]
+    expected = [classify(c, protected_paths=PROTECTED) for c in commands]
+    failures: list[str] = []
+
+    def work() -> None:
+        for command, want in zip(commands, expected, strict=True):
+            if classify(command, protected_paths=PROTECTED) != want:
+                failures.append(command)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+
+
+def test_importing_the_classifier_does_not_load_the_parser() -> None:
+    """`serve` imports this module early; the parser's cost is paid on the first command only."""
+    code = (
+        "import sys; import app.core.classifier as c; assert 'tree_sitter' not in sys.modules; "
+        "c.classify('ls'); assert 'tree_sitter' in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
