@@ -374,6 +374,7 @@ class _Stdin:
 
 
 _PIPE = _Stdin("pipe")
+_STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 
 
 # --------------------------------------------------------------------------------------------------
@@ -502,7 +503,7 @@ _CODE_DELETES = re.compile(
     r"rmtree|os\.(remove|unlink|rmdir|removedirs)|\.(unlink|rmdir|rmtree)\s*\(|\brimraf\b|\brmSync\b|"
     r"\brm_rf?\b|remove_dir_all|unlinkSync|rmdirSync|FileUtils\.rm|File\.delete|Remove-Item|\brd\s+/s|"
     r"\brmdir\s+/s|\bdel\s+/[sfq]|Format-Volume|Clear-Disk|Stop-Computer|Restart-Computer|\bunlink\b|"
-    r"\bshutdown\b|\breboot\b",
+    r"\bshutdown\b|\breboot\b|\bshut\s+down\b|\brestart\b|\berase\b",
     re.I,
 )
 _CODE_RUNS = re.compile(
@@ -511,6 +512,12 @@ _CODE_RUNS = re.compile(
     r"do shell script|\bpty\.spawn|commands\.getoutput|%x\{|\bqx\b|\bopen3\b",
     re.I,
 )
+
+# sed's `e` runs a shell command, `w` writes a file: as a command (after an address) or an s/// flag.
+_SED_ADDRESS = r"(?:^|[;\n{}])\s*(?:\d+|\$|/(?:\\.|[^/])*/)?(?:\s*,\s*(?:\d+|\$|/(?:\\.|[^/])*/))?\s*!?\s*"
+_SED_SUBST = r"s([^\w\s\\])(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiImM0-9ew]*"
+_SED_EXEC = re.compile(rf"{_SED_ADDRESS}e(?:\s|;|$)|{_SED_SUBST}(?<=e)", re.S)
+_SED_WRITE = re.compile(rf"{_SED_ADDRESS}[wW]\s|{_SED_SUBST}(?<=w)\s", re.S)
 
 _BLOCK_DEVICE = re.compile(
     r"^/dev/(?:[shv]d[a-z]+\d*|xvd[a-z]+\d*|nvme\d+(?:n\d+)?(?:p\d+)?|r?disk\d+(?:s\d+)*|"
@@ -678,9 +685,14 @@ class _Analyzer:
         body = node.child_by_field_name("body")
         redirects = self.collect_redirects(node)
         extra: list[Node] = []
+        starts = {r.start_byte for r in redirects}
         for r in redirects:
             if r.type == "file_redirect":
-                extra.extend(r.children_by_field_name("destination")[1:])
+                # tree-sitter reads `> f 0>&1` as `> f 0` + `>&1`: a number touching a redirect is its fd.
+                extra.extend(
+                    d for d in r.children_by_field_name("destination")[1:]
+                    if not (d.type == "number" and d.end_byte in starts)
+                )
         fed = self.redirect_stdin(redirects) or stdin
         if body is not None and body.type == "command":
             self.command(body, fed, depth + 1, extra=extra, outer_redirects=redirects)
@@ -718,9 +730,13 @@ class _Analyzer:
                     fed = _Stdin("unknown", "", "a here-string with expansions")
                 else:
                     fed = _Stdin("text", w.literal)
-            elif r.type == "file_redirect" and self.redirect_operator(r) in ("<", "<&"):
+            elif r.type == "file_redirect" and self.redirect_operator(r) == "<":
                 dest = r.children_by_field_name("destination")
-                fed = _Stdin("file", source=self.node_text(dest[0]) if dest else "")
+                source = self.word(dest[:1])
+                if source.procsub or source.value is None:
+                    fed = _Stdin("unknown", "", f"the output of {_snip(source.source)}")
+                else:
+                    fed = _Stdin("file", source=source.source)
         return fed
 
     def redirect_operator(self, r: Node) -> str:
@@ -745,6 +761,8 @@ class _Analyzer:
                 self.add(M, f"writes to a file named by an expansion: {_snip(target.source)}")
             elif _HARMLESS_DEVICES.match(target.value):
                 continue
+            elif re.match(r"^/dev/(tcp|udp)/", target.value):
+                self.add(D, f"cannot tell what runs: connects the shell to the network ({_snip(target.source)})")
             elif _BLOCK_DEVICE.match(target.pattern) or (target.glob and target.pattern.startswith("/dev/")):
                 self.add(D, f"writes to a disk device: {_snip(target.source)}")
             else:
@@ -1056,6 +1074,46 @@ class _Analyzer:
 
     cmd_bunx = cmd_pnpx = cmd_uvx = cmd_npx
 
+    def cmd_nc(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        if {"e", "c"} & _short_flags(args) or {"--exec", "--sh-exec", "--lua-exec"} & _long_flags(args):
+            self.add(D, f"cannot tell what runs: {name} gives a network peer a program to drive")
+        self.add(M, f"{name}: opens a network connection")
+
+    cmd_ncat = cmd_netcat = cmd_nc
+
+    def cmd_socat(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        if any(re.match(r"^(exec|system):", (a.value or "exec:").casefold()) for a in args):
+            self.add(D, "cannot tell what runs: socat starts a program for a network peer")
+        self.add(M, "socat: opens a connection")
+
+    def cmd_systemd_run(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        self.add(M, "systemd-run: starts a service")
+        values = _names("-u --unit -p --property -d --description --slice -E --setenv --uid --gid "
+                        "--on-calendar --on-active --on-boot --on-startup --on-unit-active --working-directory -M "
+                        "--machine -H --host --nice")  # fmt: skip
+        self.wrapper(args, stdin, bulk, depth, values)
+
+    def cmd_script(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        self.add(M, "script: records a terminal session")
+        for i, a in enumerate(args):
+            if a.value in ("-c", "--command") and i + 1 < len(args):
+                self.code_words([args[i + 1]], "script -c")
+            elif a.value is not None and a.value.startswith("--command="):
+                self.code_words([a], "script -c", strip_prefix="--command=")
+
+    def cmd_at(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        """at and batch run the commands on their input later: judge them now."""
+        if {"l", "r", "d", "c"} & _short_flags(args) or name in ("atq", "atrm"):
+            self.add(M, f"{name}: changes scheduled jobs")
+            return
+        self.add(M, f"{name}: schedules commands")
+        if stdin is not None and stdin.kind == "text":
+            self.sub_script(stdin.text, name)
+        elif stdin is not None and stdin.kind in ("pipe", "unknown"):
+            self.add(D, f"cannot tell what runs: {name} schedules commands it reads from its input")
+
+    cmd_batch = cmd_at
+
     # ---- shells and code in strings
 
     def code_words(self, words: list[_Word], what: str, strip_prefix: str = "") -> None:
@@ -1095,7 +1153,7 @@ class _Analyzer:
             else:
                 self.code_words(rest[:1], f"{name} -c")
             return
-        if rest and rest[0].value not in ("/dev/stdin", "-"):
+        if rest and rest[0].value not in _STDIN_FILES:
             script = rest[0]
             if script.procsub or script.value is None:
                 self.add(D, f"cannot tell what runs: {name} runs the output of another command")
@@ -1126,7 +1184,9 @@ class _Analyzer:
         if not args:
             return
         script = args[0]
-        if script.procsub or script.value is None or script.value in ("/dev/stdin", "-"):
+        if script.value in _STDIN_FILES:
+            self.stdin_code(name, stdin, shell=True)
+        elif script.procsub or script.value is None:
             self.add(D, f"cannot tell what runs: {name} of another command's output")
         else:
             self.add(M, f"{name} {_snip(script.value)}: runs a script in this shell (not checked)")
@@ -1182,7 +1242,7 @@ class _Analyzer:
             if v.startswith("-") and v != "-":
                 i += 1
                 continue
-            if v in ("/dev/stdin", "-"):
+            if v in _STDIN_FILES:
                 break
             if a.procsub:
                 self.add(D, f"cannot tell what runs: {name} runs the output of another command")
@@ -1260,6 +1320,15 @@ class _Analyzer:
             elif v in ("-fprint", "-fprint0", "-fprintf", "-fls"):
                 self.add(M, f"find {v}: writes a file")
             i += 1
+
+    def cmd_fd(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        for i, a in enumerate(args):
+            if a.value in ("-x", "--exec", "-X", "--exec-batch"):
+                end = next((j for j in range(i + 1, len(args)) if args[j].value == ";"), len(args))
+                self.inner(args[i + 1 : end], None, True, depth)
+                return
+
+    cmd_fdfind = cmd_fd
 
     def cmd_mv(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         self.add(M, f"{name}: moves files")
@@ -1379,7 +1448,9 @@ class _Analyzer:
     cmd_telinit = cmd_init
 
     def cmd_dd(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(D, "dd: writes raw data, can overwrite disks")
+        self.add(D, f"{name}: writes raw data, can overwrite disks")
+
+    cmd_ddrescue = cmd_dcfldd = cmd_dc3dd = cmd_dd
 
     def cmd_diskutil(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         sub = (next((a.value for a in _operands(args)), "") or "").casefold()
@@ -1412,6 +1483,12 @@ class _Analyzer:
             self.add(D, "crontab -r: removes all your scheduled jobs")
         elif "l" not in flags:
             self.add(M, "crontab: changes scheduled jobs")
+            reads_input = not _operands(args, frozenset({"-u"})) or [a.value for a in _operands(args)] == ["-"]
+            if reads_input and stdin is not None and stdin.kind == "text":
+                for line in stdin.text.splitlines():  # a job runs later: judge its command now
+                    fields = line.split(None, 1 if line.lstrip().startswith("@") else 5)
+                    if fields and not fields[0].startswith("#") and "=" not in fields[0]:
+                        self.sub_script(fields[-1], "crontab")
 
     # ---- git
 
@@ -1742,8 +1819,8 @@ class _Analyzer:
     def cmd_sed(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         scripts: list[str] = []
         inplace = False
-        i = 0
         explicit = False
+        i = 0
         while i < len(args):
             v = args[i].value or ""
             if v in ("-e", "--expression") and i + 1 < len(args):
@@ -1751,15 +1828,20 @@ class _Analyzer:
                 explicit = True
                 i += 2
                 continue
-            if v.startswith("--in-place") or (v.startswith("-") and not v.startswith("--") and "i" in v[1:]):
+            if v.startswith("--expression="):
+                scripts.append(v.split("=", 1)[1])
+                explicit = True
+            elif v in ("-f", "--file") or v.startswith("--file="):
+                self.add(M, "sed -f: runs a sed script file")
+            elif v.startswith("--in-place") or (v.startswith("-") and not v.startswith("--") and "i" in v[1:]):
                 inplace = True
             elif not v.startswith("-") and not explicit and not scripts:
                 scripts.append(v)
             i += 1
         for script in scripts:
-            if re.search(r"(?:^|[;\n{}]|/[gIpimMe0-9]*)\s*e(?:\s|$|;)|/[gIpimM0-9]*e[gIpimM0-9]*(?:\s|$|;)", script):
+            if _SED_EXEC.search(script):
                 self.add(D, "cannot tell what runs: sed e runs shell commands")
-            elif re.search(r"(?:^|[;\n{}]|/[gIpimMe0-9]*)\s*[wW]\s", script):
+            elif _SED_WRITE.search(script):
                 self.add(M, "sed w: writes a file")
         if inplace:
             self.add(M, "sed -i: edits files in place")
