@@ -2,56 +2,60 @@
 
 This is a guard against accidents, not a sandbox. It catches the commands a well-meaning model might
 run by mistake (`rm -rf` on the wrong folder, a force push, `sudo`, a disk tool) and the usual ways
-such a command hides inside a longer line, so the user gets asked first. It does not contain a
-program that wants to do harm: a command that is allowed runs with the user's full powers, and a
-script, a Makefile or a Python program it starts can do anything the user can.
+such a command hides inside a longer line, so that the user is asked first. It cannot stop a
+program that means harm: a command that is allowed runs with the user's full powers, and a script,
+a Makefile or a Python program that it starts can do anything the user can.
 
-How it reads a command. bash is parsed with tree-sitter-bash, not regular expressions: every simple
+How it reads a command. bash is parsed with tree-sitter-bash, not regular expressions. Every simple
 command is found wherever bash would run it (lists, pipelines, newlines, subshells, braces, `if`/
-`for`/`while`/`case` bodies, function bodies, `$(...)`, backticks, `<(...)`/`>(...)`), its name is
+`for`/`while`/`case` bodies, function bodies, `$(...)`, backticks, `<(...)`/`>(...)`). Its name is
 unquoted the way bash does it (`'r''m'`, `\\rm`, `"rm"`, `$'\\x72m'`, `/bin/rm`), and wrappers are
 peeled off (`env`, `command`, `builtin`, `exec`, `nohup`, `time`, `nice`, `timeout`, `stdbuf`,
-`xargs`, `sudo`...). Strings that bash would itself run as code are parsed again: `sh -c`, `bash -c`,
-`eval`, `su -c`, `ssh host CMD`, `watch`, `trap`, `alias`, and a heredoc or here-string fed to a
-shell. Where the command that would run cannot be known (a parse error, `eval "$x"`, `$cmd` as a
-command name, `curl ... | sh`), the command is destructive with a reason saying so: asking is the
-safe side.
+`xargs`, `sudo`...). Strings that will run as code are parsed again: `sh -c`, `bash -c`, `eval`,
+`su -c`, `ssh host CMD`, `watch`, `trap`, `alias`, a git alias, a crontab or `at` job, and a
+heredoc or here-string fed to a shell. Where the command that would run cannot be known (a parse
+error, `eval "$x"`, `$cmd` as a command name, `curl ... | sh`), the result is destructive, with a
+reason that says so: asking is the safe side.
 
-Why tree-sitter-bash rather than bashlex (both on PyPI, both already weighed for issue #6):
+Why tree-sitter-bash rather than bashlex (both are on PyPI):
 - coverage: bashlex (last release 0.18, January 2023) raises on `case`, `$((...))`, `[[ ... ]]`,
   `select`, `coproc`, arrays and `time`, and on a heredoc with a quoted delimiter (`<<'EOF'`), all
   common in what a model writes; each would land in "cannot tell" and ask the user for nothing.
   tree-sitter-bash (0.25, maintained by the tree-sitter organisation) parses all of them.
 - wheels: tree-sitter and tree-sitter-bash ship binary wheels for Linux (x86-64, aarch64), macOS
-  (x86-64, arm64) and Windows (x86-64, arm64); the grammar wheel is abi3, so new Pythons need nothing.
-- import cost: measured with `python -X importtime` on the project's machine: tree_sitter +
-  tree_sitter_bash about 12 ms including building the parser, bashlex about 117 ms (it builds its
-  grammar tables at import). The import happens inside the first `classify` call, not at module
-  import, so `serve` pays it only when a command arrives.
-- its known quirk: it is error-tolerant (it never raises; it marks ERROR nodes). Any error in the
-  tree makes the command destructive ("does not parse"); a backslash-newline inside a word is
-  joined back by hand (bash joins `r\\<newline>m` into `rm`, tree-sitter splits it).
+  (x86-64, arm64) and Windows (x86-64, arm64); the grammar wheel is abi3, so a new Python needs nothing.
+- import cost, measured with `python -X importtime` on the project's machine: tree_sitter +
+  tree_sitter_bash 9-17 ms (about 12 ms including building the parser); bashlex 117-140 ms. The import
+  happens inside the first `classify` call, not at module import, so `serve` pays it only when a
+  command arrives; one parser per thread, because a tree-sitter parser must not be shared.
+- its quirks: it is error-tolerant (it never raises; it marks ERROR nodes), so any error in the tree
+  makes the command destructive ("does not parse"). It splits a word at a backslash-newline and
+  reads `> f 0>&1` as `> f 0` + `>&1`; both are put back the way bash reads them.
 
-Tier decisions the issue left open, in short (the corpus in tests/data/command_tiers.tsv is the
-full record):
+Tier decisions the issue left open, in short (tests/data/command_tiers.tsv has the full record):
 - safe: reads only (ls, cat, grep -r, git status/log/diff, find without actions, man dd, `--help`).
 - moderate: changes state in a routine, mostly recoverable way: installs, `git commit`, `git push`
   without force, `git rebase` and `commit --amend` (local; the reflog keeps the old commits),
   `rm` of named files without -r/-f, mv, cp, redirections into files, unknown programs, running a
   script (`bash script.sh`, `python x.py`, `make`): the classifier cannot see inside a file.
 - destructive beyond the issue's list: `rm` via `xargs` or `find -exec` (bulk removal), `rm` whose
-  options come from an expansion, `find -delete`, `git branch -D`, `git stash drop/clear`,
-  `git checkout -- <paths>`/`git restore` (discard uncommitted work), `git prune`, `git push
-  --delete/--mirror/--prune` and `:branch`, `rsync --delete`, `shred`, `crontab -r`,
-  `docker system prune`/volume removal, `terraform destroy`, `kubectl delete`, `gh repo delete`,
-  `dropdb`, a shell or interpreter reading code from a pipe, inline code that deletes files or
-  starts other programs (`python -c "...shutil.rmtree..."`), and a string re-parsed by a shell
-  (`bash -c`, `eval`) that contains expansions: their values are code, and they are unknown here.
+  options may come from an expansion (`rm "$f"`, but not `rm -- "$f"`), `find -delete`,
+  `git branch -D`, `git stash drop/clear`, `git checkout -- <paths>`/`git restore` (discard
+  uncommitted work), `git prune`, `git push --delete/--mirror/--prune` and `:branch`, `rsync --delete`,
+  `shred`, `crontab -r`, `docker system prune`/volume removal, `terraform destroy`, `kubectl delete`,
+  `gh repo delete`, `dropdb`, a reverse shell (`/dev/tcp`, `nc -e`), a shell or interpreter reading
+  code from a pipe, inline code that deletes files or starts other programs
+  (`python -c "...shutil.rmtree..."`), and a string re-parsed by a shell (`bash -c "...$x..."`,
+  `eval "$(ssh-agent -s)"`, a heredoc to bash with `$VAR` in it) that contains expansions: their
+  values become code, and they are unknown here.
 - the app's own files (`protected_paths`): any mention of one, or of something inside one, in any
-  word or anywhere in the text (also as `~/...`, `$HOME/...`, or the part under the home folder),
-  is destructive, reading included; so is moving or recursively re-permissioning a folder above one.
+  word or anywhere in the text (also as `~/...`, `$HOME/...`, a glob, or the part under the home
+  folder), is destructive, reading included; so is moving or recursively re-permissioning a folder
+  above one. A relative path is followed from a literal `cd` earlier in the same command; relative
+  to the session's working folder, which the classifier does not know, it is seen only if it spells
+  the part under home (`cd` in an earlier call, then `rm cowork-terminal/journal.sqlite3`, is not).
 
-Reasons are short texts for the approval prompt; a result carries the reasons of its own tier only.
+Reasons are short texts for the approval prompt; a result carries only the reasons of its own tier.
 """
 
 from __future__ import annotations
@@ -602,6 +606,7 @@ class _Analyzer:
         self.nesting = nesting
         self.home = _home()
         self.too_big = False
+        self.cwd: str | None = None  # known after a literal `cd` earlier in this text
 
     def add(self, tier: Tier, reason: str) -> None:
         self.report.add(tier, reason)
@@ -847,6 +852,10 @@ class _Analyzer:
 
     def check_word(self, w: _Word) -> str | None:
         relation = self.protected.relation(w)
+        relative = not w.pattern.startswith("/") and not (w.value is None and w.pattern.startswith("*"))
+        if relation is None and self.cwd is not None and relative:
+            here = posixpath.join(self.cwd, w.pattern)
+            relation = self.protected.relation(_Word(w.value and here, w.source, here, w.glob, w.procsub))
         if relation == "inside":
             self.add(D, TOUCHES_APP_DATA)
         return relation
@@ -1263,6 +1272,19 @@ class _Analyzer:
             self.add(D, f"cannot tell what runs: {name} code starts other programs")
         else:
             self.add(M, f"{name}: runs inline code")
+
+    def cmd_cd(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        """Follow `cd` within one command line, so `cd ~/x && rm y` is checked as ~/x/y."""
+        operands = _operands(args)
+        target = operands[0].literal if operands else self.home
+        if target is None or target == "-":
+            self.cwd = None
+        elif target.startswith("/") or re.match(r"^[A-Za-z]:[/\\]", target):
+            self.cwd = posixpath.normpath(target.replace("\\", "/"))
+        elif self.cwd is not None:
+            self.cwd = posixpath.normpath(posixpath.join(self.cwd, target))
+
+    cmd_pushd = cmd_cd
 
     # ---- removal
 
