@@ -139,8 +139,11 @@ def test_windows_protected_path_is_matched_in_git_bash_spellings() -> None:
         "cat C:/Users/me/AppData/Local/cowork-terminal/pause",
         "cat 'C:\\Users\\me\\AppData\\Local\\cowork-terminal\\pause'",
         "rm /cygdrive/c/users/ME/appdata/local/Cowork-Terminal/x",
+        "mv C:/Users/me/AppData /tmp/old",
+        "mv /c/Users/me/AppData/Local /tmp/old",
     ):
         assert classify(command, protected_paths=[data]).tier is Tier.DESTRUCTIVE, command
+    assert classify("cp notes.txt C:/Users/me/", protected_paths=[data]).tier is Tier.MODERATE
 
 
 def test_echo_into_a_shell_is_read_as_the_code_it_carries() -> None:

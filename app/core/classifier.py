@@ -171,6 +171,14 @@ def _norm_path(path: str) -> str:
     return path
 
 
+def _canonical(path: str) -> str:
+    """One spelling for a Windows path: C:/x, /cygdrive/c/x and /mnt/c/x all become /c/x (Git Bash's)."""
+    drive = re.match(r"^(?:([a-z]):|/cygdrive/([a-z])|/mnt/([a-z]))(?=/|$)(.*)$", path)
+    if drive:
+        return f"/{drive[1] or drive[2] or drive[3]}{drive[4]}"
+    return path
+
+
 _NAME_CHAR = r"[\w.\-]"
 
 
@@ -219,17 +227,15 @@ class _Protected:
         if word.value is not None and self.mentioned_in(word.value):
             return "inside"
         path = _norm_path(word.pattern)
-        if not path.startswith("/"):
+        if not re.match(r"^/|^[a-z]:/", path):
             return None
         fuzzy = word.value is None or word.glob
         if not fuzzy:
             path = posixpath.normpath(path)
-        mine = [s for s in path.split("/") if s not in ("", ".")]
+        mine = [s for s in _canonical(path).split("/") if s not in ("", ".")]
         found = None
         for protected in self.paths:
-            theirs = [s for s in protected.split("/") if s]
-            if len(mine) > len(theirs) + 64:
-                continue
+            theirs = [s for s in _canonical(protected).split("/") if s]
             pairs = zip(mine, theirs, strict=False)  # the shorter decides: inside, or above
             if not all(fnmatch.fnmatchcase(t, m) if fuzzy else m == t for m, t in pairs):
                 continue
@@ -530,7 +536,7 @@ _BLOCK_DEVICE = re.compile(
     re.I,
 )
 _HARMLESS_DEVICES = re.compile(r"^/dev/(null|zero|stdout|stderr|stdin|tty|fd/\d+|pts/\d+|full|random|urandom)$")
-_WRITERS = frozenset({"cp", "mv", "tee", "install", "rsync", "scp", "pv", "ln", "cat"})
+_WRITERS = frozenset({"cp", "mv", "tee", "install", "rsync", "scp"})  # commands that write to an operand
 _SPECIAL_VARIABLES = frozenset(
     {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
      "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "BASH_FUNC", "PYTHONSTARTUP", "NODE_OPTIONS", "GIT_SSH",
