@@ -459,3 +459,44 @@ def test_without_a_display_the_command_says_so_instead_of_a_traceback(cli_env: d
     result = subprocess.run([sys.executable, "-m", "app.ui.log_window"], env=env, capture_output=True, text=True)
     assert result.returncode == 1
     assert "cannot open the activity log window" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_allow_and_deny_in_the_details_answer_a_real_held_command(
+    open_window: Callable[..., LogWindow], journal: Journal, paths: AppPaths, home: Path, tmp_path: Path
+) -> None:
+    import anyio
+
+    from app.core import liveness
+    from tests.stdio_client import connect, run
+
+    (tmp_path / "cache").mkdir()
+    tray = liveness.try_hold(paths.tray_lock)
+    window = open_window()
+    result: dict = {}
+
+    async def scenario() -> None:
+        async with connect(home) as client, anyio.create_task_group() as group:
+
+            async def ask() -> None:
+                result.update(await run(client, {"command": "rm -rf cache", "cwd": str(tmp_path)}))
+
+            group.start_soon(ask)
+            while not journal.pending_approvals():
+                await anyio.sleep(0.05)
+            held = journal.pending_approvals()[0].id
+            deadline = time.monotonic() + 5
+            while window.selected_id() != held and time.monotonic() < deadline:
+                window.root.update()
+                window.show_active()
+                await anyio.sleep(0.05)
+            buttons = {b.cget("text"): b for b in window.actions_frame.winfo_children()}
+            buttons["Deny"].invoke()
+
+    try:
+        anyio.run(scenario)
+    finally:
+        tray.release()
+    assert "The user denied this command" in result["error"]
+    assert (tmp_path / "cache").exists()
+    row = journal.recent_commands(limit=1)[0]
+    assert row.decided_by == "user (log window)" and row.status is Status.REFUSED

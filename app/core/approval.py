@@ -99,7 +99,13 @@ async def wait_for_decision(journal: Journal, command_id: int, window_s: float) 
         if version != seen:
             seen = version
             record = journal.get_command(command_id)
-            if record is None or record.decision is not None or not record.status.is_active or journal.is_paused():
+            if (
+                record is None
+                or record.decision is not None
+                or record.stop_requested_at is not None
+                or not record.status.is_active
+                or journal.is_paused()
+            ):
                 return record
         if anyio.current_time() >= deadline:
             return journal.get_command(command_id)

@@ -316,7 +316,7 @@ class CommandService:
         if self.journal.is_paused():
             self._close_hold(confirmation_id, command_id, "host access was paused before the user answered")
             raise CommandRefused(PAUSED_MESSAGE)
-        if record.decision == "denied":
+        if record.decision == "denied" or record.stop_requested_at is not None:  # Stop on a held row = Deny
             self._close_hold(confirmation_id, command_id, f"denied by {record.decided_by or 'the user'}")
             raise CommandRefused(DENIED_MESSAGE)
         if record.decision == "allowed":

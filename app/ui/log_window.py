@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from tkinter import font as tkfont
 from tkinter import messagebox, ttk
 
+from app.core import approval
 from app.core.journal import CommandRecord, Journal, ServerRecord, Status
 from app.core.paths import AppPaths
 from app.ui.log_model import (
@@ -69,6 +70,7 @@ PAUSED_COLOURS = ("#b3261e", "#ffffff", "#fde7e4")
 
 # Another engineer adds Allow/Deny for waiting commands: this callback fills the frame under the
 # details header whenever a waiting command is selected (see issue 5).
+APPROVER = "user (log window)"
 WaitingActions = Callable[[ttk.Frame, CommandRecord, "LogWindow"], None]
 # Asks the user a yes/no question (title, message); tests answer for the user.
 Confirm = Callable[[str, str], bool]
@@ -94,7 +96,7 @@ class LogWindow:
     ) -> None:
         self.root = root
         self.journal = journal
-        self.waiting_actions = waiting_actions
+        self.waiting_actions = waiting_actions or approval_buttons
         self.confirm = confirm
         self.page_size = page_size
         self.model = RowWindow(max_rows=max_rows)
@@ -670,6 +672,20 @@ def build_parser() -> argparse.ArgumentParser:
     # For bench/log_window_open.py: print "ready <seconds>" on stderr once the first rows show.
     parser.add_argument("--report-ready", action="store_true", help=argparse.SUPPRESS)
     return parser
+
+
+def approval_buttons(frame: ttk.Frame, record: CommandRecord, window: LogWindow) -> None:
+    """Allow and Deny for a command held for the user's approval: the same answer as the prompt's."""
+    for child in frame.winfo_children():
+        child.destroy()
+
+    def answer(allowed: bool) -> None:
+        decide = approval.allow if allowed else approval.deny
+        decide(window.journal, record.id, by=APPROVER)
+        window.refresh()
+
+    ttk.Button(frame, text="Allow", command=lambda: answer(True)).pack(side="left", padx=(0, 6))
+    ttk.Button(frame, text="Deny", command=lambda: answer(False)).pack(side="left")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
