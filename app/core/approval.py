@@ -11,16 +11,13 @@ import secrets
 import time
 from enum import Enum
 
-import anyio
-
-from app.core.journal import CommandRecord, Journal
+from app.core.journal import Journal
 
 MODE_SETTING = "approval_mode"
 WINDOW_SETTING = "approval_window_s"
 DEFAULT_APPROVAL_WINDOW_S = 40.0  # clients cancel a call after about 60 s: answer well before
 MAX_APPROVAL_WINDOW_S = 55.0
 HOLD_LIFETIME_S = 300.0  # a held command can be confirmed for 5 minutes
-DECISION_POLL_S = 0.1
 
 
 class ApprovalMode(str, Enum):
@@ -85,28 +82,3 @@ def allow(journal: Journal, command_id: int, by: str = "user") -> bool:
 
 def deny(journal: Journal, command_id: int, by: str = "user") -> bool:
     return journal.decide(command_id, allowed=False, by=by)
-
-
-async def wait_for_decision(journal: Journal, command_id: int, window_s: float) -> CommandRecord | None:
-    """Wait up to `window_s` for the user's answer, the pause switch, or the hold's end.
-
-    Returns the row as it stands then: `decision` is 'allowed', 'denied' or still None.
-    """
-    deadline = anyio.current_time() + window_s
-    seen = -1
-    while True:
-        version = journal.data_version()
-        if version != seen:
-            seen = version
-            record = journal.get_command(command_id)
-            if (
-                record is None
-                or record.decision is not None
-                or record.stop_requested_at is not None
-                or not record.status.is_active
-                or journal.is_paused()
-            ):
-                return record
-        if anyio.current_time() >= deadline:
-            return journal.get_command(command_id)
-        await anyio.sleep(DECISION_POLL_S)

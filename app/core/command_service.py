@@ -26,12 +26,22 @@ from app.core.approval import (
     hold_expiry,
     needs_approval,
     new_confirmation_id,
-    wait_for_decision,
 )
 from app.core.classifier import Tier, classify
 from app.core.errors import CoworkError
 from app.core.executor import CommandSpec, ExecutionResult, StopSignal, run_command
-from app.core.journal import Journal, Outcome, Status
+from app.core.journal import CommandRecord, Journal, Outcome, Status
+from app.core.messages import (
+    CANCEL_REASON,
+    DENIED_MESSAGE,
+    HELD_MESSAGE,
+    NO_APPROVER_MESSAGE,
+    NO_TRAY_MESSAGE,
+    PAUSE_STOP_REASON,
+    PAUSED_MESSAGE,
+    SESSION_BUSY_MESSAGE,
+    USER_STOP_REASON,
+)
 from app.core.paths import AppPaths
 from app.core.shell_session import SCROLLBACK_MAX_LINES, RunningCommand, SessionResult, ShellSession
 
@@ -40,33 +50,8 @@ MAX_TIMEOUT_MS = 600_000  # 10 minutes; clients cancel long before (about 60 s i
 MAX_COMMAND_BYTES = 100 * 1024  # Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN)
 WATCH_INTERVAL_S = 0.2  # how often a busy server looks for pause and Stop in the journal
 SESSION_INTERRUPT_GRACE_S = 0.5
+DECISION_POLL_S = 0.1  # how often a held call looks for the user's answer
 
-PAUSED_MESSAGE = (
-    "Host access is paused by the user in Cowork Terminal, so this command was not run. "
-    "Ask the user to resume host access (tray icon or `cowork-terminal resume`), then try again."
-)
-NO_TRAY_MESSAGE = (
-    "Cowork Terminal is not running on this computer, so host commands are refused: the user must "
-    "be able to see and stop what runs. Ask the user to start the Cowork Terminal app, then try again."
-)
-PAUSE_STOP_REASON = "stopped because the user paused host access"
-USER_STOP_REASON = "stopped by the user"
-CANCEL_REASON = "cancelled by the client (call cancelled or client disconnected)"
-SESSION_BUSY_MESSAGE = (
-    "The shell session is still running an earlier command. Read its output with terminal_read_scrollback, "
-    "answer a prompt with terminal_send_keys, or stop it with terminal_interrupt; or use execute_command."
-)
-DENIED_MESSAGE = "The user denied this command in Cowork Terminal, so it did not run. Do not retry it; ask the user."
-HELD_MESSAGE = (
-    "This command needs the user's approval in Cowork Terminal ({reasons}) and they have not answered yet. "
-    "It is held as confirmation_id {confirmation_id} for {minutes} minutes. Tell the user it is waiting for "
-    "them, then call terminal_confirm with that confirmation_id (it waits for their answer), or "
-    "terminal_cancel to withdraw it."
-)
-NO_APPROVER_MESSAGE = (
-    "This command needs the user's approval ({reasons}), but the Cowork Terminal app is not running, so "
-    "nobody can approve it and it was not run. Ask the user to start Cowork Terminal, or to run it themselves."
-)
 
 
 class CommandRefused(CoworkError):
@@ -502,6 +487,31 @@ class CommandService:
             return
         for command_id in self.journal.stop_requests(list(running)):
             running[command_id].set(USER_STOP_REASON)
+
+
+async def wait_for_decision(journal: Journal, command_id: int, window_s: float) -> CommandRecord | None:
+    """Wait up to `window_s` for the user's answer, the pause switch, or the hold's end.
+
+    Returns the row as it stands then: `decision` is 'allowed', 'denied' or still None.
+    """
+    deadline = anyio.current_time() + window_s
+    seen = -1
+    while True:
+        version = journal.data_version()
+        if version != seen:
+            seen = version
+            record = journal.get_command(command_id)
+            if (
+                record is None
+                or record.decision is not None
+                or record.stop_requested_at is not None
+                or not record.status.is_active
+                or journal.is_paused()
+            ):
+                return record
+        if anyio.current_time() >= deadline:
+            return journal.get_command(command_id)
+        await anyio.sleep(DECISION_POLL_S)
 
 
 def outcome_of(result: ExecutionResult) -> Outcome:

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from app.core.command_service import CANCEL_REASON, PAUSE_STOP_REASON, PAUSED_MESSAGE, USER_STOP_REASON
 from app.core.journal import CommandRecord, ServerRecord, Status
+from app.core.messages import CANCEL_REASON, PAUSE_STOP_REASON, PAUSED_MESSAGE, USER_STOP_REASON
 
 PAGE_SIZE = 200  # rows fetched at open and per scroll step: fills any screen, costs a few ms
 MAX_HELD_ROWS = 2_000  # rows kept in the list at once; scrolling further drops the far end
