@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Builds the Linux release of Cowork Terminal into installer/out/:
+#   dist/cowork-terminal/                           the one-folder PyInstaller bundle
+#   cowork-terminal-VERSION-linux-ARCH.tar.gz       that folder, for any distribution
+#   cowork-terminal_VERSION_ARCH.deb                the bundle in /opt, launcher, icons
+#
+# Usage: installer/build_linux.sh
+# Needs (Debian/Ubuntu): python3 with venv, dpkg-deb, binutils, and for PyGObject's build
+#   apt-get install libgirepository1.0-dev libcairo2-dev pkg-config gir1.2-gtk-3.0 \
+#       gir1.2-ayatanaappindicator3-0.1
+# Environment: BASE_PYTHON (default python3) makes the build venv installer/out/venv;
+# PYTHON=/path/to/python skips that venv and builds with an interpreter that already has the
+# app, PyInstaller and (for a tray with a menu) PyGObject.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="$ROOT/installer/out"
+APP=cowork-terminal
+# Keep in step with the `build` extra in pyproject.toml.
+PYINSTALLER_REQ="pyinstaller==6.22.3"
+# pystray's AppIndicator and GTK backends need PyGObject: without it a Linux tray icon has no
+# menu. 3.51+ needs girepository-2.0 (GLib 2.80), newer than Debian 12 and Ubuntu 22.04 have.
+PYGOBJECT_REQ="PyGObject>=3.42,<3.51"
+# The one icon size list for the hicolor theme: every size assets/make_icons.py writes.
+ICON_SIZES=(16 22 24 32 48 64 128 256 512)
+
+# Files in the .deb must not be group/world-writable whatever the caller's umask is.
+umask 022
+
+log() { printf '%s\n' "build_linux: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+command -v dpkg-deb >/dev/null || die "dpkg-deb not found (apt-get install dpkg)"
+
+if [[ -z "${PYTHON:-}" ]]; then
+    # A venv of the build's own: the bundle gets exactly the app's dependencies plus PyGObject,
+    # and the developer's venv keeps pystray's plain backend choice for its tests.
+    pkg-config --exists gobject-introspection-1.0 cairo 2>/dev/null ||
+        die "PyGObject cannot be built: apt-get install libgirepository1.0-dev libcairo2-dev pkg-config gir1.2-gtk-3.0 gir1.2-ayatanaappindicator3-0.1"
+    VENV="$OUT/venv"
+    [[ -x "$VENV/bin/python" ]] || "${BASE_PYTHON:-python3}" -m venv "$VENV"
+    log "build venv $VENV"
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+        -e "$ROOT" "$PYINSTALLER_REQ" "$PYGOBJECT_REQ"
+    PYTHON="$VENV/bin/python"
+fi
+"$PYTHON" -c 'import PyInstaller' 2>/dev/null || die "PyInstaller is not installed for $PYTHON"
+"$PYTHON" -c 'import gi' 2>/dev/null ||
+    log "warning: no PyGObject in $PYTHON: the tray icon of this bundle will have no menu"
+
+VERSION="$("$PYTHON" -c 'import app; print(app.__version__)')"
+# PEP 440 pre-releases (1.0.0rc1, 1.0.0.dev3) must sort before the release in dpkg, which is what
+# the Debian '~' means.
+DEB_VERSION="$(printf '%s' "$VERSION" | sed -E 's/\.?(dev|a|b|rc)([0-9]+)/~\1\2/')"
+DEB_ARCH="$(dpkg --print-architecture)"
+TAR_ARCH="$(uname -m)"
+BUNDLE="$OUT/dist/$APP"
+
+log "PyInstaller bundle of $APP $VERSION"
+# --clean: a stale analysis cache once hid a module that had moved; the full build takes ~30 s.
+"$PYTHON" -m PyInstaller --noconfirm --clean --log-level WARN \
+    --distpath "$OUT/dist" --workpath "$OUT/build" "$ROOT/installer/$APP.spec"
+# A bundle that cannot even print its version is broken (missing module, bad bootloader).
+"$BUNDLE/$APP" --version >/dev/null || die "the frozen executable does not start"
+
+log "archive"
+TARBALL="$OUT/$APP-$VERSION-linux-$TAR_ARCH.tar.gz"
+# Numeric root ownership: unpacking as root must not create files owned by the build user.
+tar -C "$OUT/dist" --owner=0 --group=0 --numeric-owner -czf "$TARBALL" "$APP"
+
+log ".deb"
+STAGE="$OUT/deb-root"
+rm -rf "$STAGE"
+mkdir -p "$STAGE/DEBIAN" "$STAGE/opt" "$STAGE/usr/bin" "$STAGE/usr/share/applications" \
+    "$STAGE/usr/share/doc/$APP"
+cp -a "$BUNDLE" "$STAGE/opt/$APP"
+# Absolute: Debian policy wants symlinks between top-level directories absolute. The bootloader
+# finds its _internal/ through /proc/self/exe, so starting it through the link works.
+ln -s "/opt/$APP/$APP" "$STAGE/usr/bin/$APP"
+install -m 0644 "$ROOT/installer/linux/$APP.desktop" "$STAGE/usr/share/applications/$APP.desktop"
+for size in "${ICON_SIZES[@]}"; do
+    icon="$ROOT/assets/generated/png/app-$size.png"
+    [[ -f "$icon" ]] || die "missing $icon (python assets/make_icons.py)"
+    install -D -m 0644 "$icon" "$STAGE/usr/share/icons/hicolor/${size}x${size}/apps/$APP.png"
+done
+cat >"$STAGE/usr/share/doc/$APP/copyright" <<EOF
+Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: Cowork Terminal
+
+Files: *
+Copyright: Cowork Terminal developers
+License: MIT
+Comment: /opt/$APP/_internal holds the Python runtime and the libraries the app uses, each
+ under its own license (Python: PSF-2.0; see each *.dist-info folder there).
+EOF
+chmod -R u+rwX,go+rX,go-w "$STAGE"
+
+# Depends: PyInstaller carries Python and every library the app loads, except glibc and the few
+# that must match the machine's graphics stack (libxcb, libGL, libwayland-*). So the package
+# depends on exactly those: the owners of each needed library that is not in the bundle, and
+# libc6 at least as new as the newest glibc symbol version the bundle uses. (dpkg-shlibdeps
+# would also list every bundled library's system package: GTK, OpenSSL, ... for nothing.)
+bundle_depends() {
+    local bundle="$1" elf lib path pkg glibc
+    local -a elfs
+    local -A bundled=() wanted=()
+    mapfile -t elfs < <(find "$bundle" -type f \( -name '*.so*' -o -perm -u+x \) \
+        -exec sh -c 'head -c 4 "$1" | grep -q ELF' _ {} \; -print)
+    while IFS= read -r lib; do bundled["$lib"]=1; done < <(find "$bundle" \( -type f -o -type l \) -printf '%f\n')
+    glibc="$(for elf in "${elfs[@]}"; do objdump -T "$elf" 2>/dev/null; done |
+        grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n 1)"
+    [[ -n "$glibc" ]] || return 1
+    while IFS= read -r lib; do
+        [[ -n "${bundled[$lib]:-}" || "$lib" == libc.so.6 || "$lib" == ld-linux* ]] && continue
+        path="$(ldconfig -p | awk -v lib="$lib" '$1 == lib && /x86-64|AArch64|64bit/ {print $NF; exit}')"
+        [[ -n "$path" ]] || die "$lib is needed by the bundle but not installed here, so its package is unknown"
+        pkg="$(dpkg-query -S "*/$(basename "$(realpath "$path")")" 2>/dev/null | head -n 1 | cut -d: -f1)"
+        [[ -n "$pkg" ]] || die "no package owns $path (needed by the bundle)"
+        [[ "$pkg" == libc6 ]] || wanted["$pkg"]=1
+    done < <(for elf in "${elfs[@]}"; do readelf -d "$elf" 2>/dev/null; done |
+        sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u)
+    printf 'libc6 (>= %s)' "$glibc"
+    for pkg in $(printf '%s\n' "${!wanted[@]}" | sort); do printf ', %s' "$pkg"; done
+}
+command -v objdump >/dev/null && command -v readelf >/dev/null || die "objdump/readelf not found (apt-get install binutils)"
+depends="$(bundle_depends "$STAGE/opt/$APP")" || die "could not work out the package dependencies"
+log "Depends: $depends"
+
+installed_kb="$(du -sk --exclude=DEBIAN "$STAGE" | cut -f1)"
+cat >"$STAGE/DEBIAN/control" <<EOF
+Package: $APP
+Version: $DEB_VERSION
+Architecture: $DEB_ARCH
+Maintainer: Cowork Terminal developers <noreply@cowork-terminal.invalid>
+Installed-Size: $installed_kb
+Depends: $depends
+Suggests: gnome-shell-extension-appindicator
+Section: utils
+Priority: optional
+Description: let Claude run commands on this computer while you stay in charge
+ A tray app and a local MCP server: Claude Desktop, Cowork and Claude Code run
+ bash commands on this machine through it, and the tray shows what runs,
+ pauses access with one click and writes Claude's config for you.
+EOF
+# No maintainer scripts: the icon cache and the desktop database are refreshed by the dpkg file
+# triggers of hicolor-icon-theme and desktop-file-utils when files land in their folders.
+
+command -v desktop-file-validate >/dev/null &&
+    desktop-file-validate "$STAGE/usr/share/applications/$APP.desktop"
+
+DEB="$OUT/${APP}_${DEB_VERSION}_${DEB_ARCH}.deb"
+dpkg-deb --build --root-owner-group "$STAGE" "$DEB" >/dev/null
+
+log "done:"
+du -sh "$BUNDLE" "$TARBALL" "$DEB" >&2

@@ -1,0 +1,335 @@
+"""The frozen app and its installers, built for real on this machine (slow: minutes, not seconds).
+
+Run with `pytest -m slow tests/test_installers.py`. installer/build_linux.sh builds the one-folder
+bundle, its archive and the .deb once; a build newer than every file it is made from is reused.
+Then the frozen executable serves MCP over stdio to the SDK's client, its tray starts under Xvfb
+and quits, the .deb is installed into a temporary root with dpkg, and the Windows installer
+script is compiled by Debian's makensis against a stand-in payload.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from app import __version__
+from app.core.paths import HOME_ENV
+
+ROOT = Path(__file__).resolve().parents[1]
+INSTALLER = ROOT / "installer"
+OUT = INSTALLER / "out"
+APP = "cowork-terminal"
+BUNDLE = OUT / "dist" / APP
+EXE = BUNDLE / APP
+# What the Linux build is made from: any of these newer than the .deb means rebuild.
+BUILD_SOURCES = (
+    "app",
+    "assets/generated",
+    "installer/entry.py",
+    "installer/cowork-terminal.spec",
+    "installer/build_linux.sh",
+    "installer/linux",
+    "pyproject.toml",
+)
+ICON_SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)
+
+# A first build also makes the build venv and compiles PyGObject: about 2.5 min here; a rebuild
+# with the venv in place about 1.5 min. The limit leaves room for a slower machine.
+BUILD_TIMEOUT_S = 900
+SERVE_TIMEOUT_S = 60
+TRAY_START_TIMEOUT_S = 30
+TRAY_QUIT_TIMEOUT_S = 15
+TOOL_TIMEOUT_S = 30
+POLL_S = 0.2
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="builds and installs the Linux bundle"),
+    # The default per-test limit (120 s) would end the module's first test in the middle of the build.
+    pytest.mark.timeout(BUILD_TIMEOUT_S + 120),
+]
+
+
+@dataclass(frozen=True)
+class LinuxBuild:
+    exe: Path
+    tarball: Path
+    deb: Path
+
+
+def _newest_mtime(paths: list[Path]) -> float:
+    newest = 0.0
+    for path in paths:
+        files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
+        for file in files:
+            if "__pycache__" not in file.parts:  # written by every test run, not a build input
+                newest = max(newest, file.stat().st_mtime)
+    return newest
+
+
+def _artefacts() -> LinuxBuild | None:
+    debs = sorted(OUT.glob(f"{APP}_*.deb"), key=lambda p: p.stat().st_mtime)
+    tarballs = sorted(OUT.glob(f"{APP}-*-linux-*.tar.gz"), key=lambda p: p.stat().st_mtime)
+    if not (debs and tarballs and EXE.is_file()):
+        return None
+    return LinuxBuild(exe=EXE, tarball=tarballs[-1], deb=debs[-1])
+
+
+def _require_tool(name: str, package: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        # CI installs every tool these tests use; on a developer's machine say what is missing.
+        pytest.fail(f"{name} is not installed: apt-get install {package}")
+    return path
+
+
+@pytest.fixture(scope="module")
+def linux_build() -> LinuxBuild:
+    built = _artefacts()
+    sources = [ROOT / s for s in BUILD_SOURCES]
+    if built is not None and min(built.deb.stat().st_mtime, built.exe.stat().st_mtime) > _newest_mtime(sources):
+        return built
+    env = {k: v for k, v in os.environ.items() if k != "PYTHON"}  # let the script use its own build venv
+    result = subprocess.run(
+        ["bash", str(INSTALLER / "build_linux.sh")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False,
+    )  # fmt: skip
+    if result.returncode != 0:
+        pytest.fail(f"installer/build_linux.sh failed ({result.returncode}):\n{result.stderr[-4000:]}")
+    built = _artefacts()
+    assert built is not None, "the build script succeeded but its outputs are missing"
+    return built
+
+
+# --- the frozen executable --------------------------------------------------------------------
+
+
+def frozen_server(home: Path, extra_env: dict[str, str] | None = None) -> StdioServerParameters:
+    # The SDK's stdio client passes only a few variables on by default: give the child its home
+    # (and nothing of the test's own) explicitly.
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "USER", "LOGNAME", "SHELL")}
+    env[HOME_ENV] = str(home)
+    env.update(extra_env or {})
+    return StdioServerParameters(command=str(EXE), args=["serve", "--headless"], env=env)
+
+
+async def run_through_frozen_serve(home: Path, command: str, mode: str) -> dict:
+    with anyio.fail_after(SERVE_TIMEOUT_S):
+        async with Client(frozen_server(home), mode=mode) as client:
+            result = await client.call_tool("execute_command", {"command": command})
+    assert not result.is_error, result.content
+    return result.structured_content
+
+
+def test_frozen_executable_reports_the_package_version(linux_build: LinuxBuild) -> None:
+    # The version comes from installed metadata, which the spec must copy into the bundle.
+    out = subprocess.run([str(linux_build.exe), "--version"], capture_output=True, text=True, timeout=30, check=True)
+    assert out.stdout.strip() == f"{APP} {__version__}"
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_frozen_serve_runs_a_command_for_the_sdk_client_over_stdio(
+    linux_build: LinuxBuild, tmp_path: Path, mode: str
+) -> None:
+    result = anyio.run(run_through_frozen_serve, tmp_path / "home", "echo ok", mode)
+    assert result["stdout"] == "ok\n"
+    assert result["exitCode"] == 0
+    assert not result["timedOut"]
+
+
+def test_commands_run_by_frozen_serve_see_no_variable_pointing_into_the_bundle(
+    linux_build: LinuxBuild, tmp_path: Path
+) -> None:
+    # The bootloader sets LD_LIBRARY_PATH to the bundle and runtime hooks set TCL_LIBRARY,
+    # GI_TYPELIB_PATH, XDG_DATA_DIRS... there: a user's git or python must not load our copies.
+    result = anyio.run(run_through_frozen_serve, tmp_path / "home", "env", "legacy")
+    leaked = [line for line in result["stdout"].splitlines() if str(BUNDLE) in line]
+    assert leaked == []
+
+
+def test_frozen_log_window_and_tray_toolkits_are_in_the_bundle(linux_build: LinuxBuild) -> None:
+    internal = BUNDLE / "_internal"
+    assert (internal / "_tcl_data").is_dir() and (internal / "_tk_data").is_dir(), "Tk's scripts are missing"
+    # PyGObject with GTK and AppIndicator: pystray's backend with a menu on Linux.
+    assert (internal / "gi_typelibs" / "AyatanaAppIndicator3-0.1.typelib").is_file()
+    assert (internal / "app" / "ui" / "icons" / "idle-64.png").is_file(), "the tray's icons are missing"
+
+
+@pytest.mark.xfail(
+    reason="tray bug: with no notification daemon on the session bus, pystray's GTK/AppIndicator stop "
+    "raises (notify_dbus.hide: org.freedesktop.Notifications unknown) out of Icon.run(), so the tray "
+    "exits 1 with a traceback or hangs past `tray --quit`; remove this marker once app/ui/tray.py "
+    "handles it",
+    strict=False,
+)
+def test_frozen_tray_starts_under_xvfb_and_quits_when_asked(
+    linux_build: LinuxBuild, tmp_path: Path, display: str
+) -> None:
+    dbus_run_session = _require_tool("dbus-run-session", "dbus")
+    home = tmp_path / "home"
+    env = {**os.environ, HOME_ENV: str(home), "DISPLAY": display}
+    # A desktop session always has a session bus; AppIndicator talks to the panel over it.
+    tray = subprocess.Popen(
+        [dbus_run_session, "--", str(linux_build.exe), "tray", "--verbose"],
+        env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        status = _wait_for_tray(linux_build.exe, env, tray)
+        assert status["tray_running"], status
+        quit_result = subprocess.run(
+            [str(linux_build.exe), "tray", "--quit"], env=env, capture_output=True, text=True,
+            timeout=TRAY_QUIT_TIMEOUT_S, check=False,
+        )  # fmt: skip
+        assert quit_result.returncode == 0, quit_result.stderr
+        _, stderr = tray.communicate(timeout=TRAY_QUIT_TIMEOUT_S)
+    finally:
+        if tray.poll() is None:
+            tray.kill()
+            tray.wait()
+    assert "Traceback" not in stderr, stderr
+    assert tray.returncode == 0, stderr
+    assert "backend appindicator" in (home / "logs" / "tray.log").read_text(), "the bundle fell back to xorg"
+
+
+def _wait_for_tray(exe: Path, env: dict[str, str], tray: subprocess.Popen) -> dict:
+    deadline = time.monotonic() + TRAY_START_TIMEOUT_S
+    status: dict = {}
+    while time.monotonic() < deadline:
+        if tray.poll() is not None:
+            pytest.fail(f"the tray exited at start ({tray.returncode}):\n{tray.stderr.read()}")
+        out = subprocess.run([str(exe), "status", "--json"], env=env, capture_output=True, text=True, timeout=30)
+        if out.returncode == 0:
+            status = json.loads(out.stdout)
+            if status.get("tray_running"):
+                return status
+        time.sleep(POLL_S)
+    pytest.fail(f"the tray did not report itself running within {TRAY_START_TIMEOUT_S} s: {status}")
+
+
+# --- the archive and the .deb ------------------------------------------------------------------
+
+
+def test_archive_holds_the_bundle_owned_by_root(linux_build: LinuxBuild) -> None:
+    with tarfile.open(linux_build.tarball) as archive:
+        members = {m.name: m for m in archive.getmembers()}
+    exe = members[f"{APP}/{APP}"]
+    assert exe.mode & 0o111, "the executable lost its execute bits"
+    assert {(m.uid, m.gid) for m in members.values()} == {(0, 0)}
+
+
+def test_deb_declares_what_a_desktop_needs(linux_build: LinuxBuild) -> None:
+    def field(name: str) -> str:
+        return subprocess.run(
+            ["dpkg-deb", "--field", str(linux_build.deb), name], capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    assert field("Package") == APP
+    assert field("Version").startswith(__version__.split(".dev")[0].split("+")[0])
+    # The bundle carries everything but glibc and the graphics-stack libraries it must share.
+    depends = field("Depends")
+    assert depends.startswith("libc6 (>= 2.")
+    assert "libgtk" not in depends and "python3" not in depends, "a bundled library became a dependency"
+
+
+def test_deb_installs_into_a_temporary_root_and_removes_cleanly(linux_build: LinuxBuild, tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    admin = root / "var" / "lib" / "dpkg"
+    for folder in (admin / "info", admin / "updates"):
+        folder.mkdir(parents=True)
+    (admin / "status").touch()
+    dpkg = [
+        "dpkg", f"--root={root}", f"--log={tmp_path / 'dpkg.log'}",
+        # An empty package database: libc6 and friends are "missing" there, not on the machine.
+        "--force-depends", "--force-not-root", "--force-script-chrootless",
+    ]  # fmt: skip
+    subprocess.run([*dpkg, "--install", str(linux_build.deb)], capture_output=True, text=True, check=True)
+
+    exe = root / "opt" / APP / APP
+    assert exe.is_file() and os.access(exe, os.X_OK)
+    link = root / "usr" / "bin" / APP
+    assert link.is_symlink() and os.readlink(link) == f"/opt/{APP}/{APP}"
+    desktop = root / "usr" / "share" / "applications" / f"{APP}.desktop"
+    validate = subprocess.run(
+        [_require_tool("desktop-file-validate", "desktop-file-utils"), str(desktop)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert validate.returncode == 0 and not validate.stdout.strip(), validate.stdout + validate.stderr
+    entry = desktop.read_text()
+    assert f"Exec={APP}\n" in entry and f"Icon={APP}\n" in entry
+    for size in ICON_SIZES:
+        assert (root / "usr" / "share" / "icons" / "hicolor" / f"{size}x{size}" / "apps" / f"{APP}.png").is_file()
+    assert (root / "usr" / "share" / "doc" / APP / "copyright").is_file()
+    installed = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=30, check=True)
+    assert installed.stdout.strip() == f"{APP} {__version__}"
+
+    subprocess.run([*dpkg, "--purge", APP], capture_output=True, text=True, check=True)
+    assert not (root / "opt" / APP).exists() and not link.is_symlink() and not desktop.exists()
+
+
+# --- Windows -----------------------------------------------------------------------------------
+
+
+def test_nsis_script_compiles_against_a_stand_in_payload(tmp_path: Path) -> None:
+    makensis = _require_tool("makensis", "nsis")
+    payload = tmp_path / "payload"
+    (payload / "_internal").mkdir(parents=True)
+    (payload / f"{APP}.exe").write_bytes(b"MZ stand-in")
+    (payload / "_internal" / "python3.dll").write_bytes(b"stand-in")
+    setup = tmp_path / f"CoworkTerminal-{__version__}-setup.exe"
+    # -WX: a warning (an unused variable, a page that cannot work) is as bad as an error.
+    result = subprocess.run(
+        [makensis, "-V2", "-WX", f"-DVERSION={__version__}", f"-DPAYLOAD={payload}", f"-DOUTFILE={setup}",
+         str(INSTALLER / "windows" / "cowork-terminal.nsi")],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert setup.read_bytes()[:2] == b"MZ"
+
+
+NSIS_SCRIPT = INSTALLER / "windows" / "cowork-terminal.nsi"
+
+
+def _nsis_define(name: str) -> str:
+    match = re.search(rf'^!define {name} "(.*)"$', NSIS_SCRIPT.read_text(), re.MULTILINE)
+    assert match, f"{name} is not defined in {NSIS_SCRIPT.name}"
+    return match.group(1)
+
+
+def test_nsis_start_at_login_value_is_the_one_the_tray_writes() -> None:
+    # Otherwise the tray's "Start at login" shows unticked after the installer turned it on, and
+    # turning it off leaves the installer's value behind.
+    from app.core import autostart
+
+    install_dir = r"C:\Users\Ann Lee\AppData\Local\Programs\Cowork Terminal"
+    exe = rf"{install_dir}\{_nsis_define('APP_EXE')}"
+    written = re.search(r'WriteRegStr HKCU "\$\{RUN_KEY\}" "\$\{RUN_VALUE\}" \'(.*)\'', NSIS_SCRIPT.read_text())
+    assert written, "the installer no longer writes the Run value"
+    data = written.group(1).replace("$INSTDIR", install_dir).replace("${APP_EXE}", _nsis_define("APP_EXE"))
+    assert _nsis_define("RUN_VALUE") == autostart.RUN_VALUE
+    assert "HKCU\\" + _nsis_define("RUN_KEY") == autostart.RUN_KEY
+    assert data == autostart.windows_command_line(autostart.launch_command(True, exe))
+
+
+def test_nsis_git_bash_check_looks_where_the_app_looks() -> None:
+    from app.core.bash_resolver import bash_candidates
+
+    environ = {"ProgramFiles": r"C:\PF64", "ProgramFiles(x86)": r"C:\PF32", "LOCALAPPDATA": r"C:\LAD"}
+    nsis_vars = {"$PROGRAMFILES64": r"C:\PF64", "$PROGRAMFILES32": r"C:\PF32", "$LOCALAPPDATA": r"C:\LAD"}
+    checked = []
+    for path in re.findall(r'!insertmacro TRY_BASH "(\$[A-Z0-9]+\\[^"]+)"', NSIS_SCRIPT.read_text()):
+        variable, rest = path.split("\\", 1)
+        checked.append(nsis_vars[variable] + "\\" + rest)
+    assert checked == bash_candidates("win32", environ)
