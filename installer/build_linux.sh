@@ -31,6 +31,9 @@ log() { printf '%s\n' "build_linux: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 command -v dpkg-deb >/dev/null || die "dpkg-deb not found (apt-get install dpkg)"
+for tool in objdump readelf; do  # read the bundle's ELF files to work out the .deb's Depends
+    command -v "$tool" >/dev/null || die "$tool not found (apt-get install binutils)"
+done
 
 if [[ -z "${PYTHON:-}" ]]; then
     # A venv of the build's own: the bundle gets exactly the app's dependencies plus PyGObject,
@@ -122,7 +125,6 @@ bundle_depends() {
     printf 'libc6 (>= %s)' "$glibc"
     for pkg in $(printf '%s\n' "${!wanted[@]}" | sort); do printf ', %s' "$pkg"; done
 }
-command -v objdump >/dev/null && command -v readelf >/dev/null || die "objdump/readelf not found (apt-get install binutils)"
 depends="$(bundle_depends "$STAGE/opt/$APP")" || die "could not work out the package dependencies"
 log "Depends: $depends"
 

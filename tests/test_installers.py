@@ -52,6 +52,7 @@ BUILD_TIMEOUT_S = 900
 SERVE_TIMEOUT_S = 60
 TRAY_START_TIMEOUT_S = 30
 TRAY_QUIT_TIMEOUT_S = 15
+WINDOW_UP_S = 3.0  # a window that fails (no Tcl scripts, no display) exits well within this
 TOOL_TIMEOUT_S = 30
 POLL_S = 0.2
 
@@ -166,6 +167,23 @@ def test_frozen_log_window_and_tray_toolkits_are_in_the_bundle(linux_build: Linu
     # PyGObject with GTK and AppIndicator: pystray's backend with a menu on Linux.
     assert (internal / "gi_typelibs" / "AyatanaAppIndicator3-0.1.typelib").is_file()
     assert (internal / "app" / "ui" / "icons" / "idle-64.png").is_file(), "the tray's icons are missing"
+
+
+def test_frozen_log_window_opens_under_xvfb(linux_build: LinuxBuild, tmp_path: Path, display: str) -> None:
+    # Tk in the bundle: its scripts (TCL_LIBRARY from the runtime hook), libtk and the fonts.
+    env = {**os.environ, HOME_ENV: str(tmp_path / "home"), "DISPLAY": display}
+    window = subprocess.Popen(
+        [str(linux_build.exe), "log-window"],
+        env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        time.sleep(WINDOW_UP_S)
+        alive = window.poll() is None
+    finally:
+        window.terminate()
+        _, stderr = window.communicate(timeout=TRAY_QUIT_TIMEOUT_S)
+    assert alive, f"the log window exited at start ({window.returncode}):\n{stderr}"
+    assert "Traceback" not in stderr, stderr
 
 
 @pytest.mark.xfail(
