@@ -289,3 +289,20 @@ def test_resolving_on_this_machine_uses_the_login_shell_when_opted_in(
     assert resolve_base_environment()["PATH"] == FAKE_LOGIN_PATH
     monkeypatch.setenv(LOGIN_SHELL_ENV, "0")
     assert resolve_base_environment()["PATH"] != FAKE_LOGIN_PATH
+
+
+def test_a_path_list_the_bundle_prepended_to_keeps_the_users_own_entries() -> None:
+    bundle = "/opt/cowork-terminal/_internal"
+    env = strip_own_variables(
+        {
+            "XDG_DATA_DIRS": f"{bundle}/share:/usr/local/share:/usr/share",
+            "GI_TYPELIB_PATH": f"{bundle}/gi_typelibs",
+            "PATH": f"{bundle}:/usr/bin",
+            "HOME": "/home/ada",
+        },
+        bundle_dir=bundle,
+    )
+    assert env["XDG_DATA_DIRS"] == "/usr/local/share:/usr/share"
+    assert "GI_TYPELIB_PATH" not in env
+    assert env["PATH"] == "/usr/bin"
+    assert env["HOME"] == "/home/ada"

@@ -240,9 +240,17 @@ def strip_own_variables(environ: Mapping[str, str], bundle_dir: str | None = Non
                 env[name] = os.pathsep.join(kept)
             else:
                 del env[name]
-    if "PATH" in env:
-        env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if not inside(p))
-    return {key: value for key, value in env.items() if not inside(value)}
+    cleaned: dict[str, str] = {}
+    for key, value in env.items():
+        # A list of paths (PATH, XDG_DATA_DIRS, ...) loses only the bundle's entries that a
+        # runtime hook put in front; a variable that is nothing but a bundle path goes away.
+        parts = value.split(os.pathsep)
+        kept = [p for p in parts if not inside(p)]
+        if len(kept) == len(parts):
+            cleaned[key] = value
+        elif any(kept) or key == "PATH":
+            cleaned[key] = os.pathsep.join(kept)
+    return cleaned
 
 
 def _with_fallback_path(env: dict[str, str], platform: str, is_dir: Callable[[str], bool]) -> dict[str, str]:
