@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from app.core import classifier
-from app.core.classifier import Classification, Tier, classify
+from app.core.classifier import Classification, Tier, analyzer, classify
 
 CORPUS = Path(__file__).parent / "data" / "command_tiers.tsv"
 HOME = os.path.expanduser("~")
@@ -171,7 +171,7 @@ def test_internal_failure_asks_instead_of_letting_the_command_through(monkeypatc
     def broken(self: object) -> None:
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(classifier._Analyzer, "run", broken)
+    monkeypatch.setattr(analyzer._Analyzer, "run", broken)
     result = classify("ls")
     assert result.tier is Tier.DESTRUCTIVE
     assert result.reasons == ("cannot tell what runs: the classifier failed on this command",)

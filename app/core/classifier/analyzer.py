@@ -1,0 +1,397 @@
+"""The analysis: walks the tree of one parsed text and sends every simple command to its rule."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .files import _FileRules
+from .findings import (
+    MAX_COMMAND_CHARS,
+    MAX_NODES,
+    MAX_SHELL_NESTING,
+    MAX_TREE_DEPTH,
+    TOUCHES_APP_DATA,
+    D,
+    M,
+    S,
+    Tier,
+    _Report,
+    _snip,
+)
+from .git import _GitRules
+from .machine import _MachineRules
+from .options import _command_name
+from .packages import _PackageRules
+from .parser import _parser
+from .protected import _home, _Protected
+from .readers import _ReaderRules
+from .services import _ServiceRules
+from .shells import _ShellRules
+from .stdin import _PIPE, _Stdin
+from .tables import (
+    _BLOCK_DEVICE,
+    _DISK_ERASE,
+    _HARMLESS_DEVICES,
+    _INLINE_CODE_FLAGS,
+    _JS_PACKAGE_MANAGERS,
+    _PACKAGE_MANAGERS,
+    _PERL,
+    _POWER,
+    _PRIVILEGE,
+    _PYTHON,
+    _SAFE,
+    _SHELLS,
+    _SPECIAL_VARIABLES,
+    _WRITERS,
+)
+from .words import _EXPANSIONS, _WORDISH, _ansi_c, _double_quoted, _Word, _WordBuilder
+from .wrappers import _WrapperRules
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+
+class _Analyzer(
+    _WrapperRules, _ShellRules, _FileRules, _MachineRules, _GitRules, _PackageRules, _ServiceRules, _ReaderRules
+):
+    """Walks one parsed text; strings that bash would run again get an _Analyzer of their own."""
+
+    def __init__(self, text: str, report: _Report, protected: _Protected, nesting: int) -> None:
+        self.text = text
+        self.src = text.encode("utf-8", "surrogatepass")
+        self.report = report
+        self.protected = protected
+        self.nesting = nesting
+        self.home = _home()
+        self.too_big = False
+        self.cwd: str | None = None  # known after a literal `cd` earlier in this text
+
+    def add(self, tier: Tier, reason: str) -> None:
+        self.report.add(tier, reason)
+
+    # ---- entry points
+
+    def run(self) -> None:
+        tree = _parser().parse(self.src)
+        root = tree.root_node
+        if root.has_error:
+            self.add(D, "cannot tell what runs: the command does not parse as bash")
+        self.walk(root, None, 0)
+
+    def sub_script(self, text: str, what: str) -> None:
+        """Analyse code that bash (or a wrapper) would itself parse and run."""
+        if self.nesting >= MAX_SHELL_NESTING:
+            self.add(D, f"cannot tell what runs: {what} nested too deeply to check")
+            return
+        if self.protected.mentioned_in(text):
+            self.add(D, TOUCHES_APP_DATA)
+        if len(text) > MAX_COMMAND_CHARS:
+            self.add(D, "cannot tell what runs: the command is too long to check")
+            return
+        _Analyzer(text, self.report, self.protected, self.nesting + 1).run()
+
+    # ---- tree walking
+
+    def node_text(self, node: Node) -> str:
+        return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def walk(self, node: Node, stdin: _Stdin | None, depth: int) -> None:
+        self.report.nodes += 1
+        if self.report.nodes > MAX_NODES or depth > MAX_TREE_DEPTH:
+            if not self.too_big:
+                self.too_big = True
+                self.add(D, "cannot tell what runs: the command is too large or deeply nested to check")
+            return
+        kind = node.type
+        if kind == "command":
+            self.command(node, stdin, depth, extra=[], outer_redirects=[])
+        elif kind == "redirected_statement":
+            self.redirected(node, stdin, depth)
+        elif kind == "pipeline":
+            self.pipeline(node, stdin, depth)
+        elif kind == "comment":
+            return
+        else:
+            if kind == "variable_assignment":
+                self.assignment(node)
+            elif kind in _WORDISH:
+                self.check_word(self.word([node]))
+            inner = stdin
+            if kind == "process_substitution":
+                inner = _PIPE if self.node_text(node).startswith(">(") else None
+            elif kind == "command_substitution":
+                inner = stdin if stdin is _PIPE else None
+            for child in node.children:
+                self.walk(child, inner, depth + 1)
+
+    def pipeline(self, node: Node, stdin: _Stdin | None, depth: int) -> None:
+        previous: Node | None = None
+        fed = stdin
+        for child in node.children:
+            if child.type in ("|", "|&"):
+                fed = self.pipe_source(previous)
+                continue
+            self.walk(child, fed, depth + 1)
+            previous = child
+
+    def pipe_source(self, previous: Node | None) -> _Stdin:
+        """What flows through a pipe: known only after `echo` of literal words."""
+        if previous is not None and previous.type == "command":
+            words = self.command_words(previous)
+            if words and words[0].value is not None and _command_name(words[0].value) == "echo":
+                values = [w.literal for w in words[1:]]
+                if all(v is not None and not v.startswith("-") for v in values):
+                    return _Stdin("text", " ".join(v for v in values if v is not None))
+        return _PIPE
+
+    def redirected(self, node: Node, stdin: _Stdin | None, depth: int) -> None:
+        body = node.child_by_field_name("body")
+        redirects = self.collect_redirects(node)
+        extra: list[Node] = []
+        starts = {r.start_byte for r in redirects}
+        for r in redirects:
+            if r.type == "file_redirect":
+                # tree-sitter reads `> f 0>&1` as `> f 0` + `>&1`: a number touching a redirect is its fd.
+                extra.extend(
+                    d for d in r.children_by_field_name("destination")[1:]
+                    if not (d.type == "number" and d.end_byte in starts)
+                )
+        fed = self.redirect_stdin(redirects) or stdin
+        if body is not None and body.type == "command":
+            self.command(body, fed, depth + 1, extra=extra, outer_redirects=redirects)
+        else:
+            if body is not None:
+                self.walk(body, fed, depth + 1)
+            if extra:  # tree-sitter puts `>f a b` words in the redirect; bash would run `a b`
+                self.argv(self.group_words(extra), fed, bulk=False, depth=depth)
+            self.check_redirects(redirects)
+        for r in node.children:
+            if body is None or r.id != body.id:  # py-tree-sitter makes a new Node object on each access
+                self.walk(r, None, depth + 1)
+
+    def collect_redirects(self, node: Node) -> list[Node]:
+        found: list[Node] = []
+        for child in node.children:
+            if child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+                found.append(child)
+                if child.type == "heredoc_redirect":
+                    found.extend(c for c in child.children if c.type == "file_redirect")
+        return found
+
+    def redirect_stdin(self, redirects: list[Node]) -> _Stdin | None:
+        fed: _Stdin | None = None
+        for r in redirects:
+            if r.type == "heredoc_redirect":
+                body = next((c for c in r.children if c.type == "heredoc_body"), None)
+                text = self.node_text(body) if body is not None else ""
+                expands = body is not None and any(c.type in _EXPANSIONS for c in body.children)
+                fed = _Stdin("unknown" if expands else "text", text, "a heredoc with expansions")
+            elif r.type == "herestring_redirect":
+                parts = [c for c in r.children if c.type != "<<<"]
+                w = self.word(parts) if parts else _Word("", "", "")
+                if w.literal is None:
+                    fed = _Stdin("unknown", "", "a here-string with expansions")
+                else:
+                    fed = _Stdin("text", w.literal)
+            elif r.type == "file_redirect" and self.redirect_operator(r) == "<":
+                dest = r.children_by_field_name("destination")
+                source = self.word(dest[:1])
+                if source.procsub or source.value is None:
+                    fed = _Stdin("unknown", "", f"the output of {_snip(source.source)}")
+                else:
+                    fed = _Stdin("file", source=source.source)
+        return fed
+
+    def redirect_operator(self, r: Node) -> str:
+        for c in r.children:
+            if not c.is_named:
+                return c.type
+        return ""
+
+    def check_redirects(self, redirects: list[Node]) -> None:
+        for r in redirects:
+            if r.type != "file_redirect":
+                continue
+            op = self.redirect_operator(r)
+            dest = r.children_by_field_name("destination")
+            if not dest or op in ("<", "<&"):
+                continue
+            target = self.word([dest[0]])
+            if op in (">&", "<&") and re.fullmatch(r"\d+-?|-", target.value or ""):
+                continue  # 2>&1, >&- : file descriptors, not files
+            self.check_word(target)
+            if target.value is None:
+                self.add(M, f"writes to a file named by an expansion: {_snip(target.source)}")
+            elif _HARMLESS_DEVICES.match(target.value):
+                continue
+            elif re.match(r"^/dev/(tcp|udp)/", target.value):
+                self.add(D, f"cannot tell what runs: connects the shell to the network ({_snip(target.source)})")
+            elif _BLOCK_DEVICE.match(target.pattern) or (target.glob and target.pattern.startswith("/dev/")):
+                self.add(D, f"writes to a disk device: {_snip(target.source)}")
+            else:
+                self.add(M, f"writes to {_snip(target.source)}")
+
+    def assignment(self, node: Node) -> None:
+        name = node.child_by_field_name("name")
+        if name is not None and self.node_text(name).split("[")[0] in _SPECIAL_VARIABLES:
+            self.add(M, f"sets {self.node_text(name)}: changes how later commands run")
+
+    # ---- words
+
+    def word(self, nodes: list[Node]) -> _Word:
+        b = _WordBuilder(self.home)
+        for n in nodes:
+            self.word_part(n, b)
+        source = self.src[nodes[0].start_byte : nodes[-1].end_byte].decode("utf-8", "replace") if nodes else ""
+        return b.build(source)
+
+    def word_part(self, n: Node, b: _WordBuilder) -> None:
+        kind = n.type
+        text = self.node_text(n)
+        if kind == "raw_string":
+            b.literal(text[1:-1])
+        elif kind == "string":
+            self.string_part(n, b)
+        elif kind == "translated_string":
+            inner = next((c for c in n.children if c.type == "string"), None)
+            if inner is not None:
+                self.string_part(inner, b)
+        elif kind == "ansi_c_string":
+            b.literal(_ansi_c(text[2:-1]))
+        elif kind == "concatenation":
+            for c in n.children:
+                self.word_part(c, b)
+        elif kind in _EXPANSIONS:
+            b.unknown(text)
+            b.procsub = b.procsub or kind == "process_substitution"
+        elif kind in ("brace_expression", "word") or n.child_count == 0:
+            b.bare(text)
+        else:
+            b.unknown(text)
+
+    def string_part(self, n: Node, b: _WordBuilder) -> None:
+        pos = n.start_byte + 1
+        end = n.end_byte - 1
+        for c in n.children:
+            if c.type == '"':
+                continue
+            if c.start_byte > pos:
+                b.literal(_double_quoted(self.src[pos : c.start_byte].decode("utf-8", "replace")))
+            if c.type == "string_content":
+                b.literal(_double_quoted(self.node_text(c)))
+            else:
+                b.unknown(self.node_text(c))
+            pos = c.end_byte
+        if end > pos:
+            b.literal(_double_quoted(self.src[pos:end].decode("utf-8", "replace")))
+
+    def group_words(self, nodes: list[Node]) -> list[_Word]:
+        """Join nodes bash reads as one word: adjacent ones, and those split by backslash-newline."""
+        groups: list[list[Node]] = []
+        for n in nodes:
+            if groups and self.src[groups[-1][-1].end_byte : n.start_byte] in (b"", b"\\\n"):
+                groups[-1].append(n)
+            else:
+                groups.append([n])
+        return [self.word(g) for g in groups]
+
+    def command_nodes(self, node: Node) -> list[Node]:
+        nodes: list[Node] = []
+        for child in node.children:
+            if child.type == "command_name":
+                nodes.extend(child.children or [child])
+            elif child.type not in ("variable_assignment", "file_redirect", "heredoc_redirect",
+                                    "herestring_redirect", "comment"):  # fmt: skip
+                nodes.append(child)
+        return nodes
+
+    def command_words(self, node: Node, extra: Sequence[Node] = ()) -> list[_Word]:
+        return self.group_words(self.command_nodes(node) + list(extra))
+
+    def check_word(self, w: _Word) -> str | None:
+        relation = self.protected.relation(w)
+        relative = not w.pattern.startswith("/") and not (w.value is None and w.pattern.startswith("*"))
+        if relation is None and self.cwd is not None and relative:
+            here = posixpath.join(self.cwd, w.pattern)
+            relation = self.protected.relation(_Word(w.value and here, w.source, here, w.glob, w.procsub))
+        if relation == "inside":
+            self.add(D, TOUCHES_APP_DATA)
+        return relation
+
+    # ---- simple commands
+
+    def command(
+        self, node: Node, stdin: _Stdin | None, depth: int, extra: list[Node], outer_redirects: list[Node]
+    ) -> None:
+        redirects = self.collect_redirects(node) + outer_redirects
+        words = self.command_words(node, extra)
+        fed = self.redirect_stdin(self.collect_redirects(node)) or stdin
+        for child in node.children:
+            if child.type == "variable_assignment":
+                self.assignment(child)
+        self.check_redirects(redirects)
+        if words:
+            self.argv(words, fed, bulk=False, depth=depth)
+        for child in node.children:  # substitutions inside the words run first, whatever the command
+            self.walk(child, _PIPE if stdin is _PIPE else None, depth + 1)
+
+    def argv(self, words: list[_Word], stdin: _Stdin | None, *, bulk: bool, depth: int) -> None:
+        """One command after its words are known. `bulk`: xargs or find adds operands we cannot see."""
+        if depth > MAX_TREE_DEPTH:
+            self.add(D, "cannot tell what runs: the command is too deeply nested to check")
+            return
+        head = words[0]
+        if head.value is None:
+            self.add(D, f"cannot tell what runs: the command name comes from {_snip(head.source)}")
+            return
+        if head.glob:
+            self.add(D, f"cannot tell what runs: the command name {_snip(head.source)} is a pattern")
+            return
+        name = _command_name(head.value)
+        args = words[1:]
+        start = len(self.report.findings)
+        if name not in _PRIVILEGE and [a.value for a in args] in (["--version"], ["--help"]):
+            return
+        handler = getattr(self, "cmd_" + re.sub(r"\W", "_", name), None)
+        if handler is not None:
+            handler(name, args, stdin, bulk, depth)
+        elif _PYTHON.match(name) or _PERL.match(name) or name in _INLINE_CODE_FLAGS:
+            self.interpreter(name, args, stdin)
+        elif name in _SHELLS:
+            self.shell(name, args, stdin)
+        elif name in _PRIVILEGE:
+            self.privileged(name, args, stdin, bulk, depth)
+        elif name in _PACKAGE_MANAGERS or re.fullmatch(r"pip[0-9.]*", name):
+            self.package_manager(name if name in _PACKAGE_MANAGERS else "pip", args)
+        elif name in _JS_PACKAGE_MANAGERS:
+            self.js_package_manager(name, args)
+        elif name in _DISK_ERASE:
+            self.disk_tool(name, args)
+        elif name.startswith(("mkfs", "newfs")):
+            self.add(D, f"{name}: creates a filesystem, erasing the device")
+        elif name in _POWER:
+            self.add(D, f"{name}: shuts down or restarts the machine")
+        elif name in _SAFE:
+            pass
+        else:
+            self.add(M, f"{_snip(head.value)}: not known to be read-only")
+        if bulk and self.report.top(start) is S and name not in _SAFE:
+            self.add(M, f"{name} via xargs or find")
+        if name in _WRITERS:
+            for a in args:
+                if a.value is not None and _BLOCK_DEVICE.match(a.pattern):
+                    self.add(D, f"{name}: writes to a disk device: {_snip(a.source)}")
+        for a in words:
+            self.check_word(a)
+
+    def inner(self, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        if args:
+            self.argv(args, stdin, bulk=bulk, depth=depth + 1)
+
+    def guard_parents(self, name: str, words: list[_Word]) -> None:
+        for w in words:
+            if self.protected.relation(w) == "above":
+                self.add(D, f"{name}: changes a folder that holds Cowork Terminal's data: {_snip(w.source)}")

@@ -1,0 +1,200 @@
+"""git: its global options, then one rule per subcommand (`git_<sub>`)."""
+
+from __future__ import annotations
+
+from .findings import D, M, _snip
+from .options import _long_flags, _operands, _short_flags
+from .stdin import _Stdin
+from .tables import (
+    _GIT_EXEC_CONFIG,
+    _GIT_GLOBAL_WITH_VALUE,
+    _GIT_KNOWN,
+    _GIT_READ,
+)
+from .words import _Word
+
+
+class _GitRules:
+    """Rules for git.
+
+    Mixed into _Analyzer: `self` is the analyzer, which provides add, argv, inner, sub_script, code_words,
+    wrapper, guard_parents and the rest. Each `cmd_<name>` handles a program, found by name in argv.
+    """
+
+    def cmd_git(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        i = 0
+        while i < len(args):
+            v = args[i].value
+            if v is None:
+                self.add(D, f"cannot tell: git option from {_snip(args[i].source)}")
+                return
+            if not v.startswith("-"):
+                break
+            key = v.split("=", 1)[0]
+            if key in ("-c", "--config-env"):
+                setting = v.split("=", 1)[1] if "=" in v else (args[i + 1].value if i + 1 < len(args) else "")
+                if setting is None or _GIT_EXEC_CONFIG.match(setting.split("=", 1)[0]):
+                    self.add(D, f"cannot tell what runs: git -c {_snip(setting or '')}")
+            i += 2 if v in _GIT_GLOBAL_WITH_VALUE else 1
+        if i >= len(args):
+            return
+        sub = args[i].value or ""
+        rest = args[i + 1 :]
+        if {"--help", "-h"} & {a.value for a in rest}:
+            return
+        if sub in ("push", "reset", "clean", "checkout", "restore", "branch", "stash", "rm", "switch"):
+            dynamic = [a for a in rest if a.value is None]
+            if dynamic:
+                self.add(D, f"cannot tell: git {sub} takes options from {_snip(dynamic[0].source)}")
+        handler = getattr(self, "git_" + sub.replace("-", "_"), None)
+        if handler is not None:
+            handler(rest)
+        elif sub in _GIT_READ:
+            pass
+        elif sub in ("filter-branch", "filter-repo"):
+            self.add(D, f"git {sub}: rewrites the whole history")
+        elif sub in _GIT_KNOWN:
+            self.add(M, f"git {sub}: changes the repository")
+        else:
+            self.add(M, f"git {_snip(sub)}: not a known git command (may be an alias)")
+
+    def git_push(self, rest: list[_Word]) -> None:
+        flags = _short_flags([a for a in rest if a.value != "-o"])
+        longs = _long_flags(rest)
+        if "f" in flags or {"--force", "--force-with-lease"} & longs:
+            self.add(D, "git push --force: overwrites remote history")
+        if "d" in flags or {"--delete", "--mirror", "--prune"} & longs:
+            self.add(D, "git push --delete/--mirror/--prune: deletes remote branches")
+        refspecs = _operands(rest, frozenset({"-o", "--push-option", "--repo", "--receive-pack", "--exec"}))[1:]
+        for r in refspecs:
+            if r.value is not None and r.value.startswith("+"):
+                self.add(D, f"git push {_snip(r.value)}: force-pushes a branch")
+            elif r.value is not None and r.value.startswith(":"):
+                self.add(D, f"git push {_snip(r.value)}: deletes a remote branch")
+        self.add(M, "git push: publishes commits")
+
+    def git_reset(self, rest: list[_Word]) -> None:
+        if "--hard" in _long_flags(rest):
+            self.add(D, "git reset --hard: discards uncommitted changes")
+        self.add(M, "git reset: moves the branch")
+
+    def git_clean(self, rest: list[_Word]) -> None:
+        flags = _short_flags(rest)
+        longs = _long_flags(rest)
+        if "n" in flags or "--dry-run" in longs:
+            return
+        if "f" in flags or "--force" in longs:
+            self.add(D, "git clean -f: deletes untracked files")
+        self.add(M, "git clean: deletes untracked files")
+
+    def git_checkout(self, rest: list[_Word]) -> None:
+        flags = _short_flags(rest)
+        if "f" in flags or "--force" in _long_flags(rest):
+            self.add(D, "git checkout -f: discards uncommitted changes")
+        values = [a.value for a in rest]
+        paths = "--" in values and values.index("--") < len(values) - 1
+        if paths or any(a.value == "." or a.glob for a in rest):
+            self.add(D, "git checkout <paths>: discards uncommitted changes")
+        self.add(M, "git checkout: changes the working tree")
+
+    def git_restore(self, rest: list[_Word]) -> None:
+        flags = _short_flags(rest)
+        longs = _long_flags(rest)
+        staged_only = ("S" in flags or "--staged" in longs) and not ("W" in flags or "--worktree" in longs)
+        if staged_only:
+            self.add(M, "git restore --staged: unstages changes")
+        else:
+            self.add(D, "git restore: discards uncommitted changes")
+
+    def git_switch(self, rest: list[_Word]) -> None:
+        if "f" in _short_flags(rest) or {"--force", "--discard-changes"} & _long_flags(rest):
+            self.add(D, "git switch --discard-changes: discards uncommitted changes")
+        self.add(M, "git switch: changes the working tree")
+
+    def git_branch(self, rest: list[_Word]) -> None:
+        flags = _short_flags(rest)
+        longs = _long_flags(rest)
+        if "D" in flags or ({"d"} & flags or "--delete" in longs) and ("f" in flags or "--force" in longs):
+            self.add(D, "git branch -D: deletes a branch even if unmerged")
+        listing = {"l", "a", "r", "v"} & flags or {"--list", "--all", "--remotes", "--show-current",
+                                                   "--contains", "--merged", "--no-merged"} & longs  # fmt: skip
+        changes = {"d", "m", "M", "c", "C", "f", "u"} & flags or {"--delete", "--move", "--copy",
+                                                                 "--set-upstream-to", "--unset-upstream",
+                                                                 "--edit-description", "--force"} & longs  # fmt: skip
+        if changes or (_operands(rest) and not listing):
+            self.add(M, "git branch: changes branches")
+
+    def git_tag(self, rest: list[_Word]) -> None:
+        flags = _short_flags(rest)
+        if "d" in flags or "--delete" in _long_flags(rest) or (_operands(rest) and "l" not in flags
+                                                               and "--list" not in _long_flags(rest)):  # fmt: skip
+            self.add(M, "git tag: changes tags")
+
+    def git_stash(self, rest: list[_Word]) -> None:
+        sub = next((a.value for a in _operands(rest)), "push")
+        if sub in ("drop", "clear"):
+            self.add(D, f"git stash {sub}: deletes stashed changes")
+        elif sub not in ("list", "show"):
+            self.add(M, f"git stash {sub}: changes stashed work")
+
+    def git_remote(self, rest: list[_Word]) -> None:
+        sub = next((a.value for a in _operands(rest)), None)
+        if sub not in (None, "show", "get-url"):
+            self.add(M, f"git remote {sub}: changes remotes")
+
+    def git_config(self, rest: list[_Word]) -> None:
+        longs = _long_flags(rest)
+        operands = _operands(rest, frozenset({"--file", "-f", "--blob", "--type", "--default"}))
+        values = [o.value for o in operands]
+        reads = {"--get", "--get-all", "--get-regexp", "--list", "--get-urlmatch"}
+        if values[:1] in (["get"], ["list"]) or reads & longs or "l" in _short_flags(rest):
+            return
+        writes = {"--unset", "--unset-all", "--add", "--replace-all", "--edit", "--remove-section",
+                  "--rename-section"} & longs or "e" in _short_flags(rest)  # fmt: skip
+        if len(operands) == 1 and not writes:
+            return
+        if values[:1] == ["set"]:
+            operands = operands[1:]
+        if len(operands) >= 2 and _GIT_EXEC_CONFIG.match(operands[0].value or ""):
+            # A command stored now runs on a later, innocent-looking git call: judge it now.
+            command = operands[1].literal
+            if command is None:
+                self.add(D, "cannot tell what runs: git config sets a command from an expansion")
+            else:
+                self.sub_script(command[1:] if command.startswith("!") else command, "git config")
+        self.add(M, "git config: changes settings")
+
+    def git_reflog(self, rest: list[_Word]) -> None:
+        sub = next((a.value for a in _operands(rest)), "show")
+        if sub in ("expire", "delete"):
+            self.add(D, f"git reflog {sub}: deletes recovery points")
+
+    def git_gc(self, rest: list[_Word]) -> None:
+        if any(a.value in ("--prune=now", "--prune=all") for a in rest):
+            self.add(D, "git gc --prune=now: deletes unreachable commits")
+        self.add(M, "git gc: repacks the repository")
+
+    def git_prune(self, rest: list[_Word]) -> None:
+        if "n" in _short_flags(rest) or "--dry-run" in _long_flags(rest):
+            return
+        self.add(D, "git prune: deletes unreachable commits")
+
+    def git_rm(self, rest: list[_Word]) -> None:
+        if "f" in _short_flags(rest) or "--force" in _long_flags(rest):
+            self.add(D, "git rm -f: removes files with uncommitted changes")
+        self.add(M, "git rm: removes files")
+
+    def git_rebase(self, rest: list[_Word]) -> None:
+        self.add(M, "git rebase: rewrites local commits (the reflog keeps the old ones)")
+
+    def git_worktree(self, rest: list[_Word]) -> None:
+        sub = next((a.value for a in _operands(rest)), None)
+        if sub != "list":
+            self.add(M, f"git worktree {sub}: changes worktrees")
+
+    def git_submodule(self, rest: list[_Word]) -> None:
+        sub = next((a.value for a in _operands(rest)), "status")
+        if sub not in ("status", "summary", "foreach"):
+            self.add(M, f"git submodule {sub}: changes submodules")
+        if sub == "foreach":
+            self.code_words(_operands(rest)[1:], "git submodule foreach")

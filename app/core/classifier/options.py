@@ -1,0 +1,58 @@
+"""Reading a command's name and its options (getopt and GNU style) from its words."""
+
+from __future__ import annotations
+
+from .words import _Word
+
+
+def _command_name(value: str) -> str:
+    """What a command name means, whatever its folder or case (macOS and Windows ignore case)."""
+    name = value.replace("\\", "/").rsplit("/", 1)[-1].casefold()
+    if name.endswith(".exe"):
+        name = name[:-4]
+    return name
+
+
+def _split_options(args: list[_Word], with_value: frozenset[str] = frozenset()) -> tuple[list[_Word], int]:
+    """Leading options (getopt style) and the index of the first operand after them."""
+    i = 0
+    while i < len(args):
+        value = args[i].value
+        if value is None or not value.startswith("-") or value == "-":
+            break
+        if value == "--":
+            return args[:i], i + 1
+        i += 2 if value in with_value else 1
+    return args[:i], i
+
+
+def _short_flags(words: list[_Word]) -> set[str]:
+    flags: set[str] = set()
+    for w in words:
+        v = w.value
+        if v and v.startswith("-") and not v.startswith("--"):
+            flags.update(v[1:])
+    return flags
+
+
+def _long_flags(words: list[_Word]) -> set[str]:
+    return {w.value.split("=", 1)[0] for w in words if w.value and w.value.startswith("--")}
+
+
+def _operands(args: list[_Word], with_value: frozenset[str] = frozenset()) -> list[_Word]:
+    """Words that are not options, GNU style: options may follow operands until `--`."""
+    out: list[_Word] = []
+    i = 0
+    end = False
+    while i < len(args):
+        w = args[i]
+        v = w.value
+        if not end and v == "--":
+            end = True
+        elif not end and v is not None and v.startswith("-") and v != "-":
+            if v in with_value:
+                i += 1
+        else:
+            out.append(w)
+        i += 1
+    return out

@@ -1,0 +1,116 @@
+"""Commands that are read-only unless asked otherwise (sed -i, awk system(), tee, sort -o...)."""
+
+from __future__ import annotations
+
+import re
+
+from .findings import D, M, _snip
+from .options import _long_flags, _operands, _short_flags
+from .stdin import _Stdin
+from .tables import (
+    _BLOCK_DEVICE,
+    _HARMLESS_DEVICES,
+    _SED_EXEC,
+    _SED_WRITE,
+)
+from .words import _Word
+
+
+class _ReaderRules:
+    """Rules that find the write or the command hiding in a mostly read-only program.
+
+    Mixed into _Analyzer: `self` is the analyzer, which provides add, argv, inner, sub_script, code_words,
+    wrapper, guard_parents and the rest. Each `cmd_<name>` handles a program, found by name in argv.
+    """
+
+    def cmd_sed(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        scripts: list[str] = []
+        inplace = False
+        explicit = False
+        i = 0
+        while i < len(args):
+            v = args[i].value or ""
+            if v in ("-e", "--expression") and i + 1 < len(args):
+                scripts.append(args[i + 1].value or "")
+                explicit = True
+                i += 2
+                continue
+            if v.startswith("--expression="):
+                scripts.append(v.split("=", 1)[1])
+                explicit = True
+            elif v in ("-f", "--file") or v.startswith("--file="):
+                self.add(M, "sed -f: runs a sed script file")
+            elif v.startswith("--in-place") or (v.startswith("-") and not v.startswith("--") and "i" in v[1:]):
+                inplace = True
+            elif not v.startswith("-") and not explicit and not scripts:
+                scripts.append(v)
+            i += 1
+        for script in scripts:
+            if _SED_EXEC.search(script):
+                self.add(D, "cannot tell what runs: sed e runs shell commands")
+            elif _SED_WRITE.search(script):
+                self.add(M, "sed w: writes a file")
+        if inplace:
+            self.add(M, "sed -i: edits files in place")
+
+    def cmd_awk(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        program = ""
+        i = 0
+        inplace = False
+        while i < len(args):
+            v = args[i].value or ""
+            if v in ("-f", "--file"):
+                self.add(M, f"{name} -f: runs an awk program file")
+                return
+            if v in ("-i", "--include") and i + 1 < len(args):
+                inplace = inplace or args[i + 1].value == "inplace"
+                i += 2
+                continue
+            if v in ("-v", "-F", "--assign", "--field-separator"):
+                i += 2
+                continue
+            if not v.startswith("-"):
+                program = v
+                break
+            i += 1
+        if re.search(r"\bsystem\s*\(|\|\s*getline|\|&|print[f]?\b[^;}]*\|", program):
+            self.add(D, f"cannot tell what runs: {name} starts shell commands")
+        elif ">" in program:
+            self.add(M, f"{name}: may write files")
+        if inplace:
+            self.add(M, f"{name} -i inplace: edits files in place")
+
+    cmd_gawk = cmd_mawk = cmd_nawk = cmd_awk
+
+    def cmd_tee(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        files = [a for a in _operands(args) if a.value is None or not _HARMLESS_DEVICES.match(a.value)]
+        for f in files:
+            if f.value is not None and _BLOCK_DEVICE.match(f.pattern):
+                self.add(D, f"tee: writes to a disk device: {_snip(f.source)}")
+        if files:
+            self.add(M, f"tee: writes to {_snip(files[0].source)}")
+
+    def cmd_sort(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        if "o" in _short_flags(args) or "--output" in _long_flags(args):
+            self.add(M, "sort -o: writes a file")
+
+    def cmd_uniq(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        if len(_operands(args, frozenset({"-f", "-s", "-w"}))) > 1:
+            self.add(M, "uniq: writes its output file")
+
+    def cmd_date(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        if "s" in _short_flags(args) or "--set" in _long_flags(args):
+            self.add(M, "date -s: sets the clock")
+
+    def cmd_hostname(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        if _operands(args):
+            self.add(M, "hostname: renames the machine")
+
+    def cmd_history(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        if {"c", "d", "w", "a", "r", "n"} & _short_flags(args):
+            self.add(M, "history: changes the shell history")
+
+    def cmd_exit(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        self.add(M, f"{name}: ends the shell session")
+
+    cmd_logout = cmd_exit

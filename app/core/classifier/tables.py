@@ -1,0 +1,157 @@
+"""Command tables: the names, subcommands and patterns the rules look up."""
+
+from __future__ import annotations
+
+import re
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh", "rbash"})
+_PRIVILEGE = frozenset(
+    {"sudo", "sudoedit", "su", "doas", "pkexec", "run0", "gksudo", "gksu", "kdesu", "kdesudo", "runas"}
+)
+_SAFE = _names(
+    """
+    ls dir vdir cat tac head tail less more most bat batcat grep egrep fgrep zgrep rg ag ack fd fdfind
+    locate which whereis type file stat wc cut tr nl od hexdump xxd strings diff cmp comm md5sum sha1sum
+    sha224sum sha256sum sha384sum sha512sum shasum b2sum cksum base32 base64 echo printf pwd cd pushd
+    popd dirs true false : test [ [[ cal uname whoami id groups who w last uptime df du free vmstat
+    iostat ps pgrep top htop btop lsof lsblk blkid findmnt printenv seq yes sleep wait jobs basename
+    dirname realpath readlink tree jq yq column fold fmt paste join expand unexpand rev man info help
+    apropos whatis tldr read set shopt unset unalias hash tput clear nproc arch locale getconf lscpu
+    lsusb lspci sw_vers netstat ss zcat zless bzcat xzcat expr let bc dc cowsay fortune ping host dig
+    nslookup whois traceroute tracepath mtr uniq sort sed awk gawk mawk nawk tee date hostname history
+    kill env export local declare typeset readonly getopts shift return break continue caller
+    logname tty stty pstree numfmt factor look units sum
+    """
+)  # tee/sort/uniq/sed/awk/date/hostname/history/kill/env are refined by their handlers
+_DISK_ERASE = _names(
+    """
+    fdisk sfdisk cfdisk gdisk sgdisk cgdisk parted gparted wipefs diskpart blkdiscard kpartx mkswap
+    mke2fs mkdosfs mkntfs mkexfatfs mformat format cryptsetup mdadm pvcreate pvremove vgcreate vgremove
+    lvremove lvreduce sg_format zerofree
+    """
+)
+_DISK_LISTING = {"fdisk": {"-l", "--list"}, "sfdisk": {"-l", "--list", "-d", "--dump"},
+                 "parted": {"-l", "--list"}, "gdisk": {"-l"}, "sgdisk": {"-p", "--print"}}  # fmt: skip
+_POWER = frozenset({"shutdown", "reboot", "halt", "poweroff", "kexec"})
+_SYSTEMCTL_POWER = frozenset(
+    {"poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "hybrid-sleep",
+     "suspend-then-hibernate", "rescue", "emergency", "soft-reboot", "isolate"}
+)  # fmt: skip
+_SYSTEMCTL_SAFE = frozenset(
+    {"status", "show", "cat", "list-units", "list-unit-files", "list-timers", "list-sockets",
+     "list-dependencies", "list-jobs", "is-active", "is-enabled", "is-failed", "is-system-running", "help"}
+)  # fmt: skip
+
+# name: (subcommands that remove packages, subcommands that only read)
+_PACKAGE_MANAGERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    name: (frozenset(remove.split()), frozenset(read.split()))
+    for names, remove, read in [
+        ("apt apt-get aptitude", "remove purge autoremove autopurge",
+         "list search show policy depends rdepends changelog showsrc madison help why"),
+        ("dnf yum microdnf tdnf", "remove erase autoremove",
+         "list info search provides repolist check-update repoquery help"),
+        ("zypper", "remove rm", "search se info if list-updates lu"),
+        ("apk", "del", "info search list"),
+        ("brew", "uninstall remove rm autoremove", "list ls info search doctor config outdated deps uses "
+         "leaves home --version"),
+        ("port", "uninstall", "list info search installed"),
+        ("snap", "remove", "list info find"),
+        ("flatpak", "uninstall remove", "list info search"),
+        ("pip pip3 pip2", "uninstall", "list show freeze check search index inspect debug help"),
+        ("pipx", "uninstall uninstall-all", "list environment"),
+        ("conda mamba micromamba", "remove uninstall", "list info search"),
+        ("gem", "uninstall", "list search info env which"),
+        ("cargo", "uninstall", "search tree metadata"),
+        ("choco", "uninstall", "list search info"),
+        ("winget", "uninstall remove", "list search show"),
+        ("scoop", "uninstall", "list search info status"),
+    ]
+    for name in names.split()
+}  # fmt: skip
+_JS_PACKAGE_MANAGERS = frozenset({"npm", "pnpm", "yarn", "bun"})
+_JS_REMOVE = frozenset({"uninstall", "remove", "rm", "r", "un", "unlink"})
+_JS_READ = frozenset({"ls", "list", "ll", "la", "view", "info", "show", "outdated", "search", "explain",
+                      "why", "help", "root", "prefix", "doctor", "fund", "audit"})  # fmt: skip
+
+_GIT_READ = _names(
+    """
+    status log diff show blame grep ls-files ls-tree ls-remote rev-parse describe shortlog cat-file
+    show-ref for-each-ref rev-list name-rev merge-base count-objects fsck verify-commit verify-tag
+    check-ignore check-attr whatchanged help version diff-tree diff-files diff-index var cherry
+    range-diff annotate show-branch
+    """
+)
+_GIT_KNOWN = _GIT_READ | _names(
+    """
+    add commit push pull fetch merge rebase checkout switch restore reset clean branch tag stash remote
+    config rm mv clone init cherry-pick revert am apply bisect notes archive bundle format-patch
+    submodule worktree gc prune reflog filter-branch filter-repo replace update-ref update-index
+    sparse-checkout lfs maintenance repack pack-refs mergetool difftool citool gui request-pull
+    send-email credential hash-object read-tree write-tree commit-tree symbolic-ref
+    """
+)
+# `git -c` keys whose value git runs as a command.
+_GIT_EXEC_CONFIG = re.compile(
+    r"^(alias\.|core\.(sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy)|"
+    r".*\.(command|cmd|textconv|clean|smudge|process|helper|program|tool|path)$|sequence\.editor|credential)",
+    re.I,
+)
+_GIT_GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
+                                    "--config-env", "--attr-source", "--exec-path"})  # fmt: skip
+
+_INLINE_CODE_FLAGS: dict[str, frozenset[str]] = {
+    "node": frozenset({"-e", "--eval", "-p", "--print"}),
+    "nodejs": frozenset({"-e", "--eval", "-p", "--print"}),
+    "bun": frozenset({"-e", "--eval", "-p", "--print"}),
+    "deno": frozenset({"eval"}),
+    "ruby": frozenset({"-e"}),
+    "php": frozenset({"-r"}),
+    "lua": frozenset({"-e"}),
+    "luajit": frozenset({"-e"}),
+    "rscript": frozenset({"-e"}),
+    "osascript": frozenset({"-e"}),
+    "pwsh": frozenset({"-c", "-command"}),
+    "powershell": frozenset({"-c", "-command"}),
+    "cmd": frozenset({"/c", "/k", "//c", "//k"}),
+}
+_PYTHON = re.compile(r"^(python|pypy)[0-9.]*w?$")
+_PERL = re.compile(r"^perl[0-9.]*$")
+# Inline code in another language cannot be read here; these markers say it deletes or runs things.
+_CODE_DELETES = re.compile(
+    r"rmtree|os\.(remove|unlink|rmdir|removedirs)|\.(unlink|rmdir|rmtree)\s*\(|\brimraf\b|\brmSync\b|"
+    r"\brm_rf?\b|remove_dir_all|unlinkSync|rmdirSync|FileUtils\.rm|File\.delete|Remove-Item|\brd\s+/s|"
+    r"\brmdir\s+/s|\bdel\s+/[sfq]|Format-Volume|Clear-Disk|Stop-Computer|Restart-Computer|\bunlink\b|"
+    r"\bshutdown\b|\breboot\b|\bshut\s+down\b|\brestart\b|\berase\b",
+    re.I,
+)
+_CODE_RUNS = re.compile(
+    r"os\.(system|exec\w*|spawn\w*|popen)|subprocess|child_process|\bexecSync\b|\bspawnSync\b|"
+    r"\bsystem\s*\(|\bexec\s*\(|\beval\s*\(|Runtime\.getRuntime|Start-Process|Invoke-Expression|\biex\b|"
+    r"do shell script|\bpty\.spawn|commands\.getoutput|%x\{|\bqx\b|\bopen3\b",
+    re.I,
+)
+
+# sed's `e` runs a shell command, `w` writes a file: as a command (after an address) or an s/// flag.
+_SED_ADDRESS = r"(?:^|[;\n{}])\s*(?:\d+|\$|/(?:\\.|[^/])*/)?(?:\s*,\s*(?:\d+|\$|/(?:\\.|[^/])*/))?\s*!?\s*"
+_SED_SUBST = r"s([^\w\s\\])(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiImM0-9ew]*"
+_SED_EXEC = re.compile(rf"{_SED_ADDRESS}e(?:\s|;|$)|{_SED_SUBST}(?<=e)", re.S)
+_SED_WRITE = re.compile(rf"{_SED_ADDRESS}[wW]\s|{_SED_SUBST}(?<=w)\s", re.S)
+
+_BLOCK_DEVICE = re.compile(
+    r"^/dev/(?:[shv]d[a-z]+\d*|xvd[a-z]+\d*|nvme\d+(?:n\d+)?(?:p\d+)?|r?disk\d+(?:s\d+)*|"
+    r"mmcblk\d+(?:p\d+)?|md\d+|dm-\d+|mapper/.+|loop\d+|sr\d+|fd\d+|mem|kmem|port|disk/.+|root|"
+    r"zd\d+|rbd\d+|vg[^/]*/.+)$|^(?:\\\\|//)\.[\\/]physicaldrive\d+$",
+    re.I,
+)
+_HARMLESS_DEVICES = re.compile(r"^/dev/(null|zero|stdout|stderr|stdin|tty|fd/\d+|pts/\d+|full|random|urandom)$")
+_WRITERS = frozenset({"cp", "mv", "tee", "install", "rsync", "scp"})  # commands that write to an operand
+_SPECIAL_VARIABLES = frozenset(
+    {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
+     "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "BASH_FUNC", "PYTHONSTARTUP", "NODE_OPTIONS", "GIT_SSH",
+     "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "PERL5OPT", "RUBYOPT"}
+)  # fmt: skip

@@ -1,0 +1,129 @@
+"""Words as bash sees them: one argument after quote removal, or what is known of it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class _Word:
+    """One argument after quote removal, or what is known of it when an expansion decides it."""
+
+    value: str | None  # the text bash passes on; None when an expansion decides it
+    source: str  # as written, for reasons
+    pattern: str  # value with unknown parts as "*" and $HOME / ~ filled in: for path checks
+    glob: bool = False  # unquoted *, ?, [...] or {a,b}: bash may turn it into other words
+    procsub: bool = False  # <(...): a file whose contents a command writes
+
+    @property
+    def literal(self) -> str | None:
+        return self.value if not self.glob else None
+
+
+_ANSI_ESCAPES = {
+    "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
+    "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
+}  # fmt: skip
+_GLOB = re.compile(r"[*?]|\[[^\]]*\]|\{[^{}]*(?:,|\.\.)[^{}]*\}")
+_EXPANSIONS = frozenset(
+    {"simple_expansion", "expansion", "command_substitution", "arithmetic_expansion", "process_substitution"}
+)
+_WORDISH = frozenset(
+    {"word", "string", "raw_string", "ansi_c_string", "translated_string", "concatenation", "number"}
+)
+
+
+def _ansi_c(body: str) -> str:
+    """Decode the inside of $'...' as bash does."""
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\" or i + 1 >= len(body):
+            out.append(c)
+            i += 1
+            continue
+        n = body[i + 1]
+        if n in _ANSI_ESCAPES:
+            out.append(_ANSI_ESCAPES[n])
+            i += 2
+        elif n in "xuU":
+            width = {"x": 2, "u": 4, "U": 8}[n]
+            digits = re.match(rf"[0-9a-fA-F]{{1,{width}}}", body[i + 2 :])
+            if digits:
+                out.append(chr(min(int(digits[0], 16), 0x10FFFF)))
+                i += 2 + len(digits[0])
+            else:
+                out.append("\\" + n)
+                i += 2
+        elif n in "01234567":
+            digits = re.match(r"[0-7]{1,3}", body[i + 1 :])
+            assert digits is not None
+            out.append(chr(int(digits[0], 8) & 0xFF))
+            i += 1 + len(digits[0])
+        elif n == "c" and i + 2 < len(body):
+            out.append(chr(ord(body[i + 2]) & 0x1F))
+            i += 3
+        else:
+            out.append("\\" + n)
+            i += 2
+    return "".join(out)
+
+
+def _double_quoted(text: str) -> str:
+    r"""Inside "...", a backslash quotes only $ ` " \ and newline."""
+    return re.sub(r'\\([$`"\\\n])', lambda m: "" if m[1] == "\n" else m[1], text)
+
+
+class _WordBuilder:
+    def __init__(self, home: str) -> None:
+        self.home = home
+        self.value: list[str] = []
+        self.pattern: list[str] = []
+        self.unquoted: list[str] = []  # unquoted text, quoted parts masked: for glob detection
+        self.dynamic = False
+        self.procsub = False
+
+    def literal(self, text: str) -> None:
+        self.value.append(text)
+        self.pattern.append(text)
+        self.unquoted.append("x" * len(text))
+
+    def unknown(self, source: str) -> None:
+        self.dynamic = True
+        if source in ("$HOME", "${HOME}"):
+            self.pattern.append(self.home)
+        else:
+            self.pattern.append("*")
+        self.unquoted.append("x")
+
+    def bare(self, text: str) -> None:
+        """Unquoted text: backslash quotes the next character, a leading ~ is the home folder."""
+        if not self.value and not self.dynamic and (text == "~" or text.startswith("~/")):
+            self.value.append(self.home)
+            self.pattern.append(self.home)
+            self.unquoted.append("x")
+            text = text[1:]
+        out: list[str] = []
+        mask: list[str] = []
+        i = 0
+        while i < len(text):
+            c = text[i]
+            if c == "\\" and i + 1 < len(text):
+                if text[i + 1] != "\n":
+                    out.append(text[i + 1])
+                    mask.append("x")
+                i += 2
+                continue
+            out.append(c)
+            mask.append(c)
+            i += 1
+        self.value.append("".join(out))
+        self.pattern.append("".join(out))
+        self.unquoted.append("".join(mask))
+
+    def build(self, source: str) -> _Word:
+        glob = bool(_GLOB.search("".join(self.unquoted)))
+        value = None if self.dynamic else "".join(self.value)
+        return _Word(value, source, "".join(self.pattern), glob, self.procsub)
