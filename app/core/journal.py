@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core import liveness
-from app.core.paths import AppPaths, make_private_file
+from app.core.paths import PRIVATE_FILE_MODE, AppPaths, make_private_file
 
 BUSY_TIMEOUT_S = 10.0
 PREVIEW_HEAD_BYTES = 2048
@@ -213,7 +213,13 @@ class Journal:
     def __init__(self, paths: AppPaths, *, check_same_thread: bool = True) -> None:
         self.paths = paths.ensure()
         self.path = paths.journal
-        make_private_file(self.path)
+        if not self.path.exists():
+            make_private_file(self.path)
+        elif os.name == "posix":
+            # chmod, never open+close: closing any descriptor of the database drops every POSIX lock
+            # this process holds on it, including those of its other open connections; another
+            # process then thinks it closes the last connection and deletes the WAL under them.
+            os.chmod(self.path, PRIVATE_FILE_MODE)
         self._db = sqlite3.connect(
             self.path,
             timeout=BUSY_TIMEOUT_S,
