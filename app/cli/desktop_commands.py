@@ -1,0 +1,129 @@
+"""`tray` (the default command), `log-window`, `check` and `autostart`: the desktop side of the app.
+
+`tray` takes the tray lock before anything heavy: a second launch finds it held, asks the running
+tray (through the journal) to open the log window and exits at once, without loading pystray.
+GUI libraries are imported inside the handlers, so no other command pays for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+
+from app.core import app_log, liveness
+from app.core.errors import CoworkError
+from app.core.journal import Journal
+from app.core.paths import AppPaths
+from app.core.supervisor import UI_OPEN_LOG_WINDOW, UI_QUIT
+
+QUIT_WAIT_S = 10.0  # `tray --quit` waits this long for the running tray to let go of its lock
+QUIT_POLL_S = 0.1
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    tray = subparsers.add_parser(
+        "tray",
+        help="start the tray app (the default when no command is given)",
+        description="Show the Cowork Terminal icon: host access at a glance, pause, connect Claude. "
+        "Only one runs per user; starting it again opens the activity log of the running one.",
+    )
+    tray.add_argument("--quit", action="store_true", help="ask the running tray app to quit, and wait for it")
+    tray.add_argument("--verbose", action="store_true", help="also print the app log on stderr")
+    tray.set_defaults(handler=run_tray)
+
+    window = subparsers.add_parser("log-window", help="open the live activity log window")
+    window.add_argument("window_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    window.set_defaults(handler=run_log_window)
+
+    check = subparsers.add_parser(
+        "check",
+        help="start the server exactly as Claude would and run `echo ok` through it",
+        description="Read each Claude client's entry for this app, start that exact command as an MCP "
+        "client, run `echo ok`, and say what works or precisely what fails.",
+    )
+    check.add_argument("--client", action="append", metavar="ID", help="check this client only (repeatable)")
+    check.add_argument("--json", action="store_true", help="print one JSON object per client")
+    check.set_defaults(handler=run_check)
+
+    start = subparsers.add_parser("autostart", help="start the tray app at login: on, off or status")
+    start.add_argument("setting", choices=("on", "off", "status"))
+    start.set_defaults(handler=run_autostart)
+
+
+def run_tray(args: argparse.Namespace) -> int:
+    paths = AppPaths.from_environment().ensure()
+    if args.quit:
+        return quit_running_tray(paths)
+    lock = liveness.try_hold(paths.tray_lock)
+    if lock is None:
+        with Journal(paths) as journal:
+            journal.post_ui_request(UI_OPEN_LOG_WINDOW)
+        print("Cowork Terminal is already running: asked it to open the activity log.", file=sys.stderr)
+        return 0
+    try:
+        app_log.configure(paths, "tray", echo_to_stderr=args.verbose)
+        from app.ui.tray import run_tray as run_tray_app  # pystray and PIL: only for the tray itself
+
+        return run_tray_app(paths, lock)
+    except Exception:  # the top of the tray process: a windowed app has no stderr, so log it
+        logging.getLogger(__name__).exception("the tray app failed")
+        raise
+    finally:
+        lock.release()
+
+
+def quit_running_tray(paths: AppPaths) -> int:
+    """Ask the running tray to quit and wait until its lock is free (for installers and scripts)."""
+    if not liveness.is_held(paths.tray_lock):
+        print("Cowork Terminal is not running.", file=sys.stderr)
+        return 0
+    with Journal(paths) as journal:
+        journal.post_ui_request(UI_QUIT)
+    deadline = time.monotonic() + QUIT_WAIT_S
+    while time.monotonic() < deadline:
+        if not liveness.is_held(paths.tray_lock):
+            print("Cowork Terminal has quit.", file=sys.stderr)
+            return 0
+        time.sleep(QUIT_POLL_S)
+    raise CoworkError(f"Cowork Terminal did not quit within {QUIT_WAIT_S:g} s; end it from its menu or task manager")
+
+
+def run_log_window(args: argparse.Namespace) -> int:
+    from app.ui.log_window import main  # Tk: only in the window's own process
+
+    return main(args.window_args)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from app.core import client_config as cc
+    from app.core import client_locations as cl
+    from app.server.connection_check import check_client  # the MCP SDK: only for this command
+
+    platform, environ, home = cl.this_machine()
+    locations = cl.locate_clients(platform, environ, home, cl.real_exists)
+    chosen = cl.select_clients(locations, args.client, platform)
+    wanted = cc.this_app_entry()
+    failed = False
+    for location in chosen:
+        result = check_client(location, wanted)
+        failed |= not result.ok
+        if args.json:
+            print(json.dumps(result.to_json()))
+        else:
+            print(f"{location.client_id}: {'ok' if result.ok else result.kind}: {result.message}")
+    return 1 if failed else 0
+
+
+def run_autostart(args: argparse.Namespace) -> int:
+    from app.core import autostart
+
+    if args.setting == "on":
+        autostart.enable()
+    elif args.setting == "off":
+        autostart.disable()
+    enabled = autostart.is_enabled()
+    print(f"Start at login: {'on' if enabled else 'off'} ({autostart.autostart_location()})")
+    return 0

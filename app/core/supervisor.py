@@ -1,0 +1,243 @@
+"""What the tray watches, without any UI: live servers, crashes, first connections, refusals while paused.
+
+The tray does not start the servers (Claude does), so "wanted versus actual" (as in ActivityWatch's
+aw-qt) reads: a server whose journal row says `live` is wanted, a server whose OS lock is held is
+actually alive; a crash is wanted-and-not-alive. Each poll lets the journal mark such servers
+crashed (their running commands interrupted) and compares the live set with the previous poll, so
+a crash is reported even when another process (the CLI, a new server) noticed it first.
+
+Crashes are counted in a sliding window: the tray says "keeps crashing" once instead of repeating
+one notice per crash forever. Everything here is plain data in, plain data out, with the clock
+passed in, so tests drive it against a real journal in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from app.core.command_service import PAUSED_MESSAGE
+from app.core.journal import Journal, ServerRecord, Status
+
+CRASH_WINDOW_S = 600.0  # crashes older than this no longer count, nor keep the icon on "attention"
+CRASH_LOOP_COUNT = 3  # this many crashes inside the window: one "keeps crashing" notice
+# A server writes its journal row a moment before it takes its lock; younger ones are not probed.
+REGISTER_GRACE_S = 2.0
+REFUSAL_NOTICE_GAP_S = 30.0  # at most one "refused while paused" notice per this many seconds
+KNOWN_CLIENTS_SETTING = "tray.known_clients"
+# Requests other processes leave for the tray in the journal (`post_ui_request`).
+UI_OPEN_LOG_WINDOW = "open-log-window"  # a second launch asks the running tray to show the log
+UI_QUIT = "quit"  # `tray --quit` (installers, scripts) asks it to quit
+# The client name "Check connection" introduces itself with: this app, never announced as new.
+CHECK_CLIENT_NAME = "cowork-terminal-check"
+ENDED_SERVERS_LOOKUP = 200  # how many recent server rows to search for the ones that just ended
+NEW_COMMANDS_LOOKUP = 500
+
+SERVER_CRASHED = "server-crashed"
+CRASH_LOOP = "crash-loop"
+FIRST_CONNECTION = "first-connection"
+REFUSED_WHILE_PAUSED = "refused-paused"
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should hear about once (the tray shows it as a notification)."""
+
+    kind: str
+    title: str
+    message: str
+
+
+@dataclass(frozen=True)
+class CrashInfo:
+    server_id: int
+    client_label: str
+    at: float
+    interrupted: int  # commands that were running in it, now marked interrupted
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The journal as the tray shows it, at one moment."""
+
+    paused: bool = False
+    servers: tuple[ServerRecord, ...] = ()
+    running: int = 0
+    waiting: int = 0  # commands held for the user's approval
+    last_crash: CrashInfo | None = None  # the newest crash the user has not seen yet
+    crashes_in_window: int = 0
+
+
+class CrashWindow:
+    """Counts events inside a sliding time window."""
+
+    def __init__(self, window_s: float = CRASH_WINDOW_S) -> None:
+        self.window_s = window_s
+        self._times: deque[float] = deque()
+
+    def record(self, at: float) -> int:
+        """Add one event; returns how many the window now holds."""
+        self._times.append(at)
+        return self.count(at)
+
+    def count(self, now: float) -> int:
+        while self._times and self._times[0] <= now - self.window_s:
+            self._times.popleft()
+        return len(self._times)
+
+
+class Supervisor:
+    """One poller over one journal connection; call `poll()` from a single thread."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        *,
+        clock: Callable[[], float] = time.time,
+        crash_window_s: float = CRASH_WINDOW_S,
+        register_grace_s: float = REGISTER_GRACE_S,
+    ) -> None:
+        self.journal = journal
+        self._clock = clock
+        self._grace_s = register_grace_s
+        self._crashes = CrashWindow(crash_window_s)
+        self._crash_loop_noticed_at: float | None = None
+        self._known_clients: set[str] = set(journal.get_setting(KNOWN_CLIENTS_SETTING, []) or [])
+        self._live_ids: set[int] | None = None  # None until the first poll: crashes before it are old news
+        newest = journal.recent_commands(limit=1)
+        self._last_command_id = newest[0].id if newest else 0
+        self._last_refusal_notice_at: float | None = None
+        self._refusals_unreported = 0
+        self._last_crash: CrashInfo | None = None
+        self._data_version: int | None = None
+        self._snapshot = Snapshot()
+
+    def acknowledge(self) -> None:
+        """The user looked (opened the activity log): the last crash no longer needs attention."""
+        self._last_crash = None
+        self._snapshot = _replace_crash(self._snapshot, None, self._snapshot.crashes_in_window)
+
+    def poll(self) -> tuple[Snapshot, list[Notice]]:
+        """Read what changed since the last poll; cheap when nothing did (a version check and a
+        lock probe per live server)."""
+        now = self._clock()
+        dead = self.journal.recover_dead_servers(min_age_s=self._grace_s)
+        version = self.journal.data_version()
+        notices: list[Notice] = []
+        if dead or version != self._data_version or self._live_ids is None:
+            self._data_version = version
+            servers = tuple(self.journal.servers(live_only=True))
+            notices += self._ended_servers(servers, now)
+            notices += self._first_connections(servers)
+            self._count_new_refusals()
+            active = self.journal.active_commands()
+            self._snapshot = Snapshot(
+                paused=self.journal.is_paused(),
+                servers=servers,
+                running=sum(1 for c in active if c.status is Status.RUNNING),
+                waiting=sum(1 for c in active if c.status is Status.WAITING),
+            )
+        notices += self._pending_refusal_notice(now)
+        if self._last_crash is not None and now - self._last_crash.at >= self._crashes.window_s:
+            self._last_crash = None  # old enough to stop asking for attention
+        self._snapshot = _replace_crash(self._snapshot, self._last_crash, self._crashes.count(now))
+        return self._snapshot, notices
+
+    # -- the parts of a poll ----------------------------------------------------------------
+
+    def _ended_servers(self, servers: tuple[ServerRecord, ...], now: float) -> list[Notice]:
+        live_ids = {s.id for s in servers}
+        previous, self._live_ids = self._live_ids, live_ids
+        gone = sorted((previous or set()) - live_ids)
+        if not gone:
+            return []
+        ended = {s.id: s for s in self.journal.servers(live_only=False, limit=ENDED_SERVERS_LOOKUP)}
+        notices: list[Notice] = []
+        for server_id in gone:
+            record = ended.get(server_id)
+            if record is None or record.state != "crashed":
+                continue  # exited normally (its client closed it), or already forgotten
+            interrupted = [
+                c
+                for c in self.journal.recent_commands(statuses=[Status.INTERRUPTED.value], limit=1000)
+                if c.server_id == server_id
+            ]
+            crash = CrashInfo(server_id, record.client_label, now, len(interrupted))
+            self._last_crash = crash
+            count = self._crashes.record(now)
+            lost = f" {crash.interrupted} running command(s) were interrupted." if crash.interrupted else ""
+            notices.append(
+                Notice(
+                    SERVER_CRASHED,
+                    "Cowork Terminal server crashed",
+                    f"The server used by {crash.client_label} stopped unexpectedly.{lost} "
+                    "Claude starts a new one when it next needs it.",
+                )
+            )
+            loop_noticed = self._crash_loop_noticed_at
+            if count >= CRASH_LOOP_COUNT and (loop_noticed is None or now - loop_noticed >= self._crashes.window_s):
+                self._crash_loop_noticed_at = now
+                minutes = round(self._crashes.window_s / 60)
+                notices.append(
+                    Notice(
+                        CRASH_LOOP,
+                        "Cowork Terminal servers keep crashing",
+                        f"{count} servers stopped unexpectedly in the last {minutes} minutes. "
+                        "The app log (Open data folder, logs) and the activity log show what they ran.",
+                    )
+                )
+        return notices
+
+    def _first_connections(self, servers: tuple[ServerRecord, ...]) -> list[Notice]:
+        new = sorted(
+            {
+                s.client_name
+                for s in servers
+                if s.client_name and s.client_name != CHECK_CLIENT_NAME and s.client_name not in self._known_clients
+            }
+        )
+        if not new:
+            return []
+        self._known_clients.update(new)
+        self.journal.set_setting(KNOWN_CLIENTS_SETTING, sorted(self._known_clients))
+        labels = {s.client_name: s.client_label for s in servers}
+        return [
+            Notice(
+                FIRST_CONNECTION,
+                "Claude connected to Cowork Terminal",
+                f"{labels[name]} connected for the first time. Everything it runs on this computer "
+                "shows in the activity log, and you can pause it from this icon.",
+            )
+            for name in new
+        ]
+
+    def _count_new_refusals(self) -> None:
+        new = self.journal.recent_commands(after_id=self._last_command_id, limit=NEW_COMMANDS_LOOKUP)
+        if new:
+            self._last_command_id = max(c.id for c in new)
+        self._refusals_unreported += sum(1 for c in new if c.status is Status.REFUSED and c.reason == PAUSED_MESSAGE)
+
+    def _pending_refusal_notice(self, now: float) -> list[Notice]:
+        """Refusals are told at most once per REFUSAL_NOTICE_GAP_S, with how many there were."""
+        if not self._refusals_unreported:
+            return []
+        last = self._last_refusal_notice_at
+        if last is not None and now - last < REFUSAL_NOTICE_GAP_S:
+            return []
+        count, self._refusals_unreported = self._refusals_unreported, 0
+        self._last_refusal_notice_at = now
+        what = "a command" if count == 1 else f"{count} commands"
+        return [
+            Notice(
+                REFUSED_WHILE_PAUSED,
+                "Host access is paused",
+                f"Cowork Terminal refused {what} from Claude because host access is paused. "
+                "Untick Pause host access in the tray menu to let it run commands again.",
+            )
+        ]
+
+
+def _replace_crash(snapshot: Snapshot, crash: CrashInfo | None, count: int) -> Snapshot:
+    return Snapshot(snapshot.paused, snapshot.servers, snapshot.running, snapshot.waiting, crash, count)

@@ -1,0 +1,681 @@
+"""The tray app: the icon, its menu and the threads behind them, glued to pystray.
+
+Threads and processes, and why:
+- The main thread runs pystray's event loop (`Icon.run`): macOS requires it, and every backend
+  is happiest there. Menu clicks arrive on it and only queue work, so the UI never waits on disk.
+- "tray-monitor" polls the journal every POLL_S (a `data_version` check while nothing happens),
+  lets the Supervisor notice crashed servers, takes requests from other processes (a second
+  launch, `tray --quit`), computes a `TrayState` and, when the picture changed, pushes icon,
+  tooltip and menu to the UI through `UiDispatcher`: a direct call where the backend marshals to
+  its own loop itself (xorg, gtk, appindicator, win32), `AppHelper.callAfter` on macOS, where
+  AppKit may only be touched from the main thread.
+- "tray-actions" runs what clicks ask for, one at a time: journal writes, config edits, the
+  `claude` CLI, the connection check (seconds), start at login.
+- Windows live in their own processes (the log window is Tk; Tk and pystray in one process crash
+  on macOS, pystray #138), and so does the server that "Check connection" starts.
+
+pystray is imported inside `load_pystray`, never at module import: importing this module costs
+no display connection, and the backend can be chosen first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import queue
+import select
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from app.core import autostart
+from app.core import client_config as cc
+from app.core import client_locations as cl
+from app.core.bash_resolver import BashNotFoundError, find_bash
+from app.core.errors import CoworkError
+from app.core.journal import Journal, ServerRecord
+from app.core.liveness import HeldLock
+from app.core.paths import AppPaths
+from app.core.supervisor import UI_OPEN_LOG_WINDOW, UI_QUIT, Snapshot, Supervisor
+from app.ui import menu
+from app.ui.menu import ClientView, CrashView, MenuEntry, ServerView, TrayState
+from app.ui.tray_platform import (
+    Notifier,
+    UiDispatcher,
+    backend_of,
+    bash_problem,
+    load_pystray,
+    log_window_argv,
+    main_thread_marshal,
+    missing_tray_support,
+    open_folder_argv,
+    spawn,
+)
+
+log = logging.getLogger(__name__)
+
+POLL_S = 0.25  # the icon follows the journal within this (the requirement is half a second)
+CLIENT_FILES_CHECK_S = 1.0  # how often Claude Desktop config files are looked at for outside edits
+QUIT_TIMEOUT_S = 3.0  # after this, a quit whose event loop did not return ends the process anyway
+WINDOW_STOP_GRACE_S = 1.0  # a log window gets this long to close when replaced or at quit
+THREAD_JOIN_S = 2.0
+ICON_SIZE_PX = 64  # every backend scales it; 64 px stays sharp up to 2x panels
+ICON_NAME = "cowork-terminal"
+
+# Actions that only run inside the tray (not from a menu entry).
+FIRST_LOOK = "first-look"
+REFRESH_CLIENTS = "refresh-clients"
+_STOP = object()
+
+
+# --- the app -----------------------------------------------------------------------------------
+
+
+class TrayApp:
+    """The running tray: state, icon and the two worker threads. `run()` blocks the main thread."""
+
+    def __init__(
+        self,
+        paths: AppPaths,
+        lock: HeldLock | None,
+        pystray: ModuleType,
+        *,
+        marshal: Callable[[Callable[[], None]], None] | None = None,
+        log_window_command: Sequence[str] | None = None,
+        platform: str = sys.platform,
+        poll_s: float = POLL_S,
+    ) -> None:
+        self.paths = paths.ensure()
+        # Create and migrate the journal here, once: two threads switching a brand-new database to
+        # WAL at the same moment fail with "database is locked" (SQLite does not wait for that).
+        Journal(self.paths).close()
+        self._lock = lock
+        self._pystray = pystray
+        self.backend = backend_of(pystray)
+        self.platform = platform
+        self.poll_s = poll_s
+        self.log_window_command = list(
+            log_window_command or log_window_argv(bool(getattr(sys, "frozen", False)), sys.executable)
+        )
+        self._ui = UiDispatcher(marshal if marshal is not None else main_thread_marshal(self.backend))
+        self.has_loop = self.backend != "dummy"  # the dummy backend imports but cannot run
+
+        self.state = TrayState()
+        self.icon_state = menu.icon_state(self.state)
+        self._entries_for: tuple[TrayState, list[MenuEntry]] = (self.state, menu.build_menu(self.state))
+        self._images: dict[str, Any] = {}
+        self.icon = pystray.Icon(
+            ICON_NAME, icon=self._image(self.icon_state), title=menu.tooltip(self.state), menu=self.menu()
+        )
+        self.notifier = Notifier(self.icon, self.backend, self._ui, platform=platform)
+
+        # Shared between threads; each is replaced whole, never mutated in place.
+        self._clients: tuple[ClientView, ...] | None = None
+        self._locations: dict[str, cl.ClientLocation] = {}
+        self._watched_files: dict[Path, tuple[float, int] | None] = {}  # config file -> stamp when read
+        self._autostart: bool | None = False
+        self._problem: str | None = None
+        self._busy: str | None = None
+        self._snapshot = Snapshot()
+
+        self._jobs: queue.Queue[Any] = queue.Queue()
+        self._quit = threading.Event()
+        self._stopped = threading.Event()
+        self._acknowledge = threading.Event()
+        self._progress = threading.Condition()
+        self._pending = 0
+        self._ticks = 0
+        self._wake_r, self._wake_w = socket.socketpair()
+        for end in (self._wake_r, self._wake_w):
+            end.setblocking(False)
+        self._signal_r: socket.socket | None = None
+        self._signal_w: socket.socket | None = None
+        self._threads: list[threading.Thread] = []
+        self._windows: list[subprocess.Popen[bytes]] = []
+        self._window_stderr = self.paths.log_dir / "log-window.stderr.log"
+        self._main_running = False
+
+    # -- the menu: built from the model each time pystray asks ------------------------------
+
+    def menu(self) -> Any:
+        """A pystray menu whose items are rebuilt from the current state whenever it is read."""
+        return self._pystray.Menu(self._menu_items)
+
+    def entries(self) -> list[MenuEntry]:
+        """The menu model for the current state (cached until the state changes)."""
+        state, entries = self._entries_for
+        if state is not self.state:
+            state = self.state
+            entries = menu.build_menu(state)
+            self._entries_for = (state, entries)
+        return entries
+
+    def _current(self, key: str, fallback: MenuEntry) -> MenuEntry:
+        return menu.find_entry(self.entries(), key) or fallback
+
+    def _menu_items(self) -> list[Any]:
+        return [self._item(entry) for entry in self.entries()]
+
+    def _item(self, entry: MenuEntry) -> Any:
+        pystray = self._pystray
+        if entry.separator:
+            return pystray.Menu.SEPARATOR
+        key = entry.key
+
+        # Callables, so an item shows the newest state even where a backend keeps built items.
+        def text(_item: Any) -> str:
+            return self._current(key, entry).text
+
+        def enabled(_item: Any) -> bool:
+            return self._current(key, entry).enabled
+
+        def checked(_item: Any) -> bool:
+            return bool(self._current(key, entry).checked)
+
+        def clicked(_icon: Any, _item: Any) -> None:
+            self.click(key)
+
+        action: Any = clicked
+        if entry.submenu is not None:
+            action = pystray.Menu(*[self._item(sub) for sub in entry.submenu])
+        item = pystray.MenuItem(
+            text,
+            action,
+            checked=checked if entry.checked is not None else None,
+            default=entry.default,
+            enabled=enabled,
+        )
+        item.cowork_key = key
+        return item
+
+    def pystray_item(self, key: str) -> Any:
+        """The pystray item for `key` in a freshly built menu (calling it with the icon clicks it)."""
+
+        def walk(items: Any) -> Any:
+            for item in items:
+                if getattr(item, "cowork_key", None) == key:
+                    return item
+                if item.submenu is not None:
+                    found = walk(item.submenu.items)
+                    if found is not None:
+                        return found
+            return None
+
+        found = walk(self.icon.menu.items)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def click(self, key: str) -> None:
+        """What a click on the item `key` means now; runs on the UI thread, so it only queues work."""
+        entry = menu.find_entry(self.entries(), key)
+        if entry is None or not entry.enabled or entry.action is None:
+            return
+        if entry.action == menu.QUIT:
+            self.request_quit()
+            return
+        target = entry.target
+        if entry.action in (menu.TOGGLE_PAUSE, menu.TOGGLE_AUTOSTART):
+            target = "off" if entry.checked else "on"  # what the user saw decides, not a later state
+        self.submit(entry.action, target)
+
+    def submit(self, action: str, target: str | None = None) -> None:
+        with self._progress:
+            self._pending += 1
+        self._jobs.put((action, target))
+
+    # -- lifetime ---------------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Run until Quit, SIGTERM/SIGINT or a `quit` request; releases the tray lock at the end."""
+        self._main_running = True
+        self._install_signal_wakeup()
+        try:
+            if self.has_loop:
+                self.icon.run(setup=self._setup)
+            else:
+                self.start()
+                while not self._stopped.wait(self.poll_s):
+                    pass
+        except Exception:
+            if not self._quit.is_set():
+                raise
+            # GTK/AppIndicator raise at stop when no notification service runs: quitting anyway.
+            log.warning("the tray backend failed while stopping", exc_info=True)
+        finally:
+            self.shutdown()
+        return 0
+
+    def _setup(self, icon: Any) -> None:
+        self._ui(lambda: setattr(icon, "visible", True))  # through the dispatcher: AppKit wants the main thread
+        self.start()
+
+    def start(self) -> None:
+        """Start the worker threads (`run()` does; tests call it to drive the menu without an event loop)."""
+        if self._threads:
+            return
+        self.submit(FIRST_LOOK)
+        for name, target in (("tray-monitor", self._monitor), ("tray-actions", self._actions)):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def request_quit(self) -> None:
+        """Thread-safe: the monitor thread stops the icon, then `run()` returns."""
+        self._quit.set()
+        self._kick()
+
+    def shutdown(self) -> None:
+        """Stop the threads and the windows this tray opened, then let go of the tray lock."""
+        self._quit.set()
+        self._kick()
+        self._jobs.put(_STOP)
+        for thread in self._threads:
+            if thread is not threading.current_thread():
+                thread.join(THREAD_JOIN_S)  # the actions thread may be inside a check: it is a daemon
+        for window in self._windows:
+            self._stop_window(window)
+        self._windows = []
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+        self._stopped.set()
+        log.info("tray stopped")
+
+    def _stop_icon(self) -> None:
+        self._stopped.set()
+        if not self.has_loop:
+            return
+        if self._main_running:
+            # pystray's xorg backend sometimes leaves run() blocked after stop(): do not hang forever.
+            watchdog = threading.Timer(QUIT_TIMEOUT_S, self._force_exit)
+            watchdog.daemon = True
+            watchdog.start()
+        # icon.stop() waits for the backend's loop; from a helper thread, so nothing here can hang.
+        threading.Thread(target=lambda: self._ui(self.icon.stop), name="tray-stop", daemon=True).start()
+
+    def _force_exit(self) -> None:
+        log.warning("the tray's event loop did not stop within %s s; exiting anyway", QUIT_TIMEOUT_S)
+        for window in self._windows:
+            self._stop_window(window)
+        logging.shutdown()
+        os._exit(0)  # the OS releases the tray lock with the process
+
+    def _install_signal_wakeup(self) -> None:
+        """SIGTERM/SIGINT/SIGHUP quit cleanly, whatever loop the main thread sits in.
+
+        A Python signal handler only runs when the main thread runs Python code, which a GTK or
+        Cocoa loop may not do for a long time; `set_wakeup_fd` makes the C-level handler write the
+        signal's number to a socket at once, and the monitor thread watches that socket.
+        """
+        if threading.current_thread() is not threading.main_thread():
+            return
+        self._signal_r, self._signal_w = socket.socketpair()
+        for end in (self._signal_r, self._signal_w):
+            end.setblocking(False)
+        try:
+            signal.set_wakeup_fd(self._signal_w.fileno(), warn_on_full_buffer=False)
+        except (ValueError, OSError) as exc:
+            log.warning("cannot watch for signals: %s", exc)
+            return
+        for name in ("SIGTERM", "SIGINT", "SIGHUP"):
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), _note_signal)
+
+    def _kick(self) -> None:
+        with contextlib.suppress(OSError):  # a full buffer means the monitor is awake anyway
+            self._wake_w.send(b"k")
+
+    def _wait(self, timeout_s: float) -> None:
+        sockets = [s for s in (self._wake_r, self._signal_r) if s is not None]
+        ready, _, _ = select.select(sockets, [], [], timeout_s)
+        for sock in ready:
+            try:
+                data = sock.recv(4096)
+            except (BlockingIOError, InterruptedError):
+                continue
+            if sock is self._signal_r and data:
+                log.info("signal %s received: quitting", data[-1])
+                self._quit.set()
+
+    def settle(self, timeout_s: float = 10.0) -> bool:
+        """Wait until every queued action ran and the icon shows the result; False on timeout."""
+        deadline = time.monotonic() + timeout_s
+        with self._progress:
+            if not self._progress.wait_for(lambda: self._pending == 0, timeout_s):
+                return False
+            target = self._ticks + 1
+        self._kick()
+        with self._progress:
+            return self._progress.wait_for(lambda: self._ticks > target, max(0.0, deadline - time.monotonic()))
+
+    # -- the monitor thread -------------------------------------------------------------------
+
+    def _monitor(self) -> None:
+        journal = Journal(self.paths)
+        try:
+            supervisor = Supervisor(journal)
+            version: int | None = None
+            next_files_check = 0.0
+            refreshed_for: object = None
+            while not self._quit.is_set():
+                current = journal.data_version()
+                if current != version:
+                    version = current
+                    self._take_requests(journal)
+                if self._acknowledge.is_set():
+                    self._acknowledge.clear()
+                    supervisor.acknowledge()
+                snapshot, notices = supervisor.poll()
+                self._publish(snapshot)
+                for notice in notices:
+                    self.notifier.notify(notice.title, notice.message)
+                self._check_windows()
+                if time.monotonic() >= next_files_check:
+                    next_files_check = time.monotonic() + CLIENT_FILES_CHECK_S
+                    refreshed_for = self._check_client_files(refreshed_for)
+                with self._progress:
+                    self._ticks += 1
+                    self._progress.notify_all()
+                self._wait(self.poll_s)
+        except Exception:  # the top of a thread: log it, tell the user, and quit
+            # Without its monitor the tray can neither show what runs nor take Quit: letting go of
+            # the tray lock (by quitting) makes every server refuse commands, the safe way to fail.
+            log.exception("the tray's monitor thread failed")
+            self.notifier.notify(
+                f"{menu.APP_TITLE} stopped",
+                f"An internal error stopped {menu.APP_TITLE}, so Claude's commands are refused until you "
+                f"start it again. The app log in {self.paths.log_dir} has the details.",
+            )
+        finally:
+            journal.close()
+        self._stop_icon()
+
+    def _take_requests(self, journal: Journal) -> None:
+        for kind in journal.take_ui_requests():
+            log.info("request from another process: %s", kind)
+            if kind == UI_OPEN_LOG_WINDOW:
+                self.submit(menu.OPEN_LOG)
+            elif kind == UI_QUIT:
+                self._quit.set()
+            else:
+                log.warning("unknown request %r ignored", kind)
+
+    def _publish(self, snapshot: Snapshot) -> None:
+        """Compose the state; when the picture changed, push icon, tooltip and menu to the UI."""
+        self._snapshot = snapshot
+        crash = snapshot.last_crash
+        state = TrayState(
+            paused=snapshot.paused,
+            servers=tuple(_server_view(s) for s in snapshot.servers),
+            running=snapshot.running,
+            waiting=snapshot.waiting,
+            clients=self._clients,
+            crash=None if crash is None else CrashView(crash.client_label, crash.at, crash.interrupted),
+            autostart=self._autostart,
+            problem=self._problem,
+            busy=self._busy,
+        )
+        previous = self.state
+        if state == previous:
+            return
+        self.state = state
+        name, title = menu.icon_state(state), menu.tooltip(state)
+        image = self._image(name)
+        self.icon_state = name
+
+        def apply() -> None:
+            if self.icon.icon is not image:
+                self.icon.icon = image
+            self.icon.title = title
+            if self.has_loop:
+                self.icon.update_menu()
+
+        self._ui(apply)
+
+    def _image(self, name: str) -> Any:
+        if name not in self._images:
+            from app.ui.icons import load_icon
+
+            self._images[name] = load_icon(name, ICON_SIZE_PX)
+        return self._images[name]
+
+    def _check_client_files(self, refreshed_for: object) -> object:
+        """Notice a Claude Desktop config edited outside the tray (by `connect`, or by hand): compare
+        each file with how it was when the tray last read it. Returns what a refresh was asked for."""
+        watched = self._watched_files
+        if watched is refreshed_for:
+            return refreshed_for  # a refresh for exactly this reading is already queued
+        if any(_file_stamp(path) != stamp for path, stamp in watched.items()):
+            self.submit(REFRESH_CLIENTS)
+            return watched
+        return refreshed_for
+
+    # -- the actions thread -------------------------------------------------------------------
+
+    def _actions(self) -> None:
+        journal = Journal(self.paths)
+        try:
+            while True:
+                job = self._jobs.get()
+                if job is _STOP:
+                    break
+                action, target = job
+                try:
+                    self._run_action(journal, action, target)
+                finally:
+                    with self._progress:
+                        self._pending -= 1
+                        self._progress.notify_all()
+        finally:
+            journal.close()
+
+    def _run_action(self, journal: Journal, action: str, target: str | None) -> None:
+        try:
+            self.perform(journal, action, target)
+        except CoworkError as exc:  # a failure the user can act on: its message says how
+            self.notifier.notify(menu.APP_TITLE, str(exc))
+        except Exception:  # the top of one action: log it, tell the user, keep the tray alive
+            log.exception("action %s failed", action)
+            self.notifier.notify(menu.APP_TITLE, f"Something went wrong ({action}). The app log has the details.")
+        finally:
+            self._kick()
+
+    def _first_look(self) -> None:
+        """At start: bash first (nothing works without it), then Claude apps, then start at login."""
+        log.info("tray started (backend %s, pid %s)", self.backend, os.getpid())
+        missing = missing_tray_support(self.platform, self.backend)
+        if missing:
+            log.warning("%s", missing)
+            self.notifier.notify("Tray menu unavailable", missing)
+        if self.has_loop and not getattr(self.icon, "HAS_MENU", True):
+            self.open_log_window()  # without a menu, the window is where the controls are
+        try:
+            find_bash()
+        except BashNotFoundError as exc:
+            self._problem = bash_problem(exc, self.platform)
+            self.notifier.notify(self._problem, str(exc))
+        self.refresh_clients(include_cli=True)
+        self._autostart = _read_autostart()
+        if self._problem is None and self._clients is not None and not any(c.has_entry for c in self._clients):
+            how = "open this icon's menu, Connect to Claude, and tick your Claude app"
+            if missing:
+                how = "run `cowork-terminal connect`"
+            self.notifier.notify(
+                "Connect Cowork Terminal to Claude",
+                f"No Claude app is connected yet. Next step: {how}, then restart Claude.",
+            )
+
+    def perform(self, journal: Journal, action: str, target: str | None = None) -> None:
+        """Do one action now, on the calling thread (the actions thread, or a test)."""
+        if action == menu.OPEN_LOG:
+            self.open_log_window()
+        elif action == FIRST_LOOK:
+            self._first_look()
+        elif action == menu.TOGGLE_PAUSE:
+            journal.set_paused(target == "on")
+            log.info("host access %s from the tray", "paused" if target == "on" else "resumed")
+        elif action in (menu.CONNECT, menu.DISCONNECT):
+            self._change_client(action, str(target))
+        elif action == menu.CHECK:
+            self._check_client(str(target))
+        elif action == menu.TOGGLE_AUTOSTART:
+            if target == "on":
+                autostart.enable()
+            else:
+                autostart.disable()
+            self._autostart = _read_autostart()
+        elif action == menu.OPEN_DATA_FOLDER:
+            spawn(open_folder_argv(self.platform, self.paths.data_dir))
+        elif action == REFRESH_CLIENTS:
+            self.refresh_clients(include_cli=False)
+        else:
+            log.warning("unknown action %r ignored", action)
+
+    def refresh_clients(self, *, include_cli: bool) -> None:
+        """Look at every Claude client's config again. Claude Code is asked through `claude mcp get`,
+        which starts a server: only at start and after our own changes, never on a timer."""
+        platform, environ, home = cl.this_machine()
+        locations = cl.locate_clients(platform, environ, home, cl.real_exists)
+        # Stamped before reading: an edit that lands while we read still counts as news.
+        stamps = {Path(loc.config_path): _file_stamp(Path(loc.config_path)) for loc in locations if loc.config_path}
+        wanted = cc.this_app_entry()
+        known = {c.client_id: c for c in self._clients or ()}
+        views = []
+        for location in locations:
+            if location.config_path is None and not include_cli and location.client_id in known:
+                views.append(known[location.client_id])
+                continue
+            status = cc.client_status(location, wanted)
+            views.append(ClientView(status.client_id, status.name, status.installed, status.state, status.problem))
+        self._locations = {loc.client_id: loc for loc in locations}
+        self._clients = tuple(views)
+        self._watched_files = stamps
+
+    def _location(self, client_id: str) -> cl.ClientLocation:
+        location = self._locations.get(client_id)
+        if location is None:
+            raise CoworkError(f"unknown Claude client {client_id!r}")
+        return location
+
+    def _change_client(self, action: str, client_id: str) -> None:
+        location = self._location(client_id)
+        wanted = cc.this_app_entry()
+        try:
+            if action == menu.CONNECT:
+                # The item's text said "replace ..." for a stale or foreign entry: the click is consent.
+                change = cc.connect_client(location, wanted, replace=True)
+                done = f"Connected {location.name}."
+            else:
+                change = cc.disconnect_client(location, wanted)
+                done = f"Disconnected {location.name}."
+        finally:
+            self.refresh_clients(include_cli=location.config_path is None)
+        log.info("%s %s: %s", action, client_id, change.action)
+        if location.config_path is not None and change.action in ("written", "removed"):
+            done += f" Quit and reopen {location.name}: it reads its config only at start."
+        if change.backup:
+            done += f" The previous file is kept as {change.backup}."
+        self.notifier.notify(menu.APP_TITLE, done)
+
+    def _check_client(self, client_id: str) -> None:
+        from app.server.connection_check import check_client  # the MCP SDK: only when asked for
+
+        location = self._location(client_id)
+        self._busy = f"Checking {location.name}..."
+        self._kick()
+        try:
+            result = check_client(location, cc.this_app_entry())
+        finally:
+            self._busy = None
+        log.info("check %s: %s %s", client_id, result.kind, result.stderr)
+        title = "Connection works" if result.ok else f"Connection problem: {location.name}"
+        self.notifier.notify(title, result.message)
+
+    # -- the log window, in its own process ----------------------------------------------------
+
+    def open_log_window(self) -> None:
+        """Open the activity log; one window at most: reopening replaces it, so it comes to the front."""
+        self._acknowledge.set()
+        for window in self._windows:
+            self._stop_window(window)
+        self._window_stderr.parent.mkdir(parents=True, exist_ok=True)
+        with open(self._window_stderr, "wb") as stderr:
+            self._windows = [spawn(self.log_window_command, stderr=stderr)]
+        log.info("log window started (pid %s): %s", self._windows[0].pid, self.log_window_command)
+
+    def _check_windows(self) -> None:
+        """A log window that failed at once (no Tk, no display) is reported, not silently lost."""
+        alive = []
+        for window in self._windows:
+            code = window.poll()
+            if code is None:
+                alive.append(window)
+            elif code != 0:
+                said = self._window_stderr.read_text(encoding="utf-8", errors="replace").strip()[-500:]
+                why = said.rstrip(".") if said else f"it exited with code {code}"
+                self.notifier.notify(
+                    "The activity log could not open",
+                    f"{why}. `cowork-terminal log --follow` shows the same activity in a terminal.",
+                )
+        self._windows = alive
+
+    @staticmethod
+    def _stop_window(window: subprocess.Popen[bytes]) -> None:
+        if window.poll() is not None:
+            return
+        window.terminate()
+        try:
+            window.wait(WINDOW_STOP_GRACE_S)
+        except subprocess.TimeoutExpired:
+            window.kill()
+            window.wait(WINDOW_STOP_GRACE_S)
+
+
+def _note_signal(signum: int, _frame: Any) -> None:
+    """The Python-level half of a quit signal: nothing, the wakeup socket already told the monitor."""
+
+
+def _file_stamp(path: Path) -> tuple[float, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime, info.st_size
+
+
+def _server_view(record: ServerRecord) -> ServerView:
+    return ServerView(record.client_label, record.started_at, record.command_count, record.headless)
+
+
+def _read_autostart() -> bool | None:
+    try:
+        return autostart.is_enabled()
+    except CoworkError as exc:
+        log.warning("cannot read the start-at-login setting: %s", exc)
+        return None
+
+
+def run_tray(paths: AppPaths, lock: HeldLock) -> int:
+    """The `tray` command after it took the tray lock: load pystray, build the app, run it."""
+    try:
+        pystray = load_pystray()
+    except Exception as exc:  # no display, no backend: the top of the process, say it plainly
+        log.error("cannot show a tray icon: %r", exc)
+        display = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+        reason = "no graphical session was found (DISPLAY is not set)" if not display else repr(exc)
+        print(
+            f"cowork-terminal: cannot show the tray icon: {reason}. Start Cowork Terminal from your desktop "
+            "session; for command-line use only, `cowork-terminal connect --headless` works without it.",
+            file=sys.stderr,
+        )
+        return 1
+    return TrayApp(paths, lock, pystray).run()

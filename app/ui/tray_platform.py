@@ -1,0 +1,140 @@
+"""What differs per platform and pystray backend: one small function per decision, plus notifications.
+
+Pure functions where possible (platform and backend in, argv or words out), so every platform's
+choice runs in tests on Linux. The tray (`tray.py`) is the only user.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from app.core.bash_resolver import BashNotFoundError
+from app.ui.menu import APP_TITLE
+
+log = logging.getLogger(__name__)
+
+# Backends with a native notification; others fall back to `notify-send` where it exists.
+NATIVE_NOTIFY_BACKENDS = ("win32", "darwin", "gtk", "appindicator")
+NOTICES_KEPT = 50
+
+
+def load_pystray(backend: str | None = None) -> ModuleType:
+    """Import pystray with `backend` (else its own choice: appindicator, gtk, then xorg on Linux).
+
+    Raises whatever the backend raises without a display (Xlib's DisplayNameError, ImportError).
+    """
+    if backend:
+        os.environ["PYSTRAY_BACKEND"] = backend
+    import pystray
+
+    return pystray
+
+
+def backend_of(pystray: ModuleType) -> str:
+    """The backend pystray chose: "xorg", "gtk", "appindicator", "win32", "darwin" or "dummy"."""
+    name = pystray.Icon.__module__.rsplit(".", 1)[-1].lstrip("_")
+    return "dummy" if name == "base" else name  # the dummy backend re-exports the abstract base Icon
+
+
+def missing_tray_support(platform: str, backend: str) -> str | None:
+    """What this desktop lacks for a full tray icon, in words for the user; None when nothing is."""
+    if platform.startswith("linux") and backend == "xorg":
+        return (
+            "Cowork Terminal is running, but its tray icon has no menu on this desktop: AppIndicator "
+            "support is missing. Install it (Debian/Ubuntu: gir1.2-ayatanaappindicator3-0.1; Fedora: "
+            "libayatana-appindicator-gtk3; GNOME also needs the AppIndicator extension), then start "
+            "Cowork Terminal again. Meanwhile the activity log window has the pause switch, and "
+            "`cowork-terminal connect` sets up Claude."
+        )
+    return None
+
+
+def log_window_argv(frozen: bool, executable: str) -> list[str]:
+    """How to start the log window in its own process: the bundle, or this Python on the package."""
+    return [executable, "log-window"] if frozen else [executable, "-m", "app", "log-window"]
+
+
+def open_folder_argv(platform: str, folder: Path) -> list[str]:
+    """The platform's "show this folder" command."""
+    if platform == "darwin":
+        return ["open", str(folder)]
+    if platform == "win32":
+        return ["explorer.exe", str(folder)]
+    return ["xdg-open", str(folder)]
+
+
+def bash_problem(error: BashNotFoundError, platform: str) -> str:
+    """The status line for a missing bash: on Windows, Git for Windows comes before anything else."""
+    if platform == "win32":
+        return "Git Bash is missing: install Git for Windows"
+    return "bash is missing: commands cannot run"
+
+
+def main_thread_marshal(backend: str) -> Callable[[Callable[[], None]], None] | None:
+    """How to run a call on the main thread, for backends that do not do it themselves (macOS)."""
+    if backend == "darwin":
+        from PyObjCTools import AppHelper  # ships with pyobjc, which pystray's darwin backend needs
+
+        return AppHelper.callAfter
+    return None
+
+
+def spawn(argv: Sequence[str], *, stderr: Any = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
+    """The one place the tray starts a program: no stdin, no console window, never our stdout."""
+    return subprocess.Popen(
+        list(argv),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+        creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
+    )
+
+
+class UiDispatcher:
+    """Runs icon updates where the backend needs them, and keeps a failed update from killing a thread."""
+
+    def __init__(self, marshal: Callable[[Callable[[], None]], None] | None = None) -> None:
+        self.marshal = marshal
+
+    def __call__(self, update: Callable[[], None]) -> None:
+        def guarded() -> None:
+            try:
+                update()
+            except Exception:  # the top of a UI callback: log it, keep the tray alive
+                log.exception("updating the tray icon failed")
+
+        if self.marshal is None:
+            guarded()
+        else:
+            self.marshal(guarded)
+
+
+class Notifier:
+    """Notifications through the backend where it has them, `notify-send` on other Linux desktops,
+    else only the app log: a missing notification service must never break the tray."""
+
+    def __init__(self, icon: Any, backend: str, dispatch: UiDispatcher, *, platform: str = sys.platform) -> None:
+        self._icon = icon
+        self._dispatch = dispatch
+        self.native = backend in NATIVE_NOTIFY_BACKENDS and bool(getattr(icon, "HAS_NOTIFICATION", False))
+        self.fallback = None if self.native or not platform.startswith("linux") else shutil.which("notify-send")
+        self.history: list[tuple[str, str]] = []
+
+    def notify(self, title: str, message: str) -> None:
+        log.info("notice: %s: %s", title, message)
+        self.history = [*self.history[-(NOTICES_KEPT - 1) :], (title, message)]
+        if self.native:
+            self._dispatch(lambda: self._icon.notify(message, title))
+        elif self.fallback:
+            try:
+                spawn([self.fallback, f"--app-name={APP_TITLE}", title, message])
+            except OSError as exc:
+                log.warning("notify-send failed: %s", exc)

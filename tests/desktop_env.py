@@ -1,0 +1,140 @@
+"""A fake desktop for the tray's tests: a home with a Claude Desktop folder, and small stand-in programs.
+
+The stand-ins (`claude`, `xdg-open`, `notify-send`) are real executables on PATH that record how
+they were called, so the tray's own code runs unchanged: it finds them, starts them, reads them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.client.stdio import StdioServerParameters
+
+from app.core.paths import HOME_ENV
+
+# A `claude` CLI that keeps one `cowork-terminal` entry in a JSON file, speaking just enough of
+# `claude mcp get/add/add-json/remove` for app.core.client_config.
+FAKE_CLAUDE = """#!{python}
+import json, pathlib, sys
+here = pathlib.Path(__file__).parent
+state = here / "claude-code-entry.json"
+args = sys.argv[1:]
+with open(here / "calls.log", "a") as log:
+    log.write(json.dumps(["claude", *args]) + "\\n")
+if args[:2] == ["mcp", "get"]:
+    if not state.exists():
+        print("No MCP server found with name: " + args[2], file=sys.stderr)
+        sys.exit(1)
+    entry = json.loads(state.read_text())
+    print(args[2] + ":")
+    print("  Scope: User config")
+    print("  Type: stdio")
+    print("  Command: " + entry["command"])
+    print("  Args: " + " ".join(entry["args"]))
+    if entry.get("env"):
+        print("  Environment:")
+        for key, value in entry["env"].items():
+            print("    " + key + "=" + value)
+elif args[:2] == ["mcp", "add-json"]:
+    entry = json.loads(args[-1])
+    entry.pop("type", None)
+    state.write_text(json.dumps(entry))
+elif args[:2] == ["mcp", "add"]:
+    rest = args[args.index("--") + 1:]
+    state.write_text(json.dumps({{"command": rest[0], "args": rest[1:]}}))
+elif args[:2] == ["mcp", "remove"]:
+    state.unlink(missing_ok=True)
+"""
+
+# `xdg-open` and `notify-send`: write their arguments to calls.log and exit.
+RECORDER = """#!{python}
+import json, pathlib, sys
+with open(pathlib.Path(__file__).parent / "calls.log", "a") as log:
+    log.write(json.dumps([pathlib.Path(sys.argv[0]).name, *sys.argv[1:]]) + "\\n")
+"""
+
+
+@dataclass
+class FakeDesktop:
+    home: Path  # the user's home folder ($HOME)
+    config_home: Path  # $XDG_CONFIG_HOME
+    bin: Path  # the stand-in programs, first on PATH
+
+    @property
+    def desktop_config(self) -> Path:
+        return self.config_home / "Claude" / "claude_desktop_config.json"
+
+    @property
+    def claude_code_state(self) -> Path:
+        return self.bin / "claude-code-entry.json"
+
+    @property
+    def autostart_file(self) -> Path:
+        return self.config_home / "autostart" / "cowork-terminal.desktop"
+
+    def calls(self, program: str | None = None) -> list[list[str]]:
+        log = self.bin / "calls.log"
+        if not log.exists():
+            return []
+        calls = [json.loads(line) for line in log.read_text().splitlines()]
+        return [c for c in calls if program is None or c[0] == program]
+
+    def read_desktop_config(self) -> dict[str, Any]:
+        return json.loads(self.desktop_config.read_text())
+
+    def add_program(self, name: str, source: str) -> None:
+        path = self.bin / name
+        path.write_text(source.format(python=sys.executable))
+        path.chmod(path.stat().st_mode | stat.S_IXUSR)
+
+
+def make_fake_desktop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, claude_desktop: bool = True, claude_code: bool = False
+) -> FakeDesktop:
+    """A home where Claude Desktop is "installed" (its config folder exists), optionally a `claude`
+    CLI, plus recording `xdg-open` and `notify-send`; everything goes through the environment."""
+    desktop = FakeDesktop(tmp_path / "user-home", tmp_path / "user-home" / ".config", tmp_path / "fake-bin")
+    for folder in (desktop.home, desktop.config_home, desktop.bin):
+        folder.mkdir(parents=True, exist_ok=True)
+    if claude_desktop:
+        desktop.desktop_config.parent.mkdir(parents=True)
+    if claude_code:
+        desktop.add_program("claude", FAKE_CLAUDE)
+    desktop.add_program("xdg-open", RECORDER)
+    desktop.add_program("notify-send", RECORDER)
+    monkeypatch.setenv("HOME", str(desktop.home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(desktop.config_home))
+    # Only system folders after ours: a real `claude` elsewhere on this machine must not be found.
+    monkeypatch.setenv("PATH", os.pathsep.join([str(desktop.bin), "/usr/bin", "/bin"]))
+    monkeypatch.delenv("COWORK_TERMINAL_BASH", raising=False)
+    return desktop
+
+
+def serve_params(app_home: Path, *, headless: bool, env: dict[str, str] | None = None) -> StdioServerParameters:
+    """`python -m app serve` as Claude starts it, pointed at the test's app home."""
+    child_env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "USER", "LOGNAME")}
+    child_env[HOME_ENV] = str(app_home)
+    child_env.update(env or {})
+    args = ["-m", "app", "serve", *(["--headless"] if headless else [])]
+    return StdioServerParameters(command=sys.executable, args=args, env=child_env)
+
+
+def wait_for(condition: Callable[[], Any], timeout_s: float = 5.0, interval_s: float = 0.02) -> Any:
+    """Poll `condition` until it returns something truthy; fail the test on timeout."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout_s} s")
+        time.sleep(interval_s)

@@ -1,0 +1,154 @@
+"""The "Check connection" action: each named outcome, produced by really starting the entry's command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path, PurePosixPath
+
+import pytest
+from desktop_env import FakeDesktop, make_fake_desktop
+
+from app.core import client_config as cc
+from app.core import client_locations as cl
+from app.core import liveness
+from app.core.bash_resolver import BASH_PATH_ENV
+from app.core.journal import Journal
+from app.core.paths import AppPaths
+from app.server import connection_check as check
+
+
+@pytest.fixture
+def desktop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path) -> FakeDesktop:
+    return make_fake_desktop(tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def tray_lock(paths: AppPaths):
+    """The tray's presence, as the running tray holds it."""
+    lock = liveness.try_hold(paths.tray_lock)
+    assert lock is not None
+    yield lock
+    lock.release()
+
+
+def desktop_location() -> cl.ClientLocation:
+    platform, environ, home = cl.this_machine()
+    locations = cl.locate_clients(platform, environ, home, cl.real_exists)
+    return next(loc for loc in locations if loc.client_id == cl.CLAUDE_DESKTOP)
+
+
+def write_entry(desktop: FakeDesktop, entry: object) -> None:
+    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": entry}}))
+
+
+def test_a_good_entry_starts_the_server_and_runs_echo_ok(desktop: FakeDesktop, paths: AppPaths, tray_lock) -> None:
+    cc.connect_client(desktop_location(), cc.this_app_entry())
+    result = check.check_client(desktop_location(), cc.this_app_entry())
+    assert result.ok, result
+    assert result.message == "Claude Desktop is connected: its server started and ran `echo ok`."
+    with Journal(paths) as journal:
+        ran = journal.recent_commands(limit=1)[0]
+        assert (ran.command, ran.client_name) == ("echo ok", "cowork-terminal-check"), "the check shows in the log"
+        assert journal.servers(live_only=False)[0].state == "exited", "the checked server exits cleanly"
+
+
+def test_no_entry_is_reported_without_starting_anything(desktop: FakeDesktop) -> None:
+    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"other": {"command": "x"}}}))
+    result = check.check_client(desktop_location(), cc.this_app_entry())
+    assert result.kind == check.NO_ENTRY
+    assert "has no 'cowork-terminal' entry" in result.message and "Connect to Claude" in result.message
+
+
+def test_a_stale_entry_from_an_older_install_is_named_as_such(desktop: FakeDesktop) -> None:
+    old = {"command": "/opt/old/cowork-terminal", "args": ["serve"]}
+    write_entry(desktop, old)
+    result = check.check_client(desktop_location(), cc.this_app_entry())
+    assert result.kind == check.STALE_ENTRY and result.entry == old
+    assert "stale" in result.message and "/opt/old/cowork-terminal" in result.message
+    assert "no longer exists" in result.message
+
+
+def test_another_programs_entry_is_named_as_such(desktop: FakeDesktop) -> None:
+    write_entry(desktop, {"command": "npx", "args": ["-y", "cowork-terminal-mcp"]})
+    result = check.check_client(desktop_location(), cc.this_app_entry())
+    assert result.kind == check.FOREIGN_ENTRY and "npx" in result.message
+
+
+def test_an_unreadable_config_is_reported_with_its_line(desktop: FakeDesktop) -> None:
+    desktop.desktop_config.write_text('{"mcpServers": {,}}')
+    result = check.check_client(desktop_location(), cc.this_app_entry())
+    assert result.kind == check.CONFIG_UNREADABLE and "line 1" in result.message
+
+
+def test_a_server_that_crashes_at_start_is_reported_with_its_stderr(desktop: FakeDesktop) -> None:
+    broken = cc.this_app_entry(["--no-such-option"])  # this app, with an option `serve` rejects at start
+    write_entry(desktop, broken)
+    result = check.check_client(desktop_location(), cc.this_app_entry())
+    assert result.kind == check.CRASHED_AT_START, result
+    assert "unrecognized arguments: --no-such-option" in result.stderr
+    assert "stopped at start" in result.message and "--no-such-option" in result.message
+
+
+def test_a_command_that_cannot_be_started_is_named(tmp_path: Path) -> None:
+    missing = {"command": str(tmp_path / "gone" / "cowork-terminal"), "args": ["serve"]}
+    result = check.check_entry("claude-desktop", "Claude Desktop", missing, missing)
+    assert result.kind == check.COMMAND_NOT_FOUND
+    assert "cannot be run: No such file or directory" in result.message
+
+
+def test_a_missing_bash_is_reported_as_such(desktop: FakeDesktop, paths: AppPaths, tray_lock) -> None:
+    entry = cc.this_app_entry()
+    entry["env"] = {**entry.get("env", {}), BASH_PATH_ENV: "/nonexistent/bash"}
+    write_entry(desktop, entry)
+    result = check.check_client(desktop_location(), cc.this_app_entry())
+    assert result.kind == check.BASH_NOT_FOUND, result
+    assert "/nonexistent/bash" in result.message
+
+
+def test_a_paused_host_and_a_missing_tray_are_reported_as_the_server_answers(
+    desktop: FakeDesktop, paths: AppPaths
+) -> None:
+    cc.connect_client(desktop_location(), cc.this_app_entry())
+    no_tray = check.check_client(desktop_location(), cc.this_app_entry())
+    assert no_tray.kind == check.NO_TRAY, no_tray
+    assert "app is not running" in no_tray.message
+
+    lock = liveness.try_hold(paths.tray_lock)
+    try:
+        with Journal(paths) as journal:
+            journal.set_paused(True)
+        paused = check.check_client(desktop_location(), cc.this_app_entry())
+    finally:
+        lock.release()
+    assert paused.kind == check.PAUSED and "host access is paused" in paused.message
+
+
+def test_claude_codes_entry_is_read_through_its_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path
+) -> None:
+    desktop = make_fake_desktop(tmp_path, monkeypatch, claude_code=True)
+    location = cl.ClientLocation(
+        cl.CLAUDE_CODE, "Claude Code", True, None, PurePosixPath(desktop.bin / "claude"), "found"
+    )
+    result = check.check_client(location, cc.this_app_entry())
+    assert result.kind == check.NO_ENTRY and "Claude Code has no" in result.message
+    assert desktop.calls("claude") == [["claude", "mcp", "get", "cowork-terminal"]]
+
+
+def test_the_check_command_prints_one_line_per_client_and_fails_when_one_fails(
+    desktop: FakeDesktop, cli_env: dict[str, str]
+) -> None:
+    write_entry(desktop, {"command": "/opt/old/cowork-terminal", "args": ["serve"]})
+    cli_env.update({"HOME": str(desktop.home), "XDG_CONFIG_HOME": str(desktop.config_home)})
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "check", "--client", "claude-desktop", "--json"],
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["client"], report["ok"], report["kind"]) == ("claude-desktop", False, check.STALE_ENTRY)

@@ -1,0 +1,72 @@
+"""The tray is the user's presence: `serve` refuses commands while no tray runs, unless `--headless`."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import anyio
+from desktop_env import serve_params
+from mcp import Client
+
+from app.core import liveness
+from app.core.command_service import NO_TRAY_MESSAGE
+from app.core.journal import Journal, Status
+from app.core.paths import AppPaths
+
+PRESENCE_DECISION_S = 0.05  # "well under a second per call": one lock probe
+
+
+async def echo(client: Client) -> tuple[bool, str]:
+    result = await client.call_tool("execute_command", {"command": "echo present"})
+    return result.is_error, result.content[0].text
+
+
+def test_serve_refuses_without_a_tray_and_runs_once_the_tray_lock_is_held(home: Path, paths: AppPaths) -> None:
+    async def scenario() -> list[tuple[bool, str]]:
+        async with Client(serve_params(home, headless=False), mode="legacy") as client:
+            refused = await echo(client)
+            lock = liveness.try_hold(paths.tray_lock)
+            try:
+                ran = await echo(client)
+            finally:
+                lock.release()
+            refused_again = await echo(client)  # the tray quit: decided again on the next call
+            return [refused, ran, refused_again]
+
+    refused, ran, refused_again = anyio.run(scenario)
+    assert refused[0] is True and NO_TRAY_MESSAGE in refused[1], "the model reads why and what to ask"
+    assert "Ask the user to start the Cowork Terminal app" in refused[1]
+    assert ran[0] is False and json.loads(ran[1])["stdout"] == "present\n"
+    assert refused_again[0] is True and NO_TRAY_MESSAGE in refused_again[1]
+    with Journal(paths) as journal:
+        statuses = [(c.status, c.reason) for c in reversed(journal.recent_commands(limit=3))]
+    assert statuses == [
+        (Status.REFUSED, NO_TRAY_MESSAGE),
+        (Status.FINISHED, None),
+        (Status.REFUSED, NO_TRAY_MESSAGE),
+    ]
+
+
+def test_serve_headless_runs_without_a_tray(home: Path, paths: AppPaths) -> None:
+    async def scenario() -> tuple[bool, str]:
+        async with Client(serve_params(home, headless=True), mode="legacy") as client:
+            return await echo(client)
+
+    assert not liveness.is_held(paths.tray_lock)
+    is_error, text = anyio.run(scenario)
+    assert is_error is False and json.loads(text)["stdout"] == "present\n"
+
+
+def test_whether_the_tray_is_alive_is_decided_in_well_under_a_second(paths: AppPaths) -> None:
+    lock = liveness.try_hold(paths.tray_lock)
+    try:
+        started = time.perf_counter()
+        assert liveness.is_held(paths.tray_lock)
+        assert time.perf_counter() - started < PRESENCE_DECISION_S
+    finally:
+        lock.release()
+    started = time.perf_counter()
+    assert not liveness.is_held(paths.tray_lock)
+    assert time.perf_counter() - started < PRESENCE_DECISION_S

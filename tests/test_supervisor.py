@@ -1,0 +1,203 @@
+"""The tray's supervision rules against a real journal: crashes, crash loops, first connections, refusals."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from app.core import liveness
+from app.core.command_service import PAUSED_MESSAGE
+from app.core.journal import Journal, Outcome, Status
+from app.core.paths import AppPaths
+from app.core.supervisor import (
+    CHECK_CLIENT_NAME,
+    CRASH_LOOP,
+    CRASH_WINDOW_S,
+    FIRST_CONNECTION,
+    REFUSAL_NOTICE_GAP_S,
+    REFUSED_WHILE_PAUSED,
+    SERVER_CRASHED,
+    CrashWindow,
+    Supervisor,
+)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def start_server(journal: Journal, client: str | None = "claude-ai") -> tuple[int, liveness.HeldLock]:
+    """Register a server as `serve` does. Pass a connection other than the supervisor's, as real
+    servers are other processes: a connection does not see its own commits in `data_version`."""
+    server_id = journal.register_server(os.getpid(), headless=False)
+    lock = liveness.try_hold(journal.paths.server_lock(server_id))
+    assert lock is not None
+    if client:
+        journal.set_server_client(server_id, client, "0.12")
+    return server_id, lock
+
+
+def kinds(notices: list) -> list[str]:
+    return [n.kind for n in notices]
+
+
+def test_the_crash_window_forgets_events_older_than_the_window() -> None:
+    window = CrashWindow(60)
+    assert window.record(0) == 1
+    assert window.record(30) == 2
+    assert window.count(59) == 2
+    assert window.count(60) == 1
+    assert window.count(91) == 0
+
+
+def test_a_server_that_dies_mid_command_is_reported_once_with_its_interrupted_command(paths: AppPaths) -> None:
+    clock = Clock()
+    with Journal(paths) as journal:
+        supervisor = Supervisor(journal, clock=clock, register_grace_s=0)
+        server_id, lock = start_server(journal)
+        command_id = journal.begin_command(command="sleep 100", cwd="/", server_id=server_id)
+        snapshot, notices = supervisor.poll()
+        assert [s.id for s in snapshot.servers] == [server_id] and snapshot.running == 1
+        lock.release()  # the process "dies": the OS drops its lock
+
+        snapshot, notices = supervisor.poll()
+        assert kinds(notices) == [SERVER_CRASHED]
+        assert "claude-ai 0.12" in notices[0].message and "1 running command(s) were interrupted" in notices[0].message
+        assert snapshot.servers == () and snapshot.running == 0
+        assert snapshot.last_crash is not None and snapshot.last_crash.interrupted == 1
+        assert journal.get_command(command_id).status is Status.INTERRUPTED
+        assert supervisor.poll()[1] == []
+
+
+def test_a_crash_another_process_noticed_first_is_still_reported(paths: AppPaths) -> None:
+    with Journal(paths) as journal, Journal(paths) as other:
+        supervisor = Supervisor(journal, register_grace_s=0)
+        _, lock = start_server(journal)
+        supervisor.poll()
+        lock.release()
+        assert other.recover_dead_servers() != []  # e.g. the CLI's Journal.open
+        assert kinds(supervisor.poll()[1]) == [SERVER_CRASHED]
+
+
+def test_a_server_that_exits_normally_is_no_news(paths: AppPaths) -> None:
+    with Journal(paths) as journal, Journal(paths) as servers:
+        supervisor = Supervisor(journal, register_grace_s=0)
+        server_id, lock = start_server(servers)
+        supervisor.poll()
+        servers.end_server(server_id)
+        lock.release()
+        snapshot, notices = supervisor.poll()
+        assert notices == [] and snapshot.servers == () and snapshot.last_crash is None
+
+
+def test_a_server_that_has_not_taken_its_lock_yet_is_not_called_crashed(paths: AppPaths) -> None:
+    with Journal(paths) as journal:
+        supervisor = Supervisor(journal)  # the default grace
+        server_id = journal.register_server(os.getpid(), headless=False)  # row written, lock not yet taken
+        snapshot, notices = supervisor.poll()
+        assert [s.id for s in snapshot.servers] == [server_id] and notices == []
+
+
+def test_repeated_crashes_give_one_keeps_crashing_notice_per_window(paths: AppPaths) -> None:
+    clock = Clock()
+    with Journal(paths) as journal, Journal(paths) as servers:
+        supervisor = Supervisor(journal, clock=clock, register_grace_s=0)
+        supervisor.poll()
+        seen: list[str] = []
+        for _ in range(4):
+            _, lock = start_server(servers, client=None)
+            supervisor.poll()
+            lock.release()
+            clock.now += 10
+            seen += kinds(supervisor.poll()[1])
+        assert seen == [SERVER_CRASHED] * 3 + [CRASH_LOOP] + [SERVER_CRASHED]
+        snapshot, _ = supervisor.poll()
+        assert snapshot.crashes_in_window == 4 and snapshot.last_crash is not None
+
+        clock.now += CRASH_WINDOW_S
+        snapshot, _ = supervisor.poll()
+        assert snapshot.crashes_in_window == 0 and snapshot.last_crash is None, "old crashes stop asking for attention"
+
+
+def test_opening_the_log_acknowledges_the_last_crash(paths: AppPaths) -> None:
+    with Journal(paths) as journal:
+        supervisor = Supervisor(journal, register_grace_s=0)
+        _, lock = start_server(journal)
+        supervisor.poll()
+        lock.release()
+        assert supervisor.poll()[0].last_crash is not None
+        supervisor.acknowledge()
+        assert supervisor.poll()[0].last_crash is None
+
+
+def test_a_client_is_announced_the_first_time_only_even_across_restarts(paths: AppPaths) -> None:
+    with Journal(paths) as journal, Journal(paths) as servers:
+        supervisor = Supervisor(journal, register_grace_s=0)
+        held = [start_server(servers, "claude-ai"), start_server(servers, CHECK_CLIENT_NAME)]  # keep the locks
+        notices = supervisor.poll()[1]
+        assert kinds(notices) == [FIRST_CONNECTION]
+        assert "claude-ai 0.12 connected for the first time" in notices[0].message
+        held.append(start_server(servers, "claude-ai"))
+        assert supervisor.poll()[1] == []
+        assert Supervisor(journal, register_grace_s=0).poll()[1] == [], "the tray remembers across restarts"
+
+
+def test_refusals_while_paused_are_told_at_most_once_per_gap_with_their_count(paths: AppPaths) -> None:
+    clock = Clock()
+    with Journal(paths) as journal, Journal(paths) as server:
+
+        def refuse(reason: str = PAUSED_MESSAGE) -> None:
+            server.begin_command(command="ls", cwd="/", status=Status.REFUSED, reason=reason)
+
+        supervisor = Supervisor(journal, clock=clock, register_grace_s=0)
+        supervisor.poll()
+        refuse()
+        notices = supervisor.poll()[1]
+        assert kinds(notices) == [REFUSED_WHILE_PAUSED] and "refused a command from Claude" in notices[0].message
+        refuse()
+        refuse()
+        refuse("`cwd` does not exist: /nope")  # other refusals are the model's business, not the user's
+        clock.now += 1
+        assert supervisor.poll()[1] == []
+        clock.now += REFUSAL_NOTICE_GAP_S
+        notices = supervisor.poll()[1]
+        assert kinds(notices) == [REFUSED_WHILE_PAUSED] and "refused 2 commands" in notices[0].message
+
+
+def test_the_snapshot_counts_running_and_paused_from_the_journal(paths: AppPaths) -> None:
+    with Journal(paths) as journal, Journal(paths) as other:
+        supervisor = Supervisor(journal, register_grace_s=0)
+        first = other.begin_command(command="sleep 1", cwd="/")
+        other.begin_command(command="sleep 2", cwd="/")
+        other.set_paused(True)
+        snapshot, _ = supervisor.poll()
+        assert (snapshot.running, snapshot.paused) == (2, True)
+        other.finish_command(first, Outcome(status=Status.FINISHED, exit_code=0))
+        other.set_paused(False)
+        snapshot, _ = supervisor.poll()
+        assert (snapshot.running, snapshot.paused) == (1, False)
+
+
+def test_the_trays_two_journal_connections_keep_seeing_other_processes_writes(paths: AppPaths) -> None:
+    """Regression: opening a second journal in one process used to open and close the database file,
+    which dropped the process's SQLite locks; the next process to close its connection then thought it
+    was the last one and deleted the WAL, and the tray never saw a write again (`tray --quit` hung)."""
+    Journal(paths).close()  # the tray creates the journal first, then each thread opens its own
+    with Journal(paths) as monitor, Journal(paths) as actions:
+        post = (
+            "import sys; from app.core.journal import Journal; from app.core.paths import AppPaths\n"
+            "with Journal(AppPaths.from_environment()) as j: j.post_ui_request(sys.argv[1])"
+        )
+        seen = []
+        for kind in ("open-log-window", "quit"):  # a second launch, then `tray --quit`
+            subprocess.run([sys.executable, "-c", post, kind], check=True, timeout=30)
+            assert Path(f"{paths.journal}-wal").exists(), "another process deleted the WAL under live connections"
+            seen += monitor.take_ui_requests()
+        assert seen == ["open-log-window", "quit"]
+        assert actions.is_paused() is False

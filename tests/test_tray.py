@@ -1,0 +1,599 @@
+"""The tray glue: pystray items clicked for real against a temporary app home and a fake Claude folder,
+real `serve` processes, and the tray process itself (dummy backend, and xorg under Xvfb)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import queue
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from types import ModuleType
+
+import anyio
+import pytest
+from desktop_env import FakeDesktop, make_fake_desktop, serve_params, wait_for
+from mcp import Client
+from mcp_types import Implementation
+
+from app.core import app_log, liveness
+from app.core import client_config as cc
+from app.core.bash_resolver import BASH_PATH_ENV, BashNotFoundError
+from app.core.journal import Journal, Status
+from app.core.paths import HOME_ENV, AppPaths
+from app.core.supervisor import UI_OPEN_LOG_WINDOW
+from app.ui import menu, tray, tray_platform
+from app.ui.icons import load_icon
+from app.ui.tray import TrayApp
+
+ICON_FOLLOWS_S = 0.5  # the requirement: icon and tooltip follow a state change within half a second
+PROCESS_START_S = 15.0
+PROCESS_STOP_S = 5.0
+
+# A stand-in log window: says it opened, then stays open like a window would.
+WINDOW_SCRIPT = "import pathlib, sys, time; pathlib.Path(sys.argv[1]).write_text('opened'); time.sleep(60)"
+
+
+@pytest.fixture
+def pystray(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    monkeypatch.setenv("PYSTRAY_BACKEND", "dummy")  # no display in this process; the menu is data anyway
+    module = tray_platform.load_pystray()
+    assert tray_platform.backend_of(module) == "dummy"
+    return module
+
+
+@pytest.fixture
+def desktop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path) -> FakeDesktop:
+    return make_fake_desktop(tmp_path, monkeypatch)
+
+
+def start_tray(paths: AppPaths, pystray: ModuleType, window_marker: Path, **kwargs: object) -> TrayApp:
+    lock = liveness.try_hold(paths.tray_lock)
+    assert lock is not None
+    app = TrayApp(
+        paths, lock, pystray, log_window_command=[sys.executable, "-c", WINDOW_SCRIPT, str(window_marker)], **kwargs
+    )
+    app.start()
+    assert app.settle(), "the first look at the machine did not finish"
+    return app
+
+
+@pytest.fixture
+def window_marker(tmp_path: Path) -> Path:
+    return tmp_path / "log-window-opened"
+
+
+@pytest.fixture
+def app(paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path):
+    running = start_tray(paths, pystray, window_marker)
+    yield running
+    running.shutdown()
+
+
+def click(app: TrayApp, key: str) -> None:
+    """Click the pystray item exactly as the backend would, then wait until the tray shows the result."""
+    app.pystray_item(key)(app.icon)
+    assert app.settle()
+
+
+def titles(app: TrayApp) -> list[str]:
+    return [title for title, _ in app.notifier.history]
+
+
+def messages(app: TrayApp) -> str:
+    return "\n".join(message for _, message in app.notifier.history)
+
+
+# --- the pause switch and the icon ----------------------------------------------------------------
+
+
+def test_pausing_from_the_menu_writes_the_journal_and_the_icon_follows(app: TrayApp, paths: AppPaths) -> None:
+    item = app.pystray_item("pause")
+    assert (item.text, item.checked) == ("Pause host access", False)
+    item(app.icon)
+    assert app.settle()
+    with Journal(paths) as journal:
+        assert journal.is_paused()
+    assert item.checked is True, "the same item object reads the new state"
+    assert app.icon_state == menu.PAUSED
+    assert app.icon.title == "Cowork Terminal: Paused: Claude's commands are refused"
+    assert app.icon.icon.tobytes() == load_icon(menu.PAUSED, tray.ICON_SIZE_PX).tobytes()
+    assert app.pystray_item("status").text == "Paused: Claude's commands are refused"
+
+    click(app, "pause")
+    with Journal(paths) as journal:
+        assert not journal.is_paused()
+    assert app.icon_state != menu.PAUSED
+
+
+def test_a_pause_set_elsewhere_reaches_icon_and_tooltip_within_half_a_second(app: TrayApp, paths: AppPaths) -> None:
+    with Journal(paths) as journal:
+        for paused, state in ((True, menu.PAUSED), (False, menu.ATTENTION)):  # no client yet: attention
+            journal.set_paused(paused)  # what `cowork-terminal pause` or the log window does
+            changed = time.monotonic()
+            wait_for(lambda state=state: app.icon_state == state, timeout_s=ICON_FOLLOWS_S, interval_s=0.01)
+            assert time.monotonic() - changed < ICON_FOLLOWS_S
+            assert ("Paused" in app.icon.title) is paused
+
+
+def test_icon_updates_go_through_the_main_thread_marshal_when_the_backend_needs_one(
+    paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
+) -> None:
+    main_thread: queue.Queue = queue.Queue()  # stands in for AppKit's main run loop (macOS)
+    app = start_tray(paths, pystray, window_marker, marshal=main_thread.put)
+    try:
+        while not main_thread.empty():
+            main_thread.get()()
+        before = app.icon.title
+        with Journal(paths) as journal:
+            journal.set_paused(True)
+        update = main_thread.get(timeout=ICON_FOLLOWS_S)
+        assert app.icon.title == before, "nothing touched the icon outside the main thread"
+        update()  # the main thread runs it
+        assert "Paused" in app.icon.title
+    finally:
+        app.shutdown()
+
+
+# --- first run, Claude clients ----------------------------------------------------------------------
+
+
+def test_first_run_with_no_client_says_so_and_notifies_the_next_step(app: TrayApp, desktop: FakeDesktop) -> None:
+    assert app.pystray_item("status").text == "Not connected to Claude yet"
+    assert app.icon_state == menu.ATTENTION
+    assert "Connect Cowork Terminal to Claude" in titles(app)
+    assert "Next step: open this icon's menu, Connect to Claude" in messages(app)
+    # The dummy backend has no notifications: the tray falls back to notify-send, quietly.
+    sent = wait_for(lambda: desktop.calls("notify-send"))
+    assert sent[0][:3] == ["notify-send", "--app-name=Cowork Terminal", "Connect Cowork Terminal to Claude"]
+
+
+def test_connecting_and_disconnecting_claude_desktop_from_the_menu_edits_only_our_entry(
+    paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
+) -> None:
+    theirs = {"preferences": {"menuBarEnabled": True}, "mcpServers": {"other": {"command": "other-server"}}}
+    desktop.desktop_config.write_text(json.dumps(theirs))
+    app = start_tray(paths, pystray, window_marker)
+    try:
+        item = app.pystray_item("client:claude-desktop")
+        assert (item.text, item.checked) == ("Claude Desktop", False)
+        assert app.pystray_item("check").enabled is False
+
+        item(app.icon)
+        assert app.settle()
+        written = desktop.read_desktop_config()
+        assert written["preferences"] == theirs["preferences"]
+        assert written["mcpServers"] == {"other": {"command": "other-server"}, "cowork-terminal": cc.this_app_entry()}
+        assert written["mcpServers"]["cowork-terminal"]["env"] == {HOME_ENV: str(paths.data_dir)}
+        assert item.checked is True
+        assert app.pystray_item("status").text == "Host access on · no agent connected"
+        assert "Connected Claude Desktop. Quit and reopen Claude Desktop" in messages(app)
+        assert app.pystray_item("check:claude-desktop").enabled
+
+        click(app, "client:claude-desktop")
+        assert desktop.read_desktop_config() == theirs
+        assert app.pystray_item("client:claude-desktop").checked is False
+        assert "Disconnected Claude Desktop." in messages(app)
+    finally:
+        app.shutdown()
+
+
+def test_a_stale_entry_is_offered_for_replacement_and_replaced_by_a_click(
+    paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
+) -> None:
+    old_install = {"command": "/old/cowork-terminal", "args": ["serve"]}
+    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": old_install}}))
+    app = start_tray(paths, pystray, window_marker)
+    try:
+        assert app.pystray_item("client:claude-desktop").text == "Claude Desktop (replace an older install's entry)"
+        assert app.pystray_item("status").text != "Not connected to Claude yet"
+        click(app, "client:claude-desktop")
+        assert desktop.read_desktop_config()["mcpServers"]["cowork-terminal"] == cc.this_app_entry()
+        assert "The previous file is kept as" in messages(app)
+        assert list(desktop.desktop_config.parent.glob("*.bak"))
+    finally:
+        app.shutdown()
+
+
+def test_a_config_changed_outside_the_tray_shows_in_the_menu(app: TrayApp, desktop: FakeDesktop) -> None:
+    assert app.pystray_item("client:claude-desktop").checked is False
+    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": cc.this_app_entry()}}))
+    wait_for(lambda: app.pystray_item("client:claude-desktop").checked, timeout_s=tray.CLIENT_FILES_CHECK_S * 4)
+
+
+def test_claude_code_is_connected_through_its_own_cli(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    home: Path,
+    paths: AppPaths,
+    pystray: ModuleType,
+    window_marker: Path,
+) -> None:
+    desktop = make_fake_desktop(tmp_path, monkeypatch, claude_code=True)
+    app = start_tray(paths, pystray, window_marker)
+    try:
+        item = app.pystray_item("client:claude-code")
+        assert (item.text, item.checked, item.enabled) == ("Claude Code", False, True)
+        item(app.icon)
+        assert app.settle()
+        assert json.loads(desktop.claude_code_state.read_text()) == cc.this_app_entry()
+        assert desktop.calls("claude")[-2][:6] == ["claude", "mcp", "add-json", "--scope", "user", "cowork-terminal"]
+        assert item.checked is True
+    finally:
+        app.shutdown()
+
+
+def test_check_connection_from_the_menu_runs_the_configured_server_and_reports(
+    paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
+) -> None:
+    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": cc.this_app_entry()}}))
+    app = start_tray(paths, pystray, window_marker)
+    try:
+        app.pystray_item("check:claude-desktop")(app.icon)
+        busy = wait_for(lambda: menu.find_entry(app.entries(), "busy"))
+        assert busy.text == "Checking Claude Desktop..."
+        assert app.settle(timeout_s=30)
+        assert app.notifier.history[-1] == (
+            "Connection works",
+            "Claude Desktop is connected: its server started and ran `echo ok`.",
+        )
+        assert menu.find_entry(app.entries(), "busy") is None
+    finally:
+        app.shutdown()
+
+
+# --- start at login, folders, windows -------------------------------------------------------------
+
+
+def test_start_at_login_is_switched_from_the_menu(app: TrayApp, desktop: FakeDesktop) -> None:
+    item = app.pystray_item("autostart")
+    assert (item.text, item.checked) == ("Start at login", False)
+    item(app.icon)
+    assert app.settle()
+    entry = desktop.autostart_file.read_text()
+    assert re.search(r"^Exec=.*-m app tray$", entry, re.MULTILINE), entry
+    assert item.checked is True
+    click(app, "autostart")
+    assert not desktop.autostart_file.exists() and item.checked is False
+
+
+def test_open_data_folder_shows_the_app_home(app: TrayApp, desktop: FakeDesktop, paths: AppPaths) -> None:
+    click(app, "data-folder")
+    assert wait_for(lambda: desktop.calls("xdg-open")) == [["xdg-open", str(paths.data_dir)]]
+
+
+def test_the_activity_log_opens_once_reopening_replaces_it_and_quitting_closes_it(
+    app: TrayApp, window_marker: Path
+) -> None:
+    click(app, "open-log")
+    wait_for(window_marker.exists)
+    (first,) = app._windows
+    window_marker.unlink()
+    click(app, "open-log")
+    wait_for(window_marker.exists)
+    (second,) = app._windows
+    assert first.poll() is not None, "one window at most: the old one was closed"
+    app.shutdown()
+    assert second.poll() is not None, "quitting the app closes its windows"
+
+
+def test_a_second_launchs_request_opens_the_log_window(app: TrayApp, paths: AppPaths, window_marker: Path) -> None:
+    with Journal(paths) as journal:
+        journal.post_ui_request(UI_OPEN_LOG_WINDOW)
+    wait_for(window_marker.exists, timeout_s=3)
+
+
+def test_quit_from_the_menu_ends_run_and_releases_the_tray_lock(
+    paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
+) -> None:
+    app = TrayApp(
+        paths,
+        liveness.try_hold(paths.tray_lock),
+        pystray,
+        log_window_command=[sys.executable, "-c", WINDOW_SCRIPT, str(window_marker)],
+    )
+    runner = threading.Thread(target=app.run)
+    runner.start()
+    assert app.settle()
+    assert liveness.is_held(paths.tray_lock)
+    app.pystray_item("quit")(app.icon)
+    runner.join(PROCESS_STOP_S)
+    assert not runner.is_alive()
+    assert not liveness.is_held(paths.tray_lock)
+
+
+def test_a_missing_bash_shows_the_error_icon_and_says_what_to_install(
+    paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(BASH_PATH_ENV, "/nonexistent/bash")
+    app = start_tray(paths, pystray, window_marker)
+    try:
+        assert app.icon_state == menu.ERROR
+        assert app.pystray_item("status").text == "bash is missing: commands cannot run"
+        assert titles(app) == ["bash is missing: commands cannot run"], "bash first, nothing else yet"
+        assert "/nonexistent/bash" in messages(app)
+    finally:
+        app.shutdown()
+
+
+def test_each_platform_gets_its_own_commands_and_advice() -> None:
+    folder = Path("/data")
+    assert tray_platform.open_folder_argv("darwin", folder) == ["open", "/data"]
+    assert tray_platform.open_folder_argv("win32", folder) == ["explorer.exe", str(folder)]
+    assert tray_platform.open_folder_argv("linux", folder) == ["xdg-open", "/data"]
+    assert tray_platform.log_window_argv(True, "/app/cowork-terminal") == ["/app/cowork-terminal", "log-window"]
+    assert tray_platform.log_window_argv(False, "/venv/python") == ["/venv/python", "-m", "app", "log-window"]
+    assert "AppIndicator" in tray_platform.missing_tray_support("linux", "xorg")
+    for platform, backend in (("linux", "appindicator"), ("linux", "gtk"), ("win32", "win32"), ("darwin", "darwin")):
+        assert tray_platform.missing_tray_support(platform, backend) is None
+    missing = BashNotFoundError("Git Bash was not found.", [])
+    assert tray_platform.bash_problem(missing, "win32") == "Git Bash is missing: install Git for Windows"
+    assert tray_platform.main_thread_marshal("xorg") is None
+
+
+# --- against real servers ------------------------------------------------------------------------
+
+
+def test_pause_from_the_tray_stops_a_running_command_launched_through_a_real_serve(
+    app: TrayApp, home: Path, paths: AppPaths
+) -> None:
+    async def scenario() -> tuple[dict, float]:
+        async with Client(serve_params(home, headless=False), mode="legacy") as client:  # the tray lock is held
+            outcome: dict = {}
+
+            async def call() -> None:
+                result = await client.call_tool("execute_command", {"command": "sleep 30"})
+                outcome.update(json.loads(result.content[0].text))
+                outcome["at"] = time.monotonic()
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(call)
+                with anyio.fail_after(10):
+                    while app.state.running != 1:
+                        await anyio.sleep(0.02)
+                assert app.icon_state == menu.RUNNING
+                clicked = time.monotonic()
+                await anyio.to_thread.run_sync(lambda: app.pystray_item("pause")(app.icon))
+            return outcome, outcome["at"] - clicked
+
+    outcome, took = anyio.run(scenario)
+    assert outcome["exitCode"] is None and outcome["note"] == "stopped because the user paused host access"
+    assert took < 1.5, f"the command stopped {took:.2f} s after the click"
+    with Journal(paths) as journal:
+        assert journal.recent_commands(limit=1)[0].status is Status.KILLED
+
+
+def test_a_server_that_dies_mid_command_is_reported_and_its_command_marked_interrupted(
+    app: TrayApp, home: Path, paths: AppPaths
+) -> None:
+    marker = "31.4159"  # a `sleep` no other process runs, to clean up its orphan afterwards
+
+    async def scenario() -> None:
+        agent = Implementation(name="test-agent", version="1.0")
+        async with Client(serve_params(home, headless=False), mode="legacy", client_info=agent) as client:
+
+            async def call() -> None:
+                with contextlib.suppress(Exception):  # the server is killed under it
+                    await client.call_tool("execute_command", {"command": f"sleep {marker}"})
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(call)
+                with anyio.fail_after(10):
+                    while app.state.running != 1:
+                        await anyio.sleep(0.02)
+                assert re.fullmatch(r"test-agent 1.0 · since \d\d:\d\d · 1 command", app.pystray_item("server:0").text)
+                assert "test-agent 1.0 connected for the first time" in messages(app)
+                with Journal(paths) as journal:
+                    server = journal.servers()[0]
+                # Past the registration grace, so the tray probes its lock at once.
+                await anyio.sleep(max(0.0, server.started_at + 2.1 - time.time()))
+                os.kill(server.pid, signal.SIGKILL)
+                with anyio.fail_after(5):
+                    while app.state.crash is None:
+                        await anyio.sleep(0.02)
+                tasks.cancel_scope.cancel()
+
+    try:
+        anyio.run(scenario)
+    finally:
+        _kill_processes_running(f"sleep {marker}")
+    assert app.icon_state == menu.ATTENTION
+    assert app.pystray_item("crash").text.endswith("1 command interrupted")
+    assert "Cowork Terminal server crashed" in titles(app)
+    with Journal(paths) as journal:
+        assert journal.recent_commands(limit=1)[0].status is Status.INTERRUPTED
+    click(app, "crash")  # opens the log: the user has seen it
+    wait_for(lambda: app.state.crash is None, timeout_s=2)
+
+
+def _kill_processes_running(command_line: str) -> None:
+    out = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        pid, _, args = line.strip().partition(" ")
+        if args.strip() == command_line:
+            os.kill(int(pid), signal.SIGKILL)
+
+
+# --- the tray process itself ------------------------------------------------------------------------
+
+
+def tray_env(desktop: FakeDesktop, home: Path, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({HOME_ENV: str(home), "HOME": str(desktop.home), "XDG_CONFIG_HOME": str(desktop.config_home)})
+    env.pop("DISPLAY", None)
+    env.update(extra)
+    return env
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.kill()
+        process.wait(PROCESS_STOP_S)
+
+
+def test_a_second_launch_exits_at_once_and_the_running_tray_opens_its_log_window(
+    desktop: FakeDesktop, home: Path, paths: AppPaths
+) -> None:
+    env = tray_env(desktop, home, PYSTRAY_BACKEND="dummy")
+    first = subprocess.Popen([sys.executable, "-m", "app", "tray"], env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: liveness.is_held(paths.tray_lock), timeout_s=PROCESS_START_S)
+        started = time.monotonic()
+        second = subprocess.run(
+            [sys.executable, "-m", "app", "tray"], env=env, capture_output=True, text=True, timeout=PROCESS_START_S
+        )
+        assert second.returncode == 0 and time.monotonic() - started < 5
+        assert "already running: asked it to open the activity log" in second.stderr
+        log = paths.log_dir / "tray.log"
+        wait_for(lambda: "request from another process: open-log-window" in log.read_text(), timeout_s=3)
+        wait_for(lambda: "log window started" in log.read_text(), timeout_s=3)
+
+        quitting = subprocess.run(
+            [sys.executable, "-m", "app", "tray", "--quit"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=PROCESS_START_S,
+        )
+        assert quitting.returncode == 0 and "has quit" in quitting.stderr
+        assert first.wait(PROCESS_STOP_S) == 0
+        assert not liveness.is_held(paths.tray_lock)
+    finally:
+        stop_process(first)
+
+
+@pytest.fixture
+def xvfb_display():
+    """A private Xvfb on a free display. Missing Xvfb fails the test: CI installs it (.ci/run)."""
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        pytest.fail("Xvfb is not installed (apt-get install -y xvfb xauth); the tray's real-process test needs it")
+    read_end, write_end = os.pipe()
+    server = subprocess.Popen(
+        [xvfb, "-displayfd", str(write_end), "-nolisten", "tcp", "-screen", "0", "800x600x24"],
+        pass_fds=(write_end,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write_end)
+    try:
+        with os.fdopen(read_end) as numbers:
+            number = numbers.readline().strip()  # Xvfb writes the display it picked once it accepts clients
+        assert number, "Xvfb did not start"
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(PROCESS_STOP_S)
+
+
+@pytest.mark.gui
+def test_the_tray_runs_for_real_under_xvfb_holds_the_lock_and_stops_cleanly_on_sigterm(
+    xvfb_display: str, desktop: FakeDesktop, home: Path, paths: AppPaths
+) -> None:
+    env = tray_env(desktop, home, DISPLAY=xvfb_display, PYSTRAY_BACKEND="xorg")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app", "tray"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        log = paths.log_dir / "tray.log"
+        wait_for(lambda: log.exists() and "tray started (backend xorg" in log.read_text(), timeout_s=PROCESS_START_S)
+        assert liveness.is_held(paths.tray_lock)
+        text = log.read_text()
+        assert "AppIndicator support is missing" in text, "the xorg fallback says what is missing"
+        window = re.search(
+            r"log window started \(pid (\d+)\)",
+            wait_for(lambda: "log window started" in log.read_text() and log.read_text(), timeout_s=3),
+        )
+        assert window, "without a menu, the log window is where the controls are"
+
+        stopping = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(PROCESS_STOP_S) == 0
+        assert time.monotonic() - stopping < PROCESS_STOP_S
+        assert not liveness.is_held(paths.tray_lock)
+        assert "signal 15 received: quitting" in log.read_text()
+        with pytest.raises(ProcessLookupError):
+            os.kill(int(window.group(1)), 0)  # the window was closed (and reaped) with the app
+    finally:
+        stop_process(process)
+
+
+# --- what each process imports ------------------------------------------------------------------------
+
+
+def loaded_modules(code: str, env: dict[str, str] | None = None) -> set[str]:
+    script = f"{code}\nimport sys, json\nprint(json.dumps(sorted(m.split('.')[0] for m in sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True).stdout
+    return set(json.loads(out.splitlines()[-1]))
+
+
+def test_the_tray_with_its_icons_and_menu_never_loads_tkinter(home: Path) -> None:
+    env = {**os.environ, "PYSTRAY_BACKEND": "dummy", HOME_ENV: str(home)}
+    code = (
+        "import app.ui.tray as t\n"
+        "from app.core.paths import AppPaths\n"
+        "app = t.TrayApp(AppPaths.from_environment(), None, t.load_pystray())\n"
+        "assert app.pystray_item('pause').text == 'Pause host access'\n"
+        "app._image('running')\n"
+    )
+    modules = loaded_modules(code, env)
+    assert {"pystray", "PIL"} <= modules
+    assert "tkinter" not in modules and "_tkinter" not in modules
+
+
+def test_importing_the_tray_module_alone_loads_no_gui_library() -> None:
+    modules = loaded_modules("import app.ui.tray")
+    assert not modules & {"pystray", "PIL", "tkinter", "mcp"}
+
+
+def test_the_mcp_server_never_loads_pystray_pil_or_tkinter() -> None:
+    modules = loaded_modules("import app.server.mcp_server")
+    assert "mcp" in modules
+    assert not modules & {"pystray", "PIL", "tkinter", "_tkinter", "Xlib"}
+
+
+def test_the_autostart_command_switches_start_at_login(desktop: FakeDesktop, home: Path) -> None:
+    env = tray_env(desktop, home)
+
+    def autostart(setting: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "app", "autostart", setting],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=PROCESS_START_S,
+            check=True,
+        )
+        return done.stdout
+
+    assert autostart("on").startswith("Start at login: on") and desktop.autostart_file.exists()
+    assert autostart("status").startswith("Start at login: on")
+    assert autostart("off").startswith("Start at login: off") and not desktop.autostart_file.exists()
+
+
+def test_the_app_log_goes_to_the_log_folder_rotates_and_is_configured_once(paths: AppPaths) -> None:
+    root = logging.getLogger()
+    before, level = list(root.handlers), root.level
+    try:
+        app_log.configure(paths, "tray")
+        path = app_log.configure(paths, "tray")  # again: replaces, never doubles
+        assert path == paths.log_dir / "tray.log"
+        logging.getLogger("cowork.test").info("hello once")
+        assert path.read_text().count("hello once") == 1
+        assert oct(path.stat().st_mode & 0o777) == "0o600"
+        for _ in range(app_log.LOG_MAX_BYTES // 1000 + 10):
+            logging.getLogger("cowork.test").info("x" * 1000)
+        assert path.with_name("tray.log.1").exists() and path.stat().st_size < app_log.LOG_MAX_BYTES
+    finally:
+        for handler in [h for h in root.handlers if h not in before]:
+            root.removeHandler(handler)
+            handler.close()
+        root.setLevel(level)
