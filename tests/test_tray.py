@@ -337,6 +337,9 @@ def test_each_platform_gets_its_own_commands_and_advice() -> None:
     missing = BashNotFoundError("Git Bash was not found.", [])
     assert tray_platform.bash_problem(missing, "win32") == "Git Bash is missing: install Git for Windows"
     assert tray_platform.main_thread_marshal("xorg") is None
+    no_display = tray_platform.no_icon_message("linux", {}, RuntimeError("x"))
+    assert "DISPLAY is not set" in no_display and "connect --headless" in no_display
+    assert "DISPLAY" not in tray_platform.no_icon_message("darwin", {}, ImportError("no AppKit"))
 
 
 # --- against real servers ------------------------------------------------------------------------
@@ -468,6 +471,20 @@ def test_a_second_launch_exits_at_once_and_the_running_tray_opens_its_log_window
         assert not liveness.is_held(paths.tray_lock)
     finally:
         stop_process(first)
+
+
+def test_without_a_display_the_tray_says_why_and_lets_go_of_its_lock(
+    desktop: FakeDesktop, home: Path, paths: AppPaths
+) -> None:
+    env = tray_env(desktop, home)  # no DISPLAY, no PYSTRAY_BACKEND
+    env.pop("PYSTRAY_BACKEND", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "tray"], env=env, capture_output=True, text=True, timeout=PROCESS_START_S
+    )
+    assert done.returncode == 1
+    assert "cannot show the tray icon: no graphical session was found (DISPLAY is not set)" in done.stderr
+    assert not liveness.is_held(paths.tray_lock)
 
 
 @pytest.fixture

@@ -56,6 +56,7 @@ from app.ui.tray_platform import (
     log_window_argv,
     main_thread_marshal,
     missing_tray_support,
+    no_icon_message,
     open_folder_argv,
     spawn,
 )
@@ -670,12 +671,6 @@ def run_tray(paths: AppPaths, lock: HeldLock) -> int:
         pystray = load_pystray()
     except Exception as exc:  # no display, no backend: the top of the process, say it plainly
         log.error("cannot show a tray icon: %r", exc)
-        display = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-        reason = "no graphical session was found (DISPLAY is not set)" if not display else repr(exc)
-        print(
-            f"cowork-terminal: cannot show the tray icon: {reason}. Start Cowork Terminal from your desktop "
-            "session; for command-line use only, `cowork-terminal connect --headless` works without it.",
-            file=sys.stderr,
-        )
+        print(f"cowork-terminal: {no_icon_message(sys.platform, os.environ, exc)}", file=sys.stderr)
         return 1
     return TrayApp(paths, lock, pystray).run()

@@ -11,7 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -55,6 +55,19 @@ def missing_tray_support(platform: str, backend: str) -> str | None:
             "`cowork-terminal connect` sets up Claude."
         )
     return None
+
+
+def no_icon_message(platform: str, environ: Mapping[str, str], error: BaseException) -> str:
+    """Why no tray icon can be shown, and what to do instead (pystray could not even load)."""
+    graphical = environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY")
+    if platform.startswith("linux") and not graphical:
+        reason = "no graphical session was found (DISPLAY is not set)"
+    else:
+        reason = f"the tray library failed to load ({error!r})"
+    return (
+        f"cannot show the tray icon: {reason}. Start Cowork Terminal from your desktop session; for "
+        "command-line use only, `cowork-terminal connect --headless` works without it."
+    )
 
 
 def log_window_argv(frozen: bool, executable: str) -> list[str]:
