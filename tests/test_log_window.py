@@ -429,7 +429,7 @@ def test_the_window_is_its_own_process_and_closing_it_stops_nothing_else(
             call = server.call("sleep 0.5; echo still here")
             connection = xdisplay.Display(display)
             found = [w for w in connection.screen().root.query_tree().children
-                     if (w.get_wm_name() or "").startswith("Cowork Terminal")]
+                     if (w.get_wm_name() or "") == log_window.WINDOW_TITLE]  # not another test's window
             assert len(found) == 1
             # What the window manager sends when the user clicks the close button.
             protocols = connection.intern_atom("WM_PROTOCOLS")

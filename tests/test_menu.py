@@ -35,7 +35,7 @@ def test_the_menu_has_the_conventional_order_status_first_and_quit_last() -> Non
     assert items[-1].text == "Quit Cowork Terminal" and items[-1].action == menu.QUIT
     assert items[-2].separator
     keys = [e.key for e in items if not e.separator]
-    assert keys[-6:] == ["open-log", "pause", "connect", "autostart", "data-folder", "quit"]
+    assert keys[-7:] == ["open-log", "pause", "connect", "approval", "autostart", "data-folder", "quit"]
 
 
 def test_open_activity_log_is_the_default_action() -> None:
@@ -150,10 +150,23 @@ def test_a_server_that_died_shows_a_line_that_opens_the_log_and_asks_for_attenti
     assert "a server crashed (claude-ai 0.12.4)" in menu.tooltip(state)
 
 
-def test_commands_waiting_for_approval_ask_for_attention() -> None:
+def test_commands_waiting_for_approval_ask_for_attention_and_open_the_prompt() -> None:
     state = TrayState(clients=(DESKTOP_CONNECTED,), waiting=2, running=1)
     assert entry(state, "waiting").text == "2 commands waiting for you"
+    assert entry(state, "waiting").action == menu.OPEN_APPROVALS
     assert menu.icon_state(state) == menu.ATTENTION
+
+
+def test_the_approval_modes_are_radio_items_with_the_current_one_ticked() -> None:
+    from app.core.approval import ApprovalMode
+
+    state = TrayState(clients=(DESKTOP_CONNECTED,), approval_mode=ApprovalMode.ALL)
+    modes = entry(state, "approval").submenu
+    assert texts(modes) == ["Ask before dangerous commands", "Ask before every command", "Never ask (journal only)"]
+    assert [m.checked for m in modes] == [False, True, False]
+    assert {(m.action, m.target) for m in modes} == {
+        (menu.SET_APPROVAL_MODE, "destructive"), (menu.SET_APPROVAL_MODE, "all"), (menu.SET_APPROVAL_MODE, "never")
+    }
 
 
 def test_a_problem_beats_pause_and_shows_the_error_icon() -> None:

@@ -614,3 +614,52 @@ def test_the_app_log_goes_to_the_log_folder_rotates_and_is_configured_once(paths
             root.removeHandler(handler)
             handler.close()
         root.setLevel(level)
+
+
+# --- approvals -------------------------------------------------------------------------------------
+
+
+def test_the_approval_mode_is_chosen_from_the_menu(app: TrayApp, paths: AppPaths) -> None:
+    from app.core import approval
+
+    click(app, "approval:all")
+    with Journal(paths) as journal:
+        assert approval.approval_mode(journal) is approval.ApprovalMode.ALL
+    assert app.pystray_item("approval:all").checked is True
+    assert app.pystray_item("approval:destructive").checked is False
+
+
+def test_a_held_command_notifies_and_opens_the_approval_prompt(
+    app: TrayApp, home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    from app.core import approval
+
+    prompt_marker = tmp_path / "prompt-opened"
+    app.approval_prompt_command = [sys.executable, "-c", WINDOW_SCRIPT, str(prompt_marker)]
+    (tmp_path / "build").mkdir()
+
+    async def scenario() -> dict:
+        async with Client(serve_params(home, headless=False), mode="legacy") as client:
+            outcome: dict = {}
+
+            async def call() -> None:
+                result = await client.call_tool("execute_command", {"command": "rm -rf build", "cwd": str(tmp_path)})
+                outcome["error"] = result.content[0].text if result.is_error else None
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(call)
+                with anyio.fail_after(10):
+                    while not prompt_marker.exists():
+                        await anyio.sleep(0.05)
+                assert app.state.waiting == 1 and app.icon_state == menu.ATTENTION
+                assert app.pystray_item("waiting").text == "1 command waiting for you"
+                with Journal(paths) as journal:
+                    [held] = journal.pending_approvals()
+                    approval.deny(journal, held.id, by="user (approval prompt)")
+            return outcome
+
+    outcome = anyio.run(scenario)
+    assert "The user denied this command" in outcome["error"]
+    assert "A command is waiting for your approval" in titles(app)
+    assert "wants to run: rm -rf build" in messages(app)
+    assert (tmp_path / "build").exists()

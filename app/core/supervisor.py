@@ -13,13 +13,15 @@ passed in, so tests drive it against a real journal in a temporary folder.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.core.command_service import PAUSED_MESSAGE
-from app.core.journal import Journal, ServerRecord, Status
+from app.core.approval import ApprovalMode, approval_mode
+from app.core.journal import CommandRecord, Journal, ServerRecord, Status
+from app.core.messages import PAUSED_MESSAGE
 
 CRASH_WINDOW_S = 600.0  # crashes older than this no longer count, nor keep the icon on "attention"
 CRASH_LOOP_COUNT = 3  # this many crashes inside the window: one "keeps crashing" notice
@@ -39,6 +41,7 @@ SERVER_CRASHED = "server-crashed"
 CRASH_LOOP = "crash-loop"
 FIRST_CONNECTION = "first-connection"
 REFUSED_WHILE_PAUSED = "refused-paused"
+APPROVAL_NEEDED = "approval-needed"  # the tray also opens the approval prompt for it
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,7 @@ class Snapshot:
     waiting: int = 0  # commands held for the user's approval
     last_crash: CrashInfo | None = None  # the newest crash the user has not seen yet
     crashes_in_window: int = 0
+    approval_mode: ApprovalMode = ApprovalMode.DESTRUCTIVE
 
 
 class CrashWindow:
@@ -109,6 +113,7 @@ class Supervisor:
         newest = journal.recent_commands(limit=1)
         self._last_command_id = newest[0].id if newest else 0
         self._last_refusal_notice_at: float | None = None
+        self._waiting_ids: set[int] = set()
         self._refusals_unreported = 0
         self._last_crash: CrashInfo | None = None
         self._data_version: int | None = None
@@ -133,11 +138,13 @@ class Supervisor:
             notices += self._first_connections(servers)
             self._count_new_refusals()
             active = self.journal.active_commands()
+            notices += self._new_approvals([c for c in active if c.status is Status.WAITING and c.decision is None])
             self._snapshot = Snapshot(
                 paused=self.journal.is_paused(),
                 servers=servers,
                 running=sum(1 for c in active if c.status is Status.RUNNING),
                 waiting=sum(1 for c in active if c.status is Status.WAITING),
+                approval_mode=approval_mode(self.journal),
             )
         notices += self._pending_refusal_notice(now)
         if self._last_crash is not None and now - self._last_crash.at >= self._crashes.window_s:
@@ -213,6 +220,20 @@ class Supervisor:
             for name in new
         ]
 
+    def _new_approvals(self, waiting: list[CommandRecord]) -> list[Notice]:
+        """One notice per command newly held for the user's answer."""
+        ids = {c.id for c in waiting}
+        new = [c for c in waiting if c.id not in self._waiting_ids]
+        self._waiting_ids = ids
+        return [
+            Notice(
+                APPROVAL_NEEDED,
+                "A command is waiting for your approval",
+                f"{c.client_name or 'Claude'} wants to run: {c.command[:120]}",
+            )
+            for c in sorted(new, key=lambda c: c.id)
+        ]
+
     def _count_new_refusals(self) -> None:
         new = self.journal.recent_commands(after_id=self._last_command_id, limit=NEW_COMMANDS_LOOKUP)
         if new:
@@ -240,4 +261,4 @@ class Supervisor:
 
 
 def _replace_crash(snapshot: Snapshot, crash: CrashInfo | None, count: int) -> Snapshot:
-    return Snapshot(snapshot.paused, snapshot.servers, snapshot.running, snapshot.waiting, crash, count)
+    return dataclasses.replace(snapshot, last_crash=crash, crashes_in_window=count)

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 
+from app.core.approval import ApprovalMode
 from app.core.client_config import ABSENT, CHANGED, CURRENT, FOREIGN, INVALID, STALE, UNKNOWN
 
 APP_TITLE = "Cowork Terminal"
@@ -27,8 +28,13 @@ DISCONNECT = "disconnect"
 CHECK = "check"
 TOGGLE_AUTOSTART = "toggle-autostart"
 OPEN_DATA_FOLDER = "open-data-folder"
+OPEN_APPROVALS = "open-approvals"
+SET_APPROVAL_MODE = "set-approval-mode"
 QUIT = "quit"
-ACTIONS = (OPEN_LOG, TOGGLE_PAUSE, CONNECT, DISCONNECT, CHECK, TOGGLE_AUTOSTART, OPEN_DATA_FOLDER, QUIT)
+ACTIONS = (
+    OPEN_LOG, TOGGLE_PAUSE, CONNECT, DISCONNECT, CHECK, TOGGLE_AUTOSTART, OPEN_DATA_FOLDER, OPEN_APPROVALS,
+    SET_APPROVAL_MODE, QUIT,
+)
 
 # Icon states, named as app.ui.icons names its files.
 IDLE, RUNNING, PAUSED, ATTENTION, ERROR = "idle", "running", "paused", "attention", "error"
@@ -95,6 +101,7 @@ class TrayState:
     autostart: bool | None = False  # None when the setting cannot be read
     problem: str | None = None  # something that stops every command (no bash): one short line
     busy: str | None = None  # an action in progress, e.g. "Checking Claude Desktop..."
+    approval_mode: ApprovalMode = ApprovalMode.DESTRUCTIVE
 
     @property
     def any_connected(self) -> bool:
@@ -204,6 +211,20 @@ def connect_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
     return tuple(entries)
 
 
+def approval_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
+    """The approval modes as radio items: which commands wait for the user's answer."""
+    return tuple(
+        MenuEntry(
+            f"approval:{mode.value}",
+            mode.label,
+            SET_APPROVAL_MODE,
+            target=mode.value,
+            checked=state.approval_mode is mode,
+        )
+        for mode in ApprovalMode
+    )
+
+
 def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
     """The whole tray menu for `state`, top to bottom (the conventional order of tray apps)."""
     now = time.time() if now is None else now
@@ -220,7 +241,9 @@ def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
             )
         )
     if state.waiting:
-        entries.append(MenuEntry("waiting", f"{_plural(state.waiting, 'command')} waiting for you", OPEN_LOG))
+        entries.append(
+            MenuEntry("waiting", f"{_plural(state.waiting, 'command')} waiting for you", OPEN_APPROVALS)
+        )
     for index, server in enumerate(state.servers[:MAX_SERVER_LINES]):
         mode = " · headless" if server.headless else ""
         entries.append(
@@ -238,6 +261,7 @@ def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
         MenuEntry("open-log", "Open activity log", OPEN_LOG, default=True),
         MenuEntry("pause", "Pause host access", TOGGLE_PAUSE, checked=state.paused),
         MenuEntry("connect", "Connect to Claude", submenu=connect_submenu(state)),
+        MenuEntry("approval", "Ask before running", submenu=approval_submenu(state)),
         MenuEntry(
             "autostart",
             "Start at login",

@@ -36,7 +36,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from app.core import autostart
+from app.core import approval, autostart
 from app.core import client_config as cc
 from app.core import client_locations as cl
 from app.core.bash_resolver import BashNotFoundError, find_bash
@@ -44,12 +44,13 @@ from app.core.errors import CoworkError
 from app.core.journal import Journal, ServerRecord
 from app.core.liveness import HeldLock
 from app.core.paths import AppPaths
-from app.core.supervisor import UI_OPEN_LOG_WINDOW, UI_QUIT, Snapshot, Supervisor
+from app.core.supervisor import APPROVAL_NEEDED, UI_OPEN_LOG_WINDOW, UI_QUIT, Snapshot, Supervisor
 from app.ui import menu
 from app.ui.menu import ClientView, CrashView, MenuEntry, ServerView, TrayState
 from app.ui.tray_platform import (
     Notifier,
     UiDispatcher,
+    approval_prompt_argv,
     backend_of,
     bash_problem,
     load_pystray,
@@ -106,6 +107,7 @@ class TrayApp:
         self.log_window_command = list(
             log_window_command or log_window_argv(bool(getattr(sys, "frozen", False)), sys.executable)
         )
+        self.approval_prompt_command = approval_prompt_argv(bool(getattr(sys, "frozen", False)), sys.executable)
         self._ui = UiDispatcher(marshal if marshal is not None else main_thread_marshal(self.backend))
         self.has_loop = self.backend != "dummy"  # the dummy backend imports but cannot run
 
@@ -379,6 +381,8 @@ class TrayApp:
                 self._publish(snapshot)
                 for notice in notices:
                     self.notifier.notify(notice.title, notice.message)
+                    if notice.kind == APPROVAL_NEEDED:
+                        self.submit(menu.OPEN_APPROVALS)
                 self._check_windows()
                 if time.monotonic() >= next_files_check:
                     next_files_check = time.monotonic() + CLIENT_FILES_CHECK_S
@@ -424,6 +428,7 @@ class TrayApp:
             autostart=self._autostart,
             problem=self._problem,
             busy=self._busy,
+            approval_mode=snapshot.approval_mode,
         )
         previous = self.state
         if state == previous:
@@ -534,6 +539,11 @@ class TrayApp:
             else:
                 autostart.disable()
             self._autostart = _read_autostart()
+        elif action == menu.OPEN_APPROVALS:
+            self.open_approval_prompt()
+        elif action == menu.SET_APPROVAL_MODE:
+            approval.set_approval_mode(journal, approval.ApprovalMode(str(target)))
+            log.info("approval mode set to %s from the tray", target)
         elif action == menu.OPEN_DATA_FOLDER:
             spawn(open_folder_argv(self.platform, self.paths.data_dir))
         elif action == REFRESH_CLIENTS:
@@ -601,7 +611,12 @@ class TrayApp:
         title = "Connection works" if result.ok else f"Connection problem: {location.name}"
         self.notifier.notify(title, result.message)
 
-    # -- the log window, in its own process ----------------------------------------------------
+    # -- the windows, each in its own process ----------------------------------------------------
+
+    def open_approval_prompt(self) -> None:
+        """Show the approval prompt; it keeps one instance itself and closes when nothing waits."""
+        spawn(self.approval_prompt_command)
+        log.info("approval prompt started: %s", self.approval_prompt_command)
 
     def open_log_window(self) -> None:
         """Open the activity log; one window at most: reopening replaces it, so it comes to the front."""
