@@ -100,8 +100,8 @@ def test_retention_by_size_trims_the_oldest_rows(paths: AppPaths) -> None:
 
 def test_a_live_server_is_not_taken_for_dead(paths: AppPaths) -> None:
     with Journal.open(paths) as journal:
-        server_id = journal.register_server(os.getpid(), headless=True)
-        lock = liveness.try_hold(paths.server_lock(server_id))
+        lock = liveness.try_hold(paths.server_lock("k1"))
+        server_id = journal.register_server(os.getpid(), headless=True, lock_key="k1")
         journal.begin_command(command="sleep", cwd="/", server_id=server_id)
         assert journal.recover_dead_servers() == []
         lock.release()
@@ -144,3 +144,27 @@ def test_home_override_moves_every_path(tmp_path: Path) -> None:
     assert paths.log_dir == tmp_path / "x" / "logs"
     default = AppPaths.from_environment({})
     assert "cowork-terminal" in str(default.data_dir)
+
+
+def test_connections_racing_to_create_a_new_journal_all_succeed(tmp_path: Path) -> None:
+    """Switching a new file to WAL fails at once, without SQLite's busy wait, when another
+    connection does the same: without a retry this failed about one run of this test in three."""
+    import threading
+
+    failures: list[str] = []
+    for round_number in range(150):
+        folder = tmp_path / f"fresh-{round_number}"
+        fresh = AppPaths(folder, folder / "logs")
+
+        def open_it(fresh: AppPaths = fresh) -> None:
+            try:
+                Journal(fresh).close()
+            except sqlite3.OperationalError as exc:
+                failures.append(str(exc))
+
+        threads = [threading.Thread(target=open_it) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert failures == []

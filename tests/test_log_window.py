@@ -404,10 +404,9 @@ def test_a_command_whose_server_died_turns_interrupted_while_the_window_is_open(
     open_window: Callable[..., LogWindow], journal: Journal, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(log_window, "LIVENESS_CHECK_S", 0.2)
-    monkeypatch.setattr(log_window, "NEW_SERVER_GRACE_S", 0.0)
     window = open_window()
     # A server that registered and started a command, then died holding no lock (as after kill -9).
-    server_id = journal.register_server(999_999, headless=True)
+    server_id = journal.register_server(999_999, headless=True, lock_key="gone")
     orphan = journal.begin_command(command="make test", cwd="/srv", server_id=server_id)
     pump(window, lambda: cell(window, orphan, "status") == "⚠ Interrupted")
     assert journal.get_command(orphan).status is Status.INTERRUPTED

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -35,8 +36,9 @@ class Clock:
 def start_server(journal: Journal, client: str | None = "claude-ai") -> tuple[int, liveness.HeldLock]:
     """Register a server as `serve` does. Pass a connection other than the supervisor's, as real
     servers are other processes: a connection does not see its own commits in `data_version`."""
-    server_id = journal.register_server(os.getpid(), headless=False)
-    lock = liveness.try_hold(journal.paths.server_lock(server_id))
+    lock_key = secrets.token_hex(8)
+    lock = liveness.try_hold(journal.paths.server_lock(lock_key))
+    server_id = journal.register_server(os.getpid(), headless=False, lock_key=lock_key)
     assert lock is not None
     if client:
         journal.set_server_client(server_id, client, "0.12")
@@ -59,7 +61,7 @@ def test_the_crash_window_forgets_events_older_than_the_window() -> None:
 def test_a_server_that_dies_mid_command_is_reported_once_with_its_interrupted_command(paths: AppPaths) -> None:
     clock = Clock()
     with Journal(paths) as journal:
-        supervisor = Supervisor(journal, clock=clock, register_grace_s=0)
+        supervisor = Supervisor(journal, clock=clock)
         server_id, lock = start_server(journal)
         command_id = journal.begin_command(command="sleep 100", cwd="/", server_id=server_id)
         snapshot, notices = supervisor.poll()
@@ -77,7 +79,7 @@ def test_a_server_that_dies_mid_command_is_reported_once_with_its_interrupted_co
 
 def test_a_crash_another_process_noticed_first_is_still_reported(paths: AppPaths) -> None:
     with Journal(paths) as journal, Journal(paths) as other:
-        supervisor = Supervisor(journal, register_grace_s=0)
+        supervisor = Supervisor(journal)
         _, lock = start_server(journal)
         supervisor.poll()
         lock.release()
@@ -87,7 +89,7 @@ def test_a_crash_another_process_noticed_first_is_still_reported(paths: AppPaths
 
 def test_a_server_that_exits_normally_is_no_news(paths: AppPaths) -> None:
     with Journal(paths) as journal, Journal(paths) as servers:
-        supervisor = Supervisor(journal, register_grace_s=0)
+        supervisor = Supervisor(journal)
         server_id, lock = start_server(servers)
         supervisor.poll()
         servers.end_server(server_id)
@@ -96,18 +98,20 @@ def test_a_server_that_exits_normally_is_no_news(paths: AppPaths) -> None:
         assert notices == [] and snapshot.servers == () and snapshot.last_crash is None
 
 
-def test_a_server_that_has_not_taken_its_lock_yet_is_not_called_crashed(paths: AppPaths) -> None:
-    with Journal(paths) as journal:
-        supervisor = Supervisor(journal)  # the default grace
-        server_id = journal.register_server(os.getpid(), headless=False)  # row written, lock not yet taken
+def test_a_server_that_just_registered_is_never_called_crashed(paths: AppPaths) -> None:
+    with Journal(paths) as journal, Journal(paths) as servers:
+        supervisor = Supervisor(journal)
+        supervisor.poll()
+        server_id, lock = start_server(servers, client=None)  # takes its lock before it writes its row, as serve does
         snapshot, notices = supervisor.poll()
-        assert [s.id for s in snapshot.servers] == [server_id] and notices == []
+        lock.release()
+    assert [s.id for s in snapshot.servers] == [server_id] and notices == []
 
 
 def test_repeated_crashes_give_one_keeps_crashing_notice_per_window(paths: AppPaths) -> None:
     clock = Clock()
     with Journal(paths) as journal, Journal(paths) as servers:
-        supervisor = Supervisor(journal, clock=clock, register_grace_s=0)
+        supervisor = Supervisor(journal, clock=clock)
         supervisor.poll()
         seen: list[str] = []
         for _ in range(4):
@@ -127,7 +131,7 @@ def test_repeated_crashes_give_one_keeps_crashing_notice_per_window(paths: AppPa
 
 def test_opening_the_log_acknowledges_the_last_crash(paths: AppPaths) -> None:
     with Journal(paths) as journal:
-        supervisor = Supervisor(journal, register_grace_s=0)
+        supervisor = Supervisor(journal)
         _, lock = start_server(journal)
         supervisor.poll()
         lock.release()
@@ -138,14 +142,14 @@ def test_opening_the_log_acknowledges_the_last_crash(paths: AppPaths) -> None:
 
 def test_a_client_is_announced_the_first_time_only_even_across_restarts(paths: AppPaths) -> None:
     with Journal(paths) as journal, Journal(paths) as servers:
-        supervisor = Supervisor(journal, register_grace_s=0)
+        supervisor = Supervisor(journal)
         held = [start_server(servers, "claude-ai"), start_server(servers, CHECK_CLIENT_NAME)]  # keep the locks
         notices = supervisor.poll()[1]
         assert kinds(notices) == [FIRST_CONNECTION]
         assert "claude-ai 0.12 connected for the first time" in notices[0].message
         held.append(start_server(servers, "claude-ai"))
         assert supervisor.poll()[1] == []
-        assert Supervisor(journal, register_grace_s=0).poll()[1] == [], "the tray remembers across restarts"
+        assert Supervisor(journal).poll()[1] == [], "the tray remembers across restarts"
 
 
 def test_refusals_while_paused_are_told_at_most_once_per_gap_with_their_count(paths: AppPaths) -> None:
@@ -155,7 +159,7 @@ def test_refusals_while_paused_are_told_at_most_once_per_gap_with_their_count(pa
         def refuse(reason: str = PAUSED_MESSAGE) -> None:
             server.begin_command(command="ls", cwd="/", status=Status.REFUSED, reason=reason)
 
-        supervisor = Supervisor(journal, clock=clock, register_grace_s=0)
+        supervisor = Supervisor(journal, clock=clock)
         supervisor.poll()
         refuse()
         notices = supervisor.poll()[1]
@@ -172,7 +176,7 @@ def test_refusals_while_paused_are_told_at_most_once_per_gap_with_their_count(pa
 
 def test_the_snapshot_counts_running_and_paused_from_the_journal(paths: AppPaths) -> None:
     with Journal(paths) as journal, Journal(paths) as other:
-        supervisor = Supervisor(journal, register_grace_s=0)
+        supervisor = Supervisor(journal)
         first = other.begin_command(command="sleep 1", cwd="/")
         other.begin_command(command="sleep 2", cwd="/")
         other.set_paused(True)

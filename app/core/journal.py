@@ -11,7 +11,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
@@ -22,6 +22,7 @@ from app.core import liveness
 from app.core.paths import PRIVATE_FILE_MODE, AppPaths, make_private_file
 
 BUSY_TIMEOUT_S = 10.0
+LOCKED_RETRY_S = 0.02
 PREVIEW_HEAD_BYTES = 2048
 PREVIEW_TAIL_BYTES = 6144
 DEFAULT_RETENTION_DAYS = 30
@@ -59,6 +60,7 @@ MIGRATIONS: Sequence[str] = (
         client_name TEXT,
         client_version TEXT,
         headless INTEGER NOT NULL DEFAULT 0,
+        lock_key TEXT,  -- the server holds locks/server-<lock_key>.lock for as long as it lives
         started_at REAL NOT NULL,
         last_seen REAL NOT NULL,
         ended_at REAL,
@@ -168,6 +170,7 @@ class ServerRecord:
     client_name: str | None
     client_version: str | None
     headless: bool
+    lock_key: str | None
     started_at: float
     last_seen: float
     ended_at: float | None
@@ -207,6 +210,21 @@ def preview(data: bytes) -> str:
     return f"{head}\n[... {dropped} bytes not kept in the journal ...]\n{tail}"
 
 
+def _retry_while_locked(step: Callable[[], object]) -> None:
+    """Run a set-up step that SQLite does not wait for: switching a new file to WAL, or its first
+    migration, fails at once with "database is locked" while another process does the same (two
+    servers starting together on a fresh install)."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            step()
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(LOCKED_RETRY_S)
+
+
 class Journal:
     """One connection to the journal. Cheap to open; open one per process (or per thread)."""
 
@@ -227,10 +245,10 @@ class Journal:
             check_same_thread=check_same_thread,
         )
         self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
+        _retry_while_locked(lambda: self._db.execute("PRAGMA journal_mode=WAL"))
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
-        self._migrate()
+        _retry_while_locked(self._migrate)
         for suffix in ("-wal", "-shm"):
             sidecar = Path(f"{self.path}{suffix}")
             if sidecar.exists() and os.name == "posix":
@@ -316,14 +334,19 @@ class Journal:
 
     # -- servers ----------------------------------------------------------------------------
 
-    def register_server(self, pid: int, *, headless: bool) -> int:
+    def register_server(self, pid: int, *, headless: bool, lock_key: str | None) -> int:
+        """Register a live server. It takes its lock (`paths.server_lock(lock_key)`) before this, so
+        no other process can ever see its row without the lock held and call it dead."""
         now = time.time()
         with self._write() as db:
             cursor = db.execute(
-                "INSERT INTO servers(pid, headless, started_at, last_seen) VALUES (?, ?, ?, ?)",
-                (pid, int(headless), now, now),
+                "INSERT INTO servers(pid, headless, lock_key, started_at, last_seen) VALUES (?, ?, ?, ?, ?)",
+                (pid, int(headless), lock_key, now, now),
             )
         return int(cursor.lastrowid)
+
+    def server_alive(self, server: ServerRecord) -> bool:
+        return server.lock_key is not None and liveness.is_held(self.paths.server_lock(server.lock_key))
 
     def set_server_client(self, server_id: int, name: str | None, version: str | None) -> None:
         with self._write() as db:
@@ -352,20 +375,15 @@ class Journal:
         ).fetchall()
         return [ServerRecord(**{**dict(r), "headless": bool(r["headless"])}) for r in rows]
 
-    def recover_dead_servers(self, *, min_age_s: float = 0.0) -> list[int]:
+    def recover_dead_servers(self) -> list[int]:
         """Mark servers whose process is gone as crashed and their active commands as interrupted.
 
         A server that exits normally marks itself exited; one still 'live' in the journal whose
         lock nobody holds died without a word (killed, crashed, machine lost power).
-        `min_age_s` skips servers registered more recently than that: a server writes its row a
-        moment before it takes its lock, and a frequent poller (the tray, 4 times a second) would
-        otherwise catch some in that gap and call them crashed.
         """
-        young = time.time() - min_age_s
-        dead = [
-            s.id for s in self.servers(live_only=True, limit=10_000)
-            if (min_age_s <= 0 or s.started_at < young) and not liveness.is_held(self.paths.server_lock(s.id))
-        ]
+        servers = self.servers(live_only=True, limit=10_000)
+        dead = [s.id for s in servers if not self.server_alive(s)]
+        keys = {s.id: s.lock_key for s in servers}
         if not dead:
             return []
         now = time.time()
@@ -389,7 +407,8 @@ class Journal:
                 ),
             )
         for server_id in dead:
-            self.paths.server_lock(server_id).unlink(missing_ok=True)
+            if keys[server_id]:
+                self.paths.server_lock(keys[server_id]).unlink(missing_ok=True)
         return dead
 
     # -- commands ---------------------------------------------------------------------------

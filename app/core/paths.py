@@ -47,8 +47,8 @@ class AppPaths:
     def tray_lock(self) -> Path:
         return self.locks_dir / "tray.lock"
 
-    def server_lock(self, server_id: int) -> Path:
-        return self.locks_dir / f"server-{server_id}.lock"
+    def server_lock(self, lock_key: str) -> Path:
+        return self.locks_dir / f"server-{lock_key}.lock"
 
     def ensure(self) -> AppPaths:
         """Create the folders, private to the user (0700) on POSIX."""

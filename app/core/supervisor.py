@@ -26,7 +26,6 @@ from app.core.messages import PAUSED_MESSAGE
 CRASH_WINDOW_S = 600.0  # crashes older than this no longer count, nor keep the icon on "attention"
 CRASH_LOOP_COUNT = 3  # this many crashes inside the window: one "keeps crashing" notice
 # A server writes its journal row a moment before it takes its lock; younger ones are not probed.
-REGISTER_GRACE_S = 2.0
 REFUSAL_NOTICE_GAP_S = 30.0  # at most one "refused while paused" notice per this many seconds
 KNOWN_CLIENTS_SETTING = "tray.known_clients"
 # Requests other processes leave for the tray in the journal (`post_ui_request`).
@@ -101,11 +100,9 @@ class Supervisor:
         *,
         clock: Callable[[], float] = time.time,
         crash_window_s: float = CRASH_WINDOW_S,
-        register_grace_s: float = REGISTER_GRACE_S,
     ) -> None:
         self.journal = journal
         self._clock = clock
-        self._grace_s = register_grace_s
         self._crashes = CrashWindow(crash_window_s)
         self._crash_loop_noticed_at: float | None = None
         self._known_clients: set[str] = set(journal.get_setting(KNOWN_CLIENTS_SETTING, []) or [])
@@ -128,7 +125,7 @@ class Supervisor:
         """Read what changed since the last poll; cheap when nothing did (a version check and a
         lock probe per live server)."""
         now = self._clock()
-        dead = self.journal.recover_dead_servers(min_age_s=self._grace_s)
+        dead = self.journal.recover_dead_servers()
         version = self.journal.data_version()
         notices: list[Notice] = []
         if dead or version != self._data_version or self._live_ids is None:

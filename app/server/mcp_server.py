@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, TypeVar
@@ -267,8 +268,10 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
     paths = (paths or AppPaths.from_environment()).ensure()
     journal = Journal.open(paths)
     journal.apply_retention()
-    server_id = journal.register_server(os.getpid(), headless=headless)
-    lock = liveness.try_hold(paths.server_lock(server_id))
+    # The lock first, then the row: nobody may see this server registered and not holding its lock.
+    lock_key = secrets.token_hex(8)
+    lock = liveness.try_hold(paths.server_lock(lock_key))
+    server_id = journal.register_server(os.getpid(), headless=headless, lock_key=lock_key)
     resolver = EnvironmentResolver()
 
     def make_service() -> CommandService:
@@ -288,7 +291,7 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
         journal.end_server(server_id)
         if lock is not None:
             lock.release()
-        paths.server_lock(server_id).unlink(missing_ok=True)
+        paths.server_lock(lock_key).unlink(missing_ok=True)
         journal.close()
     return 0
 

@@ -51,7 +51,6 @@ POLL_INTERVAL_MS = 250  # new and finished commands show up within this, plus on
 FILTER_DEBOUNCE_MS = 250  # typing in the filter box re-queries once the user pauses
 DURATION_REFRESH_S = 1.0  # running rows count their seconds up
 LIVENESS_CHECK_S = 5.0  # how often to notice a server that died without a word
-NEW_SERVER_GRACE_S = 5.0  # a server registers a moment before it takes its lock: leave it be
 LOAD_OLDER_AT = 0.92  # scrolled past this fraction of the held rows: fetch the next older page
 
 ON_TITLE = "Host access is ON"
@@ -408,7 +407,7 @@ class LogWindow:
 
     def _notice_dead_servers(self) -> None:
         """A server that died mid-command leaves it 'running': let the journal mark it interrupted."""
-        if self.servers and self.journal.recover_dead_servers(min_age_s=NEW_SERVER_GRACE_S):
+        if self.servers and self.journal.recover_dead_servers():
             self.refresh()
 
     # -- applying changes to the widgets ----------------------------------------------------
