@@ -186,13 +186,6 @@ def test_frozen_log_window_opens_under_xvfb(linux_build: LinuxBuild, tmp_path: P
     assert "Traceback" not in stderr, stderr
 
 
-@pytest.mark.xfail(
-    reason="tray bug: with no notification daemon on the session bus, pystray's GTK/AppIndicator stop "
-    "raises (notify_dbus.hide: org.freedesktop.Notifications unknown) out of Icon.run(), so the tray "
-    "exits 1 with a traceback or hangs past `tray --quit`; remove this marker once app/ui/tray.py "
-    "handles it",
-    strict=False,
-)
 def test_frozen_tray_starts_under_xvfb_and_quits_when_asked(
     linux_build: LinuxBuild, tmp_path: Path, display: str
 ) -> None:

@@ -248,11 +248,12 @@ class TrayApp:
                 self.start()
                 while not self._stopped.wait(self.poll_s):
                     pass
-        except Exception:
+        except Exception as exc:
             if not self._quit.is_set():
                 raise
-            # GTK/AppIndicator raise at stop when no notification service runs: quitting anyway.
-            log.warning("the tray backend failed while stopping", exc_info=True)
+            # GTK/AppIndicator raise at stop when no notification service runs (pystray hides its
+            # last notification over D-Bus): expected and harmless, so one line, no traceback.
+            log.warning("the tray backend failed while stopping: %s", exc)
         finally:
             self.shutdown()
         return 0
