@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from mcp.client.stdio import StdioServerParameters
 
-from app.core.paths import HOME_ENV
+from tests.stdio_client import server_params
 
 # A `claude` CLI that keeps one `cowork-terminal` entry in a JSON file, speaking just enough of
 # `claude mcp get/add/add-json/remove` for app.core.client_config.
@@ -121,11 +121,7 @@ def make_fake_desktop(
 
 def serve_params(app_home: Path, *, headless: bool, env: dict[str, str] | None = None) -> StdioServerParameters:
     """`python -m app serve` as Claude starts it, pointed at the test's app home."""
-    child_env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "USER", "LOGNAME")}
-    child_env[HOME_ENV] = str(app_home)
-    child_env.update(env or {})
-    args = ["-m", "app", "serve", *(["--headless"] if headless else [])]
-    return StdioServerParameters(command=sys.executable, args=args, env=child_env)
+    return server_params(app_home, *(["--headless"] if headless else []), env=env)
 
 
 def wait_for(condition: Callable[[], Any], timeout_s: float = 5.0, interval_s: float = 0.02) -> Any:
