@@ -140,3 +140,18 @@ async def test_the_one_tool_surface_offers_execute_command_alone(home: Path) -> 
     async with Client(server_params(home, "--headless", "--tools", "execute"), mode="legacy") as client:
         names = {t.name for t in (await client.list_tools()).tools}
     assert "execute_command" in names and "terminal_run" not in names
+
+
+async def test_the_tools_setting_chosen_with_the_cli_decides_what_a_new_server_offers(
+    home: Path, cli_env: dict[str, str]
+) -> None:
+    import subprocess
+    import sys
+
+    said = subprocess.run(
+        [sys.executable, "-m", "app", "tools", "execute"], env=cli_env, capture_output=True, text=True, check=True
+    ).stdout
+    assert "execute_command alone" in said
+    async with connect(home) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+    assert names == {"execute_command", "terminal_confirm", "terminal_cancel"}

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from app.core.journal import Journal
+from app.core.paths import AppPaths
+from app.core.tool_sets import TOOL_SETS, set_tool_set, tool_set
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -19,10 +23,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--tools",
-        choices=("all", "execute"),
-        help="which tools to offer: all (default; the setting `tools` in the journal) or execute_command alone",
+        choices=TOOL_SETS,
+        help="which tools to offer: all, or execute_command alone (default: the `tools` setting)",
     )
     parser.set_defaults(handler=run_serve)
+
+    tools = subparsers.add_parser(
+        "tools",
+        help="show or set which tools servers offer to Claude (applies when Claude next starts them)",
+    )
+    tools.add_argument("tool_set", nargs="?", choices=TOOL_SETS)
+    tools.set_defaults(handler=run_tools)
+
+
+def run_tools(args: argparse.Namespace) -> int:
+    with Journal.open(AppPaths.from_environment()) as journal:
+        if args.tool_set:
+            set_tool_set(journal, args.tool_set)
+        current = tool_set(journal)
+    described = {
+        "all": "all tools: execute_command, the persistent shell session, confirm and cancel of held commands",
+        "execute": "execute_command alone (with confirm and cancel of held commands)",
+    }
+    print(f"Servers offer {described[current]}. Claude picks this up when it next starts the server.")
+    return 0
 
 
 def run_serve(args: argparse.Namespace) -> int:

@@ -35,6 +35,7 @@ from app.core.command_service import (
 from app.core.executor import ExecutionResult
 from app.core.journal import Journal
 from app.core.paths import AppPaths
+from app.core.tool_sets import ALL_TOOLS, EXECUTE_ONLY, tool_set
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -81,7 +82,6 @@ stderr is merged into the output. `timeout` is in milliseconds (default {DEFAULT
 the command keeps running in the session; read more with terminal_read_scrollback, answer a prompt
 with terminal_send_keys, or stop it with terminal_interrupt. One command at a time."""
 
-TOOL_SETS = ("all", "execute")
 
 
 class SessionCommandResult(BaseModel):
@@ -117,7 +117,7 @@ def command_result(result: ExecutionResult) -> CommandResult:
 def build_server(
     service_factory: Callable[[], CommandService],
     prepare: Callable[[], object] | None = None,
-    tools: str = "all",
+    tools: str = ALL_TOOLS,
 ) -> MCPServer[Any]:
     """The MCP server around a CommandService that the lifespan creates (and closes) per process."""
 
@@ -201,7 +201,7 @@ def build_server(
         except CommandRefused as refusal:
             raise ToolError(str(refusal)) from None
 
-    if tools == "execute":
+    if tools == EXECUTE_ONLY:
         return server
 
     @server.tool(description=SESSION_RUN_DESCRIPTION,
@@ -284,9 +284,9 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
             require_tray=not headless,
         )
 
-    tool_set = tools or journal.get_setting("tools", "all")
+    offered = tools or tool_set(journal)
     try:
-        build_server(make_service, prepare=resolver.prepare, tools=tool_set).run("stdio")
+        build_server(make_service, prepare=resolver.prepare, tools=offered).run("stdio")
     finally:
         journal.end_server(server_id)
         if lock is not None:

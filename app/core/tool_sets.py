@@ -1,0 +1,21 @@
+"""Which MCP tools a server offers: a user setting in the journal, overridable by `serve --tools`."""
+
+from __future__ import annotations
+
+from app.core.journal import Journal
+
+TOOLS_SETTING = "tools"
+ALL_TOOLS = "all"  # execute_command, the session tools, terminal_confirm and terminal_cancel
+EXECUTE_ONLY = "execute"  # the seed's one-tool surface (plus confirm/cancel for held commands)
+TOOL_SETS = (ALL_TOOLS, EXECUTE_ONLY)
+
+
+def tool_set(journal: Journal) -> str:
+    value = journal.get_setting(TOOLS_SETTING, ALL_TOOLS)
+    return value if value in TOOL_SETS else ALL_TOOLS
+
+
+def set_tool_set(journal: Journal, value: str) -> None:
+    if value not in TOOL_SETS:
+        raise ValueError(f"tools must be one of {', '.join(TOOL_SETS)}")
+    journal.set_setting(TOOLS_SETTING, value)
