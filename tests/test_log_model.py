@@ -183,7 +183,10 @@ def test_the_status_filter_offers_groups_and_each_status() -> None:
 
 def test_connected_agents_and_activity_read_as_sentences() -> None:
     def server(sid: int, name: str | None, started: float) -> ServerRecord:
-        return ServerRecord(sid, 100 + sid, name, "1.0" if name else None, False, started, started, None, "live")
+        return ServerRecord(
+            id=sid, pid=100 + sid, client_name=name, client_version="1.0" if name else None, headless=False,
+            lock_key=None, started_at=started, last_seen=started, ended_at=None, state="live",
+        )
 
     assert describe_agents([], NOW) == "No agent is connected right now."
     text = describe_agents([server(1, "claude-ai", NOW - 60), server(2, "claude-ai", NOW - 30),
