@@ -616,6 +616,28 @@ def test_the_app_log_goes_to_the_log_folder_rotates_and_is_configured_once(paths
         root.setLevel(level)
 
 
+def test_every_app_log_file_is_private_even_after_a_rotation_under_a_permissive_umask(paths: AppPaths) -> None:
+    root = logging.getLogger()
+    before, level = list(root.handlers), root.level
+    umask = os.umask(0o022)  # the usual default, which leaves new files 0644
+    try:
+        path = app_log.configure(paths, "tray")
+        for _ in range(app_log.LOG_MAX_BYTES // 1000 + 10):
+            logging.getLogger("cowork.test").info("x" * 1000)
+        rotated = path.with_name("tray.log.1")
+        assert rotated.exists() and path.exists()
+        assert {p.name: oct(p.stat().st_mode & 0o777) for p in (path, rotated)} == {
+            "tray.log": "0o600",
+            "tray.log.1": "0o600",
+        }
+    finally:
+        os.umask(umask)
+        for handler in [h for h in root.handlers if h not in before]:
+            root.removeHandler(handler)
+            handler.close()
+        root.setLevel(level)
+
+
 # --- approvals -------------------------------------------------------------------------------------
 
 

@@ -9,16 +9,32 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+import os
 import sys
 from pathlib import Path
+from typing import IO
 
-from app.core.paths import AppPaths, make_private_file
+from app.core.paths import PRIVATE_FILE_MODE, AppPaths, make_private_file
 
 LOG_MAX_BYTES = 1024 * 1024
 LOG_BACKUPS_KEPT = 3
 LOG_FORMAT = "%(asctime)s %(process)d %(threadName)s %(levelname)s %(name)s: %(message)s"
 
 _HANDLER_MARK = "_cowork_terminal_handler"
+
+
+class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """A rotating handler whose every file, the first and each one re-created by rotation, is 0600.
+
+    The mode is given to `os.open` itself, so no umask change (process-wide, not thread-safe) is needed.
+    """
+
+    def _open(self) -> IO[str]:
+        flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if "a" in self.mode else os.O_TRUNC)
+        fd = os.open(self.baseFilename, flags, PRIVATE_FILE_MODE)
+        if os.name == "posix":
+            os.fchmod(fd, PRIVATE_FILE_MODE)  # a file that existed before with a wider mode
+        return open(fd, self.mode, encoding=self.encoding, errors=self.errors)  # noqa: SIM115
 
 
 def log_file(paths: AppPaths, name: str) -> Path:
@@ -41,7 +57,7 @@ def configure(paths: AppPaths, name: str, *, level: int = logging.INFO, echo_to_
             root.removeHandler(handler)
             handler.close()
     handlers: list[logging.Handler] = [
-        logging.handlers.RotatingFileHandler(
+        PrivateRotatingFileHandler(
             path, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS_KEPT, encoding="utf-8"
         )
     ]
