@@ -119,6 +119,26 @@ def test_protected_folder_under_home_is_caught_in_every_spelling() -> None:
     assert classify("cd && rm .local/share/cowork-terminal/pause", protected_paths=[data]).tier is Tier.DESTRUCTIVE
 
 
+def test_running_cowork_terminal_itself_asks_with_a_reason_that_says_so() -> None:
+    """The model must not answer its own approvals through our CLI, whatever the spelling or wrapper."""
+    for command in (
+        "cowork-terminal approve 1",
+        "cowork-terminal --help",
+        '"$HOME/.venv/bin/cowork-terminal" tools all',
+        "env cowork-terminal approve 1",
+        "bash -c 'cowork-terminal approve 1'",
+        "python3 -m app approval-mode never",
+        "python -m app.cli.main approve 1",
+        "python -c \"from app.cli.main import main; main(['approve', '1'])\"",
+        "python -c \"__import__('app')\"",
+    ):
+        result = classify(command)
+        assert result.tier is Tier.DESTRUCTIVE, command
+        assert result.reasons == (classifier.RUNS_ITSELF,), command
+    assert classify("python -m apptools").tier is Tier.MODERATE
+    assert classify("grep cowork-terminal notes.txt").tier is Tier.SAFE
+
+
 def test_protected_path_hidden_in_code_for_another_language_is_caught() -> None:
     code = "python3 -c \"import sqlite3; sqlite3.connect('/srv/cowork-data/journal.sqlite3')\""
     assert classify(code, protected_paths=["/srv/cowork-data"]).tier is Tier.DESTRUCTIVE

@@ -48,6 +48,7 @@ Tier decisions the issue left open, in short (tests/data/command_tiers.tsv has t
   (`python -c "...shutil.rmtree..."`), and a string re-parsed by a shell (`bash -c "...$x..."`,
   `eval "$(ssh-agent -s)"`, a heredoc to bash with `$VAR` in it) that contains expansions: their
   values become code, and they are unknown here.
+- running Cowork Terminal itself, `--help` too: `cowork-terminal`, `python -m app[.x]`, Python code importing `app`.
 - the app's own files (`protected_paths`): any mention of one, or of something inside one, in any
   word or anywhere in the text (also as `~/...`, `$HOME/...`, a glob, or the part under the home
   folder), is destructive, reading included; so is moving or recursively re-permissioning a folder
@@ -59,7 +60,7 @@ Reasons are short texts for the approval prompt; a result carries only the reaso
 
 Where things live: this module is the public API. `analyzer` walks the tree and sends each simple command
 to its rule; the rules are mixins of the analyzer, one module per family (`wrappers`, `shells`, `files`,
-`machine`, `git`, `packages`, `services`, `readers`), looking names up in `tables`. Below them: `words`
+`machine`, `git`, `packages`, `services`, `readers`, `itself`), looking names up in `tables`. Below them: `words`
 (unquoting), `options`, `stdin`, `protected` (the app's own files), `findings` (tiers and the report) and
 `parser` (tree-sitter, imported on the first call).
 """
@@ -70,10 +71,10 @@ import logging
 from collections.abc import Sequence
 
 from .analyzer import _Analyzer
-from .findings import MAX_COMMAND_CHARS, TOUCHES_APP_DATA, Classification, D, Tier, _Report
+from .findings import MAX_COMMAND_CHARS, RUNS_ITSELF, TOUCHES_APP_DATA, Classification, D, Tier, _Report
 from .protected import _Protected
 
-__all__ = ["TOUCHES_APP_DATA", "Classification", "Tier", "classify"]
+__all__ = ["RUNS_ITSELF", "TOUCHES_APP_DATA", "Classification", "Tier", "classify"]
 
 log = logging.getLogger(__name__)
 

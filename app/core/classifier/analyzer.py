@@ -13,6 +13,7 @@ from .findings import (
     MAX_NODES,
     MAX_SHELL_NESTING,
     MAX_TREE_DEPTH,
+    RUNS_ITSELF,
     TOUCHES_APP_DATA,
     D,
     M,
@@ -22,6 +23,7 @@ from .findings import (
     _snip,
 )
 from .git import _GitRules
+from .itself import _SelfRules
 from .machine import _MachineRules
 from .options import _command_name
 from .packages import _PackageRules
@@ -43,6 +45,7 @@ from .tables import (
     _PRIVILEGE,
     _PYTHON,
     _SAFE,
+    _SELF_PROGRAM,
     _SHELLS,
     _SPECIAL_VARIABLES,
     _WRITERS,
@@ -55,7 +58,8 @@ if TYPE_CHECKING:
 
 
 class _Analyzer(
-    _WrapperRules, _ShellRules, _FileRules, _MachineRules, _GitRules, _PackageRules, _ServiceRules, _ReaderRules
+    _WrapperRules, _ShellRules, _FileRules, _MachineRules, _GitRules, _PackageRules, _ServiceRules, _ReaderRules,
+    _SelfRules,
 ):
     """Walks one parsed text; strings that bash would run again get an _Analyzer of their own."""
 
@@ -345,7 +349,10 @@ class _Analyzer(
             return
         head = words[0]
         if head.value is None:
-            self.add(D, f"cannot tell what runs: the command name comes from {_snip(head.source)}")
+            if re.sub(r"\W", "_", _command_name(head.pattern)) == _SELF_PROGRAM:  # "$HOME/bin/cowork-terminal"
+                self.add(D, RUNS_ITSELF)
+            else:
+                self.add(D, f"cannot tell what runs: the command name comes from {_snip(head.source)}")
             return
         if head.glob:
             self.add(D, f"cannot tell what runs: the command name {_snip(head.source)} is a pattern")
@@ -353,9 +360,10 @@ class _Analyzer(
         name = _command_name(head.value)
         args = words[1:]
         start = len(self.report.findings)
-        if name not in _PRIVILEGE and [a.value for a in args] in (["--version"], ["--help"]):
+        key = re.sub(r"\W", "_", name)
+        if name not in _PRIVILEGE and key != _SELF_PROGRAM and [a.value for a in args] in (["--version"], ["--help"]):
             return
-        handler = getattr(self, "cmd_" + re.sub(r"\W", "_", name), None)
+        handler = getattr(self, "cmd_" + key, None)
         if handler is not None:
             handler(name, args, stdin, bulk, depth)
         elif _PYTHON.match(name) or _PERL.match(name) or name in _INLINE_CODE_FLAGS:

@@ -25,6 +25,7 @@ MAX_TREE_DEPTH = 300
 MAX_SHELL_NESTING = 12
 REASON_SNIPPET_CHARS = 60
 TOUCHES_APP_DATA = "touches Cowork Terminal's own data or settings"
+RUNS_ITSELF = "runs Cowork Terminal itself (it could change its own settings or answer its own approvals)"
 
 D = Tier.DESTRUCTIVE
 M = Tier.MODERATE

@@ -126,16 +126,23 @@ class _ShellRules:
                 self.add(D, f"cannot tell what runs: {name} with arguments from an expansion")
                 return
             lowered = v.casefold()
-            if python and v.startswith("-") and not v.startswith("--") and "c" in v[1:]:
-                self.inline_code(name, args[i + 1].literal if i + 1 < len(args) else "")
-                return
-            if python and v.startswith("-") and not v.startswith("--") and v.endswith("m"):
-                module = args[i + 1].value if i + 1 < len(args) else None
-                if module == "pip":
-                    self.package_manager("pip", args[i + 2 :])
-                else:
-                    self.add(M, f"{name} -m {_snip(module or '')}: runs a module")
-                return
+            if python and v.startswith("-") and not v.startswith("--") and len(v) > 1:
+                # a cluster of short options: -c and -m take the rest of it or the next word, -W/-X a value
+                flags = v[1:]
+                k = next((k for k, ch in enumerate(flags) if ch in "cmWX"), len(flags))
+                attached = flags[k + 1 :]
+                if k < len(flags) and flags[k] == "c":
+                    following = args[i + 1].literal if i + 1 < len(args) else ""
+                    self.inline_code(name, attached or following)
+                    return
+                if k < len(flags) and flags[k] == "m":
+                    if attached:
+                        self.python_module(name, _Word(attached, a.source, attached), args[i + 1 :])
+                    else:
+                        self.python_module(name, args[i + 1] if i + 1 < len(args) else None, args[i + 2 :])
+                    return
+                i += 2 if k < len(flags) and not attached else 1
+                continue
             if perl and v.startswith("-") and not v.startswith("--") and ("e" in v[1:] or "E" in v[1:]):
                 self.inline_code(name, args[i + 1].literal if i + 1 < len(args) else "")
                 return
@@ -166,6 +173,8 @@ class _ShellRules:
             return
         if self.protected.mentioned_in(code):
             self.add(D, TOUCHES_APP_DATA)
+        if _PYTHON.match(name) and self.code_runs_itself(code):
+            return
         if _CODE_DELETES.search(code):
             self.add(D, f"{name} code that deletes files or stops the machine")
         elif _CODE_RUNS.search(code):

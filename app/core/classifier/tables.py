@@ -121,6 +121,14 @@ _INLINE_CODE_FLAGS: dict[str, frozenset[str]] = {
 }
 _PYTHON = re.compile(r"^(python|pypy)[0-9.]*w?$")
 _PERL = re.compile(r"^perl[0-9.]*$")
+# Cowork Terminal itself: its program (any spelling `re.sub(r"\W", "_", ...)` turns into cowork_terminal),
+# its Python package run as a module, and inline Python that imports the package.
+_SELF_PROGRAM = "cowork_terminal"
+_SELF_MODULE = re.compile(r"^app(\.|$)")
+_CODE_IMPORTS_SELF = re.compile(
+    r"\bfrom[ \t]+app\b(?![-\w])|\bimport[ \t]+(?:[\w.]+(?:[ \t]+as[ \t]+\w+)?[ \t]*,[ \t]*)*app\b(?![-\w])|"
+    r"\b(?:__import__|import_module|run_module|find_spec|import_)\s*\(\s*[rRuU]?([\"'])app(?:\.[\w.]*)?\1"
+)
 # Inline code in another language cannot be read here; these markers say it deletes or runs things.
 _CODE_DELETES = re.compile(
     r"rmtree|os\.(remove|unlink|rmdir|removedirs)|\.(unlink|rmdir|rmtree)\s*\(|\brimraf\b|\brmSync\b|"
