@@ -6,9 +6,10 @@ import os
 import secrets
 import subprocess
 import sys
+import time
 from pathlib import Path
 
-from app.core import liveness
+from app.core import approval, liveness
 from app.core.command_service import PAUSED_MESSAGE
 from app.core.journal import Journal, Outcome, Status
 from app.core.paths import AppPaths
@@ -16,6 +17,7 @@ from app.core.supervisor import (
     CHECK_CLIENT_NAME,
     CRASH_LOOP,
     CRASH_WINDOW_S,
+    EXPIRE_HOLDS_EVERY_S,
     FIRST_CONNECTION,
     REFUSAL_NOTICE_GAP_S,
     REFUSED_WHILE_PAUSED,
@@ -205,3 +207,53 @@ def test_the_trays_two_journal_connections_keep_seeing_other_processes_writes(pa
             seen += monitor.take_ui_requests()
         assert seen == ["open-log-window", "quit"]
         assert actions.is_paused() is False
+
+
+def hold(journal: Journal, command: str, expires_at: float) -> int:
+    """A command held for approval, as `serve` writes it."""
+    return journal.begin_command(
+        command=command,
+        cwd="/",
+        status=Status.WAITING,
+        reason="rm -r: recursive removal",
+        confirmation_id=approval.new_confirmation_id(),
+        hold_expires_at=expires_at,
+        client_name="claude-ai",
+    )
+
+
+def test_a_hold_the_user_already_answered_no_longer_counts_as_waiting(paths: AppPaths) -> None:
+    with Journal(paths) as journal, Journal(paths) as server:
+        supervisor = Supervisor(journal)
+        answered = hold(server, "rm -rf build", time.time() + 300)
+        hold(server, "rm -rf dist", time.time() + 300)
+        assert supervisor.poll()[0].waiting == 2
+        approval.allow(server, answered, by="user (log window)")  # the model never calls terminal_confirm
+        snapshot, _ = supervisor.poll()
+        assert server.get_command(answered).status is Status.WAITING, "the row itself stays waiting"
+        assert snapshot.waiting == 1
+
+
+def test_an_expired_hold_stops_counting_at_once_and_is_closed_by_the_next_sweep(paths: AppPaths) -> None:
+    clock = Clock()
+    clock.now = time.time()
+    with Journal(paths) as journal, Journal(paths) as server:
+        supervisor = Supervisor(journal, clock=clock)
+        held = hold(server, "rm -rf build", clock.now + 10)
+        assert supervisor.poll()[0].waiting == 1
+
+        clock.now += 11  # the hold ran out, and the last sweep is more than EXPIRE_HOLDS_EVERY_S ago
+        snapshot, _ = supervisor.poll()
+        assert snapshot.waiting == 0
+        assert server.get_command(held).status is Status.REFUSED, "the sweep closed it"
+
+        late = hold(server, "rm -rf dist", clock.now + 1)
+        assert supervisor.poll()[0].waiting == 1
+        clock.now += 2  # expired, and the last sweep was 2 s ago: not swept on every poll
+        snapshot, _ = supervisor.poll()
+        assert snapshot.waiting == 0, "an expired hold stops counting without waiting for the sweep"
+        assert server.get_command(late).status is Status.WAITING
+        clock.now += EXPIRE_HOLDS_EVERY_S
+        supervisor.poll()
+        assert server.get_command(late).status is Status.REFUSED
+        assert "expired" in (server.get_command(late).reason or "")

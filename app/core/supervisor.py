@@ -33,6 +33,7 @@ UI_OPEN_LOG_WINDOW = "open-log-window"  # a second launch asks the running tray 
 UI_QUIT = "quit"  # `tray --quit` (installers, scripts) asks it to quit
 # The client name "Check connection" introduces itself with: this app, never announced as new.
 CHECK_CLIENT_NAME = "cowork-terminal-check"
+EXPIRE_HOLDS_EVERY_S = 5.0  # how often the tray closes holds nobody answered in time (not every poll)
 ENDED_SERVERS_LOOKUP = 200  # how many recent server rows to search for the ones that just ended
 NEW_COMMANDS_LOOKUP = 500
 
@@ -67,7 +68,7 @@ class Snapshot:
     paused: bool = False
     servers: tuple[ServerRecord, ...] = ()
     running: int = 0
-    waiting: int = 0  # commands held for the user's approval
+    waiting: int = 0  # commands held for the user's approval: undecided, not expired
     last_crash: CrashInfo | None = None  # the newest crash the user has not seen yet
     crashes_in_window: int = 0
     approval_mode: ApprovalMode = ApprovalMode.DESTRUCTIVE
@@ -114,6 +115,8 @@ class Supervisor:
         self._refusals_unreported = 0
         self._last_crash: CrashInfo | None = None
         self._data_version: int | None = None
+        self._next_expiry_sweep = 0.0
+        self._first_hold_expiry: float | None = None  # when the soonest pending hold runs out
         self._snapshot = Snapshot()
 
     def acknowledge(self) -> None:
@@ -126,21 +129,30 @@ class Supervisor:
         lock probe per live server)."""
         now = self._clock()
         dead = self.journal.recover_dead_servers()
+        expired = 0
+        if now >= self._next_expiry_sweep:
+            self._next_expiry_sweep = now + EXPIRE_HOLDS_EVERY_S
+            expired = self.journal.expire_holds(now)  # our own write: data_version does not show it
         version = self.journal.data_version()
+        hold_ran_out = self._first_hold_expiry is not None and now >= self._first_hold_expiry
         notices: list[Notice] = []
-        if dead or version != self._data_version or self._live_ids is None:
+        if dead or expired or hold_ran_out or version != self._data_version or self._live_ids is None:
             self._data_version = version
             servers = tuple(self.journal.servers(live_only=True))
             notices += self._ended_servers(servers, now)
             notices += self._first_connections(servers)
             self._count_new_refusals()
             active = self.journal.active_commands()
-            notices += self._new_approvals([c for c in active if c.status is Status.WAITING and c.decision is None])
+            # Only holds the user can still answer: not the decided ones the model never came back
+            # for (terminal_confirm), nor the expired ones.
+            pending = self.journal.pending_approvals(now)
+            self._first_hold_expiry = min((c.hold_expires_at or now for c in pending), default=None)
+            notices += self._new_approvals(pending)
             self._snapshot = Snapshot(
                 paused=self.journal.is_paused(),
                 servers=servers,
                 running=sum(1 for c in active if c.status is Status.RUNNING),
-                waiting=sum(1 for c in active if c.status is Status.WAITING),
+                waiting=len(pending),
                 approval_mode=approval_mode(self.journal),
             )
         notices += self._pending_refusal_notice(now)
