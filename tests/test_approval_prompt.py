@@ -13,7 +13,7 @@ import anyio
 from app.core import approval, liveness
 from app.core.journal import Journal, Status
 from app.core.paths import AppPaths
-from app.ui.approval_prompt import ApprovalPrompt
+from app.ui.approval_prompt import ARM_DELAY_MS, POLL_MS, ApprovalPrompt
 from tests.stdio_client import connect, run
 
 WAIT_S = 10.0
@@ -50,6 +50,7 @@ def test_the_prompt_shows_the_exact_command_and_walks_through_pending_approvals(
             assert "1 more waiting" in prompt.heading.cget("text")
             assert "recursive removal" in prompt.reason.cget("text")
             assert "/srv/site" in prompt.details.cget("text")
+            pump_until(root, lambda: prompt.allow_button.instate(["!disabled"]))
             prompt.allow_button.invoke()
             pump_until(root, lambda: prompt.current is not None and prompt.current.id == second)
             approval.deny(journal, second, by="user (log window)")  # answered elsewhere: the prompt follows
@@ -60,6 +61,48 @@ def test_the_prompt_shows_the_exact_command_and_walks_through_pending_approvals(
         assert journal.get_command(first).decision == "allowed"
         assert journal.get_command(first).decided_by == "user (approval prompt)"
         assert journal.get_command(second).decided_by == "user (log window)"
+
+
+def enabled(button) -> bool:
+    return bool(button.instate(["!disabled"]))
+
+
+def test_allow_and_deny_stay_disabled_for_a_moment_whenever_the_shown_command_changes(
+    display: str, paths: AppPaths
+) -> None:
+    arm_s = ARM_DELAY_MS / 1000
+    with Journal.open(paths) as journal:
+        first = hold(journal, "rm -rf dist")
+        second = hold(journal, "sudo rm -rf /var/www")
+        root = tk.Tk()
+        prompt = ApprovalPrompt(root, Journal.open(paths))
+        try:
+            assert prompt.refresh()
+            shown = time.monotonic()
+            root.after(POLL_MS, prompt.poll)  # following the journal, as `main` does
+            root.update()
+            assert not enabled(prompt.allow_button) and not enabled(prompt.deny_button), "not live as it opens"
+            pump_until(root, lambda: enabled(prompt.allow_button) and enabled(prompt.deny_button))
+            assert time.monotonic() - shown >= arm_s * 0.9
+
+            # The shown command is answered elsewhere: the next one takes its place under the cursor.
+            approval.deny(journal, first, by="user (log window)")
+            pump_until(root, lambda: prompt.current is not None and prompt.current.id == second)
+            replaced = time.monotonic()
+            assert not enabled(prompt.allow_button) and not enabled(prompt.deny_button)
+            prompt.allow_button.invoke()  # the click meant for the previous command
+            prompt.answer(True)  # nor any other way to allow it yet
+            root.update()
+            assert journal.get_command(second).decision is None, "a command the user did not read was not approved"
+
+            pump_until(root, lambda: enabled(prompt.allow_button))
+            assert time.monotonic() - replaced >= arm_s * 0.9
+            assert time.monotonic() - replaced < arm_s + 2.0, "the buttons come back"
+            prompt.allow_button.invoke()
+            assert journal.get_command(second).decision == "allowed"
+        finally:
+            if _alive(root):
+                root.destroy()
 
 
 def _alive(root: tk.Tk) -> bool:

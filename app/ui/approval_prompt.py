@@ -18,6 +18,10 @@ from app.core.journal import CommandRecord, Journal
 from app.core.paths import AppPaths
 
 POLL_MS = 250
+# Allow and Deny stay disabled this long whenever the shown command changes (the window opens, or the
+# one shown was answered elsewhere and the next replaced it): a click aimed at the previous command
+# must never approve one the user has not read.
+ARM_DELAY_MS = 1000
 DECIDED_BY = "user (approval prompt)"
 
 
@@ -29,6 +33,7 @@ class ApprovalPrompt:
         self.journal = journal
         self.current: CommandRecord | None = None
         self._seen_version = -1
+        self._arming: str | None = None  # the pending `after` that enables the buttons
         root.title("Cowork Terminal: approve a command?")
         root.attributes("-topmost", True)
         root.minsize(520, 300)
@@ -82,11 +87,31 @@ class ApprovalPrompt:
         self.command.configure(state="disabled")  # selectable and copyable, not editable
         self.details.configure(text=f"In folder: {record.cwd or 'the shell session'}    Tool: {record.tool}")
         self.remaining.configure(text="Allow only if you know what it does. It runs with your full permissions.")
+        self._disarm()
         self.root.deiconify()
         self.root.lift()
 
+    def _disarm(self) -> None:
+        """Disable Allow and Deny for ARM_DELAY_MS, counted from the newest change of command."""
+        if self._arming is not None:
+            self.root.after_cancel(self._arming)
+        for button in (self.allow_button, self.deny_button):
+            button.state(["disabled"])
+        self._arming = self.root.after(ARM_DELAY_MS, self._arm)
+
+    def _arm(self) -> None:
+        self._arming = None
+        for button in (self.allow_button, self.deny_button):
+            button.state(["!disabled"])
+
+    @property
+    def armed(self) -> bool:
+        return self._arming is None
+
     def answer(self, allowed: bool) -> None:
-        if self.current is None:
+        # Escape (Deny) is a deliberate key press and the safe answer, so it works at once; Allow only
+        # once the buttons are armed, whatever calls it.
+        if self.current is None or (allowed and not self.armed):
             return
         decide = approval.allow if allowed else approval.deny
         decide(self.journal, self.current.id, by=DECIDED_BY)
