@@ -160,8 +160,10 @@ async def test_no_tool_or_argument_lets_the_model_approve_its_own_command(
         sneaky = await run(client, {"command": "sudo true", "tier": "safe", "approved": True})
         again = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(sneaky["error"])})
         assert again.is_error and "have not answered yet" in again.content[0].text
+        [row] = rows(paths)
+        assert row.status is Status.WAITING and row.decision is None
     [row] = rows(paths)
-    assert row.status is Status.WAITING and row.decision is None
+    assert row.status is Status.INTERRUPTED, "a server that exits closes what it still held"
 
 
 async def test_the_approval_mode_decides_what_is_asked(home: Path, paths: AppPaths) -> None:

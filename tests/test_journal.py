@@ -168,3 +168,15 @@ def test_connections_racing_to_create_a_new_journal_all_succeed(tmp_path: Path) 
         for thread in threads:
             thread.join()
     assert failures == []
+
+
+def test_a_lock_taken_with_patience_waits_out_a_probe(paths: AppPaths) -> None:
+    import threading
+
+    probe = liveness.try_hold(paths.tray_lock)  # another process's is_held(), caught mid-probe
+    threading.Timer(0.1, probe.release).start()
+    assert liveness.try_hold(paths.tray_lock) is None, "without patience the probe looks like a live tray"
+    held = liveness.try_hold(paths.tray_lock, patience_s=1.0)
+    assert held is not None
+    assert stat.S_IMODE(paths.tray_lock.stat().st_mode) == 0o600
+    held.release()

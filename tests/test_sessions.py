@@ -155,3 +155,89 @@ async def test_the_tools_setting_chosen_with_the_cli_decides_what_a_new_server_o
     async with connect(home) as client:
         names = {t.name for t in (await client.list_tools()).tools}
     assert names == {"execute_command", "terminal_confirm", "terminal_cancel"}
+
+
+async def test_keys_typed_in_pieces_are_judged_as_one_line_and_journaled(home: Path, paths: AppPaths) -> None:
+    async with connect(home) as client:
+        await call(client, "terminal_run", {"command": "read -r a; read -r b; echo done", "timeout": 300})
+        first = await call(client, "terminal_send_keys", {"keys": "r"})
+        second = await call(client, "terminal_send_keys", {"keys": "m -rf /tmp/somewhere\n"})
+        await call(client, "terminal_interrupt")
+    assert first == ""
+    assert "would need the user's approval" in second["error"]
+    with Journal.open(paths) as journal:
+        typed = [r for r in journal.recent_commands() if r.tool == "terminal_send_keys"]
+    assert [(r.command, r.status) for r in typed] == [("m -rf /tmp/somewhere\n", Status.REFUSED), ("r", Status.FINISHED)]
+
+
+async def test_pausing_stops_a_session_command_while_its_call_is_still_waiting(home: Path, paths: AppPaths) -> None:
+    async with connect(home) as client:
+        outcome: dict = {}
+
+        async def long_call() -> None:
+            outcome.update(await call(client, "terminal_run", {"command": "sleep 3; echo ran", "timeout": 10_000}))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(long_call)
+            await anyio.sleep(0.6)
+            paused_at = time.monotonic()
+            with Journal.open(paths) as journal:
+                journal.set_paused(True)
+        took = time.monotonic() - paused_at
+    assert took < 1.5 and "ran" not in outcome["output"]
+    assert "paused host access" in outcome["note"]
+    with Journal.open(paths) as journal:
+        row = next(r for r in journal.recent_commands() if r.command == "sleep 3; echo ran")
+    assert row.status is Status.KILLED
+
+
+async def test_a_program_that_does_not_read_its_input_cannot_freeze_the_server(home: Path) -> None:
+    async with connect(home) as client:
+        await call(client, "terminal_run", {"command": "sleep 20", "timeout": 300})
+        started = time.monotonic()
+        answers = [await call(client, "terminal_send_keys", {"keys": "x" * 60_000}) for _ in range(3)]
+        took = time.monotonic() - started
+        too_long = await call(client, "terminal_send_keys", {"keys": "x" * 70_000})
+        await call(client, "terminal_interrupt")
+        alive = await client.call_tool("execute_command", {"command": "echo alive"})
+    assert "not reading its input" in answers[-1]["error"]
+    assert took < 5
+    assert "longer than 65,536 bytes" in too_long["error"]
+    assert json.loads(alive.content[0].text)["stdout"] == "alive\n"
+
+
+async def test_session_output_without_newlines_is_capped(home: Path) -> None:
+    async with connect(home) as client:
+        started = time.monotonic()
+        result = await call(client, "terminal_run", {"command": "head -c 8000000 /dev/zero | tr '\\0' a; echo; echo end"})
+        took = time.monotonic() - started
+        tail = await call(client, "terminal_read_scrollback", {"lines": 2})
+    assert result["exitCode"] == 0 and took < 10
+    assert len(result["output"]) < 1_100_000 and "output truncated at 1MB" in result["output"]
+    assert tail.splitlines()[-1] == "end"
+
+
+async def test_two_first_session_calls_at_once_share_one_shell(home: Path) -> None:
+    results: list = []
+    async with connect(home) as client:
+
+        async def one(i: int) -> None:
+            results.append(await call(client, "terminal_run", {"command": f"echo {i}", "timeout": 5000}))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(one, 1)
+            group.start_soon(one, 2)
+    outputs = sorted(r.get("output") or r.get("error") for r in results)
+    assert outputs[0] in ("1\n", "2\n")
+    assert "still running an earlier command" in outputs[1] or outputs[1] in ("1\n", "2\n")
+
+
+async def test_a_session_command_left_running_is_closed_in_the_journal_when_the_client_leaves(
+    home: Path, paths: AppPaths
+) -> None:
+    async with connect(home) as client:
+        await call(client, "terminal_run", {"command": "sleep 30", "timeout": 300})
+    with Journal.open(paths) as journal:
+        row = next(r for r in journal.recent_commands() if r.command == "sleep 30")
+    # The SDK's client ends the server's process tree, the shell first or the server first.
+    assert row.status in (Status.INTERRUPTED, Status.FAILED) and row.reason

@@ -34,11 +34,6 @@ def write_atomic(path: Path, data: bytes, mode: int = PRIVATE_FILE_MODE) -> None
     _sync_folder(path.parent)
 
 
-def write_private_atomic(path: Path, data: bytes) -> None:
-    """Write a file only its owner can read (0600), atomically: for configs that may hold secrets."""
-    write_atomic(path, data, PRIVATE_FILE_MODE)
-
-
 def _create_temp(path: Path, mode: int) -> tuple[int, str]:
     """Open a new, exclusive temporary file next to `path`; a leading dot keeps it out of listings."""
     fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

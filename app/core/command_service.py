@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,14 +44,21 @@ from app.core.messages import (
     USER_STOP_REASON,
 )
 from app.core.paths import AppPaths
-from app.core.shell_session import SCROLLBACK_MAX_LINES, RunningCommand, SessionResult, ShellSession
+from app.core.shell_session import (
+    SCROLLBACK_MAX_LINES,
+    InputNotRead,
+    RunningCommand,
+    SessionResult,
+    ShellSession,
+)
 
 DEFAULT_TIMEOUT_MS = 30_000
 MAX_TIMEOUT_MS = 600_000  # 10 minutes; clients cancel long before (about 60 s in Cowork)
 MAX_COMMAND_BYTES = 100 * 1024  # Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN)
 WATCH_INTERVAL_S = 0.2  # how often a busy server looks for pause and Stop in the journal
-SESSION_INTERRUPT_GRACE_S = 0.5
 DECISION_POLL_S = 0.1  # how often a held call looks for the user's answer
+MAX_KEYS_BYTES = 64 * 1024
+CODE_IN_ENVIRONMENT = re.compile(r"^(BASH_FUNC_.*|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|LD_.+|DYLD_.+)$")
 
 
 
@@ -134,6 +142,13 @@ def validate_request(request: ExecuteRequest, home: str) -> ValidRequest:
     for key, value in env.items():
         if not isinstance(key, str) or not key or "=" in key or "\x00" in key:
             raise CommandRefused(f"`env` has an invalid variable name {key!r}: names are non-empty, without '='.")
+        if CODE_IN_ENVIRONMENT.match(key):
+            # bash or the dynamic loader would run code from it before the command: the command
+            # line would not show that code, so neither the classifier nor the user could judge it.
+            raise CommandRefused(
+                f"`env` may not set {key}: it makes bash or the loader run code that the command does not show. "
+                "Put that code in the command itself."
+            )
         if not isinstance(value, str):
             raise CommandRefused(
                 f"`env` value for {key} must be a string, got {type(value).__name__}; quote it (\"{value}\")."
@@ -148,6 +163,7 @@ def validate_request(request: ExecuteRequest, home: str) -> ValidRequest:
 class SessionOutcome:
     result: SessionResult
     restarted: bool
+    stopped_reason: str | None = None  # pause, the user's Stop
 
 
 Runner = Callable[[int, "ValidRequest", str], Awaitable[Any]]
@@ -192,6 +208,8 @@ class CommandService:
         self.protected_paths = [str(paths.data_dir), str(paths.log_dir)]
         self._held: dict[str, Hold] = {}
         self._session: ShellSession | None = None
+        self._session_lock = anyio.Lock()
+        self._typed_line = ""  # what send_keys typed since the last newline
         self._background: anyio.abc.TaskGroup | None = None
         self._running: dict[int, StopSignal] = {}
         self._wake = anyio.Event()
@@ -338,6 +356,7 @@ class CommandService:
         stop = StopSignal()
         self._running[command_id] = stop
         self._wake.set()
+        self.apply_user_stops()  # a pause that landed after check_allowed, while another command ran
         spec = CommandSpec(
             command=valid.command,
             cwd=valid.cwd,
@@ -396,76 +415,118 @@ class CommandService:
         return self._session, restarted
 
     async def _run_in_session(self, command_id: int, valid: ValidRequest, bash: str) -> SessionOutcome:
-        session, restarted = await self._session_ready(bash)
-        if session.busy:
-            self.journal.finish_command(command_id, Outcome(status=Status.REFUSED, reason="the session was busy"))
-            raise CommandRefused(SESSION_BUSY_MESSAGE)
-        stop = StopSignal()
-        self._running[command_id] = stop
-        self._wake.set()
+        async with self._session_lock:  # two first calls at once must not start two shells
+            session, restarted = await self._session_ready(bash)
+            if session.busy:
+                self.journal.finish_command(command_id, Outcome(status=Status.REFUSED, reason="the session was busy"))
+                raise CommandRefused(SESSION_BUSY_MESSAGE)
+            stop = StopSignal()
+            self._running[command_id] = stop
+            self._wake.set()
+            self._typed_line = ""
+            running = await session.send_command(valid.command)
+        journaled = anyio.Event()
+        assert self._background is not None
+        # The finisher watches pause and Stop from now on, and journals the end whenever it comes,
+        # even after this call has returned (the command may outlive its time limit).
+        self._background.start_soon(self._finish_session_command, command_id, running, stop, journaled)
+        self.apply_user_stops()  # a pause that landed while the shell was starting
         try:
-            result, running = await session.run(valid.command, valid.timeout_ms / 1000)
+            with anyio.move_on_after(valid.timeout_ms / 1000):
+                await running.done.wait()
         except BaseException:
-            session.interrupt()
-            self._running.pop(command_id, None)
-            with anyio.CancelScope(shield=True):
-                self.journal.finish_command(command_id, Outcome(status=Status.KILLED, reason=CANCEL_REASON))
+            stop.set(CANCEL_REASON)  # the finisher interrupts it (and ends the shell if it must)
             raise
-        if result.finished:
-            await self._finish_session_command(command_id, running, stop)
-        else:  # it goes on in the session: journal its end whenever it comes
-            assert self._background is not None
-            self._background.start_soon(self._finish_session_command, command_id, running, stop)
-        return SessionOutcome(result=result, restarted=restarted)
-
-    async def _finish_session_command(self, command_id: int, running: RunningCommand, stop: StopSignal) -> None:
-        """Journal a session command when it ends, even after its call returned; apply pause and Stop to it."""
-        async with anyio.create_task_group() as group:
-
-            async def on_stop() -> None:
-                await stop.wait()
-                if self._session is not None:
-                    self._session.interrupt()
-                    with anyio.move_on_after(SESSION_INTERRUPT_GRACE_S):
-                        await running.done.wait()
-                    if not running.done.is_set():
-                        await self._session.close()  # the job ignored Ctrl-C: end the whole shell
-
-            group.start_soon(on_stop)
-            await running.done.wait()
-            group.cancel_scope.cancel()
-        self._running.pop(command_id, None)
-        output = running.text().encode()
-        if stop.reason is not None:
-            status, reason = Status.KILLED, stop.reason
-        elif running.ended_session:
-            status, reason = Status.FAILED, "the shell session ended"
-        else:
-            status = Status.FINISHED if running.exit_code == 0 else Status.FAILED
-            reason = None
-        self.journal.finish_command(
-            command_id,
-            Outcome(status=status, exit_code=running.exit_code, reason=reason, stdout=output, stdout_bytes=len(output)),
+        finished = running.done.is_set()
+        if finished:
+            await journaled.wait()
+        return SessionOutcome(
+            result=running.result(finished=finished, restarted=restarted),
+            restarted=restarted,
+            stopped_reason=stop.reason if finished else None,
         )
 
+    async def _finish_session_command(
+        self, command_id: int, running: RunningCommand, stop: StopSignal, journaled: anyio.Event
+    ) -> None:
+        """Apply pause, Stop and cancellation to a session command, and journal how it ended."""
+        try:
+            async with anyio.create_task_group() as group:
+
+                async def on_stop() -> None:
+                    await stop.wait()
+                    # Pause, Stop and cancellation end the whole shell: Ctrl-C would only end the
+                    # foreground program, and the rest of a command list (`a; b`) would run on.
+                    if self._session is not None:
+                        await self._session.close()
+
+                group.start_soon(on_stop)
+                await running.done.wait()
+                group.cancel_scope.cancel()
+        finally:
+            self._running.pop(command_id, None)
+            output = running.text().encode()
+            if not running.done.is_set():  # the server is shutting down under it
+                status, reason = Status.INTERRUPTED, "the server stopped while it ran"
+            elif stop.reason is not None:
+                status, reason = Status.KILLED, stop.reason
+            elif running.ended_session:
+                status, reason = Status.FAILED, "the shell session ended"
+            else:
+                status = Status.FINISHED if running.exit_code == 0 else Status.FAILED
+                reason = None
+            with anyio.CancelScope(shield=True):
+                self.journal.finish_command(
+                    command_id,
+                    Outcome(
+                        status=status, exit_code=running.exit_code, reason=reason, stdout=output,
+                        stdout_bytes=len(output),
+                    ),
+                )
+            journaled.set()
+
     async def session_send_keys(self, keys: object) -> str:
+        """Type into the program running in the session, journaled, and judged like a command."""
         if not isinstance(keys, str) or keys == "":
             raise CommandRefused("`keys` is empty: give the text to type.")
-        self.check_allowed()
+        if len(keys.encode()) > MAX_KEYS_BYTES:
+            raise CommandRefused(f"`keys` is longer than {MAX_KEYS_BYTES:,} bytes: send less at a time.")
+        try:
+            self.check_allowed()
+        except CommandRefused as refusal:
+            self._journal_refusal(ExecuteRequest(command=keys), str(refusal), "terminal_send_keys")
+            raise
         session = self._session
         if session is None or not session.alive or not session.busy:
             raise CommandRefused(
                 "Nothing in the session is waiting for input, so the keys were not sent (they would not reach "
                 "a program). Use terminal_run to run a command."
             )
-        # Typed text reaches a running program, which may be a shell itself: judge it like a command.
-        verdict = classify(keys, protected_paths=self.protected_paths)
+        # Typed text reaches a running program, which may be a shell itself: judge the whole line
+        # being typed (keys sent in pieces add up), like a command.
+        line = self._typed_line + keys
+        verdict = classify(line, protected_paths=self.protected_paths)
         if needs_approval(approval_mode(self.journal), verdict.tier is Tier.DESTRUCTIVE):
-            raise CommandRefused(
+            reason = (
                 f"These keys would need the user's approval ({_reasons_text(verdict.reasons)}); typed input "
                 "cannot be held. Run it with terminal_run instead so the user can approve it."
             )
-        return await session.send_keys(keys)
+            self._journal_refusal(ExecuteRequest(command=keys), reason, "terminal_send_keys")
+            raise CommandRefused(reason)
+        self._typed_line = line.rsplit("\n", 1)[1] if "\n" in line else line
+        command_id = self.journal.begin_command(
+            command=keys, cwd=None, server_id=self.server_id, server_pid=os.getpid(), client_name=self.client.name,
+            client_version=self.client.version, tool="terminal_send_keys", tier=verdict.tier.name.lower(),
+        )  # fmt: skip
+        try:
+            answer = await session.send_keys(keys)
+        except InputNotRead:
+            self.journal.finish_command(command_id, Outcome(status=Status.FAILED, reason="the program did not read"))
+            raise CommandRefused(
+                "The program in the session is not reading its input, so not all keys were sent."
+            ) from None
+        self.journal.finish_command(command_id, Outcome(status=Status.FINISHED, exit_code=0))
+        return answer
 
     def session_interrupt(self) -> bool:
         return self._session is not None and self._session.interrupt()

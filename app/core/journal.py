@@ -355,16 +355,19 @@ class Journal:
                 (name, version, time.time(), server_id),
             )
 
-    def touch_server(self, server_id: int) -> None:
-        with self._write() as db:
-            db.execute("UPDATE servers SET last_seen = ? WHERE id = ?", (time.time(), server_id))
-
     def end_server(self, server_id: int, state: str = "exited") -> None:
+        """A server leaves: whatever it still ran or held can no longer finish, so the rows say so."""
+        now = time.time()
         with self._write() as db:
             db.execute(
                 "UPDATE servers SET state = ?, ended_at = ? WHERE id = ? AND state = 'live'",
-                (state, time.time(), server_id),
+                (state, now, server_id),
             )
+            db.execute(
+                "UPDATE commands SET status = ?, reason = ?, ended_at = ? WHERE server_id = ? AND status IN (?, ?)",
+                (Status.INTERRUPTED.value, "the server exited while it ran or waited", now, server_id,
+                 *ACTIVE_STATUSES),
+            )  # fmt: skip
 
     def servers(self, *, live_only: bool = True, limit: int = 50) -> list[ServerRecord]:
         where = "WHERE s.state = 'live'" if live_only else ""

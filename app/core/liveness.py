@@ -12,6 +12,10 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from app.core.paths import PRIVATE_FILE_MODE
+
+PATIENCE_POLL_S = 0.02
+
 
 class HeldLock:
     """A lock this process holds until `release()` or its death."""
@@ -26,15 +30,19 @@ class HeldLock:
 def _lock_for(path: Path) -> FileLock:
     # A new, non-singleton object each time: a test from this same process then really asks the
     # OS instead of counting up a re-entrant lock it already holds.
-    return FileLock(path, is_singleton=False, fallback_to_soft=False, thread_local=False)
+    return FileLock(path, is_singleton=False, fallback_to_soft=False, thread_local=False, mode=PRIVATE_FILE_MODE)
 
 
-def try_hold(path: Path) -> HeldLock | None:
-    """Take the lock at `path` if nobody holds it; None when another holder is alive."""
+def try_hold(path: Path, *, patience_s: float = 0.0) -> HeldLock | None:
+    """Take the lock at `path` if nobody holds it; None when another holder is alive.
+
+    `patience_s`: a process about to live under the lock (the tray) waits this long, because
+    another process may be probing it (`is_held`) for a moment at the same instant.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     lock = _lock_for(path)
     try:
-        lock.acquire(timeout=0)
+        lock.acquire(timeout=patience_s, poll_interval=PATIENCE_POLL_S)
     except Timeout:
         return None
     return HeldLock(lock)

@@ -29,11 +29,13 @@ from anyio.abc import Process
 from app.core.executor import end_tree, spawn_options
 
 SCROLLBACK_MAX_LINES = 500
-SCROLLBACK_MAX_BYTES = 2 * 1024 * 1024
-OUTPUT_CAP_BYTES = 1024 * 1024
+SCROLLBACK_LINE_MAX_CHARS = 4096  # a longer line is cut in the scrollback (the result keeps it)
+PARTIAL_LINE_MAX_CHARS = 64 * 1024  # output with no newline is passed on in pieces of this size
+OUTPUT_CAP_CHARS = 1024 * 1024
 READ_CHUNK_BYTES = 64 * 1024
 SEND_KEYS_SETTLE_S = 0.5  # how long send_keys waits for the program to answer
-INTERRUPT_GRACE_S = 1.0
+SEND_KEYS_WRITE_TIMEOUT_S = 1.0
+SEND_KEYS_RETRY_S = 0.01
 
 
 @dataclass
@@ -48,6 +50,10 @@ class SessionResult:
 
 class SessionBusy(Exception):
     """A command is still running in the session."""
+
+
+class InputNotRead(Exception):
+    """The program in the session does not read its input: the pipe stayed full."""
 
 
 class ShellSession:
@@ -82,6 +88,7 @@ class ShellSession:
         await self.close()
         read_fd, self._input_write = os.pipe()
         os.set_inheritable(read_fd, True)
+        os.set_blocking(self._input_write, False)
         self.process = await anyio.open_process(
             # --norc/--noprofile: no rc-file surprises; `-s` reads commands from stdin.
             [self.bash, "--norc", "--noprofile", "-s"],
@@ -102,8 +109,8 @@ class ShellSession:
         task_group.start_soon(self._read_loop)
         return restarted
 
-    async def run(self, command: str, timeout_s: float) -> tuple[SessionResult, RunningCommand]:
-        """Send one command; return when it ends or the time limit passes (it then keeps running)."""
+    async def send_command(self, command: str) -> RunningCommand:
+        """Start one command and return at once; `RunningCommand.done` is set when it ends."""
         if self.busy:
             raise SessionBusy()
         token = secrets.token_hex(8)
@@ -117,22 +124,27 @@ class ShellSession:
             f"printf '\\n__COWORK_DONE_{token}__:%d\\n' \"$?\"\n"
         )
         await self._send_raw(script)
-        with anyio.move_on_after(timeout_s):
-            await running.done.wait()
-        return running.result(finished=running.done.is_set(), restarted=False), running
-
-    async def wait_more(self, running: RunningCommand, timeout_s: float) -> SessionResult:
-        with anyio.move_on_after(timeout_s):
-            await running.done.wait()
-        return running.result(finished=running.done.is_set(), restarted=False)
+        return running
 
     async def send_keys(self, keys: str) -> str:
-        """Write text to the running command's input; return what it printed within a short moment."""
+        """Write text to the running command's input; return what it printed within a short moment.
+
+        The pipe is non-blocking: a program that does not read its input fills it, and then the
+        rest is refused instead of freezing the server.
+        """
         if self._input_write is None:
             raise SessionBusy()
         running = self._current
         before = running.output_len if running else 0
-        os.write(self._input_write, keys.encode())
+        data = keys.encode()
+        deadline = anyio.current_time() + SEND_KEYS_WRITE_TIMEOUT_S
+        while data:
+            try:
+                data = data[os.write(self._input_write, data) :]
+            except BlockingIOError:
+                if anyio.current_time() >= deadline:
+                    raise InputNotRead() from None
+                await anyio.sleep(SEND_KEYS_RETRY_S)
         with anyio.move_on_after(SEND_KEYS_SETTLE_S):
             if running is not None:
                 await running.done.wait()
@@ -201,10 +213,22 @@ class ShellSession:
                     running.finish(int(match.group(2)))
                     continue
                 running.append(line + "\n")
-            self._scrollback.append(line)
-        if running is not None and not running.done.is_set() and self._partial:
+            self._remember(line)
+        if len(self._partial) > PARTIAL_LINE_MAX_CHARS:
+            # Output without newlines (a progress bar, a binary) must not pile up: pass it on now.
+            # A completion marker always starts a line, so it is never inside such a piece.
+            if running is not None and not running.done.is_set():
+                running.append(self._partial)
+            self._remember(self._partial)
+            self._partial = ""
+        if running is not None and not running.done.is_set():
             # A prompt without a newline ("Continue? [y/N] ") must reach the model before Enter.
             running.pending_partial = self._partial
+
+    def _remember(self, line: str) -> None:
+        if len(line) > SCROLLBACK_LINE_MAX_CHARS:
+            line = line[:SCROLLBACK_LINE_MAX_CHARS] + " [...]"
+        self._scrollback.append(line)
 
 
 _DONE = re.compile(r"__COWORK_DONE_([0-9a-f]{16})__:(\d+)")
@@ -238,11 +262,13 @@ class RunningCommand:
 
     def append(self, text: str) -> None:
         self.pending_partial = ""
-        if self.output_len >= OUTPUT_CAP_BYTES:
+        room = OUTPUT_CAP_CHARS - self.output_len
+        if len(text) > room:
             self.truncated = True
-            return
-        self.chunks.append(text)
-        self.output_len += len(text)
+            text = text[: max(room, 0)]
+        if text:
+            self.chunks.append(text)
+            self.output_len += len(text)
 
     def trim_marker_newline(self) -> bool:
         """The marker starts with its own newline: take it back out; True if it had made an empty line."""

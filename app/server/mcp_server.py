@@ -98,6 +98,8 @@ def session_result(outcome: SessionOutcome) -> SessionCommandResult:
     notes = []
     if outcome.restarted:
         notes.append("The previous shell session had ended, so a new one was started: cwd and variables were reset.")
+    if outcome.stopped_reason:
+        notes.append(f"The command was {outcome.stopped_reason}.")
     if result.ended_session:
         notes.append("The shell session ended (for example with `exit`); the next terminal_run starts a new one.")
     if not result.finished:
@@ -227,7 +229,8 @@ def build_server(
         return await refusals_as_errors(service_of(ctx).session_send_keys(keys))
 
     @server.tool(
-        description="Send Ctrl-C (SIGINT) to the command running in the shell session; the session stays.",
+        description="Send Ctrl-C (SIGINT) to the program running in the shell session; the session stays. "
+        "As in a script, the rest of a command list (`a; b`) then runs on.",
         annotations=ToolAnnotations(title="Interrupt the session's command", read_only_hint=False,
                                     destructive_hint=False, idempotent_hint=True, open_world_hint=False),
     )
