@@ -68,3 +68,30 @@ def test_log_follow_streams_commands_as_they_start_and_end(paths: AppPaths, cli_
         follower.wait(timeout=10)
     assert (first["command"], first["status"]) == ("make build", "running")
     assert (second["command"], second["status"], second["exit_code"]) == ("make build", "failed", 2)
+
+
+def test_stop_ends_a_command_running_in_a_real_serve(home, cli_env: dict[str, str]) -> None:
+    import anyio
+
+    from tests.stdio_client import connect, run
+
+    async def scenario() -> tuple[dict, subprocess.CompletedProcess[str]]:
+        async with connect(home) as client, anyio.create_task_group() as group:
+            result: dict = {}
+
+            async def call() -> None:
+                result.update(await run(client, {"command": "sleep 30"}))
+
+            group.start_soon(call)
+            with Journal.open(AppPaths.from_environment()) as journal:
+                while not journal.active_commands():
+                    await anyio.sleep(0.05)
+                command_id = journal.active_commands()[0].id
+            stopped = await anyio.to_thread.run_sync(lambda: cli(cli_env, "stop", str(command_id)))
+        return result, stopped
+
+    result, stopped = anyio.run(scenario)
+    assert "Asked the server running command" in stopped.stdout
+    assert result["note"] == "stopped by the user" and result["exitCode"] is None
+    again = cli(cli_env, "stop", "1")
+    assert again.returncode == 2 and "is not running" in again.stderr

@@ -167,7 +167,10 @@ async def test_keys_typed_in_pieces_are_judged_as_one_line_and_journaled(home: P
     assert "would need the user's approval" in second["error"]
     with Journal.open(paths) as journal:
         typed = [r for r in journal.recent_commands() if r.tool == "terminal_send_keys"]
-    assert [(r.command, r.status) for r in typed] == [("m -rf /tmp/somewhere\n", Status.REFUSED), ("r", Status.FINISHED)]
+    assert [(r.command, r.status) for r in typed] == [
+        ("m -rf /tmp/somewhere\n", Status.REFUSED),
+        ("r", Status.FINISHED),
+    ]
 
 
 async def test_pausing_stops_a_session_command_while_its_call_is_still_waiting(home: Path, paths: AppPaths) -> None:
@@ -209,7 +212,8 @@ async def test_a_program_that_does_not_read_its_input_cannot_freeze_the_server(h
 async def test_session_output_without_newlines_is_capped(home: Path) -> None:
     async with connect(home) as client:
         started = time.monotonic()
-        result = await call(client, "terminal_run", {"command": "head -c 8000000 /dev/zero | tr '\\0' a; echo; echo end"})
+        command = "head -c 8000000 /dev/zero | tr '\\0' a; echo; echo end"
+        result = await call(client, "terminal_run", {"command": command})
         took = time.monotonic() - started
         tail = await call(client, "terminal_read_scrollback", {"lines": 2})
     assert result["exitCode"] == 0 and took < 10

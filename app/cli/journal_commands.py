@@ -26,6 +26,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     resume = subparsers.add_parser("resume", help="resume host access")
     resume.set_defaults(handler=lambda _args: set_pause(False))
 
+    stop = subparsers.add_parser("stop", help="stop a running command (its whole process tree)")
+    stop.add_argument("command_id", type=int, help="the number `log` shows after #")
+    stop.set_defaults(handler=run_stop)
+
     log = subparsers.add_parser("log", help="show the newest commands from the journal")
     log.add_argument("--limit", type=int, default=20, metavar="N", help="how many (default 20)")
     log.add_argument("--follow", "-f", action="store_true", help="keep printing commands as they start and end")
@@ -41,6 +45,14 @@ def set_pause(paused: bool) -> int:
     with open_journal() as journal:
         journal.set_paused(paused)
     print("Host access is PAUSED: new commands are refused." if paused else "Host access is ON.")
+    return 0
+
+
+def run_stop(args: argparse.Namespace) -> int:
+    with open_journal() as journal:
+        if not journal.request_stop(args.command_id):
+            raise UsageError(f"Command #{args.command_id} is not running (see `cowork-terminal log`).")
+    print(f"Asked the server running command #{args.command_id} to stop it.")
     return 0
 
 
