@@ -250,6 +250,44 @@ def test_check_connection_from_the_menu_runs_the_configured_server_and_reports(
         app.shutdown()
 
 
+def test_a_failed_check_is_reported_with_the_check_commands_own_words(
+    paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
+) -> None:
+    old_install = {"command": "/old/cowork-terminal", "args": ["serve"]}
+    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": old_install}}))
+    app = start_tray(paths, pystray, window_marker)
+    try:
+        click(app, "check:claude-desktop")
+        title, message = app.notifier.history[-1]
+        assert title == "Connection problem: Claude Desktop"
+        assert "entry is stale" in message and "/old/cowork-terminal" in message
+    finally:
+        app.shutdown()
+
+
+def test_a_check_that_does_not_answer_in_time_is_stopped_and_reported_as_such(
+    paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path, tmp_path: Path
+) -> None:
+    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": cc.this_app_entry()}}))
+    pid_file = tmp_path / "hung-check.pid"
+    hung = f"import os, pathlib, time; pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid())); time.sleep(60)"
+    app = start_tray(paths, pystray, window_marker, check_command=[sys.executable, "-c", hung], check_timeout_s=1.0)
+    try:
+        started = time.monotonic()
+        click(app, "check:claude-desktop")
+        assert time.monotonic() - started < 5
+        assert app.notifier.history[-1] == (
+            "Connection problem: Claude Desktop",
+            "The check of Claude Desktop did not finish within 1 s, so it was stopped. Run "
+            "`cowork-terminal check --client claude-desktop` in a terminal to see where it hangs.",
+        )
+        with pytest.raises(ProcessLookupError):
+            os.kill(int(pid_file.read_text()), 0)  # the hung check was ended (and reaped)
+        assert menu.find_entry(app.entries(), "busy") is None
+    finally:
+        app.shutdown()
+
+
 # --- start at login, folders, windows -------------------------------------------------------------
 
 
@@ -569,6 +607,44 @@ def test_the_tray_with_its_icons_and_menu_never_loads_tkinter(home: Path) -> Non
 def test_importing_the_tray_module_alone_loads_no_gui_library() -> None:
     modules = loaded_modules("import app.ui.tray")
     assert not modules & {"pystray", "PIL", "tkinter", "mcp"}
+
+
+def test_importing_the_tray_in_a_fresh_interpreter_does_not_load_the_mcp_sdk() -> None:
+    modules = loaded_modules("import app.ui.tray")
+    assert "mcp" not in modules and "mcp_types" not in modules and "anyio" not in modules
+
+
+def test_a_check_connection_run_by_the_tray_never_loads_the_mcp_sdk_in_the_tray(
+    desktop: FakeDesktop, home: Path
+) -> None:
+    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": {"command": "/old/x"}}}))
+    env = tray_env(desktop, home, PYSTRAY_BACKEND="dummy")
+    code = (
+        "import app.ui.tray as t\n"
+        "from app.core.journal import Journal\n"
+        "from app.core.paths import AppPaths\n"
+        "app = t.TrayApp(AppPaths.from_environment(), None, t.load_pystray())\n"
+        "app.refresh_clients(include_cli=False)\n"
+        "with Journal(app.paths) as journal: app.perform(journal, 'check', 'claude-desktop')\n"
+        "assert app.notifier.history[-1][0] == 'Connection problem: Claude Desktop', app.notifier.history\n"
+    )
+    modules = loaded_modules(code, env)
+    assert "pystray" in modules and "mcp" not in modules
+
+
+def test_no_ui_module_imports_the_server_side_or_the_mcp_sdk() -> None:
+    import ast
+
+    ui = Path(tray.__file__).parent
+    offenders = []
+    for source in sorted(ui.glob("*.py")):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            bad = [n for n in names if n.split(".")[0] == "mcp" or n.startswith("app.server")]
+            offenders += [f"{source.name}: {n}" for n in bad]
+    assert offenders == []
 
 
 def test_the_mcp_server_never_loads_pystray_pil_or_tkinter() -> None:

@@ -12,7 +12,8 @@ Threads and processes, and why:
 - "tray-actions" runs what clicks ask for, one at a time: journal writes, config edits, the
   `claude` CLI, the connection check (seconds), start at login.
 - Windows live in their own processes (the log window is Tk; Tk and pystray in one process crash
-  on macOS, pystray #138), and so does the server that "Check connection" starts.
+  on macOS, pystray #138), and so does "Check connection": `cowork-terminal check --json`, which
+  starts the server as Claude would. The tray reads its verdict; it never loads the MCP SDK.
 
 pystray is imported inside `load_pystray`, never at module import: importing this module costs
 no display connection, and the backend can be chosen first.
@@ -21,6 +22,7 @@ no display connection, and the backend can be chosen first.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import queue
@@ -50,6 +52,7 @@ from app.ui.menu import ClientView, CrashView, MenuEntry, ServerView, TrayState
 from app.ui.tray_platform import (
     Notifier,
     UiDispatcher,
+    app_argv,
     approval_prompt_argv,
     backend_of,
     bash_problem,
@@ -59,6 +62,7 @@ from app.ui.tray_platform import (
     missing_tray_support,
     no_icon_message,
     open_folder_argv,
+    run_captured,
     spawn,
 )
 
@@ -71,6 +75,11 @@ WINDOW_STOP_GRACE_S = 1.0  # a log window gets this long to close when replaced 
 THREAD_JOIN_S = 2.0
 ICON_SIZE_PX = 64  # every backend scales it; 64 px stays sharp up to 2x panels
 ICON_NAME = "cowork-terminal"
+# "Check connection" runs `cowork-terminal check` in its own process (the MCP SDK never loads in the
+# tray). Bounded: reading Claude Code's entry through `claude` (up to its own timeout), the 30 s probe
+# of the server, and the helper's start-up.
+CHECK_PROCESS_TIMEOUT_S = cc.CLAUDE_CLI_TIMEOUT_S + 45.0
+CHECK_STDERR_EXCERPT_CHARS = 500
 
 # Actions that only run inside the tray (not from a menu entry).
 FIRST_LOOK = "first-look"
@@ -92,6 +101,8 @@ class TrayApp:
         *,
         marshal: Callable[[Callable[[], None]], None] | None = None,
         log_window_command: Sequence[str] | None = None,
+        check_command: Sequence[str] | None = None,
+        check_timeout_s: float = CHECK_PROCESS_TIMEOUT_S,
         platform: str = sys.platform,
         poll_s: float = POLL_S,
     ) -> None:
@@ -104,10 +115,12 @@ class TrayApp:
         self.backend = backend_of(pystray)
         self.platform = platform
         self.poll_s = poll_s
-        self.log_window_command = list(
-            log_window_command or log_window_argv(bool(getattr(sys, "frozen", False)), sys.executable)
-        )
-        self.approval_prompt_command = approval_prompt_argv(bool(getattr(sys, "frozen", False)), sys.executable)
+        frozen = bool(getattr(sys, "frozen", False))
+        self.log_window_command = list(log_window_command or log_window_argv(frozen, sys.executable))
+        self.approval_prompt_command = approval_prompt_argv(frozen, sys.executable)
+        # `cowork-terminal check`, to which each check appends `--client ID --json`.
+        self.check_command = list(check_command or app_argv(frozen, sys.executable, "check"))
+        self.check_timeout_s = check_timeout_s
         self._ui = UiDispatcher(marshal if marshal is not None else main_thread_marshal(self.backend))
         self.has_loop = self.backend != "dummy"  # the dummy backend imports but cannot run
 
@@ -599,18 +612,40 @@ class TrayApp:
         self.notifier.notify(menu.APP_TITLE, done)
 
     def _check_client(self, client_id: str) -> None:
-        from app.server.connection_check import check_client  # the MCP SDK: only when asked for
-
         location = self._location(client_id)
         self._busy = f"Checking {location.name}..."
         self._kick()
         try:
-            result = check_client(location, cc.this_app_entry())
+            ok, message = self._run_check(location)
         finally:
             self._busy = None
-        log.info("check %s: %s %s", client_id, result.kind, result.stderr)
-        title = "Connection works" if result.ok else f"Connection problem: {location.name}"
-        self.notifier.notify(title, result.message)
+        title = "Connection works" if ok else f"Connection problem: {location.name}"
+        self.notifier.notify(title, message)
+
+    def _run_check(self, location: cl.ClientLocation) -> tuple[bool, str]:
+        """Run `cowork-terminal check --client ID --json` and read its verdict: (ok, message)."""
+        argv = [*self.check_command, "--client", location.client_id, "--json"]
+        try:
+            code, out, err = run_captured(argv, self.check_timeout_s)
+        except subprocess.TimeoutExpired:
+            log.warning("check %s: no answer within %s s from %s", location.client_id, self.check_timeout_s, argv)
+            return False, (
+                f"The check of {location.name} did not finish within {self.check_timeout_s:g} s, so it was "
+                f"stopped. Run `cowork-terminal check --client {location.client_id}` in a terminal to see "
+                "where it hangs."
+            )
+        except OSError as exc:
+            log.warning("check %s could not start %s: %s", location.client_id, argv, exc)
+            return False, f"The check could not start: {exc}."
+        for line in out.splitlines():
+            with contextlib.suppress(ValueError):
+                report = json.loads(line)
+                if isinstance(report, dict) and report.get("client") == location.client_id:
+                    log.info("check %s: %s %s", location.client_id, report.get("kind"), report.get("stderr", ""))
+                    return bool(report.get("ok")), str(report.get("message", ""))
+        said = err.strip()[-CHECK_STDERR_EXCERPT_CHARS:]
+        log.warning("check %s gave no verdict (exit code %s): %s", location.client_id, code, said)
+        return False, f"The check could not run: {said or f'it exited with code {code}'}"
 
     # -- the windows, each in its own process ----------------------------------------------------
 

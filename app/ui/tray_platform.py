@@ -6,9 +6,11 @@ choice runs in tests on Linux. The tray (`tray.py`) is the only user.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -117,6 +119,39 @@ def spawn(argv: Sequence[str], *, stderr: Any = subprocess.DEVNULL) -> subproces
         stderr=stderr,
         creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
     )
+
+
+def run_captured(argv: Sequence[str], timeout_s: float) -> tuple[int, str, str]:
+    """Run a helper program to its end: (exit code, stdout, stderr). No stdin, no console window.
+
+    Past `timeout_s` it ends the helper with everything it started (its own process group on POSIX)
+    and raises subprocess.TimeoutExpired.
+    """
+    process = subprocess.Popen(
+        list(argv),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
+        start_new_session=os.name == "posix",
+    )
+    try:
+        out, err = process.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        if os.name == "posix":
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
+        process.wait()
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()  # never wait for output a straggler in another group might still hold
+        raise
+    return process.returncode, out, err
 
 
 class UiDispatcher:
