@@ -24,12 +24,15 @@ from tests.stdio_client import server_params
 # A `claude` CLI that keeps one `cowork-terminal` entry in a JSON file, speaking just enough of
 # `claude mcp get/add/add-json/remove` for app.core.client_config.
 FAKE_CLAUDE = """#!{python}
-import json, pathlib, sys
+import json, pathlib, sys, time
 here = pathlib.Path(__file__).parent
 state = here / "claude-code-entry.json"
 args = sys.argv[1:]
 with open(here / "calls.log", "a") as log:
     log.write(json.dumps(["claude", *args]) + "\\n")
+delay = here / "claude-delay-s"
+if delay.exists():
+    time.sleep(float(delay.read_text()))
 if args[:2] == ["mcp", "get"]:
     if not state.exists():
         print("No MCP server found with name: " + args[2], file=sys.stderr)
@@ -87,6 +90,14 @@ class FakeDesktop:
             return []
         calls = [json.loads(line) for line in log.read_text().splitlines()]
         return [c for c in calls if program is None or c[0] == program]
+
+    def delay_claude(self, seconds: float | None) -> None:
+        """Make each later `claude` call take `seconds` (after it is logged); None: answer at once again."""
+        delay = self.bin / "claude-delay-s"
+        if seconds is None:
+            delay.unlink(missing_ok=True)
+        else:
+            delay.write_text(str(seconds))
 
     def read_desktop_config(self) -> dict[str, Any]:
         return json.loads(self.desktop_config.read_text())

@@ -231,6 +231,44 @@ def test_claude_code_is_connected_through_its_own_cli(
         app.shutdown()
 
 
+def test_pause_and_the_approval_mode_take_effect_at_once_while_a_slow_claude_call_runs(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    home: Path,
+    paths: AppPaths,
+    pystray: ModuleType,
+    window_marker: Path,
+) -> None:
+    from app.core import approval
+
+    desktop = make_fake_desktop(tmp_path, monkeypatch, claude_code=True)
+    app = start_tray(paths, pystray, window_marker)
+    try:
+        desktop.delay_claude(5)
+        before = len(desktop.calls("claude"))
+        app.pystray_item("client:claude-code")(app.icon)  # connecting calls `claude`, which now takes 5 s
+        wait_for(lambda: len(desktop.calls("claude")) > before)  # the slow action is inside `claude`
+
+        clicked = time.monotonic()
+        app.pystray_item("pause")(app.icon)
+        app.pystray_item("approval:all")(app.icon)
+        with Journal(paths) as journal:
+            wait_for(
+                lambda: journal.is_paused() and approval.approval_mode(journal) is approval.ApprovalMode.ALL,
+                timeout_s=0.5,
+                interval_s=0.01,
+            )
+        assert time.monotonic() - clicked < 0.5
+        wait_for(lambda: app.icon_state == menu.PAUSED, timeout_s=ICON_FOLLOWS_S, interval_s=0.01)
+        assert app._pending > 0, "the slow action is still running"
+
+        desktop.delay_claude(None)
+        assert app.settle(timeout_s=30)
+        assert app.pystray_item("client:claude-code").checked is True, "the slow action finished too"
+    finally:
+        app.shutdown()
+
+
 def test_check_connection_from_the_menu_runs_the_configured_server_and_reports(
     paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
 ) -> None:

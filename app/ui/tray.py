@@ -9,8 +9,10 @@ Threads and processes, and why:
   tooltip and menu to the UI through `UiDispatcher`: a direct call where the backend marshals to
   its own loop itself (xorg, gtk, appindicator, win32), `AppHelper.callAfter` on macOS, where
   AppKit may only be touched from the main thread.
-- "tray-actions" runs what clicks ask for, one at a time: journal writes, config edits, the
-  `claude` CLI, the connection check (seconds), start at login.
+- "tray-actions" runs what clicks ask for, one at a time: config edits, the `claude` CLI (up to
+  a minute), the connection check (seconds), start at login.
+- "tray-journal" runs the clicks that only write the journal (pause, approval mode), on their own
+  queue and connection: a pause takes effect at once, never behind a slow action.
 - Windows live in their own processes (the log window is Tk; Tk and pystray in one process crash
   on macOS, pystray #138), and so does "Check connection": `cowork-terminal check --json`, which
   starts the server as Claude would. The tray reads its verdict; it never loads the MCP SDK.
@@ -84,6 +86,8 @@ CHECK_STDERR_EXCERPT_CHARS = 500
 # Actions that only run inside the tray (not from a menu entry).
 FIRST_LOOK = "first-look"
 REFRESH_CLIENTS = "refresh-clients"
+# Clicks that only write the journal: their own queue, so nothing slow ever delays them.
+JOURNAL_ACTIONS = frozenset({menu.TOGGLE_PAUSE, menu.SET_APPROVAL_MODE})
 _STOP = object()
 
 
@@ -143,6 +147,7 @@ class TrayApp:
         self._snapshot = Snapshot()
 
         self._jobs: queue.Queue[Any] = queue.Queue()
+        self._journal_jobs: queue.Queue[Any] = queue.Queue()
         self._quit = threading.Event()
         self._stopped = threading.Event()
         self._acknowledge = threading.Event()
@@ -246,7 +251,7 @@ class TrayApp:
     def submit(self, action: str, target: str | None = None) -> None:
         with self._progress:
             self._pending += 1
-        self._jobs.put((action, target))
+        (self._journal_jobs if action in JOURNAL_ACTIONS else self._jobs).put((action, target))
 
     # -- lifetime ---------------------------------------------------------------------------
 
@@ -280,8 +285,13 @@ class TrayApp:
         if self._threads:
             return
         self.submit(FIRST_LOOK)
-        for name, target in (("tray-monitor", self._monitor), ("tray-actions", self._actions)):
-            thread = threading.Thread(target=target, name=name, daemon=True)
+        workers: tuple[tuple[str, Callable[..., None], tuple[Any, ...]], ...] = (
+            ("tray-monitor", self._monitor, ()),
+            ("tray-actions", self._actions, (self._jobs,)),
+            ("tray-journal", self._actions, (self._journal_jobs,)),
+        )
+        for name, target, args in workers:
+            thread = threading.Thread(target=target, args=args, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
 
@@ -295,6 +305,7 @@ class TrayApp:
         self._quit.set()
         self._kick()
         self._jobs.put(_STOP)
+        self._journal_jobs.put(_STOP)
         for thread in self._threads:
             if thread is not threading.current_thread():
                 thread.join(THREAD_JOIN_S)  # the actions thread may be inside a check: it is a daemon
@@ -481,11 +492,12 @@ class TrayApp:
 
     # -- the actions thread -------------------------------------------------------------------
 
-    def _actions(self) -> None:
+    def _actions(self, jobs: queue.Queue[Any]) -> None:
+        """Run one queue's actions in order, on this thread's own journal connection."""
         journal = Journal(self.paths)
         try:
             while True:
-                job = self._jobs.get()
+                job = jobs.get()
                 if job is _STOP:
                     break
                 action, target = job
