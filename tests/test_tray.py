@@ -352,6 +352,7 @@ def test_the_activity_log_opens_once_reopening_replaces_it_and_quitting_closes_i
     click(app, "open-log")
     wait_for(window_marker.exists)
     (first,) = app._windows
+    assert oct((app.paths.log_dir / "log-window.stderr.log").stat().st_mode & 0o777) == "0o600"
     window_marker.unlink()
     click(app, "open-log")
     wait_for(window_marker.exists)

@@ -47,7 +47,7 @@ from app.core.bash_resolver import BashNotFoundError, find_bash
 from app.core.errors import CoworkError
 from app.core.journal import Journal, ServerRecord
 from app.core.liveness import HeldLock
-from app.core.paths import AppPaths
+from app.core.paths import AppPaths, make_private_file
 from app.core.supervisor import APPROVAL_NEEDED, UI_OPEN_LOG_WINDOW, UI_QUIT, Snapshot, Supervisor
 from app.ui import menu
 from app.ui.menu import ClientView, CrashView, MenuEntry, ServerView, TrayState
@@ -672,6 +672,7 @@ class TrayApp:
         for window in self._windows:
             self._stop_window(window)
         self._window_stderr.parent.mkdir(parents=True, exist_ok=True)
+        make_private_file(self._window_stderr)  # like every log the app writes: the user's eyes only
         with open(self._window_stderr, "wb") as stderr:
             self._windows = [spawn(self.log_window_command, stderr=stderr)]
         log.info("log window started (pid %s): %s", self._windows[0].pid, self.log_window_command)
