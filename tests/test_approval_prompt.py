@@ -23,6 +23,7 @@ def hold(journal: Journal, command: str) -> int:
     return journal.begin_command(
         command=command, cwd="/srv/site", status=Status.WAITING, reason="rm -r: recursive removal",
         confirmation_id=approval.new_confirmation_id(), hold_expires_at=approval.hold_expiry(), client_name="claude-ai",
+        env_keys=["NODE_ENV"],
     )
 
 
@@ -50,6 +51,7 @@ def test_the_prompt_shows_the_exact_command_and_walks_through_pending_approvals(
             assert "1 more waiting" in prompt.heading.cget("text")
             assert "recursive removal" in prompt.reason.cget("text")
             assert "/srv/site" in prompt.details.cget("text")
+            assert "Extra environment: NODE_ENV" in prompt.details.cget("text")
             pump_until(root, lambda: prompt.allow_button.instate(["!disabled"]))
             prompt.allow_button.invoke()
             pump_until(root, lambda: prompt.current is not None and prompt.current.id == second)

@@ -53,11 +53,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     start.set_defaults(handler=run_autostart)
 
 
+TRAY_LOCK_PATIENCE_S = 0.3
+
+
 def run_tray(args: argparse.Namespace) -> int:
     paths = AppPaths.from_environment().ensure()
     if args.quit:
         return quit_running_tray(paths)
-    lock = liveness.try_hold(paths.tray_lock)
+    # Patient: a server may be probing the lock ("is the tray there?") at this very moment.
+    lock = liveness.try_hold(paths.tray_lock, patience_s=TRAY_LOCK_PATIENCE_S)
     if lock is None:
         with Journal(paths) as journal:
             journal.post_ui_request(UI_OPEN_LOG_WINDOW)

@@ -85,7 +85,8 @@ class ApprovalPrompt:
         self.command.delete("1.0", "end")
         self.command.insert("1.0", record.command)
         self.command.configure(state="disabled")  # selectable and copyable, not editable
-        self.details.configure(text=f"In folder: {record.cwd or 'the shell session'}    Tool: {record.tool}")
+        extra = f"    Extra environment: {', '.join(record.env_keys)}" if record.env_keys else ""
+        self.details.configure(text=f"In folder: {record.cwd or 'the shell session'}    Tool: {record.tool}{extra}")
         self.remaining.configure(text="Allow only if you know what it does. It runs with your full permissions.")
         self._disarm()
         self.root.deiconify()
