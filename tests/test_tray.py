@@ -78,6 +78,14 @@ def app(paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marke
     running.shutdown()
 
 
+OLD_INSTALL = {"command": "/old/cowork-terminal", "args": ["serve"]}
+
+
+def write_old_install_entry(desktop: FakeDesktop) -> None:
+    """Claude Desktop's config with our entry pointing at an install that has since moved."""
+    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": OLD_INSTALL}}))
+
+
 def click(app: TrayApp, key: str) -> None:
     """Click the pystray item exactly as the backend would, then wait until the tray shows the result."""
     app.pystray_item(key)(app.icon)
@@ -189,8 +197,7 @@ def test_connecting_and_disconnecting_claude_desktop_from_the_menu_edits_only_ou
 def test_a_stale_entry_is_offered_for_replacement_and_replaced_by_a_click(
     paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
 ) -> None:
-    old_install = {"command": "/old/cowork-terminal", "args": ["serve"]}
-    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": old_install}}))
+    write_old_install_entry(desktop)
     app = start_tray(paths, pystray, window_marker)
     try:
         assert app.pystray_item("client:claude-desktop").text == "Claude Desktop (replace an older install's entry)"
@@ -291,8 +298,7 @@ def test_check_connection_from_the_menu_runs_the_configured_server_and_reports(
 def test_a_failed_check_is_reported_with_the_check_commands_own_words(
     paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
 ) -> None:
-    old_install = {"command": "/old/cowork-terminal", "args": ["serve"]}
-    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": old_install}}))
+    write_old_install_entry(desktop)
     app = start_tray(paths, pystray, window_marker)
     try:
         click(app, "check:claude-desktop")
