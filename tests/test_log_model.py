@@ -8,8 +8,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from app.core.command_service import CANCEL_REASON, PAUSE_STOP_REASON, PAUSED_MESSAGE, USER_STOP_REASON
 from app.core.journal import CommandRecord, Journal, Outcome, ServerRecord, Status
+from app.core.messages import CANCEL_REASON, PAUSE_STOP_REASON, PAUSED_MESSAGE, USER_STOP_REASON
 from app.core.paths import AppPaths
 from app.ui.log_model import (
     STATUS_FILTERS,

@@ -27,8 +27,8 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from app.core.command_service import PAUSED_MESSAGE, USER_STOP_REASON
 from app.core.journal import Journal, Outcome, Status
+from app.core.messages import PAUSED_MESSAGE, USER_STOP_REASON
 from app.core.paths import HOME_ENV, AppPaths
 from app.ui import log_window
 from app.ui.log_window import EMPTY_FILTERED, EMPTY_LIST, ON_TITLE, PAUSED_TITLE, LogWindow

@@ -11,8 +11,8 @@ from desktop_env import serve_params
 from mcp import Client
 
 from app.core import liveness
-from app.core.command_service import NO_TRAY_MESSAGE
 from app.core.journal import Journal, Status
+from app.core.messages import NO_TRAY_MESSAGE
 from app.core.paths import AppPaths
 
 PRESENCE_DECISION_S = 0.05  # "well under a second per call": one lock probe

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 from app.core import approval, liveness
-from app.core.command_service import PAUSED_MESSAGE
 from app.core.journal import Journal, Outcome, Status
+from app.core.messages import PAUSED_MESSAGE
 from app.core.paths import AppPaths
 from app.core.supervisor import (
     CHECK_CLIENT_NAME,

@@ -33,8 +33,8 @@ from app import __version__
 from app.core import client_config as cc
 from app.core.bash_resolver import BASH_PATH_ENV
 from app.core.client_locations import ClientLocation
-from app.core.command_service import NO_TRAY_MESSAGE, PAUSED_MESSAGE
 from app.core.errors import CoworkError
+from app.core.messages import NO_TRAY_MESSAGE, PAUSED_MESSAGE
 from app.core.supervisor import CHECK_CLIENT_NAME
 
 CHECK_COMMAND = "echo ok"

@@ -24,14 +24,8 @@ from pydantic import BaseModel, Field
 
 from app import __version__
 from app.core import liveness
-from app.core.command_service import (
-    DEFAULT_TIMEOUT_MS,
-    MAX_TIMEOUT_MS,
-    CommandRefused,
-    CommandService,
-    ExecuteRequest,
-    SessionOutcome,
-)
+from app.core.command_request import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, CommandRefused, ExecuteRequest
+from app.core.command_service import CommandService, SessionOutcome
 from app.core.executor import ExecutionResult
 from app.core.journal import Journal
 from app.core.paths import AppPaths
