@@ -93,7 +93,7 @@ def open_window(env: dict[str, str]) -> tuple[subprocess.Popen, float, float]:
     if not line.startswith("ready "):
         child.kill()
         raise SystemExit(f"the window did not report ready: {line!r}")
-    _, inside, rows = line.split()
+    _, inside, rows, _window = line.split()
     if int(rows) == 0:
         raise SystemExit("the window showed no rows")
     return child, wall, float(inside)

@@ -668,7 +668,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Open the live activity log: every command agents run on this computer, "
         "with the pause switch and a Stop button.",
     )
-    # For bench/log_window_open.py: print "ready <seconds>" on stderr once the first rows show.
+    # For bench/log_window_open.py and the tests: "ready <seconds> <rows> <window id>" on stderr
+    # once the first rows show.
     parser.add_argument("--report-ready", action="store_true", help=argparse.SUPPRESS)
     return parser
 
@@ -706,7 +707,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     window = LogWindow(root, journal)
     if args.report_ready:
         def report() -> None:  # runs once the first idle round has drawn the window
-            print(f"ready {time.perf_counter() - started:.4f} {len(window.model)}", file=sys.stderr, flush=True)
+            took = time.perf_counter() - started
+            # The X window id lets a test talk to exactly this window, not another one on the display.
+            print(f"ready {took:.4f} {len(window.model)} {root.wm_frame()}", file=sys.stderr, flush=True)
 
         root.after_idle(report)
     root.mainloop()
