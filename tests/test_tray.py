@@ -29,6 +29,7 @@ from app.core import client_config as cc
 from app.core.bash_resolver import BASH_PATH_ENV, BashNotFoundError
 from app.core.journal import Journal, Status
 from app.core.paths import HOME_ENV, AppPaths
+from app.core.self_command import app_argv
 from app.core.supervisor import UI_OPEN_LOG_WINDOW
 from app.ui import menu, tray, tray_platform
 from app.ui.icons import load_icon
@@ -412,8 +413,8 @@ def test_each_platform_gets_its_own_commands_and_advice() -> None:
     assert tray_platform.open_folder_argv("darwin", folder) == ["open", "/data"]
     assert tray_platform.open_folder_argv("win32", folder) == ["explorer.exe", str(folder)]
     assert tray_platform.open_folder_argv("linux", folder) == ["xdg-open", "/data"]
-    assert tray_platform.log_window_argv(True, "/app/cowork-terminal") == ["/app/cowork-terminal", "log-window"]
-    assert tray_platform.log_window_argv(False, "/venv/python") == ["/venv/python", "-m", "app", "log-window"]
+    assert app_argv(True, "/app/cowork-terminal", "log-window") == ["/app/cowork-terminal", "log-window"]
+    assert app_argv(False, "/venv/python", "log-window") == ["/venv/python", "-m", "app", "log-window"]
     assert "AppIndicator" in tray_platform.missing_tray_support("linux", "xorg")
     for platform, backend in (("linux", "appindicator"), ("linux", "gtk"), ("win32", "win32"), ("darwin", "darwin")):
         assert tray_platform.missing_tray_support(platform, backend) is None

@@ -20,6 +20,7 @@ from xml.parsers.expat import ExpatError
 
 from app.core.atomic_file import write_atomic
 from app.core.errors import CoworkError
+from app.core.self_command import app_argv
 
 DISPLAY_NAME = "Cowork Terminal"
 LAUNCH_AGENT_LABEL = "org.coworkterminal.tray"
@@ -42,12 +43,10 @@ def launch_command(frozen: bool, executable: str) -> list[str]:
     On Windows a source install starts through `pythonw.exe` (every install and venv has one next
     to `python.exe`): `python.exe` would open a console window at login whose closing kills the tray.
     """
-    if frozen:
-        return [executable, "tray"]
     name = ntpath.basename(executable)  # ntpath: a Windows path, read the same on any OS
-    if name.lower() == "python.exe":
+    if not frozen and name.lower() == "python.exe":
         executable = executable[: len(executable) - len(name)] + "pythonw.exe"
-    return [executable, "-m", "app", "tray"]
+    return app_argv(frozen, executable, "tray")
 
 
 def current_launch_command() -> list[str]:

@@ -25,6 +25,7 @@ from app.core.atomic_file import write_atomic
 from app.core.client_locations import ClientLocation
 from app.core.errors import CoworkError, UsageError
 from app.core.paths import HOME_ENV, PRIVATE_FILE_MODE
+from app.core.self_command import app_argv
 
 SERVER_NAME = "cowork-terminal"
 MCP_SERVERS_KEY = "mcpServers"
@@ -81,8 +82,8 @@ def build_entry(
     network may be needed at start. `home` (COWORK_TERMINAL_HOME) goes into `env` so the server
     uses the same data folder as the app that connected it.
     """
-    args = ["serve", *extra_args] if frozen else ["-m", "app", "serve", *extra_args]
-    entry: dict[str, Any] = {"command": executable, "args": args}
+    command, *args = app_argv(frozen, executable, "serve", *extra_args)
+    entry: dict[str, Any] = {"command": command, "args": args}
     if home:
         entry["env"] = {HOME_ENV: home}
     return entry

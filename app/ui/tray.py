@@ -48,18 +48,16 @@ from app.core.errors import CoworkError
 from app.core.journal import Journal, ServerRecord
 from app.core.liveness import HeldLock
 from app.core.paths import AppPaths, make_private_file
+from app.core.self_command import app_argv
 from app.core.supervisor import APPROVAL_NEEDED, UI_OPEN_LOG_WINDOW, UI_QUIT, Snapshot, Supervisor
 from app.ui import menu
 from app.ui.menu import ClientView, CrashView, MenuEntry, ServerView, TrayState
 from app.ui.tray_platform import (
     Notifier,
     UiDispatcher,
-    app_argv,
-    approval_prompt_argv,
     backend_of,
     bash_problem,
     load_pystray,
-    log_window_argv,
     main_thread_marshal,
     missing_tray_support,
     no_icon_message,
@@ -120,8 +118,8 @@ class TrayApp:
         self.platform = platform
         self.poll_s = poll_s
         frozen = bool(getattr(sys, "frozen", False))
-        self.log_window_command = list(log_window_command or log_window_argv(frozen, sys.executable))
-        self.approval_prompt_command = approval_prompt_argv(frozen, sys.executable)
+        self.log_window_command = list(log_window_command or app_argv(frozen, sys.executable, "log-window"))
+        self.approval_prompt_command = app_argv(frozen, sys.executable, "approval-prompt")
         # `cowork-terminal check`, to which each check appends `--client ID --json`.
         self.check_command = list(check_command or app_argv(frozen, sys.executable, "check"))
         self.check_timeout_s = check_timeout_s

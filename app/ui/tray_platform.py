@@ -72,19 +72,6 @@ def no_icon_message(platform: str, environ: Mapping[str, str], error: BaseExcept
     )
 
 
-def app_argv(frozen: bool, executable: str, command: str) -> list[str]:
-    """How to start one of our windows in its own process: the bundle, or this Python on the package."""
-    return [executable, command] if frozen else [executable, "-m", "app", command]
-
-
-def log_window_argv(frozen: bool, executable: str) -> list[str]:
-    return app_argv(frozen, executable, "log-window")
-
-
-def approval_prompt_argv(frozen: bool, executable: str) -> list[str]:
-    return app_argv(frozen, executable, "approval-prompt")
-
-
 def open_folder_argv(platform: str, folder: Path) -> list[str]:
     """The platform's "show this folder" command."""
     if platform == "darwin":
