@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from pathlib import Path
 
 import anyio
 import pytest
 
-from app.core.journal import Journal, Status
+from app.core.journal import Journal, Outcome, Status
 from app.core.paths import AppPaths
 from tests.stdio_client import MODES, connect, live_processes, run
 
@@ -300,3 +301,17 @@ async def test_without_the_tray_serve_refuses_and_says_to_start_cowork_terminal(
     async with connect(home, headless=False) as client:
         result = await run(client, {"command": "echo hi"})
     assert "Ask the user to start the Cowork Terminal app" in result["error"]
+
+
+async def test_a_server_forgets_history_past_the_retention_age_after_its_handshake(home: Path) -> None:
+    with Journal.open(AppPaths.from_environment()) as journal:
+        old = journal.begin_command(command="echo from last year", cwd="/")
+        journal.finish_command(old, Outcome(status=Status.FINISHED, exit_code=0))
+    with sqlite3.connect(home / "journal.sqlite3") as db:
+        db.execute("UPDATE commands SET created_at = created_at - 40 * 86400 WHERE id = ?", (old,))
+    async with connect(home) as client:
+        await run(client, {"command": "echo today"})
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and len(journal_rows(home)) != 1:
+            await anyio.sleep(0.05)
+    assert [r.command for r in journal_rows(home)] == ["echo today"]

@@ -264,12 +264,18 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
 
     paths = (paths or AppPaths.from_environment()).ensure()
     journal = Journal.open(paths)
-    journal.apply_retention()
     # The lock first, then the row: nobody may see this server registered and not holding its lock.
     lock_key = secrets.token_hex(8)
     lock = liveness.try_hold(paths.server_lock(lock_key))
     server_id = journal.register_server(os.getpid(), headless=headless, lock_key=lock_key)
     resolver = EnvironmentResolver()
+
+    def after_handshake() -> None:
+        """Slow start-up work, in a worker thread once the client is served: the login-shell probe
+        (macOS) and retention, which may delete thousands of rows (its own connection)."""
+        resolver.prepare()
+        with Journal(paths) as background:
+            background.apply_retention()
 
     def make_service() -> CommandService:
         return CommandService(
@@ -283,7 +289,7 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
 
     offered = tools or tool_set(journal)
     try:
-        build_server(make_service, prepare=resolver.prepare, tools=offered).run("stdio")
+        build_server(make_service, prepare=after_handshake, tools=offered).run("stdio")
     finally:
         journal.end_server(server_id)
         if lock is not None:
