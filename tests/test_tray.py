@@ -56,6 +56,12 @@ def desktop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path) -> Fake
     return make_fake_desktop(tmp_path, monkeypatch)
 
 
+@pytest.fixture
+def code_desktop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path) -> FakeDesktop:
+    """A fake desktop where Claude Code's `claude` CLI is installed too."""
+    return make_fake_desktop(tmp_path, monkeypatch, claude_code=True)
+
+
 def start_tray(paths: AppPaths, pystray: ModuleType, window_marker: Path, **kwargs: object) -> TrayApp:
     lock = liveness.try_hold(paths.tray_lock)
     assert lock is not None
@@ -218,14 +224,9 @@ def test_a_config_changed_outside_the_tray_shows_in_the_menu(app: TrayApp, deskt
 
 
 def test_claude_code_is_connected_through_its_own_cli(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    home: Path,
-    paths: AppPaths,
-    pystray: ModuleType,
-    window_marker: Path,
+    paths: AppPaths, pystray: ModuleType, code_desktop: FakeDesktop, window_marker: Path
 ) -> None:
-    desktop = make_fake_desktop(tmp_path, monkeypatch, claude_code=True)
+    desktop = code_desktop
     app = start_tray(paths, pystray, window_marker)
     try:
         item = app.pystray_item("client:claude-code")
@@ -240,16 +241,11 @@ def test_claude_code_is_connected_through_its_own_cli(
 
 
 def test_pause_and_the_approval_mode_take_effect_at_once_while_a_slow_claude_call_runs(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    home: Path,
-    paths: AppPaths,
-    pystray: ModuleType,
-    window_marker: Path,
+    paths: AppPaths, pystray: ModuleType, code_desktop: FakeDesktop, window_marker: Path
 ) -> None:
     from app.core import approval
 
-    desktop = make_fake_desktop(tmp_path, monkeypatch, claude_code=True)
+    desktop = code_desktop
     app = start_tray(paths, pystray, window_marker)
     try:
         desktop.delay_claude(5)
