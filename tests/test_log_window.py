@@ -438,7 +438,7 @@ def test_the_window_is_its_own_process_and_closing_it_stops_nothing_else(
                 window=window, client_type=protocols, data=(32, [connection.intern_atom("WM_DELETE_WINDOW"),
                                                                  X.CurrentTime, 0, 0, 0]))
             window.send_event(message)
-            connection.flush()
+            connection.sync()  # a round trip: the server has delivered the message before we let go
             connection.close()
             assert child.wait(10) == 0
             finished = call.result(10)
