@@ -17,6 +17,9 @@ from mcp.client.stdio import StdioServerParameters
 from app.core.paths import HOME_ENV
 
 MODES = ("legacy", "auto")  # the classic initialize handshake (Claude Desktop) and the SDK default
+# A timeout, Stop or pause ends a command tree in well under a second (bench/latency_bench.py: about
+# 190 ms). Tests give it this deadline, which only a stop that waits for the sleeps it should end misses.
+STOP_DEADLINE_S = 10.0
 
 
 def server_params(home: Path, *extra_args: str, env: dict[str, str] | None = None) -> StdioServerParameters:

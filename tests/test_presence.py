@@ -15,7 +15,9 @@ from app.core.journal import Journal, Status
 from app.core.messages import NO_TRAY_MESSAGE
 from app.core.paths import AppPaths
 
-PRESENCE_DECISION_S = 0.05  # "well under a second per call": one lock probe
+# "Well under a second per call": one lock probe, 0.2 ms at the median in bench/latency_bench.py.
+# This deadline only catches a probe that waits (a lock timeout, a retry loop).
+PRESENCE_DECISION_S = 0.5
 
 
 async def echo(client: Client) -> tuple[bool, str]:
@@ -59,7 +61,7 @@ def test_serve_headless_runs_without_a_tray(home: Path, paths: AppPaths) -> None
     assert is_error is False and json.loads(text)["stdout"] == "present\n"
 
 
-def test_whether_the_tray_is_alive_is_decided_in_well_under_a_second(paths: AppPaths) -> None:
+def test_whether_the_tray_is_alive_is_decided_without_waiting(paths: AppPaths) -> None:
     lock = liveness.try_hold(paths.tray_lock)
     try:
         started = time.perf_counter()

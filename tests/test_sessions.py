@@ -14,7 +14,7 @@ import pytest
 from app.core import approval
 from app.core.journal import Journal, Status
 from app.core.paths import AppPaths
-from tests.stdio_client import connect, live_processes
+from tests.stdio_client import STOP_DEADLINE_S, connect, live_processes
 
 pytestmark = pytest.mark.anyio
 
@@ -178,7 +178,7 @@ async def test_pausing_stops_a_session_command_while_its_call_is_still_waiting(h
         outcome: dict = {}
 
         async def long_call() -> None:
-            outcome.update(await call(client, "terminal_run", {"command": "sleep 3; echo ran", "timeout": 10_000}))
+            outcome.update(await call(client, "terminal_run", {"command": "sleep 30; echo ran", "timeout": 60_000}))
 
         async with anyio.create_task_group() as group:
             group.start_soon(long_call)
@@ -187,10 +187,10 @@ async def test_pausing_stops_a_session_command_while_its_call_is_still_waiting(h
             with Journal.open(paths) as journal:
                 journal.set_paused(True)
         took = time.monotonic() - paused_at
-    assert took < 1.5 and "ran" not in outcome["output"]
+    assert took < STOP_DEADLINE_S and "ran" not in outcome["output"]
     assert "paused host access" in outcome["note"]
     with Journal.open(paths) as journal:
-        row = next(r for r in journal.recent_commands() if r.command == "sleep 3; echo ran")
+        row = next(r for r in journal.recent_commands() if r.command == "sleep 30; echo ran")
     assert row.status is Status.KILLED
 
 
@@ -204,7 +204,7 @@ async def test_a_program_that_does_not_read_its_input_cannot_freeze_the_server(h
         await call(client, "terminal_interrupt")
         alive = await client.call_tool("execute_command", {"command": "echo alive"})
     assert "not reading its input" in answers[-1]["error"]
-    assert took < 5
+    assert took < 20, "each call gives up after about 1.5 s instead of waiting for the reader"
     assert "longer than 65,536 bytes" in too_long["error"]
     assert json.loads(alive.content[0].text)["stdout"] == "alive\n"
 

@@ -1,0 +1,210 @@
+"""Benchmark the promises the issues make in seconds: how fast the user's controls take effect.
+
+Run (Linux; a private Xvfb is started when DISPLAY is unset):
+    python bench/latency_bench.py [--runs 20] [--stops 5]
+
+Measured, each against the issue's target, with medians quoted:
+- whether the tray is alive, as `serve` decides it before every command (one lock probe);
+- a pause set elsewhere (CLI, log window) reaching the tray icon and tooltip;
+- the log window showing a new command, a finished one, and a pause set elsewhere;
+- the user's Stop, and the pause switch, ending a running command tree in a real `serve`:
+  from the journal write to the model's result.
+The tests check that each of these happens; how fast is measured here, where a loaded machine
+cannot turn a figure into a failing build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from app.core import liveness  # noqa: E402
+from app.core.journal import Journal, Outcome, Status  # noqa: E402
+from app.core.paths import HOME_ENV, AppPaths  # noqa: E402
+
+PRESENCE_TARGET_S = 0.05  # "well under a second per call"; one lock probe
+FOLLOW_TARGET_S = 0.5  # icon, tooltip and window rows follow the journal "within half a second"
+STOP_TARGET_S = 1.0  # Stop ends the whole tree "within a second"
+GIVE_UP_S = 10.0
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
+
+
+def row(label: str, seconds: list[float], target_s: float, unit: str = "ms") -> str:
+    scale = 1000.0 if unit == "ms" else 1.0
+    median = statistics.median(seconds)
+    verdict = "met" if median <= target_s else "MISSED"
+    figures = " / ".join(f"{value * scale:.{1 if unit == 'ms' else 3}f}" for value in
+                         (median, percentile(seconds, 0.95), max(seconds)))
+    return f"| {label} (n={len(seconds)}) | {figures} {unit} | < {target_s * scale:g} {unit} ({verdict}) |"
+
+
+def wait_until(condition: Callable[[], bool], step: Callable[[], None] = lambda: time.sleep(0.001)) -> float:
+    """Seconds until `condition` holds, calling `step` in between."""
+    started = time.perf_counter()
+    while not condition():
+        if time.perf_counter() - started > GIVE_UP_S:
+            raise SystemExit(f"gave up after {GIVE_UP_S:.0f} s")
+        step()
+    return time.perf_counter() - started
+
+
+def presence(paths: AppPaths, runs: int) -> list[str]:
+    held_times, free_times = [], []
+    lock = liveness.try_hold(paths.tray_lock)
+    assert lock is not None
+    for _ in range(runs):
+        began = time.perf_counter()
+        assert liveness.is_held(paths.tray_lock)
+        held_times.append(time.perf_counter() - began)
+    lock.release()
+    for _ in range(runs):
+        began = time.perf_counter()
+        assert not liveness.is_held(paths.tray_lock)
+        free_times.append(time.perf_counter() - began)
+    return [row("tray presence decided, tray running", held_times, PRESENCE_TARGET_S),
+            row("tray presence decided, no tray", free_times, PRESENCE_TARGET_S)]
+
+
+def tray_follows(paths: AppPaths, runs: int) -> list[str]:
+    os.environ["PYSTRAY_BACKEND"] = "dummy"  # the icon is data; no panel needed to read its state
+    from app.ui import menu, tray_platform
+    from app.ui.tray import TrayApp
+
+    app = TrayApp(paths, liveness.try_hold(paths.tray_lock), tray_platform.load_pystray())
+    app.start()
+    app.settle()
+    times = []
+    with Journal(paths) as journal:
+        for index in range(runs):
+            paused = index % 2 == 0
+            journal.set_paused(paused)  # what `cowork-terminal pause` or the log window does
+            times.append(wait_until(lambda paused=paused: (app.icon_state == menu.PAUSED) is paused
+                                    and ("Paused" in app.icon.title) is paused))
+            time.sleep(0.05)
+        journal.set_paused(False)
+    app.shutdown()
+    return [row("a pause set elsewhere reaches the tray icon and tooltip", times, FOLLOW_TARGET_S)]
+
+
+def window_follows(paths: AppPaths, runs: int) -> list[str]:
+    import tkinter as tk
+
+    from app.ui.log_window import PAUSED_TITLE, LogWindow
+
+    root = tk.Tk(className="cowork-terminal-bench")
+    root.geometry("1180x760+0+0")
+    window = LogWindow(root, Journal.open(paths))
+
+    def pump() -> None:
+        root.update()
+        time.sleep(0.001)
+
+    def status_of(command_id: int) -> str | None:
+        iid = str(command_id)
+        return window.tree.set(iid, "status") if window.tree.exists(iid) else None
+
+    appeared, finished, paused = [], [], []
+    with Journal(paths) as journal:
+        wait_until(lambda: bool(root.winfo_viewable()), pump)
+        for index in range(runs):
+            command_id = journal.begin_command(command=f"make test  # {index}", cwd="/srv")
+            appeared.append(wait_until(lambda i=command_id: status_of(i) is not None, pump))
+            journal.finish_command(command_id, Outcome(status=Status.FINISHED, exit_code=0, duration_ms=5.0))
+            finished.append(wait_until(lambda i=command_id: status_of(i) == "✓ Finished", pump))
+            want = index % 2 == 0
+            journal.set_paused(want)
+            paused.append(wait_until(lambda w=want: (window.state_label.cget("text") == PAUSED_TITLE) is w, pump))
+        journal.set_paused(False)
+    window.close()
+    return [row("log window shows a new command", appeared, FOLLOW_TARGET_S),
+            row("log window shows a command finished", finished, FOLLOW_TARGET_S),
+            row("log window follows a pause set elsewhere", paused, FOLLOW_TARGET_S)]
+
+
+async def stops(paths: AppPaths, runs: int) -> list[str]:
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    env = {k: os.environ[k] for k in ("PATH", "HOME") if k in os.environ}
+    env[HOME_ENV] = os.environ[HOME_ENV]
+    params = StdioServerParameters(command=sys.executable, args=["-m", "app", "serve", "--headless"], env=env,
+                                   cwd=REPO)
+    by_stop, by_pause = [], []
+    async with Client(params, mode="legacy") as client:
+        with Journal(paths) as journal:
+            for index in range(runs * 2):
+                result: dict = {}
+
+                async def call(result: dict = result) -> None:
+                    reply = await client.call_tool("execute_command", {"command": "sleep 30 & sleep 30"})
+                    result["ended"] = time.perf_counter()
+                    result["body"] = json.loads(reply.content[0].text)
+
+                async with anyio.create_task_group() as group:
+                    group.start_soon(call)
+                    while not journal.active_commands() or journal.active_commands()[0].status is not Status.RUNNING:
+                        await anyio.sleep(0.01)
+                    await anyio.sleep(0.2)  # let bash start both sleeps
+                    [running] = journal.active_commands()
+                    began = time.perf_counter()
+                    if index % 2 == 0:
+                        journal.request_stop(running.id)  # the log window's and the tray's Stop
+                    else:
+                        journal.set_paused(True)  # the pause switch
+                (by_stop if index % 2 == 0 else by_pause).append(result["ended"] - began)
+                assert result["body"]["exitCode"] is None, result["body"]
+                journal.set_paused(False)
+    return [row("Stop to the model's result, tree ended", by_stop, STOP_TARGET_S),
+            row("pause to the model's result, tree ended", by_pause, STOP_TARGET_S)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--stops", type=int, default=5)
+    args = parser.parse_args()
+    xvfb = None
+    if not os.environ.get("DISPLAY"):
+        from log_window_open import start_xvfb
+
+        xvfb, os.environ["DISPLAY"] = start_xvfb()
+    import anyio
+
+    with tempfile.TemporaryDirectory() as folder:
+        os.environ[HOME_ENV] = str(Path(folder) / "app-home")
+        # The tray's first look reads Claude's config folders: point it at an empty home.
+        os.environ["HOME"] = os.environ["XDG_CONFIG_HOME"] = folder
+        paths = AppPaths.from_environment().ensure()
+        try:
+            lines = presence(paths, 1000)
+            lines += tray_follows(paths, args.runs)
+            lines += window_follows(paths, args.runs)
+            lines += anyio.run(stops, paths, args.stops)
+        finally:
+            if xvfb is not None:
+                xvfb.terminate()
+    print(f"Machine: {platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(f"Command: python bench/latency_bench.py --runs {args.runs} --stops {args.stops}\n")
+    print("| measure | median / p95 / max | target (median) |")
+    print("| --- | --- | --- |")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
