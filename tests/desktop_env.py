@@ -135,7 +135,7 @@ def serve_params(app_home: Path, *, headless: bool, env: dict[str, str] | None =
     return server_params(app_home, *(["--headless"] if headless else []), env=env)
 
 
-def wait_for(condition: Callable[[], Any], timeout_s: float = 5.0, interval_s: float = 0.02) -> Any:
+def wait_for(condition: Callable[[], Any], timeout_s: float = 10.0, interval_s: float = 0.02) -> Any:
     """Poll `condition` until it returns something truthy; fail the test on timeout."""
     deadline = time.monotonic() + timeout_s
     while True:

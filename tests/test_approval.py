@@ -92,7 +92,7 @@ async def test_no_answer_in_time_holds_the_command_and_confirm_runs_it_once_allo
     async with connect(home) as client:
         started = time.monotonic()
         first = await run(client, {"command": "rm -rf later", "cwd": str(tmp_path)})
-        assert 0.9 < time.monotonic() - started < 5
+        assert 0.9 < time.monotonic() - started < 20, "held after the 1 s window, not the default one"
         assert "5 minutes" in first["error"] and "terminal_confirm" in first["error"]
         confirmation_id = held_id(first["error"])
         assert (tmp_path / "later").exists()

@@ -99,7 +99,6 @@ def test_allow_and_deny_stay_disabled_for_a_moment_whenever_the_shown_command_ch
 
             pump_until(root, lambda: enabled(prompt.allow_button))
             assert time.monotonic() - replaced >= arm_s * 0.9
-            assert time.monotonic() - replaced < arm_s + 2.0, "the buttons come back"
             prompt.allow_button.invoke()
             assert journal.get_command(second).decision == "allowed"
         finally:

@@ -113,7 +113,7 @@ def test_a_login_shell_slower_than_the_limit_returns_none_within_about_the_limit
     shell = fake_shell(tmp_path, "sleep 30 &\nsleep 30")
     started = time.monotonic()
     assert read_login_environment(shell, timeout_s=0.5) is None
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 10, "not after the 30 s sleeps"
 
 
 def test_a_login_shell_that_exits_non_zero_gives_none(tmp_path: Path) -> None:
