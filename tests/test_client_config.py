@@ -153,6 +153,40 @@ def test_connect_replaces_our_entry_in_place_without_moving_it(config):
     assert list(json.loads(config.read_text("utf-8"))["mcpServers"]) == ["a", "cowork-terminal", "z"]
 
 
+USER_SETTING = {"COWORK_TERMINAL_BASH": "/opt/homebrew/bin/bash"}  # the README's documented setting
+
+
+def test_an_entry_that_is_ours_plus_the_users_own_settings_is_current(config):
+    ours = {**ENTRY, "env": USER_SETTING}
+    original = write(config, json.dumps({"mcpServers": {"cowork-terminal": ours}}))
+    assert cc.classify_entry(ours, ENTRY) == cc.CURRENT
+    assert cc.connect_desktop(config, ENTRY).action == "unchanged"
+    assert config.read_bytes() == original and backups(config) == []
+
+
+@pytest.mark.parametrize(
+    ("old_command", "old_args", "replace"),
+    [(PYTHON, ["-m", "app", "serve", "--headless"], False), ("/old/install/bin/python3", ["-m", "app", "serve"], True)],
+)
+def test_updating_our_entry_keeps_the_users_settings_and_drops_the_old_app_home(config, old_command, old_args, replace):
+    old = {"command": old_command, "args": old_args, "env": {**USER_SETTING, HOME_ENV: "/old/home"}, "note": "mine"}
+    write(config, json.dumps({"mcpServers": {"cowork-terminal": old}}))
+    wanted = cc.build_entry(False, PYTHON, home="/new/home")
+    cc.connect_desktop(config, wanted, replace=replace)
+    written = json.loads(config.read_text("utf-8"))["mcpServers"]["cowork-terminal"]
+    assert written == {"command": PYTHON, "args": ["-m", "app", "serve"], "note": "mine",
+                       "env": {**USER_SETTING, HOME_ENV: "/new/home"}}
+    cc.connect_desktop(config, cc.build_entry(False, PYTHON))  # connected again from the default home
+    assert json.loads(config.read_text("utf-8"))["mcpServers"]["cowork-terminal"]["env"] == USER_SETTING
+
+
+def test_replacing_another_programs_entry_takes_none_of_its_settings(config):
+    foreign = {**FOREIGN_ENTRY, "env": {"TOKEN": "theirs"}}
+    write(config, json.dumps({"mcpServers": {"cowork-terminal": foreign}}))
+    cc.connect_desktop(config, ENTRY, replace=True)
+    assert json.loads(config.read_text("utf-8"))["mcpServers"]["cowork-terminal"] == ENTRY
+
+
 def test_connect_reads_a_file_with_a_utf8_bom_and_writes_it_back_without(config):
     original = write(config, b"\xef\xbb\xbf" + json.dumps(RICH_CONFIG).encode("utf-8"))
     cc.connect_desktop(config, ENTRY)
@@ -567,6 +601,16 @@ def test_claude_code_foreign_entry_needs_replace_then_is_removed_and_added(fake_
     change = cc.connect_claude_code(claude, ENTRY, replace=True)
     assert change.previous == cc.FOREIGN and servers() == {"cowork-terminal": ENTRY}
     assert calls()[-2] == ["mcp", "remove", "--scope", "user", "cowork-terminal"]
+
+
+def test_claude_code_update_keeps_the_users_settings(fake_claude):
+    claude, calls, servers, state = fake_claude
+    older = {**ENTRY, "args": ["-m", "app", "serve", "-x"], "env": USER_SETTING}
+    state.write_text(json.dumps({"cowork-terminal": older}))
+    change = cc.connect_claude_code(claude, ENTRY)
+    assert change.previous == cc.CHANGED
+    assert servers()["cowork-terminal"] == {"type": "stdio", **ENTRY, "env": USER_SETTING}
+    assert cc.connect_claude_code(claude, ENTRY).action == "unchanged"
 
 
 def test_claude_code_disconnect_runs_mcp_remove(fake_claude):

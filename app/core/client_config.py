@@ -114,11 +114,29 @@ def _is_our_shape(entry: Mapping[str, Any]) -> bool:
     return args[:1] == ["serve"] and re.sub(r"[^a-z0-9]", "", stem) == "coworkterminal"
 
 
+def updated_entry(existing: Any, wanted: Mapping[str, Any]) -> dict[str, Any]:
+    """`wanted`, plus what the user added to our own entry: other `env` keys (such as
+    COWORK_TERMINAL_BASH) and other fields survive an update or a move of the install.
+
+    Ours are `command`, `args` and COWORK_TERMINAL_HOME, which follows the app that connects.
+    Another program's entry gives nothing to keep.
+    """
+    if not isinstance(existing, Mapping) or not _is_our_shape(existing):
+        return dict(wanted)
+    merged = {**wanted, **{k: v for k, v in existing.items() if k not in ("command", "args", "env")}}
+    kept = existing.get("env")
+    env = {k: v for k, v in kept.items() if k != HOME_ENV} if isinstance(kept, Mapping) else {}
+    env.update(wanted.get("env", {}))
+    if env:
+        merged["env"] = env
+    return merged
+
+
 def classify_entry(existing: Any, wanted: Mapping[str, Any]) -> str:
     """ABSENT, CURRENT, CHANGED, STALE or FOREIGN: see the constants."""
     if existing is None:
         return ABSENT
-    if existing == wanted:
+    if existing == updated_entry(existing, wanted):
         return CURRENT
     if not isinstance(existing, Mapping) or not _is_our_shape(existing):
         return FOREIGN
@@ -347,7 +365,7 @@ def connect_desktop(
     if state in (STALE, FOREIGN) and not replace:
         raise EntryConflictError(_conflict_message(str(path), state, existing))
     data = dict(doc.data)  # dicts keep insertion order: every other key stays where it was
-    data[MCP_SERVERS_KEY] = {**doc.servers, SERVER_NAME: dict(entry)}
+    data[MCP_SERVERS_KEY] = {**doc.servers, SERVER_NAME: updated_entry(existing, entry)}
     text = render_config(data)
     if dry_run:
         return ConfigChange(str(path), "dry run", state, existing, preview=text)
@@ -460,7 +478,8 @@ def connect_claude_code(
         return ConfigChange(claude, "unchanged", state, existing)
     if state in (STALE, FOREIGN) and not replace:
         raise EntryConflictError(_conflict_message("Claude Code", state, existing))
-    commands = ([] if state == ABSENT else [claude_remove_argv(claude)]) + [claude_add_argv(claude, entry)]
+    add = claude_add_argv(claude, updated_entry(existing, entry))
+    commands = ([] if state == ABSENT else [claude_remove_argv(claude)]) + [add]
     if dry_run:
         return ConfigChange(claude, "dry run", state, existing, commands=commands)
     for argv in commands:
