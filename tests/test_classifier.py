@@ -57,7 +57,7 @@ def test_corpus_covers_every_tier_with_many_examples() -> None:
 
 def test_classify_takes_no_tier_from_the_caller() -> None:
     """A tier the model claims is ignored: the function has nowhere to put one."""
-    assert list(inspect.signature(classify).parameters) == ["command", "protected_paths"]
+    assert list(inspect.signature(classify).parameters) == ["command", "cwd", "protected_paths"]
 
 
 def test_quoted_command_name_is_still_recognised() -> None:
@@ -150,6 +150,23 @@ def test_parent_of_protected_folder_may_be_read_but_not_moved() -> None:
     assert classify("cp notes.txt ~/", protected_paths=[data]).tier is Tier.MODERATE
     assert classify("mv ~/.local/share ~/old-share", protected_paths=[data]).tier is Tier.DESTRUCTIVE
     assert classify("chmod -R 700 ~/.local", protected_paths=[data]).tier is Tier.DESTRUCTIVE
+
+
+def test_relative_paths_are_judged_from_the_folder_the_command_runs_in() -> None:
+    data = f"{HOME}/.local/share/cowork-terminal"
+    inside = {"cwd": data, "protected_paths": [data]}
+    for command in ("rm journal.sqlite3", "ls", "sqlite3 journal.sqlite3 'select 1'", "python3 ../x.py",
+                    "bash -c 'cat pause'"):
+        result = classify(command, **inside)
+        assert result.tier is Tier.DESTRUCTIVE and classifier.TOUCHES_APP_DATA in result.reasons, command
+    assert classify("rm share/cowork-terminal/journal.sqlite3", cwd=f"{HOME}/.local",
+                    protected_paths=[data]).tier is Tier.DESTRUCTIVE
+    assert classify("mv .local /tmp/old", cwd=HOME, protected_paths=[data]).tier is Tier.DESTRUCTIVE
+    assert classify("mv .local /tmp/old", cwd="/srv", protected_paths=[data]).tier is Tier.MODERATE
+    assert classify("cd /srv && mv .local old", cwd=HOME, protected_paths=[data]).tier is Tier.MODERATE
+    assert classify("rm notes.txt", cwd=f"{HOME}/project", protected_paths=[data]).tier is Tier.MODERATE
+    assert classify("ls", cwd="C:\\Users\\me\\AppData\\Local\\cowork-terminal",
+                    protected_paths=["C:\\Users\\me\\AppData\\Local\\cowork-terminal"]).tier is Tier.DESTRUCTIVE
 
 
 def test_windows_protected_path_is_matched_in_git_bash_spellings() -> None:

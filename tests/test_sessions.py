@@ -35,6 +35,25 @@ async def test_cd_and_exported_variables_persist_between_calls(home: Path, tmp_p
     assert second["exitCode"] == 1 and second["timedOut"] is False
 
 
+async def test_session_commands_are_journaled_and_judged_in_the_folder_the_shell_is_in(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    data = str(paths.data_dir)
+    # A spelling of the app's folder the classifier cannot read: the shell reports where it went.
+    hidden_cd = f"cd \"$(printf %s {data[:-1]}@ | tr @ {data[-1]})\""
+    async with connect(home) as client:
+        await call(client, "terminal_run", {"command": f"cd {tmp_path}"})
+        here = await call(client, "terminal_run", {"command": "touch made-here"})
+        moved = await call(client, "terminal_run", {"command": hidden_cd})
+        inside = await call(client, "terminal_run", {"command": "ls"})  # harmless anywhere else
+    assert (tmp_path / "made-here").exists() and here["exitCode"] == 0 and moved["exitCode"] == 0
+    assert "needs the user's approval" in inside["error"]
+    with Journal.open(paths) as journal:
+        rows = {r.command: r for r in journal.recent_commands()}
+    assert rows["touch made-here"].cwd == str(tmp_path), "the journal and the prompt show where it runs"
+    assert rows["ls"].cwd == data and "Cowork Terminal's own data" in rows["ls"].reason
+
+
 async def test_a_syntax_error_is_reported_without_losing_the_session(home: Path, paths: AppPaths) -> None:
     with Journal.open(paths) as journal:  # unparsable text is "cannot tell": it would ask the user first
         approval.set_approval_mode(journal, approval.ApprovalMode.NEVER)

@@ -157,8 +157,16 @@ class CommandService:
 
     async def session_run(self, command: object, timeout_ms: object) -> SessionOutcome:
         """Run a command in this server's long-lived shell, under the same rules as `execute`."""
-        request = ExecuteRequest(command=command, timeout_ms=timeout_ms)
+        request = ExecuteRequest(command=command, cwd=self._session_dir(), timeout_ms=timeout_ms)
         return await self._submit(request, "terminal_run", self._run_in_session)
+
+    def _session_dir(self) -> str | None:
+        """Where the next session command runs, for the journal, the approval prompt and the
+        classifier: the shell's folder, or None (home) when a new shell will start."""
+        session = self._session
+        if session is None or not session.alive or not os.path.isdir(session.current_dir):
+            return None
+        return session.current_dir
 
     async def _submit(self, request: ExecuteRequest, tool: str, runner: Runner) -> Any:
         try:
@@ -169,7 +177,7 @@ class CommandService:
             self._journal_refusal(request, str(refusal), tool)
             raise CommandRefused(str(refusal)) from None
 
-        verdict = classify(valid.command, protected_paths=self.protected_paths)
+        verdict = classify(valid.command, cwd=valid.cwd, protected_paths=self.protected_paths)
         if not needs_approval(approval_mode(self.journal), verdict.tier is Tier.DESTRUCTIVE):
             command_id = self._begin(valid, tool, verdict.tier.name.lower())
             return await runner(command_id, valid, bash)
@@ -420,7 +428,7 @@ class CommandService:
         # Typed text reaches a running program, which may be a shell itself: judge the whole line
         # being typed (keys sent in pieces add up), like a command.
         line = self._typed_line + keys
-        verdict = classify(line, protected_paths=self.protected_paths)
+        verdict = classify(line, cwd=session.current_dir, protected_paths=self.protected_paths)
         if needs_approval(approval_mode(self.journal), verdict.tier is Tier.DESTRUCTIVE):
             reason = (
                 f"These keys would need the user's approval ({_reasons_text(verdict.reasons)}); typed input "

@@ -71,6 +71,9 @@ class ShellSession:
         self._current: RunningCommand | None = None
         self._reader_done = anyio.Event()
         self.ever_started = False
+        # Where the shell is, as its last command left it: shown to the user and used to judge
+        # relative paths in the next command.
+        self.current_dir = cwd
 
     @property
     def alive(self) -> bool:
@@ -86,6 +89,7 @@ class ShellSession:
             return False
         restarted = self.ever_started
         await self.close()
+        self.current_dir = self.cwd
         read_fd, self._input_write = os.pipe()
         os.set_inheritable(read_fd, True)
         os.set_blocking(self._input_write, False)
@@ -121,7 +125,7 @@ class ShellSession:
         script = (
             f"__cowork_cmd=$(cat <<'{delimiter}'\n{command}\n{delimiter}\n)\n"
             f"eval \"$__cowork_cmd\" <&{self._input_fd_in_child}; "
-            f"printf '\\n__COWORK_DONE_{token}__:%d\\n' \"$?\"\n"
+            f"printf '\\n__COWORK_DONE_{token}__:%d:%s\\n' \"$?\" \"${{PWD//$'\\n'/}}\"\n"
         )
         await self._send_raw(script)
         return running
@@ -210,6 +214,7 @@ class ShellSession:
                 if match and match.group(1) == running.token:
                     if running.trim_marker_newline() and self._scrollback and self._scrollback[-1] == "":
                         self._scrollback.pop()
+                    self.current_dir = match.group(3) or self.current_dir
                     running.finish(int(match.group(2)))
                     continue
                 running.append(line + "\n")
@@ -231,7 +236,7 @@ class ShellSession:
         self._scrollback.append(line)
 
 
-_DONE = re.compile(r"__COWORK_DONE_([0-9a-f]{16})__:(\d+)")
+_DONE = re.compile(r"__COWORK_DONE_([0-9a-f]{16})__:(\d+):(.*)")
 
 
 def _complete_utf8_prefix(data: bytes) -> int:

@@ -52,9 +52,9 @@ Tier decisions the issue left open, in short (tests/data/command_tiers.tsv has t
 - the app's own files (`protected_paths`): any mention of one, or of something inside one, in any
   word or anywhere in the text (also as `~/...`, `$HOME/...`, a glob, or the part under the home
   folder), is destructive, reading included; so is moving or recursively re-permissioning a folder
-  above one. A relative path is followed from a literal `cd` earlier in the same command; relative
-  to the session's working folder, which the classifier does not know, it is seen only if it spells
-  the part under home (`cd` in an earlier call, then `rm cowork-terminal/journal.sqlite3`, is not).
+  above one. A relative path is followed from the folder the command runs in (`cwd`: the call's,
+  or where the session's shell is, as it reports after each command) and from each literal `cd`
+  in the same command; running inside one of the app's folders is itself destructive.
 
 Reasons are short texts for the approval prompt; a result carries only the reasons of its own tier.
 
@@ -73,28 +73,37 @@ from collections.abc import Sequence
 from .analyzer import _Analyzer
 from .findings import MAX_COMMAND_CHARS, RUNS_ITSELF, TOUCHES_APP_DATA, Classification, D, Tier, _Report
 from .protected import _Protected
+from .words import _Word
 
 __all__ = ["RUNS_ITSELF", "TOUCHES_APP_DATA", "Classification", "Tier", "classify"]
 
 log = logging.getLogger(__name__)
 
 
-def classify(command: str, *, protected_paths: Sequence[str] = ()) -> Classification:
-    """Classify `command` as bash would run it; never raises (an internal failure asks the user)."""
+def classify(command: str, *, cwd: str | None = None, protected_paths: Sequence[str] = ()) -> Classification:
+    """Classify `command` as bash would run it in `cwd`; never raises (an internal failure asks the user).
+
+    With `cwd`, relative paths are judged where they lead, and running inside the app's own
+    folders is itself destructive: `rm journal.sqlite3` there must not pass as a plain `rm`.
+    """
     try:
-        return _classify(command, protected_paths)
+        return _classify(command, cwd, protected_paths)
     except Exception:  # a bug here must not let a command through unasked, nor crash the tool call
         log.exception("classifier failed on a command; treating it as destructive")
         return Classification(D, ("cannot tell what runs: the classifier failed on this command",))
 
 
-def _classify(command: str, protected_paths: Sequence[str]) -> Classification:
+def _classify(command: str, cwd: str | None, protected_paths: Sequence[str]) -> Classification:
     report = _Report()
     protected = _Protected.build(protected_paths)
     if protected.mentioned_in(command):
         report.add(D, TOUCHES_APP_DATA)
+    if cwd is not None:
+        cwd = cwd.replace("\\", "/")
+        if protected.relation(_Word(cwd, cwd, cwd)) == "inside":
+            report.add(D, TOUCHES_APP_DATA)
     if len(command) > MAX_COMMAND_CHARS:
         report.add(D, "cannot tell what runs: the command is too long to check")
         return report.result()
-    _Analyzer(command, report, protected, nesting=0).run()
+    _Analyzer(command, report, protected, nesting=0, cwd=cwd).run()
     return report.result()

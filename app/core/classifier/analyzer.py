@@ -63,7 +63,7 @@ class _Analyzer(
 ):
     """Walks one parsed text; strings that bash would run again get an _Analyzer of their own."""
 
-    def __init__(self, text: str, report: _Report, protected: _Protected, nesting: int) -> None:
+    def __init__(self, text: str, report: _Report, protected: _Protected, nesting: int, cwd: str | None) -> None:
         self.text = text
         self.src = text.encode("utf-8", "surrogatepass")
         self.report = report
@@ -71,7 +71,7 @@ class _Analyzer(
         self.nesting = nesting
         self.home = _home()
         self.too_big = False
-        self.cwd: str | None = None  # known after a literal `cd` earlier in this text
+        self.cwd = cwd  # where relative paths lead: the caller's folder, then each literal `cd`
 
     def add(self, tier: Tier, reason: str) -> None:
         self.report.add(tier, reason)
@@ -95,7 +95,7 @@ class _Analyzer(
         if len(text) > MAX_COMMAND_CHARS:
             self.add(D, "cannot tell what runs: the command is too long to check")
             return
-        _Analyzer(text, self.report, self.protected, self.nesting + 1).run()
+        _Analyzer(text, self.report, self.protected, self.nesting + 1, self.cwd).run()
 
     # ---- tree walking
 
@@ -315,12 +315,17 @@ class _Analyzer(
     def command_words(self, node: Node, extra: Sequence[Node] = ()) -> list[_Word]:
         return self.group_words(self.command_nodes(node) + list(extra))
 
-    def check_word(self, w: _Word) -> str | None:
+    def relation_of(self, w: _Word) -> str | None:
+        """The word's relation to the app's files, a relative path followed from the known folder."""
         relation = self.protected.relation(w)
         relative = not w.pattern.startswith("/") and not (w.value is None and w.pattern.startswith("*"))
         if relation is None and self.cwd is not None and relative:
             here = posixpath.join(self.cwd, w.pattern)
             relation = self.protected.relation(_Word(w.value and here, w.source, here, w.glob, w.procsub))
+        return relation
+
+    def check_word(self, w: _Word) -> str | None:
+        relation = self.relation_of(w)
         if relation == "inside":
             self.add(D, TOUCHES_APP_DATA)
         return relation
@@ -401,5 +406,5 @@ class _Analyzer(
 
     def guard_parents(self, name: str, words: list[_Word]) -> None:
         for w in words:
-            if self.protected.relation(w) == "above":
+            if self.relation_of(w) == "above":
                 self.add(D, f"{name}: changes a folder that holds Cowork Terminal's data: {_snip(w.source)}")
