@@ -116,13 +116,17 @@ def test_repeated_crashes_give_one_keeps_crashing_notice_per_window(paths: AppPa
         supervisor = Supervisor(journal, clock=clock)
         supervisor.poll()
         seen: list[str] = []
+        texts: list[str] = []
         for _ in range(4):
             _, lock = start_server(servers, client=None)
             supervisor.poll()
             lock.release()
             clock.now += 10
-            seen += kinds(supervisor.poll()[1])
+            notices = supervisor.poll()[1]
+            seen += kinds(notices)
+            texts += [n.message for n in notices if n.kind == CRASH_LOOP]
         assert seen == [SERVER_CRASHED] * 3 + [CRASH_LOOP] + [SERVER_CRASHED]
+        assert str(paths.log_dir) in texts[0], "the notice says where the app log is"
         snapshot, _ = supervisor.poll()
         assert snapshot.crashes_in_window == 4 and snapshot.last_crash is not None
 

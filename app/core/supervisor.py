@@ -201,7 +201,7 @@ class Supervisor:
                         CRASH_LOOP,
                         "Cowork Terminal servers keep crashing",
                         f"{count} servers stopped unexpectedly in the last {minutes} minutes. "
-                        "The app log (Open data folder, logs) and the activity log show what they ran.",
+                        f"The app log (in {self.journal.paths.log_dir}) and the activity log show what they ran.",
                     )
                 )
         return notices

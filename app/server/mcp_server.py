@@ -175,8 +175,9 @@ def build_server(
         return command_result(await refusals_as_errors(service_of(ctx).execute(request)))
 
     @server.tool(
-        description="Run a command that is held for the user's approval, once they allow it. Waits up to "
-        "about 40 s for their answer. Only the user can approve, in Cowork Terminal; this tool cannot.",
+        description="Run a command that is held for the user's approval, once they allow it. Waits a while "
+        "(the user's approval window) for their answer. Only the user can approve, in Cowork Terminal; "
+        "this tool cannot.",
         annotations=host_tool.model_copy(update={"title": "Run a held command once approved"}),
     )
     async def terminal_confirm(

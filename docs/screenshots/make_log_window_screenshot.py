@@ -1,6 +1,6 @@
 """Regenerates docs/screenshots/log-window.png: the activity log with a few realistic commands.
 
-Run on Linux with Xvfb and ImageMagick installed (the same packages CI installs):
+Run on Linux with Xvfb and ImageMagick installed (`apt-get install -y xvfb imagemagick`; CI installs Xvfb only):
     python docs/screenshots/make_log_window_screenshot.py
 It fills a throw-away journal through the Journal's own methods, holds the locks a live server
 would (so the running command stays running), opens the window on a private Xvfb display and
