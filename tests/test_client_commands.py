@@ -19,6 +19,7 @@ from test_client_config import FOREIGN_ENTRY, OTHER_SERVERS, RICH_CONFIG, instal
 
 from app.cli import client_commands
 from app.core import client_config as cc
+from app.core import liveness
 from app.core.errors import CoworkError
 
 SYSTEM_PATH = "/usr/bin:/bin"
@@ -136,6 +137,7 @@ def test_connect_writes_every_installed_client_and_reminds_to_restart(user, cli_
     assert f"claude-desktop: connected ({user.config})" in result.stdout
     assert "claude-code: connected" in result.stdout
     assert "previous file kept as" in result.stdout and "reads its config only when it starts" in result.stdout
+    assert "run only while the Cowork Terminal app is running" in result.stdout and "--headless" in result.stdout
     assert user.entry() == expected_entry(cli_env)
     assert json.loads(state.read_text())["cowork-terminal"] == {"type": "stdio", **expected_entry(cli_env)}
     argvs = [json.loads(line) for line in log.read_text().splitlines()]
@@ -148,9 +150,14 @@ def test_connect_writes_every_installed_client_and_reminds_to_restart(user, cli_
     assert len(cc.list_backups(user.config)) == 1
 
 
-def test_connect_client_option_creates_a_missing_config_at_the_default_location(user, cli_env):
-    result = user.run("connect", "--client", "claude-desktop")
+def test_connect_client_option_creates_a_missing_config_at_the_default_location(user, cli_env, paths):
+    tray = liveness.try_hold(paths.tray_lock)  # the tray is running: no hint about it
+    try:
+        result = user.run("connect", "--client", "claude-desktop")
+    finally:
+        tray.release()
     assert result.returncode == 0, result.stderr
+    assert "run only while" not in result.stdout
     assert json.loads(user.config.read_text("utf-8")) == {"mcpServers": {"cowork-terminal": expected_entry(cli_env)}}
 
 
@@ -314,6 +321,7 @@ async def test_connected_entry_starts_a_server_that_runs_echo_ok(user, mode):
     user.install_desktop(json.dumps({"mcpServers": OTHER_SERVERS}))
     result = user.run("connect", "--headless")
     assert result.returncode == 0, result.stderr
+    assert "run only while" not in result.stdout, "a headless server needs no tray"
     entry = user.entry()
     assert Path(entry["command"]).is_absolute() and "--headless" in entry["args"]
     params = StdioServerParameters(command=entry["command"], args=entry["args"], env=entry.get("env"))

@@ -13,13 +13,19 @@ from collections.abc import Callable
 
 from app.core import client_config as cc
 from app.core import client_locations as cl
+from app.core import liveness
 from app.core.errors import CoworkError
+from app.core.paths import AppPaths
 
 RESTART_WAIT_S = 15.0  # how long Claude gets to quit before we give up
 RESTART_POLL_S = 0.25
 RESTART_REMINDER = (
     "Claude Desktop reads its config only when it starts: quit it and open it again "
     "(or run `cowork-terminal restart-claude`)."
+)
+NEEDS_TRAY_HINT = (
+    "Commands run only while the Cowork Terminal app is running (start it with `cowork-terminal`), so "
+    "that you can see and stop them. To use it from the command line alone, connect with --headless."
 )
 STATE_TEXT = {
     cc.ABSENT: "not connected",
@@ -138,10 +144,13 @@ def _apply(args: argparse.Namespace, verb: str, act: Callable[[cl.ClientLocation
 
 
 def run_connect(args: argparse.Namespace) -> int:
-    return _apply(
+    code = _apply(
         args, "connected",
         lambda loc, entry: cc.connect_client(loc, entry, replace=args.replace, dry_run=args.dry_run),
     )  # fmt: skip
+    if code == 0 and not args.headless and not liveness.is_held(AppPaths.from_environment().tray_lock):
+        print(NEEDS_TRAY_HINT)  # connected from a terminal, with no tray to be the user's presence
+    return code
 
 
 def run_disconnect(args: argparse.Namespace) -> int:
