@@ -118,14 +118,18 @@ async def test_a_timeout_returns_promptly_even_when_a_descendant_keeps_the_pipe_
     marker = f"32{os.getpid() % 1000}.5"
     # setsid puts the child in a new session: out of our process group, holding stdout open.
     command = f"echo before; setsid sleep {marker} & sleep 30"
-    async with connect(home) as client:
-        started = time.monotonic()
-        result = await run(client, {"command": command, "timeout": 300})
-        elapsed = time.monotonic() - started
-    subprocess_cleanup(marker)
+    try:
+        async with connect(home) as client:
+            started = time.monotonic()
+            result = await run(client, {"command": command, "timeout": 300})
+            elapsed = time.monotonic() - started
+            escaped = live_processes(f"sleep {marker}")
+    finally:
+        subprocess_cleanup(marker)
     assert result["timedOut"] is True
     assert result["stdout"] == "before\n"
     assert elapsed < STOP_DEADLINE_S
+    assert escaped == [], "the descendant that left the group was found by its mark and ended"
 
 
 def subprocess_cleanup(marker: str) -> None:
@@ -277,27 +281,41 @@ async def test_the_journal_records_each_command_with_its_client_and_never_env_va
     assert b"s3cr3t" not in journal_file
 
 
-async def test_a_row_left_running_by_a_killed_server_is_marked_interrupted(home: Path) -> None:
+async def test_a_killed_servers_running_command_is_marked_interrupted_and_its_processes_ended(home: Path) -> None:
     import signal
 
-    marker = f"36{os.getpid() % 1000}.5"
+    marker, background = f"36{os.getpid() % 1000}.5", f"37{os.getpid() % 1000}.5"
 
     async def call_that_dies_with_the_server(client) -> None:
         with pytest.raises(Exception, match="Connection closed"):
-            await run(client, {"command": f"sleep {marker}"})
+            await run(client, {"command": f"sleep {marker} & setsid sleep {marker} & sleep {marker}"})
 
-    async with connect(home) as client, anyio.create_task_group() as group:
-        group.start_soon(call_that_dies_with_the_server, client)
-        while not journal_rows(home) or journal_rows(home)[0].status is not Status.RUNNING:
-            await anyio.sleep(0.05)
-        os.kill(journal_rows(home)[0].server_pid, signal.SIGKILL)
-    with Journal.open(AppPaths.from_environment()) as journal:  # the next process to open it notices
-        [row] = journal.recent_commands()
-        [server] = journal.servers(live_only=False)
-    assert row.status is Status.INTERRUPTED
-    assert "stopped unexpectedly" in row.reason
-    assert server.state == "crashed"
-    subprocess_cleanup(marker)  # a SIGKILLed server cannot end its children (known limit)
+    try:
+        async with connect(home) as client, anyio.create_task_group() as group:
+            # A finished command's background job (a dev server) is not the dead server's to end.
+            await run(client, {"command": f"sleep {background} >/dev/null 2>&1 &"})
+            group.start_soon(call_that_dies_with_the_server, client)
+            while len(journal_rows(home)) < 2 or journal_rows(home)[0].status is not Status.RUNNING:
+                await anyio.sleep(0.05)
+            while len(live_processes(f"sleep {marker}")) < 3:
+                await anyio.sleep(0.05)
+            os.kill(journal_rows(home)[0].server_pid, signal.SIGKILL)
+        with Journal.open(AppPaths.from_environment()) as journal:  # the next process to open it notices
+            row = journal.recent_commands()[0]
+            [server] = journal.servers(live_only=False)
+        assert row.status is Status.INTERRUPTED
+        assert "stopped unexpectedly" in row.reason
+        assert server.state == "crashed"
+        assert len(live_processes(f"sleep {marker}")) >= 3, "nobody has ended them yet"
+
+        async with connect(home) as client:  # the next server ends what the dead one left running
+            with anyio.fail_after(STOP_DEADLINE_S):
+                while live_processes(f"sleep {marker}"):
+                    await anyio.sleep(0.05)
+        assert live_processes(f"sleep {background}") != []
+    finally:
+        subprocess_cleanup(marker)
+        subprocess_cleanup(background)
 
 
 async def test_without_the_tray_serve_refuses_and_says_to_start_cowork_terminal(home: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,19 @@ async def test_session_commands_are_journaled_and_judged_in_the_folder_the_shell
         rows = {r.command: r for r in journal.recent_commands()}
     assert rows["touch made-here"].cwd == str(tmp_path), "the journal and the prompt show where it runs"
     assert rows["ls"].cwd == data and "Cowork Terminal's own data" in rows["ls"].reason
+
+
+async def test_when_the_server_ends_its_session_nothing_the_session_started_survives(home: Path) -> None:
+    marker = f"38{os.getpid() % 1000}.5"
+    try:
+        async with connect(home) as client:
+            started = await call(client, "terminal_run", {"command": f"setsid sleep {marker} >/dev/null 2>&1 &"})
+            assert started["exitCode"] == 0 and live_processes(f"sleep {marker}")
+        with anyio.fail_after(STOP_DEADLINE_S):
+            while live_processes(f"sleep {marker}"):
+                await anyio.sleep(0.05)
+    finally:
+        subprocess.run(["pkill", "-f", f"sleep {marker}"], check=False)
 
 
 async def test_a_syntax_error_is_reported_without_losing_the_session(home: Path, paths: AppPaths) -> None:

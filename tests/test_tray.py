@@ -34,7 +34,7 @@ from app.core.supervisor import UI_OPEN_LOG_WINDOW
 from app.ui import menu, tray, tray_platform
 from app.ui.icons import load_icon
 from app.ui.tray import TrayApp
-from tests.stdio_client import STOP_DEADLINE_S
+from tests.stdio_client import STOP_DEADLINE_S, live_processes
 
 # Icon and tooltip follow a state change within half a second: bench/latency_bench.py measures that
 # (200 ms median). The tests check that they follow, with a deadline only a broken tray misses.
@@ -456,7 +456,7 @@ def test_pause_from_the_tray_stops_a_running_command_launched_through_a_real_ser
 def test_a_server_that_dies_mid_command_is_reported_and_its_command_marked_interrupted(
     app: TrayApp, home: Path, paths: AppPaths
 ) -> None:
-    marker = "31.4159"  # a `sleep` no other process runs, to clean up its orphan afterwards
+    marker = "31.4159"  # a `sleep` no other process runs
 
     async def scenario() -> None:
         agent = Implementation(name="test-agent", version="1.0")
@@ -481,6 +481,9 @@ def test_a_server_that_dies_mid_command_is_reported_and_its_command_marked_inter
                 with anyio.fail_after(5):
                     while app.state.crash is None:
                         await anyio.sleep(0.02)
+                with anyio.fail_after(STOP_DEADLINE_S):  # the tray ends what the dead server left running
+                    while live_processes(f"sleep {marker}"):
+                        await anyio.sleep(0.05)
                 tasks.cancel_scope.cancel()
 
     try:

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import anyio
 import anyio.abc
 
-from app.core import liveness
+from app.core import liveness, orphans
 from app.core.approval import (
     HOLD_LIFETIME_S,
     approval_mode,
@@ -111,6 +111,7 @@ class CommandService:
         environment: Callable[[Mapping[str, str]], dict[str, str]],
         require_tray: bool,
         home: str | None = None,
+        run_mark: str | None = None,
     ) -> None:
         self.journal = journal
         self.paths = paths
@@ -119,6 +120,7 @@ class CommandService:
         self._environment = environment
         self.require_tray = require_tray
         self.home = home or str(Path.home())
+        self.run_mark = run_mark  # orphans.server_mark: every process we start carries it
         self.client = ClientInfo()
         self.protected_paths = [str(paths.data_dir), str(paths.log_dir)]
         self._held: dict[str, Hold] = {}
@@ -159,6 +161,9 @@ class CommandService:
         """Run a command in this server's long-lived shell, under the same rules as `execute`."""
         request = ExecuteRequest(command=command, cwd=self._session_dir(), timeout_ms=timeout_ms)
         return await self._submit(request, "terminal_run", self._run_in_session)
+
+    def _mark(self, what: str) -> str | None:
+        return f"{self.run_mark}:{what}" if self.run_mark else None
 
     def _session_dir(self) -> str | None:
         """Where the next session command runs, for the journal, the approval prompt and the
@@ -286,6 +291,7 @@ class CommandService:
             env=self._environment(valid.env),
             timeout_s=valid.timeout_ms / 1000,
             bash=bash,
+            mark=self._mark(str(command_id)),
         )
         try:
             result = await run_command(spec, stop)
@@ -333,7 +339,7 @@ class CommandService:
         if self._background is None:
             raise CommandRefused("The server is still starting; try again in a moment.")
         if self._session is None:
-            self._session = ShellSession(bash, self.home, self._environment({}))
+            self._session = ShellSession(bash, self.home, self._environment({}), mark=self._mark(orphans.SESSION))
         restarted = await self._session.start(self._background)
         return self._session, restarted
 

@@ -25,6 +25,8 @@ from typing import Any
 import anyio
 from anyio.abc import ByteReceiveStream, Process
 
+from app.core import orphans
+
 DEFAULT_OUTPUT_CAP_BYTES = 1024 * 1024
 OUTPUT_TAIL_SHARE = 0.25  # of the cap, kept from the end of the stream: build errors are at the end
 READ_CHUNK_BYTES = 64 * 1024
@@ -97,6 +99,7 @@ class CommandSpec:
     timeout_s: float
     bash: str
     output_cap_bytes: int = DEFAULT_OUTPUT_CAP_BYTES
+    mark: str | None = None  # set as orphans.MARK_ENV, so that what escapes the group can be found
 
 
 @dataclass
@@ -158,11 +161,18 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
-async def end_tree(process: Process, platform: str = sys.platform) -> None:
-    """End bash and every process in its group: SIGTERM, a short grace, then SIGKILL."""
+async def end_tree(process: Process, platform: str = sys.platform, mark: str | None = None) -> None:
+    """End bash and every process in its group: SIGTERM, a short grace, then SIGKILL; then
+    whatever carries `mark` outside the group (a descendant that called `setsid`)."""
     if platform == "win32":
         subprocess.run(windows_tree_kill_argv(process.pid), capture_output=True, check=False)
         return
+    await _end_group(process)
+    if mark is not None:
+        orphans.end_marked(mark)
+
+
+async def _end_group(process: Process) -> None:
     pgid = process.pid  # start_new_session made bash the leader of its own group
     try:
         os.killpg(pgid, signal.SIGTERM)
@@ -205,7 +215,7 @@ async def run_command(spec: CommandSpec, stop: StopSignal | None = None) -> Exec
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=spec.cwd,
-        env=dict(spec.env),
+        env={**spec.env, orphans.MARK_ENV: spec.mark} if spec.mark else dict(spec.env),
         **spawn_options(sys.platform),
     )
     exited = False
@@ -225,7 +235,7 @@ async def run_command(spec: CommandSpec, stop: StopSignal | None = None) -> Exec
                     exited = True
                     race.cancel_scope.cancel()
             if not exited:
-                await end_tree(process)
+                await end_tree(process, mark=spec.mark)
             # Output written before the end is still in the pipes: read it, but do not wait on a
             # descendant that keeps a pipe open.
             with anyio.move_on_after(DRAIN_AFTER_EXIT_S):
@@ -233,7 +243,7 @@ async def run_command(spec: CommandSpec, stop: StopSignal | None = None) -> Exec
             pumps.cancel_scope.deadline = anyio.current_time() + DRAIN_AFTER_EXIT_S
     except BaseException:
         with anyio.CancelScope(shield=True):
-            await end_tree(process)
+            await end_tree(process, mark=spec.mark)
         raise
     finally:
         with anyio.CancelScope(shield=True):

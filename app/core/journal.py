@@ -532,6 +532,11 @@ class Journal:
             )
         return cursor.rowcount
 
+    def was_left_running(self, command_id: int) -> bool:
+        """Whether the command was still running when its server went: its processes are orphans."""
+        record = self.get_command(command_id)
+        return record is not None and (record.status is Status.INTERRUPTED or record.status.is_active)
+
     def request_stop(self, command_id: int) -> bool:
         """The user's Stop button: the server running the command ends its whole tree."""
         with self._write() as db:

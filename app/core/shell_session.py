@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import anyio
 from anyio.abc import Process
 
+from app.core import orphans
 from app.core.executor import end_tree, spawn_options
 
 SCROLLBACK_MAX_LINES = 500
@@ -59,10 +60,11 @@ class InputNotRead(Exception):
 class ShellSession:
     """A bash kept alive between calls. One command at a time; it may outlive the call that started it."""
 
-    def __init__(self, bash: str, cwd: str, env: Mapping[str, str]) -> None:
+    def __init__(self, bash: str, cwd: str, env: Mapping[str, str], mark: str | None = None) -> None:
         self.bash = bash
         self.cwd = cwd
-        self.env = dict(env)
+        self.mark = mark
+        self.env = {**env, orphans.MARK_ENV: mark} if mark else dict(env)
         self.process: Process | None = None
         self._input_write: int | None = None
         # One spare line: the empty line a completion marker makes is taken back out after it arrives.
@@ -172,7 +174,7 @@ class ShellSession:
     async def close(self) -> None:
         if self.process is not None:
             if self.process.returncode is None:
-                await end_tree(self.process)
+                await end_tree(self.process, mark=self.mark)
             with anyio.CancelScope(shield=True):
                 await self.process.aclose()
             self.process = None

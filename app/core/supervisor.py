@@ -19,6 +19,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from app.core import orphans
 from app.core.approval import ApprovalMode, approval_mode
 from app.core.journal import CommandRecord, Journal, ServerRecord, Status
 from app.core.messages import PAUSED_MESSAGE
@@ -129,6 +130,8 @@ class Supervisor:
         lock probe per live server)."""
         now = self._clock()
         dead = self.journal.recover_dead_servers()
+        if dead or self._live_ids is None:  # a server died, or one may have died while we were away
+            orphans.end_orphans(self.journal.paths, self.journal.was_left_running)
         expired = 0
         if now >= self._next_expiry_sweep:
             self._next_expiry_sweep = now + EXPIRE_HOLDS_EVERY_S

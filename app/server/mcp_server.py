@@ -23,7 +23,7 @@ from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from app import __version__
-from app.core import liveness
+from app.core import liveness, orphans
 from app.core.command_request import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, CommandRefused, ExecuteRequest
 from app.core.command_service import CommandService, SessionOutcome
 from app.core.executor import ExecutionResult
@@ -273,10 +273,13 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
 
     def after_handshake() -> None:
         """Slow start-up work, in a worker thread once the client is served: the login-shell probe
-        (macOS) and retention, which may delete thousands of rows (its own connection)."""
+        (macOS), retention (it may delete thousands of rows; its own connection), and ending what
+        servers killed without a word left running."""
         resolver.prepare()
         with Journal(paths) as background:
             background.apply_retention()
+            background.recover_dead_servers()
+            orphans.end_orphans(paths, background.was_left_running)  # what a killed server left
 
     def make_service() -> CommandService:
         return CommandService(
@@ -286,6 +289,7 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
             bash=find_bash,
             environment=lambda overlay: resolver.environment_for(overlay),
             require_tray=not headless,
+            run_mark=orphans.server_mark(paths, lock_key),
         )
 
     offered = tools or tool_set(journal)
