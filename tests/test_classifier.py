@@ -169,6 +169,15 @@ def test_relative_paths_are_judged_from_the_folder_the_command_runs_in() -> None
                     protected_paths=["C:\\Users\\me\\AppData\\Local\\cowork-terminal"]).tier is Tier.DESTRUCTIVE
 
 
+def test_recursive_permission_changes_are_broad_by_where_they_lead_from_the_folder() -> None:
+    project = f"{HOME}/project"
+    for command, cwd in (("chmod -R 777 ..", project), ("chmod -R 777 .", HOME), ("chmod -R 777 *", HOME),
+                         ("chown -R me ../*", project), ("chmod -R a+w ../..", f"{project}/sub")):
+        assert classify(command, cwd=cwd).tier is Tier.DESTRUCTIVE, (command, cwd)
+    for command in ("chmod -R 777 .", "chmod -R 777 *", "chown -R me ./*", "chmod -R u+w build"):
+        assert classify(command, cwd=project).tier is Tier.MODERATE, command
+
+
 def test_windows_protected_path_is_matched_in_git_bash_spellings() -> None:
     data = "C:\\Users\\me\\AppData\\Local\\cowork-terminal"
     for command in (

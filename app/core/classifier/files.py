@@ -124,17 +124,22 @@ class _FileRules:
     cmd_chown = cmd_chgrp = cmd_chmod
 
     def is_broad(self, w: _Word) -> bool:
-        """The root, a top-level folder, the home folder or above, or a path we cannot know."""
+        """The root, a top-level folder, the home folder or above, everything in one of them, or a
+        path we cannot know. A relative path counts from the folder the command runs in."""
         if w.value is None and w.pattern.strip("*") == "":
             return True
         path = _norm_path(w.pattern)
         home = _norm_path(self.home)
+        if self.cwd is not None and not re.match(r"^/|^[a-z]:/|^~", path):
+            path = _norm_path(posixpath.join(self.cwd, path))
         if not w.glob and w.value is not None and path.startswith("/"):
             path = posixpath.normpath(path)
         candidates = {"/", home, posixpath.dirname(home)}
         top = re.fullmatch(r"/[^/]*|[a-z]:/?[^/]*|/[a-z]/[^/]*|~/?", path)
         if top or path in candidates:
             return True
+        if w.glob and re.fullmatch(r"[^*?\[]*/\*", path) and posixpath.normpath(posixpath.dirname(path)) in candidates:
+            return True  # `*` in the home folder: all of it
         fuzzy = w.glob or w.value is None
         if not fuzzy or not path.startswith("/"):
             return False
