@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
 import time
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 
 from app.core.journal import Journal, Outcome, Status
 from app.core.paths import AppPaths
-from tests.stdio_client import MODES, STOP_DEADLINE_S, connect, live_processes, run
+from tests.stdio_client import MODES, STOP_DEADLINE_S, connect, live_processes, run, server_params
 
 pytestmark = pytest.mark.anyio
 
@@ -61,6 +62,17 @@ async def test_echo_exit_codes_stderr_cwd_and_env_reach_the_model(home: Path, mo
 
         overridden = await run(client, {"command": "echo $PAGER", "env": {"PAGER": "less"}})
         assert overridden["stdout"] == "less\n"
+
+
+async def test_without_bash_the_server_says_so_at_start_and_in_every_refusal(home: Path) -> None:
+    missing = {"COWORK_TERMINAL_BASH": "/nowhere/bash"}
+    params = server_params(home, "--headless", env=missing)
+    started = subprocess.run([params.command, *params.args], env=params.env, input="", capture_output=True,
+                             text=True, timeout=60)  # no client: the server starts, reads EOF, exits
+    assert "cowork-terminal: " in started.stderr and "/nowhere/bash" in started.stderr
+    async with connect(home, env=missing) as client:
+        result = await run(client, {"command": "echo hi"})
+    assert "/nowhere/bash" in result["error"] and "COWORK_TERMINAL_BASH" in result["error"]
 
 
 async def test_a_multi_line_heredoc_body_arrives_whole(home: Path) -> None:
@@ -133,8 +145,6 @@ async def test_a_timeout_returns_promptly_even_when_a_descendant_keeps_the_pipe_
 
 
 def subprocess_cleanup(marker: str) -> None:
-    import subprocess
-
     subprocess.run(["pkill", "-f", f"sleep {marker}"], check=False)
 
 

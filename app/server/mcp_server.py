@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, TypeVar
@@ -26,6 +27,7 @@ from app import __version__
 from app.core import liveness, orphans
 from app.core.command_request import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, CommandRefused, ExecuteRequest
 from app.core.command_service import CommandService, SessionOutcome
+from app.core.errors import CoworkError
 from app.core.executor import ExecutionResult
 from app.core.journal import Journal
 from app.core.paths import AppPaths
@@ -293,6 +295,12 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
         )
 
     offered = tools or tool_set(journal)
+    try:
+        find_bash()
+    except CoworkError as missing:
+        # Claude's log for this server shows it at once; every command the model sends says it too,
+        # so the model can tell the user (a server that exited would show only "failed" in Claude).
+        print(f"cowork-terminal: {missing}", file=sys.stderr, flush=True)
     try:
         build_server(make_service, prepare=after_handshake, tools=offered).run("stdio")
     finally:
