@@ -447,8 +447,9 @@ def _run_claude(argv: list[str]) -> subprocess.CompletedProcess[str]:
     """The one place that runs `claude`: no stdin (it must never wait for a person), bounded time."""
     try:
         return subprocess.run(
-            argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=CLAUDE_CLI_TIMEOUT_S
-        )
+            argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=CLAUDE_CLI_TIMEOUT_S,
+            creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # the windowed app must not flash one
+        )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ClaudeCliError(f"could not run {' '.join(argv[:3])}: {exc}") from exc
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
+import anyio.to_thread
 from anyio.abc import ByteReceiveStream, Process
 
 from app.core import orphans
@@ -164,8 +165,11 @@ def _group_alive(pgid: int) -> bool:
 async def end_tree(process: Process, platform: str = sys.platform, mark: str | None = None) -> None:
     """End bash and every process in its group: SIGTERM, a short grace, then SIGKILL; then
     whatever carries `mark` outside the group (a descendant that called `setsid`)."""
-    if platform == "win32":
-        subprocess.run(windows_tree_kill_argv(process.pid), capture_output=True, check=False)
+    if platform == "win32":  # taskkill takes a moment: not on the event loop, and without a console
+        argv = windows_tree_kill_argv(process.pid)
+        await anyio.to_thread.run_sync(
+            lambda: subprocess.run(argv, capture_output=True, check=False, creationflags=WINDOWS_CREATE_NO_WINDOW)
+        )
         return
     await _end_group(process)
     if mark is not None:
