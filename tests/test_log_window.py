@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import time
@@ -27,6 +28,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from app.core import app_log
 from app.core.journal import Journal, Outcome, Status
 from app.core.messages import PAUSED_MESSAGE, USER_STOP_REASON
 from app.core.paths import HOME_ENV, AppPaths
@@ -441,6 +443,8 @@ def test_the_window_is_its_own_process_and_closing_it_stops_nothing_else(
             assert child.wait(10) == 0
             finished = call.result(10)
         assert json.loads(finished.content[0].text)["stdout"] == "still here\n"
+        log = app_log.log_file(AppPaths.from_environment(), "log-window")
+        assert log.exists() and stat.S_IMODE(log.stat().st_mode) == 0o600, "its own private, rotated log"
     finally:
         if child.poll() is None:
             child.kill()

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from tkinter import font as tkfont
 from tkinter import messagebox, ttk
 
-from app.core import approval
+from app.core import app_log, approval
 from app.core.journal import CommandRecord, Journal, ServerRecord, Status
 from app.core.paths import AppPaths
 from app.ui.log_model import (
@@ -692,7 +692,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Open the window and run it until the user closes it (the `log-window` command)."""
     started = time.perf_counter()
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    paths = AppPaths.from_environment()
+    # Its own rotating file beside the tray's; stderr too, for a terminal or the tray's capture of it.
+    app_log.configure(paths, "log-window", level=logging.WARNING, echo_to_stderr=True)
     try:
         root = tk.Tk(className="cowork-terminal")
     except tk.TclError as exc:
@@ -703,7 +705,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     width = min(WINDOW_SIZE[0], root.winfo_screenwidth() - 40)
     height = min(WINDOW_SIZE[1], root.winfo_screenheight() - 80)
     root.geometry(f"{width}x{height}")
-    journal = Journal.open(AppPaths.from_environment())
+    journal = Journal.open(paths)
     window = LogWindow(root, journal)
     if args.report_ready:
         def report() -> None:  # runs once the first idle round has drawn the window
