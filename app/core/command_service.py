@@ -56,6 +56,7 @@ from app.core.shell_session import (
     ShellSession,
 )
 
+INTERRUPT_SETTLE_S = 1.0  # how long terminal_interrupt waits for the interrupted command to end
 WATCH_INTERVAL_S = 0.2  # how often a busy server looks for pause and Stop in the journal
 DECISION_POLL_S = 0.1  # how often a held call looks for the user's answer
 MAX_KEYS_BYTES = 64 * 1024
@@ -457,8 +458,12 @@ class CommandService:
         self.journal.finish_command(command_id, Outcome(status=Status.FINISHED, exit_code=0))
         return answer
 
-    def session_interrupt(self) -> bool:
-        return self._session is not None and self._session.interrupt()
+    async def session_interrupt(self) -> bool | None:
+        """Ctrl-C to the session. None: no session; else whether nothing runs in it a moment later
+        (so that a terminal_run right after does not find it busy while bash finishes the line)."""
+        if self._session is None or not self._session.interrupt():
+            return None
+        return await self._session.wait_idle(INTERRUPT_SETTLE_S)
 
     def session_scrollback(self, lines: object) -> str:
         if isinstance(lines, bool) or not isinstance(lines, int) or not 1 <= lines <= SCROLLBACK_MAX_LINES:

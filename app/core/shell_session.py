@@ -164,6 +164,15 @@ class ShellSession:
             os.killpg(self.process.pid, signal.SIGINT)
         return True
 
+    async def wait_idle(self, timeout_s: float) -> bool:
+        """Wait up to `timeout_s` for the running command (if any) to end; True when none runs."""
+        running = self._current
+        if running is None:
+            return True
+        with anyio.move_on_after(timeout_s):
+            await running.done.wait()
+        return running.done.is_set()
+
     def scrollback(self, lines: int) -> str:
         lines = max(1, min(lines, SCROLLBACK_MAX_LINES))
         tail = list(self._scrollback)[-lines:]

@@ -232,8 +232,13 @@ def build_server(
                                     destructive_hint=False, idempotent_hint=True, open_world_hint=False),
     )
     async def terminal_interrupt(ctx: Context) -> str:
-        sent = service_of(ctx).session_interrupt()
-        return "Sent Ctrl-C to the session." if sent else "No shell session is running."
+        idle = await service_of(ctx).session_interrupt()
+        if idle is None:
+            return "No shell session is running."
+        if idle:
+            return "Sent Ctrl-C to the session; nothing is running in it now."
+        return ("Sent Ctrl-C to the session, but its command is still running (it may ignore Ctrl-C). "
+                "Read its output with terminal_read_scrollback.")
 
     @server.tool(
         description="Read the last lines the shell session printed (default 60, at most 500).",
