@@ -161,7 +161,7 @@ async def test_pausing_stops_a_session_command_and_refuses_the_next(home: Path, 
         await call(client, "terminal_run", {"command": f"sleep {marker}", "timeout": 300})
         with Journal.open(paths) as journal:
             journal.set_paused(True)
-        deadline = time.monotonic() + 2
+        deadline = time.monotonic() + STOP_DEADLINE_S
         while live_processes(marker) and time.monotonic() < deadline:
             await anyio.sleep(0.05)
         refused = await call(client, "terminal_run", {"command": "echo no"})
