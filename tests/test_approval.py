@@ -184,6 +184,25 @@ async def test_a_harmless_looking_command_run_in_the_apps_own_folder_is_held(
     assert elsewhere["exitCode"] == 0 and (tmp_path / "made-by-the-model").exists()
 
 
+async def test_a_held_session_command_runs_only_in_the_folder_it_was_shown_in(
+    home: Path, paths: AppPaths, tray: None, tmp_path: Path
+) -> None:
+    for folder in ("shown", "elsewhere"):
+        (tmp_path / folder / "victim").mkdir(parents=True)
+    set_window(paths, 1)
+    async with connect(home) as client:
+        await client.call_tool("terminal_run", {"command": f"cd {tmp_path / 'shown'}"})
+        held = await client.call_tool("terminal_run", {"command": "rm -rf victim"})
+        await client.call_tool("terminal_run", {"command": f"cd {tmp_path / 'elsewhere'}"})  # harmless alone
+        with Journal.open(paths) as journal:
+            [pending] = journal.pending_approvals()
+            assert pending.cwd == str(tmp_path / "shown"), "the user is shown where it would run"
+            assert approval.allow(journal, pending.id, by="test-user")
+        confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(held.content[0].text)})
+    assert confirmed.is_error and "not in" in confirmed.content[0].text and "Run it again" in confirmed.content[0].text
+    assert (tmp_path / "elsewhere" / "victim").exists() and (tmp_path / "shown" / "victim").exists()
+
+
 async def test_the_approval_mode_decides_what_is_asked(home: Path, paths: AppPaths) -> None:
     with Journal.open(paths) as journal:
         approval.set_approval_mode(journal, approval.ApprovalMode.ALL)

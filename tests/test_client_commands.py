@@ -165,6 +165,7 @@ def test_connect_dry_run_prints_the_exact_json_and_path_and_writes_nothing(user,
     original = user.install_desktop(json.dumps({"mcpServers": OTHER_SERVERS, "zoom": 2}))
     user.install_claude_code()
     result = user.run("connect", "--dry-run")
+    assert "run only while" not in result.stdout, "a dry run connects nothing"
     assert result.returncode == 0, result.stderr
     first, *rest = result.stdout.splitlines()
     assert first == f"claude-desktop: would write {user.config}:"

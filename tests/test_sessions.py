@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from app.core.journal import Journal, Status
 from app.core.paths import AppPaths
 from tests.stdio_client import STOP_DEADLINE_S, connect, live_processes
 
+LINUX = sys.platform.startswith("linux")
 pytestmark = pytest.mark.anyio
 
 
@@ -41,7 +43,8 @@ async def test_session_commands_are_journaled_and_judged_in_the_folder_the_shell
 ) -> None:
     data = str(paths.data_dir)
     # A spelling of the app's folder the classifier cannot read: the shell reports where it went.
-    hidden_cd = f"cd \"$(printf %s {data[:-1]}@ | tr @ {data[-1]})\""
+    # It also tells the shell it is elsewhere: $PWD is the shell's word, the folder is the OS's (Linux).
+    hidden_cd = f"cd \"$(printf %s {data[:-1]}@ | tr @ {data[-1]})\"" + ("; PWD=/tmp" if LINUX else "")
     async with connect(home) as client:
         await call(client, "terminal_run", {"command": f"cd {tmp_path}"})
         here = await call(client, "terminal_run", {"command": "touch made-here"})
@@ -55,17 +58,23 @@ async def test_session_commands_are_journaled_and_judged_in_the_folder_the_shell
     assert rows["ls"].cwd == data and "Cowork Terminal's own data" in rows["ls"].reason
 
 
-async def test_when_the_server_ends_its_session_nothing_the_session_started_survives(home: Path) -> None:
-    marker = f"38{os.getpid() % 1000}.5"
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="escaped processes are found through /proc")
+async def test_when_the_server_ends_its_session_the_running_commands_escapees_end_with_it(home: Path) -> None:
+    running, finished = f"38{os.getpid() % 1000}.5", f"39{os.getpid() % 1000}.5"
     try:
         async with connect(home) as client:
-            started = await call(client, "terminal_run", {"command": f"setsid sleep {marker} >/dev/null 2>&1 &"})
-            assert started["exitCode"] == 0 and live_processes(f"sleep {marker}")
+            # A finished command's detached job stays (a dev server); the running one's does not.
+            await call(client, "terminal_run", {"command": f"setsid sleep {finished} >/dev/null 2>&1 &"})
+            still = await call(client, "terminal_run", {"command": f"setsid sleep {running} & sleep 60",
+                                                        "timeout": 500})
+            assert still["exitCode"] is None and live_processes(f"sleep {running}")
         with anyio.fail_after(STOP_DEADLINE_S):
-            while live_processes(f"sleep {marker}"):
+            while live_processes(f"sleep {running}"):
                 await anyio.sleep(0.05)
+        assert live_processes(f"sleep {finished}") != []
     finally:
-        subprocess.run(["pkill", "-f", f"sleep {marker}"], check=False)
+        for marker in (running, finished):
+            subprocess.run(["pkill", "-f", f"sleep {marker}"], check=False)
 
 
 async def test_a_syntax_error_is_reported_without_losing_the_session(home: Path, paths: AppPaths) -> None:
@@ -128,7 +137,7 @@ async def test_interrupt_stops_the_running_job_and_keeps_the_session(home: Path)
 async def test_interrupt_says_so_when_the_program_ignores_ctrl_c(home: Path) -> None:
     async with connect(home) as client:
         before = await call(client, "terminal_interrupt")
-        await call(client, "terminal_run", {"command": "(trap '' INT; sleep 5)", "timeout": 300})
+        await call(client, "terminal_run", {"command": "(trap '' INT; sleep 60)", "timeout": 300})
         said = await call(client, "terminal_interrupt")
     assert before == "No shell session is running."
     assert "still running" in said and "terminal_read_scrollback" in said

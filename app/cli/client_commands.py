@@ -148,7 +148,8 @@ def run_connect(args: argparse.Namespace) -> int:
         args, "connected",
         lambda loc, entry: cc.connect_client(loc, entry, replace=args.replace, dry_run=args.dry_run),
     )  # fmt: skip
-    if code == 0 and not args.headless and not liveness.is_held(AppPaths.from_environment().tray_lock):
+    tray_missing = not liveness.is_held(AppPaths.from_environment().tray_lock)
+    if code == 0 and not args.dry_run and not args.headless and tray_missing:
         print(NEEDS_TRAY_HINT)  # connected from a terminal, with no tray to be the user's presence
     return code
 

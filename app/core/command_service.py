@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import anyio
 import anyio.abc
 
-from app.core import liveness, orphans
+from app.core import liveness, orphans, process_marks
 from app.core.approval import (
     HOLD_LIFETIME_S,
     approval_mode,
@@ -56,7 +56,7 @@ from app.core.shell_session import (
     ShellSession,
 )
 
-INTERRUPT_SETTLE_S = 1.0  # how long terminal_interrupt waits for the interrupted command to end
+INTERRUPT_SETTLE_S = 5.0  # at most, for the interrupted command to end (it returns as soon as it does)
 WATCH_INTERVAL_S = 0.2  # how often a busy server looks for pause and Stop in the journal
 DECISION_POLL_S = 0.1  # how often a held call looks for the user's answer
 MAX_KEYS_BYTES = 64 * 1024
@@ -123,7 +123,8 @@ class CommandService:
         self.home = home or str(Path.home())
         self.run_mark = run_mark  # orphans.server_mark: every process we start carries it
         self.client = ClientInfo()
-        self.protected_paths = [str(paths.data_dir), str(paths.log_dir)]
+        folders = (str(paths.data_dir), str(paths.log_dir))
+        self.protected_paths = sorted({*folders, *map(os.path.realpath, folders)})  # as named, and as real
         self._held: dict[str, Hold] = {}
         self._session: ShellSession | None = None
         self._session_lock = anyio.Lock()
@@ -183,7 +184,8 @@ class CommandService:
             self._journal_refusal(request, str(refusal), tool)
             raise CommandRefused(str(refusal)) from None
 
-        verdict = classify(valid.command, cwd=valid.cwd, protected_paths=self.protected_paths)
+        # The real folder: a symlink to the data folder must not pass for somewhere else.
+        verdict = classify(valid.command, cwd=os.path.realpath(valid.cwd), protected_paths=self.protected_paths)
         if not needs_approval(approval_mode(self.journal), verdict.tier is Tier.DESTRUCTIVE):
             command_id = self._begin(valid, tool, verdict.tier.name.lower())
             return await runner(command_id, valid, bash)
@@ -340,7 +342,7 @@ class CommandService:
         if self._background is None:
             raise CommandRefused("The server is still starting; try again in a moment.")
         if self._session is None:
-            self._session = ShellSession(bash, self.home, self._environment({}), mark=self._mark(orphans.SESSION))
+            self._session = ShellSession(bash, self.home, self._environment({}), mark=self._mark(orphans.SHELL))
         restarted = await self._session.start(self._background)
         return self._session, restarted
 
@@ -354,7 +356,15 @@ class CommandService:
             self._running[command_id] = stop
             self._wake.set()
             self._typed_line = ""
-            running = await session.send_command(valid.command)
+            here = self._session_dir() or self.home
+            if os.path.realpath(here) != os.path.realpath(valid.cwd):  # it was judged (and shown) elsewhere
+                reason = f"the session is now in {here}, not where the command was checked"
+                self.journal.finish_command(command_id, Outcome(status=Status.REFUSED, reason=reason))
+                raise CommandRefused(
+                    f"The shell session is now in {here}, not in {valid.cwd} where this command was checked "
+                    "(and shown to the user). Run it again with terminal_run if it is still wanted."
+                )
+            running = await session.send_command(valid.command, mark=self._mark(str(command_id)))
         journaled = anyio.Event()
         assert self._background is not None
         # The finisher watches pause and Stop from now on, and journals the end whenever it comes,
@@ -413,6 +423,10 @@ class CommandService:
                         stdout_bytes=len(output),
                     ),
                 )
+                mark = self._mark(str(command_id))
+                cut_short = status in (Status.INTERRUPTED, Status.KILLED) or running.ended_session
+                if mark and cut_short:  # it ended with the shell: what escaped the shell's group too
+                    await anyio.to_thread.run_sync(process_marks.end_marked, mark)
             journaled.set()
 
     async def session_send_keys(self, keys: object) -> str:

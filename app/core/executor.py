@@ -26,7 +26,7 @@ import anyio
 import anyio.to_thread
 from anyio.abc import ByteReceiveStream, Process
 
-from app.core import orphans
+from app.core import process_marks
 
 DEFAULT_OUTPUT_CAP_BYTES = 1024 * 1024
 OUTPUT_TAIL_SHARE = 0.25  # of the cap, kept from the end of the stream: build errors are at the end
@@ -100,7 +100,7 @@ class CommandSpec:
     timeout_s: float
     bash: str
     output_cap_bytes: int = DEFAULT_OUTPUT_CAP_BYTES
-    mark: str | None = None  # set as orphans.MARK_ENV, so that what escapes the group can be found
+    mark: str | None = None  # set as process_marks.MARK_ENV, so that what escapes the group can be found
 
 
 @dataclass
@@ -172,8 +172,9 @@ async def end_tree(process: Process, platform: str = sys.platform, mark: str | N
         )
         return
     await _end_group(process)
-    if mark is not None:
-        orphans.end_marked(mark)
+    if mark is not None:  # reads /proc: a few ms, off the event loop; even while being cancelled
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(process_marks.end_marked, mark)
 
 
 async def _end_group(process: Process) -> None:
@@ -219,7 +220,7 @@ async def run_command(spec: CommandSpec, stop: StopSignal | None = None) -> Exec
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=spec.cwd,
-        env={**spec.env, orphans.MARK_ENV: spec.mark} if spec.mark else dict(spec.env),
+        env={**spec.env, process_marks.MARK_ENV: spec.mark} if spec.mark else dict(spec.env),
         **spawn_options(sys.platform),
     )
     exited = False

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import anyio
 from anyio.abc import Process
 
-from app.core import orphans
+from app.core import process_marks
 from app.core.executor import end_tree, spawn_options
 
 SCROLLBACK_MAX_LINES = 500
@@ -61,10 +61,10 @@ class ShellSession:
     """A bash kept alive between calls. One command at a time; it may outlive the call that started it."""
 
     def __init__(self, bash: str, cwd: str, env: Mapping[str, str], mark: str | None = None) -> None:
+        """`mark` (process_marks) is the shell's own; each command may bring its own to send_command."""
         self.bash = bash
         self.cwd = cwd
-        self.mark = mark
-        self.env = {**env, orphans.MARK_ENV: mark} if mark else dict(env)
+        self.env = {**env, process_marks.MARK_ENV: mark} if mark else dict(env)
         self.process: Process | None = None
         self._input_write: int | None = None
         # One spare line: the empty line a completion marker makes is taken back out after it arrives.
@@ -115,7 +115,7 @@ class ShellSession:
         task_group.start_soon(self._read_loop)
         return restarted
 
-    async def send_command(self, command: str) -> RunningCommand:
+    async def send_command(self, command: str, mark: str | None = None) -> RunningCommand:
         """Start one command and return at once; `RunningCommand.done` is set when it ends."""
         if self.busy:
             raise SessionBusy()
@@ -124,10 +124,12 @@ class ShellSession:
         self._current = running
         delimiter = f"__COWORK_CMD_{token}__"
         # The marker is printed on the same line as eval, so bash has read it before the command runs.
+        # What this command starts carries its own mark (marks are [0-9a-f:] and a word).
+        marking = f"export {process_marks.MARK_ENV}='{mark}'\n" if mark else ""
         script = (
-            f"__cowork_cmd=$(cat <<'{delimiter}'\n{command}\n{delimiter}\n)\n"
+            f"{marking}__cowork_cmd=$(cat <<'{delimiter}'\n{command}\n{delimiter}\n)\n"
             f"eval \"$__cowork_cmd\" <&{self._input_fd_in_child}; "
-            f"printf '\\n__COWORK_DONE_{token}__:%d:%s\\n' \"$?\" \"${{PWD//$'\\n'/}}\"\n"
+            f"printf '\\n__COWORK_DONE_{token}__:%d:%.4096s\\n' \"$?\" \"${{PWD//$'\\n'/}}\"\n"
         )
         await self._send_raw(script)
         return running
@@ -164,6 +166,16 @@ class ShellSession:
             os.killpg(self.process.pid, signal.SIGINT)
         return True
 
+    def _real_dir(self) -> str | None:
+        """The shell's folder as the OS knows it (Linux): `$PWD` is only what the shell says, and a
+        command can set it. Elsewhere None, and the marker's `$PWD` is used."""
+        if self.process is None:
+            return None
+        try:
+            return os.readlink(f"/proc/{self.process.pid}/cwd")
+        except OSError:
+            return None
+
     async def wait_idle(self, timeout_s: float) -> bool:
         """Wait up to `timeout_s` for the running command (if any) to end; True when none runs."""
         running = self._current
@@ -183,7 +195,8 @@ class ShellSession:
     async def close(self) -> None:
         if self.process is not None:
             if self.process.returncode is None:
-                await end_tree(self.process, mark=self.mark)
+                with anyio.CancelScope(shield=True):  # the server may be shutting down around us
+                    await end_tree(self.process)
             with anyio.CancelScope(shield=True):
                 await self.process.aclose()
             self.process = None
@@ -225,7 +238,7 @@ class ShellSession:
                 if match and match.group(1) == running.token:
                     if running.trim_marker_newline() and self._scrollback and self._scrollback[-1] == "":
                         self._scrollback.pop()
-                    self.current_dir = match.group(3) or self.current_dir
+                    self.current_dir = self._real_dir() or match.group(3) or self.current_dir
                     running.finish(int(match.group(2)))
                     continue
                 running.append(line + "\n")

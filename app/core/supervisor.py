@@ -130,8 +130,8 @@ class Supervisor:
         lock probe per live server)."""
         now = self._clock()
         dead = self.journal.recover_dead_servers()
-        if dead or self._live_ids is None:  # a server died, or one may have died while we were away
-            orphans.end_orphans(self.journal.paths, self.journal.was_left_running)
+        if self._live_ids is None:  # servers may have died while no tray watched
+            self._end_orphans()
         expired = 0
         if now >= self._next_expiry_sweep:
             self._next_expiry_sweep = now + EXPIRE_HOLDS_EVERY_S
@@ -166,6 +166,10 @@ class Supervisor:
 
     # -- the parts of a poll ----------------------------------------------------------------
 
+    def _end_orphans(self) -> None:
+        """End what a crashed server was running (see core/orphans)."""
+        orphans.end_orphans(self.journal.paths, self.journal.was_left_running)
+
     def _ended_servers(self, servers: tuple[ServerRecord, ...], now: float) -> list[Notice]:
         live_ids = {s.id for s in servers}
         previous, self._live_ids = self._live_ids, live_ids
@@ -173,6 +177,8 @@ class Supervisor:
         if not gone:
             return []
         ended = {s.id: s for s in self.journal.servers(live_only=False, limit=ENDED_SERVERS_LOOKUP)}
+        if any(ended[i].state == "crashed" for i in gone if i in ended):  # whoever noticed it first
+            self._end_orphans()
         notices: list[Notice] = []
         for server_id in gone:
             record = ended.get(server_id)

@@ -1,0 +1,76 @@
+"""The mark a command's processes carry in their environment, and finding them by it.
+
+Ending a command's process group misses a descendant that called `setsid` (it left the group),
+and a server killed with SIGKILL ends nothing at all. So every process a server starts carries
+`COWORK_TERMINAL_RUN=<mark>` in its environment, which its children inherit; on Linux the marks
+can be read back from `/proc/<pid>/environ` and the processes ended. `orphans` decides whose.
+
+Elsewhere (macOS, Windows) no process environment can be read here, so nothing is found: macOS
+keeps the limits of the group kill, and Windows ends whole trees with `taskkill /T` anyway. A
+process that clears its environment escapes too: this is a clean-up, not a containment.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Collection
+from pathlib import Path
+
+MARK_ENV = "COWORK_TERMINAL_RUN"
+PROC_ROOT = Path("/proc")
+_MARK_PREFIX = f"{MARK_ENV}=".encode()
+
+
+def marked_processes(proc_root: Path = PROC_ROOT) -> dict[int, str]:
+    """Every readable process with a mark, as {pid: mark}; empty where /proc does not exist."""
+    found: dict[int, str] = {}
+    try:
+        entries = list(proc_root.iterdir())
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:  # gone meanwhile, or another user's process
+            continue
+        for item in environ.split(b"\0"):
+            if item.startswith(_MARK_PREFIX):
+                found[int(entry.name)] = item[len(_MARK_PREFIX) :].decode("utf-8", "replace")
+                break
+    return found
+
+
+def _ancestors(proc_root: Path) -> set[int]:
+    """This process and those above it: a mark inherited from far up must never end them."""
+    chain, pid = set(), os.getpid()
+    while pid > 1 and pid not in chain:
+        chain.add(pid)
+        try:
+            stat = (proc_root / str(pid) / "stat").read_text()
+        except OSError:
+            break
+        pid = int(stat.rsplit(")", 1)[1].split()[1])  # the field after the state is the parent's pid
+    return chain
+
+
+def kill(pids: Collection[int], proc_root: Path = PROC_ROOT) -> list[int]:
+    """SIGKILL `pids`, never this process or one above it; returns those that were ended."""
+    spared = _ancestors(proc_root)
+    ended = []
+    for pid in pids:
+        if pid in spared:
+            continue
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            continue
+        ended.append(pid)
+    return ended
+
+
+def end_marked(mark: str, proc_root: Path = PROC_ROOT) -> list[int]:
+    """SIGKILL every process that carries exactly `mark`; returns their pids."""
+    return kill([pid for pid, found in marked_processes(proc_root).items() if found == mark], proc_root)
