@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from app.core.journal import Journal, Outcome, Status
 from app.core.paths import AppPaths
 from tests.stdio_client import MODES, STOP_DEADLINE_S, connect, live_processes, run, server_params
 
+LINUX_ONLY = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="setsid, and marks read from /proc")
 pytestmark = pytest.mark.anyio
 
 
@@ -126,6 +128,7 @@ async def test_a_timed_out_command_leaves_no_process_behind(home: Path) -> None:
     assert row.status is Status.TIMED_OUT and row.timed_out
 
 
+@LINUX_ONLY
 async def test_a_timeout_returns_promptly_even_when_a_descendant_keeps_the_pipe_open(home: Path) -> None:
     marker = f"32{os.getpid() % 1000}.5"
     # setsid puts the child in a new session: out of our process group, holding stdout open.
@@ -291,6 +294,7 @@ async def test_the_journal_records_each_command_with_its_client_and_never_env_va
     assert b"s3cr3t" not in journal_file
 
 
+@LINUX_ONLY
 async def test_a_killed_servers_running_command_is_marked_interrupted_and_its_processes_ended(home: Path) -> None:
     import signal
 
