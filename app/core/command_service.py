@@ -283,10 +283,15 @@ class CommandService:
             **row,  # type: ignore[arg-type]
         )
 
-    async def _run(self, command_id: int, valid: ValidRequest, bash: str) -> ExecutionResult:
-        stop = StopSignal()
-        self._running[command_id] = stop
+    def _track(self, command_id: int) -> StopSignal:
+        """Register a command that is about to run, so that pause and Stop reach it; whoever calls
+        this must also remove it when the command ends."""
+        stop = self._running[command_id] = StopSignal()
         self._wake.set()
+        return stop
+
+    async def _run(self, command_id: int, valid: ValidRequest, bash: str) -> ExecutionResult:
+        stop = self._track(command_id)
         self.apply_user_stops()  # a pause that landed after check_allowed, while another command ran
         spec = CommandSpec(
             command=valid.command,
@@ -352,9 +357,6 @@ class CommandService:
             if session.busy:
                 self.journal.finish_command(command_id, Outcome(status=Status.REFUSED, reason="the session was busy"))
                 raise CommandRefused(SESSION_BUSY_MESSAGE)
-            stop = StopSignal()
-            self._running[command_id] = stop
-            self._wake.set()
             self._typed_line = ""
             here = self._session_dir() or self.home
             if os.path.realpath(here) != os.path.realpath(valid.cwd):  # it was judged (and shown) elsewhere
@@ -364,6 +366,7 @@ class CommandService:
                     f"The shell session is now in {here}, not in {valid.cwd} where this command was checked "
                     "(and shown to the user). Run it again with terminal_run if it is still wanted."
                 )
+            stop = self._track(command_id)  # only now: a refusal above must not leave it registered
             running = await session.send_command(valid.command, mark=self._mark(str(command_id)))
         journaled = anyio.Event()
         assert self._background is not None
