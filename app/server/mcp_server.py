@@ -7,6 +7,7 @@ process cannot corrupt the stream either.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import secrets
@@ -270,8 +271,8 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
     from app.core.bash_resolver import find_bash
     from app.core.host_environment import EnvironmentResolver
 
-    paths = (paths or AppPaths.from_environment()).ensure()
-    journal = Journal.open(paths)
+    paths = paths or AppPaths.from_environment()
+    journal = Journal(paths)  # dead servers are recovered after the handshake, with their orphans
     # The lock first, then the row: nobody may see this server registered and not holding its lock.
     lock_key = secrets.token_hex(8)
     lock = liveness.try_hold(paths.server_lock(lock_key))
@@ -293,15 +294,17 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
             journal,
             paths,
             server_id=server_id,
-            bash=find_bash,
-            environment=lambda overlay: resolver.environment_for(overlay),
+            bash=bash,
+            environment=resolver.environment_for,
             require_tray=not headless,
             run_mark=orphans.server_mark(paths, lock_key),
         )
 
     offered = tools or tool_set(journal)
+    # Found once, then kept; a bash that is missing is looked for again at each command.
+    bash = functools.cache(find_bash)
     try:
-        find_bash()
+        bash()
     except CoworkError as missing:
         # Claude's log for this server shows it at once; every command the model sends says it too,
         # so the model can tell the user (a server that exited would show only "failed" in Claude).
