@@ -285,7 +285,9 @@ class Journal:
         self._db.execute("COMMIT")
 
     def _migrate(self) -> None:
-        with self._write() as db:
+        if self._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+            return  # the usual case: no write lock for it
+        with self._write() as db:  # read again under the lock: another process may have migrated
             current = db.execute("PRAGMA user_version").fetchone()[0]
             if current > SCHEMA_VERSION:
                 raise RuntimeError(
@@ -346,9 +348,6 @@ class Journal:
             )
         return int(cursor.lastrowid)
 
-    def server_alive(self, server: ServerRecord) -> bool:
-        return server.lock_key is not None and liveness.is_held(self.paths.server_lock(server.lock_key))
-
     def set_server_client(self, server_id: int, name: str | None, version: str | None) -> None:
         with self._write() as db:
             db.execute(
@@ -385,9 +384,9 @@ class Journal:
         A server that exits normally marks itself exited; one still 'live' in the journal whose
         lock nobody holds died without a word (killed, crashed, machine lost power).
         """
-        servers = self.servers(live_only=True, limit=10_000)
-        dead = [s.id for s in servers if not self.server_alive(s)]
-        keys = {s.id: s.lock_key for s in servers}
+        # Only what the probe needs: this runs on every tray poll.
+        keys = dict(self._db.execute("SELECT id, lock_key FROM servers WHERE state = 'live'").fetchall())
+        dead = [i for i, key in keys.items() if key is None or not liveness.is_held(self.paths.server_lock(key))]
         if not dead:
             return []
         now = time.time()
@@ -674,8 +673,11 @@ class Journal:
         return int(cursor.lastrowid)
 
     def take_ui_requests(self) -> list[str]:
+        query = "SELECT id, kind FROM ui_requests WHERE handled_at IS NULL ORDER BY id"
+        if not self._db.execute(query).fetchone():  # the usual case: no write lock for it
+            return []
         with self._write() as db:
-            rows = db.execute("SELECT id, kind FROM ui_requests WHERE handled_at IS NULL ORDER BY id").fetchall()
+            rows = db.execute(query).fetchall()
             if rows:
                 db.execute(
                     f"UPDATE ui_requests SET handled_at = ? WHERE id IN ({','.join('?' * len(rows))})",
