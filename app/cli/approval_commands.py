@@ -11,7 +11,6 @@ import json
 from app.core import approval
 from app.core.errors import UsageError
 from app.core.journal import Journal
-from app.core.paths import AppPaths
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,7 +36,7 @@ def run_prompt(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    with Journal.open(AppPaths.from_environment()) as journal:
+    with Journal.open() as journal:
         pending = journal.pending_approvals()
     for record in pending:
         if args.json:
@@ -50,9 +49,8 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_decide(args: argparse.Namespace) -> int:
-    with Journal.open(AppPaths.from_environment()) as journal:
-        decide = approval.allow if args.allowed else approval.deny
-        if not decide(journal, args.command_id, by="user (command line)"):
+    with Journal.open() as journal:
+        if not journal.decide(args.command_id, allowed=args.allowed, by="user (command line)"):
             raise UsageError(
                 f"Command #{args.command_id} is not waiting for approval (see `cowork-terminal approvals`)."
             )
@@ -61,7 +59,7 @@ def run_decide(args: argparse.Namespace) -> int:
 
 
 def run_mode(args: argparse.Namespace) -> int:
-    with Journal.open(AppPaths.from_environment()) as journal:
+    with Journal.open() as journal:
         if args.mode:
             approval.set_approval_mode(journal, approval.ApprovalMode(args.mode))
         if args.window is not None:

@@ -70,17 +70,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     restart.set_defaults(handler=run_restart)
 
 
-def _locations() -> tuple[str, list[cl.ClientLocation]]:
-    platform, environ, home = cl.this_machine()
-    return platform, cl.locate_clients(platform, environ, home, cl.real_exists)
-
-
 def _wanted_entry(args: argparse.Namespace) -> dict:
     return cc.this_app_entry(["--headless"] if getattr(args, "headless", False) else [])
 
 
 def run_clients(args: argparse.Namespace) -> int:
-    _, locations = _locations()
+    _, locations = cl.clients_here()
     wanted = _wanted_entry(args)
     statuses = [cc.client_status(loc, wanted) for loc in locations]
     if args.json:
@@ -125,7 +120,7 @@ def _describe(location: cl.ClientLocation, change: cc.ConfigChange, verb: str) -
 
 def _apply(args: argparse.Namespace, verb: str, act: Callable[[cl.ClientLocation, dict], cc.ConfigChange]) -> int:
     """Run `act` on each chosen client; one client's failure does not stop the others."""
-    platform, locations = _locations()
+    platform, locations = cl.clients_here()
     chosen = cl.select_clients(locations, args.client, platform)
     wanted = _wanted_entry(args)
     exit_code, desktop_written = 0, False
@@ -137,7 +132,7 @@ def _apply(args: argparse.Namespace, verb: str, act: Callable[[cl.ClientLocation
             exit_code = max(exit_code, exc.exit_code)
             continue
         print("\n".join(_describe(location, change, verb)))
-        desktop_written |= location.config_path is not None and change.action in ("written", "removed")
+        desktop_written |= cc.needs_restart(location, change)
     if desktop_written:
         print(RESTART_REMINDER)
     return exit_code
@@ -180,7 +175,8 @@ def run_restart(args: argparse.Namespace) -> int:
     platform, environ, home = cl.this_machine()
     client_id = args.client
     if client_id is None:
-        installed = [loc for loc in _locations()[1] if loc.installed and loc.config_path is not None]
+        locations = cl.locate_clients(platform, environ, home, cl.real_exists)
+        installed = [loc for loc in locations if loc.installed and loc.config_path is not None]
         client_id = installed[0].client_id if installed else cl.CLAUDE_DESKTOP
     restart_claude(*cl.restart_argvs(platform, client_id, environ, home))
     print(f"{client_id}: restarted")

@@ -106,8 +106,7 @@ def run_check(args: argparse.Namespace) -> int:
     from app.core import client_locations as cl
     from app.server.connection_check import check_client  # the MCP SDK: only for this command
 
-    platform, environ, home = cl.this_machine()
-    locations = cl.locate_clients(platform, environ, home, cl.real_exists)
+    platform, locations = cl.clients_here()
     chosen = cl.select_clients(locations, args.client, platform)
     wanted = cc.this_app_entry()
     failed = False

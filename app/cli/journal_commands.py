@@ -11,7 +11,6 @@ from datetime import datetime
 from app.core import liveness
 from app.core.errors import UsageError
 from app.core.journal import CommandRecord, Journal, Status
-from app.core.paths import AppPaths
 
 FOLLOW_POLL_S = 0.25
 
@@ -37,19 +36,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     log.set_defaults(handler=run_log)
 
 
-def open_journal() -> Journal:
-    return Journal.open(AppPaths.from_environment())
-
-
 def set_pause(paused: bool) -> int:
-    with open_journal() as journal:
+    with Journal.open() as journal:
         journal.set_paused(paused)
     print("Host access is PAUSED: new commands are refused." if paused else "Host access is ON.")
     return 0
 
 
 def run_stop(args: argparse.Namespace) -> int:
-    with open_journal() as journal:
+    with Journal.open() as journal:
         if not journal.request_stop(args.command_id):
             raise UsageError(f"Command #{args.command_id} is not running (see `cowork-terminal log`).")
     print(f"Asked the server running command #{args.command_id} to stop it.")
@@ -57,7 +52,7 @@ def run_stop(args: argparse.Namespace) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    with open_journal() as journal:
+    with Journal.open() as journal:
         servers = journal.servers()
         info = {
             "paused": journal.is_paused(),
@@ -109,7 +104,7 @@ def emit(record: CommandRecord, as_json: bool) -> None:
 def run_log(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
-    with open_journal() as journal:
+    with Journal.open() as journal:
         records = journal.recent_commands(limit=args.limit)
         for record in reversed(records):
             emit(record, args.json)

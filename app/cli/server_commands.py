@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from app.core.journal import Journal
-from app.core.paths import AppPaths
 from app.core.tool_sets import TOOL_SETS, set_tool_set, tool_set
 
 
@@ -37,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_tools(args: argparse.Namespace) -> int:
-    with Journal.open(AppPaths.from_environment()) as journal:
+    with Journal.open() as journal:
         if args.tool_set:
             set_tool_set(journal, args.tool_set)
         current = tool_set(journal)

@@ -353,6 +353,11 @@ def _conflict_message(where: str, state: str, existing: Any) -> str:
     )
 
 
+def needs_restart(location: ClientLocation, change: ConfigChange) -> bool:
+    """Claude Desktop reads its config file only at start: a written or removed entry waits for it."""
+    return location.config_path is not None and change.action in ("written", "removed")
+
+
 def connect_desktop(
     path: Path, entry: Mapping[str, Any], *, replace: bool = False, dry_run: bool = False
 ) -> ConfigChange:

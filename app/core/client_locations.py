@@ -259,3 +259,9 @@ def real_exists(path: PurePath) -> bool:
 def this_machine() -> tuple[str, Mapping[str, str], PurePath]:
     """(platform, environment, home) of the running process, for the functions above."""
     return sys.platform, os.environ, Path.home()
+
+
+def clients_here() -> tuple[str, list[ClientLocation]]:
+    """(platform, every client's location) on this machine: what the CLI and the tray look at."""
+    platform, environ, home = this_machine()
+    return platform, locate_clients(platform, environ, home, real_exists)

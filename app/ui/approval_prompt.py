@@ -13,7 +13,7 @@ import time
 import tkinter as tk
 from tkinter import ttk
 
-from app.core import approval, liveness
+from app.core import liveness
 from app.core.journal import CommandRecord, Journal
 from app.core.paths import AppPaths
 
@@ -34,6 +34,7 @@ class ApprovalPrompt:
         self.current: CommandRecord | None = None
         self._seen_version = -1
         self._arming: str | None = None  # the pending `after` that enables the buttons
+        self._polling: str | None = None  # the pending `after` of the next poll
         root.title("Cowork Terminal: approve a command?")
         root.attributes("-topmost", True)
         root.minsize(520, 300)
@@ -114,17 +115,23 @@ class ApprovalPrompt:
         # once the buttons are armed, whatever calls it.
         if self.current is None or (allowed and not self.armed):
             return
-        decide = approval.allow if allowed else approval.deny
-        decide(self.journal, self.current.id, by=DECIDED_BY)
+        self.journal.decide(self.current.id, allowed=allowed, by=DECIDED_BY)
         self.current = None
         self._seen_version = -1
+        if self._polling is not None:  # one loop at a time: poll() below starts the next round
+            self.root.after_cancel(self._polling)
         self.poll()
 
     def poll(self) -> None:
+        """Follow the journal until nothing waits any more, then close."""
+        self._polling = None
         if not self.refresh():
             self.root.destroy()
             return
-        self.root.after(POLL_MS, self.poll)
+        self.poll_later()
+
+    def poll_later(self) -> None:
+        self._polling = self.root.after(POLL_MS, self.poll)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             if not prompt.refresh():
                 root.destroy()
                 return 0
-            root.after(POLL_MS, prompt.poll)
+            prompt.poll_later()
             root.mainloop()
     finally:
         lock.release()

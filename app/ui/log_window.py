@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from tkinter import font as tkfont
 from tkinter import messagebox, ttk
 
-from app.core import app_log, approval
+from app.core import app_log
 from app.core.journal import CommandRecord, Journal, ServerRecord, Status
 from app.core.paths import AppPaths
 from app.ui.log_model import (
@@ -91,7 +91,6 @@ class LogWindow:
         confirm: Confirm = ask_yes_no,
         page_size: int = PAGE_SIZE,
         max_rows: int = MAX_HELD_ROWS,
-        on_close: Callable[[], None] | None = None,
     ) -> None:
         self.root = root
         self.journal = journal
@@ -99,12 +98,10 @@ class LogWindow:
         self.confirm = confirm
         self.page_size = page_size
         self.model = RowWindow(max_rows=max_rows)
-        self.on_close = on_close
         self.paused: bool | None = None
         self.servers: list[ServerRecord] = []
         self.active: list[CommandRecord] = []
         self.total_commands = 0
-        self.first_rows_shown_at: float | None = None
         self._version = -1
         self._newest_seen = 0
         self._active_ids: set[int] = set()
@@ -323,8 +320,6 @@ class LogWindow:
         else:
             self._show_details(None)
         self._update_chrome()
-        if self.first_rows_shown_at is None:
-            self.first_rows_shown_at = time.perf_counter()
 
     def refresh(self) -> None:
         """Bring the window up to date with the journal now (after our own writes, or a change)."""
@@ -657,8 +652,6 @@ class LogWindow:
             if pending is not None:
                 self.root.after_cancel(pending)
         self.journal.close()
-        if self.on_close is not None:
-            self.on_close()
         self.root.destroy()
 
 
@@ -680,8 +673,7 @@ def approval_buttons(frame: ttk.Frame, record: CommandRecord, window: LogWindow)
         child.destroy()
 
     def answer(allowed: bool) -> None:
-        decide = approval.allow if allowed else approval.deny
-        decide(window.journal, record.id, by=APPROVER)
+        window.journal.decide(record.id, allowed=allowed, by=APPROVER)
         window.refresh()
 
     ttk.Button(frame, text="Allow", command=lambda: answer(True)).pack(side="left", padx=(0, 6))

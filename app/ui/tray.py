@@ -142,7 +142,6 @@ class TrayApp:
         self._autostart: bool | None = False
         self._problem: str | None = None
         self._busy: str | None = None
-        self._snapshot = Snapshot()
 
         self._jobs: queue.Queue[Any] = queue.Queue()
         self._journal_jobs: queue.Queue[Any] = queue.Queue()
@@ -404,8 +403,8 @@ class TrayApp:
                 self._publish(snapshot)
                 for notice in notices:
                     self.notifier.notify(notice.title, notice.message)
-                    if notice.kind == APPROVAL_NEEDED:
-                        self.submit(menu.OPEN_APPROVALS)
+                if any(notice.kind == APPROVAL_NEEDED for notice in notices):  # one prompt shows them all
+                    self.submit(menu.OPEN_APPROVALS)
                 self._check_windows()
                 if time.monotonic() >= next_files_check:
                     next_files_check = time.monotonic() + CLIENT_FILES_CHECK_S
@@ -439,7 +438,6 @@ class TrayApp:
 
     def _publish(self, snapshot: Snapshot) -> None:
         """Compose the state; when the picture changed, push icon, tooltip and menu to the UI."""
-        self._snapshot = snapshot
         crash = snapshot.last_crash
         state = TrayState(
             paused=snapshot.paused,
@@ -578,8 +576,7 @@ class TrayApp:
     def refresh_clients(self, *, include_cli: bool) -> None:
         """Look at every Claude client's config again. Claude Code is asked through `claude mcp get`,
         which starts a server: only at start and after our own changes, never on a timer."""
-        platform, environ, home = cl.this_machine()
-        locations = cl.locate_clients(platform, environ, home, cl.real_exists)
+        _, locations = cl.clients_here()
         # Stamped before reading: an edit that lands while we read still counts as news.
         stamps = {Path(loc.config_path): _file_stamp(Path(loc.config_path)) for loc in locations if loc.config_path}
         wanted = cc.this_app_entry()
@@ -615,7 +612,7 @@ class TrayApp:
         finally:
             self.refresh_clients(include_cli=location.config_path is None)
         log.info("%s %s: %s", action, client_id, change.action)
-        if location.config_path is not None and change.action in ("written", "removed"):
+        if cc.needs_restart(location, change):
             done += f" Quit and reopen {location.name}: it reads its config only at start."
         if change.backup:
             done += f" The previous file is kept as {change.backup}."
