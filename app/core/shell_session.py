@@ -12,6 +12,7 @@ Why it is built this way:
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import re
@@ -27,13 +28,12 @@ import anyio
 from anyio.abc import Process
 
 from app.core import process_marks
-from app.core.executor import end_tree, spawn_options
+from app.core.executor import READ_CHUNK_BYTES, end_tree, spawn_options
 
 SCROLLBACK_MAX_LINES = 500
 SCROLLBACK_LINE_MAX_CHARS = 4096  # a longer line is cut in the scrollback (the result keeps it)
 PARTIAL_LINE_MAX_CHARS = 64 * 1024  # output with no newline is passed on in pieces of this size
 OUTPUT_CAP_CHARS = 1024 * 1024
-READ_CHUNK_BYTES = 64 * 1024
 SEND_KEYS_SETTLE_S = 0.5  # how long send_keys waits for the program to answer
 SEND_KEYS_WRITE_TIMEOUT_S = 1.0
 SEND_KEYS_RETRY_S = 0.01
@@ -211,15 +211,10 @@ class ShellSession:
     async def _read_loop(self) -> None:
         assert self.process is not None and self.process.stdout is not None
         stream = self.process.stdout
-        pending = b""
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")  # keeps a split character for the next chunk
         try:
             while True:
-                chunk = await stream.receive(READ_CHUNK_BYTES)
-                pending += chunk
-                # Decode only whole characters; keep an incomplete one for the next chunk.
-                cut = _complete_utf8_prefix(pending)
-                text, pending = pending[:cut].decode("utf-8", errors="replace"), pending[cut:]
-                self._consume(text)
+                self._consume(decoder.decode(await stream.receive(READ_CHUNK_BYTES)))
         except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass
         finally:
@@ -261,19 +256,6 @@ class ShellSession:
 
 
 _DONE = re.compile(r"__COWORK_DONE_([0-9a-f]{16})__:(\d+):(.*)")
-
-
-def _complete_utf8_prefix(data: bytes) -> int:
-    end = len(data)
-    for back in range(1, min(4, end) + 1):
-        byte = data[end - back]
-        if byte & 0xC0 == 0x80:
-            continue
-        if byte >= 0xC0:
-            needed = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
-            return end if back >= needed else end - back
-        return end
-    return end
 
 
 class RunningCommand:
