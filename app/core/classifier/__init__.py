@@ -71,7 +71,7 @@ import logging
 from collections.abc import Sequence
 
 from .analyzer import _Analyzer
-from .findings import MAX_COMMAND_CHARS, RUNS_ITSELF, TOUCHES_APP_DATA, Classification, D, Tier, _Report
+from .findings import RUNS_ITSELF, TOUCHES_APP_DATA, Classification, D, Tier, _Report
 from .protected import _Protected
 from .words import _Word
 
@@ -96,14 +96,9 @@ def classify(command: str, *, cwd: str | None = None, protected_paths: Sequence[
 def _classify(command: str, cwd: str | None, protected_paths: Sequence[str]) -> Classification:
     report = _Report()
     protected = _Protected.build(protected_paths)
-    if protected.mentioned_in(command):
-        report.add(D, TOUCHES_APP_DATA)
     if cwd is not None:
         cwd = cwd.replace("\\", "/")
         if protected.relation(_Word(cwd, cwd, cwd)) == "inside":
             report.add(D, TOUCHES_APP_DATA)
-    if len(command) > MAX_COMMAND_CHARS:
-        report.add(D, "cannot tell what runs: the command is too long to check")
-        return report.result()
     _Analyzer(command, report, protected, nesting=0, cwd=cwd).run()
     return report.result()

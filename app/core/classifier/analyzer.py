@@ -79,6 +79,11 @@ class _Analyzer(
     # ---- entry points
 
     def run(self) -> None:
+        if self.protected.mentioned_in(self.text):
+            self.add(D, TOUCHES_APP_DATA)
+        if len(self.text) > MAX_COMMAND_CHARS:
+            self.add(D, "cannot tell what runs: the command is too long to check")
+            return
         tree = _parser().parse(self.src)
         root = tree.root_node
         if root.has_error:
@@ -89,11 +94,6 @@ class _Analyzer(
         """Analyse code that bash (or a wrapper) would itself parse and run."""
         if self.nesting >= MAX_SHELL_NESTING:
             self.add(D, f"cannot tell what runs: {what} nested too deeply to check")
-            return
-        if self.protected.mentioned_in(text):
-            self.add(D, TOUCHES_APP_DATA)
-        if len(text) > MAX_COMMAND_CHARS:
-            self.add(D, "cannot tell what runs: the command is too long to check")
             return
         _Analyzer(text, self.report, self.protected, self.nesting + 1, self.cwd).run()
 
