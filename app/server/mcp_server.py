@@ -12,9 +12,9 @@ import logging
 import os
 import secrets
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
-from typing import Annotated, Any, TypeVar
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Annotated, Any
 
 import anyio
 import anyio.to_thread
@@ -35,7 +35,6 @@ from app.core.paths import AppPaths
 from app.core.tool_sets import ALL_TOOLS, EXECUTE_ONLY, tool_set
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 SERVER_NAME = "cowork-terminal"
 INSTRUCTIONS = (
@@ -109,6 +108,15 @@ def session_result(outcome: SessionOutcome) -> SessionCommandResult:
     )
 
 
+@contextmanager
+def refusals_as_errors() -> Iterator[None]:
+    """The model reads a refusal as an error result (is_error) carrying our message."""
+    try:
+        yield
+    except CommandRefused as refusal:
+        raise ToolError(str(refusal)) from None
+
+
 def command_result(result: ExecutionResult) -> CommandResult:
     return CommandResult(**result.to_model(), note=result.stopped_reason)
 
@@ -144,16 +152,13 @@ def build_server(
         note_client(service, ctx)
         return service
 
-    async def refusals_as_errors(call: Awaitable[T]) -> T:
-        # The model reads a refusal as an error result (is_error) carrying our message.
-        try:
-            return await call
-        except CommandRefused as refusal:
-            raise ToolError(str(refusal)) from None
-
     # Honest hints: these run arbitrary commands on the host, so not read-only, destructive, open-world.
     host_tool = ToolAnnotations(
         read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True
+    )
+    # The others only act on what this server holds (a held command, the session's Ctrl-C and output).
+    local_tool = ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
     )
 
     @server.tool(
@@ -175,7 +180,8 @@ def build_server(
         ] = None,
     ) -> CommandResult:
         request = ExecuteRequest(command=command, cwd=cwd, timeout_ms=timeout, env=env)
-        return command_result(await refusals_as_errors(service_of(ctx).execute(request)))
+        with refusals_as_errors():
+            return command_result(await service_of(ctx).execute(request))
 
     @server.tool(
         description="Run a command that is held for the user's approval, once they allow it. Waits a while "
@@ -186,20 +192,17 @@ def build_server(
     async def terminal_confirm(
         confirmation_id: Annotated[str, Field(description="The id from the held command's message.")], ctx: Context
     ) -> CommandResult | SessionCommandResult:
-        outcome = await refusals_as_errors(service_of(ctx).confirm(confirmation_id))
+        with refusals_as_errors():
+            outcome = await service_of(ctx).confirm(confirmation_id)
         return session_result(outcome) if isinstance(outcome, SessionOutcome) else command_result(outcome)
 
     @server.tool(
         description="Withdraw a command held for the user's approval; it will not run.",
-        annotations=ToolAnnotations(title="Withdraw a held command", read_only_hint=False, destructive_hint=False,
-                                    idempotent_hint=True, open_world_hint=False),
+        annotations=local_tool.model_copy(update={"title": "Withdraw a held command"}),
     )
     async def terminal_cancel(confirmation_id: str, ctx: Context) -> str:
-        service = service_of(ctx)
-        try:
-            return service.cancel(confirmation_id)
-        except CommandRefused as refusal:
-            raise ToolError(str(refusal)) from None
+        with refusals_as_errors():
+            return service_of(ctx).cancel(confirmation_id)
 
     if tools == EXECUTE_ONLY:
         return server
@@ -213,7 +216,8 @@ def build_server(
             float | None, Field(description=f"Time limit in milliseconds. Default {DEFAULT_TIMEOUT_MS}.")
         ] = None,
     ) -> SessionCommandResult:
-        return session_result(await refusals_as_errors(service_of(ctx).session_run(command, timeout)))
+        with refusals_as_errors():
+            return session_result(await service_of(ctx).session_run(command, timeout))
 
     @server.tool(
         description="Type text into the program running in the shell session (for a prompt waiting for input). "
@@ -224,13 +228,13 @@ def build_server(
     async def terminal_send_keys(
         keys: Annotated[str, Field(description='Text to type, e.g. "yes\\n".')], ctx: Context
     ) -> str:
-        return await refusals_as_errors(service_of(ctx).session_send_keys(keys))
+        with refusals_as_errors():
+            return await service_of(ctx).session_send_keys(keys)
 
     @server.tool(
         description="Send Ctrl-C (SIGINT) to the program running in the shell session; the session stays. "
         "As in a script, the rest of a command list (`a; b`) then runs on.",
-        annotations=ToolAnnotations(title="Interrupt the session's command", read_only_hint=False,
-                                    destructive_hint=False, idempotent_hint=True, open_world_hint=False),
+        annotations=local_tool.model_copy(update={"title": "Interrupt the session's command"}),
     )
     async def terminal_interrupt(ctx: Context) -> str:
         idle = await service_of(ctx).session_interrupt()
@@ -243,14 +247,11 @@ def build_server(
 
     @server.tool(
         description="Read the last lines the shell session printed (default 60, at most 500).",
-        annotations=ToolAnnotations(title="Read the session's recent output", read_only_hint=True,
-                                    destructive_hint=False, idempotent_hint=True, open_world_hint=False),
+        annotations=local_tool.model_copy(update={"title": "Read the session's recent output", "read_only_hint": True}),
     )
     async def terminal_read_scrollback(ctx: Context, lines: int = 60) -> str:
-        try:
+        with refusals_as_errors():
             return service_of(ctx).session_scrollback(lines)
-        except CommandRefused as refusal:
-            raise ToolError(str(refusal)) from None
 
     return server
 
