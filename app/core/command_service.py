@@ -133,16 +133,22 @@ class CommandService:
         self._running: dict[int, StopSignal] = {}
         self._wake = anyio.Event()
 
-    def _journal_refusal(self, request: ExecuteRequest, reason: str, tool: str) -> None:
-        env_keys = list(request.env) if isinstance(request.env, Mapping) else []
-        self.journal.begin_command(
-            command=request.command if isinstance(request.command, str) else repr(request.command),
-            cwd=request.cwd if isinstance(request.cwd, str) else None,
-            env_keys=[str(k) for k in env_keys],
+    def _journal_row(self, **row: Any) -> int:
+        """A journal row from this server: who runs it is filled in here, the rest by the caller."""
+        return self.journal.begin_command(
             server_id=self.server_id,
             server_pid=os.getpid(),
             client_name=self.client.name,
             client_version=self.client.version,
+            **row,
+        )
+
+    def _journal_refusal(self, request: ExecuteRequest, reason: str, tool: str) -> None:
+        env_keys = list(request.env) if isinstance(request.env, Mapping) else []
+        self._journal_row(
+            command=request.command if isinstance(request.command, str) else repr(request.command),
+            cwd=request.cwd if isinstance(request.cwd, str) else None,
+            env_keys=[str(k) for k in env_keys],
             tool=tool,
             status=Status.REFUSED,
             reason=reason,
@@ -269,19 +275,10 @@ class CommandService:
     def _begin(self, valid: ValidRequest, tool: str, tier: str, **row: object) -> int:
         if row.get("status") is Status.WAITING:
             row["hold_expires_at"] = hold_expiry()
-        return self.journal.begin_command(
-            command=valid.command,
-            cwd=valid.cwd,
-            env_keys=valid.env.keys(),
-            timeout_ms=valid.timeout_ms,
-            server_id=self.server_id,
-            server_pid=os.getpid(),
-            client_name=self.client.name,
-            client_version=self.client.version,
-            tool=tool,
-            tier=tier,
-            **row,  # type: ignore[arg-type]
-        )
+        return self._journal_row(
+            command=valid.command, cwd=valid.cwd, env_keys=valid.env.keys(), timeout_ms=valid.timeout_ms,
+            tool=tool, tier=tier, **row,
+        )  # fmt: skip
 
     def _track(self, command_id: int) -> StopSignal:
         """Register a command that is about to run, so that pause and Stop reach it; whoever calls
@@ -461,10 +458,9 @@ class CommandService:
             self._journal_refusal(ExecuteRequest(command=keys), reason, "terminal_send_keys")
             raise CommandRefused(reason)
         self._typed_line = line.rsplit("\n", 1)[1] if "\n" in line else line
-        command_id = self.journal.begin_command(
-            command=keys, cwd=None, server_id=self.server_id, server_pid=os.getpid(), client_name=self.client.name,
-            client_version=self.client.version, tool="terminal_send_keys", tier=verdict.tier.name.lower(),
-        )  # fmt: skip
+        command_id = self._journal_row(
+            command=keys, cwd=None, tool="terminal_send_keys", tier=verdict.tier.name.lower()
+        )
         try:
             answer = await session.send_keys(keys)
         except InputNotRead:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -177,19 +177,15 @@ class Supervisor:
         if not gone:
             return []
         ended = {s.id: s for s in self.journal.servers(live_only=False, limit=ENDED_SERVERS_LOOKUP)}
-        if any(ended[i].state == "crashed" for i in gone if i in ended):  # whoever noticed it first
-            self._end_orphans()
+        crashed = [i for i in gone if i in ended and ended[i].state == "crashed"]
+        if not crashed:
+            return []  # they exited normally (their client closed them), or were already forgotten
+        self._end_orphans()  # whoever noticed the crash first
+        recent = self.journal.recent_commands(statuses=[Status.INTERRUPTED.value], limit=1000)
+        interrupted = Counter(c.server_id for c in recent)
         notices: list[Notice] = []
-        for server_id in gone:
-            record = ended.get(server_id)
-            if record is None or record.state != "crashed":
-                continue  # exited normally (its client closed it), or already forgotten
-            interrupted = [
-                c
-                for c in self.journal.recent_commands(statuses=[Status.INTERRUPTED.value], limit=1000)
-                if c.server_id == server_id
-            ]
-            crash = CrashInfo(server_id, record.client_label, now, len(interrupted))
+        for server_id in crashed:
+            crash = CrashInfo(server_id, ended[server_id].client_label, now, interrupted[server_id])
             self._last_crash = crash
             count = self._crashes.record(now)
             lost = f" {crash.interrupted} running command(s) were interrupted." if crash.interrupted else ""
