@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import IO
 
-from app.core.paths import PRIVATE_FILE_MODE, AppPaths, make_private_file
+from app.core.paths import PRIVATE_FILE_MODE, AppPaths
 
 LOG_MAX_BYTES = 1024 * 1024
 LOG_BACKUPS_KEPT = 3
@@ -49,8 +49,7 @@ def configure(paths: AppPaths, name: str, *, level: int = logging.INFO, echo_to_
     process), and leaves handlers that others installed alone. Returns the log file's path.
     """
     paths.ensure()
-    path = log_file(paths, name)
-    make_private_file(path)  # the log names folders and clients: readable by the user only
+    path = log_file(paths, name)  # private (0600): the handler creates it so, and fixes an older one
     root = logging.getLogger()
     for handler in list(root.handlers):
         if getattr(handler, _HANDLER_MARK, False):
