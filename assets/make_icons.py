@@ -61,17 +61,7 @@ def save_png(image: Image.Image, path: Path) -> None:
 def write_installer_files(out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     clear(out, recursive=True)
-    written = []
-    for state in all_icons():
-        for size in PNG_SIZES:
-            path = out / "png" / icon_file_name(state, size)
-            save_png(artwork.render(state, size), path)
-            written.append(path)
-    for state in STATES:
-        for size in TEMPLATE_SIZES:
-            path = out / "template" / icon_file_name(state, size, template=True)
-            save_png(artwork.render_template(state, size), path)
-            written.append(path)
+    written = write_pngs(out / "png", out / "template", PNG_SIZES)
     ico = [artwork.render(APP_ICON, size) for size in ICO_SIZES]
     ico_path = out / f"{APP_FILE_STEM}.ico"
     ico[-1].save(ico_path, format="ICO", sizes=[(s, s) for s in ICO_SIZES], append_images=ico[:-1])
@@ -84,15 +74,20 @@ def write_installer_files(out: Path) -> list[Path]:
 def write_package_files(package_dir: Path) -> list[Path]:
     package_dir.mkdir(parents=True, exist_ok=True)
     clear(package_dir, recursive=False)
+    return write_pngs(package_dir, package_dir, RUNTIME_SIZES)
+
+
+def write_pngs(colour_dir: Path, template_dir: Path, sizes: tuple[int, ...]) -> list[Path]:
+    """Every icon in colour at `sizes`, and every state's monochrome template (macOS)."""
     written = []
     for state in all_icons():
-        for size in RUNTIME_SIZES:
-            path = package_dir / icon_file_name(state, size)
+        for size in sizes:
+            path = colour_dir / icon_file_name(state, size)
             save_png(artwork.render(state, size), path)
             written.append(path)
     for state in STATES:
         for size in TEMPLATE_SIZES:
-            path = package_dir / icon_file_name(state, size, template=True)
+            path = template_dir / icon_file_name(state, size, template=True)
             save_png(artwork.render_template(state, size), path)
             written.append(path)
     return written

@@ -29,6 +29,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from serve_bench import percentile  # noqa: E402 (bench/ is this script's folder)
+
 from app.core import liveness  # noqa: E402
 from app.core.journal import Journal, Outcome, Status  # noqa: E402
 from app.core.paths import HOME_ENV, AppPaths  # noqa: E402
@@ -39,18 +41,11 @@ STOP_TARGET_S = 1.0  # Stop ends the whole tree "within a second"
 GIVE_UP_S = 10.0
 
 
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
-
-
-def row(label: str, seconds: list[float], target_s: float, unit: str = "ms") -> str:
-    scale = 1000.0 if unit == "ms" else 1.0
+def row(label: str, seconds: list[float], target_s: float) -> str:
     median = statistics.median(seconds)
     verdict = "met" if median <= target_s else "MISSED"
-    figures = " / ".join(f"{value * scale:.{1 if unit == 'ms' else 3}f}" for value in
-                         (median, percentile(seconds, 0.95), max(seconds)))
-    return f"| {label} (n={len(seconds)}) | {figures} {unit} | < {target_s * scale:g} {unit} ({verdict}) |"
+    figures = " / ".join(f"{value * 1000:.1f}" for value in (median, percentile(seconds, 0.95), max(seconds)))
+    return f"| {label} (n={len(seconds)}) | {figures} ms | < {target_s * 1000:g} ms ({verdict}) |"
 
 
 def wait_until(condition: Callable[[], bool], step: Callable[[], None] = lambda: time.sleep(0.001)) -> float:
@@ -139,14 +134,10 @@ def window_follows(paths: AppPaths, runs: int) -> list[str]:
 async def stops(paths: AppPaths, runs: int) -> list[str]:
     import anyio
     from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
+    from serve_bench import params
 
-    env = {k: os.environ[k] for k in ("PATH", "HOME") if k in os.environ}
-    env[HOME_ENV] = os.environ[HOME_ENV]
-    params = StdioServerParameters(command=sys.executable, args=["-m", "app", "serve", "--headless"], env=env,
-                                   cwd=REPO)
     by_stop, by_pause = [], []
-    async with Client(params, mode="legacy") as client:
+    async with Client(params(os.environ[HOME_ENV]), mode="legacy") as client:
         with Journal(paths) as journal:
             for index in range(runs * 2):
                 result: dict = {}
