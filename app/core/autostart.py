@@ -19,6 +19,7 @@ from pathlib import Path
 from xml.parsers.expat import ExpatError
 
 from app.core.atomic_file import write_atomic
+from app.core.client_locations import xdg_config_home
 from app.core.errors import CoworkError
 from app.core.self_command import app_argv
 
@@ -218,10 +219,7 @@ def autostart_location(
         return home / "Library" / "LaunchAgents" / f"{LAUNCH_AGENT_LABEL}.plist"
     if kind == "windows":
         return f"{RUN_KEY}\\{RUN_VALUE}"
-    # The spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
-    config_home = environ.get("XDG_CONFIG_HOME", "")
-    base = Path(config_home) if os.path.isabs(config_home) else home / ".config"
-    return base / "autostart" / DESKTOP_FILE_NAME
+    return Path(xdg_config_home(environ, home)) / "autostart" / DESKTOP_FILE_NAME
 
 
 def is_enabled(platform: str | None = None, environ: Mapping[str, str] | None = None, home: Path | None = None) -> bool:
