@@ -335,9 +335,10 @@ class _Analyzer(
     def command(
         self, node: Node, stdin: _Stdin | None, depth: int, extra: list[Node], outer_redirects: list[Node]
     ) -> None:
-        redirects = self.collect_redirects(node) + outer_redirects
+        own = self.collect_redirects(node)
+        redirects = own + outer_redirects
         words = self.command_words(node, extra)
-        fed = self.redirect_stdin(self.collect_redirects(node)) or stdin
+        fed = self.redirect_stdin(own) or stdin
         for child in node.children:
             if child.type == "variable_assignment":
                 self.assignment(child)

@@ -26,7 +26,6 @@ class _FileRules:
         flags: set[str] = set()
         longs: set[str] = set()
         end = False
-        operands: list[_Word] = []
         for w in args:
             v = w.value
             if not end and v is None:
@@ -37,8 +36,6 @@ class _FileRules:
                 longs.add(v.split("=", 1)[0])
             elif not end and v is not None and v.startswith("-") and v != "-":
                 flags.update(v[1:])
-            else:
-                operands.append(w)
         if {"r", "R"} & flags or "--recursive" in longs or "--no-preserve-root" in longs:
             self.add(D, "rm -r: recursive removal")
         if "f" in flags or "--force" in longs:

@@ -25,23 +25,20 @@ class _ReaderRules:
     def cmd_sed(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         scripts: list[str] = []
         inplace = False
-        explicit = False
         i = 0
         while i < len(args):
             v = args[i].value or ""
             if v in ("-e", "--expression") and i + 1 < len(args):
                 scripts.append(args[i + 1].value or "")
-                explicit = True
                 i += 2
                 continue
             if v.startswith("--expression="):
                 scripts.append(v.split("=", 1)[1])
-                explicit = True
             elif v in ("-f", "--file") or v.startswith("--file="):
                 self.add(M, "sed -f: runs a sed script file")
             elif v.startswith("--in-place") or (v.startswith("-") and not v.startswith("--") and "i" in v[1:]):
                 inplace = True
-            elif not v.startswith("-") and not explicit and not scripts:
+            elif not v.startswith("-") and not scripts:  # the script, unless -e gave one
                 scripts.append(v)
             i += 1
         for script in scripts:
