@@ -50,6 +50,14 @@ class Status(str, Enum):
 
 ACTIVE_STATUSES = tuple(s.value for s in Status if s.is_active)
 
+
+def _marks(count: int) -> str:
+    """`?, ?, ...`: the placeholders of an IN list."""
+    return ",".join("?" * count)
+
+
+ACTIVE_MARKS = _marks(len(ACTIVE_STATUSES))
+
 # Each migration takes the schema from version N-1 to N. Never edit one that has shipped: add one.
 MIGRATIONS: Sequence[str] = (
     """
@@ -364,7 +372,8 @@ class Journal:
                 (state, now, server_id),
             )
             db.execute(
-                "UPDATE commands SET status = ?, reason = ?, ended_at = ? WHERE server_id = ? AND status IN (?, ?)",
+                "UPDATE commands SET status = ?, reason = ?, ended_at = ? "
+                f"WHERE server_id = ? AND status IN ({ACTIVE_MARKS})",
                 (Status.INTERRUPTED.value, "the server exited while it ran or waited", now, server_id,
                  *ACTIVE_STATUSES),
             )  # fmt: skip
@@ -390,7 +399,7 @@ class Journal:
         if not dead:
             return []
         now = time.time()
-        marks = ",".join("?" * len(dead))
+        marks = _marks(len(dead))
         with self._write() as db:
             db.execute(
                 f"UPDATE servers SET state = 'crashed', ended_at = ? WHERE id IN ({marks}) AND state = 'live'",
@@ -399,7 +408,7 @@ class Journal:
             db.execute(
                 f"UPDATE commands SET status = ?, reason = ?, ended_at = ?, "
                 f"duration_ms = CASE WHEN started_at IS NULL THEN NULL ELSE (? - started_at) * 1000 END "
-                f"WHERE server_id IN ({marks}) AND status IN (?, ?)",
+                f"WHERE server_id IN ({marks}) AND status IN ({ACTIVE_MARKS})",
                 (
                     Status.INTERRUPTED.value,
                     "the server running it stopped unexpectedly",
@@ -540,7 +549,7 @@ class Journal:
         """The user's Stop button: the server running the command ends its whole tree."""
         with self._write() as db:
             cursor = db.execute(
-                "UPDATE commands SET stop_requested_at = ? WHERE id = ? AND status IN (?, ?) "
+                f"UPDATE commands SET stop_requested_at = ? WHERE id = ? AND status IN ({ACTIVE_MARKS}) "
                 "AND stop_requested_at IS NULL",
                 (time.time(), command_id, *ACTIVE_STATUSES),
             )
@@ -549,7 +558,7 @@ class Journal:
     def stop_requests(self, command_ids: Sequence[int]) -> set[int]:
         if not command_ids:
             return set()
-        marks = ",".join("?" * len(command_ids))
+        marks = _marks(len(command_ids))
         rows = self._db.execute(
             f"SELECT id FROM commands WHERE id IN ({marks}) AND stop_requested_at IS NOT NULL",
             tuple(command_ids),
@@ -582,7 +591,7 @@ class Journal:
             clauses.append("(instr(lower(command), lower(?)) > 0 OR instr(lower(coalesce(cwd, '')), lower(?)) > 0)")
             params.extend([text, text])
         if statuses:
-            clauses.append(f"status IN ({','.join('?' * len(statuses))})")
+            clauses.append(f"status IN ({_marks(len(statuses))})")
             params.extend(statuses)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = self._db.execute(
@@ -594,7 +603,7 @@ class Journal:
     def commands_by_id(self, command_ids: Sequence[int]) -> list[CommandRecord]:
         if not command_ids:
             return []
-        marks = ",".join("?" * len(command_ids))
+        marks = _marks(len(command_ids))
         rows = self._db.execute(
             f"SELECT {COMMAND_COLUMNS} FROM commands WHERE id IN ({marks}) ORDER BY id DESC", tuple(command_ids)
         ).fetchall()
@@ -602,7 +611,7 @@ class Journal:
 
     def active_commands(self) -> list[CommandRecord]:
         rows = self._db.execute(
-            f"SELECT {COMMAND_COLUMNS} FROM commands WHERE status IN (?, ?) ORDER BY id DESC", ACTIVE_STATUSES
+            f"SELECT {COMMAND_COLUMNS} FROM commands WHERE status IN ({ACTIVE_MARKS}) ORDER BY id DESC", ACTIVE_STATUSES
         ).fetchall()
         return [CommandRecord.from_row(r) for r in rows]
 
@@ -611,9 +620,8 @@ class Journal:
 
     def clear_history(self) -> int:
         """Delete finished rows (never a running or waiting one, whose server still updates it)."""
-        marks = ",".join("?" * len(ACTIVE_STATUSES))
         with self._write() as db:
-            cursor = db.execute(f"DELETE FROM commands WHERE status NOT IN ({marks})", ACTIVE_STATUSES)
+            cursor = db.execute(f"DELETE FROM commands WHERE status NOT IN ({ACTIVE_MARKS})", ACTIVE_STATUSES)
         return cursor.rowcount
 
     # -- retention --------------------------------------------------------------------------
@@ -631,7 +639,7 @@ class Journal:
         Deleted pages are reused by later writes, so the file stops growing at about the cap.
         """
         cutoff = (now or time.time()) - max_age_days * DAY_S
-        marks = ",".join("?" * len(ACTIVE_STATUSES))
+        marks = ACTIVE_MARKS  # the commands still running or waiting are never deleted
         deleted = 0
         with self._write() as db:
             deleted += db.execute(
@@ -680,7 +688,7 @@ class Journal:
             rows = db.execute(query).fetchall()
             if rows:
                 db.execute(
-                    f"UPDATE ui_requests SET handled_at = ? WHERE id IN ({','.join('?' * len(rows))})",
+                    f"UPDATE ui_requests SET handled_at = ? WHERE id IN ({_marks(len(rows))})",
                     (time.time(), *(r["id"] for r in rows)),
                 )
         return [r["kind"] for r in rows]
