@@ -288,3 +288,8 @@ def test_importing_the_classifier_does_not_load_the_parser() -> None:
         "c.classify('ls'); assert 'tree_sitter' in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_python_script_named_like_an_option_letter_is_a_script_not_inline_code() -> None:
+    # `-u` is an option cluster; the word after it is the script, whatever its name.
+    assert classify("python3 -u u").reasons == ("python3 u: runs a program (its contents are not checked)",)

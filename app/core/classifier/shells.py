@@ -128,20 +128,20 @@ class _ShellRules:
             lowered = v.casefold()
             if python and v.startswith("-") and not v.startswith("--") and len(v) > 1:
                 # a cluster of short options: -c and -m take the rest of it or the next word, -W/-X a value
-                flags = v[1:]
-                k = next((k for k, ch in enumerate(flags) if ch in "cmWX"), len(flags))
-                attached = flags[k + 1 :]
-                if k < len(flags) and flags[k] == "c":
+                cluster = v[1:]
+                k = next((k for k, ch in enumerate(cluster) if ch in "cmWX"), len(cluster))
+                attached = cluster[k + 1 :]
+                if k < len(cluster) and cluster[k] == "c":
                     following = args[i + 1].literal if i + 1 < len(args) else ""
                     self.inline_code(name, attached or following)
                     return
-                if k < len(flags) and flags[k] == "m":
+                if k < len(cluster) and cluster[k] == "m":
                     if attached:
                         self.python_module(name, _Word(attached, a.source, attached), args[i + 1 :])
                     else:
                         self.python_module(name, args[i + 1] if i + 1 < len(args) else None, args[i + 2 :])
                     return
-                i += 2 if k < len(flags) and not attached else 1
+                i += 2 if k < len(cluster) and not attached else 1
                 continue
             if perl and v.startswith("-") and not v.startswith("--") and ("e" in v[1:] or "E" in v[1:]):
                 self.inline_code(name, args[i + 1].literal if i + 1 < len(args) else "")
