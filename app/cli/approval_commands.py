@@ -1,6 +1,7 @@
 """`approvals`, `approve`, `deny` and `approval-mode`: the user's answers from the command line.
 
-These act for the person at the keyboard, like the tray and the log window; no MCP tool reaches them.
+A program the agent runs can type these too, so the tray decides: denying and asking more often
+take effect at once; allowing and asking less wait for the user's click in the tray's window.
 """
 
 from __future__ import annotations
@@ -9,8 +10,12 @@ import argparse
 import json
 
 from app.core import approval
+from app.core.control.client import NoTray, TrayRefused, ask_tray, current_tray_state, request_change
+from app.core.control.state import ControlState, loosened, with_changes
 from app.core.errors import UsageError
 from app.core.journal import Journal
+from app.core.paths import AppPaths
+from app.core.tool_sets import set_tool_set, tool_set
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,8 +30,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     mode.add_argument("mode", nargs="?", choices=[m.value for m in approval.ApprovalMode])
     mode.add_argument("--window", type=float, metavar="SECONDS", help="how long a call waits for your answer")
     mode.set_defaults(handler=run_mode)
-    prompt = subparsers.add_parser("approval-prompt", help="open the approval window (the tray does this for you)")
+    prompt = subparsers.add_parser("approval-prompt", help="the approval window (the app opens it for you)")
     prompt.set_defaults(handler=run_prompt)
+    confirm = subparsers.add_parser("confirm-window", help="the confirm window (the app opens it for you)")
+    confirm.set_defaults(handler=run_confirm)
 
 
 def run_prompt(args: argparse.Namespace) -> int:
@@ -35,39 +42,83 @@ def run_prompt(args: argparse.Namespace) -> int:
     return main([])
 
 
+def run_confirm(args: argparse.Namespace) -> int:
+    from app.ui.confirm_window import main  # Tk only for this command
+
+    return main([])
+
+
 def run_list(args: argparse.Namespace) -> int:
-    with Journal.open() as journal:
-        pending = journal.pending_approvals()
-    for record in pending:
+    """What waits for the user, as the tray holds it (the servers' own words, not the file's)."""
+    paths = AppPaths.from_environment()
+    try:
+        pending = json.loads(str(ask_tray(paths, "holds", wait_s=5.0).get("message") or "[]"))
+    except (NoTray, TrayRefused):
+        pending = []  # only a running tray holds commands
+    for hold in pending:
         if args.json:
-            print(json.dumps(record.to_json()))
+            print(json.dumps(hold))
         else:
-            print(f"#{record.id} [{record.cwd}] {record.command}\n    why: {record.reason}; from {record.client_name}")
+            print(f"#{hold['id']} [{hold['cwd']}] {hold['command']}\n    why: {hold['reasons']}; from {hold['client']}")
     if not pending and not args.json:
         print("Nothing is waiting for your approval.")
     return 0
 
 
 def run_decide(args: argparse.Namespace) -> int:
-    with Journal.open() as journal:
-        if not journal.decide(args.command_id, allowed=args.allowed, by="user (command line)"):
-            raise UsageError(
-                f"Command #{args.command_id} is not waiting for approval (see `cowork-terminal approvals`)."
-            )
-    print(f"{'Allowed' if args.allowed else 'Denied'} command #{args.command_id}.")
+    paths = AppPaths.from_environment()
+    if args.allowed:
+        print(request_change(paths, "approve", without_tray=None, announce=print, id=args.command_id))
+        return 0
+
+    def without_tray(journal: Journal) -> str:  # only the tray holds commands: nothing can be waiting
+        raise UsageError(f"Command #{args.command_id} is not waiting for approval (see `cowork-terminal approvals`).")
+
+    print(request_change(paths, "deny", without_tray=without_tray, id=args.command_id))
     return 0
 
 
 def run_mode(args: argparse.Namespace) -> int:
-    with Journal.open() as journal:
-        if args.mode:
-            approval.set_approval_mode(journal, approval.ApprovalMode(args.mode))
-        if args.window is not None:
-            try:
-                approval.set_approval_window_s(journal, args.window)
-            except ValueError as exc:
-                raise UsageError(str(exc)) from None
-        mode = approval.approval_mode(journal)
-        window = approval.approval_window_s(journal)
+    paths = AppPaths.from_environment()
+    changes: dict[str, object] = {}
+    if args.mode:
+        changes["approval_mode"] = approval.ApprovalMode(args.mode).value
+    if args.window is not None:
+        if not 1 <= args.window <= approval.MAX_APPROVAL_WINDOW_S:
+            raise UsageError(f"the approval window must be between 1 and {approval.MAX_APPROVAL_WINDOW_S:g} seconds")
+        changes["approval_window_s"] = float(args.window)
+    if changes:
+        print(change_settings(paths, changes))
+    state = current_tray_state(paths)
+    with Journal.open(paths) as journal:
+        mode = approval.ApprovalMode(state["approval_mode"]) if state else approval.approval_mode(journal)
+        window = float(state["approval_window_s"]) if state else approval.approval_window_s(journal)
     print(f"{mode.label} ({mode.value}); a call waits up to {window:g} s for your answer.")
     return 0
+
+
+def change_settings(paths: AppPaths, changes: dict[str, object]) -> str:
+    """Settings through the tray; with no tray, only a tightening is written (for headless servers)."""
+    with Journal.open(paths) as journal:
+        stored = stored_state(journal)
+    wanted = with_changes(stored, **changes)
+    tightening = not loosened(stored, wanted)
+
+    def without_tray(journal: Journal) -> str:
+        approval.set_approval_mode(journal, approval.ApprovalMode(wanted.approval_mode))
+        approval.set_approval_window_s(journal, wanted.approval_window_s)
+        set_tool_set(journal, wanted.tools)
+        return "Settings changed."
+
+    return request_change(
+        paths, "settings", without_tray=without_tray if tightening else None, announce=print, changes=changes
+    )
+
+
+def stored_state(journal: Journal) -> ControlState:
+    return ControlState(
+        paused=journal.is_paused(),
+        approval_mode=approval.approval_mode(journal).value,
+        approval_window_s=approval.approval_window_s(journal),
+        tools=tool_set(journal),
+    )

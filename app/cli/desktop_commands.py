@@ -1,7 +1,7 @@
 """`tray` (the default command), `log-window`, `check` and `autostart`: the desktop side of the app.
 
 `tray` takes the tray lock before anything heavy: a second launch finds it held, asks the running
-tray (through the journal) to open the log window and exits at once, without loading pystray.
+tray (over its channel) to open the log window and exits at once, without loading pystray.
 GUI libraries are imported inside the handlers, so no other command pays for them.
 """
 
@@ -14,10 +14,9 @@ import sys
 import time
 
 from app.core import app_log, liveness
+from app.core.control.client import NoTray, TrayRefused, ask_tray
 from app.core.errors import CoworkError
-from app.core.journal import Journal
 from app.core.paths import AppPaths
-from app.core.supervisor import UI_OPEN_LOG_WINDOW, UI_QUIT
 
 QUIT_WAIT_S = 10.0  # `tray --quit` waits this long for the running tray to let go of its lock
 QUIT_POLL_S = 0.1
@@ -63,8 +62,10 @@ def run_tray(args: argparse.Namespace) -> int:
     # Patient: a server may be probing the lock ("is the tray there?") at this very moment.
     lock = liveness.try_hold(paths.tray_lock, patience_s=TRAY_LOCK_PATIENCE_S)
     if lock is None:
-        with Journal(paths) as journal:
-            journal.post_ui_request(UI_OPEN_LOG_WINDOW)
+        try:
+            ask_tray(paths, "open_log", wait_s=QUIT_WAIT_S)
+        except (NoTray, TrayRefused) as exc:
+            raise CoworkError(f"Cowork Terminal seems to be running but does not answer ({exc})") from None
         print("Cowork Terminal is already running: asked it to open the activity log.", file=sys.stderr)
         return 0
     try:
@@ -84,8 +85,10 @@ def quit_running_tray(paths: AppPaths) -> int:
     if not liveness.is_held(paths.tray_lock):
         print("Cowork Terminal is not running.", file=sys.stderr)
         return 0
-    with Journal(paths) as journal:
-        journal.post_ui_request(UI_QUIT)
+    try:
+        ask_tray(paths, "quit", wait_s=QUIT_WAIT_S)
+    except (NoTray, TrayRefused) as exc:
+        raise CoworkError(f"Cowork Terminal did not take the request to quit ({exc})") from None
     deadline = time.monotonic() + QUIT_WAIT_S
     while time.monotonic() < deadline:
         if not liveness.is_held(paths.tray_lock):

@@ -9,8 +9,10 @@ import time
 from datetime import datetime
 
 from app.core import liveness
+from app.core.control.client import current_tray_state, request_change
 from app.core.errors import UsageError
 from app.core.journal import CommandRecord, Journal, Status
+from app.core.paths import AppPaths
 
 FOLLOW_POLL_S = 0.25
 
@@ -37,26 +39,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def set_pause(paused: bool) -> int:
-    with Journal.open() as journal:
-        journal.set_paused(paused)
-    print("Host access is PAUSED: new commands are refused." if paused else "Host access is ON.")
+    """Pause at once, from anywhere; resume only after the user's click in the app."""
+    paths = AppPaths.from_environment()
+    if paused:
+        def without_tray(journal: Journal) -> str:
+            journal.set_paused(True)
+            return "Host access is PAUSED: new commands are refused."
+
+        print(request_change(paths, "pause", without_tray=without_tray))
+        return 0
+    print(request_change(paths, "resume", without_tray=None, announce=print))
     return 0
 
 
 def run_stop(args: argparse.Namespace) -> int:
-    with Journal.open() as journal:
+    def without_tray(journal: Journal) -> str:
         if not journal.request_stop(args.command_id):
             raise UsageError(f"Command #{args.command_id} is not running (see `cowork-terminal log`).")
-    print(f"Asked the server running command #{args.command_id} to stop it.")
+        return f"Asked the server running command #{args.command_id} to stop it."
+
+    print(request_change(AppPaths.from_environment(), "stop", without_tray=without_tray, id=args.command_id))
     return 0
 
 
 def run_status(args: argparse.Namespace) -> int:
+    tray_state = current_tray_state(AppPaths.from_environment())
     with Journal.open() as journal:
         servers = journal.servers()
         info = {
-            "paused": journal.is_paused(),
-            "tray_running": liveness.is_held(journal.paths.tray_lock),
+            "paused": tray_state["paused"] if tray_state else journal.is_paused(),
+            "tray_running": tray_state is not None or liveness.is_held(journal.paths.tray_lock),
             "journal": str(journal.path),
             "journal_bytes": journal.size_bytes(),
             "commands": journal.count_commands(),

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from app.core.control.client import current_tray_state
 from app.core.journal import Journal
-from app.core.tool_sets import TOOL_SETS, set_tool_set, tool_set
+from app.core.paths import AppPaths
+from app.core.tool_sets import TOOL_SETS, tool_set
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,10 +38,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_tools(args: argparse.Namespace) -> int:
-    with Journal.open() as journal:
-        if args.tool_set:
-            set_tool_set(journal, args.tool_set)
-        current = tool_set(journal)
+    paths = AppPaths.from_environment()
+    if args.tool_set:
+        from app.cli.approval_commands import change_settings
+
+        print(change_settings(paths, {"tools": args.tool_set}))
+    state = current_tray_state(paths)
+    if state is not None:
+        current = str(state["tools"])
+    else:
+        with Journal.open(paths) as journal:
+            current = tool_set(journal)
     described = {
         "all": "all tools: execute_command, the persistent shell session, confirm and cancel of held commands",
         "execute": "execute_command alone (with confirm and cancel of held commands)",

@@ -9,6 +9,7 @@ layer turns `CommandRefused` into an error result the model reads.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,11 +18,9 @@ from typing import Any, NamedTuple
 import anyio
 import anyio.abc
 
-from app.core import liveness, orphans, process_marks
+from app.core import orphans, process_marks
 from app.core.approval import (
     HOLD_LIFETIME_S,
-    approval_mode,
-    approval_window_s,
     hold_expiry,
     needs_approval,
     new_confirmation_id,
@@ -33,15 +32,17 @@ from app.core.command_request import (
     ValidRequest,
     validate_request,
 )
+from app.core.control.authority import NotRecorded, ServerAuthority
+from app.core.control.hub import command_digest
 from app.core.errors import CoworkError
 from app.core.executor import CommandSpec, ExecutionResult, StopSignal, run_command
-from app.core.journal import CommandRecord, Journal, Outcome, Status
+from app.core.journal import Journal, Outcome, Status
 from app.core.messages import (
+    APP_GONE_STOP_REASON,
     CANCEL_REASON,
     DENIED_MESSAGE,
     HELD_MESSAGE,
     NO_APPROVER_MESSAGE,
-    NO_TRAY_MESSAGE,
     PAUSE_STOP_REASON,
     PAUSED_MESSAGE,
     SESSION_BUSY_MESSAGE,
@@ -57,8 +58,8 @@ from app.core.shell_session import (
 )
 
 INTERRUPT_SETTLE_S = 5.0  # at most, for the interrupted command to end (it returns as soon as it does)
-WATCH_INTERVAL_S = 0.2  # how often a busy server looks for pause and Stop in the journal
-DECISION_POLL_S = 0.1  # how often a held call looks for the user's answer
+WATCH_INTERVAL_S = 0.2  # how often a busy headless server looks for pause and Stop in the journal
+DECISION_POLL_S = 0.1  # a held call looks again at least this often (a tray's push wakes it at once)
 MAX_KEYS_BYTES = 64 * 1024
 
 
@@ -91,6 +92,8 @@ class Hold(NamedTuple):
     command_id: int
     request: ValidRequest
     runner: Runner
+    expires_at: float
+    reasons: str
 
 
 @dataclass
@@ -110,7 +113,7 @@ class CommandService:
         server_id: int | None,
         bash: Callable[[], str],
         environment: Callable[[Mapping[str, str]], dict[str, str]],
-        require_tray: bool,
+        authority: ServerAuthority | None = None,
         home: str | None = None,
         run_mark: str | None = None,
     ) -> None:
@@ -119,7 +122,8 @@ class CommandService:
         self.server_id = server_id
         self._bash = bash
         self._environment = environment
-        self.require_tray = require_tray
+        # Headless with no tray by default (tests of the executor path); `serve` passes its own.
+        self.authority = authority or ServerAuthority(journal, None, headless=True)
         self.home = home or str(Path.home())
         self.run_mark = run_mark  # orphans.server_mark: every process we start carries it
         self.client = ClientInfo()
@@ -132,16 +136,28 @@ class CommandService:
         self._background: anyio.abc.TaskGroup | None = None
         self._running: dict[int, StopSignal] = {}
         self._wake = anyio.Event()
+        self._pulse = anyio.Event()  # set and replaced whenever the tray pushes something
+
+    def pushed(self) -> None:
+        """The tray pushed a change (pause, Stop, a decision, or it went away): act on it now.
+        Runs on the event loop (the link's thread hands it over)."""
+        pulse, self._pulse = self._pulse, anyio.Event()
+        pulse.set()
+        self.apply_user_stops()
 
     def _journal_row(self, **row: Any) -> int:
-        """A journal row from this server: who runs it is filled in here, the rest by the caller."""
-        return self.journal.begin_command(
+        """A journal row from this server: who runs it is filled in here, the rest by the caller.
+        Raises CommandRefused when the row cannot be written: nothing runs unrecorded."""
+        try:
+            return self.authority.begin(
             server_id=self.server_id,
             server_pid=os.getpid(),
             client_name=self.client.name,
             client_version=self.client.version,
             **row,
-        )
+            )
+        except NotRecorded as refused:
+            raise CommandRefused(str(refused)) from None
 
     def _journal_refusal(self, request: ExecuteRequest, reason: str, tool: str) -> None:
         env_keys = list(request.env) if isinstance(request.env, Mapping) else []
@@ -156,10 +172,9 @@ class CommandService:
 
     def check_allowed(self) -> None:
         """Raise CommandRefused when the user's rules say no command may run now."""
-        if self.journal.is_paused():
-            raise CommandRefused(PAUSED_MESSAGE)
-        if self.require_tray and not liveness.is_held(self.paths.tray_lock):
-            raise CommandRefused(NO_TRAY_MESSAGE)
+        refusal = self.authority.refusal()
+        if refusal:
+            raise CommandRefused(refusal)
 
     async def execute(self, request: ExecuteRequest, *, tool: str = "execute_command") -> ExecutionResult:
         """Run one command under the user's rules; raises CommandRefused (or CommandHeld) when it does not run."""
@@ -192,15 +207,16 @@ class CommandService:
 
         # The real folder: a symlink to the data folder must not pass for somewhere else.
         verdict = classify(valid.command, cwd=os.path.realpath(valid.cwd), protected_paths=self.protected_paths)
-        if not needs_approval(approval_mode(self.journal), verdict.tier is Tier.DESTRUCTIVE):
+        if not needs_approval(self.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE):
             command_id = self._begin(valid, tool, verdict.tier.name.lower())
             return await runner(command_id, valid, bash)
 
-        if not liveness.is_held(self.paths.tray_lock):
+        if not self.authority.present():
             reason = NO_APPROVER_MESSAGE.format(reasons=_reasons_text(verdict.reasons))
             self._journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
         confirmation_id = new_confirmation_id()
+        expires_at = hold_expiry()
         command_id = self._begin(
             valid,
             tool,
@@ -209,7 +225,7 @@ class CommandService:
             reason=_reasons_text(verdict.reasons),
             confirmation_id=confirmation_id,
         )
-        self._held[confirmation_id] = Hold(command_id, valid, runner)
+        self._held[confirmation_id] = Hold(command_id, valid, runner, expires_at, _reasons_text(verdict.reasons))
         return await self._await_approval(confirmation_id, bash)
 
     async def confirm(self, confirmation_id: str) -> ExecutionResult | SessionOutcome:
@@ -229,48 +245,79 @@ class CommandService:
         return f"Withdrawn: the held command will not run ({hold.request.command[:80]!r})."
 
     def _lookup_hold(self, confirmation_id: str) -> Hold:
-        self.journal.expire_holds()
         held = self._held.get(confirmation_id)
-        record = self.journal.find_held(confirmation_id) if held else None
-        if held is None or record is None:
+        if held is None:
             raise CommandRefused(
                 f"No held command has the confirmation_id {confirmation_id!r} on this server. "
                 "Run the command again to ask the user."
             )
-        if record.status is not Status.WAITING:
-            self._held.pop(confirmation_id, None)
-            why = record.reason or record.status.value
-            raise CommandRefused(f"The held command can no longer run: {why}. Run it again to ask the user anew.")
+        if held.expires_at <= time.time():
+            self._close_hold(confirmation_id, held.command_id, "the hold expired before it was confirmed")
+            raise CommandRefused(
+                "The held command can no longer run: the hold expired before it was confirmed. Run it again to "
+                "ask the user anew."
+            )
         return held
 
     def _close_hold(self, confirmation_id: str, command_id: int, reason: str) -> None:
         self._held.pop(confirmation_id, None)
-        self.journal.finish_command(command_id, Outcome(status=Status.REFUSED, reason=reason))
+        self.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=reason))
 
     async def _await_approval(self, confirmation_id: str, bash: str) -> Any:
-        command_id, valid, runner = self._held[confirmation_id]
-        record = await wait_for_decision(self.journal, command_id, approval_window_s(self.journal))
-        if record is None or (record.status is not Status.WAITING):
-            self._held.pop(confirmation_id, None)
-            raise CommandRefused(f"The held command can no longer run: {record.reason if record else 'deleted'}.")
-        if self.journal.is_paused():
+        hold = self._held[confirmation_id]
+        command_id, valid = hold.command_id, hold.request
+        decision = await self._wait_for_decision(hold)
+        if not self.authority.present() and decision is None:
+            self._close_hold(confirmation_id, command_id, "the Cowork Terminal app stopped before the user answered")
+            raise CommandRefused(self.authority.absence_message())
+        if self.authority.paused():
             self._close_hold(confirmation_id, command_id, "host access was paused before the user answered")
             raise CommandRefused(PAUSED_MESSAGE)
-        if record.decision == "denied" or record.stop_requested_at is not None:  # Stop on a held row = Deny
-            self._close_hold(confirmation_id, command_id, f"denied by {record.decided_by or 'the user'}")
+        stopped = command_id in self.authority.stop_requests([command_id])  # Stop on a held row = Deny
+        if stopped or (decision is not None and not decision.allowed):
+            self._close_hold(confirmation_id, command_id, f"denied by {decision.by if decision else 'the user'}")
             raise CommandRefused(DENIED_MESSAGE)
-        if record.decision == "allowed":
+        if decision is not None:
             self._held.pop(confirmation_id, None)
-            self.journal.mark_started(command_id)
-            return await runner(command_id, valid, bash)
+            # The tray sends a digest of what the user saw: run only that, never a row rewritten on disk.
+            if decision.digest != command_digest(valid.command, valid.cwd, sorted(valid.env)):
+                self._close_hold(confirmation_id, command_id, "the approval was for another command")
+                raise CommandRefused("The approval did not match this command, so it was not run. Run it again.")
+            try:
+                self.authority.started(command_id)
+            except NotRecorded as refused:
+                self._close_hold(confirmation_id, command_id, str(refused))
+                raise CommandRefused(str(refused)) from None
+            return await hold.runner(command_id, valid, bash)
+        if hold.expires_at <= time.time():
+            self._close_hold(confirmation_id, command_id, "the hold expired before it was confirmed")
+            raise CommandRefused("The held command expired before the user answered. Run it again to ask anew.")
         raise CommandHeld(
             HELD_MESSAGE.format(
                 confirmation_id=confirmation_id,
                 minutes=int(HOLD_LIFETIME_S // 60),
-                reasons=record.reason or "it needs the user's approval",
+                reasons=hold.reasons,
             ),
             confirmation_id=confirmation_id,
         )
+
+    async def _wait_for_decision(self, hold: Hold) -> Any:
+        """Wait up to the approval window for the user's answer, a pause, a Stop or the tray's absence."""
+        authority = self.authority
+        deadline = anyio.current_time() + authority.approval_window_s()
+        while True:
+            decision = authority.decision(hold.command_id)
+            if (
+                decision is not None
+                or authority.paused()
+                or not authority.present()
+                or authority.stop_requests([hold.command_id])
+                or hold.expires_at <= time.time()
+                or anyio.current_time() >= deadline
+            ):
+                return decision
+            with anyio.move_on_after(min(DECISION_POLL_S, max(0.0, deadline - anyio.current_time()))):
+                await self._pulse.wait()
 
     def _begin(self, valid: ValidRequest, tool: str, tier: str, **row: object) -> int:
         if row.get("status") is Status.WAITING:
@@ -302,15 +349,15 @@ class CommandService:
             result = await run_command(spec, stop)
         except OSError as exc:
             message = f"bash could not be started ({bash}): {exc.strerror or exc}"
-            self.journal.finish_command(command_id, Outcome(status=Status.FAILED, reason=message))
+            self.authority.finish(command_id, Outcome(status=Status.FAILED, reason=message))
             raise CommandRefused(message) from None
         except BaseException:
             with anyio.CancelScope(shield=True):
-                self.journal.finish_command(command_id, Outcome(status=Status.KILLED, reason=CANCEL_REASON))
+                self.authority.finish(command_id, Outcome(status=Status.KILLED, reason=CANCEL_REASON))
             raise
         finally:
             self._running.pop(command_id, None)
-        self.journal.finish_command(command_id, outcome_of(result))
+        self.authority.finish(command_id, outcome_of(result))
         return result
 
     async def run_background(self) -> None:
@@ -325,14 +372,15 @@ class CommandService:
                     await self._session.close()
 
     async def _watch(self) -> None:
-        """While commands run, apply pause and Stop from the journal."""
+        """While commands run, apply pause and Stop: a headless server polls the journal; a tray's
+        pushes arrive through `pushed` at once, and this loop is only a backstop for them."""
         seen_version = -1
         while True:
             if not self._running:
                 self._wake = anyio.Event()
                 await self._wake.wait()
                 seen_version = -1
-            version = self.journal.data_version()
+            version = self.authority.version()
             if version != seen_version:
                 seen_version = version
                 self.apply_user_stops()
@@ -352,13 +400,13 @@ class CommandService:
         async with self._session_lock:  # two first calls at once must not start two shells
             session, restarted = await self._session_ready(bash)
             if session.busy:
-                self.journal.finish_command(command_id, Outcome(status=Status.REFUSED, reason="the session was busy"))
+                self.authority.finish(command_id, Outcome(status=Status.REFUSED, reason="the session was busy"))
                 raise CommandRefused(SESSION_BUSY_MESSAGE)
             self._typed_line = ""
             here = self._session_dir() or self.home
             if os.path.realpath(here) != os.path.realpath(valid.cwd):  # it was judged (and shown) elsewhere
                 reason = f"the session is now in {here}, not where the command was checked"
-                self.journal.finish_command(command_id, Outcome(status=Status.REFUSED, reason=reason))
+                self.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=reason))
                 raise CommandRefused(
                     f"The shell session is now in {here}, not in {valid.cwd} where this command was checked "
                     "(and shown to the user). Run it again with terminal_run if it is still wanted."
@@ -416,7 +464,7 @@ class CommandService:
                 status = Status.FINISHED if running.exit_code == 0 else Status.FAILED
                 reason = None
             with anyio.CancelScope(shield=True):
-                self.journal.finish_command(
+                self.authority.finish(
                     command_id,
                     Outcome(
                         status=status, exit_code=running.exit_code, reason=reason, stdout=output,
@@ -450,7 +498,7 @@ class CommandService:
         # being typed (keys sent in pieces add up), like a command.
         line = self._typed_line + keys
         verdict = classify(line, cwd=session.current_dir, protected_paths=self.protected_paths)
-        if needs_approval(approval_mode(self.journal), verdict.tier is Tier.DESTRUCTIVE):
+        if needs_approval(self.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE):
             reason = (
                 f"These keys would need the user's approval ({_reasons_text(verdict.reasons)}); typed input "
                 "cannot be held. Run it with terminal_run instead so the user can approve it."
@@ -464,11 +512,11 @@ class CommandService:
         try:
             answer = await session.send_keys(keys)
         except InputNotRead:
-            self.journal.finish_command(command_id, Outcome(status=Status.FAILED, reason="the program did not read"))
+            self.authority.finish(command_id, Outcome(status=Status.FAILED, reason="the program did not read"))
             raise CommandRefused(
                 "The program in the session is not reading its input, so not all keys were sent."
             ) from None
-        self.journal.finish_command(command_id, Outcome(status=Status.FINISHED, exit_code=0))
+        self.authority.finish(command_id, Outcome(status=Status.FINISHED, exit_code=0))
         return answer
 
     async def session_interrupt(self) -> bool | None:
@@ -489,37 +537,17 @@ class CommandService:
         running = dict(self._running)
         if not running:
             return
-        if self.journal.is_paused():
+        authority = self.authority
+        if authority.tethered and not authority.present():  # the tray went away: nobody watches
+            for stop in running.values():
+                stop.set(APP_GONE_STOP_REASON)
+            return
+        if authority.paused():
             for stop in running.values():
                 stop.set(PAUSE_STOP_REASON)
             return
-        for command_id in self.journal.stop_requests(list(running)):
+        for command_id in authority.stop_requests(list(running)):
             running[command_id].set(USER_STOP_REASON)
-
-
-async def wait_for_decision(journal: Journal, command_id: int, window_s: float) -> CommandRecord | None:
-    """Wait up to `window_s` for the user's answer, the pause switch, or the hold's end.
-
-    Returns the row as it stands then: `decision` is 'allowed', 'denied' or still None.
-    """
-    deadline = anyio.current_time() + window_s
-    seen = -1
-    while True:
-        version = journal.data_version()
-        if version != seen:
-            seen = version
-            record = journal.get_command(command_id)
-            if (
-                record is None
-                or record.decision is not None
-                or record.stop_requested_at is not None
-                or not record.status.is_active
-                or journal.is_paused()
-            ):
-                return record
-        if anyio.current_time() >= deadline:
-            return journal.get_command(command_id)
-        await anyio.sleep(DECISION_POLL_S)
 
 
 def outcome_of(result: ExecutionResult) -> Outcome:

@@ -237,7 +237,9 @@ def _retry_while_locked(step: Callable[[], object]) -> None:
 class Journal:
     """One connection to the journal. Cheap to open; open one per process (or per thread)."""
 
-    def __init__(self, paths: AppPaths, *, check_same_thread: bool = True) -> None:
+    def __init__(
+        self, paths: AppPaths, *, check_same_thread: bool = True, busy_timeout_s: float = BUSY_TIMEOUT_S
+    ) -> None:
         self.paths = paths.ensure()
         self.path = paths.journal
         if not self.path.exists():
@@ -249,7 +251,7 @@ class Journal:
             os.chmod(self.path, PRIVATE_FILE_MODE)
         self._db = sqlite3.connect(
             self.path,
-            timeout=BUSY_TIMEOUT_S,
+            timeout=busy_timeout_s,
             isolation_level=None,  # we open transactions ourselves, short and explicit
             check_same_thread=check_same_thread,
         )
@@ -265,9 +267,11 @@ class Journal:
 
     @classmethod
     def open(cls, paths: AppPaths | None = None, **kwargs: Any) -> Journal:
-        """Open the journal and mark commands whose server died as interrupted."""
+        """Open the journal and mark commands whose server died as interrupted (unless a tray runs:
+        then the tray alone writes the journal, and it does that itself)."""
         journal = cls(paths or AppPaths.from_environment(), **kwargs)
-        journal.recover_dead_servers()
+        if not liveness.is_held(journal.paths.tray_lock):
+            journal.recover_dead_servers()
         return journal
 
     def close(self) -> None:
@@ -377,6 +381,10 @@ class Journal:
                 (Status.INTERRUPTED.value, "the server exited while it ran or waited", now, server_id,
                  *ACTIVE_STATUSES),
             )  # fmt: skip
+
+    def live_server_pid(self, server_id: int) -> int | None:
+        row = self._db.execute("SELECT pid FROM servers WHERE id = ? AND state = 'live'", (server_id,)).fetchone()
+        return None if row is None else int(row["pid"])
 
     def servers(self, *, live_only: bool = True, limit: int = 50) -> list[ServerRecord]:
         where = "WHERE s.state = 'live'" if live_only else ""
@@ -496,8 +504,8 @@ class Journal:
                     outcome.duration_ms,
                     outcome.stdout_bytes,
                     outcome.stderr_bytes,
-                    preview(outcome.stdout),
-                    preview(outcome.stderr),
+                    outcome.extra.get("stdout_preview", preview(outcome.stdout)),
+                    outcome.extra.get("stderr_preview", preview(outcome.stderr)),
                     command_id,
                 ),
             )

@@ -12,6 +12,10 @@ NO_TRAY_MESSAGE = (
     "be able to see and stop what runs. Ask the user to start the Cowork Terminal app, then try again."
 )
 PAUSE_STOP_REASON = "stopped because the user paused host access"
+APP_GONE_STOP_REASON = (
+    "stopped because the Cowork Terminal app stopped: nobody could watch it any more. Ask the user to start "
+    "Cowork Terminal again, then run it again if it is still needed"
+)
 USER_STOP_REASON = "stopped by the user"
 CANCEL_REASON = "cancelled by the client (call cancelled or client disconnected)"
 SESSION_BUSY_MESSAGE = (

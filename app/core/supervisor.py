@@ -102,8 +102,12 @@ class Supervisor:
         *,
         clock: Callable[[], float] = time.time,
         crash_window_s: float = CRASH_WINDOW_S,
+        version: Callable[[], object] | None = None,
     ) -> None:
         self.journal = journal
+        # What says "something changed": data_version sees other connections' commits; the tray
+        # writes through the connection this poller shares, so it adds a count of its own writes.
+        self._version = version
         self._clock = clock
         self._crashes = CrashWindow(crash_window_s)
         self._crash_loop_noticed_at: float | None = None
@@ -115,7 +119,7 @@ class Supervisor:
         self._waiting_ids: set[int] = set()
         self._refusals_unreported = 0
         self._last_crash: CrashInfo | None = None
-        self._data_version: int | None = None
+        self._data_version: object = None
         self._next_expiry_sweep = 0.0
         self._first_hold_expiry: float | None = None  # when the soonest pending hold runs out
         self._snapshot = Snapshot()
@@ -136,7 +140,7 @@ class Supervisor:
         if now >= self._next_expiry_sweep:
             self._next_expiry_sweep = now + EXPIRE_HOLDS_EVERY_S
             expired = self.journal.expire_holds(now)  # our own write: data_version does not show it
-        version = self.journal.data_version()
+        version = self._version() if self._version is not None else self.journal.data_version()
         hold_ran_out = self._first_hold_expiry is not None and now >= self._first_hold_expiry
         notices: list[Notice] = []
         if dead or expired or hold_ran_out or version != self._data_version or self._live_ids is None:

@@ -19,3 +19,10 @@ def set_tool_set(journal: Journal, value: str) -> None:
     if value not in TOOL_SETS:
         raise ValueError(f"tools must be one of {', '.join(TOOL_SETS)}")
     journal.set_setting(TOOLS_SETTING, value)
+
+
+def narrowest_tools(chosen: str, flag: str | None) -> str:
+    """`serve --tools` may offer fewer tools than the user chose, never more."""
+    if flag is None or chosen == EXECUTE_ONLY:
+        return chosen
+    return flag

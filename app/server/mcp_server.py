@@ -12,11 +12,14 @@ import logging
 import os
 import secrets
 import sys
+import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Annotated, Any
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
@@ -28,11 +31,13 @@ from app import __version__
 from app.core import liveness, orphans
 from app.core.command_request import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, CommandRefused, ExecuteRequest
 from app.core.command_service import CommandService, SessionOutcome
+from app.core.control.authority import ServerAuthority
+from app.core.control.server_link import TrayLink
 from app.core.errors import CoworkError
 from app.core.executor import ExecutionResult
 from app.core.journal import Journal
 from app.core.paths import AppPaths
-from app.core.tool_sets import ALL_TOOLS, EXECUTE_ONLY, tool_set
+from app.core.tool_sets import ALL_TOOLS, EXECUTE_ONLY, narrowest_tools, tool_set
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +130,7 @@ def build_server(
     service_factory: Callable[[], CommandService],
     prepare: Callable[[], object] | None = None,
     tools: str = ALL_TOOLS,
+    link: TrayLink | None = None,
 ) -> MCPServer[Any]:
     """The MCP server around a CommandService that the lifespan creates (and closes) per process."""
 
@@ -133,11 +139,18 @@ def build_server(
         service = service_factory()
         async with anyio.create_task_group() as background:
             background.start_soon(service.run_background)
+            if link is not None:  # the tray's pushes reach the service on this loop, at once
+                relay = PushRelay(anyio.lowlevel.current_token(), service.pushed)
+                link.on_change = relay.kick
+                relay.start()
             if prepare is not None:  # e.g. probing the login shell: off the loop, after the handshake
                 background.start_soon(anyio.to_thread.run_sync, prepare)
             try:
                 yield service
             finally:
+                if link is not None:
+                    link.on_change = lambda: None
+                    relay.close()
                 background.cancel_scope.cancel()
 
     server: MCPServer[Any] = MCPServer(
@@ -263,8 +276,40 @@ def note_client(service: CommandService, ctx: Context) -> None:
     if info is None or service.client.name == info.name:
         return
     service.client.name, service.client.version = info.name, info.version
-    if service.server_id is not None:
-        service.journal.set_server_client(service.server_id, info.name, info.version)
+    service.authority.set_client(service.server_id, info.name, info.version)
+
+
+class PushRelay:
+    """Hands the tray link's news to the event loop without ever blocking the link's reader: the
+    loop may itself be waiting for the reader to deliver an answer."""
+
+    def __init__(self, token: Any, on_loop: Callable[[], None]) -> None:
+        self._token = token
+        self._on_loop = on_loop
+        self._event = threading.Event()
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="tray-push-relay", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def kick(self) -> None:
+        self._event.set()
+
+    def close(self) -> None:
+        self._closed = True
+        self._event.set()
+
+    def _run(self) -> None:
+        while True:
+            self._event.wait()
+            self._event.clear()
+            if self._closed:
+                return
+            try:
+                anyio.from_thread.run_sync(self._on_loop, token=self._token)
+            except RuntimeError:  # the loop has ended: the server is stopping
+                return
 
 
 def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = None) -> int:
@@ -277,14 +322,21 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
     # The lock first, then the row: nobody may see this server registered and not holding its lock.
     lock_key = secrets.token_hex(8)
     lock = liveness.try_hold(paths.server_lock(lock_key))
-    server_id = journal.register_server(os.getpid(), headless=headless, lock_key=lock_key)
+    link = TrayLink(paths, headless=headless, lock_key=lock_key)
+    if not link.try_connect():  # no tray: the server registers itself (a tray writes the row otherwise)
+        link.server_id = journal.register_server(os.getpid(), headless=headless, lock_key=lock_key)
+    server_id = link.server_id
+    authority = ServerAuthority(journal, link, headless=headless)
+    link.start()
     resolver = EnvironmentResolver()
 
     def after_handshake() -> None:
         """Slow start-up work, in a worker thread once the client is served: the login-shell probe
-        (macOS), retention (it may delete thousands of rows; its own connection), and ending what
-        servers killed without a word left running."""
+        (macOS), and, with no tray to do it, retention (it may delete thousands of rows; its own
+        connection) and ending what servers killed without a word left running."""
         resolver.prepare()
+        if authority.tethered:
+            return  # the tray writes the journal, and it recovers crashed servers and their orphans
         with Journal(paths) as background:
             background.apply_retention()
             background.recover_dead_servers()
@@ -297,11 +349,13 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
             server_id=server_id,
             bash=bash,
             environment=resolver.environment_for,
-            require_tray=not headless,
+            authority=authority,
             run_mark=orphans.server_mark(paths, lock_key),
         )
 
-    offered = tools or tool_set(journal)
+    # `serve --tools` only narrows what the user chose; a tray's choice beats the file's.
+    chosen = link.state.tools if link.state is not None else tool_set(journal)
+    offered = narrowest_tools(chosen, tools)
     # Found once, then kept; a bash that is missing is looked for again at each command.
     bash = functools.cache(find_bash)
     try:
@@ -311,9 +365,10 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
         # so the model can tell the user (a server that exited would show only "failed" in Claude).
         print(f"cowork-terminal: {missing}", file=sys.stderr, flush=True)
     try:
-        build_server(make_service, prepare=after_handshake, tools=offered).run("stdio")
+        build_server(make_service, prepare=after_handshake, tools=offered, link=link).run("stdio")
     finally:
-        journal.end_server(server_id)
+        authority.end(server_id)
+        link.close()
         if lock is not None:
             lock.release()
         paths.server_lock(lock_key).unlink(missing_ok=True)

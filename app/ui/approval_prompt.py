@@ -1,9 +1,11 @@
 """The approval prompt: a small always-on-top Tk window, in its own process, that asks the user.
 
-It shows the oldest command waiting for approval (the exact command, where it would run, which
-client asks, and why it is held) with Allow and Deny. It follows the journal: a command answered
-elsewhere (log window, CLI), withdrawn by the model or expired disappears; the window closes when
-nothing is left to answer. The tray starts it; one runs at a time (its own lock).
+The tray starts it and is its only source: held commands arrive on its stdin exactly as their
+server described them to the tray (never read back from the journal, which a command could
+rewrite), and the user's answers leave on its stdout, which only the tray reads. It shows the
+oldest command first (the exact command, where it would run, which client asks, and why it is
+held) with Allow and Deny; a command answered elsewhere, withdrawn or expired disappears; the
+window closes when nothing is left to answer, or when the tray closes its stdin.
 """
 
 from __future__ import annotations
@@ -12,29 +14,27 @@ import sys
 import time
 import tkinter as tk
 from tkinter import ttk
+from typing import Any
 
-from app.core import liveness
-from app.core.journal import CommandRecord, Journal
-from app.core.paths import AppPaths
+from app.ui.window_link import TrayLine
 
-POLL_MS = 250
+POLL_MS = 100
 # Allow and Deny stay disabled this long whenever the shown command changes (the window opens, or the
 # one shown was answered elsewhere and the next replaced it): a click aimed at the previous command
-# must never approve one the user has not read.
+# must never approve one the user has not read; nor can a program's keystroke sent the moment it opens.
 ARM_DELAY_MS = 1000
-DECIDED_BY = "user (approval prompt)"
 
 
 class ApprovalPrompt:
     """One window that walks through pending approvals, oldest first."""
 
-    def __init__(self, root: tk.Tk, journal: Journal) -> None:
+    def __init__(self, root: tk.Tk, line: TrayLine) -> None:
         self.root = root
-        self.journal = journal
-        self.current: CommandRecord | None = None
-        self._seen_version = -1
+        self.line = line
+        self.pending: dict[int, dict[str, Any]] = {}
+        self.current: dict[str, Any] | None = None
         self._arming: str | None = None  # the pending `after` that enables the buttons
-        self._polling: str | None = None  # the pending `after` of the next poll
+        self._synthetic = False  # the last press on Allow was sent by a program (XSendEvent)
         root.title("Cowork Terminal: approve a command?")
         root.attributes("-topmost", True)
         root.minsize(520, 300)
@@ -59,39 +59,64 @@ class ApprovalPrompt:
         # Allow is deliberately not the default button: Enter must never approve by accident.
         self.allow_button = ttk.Button(buttons, text="Allow", command=lambda: self.answer(True))
         self.allow_button.pack(side="right", padx=(0, 8))
+        for sequence in ("<ButtonPress-1>", "<KeyPress>"):
+            self.allow_button.bind(sequence, self._note_origin, add="+")
         root.bind("<Escape>", lambda _e: self.answer(False))
+
+    def _note_origin(self, event: tk.Event) -> None:
+        """Events a program sends to our window (XSendEvent) carry send_event; a user's never do."""
+        self._synthetic = bool(getattr(event, "send_event", False))
+
+    def take(self, message: dict[str, Any]) -> None:
+        """One message from the tray: a command to ask about, or one that no longer waits."""
+        if message.get("op") == "show" and isinstance(message.get("hold"), dict):
+            hold = message["hold"]
+            if isinstance(hold.get("id"), int):
+                self.pending[hold["id"]] = hold
+        elif message.get("op") == "gone" and isinstance(message.get("id"), int):
+            self.pending.pop(message["id"], None)
 
     def refresh(self) -> bool:
         """Show the oldest pending command; False when there is nothing left to ask."""
-        version = self.journal.data_version()
-        still_valid = self.current is not None and (self.current.hold_expires_at or 0) > time.time()
-        if version == self._seen_version and still_valid:
-            return True
-        self._seen_version = version
-        pending = self.journal.pending_approvals()
-        if not pending:
+        now = time.time()
+        for command_id in [i for i, h in self.pending.items() if float(h.get("expires_at") or 0) <= now]:
+            del self.pending[command_id]
+        if not self.pending:
             self.current = None
             return False
-        if self.current is None or self.current.id != pending[0].id:
-            self.show(pending[0], len(pending))
+        oldest = self.pending[min(self.pending)]
+        if self.current is None or self.current["id"] != oldest["id"]:
+            self.show(oldest, len(self.pending))
+        self._show_remaining()
         return True
 
-    def show(self, record: CommandRecord, count: int) -> None:
-        self.current = record
-        client = record.client_name or "An AI agent"
+    def show(self, hold: dict[str, Any], count: int) -> None:
+        self.current = hold
+        client = hold.get("client") or "An AI agent"
         more = f" ({count - 1} more waiting)" if count > 1 else ""
         self.heading.configure(text=f"{client} wants to run this command on your computer{more}:")
-        self.reason.configure(text=f"Why you are asked: {record.reason or 'every command needs approval'}")
+        self.reason.configure(text=f"Why you are asked: {hold.get('reasons') or 'every command needs approval'}")
         self.command.configure(state="normal")
         self.command.delete("1.0", "end")
-        self.command.insert("1.0", record.command)
+        self.command.insert("1.0", str(hold.get("command", "")))
         self.command.configure(state="disabled")  # selectable and copyable, not editable
-        extra = f"    Extra environment: {', '.join(record.env_keys)}" if record.env_keys else ""
-        self.details.configure(text=f"In folder: {record.cwd or 'the shell session'}    Tool: {record.tool}{extra}")
-        self.remaining.configure(text="Allow only if you know what it does. It runs with your full permissions.")
+        env_keys = hold.get("env_keys") or []
+        extra = f"    Extra environment: {', '.join(map(str, env_keys))}" if env_keys else ""
+        where = hold.get("cwd") or "the shell session"
+        self.details.configure(text=f"In folder: {where}    Tool: {hold.get('tool')}{extra}")
         self._disarm()
         self.root.deiconify()
         self.root.lift()
+        self.deny_button.focus_set()  # a key pressed by habit lands on Deny; Allow takes a Tab first
+
+    def _show_remaining(self) -> None:
+        if self.current is None:
+            return
+        left = max(0, int(float(self.current.get("expires_at") or 0) - time.time()))
+        self.remaining.configure(
+            text=f"Allow only if you know what it does. It runs with your full permissions. "
+            f"The request expires in {left // 60}:{left % 60:02d}."
+        )
 
     def _disarm(self) -> None:
         """Disable Allow and Deny for ARM_DELAY_MS, counted from the newest change of command."""
@@ -112,49 +137,43 @@ class ApprovalPrompt:
 
     def answer(self, allowed: bool) -> None:
         # Escape (Deny) is a deliberate key press and the safe answer, so it works at once; Allow only
-        # once the buttons are armed, whatever calls it.
-        if self.current is None or (allowed and not self.armed):
+        # once the buttons are armed, and never from an event another program sent to this window.
+        if self.current is None or (allowed and (not self.armed or self._synthetic)):
+            self._synthetic = False
             return
-        self.journal.decide(self.current.id, allowed=allowed, by=DECIDED_BY)
+        self.line.send({"op": "decide", "id": self.current["id"], "allowed": allowed})
+        self.pending.pop(self.current["id"], None)
         self.current = None
-        self._seen_version = -1
-        if self._polling is not None:  # one loop at a time: poll() below starts the next round
-            self.root.after_cancel(self._polling)
-        self.poll()
+        if not self.refresh():
+            self.root.withdraw()
 
     def poll(self) -> None:
-        """Follow the journal until nothing waits any more, then close."""
-        self._polling = None
+        """Take the tray's messages; close when it closed our stdin or nothing waits any more."""
+        for message in self.line.drain():
+            if message is None:
+                self.root.destroy()
+                return
+            self.take(message)
         if not self.refresh():
-            self.root.destroy()
-            return
-        self.poll_later()
-
-    def poll_later(self) -> None:
-        self._polling = self.root.after(POLL_MS, self.poll)
+            self.root.withdraw()
+        self.root.after(POLL_MS, self.poll)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the prompt until nothing waits for an answer; exits at once if another prompt is open."""
-    paths = AppPaths.from_environment().ensure()
-    lock = liveness.try_hold(paths.locks_dir / "approval-prompt.lock")
-    if lock is None:
-        return 0
+    """Run the prompt for the tray that started it (held commands on stdin, answers on stdout)."""
+    if sys.stdin is None or sys.stdin.isatty():
+        print("cowork-terminal: the Cowork Terminal app opens this window when a command waits for you.",
+              file=sys.stderr)
+        return 2
     try:
-        try:
-            root = tk.Tk()
-        except tk.TclError as exc:
-            print(f"cowork-terminal: cannot open the approval prompt: {exc}", file=sys.stderr)
-            return 1
-        with Journal.open(paths) as journal:
-            prompt = ApprovalPrompt(root, journal)
-            if not prompt.refresh():
-                root.destroy()
-                return 0
-            prompt.poll_later()
-            root.mainloop()
-    finally:
-        lock.release()
+        root = tk.Tk()
+    except tk.TclError as exc:
+        print(f"cowork-terminal: cannot open the approval prompt: {exc}", file=sys.stderr)
+        return 1
+    prompt = ApprovalPrompt(root, TrayLine())
+    root.withdraw()
+    prompt.poll()
+    root.mainloop()
     return 0
 
 

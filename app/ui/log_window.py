@@ -25,6 +25,7 @@ from tkinter import messagebox, ttk
 from app.core import app_log
 from app.core.journal import CommandRecord, Journal, ServerRecord, Status
 from app.core.paths import AppPaths
+from app.ui.controls import Controls, RequestControls, TrayLineControls
 from app.ui.log_model import (
     COLUMNS,
     MAX_HELD_ROWS,
@@ -42,6 +43,7 @@ from app.ui.log_model import (
     size_text,
     status_tag,
 )
+from app.ui.window_link import TrayLine
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +71,6 @@ PAUSED_COLOURS = ("#b3261e", "#ffffff", "#fde7e4")
 
 # Another engineer adds Allow/Deny for waiting commands: this callback fills the frame under the
 # details header whenever a waiting command is selected (see issue 5).
-APPROVER = "user (log window)"
 WaitingActions = Callable[[ttk.Frame, CommandRecord, "LogWindow"], None]
 # Asks the user a yes/no question (title, message); tests answer for the user.
 Confirm = Callable[[str, str], bool]
@@ -91,9 +92,13 @@ class LogWindow:
         confirm: Confirm = ask_yes_no,
         page_size: int = PAGE_SIZE,
         max_rows: int = MAX_HELD_ROWS,
+        controls: Controls | None = None,
     ) -> None:
         self.root = root
         self.journal = journal
+        # The window only reads the journal; what its buttons change goes to the tray.
+        self.from_tray = controls is not None
+        self.controls: Controls = controls or RequestControls(journal.paths, self._problem_later)
         self.waiting_actions = waiting_actions or approval_buttons
         self.confirm = confirm
         self.page_size = page_size
@@ -402,7 +407,7 @@ class LogWindow:
 
     def _notice_dead_servers(self) -> None:
         """A server that died mid-command leaves it 'running': let the journal mark it interrupted."""
-        if self.servers and self.journal.recover_dead_servers():
+        if self.servers and not self.from_tray and self.journal.recover_dead_servers():
             self.refresh()
 
     # -- applying changes to the widgets ----------------------------------------------------
@@ -561,15 +566,20 @@ class LogWindow:
         self.set_paused(not self.paused)
 
     def set_paused(self, paused: bool) -> None:
-        """The switch: the servers refuse new commands and stop running ones within their poll."""
-        self.journal.set_paused(paused)
-        self.refresh()  # our own commit does not move our data_version: read back at once
+        """The switch, applied by the tray (which pushes it to every server at once)."""
+        self.controls.set_paused(paused)
 
     def stop(self, command_id: int) -> bool:
         """Ask the server running the command to end its whole tree; the row follows its outcome."""
-        asked = self.journal.request_stop(command_id)
-        self.refresh()
-        return asked
+        if not any(c.id == command_id for c in self.active):
+            return False
+        self.controls.stop(command_id)
+        return True
+
+    def _problem_later(self, text: str) -> None:
+        """A refusal from the tray, said from another thread: shown on Tk's own thread."""
+        if not self._closed:
+            self.root.after(0, lambda: messagebox.showinfo("Cowork Terminal", text, parent=self.root))
 
     def stop_selected(self) -> None:
         command_id = self.selected_id()
@@ -603,9 +613,8 @@ class LogWindow:
         )
         if not self.confirm("Clear history", question):
             return 0
-        deleted = self.journal.clear_history()
-        self.reload()
-        return deleted
+        self.controls.clear_history()
+        return finished
 
     # -- filters ----------------------------------------------------------------------------
 
@@ -664,6 +673,8 @@ def build_parser() -> argparse.ArgumentParser:
     # For bench/log_window_open.py and the tests: "ready <seconds> <rows> <window id>" on stderr
     # once the first rows show.
     parser.add_argument("--report-ready", action="store_true", help=argparse.SUPPRESS)
+    # The tray starts the window with this: its clicks then go to the tray over stdin/stdout.
+    parser.add_argument("--tray-line", action="store_true", help=argparse.SUPPRESS)
     return parser
 
 
@@ -673,8 +684,7 @@ def approval_buttons(frame: ttk.Frame, record: CommandRecord, window: LogWindow)
         child.destroy()
 
     def answer(allowed: bool) -> None:
-        window.journal.decide(record.id, allowed=allowed, by=APPROVER)
-        window.refresh()
+        window.controls.decide(record.id, allowed)
 
     ttk.Button(frame, text="Allow", command=lambda: answer(True)).pack(side="left", padx=(0, 6))
     ttk.Button(frame, text="Deny", command=lambda: answer(False)).pack(side="left")
@@ -698,7 +708,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     height = min(WINDOW_SIZE[1], root.winfo_screenheight() - 80)
     root.geometry(f"{width}x{height}")
     journal = Journal.open(paths)
-    window = LogWindow(root, journal)
+    controls = TrayLineControls(TrayLine()) if args.tray_line else None
+    window = LogWindow(root, journal, controls=controls)
     if args.report_ready:
         def report() -> None:  # runs once the first idle round has drawn the window
             took = time.perf_counter() - started

@@ -24,6 +24,7 @@ no display connection, and the backend can be chosen first.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -44,12 +45,14 @@ from app.core import approval, autostart
 from app.core import client_config as cc
 from app.core import client_locations as cl
 from app.core.bash_resolver import BashNotFoundError, find_bash
+from app.core.control.hub import Hub, Question
+from app.core.control.transport import AddressTaken
 from app.core.errors import CoworkError
 from app.core.journal import Journal, ServerRecord
 from app.core.liveness import HeldLock
 from app.core.paths import AppPaths, make_private_file
 from app.core.self_command import app_argv
-from app.core.supervisor import APPROVAL_NEEDED, UI_OPEN_LOG_WINDOW, UI_QUIT, Snapshot, Supervisor
+from app.core.supervisor import APPROVAL_NEEDED, Snapshot, Supervisor
 from app.ui import menu
 from app.ui.menu import ClientView, CrashView, MenuEntry, ServerView, TrayState
 from app.ui.tray_platform import (
@@ -65,6 +68,7 @@ from app.ui.tray_platform import (
     run_captured,
     spawn,
 )
+from app.ui.window_link import PipedWindow
 
 log = logging.getLogger(__name__)
 
@@ -84,8 +88,12 @@ CHECK_STDERR_EXCERPT_CHARS = 500
 # Actions that only run inside the tray (not from a menu entry).
 FIRST_LOOK = "first-look"
 REFRESH_CLIENTS = "refresh-clients"
-# Clicks that only write the journal: their own queue, so nothing slow ever delays them.
-JOURNAL_ACTIONS = frozenset({menu.TOGGLE_PAUSE, menu.SET_APPROVAL_MODE})
+ASK_USER = "ask-user"  # show the next question (a loosening someone asked for) in a confirm window
+# Quick actions (the user's controls, the approval and confirm windows): their own queue, so
+# nothing slow (a connection check, the `claude` CLI) ever delays them.
+JOURNAL_ACTIONS = frozenset({menu.TOGGLE_PAUSE, menu.SET_APPROVAL_MODE, menu.OPEN_APPROVALS, ASK_USER})
+PROMPT_DECIDED_BY = "user (approval prompt)"
+LOG_WINDOW_DECIDED_BY = "user (activity log)"
 _STOP = object()
 
 
@@ -120,6 +128,7 @@ class TrayApp:
         frozen = bool(getattr(sys, "frozen", False))
         self.log_window_command = list(log_window_command or app_argv(frozen, sys.executable, "log-window"))
         self.approval_prompt_command = app_argv(frozen, sys.executable, "approval-prompt")
+        self.confirm_command = app_argv(frozen, sys.executable, "confirm-window")
         # `cowork-terminal check`, to which each check appends `--client ID --json`.
         self.check_command = list(check_command or app_argv(frozen, sys.executable, "check"))
         self.check_timeout_s = check_timeout_s
@@ -157,9 +166,27 @@ class TrayApp:
         self._signal_r: socket.socket | None = None
         self._signal_w: socket.socket | None = None
         self._threads: list[threading.Thread] = []
-        self._windows: list[subprocess.Popen[bytes]] = []
+        self._windows: list[PipedWindow] = []
         self._window_stderr = self.paths.log_dir / "log-window.stderr.log"
         self._main_running = False
+        self._prompt: PipedWindow | None = None
+        self._prompt_shown: set[int] = set()
+        self._confirm: PipedWindow | None = None
+        self._questions: list[Question] = []
+        self._windows_lock = threading.Lock()
+
+        # The user's authority: servers and the CLI reach it over the channel; it refuses to start
+        # (AddressTaken) when another program already listens at the tray's address.
+        self.hub = Hub(
+            self.paths,
+            notify=lambda title, message: self.notifier.notify(title, message),
+            on_change=self._kick,
+            ask_user=self._ask_user,
+            on_holds=lambda: self.submit(menu.OPEN_APPROVALS),
+            open_log=lambda: self.submit(menu.OPEN_LOG),
+            quit_app=self.request_quit,
+        )
+        self.hub.start()
 
     # -- the menu: built from the model each time pystray asks ------------------------------
 
@@ -238,7 +265,7 @@ class TrayApp:
         if entry is None or not entry.enabled or entry.action is None:
             return
         if entry.action == menu.QUIT:
-            self.request_quit()
+            self.quit_asking_first()
             return
         target = entry.target
         if entry.action in (menu.TOGGLE_PAUSE, menu.TOGGLE_AUTOSTART):
@@ -297,6 +324,16 @@ class TrayApp:
         self._quit.set()
         self._kick()
 
+    def quit_asking_first(self) -> None:
+        """Quit from the menu: when commands run, quitting stops them, so the user says so first."""
+        running = self.hub.running_count()
+        if not running:
+            self.request_quit()
+            return
+        what = "1 command is" if running == 1 else f"{running} commands are"
+        self._ask_user(Question("quit", f"{what} running. Stop them and quit {menu.APP_TITLE}?",
+                                "Stop and quit", "Cancel", lambda: self.request_quit() or "Quitting."))
+
     def shutdown(self) -> None:
         """Stop the threads and the windows this tray opened, then let go of the tray lock."""
         self._quit.set()
@@ -306,9 +343,11 @@ class TrayApp:
         for thread in self._threads:
             if thread is not threading.current_thread():
                 thread.join(THREAD_JOIN_S)  # the actions thread may be inside a check: it is a daemon
-        for window in self._windows:
-            self._stop_window(window)
+        for window in [*self._windows, self._prompt, self._confirm]:
+            if window is not None:
+                window.close()
         self._windows = []
+        self.hub.close()  # servers end what runs: nobody would watch it any more
         if self._lock is not None:
             self._lock.release()
             self._lock = None
@@ -330,7 +369,8 @@ class TrayApp:
     def _force_exit(self) -> None:
         log.warning("the tray's event loop did not stop within %s s; exiting anyway", QUIT_TIMEOUT_S)
         for window in self._windows:
-            self._stop_window(window)
+            window.close()
+        self.hub.close()
         logging.shutdown()
         os._exit(0)  # the OS releases the tray lock with the process
 
@@ -385,26 +425,34 @@ class TrayApp:
     # -- the monitor thread -------------------------------------------------------------------
 
     def _monitor(self) -> None:
-        journal = Journal(self.paths)
+        hub = self.hub
         try:
-            supervisor = Supervisor(journal)
-            version: int | None = None
+            # The supervisor shares the hub's connection (the tray's only writer) under its lock.
+            supervisor = hub.with_journal(
+                lambda journal: Supervisor(journal, version=lambda: (hub.journal.data_version(), hub.writes))
+            )
             next_files_check = 0.0
             refreshed_for: object = None
             while not self._quit.is_set():
-                current = journal.data_version()
-                if current != version:
-                    version = current
-                    self._take_requests(journal)
+                hub.tick()
                 if self._acknowledge.is_set():
                     self._acknowledge.clear()
                     supervisor.acknowledge()
-                snapshot, notices = supervisor.poll()
+
+                def poll(journal: Journal) -> tuple[Snapshot, list[Any]]:
+                    supervisor.journal = journal  # the hub may have started a new journal
+                    return supervisor.poll()
+
+                snapshot, notices = hub.with_journal(poll)
+                # Pause, approval mode and held commands: the hub's memory is the truth, not the file.
+                snapshot = dataclasses.replace(
+                    snapshot, paused=hub.state.paused, approval_mode=approval.ApprovalMode(hub.state.approval_mode),
+                    waiting=len(hub.pending_holds()),
+                )
                 self._publish(snapshot)
                 for notice in notices:
-                    self.notifier.notify(notice.title, notice.message)
-                if any(notice.kind == APPROVAL_NEEDED for notice in notices):  # one prompt shows them all
-                    self.submit(menu.OPEN_APPROVALS)
+                    if notice.kind != APPROVAL_NEEDED:  # the hub announces holds (see _sync_prompt)
+                        self.notifier.notify(notice.title, notice.message)
                 self._check_windows()
                 if time.monotonic() >= next_files_check:
                     next_files_check = time.monotonic() + CLIENT_FILES_CHECK_S
@@ -422,19 +470,7 @@ class TrayApp:
                 f"An internal error stopped {menu.APP_TITLE}, so Claude's commands are refused until you "
                 f"start it again. The app log in {self.paths.log_dir} has the details.",
             )
-        finally:
-            journal.close()
         self._stop_icon()
-
-    def _take_requests(self, journal: Journal) -> None:
-        for kind in journal.take_ui_requests():
-            log.info("request from another process: %s", kind)
-            if kind == UI_OPEN_LOG_WINDOW:
-                self.submit(menu.OPEN_LOG)
-            elif kind == UI_QUIT:
-                self._quit.set()
-            else:
-                log.warning("unknown request %r ignored", kind)
 
     def _publish(self, snapshot: Snapshot) -> None:
         """Compose the state; when the picture changed, push icon, tooltip and menu to the UI."""
@@ -489,26 +525,22 @@ class TrayApp:
     # -- the actions thread -------------------------------------------------------------------
 
     def _actions(self, jobs: queue.Queue[Any]) -> None:
-        """Run one queue's actions in order, on this thread's own journal connection."""
-        journal = Journal(self.paths)
-        try:
-            while True:
-                job = jobs.get()
-                if job is _STOP:
-                    break
-                action, target = job
-                try:
-                    self._run_action(journal, action, target)
-                finally:
-                    with self._progress:
-                        self._pending -= 1
-                        self._progress.notify_all()
-        finally:
-            journal.close()
+        """Run one queue's actions in order."""
+        while True:
+            job = jobs.get()
+            if job is _STOP:
+                break
+            action, target = job
+            try:
+                self._run_action(action, target)
+            finally:
+                with self._progress:
+                    self._pending -= 1
+                    self._progress.notify_all()
 
-    def _run_action(self, journal: Journal, action: str, target: str | None) -> None:
+    def _run_action(self, action: str, target: str | None) -> None:
         try:
-            self.perform(journal, action, target)
+            self.perform(action, target)
         except CoworkError as exc:  # a failure the user can act on: its message says how
             self.notifier.notify(menu.APP_TITLE, str(exc))
         except Exception:  # the top of one action: log it, tell the user, keep the tray alive
@@ -533,6 +565,13 @@ class TrayApp:
             self.notifier.notify(self._problem, str(exc))
         self.refresh_clients(include_cli=True)
         self._autostart = _read_autostart()
+        loose = self.hub.looser_than_default()
+        if loose:  # set while no tray watched, perhaps by a program: the user should know
+            mode = approval.ApprovalMode(self.hub.state.approval_mode).label
+            self.notifier.notify(
+                "Cowork Terminal asks less than usual",
+                f"Approvals: {mode}. Change it in this icon's menu if you did not choose this.",
+            )
         if self._problem is None and self._clients is not None and not any(c.has_entry for c in self._clients):
             how = "open this icon's menu, Connect to Claude, and tick your Claude app"
             if missing:
@@ -542,15 +581,16 @@ class TrayApp:
                 f"No Claude app is connected yet. Next step: {how}, then restart Claude.",
             )
 
-    def perform(self, journal: Journal, action: str, target: str | None = None) -> None:
+    def perform(self, action: str, target: str | None = None) -> None:
         """Do one action now, on the calling thread (the actions thread, or a test)."""
         if action == menu.OPEN_LOG:
             self.open_log_window()
         elif action == FIRST_LOOK:
             self._first_look()
+        elif action == ASK_USER:
+            self._show_next_question()
         elif action == menu.TOGGLE_PAUSE:
-            journal.set_paused(target == "on")
-            log.info("host access %s from the tray", "paused" if target == "on" else "resumed")
+            self.hub.set_paused(target == "on", by="user (tray menu)")
         elif action in (menu.CONNECT, menu.DISCONNECT):
             self._change_client(action, str(target))
         elif action == menu.CHECK:
@@ -562,9 +602,9 @@ class TrayApp:
                 autostart.disable()
             self._autostart = _read_autostart()
         elif action == menu.OPEN_APPROVALS:
-            self.open_approval_prompt()
+            self.sync_approval_prompt()
         elif action == menu.SET_APPROVAL_MODE:
-            approval.set_approval_mode(journal, approval.ApprovalMode(str(target)))
+            self.hub.set_settings(approval_mode=approval.ApprovalMode(str(target)).value)
             log.info("approval mode set to %s from the tray", target)
         elif action == menu.OPEN_DATA_FOLDER:
             spawn(open_folder_argv(self.platform, self.paths.data_dir))
@@ -656,27 +696,115 @@ class TrayApp:
 
     # -- the windows, each in its own process ----------------------------------------------------
 
-    def open_approval_prompt(self) -> None:
-        """Show the approval prompt; it keeps one instance itself and closes when nothing waits."""
-        spawn(self.approval_prompt_command)
-        log.info("approval prompt started: %s", self.approval_prompt_command)
+    def sync_approval_prompt(self) -> None:
+        """Make the approval prompt show exactly the hub's held commands: start it when something
+        waits, tell it what is new and what is gone, close it when nothing is left."""
+        holds = {h.command_id: h for h in self.hub.pending_holds()}
+        with self._windows_lock:
+            prompt = self._prompt
+            if holds and (prompt is None or not prompt.alive()):
+                prompt = self._prompt = PipedWindow(
+                    self.approval_prompt_command, self._prompt_said, on_exit=self._prompt_exited
+                )
+                self._prompt_shown = set()
+                log.info("approval prompt started (pid %s)", prompt.pid)
+            if prompt is None:
+                return
+            if not holds:
+                prompt.close()
+                self._prompt = None
+                return
+            for command_id in sorted(set(holds) - self._prompt_shown):
+                hold = holds[command_id]
+                prompt.send({"op": "show", "hold": hold.to_window()})
+                self.notifier.notify("A command is waiting for your approval",
+                                     f"{hold.client} wants to run: {hold.command[:120]}")
+            for command_id in self._prompt_shown - set(holds):
+                prompt.send({"op": "gone", "id": command_id})
+            self._prompt_shown = set(holds)
+
+    def _prompt_said(self, message: dict[str, Any]) -> None:
+        if message.get("op") == "decide" and isinstance(message.get("id"), int):
+            self.hub.decide(message["id"], allowed=message.get("allowed") is True, by=PROMPT_DECIDED_BY)
+
+    def _prompt_exited(self, code: int) -> None:
+        if code != 0 and self.hub.pending_holds():
+            log.warning("the approval prompt exited with code %s", code)
+            self.notifier.notify(
+                "A command is waiting for your approval",
+                "The approval window could not open. Open the activity log to answer it.",
+            )
+            return
+        if not self._quit.is_set():
+            self.submit(menu.OPEN_APPROVALS)  # anything still waiting gets a new window
+
+    # -- questions: loosening that someone asked for, confirmed by a click -------------------------
+
+    def _ask_user(self, question: Question) -> None:
+        with self._windows_lock:
+            self._questions.append(question)
+        self.submit(ASK_USER)
+
+    def _show_next_question(self) -> None:
+        """One confirm window at a time; the next question waits for the previous answer."""
+        with self._windows_lock:
+            if (self._confirm is not None and self._confirm.alive()) or not self._questions:
+                return
+            question = self._questions.pop(0)
+            answered: list[bool] = []
+
+            def said(message: dict[str, Any]) -> None:
+                if message.get("op") == "answer" and not answered:
+                    answered.append(message.get("yes") is True)
+                    self.hub.answer(question, answered[0])
+
+            def exited(code: int) -> None:
+                if not answered:  # closed, killed, or no display: a No
+                    answered.append(False)
+                    if code != 0:
+                        why = "The confirmation window could not open, so nothing changed."
+                        self.hub.answer(question, False, why_not=why)
+                        self.notifier.notify(menu.APP_TITLE, why)
+                    else:
+                        self.hub.answer(question, False)
+                self.submit(ASK_USER)
+
+            self._confirm = PipedWindow(self.confirm_command, said, on_exit=exited)
+        self._confirm.send({"op": "ask", "title": f"{menu.APP_TITLE}: confirm", "text": question.text,
+                            "allow": question.allow_label, "deny": question.deny_label})
 
     def open_log_window(self) -> None:
         """Open the activity log; one window at most: reopening replaces it, so it comes to the front."""
         self._acknowledge.set()
         for window in self._windows:
-            self._stop_window(window)
+            window.close()
         self._window_stderr.parent.mkdir(parents=True, exist_ok=True)
         make_private_file(self._window_stderr)  # like every log the app writes: the user's eyes only
         with open(self._window_stderr, "wb") as stderr:
-            self._windows = [spawn(self.log_window_command, stderr=stderr)]
-        log.info("log window started (pid %s): %s", self._windows[0].pid, self.log_window_command)
+            window = PipedWindow([*self.log_window_command, "--tray-line"], self._log_window_said, stderr=stderr)
+        self._windows = [window]
+        log.info("log window started (pid %s): %s", window.pid, self.log_window_command)
+
+    def _log_window_said(self, message: dict[str, Any]) -> None:
+        """The log window the tray started: its buttons are the user's clicks."""
+        op, command_id = message.get("op"), message.get("id")
+        if op == "pause":
+            self.hub.set_paused(message.get("paused") is True, by=LOG_WINDOW_DECIDED_BY)
+        elif op == "stop" and isinstance(command_id, int):
+            with contextlib.suppress(Exception):
+                self.hub.stop(command_id, by=LOG_WINDOW_DECIDED_BY)
+        elif op == "decide" and isinstance(command_id, int):
+            self.hub.decide(command_id, allowed=message.get("allowed") is True, by=LOG_WINDOW_DECIDED_BY)
+        elif op == "clear_history":
+            self.hub.clear_history()
+        else:
+            log.warning("the log window sent an unknown request %r", op)
 
     def _check_windows(self) -> None:
         """A log window that failed at once (no Tk, no display) is reported, not silently lost."""
         alive = []
         for window in self._windows:
-            code = window.poll()
+            code = window.process.poll()
             if code is None:
                 alive.append(window)
             elif code != 0:
@@ -687,17 +815,6 @@ class TrayApp:
                     f"{why}. `cowork-terminal log --follow` shows the same activity in a terminal.",
                 )
         self._windows = alive
-
-    @staticmethod
-    def _stop_window(window: subprocess.Popen[bytes]) -> None:
-        if window.poll() is not None:
-            return
-        window.terminate()
-        try:
-            window.wait(WINDOW_STOP_GRACE_S)
-        except subprocess.TimeoutExpired:
-            window.kill()
-            window.wait(WINDOW_STOP_GRACE_S)
 
 
 def _note_signal(signum: int, _frame: Any) -> None:
@@ -732,4 +849,11 @@ def run_tray(paths: AppPaths, lock: HeldLock) -> int:
         log.error("cannot show a tray icon: %r", exc)
         print(f"cowork-terminal: {no_icon_message(sys.platform, os.environ, exc)}", file=sys.stderr)
         return 1
-    return TrayApp(paths, lock, pystray).run()
+    try:
+        app = TrayApp(paths, lock, pystray)
+    except AddressTaken as exc:
+        log.error("cannot start: %s", exc)
+        print(f"cowork-terminal: Cowork Terminal cannot start safely: {exc}. Close that program (or restart "
+              "the computer) and start Cowork Terminal again.", file=sys.stderr)
+        return 1
+    return app.run()

@@ -1,0 +1,108 @@
+"""Asking the running tray from another process (the CLI, a window the user opened by hand).
+
+Tightening requests take effect at once; loosening ones wait for the user's click in a window the
+tray shows, so the caller waits up to ANSWER_WAIT_S for the answer. The tray is checked like a
+server checks it: a program squatting on the tray's address is not told anything.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from app.core.control.peer import own_facts, tray_refusal
+from app.core.control.transport import ChannelUnavailable, address_for, connect
+from app.core.control.wire import ProtocolError
+from app.core.errors import CoworkError
+from app.core.journal import Journal
+from app.core.paths import AppPaths
+
+HELLO_TIMEOUT_S = 2.0
+ANSWER_WAIT_S = 120.0  # the user reads the question and clicks
+
+
+class TrayRefused(CoworkError):
+    """The tray answered no (the user said no, or the request is not allowed from here)."""
+
+
+class NoTray(CoworkError):
+    """No genuine tray could be reached."""
+
+
+_seq = itertools.count(1)
+
+
+def ask_tray(paths: AppPaths, op: str, *, wait_s: float = ANSWER_WAIT_S, **fields: Any) -> dict[str, Any]:
+    """Send one request to the tray and return its answer; NoTray or TrayRefused otherwise."""
+    try:
+        channel, peer = connect(address_for(paths))
+    except ChannelUnavailable as exc:
+        raise NoTray(str(exc)) from None
+    try:
+        channel.send({"op": "hello", "role": "cli", "pid": os.getpid()})
+        welcome = channel.receive(HELLO_TIMEOUT_S)
+        if welcome is None or welcome.get("op") != "ack":
+            raise NoTray("the program at Cowork Terminal's address did not answer as the app does")
+        refusal = tray_refusal(peer, own_facts(os.path.realpath(paths.data_dir)), welcome.get("data_dir"))
+        if refusal:
+            raise NoTray(f"not asking the program at Cowork Terminal's address: {refusal}")
+        seq = next(_seq)
+        channel.send({"op": op, "seq": seq, **fields})
+        deadline = time.monotonic() + wait_s
+        while True:
+            reply = channel.receive(max(0.0, deadline - time.monotonic()))
+            if reply is None:
+                raise TrayRefused(f"no answer within {wait_s:g} s; nothing changed")
+            if reply.get("seq") != seq:
+                continue  # pushes meant for servers are not ours
+            if reply["op"] == "error":
+                raise TrayRefused(str(reply.get("message") or "refused"))
+            return reply
+    except (EOFError, OSError, ProtocolError) as exc:
+        raise NoTray(f"the Cowork Terminal app went away ({exc})") from None
+    finally:
+        channel.close()
+
+
+def current_tray_state(paths: AppPaths) -> dict[str, Any] | None:
+    """The running tray's settings (the truth while it runs), or None when no tray answers."""
+    try:
+        reply = ask_tray(paths, "state", wait_s=HELLO_TIMEOUT_S)
+    except (NoTray, TrayRefused):
+        return None
+    state = json.loads(str(reply.get("message") or "{}"))
+    return state if isinstance(state, dict) else None
+
+
+NO_TRAY_TO_CONFIRM = (
+    "Cowork Terminal (the app) is not running, so nobody can confirm this and nothing changed. Start the "
+    "app (run `cowork-terminal`), then run this again: the app will ask you to confirm it with a click."
+)
+ASKED_NOTE = "Cowork Terminal shows a window asking you to confirm; nothing changes until you click there."
+
+
+def request_change(
+    paths: AppPaths,
+    op: str,
+    *,
+    without_tray: Callable[[Journal], str] | None,
+    announce: Callable[[str], None] | None = None,
+    **fields: Any,
+) -> str:
+    """The CLI's way to change a control: the tray decides (at once for a tightening, after the
+    user's click for a loosening). With no tray, `without_tray` applies a tightening to the journal
+    (headless servers read it there); a loosening (`without_tray` None) is refused."""
+    if announce is not None and without_tray is None:
+        announce(ASKED_NOTE)
+    try:
+        reply = ask_tray(paths, op, **fields)
+    except NoTray:
+        if without_tray is None:
+            raise TrayRefused(NO_TRAY_TO_CONFIRM) from None
+        with Journal(paths) as journal:
+            return without_tray(journal)
+    return str(reply.get("message") or "Done.")

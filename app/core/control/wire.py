@@ -1,0 +1,73 @@
+"""One message on the channel: a JSON object in a length-prefixed frame, never a pickle.
+
+`multiprocessing.connection.Connection` gives the framing on sockets and pipes alike; only its
+`send_bytes` / `recv_bytes` are used (its `recv` unpickles, which would run the peer's code).
+Frames are capped, so a peer cannot make the tray allocate without bound.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any
+
+MAX_FRAME_BYTES = 1 << 20  # previews are 8 KiB per stream; nothing legitimate comes close
+
+
+class ProtocolError(Exception):
+    """The peer sent something that is not one of our messages: close the connection."""
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
+    if len(data) > MAX_FRAME_BYTES:
+        raise ProtocolError(f"message of {len(data)} bytes is over the {MAX_FRAME_BYTES} byte limit")
+    return data
+
+
+def decode(data: bytes) -> dict[str, Any]:
+    try:
+        message = json.loads(data.decode("utf-8", "surrogatepass"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ProtocolError(f"not a JSON message: {exc}") from None
+    if not isinstance(message, dict) or not isinstance(message.get("op"), str):
+        raise ProtocolError("a message must be a JSON object with an 'op'")
+    return message
+
+
+class Channel:
+    """A connection that several threads may send on; one thread receives."""
+
+    def __init__(self, connection: Connection, wake: Callable[[], None] | None = None) -> None:
+        self.connection = connection
+        self._wake = wake  # ends a receive blocked in another thread (a socket's shutdown)
+        self._send_lock = threading.Lock()
+        self.closed = False
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = encode(message)
+        with self._send_lock:
+            self.connection.send_bytes(data)
+
+    def receive(self, timeout_s: float | None = None) -> dict[str, Any] | None:
+        """The next message; None on timeout. Raises EOFError/OSError when the peer is gone."""
+        if timeout_s is not None and not self.connection.poll(timeout_s):
+            return None
+        try:
+            data = self.connection.recv_bytes(MAX_FRAME_BYTES)
+        except OSError as exc:
+            if "bad message length" in str(exc):
+                raise ProtocolError("frame over the size limit") from None
+            raise
+        return decode(data)
+
+    def close(self) -> None:
+        self.closed = True
+        if self._wake is not None:
+            with contextlib.suppress(OSError):
+                self._wake()
+        with contextlib.suppress(OSError):
+            self.connection.close()

@@ -1,0 +1,87 @@
+"""What a window's buttons do with the user's controls, depending on who started the window.
+
+- Started by the tray: its buttons are the user's clicks, said on the private line to the tray.
+- Started any other way (`cowork-terminal log-window` from a terminal): it asks the tray like the
+  CLI does, so a loosening (resume, allow, clear history) waits for the user's click in the tray's
+  confirm window; with no tray, tightening goes to the journal and loosening is refused.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from app.core.control.client import NoTray, TrayRefused, ask_tray
+from app.core.journal import Journal
+from app.core.paths import AppPaths
+from app.ui.window_link import TrayLine
+
+NO_APP_TO_CONFIRM = (
+    "Cowork Terminal (the app) is not running, so nobody can confirm this and nothing changed. "
+    "Start the app, then try again."
+)
+
+
+class Controls(Protocol):
+    def set_paused(self, paused: bool) -> None: ...
+    def stop(self, command_id: int) -> None: ...
+    def decide(self, command_id: int, allowed: bool) -> None: ...
+    def clear_history(self) -> None: ...
+
+
+class TrayLineControls:
+    """For a window the tray started: each click goes straight to the tray."""
+
+    def __init__(self, line: TrayLine) -> None:
+        self.line = line
+
+    def set_paused(self, paused: bool) -> None:
+        self.line.send({"op": "pause", "paused": paused})
+
+    def stop(self, command_id: int) -> None:
+        self.line.send({"op": "stop", "id": command_id})
+
+    def decide(self, command_id: int, allowed: bool) -> None:
+        self.line.send({"op": "decide", "id": command_id, "allowed": allowed})
+
+    def clear_history(self) -> None:
+        self.line.send({"op": "clear_history"})
+
+
+class RequestControls:
+    """For a window started by hand: ask the tray (off the UI thread: the user may take a while)."""
+
+    def __init__(self, paths: AppPaths, on_problem: Callable[[str], None] = lambda _text: None) -> None:
+        self.paths = paths
+        self.on_problem = on_problem
+
+    def _ask(self, op: str, without_tray: Callable[[Journal], object] | None, **fields: Any) -> None:
+        def work() -> None:
+            try:
+                ask_tray(self.paths, op, **fields)
+            except NoTray:
+                if without_tray is None:
+                    self.on_problem(NO_APP_TO_CONFIRM)
+                    return
+                with Journal(self.paths) as journal:
+                    without_tray(journal)
+            except TrayRefused as refused:
+                self.on_problem(str(refused))
+
+        threading.Thread(target=work, name="window-request", daemon=True).start()
+
+    def set_paused(self, paused: bool) -> None:
+        if paused:
+            self._ask("pause", lambda journal: journal.set_paused(True))
+        else:
+            self._ask("resume", None)
+
+    def stop(self, command_id: int) -> None:
+        self._ask("stop", lambda journal: journal.request_stop(command_id), id=command_id)
+
+    def decide(self, command_id: int, allowed: bool) -> None:
+        self._ask("approve" if allowed else "deny", None, id=command_id)
+
+    def clear_history(self) -> None:
+        self._ask("clear_history", None)

@@ -1,0 +1,147 @@
+"""The private line between the tray and a window it started: JSON lines over the window's
+stdin and stdout.
+
+Only the tray holds the other end of these pipes, so what a window says there is the user's click
+(no pid checks, no races with look-alike processes). A window started any other way has no such
+line and can only ask, like the CLI.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from typing import IO, Any
+
+log = logging.getLogger(__name__)
+
+MAX_LINE_BYTES = 1 << 20
+STOP_GRACE_S = 1.0
+
+
+def _decode(line: bytes) -> dict[str, Any] | None:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    return message if isinstance(message, dict) and isinstance(message.get("op"), str) else None
+
+
+class PipedWindow:
+    """The tray's end: a window process, what to tell it, and what it answers (on a reader thread)."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        on_message: Callable[[dict[str, Any]], None],
+        *,
+        stderr: Any = subprocess.DEVNULL,
+        on_exit: Callable[[int], None] | None = None,
+    ) -> None:
+        self.process = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
+        )
+        self._on_message = on_message
+        self._on_exit = on_exit
+        self._send_lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, name="tray-window-reader", daemon=True)
+        self._reader.start()
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def send(self, message: dict[str, Any]) -> bool:
+        """Tell the window something; False when it is gone."""
+        data = json.dumps(message, ensure_ascii=False).encode("utf-8", "replace") + b"\n"
+        stdin = self.process.stdin
+        if stdin is None:
+            return False
+        with self._send_lock:
+            try:
+                stdin.write(data)
+                stdin.flush()
+            except (OSError, ValueError):
+                return False
+        return True
+
+    def _read(self) -> None:
+        stdout = self.process.stdout
+        assert stdout is not None
+        try:
+            for line in iter(lambda: stdout.readline(MAX_LINE_BYTES), b""):
+                message = _decode(line)
+                if message is None:
+                    log.warning("a window (pid %s) sent a line that is not a message", self.pid)
+                    continue
+                try:
+                    self._on_message(message)
+                except Exception:  # the top of a thread: log it, keep reading
+                    log.exception("handling a message from a window failed")
+        except (OSError, ValueError):
+            pass
+        code = self.process.wait()
+        if self._on_exit is not None:
+            self._on_exit(code)
+
+    def close(self) -> None:
+        """End the window: its stdin closes (it closes itself), then terminate, then kill."""
+        with self._send_lock, contextlib.suppress(OSError, ValueError):
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+        if self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(STOP_GRACE_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(STOP_GRACE_S)
+
+
+class TrayLine:
+    """The window's end: messages from the tray arrive on a queue (read on a thread); answers go
+    to stdout. Tk polls `incoming` with `after`; EOF on stdin means the tray wants the window gone."""
+
+    def __init__(self, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> None:
+        self._stdin = stdin or sys.stdin.buffer
+        self._stdout = stdout or sys.stdout.buffer
+        self.incoming: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self._lock = threading.Lock()
+        threading.Thread(target=self._read, name="window-tray-line", daemon=True).start()
+
+    def _read(self) -> None:
+        try:
+            for line in iter(lambda: self._stdin.readline(MAX_LINE_BYTES), b""):
+                message = _decode(line)
+                if message is not None:
+                    self.incoming.put(message)
+        except (OSError, ValueError):
+            pass
+        self.incoming.put(None)  # the tray closed our stdin (or went away)
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = json.dumps(message, ensure_ascii=False).encode("utf-8", "replace") + b"\n"
+        with self._lock, contextlib.suppress(OSError, ValueError):
+            self._stdout.write(data)
+            self._stdout.flush()
+
+    def drain(self) -> list[dict[str, Any] | None]:
+        items = []
+        while True:
+            try:
+                items.append(self.incoming.get_nowait())
+            except queue.Empty:
+                return items

@@ -1,0 +1,403 @@
+"""The tray is the authority: what an agent runs cannot approve, resume or relax anything.
+
+Every attack goes through `execute_command` of a real server while a real tray runs, the way an
+agent would try it. The attacks use routes the classifier lets through (a script written to /tmp
+and run with Python: "runs a program, its contents are not checked"), and each test checks that
+the attack really ran: the design holds without the classifier's "app folders" rule.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import signal
+import socket
+import sqlite3
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+from app.core.control.client import NoTray, ask_tray, current_tray_state
+from app.core.control.transport import address_for
+from app.core.journal import Journal, Status
+from app.core.messages import PAUSED_MESSAGE
+from app.core.paths import AppPaths
+from tests.desktop_env import wait_for
+from tests.stdio_client import STOP_DEADLINE_S, connect, run
+from tests.tray_process import running_tray
+
+pytestmark = pytest.mark.anyio
+PY = sys.executable
+
+
+def agent_script(code: str, *, background: bool = False) -> str:
+    """A command that writes `code` to a file in /tmp and runs it: the classifier cannot read it."""
+    encoded = base64.b64encode(code.encode()).decode()
+    name = f"/tmp/agent-{os.getpid()}-{abs(hash(code)) % 10**8}.py"
+    run_it = f"nohup {PY} {name} > /dev/null 2>&1 &" if background else f"{PY} {name}"
+    return f"printf %s {encoded} | base64 -d > {name} && {run_it}"
+
+
+def hidden(path: Path) -> str:
+    """A path the script rebuilds at run time: the command line never names the app's folder."""
+    return f"base64.b64decode({base64.b64encode(str(path).encode())!r}).decode()"
+
+
+def cli(home: Path, *args: str, timeout_s: float = 30.0) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COWORK_TERMINAL_HOME": str(home), "PYSTRAY_BACKEND": "dummy"}
+    return subprocess.run([PY, "-m", "app", *args], env=env, capture_output=True, text=True, timeout=timeout_s)
+
+
+def holds(paths: AppPaths) -> list[dict]:
+    return json.loads(ask_tray(paths, "holds")["message"])
+
+
+async def wait_until_held(paths: AppPaths) -> dict:
+    deadline = time.monotonic() + STOP_DEADLINE_S
+    while time.monotonic() < deadline:
+        pending = await anyio.to_thread.run_sync(holds, paths)
+        if pending:
+            return pending[0]
+        await anyio.sleep(0.05)
+    raise AssertionError("no command was held")
+
+
+async def test_a_journal_write_by_an_allowed_command_cannot_approve_a_held_rm_rf(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    (tmp_path / "victim" / "sub").mkdir(parents=True)
+    outcome: dict = {}
+    with running_tray(home):
+        async with connect(home, headless=False) as held_client, connect(home, headless=False) as agent:
+
+            async def ask() -> None:
+                outcome.update(await run(held_client, {"command": "rm -rf victim", "cwd": str(tmp_path)}))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(ask)
+                hold = await wait_until_held(paths)
+                attack = await run(agent, {"command": agent_script(f"""
+import base64, sqlite3, time
+db = sqlite3.connect({hidden(paths.journal)})
+for _ in range(10):
+    db.execute("update commands set decision='allowed', decided_by='user', decided_at=1 where status='waiting'")
+    db.commit()
+    time.sleep(0.1)
+print("approved in the file")
+""")})
+                assert attack.get("stdout") == "approved in the file\n", attack
+                await anyio.sleep(1.0)
+                assert (tmp_path / "victim" / "sub").exists(), "the journal's 'allowed' must not run it"
+                assert await anyio.to_thread.run_sync(holds, paths), "it still waits for the user"
+                denied = await anyio.to_thread.run_sync(cli, home, "deny", str(hold["id"]))
+                assert denied.returncode == 0, denied.stderr
+    assert "The user denied this command" in outcome["error"]
+    assert (tmp_path / "victim" / "sub").exists()
+
+
+async def test_a_held_row_rewritten_in_the_file_is_still_shown_as_the_server_sent_it(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    (tmp_path / "victim").mkdir()
+    with running_tray(home):
+        async with connect(home, headless=False) as held_client, connect(home, headless=False) as agent:
+            async with anyio.create_task_group() as group:
+                group.start_soon(run, held_client, {"command": "rm -rf victim", "cwd": str(tmp_path)})
+                hold = await wait_until_held(paths)
+                attack = await run(agent, {"command": agent_script(f"""
+import base64, sqlite3
+db = sqlite3.connect({hidden(paths.journal)})
+db.execute("update commands set command='ls' where status='waiting'")
+db.commit()
+print("rewritten")
+""")})
+                assert attack.get("stdout") == "rewritten\n"
+                with Journal(paths) as journal:
+                    assert journal.get_command(hold["id"]).command == "ls", "the file says ls"
+                [shown] = await anyio.to_thread.run_sync(holds, paths)
+                assert shown["command"] == "rm -rf victim", "what the user is asked about is the real command"
+                await anyio.to_thread.run_sync(cli, home, "deny", str(hold["id"]))
+                group.cancel_scope.cancel()
+
+
+async def test_a_loop_writing_paused_false_cannot_undo_the_users_pause(home: Path, paths: AppPaths) -> None:
+    with running_tray(home):
+        async with connect(home, headless=False) as agent:
+            started = await run(agent, {"command": agent_script(f"""
+import base64, sqlite3, time
+db = sqlite3.connect({hidden(paths.journal)}, timeout=5)
+for _ in range(40):
+    db.execute("insert or replace into settings(key, value, updated_at) values ('paused', 'false', 0)")
+    db.commit()
+    time.sleep(0.2)
+""", background=True)})
+            assert started.get("exitCode") == 0
+            assert cli(home, "pause").returncode == 0
+            for _ in range(6):  # three seconds of the loop "resuming" five times a second
+                refused = await run(agent, {"command": "echo still here"})
+                assert refused.get("error", "").endswith(PAUSED_MESSAGE), refused
+                await anyio.sleep(0.5)
+            with Journal(paths) as journal:
+                assert journal.get_setting("paused") is False, "the loop did write the file"
+            status = cli(home, "status")
+            assert "Host access: PAUSED" in status.stdout
+
+
+async def test_a_killed_tray_restarted_over_an_unpaused_file_keeps_the_servers_paused(
+    home: Path, paths: AppPaths
+) -> None:
+    async with connect(home, headless=False) as agent:
+        with running_tray(home) as first:
+            await wait_until_bound(agent)
+            assert cli(home, "pause").returncode == 0
+            await wait_for_refusal(agent, PAUSED_MESSAGE)
+            first.send_signal(signal.SIGKILL)
+            first.wait()
+        with Journal(paths) as journal:  # a program edits the file while no tray watches
+            journal.set_paused(False)
+        with running_tray(home):
+            await wait_for_refusal(agent, PAUSED_MESSAGE)  # once the server is back with the tray
+            assert current_tray_state(paths)["paused"] is True
+
+
+async def wait_until_bound(client) -> None:
+    """A server started before the tray finds it within its reconnect interval (0.5 s)."""
+    deadline = time.monotonic() + STOP_DEADLINE_S
+    while "error" in await run(client, {"command": "true"}):
+        if time.monotonic() > deadline:
+            raise AssertionError("the server never found the tray")
+        await anyio.sleep(0.1)
+
+
+async def wait_for_refusal(client, message: str) -> None:
+    deadline = time.monotonic() + STOP_DEADLINE_S
+    while True:
+        answer = await run(client, {"command": "echo hello"})
+        if answer.get("error", "").endswith(message):
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still not refused with {message!r}: {answer}")
+        await anyio.sleep(0.2)
+
+
+FAKE_TRAY = """
+import base64, json, socket, struct, sys, time
+address, home, marker = sys.argv[1], sys.argv[2], sys.argv[3]
+deadline = time.time() + 30
+while True:  # wait until the real tray is gone, then take its address
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(address)
+        break
+    except OSError:
+        sock.close()
+        if time.time() > deadline:
+            sys.exit(1)
+        time.sleep(0.05)
+sock.listen(4)
+while time.time() < deadline:
+    conn, _ = sock.accept()
+    open(marker, "a").write("connected\\n")
+    size = struct.unpack("!i", conn.recv(4))[0]
+    conn.recv(size)
+    reply = json.dumps({"op": "ack", "seq": None, "data_dir": home, "server_id": 1,
+                        "state": {"paused": False, "approval_mode": "never", "approval_window_s": 55,
+                                  "tools": "all"}}).encode()
+    conn.sendall(struct.pack("!i", len(reply)) + reply)
+"""
+
+
+async def test_a_fake_tray_started_by_the_agent_is_refused_by_the_server(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    marker = tmp_path / "fake-tray-was-asked"
+    address = "\0" + address_for(paths).name
+    real_home = os.path.realpath(paths.data_dir)
+    async with connect(home, headless=False) as agent:
+        with running_tray(home) as tray:
+            await wait_until_bound(agent)
+            script = FAKE_TRAY.replace("sys.argv[1], sys.argv[2], sys.argv[3]",
+                                       f"{address!r}, {real_home!r}, {str(marker)!r}")
+            started = await run(agent, {"command": agent_script(script, background=True)})
+            assert started.get("exitCode") == 0
+            tray.send_signal(signal.SIGKILL)  # the agent (or a crash) ends the real tray
+            tray.wait()
+        wait_for(marker.exists, timeout_s=STOP_DEADLINE_S)  # the server did knock at the fake's door
+        answer = await run(agent, {"command": "echo should not run"})
+    assert "Cowork Terminal is not running" in answer["error"]
+    assert "not Cowork Terminal" in answer["error"] or "does not run Cowork Terminal" in answer["error"]
+
+
+def test_a_tray_refuses_to_start_when_another_program_holds_its_address(home: Path, paths: AppPaths) -> None:
+    squatter = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    squatter.bind("\0" + address_for(paths).name)
+    squatter.listen(1)
+    try:
+        tray = cli(home, "tray")
+    finally:
+        squatter.close()
+    assert tray.returncode == 1
+    assert "another program already listens at Cowork Terminal's address" in tray.stderr
+    assert "Traceback" not in tray.stderr
+
+
+async def test_the_cli_run_by_the_agent_cannot_relax_approvals_even_without_its_mark(
+    home: Path, paths: AppPaths
+) -> None:
+    relax = "import sys; sys.argv = ['cowork-terminal', 'approval-mode', 'never']; " \
+            "m = __import__('ap' + 'p.cli.main', fromlist=['main']); sys.exit(m.main())"
+    with running_tray(home):
+        async with connect(home, headless=False) as agent:
+            marked = await run(agent, {"command": agent_script(relax)})
+            unmarked = await run(agent, {"command": "env -u COWORK_TERMINAL_RUN " + agent_script(relax)})
+        state = current_tray_state(paths)
+    for answer in (marked, unmarked):
+        assert answer["exitCode"] != 0
+        assert "comes from a command an AI agent runs" in answer["stdout"] + answer["stderr"]
+    assert state["approval_mode"] == "destructive"
+
+
+async def test_a_resume_asked_by_a_job_the_agent_left_behind_is_refused(home: Path, paths: AppPaths) -> None:
+    resume = "import sys, time; time.sleep(1.5); sys.argv = ['cowork-terminal', 'resume']; " \
+             "m = __import__('ap' + 'p.cli.main', fromlist=['main']); m.main()"
+    with running_tray(home):
+        async with connect(home, headless=False) as agent:
+            started = await run(agent, {"command": agent_script(resume, background=True)})
+            assert started.get("exitCode") == 0
+            assert cli(home, "pause").returncode == 0
+            await anyio.sleep(3.0)  # the job asked to resume meanwhile
+            answer = await run(agent, {"command": "echo hello"})
+    assert answer["error"].endswith(PAUSED_MESSAGE)
+
+
+async def test_commands_stop_within_moments_when_the_tray_dies_and_the_model_is_told_why(home: Path) -> None:
+    async with connect(home, headless=False) as agent:
+        with running_tray(home) as tray:
+            await wait_until_bound(agent)
+            async with anyio.create_task_group() as group:
+                result: dict = {}
+
+                async def long() -> None:
+                    result.update(await run(agent, {"command": "sleep 41000"}))
+
+                group.start_soon(long)
+                await anyio.sleep(1.0)
+                tray.send_signal(signal.SIGKILL)
+                with anyio.fail_after(STOP_DEADLINE_S):
+                    while not result:
+                        await anyio.sleep(0.05)
+        assert "Cowork Terminal app stopped" in result["note"]
+        assert result["exitCode"] is None
+        refused = await run(agent, {"command": "echo after"})
+    assert "Cowork Terminal is not running" in refused["error"]
+
+
+async def test_a_headless_server_that_meets_a_tray_obeys_it_and_ignores_the_file(
+    home: Path, paths: AppPaths
+) -> None:
+    with running_tray(home):
+        async with connect(home, headless=True) as agent:
+            assert (await run(agent, {"command": "echo bound"}))["stdout"] == "bound\n"
+            assert cli(home, "pause").returncode == 0
+            await wait_for_refusal(agent, PAUSED_MESSAGE)
+            with Journal(paths) as journal:
+                journal.set_paused(False)
+            await anyio.sleep(0.5)
+            assert (await run(agent, {"command": "echo nope"}))["error"].endswith(PAUSED_MESSAGE)
+
+
+async def test_a_journal_locked_by_another_program_refuses_commands_cleanly(home: Path, paths: AppPaths) -> None:
+    with running_tray(home):
+        async with connect(home, headless=False) as agent:
+            await run(agent, {"command": "echo first"})
+            blocker = sqlite3.connect(paths.journal, timeout=1)
+            blocker.execute("BEGIN IMMEDIATE")
+            try:
+                started = time.monotonic()
+                answer = await run(agent, {"command": "echo blocked"})
+                took = time.monotonic() - started
+            finally:
+                blocker.rollback()
+                blocker.close()
+            again = await run(agent, {"command": "echo again"})
+    assert "locked by another program" in answer["error"]
+    assert took < STOP_DEADLINE_S, "a refusal, not a hang"
+    assert again["stdout"] == "again\n"
+
+
+async def test_pause_reaches_a_running_server_after_its_data_folder_was_deleted(
+    home: Path, paths: AppPaths
+) -> None:
+    import shutil
+
+    with running_tray(home):
+        async with connect(home, headless=False) as agent:
+            await run(agent, {"command": "echo first"})
+            shutil.rmtree(home)
+            assert cli(home, "pause").returncode == 0
+            await wait_for_refusal(agent, PAUSED_MESSAGE)
+            wait_for(paths.journal.exists, timeout_s=STOP_DEADLINE_S)  # the tray started a new journal
+
+
+def test_bad_frames_close_that_connection_and_the_tray_lives_on(home: Path, paths: AppPaths) -> None:
+    import pickle
+
+    address = "\0" + address_for(paths).name
+    frames = [
+        struct.pack("!i", 8 << 20),  # announces 8 MiB
+        struct.pack("!i", 100) + b"{",  # truncated
+        struct.pack("!i", len(pickle.dumps({"op": "x"}))) + pickle.dumps({"op": "x"}),
+        struct.pack("!i", 15) + b'{"op": "pause"}',  # a request before hello
+    ]
+    with running_tray(home):
+        for frame in frames:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sock.connect(address)
+                sock.sendall(frame)
+                sock.settimeout(STOP_DEADLINE_S)
+                sock.shutdown(socket.SHUT_WR) if frame.endswith(b"{") else None
+                assert sock.recv(16) == b"", "the tray closes the connection"
+        state = current_tray_state(paths)
+    assert state is not None and state["paused"] is False
+
+
+def test_without_a_tray_the_cli_changes_nothing_that_loosens(home: Path, paths: AppPaths) -> None:
+    assert cli(home, "pause").returncode == 0
+    resumed = cli(home, "resume")
+    assert resumed.returncode != 0
+    assert "not running, so nobody can confirm this and nothing changed" in resumed.stderr
+    relaxed = cli(home, "approval-mode", "never")
+    assert relaxed.returncode != 0
+    with Journal(paths) as journal:
+        assert journal.is_paused() is True
+        assert journal.get_setting("approval_mode", "destructive") == "destructive"
+    stricter = cli(home, "approval-mode", "all")
+    assert stricter.returncode == 0, stricter.stderr
+    with pytest.raises(NoTray):
+        ask_tray(paths, "state")
+
+
+async def test_a_held_command_answered_while_paused_does_not_run(home: Path, paths: AppPaths, tmp_path: Path) -> None:
+    (tmp_path / "victim").mkdir()
+    with running_tray(home):
+        async with connect(home, headless=False) as held_client:
+            async with anyio.create_task_group() as group:
+                outcome: dict = {}
+
+                async def ask() -> None:
+                    outcome.update(await run(held_client, {"command": "rm -rf victim", "cwd": str(tmp_path)}))
+
+                group.start_soon(ask)
+                await wait_until_held(paths)
+                assert cli(home, "pause").returncode == 0
+    assert outcome["error"].endswith(PAUSED_MESSAGE)
+    assert (tmp_path / "victim").exists()
+    with Journal(paths) as journal:
+        [row] = [r for r in journal.recent_commands() if r.command == "rm -rf victim"]
+    assert row.status is Status.REFUSED

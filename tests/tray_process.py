@@ -1,0 +1,60 @@
+"""A real tray for tests: `python -m app tray` in its own process, reachable over its channel.
+
+Without a display it runs pystray's `dummy` backend (the tray's threads, hub and channel all run;
+windows it opens fail, which the tray reports); with the `display` fixture's Xvfb it runs the
+`xorg` backend, so the approval prompt and confirm window it starts are real Tk windows.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from app.core.control.client import current_tray_state
+from app.core.paths import HOME_ENV, AppPaths
+
+TRAY_START_S = 20.0
+TRAY_STOP_S = 10.0
+
+
+@contextmanager
+def running_tray(home: Path, *, display: str | None = None, log: Path | None = None) -> Iterator[subprocess.Popen]:
+    env = dict(os.environ)
+    env[HOME_ENV] = str(home)
+    env.pop("DISPLAY", None)
+    if display:
+        env["DISPLAY"] = display
+        env["PYSTRAY_BACKEND"] = "xorg"
+    else:
+        env["PYSTRAY_BACKEND"] = "dummy"
+    out = open(log or (home.parent / "tray.log"), "ab")  # noqa: SIM115 - closed below
+    tray = subprocess.Popen([sys.executable, "-m", "app", "tray", "--verbose"], env=env, stdout=out, stderr=out)
+    try:
+        wait_for_tray(home, tray)
+        yield tray
+    finally:
+        if tray.poll() is None:
+            tray.terminate()
+            try:
+                tray.wait(TRAY_STOP_S)
+            except subprocess.TimeoutExpired:
+                tray.kill()
+                tray.wait()
+        out.close()
+
+
+def wait_for_tray(home: Path, tray: subprocess.Popen) -> None:
+    paths = AppPaths.from_environment({HOME_ENV: str(home)})
+    deadline = time.monotonic() + TRAY_START_S
+    while time.monotonic() < deadline:
+        if tray.poll() is not None:
+            raise AssertionError(f"the tray exited with code {tray.returncode} before it listened")
+        if current_tray_state(paths) is not None:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the tray did not answer on its channel within {TRAY_START_S:g} s")
