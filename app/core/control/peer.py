@@ -55,12 +55,17 @@ def _windows_sid() -> str:  # pragma: no cover - Windows only (tested under Wine
 
 def runs_this_app(argv: tuple[str, ...]) -> bool:
     """A source install's tray: our interpreter running `-m app` or the `cowork-terminal` script."""
-    for index, arg in enumerate(argv[1:], start=1):
-        if arg == "-m" and index + 1 < len(argv) and argv[index + 1] == "app":
-            return True
-        if arg.startswith("-"):
-            continue
-        return Path(arg).name in ("cowork-terminal", "cowork-terminal.exe", "cowork-terminal-script.py")
+    rest = list(argv[1:])
+    while rest:
+        arg = rest.pop(0)
+        if arg == "-m":
+            return rest[:1] == ["app"]
+        if arg == "-c":
+            return False
+        if arg in ("-X", "-W"):  # options that take a value
+            rest = rest[1:]
+        elif not arg.startswith("-"):
+            return Path(arg).name in ("cowork-terminal", "cowork-terminal.exe", "cowork-terminal-script.py")
     return False
 
 

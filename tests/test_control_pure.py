@@ -1,0 +1,138 @@
+"""The channel's decisions as pure functions, called with each platform's values."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.control.address import MACOS_SUN_PATH_MAX, channel_address, data_dir_key
+from app.core.control.peer import OwnFacts, PeerFacts, client_refusal, runs_this_app, tray_refusal
+from app.core.control.policy import LOOSEN, NEUTRAL, TIGHTEN, classify_request
+from app.core.control.state import DEFAULTS, STRICTEST, ControlState, loosened, strictest, with_changes
+from app.core.control.wire import MAX_FRAME_BYTES, ProtocolError, decode, encode
+
+OWN_SOURCE = OwnFacts(uid=1000, executable="/usr/bin/python3.11", frozen=False, data_dir="/home/ana/.local/share/ct")
+OWN_FROZEN = OwnFacts(uid=1000, executable="/opt/cowork-terminal/cowork-terminal", frozen=True, data_dir="/d")
+
+
+def test_linux_uses_an_abstract_socket_named_for_the_user_and_the_data_folder() -> None:
+    address = channel_address("linux", "1000", "/home/ana/.local/share/cowork-terminal")
+    assert address.kind == "abstract"
+    assert address.name == f"cowork-terminal/1000/{data_dir_key('/home/ana/.local/share/cowork-terminal')}"
+    assert address.sockaddr().startswith("\0")
+    assert channel_address("linux", "1000", "/other").name != address.name
+
+
+def test_macos_uses_a_socket_in_the_data_folder_or_tmp_when_the_path_is_too_long() -> None:
+    short = channel_address("darwin", "501", "/Users/ana/Library/Application Support/cowork-terminal")
+    assert short.kind == "path" and short.name.endswith("/run/tray.sock")
+    long_dir = "/Users/ana/" + "x" * MACOS_SUN_PATH_MAX
+    fallback = channel_address("darwin", "501", long_dir)
+    assert fallback.name.startswith("/tmp/cowork-terminal-501/") and len(fallback.name) < MACOS_SUN_PATH_MAX
+
+
+def test_windows_uses_a_named_pipe_carrying_the_users_sid() -> None:
+    sid = "S-1-5-21-1004336348-1177238915-682003330-512"
+    address = channel_address("win32", sid, r"C:\Users\ana\.cowork-terminal")
+    assert address.kind == "pipe"
+    assert address.name.startswith(rf"\\.\pipe\cowork-terminal-{sid}-")
+
+
+def test_strictest_merges_each_setting_to_its_strictest_value() -> None:
+    remembered = ControlState(paused=True, approval_mode="never", approval_window_s=10.0, tools="all")
+    stored = ControlState(paused=False, approval_mode="all", approval_window_s=40.0, tools="execute")
+    assert strictest(stored, remembered) == ControlState(True, "all", 10.0, "execute")
+
+
+def test_loosened_names_each_relaxed_setting_and_nothing_for_a_tightening() -> None:
+    assert loosened(DEFAULTS, STRICTEST) == []
+    assert loosened(STRICTEST, DEFAULTS) == ["paused", "approval_mode", "approval_window_s", "tools"]
+    assert loosened(DEFAULTS, with_changes(DEFAULTS, approval_mode="never")) == ["approval_mode"]
+
+
+@pytest.mark.parametrize(
+    "wire",
+    [None, "paused", {"paused": "no"}, {"approval_mode": "sometimes"}, {"approval_window_s": True},
+     {"tools": "everything"}],
+)
+def test_a_malformed_state_message_reads_as_the_strict_side(wire: object) -> None:
+    state = ControlState.from_wire(wire)
+    assert state.paused is True, "a message that does not say 'not paused' plainly means paused"
+    assert loosened(STRICTEST, state) == [] or isinstance(wire, dict) and len(wire) == 1
+    if isinstance(wire, dict):
+        key = next(iter(wire))
+        if key != "paused":
+            assert getattr(state, key) == getattr(STRICTEST, key), f"a malformed {key} reads as its strictest value"
+
+
+@pytest.mark.parametrize(
+    ("op", "fields", "kind"),
+    [
+        ("pause", {}, TIGHTEN), ("stop", {"id": 3}, TIGHTEN), ("deny", {"id": 3}, TIGHTEN), ("quit", {}, TIGHTEN),
+        ("resume", {}, LOOSEN), ("approve", {"id": 3}, LOOSEN), ("clear_history", {}, LOOSEN),
+        ("state", {}, NEUTRAL), ("holds", {}, NEUTRAL), ("open_log", {}, NEUTRAL),
+        ("settings", {"changes": {"approval_mode": "all"}}, TIGHTEN),
+        ("settings", {"changes": {"approval_mode": "never"}}, LOOSEN),
+        ("settings", {"changes": {"approval_window_s": 55}}, LOOSEN),
+        ("settings", {"changes": {"approval_window_s": 5}}, TIGHTEN),
+        ("settings", {"changes": {"tools": "execute"}}, TIGHTEN),
+        ("settings", {"changes": {"paused": False}}, LOOSEN),  # not a setting this request may carry
+        ("settings", {"changes": "never"}, LOOSEN),
+        ("something-new", {}, LOOSEN),  # unknown: the safe side
+    ],
+)
+def test_each_request_is_classified_and_anything_unlisted_loosens(op: str, fields: dict, kind: str) -> None:
+    assert classify_request(op, fields, DEFAULTS) == kind
+
+
+def test_a_tray_must_be_the_same_user_the_same_program_running_this_app_for_this_folder() -> None:
+    python = OWN_SOURCE.executable
+    genuine = PeerFacts(41, 1000, python, (python, "-m", "app", "tray"))
+    assert tray_refusal(genuine, OWN_SOURCE, OWN_SOURCE.data_dir) is None
+    script = PeerFacts(42, 1000, python, (python, "/tmp/fake_tray.py"))
+    assert "does not run Cowork Terminal" in tray_refusal(script, OWN_SOURCE, OWN_SOURCE.data_dir)
+    other_user = PeerFacts(43, 0, python, genuine.argv)
+    assert "another user" in tray_refusal(other_user, OWN_SOURCE, OWN_SOURCE.data_dir)
+    other_program = PeerFacts(44, 1000, "/usr/bin/socat", ("socat",))
+    assert "not Cowork Terminal" in tray_refusal(other_program, OWN_SOURCE, OWN_SOURCE.data_dir)
+    other_home = tray_refusal(genuine, OWN_SOURCE, "/tmp/elsewhere")
+    assert "another folder" in other_home
+    unknown = PeerFacts(45, 1000, None)
+    assert "did not tell" in tray_refusal(unknown, OWN_SOURCE, OWN_SOURCE.data_dir)
+
+
+def test_a_frozen_app_checks_the_executable_not_the_arguments() -> None:
+    genuine = PeerFacts(7, 1000, OWN_FROZEN.executable, (OWN_FROZEN.executable,))
+    assert tray_refusal(genuine, OWN_FROZEN, "/d") is None
+    copy = PeerFacts(8, 1000, "/tmp/x", ("/tmp/x",))
+    assert tray_refusal(copy, OWN_FROZEN, "/d") is not None
+
+
+def test_windows_peers_compare_sids() -> None:
+    own = OwnFacts("S-1-5-21-1-2-3-1001", r"C:\Program Files\Cowork Terminal\cowork-terminal.exe", True, r"C:\d")
+    assert client_refusal(PeerFacts(9, "S-1-5-21-1-2-3-1001", None), own) is None
+    assert "another user" in client_refusal(PeerFacts(9, "S-1-5-18", None), own)
+
+
+@pytest.mark.parametrize(
+    ("argv", "ours"),
+    [
+        (("python", "-m", "app", "tray"), True),
+        (("python", "-X", "utf8", "-m", "app"), True),
+        (("/home/ana/.venv/bin/python", "/home/ana/.venv/bin/cowork-terminal"), True),
+        (("python", "-m", "app.fake"), False),
+        (("python", "/tmp/cowork-terminal.py"), False),
+        (("python", "-c", "import app"), False),
+        (("python",), False),
+    ],
+)
+def test_a_source_install_is_recognised_by_how_python_runs_it(argv: tuple[str, ...], ours: bool) -> None:
+    assert runs_this_app(argv) is ours
+
+
+def test_frames_are_json_objects_with_an_op_and_a_size_limit() -> None:
+    assert decode(encode({"op": "pause"})) == {"op": "pause"}
+    for bad in (b"[1]", b'{"no": "op"}', b"\x80\x04K\x01.", b"{"):
+        with pytest.raises(ProtocolError):
+            decode(bad)
+    with pytest.raises(ProtocolError):
+        encode({"op": "x", "data": "y" * MAX_FRAME_BYTES})
