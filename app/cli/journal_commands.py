@@ -9,6 +9,7 @@ import time
 from datetime import datetime
 
 from app.core import liveness
+from app.core.command_output import OUTPUT_RETENTION_DAYS, outputs_size
 from app.core.errors import UsageError
 from app.core.journal import CommandRecord, Journal, Status
 
@@ -60,6 +61,8 @@ def run_status(args: argparse.Namespace) -> int:
             "journal": str(journal.path),
             "journal_bytes": journal.size_bytes(),
             "commands": journal.count_commands(),
+            "outputs": str(journal.paths.outputs),
+            **dict(zip(("output_files", "output_bytes"), outputs_size(journal.paths.outputs), strict=True)),
             "servers": [
                 {
                     "pid": s.pid,
@@ -77,6 +80,8 @@ def run_status(args: argparse.Namespace) -> int:
     print(f"Host access: {'PAUSED' if info['paused'] else 'on'}")
     print(f"Tray app: {'running' if info['tray_running'] else 'not running'}")
     print(f"Journal: {info['journal']} ({info['journal_bytes'] / 1024:.0f} KiB, {info['commands']} commands)")
+    print(f"Whole outputs: {info['outputs']} ({info['output_bytes'] / 1024:.0f} KiB in {info['output_files']} "
+          f"files, each kept {OUTPUT_RETENTION_DAYS} days)")
     if not servers:
         print("Live servers: none")
     for s in info["servers"]:

@@ -277,8 +277,9 @@ class OutputSpool:
     """The whole output of one call in the order it came, in memory while small, then in a file
     private to the user. It never raises: a file that cannot be written leaves a `problem`."""
 
-    def __init__(self, folder: Path | None, name: str, streams: int) -> None:
+    def __init__(self, folder: Path | None, name: str, streams: int, cap_bytes: int = FILE_CAP_BYTES) -> None:
         self.folder = folder
+        self.cap_bytes = cap_bytes
         self.name = name
         self.path: Path | None = None
         self.problem: str | None = None if folder is not None else "no folder for output files"
@@ -288,7 +289,7 @@ class OutputSpool:
         self._dropped = [0] * streams
 
     def write(self, stream: int, chunk: bytes) -> None:
-        room = FILE_CAP_BYTES - self._written[stream]
+        room = self.cap_bytes - self._written[stream]
         if len(chunk) > room:
             self._dropped[stream] += len(chunk) - max(room, 0)
             chunk = chunk[: max(room, 0)]
@@ -332,10 +333,9 @@ class OutputSpool:
             self.open()
             for (label, tail), dropped in zip(tails, self._dropped, strict=False):
                 if dropped:
-                    cap_mib = FILE_CAP_BYTES // (1024 * 1024)
                     note = (
                         f"\n[... {dropped:,} bytes of {label} not kept in this file (it keeps the first "
-                        f"{cap_mib} MiB of each stream); its last {len(tail):,} bytes follow ...]\n"
+                        f"{_size_label(self.cap_bytes)} of each stream); its last {len(tail):,} bytes follow ...]\n"
                     )
                     self._append(note.encode() + tail)
         self._memory = None
@@ -350,6 +350,10 @@ class OutputSpool:
             with contextlib.suppress(OSError):
                 self._file.close()
             self._file = None
+
+
+def _size_label(size: int) -> str:
+    return f"{size // (1024 * 1024)} MiB" if size >= 1024 * 1024 else f"{size:,} bytes"
 
 
 def _create_private_file(folder: Path, name: str) -> tuple[Path, BinaryIO]:
