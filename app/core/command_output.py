@@ -72,6 +72,9 @@ class OutputBudget:
         return SEED_BUDGET if self.chars is None else self.chars
 
 
+BUDGET_CHOICES = (OutputBudget(DEFAULT_BUDGET_CHARS), OutputBudget(100_000), OutputBudget(None))  # the tray's
+
+
 def parse_budget(value: object) -> OutputBudget:
     """A budget from a setting, the CLI or the environment: a number of characters, or "seed"."""
     if isinstance(value, str):

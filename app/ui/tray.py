@@ -44,6 +44,7 @@ from app.core import approval, autostart
 from app.core import client_config as cc
 from app.core import client_locations as cl
 from app.core.bash_resolver import BashNotFoundError, find_bash
+from app.core.command_output import parse_budget, set_output_budget
 from app.core.errors import CoworkError
 from app.core.journal import Journal, ServerRecord
 from app.core.liveness import HeldLock
@@ -85,7 +86,7 @@ CHECK_STDERR_EXCERPT_CHARS = 500
 FIRST_LOOK = "first-look"
 REFRESH_CLIENTS = "refresh-clients"
 # Clicks that only write the journal: their own queue, so nothing slow ever delays them.
-JOURNAL_ACTIONS = frozenset({menu.TOGGLE_PAUSE, menu.SET_APPROVAL_MODE})
+JOURNAL_ACTIONS = frozenset({menu.TOGGLE_PAUSE, menu.SET_APPROVAL_MODE, menu.SET_OUTPUT_BUDGET})
 _STOP = object()
 
 
@@ -450,6 +451,7 @@ class TrayApp:
             problem=self._problem,
             busy=self._busy,
             approval_mode=snapshot.approval_mode,
+            output_budget=snapshot.output_budget,
         )
         previous = self.state
         if state == previous:
@@ -566,6 +568,9 @@ class TrayApp:
         elif action == menu.SET_APPROVAL_MODE:
             approval.set_approval_mode(journal, approval.ApprovalMode(str(target)))
             log.info("approval mode set to %s from the tray", target)
+        elif action == menu.SET_OUTPUT_BUDGET:
+            set_output_budget(journal, parse_budget(str(target)))
+            log.info("output budget set to %s from the tray", target)
         elif action == menu.OPEN_DATA_FOLDER:
             spawn(open_folder_argv(self.platform, self.paths.data_dir))
         elif action == REFRESH_CLIENTS:
