@@ -240,3 +240,18 @@ def test_retention_removes_old_output_files_then_the_oldest_over_the_size_cap_an
     assert prune_outputs(tmp_path, max_age_days=7, max_bytes=250, now=now) == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.log", "c.log", "elsewhere", "link.log", "notes.txt"]
     assert (target / "precious.log").read_text() == "keep me"
+
+
+def test_reading_an_output_file_in_the_platforms_own_places_is_not_held_but_the_data_folder_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from app.core.classifier import Tier, classify
+
+    monkeypatch.delenv("COWORK_TERMINAL_HOME", raising=False)
+    paths = AppPaths.from_environment({})  # the user's real layout, not a test home
+    guarded = [str(paths.data_dir), str(paths.log_dir)]
+    output_file = paths.outputs / "20261130-101500-cmd42-a1b2c3.log"
+    for command in (f"tail -n 50 {output_file}", f"grep -n error '{output_file}'", f"sed -n 10,20p {output_file}",
+                    "tail ~/" + str(output_file.relative_to(Path.home()))):
+        assert classify(command, cwd=str(Path.home()), protected_paths=guarded).tier is not Tier.DESTRUCTIVE, command
+    assert classify(f"tail {paths.journal}", protected_paths=guarded).tier is Tier.DESTRUCTIVE

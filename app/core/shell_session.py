@@ -319,8 +319,16 @@ class RunningCommand:
         return ("\n" if self._held_newline else "") + self.pending_partial[-PENDING_PROMPT_MAX_CHARS:]
 
     def output_since(self, offset: int) -> str:
-        """What the command printed after `offset` (output_len at some moment), as far as it is kept."""
-        return self.output.streams[0].since(offset).decode("utf-8", errors="replace") + self._pending()
+        """What the command printed after `offset` (output_len at some moment), as far as it is
+        kept, and no more than the output budget (the end of it)."""
+        text = self.output.streams[0].since(offset).decode("utf-8", errors="replace") + self._pending()
+        budget = self.output.budget.chars
+        if budget is not None and len(text) > budget:
+            whole = self.output.snapshot().output_file
+            where = f"the whole output is in {whole}" if whole else "see terminal_read_scrollback"
+            marker = f"[... the start of this output was left out; {where} ...]\n"
+            text = marker + text[len(text) - (budget - len(marker)) :]
+        return text
 
     def result(self, *, finished: bool, restarted: bool) -> SessionResult:
         fitted = self.output.finish() if self.done.is_set() else self.output.snapshot()

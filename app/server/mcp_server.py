@@ -188,10 +188,11 @@ async def with_progress(ctx: Context, work: Callable[[OutputHook | None], Awaita
         try:
             while True:
                 await anyio.sleep(PROGRESS_INTERVAL_S)
-                if not outputs:  # waiting for the user's approval: nothing runs yet
-                    continue
                 now = anyio.current_time()
-                line = outputs[-1].latest_line() or "running; no output yet"
+                if outputs:
+                    line = outputs[-1].latest_line() or "running; no output yet"
+                else:  # nothing runs yet: the command is held for the user's answer
+                    line = "waiting for the user's approval in Cowork Terminal"
                 if line == sent_line and now - sent_at < PROGRESS_HEARTBEAT_S:
                     continue
                 await ctx.report_progress(round(now - started, 2), None, line)
