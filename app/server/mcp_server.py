@@ -12,9 +12,9 @@ import logging
 import os
 import secrets
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import anyio
 import anyio.to_thread
@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 
 from app import __version__
 from app.core import liveness, orphans
-from app.core.command_output import CommandOutput, OutputBudget, OutputHook, output_budget, prune_outputs
+from app.core.command_output import OutputBudget, output_budget, prune_outputs
 from app.core.command_request import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, CommandRefused, ExecuteRequest
 from app.core.command_service import CommandService, SessionOutcome
 from app.core.errors import CoworkError
@@ -34,6 +34,7 @@ from app.core.executor import ExecutionResult
 from app.core.journal import Journal
 from app.core.paths import AppPaths
 from app.core.tool_sets import ALL_TOOLS, EXECUTE_ONLY, tool_set
+from app.server.progress import with_progress
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +44,6 @@ INSTRUCTIONS = (
     "dependencies, build, test, use git. The user watches every command and can pause access or "
     "stop a command at any time."
 )
-PROGRESS_INTERVAL_S = 0.5  # at most two progress notifications a second
-PROGRESS_HEARTBEAT_S = 5.0  # one even when the newest line has not changed: clients reset their idle timer
 OUTPUT_FILE_SENTENCE = (
     "When anything is left out, `outputFile` names a file with the whole output: read it with "
     "`tail`, `grep` or `sed -n`."
@@ -158,60 +157,15 @@ def command_result(result: ExecutionResult) -> CommandResult:
     return CommandResult(**result.to_model(), note=result.stopped_reason)
 
 
-def reply(result: BaseModel) -> CallToolResult:
+def reply(result: BaseModel, *, wrapped: bool = False) -> CallToolResult:
     """The result as structured content and, for clients that read only text, the same as compact
-    JSON: the SDK's own text copy is indented JSON, which nearly doubles a long output's size."""
+    JSON: the SDK's own text copy is indented JSON, which nearly doubles a long output's size.
+    `wrapped`: the tool returns one of several models, which the SDK's schema puts under "result"."""
+    structured = result.model_dump(mode="json")
     return CallToolResult(
         content=[TextContent(type="text", text=result.model_dump_json())],
-        structured_content=result.model_dump(mode="json"),
+        structured_content={"result": structured} if wrapped else structured,
     )
-
-
-T = TypeVar("T")
-
-
-def progress_token(ctx: Context) -> object | None:
-    meta = ctx.request_context.meta or {}
-    return meta.get("progress_token", meta.get("progressToken"))
-
-
-async def with_progress(ctx: Context, work: Callable[[OutputHook | None], Awaitable[T]]) -> T:
-    """Run `work`; when the call carries a progress token, report the command's newest output
-    line while it runs (a client without a token gets nothing, and costs nothing)."""
-    if progress_token(ctx) is None:
-        return await work(None)
-    outputs: list[CommandOutput] = []
-    started = anyio.current_time()
-
-    async def report() -> None:
-        sent_line, sent_at = None, started
-        try:
-            while True:
-                await anyio.sleep(PROGRESS_INTERVAL_S)
-                now = anyio.current_time()
-                if outputs:
-                    line = outputs[-1].latest_line() or "running; no output yet"
-                else:  # nothing runs yet: the command is held for the user's answer
-                    line = "waiting for the user's approval in Cowork Terminal"
-                if line == sent_line and now - sent_at < PROGRESS_HEARTBEAT_S:
-                    continue
-                await ctx.report_progress(round(now - started, 2), None, line)
-                sent_line, sent_at = line, now
-        except Exception:  # the client went away: the command's own result still counts
-            log.debug("progress notifications stopped", exc_info=True)
-
-    failure: Exception | None = None
-    async with anyio.create_task_group() as reporter:
-        reporter.start_soon(report)
-        try:
-            result = await work(outputs.append)
-        except Exception as exc:  # raised outside the group, so the SDK sees it, not an ExceptionGroup
-            failure = exc
-        finally:
-            reporter.cancel_scope.cancel()
-    if failure is not None:
-        raise failure
-    return result
 
 
 def build_server(
@@ -293,7 +247,8 @@ def build_server(
         service = service_of(ctx)
         with refusals_as_errors():
             outcome = await with_progress(ctx, lambda hook: service.confirm(confirmation_id, on_output=hook))
-        return reply(session_result(outcome) if isinstance(outcome, SessionOutcome) else command_result(outcome))
+        result = session_result(outcome) if isinstance(outcome, SessionOutcome) else command_result(outcome)
+        return reply(result, wrapped=True)
 
     @server.tool(
         description="Withdraw a command held for the user's approval; it will not run.",
