@@ -255,3 +255,17 @@ def test_reading_an_output_file_in_the_platforms_own_places_is_not_held_but_the_
                     "tail ~/" + str(output_file.relative_to(Path.home()))):
         assert classify(command, cwd=str(Path.home()), protected_paths=guarded).tier is not Tier.DESTRUCTIVE, command
     assert classify(f"tail {paths.journal}", protected_paths=guarded).tier is Tier.DESTRUCTIVE
+
+
+def test_what_a_session_program_prints_after_typed_keys_stays_within_the_budget(tmp_path: Path) -> None:
+    from app.core.shell_session import RunningCommand
+
+    running = RunningCommand("0" * 16, CommandOutput(OutputBudget(2_000), tmp_path, labels=("output",)))
+    before = running.output_len
+    for n in range(1, 20_001):
+        running.append(f"{n}\n")
+    answer = running.output_since(before)
+    assert len(answer) <= 2_000 and answer.endswith("19999\n20000\n")
+    assert answer.startswith("[... the start of this output was left out; the whole output is in ")
+    whole = Path(answer.split("the whole output is in ", 1)[1].split(" ...]", 1)[0])
+    assert whole.read_text().startswith("1\n2\n3\n")

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import stat
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 from mcp_types import ProgressNotification
@@ -95,9 +98,7 @@ async def test_the_budget_setting_from_the_environment_reaches_the_result_and_th
 
 
 async def test_the_budget_set_with_the_cli_applies_to_the_next_command(home: Path, cli_env: dict[str, str]) -> None:
-    from tests.stdio_client import server_params as params
-
-    argv = [params(home).command, "-m", "app", "output-budget", "4000"]
+    argv = [server_params(home).command, "-m", "app", "output-budget", "4000"]
     said = subprocess.run(argv, env=cli_env, capture_output=True, text=True, check=True).stdout
     assert "4,000 characters" in said
     async with connect(home) as client:
@@ -160,3 +161,19 @@ async def test_the_message_handler_would_see_progress_notifications(home: Path) 
     async with Client(server_params(home, "--headless"), mode="legacy", message_handler=on_message) as client:
         await call(client, "execute_command", {"command": SLOW_COMMAND}, progress_callback=ignore)
     assert [m for m in seen if isinstance(m, ProgressNotification)]
+
+
+async def test_a_starting_server_removes_whole_outputs_past_their_retention(home: Path) -> None:
+    outputs = Path(f"{home}-outputs")
+    outputs.mkdir(mode=0o700)
+    old, recent = outputs / "20260101-000000-cmd1-aaaaaa.log", outputs / "20261129-000000-cmd2-bbbbbb.log"
+    for path, age_days in ((old, 8), (recent, 1)):
+        path.write_text("output\n")
+        then = time.time() - age_days * 86_400
+        os.utime(path, (then, then))
+    async with connect(home) as client:
+        await run(client, {"command": "true"})
+        with anyio.fail_after(20):
+            while old.exists():
+                await anyio.sleep(0.1)
+    assert recent.exists()
