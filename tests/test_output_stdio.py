@@ -7,6 +7,7 @@ import os
 import stat
 import subprocess
 import time
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -129,11 +130,10 @@ async def test_a_3_s_command_called_with_a_progress_token_reports_its_newest_lin
         await call(client, tool, {"command": SLOW_COMMAND}, progress_callback=on_progress)
     messages = [m for _, m in reports]
     assert len(reports) >= 3, reports
-    assert len(reports) <= 3 * 2 + 2, "at most a few a second"
     assert all(m and m.startswith("step ") for m in messages)
     assert len(set(messages)) >= 3, "each report carries the newest line"
-    progress = [p for p, _ in reports]
-    assert progress == sorted(progress) and len(set(progress)) == len(progress), "progress only grows"
+    progress = [p for p, _ in reports]  # the seconds since the call began
+    assert all(later - earlier >= 0.45 for earlier, later in pairwise(progress)), "only grows, at most two a second"
 
 
 async def test_a_client_that_sends_no_progress_token_gets_no_progress_notifications(home: Path) -> None:
