@@ -13,13 +13,12 @@ from app.core.command_output import (
     DEFAULT_BUDGET_CHARS,
     CommandOutput,
     OutputBudget,
-    OutputSpool,
     budget_from,
     fair_shares,
     parse_budget,
-    prune_outputs,
 )
 from app.core.output_decoding import StreamDecoder, code_pages_for, decode_output
+from app.core.output_files import OutputSpool, prune_outputs
 from app.core.paths import AppPaths, output_folder_for
 
 SEQ = "".join(f"{n}\n" for n in range(1, 100_001)).encode()

@@ -9,9 +9,9 @@ import time
 from datetime import datetime
 
 from app.core import liveness
-from app.core.command_output import OUTPUT_RETENTION_DAYS, outputs_size
 from app.core.errors import UsageError
 from app.core.journal import CommandRecord, Journal, Status
+from app.core.output_files import OUTPUT_RETENTION_DAYS, outputs_size
 
 FOLLOW_POLL_S = 0.25
 

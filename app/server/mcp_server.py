@@ -26,12 +26,13 @@ from pydantic import BaseModel, Field
 
 from app import __version__
 from app.core import liveness, orphans
-from app.core.command_output import OutputBudget, output_budget, prune_outputs
+from app.core.command_output import OutputBudget, output_budget
 from app.core.command_request import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, CommandRefused, ExecuteRequest
 from app.core.command_service import CommandService, SessionOutcome
 from app.core.errors import CoworkError
 from app.core.executor import ExecutionResult
 from app.core.journal import Journal
+from app.core.output_files import prune_outputs
 from app.core.paths import AppPaths
 from app.core.tool_sets import ALL_TOOLS, EXECUTE_ONLY, tool_set
 from app.server.progress import with_progress
