@@ -386,16 +386,15 @@ def test_without_a_tray_the_cli_changes_nothing_that_loosens(home: Path, paths: 
 async def test_a_held_command_answered_while_paused_does_not_run(home: Path, paths: AppPaths, tmp_path: Path) -> None:
     (tmp_path / "victim").mkdir()
     with running_tray(home):
-        async with connect(home, headless=False) as held_client:
-            async with anyio.create_task_group() as group:
-                outcome: dict = {}
+        async with connect(home, headless=False) as held_client, anyio.create_task_group() as group:
+            outcome: dict = {}
 
-                async def ask() -> None:
-                    outcome.update(await run(held_client, {"command": "rm -rf victim", "cwd": str(tmp_path)}))
+            async def ask() -> None:
+                outcome.update(await run(held_client, {"command": "rm -rf victim", "cwd": str(tmp_path)}))
 
-                group.start_soon(ask)
-                await wait_until_held(paths)
-                assert cli(home, "pause").returncode == 0
+            group.start_soon(ask)
+            await wait_until_held(paths)
+            assert cli(home, "pause").returncode == 0
     assert outcome["error"].endswith(PAUSED_MESSAGE)
     assert (tmp_path / "victim").exists()
     with Journal(paths) as journal:

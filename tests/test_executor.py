@@ -8,8 +8,8 @@ import time
 import anyio
 import pytest
 
+from app.core.command_output import BYTES_PER_CHAR_MAX, DEFAULT_BUDGET_CHARS
 from app.core.executor import (
-    CappedBuffer,
     CommandSpec,
     StopSignal,
     run_command,
@@ -21,41 +21,8 @@ from tests.stdio_client import STOP_DEADLINE_S, live_processes
 pytestmark = pytest.mark.anyio
 
 
-def spec(command: str, timeout_s: float = 10, cap: int = 1024 * 1024) -> CommandSpec:
-    return CommandSpec(command=command, cwd="/tmp", env=dict(os.environ), timeout_s=timeout_s, bash="/bin/bash",
-                       output_cap_bytes=cap)
-
-
-def test_a_character_cut_by_the_cap_is_never_split_into_garbage() -> None:
-    buffer = CappedBuffer(cap_bytes=16)  # head 12 bytes, tail 4 bytes
-    buffer.feed("aaaaaaaaaaa€".encode())  # the euro sign's 3 bytes straddle the head limit
-    buffer.feed(b"x" * 100)
-    buffer.feed("€zz".encode())  # the 4-byte tail keeps only part of the euro sign
-    text = buffer.text("stdout")
-    head, _, rest = text.partition("\n[...")
-    assert head == "aaaaaaaaaaa"
-    assert rest.splitlines()[1] == "zz"
-    assert "\ufffd" not in text
-    assert text.endswith("[stdout truncated at 16B]")
-
-
-def test_the_marker_says_exactly_what_was_dropped() -> None:
-    buffer = CappedBuffer(cap_bytes=1024 * 1024)
-    for _ in range(300):
-        buffer.feed(b"y" * 10_000)
-    text = buffer.text("stderr")
-    assert (
-        "1,951,424 bytes of stderr omitted here: kept the first 786,432 and the last 262,144 of 3,000,000 bytes"
-    ) in text
-    assert text.endswith("[stderr truncated at 1MB]")
-
-
-def test_chunks_split_inside_a_character_decode_once_at_the_end() -> None:
-    buffer = CappedBuffer()
-    data = "日本語 ✓".encode()
-    for i in range(len(data)):
-        buffer.feed(data[i : i + 1])
-    assert buffer.text("stdout") == "日本語 ✓"
+def spec(command: str, timeout_s: float = 10) -> CommandSpec:
+    return CommandSpec(command=command, cwd="/tmp", env=dict(os.environ), timeout_s=timeout_s, bash="/bin/bash")
 
 
 def test_spawn_options_put_the_command_in_its_own_group_on_each_platform() -> None:
@@ -70,7 +37,8 @@ async def test_a_command_printing_200_mb_keeps_memory_bounded_and_finishes() -> 
     result = await run_command(spec("head -c 200000000 /dev/zero", timeout_s=60))
     assert result.exit_code == 0
     assert result.stdout.total == 200_000_000
-    assert len(result.stdout.head) + len(result.stdout.tail) == 1024 * 1024
+    assert len(result.stdout.head) + len(result.stdout.tail) == 2 * BYTES_PER_CHAR_MAX * DEFAULT_BUDGET_CHARS
+    assert len(result.to_model()["stdout"]) <= DEFAULT_BUDGET_CHARS
 
 
 async def test_a_stop_signal_ends_the_tree_and_says_why() -> None:

@@ -35,7 +35,7 @@ def test_the_menu_has_the_conventional_order_status_first_and_quit_last() -> Non
     assert items[-1].text == "Quit Cowork Terminal" and items[-1].action == menu.QUIT
     assert items[-2].separator
     keys = [e.key for e in items if not e.separator]
-    assert keys[-7:] == ["open-log", "pause", "connect", "approval", "autostart", "data-folder", "quit"]
+    assert keys[-8:] == ["open-log", "pause", "connect", "approval", "output", "autostart", "data-folder", "quit"]
 
 
 def test_open_activity_log_is_the_default_action() -> None:
@@ -167,6 +167,21 @@ def test_the_approval_modes_are_radio_items_with_the_current_one_ticked() -> Non
     assert {(m.action, m.target) for m in modes} == {
         (menu.SET_APPROVAL_MODE, "destructive"), (menu.SET_APPROVAL_MODE, "all"), (menu.SET_APPROVAL_MODE, "never")
     }
+
+
+def test_the_output_budgets_are_radio_items_and_a_value_set_elsewhere_shows_ticked_first() -> None:
+    from app.core.command_output import OutputBudget
+
+    choices = entry(TrayState(clients=(DESKTOP_CONNECTED,)), "output").submenu
+    assert texts(choices) == [
+        "30,000 characters (default)", "100,000 characters", "1 MB per stream (like cowork-terminal-mcp)"
+    ]
+    assert [c.checked for c in choices] == [True, False, False]
+    assert {(c.action, c.target) for c in choices} == {
+        (menu.SET_OUTPUT_BUDGET, "30000"), (menu.SET_OUTPUT_BUDGET, "100000"), (menu.SET_OUTPUT_BUDGET, "seed")
+    }
+    custom = entry(TrayState(output_budget=OutputBudget(5_000)), "output").submenu
+    assert texts(custom)[0] == "5,000 characters" and [c.checked for c in custom] == [True, False, False, False]
 
 
 def test_a_problem_beats_pause_and_shows_the_error_icon() -> None:

@@ -39,8 +39,9 @@ async def test_tool_list_offers_execute_command_with_the_seed_contract(home: Pat
     assert tool.annotations.read_only_hint is False
     assert tool.annotations.destructive_hint is True
     assert tool.annotations.open_world_hint is True
-    for lesson in ("bash", "cwd", "heredoc", "TTY", "1 MB"):
+    for lesson in ("bash", "cwd", "heredoc", "TTY", "30,000 characters", "outputFile", "tail"):
         assert lesson in tool.description
+    assert "outputFile" in tool.output_schema["properties"]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -102,16 +103,19 @@ async def test_stdin_is_closed_so_cat_returns_at_once(home: Path) -> None:
     assert time.monotonic() - started < 8
 
 
-async def test_output_is_capped_at_one_mebibyte_with_the_seed_marker_and_the_tail_kept(home: Path) -> None:
+async def test_the_seed_budget_caps_each_stream_at_one_mebibyte_with_the_seed_marker(home: Path) -> None:
     command = "head -c 3000000 /dev/zero | tr '\\0' a; echo; echo THE-END; echo err >&2"
-    async with connect(home) as client:
+    async with connect(home, env={"COWORK_TERMINAL_OUTPUT_BUDGET": "seed"}) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
         result = await run(client, {"command": command})
+    assert "capped at 1 MB" in tools["execute_command"].description
     stdout = result["stdout"]
     assert stdout.endswith("[stdout truncated at 1MB]")
     assert "THE-END" in stdout, "the end of the output (where build errors are) is kept"
     assert "bytes of stdout omitted here" in stdout
     assert len(stdout.encode()) < 1024 * 1024 + 500
     assert result["stderr"] == "err\n"
+    assert Path(result["outputFile"]).stat().st_size == 3_000_000 + len("\nTHE-END\n") + len("err\n")
 
 
 async def test_a_timed_out_command_leaves_no_process_behind(home: Path) -> None:

@@ -14,6 +14,7 @@ import anyio
 import pytest
 
 from app.core import approval
+from app.core.command_output import DEFAULT_BUDGET_CHARS
 from app.core.journal import Journal, Status
 from app.core.paths import AppPaths
 from tests.stdio_client import STOP_DEADLINE_S, connect, live_processes
@@ -258,7 +259,7 @@ async def test_a_program_that_does_not_read_its_input_cannot_freeze_the_server(h
     assert json.loads(alive.content[0].text)["stdout"] == "alive\n"
 
 
-async def test_session_output_without_newlines_is_capped(home: Path) -> None:
+async def test_session_output_without_newlines_is_cut_to_the_budget_and_kept_whole_in_its_file(home: Path) -> None:
     async with connect(home) as client:
         started = time.monotonic()
         command = "head -c 8000000 /dev/zero | tr '\\0' a; echo; echo end"
@@ -266,7 +267,9 @@ async def test_session_output_without_newlines_is_capped(home: Path) -> None:
         took = time.monotonic() - started
         tail = await call(client, "terminal_read_scrollback", {"lines": 2})
     assert result["exitCode"] == 0 and took < 10
-    assert len(result["output"]) < 1_100_000 and "output truncated at 1MB" in result["output"]
+    assert len(result["output"]) <= DEFAULT_BUDGET_CHARS
+    assert "left out here; the whole output is in outputFile" in result["output"]
+    assert Path(result["outputFile"]).stat().st_size == 8_000_000 + len("\nend\n")
     assert tail.splitlines()[-1] == "end"
 
 

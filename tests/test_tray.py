@@ -771,6 +771,16 @@ def test_the_approval_mode_is_chosen_from_the_menu(app: TrayApp, paths: AppPaths
     assert app.pystray_item("approval:destructive").checked is False
 
 
+def test_the_output_budget_is_chosen_from_the_menu(app: TrayApp, paths: AppPaths) -> None:
+    from app.core.command_output import OutputBudget, output_budget
+
+    click(app, "output:seed")
+    with Journal(paths) as journal:
+        assert output_budget(journal, environ={}) == OutputBudget(None)
+    assert app.pystray_item("output:seed").checked is True
+    assert app.pystray_item("output:30000").checked is False
+
+
 def test_a_held_command_notifies_and_opens_the_approval_prompt(
     app: TrayApp, home: Path, paths: AppPaths, tmp_path: Path
 ) -> None:

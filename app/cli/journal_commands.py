@@ -12,6 +12,7 @@ from app.core import liveness
 from app.core.control.client import current_tray_state, request_change
 from app.core.errors import UsageError
 from app.core.journal import CommandRecord, Journal, Status
+from app.core.output_files import OUTPUT_RETENTION_DAYS, outputs_size
 from app.core.paths import AppPaths
 
 FOLLOW_POLL_S = 0.25
@@ -72,6 +73,8 @@ def run_status(args: argparse.Namespace) -> int:
             "journal": str(journal.path),
             "journal_bytes": journal.size_bytes(),
             "commands": journal.count_commands(),
+            "outputs": str(journal.paths.outputs),
+            **dict(zip(("output_files", "output_bytes"), outputs_size(journal.paths.outputs), strict=True)),
             "servers": [
                 {
                     "pid": s.pid,
@@ -89,6 +92,8 @@ def run_status(args: argparse.Namespace) -> int:
     print(f"Host access: {'PAUSED' if info['paused'] else 'on'}")
     print(f"Tray app: {'running' if info['tray_running'] else 'not running'}")
     print(f"Journal: {info['journal']} ({info['journal_bytes'] / 1024:.0f} KiB, {info['commands']} commands)")
+    print(f"Whole outputs: {info['outputs']} ({info['output_bytes'] / 1024:.0f} KiB in {info['output_files']} "
+          f"files, each kept {OUTPUT_RETENTION_DAYS} days)")
     if not servers:
         print("Live servers: none")
     for s in info["servers"]:

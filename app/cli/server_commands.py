@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-from app.core.control.client import current_tray_state
+from app.core.command_output import (
+    BUDGET_ENV,
+    DEFAULT_BUDGET_CHARS,
+    SEED_BUDGET,
+    output_budget,
+    parse_budget,
+    set_output_budget,
+)
+from app.core.control.client import current_tray_state, request_change
+from app.core.errors import UsageError
 from app.core.journal import Journal
 from app.core.paths import AppPaths
 from app.core.tool_sets import TOOL_SETS, tool_set
@@ -36,6 +45,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     tools.add_argument("tool_set", nargs="?", choices=TOOL_SETS)
     tools.set_defaults(handler=run_tools)
 
+    budget = subparsers.add_parser(
+        "output-budget",
+        help="show or set how much of a command's output Claude gets back (the rest stays in a file)",
+        description=f"How many characters of output a call returns to Claude, stdout and stderr together "
+        f"(default {DEFAULT_BUDGET_CHARS:,}); `{SEED_BUDGET}` returns up to 1 MB per stream, like the "
+        f"cowork-terminal-mcp package. {BUDGET_ENV} in a server's environment overrides this.",
+    )
+    budget.add_argument("budget", nargs="?", metavar=f"CHARACTERS|{SEED_BUDGET}")
+    budget.set_defaults(handler=run_output_budget)
+
 
 def run_tools(args: argparse.Namespace) -> int:
     paths = AppPaths.from_environment()
@@ -54,6 +73,24 @@ def run_tools(args: argparse.Namespace) -> int:
         "execute": "execute_command alone (with confirm and cancel of held commands)",
     }
     print(f"Servers offer {described[current]}. Claude picks this up when it next starts the server.")
+    return 0
+
+
+def run_output_budget(args: argparse.Namespace) -> int:
+    """Not a control (it changes how much output the model reads, not what may run), so anyone may
+    set it; while the tray runs it writes the value, as it writes everything in the journal."""
+    paths = AppPaths.from_environment()
+    if args.budget is not None:
+        try:
+            budget = parse_budget(args.budget)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        request_change(paths, "output_budget", without_tray=lambda j: set_output_budget(j, budget) or "",
+                       budget=args.budget)
+    with Journal.open(paths) as journal:
+        current = output_budget(journal, environ={})
+    print(f"Claude gets back {current.label} of each command's output; when more was printed, the whole "
+          "output is kept in a file it is told about. Servers use this from their next command.")
     return 0
 
 

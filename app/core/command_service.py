@@ -26,6 +26,7 @@ from app.core.approval import (
     new_confirmation_id,
 )
 from app.core.classifier import Tier, classify
+from app.core.command_output import CommandOutput, OutputHook, output_budget
 from app.core.command_request import (
     CommandRefused,
     ExecuteRequest,
@@ -48,6 +49,7 @@ from app.core.messages import (
     SESSION_BUSY_MESSAGE,
     USER_STOP_REASON,
 )
+from app.core.output_decoding import console_code_pages
 from app.core.paths import AppPaths
 from app.core.shell_session import (
     SCROLLBACK_MAX_LINES,
@@ -83,7 +85,7 @@ class SessionOutcome:
     stopped_reason: str | None = None  # pause, the user's Stop
 
 
-Runner = Callable[[int, "ValidRequest", str], Awaitable[Any]]
+Runner = Callable[[int, "ValidRequest", str, "OutputHook | None"], Awaitable[Any]]
 
 
 class Hold(NamedTuple):
@@ -176,14 +178,25 @@ class CommandService:
         if refusal:
             raise CommandRefused(refusal)
 
-    async def execute(self, request: ExecuteRequest, *, tool: str = "execute_command") -> ExecutionResult:
-        """Run one command under the user's rules; raises CommandRefused (or CommandHeld) when it does not run."""
-        return await self._submit(request, tool, self._run)
+    async def execute(
+        self, request: ExecuteRequest, *, tool: str = "execute_command", on_output: OutputHook | None = None
+    ) -> ExecutionResult:
+        """Run one command under the user's rules; raises CommandRefused (or CommandHeld) when it does not run.
+        `on_output` is told of the command's output as it starts (progress reports read it)."""
+        return await self._submit(request, tool, self._run, on_output)
 
-    async def session_run(self, command: object, timeout_ms: object) -> SessionOutcome:
+    async def session_run(
+        self, command: object, timeout_ms: object, on_output: OutputHook | None = None
+    ) -> SessionOutcome:
         """Run a command in this server's long-lived shell, under the same rules as `execute`."""
         request = ExecuteRequest(command=command, cwd=self._session_dir(), timeout_ms=timeout_ms)
-        return await self._submit(request, "terminal_run", self._run_in_session)
+        return await self._submit(request, "terminal_run", self._run_in_session, on_output)
+
+    def _new_output(self, command_id: int, labels: tuple[str, ...]) -> CommandOutput:
+        """Where a command's output goes: the user's budget, the private folder for whole outputs."""
+        return CommandOutput(
+            output_budget(self.journal), self.paths.outputs, f"cmd{command_id}", labels, console_code_pages()
+        )
 
     def _mark(self, what: str) -> str | None:
         return f"{self.run_mark}:{what}" if self.run_mark else None
@@ -196,7 +209,7 @@ class CommandService:
             return None
         return session.current_dir
 
-    async def _submit(self, request: ExecuteRequest, tool: str, runner: Runner) -> Any:
+    async def _submit(self, request: ExecuteRequest, tool: str, runner: Runner, on_output: OutputHook | None) -> Any:
         try:
             valid = validate_request(request, self.home)
             self.check_allowed()
@@ -209,7 +222,7 @@ class CommandService:
         verdict = classify(valid.command, cwd=os.path.realpath(valid.cwd), protected_paths=self.protected_paths)
         if not needs_approval(self.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE):
             command_id = self._begin(valid, tool, verdict.tier.name.lower())
-            return await runner(command_id, valid, bash)
+            return await runner(command_id, valid, bash, on_output)
 
         if not self.authority.present():
             reason = NO_APPROVER_MESSAGE.format(reasons=_reasons_text(verdict.reasons))
@@ -226,9 +239,11 @@ class CommandService:
             confirmation_id=confirmation_id,
         )
         self._held[confirmation_id] = Hold(command_id, valid, runner, expires_at, _reasons_text(verdict.reasons))
-        return await self._await_approval(confirmation_id, bash)
+        return await self._await_approval(confirmation_id, bash, on_output)
 
-    async def confirm(self, confirmation_id: str) -> ExecutionResult | SessionOutcome:
+    async def confirm(
+        self, confirmation_id: str, on_output: OutputHook | None = None
+    ) -> ExecutionResult | SessionOutcome:
         """The model asks again for a held command: run it if the user allowed it, else wait a while."""
         command_id = self._lookup_hold(confirmation_id).command_id
         try:
@@ -236,7 +251,7 @@ class CommandService:
         except CoworkError as problem:
             self._close_hold(confirmation_id, command_id, str(problem))
             raise CommandRefused(str(problem)) from None
-        return await self._await_approval(confirmation_id, bash)
+        return await self._await_approval(confirmation_id, bash, on_output)
 
     def cancel(self, confirmation_id: str) -> str:
         """The model withdraws a held command; the user's prompt for it disappears."""
@@ -263,7 +278,7 @@ class CommandService:
         self._held.pop(confirmation_id, None)
         self.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=reason))
 
-    async def _await_approval(self, confirmation_id: str, bash: str) -> Any:
+    async def _await_approval(self, confirmation_id: str, bash: str, on_output: OutputHook | None) -> Any:
         hold = self._held[confirmation_id]
         command_id, valid = hold.command_id, hold.request
         decision = await self._wait_for_decision(hold)
@@ -288,7 +303,7 @@ class CommandService:
             except NotRecorded as refused:
                 self._close_hold(confirmation_id, command_id, str(refused))
                 raise CommandRefused(str(refused)) from None
-            return await hold.runner(command_id, valid, bash)
+            return await hold.runner(command_id, valid, bash, on_output)
         if hold.expires_at <= time.time():
             self._close_hold(confirmation_id, command_id, "the hold expired before it was confirmed")
             raise CommandRefused("The held command expired before the user answered. Run it again to ask anew.")
@@ -334,7 +349,9 @@ class CommandService:
         self._wake.set()
         return stop
 
-    async def _run(self, command_id: int, valid: ValidRequest, bash: str) -> ExecutionResult:
+    async def _run(
+        self, command_id: int, valid: ValidRequest, bash: str, on_output: OutputHook | None = None
+    ) -> ExecutionResult:
         stop = self._track(command_id)
         self.apply_user_stops()  # a pause that landed after check_allowed, while another command ran
         spec = CommandSpec(
@@ -345,8 +362,11 @@ class CommandService:
             bash=bash,
             mark=self._mark(str(command_id)),
         )
+        output = self._new_output(command_id, ("stdout", "stderr"))
+        if on_output is not None:
+            on_output(output)
         try:
-            result = await run_command(spec, stop)
+            result = await run_command(spec, stop, output)
         except OSError as exc:
             message = f"bash could not be started ({bash}): {exc.strerror or exc}"
             self.authority.finish(command_id, Outcome(status=Status.FAILED, reason=message))
@@ -392,11 +412,15 @@ class CommandService:
         if self._background is None:
             raise CommandRefused("The server is still starting; try again in a moment.")
         if self._session is None:
-            self._session = ShellSession(bash, self.home, self._environment({}), mark=self._mark(orphans.SHELL))
+            self._session = ShellSession(
+                bash, self.home, self._environment({}), mark=self._mark(orphans.SHELL), code_pages=console_code_pages()
+            )
         restarted = await self._session.start(self._background)
         return self._session, restarted
 
-    async def _run_in_session(self, command_id: int, valid: ValidRequest, bash: str) -> SessionOutcome:
+    async def _run_in_session(
+        self, command_id: int, valid: ValidRequest, bash: str, on_output: OutputHook | None = None
+    ) -> SessionOutcome:
         async with self._session_lock:  # two first calls at once must not start two shells
             session, restarted = await self._session_ready(bash)
             if session.busy:
@@ -412,7 +436,10 @@ class CommandService:
                     "(and shown to the user). Run it again with terminal_run if it is still wanted."
                 )
             stop = self._track(command_id)  # only now: a refusal above must not leave it registered
-            running = await session.send_command(valid.command, mark=self._mark(str(command_id)))
+            output = self._new_output(command_id, ("output",))
+            running = await session.send_command(valid.command, mark=self._mark(str(command_id)), output=output)
+        if on_output is not None:
+            on_output(output)
         journaled = anyio.Event()
         assert self._background is not None
         # The finisher watches pause and Stop from now on, and journals the end whenever it comes,
@@ -453,7 +480,8 @@ class CommandService:
                 group.cancel_scope.cancel()
         finally:
             self._running.pop(command_id, None)
-            output = running.text().encode()
+            running.output.finish()  # keeps or removes the whole output's file
+            kept = running.output.streams[0]
             if not running.done.is_set():  # the server is shutting down under it
                 status, reason = Status.INTERRUPTED, "the server stopped while it ran"
             elif stop.reason is not None:
@@ -467,8 +495,8 @@ class CommandService:
                 self.authority.finish(
                     command_id,
                     Outcome(
-                        status=status, exit_code=running.exit_code, reason=reason, stdout=output,
-                        stdout_bytes=len(output),
+                        status=status, exit_code=running.exit_code, reason=reason, stdout=kept.raw(),
+                        stdout_bytes=kept.total,
                     ),
                 )
                 mark = self._mark(str(command_id))

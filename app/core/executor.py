@@ -4,13 +4,13 @@ Why each choice:
 - stdin is /dev/null, so a command that reads stdin sees end of file at once instead of hanging;
 - the command gets its own process group (POSIX) or process group flag (Windows), so a timeout
   or a stop ends its background jobs and every descendant, not only bash;
-- output is kept in a bounded buffer (head and tail) and decoded once at the end, so a command
-  printing 200 MB costs a few MB at most and no character is split at a chunk boundary.
+- output goes to a CommandOutput (head and tail in memory, the whole in a private file when it
+  is long) and is decoded once at the end, so a command printing 200 MB costs a few MB at most
+  and no character is split at a chunk boundary.
 """
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import math
 import os
@@ -27,9 +27,8 @@ import anyio.to_thread
 from anyio.abc import ByteReceiveStream, Process
 
 from app.core import process_marks
+from app.core.command_output import CommandOutput, StreamCapture
 
-DEFAULT_OUTPUT_CAP_BYTES = 1024 * 1024
-OUTPUT_TAIL_SHARE = 0.25  # of the cap, kept from the end of the stream: build errors are at the end
 READ_CHUNK_BYTES = 64 * 1024
 STOP_GRACE_S = 0.5  # polite signal, then a hard kill
 KILL_POLL_S = 0.02
@@ -39,59 +38,6 @@ WINDOWS_CREATE_NEW_PROCESS_GROUP = 0x00000200
 WINDOWS_CREATE_NO_WINDOW = 0x08000000
 
 
-class CappedBuffer:
-    """Keeps the first and the last bytes of a stream, counts all of them, and stores no more."""
-
-    def __init__(self, cap_bytes: int = DEFAULT_OUTPUT_CAP_BYTES) -> None:
-        self.cap_bytes = cap_bytes
-        self.tail_limit = int(cap_bytes * OUTPUT_TAIL_SHARE)
-        self.head_limit = cap_bytes - self.tail_limit
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = 0
-
-    def feed(self, chunk: bytes) -> None:
-        self.total += len(chunk)
-        room = self.head_limit - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        if chunk and self.tail_limit:
-            self.tail += chunk
-            if len(self.tail) > self.tail_limit:
-                del self.tail[: len(self.tail) - self.tail_limit]
-
-    @property
-    def truncated(self) -> bool:
-        return self.total > self.cap_bytes
-
-    def raw(self) -> bytes:
-        """What was kept, as bytes (for the journal's preview)."""
-        return bytes(self.head + self.tail)
-
-    def text(self, label: str) -> str:
-        """Decode once, never splitting a character; say exactly what was dropped when capped."""
-        if not self.truncated:
-            return bytes(self.head + self.tail).decode("utf-8", errors="replace")
-        head = codecs.getincrementaldecoder("utf-8")("replace").decode(bytes(self.head), final=False)
-        tail = bytes(self.tail)
-        skip = 0
-        while skip < min(3, len(tail)) and tail[skip] & 0xC0 == 0x80:  # continuation bytes of a cut character
-            skip += 1
-        kept_tail = len(tail) - skip
-        omitted = self.total - len(self.head) - kept_tail
-        return (
-            f"{head}\n[... {omitted:,} bytes of {label} omitted here: kept the first {len(self.head):,} "
-            f"and the last {kept_tail:,} of {self.total:,} bytes ...]\n"
-            f"{tail[skip:].decode('utf-8', errors='replace')}\n[{label} truncated at {_cap_label(self.cap_bytes)}]"
-        )
-
-
-def _cap_label(cap_bytes: int) -> str:
-    mib = cap_bytes / (1024 * 1024)
-    return f"{mib:g}MB" if mib >= 1 else f"{cap_bytes}B"
-
-
 @dataclass(frozen=True)
 class CommandSpec:
     command: str
@@ -99,28 +45,36 @@ class CommandSpec:
     env: Mapping[str, str]
     timeout_s: float
     bash: str
-    output_cap_bytes: int = DEFAULT_OUTPUT_CAP_BYTES
     mark: str | None = None  # set as process_marks.MARK_ENV, so that what escapes the group can be found
 
 
 @dataclass
 class ExecutionResult:
-    stdout: CappedBuffer
-    stderr: CappedBuffer
+    output: CommandOutput
     exit_code: int | None
     timed_out: bool
     stopped_reason: str | None  # set when something other than the timeout ended it
     signal_name: str | None
     duration_ms: float
 
+    @property
+    def stdout(self) -> StreamCapture:
+        return self.output.streams[0]
+
+    @property
+    def stderr(self) -> StreamCapture:
+        return self.output.streams[1]
+
     def to_model(self) -> dict[str, Any]:
         """The seed's result shape, `{stdout, stderr, exitCode, timedOut}`, plus a few extras."""
+        fitted = self.output.finish()
         return {
-            "stdout": self.stdout.text("stdout"),
-            "stderr": self.stderr.text("stderr"),
+            "stdout": fitted.texts[0],
+            "stderr": fitted.texts[1],
             "exitCode": self.exit_code,
             "timedOut": self.timed_out,
             "durationMs": round(self.duration_ms, 1),
+            "outputFile": fitted.output_file,
         }
 
 
@@ -195,24 +149,27 @@ async def _end_group(process: Process) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
-async def _pump(stream: ByteReceiveStream | None, buffer: CappedBuffer) -> None:
+async def _pump(stream: ByteReceiveStream | None, output: CommandOutput, index: int) -> None:
     if stream is None:
         return
     try:
         while True:
-            buffer.feed(await stream.receive(READ_CHUNK_BYTES))
+            output.feed(index, await stream.receive(READ_CHUNK_BYTES))
     except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
         return
 
 
-async def run_command(spec: CommandSpec, stop: StopSignal | None = None) -> ExecutionResult:
-    """Run `spec.command` with `bash -c` and return when it ends, times out or is stopped.
+async def run_command(
+    spec: CommandSpec, stop: StopSignal | None = None, output: CommandOutput | None = None
+) -> ExecutionResult:
+    """Run `spec.command` with `bash -c` and return when it ends, times out or is stopped; its
+    output (stdout, then stderr) goes to `output` and is finished (fitted, file kept or removed).
 
     Raises OSError when bash cannot be started. If the caller is cancelled, the tree is ended
     before the cancellation propagates, so no process outlives the call.
     """
     stop = stop or StopSignal()
-    out, err = CappedBuffer(spec.output_cap_bytes), CappedBuffer(spec.output_cap_bytes)
+    output = output or CommandOutput()
     started = time.monotonic()
     process = await anyio.open_process(
         [spec.bash, "-c", spec.command],
@@ -226,8 +183,8 @@ async def run_command(spec: CommandSpec, stop: StopSignal | None = None) -> Exec
     exited = False
     try:
         async with anyio.create_task_group() as pumps:
-            pumps.start_soon(_pump, process.stdout, out)
-            pumps.start_soon(_pump, process.stderr, err)
+            pumps.start_soon(_pump, process.stdout, output, 0)
+            pumps.start_soon(_pump, process.stderr, output, 1)
             with anyio.move_on_after(spec.timeout_s if math.isfinite(spec.timeout_s) else None):
                 async with anyio.create_task_group() as race:
 
@@ -253,6 +210,7 @@ async def run_command(spec: CommandSpec, stop: StopSignal | None = None) -> Exec
     finally:
         with anyio.CancelScope(shield=True):
             await process.aclose()
+        output.finish()
     returncode = process.returncode
     signal_name = None
     if returncode is not None and returncode < 0:
@@ -260,8 +218,7 @@ async def run_command(spec: CommandSpec, stop: StopSignal | None = None) -> Exec
         returncode = None
     timed_out = not exited and stop.reason is None
     return ExecutionResult(
-        stdout=out,
-        stderr=err,
+        output=output,
         exit_code=returncode if exited else None,
         timed_out=timed_out,
         stopped_reason=None if exited else stop.reason,

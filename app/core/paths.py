@@ -7,6 +7,8 @@ so no test ever touches a real profile.
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +22,7 @@ PRIVATE_FILE_MODE = 0o600
 class AppPaths:
     data_dir: Path
     log_dir: Path
+    outputs_dir: Path | None = None  # None: the platform's place (output_folder_for)
 
     @classmethod
     def from_environment(cls, environ: dict[str, str] | None = None) -> AppPaths:
@@ -27,7 +30,7 @@ class AppPaths:
         override = env.get(HOME_ENV)
         if override:
             home = Path(override).expanduser().absolute()
-            return cls(data_dir=home, log_dir=home / "logs")
+            return cls(data_dir=home, log_dir=home / "logs", outputs_dir=Path(f"{home}{OUTPUTS_SUFFIX}"))
         import platformdirs  # imported here: tests with an override never need it
 
         return cls(
@@ -50,11 +53,31 @@ class AppPaths:
     def server_lock(self, lock_key: str) -> Path:
         return self.locks_dir / f"server-{lock_key}.lock"
 
+    @property
+    def outputs(self) -> Path:
+        """Whole outputs of commands whose result was cut (see output_folder_for)."""
+        return self.outputs_dir or output_folder_for(sys.platform, os.environ, Path.home())
+
     def ensure(self) -> AppPaths:
         """Create the folders, private to the user (0700) on POSIX."""
         for folder in (self.data_dir, self.log_dir, self.locks_dir):
             make_private_dir(folder)
         return self
+
+
+OUTPUTS_SUFFIX = "-outputs"  # with COWORK_TERMINAL_HOME=X, whole outputs go to X-outputs
+
+
+def output_folder_for(platform: str, environ: Mapping[str, str], home: Path) -> Path:
+    """Where whole outputs are kept: never inside the data or log folder, which the classifier
+    guards (the model must `tail` and `grep` these files without asking the user), and on Windows
+    outside AppData, where MSIX packaging (Claude Desktop) hides new files from other processes."""
+    if platform == "win32":
+        return home / f".{APP_NAME}{OUTPUTS_SUFFIX}"
+    if platform == "darwin":
+        return home / "Library" / "Caches" / APP_NAME / "outputs"
+    cache = environ.get("XDG_CACHE_HOME", "")
+    return (Path(cache) if os.path.isabs(cache) else home / ".cache") / APP_NAME / "outputs"
 
 
 def make_private_dir(folder: Path) -> None:

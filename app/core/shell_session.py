@@ -12,7 +12,6 @@ Why it is built this way:
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import os
 import re
@@ -28,12 +27,14 @@ import anyio
 from anyio.abc import Process
 
 from app.core import process_marks
+from app.core.command_output import CommandOutput
 from app.core.executor import READ_CHUNK_BYTES, end_tree, spawn_options
+from app.core.output_decoding import StreamDecoder
 
 SCROLLBACK_MAX_LINES = 500
 SCROLLBACK_LINE_MAX_CHARS = 4096  # a longer line is cut in the scrollback (the result keeps it)
 PARTIAL_LINE_MAX_CHARS = 64 * 1024  # output with no newline is passed on in pieces of this size
-OUTPUT_CAP_CHARS = 1024 * 1024
+PENDING_PROMPT_MAX_CHARS = 1000  # of a line still being written, shown while the command runs
 SEND_KEYS_SETTLE_S = 0.5  # how long send_keys waits for the program to answer
 SEND_KEYS_WRITE_TIMEOUT_S = 1.0
 SEND_KEYS_RETRY_S = 0.01
@@ -47,6 +48,7 @@ class SessionResult:
     restarted: bool  # a new shell was started: earlier cwd and variables are gone
     truncated: bool = False
     ended_session: bool = False  # the command ended the shell itself (`exit`)
+    output_file: str | None = None  # the whole output, when some was left out of `output`
 
 
 class SessionBusy(Exception):
@@ -60,9 +62,13 @@ class InputNotRead(Exception):
 class ShellSession:
     """A bash kept alive between calls. One command at a time; it may outlive the call that started it."""
 
-    def __init__(self, bash: str, cwd: str, env: Mapping[str, str], mark: str | None = None) -> None:
-        """`mark` (process_marks) is the shell's own; each command may bring its own to send_command."""
+    def __init__(
+        self, bash: str, cwd: str, env: Mapping[str, str], mark: str | None = None, code_pages: tuple[str, ...] = ()
+    ) -> None:
+        """`mark` (process_marks) is the shell's own; each command may bring its own to send_command.
+        `code_pages`: how to read output that is not UTF-8 (output_decoding)."""
         self.bash = bash
+        self.code_pages = code_pages
         self.cwd = cwd
         self.env = {**env, process_marks.MARK_ENV: mark} if mark else dict(env)
         self.process: Process | None = None
@@ -115,12 +121,15 @@ class ShellSession:
         task_group.start_soon(self._read_loop)
         return restarted
 
-    async def send_command(self, command: str, mark: str | None = None) -> RunningCommand:
-        """Start one command and return at once; `RunningCommand.done` is set when it ends."""
+    async def send_command(
+        self, command: str, mark: str | None = None, output: CommandOutput | None = None
+    ) -> RunningCommand:
+        """Start one command and return at once; `RunningCommand.done` is set when it ends. Its
+        output goes to `output` (one stream)."""
         if self.busy:
             raise SessionBusy()
         token = secrets.token_hex(8)
-        running = RunningCommand(token)
+        running = RunningCommand(token, output)
         self._current = running
         delimiter = f"__COWORK_CMD_{token}__"
         # The marker is printed on the same line as eval, so bash has read it before the command runs.
@@ -211,7 +220,7 @@ class ShellSession:
     async def _read_loop(self) -> None:
         assert self.process is not None and self.process.stdout is not None
         stream = self.process.stdout
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")  # keeps a split character for the next chunk
+        decoder = StreamDecoder(self.code_pages)  # keeps a split character for the next chunk
         try:
             while True:
                 self._consume(decoder.decode(await stream.receive(READ_CHUNK_BYTES)))
@@ -261,55 +270,74 @@ _DONE = re.compile(r"__COWORK_DONE_([0-9a-f]{16})__:(\d+):(.*)")
 class RunningCommand:
     """One command's output as it arrives, bounded, and its end."""
 
-    def __init__(self, token: str) -> None:
+    def __init__(self, token: str, output: CommandOutput | None = None) -> None:
         self.token = token
-        self.chunks: list[str] = []
-        self.output_len = 0
-        self.truncated = False
+        self.output = output or CommandOutput(labels=("output",))
+        self._held_newline = False  # the last newline may be the marker's own: fed only when more comes
+        self._last_was_empty_line = False
         self.pending_partial = ""
         self.exit_code: int | None = None
         self.ended_session = False
         self.done = anyio.Event()
 
+    @property
+    def output_len(self) -> int:
+        """Bytes of output so far: where `output_since` starts."""
+        return self.output.streams[0].total
+
     def append(self, text: str) -> None:
         self.pending_partial = ""
-        room = OUTPUT_CAP_CHARS - self.output_len
-        if len(text) > room:
-            self.truncated = True
-            text = text[: max(room, 0)]
-        if text:
-            self.chunks.append(text)
-            self.output_len += len(text)
+        if not text:
+            return
+        self._last_was_empty_line = text == "\n"
+        if self._held_newline:
+            text = "\n" + text
+        self._held_newline = text.endswith("\n")
+        if self._held_newline:
+            text = text[:-1]
+        self.output.feed(0, text.encode())
 
     def trim_marker_newline(self) -> bool:
         """The marker starts with its own newline: take it back out; True if it had made an empty line."""
-        if not self.chunks or not self.chunks[-1].endswith("\n"):
+        if not self._held_newline:
             return False
-        made_empty_line = self.chunks[-1] == "\n"
-        self.chunks[-1] = self.chunks[-1][:-1]
-        self.output_len -= 1
-        return made_empty_line
+        self._held_newline = False
+        return self._last_was_empty_line
 
     def finish(self, exit_code: int | None, *, ended_session: bool = False) -> None:
+        if self._held_newline:  # not the marker's: the shell ended after it
+            self._held_newline = False
+            self.output.feed(0, b"\n")
         self.exit_code = exit_code
         self.ended_session = ended_session
         self.done.set()
 
-    def text(self) -> str:
-        body = "".join(self.chunks) + (self.pending_partial if not self.done.is_set() else "")
-        if self.truncated:
-            body += "\n[output truncated at 1MB; read the rest with terminal_read_scrollback]"
-        return body
+    def _pending(self) -> str:
+        """What came after the fed output while the command runs: a held newline, a partial line."""
+        if self.done.is_set():
+            return ""
+        return ("\n" if self._held_newline else "") + self.pending_partial[-PENDING_PROMPT_MAX_CHARS:]
 
     def output_since(self, offset: int) -> str:
-        return self.text()[offset:]
+        """What the command printed after `offset` (output_len at some moment), as far as it is
+        kept, and no more than the output budget (the end of it)."""
+        text = self.output.streams[0].since(offset).decode("utf-8", errors="replace") + self._pending()
+        budget = self.output.budget.chars
+        if budget is not None and len(text) > budget:
+            whole = self.output.snapshot().output_file
+            where = f"the whole output is in {whole}" if whole else "see terminal_read_scrollback"
+            marker = f"[... the start of this output was left out; {where} ...]\n"
+            text = marker + text[len(text) - (budget - len(marker)) :]
+        return text
 
     def result(self, *, finished: bool, restarted: bool) -> SessionResult:
+        fitted = self.output.finish() if self.done.is_set() else self.output.snapshot()
         return SessionResult(
-            output=self.text(),
+            output=fitted.texts[0] + self._pending(),
             exit_code=self.exit_code if finished else None,
             finished=finished,
             restarted=restarted,
-            truncated=self.truncated,
+            truncated=fitted.output_file is not None,
             ended_session=self.ended_session,
+            output_file=fitted.output_file,
         )

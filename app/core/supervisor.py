@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from app.core import orphans
 from app.core.approval import ApprovalMode, approval_mode
+from app.core.command_output import OutputBudget, output_budget
 from app.core.journal import CommandRecord, Journal, ServerRecord, Status
 from app.core.messages import PAUSED_MESSAGE
 
@@ -73,6 +74,7 @@ class Snapshot:
     last_crash: CrashInfo | None = None  # the newest crash the user has not seen yet
     crashes_in_window: int = 0
     approval_mode: ApprovalMode = ApprovalMode.DESTRUCTIVE
+    output_budget: OutputBudget = OutputBudget()
 
 
 class CrashWindow:
@@ -161,6 +163,7 @@ class Supervisor:
                 running=sum(1 for c in active if c.status is Status.RUNNING),
                 waiting=len(pending),
                 approval_mode=approval_mode(self.journal),
+                output_budget=output_budget(self.journal, environ={}),  # the setting, as the menu sets it
             )
         notices += self._pending_refusal_notice(now)
         if self._last_crash is not None and now - self._last_crash.at >= self._crashes.window_s:

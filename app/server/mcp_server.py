@@ -24,11 +24,12 @@ import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from app import __version__
 from app.core import liveness, orphans
+from app.core.command_output import OutputBudget, output_budget
 from app.core.command_request import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, CommandRefused, ExecuteRequest
 from app.core.command_service import CommandService, SessionOutcome
 from app.core.control.authority import ServerAuthority
@@ -36,8 +37,10 @@ from app.core.control.server_link import TrayLink
 from app.core.errors import CoworkError
 from app.core.executor import ExecutionResult
 from app.core.journal import Journal
+from app.core.output_files import prune_outputs
 from app.core.paths import AppPaths
 from app.core.tool_sets import ALL_TOOLS, EXECUTE_ONLY, narrowest_tools, tool_set
+from app.server.progress import with_progress
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +50,21 @@ INSTRUCTIONS = (
     "dependencies, build, test, use git. The user watches every command and can pause access or "
     "stop a command at any time."
 )
-EXECUTE_DESCRIPTION = f"""Run a bash command on the user's computer and return its stdout, stderr and exit code.
+OUTPUT_FILE_SENTENCE = (
+    "When anything is left out, `outputFile` names a file with the whole output: read it with "
+    "`tail`, `grep` or `sed -n`."
+)
+
+
+def budget_sentence(budget: OutputBudget) -> str:
+    """What the model reads about the output budget (the setting in force when the server starts)."""
+    if budget.chars is None:
+        return "Each of stdout and stderr is capped at 1 MB (the start and the end are kept)."
+    return (f"Output is cut to {budget.chars:,} characters in all (stdout and stderr share them), "
+            "keeping the start and the end.")
+
+
+EXECUTE_DESCRIPTION = """Run a bash command on the user's computer and return its stdout, stderr and exit code.
 
 - The shell is always bash (Git Bash on Windows). Set `cwd` instead of starting with `cd dir &&`.
 - No TTY and stdin is closed: interactive programs (editors, pagers, prompts, REPLs) cannot work;
@@ -58,10 +75,14 @@ EXECUTE_DESCRIPTION = f"""Run a bash command on the user's computer and return i
   - First item
   EOF
   )"
-- `timeout` is in milliseconds (default {DEFAULT_TIMEOUT_MS}, at most {MAX_TIMEOUT_MS}). Calls longer than
+- `timeout` is in milliseconds (default {default_timeout}, at most {max_timeout}). Calls longer than
   about 50 s may be cancelled by the client: run long jobs in the background with output to a file
   (`nohup make > build.log 2>&1 &`) and read the file in later calls.
-- Each of stdout and stderr is capped at 1 MB (the start and the end are kept)."""
+- {budget}
+- {output_file}"""
+
+
+OUTPUT_FILE_DESC = "absolute path of a file holding the whole output, when some of it was left out here"
 
 
 class CommandResult(BaseModel):
@@ -73,15 +94,26 @@ class CommandResult(BaseModel):
     timedOut: bool
     durationMs: float | None = None
     note: str | None = Field(default=None, description="why the command ended early, when it did")
+    outputFile: str | None = Field(default=None, description=OUTPUT_FILE_DESC)
 
 
-SESSION_RUN_DESCRIPTION = f"""Run a command in a persistent bash session on the user's computer.
+SESSION_RUN_DESCRIPTION = """Run a command in a persistent bash session on the user's computer.
 
 Unlike execute_command, state carries across calls: `cd`, exported variables, shell functions.
 Use it for a sequence of dependent steps; use execute_command for independent one-shot commands.
-stderr is merged into the output. `timeout` is in milliseconds (default {DEFAULT_TIMEOUT_MS}): on timeout
+stderr is merged into the output. `timeout` is in milliseconds (default {default_timeout}): on timeout
 the command keeps running in the session; read more with terminal_read_scrollback, answer a prompt
-with terminal_send_keys, or stop it with terminal_interrupt. One command at a time."""
+with terminal_send_keys, or stop it with terminal_interrupt. One command at a time.
+{budget} {output_file}"""
+
+
+def describe(template: str, budget: OutputBudget) -> str:
+    return template.format(
+        default_timeout=DEFAULT_TIMEOUT_MS,
+        max_timeout=MAX_TIMEOUT_MS,
+        budget=budget_sentence(budget),
+        output_file=OUTPUT_FILE_SENTENCE,
+    )
 
 
 
@@ -92,6 +124,7 @@ class SessionCommandResult(BaseModel):
     exitCode: int | None = Field(description="null while the command is still running")
     timedOut: bool = Field(description="true when the time limit passed and the command still runs in the session")
     note: str | None = None
+    outputFile: str | None = Field(default=None, description=OUTPUT_FILE_DESC)
 
 
 def session_result(outcome: SessionOutcome) -> SessionCommandResult:
@@ -109,7 +142,11 @@ def session_result(outcome: SessionOutcome) -> SessionCommandResult:
             "terminal_send_keys, or stop it with terminal_interrupt."
         )
     return SessionCommandResult(
-        output=result.output, exitCode=result.exit_code, timedOut=not result.finished, note=" ".join(notes) or None
+        output=result.output,
+        exitCode=result.exit_code,
+        timedOut=not result.finished,
+        note=" ".join(notes) or None,
+        outputFile=result.output_file,
     )
 
 
@@ -126,13 +163,27 @@ def command_result(result: ExecutionResult) -> CommandResult:
     return CommandResult(**result.to_model(), note=result.stopped_reason)
 
 
+def reply(result: BaseModel, *, wrapped: bool = False) -> CallToolResult:
+    """The result as structured content and, for clients that read only text, the same as compact
+    JSON: the SDK's own text copy is indented JSON, which nearly doubles a long output's size.
+    `wrapped`: the tool returns one of several models, which the SDK's schema puts under "result"."""
+    structured = result.model_dump(mode="json")
+    return CallToolResult(
+        content=[TextContent(type="text", text=result.model_dump_json())],
+        structured_content={"result": structured} if wrapped else structured,
+    )
+
+
 def build_server(
     service_factory: Callable[[], CommandService],
     prepare: Callable[[], object] | None = None,
     tools: str = ALL_TOOLS,
     link: TrayLink | None = None,
+    budget: OutputBudget | None = None,
 ) -> MCPServer[Any]:
-    """The MCP server around a CommandService that the lifespan creates (and closes) per process."""
+    """The MCP server around a CommandService that the lifespan creates (and closes) per process.
+    `budget` is the output budget the tool descriptions state (each call reads the setting anew)."""
+    budget = budget or OutputBudget()
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[Any]) -> AsyncIterator[CommandService]:
@@ -175,7 +226,7 @@ def build_server(
     )
 
     @server.tool(
-        description=EXECUTE_DESCRIPTION,
+        description=describe(EXECUTE_DESCRIPTION, budget),
         annotations=host_tool.model_copy(update={"title": "Run a command on the host"}),
     )
     async def execute_command(
@@ -191,10 +242,12 @@ def build_server(
             dict[str, Any] | None,
             Field(description="Extra environment variables (string values), laid over the user's environment."),
         ] = None,
-    ) -> CommandResult:
+    ) -> Annotated[CallToolResult, CommandResult]:
         request = ExecuteRequest(command=command, cwd=cwd, timeout_ms=timeout, env=env)
+        service = service_of(ctx)
         with refusals_as_errors():
-            return command_result(await service_of(ctx).execute(request))
+            result = await with_progress(ctx, lambda hook: service.execute(request, on_output=hook))
+        return reply(command_result(result))
 
     @server.tool(
         description="Run a command that is held for the user's approval, once they allow it. Waits a while "
@@ -204,10 +257,12 @@ def build_server(
     )
     async def terminal_confirm(
         confirmation_id: Annotated[str, Field(description="The id from the held command's message.")], ctx: Context
-    ) -> CommandResult | SessionCommandResult:
+    ) -> Annotated[CallToolResult, CommandResult | SessionCommandResult]:
+        service = service_of(ctx)
         with refusals_as_errors():
-            outcome = await service_of(ctx).confirm(confirmation_id)
-        return session_result(outcome) if isinstance(outcome, SessionOutcome) else command_result(outcome)
+            outcome = await with_progress(ctx, lambda hook: service.confirm(confirmation_id, on_output=hook))
+        result = session_result(outcome) if isinstance(outcome, SessionOutcome) else command_result(outcome)
+        return reply(result, wrapped=True)
 
     @server.tool(
         description="Withdraw a command held for the user's approval; it will not run.",
@@ -220,7 +275,7 @@ def build_server(
     if tools == EXECUTE_ONLY:
         return server
 
-    @server.tool(description=SESSION_RUN_DESCRIPTION,
+    @server.tool(description=describe(SESSION_RUN_DESCRIPTION, budget),
                  annotations=host_tool.model_copy(update={"title": "Run a command in the shell session"}))
     async def terminal_run(
         command: Annotated[str, Field(description="The bash command to run in the session.")],
@@ -228,9 +283,11 @@ def build_server(
         timeout: Annotated[
             float | None, Field(description=f"Time limit in milliseconds. Default {DEFAULT_TIMEOUT_MS}.")
         ] = None,
-    ) -> SessionCommandResult:
+    ) -> Annotated[CallToolResult, SessionCommandResult]:
+        service = service_of(ctx)
         with refusals_as_errors():
-            return session_result(await service_of(ctx).session_run(command, timeout))
+            outcome = await with_progress(ctx, lambda hook: service.session_run(command, timeout, on_output=hook))
+        return reply(session_result(outcome))
 
     @server.tool(
         description="Type text into the program running in the shell session (for a prompt waiting for input). "
@@ -339,6 +396,7 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
             return  # the tray writes the journal, and it recovers crashed servers and their orphans
         with Journal(paths) as background:
             background.apply_retention()
+            prune_outputs(paths.outputs)  # whole outputs past their retention period
             background.recover_dead_servers()
             orphans.end_orphans(paths, background.was_left_running)  # what a killed server left
 
@@ -365,7 +423,8 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
         # so the model can tell the user (a server that exited would show only "failed" in Claude).
         print(f"cowork-terminal: {missing}", file=sys.stderr, flush=True)
     try:
-        build_server(make_service, prepare=after_handshake, tools=offered, link=link).run("stdio")
+        budget = output_budget(journal)
+        build_server(make_service, prepare=after_handshake, tools=offered, link=link, budget=budget).run("stdio")
     finally:
         authority.end(server_id)
         link.close()

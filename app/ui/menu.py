@@ -14,6 +14,7 @@ from datetime import datetime
 
 from app.core.approval import ApprovalMode
 from app.core.client_config import ABSENT, CHANGED, CURRENT, FOREIGN, INVALID, STALE, UNKNOWN
+from app.core.command_output import BUDGET_CHOICES, OutputBudget
 
 APP_TITLE = "Cowork Terminal"
 QUIT_TEXT = f"Quit {APP_TITLE}"
@@ -30,10 +31,11 @@ TOGGLE_AUTOSTART = "toggle-autostart"
 OPEN_DATA_FOLDER = "open-data-folder"
 OPEN_APPROVALS = "open-approvals"
 SET_APPROVAL_MODE = "set-approval-mode"
+SET_OUTPUT_BUDGET = "set-output-budget"
 QUIT = "quit"
 ACTIONS = (
     OPEN_LOG, TOGGLE_PAUSE, CONNECT, DISCONNECT, CHECK, TOGGLE_AUTOSTART, OPEN_DATA_FOLDER, OPEN_APPROVALS,
-    SET_APPROVAL_MODE, QUIT,
+    SET_APPROVAL_MODE, SET_OUTPUT_BUDGET, QUIT,
 )
 
 # Icon states, named as app.ui.icons names its files.
@@ -102,6 +104,7 @@ class TrayState:
     problem: str | None = None  # something that stops every command (no bash): one short line
     busy: str | None = None  # an action in progress, e.g. "Checking Claude Desktop..."
     approval_mode: ApprovalMode = ApprovalMode.DESTRUCTIVE
+    output_budget: OutputBudget = OutputBudget()
 
     @property
     def any_connected(self) -> bool:
@@ -225,6 +228,21 @@ def approval_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
     )
 
 
+def output_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
+    """How much of a command's output Claude gets back, as radio items (a value set with the CLI too)."""
+    choices = BUDGET_CHOICES if state.output_budget in BUDGET_CHOICES else (state.output_budget, *BUDGET_CHOICES)
+    return tuple(
+        MenuEntry(
+            f"output:{budget.setting}",
+            budget.label + (" (default)" if budget == OutputBudget() else ""),
+            SET_OUTPUT_BUDGET,
+            target=str(budget.setting),
+            checked=state.output_budget == budget,
+        )
+        for budget in choices
+    )
+
+
 def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
     """The whole tray menu for `state`, top to bottom (the conventional order of tray apps)."""
     now = time.time() if now is None else now
@@ -262,6 +280,7 @@ def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
         MenuEntry("pause", "Pause host access", TOGGLE_PAUSE, checked=state.paused),
         MenuEntry("connect", "Connect to Claude", submenu=connect_submenu(state)),
         MenuEntry("approval", "Ask before running", submenu=approval_submenu(state)),
+        MenuEntry("output", "Output Claude gets back", submenu=output_submenu(state)),
         MenuEntry(
             "autostart",
             "Start at login",

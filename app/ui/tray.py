@@ -45,6 +45,7 @@ from app.core import approval, autostart
 from app.core import client_config as cc
 from app.core import client_locations as cl
 from app.core.bash_resolver import BashNotFoundError, find_bash
+from app.core.command_output import parse_budget, set_output_budget
 from app.core.control.hub import Hub, Question
 from app.core.control.transport import AddressTaken
 from app.core.errors import CoworkError
@@ -91,7 +92,9 @@ REFRESH_CLIENTS = "refresh-clients"
 ASK_USER = "ask-user"  # show the next question (a loosening someone asked for) in a confirm window
 # Quick actions (the user's controls, the approval and confirm windows): their own queue, so
 # nothing slow (a connection check, the `claude` CLI) ever delays them.
-JOURNAL_ACTIONS = frozenset({menu.TOGGLE_PAUSE, menu.SET_APPROVAL_MODE, menu.OPEN_APPROVALS, ASK_USER})
+JOURNAL_ACTIONS = frozenset(
+    {menu.TOGGLE_PAUSE, menu.SET_APPROVAL_MODE, menu.SET_OUTPUT_BUDGET, menu.OPEN_APPROVALS, ASK_USER}
+)
 PROMPT_DECIDED_BY = "user (approval prompt)"
 LOG_WINDOW_DECIDED_BY = "user (activity log)"
 _STOP = object()
@@ -486,6 +489,7 @@ class TrayApp:
             problem=self._problem,
             busy=self._busy,
             approval_mode=snapshot.approval_mode,
+            output_budget=snapshot.output_budget,
         )
         previous = self.state
         if state == previous:
@@ -606,6 +610,10 @@ class TrayApp:
         elif action == menu.SET_APPROVAL_MODE:
             self.hub.set_settings(approval_mode=approval.ApprovalMode(str(target)).value)
             log.info("approval mode set to %s from the tray", target)
+        elif action == menu.SET_OUTPUT_BUDGET:
+            budget = parse_budget(str(target))
+            self.hub.with_journal(lambda journal: set_output_budget(journal, budget))
+            log.info("output budget set to %s from the tray", target)
         elif action == menu.OPEN_DATA_FOLDER:
             spawn(open_folder_argv(self.platform, self.paths.data_dir))
         elif action == REFRESH_CLIENTS:

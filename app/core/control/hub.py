@@ -466,6 +466,15 @@ class Hub:
         if op == "quit":
             self.quit_app()
             return "Cowork Terminal is quitting."
+        if op == "output_budget":  # how much output the model reads: not a control
+            from app.core.command_output import parse_budget, set_output_budget
+
+            try:
+                budget = parse_budget(str(message.get("budget")))
+            except ValueError as exc:
+                raise RequestError(str(exc)) from None
+            self.with_journal(lambda journal: set_output_budget(journal, budget))
+            return "Output budget changed."
         if op == "open_log":
             self.open_log()
             return "Opened the activity log."

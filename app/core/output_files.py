@@ -1,0 +1,164 @@
+"""The whole output of a call in a private file, and how long such files are kept.
+
+The file lives outside the app's data and log folders (`AppPaths.outputs`), because the
+classifier guards those and the model must read this one with `tail`, `grep` or `sed -n` without
+asking the user. Only the user can read it (0600 in a 0700 folder), it is never opened through a
+link someone put in the folder, and a server that starts removes those past the retention period.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import stat
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import BinaryIO
+
+from app.core.paths import PRIVATE_FILE_MODE, make_private_dir
+
+FILE_CAP_BYTES = 64 * 1024 * 1024  # per stream, in the output file
+SPOOL_MEMORY_BYTES = 1024 * 1024  # whole output kept in memory before it goes to the file
+OUTPUT_FILE_SUFFIX = ".log"
+OUTPUT_RETENTION_DAYS = 7
+OUTPUTS_MAX_BYTES = 1024 * 1024 * 1024  # all output files together; the oldest go first
+DAY_S = 86_400.0
+
+
+class OutputSpool:
+    """The whole output of one call in the order it came, in memory while small, then in a file
+    private to the user. It never raises: a file that cannot be written leaves a `problem`."""
+
+    def __init__(self, folder: Path | None, name: str, streams: int, cap_bytes: int = FILE_CAP_BYTES) -> None:
+        self.folder = folder
+        self.cap_bytes = cap_bytes
+        self.name = name
+        self.path: Path | None = None
+        self.problem: str | None = None if folder is not None else "no folder for output files"
+        self._memory: bytearray | None = bytearray()
+        self._file: BinaryIO | None = None
+        self._written = [0] * streams
+        self._dropped = [0] * streams
+
+    def write(self, stream: int, chunk: bytes) -> None:
+        room = self.cap_bytes - self._written[stream]
+        if len(chunk) > room:
+            self._dropped[stream] += len(chunk) - max(room, 0)
+            chunk = chunk[: max(room, 0)]
+        if not chunk:
+            return
+        self._written[stream] += len(chunk)
+        if self._memory is not None:
+            self._memory += chunk
+            if len(self._memory) > SPOOL_MEMORY_BYTES:
+                self.open()
+            return
+        self._append(chunk)
+
+    def open(self) -> Path | None:
+        """Make sure the file exists and holds everything so far; its path, or None (see `problem`)."""
+        if self._memory is None or self.problem is not None:
+            return self.path
+        assert self.folder is not None
+        data, self._memory = bytes(self._memory), None
+        try:
+            self.path, self._file = _create_private_file(self.folder, self.name)
+        except OSError as exc:
+            self.problem = f"could not create a file in {self.folder}: {exc.strerror or exc}"
+            return None
+        self._append(data)
+        return self.path
+
+    def _append(self, data: bytes) -> None:
+        if self._file is None:
+            return
+        try:
+            self._file.write(data)
+        except OSError as exc:  # a full disk: keep what was written, say so, write no more
+            self.problem = f"the output file could not be completed: {exc.strerror or exc}"
+            self._close_file()
+
+    def close(self, keep: bool, tails: Sequence[tuple[str, bytes]] = ()) -> None:
+        """End of the call: keep the file (with the end of each stream that passed the cap), or
+        remove it when nothing was left out."""
+        if keep:
+            self.open()
+            for (label, tail), dropped in zip(tails, self._dropped, strict=False):
+                if dropped:
+                    note = (
+                        f"\n[... {dropped:,} bytes of {label} not kept in this file (it keeps the first "
+                        f"{_size_label(self.cap_bytes)} of each stream); its last {len(tail):,} bytes follow ...]\n"
+                    )
+                    self._append(note.encode() + tail)
+        self._memory = None
+        self._close_file()
+        if not keep and self.path is not None:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+            self.path = None
+
+    def _close_file(self) -> None:
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.close()
+            self._file = None
+
+
+def _size_label(size: int) -> str:
+    return f"{size // (1024 * 1024)} MiB" if size >= 1024 * 1024 else f"{size:,} bytes"
+
+
+def _create_private_file(folder: Path, name: str) -> tuple[Path, BinaryIO]:
+    """A new file only the user can read, in a folder only the user can enter; never through a
+    symlink someone put there (O_EXCL, O_NOFOLLOW, and the folder must be a real one of ours)."""
+    make_private_dir(folder)
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+        raise OSError(f"{folder} is not a folder of this user")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = folder / f"{stamp}-{name}-{secrets.token_hex(3)}{OUTPUT_FILE_SUFFIX}"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags, PRIVATE_FILE_MODE)
+    return path, os.fdopen(fd, "wb")
+
+
+def prune_outputs(
+    folder: Path,
+    *,
+    max_age_days: float = OUTPUT_RETENTION_DAYS,
+    max_bytes: int = OUTPUTS_MAX_BYTES,
+    now: float | None = None,
+) -> int:
+    """Remove output files older than the retention period, then the oldest until all together
+    fit in `max_bytes`; returns how many went. Only our own regular files, never a link."""
+    cutoff = (now or time.time()) - max_age_days * DAY_S
+    files = []
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name.endswith(OUTPUT_FILE_SUFFIX) and entry.is_file(follow_symlinks=False):
+                info = entry.stat(follow_symlinks=False)
+                files.append((info.st_mtime, info.st_size, Path(entry.path)))
+    files.sort()
+    total = sum(size for _, size, _ in files)
+    removed = 0
+    for mtime, size, path in files:
+        if mtime >= cutoff and total <= max_bytes:
+            break
+        with contextlib.suppress(OSError):
+            path.unlink()
+            removed += 1
+            total -= size
+    return removed
+
+
+def outputs_size(folder: Path) -> tuple[int, int]:
+    """(files, bytes) of the output files kept in `folder`."""
+    count = size = 0
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name.endswith(OUTPUT_FILE_SUFFIX) and entry.is_file(follow_symlinks=False):
+                count += 1
+                size += entry.stat(follow_symlinks=False).st_size
+    return count, size
