@@ -40,7 +40,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from app.core import approval, autostart
+from app.core import approval, autostart, stale_entries
 from app.core import client_config as cc
 from app.core import client_locations as cl
 from app.core.bash_resolver import BashNotFoundError, find_bash
@@ -531,6 +531,7 @@ class TrayApp:
         except BashNotFoundError as exc:
             self._problem = bash_problem(exc, self.platform)
             self.notifier.notify(self._problem, str(exc))
+        self._repair_stale_entries()
         self.refresh_clients(include_cli=True)
         self._autostart = _read_autostart()
         if self._problem is None and self._clients is not None and not any(c.has_entry for c in self._clients):
@@ -541,6 +542,15 @@ class TrayApp:
                 "Connect Cowork Terminal to Claude",
                 f"No Claude app is connected yet. Next step: {how}, then restart Claude.",
             )
+
+    def _repair_stale_entries(self) -> None:
+        """Start at login and Claude's entries that name a removed program or another copy run this one."""
+        platform, environ, home = cl.this_machine()
+        frozen = bool(getattr(sys, "frozen", False))
+        for repair in stale_entries.repair_stale_entries(
+            frozen=frozen, executable=os.path.abspath(sys.executable), platform=platform, environ=environ, home=home
+        ):
+            self.notifier.notify(f"{repair.what} updated", repair.notice)
 
     def perform(self, journal: Journal, action: str, target: str | None = None) -> None:
         """Do one action now, on the calling thread (the actions thread, or a test)."""
