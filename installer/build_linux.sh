@@ -30,10 +30,13 @@ umask 022
 log() { printf '%s\n' "build_linux: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-command -v dpkg-deb >/dev/null || die "dpkg-deb not found (apt-get install dpkg)"
-for tool in objdump readelf; do  # read the bundle's ELF files to work out the .deb's Depends
-    command -v "$tool" >/dev/null || die "$tool not found (apt-get install binutils)"
-done
+# shellcheck source=linux/build_tools.sh
+source "$ROOT/installer/linux/build_tools.sh"
+# objdump and readelf read the bundle's ELF files, ldconfig and dpkg-query find their packages: the
+# .deb's Depends. ldconfig is in /sbin, off a normal user's PATH: find_tool looks there too.
+require_tools dpkg-deb=dpkg dpkg-query=dpkg objdump=binutils readelf=binutils ldconfig=libc-bin ||
+    die "install what is missing above, then run this again"
+LDCONFIG="$(find_tool ldconfig)"
 
 if [[ -z "${PYTHON:-}" ]]; then
     # A venv of the build's own: the bundle gets exactly the app's dependencies plus PyGObject,
@@ -115,8 +118,8 @@ bundle_depends() {
     [[ -n "$glibc" ]] || return 1
     while IFS= read -r lib; do
         [[ -n "${bundled[$lib]:-}" || "$lib" == libc.so.6 || "$lib" == ld-linux* ]] && continue
-        path="$(ldconfig -p | awk -v lib="$lib" '$1 == lib && /x86-64|AArch64|64bit/ {print $NF; exit}')"
-        [[ -n "$path" ]] || die "$lib is needed by the bundle but not installed here, so its package is unknown"
+        path="$("$LDCONFIG" -p | awk -v lib="$lib" '$1 == lib && /x86-64|AArch64|64bit/ {print $NF; exit}')"
+        [[ -n "$path" ]] || die "$lib is needed by the bundle but $LDCONFIG -p does not list it: install the package that has it"
         pkg="$(dpkg-query -S "*/$(basename "$(realpath "$path")")" 2>/dev/null | head -n 1 | cut -d: -f1)"
         [[ -n "$pkg" ]] || die "no package owns $path (needed by the bundle)"
         [[ "$pkg" == libc6 ]] || wanted["$pkg"]=1
