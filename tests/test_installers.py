@@ -39,6 +39,7 @@ BUILD_SOURCES = (
     "app",
     "assets/generated",
     "installer/entry.py",
+    "installer/runtime_hook_environment.py",
     "installer/cowork-terminal.spec",
     "installer/build_linux.sh",
     "installer/linux",
