@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Linux release of Cowork Terminal into installer/out/:
 #   dist/cowork-terminal/                           the one-folder PyInstaller bundle
-#   cowork-terminal-VERSION-linux-ARCH.tar.gz       that folder, for any distribution
+#   cowork-terminal-VERSION-linux-ARCH.tar.gz       that folder with a README, icons and
+#                                                   install-desktop-entry, for any distribution
 #   cowork-terminal_VERSION_ARCH.deb                the bundle in /opt, launcher, icons
 #
 # Usage: installer/build_linux.sh
@@ -71,8 +72,21 @@ log "PyInstaller bundle of $APP $VERSION"
 
 log "archive"
 TARBALL="$OUT/$APP-$VERSION-linux-$TAR_ARCH.tar.gz"
+# The bundle plus what a copy outside any package needs: a README, the icons in the hicolor layout
+# the menu entry uses, and `install-desktop-entry` (which runs `cowork-terminal install-desktop-entry`).
+TAR_STAGE="$OUT/tar-root"
+rm -rf "$TAR_STAGE"
+mkdir -p "$TAR_STAGE"
+cp -al "$BUNDLE" "$TAR_STAGE/$APP"  # hard links: no second copy of 145 MB
+install -m 0644 "$ROOT/installer/linux/tarball/README.txt" "$TAR_STAGE/$APP/README.txt"
+install -m 0755 "$ROOT/installer/linux/tarball/install-desktop-entry" "$TAR_STAGE/$APP/install-desktop-entry"
+for size in "${ICON_SIZES[@]}"; do
+    icon="$ROOT/assets/generated/png/app-$size.png"
+    [[ -f "$icon" ]] || die "missing $icon (python assets/make_icons.py)"
+    install -D -m 0644 "$icon" "$TAR_STAGE/$APP/share/icons/hicolor/${size}x${size}/apps/$APP.png"
+done
 # Numeric root ownership: unpacking as root must not create files owned by the build user.
-tar -C "$OUT/dist" --owner=0 --group=0 --numeric-owner -czf "$TARBALL" "$APP"
+tar -C "$TAR_STAGE" --owner=0 --group=0 --numeric-owner -czf "$TARBALL" "$APP"
 
 log ".deb"
 STAGE="$OUT/deb-root"
@@ -147,8 +161,11 @@ Description: let Claude run commands on this computer while you stay in charge
  bash commands on this machine through it, and the tray shows what runs,
  pauses access with one click and writes Claude's config for you.
 EOF
-# No maintainer scripts: the icon cache and the desktop database are refreshed by the dpkg file
-# triggers of hicolor-icon-theme and desktop-file-utils when files land in their folders.
+# The icon cache and the desktop database are refreshed by the dpkg file triggers of
+# hicolor-icon-theme and desktop-file-utils. prerm stops the trays and servers that run this
+# package's program (by its path); postrm tells each user what to remove in their own home.
+install -m 0755 "$ROOT/installer/linux/deb/prerm" "$STAGE/DEBIAN/prerm"
+install -m 0755 "$ROOT/installer/linux/deb/postrm" "$STAGE/DEBIAN/postrm"
 
 command -v desktop-file-validate >/dev/null &&
     desktop-file-validate "$STAGE/usr/share/applications/$APP.desktop"
