@@ -856,3 +856,13 @@ def test_a_held_command_notifies_and_opens_the_approval_prompt(
     assert "A command is waiting for your approval" in titles(app)
     assert "wants to run: rm -rf build" in messages(app)
     assert (tmp_path / "build").exists()
+
+
+def test_uninstall_from_the_menu_opens_the_uninstall_window_in_its_own_process(
+    app: TrayApp, tmp_path: Path
+) -> None:
+    marker = tmp_path / "uninstall-window-opened"
+    assert app.uninstall_window_command[-1] == "uninstall-window"
+    app.uninstall_window_command = [sys.executable, "-c", WINDOW_SCRIPT, str(marker)]
+    click(app, "uninstall")
+    wait_for(lambda: marker.exists())

@@ -25,6 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     uninstall.add_argument("--data", action="store_true", help="also delete the command history and logs")
     uninstall.set_defaults(handler=run_uninstall)
 
+    window = subparsers.add_parser("uninstall-window", help="the tray's Uninstall window: asks, then uninstalls")
+    window.set_defaults(handler=run_uninstall_window)
+
     entry = subparsers.add_parser(
         "install-desktop-entry",
         help="add this copy (an unpacked .tar.gz) to your application menu, with its icon",
@@ -58,6 +61,12 @@ def run_uninstall(args: argparse.Namespace) -> int:
         print(f"cowork-terminal: {line}", file=sys.stderr)
     print("\n".join(uninstall.closing_words(plan, report)))
     return 1 if report.failed else 0
+
+
+def run_uninstall_window(args: argparse.Namespace) -> int:
+    from app.ui.uninstall_window import main  # Tk: only in the window's own process
+
+    return main()
 
 
 def _confirmed() -> bool:

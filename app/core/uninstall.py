@@ -53,8 +53,9 @@ class UninstallPlan:
     menu_files: tuple[Path, ...] = ()  # the user's menu entry and icons (install-desktop-entry)
     tray_running: bool = False
     servers: tuple[int, ...] = ()  # pids of this install's live servers
-    data: tuple[Path, ...] = ()  # deleted when asked (--data)
-    kept_data: tuple[Path, ...] = ()  # the user's data, when not asked to delete it
+    data: tuple[Path, ...] = ()  # what --data deletes: the app's own files and folders
+    data_folders: tuple[Path, ...] = ()  # the folders that hold them (what stays without --data)
+    delete_data: bool = False  # the user asked for the data to go
 
     def steps(self) -> list[str]:
         """What will go, one line each, in the order it goes."""
@@ -70,15 +71,16 @@ class UninstallPlan:
             lines.append(f"Remove the menu entry and icons ({len(self.menu_files)} files)")
         if self.servers:
             lines.append(f"Stop {len(self.servers)} running server(s) of this install (pid {_pids(self.servers)})")
-        for path in self.data:
-            lines.append(f"Delete {path}")
+        if self.delete_data:
+            lines += [f"Delete {path}" for path in self.data]
         return lines
 
     def stays(self) -> list[str]:
         """What stays, and why: said before and after, so nobody is surprised."""
         lines = [f"Kept: {text}" for text in self.left_alone]
-        for path in self.kept_data:
-            lines.append(f"Kept: your command history and logs in {path} (delete them with --data)")
+        if not self.delete_data:
+            for path in self.data_folders:
+                lines.append(f"Kept: your command history and logs in {path} (delete them with --data)")
         return lines
 
 
@@ -158,8 +160,9 @@ def plan_uninstall(
         menu_files=menu_files,
         tray_running=app_processes.tray_running(paths),
         servers=tuple(app_processes.live_servers(paths, install.executable)),
-        data=tuple(data) if delete_data else (),
-        kept_data=() if delete_data else tuple(kept),
+        data=tuple(data),
+        data_folders=tuple(kept),
+        delete_data=delete_data,
     )
 
 
@@ -209,9 +212,10 @@ def run_uninstall(
             f"Stopped the running server(s) (pid {_pids(plan.servers)})",
             lambda: app_processes.stop_processes(list(plan.servers)) and None,
         )
-    for path in plan.data:
+    deleted = plan.data if plan.delete_data else ()
+    for path in deleted:
         attempt(f"Deleted {path}", lambda p=path: shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True))
-    for folder in {p.parent for p in plan.data}:  # an app folder left empty goes too
+    for folder in {p.parent for p in deleted}:  # an app folder left empty goes too
         if folder.name.lower() == APP_NAME and folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
     return report

@@ -120,6 +120,7 @@ class TrayApp:
         frozen = bool(getattr(sys, "frozen", False))
         self.log_window_command = list(log_window_command or app_argv(frozen, sys.executable, "log-window"))
         self.approval_prompt_command = app_argv(frozen, sys.executable, "approval-prompt")
+        self.uninstall_window_command = app_argv(frozen, sys.executable, "uninstall-window")
         # `cowork-terminal check`, to which each check appends `--client ID --json`.
         self.check_command = list(check_command or app_argv(frozen, sys.executable, "check"))
         self.check_timeout_s = check_timeout_s
@@ -576,6 +577,8 @@ class TrayApp:
         elif action == menu.SET_APPROVAL_MODE:
             approval.set_approval_mode(journal, approval.ApprovalMode(str(target)))
             log.info("approval mode set to %s from the tray", target)
+        elif action == menu.UNINSTALL:
+            spawn(self.uninstall_window_command)  # the window asks, then quits this tray itself
         elif action == menu.OPEN_DATA_FOLDER:
             spawn(open_folder_argv(self.platform, self.paths.data_dir))
         elif action == REFRESH_CLIENTS:
