@@ -327,8 +327,8 @@ def enable(
 ) -> None:
     """Start the tray at login with `command` (default: how this process was started).
 
-    Idempotent and always rewrites, so calling it at every tray start with `is_enabled()` true
-    repairs an entry left pointing at an app that has since moved.
+    Idempotent and always rewrites: `stale_entries` calls it at the tray's start to point an entry
+    left naming a removed program, or another copy of the app, at this one.
     """
     platform, environ, home = _defaults(platform, environ, home)
     command = list(current_launch_command() if command is None else command)
