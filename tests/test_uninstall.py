@@ -89,8 +89,7 @@ def test_a_dry_run_lists_every_step_and_changes_nothing(user: User) -> None:
     assert "Remove Cowork Terminal from Claude Code (its `claude` CLI)" in out
     assert f"Turn off Start at login ({user.autostart})" in out
     assert f"Kept: your command history and logs in {user.app_home} (delete them with --data)" in out
-    assert out.rstrip().endswith(f"pip uninstall cowork-terminal, or delete the virtual environment "
-                                 f"{Path(os.path.abspath(sys.executable)).parent.parent}.")
+    assert out.rstrip().splitlines()[-1].startswith("To remove the program itself: pip uninstall cowork-terminal")
     assert (user.config.read_bytes(), user.claude_state.read_bytes(), user.autostart.read_bytes()) == before
     assert user.backups() == []
     assert ["mcp", "remove", "--scope", "user", "cowork-terminal"] not in _calls(user)
@@ -260,12 +259,18 @@ def test_bundled_icons_are_installed_in_every_size_and_removed_again(tmp_path: P
 def test_the_last_line_says_how_to_remove_the_program_for_the_way_it_was_installed(
     platform: str, frozen: bool, executable: str, kind: str, words: str
 ) -> None:
-    install = installation.install_of(platform, frozen, executable)
+    venv = "/home/ann/ct/.venv" if kind == installation.SOURCE else ""
+    install = installation.install_of(platform, frozen, executable, venv)
     assert install.kind == kind
     assert words in installation.removal_hint(install)
 
 
 # --- helpers ---------------------------------------------------------------------------------------
+
+
+def test_a_source_install_outside_a_venv_is_never_told_to_delete_its_python_folder() -> None:
+    install = installation.install_of("linux", False, "/usr/bin/python3")
+    assert installation.removal_hint(install) == "To remove the program itself: pip uninstall cowork-terminal"
 
 
 def _calls(user: User) -> list[list[str]]:

@@ -32,10 +32,14 @@ class Install:
     folder: str
 
 
-def install_of(platform: str, frozen: bool, executable: str) -> Install:
-    """How the copy whose program is `executable` was installed (a frozen bundle's own layout tells)."""
+def install_of(platform: str, frozen: bool, executable: str, venv: str = "") -> Install:
+    """How the copy whose program is `executable` was installed (a frozen bundle's own layout tells).
+
+    `venv`: for a source install, the virtual environment it runs in ("" when none: the user's
+    own Python, which is not ours to suggest deleting).
+    """
     if not frozen:
-        return Install(SOURCE, executable, posixpath.dirname(posixpath.dirname(executable)))
+        return Install(SOURCE, executable, venv)
     if platform == "win32":
         return Install(WINDOWS_INSTALLER, executable, ntpath.dirname(executable))
     folder = posixpath.dirname(executable)
@@ -50,7 +54,8 @@ def install_of(platform: str, frozen: bool, executable: str) -> Install:
 
 def this_install() -> Install:
     """`install_of` for the running process (the executable made absolute, symlinks kept)."""
-    return install_of(sys.platform, bool(getattr(sys, "frozen", False)), os.path.abspath(sys.executable))
+    venv = sys.prefix if sys.prefix != sys.base_prefix else ""
+    return install_of(sys.platform, bool(getattr(sys, "frozen", False)), os.path.abspath(sys.executable), venv)
 
 
 def removal_hint(install: Install) -> str:
@@ -66,10 +71,12 @@ def removal_hint(install: Install) -> str:
         )
     if install.kind == MACOS_APP:
         return f"To remove the program itself, drag {install.folder} to the Trash."
-    return (
-        "To remove the program itself: pip uninstall cowork-terminal, or delete the virtual environment "
-        f"{install.folder}."
-    )
+    if install.folder:
+        return (
+            "To remove the program itself: pip uninstall cowork-terminal, or delete the virtual environment "
+            f"{install.folder}."
+        )
+    return "To remove the program itself: pip uninstall cowork-terminal"
 
 
 def same_program(a: str, b: str) -> bool:
