@@ -191,7 +191,7 @@ def test_uninstall_quits_the_running_tray_and_stops_this_installs_server(user: U
         plan = user.run("uninstall", "--dry-run").stdout
         assert tray.poll() is None, tray.stderr.read().decode()
         assert "Quit the Cowork Terminal tray app" in plan
-        assert f"Stop 1 running server(s) of this install (pid {server.pid})" in plan
+        assert f"Stop the running server (pid {server.pid}) of this install" in plan
 
         result = user.run("uninstall", "--yes")
 
@@ -199,7 +199,7 @@ def test_uninstall_quits_the_running_tray_and_stops_this_installs_server(user: U
         assert tray.wait(START_TIMEOUT_S) == 0
         assert server.wait(START_TIMEOUT_S) is not None
         assert not liveness.is_held(paths.tray_lock)
-        assert f"Stopped the running server(s) (pid {server.pid})" in result.stdout
+        assert f"Stopped the running server (pid {server.pid})" in result.stdout
     finally:
         for process in (tray, server):
             if process.poll() is None:

@@ -18,7 +18,7 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
@@ -70,7 +70,7 @@ class UninstallPlan:
         if self.menu_files:
             lines.append(f"Remove the menu entry and icons ({len(self.menu_files)} files)")
         if self.servers:
-            lines.append(f"Stop {len(self.servers)} running server(s) of this install (pid {_pids(self.servers)})")
+            lines.append(f"Stop {_servers(self.servers)} of this install")
         if self.delete_data:
             lines += [f"Delete {path}" for path in self.data]
         return lines
@@ -90,8 +90,10 @@ class UninstallReport:
     failed: list[str] = field(default_factory=list)
 
 
-def _pids(pids: tuple[int, ...]) -> str:
-    return ", ".join(str(pid) for pid in pids)
+def _servers(pids: tuple[int, ...]) -> str:
+    """"the running server (pid 12)", "2 running servers (pid 12, 13)"."""
+    what = "the running server" if len(pids) == 1 else f"{len(pids)} running servers"
+    return f"{what} (pid {', '.join(str(pid) for pid in pids)})"
 
 
 def _is_ours(entry: object) -> bool:
@@ -191,16 +193,17 @@ def run_uninstall(
     """Carry out `plan`; one step's failure is reported and the others still run."""
     report = UninstallReport()
 
-    def attempt(done: str, action: object) -> None:
+    def attempt(done: str, action: Callable[[], str | None]) -> None:
+        """Run one step; `action` may return a few words to add to `done` (where the backup went)."""
         try:
-            extra = action()  # type: ignore[operator]
+            detail = action()
         except (CoworkError, OSError) as exc:
             report.failed.append(f"{done}: failed: {exc}")
             return
-        report.done.append(done + (f" {extra}" if isinstance(extra, str) and extra else ""))
+        report.done.append(f"{done} {detail}" if detail else done)
 
     if plan.tray_running:
-        attempt("Quit the tray app", lambda: None if app_processes.stop_tray(paths) else _raise("it did not quit"))
+        attempt("Quit the tray app", lambda: _quit_tray(paths))
     for client in plan.clients:
         attempt(f"Removed Cowork Terminal from {client.location.name}", lambda c=client: _disconnect(c.location))
     if plan.autostart:
@@ -208,26 +211,35 @@ def run_uninstall(
     for path in plan.menu_files:
         attempt(f"Removed {path}", lambda p=path: p.unlink(missing_ok=True))
     if plan.servers:
-        attempt(
-            f"Stopped the running server(s) (pid {_pids(plan.servers)})",
-            lambda: app_processes.stop_processes(list(plan.servers)) and None,
-        )
+        attempt(f"Stopped {_servers(plan.servers)}", lambda: _stop_servers(plan.servers))
     deleted = plan.data if plan.delete_data else ()
     for path in deleted:
-        attempt(f"Deleted {path}", lambda p=path: shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True))
+        attempt(f"Deleted {path}", lambda p=path: _delete(p))
     for folder in {p.parent for p in deleted}:  # an app folder left empty goes too
         if folder.name.lower() == APP_NAME and folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
     return report
 
 
-def _raise(message: str) -> None:
-    raise CoworkError(message)
+def _quit_tray(paths: AppPaths) -> None:
+    if not app_processes.stop_tray(paths):
+        raise CoworkError(f"it did not quit within {app_processes.TRAY_QUIT_WAIT_S:g} s; quit it from its menu")
 
 
-def _disconnect(location: cl.ClientLocation) -> str:
+def _disconnect(location: cl.ClientLocation) -> str | None:
     change = cc.disconnect_client(location, cc.this_app_entry())
-    return f"(previous file kept as {change.backup})" if change.backup else ""
+    return f"(previous file kept as {change.backup})" if change.backup else None
+
+
+def _stop_servers(pids: tuple[int, ...]) -> None:
+    app_processes.stop_processes(list(pids))
+
+
+def _delete(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def closing_words(plan: UninstallPlan, report: UninstallReport | None = None) -> list[str]:
