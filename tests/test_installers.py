@@ -119,6 +119,16 @@ def linux_build() -> LinuxBuild:
 # --- the frozen executable --------------------------------------------------------------------
 
 
+def desktop_env(tmp_path: Path, display: str, **extra: str) -> dict[str, str]:
+    """For a frozen tray or window: a private app home, and a user home of its own, since the tray's
+    first look rewrites start-at-login and Claude entries that name another copy of the app."""
+    user = tmp_path / "user"
+    return {
+        **os.environ, HOME_ENV: str(tmp_path / "home"), "DISPLAY": display, "HOME": str(user),
+        "XDG_CONFIG_HOME": str(user / ".config"), "XDG_DATA_HOME": str(user / ".local" / "share"), **extra,
+    }  # fmt: skip
+
+
 def frozen_server(home: Path, extra_env: dict[str, str] | None = None) -> StdioServerParameters:
     # The SDK's stdio client passes only a few variables on by default: give the child its home
     # (and nothing of the test's own) explicitly.
@@ -199,7 +209,7 @@ def test_a_killed_frozen_log_window_leaves_no_temporary_file(
 ) -> None:
     temp = tmp_path / "tmp"
     temp.mkdir()
-    env = {**os.environ, HOME_ENV: str(tmp_path / "home"), "DISPLAY": display, "TMPDIR": str(temp)}
+    env = desktop_env(tmp_path, display, TMPDIR=str(temp))
     window = subprocess.Popen(
         [str(linux_build.exe), "log-window"], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE, text=True,
@@ -224,7 +234,7 @@ def test_frozen_log_window_and_tray_toolkits_are_in_the_bundle(linux_build: Linu
 
 def test_frozen_log_window_opens_under_xvfb(linux_build: LinuxBuild, tmp_path: Path, display: str) -> None:
     # Tk in the bundle: its scripts (TCL_LIBRARY from the runtime hook), libtk and the fonts.
-    env = {**os.environ, HOME_ENV: str(tmp_path / "home"), "DISPLAY": display}
+    env = desktop_env(tmp_path, display)
     window = subprocess.Popen(
         [str(linux_build.exe), "log-window"],
         env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -244,7 +254,7 @@ def test_frozen_tray_starts_under_xvfb_and_quits_when_asked(
 ) -> None:
     dbus_run_session = _require_tool("dbus-run-session", "dbus")
     home = tmp_path / "home"
-    env = {**os.environ, HOME_ENV: str(home), "DISPLAY": display}
+    env = desktop_env(tmp_path, display)
     # A desktop session always has a session bus; AppIndicator talks to the panel over it.
     tray = subprocess.Popen(
         [dbus_run_session, "--", str(linux_build.exe), "tray", "--verbose"],
@@ -354,7 +364,7 @@ def test_removing_the_deb_stops_its_running_tray_and_server_but_not_another_copy
     dpkg = _dpkg(root, tmp_path / "dpkg.log")
     subprocess.run([*dpkg, "--install", str(linux_build.deb)], capture_output=True, text=True, check=True)
     installed = root / "opt" / APP / APP
-    env = {**os.environ, HOME_ENV: str(tmp_path / "home"), "DISPLAY": display}
+    env = desktop_env(tmp_path, display)
     # The installed copy's tray and one of its servers; and a server of another copy (the build's
     # own bundle, which has the same program name), which the package must leave alone.
     tray = subprocess.Popen(
