@@ -53,9 +53,13 @@ def install_of(platform: str, frozen: bool, executable: str, venv: str = "") -> 
 
 
 def this_install() -> Install:
-    """`install_of` for the running process (the executable made absolute, symlinks kept)."""
+    """`install_of` for the running process."""
+    frozen = bool(getattr(sys, "frozen", False))
+    # A bundle is known by where its files really are (/usr/bin/cowork-terminal is only a link to
+    # /opt); a venv's python must stay unresolved, as a link it is what makes the venv.
+    executable = os.path.realpath(sys.executable) if frozen else os.path.abspath(sys.executable)
     venv = sys.prefix if sys.prefix != sys.base_prefix else ""
-    return install_of(sys.platform, bool(getattr(sys, "frozen", False)), os.path.abspath(sys.executable), venv)
+    return install_of(sys.platform, frozen, executable, venv)
 
 
 def removal_hint(install: Install) -> str:
