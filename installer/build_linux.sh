@@ -37,7 +37,6 @@ source "$ROOT/installer/linux/build_tools.sh"
 # .deb's Depends. ldconfig is in /sbin, off a normal user's PATH: find_tool looks there too.
 require_tools dpkg-deb=dpkg dpkg-query=dpkg objdump=binutils readelf=binutils ldconfig=libc-bin ||
     die "install what is missing above, then run this again"
-LDCONFIG="$(find_tool ldconfig)"
 
 if [[ -z "${PYTHON:-}" ]]; then
     # A venv of the build's own: the bundle gets exactly the app's dependencies plus PyGObject,
@@ -115,33 +114,7 @@ Comment: /opt/$APP/_internal holds the Python runtime and the libraries the app 
 EOF
 chmod -R u+rwX,go+rX,go-w "$STAGE"
 
-# Depends: PyInstaller carries Python and every library the app loads, except glibc and the few
-# that must match the machine's graphics stack (libxcb, libGL, libwayland-*). So the package
-# depends on exactly those: the owners of each needed library that is not in the bundle, and
-# libc6 at least as new as the newest glibc symbol version the bundle uses. (dpkg-shlibdeps
-# would also list every bundled library's system package: GTK, OpenSSL, ... for nothing.)
-bundle_depends() {
-    local bundle="$1" elf lib path pkg glibc
-    local -a elfs
-    local -A bundled=() wanted=()
-    mapfile -t elfs < <(find "$bundle" -type f \( -name '*.so*' -o -perm -u+x \) \
-        -exec sh -c 'head -c 4 "$1" | grep -q ELF' _ {} \; -print)
-    while IFS= read -r lib; do bundled["$lib"]=1; done < <(find "$bundle" \( -type f -o -type l \) -printf '%f\n')
-    glibc="$(for elf in "${elfs[@]}"; do objdump -T "$elf" 2>/dev/null; done |
-        grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n 1)"
-    [[ -n "$glibc" ]] || return 1
-    while IFS= read -r lib; do
-        [[ -n "${bundled[$lib]:-}" || "$lib" == libc.so.6 || "$lib" == ld-linux* ]] && continue
-        path="$("$LDCONFIG" -p | awk -v lib="$lib" '$1 == lib && /x86-64|AArch64|64bit/ {print $NF; exit}')"
-        [[ -n "$path" ]] || die "$lib is needed by the bundle but $LDCONFIG -p does not list it: install the package that has it"
-        pkg="$(dpkg-query -S "*/$(basename "$(realpath "$path")")" 2>/dev/null | head -n 1 | cut -d: -f1)"
-        [[ -n "$pkg" ]] || die "no package owns $path (needed by the bundle)"
-        [[ "$pkg" == libc6 ]] || wanted["$pkg"]=1
-    done < <(for elf in "${elfs[@]}"; do readelf -d "$elf" 2>/dev/null; done |
-        sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u)
-    printf 'libc6 (>= %s)' "$glibc"
-    for pkg in $(printf '%s\n' "${!wanted[@]}" | sort); do printf ', %s' "$pkg"; done
-}
+# Depends: the packages of the system libraries the bundle needs (bundle_depends, in build_tools.sh).
 depends="$(bundle_depends "$STAGE/opt/$APP")" || die "could not work out the package dependencies"
 log "Depends: $depends"
 

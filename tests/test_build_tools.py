@@ -37,7 +37,12 @@ def test_every_missing_program_is_named_with_its_package_at_once() -> None:
     ]
 
 
-def test_the_build_script_runs_ldconfig_only_through_the_path_it_found() -> None:
+def test_the_build_runs_ldconfig_only_through_the_path_find_tool_gave() -> None:
+    # A bare `ldconfig -p` is "command not found" on a user's PATH, and the build then blamed the
+    # bundle's libraries ("libdl.so.2 is needed by the bundle but not installed here").
     script = (ROOT / "installer" / "build_linux.sh").read_text()
-    assert 'LDCONFIG="$(find_tool ldconfig)"' in script
-    assert not re.search(r"(?<![\w$/\"])ldconfig -p", script), "a bare `ldconfig` fails on a user's PATH"
+    tools = TOOLS.read_text()
+    assert "ldconfig -p" not in script
+    assert 'ldconfig="$(find_tool ldconfig)"' in tools
+    runs = [line for line in tools.splitlines() if re.search(r"ldconfig\S* -p", line) and "printf" not in line]
+    assert runs and all('"$ldconfig" -p' in line for line in runs), runs

@@ -330,6 +330,22 @@ def _dpkg(root: Path, log: Path) -> list[str]:
     ]  # fmt: skip
 
 
+def test_the_debs_dependencies_are_worked_out_by_a_normal_user_without_sbin_on_path(linux_build: LinuxBuild) -> None:
+    # What build_linux.sh does at its .deb step, run as a user would: ldconfig is in /sbin there.
+    as_user = []
+    if os.geteuid() == 0:
+        as_user = [_require_tool("setpriv", "util-linux"), "--reuid=65534", "--regid=65534", "--clear-groups"]
+    script = 'source "$1" && bundle_depends "$2"'
+    result = subprocess.run(
+        [*as_user, "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "/bin/bash", "-c", script, "bash",
+         str(INSTALLER / "linux" / "build_tools.sh"), str(BUNDLE)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    shipped = subprocess.run(["dpkg-deb", "--field", str(linux_build.deb), "Depends"], capture_output=True, text=True)
+    assert result.stdout == shipped.stdout.strip()
+
+
 def test_deb_installs_into_a_temporary_root_and_removes_cleanly(linux_build: LinuxBuild, tmp_path: Path) -> None:
     root = tmp_path / "root"
     dpkg = _dpkg(root, tmp_path / "dpkg.log")
