@@ -100,6 +100,7 @@ class UninstallWindow:
             self.cancel_button.configure(text="Close")
             return
         self.heading.configure(text="Uninstall will:")
+        self.cancel_button.configure(text="Cancel")
         lines = [f"•  {step}" for step in steps] + [""] + self.plan.stays() + list(self.plan.manual)
         self.body.configure(text="\n".join(lines).strip())
         self.uninstall_button.state(["!disabled"])
