@@ -77,6 +77,10 @@ def presence(paths: AppPaths, runs: int) -> list[str]:
 
 def tray_follows(paths: AppPaths, runs: int) -> list[str]:
     os.environ["PYSTRAY_BACKEND"] = "dummy"  # the icon is data; no panel needed to read its state
+    # A user home of its own: the tray's first look points start at login and Claude's entries at
+    # the running copy, and the bench's Python is not the user's app.
+    user = paths.data_dir / "bench-user"
+    os.environ.update(HOME=str(user), XDG_CONFIG_HOME=str(user / ".config"), XDG_DATA_HOME=str(user / "share"))
     from app.ui import menu, tray_platform
     from app.ui.tray import TrayApp
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Linux release of Cowork Terminal into installer/out/:
 #   dist/cowork-terminal/                           the one-folder PyInstaller bundle
-#   cowork-terminal-VERSION-linux-ARCH.tar.gz       that folder, for any distribution
+#   cowork-terminal-VERSION-linux-ARCH.tar.gz       that folder with a README, icons and
+#                                                   install-desktop-entry, for any distribution
 #   cowork-terminal_VERSION_ARCH.deb                the bundle in /opt, launcher, icons
 #
 # Usage: installer/build_linux.sh
@@ -30,10 +31,12 @@ umask 022
 log() { printf '%s\n' "build_linux: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-command -v dpkg-deb >/dev/null || die "dpkg-deb not found (apt-get install dpkg)"
-for tool in objdump readelf; do  # read the bundle's ELF files to work out the .deb's Depends
-    command -v "$tool" >/dev/null || die "$tool not found (apt-get install binutils)"
-done
+# shellcheck source=linux/build_tools.sh
+source "$ROOT/installer/linux/build_tools.sh"
+# objdump and readelf read the bundle's ELF files, ldconfig and dpkg-query find their packages: the
+# .deb's Depends. ldconfig is in /sbin, off a normal user's PATH: find_tool looks there too.
+require_tools dpkg-deb=dpkg dpkg-query=dpkg objdump=binutils readelf=binutils ldconfig=libc-bin ||
+    die "install what is missing above, then run this again"
 
 if [[ -z "${PYTHON:-}" ]]; then
     # A venv of the build's own: the bundle gets exactly the app's dependencies plus PyGObject,
@@ -68,8 +71,21 @@ log "PyInstaller bundle of $APP $VERSION"
 
 log "archive"
 TARBALL="$OUT/$APP-$VERSION-linux-$TAR_ARCH.tar.gz"
+# The bundle plus what a copy outside any package needs: a README, the icons in the hicolor layout
+# the menu entry uses, and `install-desktop-entry` (which runs `cowork-terminal install-desktop-entry`).
+TAR_STAGE="$OUT/tar-root"
+rm -rf "$TAR_STAGE"
+mkdir -p "$TAR_STAGE"
+cp -al "$BUNDLE" "$TAR_STAGE/$APP"  # hard links: no second copy of 145 MB
+install -m 0644 "$ROOT/installer/linux/tarball/README.txt" "$TAR_STAGE/$APP/README.txt"
+install -m 0755 "$ROOT/installer/linux/tarball/install-desktop-entry" "$TAR_STAGE/$APP/install-desktop-entry"
+for size in "${ICON_SIZES[@]}"; do
+    icon="$ROOT/assets/generated/png/app-$size.png"
+    [[ -f "$icon" ]] || die "missing $icon (python assets/make_icons.py)"
+    install -D -m 0644 "$icon" "$TAR_STAGE/$APP/share/icons/hicolor/${size}x${size}/apps/$APP.png"
+done
 # Numeric root ownership: unpacking as root must not create files owned by the build user.
-tar -C "$OUT/dist" --owner=0 --group=0 --numeric-owner -czf "$TARBALL" "$APP"
+tar -C "$TAR_STAGE" --owner=0 --group=0 --numeric-owner -czf "$TARBALL" "$APP"
 
 log ".deb"
 STAGE="$OUT/deb-root"
@@ -98,33 +114,7 @@ Comment: /opt/$APP/_internal holds the Python runtime and the libraries the app 
 EOF
 chmod -R u+rwX,go+rX,go-w "$STAGE"
 
-# Depends: PyInstaller carries Python and every library the app loads, except glibc and the few
-# that must match the machine's graphics stack (libxcb, libGL, libwayland-*). So the package
-# depends on exactly those: the owners of each needed library that is not in the bundle, and
-# libc6 at least as new as the newest glibc symbol version the bundle uses. (dpkg-shlibdeps
-# would also list every bundled library's system package: GTK, OpenSSL, ... for nothing.)
-bundle_depends() {
-    local bundle="$1" elf lib path pkg glibc
-    local -a elfs
-    local -A bundled=() wanted=()
-    mapfile -t elfs < <(find "$bundle" -type f \( -name '*.so*' -o -perm -u+x \) \
-        -exec sh -c 'head -c 4 "$1" | grep -q ELF' _ {} \; -print)
-    while IFS= read -r lib; do bundled["$lib"]=1; done < <(find "$bundle" \( -type f -o -type l \) -printf '%f\n')
-    glibc="$(for elf in "${elfs[@]}"; do objdump -T "$elf" 2>/dev/null; done |
-        grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n 1)"
-    [[ -n "$glibc" ]] || return 1
-    while IFS= read -r lib; do
-        [[ -n "${bundled[$lib]:-}" || "$lib" == libc.so.6 || "$lib" == ld-linux* ]] && continue
-        path="$(ldconfig -p | awk -v lib="$lib" '$1 == lib && /x86-64|AArch64|64bit/ {print $NF; exit}')"
-        [[ -n "$path" ]] || die "$lib is needed by the bundle but not installed here, so its package is unknown"
-        pkg="$(dpkg-query -S "*/$(basename "$(realpath "$path")")" 2>/dev/null | head -n 1 | cut -d: -f1)"
-        [[ -n "$pkg" ]] || die "no package owns $path (needed by the bundle)"
-        [[ "$pkg" == libc6 ]] || wanted["$pkg"]=1
-    done < <(for elf in "${elfs[@]}"; do readelf -d "$elf" 2>/dev/null; done |
-        sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u)
-    printf 'libc6 (>= %s)' "$glibc"
-    for pkg in $(printf '%s\n' "${!wanted[@]}" | sort); do printf ', %s' "$pkg"; done
-}
+# Depends: the packages of the system libraries the bundle needs (bundle_depends, in build_tools.sh).
 depends="$(bundle_depends "$STAGE/opt/$APP")" || die "could not work out the package dependencies"
 log "Depends: $depends"
 
@@ -144,8 +134,11 @@ Description: let Claude run commands on this computer while you stay in charge
  bash commands on this machine through it, and the tray shows what runs,
  pauses access with one click and writes Claude's config for you.
 EOF
-# No maintainer scripts: the icon cache and the desktop database are refreshed by the dpkg file
-# triggers of hicolor-icon-theme and desktop-file-utils when files land in their folders.
+# The icon cache and the desktop database are refreshed by the dpkg file triggers of
+# hicolor-icon-theme and desktop-file-utils. prerm stops the trays and servers that run this
+# package's program (by its path); postrm tells each user what to remove in their own home.
+install -m 0755 "$ROOT/installer/linux/deb/prerm" "$STAGE/DEBIAN/prerm"
+install -m 0755 "$ROOT/installer/linux/deb/postrm" "$STAGE/DEBIAN/postrm"
 
 command -v desktop-file-validate >/dev/null &&
     desktop-file-validate "$STAGE/usr/share/applications/$APP.desktop"

@@ -106,8 +106,11 @@ async def test_a_held_row_rewritten_in_the_file_is_still_shown_as_the_server_sen
 ) -> None:
     (tmp_path / "victim").mkdir()
     with running_tray(home):
-        async with connect(home, headless=False) as held_client, connect(home, headless=False) as agent:
-            async with anyio.create_task_group() as group:
+        async with (
+            connect(home, headless=False) as held_client,
+            connect(home, headless=False) as agent,
+            anyio.create_task_group() as group,
+        ):
                 group.start_soon(run, held_client, {"command": "rm -rf victim", "cwd": str(tmp_path)})
                 hold = await wait_until_held(paths)
                 attack = await run(agent, {"command": agent_script(f"""

@@ -360,3 +360,44 @@ def test_the_facade_defaults_to_this_machine(monkeypatch: pytest.MonkeyPatch, tm
     assert unquote_exec(re.search(r"^Exec=(.*)$", entry.read_text(), re.M)[1]) == autostart.current_launch_command()
     autostart.disable()
     assert not autostart.is_enabled()
+
+
+# --- reading the entry back (for uninstall and the repair at start) ------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["/usr/bin/cowork-terminal", "tray"],
+        ["/home/a b/.venv/bin/python", "-m", "app", "tray"],
+        [f"{AWKWARD_DIR}/cowork-terminal", "tray", ""],
+    ],
+)
+def test_the_apps_own_exec_reader_agrees_with_the_specs_reading(command: list[str]) -> None:
+    value = autostart.exec_value(command)
+    assert autostart.parse_exec_value(value) == unquote_exec(value) == command
+
+
+def test_the_entry_names_its_program_in_try_exec_so_a_desktop_skips_it_once_the_program_is_gone() -> None:
+    lines = autostart.desktop_entry(["/home/a b/cowork-terminal", "tray"]).splitlines()
+    assert "TryExec=/home/a b/cowork-terminal" in lines
+
+
+@pytest.mark.parametrize("platform", ["linux", "darwin"])
+def test_the_command_of_an_enabled_entry_reads_back_and_a_disabled_one_reads_as_none(
+    platform: str, tmp_path: Path
+) -> None:
+    environ = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    command = [f"{AWKWARD_DIR}/cowork-terminal", "tray"]
+    assert autostart.read_command(platform, environ, tmp_path) is None
+    autostart.enable(platform, environ, tmp_path, command=command)
+    assert autostart.read_command(platform, environ, tmp_path) == command
+    autostart.disable(platform, environ, tmp_path)
+    assert autostart.read_command(platform, environ, tmp_path) is None
+
+
+@posix_only
+def test_the_windows_run_value_reads_back_as_its_command(tmp_path: Path) -> None:
+    environ = install_fake_reg(tmp_path / "bin")
+    autostart.enable("win32", environ, tmp_path, command=[WINDOWS_EXE, "tray"])
+    assert autostart.read_command("win32", environ, tmp_path) == [WINDOWS_EXE, "tray"]

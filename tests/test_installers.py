@@ -39,6 +39,7 @@ BUILD_SOURCES = (
     "app",
     "assets/generated",
     "installer/entry.py",
+    "installer/runtime_hook_environment.py",
     "installer/cowork-terminal.spec",
     "installer/build_linux.sh",
     "installer/linux",
@@ -118,6 +119,16 @@ def linux_build() -> LinuxBuild:
 # --- the frozen executable --------------------------------------------------------------------
 
 
+def desktop_env(tmp_path: Path, display: str, **extra: str) -> dict[str, str]:
+    """For a frozen tray or window: a private app home, and a user home of its own, since the tray's
+    first look rewrites start-at-login and Claude entries that name another copy of the app."""
+    user = tmp_path / "user"
+    return {
+        **os.environ, HOME_ENV: str(tmp_path / "home"), "DISPLAY": display, "HOME": str(user),
+        "XDG_CONFIG_HOME": str(user / ".config"), "XDG_DATA_HOME": str(user / ".local" / "share"), **extra,
+    }  # fmt: skip
+
+
 def frozen_server(home: Path, extra_env: dict[str, str] | None = None) -> StdioServerParameters:
     # The SDK's stdio client passes only a few variables on by default: give the child its home
     # (and nothing of the test's own) explicitly.
@@ -151,14 +162,66 @@ def test_frozen_serve_runs_a_command_for_the_sdk_client_over_stdio(
     assert not result["timedOut"]
 
 
+# Set for the bundle by the bootloader (LD_LIBRARY_PATH) and PyInstaller's runtime hooks (GTK, GLib,
+# GdkPixbuf, Tk): none was in the environment the tests launch the frozen app with.
+RUNTIME_VARIABLES = (
+    "LD_LIBRARY_PATH", "GDK_PIXBUF_MODULE_FILE", "GTK_PATH", "GTK_DATA_PREFIX", "GTK_EXE_PREFIX", "GI_TYPELIB_PATH",
+    "GIO_MODULE_DIR", "PANGO_LIBDIR", "TCL_LIBRARY", "TK_LIBRARY", "XDG_DATA_DIRS",
+)  # fmt: skip
+
+
+def command_environment_of_frozen_serve(home: Path, extra_env: dict[str, str] | None = None) -> dict[str, str]:
+    async def run() -> dict:
+        with anyio.fail_after(SERVE_TIMEOUT_S):
+            async with Client(frozen_server(home, extra_env), mode="legacy") as client:
+                result = await client.call_tool("execute_command", {"command": "env -0"})
+        assert not result.is_error, result.content
+        return result.structured_content
+
+    output = anyio.run(run)["stdout"]
+    return dict(item.split("=", 1) for item in output.split("\0") if "=" in item)
+
+
 def test_commands_run_by_frozen_serve_see_no_variable_pointing_into_the_bundle(
     linux_build: LinuxBuild, tmp_path: Path
 ) -> None:
     # The bootloader sets LD_LIBRARY_PATH to the bundle and runtime hooks set TCL_LIBRARY,
     # GI_TYPELIB_PATH, XDG_DATA_DIRS... there: a user's git or python must not load our copies.
-    result = anyio.run(run_through_frozen_serve, tmp_path / "home", "env", "legacy")
-    leaked = [line for line in result["stdout"].splitlines() if str(BUNDLE) in line]
+    env = command_environment_of_frozen_serve(tmp_path / "home")
+    leaked = [f"{k}={v}" for k, v in env.items() if str(BUNDLE) in v]
     assert leaked == []
+
+
+def test_commands_run_by_frozen_serve_get_no_variable_the_bundles_runtime_set(
+    linux_build: LinuxBuild, tmp_path: Path
+) -> None:
+    # Not even one pointing outside the bundle: GDK_PIXBUF_MODULE_FILE names a temporary file, and
+    # the GLib hook adds /usr/local/share:/usr/share to an XDG_DATA_DIRS the user never set.
+    env = command_environment_of_frozen_serve(tmp_path / "home")
+    assert [name for name in RUNTIME_VARIABLES if name in env] == []
+    theirs = "/home/ann/.local/share/flatpak/exports/share:/usr/share"
+    env = command_environment_of_frozen_serve(tmp_path / "home", {"XDG_DATA_DIRS": theirs})
+    assert env["XDG_DATA_DIRS"] == theirs
+
+
+def test_a_killed_frozen_log_window_leaves_no_temporary_file(
+    linux_build: LinuxBuild, tmp_path: Path, display: str
+) -> None:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = desktop_env(tmp_path, display, TMPDIR=str(temp))
+    window = subprocess.Popen(
+        [str(linux_build.exe), "log-window"], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        time.sleep(WINDOW_UP_S)
+        alive = window.poll() is None
+    finally:
+        window.kill()
+        _, stderr = window.communicate(timeout=TRAY_QUIT_TIMEOUT_S)
+    assert alive, f"the log window exited at start ({window.returncode}):\n{stderr}"
+    assert list(temp.iterdir()) == []
 
 
 def test_frozen_log_window_and_tray_toolkits_are_in_the_bundle(linux_build: LinuxBuild) -> None:
@@ -171,7 +234,7 @@ def test_frozen_log_window_and_tray_toolkits_are_in_the_bundle(linux_build: Linu
 
 def test_frozen_log_window_opens_under_xvfb(linux_build: LinuxBuild, tmp_path: Path, display: str) -> None:
     # Tk in the bundle: its scripts (TCL_LIBRARY from the runtime hook), libtk and the fonts.
-    env = {**os.environ, HOME_ENV: str(tmp_path / "home"), "DISPLAY": display}
+    env = desktop_env(tmp_path, display)
     window = subprocess.Popen(
         [str(linux_build.exe), "log-window"],
         env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -191,7 +254,7 @@ def test_frozen_tray_starts_under_xvfb_and_quits_when_asked(
 ) -> None:
     dbus_run_session = _require_tool("dbus-run-session", "dbus")
     home = tmp_path / "home"
-    env = {**os.environ, HOME_ENV: str(home), "DISPLAY": display}
+    env = desktop_env(tmp_path, display)
     # A desktop session always has a session bus; AppIndicator talks to the panel over it.
     tray = subprocess.Popen(
         [dbus_run_session, "--", str(linux_build.exe), "tray", "--verbose"],
@@ -255,17 +318,37 @@ def test_deb_declares_what_a_desktop_needs(linux_build: LinuxBuild) -> None:
     assert "libgtk" not in depends and "python3" not in depends, "a bundled library became a dependency"
 
 
-def test_deb_installs_into_a_temporary_root_and_removes_cleanly(linux_build: LinuxBuild, tmp_path: Path) -> None:
-    root = tmp_path / "root"
+def _dpkg(root: Path, log: Path) -> list[str]:
     admin = root / "var" / "lib" / "dpkg"
     for folder in (admin / "info", admin / "updates"):
-        folder.mkdir(parents=True)
+        folder.mkdir(parents=True, exist_ok=True)
     (admin / "status").touch()
-    dpkg = [
-        "dpkg", f"--root={root}", f"--log={tmp_path / 'dpkg.log'}",
+    return [
+        "dpkg", f"--root={root}", f"--log={log}",
         # An empty package database: libc6 and friends are "missing" there, not on the machine.
         "--force-depends", "--force-not-root", "--force-script-chrootless",
     ]  # fmt: skip
+
+
+def test_the_debs_dependencies_are_worked_out_by_a_normal_user_without_sbin_on_path(linux_build: LinuxBuild) -> None:
+    # What build_linux.sh does at its .deb step, run as a user would: ldconfig is in /sbin there.
+    as_user = []
+    if os.geteuid() == 0:
+        as_user = [_require_tool("setpriv", "util-linux"), "--reuid=65534", "--regid=65534", "--clear-groups"]
+    script = 'source "$1" && bundle_depends "$2"'
+    result = subprocess.run(
+        [*as_user, "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "/bin/bash", "-c", script, "bash",
+         str(INSTALLER / "linux" / "build_tools.sh"), str(BUNDLE)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    shipped = subprocess.run(["dpkg-deb", "--field", str(linux_build.deb), "Depends"], capture_output=True, text=True)
+    assert result.stdout == shipped.stdout.strip()
+
+
+def test_deb_installs_into_a_temporary_root_and_removes_cleanly(linux_build: LinuxBuild, tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    dpkg = _dpkg(root, tmp_path / "dpkg.log")
     subprocess.run([*dpkg, "--install", str(linux_build.deb)], capture_output=True, text=True, check=True)
 
     exe = root / "opt" / APP / APP
@@ -288,6 +371,73 @@ def test_deb_installs_into_a_temporary_root_and_removes_cleanly(linux_build: Lin
 
     subprocess.run([*dpkg, "--purge", APP], capture_output=True, text=True, check=True)
     assert not (root / "opt" / APP).exists() and not link.is_symlink() and not desktop.exists()
+
+
+def test_removing_the_deb_stops_its_running_tray_and_server_but_not_another_copy(
+    linux_build: LinuxBuild, tmp_path: Path, display: str
+) -> None:
+    root = tmp_path / "root"
+    dpkg = _dpkg(root, tmp_path / "dpkg.log")
+    subprocess.run([*dpkg, "--install", str(linux_build.deb)], capture_output=True, text=True, check=True)
+    installed = root / "opt" / APP / APP
+    env = desktop_env(tmp_path, display)
+    # The installed copy's tray and one of its servers; and a server of another copy (the build's
+    # own bundle, which has the same program name), which the package must leave alone.
+    tray = subprocess.Popen(
+        [_require_tool("dbus-run-session", "dbus"), "--", str(installed), "tray"],
+        env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    own_server = subprocess.Popen([str(installed), "serve", "--headless"], env=env, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
+    other_copy = subprocess.Popen([str(linux_build.exe), "serve", "--headless"], env=env, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        _wait_for_tray(installed, env, tray)
+        removed = subprocess.run([*dpkg, "--remove", APP], capture_output=True, text=True, timeout=120)
+        assert removed.returncode == 0, removed.stdout + removed.stderr
+        assert "Stopping Cowork Terminal" in removed.stdout
+        assert tray.wait(TRAY_QUIT_TIMEOUT_S) is not None
+        assert own_server.wait(TRAY_QUIT_TIMEOUT_S) is not None
+        assert other_copy.poll() is None, "the package stopped a program of another copy"
+        # What the package cannot remove itself, each user is told.
+        assert "claude mcp remove --scope user cowork-terminal" in removed.stdout
+        assert "~/.config/autostart/cowork-terminal.desktop" in removed.stdout
+        assert not installed.exists()
+    finally:
+        for process in (tray, own_server, other_copy):
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+def test_the_archive_carries_a_readme_and_a_menu_entry_step_that_uninstall_undoes(
+    linux_build: LinuxBuild, tmp_path: Path
+) -> None:
+    with tarfile.open(linux_build.tarball) as archive:
+        archive.extractall(tmp_path / "Applications", filter="tar")
+    folder = tmp_path / "Applications" / APP
+    assert "cowork-terminal uninstall" in (folder / "README.txt").read_text()
+    home = tmp_path / "user"
+    env = {
+        **{k: v for k, v in os.environ.items() if k.startswith("XDG_") is False},
+        "HOME": str(home), HOME_ENV: str(tmp_path / "app-home"), "PATH": "/usr/bin:/bin",
+    }  # fmt: skip
+    step = subprocess.run([str(folder / "install-desktop-entry")], env=env, capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert step.returncode == 0, step.stderr
+    entry = home / ".local" / "share" / "applications" / f"{APP}.desktop"
+    assert f"TryExec={folder / APP}\n" in entry.read_text()
+    for size in ICON_SIZES:
+        assert (home / ".local" / "share" / "icons" / "hicolor" / f"{size}x{size}" / "apps" / f"{APP}.png").is_file()
+    validate = subprocess.run([_require_tool("desktop-file-validate", "desktop-file-utils"), str(entry)],
+                              capture_output=True, text=True)  # fmt: skip
+    assert validate.returncode == 0 and not validate.stdout.strip(), validate.stdout + validate.stderr
+
+    gone = subprocess.run([str(folder / APP), "uninstall", "--yes"], env=env, capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert gone.returncode == 0, gone.stderr
+    assert not entry.exists() and not list((home / ".local" / "share" / "icons").rglob(f"{APP}.png"))
+    assert gone.stdout.rstrip().endswith(f"delete its folder: rm -r '{folder}'")
 
 
 # --- Windows -----------------------------------------------------------------------------------
@@ -332,6 +482,15 @@ def test_nsis_start_at_login_value_is_the_one_the_tray_writes() -> None:
     assert _nsis_define("RUN_VALUE") == autostart.RUN_VALUE
     assert "HKCU\\" + _nsis_define("RUN_KEY") == autostart.RUN_KEY
     assert data == autostart.windows_command_line(autostart.launch_command(True, exe))
+
+
+def test_nsis_uninstaller_runs_the_apps_own_uninstall_without_asking() -> None:
+    from app.cli.main import build_parser
+
+    ran = re.search(r"nsExec::ExecToLog '\"\$INSTDIR\\\$\{APP_EXE\}\" (.*)'", NSIS_SCRIPT.read_text())
+    assert ran, "the uninstaller no longer runs the app"
+    args = build_parser().parse_args(ran.group(1).split())
+    assert (args.command, args.yes, args.data, args.dry_run) == ("uninstall", True, False, False)
 
 
 def test_nsis_git_bash_check_looks_where_the_app_looks() -> None:

@@ -35,7 +35,9 @@ def test_the_menu_has_the_conventional_order_status_first_and_quit_last() -> Non
     assert items[-1].text == "Quit Cowork Terminal" and items[-1].action == menu.QUIT
     assert items[-2].separator
     keys = [e.key for e in items if not e.separator]
-    assert keys[-8:] == ["open-log", "pause", "connect", "approval", "output", "autostart", "data-folder", "quit"]
+    assert keys[-9:] == [
+        "open-log", "pause", "connect", "approval", "output", "autostart", "data-folder", "uninstall", "quit"
+    ]
 
 
 def test_open_activity_log_is_the_default_action() -> None:

@@ -24,7 +24,7 @@ from desktop_env import FakeDesktop, make_fake_desktop, serve_params, wait_for
 from mcp import Client
 from mcp_types import Implementation
 
-from app.core import app_log, liveness
+from app.core import app_log, autostart, liveness
 from app.core import client_config as cc
 from app.core.bash_resolver import BASH_PATH_ENV, BashNotFoundError
 from app.core.journal import Journal, Status
@@ -89,6 +89,7 @@ def app(paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marke
 
 
 OLD_INSTALL = {"command": "/old/cowork-terminal", "args": ["serve"]}
+FOREIGN_ENTRY = {"command": "npx", "args": ["-y", "cowork-terminal-mcp"]}
 
 
 def write_old_install_entry(desktop: FakeDesktop) -> None:
@@ -202,18 +203,67 @@ def test_connecting_and_disconnecting_claude_desktop_from_the_menu_edits_only_ou
         app.shutdown()
 
 
-def test_a_stale_entry_is_offered_for_replacement_and_replaced_by_a_click(
+def test_another_programs_entry_under_our_name_is_offered_for_replacement_and_replaced_by_a_click(
     paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
 ) -> None:
-    write_old_install_entry(desktop)
+    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": FOREIGN_ENTRY}}))
     app = start_tray(paths, pystray, window_marker)
     try:
-        assert app.pystray_item("client:claude-desktop").text == "Claude Desktop (replace an older install's entry)"
+        assert app.pystray_item("client:claude-desktop").text == "Claude Desktop (replace another program's entry)"
         assert app.pystray_item("status").text != "Not connected to Claude yet"
         click(app, "client:claude-desktop")
         assert desktop.read_desktop_config()["mcpServers"]["cowork-terminal"] == cc.this_app_entry()
         assert "The previous file is kept as" in messages(app)
         assert list(desktop.desktop_config.parent.glob("*.bak"))
+    finally:
+        app.shutdown()
+
+
+def test_at_start_the_tray_repairs_a_login_entry_and_a_claude_entry_that_name_a_missing_program(
+    paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
+) -> None:
+    # What a user had before removing the .deb and unpacking the .tar.gz: both name /old/..., gone.
+    old = {**OLD_INSTALL, "args": ["serve", "--headless"], "env": {"COWORK_TERMINAL_BASH": "/bin/bash"}}
+    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"other": {"command": "x"}, "cowork-terminal": old}}))
+    autostart.enable("linux", os.environ, desktop.home, command=[OLD_INSTALL["command"], "tray"])
+    app = start_tray(paths, pystray, window_marker)
+    try:
+        this_copy = os.path.abspath(sys.executable)
+        assert autostart.read_command("linux", os.environ, desktop.home) == [this_copy, "-m", "app", "tray"]
+        assert f"TryExec={this_copy}\n" in desktop.autostart_file.read_text()
+        servers = desktop.read_desktop_config()["mcpServers"]
+        assert servers["other"] == {"command": "x"}
+        # The user's options stay: --headless and their own variable.
+        assert servers["cowork-terminal"] == cc.build_entry(False, this_copy, ["--headless"], str(paths.data_dir)) | {
+            "env": {"COWORK_TERMINAL_BASH": "/bin/bash", HOME_ENV: str(paths.data_dir)}
+        }
+        [backup] = cc.list_backups(desktop.desktop_config)
+        assert json.loads(backup.read_text())["mcpServers"]["cowork-terminal"] == old
+        notices = dict(app.notifier.history)
+        assert notices["Start at login updated"] == (
+            f"Start at login started /old/cowork-terminal (which no longer exists); it now starts this copy, "
+            f"{this_copy}."
+        )
+        assert notices["Claude Desktop updated"].startswith(
+            "Claude Desktop started /old/cowork-terminal (which no longer exists); it now starts this copy"
+        )
+        assert "replace" not in app.pystray_item("client:claude-desktop").text  # no longer an old install's
+        assert app.pystray_item("autostart").checked is True
+    finally:
+        app.shutdown()
+
+
+def test_entries_that_already_run_this_copy_are_left_untouched_at_start(
+    paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
+) -> None:
+    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": cc.this_app_entry()}}))
+    autostart.enable("linux", os.environ, desktop.home)
+    before = (desktop.desktop_config.read_bytes(), desktop.autostart_file.read_bytes())
+    app = start_tray(paths, pystray, window_marker)
+    try:
+        assert (desktop.desktop_config.read_bytes(), desktop.autostart_file.read_bytes()) == before
+        assert cc.list_backups(desktop.desktop_config) == []
+        assert not [t for t in titles(app) if t.endswith(" updated")]
     finally:
         app.shutdown()
 
@@ -294,9 +344,10 @@ def test_check_connection_from_the_menu_runs_the_configured_server_and_reports(
 def test_a_failed_check_is_reported_with_the_check_commands_own_words(
     paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
 ) -> None:
-    write_old_install_entry(desktop)
     app = start_tray(paths, pystray, window_marker)
     try:
+        write_old_install_entry(desktop)  # after the start, which would have repaired it
+        wait_for(lambda: "older install" in app.pystray_item("client:claude-desktop").text)
         click(app, "check:claude-desktop")
         title, message = app.notifier.history[-1]
         assert title == "Connection problem: Claude Desktop"
@@ -815,3 +866,13 @@ def test_a_held_command_notifies_and_opens_the_approval_prompt(
     assert "A command is waiting for your approval" in titles(app)
     assert "wants to run: rm -rf build" in messages(app)
     assert (tmp_path / "build").exists()
+
+
+def test_uninstall_from_the_menu_opens_the_uninstall_window_in_its_own_process(
+    app: TrayApp, tmp_path: Path
+) -> None:
+    marker = tmp_path / "uninstall-window-opened"
+    assert app.uninstall_window_command[-1] == "uninstall-window"
+    app.uninstall_window_command = [sys.executable, "-c", WINDOW_SCRIPT, str(marker)]
+    click(app, "uninstall")
+    wait_for(lambda: marker.exists())

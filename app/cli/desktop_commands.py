@@ -11,15 +11,13 @@ import argparse
 import json
 import logging
 import sys
-import time
 
 from app.core import app_log, liveness
 from app.core.control.client import NoTray, TrayRefused, ask_tray
 from app.core.errors import CoworkError
 from app.core.paths import AppPaths
 
-QUIT_WAIT_S = 10.0  # `tray --quit` waits this long for the running tray to let go of its lock
-QUIT_POLL_S = 0.1
+QUIT_WAIT_S = 10.0  # a second launch waits this long for the running tray to answer
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -82,20 +80,17 @@ def run_tray(args: argparse.Namespace) -> int:
 
 def quit_running_tray(paths: AppPaths) -> int:
     """Ask the running tray to quit and wait until its lock is free (for installers and scripts)."""
-    if not liveness.is_held(paths.tray_lock):
+    from app.core.app_processes import TRAY_QUIT_WAIT_S, stop_tray, tray_running
+
+    if not tray_running(paths):
         print("Cowork Terminal is not running.", file=sys.stderr)
         return 0
-    try:
-        ask_tray(paths, "quit", wait_s=QUIT_WAIT_S)
-    except (NoTray, TrayRefused) as exc:
-        raise CoworkError(f"Cowork Terminal did not take the request to quit ({exc})") from None
-    deadline = time.monotonic() + QUIT_WAIT_S
-    while time.monotonic() < deadline:
-        if not liveness.is_held(paths.tray_lock):
-            print("Cowork Terminal has quit.", file=sys.stderr)
-            return 0
-        time.sleep(QUIT_POLL_S)
-    raise CoworkError(f"Cowork Terminal did not quit within {QUIT_WAIT_S:g} s; end it from its menu or task manager")
+    if not stop_tray(paths):
+        raise CoworkError(
+            f"Cowork Terminal did not quit within {TRAY_QUIT_WAIT_S:g} s; end it from its menu or task manager"
+        )
+    print("Cowork Terminal has quit.", file=sys.stderr)
+    return 0
 
 
 def run_log_window(args: argparse.Namespace) -> int:

@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "app.cli.client_commands",
     "app.cli.approval_commands",
     "app.cli.desktop_commands",
+    "app.cli.install_commands",
 )
 DEFAULT_COMMAND = "tray"
 

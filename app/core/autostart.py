@@ -105,13 +105,24 @@ def exec_value(command: Sequence[str]) -> str:
     return " ".join(quote_exec_argument(arg) for arg in command).replace("\\", "\\\\")
 
 
+def string_value(text: str) -> str:
+    """A Desktop Entry string value: backslash escapes for backslash, line breaks, a leading space."""
+    escaped = text.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
+    return "\\s" + escaped[1:] if escaped.startswith(" ") else escaped
+
+
 def desktop_entry(command: Sequence[str], icon: str = DESKTOP_ICON) -> str:
-    """The autostart entry; `X-GNOME-Autostart-enabled` is what GNOME's startup apps toggle."""
+    """The autostart entry; `X-GNOME-Autostart-enabled` is what GNOME's startup apps toggle.
+
+    `TryExec` names the program itself: a desktop skips the entry when that file is gone (the app
+    was removed without `uninstall`), instead of failing to start it at every login.
+    """
     return (
         "[Desktop Entry]\n"
         "Type=Application\n"
         f"Name={DISPLAY_NAME}\n"
         f"Comment={COMMENT}\n"
+        f"TryExec={string_value(command[0])}\n"
         f"Exec={exec_value(command)}\n"
         f"Icon={icon}\n"
         "Terminal=false\n"
@@ -120,11 +131,42 @@ def desktop_entry(command: Sequence[str], icon: str = DESKTOP_ICON) -> str:
     )
 
 
+def _desktop_keys(text: str) -> dict[str, str]:
+    pairs = (line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
+    return {key.strip(): value.strip() for key, value in pairs}
+
+
 def _desktop_entry_enabled(text: str) -> bool:
     """False when the user switched it off in place (`Hidden=true` or GNOME's own flag)."""
-    pairs = (line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
-    keys = {key.strip(): value.strip() for key, value in pairs}
+    keys = _desktop_keys(text)
     return keys.get("Hidden") != "true" and keys.get("X-GNOME-Autostart-enabled") != "false"
+
+
+_STRING_ESCAPES = {"s": " ", "n": "\n", "t": "\t", "r": "\r", "\\": "\\"}
+
+
+def parse_exec_value(value: str) -> list[str]:
+    """The argv an Exec value stands for: the reverse of `exec_value` (string escapes, then quotes)."""
+    text = re.sub(r"\\([sntr\\])", lambda m: _STRING_ESCAPES[m[1]], value)
+    args: list[str] = []
+    current, quoted, started, i = "", False, False, 0
+    while i < len(text):
+        ch = text[i]
+        if quoted and ch == "\\" and i + 1 < len(text) and text[i + 1] in '"`$\\':
+            current, i = current + text[i + 1], i + 2
+            continue
+        if ch == '"':
+            quoted, started = not quoted, True
+        elif ch == " " and not quoted:
+            if started:
+                args.append(current)
+            current, started = "", False
+        else:
+            current, started = current + ch, True
+        i += 1
+    if started:
+        args.append(current)
+    return [arg.replace("%%", "%") for arg in args]
 
 
 # --- Windows: the per-user Run value, through reg.exe -----------------------------------------------
@@ -143,6 +185,17 @@ def reg_add_argv(command_line: str) -> list[str]:
 
 def reg_delete_argv() -> list[str]:
     return ["reg", "delete", RUN_KEY, "/v", RUN_VALUE, "/f"]
+
+
+def parse_windows_command_line(command_line: str) -> list[str]:
+    """The argv of a Run value: the quoted exe, then arguments split as the C runtime would (simply:
+    ours are plain words)."""
+    text = command_line.strip()
+    if text.startswith('"'):
+        executable, _, rest = text[1:].partition('"')
+    else:
+        executable, _, rest = text.partition(" ")
+    return [executable, *[arg.strip('"') for arg in rest.split()]]
 
 
 def reg_query_argv() -> list[str]:
@@ -243,6 +296,28 @@ def is_enabled(platform: str | None = None, environ: Mapping[str, str] | None = 
     return _desktop_entry_enabled(data.decode("utf-8", errors="replace"))
 
 
+def read_command(
+    platform: str | None = None, environ: Mapping[str, str] | None = None, home: Path | None = None
+) -> list[str] | None:
+    """The command our start-at-login entry runs, or None when there is no enabled entry.
+
+    Raises CoworkError when the setting cannot be read at all.
+    """
+    platform, environ, home = _defaults(platform, environ, home)
+    if not is_enabled(platform, environ, home):
+        return None
+    location = autostart_location(platform, environ, home)
+    if isinstance(location, str):
+        data = parse_reg_query(run(reg_query_argv(), environ).stdout)
+        return parse_windows_command_line(data) if data else None
+    data = location.read_bytes()
+    if _kind(platform) == "darwin":
+        arguments = plistlib.loads(data).get("ProgramArguments")
+        return [str(arg) for arg in arguments] if isinstance(arguments, list) and arguments else None
+    exec_line = _desktop_keys(data.decode("utf-8", errors="replace")).get("Exec")
+    return parse_exec_value(exec_line) if exec_line else None
+
+
 def enable(
     platform: str | None = None,
     environ: Mapping[str, str] | None = None,
@@ -252,8 +327,8 @@ def enable(
 ) -> None:
     """Start the tray at login with `command` (default: how this process was started).
 
-    Idempotent and always rewrites, so calling it at every tray start with `is_enabled()` true
-    repairs an entry left pointing at an app that has since moved.
+    Idempotent and always rewrites: `stale_entries` calls it at the tray's start to point an entry
+    left naming a removed program, or another copy of the app, at this one.
     """
     platform, environ, home = _defaults(platform, environ, home)
     command = list(current_launch_command() if command is None else command)

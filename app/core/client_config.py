@@ -102,7 +102,7 @@ def this_app_entry(extra_args: Sequence[str] = (), environ: Mapping[str, str] | 
     return build_entry(frozen, os.path.abspath(sys.executable), extra_args, home)
 
 
-def _is_our_shape(entry: Mapping[str, Any]) -> bool:
+def is_app_entry(entry: Mapping[str, Any]) -> bool:
     """Whether an entry runs some install of this app's `serve` (as opposed to another program)."""
     command, args = entry.get("command"), entry.get("args", [])
     if not isinstance(command, str) or not isinstance(args, list):
@@ -121,7 +121,7 @@ def updated_entry(existing: Any, wanted: Mapping[str, Any]) -> dict[str, Any]:
     Ours are `command`, `args` and COWORK_TERMINAL_HOME, which follows the app that connects.
     Another program's entry gives nothing to keep.
     """
-    if not isinstance(existing, Mapping) or not _is_our_shape(existing):
+    if not isinstance(existing, Mapping) or not is_app_entry(existing):
         return dict(wanted)
     merged = {**wanted, **{k: v for k, v in existing.items() if k not in ("command", "args", "env")}}
     kept = existing.get("env")
@@ -138,7 +138,7 @@ def classify_entry(existing: Any, wanted: Mapping[str, Any]) -> str:
         return ABSENT
     if existing == updated_entry(existing, wanted):
         return CURRENT
-    if not isinstance(existing, Mapping) or not _is_our_shape(existing):
+    if not isinstance(existing, Mapping) or not is_app_entry(existing):
         return FOREIGN
     same = os.path.normcase(existing["command"]) == os.path.normcase(wanted["command"])
     return CHANGED if same else STALE

@@ -22,6 +22,8 @@ import sys
 import uuid
 from collections.abc import Callable, Mapping
 
+from app.core import bundle_runtime
+
 # Opt in (1) or out (0) of the login-shell probe; the default is on for macOS only.
 LOGIN_SHELL_ENV = "COWORK_TERMINAL_LOGIN_SHELL"
 # Set while the probe runs, so a user's rc file can skip slow work (VS Code sets
@@ -307,8 +309,12 @@ def command_environment(
 
 
 def resolve_base_environment() -> dict[str, str]:
-    """`base_environment` for this process: probe the login shell when it applies. Call once."""
-    environ = dict(os.environ)
+    """`base_environment` for this process: probe the login shell when it applies. Call once.
+
+    A frozen app starts from its environment as launched: what its runtime hooks set for the
+    bundle's own GTK and Tk (bundle_runtime) is not the user's.
+    """
+    environ = bundle_runtime.as_launched(os.environ, bundle_runtime.launch_values())
     bundle_dir = getattr(sys, "_MEIPASS", None) if getattr(sys, "frozen", False) else None
     login_env = None
     if should_use_login_shell(sys.platform, environ):

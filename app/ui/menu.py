@@ -32,10 +32,11 @@ OPEN_DATA_FOLDER = "open-data-folder"
 OPEN_APPROVALS = "open-approvals"
 SET_APPROVAL_MODE = "set-approval-mode"
 SET_OUTPUT_BUDGET = "set-output-budget"
+UNINSTALL = "uninstall"
 QUIT = "quit"
 ACTIONS = (
     OPEN_LOG, TOGGLE_PAUSE, CONNECT, DISCONNECT, CHECK, TOGGLE_AUTOSTART, OPEN_DATA_FOLDER, OPEN_APPROVALS,
-    SET_APPROVAL_MODE, SET_OUTPUT_BUDGET, QUIT,
+    SET_APPROVAL_MODE, SET_OUTPUT_BUDGET, UNINSTALL, QUIT,
 )
 
 # Icon states, named as app.ui.icons names its files.
@@ -289,6 +290,7 @@ def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
             checked=bool(state.autostart),
         ),
         MenuEntry("data-folder", "Open data folder", OPEN_DATA_FOLDER),
+        MenuEntry("uninstall", "Uninstall…", UNINSTALL),
         _separator("quit-separator"),
         MenuEntry("quit", QUIT_TEXT, QUIT),
     ]

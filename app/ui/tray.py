@@ -41,7 +41,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from app.core import approval, autostart
+from app.core import approval, autostart, stale_entries
 from app.core import client_config as cc
 from app.core import client_locations as cl
 from app.core.bash_resolver import BashNotFoundError, find_bash
@@ -132,6 +132,7 @@ class TrayApp:
         self.log_window_command = list(log_window_command or app_argv(frozen, sys.executable, "log-window"))
         self.approval_prompt_command = app_argv(frozen, sys.executable, "approval-prompt")
         self.confirm_command = app_argv(frozen, sys.executable, "confirm-window")
+        self.uninstall_window_command = app_argv(frozen, sys.executable, "uninstall-window")
         # `cowork-terminal check`, to which each check appends `--client ID --json`.
         self.check_command = list(check_command or app_argv(frozen, sys.executable, "check"))
         self.check_timeout_s = check_timeout_s
@@ -567,6 +568,7 @@ class TrayApp:
         except BashNotFoundError as exc:
             self._problem = bash_problem(exc, self.platform)
             self.notifier.notify(self._problem, str(exc))
+        self._repair_stale_entries()
         self.refresh_clients(include_cli=True)
         self._autostart = _read_autostart()
         loose = self.hub.looser_than_default()
@@ -584,6 +586,15 @@ class TrayApp:
                 "Connect Cowork Terminal to Claude",
                 f"No Claude app is connected yet. Next step: {how}, then restart Claude.",
             )
+
+    def _repair_stale_entries(self) -> None:
+        """Start at login and Claude's entries that name a removed program or another copy run this one."""
+        platform, environ, home = cl.this_machine()
+        frozen = bool(getattr(sys, "frozen", False))
+        for repair in stale_entries.repair_stale_entries(
+            frozen=frozen, executable=os.path.abspath(sys.executable), platform=platform, environ=environ, home=home
+        ):
+            self.notifier.notify(f"{repair.what} updated", repair.notice)
 
     def perform(self, action: str, target: str | None = None) -> None:
         """Do one action now, on the calling thread (the actions thread, or a test)."""
@@ -614,6 +625,8 @@ class TrayApp:
             budget = parse_budget(str(target))
             self.hub.with_journal(lambda journal: set_output_budget(journal, budget))
             log.info("output budget set to %s from the tray", target)
+        elif action == menu.UNINSTALL:
+            spawn(self.uninstall_window_command)  # the window asks, then quits this tray itself
         elif action == menu.OPEN_DATA_FOLDER:
             spawn(open_folder_argv(self.platform, self.paths.data_dir))
         elif action == REFRESH_CLIENTS:

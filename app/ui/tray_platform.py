@@ -18,6 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from app.core import bundle_runtime
 from app.core.bash_resolver import BashNotFoundError
 from app.ui.menu import APP_TITLE
 
@@ -98,9 +99,11 @@ def main_thread_marshal(backend: str) -> Callable[[Callable[[], None]], None] | 
 
 
 def spawn(argv: Sequence[str], *, stderr: Any = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
-    """The one place the tray starts a program: no stdin, no console window, never our stdout."""
+    """The one place the tray starts a program: no stdin, no console window, never our stdout, and
+    none of the variables a frozen app's runtime set for itself."""
     return subprocess.Popen(
         list(argv),
+        env=bundle_runtime.child_environment(),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=stderr,
@@ -116,6 +119,7 @@ def run_captured(argv: Sequence[str], timeout_s: float) -> tuple[int, str, str]:
     """
     process = subprocess.Popen(
         list(argv),
+        env=bundle_runtime.child_environment(),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -3,8 +3,9 @@
 ; A per-user install: no administrator rights, no UAC prompt. It copies the PyInstaller one-folder
 ; build to %LOCALAPPDATA%\Programs\Cowork Terminal, adds a Start menu shortcut, optionally starts
 ; the app at sign-in (HKCU Run), registers an uninstaller in "Installed apps", and offers to start
-; the app at the end. The uninstaller first removes our entry from Claude's configs
-; (`cowork-terminal.exe disconnect`), so Claude is not left starting a program that is gone.
+; the app at the end. The uninstaller first runs the app's own `cowork-terminal.exe uninstall --yes`
+; (our entry out of Claude's configs, start at login off, the app stopped), so Claude is not left
+; starting a program that is gone.
 ;
 ; Build (on Windows, or on Linux with Debian's `nsis` package):
 ;   makensis -DVERSION=0.1.0 -DPAYLOAD=<dist\cowork-terminal> -DOUTFILE=<setup.exe> cowork-terminal.nsi
@@ -183,11 +184,13 @@ Function un.onInit
 FunctionEnd
 
 Section "Uninstall"
-  ; First, while the executable still exists: take our entry out of every Claude config, so
-  ; Claude does not keep trying to start a program that is gone. Its output goes to the log
-  ; shown on the uninstall page; a failure there must not stop the uninstall.
+  ; First, while the executable still exists: the app's own `uninstall` (the same code as
+  ; `cowork-terminal uninstall` and the tray's "Uninstall..."): our entry leaves every Claude config
+  ; and Claude Code, Start at login goes off, the tray and this install's servers stop. The user's
+  ; data stays. Its output goes to the log shown on the uninstall page; a failure there must not
+  ; stop the uninstall.
   DetailPrint "Removing Cowork Terminal from Claude's settings..."
-  nsExec::ExecToLog '"$INSTDIR\${APP_EXE}" disconnect'
+  nsExec::ExecToLog '"$INSTDIR\${APP_EXE}" uninstall --yes'
   Pop $0
   !insertmacro STOP_RUNNING_APP
 
@@ -201,5 +204,6 @@ Section "Uninstall"
   RMDir "$INSTDIR"
 
   DeleteRegKey HKCU "${UNINSTALL_KEY}"
-  ; The journal and logs in %LOCALAPPDATA%\cowork-terminal are the user's history: kept.
+  ; The journal and logs in %LOCALAPPDATA%\cowork-terminal are the user's history: kept (a
+  ; reinstall picks them up; `cowork-terminal uninstall --data` deletes them).
 SectionEnd

@@ -1,0 +1,74 @@
+"""repair_stale_entries against a fake home: real config files, a real autostart entry, a fake `claude`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_client_config import install_fake_claude
+
+from app.core import autostart
+from app.core import client_config as cc
+from app.core.stale_entries import MISSING, OTHER_COPY, repair_stale_entries
+
+THIS_COPY = "/home/ann/Applications/cowork-terminal/cowork-terminal"  # the .tar.gz the tray runs from
+DEB_COPY = "/opt/cowork-terminal/cowork-terminal"
+FOREIGN_ENTRY = {"command": "npx", "args": ["-y", "cowork-terminal-mcp"]}
+
+
+@pytest.fixture
+def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    home = tmp_path / "home"
+    claude, state, log = install_fake_claude(tmp_path / "bin")
+    environ = {"XDG_CONFIG_HOME": str(home / ".config"), "PATH": f"{claude.parent}:/usr/bin:/bin"}
+    monkeypatch.setenv("FAKE_CLAUDE_STATE", str(state))
+    monkeypatch.setenv("FAKE_CLAUDE_LOG", str(log))
+    config = home / ".config" / "Claude" / "claude_desktop_config.json"
+    config.parent.mkdir(parents=True)
+    return home, environ, config, state
+
+
+def repair(machine, exists) -> list:
+    home, environ, _, _ = machine
+    return repair_stale_entries(
+        frozen=True, executable=THIS_COPY, platform="linux", environ=environ, home=home, exists=exists
+    )
+
+
+def test_entries_of_another_existing_copy_are_pointed_at_this_one_and_say_so(machine) -> None:
+    home, environ, config, state = machine
+    config.write_text(json.dumps({"mcpServers": {"cowork-terminal": {"command": DEB_COPY, "args": ["serve"]}}}))
+    state.write_text(json.dumps({"cowork-terminal": {"command": DEB_COPY, "args": ["serve", "--headless"]}}))
+    autostart.enable("linux", environ, home, command=[DEB_COPY, "tray"])
+
+    repairs = repair(machine, exists=lambda path: path == DEB_COPY)
+
+    assert [(r.what, r.why) for r in repairs] == [
+        ("Start at login", OTHER_COPY), ("Claude Desktop", OTHER_COPY), ("Claude Code", OTHER_COPY),
+    ]  # fmt: skip
+    assert autostart.read_command("linux", environ, home) == [THIS_COPY, "tray"]
+    assert json.loads(config.read_text())["mcpServers"]["cowork-terminal"] == {"command": THIS_COPY, "args": ["serve"]}
+    assert json.loads(state.read_text())["cowork-terminal"] == {"command": THIS_COPY, "args": ["serve", "--headless"]}
+    assert repairs[0].notice == (
+        f"Start at login started {DEB_COPY} (another copy of Cowork Terminal); it now starts this copy, {THIS_COPY}."
+    )
+    assert "The previous file is kept as" in repairs[1].notice
+
+
+def test_a_missing_program_is_named_as_such(machine) -> None:
+    home, environ, config, _ = machine
+    autostart.enable("linux", environ, home, command=[DEB_COPY, "tray"])
+    [fixed] = repair(machine, exists=lambda path: False)
+    assert fixed.why == MISSING and "which no longer exists" in fixed.notice
+
+
+def test_another_programs_entry_and_entries_of_this_copy_are_left_alone(machine) -> None:
+    home, environ, config, state = machine
+    config.write_text(json.dumps({"mcpServers": {"cowork-terminal": FOREIGN_ENTRY}}))
+    state.write_text(json.dumps({"cowork-terminal": {"command": THIS_COPY, "args": ["serve"]}}))
+    autostart.enable("linux", environ, home, command=[THIS_COPY, "tray"])
+    before = (config.read_bytes(), state.read_bytes())
+    assert repair(machine, exists=lambda path: True) == []
+    assert (config.read_bytes(), state.read_bytes()) == before
+    assert cc.list_backups(config) == []

@@ -1,0 +1,84 @@
+"""The tray's "Uninstall..." window, for real on a private X display, against a fake home."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import tkinter as tk
+from pathlib import Path
+
+import pytest
+from test_client_config import OTHER_SERVERS
+
+from app.core import autostart
+from app.core import client_config as cc
+from app.core.journal import Journal
+from app.core.paths import AppPaths
+from app.ui.uninstall_window import UninstallWindow
+
+WAIT_S = 20.0
+
+
+def pump_until(root: tk.Tk, condition, timeout_s: float = WAIT_S) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "the window did not get there in time"
+        root.update()
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, paths: AppPaths) -> Path:
+    home = tmp_path / "user-home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no `claude`: Claude Code is not installed here
+    config = home / ".config" / "Claude" / "claude_desktop_config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"mcpServers": {**OTHER_SERVERS, "cowork-terminal": cc.this_app_entry()}}))
+    autostart.enable(command=[sys.executable, "-m", "app", "tray"])
+    Journal(paths).close()
+    return home
+
+
+def test_the_window_lists_what_goes_asks_and_then_uninstalls(display: str, paths: AppPaths, fake_home: Path) -> None:
+    config = fake_home / ".config" / "Claude" / "claude_desktop_config.json"
+    root = tk.Tk()
+    try:
+        window = UninstallWindow(root, paths)
+        window.start()
+        pump_until(root, lambda: window.heading.cget("text") == "Uninstall will:")
+        text = window.body.cget("text")
+        assert f"Remove Cowork Terminal from Claude Desktop ({config})" in text
+        assert "Turn off Start at login" in text
+        assert f"Kept: your command history and logs in {paths.data_dir}" in text
+        assert json.loads(config.read_text())["mcpServers"].get("cowork-terminal"), "nothing changes before the click"
+
+        window.data_box.invoke()  # the tick box: the list now says the data goes too
+        assert f"Delete {paths.journal}" in window.body.cget("text")
+        window.data_box.invoke()
+        assert f"Delete {paths.journal}" not in window.body.cget("text")
+
+        window.uninstall_button.invoke()
+        pump_until(root, lambda: window.heading.cget("text") == "Cowork Terminal is uninstalled.")
+        assert json.loads(config.read_text())["mcpServers"] == OTHER_SERVERS
+        assert not autostart.is_enabled()
+        assert paths.journal.exists(), "the data stays when the box is not ticked"
+        assert "pip uninstall cowork-terminal" in window.body.cget("text").splitlines()[-1]
+        assert window.cancel_button.cget("text") == "Close"
+    finally:
+        if root.winfo_exists():
+            root.destroy()
+
+
+def test_the_uninstall_button_waits_until_the_list_is_shown(display: str, paths: AppPaths, fake_home: Path) -> None:
+    root = tk.Tk()
+    try:
+        window = UninstallWindow(root, paths)
+        assert window.uninstall_button.instate(["disabled"])
+        window.uninstall_button.invoke()  # a click before the list: nothing happens
+        assert autostart.is_enabled()
+    finally:
+        root.destroy()
