@@ -202,14 +202,16 @@ def test_the_trays_two_journal_connections_keep_seeing_other_processes_writes(pa
     with Journal(paths) as monitor, Journal(paths) as actions:
         post = (
             "import sys; from app.core.journal import Journal; from app.core.paths import AppPaths\n"
-            "with Journal(AppPaths.from_environment()) as j: j.post_ui_request(sys.argv[1])"
+            "with Journal(AppPaths.from_environment()) as j: j.set_setting('probe', sys.argv[1])"
         )
         seen = []
-        for kind in ("open-log-window", "quit"):  # a second launch, then `tray --quit`
-            subprocess.run([sys.executable, "-c", post, kind], check=True, timeout=30)
+        for value in ("first", "second"):  # two other processes write, one after the other
+            before = monitor.data_version()
+            subprocess.run([sys.executable, "-c", post, value], check=True, timeout=30)
             assert Path(f"{paths.journal}-wal").exists(), "another process deleted the WAL under live connections"
-            seen += monitor.take_ui_requests()
-        assert seen == ["open-log-window", "quit"]
+            assert monitor.data_version() != before
+            seen.append(monitor.get_setting("probe"))
+        assert seen == ["first", "second"]
         assert actions.is_paused() is False
 
 
@@ -232,7 +234,7 @@ def test_a_hold_the_user_already_answered_no_longer_counts_as_waiting(paths: App
         answered = hold(server, "rm -rf build", time.time() + 300)
         hold(server, "rm -rf dist", time.time() + 300)
         assert supervisor.poll()[0].waiting == 2
-        approval.allow(server, answered, by="user (log window)")  # the model never calls terminal_confirm
+        server.decide(answered, allowed=True, by="user (log window)")  # the model never calls terminal_confirm
         snapshot, _ = supervisor.poll()
         assert server.get_command(answered).status is Status.WAITING, "the row itself stays waiting"
         assert snapshot.waiting == 1

@@ -27,10 +27,10 @@ from mcp_types import Implementation
 from app.core import app_log, autostart, liveness
 from app.core import client_config as cc
 from app.core.bash_resolver import BASH_PATH_ENV, BashNotFoundError
+from app.core.control.client import ask_tray
 from app.core.journal import Journal, Status
 from app.core.paths import HOME_ENV, AppPaths
 from app.core.self_command import app_argv
-from app.core.supervisor import UI_OPEN_LOG_WINDOW
 from app.ui import menu, tray, tray_platform
 from app.ui.icons import load_icon
 from app.ui.tray import TrayApp
@@ -416,8 +416,7 @@ def test_the_activity_log_opens_once_reopening_replaces_it_and_quitting_closes_i
 
 
 def test_a_second_launchs_request_opens_the_log_window(app: TrayApp, paths: AppPaths, window_marker: Path) -> None:
-    with Journal(paths) as journal:
-        journal.post_ui_request(UI_OPEN_LOG_WINDOW)
+    ask_tray(paths, "open_log")  # what a second `cowork-terminal` sends the running tray
     wait_for(window_marker.exists, timeout_s=10)
 
 

@@ -1,8 +1,7 @@
-"""The user's approval of held commands: the rules, the settings, and the only ways to decide.
+"""The user's approval of held commands: the modes, the approval window, and when to ask.
 
-A decision is written into the journal by the tray, the log window or the CLI, which act for the
-person at the keyboard. No MCP tool calls `allow` or `deny`: the model can ask, wait, confirm
-that it still wants a held command run, or withdraw it, but never answer for the user.
+Only the tray decides (core/control/hub.py), from a click in its own windows or menu: the model can
+ask, wait, confirm that it still wants a held command run, or withdraw it, never answer for the user.
 """
 
 from __future__ import annotations
@@ -73,12 +72,3 @@ def new_confirmation_id() -> str:
 
 def hold_expiry(now: float | None = None) -> float:
     return (now or time.time()) + HOLD_LIFETIME_S
-
-
-def allow(journal: Journal, command_id: int, by: str = "user") -> bool:
-    """The user allows a held command (tray, log window or CLI); False if it is no longer waiting."""
-    return journal.decide(command_id, allowed=True, by=by)
-
-
-def deny(journal: Journal, command_id: int, by: str = "user") -> bool:
-    return journal.decide(command_id, allowed=False, by=by)

@@ -677,26 +677,5 @@ class Journal:
                 "AND id NOT IN (SELECT DISTINCT server_id FROM commands WHERE server_id IS NOT NULL)",
                 (cutoff,),
             )
-            db.execute("DELETE FROM ui_requests WHERE created_at < ?", (cutoff,))
+            db.execute("DELETE FROM ui_requests WHERE created_at < ?", (cutoff,))  # no longer written
         return deleted
-
-    # -- requests between the app's own processes -------------------------------------------
-
-    def post_ui_request(self, kind: str) -> int:
-        """Ask the running tray to do something (a second launch asks it to open the log window)."""
-        with self._write() as db:
-            cursor = db.execute("INSERT INTO ui_requests(kind, created_at) VALUES (?, ?)", (kind, time.time()))
-        return int(cursor.lastrowid)
-
-    def take_ui_requests(self) -> list[str]:
-        query = "SELECT id, kind FROM ui_requests WHERE handled_at IS NULL ORDER BY id"
-        if not self._db.execute(query).fetchone():  # the usual case: no write lock for it
-            return []
-        with self._write() as db:
-            rows = db.execute(query).fetchall()
-            if rows:
-                db.execute(
-                    f"UPDATE ui_requests SET handled_at = ? WHERE id IN ({_marks(len(rows))})",
-                    (time.time(), *(r["id"] for r in rows)),
-                )
-        return [r["kind"] for r in rows]

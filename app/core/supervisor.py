@@ -30,9 +30,6 @@ CRASH_LOOP_COUNT = 3  # this many crashes inside the window: one "keeps crashing
 # A server writes its journal row a moment before it takes its lock; younger ones are not probed.
 REFUSAL_NOTICE_GAP_S = 30.0  # at most one "refused while paused" notice per this many seconds
 KNOWN_CLIENTS_SETTING = "tray.known_clients"
-# Requests other processes leave for the tray in the journal (`post_ui_request`).
-UI_OPEN_LOG_WINDOW = "open-log-window"  # a second launch asks the running tray to show the log
-UI_QUIT = "quit"  # `tray --quit` (installers, scripts) asks it to quit
 # The client name "Check connection" introduces itself with: this app, never announced as new.
 CHECK_CLIENT_NAME = "cowork-terminal-check"
 EXPIRE_HOLDS_EVERY_S = 5.0  # how often the tray closes holds nobody answered in time (not every poll)
