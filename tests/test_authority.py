@@ -346,6 +346,7 @@ async def test_pause_reaches_a_running_server_after_its_data_folder_was_deleted(
             assert cli(home, "pause").returncode == 0
             await wait_for_refusal(agent, PAUSED_MESSAGE)
             wait_for(paths.journal.exists, timeout_s=STOP_DEADLINE_S)  # the tray started a new journal
+            wait_for(lambda: "The activity log was deleted" in tray_log(home), timeout_s=STOP_DEADLINE_S)
 
 
 def test_bad_frames_close_that_connection_and_the_tray_lives_on(home: Path, paths: AppPaths) -> None:
@@ -403,3 +404,42 @@ async def test_a_held_command_answered_while_paused_does_not_run(home: Path, pat
     with Journal(paths) as journal:
         [row] = [r for r in journal.recent_commands() if r.command == "rm -rf victim"]
     assert row.status is Status.REFUSED
+
+
+async def test_quitting_the_tray_ends_what_runs_and_tells_the_model(home: Path) -> None:
+    async with connect(home, headless=False) as agent:
+        with running_tray(home):
+            await wait_until_bound(agent)
+            async with anyio.create_task_group() as group:
+                result: dict = {}
+
+                async def long() -> None:
+                    result.update(await run(agent, {"command": "sleep 41000"}))
+
+                group.start_soon(long)
+                await anyio.sleep(1.0)
+                quit_ = await anyio.to_thread.run_sync(cli, home, "tray", "--quit")
+                assert quit_.returncode == 0, quit_.stderr
+                with anyio.fail_after(STOP_DEADLINE_S):
+                    while not result:
+                        await anyio.sleep(0.05)
+    assert result["exitCode"] is None
+    assert "Cowork Terminal app stopped" in result["note"]
+
+
+def tray_log(home: Path) -> str:
+    """What the tray told the user (the dummy backend logs each notification)."""
+    log = home.parent / "tray.log"
+    return log.read_text(errors="replace") if log.exists() else ""
+
+
+async def test_a_program_writing_the_journal_under_the_tray_is_reported(home: Path, paths: AppPaths) -> None:
+    with running_tray(home):
+        async with connect(home, headless=False) as agent:
+            await run(agent, {"command": "echo recorded by the tray"})
+            assert "changed by another program" not in tray_log(home), "the tray's own writes are not news"
+            with Journal(paths) as journal:
+                journal.set_setting("approval_mode", "never")
+            wait_for(lambda: "The activity log was changed by another program" in tray_log(home),
+                     timeout_s=STOP_DEADLINE_S)
+            assert current_tray_state(paths)["approval_mode"] == "destructive"

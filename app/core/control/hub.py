@@ -174,6 +174,7 @@ class Hub:
         self._threads: list[threading.Thread] = []
         self._closing = False
         self._last_foreign_notice = 0.0
+        self._problem_told: str | None = None
 
     # -- start and stop -----------------------------------------------------------------------
 
@@ -314,7 +315,9 @@ class Hub:
         else:
             why = f"the activity log cannot be written ({text})"
         log.warning("journal write failed: %s", text)
-        self.notify("Cowork Terminal cannot record commands", f"Commands are refused: {why}.")
+        if self._problem_told != why:  # once, until a write succeeds again
+            self._problem_told = why
+            self.notify("Cowork Terminal cannot record commands", f"Commands are refused: {why}.")
         return why
 
     def _hello(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
@@ -697,6 +700,7 @@ class Hub:
     def _wrote(self) -> None:
         """After each of our own writes (under the lock): not someone else's change."""
         self.writes += 1
+        self._problem_told = None
         self._seen_version = self.journal.data_version()
 
 
