@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 
 WRITE_BUSY_TIMEOUT_S = 2.0  # a journal locked by another program: refuse, never hang the hub
 OUTBOX_LIMIT = 1000  # messages queued for one peer that does not read: then it is dropped
+MAX_HOLDS_PER_PEER = 5  # a server (or a program posing as one) cannot bury the user in questions
 ASK_COOLDOWN_S = 10.0  # after the user says No to a request, the same request is refused at once
 FOREIGN_WRITE_NOTICE_GAP_S = 60.0
 CLOSING_REASON = "Cowork Terminal (the app) stopped"
@@ -301,6 +302,8 @@ class Hub:
         except RequestError as problem:
             peer.push({"op": "error", "seq": seq, "message": str(problem)})
             return
+        except (ValueError, TypeError, KeyError) as exc:  # a value no server of ours sends
+            raise ProtocolError(f"malformed {op!r}: {exc}") from None
         except sqlite3.OperationalError as exc:
             peer.push({"op": "error", "seq": seq, "message": self._journal_problem(exc)})
             return
@@ -366,6 +369,8 @@ class Hub:
         with self.lock:
             if status in (Status.RUNNING, Status.WAITING) and self.state.paused:
                 raise RequestError("host access is paused")
+            if status is Status.WAITING and sum(h.peer is peer for h in self.holds.values()) >= MAX_HOLDS_PER_PEER:
+                raise RequestError(f"{MAX_HOLDS_PER_PEER} commands from this server already wait for the user")
             command_id = self.journal.begin_command(
                 command=command, cwd=cwd, env_keys=env_keys, timeout_ms=_int(row, "timeout_ms"),
                 server_id=peer.server_id, server_pid=peer.facts.pid, client_name=_text(row, "client_name"),
