@@ -118,6 +118,16 @@ class Peer:
             log.warning("%s does not read its messages: disconnecting it", self.label)
             self.channel.close()
 
+    def answer(self, message: dict[str, Any]) -> None:
+        """An answer to the request just read, sent from the reader's own thread: the caller waits
+        for it (a server starts its command only then), so no hop through the outbox. A peer that
+        stops reading its answers blocks only its own reader, for at most the send timeout."""
+        try:
+            self.channel.send(message)
+        except (OSError, ProtocolError) as exc:
+            log.info("%s: answer failed (%s); closing", self.label, exc)
+            self.channel.close()
+
     def write_loop(self) -> None:
         while True:
             message = self._outbox.get()
@@ -300,14 +310,14 @@ class Hub:
             else:
                 raise RequestError(f"unknown request {op!r}")
         except RequestError as problem:
-            peer.push({"op": "error", "seq": seq, "message": str(problem)})
+            peer.answer({"op": "error", "seq": seq, "message": str(problem)})
             return
         except (ValueError, TypeError, KeyError) as exc:  # a value no server of ours sends
             raise ProtocolError(f"malformed {op!r}: {exc}") from None
         except sqlite3.OperationalError as exc:
-            peer.push({"op": "error", "seq": seq, "message": self._journal_problem(exc)})
+            peer.answer({"op": "error", "seq": seq, "message": self._journal_problem(exc)})
             return
-        peer.push({"op": "ack", "seq": seq, **reply})
+        peer.answer({"op": "ack", "seq": seq, **reply})
 
     def _journal_problem(self, exc: sqlite3.OperationalError) -> str:
         text = str(exc)
