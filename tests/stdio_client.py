@@ -26,6 +26,8 @@ def server_params(home: Path, *extra_args: str, env: dict[str, str] | None = Non
     # The SDK's stdio client passes only a few variables on: give the child its home explicitly.
     child_env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "USER", "LOGNAME", "SHELL")}
     child_env[HOME_ENV] = str(home)
+    # Coverage of the server itself, when the suite runs under `coverage run` (patch = subprocess).
+    child_env.update({k: v for k, v in os.environ.items() if k.startswith("COVERAGE_")})
     child_env.update(env or {})
     return StdioServerParameters(command=sys.executable, args=["-m", "app", "serve", *extra_args], env=child_env)
 
