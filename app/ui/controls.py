@@ -24,6 +24,10 @@ NO_APP_TO_CONFIRM = (
 
 
 class Controls(Protocol):
+    def told_paused(self) -> bool | None:
+        """The pause as the tray told this window, or None when it tells nothing."""
+    def news(self) -> bool:
+        """Whether the tray told something since the last call (the window then refreshes)."""
     def set_paused(self, paused: bool) -> None: ...
     def stop(self, command_id: int) -> None: ...
     def decide(self, command_id: int, allowed: bool) -> None: ...
@@ -35,6 +39,19 @@ class TrayLineControls:
 
     def __init__(self, line: TrayLine) -> None:
         self.line = line
+        self._paused: bool | None = None
+
+    def told_paused(self) -> bool | None:
+        return self._paused
+
+    def news(self) -> bool:
+        changed = False
+        for message in self.line.drain():
+            if message is None:  # the tray is gone: what it said last no longer holds
+                changed, self._paused = True, None
+            elif message.get("op") == "state" and isinstance(message.get("paused"), bool):
+                changed, self._paused = True, message["paused"]
+        return changed
 
     def set_paused(self, paused: bool) -> None:
         self.line.send({"op": "pause", "paused": paused})
@@ -55,6 +72,12 @@ class RequestControls:
     def __init__(self, paths: AppPaths, on_problem: Callable[[str], None] = lambda _text: None) -> None:
         self.paths = paths
         self.on_problem = on_problem
+
+    def told_paused(self) -> bool | None:
+        return None
+
+    def news(self) -> bool:
+        return False
 
     def _ask(self, op: str, without_tray: Callable[[Journal], object] | None, **fields: Any) -> None:
         def work() -> None:

@@ -371,7 +371,10 @@ class LogWindow:
         return len(self.journal.commands_by_id(probe)) < len(probe)
 
     def _read_state(self) -> None:
-        paused = self.journal.is_paused()
+        # Started by the tray, the window shows the tray's own pause (the journal's copy could
+        # have been rewritten by another program); started by hand, the journal's.
+        told = self.controls.told_paused()
+        paused = self.journal.is_paused() if told is None else told
         if paused != self.paused:
             self.paused = paused
             self._paint_banner()
@@ -394,7 +397,7 @@ class LogWindow:
     def _tick(self) -> None:
         # Scheduled first: an error in one round (logged by Tk's handler) never stops the updates.
         self._after_poll = self.root.after(POLL_INTERVAL_MS, self._tick)
-        if self.journal.data_version() != self._version:
+        if self.journal.data_version() != self._version or self.controls.news():
             self.refresh()
         now = time.monotonic()
         if now - self._last_durations >= DURATION_REFRESH_S:

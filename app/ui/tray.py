@@ -496,6 +496,9 @@ class TrayApp:
         if state == previous:
             return
         self.state = state
+        if state.paused != previous.paused:  # the log window shows the tray's pause, not the file's
+            for window in self._windows:
+                window.send({"op": "state", "paused": state.paused})
         name, title = menu.icon_state(state), menu.tooltip(state)
         image = self._image(name)
         self.icon_state = name
@@ -803,6 +806,7 @@ class TrayApp:
         make_private_file(self._window_stderr)  # like every log the app writes: the user's eyes only
         with open(self._window_stderr, "wb") as stderr:
             window = PipedWindow([*self.log_window_command, "--tray-line"], self._log_window_said, stderr=stderr)
+        window.send({"op": "state", "paused": self.hub.state.paused})
         self._windows = [window]
         log.info("log window started (pid %s): %s", window.pid, self.log_window_command)
 
