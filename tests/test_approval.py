@@ -16,6 +16,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from app.core.approval import HOLD_LIFETIME_S
 from app.core.journal import Journal, Status
 from app.core.paths import AppPaths
 from tests.clicks import PROMPT_TITLE, click_yes
@@ -127,6 +128,29 @@ async def test_no_answer_then_denied_makes_confirm_fail(home: Path, paths: AppPa
         await deny_when_held(home, paths, [])
         confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(first["error"])})
     assert confirmed.is_error and "denied" in confirmed.content[0].text
+
+
+LIBFAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1")
+
+
+async def test_an_expired_hold_can_no_longer_be_confirmed(
+    home: Path, paths: AppPaths, tray: subprocess.Popen, tmp_path: Path
+) -> None:
+    if not LIBFAKETIME.exists():
+        pytest.fail("libfaketime is missing, so a hold's 5 minutes cannot pass quickly: apt-get install -y libfaketime")
+    clock = tmp_path / "server-clock"  # the server's wall clock, moved on by the test (libfaketime reads it)
+    clock.write_text("+0\n")
+    env = {"LD_PRELOAD": str(LIBFAKETIME), "FAKETIME_TIMESTAMP_FILE": str(clock), "FAKETIME_NO_CACHE": "1",
+           "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
+    set_window(home, 1)
+    async with connect(home, headless=False, env=env) as client:
+        first = await run(client, {"command": "sudo true"})
+        clock.write_text(f"+{int(HOLD_LIFETIME_S) + 60}\n")  # the hold's 5 minutes pass
+        confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(first["error"])})
+        assert holds(paths) == [], "the user is no longer asked about it"
+    assert confirmed.is_error and "hold expired" in confirmed.content[0].text
+    [row] = rows(paths)
+    assert row.status is Status.REFUSED and row.reason == "the hold expired before it was confirmed"
 
 
 async def test_cancel_withdraws_a_held_command_and_its_prompt_disappears(
