@@ -17,7 +17,7 @@ import pytest
 from app.core import approval
 from app.core.journal import Journal
 from app.core.paths import AppPaths
-from tests.clicks import CONFIRM_TITLE, click_yes
+from tests.clicks import CONFIRM_TITLE, PROMPT_TITLE, click_yes, shown_window, xdotool
 from tests.stdio_client import connect, run
 from tests.tray_process import running_tray
 
@@ -54,6 +54,10 @@ def test_approvals_lists_what_waits_deny_is_at_once_and_approve_waits_for_the_us
             if "rm -rf build" in listing and "sudo reboot" in listing:
                 break
         assert "rm -rf build" in listing and "recursive removal" in listing and "sudo reboot" in listing
+        shown_window(display, PROMPT_TITLE)
+        assert len(xdotool(display, "search", "--onlyvisible", "--name", PROMPT_TITLE).split()) == 1, (
+            "one approval prompt walks through both"
+        )
         held = [json.loads(line) for line in cli(cli_env, "approvals", "--json").stdout.splitlines()]
         ids = {hold["command"]: hold["id"] for hold in held}
         build, reboot = ids["rm -rf build"], ids["sudo reboot"]

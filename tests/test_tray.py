@@ -138,7 +138,7 @@ def test_pausing_from_the_menu_writes_the_journal_and_the_icon_follows(app: Tray
 def test_a_pause_set_elsewhere_reaches_icon_and_tooltip(app: TrayApp, paths: AppPaths) -> None:
     for paused, state in ((True, menu.PAUSED), (False, menu.ATTENTION)):  # no client yet: attention
         # What the tray's hub does for `cowork-terminal pause`, the log window's switch or a confirmed resume.
-        threading.Thread(target=app.hub.set_paused, args=(paused,), kwargs={"by": "a request"}).start()
+        app.hub.set_paused(paused, by="a request")
         wait_for(lambda state=state: app.icon_state == state, timeout_s=FOLLOW_DEADLINE_S, interval_s=0.01)
         assert ("Paused" in app.icon.title) is paused
         with Journal(paths) as journal:
