@@ -7,10 +7,8 @@ with xdotool, and started by a real tray for a real `serve`.
 
 from __future__ import annotations
 
-import json
 import os
 import pty
-import select
 import subprocess
 import sys
 import time
@@ -18,7 +16,7 @@ import tkinter as tk
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import anyio
 import pytest
@@ -26,15 +24,14 @@ import pytest
 from app.core.journal import Journal
 from app.core.paths import AppPaths
 from app.ui.approval_prompt import ARM_DELAY_MS, POLL_MS, ApprovalPrompt
-from app.ui.window_link import TrayLine
 from tests.clicks import PROMPT_TITLE, click_yes, press, shown_window, xdotool
 from tests.stdio_client import STOP_DEADLINE_S, connect, run
 from tests.test_authority import wait_until_held
 from tests.tray_process import running_tray
+from tests.window_pipes import QUIET_S, TrayEnd
 
 pytestmark = pytest.mark.gui
 WAIT_S = 10.0
-QUIET_S = 0.3  # how long "nothing was said" is listened for
 
 
 def hold(command_id: int, command: str) -> dict[str, Any]:
@@ -46,32 +43,10 @@ def hold(command_id: int, command: str) -> dict[str, Any]:
     }  # fmt: skip
 
 
-class Tray:
-    """The tray's ends of the prompt's two pipes."""
-
-    def __init__(self, to_prompt: IO[bytes], from_prompt: IO[bytes]) -> None:
-        self.to_prompt = to_prompt
-        self.from_prompt = from_prompt
-
-    def tell(self, message: dict[str, Any]) -> None:
-        self.to_prompt.write(json.dumps(message).encode() + b"\n")
-        self.to_prompt.flush()
-
-    def heard(self, timeout_s: float = WAIT_S) -> dict[str, Any] | None:
-        """The prompt's next message, or None if it said nothing within `timeout_s`."""
-        ready, _, _ = select.select([self.from_prompt], [], [], timeout_s)
-        if not ready:
-            return None
-        return json.loads(self.from_prompt.readline())
-
-
 @contextmanager
-def prompt_on_pipes() -> Iterator[tuple[ApprovalPrompt, Tray]]:
+def prompt_on_pipes() -> Iterator[tuple[ApprovalPrompt, TrayEnd]]:
     """The prompt built in this process, its line to the tray made of real pipes."""
-    tray_in, prompt_out = os.pipe()
-    prompt_in, tray_out = os.pipe()
-    line = TrayLine(stdin=os.fdopen(prompt_in, "rb"), stdout=os.fdopen(prompt_out, "wb"))
-    tray = Tray(os.fdopen(tray_out, "wb"), os.fdopen(tray_in, "rb"))
+    tray, line = TrayEnd.with_line()
     root = tk.Tk()
     prompt = ApprovalPrompt(root, line)
     root.withdraw()
@@ -81,8 +56,7 @@ def prompt_on_pipes() -> Iterator[tuple[ApprovalPrompt, Tray]]:
     finally:
         if _alive(root):
             root.destroy()
-        tray.to_prompt.close()
-        tray.from_prompt.close()
+        tray.close()
 
 
 def pump_until(root: tk.Tk, condition, timeout_s: float = WAIT_S) -> None:
@@ -129,7 +103,7 @@ def test_the_prompt_shows_the_exact_command_and_walks_through_pending_approvals(
         tray.tell({"op": "gone", "id": 12})  # answered elsewhere: the prompt follows
         pump_until(root, lambda: prompt.current is None and not root.winfo_viewable())
         assert tray.heard(QUIET_S) is None, "the prompt answers nothing for the user"
-        tray.to_prompt.close()  # the tray closes the prompt
+        tray.to_window.close()  # the tray closes the prompt
         pump_until(root, lambda: not _alive(root))
 
 
@@ -167,7 +141,7 @@ def test_the_prompt_process_takes_holds_on_stdin_and_says_the_users_keys_on_stdo
     process = subprocess.Popen([sys.executable, "-m", "app", "approval-prompt"], env={**cli_env, "DISPLAY": display},
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert process.stdin is not None and process.stdout is not None
-    tray = Tray(process.stdin, process.stdout)
+    tray = TrayEnd(process.stdin, process.stdout)
     try:
         tray.tell({"op": "show", "hold": hold(31, "rm -rf old-build")})
         tray.tell({"op": "show", "hold": hold(32, "sudo reboot")})
@@ -177,7 +151,7 @@ def test_the_prompt_process_takes_holds_on_stdin_and_says_the_users_keys_on_stdo
         assert tray.heard() == {"op": "decide", "id": 31, "allowed": False}
         click_yes(display, PROMPT_TITLE)  # the next one, once its buttons armed
         assert tray.heard() == {"op": "decide", "id": 32, "allowed": True}
-        process.stdin.close()  # the tray closes the prompt
+        tray.close()  # the tray closes the prompt
         assert process.wait(WAIT_S) == 0
     finally:
         if process.poll() is None:

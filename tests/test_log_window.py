@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import stat
 import subprocess
 import sys
@@ -37,14 +36,13 @@ from app.core.paths import HOME_ENV, AppPaths
 from app.ui import log_window
 from app.ui.controls import RequestControls, TrayLineControls
 from app.ui.log_window import EMPTY_FILTERED, EMPTY_LIST, ON_TITLE, PAUSED_TITLE, LogWindow
-from app.ui.window_link import TrayLine
 from tests.clicks import CONFIRM_TITLE, click_yes, shown_window
 from tests.tray_process import running_tray
+from tests.window_pipes import QUIET_S, TrayEnd
 
 pytestmark = pytest.mark.gui
 
 UI_TIMEOUT_S = 8.0
-QUIET_S = 0.3  # how long "the window said nothing" is listened for
 # New and finished commands show within half a second: bench/latency_bench.py measures that (250 ms
 # median). Here `pump` gives every change UI_TIMEOUT_S, a deadline only a broken window misses.
 
@@ -83,29 +81,18 @@ def open_window(display: str, paths: AppPaths, answers: Answers) -> Iterator[Cal
         window.close()
 
 
-class TrayEnd:
-    """The tray's end of a window's private line (its stdin and stdout), made of real pipes."""
+@dataclass
+class TrayLineEnds:
+    """A window as the tray starts it: its buttons say the user's clicks on its private line."""
 
-    def __init__(self) -> None:
-        window_in, self._to_window = os.pipe()
-        self._from_window, window_out = os.pipe()
-        self.line = TrayLine(stdin=os.fdopen(window_in, "rb"), stdout=os.fdopen(window_out, "wb"))
-        self.reader = os.fdopen(self._from_window, "rb")
-
-    def heard(self, timeout_s: float = UI_TIMEOUT_S) -> dict[str, Any] | None:
-        """The window's next message, or None if it said nothing within `timeout_s`."""
-        ready, _, _ = select.select([self.reader], [], [], timeout_s)
-        return json.loads(self.reader.readline()) if ready else None
-
-    def close(self) -> None:
-        os.close(self._to_window)
-        self.reader.close()
+    tray: TrayEnd
+    controls: TrayLineControls
 
 
 @pytest.fixture
-def tray_line() -> Iterator[TrayEnd]:
-    end = TrayEnd()
-    yield end
+def tray_line() -> Iterator[TrayLineEnds]:
+    end, line = TrayEnd.with_line()
+    yield TrayLineEnds(end, TrayLineControls(line))
     end.close()
 
 
@@ -358,19 +345,19 @@ def test_text_and_status_filters_narrow_the_list_including_rows_that_arrive_late
 
 
 def test_clear_history_asks_first_and_only_then_asks_the_tray_to_delete(
-    open_window: Callable[..., LogWindow], journal: Journal, answers: Answers, tray_line: TrayEnd
+    open_window: Callable[..., LogWindow], journal: Journal, answers: Answers, tray_line: TrayLineEnds
 ) -> None:
     add_rows(journal, [("ls", "/", Status.FINISHED), ("false", "/", Status.FAILED), ("top", "/", Status.RUNNING)])
-    window = open_window(controls=TrayLineControls(tray_line.line))  # as the tray starts it
+    window = open_window(controls=tray_line.controls)  # as the tray starts it
 
     answers.reply = False
     window.clear_button.invoke()
     assert answers.asked and "2 finished commands" in answers.asked[0]
-    assert tray_line.heard(QUIET_S) is None, "the user said no: nothing is asked of the tray"
+    assert tray_line.tray.heard(QUIET_S) is None, "the user said no: nothing is asked of the tray"
 
     answers.reply = True
     window.clear_button.invoke()
-    assert tray_line.heard() == {"op": "clear_history"}
+    assert tray_line.tray.heard() == {"op": "clear_history"}
     assert journal.count_commands() == 3, "the window deletes nothing itself: the tray, the journal's writer, does"
 
 
@@ -403,10 +390,10 @@ def test_scrolling_to_the_end_pages_in_older_rows_and_holds_a_bounded_number(
 
 
 def test_right_clicking_a_running_row_offers_stop(
-    open_window: Callable[..., LogWindow], journal: Journal, tray_line: TrayEnd
+    open_window: Callable[..., LogWindow], journal: Journal, tray_line: TrayLineEnds
 ) -> None:
     [done, running] = add_rows(journal, [("ls", "/", Status.FINISHED), ("sleep 9", "/", Status.RUNNING)])
-    window = open_window(controls=TrayLineControls(tray_line.line))
+    window = open_window(controls=tray_line.controls)
     for command_id, state in ((done, "disabled"), (running, "normal")):
         x, y, _, height = window.tree.bbox(str(command_id))
         window.tree.event_generate("<Button-3>", x=x + 5, y=y + height // 2)
@@ -414,11 +401,11 @@ def test_right_clicking_a_running_row_offers_stop(
         assert window.selected_id() == command_id
         assert window.row_menu.entrycget(0, "state") == state
     window.row_menu.invoke(0)
-    assert tray_line.heard() == {"op": "stop", "id": running}
+    assert tray_line.tray.heard() == {"op": "stop", "id": running}
 
 
 def test_a_waiting_command_gets_the_approval_hook_and_can_be_stopped(
-    open_window: Callable[..., LogWindow], journal: Journal, tray_line: TrayEnd
+    open_window: Callable[..., LogWindow], journal: Journal, tray_line: TrayLineEnds
 ) -> None:
     held = journal.begin_command(command="rm -rf build", cwd="/srv", status=Status.WAITING)
     offered: list[int] = []
@@ -427,30 +414,30 @@ def test_a_waiting_command_gets_the_approval_hook_and_can_be_stopped(
         offered.append(record.id)
         tk.Button(frame, text="Allow").pack(side="left")
 
-    window = open_window(waiting_actions=approval_buttons, controls=TrayLineControls(tray_line.line))
+    window = open_window(waiting_actions=approval_buttons, controls=tray_line.controls)
     assert cell(window, held, "status") == "⚑ Waiting for you"
     assert "1 waiting for your approval" in window.activity_label.cget("text")
     window.show_link.event_generate("<Button-1>")
     assert window.selected_id() == held and offered == [held]
     assert window.actions_frame.winfo_children()
     assert window.stop(held)
-    assert tray_line.heard() == {"op": "stop", "id": held}
+    assert tray_line.tray.heard() == {"op": "stop", "id": held}
 
 
 def test_the_window_the_tray_started_says_each_click_on_its_private_line(
-    open_window: Callable[..., LogWindow], journal: Journal, tray_line: TrayEnd
+    open_window: Callable[..., LogWindow], journal: Journal, tray_line: TrayLineEnds
 ) -> None:
     held = journal.begin_command(command="rm -rf build", cwd="/srv", status=Status.WAITING)
-    window = open_window(controls=TrayLineControls(tray_line.line))
+    window = open_window(controls=tray_line.controls)
     window.pause_button.invoke()
-    assert tray_line.heard() == {"op": "pause", "paused": True}
+    assert tray_line.tray.heard() == {"op": "pause", "paused": True}
     window.select(held)
     pump(window, lambda: {b.cget("text") for b in window.actions_frame.winfo_children()} >= {"Allow", "Deny"})
     buttons = {b.cget("text"): b for b in window.actions_frame.winfo_children()}
     buttons["Allow"].invoke()  # from the tray's own window, a click is the user's answer
-    assert tray_line.heard() == {"op": "decide", "id": held, "allowed": True}
+    assert tray_line.tray.heard() == {"op": "decide", "id": held, "allowed": True}
     buttons["Deny"].invoke()
-    assert tray_line.heard() == {"op": "decide", "id": held, "allowed": False}
+    assert tray_line.tray.heard() == {"op": "decide", "id": held, "allowed": False}
     assert journal.get_command(held).decision is None, "the window writes nothing: the tray records answers"
 
 
