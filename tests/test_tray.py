@@ -570,6 +570,45 @@ def test_a_server_that_dies_mid_command_is_reported_and_its_command_marked_inter
         assert journal.recent_commands(limit=1)[0].status is Status.INTERRUPTED
 
 
+def test_a_crashed_server_shows_in_the_menu_until_the_user_opens_the_activity_log(
+    app: TrayApp, home: Path, paths: AppPaths
+) -> None:
+    # A headless server never takes this in-process tray for the app (pytest runs it): it records
+    # its commands in the journal itself, as with no tray, and the tray's supervisor watches them.
+    marker = "27.1828"  # a `sleep` no other process runs
+
+    async def scenario() -> None:
+        async with Client(serve_params(home, headless=True), mode="legacy") as client:
+
+            async def call() -> None:
+                with contextlib.suppress(Exception):  # the server is killed under it
+                    await client.call_tool("execute_command", {"command": f"sleep {marker}"})
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(call)
+                with anyio.fail_after(10):
+                    while app.state.running != 1:
+                        await anyio.sleep(0.02)
+                with Journal(paths) as journal:
+                    server = journal.servers()[0]
+                await anyio.sleep(max(0.0, server.started_at + 2.1 - time.time()))  # past the registration grace
+                os.kill(server.pid, signal.SIGKILL)
+                with anyio.fail_after(5):
+                    while app.state.crash is None:
+                        await anyio.sleep(0.02)
+                tasks.cancel_scope.cancel()
+
+    try:
+        anyio.run(scenario)
+    finally:
+        _kill_processes_running(f"sleep {marker}")
+    assert app.icon_state == menu.ATTENTION
+    assert app.pystray_item("crash").text.endswith("1 command interrupted")
+    assert "Cowork Terminal server crashed" in titles(app)
+    click(app, "crash")  # opens the log: the user has seen it
+    wait_for(lambda: app.state.crash is None, timeout_s=10)
+
+
 def _kill_processes_running(command_line: str) -> None:
     out = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
