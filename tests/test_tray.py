@@ -28,6 +28,8 @@ from app.core import app_log, autostart, liveness
 from app.core import client_config as cc
 from app.core.bash_resolver import BASH_PATH_ENV, BashNotFoundError
 from app.core.control.client import current_tray_state
+from app.core.control.transport import address_for
+from app.core.control.transport import connect as connect_channel
 from app.core.journal import Journal, Status
 from app.core.paths import HOME_ENV, AppPaths
 from app.core.self_command import app_argv
@@ -888,6 +890,49 @@ def test_the_output_budget_is_chosen_from_the_menu(app: TrayApp, paths: AppPaths
         assert output_budget(journal, environ={}) == OutputBudget(None)
     assert app.pystray_item("output:seed").checked is True
     assert app.pystray_item("output:30000").checked is False
+
+
+def test_a_held_command_shows_in_the_menu_and_the_tray_opens_its_prompt(
+    app: TrayApp, paths: AppPaths, tmp_path: Path
+) -> None:
+    # A real server never takes this in-process tray for the app (pytest runs it), so the test says
+    # to the tray's channel what a server says when it holds a command.
+    prompt_marker = tmp_path / "prompt-opened"
+    app.approval_prompt_command = [sys.executable, "-c", WINDOW_SCRIPT, str(prompt_marker)]
+    channel, _peer = connect_channel(address_for(paths))
+    try:
+        channel.send({"op": "hello", "role": "server", "pid": os.getpid(), "headless": False})
+        assert answer_to(channel, None)["op"] == "ack"
+        channel.send({"op": "begin", "seq": 1, "row": {
+            "command": "rm -rf build", "cwd": "/srv", "status": "waiting", "reason": "rm -r: recursive removal",
+            "client_name": "claude-ai", "tool": "execute_command", "env_keys": [],
+        }})  # fmt: skip
+        held = answer_to(channel, 1)["id"]
+        wait_for(prompt_marker.exists, timeout_s=10)
+        wait_for(lambda: app.state.waiting == 1, timeout_s=FOLLOW_DEADLINE_S)
+        assert app.icon_state == menu.ATTENTION
+        assert app.pystray_item("waiting").text == "1 command waiting for you"
+        assert ("A command is waiting for your approval", "claude-ai wants to run: rm -rf build") in (
+            app.notifier.history
+        )
+        assert app.hub.decide(held, allowed=False, by=tray.PROMPT_DECIDED_BY)  # what the prompt's Deny does
+        decision = answer_to(channel, None, op="decision")
+        assert (decision["id"], decision["allowed"]) == (held, False), "the server is told at once"
+        wait_for(lambda: app.state.waiting == 0, timeout_s=FOLLOW_DEADLINE_S)
+        with Journal(paths) as journal:
+            assert journal.get_command(held).decided_by == "user (approval prompt)"
+    finally:
+        channel.close()
+
+
+def answer_to(channel, seq: int | None, op: str = "ack") -> dict:
+    """The tray's next message with this `seq` (and `op`), skipping its pushes of state."""
+    deadline = time.monotonic() + FOLLOW_DEADLINE_S
+    while time.monotonic() < deadline:
+        message = channel.receive(max(0.0, deadline - time.monotonic()))
+        if message is not None and message.get("seq") == seq and message["op"] == op:
+            return message
+    raise AssertionError(f"the tray sent no {op} for {seq}")
 
 
 @pytest.mark.gui
