@@ -361,6 +361,24 @@ def test_clear_history_asks_first_and_only_then_asks_the_tray_to_delete(
     assert journal.count_commands() == 3, "the window deletes nothing itself: the tray, the journal's writer, does"
 
 
+def test_clear_history_from_a_window_started_by_hand_deletes_finished_rows_after_a_click_in_the_app(
+    open_window: Callable[..., LogWindow], journal: Journal, answers: Answers, home: Path, paths: AppPaths,
+    display: str,
+) -> None:
+    ids = add_rows(journal, [("ls", "/", Status.FINISHED), ("false", "/", Status.FAILED), ("top", "/", Status.RUNNING)])
+    with running_tray(home, display=display):
+        files_before = sorted(p.name for p in home.rglob("*") if p.suffix != ".log")
+        window = open_window(controls=RequestControls(paths))
+        answers.reply = True
+        window.clear_button.invoke()
+        shown_window(display, CONFIRM_TITLE)  # the tray asks the user in its own window first
+        assert journal.count_commands() == 3, "nothing is deleted before the click in the app"
+        click_yes(display, CONFIRM_TITLE)
+        pump(window, lambda: shown_ids(window) == [ids[2]])
+        assert journal.count_commands() == 1, "a running command stays, its server still updates it"
+        assert sorted(p.name for p in home.rglob("*") if p.suffix != ".log") == files_before, "only journal rows"
+
+
 def test_history_cleared_elsewhere_leaves_the_list_too(open_window: Callable[..., LogWindow], journal: Journal) -> None:
     add_rows(journal, [("ls", "/", Status.FINISHED), ("pwd", "/", Status.FINISHED)])
     window = open_window()
