@@ -1,8 +1,14 @@
-"""Held commands: only the person at the keyboard answers, through the tray's own interface."""
+"""Held commands: only the person at the keyboard answers, through the tray's own interface.
+
+A real tray process holds the commands of real `serve` processes. Denying goes through the CLI
+(a tightening, applied at once); allowing is a click on Allow in the tray's approval prompt, under
+Xvfb, which is the only way a held command can be allowed.
+"""
 
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,39 +16,48 @@ from pathlib import Path
 import anyio
 import pytest
 
-from app.core import approval, liveness
+from app.core.approval import HOLD_LIFETIME_S
 from app.core.journal import Journal, Status
 from app.core.paths import AppPaths
+from tests.clicks import PROMPT_TITLE, click_yes
 from tests.stdio_client import connect, run
+from tests.test_authority import cli, holds, wait_until_held
+from tests.tray_process import running_tray
 
 pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def tray(paths: AppPaths) -> Iterator[None]:
-    """Stand in for the tray app: hold its presence lock, as the real tray does for its whole life."""
-    lock = liveness.try_hold(paths.tray_lock)
-    assert lock is not None
-    yield
-    lock.release()
+def tray(home: Path) -> Iterator[subprocess.Popen]:
+    """The tray app, running for real (no display: it holds commands; answers come from the CLI)."""
+    with running_tray(home) as process:
+        yield process
 
 
-def set_window(paths: AppPaths, seconds: float) -> None:
-    with Journal.open(paths) as journal:
-        approval.set_approval_window_s(journal, seconds)
+@pytest.fixture
+def tray_with_windows(home: Path, display: str) -> Iterator[str]:
+    """The tray app on Xvfb: its approval prompt is a real window the test clicks in."""
+    with running_tray(home, display=display):
+        yield display
 
 
-async def answer_when_asked(paths: AppPaths, allowed: bool, seen: list) -> None:
-    """The user's answer, given the way the tray and log window give it: approval.allow / approval.deny."""
-    with Journal.open(paths) as journal:
-        while True:
-            pending = journal.pending_approvals()
-            if pending:
-                seen.extend(pending)
-                decide = approval.allow if allowed else approval.deny
-                assert decide(journal, pending[0].id, by="test-user")
-                return
-            await anyio.sleep(0.05)
+def set_window(home: Path, seconds: float) -> None:
+    """A shorter approval wait asks the user sooner: a tightening, applied by the tray at once."""
+    done = cli(home, "approval-mode", "--window", str(seconds))
+    assert done.returncode == 0, done.stderr
+
+
+async def deny_when_held(home: Path, paths: AppPaths, seen: list) -> None:
+    """The user denies from the command line, as soon as the command waits."""
+    seen.append(await wait_until_held(paths))
+    denied = await anyio.to_thread.run_sync(cli, home, "deny", str(seen[-1]["id"]))
+    assert denied.returncode == 0, denied.stderr
+
+
+async def allow_when_held(paths: AppPaths, display: str, seen: list) -> None:
+    """The user clicks Allow in the approval prompt the tray opened."""
+    seen.append(await wait_until_held(paths))
+    await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
 
 
 def rows(paths: AppPaths) -> list:
@@ -50,91 +65,104 @@ def rows(paths: AppPaths) -> list:
         return journal.recent_commands()
 
 
-async def test_an_allowed_destructive_command_runs_and_the_journal_says_who_approved(
-    home: Path, paths: AppPaths, tray: None, tmp_path: Path
-) -> None:
-    (tmp_path / "victim" / "sub").mkdir(parents=True)
-    seen: list = []
-    async with connect(home) as client, anyio.create_task_group() as group:
-        group.start_soon(answer_when_asked, paths, True, seen)
-        result = await run(client, {"command": "rm -rf victim", "cwd": str(tmp_path)})
-    assert result["exitCode"] == 0
-    assert not (tmp_path / "victim").exists()
-    assert seen[0].command == "rm -rf victim" and "recursive removal" in seen[0].reason
-    [row] = rows(paths)
-    assert row.status is Status.FINISHED and row.decision == "allowed" and row.decided_by == "test-user"
-    assert row.tier == "destructive"
-
-
-async def test_a_denied_command_does_not_run_and_the_model_is_told(
-    home: Path, paths: AppPaths, tray: None, tmp_path: Path
-) -> None:
-    (tmp_path / "keep").mkdir()
-    async with connect(home) as client, anyio.create_task_group() as group:
-        group.start_soon(answer_when_asked, paths, False, [])
-        result = await run(client, {"command": "rm -rf keep", "cwd": str(tmp_path)})
-    assert "The user denied this command" in result["error"]
-    assert (tmp_path / "keep").exists()
-    [row] = rows(paths)
-    assert row.status is Status.REFUSED and row.reason == "denied by test-user"
-
-
 def held_id(error: str) -> str:
     assert "confirmation_id" in error, error
     return error.split("confirmation_id ")[1].split()[0]
 
 
-async def test_no_answer_in_time_holds_the_command_and_confirm_runs_it_once_allowed(
-    home: Path, paths: AppPaths, tray: None, tmp_path: Path
+@pytest.mark.gui
+async def test_an_allowed_destructive_command_runs_and_the_journal_says_who_approved(
+    home: Path, paths: AppPaths, tray_with_windows: str, tmp_path: Path
 ) -> None:
-    set_window(paths, 1)
+    (tmp_path / "victim" / "sub").mkdir(parents=True)
+    seen: list = []
+    async with connect(home, headless=False) as client, anyio.create_task_group() as group:
+        group.start_soon(allow_when_held, paths, tray_with_windows, seen)
+        result = await run(client, {"command": "rm -rf victim", "cwd": str(tmp_path)})
+    assert result["exitCode"] == 0
+    assert not (tmp_path / "victim").exists()
+    assert seen[0]["command"] == "rm -rf victim" and "recursive removal" in seen[0]["reasons"]
+    [row] = rows(paths)
+    assert row.status is Status.FINISHED and row.decision == "allowed"
+    assert row.decided_by == "user (approval prompt)"
+    assert row.tier == "destructive"
+
+
+async def test_a_denied_command_does_not_run_and_the_model_is_told(
+    home: Path, paths: AppPaths, tray: subprocess.Popen, tmp_path: Path
+) -> None:
+    (tmp_path / "keep").mkdir()
+    async with connect(home, headless=False) as client, anyio.create_task_group() as group:
+        group.start_soon(deny_when_held, home, paths, [])
+        result = await run(client, {"command": "rm -rf keep", "cwd": str(tmp_path)})
+    assert "The user denied this command" in result["error"]
+    assert (tmp_path / "keep").exists()
+    [row] = rows(paths)
+    assert row.status is Status.REFUSED and row.reason == "denied by user (command line)"
+    assert row.decision == "denied"
+
+
+@pytest.mark.gui
+async def test_no_answer_in_time_holds_the_command_and_confirm_runs_it_once_allowed(
+    home: Path, paths: AppPaths, tray_with_windows: str, tmp_path: Path
+) -> None:
+    set_window(home, 1)
     (tmp_path / "later").mkdir()
-    async with connect(home) as client:
+    async with connect(home, headless=False) as client:
         started = time.monotonic()
         first = await run(client, {"command": "rm -rf later", "cwd": str(tmp_path)})
         assert 0.9 < time.monotonic() - started < 20, "held after the 1 s window, not the default one"
         assert "5 minutes" in first["error"] and "terminal_confirm" in first["error"]
         confirmation_id = held_id(first["error"])
         assert (tmp_path / "later").exists()
-        async with anyio.create_task_group() as group:
-            group.start_soon(answer_when_asked, paths, True, [])
-            confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": confirmation_id})
+        await allow_when_held(paths, tray_with_windows, [])  # the user answers after the call returned
+        confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": confirmation_id})
     assert json.loads(confirmed.content[0].text)["exitCode"] == 0
     assert not (tmp_path / "later").exists()
 
 
-async def test_no_answer_then_denied_makes_confirm_fail(home: Path, paths: AppPaths, tray: None) -> None:
-    set_window(paths, 1)
-    async with connect(home) as client:
+async def test_no_answer_then_denied_makes_confirm_fail(home: Path, paths: AppPaths, tray: subprocess.Popen) -> None:
+    set_window(home, 1)
+    async with connect(home, headless=False) as client:
         first = await run(client, {"command": "sudo true"})
-        async with anyio.create_task_group() as group:
-            group.start_soon(answer_when_asked, paths, False, [])
-            confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(first["error"])})
+        await deny_when_held(home, paths, [])
+        confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(first["error"])})
     assert confirmed.is_error and "denied" in confirmed.content[0].text
 
 
-async def test_an_expired_hold_can_no_longer_be_confirmed(home: Path, paths: AppPaths, tray: None) -> None:
-    set_window(paths, 1)
-    async with connect(home) as client:
+LIBFAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1")
+
+
+async def test_an_expired_hold_can_no_longer_be_confirmed(
+    home: Path, paths: AppPaths, tray: subprocess.Popen, tmp_path: Path
+) -> None:
+    if not LIBFAKETIME.exists():
+        pytest.fail("libfaketime is missing, so a hold's 5 minutes cannot pass quickly: apt-get install -y libfaketime")
+    clock = tmp_path / "server-clock"  # the server's wall clock, moved on by the test (libfaketime reads it)
+    clock.write_text("+0\n")
+    env = {"LD_PRELOAD": str(LIBFAKETIME), "FAKETIME_TIMESTAMP_FILE": str(clock), "FAKETIME_NO_CACHE": "1",
+           "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
+    set_window(home, 1)
+    async with connect(home, headless=False, env=env) as client:
         first = await run(client, {"command": "sudo true"})
-        with Journal.open(paths) as journal:
-            assert journal.expire_holds(now=time.time() + approval.HOLD_LIFETIME_S + 1) == 1
+        clock.write_text(f"+{int(HOLD_LIFETIME_S) + 60}\n")  # the hold's 5 minutes pass
         confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(first["error"])})
+        assert holds(paths) == [], "the user is no longer asked about it"
     assert confirmed.is_error and "hold expired" in confirmed.content[0].text
+    [row] = rows(paths)
+    assert row.status is Status.REFUSED and row.reason == "the hold expired before it was confirmed"
 
 
 async def test_cancel_withdraws_a_held_command_and_its_prompt_disappears(
-    home: Path, paths: AppPaths, tray: None
+    home: Path, paths: AppPaths, tray: subprocess.Popen
 ) -> None:
-    set_window(paths, 1)
-    async with connect(home) as client:
+    set_window(home, 1)
+    async with connect(home, headless=False) as client:
         first = await run(client, {"command": "sudo reboot"})
-        with Journal.open(paths) as journal:
-            assert len(journal.pending_approvals()) == 1
+        assert [h["command"] for h in holds(paths)] == ["sudo reboot"], "the tray asks the user about it"
         cancelled = await client.call_tool("terminal_cancel", {"confirmation_id": held_id(first["error"])})
         unknown = await client.call_tool("terminal_confirm", {"confirmation_id": "hold-nonsense"})
-        with Journal.open(paths) as journal:
-            assert journal.pending_approvals() == []
+        assert holds(paths) == [], "nothing is left to ask the user"
     assert "Withdrawn" in cancelled.content[0].text
     assert unknown.is_error and "No held command" in unknown.content[0].text
     [row] = rows(paths)
@@ -150,10 +178,10 @@ async def test_without_the_tray_a_command_needing_approval_is_refused_and_says_w
 
 
 async def test_no_tool_or_argument_lets_the_model_approve_its_own_command(
-    home: Path, paths: AppPaths, tray: None
+    home: Path, paths: AppPaths, tray: subprocess.Popen
 ) -> None:
-    set_window(paths, 1)
-    async with connect(home) as client:
+    set_window(home, 1)
+    async with connect(home, headless=False) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         for tool in tools.values():
             assert not {"approve", "approved", "allow", "decision", "tier"} & set(tool.input_schema["properties"])
@@ -162,19 +190,20 @@ async def test_no_tool_or_argument_lets_the_model_approve_its_own_command(
         assert again.is_error and "have not answered yet" in again.content[0].text
         [row] = rows(paths)
         assert row.status is Status.WAITING and row.decision is None
+    assert holds(paths) == [], "the tray no longer asks about a command whose server is gone"
     [row] = rows(paths)
     assert row.status is Status.INTERRUPTED, "a server that exits closes what it still held"
 
 
 async def test_a_harmless_looking_command_run_in_the_apps_own_folder_is_held(
-    home: Path, paths: AppPaths, tray: None, tmp_path: Path
+    home: Path, paths: AppPaths, tray: subprocess.Popen, tmp_path: Path
 ) -> None:
     # The route a model could take to write its own "allowed" into the journal: run a script whose
     # text names no file of ours, from inside our folder.
     script = tmp_path / "tool.py"
     script.write_text("import pathlib; pathlib.Path('made-by-the-model').write_text('x')\n")
-    set_window(paths, 1)
-    async with connect(home) as client:
+    set_window(home, 1)
+    async with connect(home, headless=False) as client:
         result = await run(client, {"command": f"python3 {script}", "cwd": str(paths.data_dir)})
         elsewhere = await run(client, {"command": f"python3 {script}", "cwd": str(tmp_path)})
         held = next(r for r in rows(paths) if r.cwd == str(paths.data_dir))
@@ -184,26 +213,28 @@ async def test_a_harmless_looking_command_run_in_the_apps_own_folder_is_held(
     assert elsewhere["exitCode"] == 0 and (tmp_path / "made-by-the-model").exists()
 
 
+@pytest.mark.gui
 async def test_a_held_session_command_runs_only_in_the_folder_it_was_shown_in(
-    home: Path, paths: AppPaths, tray: None, tmp_path: Path
+    home: Path, paths: AppPaths, tray_with_windows: str, tmp_path: Path
 ) -> None:
     for folder in ("shown", "elsewhere"):
         (tmp_path / folder / "victim").mkdir(parents=True)
-    set_window(paths, 1)
-    async with connect(home) as client:
+    set_window(home, 1)
+    async with connect(home, headless=False) as client:
         await client.call_tool("terminal_run", {"command": f"cd {tmp_path / 'shown'}"})
         held = await client.call_tool("terminal_run", {"command": "rm -rf victim"})
         await client.call_tool("terminal_run", {"command": f"cd {tmp_path / 'elsewhere'}"})  # harmless alone
-        with Journal.open(paths) as journal:
-            [pending] = journal.pending_approvals()
-            assert pending.cwd == str(tmp_path / "shown"), "the user is shown where it would run"
-            assert approval.allow(journal, pending.id, by="test-user")
+        [pending] = holds(paths)
+        assert pending["cwd"] == str(tmp_path / "shown"), "the user is shown where it would run"
+        await allow_when_held(paths, tray_with_windows, [])
         confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(held.content[0].text)})
     assert confirmed.is_error and "not in" in confirmed.content[0].text and "Run it again" in confirmed.content[0].text
     assert (tmp_path / "elsewhere" / "victim").exists() and (tmp_path / "shown" / "victim").exists()
 
 
 async def test_the_approval_mode_decides_what_is_asked(home: Path, paths: AppPaths) -> None:
+    from app.core import approval
+
     with Journal.open(paths) as journal:
         approval.set_approval_mode(journal, approval.ApprovalMode.ALL)
     async with connect(home) as client:

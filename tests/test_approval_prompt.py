@@ -1,30 +1,62 @@
-"""The approval prompt window, for real on a private X display, answering a real `serve`."""
+"""The approval prompt window, for real on a private X display.
+
+The tray starts it with pipes: held commands arrive on its stdin, the user's answers leave on its
+stdout. Tested in this process over real pipes (to read what it shows), as its own process driven
+with xdotool, and started by a real tray for a real `serve`.
+"""
 
 from __future__ import annotations
 
+import os
+import pty
 import subprocess
 import sys
 import time
 import tkinter as tk
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
+import pytest
 
-from app.core import approval, liveness
-from app.core.journal import Journal, Status
+from app.core.journal import Journal
 from app.core.paths import AppPaths
 from app.ui.approval_prompt import ARM_DELAY_MS, POLL_MS, ApprovalPrompt
-from tests.stdio_client import connect, run
+from tests.clicks import PROMPT_TITLE, click_yes, press, shown_window, xdotool
+from tests.stdio_client import STOP_DEADLINE_S, connect, run
+from tests.test_authority import wait_until_held
+from tests.tray_process import running_tray
+from tests.window_pipes import QUIET_S, TrayEnd
 
+pytestmark = pytest.mark.gui
 WAIT_S = 10.0
 
 
-def hold(journal: Journal, command: str) -> int:
-    return journal.begin_command(
-        command=command, cwd="/srv/site", status=Status.WAITING, reason="rm -r: recursive removal",
-        confirmation_id=approval.new_confirmation_id(), hold_expires_at=approval.hold_expiry(), client_name="claude-ai",
-        env_keys=["NODE_ENV"],
-    )
+def hold(command_id: int, command: str) -> dict[str, Any]:
+    """A held command as the tray describes it to the prompt (the server's own words)."""
+    return {
+        "id": command_id, "command": command, "cwd": "/srv/site", "env_keys": ["NODE_ENV"], "tool": "execute_command",
+        "reasons": "rm -r: recursive removal", "client": "claude-ai", "expires_at": time.time() + 300,
+        "explanation": None,
+    }  # fmt: skip
+
+
+@contextmanager
+def prompt_on_pipes() -> Iterator[tuple[ApprovalPrompt, TrayEnd]]:
+    """The prompt built in this process, its line to the tray made of real pipes."""
+    tray, line = TrayEnd.with_line()
+    root = tk.Tk()
+    prompt = ApprovalPrompt(root, line)
+    root.withdraw()
+    root.after(POLL_MS, prompt.poll)  # following the tray, as `main` does
+    try:
+        yield prompt, tray
+    finally:
+        if _alive(root):
+            root.destroy()
+        tray.close()
 
 
 def pump_until(root: tk.Tk, condition, timeout_s: float = WAIT_S) -> None:
@@ -35,75 +67,12 @@ def pump_until(root: tk.Tk, condition, timeout_s: float = WAIT_S) -> None:
         time.sleep(0.02)
 
 
-def test_the_prompt_shows_the_exact_command_and_walks_through_pending_approvals(
-    display: str, paths: AppPaths
-) -> None:
-    with Journal.open(paths) as journal:
-        first = hold(journal, "rm -rf dist node_modules")
-        second = hold(journal, "sudo apt-get remove nginx")
-        root = tk.Tk()
-        prompt = ApprovalPrompt(root, Journal.open(paths))
-        try:
-            assert prompt.refresh()
-            root.update()
-            assert prompt.command.get("1.0", "end").strip() == "rm -rf dist node_modules"
-            assert "claude-ai wants to run" in prompt.heading.cget("text")
-            assert "1 more waiting" in prompt.heading.cget("text")
-            assert "recursive removal" in prompt.reason.cget("text")
-            assert "/srv/site" in prompt.details.cget("text")
-            assert "Extra environment: NODE_ENV" in prompt.details.cget("text")
-            pump_until(root, lambda: prompt.allow_button.instate(["!disabled"]))
-            prompt.allow_button.invoke()
-            pump_until(root, lambda: prompt.current is not None and prompt.current.id == second)
-            approval.deny(journal, second, by="user (log window)")  # answered elsewhere: the prompt follows
-            pump_until(root, lambda: not root.winfo_exists() if _alive(root) else True)
-        finally:
-            if _alive(root):
-                root.destroy()
-        assert journal.get_command(first).decision == "allowed"
-        assert journal.get_command(first).decided_by == "user (approval prompt)"
-        assert journal.get_command(second).decided_by == "user (log window)"
+def showing(prompt: ApprovalPrompt, command_id: int) -> bool:
+    return prompt.current is not None and prompt.current["id"] == command_id
 
 
 def enabled(button) -> bool:
     return bool(button.instate(["!disabled"]))
-
-
-def test_allow_and_deny_stay_disabled_for_a_moment_whenever_the_shown_command_changes(
-    display: str, paths: AppPaths
-) -> None:
-    arm_s = ARM_DELAY_MS / 1000
-    with Journal.open(paths) as journal:
-        first = hold(journal, "rm -rf dist")
-        second = hold(journal, "sudo rm -rf /var/www")
-        root = tk.Tk()
-        prompt = ApprovalPrompt(root, Journal.open(paths))
-        try:
-            assert prompt.refresh()
-            shown = time.monotonic()
-            root.after(POLL_MS, prompt.poll)  # following the journal, as `main` does
-            root.update()
-            assert not enabled(prompt.allow_button) and not enabled(prompt.deny_button), "not live as it opens"
-            pump_until(root, lambda: enabled(prompt.allow_button) and enabled(prompt.deny_button))
-            assert time.monotonic() - shown >= arm_s * 0.9
-
-            # The shown command is answered elsewhere: the next one takes its place under the cursor.
-            approval.deny(journal, first, by="user (log window)")
-            pump_until(root, lambda: prompt.current is not None and prompt.current.id == second)
-            replaced = time.monotonic()
-            assert not enabled(prompt.allow_button) and not enabled(prompt.deny_button)
-            prompt.allow_button.invoke()  # the click meant for the previous command
-            prompt.answer(True)  # nor any other way to allow it yet
-            root.update()
-            assert journal.get_command(second).decision is None, "a command the user did not read was not approved"
-
-            pump_until(root, lambda: enabled(prompt.allow_button))
-            assert time.monotonic() - replaced >= arm_s * 0.9
-            prompt.allow_button.invoke()
-            assert journal.get_command(second).decision == "allowed"
-        finally:
-            if _alive(root):
-                root.destroy()
 
 
 def _alive(root: tk.Tk) -> bool:
@@ -113,47 +82,131 @@ def _alive(root: tk.Tk) -> bool:
         return False
 
 
-def test_escape_in_the_prompt_process_denies_a_held_command_of_a_real_serve(
-    display: str, home: Path, paths: AppPaths, cli_env: dict[str, str], tmp_path: Path
+def test_the_prompt_shows_the_exact_command_and_walks_through_pending_approvals(display: str) -> None:
+    with prompt_on_pipes() as (prompt, tray):
+        root = prompt.root
+        tray.tell({"op": "show", "hold": hold(11, "rm -rf dist node_modules")})
+        tray.tell({"op": "show", "hold": hold(12, "sudo apt-get remove nginx")})
+        pump_until(root, lambda: showing(prompt, 11) and root.winfo_viewable())
+        assert prompt.command.get("1.0", "end").strip() == "rm -rf dist node_modules"
+        assert "claude-ai wants to run" in prompt.heading.cget("text")
+        assert "1 more waiting" in prompt.heading.cget("text")
+        assert "recursive removal" in prompt.reason.cget("text")
+        assert "/srv/site" in prompt.details.cget("text")
+        assert "Extra environment: NODE_ENV" in prompt.details.cget("text")
+        pump_until(root, lambda: enabled(prompt.allow_button))
+        prompt.allow_button.invoke()
+        assert tray.heard() == {"op": "decide", "id": 11, "allowed": True}
+        pump_until(root, lambda: showing(prompt, 12))
+        assert "more waiting" not in prompt.heading.cget("text")
+
+        tray.tell({"op": "gone", "id": 12})  # answered elsewhere: the prompt follows
+        pump_until(root, lambda: prompt.current is None and not root.winfo_viewable())
+        assert tray.heard(QUIET_S) is None, "the prompt answers nothing for the user"
+        tray.to_window.close()  # the tray closes the prompt
+        pump_until(root, lambda: not _alive(root))
+
+
+def test_allow_and_deny_stay_disabled_for_a_moment_whenever_the_shown_command_changes(display: str) -> None:
+    arm_s = ARM_DELAY_MS / 1000
+    with prompt_on_pipes() as (prompt, tray):
+        root = prompt.root
+        tray.tell({"op": "show", "hold": hold(21, "rm -rf dist")})
+        tray.tell({"op": "show", "hold": hold(22, "sudo rm -rf /var/www")})
+        pump_until(root, lambda: showing(prompt, 21))
+        shown = time.monotonic()
+        assert not enabled(prompt.allow_button) and not enabled(prompt.deny_button), "not live as it opens"
+        pump_until(root, lambda: enabled(prompt.allow_button) and enabled(prompt.deny_button))
+        assert time.monotonic() - shown >= arm_s * 0.9
+
+        # The shown command is answered elsewhere: the next one takes its place under the cursor.
+        tray.tell({"op": "gone", "id": 21})
+        pump_until(root, lambda: showing(prompt, 22))
+        replaced = time.monotonic()
+        assert not enabled(prompt.allow_button) and not enabled(prompt.deny_button)
+        prompt.allow_button.invoke()  # the click meant for the previous command
+        prompt.answer(True)  # nor any other way to allow it yet
+        root.update()
+        assert tray.heard(QUIET_S) is None, "a command the user did not read was not approved"
+
+        pump_until(root, lambda: enabled(prompt.allow_button))
+        assert time.monotonic() - replaced >= arm_s * 0.9
+        prompt.allow_button.invoke()
+        assert tray.heard() == {"op": "decide", "id": 22, "allowed": True}
+
+
+def test_the_prompt_process_takes_holds_on_stdin_and_says_the_users_keys_on_stdout(
+    display: str, cli_env: dict[str, str]
+) -> None:
+    process = subprocess.Popen([sys.executable, "-m", "app", "approval-prompt"], env={**cli_env, "DISPLAY": display},
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert process.stdin is not None and process.stdout is not None
+    tray = TrayEnd(process.stdin, process.stdout)
+    try:
+        tray.tell({"op": "show", "hold": hold(31, "rm -rf old-build")})
+        tray.tell({"op": "show", "hold": hold(32, "sudo reboot")})
+        window = shown_window(display, PROMPT_TITLE)
+        press(display, window, "Return", "KP_Enter")  # Enter never answers: no default button
+        press(display, window, "Escape")  # Escape is Deny, at once
+        assert tray.heard() == {"op": "decide", "id": 31, "allowed": False}
+        click_yes(display, PROMPT_TITLE)  # the next one, once its buttons armed
+        assert tray.heard() == {"op": "decide", "id": 32, "allowed": True}
+        tray.close()  # the tray closes the prompt
+        assert process.wait(WAIT_S) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_escape_in_the_prompt_the_tray_opened_denies_a_held_command_of_a_real_serve(
+    display: str, home: Path, paths: AppPaths, tmp_path: Path
 ) -> None:
     (tmp_path / "old-build").mkdir()
-    tray = liveness.try_hold(paths.tray_lock)  # the tray's presence, which approvals require
 
     async def scenario() -> dict:
-        async with connect(home) as client, anyio.create_task_group() as group:
+        async with connect(home, headless=False) as client, anyio.create_task_group() as group:
             result: dict = {}
 
             async def ask() -> None:
                 result.update(await run(client, {"command": "rm -rf old-build", "cwd": str(tmp_path)}))
 
             group.start_soon(ask)
-            with Journal.open(paths) as journal:
-                while not journal.pending_approvals():
+            await wait_until_held(paths)
+            window = await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)
+            await anyio.to_thread.run_sync(press, display, window, "Escape")
+            with anyio.fail_after(STOP_DEADLINE_S):
+                while not result:
                     await anyio.sleep(0.05)
-            prompt = subprocess.Popen([sys.executable, "-m", "app", "approval-prompt"], env=cli_env)
-            await anyio.sleep(1.5)  # the window maps
-            window = subprocess.run(
-                ["xdotool", "search", "--sync", "--name", "approve a command"],
-                capture_output=True, text=True, timeout=10, env=cli_env,
-            ).stdout.split()[0]
-            # Escape is Deny; there is no window manager on Xvfb, so give the window the focus first.
-            subprocess.run(["xdotool", "windowfocus", "--sync", window, "key", "Escape"], check=True, env=cli_env)
-            assert prompt.wait(timeout=10) == 0, "the prompt closes when nothing is left to answer"
         return result
 
-    try:
+    with running_tray(home, display=display):
         result = anyio.run(scenario)
-    finally:
-        tray.release()
+        deadline = time.monotonic() + WAIT_S
+        while xdotool_finds(display, PROMPT_TITLE):
+            assert time.monotonic() < deadline, "the prompt closes when nothing is left to answer"
+            time.sleep(0.1)
     assert "The user denied this command" in result["error"]
     assert (tmp_path / "old-build").exists()
+    with Journal(paths) as journal:
+        [row] = journal.recent_commands(limit=1)
+    assert row.decision == "denied" and row.decided_by == "user (approval prompt)"
 
 
-def test_a_second_prompt_does_not_open_while_one_is_showing(paths: AppPaths, cli_env: dict[str, str]) -> None:
-    lock = liveness.try_hold(paths.locks_dir / "approval-prompt.lock")
+def xdotool_finds(display: str, name: str) -> bool:
     try:
-        started = time.monotonic()
-        result = subprocess.run([sys.executable, "-m", "app", "approval-prompt"], env=cli_env, timeout=30)
+        return bool(xdotool(display, "search", "--onlyvisible", "--name", name))
+    except subprocess.CalledProcessError:  # xdotool exits 1 when nothing matches
+        return False
+
+
+def test_the_prompt_started_by_hand_in_a_terminal_says_the_app_opens_it(cli_env: dict[str, str]) -> None:
+    terminal, child_end = pty.openpty()
+    try:
+        done = subprocess.run([sys.executable, "-m", "app", "approval-prompt"], env=cli_env, stdin=child_end,
+                              capture_output=True, text=True, timeout=30)
     finally:
-        lock.release()
-    assert result.returncode == 0 and time.monotonic() - started < 10
+        os.close(child_end)
+        os.close(terminal)
+    assert done.returncode == 2
+    assert "the Cowork Terminal app opens this window when a command waits for you" in done.stderr

@@ -1,40 +1,85 @@
-"""Approving, denying and choosing the approval mode from the command line."""
+"""Approving, denying and choosing the approval mode from the command line.
+
+The tray holds the commands: `approvals` lists what it asks about, `deny` takes effect at once, and
+`approve` only asks the user, who allows with a click in the tray's confirm window.
+"""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
+
+import anyio
+import pytest
 
 from app.core import approval
-from app.core.journal import Journal, Status
+from app.core.journal import Journal
 from app.core.paths import AppPaths
+from tests.clicks import CONFIRM_TITLE, PROMPT_TITLE, click_yes, shown_window, xdotool
+from tests.stdio_client import connect, run
+from tests.tray_process import running_tray
 
 
 def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "app", *args], env=env, capture_output=True, text=True, timeout=60)
 
 
-def hold(journal: Journal, command: str) -> int:
-    return journal.begin_command(
-        command=command, cwd="/tmp", status=Status.WAITING, reason="rm -r: recursive removal",
-        confirmation_id=approval.new_confirmation_id(), hold_expires_at=approval.hold_expiry(),
-    )
-
-
-def test_approvals_lists_what_waits_and_approve_records_the_user(paths: AppPaths, cli_env: dict[str, str]) -> None:
+@pytest.mark.gui
+def test_approvals_lists_what_waits_deny_is_at_once_and_approve_waits_for_the_users_click(
+    home: Path, paths: AppPaths, cli_env: dict[str, str], display: str, tmp_path: Path
+) -> None:
+    (tmp_path / "build").mkdir()
+    cli_env = {**cli_env, "DISPLAY": display}
     assert "Nothing is waiting" in cli(cli_env, "approvals").stdout
+
+    async def scenario() -> list[dict]:
+        results: list[dict] = [{}, {}]
+        async with connect(home, headless=False) as first, connect(home, headless=False) as second:
+
+            async def ask(client, arguments: dict, into: dict) -> None:
+                into.update(await run(client, arguments))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(ask, first, {"command": "rm -rf build", "cwd": str(tmp_path)}, results[0])
+                group.start_soon(ask, second, {"command": "sudo reboot"}, results[1])
+                await anyio.to_thread.run_sync(steps)
+        return results
+
+    def steps() -> None:
+        listing = ""
+        for _ in range(200):
+            listing = cli(cli_env, "approvals").stdout
+            if "rm -rf build" in listing and "sudo reboot" in listing:
+                break
+        assert "rm -rf build" in listing and "recursive removal" in listing and "sudo reboot" in listing
+        shown_window(display, PROMPT_TITLE)
+        assert len(xdotool(display, "search", "--onlyvisible", "--name", PROMPT_TITLE).split()) == 1, (
+            "one approval prompt walks through both"
+        )
+        held = [json.loads(line) for line in cli(cli_env, "approvals", "--json").stdout.splitlines()]
+        ids = {hold["command"]: hold["id"] for hold in held}
+        build, reboot = ids["rm -rf build"], ids["sudo reboot"]
+        assert f"#{build} [{tmp_path}] rm -rf build" in listing
+        assert cli(cli_env, "deny", str(reboot)).stdout == f"Denied command #{reboot}.\n"
+        asking = subprocess.Popen([sys.executable, "-m", "app", "approve", str(build)], env=cli_env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        click_yes(display, CONFIRM_TITLE)
+        out, err = asking.communicate(timeout=60)
+        assert asking.returncode == 0, err
+        assert "asking you to confirm" in out and out.endswith("Allowed.\n")
+        again = cli(cli_env, "approve", str(build))
+        assert again.returncode != 0 and "not waiting for approval" in again.stderr
+
+    with running_tray(home, display=display):
+        allowed, denied = anyio.run(scenario)
+    assert allowed["exitCode"] == 0 and not (tmp_path / "build").exists()
+    assert "The user denied this command" in denied["error"]
     with Journal.open(paths) as journal:
-        first, second = hold(journal, "rm -rf build"), hold(journal, "sudo reboot")
-    listing = cli(cli_env, "approvals").stdout
-    assert "rm -rf build" in listing and "recursive removal" in listing and "sudo reboot" in listing
-    assert cli(cli_env, "approve", str(first)).stdout == f"Allowed command #{first}.\n"
-    assert cli(cli_env, "deny", str(second)).stdout == f"Denied command #{second}.\n"
-    with Journal.open(paths) as journal:
-        assert journal.get_command(first).decision == "allowed"
-        assert journal.get_command(first).decided_by == "user (command line)"
-        assert journal.get_command(second).decision == "denied"
-    again = cli(cli_env, "approve", str(first))
-    assert again.returncode == 2 and "not waiting for approval" in again.stderr
+        decided = {row.command: (row.decision, row.decided_by) for row in journal.recent_commands()}
+    assert decided["rm -rf build"] == ("allowed", "user (confirmed)")
+    assert decided["sudo reboot"] == ("denied", "user (command line)")
 
 
 def test_approval_mode_shows_and_changes_the_setting(paths: AppPaths, cli_env: dict[str, str]) -> None:

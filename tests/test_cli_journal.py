@@ -6,9 +6,14 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+import pytest
 
 from app.core.journal import Journal, Outcome, Status
 from app.core.paths import AppPaths
+from tests.clicks import CONFIRM_TITLE, click_yes
+from tests.tray_process import running_tray
 
 
 def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -22,15 +27,30 @@ def test_version_and_help_describe_the_commands(cli_env: dict[str, str]) -> None
         assert command in help_text
 
 
-def test_pause_and_resume_flip_the_state_that_status_shows(cli_env: dict[str, str]) -> None:
-    assert "PAUSED" in cli(cli_env, "pause").stdout
-    assert json.loads(cli(cli_env, "status", "--json").stdout)["paused"] is True
-    assert "Host access: PAUSED" in cli(cli_env, "status").stdout
-    assert "ON" in cli(cli_env, "resume").stdout
+@pytest.mark.gui
+def test_pause_works_without_the_app_but_resume_waits_for_the_users_click_in_it(
+    cli_env: dict[str, str], home: Path, display: str
+) -> None:
+    assert "PAUSED" in cli(cli_env, "pause").stdout  # tightening: from anywhere, even with no app
     status = json.loads(cli(cli_env, "status", "--json").stdout)
-    assert status["paused"] is False
-    assert status["tray_running"] is False
+    assert status["paused"] is True and status["tray_running"] is False
     assert status["journal"].endswith("journal.sqlite3")
+    assert "Host access: PAUSED" in cli(cli_env, "status").stdout
+    refused = cli(cli_env, "resume")
+    assert refused.returncode != 0 and "nobody can confirm this and nothing changed" in refused.stderr
+    assert json.loads(cli(cli_env, "status", "--json").stdout)["paused"] is True
+
+    with running_tray(home, display=display):
+        status = json.loads(cli(cli_env, "status", "--json").stdout)
+        assert status["paused"] is True and status["tray_running"] is True, "the app starts paused as it was left"
+        asking = subprocess.Popen([sys.executable, "-m", "app", "resume"], env={**cli_env, "DISPLAY": display},
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        click_yes(display, CONFIRM_TITLE)
+        out, err = asking.communicate(timeout=60)
+        assert asking.returncode == 0, err
+        assert "Host access is ON" in out
+        assert json.loads(cli(cli_env, "status", "--json").stdout)["paused"] is False
+        assert "Host access: on" in cli(cli_env, "status").stdout
 
 
 def test_log_prints_the_newest_commands_as_text_and_json(paths: AppPaths, cli_env: dict[str, str]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -12,11 +13,11 @@ from desktop_env import FakeDesktop, make_fake_desktop
 
 from app.core import client_config as cc
 from app.core import client_locations as cl
-from app.core import liveness
 from app.core.bash_resolver import BASH_PATH_ENV
 from app.core.journal import Journal
 from app.core.paths import AppPaths
 from app.server import connection_check as check
+from tests.tray_process import running_tray
 
 
 @pytest.fixture
@@ -25,12 +26,10 @@ def desktop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path) -> Fake
 
 
 @pytest.fixture
-def tray_lock(paths: AppPaths):
-    """The tray's presence, as the running tray holds it."""
-    lock = liveness.try_hold(paths.tray_lock)
-    assert lock is not None
-    yield lock
-    lock.release()
+def tray(home: Path) -> Iterator[subprocess.Popen]:
+    """The tray app, running for real: the checked server binds to it and obeys it."""
+    with running_tray(home) as process:
+        yield process
 
 
 def desktop_location() -> cl.ClientLocation:
@@ -43,7 +42,9 @@ def write_entry(desktop: FakeDesktop, entry: object) -> None:
     desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": entry}}))
 
 
-def test_a_good_entry_starts_the_server_and_runs_echo_ok(desktop: FakeDesktop, paths: AppPaths, tray_lock) -> None:
+def test_a_good_entry_starts_the_server_and_runs_echo_ok(
+    desktop: FakeDesktop, paths: AppPaths, tray: subprocess.Popen
+) -> None:
     cc.connect_client(desktop_location(), cc.this_app_entry())
     result = check.check_client(desktop_location(), cc.this_app_entry())
     assert result.ok, result
@@ -98,7 +99,7 @@ def test_a_command_that_cannot_be_started_is_named(tmp_path: Path) -> None:
     assert "cannot be run: No such file or directory" in result.message
 
 
-def test_a_missing_bash_is_reported_as_such(desktop: FakeDesktop, paths: AppPaths, tray_lock) -> None:
+def test_a_missing_bash_is_reported_as_such(desktop: FakeDesktop, paths: AppPaths, tray: subprocess.Popen) -> None:
     entry = cc.this_app_entry()
     entry["env"] = {**entry.get("env", {}), BASH_PATH_ENV: "/nonexistent/bash"}
     write_entry(desktop, entry)
@@ -108,20 +109,17 @@ def test_a_missing_bash_is_reported_as_such(desktop: FakeDesktop, paths: AppPath
 
 
 def test_a_paused_host_and_a_missing_tray_are_reported_as_the_server_answers(
-    desktop: FakeDesktop, paths: AppPaths
+    desktop: FakeDesktop, paths: AppPaths, home: Path
 ) -> None:
     cc.connect_client(desktop_location(), cc.this_app_entry())
     no_tray = check.check_client(desktop_location(), cc.this_app_entry())
     assert no_tray.kind == check.NO_TRAY, no_tray
     assert "app is not running" in no_tray.message
 
-    lock = liveness.try_hold(paths.tray_lock)
-    try:
-        with Journal(paths) as journal:
-            journal.set_paused(True)
+    with running_tray(home):
+        paused_by_user = subprocess.run([sys.executable, "-m", "app", "pause"], capture_output=True, timeout=30)
+        assert paused_by_user.returncode == 0, paused_by_user.stderr
         paused = check.check_client(desktop_location(), cc.this_app_entry())
-    finally:
-        lock.release()
     assert paused.kind == check.PAUSED and "host access is paused" in paused.message
 
 

@@ -29,11 +29,16 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from app.core import app_log
+from app.core.control.client import current_tray_state
 from app.core.journal import Journal, Outcome, Status
 from app.core.messages import PAUSED_MESSAGE, USER_STOP_REASON
 from app.core.paths import HOME_ENV, AppPaths
 from app.ui import log_window
+from app.ui.controls import RequestControls, TrayLineControls
 from app.ui.log_window import EMPTY_FILTERED, EMPTY_LIST, ON_TITLE, PAUSED_TITLE, LogWindow
+from tests.clicks import CONFIRM_TITLE, click_yes, shown_window
+from tests.tray_process import running_tray
+from tests.window_pipes import QUIET_S, TrayEnd
 
 pytestmark = pytest.mark.gui
 
@@ -74,6 +79,21 @@ def open_window(display: str, paths: AppPaths, answers: Answers) -> Iterator[Cal
     yield open_
     for window in windows:
         window.close()
+
+
+@dataclass
+class TrayLineEnds:
+    """A window as the tray starts it: its buttons say the user's clicks on its private line."""
+
+    tray: TrayEnd
+    controls: TrayLineControls
+
+
+@pytest.fixture
+def tray_line() -> Iterator[TrayLineEnds]:
+    end, line = TrayEnd.with_line()
+    yield TrayLineEnds(end, TrayLineControls(line))
+    end.close()
 
 
 @pytest.fixture
@@ -233,54 +253,59 @@ def test_new_rows_arrive_while_the_user_reads_further_down_without_moving_the_vi
     assert window._first_visible() == reading, "the row the user was reading stays in place"
 
 
-def test_the_pause_switch_flips_the_journal_and_the_server_then_refuses_new_commands(
-    open_window: Callable[..., LogWindow], home: Path, journal: Journal
+def test_the_pause_switch_pauses_at_once_and_resumes_only_after_the_users_click_in_the_app(
+    open_window: Callable[..., LogWindow], home: Path, paths: AppPaths, journal: Journal, display: str
 ) -> None:
-    window = open_window()
-    assert window.state_label.cget("text") == ON_TITLE and "Pause" in window.pause_button.cget("text")
-    with serve(home) as server:
-        payload(result_of(server.call("echo before"), window))
-        window.pause_button.invoke()
-        assert journal.is_paused()
-        assert window.state_label.cget("text") == PAUSED_TITLE and "Resume" in window.pause_button.cget("text")
+    with running_tray(home, display=display):
+        window = open_window(controls=RequestControls(paths))  # `cowork-terminal log-window` started by hand
+        assert window.state_label.cget("text") == ON_TITLE and "Pause" in window.pause_button.cget("text")
+        with serve(home) as server:
+            payload(result_of(server.call("echo before"), window))
+            window.pause_button.invoke()
+            pump(window, lambda: window.state_label.cget("text") == PAUSED_TITLE)
+            assert "Resume" in window.pause_button.cget("text")
+            assert current_tray_state(paths)["paused"] is True, "the tray took it"
 
-        refused = result_of(server.call("echo while paused"), window)
-        assert refused.is_error and PAUSED_MESSAGE in refused.content[0].text
-        [row] = journal.recent_commands(limit=1)
-        assert row.status is Status.REFUSED
-        pump(window, lambda: cell(window, row.id, "status") == "⊘ Refused: paused")
+            refused = result_of(server.call("echo while paused"), window)
+            assert refused.is_error and PAUSED_MESSAGE in refused.content[0].text
+            [row] = journal.recent_commands(limit=1)
+            assert row.status is Status.REFUSED
+            pump(window, lambda: cell(window, row.id, "status") == "⊘ Refused: paused")
 
-        window.pause_button.invoke()
-        assert not journal.is_paused() and window.state_label.cget("text") == ON_TITLE
-        assert payload(result_of(server.call("echo after"), window))["stdout"] == "after\n"
+            window.pause_button.invoke()  # resuming loosens control: the app asks the user first
+            shown_window(display, CONFIRM_TITLE)  # the tray asks the user in its own window
+            window.root.update()
+            assert current_tray_state(paths)["paused"] is True, "nothing changes before the click"
+            assert window.state_label.cget("text") == PAUSED_TITLE
+            click_yes(display, CONFIRM_TITLE)
+            pump(window, lambda: window.state_label.cget("text") == ON_TITLE)
+            assert payload(result_of(server.call("echo after"), window))["stdout"] == "after\n"
 
-    # The tray and the CLI flip the same switch: the window follows them.
-    journal.set_paused(True)
-    pump(window, lambda: window.state_label.cget("text") == PAUSED_TITLE)
-    assert window.banner.cget("background") != window.tree.tag_configure("status-finished", "background")
-    journal.set_paused(False)
-    pump(window, lambda: window.state_label.cget("text") == ON_TITLE)
+        # The tray's menu and the CLI flip the same switch: the window follows them.
+        assert subprocess.run([sys.executable, "-m", "app", "pause"], capture_output=True, timeout=30).returncode == 0
+        pump(window, lambda: window.state_label.cget("text") == PAUSED_TITLE)
+        assert window.banner.cget("background") != window.tree.tag_configure("status-finished", "background")
 
 
 def test_stop_ends_a_running_sleep_tree_through_the_server_and_the_row_says_so(
-    open_window: Callable[..., LogWindow], home: Path, journal: Journal
+    open_window: Callable[..., LogWindow], home: Path, paths: AppPaths, journal: Journal
 ) -> None:
     marker = "30.4242"  # an unusual duration, to find exactly these sleeps among the machine's processes
-    window = open_window()
-    with serve(home) as server:
-        call = server.call(f"sleep {marker} & sleep {marker}; wait")
-        pump(window, lambda: len(live_processes(f"sleep {marker}")) >= 3 and shown_ids(window))  # bash and 2 sleeps
-        [running] = journal.active_commands()
-        window.select(running.id)
-        pump(window, window.stop_button.winfo_ismapped)
-        assert str(window.stop_button.cget("state")) == "normal"
+    with running_tray(home):
+        window = open_window(controls=RequestControls(paths))
+        with serve(home) as server:
+            call = server.call(f"sleep {marker} & sleep {marker}; wait")
+            pump(window, lambda: len(live_processes(f"sleep {marker}")) >= 3 and shown_ids(window))  # bash, 2 sleeps
+            [running] = journal.active_commands()
+            window.select(running.id)
+            pump(window, window.stop_button.winfo_ismapped)
+            assert str(window.stop_button.cget("state")) == "normal"
 
-        window.stop_button.invoke()
-        clicked = time.monotonic()
-        assert cell(window, running.id, "status") == "● Stopping…"
-        assert str(window.stop_button.cget("state")) == "disabled"
-        result = payload(result_of(call, window))
-        assert time.monotonic() - clicked < UI_TIMEOUT_S, "the server ended the tree, not the sleeps"
+            window.stop_button.invoke()
+            clicked = time.monotonic()
+            pump(window, lambda: cell(window, running.id, "status") in ("● Stopping…", "■ Stopped by the user"))
+            result = payload(result_of(call, window))
+            assert time.monotonic() - clicked < UI_TIMEOUT_S, "the server ended the tree, not the sleeps"
     assert result["note"] == USER_STOP_REASON and result["exitCode"] is None
     pump(window, lambda: cell(window, running.id, "status") == "■ Stopped by the user")
     assert journal.get_command(running.id).status is Status.KILLED
@@ -319,23 +344,39 @@ def test_text_and_status_filters_narrow_the_list_including_rows_that_arrive_late
     assert len(shown_ids(window)) == 6
 
 
-def test_clear_history_asks_first_and_deletes_only_finished_rows(
-    open_window: Callable[..., LogWindow], journal: Journal, answers: Answers, home: Path
+def test_clear_history_asks_first_and_only_then_asks_the_tray_to_delete(
+    open_window: Callable[..., LogWindow], journal: Journal, answers: Answers, tray_line: TrayLineEnds
 ) -> None:
-    ids = add_rows(journal, [("ls", "/", Status.FINISHED), ("false", "/", Status.FAILED), ("top", "/", Status.RUNNING)])
-    files_before = sorted(p.name for p in home.rglob("*"))
-    window = open_window()
+    add_rows(journal, [("ls", "/", Status.FINISHED), ("false", "/", Status.FAILED), ("top", "/", Status.RUNNING)])
+    window = open_window(controls=tray_line.controls)  # as the tray starts it
 
     answers.reply = False
     window.clear_button.invoke()
     assert answers.asked and "2 finished commands" in answers.asked[0]
-    assert journal.count_commands() == 3 and len(shown_ids(window)) == 3
+    assert tray_line.tray.heard(QUIET_S) is None, "the user said no: nothing is asked of the tray"
 
     answers.reply = True
     window.clear_button.invoke()
-    assert journal.count_commands() == 1
-    assert shown_ids(window) == [ids[2]], "a running command stays, its server still updates it"
-    assert sorted(p.name for p in home.rglob("*")) == files_before, "nothing but journal rows is touched"
+    assert tray_line.tray.heard() == {"op": "clear_history"}
+    assert journal.count_commands() == 3, "the window deletes nothing itself: the tray, the journal's writer, does"
+
+
+def test_clear_history_from_a_window_started_by_hand_deletes_finished_rows_after_a_click_in_the_app(
+    open_window: Callable[..., LogWindow], journal: Journal, answers: Answers, home: Path, paths: AppPaths,
+    display: str,
+) -> None:
+    ids = add_rows(journal, [("ls", "/", Status.FINISHED), ("false", "/", Status.FAILED), ("top", "/", Status.RUNNING)])
+    with running_tray(home, display=display):
+        files_before = sorted(p.name for p in home.rglob("*") if p.suffix != ".log")
+        window = open_window(controls=RequestControls(paths))
+        answers.reply = True
+        window.clear_button.invoke()
+        shown_window(display, CONFIRM_TITLE)  # the tray asks the user in its own window first
+        assert journal.count_commands() == 3, "nothing is deleted before the click in the app"
+        click_yes(display, CONFIRM_TITLE)
+        pump(window, lambda: shown_ids(window) == [ids[2]])
+        assert journal.count_commands() == 1, "a running command stays, its server still updates it"
+        assert sorted(p.name for p in home.rglob("*") if p.suffix != ".log") == files_before, "only journal rows"
 
 
 def test_history_cleared_elsewhere_leaves_the_list_too(open_window: Callable[..., LogWindow], journal: Journal) -> None:
@@ -366,9 +407,11 @@ def test_scrolling_to_the_end_pages_in_older_rows_and_holds_a_bounded_number(
     assert len(shown_ids(window)) == 100 and not window.newest_button.winfo_ismapped()
 
 
-def test_right_clicking_a_running_row_offers_stop(open_window: Callable[..., LogWindow], journal: Journal) -> None:
+def test_right_clicking_a_running_row_offers_stop(
+    open_window: Callable[..., LogWindow], journal: Journal, tray_line: TrayLineEnds
+) -> None:
     [done, running] = add_rows(journal, [("ls", "/", Status.FINISHED), ("sleep 9", "/", Status.RUNNING)])
-    window = open_window()
+    window = open_window(controls=tray_line.controls)
     for command_id, state in ((done, "disabled"), (running, "normal")):
         x, y, _, height = window.tree.bbox(str(command_id))
         window.tree.event_generate("<Button-3>", x=x + 5, y=y + height // 2)
@@ -376,12 +419,11 @@ def test_right_clicking_a_running_row_offers_stop(open_window: Callable[..., Log
         assert window.selected_id() == command_id
         assert window.row_menu.entrycget(0, "state") == state
     window.row_menu.invoke(0)
-    assert journal.get_command(running).stop_requested_at is not None
-    assert cell(window, running, "status") == "● Stopping…"
+    assert tray_line.tray.heard() == {"op": "stop", "id": running}
 
 
 def test_a_waiting_command_gets_the_approval_hook_and_can_be_stopped(
-    open_window: Callable[..., LogWindow], journal: Journal
+    open_window: Callable[..., LogWindow], journal: Journal, tray_line: TrayLineEnds
 ) -> None:
     held = journal.begin_command(command="rm -rf build", cwd="/srv", status=Status.WAITING)
     offered: list[int] = []
@@ -390,14 +432,31 @@ def test_a_waiting_command_gets_the_approval_hook_and_can_be_stopped(
         offered.append(record.id)
         tk.Button(frame, text="Allow").pack(side="left")
 
-    window = open_window(waiting_actions=approval_buttons)
+    window = open_window(waiting_actions=approval_buttons, controls=tray_line.controls)
     assert cell(window, held, "status") == "⚑ Waiting for you"
     assert "1 waiting for your approval" in window.activity_label.cget("text")
     window.show_link.event_generate("<Button-1>")
     assert window.selected_id() == held and offered == [held]
     assert window.actions_frame.winfo_children()
     assert window.stop(held)
-    assert journal.get_command(held).stop_requested_at is not None
+    assert tray_line.tray.heard() == {"op": "stop", "id": held}
+
+
+def test_the_window_the_tray_started_says_each_click_on_its_private_line(
+    open_window: Callable[..., LogWindow], journal: Journal, tray_line: TrayLineEnds
+) -> None:
+    held = journal.begin_command(command="rm -rf build", cwd="/srv", status=Status.WAITING)
+    window = open_window(controls=tray_line.controls)
+    window.pause_button.invoke()
+    assert tray_line.tray.heard() == {"op": "pause", "paused": True}
+    window.select(held)
+    pump(window, lambda: {b.cget("text") for b in window.actions_frame.winfo_children()} >= {"Allow", "Deny"})
+    buttons = {b.cget("text"): b for b in window.actions_frame.winfo_children()}
+    buttons["Allow"].invoke()  # from the tray's own window, a click is the user's answer
+    assert tray_line.tray.heard() == {"op": "decide", "id": held, "allowed": True}
+    buttons["Deny"].invoke()
+    assert tray_line.tray.heard() == {"op": "decide", "id": held, "allowed": False}
+    assert journal.get_command(held).decision is None, "the window writes nothing: the tray records answers"
 
 
 def test_a_command_whose_server_died_turns_interrupted_while_the_window_is_open(
@@ -464,21 +523,18 @@ def test_without_a_display_the_command_says_so_instead_of_a_traceback(cli_env: d
     assert "cannot open the activity log window" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_allow_and_deny_in_the_details_answer_a_real_held_command(
+def test_deny_in_the_details_answers_a_real_held_command(
     open_window: Callable[..., LogWindow], journal: Journal, paths: AppPaths, home: Path, tmp_path: Path
 ) -> None:
     import anyio
 
-    from app.core import liveness
     from tests.stdio_client import connect, run
 
     (tmp_path / "cache").mkdir()
-    tray = liveness.try_hold(paths.tray_lock)
-    window = open_window()
     result: dict = {}
 
-    async def scenario() -> None:
-        async with connect(home) as client, anyio.create_task_group() as group:
+    async def scenario(window: LogWindow) -> None:
+        async with connect(home, headless=False) as client, anyio.create_task_group() as group:
 
             async def ask() -> None:
                 result.update(await run(client, {"command": "rm -rf cache", "cwd": str(tmp_path)}))
@@ -494,12 +550,14 @@ def test_allow_and_deny_in_the_details_answer_a_real_held_command(
                 await anyio.sleep(0.05)
             buttons = {b.cget("text"): b for b in window.actions_frame.winfo_children()}
             buttons["Deny"].invoke()
+            while not result:
+                window.root.update()
+                await anyio.sleep(0.05)
 
-    try:
-        anyio.run(scenario)
-    finally:
-        tray.release()
+    with running_tray(home):
+        window = open_window(controls=RequestControls(paths))  # started by hand: it asks the tray
+        anyio.run(scenario, window)
     assert "The user denied this command" in result["error"]
     assert (tmp_path / "cache").exists()
     row = journal.recent_commands(limit=1)[0]
-    assert row.decided_by == "user (log window)" and row.status is Status.REFUSED
+    assert row.decision == "denied" and row.status is Status.REFUSED

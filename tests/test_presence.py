@@ -1,4 +1,4 @@
-"""The tray is the user's presence: `serve` refuses commands while no tray runs, unless `--headless`."""
+"""The running tray is the user's presence: `serve` refuses commands while no tray runs, unless `--headless`."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from app.core import liveness
 from app.core.journal import Journal, Status
 from app.core.messages import NO_TRAY_MESSAGE
 from app.core.paths import AppPaths
+from tests.stdio_client import STOP_DEADLINE_S
+from tests.tray_process import running_tray
 
 # "Well under a second per call": one lock probe, 0.2 ms at the median in bench/latency_bench.py.
 # This deadline only catches a probe that waits (a lock timeout, a retry loop).
@@ -25,15 +27,12 @@ async def echo(client: Client) -> tuple[bool, str]:
     return result.is_error, result.content[0].text
 
 
-def test_serve_refuses_without_a_tray_and_runs_once_the_tray_lock_is_held(home: Path, paths: AppPaths) -> None:
+def test_serve_refuses_without_a_tray_and_runs_once_the_tray_runs(home: Path, paths: AppPaths) -> None:
     async def scenario() -> list[tuple[bool, str]]:
         async with Client(serve_params(home, headless=False), mode="legacy") as client:
             refused = await echo(client)
-            lock = liveness.try_hold(paths.tray_lock)
-            try:
-                ran = await echo(client)
-            finally:
-                lock.release()
+            with running_tray(home):
+                ran = await echo_once_bound(client)
             refused_again = await echo(client)  # the tray quit: decided again on the next call
             return [refused, ran, refused_again]
 
@@ -43,12 +42,20 @@ def test_serve_refuses_without_a_tray_and_runs_once_the_tray_lock_is_held(home: 
     assert ran[0] is False and json.loads(ran[1])["stdout"] == "present\n"
     assert refused_again[0] is True and NO_TRAY_MESSAGE in refused_again[1]
     with Journal(paths) as journal:
-        statuses = [(c.status, c.reason) for c in reversed(journal.recent_commands(limit=3))]
-    assert statuses == [
-        (Status.REFUSED, NO_TRAY_MESSAGE),
-        (Status.FINISHED, None),
-        (Status.REFUSED, NO_TRAY_MESSAGE),
-    ]
+        statuses = [(c.status, c.reason) for c in reversed(journal.recent_commands())]
+    assert statuses[0] == (Status.REFUSED, NO_TRAY_MESSAGE)
+    assert statuses[-2:] == [(Status.FINISHED, None), (Status.REFUSED, NO_TRAY_MESSAGE)]
+    assert set(statuses[1:-2]) <= {(Status.REFUSED, NO_TRAY_MESSAGE)}, "only refusals while it looked for the tray"
+
+
+async def echo_once_bound(client: Client) -> tuple[bool, str]:
+    """A server started before the tray finds it within its reconnect interval (0.5 s)."""
+    deadline = time.monotonic() + STOP_DEADLINE_S
+    while True:
+        answer = await echo(client)
+        if not answer[0] or time.monotonic() > deadline:
+            return answer
+        await anyio.sleep(0.1)
 
 
 def test_serve_headless_runs_without_a_tray(home: Path, paths: AppPaths) -> None:
