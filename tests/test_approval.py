@@ -98,7 +98,7 @@ async def test_a_denied_command_does_not_run_and_the_model_is_told(
     assert "The user denied this command" in result["error"]
     assert (tmp_path / "keep").exists()
     [row] = rows(paths)
-    assert row.status is Status.REFUSED and row.reason == "denied by user (command line)"
+    assert row.status is Status.REFUSED and row.reason == "denied by a request (command line or a window)"
     assert row.decision == "denied"
 
 

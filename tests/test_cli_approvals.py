@@ -79,7 +79,7 @@ def test_approvals_lists_what_waits_deny_is_at_once_and_approve_waits_for_the_us
     with Journal.open(paths) as journal:
         decided = {row.command: (row.decision, row.decided_by) for row in journal.recent_commands()}
     assert decided["rm -rf build"] == ("allowed", "user (confirmed)")
-    assert decided["sudo reboot"] == ("denied", "a deny request (command line or log window)")
+    assert decided["sudo reboot"] == ("denied", "a request (command line or a window)")
 
 
 def test_approval_mode_shows_and_changes_the_setting(paths: AppPaths, cli_env: dict[str, str]) -> None:

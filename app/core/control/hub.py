@@ -478,7 +478,7 @@ class Hub:
             return self.stop(_int(message, "id"))
         if op == "deny":
             command_id = _int(message, "id")
-            if not self.decide(command_id or -1, allowed=False, by="a deny request (command line or log window)"):
+            if not self.decide(command_id or -1, allowed=False, by="a request (command line or a window)"):
                 raise RequestError(f"Command #{command_id} is not waiting for approval.")
             return f"Denied command #{command_id}."
         if op == "quit":
