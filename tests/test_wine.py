@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import pkgutil
+import re
 import time
 from pathlib import Path
 
@@ -34,12 +35,27 @@ def script(wine: WineEnv, name: str, *args: str, env: dict[str, str] | None = No
     return json.loads(parse_json_line(completed.stdout))
 
 
+def _tk_modules() -> set[str]:
+    """Modules that import tkinter at the top: Tk windows."""
+    found = set()
+    for path in (ROOT / "app").rglob("*.py"):
+        if re.search(r"^(import tkinter|from tkinter)", path.read_text(), re.MULTILINE):
+            found.add(".".join(path.relative_to(ROOT).with_suffix("").parts))
+    return found
+
+
 def test_every_module_of_the_app_imports_under_windows_python(wine: WineEnv) -> None:
+    """Python's embeddable Windows build (the lane's interpreter) has no Tcl/Tk: the two Tk windows
+    cannot import here, and nothing else may fail. The installed app's Python has Tk."""
     expected = {m.name for m in pkgutil.walk_packages(app.__path__, "app.")}
     result = script(wine, "import_all.py")
     assert result["platform"] == "win32"
-    assert result["failed"] == {}
-    assert set(result["imported"]) == expected
+    tk_windows = _tk_modules()
+    assert tk_windows == {"app.ui.log_window", "app.ui.approval_prompt"}
+    assert set(result["failed"]) == tk_windows
+    for trace in result["failed"].values():
+        assert "No module named 'tkinter'" in trace, trace
+    assert set(result["imported"]) == expected - tk_windows
 
 
 def _start_listener(wine: WineEnv, name: str):  # noqa: ANN202 - a Popen
@@ -49,7 +65,8 @@ def _start_listener(wine: WineEnv, name: str):  # noqa: ANN202 - a Popen
     line = listener.stdout.readline()
     if b"ready" not in line:
         listener.kill()
-        raise AssertionError(f"the listener did not start: {line!r} {listener.stderr.read() if listener.stderr else ''}")
+        error = listener.stderr.read() if listener.stderr else b""
+        raise AssertionError(f"the listener did not start: {line!r} {error!r}")
     assert time.monotonic() < deadline
     return listener
 
@@ -95,3 +112,30 @@ def test_the_data_folder_is_in_the_windows_profile_outside_appdata(wine: WineEnv
         assert not location.lower().startswith(result["APPDATA"].lower()), location
         assert not location.lower().startswith(result["LOCALAPPDATA"].lower()), location
     assert Path(wine.user_dir / ".cowork-terminal" / "journal.sqlite3").is_file()
+
+
+def test_serve_over_stdio_runs_busybox_bash_ends_timed_out_trees_and_stops_on_pause(wine: WineEnv) -> None:
+    """The SDK's client on the Windows side starts `serve --headless` (the SDK's Windows process and
+    job-object code), which runs commands through the busybox-w32 `bash.exe` given as COWORK_TERMINAL_BASH."""
+    report = script(wine, "serve_client.py", env={"COWORK_TERMINAL_BASH": wine.bash})
+
+    assert report["echo"]["exitCode"] == 0, report["echo"]
+    assert report["echo"]["stdout"].replace("\r\n", "\n") == "hello from busybox\nWindows_NT\n"
+
+    assert report["timeout"]["timedOut"] is True and report["timeout"]["exitCode"] is None, report["timeout"]
+    assert report["timeout_s"] < 20, "returns once the timeout ends the tree, not when the sleeps end"
+    assert report["bash_after_timeout"] == report["bash_before"], "taskkill /T must end the whole tree"
+
+    assert report["bash_while_running"] > report["bash_before"]
+    assert report["paused"]["exitCode"] is None and "paused host access" in report["paused"]["note"], report["paused"]
+    assert report["pause_stop_s"] < 20
+    assert report["bash_after_pause"] == report["bash_before"]
+    assert "paused" in report["refused_while_paused"]["error"]
+
+    statuses = [row["status"] for row in reversed(report["rows"])]
+    assert statuses == ["finished", "timed_out", "killed", "refused"], report["rows"]
+    profile = str(wine.win(wine.user_dir))
+    assert report["data_dir"].lower() == (profile + "\\.cowork-terminal").lower()
+    assert report["journal"].lower() == (profile + "\\.cowork-terminal\\journal.sqlite3").lower()
+    assert (wine.user_dir / ".cowork-terminal" / "journal.sqlite3").is_file()
+    assert any(name.startswith("server-") for name in report["locks"]), report["locks"]
