@@ -139,3 +139,50 @@ def test_serve_over_stdio_runs_busybox_bash_ends_timed_out_trees_and_stops_on_pa
     assert report["journal"].lower() == (profile + "\\.cowork-terminal\\journal.sqlite3").lower()
     assert (wine.user_dir / ".cowork-terminal" / "journal.sqlite3").is_file()
     assert any(name.startswith("server-") for name in report["locks"]), report["locks"]
+
+
+def _cli(wine: WineEnv, *args: str, check: bool = True) -> str:
+    completed = wine.python_run(["-m", "app", *args], timeout=SCRIPT_TIMEOUT_S, check=check)
+    return completed.stdout.decode("utf-8", errors="replace").replace("\r\n", "\n")
+
+
+OTHER_SERVER = {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "C:\\work"]}
+
+
+def test_clients_and_connect_find_the_standard_and_the_msix_claude_and_write_both_files(wine: WineEnv) -> None:
+    """A Windows profile with both Claude Desktops: the standard one (its install folder and a config
+    Notepad saved with a UTF-8 BOM) and the MSIX one (its package folder and a config in its LocalCache,
+    saved by PowerShell 5 in UTF-16). `connect --dry-run` changes nothing; `connect` writes both."""
+    local = wine.user_dir / "AppData" / "Local"
+    (local / "AnthropicClaude").mkdir(parents=True)
+    standard = wine.user_dir / "AppData" / "Roaming" / "Claude" / "claude_desktop_config.json"
+    msix_roaming = local / "Packages" / "Claude_pzs8sxrjxfjjc" / "LocalCache" / "Roaming"
+    msix = msix_roaming / "Claude" / "claude_desktop_config.json"
+    for path in (standard, msix):
+        path.parent.mkdir(parents=True)
+    document = json.dumps({"mcpServers": {"files": OTHER_SERVER}}, indent=2).replace("\n", "\r\n")
+    standard.write_bytes(b"\xef\xbb\xbf" + document.encode())
+    msix.write_bytes(document.encode("utf-16"))  # with its BOM
+    before = {path: path.read_bytes() for path in (standard, msix)}
+
+    report = json.loads(_cli(wine, "clients", "--json"))
+    by_id = {client["client_id"]: client for client in report["clients"]}
+    assert by_id["claude-desktop"]["installed"] and by_id["claude-desktop-store"]["installed"]
+    assert by_id["claude-desktop"]["config_path"].lower() == wine.win(standard).lower()
+    assert by_id["claude-desktop-store"]["config_path"].lower() == wine.win(msix).lower()
+    assert report["entry"] == {"command": "C:\\python\\python.exe", "args": ["-m", "app", "serve"]}
+
+    dry = _cli(wine, "connect", "--dry-run")
+    assert f"claude-desktop: would write {wine.win(standard)}" in dry
+    assert f"claude-desktop-store: would write {wine.win(msix)}" in dry
+    assert {path: path.read_bytes() for path in (standard, msix)} == before, "a dry run changes nothing"
+
+    _cli(wine, "connect")
+    for path in (standard, msix):
+        written = json.loads(path.read_bytes().decode("utf-8"))
+        assert written["mcpServers"] == {"files": OTHER_SERVER, "cowork-terminal": report["entry"]}, path
+        backups = list(path.parent.glob("claude_desktop_config.json.*.bak"))
+        assert [b.read_bytes() for b in backups] == [before[path]], "the old file is kept, BOM and all"
+    after = json.loads(_cli(wine, "clients", "--json"))
+    assert {c["client_id"]: c["state"] for c in after["clients"] if c["installed"]} == {
+        "claude-desktop": "current", "claude-desktop-store": "current"}
