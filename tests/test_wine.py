@@ -186,3 +186,25 @@ def test_clients_and_connect_find_the_standard_and_the_msix_claude_and_write_bot
     after = json.loads(_cli(wine, "clients", "--json"))
     assert {c["client_id"]: c["state"] for c in after["clients"] if c["installed"]} == {
         "claude-desktop": "current", "claude-desktop-store": "current"}
+
+
+RUN_KEY = r"HKCU\Software\Microsoft\Windows\CurrentVersion\Run"
+
+
+def _run_value(wine: WineEnv) -> str | None:
+    """The Run value as reg.exe itself reads it back, in a process of its own."""
+    completed = wine.run(["reg", "query", RUN_KEY, "/v", "Cowork Terminal"], timeout=60, check=False)
+    for line in completed.stdout.decode("utf-8", errors="replace").splitlines():
+        if line.strip().startswith("Cowork Terminal"):
+            return line.split("REG_SZ", 1)[1].strip()
+    return None
+
+
+def test_autostart_on_and_off_write_and_remove_the_run_value_through_reg_exe(wine: WineEnv) -> None:
+    assert _run_value(wine) is None
+    assert "Start at login: on" in _cli(wine, "autostart", "on")
+    assert _run_value(wine) == '"C:\\python\\pythonw.exe" -m app tray'
+    assert "Start at login: on" in _cli(wine, "autostart", "status")
+    assert "Start at login: off" in _cli(wine, "autostart", "off")
+    assert _run_value(wine) is None
+    assert "Start at login: off" in _cli(wine, "autostart", "status")
