@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import pkgutil
 import re
+import subprocess
 import time
 from pathlib import Path
 
@@ -208,3 +209,61 @@ def test_autostart_on_and_off_write_and_remove_the_run_value_through_reg_exe(win
     assert "Start at login: off" in _cli(wine, "autostart", "off")
     assert _run_value(wine) is None
     assert "Start at login: off" in _cli(wine, "autostart", "status")
+
+
+def _x_windows(display: str) -> list[tuple[str, str, int, int, int, int]]:
+    """(name, program, width, height, x, y) of the screen's top-level windows."""
+    out = subprocess.run(["xwininfo", "-root", "-children", "-display", display], capture_output=True,
+                         text=True, check=True).stdout
+    pattern = re.compile(r'^\s+0x[0-9a-f]+ (?:"(?P<name>[^"]*)"|\(has no name\)): \((?:"(?P<program>[^"]*)")?'
+                         r'.*\)\s+(?P<w>\d+)x(?P<h>\d+)\+(?P<x>-?\d+)\+(?P<y>-?\d+)')
+    found = []
+    for line in out.splitlines():
+        match = pattern.match(line)
+        if match:
+            found.append((match["name"] or "", match["program"] or "", int(match["w"]), int(match["h"]),
+                          int(match["x"]), int(match["y"])))
+    return found
+
+
+def _wait_for(condition, timeout_s: float = 60.0):  # noqa: ANN001, ANN202 - a tiny poll helper
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.3)
+    return condition()
+
+
+def test_the_tray_shows_its_icon_and_a_notification_with_pystrays_win32_backend_and_quits_on_request(
+    wine: WineEnv, display: str, tmp_path: Path
+) -> None:
+    """Without Git Bash, the tray starts with the error icon and says so in a notification (its long
+    text once made pystray raise: see tests/test_tray_platform.py). Wine's own tray window holds the
+    icon under Xvfb, and its balloon shows the notification; `tray --quit` ends it."""
+    from PIL import Image
+
+    tray = wine.popen([str(wine.python), "-m", "app", "tray"])
+    try:
+        tray_window = _wait_for(lambda: [w for w in _x_windows(display) if w[0] == "Wine System Tray"])
+        assert tray_window, "no tray window: the icon was never added"
+        balloon = _wait_for(lambda: [w for w in _x_windows(display) if w[1] == "explorer.exe"
+                                     and w[0] != "Wine System Tray" and w[2] > 100 and w[3] > 40])
+        assert balloon, "no notification balloon appeared"
+        shot = tmp_path / "screen.png"
+        subprocess.run(["import", "-display", display, "-window", "root", str(shot)], check=True, timeout=30)
+        _name, _program, width, height, x, y = tray_window[0]
+        icon_area = Image.open(shot).convert("RGB").crop((x, y, x + min(width, height), y + height))
+        assert len(icon_area.getcolors(maxcolors=1 << 16) or []) > 4, "the tray window shows no icon"
+        log = (wine.user_dir / ".cowork-terminal" / "logs" / "tray.log").read_text(errors="replace")
+        assert "tray started (backend win32" in log
+        assert "notice: Git Bash is missing" in log and "Traceback" not in log, log
+
+        quit_run = wine.python_run(["-m", "app", "tray", "--quit"], timeout=SCRIPT_TIMEOUT_S)
+        assert "Cowork Terminal has quit." in quit_run.stderr.decode(errors="replace")
+        tray.wait(timeout=30)
+        assert tray.returncode == 0
+    finally:
+        if tray.poll() is None:
+            tray.kill()
