@@ -121,3 +121,7 @@ def test_a_fresh_windows_profile_has_nothing_to_move(tmp_path: Path) -> None:
     sources = data_migration.LegacySources(local=tmp_path / "none", msix_local=tmp_path / "none2")
     assert data_migration.migrate(new, sources) is None
     assert not new.journal.exists()
+
+
+def test_off_windows_there_are_no_old_folders_to_protect() -> None:
+    assert data_migration.legacy_folders() == []

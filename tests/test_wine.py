@@ -267,3 +267,95 @@ def test_the_tray_shows_its_icon_and_a_notification_with_pystrays_win32_backend_
     finally:
         if tray.poll() is None:
             tray.kill()
+
+
+BUILD_TIMEOUT_S = 1200  # PyInstaller under Wine: about 3 min on 2 busy cores
+INSTALL_TIMEOUT_S = 120
+UNINSTALL_WAIT_S = 60  # Uninstall.exe /S returns at once and finishes in the background
+
+
+@pytest.fixture(scope="module")
+def windows_bundle(wine: WineEnv) -> Path:
+    """The Windows app built by PyInstaller in Windows Python, from installer/cowork-terminal.spec."""
+    build = wine.drive_c / "build"
+    wine.python_run(
+        ["-m", "PyInstaller", "--noconfirm", "--clean", "--distpath", wine.win(build / "dist"),
+         "--workpath", wine.win(build / "work"), wine.win(ROOT / "installer" / "cowork-terminal.spec")],
+        timeout=BUILD_TIMEOUT_S,
+    )
+    bundle = build / "dist" / "cowork-terminal"
+    assert (bundle / "cowork-terminal.exe").is_file()
+    return bundle
+
+
+@pytest.mark.timeout(BUILD_TIMEOUT_S + 300)
+def test_pyinstaller_builds_the_windows_app_under_wine_and_its_serve_answers_over_stdio(
+    wine: WineEnv, windows_bundle: Path
+) -> None:
+    """The windowed (console=False) executable, started by the SDK's client with pipes, as Claude does."""
+    completed = wine.python_run(
+        [wine.win(ROOT / "installer" / "smoke_serve.py"), wine.win(windows_bundle / "cowork-terminal.exe")],
+        timeout=SCRIPT_TIMEOUT_S, env={"COWORK_TERMINAL_BASH": wine.bash},
+    )
+    assert "echo ok fine" in completed.stdout.decode(errors="replace")
+
+
+def _reg_value(wine: WineEnv, key: str, value: str) -> str | None:
+    completed = wine.run(["reg", "query", key, "/v", value], timeout=60, check=False)
+    for line in completed.stdout.decode("utf-8", errors="replace").splitlines():
+        if line.strip().startswith(value + "    "):
+            return line.split("    ", 3)[-1].strip()
+    return None
+
+
+@pytest.mark.timeout(BUILD_TIMEOUT_S + 600)
+def test_the_nsis_installer_installs_silently_the_app_answers_check_and_the_uninstaller_removes_it_all(
+    wine: WineEnv, windows_bundle: Path, display: str, tmp_path: Path
+) -> None:
+    """64-bit NSIS stubs (Target amd64-unicode; Wine here has no 32-bit side). The installed tray runs
+    under Xvfb so that `check` finds the whole chain working; the uninstaller, run while the tray
+    runs, quits it and removes the files, the Start-menu entry, the Run value and our Claude entry."""
+    from app import __version__
+
+    setup = tmp_path / f"CoworkTerminal-{__version__}-setup.exe"
+    # zlib instead of the script's solid LZMA: the same installer, built in seconds instead of a minute.
+    subprocess.run(["makensis", "-V2", "-WX", "-XSetCompressor /FINAL zlib", f"-DVERSION={__version__}",
+                    f"-DPAYLOAD={windows_bundle}", f"-DOUTFILE={setup}",
+                    str(ROOT / "installer" / "windows" / "cowork-terminal.nsi")], check=True, timeout=300)
+    config = wine.user_dir / "AppData" / "Roaming" / "Claude" / "claude_desktop_config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({"mcpServers": {"files": OTHER_SERVER}}))
+    bash = {"COWORK_TERMINAL_BASH": wine.bash}
+
+    wine.run([str(setup), "/S"], timeout=INSTALL_TIMEOUT_S, env=bash)
+    install_dir = wine.user_dir / "AppData" / "Local" / "Programs" / "Cowork Terminal"
+    exe = install_dir / "cowork-terminal.exe"
+    shortcut = wine.user_dir / "AppData" / "Roaming" / "Microsoft" / "Windows" / "Start Menu" / "Programs"
+    shortcut /= "Cowork Terminal.lnk"
+    assert exe.is_file() and (install_dir / "Uninstall.exe").is_file() and shortcut.is_file()
+    assert _reg_value(wine, RUN_KEY, "Cowork Terminal") == f'"{wine.win(exe)}" tray'
+    uninstall_key = r"HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\CoworkTerminal"
+    assert _reg_value(wine, uninstall_key, "DisplayVersion") == __version__
+
+    connected = wine.run([str(exe), "connect", "--client", "claude-desktop"], timeout=SCRIPT_TIMEOUT_S, env=bash)
+    assert b"claude-desktop: connected" in connected.stdout
+    entry = json.loads(config.read_text())["mcpServers"]["cowork-terminal"]
+    assert entry == {"command": wine.win(exe), "args": ["serve"]}
+    tray = wine.popen([str(exe)], env=bash)  # no argument: the tray
+    try:
+        assert _wait_for(lambda: (wine.user_dir / ".cowork-terminal" / "locks" / "tray.lock").exists())
+        checked = _wait_for(lambda: wine.run([str(exe), "check", "--client", "claude-desktop"],
+                                             timeout=SCRIPT_TIMEOUT_S, env=bash, check=False).returncode == 0, 90)
+        assert checked, wine.run([str(exe), "check"], timeout=SCRIPT_TIMEOUT_S, env=bash, check=False).stdout
+
+        wine.run([str(install_dir / "Uninstall.exe"), "/S"], timeout=INSTALL_TIMEOUT_S, env=bash)
+        assert _wait_for(lambda: not install_dir.exists(), UNINSTALL_WAIT_S), sorted(install_dir.rglob("*"))[:20]
+        tray.wait(timeout=30)  # the uninstaller quit it before removing its files
+    finally:
+        if tray.poll() is None:
+            tray.kill()
+    assert not shortcut.exists()
+    assert _reg_value(wine, RUN_KEY, "Cowork Terminal") is None
+    assert _reg_value(wine, uninstall_key, "DisplayVersion") is None
+    assert json.loads(config.read_text())["mcpServers"] == {"files": OTHER_SERVER}
+    assert (wine.user_dir / ".cowork-terminal" / "journal.sqlite3").is_file(), "the user's history is kept"

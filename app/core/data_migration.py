@@ -72,6 +72,15 @@ def legacy_sources(platform: str, environ: Mapping[str, str], home: str) -> Lega
     )
 
 
+def legacy_folders() -> list[str]:
+    """This machine's old Windows folders (none elsewhere): commands that name them are destructive
+    for a release, like the data folder itself, since an old journal there may still be read."""
+    import sys
+
+    sources = legacy_sources(sys.platform, os.environ, str(Path.home()))
+    return [] if sources is None else [str(sources.local), str(sources.msix_local)]
+
+
 def stricter_settings(old: Mapping[str, Any]) -> dict[str, Any]:
     """Of an old journal's settings, only those that control more than the defaults do.
 

@@ -12,7 +12,9 @@
 ; makensis works from this script's folder, so the defaults below are relative to it (PAYLOAD: the
 ; PyInstaller output installer/out/dist/cowork-terminal); pass absolute paths to override them.
 
-Unicode true
+; 64-bit stubs, like the app itself (PyInstaller builds a 64-bit executable); also what lets the
+; installer run under 64-bit-only Wine in the wine lane (tests/test_wine.py).
+Target amd64-unicode
 ManifestDPIAware true
 SetCompressor /SOLID lzma
 ; Per-user: HKCU and %LOCALAPPDATA% only. "user" also keeps Windows' installer-detection heuristic
@@ -204,6 +206,6 @@ Section "Uninstall"
   RMDir "$INSTDIR"
 
   DeleteRegKey HKCU "${UNINSTALL_KEY}"
-  ; The journal and logs in %LOCALAPPDATA%\cowork-terminal are the user's history: kept (a
+  ; The journal and logs in %USERPROFILE%\.cowork-terminal are the user's history: kept (a
   ; reinstall picks them up; `cowork-terminal uninstall --data` deletes them).
 SectionEnd
