@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import pkgutil
 import re
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -46,21 +47,21 @@ def _tk_modules() -> set[str]:
 
 
 def test_every_module_of_the_app_imports_under_windows_python(wine: WineEnv) -> None:
-    """Python's embeddable Windows build (the lane's interpreter) has no Tcl/Tk: the two Tk windows
+    """Python's embeddable Windows build (the lane's interpreter) has no Tcl/Tk: the Tk windows
     cannot import here, and nothing else may fail. The installed app's Python has Tk."""
     expected = {m.name for m in pkgutil.walk_packages(app.__path__, "app.")}
     result = script(wine, "import_all.py")
     assert result["platform"] == "win32"
     tk_windows = _tk_modules()
-    assert tk_windows == {"app.ui.log_window", "app.ui.approval_prompt"}
+    assert tk_windows and all(name.startswith("app.ui.") for name in tk_windows)
     assert set(result["failed"]) == tk_windows
     for trace in result["failed"].values():
         assert "No module named 'tkinter'" in trace, trace
     assert set(result["imported"]) == expected - tk_windows
 
 
-def _start_listener(wine: WineEnv, name: str):  # noqa: ANN202 - a Popen
-    listener = wine.popen([str(wine.python), wine.win(SCRIPTS / "pipe_peer.py"), "listen", name])
+def _start_listener(wine: WineEnv, key: str):  # noqa: ANN202 - a Popen
+    listener = wine.popen([str(wine.python), wine.win(SCRIPTS / "pipe_peer.py"), "listen", key])
     assert listener.stdout is not None
     deadline = time.monotonic() + READY_TIMEOUT_S
     line = listener.stdout.readline()
@@ -78,10 +79,10 @@ def test_the_tray_pipe_carries_json_both_ways_and_each_side_sees_the_others_proc
     Wine 8 does not enforce FILE_FLAG_FIRST_PIPE_INSTANCE nor the pipe's DACL, so neither the
     squatting check nor "only this user" is proven here: those need real Windows.
     """
-    name = r"\\.\pipe\cowork-terminal-wine-test-roundtrip"
-    listener = _start_listener(wine, name)
+    key = "0123abcd4567ef89"
+    listener = _start_listener(wine, key)
     try:
-        client = script(wine, "pipe_peer.py", "connect", name)
+        client = script(wine, "pipe_peer.py", "connect", key)
         out, err = listener.communicate(timeout=SCRIPT_TIMEOUT_S)
     finally:
         listener.kill()
@@ -96,10 +97,11 @@ def test_the_tray_pipe_carries_json_both_ways_and_each_side_sees_the_others_proc
         assert side["peer_image"].lower() == side["image"].lower()
         assert side["peer_sid"] == side["sid"] and side["sid"].startswith("S-1-5-")
     assert server["too_big_refused"], "a frame over the reader's limit must be refused, not read"
+    assert server["name"] == client["name"] == f"\\\\.\\pipe\\cowork-terminal-{server['sid']}-{key}"
 
 
 def test_closing_the_pipe_listener_ends_an_accept_waiting_in_another_thread(wine: WineEnv) -> None:
-    result = script(wine, "pipe_peer.py", "cancel", r"\\.\pipe\cowork-terminal-wine-test-cancel")
+    result = script(wine, "pipe_peer.py", "cancel", "99887766")
     assert result["accept"] == "OSError"
     assert result["ended_after_close"] is True
     assert result["timeout"] == "TimeoutError"
@@ -242,7 +244,7 @@ def test_the_tray_shows_its_icon_and_a_notification_with_pystrays_win32_backend_
     """Without Git Bash, the tray starts with the error icon and says so in a notification (its long
     text once made pystray raise: see tests/test_tray_platform.py). Wine's own tray window holds the
     icon under Xvfb, and its balloon shows the notification; `tray --quit` ends it."""
-    from PIL import Image
+    from PIL import ImageGrab
 
     tray = wine.popen([str(wine.python), "-m", "app", "tray"])
     try:
@@ -251,10 +253,10 @@ def test_the_tray_shows_its_icon_and_a_notification_with_pystrays_win32_backend_
         balloon = _wait_for(lambda: [w for w in _x_windows(display) if w[1] == "explorer.exe"
                                      and w[0] != "Wine System Tray" and w[2] > 100 and w[3] > 40])
         assert balloon, "no notification balloon appeared"
-        shot = tmp_path / "screen.png"
-        subprocess.run(["import", "-display", display, "-window", "root", str(shot)], check=True, timeout=30)
         _name, _program, width, height, x, y = tray_window[0]
-        icon_area = Image.open(shot).convert("RGB").crop((x, y, x + min(width, height), y + height))
+        screen = ImageGrab.grab(xdisplay=display)
+        screen.save(tmp_path / "screen.png")  # left for a person to look at when this fails
+        icon_area = screen.convert("RGB").crop((x, y, x + min(width, height), y + height))
         assert len(icon_area.getcolors(maxcolors=1 << 16) or []) > 4, "the tray window shows no icon"
         log = (wine.user_dir / ".cowork-terminal" / "logs" / "tray.log").read_text(errors="replace")
         assert "tray started (backend win32" in log
@@ -319,13 +321,18 @@ def test_the_nsis_installer_installs_silently_the_app_answers_check_and_the_unin
 
     setup = tmp_path / f"CoworkTerminal-{__version__}-setup.exe"
     # zlib instead of the script's solid LZMA: the same installer, built in seconds instead of a minute.
-    subprocess.run(["makensis", "-V2", "-WX", "-XSetCompressor /FINAL zlib", f"-DVERSION={__version__}",
+    subprocess.run(["makensis", "-V2", "-WX", "-DCOMPRESSOR=zlib", f"-DVERSION={__version__}",
                     f"-DPAYLOAD={windows_bundle}", f"-DOUTFILE={setup}",
                     str(ROOT / "installer" / "windows" / "cowork-terminal.nsi")], check=True, timeout=300)
     config = wine.user_dir / "AppData" / "Roaming" / "Claude" / "claude_desktop_config.json"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(json.dumps({"mcpServers": {"files": OTHER_SERVER}}))
-    bash = {"COWORK_TERMINAL_BASH": wine.bash}
+    # Where Git for Windows puts Git Bash, found by the installer's check and by the app itself (a
+    # server Claude starts gets no COWORK_TERMINAL_BASH); removed again at the end.
+    git_bash = wine.drive_c / "Program Files" / "Git" / "bin" / "bash.exe"
+    git_bash.parent.mkdir(parents=True)
+    shutil.copy(wine.drive_c / "tools" / "bash.exe", git_bash)
+    bash: dict[str, str] = {}
 
     wine.run([str(setup), "/S"], timeout=INSTALL_TIMEOUT_S, env=bash)
     install_dir = wine.user_dir / "AppData" / "Local" / "Programs" / "Cowork Terminal"
@@ -359,3 +366,4 @@ def test_the_nsis_installer_installs_silently_the_app_answers_check_and_the_unin
     assert _reg_value(wine, uninstall_key, "DisplayVersion") is None
     assert json.loads(config.read_text())["mcpServers"] == {"files": OTHER_SERVER}
     assert (wine.user_dir / ".cowork-terminal" / "journal.sqlite3").is_file(), "the user's history is kept"
+    shutil.rmtree(wine.drive_c / "Program Files" / "Git")

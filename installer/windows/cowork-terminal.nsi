@@ -16,7 +16,10 @@
 ; installer run under 64-bit-only Wine in the wine lane (tests/test_wine.py).
 Target amd64-unicode
 ManifestDPIAware true
-SetCompressor /SOLID lzma
+!ifndef COMPRESSOR
+  !define COMPRESSOR "/SOLID lzma"  ; the smallest download; tests pass -DCOMPRESSOR=zlib for speed
+!endif
+SetCompressor ${COMPRESSOR}
 ; Per-user: HKCU and %LOCALAPPDATA% only. "user" also keeps Windows' installer-detection heuristic
 ; (which would ask for elevation because the file name contains "setup") from kicking in.
 RequestExecutionLevel user

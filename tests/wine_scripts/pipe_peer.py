@@ -1,8 +1,9 @@
 """Runs under Windows Python (the wine lane): one end of the tray's named pipe, reporting what it saw.
 
-`listen NAME`: create the pipe, say "ready", accept one client, read its JSON, answer, report.
-`connect NAME`: open the pipe, send JSON, read the answer, report.
-`cancel NAME`: an accept waiting in one thread is ended by close() from another; then a timeout.
+`listen KEY`: create the pipe, say "ready", accept one client, read its JSON, answer, report.
+`connect KEY`: open the pipe, send JSON, read the answer, report.
+`cancel KEY`: an accept waiting in one thread is ended by close() from another; then a timeout.
+The pipe's name is `pipe_name(this user's SID, KEY)`, as the tray's would be.
 Each report is one JSON line on stdout.
 """
 
@@ -24,7 +25,7 @@ def facts(conn: object, *, we_are_server: bool) -> dict[str, object]:
 
 
 def report(data: dict[str, object]) -> None:
-    data.update(pid=os.getpid(), image=sys.executable, sid=windows_pipe.current_user_sid())
+    data.update(pid=os.getpid(), image=sys.executable, sid=windows_pipe.current_user_sid(), name=NAME)
     print(json.dumps(data), flush=True)
 
 
@@ -75,7 +76,7 @@ def cancel(name: str) -> None:
     waiter.join(10)
     outcome["ended_after_close"] = not waiter.is_alive()
     outcome["close_to_end_s"] = round(time.monotonic() - started, 3)
-    second = windows_pipe.PipeListener(name + "-timeout")
+    second = windows_pipe.PipeListener(name + "0")
     try:
         second.accept(timeout_s=0.3)
         outcome["timeout"] = "returned"
@@ -86,4 +87,5 @@ def cancel(name: str) -> None:
 
 
 if __name__ == "__main__":
-    {"listen": listen, "connect": connect, "cancel": cancel}[sys.argv[1]](sys.argv[2])
+    NAME = windows_pipe.pipe_name(windows_pipe.current_user_sid(), sys.argv[2])
+    {"listen": listen, "connect": connect, "cancel": cancel}[sys.argv[1]](NAME)
