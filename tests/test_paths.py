@@ -6,7 +6,7 @@ from pathlib import Path, PureWindowsPath
 
 from app.core import approval, data_migration, tool_sets
 from app.core.journal import Journal, Status
-from app.core.paths import HOME_ENV, AppPaths, default_locations
+from app.core.paths import HOME_ENV, AppPaths, default_locations, output_folder_for, windows_profile
 
 WINDOWS_ENV = {
     "USERPROFILE": r"C:\Users\Ann",
@@ -19,9 +19,12 @@ WINDOWS_ENV = {
 
 
 def windows_paths(environ: dict[str, str]) -> AppPaths:
-    chosen = default_locations("win32", environ, r"C:\Users\Fallback")
+    """The app's locations on Windows, as PureWindowsPaths (on purpose: this runs on every system)."""
+    fallback = r"C:\Users\Fallback"
+    chosen = default_locations("win32", environ, fallback)
     assert chosen is not None
-    return AppPaths(data_dir=chosen[0], log_dir=chosen[1])  # type: ignore[arg-type]  # Windows paths, on purpose
+    outputs = output_folder_for("win32", environ, windows_profile(environ, fallback))  # type: ignore[arg-type]
+    return AppPaths(data_dir=chosen[0], log_dir=chosen[1], outputs_dir=outputs)  # type: ignore[arg-type]
 
 
 def under(path: PureWindowsPath, folder: str) -> bool:
@@ -37,9 +40,10 @@ def test_on_windows_nothing_the_app_writes_is_under_appdata_where_msix_would_red
         assert isinstance(location, PureWindowsPath)
         assert not under(location, WINDOWS_ENV["APPDATA"]), location
         assert not under(location, WINDOWS_ENV["LOCALAPPDATA"]), location
-        assert under(location, r"C:\Users\Ann\.cowork-terminal"), location
+        assert under(location, WINDOWS_ENV["USERPROFILE"]), location
     assert paths.journal == PureWindowsPath(r"C:\Users\Ann\.cowork-terminal\journal.sqlite3")
     assert paths.log_dir == PureWindowsPath(r"C:\Users\Ann\.cowork-terminal\logs")
+    assert paths.outputs == PureWindowsPath(r"C:\Users\Ann\.cowork-terminal-outputs")
 
 
 def test_on_windows_the_profile_comes_from_homedrive_and_homepath_when_userprofile_is_missing() -> None:
