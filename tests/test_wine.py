@@ -74,7 +74,8 @@ def _start_listener(wine: WineEnv, key: str):  # noqa: ANN202 - a Popen
 
 
 def test_the_tray_pipe_carries_json_both_ways_and_each_side_sees_the_others_process(wine: WineEnv) -> None:
-    """A listener in one Windows Python, a client in another: JSON round trip, pids and images from the OS.
+    """A listener in one Windows Python, a client in another: JSON round trip; pid, image, user and
+    arguments of the other side from the OS (arguments: a source install's peer is python.exe).
 
     Wine 8 does not enforce FILE_FLAG_FIRST_PIPE_INSTANCE nor the pipe's DACL, so neither the
     squatting check nor "only this user" is proven here: those need real Windows.
@@ -96,6 +97,9 @@ def test_the_tray_pipe_carries_json_both_ways_and_each_side_sees_the_others_proc
         assert side["peer_image"].lower().endswith("\\python\\python.exe"), side
         assert side["peer_image"].lower() == side["image"].lower()
         assert side["peer_sid"] == side["sid"] and side["sid"].startswith("S-1-5-")
+    assert server["peer_argv"] == client["argv"] and client["argv"][-2:] == ["connect", key]
+    assert client["peer_argv"] == server["argv"] and server["argv"][-2:] == ["listen", key]
+    assert server["argv"][0].lower().endswith("python.exe") and server["argv"][1].endswith("pipe_peer.py")
     assert server["too_big_refused"], "a frame over the reader's limit must be refused, not read"
     assert server["name"] == client["name"] == f"\\\\.\\pipe\\cowork-terminal-{server['sid']}-{key}"
 

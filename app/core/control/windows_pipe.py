@@ -47,6 +47,10 @@ GENERIC_WRITE = 0x40000000
 OPEN_EXISTING = 3
 PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
 TOKEN_QUERY = 0x0008
+PROCESS_COMMAND_LINE_INFORMATION = 60
+PROCESS_BASIC_INFORMATION = 0
+PROCESS_QUERY_INFORMATION = 0x0400
+PROCESS_VM_READ = 0x0010
 TOKEN_USER_CLASS = 1
 SDDL_REVISION_1 = 1
 ERROR_FILE_NOT_FOUND = 2
@@ -181,6 +185,98 @@ def process_image(pid: int) -> str:
         if not kernel32.QueryFullProcessImageNameW(process, 0, buffer, ctypes.byref(size)):
             _raise_last_error("QueryFullProcessImageNameW")
         return buffer.value
+    finally:
+        kernel32.CloseHandle(process)
+
+
+def process_command_line(pid: int) -> tuple[str, ...] | None:
+    """A process's arguments as Windows parses them, or None when the OS will not say.
+
+    A source install's peer is python.exe: only its arguments show that it runs this app. Asked
+    with NtQueryInformationProcess(ProcessCommandLineInformation) (Windows 8.1+); where that class
+    is missing (Wine 8), read from the process's PEB, as tools did before it existed.
+    """
+    ctypes, wintypes, kernel32, _advapi32 = _api()
+    line = _command_line_by_class(pid)
+    if line is None:
+        line = _command_line_from_peb(pid)
+    if line is None:
+        return None
+    shell32 = ctypes.WinDLL("shell32", use_last_error=True)
+    shell32.CommandLineToArgvW.argtypes = [wintypes.LPCWSTR, ctypes.POINTER(ctypes.c_int)]
+    shell32.CommandLineToArgvW.restype = ctypes.POINTER(wintypes.LPWSTR)
+    count = ctypes.c_int(0)
+    argv = shell32.CommandLineToArgvW(line, ctypes.byref(count))
+    if not argv:
+        return None
+    try:
+        return tuple(argv[i] for i in range(count.value))
+    finally:
+        kernel32.LocalFree(ctypes.cast(argv, ctypes.c_void_p))
+
+
+def _ntdll() -> Any:
+    import ctypes
+    from ctypes import wintypes
+
+    ntdll = ctypes.WinDLL("ntdll")
+    ntdll.NtQueryInformationProcess.argtypes = [
+        wintypes.HANDLE, ctypes.c_int, ctypes.c_void_p, wintypes.ULONG, ctypes.POINTER(wintypes.ULONG)]
+    ntdll.NtQueryInformationProcess.restype = ctypes.c_long
+    return ntdll
+
+
+def _command_line_by_class(pid: int) -> str | None:
+    ctypes, wintypes, kernel32, _advapi32 = _api()
+    process = kernel32.OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, False, pid)
+    if not process:
+        return None
+    try:
+        ntdll = _ntdll()
+        size = wintypes.ULONG(0)
+        ntdll.NtQueryInformationProcess(process, PROCESS_COMMAND_LINE_INFORMATION, None, 0, ctypes.byref(size))
+        if not size.value:
+            return None
+        buffer = ctypes.create_string_buffer(size.value)
+        if ntdll.NtQueryInformationProcess(process, PROCESS_COMMAND_LINE_INFORMATION, buffer, size, ctypes.byref(size)):
+            return None  # an NTSTATUS other than STATUS_SUCCESS
+        length = int.from_bytes(buffer.raw[0:2], "little")
+        address = int.from_bytes(buffer.raw[8:16], "little")  # UNICODE_STRING.Buffer (64-bit)
+        return ctypes.wstring_at(address, length // 2) if address else ""
+    finally:
+        kernel32.CloseHandle(process)
+
+
+def _command_line_from_peb(pid: int) -> str | None:
+    """64-bit layouts: PEB.ProcessParameters at 0x20, RTL_USER_PROCESS_PARAMETERS.CommandLine at 0x70."""
+    ctypes, wintypes, kernel32, _advapi32 = _api()
+    kernel32.ReadProcessMemory.argtypes = [
+        wintypes.HANDLE, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]
+    process = kernel32.OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ, False, pid)
+    if not process:
+        return None
+
+    def read(address: int, size: int) -> bytes | None:
+        buffer = ctypes.create_string_buffer(size)
+        done = ctypes.c_size_t(0)
+        if not kernel32.ReadProcessMemory(process, address, buffer, size, ctypes.byref(done)) or done.value != size:
+            return None
+        return buffer.raw
+
+    try:
+        basic = ctypes.create_string_buffer(48)  # PROCESS_BASIC_INFORMATION
+        if _ntdll().NtQueryInformationProcess(process, PROCESS_BASIC_INFORMATION, basic, 48, None):
+            return None
+        peb = int.from_bytes(basic.raw[8:16], "little")
+        parameters = read(peb + 0x20, 8)
+        if parameters is None:
+            return None
+        command_line = read(int.from_bytes(parameters, "little") + 0x70, 16)
+        if command_line is None:
+            return None
+        length, address = int.from_bytes(command_line[0:2], "little"), int.from_bytes(command_line[8:16], "little")
+        text = read(address, length) if address and length else b""
+        return None if text is None else text.decode("utf-16-le", errors="replace")
     finally:
         kernel32.CloseHandle(process)
 
