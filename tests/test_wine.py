@@ -111,14 +111,46 @@ def test_closing_the_pipe_listener_ends_an_accept_waiting_in_another_thread(wine
     assert result["timeout"] == "TimeoutError"
 
 
-def test_the_data_folder_is_in_the_windows_profile_outside_appdata(wine: WineEnv) -> None:
+def test_the_data_folder_is_in_the_windows_profile_outside_appdata_and_the_old_one_is_moved_over(
+    wine: WineEnv,
+) -> None:
+    """An older version's %LOCALAPPDATA%\\cowork-terminal (paused, approvals off) and the history the MSIX
+    package kept in its LocalCache: the first Windows process that opens the journal moves them over,
+    with the pause and without the loosened approval mode."""
+    from app.core import approval
+    from app.core.journal import Journal, Status
+    from app.core.paths import AppPaths
+
+    local = wine.user_dir / "AppData" / "Local"
+    old_dir = local / "cowork-terminal"
+    msix_dir = local / "Packages" / "Claude_pzs8sxrjxfjjc" / "LocalCache" / "Local" / "cowork-terminal"
+    shutil.rmtree(wine.user_dir / ".cowork-terminal", ignore_errors=True)
+    with Journal(AppPaths(data_dir=old_dir, log_dir=old_dir / "Logs")) as old:
+        old.begin_command(command="echo from the old folder", cwd=None, status=Status.FINISHED)
+        old.set_paused(True)
+        approval.set_approval_mode(old, approval.ApprovalMode.NEVER)
+    (old_dir / "Logs" / "tray.log").write_text("an old tray log line\n")
+    with Journal(AppPaths(data_dir=msix_dir, log_dir=msix_dir / "Logs")) as redirected:
+        redirected.begin_command(command="echo from the msix copy", cwd=None, status=Status.FINISHED)
+
     result = script(wine, "data_location.py")
     profile = result["USERPROFILE"]
     assert result["data_dir"] == profile + "\\.cowork-terminal"
     for location in result["written"]:
         assert not location.lower().startswith(result["APPDATA"].lower()), location
         assert not location.lower().startswith(result["LOCALAPPDATA"].lower()), location
-    assert Path(wine.user_dir / ".cowork-terminal" / "journal.sqlite3").is_file()
+    new_dir = wine.user_dir / ".cowork-terminal"
+    with Journal(AppPaths(data_dir=new_dir, log_dir=new_dir / "logs")) as journal:
+        assert sorted(c.command for c in journal.recent_commands()) == [
+            "echo from the msix copy", "echo from the old folder"]
+        assert journal.is_paused()
+        assert approval.approval_mode(journal) is approval.ApprovalMode.DESTRUCTIVE
+        assert journal.get_setting("notice.data_moved")
+    assert (new_dir / "logs" / "tray.log").read_text() == "an old tray log line\n"
+    assert result["paused"] is True
+    with Journal(AppPaths(data_dir=new_dir, log_dir=new_dir / "logs")) as journal:
+        journal.set_paused(False)  # as a fresh profile, for the tests after this one
+        journal.clear_history()
 
 
 def test_serve_over_stdio_runs_busybox_bash_ends_timed_out_trees_and_stops_on_pause(wine: WineEnv) -> None:
