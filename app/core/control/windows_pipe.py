@@ -4,7 +4,9 @@ The pipe's name carries the user's SID and the data folder's key; its security d
 only that user and SYSTEM; remote clients are refused; the tray creates it as the first instance, so
 a program that took the name before the tray is found out (the tray refuses to start). Clients
 open it at the identification level only, so the tray cannot act as them. Who is at the other end
-comes from the OS (the pipe's client or server process id), never from what the peer says.
+comes from the OS (the pipe's client or server process id), never from what the peer says. The
+user's own processes can still add instances of the pipe (full access includes creating them), and
+a client reaches whichever instance waits: that is why servers check who answered (control/peer.py).
 
 Messages are JSON bytes through `send_bytes` and `recv_bytes(maxlength=MAX_MESSAGE_BYTES)`;
 never `recv()`, which unpickles whatever the peer sent.
