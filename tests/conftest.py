@@ -95,3 +95,23 @@ def read_line(fd: int, timeout_s: float) -> str:
             break
         data += chunk
     return data.decode().strip()
+
+
+@pytest.fixture(scope="session")
+def wine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """A Windows CPython under Wine with this checkout installed (tests/wine_env.py), for `-m wine`.
+
+    A missing Wine or shared/wine folder fails the lane with what to install, never skips it.
+    """
+    from tests import wine_env
+
+    log: list[str] = []
+    try:
+        env = wine_env.session_prefix(tmp_path_factory.mktemp("wine") / "prefix", log)
+    except wine_env.WineSetupError as exc:
+        pytest.fail(str(exc))
+    print("wine lane setup:", "; ".join(log))
+    try:
+        yield env
+    finally:
+        env.stop()

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 import anyio
 import anyio.abc
 
-from app.core import orphans, process_marks
+from app.core import data_migration, orphans, process_marks
 from app.core.approval import (
     HOLD_LIFETIME_S,
     hold_expiry,
@@ -129,7 +129,7 @@ class CommandService:
         self.home = home or str(Path.home())
         self.run_mark = run_mark  # orphans.server_mark: every process we start carries it
         self.client = ClientInfo()
-        folders = (str(paths.data_dir), str(paths.log_dir))
+        folders = (str(paths.data_dir), str(paths.log_dir), *data_migration.legacy_folders())
         self.protected_paths = sorted({*folders, *map(os.path.realpath, folders)})  # as named, and as real
         self._held: dict[str, Hold] = {}
         self._session: ShellSession | None = None

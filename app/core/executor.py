@@ -26,8 +26,9 @@ import anyio
 import anyio.to_thread
 from anyio.abc import ByteReceiveStream, Process
 
-from app.core import process_marks
+from app.core import process_marks, windows_jobs
 from app.core.command_output import CommandOutput, StreamCapture
+from app.core.windows_jobs import ProcessJob
 
 READ_CHUNK_BYTES = 64 * 1024
 STOP_GRACE_S = 0.5  # polite signal, then a hard kill
@@ -116,10 +117,17 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
-async def end_tree(process: Process, platform: str = sys.platform, mark: str | None = None) -> None:
+async def end_tree(
+    process: Process, platform: str = sys.platform, mark: str | None = None, job: ProcessJob | None = None
+) -> None:
     """End bash and every process in its group: SIGTERM, a short grace, then SIGKILL; then
-    whatever carries `mark` outside the group (a descendant that called `setsid`)."""
+    whatever carries `mark` outside the group (a descendant that called `setsid`).
+
+    Windows: the job object bash was put in ends every descendant, also those whose parent already
+    exited; taskkill /T (which walks parent ids) is the fallback when there is no job."""
     if platform == "win32":  # taskkill takes a moment: not on the event loop, and without a console
+        if job is not None:
+            job.terminate()
         argv = windows_tree_kill_argv(process.pid)
         await anyio.to_thread.run_sync(
             lambda: subprocess.run(argv, capture_output=True, check=False, creationflags=WINDOWS_CREATE_NO_WINDOW)
@@ -180,6 +188,7 @@ async def run_command(
         env={**spec.env, process_marks.MARK_ENV: spec.mark} if spec.mark else dict(spec.env),
         **spawn_options(sys.platform),
     )
+    job = windows_jobs.job_for(process.pid) if sys.platform == "win32" else None
     exited = False
     try:
         async with anyio.create_task_group() as pumps:
@@ -197,7 +206,7 @@ async def run_command(
                     exited = True
                     race.cancel_scope.cancel()
             if not exited:
-                await end_tree(process, mark=spec.mark)
+                await end_tree(process, mark=spec.mark, job=job)
             # Output written before the end is still in the pipes: read it, but do not wait on a
             # descendant that keeps a pipe open.
             with anyio.move_on_after(DRAIN_AFTER_EXIT_S):
@@ -205,9 +214,11 @@ async def run_command(
             pumps.cancel_scope.deadline = anyio.current_time() + DRAIN_AFTER_EXIT_S
     except BaseException:
         with anyio.CancelScope(shield=True):
-            await end_tree(process, mark=spec.mark)
+            await end_tree(process, mark=spec.mark, job=job)
         raise
     finally:
+        if job is not None:
+            job.close()
         with anyio.CancelScope(shield=True):
             await process.aclose()
         output.finish()

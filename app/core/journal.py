@@ -243,6 +243,10 @@ class Journal:
         self.paths = paths.ensure()
         self.path = paths.journal
         if not self.path.exists():
+            from app.core import data_migration  # Windows: the folder an older version used, once
+
+            data_migration.migrate_if_needed(paths)
+        if not self.path.exists():
             make_private_file(self.path)
         elif os.name == "posix":
             # chmod, never open+close: closing any descriptor of the database drops every POSIX lock

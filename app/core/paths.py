@@ -2,6 +2,11 @@
 
 `COWORK_TERMINAL_HOME` moves all of it (data, logs, locks) under one folder: every test sets it,
 so no test ever touches a real profile.
+
+On Windows the data folder is `%USERPROFILE%\\.cowork-terminal`, not under AppData: Claude Desktop
+for Windows is an MSIX package, and writes under `%APPDATA%` and `%LOCALAPPDATA%` of every process
+it starts (our `serve`, the commands it runs) land in the package's private LocalCache, so the
+server and the tray would each see their own journal and locks (docs/ARCHITECTURE.md).
 """
 
 from __future__ import annotations
@@ -10,12 +15,33 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath, PureWindowsPath
 
 APP_NAME = "cowork-terminal"
 HOME_ENV = "COWORK_TERMINAL_HOME"
+WINDOWS_DIR_NAME = ".cowork-terminal"  # in the user's profile folder, like .ssh or .docker
 PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
+
+
+def windows_profile(environ: Mapping[str, str], home: str) -> PureWindowsPath:
+    """The user's profile folder as Python's Path.home() finds it: USERPROFILE, then HOMEDRIVE+HOMEPATH."""
+    if environ.get("USERPROFILE"):
+        return PureWindowsPath(environ["USERPROFILE"])
+    if environ.get("HOMEDRIVE") and environ.get("HOMEPATH"):
+        return PureWindowsPath(environ["HOMEDRIVE"] + environ["HOMEPATH"])
+    return PureWindowsPath(home)
+
+
+def default_locations(platform: str, environ: Mapping[str, str], home: str) -> tuple[PurePath, PurePath] | None:
+    """(data folder, log folder) where this platform's rule is ours; None leaves it to platformdirs.
+
+    Windows: one folder in the profile, outside AppData, which MSIX redirects for Claude's children.
+    """
+    if platform == "win32":
+        data_dir = windows_profile(environ, home) / WINDOWS_DIR_NAME
+        return data_dir, data_dir / "logs"
+    return None
 
 
 @dataclass(frozen=True)
@@ -31,6 +57,9 @@ class AppPaths:
         if override:
             home = Path(override).expanduser().absolute()
             return cls(data_dir=home, log_dir=home / "logs", outputs_dir=Path(f"{home}{OUTPUTS_SUFFIX}"))
+        chosen = default_locations(sys.platform, env, str(Path.home()))
+        if chosen is not None:
+            return cls(data_dir=Path(chosen[0]), log_dir=Path(chosen[1]))
         import platformdirs  # imported here: tests with an override never need it
 
         return cls(
@@ -57,6 +86,11 @@ class AppPaths:
     def outputs(self) -> Path:
         """Whole outputs of commands whose result was cut (see output_folder_for)."""
         return self.outputs_dir or output_folder_for(sys.platform, os.environ, Path.home())
+
+    def written_locations(self) -> list[Path]:
+        """Every folder and file the app's processes write (for the rule that none is under AppData)."""
+        return [self.data_dir, self.log_dir, self.journal, self.locks_dir, self.tray_lock, self.server_lock("x"),
+                self.outputs]
 
     def ensure(self) -> AppPaths:
         """Create the folders, private to the user (0700) on POSIX."""

@@ -164,6 +164,23 @@ class UiDispatcher:
             self.marshal(guarded)
 
 
+# Windows notifications: NOTIFYICONDATAW holds the title in WCHAR[64] and the text in WCHAR[256];
+# pystray raises ValueError for longer strings (found by the wine lane: "Git Bash is missing" was lost).
+WINDOWS_NOTIFY_TITLE_MAX = 63
+WINDOWS_NOTIFY_TEXT_MAX = 255
+
+
+def fit_notification(platform: str, title: str, message: str) -> tuple[str, str]:
+    """Title and text cut to what the platform's notification can carry (the whole text is in the log)."""
+    if platform != "win32":
+        return title, message
+
+    def cut(text: str, limit: int) -> str:
+        return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+
+    return cut(title, WINDOWS_NOTIFY_TITLE_MAX), cut(message, WINDOWS_NOTIFY_TEXT_MAX)
+
+
 class Notifier:
     """Notifications through the backend where it has them, `notify-send` on other Linux desktops,
     else only the app log: a missing notification service must never break the tray."""
@@ -171,6 +188,7 @@ class Notifier:
     def __init__(self, icon: Any, backend: str, dispatch: UiDispatcher, *, platform: str = sys.platform) -> None:
         self._icon = icon
         self._dispatch = dispatch
+        self._platform = platform
         self.native = backend in NATIVE_NOTIFY_BACKENDS and bool(getattr(icon, "HAS_NOTIFICATION", False))
         self.fallback = None if self.native or not platform.startswith("linux") else shutil.which("notify-send")
         self.history: list[tuple[str, str]] = []
@@ -179,7 +197,8 @@ class Notifier:
         log.info("notice: %s: %s", title, message)
         self.history = [*self.history[-(NOTICES_KEPT - 1) :], (title, message)]
         if self.native:
-            self._dispatch(lambda: self._icon.notify(message, title))
+            short_title, short_message = fit_notification(self._platform, title, message)
+            self._dispatch(lambda: self._icon.notify(short_message, short_title))
         elif self.fallback:
             try:
                 spawn([self.fallback, f"--app-name={APP_TITLE}", title, message])

@@ -12,9 +12,14 @@
 ; makensis works from this script's folder, so the defaults below are relative to it (PAYLOAD: the
 ; PyInstaller output installer/out/dist/cowork-terminal); pass absolute paths to override them.
 
-Unicode true
+; 64-bit stubs, like the app itself (PyInstaller builds a 64-bit executable); also what lets the
+; installer run under 64-bit-only Wine in the wine lane (tests/test_wine.py).
+Target amd64-unicode
 ManifestDPIAware true
-SetCompressor /SOLID lzma
+!ifndef COMPRESSOR
+  !define COMPRESSOR "/SOLID lzma"  ; the smallest download; tests pass -DCOMPRESSOR=zlib for speed
+!endif
+SetCompressor ${COMPRESSOR}
 ; Per-user: HKCU and %LOCALAPPDATA% only. "user" also keeps Windows' installer-detection heuristic
 ; (which would ask for elevation because the file name contains "setup") from kicking in.
 RequestExecutionLevel user
@@ -204,6 +209,6 @@ Section "Uninstall"
   RMDir "$INSTDIR"
 
   DeleteRegKey HKCU "${UNINSTALL_KEY}"
-  ; The journal and logs in %LOCALAPPDATA%\cowork-terminal are the user's history: kept (a
+  ; The journal and logs in %USERPROFILE%\.cowork-terminal are the user's history: kept (a
   ; reinstall picks them up; `cowork-terminal uninstall --data` deletes them).
 SectionEnd

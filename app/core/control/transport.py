@@ -105,7 +105,7 @@ class Listener:
 
             connection = self._pipe.accept()
             pid = windows_pipe.peer_pid(connection, we_are_server=True)
-            peer = PeerFacts(pid, windows_pipe.process_user_sid(pid), windows_pipe.process_image(pid))
+            peer = _windows_peer(pid)
             return Accepted(Channel(connection), peer)
         assert self._sock is not None
         sock, _ = self._sock.accept()
@@ -134,7 +134,7 @@ def connect(address: Address, timeout_s: float = CONNECT_TIMEOUT_S) -> tuple[Cha
         except OSError as exc:
             raise ChannelUnavailable(f"Cowork Terminal is not running ({exc})") from None
         pid = windows_pipe.peer_pid(connection, we_are_server=False)
-        return Channel(connection), PeerFacts(pid, windows_pipe.process_user_sid(pid), windows_pipe.process_image(pid))
+        return Channel(connection), _windows_peer(pid)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout_s)
     try:
@@ -149,6 +149,15 @@ def connect(address: Address, timeout_s: float = CONNECT_TIMEOUT_S) -> tuple[Cha
         sock.close()
         raise ChannelUnavailable(f"cannot tell who listens at the tray's address ({exc})") from None
     return _channel_of(sock), peer
+
+
+def _windows_peer(pid: int) -> PeerFacts:  # pragma: no cover - Windows only (tested under Wine)
+    """The OS's facts about a pipe peer; its arguments too, which a source install's check needs
+    (without them every python.exe peer was refused: found by the wine lane's `tray --quit`)."""
+    from app.core.control import windows_pipe
+
+    return PeerFacts(pid, windows_pipe.process_user_sid(pid), windows_pipe.process_image(pid),
+                     windows_pipe.process_command_line(pid) or ())
 
 
 def _prepare_socket_folder(folder: Path) -> None:  # pragma: no cover - macOS only

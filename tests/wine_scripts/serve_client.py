@@ -1,0 +1,105 @@
+"""Runs under Windows Python (the wine lane): the MCP SDK's own client drives `serve --headless`.
+
+It runs `echo` through the bash given as COWORK_TERMINAL_BASH, lets a command tree time out, and
+pauses a running command through the journal; then reports what the model read, how long each
+took, which bash.exe processes were left, and where the journal and locks are. One JSON line.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import sys
+import time
+from ctypes import wintypes
+
+import anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from app.core.journal import Journal, Status
+from app.core.paths import AppPaths
+
+BASH = os.environ["COWORK_TERMINAL_BASH"]
+
+
+def live_images(name: str) -> int:
+    """How many processes with this image name run now (Toolhelp snapshot)."""
+
+    class PROCESSENTRY32W(ctypes.Structure):  # noqa: N801 - the Win32 name
+        _fields_ = [("dwSize", wintypes.DWORD), ("cntUsage", wintypes.DWORD), ("th32ProcessID", wintypes.DWORD),
+                    ("th32DefaultHeapID", ctypes.c_void_p), ("th32ModuleID", wintypes.DWORD),
+                    ("cntThreads", wintypes.DWORD), ("th32ParentProcessID", wintypes.DWORD),
+                    ("pcPriClassBase", ctypes.c_long), ("dwFlags", wintypes.DWORD),
+                    ("szExeFile", ctypes.c_wchar * 260)]
+
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    kernel32.CreateToolhelp32Snapshot.restype = wintypes.HANDLE
+    kernel32.Process32FirstW.argtypes = [wintypes.HANDLE, ctypes.POINTER(PROCESSENTRY32W)]
+    kernel32.Process32NextW.argtypes = [wintypes.HANDLE, ctypes.POINTER(PROCESSENTRY32W)]
+    kernel32.CloseHandle.argtypes = [wintypes.HANDLE]
+    snapshot = kernel32.CreateToolhelp32Snapshot(0x2, 0)
+    entry = PROCESSENTRY32W()
+    entry.dwSize = ctypes.sizeof(entry)
+    count = 0
+    ok = kernel32.Process32FirstW(snapshot, ctypes.byref(entry))
+    while ok:
+        count += entry.szExeFile.lower() == name.lower()
+        ok = kernel32.Process32NextW(snapshot, ctypes.byref(entry))
+    kernel32.CloseHandle(snapshot)
+    return count
+
+
+async def call(client: Client, arguments: dict) -> dict:
+    result = await client.call_tool("execute_command", arguments)
+    text = result.content[0].text
+    return {"error": text} if result.is_error else json.loads(text)
+
+
+async def main() -> dict:
+    report: dict = {"bash_before": live_images("bash.exe")}
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "app", "serve", "--headless"], env={"COWORK_TERMINAL_BASH": BASH}
+    )
+    paths = AppPaths.from_environment()
+    async with Client(params, mode="legacy") as client:
+        report["echo"] = await call(client, {"command": "echo hello from busybox; uname -s"})
+
+        started = time.monotonic()
+        report["timeout"] = await call(client, {"command": "sleep 61 & sh -c 'sleep 62' & sleep 63", "timeout": 2000})
+        report["timeout_s"] = time.monotonic() - started
+        await anyio.sleep(1.0)
+        report["bash_after_timeout"] = live_images("bash.exe")
+
+        outcome: dict = {}
+
+        async def long_call() -> None:
+            outcome.update(await call(client, {"command": "sleep 64 & sleep 65"}))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(long_call)
+            with Journal.open(paths) as journal:
+                while not any(c.status is Status.RUNNING for c in journal.recent_commands(limit=1)):
+                    await anyio.sleep(0.05)
+                await anyio.sleep(0.5)
+                report["bash_while_running"] = live_images("bash.exe")
+                paused_at = time.monotonic()
+                journal.set_paused(True)
+        report["pause_stop_s"] = time.monotonic() - paused_at
+        report["paused"] = outcome
+        await anyio.sleep(1.0)
+        report["bash_after_pause"] = live_images("bash.exe")
+        report["refused_while_paused"] = await call(client, {"command": "echo should not run"})
+        with Journal.open(paths) as journal:
+            journal.set_paused(False)
+            report["rows"] = [{"command": c.command, "status": c.status.value, "reason": c.reason}
+                              for c in journal.recent_commands(limit=10)]
+        report["locks"] = sorted(p.name for p in paths.locks_dir.iterdir())
+    report["journal"] = str(paths.journal)
+    report["data_dir"] = str(paths.data_dir)
+    return report
+
+
+if __name__ == "__main__":
+    print(json.dumps(anyio.run(main)), flush=True)
