@@ -136,3 +136,11 @@ def test_frames_are_json_objects_with_an_op_and_a_size_limit() -> None:
             decode(bad)
     with pytest.raises(ProtocolError):
         encode({"op": "x", "data": "y" * MAX_FRAME_BYTES})
+
+
+def test_windows_paths_compare_without_case_and_others_exactly() -> None:
+    own = OwnFacts("S-1-5-21-1-2-3-1001", r"C:\Program Files\Cowork Terminal\cowork-terminal.exe", True,
+                   r"C:\Users\Ana\.cowork-terminal")
+    peer = PeerFacts(9, own.uid, r"c:\program files\cowork terminal\COWORK-TERMINAL.EXE")
+    assert tray_refusal(peer, own, r"c:\users\ana\.cowork-terminal", platform="win32") is None
+    assert tray_refusal(peer, own, own.data_dir, platform="linux") is not None

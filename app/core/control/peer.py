@@ -69,17 +69,26 @@ def runs_this_app(argv: tuple[str, ...]) -> bool:
     return False
 
 
-def tray_refusal(peer: PeerFacts, own: OwnFacts, hello_data_dir: object) -> str | None:
+def same_path(first: object, second: object, platform: str) -> bool:
+    """Paths as the OS compares them: Windows ignores case (and may spell the drive either way)."""
+    if not isinstance(first, str) or not isinstance(second, str):
+        return False
+    return first.casefold() == second.casefold() if platform == "win32" else first == second
+
+
+def tray_refusal(
+    peer: PeerFacts, own: OwnFacts, hello_data_dir: object, platform: str = sys.platform
+) -> str | None:
     """Why a server must not take orders from this peer as its tray; None when it may."""
     if peer.uid is None or peer.uid != own.uid:
         return f"the process at the tray's address belongs to another user ({peer.uid})"
     if peer.executable is None:
         return "the operating system did not tell which program is at the tray's address"
-    if peer.executable != own.executable:
+    if not same_path(peer.executable, own.executable, platform):
         return f"the process at the tray's address is not Cowork Terminal ({peer.executable})"
     if not own.frozen and not runs_this_app(peer.argv):
         return f"the process at the tray's address does not run Cowork Terminal ({' '.join(peer.argv)[:200]})"
-    if hello_data_dir != own.data_dir:
+    if not same_path(hello_data_dir, own.data_dir, platform):
         return f"the tray there keeps its data in another folder ({hello_data_dir})"
     return None
 
