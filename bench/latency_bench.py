@@ -1,14 +1,13 @@
 """Benchmark the promises the issues make in seconds: how fast the user's controls take effect.
 
 Run (Linux; a private Xvfb is started when DISPLAY is unset):
-    python bench/latency_bench.py [--runs 20] [--stops 5]
+    python bench/latency_bench.py [--runs 20]
 
 Measured, each against the issue's target, with medians quoted:
 - a pause asked of the tray (CLI, log window) reaching the tray icon and tooltip;
 - the log window showing a new command, a finished one, and a pause set elsewhere;
-- the user's Stop, and the pause switch, ending a running command tree in a headless `serve` with
-  no tray (which polls the journal): from the journal write to the model's result. The same for a
-  server bound to the tray, which pushes them: bench/channel_bench.py.
+How fast Stop and pause end a running command tree, before and after the tray channel, is measured
+in bench/channel_bench.py.
 The tests check that each of these happens; how fast is measured here, where a loaded machine
 cannot turn a figure into a failing build.
 """
@@ -16,7 +15,6 @@ cannot turn a figure into a failing build.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -36,7 +34,6 @@ from app.core.journal import Journal, Outcome, Status  # noqa: E402
 from app.core.paths import HOME_ENV, AppPaths  # noqa: E402
 
 FOLLOW_TARGET_S = 0.5  # icon, tooltip and window rows follow the journal "within half a second"
-STOP_TARGET_S = 1.0  # Stop ends the whole tree "within a second"
 GIVE_UP_S = 10.0
 
 
@@ -115,51 +112,15 @@ def window_follows(paths: AppPaths, runs: int) -> list[str]:
             row("log window follows a pause set elsewhere", paused, FOLLOW_TARGET_S)]
 
 
-async def stops(paths: AppPaths, runs: int) -> list[str]:
-    import anyio
-    from mcp import Client
-    from serve_bench import params
-
-    by_stop, by_pause = [], []
-    async with Client(params(os.environ[HOME_ENV]), mode="legacy") as client:
-        with Journal(paths) as journal:
-            for index in range(runs * 2):
-                result: dict = {}
-
-                async def call(result: dict = result) -> None:
-                    reply = await client.call_tool("execute_command", {"command": "sleep 30 & sleep 30"})
-                    result["ended"] = time.perf_counter()
-                    result["body"] = json.loads(reply.content[0].text)
-
-                async with anyio.create_task_group() as group:
-                    group.start_soon(call)
-                    while not journal.active_commands() or journal.active_commands()[0].status is not Status.RUNNING:
-                        await anyio.sleep(0.01)
-                    await anyio.sleep(0.2)  # let bash start both sleeps
-                    [running] = journal.active_commands()
-                    began = time.perf_counter()
-                    if index % 2 == 0:
-                        journal.request_stop(running.id)  # the log window's and the tray's Stop
-                    else:
-                        journal.set_paused(True)  # the pause switch
-                (by_stop if index % 2 == 0 else by_pause).append(result["ended"] - began)
-                assert result["body"]["exitCode"] is None, result["body"]
-                journal.set_paused(False)
-    return [row("Stop to the model's result, tree ended", by_stop, STOP_TARGET_S),
-            row("pause to the model's result, tree ended", by_pause, STOP_TARGET_S)]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--stops", type=int, default=5)
     args = parser.parse_args()
     xvfb = None
     if not os.environ.get("DISPLAY"):
         from log_window_open import start_xvfb
 
         xvfb, os.environ["DISPLAY"] = start_xvfb()
-    import anyio
 
     with tempfile.TemporaryDirectory() as folder:
         os.environ[HOME_ENV] = str(Path(folder) / "app-home")
@@ -169,12 +130,11 @@ def main() -> None:
         try:
             lines = tray_follows(paths, args.runs)
             lines += window_follows(paths, args.runs)
-            lines += anyio.run(stops, paths, args.stops)
         finally:
             if xvfb is not None:
                 xvfb.terminate()
     print(f"Machine: {platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    print(f"Command: python bench/latency_bench.py --runs {args.runs} --stops {args.stops}\n")
+    print(f"Command: python bench/latency_bench.py --runs {args.runs}\n")
     print("| measure | median / p95 / max | target (median) |")
     print("| --- | --- | --- |")
     print("\n".join(lines))

@@ -279,22 +279,32 @@ async def test_a_resume_asked_by_a_job_the_agent_left_behind_is_refused(home: Pa
     assert answer["error"].endswith(PAUSED_MESSAGE)
 
 
+async def cut_short(agent, act) -> dict:
+    """Start a command that would run for hours, do `act()` a second later, return what the model got."""
+    result: dict = {}
+    async with anyio.create_task_group() as group:
+
+        async def long() -> None:
+            result.update(await run(agent, {"command": "sleep 41000"}))
+
+        group.start_soon(long)
+        await anyio.sleep(1.0)
+        await act()
+        with anyio.fail_after(STOP_DEADLINE_S):
+            while not result:
+                await anyio.sleep(0.05)
+    return result
+
+
 async def test_commands_stop_within_moments_when_the_tray_dies_and_the_model_is_told_why(home: Path) -> None:
     async with connect(home, headless=False) as agent:
         with running_tray(home) as tray:
             await wait_until_bound(agent)
-            async with anyio.create_task_group() as group:
-                result: dict = {}
 
-                async def long() -> None:
-                    result.update(await run(agent, {"command": "sleep 41000"}))
-
-                group.start_soon(long)
-                await anyio.sleep(1.0)
+            async def kill() -> None:
                 tray.send_signal(signal.SIGKILL)
-                with anyio.fail_after(STOP_DEADLINE_S):
-                    while not result:
-                        await anyio.sleep(0.05)
+
+            result = await cut_short(agent, kill)
         assert "Cowork Terminal app stopped" in result["note"]
         assert result["exitCode"] is None
         refused = await run(agent, {"command": "echo after"})
@@ -410,19 +420,12 @@ async def test_quitting_the_tray_ends_what_runs_and_tells_the_model(home: Path) 
     async with connect(home, headless=False) as agent:
         with running_tray(home):
             await wait_until_bound(agent)
-            async with anyio.create_task_group() as group:
-                result: dict = {}
 
-                async def long() -> None:
-                    result.update(await run(agent, {"command": "sleep 41000"}))
-
-                group.start_soon(long)
-                await anyio.sleep(1.0)
+            async def quit_tray() -> None:
                 quit_ = await anyio.to_thread.run_sync(cli, home, "tray", "--quit")
                 assert quit_.returncode == 0, quit_.stderr
-                with anyio.fail_after(STOP_DEADLINE_S):
-                    while not result:
-                        await anyio.sleep(0.05)
+
+            result = await cut_short(agent, quit_tray)
     assert result["exitCode"] is None
     assert "Cowork Terminal app stopped" in result["note"]
 

@@ -14,29 +14,13 @@ import pytest
 
 from app.core.control.client import current_tray_state
 from app.core.paths import AppPaths
+from tests.clicks import ARMED_S, CONFIRM_TITLE, PROMPT_TITLE, press, shown_window
 from tests.desktop_env import wait_for
 from tests.stdio_client import STOP_DEADLINE_S, connect, run
 from tests.test_authority import cli, wait_until_held
 from tests.tray_process import running_tray
 
 pytestmark = [pytest.mark.gui, pytest.mark.anyio]
-ARMED_S = 1.3  # the windows' buttons arm after 1 s
-
-
-def xdotool(display: str, *args: str) -> str:
-    env = {**os.environ, "DISPLAY": display}
-    return subprocess.run(["xdotool", *args], env=env, capture_output=True, text=True, check=True,
-                          timeout=STOP_DEADLINE_S).stdout.strip()
-
-
-def window_named(display: str, name: str) -> str:
-    return xdotool(display, "search", "--sync", "--name", name).splitlines()[0]
-
-
-def press(display: str, window: str, *keys: str) -> None:
-    """Keys as from the keyboard: focus the window, then XTEST key events (not XSendEvent)."""
-    xdotool(display, "windowfocus", "--sync", window)
-    xdotool(display, "key", "--delay", "50", *keys)
 
 
 def test_a_cli_resume_changes_nothing_until_the_user_clicks_resume(home: Path, paths: AppPaths, display: str) -> None:
@@ -45,7 +29,7 @@ def test_a_cli_resume_changes_nothing_until_the_user_clicks_resume(home: Path, p
         env = {**os.environ, "COWORK_TERMINAL_HOME": str(home), "DISPLAY": display}
         asking = subprocess.Popen([sys.executable, "-m", "app", "resume"], env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
-        window = window_named(display, "Cowork Terminal: confirm")
+        window = shown_window(display, CONFIRM_TITLE)
         press(display, window, "Return", "KP_Enter")  # Enter never answers: no default button
         time.sleep(0.5)
         assert current_tray_state(paths)["paused"] is True, "nothing changes before a deliberate click"
@@ -63,7 +47,7 @@ def test_escape_in_the_confirm_window_keeps_the_pause(home: Path, paths: AppPath
         env = {**os.environ, "COWORK_TERMINAL_HOME": str(home), "DISPLAY": display}
         asking = subprocess.Popen([sys.executable, "-m", "app", "resume"], env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
-        press(display, window_named(display, "Cowork Terminal: confirm"), "Escape")
+        press(display, shown_window(display, CONFIRM_TITLE), "Escape")
         _out, err = asking.communicate(timeout=STOP_DEADLINE_S)
         assert asking.returncode != 0 and "You said no; nothing changed." in err
         assert current_tray_state(paths)["paused"] is True
@@ -84,7 +68,7 @@ async def test_a_click_on_allow_in_the_prompt_runs_the_held_command(
 
             group.start_soon(ask)
             await wait_until_held(paths)
-            window = await anyio.to_thread.run_sync(window_named, display, "approve a command")
+            window = await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)
             await anyio.sleep(ARMED_S)
             await anyio.to_thread.run_sync(lambda: press(display, window, "Tab", "space"))
             with anyio.fail_after(STOP_DEADLINE_S):

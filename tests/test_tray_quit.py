@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 import time
 from pathlib import Path
 from types import ModuleType
@@ -16,10 +14,10 @@ from app.core.control.wire import Channel
 from app.core.paths import AppPaths
 from app.ui import tray_platform
 from app.ui.tray import TrayApp
+from tests.clicks import CONFIRM_TITLE, click_yes, press, shown_window
 from tests.desktop_env import make_fake_desktop, wait_for
 
 pytestmark = pytest.mark.gui
-ARMED_S = 1.3
 
 
 @pytest.fixture
@@ -54,26 +52,16 @@ def closing_message(channel: Channel) -> str | None:
             return message["reason"]
 
 
-def keys(display: str, name: str, *pressed: str, wait_s: float = 0.0) -> None:
-    """Find the window, wait `wait_s` (for its buttons to arm), then type as a keyboard would."""
-    env = {**os.environ, "DISPLAY": display}
-    window = subprocess.run(["xdotool", "search", "--sync", "--name", name], env=env, capture_output=True,
-                            text=True, check=True, timeout=10).stdout.split()[0]
-    time.sleep(wait_s)
-    subprocess.run(["xdotool", "windowfocus", "--sync", window], env=env, check=True, timeout=10)
-    subprocess.run(["xdotool", "key", "--delay", "50", *pressed], env=env, check=True, timeout=10)
-
-
 def test_quit_from_the_menu_asks_first_while_a_command_runs_and_ends_it_after_yes(
     tray: TrayApp, paths: AppPaths, display: str
 ) -> None:
     server = a_running_command(paths)
     tray.pystray_item("quit")(tray.icon)
-    keys(display, "Cowork Terminal: confirm", "Escape")  # "Cancel"
+    press(display, shown_window(display, CONFIRM_TITLE), "Escape")  # "Cancel"
     time.sleep(0.5)
     assert not tray._quit.is_set(), "a No keeps the tray and the command"
     tray.pystray_item("quit")(tray.icon)
-    keys(display, "Cowork Terminal: confirm", "Tab", "space", wait_s=ARMED_S)  # "Stop and quit"
+    click_yes(display, CONFIRM_TITLE)  # "Stop and quit"
     wait_for(tray._quit.is_set)
     tray.shutdown()
     assert closing_message(server) == "Cowork Terminal (the app) stopped", "servers are told to end what runs"
