@@ -23,12 +23,17 @@ from tests.tray_process import running_tray
 pytestmark = [pytest.mark.gui, pytest.mark.anyio]
 
 
+def pause_then_ask_to_resume(home: Path, display: str) -> subprocess.Popen:
+    """`cowork-terminal pause` (at once), then `cowork-terminal resume`, which waits for the click."""
+    assert cli(home, "pause").returncode == 0
+    env = {**os.environ, "COWORK_TERMINAL_HOME": str(home), "DISPLAY": display}
+    return subprocess.Popen([sys.executable, "-m", "app", "resume"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
 def test_a_cli_resume_changes_nothing_until_the_user_clicks_resume(home: Path, paths: AppPaths, display: str) -> None:
     with running_tray(home, display=display):
-        assert cli(home, "pause").returncode == 0
-        env = {**os.environ, "COWORK_TERMINAL_HOME": str(home), "DISPLAY": display}
-        asking = subprocess.Popen([sys.executable, "-m", "app", "resume"], env=env, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True)
+        asking = pause_then_ask_to_resume(home, display)
         window = shown_window(display, CONFIRM_TITLE)
         press(display, window, "Return", "KP_Enter")  # Enter never answers: no default button
         time.sleep(0.5)
@@ -43,10 +48,7 @@ def test_a_cli_resume_changes_nothing_until_the_user_clicks_resume(home: Path, p
 
 def test_escape_in_the_confirm_window_keeps_the_pause(home: Path, paths: AppPaths, display: str) -> None:
     with running_tray(home, display=display):
-        assert cli(home, "pause").returncode == 0
-        env = {**os.environ, "COWORK_TERMINAL_HOME": str(home), "DISPLAY": display}
-        asking = subprocess.Popen([sys.executable, "-m", "app", "resume"], env=env, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True)
+        asking = pause_then_ask_to_resume(home, display)
         press(display, shown_window(display, CONFIRM_TITLE), "Escape")
         _out, err = asking.communicate(timeout=STOP_DEADLINE_S)
         assert asking.returncode != 0 and "You said no; nothing changed." in err
