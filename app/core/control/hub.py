@@ -407,7 +407,9 @@ class Hub:
                 self.decide(command_id, allowed=True, by=rule)
             else:
                 self.on_holds()
-        self.on_change()
+            self.on_change()
+        # Plain rows wake nobody: the tray's icon follows them at its next poll (a quarter second),
+        # and waking its monitor for each row would make every call wait for the journal's lock.
         return {"id": command_id}
 
     def _started(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
@@ -417,7 +419,6 @@ class Hub:
                 raise RequestError("host access is paused")
             self.journal.mark_started(command_id)
             self._wrote()
-        self.on_change()
         return {}
 
     def _finish(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
@@ -432,7 +433,7 @@ class Hub:
             was_held = self.holds.pop(command_id, None) is not None
         if was_held:
             self.on_holds()
-        self.on_change()
+            self.on_change()
         return {}
 
     def _client(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
@@ -713,10 +714,10 @@ class Hub:
             return result
 
     def _wrote(self) -> None:
-        """After each of our own writes (under the lock): not someone else's change."""
+        """After each of our own writes (under the lock). Our own commits never move our
+        connection's data_version, so there is nothing to re-read: only others' writes move it."""
         self.writes += 1
         self._problem_told = None
-        self._seen_version = self.journal.data_version()
 
 
 def describe_changes(before: ControlState, after: ControlState) -> str:
