@@ -8,6 +8,7 @@ layer turns `CommandRefused` into an error result the model reads.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -58,6 +59,8 @@ from app.core.shell_session import (
     SessionResult,
     ShellSession,
 )
+
+log = logging.getLogger(__name__)
 
 INTERRUPT_SETTLE_S = 5.0  # at most, for the interrupted command to end (it returns as soon as it does)
 WATCH_INTERVAL_S = 0.2  # how often a busy headless server looks for pause and Stop in the journal
@@ -162,6 +165,14 @@ class CommandService:
             raise CommandRefused(str(refused)) from None
 
     def _journal_refusal(self, request: ExecuteRequest, reason: str, tool: str) -> None:
+        """Journal a call that did not run. One that cannot be journaled (a full disk) is still
+        refused, with its own reason: only what runs must be recorded first."""
+        try:
+            self._journal_refused_row(request, reason, tool)
+        except CoworkError as problem:
+            log.warning("a refused call could not be journaled: %s", problem)
+
+    def _journal_refused_row(self, request: ExecuteRequest, reason: str, tool: str) -> None:
         env_keys = list(request.env) if isinstance(request.env, Mapping) else []
         self._journal_row(
             command=request.command if isinstance(request.command, str) else repr(request.command),
@@ -171,6 +182,16 @@ class CommandService:
             status=Status.REFUSED,
             reason=reason,
         )
+
+    def journal_refused_arguments(
+        self, tool: str, text: object, arguments: Mapping[str, object], reason: str
+    ) -> None:
+        """A call refused at its arguments, before anything else (command_request.check_arguments);
+        the journal keeps a bounded, storable copy of what was sent."""
+        request = ExecuteRequest(
+            command="" if text is None else text, cwd=arguments.get("cwd"), env=arguments.get("env")
+        )
+        self._journal_refusal(request, reason, tool)
 
     def check_allowed(self) -> None:
         """Raise CommandRefused when the user's rules say no command may run now."""
