@@ -123,7 +123,7 @@ def read_only_home(tmpfs: Path) -> Path:
     return home
 
 
-ENTRY_POINTS = [("status",), ("pause",), ("resume",), ("log",), ("tray",)]
+ENTRY_POINTS = [("status",), ("pause",), ("log",), ("stop", "1"), ("tray",)]  # resume asks the tray only
 
 
 @LINUX_ROOT
@@ -199,7 +199,8 @@ def test_on_a_full_disk_calls_are_refused_in_words_and_pause_still_works(tmpfs: 
         assert "Host access: PAUSED" in status.stdout and "Traceback" not in status.stderr
 
         filler.unlink()
-        assert cli(home, "resume").returncode == 0
+        with Journal(AppPaths(home, home / "logs")) as journal:  # as the user's click in the app would
+            journal.set_paused(False)
         assert json.loads(server.call("execute_command", '{"command": "echo after"}'))["stdout"] == "after\n"
         server.process.stdin.close()
         assert server.wait(STOP_DEADLINE_S) == 0
