@@ -110,3 +110,27 @@ def test_serve_loads_neither_the_classifier_rules_nor_tree_sitter_nor_other_comm
     for later in ("tree_sitter", "app.core.classifier.analyzer", "app.cli.journal_commands",
                   "app.cli.client_commands", "app.cli.desktop_commands", "app.core.supervisor"):
         assert later not in loaded, f"{later} is loaded before the handshake"
+
+
+@POSIX_ONLY
+def test_a_tray_bound_server_told_to_stop_is_exited_with_its_client_named_and_the_tray_lives_on(home: Path) -> None:
+    from tests.tray_process import running_tray
+
+    with running_tray(home) as tray:
+        server = RawServer(home)  # not headless: bound to the tray, which writes its row
+        try:
+            server.initialize(client="claude-code", version="2.1.0")
+            deadline = time.monotonic() + STOP_DEADLINE_S
+            while time.monotonic() < deadline and not [s for s in servers(home) if s.client_name]:
+                time.sleep(0.05)
+            server.process.send_signal(signal.SIGTERM)
+            assert server.wait(STOP_DEADLINE_S) == 0
+            while time.monotonic() < deadline and servers(home)[0].state == "live":
+                time.sleep(0.05)
+            [row] = servers(home)
+            assert row.state == "exited" and row.client_label == "claude-code 2.1.0"
+            assert tray.poll() is None
+        finally:
+            server.close()
+    log = (home.parent / "tray.log").read_text(errors="replace")
+    assert "server crashed" not in log.lower()
