@@ -138,3 +138,23 @@ def test_a_refused_five_megabyte_command_keeps_a_few_kilobytes_in_the_journal(ho
     assert row.command.startswith("echo xxx") and "of 5,000,005 bytes kept" in row.command
     after = sum(f.stat().st_size for f in journal_files if f.exists())
     assert after - before < 256 * 1024, f"the journal grew by {after - before:,} bytes"
+
+
+def test_a_refused_five_megabyte_command_reaches_the_trays_journal_bounded_and_the_server_keeps_its_tray(
+    home: Path,
+) -> None:
+    from tests.tray_process import running_tray
+
+    with running_tray(home):
+        bound = RawServer(home)  # not headless: the tray writes its rows
+        try:
+            bound.initialize()
+            answer = bound.call("execute_command", json.dumps({"command": "echo " + "y" * 5_000_000}))
+            assert answer is not None and "the limit is 102,400 bytes" in answer
+            after = bound.call("execute_command", '{"command": "echo still bound"}')
+            assert after is not None and json.loads(after)["stdout"] == "still bound\n"
+        finally:
+            bound.close()
+    refused = [r for r in rows(home) if r.status is Status.REFUSED]
+    assert [len(r.command) < REFUSED_TEXT_KEEP_CHARS + 200 for r in refused] == [True]
+    assert "of 5,000,005 bytes kept" in refused[0].command

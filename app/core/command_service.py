@@ -38,7 +38,7 @@ from app.core.control.authority import NotRecorded, ServerAuthority
 from app.core.control.hub import command_digest
 from app.core.errors import CoworkError
 from app.core.executor import CommandSpec, ExecutionResult, StopSignal, run_command
-from app.core.journal import Journal, Outcome, Status
+from app.core.journal import Journal, Outcome, Status, bounded, storable
 from app.core.messages import (
     APP_GONE_STOP_REASON,
     CANCEL_REASON,
@@ -174,9 +174,11 @@ class CommandService:
 
     def _journal_refused_row(self, request: ExecuteRequest, reason: str, tool: str) -> None:
         env_keys = list(request.env) if isinstance(request.env, Mapping) else []
+        command = request.command if isinstance(request.command, str) else repr(request.command)
+        # Bounded here already, so that a refused 5 MB command is not sent whole to the tray either.
         self._journal_row(
-            command=request.command if isinstance(request.command, str) else repr(request.command),
-            cwd=request.cwd if isinstance(request.cwd, str) else None,
+            command=bounded(storable(command)),
+            cwd=bounded(storable(request.cwd)) if isinstance(request.cwd, str) else None,
             env_keys=[str(k) for k in env_keys],
             tool=tool,
             status=Status.REFUSED,

@@ -43,6 +43,7 @@ TRUNCATED = "the file is shorter than its header says (truncated)"
 # of a refused 5 MB command would let any model fill the disk (once in the WAL, once in the file).
 REFUSED_TEXT_KEEP_CHARS = 4096
 REFUSED_ENV_KEYS_KEPT = 50
+BOUNDED_NOTE_CHARS = 100  # room for bounded()'s note: text this close to the limit is kept whole
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024  # the WAL is cut back to this after a checkpoint
 
@@ -245,8 +246,9 @@ def storable(text: str) -> str:
 
 
 def bounded(text: str, keep_chars: int = REFUSED_TEXT_KEEP_CHARS) -> str:
-    """The head of `text`, with a note of its full size when it was longer."""
-    if len(text) <= keep_chars:
+    """The head of `text`, with a note of its full size when it was longer. Bounding twice keeps the
+    first note (a server bounds a refusal before sending it to the tray, whose journal bounds too)."""
+    if len(text) <= keep_chars + BOUNDED_NOTE_CHARS:
         return text
     size = len(text.encode("utf-8", "surrogatepass"))
     return f"{text[:keep_chars]}\n[... only the first {keep_chars:,} characters of {size:,} bytes kept ...]"
