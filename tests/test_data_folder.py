@@ -164,7 +164,7 @@ def test_a_data_folder_that_cannot_be_created_is_explained(tmp_path: Path) -> No
 
 def fill(disk: Path) -> Path:
     filler = disk / "filler"
-    with open(filler, "wb") as out:
+    with open(filler, "wb", buffering=0) as out:  # unbuffered: nothing left to flush at close
         try:
             while True:
                 out.write(b"\0" * 65536)
@@ -248,3 +248,14 @@ def test_an_old_journal_without_a_pause_file_keeps_its_pause(home: Path) -> None
     with Journal(AppPaths(home, home / "logs")) as journal:
         assert journal.is_paused()
     assert pause_file.read(home / "pause") is True, "the file is allocated from the setting while there is room"
+
+
+def test_a_pause_that_reached_only_the_pause_file_is_kept_by_the_tray_that_starts_next(home: Path) -> None:
+    from app.core.control.client import current_tray_state
+    from tests.tray_process import running_tray
+
+    make_journal(home, commands=1)
+    pause_file.write(home / "pause", True)  # as `pause` does on a full disk with no tray
+    with running_tray(home):
+        state = current_tray_state(AppPaths.from_environment())
+    assert state is not None and state["paused"] is True

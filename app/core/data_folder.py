@@ -24,8 +24,12 @@ CORRUPT_SQLITE_TEXT = ("file is not a database", "database disk image is malform
 READ_ONLY_SQLITE_TEXT = ("readonly database", "unable to open database file", "read-only")
 
 
-class DataFolderError(CoworkError):
-    """The data folder cannot hold the journal right now; the text says why and what to do."""
+class DataFolderError(CoworkError, sqlite3.OperationalError):
+    """The data folder cannot hold the journal right now; the text says why and what to do.
+
+    Also an `sqlite3.OperationalError`, which is what the journal raised for these before: code
+    that handles a failed write that way (the tray's hub answers its servers with the reason) still
+    does, and now has words to pass on."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)

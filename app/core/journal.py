@@ -37,6 +37,7 @@ DEFAULT_RETENTION_DAYS = 30
 DEFAULT_MAX_COMMANDS = 100_000
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 DAY_S = 86_400.0
+PAUSED_SETTING = "paused"  # kept in the settings table and in the pause file (core/pause_file)
 JOURNAL_REPLACED_SETTING = "journal.replaced"  # the last damaged journal moved aside (data_folder.Replacement)
 TRUNCATED = "the file is shorter than its header says (truncated)"
 # A refused command never ran, so its row needs only enough text to recognise it: the whole text
@@ -303,7 +304,7 @@ class Journal:
         if self.replaced is not None:
             self._tell_replaced(self.replaced)
         with suppress(OSError):  # a read-only folder: reading works, and a pause says why it cannot be set
-            pause_file.ensure(paths.pause_file, bool(self.get_setting("paused", False)))
+            pause_file.ensure(paths.pause_file, bool(self._stored_setting(PAUSED_SETTING, False)))
 
     def _connect(self, check_same_thread: bool) -> None:
         damage = self._damage_before_open()
@@ -495,10 +496,24 @@ class Journal:
     # -- settings ---------------------------------------------------------------------------
 
     def get_setting(self, key: str, default: Any = None) -> Any:
+        """A setting's value. `paused` has two homes (see `is_paused`): reading it reads both."""
+        if key == PAUSED_SETTING:
+            return self.is_paused()
+        return self._stored_setting(key, default)
+
+    def _stored_setting(self, key: str, default: Any = None) -> Any:
         row = self._db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
         return default if row is None else json.loads(row["value"])
 
     def set_setting(self, key: str, value: Any) -> None:
+        """Store a setting. `paused` goes through `set_paused`, so that whoever writes the switch
+        (the tray's hub writes all its settings in one loop) keeps both of its homes in step."""
+        if key == PAUSED_SETTING:
+            self.set_paused(bool(value))
+            return
+        self._store_setting(key, value)
+
+    def _store_setting(self, key: str, value: Any) -> None:
         with self._write() as db:
             db.execute(
                 "INSERT INTO settings(key, value, updated_at) VALUES (?, ?, ?) "
@@ -510,7 +525,7 @@ class Journal:
         """Paused when either copy says so: the pause file (which can be set on a full disk) or the
         setting (which a process from before the file existed may have set). Pausing needs one
         of them; resuming must clear both, so on a full disk the pause holds until there is room."""
-        return pause_file.read(self.paths.pause_file) is True or bool(self.get_setting("paused", False))
+        return pause_file.read(self.paths.pause_file) is True or bool(self._stored_setting(PAUSED_SETTING, False))
 
     def set_paused(self, paused: bool) -> None:
         """The user's pause switch. Servers notice within their poll interval and stop what runs.
@@ -520,12 +535,12 @@ class Journal:
         if paused:
             self._write_pause_file(True)
             try:
-                self.set_setting("paused", True)
+                self._store_setting(PAUSED_SETTING, True)
             except data_folder.DataFolderError as problem:
                 if problem.kind != data_folder.FULL:
                     raise
             return
-        self.set_setting("paused", False)
+        self._store_setting(PAUSED_SETTING, False)
         self._write_pause_file(False)
 
     def _write_pause_file(self, paused: bool) -> None:
