@@ -508,8 +508,11 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
         # MCPServer.run("stdio") offers no way in for the signals and the repaired lines: its own
         # run_stdio_async is these same calls around the low-level server.
         anyio.run(stdio_transport.serve_stdio, server._lowlevel_server, stopped)
-    except stdio_transport.ServerStopped as stop:  # during start-up, before serving began
-        stopped(stop.signal_name)
+    except BaseException as problem:  # a stop signal during start-up, before serving began
+        name = stdio_transport.stop_signal_in(problem)
+        if name is None:
+            raise
+        stopped(name)
     finally:
         leave()
         journal.close()
@@ -528,6 +531,9 @@ def serve_unavailable(reason: str, tools: str) -> int:
     try:
         server = build_server(lambda: ServiceUnavailable(reason), tools=tools)
         anyio.run(stdio_transport.serve_stdio, server._lowlevel_server, stopped)
-    except stdio_transport.ServerStopped as stop:
-        stopped(stop.signal_name)
+    except BaseException as problem:
+        name = stdio_transport.stop_signal_in(problem)
+        if name is None:
+            raise
+        stopped(name)
     return 0

@@ -195,20 +195,39 @@ def signals_cancel(stop: Callable[[str], None]) -> Iterator[None]:
 async def serve_stdio(lowlevel_server: Any, on_stopped: Callable[[str], NoReturn]) -> None:
     """Serve until stdin ends, or until a stop signal arrives: then `on_stopped(name)`.
 
-    `on_stopped` runs inside the stdio transport: leaving it would wait for its stdin reader, a
-    thread blocked on a read that only the client can end, so `on_stopped` ends the process.
+    The loop takes the signals over first thing, so a signal that comes while the transport
+    starts is kept and acted on as soon as serving begins. `on_stopped` runs inside the stdio
+    transport: leaving it would wait for its stdin reader, a thread blocked on a read that only the
+    client can end, so `on_stopped` ends the process.
     """
-    async with stdio_server() as (read_stream, write_stream):
-        stopped_by: list[str] = []
-        with anyio.CancelScope() as serving:
+    stopped_by: list[str] = []
+    serving: list[anyio.CancelScope] = []
 
-            def stop(name: str) -> None:
-                stopped_by.append(name)
-                serving.cancel()
+    def stop(name: str) -> None:
+        stopped_by.append(name)
+        for scope in serving:
+            scope.cancel()
 
-            with signals_cancel(stop):
+    with signals_cancel(stop):
+        async with stdio_server() as (read_stream, write_stream):
+            with anyio.CancelScope() as scope:
+                serving.append(scope)
+                if stopped_by:
+                    scope.cancel()
                 await lowlevel_server.run(
                     RepairingReader(read_stream), write_stream, lowlevel_server.create_initialization_options()
                 )
-        if stopped_by:
-            on_stopped(stopped_by[0])
+            if stopped_by:
+                on_stopped(stopped_by[0])
+
+
+def stop_signal_in(problem: BaseException) -> str | None:
+    """The stop signal behind `problem`, also inside an exception group (a signal that came while
+    the event loop started, before it took the signals over); None when there is none."""
+    if isinstance(problem, ServerStopped):
+        return problem.signal_name
+    for inner in getattr(problem, "exceptions", ()):
+        found = stop_signal_in(inner)
+        if found:
+            return found
+    return None
