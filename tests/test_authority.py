@@ -146,8 +146,9 @@ for _ in range(40):
                 refused = await run(agent, {"command": "echo still here"})
                 assert refused.get("error", "").endswith(PAUSED_MESSAGE), refused
                 await anyio.sleep(0.5)
-            with Journal(paths) as journal:
-                assert journal.get_setting("paused") is False, "the loop did write the file"
+            with sqlite3.connect(paths.journal) as db:  # the row itself (Journal also reads the pause file)
+                [(stored,)] = db.execute("SELECT value FROM settings WHERE key = 'paused'").fetchall()
+            assert stored == "false", "the loop did write the file"
             status = cli(home, "status")
             assert "Host access: PAUSED" in status.stdout
 

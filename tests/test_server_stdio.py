@@ -218,9 +218,9 @@ BAD_INPUTS = [
     ({"command": "ls /", "env": {"BASH_FUNC_ls%%": "() { touch /tmp/pwned; }"}}, "may not set BASH_FUNC_ls%%"),
     ({"command": "true", "env": {"BASH_ENV": "/tmp/x.sh"}}, "may not set BASH_ENV"),
     ({"command": "true", "env": {"LD_PRELOAD": "/tmp/x.so"}}, "may not set LD_PRELOAD"),
-    ({"command": "echo hi", "timeout": 0}, "`timeout` must be between 1 and 600000"),
-    ({"command": "echo hi", "timeout": -5}, "`timeout` must be between 1"),
-    ({"command": "echo hi", "timeout": 10**12}, "`timeout` must be between 1"),
+    ({"command": "echo hi", "timeout": 0}, "`timeout` must be a number of milliseconds between 1 and 600000 (got 0)"),
+    ({"command": "echo hi", "timeout": -5}, "`timeout` must be a number of milliseconds between 1"),
+    ({"command": "echo hi", "timeout": 10**12}, "For longer work, start it in the background"),
     ({"command": "echo " + "x" * 3_000_000}, "the limit is 102,400 bytes"),
 ]
 

@@ -71,6 +71,8 @@ def run_tray(args: argparse.Namespace) -> int:
         from app.ui.tray import run_tray as run_tray_app  # pystray and PIL: only for the tray itself
 
         return run_tray_app(paths, lock)
+    except CoworkError:  # a full disk, a read-only folder: the CLI says it in words, no traceback
+        raise
     except Exception:  # the top of the tray process: a windowed app has no stderr, so log it
         logging.getLogger(__name__).exception("the tray app failed")
         raise

@@ -8,14 +8,16 @@ import sys
 import time
 from datetime import datetime
 
-from app.core import liveness
+from app.core import liveness, pause_file
 from app.core.control.client import current_tray_state, request_change
+from app.core.data_folder import FULL, DataFolderError
 from app.core.errors import UsageError
 from app.core.journal import CommandRecord, Journal, Status
 from app.core.output_files import OUTPUT_RETENTION_DAYS, outputs_size
 from app.core.paths import AppPaths
 
 FOLLOW_POLL_S = 0.25
+PAUSED_NOTE = "Host access is PAUSED: new commands are refused."
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,9 +47,21 @@ def set_pause(paused: bool) -> int:
     if paused:
         def without_tray(journal: Journal) -> str:
             journal.set_paused(True)
-            return "Host access is PAUSED: new commands are refused."
+            return PAUSED_NOTE
 
-        print(request_change(paths, "pause", without_tray=without_tray))
+        try:
+            print(request_change(paths, "pause", without_tray=without_tray))
+        except DataFolderError as problem:
+            if problem.kind != FULL:
+                raise
+            # No tray, and the journal cannot even be opened on a full disk: the pause file needs no
+            # free space, and headless servers read it (Journal.is_paused).
+            try:
+                pause_file.write(paths.pause_file, True)
+            except OSError:
+                raise problem from None
+            print(f"Note: {problem}", file=sys.stderr)
+            print(PAUSED_NOTE)
         return 0
     print(request_change(paths, "resume", without_tray=None, announce=print))
     return 0
@@ -64,8 +78,16 @@ def run_stop(args: argparse.Namespace) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    tray_state = current_tray_state(AppPaths.from_environment())
-    with Journal.open() as journal:
+    paths = AppPaths.from_environment()
+    tray_state = current_tray_state(paths)
+    try:
+        journal = Journal.open(paths)
+    except DataFolderError:
+        held = tray_state["paused"] if tray_state else pause_file.read(paths.pause_file)  # readable still
+        if held is not None:
+            print(f"Host access: {'PAUSED' if held else 'on'}")
+        raise
+    with journal:
         servers = journal.servers()
         info = {
             "paused": tray_state["paused"] if tray_state else journal.is_paused(),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sqlite3
 import sys
 from collections.abc import Sequence
 
@@ -25,7 +26,10 @@ COMMAND_MODULES = (
 DEFAULT_COMMAND = "tray"
 
 
-def build_parser() -> argparse.ArgumentParser:
+SERVE_MODULES = ("app.cli.server_commands",)
+
+
+def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cowork-terminal",
         description="Let an AI agent run commands on this computer while you stay in charge. "
@@ -33,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMAND_MODULES:
+    for module_name in modules:
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
@@ -45,8 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     args_list = list(sys.argv[1:] if argv is None else argv)
+    # `serve` starts every time Claude connects, and the handshake waits for it: it loads only its
+    # own command module, not the other groups' (their help is not needed to serve).
+    serving = args_list[:1] == ["serve"] and not {"-h", "--help"} & set(args_list)
+    parser = build_parser(SERVE_MODULES if serving else COMMAND_MODULES)
     args = parser.parse_args(args_list or [DEFAULT_COMMAND])
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)
@@ -56,5 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CoworkError as exc:
         print(f"cowork-terminal: {exc}", file=sys.stderr)
         return exc.exit_code
+    except sqlite3.Error as exc:  # damage SQLite found only while reading (the journal is checked at open)
+        print(f"cowork-terminal: the activity journal could not be read or written ({exc}).", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130

@@ -68,4 +68,6 @@ def configure(paths: AppPaths, name: str, *, level: int = logging.INFO, echo_to_
         setattr(handler, _HANDLER_MARK, True)
         root.addHandler(handler)
     root.setLevel(level)
+    # A log line that cannot be written (a full disk) is dropped, not printed as a traceback.
+    logging.raiseExceptions = False
     return path

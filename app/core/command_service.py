@@ -8,6 +8,7 @@ layer turns `CommandRefused` into an error result the model reads.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -37,7 +38,7 @@ from app.core.control.authority import NotRecorded, ServerAuthority
 from app.core.control.hub import command_digest
 from app.core.errors import CoworkError
 from app.core.executor import CommandSpec, ExecutionResult, StopSignal, run_command
-from app.core.journal import Journal, Outcome, Status
+from app.core.journal import Journal, Outcome, Status, bounded, storable
 from app.core.messages import (
     APP_GONE_STOP_REASON,
     CANCEL_REASON,
@@ -58,6 +59,8 @@ from app.core.shell_session import (
     SessionResult,
     ShellSession,
 )
+
+log = logging.getLogger(__name__)
 
 INTERRUPT_SETTLE_S = 5.0  # at most, for the interrupted command to end (it returns as soon as it does)
 WATCH_INTERVAL_S = 0.2  # how often a busy headless server looks for pause and Stop in the journal
@@ -162,15 +165,35 @@ class CommandService:
             raise CommandRefused(str(refused)) from None
 
     def _journal_refusal(self, request: ExecuteRequest, reason: str, tool: str) -> None:
+        """Journal a call that did not run. One that cannot be journaled (a full disk) is still
+        refused, with its own reason: only what runs must be recorded first."""
+        try:
+            self._journal_refused_row(request, reason, tool)
+        except CoworkError as problem:
+            log.warning("a refused call could not be journaled: %s", problem)
+
+    def _journal_refused_row(self, request: ExecuteRequest, reason: str, tool: str) -> None:
         env_keys = list(request.env) if isinstance(request.env, Mapping) else []
+        command = request.command if isinstance(request.command, str) else repr(request.command)
+        # Bounded here already, so that a refused 5 MB command is not sent whole to the tray either.
         self._journal_row(
-            command=request.command if isinstance(request.command, str) else repr(request.command),
-            cwd=request.cwd if isinstance(request.cwd, str) else None,
+            command=bounded(storable(command)),
+            cwd=bounded(storable(request.cwd)) if isinstance(request.cwd, str) else None,
             env_keys=[str(k) for k in env_keys],
             tool=tool,
             status=Status.REFUSED,
             reason=reason,
         )
+
+    def journal_refused_arguments(
+        self, tool: str, text: object, arguments: Mapping[str, object], reason: str
+    ) -> None:
+        """A call refused at its arguments, before anything else (command_request.check_arguments);
+        the journal keeps a bounded, storable copy of what was sent."""
+        request = ExecuteRequest(
+            command="" if text is None else text, cwd=arguments.get("cwd"), env=arguments.get("env")
+        )
+        self._journal_refusal(request, reason, tool)
 
     def check_allowed(self) -> None:
         """Raise CommandRefused when the user's rules say no command may run now."""

@@ -7,19 +7,27 @@ in WAL mode lets several servers write while readers read; each write is one sho
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import logging
 import os
+import re
+import secrets
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from app.core import liveness
+from app.core import data_folder, liveness, pause_file
+from app.core.data_folder import Replacement
 from app.core.paths import PRIVATE_FILE_MODE, AppPaths, make_private_file
+
+log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_S = 10.0
 LOCKED_RETRY_S = 0.02
@@ -29,6 +37,16 @@ DEFAULT_RETENTION_DAYS = 30
 DEFAULT_MAX_COMMANDS = 100_000
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 DAY_S = 86_400.0
+PAUSED_SETTING = "paused"  # kept in the settings table and in the pause file (core/pause_file)
+JOURNAL_REPLACED_SETTING = "journal.replaced"  # the last damaged journal moved aside (data_folder.Replacement)
+TRUNCATED = "the file is shorter than its header says (truncated)"
+# A refused command never ran, so its row needs only enough text to recognise it: the whole text
+# of a refused 5 MB command would let any model fill the disk (once in the WAL, once in the file).
+REFUSED_TEXT_KEEP_CHARS = 4096
+REFUSED_ENV_KEYS_KEPT = 50
+BOUNDED_NOTE_CHARS = 100  # room for bounded()'s note: text this close to the limit is kept whole
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024  # the WAL is cut back to this after a checkpoint
 
 
 class Status(str, Enum):
@@ -219,6 +237,36 @@ def preview(data: bytes) -> str:
     return f"{head}\n[... {dropped} bytes not kept in the journal ...]\n{tail}"
 
 
+def storable(text: str) -> str:
+    """`text` as SQLite can store it: a lone surrogate (no UTF-8 form) becomes U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return LONE_SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def bounded(text: str, keep_chars: int = REFUSED_TEXT_KEEP_CHARS) -> str:
+    """The head of `text`, with a note of its full size when it was longer. Bounding twice keeps the
+    first note (a server bounds a refusal before sending it to the tray, whose journal bounds too)."""
+    if len(text) <= keep_chars + BOUNDED_NOTE_CHARS:
+        return text
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return f"{text[:keep_chars]}\n[... only the first {keep_chars:,} characters of {size:,} bytes kept ...]"
+
+
+def _truncation(db: sqlite3.Connection, path: Path) -> str | None:
+    """Why the file is shorter than its own header says (truncated), checked without reading every
+    page; SQLite finds other damage itself when it reads. None when it is whole."""
+    wal = Path(f"{path}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        return None  # the WAL may hold pages beyond the end of the file
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    page_size = db.execute("PRAGMA page_size").fetchone()[0]
+    size = path.stat().st_size
+    return f"{TRUNCATED} ({size:,} of {pages * page_size:,} bytes)" if size < pages * page_size else None
+
+
 def _retry_while_locked(step: Callable[[], object]) -> None:
     """Run a set-up step that SQLite does not wait for: switching a new file to WAL, or its first
     migration, fails at once with "database is locked" while another process does the same (two
@@ -240,34 +288,135 @@ class Journal:
     def __init__(
         self, paths: AppPaths, *, check_same_thread: bool = True, busy_timeout_s: float = BUSY_TIMEOUT_S
     ) -> None:
-        self.paths = paths.ensure()
+        """Open the journal; a damaged one is moved aside for a new one (`self.replaced` says so),
+        and a data folder that cannot hold it raises DataFolderError with the reason in words."""
+        self.paths = paths
+        self._busy_timeout_s = busy_timeout_s
         self.path = paths.journal
+        self.replaced: Replacement | None = None
+        try:
+            paths.ensure()
+            self._connect(check_same_thread)
+        except OSError as exc:
+            raise data_folder.explain_os_error(paths.data_dir, exc) or exc from None
+        except sqlite3.Error as exc:
+            raise data_folder.explain_sqlite_error(paths.data_dir, exc) or exc from None
+        if self.replaced is not None:
+            self._tell_replaced(self.replaced)
+        with suppress(OSError):  # a read-only folder: reading works, and a pause says why it cannot be set
+            pause_file.ensure(paths.pause_file, bool(self._stored_setting(PAUSED_SETTING, False)))
+
+    def _connect(self, check_same_thread: bool) -> None:
+        damage = self._damage_before_open()
+        if damage:
+            self._replace(damage)
         if not self.path.exists():
             from app.core import data_migration  # Windows: the folder an older version used, once
 
-            data_migration.migrate_if_needed(paths)
+            data_migration.migrate_if_needed(self.paths)
         if not self.path.exists():
-            make_private_file(self.path)
-        elif os.name == "posix":
+            self._create()
+        self._db = self._open_connection(check_same_thread)
+        try:
+            self._prepare()
+            damage = _truncation(self._db, self.path)
+            if damage:
+                raise sqlite3.DatabaseError(damage)
+        except sqlite3.DatabaseError as exc:
+            if not data_folder.is_corrupt(exc) and not str(exc).startswith(TRUNCATED):
+                self._db.close()
+                raise
+            self._db.close()
+            self._replace(str(exc))
+            self._create()
+            self._db = self._open_connection(check_same_thread)
+            self._prepare()
+
+    def _open_connection(self, check_same_thread: bool) -> sqlite3.Connection:
+        if os.name == "posix":
             # chmod, never open+close: closing any descriptor of the database drops every POSIX lock
             # this process holds on it, including those of its other open connections; another
             # process then thinks it closes the last connection and deletes the WAL under them.
             os.chmod(self.path, PRIVATE_FILE_MODE)
-        self._db = sqlite3.connect(
+        db = sqlite3.connect(
             self.path,
-            timeout=busy_timeout_s,
+            timeout=self._busy_timeout_s,
             isolation_level=None,  # we open transactions ourselves, short and explicit
             check_same_thread=check_same_thread,
         )
-        self._db.row_factory = sqlite3.Row
+        db.row_factory = sqlite3.Row
+        return db
+
+    def _prepare(self) -> None:
         _retry_while_locked(lambda: self._db.execute("PRAGMA journal_mode=WAL"))
         self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT_BYTES}")
         self._db.execute("PRAGMA foreign_keys=ON")
         _retry_while_locked(self._migrate)
         for suffix in ("-wal", "-shm"):
             sidecar = Path(f"{self.path}{suffix}")
             if sidecar.exists() and os.name == "posix":
                 os.chmod(sidecar, 0o600)
+
+    def _damage_before_open(self) -> str | None:
+        """An emptied journal: SQLite would silently take it for a new one. A journal is never
+        empty otherwise, since `_create` builds it whole under another name first."""
+        try:
+            empty = self.path.stat().st_size == 0
+        except FileNotFoundError:
+            return None
+        return "emptied to 0 bytes" if empty and not Path(f"{self.path}-wal").exists() else None
+
+    def _replace(self, reason: str) -> None:
+        """Move the damaged journal aside, once, whoever notices first (under a lock, looking again)."""
+        lock = liveness.try_hold(self.paths.locks_dir / "journal-repair.lock", patience_s=BUSY_TIMEOUT_S)
+        try:
+            if self.path.exists() and self._still_damaged():
+                self.replaced = data_folder.move_aside(self.path, reason)
+        finally:
+            if lock is not None:
+                lock.release()
+
+    def _still_damaged(self) -> bool:
+        """Another process may have replaced it already: look at the file as it is now."""
+        if self._damage_before_open():
+            return True
+        probe = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S)
+        try:
+            probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return _truncation(probe, self.path) is not None
+        except sqlite3.DatabaseError as exc:
+            return data_folder.is_corrupt(exc)
+        finally:
+            probe.close()
+
+    def _create(self) -> None:
+        """Build a new journal whole under a private name, then link it into place: nobody ever
+        sees an empty journal (which is how an emptied one is told apart), and a second process
+        creating one at the same moment keeps the first one's."""
+        fresh = self.path.with_name(f"{self.path.stem}.new-{os.getpid()}-{secrets.token_hex(4)}{self.path.suffix}")
+        make_private_file(fresh)
+        try:
+            self._db = sqlite3.connect(fresh, isolation_level=None)
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._migrate()
+            finally:
+                self._db.close()
+            with suppress(FileExistsError):
+                os.link(fresh, self.path)
+        finally:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{fresh}{suffix}").unlink(missing_ok=True)
+
+    def _tell_replaced(self, replaced: Replacement) -> None:
+        """The user hears of it: on stderr now (the CLI, serve's log in Claude), and from the tray
+        (the supervisor reads the setting and notifies once)."""
+        log.info("%s", replaced.message)
+        if sys.stderr is not None:
+            print(f"cowork-terminal: {replaced.message}", file=sys.stderr, flush=True)
+        with suppress(data_folder.DataFolderError):
+            self.set_setting(JOURNAL_REPLACED_SETTING, dataclasses.asdict(replaced))
 
     @classmethod
     def open(cls, paths: AppPaths | None = None, **kwargs: Any) -> Journal:
@@ -291,14 +440,26 @@ class Journal:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        # BEGIN IMMEDIATE takes the write lock up front, so two servers never deadlock upgrading.
-        self._db.execute("BEGIN IMMEDIATE")
+        """One short write transaction. A full disk or a read-only folder raises DataFolderError,
+        whose text says so (SQLite's own words name neither the folder nor what to do)."""
         try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+            # BEGIN IMMEDIATE takes the write lock up front, so two servers never deadlock upgrading.
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if self._db.in_transaction:
+                with suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+            problem = data_folder.explain_sqlite_error(self.paths.data_dir, exc)
+            if problem is None:
+                raise
+            raise problem from exc
 
     def _migrate(self) -> None:
         if self._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
@@ -320,8 +481,10 @@ class Journal:
         return self._db.execute("PRAGMA user_version").fetchone()[0]
 
     def data_version(self) -> int:
-        """Changes whenever another connection commits: a cheap 'did anything happen?' check."""
-        return self._db.execute("PRAGMA data_version").fetchone()[0]
+        """Changes whenever another connection commits, or the pause file is written (a pause on a
+        full disk lives only there): a cheap 'did anything happen?' check."""
+        version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        return hash((version, pause_file.stamp(self.paths.pause_file)))
 
     def size_bytes(self) -> int:
         return sum(
@@ -333,10 +496,24 @@ class Journal:
     # -- settings ---------------------------------------------------------------------------
 
     def get_setting(self, key: str, default: Any = None) -> Any:
+        """A setting's value. `paused` has two homes (see `is_paused`): reading it reads both."""
+        if key == PAUSED_SETTING:
+            return self.is_paused()
+        return self._stored_setting(key, default)
+
+    def _stored_setting(self, key: str, default: Any = None) -> Any:
         row = self._db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
         return default if row is None else json.loads(row["value"])
 
     def set_setting(self, key: str, value: Any) -> None:
+        """Store a setting. `paused` goes through `set_paused`, so that whoever writes the switch
+        (the tray's hub writes all its settings in one loop) keeps both of its homes in step."""
+        if key == PAUSED_SETTING:
+            self.set_paused(bool(value))
+            return
+        self._store_setting(key, value)
+
+    def _store_setting(self, key: str, value: Any) -> None:
         with self._write() as db:
             db.execute(
                 "INSERT INTO settings(key, value, updated_at) VALUES (?, ?, ?) "
@@ -345,11 +522,32 @@ class Journal:
             )
 
     def is_paused(self) -> bool:
-        return bool(self.get_setting("paused", False))
+        """Paused when either copy says so: the pause file (which can be set on a full disk) or the
+        setting (which a process from before the file existed may have set). Pausing needs one
+        of them; resuming must clear both, so on a full disk the pause holds until there is room."""
+        return pause_file.read(self.paths.pause_file) is True or bool(self._stored_setting(PAUSED_SETTING, False))
 
     def set_paused(self, paused: bool) -> None:
-        """The user's pause switch. Servers notice within their poll interval and stop what runs."""
-        self.set_setting("paused", paused)
+        """The user's pause switch. Servers notice within their poll interval and stop what runs.
+
+        Pausing writes the file first (it needs no free space), then the setting when the disk
+        allows. Resuming clears the setting first, then the file; either failing leaves it paused."""
+        if paused:
+            self._write_pause_file(True)
+            try:
+                self._store_setting(PAUSED_SETTING, True)
+            except data_folder.DataFolderError as problem:
+                if problem.kind != data_folder.FULL:
+                    raise
+            return
+        self._store_setting(PAUSED_SETTING, False)
+        self._write_pause_file(False)
+
+    def _write_pause_file(self, paused: bool) -> None:
+        try:
+            pause_file.write(self.paths.pause_file, paused)
+        except OSError as exc:
+            raise data_folder.explain_os_error(self.paths.data_dir, exc) or exc from None
 
     # -- servers ----------------------------------------------------------------------------
 
@@ -457,6 +655,12 @@ class Journal:
     ) -> int:
         """Write the row before anything runs, so even a crash mid-command leaves a record."""
         now = time.time()
+        keys = sorted(storable(k) for k in env_keys)
+        command, cwd = storable(command), None if cwd is None else storable(cwd)
+        if status is Status.REFUSED:
+            command, cwd = bounded(command), None if cwd is None else bounded(cwd)
+            keys = [bounded(k, 200) for k in keys[:REFUSED_ENV_KEYS_KEPT]]
+            reason = None if reason is None else bounded(storable(reason))
         with self._write() as db:
             cursor = db.execute(
                 "INSERT INTO commands(server_id, server_pid, client_name, client_version, tool, command, "
@@ -470,7 +674,7 @@ class Journal:
                     tool,
                     command,
                     cwd,
-                    json.dumps(sorted(env_keys)),
+                    json.dumps(keys),
                     timeout_ms,
                     tier,
                     status.value,
@@ -493,6 +697,16 @@ class Journal:
             )
 
     def finish_command(self, command_id: int, outcome: Outcome) -> None:
+        """Record how a command ended. On a full disk the ending is logged, not raised: the command
+        already ran, and its result still reaches the model; the row is closed when the server
+        ends, or marked interrupted by the next process if that cannot be written either."""
+        try:
+            self._finish_command(command_id, outcome)
+        except data_folder.DataFolderError as problem:
+            log.warning("command #%s ended (%s) but the journal could not record it: %s",
+                        command_id, outcome.status.value, problem)
+
+    def _finish_command(self, command_id: int, outcome: Outcome) -> None:
         now = time.time()
         with self._write() as db:
             db.execute(

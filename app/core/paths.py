@@ -72,6 +72,11 @@ class AppPaths:
         return self.data_dir / "journal.sqlite3"
 
     @property
+    def pause_file(self) -> Path:
+        """The pause switch that survives a full disk (core/pause_file)."""
+        return self.data_dir / "pause"
+
+    @property
     def locks_dir(self) -> Path:
         return self.data_dir / "locks"
 
@@ -90,12 +95,18 @@ class AppPaths:
     def written_locations(self) -> list[Path]:
         """Every folder and file the app's processes write (for the rule that none is under AppData)."""
         return [self.data_dir, self.log_dir, self.journal, self.locks_dir, self.tray_lock, self.server_lock("x"),
-                self.outputs]
+                self.outputs, self.pause_file]
 
     def ensure(self) -> AppPaths:
-        """Create the folders, private to the user (0700) on POSIX."""
+        """Create the folders, private to the user (0700) on POSIX. A folder that cannot be made
+        (read-only, full disk) raises DataFolderError, whose text says which and why."""
+        from app.core import data_folder  # small; imported here so paths stays a leaf module
+
         for folder in (self.data_dir, self.log_dir, self.locks_dir):
-            make_private_dir(folder)
+            try:
+                make_private_dir(folder)
+            except OSError as exc:
+                raise data_folder.explain_os_error(folder, exc) or exc from None
         return self
 
 

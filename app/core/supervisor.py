@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from app.core import orphans
 from app.core.approval import ApprovalMode, approval_mode
 from app.core.command_output import OutputBudget, output_budget
-from app.core.journal import CommandRecord, Journal, ServerRecord, Status
+from app.core.journal import JOURNAL_REPLACED_SETTING, CommandRecord, Journal, ServerRecord, Status
 from app.core.messages import PAUSED_MESSAGE
 
 CRASH_WINDOW_S = 600.0  # crashes older than this no longer count, nor keep the icon on "attention"
@@ -41,6 +41,8 @@ CRASH_LOOP = "crash-loop"
 FIRST_CONNECTION = "first-connection"
 REFUSED_WHILE_PAUSED = "refused-paused"
 APPROVAL_NEEDED = "approval-needed"  # the tray also opens the approval prompt for it
+JOURNAL_REPLACED = "journal-replaced"
+JOURNAL_REPLACED_TOLD_SETTING = "tray.journal_replaced_told"  # the `at` of the replacement last told
 
 
 @dataclass(frozen=True)
@@ -154,6 +156,7 @@ class Supervisor:
             pending = self.journal.pending_approvals(now)
             self._first_hold_expiry = min((c.hold_expires_at or now for c in pending), default=None)
             notices += self._new_approvals(pending)
+            notices += self._journal_replaced()
             self._snapshot = Snapshot(
                 paused=self.journal.is_paused(),
                 servers=servers,
@@ -236,6 +239,22 @@ class Supervisor:
                 "shows in the activity log, and you can pause it from this icon.",
             )
             for name in new
+        ]
+
+    def _journal_replaced(self) -> list[Notice]:
+        """A damaged journal was moved aside (by whichever process opened it first): told once."""
+        replaced = self.journal.get_setting(JOURNAL_REPLACED_SETTING)
+        told_at = self.journal.get_setting(JOURNAL_REPLACED_TOLD_SETTING)
+        if not isinstance(replaced, dict) or replaced.get("at") == told_at:
+            return []
+        self.journal.set_setting(JOURNAL_REPLACED_TOLD_SETTING, replaced.get("at"))
+        return [
+            Notice(
+                JOURNAL_REPLACED,
+                "Cowork Terminal started a new activity journal",
+                f"The old one was damaged ({replaced.get('reason')}). It was kept as {replaced.get('moved_to')}; "
+                "nothing was deleted.",
+            )
         ]
 
     def _new_approvals(self, waiting: list[CommandRecord]) -> list[Notice]:

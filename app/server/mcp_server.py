@@ -14,8 +14,8 @@ import secrets
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
-from typing import Annotated, Any
+from contextlib import asynccontextmanager, contextmanager, suppress
+from typing import Annotated, Any, NoReturn
 
 import anyio
 import anyio.from_thread
@@ -25,21 +25,24 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, WithJsonSchema
 
 from app import __version__
 from app.core import liveness, orphans
 from app.core.command_output import OutputBudget, output_budget
-from app.core.command_request import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, CommandRefused, ExecuteRequest
+from app.core.command_request import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, ExecuteRequest
 from app.core.command_service import CommandService, SessionOutcome
 from app.core.control.authority import ServerAuthority
 from app.core.control.server_link import TrayLink
+from app.core.data_folder import FULL, DataFolderError
 from app.core.errors import CoworkError
 from app.core.executor import ExecutionResult
 from app.core.journal import Journal
 from app.core.output_files import prune_outputs
 from app.core.paths import AppPaths
 from app.core.tool_sets import ALL_TOOLS, EXECUTE_ONLY, narrowest_tools, tool_set
+from app.server import stdio_transport
+from app.server.argument_gate import CallGate, ServiceUnavailable
 from app.server.progress import with_progress
 
 log = logging.getLogger(__name__)
@@ -83,6 +86,17 @@ EXECUTE_DESCRIPTION = """Run a bash command on the user's computer and return it
 
 
 OUTPUT_FILE_DESC = "absolute path of a file holding the whole output, when some of it was left out here"
+
+
+# The schema the model reads stays typed, but the values reach the tools as sent: the argument gate
+# (argument_gate.CallGate) has checked them first, in plain words, so pydantic's never fail.
+Text = Annotated[Any, WithJsonSchema({"type": "string"})]
+OptionalText = Annotated[Any, WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]})]
+OptionalNumber = Annotated[Any, WithJsonSchema({"anyOf": [{"type": "number"}, {"type": "null"}]})]
+OptionalObject = Annotated[
+    Any, WithJsonSchema({"anyOf": [{"additionalProperties": True, "type": "object"}, {"type": "null"}]})
+]
+WholeNumber = Annotated[Any, WithJsonSchema({"type": "integer"})]
 
 
 class CommandResult(BaseModel):
@@ -152,10 +166,11 @@ def session_result(outcome: SessionOutcome) -> SessionCommandResult:
 
 @contextmanager
 def refusals_as_errors() -> Iterator[None]:
-    """The model reads a refusal as an error result (is_error) carrying our message."""
+    """The model reads a refusal as an error result (is_error) carrying our message; so too any
+    other CoworkError (a full disk, a read-only data folder), whose text is written for people."""
     try:
         yield
-    except CommandRefused as refusal:
+    except CoworkError as refusal:
         raise ToolError(str(refusal)) from None
 
 
@@ -174,8 +189,21 @@ def reply(result: BaseModel, *, wrapped: bool = False) -> CallToolResult:
     )
 
 
+HANDSHAKE_WAIT_S = 2.0  # start-up work waits this long at most for the handshake to end
+
+
+async def prepare_after_handshake(prepare: Callable[[], object], handshake_done: anyio.Event) -> None:
+    """Run the slow start-up work in a worker thread once the handshake is over, so that it does
+    not compete with answering `initialize` (the lifespan starts before the first message)."""
+    with anyio.move_on_after(HANDSHAKE_WAIT_S):
+        await handshake_done.wait()
+    # Abandoned on a stop signal: the process is about to exit, and SQLite rolls back whatever it
+    # left half-written.
+    await anyio.to_thread.run_sync(prepare, abandon_on_cancel=True)
+
+
 def build_server(
-    service_factory: Callable[[], CommandService],
+    service_factory: Callable[[], CommandService | ServiceUnavailable],
     prepare: Callable[[], object] | None = None,
     tools: str = ALL_TOOLS,
     link: TrayLink | None = None,
@@ -186,8 +214,11 @@ def build_server(
     budget = budget or OutputBudget()
 
     @asynccontextmanager
-    async def lifespan(_: MCPServer[Any]) -> AsyncIterator[CommandService]:
+    async def lifespan(_: MCPServer[Any]) -> AsyncIterator[CommandService | ServiceUnavailable]:
         service = service_factory()
+        if isinstance(service, ServiceUnavailable):  # the gate answers every call with its reason
+            yield service
+            return
         async with anyio.create_task_group() as background:
             background.start_soon(service.run_background)
             if link is not None:  # the tray's pushes reach the service on this loop, at once
@@ -195,7 +226,7 @@ def build_server(
                 link.on_change = relay.kick
                 relay.start()
             if prepare is not None:  # e.g. probing the login shell: off the loop, after the handshake
-                background.start_soon(anyio.to_thread.run_sync, prepare)
+                background.start_soon(prepare_after_handshake, prepare, gate.handshake_done)
             try:
                 yield service
             finally:
@@ -204,16 +235,17 @@ def build_server(
                     relay.close()
                 background.cancel_scope.cancel()
 
+    gate = CallGate()
     server: MCPServer[Any] = MCPServer(
         name=SERVER_NAME,
         version=__version__,
         instructions=INSTRUCTIONS,
         lifespan=lifespan,
+        middleware=[gate],
     )
 
     def service_of(ctx: Context) -> CommandService:
         service: CommandService = ctx.request_context.lifespan_context
-        note_client(service, ctx)
         return service
 
     # Honest hints: these run arbitrary commands on the host, so not read-only, destructive, open-world.
@@ -230,16 +262,16 @@ def build_server(
         annotations=host_tool.model_copy(update={"title": "Run a command on the host"}),
     )
     async def execute_command(
-        command: Annotated[str, Field(description="The bash command to run.")],
+        command: Annotated[Text, Field(description="The bash command to run.")],
         ctx: Context,
         cwd: Annotated[
-            str | None, Field(description="Working directory (absolute path). Default: the user's home folder.")
+            OptionalText, Field(description="Working directory (absolute path). Default: the user's home folder.")
         ] = None,
         timeout: Annotated[
-            float | None, Field(description=f"Time limit in milliseconds. Default {DEFAULT_TIMEOUT_MS}.")
+            OptionalNumber, Field(description=f"Time limit in milliseconds. Default {DEFAULT_TIMEOUT_MS}.")
         ] = None,
         env: Annotated[
-            dict[str, Any] | None,
+            OptionalObject,
             Field(description="Extra environment variables (string values), laid over the user's environment."),
         ] = None,
     ) -> Annotated[CallToolResult, CommandResult]:
@@ -256,7 +288,7 @@ def build_server(
         annotations=host_tool.model_copy(update={"title": "Run a held command once approved"}),
     )
     async def terminal_confirm(
-        confirmation_id: Annotated[str, Field(description="The id from the held command's message.")], ctx: Context
+        confirmation_id: Annotated[Text, Field(description="The id from the held command's message.")], ctx: Context
     ) -> Annotated[CallToolResult, CommandResult | SessionCommandResult]:
         service = service_of(ctx)
         with refusals_as_errors():
@@ -268,7 +300,7 @@ def build_server(
         description="Withdraw a command held for the user's approval; it will not run.",
         annotations=local_tool.model_copy(update={"title": "Withdraw a held command"}),
     )
-    async def terminal_cancel(confirmation_id: str, ctx: Context) -> str:
+    async def terminal_cancel(confirmation_id: Text, ctx: Context) -> str:
         with refusals_as_errors():
             return service_of(ctx).cancel(confirmation_id)
 
@@ -278,10 +310,10 @@ def build_server(
     @server.tool(description=describe(SESSION_RUN_DESCRIPTION, budget),
                  annotations=host_tool.model_copy(update={"title": "Run a command in the shell session"}))
     async def terminal_run(
-        command: Annotated[str, Field(description="The bash command to run in the session.")],
+        command: Annotated[Text, Field(description="The bash command to run in the session.")],
         ctx: Context,
         timeout: Annotated[
-            float | None, Field(description=f"Time limit in milliseconds. Default {DEFAULT_TIMEOUT_MS}.")
+            OptionalNumber, Field(description=f"Time limit in milliseconds. Default {DEFAULT_TIMEOUT_MS}.")
         ] = None,
     ) -> Annotated[CallToolResult, SessionCommandResult]:
         service = service_of(ctx)
@@ -296,7 +328,7 @@ def build_server(
         annotations=host_tool.model_copy(update={"title": "Type into the session"}),
     )
     async def terminal_send_keys(
-        keys: Annotated[str, Field(description='Text to type, e.g. "yes\\n".')], ctx: Context
+        keys: Annotated[Text, Field(description='Text to type, e.g. "yes\\n".')], ctx: Context
     ) -> str:
         with refusals_as_errors():
             return await service_of(ctx).session_send_keys(keys)
@@ -319,21 +351,11 @@ def build_server(
         description="Read the last lines the shell session printed (default 60, at most 500).",
         annotations=local_tool.model_copy(update={"title": "Read the session's recent output", "read_only_hint": True}),
     )
-    async def terminal_read_scrollback(ctx: Context, lines: int = 60) -> str:
+    async def terminal_read_scrollback(ctx: Context, lines: WholeNumber = 60) -> str:
         with refusals_as_errors():
             return service_of(ctx).session_scrollback(lines)
 
     return server
-
-
-def note_client(service: CommandService, ctx: Context) -> None:
-    """Remember which client speaks to us (from the handshake, or each request's envelope)."""
-    params = getattr(ctx.session, "client_params", None)
-    info = getattr(params, "client_info", None)
-    if info is None or service.client.name == info.name:
-        return
-    service.client.name, service.client.version = info.name, info.version
-    service.authority.set_client(service.server_id, info.name, info.version)
 
 
 class PushRelay:
@@ -370,67 +392,148 @@ class PushRelay:
 
 
 def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = None) -> int:
-    """Run the stdio server until the client closes the pipe; registers this instance in the journal."""
+    """Run the stdio server until the client closes the pipe or stops it with a signal; registers
+    this instance in the journal, and marks it `exited` either way (only a silent death is a crash)."""
+    from app.core import classifier
     from app.core.bash_resolver import find_bash
     from app.core.host_environment import EnvironmentResolver
 
     paths = paths or AppPaths.from_environment()
-    journal = Journal(paths)  # dead servers are recovered after the handshake, with their orphans
-    # The lock first, then the row: nobody may see this server registered and not holding its lock.
+    stdio_transport.stop_on_signals_at_start()
+    try:
+        journal = Journal(paths)  # dead servers are recovered after the handshake, with their orphans
+    except DataFolderError as problem:
+        reason = str(problem)
+        if problem.kind == FULL:  # this server cannot notice the space coming back
+            reason += " This server started while the disk was full: once there is room, restart Claude."
+        return serve_unavailable(reason, tools or ALL_TOOLS)
     lock_key = secrets.token_hex(8)
-    lock = liveness.try_hold(paths.server_lock(lock_key))
-    link = TrayLink(paths, headless=headless, lock_key=lock_key)
-    if not link.try_connect():  # no tray: the server registers itself (a tray writes the row otherwise)
-        link.server_id = journal.register_server(os.getpid(), headless=headless, lock_key=lock_key)
-    server_id = link.server_id
-    authority = ServerAuthority(journal, link, headless=headless)
-    link.start()
-    resolver = EnvironmentResolver()
+    lock: liveness.HeldLock | None = None
+    link: TrayLink | None = None
+    authority: ServerAuthority | None = None
+    server_id: int | None = None
 
-    def after_handshake() -> None:
-        """Slow start-up work, in a worker thread once the client is served: the login-shell probe
-        (macOS), and, with no tray to do it, retention (it may delete thousands of rows; its own
-        connection) and ending what servers killed without a word left running."""
-        resolver.prepare()
-        if authority.tethered:
-            return  # the tray writes the journal, and it recovers crashed servers and their orphans
-        with Journal(paths) as background:
-            background.apply_retention()
-            prune_outputs(paths.outputs)  # whole outputs past their retention period
-            background.recover_dead_servers()
-            orphans.end_orphans(paths, background.was_left_running)  # what a killed server left
-
-    def make_service() -> CommandService:
-        return CommandService(
-            journal,
-            paths,
-            server_id=server_id,
-            bash=bash,
-            environment=resolver.environment_for,
-            authority=authority,
-            run_mark=orphans.server_mark(paths, lock_key),
-        )
-
-    # `serve --tools` only narrows what the user chose; a tray's choice beats the file's.
-    chosen = link.state.tools if link.state is not None else tool_set(journal)
-    offered = narrowest_tools(chosen, tools)
-    # Found once, then kept; a bash that is missing is looked for again at each command.
-    bash = functools.cache(find_bash)
-    try:
-        bash()
-    except CoworkError as missing:
-        # Claude's log for this server shows it at once; every command the model sends says it too,
-        # so the model can tell the user (a server that exited would show only "failed" in Claude).
-        print(f"cowork-terminal: {missing}", file=sys.stderr, flush=True)
-    try:
-        budget = output_budget(journal)
-        build_server(make_service, prepare=after_handshake, tools=offered, link=link, budget=budget).run("stdio")
-    finally:
-        authority.end(server_id)
-        link.close()
+    def leave() -> None:
+        """Close this server's rows, leave its tray and give up its lock; once, however serving ended."""
+        nonlocal lock, link, authority, server_id
+        stdio_transport.ignore_stop_signals()
+        try:
+            if authority is not None:
+                authority.end(server_id)
+            elif server_id is not None:
+                journal.end_server(server_id)
+        except CoworkError as problem:  # a full disk: the next process marks it, once it can write
+            print(f"cowork-terminal: {problem}", file=sys.stderr, flush=True)
+        authority = server_id = None
+        if link is not None:
+            link.close()
+            link = None
         if lock is not None:
             lock.release()
+            lock = None
         paths.server_lock(lock_key).unlink(missing_ok=True)
+
+    def stopped(name: str) -> NoReturn:
+        """A client stopped us with a signal: an ordinary exit, not a crash."""
+        leave()
+        print(f"cowork-terminal: stopped by {name}", file=sys.stderr, flush=True)
+        logging.shutdown()
+        os._exit(0)  # see stdio_transport.serve_stdio: the stdin reader thread cannot be joined
+
+    try:
+        # The lock first, then the row: nobody may see this server registered and not holding its lock.
+        with suppress(OSError):  # a read-only folder: the registration below says so
+            lock = liveness.try_hold(paths.server_lock(lock_key))
+        link = TrayLink(paths, headless=headless, lock_key=lock_key)
+        if not link.try_connect():  # no tray: the server registers itself (a tray writes the row otherwise)
+            try:
+                link.server_id = journal.register_server(os.getpid(), headless=headless, lock_key=lock_key)
+            except DataFolderError as problem:
+                # Serve anyway: every command is refused with this reason until the disk has room
+                # (or the folder is writable) again, and the model can tell the user; a server that
+                # died here would show Claude only "failed".
+                print(f"cowork-terminal: {problem}", file=sys.stderr, flush=True)
+        server_id = link.server_id
+        authority = ServerAuthority(journal, link, headless=headless)
+        link.start()
+        resolver = EnvironmentResolver()
+        created: list[CommandService] = []
+
+        def after_handshake() -> None:
+            """Slow start-up work, in a worker thread once the client is served: loading the classifier
+            and tree-sitter, the login-shell probe (macOS), and, with no tray to do it, retention (it
+            may delete thousands of rows; its own connection) and ending what servers killed without a
+            word left running."""
+            for service in created:  # the classifier, with this server's own folders
+                classifier.warm_up(cwd=service.home, protected_paths=service.protected_paths)
+            resolver.prepare()
+            if authority is None or authority.tethered:
+                return  # the tray writes the journal, and it recovers crashed servers and their orphans
+            try:
+                with Journal(paths) as background:
+                    background.apply_retention()
+                    prune_outputs(paths.outputs)  # whole outputs past their retention period
+                    background.recover_dead_servers()
+                    orphans.end_orphans(paths, background.was_left_running)  # what a killed server left
+            except DataFolderError as problem:  # a full disk: the calls say so; the next start retries
+                log.warning("start-up upkeep skipped: %s", problem)
+
+        def make_service() -> CommandService:
+            assert authority is not None
+            service = CommandService(
+                journal,
+                paths,
+                server_id=server_id,
+                bash=bash,
+                environment=resolver.environment_for,
+                authority=authority,
+                run_mark=orphans.server_mark(paths, lock_key),
+            )
+            created.append(service)
+            return service
+
+        # `serve --tools` only narrows what the user chose; a tray's choice beats the file's.
+        chosen = link.state.tools if link.state is not None else tool_set(journal)
+        offered = narrowest_tools(chosen, tools)
+        # Found once, then kept; a bash that is missing is looked for again at each command.
+        bash = functools.cache(find_bash)
+        try:
+            bash()
+        except CoworkError as missing:
+            # Claude's log for this server shows it at once; every command the model sends says it too,
+            # so the model can tell the user (a server that exited would show only "failed" in Claude).
+            print(f"cowork-terminal: {missing}", file=sys.stderr, flush=True)
+        budget = output_budget(journal)
+        server = build_server(make_service, prepare=after_handshake, tools=offered, link=link, budget=budget)
+        # MCPServer.run("stdio") offers no way in for the signals and the repaired lines: its own
+        # run_stdio_async is these same calls around the low-level server.
+        anyio.run(stdio_transport.serve_stdio, server._lowlevel_server, stopped)
+    except BaseException as problem:  # a stop signal during start-up, before serving began
+        name = stdio_transport.stop_signal_in(problem)
+        if name is None:
+            raise
+        stopped(name)
+    finally:
+        leave()
         journal.close()
     return 0
 
+
+def serve_unavailable(reason: str, tools: str) -> int:
+    """Serve with no journal (the data folder cannot hold one): every call is answered with the
+    reason, so the model can tell the user, instead of a server that Claude shows as "failed"."""
+    print(f"cowork-terminal: {reason}", file=sys.stderr, flush=True)
+
+    def stopped(name: str) -> NoReturn:
+        print(f"cowork-terminal: stopped by {name}", file=sys.stderr, flush=True)
+        os._exit(0)  # see stdio_transport.serve_stdio
+
+    try:
+        server = build_server(lambda: ServiceUnavailable(reason), tools=tools)
+        anyio.run(stdio_transport.serve_stdio, server._lowlevel_server, stopped)
+    except BaseException as problem:
+        name = stdio_transport.stop_signal_in(problem)
+        if name is None:
+            raise
+        stopped(name)
+    return 0

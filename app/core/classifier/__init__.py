@@ -70,12 +70,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from .analyzer import _Analyzer
 from .findings import RUNS_ITSELF, TOUCHES_APP_DATA, Classification, D, Tier, _Report
-from .protected import _Protected
-from .words import _Word
 
-__all__ = ["RUNS_ITSELF", "TOUCHES_APP_DATA", "Classification", "Tier", "classify"]
+__all__ = ["RUNS_ITSELF", "TOUCHES_APP_DATA", "Classification", "Tier", "classify", "warm_up"]
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +91,12 @@ def classify(command: str, *, cwd: str | None = None, protected_paths: Sequence[
 
 
 def _classify(command: str, cwd: str | None, protected_paths: Sequence[str]) -> Classification:
+    # The rules load at the first command, not at import: `serve` answers the handshake without
+    # them, and loads them (and tree-sitter) in a worker thread right after it (see `warm_up`).
+    from .analyzer import _Analyzer
+    from .protected import _Protected
+    from .words import _Word
+
     report = _Report()
     protected = _Protected.build(protected_paths)
     if cwd is not None:
@@ -102,3 +105,11 @@ def _classify(command: str, cwd: str | None, protected_paths: Sequence[str]) -> 
             report.add(D, TOUCHES_APP_DATA)
     _Analyzer(command, report, protected, nesting=0, cwd=cwd).run()
     return report.result()
+
+
+def warm_up(*, cwd: str | None = None, protected_paths: Sequence[str] = ()) -> None:
+    """Load the rules and tree-sitter now (a server calls this in a worker after its handshake),
+    so that the first command does not pay for them; given the server's own folder and protected
+    paths, the expressions built from them are compiled (and cached) too. Each thread still builds
+    its own parser, which takes well under a millisecond once tree-sitter is loaded."""
+    classify("true", cwd=cwd, protected_paths=protected_paths)

@@ -1,0 +1,151 @@
+"""What can be wrong with the data folder, in words a person can act on (issue 11).
+
+A full disk, a read-only or missing folder, and a damaged journal are not bugs of ours, so they
+must never show as a traceback: each entry point prints the message, `serve` answers every call
+with it, and a damaged journal is moved aside (never deleted) for a new one.
+"""
+
+from __future__ import annotations
+
+import errno
+import shutil
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.core.errors import CoworkError
+
+FULL, READ_ONLY, MISSING = "full", "read-only", "missing"
+FULL_ERRNOS = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
+READ_ONLY_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
+CORRUPT_SQLITE_ERRORS = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
+CORRUPT_SQLITE_TEXT = ("file is not a database", "database disk image is malformed")
+READ_ONLY_SQLITE_TEXT = ("readonly database", "unable to open database file", "read-only")
+
+
+class DataFolderError(CoworkError, sqlite3.OperationalError):
+    """The data folder cannot hold the journal right now; the text says why and what to do.
+
+    Also an `sqlite3.OperationalError`, which is what the journal raised for these before: code
+    that handles a failed write that way (the tray's hub answers its servers with the reason) still
+    does, and now has words to pass on."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def human_size(size: int) -> str:
+    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} bytes"
+
+
+def free_space(folder: Path) -> str:
+    """How much room the disk holding `folder` has left, for the message."""
+    for candidate in (folder, *folder.parents):
+        try:
+            return f"{human_size(shutil.disk_usage(candidate).free)} free"
+        except OSError:
+            continue
+    return "free space unknown"
+
+
+def full_disk(folder: Path) -> DataFolderError:
+    return DataFolderError(
+        FULL,
+        f"the disk that holds Cowork Terminal's data is full ({folder}, {free_space(folder)}); "
+        "commands are refused until space is freed, because each one is recorded before it runs.",
+    )
+
+
+def read_only(folder: Path, reason: str) -> DataFolderError:
+    return DataFolderError(
+        READ_ONLY,
+        f"Cowork Terminal's data folder {folder} cannot be written ({reason}); commands are refused "
+        "until it is writable again, because each one is recorded before it runs.",
+    )
+
+
+def missing(folder: Path, reason: str) -> DataFolderError:
+    return DataFolderError(
+        MISSING,
+        f"Cowork Terminal's data folder {folder} does not exist and cannot be created ({reason}); "
+        "commands are refused until it can be.",
+    )
+
+
+def explain_os_error(folder: Path, exc: OSError) -> DataFolderError | None:
+    """The folder's problem behind an OSError, or None when it is something else."""
+    reason = exc.strerror or str(exc)
+    if exc.errno in FULL_ERRNOS:
+        return full_disk(folder)
+    if exc.errno in READ_ONLY_ERRNOS:
+        return read_only(folder, reason)
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR):  # a parent is gone, or is a file
+        return missing(folder, reason)
+    return None
+
+
+def explain_sqlite_error(folder: Path, exc: sqlite3.Error) -> DataFolderError | None:
+    """The folder's problem behind an SQLite error (a full disk, a read-only folder), or None."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    text = str(exc).lower()
+    if name == "SQLITE_FULL" or "disk is full" in text:
+        return full_disk(folder)
+    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM")) or any(
+        words in text for words in READ_ONLY_SQLITE_TEXT
+    ):
+        if not folder.exists():
+            return missing(folder, "it is not there")
+        return read_only(folder, "read-only" if "readonly" in text else str(exc))
+    if name.startswith("SQLITE_IOERR") and free_space(folder).startswith("0 bytes"):
+        return full_disk(folder)
+    return None
+
+
+def is_corrupt(exc: sqlite3.Error) -> bool:
+    """Whether SQLite says the file is not a database, or a damaged one."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return name in CORRUPT_SQLITE_ERRORS or any(words in str(exc) for words in CORRUPT_SQLITE_TEXT)
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """A damaged journal was moved aside and a new one started."""
+
+    moved_to: str
+    reason: str
+    at: float
+
+    @property
+    def message(self) -> str:
+        return (
+            f"The activity journal was damaged ({self.reason}), so it was moved aside to {self.moved_to} "
+            "and a new one was started. Nothing was deleted; the old history is in that file."
+        )
+
+
+def corrupt_name(journal: Path, now: float) -> Path:
+    """`journal.corrupt-<time>.sqlite3`, next to the journal; never an existing file."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+    candidate = journal.with_name(f"{journal.stem}.corrupt-{stamp}{journal.suffix}")
+    number = 1
+    while candidate.exists():
+        number += 1
+        candidate = journal.with_name(f"{journal.stem}.corrupt-{stamp}-{number}{journal.suffix}")
+    return candidate
+
+
+def move_aside(journal: Path, reason: str, now: float | None = None) -> Replacement:
+    """Rename the damaged journal (and its WAL and shared-memory files with it); delete nothing."""
+    now = time.time() if now is None else now
+    target = corrupt_name(journal, now)
+    journal.rename(target)
+    for suffix in ("-wal", "-shm"):
+        side = Path(f"{journal}{suffix}")
+        if side.exists():
+            side.rename(Path(f"{target}{suffix}"))
+    return Replacement(moved_to=str(target), reason=reason, at=now)

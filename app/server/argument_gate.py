@@ -1,0 +1,108 @@
+"""What the server does with each message before the SDK looks at it: who the client is, and
+whether a tool call's arguments can be used at all.
+
+The SDK validates tool arguments with pydantic and would hand the model pydantic's text (with a
+link to errors.pydantic.dev), taking `true` as 1 ms and `"5000"` as 5000. Here every call is
+checked first by `command_request.check_arguments`, in our words; a refused call that carries a
+command is journaled as refused. The tools' parameters are typed loosely for the same reason, so
+the SDK's validation never fails on what passed here.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
+from mcp_types import CallToolResult, TextContent
+
+from app.core.command_request import CommandRefused, check_arguments
+from app.core.command_service import CommandService
+from app.core.errors import CoworkError
+from app.server.stdio_transport import surrogate_message, unencodable_labels
+
+log = logging.getLogger(__name__)
+
+# The tools whose refused calls are journaled: they carry a command (or typed keys) the user may
+# want to see was refused. The others act only on what this server holds.
+COMMAND_ARGUMENT = {"execute_command": "command", "terminal_run": "command", "terminal_send_keys": "keys"}
+
+
+def refusal_of(tool: str, arguments: Mapping[str, Any], meta: Any) -> str | None:
+    """Why a call's arguments cannot be used, in words for the model; None when they can."""
+    labels = unencodable_labels(meta)
+    if labels:
+        return surrogate_message(labels)
+    try:
+        check_arguments(tool, arguments)
+    except CommandRefused as refusal:
+        return str(refusal)
+    return None
+
+
+def note_client(service: CommandService, name: object, version: object) -> None:
+    """Remember which client speaks to us, at once (a health check that only initializes, too)."""
+    if not isinstance(name, str) or service.client.name == name:
+        return
+    service.client.name, service.client.version = name, version if isinstance(version, str) else None
+    try:
+        service.authority.set_client(service.server_id, service.client.name, service.client.version)
+    except (CoworkError, sqlite3.Error) as problem:  # the handshake must not fail for the journal's sake
+        log.warning("could not record the client's name in the journal: %s", problem)
+
+
+@dataclass(frozen=True)
+class ServiceUnavailable:
+    """What `serve` runs on when the data folder cannot hold the journal (read-only, missing):
+    it still answers Claude, and every call gets the reason instead of a server that died."""
+
+    reason: str
+
+
+def error_result(tool: str, reason: str) -> CallToolResult:
+    # Worded as the SDK words every other refusal, so the model reads one shape.
+    return CallToolResult(content=[TextContent(type="text", text=f"Error executing tool {tool}: {reason}")],
+                          is_error=True)
+
+
+class CallGate(ServerMiddleware[Any]):
+    """Runs at the top of every inbound message (see ServerMiddleware). `handshake_done` is set
+    when the handshake is over (`notifications/initialized`, or the first request of a client
+    that sends no `initialize`): the server's slow start-up work waits for it."""
+
+    def __init__(self) -> None:
+        self.handshake_done = anyio.Event()
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if ctx.method != "initialize":
+            self.handshake_done.set()
+        service = ctx.lifespan_context
+        if isinstance(service, ServiceUnavailable) and ctx.method == "tools/call":
+            return error_result(str((ctx.params or {}).get("name")), service.reason)
+        if not isinstance(service, CommandService):
+            return await call_next(ctx)
+        if ctx.method == "initialize":
+            result = await call_next(ctx)
+            info = (ctx.params or {}).get("clientInfo")
+            if isinstance(info, Mapping):
+                note_client(service, info.get("name"), info.get("version"))
+            return result
+        info = getattr(getattr(ctx.session, "client_params", None), "client_info", None)
+        if info is not None:  # the modern era: no initialize, each request says who sends it
+            note_client(service, info.name, info.version)
+        params = ctx.params
+        if ctx.method != "tools/call" or not isinstance(params, Mapping):
+            return await call_next(ctx)
+        tool, arguments = params.get("name"), params.get("arguments") or {}
+        if not isinstance(tool, str) or not isinstance(arguments, Mapping):
+            return await call_next(ctx)
+        reason = refusal_of(tool, arguments, params.get("_meta"))
+        if reason is None:
+            return await call_next(ctx)
+        if tool in COMMAND_ARGUMENT:
+            service.journal_refused_arguments(tool, arguments.get(COMMAND_ARGUMENT[tool]), arguments, reason)
+        return error_result(tool, reason)

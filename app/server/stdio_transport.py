@@ -1,0 +1,233 @@
+"""How `serve` speaks over stdio and how it stops: repaired lines, stop signals, a prompt exit.
+
+Two things the SDK's stdio server leaves to us (issue 11):
+
+- A JSON line with a lone UTF-16 surrogate escape (`"\\ud800"`) is valid JSON to Python's parser
+  but not to the SDK's (jiter), which drops the line without an answer: the model would wait for
+  its call forever. Such a line is parsed here instead, each lone surrogate replaced by U+FFFD, and
+  the request carries in its `_meta` which arguments held one, so the argument gate refuses the
+  call with a message naming them.
+- Clients stop servers with a signal (Claude Code's `claude mcp list` does so after `initialize`).
+  SIGTERM, SIGINT and SIGHUP (Windows: Ctrl+C, Ctrl+Break and the console's close, logoff and
+  shutdown events, which the C runtime raises as SIGINT and SIGBREAK) cancel the serving scope, as
+  the end of stdin does: running commands end as on a disconnect and their rows are closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any, NoReturn
+
+import anyio
+import mcp_types as types
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+from app.core.command_request import SURROGATE_PROBLEM, argument_label
+
+UNENCODABLE_META = "cowork-terminal/unencodable"  # labels of the arguments that held a lone surrogate
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+POSIX_STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
+WINDOWS_STOP_SIGNALS = ("SIGINT", "SIGBREAK")
+
+
+def stop_signal_names(platform: str) -> tuple[str, ...]:
+    """The signals that mean "stop now" on `platform` (a `sys.platform` value)."""
+    return WINDOWS_STOP_SIGNALS if platform == "win32" else POSIX_STOP_SIGNALS
+
+
+def stop_signals(platform: str = sys.platform) -> list[signal.Signals]:
+    return [getattr(signal, name) for name in stop_signal_names(platform) if hasattr(signal, name)]
+
+
+class ServerStopped(BaseException):
+    """A stop signal arrived before the event loop took the signals over (start-up)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.signal_name = name
+
+
+def _raise_stopped(number: int, _frame: FrameType | None) -> None:
+    raise ServerStopped(signal.Signals(number).name)
+
+
+def stop_on_signals_at_start() -> None:
+    """Until serving begins, a stop signal unwinds start-up through `serve`'s cleanup."""
+    for number in stop_signals():
+        signal.signal(number, _raise_stopped)
+
+
+def ignore_stop_signals() -> None:
+    """While the rows are being closed: a second signal must not cut that short."""
+    for number in stop_signals():
+        signal.signal(number, signal.SIG_IGN)
+
+
+def _clean(value: Any, path: tuple[str, ...], found: list[str]) -> Any:
+    """`value` with each lone surrogate replaced by U+FFFD; appends a label per string that had one."""
+    in_arguments = path[:2] == ("params", "arguments")
+
+    def label(where: tuple[str, ...], *, key: bool = False) -> str:
+        return argument_label(where[2:], key=key) if in_arguments and len(where) > 2 else f"`{'.'.join(where)}`"
+
+    if isinstance(value, str):
+        cleaned = re.sub("[\ud800-\udfff]", "\ufffd", value)
+        if cleaned != value:
+            found.append(label(path))
+        return cleaned
+    if isinstance(value, dict):
+        result = {}
+        for key, item in value.items():
+            clean_key = _clean(key, (*path, key), []) if isinstance(key, str) else key
+            if clean_key != key:
+                found.append(label((*path, clean_key), key=True) if in_arguments else label((*path, clean_key)))
+            result[clean_key] = _clean(item, (*path, clean_key), found)
+        return result
+    if isinstance(value, list):
+        return [_clean(item, (*path, str(index)), found) for index, item in enumerate(value)]
+    return value
+
+
+def repair_line(line: str) -> SessionMessage | None:
+    """The message of a line the SDK rejected only for its lone surrogates, marked; else None."""
+    if not SURROGATE_ESCAPE.search(line):
+        return None
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    found: list[str] = []
+    cleaned = _clean(data, (), found)
+    if not found:
+        return None
+    params = cleaned.get("params") if isinstance(cleaned, dict) else None
+    if isinstance(params, dict):
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        params["_meta"] = {**meta, UNENCODABLE_META: found}
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_python(cleaned, by_name=False))
+    except ValidationError:
+        return None
+
+
+def unencodable_labels(meta: Any) -> list[str]:
+    """The arguments the transport found lone surrogates in (see `repair_line`)."""
+    labels = meta.get(UNENCODABLE_META) if isinstance(meta, dict) else None
+    return [str(label) for label in labels] if isinstance(labels, list) else []
+
+
+def surrogate_message(labels: list[str]) -> str:
+    return f"{' and '.join(labels)} contain{'s' if len(labels) == 1 else ''} {SURROGATE_PROBLEM}."
+
+
+class RepairingReader:
+    """The SDK's read stream, with the lines its parser rejected for lone surrogates repaired."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        item = await self._inner.receive()
+        if isinstance(item, ValidationError):
+            errors = item.errors()
+            line = errors[0].get("input") if errors and errors[0].get("type") == "json_invalid" else None
+            repaired = repair_line(line) if isinstance(line, str) else None
+            if repaired is not None:
+                return repaired
+        return item
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> RepairingReader:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> RepairingReader:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+@contextmanager
+def signals_cancel(stop: Callable[[str], None]) -> Iterator[None]:
+    """Route the stop signals to `stop(name)` on the running event loop, for the duration."""
+    loop = asyncio.get_running_loop()
+    numbers = stop_signals()
+    if sys.platform == "win32":
+        for number in numbers:  # no add_signal_handler on Windows; the loop's wakeup fd wakes it
+            signal.signal(number, lambda n, _f: loop.call_soon_threadsafe(stop, signal.Signals(n).name))
+    else:  # add_signal_handler wakes the loop even when a worker thread took the signal
+        for number in numbers:
+            loop.add_signal_handler(number, stop, number.name)
+    try:
+        yield
+    finally:
+        if sys.platform == "win32":
+            ignore_stop_signals()
+        else:
+            for number in numbers:
+                loop.remove_signal_handler(number)
+
+
+async def serve_stdio(lowlevel_server: Any, on_stopped: Callable[[str], NoReturn]) -> None:
+    """Serve until stdin ends, or until a stop signal arrives: then `on_stopped(name)`.
+
+    The loop takes the signals over first thing, so a signal that comes while the transport
+    starts is kept and acted on as soon as serving begins. `on_stopped` runs inside the stdio
+    transport: leaving it would wait for its stdin reader, a thread blocked on a read that only the
+    client can end, so `on_stopped` ends the process.
+    """
+    stopped_by: list[str] = []
+    serving: list[anyio.CancelScope] = []
+
+    def stop(name: str) -> None:
+        stopped_by.append(name)
+        for scope in serving:
+            scope.cancel()
+
+    with signals_cancel(stop):
+        async with stdio_server() as (read_stream, write_stream):
+            with anyio.CancelScope() as scope:
+                serving.append(scope)
+                if stopped_by:
+                    scope.cancel()
+                await lowlevel_server.run(
+                    RepairingReader(read_stream), write_stream, lowlevel_server.create_initialization_options()
+                )
+            if stopped_by:
+                on_stopped(stopped_by[0])
+
+
+def stop_signal_in(problem: BaseException) -> str | None:
+    """The stop signal behind `problem`, also inside an exception group (a signal that came while
+    the event loop started, before it took the signals over); None when there is none."""
+    if isinstance(problem, ServerStopped):
+        return problem.signal_name
+    for inner in getattr(problem, "exceptions", ()):
+        found = stop_signal_in(inner)
+        if found:
+            return found
+    return None

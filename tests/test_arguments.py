@@ -1,0 +1,160 @@
+"""Bad arguments, as the model reads them: a real `serve` process, over the SDK's client and raw lines."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.core.journal import REFUSED_TEXT_KEEP_CHARS, Journal, Status
+from app.core.paths import AppPaths
+from tests.raw_stdio import RawServer
+from tests.stdio_client import connect
+
+LONE = "\\ud800"  # as the raw JSON text carries it: an unpaired high surrogate escape
+
+
+@pytest.fixture
+def server(home: Path) -> Iterator[RawServer]:
+    raw = RawServer(home, "--headless")
+    raw.initialize()
+    yield raw
+    raw.close()
+
+
+def rows(home: Path) -> list:
+    with Journal(AppPaths(home, home / "logs")) as journal:
+        return journal.recent_commands(limit=100)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "named"),
+    [
+        ("execute_command", '{"command": "echo @"}', "`command`"),
+        ("execute_command", '{"command": "echo hi", "cwd": "/tmp/@"}', "`cwd`"),
+        ("execute_command", '{"command": "echo hi", "env": {"K@": "v"}}', "`env` variable name"),
+        ("execute_command", '{"command": "echo hi", "env": {"K": "v@"}}', "`env` value for K"),
+        ("terminal_run", '{"command": "echo @"}', "`command`"),
+    ],
+)
+def test_a_lone_surrogate_in_any_string_argument_is_answered_naming_it_and_journaled_as_refused(
+    home: Path, server: RawServer, tool: str, arguments: str, named: str
+) -> None:
+    answer = server.call(tool, arguments.replace("@", LONE))
+    assert answer is not None, "the call got no answer at all"
+    assert answer.startswith("ERROR: ") and named in answer and "lone UTF-16 surrogate" in answer
+    [row] = rows(home)
+    assert row.status is Status.REFUSED and row.tool == tool
+    assert json.loads(server.call("execute_command", '{"command": "echo alive"}'))["stdout"] == "alive\n"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        ('{"command": "echo a\\u0000b"}', "`command`"),
+        ('{"command": "echo hi", "cwd": "/tmp\\u0000x"}', "`cwd`"),
+        ('{"command": "echo hi", "env": {"K": "a\\u0000"}}', "`env` value for K"),
+    ],
+)
+def test_a_nul_in_any_string_argument_is_refused_naming_it(home: Path, server: RawServer, arguments: str,
+                                                            named: str) -> None:
+    answer = server.call("execute_command", arguments)
+    assert answer is not None and answer.startswith("ERROR: ")
+    assert named in answer and "NUL" in answer
+    assert rows(home)[0].status is Status.REFUSED
+
+
+WRONG_TYPES = [
+    ("execute_command", {"command": 5}, "`command` must be a string: the bash command to run (got 5)"),
+    ("execute_command", {"command": True}, "`command` must be a string: the bash command to run (got true)"),
+    ("execute_command", {}, "`command` is empty: give the bash command to run"),
+    ("execute_command", {"command": "true", "timeout": True},
+     "`timeout` must be a number of milliseconds between 1 and 600000 (got true)"),
+    ("execute_command", {"command": "true", "timeout": "5000"},
+     '`timeout` must be a number of milliseconds between 1 and 600000 (got "5000")'),
+    ("execute_command", {"command": "true", "timeout": [1]}, "(got a list)"),
+    ("execute_command", {"command": "true", "cwd": 5}, "`cwd` must be a string: the absolute path of an existing"),
+    ("execute_command", {"command": "true", "env": "A=1"}, "`env` must be an object mapping variable names"),
+    ("execute_command", {"command": "true", "env": {"A": False}}, "`env` value for A must be a string (got false)"),
+    ("terminal_run", {"command": ["ls"]}, "`command` must be a string: the bash command to run (got a list)"),
+    ("terminal_run", {"command": "ls", "timeout": False}, "`timeout` must be a number of milliseconds"),
+    ("terminal_send_keys", {"keys": 5}, "`keys` must be a string: the text to type (got 5)"),
+    ("terminal_send_keys", {}, "`keys` is missing: give the text to type"),
+    ("terminal_confirm", {"confirmation_id": 7}, "`confirmation_id` must be a string"),
+    ("terminal_confirm", {}, "`confirmation_id` is missing: give the id from the held command's message"),
+    ("terminal_cancel", {"confirmation_id": None}, "`confirmation_id` is missing"),
+    ("terminal_read_scrollback", {"lines": "10"}, '`lines` must be a whole number from 1 to 500 (got "10")'),
+    ("terminal_read_scrollback", {"lines": True}, "`lines` must be a whole number from 1 to 500 (got true)"),
+    ("terminal_read_scrollback", {"lines": 2.5}, "(got 2.5)"),
+    ("terminal_read_scrollback", {"lines": 0}, "(got 0)"),
+]
+
+
+@pytest.mark.anyio
+async def test_wrong_or_missing_arguments_of_every_tool_are_answered_in_plain_words(home: Path) -> None:
+    async with connect(home) as client:
+        for tool, arguments, expected in WRONG_TYPES:
+            result = await client.call_tool(tool, arguments)
+            text = result.content[0].text
+            assert result.is_error, (tool, arguments, text)
+            assert expected in text, (tool, arguments, text)
+            for leak in ("pydantic", "http", "validation error", "Input should"):
+                assert leak not in text, (tool, arguments, text)
+        echoed = await client.call_tool("execute_command", {"command": "echo still here", "timeout": 5000.0})
+        assert json.loads(echoed.content[0].text)["stdout"] == "still here\n"
+    refused = [r for r in rows(home) if r.status is Status.REFUSED]
+    journaled_tools = {"execute_command", "terminal_run", "terminal_send_keys"}
+    assert len(refused) == sum(1 for tool, _, _ in WRONG_TYPES if tool in journaled_tools)
+
+
+def test_a_cwd_that_cannot_be_examined_gets_its_folder_and_reason(server: RawServer, tmp_path: Path) -> None:
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    long_name = "/" + "a" * 5000
+    cases = [(str(loop), "Too many levels of symbolic links"), (long_name, "File name too long")]
+    try:
+        os.stat("/proc/1/cwd")
+    except PermissionError:  # a process of another user, or of a container's init
+        cases.append(("/proc/1/cwd", "Permission denied"))
+    for cwd, reason in cases:
+        answer = server.call("execute_command", json.dumps({"command": "pwd", "cwd": cwd}))
+        assert answer is not None and answer.startswith("ERROR: "), answer
+        assert f"`cwd` cannot be examined: {cwd[:200]}" in answer and reason in answer, answer
+        assert answer.rstrip().endswith("Give a folder this user can open."), answer
+
+
+def test_a_refused_five_megabyte_command_keeps_a_few_kilobytes_in_the_journal(home: Path, server: RawServer) -> None:
+    journal_files = [home / "journal.sqlite3", home / "journal.sqlite3-wal"]
+    before = sum(f.stat().st_size for f in journal_files if f.exists())
+    command = "echo " + "x" * 5_000_000
+    answer = server.call("execute_command", json.dumps({"command": command}))
+    assert answer is not None and "the limit is 102,400 bytes" in answer
+    [row] = rows(home)
+    assert row.status is Status.REFUSED
+    assert len(row.command) < REFUSED_TEXT_KEEP_CHARS + 200
+    assert row.command.startswith("echo xxx") and "of 5,000,005 bytes kept" in row.command
+    after = sum(f.stat().st_size for f in journal_files if f.exists())
+    assert after - before < 256 * 1024, f"the journal grew by {after - before:,} bytes"
+
+
+def test_a_refused_five_megabyte_command_reaches_the_trays_journal_bounded_and_the_server_keeps_its_tray(
+    home: Path,
+) -> None:
+    from tests.tray_process import running_tray
+
+    with running_tray(home):
+        bound = RawServer(home)  # not headless: the tray writes its rows
+        try:
+            bound.initialize()
+            answer = bound.call("execute_command", json.dumps({"command": "echo " + "y" * 5_000_000}))
+            assert answer is not None and "the limit is 102,400 bytes" in answer
+            after = bound.call("execute_command", '{"command": "echo still bound"}')
+            assert after is not None and json.loads(after)["stdout"] == "still bound\n"
+        finally:
+            bound.close()
+    refused = [r for r in rows(home) if r.status is Status.REFUSED]
+    assert [len(r.command) < REFUSED_TEXT_KEEP_CHARS + 200 for r in refused] == [True]
+    assert "of 5,000,005 bytes kept" in refused[0].command

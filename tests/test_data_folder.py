@@ -1,0 +1,261 @@
+"""A damaged journal, a read-only or missing data folder and a full disk, as each entry point tells
+them: real processes, real SQLite files, and (as root) real small tmpfs mounts."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.core import pause_file
+from app.core.journal import Journal, Status
+from app.core.paths import HOME_ENV, AppPaths
+from app.core.supervisor import JOURNAL_REPLACED, Supervisor
+from tests.raw_stdio import RawServer
+from tests.stdio_client import STOP_DEADLINE_S
+
+LINUX_ROOT = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or os.geteuid() != 0, reason="mounts a small tmpfs (Linux, as root; CI is)"
+)
+
+
+def cli(home: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    child_env = {**os.environ, HOME_ENV: str(home), **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args], capture_output=True, text=True, env=child_env, timeout=60
+    )
+
+
+def make_journal(home: Path, commands: int = 300) -> bytes:
+    """A journal with some history, closed (no WAL left), returned as its bytes."""
+    with Journal(AppPaths(home, home / "logs")) as journal:
+        for number in range(commands):
+            journal.begin_command(command=f"echo {number} " + "x" * 400, cwd="/")
+    return (home / "journal.sqlite3").read_bytes()
+
+
+def damage(home: Path, how: str) -> bytes:
+    data = make_journal(home)
+    page_size = int.from_bytes(data[16:18], "big")
+    damaged = {
+        "garbage header": b"this is not SQLite" * 6 + data[108:],
+        "truncated in half": data[: len(data) // 2],
+        "truncated at a page boundary": data[: page_size * 3],
+        "emptied to 0 bytes": b"",
+    }[how]
+    (home / "journal.sqlite3").write_bytes(damaged)
+    return damaged
+
+
+def corrupt_copies(home: Path) -> list[Path]:
+    return sorted(home.glob("journal.corrupt-*.sqlite3"))
+
+
+DAMAGES = ["garbage header", "truncated in half", "truncated at a page boundary", "emptied to 0 bytes"]
+
+
+@pytest.mark.parametrize("how", DAMAGES)
+def test_a_damaged_journal_is_moved_aside_a_new_one_started_and_the_cli_says_so(home: Path, how: str) -> None:
+    damaged = damage(home, how)
+    result = cli(home, "status")
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    [kept] = corrupt_copies(home)
+    assert kept.read_bytes() == damaged, "nothing is deleted: the damaged file is kept as it was"
+    assert f"moved aside to {kept}" in result.stderr and "a new one was started" in result.stderr
+    assert "Host access: on" in result.stdout
+    again = cli(home, "status")
+    assert again.returncode == 0 and "moved aside" not in again.stderr, "told once, when it happened"
+    assert corrupt_copies(home) == [kept]
+
+
+def test_the_tray_tells_of_a_replaced_journal_once(home: Path) -> None:
+    damage(home, "garbage header")
+    with Journal.open(AppPaths.from_environment()) as journal:
+        _, notices = Supervisor(journal).poll()
+        [notice] = [n for n in notices if n.kind == JOURNAL_REPLACED]
+        assert "journal.corrupt-" in notice.message and "nothing was deleted" in notice.message
+        _, later = Supervisor(journal).poll()  # a tray started again
+    assert JOURNAL_REPLACED not in [n.kind for n in later]
+
+
+def test_serve_on_a_damaged_journal_says_so_on_stderr_and_runs_commands(home: Path) -> None:
+    damage(home, "truncated in half")
+    server = RawServer(home, "--headless")
+    try:
+        assert server.initialize() is not None, "serve exited before the handshake"
+        answer = server.call("execute_command", json.dumps({"command": "echo fine"}))
+        assert answer is not None and json.loads(answer)["stdout"] == "fine\n"
+        server.process.stdin.close()
+        assert server.wait(STOP_DEADLINE_S) == 0
+        stderr = server.stderr()
+    finally:
+        server.close()
+    assert "moved aside to" in stderr and "Traceback" not in stderr
+    assert len(corrupt_copies(home)) == 1
+
+
+@pytest.fixture
+def tmpfs(tmp_path: Path) -> Iterator[Path]:
+    """A 2 MiB tmpfs of our own, unmounted afterwards."""
+    mount_point = tmp_path / "small-disk"
+    mount_point.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount_point)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", "-l", str(mount_point)], check=False)
+
+
+def read_only_home(tmpfs: Path) -> Path:
+    home = tmpfs / "home"
+    make_journal(home, commands=3)
+    subprocess.run(["mount", "-o", "remount,ro", str(tmpfs)], check=True)
+    return home
+
+
+ENTRY_POINTS = [("status",), ("pause",), ("log",), ("stop", "1"), ("tray",)]  # resume asks the tray only
+
+
+@LINUX_ROOT
+def test_every_entry_point_explains_a_read_only_data_folder_without_a_traceback(tmpfs: Path) -> None:
+    home = read_only_home(tmpfs)
+    for args in ENTRY_POINTS:
+        result = cli(home, *args, env={"PYSTRAY_BACKEND": "dummy"})
+        assert result.returncode != 0, args
+        assert "Traceback" not in result.stderr + result.stdout, (args, result.stderr)
+        assert f"data folder {home} cannot be written (Read-only file system)" in result.stderr, (args, result.stderr)
+
+
+@LINUX_ROOT
+def test_serve_on_a_read_only_data_folder_answers_every_call_with_the_reason(tmpfs: Path) -> None:
+    home = read_only_home(tmpfs)
+    server = RawServer(home, "--headless")
+    try:
+        assert server.initialize() is not None
+        for tool, arguments in (("execute_command", '{"command": "echo hi"}'), ("terminal_run", '{"command": "ls"}')):
+            answer = server.call(tool, arguments)
+            assert answer is not None and answer.startswith("ERROR: ")
+            assert "cannot be written (Read-only file system); commands are refused" in answer
+        server.process.stdin.close()
+        assert server.wait(STOP_DEADLINE_S) == 0
+        assert "Traceback" not in server.stderr()
+    finally:
+        server.close()
+
+
+def test_a_data_folder_that_cannot_be_created_is_explained(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    home = blocker / "home"
+    result = cli(home, "status")
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert f"data folder {home} does not exist and cannot be created" in result.stderr
+
+
+def fill(disk: Path) -> Path:
+    filler = disk / "filler"
+    with open(filler, "wb", buffering=0) as out:  # unbuffered: nothing left to flush at close
+        try:
+            while True:
+                out.write(b"\0" * 65536)
+                out.flush()
+        except OSError:
+            pass
+    return filler
+
+
+@LINUX_ROOT
+def test_on_a_full_disk_calls_are_refused_in_words_and_pause_still_works(tmpfs: Path) -> None:
+    home = tmpfs / "home"
+    server = RawServer(home, "--headless")
+    try:
+        assert server.initialize() is not None
+        assert json.loads(server.call("execute_command", '{"command": "echo before"}'))["stdout"] == "before\n"
+        filler = fill(tmpfs)
+
+        began = time.monotonic()
+        answer = server.call("execute_command", '{"command": "echo during"}')
+        assert answer is not None, "a call on a full disk got no answer"
+        assert time.monotonic() - began < STOP_DEADLINE_S
+        assert f"the disk that holds Cowork Terminal's data is full ({home}, " in answer
+        assert "commands are refused until space is freed" in answer
+
+        paused = cli(home, "pause")
+        assert paused.returncode == 0 and "PAUSED" in paused.stdout, paused.stderr
+        assert "Traceback" not in paused.stderr
+        assert pause_file.read(home / "pause") is True
+        assert "paused by the user" in server.call("execute_command", '{"command": "echo paused"}')
+        status = cli(home, "status")
+        assert "Host access: PAUSED" in status.stdout and "Traceback" not in status.stderr
+
+        filler.unlink()
+        with Journal(AppPaths(home, home / "logs")) as journal:  # as the user's click in the app would
+            journal.set_paused(False)
+        assert json.loads(server.call("execute_command", '{"command": "echo after"}'))["stdout"] == "after\n"
+        server.process.stdin.close()
+        assert server.wait(STOP_DEADLINE_S) == 0
+        assert "Traceback" not in server.stderr()
+    finally:
+        server.close()
+    with Journal(AppPaths(home, home / "logs")) as journal:
+        assert [r.command for r in journal.recent_commands() if r.status is Status.FINISHED] == [
+            "echo after", "echo before"
+        ]
+
+
+def running(home: Path) -> bool:
+    with Journal(AppPaths(home, home / "logs")) as journal:
+        return any(r.status is Status.RUNNING for r in journal.recent_commands())
+
+
+@LINUX_ROOT
+def test_a_pause_on_a_full_disk_stops_a_running_command(tmpfs: Path) -> None:
+    home = tmpfs / "home"
+    marker = f"52{os.getpid() % 1000}.5"
+    server = RawServer(home, "--headless")
+    try:
+        server.initialize()
+        call = server.send_call("execute_command", json.dumps({"command": f"sleep {marker}"}))
+        deadline = time.monotonic() + STOP_DEADLINE_S
+        while time.monotonic() < deadline and not running(home):
+            time.sleep(0.05)
+        assert running(home)
+        fill(tmpfs)
+        assert cli(home, "pause").returncode == 0
+        answer = server.answer(call, STOP_DEADLINE_S)
+        assert answer is not None, "the pause did not reach the running command"
+        assert "paused host access" in json.dumps(answer)
+    finally:
+        server.close()
+
+
+def test_an_old_journal_without_a_pause_file_keeps_its_pause(home: Path) -> None:
+    with Journal(AppPaths(home, home / "logs")) as journal:
+        journal.set_paused(True)
+    (home / "pause").unlink()
+    with sqlite3.connect(home / "journal.sqlite3") as db:
+        assert json.loads(db.execute("SELECT value FROM settings WHERE key = 'paused'").fetchone()[0]) is True
+    with Journal(AppPaths(home, home / "logs")) as journal:
+        assert journal.is_paused()
+    assert pause_file.read(home / "pause") is True, "the file is allocated from the setting while there is room"
+
+
+def test_a_pause_that_reached_only_the_pause_file_is_kept_by_the_tray_that_starts_next(home: Path) -> None:
+    from app.core.control.client import current_tray_state
+    from tests.tray_process import running_tray
+
+    make_journal(home, commands=1)
+    pause_file.write(home / "pause", True)  # as `pause` does on a full disk with no tray
+    with running_tray(home):
+        state = current_tray_state(AppPaths.from_environment())
+    assert state is not None and state["paused"] is True
