@@ -1072,3 +1072,25 @@ def test_notices_name_only_controls_that_exist_and_never_a_command_to_type() -> 
     assert "Getting started" not in tray_platform.connect_hint(True, False), "no Tk: no Welcome window"
     assert "need Tk" in tray_platform.connect_hint(False, False)
     assert "`" not in (tray_platform.missing_tray_support("linux", "xorg") or "")
+
+
+def test_the_users_rules_show_in_the_menu_and_a_click_or_the_log_window_removes_one(
+    app: TrayApp, paths: AppPaths
+) -> None:
+    from app.core.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
+
+    first, second = (
+        app.hub.with_journal(
+            lambda journal, folder=folder: journal.add_rule(
+                DELETE_BUILD_FOLDERS, folder, FOLDER_SCOPE, f"deleting build folders in {folder}"
+            )
+        )
+        for folder in ("/home/ana/a", "/home/ana/b")
+    )
+    wait_for(lambda: menu.find_entry(app.entries(), f"rule:{second.id}") is not None)
+    assert app.pystray_item(f"rule:{first.id}").text == "deleting build folders in /home/ana/a"
+    click(app, f"remove-rule:{first.id}")
+    app._log_window_said({"op": "remove_rule", "id": second.id})  # "Remove" in the log window the tray started
+    wait_for(lambda: menu.find_entry(app.entries(), "rules-none") is not None)
+    with Journal(paths) as journal:
+        assert journal.rules() == []
