@@ -729,7 +729,7 @@ def approval_buttons(frame: ttk.Frame, record: CommandRecord, window: LogWindow)
     def answer(allowed: bool) -> None:
         window.controls.decide(record.id, allowed)
 
-    ttk.Button(frame, text="Allow", command=lambda: answer(True)).pack(side="left", padx=(0, 6))
+    ttk.Button(frame, text="Allow once", command=lambda: answer(True)).pack(side="left", padx=(0, 6))
     ttk.Button(frame, text="Deny", command=lambda: answer(False)).pack(side="left")
 
 
