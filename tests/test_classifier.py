@@ -351,3 +351,13 @@ def test_every_destructive_corpus_command_has_plain_words_without_program_jargon
         if tier is Tier.DESTRUCTIVE:
             result = classify(command, protected_paths=PROTECTED)
             assert result.plain and all(words[:1].isupper() for words in result.plain), (command, result.plain)
+
+
+def test_plain_words_say_when_the_name_is_known_only_when_it_runs_or_is_a_pattern() -> None:
+    assert "Deletes \"$dir\" (a name known only when it runs) and everything in it" in classify(
+        'rm -rf "$dir"', cwd="/home/ana/project"
+    ).plain
+    assert classify("rm -rf build/*", cwd="/home/ana/project").plain == (
+        "Deletes everything matching /home/ana/project/build/*, folders and all they hold",
+    )
+    assert classify("rm -rf").plain == ("Deletes folders and everything in them",)

@@ -31,6 +31,7 @@ class _FileRules:
             v = w.value
             if not end and v is None:
                 self.add(D, f"cannot tell: rm may take options from {_snip(w.source)}")
+                operands.append(w)  # or name what it deletes: said in the plain words below
             elif not end and v == "--":
                 end = True
             elif not end and v is not None and v.startswith("--"):
@@ -40,11 +41,17 @@ class _FileRules:
             else:
                 operands.append(w)
         if {"r", "R"} & flags or "--recursive" in longs or "--no-preserve-root" in longs:
-            for w in operands or [_Word(None, "?", "*")]:
+            if not operands:
+                self.add(D, "rm -r: recursive removal", "Deletes folders and everything in them")
+            for w in operands:
                 inside = self.inside_working_folder(w, named_only=True)
                 shown = self.shown_path(w)
-                what = f"the folder {shown}" if shown else f"everything matching {_snip(w.source)}"
-                plain = f"Deletes {what} and everything in it"
+                if shown is None:  # an expansion decides the name
+                    plain = f"Deletes {_snip(w.source)} (a name known only when it runs) and everything in it"
+                elif w.glob:
+                    plain = f"Deletes everything matching {shown}, folders and all they hold"
+                else:
+                    plain = f"Deletes the folder {shown} and everything in it"
                 self.add(D, "rm -r: recursive removal", plain, DELETE_RECURSIVE if inside else None, shown)
         elif "f" in flags or "--force" in longs:
             # Removing named files in the working folder: the same as plain rm (which does not ask
