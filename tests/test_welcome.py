@@ -113,3 +113,16 @@ def test_the_welcome_command_opens_a_window_whose_title_says_welcome(
     finally:
         process.terminate()
         process.wait(10)
+
+
+def test_a_windows_own_options_reach_it_through_the_cli(cli_env: dict[str, str]) -> None:
+    """`welcome --no-menu` and `log-window --tray-line` (how the tray starts them) used to stop at
+    argparse ("unrecognized arguments"), so the tray's windows never opened."""
+    env = {k: v for k, v in cli_env.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    for argv, said in ((["welcome", "--no-menu"], "cannot open the Welcome window"),
+                       (["log-window", "--tray-line"], "cannot open the activity log window")):  # fmt: skip
+        result = subprocess.run([sys.executable, "-m", "app", *argv], env=env, capture_output=True, text=True,
+                                stdin=subprocess.DEVNULL, timeout=60)  # fmt: skip
+        assert result.returncode == 1 and said in result.stderr, (argv, result.stderr)
+    wrong = subprocess.run([sys.executable, "-m", "app", "status", "--bogus"], env=env, capture_output=True, text=True)
+    assert wrong.returncode == 2 and "unrecognized arguments: --bogus" in wrong.stderr
