@@ -1094,3 +1094,16 @@ def test_the_users_rules_show_in_the_menu_and_a_click_or_the_log_window_removes_
     wait_for(lambda: menu.find_entry(app.entries(), "rules-none") is not None)
     with Journal(paths) as journal:
         assert journal.rules() == []
+
+
+def test_the_welcome_window_goes_with_the_tray(
+    paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
+) -> None:
+    app = start_tray(paths, pystray, window_marker)
+    try:
+        wait_for(lambda: Path(str(window_marker) + ".welcome").exists())
+        welcome = app._welcome
+        assert welcome is not None and welcome.poll() is None
+    finally:
+        app.shutdown()
+    assert welcome.poll() is not None, "its connection check needs this tray: it does not outlive it"

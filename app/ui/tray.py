@@ -31,6 +31,7 @@ import queue
 import select
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -166,6 +167,7 @@ class TrayApp:
         self._held: tuple[HeldView, ...] = ()  # for the menu, when no approval window can open
         self._confirming: str | None = None  # without Tk: the app whose "Disconnect…" asks in the menu
         self._rules_version: object = None
+        self._welcome: subprocess.Popen[bytes] | None = None
         self._rules: tuple[RuleView, ...] = ()
 
         self._jobs: queue.Queue[Any] = queue.Queue()
@@ -364,6 +366,8 @@ class TrayApp:
             if window is not None:
                 window.close()
         self._windows = []
+        if self._welcome is not None:  # its check needs this tray: it goes with it
+            _stop_process_now(self._welcome, WINDOW_STOP_GRACE_S)
         self.hub.close()  # servers end what runs: nobody would watch it any more
         if self._lock is not None:
             self._lock.release()
@@ -903,7 +907,9 @@ class TrayApp:
     def open_welcome(self) -> None:
         """The Welcome window: connect Claude step by step (first start, and "Getting started…")."""
         argv = [*self.welcome_command, *([] if self.has_menu else ["--no-menu"])]
-        spawn(argv)
+        if self._welcome is not None:
+            _stop_process_now(self._welcome, WINDOW_STOP_GRACE_S)  # one at a time: a new one comes to the front
+        self._welcome = spawn(argv)
         self.hub.with_journal(lambda journal: journal.set_setting(WELCOME_SHOWN_SETTING, True))
         log.info("welcome window started: %s", argv)
 
@@ -959,6 +965,17 @@ class TrayApp:
                     f"{why or f'It exited with code {code}'}. The app log in {self.paths.log_dir} has the details.",
                 )
         self._windows = alive
+
+
+def _stop_process_now(process: subprocess.Popen[bytes], grace_s: float) -> None:
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(grace_s)
 
 
 def _note_signal(signum: int, _frame: Any) -> None:
