@@ -450,9 +450,9 @@ def test_the_window_the_tray_started_says_each_click_on_its_private_line(
     window.pause_button.invoke()
     assert tray_line.tray.heard() == {"op": "pause", "paused": True}
     window.select(held)
-    pump(window, lambda: {b.cget("text") for b in window.actions_frame.winfo_children()} >= {"Allow", "Deny"})
+    pump(window, lambda: {b.cget("text") for b in window.actions_frame.winfo_children()} >= {"Allow once", "Deny"})
     buttons = {b.cget("text"): b for b in window.actions_frame.winfo_children()}
-    buttons["Allow"].invoke()  # from the tray's own window, a click is the user's answer
+    buttons["Allow once"].invoke()  # from the tray's own window, a click is the user's answer
     assert tray_line.tray.heard() == {"op": "decide", "id": held, "allowed": True}
     buttons["Deny"].invoke()
     assert tray_line.tray.heard() == {"op": "decide", "id": held, "allowed": False}

@@ -127,13 +127,22 @@ def test_each_entry_state_names_what_a_click_will_do() -> None:
         view = ClientView("claude-desktop", "Claude Desktop", installed, state)
         return entry(TrayState(clients=(view,)), "client:claude-desktop")
 
-    assert client(CHANGED).text == "Claude Desktop: our entry is out of date · click to update it"
-    assert client(STALE).text == "Claude Desktop: an older install's entry · click to replace it"
-    assert client(FOREIGN).text == "Claude Desktop: another program's entry · click to replace it"
+    def items(state: str) -> list[tuple[str, str | None]]:
+        return [(e.text, e.action) for e in client(state).submenu or ()]
+
+    assert client(CHANGED).text == "Claude Desktop: connected, its entry needs an update"
+    assert items(CHANGED) == [
+        ("Update its entry", menu.CONNECT), ("Check connection", menu.CHECK),
+        ("Disconnect Claude Desktop…", menu.ASK_DISCONNECT),
+    ]  # fmt: skip
+    assert client(STALE).text == "Claude Desktop: an older install's entry"
+    assert items(STALE) == [("Replace it with this install", menu.CONNECT), ("Check connection", menu.CHECK)]
+    assert client(FOREIGN).text == "Claude Desktop: another program's entry"
+    assert items(FOREIGN) == [("Replace it with this app", menu.CONNECT), ("Check connection", menu.CHECK)]
     assert client(INVALID).text == "Claude Desktop: its config file has an error"
     assert client(ABSENT, installed=False).text == "Claude Desktop: not found · click to add the entry anyway"
-    for state in (CHANGED, STALE, FOREIGN, INVALID, ABSENT):
-        assert client(state).action == menu.CONNECT
+    for state in (INVALID, ABSENT):
+        assert client(state).action == menu.CONNECT and client(state).submenu is None
     not_installed = ClientView("claude-code", "Claude Code", False, UNKNOWN)
     unknown = entry(TrayState(clients=(not_installed,)), "client:claude-code")
     assert unknown.text == "Claude Code: not installed" and unknown.enabled is False

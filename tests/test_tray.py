@@ -261,10 +261,10 @@ def test_another_programs_entry_under_our_name_is_offered_for_replacement_and_re
     desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": FOREIGN_ENTRY}}))
     app = start_tray(paths, pystray, window_marker)
     try:
-        foreign = "Claude Desktop: another program's entry · click to replace it"
-        assert app.pystray_item("client:claude-desktop").text == foreign
+        assert app.pystray_item("client:claude-desktop").text == "Claude Desktop: another program's entry"
         assert app.pystray_item("status").text != "Not connected to Claude yet"
-        click(app, "client:claude-desktop")
+        assert app.pystray_item("fix:claude-desktop").text == "Replace it with this app"
+        click(app, "fix:claude-desktop")
         assert desktop.read_desktop_config()["mcpServers"]["cowork-terminal"] == cc.this_app_entry()
         assert "The previous file is kept as" in messages(app)
         assert list(desktop.desktop_config.parent.glob("*.bak"))
@@ -414,9 +414,7 @@ def test_a_failed_check_is_reported_with_the_check_commands_own_words(
     try:
         write_old_install_entry(desktop)  # after the start, which would have repaired it
         wait_for(lambda: "older install" in app.pystray_item("client:claude-desktop").text)
-        assert menu.find_entry(app.entries(), "check:claude-desktop") is None, "the menu checks connected apps only"
-        app.submit(menu.CHECK, "claude-desktop")  # as the Welcome window's Try it would find it
-        assert app.settle(timeout_s=30)
+        click(app, "check:claude-desktop")
         title, message = app.notifier.history[-1]
         assert title == "Connection problem: Claude Desktop"
         assert "entry is stale" in message and "/old/cowork-terminal" in message
@@ -964,7 +962,7 @@ def test_a_held_command_shows_in_the_menu_and_the_tray_opens_its_prompt(
         wait_for(lambda: app.state.waiting == 1, timeout_s=FOLLOW_DEADLINE_S)
         assert app.icon_state == menu.ATTENTION
         assert app.pystray_item("waiting").text == "1 command waiting for you"
-        assert ("A command is waiting for your approval", "claude-ai wants to run: rm -rf build") in (
+        assert ("A command is waiting for your approval", "Claude Desktop wants to run: rm -rf build") in (
             app.notifier.history
         )
         assert app.hub.decide(held, allowed=False, by=tray.PROMPT_DECIDED_BY)  # what the prompt's Deny does

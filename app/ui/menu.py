@@ -57,13 +57,15 @@ ATTENTION, ERROR = WAITING, PROBLEM  # the files' names
 _CLIENT_STATE = {
     CURRENT: "connected",
     ABSENT: "not connected · click to connect",
-    CHANGED: "our entry is out of date · click to update it",
-    STALE: "an older install's entry · click to replace it",
-    FOREIGN: "another program's entry · click to replace it",
+    CHANGED: "connected, its entry needs an update",
+    STALE: "an older install's entry",
+    FOREIGN: "another program's entry",
     INVALID: "its config file has an error",
     UNKNOWN: "not installed",
 }
 _HAS_ENTRY = (CURRENT, CHANGED, STALE, FOREIGN)
+# An entry under our name that is not the one this app writes: what the first item of its submenu does.
+_FIX_TEXT = {CHANGED: "Update its entry", STALE: "Replace it with this install", FOREIGN: "Replace it with this app"}
 
 
 def client_state_text(state: str, installed: bool) -> str:
@@ -221,25 +223,26 @@ def tooltip(state: TrayState) -> str:
 
 
 def _client_entry(client: ClientView, confirming: bool = False) -> MenuEntry:
-    """One app with its state. A connected app opens a submenu (check, "Disconnect…"): a click on it
-    never disconnects silently."""
+    """One app with its state. An app with an entry under our name opens a submenu (fix it, check,
+    "Disconnect…"): a click on the app itself never changes or removes anything silently."""
     key = f"client:{client.client_id}"
     text = f"{client.name}: {client_state_text(client.state, client.installed)}"
     if client.state == UNKNOWN:
         return MenuEntry(key, text, enabled=False)
-    if client.connected:
-        target = client.client_id
-        return MenuEntry(
-            key,
-            text,
-            submenu=(
-                MenuEntry(f"check:{target}", "Check connection", CHECK, target),
-                MenuEntry(f"disconnect:{target}", f"Disconnect {client.name}…", ASK_DISCONNECT, target)
-                if not confirming
-                else MenuEntry(f"disconnect:{target}", f"Yes, disconnect {client.name}", DISCONNECT, target),
-            ),
+    if not client.has_entry:
+        return MenuEntry(key, text, action=CONNECT, target=client.client_id)
+    target = client.client_id
+    items = []
+    if not client.connected:
+        items.append(MenuEntry(f"fix:{target}", _FIX_TEXT[client.state], CONNECT, target))
+    items.append(MenuEntry(f"check:{target}", "Check connection", CHECK, target))
+    if client.state in (CURRENT, CHANGED):  # ours: removable; another program's entry is not ours to remove
+        items.append(
+            MenuEntry(f"disconnect:{target}", f"Yes, disconnect {client.name}", DISCONNECT, target)
+            if confirming
+            else MenuEntry(f"disconnect:{target}", f"Disconnect {client.name}…", ASK_DISCONNECT, target)
         )
-    return MenuEntry(key, text, action=CONNECT, target=client.client_id)
+    return MenuEntry(key, text, submenu=tuple(items))
 
 
 def connect_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
