@@ -14,6 +14,7 @@ from desktop_env import FakeDesktop, make_fake_desktop
 
 from app.core.paths import AppPaths
 from app.ui.welcome import INTRO, RESTART_TEXT, TITLE, WelcomeWindow
+from tests.clicks import shown_window
 from tests.tray_process import running_tray
 
 WAIT_S = 60.0
@@ -106,10 +107,7 @@ def test_the_welcome_command_opens_a_window_whose_title_says_welcome(
     env = dict(cli_env, HOME=str(desktop.home), XDG_CONFIG_HOME=str(desktop.config_home), DISPLAY=display)
     process = subprocess.Popen([sys.executable, "-m", "app", "welcome"], env=env)
     try:
-        found = subprocess.run(
-            ["xdotool", "search", "--sync", "--name", "Welcome"], capture_output=True, text=True, timeout=20, env=env
-        )
-        assert found.stdout.split(), "a window whose title contains Welcome"
+        assert shown_window(display, "Welcome"), "a window whose title contains Welcome"
     finally:
         process.terminate()
         process.wait(10)
