@@ -23,8 +23,10 @@ import pytest
 
 from app.core.journal import Journal
 from app.core.paths import AppPaths
+from app.core.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
 from app.ui.approval_prompt import ARM_DELAY_MS, POLL_MS, ApprovalPrompt
-from tests.clicks import PROMPT_TITLE, click_yes, press, shown_window, xdotool
+from app.ui.held_command import Decision, WaitingCommand, judged
+from tests.clicks import ARMED_S, PROMPT_TITLE, click_yes, press, shown_window, xdotool
 from tests.stdio_client import STOP_DEADLINE_S, connect, run
 from tests.test_authority import wait_until_held
 from tests.tray_process import running_tray
@@ -68,7 +70,7 @@ def pump_until(root: tk.Tk, condition, timeout_s: float = WAIT_S) -> None:
 
 
 def showing(prompt: ApprovalPrompt, command_id: int) -> bool:
-    return prompt.current is not None and prompt.current["id"] == command_id
+    return prompt.current is not None and prompt.current.id == command_id
 
 
 def enabled(button) -> bool:
@@ -96,7 +98,7 @@ def test_the_prompt_shows_the_exact_command_and_walks_through_pending_approvals(
         assert "Extra environment: NODE_ENV" in prompt.details.cget("text")
         pump_until(root, lambda: enabled(prompt.allow_button))
         prompt.allow_button.invoke()
-        assert tray.heard() == {"op": "decide", "id": 11, "allowed": True}
+        assert tray.heard() == {"op": "decide", "id": 11, "allowed": True, "rule": None}
         pump_until(root, lambda: showing(prompt, 12))
         assert "more waiting" not in prompt.heading.cget("text")
 
@@ -132,7 +134,7 @@ def test_allow_and_deny_stay_disabled_for_a_moment_whenever_the_shown_command_ch
         pump_until(root, lambda: enabled(prompt.allow_button))
         assert time.monotonic() - replaced >= arm_s * 0.9
         prompt.allow_button.invoke()
-        assert tray.heard() == {"op": "decide", "id": 22, "allowed": True}
+        assert tray.heard() == {"op": "decide", "id": 22, "allowed": True, "rule": None}
 
 
 def test_the_prompt_process_takes_holds_on_stdin_and_says_the_users_keys_on_stdout(
@@ -148,9 +150,9 @@ def test_the_prompt_process_takes_holds_on_stdin_and_says_the_users_keys_on_stdo
         window = shown_window(display, PROMPT_TITLE)
         press(display, window, "Return", "KP_Enter")  # Enter never answers: no default button
         press(display, window, "Escape")  # Escape is Deny, at once
-        assert tray.heard() == {"op": "decide", "id": 31, "allowed": False}
+        assert tray.heard() == {"op": "decide", "id": 31, "allowed": False, "rule": None}
         click_yes(display, PROMPT_TITLE)  # the next one, once its buttons armed
-        assert tray.heard() == {"op": "decide", "id": 32, "allowed": True}
+        assert tray.heard() == {"op": "decide", "id": 32, "allowed": True, "rule": None}
         tray.close()  # the tray closes the prompt
         assert process.wait(WAIT_S) == 0
     finally:
@@ -210,3 +212,122 @@ def test_the_prompt_started_by_hand_in_a_terminal_says_the_app_opens_it(cli_env:
         os.close(terminal)
     assert done.returncode == 2
     assert "the Cowork Terminal app opens this window when a command waits for you" in done.stderr
+
+
+# ---- what the window says (issue 12): plain words, countdown, rules; driven through its line
+
+
+def held(command: str, cwd: str, *, command_id: int = 1, expires_in_s: float = 300.0) -> WaitingCommand:
+    """A held command as the tray sends it: judged by the classifier, as the tray does."""
+    return judged(
+        command_id, command, cwd, client="Claude Code", expires_at=time.time() + expires_in_s, protected=(),
+        session="4",
+    )  # fmt: skip
+
+
+def shown(prompt: ApprovalPrompt, tray: TrayEnd, *items: WaitingCommand) -> tk.Tk:
+    """Tell the prompt about `items` as the tray does, and wait until it shows the first."""
+    for item in items:
+        tray.tell({"op": "show", "hold": item.to_json()})
+    pump_until(prompt.root, lambda: showing(prompt, items[0].id) and prompt.root.winfo_viewable())
+    return prompt.root
+
+
+def test_the_window_says_what_the_command_does_in_plain_words_and_counts_down(display: str) -> None:
+    with prompt_on_pipes() as (prompt, tray):
+        root = shown(prompt, tray, held("rm -rf build", "/home/ana/project", expires_in_s=125.4))
+        assert prompt.what.cget("text") == "Deletes the folder /home/ana/project/build and everything in it"
+        assert prompt.heading.cget("text") == "Claude Code wants to run this command on your computer:"
+        assert prompt.details.cget("text") == "In folder: /home/ana/project"
+        first = prompt.remaining.cget("text")
+        assert first.startswith("Waiting for your answer: 2:0") and first.endswith("With no answer, it does not run.")
+        pump_until(root, lambda: prompt.remaining.cget("text") != first, timeout_s=3)
+        assert "2:0" in prompt.remaining.cget("text"), "the countdown moves, second by second"
+        assert [b.cget("text") for b in (prompt.deny_button, prompt.allow_button)] == ["Deny", "Allow once"]
+        assert str(root.focus_lastfor()) == str(prompt.deny_button), "the focus goes to Deny: nothing allows by default"
+
+
+def test_a_build_folder_deletion_offers_a_rule_and_its_click_carries_the_rule(display: str, tmp_path: Path) -> None:
+    project = str(tmp_path / "project")
+    with prompt_on_pipes() as (prompt, tray):
+        root = shown(prompt, tray, held("rm -rf node_modules", project, command_id=1),
+                     held("sudo reboot", project, command_id=2))  # fmt: skip
+        assert prompt.rules_row.winfo_ismapped()
+        expected = f"deleting build folders (build, dist, node_modules...) in {project}"
+        assert prompt.rule_button.cget("text") == f"Always allow {expected}"
+        pump_until(root, lambda: enabled(prompt.rule_button))
+        prompt.rule_button.invoke()
+        assert tray.heard() == {
+            "op": "decide", "id": 1, "allowed": True,
+            "rule": {"kind": DELETE_BUILD_FOLDERS, "folder": project, "scope": FOLDER_SCOPE, "session": None,
+                     "description": expected},
+        }  # fmt: skip
+        pump_until(root, lambda: showing(prompt, 2))
+        root.update()
+        assert not prompt.rules_row.winfo_ismapped(), "no rule is ever offered for running as administrator"
+        assert prompt.what.cget("text").startswith("Runs as administrator\n")
+
+
+def test_a_session_rule_names_the_agents_session_and_a_denial_never_makes_a_rule() -> None:
+    item = held("rm -rf dist", "/home/ana/project")
+    rule = Decision(item, True, "session").rule()
+    assert rule is not None and rule["scope"] == "session" and rule["session"] == "4"
+    assert rule["description"].endswith("for this session")
+    assert Decision(item, False, "session").to_message()["rule"] is None
+    assert WaitingCommand.from_json(item.to_json()) == item, "held commands travel as JSON"
+
+
+def test_a_tray_that_sends_only_the_basics_still_shows_the_reasons() -> None:
+    basic = {"id": 9, "command": "rm -rf x", "cwd": "/p", "client": "Claude Desktop",
+             "reasons": "rm -r: recursive removal", "expires_at": time.time() + 60, "explanation": None}  # fmt: skip
+    item = WaitingCommand.from_json(basic)
+    assert item.plain == ("rm -r: recursive removal",) and item.proposal is None
+
+
+# ---- the whole path: a real tray, a real serve, real key presses
+
+
+def press_in(display: str, name: str, *keys: str) -> None:
+    press(display, shown_window(display, name), *keys)
+
+
+async def _held_call(client: Any, command: str, cwd: Path, result: dict) -> None:
+    result.update(await run(client, {"command": command, "cwd": str(cwd)}))
+
+
+@pytest.mark.anyio
+async def test_a_rule_made_by_a_click_lets_the_next_build_folder_deletion_run_and_others_still_wait(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    for name in ("build", "dist", "src"):
+        (project / name).mkdir(parents=True)
+    with running_tray(home, display=display):
+        async with connect(home, headless=False) as client:
+            first: dict = {}
+            async with anyio.create_task_group() as group:
+                group.start_soon(_held_call, client, "rm -rf build", project, first)
+                await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)
+                await anyio.sleep(ARMED_S)
+                # From Deny (the focus), Tab twice: past Allow once, to "Always allow ... in this folder".
+                await anyio.to_thread.run_sync(lambda: press_in(display, PROMPT_TITLE, "Tab", "Tab", "space"))
+            with anyio.fail_after(STOP_DEADLINE_S):
+                second = await run(client, {"command": "rm -rf dist", "cwd": str(project)})
+            third: dict = {}
+            async with anyio.create_task_group() as group:
+                group.start_soon(_held_call, client, "rm -rf src", project, third)
+                await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)
+                await anyio.sleep(0.5)
+                assert not third, "an unmatched command still waits for the user"
+                await anyio.to_thread.run_sync(lambda: press_in(display, PROMPT_TITLE, "Escape"))
+    assert first.get("exitCode") == 0 and not (project / "build").exists(), first
+    assert second.get("exitCode") == 0 and not (project / "dist").exists(), second
+    assert "The user denied this command" in third["error"] and (project / "src").exists()
+    from app.core.journal import Journal
+
+    with Journal(paths) as journal:
+        [rule] = journal.rules()
+        assert rule.folder == str(project.resolve()) and rule.kind == DELETE_BUILD_FOLDERS
+        rows = {r.command: r for r in journal.recent_commands(limit=10)}
+        assert rows["rm -rf dist"].allowed_by_rule == rule.id and rows["rm -rf dist"].decided_by == f"rule {rule.id}"
+        assert rows["rm -rf build"].allowed_by_rule is None

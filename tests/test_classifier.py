@@ -293,3 +293,71 @@ def test_importing_the_classifier_does_not_load_the_parser() -> None:
 def test_a_python_script_named_like_an_option_letter_is_a_script_not_inline_code() -> None:
     # `-u` is an option cluster; the word after it is the script, whatever its name.
     assert classify("python3 -u u").reasons == ("python3 u: runs a program (its contents are not checked)",)
+
+
+# ---- removing named files in the working folder (issue 12), and plain words
+
+
+def test_rm_f_of_a_named_file_in_the_working_folder_is_moderate() -> None:
+    result = classify("rm -f file.o", cwd="/home/ana/project")
+    assert result.tier is Tier.MODERATE
+    assert "Deletes the file /home/ana/project/file.o" in result.plain
+
+
+def test_rm_f_of_a_glob_within_the_working_folder_is_moderate() -> None:
+    assert classify("rm -f *.o", cwd="/home/ana/project").tier is Tier.MODERATE
+    assert classify("rm -f src/*.o", cwd="/home/ana/project").tier is Tier.MODERATE
+
+
+def test_rm_f_outside_the_working_folder_or_across_folders_is_held() -> None:
+    for command in ("rm -f ../x", "rm -f */x.o", "rm -f /etc/hosts", "rm -f ~/notes", "rm -f a/../../x"):
+        result = classify(command, cwd="/home/ana/project")
+        assert result.tier is Tier.DESTRUCTIVE, command
+        assert any("without asking" in words for words in result.plain), (command, result.plain)
+
+
+def test_rm_f_in_the_home_folder_itself_is_still_held() -> None:
+    assert classify("rm -f .bashrc", cwd=HOME).tier is Tier.DESTRUCTIVE
+
+
+def test_rm_f_of_an_absolute_path_is_moderate_only_inside_the_working_folder() -> None:
+    assert classify("rm -f /home/ana/project/a.o", cwd="/home/ana/project").tier is Tier.MODERATE
+    assert classify("rm -f /home/ana/projectx/a.o", cwd="/home/ana/project").tier is Tier.DESTRUCTIVE
+
+
+def test_rm_rf_build_is_still_held_and_says_which_folder_in_plain_words() -> None:
+    result = classify("rm -rf build", cwd="/home/ana/project")
+    assert result.tier is Tier.DESTRUCTIVE
+    assert result.plain == ("Deletes the folder /home/ana/project/build and everything in it",)
+    assert [(f.kind, f.target) for f in result.findings] == [("delete-recursive", "/home/ana/project/build")]
+
+
+def test_a_recursive_removal_outside_the_working_folder_carries_no_rule_kind() -> None:
+    for command in ("rm -rf ../other", "rm -rf /", "rm -rf .", "rm -rf *", "rm -rf \"$dir\"", "sudo rm -rf build"):
+        result = classify(command, cwd="/home/ana/project")
+        assert result.tier is Tier.DESTRUCTIVE, command
+        assert not all(f.kind for f in result.findings), command
+
+
+def test_plain_words_for_a_force_push_and_for_sudo() -> None:
+    assert classify("git push --force origin main").plain == ("Rewrites the history of origin/main",)
+    assert classify("git push origin +feature").plain == ("Rewrites the history of origin/feature",)
+    assert "Runs as administrator" in classify("sudo apt-get install x").plain
+    assert "Runs as another user" in classify("sudo -u bob ls").plain
+
+
+def test_every_destructive_corpus_command_has_plain_words_without_program_jargon() -> None:
+    for command, tier, _ in ROWS:
+        if tier is Tier.DESTRUCTIVE:
+            result = classify(command, protected_paths=PROTECTED)
+            assert result.plain and all(words[:1].isupper() for words in result.plain), (command, result.plain)
+
+
+def test_plain_words_say_when_the_name_is_known_only_when_it_runs_or_is_a_pattern() -> None:
+    assert "Deletes \"$dir\" (a name known only when it runs) and everything in it" in classify(
+        'rm -rf "$dir"', cwd="/home/ana/project"
+    ).plain
+    assert classify("rm -rf build/*", cwd="/home/ana/project").plain == (
+        "Deletes everything matching /home/ana/project/build/*, folders and all they hold",
+    )
+    assert classify("rm -rf").plain == ("Deletes folders and everything in them",)

@@ -93,6 +93,7 @@ def test_clients_with_nothing_installed_says_so_and_names_the_restart_rule(user)
     assert lines[2].split()[:2] == ["claude-code", "no"]
     assert "No Claude app found" in result.stdout
     assert "reads its config only when it starts" in result.stdout
+    assert "restart-claude" not in result.stdout
 
 
 def test_clients_json_reports_each_client_and_our_entry(user, cli_env):
@@ -137,6 +138,7 @@ def test_connect_writes_every_installed_client_and_reminds_to_restart(user, cli_
     assert f"claude-desktop: connected ({user.config})" in result.stdout
     assert "claude-code: connected" in result.stdout
     assert "previous file kept as" in result.stdout and "reads its config only when it starts" in result.stdout
+    assert "restart-claude" not in result.stdout, "restart-claude does not work on Linux: never suggested here"
     assert "run only while the Cowork Terminal app is running" in result.stdout and "--headless" in result.stdout
     assert user.entry() == expected_entry(cli_env)
     assert json.loads(state.read_text())["cowork-terminal"] == {"type": "stdio", **expected_entry(cli_env)}
@@ -330,3 +332,10 @@ async def test_connected_entry_starts_a_server_that_runs_echo_ok(user, mode):
         reply = await client.call_tool("execute_command", {"command": "echo ok"})
     assert not reply.is_error, reply.content
     assert reply.structured_content["stdout"] == "ok\n" and reply.structured_content["exitCode"] == 0
+
+
+def test_the_restart_hint_names_restart_claude_only_where_it_works():
+    assert "restart-claude" in client_commands.restart_reminder("darwin", ["claude-desktop"])
+    assert "restart-claude" in client_commands.restart_reminder("win32", ["claude-desktop-store"])
+    assert "restart-claude" not in client_commands.restart_reminder("linux", ["claude-desktop"])
+    assert "restart-claude" not in client_commands.restart_reminder("darwin", ["claude-code"])

@@ -132,3 +132,12 @@ def test_importing_the_icon_module_does_not_load_pil() -> None:
     code = "import sys, app.ui.icons; print('PIL' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert result.stdout.strip() == "False"
+
+
+def test_the_menu_has_one_icon_per_state_and_each_is_a_different_shipped_icon() -> None:
+    from app.ui import menu
+
+    states = (menu.IDLE, menu.RUNNING, menu.PAUSED, menu.WAITING, menu.PROBLEM)
+    assert sorted(states) == sorted(icons.STATES)
+    at_16 = {state: icons.load_icon(state, 16).tobytes() for state in states}
+    assert len(set(at_16.values())) == len(states), "each state looks different at 16 px"

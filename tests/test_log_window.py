@@ -450,9 +450,9 @@ def test_the_window_the_tray_started_says_each_click_on_its_private_line(
     window.pause_button.invoke()
     assert tray_line.tray.heard() == {"op": "pause", "paused": True}
     window.select(held)
-    pump(window, lambda: {b.cget("text") for b in window.actions_frame.winfo_children()} >= {"Allow", "Deny"})
+    pump(window, lambda: {b.cget("text") for b in window.actions_frame.winfo_children()} >= {"Allow once", "Deny"})
     buttons = {b.cget("text"): b for b in window.actions_frame.winfo_children()}
-    buttons["Allow"].invoke()  # from the tray's own window, a click is the user's answer
+    buttons["Allow once"].invoke()  # from the tray's own window, a click is the user's answer
     assert tray_line.tray.heard() == {"op": "decide", "id": held, "allowed": True}
     buttons["Deny"].invoke()
     assert tray_line.tray.heard() == {"op": "decide", "id": held, "allowed": False}
@@ -561,3 +561,27 @@ def test_deny_in_the_details_answers_a_real_held_command(
     assert (tmp_path / "cache").exists()
     row = journal.recent_commands(limit=1)[0]
     assert row.decision == "denied" and row.status is Status.REFUSED
+
+
+def test_the_users_rules_are_listed_and_removable_in_the_log_window(
+    open_window: Callable[..., LogWindow], journal: Journal
+) -> None:
+    window = open_window()
+    window.rules_button.invoke()
+    assert str(window.rules_intro.cget("text")).startswith("You have no rules.")
+    rule = journal.add_rule("delete-build-folders", "/home/a/p", "folder", "deleting build folders in ~/p")
+    window.rules_button.invoke()
+    label, remove = window.rule_rows[rule.id]
+    assert label.cget("text") == f"Rule {rule.id}: deleting build folders in ~/p"
+    remove.invoke()  # no tray here: removing only tightens, so the window writes it itself
+    assert window.rule_rows == {} and str(window.rules_intro.cget("text")).startswith("You have no rules.")
+    pump(window, lambda: journal.rules() == [])
+
+
+def test_a_command_allowed_by_a_rule_says_so_in_its_details(journal: Journal) -> None:
+    from app.ui.log_model import detail_lines
+
+    held = journal.begin_command(command="rm -rf build", cwd="/p", status=Status.WAITING, hold_expires_at=9e12)
+    journal.decide(held, allowed=True, by="rule 3", rule_id=3)
+    lines = {line.label: line.value for line in detail_lines(journal.get_command(held))}
+    assert lines["Answer"] == "allowed by your rule 3"

@@ -29,15 +29,16 @@ def texts(items: list[MenuEntry] | tuple[MenuEntry, ...]) -> list[str]:
     return [e.text for e in items if not e.separator]
 
 
-def test_the_menu_has_the_conventional_order_status_first_and_quit_last() -> None:
+def test_the_menu_has_the_status_first_then_the_actions_and_quit() -> None:
     items = entries(TrayState(clients=(DESKTOP_CONNECTED,)))
     assert items[0].key == "status" and items[0].enabled is False
     assert items[-1].text == "Quit Cowork Terminal" and items[-1].action == menu.QUIT
     assert items[-2].separator
     keys = [e.key for e in items if not e.separator]
-    assert keys[-9:] == [
-        "open-log", "pause", "connect", "approval", "output", "autostart", "data-folder", "uninstall", "quit"
-    ]
+    assert keys == [
+        "status", "waiting", "open-log", "pause", "connect", "approval", "output", "rules", "autostart",
+        "data-folder", "welcome", "uninstall", "quit",
+    ]  # fmt: skip
 
 
 def test_open_activity_log_is_the_default_action() -> None:
@@ -89,13 +90,15 @@ def test_a_server_from_an_earlier_day_shows_its_weekday() -> None:
     assert "since Sun 09:05" in entry(state, "server:0").text
 
 
-def test_no_client_connected_says_so_and_asks_for_attention() -> None:
+def test_no_client_connected_says_so_without_the_waiting_for_you_icon() -> None:
     state = TrayState(clients=(ClientView("claude-desktop", "Claude Desktop", True, ABSENT), CODE_ABSENT))
     assert state.first_run
     assert menu.status_line(state) == "Not connected to Claude yet"
-    assert menu.icon_state(state) == menu.ATTENTION
-    check = entry(state, "check")
-    assert check.enabled is False and "connect a Claude app first" in check.text
+    assert menu.icon_state(state) == menu.IDLE, "the waiting-for-you icon means a command waits, nothing else"
+    assert texts(entry(state, "connect").submenu) == [
+        "Claude Desktop: not connected · click to connect",
+        "Claude Code: not connected · click to connect",
+    ]
 
 
 def test_before_the_first_look_for_clients_the_submenu_says_it_is_looking() -> None:
@@ -105,18 +108,18 @@ def test_before_the_first_look_for_clients_the_submenu_says_it_is_looking() -> N
     assert menu.status_line(state) == "Host access on · no agent connected"
 
 
-def test_connected_clients_are_ticked_and_clicking_them_disconnects() -> None:
+def test_a_connected_app_offers_check_and_disconnect_never_a_silent_toggle() -> None:
     state = TrayState(clients=(DESKTOP_CONNECTED, CODE_ABSENT))
     desktop, code = entry(state, "client:claude-desktop"), entry(state, "client:claude-code")
-    assert (desktop.text, desktop.checked, desktop.action, desktop.target) == (
-        "Claude Desktop",
-        True,
-        menu.DISCONNECT,
-        "claude-desktop",
-    )
-    assert (code.text, code.checked, code.action) == ("Claude Code", False, menu.CONNECT)
-    assert entry(state, "check:claude-desktop").action == menu.CHECK
+    assert desktop.text == "Claude Desktop: connected" and desktop.action is None and desktop.checked is None
+    assert desktop.submenu is not None
+    assert [(e.text, e.action, e.target) for e in desktop.submenu] == [
+        ("Check connection", menu.CHECK, "claude-desktop"),
+        ("Disconnect Claude Desktop…", menu.ASK_DISCONNECT, "claude-desktop"),
+    ]
+    assert (code.text, code.action) == ("Claude Code: not connected · click to connect", menu.CONNECT)
     assert menu.find_entry(entries(state), "check:claude-code") is None
+    assert all(e.action != menu.DISCONNECT for e in desktop.submenu), "only a confirmed question disconnects"
 
 
 def test_each_entry_state_names_what_a_click_will_do() -> None:
@@ -124,31 +127,41 @@ def test_each_entry_state_names_what_a_click_will_do() -> None:
         view = ClientView("claude-desktop", "Claude Desktop", installed, state)
         return entry(TrayState(clients=(view,)), "client:claude-desktop")
 
-    assert client(CHANGED).text == "Claude Desktop (update our entry)"
-    assert client(STALE).text == "Claude Desktop (replace an older install's entry)"
-    assert client(FOREIGN).text == "Claude Desktop (replace another program's entry)"
-    assert client(INVALID).text == "Claude Desktop (its config file has an error)"
-    assert client(ABSENT, installed=False).text == "Claude Desktop (not detected: adds the entry anyway)"
-    for state in (CHANGED, STALE, FOREIGN, INVALID, ABSENT):
-        assert client(state).action == menu.CONNECT and client(state).checked is False
+    def items(state: str) -> list[tuple[str, str | None]]:
+        return [(e.text, e.action) for e in client(state).submenu or ()]
+
+    assert client(CHANGED).text == "Claude Desktop: connected, its entry needs an update"
+    assert items(CHANGED) == [
+        ("Update its entry", menu.CONNECT), ("Check connection", menu.CHECK),
+        ("Disconnect Claude Desktop…", menu.ASK_DISCONNECT),
+    ]  # fmt: skip
+    assert client(STALE).text == "Claude Desktop: an older install's entry"
+    assert items(STALE) == [("Replace it with this install", menu.CONNECT), ("Check connection", menu.CHECK)]
+    assert client(FOREIGN).text == "Claude Desktop: another program's entry"
+    assert items(FOREIGN) == [("Replace it with this app", menu.CONNECT), ("Check connection", menu.CHECK)]
+    assert client(INVALID).text == "Claude Desktop: its config file has an error"
+    assert client(ABSENT, installed=False).text == "Claude Desktop: not found · click to add the entry anyway"
+    for state in (INVALID, ABSENT):
+        assert client(state).action == menu.CONNECT and client(state).submenu is None
     not_installed = ClientView("claude-code", "Claude Code", False, UNKNOWN)
     unknown = entry(TrayState(clients=(not_installed,)), "client:claude-code")
-    assert unknown.text == "Claude Code (not installed)" and unknown.enabled is False
+    assert unknown.text == "Claude Code: not installed" and unknown.enabled is False
 
 
-def test_a_stale_entry_is_not_a_first_run_and_can_be_checked() -> None:
+def test_a_stale_entry_is_not_a_first_run() -> None:
     state = TrayState(clients=(ClientView("claude-desktop", "Claude Desktop", True, STALE),))
     assert not state.first_run
-    assert entry(state, "check:claude-desktop").enabled
 
 
-def test_a_server_that_died_shows_a_line_that_opens_the_log_and_asks_for_attention() -> None:
+def test_a_server_that_died_shows_a_line_under_quit_that_opens_the_log_and_the_problem_icon() -> None:
     crashed = datetime(2026, 8, 3, 15, 12).timestamp()
     state = TrayState(clients=(DESKTOP_CONNECTED,), crash=CrashView("claude-ai 0.12.4", crashed, 2))
     line = entry(state, "crash")
     assert line.text == "Server for claude-ai 0.12.4 crashed at 15:12, 2 commands interrupted"
     assert line.action == menu.OPEN_LOG and line.enabled
-    assert menu.icon_state(state) == menu.ATTENTION
+    keys = [e.key for e in entries(state)]
+    assert keys.index("crash") > keys.index("quit")
+    assert menu.icon_state(state) == menu.PROBLEM
     assert "a server crashed (claude-ai 0.12.4)" in menu.tooltip(state)
 
 
@@ -156,7 +169,7 @@ def test_commands_waiting_for_approval_ask_for_attention_and_open_the_prompt() -
     state = TrayState(clients=(DESKTOP_CONNECTED,), waiting=2, running=1)
     assert entry(state, "waiting").text == "2 commands waiting for you"
     assert entry(state, "waiting").action == menu.OPEN_APPROVALS
-    assert menu.icon_state(state) == menu.ATTENTION
+    assert menu.icon_state(state) == menu.WAITING
 
 
 def test_the_approval_modes_are_radio_items_with_the_current_one_ticked() -> None:
@@ -189,12 +202,13 @@ def test_the_output_budgets_are_radio_items_and_a_value_set_elsewhere_shows_tick
 def test_a_problem_beats_pause_and_shows_the_error_icon() -> None:
     state = TrayState(paused=True, problem="Git Bash is missing: install Git for Windows")
     assert menu.status_line(state) == "Git Bash is missing: install Git for Windows"
-    assert menu.icon_state(state) == menu.ERROR
+    assert menu.icon_state(state) == menu.PROBLEM
 
 
-def test_a_busy_action_shows_under_the_status_line() -> None:
+def test_a_busy_action_shows_under_quit() -> None:
     state = TrayState(clients=(DESKTOP_CONNECTED,), busy="Checking Claude Desktop...")
-    assert entries(state)[1] == MenuEntry("busy", "Checking Claude Desktop...", enabled=False)
+    items = entries(state)
+    assert items[-1] == MenuEntry("busy", "Checking Claude Desktop...", enabled=False)
 
 
 def test_start_at_login_reflects_the_setting_and_is_disabled_when_unreadable() -> None:
@@ -221,3 +235,85 @@ def test_every_clickable_entry_names_a_known_action() -> None:
         assert not (item.submenu and item.action), item.key
     keys = [e.key for e in walk(entries(state))]
     assert len(keys) == len(set(keys)), "keys identify items: they must be unique"
+
+
+
+# ---- every action keeps its place, whatever the state (issue 12)
+
+HELD = (menu.HeldView(7, "rm -rf build", "Claude Desktop"), menu.HeldView(8, "sudo reboot", "Claude Code"))
+STATES = {
+    "before the first look": TrayState(),
+    "first run": TrayState(clients=(CODE_ABSENT,)),
+    "idle": TrayState(clients=(DESKTOP_CONNECTED,)),
+    "running": TrayState(clients=(DESKTOP_CONNECTED,), servers=(SERVER,) * 6, running=3),
+    "paused": TrayState(paused=True, clients=(DESKTOP_CONNECTED,), servers=(SERVER,)),
+    "waiting": TrayState(clients=(DESKTOP_CONNECTED,), waiting=2, held=HELD),
+    "waiting, no Tk": TrayState(clients=(DESKTOP_CONNECTED,), waiting=2, held=HELD, windows=False),
+    "crash": TrayState(clients=(DESKTOP_CONNECTED,), crash=CrashView("x", NOW, 1)),
+    "busy": TrayState(clients=(DESKTOP_CONNECTED,), busy="Checking Claude Desktop..."),
+    "problem": TrayState(problem="bash is missing: commands cannot run", waiting=1),
+    "rules": TrayState(clients=(DESKTOP_CONNECTED,), rules=(menu.RuleView(3, "deleting build folders in ~/p"),)),
+}
+ACTION_KEYS = (
+    "open-log", "pause", "connect", "approval", "output", "rules", "autostart", "data-folder", "welcome", "uninstall",
+    "quit",
+)  # fmt: skip
+
+
+def _positions(state: TrayState) -> dict[str, int]:
+    keys = [e.key for e in entries(state)]
+    return {key: keys.index(key) for key in ACTION_KEYS}
+
+
+def test_every_action_is_at_the_same_position_in_every_state() -> None:
+    expected = _positions(TrayState())
+    for name, state in STATES.items():
+        assert _positions(state) == expected, name
+
+
+def test_status_lines_that_come_and_go_are_listed_below_every_action() -> None:
+    for name, state in STATES.items():
+        keys = [e.key for e in entries(state)]
+        for key in keys[keys.index("quit") + 1 :]:
+            assert key == "information-separator" or key.startswith(("server", "crash", "busy")), (name, key)
+        assert not any(k.startswith(("server", "crash", "busy")) for k in keys[: keys.index("quit")]), name
+
+
+def test_nothing_waiting_shows_a_disabled_line_in_the_same_place() -> None:
+    line = entry(TrayState(), "waiting")
+    assert (line.text, line.enabled, line.action) == ("No command is waiting for you", False, None)
+
+
+def test_without_tk_each_waiting_command_can_be_allowed_once_or_denied_from_the_menu() -> None:
+    state = STATES["waiting, no Tk"]
+    waiting = entry(state, "waiting")
+    assert waiting.action is None and waiting.submenu is not None
+    assert texts(waiting.submenu) == ["Claude Desktop: rm -rf build", "Claude Code: sudo reboot"]
+    assert [(e.text, e.action, e.target) for e in entry(state, "held:7").submenu or ()] == [
+        ("Allow once", menu.ALLOW, "7"),
+        ("Deny", menu.DENY, "7"),
+    ]
+    assert entry(state, "welcome").enabled is False
+
+
+def test_with_tk_the_waiting_line_opens_the_approval_window() -> None:
+    waiting = entry(STATES["waiting"], "waiting")
+    assert (waiting.text, waiting.action) == ("2 commands waiting for you", menu.OPEN_APPROVALS)
+
+
+def test_the_users_rules_are_listed_and_each_can_be_removed() -> None:
+    rules = entry(STATES["rules"], "rules").submenu
+    assert rules is not None and texts(rules) == ["deleting build folders in ~/p"]
+    remove = entry(STATES["rules"], "remove-rule:3")
+    assert (remove.text, remove.action, remove.target) == ("Remove this rule", menu.REMOVE_RULE, "3")
+    assert texts(entry(TrayState(), "rules").submenu or ()) == ["No rules yet: the approval window offers them"]
+
+
+def test_one_icon_per_state_waiting_and_not_connected_differ() -> None:
+    assert menu.icon_state(STATES["first run"]) == menu.IDLE
+    assert menu.icon_state(STATES["idle"]) == menu.IDLE
+    assert menu.icon_state(STATES["running"]) == menu.RUNNING
+    assert menu.icon_state(STATES["paused"]) == menu.PAUSED
+    assert menu.icon_state(STATES["waiting"]) == menu.WAITING
+    assert menu.icon_state(STATES["problem"]) == menu.PROBLEM
+    assert menu.icon_state(STATES["crash"]) == menu.PROBLEM

@@ -152,7 +152,7 @@ def test_a_client_is_announced_the_first_time_only_even_across_restarts(paths: A
         held = [start_server(servers, "claude-ai"), start_server(servers, CHECK_CLIENT_NAME)]  # keep the locks
         notices = supervisor.poll()[1]
         assert kinds(notices) == [FIRST_CONNECTION]
-        assert "claude-ai 0.12 connected for the first time" in notices[0].message
+        assert "Claude Desktop (claude-ai 0.12) connected for the first time" in notices[0].message
         held.append(start_server(servers, "claude-ai"))
         assert supervisor.poll()[1] == []
         assert Supervisor(journal).poll()[1] == [], "the tray remembers across restarts"
@@ -263,3 +263,16 @@ def test_an_expired_hold_stops_counting_at_once_and_is_closed_by_the_next_sweep(
         supervisor.poll()
         assert server.get_command(late).status is Status.REFUSED
         assert "expired" in (server.get_command(late).reason or "")
+
+
+def test_notices_without_a_menu_send_the_user_to_the_log_windows_pause_switch(paths: AppPaths) -> None:
+    with Journal(paths) as journal, Journal(paths) as server:
+        supervisor = Supervisor(journal, has_menu=False)
+        held = [start_server(server, "claude-ai")]
+        notices = supervisor.poll()[1]
+        assert notices[0].title == "Claude Desktop connected to Cowork Terminal"
+        assert "activity log window" in notices[0].message and "menu" not in notices[0].message
+        server.begin_command(command="ls", cwd="/", status=Status.REFUSED, reason=PAUSED_MESSAGE)
+        notices = supervisor.poll()[1]
+        assert "Pause in the activity log window" in notices[0].message and "menu" not in notices[0].message
+        assert held

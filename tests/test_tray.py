@@ -72,6 +72,7 @@ def code_desktop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path) ->
 def start_tray(paths: AppPaths, pystray: ModuleType, window_marker: Path, **kwargs: object) -> TrayApp:
     lock = liveness.try_hold(paths.tray_lock)
     assert lock is not None
+    kwargs.setdefault("welcome_command", [sys.executable, "-c", WINDOW_SCRIPT, str(window_marker) + ".welcome"])
     app = TrayApp(
         paths, lock, pystray, log_window_command=[sys.executable, "-c", WINDOW_SCRIPT, str(window_marker)], **kwargs
     )
@@ -138,7 +139,7 @@ def test_pausing_from_the_menu_writes_the_journal_and_the_icon_follows(app: Tray
 
 
 def test_a_pause_set_elsewhere_reaches_icon_and_tooltip(app: TrayApp, paths: AppPaths) -> None:
-    for paused, state in ((True, menu.PAUSED), (False, menu.ATTENTION)):  # no client yet: attention
+    for paused, state in ((True, menu.PAUSED), (False, menu.IDLE)):  # no client yet: idle, not "waiting"
         # What the tray's hub does for `cowork-terminal pause`, the log window's switch or a confirmed resume.
         app.hub.set_paused(paused, by="a request")
         wait_for(lambda state=state: app.icon_state == state, timeout_s=FOLLOW_DEADLINE_S, interval_s=0.01)
@@ -168,14 +169,50 @@ def test_icon_updates_go_through_the_main_thread_marshal_when_the_backend_needs_
 # --- first run, Claude clients ----------------------------------------------------------------------
 
 
-def test_first_run_with_no_client_says_so_and_notifies_the_next_step(app: TrayApp, desktop: FakeDesktop) -> None:
+def test_first_run_with_no_client_says_so_and_opens_the_welcome_window(
+    app: TrayApp, desktop: FakeDesktop, window_marker: Path
+) -> None:
     assert app.pystray_item("status").text == "Not connected to Claude yet"
-    assert app.icon_state == menu.ATTENTION
-    assert "Connect Cowork Terminal to Claude" in titles(app)
-    assert "Next step: open this icon's menu, Connect to Claude" in messages(app)
-    # The dummy backend has no notifications: the tray falls back to notify-send, quietly.
-    sent = wait_for(lambda: desktop.calls("notify-send"))
-    assert sent[0][:3] == ["notify-send", "--app-name=Cowork Terminal", "Connect Cowork Terminal to Claude"]
+    assert app.icon_state == menu.IDLE, "the waiting-for-you icon is kept for commands that wait"
+    wait_for(lambda: Path(str(window_marker) + ".welcome").exists())
+    assert "Connect Cowork Terminal to Claude" not in titles(app), "the Welcome window says it; no notice on top"
+    with Journal(app.paths) as journal:
+        assert journal.get_setting(tray.WELCOME_SHOWN_SETTING) is True, "the next start does not open it again"
+
+
+def test_a_later_start_with_no_client_names_the_menus_getting_started_item(
+    paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
+) -> None:
+    with Journal(paths) as journal:
+        journal.set_setting(tray.WELCOME_SHOWN_SETTING, True)
+    app = start_tray(paths, pystray, window_marker)
+    try:
+        assert not Path(str(window_marker) + ".welcome").exists()
+        assert "Open Getting started… in this icon's menu." in messages(app)
+        # The dummy backend has no notifications: the tray falls back to notify-send, quietly.
+        sent = wait_for(lambda: desktop.calls("notify-send"))
+        assert sent[0][:3] == ["notify-send", "--app-name=Cowork Terminal", "Connect Cowork Terminal to Claude"]
+    finally:
+        app.shutdown()
+
+
+def test_an_upgrade_with_claude_already_connected_does_not_open_the_welcome_window(
+    paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
+) -> None:
+    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": cc.this_app_entry()}}))
+    app = start_tray(paths, pystray, window_marker)
+    try:
+        time.sleep(0.5)
+        assert not Path(str(window_marker) + ".welcome").exists()
+        assert "Connect Cowork Terminal to Claude" not in titles(app)
+    finally:
+        app.shutdown()
+
+
+def answer_script(yes: bool) -> list[str]:
+    """A stand-in for the confirm window: reads the question the tray sends, answers at once."""
+    answer = json.dumps({"op": "answer", "yes": yes})
+    return [sys.executable, "-c", f"import sys; sys.stdin.readline(); print({answer!r}, flush=True)"]
 
 
 def test_connecting_and_disconnecting_claude_desktop_from_the_menu_edits_only_our_entry(
@@ -184,10 +221,10 @@ def test_connecting_and_disconnecting_claude_desktop_from_the_menu_edits_only_ou
     theirs = {"preferences": {"menuBarEnabled": True}, "mcpServers": {"other": {"command": "other-server"}}}
     desktop.desktop_config.write_text(json.dumps(theirs))
     app = start_tray(paths, pystray, window_marker)
+    app.confirm_command = answer_script(False)
     try:
         item = app.pystray_item("client:claude-desktop")
-        assert (item.text, item.checked) == ("Claude Desktop", False)
-        assert app.pystray_item("check").enabled is False
+        assert item.text == "Claude Desktop: not connected · click to connect"
 
         item(app.icon)
         assert app.settle()
@@ -195,14 +232,24 @@ def test_connecting_and_disconnecting_claude_desktop_from_the_menu_edits_only_ou
         assert written["preferences"] == theirs["preferences"]
         assert written["mcpServers"] == {"other": {"command": "other-server"}, "cowork-terminal": cc.this_app_entry()}
         assert written["mcpServers"]["cowork-terminal"]["env"] == {HOME_ENV: str(paths.data_dir)}
-        assert item.checked is True
+        assert app.pystray_item("client:claude-desktop").text == "Claude Desktop: connected"
         assert app.pystray_item("status").text == "Host access on · no agent connected"
         assert "Connected Claude Desktop. Quit and reopen Claude Desktop" in messages(app)
         assert app.pystray_item("check:claude-desktop").enabled
 
-        click(app, "client:claude-desktop")
+        disconnect = app.pystray_item("disconnect:claude-desktop")
+        assert disconnect.text == "Disconnect Claude Desktop…"
+        click(app, "disconnect:claude-desktop")  # the question is answered "Cancel"
+        time.sleep(1.0)
+        assert app.settle()
+        assert "cowork-terminal" in desktop.read_desktop_config()["mcpServers"], "no silent disconnect"
+
+        app.confirm_command = answer_script(True)  # now "Disconnect"
+        click(app, "disconnect:claude-desktop")
+        wait_for(lambda: "cowork-terminal" not in desktop.read_desktop_config().get("mcpServers", {}))
+        assert app.settle()
         assert desktop.read_desktop_config() == theirs
-        assert app.pystray_item("client:claude-desktop").checked is False
+        wait_for(lambda: app.pystray_item("client:claude-desktop").text.endswith("not connected · click to connect"))
         assert "Disconnected Claude Desktop." in messages(app)
     finally:
         app.shutdown()
@@ -214,9 +261,10 @@ def test_another_programs_entry_under_our_name_is_offered_for_replacement_and_re
     desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": FOREIGN_ENTRY}}))
     app = start_tray(paths, pystray, window_marker)
     try:
-        assert app.pystray_item("client:claude-desktop").text == "Claude Desktop (replace another program's entry)"
+        assert app.pystray_item("client:claude-desktop").text == "Claude Desktop: another program's entry"
         assert app.pystray_item("status").text != "Not connected to Claude yet"
-        click(app, "client:claude-desktop")
+        assert app.pystray_item("fix:claude-desktop").text == "Replace it with this app"
+        click(app, "fix:claude-desktop")
         assert desktop.read_desktop_config()["mcpServers"]["cowork-terminal"] == cc.this_app_entry()
         assert "The previous file is kept as" in messages(app)
         assert list(desktop.desktop_config.parent.glob("*.bak"))
@@ -274,9 +322,12 @@ def test_entries_that_already_run_this_copy_are_left_untouched_at_start(
 
 
 def test_a_config_changed_outside_the_tray_shows_in_the_menu(app: TrayApp, desktop: FakeDesktop) -> None:
-    assert app.pystray_item("client:claude-desktop").checked is False
+    assert app.pystray_item("client:claude-desktop").text.endswith("not connected · click to connect")
     desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": cc.this_app_entry()}}))
-    wait_for(lambda: app.pystray_item("client:claude-desktop").checked, timeout_s=tray.CLIENT_FILES_CHECK_S * 4)
+    wait_for(
+        lambda: app.pystray_item("client:claude-desktop").text == "Claude Desktop: connected",
+        timeout_s=tray.CLIENT_FILES_CHECK_S * 4,
+    )
 
 
 def test_claude_code_is_connected_through_its_own_cli(
@@ -286,12 +337,12 @@ def test_claude_code_is_connected_through_its_own_cli(
     app = start_tray(paths, pystray, window_marker)
     try:
         item = app.pystray_item("client:claude-code")
-        assert (item.text, item.checked, item.enabled) == ("Claude Code", False, True)
+        assert (item.text, item.enabled) == ("Claude Code: not connected · click to connect", True)
         item(app.icon)
         assert app.settle()
         assert json.loads(desktop.claude_code_state.read_text()) == cc.this_app_entry()
         assert desktop.calls("claude")[-2][:6] == ["claude", "mcp", "add-json", "--scope", "user", "cowork-terminal"]
-        assert item.checked is True
+        assert app.pystray_item("client:claude-code").text == "Claude Code: connected"
     finally:
         app.shutdown()
 
@@ -322,7 +373,7 @@ def test_pause_and_the_approval_mode_take_effect_at_once_while_a_slow_claude_cal
 
         desktop.delay_claude(None)
         assert app.settle(timeout_s=30)
-        assert app.pystray_item("client:claude-code").checked is True, "the slow action finished too"
+        assert app.pystray_item("client:claude-code").text == "Claude Code: connected", "the slow action finished too"
     finally:
         app.shutdown()
 
@@ -384,8 +435,7 @@ def test_a_check_that_does_not_answer_in_time_is_stopped_and_reported_as_such(
         assert time.monotonic() - started < 5
         assert app.notifier.history[-1] == (
             "Connection problem: Claude Desktop",
-            "The check of Claude Desktop did not finish within 1 s, so it was stopped. Run "
-            "`cowork-terminal check --client claude-desktop` in a terminal to see where it hangs.",
+            "The check of Claude Desktop did not finish within 1 s, so it was stopped. The app log has the details.",
         )
         with pytest.raises(ProcessLookupError):
             os.kill(int(pid_file.read_text()), 0)  # the hung check was ended (and reaped)
@@ -455,7 +505,7 @@ def test_a_missing_bash_shows_the_error_icon_and_says_what_to_install(
     monkeypatch.setenv(BASH_PATH_ENV, "/nonexistent/bash")
     app = start_tray(paths, pystray, window_marker)
     try:
-        assert app.icon_state == menu.ERROR
+        assert app.icon_state == menu.PROBLEM
         assert app.pystray_item("status").text == "bash is missing: commands cannot run"
         assert titles(app) == ["bash is missing: commands cannot run"], "bash first, nothing else yet"
         assert "/nonexistent/bash" in messages(app)
@@ -604,7 +654,7 @@ def test_a_crashed_server_shows_in_the_menu_until_the_user_opens_the_activity_lo
         anyio.run(scenario)
     finally:
         _kill_processes_running(f"sleep {marker}")
-    assert app.icon_state == menu.ATTENTION
+    assert app.icon_state == menu.PROBLEM
     assert app.pystray_item("crash").text.endswith("1 command interrupted")
     assert "Cowork Terminal server crashed" in titles(app)
     click(app, "crash")  # opens the log: the user has seen it
@@ -912,7 +962,7 @@ def test_a_held_command_shows_in_the_menu_and_the_tray_opens_its_prompt(
         wait_for(lambda: app.state.waiting == 1, timeout_s=FOLLOW_DEADLINE_S)
         assert app.icon_state == menu.ATTENTION
         assert app.pystray_item("waiting").text == "1 command waiting for you"
-        assert ("A command is waiting for your approval", "claude-ai wants to run: rm -rf build") in (
+        assert ("A command is waiting for your approval", "Claude Desktop wants to run: rm -rf build") in (
             app.notifier.history
         )
         assert app.hub.decide(held, allowed=False, by=tray.PROMPT_DECIDED_BY)  # what the prompt's Deny does
@@ -985,3 +1035,73 @@ def test_uninstall_from_the_menu_opens_the_uninstall_window_in_its_own_process(
     app.uninstall_window_command = [sys.executable, "-c", WINDOW_SCRIPT, str(marker)]
     click(app, "uninstall")
     wait_for(lambda: marker.exists())
+
+
+def test_a_log_window_that_fails_at_once_is_reported_in_one_line_without_a_traceback(
+    paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
+) -> None:
+    said = "Traceback (most recent call last):\\n  File x\\nRuntimeError: no display\\n"
+    failing = f"import sys; sys.stderr.write('{said}'); sys.exit(1)"
+    app = start_tray(paths, pystray, window_marker)
+    try:
+        app.log_window_command = [sys.executable, "-c", failing]
+        click(app, "open-log")
+        wait_for(lambda: "The activity log could not open" in titles(app))
+        message = dict(app.notifier.history)["The activity log could not open"]
+        assert message.startswith("RuntimeError: no display. The app log in ") and "Traceback" not in message
+        assert "cowork-terminal log" not in message, "no command-line instructions for a GUI user"
+    finally:
+        app.shutdown()
+
+
+def test_notices_name_only_controls_that_exist_and_never_a_command_to_type() -> None:
+    for has_menu in (True, False):
+        for windows in (True, False):
+            texts = [
+                tray_platform.connect_hint(has_menu, windows),
+                tray_platform.looser_hint(has_menu),
+                tray_platform.missing_tk_message("linux", has_menu),
+            ]
+            for text in texts:
+                assert "`" not in text and "cowork-terminal " not in text, text
+                if not has_menu:
+                    assert "this icon's menu" not in text or "needs AppIndicator" in text, text
+    assert "Getting started…" in tray_platform.connect_hint(True, True)
+    assert "Getting started" not in tray_platform.connect_hint(True, False), "no Tk: no Welcome window"
+    assert "need Tk" in tray_platform.connect_hint(False, False)
+    assert "`" not in (tray_platform.missing_tray_support("linux", "xorg") or "")
+
+
+def test_the_users_rules_show_in_the_menu_and_a_click_or_the_log_window_removes_one(
+    app: TrayApp, paths: AppPaths
+) -> None:
+    from app.core.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
+
+    first, second = (
+        app.hub.with_journal(
+            lambda journal, folder=folder: journal.add_rule(
+                DELETE_BUILD_FOLDERS, folder, FOLDER_SCOPE, f"deleting build folders in {folder}"
+            )
+        )
+        for folder in ("/home/ana/a", "/home/ana/b")
+    )
+    wait_for(lambda: menu.find_entry(app.entries(), f"rule:{second.id}") is not None)
+    assert app.pystray_item(f"rule:{first.id}").text == "deleting build folders in /home/ana/a"
+    click(app, f"remove-rule:{first.id}")
+    app._log_window_said({"op": "remove_rule", "id": second.id})  # "Remove" in the log window the tray started
+    wait_for(lambda: menu.find_entry(app.entries(), "rules-none") is not None)
+    with Journal(paths) as journal:
+        assert journal.rules() == []
+
+
+def test_the_welcome_window_goes_with_the_tray(
+    paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
+) -> None:
+    app = start_tray(paths, pystray, window_marker)
+    try:
+        wait_for(lambda: Path(str(window_marker) + ".welcome").exists())
+        welcome = app._welcome
+        assert welcome is not None and welcome.poll() is None
+    finally:
+        app.shutdown()
+    assert welcome.poll() is not None, "its connection check needs this tray: it does not outlive it"

@@ -19,10 +19,14 @@ from app.core.paths import AppPaths
 
 RESTART_WAIT_S = 15.0  # how long Claude gets to quit before we give up
 RESTART_POLL_S = 0.25
-RESTART_REMINDER = (
-    "Claude Desktop reads its config only when it starts: quit it and open it again "
-    "(or run `cowork-terminal restart-claude`)."
-)
+RESTART_REMINDER = "Claude Desktop reads its config only when it starts: quit it completely and open it again."
+
+
+def restart_reminder(platform: str, client_ids: list[str]) -> str:
+    """The reminder, naming `restart-claude` only where it works (macOS, Windows; not Linux)."""
+    if any(cl.can_restart(platform, client_id) for client_id in client_ids):
+        return RESTART_REMINDER[:-1] + " (or run `cowork-terminal restart-claude`)."
+    return RESTART_REMINDER
 NEEDS_TRAY_HINT = (
     "Commands run only while the Cowork Terminal app is running (start it with `cowork-terminal`), so "
     "that you can see and stop them. To use it from the command line alone, connect with --headless."
@@ -75,11 +79,12 @@ def _wanted_entry(args: argparse.Namespace) -> dict:
 
 
 def run_clients(args: argparse.Namespace) -> int:
-    _, locations = cl.clients_here()
+    platform, locations = cl.clients_here()
+    reminder = restart_reminder(platform, [loc.client_id for loc in locations if loc.installed])
     wanted = _wanted_entry(args)
     statuses = [cc.client_status(loc, wanted) for loc in locations]
     if args.json:
-        report = {"entry": wanted, "clients": [dataclasses.asdict(s) for s in statuses], "note": RESTART_REMINDER}
+        report = {"entry": wanted, "clients": [dataclasses.asdict(s) for s in statuses], "note": reminder}
         print(json.dumps(report, indent=2))
         return 0
     rows = [("CLIENT", "INSTALLED", "OUR ENTRY", "CONFIG")]
@@ -95,7 +100,7 @@ def run_clients(args: argparse.Namespace) -> int:
                 print(f"\n{s.client_id}: {text}")
     if not any(s.installed for s in statuses):
         print("\nNo Claude app found. `cowork-terminal connect --client claude-desktop` writes the default file.")
-    print(f"\n{RESTART_REMINDER}")
+    print(f"\n{reminder}")
     return 0
 
 
@@ -123,7 +128,7 @@ def _apply(args: argparse.Namespace, verb: str, act: Callable[[cl.ClientLocation
     platform, locations = cl.clients_here()
     chosen = cl.select_clients(locations, args.client, platform)
     wanted = _wanted_entry(args)
-    exit_code, desktop_written = 0, False
+    exit_code, written = 0, []
     for location in chosen:
         try:
             change = act(location, wanted)
@@ -132,9 +137,10 @@ def _apply(args: argparse.Namespace, verb: str, act: Callable[[cl.ClientLocation
             exit_code = max(exit_code, exc.exit_code)
             continue
         print("\n".join(_describe(location, change, verb)))
-        desktop_written |= cc.needs_restart(location, change)
-    if desktop_written:
-        print(RESTART_REMINDER)
+        if cc.needs_restart(location, change):
+            written.append(location.client_id)
+    if written:
+        print(restart_reminder(platform, written))
     return exit_code
 
 

@@ -1,4 +1,4 @@
-"""`tray` (the default command), `log-window`, `check` and `autostart`: the desktop side of the app.
+"""`tray` (the default command), `log-window`, `welcome`, `check` and `autostart`: the desktop side of the app.
 
 `tray` takes the tray lock before anything heavy: a second launch finds it held, asks the running
 tray (over its channel) to open the log window and exits at once, without loading pystray.
@@ -34,6 +34,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     window = subparsers.add_parser("log-window", help="open the live activity log window")
     window.add_argument("window_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     window.set_defaults(handler=run_log_window)
+
+    welcome = subparsers.add_parser("welcome", help="open the Welcome window: connect Claude, step by step")
+    welcome.add_argument("window_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    welcome.set_defaults(handler=run_welcome)
 
     check = subparsers.add_parser(
         "check",
@@ -97,6 +101,12 @@ def quit_running_tray(paths: AppPaths) -> int:
 
 def run_log_window(args: argparse.Namespace) -> int:
     from app.ui.log_window import main  # Tk: only in the window's own process
+
+    return main(args.window_args)
+
+
+def run_welcome(args: argparse.Namespace) -> int:
+    from app.ui.welcome import main  # Tk: only in the window's own process
 
     return main(args.window_args)
 

@@ -54,7 +54,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     # own command module, not the other groups' (their help is not needed to serve).
     serving = args_list[:1] == ["serve"] and not {"-h", "--help"} & set(args_list)
     parser = build_parser(SERVE_MODULES if serving else COMMAND_MODULES)
-    args = parser.parse_args(args_list or [DEFAULT_COMMAND])
+    # A window's own options (`log-window --tray-line`, `welcome --no-menu`) pass through to it:
+    # argparse's REMAINDER does not take a first argument that starts with "-".
+    args, extra = parser.parse_known_args(args_list or [DEFAULT_COMMAND])
+    if extra and isinstance(getattr(args, "window_args", None), list):
+        args.window_args = [*extra, *args.window_args]
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)
         return 2

@@ -252,6 +252,15 @@ def restart_argvs(
     )
 
 
+def can_restart(platform: str, client_id: str) -> bool:
+    """Whether `restart-claude` (and the Welcome window's restart button) works for this client here."""
+    try:
+        restart_argvs(platform, client_id, {}, PurePath("/home/user"))
+    except UsageError:
+        return False
+    return True
+
+
 def real_exists(path: PurePath) -> bool:
     return os.path.exists(path)
 

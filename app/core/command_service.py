@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import anyio
 import anyio.abc
 
-from app.core import data_migration, orphans, process_marks
+from app.core import orphans, process_marks
 from app.core.approval import (
     HOLD_LIFETIME_S,
     hold_expiry,
@@ -49,9 +49,10 @@ from app.core.messages import (
     PAUSED_MESSAGE,
     SESSION_BUSY_MESSAGE,
     USER_STOP_REASON,
+    held_reason,
 )
 from app.core.output_decoding import console_code_pages
-from app.core.paths import AppPaths
+from app.core.paths import AppPaths, protected_paths
 from app.core.shell_session import (
     SCROLLBACK_MAX_LINES,
     InputNotRead,
@@ -132,8 +133,7 @@ class CommandService:
         self.home = home or str(Path.home())
         self.run_mark = run_mark  # orphans.server_mark: every process we start carries it
         self.client = ClientInfo()
-        folders = (str(paths.data_dir), str(paths.log_dir), *data_migration.legacy_folders())
-        self.protected_paths = sorted({*folders, *map(os.path.realpath, folders)})  # as named, and as real
+        self.protected_paths = protected_paths(paths)  # as named, and as real
         self._held: dict[str, Hold] = {}
         self._session: ShellSession | None = None
         self._session_lock = anyio.Lock()
@@ -248,7 +248,7 @@ class CommandService:
             return await runner(command_id, valid, bash, on_output)
 
         if not self.authority.present():
-            reason = NO_APPROVER_MESSAGE.format(reasons=_reasons_text(verdict.reasons))
+            reason = NO_APPROVER_MESSAGE.format(reasons=held_reason(verdict.plain, verdict.reasons))
             self._journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
         confirmation_id = new_confirmation_id()
@@ -258,10 +258,12 @@ class CommandService:
             tool,
             verdict.tier.name.lower(),
             status=Status.WAITING,
-            reason=_reasons_text(verdict.reasons),
+            reason=held_reason(verdict.plain, verdict.reasons),
             confirmation_id=confirmation_id,
         )
-        self._held[confirmation_id] = Hold(command_id, valid, runner, expires_at, _reasons_text(verdict.reasons))
+        self._held[confirmation_id] = Hold(
+            command_id, valid, runner, expires_at, held_reason(verdict.plain, verdict.reasons)
+        )
         return await self._await_approval(confirmation_id, bash, on_output)
 
     async def confirm(

@@ -26,6 +26,7 @@ from typing import Any
 from app.core import data_folder, liveness, pause_file
 from app.core.data_folder import Replacement
 from app.core.paths import PRIVATE_FILE_MODE, AppPaths, make_private_file
+from app.core.rules import SESSION_SCOPE, Rule
 
 log = logging.getLogger(__name__)
 
@@ -136,11 +137,31 @@ MIGRATIONS: Sequence[str] = (
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
+# Added without raising the schema version, so that an older app still opens the file (it refuses a
+# newer version): only new tables and nullable columns, each created where it is missing.
+ADDED_TABLES: Sequence[tuple[str, str]] = (
+    (
+        "rules",  # the user's rules against approval fatigue (core/rules.py); made by clicks only
+        """CREATE TABLE IF NOT EXISTS rules (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL,
+            folder TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            session TEXT,
+            description TEXT NOT NULL,
+            created_at REAL NOT NULL
+        )""",
+    ),
+)
+ADDED_COLUMNS: Sequence[tuple[str, str, str]] = (
+    ("commands", "allowed_by_rule", "INTEGER"),  # the rule that allowed a held command, if one did
+)
+
 COMMAND_COLUMNS = (
     "id, server_id, server_pid, client_name, client_version, tool, command, cwd, env_keys, timeout_ms, "
     "tier, status, reason, exit_code, timed_out, created_at, started_at, ended_at, duration_ms, "
     "stdout_bytes, stderr_bytes, stdout_preview, stderr_preview, stop_requested_at, confirmation_id, "
-    "decision, decided_by, decided_at, hold_expires_at"
+    "decision, decided_by, decided_at, hold_expires_at, allowed_by_rule"
 )
 
 
@@ -175,6 +196,7 @@ class CommandRecord:
     decided_by: str | None
     decided_at: float | None
     hold_expires_at: float | None
+    allowed_by_rule: int | None = None
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> CommandRecord:
@@ -353,6 +375,7 @@ class Journal:
         self._db.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT_BYTES}")
         self._db.execute("PRAGMA foreign_keys=ON")
         _retry_while_locked(self._migrate)
+        _retry_while_locked(self._add_missing)
         for suffix in ("-wal", "-shm"):
             sidecar = Path(f"{self.path}{suffix}")
             if sidecar.exists() and os.name == "posix":
@@ -476,6 +499,27 @@ class Journal:
                     if statement.strip():
                         db.execute(statement)
                 db.execute(f"PRAGMA user_version = {version + 1}")
+
+    def _add_missing(self) -> None:
+        """Create the added tables and columns that this file lacks (see ADDED_TABLES)."""
+
+        def missing(db: sqlite3.Connection) -> tuple[list[str], list[tuple[str, str, str]]]:
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            columns = [
+                (table, column, kind)
+                for table, column, kind in ADDED_COLUMNS
+                if column not in {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+            ]
+            return [sql for name, sql in ADDED_TABLES if name not in tables], columns
+
+        if missing(self._db) == ([], []):
+            return  # the usual case: no write lock for it
+        with self._write() as db:  # look again under the lock: another process may have added them
+            tables, columns = missing(db)
+            for sql in tables:
+                db.execute(sql)
+            for table, column, kind in columns:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
     def schema_version(self) -> int:
         return self._db.execute("PRAGMA user_version").fetchone()[0]
@@ -730,15 +774,49 @@ class Journal:
 
     # -- approvals: decided by the user through the tray, the log window or the CLI, never the model --
 
-    def decide(self, command_id: int, *, allowed: bool, by: str) -> bool:
-        """Record the user's answer to a held command; False when it is no longer waiting."""
+    def decide(self, command_id: int, *, allowed: bool, by: str, rule_id: int | None = None) -> bool:
+        """Record the user's answer to a held command; False when it is no longer waiting.
+        `rule_id`: the user's rule that answered it (the tray applies rules; see core/rules.py)."""
         now = time.time()
         with self._write() as db:
             cursor = db.execute(
-                "UPDATE commands SET decision = ?, decided_by = ?, decided_at = ? "
+                "UPDATE commands SET decision = ?, decided_by = ?, decided_at = ?, allowed_by_rule = ? "
                 "WHERE id = ? AND status = ? AND decision IS NULL AND hold_expires_at > ?",
-                ("allowed" if allowed else "denied", by, now, command_id, Status.WAITING.value, now),
+                (
+                    "allowed" if allowed else "denied",
+                    by,
+                    now,
+                    rule_id if allowed else None,
+                    command_id,
+                    Status.WAITING.value,
+                    now,
+                ),
             )
+        return cursor.rowcount == 1
+
+    # -- the user's rules (core/rules.py): created by a click in the app's own UI only ----------
+
+    def add_rule(self, kind: str, folder: str, scope: str, description: str, session: str | None = None) -> Rule:
+        now = time.time()
+        with self._write() as db:
+            cursor = db.execute(
+                "INSERT INTO rules(kind, folder, scope, session, description, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (kind, folder, scope, session, description, now),
+            )
+        return Rule(int(cursor.lastrowid), kind, folder, scope, now, description, session)
+
+    def rules(self) -> list[Rule]:
+        """The user's rules in force: every folder rule, and session rules whose server still lives."""
+        rows = self._db.execute(
+            "SELECT id, kind, folder, scope, created_at, description, session FROM rules WHERE scope != ? "
+            "OR session IN (SELECT CAST(id AS TEXT) FROM servers WHERE state = 'live') ORDER BY id",
+            (SESSION_SCOPE,),
+        ).fetchall()
+        return [Rule(*row) for row in rows]
+
+    def remove_rule(self, rule_id: int) -> bool:
+        with self._write() as db:
+            cursor = db.execute("DELETE FROM rules WHERE id = ?", (rule_id,))
         return cursor.rowcount == 1
 
     def find_held(self, confirmation_id: str) -> CommandRecord | None:

@@ -24,7 +24,8 @@ SESSION_BUSY_MESSAGE = (
 )
 DENIED_MESSAGE = "The user denied this command in Cowork Terminal, so it did not run. Do not retry it; ask the user."
 HELD_MESSAGE = (
-    "This command needs the user's approval in Cowork Terminal ({reasons}) and they have not answered yet. "
+    "This command needs the user's approval in Cowork Terminal. What it does: {reasons}. "
+    "The user is asked, and they have not answered yet. "
     "It is held as confirmation_id {confirmation_id} for {minutes} minutes. Tell the user it is waiting for "
     "them, then call terminal_confirm with that confirmation_id (it waits for their answer), or "
     "terminal_cancel to withdraw it."
@@ -33,3 +34,13 @@ NO_APPROVER_MESSAGE = (
     "This command needs the user's approval ({reasons}), but the Cowork Terminal app is not running, so "
     "nobody can approve it and it was not run. Ask the user to start Cowork Terminal, or to run it themselves."
 )
+
+
+def held_reason(plain: tuple[str, ...], reasons: tuple[str, ...]) -> str:
+    """Why a command is held, in the words the user reads in the approval window and the model in
+    HELD_MESSAGE: what it does in plain words, then the classifier's terse reasons for the log.
+    "Deletes the folder /home/ana/project/build and everything in it (rm -r: recursive removal)"."""
+    if not plain and not reasons:
+        return "it needs the user's approval"
+    said = "; ".join(plain) if plain else "; ".join(reasons)
+    return f"{said} ({'; '.join(reasons)})" if plain and reasons else said

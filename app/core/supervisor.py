@@ -43,6 +43,8 @@ REFUSED_WHILE_PAUSED = "refused-paused"
 APPROVAL_NEEDED = "approval-needed"  # the tray also opens the approval prompt for it
 JOURNAL_REPLACED = "journal-replaced"
 JOURNAL_REPLACED_TOLD_SETTING = "tray.journal_replaced_told"  # the `at` of the replacement last told
+# Where the pause switch is, by whether the tray icon has a menu (the xorg fallback has none).
+PAUSE_WHERE = {True: "Pause host access in this icon's menu", False: "Pause in the activity log window"}
 
 
 @dataclass(frozen=True)
@@ -104,11 +106,13 @@ class Supervisor:
         clock: Callable[[], float] = time.time,
         crash_window_s: float = CRASH_WINDOW_S,
         version: Callable[[], object] | None = None,
+        has_menu: bool = True,
     ) -> None:
         self.journal = journal
         # What says "something changed": data_version sees other connections' commits; the tray
         # writes through the connection this poller shares, so it adds a count of its own writes.
         self._version = version
+        self.has_menu = has_menu  # notices name only controls that exist: no menu, no "untick in the menu"
         self._clock = clock
         self._crashes = CrashWindow(crash_window_s)
         self._crash_loop_noticed_at: float | None = None
@@ -234,9 +238,9 @@ class Supervisor:
         return [
             Notice(
                 FIRST_CONNECTION,
-                "Claude connected to Cowork Terminal",
-                f"{labels[name]} connected for the first time. Everything it runs on this computer "
-                "shows in the activity log, and you can pause it from this icon.",
+                f"{friendly_client_name(name)} connected to Cowork Terminal",
+                f"{_who(name, labels[name])} connected for the first time. Everything it runs on this computer "
+                f"shows in the activity log, and {PAUSE_WHERE[self.has_menu]} stops it at any time.",
             )
             for name in new
         ]
@@ -266,7 +270,7 @@ class Supervisor:
             Notice(
                 APPROVAL_NEEDED,
                 "A command is waiting for your approval",
-                f"{c.client_name or 'Claude'} wants to run: {c.command[:120]}",
+                f"{friendly_client_name(c.client_name)} wants to run: {c.command[:120]}",
             )
             for c in sorted(new, key=lambda c: c.id)
         ]
@@ -292,9 +296,23 @@ class Supervisor:
                 REFUSED_WHILE_PAUSED,
                 "Host access is paused",
                 f"Cowork Terminal refused {what} from Claude because host access is paused. "
-                "Untick Pause host access in the tray menu to let it run commands again.",
+                f"Turn off {PAUSE_WHERE[self.has_menu]} to let it run commands again.",
             )
         ]
+
+
+# What Claude's apps call themselves in the MCP handshake -> the name people know them by.
+CLIENT_NAMES = {"claude-ai": "Claude Desktop", "claude-code": "Claude Code"}
+
+
+def friendly_client_name(name: str | None) -> str:
+    """"Claude Desktop" for "claude-ai": a notice names the app the user knows, never "Claude" for any client."""
+    return CLIENT_NAMES.get(name or "", name or "An AI agent")
+
+
+def _who(name: str, label: str) -> str:
+    friendly = friendly_client_name(name)
+    return label if friendly == name else f"{friendly} ({label})"
 
 
 def _replace_crash(snapshot: Snapshot, crash: CrashInfo | None, count: int) -> Snapshot:

@@ -32,6 +32,7 @@ class Controls(Protocol):
     def stop(self, command_id: int) -> None: ...
     def decide(self, command_id: int, allowed: bool) -> None: ...
     def clear_history(self) -> None: ...
+    def remove_rule(self, rule_id: int) -> None: ...
 
 
 class TrayLineControls:
@@ -64,6 +65,9 @@ class TrayLineControls:
 
     def clear_history(self) -> None:
         self.line.send({"op": "clear_history"})
+
+    def remove_rule(self, rule_id: int) -> None:
+        self.line.send({"op": "remove_rule", "id": rule_id})
 
 
 class RequestControls:
@@ -108,3 +112,6 @@ class RequestControls:
 
     def clear_history(self) -> None:
         self._ask("clear_history", None)
+
+    def remove_rule(self, rule_id: int) -> None:  # tightening: with no tray, straight to the journal
+        self._ask("remove_rule", lambda journal: journal.remove_rule(rule_id), id=rule_id)

@@ -472,6 +472,12 @@ def detail_lines(record: CommandRecord, now: float | None = None) -> list[Detail
     shown_reason = record.reason and record.reason not in KILLED_LABELS and record.reason != "timed out"
     if shown_reason:
         lines.append(DetailLine("Why", record.reason or ""))
+    if record.decision is not None:
+        answer = "allowed" if record.decision == "allowed" else "denied"
+        who = record.decided_by or "you"
+        if record.allowed_by_rule is not None:
+            who = f"your rule {record.allowed_by_rule}"
+        lines.append(DetailLine("Answer", f"{answer} by {who}"))
     if record.stop_requested_at is not None and record.status.is_active:
         lines.append(DetailLine("Stop", f"asked at {format_timestamp(record.stop_requested_at)[11:]}, ending it now"))
     lines += [

@@ -206,6 +206,10 @@ class LogWindow:
         self.status_box.bind("<<ComboboxSelected>>", lambda _e: self.apply_filter())
         self.clear_button = ttk.Button(bar, text="Clear history…", command=self.clear_history)
         self.clear_button.pack(side="right")
+        self.rules_button = ttk.Button(bar, text="Your rules…", command=self.show_rules)
+        self.rules_button.pack(side="right", padx=(0, 6))
+        self.rules_window: tk.Toplevel | None = None
+        self._removed_rules: set[int] = set()
         self.newest_button = ttk.Button(bar, text="↑ Back to newest", command=self.reload)
 
         # Packed before the panes so that a small window squeezes the panes, never the status line.
@@ -619,6 +623,42 @@ class LogWindow:
         self.controls.clear_history()
         return finished
 
+    # -- the user's rules (core/rules.py): listed here, removable; only the approval window makes them --
+
+    def show_rules(self) -> tk.Toplevel:
+        """A small window listing the user's rules, each with Remove (removing tightens: no question)."""
+        if self.rules_window is not None and self.rules_window.winfo_exists():
+            self.rules_window.destroy()
+        window = self.rules_window = tk.Toplevel(self.root)
+        window.title("Cowork Terminal: your rules")
+        frame = ttk.Frame(window, padding=12)
+        frame.pack(fill="both", expand=True)
+        rules = [rule for rule in self.journal.rules() if rule.id not in self._removed_rules]
+        intro = (
+            "Commands these rules cover run without asking you. Only you make rules, from the approval window."
+            if rules
+            else "You have no rules. When a command waits for you, the approval window may offer one."
+        )
+        self.rules_intro = ttk.Label(frame, text=intro, wraplength=460, justify="left")
+        self.rules_intro.pack(anchor="w", pady=(0, 8))
+        self.rule_rows: dict[int, tuple[ttk.Label, ttk.Button]] = {}
+        for rule in rules:
+            row = ttk.Frame(frame)
+            row.pack(fill="x", pady=2)
+            label = ttk.Label(row, text=f"Rule {rule.id}: {rule.description}", wraplength=360, justify="left")
+            label.pack(side="left")
+            remove = ttk.Button(row, text="Remove", command=lambda r=rule.id: self.remove_rule(r))
+            remove.pack(side="right")
+            self.rule_rows[rule.id] = (label, remove)
+        ttk.Button(frame, text="Close", command=window.destroy).pack(anchor="e", pady=(10, 0))
+        return window
+
+    def remove_rule(self, rule_id: int) -> None:
+        """Removing a rule tightens control: the tray applies it at once, so the list drops it now."""
+        self.controls.remove_rule(rule_id)
+        self._removed_rules.add(rule_id)
+        self.show_rules()
+
     # -- filters ----------------------------------------------------------------------------
 
     def _filter_changed_later(self) -> None:
@@ -689,7 +729,7 @@ def approval_buttons(frame: ttk.Frame, record: CommandRecord, window: LogWindow)
     def answer(allowed: bool) -> None:
         window.controls.decide(record.id, allowed)
 
-    ttk.Button(frame, text="Allow", command=lambda: answer(True)).pack(side="left", padx=(0, 6))
+    ttk.Button(frame, text="Allow once", command=lambda: answer(True)).pack(side="left", padx=(0, 6))
     ttk.Button(frame, text="Deny", command=lambda: answer(False)).pack(side="left")
 
 

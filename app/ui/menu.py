@@ -4,6 +4,11 @@ The tray turns these descriptions into pystray items each time the menu is built
 them directly. Keeping every wording and every "which action does this click mean now" decision
 here means one pure function decides what the user sees in each state, and the glue in `tray.py`
 only looks items up by their stable `key`.
+
+Every action keeps its place whatever the state: the menu opens with exactly two lines (the
+status, and what waits for the user), then the actions, then Quit; what comes and goes (servers,
+a crash, an action in progress) is listed under Quit. A user who learnt where "Pause host access"
+is must never click the activity log because a command started.
 """
 
 from __future__ import annotations
@@ -33,26 +38,41 @@ OPEN_APPROVALS = "open-approvals"
 SET_APPROVAL_MODE = "set-approval-mode"
 SET_OUTPUT_BUDGET = "set-output-budget"
 UNINSTALL = "uninstall"
+ASK_DISCONNECT = "ask-disconnect"  # "Disconnect…": asks first; DISCONNECT is what a "yes" does
+ALLOW = "allow"  # answer a held command from the menu (when no approval window can open)
+DENY = "deny"
+REMOVE_RULE = "remove-rule"
+OPEN_WELCOME = "open-welcome"
 QUIT = "quit"
 ACTIONS = (
     OPEN_LOG, TOGGLE_PAUSE, CONNECT, DISCONNECT, CHECK, TOGGLE_AUTOSTART, OPEN_DATA_FOLDER, OPEN_APPROVALS,
-    SET_APPROVAL_MODE, SET_OUTPUT_BUDGET, UNINSTALL, QUIT,
+    SET_APPROVAL_MODE, SET_OUTPUT_BUDGET, UNINSTALL, ASK_DISCONNECT, ALLOW, DENY, REMOVE_RULE, OPEN_WELCOME, QUIT,
 )
 
-# Icon states, named as app.ui.icons names its files.
-IDLE, RUNNING, PAUSED, ATTENTION, ERROR = "idle", "running", "paused", "attention", "error"
+# Icon states, named as app.ui.icons names its files: one per state, distinct at 16 px.
+IDLE, RUNNING, PAUSED, WAITING, PROBLEM = "idle", "running", "paused", "attention", "error"
+ATTENTION, ERROR = WAITING, PROBLEM  # the files' names
 
-# Our entry's state in a client's config (client_config) -> what the menu item adds to the name.
-_CLIENT_SUFFIX = {
-    CURRENT: "",
-    ABSENT: "",
-    CHANGED: " (update our entry)",
-    STALE: " (replace an older install's entry)",
-    FOREIGN: " (replace another program's entry)",
-    INVALID: " (its config file has an error)",
-    UNKNOWN: " (not installed)",
+# Our entry's state in a client's config (client_config) -> the app's state as the menu says it.
+_CLIENT_STATE = {
+    CURRENT: "connected",
+    ABSENT: "not connected · click to connect",
+    CHANGED: "connected, its entry needs an update",
+    STALE: "an older install's entry",
+    FOREIGN: "another program's entry",
+    INVALID: "its config file has an error",
+    UNKNOWN: "not installed",
 }
 _HAS_ENTRY = (CURRENT, CHANGED, STALE, FOREIGN)
+# An entry under our name that is not the one this app writes: what the first item of its submenu does.
+_FIX_TEXT = {CHANGED: "Update its entry", STALE: "Replace it with this install", FOREIGN: "Replace it with this app"}
+
+
+def client_state_text(state: str, installed: bool) -> str:
+    """What the menu and the Welcome window say of one Claude app."""
+    if state == ABSENT and not installed:
+        return "not found · click to add the entry anyway"
+    return _CLIENT_STATE.get(state, state)
 
 
 @dataclass(frozen=True)
@@ -92,6 +112,23 @@ class CrashView:
 
 
 @dataclass(frozen=True)
+class HeldView:
+    """A command waiting for the user, as the menu lists it when no approval window can open."""
+
+    id: int
+    command: str
+    client: str
+
+
+@dataclass(frozen=True)
+class RuleView:
+    """One of the user's rules (core/rules.py), listed so it can be removed."""
+
+    id: int
+    description: str
+
+
+@dataclass(frozen=True)
 class TrayState:
     """Everything the icon, its tooltip and its menu show."""
 
@@ -106,6 +143,10 @@ class TrayState:
     busy: str | None = None  # an action in progress, e.g. "Checking Claude Desktop..."
     approval_mode: ApprovalMode = ApprovalMode.DESTRUCTIVE
     output_budget: OutputBudget = OutputBudget()
+    held: tuple[HeldView, ...] = ()  # listed in the menu only when `windows` is False
+    rules: tuple[RuleView, ...] = ()
+    windows: bool = True  # False when Tk is missing: no approval or Welcome window can open
+    confirm_disconnect: str | None = None  # without Tk, the app whose "Disconnect…" now asks in the menu
 
     @property
     def any_connected(self) -> bool:
@@ -162,13 +203,13 @@ def status_line(state: TrayState) -> str:
 
 
 def icon_state(state: TrayState) -> str:
-    """Which icon shows: a problem beats the user's pause, which beats anything asking for attention."""
-    if state.problem:
-        return ERROR
+    """Which icon shows: a problem (or a crash) beats the user's pause, which beats a question."""
+    if state.problem or state.crash is not None:
+        return PROBLEM
     if state.paused:
         return PAUSED
-    if state.waiting or state.crash is not None or state.first_run:
-        return ATTENTION
+    if state.waiting:
+        return WAITING
     if state.running:
         return RUNNING
     return IDLE
@@ -181,38 +222,81 @@ def tooltip(state: TrayState) -> str:
     return text if len(text) <= TOOLTIP_MAX_CHARS else text[: TOOLTIP_MAX_CHARS - 3] + "..."
 
 
-def _client_entry(client: ClientView) -> MenuEntry:
+def _client_entry(client: ClientView, confirming: bool = False) -> MenuEntry:
+    """One app with its state. An app with an entry under our name opens a submenu (fix it, check,
+    "Disconnect…"): a click on the app itself never changes or removes anything silently."""
     key = f"client:{client.client_id}"
+    text = f"{client.name}: {client_state_text(client.state, client.installed)}"
     if client.state == UNKNOWN:
-        return MenuEntry(key, client.name + _CLIENT_SUFFIX[UNKNOWN], enabled=False, checked=False)
-    suffix = _CLIENT_SUFFIX.get(client.state, "")
-    if client.state == ABSENT and not client.installed:
-        suffix = " (not detected: adds the entry anyway)"
-    return MenuEntry(
-        key,
-        client.name + suffix,
-        action=DISCONNECT if client.connected else CONNECT,
-        target=client.client_id,
-        checked=client.connected,
-    )
+        return MenuEntry(key, text, enabled=False)
+    if not client.has_entry:
+        return MenuEntry(key, text, action=CONNECT, target=client.client_id)
+    target = client.client_id
+    items = []
+    if not client.connected:
+        items.append(MenuEntry(f"fix:{target}", _FIX_TEXT[client.state], CONNECT, target))
+    items.append(MenuEntry(f"check:{target}", "Check connection", CHECK, target))
+    if client.state in (CURRENT, CHANGED):  # ours: removable; another program's entry is not ours to remove
+        items.append(
+            MenuEntry(f"disconnect:{target}", f"Yes, disconnect {client.name}", DISCONNECT, target)
+            if confirming
+            else MenuEntry(f"disconnect:{target}", f"Disconnect {client.name}…", ASK_DISCONNECT, target)
+        )
+    return MenuEntry(key, text, submenu=tuple(items))
 
 
 def connect_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
-    """Each client as a checkbox (ticked when our entry is current), then "Check connection"."""
+    """Each Claude app with its state: a click connects it; a connected one offers check and disconnect."""
     if state.clients is None:
         return (MenuEntry("clients-loading", "Looking for Claude apps...", enabled=False),)
-    entries = [_client_entry(c) for c in state.clients]
+    entries = [_client_entry(c, state.confirm_disconnect == c.client_id) for c in state.clients]
     if not entries:
         entries.append(MenuEntry("clients-none", "No Claude app found on this computer", enabled=False))
-    entries.append(_separator("clients-separator"))
-    checkable = [c for c in state.clients if c.has_entry]
-    if not checkable:
-        entries.append(MenuEntry("check", "Check connection (connect a Claude app first)", enabled=False))
-    for client in checkable:
-        entries.append(
-            MenuEntry(f"check:{client.client_id}", f"Check connection: {client.name}", CHECK, client.client_id)
-        )
     return tuple(entries)
+
+
+def rules_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
+    """The user's rules, each removable (removing one tightens control: no question asked)."""
+    if not state.rules:
+        return (MenuEntry("rules-none", "No rules yet: the approval window offers them", enabled=False),)
+    return tuple(
+        MenuEntry(
+            f"rule:{rule.id}",
+            rule.description,
+            submenu=(MenuEntry(f"remove-rule:{rule.id}", "Remove this rule", REMOVE_RULE, str(rule.id)),),
+        )
+        for rule in state.rules
+    )
+
+
+def waiting_entry(state: TrayState) -> MenuEntry:
+    """Always the second line. With windows it opens the approval window; without (no Tk), each
+    held command is a submenu with Allow once / Deny, so the user can still answer."""
+    if not state.waiting:
+        return MenuEntry("waiting", "No command is waiting for you", enabled=False)
+    text = f"{_plural(state.waiting, 'command')} waiting for you"
+    if state.windows or not state.held:
+        return MenuEntry("waiting", text, OPEN_APPROVALS, enabled=state.windows)
+    return MenuEntry(
+        "waiting",
+        text,
+        submenu=tuple(
+            MenuEntry(
+                f"held:{held.id}",
+                f"{held.client}: {_short(held.command)}",
+                submenu=(
+                    MenuEntry(f"allow:{held.id}", "Allow once", ALLOW, str(held.id)),
+                    MenuEntry(f"deny:{held.id}", "Deny", DENY, str(held.id)),
+                ),
+            )
+            for held in state.held
+        ),
+    )
+
+
+def _short(command: str, limit: int = 60) -> str:
+    line = " ".join(command.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def approval_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
@@ -245,43 +329,18 @@ def output_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
 
 
 def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
-    """The whole tray menu for `state`, top to bottom (the conventional order of tray apps)."""
+    """The whole tray menu for `state`, top to bottom. The actions' positions never change."""
     now = time.time() if now is None else now
-    entries = [MenuEntry("status", status_line(state), enabled=False)]
-    if state.busy:
-        entries.append(MenuEntry("busy", state.busy, enabled=False))
-    if state.crash is not None:
-        lost = f", {_plural(state.crash.interrupted, 'command')} interrupted" if state.crash.interrupted else ""
-        entries.append(
-            MenuEntry(
-                "crash",
-                f"Server for {state.crash.client_label} crashed at {_clock_time(state.crash.at, now)}{lost}",
-                OPEN_LOG,
-            )
-        )
-    if state.waiting:
-        entries.append(
-            MenuEntry("waiting", f"{_plural(state.waiting, 'command')} waiting for you", OPEN_APPROVALS)
-        )
-    for index, server in enumerate(state.servers[:MAX_SERVER_LINES]):
-        mode = " · headless" if server.headless else ""
-        entries.append(
-            MenuEntry(
-                f"server:{index}",
-                f"{server.client_label} · since {_clock_time(server.started_at, now)} · "
-                f"{_plural(server.command_count, 'command')}{mode}",
-                enabled=False,
-            )
-        )
-    if len(state.servers) > MAX_SERVER_LINES:
-        entries.append(MenuEntry("servers-more", f"and {len(state.servers) - MAX_SERVER_LINES} more", enabled=False))
-    entries += [
+    entries = [
+        MenuEntry("status", status_line(state), enabled=False),
+        waiting_entry(state),
         _separator("top-separator"),
         MenuEntry("open-log", "Open activity log", OPEN_LOG, default=True),
         MenuEntry("pause", "Pause host access", TOGGLE_PAUSE, checked=state.paused),
         MenuEntry("connect", "Connect to Claude", submenu=connect_submenu(state)),
         MenuEntry("approval", "Ask before running", submenu=approval_submenu(state)),
         MenuEntry("output", "Output Claude gets back", submenu=output_submenu(state)),
+        MenuEntry("rules", "Your rules", submenu=rules_submenu(state)),
         MenuEntry(
             "autostart",
             "Start at login",
@@ -290,11 +349,41 @@ def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
             checked=bool(state.autostart),
         ),
         MenuEntry("data-folder", "Open data folder", OPEN_DATA_FOLDER),
+        MenuEntry("welcome", "Getting started…", OPEN_WELCOME, enabled=state.windows),
         MenuEntry("uninstall", "Uninstall…", UNINSTALL),
         _separator("quit-separator"),
         MenuEntry("quit", QUIT_TEXT, QUIT),
     ]
-    return entries
+    return entries + _information(state, now)
+
+
+def _information(state: TrayState, now: float) -> list[MenuEntry]:
+    """What comes and goes, listed under Quit so that no action ever moves."""
+    lines: list[MenuEntry] = []
+    if state.busy:
+        lines.append(MenuEntry("busy", state.busy, enabled=False))
+    if state.crash is not None:
+        lost = f", {_plural(state.crash.interrupted, 'command')} interrupted" if state.crash.interrupted else ""
+        lines.append(
+            MenuEntry(
+                "crash",
+                f"Server for {state.crash.client_label} crashed at {_clock_time(state.crash.at, now)}{lost}",
+                OPEN_LOG,
+            )
+        )
+    for index, server in enumerate(state.servers[:MAX_SERVER_LINES]):
+        mode = " · headless" if server.headless else ""
+        lines.append(
+            MenuEntry(
+                f"server:{index}",
+                f"{server.client_label} · since {_clock_time(server.started_at, now)} · "
+                f"{_plural(server.command_count, 'command')}{mode}",
+                enabled=False,
+            )
+        )
+    if len(state.servers) > MAX_SERVER_LINES:
+        lines.append(MenuEntry("servers-more", f"and {len(state.servers) - MAX_SERVER_LINES} more", enabled=False))
+    return [_separator("information-separator"), *lines] if lines else []
 
 
 def find_entry(entries: list[MenuEntry] | tuple[MenuEntry, ...], key: str) -> MenuEntry | None:

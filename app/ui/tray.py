@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import logging
 import os
 import queue
@@ -45,29 +44,36 @@ from app.core import approval, autostart, stale_entries
 from app.core import client_config as cc
 from app.core import client_locations as cl
 from app.core.bash_resolver import BashNotFoundError, find_bash
+from app.core.classifier import classify
 from app.core.command_output import parse_budget, set_output_budget
-from app.core.control.hub import Hub, Question
+from app.core.control.hub import HeldCommand, Hub, Question
 from app.core.control.transport import AddressTaken
 from app.core.errors import CoworkError
 from app.core.journal import Journal, ServerRecord
 from app.core.liveness import HeldLock
-from app.core.paths import AppPaths, make_private_file
+from app.core.paths import AppPaths, make_private_file, protected_paths
+from app.core.rules import SCOPES, SESSION_SCOPE, matching_rule
 from app.core.self_command import app_argv
-from app.core.supervisor import APPROVAL_NEEDED, Snapshot, Supervisor
+from app.core.supervisor import APPROVAL_NEEDED, Snapshot, Supervisor, friendly_client_name
 from app.ui import menu
-from app.ui.menu import ClientView, CrashView, MenuEntry, ServerView, TrayState
+from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, run_check
+from app.ui.held_command import WaitingCommand, judged
+from app.ui.menu import ClientView, CrashView, HeldView, MenuEntry, RuleView, ServerView, TrayState
 from app.ui.tray_platform import (
     Notifier,
     UiDispatcher,
     backend_of,
     bash_problem,
+    connect_hint,
     load_pystray,
+    looser_hint,
     main_thread_marshal,
+    missing_tk_message,
     missing_tray_support,
     no_icon_message,
     open_folder_argv,
-    run_captured,
     spawn,
+    tk_available,
 )
 from app.ui.window_link import PipedWindow
 
@@ -80,12 +86,9 @@ WINDOW_STOP_GRACE_S = 1.0  # a log window gets this long to close when replaced 
 THREAD_JOIN_S = 2.0
 ICON_SIZE_PX = 64  # every backend scales it; 64 px stays sharp up to 2x panels
 ICON_NAME = "cowork-terminal"
-# "Check connection" runs `cowork-terminal check` in its own process (the MCP SDK never loads in the
-# tray). Bounded: reading Claude Code's entry through `claude` (up to its own timeout), the 30 s probe
-# of the server, and the helper's start-up.
-CHECK_PROCESS_TIMEOUT_S = cc.CLAUDE_CLI_TIMEOUT_S + 45.0
-CHECK_STDERR_EXCERPT_CHARS = 500
 
+WELCOME_SHOWN_SETTING = "welcome.shown"  # app.ui.welcome writes it; not imported: that module loads Tk
+DECIDED_IN_MENU = "user (tray menu)"
 # Actions that only run inside the tray (not from a menu entry).
 FIRST_LOOK = "first-look"
 REFRESH_CLIENTS = "refresh-clients"
@@ -114,6 +117,7 @@ class TrayApp:
         *,
         marshal: Callable[[Callable[[], None]], None] | None = None,
         log_window_command: Sequence[str] | None = None,
+        welcome_command: Sequence[str] | None = None,
         check_command: Sequence[str] | None = None,
         check_timeout_s: float = CHECK_PROCESS_TIMEOUT_S,
         platform: str = sys.platform,
@@ -133,6 +137,9 @@ class TrayApp:
         self.approval_prompt_command = app_argv(frozen, sys.executable, "approval-prompt")
         self.confirm_command = app_argv(frozen, sys.executable, "confirm-window")
         self.uninstall_window_command = app_argv(frozen, sys.executable, "uninstall-window")
+        self.welcome_command = list(welcome_command or app_argv(frozen, sys.executable, "welcome"))
+        # The windows need Tk; a Python without it still runs the tray, and the menu answers instead.
+        self.windows = tk_available()
         # `cowork-terminal check`, to which each check appends `--client ID --json`.
         self.check_command = list(check_command or app_argv(frozen, sys.executable, "check"))
         self.check_timeout_s = check_timeout_s
@@ -147,6 +154,8 @@ class TrayApp:
             ICON_NAME, icon=self._image(self.icon_state), title=menu.tooltip(self.state), menu=self.menu()
         )
         self.notifier = Notifier(self.icon, self.backend, self._ui, platform=platform)
+        # The xorg fallback shows an icon with no menu: notices must not send the user to one.
+        self.has_menu = bool(getattr(self.icon, "HAS_MENU", True))
 
         # Shared between threads; each is replaced whole, never mutated in place.
         self._clients: tuple[ClientView, ...] | None = None
@@ -155,6 +164,11 @@ class TrayApp:
         self._autostart: bool | None = False
         self._problem: str | None = None
         self._busy: str | None = None
+        self._held: tuple[HeldView, ...] = ()  # for the menu, when no approval window can open
+        self._confirming: str | None = None  # without Tk: the app whose "Disconnect…" asks in the menu
+        self._rules_version: object = None
+        self._welcome: subprocess.Popen[bytes] | None = None
+        self._rules: tuple[RuleView, ...] = ()
 
         self._jobs: queue.Queue[Any] = queue.Queue()
         self._journal_jobs: queue.Queue[Any] = queue.Queue()
@@ -187,6 +201,7 @@ class TrayApp:
             on_change=self._kick,
             ask_user=self._ask_user,
             on_holds=lambda: self.submit(menu.OPEN_APPROVALS),
+            rule_for_hold=self.rule_for_hold,
             open_log=lambda: self.submit(menu.OPEN_LOG),
             quit_app=self.request_quit,
         )
@@ -351,6 +366,8 @@ class TrayApp:
             if window is not None:
                 window.close()
         self._windows = []
+        if self._welcome is not None:  # its check needs this tray: it goes with it
+            _stop_process_now(self._welcome, WINDOW_STOP_GRACE_S)
         self.hub.close()  # servers end what runs: nobody would watch it any more
         if self._lock is not None:
             self._lock.release()
@@ -433,12 +450,15 @@ class TrayApp:
         try:
             # The supervisor shares the hub's connection (the tray's only writer) under its lock.
             supervisor = hub.with_journal(
-                lambda journal: Supervisor(journal, version=lambda: (hub.journal.data_version(), hub.writes))
+                lambda journal: Supervisor(
+                    journal, version=lambda: (hub.journal.data_version(), hub.writes), has_menu=self.has_menu
+                )
             )
             next_files_check = 0.0
             refreshed_for: object = None
             while not self._quit.is_set():
                 hub.tick()
+                self._read_rules_and_holds()
                 if self._acknowledge.is_set():
                     self._acknowledge.clear()
                     supervisor.acknowledge()
@@ -455,7 +475,7 @@ class TrayApp:
                 )
                 self._publish(snapshot)
                 for notice in notices:
-                    if notice.kind != APPROVAL_NEEDED:  # the hub announces holds (see _sync_prompt)
+                    if notice.kind != APPROVAL_NEEDED:  # the hub announces holds (see sync_approval_prompt)
                         self.notifier.notify(notice.title, notice.message)
                 self._check_windows()
                 if time.monotonic() >= next_files_check:
@@ -476,6 +496,20 @@ class TrayApp:
             )
         self._stop_icon()
 
+    def _read_rules_and_holds(self) -> None:
+        """The user's rules for the menu (read again when the journal changed), and, without
+        windows, the held commands it lists (from the hub's memory)."""
+        hub = self.hub
+        with hub.lock:
+            version = (hub.journal.data_version(), hub.writes)
+            if version != self._rules_version:
+                self._rules_version = version
+                self._rules = tuple(RuleView(r.id, r.description) for r in hub.journal.rules())
+        if not self.windows:
+            self._held = tuple(
+                HeldView(h.command_id, h.command, friendly_client_name(h.client)) for h in hub.pending_holds()
+            )
+
     def _publish(self, snapshot: Snapshot) -> None:
         """Compose the state; when the picture changed, push icon, tooltip and menu to the UI."""
         crash = snapshot.last_crash
@@ -491,6 +525,10 @@ class TrayApp:
             busy=self._busy,
             approval_mode=snapshot.approval_mode,
             output_budget=snapshot.output_budget,
+            held=self._held if not self.windows else (),
+            confirm_disconnect=self._confirming,
+            rules=self._rules,
+            windows=self.windows,
         )
         previous = self.state
         if state == previous:
@@ -564,7 +602,7 @@ class TrayApp:
         if missing:
             log.warning("%s", missing)
             self.notifier.notify("Tray menu unavailable", missing)
-        if self.has_loop and not getattr(self.icon, "HAS_MENU", True):
+        if self.has_loop and not self.has_menu:
             self.open_log_window()  # without a menu, the window is where the controls are
         try:
             find_bash()
@@ -572,6 +610,9 @@ class TrayApp:
             self._problem = bash_problem(exc, self.platform)
             self.notifier.notify(self._problem, str(exc))
         self._repair_stale_entries()
+        if not self.windows:
+            said = missing_tk_message(self.platform, self.has_menu)
+            self.notifier.notify("Cowork Terminal's windows cannot open", said)
         self.refresh_clients(include_cli=True)
         self._autostart = _read_autostart()
         loose = self.hub.looser_than_default()
@@ -579,16 +620,15 @@ class TrayApp:
             mode = approval.ApprovalMode(self.hub.state.approval_mode).label
             self.notifier.notify(
                 "Cowork Terminal asks less than usual",
-                f"Approvals: {mode}. Change it in this icon's menu if you did not choose this.",
+                f"Approvals: {mode}. {looser_hint(self.has_menu)}",
             )
-        if self._problem is None and self._clients is not None and not any(c.has_entry for c in self._clients):
-            how = "open this icon's menu, Connect to Claude, and tick your Claude app"
-            if missing:
-                how = "run `cowork-terminal connect`"
-            self.notifier.notify(
-                "Connect Cowork Terminal to Claude",
-                f"No Claude app is connected yet. Next step: {how}, then restart Claude.",
-            )
+        with self.hub.lock:
+            shown = bool(self.hub.journal.get_setting(WELCOME_SHOWN_SETTING, False))
+        not_connected = self._clients is not None and not any(c.has_entry for c in self._clients)
+        if self.windows and not_connected and (not shown or not self.has_menu):
+            self.open_welcome()  # the first start (or no menu to find it in): it walks the user through
+        elif self._problem is None and not_connected:
+            self.notifier.notify("Connect Cowork Terminal to Claude", connect_hint(self.has_menu, self.windows))
 
     def _repair_stale_entries(self) -> None:
         """Start at login and Claude's entries that name a removed program or another copy run this one."""
@@ -610,6 +650,7 @@ class TrayApp:
         elif action == menu.TOGGLE_PAUSE:
             self.hub.set_paused(target == "on", by="user (tray menu)")
         elif action in (menu.CONNECT, menu.DISCONNECT):
+            self._confirming = None
             self._change_client(action, str(target))
         elif action == menu.CHECK:
             self._check_client(str(target))
@@ -634,6 +675,19 @@ class TrayApp:
             spawn(open_folder_argv(self.platform, self.paths.data_dir))
         elif action == REFRESH_CLIENTS:
             self.refresh_clients(include_cli=False)
+        elif action == menu.ASK_DISCONNECT:
+            self._ask_disconnect(str(target))
+        elif action in (menu.ALLOW, menu.DENY):
+            allowed = action == menu.ALLOW
+            if self.hub.decide(int(str(target)), allowed=allowed, by=DECIDED_IN_MENU):
+                log.info("held command %s %s from the tray menu", target, "allowed" if allowed else "denied")
+            self._read_rules_and_holds()
+        elif action == menu.REMOVE_RULE:
+            self.hub.with_journal(lambda journal: journal.remove_rule(int(str(target))))
+            self._read_rules_and_holds()
+            log.info("rule %s removed from the tray menu", target)
+        elif action == menu.OPEN_WELCOME:
+            self.open_welcome()
         else:
             log.warning("unknown action %r ignored", action)
 
@@ -695,28 +749,28 @@ class TrayApp:
 
     def _run_check(self, location: cl.ClientLocation) -> tuple[bool, str]:
         """Run `cowork-terminal check --client ID --json` and read its verdict: (ok, message)."""
-        argv = [*self.check_command, "--client", location.client_id, "--json"]
-        try:
-            code, out, err = run_captured(argv, self.check_timeout_s)
-        except subprocess.TimeoutExpired:
-            log.warning("check %s: no answer within %s s from %s", location.client_id, self.check_timeout_s, argv)
-            return False, (
-                f"The check of {location.name} did not finish within {self.check_timeout_s:g} s, so it was "
-                f"stopped. Run `cowork-terminal check --client {location.client_id}` in a terminal to see "
-                "where it hangs."
-            )
-        except OSError as exc:
-            log.warning("check %s could not start %s: %s", location.client_id, argv, exc)
-            return False, f"The check could not start: {exc}."
-        for line in out.splitlines():
-            with contextlib.suppress(ValueError):
-                report = json.loads(line)
-                if isinstance(report, dict) and report.get("client") == location.client_id:
-                    log.info("check %s: %s %s", location.client_id, report.get("kind"), report.get("stderr", ""))
-                    return bool(report.get("ok")), str(report.get("message", ""))
-        said = err.strip()[-CHECK_STDERR_EXCERPT_CHARS:]
-        log.warning("check %s gave no verdict (exit code %s): %s", location.client_id, code, said)
-        return False, f"The check could not run: {said or f'it exited with code {code}'}"
+        return run_check(self.check_command, location.client_id, location.name, self.check_timeout_s)
+
+    def _ask_disconnect(self, client_id: str) -> None:
+        """"Disconnect…": ask in the confirm window, then disconnect on yes. Without Tk, the menu
+        itself asks (a "Yes, disconnect" item takes the place of "Disconnect…")."""
+        location = self._location(client_id)
+        if not self.windows:
+            self._confirming = client_id
+            return
+
+        def disconnect() -> str:
+            self.submit(menu.DISCONNECT, client_id)
+            return f"Disconnecting {location.name}."
+
+        self._ask_user(
+            Question(
+                f"disconnect:{client_id}",
+                f"Disconnect {location.name}? It will no longer be able to run commands on this computer "
+                "through Cowork Terminal. You can connect it again from this menu.",
+                "Disconnect", "Cancel", disconnect,
+            )  # fmt: skip
+        )
 
     # -- the windows, each in its own process ----------------------------------------------------
 
@@ -724,6 +778,17 @@ class TrayApp:
         """Make the approval prompt show exactly the hub's held commands: start it when something
         waits, tell it what is new and what is gone, close it when nothing is left."""
         holds = {h.command_id: h for h in self.hub.pending_holds()}
+        if not self.windows:  # no Tk: the menu's "waiting" line lists them, with Allow once / Deny
+            for command_id in sorted(set(holds) - self._prompt_shown):
+                hold = holds[command_id]
+                self.notifier.notify(
+                    "A command is waiting for your approval",
+                    f"{friendly_client_name(hold.client)} wants to run: {hold.command[:120]}",
+                )
+            self._prompt_shown = set(holds)
+            self._read_rules_and_holds()
+            self._kick()
+            return
         with self._windows_lock:
             prompt = self._prompt
             if holds and (prompt is None or not prompt.alive()):
@@ -740,16 +805,58 @@ class TrayApp:
                 return
             for command_id in sorted(set(holds) - self._prompt_shown):
                 hold = holds[command_id]
-                prompt.send({"op": "show", "hold": hold.to_window()})
+                prompt.send({"op": "show", "hold": self._for_window(hold).to_json()})
                 self.notifier.notify("A command is waiting for your approval",
-                                     f"{hold.client} wants to run: {hold.command[:120]}")
+                                     f"{friendly_client_name(hold.client)} wants to run: {hold.command[:120]}")
             for command_id in self._prompt_shown - set(holds):
                 prompt.send({"op": "gone", "id": command_id})
             self._prompt_shown = set(holds)
 
+    def _for_window(self, hold: HeldCommand) -> WaitingCommand:
+        """What the prompt shows: the command as its server sent it, judged here in plain words,
+        with the rule the window may offer."""
+        session = None if hold.peer.server_id is None else str(hold.peer.server_id)
+        return judged(
+            hold.command_id, hold.command, hold.cwd, client=friendly_client_name(hold.client),
+            expires_at=hold.expires_at, protected=protected_paths(self.paths), env_keys=hold.env_keys,
+            tool=hold.tool, session=session,
+        )  # fmt: skip
+
     def _prompt_said(self, message: dict[str, Any]) -> None:
-        if message.get("op") == "decide" and isinstance(message.get("id"), int):
-            self.hub.decide(message["id"], allowed=message.get("allowed") is True, by=PROMPT_DECIDED_BY)
+        if message.get("op") != "decide" or not isinstance(message.get("id"), int):
+            return
+        allowed = message.get("allowed") is True
+        rule = message.get("rule")
+        if allowed and isinstance(rule, dict) and rule.get("scope") in SCOPES:
+            self._make_rule(message["id"], str(rule["scope"]))
+        self.hub.decide(message["id"], allowed=allowed, by=PROMPT_DECIDED_BY)
+
+    def _make_rule(self, command_id: int, scope: str) -> None:
+        """The user clicked "Always allow ...": the rule is the one the tray itself offers for this
+        hold (never a folder the window names), in the scope the user chose."""
+        hold = next((h for h in self.hub.pending_holds() if h.command_id == command_id), None)
+        proposal = None if hold is None else self._for_window(hold).proposal
+        if hold is None or proposal is None:
+            return
+        session = str(hold.peer.server_id) if scope == SESSION_SCOPE else None
+        rule = self.hub.with_journal(
+            lambda journal: journal.add_rule(
+                proposal.kind, proposal.folder, scope, proposal.description(scope), session
+            )
+        )
+        log.info("rule %s made by the user: %s", rule.id, rule.description)
+
+    def rule_for_hold(self, hold: HeldCommand) -> int | None:
+        """The hub asks, for each new hold: does one of the user's rules allow it? (Its id, or None.)"""
+        with self.hub.lock:
+            rules = self.hub.journal.rules()
+        if not rules:
+            return None
+        real_cwd = os.path.realpath(hold.cwd) if hold.cwd else None
+        verdict = classify(hold.command, cwd=real_cwd, protected_paths=protected_paths(self.paths))
+        session = None if hold.peer.server_id is None else str(hold.peer.server_id)
+        rule = matching_rule(rules, hold.command, real_cwd, verdict, session)
+        return None if rule is None else rule.id
 
     def _prompt_exited(self, code: int) -> None:
         if code != 0 and self.hub.pending_holds():
@@ -797,9 +904,21 @@ class TrayApp:
         self._confirm.send({"op": "ask", "title": f"{menu.APP_TITLE}: confirm", "text": question.text,
                             "allow": question.allow_label, "deny": question.deny_label})
 
+    def open_welcome(self) -> None:
+        """The Welcome window: connect Claude step by step (first start, and "Getting started…")."""
+        argv = [*self.welcome_command, *([] if self.has_menu else ["--no-menu"])]
+        if self._welcome is not None:
+            _stop_process_now(self._welcome, WINDOW_STOP_GRACE_S)  # one at a time: a new one comes to the front
+        self._welcome = spawn(argv)
+        self.hub.with_journal(lambda journal: journal.set_setting(WELCOME_SHOWN_SETTING, True))
+        log.info("welcome window started: %s", argv)
+
     def open_log_window(self) -> None:
         """Open the activity log; one window at most: reopening replaces it, so it comes to the front."""
         self._acknowledge.set()
+        if not self.windows:
+            self.notifier.notify("The activity log cannot open", missing_tk_message(self.platform, self.has_menu))
+            return
         for window in self._windows:
             window.close()
         self._window_stderr.parent.mkdir(parents=True, exist_ok=True)
@@ -822,6 +941,9 @@ class TrayApp:
             self.hub.decide(command_id, allowed=message.get("allowed") is True, by=LOG_WINDOW_DECIDED_BY)
         elif op == "clear_history":
             self.hub.clear_history()
+        elif op == "remove_rule" and isinstance(command_id, int):
+            self.hub.with_journal(lambda journal: journal.remove_rule(command_id))
+            self._kick()
         else:
             log.warning("the log window sent an unknown request %r", op)
 
@@ -833,13 +955,27 @@ class TrayApp:
             if code is None:
                 alive.append(window)
             elif code != 0:
-                said = self._window_stderr.read_text(encoding="utf-8", errors="replace").strip()[-500:]
-                why = said.rstrip(".") if said else f"it exited with code {code}"
+                said = self._window_stderr.read_text(encoding="utf-8", errors="replace").strip()
+                log.warning("the log window exited with code %s: %s", code, said[-4000:])
+                lines = said.splitlines()
+                # The last line says what failed ("cannot open ...: no display"); never a traceback.
+                why = lines[-1].removeprefix("cowork-terminal: ").rstrip(".")[:300] if lines else ""
                 self.notifier.notify(
                     "The activity log could not open",
-                    f"{why}. `cowork-terminal log --follow` shows the same activity in a terminal.",
+                    f"{why or f'It exited with code {code}'}. The app log in {self.paths.log_dir} has the details.",
                 )
         self._windows = alive
+
+
+def _stop_process_now(process: subprocess.Popen[bytes], grace_s: float) -> None:
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(grace_s)
 
 
 def _note_signal(signum: int, _frame: Any) -> None:

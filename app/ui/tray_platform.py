@@ -7,6 +7,7 @@ choice runs in tests on Linux. The tray (`tray.py`) is the only user.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import logging
 import os
 import shutil
@@ -54,10 +55,58 @@ def missing_tray_support(platform: str, backend: str) -> str | None:
             "Cowork Terminal is running, but its tray icon has no menu on this desktop: AppIndicator "
             "support is missing. Install it (Debian/Ubuntu: gir1.2-ayatanaappindicator3-0.1; Fedora: "
             "libayatana-appindicator-gtk3; GNOME also needs the AppIndicator extension), then start "
-            "Cowork Terminal again. Meanwhile the activity log window has the pause switch, and "
-            "`cowork-terminal connect` sets up Claude."
+            "Cowork Terminal again. Meanwhile the activity log window has the pause switch and the "
+            "answers to waiting commands, and the Welcome window connects Claude."
         )
     return None
+
+
+def tk_available() -> bool:
+    """Whether this Python has Tk (the windows need it), found without importing it into the tray."""
+    try:
+        return importlib.util.find_spec("_tkinter") is not None and importlib.util.find_spec("tkinter") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def missing_tk_message(platform: str, has_menu: bool) -> str:
+    """What to install when this Python has no Tk, said once; and where to answer meanwhile."""
+    if platform == "darwin":
+        install = "Install Python's Tk support (Homebrew: brew install python-tk), or use the app's installer"
+    elif platform == "win32":
+        install = "Reinstall Python with the \"tcl/tk and IDLE\" option, or use the app's installer"
+    else:
+        install = (
+            "Install Python's Tk support (Debian/Ubuntu: sudo apt install python3-tk; Fedora: sudo dnf install "
+            "python3-tkinter; Arch: sudo pacman -S tk)"
+        )
+    where = (
+        "Meanwhile, answer waiting commands from this icon's menu (the line under the status)."
+        if has_menu
+        else "Meanwhile, commands that need your answer are denied when they time out."
+    )
+    said = "This Python has no Tk, so the activity log and approval windows cannot open."
+    return f"{said} {install}, then start Cowork Terminal again. {where}"
+
+
+def connect_hint(has_menu: bool, windows: bool) -> str:
+    """The next step when no Claude app is connected, naming only controls that exist. (With
+    windows and no menu the tray opens the Welcome window instead of saying this.)"""
+    if windows and has_menu:
+        return "No Claude app is connected yet. Open Getting started… in this icon's menu."
+    if has_menu:
+        return "No Claude app is connected yet. Open Connect to Claude in this icon's menu and click your Claude app."
+    return "No Claude app is connected yet. Once this app's windows can open (they need Tk), Welcome connects it."
+
+
+def looser_hint(has_menu: bool) -> str:
+    """Where to set approvals back when they were loosened while no tray watched."""
+    if has_menu:
+        return "Change it in this icon's menu (Ask before running) if you did not choose this."
+    return (
+        "If you did not choose this: Ask before running is in this icon's menu, which needs AppIndicator "
+        "support on this desktop."
+    )
 
 
 def no_icon_message(platform: str, environ: Mapping[str, str], error: BaseException) -> str:

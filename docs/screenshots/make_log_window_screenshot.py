@@ -45,11 +45,13 @@ def fill(journal: Journal, holders: list) -> int:
     clock = Clock()
     journal_module.time = clock  # type: ignore[assignment]  # stamps only; restored below
     start = time.time() - 9 * 60
-    desktop = journal.register_server(4242, headless=False)
-    code = journal.register_server(5151, headless=False)
-    for server_id, name, version in ((desktop, "claude-ai", "0.14.2"), (code, "claude-code", "2.0.14")):
+    desktop = journal.register_server(4242, headless=False, lock_key="screenshot-desktop")
+    code = journal.register_server(5151, headless=False, lock_key="screenshot-code")
+    for server_id, key, name, version in (
+        (desktop, "screenshot-desktop", "claude-ai", "0.14.2"), (code, "screenshot-code", "claude-code", "2.0.14")
+    ):
         journal.set_server_client(server_id, name, version)
-        holders.append(liveness.try_hold(journal.paths.server_lock(server_id)))
+        holders.append(liveness.try_hold(journal.paths.server_lock(key)))
 
     def run(offset_s, command, *, server=desktop, client=("claude-ai", "0.14.2"), cwd=PROJECT, **outcome):
         clock.now = start + offset_s

@@ -73,8 +73,10 @@ class _Analyzer(
         self.too_big = False
         self.cwd = cwd  # where relative paths lead: the caller's folder, then each literal `cd`
 
-    def add(self, tier: Tier, reason: str) -> None:
-        self.report.add(tier, reason)
+    def add(
+        self, tier: Tier, reason: str, plain: str | None = None, kind: str | None = None, target: str | None = None
+    ) -> None:
+        self.report.add(tier, reason, plain, kind, target)
 
     # ---- entry points
 

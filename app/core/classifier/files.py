@@ -6,7 +6,7 @@ import fnmatch
 import posixpath
 import re
 
-from .findings import D, M, _snip
+from .findings import DELETE_RECURSIVE, D, M, _snip
 from .options import _operands
 from .protected import _norm_path
 from .stdin import _Stdin
@@ -25,24 +25,77 @@ class _FileRules:
     def cmd_rm(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         flags: set[str] = set()
         longs: set[str] = set()
+        operands: list[_Word] = []
         end = False
         for w in args:
             v = w.value
             if not end and v is None:
                 self.add(D, f"cannot tell: rm may take options from {_snip(w.source)}")
+                operands.append(w)  # or name what it deletes: said in the plain words below
             elif not end and v == "--":
                 end = True
             elif not end and v is not None and v.startswith("--"):
                 longs.add(v.split("=", 1)[0])
             elif not end and v is not None and v.startswith("-") and v != "-":
                 flags.update(v[1:])
+            else:
+                operands.append(w)
         if {"r", "R"} & flags or "--recursive" in longs or "--no-preserve-root" in longs:
-            self.add(D, "rm -r: recursive removal")
-        if "f" in flags or "--force" in longs:
-            self.add(D, "rm -f: forced removal")
+            if not operands:
+                self.add(D, "rm -r: recursive removal", "Deletes folders and everything in them")
+            for w in operands:
+                inside = self.inside_working_folder(w, named_only=True)
+                shown = self.shown_path(w)
+                if shown is None:  # an expansion decides the name
+                    plain = f"Deletes {_snip(w.source)} (a name known only when it runs) and everything in it"
+                elif w.glob:
+                    plain = f"Deletes everything matching {shown}, folders and all they hold"
+                else:
+                    plain = f"Deletes the folder {shown} and everything in it"
+                self.add(D, "rm -r: recursive removal", plain, DELETE_RECURSIVE if inside else None, shown)
+        elif "f" in flags or "--force" in longs:
+            # Removing named files in the working folder: the same as plain rm (which does not ask
+            # either for a file the user can write), so routine. Elsewhere, or a glob across
+            # folders, or a name we cannot see: the user is asked.
+            for w in operands:
+                shown = self.shown_path(w) or _snip(w.source)
+                if self.inside_working_folder(w, named_only=False):
+                    what = f"the files matching {shown}" if w.glob else f"the file {shown}"
+                    self.add(M, "rm -f: removes files in the working folder", f"Deletes {what}")
+                else:
+                    self.add(D, "rm -f: forced removal", f"Deletes {shown} without asking")
         if bulk:
             self.add(D, "rm via xargs or find: removes every file it is given")
         self.add(M, "rm: removes files")
+
+    def shown_path(self, w: _Word) -> str | None:
+        """The path `w` names, made absolute from the working folder where it is known; None for a
+        name an expansion decides. Globs stay as written (`/home/ana/project/*.o`)."""
+        if w.value is None:
+            return None
+        value = w.value
+        if self.cwd is not None and not value.startswith("/"):
+            value = posixpath.join(self.cwd, value)
+        return posixpath.normpath(value) if value else None
+
+    def inside_working_folder(self, w: _Word, *, named_only: bool) -> bool:
+        """Whether `w` names something strictly inside the working folder: a relative path without
+        `..`, or an absolute one under a known working folder; never when the working folder is
+        the home folder or the root. A glob is accepted only in the last part (`*.o`, `src/*.o`),
+        and not at all when `named_only`. `build/` counts as `build`."""
+        value = w.value
+        if value is None or (w.glob and named_only) or value.startswith("~"):
+            return False
+        parts = value.rstrip("/").split("/")
+        if any(part == ".." for part in parts) or (w.glob and any(_GLOB.search(p) for p in parts[:-1])):
+            return False
+        cwd = self.cwd
+        if cwd is not None and self.is_broad(_Word(cwd, cwd, cwd)):
+            return False
+        if value.startswith("/"):
+            base = posixpath.normpath(cwd) if cwd is not None else None
+            return base is not None and posixpath.normpath(value).startswith(base.rstrip("/") + "/")
+        return posixpath.normpath(value) not in (".", "")
 
     def cmd_rmdir(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         self.add(M, f"{name}: removes files")
@@ -112,7 +165,8 @@ class _FileRules:
         if recursive:
             broad = [t for t in targets if self.is_broad(t)]
             if broad:
-                self.add(D, f"{name} -R on a broad path: {_snip(broad[0].source)}")
+                where = _snip(broad[0].source)
+                self.add(D, f"{name} -R on a broad path: {where}", f"Changes who may use everything in {where}")
             self.guard_parents(name, targets)
             self.add(M, f"{name} -R: changes permissions recursively")
         else:

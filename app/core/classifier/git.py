@@ -61,14 +61,15 @@ class _GitRules:
     def git_push(self, rest: list[_Word]) -> None:
         flags = _short_flags([a for a in rest if a.value != "-o"])
         longs = _long_flags(rest)
+        operands = _operands(rest, frozenset({"-o", "--push-option", "--repo", "--receive-pack", "--exec"}))
+        refspecs = operands[1:]
         if "f" in flags or {"--force", "--force-with-lease"} & longs:
-            self.add(D, "git push --force: overwrites remote history")
+            self.add(D, "git push --force: overwrites remote history", _rewrites_history(operands))
         if "d" in flags or {"--delete", "--mirror", "--prune"} & longs:
             self.add(D, "git push --delete/--mirror/--prune: deletes remote branches")
-        refspecs = _operands(rest, frozenset({"-o", "--push-option", "--repo", "--receive-pack", "--exec"}))[1:]
         for r in refspecs:
             if r.value is not None and r.value.startswith("+"):
-                self.add(D, f"git push {_snip(r.value)}: force-pushes a branch")
+                self.add(D, f"git push {_snip(r.value)}: force-pushes a branch", _rewrites_history(operands[:1] + [r]))
             elif r.value is not None and r.value.startswith(":"):
                 self.add(D, f"git push {_snip(r.value)}: deletes a remote branch")
         self.add(M, "git push: publishes commits")
@@ -198,3 +199,18 @@ class _GitRules:
             self.add(M, f"git submodule {sub}: changes submodules")
         if sub == "foreach":
             self.code_words(_operands(rest)[1:], "git submodule foreach")
+
+
+def _rewrites_history(operands: list[_Word]) -> str:
+    """"Rewrites the history of origin/main": the remote and branches of a force push, where known."""
+    remote = operands[0].value if operands and operands[0].value else None
+    branches = [
+        r.value.lstrip("+").rsplit(":", 1)[-1].removeprefix("refs/heads/")
+        for r in operands[1:]
+        if r.value and r.value.lstrip("+").rsplit(":", 1)[-1]
+    ]
+    if remote and branches:
+        return "Rewrites the history of " + ", ".join(f"{remote}/{b}" for b in branches)
+    if remote:
+        return f"Rewrites the history of branches on {remote}"
+    return "Rewrites the history of the remote branch"

@@ -136,7 +136,8 @@ class _WrapperRules:
         self.inner(args[i + 1 :], stdin, bulk, depth)
 
     def privileged(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(D, f"{name}: runs as another user")
+        other = name == "su" or any(a.value in ("-u", "--user") or (a.value or "").startswith("--user=") for a in args)
+        self.add(D, f"{name}: runs as another user", None if other else "Runs as administrator")
         if name == "su":
             for i, a in enumerate(args):
                 if a.value in ("-c", "--command") and i + 1 < len(args):

@@ -160,7 +160,7 @@ class Hub:
         on_change: Callable[[], None] = lambda: None,
         ask_user: Callable[[Question], None] | None = None,
         on_holds: Callable[[], None] = lambda: None,
-        rule_for_hold: Callable[[HeldCommand], str | None] | None = None,
+        rule_for_hold: Callable[[HeldCommand], int | None] | None = None,  # the user's rule that allows it
         open_log: Callable[[], None] = lambda: None,
         quit_app: Callable[[], None] = lambda: None,
     ) -> None:
@@ -403,8 +403,8 @@ class Hub:
                 self.holds[command_id] = hold
         if hold is not None:
             rule = self.rule_for_hold(hold) if self.rule_for_hold else None
-            if rule:
-                self.decide(command_id, allowed=True, by=rule)
+            if rule is not None:
+                self.decide(command_id, allowed=True, by=f"rule {rule}", rule_id=rule)
             else:
                 self.on_holds()
             self.on_change()
@@ -482,6 +482,12 @@ class Hub:
             if not self.decide(command_id or -1, allowed=False, by="a request (command line or a window)"):
                 raise RequestError(f"Command #{command_id} is not waiting for approval.")
             return f"Denied command #{command_id}."
+        if op == "remove_rule":  # one of the user's rules (core/rules.py): removing one asks more
+            rule_id = _int(message, "id")
+            if not self.with_journal(lambda journal: journal.remove_rule(rule_id or -1)):
+                raise RequestError(f"There is no rule {rule_id}.")
+            self.on_change()
+            return f"Removed rule {rule_id}."
         if op == "quit":
             self.quit_app()
             return "Cowork Terminal is quitting."
@@ -614,7 +620,7 @@ class Hub:
             self.on_holds()
         self.on_change()
 
-    def decide(self, command_id: int, *, allowed: bool, by: str) -> bool:
+    def decide(self, command_id: int, *, allowed: bool, by: str, rule_id: int | None = None) -> bool:
         """The user's answer to a held command (or a rule's): recorded, then pushed to its server."""
         with self.lock:
             hold = self.holds.get(command_id)
@@ -624,7 +630,7 @@ class Hub:
                 return False
             del self.holds[command_id]
             with contextlib.suppress(sqlite3.OperationalError):
-                self.journal.decide(command_id, allowed=allowed, by=by)
+                self.journal.decide(command_id, allowed=allowed, by=by, rule_id=rule_id)
                 self._wrote()
         hold.peer.push({"op": "decision", "id": command_id, "allowed": allowed, "by": by, "digest": hold.digest})
         self.on_holds()

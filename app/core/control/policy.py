@@ -12,7 +12,7 @@ LOOSEN = "loosen"
 NEUTRAL = "neutral"  # changes no control: reads, opening a window
 
 # Requests a peer may send; each one's effect on the user's control.
-TIGHTENING_OPS = frozenset({"pause", "stop", "deny", "quit"})
+TIGHTENING_OPS = frozenset({"pause", "stop", "deny", "quit", "remove_rule"})
 LOOSENING_OPS = frozenset({"resume", "approve", "clear_history"})
 NEUTRAL_OPS = frozenset({"state", "holds", "open_log", "output_budget"})
 SETTING_OPS = frozenset({"settings"})  # approval mode, window, tools: depends on the direction

@@ -1,0 +1,138 @@
+"""The user's rules against approval fatigue: "always allow deleting build folders in ~/project".
+
+Pure: what rule the approval window may offer for a held command (`proposal_for`), and which of
+the user's rules, if any, covers a held command (`matching_rule`). Rules are stored in the journal
+(`Journal.add_rule`, `rules`, `remove_rule`), and only a click in the app's own UI creates one; the
+tray applies them, never a server or an agent.
+
+A rule covers a command only when every finding that made it destructive is of the rule's kind and
+inside the rule's folder: `rm -rf build && sudo reboot` is never covered by a build-folder rule.
+The one kind today is deleting regenerable build folders (`rm -rf build dist node_modules`), the
+most frequent reason an agent at work is held; a rule for anything that holds real work (`rm -rf
+src`) would teach the user to click "always" on exactly the command the hold is for.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from app.core.classifier import Classification, Tier
+from app.core.classifier.findings import DELETE_RECURSIVE
+
+DELETE_BUILD_FOLDERS = "delete-build-folders"
+KINDS = (DELETE_BUILD_FOLDERS,)
+FOLDER_SCOPE = "folder"  # kept until the user removes it
+SESSION_SCOPE = "session"  # for one agent's connection (one server) only
+SCOPES = (FOLDER_SCOPE, SESSION_SCOPE)
+
+# Folders that tools regenerate: deleting one loses no work. Names only, matched exactly.
+GENERATED_FOLDERS = frozenset(
+    {
+        "build", "dist", "out", "target", "node_modules", "__pycache__", ".pytest_cache", ".mypy_cache",
+        ".ruff_cache", ".tox", ".nox", "htmlcov", "coverage", ".coverage_html", ".next", ".nuxt",
+        ".parcel-cache", ".turbo", ".svelte-kit", ".gradle", ".eggs", "bin", "obj", "_build", "site",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class RuleProposal:
+    """The rule the approval window may offer for one held command."""
+
+    kind: str
+    folder: str
+
+    def description(self, scope: str = FOLDER_SCOPE, home: str | None = None) -> str:
+        return describe(self.kind, self.folder, scope, home)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule the user made with a click. `session`: the server it is limited to (session scope)."""
+
+    id: int
+    kind: str
+    folder: str
+    scope: str
+    created_at: float
+    description: str
+    session: str | None = None
+
+
+def describe(kind: str, folder: str, scope: str = FOLDER_SCOPE, home: str | None = None) -> str:
+    """"deleting build folders in ~/project", in the words the user clicked and reads in the lists."""
+    if kind != DELETE_BUILD_FOLDERS:
+        raise ValueError(f"unknown rule kind {kind!r}")
+    text = f"deleting build folders (build, dist, node_modules...) in {short_folder(folder, home)}"
+    return text + (" for this session" if scope == SESSION_SCOPE else "")
+
+
+def short_folder(folder: str, home: str | None = None) -> str:
+    """The folder with the home folder written as ~, as people say it."""
+    home = (home or os.path.expanduser("~")).rstrip("/")
+    if home and (folder == home or folder.startswith(home + "/")):
+        return "~" + folder[len(home) :]
+    return folder
+
+
+def _inside(path: str, folder: str) -> bool:
+    folder = posixpath.normpath(folder)
+    return posixpath.normpath(path).startswith(folder.rstrip("/") + "/")
+
+
+def _build_folder_targets(verdict: Classification) -> list[str] | None:
+    """The folders a destructive command deletes, when that is all it does and each is a build folder."""
+    if verdict.tier is not Tier.DESTRUCTIVE or not verdict.findings:
+        return None
+    targets = []
+    for finding in verdict.findings:
+        target = finding.target
+        if finding.kind != DELETE_RECURSIVE or not target or not target.startswith("/"):
+            return None
+        if posixpath.basename(posixpath.normpath(target)) not in GENERATED_FOLDERS:
+            return None
+        targets.append(posixpath.normpath(target))
+    return targets
+
+
+def proposal_for(command: str, cwd: str | None, verdict: Classification) -> RuleProposal | None:
+    """The rule the approval window may offer for `command` held in `cwd`, or None.
+
+    `verdict` is the classifier's result for this command in this folder. Offered only when the
+    command does nothing destructive but delete build folders strictly inside `cwd`."""
+    if not cwd or not command.strip():
+        return None
+    targets = _build_folder_targets(verdict)
+    if not targets or not all(_inside(t, cwd) for t in targets):
+        return None
+    return RuleProposal(DELETE_BUILD_FOLDERS, posixpath.normpath(cwd))
+
+
+def matching_rule(
+    rules: Iterable[Rule], command: str, cwd: str | None, verdict: Classification, session: str | None = None
+) -> Rule | None:
+    """The first of the user's rules that covers `command` (judged in `cwd` as `verdict`), or None.
+
+    A session rule counts only for its own `session`. A rule covers the command when every
+    destructive finding deletes a build folder inside the rule's folder (or below it)."""
+    if not command.strip():
+        return None
+    targets = _build_folder_targets(verdict)
+    if not targets:
+        return None
+    for rule in sorted(rules, key=lambda r: r.id):
+        if rule.kind != DELETE_BUILD_FOLDERS:
+            continue
+        if rule.scope == SESSION_SCOPE and (session is None or rule.session != session):
+            continue
+        if all(_inside(t, rule.folder) for t in targets):
+            return rule
+    return None
+
+
+def rule_label(rule: Rule) -> str:
+    """How a rule shows in a list: "Rule 3: deleting build folders (...) in ~/project"."""
+    return f"Rule {rule.id}: {rule.description}"

@@ -1,0 +1,180 @@
+"""Regenerates docs/screenshots/{welcome,approval-window,menu}.png from the app's own windows and model.
+
+Run on Linux with Xvfb and ImageMagick installed (`apt-get install -y xvfb imagemagick`):
+    python docs/screenshots/make_ux_screenshots.py
+- welcome.png: the Welcome window after "Connect Claude Desktop" and a real connection check (a fake
+  home where Claude Desktop's config folder exists; the check starts our server as Claude would).
+- approval-window.png: the approval window for `rm -rf build dist` in a project folder.
+- menu.png: the tray menu as `app.ui.menu.build_menu` describes it while a command waits, drawn as a
+  Tk menu with its "Connect to Claude" submenu open (a tray's own menu cannot be captured on Xvfb).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+OUT = REPO / "docs" / "screenshots"
+PROJECT = "/home/ana/projects/recipes-app"
+
+
+def start_xvfb(size: str = "1100x800x24") -> subprocess.Popen[bytes]:
+    reader, writer = os.pipe()
+    xvfb = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(writer), "-screen", "0", size, "-nolisten", "tcp"],
+        pass_fds=(writer,), stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    os.close(writer)
+    data = b""
+    while b"\n" not in data:
+        chunk = os.read(reader, 16)
+        if not chunk:
+            raise SystemExit("Xvfb did not start")
+        data += chunk
+    os.environ["DISPLAY"] = ":" + data.decode().strip()
+    return xvfb
+
+
+def settle(root, seconds: float, until=lambda: True) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline or not until():
+        root.update()
+        time.sleep(0.02)
+
+
+def capture(root, name: str, width: int | None = None, height: int | None = None) -> None:  # type: ignore[no-untyped-def]
+    root.update()
+    width = width or root.winfo_width()
+    height = height or root.winfo_height()
+    target = OUT / name
+    subprocess.run(
+        ["import", "-display", os.environ["DISPLAY"], "-window", "root", "-crop", f"{width}x{height}+0+0", "+repage",
+         str(target)],
+        check=True,
+    )  # fmt: skip
+    print(f"saved {target}")
+
+
+def welcome(tk) -> None:  # type: ignore[no-untyped-def]
+    from app.core.paths import AppPaths
+    from app.ui.welcome import WelcomeWindow
+
+    with tempfile.TemporaryDirectory() as folder:
+        home = Path(folder)
+        (home / ".config" / "Claude").mkdir(parents=True)
+        os.environ.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), COWORK_TERMINAL_HOME=str(home / "ct"))
+        os.environ["PATH"] = "/usr/bin:/bin"  # no real `claude` on this machine shows up in the picture
+        AppPaths.from_environment().ensure()
+        display = os.environ.pop("DISPLAY")  # the tray runs without an icon here: only its channel is needed
+        tray = subprocess.Popen([sys.executable, "-m", "app", "tray"], env={**os.environ, "PYSTRAY_BACKEND": "dummy"},
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        os.environ["DISPLAY"] = display
+        time.sleep(3)
+        root = tk.Tk(className="cowork-terminal")
+        root.geometry("+0+0")
+        window = WelcomeWindow(
+            root, check_command=[sys.executable, "-m", "app", "check"],
+            restart_command=[sys.executable, "-m", "app", "restart-claude"],
+        )  # fmt: skip
+        settle(root, 0.5, lambda: window.apps is not None)
+        window.connect_buttons["claude-desktop"].invoke()
+        settle(root, 0.5, lambda: window.busy == 0)
+        window.check_buttons.winfo_children()[0].invoke()
+        settle(root, 0.5, lambda: window.busy == 0)
+        capture(root, "welcome.png")
+        root.destroy()
+        tray.terminate()
+        tray.wait(10)
+
+
+def approval(tk) -> None:  # type: ignore[no-untyped-def]
+    from app.ui.approval_prompt import ApprovalPrompt
+    from app.ui.held_command import judged
+
+    os.environ["HOME"] = "/home/ana"
+    held = judged(7, "rm -rf build dist", PROJECT, client="Claude Code", expires_at=time.time() + 287, protected=())
+
+    class Line:  # what the tray writes to the window's stdin
+        def __init__(self) -> None:
+            self.incoming = [{"op": "show", "hold": held.to_json()}]
+
+        def send(self, message: dict) -> None:
+            pass
+
+        def drain(self) -> list:
+            items, self.incoming = self.incoming, []
+            return items
+
+    root = tk.Tk(className="cowork-terminal")
+    root.geometry("+0+0")
+    prompt = ApprovalPrompt(root, Line())
+    prompt.poll()
+    settle(root, 1.3)
+    capture(root, "approval-window.png")
+    root.destroy()
+
+
+def tray_menu(tk) -> None:  # type: ignore[no-untyped-def]
+    from app.core.client_config import ABSENT, CURRENT
+    from app.ui import menu
+    from app.ui.menu import ClientView, RuleView, ServerView, TrayState
+
+    state = TrayState(
+        clients=(ClientView("claude-desktop", "Claude Desktop", True, CURRENT),
+                 ClientView("claude-code", "Claude Code", True, ABSENT)),
+        servers=(ServerView("claude-ai 0.14.2", time.time() - 3600, 12),),
+        running=1, waiting=1, rules=(RuleView(1, "deleting build folders in ~/projects"),),
+    )  # fmt: skip
+    root = tk.Tk(className="cowork-terminal")
+    root.geometry("1x1+0+0")
+
+    def build(parent, entries):  # type: ignore[no-untyped-def]
+        widget = tk.Menu(parent, tearoff=False)
+        for entry in entries:
+            if entry.separator:
+                widget.add_separator()
+            elif entry.submenu is not None:
+                widget.add_cascade(label=entry.text, menu=build(widget, entry.submenu))
+            elif entry.checked is not None:
+                variable = tk.BooleanVar(value=entry.checked)
+                state = "normal" if entry.enabled else "disabled"
+                widget.add_checkbutton(label=entry.text, variable=variable, state=state)
+                widget.variable = variable  # type: ignore[attr-defined]
+            else:
+                widget.add_command(label=entry.text, state="normal" if entry.enabled else "disabled")
+        return widget
+
+    top = build(root, menu.build_menu(state))
+    top.post(0, 0)
+    settle(root, 0.5)
+    connect_index = next(i for i in range(top.index("end") + 1) if top.type(i) == "cascade" and
+                         top.entrycget(i, "label") == "Connect to Claude")  # fmt: skip
+    top.activate(connect_index)
+    top.tk.call(top._w, "postcascade", connect_index)
+    settle(root, 0.5)
+    capture(root, "menu.png", 720, top.winfo_reqheight() + 4)
+    root.destroy()
+
+
+def main() -> int:
+    xvfb = start_xvfb()
+    try:
+        import tkinter as tk
+
+        approval(tk)
+        tray_menu(tk)
+        welcome(tk)
+    finally:
+        xvfb.terminate()
+        xvfb.wait(5)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,146 @@
+"""The user's rules against approval fatigue: what may be offered, what a rule covers, and where it lives."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from app.core.classifier import classify
+from app.core.journal import SCHEMA_VERSION, Journal, Status
+from app.core.paths import AppPaths
+from app.core.rules import (
+    DELETE_BUILD_FOLDERS,
+    FOLDER_SCOPE,
+    SESSION_SCOPE,
+    Rule,
+    matching_rule,
+    proposal_for,
+)
+from tests.stdio_client import connect, run
+from tests.test_authority import cli
+from tests.tray_process import running_tray
+
+PROJECT = "/home/ana/project"
+
+
+def _rule(rule_id: int = 1, folder: str = PROJECT, scope: str = FOLDER_SCOPE, session: str | None = None) -> Rule:
+    return Rule(rule_id, DELETE_BUILD_FOLDERS, folder, scope, 0.0, "deleting build folders", session)
+
+
+def _proposal(command: str, cwd: str | None = PROJECT):  # type: ignore[no-untyped-def]
+    return proposal_for(command, cwd, classify(command, cwd=cwd))
+
+
+def _match(command: str, rules: list[Rule], cwd: str = PROJECT, session: str | None = None) -> Rule | None:
+    return matching_rule(rules, command, cwd, classify(command, cwd=cwd), session)
+
+
+def test_deleting_a_build_folder_in_the_working_folder_offers_a_rule_in_plain_words() -> None:
+    proposal = _proposal("rm -rf build")
+    assert proposal is not None and proposal.folder == PROJECT
+    expected = "deleting build folders (build, dist, node_modules...) in ~/project"
+    assert proposal.description(home="/home/ana") == expected
+    assert proposal.description(SESSION_SCOPE, home="/home/ana").endswith("in ~/project for this session")
+    assert _proposal("rm -rf node_modules dist && rm -r sub/__pycache__") is not None
+
+
+def test_no_rule_is_offered_for_anything_else() -> None:
+    for command in (
+        "rm -rf src",  # real work
+        "rm -rf ../build",  # outside the folder
+        "rm -rf build/*",  # a pattern
+        "rm -rf build && sudo reboot",  # something else destructive too
+        "rm -rf $OUT",  # unknown name
+        "git push --force",
+        "cd /tmp && rm -rf build",  # a literal cd leads elsewhere
+        "rm -rf .",
+    ):
+        assert _proposal(command) is None, command
+    assert _proposal("rm -rf build", cwd=None) is None
+
+
+def test_a_folder_rule_covers_build_folders_in_its_folder_and_below_only() -> None:
+    rules = [_rule(7)]
+    assert _match("rm -rf build", rules) == rules[0]
+    assert _match("rm -rf packages/web/node_modules", rules) == rules[0]
+    assert _match("rm -rf build", rules, cwd="/home/ana/other") is None
+    assert _match("rm -rf src", rules) is None
+    assert _match("rm -rf build; git reset --hard", rules) is None
+    assert _match("rm -rf build/", rules) == rules[0]
+    assert _match("ls", rules) is None
+
+
+def test_a_session_rule_counts_only_for_its_own_session() -> None:
+    rules = [_rule(3, scope=SESSION_SCOPE, session="12")]
+    assert _match("rm -rf dist", rules, session="12") == rules[0]
+    assert _match("rm -rf dist", rules, session="13") is None
+    assert _match("rm -rf dist", rules) is None
+
+
+def test_rules_live_in_the_journal_without_raising_its_schema_version(paths: AppPaths) -> None:
+    with Journal.open(paths) as journal:
+        rule = journal.add_rule(DELETE_BUILD_FOLDERS, PROJECT, FOLDER_SCOPE, "deleting build folders in ~/project")
+        assert journal.rules() == [rule]
+        assert journal.schema_version() == SCHEMA_VERSION
+        assert journal.remove_rule(rule.id) and journal.rules() == []
+        assert not journal.remove_rule(rule.id)
+
+
+def test_a_session_rule_is_listed_only_while_its_server_lives(paths: AppPaths) -> None:
+    with Journal.open(paths) as journal:
+        server = journal.register_server(1, headless=True, lock_key=None)
+        rule = journal.add_rule(DELETE_BUILD_FOLDERS, PROJECT, SESSION_SCOPE, "x for this session", str(server))
+        assert journal.rules() == [rule]
+        journal.end_server(server)
+        assert journal.rules() == []
+
+
+def test_the_journal_says_which_rule_allowed_a_command(paths: AppPaths) -> None:
+    with Journal.open(paths) as journal:
+        held = journal.begin_command(
+            command="rm -rf build", cwd=PROJECT, status=Status.WAITING, hold_expires_at=9e12
+        )
+        assert journal.decide(held, allowed=True, by="rule 4", rule_id=4)
+        record = journal.get_command(held)
+        assert record is not None and record.allowed_by_rule == 4 and record.decided_by == "rule 4"
+
+
+def test_a_journal_from_before_rules_gains_the_table_and_column_on_open(paths: AppPaths) -> None:
+    Journal(paths).close()
+    db = sqlite3.connect(paths.journal)
+    db.execute("DROP TABLE rules")
+    db.execute("ALTER TABLE commands DROP COLUMN allowed_by_rule")
+    db.commit()
+    db.close()
+    with Journal.open(paths) as journal:
+        assert journal.rules() == []
+        held = journal.begin_command(command="rm -rf build", cwd=PROJECT, status=Status.WAITING, hold_expires_at=9e12)
+        assert journal.get_command(held).allowed_by_rule is None  # type: ignore[union-attr]
+
+
+@pytest.mark.anyio
+async def test_a_users_rule_lets_a_real_serve_delete_a_build_folder_at_once_and_others_still_wait(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    """The tray applies the rules: a real tray, a real serve. The rule is written here as the
+    approval window's click writes it (tests/test_approval_prompt.py makes one by a real click)."""
+    project = tmp_path / "project"
+    for name in ("build", "src"):
+        (project / name).mkdir(parents=True)
+    with Journal.open(paths) as journal:
+        rule = journal.add_rule(DELETE_BUILD_FOLDERS, str(project.resolve()), FOLDER_SCOPE, "deleting build folders")
+    with running_tray(home):
+        assert cli(home, "approval-mode", "--window", "2").returncode == 0  # a shorter wait only tightens
+        async with connect(home, headless=False) as client:
+            ran = await run(client, {"command": "rm -rf build", "cwd": str(project)})
+            waited = await run(client, {"command": "rm -rf src", "cwd": str(project)})
+    assert ran.get("exitCode") == 0 and not (project / "build").exists(), ran
+    assert "have not answered yet" in waited["error"] and (project / "src").exists()
+    # What the model reads is what the user reads: the classifier's plain words.
+    assert f"What it does: Deletes the folder {project.resolve()}/src and everything in it" in waited["error"]
+    with Journal.open(paths) as journal:
+        rows = {r.command: r for r in journal.recent_commands(limit=5)}
+    assert rows["rm -rf build"].allowed_by_rule == rule.id and rows["rm -rf build"].decided_by == f"rule {rule.id}"
+    assert rows["rm -rf src"].decision is None and rows["rm -rf src"].allowed_by_rule is None
