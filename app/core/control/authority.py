@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from app.core.approval import ApprovalMode, approval_mode, approval_window_s
-from app.core.control.hub import outcome_to_wire
+from app.core.control.hub import outcome_from_wire, outcome_to_wire
 from app.core.control.server_link import Decision, LinkRefused, TrayLink
 from app.core.journal import Journal, Outcome, Status
 from app.core.messages import NO_TRAY_MESSAGE, PAUSED_MESSAGE
@@ -42,6 +42,7 @@ class ServerAuthority:
 
     def refusal(self) -> str | None:
         """Why no command may run now (paused, no tray), or None."""
+        self.flush()
         link = self._live_link()
         if link is not None:
             return PAUSED_MESSAGE if link.state is None or link.state.paused else None
@@ -130,15 +131,21 @@ class ServerAuthority:
             raise NotRecorded(_refusal_text(str(refused))) from None
 
     def finish(self, command_id: int, outcome: Outcome) -> None:
-        """The end of a command: through the tray, or directly when it is gone (the record must stay)."""
+        """The end of a command, sent to the tray without waiting (the model's result need not wait
+        for the record of it); an end the tray does not take is written here, so the record stays."""
+        self.flush()
         link = self._live_link()
-        if link is not None:
-            try:
-                link.request("finish", id=command_id, outcome=outcome_to_wire(outcome))
-                return
-            except LinkRefused:
-                pass
+        if link is not None and link.post("finish", id=command_id, outcome=outcome_to_wire(outcome)):
+            return
         self.journal.finish_command(command_id, outcome)
+
+    def flush(self) -> None:
+        """Write the ends the tray did not acknowledge (it refused them, or went away)."""
+        if self.link is None:
+            return
+        for message in self.link.take_undelivered():
+            if message.get("op") == "finish" and isinstance(message.get("id"), int):
+                self.journal.finish_command(message["id"], outcome_from_wire(message.get("outcome") or {}))
 
     def set_client(self, server_id: int | None, name: str | None, version: str | None) -> None:
         link = self._live_link()
@@ -152,13 +159,16 @@ class ServerAuthority:
             self.journal.set_server_client(server_id, name, version)
 
     def end(self, server_id: int | None) -> None:
+        """The server leaves: after every end it sent (the tray takes them in order)."""
+        self.flush()
         link = self._live_link()
         if link is not None:
             try:
                 link.request("end")
+                self.flush()  # an end the tray refused just before
                 return
             except LinkRefused:
-                pass
+                self.flush()
         if server_id is not None:
             self.journal.end_server(server_id)
 

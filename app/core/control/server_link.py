@@ -70,6 +70,10 @@ class TrayLink:
         self.version = 0
         self._seq = itertools.count(1)
         self._waiting: dict[int, tuple[threading.Event, list[dict[str, Any]]]] = {}
+        # Ends sent without waiting (the model has its result at once): kept until the tray
+        # acknowledges them; if it refuses or goes, the server writes them itself.
+        self._unacked: dict[int, dict[str, Any]] = {}
+        self._undelivered: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._stopped = threading.Event()
         self._thread: threading.Thread | None = None
@@ -157,6 +161,8 @@ class TrayLink:
         log.info("lost the tray (%s)", exc)
         with self._lock:
             waiting = list(self._waiting.values())
+            self._undelivered.extend(self._unacked.values())
+            self._unacked.clear()
         for event, box in waiting:
             box.append({"op": "error", "message": "the Cowork Terminal app went away"})
             event.set()
@@ -168,6 +174,9 @@ class TrayLink:
             seq = message.get("seq")
             with self._lock:
                 waiter = self._waiting.pop(seq, None) if isinstance(seq, int) else None
+                posted = self._unacked.pop(seq, None) if isinstance(seq, int) else None
+                if posted is not None and op == "error":
+                    self._undelivered.append(posted)
             if waiter is not None:
                 waiter[1].append(message)
                 waiter[0].set()
@@ -193,6 +202,29 @@ class TrayLink:
         self.on_change()
 
     # -- asking -----------------------------------------------------------------------------------
+
+    def post(self, op: str, **fields: Any) -> bool:
+        """Send without waiting for the answer; False when it could not even be sent. What the
+        tray does not acknowledge comes back through `take_undelivered`."""
+        channel = self.channel
+        if channel is None:
+            return False
+        seq = next(self._seq)
+        message = {"op": op, "seq": seq, **fields}
+        with self._lock:
+            self._unacked[seq] = message
+        try:
+            channel.send(message)
+        except (OSError, ProtocolError):
+            with self._lock:
+                self._unacked.pop(seq, None)
+            return False
+        return True
+
+    def take_undelivered(self) -> list[dict[str, Any]]:
+        with self._lock:
+            taken, self._undelivered = self._undelivered, []
+        return taken
 
     def request(self, op: str, **fields: Any) -> dict[str, Any]:
         """Send a request and wait for the tray's answer; LinkRefused when it did not do it."""
