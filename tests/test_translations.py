@@ -1,0 +1,110 @@
+"""The catalogs are complete: every English text the app and the installer show has a checked
+translation in Spanish, German and Russian. Run `python tests/i18n_catalogs.py update` after
+changing texts, then translate what it added."""
+
+from __future__ import annotations
+
+import re
+import string
+
+import pytest
+from babel.messages.catalog import Catalog
+
+from app.core.i18n import load_translation
+from tests.i18n_catalogs import (
+    APP_DOMAIN,
+    INSTALLER_DOMAIN,
+    NSIS_TRANSLATIONS,
+    ROOT,
+    TRANSLATED,
+    app_messages,
+    installer_messages,
+    read_catalog,
+    write_nsis_translations,
+)
+
+DOMAINS = {APP_DOMAIN: app_messages, INSTALLER_DOMAIN: installer_messages}
+CATALOGS = [(language, domain) for language in TRANSLATED for domain in DOMAINS]
+PRINTF = re.compile(r"%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[a-zA-Z%]")
+NSIS_VARIABLE = re.compile(r"\$\{\w+\}|\$\w+")
+
+
+def placeholders(text: str) -> list[str]:
+    """The parts of a text that the program fills in: {name}, %(name)s, %s, ${NSIS_DEFINE}."""
+    fields = sorted(f"{{{name}}}" for _, name, _, _ in string.Formatter().parse(text) if name is not None)
+    return fields + sorted(PRINTF.findall(text)) + sorted(NSIS_VARIABLE.findall(text))
+
+
+def messages(catalog: Catalog) -> dict:
+    return {message.id: message for message in catalog if message.id}
+
+
+@pytest.mark.parametrize(("language", "domain"), CATALOGS)
+def test_every_english_text_of_the_source_is_in_the_catalog(language: str, domain: str) -> None:
+    missing = set(DOMAINS[domain]()) - set(messages(read_catalog(language, domain)))
+    assert not missing, f"not in {language}/{domain}.po (run `python tests/i18n_catalogs.py update`): {missing}"
+
+
+@pytest.mark.parametrize(("language", "domain"), CATALOGS)
+def test_the_catalog_holds_no_text_the_source_no_longer_has(language: str, domain: str) -> None:
+    stale = set(messages(read_catalog(language, domain))) - set(DOMAINS[domain]())
+    assert not stale, f"{language}/{domain}.po has texts the source lost (run the update): {stale}"
+
+
+@pytest.mark.parametrize(("language", "domain"), CATALOGS)
+def test_every_entry_is_translated_and_none_is_fuzzy(language: str, domain: str) -> None:
+    catalog = read_catalog(language, domain)
+    bad = []
+    for message in messages(catalog).values():
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        if message.fuzzy or not all(strings) or message.pluralizable and len(strings) != catalog.num_plurals:
+            bad.append(message.id)
+    assert not bad, f"{language}/{domain}.po: untranslated, fuzzy or missing plural forms: {bad}"
+
+
+@pytest.mark.parametrize(("language", "domain"), CATALOGS)
+def test_every_translation_keeps_the_placeholders_of_its_english_text(language: str, domain: str) -> None:
+    wrong = []
+    for message in messages(read_catalog(language, domain)).values():
+        english = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        expected = placeholders(english[-1])
+        for translated in strings:
+            # Every plural form keeps the English plural's placeholders: Russian's "one" form also
+            # serves 21, 31..., so no form may spell the count out.
+            if placeholders(translated) != expected:
+                wrong.append((message.id, translated))
+    assert not wrong, f"{language}/{domain}.po: placeholders differ from the English: {wrong}"
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_the_app_reads_each_catalog_as_babel_does(language: str) -> None:
+    """Our stdlib compiler (used at build time and from a source checkout) loses no message."""
+    translation = load_translation(language)
+    catalog = read_catalog(language, APP_DOMAIN)
+    for message in messages(catalog).values():
+        if isinstance(message.id, tuple):
+            for count in (1, 2, 5, 21):
+                form = catalog.plural_func(count)
+                assert translation.ngettext(*message.id, count) == message.string[form]
+        else:
+            assert translation.gettext(message.id) == message.string
+
+
+def test_the_installer_translations_file_is_generated_from_the_catalogs(tmp_path, monkeypatch) -> None:
+    committed = NSIS_TRANSLATIONS.read_text(encoding="utf-8")
+    monkeypatch.setattr("tests.i18n_catalogs.NSIS_TRANSLATIONS", tmp_path / "translations.nsh")
+    write_nsis_translations()
+    assert (tmp_path / "translations.nsh").read_text(encoding="utf-8") == committed, (
+        "installer/windows/translations.nsh is out of date: run `python tests/i18n_catalogs.py update`"
+    )
+
+
+def test_no_text_is_formatted_before_it_is_translated() -> None:
+    """`_(f"...")` or `_("..." % x)` would look up a text no catalog holds."""
+    offenders = []
+    for path in sorted((ROOT / "app").rglob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"\b(?:N?_|ngettext)\(\s*f[\"']", line):
+                offenders.append(f"{path.name}:{number}")
+    assert not offenders, offenders
