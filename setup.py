@@ -7,6 +7,7 @@ install (`pip install -e .`) needs no compiled files: the app compiles a .po in 
 """
 
 import importlib.util
+import sys
 from pathlib import Path
 
 from setuptools import setup
@@ -18,6 +19,7 @@ ROOT = Path(__file__).resolve().parent
 def _catalog_module():
     spec = importlib.util.spec_from_file_location("_cowork_catalog", ROOT / "app" / "core" / "i18n" / "catalog.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import gettext
+import io
+import os
+import subprocess
+import sys
+import zipfile
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -9,6 +16,7 @@ import pytest
 from babel.dates import format_skeleton
 from babel.numbers import format_decimal
 
+from app.core import i18n
 from app.core.i18n import language as lang
 from app.core.i18n.formats import (
     LOCALES,
@@ -118,3 +126,105 @@ def test_english_keeps_the_24_hour_clock_the_app_always_showed() -> None:
     assert format_time(datetime(2026, 3, 2, 21, 5, 7), language="en") == "21:05:07"
     assert format_day_month_time(MOMENT, language="en") == "Mar 2 09:05"
     assert sorted(LOCALES) == sorted(lang.LANGUAGES)
+
+
+def run_cli(args: list[str], cli_env: dict[str, str], **env: str) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in cli_env.items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")}
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args], env={**environ, **env}, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_the_cli_speaks_the_language_of_the_users_locale(cli_env: dict[str, str]) -> None:
+    german = run_cli(["pause"], cli_env, LANG="de_DE.UTF-8")
+    assert german.stdout == "Der Computerzugriff ist PAUSIERT: Neue Befehle werden abgelehnt.\n"
+    russian = run_cli(["resume"], cli_env, LANG="C.UTF-8", LC_MESSAGES="ru_RU.UTF-8")
+    assert russian.stdout == "Доступ к компьютеру ВКЛЮЧЁН.\n"
+
+
+def test_help_is_translated_whole_argparses_own_words_included(cli_env: dict[str, str]) -> None:
+    result = run_cli(["pause", "--help"], cli_env, LANG="ru_RU.UTF-8")
+    assert result.stdout.startswith("использование: ")
+    assert "показать эту справку и выйти" in result.stdout
+    assert "приостановить доступ к компьютеру" in run_cli(["--help"], cli_env, LANG="ru_RU.UTF-8").stdout
+    error = run_cli(["approve"], cli_env, LANG="de_DE.UTF-8")
+    assert "Fehler: folgende Argumente fehlen: command_id" in error.stderr
+
+
+def test_the_language_picked_in_the_tray_wins_over_the_os(cli_env: dict[str, str], home: Path) -> None:
+    lang.choose_language(home, "es")
+    assert run_cli(["resume"], cli_env, LANG="de_DE.UTF-8").stdout == "El acceso al equipo está ACTIVO.\n"
+
+
+def test_a_language_the_app_does_not_speak_gets_english(cli_env: dict[str, str]) -> None:
+    assert run_cli(["resume"], cli_env, LANG="fr_FR.UTF-8").stdout == "Host access is ON.\n"
+
+
+@pytest.fixture
+def speaking() -> Iterator[Callable[[str], None]]:
+    """Switch this test process's language; English again afterwards."""
+    yield i18n.use_language
+    i18n.use_language("en")
+
+
+@pytest.mark.parametrize(
+    ("language", "counts"),
+    [
+        ("ru", {1: "1 команда", 3: "3 команды", 5: "5 команд", 11: "11 команд", 21: "21 команда", 24: "24 команды"}),
+        ("de", {1: "1 Befehl", 2: "2 Befehle"}),
+        ("es", {1: "1 comando", 2: "2 comandos", 1_000_000: "1000000 de comandos"}),
+        ("en", {1: "1 command", 0: "0 commands"}),
+    ],
+)
+def test_counted_texts_take_the_plural_form_of_the_language(speaking, language: str, counts: dict) -> None:
+    speaking(language)
+    for count, expected in counts.items():
+        assert i18n.ngettext("{count} command", "{count} commands", count).format(count=count) == expected
+
+
+def test_a_text_missing_from_a_catalog_falls_back_to_english(speaking) -> None:
+    speaking("de")
+    assert i18n._("Host access is ON.") == "Der Computerzugriff ist AN."
+    assert i18n._("A text no catalog has") == "A text no catalog has"
+
+
+def test_a_compiled_catalog_is_read_when_it_is_current_and_the_source_when_it_is_older(tmp_path: Path) -> None:
+    """Builds ship .mo files; a source checkout (or a freshly edited .po) is compiled in memory."""
+    from app.core.i18n import catalog
+
+    po = i18n.LOCALE_DIR / "de" / "LC_MESSAGES" / f"{i18n.DOMAIN}.po"
+    mo = po.with_suffix(".mo")
+    assert not mo.exists(), "a stray compiled catalog in the source tree"
+    try:
+        entries = catalog.parse_po(po.read_text(encoding="utf-8"))
+        for entry in entries:
+            if entry.msgid == "Host access is ON.":
+                entry.msgstr = ["compiled"]
+        mo.write_bytes(catalog.compile_mo(entries))
+        os.utime(mo, (po.stat().st_mtime + 10, po.stat().st_mtime + 10))
+        assert i18n.load_translation("de").gettext("Host access is ON.") == "compiled"
+        os.utime(mo, (po.stat().st_mtime - 10, po.stat().st_mtime - 10))
+        assert i18n.load_translation("de").gettext("Host access is ON.") == "Der Computerzugriff ist AN."
+    finally:
+        mo.unlink(missing_ok=True)
+
+
+@pytest.mark.slow
+def test_the_wheel_carries_every_catalog_compiled(tmp_path: Path) -> None:
+    """setup.py's build hook: a regular install gets .mo files (nothing compiles at start)."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(lang_root())],
+        check=True, timeout=600,
+    )  # fmt: skip
+    (wheel,) = tmp_path.glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        for language in ("es", "de", "ru"):
+            data = archive.read(f"app/locale/{language}/LC_MESSAGES/{i18n.DOMAIN}.mo")
+            translation = gettext.GNUTranslations(io.BytesIO(data))
+            assert translation.gettext("Host access is ON.") == i18n.load_translation(language).gettext(
+                "Host access is ON."
+            )
+
+
+def lang_root() -> Path:
+    return Path(__file__).resolve().parent.parent

@@ -8,6 +8,7 @@ import re
 import string
 
 import pytest
+from babel import Locale
 from babel.messages.catalog import Catalog
 
 from app.core.i18n import load_translation
@@ -77,16 +78,24 @@ def test_every_translation_keeps_the_placeholders_of_its_english_text(language: 
     assert not wrong, f"{language}/{domain}.po: placeholders differ from the English: {wrong}"
 
 
+def cldr_form(language: str, count: int) -> int:
+    """Which plural form CLDR gives `count`: the index of its category among the language's."""
+    rule = Locale.parse(language).plural_form
+    categories = [tag for tag in ("zero", "one", "two", "few", "many", "other") if tag in rule.tags | {"other"}]
+    return categories.index(rule(count))
+
+
 @pytest.mark.parametrize("language", TRANSLATED)
-def test_the_app_reads_each_catalog_as_babel_does(language: str) -> None:
-    """Our stdlib compiler (used at build time and from a source checkout) loses no message."""
+def test_the_app_reads_each_catalog_as_babel_does_with_cldrs_plural_forms(language: str) -> None:
+    """Our stdlib compiler (used at build time and from a source checkout) loses no message, and
+    each count gets the form CLDR says (Russian: 1 and 21 one form, 2-4 and 22 another, 5-20 a third)."""
     translation = load_translation(language)
     catalog = read_catalog(language, APP_DOMAIN)
     for message in messages(catalog).values():
         if isinstance(message.id, tuple):
-            for count in (1, 2, 5, 21):
-                form = catalog.plural_func(count)
-                assert translation.ngettext(*message.id, count) == message.string[form]
+            for count in (1, 2, 5, 11, 21, 22, 112, 1_000_000):
+                expected = message.string[cldr_form(language, count)]
+                assert translation.ngettext(*message.id, count) == expected
         else:
             assert translation.gettext(message.id) == message.string
 

@@ -14,6 +14,7 @@ from app.core.command_output import (
 )
 from app.core.control.client import current_tray_state, request_change
 from app.core.errors import UsageError
+from app.core.i18n import _
 from app.core.journal import Journal
 from app.core.paths import AppPaths
 from app.core.tool_sets import TOOL_SETS, tool_set
@@ -22,25 +23,27 @@ from app.core.tool_sets import TOOL_SETS, tool_set
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "serve",
-        help="run the MCP server over stdio (Claude starts this; you don't need to)",
-        description="Speak MCP over stdin/stdout. Claude Desktop, Cowork and Claude Code start this "
-        "from their config. Commands are refused while the tray app is not running, unless --headless.",
+        help=_("run the MCP server over stdio (Claude starts this; you don't need to)"),
+        description=_(
+            "Speak MCP over stdin/stdout. Claude Desktop, Cowork and Claude Code start this from their "
+            "config. Commands are refused while the tray app is not running, unless --headless."
+        ),
     )
     parser.add_argument(
         "--headless",
         action="store_true",
-        help="run without the tray app (for people who use only the CLI); pause still applies",
+        help=_("run without the tray app (for people who use only the CLI); pause still applies"),
     )
     parser.add_argument(
         "--tools",
         choices=TOOL_SETS,
-        help="which tools to offer: all, or execute_command alone (default: the `tools` setting)",
+        help=_("which tools to offer: all, or execute_command alone (default: the `tools` setting)"),
     )
     parser.set_defaults(handler=run_serve)
 
     tools = subparsers.add_parser(
         "tools",
-        help="show or set which tools servers offer to Claude (applies when Claude next starts them)",
+        help=_("show or set which tools servers offer to Claude (applies when Claude next starts them)"),
     )
     tools.add_argument("tool_set", nargs="?", choices=TOOL_SETS)
     tools.set_defaults(handler=run_tools)
@@ -69,10 +72,16 @@ def run_tools(args: argparse.Namespace) -> int:
         with Journal.open(paths) as journal:
             current = tool_set(journal)
     described = {
-        "all": "all tools: execute_command, the persistent shell session, confirm and cancel of held commands",
-        "execute": "execute_command alone (with confirm and cancel of held commands)",
+        "all": _(
+            "Servers offer all tools: execute_command, the persistent shell session, confirm and cancel of "
+            "held commands. Claude picks this up when it next starts the server."
+        ),
+        "execute": _(
+            "Servers offer execute_command alone (with confirm and cancel of held commands). Claude picks "
+            "this up when it next starts the server."
+        ),
     }
-    print(f"Servers offer {described[current]}. Claude picks this up when it next starts the server.")
+    print(described[current])
     return 0
 
 

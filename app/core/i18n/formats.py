@@ -55,10 +55,13 @@ def _data(language: str | None) -> LocaleData:
     return LOCALES.get(language or i18n.current_language(), LOCALES["en"])
 
 
-def format_number(value: float, decimals: int = 0, language: str | None = None) -> str:
-    """`value` with the language's digit grouping and decimal sign: 1,234.5 / 1.234,5 / 1 234,5."""
+def format_number(value: float, decimals: int | None = 0, language: str | None = None) -> str:
+    """`value` with the language's digit grouping and decimal sign: 1,234.5 / 1.234,5 / 1 234,5.
+
+    decimals=None writes as many as the value needs, up to three (0.2, 40, 1.25), like `:g`.
+    """
     data = _data(language)
-    text = f"{value:,.{decimals}f}"
+    text = f"{value:,.3f}".rstrip("0").rstrip(".") if decimals is None else f"{value:,.{decimals}f}"
     return text.replace(",", "\0").replace(".", data.decimal).replace("\0", data.group)
 
 
