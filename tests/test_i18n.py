@@ -122,9 +122,10 @@ def test_every_month_and_weekday_name_is_cldrs(language: str) -> None:
         assert format_weekday_time(day, language=language).startswith(format_skeleton("E", day, locale=language))
 
 
-def test_english_keeps_the_24_hour_clock_the_app_always_showed() -> None:
+def test_english_keeps_the_24_hour_clock_and_iso_dates_the_app_always_showed() -> None:
     assert format_time(datetime(2026, 3, 2, 21, 5, 7), language="en") == "21:05:07"
-    assert format_day_month_time(MOMENT, language="en") == "Mar 2 09:05"
+    assert format_day_month_time(MOMENT, language="en") == "2 Mar 09:05"
+    assert format_date_time(MOMENT, language="en") == "2026-03-02 09:05:07"
     assert sorted(LOCALES) == sorted(lang.LANGUAGES)
 
 

@@ -2,7 +2,8 @@
 
 Four languages need a dozen facts each, so they are written here rather than taken from Babel at
 run time (36 MB of locale data in every bundle); tests/test_i18n.py checks each against Babel's
-CLDR data. English keeps 24-hour times, as the app always showed them.
+CLDR data. English keeps what the app always showed, which reads the same to every English
+reader (US, UK, India...): 24-hour times, "13 Mar" and ISO dates, not CLDR's US-only "3/13/26".
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ class LocaleData:
 
 LOCALES = {
     "en": LocaleData(
-        ".", ",", "HH:mm:ss", "HH:mm", "MMM d", "M/d/y",
+        ".", ",", "HH:mm:ss", "HH:mm", "d MMM", "y-MM-dd",
         ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
         ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"),
     ),
