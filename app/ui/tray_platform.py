@@ -21,6 +21,7 @@ from typing import Any
 
 from app.core import bundle_runtime
 from app.core.bash_resolver import BashNotFoundError
+from app.core.i18n import _
 from app.ui.menu import APP_TITLE
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ def backend_of(pystray: ModuleType) -> str:
 def missing_tray_support(platform: str, backend: str) -> str | None:
     """What this desktop lacks for a full tray icon, in words for the user; None when nothing is."""
     if platform.startswith("linux") and backend == "xorg":
-        return (
+        return _(
             "Cowork Terminal is running, but its tray icon has no menu on this desktop: AppIndicator "
             "support is missing. Install it (Debian/Ubuntu: gir1.2-ayatanaappindicator3-0.1; Fedora: "
             "libayatana-appindicator-gtk3; GNOME also needs the AppIndicator extension), then start "
@@ -113,13 +114,13 @@ def no_icon_message(platform: str, environ: Mapping[str, str], error: BaseExcept
     """Why no tray icon can be shown, and what to do instead (pystray could not even load)."""
     graphical = environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY")
     if platform.startswith("linux") and not graphical:
-        reason = "no graphical session was found (DISPLAY is not set)"
+        reason = _("no graphical session was found (DISPLAY is not set)")
     else:
-        reason = f"the tray library failed to load ({error!r})"
-    return (
-        f"cannot show the tray icon: {reason}. Start Cowork Terminal from your desktop session; for "
+        reason = _("the tray library failed to load ({error})").format(error=repr(error))
+    return _(
+        "cannot show the tray icon: {reason}. Start Cowork Terminal from your desktop session; for "
         "command-line use only, `cowork-terminal connect --headless` works without it."
-    )
+    ).format(reason=reason)
 
 
 def open_folder_argv(platform: str, folder: Path) -> list[str]:
@@ -134,8 +135,8 @@ def open_folder_argv(platform: str, folder: Path) -> list[str]:
 def bash_problem(error: BashNotFoundError, platform: str) -> str:
     """The status line for a missing bash: on Windows, Git for Windows comes before anything else."""
     if platform == "win32":
-        return "Git Bash is missing: install Git for Windows"
-    return "bash is missing: commands cannot run"
+        return _("Git Bash is missing: install Git for Windows")
+    return _("bash is missing: commands cannot run")
 
 
 def main_thread_marshal(backend: str) -> Callable[[Callable[[], None]], None] | None:
