@@ -31,7 +31,8 @@ NSIS_DIR = ROOT / "installer" / "windows"
 NSIS_TRANSLATIONS = NSIS_DIR / "translations.nsh"
 NSIS_LANGUAGES = {"es": "SPANISH", "de": "GERMAN", "ru": "RUSSIAN"}
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
-LANGSTRING = re.compile(r'^LangString\s+(\w+)\s+\$\{LANG_ENGLISH\}\s+"((?:[^"$]|\$.)*)"\s*$', re.MULTILINE)
+# The string: plain characters, NSIS escapes ($\r, $\n, $\"), or $ before anything else (${DEFINE}, $$).
+LANGSTRING = re.compile(r'^LangString\s+(\w+)\s+\$\{LANG_ENGLISH\}\s+"((?:[^"$]|\$\\.|\$[^\\])*)"\s*$', re.MULTILINE)
 
 HEADER_DATE = datetime(2026, 11, 30, tzinfo=timezone.utc)
 

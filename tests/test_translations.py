@@ -20,6 +20,7 @@ from tests.i18n_catalogs import (
     TRANSLATED,
     app_messages,
     installer_messages,
+    installer_names,
     read_catalog,
     write_nsis_translations,
 )
@@ -117,3 +118,16 @@ def test_no_text_is_formatted_before_it_is_translated() -> None:
             if re.search(r"\b(?:N?_|ngettext)\(\s*f[\"']", line):
                 offenders.append(f"{path.name}:{number}")
     assert not offenders, offenders
+
+
+def test_the_installer_shows_no_text_that_skips_the_catalogs() -> None:
+    """Each page text, message box, section name and log line the installer shows is a $(LangString)."""
+    script = (ROOT / "installer" / "windows" / "cowork-terminal.nsi").read_text(encoding="utf-8")
+    shown_at = r'^\s*(?:MessageBox \S+|DetailPrint|!define MUI_\w*TEXT|Section)\s+"([^"]*)"'
+    shown = re.findall(shown_at, script, re.MULTILINE)
+    assert shown, "the pattern no longer finds the installer's texts"
+    # ${APP_NAME} is a name; "-..." sections are hidden; "Uninstall" is NSIS's name for the uninstaller.
+    literal = [text for text in shown if not re.fullmatch(r"\$\(T_\w+\)|\$\{APP_NAME\}|-[\w ]+|Uninstall", text)]
+    assert not literal, f"installer texts outside the catalogs: {literal}"
+    used = set(re.findall(r"\$\((T_\w+)\)", script))
+    assert used == set(installer_names()), "every $(T_...) used is defined in English, and every one defined is used"
