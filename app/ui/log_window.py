@@ -192,7 +192,8 @@ class LogWindow:
 
         bar = ttk.Frame(root, padding=(12, 10, 12, 6))
         bar.pack(fill="x")
-        ttk.Label(bar, text=_("Filter:")).pack(side="left")
+        self.filter_caption = ttk.Label(bar, text=_("Filter:"))
+        self.filter_caption.pack(side="left")
         self.filter_text = tk.StringVar()
         self.filter_entry = ttk.Entry(bar, textvariable=self.filter_text, width=36)
         self.filter_entry.pack(side="left", padx=(6, 4))
@@ -202,19 +203,24 @@ class LogWindow:
         ttk.Label(bar, text=_("Show:")).pack(side="left", padx=(14, 6))
         self.status_choice = tk.StringVar(value=filter_label(STATUS_FILTERS[0]))
         choices = [filter_label(f) for f in STATUS_FILTERS]
+        text_font = tkfont.nametofont("TkTextFont")
+        widest = max(text_font.measure(choice) for choice in choices)
         self.status_box = ttk.Combobox(
             bar,
             textvariable=self.status_choice,
             values=choices,
             state="readonly",
-            width=max(34, *(len(choice) + 2 for choice in choices)),  # German and Russian run longer
+            # In characters ("0"s): as wide as the longest choice in this language, at least the English size.
+            width=max(34, -(-widest // text_font.measure("0")) + 3),
         )
         self.status_box.pack(side="left")
         self.status_box.bind("<<ComboboxSelected>>", lambda _e: self.apply_filter())
         self.clear_button = ttk.Button(bar, text=_("Clear history…"), command=self.clear_history)
-        self.clear_button.pack(side="right")
+        # Packed before the filters: when a translation makes the bar too long, the filter box
+        # gives way, not these buttons.
+        self.clear_button.pack(side="right", before=self.filter_caption)
         self.rules_button = ttk.Button(bar, text=_("Your rules…"), command=self.show_rules)
-        self.rules_button.pack(side="right", padx=(0, 6))
+        self.rules_button.pack(side="right", padx=(0, 6), before=self.filter_caption)
         self.rules_window: tk.Toplevel | None = None
         self._removed_rules: set[int] = set()
         self.newest_button = ttk.Button(bar, text=_("↑ Back to newest"), command=self.reload)
@@ -231,12 +237,14 @@ class LogWindow:
             list_frame, columns=[c[0] for c in COLUMNS], show="headings", selectmode="browse", height=12
         )
         scale = max(1.0, self.root.winfo_fpixels("1i") / 96)  # widths are given at 96 dpi
+        # A translated heading ("Exit-Code", "Длительность") may need more room than the English one:
+        # the command column gives it up, so the columns still fit the window.
         heading_font = tkfont.nametofont("TkHeadingFont")
-        for column, heading, width, stretch in COLUMNS:
+        widths = {c[0]: max(int(c[2] * scale), heading_font.measure(_(c[1])) + 16) for c in COLUMNS}
+        widths["command"] -= sum(widths[c[0]] - int(c[2] * scale) for c in COLUMNS)
+        for column, heading, _width, stretch in COLUMNS:
             self.tree.heading(column, text=_(heading), anchor="w")
-            # A translated heading ("Dauer", "Длительность") may be wider than the English one.
-            width = max(int(width * scale), heading_font.measure(_(heading)) + 16)
-            self.tree.column(column, width=width, minwidth=40, stretch=stretch, anchor="w")
+            self.tree.column(column, width=widths[column], minwidth=40, stretch=stretch, anchor="w")
         self.tree.column("exit", anchor="e")
         self.tree.column("duration", anchor="e")
         for status, look in STATUS_STYLES.items():
