@@ -5,6 +5,8 @@ Real Tk windows on the session's Xvfb display, at the size they open with, in ea
 
 from __future__ import annotations
 
+import io
+import os
 import time
 import tkinter as tk
 import tkinter.font
@@ -20,6 +22,15 @@ from app.ui.log_window import WINDOW_SIZE, LogWindow
 
 pytestmark = pytest.mark.gui
 LANGUAGES = ("en", "es", "de", "ru")
+# Two held commands as a server describes them to the tray, which passes them to the prompt.
+HOLDS = [
+    {"id": 7, "client": "claude-ai", "tool": "execute_command", "cwd": "/home/ana/projects/recipes-app",
+     "command": "rm -rf ~/projects/recipes-app/node_modules ~/projects/recipes-app/dist",
+     "reasons": "rm -r: recursive removal", "env_keys": ["NODE_ENV"]},
+    {"id": 8, "client": "claude-ai", "tool": "execute_command", "cwd": "/home/ana/projects/recipes-app",
+     "command": "git push --force origin main", "reasons": "git push --force: rewrites the remote branch",
+     "env_keys": []},
+]  # fmt: skip
 
 
 @pytest.fixture
@@ -88,3 +99,28 @@ def test_the_log_window_fits_its_texts_in_every_language(
             assert needed <= window.status_box.winfo_width() - 20, f"status filter {choice!r} is cut"
     finally:
         window.close()
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_approval_window_shows_all_its_words_and_both_buttons_in_every_language(
+    display: str, paths: AppPaths, speaking: None, language: str
+) -> None:
+    from app.ui.approval_prompt import ApprovalPrompt
+    from app.ui.window_link import TrayLine
+
+    i18n.use_language(language)
+    root = tk.Tk(className="cowork-terminal-test")
+    reader, writer = os.pipe()  # the tray's end stays open and silent: the prompt shows what it took
+    prompt = ApprovalPrompt(root, TrayLine(stdin=os.fdopen(reader, "rb"), stdout=io.BytesIO()))
+    try:
+        for hold in HOLDS:
+            prompt.take({"op": "show", "hold": {**hold, "expires_at": time.time() + 300}})
+        assert prompt.refresh()
+        settle(root)
+        assert cut_widgets(root) == []
+        bottom = prompt.allow_button.winfo_rooty() + prompt.allow_button.winfo_height()
+        assert bottom <= root.winfo_rooty() + root.winfo_height(), "the buttons fall below the window"
+        assert root.winfo_height() <= root.winfo_screenheight() - 80, "taller than a small laptop's screen"
+    finally:
+        root.destroy()
+        os.close(writer)
