@@ -131,3 +131,18 @@ def test_the_installer_shows_no_text_that_skips_the_catalogs() -> None:
     assert not literal, f"installer texts outside the catalogs: {literal}"
     used = set(re.findall(r"\$\((T_\w+)\)", script))
     assert used == set(installer_names()), "every $(T_...) used is defined in English, and every one defined is used"
+
+
+def test_no_function_that_translates_also_assigns_the_name_underscore() -> None:
+    """`_, x = pair()` in a function makes `_` local there, and its `_("...")` then fails at run time."""
+    import ast
+
+    offenders = []
+    for path in sorted((ROOT / "app").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            names = [n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == "_"]
+            if any(isinstance(n.ctx, ast.Store) for n in names) and any(isinstance(n.ctx, ast.Load) for n in names):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert not offenders, offenders

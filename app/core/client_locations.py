@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 
 from app.core.errors import UsageError
+from app.core.i18n import _
 
 CLAUDE_DESKTOP = "claude-desktop"
 CLAUDE_DESKTOP_STORE = "claude-desktop-store"
@@ -207,18 +208,27 @@ def select_clients(
         chosen = []
         for client_id in dict.fromkeys(requested):  # keep order, drop repeats
             if client_id not in CLIENT_IDS:
-                raise UsageError(f"unknown client {client_id!r}; known clients: {', '.join(CLIENT_IDS)}")
+                raise UsageError(
+                    _("unknown client {client}; known clients: {clients}").format(
+                        client=repr(client_id), clients=", ".join(CLIENT_IDS)
+                    )
+                )
             if client_id not in by_id:
-                raise UsageError(f"client {client_id!r} does not exist on this platform ({platform})")
+                raise UsageError(
+                    _("client {client} does not exist on this platform ({platform})").format(
+                        client=repr(client_id), platform=platform
+                    )
+                )
             chosen.append(by_id[client_id])
         return chosen
     installed = [loc for loc in locations if loc.installed]
     if not installed:
         default = by_id[CLAUDE_DESKTOP].config_path
         raise UsageError(
-            "no Claude install found on this computer. Install Claude Desktop or Claude Code and run "
-            f"this again, or write Claude Desktop's default config ({default}) now with "
-            f"--client {CLAUDE_DESKTOP}"
+            _(
+                "no Claude install found on this computer. Install Claude Desktop or Claude Code and run "
+                "this again, or write Claude Desktop's default config ({path}) now with --client {client}"
+            ).format(path=default, client=CLAUDE_DESKTOP)
         )
     return installed
 
@@ -244,11 +254,13 @@ def restart_argvs(
         if client_id == CLAUDE_DESKTOP_STORE:
             start = ["explorer.exe", f"shell:AppsFolder\\{MSIX_APP_ID}"]
         else:
-            _, local = windows_appdata(environ, home)
+            _roaming, local = windows_appdata(environ, home)
             start = [str(local / WINDOWS_STANDARD_INSTALL_DIR / "claude.exe")]
         return quit_argv, running, start
     raise UsageError(
-        f"restarting {client_id} is not supported on {platform}: quit Claude and start it again by hand"
+        _("restarting {client} is not supported on {platform}: quit Claude and start it again by hand").format(
+            client=client_id, platform=platform
+        )
     )
 
 

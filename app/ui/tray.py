@@ -708,7 +708,7 @@ class TrayApp:
     def refresh_clients(self, *, include_cli: bool) -> None:
         """Look at every Claude client's config again. Claude Code is asked through `claude mcp get`,
         which starts a server: only at start and after our own changes, never on a timer."""
-        _, locations = cl.clients_here()
+        _platform, locations = cl.clients_here()
         # Stamped before reading: an edit that lands while we read still counts as news.
         stamps = {Path(loc.config_path): _file_stamp(Path(loc.config_path)) for loc in locations if loc.config_path}
         wanted = cc.this_app_entry()
