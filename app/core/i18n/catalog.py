@@ -6,7 +6,7 @@ and the running app all compile catalogs with this one file: the app needs no Ba
 
 from __future__ import annotations
 
-import ast
+import re
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,11 +90,21 @@ def parse_po(text: str) -> list[Entry]:
     return entries
 
 
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+_ESCAPE = re.compile(r"\\(.)")
+
+
 def _unquote(token: str, number: int) -> str:
     token = token.strip()
     if not (len(token) >= 2 and token[0] == token[-1] == '"'):
         raise ValueError(f"line {number}: expected a quoted string, found {token[:40]!r}")
-    return ast.literal_eval(token)  # a .po string's escapes are C's, which Python's include
+    body = token[1:-1]
+    if "\\" not in body:
+        return body
+    try:  # a .po string's escapes are C's simple ones
+        return _ESCAPE.sub(lambda match: _ESCAPES[match.group(1)], body)
+    except KeyError as exc:
+        raise ValueError(f"line {number}: unknown escape \\{exc.args[0]}") from None
 
 
 def _extend(entry: Entry, target: tuple[str, int], text: str) -> None:
