@@ -1,14 +1,15 @@
 """The translation catalogs as the source defines them: extraction, and the `update` command.
 
 Two domains: `cowork-terminal` (every `_()`, `N_()` and `ngettext()` text under app/) and
-`installer` (the `LangString NAME ${LANG_ENGLISH} "..."` texts of installer/windows/*.nsi).
+`installer` (the `LangString NAME ${LANG_ENGLISH} "..."` texts of installer/windows/*.nsi, and the
+GenericName and Comment of the Linux launcher installer/linux/cowork-terminal.desktop).
 tests/test_translations.py compares the catalogs with what this extracts.
 
     python tests/i18n_catalogs.py update
 
 adds new English texts to every catalog (untranslated, so the tests fail until someone translates
-them), drops texts the source no longer has, and writes installer/windows/translations.nsh, the
-installer's texts in each language.
+them), drops texts the source no longer has, writes installer/windows/translations.nsh (the
+installer's texts in each language) and the launcher's `Key[lang]=` lines.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ INSTALLER_DOMAIN = "installer"
 NSIS_DIR = ROOT / "installer" / "windows"
 NSIS_TRANSLATIONS = NSIS_DIR / "translations.nsh"
 NSIS_LANGUAGES = {"es": "SPANISH", "de": "GERMAN", "ru": "RUSSIAN"}
+DESKTOP_FILE = ROOT / "installer" / "linux" / "cowork-terminal.desktop"
+DESKTOP_KEYS = ("GenericName", "Comment")  # what a launcher or app menu shows besides the name
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
 # The string: plain characters, NSIS escapes ($\r, $\n, $\"), or $ before anything else (${DEFINE}, $$).
 LANGSTRING = re.compile(r'^LangString\s+(\w+)\s+\$\{LANG_ENGLISH\}\s+"((?:[^"$]|\$\\.|\$[^\\])*)"\s*$', re.MULTILINE)
@@ -69,6 +72,34 @@ def installer_messages() -> dict[str, list[str]]:
     return found
 
 
+def desktop_messages() -> dict[str, list[str]]:
+    """The launcher's English texts (`GenericName=`, `Comment=`), keyed by text."""
+    found: dict[str, list[str]] = {}
+    for line in DESKTOP_FILE.read_text(encoding="utf-8").splitlines():
+        key, _, value = line.partition("=")
+        if key in DESKTOP_KEYS:
+            found.setdefault(value, []).append(key)
+    return found
+
+
+def desktop_file_text() -> str:
+    """The launcher with each English `Key=` followed by its translations, from the catalogs."""
+    catalogs = {language: read_catalog(language, INSTALLER_DOMAIN) for language in TRANSLATED}
+    lines = []
+    for line in DESKTOP_FILE.read_text(encoding="utf-8").splitlines():
+        key = line.partition("=")[0]
+        if "[" in key and key.split("[")[0] in DESKTOP_KEYS:
+            continue  # a translation: written again below its English line
+        lines.append(line)
+        if key in DESKTOP_KEYS:
+            english = line.partition("=")[2]
+            for language, catalog in catalogs.items():
+                message = catalog.get(english)
+                if message is not None and message.string:
+                    lines.append(f"{key}[{language}]={message.string}")
+    return "\n".join(lines) + "\n"
+
+
 def installer_names() -> dict[str, str]:
     """LangString name -> English text."""
     return {name: text for text, names in installer_messages().items() for name in names}
@@ -84,7 +115,8 @@ def read_catalog(language: str, domain: str) -> Catalog:
 
 
 def update() -> None:
-    for domain, messages in ((APP_DOMAIN, app_messages()), (INSTALLER_DOMAIN, installer_messages())):
+    installer = {**installer_messages(), **desktop_messages()}
+    for domain, messages in ((APP_DOMAIN, app_messages()), (INSTALLER_DOMAIN, installer)):
         for language in TRANSLATED:
             path = catalog_path(language, domain)
             old = read_catalog(language, domain) if path.exists() else None
@@ -115,6 +147,7 @@ def update() -> None:
             with open(path, "wb") as file:
                 write_po(file, catalog, width=100, omit_header=False, no_location=True)
     write_nsis_translations()
+    DESKTOP_FILE.write_text(desktop_file_text(), encoding="utf-8")
 
 
 def write_nsis_translations() -> None:

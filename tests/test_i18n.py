@@ -229,3 +229,12 @@ def test_the_wheel_carries_every_catalog_compiled(tmp_path: Path) -> None:
 
 def lang_root() -> Path:
     return Path(__file__).resolve().parent.parent
+
+
+def test_the_start_at_login_entry_describes_the_app_in_each_language() -> None:
+    from app.core.autostart import desktop_entry
+
+    lines = desktop_entry(["cowork-terminal", "tray"]).splitlines()
+    german = "Lässt einen KI-Agenten das Terminal dieses Computers nutzen, während Sie die Kontrolle behalten"
+    assert f"Comment[de]={german}" in lines
+    assert sum(line.startswith("Comment[") for line in lines) == 3

@@ -14,18 +14,21 @@ from babel.messages.catalog import Catalog
 from app.core.i18n import load_translation
 from tests.i18n_catalogs import (
     APP_DOMAIN,
+    DESKTOP_FILE,
     INSTALLER_DOMAIN,
     NSIS_TRANSLATIONS,
     ROOT,
     TRANSLATED,
     app_messages,
+    desktop_file_text,
+    desktop_messages,
     installer_messages,
     installer_names,
     read_catalog,
     write_nsis_translations,
 )
 
-DOMAINS = {APP_DOMAIN: app_messages, INSTALLER_DOMAIN: installer_messages}
+DOMAINS = {APP_DOMAIN: app_messages, INSTALLER_DOMAIN: lambda: {**installer_messages(), **desktop_messages()}}
 CATALOGS = [(language, domain) for language in TRANSLATED for domain in DOMAINS]
 PRINTF = re.compile(r"%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[a-zA-Z%]")
 NSIS_VARIABLE = re.compile(r"\$\{\w+\}|\$\w+")
@@ -108,6 +111,13 @@ def test_the_installer_translations_file_is_generated_from_the_catalogs(tmp_path
     assert (tmp_path / "translations.nsh").read_text(encoding="utf-8") == committed, (
         "installer/windows/translations.nsh is out of date: run `python tests/i18n_catalogs.py update`"
     )
+
+
+def test_the_linux_launcher_carries_each_languages_texts_from_the_catalogs() -> None:
+    assert DESKTOP_FILE.read_text(encoding="utf-8") == desktop_file_text(), (
+        "installer/linux/cowork-terminal.desktop is out of date: run `python tests/i18n_catalogs.py update`"
+    )
+    assert "Comment[de]=" in desktop_file_text() and "GenericName[ru]=" in desktop_file_text()
 
 
 def test_no_text_is_formatted_before_it_is_translated() -> None:

@@ -21,7 +21,7 @@ from xml.parsers.expat import ExpatError
 from app.core.atomic_file import write_atomic
 from app.core.client_locations import xdg_config_home
 from app.core.errors import CoworkError
-from app.core.i18n import _
+from app.core.i18n import LANGUAGES, N_, _, load_translation
 from app.core.self_command import app_argv
 
 DISPLAY_NAME = "Cowork Terminal"
@@ -29,7 +29,7 @@ LAUNCH_AGENT_LABEL = "org.coworkterminal.tray"
 DESKTOP_FILE_NAME = "cowork-terminal.desktop"
 # A theme icon name: installers put the app icon in the hicolor theme under this name.
 DESKTOP_ICON = "cowork-terminal"
-COMMENT = "Lets an AI agent use this computer's terminal while you stay in charge"
+COMMENT = N_("Lets an AI agent use this computer's terminal while you stay in charge")
 RUN_KEY = r"HKCU\Software\Microsoft\Windows\CurrentVersion\Run"
 RUN_VALUE = DISPLAY_NAME
 REG_TIMEOUT_S = 15
@@ -125,7 +125,9 @@ def desktop_entry(command: Sequence[str], icon: str = DESKTOP_ICON) -> str:
         "Type=Application\n"
         f"Name={DISPLAY_NAME}\n"
         f"Comment={COMMENT}\n"
-        f"TryExec={string_value(command[0])}\n"
+        # Each language's comment, which desktops show in their startup-apps list.
+        + "".join(f"Comment[{code}]={load_translation(code).gettext(COMMENT)}\n" for code in LANGUAGES[1:])
+        + f"TryExec={string_value(command[0])}\n"
         f"Exec={exec_value(command)}\n"
         f"Icon={icon}\n"
         "Terminal=false\n"
