@@ -92,14 +92,14 @@ def desktop_config_path(platform: str, environ: Mapping[str, str], home: PurePat
     if family == MACOS:
         return PurePosixPath(home) / "Library" / "Application Support" / "Claude" / CONFIG_FILE_NAME
     if family == WINDOWS:
-        roaming, _ = windows_appdata(environ, home)
+        roaming, _local = windows_appdata(environ, home)
         return roaming / "Claude" / CONFIG_FILE_NAME
     return xdg_config_home(environ, home) / "Claude" / CONFIG_FILE_NAME
 
 
 def store_config_path(environ: Mapping[str, str], home: PurePath) -> PureWindowsPath:
     """The config file a Microsoft Store / MSIX install really reads (its virtualized AppData)."""
-    _, local = windows_appdata(environ, home)
+    _roaming, local = windows_appdata(environ, home)
     return local / "Packages" / MSIX_PACKAGE_FAMILY / "LocalCache" / "Roaming" / "Claude" / CONFIG_FILE_NAME
 
 
@@ -116,7 +116,7 @@ def find_executable(
     windows = platform_family(platform) == WINDOWS
     folders = [pure(d) for d in environ.get("PATH", "").split(";" if windows else ":") if d]
     if windows:
-        roaming, _ = windows_appdata(environ, home)
+        roaming, _local = windows_appdata(environ, home)
         folders += [pure(home) / ".local" / "bin", roaming / "npm"]
         extensions = [e.lower() for e in environ.get("PATHEXT", ".COM;.EXE;.BAT;.CMD").split(";") if e]
         names = [name + ext for ext in extensions]
@@ -148,7 +148,7 @@ def _desktop_standard(
         ]
         found = [p for p in [*apps, path.parent] if exists(p)]
     elif family == WINDOWS:
-        _, local = windows_appdata(environ, home)
+        _roaming, local = windows_appdata(environ, home)
         install_dir = local / WINDOWS_STANDARD_INSTALL_DIR
         store = exists(local / "Packages" / MSIX_PACKAGE_FAMILY)
         found = [install_dir] if exists(install_dir) else []
@@ -157,13 +157,13 @@ def _desktop_standard(
         if not found and not store and exists(path.parent):
             found = [path.parent]
         if store and not found and exists(path):
-            note = (
-                f"{path} exists but the Microsoft Store install of Claude Desktop ignores it; "
-                f"use the {CLAUDE_DESKTOP_STORE} client instead"
-            )
+            note = _(
+                "{path} exists but the Microsoft Store install of Claude Desktop ignores it; "
+                "use the {client} client instead"
+            ).format(path=path, client=CLAUDE_DESKTOP_STORE)
     else:
         found = [p for p in [path.parent] if exists(p)]
-    evidence = f"found {found[0]}" if found else "not found"
+    evidence = _("found {path}").format(path=found[0]) if found else _("not found")
     return ClientLocation(CLAUDE_DESKTOP, "Claude Desktop", bool(found), path, None, evidence, note)
 
 
@@ -171,7 +171,7 @@ def _desktop_store(environ: Mapping[str, str], home: PurePath, exists: Exists) -
     path = store_config_path(environ, home)
     package = path.parents[3]  # ...\Packages\Claude_pzs8sxrjxfjjc
     installed = exists(package)
-    evidence = f"found {package}" if installed else "not found"
+    evidence = _("found {path}").format(path=package) if installed else _("not found")
     return ClientLocation(
         CLAUDE_DESKTOP_STORE, "Claude Desktop (Microsoft Store)", installed, path, None, evidence
     )
@@ -179,7 +179,7 @@ def _desktop_store(environ: Mapping[str, str], home: PurePath, exists: Exists) -
 
 def _claude_code(platform: str, environ: Mapping[str, str], home: PurePath, exists: Exists) -> ClientLocation:
     cli = find_executable("claude", platform, environ, home, exists)
-    evidence = f"found {cli}" if cli else "`claude` not found on PATH"
+    evidence = _("found {path}").format(path=cli) if cli else _("`claude` not found on PATH")
     return ClientLocation(CLAUDE_CODE, "Claude Code", cli is not None, None, cli, evidence)
 
 
