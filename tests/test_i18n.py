@@ -139,8 +139,8 @@ def run_cli(args: list[str], cli_env: dict[str, str], **env: str) -> subprocess.
 def test_the_cli_speaks_the_language_of_the_users_locale(cli_env: dict[str, str]) -> None:
     german = run_cli(["pause"], cli_env, LANG="de_DE.UTF-8")
     assert german.stdout == "Der Computerzugriff ist PAUSIERT: Neue Befehle werden abgelehnt.\n"
-    russian = run_cli(["resume"], cli_env, LANG="C.UTF-8", LC_MESSAGES="ru_RU.UTF-8")
-    assert russian.stdout == "Доступ к компьютеру ВКЛЮЧЁН.\n"
+    russian = run_cli(["approvals"], cli_env, LANG="C.UTF-8", LC_MESSAGES="ru_RU.UTF-8")
+    assert russian.stdout == "Ничто не ждёт вашего одобрения.\n"
 
 
 def test_help_is_translated_whole_argparses_own_words_included(cli_env: dict[str, str]) -> None:
@@ -154,11 +154,11 @@ def test_help_is_translated_whole_argparses_own_words_included(cli_env: dict[str
 
 def test_the_language_picked_in_the_tray_wins_over_the_os(cli_env: dict[str, str], home: Path) -> None:
     lang.choose_language(home, "es")
-    assert run_cli(["resume"], cli_env, LANG="de_DE.UTF-8").stdout == "El acceso al equipo está ACTIVO.\n"
+    assert run_cli(["approvals"], cli_env, LANG="de_DE.UTF-8").stdout == "No hay nada esperando tu aprobación.\n"
 
 
 def test_a_language_the_app_does_not_speak_gets_english(cli_env: dict[str, str]) -> None:
-    assert run_cli(["resume"], cli_env, LANG="fr_FR.UTF-8").stdout == "Host access is ON.\n"
+    assert run_cli(["approvals"], cli_env, LANG="fr_FR.UTF-8").stdout == "Nothing is waiting for your approval.\n"
 
 
 @pytest.fixture

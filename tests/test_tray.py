@@ -1125,10 +1125,10 @@ def test_a_language_picked_in_the_menu_changes_the_tray_at_once_and_every_window
         assert app.icon.title.startswith("Cowork Terminal: ")
         environ = {k: v for k, v in cli_env.items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES")}
         later = subprocess.run(
-            [sys.executable, "-m", "app", "resume"], env={**environ, "LANG": "C.UTF-8"},
+            [sys.executable, "-m", "app", "approvals"], env={**environ, "LANG": "C.UTF-8"},
             capture_output=True, text=True, timeout=60,
         )  # fmt: skip
-        assert later.stdout == "Der Computerzugriff ist AN.\n"
+        assert later.stdout == "Nichts wartet auf Ihre Zustimmung.\n"
         click(app, "language:system")
         assert app.pystray_item("pause").text == "Pause host access"
         assert app.pystray_item("language:system").checked is True

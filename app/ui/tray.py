@@ -49,7 +49,7 @@ from app.core.command_output import parse_budget, set_output_budget
 from app.core.control.hub import HeldCommand, Hub, Question
 from app.core.control.transport import AddressTaken
 from app.core.errors import CoworkError
-from app.core.i18n import _
+from app.core.i18n import _, ngettext
 from app.core.i18n.language import choose_language, chosen_language, system_language
 from app.core.journal import Journal, ServerRecord
 from app.core.liveness import HeldLock
@@ -352,9 +352,14 @@ class TrayApp:
         if not running:
             self.request_quit()
             return
-        what = "1 command is" if running == 1 else f"{running} commands are"
-        self._ask_user(Question("quit", f"{what} running. Stop them and quit {menu.APP_TITLE}?",
-                                "Stop and quit", "Cancel", lambda: self.request_quit() or "Quitting."))
+        text = ngettext(
+            "{count} command is running. Stop it and quit {app}?",
+            "{count} commands are running. Stop them and quit {app}?",
+            running,
+        ).format(count=running, app=menu.APP_TITLE)
+        self._ask_user(
+            Question("quit", text, _("Stop and quit"), _("Cancel"), lambda: self.request_quit() or _("Quitting."))
+        )
 
     def shutdown(self) -> None:
         """Stop the threads and the windows this tray opened, then let go of the tray lock."""
@@ -627,7 +632,7 @@ class TrayApp:
         if loose:  # set while no tray watched, perhaps by a program: the user should know
             mode = approval.ApprovalMode(self.hub.state.approval_mode).label
             self.notifier.notify(
-                "Cowork Terminal asks less than usual",
+                _("Cowork Terminal asks less than usual"),
                 _("Approvals: {mode}.").format(mode=mode) + " " + looser_hint(self.has_menu),
             )
         with self.hub.lock:
@@ -822,8 +827,12 @@ class TrayApp:
             for command_id in sorted(set(holds) - self._prompt_shown):
                 hold = holds[command_id]
                 prompt.send({"op": "show", "hold": self._for_window(hold).to_json()})
-                self.notifier.notify("A command is waiting for your approval",
-                                     f"{friendly_client_name(hold.client)} wants to run: {hold.command[:120]}")
+                self.notifier.notify(
+                    _("A command is waiting for your approval"),
+                    _("{client} wants to run: {command}").format(
+                        client=friendly_client_name(hold.client), command=hold.command[:120]
+                    ),
+                )
             for command_id in self._prompt_shown - set(holds):
                 prompt.send({"op": "gone", "id": command_id})
             self._prompt_shown = set(holds)
@@ -878,8 +887,8 @@ class TrayApp:
         if code != 0 and self.hub.pending_holds():
             log.warning("the approval prompt exited with code %s", code)
             self.notifier.notify(
-                "A command is waiting for your approval",
-                "The approval window could not open. Open the activity log to answer it.",
+                _("A command is waiting for your approval"),
+                _("The approval window could not open. Open the activity log to answer it."),
             )
             return
         if not self._quit.is_set():
@@ -909,7 +918,7 @@ class TrayApp:
                 if not answered:  # closed, killed, or no display: a No
                     answered.append(False)
                     if code != 0:
-                        why = "The confirmation window could not open, so nothing changed."
+                        why = _("The confirmation window could not open, so nothing changed.")
                         self.hub.answer(question, False, why_not=why)
                         self.notifier.notify(menu.APP_TITLE, why)
                     else:
@@ -1032,7 +1041,10 @@ def run_tray(paths: AppPaths, lock: HeldLock) -> int:
         app = TrayApp(paths, lock, pystray)
     except AddressTaken as exc:
         log.error("cannot start: %s", exc)
-        print(f"cowork-terminal: Cowork Terminal cannot start safely: {exc}. Close that program (or restart "
-              "the computer) and start Cowork Terminal again.", file=sys.stderr)
+        problem = _(
+            "Cowork Terminal cannot start safely: {error}. Close that program (or restart the computer) and start "
+            "Cowork Terminal again."
+        ).format(error=exc)
+        print(f"cowork-terminal: {problem}", file=sys.stderr)
         return 1
     return app.run()
