@@ -15,6 +15,7 @@ from app.core.command_output import (
 from app.core.control.client import current_tray_state, request_change
 from app.core.errors import UsageError
 from app.core.i18n import _
+from app.core.i18n.formats import format_number
 from app.core.journal import Journal
 from app.core.paths import AppPaths
 from app.core.tool_sets import TOOL_SETS, tool_set
@@ -50,12 +51,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     budget = subparsers.add_parser(
         "output-budget",
-        help="show or set how much of a command's output Claude gets back (the rest stays in a file)",
-        description=f"How many characters of output a call returns to Claude, stdout and stderr together "
-        f"(default {DEFAULT_BUDGET_CHARS:,}); `{SEED_BUDGET}` returns up to 1 MB per stream, like the "
-        f"cowork-terminal-mcp package. {BUDGET_ENV} in a server's environment overrides this.",
+        help=_("show or set how much of a command's output Claude gets back (the rest stays in a file)"),
+        description=_(
+            "How many characters of output a call returns to Claude, stdout and stderr together "
+            "(default {default}); `{seed}` returns up to 1 MB per stream, like the "
+            "cowork-terminal-mcp package. {variable} in a server's environment overrides this."
+        ).format(default=format_number(DEFAULT_BUDGET_CHARS), seed=SEED_BUDGET, variable=BUDGET_ENV),
     )
-    budget.add_argument("budget", nargs="?", metavar=f"CHARACTERS|{SEED_BUDGET}")
+    budget.add_argument("budget", nargs="?", metavar=_("CHARACTERS") + f"|{SEED_BUDGET}")
     budget.set_defaults(handler=run_output_budget)
 
 
@@ -98,8 +101,12 @@ def run_output_budget(args: argparse.Namespace) -> int:
                        budget=args.budget)
     with Journal.open(paths) as journal:
         current = output_budget(journal, environ={})
-    print(f"Claude gets back {current.label} of each command's output; when more was printed, the whole "
-          "output is kept in a file it is told about. Servers use this from their next command.")
+    print(
+        _(
+            "Claude gets back {budget} of each command's output; when more was printed, the whole "
+            "output is kept in a file it is told about. Servers use this from their next command."
+        ).format(budget=current.label)
+    )
     return 0
 
 

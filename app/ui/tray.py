@@ -650,7 +650,7 @@ class TrayApp:
         for repair in stale_entries.repair_stale_entries(
             frozen=frozen, executable=os.path.abspath(sys.executable), platform=platform, environ=environ, home=home
         ):
-            self.notifier.notify(f"{repair.what} updated", repair.notice)
+            self.notifier.notify(_("{what} updated").format(what=repair.what), repair.notice)
 
     def perform(self, action: str, target: str | None = None) -> None:
         """Do one action now, on the calling thread (the actions thread, or a test)."""
@@ -926,7 +926,7 @@ class TrayApp:
                 self.submit(ASK_USER)
 
             self._confirm = PipedWindow(self.confirm_command, said, on_exit=exited)
-        self._confirm.send({"op": "ask", "title": f"{menu.APP_TITLE}: confirm", "text": question.text,
+        self._confirm.send({"op": "ask", "title": _("Cowork Terminal: confirm"), "text": question.text,
                             "allow": question.allow_label, "deny": question.deny_label})
 
     def open_welcome(self) -> None:
