@@ -616,7 +616,7 @@ def test_a_server_that_dies_mid_command_is_reported_and_its_command_marked_inter
                                timeout_s=10)
     finally:
         _kill_processes_running(f"sleep {marker}")
-    assert "test-agent 1.0" in crashed[0][1] and "1 running command(s) were interrupted" in crashed[0][1]
+    assert "test-agent 1.0" in crashed[0][1] and "1 running command was interrupted" in crashed[0][1]
     assert any("test-agent 1.0 connected for the first time" in message for _, message in notices(desktop))
     with Journal(paths) as journal:
         assert journal.recent_commands(limit=1)[0].status is Status.INTERRUPTED
