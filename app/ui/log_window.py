@@ -195,23 +195,25 @@ class LogWindow:
         self.filter_caption = ttk.Label(bar, text=_("Filter:"))
         self.filter_caption.pack(side="left")
         self.filter_text = tk.StringVar()
-        self.filter_entry = ttk.Entry(bar, textvariable=self.filter_text, width=36)
+        choices = [filter_label(f) for f in STATUS_FILTERS]
+        text_font = tkfont.nametofont("TkTextFont")
+        widest = max(text_font.measure(choice) for choice in choices)
+        # In characters ("0"s): the status box as wide as its longest choice in this language, at
+        # least the English size; the filter box gives up what the status box needs beyond that.
+        box_width = max(34, -(-widest // text_font.measure("0")) + 3)
+        self.filter_entry = ttk.Entry(bar, textvariable=self.filter_text, width=max(16, 36 - (box_width - 34)))
         self.filter_entry.pack(side="left", padx=(6, 4))
         self.filter_text.trace_add("write", lambda *_: self._filter_changed_later())
         self.clear_filter_button = ttk.Button(bar, text="✕", width=2, style="Small.TButton", command=self.clear_filter)
         self.clear_filter_button.pack(side="left")
         ttk.Label(bar, text=_("Show:")).pack(side="left", padx=(14, 6))
         self.status_choice = tk.StringVar(value=filter_label(STATUS_FILTERS[0]))
-        choices = [filter_label(f) for f in STATUS_FILTERS]
-        text_font = tkfont.nametofont("TkTextFont")
-        widest = max(text_font.measure(choice) for choice in choices)
         self.status_box = ttk.Combobox(
             bar,
             textvariable=self.status_choice,
             values=choices,
             state="readonly",
-            # In characters ("0"s): as wide as the longest choice in this language, at least the English size.
-            width=max(34, -(-widest // text_font.measure("0")) + 3),
+            width=box_width,
         )
         self.status_box.pack(side="left")
         self.status_box.bind("<<ComboboxSelected>>", lambda _e: self.apply_filter())
@@ -658,14 +660,14 @@ class LogWindow:
         if self.rules_window is not None and self.rules_window.winfo_exists():
             self.rules_window.destroy()
         window = self.rules_window = tk.Toplevel(self.root)
-        window.title("Cowork Terminal: your rules")
+        window.title(_("Cowork Terminal: your rules"))
         frame = ttk.Frame(window, padding=12)
         frame.pack(fill="both", expand=True)
         rules = [rule for rule in self.journal.rules() if rule.id not in self._removed_rules]
         intro = (
-            "Commands these rules cover run without asking you. Only you make rules, from the approval window."
+            _("Commands these rules cover run without asking you. Only you make rules, from the approval window.")
             if rules
-            else "You have no rules. When a command waits for you, the approval window may offer one."
+            else _("You have no rules. When a command waits for you, the approval window may offer one.")
         )
         self.rules_intro = ttk.Label(frame, text=intro, wraplength=460, justify="left")
         self.rules_intro.pack(anchor="w", pady=(0, 8))
@@ -673,12 +675,13 @@ class LogWindow:
         for rule in rules:
             row = ttk.Frame(frame)
             row.pack(fill="x", pady=2)
-            label = ttk.Label(row, text=f"Rule {rule.id}: {rule.description}", wraplength=360, justify="left")
+            text = _("Rule {number}: {description}").format(number=rule.id, description=rule.description)
+            label = ttk.Label(row, text=text, wraplength=360, justify="left")
             label.pack(side="left")
-            remove = ttk.Button(row, text="Remove", command=lambda r=rule.id: self.remove_rule(r))
+            remove = ttk.Button(row, text=_("Remove"), command=lambda r=rule.id: self.remove_rule(r))
             remove.pack(side="right")
             self.rule_rows[rule.id] = (label, remove)
-        ttk.Button(frame, text="Close", command=window.destroy).pack(anchor="e", pady=(10, 0))
+        ttk.Button(frame, text=_("Close"), command=window.destroy).pack(anchor="e", pady=(10, 0))
         return window
 
     def remove_rule(self, rule_id: int) -> None:

@@ -73,38 +73,42 @@ def tk_available() -> bool:
 def missing_tk_message(platform: str, has_menu: bool) -> str:
     """What to install when this Python has no Tk, said once; and where to answer meanwhile."""
     if platform == "darwin":
-        install = "Install Python's Tk support (Homebrew: brew install python-tk), or use the app's installer"
+        install = _("Install Python's Tk support (Homebrew: brew install python-tk), or use the app's installer")
     elif platform == "win32":
-        install = "Reinstall Python with the \"tcl/tk and IDLE\" option, or use the app's installer"
+        install = _("Reinstall Python with the \"tcl/tk and IDLE\" option, or use the app's installer")
     else:
-        install = (
+        install = _(
             "Install Python's Tk support (Debian/Ubuntu: sudo apt install python3-tk; Fedora: sudo dnf install "
             "python3-tkinter; Arch: sudo pacman -S tk)"
         )
     where = (
-        "Meanwhile, answer waiting commands from this icon's menu (the line under the status)."
+        _("Meanwhile, answer waiting commands from this icon's menu (the line under the status).")
         if has_menu
-        else "Meanwhile, commands that need your answer are denied when they time out."
+        else _("Meanwhile, commands that need your answer are denied when they time out.")
     )
-    said = "This Python has no Tk, so the activity log and approval windows cannot open."
-    return f"{said} {install}, then start Cowork Terminal again. {where}"
+    said = _("This Python has no Tk, so the activity log and approval windows cannot open.")
+    return _("{problem} {install}, then start Cowork Terminal again. {meanwhile}").format(
+        problem=said, install=install, meanwhile=where
+    )
 
 
 def connect_hint(has_menu: bool, windows: bool) -> str:
     """The next step when no Claude app is connected, naming only controls that exist. (With
     windows and no menu the tray opens the Welcome window instead of saying this.)"""
     if windows and has_menu:
-        return "No Claude app is connected yet. Open Getting started… in this icon's menu."
+        return _("No Claude app is connected yet. Open Getting started… in this icon's menu.")
     if has_menu:
-        return "No Claude app is connected yet. Open Connect to Claude in this icon's menu and click your Claude app."
-    return "No Claude app is connected yet. Once this app's windows can open (they need Tk), Welcome connects it."
+        return _(
+            "No Claude app is connected yet. Open Connect to Claude in this icon's menu and click your Claude app."
+        )
+    return _("No Claude app is connected yet. Once this app's windows can open (they need Tk), Welcome connects it.")
 
 
 def looser_hint(has_menu: bool) -> str:
     """Where to set approvals back when they were loosened while no tray watched."""
     if has_menu:
-        return "Change it in this icon's menu (Ask before running) if you did not choose this."
-    return (
+        return _("Change it in this icon's menu (Ask before running) if you did not choose this.")
+    return _(
         "If you did not choose this: Ask before running is in this icon's menu, which needs AppIndicator "
         "support on this desktop."
     )
