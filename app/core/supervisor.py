@@ -261,9 +261,10 @@ class Supervisor:
         return [
             Notice(
                 JOURNAL_REPLACED,
-                "Cowork Terminal started a new activity journal",
-                f"The old one was damaged ({replaced.get('reason')}). It was kept as {replaced.get('moved_to')}; "
-                "nothing was deleted.",
+                _("Cowork Terminal started a new activity journal"),
+                _("The old one was damaged ({reason}). It was kept as {path}; nothing was deleted.").format(
+                    reason=replaced.get("reason"), path=replaced.get("moved_to")
+                ),
             )
         ]
 
