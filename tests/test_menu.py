@@ -37,7 +37,7 @@ def test_the_menu_has_the_status_first_then_the_actions_and_quit() -> None:
     keys = [e.key for e in items if not e.separator]
     assert keys == [
         "status", "waiting", "open-log", "pause", "connect", "approval", "output", "rules", "autostart",
-        "data-folder", "welcome", "uninstall", "quit",
+        "data-folder", "welcome", "language", "uninstall", "quit",
     ]  # fmt: skip
 
 
@@ -255,8 +255,8 @@ STATES = {
     "rules": TrayState(clients=(DESKTOP_CONNECTED,), rules=(menu.RuleView(3, "deleting build folders in ~/p"),)),
 }
 ACTION_KEYS = (
-    "open-log", "pause", "connect", "approval", "output", "rules", "autostart", "data-folder", "welcome", "uninstall",
-    "quit",
+    "open-log", "pause", "connect", "approval", "output", "rules", "autostart", "data-folder", "welcome", "language",
+    "uninstall", "quit",
 )  # fmt: skip
 
 
@@ -317,3 +317,31 @@ def test_one_icon_per_state_waiting_and_not_connected_differ() -> None:
     assert menu.icon_state(STATES["waiting"]) == menu.WAITING
     assert menu.icon_state(STATES["problem"]) == menu.PROBLEM
     assert menu.icon_state(STATES["crash"]) == menu.PROBLEM
+
+
+def test_the_language_menu_offers_the_systems_language_and_each_language_named_in_itself() -> None:
+    language = menu.find_entry(entries(TrayState()), "language")
+    assert language is not None and language.text == "Language"
+    choices = [(e.text, e.target, e.checked) for e in language.submenu or () if not e.separator]
+    assert choices == [
+        ("Same as the system", menu.FOLLOW_SYSTEM, True),
+        ("English", "en", False),
+        ("Español", "es", False),
+        ("Deutsch", "de", False),
+        ("Русский", "ru", False),
+    ]
+    picked = menu.find_entry(entries(TrayState(language="ru")), "language:ru")
+    assert picked is not None and picked.checked and picked.action == menu.SET_LANGUAGE
+
+
+def test_in_another_language_the_menu_still_says_language_in_english_too() -> None:
+    from app.core import i18n
+
+    i18n.use_language("de")
+    try:
+        items = entries(TrayState(clients=(DESKTOP_CONNECTED,), running=3))
+        assert menu.find_entry(items, "language").text == "Sprache (Language)"
+        assert items[0].text.startswith("3 Befehle laufen")
+        assert items[-1].text == "Cowork Terminal beenden"
+    finally:
+        i18n.use_language("en")

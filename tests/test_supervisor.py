@@ -72,7 +72,7 @@ def test_a_server_that_dies_mid_command_is_reported_once_with_its_interrupted_co
 
         snapshot, notices = supervisor.poll()
         assert kinds(notices) == [SERVER_CRASHED]
-        assert "claude-ai 0.12" in notices[0].message and "1 running command(s) were interrupted" in notices[0].message
+        assert "claude-ai 0.12" in notices[0].message and "1 running command was interrupted" in notices[0].message
         assert snapshot.servers == () and snapshot.running == 0
         assert snapshot.last_crash is not None and snapshot.last_crash.interrupted == 1
         assert journal.get_command(command_id).status is Status.INTERRUPTED
@@ -169,7 +169,7 @@ def test_refusals_while_paused_are_told_at_most_once_per_gap_with_their_count(pa
         supervisor.poll()
         refuse()
         notices = supervisor.poll()[1]
-        assert kinds(notices) == [REFUSED_WHILE_PAUSED] and "refused a command from Claude" in notices[0].message
+        assert kinds(notices) == [REFUSED_WHILE_PAUSED] and "refused 1 command from Claude" in notices[0].message
         refuse()
         refuse()
         refuse("`cwd` does not exist: /nope")  # other refusals are the model's business, not the user's

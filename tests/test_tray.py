@@ -616,7 +616,7 @@ def test_a_server_that_dies_mid_command_is_reported_and_its_command_marked_inter
                                timeout_s=10)
     finally:
         _kill_processes_running(f"sleep {marker}")
-    assert "test-agent 1.0" in crashed[0][1] and "1 running command(s) were interrupted" in crashed[0][1]
+    assert "test-agent 1.0" in crashed[0][1] and "1 running command was interrupted" in crashed[0][1]
     assert any("test-agent 1.0 connected for the first time" in message for _, message in notices(desktop))
     with Journal(paths) as journal:
         assert journal.recent_commands(limit=1)[0].status is Status.INTERRUPTED
@@ -1105,3 +1105,33 @@ def test_the_welcome_window_goes_with_the_tray(
     finally:
         app.shutdown()
     assert welcome.poll() is not None, "its connection check needs this tray: it does not outlive it"
+
+
+# --- language --------------------------------------------------------------------------------------
+
+
+def test_a_language_picked_in_the_menu_changes_the_tray_at_once_and_every_window_started_later(
+    app: TrayApp, paths: AppPaths, cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.core import i18n
+
+    monkeypatch.setenv("LANG", "C.UTF-8")  # the OS speaks English here
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    try:
+        click(app, "language:de")
+        assert app.pystray_item("pause").text == "Computerzugriff pausieren"
+        assert app.pystray_item("language:de").checked is True
+        assert app.icon.title.startswith("Cowork Terminal: ")
+        environ = {k: v for k, v in cli_env.items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES")}
+        later = subprocess.run(
+            [sys.executable, "-m", "app", "approvals"], env={**environ, "LANG": "C.UTF-8"},
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert later.stdout == "Nichts wartet auf Ihre Zustimmung.\n"
+        click(app, "language:system")
+        assert app.pystray_item("pause").text == "Pause host access"
+        assert app.pystray_item("language:system").checked is True
+        assert not (paths.data_dir / "language").exists()
+    finally:
+        i18n.use_language("en")

@@ -218,7 +218,7 @@ def test_install_desktop_entry_adds_a_valid_menu_entry_that_uninstall_removes(us
     if validate:
         checked = subprocess.run([validate, str(entry)], capture_output=True, text=True)
         assert checked.returncode == 0 and not checked.stdout.strip(), checked.stdout + checked.stderr
-    assert "Remove the menu entry and icons (1 files)" in user.run("uninstall", "--dry-run").stdout
+    assert "Remove the menu entry and icons (1 file)" in user.run("uninstall", "--dry-run").stdout
     assert user.run("uninstall", "--yes").returncode == 0
     assert not entry.exists()
 

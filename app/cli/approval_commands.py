@@ -13,26 +13,31 @@ from app.core import approval
 from app.core.control.client import NoTray, TrayRefused, ask_tray, current_tray_state, request_change
 from app.core.control.state import ControlState, loosened, with_changes
 from app.core.errors import UsageError
+from app.core.i18n import _
+from app.core.i18n.formats import format_number
 from app.core.journal import Journal
 from app.core.paths import AppPaths
 from app.core.tool_sets import set_tool_set, tool_set
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    listing = subparsers.add_parser("approvals", help="list commands waiting for your approval")
-    listing.add_argument("--json", action="store_true", help="one JSON object per line")
+    listing = subparsers.add_parser("approvals", help=_("list commands waiting for your approval"))
+    listing.add_argument("--json", action="store_true", help=_("one JSON object per line"))
     listing.set_defaults(handler=run_list)
-    for name, verb in (("approve", "allow"), ("deny", "deny")):
-        parser = subparsers.add_parser(name, help=f"{verb} a command waiting for your approval")
-        parser.add_argument("command_id", type=int, help="the number shown by `approvals`")
+    for name, text in (
+        ("approve", _("allow a command waiting for your approval")),
+        ("deny", _("deny a command waiting for your approval")),
+    ):
+        parser = subparsers.add_parser(name, help=text)
+        parser.add_argument("command_id", type=int, help=_("the number shown by `approvals`"))
         parser.set_defaults(handler=run_decide, allowed=name == "approve")
-    mode = subparsers.add_parser("approval-mode", help="show or set which commands wait for your approval")
+    mode = subparsers.add_parser("approval-mode", help=_("show or set which commands wait for your approval"))
     mode.add_argument("mode", nargs="?", choices=[m.value for m in approval.ApprovalMode])
-    mode.add_argument("--window", type=float, metavar="SECONDS", help="how long a call waits for your answer")
+    mode.add_argument("--window", type=float, metavar=_("SECONDS"), help=_("how long a call waits for your answer"))
     mode.set_defaults(handler=run_mode)
-    prompt = subparsers.add_parser("approval-prompt", help="the approval window (the app opens it for you)")
+    prompt = subparsers.add_parser("approval-prompt", help=_("the approval window (the app opens it for you)"))
     prompt.set_defaults(handler=run_prompt)
-    confirm = subparsers.add_parser("confirm-window", help="the confirm window (the app opens it for you)")
+    confirm = subparsers.add_parser("confirm-window", help=_("the confirm window (the app opens it for you)"))
     confirm.set_defaults(handler=run_confirm)
 
 
@@ -59,9 +64,10 @@ def run_list(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(hold))
         else:
-            print(f"#{hold['id']} [{hold['cwd']}] {hold['command']}\n    why: {hold['reasons']}; from {hold['client']}")
+            print(f"#{hold['id']} [{hold['cwd']}] {hold['command']}")
+            print("    " + _("why: {reason}; from {client}").format(reason=hold["reasons"], client=hold["client"]))
     if not pending and not args.json:
-        print("Nothing is waiting for your approval.")
+        print(_("Nothing is waiting for your approval."))
     return 0
 
 
@@ -72,7 +78,9 @@ def run_decide(args: argparse.Namespace) -> int:
         return 0
 
     def without_tray(journal: Journal) -> str:  # only the tray holds commands: nothing can be waiting
-        raise UsageError(f"Command #{args.command_id} is not waiting for approval (see `cowork-terminal approvals`).")
+        raise UsageError(
+            _("Command #{id} is not waiting for approval (see `cowork-terminal approvals`).").format(id=args.command_id)
+        )
 
     print(request_change(paths, "deny", without_tray=without_tray, id=args.command_id))
     return 0
@@ -85,7 +93,11 @@ def run_mode(args: argparse.Namespace) -> int:
         changes["approval_mode"] = approval.ApprovalMode(args.mode).value
     if args.window is not None:
         if not 1 <= args.window <= approval.MAX_APPROVAL_WINDOW_S:
-            raise UsageError(f"the approval window must be between 1 and {approval.MAX_APPROVAL_WINDOW_S:g} seconds")
+            raise UsageError(
+                _("the approval window must be between 1 and {seconds} seconds").format(
+                    seconds=format_number(approval.MAX_APPROVAL_WINDOW_S, None)
+                )
+            )
         changes["approval_window_s"] = float(args.window)
     if changes:
         print(change_settings(paths, changes))
@@ -93,7 +105,11 @@ def run_mode(args: argparse.Namespace) -> int:
     with Journal.open(paths) as journal:
         mode = approval.ApprovalMode(state["approval_mode"]) if state else approval.approval_mode(journal)
         window = float(state["approval_window_s"]) if state else approval.approval_window_s(journal)
-    print(f"{mode.label} ({mode.value}); a call waits up to {window:g} s for your answer.")
+    print(
+        _("{mode} ({value}); a call waits up to {seconds} s for your answer.").format(
+            mode=mode.label, value=mode.value, seconds=format_number(window, None)
+        )
+    )
     return 0
 
 
@@ -108,7 +124,7 @@ def change_settings(paths: AppPaths, changes: dict[str, object]) -> str:
         approval.set_approval_mode(journal, approval.ApprovalMode(wanted.approval_mode))
         approval.set_approval_window_s(journal, wanted.approval_window_s)
         set_tool_set(journal, wanted.tools)
-        return "Settings changed."
+        return _("Settings changed.")
 
     return request_change(
         paths, "settings", without_tray=without_tray if tightening else None, announce=print, changes=changes

@@ -15,6 +15,8 @@ import sys
 from app.core import app_log, liveness
 from app.core.control.client import NoTray, TrayRefused, ask_tray
 from app.core.errors import CoworkError
+from app.core.i18n import _
+from app.core.i18n.formats import format_number
 from app.core.paths import AppPaths
 
 QUIT_WAIT_S = 10.0  # a second launch waits this long for the running tray to answer
@@ -23,15 +25,17 @@ QUIT_WAIT_S = 10.0  # a second launch waits this long for the running tray to an
 def register(subparsers: argparse._SubParsersAction) -> None:
     tray = subparsers.add_parser(
         "tray",
-        help="start the tray app (the default when no command is given)",
-        description="Show the Cowork Terminal icon: host access at a glance, pause, connect Claude. "
-        "Only one runs per user; starting it again opens the activity log of the running one.",
+        help=_("start the tray app (the default when no command is given)"),
+        description=_(
+            "Show the Cowork Terminal icon: host access at a glance, pause, connect Claude. "
+            "Only one runs per user; starting it again opens the activity log of the running one."
+        ),
     )
-    tray.add_argument("--quit", action="store_true", help="ask the running tray app to quit, and wait for it")
-    tray.add_argument("--verbose", action="store_true", help="also print the app log on stderr")
+    tray.add_argument("--quit", action="store_true", help=_("ask the running tray app to quit, and wait for it"))
+    tray.add_argument("--verbose", action="store_true", help=_("also print the app log on stderr"))
     tray.set_defaults(handler=run_tray)
 
-    window = subparsers.add_parser("log-window", help="open the live activity log window")
+    window = subparsers.add_parser("log-window", help=_("open the live activity log window"))
     window.add_argument("window_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     window.set_defaults(handler=run_log_window)
 
@@ -41,15 +45,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     check = subparsers.add_parser(
         "check",
-        help="start the server exactly as Claude would and run `echo ok` through it",
-        description="Read each Claude client's entry for this app, start that exact command as an MCP "
-        "client, run `echo ok`, and say what works or precisely what fails.",
+        help=_("start the server exactly as Claude would and run `echo ok` through it"),
+        description=_(
+            "Read each Claude client's entry for this app, start that exact command as an MCP "
+            "client, run `echo ok`, and say what works or precisely what fails."
+        ),
     )
-    check.add_argument("--client", action="append", metavar="ID", help="check this client only (repeatable)")
-    check.add_argument("--json", action="store_true", help="print one JSON object per client")
+    check.add_argument("--client", action="append", metavar=_("ID"), help=_("check this client only (repeatable)"))
+    check.add_argument("--json", action="store_true", help=_("print one JSON object per client"))
     check.set_defaults(handler=run_check)
 
-    start = subparsers.add_parser("autostart", help="start the tray app at login: on, off or status")
+    start = subparsers.add_parser("autostart", help=_("start the tray app at login: on, off or status"))
     start.add_argument("setting", choices=("on", "off", "status"))
     start.set_defaults(handler=run_autostart)
 
@@ -67,8 +73,10 @@ def run_tray(args: argparse.Namespace) -> int:
         try:
             ask_tray(paths, "open_log", wait_s=QUIT_WAIT_S)
         except (NoTray, TrayRefused) as exc:
-            raise CoworkError(f"Cowork Terminal seems to be running but does not answer ({exc})") from None
-        print("Cowork Terminal is already running: asked it to open the activity log.", file=sys.stderr)
+            raise CoworkError(
+                _("Cowork Terminal seems to be running but does not answer ({error})").format(error=exc)
+            ) from None
+        print(_("Cowork Terminal is already running: asked it to open the activity log."), file=sys.stderr)
         return 0
     try:
         app_log.configure(paths, "tray", echo_to_stderr=args.verbose)
@@ -89,13 +97,15 @@ def quit_running_tray(paths: AppPaths) -> int:
     from app.core.app_processes import TRAY_QUIT_WAIT_S, stop_tray, tray_running
 
     if not tray_running(paths):
-        print("Cowork Terminal is not running.", file=sys.stderr)
+        print(_("Cowork Terminal is not running."), file=sys.stderr)
         return 0
     if not stop_tray(paths):
         raise CoworkError(
-            f"Cowork Terminal did not quit within {TRAY_QUIT_WAIT_S:g} s; end it from its menu or task manager"
+            _("Cowork Terminal did not quit within {seconds} s; end it from its menu or task manager").format(
+                seconds=format_number(TRAY_QUIT_WAIT_S, None)
+            )
         )
-    print("Cowork Terminal has quit.", file=sys.stderr)
+    print(_("Cowork Terminal has quit."), file=sys.stderr)
     return 0
 
 
@@ -126,7 +136,7 @@ def run_check(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(result.to_json()))
         else:
-            print(f"{location.client_id}: {'ok' if result.ok else result.kind}: {result.message}")
+            print(f"{location.client_id}: {_('ok') if result.ok else result.kind}: {result.message}")
     return 1 if failed else 0
 
 
@@ -138,5 +148,6 @@ def run_autostart(args: argparse.Namespace) -> int:
     elif args.setting == "off":
         autostart.disable()
     enabled = autostart.is_enabled()
-    print(f"Start at login: {'on' if enabled else 'off'} ({autostart.autostart_location()})")
+    text = _("Start at login: on ({location})") if enabled else _("Start at login: off ({location})")
+    print(text.format(location=autostart.autostart_location()))
     return 0

@@ -12,32 +12,34 @@ from app.core import liveness, pause_file
 from app.core.control.client import current_tray_state, request_change
 from app.core.data_folder import FULL, DataFolderError
 from app.core.errors import UsageError
+from app.core.i18n import N_, _, ngettext
+from app.core.i18n.formats import format_date_time, format_number, format_time
 from app.core.journal import CommandRecord, Journal, Status
 from app.core.output_files import OUTPUT_RETENTION_DAYS, outputs_size
 from app.core.paths import AppPaths
 
 FOLLOW_POLL_S = 0.25
-PAUSED_NOTE = "Host access is PAUSED: new commands are refused."
+PAUSED_NOTE = N_("Host access is PAUSED: new commands are refused.")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    status = subparsers.add_parser("status", help="show whether host access is on, and the live servers")
-    status.add_argument("--json", action="store_true", help="print one JSON object")
+    status = subparsers.add_parser("status", help=_("show whether host access is on, and the live servers"))
+    status.add_argument("--json", action="store_true", help=_("print one JSON object"))
     status.set_defaults(handler=run_status)
 
-    pause = subparsers.add_parser("pause", help="pause host access: refuse new commands, stop running ones")
+    pause = subparsers.add_parser("pause", help=_("pause host access: refuse new commands, stop running ones"))
     pause.set_defaults(handler=lambda _args: set_pause(True))
-    resume = subparsers.add_parser("resume", help="resume host access")
+    resume = subparsers.add_parser("resume", help=_("resume host access"))
     resume.set_defaults(handler=lambda _args: set_pause(False))
 
-    stop = subparsers.add_parser("stop", help="stop a running command (its whole process tree)")
-    stop.add_argument("command_id", type=int, help="the number `log` shows after #")
+    stop = subparsers.add_parser("stop", help=_("stop a running command (its whole process tree)"))
+    stop.add_argument("command_id", type=int, help=_("the number `log` shows after #"))
     stop.set_defaults(handler=run_stop)
 
-    log = subparsers.add_parser("log", help="show the newest commands from the journal")
-    log.add_argument("--limit", type=int, default=20, metavar="N", help="how many (default 20)")
-    log.add_argument("--follow", "-f", action="store_true", help="keep printing commands as they start and end")
-    log.add_argument("--json", action="store_true", help="one JSON object per line")
+    log = subparsers.add_parser("log", help=_("show the newest commands from the journal"))
+    log.add_argument("--limit", type=int, default=20, metavar=_("N"), help=_("how many (default 20)"))
+    log.add_argument("--follow", "-f", action="store_true", help=_("keep printing commands as they start and end"))
+    log.add_argument("--json", action="store_true", help=_("one JSON object per line"))
     log.set_defaults(handler=run_log)
 
 
@@ -47,7 +49,7 @@ def set_pause(paused: bool) -> int:
     if paused:
         def without_tray(journal: Journal) -> str:
             journal.set_paused(True)
-            return PAUSED_NOTE
+            return _(PAUSED_NOTE)
 
         try:
             print(request_change(paths, "pause", without_tray=without_tray))
@@ -60,8 +62,8 @@ def set_pause(paused: bool) -> int:
                 pause_file.write(paths.pause_file, True)
             except OSError:
                 raise problem from None
-            print(f"Note: {problem}", file=sys.stderr)
-            print(PAUSED_NOTE)
+            print(_("Note: {problem}").format(problem=problem), file=sys.stderr)
+            print(_(PAUSED_NOTE))
         return 0
     print(request_change(paths, "resume", without_tray=None, announce=print))
     return 0
@@ -70,8 +72,8 @@ def set_pause(paused: bool) -> int:
 def run_stop(args: argparse.Namespace) -> int:
     def without_tray(journal: Journal) -> str:
         if not journal.request_stop(args.command_id):
-            raise UsageError(f"Command #{args.command_id} is not running (see `cowork-terminal log`).")
-        return f"Asked the server running command #{args.command_id} to stop it."
+            raise UsageError(_("Command #{id} is not running (see `cowork-terminal log`).").format(id=args.command_id))
+        return _("Asked the server running command #{id} to stop it.").format(id=args.command_id)
 
     print(request_change(AppPaths.from_environment(), "stop", without_tray=without_tray, id=args.command_id))
     return 0
@@ -111,22 +113,43 @@ def run_status(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(info))
         return 0
-    print(f"Host access: {'PAUSED' if info['paused'] else 'on'}")
-    print(f"Tray app: {'running' if info['tray_running'] else 'not running'}")
-    print(f"Journal: {info['journal']} ({info['journal_bytes'] / 1024:.0f} KiB, {info['commands']} commands)")
-    print(f"Whole outputs: {info['outputs']} ({info['output_bytes'] / 1024:.0f} KiB in {info['output_files']} "
-          f"files, each kept {OUTPUT_RETENTION_DAYS} days)")
+    print(_("Host access: PAUSED") if info["paused"] else _("Host access: on"))
+    print(_("Tray app: running") if info["tray_running"] else _("Tray app: not running"))
+    commands = ngettext("{count} command", "{count} commands", info["commands"]).format(
+        count=format_number(info["commands"])
+    )
+    size = _("{size} KiB").format(size=format_number(info["journal_bytes"] / 1024))
+    print(_("Journal: {path} ({size}, {commands})").format(path=info["journal"], size=size, commands=commands))
+    outputs = ngettext("{count} whole output", "{count} whole outputs", info["outputs"]).format(
+        count=format_number(info["outputs"])
+    )
+    files = ngettext("{count} file", "{count} files", info["output_files"]).format(
+        count=format_number(info["output_files"])
+    )
+    print(
+        _("Whole outputs: {outputs} ({size} in {files}, each kept {days} days)").format(
+            outputs=outputs,
+            size=_("{size} KiB").format(size=format_number(info["output_bytes"] / 1024)),
+            files=files,
+            days=OUTPUT_RETENTION_DAYS,
+        )
+    )
     if not servers:
-        print("Live servers: none")
+        print(_("Live servers: none"))
     for s in info["servers"]:
-        since = datetime.fromtimestamp(s["started_at"]).strftime("%Y-%m-%d %H:%M:%S")
-        mode = ", headless" if s["headless"] else ""
-        print(f"Live server: pid {s['pid']}, {s['client']}, since {since}, {s['commands']} commands{mode}")
+        since = format_date_time(datetime.fromtimestamp(s["started_at"]))
+        commands = ngettext("{count} command", "{count} commands", s["commands"]).format(
+            count=format_number(s["commands"])
+        )
+        line = _("Live server: pid {pid}, {client}, since {since}, {commands}") if not s["headless"] else _(
+            "Live server: pid {pid}, {client}, since {since}, {commands}, headless"
+        )
+        print(line.format(pid=s["pid"], client=s["client"], since=since, commands=commands))
     return 0
 
 
 def format_record(record: CommandRecord) -> str:
-    when = datetime.fromtimestamp(record.created_at).strftime("%H:%M:%S")
+    when = format_time(datetime.fromtimestamp(record.created_at))
     code = "" if record.exit_code is None else f" exit {record.exit_code}"
     took = "" if record.duration_ms is None else f" {record.duration_ms / 1000:.1f}s"
     reason = f" ({record.reason})" if record.reason and record.status is not Status.FINISHED else ""
@@ -142,7 +165,7 @@ def emit(record: CommandRecord, as_json: bool) -> None:
 
 def run_log(args: argparse.Namespace) -> int:
     if args.limit < 1:
-        raise UsageError("--limit must be at least 1")
+        raise UsageError(_("--limit must be at least 1"))
     with Journal.open() as journal:
         records = journal.recent_commands(limit=args.limit)
         for record in reversed(records):

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from app import __version__
 from app.core.errors import CoworkError
+from app.core.i18n import N_, _
 
 COMMAND_MODULES = (
     "app.cli.server_commands",
@@ -24,6 +25,23 @@ COMMAND_MODULES = (
     "app.cli.install_commands",
 )
 DEFAULT_COMMAND = "tray"
+# argparse's own words that a user meets in --help and usage errors. argparse looks them up
+# through app.core.i18n (see _translate_argparse); marked here so that the catalogs carry them.
+ARGPARSE_TEXTS = (
+    N_("usage: "),
+    N_("positional arguments"),
+    N_("options"),
+    N_("show this help message and exit"),
+    N_("show program's version number and exit"),
+    N_("%(prog)s: error: %(message)s\n"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("invalid %(type)s value: %(value)r"),
+    N_("the following arguments are required: %s"),
+    N_("unrecognized arguments: %s"),
+    N_("expected one argument"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+)
 
 
 SERVE_MODULES = ("app.cli.server_commands",)
@@ -32,11 +50,13 @@ SERVE_MODULES = ("app.cli.server_commands",)
 def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cowork-terminal",
-        description="Let an AI agent run commands on this computer while you stay in charge. "
-        "With no command, starts the tray app.",
+        description=_(
+            "Let an AI agent run commands on this computer while you stay in charge. "
+            "With no command, starts the tray app."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar=_("COMMAND"))
     for module_name in modules:
         try:
             module = importlib.import_module(module_name)

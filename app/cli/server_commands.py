@@ -14,6 +14,8 @@ from app.core.command_output import (
 )
 from app.core.control.client import current_tray_state, request_change
 from app.core.errors import UsageError
+from app.core.i18n import _
+from app.core.i18n.formats import format_number
 from app.core.journal import Journal
 from app.core.paths import AppPaths
 from app.core.tool_sets import TOOL_SETS, tool_set
@@ -22,37 +24,41 @@ from app.core.tool_sets import TOOL_SETS, tool_set
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "serve",
-        help="run the MCP server over stdio (Claude starts this; you don't need to)",
-        description="Speak MCP over stdin/stdout. Claude Desktop, Cowork and Claude Code start this "
-        "from their config. Commands are refused while the tray app is not running, unless --headless.",
+        help=_("run the MCP server over stdio (Claude starts this; you don't need to)"),
+        description=_(
+            "Speak MCP over stdin/stdout. Claude Desktop, Cowork and Claude Code start this from their "
+            "config. Commands are refused while the tray app is not running, unless --headless."
+        ),
     )
     parser.add_argument(
         "--headless",
         action="store_true",
-        help="run without the tray app (for people who use only the CLI); pause still applies",
+        help=_("run without the tray app (for people who use only the CLI); pause still applies"),
     )
     parser.add_argument(
         "--tools",
         choices=TOOL_SETS,
-        help="which tools to offer: all, or execute_command alone (default: the `tools` setting)",
+        help=_("which tools to offer: all, or execute_command alone (default: the `tools` setting)"),
     )
     parser.set_defaults(handler=run_serve)
 
     tools = subparsers.add_parser(
         "tools",
-        help="show or set which tools servers offer to Claude (applies when Claude next starts them)",
+        help=_("show or set which tools servers offer to Claude (applies when Claude next starts them)"),
     )
     tools.add_argument("tool_set", nargs="?", choices=TOOL_SETS)
     tools.set_defaults(handler=run_tools)
 
     budget = subparsers.add_parser(
         "output-budget",
-        help="show or set how much of a command's output Claude gets back (the rest stays in a file)",
-        description=f"How many characters of output a call returns to Claude, stdout and stderr together "
-        f"(default {DEFAULT_BUDGET_CHARS:,}); `{SEED_BUDGET}` returns up to 1 MB per stream, like the "
-        f"cowork-terminal-mcp package. {BUDGET_ENV} in a server's environment overrides this.",
+        help=_("show or set how much of a command's output Claude gets back (the rest stays in a file)"),
+        description=_(
+            "How many characters of output a call returns to Claude, stdout and stderr together "
+            "(default {default}); `{seed}` returns up to 1 MB per stream, like the "
+            "cowork-terminal-mcp package. {variable} in a server's environment overrides this."
+        ).format(default=format_number(DEFAULT_BUDGET_CHARS), seed=SEED_BUDGET, variable=BUDGET_ENV),
     )
-    budget.add_argument("budget", nargs="?", metavar=f"CHARACTERS|{SEED_BUDGET}")
+    budget.add_argument("budget", nargs="?", metavar=_("CHARACTERS") + f"|{SEED_BUDGET}")
     budget.set_defaults(handler=run_output_budget)
 
 
@@ -69,10 +75,16 @@ def run_tools(args: argparse.Namespace) -> int:
         with Journal.open(paths) as journal:
             current = tool_set(journal)
     described = {
-        "all": "all tools: execute_command, the persistent shell session, confirm and cancel of held commands",
-        "execute": "execute_command alone (with confirm and cancel of held commands)",
+        "all": _(
+            "Servers offer all tools: execute_command, the persistent shell session, confirm and cancel of "
+            "held commands. Claude picks this up when it next starts the server."
+        ),
+        "execute": _(
+            "Servers offer execute_command alone (with confirm and cancel of held commands). Claude picks "
+            "this up when it next starts the server."
+        ),
     }
-    print(f"Servers offer {described[current]}. Claude picks this up when it next starts the server.")
+    print(described[current])
     return 0
 
 
@@ -89,8 +101,12 @@ def run_output_budget(args: argparse.Namespace) -> int:
                        budget=args.budget)
     with Journal.open(paths) as journal:
         current = output_budget(journal, environ={})
-    print(f"Claude gets back {current.label} of each command's output; when more was printed, the whole "
-          "output is kept in a file it is told about. Servers use this from their next command.")
+    print(
+        _(
+            "Claude gets back {budget} of each command's output; when more was printed, the whole "
+            "output is kept in a file it is told about. Servers use this from their next command."
+        ).format(budget=current.label)
+    )
     return 0
 
 

@@ -10,6 +10,8 @@ import secrets
 import time
 from enum import Enum
 
+from app.core.i18n import _
+from app.core.i18n.formats import format_number
 from app.core.journal import Journal
 
 MODE_SETTING = "approval_mode"
@@ -26,10 +28,11 @@ class ApprovalMode(str, Enum):
 
     @property
     def label(self) -> str:
+        """What the user reads for this mode, in their language."""
         return {
-            ApprovalMode.DESTRUCTIVE: "Ask before dangerous commands",
-            ApprovalMode.ALL: "Ask before every command",
-            ApprovalMode.NEVER: "Never ask (journal only)",
+            ApprovalMode.DESTRUCTIVE: _("Ask before dangerous commands"),
+            ApprovalMode.ALL: _("Ask before every command"),
+            ApprovalMode.NEVER: _("Never ask (journal only)"),
         }[self]
 
 
@@ -54,7 +57,11 @@ def approval_window_s(journal: Journal) -> float:
 
 def set_approval_window_s(journal: Journal, seconds: float) -> None:
     if not 1 <= seconds <= MAX_APPROVAL_WINDOW_S:
-        raise ValueError(f"the approval window must be between 1 and {MAX_APPROVAL_WINDOW_S:g} seconds")
+        raise ValueError(
+            _("the approval window must be between 1 and {seconds} seconds").format(
+                seconds=format_number(MAX_APPROVAL_WINDOW_S, None)
+            )
+        )
     journal.set_setting(WINDOW_SETTING, float(seconds))
 
 

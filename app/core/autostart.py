@@ -21,6 +21,7 @@ from xml.parsers.expat import ExpatError
 from app.core.atomic_file import write_atomic
 from app.core.client_locations import xdg_config_home
 from app.core.errors import CoworkError
+from app.core.i18n import LANGUAGES, N_, _, load_translation
 from app.core.self_command import app_argv
 
 DISPLAY_NAME = "Cowork Terminal"
@@ -28,7 +29,7 @@ LAUNCH_AGENT_LABEL = "org.coworkterminal.tray"
 DESKTOP_FILE_NAME = "cowork-terminal.desktop"
 # A theme icon name: installers put the app icon in the hicolor theme under this name.
 DESKTOP_ICON = "cowork-terminal"
-COMMENT = "Lets an AI agent use this computer's terminal while you stay in charge"
+COMMENT = N_("Lets an AI agent use this computer's terminal while you stay in charge")
 RUN_KEY = r"HKCU\Software\Microsoft\Windows\CurrentVersion\Run"
 RUN_VALUE = DISPLAY_NAME
 REG_TIMEOUT_S = 15
@@ -92,7 +93,9 @@ _EXEC_RESERVED = set(" \t\n\"'\\><~|&;$*?#()`")
 def quote_exec_argument(argument: str) -> str:
     """One Exec argument, quoted per the Desktop Entry spec (before the string-value escaping)."""
     if any(ch in "\n\r" for ch in argument):
-        raise CoworkError(f"cannot start at login: the path {argument!r} contains a line break")
+        raise CoworkError(
+            _("cannot start at login: the path {path} contains a line break").format(path=repr(argument))
+        )
     quoted = argument.replace("%", "%%")  # a bare % would start a field code such as %f
     if argument and not any(ch in _EXEC_RESERVED for ch in argument):
         return quoted
@@ -122,7 +125,9 @@ def desktop_entry(command: Sequence[str], icon: str = DESKTOP_ICON) -> str:
         "Type=Application\n"
         f"Name={DISPLAY_NAME}\n"
         f"Comment={COMMENT}\n"
-        f"TryExec={string_value(command[0])}\n"
+        # Each language's comment, which desktops show in their startup-apps list.
+        + "".join(f"Comment[{code}]={load_translation(code).gettext(COMMENT)}\n" for code in LANGUAGES[1:])
+        + f"TryExec={string_value(command[0])}\n"
         f"Exec={exec_value(command)}\n"
         f"Icon={icon}\n"
         "Terminal=false\n"
@@ -231,14 +236,18 @@ def run(argv: Sequence[str], environ: Mapping[str, str]) -> subprocess.Completed
             creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # a windowed app must not flash one
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise CoworkError(f"could not run {argv[0]}: {exc}") from exc
+        raise CoworkError(_("could not run {program}: {error}").format(program=argv[0], error=exc)) from exc
 
 
 def _run_checked(argv: Sequence[str], environ: Mapping[str, str]) -> None:
     result = run(argv, environ)
     if result.returncode != 0:
-        detail = (result.stderr or result.stdout).strip() or f"exit status {result.returncode}"
-        raise CoworkError(f"could not change the start-at-login setting ({argv[0]} {argv[1]}): {detail}")
+        detail = (result.stderr or result.stdout).strip() or _("exit status {code}").format(code=result.returncode)
+        raise CoworkError(
+            _("could not change the start-at-login setting ({command}): {error}").format(
+                command=f"{argv[0]} {argv[1]}", error=detail
+            )
+        )
 
 
 # --- the facade ----------------------------------------------------------------------------------
@@ -290,7 +299,7 @@ def is_enabled(platform: str | None = None, environ: Mapping[str, str] | None = 
     except FileNotFoundError:
         return False
     except OSError as exc:
-        raise CoworkError(f"could not read {location}: {exc}") from exc
+        raise CoworkError(_("could not read {path}: {error}").format(path=location, error=exc)) from exc
     if _kind(platform) == "darwin":
         return _plist_enabled(data)
     return _desktop_entry_enabled(data.decode("utf-8", errors="replace"))
@@ -341,7 +350,7 @@ def enable(
         location.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(location, data, AUTOSTART_FILE_MODE)
     except OSError as exc:
-        raise CoworkError(f"could not write {location}: {exc}") from exc
+        raise CoworkError(_("could not write {path}: {error}").format(path=location, error=exc)) from exc
 
 
 def disable(platform: str | None = None, environ: Mapping[str, str] | None = None, home: Path | None = None) -> None:
@@ -355,4 +364,4 @@ def disable(platform: str | None = None, environ: Mapping[str, str] | None = Non
     try:
         location.unlink(missing_ok=True)
     except OSError as exc:
-        raise CoworkError(f"could not remove {location}: {exc}") from exc
+        raise CoworkError(_("could not remove {path}: {error}").format(path=location, error=exc)) from exc

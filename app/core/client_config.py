@@ -24,6 +24,7 @@ from typing import Any
 from app.core.atomic_file import write_atomic
 from app.core.client_locations import ClientLocation
 from app.core.errors import CoworkError, UsageError
+from app.core.i18n import _
 from app.core.paths import HOME_ENV, PRIVATE_FILE_MODE
 from app.core.self_command import app_argv
 
@@ -54,10 +55,12 @@ class ConfigFileError(UsageError):
     def __init__(self, path: Path, problem: str, line: int, column: int) -> None:
         self.path, self.problem, self.line, self.column = path, problem, line, column
         super().__init__(
-            f"{path} is not a valid Claude config: {problem} (line {line}, column {column}). "
-            "Nothing was changed. To fix it, open the file in a text editor and correct that spot "
-            "(JSON allows no comments or trailing commas, and every key and text needs double quotes), "
-            "or rename the file to start a fresh one; then run this command again."
+            _(
+                "{path} is not a valid Claude config: {problem} (line {line}, column {column}). "
+                "Nothing was changed. To fix it, open the file in a text editor and correct that spot "
+                "(JSON allows no comments or trailing commas, and every key and text needs double quotes), "
+                "or rename the file to start a fresh one; then run this command again."
+            ).format(path=path, problem=problem, line=line, column=column)
         )
 
 
@@ -173,7 +176,8 @@ def decode_config(raw: bytes, path: Path) -> str:
     except UnicodeDecodeError as exc:
         good = raw[: exc.start].decode(encoding, errors="replace")
         line, column = _line_column(good, len(good))
-        raise ConfigFileError(path, f"bytes that are not {encoding.upper()} text", line, column) from exc
+        problem = _("bytes that are not {encoding} text").format(encoding=encoding.upper())
+        raise ConfigFileError(path, problem, line, column) from exc
 
 
 class _Unwritable(ValueError):
@@ -189,21 +193,23 @@ def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise _Unwritable(f"the key {key!r} appears twice; delete one of them", _key_pattern(key), 2)
+            problem = _("the key {key} appears twice; delete one of them").format(key=repr(key))
+            raise _Unwritable(problem, _key_pattern(key), 2)
         result[key] = value
     return result
 
 
 def _refuse_constant(name: str) -> Any:
     """Python reads NaN and Infinity, but they are not JSON: Claude itself would reject the file."""
-    raise _Unwritable(f"{name} is not valid JSON", r"(?<![\w\"])(?=" + re.escape(name) + ")")
+    raise _Unwritable(_("{name} is not valid JSON").format(name=name), r"(?<![\w\"])(?=" + re.escape(name) + ")")
 
 
 def _finite_float(literal: str) -> float:
     """A number too large for a float would be written back as Infinity, breaking the file."""
     value = float(literal)
     if math.isinf(value):
-        raise _Unwritable(f"the number {literal} is too large", r"(?<![\w.])(?=" + re.escape(literal) + ")")
+        problem = _("the number {number} is too large").format(number=literal)
+        raise _Unwritable(problem, r"(?<![\w.])(?=" + re.escape(literal) + ")")
     return value
 
 
@@ -237,13 +243,14 @@ def parse_config(text: str, path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         start = len(text) - len(text.lstrip())
         line, column = _line_column(text, start)
-        raise ConfigFileError(path, "the file must hold one JSON object, { ... }", line, column)
+        raise ConfigFileError(path, _("the file must hold one JSON object, {{ ... }}").format(), line, column)
     servers = data.get(MCP_SERVERS_KEY, {})
     if not isinstance(servers, dict):
         line, column = _position(text, _key_pattern(MCP_SERVERS_KEY), 1)
-        raise ConfigFileError(
-            path, f'"{MCP_SERVERS_KEY}" must be an object, {{ ... }}, not {type(servers).__name__}', line, column
+        problem = _('"{key}" must be an object, {{ ... }}, not {kind}').format(
+            key=MCP_SERVERS_KEY, kind=type(servers).__name__
         )
+        raise ConfigFileError(path, problem, line, column)
     return data
 
 
@@ -254,7 +261,7 @@ def read_config(path: Path) -> ConfigDocument:
     except FileNotFoundError:
         return ConfigDocument(path, None, {})
     except OSError as exc:
-        raise ConfigWriteError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise ConfigWriteError(_("cannot read {path}: {error}").format(path=path, error=exc.strerror or exc)) from exc
     return ConfigDocument(path, raw, parse_config(decode_config(raw, path), path))
 
 
@@ -329,8 +336,10 @@ def _save(doc: ConfigDocument, text: str) -> Path | None:
             mode = stat.S_IMODE(path.stat().st_mode)
             if not mode & stat.S_IWUSR:
                 raise ConfigWriteError(
-                    f"{path} is read-only, so it was not changed. Make it writable "
-                    "(Windows: Properties, untick Read-only; macOS/Linux: chmod u+w) and run this again."
+                    _(
+                        "{path} is read-only, so it was not changed. Make it writable "
+                        "(Windows: Properties, untick Read-only; macOS/Linux: chmod u+w) and run this again."
+                    ).format(path=path)
                 )
             backup = _write_backup(path, doc.raw)
         write_atomic(path, text.encode("utf-8"), mode)
@@ -338,19 +347,27 @@ def _save(doc: ConfigDocument, text: str) -> Path | None:
         if backup is not None:
             backup.unlink(missing_ok=True)
         raise ConfigWriteError(
-            f"could not write {path}: {exc.strerror or exc}. The file was not changed. If another program "
-            "has it open or locked (an editor, a sync or backup tool), close that and run this again."
+            _(
+                "could not write {path}: {error}. The file was not changed. If another program "
+                "has it open or locked (an editor, a sync or backup tool), close that and run this again."
+            ).format(path=path, error=exc.strerror or exc)
         ) from exc
     _prune_backups(path)
     return backup
 
 
 def _conflict_message(where: str, state: str, existing: Any) -> str:
-    what = "an older install of this app" if state == STALE else "another program"
-    return (
-        f"{where} already has a {SERVER_NAME!r} entry that runs {what}: {json.dumps(existing)}. "
-        "Run connect again with --replace to replace it (the old entry is kept in a backup)."
-    )
+    if state == STALE:
+        text = _(
+            "{where} already has a {name} entry that runs an older install of this app: {entry}. "
+            "Run connect again with --replace to replace it (the old entry is kept in a backup)."
+        )
+    else:
+        text = _(
+            "{where} already has a {name} entry that runs another program: {entry}. "
+            "Run connect again with --replace to replace it (the old entry is kept in a backup)."
+        )
+    return text.format(where=where, name=repr(SERVER_NAME), entry=json.dumps(existing))
 
 
 def needs_restart(location: ClientLocation, change: ConfigChange) -> bool:
@@ -456,13 +473,18 @@ def _run_claude(argv: list[str]) -> subprocess.CompletedProcess[str]:
             creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # the windowed app must not flash one
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ClaudeCliError(f"could not run {' '.join(argv[:3])}: {exc}") from exc
+        problem = _("could not run {program}: {error}").format(program=" ".join(argv[:3]), error=exc)
+        raise ClaudeCliError(problem) from exc
 
 
 def _check(result: subprocess.CompletedProcess[str]) -> None:
     if result.returncode != 0:
         said = (result.stderr or result.stdout).strip()
-        raise ClaudeCliError(f"`{' '.join(result.args[:3])}` failed (exit {result.returncode}): {said}")
+        raise ClaudeCliError(
+            _("`{command}` failed (exit {code}): {error}").format(
+                command=" ".join(result.args[:3]), code=result.returncode, error=said
+            )
+        )
 
 
 def claude_code_entry(claude: str) -> Any:
@@ -550,7 +572,9 @@ def client_status(location: ClientLocation, wanted: Mapping[str, Any]) -> Client
 
 def _cli_of(location: ClientLocation) -> str:
     if location.cli_path is None:
-        raise UsageError(f"{location.name} is not installed here: {location.evidence}")
+        raise UsageError(
+            _("{client} is not installed here: {evidence}").format(client=location.name, evidence=location.evidence)
+        )
     return str(location.cli_path)
 
 

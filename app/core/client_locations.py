@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 
 from app.core.errors import UsageError
+from app.core.i18n import _
 
 CLAUDE_DESKTOP = "claude-desktop"
 CLAUDE_DESKTOP_STORE = "claude-desktop-store"
@@ -91,14 +92,14 @@ def desktop_config_path(platform: str, environ: Mapping[str, str], home: PurePat
     if family == MACOS:
         return PurePosixPath(home) / "Library" / "Application Support" / "Claude" / CONFIG_FILE_NAME
     if family == WINDOWS:
-        roaming, _ = windows_appdata(environ, home)
+        roaming, _local = windows_appdata(environ, home)
         return roaming / "Claude" / CONFIG_FILE_NAME
     return xdg_config_home(environ, home) / "Claude" / CONFIG_FILE_NAME
 
 
 def store_config_path(environ: Mapping[str, str], home: PurePath) -> PureWindowsPath:
     """The config file a Microsoft Store / MSIX install really reads (its virtualized AppData)."""
-    _, local = windows_appdata(environ, home)
+    _roaming, local = windows_appdata(environ, home)
     return local / "Packages" / MSIX_PACKAGE_FAMILY / "LocalCache" / "Roaming" / "Claude" / CONFIG_FILE_NAME
 
 
@@ -115,7 +116,7 @@ def find_executable(
     windows = platform_family(platform) == WINDOWS
     folders = [pure(d) for d in environ.get("PATH", "").split(";" if windows else ":") if d]
     if windows:
-        roaming, _ = windows_appdata(environ, home)
+        roaming, _local = windows_appdata(environ, home)
         folders += [pure(home) / ".local" / "bin", roaming / "npm"]
         extensions = [e.lower() for e in environ.get("PATHEXT", ".COM;.EXE;.BAT;.CMD").split(";") if e]
         names = [name + ext for ext in extensions]
@@ -147,7 +148,7 @@ def _desktop_standard(
         ]
         found = [p for p in [*apps, path.parent] if exists(p)]
     elif family == WINDOWS:
-        _, local = windows_appdata(environ, home)
+        _roaming, local = windows_appdata(environ, home)
         install_dir = local / WINDOWS_STANDARD_INSTALL_DIR
         store = exists(local / "Packages" / MSIX_PACKAGE_FAMILY)
         found = [install_dir] if exists(install_dir) else []
@@ -156,13 +157,13 @@ def _desktop_standard(
         if not found and not store and exists(path.parent):
             found = [path.parent]
         if store and not found and exists(path):
-            note = (
-                f"{path} exists but the Microsoft Store install of Claude Desktop ignores it; "
-                f"use the {CLAUDE_DESKTOP_STORE} client instead"
-            )
+            note = _(
+                "{path} exists but the Microsoft Store install of Claude Desktop ignores it; "
+                "use the {client} client instead"
+            ).format(path=path, client=CLAUDE_DESKTOP_STORE)
     else:
         found = [p for p in [path.parent] if exists(p)]
-    evidence = f"found {found[0]}" if found else "not found"
+    evidence = _("found {path}").format(path=found[0]) if found else _("not found")
     return ClientLocation(CLAUDE_DESKTOP, "Claude Desktop", bool(found), path, None, evidence, note)
 
 
@@ -170,7 +171,7 @@ def _desktop_store(environ: Mapping[str, str], home: PurePath, exists: Exists) -
     path = store_config_path(environ, home)
     package = path.parents[3]  # ...\Packages\Claude_pzs8sxrjxfjjc
     installed = exists(package)
-    evidence = f"found {package}" if installed else "not found"
+    evidence = _("found {path}").format(path=package) if installed else _("not found")
     return ClientLocation(
         CLAUDE_DESKTOP_STORE, "Claude Desktop (Microsoft Store)", installed, path, None, evidence
     )
@@ -178,7 +179,7 @@ def _desktop_store(environ: Mapping[str, str], home: PurePath, exists: Exists) -
 
 def _claude_code(platform: str, environ: Mapping[str, str], home: PurePath, exists: Exists) -> ClientLocation:
     cli = find_executable("claude", platform, environ, home, exists)
-    evidence = f"found {cli}" if cli else "`claude` not found on PATH"
+    evidence = _("found {path}").format(path=cli) if cli else _("`claude` not found on PATH")
     return ClientLocation(CLAUDE_CODE, "Claude Code", cli is not None, None, cli, evidence)
 
 
@@ -207,18 +208,27 @@ def select_clients(
         chosen = []
         for client_id in dict.fromkeys(requested):  # keep order, drop repeats
             if client_id not in CLIENT_IDS:
-                raise UsageError(f"unknown client {client_id!r}; known clients: {', '.join(CLIENT_IDS)}")
+                raise UsageError(
+                    _("unknown client {client}; known clients: {clients}").format(
+                        client=repr(client_id), clients=", ".join(CLIENT_IDS)
+                    )
+                )
             if client_id not in by_id:
-                raise UsageError(f"client {client_id!r} does not exist on this platform ({platform})")
+                raise UsageError(
+                    _("client {client} does not exist on this platform ({platform})").format(
+                        client=repr(client_id), platform=platform
+                    )
+                )
             chosen.append(by_id[client_id])
         return chosen
     installed = [loc for loc in locations if loc.installed]
     if not installed:
         default = by_id[CLAUDE_DESKTOP].config_path
         raise UsageError(
-            "no Claude install found on this computer. Install Claude Desktop or Claude Code and run "
-            f"this again, or write Claude Desktop's default config ({default}) now with "
-            f"--client {CLAUDE_DESKTOP}"
+            _(
+                "no Claude install found on this computer. Install Claude Desktop or Claude Code and run "
+                "this again, or write Claude Desktop's default config ({path}) now with --client {client}"
+            ).format(path=default, client=CLAUDE_DESKTOP)
         )
     return installed
 
@@ -244,11 +254,13 @@ def restart_argvs(
         if client_id == CLAUDE_DESKTOP_STORE:
             start = ["explorer.exe", f"shell:AppsFolder\\{MSIX_APP_ID}"]
         else:
-            _, local = windows_appdata(environ, home)
+            _roaming, local = windows_appdata(environ, home)
             start = [str(local / WINDOWS_STANDARD_INSTALL_DIR / "claude.exe")]
         return quit_argv, running, start
     raise UsageError(
-        f"restarting {client_id} is not supported on {platform}: quit Claude and start it again by hand"
+        _("restarting {client} is not supported on {platform}: quit Claude and start it again by hand").format(
+            client=client_id, platform=platform
+        )
     )
 
 

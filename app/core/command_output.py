@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.core.i18n import _, ngettext
+from app.core.i18n.formats import format_number
 from app.core.output_decoding import complete_utf8_prefix, decode_output, skip_utf8_continuation
 from app.core.output_files import OutputSpool
 
@@ -54,9 +56,10 @@ class OutputBudget:
 
     @property
     def label(self) -> str:
+        """What the user reads for this budget (the tray's menu, the CLI), in their language."""
         if self.chars is None:
-            return "1 MB per stream (like cowork-terminal-mcp)"
-        return f"{self.chars:,} characters"
+            return _("1 MB per stream (like cowork-terminal-mcp)")
+        return ngettext("{count} character", "{count} characters", self.chars).format(count=format_number(self.chars))
 
     @property
     def setting(self) -> str | int:
@@ -66,6 +69,12 @@ class OutputBudget:
 BUDGET_CHOICES = (OutputBudget(DEFAULT_BUDGET_CHARS), OutputBudget(100_000), OutputBudget(None))  # the tray's
 
 
+def _not_a_budget(value: object) -> str:
+    return _("the output budget is a number of characters or {seed}, not {value}").format(
+        seed=repr(SEED_BUDGET), value=repr(value)
+    )
+
+
 def parse_budget(value: object) -> OutputBudget:
     """A budget from a setting, the CLI or the environment: a number of characters, or "seed"."""
     if isinstance(value, str):
@@ -73,12 +82,16 @@ def parse_budget(value: object) -> OutputBudget:
         if text == SEED_BUDGET:
             return OutputBudget(None)
         if not text.isdigit():
-            raise ValueError(f"the output budget is a number of characters or {SEED_BUDGET!r}, not {value!r}")
+            raise ValueError(_not_a_budget(value))
         value = int(text)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"the output budget is a number of characters or {SEED_BUDGET!r}, not {value!r}")
+        raise ValueError(_not_a_budget(value))
     if not MIN_BUDGET_CHARS <= value <= MAX_BUDGET_CHARS:
-        raise ValueError(f"the output budget must be from {MIN_BUDGET_CHARS:,} to {MAX_BUDGET_CHARS:,} characters")
+        raise ValueError(
+            _("the output budget must be from {low} to {high} characters").format(
+                low=format_number(MIN_BUDGET_CHARS), high=format_number(MAX_BUDGET_CHARS)
+            )
+        )
     return OutputBudget(value)
 
 

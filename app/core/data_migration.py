@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath, PureWindowsPath
 from typing import Any
 
+from app.core.i18n import _
 from app.core.paths import HOME_ENV, AppPaths, windows_profile
 
 LEGACY_DIR_NAME = "cowork-terminal"
@@ -53,9 +54,9 @@ class MigrationReport:
     @property
     def notice(self) -> str:
         """What the user reads once: what came along and what did not."""
-        parts = ["Cowork Terminal moved its data to a new folder."]
+        parts = [_("Cowork Terminal moved its data to a new folder.")]
         if self.dropped_settings:
-            parts.append("Settings that allowed more than the defaults were reset; set them again in the app.")
+            parts.append(_("Settings that allowed more than the defaults were reset; set them again in the app."))
         parts.extend(self.problems)
         return " ".join(parts)
 
@@ -135,7 +136,8 @@ def migrate(paths: AppPaths, sources: LegacySources) -> MigrationReport | None:
             if msix_journal.is_file():
                 _import_history(msix_journal, staging, report)
         except sqlite3.DatabaseError as exc:
-            report.problems.append(f"The old activity log could not be read ({exc}); it starts empty.")
+            unreadable = _("The old activity log could not be read ({error}); it starts empty.")
+            report.problems.append(unreadable.format(error=exc))
             staging.unlink(missing_ok=True)
             logger.warning("could not move the old journal from %s", sources.local, exc_info=True)
         if staging.exists():

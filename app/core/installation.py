@@ -12,6 +12,8 @@ import posixpath
 import sys
 from dataclasses import dataclass
 
+from app.core.i18n import _
+
 DEB = "deb"  # /opt/cowork-terminal from the .deb (apt)
 TARBALL = "tarball"  # the .tar.gz unpacked anywhere
 WINDOWS_INSTALLER = "windows-installer"  # the NSIS installer, with its Uninstall.exe
@@ -65,22 +67,23 @@ def this_install() -> Install:
 def removal_hint(install: Install) -> str:
     """The last step, which only the user can take: removing the program itself, the way it came."""
     if install.kind == DEB:
-        return f"To remove the program itself: sudo apt remove {DEB_PACKAGE}"
+        return _("To remove the program itself: {command}").format(command=f"sudo apt remove {DEB_PACKAGE}")
     if install.kind == TARBALL:
-        return f"To remove the program itself, delete its folder: rm -r '{install.folder}'"
+        return _("To remove the program itself, delete its folder: {command}").format(
+            command=f"rm -r '{install.folder}'"
+        )
     if install.kind == WINDOWS_INSTALLER:
-        return (
+        return _(
             "To remove the program itself: Settings > Apps > Installed apps > Cowork Terminal > Uninstall "
-            f"(or run {ntpath.join(install.folder, WINDOWS_UNINSTALLER)})."
-        )
+            "(or run {program})."
+        ).format(program=ntpath.join(install.folder, WINDOWS_UNINSTALLER))
     if install.kind == MACOS_APP:
-        return f"To remove the program itself, drag {install.folder} to the Trash."
+        return _("To remove the program itself, drag {path} to the Trash.").format(path=install.folder)
     if install.folder:
-        return (
-            "To remove the program itself: pip uninstall cowork-terminal, or delete the virtual environment "
-            f"{install.folder}."
-        )
-    return "To remove the program itself: pip uninstall cowork-terminal"
+        return _(
+            "To remove the program itself: pip uninstall cowork-terminal, or delete the virtual environment {path}."
+        ).format(path=install.folder)
+    return _("To remove the program itself: {command}").format(command="pip uninstall cowork-terminal")
 
 
 def same_program(a: str, b: str) -> bool:

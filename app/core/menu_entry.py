@@ -17,6 +17,7 @@ from pathlib import Path, PurePath, PurePosixPath
 from app.core.atomic_file import write_atomic
 from app.core.autostart import COMMENT, DESKTOP_FILE_NAME, DESKTOP_ICON, DISPLAY_NAME, exec_value, string_value
 from app.core.errors import CoworkError
+from app.core.i18n import LANGUAGES, N_, _, load_translation
 
 # Where the .tar.gz keeps the icons beside the executable: the hicolor layout the .deb installs.
 BUNDLED_ICONS = PurePosixPath("share") / "icons" / "hicolor"
@@ -40,15 +41,21 @@ def icon_path(environ: Mapping[str, str], home: PurePath, size: int) -> PurePosi
     return xdg_data_home(environ, home) / "icons" / "hicolor" / f"{size}x{size}" / "apps" / f"{DESKTOP_ICON}.png"
 
 
+GENERIC_NAME = N_("AI terminal access")
+
+
 def menu_desktop_entry(command: Sequence[str]) -> str:
     """The menu entry: starts the tray; `TryExec` hides it once the program's folder is deleted."""
     return (
         "[Desktop Entry]\n"
         "Type=Application\n"
         f"Name={DISPLAY_NAME}\n"
-        "GenericName=AI terminal access\n"
-        f"Comment={COMMENT}\n"
-        f"TryExec={string_value(command[0])}\n"
+        f"GenericName={GENERIC_NAME}\n"
+        # Each language's words, which menus and launchers show (the English lines are the default).
+        + "".join(f"GenericName[{code}]={load_translation(code).gettext(GENERIC_NAME)}\n" for code in LANGUAGES[1:])
+        + f"Comment={COMMENT}\n"
+        + "".join(f"Comment[{code}]={load_translation(code).gettext(COMMENT)}\n" for code in LANGUAGES[1:])
+        + f"TryExec={string_value(command[0])}\n"
         f"Exec={exec_value(command)}\n"
         f"Icon={DESKTOP_ICON}\n"
         "Terminal=false\n"
@@ -87,7 +94,7 @@ def install_menu_entry(
         write_atomic(entry, menu_desktop_entry(command).encode("utf-8"), MENU_ENTRY_MODE)
         written.append(entry)
     except OSError as exc:
-        raise CoworkError(f"could not write the menu entry: {exc}") from exc
+        raise CoworkError(_("could not write the menu entry: {error}").format(error=exc)) from exc
     return written
 
 

@@ -20,6 +20,7 @@ from app.core import autostart
 from app.core import client_config as cc
 from app.core import client_locations as cl
 from app.core.errors import CoworkError
+from app.core.i18n import _
 from app.core.installation import same_program
 from app.core.paths import HOME_ENV
 from app.core.self_command import app_argv
@@ -32,7 +33,7 @@ OTHER_COPY = "other copy"  # it exists, but is another copy of this app
 class Repair:
     """One entry rewritten to run this copy."""
 
-    what: str  # "Start at login", or the Claude client's name
+    what: str  # "Start at login" (in the user's language), or the Claude client's name
     old_program: str
     new_program: str
     why: str  # MISSING or OTHER_COPY
@@ -41,10 +42,13 @@ class Repair:
     @property
     def notice(self) -> str:
         """The words the user reads: what it was, what it is now, where the old file went."""
-        was = "which no longer exists" if self.why == MISSING else "another copy of Cowork Terminal"
-        text = f"{self.what} started {self.old_program} ({was}); it now starts this copy, {self.new_program}."
+        if self.why == MISSING:
+            text = _("{what} started {old} (which no longer exists); it now starts this copy, {new}.")
+        else:
+            text = _("{what} started {old} (another copy of Cowork Terminal); it now starts this copy, {new}.")
+        text = text.format(what=self.what, old=self.old_program, new=self.new_program)
         if self.backup:
-            text += f" The previous file is kept as {self.backup}."
+            text += " " + _("The previous file is kept as {path}.").format(path=self.backup)
         return text
 
 
@@ -82,7 +86,7 @@ def repair_stale_entries(
         why = staleness(command[0], launch[0], exists) if command else None
         if command and why:
             autostart.enable(platform, environ, home, command=launch)
-            repairs.append(Repair("Start at login", command[0], launch[0], why))
+            repairs.append(Repair(_("Start at login"), command[0], launch[0], why))
     except CoworkError:
         pass
     for location in cl.locate_clients(platform, environ, home, cl.real_exists):

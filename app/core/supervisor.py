@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from app.core import orphans
 from app.core.approval import ApprovalMode, approval_mode
 from app.core.command_output import OutputBudget, output_budget
+from app.core.i18n import N_, _, ngettext
 from app.core.journal import JOURNAL_REPLACED_SETTING, CommandRecord, Journal, ServerRecord, Status
 from app.core.messages import PAUSED_MESSAGE
 
@@ -44,7 +45,7 @@ APPROVAL_NEEDED = "approval-needed"  # the tray also opens the approval prompt f
 JOURNAL_REPLACED = "journal-replaced"
 JOURNAL_REPLACED_TOLD_SETTING = "tray.journal_replaced_told"  # the `at` of the replacement last told
 # Where the pause switch is, by whether the tray icon has a menu (the xorg fallback has none).
-PAUSE_WHERE = {True: "Pause host access in this icon's menu", False: "Pause in the activity log window"}
+PAUSE_WHERE = {True: N_("Pause host access in this icon's menu"), False: N_("Pause in the activity log window")}
 
 
 @dataclass(frozen=True)
@@ -199,27 +200,30 @@ class Supervisor:
             crash = CrashInfo(server_id, ended[server_id].client_label, now, interrupted[server_id])
             self._last_crash = crash
             count = self._crashes.record(now)
-            lost = f" {crash.interrupted} running command(s) were interrupted." if crash.interrupted else ""
-            notices.append(
-                Notice(
-                    SERVER_CRASHED,
-                    "Cowork Terminal server crashed",
-                    f"The server used by {crash.client_label} stopped unexpectedly.{lost} "
-                    "Claude starts a new one when it next needs it.",
+            message = [_("The server used by {client} stopped unexpectedly.").format(client=crash.client_label)]
+            if crash.interrupted:
+                message.append(
+                    ngettext(
+                        "{count} running command was interrupted.",
+                        "{count} running commands were interrupted.",
+                        crash.interrupted,
+                    ).format(count=crash.interrupted)
                 )
-            )
+            message.append(_("Claude starts a new one when it next needs it."))
+            notices.append(Notice(SERVER_CRASHED, _("Cowork Terminal server crashed"), " ".join(message)))
             loop_noticed = self._crash_loop_noticed_at
             if count >= CRASH_LOOP_COUNT and (loop_noticed is None or now - loop_noticed >= self._crashes.window_s):
                 self._crash_loop_noticed_at = now
                 minutes = round(self._crashes.window_s / 60)
-                notices.append(
-                    Notice(
-                        CRASH_LOOP,
-                        "Cowork Terminal servers keep crashing",
-                        f"{count} servers stopped unexpectedly in the last {minutes} minutes. "
-                        f"The app log (in {self.journal.paths.log_dir}) and the activity log show what they ran.",
-                    )
+                stopped = ngettext(
+                    "{count} servers stopped unexpectedly in the last {minutes} minute.",
+                    "{count} servers stopped unexpectedly in the last {minutes} minutes.",
+                    minutes,
+                ).format(count=count, minutes=minutes)
+                where = _("The app log (in {folder}) and the activity log show what they ran.").format(
+                    folder=self.journal.paths.log_dir
                 )
+                notices.append(Notice(CRASH_LOOP, _("Cowork Terminal servers keep crashing"), f"{stopped} {where}"))
         return notices
 
     def _first_connections(self, servers: tuple[ServerRecord, ...]) -> list[Notice]:
@@ -238,9 +242,11 @@ class Supervisor:
         return [
             Notice(
                 FIRST_CONNECTION,
-                f"{friendly_client_name(name)} connected to Cowork Terminal",
-                f"{_who(name, labels[name])} connected for the first time. Everything it runs on this computer "
-                f"shows in the activity log, and {PAUSE_WHERE[self.has_menu]} stops it at any time.",
+                _("{client} connected to Cowork Terminal").format(client=friendly_client_name(name)),
+                _(
+                    "{client} connected for the first time. Everything it runs on this computer "
+                    "shows in the activity log, and {where} stops it at any time."
+                ).format(client=_who(name, labels[name]), where=_(PAUSE_WHERE[self.has_menu])),
             )
             for name in new
         ]
@@ -255,9 +261,10 @@ class Supervisor:
         return [
             Notice(
                 JOURNAL_REPLACED,
-                "Cowork Terminal started a new activity journal",
-                f"The old one was damaged ({replaced.get('reason')}). It was kept as {replaced.get('moved_to')}; "
-                "nothing was deleted.",
+                _("Cowork Terminal started a new activity journal"),
+                _("The old one was damaged ({reason}). It was kept as {path}; nothing was deleted.").format(
+                    reason=replaced.get("reason"), path=replaced.get("moved_to")
+                ),
             )
         ]
 
@@ -269,8 +276,10 @@ class Supervisor:
         return [
             Notice(
                 APPROVAL_NEEDED,
-                "A command is waiting for your approval",
-                f"{friendly_client_name(c.client_name)} wants to run: {c.command[:120]}",
+                _("A command is waiting for your approval"),
+                _("{client} wants to run: {command}").format(
+                    client=friendly_client_name(c.client_name), command=c.command[:120]
+                ),
             )
             for c in sorted(new, key=lambda c: c.id)
         ]
@@ -290,15 +299,13 @@ class Supervisor:
             return []
         count, self._refusals_unreported = self._refusals_unreported, 0
         self._last_refusal_notice_at = now
-        what = "a command" if count == 1 else f"{count} commands"
-        return [
-            Notice(
-                REFUSED_WHILE_PAUSED,
-                "Host access is paused",
-                f"Cowork Terminal refused {what} from Claude because host access is paused. "
-                f"Turn off {PAUSE_WHERE[self.has_menu]} to let it run commands again.",
-            )
-        ]
+        refused = ngettext(
+            "Cowork Terminal refused {count} command from Claude because host access is paused.",
+            "Cowork Terminal refused {count} commands from Claude because host access is paused.",
+            count,
+        ).format(count=count)
+        how = _("Turn off {where} to let it run commands again.").format(where=_(PAUSE_WHERE[self.has_menu]))
+        return [Notice(REFUSED_WHILE_PAUSED, _("Host access is paused"), f"{refused} {how}")]
 
 
 # What Claude's apps call themselves in the MCP handshake -> the name people know them by.

@@ -26,6 +26,8 @@ from app.core import app_processes, autostart, menu_entry
 from app.core import client_config as cc
 from app.core import client_locations as cl
 from app.core.errors import CoworkError
+from app.core.i18n import _, ngettext
+from app.core.i18n.formats import format_number
 from app.core.installation import Install, removal_hint
 from app.core.paths import APP_NAME, HOME_ENV, AppPaths
 
@@ -61,26 +63,35 @@ class UninstallPlan:
         """What will go, one line each, in the order it goes."""
         lines = []
         if self.tray_running:
-            lines.append("Quit the Cowork Terminal tray app")
+            lines.append(_("Quit the Cowork Terminal tray app"))
         for client in self.clients:
-            where = client.location.config_path or "its `claude` CLI"
-            lines.append(f"Remove Cowork Terminal from {client.location.name} ({where})")
+            where = client.location.config_path or _("its `claude` CLI")
+            remove = _("Remove Cowork Terminal from {client} ({where})")
+            lines.append(remove.format(client=client.location.name, where=where))
         if self.autostart:
-            lines.append(f"Turn off Start at login ({self.autostart})")
+            lines.append(_("Turn off Start at login ({where})").format(where=self.autostart))
         if self.menu_files:
-            lines.append(f"Remove the menu entry and icons ({len(self.menu_files)} files)")
+            count = len(self.menu_files)
+            lines.append(
+                ngettext(
+                    "Remove the menu entry and icons ({count} file)",
+                    "Remove the menu entry and icons ({count} files)",
+                    count,
+                ).format(count=count)
+            )
         if self.servers:
-            lines.append(f"Stop {_servers(self.servers)} of this install")
+            lines.append(_("Stop {servers} of this install").format(servers=_servers(self.servers)))
         if self.delete_data:
-            lines += [f"Delete {path}" for path in self.data]
+            lines += [_("Delete {path}").format(path=path) for path in self.data]
         return lines
 
     def stays(self) -> list[str]:
         """What stays, and why: said before and after, so nobody is surprised."""
-        lines = [f"Kept: {text}" for text in self.left_alone]
+        lines = [_("Kept: {what}").format(what=text) for text in self.left_alone]
         if not self.delete_data:
             for path in self.data_folders:
-                lines.append(f"Kept: your command history and logs in {path} (delete them with --data)")
+                kept = _("Kept: your command history and logs in {path} (delete them with --data)")
+                lines.append(kept.format(path=path))
         return lines
 
 
@@ -92,8 +103,9 @@ class UninstallReport:
 
 def _servers(pids: tuple[int, ...]) -> str:
     """"the running server (pid 12)", "2 running servers (pid 12, 13)"."""
-    what = "the running server" if len(pids) == 1 else f"{len(pids)} running servers"
-    return f"{what} (pid {', '.join(str(pid) for pid in pids)})"
+    return ngettext(
+        "the running server (pid {pids})", "{count} running servers (pid {pids})", len(pids)
+    ).format(count=len(pids), pids=", ".join(str(pid) for pid in pids))
 
 
 def _is_ours(entry: object) -> bool:
@@ -133,8 +145,10 @@ def plan_uninstall(
             else:
                 if _is_ours(_claude_code_config_entry(home)):
                     manual.append(
-                        f"{location.name} still lists Cowork Terminal in {Path(home, CLAUDE_CODE_CONFIG)}, and its "
-                        f"`claude` command was not found: run `claude mcp remove --scope user {cc.SERVER_NAME}`."
+                        _(
+                            "{client} still lists Cowork Terminal in {path}, and its `claude` command was not found: "
+                            "run `claude mcp remove --scope user {name}`."
+                        ).format(client=location.name, path=Path(home, CLAUDE_CODE_CONFIG), name=cc.SERVER_NAME)
                     )
                 continue
         except CoworkError as exc:
@@ -145,12 +159,16 @@ def plan_uninstall(
         if _is_ours(entry):
             clients.append(ClientEntry(location, entry))
         else:
-            left_alone.append(f"{location.name}'s {cc.SERVER_NAME!r} entry runs another program: {json.dumps(entry)}")
+            left_alone.append(
+                _("{client}'s {name} entry runs another program: {entry}").format(
+                    client=location.name, name=repr(cc.SERVER_NAME), entry=json.dumps(entry)
+                )
+            )
     try:
         autostart_on = autostart.is_enabled(platform, environ, home)
     except CoworkError as exc:
         autostart_on = False
-        manual.append(f"Start at login could not be read: {exc}")
+        manual.append(_("Start at login could not be read: {error}").format(error=exc))
     menu_files = tuple(menu_entry.menu_entry_files(environ, home)) if platform.startswith("linux") else ()
     data, kept = _data_to_delete(paths, environ)
     return UninstallPlan(
@@ -198,23 +216,24 @@ def run_uninstall(
         try:
             detail = action()
         except (CoworkError, OSError) as exc:
-            report.failed.append(f"{done}: failed: {exc}")
+            report.failed.append(_("{step}: failed: {error}").format(step=done, error=exc))
             return
         report.done.append(f"{done} {detail}" if detail else done)
 
     if plan.tray_running:
-        attempt("Quit the tray app", lambda: _quit_tray(paths))
+        attempt(_("Quit the tray app"), lambda: _quit_tray(paths))
     for client in plan.clients:
-        attempt(f"Removed Cowork Terminal from {client.location.name}", lambda c=client: _disconnect(c.location))
+        removed = _("Removed Cowork Terminal from {client}").format(client=client.location.name)
+        attempt(removed, lambda c=client: _disconnect(c.location))
     if plan.autostart:
-        attempt("Turned off Start at login", lambda: autostart.disable(platform, environ, home))
+        attempt(_("Turned off Start at login"), lambda: autostart.disable(platform, environ, home))
     for path in plan.menu_files:
-        attempt(f"Removed {path}", lambda p=path: p.unlink(missing_ok=True))
+        attempt(_("Removed {path}").format(path=path), lambda p=path: p.unlink(missing_ok=True))
     if plan.servers:
-        attempt(f"Stopped {_servers(plan.servers)}", lambda: _stop_servers(plan.servers))
+        attempt(_("Stopped {servers}").format(servers=_servers(plan.servers)), lambda: _stop_servers(plan.servers))
     deleted = plan.data if plan.delete_data else ()
     for path in deleted:
-        attempt(f"Deleted {path}", lambda p=path: _delete(p))
+        attempt(_("Deleted {path}").format(path=path), lambda p=path: _delete(p))
     for folder in {p.parent for p in deleted}:  # an app folder left empty goes too
         if folder.name.lower() == APP_NAME and folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
@@ -223,12 +242,16 @@ def run_uninstall(
 
 def _quit_tray(paths: AppPaths) -> None:
     if not app_processes.stop_tray(paths):
-        raise CoworkError(f"it did not quit within {app_processes.TRAY_QUIT_WAIT_S:g} s; quit it from its menu")
+        raise CoworkError(
+            _("it did not quit within {seconds} s; quit it from its menu").format(
+                seconds=format_number(app_processes.TRAY_QUIT_WAIT_S, None)
+            )
+        )
 
 
 def _disconnect(location: cl.ClientLocation) -> str | None:
     change = cc.disconnect_client(location, cc.this_app_entry())
-    return f"(previous file kept as {change.backup})" if change.backup else None
+    return _("(previous file kept as {path})").format(path=change.backup) if change.backup else None
 
 
 def _stop_servers(pids: tuple[int, ...]) -> None:
@@ -246,8 +269,8 @@ def closing_words(plan: UninstallPlan, report: UninstallReport | None = None) ->
     """What the user reads last: what stays, what is left for them to do, how to remove the program."""
     lines = plan.stays() + list(plan.manual)
     if plan.clients and any(c.location.config_path is not None for c in plan.clients):
-        lines.append("Quit Claude Desktop and open it again: it reads its config only at start.")
+        lines.append(_("Quit Claude Desktop and open it again: it reads its config only at start."))
     if report is not None and report.failed:
-        lines.append("Some steps failed (see above): fix what they say and run `cowork-terminal uninstall` again.")
+        lines.append(_("Some steps failed (see above): fix what they say and run `cowork-terminal uninstall` again."))
     lines.append(removal_hint(plan.install))
     return lines

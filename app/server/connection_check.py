@@ -34,6 +34,8 @@ from app.core import client_config as cc
 from app.core.bash_resolver import BASH_PATH_ENV
 from app.core.client_locations import ClientLocation
 from app.core.errors import CoworkError
+from app.core.i18n import _
+from app.core.i18n.formats import format_number
 from app.core.messages import NO_TRAY_MESSAGE, PAUSED_MESSAGE
 from app.core.supervisor import CHECK_CLIENT_NAME
 
@@ -92,7 +94,9 @@ def read_entry(location: ClientLocation) -> Any:
         return cc.desktop_entry(Path(location.config_path))
     if location.cli_path is not None:
         return cc.claude_code_entry(str(location.cli_path))
-    raise CoworkError(f"{location.name} is not installed here: {location.evidence}")
+    raise CoworkError(
+        _("{client} is not installed here: {evidence}").format(client=location.name, evidence=location.evidence)
+    )
 
 
 def check_client(
@@ -120,25 +124,30 @@ def check_entry(
         return CheckResult(
             client_id,
             NO_ENTRY,
-            f"{client_name} has no {cc.SERVER_NAME!r} entry, so Claude cannot start Cowork Terminal. "
-            "Connect it from the tray menu (Connect to Claude) or with `cowork-terminal connect`.",
+            _(
+                "{client} has no {entry} entry, so Claude cannot start Cowork Terminal. "
+                "Connect it from the tray menu (Connect to Claude) or with `cowork-terminal connect`."
+            ).format(client=client_name, entry=repr(cc.SERVER_NAME)),
         )
     if state == cc.STALE:
         command = str(entry.get("command"))
-        gone = "" if Path(command).exists() else " That program no longer exists."
+        message = [
+            _("{client}'s entry is stale: it starts an older install of Cowork Terminal ({command}), not this one.")
+        ]
+        if not Path(command).exists():
+            message.append(_("That program no longer exists."))
+        message.append(_("Connect again to point it at this install."))
         return CheckResult(
-            client_id,
-            STALE_ENTRY,
-            f"{client_name}'s entry is stale: it starts an older install of Cowork Terminal ({command}), "
-            f"not this one.{gone} Connect again to point it at this install.",
-            entry,
+            client_id, STALE_ENTRY, " ".join(message).format(client=client_name, command=command), entry
         )
     if state == cc.FOREIGN:
         return CheckResult(
             client_id,
             FOREIGN_ENTRY,
-            f"{client_name}'s {cc.SERVER_NAME!r} entry runs another program: {json.dumps(entry)}. "
-            "Connect again to replace it with this app (the old file is kept as a backup).",
+            _(
+                "{client}'s {name} entry runs another program: {entry}. "
+                "Connect again to replace it with this app (the old file is kept as a backup)."
+            ).format(client=client_name, name=repr(cc.SERVER_NAME), entry=json.dumps(entry)),
             entry,
         )
     return anyio.run(_probe, client_id, client_name, dict(entry), timeout_s)
@@ -184,25 +193,28 @@ async def _probe(client_id: str, client_name: str, entry: dict[str, Any], timeou
         except TimeoutError:
             return result(
                 TIMED_OUT,
-                f"The server for {client_name} did not answer within {timeout_s:g} s ({command}). "
-                "It may be stuck at start; the app log and its stderr below may say why.",
+                _(
+                    "The server for {client} did not answer within {seconds} s ({command}). "
+                    "It may be stuck at start; the app log and its stderr below may say why."
+                ).format(client=client_name, seconds=format_number(timeout_s, None), command=command),
                 stderr(),
             )
         except OSError as exc:  # raised by the spawn itself: the command cannot be started at all
             return result(
                 COMMAND_NOT_FOUND,
-                f"{client_name}'s entry starts {command}, which cannot be run: {exc.strerror or exc}. "
-                "Connect again from this install to write a working entry.",
+                _(
+                    "{client}'s entry starts {command}, which cannot be run: {error}. "
+                    "Connect again from this install to write a working entry."
+                ).format(client=client_name, command=command, error=exc.strerror or exc),
             )
         except Exception as exc:  # the connection closed before an answer: the server died
             said = stderr()
             reasons = "; ".join(str(leaf) for leaf in _leaves(exc))
-            detail = f" It wrote:\n{_excerpt(said)}" if said.strip() else " It wrote nothing to stderr."
-            return result(
-                CRASHED_AT_START,
-                f"The server for {client_name} stopped at start ({reasons}).{detail}",
-                said,
+            stopped = _("The server for {client} stopped at start ({reasons}).").format(
+                client=client_name, reasons=reasons
             )
+            detail = _("It wrote:") + "\n" + _excerpt(said) if said.strip() else _("It wrote nothing to stderr.")
+            return result(CRASHED_AT_START, f"{stopped} {detail}", said)
         said = stderr()
 
     text = reply.content[0].text if reply.content and hasattr(reply.content[0], "text") else ""
@@ -210,25 +222,34 @@ async def _probe(client_id: str, client_name: str, entry: dict[str, Any], timeou
         if PAUSED_MESSAGE in text:
             return result(
                 PAUSED,
-                f"{client_name}'s server starts and answers, but host access is paused, so it refused "
-                "the test command. Untick Pause host access to let Claude run commands.",
+                _(
+                    "{client}'s server starts and answers, but host access is paused, so it refused "
+                    "the test command. Untick Pause host access to let Claude run commands."
+                ).format(client=client_name),
             )
         if NO_TRAY_MESSAGE in text:
             return result(
                 NO_TRAY,
-                f"{client_name}'s server starts and answers, but refuses commands because the Cowork Terminal "
-                "app is not running. Start the app (it puts an icon in the tray), then check again.",
+                _(
+                    "{client}'s server starts and answers, but refuses commands because the Cowork Terminal "
+                    "app is not running. Start the app (it puts an icon in the tray), then check again."
+                ).format(client=client_name),
             )
         if any(sign in text.lower() for sign in BASH_MISSING_SIGNS):
-            return result(BASH_NOT_FOUND, f"{client_name}'s server starts, but cannot run bash. {text}", said)
-        return result(REFUSED, f"{client_name}'s server refused the test command: {text}", said)
+            cannot = _("{client}'s server starts, but cannot run bash.").format(client=client_name)
+            return result(BASH_NOT_FOUND, f"{cannot} {text}", said)
+        refused = _("{client}'s server refused the test command: {text}").format(client=client_name, text=text)
+        return result(REFUSED, refused, said)
 
     data = reply.structured_content or {}
     if data.get("stdout") == CHECK_OUTPUT and data.get("exitCode") == 0:
-        return result(OK, f"{client_name} is connected: its server started and ran `{CHECK_COMMAND}`.")
+        ok = _("{client} is connected: its server started and ran `{command}`.")
+        return result(OK, ok.format(client=client_name, command=CHECK_COMMAND))
     return result(
         WRONG_OUTPUT,
-        f"{client_name}'s server ran `{CHECK_COMMAND}` but got back {json.dumps(data)[:500]} instead of "
-        f"{CHECK_OUTPUT!r}. Something in the shell's start-up files may print text or change `echo`.",
+        _(
+            "{client}'s server ran `{command}` but got back {output} instead of {expected}. "
+            "Something in the shell's start-up files may print text or change `echo`."
+        ).format(client=client_name, command=CHECK_COMMAND, output=json.dumps(data)[:500], expected=repr(CHECK_OUTPUT)),
         said,
     )

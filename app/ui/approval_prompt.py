@@ -20,6 +20,7 @@ import tkinter as tk
 from tkinter import ttk
 from typing import Any, Protocol
 
+from app.core.i18n import N_, _, ngettext
 from app.core.rules import FOLDER_SCOPE, SESSION_SCOPE, short_folder
 from app.ui.held_command import Decision, WaitingCommand
 from app.ui.window_link import TrayLine
@@ -29,7 +30,7 @@ POLL_MS = 100
 # one shown was answered elsewhere and the next replaced it): a click aimed at the previous command
 # must never approve one the user has not read; nor can a program's keystroke sent the moment it opens.
 ARM_DELAY_MS = 1000
-TITLE = "Cowork Terminal: approve a command?"
+TITLE = N_("Cowork Terminal: approve a command?")
 WRAP_PX = 560
 
 
@@ -45,8 +46,8 @@ def time_left(seconds: float) -> str:
     """"4:05 left" / "12 s left": the countdown's words."""
     seconds = max(0, int(seconds + 0.999))
     if seconds < 60:
-        return f"{seconds} s left"
-    return f"{seconds // 60}:{seconds % 60:02d} left"
+        return _("{seconds} s left").format(seconds=seconds)
+    return _("{time} left").format(time=f"{seconds // 60}:{seconds % 60:02d}")
 
 
 class ApprovalPrompt:
@@ -59,7 +60,7 @@ class ApprovalPrompt:
         self.current: WaitingCommand | None = None
         self._arming: str | None = None  # the pending `after` that enables the buttons
         self._synthetic = False  # the last press on an allowing button was sent by a program (XSendEvent)
-        root.title(TITLE)
+        root.title(_(TITLE))
         root.attributes("-topmost", True)
         root.minsize(560, 340)
         root.protocol("WM_DELETE_WINDOW", self.root.withdraw)  # closing hides it; the question stays open
@@ -80,17 +81,17 @@ class ApprovalPrompt:
         self.remaining.pack(anchor="w")
         self.advice = ttk.Label(
             frame, foreground="#555555", wraplength=WRAP_PX, justify="left",
-            text="Allow only if you know what it does: it runs with your full permissions. Esc denies.",
+            text=_("Allow only if you know what it does: it runs with your full permissions. Esc denies."),
         )  # fmt: skip
         self.advice.pack(anchor="w", pady=(2, 0))
 
         buttons = ttk.Frame(frame)
         buttons.pack(fill="x", pady=(10, 0))
         # Created in this order for the keyboard: Deny has the focus, Tab leads to Allow once.
-        self.deny_button = ttk.Button(buttons, text="Deny", command=lambda: self.answer(False))
+        self.deny_button = ttk.Button(buttons, text=_("Deny"), command=lambda: self.answer(False))
         self.deny_button.pack(side="right")
         # Allow is deliberately not the default button: Enter must never approve by accident.
-        self.allow_button = ttk.Button(buttons, text="Allow once", command=lambda: self.answer(True))
+        self.allow_button = ttk.Button(buttons, text=_("Allow once"), command=lambda: self.answer(True))
         self.allow_button.pack(side="right", padx=(0, 8))
         self.rules_row = ttk.Frame(frame)
         self.rule_button = ttk.Button(self.rules_row, command=lambda: self.answer(True, FOLDER_SCOPE))
@@ -135,22 +136,29 @@ class ApprovalPrompt:
 
     def _more(self, count: int) -> None:
         assert self.current is not None
-        more = f" ({count - 1} more waiting)" if count > 1 else ""
-        self.heading.configure(text=f"{self.current.client} wants to run this command on your computer{more}:")
+        client = self.current.client
+        heading = _("{client} wants to run this command on your computer:").format(client=client)
+        if count > 1:
+            more = ngettext("{count} more waiting", "{count} more waiting", count - 1).format(count=count - 1)
+            heading = _("{client} wants to run this command on your computer ({more}):")
+            heading = heading.format(client=client, more=more)
+        self.heading.configure(text=heading)
 
     def show(self, held: WaitingCommand) -> None:
         self.current = held
-        self.what.configure(text="\n".join(held.plain) or "It needs your approval.")
+        self.what.configure(text="\n".join(held.plain) or _("It needs your approval."))
         self.command.configure(state="normal")
         self.command.delete("1.0", "end")
         self.command.insert("1.0", held.command)
         self.command.configure(state="disabled")  # selectable and copyable, not editable
-        folder = short_folder(held.cwd) if held.cwd else "the agent's shell session"
-        extra = f"    Extra environment: {', '.join(held.env_keys)}" if held.env_keys else ""
-        self.details.configure(text=f"In folder: {folder}{extra}")
+        folder = short_folder(held.cwd) if held.cwd else _("the agent's shell session")
+        details = [_("In folder: {folder}").format(folder=folder)]
+        if held.env_keys:
+            details.append(_("Extra environment: {names}").format(names=", ".join(held.env_keys)))
+        self.details.configure(text="    ".join(details))
         if held.proposal is not None:
-            self.rule_button.configure(text=f"Always allow {held.proposal.description()}")
-            self.session_button.configure(text="Allow these for this session only")
+            self.rule_button.configure(text=_("Always allow {what}").format(what=held.proposal.description()))
+            self.session_button.configure(text=_("Allow these for this session only"))
             self.rules_row.pack(fill="x", pady=(8, 0))
         else:
             self.rules_row.pack_forget()
@@ -163,7 +171,7 @@ class ApprovalPrompt:
         """The live countdown: how long the command still waits for an answer."""
         if self.current is not None:
             left = self.current.expires_at - time.time()
-            said = f"Waiting for your answer: {time_left(left)}. With no answer, it does not run."
+            said = _("Waiting for your answer: {left}. With no answer, it does not run.").format(left=time_left(left))
             self.remaining.configure(text=said)
 
     def _disarm(self) -> None:
@@ -210,13 +218,14 @@ class ApprovalPrompt:
 def main(argv: list[str] | None = None) -> int:
     """Run the prompt for the tray that started it (held commands on stdin, answers on stdout)."""
     if sys.stdin is None or sys.stdin.isatty():
-        print("cowork-terminal: the Cowork Terminal app opens this window when a command waits for you.",
+        print("cowork-terminal:", _("the Cowork Terminal app opens this window when a command waits for you."),
               file=sys.stderr)  # fmt: skip
         return 2
     try:
         root = tk.Tk()
     except tk.TclError as exc:
-        print(f"cowork-terminal: cannot open the approval prompt: {exc}", file=sys.stderr)
+        problem = _("cannot open the approval prompt: {error}").format(error=exc)
+        print(f"cowork-terminal: {problem}", file=sys.stderr)
         return 1
     prompt = ApprovalPrompt(root, TrayLine())
     root.withdraw()

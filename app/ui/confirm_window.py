@@ -13,6 +13,7 @@ import sys
 import tkinter as tk
 from tkinter import ttk
 
+from app.core.i18n import _
 from app.ui.window_link import TrayLine
 
 ARM_DELAY_MS = 1000
@@ -25,7 +26,7 @@ class ConfirmWindow:
         self.line = line
         self._synthetic = False
         self._answered = False
-        root.title(question.get("title") or "Cowork Terminal: confirm")
+        root.title(question.get("title") or _("Cowork Terminal: confirm"))
         root.attributes("-topmost", True)
         root.minsize(460, 180)
         root.protocol("WM_DELETE_WINDOW", lambda: self.answer(False))
@@ -34,13 +35,13 @@ class ConfirmWindow:
         self.text = ttk.Label(frame, text=question.get("text", ""), wraplength=520, justify="left")
         self.text.pack(anchor="w", fill="x")
         ttk.Label(
-            frame, text="If you did not ask for this, say no.", foreground="#555555", wraplength=520
+            frame, text=_("If you did not ask for this, say no."), foreground="#555555", wraplength=520
         ).pack(anchor="w", pady=(10, 0))
         buttons = ttk.Frame(frame)
         buttons.pack(fill="x", side="bottom", pady=(14, 0))
-        self.no_button = ttk.Button(buttons, text=question.get("deny", "No"), command=lambda: self.answer(False))
+        self.no_button = ttk.Button(buttons, text=question.get("deny", _("No")), command=lambda: self.answer(False))
         self.no_button.pack(side="right")
-        self.yes_button = ttk.Button(buttons, text=question.get("allow", "Yes"), command=lambda: self.answer(True))
+        self.yes_button = ttk.Button(buttons, text=question.get("allow", _("Yes")), command=lambda: self.answer(True))
         self.yes_button.pack(side="right", padx=(0, 8))
         for sequence in ("<ButtonPress-1>", "<KeyPress>"):
             self.yes_button.bind(sequence, self._note_origin, add="+")
@@ -74,7 +75,7 @@ class ConfirmWindow:
 
 def main(argv: list[str] | None = None) -> int:
     if sys.stdin is None or sys.stdin.isatty():
-        print("cowork-terminal: the Cowork Terminal app opens this window to ask you something.", file=sys.stderr)
+        print("cowork-terminal:", _("the Cowork Terminal app opens this window to ask you something."), file=sys.stderr)
         return 2
     line = TrayLine()
     question = line.incoming.get()
@@ -83,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         root = tk.Tk()
     except tk.TclError as exc:
-        print(f"cowork-terminal: cannot open the confirm window: {exc}", file=sys.stderr)
+        problem = _("cannot open the confirm window: {error}").format(error=exc)
+        print(f"cowork-terminal: {problem}", file=sys.stderr)
         return 1
     window = ConfirmWindow(root, line, {k: str(v) for k, v in question.items()})
     window.poll()

@@ -10,6 +10,8 @@ import subprocess
 from collections.abc import Sequence
 
 from app.core import client_config as cc
+from app.core.i18n import _
+from app.core.i18n.formats import format_number
 from app.ui.tray_platform import run_captured
 
 log = logging.getLogger(__name__)
@@ -27,13 +29,12 @@ def run_check(check_command: Sequence[str], client_id: str, name: str, timeout_s
         code, out, err = run_captured(argv, timeout_s)
     except subprocess.TimeoutExpired:
         log.warning("check %s: no answer within %s s from %s", client_id, timeout_s, argv)
-        return False, (
-            f"The check of {name} did not finish within {timeout_s:g} s, so it was stopped. "
-            "The app log has the details."
-        )
+        return False, _(
+            "The check of {client} did not finish within {seconds} s, so it was stopped. The app log has the details."
+        ).format(client=name, seconds=format_number(timeout_s, None))
     except OSError as exc:
         log.warning("check %s could not start %s: %s", client_id, argv, exc)
-        return False, f"The check could not start: {exc}."
+        return False, _("The check could not start: {error}.").format(error=exc)
     for line in out.splitlines():
         with contextlib.suppress(ValueError):
             report = json.loads(line)
@@ -42,4 +43,5 @@ def run_check(check_command: Sequence[str], client_id: str, name: str, timeout_s
                 return bool(report.get("ok")), str(report.get("message", ""))
     said = err.strip()[-CHECK_STDERR_EXCERPT_CHARS:]
     log.warning("check %s gave no verdict (exit code %s): %s", client_id, code, said)
-    return False, f"The check could not run: {said or f'it exited with code {code}'}"
+    said = said or _("it exited with code {code}").format(code=code)
+    return False, _("The check could not run: {error}").format(error=said)

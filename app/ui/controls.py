@@ -13,11 +13,12 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from app.core.control.client import NoTray, TrayRefused, ask_tray
+from app.core.i18n import N_, _
 from app.core.journal import Journal
 from app.core.paths import AppPaths
 from app.ui.window_link import TrayLine
 
-NO_APP_TO_CONFIRM = (
+NO_APP_TO_CONFIRM = N_(
     "Cowork Terminal (the app) is not running, so nobody can confirm this and nothing changed. "
     "Start the app, then try again."
 )
@@ -89,7 +90,7 @@ class RequestControls:
                 ask_tray(self.paths, op, **fields)
             except NoTray:
                 if without_tray is None:
-                    self.on_problem(NO_APP_TO_CONFIRM)
+                    self.on_problem(_(NO_APP_TO_CONFIRM))
                     return
                 with Journal(self.paths) as journal:
                     without_tray(journal)

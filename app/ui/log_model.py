@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from app.core.i18n import N_, _, ngettext
+from app.core.i18n.formats import format_date_time, format_day_month_time, format_number
+from app.core.i18n.formats import format_time as format_clock
 from app.core.journal import CommandRecord, ServerRecord, Status
 from app.core.messages import CANCEL_REASON, PAUSE_STOP_REASON, PAUSED_MESSAGE, USER_STOP_REASON
 
@@ -25,37 +28,37 @@ COMMAND_CELL_CHARS = 160  # a command cell shows one line; the details pane show
 class StatusStyle:
     """How one status looks in the list: words a non-technical user reads, and its colours."""
 
-    label: str
+    label: str  # English, marked: `_()` where shown
     foreground: str
     background: str = ""  # empty: the list's own background
 
 
 STATUS_STYLES: dict[Status, StatusStyle] = {
-    Status.WAITING: StatusStyle("⚑ Waiting for you", "#7a4f00", "#fff1c7"),
-    Status.RUNNING: StatusStyle("● Running", "#0b4f9c", "#e1edff"),
-    Status.FINISHED: StatusStyle("✓ Finished", "#1f1f1f"),
-    Status.FAILED: StatusStyle("✗ Failed", "#b3261e"),
-    Status.TIMED_OUT: StatusStyle("◷ Timed out", "#a14f00"),
-    Status.KILLED: StatusStyle("■ Stopped", "#6b3fa0"),
-    Status.REFUSED: StatusStyle("⊘ Refused", "#6b6b6b"),
-    Status.INTERRUPTED: StatusStyle("⚠ Interrupted", "#8a5a00"),
+    Status.WAITING: StatusStyle(N_("⚑ Waiting for you"), "#7a4f00", "#fff1c7"),
+    Status.RUNNING: StatusStyle(N_("● Running"), "#0b4f9c", "#e1edff"),
+    Status.FINISHED: StatusStyle(N_("✓ Finished"), "#1f1f1f"),
+    Status.FAILED: StatusStyle(N_("✗ Failed"), "#b3261e"),
+    Status.TIMED_OUT: StatusStyle(N_("◷ Timed out"), "#a14f00"),
+    Status.KILLED: StatusStyle(N_("■ Stopped"), "#6b3fa0"),
+    Status.REFUSED: StatusStyle(N_("⊘ Refused"), "#6b6b6b"),
+    Status.INTERRUPTED: StatusStyle(N_("⚠ Interrupted"), "#8a5a00"),
 }
 
 # Killed and refused rows say why in the list itself, so "stopped by the user" is visible at a glance.
 KILLED_LABELS = {
-    USER_STOP_REASON: "■ Stopped by the user",
-    PAUSE_STOP_REASON: "■ Stopped by pause",
-    CANCEL_REASON: "■ Cancelled by the agent",
+    USER_STOP_REASON: N_("■ Stopped by the user"),
+    PAUSE_STOP_REASON: N_("■ Stopped by pause"),
+    CANCEL_REASON: N_("■ Cancelled by the agent"),
 }
-REFUSED_PAUSED_LABEL = "⊘ Refused: paused"
-STOPPING_LABEL = "● Stopping…"
+REFUSED_PAUSED_LABEL = N_("⊘ Refused: paused")
+STOPPING_LABEL = N_("● Stopping…")
 
 
 @dataclass(frozen=True)
 class StatusFilter:
     """One choice of the status filter: a name the user reads and the statuses it keeps."""
 
-    label: str
+    label: str  # English, marked: `_()` where shown
     statuses: tuple[str, ...] = ()  # empty: every status
 
     def keeps(self, status: Status) -> bool:
@@ -63,25 +66,34 @@ class StatusFilter:
 
 
 STATUS_FILTERS: tuple[StatusFilter, ...] = (
-    StatusFilter("All commands"),
-    StatusFilter("Running or waiting", (Status.RUNNING.value, Status.WAITING.value)),
+    StatusFilter(N_("All commands")),
+    StatusFilter(N_("Running or waiting"), (Status.RUNNING.value, Status.WAITING.value)),
     StatusFilter(
-        "Problems (failed, timed out, interrupted)",
+        N_("Problems (failed, timed out, interrupted)"),
         (Status.FAILED.value, Status.TIMED_OUT.value, Status.INTERRUPTED.value),
     ),
-    *(StatusFilter(STATUS_STYLES[s].label[2:], (s.value,)) for s in Status),
+    *(StatusFilter(STATUS_STYLES[s].label, (s.value,)) for s in Status),
 )
+
+
+def filter_label(choice: StatusFilter) -> str:
+    """A filter's name in the user's language; a single status's without its symbol."""
+    text = _(choice.label)
+    return text[2:] if choice.label[:1] in SYMBOLS else text
+
+
+SYMBOLS = {style.label[0] for style in STATUS_STYLES.values()}
 
 
 def status_label(record: CommandRecord) -> str:
     """The status cell: the status in words, with the reason when it is short and useful."""
     if record.status is Status.RUNNING and record.stop_requested_at is not None:
-        return STOPPING_LABEL
+        return _(STOPPING_LABEL)
     if record.status is Status.KILLED and record.reason in KILLED_LABELS:
-        return KILLED_LABELS[record.reason]
+        return _(KILLED_LABELS[record.reason])
     if record.status is Status.REFUSED and record.reason == PAUSED_MESSAGE:
-        return REFUSED_PAUSED_LABEL
-    return STATUS_STYLES[record.status].label
+        return _(REFUSED_PAUSED_LABEL)
+    return _(STATUS_STYLES[record.status].label)
 
 
 def status_tag(status: Status) -> str:
@@ -100,29 +112,35 @@ def format_duration(ms: float | None) -> str:
         return ""
     seconds = ms / 1000
     if seconds < 1:
-        return f"{ms:.0f} ms"
+        return _("{ms} ms").format(ms=format_number(ms))
     if seconds < 60:
-        return f"{seconds:.1f} s"
+        return _("{seconds} s").format(seconds=format_number(seconds, 1))
     if seconds < 3600:
         minutes, rest = divmod(int(seconds), 60)
-        return f"{minutes} min {rest:02d} s"
+        return _("{minutes} min {seconds} s").format(minutes=minutes, seconds=f"{rest:02d}")
     hours, rest = divmod(int(seconds), 3600)
-    return f"{hours} h {rest // 60:02d} min"
+    return _("{hours} h {minutes} min").format(hours=hours, minutes=f"{rest // 60:02d}")
 
 
 def format_time(timestamp: float, now: float) -> str:
-    """Today's times as 14:03:22; older ones with their day, so yesterday never looks like today."""
+    """Today's times as 14:03:22; older ones with their day, so yesterday never looks like today.
+
+    In the user's language: "30. Nov. 14:03", "30 нояб. 14:03"."""
     moment = datetime.fromtimestamp(timestamp)
     today = datetime.fromtimestamp(now).date()
     if moment.date() == today:
-        return moment.strftime("%H:%M:%S")
+        return format_clock(moment)
     if moment.year == today.year:
-        return moment.strftime("%d %b %H:%M")
-    return moment.strftime("%Y-%m-%d %H:%M")
+        return format_day_month_time(moment)
+    return format_date_time(moment)[:-3]  # no seconds
 
 
 def format_timestamp(timestamp: float | None) -> str:
-    return "" if timestamp is None else datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
+    return "" if timestamp is None else format_date_time(datetime.fromtimestamp(timestamp))
+
+
+def format_clock_time(timestamp: float) -> str:
+    return format_clock(datetime.fromtimestamp(timestamp))
 
 
 def short_path(path: str | None, home: str | None = None) -> str:
@@ -136,7 +154,7 @@ def short_path(path: str | None, home: str | None = None) -> str:
 
 
 def client_label(record: CommandRecord) -> str:
-    return record.client_name or "unknown agent"
+    return record.client_name or _("unknown agent")
 
 
 def elapsed_ms(record: CommandRecord | Row, now: float) -> float | None:
@@ -145,14 +163,14 @@ def elapsed_ms(record: CommandRecord | Row, now: float) -> float | None:
 
 
 COLUMNS: tuple[tuple[str, str, int, bool], ...] = (
-    # id, heading, width in pixels at 100 % scale, stretches with the window
-    ("time", "Time", 96, False),
-    ("client", "Agent", 110, False),
-    ("status", "Status", 180, False),
-    ("command", "Command", 380, True),
-    ("cwd", "Folder", 180, True),
-    ("exit", "Exit", 50, False),
-    ("duration", "Duration", 86, False),
+    # id, heading (English, marked: `_()` where shown), width in pixels at 100 % scale, stretches
+    ("time", N_("Time"), 96, False),
+    ("client", N_("Agent"), 110, False),
+    ("status", N_("Status"), 180, False),
+    ("command", N_("Command"), 380, True),
+    ("cwd", N_("Folder"), 180, True),
+    ("exit", N_("Exit"), 50, False),
+    ("duration", N_("Duration"), 86, False),
 )
 
 
@@ -394,17 +412,19 @@ def describe_agents(servers: Sequence[ServerRecord], now: float | None = None) -
     """The connected agents in one line: which clients, since when."""
     now = time.time() if now is None else now
     if not servers:
-        return "No agent is connected right now."
+        return _("No agent is connected right now.")
     groups: dict[str, list[ServerRecord]] = {}
     for server in servers:
-        groups.setdefault(server.client_label if server.client_name else "an agent starting up", []).append(server)
+        label = server.client_label if server.client_name else _("an agent starting up")
+        groups.setdefault(label, []).append(server)
     parts = []
     for label, members in groups.items():
         since = format_time(min(s.started_at for s in members), now)
         count = f" ×{len(members)}" if len(members) > 1 else ""
-        parts.append(f"{label}{count} (since {since})")
-    noun = "agent" if len(servers) == 1 else "agents"
-    return f"Connected {noun}: " + ", ".join(parts)
+        parts.append(_("{agent} (since {time})").format(agent=f"{label}{count}", time=since))
+    return ngettext("Connected agent: {agents}", "Connected agents: {agents}", len(servers)).format(
+        agents=", ".join(parts)
+    )
 
 
 def describe_activity(active: Sequence[CommandRecord]) -> str:
@@ -413,25 +433,29 @@ def describe_activity(active: Sequence[CommandRecord]) -> str:
     waiting = sum(1 for r in active if r.status is Status.WAITING)
     parts = []
     if running:
-        parts.append(f"{running} command{'s' if running != 1 else ''} running")
+        parts.append(ngettext("{count} command running", "{count} commands running", running).format(count=running))
     if waiting:
-        parts.append(f"{waiting} waiting for your approval")
-    return " · ".join(parts) if parts else "Nothing running."
+        parts.append(
+            ngettext("{count} waiting for your approval", "{count} waiting for your approval", waiting).format(
+                count=waiting
+            )
+        )
+    return " · ".join(parts) if parts else _("Nothing running.")
 
 
 def size_text(count: int | None) -> str:
     if count is None:
         return ""
     if count < 1024:
-        return f"{count} B"
+        return _("{size} B").format(size=count)
     if count < 1024 * 1024:
-        return f"{count / 1024:.1f} KB"
-    return f"{count / 1024 / 1024:.1f} MB"
+        return _("{size} KB").format(size=format_number(count / 1024, 1))
+    return _("{size} MB").format(size=format_number(count / 1024 / 1024, 1))
 
 
 @dataclass(frozen=True)
 class DetailLine:
-    """One labelled line of the details pane."""
+    """One labelled line of the details pane (in the user's language)."""
 
     label: str
     value: str
@@ -441,24 +465,26 @@ def outcome_text(record: CommandRecord) -> str:
     """The status in a sentence: "✗ Failed, exit code 1", "■ Stopped by the user"."""
     text = status_label(record)
     if record.exit_code is not None and record.status is not Status.FINISHED:
-        text += f", exit code {record.exit_code}"
+        text = _("{status}, exit code {code}").format(status=text, code=record.exit_code)
     elif record.status is Status.FINISHED:
-        text += ", exit code 0"
+        text = _("{status}, exit code {code}").format(status=text, code=0)
     return text
 
 
 def timing_text(record: CommandRecord, now: float | None = None) -> str:
     """When it was asked for, how long it waited for approval, and how long it ran."""
     now = time.time() if now is None else now
-    text = format_timestamp(record.created_at)
+    parts = [format_timestamp(record.created_at)]
     if record.started_at is not None and record.started_at - record.created_at >= 1:
-        text += f", waited {format_duration((record.started_at - record.created_at) * 1000)} for approval"
+        waited = format_duration((record.started_at - record.created_at) * 1000)
+        parts.append(_("waited {duration} for approval").format(duration=waited))
     if record.status.is_active and record.started_at is not None:
-        text += f", running for {format_duration(elapsed_ms(record, now))}"
+        parts.append(_("running for {duration}").format(duration=format_duration(elapsed_ms(record, now))))
     elif record.duration_ms is not None:
-        ended = "" if record.ended_at is None else f", ended {format_timestamp(record.ended_at)[11:]}"
-        text += f", took {format_duration(record.duration_ms)}{ended}"
-    return text
+        parts.append(_("took {duration}").format(duration=format_duration(record.duration_ms)))
+        if record.ended_at is not None:
+            parts.append(_("ended {time}").format(time=format_clock_time(record.ended_at)))
+    return ", ".join(parts)
 
 
 def detail_lines(record: CommandRecord, now: float | None = None) -> list[DetailLine]:
@@ -467,27 +493,29 @@ def detail_lines(record: CommandRecord, now: float | None = None) -> list[Detail
     if record.client_version:
         client += f" {record.client_version}"
     if record.server_pid:
-        client += f" (server pid {record.server_pid})"
+        client += " " + _("(server pid {pid})").format(pid=record.server_pid)
     lines: list[DetailLine] = []  # the status itself heads the pane
     shown_reason = record.reason and record.reason not in KILLED_LABELS and record.reason != "timed out"
     if shown_reason:
-        lines.append(DetailLine("Why", record.reason or ""))
+        lines.append(DetailLine(_("Why"), record.reason or ""))
     if record.decision is not None:
-        answer = "allowed" if record.decision == "allowed" else "denied"
-        who = record.decided_by or "you"
+        who = record.decided_by or _("you")
         if record.allowed_by_rule is not None:
-            who = f"your rule {record.allowed_by_rule}"
-        lines.append(DetailLine("Answer", f"{answer} by {who}"))
+            who = _("your rule {number}").format(number=record.allowed_by_rule)
+        answer = _("allowed by {who}") if record.decision == "allowed" else _("denied by {who}")
+        lines.append(DetailLine(_("Answer"), answer.format(who=who)))
     if record.stop_requested_at is not None and record.status.is_active:
-        lines.append(DetailLine("Stop", f"asked at {format_timestamp(record.stop_requested_at)[11:]}, ending it now"))
+        asked = _("asked at {time}, ending it now").format(time=format_clock_time(record.stop_requested_at))
+        lines.append(DetailLine(_("Stop"), asked))
     lines += [
-        DetailLine("Folder", record.cwd or "(not given)"),
-        DetailLine("Agent", client),
-        DetailLine("When", timing_text(record, now)),
+        DetailLine(_("Folder"), record.cwd or _("(not given)")),
+        DetailLine(_("Agent"), client),
+        DetailLine(_("When"), timing_text(record, now)),
     ]
     limits = []
     if record.timeout_ms is not None:
-        limits.append(f"time limit {format_duration(record.timeout_ms)}")
-    limits.append("extra environment: " + (", ".join(record.env_keys) if record.env_keys else "none"))
-    lines.append(DetailLine("Settings", "; ".join(limits)))
+        limits.append(_("time limit {duration}").format(duration=format_duration(record.timeout_ms)))
+    names = ", ".join(record.env_keys) if record.env_keys else _("none")
+    limits.append(_("extra environment: {names}").format(names=names))
+    lines.append(DetailLine(_("Settings"), "; ".join(limits)))
     return lines

@@ -23,6 +23,8 @@ from tkinter import font as tkfont
 from tkinter import messagebox, ttk
 
 from app.core import app_log
+from app.core.i18n import N_, _, ngettext
+from app.core.i18n.formats import format_number
 from app.core.journal import CommandRecord, Journal, ServerRecord, Status
 from app.core.paths import AppPaths
 from app.ui.controls import Controls, RequestControls, TrayLineControls
@@ -39,6 +41,7 @@ from app.ui.log_model import (
     describe_activity,
     describe_agents,
     detail_lines,
+    filter_label,
     outcome_text,
     size_text,
     status_tag,
@@ -47,7 +50,7 @@ from app.ui.window_link import TrayLine
 
 log = logging.getLogger(__name__)
 
-WINDOW_TITLE = "Cowork Terminal: activity"
+WINDOW_TITLE = N_("Cowork Terminal: activity")
 WINDOW_SIZE = (1180, 760)  # pixels, at open
 POLL_INTERVAL_MS = 250  # new and finished commands show up within this, plus one query's time
 FILTER_DEBOUNCE_MS = 250  # typing in the filter box re-queries once the user pauses
@@ -55,16 +58,19 @@ DURATION_REFRESH_S = 1.0  # running rows count their seconds up
 LIVENESS_CHECK_S = 5.0  # how often to notice a server that died without a word
 LOAD_OLDER_AT = 0.92  # scrolled past this fraction of the held rows: fetch the next older page
 
-ON_TITLE = "Host access is ON"
-ON_HINT = "Agents can run commands on this computer. Everything they run is listed below."
-PAUSED_TITLE = "PAUSED: new commands are refused"
-PAUSED_HINT = "Nothing runs while paused; commands that were running have been stopped."
-PAUSE_BUTTON = "❚❚  Pause host access"
-RESUME_BUTTON = "▶  Resume host access"
-STOP_BUTTON = "■  Stop this command"
-EMPTY_LIST = "No commands yet. When an agent runs a command on this computer, it appears here."
-EMPTY_FILTERED = "No command matches the filter."
-NO_SELECTION = "Select a command above to see everything about it: the full command, folder, timings and output."
+# The window's words, in English and marked: `_()` gives them in the user's language where shown.
+ON_TITLE = N_("Host access is ON")
+ON_HINT = N_("Agents can run commands on this computer. Everything they run is listed below.")
+PAUSED_TITLE = N_("PAUSED: new commands are refused")
+PAUSED_HINT = N_("Nothing runs while paused; commands that were running have been stopped.")
+PAUSE_BUTTON = N_("❚❚  Pause host access")
+RESUME_BUTTON = N_("▶  Resume host access")
+STOP_BUTTON = N_("■  Stop this command")
+EMPTY_LIST = N_("No commands yet. When an agent runs a command on this computer, it appears here.")
+EMPTY_FILTERED = N_("No command matches the filter.")
+NO_SELECTION = N_(
+    "Select a command above to see everything about it: the full command, folder, timings and output."
+)
 
 ON_COLOURS = ("#e7f5ea", "#14532d", "#2f6b3f")  # background, title, hint
 PAUSED_COLOURS = ("#b3261e", "#ffffff", "#fde7e4")
@@ -157,7 +163,7 @@ class LogWindow:
 
     def _build(self) -> None:
         root = self.root
-        root.title(WINDOW_TITLE)
+        root.title(_(WINDOW_TITLE))
         root.minsize(760, 480)
         root.protocol("WM_DELETE_WINDOW", self.close)
         self._set_icon()
@@ -177,7 +183,7 @@ class LogWindow:
         activity.pack(fill="x")
         self.activity_label = tk.Label(activity, font=self.fonts["bold"], anchor="w")
         self.activity_label.pack(side="left")
-        self.show_link = tk.Label(activity, text="Show", font=self.fonts["link"], cursor="hand2")
+        self.show_link = tk.Label(activity, text=_("Show"), font=self.fonts["link"], cursor="hand2")
         self.show_link.bind("<Button-1>", lambda _e: self.show_active())
         self._banner_parts = (self.banner, texts, activity, self.state_label, self.hint_label, self.agents_label,
                               self.activity_label, self.show_link)
@@ -186,31 +192,40 @@ class LogWindow:
 
         bar = ttk.Frame(root, padding=(12, 10, 12, 6))
         bar.pack(fill="x")
-        ttk.Label(bar, text="Filter:").pack(side="left")
+        self.filter_caption = ttk.Label(bar, text=_("Filter:"))
+        self.filter_caption.pack(side="left")
         self.filter_text = tk.StringVar()
-        self.filter_entry = ttk.Entry(bar, textvariable=self.filter_text, width=36)
+        choices = [filter_label(f) for f in STATUS_FILTERS]
+        text_font = tkfont.nametofont("TkTextFont")
+        widest = max(text_font.measure(choice) for choice in choices)
+        # In characters ("0"s): the status box as wide as its longest choice in this language, at
+        # least the English size; the filter box gives up what the status box needs beyond that.
+        box_width = max(34, -(-widest // text_font.measure("0")) + 3)
+        self.filter_entry = ttk.Entry(bar, textvariable=self.filter_text, width=max(16, 36 - (box_width - 34)))
         self.filter_entry.pack(side="left", padx=(6, 4))
         self.filter_text.trace_add("write", lambda *_: self._filter_changed_later())
         self.clear_filter_button = ttk.Button(bar, text="✕", width=2, style="Small.TButton", command=self.clear_filter)
         self.clear_filter_button.pack(side="left")
-        ttk.Label(bar, text="Show:").pack(side="left", padx=(14, 6))
-        self.status_choice = tk.StringVar(value=STATUS_FILTERS[0].label)
+        ttk.Label(bar, text=_("Show:")).pack(side="left", padx=(14, 6))
+        self.status_choice = tk.StringVar(value=filter_label(STATUS_FILTERS[0]))
         self.status_box = ttk.Combobox(
             bar,
             textvariable=self.status_choice,
-            values=[f.label for f in STATUS_FILTERS],
+            values=choices,
             state="readonly",
-            width=34,
+            width=box_width,
         )
         self.status_box.pack(side="left")
         self.status_box.bind("<<ComboboxSelected>>", lambda _e: self.apply_filter())
-        self.clear_button = ttk.Button(bar, text="Clear history…", command=self.clear_history)
-        self.clear_button.pack(side="right")
-        self.rules_button = ttk.Button(bar, text="Your rules…", command=self.show_rules)
-        self.rules_button.pack(side="right", padx=(0, 6))
+        self.clear_button = ttk.Button(bar, text=_("Clear history…"), command=self.clear_history)
+        # Packed before the filters: when a translation makes the bar too long, the filter box
+        # gives way, not these buttons.
+        self.clear_button.pack(side="right", before=self.filter_caption)
+        self.rules_button = ttk.Button(bar, text=_("Your rules…"), command=self.show_rules)
+        self.rules_button.pack(side="right", padx=(0, 6), before=self.filter_caption)
         self.rules_window: tk.Toplevel | None = None
         self._removed_rules: set[int] = set()
-        self.newest_button = ttk.Button(bar, text="↑ Back to newest", command=self.reload)
+        self.newest_button = ttk.Button(bar, text=_("↑ Back to newest"), command=self.reload)
 
         # Packed before the panes so that a small window squeezes the panes, never the status line.
         self.status_bar = ttk.Label(root, style="Status.TLabel", anchor="w")
@@ -224,9 +239,14 @@ class LogWindow:
             list_frame, columns=[c[0] for c in COLUMNS], show="headings", selectmode="browse", height=12
         )
         scale = max(1.0, self.root.winfo_fpixels("1i") / 96)  # widths are given at 96 dpi
-        for column, heading, width, stretch in COLUMNS:
-            self.tree.heading(column, text=heading, anchor="w")
-            self.tree.column(column, width=int(width * scale), minwidth=40, stretch=stretch, anchor="w")
+        # A translated heading ("Exit-Code", "Длительность") may need more room than the English one:
+        # the command column gives it up, so the columns still fit the window.
+        heading_font = tkfont.nametofont("TkHeadingFont")
+        widths = {c[0]: max(int(c[2] * scale), heading_font.measure(_(c[1])) + 16) for c in COLUMNS}
+        widths["command"] -= sum(widths[c[0]] - int(c[2] * scale) for c in COLUMNS)
+        for column, heading, _width, stretch in COLUMNS:
+            self.tree.heading(column, text=_(heading), anchor="w")
+            self.tree.column(column, width=widths[column], minwidth=40, stretch=stretch, anchor="w")
         self.tree.column("exit", anchor="e")
         self.tree.column("duration", anchor="e")
         for status, look in STATUS_STYLES.items():
@@ -242,20 +262,20 @@ class LogWindow:
         self.tree.bind("<Delete>", lambda _e: self.stop_selected())
         self.tree.bind("<Control-c>", lambda _e: self.copy_command())
         self.row_menu = tk.Menu(self.tree, tearoff=False)
-        self.row_menu.add_command(label="Stop this command", command=self.stop_selected)
-        self.row_menu.add_command(label="Copy command", command=self.copy_command)
+        self.row_menu.add_command(label=_("Stop this command"), command=self.stop_selected)
+        self.row_menu.add_command(label=_("Copy command"), command=self.copy_command)
         right_click = "<Button-2>" if self.root.tk.call("tk", "windowingsystem") == "aqua" else "<Button-3>"
         self.tree.bind(right_click, self._open_row_menu)
-        self.empty_label = ttk.Label(list_frame, text=EMPTY_LIST, style="Muted.TLabel")
+        self.empty_label = ttk.Label(list_frame, text=_(EMPTY_LIST), style="Muted.TLabel")
         panes.add(list_frame, weight=3)
 
         details = ttk.Frame(panes, padding=(0, 10, 0, 0))
         head = ttk.Frame(details)
         head.pack(fill="x")
-        self.details_title = ttk.Label(head, text="Details", font=self.fonts["details_title"])
+        self.details_title = ttk.Label(head, text=_("Details"), font=self.fonts["details_title"])
         self.details_title.pack(side="left")
-        self.stop_button = ttk.Button(head, text=STOP_BUTTON, style="Stop.TButton", command=self.stop_selected)
-        self.copy_button = ttk.Button(head, text="Copy command", command=self.copy_command)
+        self.stop_button = ttk.Button(head, text=_(STOP_BUTTON), style="Stop.TButton", command=self.stop_selected)
+        self.copy_button = ttk.Button(head, text=_("Copy command"), command=self.copy_command)
         # The hook for Allow / Deny on waiting commands: `waiting_actions` fills this frame.
         self.actions_frame = ttk.Frame(head)
         body = ttk.Frame(details)
@@ -268,7 +288,8 @@ class LogWindow:
         self.details.configure(yscrollcommand=details_scroll.set)
         self.details.pack(side="left", fill="both", expand=True)
         details_scroll.pack(side="right", fill="y")
-        label_width = self.fonts["bold"].measure("Settings  ") + 12
+        labels = (_("Why"), _("Stop"), _("Folder"), _("Agent"), _("When"), _("Settings"))
+        label_width = max(self.fonts["bold"].measure(label + "  ") for label in labels) + 12
         self.details.configure(tabs=(label_width,))
         self.details.tag_configure("label", foreground="#555555")
         self.details.tag_configure("heading", font=self.fonts["bold"], spacing1=10, spacing3=4)
@@ -465,12 +486,12 @@ class LogWindow:
         background, title, hint = PAUSED_COLOURS if self.paused else ON_COLOURS
         for part in self._banner_parts:
             part.configure(background=background)
-        self.state_label.configure(text=PAUSED_TITLE if self.paused else ON_TITLE, foreground=title)
-        self.hint_label.configure(text=PAUSED_HINT if self.paused else ON_HINT, foreground=hint)
+        self.state_label.configure(text=_(PAUSED_TITLE if self.paused else ON_TITLE), foreground=title)
+        self.hint_label.configure(text=_(PAUSED_HINT if self.paused else ON_HINT), foreground=hint)
         self.agents_label.configure(foreground=hint)
         self.activity_label.configure(foreground=title)
         self.show_link.configure(foreground=title)
-        self.pause_button.configure(text=RESUME_BUTTON if self.paused else PAUSE_BUTTON)
+        self.pause_button.configure(text=_(RESUME_BUTTON if self.paused else PAUSE_BUTTON))
 
     def _update_chrome(self) -> None:
         """Everything around the list: agents, activity, the empty message, the status bar."""
@@ -484,18 +505,21 @@ class LogWindow:
         if held:
             self.empty_label.place_forget()
         else:
-            self.empty_label.configure(text=EMPTY_LIST if self.model.filter.is_empty else EMPTY_FILTERED)
+            self.empty_label.configure(text=_(EMPTY_LIST if self.model.filter.is_empty else EMPTY_FILTERED))
             self.empty_label.place(relx=0.5, rely=0.45, anchor="center")
         if self.model.has_newer:
             self.newest_button.pack(side="right", padx=(0, 8))
         else:
             self.newest_button.pack_forget()
-        total = f"{self.total_commands:,} command{'s' if self.total_commands != 1 else ''} in the history"
+        total = ngettext(
+            "{count} command in the history", "{count} commands in the history", self.total_commands
+        ).format(count=format_number(self.total_commands))
         if not self.model.filter.is_empty:
-            shown = f"{held:,}{'+' if self.model.has_older else ''} matching the filter"
+            count = format_number(held) + ("+" if self.model.has_older else "")
+            shown = ngettext("{count} matching the filter", "{count} matching the filter", held).format(count=count)
         else:
-            shown = f"showing {held:,}"
-        more = " · scroll down for older ones" if self.model.has_older else ""
+            shown = _("showing {count}").format(count=format_number(held))
+        more = " · " + _("scroll down for older ones") if self.model.has_older else ""
         self.status_bar.configure(text=f"{total}, {shown}{more}")
 
     # -- details ----------------------------------------------------------------------------
@@ -529,17 +553,19 @@ class LogWindow:
         self.copy_button.pack_forget()
         self.actions_frame.pack_forget()
         if record is None:
-            self.details_title.configure(text="Details")
-            text.insert("end", NO_SELECTION, "muted")
+            self.details_title.configure(text=_("Details"))
+            text.insert("end", _(NO_SELECTION), "muted")
             text.configure(state="disabled")
             return
-        self.details_title.configure(text=f"Command #{record.id}: {outcome_text(record)}")
+        self.details_title.configure(
+            text=_("Command #{id}: {outcome}").format(id=record.id, outcome=outcome_text(record))
+        )
         self.copy_button.pack(side="right")
         if record.status.is_active:
             self.stop_button.pack(side="right", padx=(0, 8))
             stopping = record.stop_requested_at is not None
             self.stop_button.configure(
-                state="disabled" if stopping else "normal", text="Stopping…" if stopping else STOP_BUTTON
+                state="disabled" if stopping else "normal", text=_("Stopping…") if stopping else _(STOP_BUTTON)
             )
         if record.status is Status.WAITING and self.waiting_actions is not None:
             self.actions_frame.pack(side="right", padx=(0, 8))
@@ -549,8 +575,8 @@ class LogWindow:
         for line in detail_lines(record):
             text.insert("end", f"{line.label}\t", "label")
             text.insert("end", f"{line.value}\n")
-        self._insert_stream(record, "Output (stdout)", record.stdout_preview, record.stdout_bytes)
-        self._insert_stream(record, "Errors (stderr)", record.stderr_preview, record.stderr_bytes)
+        self._insert_stream(record, _("Output (stdout)"), record.stdout_preview, record.stdout_bytes)
+        self._insert_stream(record, _("Errors (stderr)"), record.stderr_preview, record.stderr_bytes)
         text.configure(state="disabled")
 
     def _insert_stream(self, record: CommandRecord, title: str, preview: str | None, size: int | None) -> None:
@@ -558,11 +584,11 @@ class LogWindow:
         heading = title if size is None else f"{title}, {size_text(size)}"
         text.insert("end", heading + "\n", "heading")
         if record.status.is_active:
-            text.insert("end", "Shown when the command ends.\n", "muted")
+            text.insert("end", _("Shown when the command ends.") + "\n", "muted")
         elif preview:
             text.insert("end", preview.rstrip("\n") + "\n", "mono")
         else:
-            text.insert("end", "(empty)\n", "muted")
+            text.insert("end", _("(empty)") + "\n", "muted")
 
     def details_text(self) -> str:
         return self.details.get("1.0", "end-1c")
@@ -613,12 +639,16 @@ class LogWindow:
         finished = self.total_commands - len(self.active)
         if finished <= 0:
             return 0
-        question = (
-            f"Delete the history of {finished:,} finished command{'s' if finished != 1 else ''}?\n\n"
+        question = ngettext(
+            "Delete the history of {count} finished command?",
+            "Delete the history of {count} finished commands?",
+            finished,
+        ).format(count=format_number(finished))
+        question += "\n\n" + _(
             "Running and waiting commands stay. Only this list is cleared: no file or program on "
             "your computer is touched. This cannot be undone."
         )
-        if not self.confirm("Clear history", question):
+        if not self.confirm(_("Clear history"), question):
             return 0
         self.controls.clear_history()
         return finished
@@ -630,14 +660,14 @@ class LogWindow:
         if self.rules_window is not None and self.rules_window.winfo_exists():
             self.rules_window.destroy()
         window = self.rules_window = tk.Toplevel(self.root)
-        window.title("Cowork Terminal: your rules")
+        window.title(_("Cowork Terminal: your rules"))
         frame = ttk.Frame(window, padding=12)
         frame.pack(fill="both", expand=True)
         rules = [rule for rule in self.journal.rules() if rule.id not in self._removed_rules]
         intro = (
-            "Commands these rules cover run without asking you. Only you make rules, from the approval window."
+            _("Commands these rules cover run without asking you. Only you make rules, from the approval window.")
             if rules
-            else "You have no rules. When a command waits for you, the approval window may offer one."
+            else _("You have no rules. When a command waits for you, the approval window may offer one.")
         )
         self.rules_intro = ttk.Label(frame, text=intro, wraplength=460, justify="left")
         self.rules_intro.pack(anchor="w", pady=(0, 8))
@@ -645,12 +675,13 @@ class LogWindow:
         for rule in rules:
             row = ttk.Frame(frame)
             row.pack(fill="x", pady=2)
-            label = ttk.Label(row, text=f"Rule {rule.id}: {rule.description}", wraplength=360, justify="left")
+            text = _("Rule {number}: {description}").format(number=rule.id, description=rule.description)
+            label = ttk.Label(row, text=text, wraplength=360, justify="left")
             label.pack(side="left")
-            remove = ttk.Button(row, text="Remove", command=lambda r=rule.id: self.remove_rule(r))
+            remove = ttk.Button(row, text=_("Remove"), command=lambda r=rule.id: self.remove_rule(r))
             remove.pack(side="right")
             self.rule_rows[rule.id] = (label, remove)
-        ttk.Button(frame, text="Close", command=window.destroy).pack(anchor="e", pady=(10, 0))
+        ttk.Button(frame, text=_("Close"), command=window.destroy).pack(anchor="e", pady=(10, 0))
         return window
 
     def remove_rule(self, rule_id: int) -> None:
@@ -669,7 +700,7 @@ class LogWindow:
     def apply_filter(self) -> None:
         self._after_filter = None
         label = self.status_choice.get()
-        choice = next((f for f in STATUS_FILTERS if f.label == label), STATUS_FILTERS[0])
+        choice = next((f for f in STATUS_FILTERS if filter_label(f) == label), STATUS_FILTERS[0])
         wanted = Filter(text=self.filter_text.get().strip(), statuses=choice.statuses)
         if wanted != self.model.filter:
             self.model.filter = wanted
@@ -678,14 +709,14 @@ class LogWindow:
     def set_filter(self, text: str = "", status_label: str | None = None) -> None:
         """Set both filters at once (what typing and picking do, without the typing delay)."""
         self.filter_text.set(text)
-        self.status_choice.set(status_label or STATUS_FILTERS[0].label)
+        self.status_choice.set(status_label or filter_label(STATUS_FILTERS[0]))
         if self._after_filter is not None:
             self.root.after_cancel(self._after_filter)
         self.apply_filter()
 
     def clear_filter(self, *, reload: bool = True) -> None:
         self.filter_text.set("")
-        self.status_choice.set(STATUS_FILTERS[0].label)
+        self.status_choice.set(filter_label(STATUS_FILTERS[0]))
         if self._after_filter is not None:
             self.root.after_cancel(self._after_filter)
             self._after_filter = None
@@ -710,8 +741,10 @@ class LogWindow:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cowork-terminal log-window",
-        description="Open the live activity log: every command agents run on this computer, "
-        "with the pause switch and a Stop button.",
+        description=_(
+            "Open the live activity log: every command agents run on this computer, "
+            "with the pause switch and a Stop button."
+        ),
     )
     # For bench/log_window_open.py and the tests: "ready <seconds> <rows> <window id>" on stderr
     # once the first rows show.
@@ -729,8 +762,8 @@ def approval_buttons(frame: ttk.Frame, record: CommandRecord, window: LogWindow)
     def answer(allowed: bool) -> None:
         window.controls.decide(record.id, allowed)
 
-    ttk.Button(frame, text="Allow once", command=lambda: answer(True)).pack(side="left", padx=(0, 6))
-    ttk.Button(frame, text="Deny", command=lambda: answer(False)).pack(side="left")
+    ttk.Button(frame, text=_("Allow once"), command=lambda: answer(True)).pack(side="left", padx=(0, 6))
+    ttk.Button(frame, text=_("Deny"), command=lambda: answer(False)).pack(side="left")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -743,7 +776,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         root = tk.Tk(className="cowork-terminal")
     except tk.TclError as exc:
-        print(f"cowork-terminal: cannot open the activity log window: {exc}", file=sys.stderr)
+        problem = _("cannot open the activity log window: {error}").format(error=exc)
+        print(f"cowork-terminal: {problem}", file=sys.stderr)
         return 1
     root.report_callback_exception = _log_callback_error
     # Big enough for every column, yet never taller or wider than a small laptop's screen.

@@ -20,9 +20,10 @@ from datetime import datetime
 from app.core.approval import ApprovalMode
 from app.core.client_config import ABSENT, CHANGED, CURRENT, FOREIGN, INVALID, STALE, UNKNOWN
 from app.core.command_output import BUDGET_CHOICES, OutputBudget
+from app.core.i18n import LANGUAGE_NAMES, LANGUAGES, N_, _, ngettext
+from app.core.i18n.formats import format_time, format_weekday_time
 
-APP_TITLE = "Cowork Terminal"
-QUIT_TEXT = f"Quit {APP_TITLE}"
+APP_TITLE = "Cowork Terminal"  # a name: the same in every language
 MAX_SERVER_LINES = 4  # more live servers than this collapse into "and N more"
 TOOLTIP_MAX_CHARS = 127  # Windows truncates a tray tooltip at 128 characters, including the NUL
 
@@ -43,11 +44,14 @@ ALLOW = "allow"  # answer a held command from the menu (when no approval window 
 DENY = "deny"
 REMOVE_RULE = "remove-rule"
 OPEN_WELCOME = "open-welcome"
+SET_LANGUAGE = "set-language"
 QUIT = "quit"
 ACTIONS = (
     OPEN_LOG, TOGGLE_PAUSE, CONNECT, DISCONNECT, CHECK, TOGGLE_AUTOSTART, OPEN_DATA_FOLDER, OPEN_APPROVALS,
-    SET_APPROVAL_MODE, SET_OUTPUT_BUDGET, UNINSTALL, ASK_DISCONNECT, ALLOW, DENY, REMOVE_RULE, OPEN_WELCOME, QUIT,
+    SET_APPROVAL_MODE, SET_OUTPUT_BUDGET, UNINSTALL, ASK_DISCONNECT, ALLOW, DENY, REMOVE_RULE, OPEN_WELCOME,
+    SET_LANGUAGE, QUIT,
 )
+FOLLOW_SYSTEM = "system"  # the Language submenu's target for "follow the OS"
 
 # Icon states, named as app.ui.icons names its files: one per state, distinct at 16 px.
 IDLE, RUNNING, PAUSED, WAITING, PROBLEM = "idle", "running", "paused", "attention", "error"
@@ -55,24 +59,28 @@ ATTENTION, ERROR = WAITING, PROBLEM  # the files' names
 
 # Our entry's state in a client's config (client_config) -> the app's state as the menu says it.
 _CLIENT_STATE = {
-    CURRENT: "connected",
-    ABSENT: "not connected · click to connect",
-    CHANGED: "connected, its entry needs an update",
-    STALE: "an older install's entry",
-    FOREIGN: "another program's entry",
-    INVALID: "its config file has an error",
-    UNKNOWN: "not installed",
+    CURRENT: N_("connected"),
+    ABSENT: N_("not connected · click to connect"),
+    CHANGED: N_("connected, its entry needs an update"),
+    STALE: N_("an older install's entry"),
+    FOREIGN: N_("another program's entry"),
+    INVALID: N_("its config file has an error"),
+    UNKNOWN: N_("not installed"),
 }
 _HAS_ENTRY = (CURRENT, CHANGED, STALE, FOREIGN)
 # An entry under our name that is not the one this app writes: what the first item of its submenu does.
-_FIX_TEXT = {CHANGED: "Update its entry", STALE: "Replace it with this install", FOREIGN: "Replace it with this app"}
+_FIX_TEXT = {
+    CHANGED: N_("Update its entry"),
+    STALE: N_("Replace it with this install"),
+    FOREIGN: N_("Replace it with this app"),
+}
 
 
 def client_state_text(state: str, installed: bool) -> str:
     """What the menu and the Welcome window say of one Claude app."""
     if state == ABSENT and not installed:
-        return "not found · click to add the entry anyway"
-    return _CLIENT_STATE.get(state, state)
+        return _("not found · click to add the entry anyway")
+    return _(_CLIENT_STATE[state]) if state in _CLIENT_STATE else state
 
 
 @dataclass(frozen=True)
@@ -142,6 +150,7 @@ class TrayState:
     problem: str | None = None  # something that stops every command (no bash): one short line
     busy: str | None = None  # an action in progress, e.g. "Checking Claude Desktop..."
     approval_mode: ApprovalMode = ApprovalMode.DESTRUCTIVE
+    language: str | None = None  # picked in the Language submenu; None: the OS's language
     output_budget: OutputBudget = OutputBudget()
     held: tuple[HeldView, ...] = ()  # listed in the menu only when `windows` is False
     rules: tuple[RuleView, ...] = ()
@@ -177,15 +186,15 @@ def _separator(key: str) -> MenuEntry:
     return MenuEntry(key, separator=True, enabled=False)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+def _commands(count: int) -> str:
+    return ngettext("{count} command", "{count} commands", count).format(count=count)
 
 
 def _clock_time(at: float, now: float) -> str:
     moment = datetime.fromtimestamp(at)
     if moment.date() == datetime.fromtimestamp(now).date():
-        return moment.strftime("%H:%M")
-    return moment.strftime("%a %H:%M")
+        return format_time(moment, seconds=False)
+    return format_weekday_time(moment)
 
 
 def status_line(state: TrayState) -> str:
@@ -193,13 +202,18 @@ def status_line(state: TrayState) -> str:
     if state.problem:
         return state.problem
     if state.paused:
-        return "Paused: Claude's commands are refused"
-    agents = _plural(len(state.servers), "agent") + " connected" if state.servers else "no agent connected"
+        return _("Paused: Claude's commands are refused")
+    if state.servers:
+        count = len(state.servers)
+        agents = ngettext("{count} agent connected", "{count} agents connected", count).format(count=count)
+    else:
+        agents = _("no agent connected")
     if state.running:
-        return f"Running {_plural(state.running, 'command')} · {agents}"
+        running = ngettext("Running {count} command", "Running {count} commands", state.running)
+        return f"{running.format(count=state.running)} · {agents}"
     if state.first_run:
-        return "Not connected to Claude yet"
-    return f"Host access on · {agents}"
+        return _("Not connected to Claude yet")
+    return _("Host access on · {agents}").format(agents=agents)
 
 
 def icon_state(state: TrayState) -> str:
@@ -218,7 +232,7 @@ def icon_state(state: TrayState) -> str:
 def tooltip(state: TrayState) -> str:
     text = f"{APP_TITLE}: {status_line(state)}"
     if state.crash is not None and not state.problem:
-        text += f" · a server crashed ({state.crash.client_label})"
+        text += " · " + _("a server crashed ({client})").format(client=state.crash.client_label)
     return text if len(text) <= TOOLTIP_MAX_CHARS else text[: TOOLTIP_MAX_CHARS - 3] + "..."
 
 
@@ -234,13 +248,17 @@ def _client_entry(client: ClientView, confirming: bool = False) -> MenuEntry:
     target = client.client_id
     items = []
     if not client.connected:
-        items.append(MenuEntry(f"fix:{target}", _FIX_TEXT[client.state], CONNECT, target))
-    items.append(MenuEntry(f"check:{target}", "Check connection", CHECK, target))
+        items.append(MenuEntry(f"fix:{target}", _(_FIX_TEXT[client.state]), CONNECT, target))
+    items.append(MenuEntry(f"check:{target}", _("Check connection"), CHECK, target))
     if client.state in (CURRENT, CHANGED):  # ours: removable; another program's entry is not ours to remove
         items.append(
-            MenuEntry(f"disconnect:{target}", f"Yes, disconnect {client.name}", DISCONNECT, target)
+            MenuEntry(
+                f"disconnect:{target}", _("Yes, disconnect {client}").format(client=client.name), DISCONNECT, target
+            )
             if confirming
-            else MenuEntry(f"disconnect:{target}", f"Disconnect {client.name}…", ASK_DISCONNECT, target)
+            else MenuEntry(
+                f"disconnect:{target}", _("Disconnect {client}…").format(client=client.name), ASK_DISCONNECT, target
+            )
         )
     return MenuEntry(key, text, submenu=tuple(items))
 
@@ -248,22 +266,22 @@ def _client_entry(client: ClientView, confirming: bool = False) -> MenuEntry:
 def connect_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
     """Each Claude app with its state: a click connects it; a connected one offers check and disconnect."""
     if state.clients is None:
-        return (MenuEntry("clients-loading", "Looking for Claude apps...", enabled=False),)
+        return (MenuEntry("clients-loading", _("Looking for Claude apps..."), enabled=False),)
     entries = [_client_entry(c, state.confirm_disconnect == c.client_id) for c in state.clients]
     if not entries:
-        entries.append(MenuEntry("clients-none", "No Claude app found on this computer", enabled=False))
+        entries.append(MenuEntry("clients-none", _("No Claude app found on this computer"), enabled=False))
     return tuple(entries)
 
 
 def rules_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
     """The user's rules, each removable (removing one tightens control: no question asked)."""
     if not state.rules:
-        return (MenuEntry("rules-none", "No rules yet: the approval window offers them", enabled=False),)
+        return (MenuEntry("rules-none", _("No rules yet: the approval window offers them"), enabled=False),)
     return tuple(
         MenuEntry(
             f"rule:{rule.id}",
             rule.description,
-            submenu=(MenuEntry(f"remove-rule:{rule.id}", "Remove this rule", REMOVE_RULE, str(rule.id)),),
+            submenu=(MenuEntry(f"remove-rule:{rule.id}", _("Remove this rule"), REMOVE_RULE, str(rule.id)),),
         )
         for rule in state.rules
     )
@@ -273,8 +291,10 @@ def waiting_entry(state: TrayState) -> MenuEntry:
     """Always the second line. With windows it opens the approval window; without (no Tk), each
     held command is a submenu with Allow once / Deny, so the user can still answer."""
     if not state.waiting:
-        return MenuEntry("waiting", "No command is waiting for you", enabled=False)
-    text = f"{_plural(state.waiting, 'command')} waiting for you"
+        return MenuEntry("waiting", _("No command is waiting for you"), enabled=False)
+    text = ngettext("{count} command waiting for you", "{count} commands waiting for you", state.waiting).format(
+        count=state.waiting
+    )
     if state.windows or not state.held:
         return MenuEntry("waiting", text, OPEN_APPROVALS, enabled=state.windows)
     return MenuEntry(
@@ -285,8 +305,8 @@ def waiting_entry(state: TrayState) -> MenuEntry:
                 f"held:{held.id}",
                 f"{held.client}: {_short(held.command)}",
                 submenu=(
-                    MenuEntry(f"allow:{held.id}", "Allow once", ALLOW, str(held.id)),
-                    MenuEntry(f"deny:{held.id}", "Deny", DENY, str(held.id)),
+                    MenuEntry(f"allow:{held.id}", _("Allow once"), ALLOW, str(held.id)),
+                    MenuEntry(f"deny:{held.id}", _("Deny"), DENY, str(held.id)),
                 ),
             )
             for held in state.held
@@ -319,13 +339,39 @@ def output_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
     return tuple(
         MenuEntry(
             f"output:{budget.setting}",
-            budget.label + (" (default)" if budget == OutputBudget() else ""),
+            _("{choice} (default)").format(choice=budget.label) if budget == OutputBudget() else budget.label,
             SET_OUTPUT_BUDGET,
             target=str(budget.setting),
             checked=state.output_budget == budget,
         )
         for budget in choices
     )
+
+
+def language_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
+    """"Same as the system", then each language named in itself, as radio items."""
+    return (
+        MenuEntry(
+            f"language:{FOLLOW_SYSTEM}", _("Same as the system"), SET_LANGUAGE, FOLLOW_SYSTEM,
+            checked=state.language is None,
+        ),
+        _separator("language-separator"),
+        *(
+            MenuEntry(f"language:{code}", LANGUAGE_NAMES[code], SET_LANGUAGE, code, checked=state.language == code)
+            for code in LANGUAGES
+        ),
+    )  # fmt: skip
+
+
+def quit_text() -> str:
+    return _("Quit {app}").format(app=APP_TITLE)
+
+
+def language_item_text() -> str:
+    """Named in both words when the app speaks another language than English, so that someone who
+    cannot read the current one still finds the way back."""
+    text = _("Language")
+    return text if text == "Language" else f"{text} (Language)"
 
 
 def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
@@ -335,24 +381,25 @@ def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
         MenuEntry("status", status_line(state), enabled=False),
         waiting_entry(state),
         _separator("top-separator"),
-        MenuEntry("open-log", "Open activity log", OPEN_LOG, default=True),
-        MenuEntry("pause", "Pause host access", TOGGLE_PAUSE, checked=state.paused),
-        MenuEntry("connect", "Connect to Claude", submenu=connect_submenu(state)),
-        MenuEntry("approval", "Ask before running", submenu=approval_submenu(state)),
-        MenuEntry("output", "Output Claude gets back", submenu=output_submenu(state)),
-        MenuEntry("rules", "Your rules", submenu=rules_submenu(state)),
+        MenuEntry("open-log", _("Open activity log"), OPEN_LOG, default=True),
+        MenuEntry("pause", _("Pause host access"), TOGGLE_PAUSE, checked=state.paused),
+        MenuEntry("connect", _("Connect to Claude"), submenu=connect_submenu(state)),
+        MenuEntry("approval", _("Ask before running"), submenu=approval_submenu(state)),
+        MenuEntry("output", _("Output Claude gets back"), submenu=output_submenu(state)),
+        MenuEntry("rules", _("Your rules"), submenu=rules_submenu(state)),
         MenuEntry(
             "autostart",
-            "Start at login",
+            _("Start at login"),
             TOGGLE_AUTOSTART,
             enabled=state.autostart is not None,
             checked=bool(state.autostart),
         ),
-        MenuEntry("data-folder", "Open data folder", OPEN_DATA_FOLDER),
-        MenuEntry("welcome", "Getting started…", OPEN_WELCOME, enabled=state.windows),
-        MenuEntry("uninstall", "Uninstall…", UNINSTALL),
+        MenuEntry("data-folder", _("Open data folder"), OPEN_DATA_FOLDER),
+        MenuEntry("welcome", _("Getting started…"), OPEN_WELCOME, enabled=state.windows),
+        MenuEntry("language", language_item_text(), submenu=language_submenu(state)),
+        MenuEntry("uninstall", _("Uninstall…"), UNINSTALL),
         _separator("quit-separator"),
-        MenuEntry("quit", QUIT_TEXT, QUIT),
+        MenuEntry("quit", quit_text(), QUIT),
     ]
     return entries + _information(state, now)
 
@@ -363,26 +410,29 @@ def _information(state: TrayState, now: float) -> list[MenuEntry]:
     if state.busy:
         lines.append(MenuEntry("busy", state.busy, enabled=False))
     if state.crash is not None:
-        lost = f", {_plural(state.crash.interrupted, 'command')} interrupted" if state.crash.interrupted else ""
-        lines.append(
-            MenuEntry(
-                "crash",
-                f"Server for {state.crash.client_label} crashed at {_clock_time(state.crash.at, now)}{lost}",
-                OPEN_LOG,
-            )
-        )
+        crash = state.crash
+        at = _clock_time(crash.at, now)
+        if crash.interrupted:
+            text = ngettext(
+                "Server for {client} crashed at {time}, {count} command interrupted",
+                "Server for {client} crashed at {time}, {count} commands interrupted",
+                crash.interrupted,
+            ).format(client=crash.client_label, time=at, count=crash.interrupted)
+        else:
+            text = _("Server for {client} crashed at {time}").format(client=crash.client_label, time=at)
+        lines.append(MenuEntry("crash", text, OPEN_LOG))
     for index, server in enumerate(state.servers[:MAX_SERVER_LINES]):
-        mode = " · headless" if server.headless else ""
-        lines.append(
-            MenuEntry(
-                f"server:{index}",
-                f"{server.client_label} · since {_clock_time(server.started_at, now)} · "
-                f"{_plural(server.command_count, 'command')}{mode}",
-                enabled=False,
-            )
-        )
+        parts = [
+            server.client_label,
+            _("since {time}").format(time=_clock_time(server.started_at, now)),
+            _commands(server.command_count),
+        ]
+        if server.headless:
+            parts.append(_("headless"))
+        lines.append(MenuEntry(f"server:{index}", " · ".join(parts), enabled=False))
     if len(state.servers) > MAX_SERVER_LINES:
-        lines.append(MenuEntry("servers-more", f"and {len(state.servers) - MAX_SERVER_LINES} more", enabled=False))
+        more = _("and {count} more").format(count=len(state.servers) - MAX_SERVER_LINES)
+        lines.append(MenuEntry("servers-more", more, enabled=False))
     return [_separator("information-separator"), *lines] if lines else []
 
 

@@ -40,7 +40,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from app.core import approval, autostart, stale_entries
+from app.core import approval, autostart, i18n, stale_entries
 from app.core import client_config as cc
 from app.core import client_locations as cl
 from app.core.bash_resolver import BashNotFoundError, find_bash
@@ -49,6 +49,8 @@ from app.core.command_output import parse_budget, set_output_budget
 from app.core.control.hub import HeldCommand, Hub, Question
 from app.core.control.transport import AddressTaken
 from app.core.errors import CoworkError
+from app.core.i18n import _, ngettext
+from app.core.i18n.language import choose_language, chosen_language, system_language
 from app.core.journal import Journal, ServerRecord
 from app.core.liveness import HeldLock
 from app.core.paths import AppPaths, make_private_file, protected_paths
@@ -162,6 +164,7 @@ class TrayApp:
         self._locations: dict[str, cl.ClientLocation] = {}
         self._watched_files: dict[Path, tuple[float, int] | None] = {}  # config file -> stamp when read
         self._autostart: bool | None = False
+        self._language = chosen_language(self.paths.data_dir)  # None: the OS's language
         self._problem: str | None = None
         self._busy: str | None = None
         self._held: tuple[HeldView, ...] = ()  # for the menu, when no approval window can open
@@ -349,9 +352,14 @@ class TrayApp:
         if not running:
             self.request_quit()
             return
-        what = "1 command is" if running == 1 else f"{running} commands are"
-        self._ask_user(Question("quit", f"{what} running. Stop them and quit {menu.APP_TITLE}?",
-                                "Stop and quit", "Cancel", lambda: self.request_quit() or "Quitting."))
+        text = ngettext(
+            "{count} command is running. Stop it and quit {app}?",
+            "{count} commands are running. Stop them and quit {app}?",
+            running,
+        ).format(count=running, app=menu.APP_TITLE)
+        self._ask_user(
+            Question("quit", text, _("Stop and quit"), _("Cancel"), lambda: self.request_quit() or _("Quitting."))
+        )
 
     def shutdown(self) -> None:
         """Stop the threads and the windows this tray opened, then let go of the tray lock."""
@@ -490,9 +498,11 @@ class TrayApp:
             # the tray lock (by quitting) makes every server refuse commands, the safe way to fail.
             log.exception("the tray's monitor thread failed")
             self.notifier.notify(
-                f"{menu.APP_TITLE} stopped",
-                f"An internal error stopped {menu.APP_TITLE}, so Claude's commands are refused until you "
-                f"start it again. The app log in {self.paths.log_dir} has the details.",
+                _("{app} stopped").format(app=menu.APP_TITLE),
+                _(
+                    "An internal error stopped {app}, so Claude's commands are refused until you "
+                    "start it again. The app log in {folder} has the details."
+                ).format(app=menu.APP_TITLE, folder=self.paths.log_dir),
             )
         self._stop_icon()
 
@@ -529,6 +539,7 @@ class TrayApp:
             confirm_disconnect=self._confirming,
             rules=self._rules,
             windows=self.windows,
+            language=self._language,
         )
         previous = self.state
         if state == previous:
@@ -591,7 +602,9 @@ class TrayApp:
             self.notifier.notify(menu.APP_TITLE, str(exc))
         except Exception:  # the top of one action: log it, tell the user, keep the tray alive
             log.exception("action %s failed", action)
-            self.notifier.notify(menu.APP_TITLE, f"Something went wrong ({action}). The app log has the details.")
+            self.notifier.notify(
+                menu.APP_TITLE, _("Something went wrong ({action}). The app log has the details.").format(action=action)
+            )
         finally:
             self._kick()
 
@@ -601,7 +614,7 @@ class TrayApp:
         missing = missing_tray_support(self.platform, self.backend)
         if missing:
             log.warning("%s", missing)
-            self.notifier.notify("Tray menu unavailable", missing)
+            self.notifier.notify(_("Tray menu unavailable"), missing)
         if self.has_loop and not self.has_menu:
             self.open_log_window()  # without a menu, the window is where the controls are
         try:
@@ -619,8 +632,8 @@ class TrayApp:
         if loose:  # set while no tray watched, perhaps by a program: the user should know
             mode = approval.ApprovalMode(self.hub.state.approval_mode).label
             self.notifier.notify(
-                "Cowork Terminal asks less than usual",
-                f"Approvals: {mode}. {looser_hint(self.has_menu)}",
+                _("Cowork Terminal asks less than usual"),
+                _("Approvals: {mode}.").format(mode=mode) + " " + looser_hint(self.has_menu),
             )
         with self.hub.lock:
             shown = bool(self.hub.journal.get_setting(WELCOME_SHOWN_SETTING, False))
@@ -628,7 +641,7 @@ class TrayApp:
         if self.windows and not_connected and (not shown or not self.has_menu):
             self.open_welcome()  # the first start (or no menu to find it in): it walks the user through
         elif self._problem is None and not_connected:
-            self.notifier.notify("Connect Cowork Terminal to Claude", connect_hint(self.has_menu, self.windows))
+            self.notifier.notify(_("Connect Cowork Terminal to Claude"), connect_hint(self.has_menu, self.windows))
 
     def _repair_stale_entries(self) -> None:
         """Start at login and Claude's entries that name a removed program or another copy run this one."""
@@ -637,7 +650,7 @@ class TrayApp:
         for repair in stale_entries.repair_stale_entries(
             frozen=frozen, executable=os.path.abspath(sys.executable), platform=platform, environ=environ, home=home
         ):
-            self.notifier.notify(f"{repair.what} updated", repair.notice)
+            self.notifier.notify(_("{what} updated").format(what=repair.what), repair.notice)
 
     def perform(self, action: str, target: str | None = None) -> None:
         """Do one action now, on the calling thread (the actions thread, or a test)."""
@@ -671,6 +684,12 @@ class TrayApp:
             log.info("output budget set to %s from the tray", target)
         elif action == menu.UNINSTALL:
             spawn(self.uninstall_window_command)  # the window asks, then quits this tray itself
+        elif action == menu.SET_LANGUAGE:
+            picked = None if target == menu.FOLLOW_SYSTEM else str(target)
+            choose_language(self.paths.data_dir, picked)  # windows opened from now on read it too
+            i18n.use_language(picked or system_language())
+            self._language = picked
+            log.info("language set to %s from the tray", picked or "the system's")
         elif action == menu.OPEN_DATA_FOLDER:
             spawn(open_folder_argv(self.platform, self.paths.data_dir))
         elif action == REFRESH_CLIENTS:
@@ -694,7 +713,7 @@ class TrayApp:
     def refresh_clients(self, *, include_cli: bool) -> None:
         """Look at every Claude client's config again. Claude Code is asked through `claude mcp get`,
         which starts a server: only at start and after our own changes, never on a timer."""
-        _, locations = cl.clients_here()
+        _platform, locations = cl.clients_here()
         # Stamped before reading: an edit that lands while we read still counts as news.
         stamps = {Path(loc.config_path): _file_stamp(Path(loc.config_path)) for loc in locations if loc.config_path}
         wanted = cc.this_app_entry()
@@ -713,7 +732,7 @@ class TrayApp:
     def _location(self, client_id: str) -> cl.ClientLocation:
         location = self._locations.get(client_id)
         if location is None:
-            raise CoworkError(f"unknown Claude client {client_id!r}")
+            raise CoworkError(_("unknown Claude client {client}").format(client=repr(client_id)))
         return location
 
     def _change_client(self, action: str, client_id: str) -> None:
@@ -723,28 +742,28 @@ class TrayApp:
             if action == menu.CONNECT:
                 # The item's text said "replace ..." for a stale or foreign entry: the click is consent.
                 change = cc.connect_client(location, wanted, replace=True)
-                done = f"Connected {location.name}."
+                done = [_("Connected {client}.").format(client=location.name)]
             else:
                 change = cc.disconnect_client(location, wanted)
-                done = f"Disconnected {location.name}."
+                done = [_("Disconnected {client}.").format(client=location.name)]
         finally:
             self.refresh_clients(include_cli=location.config_path is None)
         log.info("%s %s: %s", action, client_id, change.action)
         if cc.needs_restart(location, change):
-            done += f" Quit and reopen {location.name}: it reads its config only at start."
+            done.append(_("Quit and reopen {client}: it reads its config only at start.").format(client=location.name))
         if change.backup:
-            done += f" The previous file is kept as {change.backup}."
-        self.notifier.notify(menu.APP_TITLE, done)
+            done.append(_("The previous file is kept as {path}.").format(path=change.backup))
+        self.notifier.notify(menu.APP_TITLE, " ".join(done))
 
     def _check_client(self, client_id: str) -> None:
         location = self._location(client_id)
-        self._busy = f"Checking {location.name}..."
+        self._busy = _("Checking {client}...").format(client=location.name)
         self._kick()
         try:
             ok, message = self._run_check(location)
         finally:
             self._busy = None
-        title = "Connection works" if ok else f"Connection problem: {location.name}"
+        title = _("Connection works") if ok else _("Connection problem: {client}").format(client=location.name)
         self.notifier.notify(title, message)
 
     def _run_check(self, location: cl.ClientLocation) -> tuple[bool, str]:
@@ -761,14 +780,16 @@ class TrayApp:
 
         def disconnect() -> str:
             self.submit(menu.DISCONNECT, client_id)
-            return f"Disconnecting {location.name}."
+            return _("Disconnecting {client}.").format(client=location.name)
 
         self._ask_user(
             Question(
                 f"disconnect:{client_id}",
-                f"Disconnect {location.name}? It will no longer be able to run commands on this computer "
-                "through Cowork Terminal. You can connect it again from this menu.",
-                "Disconnect", "Cancel", disconnect,
+                _(
+                    "Disconnect {client}? It will no longer be able to run commands on this computer "
+                    "through Cowork Terminal. You can connect it again from this menu."
+                ).format(client=location.name),
+                _("Disconnect"), _("Cancel"), disconnect,
             )  # fmt: skip
         )
 
@@ -806,8 +827,12 @@ class TrayApp:
             for command_id in sorted(set(holds) - self._prompt_shown):
                 hold = holds[command_id]
                 prompt.send({"op": "show", "hold": self._for_window(hold).to_json()})
-                self.notifier.notify("A command is waiting for your approval",
-                                     f"{friendly_client_name(hold.client)} wants to run: {hold.command[:120]}")
+                self.notifier.notify(
+                    _("A command is waiting for your approval"),
+                    _("{client} wants to run: {command}").format(
+                        client=friendly_client_name(hold.client), command=hold.command[:120]
+                    ),
+                )
             for command_id in self._prompt_shown - set(holds):
                 prompt.send({"op": "gone", "id": command_id})
             self._prompt_shown = set(holds)
@@ -862,8 +887,8 @@ class TrayApp:
         if code != 0 and self.hub.pending_holds():
             log.warning("the approval prompt exited with code %s", code)
             self.notifier.notify(
-                "A command is waiting for your approval",
-                "The approval window could not open. Open the activity log to answer it.",
+                _("A command is waiting for your approval"),
+                _("The approval window could not open. Open the activity log to answer it."),
             )
             return
         if not self._quit.is_set():
@@ -893,7 +918,7 @@ class TrayApp:
                 if not answered:  # closed, killed, or no display: a No
                     answered.append(False)
                     if code != 0:
-                        why = "The confirmation window could not open, so nothing changed."
+                        why = _("The confirmation window could not open, so nothing changed.")
                         self.hub.answer(question, False, why_not=why)
                         self.notifier.notify(menu.APP_TITLE, why)
                     else:
@@ -901,7 +926,7 @@ class TrayApp:
                 self.submit(ASK_USER)
 
             self._confirm = PipedWindow(self.confirm_command, said, on_exit=exited)
-        self._confirm.send({"op": "ask", "title": f"{menu.APP_TITLE}: confirm", "text": question.text,
+        self._confirm.send({"op": "ask", "title": _("Cowork Terminal: confirm"), "text": question.text,
                             "allow": question.allow_label, "deny": question.deny_label})
 
     def open_welcome(self) -> None:
@@ -961,8 +986,10 @@ class TrayApp:
                 # The last line says what failed ("cannot open ...: no display"); never a traceback.
                 why = lines[-1].removeprefix("cowork-terminal: ").rstrip(".")[:300] if lines else ""
                 self.notifier.notify(
-                    "The activity log could not open",
-                    f"{why or f'It exited with code {code}'}. The app log in {self.paths.log_dir} has the details.",
+                    _("The activity log could not open"),
+                    _("{error}. The app log in {folder} has the details.").format(
+                        error=why or _("It exited with code {code}").format(code=code), folder=self.paths.log_dir
+                    ),
                 )
         self._windows = alive
 
@@ -1014,7 +1041,10 @@ def run_tray(paths: AppPaths, lock: HeldLock) -> int:
         app = TrayApp(paths, lock, pystray)
     except AddressTaken as exc:
         log.error("cannot start: %s", exc)
-        print(f"cowork-terminal: Cowork Terminal cannot start safely: {exc}. Close that program (or restart "
-              "the computer) and start Cowork Terminal again.", file=sys.stderr)
+        problem = _(
+            "Cowork Terminal cannot start safely: {error}. Close that program (or restart the computer) and start "
+            "Cowork Terminal again."
+        ).format(error=exc)
+        print(f"cowork-terminal: {problem}", file=sys.stderr)
         return 1
     return app.run()

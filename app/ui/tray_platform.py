@@ -21,6 +21,7 @@ from typing import Any
 
 from app.core import bundle_runtime
 from app.core.bash_resolver import BashNotFoundError
+from app.core.i18n import _
 from app.ui.menu import APP_TITLE
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ def backend_of(pystray: ModuleType) -> str:
 def missing_tray_support(platform: str, backend: str) -> str | None:
     """What this desktop lacks for a full tray icon, in words for the user; None when nothing is."""
     if platform.startswith("linux") and backend == "xorg":
-        return (
+        return _(
             "Cowork Terminal is running, but its tray icon has no menu on this desktop: AppIndicator "
             "support is missing. Install it (Debian/Ubuntu: gir1.2-ayatanaappindicator3-0.1; Fedora: "
             "libayatana-appindicator-gtk3; GNOME also needs the AppIndicator extension), then start "
@@ -72,38 +73,42 @@ def tk_available() -> bool:
 def missing_tk_message(platform: str, has_menu: bool) -> str:
     """What to install when this Python has no Tk, said once; and where to answer meanwhile."""
     if platform == "darwin":
-        install = "Install Python's Tk support (Homebrew: brew install python-tk), or use the app's installer"
+        install = _("Install Python's Tk support (Homebrew: brew install python-tk), or use the app's installer")
     elif platform == "win32":
-        install = "Reinstall Python with the \"tcl/tk and IDLE\" option, or use the app's installer"
+        install = _("Reinstall Python with the \"tcl/tk and IDLE\" option, or use the app's installer")
     else:
-        install = (
+        install = _(
             "Install Python's Tk support (Debian/Ubuntu: sudo apt install python3-tk; Fedora: sudo dnf install "
             "python3-tkinter; Arch: sudo pacman -S tk)"
         )
     where = (
-        "Meanwhile, answer waiting commands from this icon's menu (the line under the status)."
+        _("Meanwhile, answer waiting commands from this icon's menu (the line under the status).")
         if has_menu
-        else "Meanwhile, commands that need your answer are denied when they time out."
+        else _("Meanwhile, commands that need your answer are denied when they time out.")
     )
-    said = "This Python has no Tk, so the activity log and approval windows cannot open."
-    return f"{said} {install}, then start Cowork Terminal again. {where}"
+    said = _("This Python has no Tk, so the activity log and approval windows cannot open.")
+    return _("{problem} {install}, then start Cowork Terminal again. {meanwhile}").format(
+        problem=said, install=install, meanwhile=where
+    )
 
 
 def connect_hint(has_menu: bool, windows: bool) -> str:
     """The next step when no Claude app is connected, naming only controls that exist. (With
     windows and no menu the tray opens the Welcome window instead of saying this.)"""
     if windows and has_menu:
-        return "No Claude app is connected yet. Open Getting started… in this icon's menu."
+        return _("No Claude app is connected yet. Open Getting started… in this icon's menu.")
     if has_menu:
-        return "No Claude app is connected yet. Open Connect to Claude in this icon's menu and click your Claude app."
-    return "No Claude app is connected yet. Once this app's windows can open (they need Tk), Welcome connects it."
+        return _(
+            "No Claude app is connected yet. Open Connect to Claude in this icon's menu and click your Claude app."
+        )
+    return _("No Claude app is connected yet. Once this app's windows can open (they need Tk), Welcome connects it.")
 
 
 def looser_hint(has_menu: bool) -> str:
     """Where to set approvals back when they were loosened while no tray watched."""
     if has_menu:
-        return "Change it in this icon's menu (Ask before running) if you did not choose this."
-    return (
+        return _("Change it in this icon's menu (Ask before running) if you did not choose this.")
+    return _(
         "If you did not choose this: Ask before running is in this icon's menu, which needs AppIndicator "
         "support on this desktop."
     )
@@ -113,13 +118,13 @@ def no_icon_message(platform: str, environ: Mapping[str, str], error: BaseExcept
     """Why no tray icon can be shown, and what to do instead (pystray could not even load)."""
     graphical = environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY")
     if platform.startswith("linux") and not graphical:
-        reason = "no graphical session was found (DISPLAY is not set)"
+        reason = _("no graphical session was found (DISPLAY is not set)")
     else:
-        reason = f"the tray library failed to load ({error!r})"
-    return (
-        f"cannot show the tray icon: {reason}. Start Cowork Terminal from your desktop session; for "
+        reason = _("the tray library failed to load ({error})").format(error=repr(error))
+    return _(
+        "cannot show the tray icon: {reason}. Start Cowork Terminal from your desktop session; for "
         "command-line use only, `cowork-terminal connect --headless` works without it."
-    )
+    ).format(reason=reason)
 
 
 def open_folder_argv(platform: str, folder: Path) -> list[str]:
@@ -134,8 +139,8 @@ def open_folder_argv(platform: str, folder: Path) -> list[str]:
 def bash_problem(error: BashNotFoundError, platform: str) -> str:
     """The status line for a missing bash: on Windows, Git for Windows comes before anything else."""
     if platform == "win32":
-        return "Git Bash is missing: install Git for Windows"
-    return "bash is missing: commands cannot run"
+        return _("Git Bash is missing: install Git for Windows")
+    return _("bash is missing: commands cannot run")
 
 
 def main_thread_marshal(backend: str) -> Callable[[Callable[[], None]], None] | None:

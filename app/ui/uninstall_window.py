@@ -18,12 +18,13 @@ from collections.abc import Callable
 from tkinter import ttk
 
 from app.core import uninstall
+from app.core.i18n import N_, _
 from app.core.installation import this_install
 from app.core.paths import AppPaths
 
 log = logging.getLogger(__name__)
 
-TITLE = "Uninstall Cowork Terminal"
+TITLE = N_("Uninstall Cowork Terminal")
 POLL_MS = 100
 WRAP_PX = 520
 
@@ -36,25 +37,25 @@ class UninstallWindow:
         self.paths = paths
         self.plan: uninstall.UninstallPlan | None = None
         self._results: queue.Queue[Callable[[], None]] = queue.Queue()
-        root.title(TITLE)
+        root.title(_(TITLE))
         root.minsize(480, 260)
         frame = ttk.Frame(root, padding=14)
         frame.pack(fill="both", expand=True)
-        self.heading = ttk.Label(frame, text="Looking at what Cowork Terminal set up...",
+        self.heading = ttk.Label(frame, text=_("Looking at what Cowork Terminal set up..."),
                                  font=("TkDefaultFont", 12, "bold"), wraplength=WRAP_PX, justify="left")  # fmt: skip
         self.heading.pack(anchor="w")
         self.body = ttk.Label(frame, wraplength=WRAP_PX, justify="left")
         self.body.pack(anchor="w", fill="x", pady=(8, 8))
         self.delete_data = tk.BooleanVar(value=False)
         self.data_box = ttk.Checkbutton(
-            frame, text="Also delete my command history and logs", variable=self.delete_data, command=self._show_plan
+            frame, text=_("Also delete my command history and logs"), variable=self.delete_data, command=self._show_plan
         )
         buttons = ttk.Frame(frame)
         buttons.pack(side="bottom", fill="x", pady=(10, 0))
-        self.cancel_button = ttk.Button(buttons, text="Cancel", command=root.destroy)
+        self.cancel_button = ttk.Button(buttons, text=_("Cancel"), command=root.destroy)
         self.cancel_button.pack(side="right")
         # Not the default button: Enter must not uninstall by accident.
-        self.uninstall_button = ttk.Button(buttons, text="Uninstall", command=self.uninstall, state="disabled")
+        self.uninstall_button = ttk.Button(buttons, text=_("Uninstall"), command=self.uninstall, state="disabled")
         self.uninstall_button.pack(side="right", padx=(0, 8))
         root.bind("<Escape>", lambda _e: self.cancel_button.invoke())
 
@@ -94,13 +95,13 @@ class UninstallWindow:
         self.plan = dataclasses.replace(self.plan, delete_data=self.delete_data.get())
         steps = self.plan.steps()
         if not steps:
-            self.heading.configure(text="Nothing of Cowork Terminal is set up for you here.")
+            self.heading.configure(text=_("Nothing of Cowork Terminal is set up for you here."))
             self.body.configure(text="\n".join(uninstall.closing_words(self.plan)))
             self.uninstall_button.state(["disabled"])
-            self.cancel_button.configure(text="Close")
+            self.cancel_button.configure(text=_("Close"))
             return
-        self.heading.configure(text="Uninstall will:")
-        self.cancel_button.configure(text="Cancel")
+        self.heading.configure(text=_("Uninstall will:"))
+        self.cancel_button.configure(text=_("Cancel"))
         lines = [f"•  {step}" for step in steps] + [""] + self.plan.stays() + list(self.plan.manual)
         self.body.configure(text="\n".join(lines).strip())
         self.uninstall_button.state(["!disabled"])
@@ -112,22 +113,22 @@ class UninstallWindow:
         self.uninstall_button.state(["disabled"])
         self.cancel_button.state(["disabled"])
         self.data_box.state(["disabled"])
-        self.heading.configure(text="Uninstalling...")
+        self.heading.configure(text=_("Uninstalling..."))
         self._in_background(lambda: uninstall.run_uninstall(plan, self.paths), self._done)
 
     def _done(self, report: object) -> None:
         assert isinstance(report, uninstall.UninstallReport) and self.plan is not None
         failed = bool(report.failed)
-        self.heading.configure(text="Some steps failed." if failed else "Cowork Terminal is uninstalled.")
+        self.heading.configure(text=_("Some steps failed.") if failed else _("Cowork Terminal is uninstalled."))
         lines = report.done + report.failed + [""] + uninstall.closing_words(self.plan, report)
         self.body.configure(text="\n".join(lines))
-        self.cancel_button.configure(text="Close")
+        self.cancel_button.configure(text=_("Close"))
         self.cancel_button.state(["!disabled"])
 
     def _failed(self, exc: BaseException) -> None:
-        self.heading.configure(text="Uninstall could not go on.")
-        self.body.configure(text=f"{exc}\n\n`cowork-terminal uninstall` in a terminal says more.")
-        self.cancel_button.configure(text="Close")
+        self.heading.configure(text=_("Uninstall could not go on."))
+        self.body.configure(text=f"{exc}\n\n" + _("`cowork-terminal uninstall` in a terminal says more."))
+        self.cancel_button.configure(text=_("Close"))
         self.cancel_button.state(["!disabled"])
 
 
@@ -136,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         root = tk.Tk()
     except tk.TclError as exc:
-        print(f"cowork-terminal: cannot open the uninstall window: {exc}", file=sys.stderr)
+        problem = _("cannot open the uninstall window: {error}").format(error=exc)
+        print(f"cowork-terminal: {problem}", file=sys.stderr)
         return 1
     window = UninstallWindow(root, paths)
     window.start()

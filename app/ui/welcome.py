@@ -28,6 +28,7 @@ from typing import Any
 from app.core import client_config as cc
 from app.core import client_locations as cl
 from app.core.errors import CoworkError
+from app.core.i18n import N_, _
 from app.core.self_command import app_argv
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, run_check
 from app.ui.menu import client_state_text
@@ -35,16 +36,16 @@ from app.ui.tray_platform import run_captured
 
 log = logging.getLogger(__name__)
 
-TITLE = "Welcome to Cowork Terminal"
+TITLE = N_("Welcome to Cowork Terminal")
 WELCOME_SHOWN_SETTING = "welcome.shown"
 POLL_MS = 100
 RESTART_TIMEOUT_S = 40.0
 WRAP_PX = 560
-INTRO = (
+INTRO = N_(
     "Cowork Terminal lets Claude run commands on this computer while you stay in charge: you see "
     "everything it runs, dangerous commands wait for your OK, and you can pause it at any time."
 )
-RESTART_TEXT = (
+RESTART_TEXT = N_(
     "Quit Claude completely and open it again: it reads its settings only when it starts "
     "(closing its window is not enough)."
 )
@@ -96,7 +97,7 @@ class WelcomeWindow:
         self.locations: dict[str, cl.ClientLocation] = {}
         self._results: queue.Queue[Callable[[], None]] = queue.Queue()
         self.busy = 0  # background jobs still running (tests wait for 0)
-        root.title(TITLE)
+        root.title(_(TITLE))
         root.minsize(600, 480)
         style = ttk.Style(root)
         style.configure("Big.TButton", font=("TkDefaultFont", 12, "bold"), padding=(14, 8))
@@ -104,29 +105,29 @@ class WelcomeWindow:
 
         frame = ttk.Frame(root, padding=18)
         frame.pack(fill="both", expand=True)
-        ttk.Label(frame, text=TITLE, font=("TkDefaultFont", 16, "bold")).pack(anchor="w")
-        self.intro = ttk.Label(frame, text=INTRO, wraplength=WRAP_PX, justify="left")
+        ttk.Label(frame, text=_(TITLE), font=("TkDefaultFont", 16, "bold")).pack(anchor="w")
+        self.intro = ttk.Label(frame, text=_(INTRO), wraplength=WRAP_PX, justify="left")
         self.intro.pack(anchor="w", pady=(6, 14))
 
-        ttk.Label(frame, text="1. Connect Claude", style="Step.TLabel").pack(anchor="w")
+        ttk.Label(frame, text=_("1. Connect Claude"), style="Step.TLabel").pack(anchor="w")
         self.apps_frame = ttk.Frame(frame)
         self.apps_frame.pack(fill="x", pady=(4, 12))
-        self.looking = ttk.Label(self.apps_frame, text="Looking for Claude apps...")
+        self.looking = ttk.Label(self.apps_frame, text=_("Looking for Claude apps..."))
         self.looking.pack(anchor="w")
         self.connect_buttons: dict[str, ttk.Button] = {}
         self.state_labels: dict[str, ttk.Label] = {}
 
-        ttk.Label(frame, text="2. Restart Claude", style="Step.TLabel").pack(anchor="w")
-        self.restart_text = ttk.Label(frame, text=RESTART_TEXT, wraplength=WRAP_PX, justify="left")
+        ttk.Label(frame, text=_("2. Restart Claude"), style="Step.TLabel").pack(anchor="w")
+        self.restart_text = ttk.Label(frame, text=_(RESTART_TEXT), wraplength=WRAP_PX, justify="left")
         self.restart_text.pack(anchor="w", pady=(4, 0))
         self.restart_buttons = ttk.Frame(frame)
         self.restart_buttons.pack(anchor="w", pady=(4, 12))
         self.restart_result = ttk.Label(frame, wraplength=WRAP_PX, justify="left")
 
-        ttk.Label(frame, text="3. Try it", style="Step.TLabel").pack(anchor="w")
+        ttk.Label(frame, text=_("3. Try it"), style="Step.TLabel").pack(anchor="w")
         ttk.Label(
             frame, wraplength=WRAP_PX, justify="left",
-            text="Start Cowork Terminal the way Claude does and run a harmless command through it.",
+            text=_("Start Cowork Terminal the way Claude does and run a harmless command through it."),
         ).pack(anchor="w", pady=(4, 4))  # fmt: skip
         self.check_buttons = ttk.Frame(frame)
         self.check_buttons.pack(anchor="w")
@@ -136,10 +137,9 @@ class WelcomeWindow:
         bottom = ttk.Frame(frame)
         bottom.pack(fill="x", side="bottom", pady=(12, 0))
         if menu_hint:
-            ttk.Label(bottom, foreground="#555555", text="Getting started… in the icon's menu opens this again.").pack(
-                side="left"
-            )
-        self.done_button = ttk.Button(bottom, text="Done", command=root.destroy)
+            hint = _("Getting started… in the icon's menu opens this again.")
+            ttk.Label(bottom, foreground="#555555", text=hint).pack(side="left")
+        self.done_button = ttk.Button(bottom, text=_("Done"), command=root.destroy)
         self.done_button.pack(side="right")
 
         root.after(POLL_MS, self._take_results)
@@ -174,7 +174,7 @@ class WelcomeWindow:
 
     def _show_apps(self, found: Any) -> None:
         if isinstance(found, Exception):
-            self.looking.configure(text=f"Could not look for Claude apps: {found}")
+            self.looking.configure(text=_("Could not look for Claude apps: {error}").format(error=found))
             return
         self.platform, apps, self.locations = found
         self.apps = apps
@@ -185,8 +185,8 @@ class WelcomeWindow:
         if not shown:
             ttk.Label(
                 self.apps_frame, wraplength=WRAP_PX, justify="left",
-                text="No Claude app was found on this computer. Install Claude Desktop or Claude Code, "
-                "then open this window again; or connect Claude Desktop now and install it later.",
+                text=_("No Claude app was found on this computer. Install Claude Desktop or Claude Code, "
+                       "then open this window again; or connect Claude Desktop now and install it later."),
             ).pack(anchor="w")  # fmt: skip
             shown = [a for a in apps if a.client_id == cl.CLAUDE_DESKTOP]
         for app in shown:
@@ -203,18 +203,18 @@ class WelcomeWindow:
     def _show_app(self, app: AppRow, problem: str = "") -> None:
         button, label = self.connect_buttons[app.client_id], self.state_labels[app.client_id]
         if app.connected:
-            button.configure(text=f"{app.name} is connected")
+            button.configure(text=_("{client} is connected").format(client=app.name))
             button.state(["disabled"])
         else:
-            button.configure(text=f"Connect {app.name}")
+            button.configure(text=_("Connect {client}").format(client=app.name))
             button.state(["!disabled"])
-        said = "connected" if app.connected else client_state_text(app.state, app.installed).split(" · ")[0]
+        said = _("connected") if app.connected else client_state_text(app.state, app.installed).split(" · ")[0]
         label.configure(text=problem or f"{app.name}: {said}")
 
     def connect(self, app: AppRow) -> None:
         location = self.locations[app.client_id]
         self.connect_buttons[app.client_id].state(["disabled"])
-        self.state_labels[app.client_id].configure(text=f"Connecting {app.name}...")
+        self.state_labels[app.client_id].configure(text=_("Connecting {client}...").format(client=app.name))
 
         def work() -> AppRow:
             wanted = cc.this_app_entry()
@@ -224,7 +224,8 @@ class WelcomeWindow:
 
         def then(result: Any) -> None:
             if isinstance(result, Exception):
-                problem = str(result) if isinstance(result, CoworkError) else f"Connecting failed: {result}"
+                failed = _("Connecting failed: {error}").format(error=result)
+                problem = str(result) if isinstance(result, CoworkError) else failed
                 self._show_app(app, problem)
                 return
             assert self.apps is not None
@@ -244,41 +245,53 @@ class WelcomeWindow:
         for app in connected:
             if cl.can_restart(self.platform, app.client_id):
                 ttk.Button(
-                    self.restart_buttons, text=f"Restart {app.name}", command=lambda a=app: self.restart(a)
+                    self.restart_buttons,
+                    text=_("Restart {client}").format(client=app.name),
+                    command=lambda a=app: self.restart(a),
                 ).pack(side="left", padx=(0, 8))
             ttk.Button(
-                self.check_buttons, text=f"Check {app.name}", style="Big.TButton", command=lambda a=app: self.check(a)
+                self.check_buttons,
+                text=_("Check {client}").format(client=app.name),
+                style="Big.TButton",
+                command=lambda a=app: self.check(a),
             ).pack(side="left", padx=(0, 8))
         if not connected:
-            ttk.Label(self.check_buttons, text="Connect a Claude app first.").pack(side="left")
+            ttk.Label(self.check_buttons, text=_("Connect a Claude app first.")).pack(side="left")
 
     def restart(self, app: AppRow) -> None:
-        self.restart_result.configure(text=f"Restarting {app.name}...")
+        self.restart_result.configure(text=_("Restarting {client}...").format(client=app.name))
         self.restart_result.pack(anchor="w", after=self.restart_buttons)
         argv = [*self.restart_command, "--client", app.client_id]
 
         def then(result: Any) -> None:
             if isinstance(result, Exception):
-                self.restart_result.configure(text=f"Could not restart {app.name}: {result}")
+                failed = _("Could not restart {client}: {error}").format(client=app.name, error=result)
+                self.restart_result.configure(text=failed)
                 return
             code, _out, err = result
             lines = err.strip().splitlines()
-            text = f"{app.name} was restarted." if code == 0 else (lines[-1] if lines else f"exit code {code}")
+            text = (
+                _("{client} was restarted.").format(client=app.name)
+                if code == 0
+                else (lines[-1] if lines else _("exit code {code}").format(code=code))
+            )
             self.restart_result.configure(text=text.removeprefix("cowork-terminal: "))
 
         self.in_background(lambda: run_captured(argv, RESTART_TIMEOUT_S), then)
 
     def check(self, app: AppRow) -> None:
-        self.check_result.configure(text=f"Checking {app.name}...", foreground="")
+        self.check_result.configure(text=_("Checking {client}...").format(client=app.name), foreground="")
 
         def then(result: Any) -> None:
             if isinstance(result, Exception):
-                result = (False, f"The check could not run: {result}")
+                result = (False, _("The check could not run: {error}").format(error=result))
             ok, message = result
             if ok:
-                self.check_result.configure(text=f"It works. {message}", foreground="#166534")
+                works = _("It works. {message}").format(message=message)
+                self.check_result.configure(text=works, foreground="#166534")
             else:
-                self.check_result.configure(text=f"Not working yet: {message}", foreground="#9a3412")
+                not_yet = _("Not working yet: {message}").format(message=message)
+                self.check_result.configure(text=not_yet, foreground="#9a3412")
 
         self.in_background(
             lambda: run_check(self.check_command, app.client_id, app.name, self.check_timeout_s), then
@@ -293,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         root = tk.Tk()
     except tk.TclError as exc:
-        print(f"cowork-terminal: cannot open the Welcome window: {exc}", file=sys.stderr)
+        print("cowork-terminal:", _("cannot open the Welcome window: {error}").format(error=exc), file=sys.stderr)
         return 1
     frozen = bool(getattr(sys, "frozen", False))
     WelcomeWindow(

@@ -1,7 +1,8 @@
 """Regenerates docs/screenshots/log-window.png: the activity log with a few realistic commands.
 
 Run on Linux with Xvfb and ImageMagick installed (`apt-get install -y xvfb imagemagick`; CI installs Xvfb only):
-    python docs/screenshots/make_log_window_screenshot.py
+    python docs/screenshots/make_log_window_screenshot.py [LANGUAGE]
+LANGUAGE (es, de, ru) shows the window in that language and saves log-window-LANGUAGE.png.
 It fills a throw-away journal through the Journal's own methods, holds the locks a live server
 would (so the running command stays running), opens the window on a private Xvfb display and
 saves that display.
@@ -20,8 +21,8 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 os.environ["HOME"] = "/home/ana"  # a typical user's home in the picture, whoever renders it
 
+from app.core import i18n, liveness  # noqa: E402
 from app.core import journal as journal_module  # noqa: E402
-from app.core import liveness  # noqa: E402
 from app.core.command_service import PAUSED_MESSAGE, USER_STOP_REASON  # noqa: E402
 from app.core.journal import Journal, Outcome, Status  # noqa: E402
 from app.core.paths import HOME_ENV, AppPaths  # noqa: E402
@@ -98,6 +99,11 @@ def fill(journal: Journal, holders: list) -> int:
 
 
 def main() -> int:
+    global OUTPUT
+    language = sys.argv[1] if len(sys.argv) > 1 else "en"
+    i18n.use_language(language)
+    if language != "en":
+        OUTPUT = OUTPUT.with_name(f"log-window-{language}.png")
     with tempfile.TemporaryDirectory() as folder:
         os.environ[HOME_ENV] = folder
         holders: list = []

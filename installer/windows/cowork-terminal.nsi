@@ -65,20 +65,35 @@ BrandingText "${APP_NAME} ${VERSION}"
 !define MUI_ABORTWARNING
 !define MUI_COMPONENTSPAGE_NODESC
 
-!define MUI_WELCOMEPAGE_TEXT "This will install ${APP_NAME} ${VERSION} for your account only (no administrator rights needed).$\r$\n$\r$\n${APP_NAME} lets Claude run commands on this computer while you stay in charge: it lives in the notification area, shows what runs, and pauses access with one click.$\r$\n$\r$\nClick Next to continue."
+!define MUI_WELCOMEPAGE_TEXT "$(T_WELCOME)"
 !insertmacro MUI_PAGE_WELCOME
 !insertmacro MUI_PAGE_DIRECTORY
 !insertmacro MUI_PAGE_COMPONENTS
 !insertmacro MUI_PAGE_INSTFILES
-!define MUI_FINISHPAGE_TEXT "${APP_NAME} is installed.$\r$\n$\r$\nIn its icon's menu in the notification area, choose $\"Connect to Claude$\", then restart Claude."
+!define MUI_FINISHPAGE_TEXT "$(T_FINISHED)"
 !define MUI_FINISHPAGE_RUN "$INSTDIR\${APP_EXE}"
-!define MUI_FINISHPAGE_RUN_TEXT "Start ${APP_NAME} now"
+!define MUI_FINISHPAGE_RUN_TEXT "$(T_START_NOW)"
 !insertmacro MUI_PAGE_FINISH
 
 !insertmacro MUI_UNPAGE_CONFIRM
 !insertmacro MUI_UNPAGE_INSTFILES
 
+; The installer speaks the user's Windows display language when it is one of these (NSIS picks it
+; at start), else English. The texts below are the English originals; their translations come from
+; app/locale/<lang>/LC_MESSAGES/installer.po through translations.nsh (generated: see that file).
 !insertmacro MUI_LANGUAGE "English"
+!insertmacro MUI_LANGUAGE "Spanish"
+!insertmacro MUI_LANGUAGE "German"
+!insertmacro MUI_LANGUAGE "Russian"
+
+LangString T_WELCOME ${LANG_ENGLISH} "This will install ${APP_NAME} ${VERSION} for your account only (no administrator rights needed).$\r$\n$\r$\n${APP_NAME} lets Claude run commands on this computer while you stay in charge: it lives in the notification area, shows what runs, and pauses access with one click.$\r$\n$\r$\nClick Next to continue."
+LangString T_FINISHED ${LANG_ENGLISH} "${APP_NAME} is installed.$\r$\n$\r$\nIn its icon's menu in the notification area, choose $\"Connect to Claude$\", then restart Claude."
+LangString T_START_NOW ${LANG_ENGLISH} "Start ${APP_NAME} now"
+LangString T_AUTOSTART ${LANG_ENGLISH} "Start ${APP_NAME} when I sign in"
+LangString T_NO_GIT ${LANG_ENGLISH} "${APP_NAME} runs commands with Git Bash, which comes with Git for Windows, and Git for Windows was not found on this computer.$\r$\n$\r$\nInstall it from ${GIT_URL} (the default options are fine), before or after this setup.$\r$\n$\r$\nOpen the download page now?"
+LangString T_NEEDS_64BIT ${LANG_ENGLISH} "${APP_NAME} needs 64-bit Windows."
+LangString T_DISCONNECTING ${LANG_ENGLISH} "Removing ${APP_NAME} from Claude's settings..."
+!include "translations.nsh"
 
 ; --- Git for Windows ---------------------------------------------------------------------------
 
@@ -112,7 +127,7 @@ Function CheckGitForWindows
   ${If} $R0 == ""
     ; Informational, not a blocker: Git can be installed before or after this app, and the tray
     ; says the same thing until it is.
-    MessageBox MB_YESNO|MB_ICONINFORMATION "${APP_NAME} runs commands with Git Bash, which comes with Git for Windows, and Git for Windows was not found on this computer.$\r$\n$\r$\nInstall it from ${GIT_URL} (the default options are fine), before or after this setup.$\r$\n$\r$\nOpen the download page now?" /SD IDNO IDNO git_done
+    MessageBox MB_YESNO|MB_ICONINFORMATION "$(T_NO_GIT)" /SD IDNO IDNO git_done
     ExecShell "open" "${GIT_URL}"
     git_done:
   ${EndIf}
@@ -123,7 +138,7 @@ FunctionEnd
 Function .onInit
   ; PyInstaller builds a 64-bit executable on the 64-bit runner; on 32-bit Windows it cannot start.
   ${IfNot} ${RunningX64}
-    MessageBox MB_OK|MB_ICONSTOP "${APP_NAME} needs 64-bit Windows." /SD IDOK
+    MessageBox MB_OK|MB_ICONSTOP "$(T_NEEDS_64BIT)" /SD IDOK
     Abort
   ${EndIf}
   SetShellVarContext current
@@ -168,7 +183,7 @@ Section "${APP_NAME}" SecApp
   WriteRegDWORD HKCU "${UNINSTALL_KEY}" "NoRepair" 1
 SectionEnd
 
-Section "Start ${APP_NAME} when I sign in" SecAutostart
+Section "$(T_AUTOSTART)" SecAutostart
   ; Exactly what the tray's "Start at login" switch writes (app/core/autostart.py:
   ; windows_command_line of launch_command), so the menu shows it ticked: the exe in quotes (the
   ; path may hold spaces), then `tray`. On by default: Claude's commands are refused while the
@@ -194,7 +209,7 @@ Section "Uninstall"
   ; and Claude Code, Start at login goes off, the tray and this install's servers stop. The user's
   ; data stays. Its output goes to the log shown on the uninstall page; a failure there must not
   ; stop the uninstall.
-  DetailPrint "Removing Cowork Terminal from Claude's settings..."
+  DetailPrint "$(T_DISCONNECTING)"
   nsExec::ExecToLog '"$INSTDIR\${APP_EXE}" uninstall --yes'
   Pop $0
   !insertmacro STOP_RUNNING_APP

@@ -18,6 +18,8 @@ from app.core.control.peer import own_facts, tray_refusal
 from app.core.control.transport import ChannelUnavailable, address_for, connect
 from app.core.control.wire import ProtocolError
 from app.core.errors import CoworkError
+from app.core.i18n import N_, _
+from app.core.i18n.formats import format_number
 from app.core.journal import Journal
 from app.core.paths import AppPaths
 
@@ -46,24 +48,26 @@ def ask_tray(paths: AppPaths, op: str, *, wait_s: float = ANSWER_WAIT_S, **field
         channel.send({"op": "hello", "role": "cli", "pid": os.getpid()})
         welcome = channel.receive(HELLO_TIMEOUT_S)
         if welcome is None or welcome.get("op") != "ack":
-            raise NoTray("the program at Cowork Terminal's address did not answer as the app does")
+            raise NoTray(_("the program at Cowork Terminal's address did not answer as the app does"))
         refusal = tray_refusal(peer, own_facts(os.path.realpath(paths.data_dir)), welcome.get("data_dir"))
         if refusal:
-            raise NoTray(f"not asking the program at Cowork Terminal's address: {refusal}")
+            raise NoTray(_("not asking the program at Cowork Terminal's address: {why}").format(why=refusal))
         seq = next(_seq)
         channel.send({"op": op, "seq": seq, **fields})
         deadline = time.monotonic() + wait_s
         while True:
             reply = channel.receive(max(0.0, deadline - time.monotonic()))
             if reply is None:
-                raise TrayRefused(f"no answer within {wait_s:g} s; nothing changed")
+                raise TrayRefused(
+                    _("no answer within {seconds} s; nothing changed").format(seconds=format_number(wait_s, None))
+                )
             if reply.get("seq") != seq:
                 continue  # pushes meant for servers are not ours
             if reply["op"] == "error":
-                raise TrayRefused(str(reply.get("message") or "refused"))
+                raise TrayRefused(str(reply.get("message") or _("refused")))
             return reply
     except (EOFError, OSError, ProtocolError) as exc:
-        raise NoTray(f"the Cowork Terminal app went away ({exc})") from None
+        raise NoTray(_("the Cowork Terminal app went away ({error})").format(error=exc)) from None
     finally:
         channel.close()
 
@@ -78,11 +82,11 @@ def current_tray_state(paths: AppPaths) -> dict[str, Any] | None:
     return state if isinstance(state, dict) else None
 
 
-NO_TRAY_TO_CONFIRM = (
+NO_TRAY_TO_CONFIRM = N_(
     "Cowork Terminal (the app) is not running, so nobody can confirm this and nothing changed. Start the "
     "app (run `cowork-terminal`), then run this again: the app will ask you to confirm it with a click."
 )
-ASKED_NOTE = "Cowork Terminal shows a window asking you to confirm; nothing changes until you click there."
+ASKED_NOTE = N_("Cowork Terminal shows a window asking you to confirm; nothing changes until you click there.")
 
 
 def request_change(
@@ -97,12 +101,12 @@ def request_change(
     user's click for a loosening). With no tray, `without_tray` applies a tightening to the journal
     (headless servers read it there); a loosening (`without_tray` None) is refused."""
     if announce is not None and without_tray is None:
-        announce(ASKED_NOTE)
+        announce(_(ASKED_NOTE))
     try:
         reply = ask_tray(paths, op, **fields)
     except NoTray:
         if without_tray is None:
-            raise TrayRefused(NO_TRAY_TO_CONFIRM) from None
+            raise TrayRefused(_(NO_TRAY_TO_CONFIRM)) from None
         with Journal(paths) as journal:
             return without_tray(journal)
-    return str(reply.get("message") or "Done.")
+    return str(reply.get("message") or _("Done."))

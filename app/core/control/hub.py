@@ -35,6 +35,7 @@ from app.core.control.policy import KNOWN_OPS, LOOSEN, classify_request
 from app.core.control.state import DEFAULTS, ControlState, loosened, strictest, with_changes
 from app.core.control.transport import Accepted, Listener, address_for
 from app.core.control.wire import ProtocolError
+from app.core.i18n import _, ngettext
 from app.core.journal import Journal, Outcome, Status
 from app.core.paths import AppPaths
 from app.core.tool_sets import TOOLS_SETTING
@@ -322,15 +323,15 @@ class Hub:
     def _journal_problem(self, exc: sqlite3.OperationalError) -> str:
         text = str(exc)
         if "locked" in text or "busy" in text:
-            why = "the activity log is locked by another program"
+            why = _("the activity log is locked by another program")
         elif "full" in text:
-            why = "the disk that holds the activity log is full"
+            why = _("the disk that holds the activity log is full")
         else:
-            why = f"the activity log cannot be written ({text})"
+            why = _("the activity log cannot be written ({error})").format(error=text)
         log.warning("journal write failed: %s", text)
         if self._problem_told != why:  # once, until a write succeeds again
             self._problem_told = why
-            self.notify("Cowork Terminal cannot record commands", f"Commands are refused: {why}.")
+            self.notify(_("Cowork Terminal cannot record commands"), _("Commands are refused: {why}.").format(why=why))
         return why
 
     def _hello(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
@@ -474,23 +475,23 @@ class Hub:
             return json.dumps([hold.to_window() for hold in self.pending_holds()])
         if op == "pause":
             self.set_paused(True, by="a request")
-            return "Host access is PAUSED: new commands are refused."
+            return _("Host access is PAUSED: new commands are refused.")
         if op == "stop":
             return self.stop(_int(message, "id"))
         if op == "deny":
             command_id = _int(message, "id")
             if not self.decide(command_id or -1, allowed=False, by="a request (command line or a window)"):
-                raise RequestError(f"Command #{command_id} is not waiting for approval.")
-            return f"Denied command #{command_id}."
+                raise RequestError(_("Command #{id} is not waiting for approval.").format(id=command_id))
+            return _("Denied command #{id}.").format(id=command_id)
         if op == "remove_rule":  # one of the user's rules (core/rules.py): removing one asks more
             rule_id = _int(message, "id")
             if not self.with_journal(lambda journal: journal.remove_rule(rule_id or -1)):
-                raise RequestError(f"There is no rule {rule_id}.")
+                raise RequestError(_("There is no rule {number}.").format(number=rule_id))
             self.on_change()
-            return f"Removed rule {rule_id}."
+            return _("Removed rule {number}.").format(number=rule_id)
         if op == "quit":
             self.quit_app()
-            return "Cowork Terminal is quitting."
+            return _("Cowork Terminal is quitting.")
         if op == "output_budget":  # how much output the model reads: not a control
             from app.core.command_output import parse_budget, set_output_budget
 
@@ -499,27 +500,29 @@ class Hub:
             except ValueError as exc:
                 raise RequestError(str(exc)) from None
             self.with_journal(lambda journal: set_output_budget(journal, budget))
-            return "Output budget changed."
+            return _("Output budget changed.")
         if op == "open_log":
             self.open_log()
-            return "Opened the activity log."
+            return _("Opened the activity log.")
         if op == "settings":
             self._set_state(with_changes(self.state, **message["changes"]))
-            return "Settings changed."
+            return _("Settings changed.")
         raise RequestError(f"unknown request {op!r}")
 
     def _ask(self, peer: Peer, op: str, message: dict[str, Any], seq: object) -> dict[str, Any] | None:
         if self.ask_user is None:
-            raise RequestError("Cowork Terminal cannot show a window to ask you, so nothing changed.")
+            raise RequestError(_("Cowork Terminal cannot show a window to ask you, so nothing changed."))
         if peer.facts.run_mark or self._descends_from_server(peer.facts.pid):
             raise RequestError(
-                "This request comes from a command an AI agent runs, so it was refused: only you can "
-                "loosen control, from the Cowork Terminal window or menu."
+                _(
+                    "This request comes from a command an AI agent runs, so it was refused: only you can "
+                    "loosen control, from the Cowork Terminal window or menu."
+                )
             )
         question = self._question(op, message)
         refused = self._refused_at.get(question.key, 0.0)
         if time.monotonic() - refused < ASK_COOLDOWN_S:
-            raise RequestError("You said no to this a moment ago; nothing changed.")
+            raise RequestError(_("You said no to this a moment ago; nothing changed."))
         with self.lock:
             existing = self.questions.get(question.key)
             if existing is not None:  # the same request again: one window answers them all
@@ -532,21 +535,26 @@ class Hub:
 
     def _question(self, op: str, message: dict[str, Any]) -> Question:
         if op == "resume":
-            return Question("resume", "A program on this computer asks to resume host access, so that Claude "
-                            "can run commands again.", "Resume", "Keep paused",
-                            lambda: self.set_paused(False, by="user (confirmed)") or "Host access is ON.")
+            return Question(
+                "resume", _("A program on this computer asks to resume host access, so that Claude can run "
+                            "commands again."), _("Resume"), _("Keep paused"),
+                lambda: self.set_paused(False, by="user (confirmed)") or _("Host access is ON."),
+            )  # fmt: skip
         if op == "approve":
             command_id = _int(message, "id") or -1
             hold = self.holds.get(command_id)
             if hold is None:
-                raise RequestError(f"Command #{command_id} is not waiting for approval.")
+                raise RequestError(_("Command #{id} is not waiting for approval.").format(id=command_id))
             return Question(
                 f"approve-{command_id}",
-                f"A program on this computer asks to allow this command from {hold.client}:\n\n{hold.command}\n\n"
-                f"In folder: {hold.cwd or 'the shell session'}. Why it waits: {hold.reasons}",
-                "Allow", "Deny",
-                lambda: "Allowed." if self.decide(command_id, allowed=True, by="user (confirmed)") else "It no "
-                "longer waits.",
+                _("A program on this computer asks to allow this command from {client}:").format(client=hold.client)
+                + f"\n\n{hold.command}\n\n"
+                + _("In folder: {folder}. Why it waits: {reasons}").format(
+                    folder=hold.cwd or _("the shell session"), reasons=hold.reasons
+                ),
+                _("Allow"), _("Deny"),
+                lambda: _("Allowed.") if self.decide(command_id, allowed=True, by="user (confirmed)")
+                else _("It no longer waits."),
             )  # fmt: skip
         if op == "settings":
             changes = message.get("changes") if isinstance(message.get("changes"), dict) else {}
@@ -554,14 +562,18 @@ class Hub:
             words = describe_changes(self.state, wanted)
             return Question(
                 "settings-" + json.dumps(wanted.to_wire(), sort_keys=True),
-                f"A program on this computer asks to change Cowork Terminal's settings: {words}.",
-                "Change", "Keep as is",
-                lambda: self._set_state(wanted) or "Settings changed.",
+                _("A program on this computer asks to change Cowork Terminal's settings: {changes}.").format(
+                    changes=words
+                ),
+                _("Change"), _("Keep as is"),
+                lambda: self._set_state(wanted) or _("Settings changed."),
             )
         if op == "clear_history":
-            return Question("clear_history", "A program on this computer asks to delete the activity log's history.",
-                            "Delete history", "Keep it",
-                            lambda: f"Deleted {self.clear_history()} finished commands.")
+            return Question(
+                "clear_history", _("A program on this computer asks to delete the activity log's history."),
+                _("Delete history"), _("Keep it"),
+                lambda: self._cleared(self.clear_history()),
+            )  # fmt: skip
         raise RequestError(f"unknown request {op!r}")
 
     def answer(self, question: Question, yes: bool, *, why_not: str | None = None) -> None:
@@ -574,14 +586,14 @@ class Hub:
             text, ok = why_not, False
         else:
             self._refused_at[question.key] = time.monotonic()
-            text, ok = "You said no; nothing changed.", False
+            text, ok = _("You said no; nothing changed."), False
         for peer, seq in question.waiting:
             peer.push({"op": "ack", "seq": seq, "message": text, "done": ok} if ok else
                       {"op": "error", "seq": seq, "message": text})
 
     def _descends_from_server(self, pid: int | None) -> bool:
         servers = {p.facts.pid for p in self.peers if p.role == "server"}
-        for _ in range(ANCESTRY_DEPTH):
+        for _step in range(ANCESTRY_DEPTH):
             if pid is None or pid <= 1:
                 return False
             if pid in servers:
@@ -641,18 +653,24 @@ class Hub:
         owner = next((p for p in self.peers if command_id in p.commands), None)
         if command_id in self.holds:
             self.decide(command_id, allowed=False, by=by)
-            return f"Denied command #{command_id}."
+            return _("Denied command #{id}.").format(id=command_id)
         with self.lock:
             asked = False
             with contextlib.suppress(sqlite3.OperationalError):
                 asked = self.journal.request_stop(command_id or -1)  # a headless server reads it there
                 self._wrote()
         if owner is None and not asked:
-            raise RequestError(f"Command #{command_id} is not running.")
+            raise RequestError(_("Command #{id} is not running.").format(id=command_id))
         if owner is not None:
             owner.push({"op": "stop", "id": command_id})
         self.on_change()
-        return f"Asked the server running command #{command_id} to stop it."
+        return _("Asked the server running command #{id} to stop it.").format(id=command_id)
+
+    @staticmethod
+    def _cleared(count: int) -> str:
+        return ngettext("Deleted {count} finished command.", "Deleted {count} finished commands.", count).format(
+            count=count
+        )
 
     def clear_history(self) -> int:
         with self.lock:
@@ -695,8 +713,8 @@ class Hub:
             self._last_foreign_notice = time.monotonic()
             log.warning("the journal was changed by another program")
             self.notify(
-                "The activity log was changed by another program",
-                "Cowork Terminal did not make this change. Your settings and answers are unaffected.",
+                _("The activity log was changed by another program"),
+                _("Cowork Terminal did not make this change. Your settings and answers are unaffected."),
             )
 
     def _reopen_journal(self) -> None:
@@ -707,9 +725,11 @@ class Hub:
         self.journal = self._open_journal()
         self._set_state(self.state)  # the settings live on in memory: write them into the new file
         self.notify(
-            "The activity log was deleted",
-            "Another program deleted or replaced Cowork Terminal's activity log. A new one was started; "
-            "your settings are unchanged.",
+            _("The activity log was deleted"),
+            _(
+                "Another program deleted or replaced Cowork Terminal's activity log. A new one was started; "
+                "your settings are unchanged."
+            ),
         )
 
     def with_journal(self, work: Callable[[Journal], Any]) -> Any:
@@ -730,14 +750,23 @@ def describe_changes(before: ControlState, after: ControlState) -> str:
     from app.core.approval import ApprovalMode
 
     words = []
+    from app.core.i18n.formats import format_number
+
     if after.approval_mode != before.approval_mode:
-        words.append(f"approvals from '{ApprovalMode(before.approval_mode).label}' to "
-                     f"'{ApprovalMode(after.approval_mode).label}'")
+        words.append(
+            _("approvals from '{before}' to '{after}'").format(
+                before=ApprovalMode(before.approval_mode).label, after=ApprovalMode(after.approval_mode).label
+            )
+        )
     if after.approval_window_s != before.approval_window_s:
-        words.append(f"the approval wait from {before.approval_window_s:g} s to {after.approval_window_s:g} s")
+        words.append(
+            _("the approval wait from {before} s to {after} s").format(
+                before=format_number(before.approval_window_s, None), after=format_number(after.approval_window_s, None)
+            )
+        )
     if after.tools != before.tools:
-        words.append(f"the tools offered from '{before.tools}' to '{after.tools}'")
-    return "; ".join(words) or "no change"
+        words.append(_("the tools offered from '{before}' to '{after}'").format(before=before.tools, after=after.tools))
+    return "; ".join(words) or _("no change")
 
 
 def outcome_to_wire(outcome: Outcome) -> dict[str, Any]:
