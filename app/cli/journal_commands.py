@@ -120,15 +120,12 @@ def run_status(args: argparse.Namespace) -> int:
     )
     size = _("{size} KiB").format(size=format_number(info["journal_bytes"] / 1024))
     print(_("Journal: {path} ({size}, {commands})").format(path=info["journal"], size=size, commands=commands))
-    outputs = ngettext("{count} whole output", "{count} whole outputs", info["outputs"]).format(
-        count=format_number(info["outputs"])
-    )
     files = ngettext("{count} file", "{count} files", info["output_files"]).format(
         count=format_number(info["output_files"])
     )
     print(
         _("Whole outputs: {outputs} ({size} in {files}, each kept {days} days)").format(
-            outputs=outputs,
+            outputs=info["outputs"],  # the folder they are kept in
             size=_("{size} KiB").format(size=format_number(info["output_bytes"] / 1024)),
             files=files,
             days=OUTPUT_RETENTION_DAYS,
