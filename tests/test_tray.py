@@ -950,8 +950,12 @@ def test_a_held_command_shows_in_the_menu_and_the_tray_opens_its_prompt(
     prompt_marker = tmp_path / "prompt-opened"
     app.approval_prompt_command = [sys.executable, "-c", WINDOW_SCRIPT, str(prompt_marker)]
     channel, _peer = connect_channel(address_for(paths))
+    # Like a real server, it holds its lock: without it the tray's supervisor would soon call it
+    # crashed and its held command interrupted (a race this test once lost under load).
+    server_lock = liveness.try_hold(paths.server_lock("held-in-menu"))
     try:
-        channel.send({"op": "hello", "role": "server", "pid": os.getpid(), "headless": False})
+        channel.send({"op": "hello", "role": "server", "pid": os.getpid(), "headless": False,
+                      "lock_key": "held-in-menu"})
         assert answer_to(channel, None)["op"] == "ack"
         channel.send({"op": "begin", "seq": 1, "row": {
             "command": "rm -rf build", "cwd": "/srv", "status": "waiting", "reason": "rm -r: recursive removal",
@@ -973,6 +977,8 @@ def test_a_held_command_shows_in_the_menu_and_the_tray_opens_its_prompt(
             assert journal.get_command(held).decided_by == "user (approval prompt)"
     finally:
         channel.close()
+        if server_lock is not None:
+            server_lock.release()
 
 
 def answer_to(channel, seq: int | None, op: str = "ack") -> dict:

@@ -641,9 +641,11 @@ class Hub:
             if allowed and self.state.paused:
                 return False
             del self.holds[command_id]
-            with contextlib.suppress(sqlite3.OperationalError):
+            try:  # the record; the server obeys the push below even if the file cannot take it
                 self.journal.decide(command_id, allowed=allowed, by=by, rule_id=rule_id)
                 self._wrote()
+            except sqlite3.OperationalError as exc:
+                log.warning("could not record the decision on command %s: %s", command_id, exc)
         hold.peer.push({"op": "decision", "id": command_id, "allowed": allowed, "by": by, "digest": hold.digest})
         self.on_holds()
         self.on_change()
