@@ -9,7 +9,7 @@ against a program that writes the user's files, as docs/ARCHITECTURE.md says.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from app.core.approval import ApprovalMode, approval_mode, approval_window_s
@@ -177,7 +177,3 @@ def _refusal_text(reason: str) -> str:
     if reason == "host access is paused":
         return PAUSED_MESSAGE
     return f"Cowork Terminal could not record this command, so it was not run: {reason}. Try again in a moment."
-
-
-def env_key_list(keys: Iterable[str]) -> list[str]:
-    return sorted(str(k) for k in keys)

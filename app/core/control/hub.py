@@ -690,10 +690,6 @@ class Hub:
         with self.lock:
             return sum(len(p.commands) for p in self.peers if p.role == "server")
 
-    def server_count(self) -> int:
-        with self.lock:
-            return sum(1 for p in self.peers if p.role == "server")
-
     # -- housekeeping (the tray's monitor calls it every poll) ----------------------------------
 
     def tick(self) -> None:
