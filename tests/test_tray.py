@@ -1092,7 +1092,9 @@ def test_the_users_rules_show_in_the_menu_and_a_click_or_the_log_window_removes_
         for folder in ("/home/ana/a", "/home/ana/b")
     )
     wait_for(lambda: menu.find_entry(app.entries(), f"rule:{second.id}") is not None)
-    assert app.pystray_item(f"rule:{first.id}").text == "deleting build folders in /home/ana/a"
+    assert app.pystray_item(f"rule:{first.id}").text == (
+        "deleting build folders (build, dist, node_modules...) in /home/ana/a"
+    )
     click(app, f"remove-rule:{first.id}")
     app._log_window_said({"op": "remove_rule", "id": second.id})  # "Remove" in the log window the tray started
     wait_for(lambda: menu.find_entry(app.entries(), "rules-none") is not None)

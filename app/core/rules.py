@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from app.core.classifier import Classification, Tier
 from app.core.classifier.findings import DELETE_RECURSIVE
+from app.core.i18n import _
 
 DELETE_BUILD_FOLDERS = "delete-build-folders"
 KINDS = (DELETE_BUILD_FOLDERS,)
@@ -58,16 +59,22 @@ class Rule:
     folder: str
     scope: str
     created_at: float
-    description: str
+    description: str  # as recorded when the user made it
     session: str | None = None
+
+    def shown(self) -> str:
+        """The rule in the user's language now (the recorded description keeps the one of its day)."""
+        return describe(self.kind, self.folder, self.scope)
 
 
 def describe(kind: str, folder: str, scope: str = FOLDER_SCOPE, home: str | None = None) -> str:
     """"deleting build folders in ~/project", in the words the user clicked and reads in the lists."""
     if kind != DELETE_BUILD_FOLDERS:
         raise ValueError(f"unknown rule kind {kind!r}")
-    text = f"deleting build folders (build, dist, node_modules...) in {short_folder(folder, home)}"
-    return text + (" for this session" if scope == SESSION_SCOPE else "")
+    text = _("deleting build folders (build, dist, node_modules...) in {folder}").format(
+        folder=short_folder(folder, home)
+    )
+    return _("{rule} for this session").format(rule=text) if scope == SESSION_SCOPE else text
 
 
 def short_folder(folder: str, home: str | None = None) -> str:
@@ -131,8 +138,3 @@ def matching_rule(
         if all(_inside(t, rule.folder) for t in targets):
             return rule
     return None
-
-
-def rule_label(rule: Rule) -> str:
-    """How a rule shows in a list: "Rule 3: deleting build folders (...) in ~/project"."""
-    return f"Rule {rule.id}: {rule.description}"

@@ -314,7 +314,7 @@ CLIENT_NAMES = {"claude-ai": "Claude Desktop", "claude-code": "Claude Code"}
 
 def friendly_client_name(name: str | None) -> str:
     """"Claude Desktop" for "claude-ai": a notice names the app the user knows, never "Claude" for any client."""
-    return CLIENT_NAMES.get(name or "", name or "An AI agent")
+    return CLIENT_NAMES.get(name or "", name or _("An AI agent"))
 
 
 def _who(name: str, label: str) -> str:

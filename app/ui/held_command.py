@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.classifier import classify
+from app.core.i18n import _
 from app.core.rules import SESSION_SCOPE, RuleProposal, proposal_for
 
 
@@ -55,7 +56,7 @@ class WaitingCommand:
             id=int(data["id"]),
             command=str(data.get("command", "")),
             cwd=data.get("cwd"),
-            client=str(data.get("client") or "An AI agent"),
+            client=str(data.get("client") or _("An AI agent")),
             plain=tuple(str(p) for p in plain),
             reasons=tuple(str(r) for r in reasons),
             expires_at=float(data.get("expires_at") or 0),

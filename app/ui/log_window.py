@@ -675,7 +675,7 @@ class LogWindow:
         for rule in rules:
             row = ttk.Frame(frame)
             row.pack(fill="x", pady=2)
-            text = _("Rule {number}: {description}").format(number=rule.id, description=rule.description)
+            text = _("Rule {number}: {description}").format(number=rule.id, description=rule.shown())
             label = ttk.Label(row, text=text, wraplength=360, justify="left")
             label.pack(side="left")
             remove = ttk.Button(row, text=_("Remove"), command=lambda r=rule.id: self.remove_rule(r))

@@ -514,7 +514,7 @@ class TrayApp:
             version = (hub.journal.data_version(), hub.writes)
             if version != self._rules_version:
                 self._rules_version = version
-                self._rules = tuple(RuleView(r.id, r.description) for r in hub.journal.rules())
+                self._rules = tuple(RuleView(r.id, r.shown()) for r in hub.journal.rules())
         if not self.windows:
             self._held = tuple(
                 HeldView(h.command_id, h.command, friendly_client_name(h.client)) for h in hub.pending_holds()

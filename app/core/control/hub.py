@@ -397,7 +397,7 @@ class Hub:
             if status is Status.WAITING:
                 hold = HeldCommand(
                     command_id, command, cwd, env_keys, _text(row, "tool") or "execute_command",
-                    _text(row, "reason") or "", _text(row, "client_name") or "An AI agent",
+                    _text(row, "reason") or "", _text(row, "client_name") or _("An AI agent"),
                     time.time() + HOLD_LIFETIME_S, command_digest(command, cwd, env_keys), peer,
                     _text(row, "explanation"),
                 )  # fmt: skip
