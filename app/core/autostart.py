@@ -114,6 +114,13 @@ def string_value(text: str) -> str:
     return "\\s" + escaped[1:] if escaped.startswith(" ") else escaped
 
 
+def translated_lines(key: str, text: str) -> str:
+    """A .desktop key in English (the default) and in each of the app's other languages."""
+    lines = [f"{key}={text}\n"]
+    lines += [f"{key}[{code}]={load_translation(code).gettext(text)}\n" for code in LANGUAGES[1:]]
+    return "".join(lines)
+
+
 def desktop_entry(command: Sequence[str], icon: str = DESKTOP_ICON) -> str:
     """The autostart entry; `X-GNOME-Autostart-enabled` is what GNOME's startup apps toggle.
 
@@ -124,9 +131,7 @@ def desktop_entry(command: Sequence[str], icon: str = DESKTOP_ICON) -> str:
         "[Desktop Entry]\n"
         "Type=Application\n"
         f"Name={DISPLAY_NAME}\n"
-        f"Comment={COMMENT}\n"
-        # Each language's comment, which desktops show in their startup-apps list.
-        + "".join(f"Comment[{code}]={load_translation(code).gettext(COMMENT)}\n" for code in LANGUAGES[1:])
+        + translated_lines("Comment", COMMENT)  # desktops show it in their startup-apps list
         + f"TryExec={string_value(command[0])}\n"
         f"Exec={exec_value(command)}\n"
         f"Icon={icon}\n"

@@ -15,9 +15,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath, PurePosixPath
 
 from app.core.atomic_file import write_atomic
-from app.core.autostart import COMMENT, DESKTOP_FILE_NAME, DESKTOP_ICON, DISPLAY_NAME, exec_value, string_value
+from app.core.autostart import (
+    COMMENT,
+    DESKTOP_FILE_NAME,
+    DESKTOP_ICON,
+    DISPLAY_NAME,
+    exec_value,
+    string_value,
+    translated_lines,
+)
 from app.core.errors import CoworkError
-from app.core.i18n import LANGUAGES, N_, _, load_translation
+from app.core.i18n import N_, _
 
 # Where the .tar.gz keeps the icons beside the executable: the hicolor layout the .deb installs.
 BUNDLED_ICONS = PurePosixPath("share") / "icons" / "hicolor"
@@ -50,11 +58,9 @@ def menu_desktop_entry(command: Sequence[str]) -> str:
         "[Desktop Entry]\n"
         "Type=Application\n"
         f"Name={DISPLAY_NAME}\n"
-        f"GenericName={GENERIC_NAME}\n"
         # Each language's words, which menus and launchers show (the English lines are the default).
-        + "".join(f"GenericName[{code}]={load_translation(code).gettext(GENERIC_NAME)}\n" for code in LANGUAGES[1:])
-        + f"Comment={COMMENT}\n"
-        + "".join(f"Comment[{code}]={load_translation(code).gettext(COMMENT)}\n" for code in LANGUAGES[1:])
+        + translated_lines("GenericName", GENERIC_NAME)
+        + translated_lines("Comment", COMMENT)
         + f"TryExec={string_value(command[0])}\n"
         f"Exec={exec_value(command)}\n"
         f"Icon={DESKTOP_ICON}\n"

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from app.core.i18n import N_, _, ngettext
 from app.core.rules import FOLDER_SCOPE, SESSION_SCOPE, short_folder
 from app.ui.held_command import Decision, WaitingCommand
-from app.ui.window_link import TrayLine
+from app.ui.window_link import TrayLine, open_tk_root
 
 POLL_MS = 100
 # Allow and Deny stay disabled this long whenever the shown command changes (the window opens, or the
@@ -221,11 +221,8 @@ def main(argv: list[str] | None = None) -> int:
         print("cowork-terminal:", _("the Cowork Terminal app opens this window when a command waits for you."),
               file=sys.stderr)  # fmt: skip
         return 2
-    try:
-        root = tk.Tk()
-    except tk.TclError as exc:
-        problem = _("cannot open the approval prompt: {error}").format(error=exc)
-        print(f"cowork-terminal: {problem}", file=sys.stderr)
+    root = open_tk_root(_("cannot open the approval prompt: {error}"))
+    if root is None:
         return 1
     prompt = ApprovalPrompt(root, TrayLine())
     root.withdraw()

@@ -14,7 +14,7 @@ import tkinter as tk
 from tkinter import ttk
 
 from app.core.i18n import _
-from app.ui.window_link import TrayLine
+from app.ui.window_link import TrayLine, open_tk_root
 
 ARM_DELAY_MS = 1000
 POLL_MS = 100
@@ -81,11 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     question = line.incoming.get()
     if question is None or question.get("op") != "ask":
         return 0
-    try:
-        root = tk.Tk()
-    except tk.TclError as exc:
-        problem = _("cannot open the confirm window: {error}").format(error=exc)
-        print(f"cowork-terminal: {problem}", file=sys.stderr)
+    root = open_tk_root(_("cannot open the confirm window: {error}"))
+    if root is None:
         return 1
     window = ConfirmWindow(root, line, {k: str(v) for k, v in question.items()})
     window.poll()

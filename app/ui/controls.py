@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from app.core.control.client import NoTray, TrayRefused, ask_tray
+from app.core.control.client import NobodyToConfirm, TrayRefused, request_change
 from app.core.i18n import N_, _
 from app.core.journal import Journal
 from app.core.paths import AppPaths
@@ -87,13 +87,9 @@ class RequestControls:
     def _ask(self, op: str, without_tray: Callable[[Journal], object] | None, **fields: Any) -> None:
         def work() -> None:
             try:
-                ask_tray(self.paths, op, **fields)
-            except NoTray:
-                if without_tray is None:
-                    self.on_problem(_(NO_APP_TO_CONFIRM))
-                    return
-                with Journal(self.paths) as journal:
-                    without_tray(journal)
+                request_change(self.paths, op, without_tray=without_tray, **fields)
+            except NobodyToConfirm:  # the CLI's words name a command: a window names the app
+                self.on_problem(_(NO_APP_TO_CONFIRM))
             except TrayRefused as refused:
                 self.on_problem(str(refused))
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import queue
-import sys
 import threading
 import tkinter as tk
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from app.core import uninstall
 from app.core.i18n import N_, _
 from app.core.installation import this_install
 from app.core.paths import AppPaths
+from app.ui.window_link import open_tk_root
 
 log = logging.getLogger(__name__)
 
@@ -134,11 +134,8 @@ class UninstallWindow:
 
 def main(argv: list[str] | None = None) -> int:
     paths = AppPaths.from_environment()
-    try:
-        root = tk.Tk()
-    except tk.TclError as exc:
-        problem = _("cannot open the uninstall window: {error}").format(error=exc)
-        print(f"cowork-terminal: {problem}", file=sys.stderr)
+    root = open_tk_root(_("cannot open the uninstall window: {error}"))
+    if root is None:
         return 1
     window = UninstallWindow(root, paths)
     window.start()

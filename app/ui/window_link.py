@@ -32,6 +32,18 @@ def _decode(line: bytes) -> dict[str, Any] | None:
     return message if isinstance(message, dict) and isinstance(message.get("op"), str) else None
 
 
+def open_tk_root(problem: str) -> Any:
+    """The window's Tk root, or None after printing `problem` (a "...: {error}" text, already in
+    the user's language) on stderr when no display can be had: the tray shows it to the user."""
+    import tkinter as tk
+
+    try:
+        return tk.Tk()
+    except tk.TclError as exc:
+        print(f"cowork-terminal: {problem.format(error=exc)}", file=sys.stderr)
+        return None
+
+
 class PipedWindow:
     """The tray's end: a window process, what to tell it, and what it answers (on a reader thread)."""
 

@@ -35,6 +35,10 @@ class NoTray(CoworkError):
     """No genuine tray could be reached."""
 
 
+class NobodyToConfirm(TrayRefused):
+    """A loosening asked with no tray running: nothing changed (each caller words what to do)."""
+
+
 _seq = itertools.count(1)
 
 
@@ -93,7 +97,7 @@ def request_change(
     paths: AppPaths,
     op: str,
     *,
-    without_tray: Callable[[Journal], str] | None,
+    without_tray: Callable[[Journal], object] | None,
     announce: Callable[[str], None] | None = None,
     **fields: Any,
 ) -> str:
@@ -106,7 +110,7 @@ def request_change(
         reply = ask_tray(paths, op, **fields)
     except NoTray:
         if without_tray is None:
-            raise TrayRefused(_(NO_TRAY_TO_CONFIRM)) from None
+            raise NobodyToConfirm(_(NO_TRAY_TO_CONFIRM)) from None
         with Journal(paths) as journal:
-            return without_tray(journal)
+            return str(without_tray(journal) or "")
     return str(reply.get("message") or _("Done."))
