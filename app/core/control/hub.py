@@ -738,10 +738,12 @@ class Hub:
             return result
 
     def _wrote(self) -> None:
-        """After each of our own writes (under the lock). Our own commits never move our
-        connection's data_version, so there is nothing to re-read: only others' writes move it."""
+        """After each of our own writes (under the lock): what we wrote is not someone else's change.
+        (Our commits do not move data_version, but the journal's version also stamps the pause file,
+        which our own pause rewrites.)"""
         self.writes += 1
         self._problem_told = None
+        self._seen_version = self.journal.data_version()
 
 
 def describe_changes(before: ControlState, after: ControlState) -> str:
