@@ -103,6 +103,7 @@ class Peer:
         self.facts: PeerFacts = accepted.peer
         self.role: str | None = None
         self.server_id: int | None = None
+        self.registration: dict[str, Any] = {}  # what its row was made from, to make it again
         self.commands: set[int] = set()
         self.remembered: ControlState | None = None
         self.ended = False
@@ -349,12 +350,11 @@ class Hub:
                 self._merge_remembered(peer.remembered)
             with self.lock:
                 server_id = message.get("server_id")
+                peer.registration = {"headless": bool(message.get("headless")), "lock_key": _text(message, "lock_key")}
                 if isinstance(server_id, int) and self.journal.live_server_pid(server_id) == peer.facts.pid:
                     peer.server_id = server_id
                 else:
-                    peer.server_id = self.journal.register_server(
-                        peer.facts.pid or 0, headless=bool(message.get("headless")), lock_key=_text(message, "lock_key")
-                    )
+                    peer.server_id = self._register(peer)
                 self._wrote()
             reply["server_id"] = peer.server_id
             self.on_change()
@@ -437,10 +437,20 @@ class Hub:
             self.on_change()
         return {}
 
+    def _register(self, peer: Peer) -> int:
+        made = peer.registration
+        pid = peer.facts.pid or 0
+        server_id = self.journal.register_server(pid, headless=made["headless"], lock_key=made["lock_key"])
+        if "client" in made:  # a journal started anew under live servers
+            self.journal.set_server_client(server_id, *made["client"])
+        return server_id
+
     def _client(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
         if peer.server_id is not None:
             with self.lock:
-                self.journal.set_server_client(peer.server_id, _text(message, "name"), _text(message, "version"))
+                client = (_text(message, "name"), _text(message, "version"))
+                self.journal.set_server_client(peer.server_id, *client)
+                peer.registration["client"] = client
                 self._wrote()
             self.on_change()
         return {}
@@ -722,6 +732,11 @@ class Hub:
         self.paths.ensure()
         self.journal = self._open_journal()
         self._set_state(self.state)  # the settings live on in memory: write them into the new file
+        for peer in list(self.peers):  # servers that still run get their rows again, or nothing could be recorded
+            if peer.role == "server" and peer.server_id is not None and not peer.ended:
+                peer.server_id = self._register(peer)
+        if self.journal.replaced is not None:  # a damaged file put there: the supervisor tells, with its path
+            return
         self.notify(
             _("The activity log was deleted"),
             _(
