@@ -360,6 +360,23 @@ async def test_pause_reaches_a_running_server_after_its_data_folder_was_deleted(
             wait_for(lambda: "The activity log was deleted" in tray_log(home), timeout_s=STOP_DEADLINE_S)
 
 
+async def test_a_damaged_file_put_in_place_of_the_journal_is_told_once(home: Path, paths: AppPaths) -> None:
+    with running_tray(home):
+        async with connect(home, headless=False) as agent:
+            await run(agent, {"command": "echo first"})
+            forged = paths.journal.with_name("forged")
+            forged.write_bytes(b"SQLite format 3\0" + b"\xff" * 4096)
+            forged.replace(paths.journal)  # a new file, as an agent's `mv` would leave it
+            wait_for(lambda: "started a new activity journal" in tray_log(home), timeout_s=STOP_DEADLINE_S)
+            after = await run(agent, {"command": "echo after"})
+            assert after.get("stdout") == "after\n", "the tray registered its live server in the new journal"
+            with Journal(paths) as journal:
+                assert [row.client_name for row in journal.servers()] == ["mcp"], "with its client's name"
+    told = tray_log(home)
+    assert told.count("started a new activity journal") == 1
+    assert "The activity log was deleted" not in told, "one notice for one event"
+
+
 def test_bad_frames_close_that_connection_and_the_tray_lives_on(home: Path, paths: AppPaths) -> None:
     import pickle
 

@@ -146,6 +146,7 @@ def test_serve_on_a_read_only_data_folder_answers_every_call_with_the_reason(tmp
             answer = server.call(tool, arguments)
             assert answer is not None and answer.startswith("ERROR: ")
             assert "cannot be written (Read-only file system); commands are refused" in answer
+            assert answer.count("cannot be written") == 1, "the reason is said once, not wrapped in itself"
         server.process.stdin.close()
         assert server.wait(STOP_DEADLINE_S) == 0
         assert "Traceback" not in server.stderr()
@@ -211,6 +212,29 @@ def test_on_a_full_disk_calls_are_refused_in_words_and_pause_still_works(tmpfs: 
         assert [r.command for r in journal.recent_commands() if r.status is Status.FINISHED] == [
             "echo after", "echo before"
         ]
+
+
+@LINUX_ROOT
+def test_a_server_started_on_a_full_disk_serves_once_there_is_room_without_a_restart(tmpfs: Path) -> None:
+    home = tmpfs / "home"
+    home.mkdir()
+    filler = fill(tmpfs)
+    server = RawServer(home, "--headless")
+    try:
+        assert server.initialize() is not None
+        answer = server.call("execute_command", '{"command": "echo during"}')
+        assert answer is not None and answer.startswith("ERROR: ")
+        assert "commands are refused until space is freed" in answer and "restart" not in answer
+        filler.unlink()
+        answer = server.call("execute_command", '{"command": "echo after"}')
+        assert answer is not None and json.loads(answer)["stdout"] == "after\n", answer
+        server.process.stdin.close()
+        assert server.wait(STOP_DEADLINE_S) == 0
+        assert "Traceback" not in server.stderr()
+    finally:
+        server.close()
+    with Journal(AppPaths(home, home / "logs")) as journal:
+        assert [r.command for r in journal.recent_commands()] == ["echo after"]
 
 
 def running(home: Path) -> bool:

@@ -34,6 +34,15 @@ def servers(home: Path) -> list:
         return journal.servers(live_only=False)
 
 
+def registered(home: Path) -> list:
+    """The server rows once the server has registered with its client's name, which it does once the
+    handshake is over."""
+    deadline = time.monotonic() + STOP_DEADLINE_S
+    while time.monotonic() < deadline and not [row for row in servers(home) if row.client_name]:
+        time.sleep(0.02)
+    return servers(home)
+
+
 def test_each_platform_stops_on_its_own_signals() -> None:
     assert stop_signal_names("linux") == POSIX_STOP_SIGNALS == ("SIGTERM", "SIGINT", "SIGHUP")
     assert stop_signal_names("darwin") == POSIX_STOP_SIGNALS
@@ -50,9 +59,9 @@ def test_a_health_check_that_initializes_then_signals_leaves_an_exited_row_and_n
         supervisor = Supervisor(tray_view)
         supervisor.poll()
         assert server.initialize()["result"]["serverInfo"]["name"] == "cowork-terminal"
-        [row] = servers(home)
+        [row] = registered(home)
         assert row.state == "live"
-        assert row.client_label == "claude-code 2.1.0", "the name is recorded at initialize, before any request"
+        assert row.client_label == "claude-code 2.1.0", "the name is recorded with the handshake, before any request"
         supervisor.poll()
 
         server.process.send_signal(getattr(signal, name))
@@ -63,6 +72,22 @@ def test_a_health_check_that_initializes_then_signals_leaves_an_exited_row_and_n
     assert SERVER_CRASHED not in [n.kind for n in notices]
     assert f"stopped by {name}" in server.stderr()
     assert "Traceback" not in server.stderr()
+
+
+@POSIX_ONLY
+def test_a_signal_at_once_after_the_handshake_is_no_crash_whether_or_not_the_server_had_registered(
+    home: Path, server: RawServer
+) -> None:
+    with Journal.open(AppPaths.from_environment()) as tray_view:
+        supervisor = Supervisor(tray_view)
+        supervisor.poll()
+        server.initialize()
+        server.process.send_signal(signal.SIGTERM)  # as `claude mcp list` does, without a pause
+        assert server.wait(STOP_DEADLINE_S) == 0
+        _, notices = supervisor.poll()
+    assert [row.state for row in servers(home)] in ([], ["exited"])
+    assert SERVER_CRASHED not in [n.kind for n in notices]
+    assert "stopped by SIGTERM" in server.stderr()
 
 
 @POSIX_ONLY
@@ -85,7 +110,9 @@ def test_sigterm_while_a_command_runs_ends_its_tree_and_closes_its_row(home: Pat
 
 
 @POSIX_ONLY
-def test_a_signal_before_the_handshake_still_leaves_an_exited_row(home: Path, server: RawServer) -> None:
+def test_a_server_given_no_handshake_registers_after_a_while_and_a_signal_then_leaves_an_exited_row(
+    home: Path, server: RawServer
+) -> None:
     deadline = time.monotonic() + STOP_DEADLINE_S
     while time.monotonic() < deadline and not (home / "journal.sqlite3").exists():
         time.sleep(0.01)
@@ -97,7 +124,7 @@ def test_a_signal_before_the_handshake_still_leaves_an_exited_row(home: Path, se
     assert "Traceback" not in server.stderr()
 
 
-def test_serve_loads_neither_the_classifier_rules_nor_tree_sitter_nor_other_command_groups_before_serving() -> None:
+def test_serve_loads_neither_its_host_side_nor_the_classifier_nor_other_command_groups_before_the_handshake() -> None:
     import subprocess
 
     code = (
@@ -108,7 +135,9 @@ def test_serve_loads_neither_the_classifier_rules_nor_tree_sitter_nor_other_comm
                                            check=True).stdout))
     assert "app.server.mcp_server" in loaded
     for later in ("tree_sitter", "app.core.classifier.analyzer", "app.cli.journal_commands",
-                  "app.cli.client_commands", "app.cli.desktop_commands", "app.core.supervisor"):
+                  "app.cli.client_commands", "app.cli.desktop_commands", "app.core.supervisor",
+                  "app.server.host_side", "app.server.tools", "app.core.journal", "app.core.command_service",
+                  "app.core.control.server_link", "filelock"):
         assert later not in loaded, f"{later} is loaded before the handshake"
 
 

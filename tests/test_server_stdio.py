@@ -14,7 +14,8 @@ import pytest
 
 from app.core.journal import Journal, Outcome, Status
 from app.core.paths import AppPaths
-from tests.stdio_client import MODES, STOP_DEADLINE_S, connect, live_processes, run, server_params
+from tests.raw_stdio import RawServer
+from tests.stdio_client import MODES, STOP_DEADLINE_S, connect, live_processes, run
 
 LINUX_ONLY = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="setsid, and marks read from /proc")
 pytestmark = pytest.mark.anyio
@@ -69,10 +70,13 @@ async def test_echo_exit_codes_stderr_cwd_and_env_reach_the_model(home: Path, mo
 
 async def test_without_bash_the_server_says_so_at_start_and_in_every_refusal(home: Path) -> None:
     missing = {"COWORK_TERMINAL_BASH": "/nowhere/bash"}
-    params = server_params(home, "--headless", env=missing)
-    started = subprocess.run([params.command, *params.args], env=params.env, input="", capture_output=True,
-                             text=True, timeout=60)  # no client: the server starts, reads EOF, exits
-    assert "cowork-terminal: " in started.stderr and "/nowhere/bash" in started.stderr
+    started = RawServer(home, "--headless", env=missing)
+    started.initialize()
+    started.request("tools/list", {})  # answered once the server has set up, and has said it
+    started.process.stdin.close()
+    assert started.wait(STOP_DEADLINE_S) == 0
+    stderr = started.stderr()
+    assert "cowork-terminal: " in stderr and "/nowhere/bash" in stderr
     async with connect(home, env=missing) as client:
         result = await run(client, {"command": "echo hi"})
     assert "/nowhere/bash" in result["error"] and "COWORK_TERMINAL_BASH" in result["error"]

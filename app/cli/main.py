@@ -18,6 +18,7 @@ from app.core.i18n import N_, _
 
 COMMAND_MODULES = (
     "app.cli.server_commands",
+    "app.cli.offer_commands",
     "app.cli.journal_commands",
     "app.cli.client_commands",
     "app.cli.approval_commands",

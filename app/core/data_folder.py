@@ -91,6 +91,8 @@ def explain_os_error(folder: Path, exc: OSError) -> DataFolderError | None:
 
 def explain_sqlite_error(folder: Path, exc: sqlite3.Error) -> DataFolderError | None:
     """The folder's problem behind an SQLite error (a full disk, a read-only folder), or None."""
+    if isinstance(exc, DataFolderError):  # explained already: its text would be wrapped twice
+        return exc
     name = getattr(exc, "sqlite_errorname", "") or ""
     text = str(exc).lower()
     if name == "SQLITE_FULL" or "disk is full" in text:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from app.core.journal import Journal
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.core.journal import Journal
 
 TOOLS_SETTING = "tools"
 ALL_TOOLS = "all"  # execute_command, the session tools, terminal_confirm and terminal_cancel

@@ -11,19 +11,19 @@ the SDK's validation never fails on what passed here.
 from __future__ import annotations
 
 import logging
-import sqlite3
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp_types import CallToolResult, TextContent
 
-from app.core.command_request import CommandRefused, check_arguments
-from app.core.command_service import CommandService
 from app.core.errors import CoworkError
 from app.server.stdio_transport import surrogate_message, unencodable_labels
+
+if TYPE_CHECKING:  # loaded with the host side, after the handshake (see host_side)
+    from app.core.command_service import CommandService
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +37,8 @@ def refusal_of(tool: str, arguments: Mapping[str, Any], meta: Any) -> str | None
     labels = unencodable_labels(meta)
     if labels:
         return surrogate_message(labels)
+    from app.core.command_request import CommandRefused, check_arguments  # see host_side
+
     try:
         check_arguments(tool, arguments)
     except CommandRefused as refusal:
@@ -49,6 +51,8 @@ def note_client(service: CommandService, name: object, version: object) -> None:
     if not isinstance(name, str) or service.client.name == name:
         return
     service.client.name, service.client.version = name, version if isinstance(version, str) else None
+    import sqlite3  # with the host side, after the handshake
+
     try:
         service.authority.set_client(service.server_id, service.client.name, service.client.version)
     except (CoworkError, sqlite3.Error) as problem:  # the handshake must not fail for the journal's sake
@@ -72,25 +76,49 @@ def error_result(tool: str, reason: str) -> CallToolResult:
 class CallGate(ServerMiddleware[Any]):
     """Runs at the top of every inbound message (see ServerMiddleware). `handshake_done` is set
     when the handshake is over (`notifications/initialized`, or the first request of a client
-    that sends no `initialize`): the server's slow start-up work waits for it."""
+    that sends no `initialize`): the server then sets up its host side, and every request but a
+    ping waits here until `serve_with` says what the calls run on."""
 
     def __init__(self) -> None:
         self.handshake_done = anyio.Event()
+        self._ready = anyio.Event()
+        self._service: CommandService | ServiceUnavailable | None = None
+        self._client: tuple[object, object] | None = None  # named at `initialize`, before the service
+        self._reopen: Callable[[], Awaitable[CommandService | ServiceUnavailable]] | None = None
+
+    def serve_with(
+        self,
+        service: CommandService | ServiceUnavailable,
+        reopen: Callable[[], Awaitable[CommandService | ServiceUnavailable]] | None = None,
+    ) -> None:
+        """What calls run on from now; `reopen` tries again, at each call, while it is unavailable."""
+        self._service = service
+        self._reopen = reopen
+        if self._client is not None and not isinstance(service, ServiceUnavailable):
+            note_client(service, *self._client)
+        self._ready.set()
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-        if ctx.method != "initialize":
-            self.handshake_done.set()
-        service = ctx.lifespan_context
-        if isinstance(service, ServiceUnavailable) and ctx.method == "tools/call":
-            return error_result(str((ctx.params or {}).get("name")), service.reason)
-        if not isinstance(service, CommandService):
-            return await call_next(ctx)
         if ctx.method == "initialize":
-            result = await call_next(ctx)
             info = (ctx.params or {}).get("clientInfo")
             if isinstance(info, Mapping):
-                note_client(service, info.get("name"), info.get("version"))
-            return result
+                self._client = (info.get("name"), info.get("version"))
+                if self._service is not None and not isinstance(self._service, ServiceUnavailable):
+                    note_client(self._service, *self._client)
+            return await call_next(ctx)
+        self.handshake_done.set()
+        if ctx.method == "ping" or ctx.method.startswith("notifications/"):
+            return await call_next(ctx)
+        await self._ready.wait()
+        service = self._service
+        if isinstance(service, ServiceUnavailable) and ctx.method == "tools/call" and self._reopen is not None:
+            self.serve_with(await self._reopen(), self._reopen)
+            service = self._service
+        if isinstance(service, ServiceUnavailable):
+            if ctx.method == "tools/call":
+                return error_result(str((ctx.params or {}).get("name")), service.reason)
+            return await call_next(ctx)
+        assert service is not None
         info = getattr(getattr(ctx.session, "client_params", None), "client_info", None)
         if info is not None:  # the modern era: no initialize, each request says who sends it
             note_client(service, info.name, info.version)

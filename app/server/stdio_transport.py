@@ -31,8 +31,6 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from app.core.command_request import SURROGATE_PROBLEM, argument_label
-
 UNENCODABLE_META = "cowork-terminal/unencodable"  # labels of the arguments that held a lone surrogate
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 POSIX_STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
@@ -74,6 +72,8 @@ def ignore_stop_signals() -> None:
 
 def _clean(value: Any, path: tuple[str, ...], found: list[str]) -> Any:
     """`value` with each lone surrogate replaced by U+FFFD; appends a label per string that had one."""
+    from app.core.command_request import argument_label  # with the host side, after the handshake
+
     in_arguments = path[:2] == ("params", "arguments")
 
     def label(where: tuple[str, ...], *, key: bool = False) -> str:
@@ -126,6 +126,8 @@ def unencodable_labels(meta: Any) -> list[str]:
 
 
 def surrogate_message(labels: list[str]) -> str:
+    from app.core.command_request import SURROGATE_PROBLEM
+
     return f"{' and '.join(labels)} contain{'s' if len(labels) == 1 else ''} {SURROGATE_PROBLEM}."
 
 
