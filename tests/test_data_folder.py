@@ -129,11 +129,44 @@ ENTRY_POINTS = [("status",), ("pause",), ("log",), ("stop", "1"), ("tray",)]  # 
 @LINUX_ROOT
 def test_every_entry_point_explains_a_read_only_data_folder_without_a_traceback(tmpfs: Path) -> None:
     home = read_only_home(tmpfs)
-    for args in ENTRY_POINTS:
-        result = cli(home, *args, env={"PYSTRAY_BACKEND": "dummy"})
+    for args in ENTRY_POINTS:  # from a terminal session with no display: the words on stderr
+        result = cli(home, *args, env={"PYSTRAY_BACKEND": "dummy", "DISPLAY": "", "WAYLAND_DISPLAY": ""})
         assert result.returncode != 0, args
         assert "Traceback" not in result.stderr + result.stdout, (args, result.stderr)
         assert f"data folder {home} cannot be written (Read-only file system)" in result.stderr, (args, result.stderr)
+
+
+@LINUX_ROOT
+def test_the_app_started_from_the_desktop_on_a_read_only_folder_says_why_in_a_window(
+    tmpfs: Path, display: str
+) -> None:
+    from tests.clicks import press, shown_window
+
+    home = read_only_home(tmpfs)
+    env = {**os.environ, HOME_ENV: str(home), "DISPLAY": display, "PYSTRAY_BACKEND": "dummy"}
+    app = subprocess.Popen([sys.executable, "-m", "app", "tray"], env=env, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # no terminal, as a launcher
+    try:
+        window = shown_window(display, "Cowork Terminal cannot start")
+        assert app.poll() is None, "the app waits until the person has read it"
+        press(display, window, "Return")
+        _, stderr = app.communicate(timeout=STOP_DEADLINE_S)
+    finally:
+        app.kill()
+    assert app.returncode != 0
+    assert f"data folder {home} cannot be written (Read-only file system)" in stderr and "Traceback" not in stderr
+
+
+def test_a_problem_at_start_is_shown_in_a_window_only_where_nobody_reads_stderr() -> None:
+    from app.ui.problem_window import shows_a_window
+
+    assert shows_a_window("linux", {"DISPLAY": ":0"}, stderr_is_terminal=False)
+    assert shows_a_window("linux", {"WAYLAND_DISPLAY": "wayland-0"}, stderr_is_terminal=False)
+    assert not shows_a_window("linux", {}, stderr_is_terminal=False), "no display: stderr is all there is"
+    assert not shows_a_window("linux", {"DISPLAY": ":0"}, stderr_is_terminal=True), "a terminal reads it"
+    assert shows_a_window("win32", {}, stderr_is_terminal=False)  # a windowed build has no stderr at all
+    assert shows_a_window("darwin", {}, stderr_is_terminal=False)
+    assert not shows_a_window("darwin", {}, stderr_is_terminal=True)
 
 
 @LINUX_ROOT

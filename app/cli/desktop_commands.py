@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 
 from app.core import app_log, liveness
@@ -64,9 +65,20 @@ TRAY_LOCK_PATIENCE_S = 0.3
 
 
 def run_tray(args: argparse.Namespace) -> int:
-    paths = AppPaths.from_environment().ensure()
     if args.quit:
-        return quit_running_tray(paths)
+        return quit_running_tray(AppPaths.from_environment().ensure())
+    try:
+        return start_tray(args)
+    except CoworkError as problem:  # a full disk, a read-only folder: also said where a person sees it
+        from app.ui import problem_window
+
+        if problem_window.shows_a_window(sys.platform, os.environ, problem_window.stderr_is_terminal()):
+            problem_window.show_problem(str(problem))
+        raise
+
+
+def start_tray(args: argparse.Namespace) -> int:
+    paths = AppPaths.from_environment().ensure()
     # Patient: a server may be probing the lock ("is the tray there?") at this very moment.
     lock = liveness.try_hold(paths.tray_lock, patience_s=TRAY_LOCK_PATIENCE_S)
     if lock is None:
