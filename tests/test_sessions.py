@@ -192,6 +192,18 @@ async def test_the_one_tool_surface_offers_execute_command_alone(home: Path) -> 
     assert "execute_command" in names and "terminal_run" not in names
 
 
+def test_the_server_offers_the_session_only_where_it_can_run_and_never_more_than_chosen() -> None:
+    from app.core.tool_sets import ALL_TOOLS, EXECUTE_ONLY, narrowest_tools, tools_on
+
+    assert tools_on("linux", ALL_TOOLS) == ALL_TOOLS
+    assert tools_on("darwin", ALL_TOOLS) == ALL_TOOLS
+    assert tools_on("win32", ALL_TOOLS) == EXECUTE_ONLY, "no pass_fds or process groups on Windows"
+    assert tools_on("linux", EXECUTE_ONLY) == EXECUTE_ONLY
+    assert narrowest_tools(ALL_TOOLS, EXECUTE_ONLY) == EXECUTE_ONLY
+    assert narrowest_tools(EXECUTE_ONLY, ALL_TOOLS) == EXECUTE_ONLY, "serve --tools never offers more"
+    assert narrowest_tools(ALL_TOOLS, None) == ALL_TOOLS
+
+
 async def test_the_tools_setting_chosen_with_the_cli_decides_what_a_new_server_offers(
     home: Path, cli_env: dict[str, str]
 ) -> None:

@@ -29,3 +29,10 @@ def narrowest_tools(chosen: str, flag: str | None) -> str:
     if flag is None or chosen == EXECUTE_ONLY:
         return chosen
     return flag
+
+
+def tools_on(platform: str, tools: str) -> str:
+    """Windows gets execute_command alone: the persistent shell session needs a pipe handed to bash
+    by its descriptor number and process groups for Ctrl-C (`pass_fds`, `os.killpg`), which Windows
+    does not have; offering it there would only give the model errors."""
+    return EXECUTE_ONLY if platform == "win32" else tools

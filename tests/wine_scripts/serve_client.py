@@ -64,6 +64,7 @@ async def main() -> dict:
     )
     paths = AppPaths.from_environment()
     async with Client(params, mode="legacy") as client:
+        report["tools"] = sorted(tool.name for tool in (await client.list_tools()).tools)
         report["echo"] = await call(client, {"command": "echo hello from busybox; uname -s"})
 
         started = time.monotonic()
