@@ -330,6 +330,32 @@ def test_a_config_changed_outside_the_tray_shows_in_the_menu(app: TrayApp, deskt
     )
 
 
+def test_an_entry_turned_headless_outside_the_tray_is_told_once_and_a_click_connects_it_again(
+    app: TrayApp, desktop: FakeDesktop
+) -> None:
+    entry = cc.this_app_entry()
+    headless = {**entry, "args": [*entry["args"], "--headless"]}
+    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": headless}}))
+    told = "Claude Desktop can run commands without this app"
+    wait_for(lambda: told in titles(app), timeout_s=tray.CLIENT_FILES_CHECK_S * 4)
+    assert "while this app is not running, commands from Claude Desktop run with no pause switch" in messages(app)
+    assert "open Connect to Claude in this icon's menu and click Claude Desktop" in messages(app)
+
+    click(app, "client:claude-desktop")
+    assert desktop.read_desktop_config()["mcpServers"]["cowork-terminal"] == entry
+    assert app.pystray_item("client:claude-desktop").text == "Claude Desktop: connected"
+    assert titles(app).count(told) == 1
+
+
+def test_only_our_entry_with_serve_headless_counts_as_headless() -> None:
+    entry = cc.this_app_entry()
+    assert not cc.starts_headless(entry)
+    assert cc.starts_headless({**entry, "args": [*entry["args"], "--headless"]})
+    assert not cc.starts_headless({"command": "other-server", "args": ["serve", "--headless"]}), "not ours"
+    assert not cc.starts_headless({"command": "/x/cowork-terminal", "args": ["--headless", "serve"]}), "not serve's"
+    assert not cc.starts_headless(None)
+
+
 def test_claude_code_is_connected_through_its_own_cli(
     paths: AppPaths, pystray: ModuleType, code_desktop: FakeDesktop, window_marker: Path
 ) -> None:

@@ -117,6 +117,15 @@ def is_app_entry(entry: Mapping[str, Any]) -> bool:
     return args[:1] == ["serve"] and re.sub(r"[^a-z0-9]", "", stem) == "coworkterminal"
 
 
+def starts_headless(entry: Any) -> bool:
+    """Whether our entry starts `serve --headless`: such a server runs commands while the tray app is
+    not running, with no one there to pause or approve (the user may choose it; so may a program)."""
+    if not isinstance(entry, Mapping) or not is_app_entry(entry):
+        return False
+    args = entry.get("args") or []
+    return "--headless" in args[args.index("serve") + 1 :] if "serve" in args else False
+
+
 def updated_entry(existing: Any, wanted: Mapping[str, Any]) -> dict[str, Any]:
     """`wanted`, plus what the user added to our own entry: other `env` keys (such as
     COWORK_TERMINAL_BASH) and other fields survive an update or a move of the install.

@@ -163,6 +163,7 @@ class TrayApp:
         self._clients: tuple[ClientView, ...] | None = None
         self._locations: dict[str, cl.ClientLocation] = {}
         self._watched_files: dict[Path, tuple[float, int] | None] = {}  # config file -> stamp when read
+        self._headless_entries: frozenset[str] = frozenset()  # clients whose entry starts `serve --headless`
         self._autostart: bool | None = False
         self._language = chosen_language(self.paths.data_dir)  # None: the OS's language
         self._problem: str | None = None
@@ -719,15 +720,38 @@ class TrayApp:
         wanted = cc.this_app_entry()
         known = {c.client_id: c for c in self._clients or ()}
         views = []
+        headless = set(self._headless_entries)
         for location in locations:
             if location.config_path is None and not include_cli and location.client_id in known:
                 views.append(known[location.client_id])
                 continue
             status = cc.client_status(location, wanted)
             views.append(ClientView(status.client_id, status.name, status.installed, status.state, status.problem))
+            if cc.starts_headless(status.entry):
+                if status.client_id not in headless:
+                    self._tell_headless_entry(status.name)
+                headless.add(status.client_id)
+            else:
+                headless.discard(status.client_id)
         self._locations = {loc.client_id: loc for loc in locations}
         self._clients = tuple(views)
         self._watched_files = stamps
+        self._headless_entries = frozenset(headless)
+
+    def _tell_headless_entry(self, client: str) -> None:
+        """Said at start and whenever an entry turns headless: quitting this app would then no longer
+        stop that client's commands, which the user may not know (a program may have written it)."""
+        if self.has_menu:
+            undo = _("If you did not choose this, open Connect to Claude in this icon's menu and click {client}.")
+        else:
+            undo = _("If you did not choose this, connect {client} again in the Welcome window.")
+        self.notifier.notify(
+            _("{client} can run commands without this app").format(client=client),
+            _(
+                "Its settings start Cowork Terminal with --headless: while this app is not running, commands "
+                "from {client} run with no pause switch or approvals."
+            ).format(client=client) + " " + undo.format(client=client),
+        )
 
     def _location(self, client_id: str) -> cl.ClientLocation:
         location = self._locations.get(client_id)
