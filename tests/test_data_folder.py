@@ -180,9 +180,7 @@ def test_serve_on_a_read_only_data_folder_answers_every_call_with_the_reason(tmp
             assert answer is not None and answer.startswith("ERROR: ")
             assert "cannot be written (Read-only file system); commands are refused" in answer
             assert answer.count("cannot be written") == 1, "the reason is said once, not wrapped in itself"
-        server.process.stdin.close()
-        assert server.wait(STOP_DEADLINE_S) == 0
-        assert "Traceback" not in server.stderr()
+        ends_cleanly(server)
     finally:
         server.close()
 
@@ -194,6 +192,13 @@ def test_a_data_folder_that_cannot_be_created_is_explained(tmp_path: Path) -> No
     result = cli(home, "status")
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert f"data folder {home} does not exist and cannot be created" in result.stderr
+
+
+def ends_cleanly(server: RawServer) -> None:
+    """The client closes the pipe: the server exits 0 and printed no traceback."""
+    server.process.stdin.close()
+    assert server.wait(STOP_DEADLINE_S) == 0
+    assert "Traceback" not in server.stderr()
 
 
 def fill(disk: Path) -> Path:
@@ -236,9 +241,7 @@ def test_on_a_full_disk_calls_are_refused_in_words_and_pause_still_works(tmpfs: 
         with Journal(AppPaths(home, home / "logs")) as journal:  # as the user's click in the app would
             journal.set_paused(False)
         assert json.loads(server.call("execute_command", '{"command": "echo after"}'))["stdout"] == "after\n"
-        server.process.stdin.close()
-        assert server.wait(STOP_DEADLINE_S) == 0
-        assert "Traceback" not in server.stderr()
+        ends_cleanly(server)
     finally:
         server.close()
     with Journal(AppPaths(home, home / "logs")) as journal:
@@ -261,9 +264,7 @@ def test_a_server_started_on_a_full_disk_serves_once_there_is_room_without_a_res
         filler.unlink()
         answer = server.call("execute_command", '{"command": "echo after"}')
         assert answer is not None and json.loads(answer)["stdout"] == "after\n", answer
-        server.process.stdin.close()
-        assert server.wait(STOP_DEADLINE_S) == 0
-        assert "Traceback" not in server.stderr()
+        ends_cleanly(server)
     finally:
         server.close()
     with Journal(AppPaths(home, home / "logs")) as journal:
