@@ -276,3 +276,57 @@ def test_notices_without_a_menu_send_the_user_to_the_log_windows_pause_switch(pa
         notices = supervisor.poll()[1]
         assert "Pause in the activity log window" in notices[0].message and "menu" not in notices[0].message
         assert held
+
+
+def age(paths: AppPaths, command_id: int, days: float) -> None:
+    import sqlite3
+
+    with sqlite3.connect(paths.journal) as db:
+        db.execute("UPDATE commands SET created_at = created_at - ? WHERE id = ?", (days * 86400, command_id))
+
+
+def finished(journal: Journal, command: str) -> int:
+    command_id = journal.begin_command(command=command, cwd="/")
+    journal.finish_command(command_id, Outcome(status=Status.FINISHED, exit_code=0))
+    return command_id
+
+
+def test_the_tray_forgets_old_history_and_whole_outputs_at_its_start_and_then_hourly(paths: AppPaths) -> None:
+    from app.core.supervisor import UPKEEP_EVERY_S
+
+    clock = Clock()
+    clock.now = time.time()
+    paths.outputs.mkdir(parents=True, exist_ok=True)
+    old_output = paths.outputs / "old-command.log"
+    old_output.write_text("the whole output of a command from last month")
+    os.utime(old_output, (clock.now - 8 * 86400, clock.now - 8 * 86400))
+    with Journal(paths) as journal:
+        age(paths, finished(journal, "echo from last month"), days=40)
+        finished(journal, "echo today")
+        supervisor = Supervisor(journal, clock=clock)
+        supervisor.poll()
+        assert [r.command for r in journal.recent_commands()] == ["echo today"]
+        assert not old_output.exists(), "whole outputs are kept 7 days"
+
+        age(paths, finished(journal, "echo aged since"), days=40)
+        clock.now += UPKEEP_EVERY_S / 2
+        supervisor.poll()
+        assert len(journal.recent_commands()) == 2, "not at every poll: the deletes hold the servers' rows"
+        clock.now += UPKEEP_EVERY_S / 2
+        supervisor.poll()
+        assert [r.command for r in journal.recent_commands()] == ["echo today"]
+
+
+def test_a_running_tray_applies_retention_which_servers_bound_to_it_leave_to_it(home: Path, paths: AppPaths) -> None:
+    from tests.desktop_env import wait_for
+    from tests.tray_process import running_tray
+
+    with Journal(paths) as journal:
+        age(paths, finished(journal, "echo from last month"), days=40)
+        finished(journal, "echo today")
+    with running_tray(home):
+        def commands() -> list[str]:
+            with Journal(paths) as journal:
+                return [r.command for r in journal.recent_commands()]
+
+        wait_for(lambda: commands() == ["echo today"], timeout_s=10)

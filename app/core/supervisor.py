@@ -14,6 +14,7 @@ passed in, so tests drive it against a real journal in a temporary folder.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 from collections import Counter, deque
 from collections.abc import Callable
@@ -22,9 +23,13 @@ from dataclasses import dataclass
 from app.core import orphans
 from app.core.approval import ApprovalMode, approval_mode
 from app.core.command_output import OutputBudget, output_budget
+from app.core.data_folder import DataFolderError
 from app.core.i18n import N_, _, ngettext
 from app.core.journal import JOURNAL_REPLACED_SETTING, CommandRecord, Journal, ServerRecord, Status
 from app.core.messages import PAUSED_MESSAGE
+from app.core.output_files import prune_outputs
+
+log = logging.getLogger(__name__)
 
 CRASH_WINDOW_S = 600.0  # crashes older than this no longer count, nor keep the icon on "attention"
 CRASH_LOOP_COUNT = 3  # this many crashes inside the window: one "keeps crashing" notice
@@ -34,6 +39,7 @@ KNOWN_CLIENTS_SETTING = "tray.known_clients"
 # The client name "Check connection" introduces itself with: this app, never announced as new.
 CHECK_CLIENT_NAME = "cowork-terminal-check"
 EXPIRE_HOLDS_EVERY_S = 5.0  # how often the tray closes holds nobody answered in time (not every poll)
+UPKEEP_EVERY_S = 3600.0  # how often the tray forgets old history and whole outputs (and at its start)
 ENDED_SERVERS_LOOKUP = 200  # how many recent server rows to search for the ones that just ended
 NEW_COMMANDS_LOOKUP = 500
 
@@ -127,6 +133,7 @@ class Supervisor:
         self._last_crash: CrashInfo | None = None
         self._data_version: object = None
         self._next_expiry_sweep = 0.0
+        self._next_upkeep = 0.0
         self._first_hold_expiry: float | None = None  # when the soonest pending hold runs out
         self._snapshot = Snapshot()
 
@@ -142,6 +149,9 @@ class Supervisor:
         dead = self.journal.recover_dead_servers()
         if self._live_ids is None:  # servers may have died while no tray watched
             self._end_orphans()
+        if now >= self._next_upkeep:
+            self._next_upkeep = now + UPKEEP_EVERY_S
+            self._upkeep(now)
         expired = 0
         if now >= self._next_expiry_sweep:
             self._next_expiry_sweep = now + EXPIRE_HOLDS_EVERY_S
@@ -177,6 +187,16 @@ class Supervisor:
         return self._snapshot, notices
 
     # -- the parts of a poll ----------------------------------------------------------------
+
+    def _upkeep(self, now: float) -> None:
+        """Retention of the journal's history and of the whole outputs' files. While a tray runs it
+        alone writes the journal, so servers leave this to it; it may delete thousands of rows, which
+        holds the servers' rows for a moment (see docs/benchmarks.md), once an hour."""
+        try:
+            self.journal.apply_retention(now=now)
+        except DataFolderError as problem:  # a full disk: the next hour tries again
+            log.warning("retention skipped: %s", problem)
+        prune_outputs(self.journal.paths.outputs, now=now)
 
     def _end_orphans(self) -> None:
         """End what a crashed server was running (see core/orphans)."""

@@ -116,9 +116,9 @@ class HostSide:
 
     def prepare(self) -> None:
         """Slow start-up work, in a worker thread once the client is served: loading the classifier and
-        tree-sitter, the login-shell probe (macOS), and, with no tray to do it, retention (it may delete
-        thousands of rows; its own connection) and ending what servers killed without a word left
-        running."""
+        tree-sitter, the login-shell probe (macOS), and, with no tray to do it (its supervisor does, at
+        its start and hourly), retention (it may delete thousands of rows; its own connection) and
+        ending what servers killed without a word left running."""
         if self.service is None:
             return
         classifier.warm_up(cwd=self.service.home, protected_paths=self.service.protected_paths)
