@@ -339,9 +339,10 @@ def test_an_entry_turned_headless_outside_the_tray_is_told_once_and_a_click_conn
     told = "Claude Desktop can run commands without this app"
     wait_for(lambda: told in titles(app), timeout_s=tray.CLIENT_FILES_CHECK_S * 4)
     assert "while this app is not running, commands from Claude Desktop run with no pause switch" in messages(app)
-    assert "open Connect to Claude in this icon's menu and click Claude Desktop" in messages(app)
+    assert "open Connect to Claude in this icon's menu, then Claude Desktop and Update its entry" in messages(app)
+    assert app.pystray_item("client:claude-desktop").text == "Claude Desktop: connected, its entry needs an update"
 
-    click(app, "client:claude-desktop")
+    click(app, "fix:claude-desktop")
     assert desktop.read_desktop_config()["mcpServers"]["cowork-terminal"] == entry
     assert app.pystray_item("client:claude-desktop").text == "Claude Desktop: connected"
     assert titles(app).count(told) == 1

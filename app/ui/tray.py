@@ -721,28 +721,33 @@ class TrayApp:
         known = {c.client_id: c for c in self._clients or ()}
         views = []
         headless = set(self._headless_entries)
+        turned_headless: list[str] = []
         for location in locations:
             if location.config_path is None and not include_cli and location.client_id in known:
                 views.append(known[location.client_id])
                 continue
             status = cc.client_status(location, wanted)
             views.append(ClientView(status.client_id, status.name, status.installed, status.state, status.problem))
-            if cc.starts_headless(status.entry):
-                if status.client_id not in headless:
-                    self._tell_headless_entry(status.name)
-                headless.add(status.client_id)
-            else:
+            if not cc.starts_headless(status.entry):
                 headless.discard(status.client_id)
+            elif status.client_id not in headless:
+                headless.add(status.client_id)
+                turned_headless.append(status.name)
         self._locations = {loc.client_id: loc for loc in locations}
         self._clients = tuple(views)
         self._watched_files = stamps
         self._headless_entries = frozenset(headless)
+        for name in turned_headless:  # once the menu shows the entry's state
+            self._tell_headless_entry(name)
 
     def _tell_headless_entry(self, client: str) -> None:
         """Said at start and whenever an entry turns headless: quitting this app would then no longer
         stop that client's commands, which the user may not know (a program may have written it)."""
         if self.has_menu:
-            undo = _("If you did not choose this, open Connect to Claude in this icon's menu and click {client}.")
+            undo = _(
+                "If you did not choose this, open Connect to Claude in this icon's menu, then {client} and "
+                "Update its entry."
+            )
         else:
             undo = _("If you did not choose this, connect {client} again in the Welcome window.")
         self.notifier.notify(
