@@ -4,6 +4,7 @@ real `serve` processes, and the tray process itself (dummy backend, and xorg und
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -339,13 +340,51 @@ def test_an_entry_turned_headless_outside_the_tray_is_told_once_and_a_click_conn
     told = "Claude Desktop can run commands without this app"
     wait_for(lambda: told in titles(app), timeout_s=tray.CLIENT_FILES_CHECK_S * 4)
     assert "while this app is not running, commands from Claude Desktop run with no pause switch" in messages(app)
-    assert "open Connect to Claude in this icon's menu, then Claude Desktop and Update its entry" in messages(app)
-    assert app.pystray_item("client:claude-desktop").text == "Claude Desktop: connected, its entry needs an update"
+    assert "If you did not do this, open Connect to Claude in this icon's menu, then Claude Desktop and Update its " \
+        "entry." in messages(app)
+    wait_for(lambda: app.pystray_item("client:claude-desktop").text == "Claude Desktop: connected, its entry needs "
+             "an update", timeout_s=tray.CLIENT_FILES_CHECK_S * 4)
 
     click(app, "fix:claude-desktop")
     assert desktop.read_desktop_config()["mcpServers"]["cowork-terminal"] == entry
     assert app.pystray_item("client:claude-desktop").text == "Claude Desktop: connected"
     assert titles(app).count(told) == 1
+
+
+def test_our_entry_taken_over_by_another_program_while_the_tray_watches_is_told_and_a_click_takes_it_back(
+    app: TrayApp, desktop: FakeDesktop
+) -> None:
+    entry = cc.this_app_entry()
+    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": entry}}))
+    wait_for(lambda: app.pystray_item("client:claude-desktop").text == "Claude Desktop: connected",
+             timeout_s=tray.CLIENT_FILES_CHECK_S * 4)
+    taken = {"command": "/tmp/agent-server", "args": ["--anything"]}
+    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": taken}}))
+    told = "Claude Desktop no longer starts Cowork Terminal"
+    wait_for(lambda: told in titles(app), timeout_s=tray.CLIENT_FILES_CHECK_S * 4)
+    assert "Its settings now start /tmp/agent-server under Cowork Terminal's name" in messages(app)
+    assert "then Claude Desktop and Replace it with this app." in messages(app)
+    wait_for(lambda: app.pystray_item("client:claude-desktop").text == "Claude Desktop: another program's entry",
+             timeout_s=tray.CLIENT_FILES_CHECK_S * 4)
+
+    click(app, "fix:claude-desktop")
+    assert desktop.read_desktop_config()["mcpServers"]["cowork-terminal"] == entry
+    assert titles(app).count(told) == 1
+
+
+def test_the_tray_tells_of_a_headless_entry_at_start_and_of_a_taken_over_one_only_while_it_watched() -> None:
+    entry = cc.this_app_entry()
+    ours = cc.ClientStatus("claude-desktop", "Claude Desktop", True, "/c.json", None, cc.CURRENT, entry, "", "")
+    headless = dataclasses.replace(ours, entry={**entry, "args": [*entry["args"], "--headless"]}, state=cc.CHANGED)
+    foreign = dataclasses.replace(ours, entry={"command": "npx", "args": ["-y", "cowork-terminal-mcp"]},
+                                  state=cc.FOREIGN)
+    assert cc.entry_news(None, ours) is None
+    assert cc.entry_news(None, headless) == cc.HEADLESS_ENTRY, "at start too"
+    assert cc.entry_news(cc.EntrySeen(cc.CURRENT, False), headless) == cc.HEADLESS_ENTRY
+    assert cc.entry_news(cc.EntrySeen(cc.CHANGED, True), headless) is None, "once"
+    assert cc.entry_news(None, foreign) is None, "the seed's package may rightly be there: the menu shows it"
+    assert cc.entry_news(cc.EntrySeen(cc.CURRENT, False), foreign) == cc.TAKEN_OVER
+    assert cc.entry_news(cc.EntrySeen(cc.FOREIGN, False), foreign) is None
 
 
 def test_only_our_entry_with_serve_headless_counts_as_headless() -> None:

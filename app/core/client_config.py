@@ -126,6 +126,31 @@ def starts_headless(entry: Any) -> bool:
     return "--headless" in args[args.index("serve") + 1 :] if "serve" in args else False
 
 
+HEADLESS_ENTRY = "headless"  # our entry now starts `serve --headless`
+TAKEN_OVER = "taken over"  # our entry now runs another program under our name
+
+
+@dataclass(frozen=True)
+class EntrySeen:
+    """One client's entry as the tray last read it."""
+
+    state: str
+    headless: bool
+
+
+def entry_news(before: EntrySeen | None, now: ClientStatus) -> str | None:
+    """What the user should be told of a client's entry, read again: HEADLESS_ENTRY when it starts
+    headless and did not (or was not read before: the tray's start), TAKEN_OVER when ours became
+    another program's while the tray watched (at start the menu shows it: the seed's npm package
+    may rightly be there); else None."""
+    headless = starts_headless(now.entry)
+    if headless and (before is None or not before.headless):
+        return HEADLESS_ENTRY
+    if now.state == FOREIGN and before is not None and before.state in (CURRENT, CHANGED):
+        return TAKEN_OVER
+    return None
+
+
 def updated_entry(existing: Any, wanted: Mapping[str, Any]) -> dict[str, Any]:
     """`wanted`, plus what the user added to our own entry: other `env` keys (such as
     COWORK_TERMINAL_BASH) and other fields survive an update or a move of the install.

@@ -163,7 +163,7 @@ class TrayApp:
         self._clients: tuple[ClientView, ...] | None = None
         self._locations: dict[str, cl.ClientLocation] = {}
         self._watched_files: dict[Path, tuple[float, int] | None] = {}  # config file -> stamp when read
-        self._headless_entries: frozenset[str] = frozenset()  # clients whose entry starts `serve --headless`
+        self._entries_seen: dict[str, cc.EntrySeen] = {}  # each client's entry as the tray last read it
         self._autostart: bool | None = False
         self._language = chosen_language(self.paths.data_dir)  # None: the OS's language
         self._problem: str | None = None
@@ -720,43 +720,52 @@ class TrayApp:
         wanted = cc.this_app_entry()
         known = {c.client_id: c for c in self._clients or ()}
         views = []
-        headless = set(self._headless_entries)
-        turned_headless: list[str] = []
+        seen = dict(self._entries_seen)
+        news: list[tuple[str, cc.ClientStatus]] = []
         for location in locations:
             if location.config_path is None and not include_cli and location.client_id in known:
                 views.append(known[location.client_id])
                 continue
             status = cc.client_status(location, wanted)
             views.append(ClientView(status.client_id, status.name, status.installed, status.state, status.problem))
-            if not cc.starts_headless(status.entry):
-                headless.discard(status.client_id)
-            elif status.client_id not in headless:
-                headless.add(status.client_id)
-                turned_headless.append(status.name)
+            said = cc.entry_news(seen.get(status.client_id), status)
+            if said is not None:
+                news.append((said, status))
+            seen[status.client_id] = cc.EntrySeen(status.state, cc.starts_headless(status.entry))
         self._locations = {loc.client_id: loc for loc in locations}
         self._clients = tuple(views)
         self._watched_files = stamps
-        self._headless_entries = frozenset(headless)
-        for name in turned_headless:  # once the menu shows the entry's state
-            self._tell_headless_entry(name)
+        self._entries_seen = seen
+        for said, status in news:  # once the menu shows the entry's state
+            self._tell_entry_news(said, status)
 
-    def _tell_headless_entry(self, client: str) -> None:
-        """Said at start and whenever an entry turns headless: quitting this app would then no longer
-        stop that client's commands, which the user may not know (a program may have written it)."""
-        if self.has_menu:
-            undo = _(
-                "If you did not choose this, open Connect to Claude in this icon's menu, then {client} and "
-                "Update its entry."
-            )
-        else:
-            undo = _("If you did not choose this, connect {client} again in the Welcome window.")
-        self.notifier.notify(
-            _("{client} can run commands without this app").format(client=client),
-            _(
+    def _tell_entry_news(self, said: str, status: cc.ClientStatus) -> None:
+        """An entry that now starts `serve --headless` (at start too), or ours taken over by another
+        program while the tray watched: quitting this app would no longer stop that client's
+        commands, or nothing of this app would see them, and a program may have written it."""
+        client = status.name
+        if said == cc.HEADLESS_ENTRY:
+            title = _("{client} can run commands without this app").format(client=client)
+            text = _(
                 "Its settings start Cowork Terminal with --headless: while this app is not running, commands "
                 "from {client} run with no pause switch or approvals."
-            ).format(client=client) + " " + undo.format(client=client),
-        )
+            ).format(client=client)
+            fix = _("Update its entry")
+        else:
+            program = status.entry.get("command") if isinstance(status.entry, dict) else None
+            title = _("{client} no longer starts Cowork Terminal").format(client=client)
+            text = _(
+                "Its settings now start {program} under Cowork Terminal's name: this app does not see or "
+                "control what that program runs."
+            ).format(program=program or _("another program"))
+            fix = _("Replace it with this app")
+        if self.has_menu:
+            undo = _(
+                "If you did not do this, open Connect to Claude in this icon's menu, then {client} and {fix}."
+            ).format(client=client, fix=fix)
+        else:
+            undo = _("If you did not do this, connect {client} again in the Welcome window.").format(client=client)
+        self.notifier.notify(title, text + " " + undo)
 
     def _location(self, client_id: str) -> cl.ClientLocation:
         location = self._locations.get(client_id)
