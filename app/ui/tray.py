@@ -53,6 +53,7 @@ from app.core.i18n import _, ngettext
 from app.core.i18n.language import choose_language, chosen_language, system_language
 from app.core.journal import Journal, ServerRecord
 from app.core.liveness import HeldLock
+from app.core.messages import LOG_WINDOW_DECIDED_BY, PROMPT_DECIDED_BY
 from app.core.paths import AppPaths, make_private_file, protected_paths
 from app.core.rules import SCOPES, SESSION_SCOPE, matching_rule
 from app.core.self_command import app_argv
@@ -100,8 +101,6 @@ ASK_USER = "ask-user"  # show the next question (a loosening someone asked for) 
 JOURNAL_ACTIONS = frozenset(
     {menu.TOGGLE_PAUSE, menu.SET_APPROVAL_MODE, menu.SET_OUTPUT_BUDGET, menu.OPEN_APPROVALS, ASK_USER}
 )
-PROMPT_DECIDED_BY = "user (approval prompt)"
-LOG_WINDOW_DECIDED_BY = "user (activity log)"
 _STOP = object()
 
 

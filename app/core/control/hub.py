@@ -37,6 +37,7 @@ from app.core.control.transport import Accepted, Listener, address_for
 from app.core.control.wire import ProtocolError
 from app.core.i18n import _, ngettext
 from app.core.journal import Journal, Outcome, Status
+from app.core.messages import CONFIRMED_DECIDED_BY, REQUEST_DECIDED_BY
 from app.core.paths import AppPaths
 from app.core.tool_sets import TOOLS_SETTING
 
@@ -490,7 +491,7 @@ class Hub:
             return self.stop(_int(message, "id"))
         if op == "deny":
             command_id = _int(message, "id")
-            if not self.decide(command_id or -1, allowed=False, by="a request (command line or a window)"):
+            if not self.decide(command_id or -1, allowed=False, by=REQUEST_DECIDED_BY):
                 raise RequestError(_("Command #{id} is not waiting for approval.").format(id=command_id))
             return _("Denied command #{id}.").format(id=command_id)
         if op == "remove_rule":  # one of the user's rules (core/rules.py): removing one asks more
@@ -548,7 +549,7 @@ class Hub:
             return Question(
                 "resume", _("A program on this computer asks to resume host access, so that Claude can run "
                             "commands again."), _("Resume"), _("Keep paused"),
-                lambda: self.set_paused(False, by="user (confirmed)") or _("Host access is ON."),
+                lambda: self.set_paused(False, by=CONFIRMED_DECIDED_BY) or _("Host access is ON."),
             )  # fmt: skip
         if op == "approve":
             command_id = _int(message, "id") or -1
@@ -563,7 +564,7 @@ class Hub:
                     folder=hold.cwd or _("the shell session"), reasons=hold.reasons
                 ),
                 _("Allow"), _("Deny"),
-                lambda: _("Allowed.") if self.decide(command_id, allowed=True, by="user (confirmed)")
+                lambda: _("Allowed.") if self.decide(command_id, allowed=True, by=CONFIRMED_DECIDED_BY)
                 else _("It no longer waits."),
             )  # fmt: skip
         if op == "settings":
