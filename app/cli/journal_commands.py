@@ -62,7 +62,7 @@ def set_pause(paused: bool) -> int:
                 pause_file.write(paths.pause_file, True)
             except OSError:
                 raise problem from None
-            print(_("Note: {problem}").format(problem=problem), file=sys.stderr)
+            print(_("Note: {problem}").format(problem=problem.for_person()), file=sys.stderr)
             print(_(PAUSED_NOTE))
         return 0
     print(request_change(paths, "resume", without_tray=None, announce=print))
@@ -87,7 +87,7 @@ def run_status(args: argparse.Namespace) -> int:
     except DataFolderError:
         held = tray_state["paused"] if tray_state else pause_file.read(paths.pause_file)  # readable still
         if held is not None:
-            print(f"Host access: {'PAUSED' if held else 'on'}")
+            print(_("Host access: PAUSED") if held else _("Host access: on"))
         raise
     with journal:
         servers = journal.servers()

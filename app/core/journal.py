@@ -438,7 +438,7 @@ class Journal:
         (the supervisor reads the setting and notifies once)."""
         log.info("%s", replaced.message)
         if sys.stderr is not None:
-            print(f"cowork-terminal: {replaced.message}", file=sys.stderr, flush=True)
+            print(f"cowork-terminal: {replaced.for_person()}", file=sys.stderr, flush=True)
         with suppress(data_folder.DataFolderError):
             self.set_setting(JOURNAL_REPLACED_SETTING, dataclasses.asdict(replaced))
 

@@ -599,7 +599,7 @@ class TrayApp:
         try:
             self.perform(action, target)
         except CoworkError as exc:  # a failure the user can act on: its message says how
-            self.notifier.notify(menu.APP_TITLE, str(exc))
+            self.notifier.notify(menu.APP_TITLE, exc.for_person())
         except Exception:  # the top of one action: log it, tell the user, keep the tray alive
             log.exception("action %s failed", action)
             self.notifier.notify(
@@ -621,7 +621,7 @@ class TrayApp:
             find_bash()
         except BashNotFoundError as exc:
             self._problem = bash_problem(exc, self.platform)
-            self.notifier.notify(self._problem, str(exc))
+            self.notifier.notify(self._problem, exc.for_person())
         self._repair_stale_entries()
         if not self.windows:
             said = missing_tk_message(self.platform, self.has_menu)
