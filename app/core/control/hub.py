@@ -38,7 +38,8 @@ from app.core.control.wire import ProtocolError
 from app.core.i18n import _, ngettext
 from app.core.journal import Journal, Outcome, Status
 from app.core.messages import CONFIRMED_DECIDED_BY, REQUEST_DECIDED_BY
-from app.core.paths import AppPaths
+from app.core.paths import AppPaths, protected_paths
+from app.core.plain_words import held_reason_for_person
 from app.core.tool_sets import TOOLS_SETTING
 
 log = logging.getLogger(__name__)
@@ -556,12 +557,14 @@ class Hub:
             hold = self.holds.get(command_id)
             if hold is None:
                 raise RequestError(_("Command #{id} is not waiting for approval.").format(id=command_id))
+            # The server's words are English (the model read them): said again from the command.
+            why = held_reason_for_person(hold.reasons, hold.command, hold.cwd, protected_paths(self.paths))
             return Question(
                 f"approve-{command_id}",
                 _("A program on this computer asks to allow this command from {client}:").format(client=hold.client)
                 + f"\n\n{hold.command}\n\n"
                 + _("In folder: {folder}. Why it waits: {reasons}").format(
-                    folder=hold.cwd or _("the shell session"), reasons=hold.reasons
+                    folder=hold.cwd or _("the shell session"), reasons=why or hold.reasons
                 ),
                 _("Allow"), _("Deny"),
                 lambda: _("Allowed.") if self.decide(command_id, allowed=True, by=CONFIRMED_DECIDED_BY)
