@@ -625,7 +625,7 @@ class TrayApp:
         self._repair_stale_entries()
         if not self.windows:
             said = missing_tk_message(self.platform, self.has_menu)
-            self.notifier.notify("Cowork Terminal's windows cannot open", said)
+            self.notifier.notify(_("Cowork Terminal's windows cannot open"), said)
         self.refresh_clients(include_cli=True)
         self._autostart = _read_autostart()
         loose = self.hub.looser_than_default()
@@ -831,8 +831,10 @@ class TrayApp:
             for command_id in sorted(set(holds) - self._prompt_shown):
                 hold = holds[command_id]
                 self.notifier.notify(
-                    "A command is waiting for your approval",
-                    f"{friendly_client_name(hold.client)} wants to run: {hold.command[:120]}",
+                    _("A command is waiting for your approval"),
+                    _("{client} wants to run: {command}").format(
+                        client=friendly_client_name(hold.client), command=hold.command[:120]
+                    ),
                 )
             self._prompt_shown = set(holds)
             self._read_rules_and_holds()
@@ -970,7 +972,7 @@ class TrayApp:
         """Open the activity log; one window at most: reopening replaces it, so it comes to the front."""
         self._acknowledge.set()
         if not self.windows:
-            self.notifier.notify("The activity log cannot open", missing_tk_message(self.platform, self.has_menu))
+            self.notifier.notify(_("The activity log cannot open"), missing_tk_message(self.platform, self.has_menu))
             return
         for window in self._windows:
             window.close()
