@@ -13,81 +13,60 @@ import string
 from collections.abc import Sequence
 from functools import cache
 
+from app.core import messages
 from app.core.i18n import N_, _
 from app.core.journal import CommandRecord
-from app.core.messages import (
-    APP_GONE_HOLD_REASON,
-    APP_GONE_STOP_REASON,
-    BASH_NOT_STARTED_REASON,
-    CANCEL_REASON,
-    CONFIRMED_DECIDED_BY,
-    DATA_MOVED_REASON,
-    DENIED_BY_REASON,
-    DENIED_MESSAGE,
-    HOLD_EXPIRED_REASON,
-    KEYS_HELD_REASON,
-    KEYS_NOT_READ_REASON,
-    KILLED_BY_REASON,
-    LOG_WINDOW_DECIDED_BY,
-    NO_APPROVER_MESSAGE,
-    NO_TRAY_MESSAGE,
-    OTHER_COMMAND_REASON,
-    PAUSE_STOP_REASON,
-    PAUSED_HOLD_REASON,
-    PAUSED_MESSAGE,
-    PROMPT_DECIDED_BY,
-    REQUEST_DECIDED_BY,
-    SERVER_CRASHED_REASON,
-    SERVER_EXITED_REASON,
-    SERVER_STOPPED_REASON,
-    SESSION_BUSY_REASON,
-    SESSION_ENDED_REASON,
-    SESSION_MOVED_REASON,
-    TIMED_OUT_REASON,
-    UNKNOWN_DECIDER,
-    USER_STOP_REASON,
-    WITHDRAWN_REASON,
-)
 from app.core.plain_words import held_reason_for_person
 
 KNOWN_REASONS: dict[str, str] = {
-    PAUSED_MESSAGE: N_("Host access was paused, so it did not run."),
-    NO_TRAY_MESSAGE: N_("The Cowork Terminal app was not running, so it did not run."),
-    DENIED_MESSAGE: N_("You denied it, so it did not run."),
-    PAUSE_STOP_REASON: N_("Stopped because you paused host access"),
-    APP_GONE_STOP_REASON: N_("Stopped because the Cowork Terminal app stopped: nobody could watch it any more"),
-    USER_STOP_REASON: N_("Stopped by you"),
-    CANCEL_REASON: N_("Cancelled by the agent (it cancelled the call or disconnected)"),
-    HOLD_EXPIRED_REASON: N_("The wait for your answer ran out"),
-    WITHDRAWN_REASON: N_("The agent withdrew it before you answered"),
-    APP_GONE_HOLD_REASON: N_("The Cowork Terminal app stopped before you answered"),
-    PAUSED_HOLD_REASON: N_("Host access was paused before you answered"),
-    OTHER_COMMAND_REASON: N_("The approval was for another command"),
-    SESSION_BUSY_REASON: N_("The shell session was still busy with an earlier command"),
-    SERVER_STOPPED_REASON: N_("The agent's server stopped while it ran"),
-    SESSION_ENDED_REASON: N_("The shell session ended"),
-    KEYS_NOT_READ_REASON: N_("The program did not read the keys"),
-    SERVER_EXITED_REASON: N_("The agent's server ended while it ran or waited"),
-    SERVER_CRASHED_REASON: N_("The agent's server stopped unexpectedly"),
-    DATA_MOVED_REASON: N_("Cowork Terminal moved its data folder while this ran"),
-    TIMED_OUT_REASON: N_("It ran out of time"),
+    messages.PAUSED_MESSAGE: N_("Host access was paused, so it did not run."),
+    messages.NO_TRAY_MESSAGE: N_("The Cowork Terminal app was not running, so it did not run."),
+    messages.DENIED_MESSAGE: N_("You denied it, so it did not run."),
+    messages.PAUSE_STOP_REASON: N_("Stopped because you paused host access"),
+    messages.APP_GONE_STOP_REASON: N_(
+        "Stopped because the Cowork Terminal app stopped: nobody could watch it any more"
+    ),
+    messages.USER_STOP_REASON: N_("Stopped by you"),
+    messages.CANCEL_REASON: N_("Cancelled by the agent (it cancelled the call or disconnected)"),
+    messages.HOLD_EXPIRED_REASON: N_("The wait for your answer ran out"),
+    messages.WITHDRAWN_REASON: N_("The agent withdrew it before you answered"),
+    messages.APP_GONE_HOLD_REASON: N_("The Cowork Terminal app stopped before you answered"),
+    messages.PAUSED_HOLD_REASON: N_("Host access was paused before you answered"),
+    messages.OTHER_COMMAND_REASON: N_("The approval was for another command"),
+    messages.SESSION_BUSY_REASON: N_("The shell session was still busy with an earlier command"),
+    messages.SERVER_STOPPED_REASON: N_("The agent's server stopped while it ran"),
+    messages.SESSION_ENDED_REASON: N_("The shell session ended"),
+    messages.KEYS_NOT_READ_REASON: N_("The program did not read the keys"),
+    messages.SERVER_EXITED_REASON: N_("The agent's server ended while it ran or waited"),
+    messages.SERVER_CRASHED_REASON: N_("The agent's server stopped unexpectedly"),
+    messages.DATA_MOVED_REASON: N_("Cowork Terminal moved its data folder while this ran"),
+    messages.TIMED_OUT_REASON: N_("It ran out of time"),
 }
 # A template's values are shown as they are, except {who} (someone who answered) and {reasons}
 # (what a held command does), which are said in the user's language too.
 KNOWN_TEMPLATES: tuple[tuple[str, str], ...] = (
-    (DENIED_BY_REASON, N_("Denied by {who}")),
-    (KILLED_BY_REASON, N_("Ended by the signal {signal}")),
-    (SESSION_MOVED_REASON, N_("The shell session is now in {here}, not in the folder where the command was checked")),
-    (BASH_NOT_STARTED_REASON, N_("bash could not be started ({bash}): {error}")),
-    (KEYS_HELD_REASON, N_("These keys would need your approval, and typed keys cannot wait for it, so none were sent")),
-    (NO_APPROVER_MESSAGE, N_("It needed your approval ({reasons}), but the Cowork Terminal app was not running")),
+    (messages.DENIED_BY_REASON, N_("Denied by {who}")),
+    (messages.KILLED_BY_REASON, N_("Ended by the signal {signal}")),
+    (
+        messages.SESSION_MOVED_REASON,
+        N_("The shell session is now in {here}, not in the folder where the command was checked"),
+    ),
+    (messages.BASH_NOT_STARTED_REASON, N_("bash could not be started ({bash}): {error}")),
+    (
+        messages.KEYS_HELD_REASON,
+        N_("These keys would need your approval, and typed keys cannot wait for it, so none were sent"),
+    ),
+    (
+        messages.NO_APPROVER_MESSAGE,
+        N_("It needed your approval ({reasons}), but the Cowork Terminal app was not running"),
+    ),
 )
 DECIDERS: dict[str, str] = {
-    PROMPT_DECIDED_BY: N_("you, in the approval window"),
-    LOG_WINDOW_DECIDED_BY: N_("you, in the activity log"),
-    CONFIRMED_DECIDED_BY: N_("you (confirmed)"),
-    REQUEST_DECIDED_BY: N_("a request from the command line or a window"),
-    UNKNOWN_DECIDER: N_("you"),
+    messages.PROMPT_DECIDED_BY: N_("you, in the approval window"),
+    messages.LOG_WINDOW_DECIDED_BY: N_("you, in the activity log"),
+    messages.CONFIRMED_DECIDED_BY: N_("you (confirmed)"),
+    messages.REQUEST_DECIDED_BY: N_("a request from the command line or a window"),
+    messages.UNKNOWN_DECIDER: N_("you"),
 }
 RULE_DECIDER = re.compile(r"rule (\d+)")
 

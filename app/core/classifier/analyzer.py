@@ -18,7 +18,6 @@ from .findings import (
     D,
     M,
     S,
-    Tier,
     _Report,
     _snip,
 )
@@ -67,23 +66,12 @@ class _Analyzer(
         self.text = text
         self.src = text.encode("utf-8", "surrogatepass")
         self.report = report
+        self.add = report.add  # one finding: `reason` and `plain` are templates of its values
         self.protected = protected
         self.nesting = nesting
         self.home = _home()
         self.too_big = False
         self.cwd = cwd  # where relative paths lead: the caller's folder, then each literal `cd`
-
-    def add(
-        self,
-        tier: Tier,
-        reason: str,
-        plain: str | None = None,
-        kind: str | None = None,
-        target: str | None = None,
-        **values: str,
-    ) -> None:
-        """One finding: `reason` and `plain` are templates of `values` (see _Report.add)."""
-        self.report.add(tier, reason, plain, kind, target, **values)
 
     # ---- entry points
 
