@@ -6,6 +6,7 @@ import enum
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 
 
 class Tier(enum.IntEnum):
@@ -44,8 +45,12 @@ class Words:
 
 def words_of(template: str, values: Mapping[str, str | Words]) -> Words:
     """`template` with the values it names, in the order it names them."""
-    names = dict.fromkeys(name for _, name, _, _ in string.Formatter().parse(template) if name)
-    return Words(template, tuple((name, values[name]) for name in names))
+    return Words(template, tuple((name, values[name]) for name in _fields(template)))
+
+
+@cache
+def _fields(template: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(name for _, name, _, _ in string.Formatter().parse(template) if name))
 
 
 @dataclass(frozen=True)
