@@ -376,3 +376,30 @@ def test_on_a_full_disk_a_russian_user_pausing_reads_why_in_russian(tmpfs: Path)
     assert paused.returncode == 0, paused.stderr
     assert f"Диск с данными Cowork Terminal заполнен ({home}, свободно 0 Б)" in paused.stderr
     assert "is full" not in paused.stderr
+
+
+@LINUX_ROOT
+def test_on_a_full_disk_a_german_trays_server_tells_the_model_in_english(
+    tmpfs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tray writes the rows and answers its servers why it could not: in English, because a
+    server passes it on to the model, whatever language the tray speaks."""
+    from tests.tray_process import running_tray
+
+    home = tmpfs / "home"
+    make_journal(home, commands=3)
+    for name, value in speaking("de").items():
+        monkeypatch.setenv(name, value)
+    with running_tray(home, log=tmp_path / "tray.log"):
+        server = RawServer(home, env=speaking("de"))
+        try:
+            assert server.initialize() is not None
+            assert json.loads(server.call("execute_command", '{"command": "echo before"}'))["stdout"] == "before\n"
+            filler = fill(tmpfs)
+            answer = server.call("execute_command", '{"command": "echo during"}')
+            filler.unlink()
+        finally:
+            server.close()
+    assert answer is not None and "Cowork Terminal could not record this command, so it was not run" in answer
+    assert f"the disk that holds Cowork Terminal's data is full ({home}, " in answer, answer
+    assert "Datenträger" not in answer

@@ -35,7 +35,8 @@ from app.core.control.policy import KNOWN_OPS, LOOSEN, classify_request
 from app.core.control.state import DEFAULTS, ControlState, loosened, strictest, with_changes
 from app.core.control.transport import Accepted, Listener, address_for
 from app.core.control.wire import ProtocolError
-from app.core.i18n import _, ngettext
+from app.core.data_folder import DataFolderError
+from app.core.i18n import N_, _, ngettext
 from app.core.journal import Journal, Outcome, Status
 from app.core.messages import CONFIRMED_DECIDED_BY, REQUEST_DECIDED_BY
 from app.core.paths import AppPaths, protected_paths
@@ -50,6 +51,11 @@ MAX_HOLDS_PER_PEER = 5  # a server (or a program posing as one) cannot bury the 
 ASK_COOLDOWN_S = 10.0  # after the user says No to a request, the same request is refused at once
 FOREIGN_WRITE_NOTICE_GAP_S = 60.0
 CLOSING_REASON = "Cowork Terminal (the app) stopped"
+# Why the journal could not be written: English in a server's answer (the model reads it), marked
+# for the user's notice.
+JOURNAL_LOCKED = N_("the activity log is locked by another program")
+JOURNAL_DISK_FULL = N_("the disk that holds the activity log is full")
+JOURNAL_NOT_WRITTEN = N_("the activity log cannot be written ({error})")
 PREVIEW_FIELDS = ("stdout", "stderr")
 ANCESTRY_DEPTH = 64
 
@@ -319,23 +325,32 @@ class Hub:
         except (ValueError, TypeError, KeyError) as exc:  # a value no server of ours sends
             raise ProtocolError(f"malformed {op!r}: {exc}") from None
         except sqlite3.OperationalError as exc:
-            peer.answer({"op": "error", "seq": seq, "message": self._journal_problem(exc)})
+            english, person = self._journal_problem(exc)
+            # A server passes the answer on to the model (English); the CLI prints it to a person.
+            peer.answer({"op": "error", "seq": seq, "message": person if peer.role == "cli" else english})
             return
         peer.answer({"op": "ack", "seq": seq, **reply})
 
-    def _journal_problem(self, exc: sqlite3.OperationalError) -> str:
+    def _journal_problem(self, exc: sqlite3.OperationalError) -> tuple[str, str]:
+        """Why a write failed: in English (what a server tells the model) and in the user's words;
+        the user is told once, until a write succeeds again."""
         text = str(exc)
-        if "locked" in text or "busy" in text:
-            why = _("the activity log is locked by another program")
+        if isinstance(exc, DataFolderError):
+            english, why = text, exc.for_person()
+        elif "locked" in text or "busy" in text:
+            english = JOURNAL_LOCKED
+            why = _(JOURNAL_LOCKED)
         elif "full" in text:
-            why = _("the disk that holds the activity log is full")
+            english = JOURNAL_DISK_FULL
+            why = _(JOURNAL_DISK_FULL)
         else:
-            why = _("the activity log cannot be written ({error})").format(error=text)
+            english = JOURNAL_NOT_WRITTEN.format(error=text)
+            why = _(JOURNAL_NOT_WRITTEN).format(error=text)
         log.warning("journal write failed: %s", text)
         if self._problem_told != why:  # once, until a write succeeds again
             self._problem_told = why
             self.notify(_("Cowork Terminal cannot record commands"), _("Commands are refused: {why}.").format(why=why))
-        return why
+        return english, why
 
     def _hello(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
         if peer.role is not None:
