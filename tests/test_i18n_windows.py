@@ -26,15 +26,11 @@ from tests.tray_process import running_tray
 
 pytestmark = pytest.mark.gui
 LANGUAGES = ("en", "es", "de", "ru")
-# Two held commands as a server describes them to the tray, which passes them to the prompt.
-HOLDS = [
-    {"id": 7, "client": "claude-ai", "tool": "execute_command", "cwd": "/home/ana/projects/recipes-app",
-     "command": "rm -rf ~/projects/recipes-app/node_modules ~/projects/recipes-app/dist",
-     "reasons": "rm -r: recursive removal", "env_keys": ["NODE_ENV"]},
-    {"id": 8, "client": "claude-ai", "tool": "execute_command", "cwd": "/home/ana/projects/recipes-app",
-     "command": "git push --force origin main", "reasons": "git push --force: rewrites the remote branch",
-     "env_keys": []},
-]  # fmt: skip
+# Two held commands, judged as the tray judges them: what they do travels in the user's language.
+HOLDS = (
+    (7, "rm -rf /home/ana/projects/recipes-app/node_modules /home/ana/projects/recipes-app/dist", ["NODE_ENV"]),
+    (8, "git push --force origin main", []),
+)
 
 
 @pytest.fixture
@@ -110,6 +106,7 @@ def test_the_approval_window_shows_all_its_words_and_both_buttons_in_every_langu
     display: str, paths: AppPaths, speaking: None, language: str
 ) -> None:
     from app.ui.approval_prompt import ApprovalPrompt
+    from app.ui.held_command import judged
     from app.ui.window_link import TrayLine
 
     i18n.use_language(language)
@@ -117,8 +114,10 @@ def test_the_approval_window_shows_all_its_words_and_both_buttons_in_every_langu
     reader, writer = os.pipe()  # the tray's end stays open and silent: the prompt shows what it took
     prompt = ApprovalPrompt(root, TrayLine(stdin=os.fdopen(reader, "rb"), stdout=io.BytesIO()))
     try:
-        for hold in HOLDS:
-            prompt.take({"op": "show", "hold": {**hold, "expires_at": time.time() + 300}})
+        for command_id, command, env_keys in HOLDS:
+            held = judged(command_id, command, "/home/ana/projects/recipes-app", client="Claude Desktop",
+                          expires_at=time.time() + 300, protected=(), env_keys=env_keys)  # fmt: skip
+            prompt.take({"op": "show", "hold": held.to_json()})
         assert prompt.refresh()
         settle(root)
         assert cut_widgets(root) == []
