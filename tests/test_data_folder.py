@@ -352,8 +352,9 @@ def test_a_read_only_data_folder_is_explained_in_german_to_the_person_and_in_eng
     tmpfs: Path,
 ) -> None:
     home = read_only_home(tmpfs)
-    for args in ENTRY_POINTS:
-        result = cli(home, *args, env={"PYSTRAY_BACKEND": "dummy", **speaking("de")})
+    for args in ENTRY_POINTS:  # from a terminal session with no display: the words on stderr
+        no_display = {"DISPLAY": "", "WAYLAND_DISPLAY": ""}
+        result = cli(home, *args, env={"PYSTRAY_BACKEND": "dummy", **no_display, **speaking("de")})
         assert result.returncode != 0 and "Traceback" not in result.stderr, (args, result.stderr)
         assert f"In den Datenordner von Cowork Terminal {home} kann nicht geschrieben werden" in result.stderr, (
             args, result.stderr
@@ -403,3 +404,23 @@ def test_on_a_full_disk_a_german_trays_server_tells_the_model_in_english(
     assert answer is not None and "Cowork Terminal could not record this command, so it was not run" in answer
     assert f"the disk that holds Cowork Terminal's data is full ({home}, " in answer, answer
     assert "Datenträger" not in answer
+
+
+@LINUX_ROOT
+def test_the_app_started_from_a_german_desktop_on_a_read_only_folder_says_why_in_german(
+    tmpfs: Path, display: str
+) -> None:
+    from tests.clicks import press, shown_window
+
+    home = read_only_home(tmpfs)
+    env = {**os.environ, HOME_ENV: str(home), "DISPLAY": display, "PYSTRAY_BACKEND": "dummy", **speaking("de")}
+    app = subprocess.Popen([sys.executable, "-m", "app", "tray"], env=env, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # no terminal, as a launcher
+    try:
+        window = shown_window(display, "Cowork Terminal kann nicht starten")
+        press(display, window, "Return")
+        _, stderr = app.communicate(timeout=STOP_DEADLINE_S)
+    finally:
+        app.kill()
+    assert app.returncode != 0
+    assert f"In den Datenordner von Cowork Terminal {home} kann nicht geschrieben werden" in stderr, stderr

@@ -73,7 +73,7 @@ def run_tray(args: argparse.Namespace) -> int:
         from app.ui import problem_window
 
         if problem_window.shows_a_window(sys.platform, os.environ, problem_window.stderr_is_terminal()):
-            problem_window.show_problem(str(problem))
+            problem_window.show_problem(problem.for_person())
         raise
 
 
