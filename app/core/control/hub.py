@@ -41,6 +41,7 @@ from app.core.journal import Journal, Outcome, Status
 from app.core.messages import CONFIRMED_DECIDED_BY, REQUEST_DECIDED_BY
 from app.core.paths import AppPaths, protected_paths
 from app.core.plain_words import held_reason_for_person
+from app.core.supervisor import friendly_client_name
 from app.core.tool_sets import TOOLS_SETTING
 
 log = logging.getLogger(__name__)
@@ -576,7 +577,9 @@ class Hub:
             why = held_reason_for_person(hold.reasons, hold.command, hold.cwd, protected_paths(self.paths))
             return Question(
                 f"approve-{command_id}",
-                _("A program on this computer asks to allow this command from {client}:").format(client=hold.client)
+                _("A program on this computer asks to allow this command from {client}:").format(
+                    client=friendly_client_name(hold.client)
+                )
                 + f"\n\n{hold.command}\n\n"
                 + _("In folder: {folder}. Why it waits: {reasons}").format(
                     folder=hold.cwd or _("the shell session"), reasons=why or hold.reasons
