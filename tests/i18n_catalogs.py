@@ -1,6 +1,7 @@
 """The translation catalogs as the source defines them: extraction, and the `update` command.
 
-Two domains: `cowork-terminal` (every `_()`, `N_()` and `ngettext()` text under app/) and
+Two domains: `cowork-terminal` (every `_()`, `N_()` and `ngettext()` text under app/, and the
+plain words the classifier derives from its reasons' templates: `classifier_messages`) and
 `installer` (the `LangString NAME ${LANG_ENGLISH} "..."` texts of installer/windows/*.nsi, and the
 GenericName and Comment of the Linux launcher installer/linux/cowork-terminal.desktop).
 tests/test_translations.py compares the catalogs with what this extracts.
@@ -14,8 +15,10 @@ installer's texts in each language) and the launcher's `Key[lang]=` lines.
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
+from collections import defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -51,7 +54,50 @@ def app_messages() -> dict[Message, list[str]]:
         if isinstance(message, tuple):
             message = tuple(message)
         found.setdefault(message, []).append(f"app/{filename}:{lineno}")
+    for message, where in classifier_messages().items():
+        found.setdefault(message, []).extend(where)
     return found
+
+
+def classifier_messages() -> dict[str, list[str]]:
+    """The plain words each classifier rule derives from its reason ("{name}: kills every process
+    with that name" -> "kills every process with that name"), found in the source: the person
+    reads them translated, the model in English. Rules that give their own words mark them N_()."""
+    from app.core.classifier import findings
+
+    found: dict[str, list[str]] = {}
+    folder = ROOT / "app" / "core" / "classifier"
+    for path in sorted(folder.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add"
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "report")):
+                continue  # fmt: skip
+            plain = node.args[2] if len(node.args) > 2 else None
+            if isinstance(plain, (ast.Name, ast.Call)):
+                continue  # the rule's own words, marked N_() where they are written
+            for reason in _strings(node.args[1], findings):
+                words = findings.plain_template(reason, defaultdict(str))
+                for template in _templates(words):
+                    found.setdefault(template, []).append(f"app/core/classifier/{path.name}:{node.lineno}")
+    return found
+
+
+def _strings(node: ast.expr, module: object) -> list[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.IfExp):
+        return _strings(node.body, module) + _strings(node.orelse, module)
+    if isinstance(node, ast.Name) and isinstance(getattr(module, node.id, None), str):
+        return [getattr(module, node.id)]
+    raise ValueError(f"a classifier reason this extraction cannot read: {ast.dump(node)}")
+
+
+def _templates(words: object) -> list[str]:
+    from app.core.classifier.findings import Words
+
+    assert isinstance(words, Words)
+    inner = [t for _, value in words.values if isinstance(value, Words) for t in _templates(value)]
+    return [words.template, *inner]
 
 
 def nsis_to_text(nsis: str) -> str:

@@ -185,3 +185,29 @@ def test_find_bash_honours_the_override_on_this_machine(
     monkeypatch.setenv(BASH_PATH_ENV, missing)
     with pytest.raises(BashNotFoundError):
         find_bash()
+
+
+def test_a_person_reads_a_missing_bash_in_their_language_while_the_message_stays_english() -> None:
+    """The message is what a server answers the model with; `for_person` is what a tray notice,
+    the CLI and the Welcome window show."""
+    from app.core import i18n
+
+    try:
+        with pytest.raises(BashNotFoundError) as windows:
+            resolve_bash("win32", WIN_ENV, files(), which_system32)
+        with pytest.raises(BashNotFoundError) as linux:
+            resolve_bash("linux", {}, files(), lambda _: None)
+        with pytest.raises(BashNotFoundError) as override:
+            resolve_bash("linux", {BASH_PATH_ENV: "/nowhere/bash"}, files(), lambda _: None)
+        i18n.use_language("de")
+        said = windows.value.for_person()
+        assert said.startswith("Git Bash wurde nicht gefunden. Geprüft:\n")
+        assert all(path in said for path in bash_candidates("win32", WIN_ENV)) and GIT_FOR_WINDOWS_URL in said
+        i18n.use_language("ru")
+        assert linux.value.for_person().startswith("bash не найден. Проверено:\n  /bin/bash\n")
+        assert "и все папки из PATH" in linux.value.for_person()
+        assert override.value.for_person().startswith(f"{BASH_PATH_ENV} указывает на «/nowhere/bash»")
+        assert str(windows.value).startswith("Git Bash was not found. Checked:"), "the model's words stay English"
+        assert str(override.value).startswith(f'{BASH_PATH_ENV} is set to "/nowhere/bash"')
+    finally:
+        i18n.use_language("en")

@@ -53,7 +53,9 @@ def test_approvals_lists_what_waits_deny_is_at_once_and_approve_waits_for_the_us
             listing = cli(cli_env, "approvals").stdout
             if "rm -rf build" in listing and "sudo reboot" in listing:
                 break
-        assert "rm -rf build" in listing and "recursive removal" in listing and "sudo reboot" in listing
+        assert "rm -rf build" in listing and "sudo reboot" in listing
+        # Why, in the words the approval window uses (the person's copy, not the model's).
+        assert f"why: Deletes the folder {tmp_path}/build and everything in it; from " in listing
         shown_window(display, PROMPT_TITLE)
         assert len(xdotool(display, "search", "--onlyvisible", "--name", PROMPT_TITLE).split()) == 1, (
             "one approval prompt walks through both"
@@ -90,3 +92,27 @@ def test_approval_mode_shows_and_changes_the_setting(paths: AppPaths, cli_env: d
         assert approval.approval_window_s(journal) == 20
     bad = cli(cli_env, "approval-mode", "--window", "90")
     assert bad.returncode == 2 and "between 1 and 55" in bad.stderr
+
+
+def test_a_german_user_reads_why_a_command_waits_in_german_in_approvals_and_the_log(
+    home: Path, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    (tmp_path / "build").mkdir()
+    german = {**{k: v for k, v in cli_env.items() if not k.startswith(("LC_", "LANG"))}, "LANG": "de_DE.UTF-8"}
+    listing, log = "", ""
+
+    async def scenario() -> dict:
+        async with connect(home, headless=False, env={"LANG": "de_DE.UTF-8"}) as client:
+            held = await run(client, {"command": "rm -rf build", "cwd": str(tmp_path)})
+            nonlocal listing, log
+            listing = (await anyio.to_thread.run_sync(cli, german, "approvals")).stdout
+            log = (await anyio.to_thread.run_sync(cli, german, "log")).stdout
+            return held
+
+    with running_tray(home):
+        assert cli(german, "approval-mode", "--window", "2").returncode == 0  # a shorter wait only tightens
+        held = anyio.run(scenario)
+    # The model reads English; the person reads German, in both listings.
+    assert f"What it does: Deletes the folder {tmp_path}/build and everything in it" in held["error"]
+    assert f"Grund: Löscht den Ordner {tmp_path}/build und alles darin; von " in listing, listing
+    assert f"rm -rf build (Löscht den Ordner {tmp_path}/build und alles darin)\n" in log, log

@@ -150,3 +150,22 @@ def test_the_check_command_prints_one_line_per_client_and_fails_when_one_fails(
     assert done.returncode == 1, done.stderr
     report = json.loads(done.stdout)
     assert (report["client"], report["ok"], report["kind"]) == ("claude-desktop", False, check.STALE_ENTRY)
+
+
+def test_a_missing_bash_is_explained_to_a_russian_user_in_russian(
+    desktop: FakeDesktop, paths: AppPaths, tray: subprocess.Popen
+) -> None:
+    """The server answers in English (the model's words); the check says it again in the user's language."""
+    from app.core import i18n
+
+    entry = cc.this_app_entry()
+    entry["env"] = {**entry.get("env", {}), BASH_PATH_ENV: "/nonexistent/bash"}
+    write_entry(desktop, entry)
+    i18n.use_language("ru")
+    try:
+        result = check.check_client(desktop_location(), cc.this_app_entry())
+    finally:
+        i18n.use_language("en")
+    assert result.kind == check.BASH_NOT_FOUND, result
+    assert f"{BASH_PATH_ENV} указывает на «/nonexistent/bash», но там нет файла" in result.message
+    assert "no file exists there" not in result.message

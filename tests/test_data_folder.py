@@ -317,3 +317,110 @@ def test_a_pause_that_reached_only_the_pause_file_is_kept_by_the_tray_that_start
     with running_tray(home):
         state = current_tray_state(AppPaths.from_environment())
     assert state is not None and state["paused"] is True
+
+
+# ---- the person reads these in their language; the model keeps the English words
+
+
+def speaking(language: str) -> dict[str, str]:
+    """The environment of a user whose system speaks `language`."""
+    locale = {"de": "de_DE.UTF-8", "ru": "ru_RU.UTF-8", "es": "es_ES.UTF-8"}[language]
+    return {"LC_ALL": "", "LC_MESSAGES": "", "LANGUAGE": "", "LANG": locale}
+
+
+def test_a_german_user_reads_in_german_that_the_data_folder_cannot_be_created(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    home = blocker / "home"
+    result = cli(home, "status", env=speaking("de"))
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert f"Der Datenordner von Cowork Terminal {home} existiert nicht und kann nicht angelegt werden" in result.stderr
+    assert "does not exist" not in result.stderr
+
+
+def test_a_russian_user_reads_in_russian_that_a_damaged_journal_was_moved_aside(home: Path) -> None:
+    damage(home, "garbage header")
+    result = cli(home, "status", env=speaking("ru"))
+    assert result.returncode == 0, result.stderr
+    [kept] = corrupt_copies(home)
+    assert f"поэтому он перемещён в {kept}, и начат новый. Ничего не удалено" in result.stderr
+    assert "moved aside" not in result.stderr
+
+
+@LINUX_ROOT
+def test_a_read_only_data_folder_is_explained_in_german_to_the_person_and_in_english_to_the_model(
+    tmpfs: Path,
+) -> None:
+    home = read_only_home(tmpfs)
+    for args in ENTRY_POINTS:  # from a terminal session with no display: the words on stderr
+        no_display = {"DISPLAY": "", "WAYLAND_DISPLAY": ""}
+        result = cli(home, *args, env={"PYSTRAY_BACKEND": "dummy", **no_display, **speaking("de")})
+        assert result.returncode != 0 and "Traceback" not in result.stderr, (args, result.stderr)
+        assert f"In den Datenordner von Cowork Terminal {home} kann nicht geschrieben werden" in result.stderr, (
+            args, result.stderr
+        )  # fmt: skip
+    server = RawServer(home, "--headless", env=speaking("de"))
+    try:
+        assert server.initialize() is not None
+        answer = server.call("execute_command", '{"command": "echo hi"}')
+        assert answer is not None and "cannot be written (Read-only file system); commands are refused" in answer
+    finally:
+        server.close()
+
+
+@LINUX_ROOT
+def test_on_a_full_disk_a_russian_user_pausing_reads_why_in_russian(tmpfs: Path) -> None:
+    home = tmpfs / "home"
+    make_journal(home, commands=3)
+    fill(tmpfs)
+    paused = cli(home, "pause", env=speaking("ru"))
+    assert paused.returncode == 0, paused.stderr
+    assert f"Диск с данными Cowork Terminal заполнен ({home}, свободно 0 Б)" in paused.stderr
+    assert "is full" not in paused.stderr
+
+
+@LINUX_ROOT
+def test_on_a_full_disk_a_german_trays_server_tells_the_model_in_english(
+    tmpfs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tray writes the rows and answers its servers why it could not: in English, because a
+    server passes it on to the model, whatever language the tray speaks."""
+    from tests.tray_process import running_tray
+
+    home = tmpfs / "home"
+    make_journal(home, commands=3)
+    for name, value in speaking("de").items():
+        monkeypatch.setenv(name, value)
+    with running_tray(home, log=tmp_path / "tray.log"):
+        server = RawServer(home, env=speaking("de"))
+        try:
+            assert server.initialize() is not None
+            assert json.loads(server.call("execute_command", '{"command": "echo before"}'))["stdout"] == "before\n"
+            filler = fill(tmpfs)
+            answer = server.call("execute_command", '{"command": "echo during"}')
+            filler.unlink()
+        finally:
+            server.close()
+    assert answer is not None and "Cowork Terminal could not record this command, so it was not run" in answer
+    assert f"the disk that holds Cowork Terminal's data is full ({home}, " in answer, answer
+    assert "Datenträger" not in answer
+
+
+@LINUX_ROOT
+def test_the_app_started_from_a_german_desktop_on_a_read_only_folder_says_why_in_german(
+    tmpfs: Path, display: str
+) -> None:
+    from tests.clicks import press, shown_window
+
+    home = read_only_home(tmpfs)
+    env = {**os.environ, HOME_ENV: str(home), "DISPLAY": display, "PYSTRAY_BACKEND": "dummy", **speaking("de")}
+    app = subprocess.Popen([sys.executable, "-m", "app", "tray"], env=env, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # no terminal, as a launcher
+    try:
+        window = shown_window(display, "Cowork Terminal kann nicht starten")
+        press(display, window, "Return")
+        _, stderr = app.communicate(timeout=STOP_DEADLINE_S)
+    finally:
+        app.kill()
+    assert app.returncode != 0
+    assert f"In den Datenordner von Cowork Terminal {home} kann nicht geschrieben werden" in stderr, stderr

@@ -11,26 +11,26 @@ import time
 import tkinter as tk
 import tkinter.font
 from collections.abc import Iterator
+from pathlib import Path
 from tkinter import ttk
 
 import pytest
 
-from app.core import i18n
+from app.core import i18n, messages
 from app.core.journal import Journal, Outcome, Status
 from app.core.paths import AppPaths
 from app.ui.log_window import WINDOW_SIZE, LogWindow
+from tests.stdio_client import connect, run
+from tests.test_authority import wait_until_held
+from tests.tray_process import running_tray
 
 pytestmark = pytest.mark.gui
 LANGUAGES = ("en", "es", "de", "ru")
-# Two held commands as a server describes them to the tray, which passes them to the prompt.
-HOLDS = [
-    {"id": 7, "client": "claude-ai", "tool": "execute_command", "cwd": "/home/ana/projects/recipes-app",
-     "command": "rm -rf ~/projects/recipes-app/node_modules ~/projects/recipes-app/dist",
-     "reasons": "rm -r: recursive removal", "env_keys": ["NODE_ENV"]},
-    {"id": 8, "client": "claude-ai", "tool": "execute_command", "cwd": "/home/ana/projects/recipes-app",
-     "command": "git push --force origin main", "reasons": "git push --force: rewrites the remote branch",
-     "env_keys": []},
-]  # fmt: skip
+# Two held commands, judged as the tray judges them: what they do travels in the user's language.
+HOLDS = (
+    (7, "rm -rf /home/ana/projects/recipes-app/node_modules /home/ana/projects/recipes-app/dist", ["NODE_ENV"]),
+    (8, "git push --force origin main", []),
+)
 
 
 @pytest.fixture
@@ -106,6 +106,7 @@ def test_the_approval_window_shows_all_its_words_and_both_buttons_in_every_langu
     display: str, paths: AppPaths, speaking: None, language: str
 ) -> None:
     from app.ui.approval_prompt import ApprovalPrompt
+    from app.ui.held_command import judged
     from app.ui.window_link import TrayLine
 
     i18n.use_language(language)
@@ -113,8 +114,10 @@ def test_the_approval_window_shows_all_its_words_and_both_buttons_in_every_langu
     reader, writer = os.pipe()  # the tray's end stays open and silent: the prompt shows what it took
     prompt = ApprovalPrompt(root, TrayLine(stdin=os.fdopen(reader, "rb"), stdout=io.BytesIO()))
     try:
-        for hold in HOLDS:
-            prompt.take({"op": "show", "hold": {**hold, "expires_at": time.time() + 300}})
+        for command_id, command, env_keys in HOLDS:
+            held = judged(command_id, command, "/home/ana/projects/recipes-app", client="Claude Desktop",
+                          expires_at=time.time() + 300, protected=(), env_keys=env_keys)  # fmt: skip
+            prompt.take({"op": "show", "hold": held.to_json()})
         assert prompt.refresh()
         settle(root)
         assert cut_widgets(root) == []
@@ -124,3 +127,97 @@ def test_the_approval_window_shows_all_its_words_and_both_buttons_in_every_langu
     finally:
         root.destroy()
         os.close(writer)
+
+
+# ---- what a command does and why it ended: said from what it is, in the user's language
+
+
+def details_text(window: LogWindow, command_id: int) -> str:
+    window.select(command_id)
+    return window.details.get("1.0", "end")
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("de", "Läuft als Administrator\nLöscht den Ordner /home/ana/project/build und alles darin"),
+        ("ru", "Выполняется от имени администратора\nУдаляет папку /home/ana/project/build и всё её содержимое"),
+    ],
+)
+def test_the_approval_window_says_what_the_command_does_in_german_and_russian(
+    display: str, speaking: None, language: str, expected: str
+) -> None:
+    from app.ui.approval_prompt import ApprovalPrompt
+    from app.ui.held_command import judged
+    from app.ui.window_link import TrayLine
+
+    i18n.use_language(language)
+    # Judged as the tray judges it; the words travel to the window as JSON, as over the tray's pipe.
+    held = judged(7, "sudo rm -rf build", "/home/ana/project", client="Claude", expires_at=time.time() + 300,
+                  protected=())  # fmt: skip
+    assert held.plain[1] == "Deletes the folder /home/ana/project/build and everything in it"  # the model's words
+    root = tk.Tk(className="cowork-terminal-test")
+    reader, writer = os.pipe()
+    prompt = ApprovalPrompt(root, TrayLine(stdin=os.fdopen(reader, "rb"), stdout=io.BytesIO()))
+    try:
+        prompt.take({"op": "show", "hold": held.to_json()})
+        assert prompt.refresh()
+        settle(root)
+        assert prompt.what.cget("text") == expected
+        assert cut_widgets(root) == []
+    finally:
+        root.destroy()
+        os.close(writer)
+
+
+def test_the_log_window_says_why_in_german_and_an_unknown_reason_as_stored(
+    display: str, paths: AppPaths, speaking: None
+) -> None:
+    i18n.use_language("de")
+    with Journal.open(paths) as journal:
+        killed = journal.begin_command(command="sleep 100", cwd="/home/ana/project")
+        journal.finish_command(killed, Outcome(status=Status.KILLED, reason=messages.APP_GONE_STOP_REASON))
+        denied = journal.begin_command(
+            command="rm -rf /", cwd="/home/ana/project", status=Status.WAITING, hold_expires_at=time.time() + 60
+        )
+        assert journal.decide(denied, allowed=False, by=messages.PROMPT_DECIDED_BY)
+        denial = messages.DENIED_BY_REASON.format(who=messages.PROMPT_DECIDED_BY)
+        journal.finish_command(denied, Outcome(status=Status.REFUSED, reason=denial))
+        old = journal.begin_command(command="make", cwd="/home/ana/project")
+        journal.finish_command(old, Outcome(status=Status.FAILED, exit_code=2, reason="an old version's own words"))
+    root = tk.Tk(className="cowork-terminal-test")
+    root.geometry(f"{WINDOW_SIZE[0]}x{WINDOW_SIZE[1]}+0+0")
+    window = LogWindow(root, Journal.open(paths))
+    try:
+        settle(root, 0.1)
+        assert "Grund\tGestoppt, weil die App Cowork Terminal beendet wurde" in details_text(window, killed)
+        shown = details_text(window, denied)
+        assert "Grund\tAbgelehnt von Ihnen, im Zustimmungsfenster\n" in shown
+        assert "abgelehnt von Ihnen, im Zustimmungsfenster" in shown, "the Answer line names who answered too"
+        assert "Grund\tan old version's own words\n" in details_text(window, old)
+    finally:
+        window.close()
+
+
+@pytest.mark.anyio
+async def test_a_german_user_reads_why_a_real_serve_holds_a_command_while_the_model_reads_english(
+    display: str, home: Path, paths: AppPaths, tmp_path: Path, speaking: None
+) -> None:
+    project = tmp_path / "project"
+    (project / "build").mkdir(parents=True)
+    german = {"LANGUAGE": "de", "LANG": "de_DE.UTF-8"}
+    with running_tray(home):
+        async with connect(home, headless=False, env=german) as client:
+            waited = await run(client, {"command": "rm -rf build", "cwd": str(project)})
+            # The model reads English, whatever language the user speaks.
+            assert f"What it does: Deletes the folder {project.resolve()}/build and everything in it" in waited["error"]
+            held = await wait_until_held(paths)
+            i18n.use_language("de")
+            root = tk.Tk(className="cowork-terminal-test")
+            window = LogWindow(root, Journal.open(paths))
+            try:
+                text = details_text(window, held["id"])
+            finally:
+                window.close()
+    assert f"Grund\tLöscht den Ordner {project.resolve()}/build und alles darin\n" in text
+    assert (project / "build").exists()

@@ -200,7 +200,7 @@ def test_connected_agents_and_activity_read_as_sentences() -> None:
 def test_details_name_the_env_keys_the_reason_and_the_timings() -> None:
     failed = record(status=Status.FAILED, exit_code=None, reason="killed by SIGSEGV", env_keys=["CI", "TOKEN"])
     lines = {line.label: line.value for line in detail_lines(failed, now=time.time())}
-    assert lines["Why"] == "killed by SIGSEGV"
+    assert lines["Why"] == "Ended by the signal SIGSEGV"
     assert "extra environment: CI, TOKEN" in lines["Settings"]
     assert "took 1.0 s" in lines["When"]
     held = record(status=Status.RUNNING, created_at=NOW - 30, started_at=NOW - 5, ended_at=None)

@@ -1047,6 +1047,74 @@ def test_a_held_command_shows_in_the_menu_and_the_tray_opens_its_prompt(
             server_lock.release()
 
 
+# A confirm window that writes down the question it was asked, then answers No.
+ASKED_SCRIPT = (
+    "import json, pathlib, sys; line = sys.stdin.readline(); pathlib.Path(sys.argv[1]).write_text(line); "
+    "print(json.dumps({'op': 'answer', 'yes': False}), flush=True); sys.stdin.read()"
+)
+
+
+# A server, in a process of its own, that holds one command as a real server does; it prints the
+# command's id and keeps its channel open until its stdin closes.
+HOLDING_SERVER_SCRIPT = """
+import json, os, sys
+from app.core import liveness
+from app.core.control.transport import address_for, connect
+from app.core.paths import AppPaths
+paths = AppPaths.from_environment()
+lock = liveness.try_hold(paths.server_lock("held-in-german"))
+channel, _peer = connect(address_for(paths))
+channel.send({"op": "hello", "role": "server", "pid": os.getpid(), "headless": False, "lock_key": "held-in-german"})
+channel.send({"op": "begin", "seq": 1, "row": json.loads(sys.argv[1])})
+while True:
+    message = channel.receive(30)
+    if message is not None and message.get("seq") == 1:
+        print(message["id"], flush=True)
+        break
+sys.stdin.read()
+"""
+
+
+def test_a_program_asking_to_allow_a_held_command_is_shown_why_it_waits_in_german(
+    app: TrayApp, paths: AppPaths, tmp_path: Path
+) -> None:
+    """The server's reason is English (the model read it); the confirm window says it in German."""
+    from app.core import i18n
+    from app.core.classifier import classify
+    from app.core.messages import held_reason
+    from app.core.paths import protected_paths
+
+    asked = tmp_path / "asked.json"
+    app.confirm_command = [sys.executable, "-c", ASKED_SCRIPT, str(asked)]
+    app.approval_prompt_command = [sys.executable, "-c", WINDOW_SCRIPT, str(tmp_path / "prompt-opened")]
+    verdict = classify("rm -rf build", cwd="/srv", protected_paths=protected_paths(paths))
+    row = {"command": "rm -rf build", "cwd": "/srv", "status": "waiting", "client_name": "claude-ai",
+           "reason": held_reason(verdict.plain, verdict.reasons), "tool": "execute_command"}  # fmt: skip
+    server = subprocess.Popen(
+        [sys.executable, "-c", HOLDING_SERVER_SCRIPT, json.dumps(row)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        text=True, env={**os.environ, HOME_ENV: str(paths.data_dir)},
+    )  # fmt: skip
+    i18n.use_language("de")
+    try:
+        assert server.stdout is not None
+        held = int(server.stdout.readline())
+        # What `cowork-terminal approve` asks (the CLI itself would not trust a tray that runs in pytest).
+        cli_channel, _cli_peer = connect_channel(address_for(paths))
+        cli_channel.send({"op": "hello", "role": "cli", "pid": os.getpid()})
+        assert answer_to(cli_channel, None)["op"] == "ack"
+        cli_channel.send({"op": "approve", "seq": 2, "id": held})
+        refused = answer_to(cli_channel, 2, op="error")  # the window answered No
+        cli_channel.close()
+        assert asked.exists(), refused
+        question = json.loads(asked.read_text())["text"]
+    finally:
+        i18n.use_language("en")
+        server.communicate(timeout=STOP_DEADLINE_S)
+    assert "diesen Befehl von Claude Desktop erlauben" in question, "the agent as the user knows it"
+    assert "Warum er wartet: Löscht den Ordner /srv/build und alles darin" in question, question
+    assert "Deletes" not in question
+
+
 def answer_to(channel, seq: int | None, op: str = "ack") -> dict:
     """The tray's next message with this `seq` (and `op`), skipping its pushes of state."""
     deadline = time.monotonic() + FOLLOW_DEADLINE_S

@@ -16,7 +16,7 @@ from app.core.errors import UsageError
 from app.core.i18n import _
 from app.core.i18n.formats import format_number
 from app.core.journal import Journal
-from app.core.paths import AppPaths
+from app.core.paths import AppPaths, protected_paths
 from app.core.tool_sets import set_tool_set, tool_set
 
 
@@ -65,7 +65,12 @@ def run_list(args: argparse.Namespace) -> int:
             print(json.dumps(hold))
         else:
             print(f"#{hold['id']} [{hold['cwd']}] {hold['command']}")
-            print("    " + _("why: {reason}; from {client}").format(reason=hold["reasons"], client=hold["client"]))
+            # The server's words are English (the model read them): said again from the command.
+            from app.core.plain_words import held_reason_for_person
+
+            said = held_reason_for_person(hold["reasons"], hold["command"], hold["cwd"], protected_paths(paths))
+            why = _("why: {reason}; from {client}").format(reason=said or hold["reasons"], client=hold["client"])
+            print("    " + why)
     if not pending and not args.json:
         print(_("Nothing is waiting for your approval."))
     return 0

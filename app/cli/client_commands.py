@@ -152,7 +152,7 @@ def _apply(
         try:
             change = act(location, wanted)
         except CoworkError as exc:
-            print(f"cowork-terminal: {location.client_id}: {exc}", file=sys.stderr)
+            print(f"cowork-terminal: {location.client_id}: {exc.for_person()}", file=sys.stderr)
             exit_code = max(exit_code, exc.exit_code)
             continue
         print("\n".join(_describe(location, change, connecting)))

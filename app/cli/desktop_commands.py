@@ -40,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     window.add_argument("window_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     window.set_defaults(handler=run_log_window)
 
-    welcome = subparsers.add_parser("welcome", help="open the Welcome window: connect Claude, step by step")
+    welcome = subparsers.add_parser("welcome", help=_("open the Welcome window: connect Claude, step by step"))
     welcome.add_argument("window_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     welcome.set_defaults(handler=run_welcome)
 
@@ -73,7 +73,7 @@ def run_tray(args: argparse.Namespace) -> int:
         from app.ui import problem_window
 
         if problem_window.shows_a_window(sys.platform, os.environ, problem_window.stderr_is_terminal()):
-            problem_window.show_problem(str(problem))
+            problem_window.show_problem(problem.for_person())
         raise
 
 

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from datetime import datetime
 
 from app.core import liveness, pause_file
@@ -16,7 +17,7 @@ from app.core.i18n import N_, _, ngettext
 from app.core.i18n.formats import format_date_time, format_number, format_time
 from app.core.journal import CommandRecord, Journal, Status
 from app.core.output_files import OUTPUT_RETENTION_DAYS, outputs_size
-from app.core.paths import AppPaths
+from app.core.paths import AppPaths, protected_paths
 
 FOLLOW_POLL_S = 0.25
 PAUSED_NOTE = N_("Host access is PAUSED: new commands are refused.")
@@ -62,7 +63,7 @@ def set_pause(paused: bool) -> int:
                 pause_file.write(paths.pause_file, True)
             except OSError:
                 raise problem from None
-            print(_("Note: {problem}").format(problem=problem), file=sys.stderr)
+            print(_("Note: {problem}").format(problem=problem.for_person()), file=sys.stderr)
             print(_(PAUSED_NOTE))
         return 0
     print(request_change(paths, "resume", without_tray=None, announce=print))
@@ -87,7 +88,7 @@ def run_status(args: argparse.Namespace) -> int:
     except DataFolderError:
         held = tray_state["paused"] if tray_state else pause_file.read(paths.pause_file)  # readable still
         if held is not None:
-            print(f"Host access: {'PAUSED' if held else 'on'}")
+            print(_("Host access: PAUSED") if held else _("Host access: on"))
         raise
     with journal:
         servers = journal.servers()
@@ -145,34 +146,42 @@ def run_status(args: argparse.Namespace) -> int:
     return 0
 
 
-def format_record(record: CommandRecord) -> str:
+def format_record(record: CommandRecord, protected: Sequence[str] = ()) -> str:
+    """One line of `log`: the status and exit code as values, the reason in the user's language."""
     when = format_time(datetime.fromtimestamp(record.created_at))
     code = "" if record.exit_code is None else f" exit {record.exit_code}"
     took = "" if record.duration_ms is None else f" {record.duration_ms / 1000:.1f}s"
-    reason = f" ({record.reason})" if record.reason and record.status is not Status.FINISHED else ""
+    shown = record.reason and record.status is not Status.FINISHED
+    if shown:
+        from app.core.journal_reasons import reason_for_person  # judges held commands: loaded when shown
+
+        reason = f" ({reason_for_person(record, protected)})"
+    else:
+        reason = ""
     command = record.command.replace("\n", "⏎ ")
     if len(command) > 120:
         command = command[:117] + "..."
     return f"{when} #{record.id} {record.status.value:<11}{code}{took} [{record.cwd or '-'}] {command}{reason}"
 
 
-def emit(record: CommandRecord, as_json: bool) -> None:
-    print(json.dumps(record.to_json()) if as_json else format_record(record), flush=True)
+def emit(record: CommandRecord, as_json: bool, protected: Sequence[str] = ()) -> None:
+    print(json.dumps(record.to_json()) if as_json else format_record(record, protected), flush=True)
 
 
 def run_log(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise UsageError(_("--limit must be at least 1"))
     with Journal.open() as journal:
+        protected = protected_paths(journal.paths)
         records = journal.recent_commands(limit=args.limit)
         for record in reversed(records):
-            emit(record, args.json)
+            emit(record, args.json, protected)
         if args.follow:
-            follow(journal, records, args.json)
+            follow(journal, records, args.json, protected)
     return 0
 
 
-def follow(journal: Journal, shown: list[CommandRecord], as_json: bool) -> None:
+def follow(journal: Journal, shown: list[CommandRecord], as_json: bool, protected: Sequence[str] = ()) -> None:
     """Print new commands when they start and again when they end; cheap while nothing changes."""
     last_id = max((r.id for r in shown), default=0)
     active = {r.id for r in shown if r.status.is_active}
@@ -186,10 +195,10 @@ def follow(journal: Journal, shown: list[CommandRecord], as_json: bool) -> None:
         for record in journal.commands_by_id(sorted(active)):
             if not record.status.is_active:
                 active.discard(record.id)
-                emit(record, as_json)
+                emit(record, as_json, protected)
         for record in reversed(journal.recent_commands(after_id=last_id, limit=1000)):
             last_id = max(last_id, record.id)
-            emit(record, as_json)
+            emit(record, as_json, protected)
             if record.status.is_active:
                 active.add(record.id)
         sys.stdout.flush()

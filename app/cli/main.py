@@ -81,17 +81,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extra and isinstance(getattr(args, "window_args", None), list):
         args.window_args = [*extra, *args.window_args]
     elif extra:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        parser.error(_("unrecognized arguments: %s") % " ".join(extra))
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)
         return 2
     try:
         return int(args.handler(args) or 0)
     except CoworkError as exc:
-        print(f"cowork-terminal: {exc}", file=sys.stderr)
+        print(f"cowork-terminal: {exc.for_person()}", file=sys.stderr)
         return exc.exit_code
     except sqlite3.Error as exc:  # damage SQLite found only while reading (the journal is checked at open)
-        print(f"cowork-terminal: the activity journal could not be read or written ({exc}).", file=sys.stderr)
+        problem = _("the activity log could not be read or written ({error}).").format(error=exc)
+        print(f"cowork-terminal: {problem}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Callable, Mapping
 
 from app.core.errors import CoworkError
+from app.core.i18n import _
 
 BASH_PATH_ENV = "COWORK_TERMINAL_BASH"
 GIT_FOR_WINDOWS_URL = "https://git-scm.com/download/win"
@@ -41,12 +42,34 @@ POSIX_BASH_PATHS = (
 )
 
 
-class BashNotFoundError(CoworkError):
-    """No usable bash: the message names every place checked and what to do about it."""
+OVERRIDE_MISSING, GIT_BASH_MISSING, BASH_MISSING = "override-missing", "git-bash-missing", "bash-missing"
 
-    def __init__(self, message: str, checked: list[str]) -> None:
+
+class BashNotFoundError(CoworkError):
+    """No usable bash: the message names every place checked and what to do about it. The message
+    is English (a server answers the model with it); `for_person` says it in the user's language."""
+
+    def __init__(self, message: str, checked: list[str], kind: str = BASH_MISSING) -> None:
         super().__init__(message)
         self.checked = checked
+        self.kind = kind
+
+    def for_person(self) -> str:
+        if self.kind == OVERRIDE_MISSING:
+            return _(
+                '{variable} is set to "{path}", but no file exists there. Point it at a bash program, or '
+                "remove the setting to search the usual places."
+            ).format(variable=BASH_PATH_ENV, path=self.checked[0])
+        places = "\n".join(f"  {path}" for path in self.checked if path != "PATH")
+        if self.kind == GIT_BASH_MISSING:
+            return _(
+                "Git Bash was not found. Checked:\n{places}\nInstall Git for Windows from {url} or set {variable} "
+                "to the full path of bash.exe. (The bash.exe in System32 is not used: it starts WSL.)"
+            ).format(places=places, url=GIT_FOR_WINDOWS_URL, variable=BASH_PATH_ENV)
+        return _(
+            "bash was not found. Checked:\n{places}\nand every folder on PATH. Install bash, or set {variable} "
+            "to the full path of a bash program."
+        ).format(places=places, variable=BASH_PATH_ENV)
 
 
 def _is_windows(platform: str) -> bool:
@@ -117,6 +140,7 @@ def resolve_bash(
             f'{BASH_PATH_ENV} is set to "{override}", but no file exists there. '
             f"Point it at a bash executable, or unset it to search the usual places.",
             [override],
+            OVERRIDE_MISSING,
         )
 
     candidates = bash_candidates(platform, environ)
@@ -133,6 +157,7 @@ def resolve_bash(
             f"or set {BASH_PATH_ENV} to the full path of bash.exe. "
             "(The bash.exe on PATH is not used: in System32 it is the WSL launcher.)",
             candidates,
+            GIT_BASH_MISSING,
         )
 
     on_path = which("bash") if which is not None else None
@@ -152,6 +177,10 @@ def _is_executable_file(path: str) -> bool:
     return os.path.isfile(path) and (os.name == "nt" or os.access(path, os.X_OK))
 
 
-def find_bash() -> str:
-    """`resolve_bash` for this machine (run once at start-up; it touches the file system)."""
-    return resolve_bash(sys.platform, os.environ, _is_executable_file, shutil.which)
+def find_bash(environ: Mapping[str, str] | None = None) -> str:
+    """`resolve_bash` for this machine (run once at start-up; it touches the file system), in this
+    process's environment or in `environ` (the one a client gives the server it starts)."""
+    if environ is None:
+        return resolve_bash(sys.platform, os.environ, _is_executable_file, shutil.which)
+    path = environ.get("PATH")
+    return resolve_bash(sys.platform, environ, _is_executable_file, lambda name: shutil.which(name, path=path))

@@ -40,15 +40,31 @@ from app.core.errors import CoworkError
 from app.core.executor import CommandSpec, ExecutionResult, StopSignal, run_command
 from app.core.journal import Journal, Outcome, Status, bounded, storable
 from app.core.messages import (
+    APP_GONE_HOLD_REASON,
     APP_GONE_STOP_REASON,
+    BASH_NOT_STARTED_REASON,
     CANCEL_REASON,
+    DENIED_BY_REASON,
     DENIED_MESSAGE,
     HELD_MESSAGE,
+    HOLD_EXPIRED_REASON,
+    KEYS_HELD_REASON,
+    KEYS_NOT_READ_REASON,
+    KILLED_BY_REASON,
     NO_APPROVER_MESSAGE,
+    OTHER_COMMAND_REASON,
     PAUSE_STOP_REASON,
+    PAUSED_HOLD_REASON,
     PAUSED_MESSAGE,
+    SERVER_STOPPED_REASON,
     SESSION_BUSY_MESSAGE,
+    SESSION_BUSY_REASON,
+    SESSION_ENDED_REASON,
+    SESSION_MOVED_REASON,
+    TIMED_OUT_REASON,
+    UNKNOWN_DECIDER,
     USER_STOP_REASON,
+    WITHDRAWN_REASON,
     held_reason,
 )
 from app.core.output_decoding import console_code_pages
@@ -281,7 +297,7 @@ class CommandService:
     def cancel(self, confirmation_id: str) -> str:
         """The model withdraws a held command; the user's prompt for it disappears."""
         hold = self._lookup_hold(confirmation_id)
-        self._close_hold(confirmation_id, hold.command_id, "withdrawn by the model before the user answered")
+        self._close_hold(confirmation_id, hold.command_id, WITHDRAWN_REASON)
         return f"Withdrawn: the held command will not run ({hold.request.command[:80]!r})."
 
     def _lookup_hold(self, confirmation_id: str) -> Hold:
@@ -292,7 +308,7 @@ class CommandService:
                 "Run the command again to ask the user."
             )
         if held.expires_at <= time.time():
-            self._close_hold(confirmation_id, held.command_id, "the hold expired before it was confirmed")
+            self._close_hold(confirmation_id, held.command_id, HOLD_EXPIRED_REASON)
             raise CommandRefused(
                 "The held command can no longer run: the hold expired before it was confirmed. Run it again to "
                 "ask the user anew."
@@ -308,20 +324,21 @@ class CommandService:
         command_id, valid = hold.command_id, hold.request
         decision = await self._wait_for_decision(hold)
         if not self.authority.present() and decision is None:
-            self._close_hold(confirmation_id, command_id, "the Cowork Terminal app stopped before the user answered")
+            self._close_hold(confirmation_id, command_id, APP_GONE_HOLD_REASON)
             raise CommandRefused(self.authority.absence_message())
         if self.authority.paused():
-            self._close_hold(confirmation_id, command_id, "host access was paused before the user answered")
+            self._close_hold(confirmation_id, command_id, PAUSED_HOLD_REASON)
             raise CommandRefused(PAUSED_MESSAGE)
         stopped = command_id in self.authority.stop_requests([command_id])  # Stop on a held row = Deny
         if stopped or (decision is not None and not decision.allowed):
-            self._close_hold(confirmation_id, command_id, f"denied by {decision.by if decision else 'the user'}")
+            who = decision.by if decision else UNKNOWN_DECIDER
+            self._close_hold(confirmation_id, command_id, DENIED_BY_REASON.format(who=who))
             raise CommandRefused(DENIED_MESSAGE)
         if decision is not None:
             self._held.pop(confirmation_id, None)
             # The tray sends a digest of what the user saw: run only that, never a row rewritten on disk.
             if decision.digest != command_digest(valid.command, valid.cwd, sorted(valid.env)):
-                self._close_hold(confirmation_id, command_id, "the approval was for another command")
+                self._close_hold(confirmation_id, command_id, OTHER_COMMAND_REASON)
                 raise CommandRefused("The approval did not match this command, so it was not run. Run it again.")
             try:
                 self.authority.started(command_id)
@@ -330,7 +347,7 @@ class CommandService:
                 raise CommandRefused(str(refused)) from None
             return await hold.runner(command_id, valid, bash, on_output)
         if hold.expires_at <= time.time():
-            self._close_hold(confirmation_id, command_id, "the hold expired before it was confirmed")
+            self._close_hold(confirmation_id, command_id, HOLD_EXPIRED_REASON)
             raise CommandRefused("The held command expired before the user answered. Run it again to ask anew.")
         raise CommandHeld(
             HELD_MESSAGE.format(
@@ -393,7 +410,7 @@ class CommandService:
         try:
             result = await run_command(spec, stop, output)
         except OSError as exc:
-            message = f"bash could not be started ({bash}): {exc.strerror or exc}"
+            message = BASH_NOT_STARTED_REASON.format(bash=bash, error=exc.strerror or exc)
             self.authority.finish(command_id, Outcome(status=Status.FAILED, reason=message))
             raise CommandRefused(message) from None
         except BaseException:
@@ -449,12 +466,12 @@ class CommandService:
         async with self._session_lock:  # two first calls at once must not start two shells
             session, restarted = await self._session_ready(bash)
             if session.busy:
-                self.authority.finish(command_id, Outcome(status=Status.REFUSED, reason="the session was busy"))
+                self.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=SESSION_BUSY_REASON))
                 raise CommandRefused(SESSION_BUSY_MESSAGE)
             self._typed_line = ""
             here = self._session_dir() or self.home
             if os.path.realpath(here) != os.path.realpath(valid.cwd):  # it was judged (and shown) elsewhere
-                reason = f"the session is now in {here}, not where the command was checked"
+                reason = SESSION_MOVED_REASON.format(here=here)
                 self.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=reason))
                 raise CommandRefused(
                     f"The shell session is now in {here}, not in {valid.cwd} where this command was checked "
@@ -508,11 +525,11 @@ class CommandService:
             running.output.finish()  # keeps or removes the whole output's file
             kept = running.output.streams[0]
             if not running.done.is_set():  # the server is shutting down under it
-                status, reason = Status.INTERRUPTED, "the server stopped while it ran"
+                status, reason = Status.INTERRUPTED, SERVER_STOPPED_REASON
             elif stop.reason is not None:
                 status, reason = Status.KILLED, stop.reason
             elif running.ended_session:
-                status, reason = Status.FAILED, "the shell session ended"
+                status, reason = Status.FAILED, SESSION_ENDED_REASON
             else:
                 status = Status.FINISHED if running.exit_code == 0 else Status.FAILED
                 reason = None
@@ -552,10 +569,7 @@ class CommandService:
         line = self._typed_line + keys
         verdict = classify(line, cwd=session.current_dir, protected_paths=self.protected_paths)
         if needs_approval(self.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE):
-            reason = (
-                f"These keys would need the user's approval ({_reasons_text(verdict.reasons)}); typed input "
-                "cannot be held. Run it with terminal_run instead so the user can approve it."
-            )
+            reason = KEYS_HELD_REASON.format(reasons=_reasons_text(verdict.reasons))
             self._journal_refusal(ExecuteRequest(command=keys), reason, "terminal_send_keys")
             raise CommandRefused(reason)
         self._typed_line = line.rsplit("\n", 1)[1] if "\n" in line else line
@@ -565,7 +579,7 @@ class CommandService:
         try:
             answer = await session.send_keys(keys)
         except InputNotRead:
-            self.authority.finish(command_id, Outcome(status=Status.FAILED, reason="the program did not read"))
+            self.authority.finish(command_id, Outcome(status=Status.FAILED, reason=KEYS_NOT_READ_REASON))
             raise CommandRefused(
                 "The program in the session is not reading its input, so not all keys were sent."
             ) from None
@@ -605,14 +619,14 @@ class CommandService:
 
 def outcome_of(result: ExecutionResult) -> Outcome:
     if result.timed_out:
-        status, reason = Status.TIMED_OUT, "timed out"
+        status, reason = Status.TIMED_OUT, TIMED_OUT_REASON
     elif result.stopped_reason:
         status, reason = Status.KILLED, result.stopped_reason
     elif result.exit_code == 0:
         status, reason = Status.FINISHED, None
     else:
         status = Status.FAILED
-        reason = f"killed by {result.signal_name}" if result.signal_name else None
+        reason = KILLED_BY_REASON.format(signal=result.signal_name) if result.signal_name else None
     return Outcome(
         status=status,
         exit_code=result.exit_code,

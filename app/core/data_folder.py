@@ -2,7 +2,8 @@
 
 A full disk, a read-only or missing folder, and a damaged journal are not bugs of ours, so they
 must never show as a traceback: each entry point prints the message, `serve` answers every call
-with it, and a damaged journal is moved aside (never deleted) for a new one.
+with it, and a damaged journal is moved aside (never deleted) for a new one. The message is English
+(the model reads it); a person reads `for_person()`, said in their language from what the problem is.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.errors import CoworkError
+from app.core.i18n import _
+from app.core.i18n.formats import format_number
 
 FULL, READ_ONLY, MISSING = "full", "read-only", "missing"
 FULL_ERRNOS = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
@@ -31,9 +34,35 @@ class DataFolderError(CoworkError, sqlite3.OperationalError):
     that handles a failed write that way (the tray's hub answers its servers with the reason) still
     does, and now has words to pass on."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(
+        self, kind: str, message: str, folder: Path | None = None, reason: str = "", free: int | None = None
+    ) -> None:
         super().__init__(message)
         self.kind = kind
+        self.folder = folder
+        self.reason = reason  # the OS's or SQLite's own words
+        self.free = free  # bytes left on the disk (a full disk), None when unknown
+
+    def for_person(self) -> str:
+        """The problem in the user's language: the same facts, the person's words."""
+        folder = str(self.folder)
+        if self.kind == FULL:
+            free = _("free space unknown") if self.free is None else _("{size} free").format(size=size_text(self.free))
+            return _(
+                "The disk that holds Cowork Terminal's data is full ({folder}, {free}). Commands are refused "
+                "until there is free space, because each one is recorded before it runs."
+            ).format(folder=folder, free=free)
+        if self.kind == READ_ONLY:
+            return _(
+                "Cowork Terminal's data folder {folder} cannot be written ({reason}). Commands are refused until "
+                "it can be, because each one is recorded before it runs."
+            ).format(folder=folder, reason=self.reason)
+        if self.kind == MISSING:
+            return _(
+                "Cowork Terminal's data folder {folder} does not exist and cannot be created ({reason}). "
+                "Commands are refused until it can be."
+            ).format(folder=folder, reason=self.reason)
+        return str(self)
 
 
 def human_size(size: int) -> str:
@@ -43,21 +72,33 @@ def human_size(size: int) -> str:
     return f"{size} bytes"
 
 
-def free_space(folder: Path) -> str:
-    """How much room the disk holding `folder` has left, for the message."""
+def size_text(size: int) -> str:
+    """`human_size` in the user's language and number format ("1,5 GB")."""
+    for unit, scale in ((_("{size} GB"), 1 << 30), (_("{size} MB"), 1 << 20), (_("{size} KB"), 1 << 10)):
+        if size >= scale:
+            return unit.format(size=format_number(size / scale, 1))
+    return _("{size} B").format(size=size)
+
+
+def free_bytes(folder: Path) -> int | None:
+    """How much room the disk holding `folder` has left (None: unknown)."""
     for candidate in (folder, *folder.parents):
         try:
-            return f"{human_size(shutil.disk_usage(candidate).free)} free"
+            return shutil.disk_usage(candidate).free
         except OSError:
             continue
-    return "free space unknown"
+    return None
 
 
 def full_disk(folder: Path) -> DataFolderError:
+    free = free_bytes(folder)
+    said = "free space unknown" if free is None else f"{human_size(free)} free"
     return DataFolderError(
         FULL,
-        f"the disk that holds Cowork Terminal's data is full ({folder}, {free_space(folder)}); "
+        f"the disk that holds Cowork Terminal's data is full ({folder}, {said}); "
         "commands are refused until space is freed, because each one is recorded before it runs.",
+        folder,
+        free=free,
     )
 
 
@@ -66,6 +107,8 @@ def read_only(folder: Path, reason: str) -> DataFolderError:
         READ_ONLY,
         f"Cowork Terminal's data folder {folder} cannot be written ({reason}); commands are refused "
         "until it is writable again, because each one is recorded before it runs.",
+        folder,
+        reason,
     )
 
 
@@ -74,6 +117,8 @@ def missing(folder: Path, reason: str) -> DataFolderError:
         MISSING,
         f"Cowork Terminal's data folder {folder} does not exist and cannot be created ({reason}); "
         "commands are refused until it can be.",
+        folder,
+        reason,
     )
 
 
@@ -103,7 +148,7 @@ def explain_sqlite_error(folder: Path, exc: sqlite3.Error) -> DataFolderError | 
         if not folder.exists():
             return missing(folder, "it is not there")
         return read_only(folder, "read-only" if "readonly" in text else str(exc))
-    if name.startswith("SQLITE_IOERR") and free_space(folder).startswith("0 bytes"):
+    if name.startswith("SQLITE_IOERR") and free_bytes(folder) == 0:
         return full_disk(folder)
     return None
 
@@ -128,6 +173,13 @@ class Replacement:
             f"The activity journal was damaged ({self.reason}), so it was moved aside to {self.moved_to} "
             "and a new one was started. Nothing was deleted; the old history is in that file."
         )
+
+    def for_person(self) -> str:
+        """`message` in the user's language."""
+        return _(
+            "The activity log was damaged ({reason}), so it was moved aside to {path} and a new one was "
+            "started. Nothing was deleted; the old history is in that file."
+        ).format(reason=self.reason, path=self.moved_to)
 
 
 def corrupt_name(journal: Path, now: float) -> Path:

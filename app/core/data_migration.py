@@ -22,6 +22,7 @@ from pathlib import Path, PurePath, PureWindowsPath
 from typing import Any
 
 from app.core.i18n import _
+from app.core.messages import DATA_MOVED_REASON
 from app.core.paths import HOME_ENV, AppPaths, windows_profile
 
 LEGACY_DIR_NAME = "cowork-terminal"
@@ -29,7 +30,7 @@ LEGACY_LOG_DIR_NAME = "Logs"  # platformdirs' Windows log folder inside the data
 MSIX_PACKAGE_FAMILY = "Claude_pzs8sxrjxfjjc"
 NOTICE_SETTING = "notice.data_moved"
 MIGRATION_LOCK = "migrate.lock"
-INTERRUPTED_REASON = "the app moved its data folder while this ran"
+INTERRUPTED_REASON = DATA_MOVED_REASON
 
 logger = logging.getLogger(__name__)
 

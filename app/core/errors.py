@@ -6,6 +6,11 @@ class CoworkError(Exception):
 
     exit_code = 1
 
+    def for_person(self) -> str:
+        """What a person reads, in their language. Most errors are raised with words already
+        translated; those whose text the model reads too (English) say it again here."""
+        return str(self)
+
 
 class UsageError(CoworkError):
     """Bad input from the caller: a bad argument, a missing file, an invalid config."""

@@ -25,6 +25,7 @@ from typing import Any
 
 from app.core import data_folder, liveness, pause_file
 from app.core.data_folder import Replacement
+from app.core.messages import HOLD_EXPIRED_REASON, SERVER_CRASHED_REASON, SERVER_EXITED_REASON
 from app.core.paths import PRIVATE_FILE_MODE, AppPaths, make_private_file
 from app.core.rules import SESSION_SCOPE, Rule
 
@@ -437,7 +438,7 @@ class Journal:
         (the supervisor reads the setting and notifies once)."""
         log.info("%s", replaced.message)
         if sys.stderr is not None:
-            print(f"cowork-terminal: {replaced.message}", file=sys.stderr, flush=True)
+            print(f"cowork-terminal: {replaced.for_person()}", file=sys.stderr, flush=True)
         with suppress(data_folder.DataFolderError):
             self.set_setting(JOURNAL_REPLACED_SETTING, dataclasses.asdict(replaced))
 
@@ -624,7 +625,7 @@ class Journal:
             db.execute(
                 "UPDATE commands SET status = ?, reason = ?, ended_at = ? "
                 f"WHERE server_id = ? AND status IN ({ACTIVE_MARKS})",
-                (Status.INTERRUPTED.value, "the server exited while it ran or waited", now, server_id,
+                (Status.INTERRUPTED.value, SERVER_EXITED_REASON, now, server_id,
                  *ACTIVE_STATUSES),
             )  # fmt: skip
 
@@ -665,7 +666,7 @@ class Journal:
                 f"WHERE server_id IN ({marks}) AND status IN ({ACTIVE_MARKS})",
                 (
                     Status.INTERRUPTED.value,
-                    "the server running it stopped unexpectedly",
+                    SERVER_CRASHED_REASON,
                     now,
                     now,
                     *dead,
@@ -840,7 +841,7 @@ class Journal:
         with self._write() as db:
             cursor = db.execute(
                 "UPDATE commands SET status = ?, reason = ?, ended_at = ? WHERE status = ? AND hold_expires_at <= ?",
-                (Status.REFUSED.value, "the hold expired before it was confirmed", now, Status.WAITING.value, now),
+                (Status.REFUSED.value, HOLD_EXPIRED_REASON, now, Status.WAITING.value, now),
             )
         return cursor.rowcount
 

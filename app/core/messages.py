@@ -1,6 +1,8 @@
 """The words the model and the user read when a command does not run or is stopped.
 
 In one light module so that the windows can match on them without importing the server's machinery.
+The reasons a journal row keeps (`*_REASON`) are English; the log window and the CLI say them in
+the user's language from what they are (`app.core.journal_reasons`), so each is named here once.
 """
 
 PAUSED_MESSAGE = (
@@ -22,6 +24,34 @@ SESSION_BUSY_MESSAGE = (
     "The shell session is still running an earlier command. Read its output with terminal_read_scrollback, "
     "answer a prompt with terminal_send_keys, or stop it with terminal_interrupt; or use execute_command."
 )
+# Why a row ended as it did (the journal's `reason`); {name} is a value filled in when it is written.
+HOLD_EXPIRED_REASON = "the hold expired before it was confirmed"
+WITHDRAWN_REASON = "withdrawn by the model before the user answered"
+APP_GONE_HOLD_REASON = "the Cowork Terminal app stopped before the user answered"
+PAUSED_HOLD_REASON = "host access was paused before the user answered"
+DENIED_BY_REASON = "denied by {who}"
+OTHER_COMMAND_REASON = "the approval was for another command"
+SESSION_BUSY_REASON = "the session was busy"
+SESSION_MOVED_REASON = "the session is now in {here}, not where the command was checked"
+SERVER_STOPPED_REASON = "the server stopped while it ran"
+SESSION_ENDED_REASON = "the shell session ended"
+KEYS_NOT_READ_REASON = "the program did not read"
+SERVER_EXITED_REASON = "the server exited while it ran or waited"
+SERVER_CRASHED_REASON = "the server running it stopped unexpectedly"
+DATA_MOVED_REASON = "the app moved its data folder while this ran"
+TIMED_OUT_REASON = "timed out"
+KILLED_BY_REASON = "killed by {signal}"
+BASH_NOT_STARTED_REASON = "bash could not be started ({bash}): {error}"
+KEYS_HELD_REASON = (
+    "These keys would need the user's approval ({reasons}); typed input "
+    "cannot be held. Run it with terminal_run instead so the user can approve it."
+)
+# Who answered a held command (the journal's `decided_by`, and the {who} of DENIED_BY_REASON).
+PROMPT_DECIDED_BY = "user (approval prompt)"
+LOG_WINDOW_DECIDED_BY = "user (activity log)"
+CONFIRMED_DECIDED_BY = "user (confirmed)"
+REQUEST_DECIDED_BY = "a request (command line or a window)"
+UNKNOWN_DECIDER = "the user"
 DENIED_MESSAGE = "The user denied this command in Cowork Terminal, so it did not run. Do not retry it; ask the user."
 HELD_MESSAGE = (
     "This command needs the user's approval in Cowork Terminal. What it does: {reasons}. "

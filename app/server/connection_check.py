@@ -26,12 +26,12 @@ from typing import Any
 
 import anyio
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp_types import Implementation
 
 from app import __version__
 from app.core import client_config as cc
-from app.core.bash_resolver import BASH_PATH_ENV
+from app.core.bash_resolver import BASH_PATH_ENV, BashNotFoundError, find_bash
 from app.core.client_locations import ClientLocation
 from app.core.errors import CoworkError
 from app.core.i18n import _
@@ -161,6 +161,16 @@ def _leaves(error: BaseException) -> list[BaseException]:
     return [leaf for sub in inner for leaf in _leaves(sub)]
 
 
+def _bash_problem(entry_env: dict[str, str] | None, text: str) -> str:
+    """Why bash is missing, for the person: the server's words are the model's (English), so the
+    same search is made here, in the environment the server had, and said in the user's language."""
+    try:
+        find_bash({**get_default_environment(), **(entry_env or {})})
+    except BashNotFoundError as problem:
+        return problem.for_person()
+    return text  # found here: the server's own words say what went wrong there
+
+
 def _excerpt(text: str) -> str:
     text = text.strip()
     return text if len(text) <= STDERR_EXCERPT_CHARS else "..." + text[-STDERR_EXCERPT_CHARS:]
@@ -237,7 +247,7 @@ async def _probe(client_id: str, client_name: str, entry: dict[str, Any], timeou
             )
         if any(sign in text.lower() for sign in BASH_MISSING_SIGNS):
             cannot = _("{client}'s server starts, but cannot run bash.").format(client=client_name)
-            return result(BASH_NOT_FOUND, f"{cannot} {text}", said)
+            return result(BASH_NOT_FOUND, f"{cannot} {_bash_problem(params.env, text)}", said)
         refused = _("{client}'s server refused the test command: {text}").format(client=client_name, text=text)
         return result(REFUSED, refused, said)
 

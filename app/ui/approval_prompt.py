@@ -146,7 +146,7 @@ class ApprovalPrompt:
 
     def show(self, held: WaitingCommand) -> None:
         self.current = held
-        self.what.configure(text="\n".join(held.plain) or _("It needs your approval."))
+        self.what.configure(text="\n".join(held.lines()) or _("It needs your approval."))
         self.command.configure(state="normal")
         self.command.delete("1.0", "end")
         self.command.insert("1.0", held.command)

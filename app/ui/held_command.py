@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.classifier import classify
+from app.core.classifier.findings import Words
 from app.core.i18n import _
+from app.core.plain_words import for_person
 from app.core.rules import SESSION_SCOPE, RuleProposal, proposal_for
 
 
@@ -33,6 +35,11 @@ class WaitingCommand:
     tool: str = "execute_command"
     session: str | None = None  # the agent's session (its server), for a "this session" rule
     proposal: RuleProposal | None = None  # the rule the window may offer
+    words: tuple[Words, ...] = ()  # `plain` as templates and values: the window says them in its language
+
+    def lines(self) -> tuple[str, ...]:
+        """What it does, in the user's language; the English plain words when the tray sent no words."""
+        return tuple(dict.fromkeys(for_person(w) for w in self.words)) if self.words else self.plain
 
     def to_json(self) -> dict[str, Any]:
         proposal = self.proposal
@@ -41,6 +48,7 @@ class WaitingCommand:
             "plain": list(self.plain), "reasons": list(self.reasons), "expires_at": self.expires_at,
             "env_keys": list(self.env_keys), "tool": self.tool, "session": self.session,
             "proposal": None if proposal is None else {"kind": proposal.kind, "folder": proposal.folder},
+            "words": [w.to_json() for w in self.words],
         }  # fmt: skip
 
     @classmethod
@@ -52,6 +60,7 @@ class WaitingCommand:
             reasons = tuple(r for r in reasons.split("; ") if r)
         plain = data.get("plain") or ([data["explanation"]] if data.get("explanation") else list(reasons))
         proposal = data.get("proposal")
+        words = [Words.from_json(w) for w in data.get("words") or ()]
         return cls(
             id=int(data["id"]),
             command=str(data.get("command", "")),
@@ -64,6 +73,7 @@ class WaitingCommand:
             tool=str(data.get("tool") or "execute_command"),
             session=None if data.get("session") is None else str(data.get("session")),
             proposal=None if not proposal else RuleProposal(str(proposal["kind"]), str(proposal["folder"])),
+            words=() if None in words else tuple(w for w in words if w is not None),
         )
 
 
@@ -86,7 +96,7 @@ def judged(
     return WaitingCommand(
         id=command_id, command=command, cwd=cwd, client=client, plain=verdict.plain, reasons=verdict.reasons,
         expires_at=expires_at, env_keys=tuple(env_keys), tool=tool, session=session,
-        proposal=proposal_for(command, real_cwd, verdict),
+        proposal=proposal_for(command, real_cwd, verdict), words=verdict.words,
     )  # fmt: skip
 
 

@@ -17,7 +17,8 @@ from app.core.i18n import N_, _, ngettext
 from app.core.i18n.formats import format_date_time, format_day_month_time, format_number
 from app.core.i18n.formats import format_time as format_clock
 from app.core.journal import CommandRecord, ServerRecord, Status
-from app.core.messages import CANCEL_REASON, PAUSE_STOP_REASON, PAUSED_MESSAGE, USER_STOP_REASON
+from app.core.journal_reasons import reason_for_person, who_for_person
+from app.core.messages import CANCEL_REASON, PAUSE_STOP_REASON, PAUSED_MESSAGE, TIMED_OUT_REASON, USER_STOP_REASON
 
 PAGE_SIZE = 200  # rows fetched at open and per scroll step: fills any screen, costs a few ms
 MAX_HELD_ROWS = 2_000  # rows kept in the list at once; scrolling further drops the far end
@@ -487,19 +488,21 @@ def timing_text(record: CommandRecord, now: float | None = None) -> str:
     return ", ".join(parts)
 
 
-def detail_lines(record: CommandRecord, now: float | None = None) -> list[DetailLine]:
-    """The facts of one command, in the order a user asks them: how it ended, where, who, when."""
+def detail_lines(record: CommandRecord, now: float | None = None, protected: Sequence[str] = ()) -> list[DetailLine]:
+    """The facts of one command, in the order a user asks them: how it ended, where, who, when.
+    `protected`: the app's own paths, with which a held command is judged again to say why it was
+    held in the user's language (`journal_reasons`)."""
     client = client_label(record)
     if record.client_version:
         client += f" {record.client_version}"
     if record.server_pid:
         client += " " + _("(server pid {pid})").format(pid=record.server_pid)
     lines: list[DetailLine] = []  # the status itself heads the pane
-    shown_reason = record.reason and record.reason not in KILLED_LABELS and record.reason != "timed out"
+    shown_reason = record.reason and record.reason not in KILLED_LABELS and record.reason != TIMED_OUT_REASON
     if shown_reason:
-        lines.append(DetailLine(_("Why"), record.reason or ""))
+        lines.append(DetailLine(_("Why"), reason_for_person(record, protected)))
     if record.decision is not None:
-        who = record.decided_by or _("you")
+        who = who_for_person(record.decided_by)
         if record.allowed_by_rule is not None:
             who = _("your rule {number}").format(number=record.allowed_by_rule)
         answer = _("allowed by {who}") if record.decision == "allowed" else _("denied by {who}")

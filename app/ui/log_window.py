@@ -26,7 +26,7 @@ from app.core import app_log
 from app.core.i18n import N_, _, ngettext
 from app.core.i18n.formats import format_number
 from app.core.journal import CommandRecord, Journal, ServerRecord, Status
-from app.core.paths import AppPaths
+from app.core.paths import AppPaths, protected_paths
 from app.ui.controls import Controls, RequestControls, TrayLineControls
 from app.ui.log_model import (
     COLUMNS,
@@ -102,6 +102,7 @@ class LogWindow:
     ) -> None:
         self.root = root
         self.journal = journal
+        self.protected = protected_paths(journal.paths)  # to judge a held command again (its "Why")
         # The window only reads the journal; what its buttons change goes to the tray.
         self.from_tray = controls is not None
         self.controls: Controls = controls or RequestControls(journal.paths, self._problem_later)
@@ -572,7 +573,7 @@ class LogWindow:
             self.waiting_actions(self.actions_frame, record, self)
         text.insert("end", record.command.rstrip("\n") + "\n", "mono")
         text.insert("end", "\n", "gap")
-        for line in detail_lines(record):
+        for line in detail_lines(record, protected=self.protected):
             text.insert("end", f"{line.label}\t", "label")
             text.insert("end", f"{line.value}\n")
         self._insert_stream(record, _("Output (stdout)"), record.stdout_preview, record.stdout_bytes)

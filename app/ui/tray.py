@@ -53,6 +53,7 @@ from app.core.i18n import _, ngettext
 from app.core.i18n.language import choose_language, chosen_language, system_language
 from app.core.journal import Journal, ServerRecord
 from app.core.liveness import HeldLock
+from app.core.messages import LOG_WINDOW_DECIDED_BY, PROMPT_DECIDED_BY
 from app.core.paths import AppPaths, make_private_file, protected_paths
 from app.core.rules import SCOPES, SESSION_SCOPE, matching_rule
 from app.core.self_command import app_argv
@@ -100,8 +101,6 @@ ASK_USER = "ask-user"  # show the next question (a loosening someone asked for) 
 JOURNAL_ACTIONS = frozenset(
     {menu.TOGGLE_PAUSE, menu.SET_APPROVAL_MODE, menu.SET_OUTPUT_BUDGET, menu.OPEN_APPROVALS, ASK_USER}
 )
-PROMPT_DECIDED_BY = "user (approval prompt)"
-LOG_WINDOW_DECIDED_BY = "user (activity log)"
 _STOP = object()
 
 
@@ -600,7 +599,7 @@ class TrayApp:
         try:
             self.perform(action, target)
         except CoworkError as exc:  # a failure the user can act on: its message says how
-            self.notifier.notify(menu.APP_TITLE, str(exc))
+            self.notifier.notify(menu.APP_TITLE, exc.for_person())
         except Exception:  # the top of one action: log it, tell the user, keep the tray alive
             log.exception("action %s failed", action)
             self.notifier.notify(
@@ -622,11 +621,11 @@ class TrayApp:
             find_bash()
         except BashNotFoundError as exc:
             self._problem = bash_problem(exc, self.platform)
-            self.notifier.notify(self._problem, str(exc))
+            self.notifier.notify(self._problem, exc.for_person())
         self._repair_stale_entries()
         if not self.windows:
             said = missing_tk_message(self.platform, self.has_menu)
-            self.notifier.notify("Cowork Terminal's windows cannot open", said)
+            self.notifier.notify(_("Cowork Terminal's windows cannot open"), said)
         self.refresh_clients(include_cli=True)
         self._autostart = _read_autostart()
         loose = self.hub.looser_than_default()
@@ -841,8 +840,10 @@ class TrayApp:
             for command_id in sorted(set(holds) - self._prompt_shown):
                 hold = holds[command_id]
                 self.notifier.notify(
-                    "A command is waiting for your approval",
-                    f"{friendly_client_name(hold.client)} wants to run: {hold.command[:120]}",
+                    _("A command is waiting for your approval"),
+                    _("{client} wants to run: {command}").format(
+                        client=friendly_client_name(hold.client), command=hold.command[:120]
+                    ),
                 )
             self._prompt_shown = set(holds)
             self._read_rules_and_holds()
@@ -980,7 +981,7 @@ class TrayApp:
         """Open the activity log; one window at most: reopening replaces it, so it comes to the front."""
         self._acknowledge.set()
         if not self.windows:
-            self.notifier.notify("The activity log cannot open", missing_tk_message(self.platform, self.has_menu))
+            self.notifier.notify(_("The activity log cannot open"), missing_tk_message(self.platform, self.has_menu))
             return
         for window in self._windows:
             window.close()

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from tkinter import ttk
 
 from app.core import uninstall
+from app.core.errors import CoworkError
 from app.core.i18n import N_, _
 from app.core.installation import this_install
 from app.core.paths import AppPaths
@@ -127,7 +128,8 @@ class UninstallWindow:
 
     def _failed(self, exc: BaseException) -> None:
         self.heading.configure(text=_("Uninstall could not go on."))
-        self.body.configure(text=f"{exc}\n\n" + _("`cowork-terminal uninstall` in a terminal says more."))
+        said = exc.for_person() if isinstance(exc, CoworkError) else str(exc)
+        self.body.configure(text=f"{said}\n\n" + _("`cowork-terminal uninstall` in a terminal says more."))
         self.cancel_button.configure(text=_("Close"))
         self.cancel_button.state(["!disabled"])
 

@@ -225,7 +225,7 @@ class WelcomeWindow:
         def then(result: Any) -> None:
             if isinstance(result, Exception):
                 failed = _("Connecting failed: {error}").format(error=result)
-                problem = str(result) if isinstance(result, CoworkError) else failed
+                problem = result.for_person() if isinstance(result, CoworkError) else failed
                 self._show_app(app, problem)
                 return
             assert self.apps is not None

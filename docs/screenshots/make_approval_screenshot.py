@@ -2,8 +2,8 @@
 
 Run on Linux with Xvfb and ImageMagick installed (`apt-get install -y xvfb imagemagick`):
     python docs/screenshots/make_approval_screenshot.py [LANGUAGE]
-LANGUAGE is en (default), es, de or ru. It gives the prompt two held commands as the tray does,
-opens it on a private Xvfb display and saves the window.
+LANGUAGE is en (default), es, de or ru. It gives the prompt two held commands judged as the tray
+judges them (what they do, in that language), opens it on a private Xvfb display and saves the window.
 """
 
 from __future__ import annotations
@@ -21,10 +21,8 @@ sys.path.insert(0, str(REPO))
 from app.core import i18n  # noqa: E402
 
 SCREEN = (1024, 768)
-HELD = (
-    ("rm -rf ~/projects/recipes-app/node_modules ~/projects/recipes-app/dist", "rm -r: recursive removal"),
-    ("git push --force origin main", "git push --force: rewrites the remote branch"),
-)
+HELD = ("rm -rf ~/projects/recipes-app/node_modules ~/projects/recipes-app/dist", "git push --force origin main")
+FOLDER = "/home/ana/projects/recipes-app"
 
 
 def start_xvfb() -> tuple[subprocess.Popen, str]:
@@ -53,17 +51,18 @@ def main() -> int:
         import tkinter as tk
 
         from app.ui.approval_prompt import ApprovalPrompt
+        from app.ui.held_command import judged
         from app.ui.window_link import TrayLine
+
+        os.environ["HOME"] = "/home/ana"  # `~` in the commands, as on Ana's computer
 
         root = tk.Tk(className="cowork-terminal")
         root.geometry("+0+0")
         reader, writer = os.pipe()  # the tray's end of the prompt's stdin: open and silent
         prompt = ApprovalPrompt(root, TrayLine(stdin=os.fdopen(reader, "rb"), stdout=io.BytesIO()))
-        for number, (command, reason) in enumerate(HELD, 1):
-            prompt.take({"op": "show", "hold": {
-                "id": number, "client": "claude-ai", "tool": "execute_command", "cwd": "/home/ana/projects/recipes-app",
-                "command": command, "reasons": reason, "env_keys": [], "expires_at": time.time() + 272,
-            }})  # fmt: skip
+        for number, command in enumerate(HELD, 1):
+            held = judged(number, command, FOLDER, client="Claude Desktop", expires_at=time.time() + 272, protected=())
+            prompt.take({"op": "show", "hold": held.to_json()})
         prompt.refresh()
         deadline = time.monotonic() + 1.5  # past the arming delay: the buttons as the user clicks them
         while time.monotonic() < deadline:

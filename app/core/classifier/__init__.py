@@ -87,7 +87,9 @@ def classify(command: str, *, cwd: str | None = None, protected_paths: Sequence[
         return _classify(command, cwd, protected_paths)
     except Exception:  # a bug here must not let a command through unasked, nor crash the tool call
         log.exception("classifier failed on a command; treating it as destructive")
-        return Classification(D, ("cannot tell what runs: the classifier failed on this command",))
+        report = _Report()
+        report.add(D, "cannot tell what runs: the classifier failed on this command")
+        return report.result()
 
 
 def _classify(command: str, cwd: str | None, protected_paths: Sequence[str]) -> Classification:

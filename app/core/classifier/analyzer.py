@@ -18,7 +18,6 @@ from .findings import (
     D,
     M,
     S,
-    Tier,
     _Report,
     _snip,
 )
@@ -67,16 +66,12 @@ class _Analyzer(
         self.text = text
         self.src = text.encode("utf-8", "surrogatepass")
         self.report = report
+        self.add = report.add  # one finding: `reason` and `plain` are templates of its values
         self.protected = protected
         self.nesting = nesting
         self.home = _home()
         self.too_big = False
         self.cwd = cwd  # where relative paths lead: the caller's folder, then each literal `cd`
-
-    def add(
-        self, tier: Tier, reason: str, plain: str | None = None, kind: str | None = None, target: str | None = None
-    ) -> None:
-        self.report.add(tier, reason, plain, kind, target)
 
     # ---- entry points
 
@@ -95,7 +90,7 @@ class _Analyzer(
     def sub_script(self, text: str, what: str) -> None:
         """Analyse code that bash (or a wrapper) would itself parse and run."""
         if self.nesting >= MAX_SHELL_NESTING:
-            self.add(D, f"cannot tell what runs: {what} nested too deeply to check")
+            self.add(D, "cannot tell what runs: {what} nested too deeply to check", what=what)
             return
         _Analyzer(text, self.report, self.protected, self.nesting + 1, self.cwd).run()
 
@@ -230,20 +225,23 @@ class _Analyzer(
                 continue  # 2>&1, >&- : file descriptors, not files
             self.check_word(target)
             if target.value is None:
-                self.add(M, f"writes to a file named by an expansion: {_snip(target.source)}")
+                self.add(M, "writes to a file named by an expansion: {source}", source=_snip(target.source))
             elif _HARMLESS_DEVICES.match(target.value):
                 continue
             elif re.match(r"^/dev/(tcp|udp)/", target.value):
-                self.add(D, f"cannot tell what runs: connects the shell to the network ({_snip(target.source)})")
+                self.add(
+                    D, "cannot tell what runs: connects the shell to the network ({source})",
+                    source=_snip(target.source)
+                )
             elif _BLOCK_DEVICE.match(target.pattern) or (target.glob and target.pattern.startswith("/dev/")):
-                self.add(D, f"writes to a disk device: {_snip(target.source)}")
+                self.add(D, "writes to a disk device: {source}", source=_snip(target.source))
             else:
-                self.add(M, f"writes to {_snip(target.source)}")
+                self.add(M, "writes to {source}", source=_snip(target.source))
 
     def assignment(self, node: Node) -> None:
         name = node.child_by_field_name("name")
         if name is not None and self.node_text(name).split("[")[0] in _SPECIAL_VARIABLES:
-            self.add(M, f"sets {self.node_text(name)}: changes how later commands run")
+            self.add(M, "sets {value}: changes how later commands run", value=self.node_text(name))
 
     # ---- words
 
@@ -360,10 +358,10 @@ class _Analyzer(
             if re.sub(r"\W", "_", _command_name(head.pattern)) == _SELF_PROGRAM:  # "$HOME/bin/cowork-terminal"
                 self.add(D, RUNS_ITSELF)
             else:
-                self.add(D, f"cannot tell what runs: the command name comes from {_snip(head.source)}")
+                self.add(D, "cannot tell what runs: the command name comes from {source}", source=_snip(head.source))
             return
         if head.glob:
-            self.add(D, f"cannot tell what runs: the command name {_snip(head.source)} is a pattern")
+            self.add(D, "cannot tell what runs: the command name {source} is a pattern", source=_snip(head.source))
             return
         name = _command_name(head.value)
         args = words[1:]
@@ -387,19 +385,19 @@ class _Analyzer(
         elif name in _DISK_ERASE:
             self.disk_tool(name, args)
         elif name.startswith(("mkfs", "newfs")):
-            self.add(D, f"{name}: creates a filesystem, erasing the device")
+            self.add(D, "{name}: creates a filesystem, erasing the device", name=name)
         elif name in _POWER:
-            self.add(D, f"{name}: shuts down or restarts the machine")
+            self.add(D, "{name}: shuts down or restarts the machine", name=name)
         elif name in _SAFE:
             pass
         else:
-            self.add(M, f"{_snip(head.value)}: not known to be read-only")
+            self.add(M, "{value}: not known to be read-only", value=_snip(head.value))
         if bulk and self.report.top(start) is S and name not in _SAFE:
-            self.add(M, f"{name} via xargs or find")
+            self.add(M, "{name} via xargs or find", name=name)
         if name in _WRITERS:
             for a in args:
                 if a.value is not None and _BLOCK_DEVICE.match(a.pattern):
-                    self.add(D, f"{name}: writes to a disk device: {_snip(a.source)}")
+                    self.add(D, "{name}: writes to a disk device: {source}", name=name, source=_snip(a.source))
         for a in words:
             self.check_word(a)
 
@@ -410,4 +408,7 @@ class _Analyzer(
     def guard_parents(self, name: str, words: list[_Word]) -> None:
         for w in words:
             if self.relation_of(w) == "above":
-                self.add(D, f"{name}: changes a folder that holds Cowork Terminal's data: {_snip(w.source)}")
+                self.add(
+                    D, "{name}: changes a folder that holds Cowork Terminal's data: {source}",
+                    name=name, source=_snip(w.source)
+                )

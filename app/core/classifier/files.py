@@ -6,6 +6,8 @@ import fnmatch
 import posixpath
 import re
 
+from app.core.i18n import N_
+
 from .findings import DELETE_RECURSIVE, D, M, _snip
 from .options import _operands
 from .protected import _norm_path
@@ -30,7 +32,7 @@ class _FileRules:
         for w in args:
             v = w.value
             if not end and v is None:
-                self.add(D, f"cannot tell: rm may take options from {_snip(w.source)}")
+                self.add(D, "cannot tell: rm may take options from {source}", source=_snip(w.source))
                 operands.append(w)  # or name what it deletes: said in the plain words below
             elif not end and v == "--":
                 end = True
@@ -42,17 +44,18 @@ class _FileRules:
                 operands.append(w)
         if {"r", "R"} & flags or "--recursive" in longs or "--no-preserve-root" in longs:
             if not operands:
-                self.add(D, "rm -r: recursive removal", "Deletes folders and everything in them")
+                self.add(D, "rm -r: recursive removal", N_("Deletes folders and everything in them"))
             for w in operands:
                 inside = self.inside_working_folder(w, named_only=True)
                 shown = self.shown_path(w)
                 if shown is None:  # an expansion decides the name
-                    plain = f"Deletes {_snip(w.source)} (a name known only when it runs) and everything in it"
+                    plain = N_("Deletes {source} (a name known only when it runs) and everything in it")
                 elif w.glob:
-                    plain = f"Deletes everything matching {shown}, folders and all they hold"
+                    plain = N_("Deletes everything matching {shown}, folders and all they hold")
                 else:
-                    plain = f"Deletes the folder {shown} and everything in it"
-                self.add(D, "rm -r: recursive removal", plain, DELETE_RECURSIVE if inside else None, shown)
+                    plain = N_("Deletes the folder {shown} and everything in it")
+                kind = DELETE_RECURSIVE if inside else None
+                self.add(D, "rm -r: recursive removal", plain, kind, shown, shown=shown or "", source=_snip(w.source))
         elif "f" in flags or "--force" in longs:
             # Removing named files in the working folder: the same as plain rm (which does not ask
             # either for a file the user can write), so routine. Elsewhere, or a glob across
@@ -60,10 +63,10 @@ class _FileRules:
             for w in operands:
                 shown = self.shown_path(w) or _snip(w.source)
                 if self.inside_working_folder(w, named_only=False):
-                    what = f"the files matching {shown}" if w.glob else f"the file {shown}"
-                    self.add(M, "rm -f: removes files in the working folder", f"Deletes {what}")
+                    plain = N_("Deletes the files matching {shown}") if w.glob else N_("Deletes the file {shown}")
+                    self.add(M, "rm -f: removes files in the working folder", plain, shown=shown)
                 else:
-                    self.add(D, "rm -f: forced removal", f"Deletes {shown} without asking")
+                    self.add(D, "rm -f: forced removal", N_("Deletes {shown} without asking"), shown=shown)
         if bulk:
             self.add(D, "rm via xargs or find: removes every file it is given")
         self.add(M, "rm: removes files")
@@ -98,18 +101,18 @@ class _FileRules:
         return posixpath.normpath(value) not in (".", "")
 
     def cmd_rmdir(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(M, f"{name}: removes files")
+        self.add(M, "{name}: removes files", name=name)
         self.guard_parents(name, _operands(args))
 
     cmd_unlink = cmd_rmdir
 
     def cmd_shred(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(D, f"{name}: destroys file contents beyond recovery")
+        self.add(D, "{name}: destroys file contents beyond recovery", name=name)
 
     cmd_wipe = cmd_srm = cmd_shred
 
     def cmd_rimraf(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(D, f"{name}: recursive removal")
+        self.add(D, "{name}: recursive removal", name=name)
 
     cmd_del_cli = cmd_rimraf
 
@@ -124,7 +127,7 @@ class _FileRules:
                 self.inner(args[i + 1 : end], None, True, depth)
                 i = end
             elif v in ("-fprint", "-fprint0", "-fprintf", "-fls"):
-                self.add(M, f"find {v}: writes a file")
+                self.add(M, "find {v}: writes a file", v=v)
             i += 1
 
     def cmd_fd(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -137,14 +140,14 @@ class _FileRules:
     cmd_fdfind = cmd_fd
 
     def cmd_mv(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(M, f"{name}: moves files")
+        self.add(M, "{name}: moves files", name=name)
         operands = _operands(args, frozenset({"-t", "--target-directory", "-S", "--suffix"}))
         self.guard_parents(name, operands[:-1] if len(operands) > 1 else operands)
 
     def cmd_rsync(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         for a in args:
             if a.value is not None and a.value.startswith(("--delete", "--remove-source-files")):
-                self.add(D, f"rsync {a.value.split('=')[0]}: deletes files")
+                self.add(D, "rsync {value}: deletes files", value=a.value.split('=')[0])
         self.add(M, "rsync: copies files")
 
     # ---- permissions
@@ -166,11 +169,14 @@ class _FileRules:
             broad = [t for t in targets if self.is_broad(t)]
             if broad:
                 where = _snip(broad[0].source)
-                self.add(D, f"{name} -R on a broad path: {where}", f"Changes who may use everything in {where}")
+                self.add(
+                    D, "{name} -R on a broad path: {where}", N_("Changes who may use everything in {where}"),
+                    name=name, where=where
+                )
             self.guard_parents(name, targets)
-            self.add(M, f"{name} -R: changes permissions recursively")
+            self.add(M, "{name} -R: changes permissions recursively", name=name)
         else:
-            self.add(M, f"{name}: changes permissions")
+            self.add(M, "{name}: changes permissions", name=name)
 
     cmd_chown = cmd_chgrp = cmd_chmod
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import enum
+import string
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 
 
 class Tier(enum.IntEnum):
@@ -13,16 +16,56 @@ class Tier(enum.IntEnum):
 
 
 @dataclass(frozen=True)
+class Words:
+    """What a finding says, kept as what it is: an English template and the values it names
+    ("Deletes the folder {shown} and everything in it", shown=/home/ana/build). A value may itself
+    be Words. The model reads the English `plain`; a person reads these words translated where they
+    are shown (`app.core.plain_words`), never a translation of the English sentence."""
+
+    template: str
+    values: tuple[tuple[str, str | Words], ...] = ()
+
+    def to_json(self) -> list[object]:
+        """[template, {name: value}], a nested value as its own list: what travels to a window."""
+        return [self.template, {k: v.to_json() if isinstance(v, Words) else v for k, v in self.values}]
+
+    @classmethod
+    def from_json(cls, data: object) -> Words | None:
+        """The Words of `to_json`, or None for anything else (a window fed by another version)."""
+        if not (isinstance(data, list) and len(data) == 2 and isinstance(data[0], str) and isinstance(data[1], dict)):
+            return None
+        values: list[tuple[str, str | Words]] = []
+        for key, value in data[1].items():
+            inner = value if isinstance(value, str) else cls.from_json(value)
+            if not isinstance(key, str) or inner is None:
+                return None
+            values.append((key, inner))
+        return cls(data[0], tuple(values))
+
+
+def words_of(template: str, values: Mapping[str, str | Words]) -> Words:
+    """`template` with the values it names, in the order it names them."""
+    return Words(template, tuple((name, values[name]) for name in _fields(template)))
+
+
+@cache
+def _fields(template: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(name for _, name, _, _ in string.Formatter().parse(template) if name))
+
+
+@dataclass(frozen=True)
 class Finding:
     """One thing a command would do. `reason` is terse, for the log and the CLI; `plain` says it in
-    words for anyone ("Deletes the folder /home/ana/project/build and everything in it"). `kind` and
-    `target` are set only where a rule the user made may cover the finding (app/core/rules.py)."""
+    words for anyone ("Deletes the folder /home/ana/project/build and everything in it"); `words`
+    is `plain` as a template and its values, for the person's language. `kind` and `target` are set
+    only where a rule the user made may cover the finding (app/core/rules.py)."""
 
     tier: Tier
     reason: str
     plain: str
     kind: str | None = None
     target: str | None = None
+    words: Words | None = None
 
 
 @dataclass(frozen=True)
@@ -35,6 +78,14 @@ class Classification:
     def plain(self) -> tuple[str, ...]:
         """What the command would do, in plain words, each once (the approval window, the model)."""
         return tuple(dict.fromkeys(f.plain for f in self.findings)) or tuple(plain_words(r) for r in self.reasons)
+
+    @property
+    def words(self) -> tuple[Words, ...]:
+        """`plain` as templates and values, one for each of its lines (a person's language)."""
+        said = {f.plain: f.words or Words(f.plain.replace("{", "{{").replace("}", "}}")) for f in self.findings}
+        if said:
+            return tuple(said.values())
+        return tuple(plain_template(r.replace("{", "{{").replace("}", "}}"), {}) for r in self.reasons)
 
 
 # Limits that keep a huge or hostile input from taking the server down; past them we ask.
@@ -55,15 +106,29 @@ S = Tier.SAFE
 DELETE_RECURSIVE = "delete-recursive"  # target: the absolute path removed with everything in it
 
 
+CANNOT_TELL_WORDS = "Cowork Terminal cannot tell what this command would do ({what})"
+
+
 def plain_words(reason: str) -> str:
     """A reason said for anyone: "git reset --hard: discards uncommitted changes" -> "Discards
     uncommitted changes". Rules with more to say (the path, the branch) give their own words."""
     head, sep, tail = reason.partition(": ")
     if head.startswith("cannot tell"):
         what = tail or head
-        return f"Cowork Terminal cannot tell what this command would do ({what})"
+        return CANNOT_TELL_WORDS.format(what=what)
     text = tail if sep and " " in tail.strip() else reason  # "writes to a disk device: /dev/sda" stays whole
     return text[:1].upper() + text[1:]
+
+
+def plain_template(reason: str, values: Mapping[str, str]) -> Words:
+    """`plain_words` on a reason's template ("{name}: kills every process with that name"): the
+    same words, with the values left as values. Decided on the template, so that a translation
+    depends on what the finding is, not on the text a value happens to hold. Capitalized where
+    shown (the template may start with a value)."""
+    head, sep, tail = reason.partition(": ")
+    if head.startswith("cannot tell"):
+        return Words(CANNOT_TELL_WORDS, (("what", words_of(tail or head, values)),))
+    return words_of(tail if sep and " " in tail.strip() else reason, values)
 
 
 class _Report:
@@ -74,9 +139,22 @@ class _Report:
         self.nodes = 0
 
     def add(
-        self, tier: Tier, reason: str, plain: str | None = None, kind: str | None = None, target: str | None = None
+        self,
+        tier: Tier,
+        reason: str,
+        plain: str | None = None,
+        kind: str | None = None,
+        target: str | None = None,
+        **values: str,
     ) -> None:
-        self.findings.append(Finding(tier, reason, plain or plain_words(reason), kind, target))
+        """One finding; `reason` and `plain` are templates of `values` ("git {sub}: ...", sub="gc")."""
+        values = {name: str(value) for name, value in values.items()}
+        said = reason.format(**values)
+        if plain is None:
+            self.findings.append(Finding(tier, said, plain_words(said), kind, target, plain_template(reason, values)))
+        else:
+            words = words_of(plain, values)
+            self.findings.append(Finding(tier, said, plain.format(**values), kind, target, words))
 
     def top(self, since: int = 0) -> Tier:
         return max((f.tier for f in self.findings[since:]), default=S)

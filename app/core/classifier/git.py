@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from app.core.i18n import N_
+
 from .findings import D, M, _snip
 from .options import _long_flags, _operands, _short_flags
 from .stdin import _Stdin
@@ -26,7 +28,7 @@ class _GitRules:
         while i < len(args):
             v = args[i].value
             if v is None:
-                self.add(D, f"cannot tell: git option from {_snip(args[i].source)}")
+                self.add(D, "cannot tell: git option from {source}", source=_snip(args[i].source))
                 return
             if not v.startswith("-"):
                 break
@@ -34,7 +36,7 @@ class _GitRules:
             if key in ("-c", "--config-env"):
                 setting = v.split("=", 1)[1] if "=" in v else (args[i + 1].value if i + 1 < len(args) else "")
                 if setting is None or _GIT_EXEC_CONFIG.match(setting.split("=", 1)[0]):
-                    self.add(D, f"cannot tell what runs: git -c {_snip(setting or '')}")
+                    self.add(D, "cannot tell what runs: git -c {value}", value=_snip(setting or ''))
             i += 2 if v in _GIT_GLOBAL_WITH_VALUE else 1
         if i >= len(args):
             return
@@ -45,18 +47,20 @@ class _GitRules:
         if sub in ("push", "reset", "clean", "checkout", "restore", "branch", "stash", "rm", "switch"):
             dynamic = [a for a in rest if a.value is None]
             if dynamic:
-                self.add(D, f"cannot tell: git {sub} takes options from {_snip(dynamic[0].source)}")
+                self.add(
+                    D, "cannot tell: git {sub} takes options from {source}", sub=sub, source=_snip(dynamic[0].source)
+                )
         handler = getattr(self, "git_" + sub.replace("-", "_"), None)
         if handler is not None:
             handler(rest)
         elif sub in _GIT_READ:
             pass
         elif sub in ("filter-branch", "filter-repo"):
-            self.add(D, f"git {sub}: rewrites the whole history")
+            self.add(D, "git {sub}: rewrites the whole history", sub=sub)
         elif sub in _GIT_KNOWN:
-            self.add(M, f"git {sub}: changes the repository")
+            self.add(M, "git {sub}: changes the repository", sub=sub)
         else:
-            self.add(M, f"git {_snip(sub)}: not a known git command (may be an alias)")
+            self.add(M, "git {sub}: not a known git command (may be an alias)", sub=_snip(sub))
 
     def git_push(self, rest: list[_Word]) -> None:
         flags = _short_flags([a for a in rest if a.value != "-o"])
@@ -64,14 +68,16 @@ class _GitRules:
         operands = _operands(rest, frozenset({"-o", "--push-option", "--repo", "--receive-pack", "--exec"}))
         refspecs = operands[1:]
         if "f" in flags or {"--force", "--force-with-lease"} & longs:
-            self.add(D, "git push --force: overwrites remote history", _rewrites_history(operands))
+            plain, values = _rewrites_history(operands)
+            self.add(D, "git push --force: overwrites remote history", plain, **values)
         if "d" in flags or {"--delete", "--mirror", "--prune"} & longs:
             self.add(D, "git push --delete/--mirror/--prune: deletes remote branches")
         for r in refspecs:
             if r.value is not None and r.value.startswith("+"):
-                self.add(D, f"git push {_snip(r.value)}: force-pushes a branch", _rewrites_history(operands[:1] + [r]))
+                plain, values = _rewrites_history(operands[:1] + [r])
+                self.add(D, "git push {refspec}: force-pushes a branch", plain, refspec=_snip(r.value), **values)
             elif r.value is not None and r.value.startswith(":"):
-                self.add(D, f"git push {_snip(r.value)}: deletes a remote branch")
+                self.add(D, "git push {value}: deletes a remote branch", value=_snip(r.value))
         self.add(M, "git push: publishes commits")
 
     def git_reset(self, rest: list[_Word]) -> None:
@@ -134,14 +140,14 @@ class _GitRules:
     def git_stash(self, rest: list[_Word]) -> None:
         sub = next((a.value for a in _operands(rest)), "push")
         if sub in ("drop", "clear"):
-            self.add(D, f"git stash {sub}: deletes stashed changes")
+            self.add(D, "git stash {sub}: deletes stashed changes", sub=sub)
         elif sub not in ("list", "show"):
-            self.add(M, f"git stash {sub}: changes stashed work")
+            self.add(M, "git stash {sub}: changes stashed work", sub=sub)
 
     def git_remote(self, rest: list[_Word]) -> None:
         sub = next((a.value for a in _operands(rest)), None)
         if sub not in (None, "show", "get-url"):
-            self.add(M, f"git remote {sub}: changes remotes")
+            self.add(M, "git remote {sub}: changes remotes", sub=sub)
 
     def git_config(self, rest: list[_Word]) -> None:
         longs = _long_flags(rest)
@@ -168,7 +174,7 @@ class _GitRules:
     def git_reflog(self, rest: list[_Word]) -> None:
         sub = next((a.value for a in _operands(rest)), "show")
         if sub in ("expire", "delete"):
-            self.add(D, f"git reflog {sub}: deletes recovery points")
+            self.add(D, "git reflog {sub}: deletes recovery points", sub=sub)
 
     def git_gc(self, rest: list[_Word]) -> None:
         if any(a.value in ("--prune=now", "--prune=all") for a in rest):
@@ -191,18 +197,19 @@ class _GitRules:
     def git_worktree(self, rest: list[_Word]) -> None:
         sub = next((a.value for a in _operands(rest)), None)
         if sub != "list":
-            self.add(M, f"git worktree {sub}: changes worktrees")
+            self.add(M, "git worktree {sub}: changes worktrees", sub=sub)
 
     def git_submodule(self, rest: list[_Word]) -> None:
         sub = next((a.value for a in _operands(rest)), "status")
         if sub not in ("status", "summary", "foreach"):
-            self.add(M, f"git submodule {sub}: changes submodules")
+            self.add(M, "git submodule {sub}: changes submodules", sub=sub)
         if sub == "foreach":
             self.code_words(_operands(rest)[1:], "git submodule foreach")
 
 
-def _rewrites_history(operands: list[_Word]) -> str:
-    """"Rewrites the history of origin/main": the remote and branches of a force push, where known."""
+def _rewrites_history(operands: list[_Word]) -> tuple[str, dict[str, str]]:
+    """"Rewrites the history of origin/main": the remote and branches of a force push, where known
+    (the words' template and its values)."""
     remote = operands[0].value if operands and operands[0].value else None
     branches = [
         r.value.lstrip("+").rsplit(":", 1)[-1].removeprefix("refs/heads/")
@@ -210,7 +217,7 @@ def _rewrites_history(operands: list[_Word]) -> str:
         if r.value and r.value.lstrip("+").rsplit(":", 1)[-1]
     ]
     if remote and branches:
-        return "Rewrites the history of " + ", ".join(f"{remote}/{b}" for b in branches)
+        return N_("Rewrites the history of {branches}"), {"branches": ", ".join(f"{remote}/{b}" for b in branches)}
     if remote:
-        return f"Rewrites the history of branches on {remote}"
-    return "Rewrites the history of the remote branch"
+        return N_("Rewrites the history of branches on {remote}"), {"remote": remote}
+    return N_("Rewrites the history of the remote branch"), {}

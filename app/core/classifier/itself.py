@@ -23,15 +23,15 @@ class _SelfRules:
     def python_module(self, name: str, module: _Word | None, rest: list[_Word]) -> None:
         """`python -m MODULE ARGS...`: pip is a package manager, `app` and `app.*` are Cowork Terminal."""
         if module is None:
-            self.add(M, f"{name} -m: runs a module")
+            self.add(M, "{name} -m: runs a module", name=name)
         elif module.value is None:
-            self.add(D, f"cannot tell what runs: {name} -m {_snip(module.source)}")
+            self.add(D, "cannot tell what runs: {name} -m {source}", name=name, source=_snip(module.source))
         elif _SELF_MODULE.match(module.value):
             self.add(D, RUNS_ITSELF)
         elif module.value == "pip":
             self.package_manager("pip", rest)
         else:
-            self.add(M, f"{name} -m {_snip(module.value)}: runs a module")
+            self.add(M, "{name} -m {value}: runs a module", name=name, value=_snip(module.value))
 
     def code_runs_itself(self, code: str) -> bool:
         """Inline Python (or code fed to python) that imports Cowork Terminal's package `app`."""

@@ -37,11 +37,11 @@ class _MachineRules:
             if v == "-1":
                 self.add(D, "kill -1: kills every process you own")
             elif v is not None and re.fullmatch(r"-\d+|0|1", v):
-                self.add(D, f"kill {v}: kills a whole process group or init")
+                self.add(D, "kill {v}: kills a whole process group or init", v=v)
         self.add(M, "kill: stops processes")
 
     def cmd_killall(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(D, f"{name}: kills every process with that name")
+        self.add(D, "{name}: kills every process with that name", name=name)
 
     cmd_killall5 = cmd_killall
 
@@ -53,35 +53,35 @@ class _MachineRules:
         patterns = _operands(args, values)
         broad = [p for p in patterns if p.value is None or len(p.value.strip(".*^$")) < 3]
         if used or broad or not patterns:
-            self.add(D, f"{name}: kills many processes at once")
-        self.add(M, f"{name}: stops processes")
+            self.add(D, "{name}: kills many processes at once", name=name)
+        self.add(M, "{name}: stops processes", name=name)
 
     def cmd_systemctl(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         sub = next((a.value for a in _operands(args)), None)
         if sub in _SYSTEMCTL_POWER:
-            self.add(D, f"systemctl {sub}: shuts down, restarts or suspends the machine")
+            self.add(D, "systemctl {sub}: shuts down, restarts or suspends the machine", sub=sub)
         elif sub is None and not args:
             return
         elif sub not in _SYSTEMCTL_SAFE:
-            self.add(M, f"systemctl {sub or ''}: changes services".replace("  ", " "))
+            self.add(M, "systemctl {sub}: changes services", sub=sub or "")
 
     def cmd_loginctl(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         sub = next((a.value for a in _operands(args)), "") or ""
         if sub in _SYSTEMCTL_POWER or sub.startswith(("terminate", "kill")):
-            self.add(D, f"loginctl {sub}: ends sessions or stops the machine")
+            self.add(D, "loginctl {sub}: ends sessions or stops the machine", sub=sub)
         elif not sub.startswith(("list", "show", "session-status", "user-status", "seat-status")):
-            self.add(M, f"loginctl {sub}: changes sessions")
+            self.add(M, "loginctl {sub}: changes sessions", sub=sub)
 
     def cmd_init(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         if any(a.value in ("0", "6", "1", "s", "S") for a in args):
-            self.add(D, f"{name}: changes the machine's run level (shutdown, reboot)")
+            self.add(D, "{name}: changes the machine's run level (shutdown, reboot)", name=name)
         else:
-            self.add(M, f"{name}: talks to the init system")
+            self.add(M, "{name}: talks to the init system", name=name)
 
     cmd_telinit = cmd_init
 
     def cmd_dd(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(D, f"{name}: writes raw data, can overwrite disks")
+        self.add(D, "{name}: writes raw data, can overwrite disks", name=name)
 
     cmd_ddrescue = cmd_dcfldd = cmd_dc3dd = cmd_dd
 
@@ -90,23 +90,23 @@ class _MachineRules:
         if sub in ("list", "info", "information", "activity", "listfilesystems", ""):
             return
         if re.match(r"(erase|partition|reformat|zero|secure|random|apfs|resize|merge|split|cs)", sub):
-            self.add(D, f"diskutil {sub}: can erase disks")
+            self.add(D, "diskutil {sub}: can erase disks", sub=sub)
         else:
-            self.add(M, f"diskutil {sub}: changes disks or volumes")
+            self.add(M, "diskutil {sub}: changes disks or volumes", sub=sub)
 
     def disk_tool(self, name: str, args: list[_Word]) -> None:
         listing = _DISK_LISTING.get(name, set())
         values = [a.value for a in args]
         if any(v in listing for v in values) and all(v in listing or (v or "").startswith("/dev/") for v in values):
             return  # fdisk -l and the like only print the partition table
-        self.add(D, f"{name}: can erase or repartition disks")
+        self.add(D, "{name}: can erase or repartition disks", name=name)
 
     def cmd_zpool(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         sub = next((a.value for a in _operands(args)), "") or ""
         if sub in ("destroy", "labelclear", "remove", "detach", "offline", "split"):
-            self.add(D, f"{name} {sub}: destroys storage")
+            self.add(D, "{name} {sub}: destroys storage", name=name, sub=sub)
         elif sub not in ("list", "status", "get", "iostat", "history", "events", ""):
-            self.add(M, f"{name} {sub}: changes storage")
+            self.add(M, "{name} {sub}: changes storage", name=name, sub=sub)
 
     cmd_zfs = cmd_zpool
 

@@ -26,7 +26,7 @@ class _PackageRules:
     def subcommand(self, args: list[_Word], what: str) -> str | None:
         for a in args:
             if a.value is None:
-                self.add(D, f"cannot tell: {what} subcommand from {_snip(a.source)}")
+                self.add(D, "cannot tell: {what} subcommand from {source}", what=what, source=_snip(a.source))
                 return None
             if not a.value.startswith("-"):
                 return a.value
@@ -35,17 +35,17 @@ class _PackageRules:
     def package_manager(self, name: str, args: list[_Word]) -> None:
         remove, read = _PACKAGE_MANAGERS[name]
         if name in ("conda", "mamba", "micromamba") and [a.value for a in _operands(args)][:2] == ["env", "remove"]:
-            self.add(D, f"{name} env remove: deletes an environment")
+            self.add(D, "{name} env remove: deletes an environment", name=name)
             return
         sub = self.subcommand(args, name)
         if sub is None:
             return
         if sub in remove:
-            self.add(D, f"{name} {sub}: removes packages")
+            self.add(D, "{name} {sub}: removes packages", name=name, sub=sub)
         elif sub in read or (sub == "" and any(a.value in ("--version", "-V", "--help") for a in args)):
             return
         else:
-            self.add(M, f"{name} {sub}: changes installed software".replace("  ", " "))
+            self.add(M, "{name} {sub}: changes installed software", name=name, sub=sub)
 
     def cmd_dpkg(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         values = {a.value for a in args}
@@ -62,11 +62,11 @@ class _PackageRules:
     def cmd_pacman(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         first = next((a.value for a in args if a.value and a.value.startswith("-")), "") or ""
         if first.startswith("-R") or first == "--remove":
-            self.add(D, f"{name} -R: removes packages")
+            self.add(D, "{name} -R: removes packages", name=name)
         elif first.startswith(("-Q", "--query")) or re.fullmatch(r"-S[silgp]+", first):
             return
         elif first or name != "pacman":
-            self.add(M, f"{name}: changes installed software")
+            self.add(M, "{name}: changes installed software", name=name)
 
     cmd_yay = cmd_paru = cmd_pacman
 
@@ -99,7 +99,7 @@ class _PackageRules:
             _, i = _split_options(after, values)
             self.inner(after[i:], stdin, bulk, depth)
         elif sub not in (None, "version", "tree", "help"):
-            self.add(M, f"uv {sub}: changes the project or installed software")
+            self.add(M, "uv {sub}: changes the project or installed software", sub=sub)
 
     def js_package_manager(self, name: str, args: list[_Word]) -> None:
         values = [a.value for a in args]
@@ -112,10 +112,10 @@ class _PackageRules:
             sub = ops[1].value if len(ops) > 1 else ""
             everywhere = True
         if sub in _JS_REMOVE and everywhere:
-            self.add(D, f"{name} {sub} -g: removes globally installed packages")
+            self.add(D, "{name} {sub} -g: removes globally installed packages", name=name, sub=sub)
         elif sub in _JS_REMOVE:
-            self.add(M, f"{name} {sub}: removes a dependency from this project")
+            self.add(M, "{name} {sub}: removes a dependency from this project", name=name, sub=sub)
         elif sub in _JS_READ or (sub == "" and any(v in ("-v", "--version") for v in values)):
             return
         else:
-            self.add(M, f"{name} {sub}: changes or runs the project".replace("  ", " "))
+            self.add(M, "{name} {sub}: changes or runs the project", name=name, sub=sub)

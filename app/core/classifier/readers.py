@@ -56,7 +56,7 @@ class _ReaderRules:
         while i < len(args):
             v = args[i].value or ""
             if v in ("-f", "--file"):
-                self.add(M, f"{name} -f: runs an awk program file")
+                self.add(M, "{name} -f: runs an awk program file", name=name)
                 return
             if v in ("-i", "--include") and i + 1 < len(args):
                 inplace = inplace or args[i + 1].value == "inplace"
@@ -70,11 +70,11 @@ class _ReaderRules:
                 break
             i += 1
         if re.search(r"\bsystem\s*\(|\|\s*getline|\|&|print[f]?\b[^;}]*\|", program):
-            self.add(D, f"cannot tell what runs: {name} starts shell commands")
+            self.add(D, "cannot tell what runs: {name} starts shell commands", name=name)
         elif ">" in program:
-            self.add(M, f"{name}: may write files")
+            self.add(M, "{name}: may write files", name=name)
         if inplace:
-            self.add(M, f"{name} -i inplace: edits files in place")
+            self.add(M, "{name} -i inplace: edits files in place", name=name)
 
     cmd_gawk = cmd_mawk = cmd_nawk = cmd_awk
 
@@ -82,7 +82,7 @@ class _ReaderRules:
         # A disk device among them is caught for every writer (tables._WRITERS) in `argv`.
         files = [a for a in _operands(args) if a.value is None or not _HARMLESS_DEVICES.match(a.value)]
         if files:
-            self.add(M, f"tee: writes to {_snip(files[0].source)}")
+            self.add(M, "tee: writes to {source}", source=_snip(files[0].source))
 
     def cmd_sort(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         if "o" in _short_flags(args) or "--output" in _long_flags(args):
@@ -105,6 +105,6 @@ class _ReaderRules:
             self.add(M, "history: changes the shell history")
 
     def cmd_exit(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(M, f"{name}: ends the shell session")
+        self.add(M, "{name}: ends the shell session", name=name)
 
     cmd_logout = cmd_exit

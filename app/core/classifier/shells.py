@@ -29,7 +29,7 @@ class _ShellRules:
         """Words bash would join and parse again as code (`sh -c`, `eval`, `ssh host ...`)."""
         values = [w.literal for w in words]
         if any(v is None for v in values):
-            self.add(D, f"cannot tell what runs: {what} of an expansion")
+            self.add(D, "cannot tell what runs: {what} of an expansion", what=what)
             return
         text = " ".join(v for v in values if v is not None)
         if strip_prefix and text.startswith(strip_prefix):
@@ -58,28 +58,37 @@ class _ShellRules:
         rest = args[i:]
         if inline:
             if not rest:
-                self.add(D, f"cannot tell what runs: {name} -c without a command")
+                self.add(D, "cannot tell what runs: {name} -c without a command", name=name)
             else:
                 self.code_words(rest[:1], f"{name} -c")
             return
         if rest and rest[0].value not in _STDIN_FILES:
             script = rest[0]
             if script.procsub or script.value is None:
-                self.add(D, f"cannot tell what runs: {name} runs the output of another command")
+                self.add(D, "cannot tell what runs: {name} runs the output of another command", name=name)
             else:
-                self.add(M, f"{name} {_snip(script.value or '')}: runs a script (its contents are not checked)")
+                self.add(
+                    M, "{name} {value}: runs a script (its contents are not checked)",
+                    name=name, value=_snip(script.value or '')
+                )
             return
         self.stdin_code(name, stdin, shell=True)
 
     def stdin_code(self, name: str, stdin: _Stdin | None, *, shell: bool) -> None:
         if stdin is None:
-            self.add(M, f"{name}: starts an interactive {'shell' if shell else 'interpreter'}")
+            self.add(
+                M, "{name}: starts an interactive shell" if shell else "{name}: starts an interactive interpreter",
+                name=name
+            )
         elif stdin.kind == "pipe":
-            self.add(D, f"cannot tell what runs: {name} reads its commands from a pipe")
+            self.add(D, "cannot tell what runs: {name} reads its commands from a pipe", name=name)
         elif stdin.kind == "unknown" and (shell or not stdin.text):
-            self.add(D, f"cannot tell what runs: {name} reads {stdin.source}")
+            self.add(D, "cannot tell what runs: {name} reads {source}", name=name, source=stdin.source)
         elif stdin.kind == "file":
-            self.add(M, f"{name}: runs the script {_snip(stdin.source)} (its contents are not checked)")
+            self.add(
+                M, "{name}: runs the script {source} (its contents are not checked)",
+                name=name, source=_snip(stdin.source)
+            )
         elif shell:
             self.sub_script(stdin.text, name)
         else:
@@ -96,9 +105,11 @@ class _ShellRules:
         if script.value in _STDIN_FILES:
             self.stdin_code(name, stdin, shell=True)
         elif script.procsub or script.value is None:
-            self.add(D, f"cannot tell what runs: {name} of another command's output")
+            self.add(D, "cannot tell what runs: {name} of another command's output", name=name)
         else:
-            self.add(M, f"{name} {_snip(script.value)}: runs a script in this shell (not checked)")
+            self.add(
+                M, "{name} {value}: runs a script in this shell (not checked)", name=name, value=_snip(script.value)
+            )
 
     cmd__ = cmd_source  # `.` becomes "_" in the handler name
 
@@ -123,7 +134,7 @@ class _ShellRules:
             a = args[i]
             v = a.value
             if v is None:
-                self.add(D, f"cannot tell what runs: {name} with arguments from an expansion")
+                self.add(D, "cannot tell what runs: {name} with arguments from an expansion", name=name)
                 return
             lowered = v.casefold()
             if python and v.startswith("-") and not v.startswith("--") and len(v) > 1:
@@ -153,7 +164,7 @@ class _ShellRules:
                 self.inline_code(name, code)
                 return
             if name in ("pwsh", "powershell") and lowered.startswith(("-e", "-enc")):
-                self.add(D, f"cannot tell what runs: {name} with encoded code")
+                self.add(D, "cannot tell what runs: {name} with encoded code", name=name)
                 return
             if v.startswith("-") and v != "-":
                 i += 1
@@ -161,26 +172,26 @@ class _ShellRules:
             if v in _STDIN_FILES:
                 break
             if a.procsub:
-                self.add(D, f"cannot tell what runs: {name} runs the output of another command")
+                self.add(D, "cannot tell what runs: {name} runs the output of another command", name=name)
             else:
-                self.add(M, f"{name} {_snip(v)}: runs a program (its contents are not checked)")
+                self.add(M, "{name} {v}: runs a program (its contents are not checked)", name=name, v=_snip(v))
             return
         self.stdin_code(name, stdin, shell=False)
 
     def inline_code(self, name: str, code: str | None) -> None:
         if code is None:
-            self.add(D, f"cannot tell what runs: {name} code from an expansion")
+            self.add(D, "cannot tell what runs: {name} code from an expansion", name=name)
             return
         if self.protected.mentioned_in(code):
             self.add(D, TOUCHES_APP_DATA)
         if _PYTHON.match(name) and self.code_runs_itself(code):
             return
         if _CODE_DELETES.search(code):
-            self.add(D, f"{name} code that deletes files or stops the machine")
+            self.add(D, "{name} code that deletes files or stops the machine", name=name)
         elif _CODE_RUNS.search(code):
-            self.add(D, f"cannot tell what runs: {name} code starts other programs")
+            self.add(D, "cannot tell what runs: {name} code starts other programs", name=name)
         else:
-            self.add(M, f"{name}: runs inline code")
+            self.add(M, "{name}: runs inline code", name=name)
 
     def cmd_cd(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         """Follow `cd` within one command line, so `cd ~/x && rm y` is checked as ~/x/y."""

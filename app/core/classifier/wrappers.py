@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from app.core.i18n import N_
+
 from .findings import D, M
 from .options import _long_flags, _short_flags, _split_options
 from .stdin import _Stdin
@@ -68,7 +70,7 @@ class _WrapperRules:
         self.wrapper(args, stdin, bulk, depth, frozenset({"-t", "-w"}))
 
     def cmd_strace(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(M, f"{name}: traces a program")
+        self.add(M, "{name}: traces a program", name=name)
         values = frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-P", "-I", "-b", "-X", "-O", "-S"})
         self.wrapper(args, stdin, bulk, depth, values)
 
@@ -92,7 +94,7 @@ class _WrapperRules:
             elif v.startswith("-") or re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", v):
                 name_part = v.split("=", 1)[0]
                 if name_part in _SPECIAL_VARIABLES:
-                    self.add(M, f"sets {name_part}: changes how later commands run")
+                    self.add(M, "sets {name_part}: changes how later commands run", name_part=name_part)
                 i += 1
             else:
                 break
@@ -137,7 +139,7 @@ class _WrapperRules:
 
     def privileged(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         other = name == "su" or any(a.value in ("-u", "--user") or (a.value or "").startswith("--user=") for a in args)
-        self.add(D, f"{name}: runs as another user", None if other else "Runs as administrator")
+        self.add(D, "{name}: runs as another user", None if other else N_("Runs as administrator"), name=name)
         if name == "su":
             for i, a in enumerate(args):
                 if a.value in ("-c", "--command") and i + 1 < len(args):
@@ -151,7 +153,7 @@ class _WrapperRules:
         self.wrapper(args, stdin, bulk, depth, values)
 
     def cmd_ssh(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(M, f"{name}: runs on another machine")
+        self.add(M, "{name}: runs on another machine", name=name)
         values = _names("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B")
         _, i = _split_options(args, values)
         remote = args[i + 1 :]
@@ -159,7 +161,7 @@ class _WrapperRules:
             self.code_words(remote, "ssh")
 
     def cmd_npx(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(M, f"{name}: runs a package from a registry")
+        self.add(M, "{name}: runs a package from a registry", name=name)
         options, i = _split_options(args, frozenset({"-p", "--package", "--from", "--with", "--python"}))
         for j, o in enumerate(args[:i]):
             if o.value in ("-c", "--call") and j + 1 < len(args):
@@ -170,8 +172,8 @@ class _WrapperRules:
 
     def cmd_nc(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         if {"e", "c"} & _short_flags(args) or {"--exec", "--sh-exec", "--lua-exec"} & _long_flags(args):
-            self.add(D, f"cannot tell what runs: {name} gives a network peer a program to drive")
-        self.add(M, f"{name}: opens a network connection")
+            self.add(D, "cannot tell what runs: {name} gives a network peer a program to drive", name=name)
+        self.add(M, "{name}: opens a network connection", name=name)
 
     cmd_ncat = cmd_netcat = cmd_nc
 
@@ -198,12 +200,12 @@ class _WrapperRules:
     def cmd_at(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         """at and batch run the commands on their input later: judge them now."""
         if {"l", "r", "d", "c"} & _short_flags(args) or name in ("atq", "atrm"):
-            self.add(M, f"{name}: changes scheduled jobs")
+            self.add(M, "{name}: changes scheduled jobs", name=name)
             return
-        self.add(M, f"{name}: schedules commands")
+        self.add(M, "{name}: schedules commands", name=name)
         if stdin is not None and stdin.kind == "text":
             self.sub_script(stdin.text, name)
         elif stdin is not None and stdin.kind in ("pipe", "unknown"):
-            self.add(D, f"cannot tell what runs: {name} schedules commands it reads from its input")
+            self.add(D, "cannot tell what runs: {name} schedules commands it reads from its input", name=name)
 
     cmd_batch = cmd_at

@@ -35,9 +35,13 @@ from app.core.control.policy import KNOWN_OPS, LOOSEN, classify_request
 from app.core.control.state import DEFAULTS, ControlState, loosened, strictest, with_changes
 from app.core.control.transport import Accepted, Listener, address_for
 from app.core.control.wire import ProtocolError
-from app.core.i18n import _, ngettext
+from app.core.data_folder import DataFolderError
+from app.core.i18n import N_, _, ngettext
 from app.core.journal import Journal, Outcome, Status
-from app.core.paths import AppPaths
+from app.core.messages import CONFIRMED_DECIDED_BY, REQUEST_DECIDED_BY
+from app.core.paths import AppPaths, protected_paths
+from app.core.plain_words import held_reason_for_person
+from app.core.supervisor import friendly_client_name
 from app.core.tool_sets import TOOLS_SETTING
 
 log = logging.getLogger(__name__)
@@ -48,6 +52,11 @@ MAX_HOLDS_PER_PEER = 5  # a server (or a program posing as one) cannot bury the 
 ASK_COOLDOWN_S = 10.0  # after the user says No to a request, the same request is refused at once
 FOREIGN_WRITE_NOTICE_GAP_S = 60.0
 CLOSING_REASON = "Cowork Terminal (the app) stopped"
+# Why the journal could not be written: English in a server's answer (the model reads it), marked
+# for the user's notice.
+JOURNAL_LOCKED = N_("the activity log is locked by another program")
+JOURNAL_DISK_FULL = N_("the disk that holds the activity log is full")
+JOURNAL_NOT_WRITTEN = N_("the activity log cannot be written ({error})")
 PREVIEW_FIELDS = ("stdout", "stderr")
 ANCESTRY_DEPTH = 64
 
@@ -317,23 +326,32 @@ class Hub:
         except (ValueError, TypeError, KeyError) as exc:  # a value no server of ours sends
             raise ProtocolError(f"malformed {op!r}: {exc}") from None
         except sqlite3.OperationalError as exc:
-            peer.answer({"op": "error", "seq": seq, "message": self._journal_problem(exc)})
+            english, person = self._journal_problem(exc)
+            # A server passes the answer on to the model (English); the CLI prints it to a person.
+            peer.answer({"op": "error", "seq": seq, "message": person if peer.role == "cli" else english})
             return
         peer.answer({"op": "ack", "seq": seq, **reply})
 
-    def _journal_problem(self, exc: sqlite3.OperationalError) -> str:
+    def _journal_problem(self, exc: sqlite3.OperationalError) -> tuple[str, str]:
+        """Why a write failed: in English (what a server tells the model) and in the user's words;
+        the user is told once, until a write succeeds again."""
         text = str(exc)
-        if "locked" in text or "busy" in text:
-            why = _("the activity log is locked by another program")
+        if isinstance(exc, DataFolderError):
+            english, why = text, exc.for_person()
+        elif "locked" in text or "busy" in text:
+            english = JOURNAL_LOCKED
+            why = _(JOURNAL_LOCKED)
         elif "full" in text:
-            why = _("the disk that holds the activity log is full")
+            english = JOURNAL_DISK_FULL
+            why = _(JOURNAL_DISK_FULL)
         else:
-            why = _("the activity log cannot be written ({error})").format(error=text)
+            english = JOURNAL_NOT_WRITTEN.format(error=text)
+            why = _(JOURNAL_NOT_WRITTEN).format(error=text)
         log.warning("journal write failed: %s", text)
         if self._problem_told != why:  # once, until a write succeeds again
             self._problem_told = why
             self.notify(_("Cowork Terminal cannot record commands"), _("Commands are refused: {why}.").format(why=why))
-        return why
+        return english, why
 
     def _hello(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
         if peer.role is not None:
@@ -490,7 +508,7 @@ class Hub:
             return self.stop(_int(message, "id"))
         if op == "deny":
             command_id = _int(message, "id")
-            if not self.decide(command_id or -1, allowed=False, by="a request (command line or a window)"):
+            if not self.decide(command_id or -1, allowed=False, by=REQUEST_DECIDED_BY):
                 raise RequestError(_("Command #{id} is not waiting for approval.").format(id=command_id))
             return _("Denied command #{id}.").format(id=command_id)
         if op == "remove_rule":  # one of the user's rules (core/rules.py): removing one asks more
@@ -548,22 +566,26 @@ class Hub:
             return Question(
                 "resume", _("A program on this computer asks to resume host access, so that Claude can run "
                             "commands again."), _("Resume"), _("Keep paused"),
-                lambda: self.set_paused(False, by="user (confirmed)") or _("Host access is ON."),
+                lambda: self.set_paused(False, by=CONFIRMED_DECIDED_BY) or _("Host access is ON."),
             )  # fmt: skip
         if op == "approve":
             command_id = _int(message, "id") or -1
             hold = self.holds.get(command_id)
             if hold is None:
                 raise RequestError(_("Command #{id} is not waiting for approval.").format(id=command_id))
+            # The server's words are English (the model read them): said again from the command.
+            why = held_reason_for_person(hold.reasons, hold.command, hold.cwd, protected_paths(self.paths))
             return Question(
                 f"approve-{command_id}",
-                _("A program on this computer asks to allow this command from {client}:").format(client=hold.client)
+                _("A program on this computer asks to allow this command from {client}:").format(
+                    client=friendly_client_name(hold.client)
+                )
                 + f"\n\n{hold.command}\n\n"
                 + _("In folder: {folder}. Why it waits: {reasons}").format(
-                    folder=hold.cwd or _("the shell session"), reasons=hold.reasons
+                    folder=hold.cwd or _("the shell session"), reasons=why or hold.reasons
                 ),
                 _("Allow"), _("Deny"),
-                lambda: _("Allowed.") if self.decide(command_id, allowed=True, by="user (confirmed)")
+                lambda: _("Allowed.") if self.decide(command_id, allowed=True, by=CONFIRMED_DECIDED_BY)
                 else _("It no longer waits."),
             )  # fmt: skip
         if op == "settings":

@@ -1,0 +1,43 @@
+"""What the classifier found, in the person's language: built from each finding's template and
+values (`classifier.findings.Words`), never by translating the English sentence the model reads."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from app.core.classifier import Classification, classify
+from app.core.classifier.findings import Words
+from app.core.i18n import _
+from app.core.messages import held_reason
+
+
+def for_person(words: Words) -> str:
+    """One finding in the user's language: "Löscht den Ordner /home/ana/build und alles darin"."""
+    text = _said(words)
+    return text[:1].upper() + text[1:]
+
+
+def _said(words: Words) -> str:
+    values = {name: _said(value) if isinstance(value, Words) else value for name, value in words.values}
+    try:
+        return _(words.template).format(**values)
+    except (KeyError, IndexError, ValueError):  # a catalog that lost a placeholder: English, not nothing
+        return words.template.format(**values)
+
+
+def lines_for_person(verdict: Classification) -> tuple[str, ...]:
+    """What a command would do, one line per finding, in the user's language."""
+    return tuple(dict.fromkeys(for_person(words) for words in verdict.words))
+
+
+def held_reason_for_person(
+    stored: str, command: str, cwd: str | None, protected: Sequence[str]
+) -> str | None:
+    """Why a command was held, in the user's language, when `stored` (the English the journal
+    keeps: plain words and terse reasons) is what the classifier says of that command today; None
+    when it is not (an older version's words, another folder): then the stored text is shown."""
+    verdict = classify(command, cwd=os.path.realpath(cwd) if cwd else None, protected_paths=protected)
+    if not verdict.reasons or held_reason(verdict.plain, verdict.reasons) != stored:
+        return None
+    return "; ".join(lines_for_person(verdict))

@@ -1,0 +1,104 @@
+"""What the classifier found, as a person reads it in their language, while the model keeps English.
+
+The person's words are built from what each finding is (its template and values), so these tests
+run the whole corpus of tests/data/command_tiers.tsv in every language.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from app.core import i18n
+from app.core.classifier import Tier, classify
+from app.core.classifier.findings import Words
+from app.core.messages import held_reason
+from app.core.plain_words import held_reason_for_person, lines_for_person
+from tests.test_classifier import PROTECTED, ROWS
+
+PROJECT = "/home/ana/project"
+
+
+@pytest.fixture
+def speaking() -> Iterator[None]:
+    yield
+    i18n.use_language("en")
+
+
+def said(command: str, language: str, cwd: str | None = PROJECT) -> tuple[str, ...]:
+    i18n.use_language(language)
+    return lines_for_person(classify(command, cwd=cwd, protected_paths=PROTECTED))
+
+
+def test_in_english_the_person_reads_exactly_the_plain_words_the_model_reads_for_every_corpus_command(
+    speaking: None,
+) -> None:
+    for command, _tier, _why in ROWS:
+        for cwd in (None, PROJECT):
+            verdict = classify(command, cwd=cwd, protected_paths=PROTECTED)
+            i18n.use_language("en")
+            assert lines_for_person(verdict) == verdict.plain, command
+
+
+@pytest.mark.parametrize("language", ["es", "de", "ru"])
+def test_no_destructive_corpus_command_is_explained_in_english_to_a_spanish_german_or_russian_user(
+    speaking: None, language: str
+) -> None:
+    for command, tier, _why in ROWS:
+        if tier is not Tier.DESTRUCTIVE:
+            continue
+        verdict = classify(command, cwd=PROJECT, protected_paths=PROTECTED)
+        english = set(verdict.plain)
+        i18n.use_language(language)
+        shown = lines_for_person(verdict)
+        assert shown and not english & set(shown), (command, shown)
+
+
+def test_a_german_and_a_russian_user_read_which_folder_is_deleted_and_the_model_still_reads_english(
+    speaking: None,
+) -> None:
+    assert said("rm -rf build", "de") == ("Löscht den Ordner /home/ana/project/build und alles darin",)
+    assert said("rm -rf build", "ru") == ("Удаляет папку /home/ana/project/build и всё её содержимое",)
+    assert said("git push --force origin main", "de") == ("Schreibt den Verlauf von origin/main neu",)
+    assert said("sudo reboot", "ru")[0] == "Выполняется от имени администратора"
+    assert said('eval "$x"', "de") == (
+        "Cowork Terminal kann nicht erkennen, was dieser Befehl tun würde "
+        "(eval mit einem Wert, der erst beim Ausführen entsteht)",
+    )
+    assert said("pkill -f x", "ru") == ("Завершает сразу много процессов",)
+    # The same verdict, as the model reads it, whatever the user's language.
+    verdict = classify("rm -rf build", cwd=PROJECT)
+    assert verdict.plain == ("Deletes the folder /home/ana/project/build and everything in it",)
+    assert held_reason(verdict.plain, verdict.reasons) == (
+        "Deletes the folder /home/ana/project/build and everything in it (rm -r: recursive removal)"
+    )
+
+
+def test_a_value_is_never_translated_only_the_words_around_it(speaking: None) -> None:
+    """A folder named like an English text stays the folder's name."""
+    assert said("rm -rf 'Deletes folders and everything in them'", "de") == (
+        "Löscht den Ordner /home/ana/project/Deletes folders and everything in them und alles darin",
+    )
+
+
+def test_words_travel_to_a_window_as_json_and_anything_else_is_refused() -> None:
+    verdict = classify('bash -c "$x"', cwd=PROJECT)
+    for words in verdict.words:
+        assert Words.from_json(words.to_json()) == words
+    assert Words.from_json(["{a}", {"a": 3}]) is None
+    assert Words.from_json("Deletes everything") is None
+
+
+def test_why_a_command_was_held_is_said_again_in_german_only_when_the_stored_words_are_todays(
+    speaking: None,
+) -> None:
+    verdict = classify("rm -rf build", cwd=PROJECT)
+    stored = held_reason(verdict.plain, verdict.reasons)
+    i18n.use_language("de")
+    assert held_reason_for_person(stored, "rm -rf build", PROJECT, ()) == (
+        "Löscht den Ordner /home/ana/project/build und alles darin"
+    )
+    # An older version's words, or a row for another folder: not ours to re-say.
+    assert held_reason_for_person("Deletes build (rm -r)", "rm -rf build", PROJECT, ()) is None
+    assert held_reason_for_person(stored, "rm -rf build", "/elsewhere", ()) is None
