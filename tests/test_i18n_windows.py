@@ -91,6 +91,9 @@ def test_the_log_window_fits_its_texts_in_every_language(
             heading = window.tree.heading(column, "text")
             needed = tk.font.nametofont("TkHeadingFont").measure(heading)
             assert window.tree.column(column, "width") >= needed, f"heading {heading!r} is cut"
+        for agent in ("Claude Desktop", "Claude Code"):  # as the Agent column names them
+            needed = tk.font.nametofont("TkDefaultFont").measure(agent) + 8
+            assert window.tree.column("client", "width") >= needed, f"agent {agent!r} is cut"
         tab = window.tree.winfo_fpixels(window.details.cget("tabs")[0]) if window.details.cget("tabs") else 0
         for label in (i18n._("Folder"), i18n._("Agent"), i18n._("When"), i18n._("Settings")):
             assert window.fonts["bold"].measure(label) < tab, f"detail label {label!r} runs into its value"

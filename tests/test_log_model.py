@@ -112,7 +112,7 @@ def test_a_running_row_counts_its_seconds_and_a_finished_one_shows_its_duration(
     assert [r.values[-1] for r in changed] == ["6.0 s"]
     assert window.refresh_durations(now=NOW + 5) == [], "an unchanged text costs no widget update"
     finished = row_for(record(), now=NOW, home="/home/ana")
-    assert finished.values == ("15:09:16", "claude-ai", "✓ Finished", "echo 1", "~/project", "0", "1.0 s")
+    assert finished.values == ("15:09:16", "Claude Desktop", "✓ Finished", "echo 1", "~/project", "0", "1.0 s")
 
 
 def test_the_filter_agrees_with_the_journal_query_on_the_same_rows(paths: AppPaths) -> None:
@@ -191,7 +191,7 @@ def test_connected_agents_and_activity_read_as_sentences() -> None:
     assert describe_agents([], NOW) == "No agent is connected right now."
     text = describe_agents([server(1, "claude-ai", NOW - 60), server(2, "claude-ai", NOW - 30),
                             server(3, None, NOW)], NOW)
-    assert text == "Connected agents: claude-ai 1.0 ×2 (since 15:08:26), an agent starting up (since 15:09:26)"
+    assert text == "Connected agents: Claude Desktop 1.0 ×2 (since 15:08:26), an agent starting up (since 15:09:26)"
     active = [record(1, status=Status.RUNNING), record(2, status=Status.WAITING), record(3, status=Status.RUNNING)]
     assert describe_activity(active) == "2 commands running · 1 waiting for your approval"
     assert describe_activity([]) == "Nothing running."

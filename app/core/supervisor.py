@@ -266,7 +266,7 @@ class Supervisor:
                 _(
                     "{client} connected for the first time. Everything it runs on this computer "
                     "shows in the activity log, and {where} stops it at any time."
-                ).format(client=_who(name, labels[name]), where=_(PAUSE_WHERE[self.has_menu])),
+                ).format(client=client_named(name, labels[name]), where=_(PAUSE_WHERE[self.has_menu])),
             )
             for name in new
         ]
@@ -337,7 +337,8 @@ def friendly_client_name(name: str | None) -> str:
     return CLIENT_NAMES.get(name or "", name or _("An AI agent"))
 
 
-def _who(name: str, label: str) -> str:
+def client_named(name: str, label: str) -> str:
+    """"Claude Desktop (claude-ai 0.12)": the app the user knows, with what it calls itself."""
     friendly = friendly_client_name(name)
     return label if friendly == name else f"{friendly} ({label})"
 

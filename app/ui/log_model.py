@@ -19,6 +19,7 @@ from app.core.i18n.formats import format_time as format_clock
 from app.core.journal import CommandRecord, ServerRecord, Status
 from app.core.journal_reasons import reason_for_person, who_for_person
 from app.core.messages import CANCEL_REASON, PAUSE_STOP_REASON, PAUSED_MESSAGE, TIMED_OUT_REASON, USER_STOP_REASON
+from app.core.supervisor import client_named, friendly_client_name
 
 PAGE_SIZE = 200  # rows fetched at open and per scroll step: fills any screen, costs a few ms
 MAX_HELD_ROWS = 2_000  # rows kept in the list at once; scrolling further drops the far end
@@ -155,7 +156,8 @@ def short_path(path: str | None, home: str | None = None) -> str:
 
 
 def client_label(record: CommandRecord) -> str:
-    return record.client_name or _("unknown agent")
+    """The app the user knows ("Claude Desktop" for "claude-ai"); other clients by their own name."""
+    return friendly_client_name(record.client_name) if record.client_name else _("unknown agent")
 
 
 def elapsed_ms(record: CommandRecord | Row, now: float) -> float | None:
@@ -416,7 +418,9 @@ def describe_agents(servers: Sequence[ServerRecord], now: float | None = None) -
         return _("No agent is connected right now.")
     groups: dict[str, list[ServerRecord]] = {}
     for server in servers:
-        label = server.client_label if server.client_name else _("an agent starting up")
+        # "Claude Desktop 0.14.2": the app the user knows, and its version.
+        name = friendly_client_name(server.client_name) if server.client_name else _("an agent starting up")
+        label = f"{name} {server.client_version or ''}".strip() if server.client_name else name
         groups.setdefault(label, []).append(server)
     parts = []
     for label, members in groups.items():
@@ -493,8 +497,8 @@ def detail_lines(record: CommandRecord, now: float | None = None, protected: Seq
     `protected`: the app's own paths, with which a held command is judged again to say why it was
     held in the user's language (`journal_reasons`)."""
     client = client_label(record)
-    if record.client_version:
-        client += f" {record.client_version}"
+    if record.client_name:  # in full here: what the client calls itself, and its version
+        client = client_named(record.client_name, f"{record.client_name} {record.client_version or ''}".strip())
     if record.server_pid:
         client += " " + _("(server pid {pid})").format(pid=record.server_pid)
     lines: list[DetailLine] = []  # the status itself heads the pane

@@ -27,6 +27,7 @@ from app.core.i18n import N_, _, ngettext
 from app.core.i18n.formats import format_number
 from app.core.journal import CommandRecord, Journal, ServerRecord, Status
 from app.core.paths import AppPaths, protected_paths
+from app.core.supervisor import CLIENT_NAMES
 from app.ui.controls import Controls, RequestControls, TrayLineControls
 from app.ui.log_model import (
     COLUMNS,
@@ -244,6 +245,9 @@ class LogWindow:
         # the command column gives it up, so the columns still fit the window.
         heading_font = tkfont.nametofont("TkHeadingFont")
         widths = {c[0]: max(int(c[2] * scale), heading_font.measure(_(c[1])) + 16) for c in COLUMNS}
+        # The agents are named as people know them ("Claude Desktop"): the longest known name fits whole.
+        row_font = tkfont.nametofont("TkDefaultFont")
+        widths["client"] = max(widths["client"], max(row_font.measure(n) for n in CLIENT_NAMES.values()) + 16)
         widths["command"] -= sum(widths[c[0]] - int(c[2] * scale) for c in COLUMNS)
         for column, heading, _width, stretch in COLUMNS:
             self.tree.heading(column, text=_(heading), anchor="w")
