@@ -59,10 +59,25 @@ def test_log_prints_the_newest_commands_as_text_and_json(paths: AppPaths, cli_en
             cid = journal.begin_command(command=f"echo {i}", cwd="/tmp")
             journal.finish_command(cid, Outcome(status=Status.FINISHED, exit_code=0))
     text = cli(cli_env, "log", "--limit", "3").stdout.splitlines()
-    assert len(text) == 3 and "echo 4" in text[-1] and "finished" in text[-1]
+    assert len(text) == 3 and "echo 4" in text[-1] and "✓ Finished, exit code 0" in text[-1]
     rows = [json.loads(line) for line in cli(cli_env, "log", "--json").stdout.splitlines()]
     assert [r["command"] for r in rows] == [f"echo {i}" for i in range(5)]
     assert rows[0]["status"] == "finished"
+
+
+def test_log_speaks_the_users_language_as_the_activity_log_does(paths: AppPaths, cli_env: dict[str, str]) -> None:
+    from app.core.messages import USER_STOP_REASON
+
+    with Journal.open(paths) as journal:
+        failed = journal.begin_command(command="npm test", cwd="/tmp")
+        journal.finish_command(failed, Outcome(status=Status.FAILED, exit_code=1, duration_ms=8300))
+        stopped = journal.begin_command(command="sleep 100", cwd="/tmp")
+        journal.finish_command(stopped, Outcome(status=Status.KILLED, reason=USER_STOP_REASON, duration_ms=94_000))
+    german = {**{k: v for k, v in cli_env.items() if not k.startswith(("LC_", "LANG"))}, "LANG": "de_DE.UTF-8"}
+    first, second = cli(german, "log").stdout.splitlines()
+    assert "✗ Fehlgeschlagen, Exit-Code 1 8,3 s [/tmp] npm test" in first
+    assert "■ Von Ihnen gestoppt 1 min 34 s [/tmp] sleep 100" in second
+    assert json.loads(cli(german, "log", "--json").stdout.splitlines()[0])["status"] == "failed", "values for scripts"
 
 
 def test_log_rejects_a_bad_limit_with_an_exit_code(cli_env: dict[str, str]) -> None:

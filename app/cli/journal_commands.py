@@ -147,21 +147,24 @@ def run_status(args: argparse.Namespace) -> int:
 
 
 def format_record(record: CommandRecord, protected: Sequence[str] = ()) -> str:
-    """One line of `log`: the status and exit code as values, the reason in the user's language."""
+    """One line of `log`, in the user's language, as the activity log's list says it (`--json` keeps
+    the values for scripts)."""
+    from app.ui.log_model import STATUS_STYLES, format_duration, one_line, status_label  # Tk-free
+
     when = format_time(datetime.fromtimestamp(record.created_at))
-    code = "" if record.exit_code is None else f" exit {record.exit_code}"
-    took = "" if record.duration_ms is None else f" {record.duration_ms / 1000:.1f}s"
-    shown = record.reason and record.status is not Status.FINISHED
-    if shown:
+    label = status_label(record)
+    head = label if record.exit_code is None else _("{status}, exit code {code}").format(
+        status=label, code=record.exit_code
+    )
+    took = "" if record.duration_ms is None else f" {format_duration(record.duration_ms)}"
+    said_in_label = label != _(STATUS_STYLES[record.status].label)  # "■ Stopped by the user" says why
+    if record.reason and record.status is not Status.FINISHED and not said_in_label:
         from app.core.journal_reasons import reason_for_person  # judges held commands: loaded when shown
 
         reason = f" ({reason_for_person(record, protected)})"
     else:
         reason = ""
-    command = record.command.replace("\n", "⏎ ")
-    if len(command) > 120:
-        command = command[:117] + "..."
-    return f"{when} #{record.id} {record.status.value:<11}{code}{took} [{record.cwd or '-'}] {command}{reason}"
+    return f"{when} #{record.id} {head}{took} [{record.cwd or '-'}] {one_line(record.command, 120)}{reason}"
 
 
 def emit(record: CommandRecord, as_json: bool, protected: Sequence[str] = ()) -> None:
