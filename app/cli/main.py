@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import sqlite3
 import sys
 from collections.abc import Sequence
 
 from app import __version__
+from app.core import i18n
 from app.core.errors import CoworkError
 from app.core.i18n import N_, _
+from app.core.i18n.language import ENGLISH
 
 COMMAND_MODULES = (
     "app.cli.server_commands",
@@ -74,6 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # `serve` starts every time Claude connects, and the handshake waits for it: it loads only its
     # own command module, not the other groups' (their help is not needed to serve).
     serving = args_list[:1] == ["serve"] and not {"-h", "--help"} & set(args_list)
+    if serving:  # all `serve` says goes to Claude (the model, its log): English, and no language lookup
+        i18n.use_language(ENGLISH)
     parser = build_parser(SERVE_MODULES if serving else COMMAND_MODULES)
     # A window's own options (`log-window --tray-line`, `welcome --no-menu`) pass through to it:
     # argparse's REMAINDER does not take a first argument that starts with "-".
@@ -90,7 +93,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CoworkError as exc:
         print(f"cowork-terminal: {exc.for_person()}", file=sys.stderr)
         return exc.exit_code
-    except sqlite3.Error as exc:  # damage SQLite found only while reading (the journal is checked at open)
+    except Exception as exc:
+        import sqlite3  # not before `serve`'s handshake
+
+        if not isinstance(exc, sqlite3.Error):
+            raise
+        # Damage SQLite found only while reading (the journal is checked at open).
         problem = _("the activity log could not be read or written ({error}).").format(error=exc)
         print(f"cowork-terminal: {problem}", file=sys.stderr)
         return 1
