@@ -364,9 +364,15 @@ async def test_a_damaged_file_put_in_place_of_the_journal_is_told_once(home: Pat
     with running_tray(home):
         async with connect(home, headless=False) as agent:
             await run(agent, {"command": "echo first"})
-            forged = paths.journal.with_name("forged")
-            forged.write_bytes(b"SQLite format 3\0" + b"\xff" * 4096)
-            forged.replace(paths.journal)  # a new file, as an agent's `mv` would leave it
+            attack = await run(agent, {"command": agent_script(f"""
+import base64, pathlib
+journal = pathlib.Path({hidden(paths.journal)})
+forged = journal.with_name("forged")
+forged.write_bytes(b"SQLite format 3\\0" + b"\\xff" * 4096)
+forged.replace(journal)  # a new file in its place
+print("replaced")
+""")})
+            assert attack.get("stdout") == "replaced\n", attack
             wait_for(lambda: "started a new activity journal" in tray_log(home), timeout_s=STOP_DEADLINE_S)
             after = await run(agent, {"command": "echo after"})
             assert after.get("stdout") == "after\n", "the tray registered its live server in the new journal"
@@ -375,6 +381,36 @@ async def test_a_damaged_file_put_in_place_of_the_journal_is_told_once(home: Pat
     told = tray_log(home)
     assert told.count("started a new activity journal") == 1
     assert "The activity log was deleted" not in told, "one notice for one event"
+
+
+async def test_an_agent_rewriting_our_claude_entry_is_told_to_the_user_by_the_running_tray(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.core import client_config as cc
+    from tests.desktop_env import make_fake_desktop
+
+    desktop = make_fake_desktop(tmp_path, monkeypatch)  # the tray and the agent's server share this home
+    desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": cc.this_app_entry()}}))
+    config = desktop.desktop_config
+    with running_tray(home):
+        async with connect(home, headless=False) as agent:
+            for change, told in (
+                ('entry["args"] = entry["args"] + ["--headless"]',
+                 "Claude Desktop can run commands without this app"),
+                ('entry.update(command="/tmp/agent-server", args=[])',
+                 "Claude Desktop no longer starts Cowork Terminal"),
+            ):
+                attack = await run(agent, {"command": agent_script(f"""
+import base64, json, pathlib
+config = pathlib.Path({hidden(config)})
+data = json.loads(config.read_text())
+entry = data["mcpServers"]["cowork-terminal"]
+{change}
+config.write_text(json.dumps(data))
+print("rewritten")
+""")})
+                assert attack.get("stdout") == "rewritten\n", attack
+                wait_for(lambda told=told: told in tray_log(home), timeout_s=STOP_DEADLINE_S)
 
 
 def test_bad_frames_close_that_connection_and_the_tray_lives_on(home: Path, paths: AppPaths) -> None:
