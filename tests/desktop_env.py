@@ -145,3 +145,12 @@ def wait_for(condition: Callable[[], Any], timeout_s: float = 10.0, interval_s: 
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {timeout_s} s")
         time.sleep(interval_s)
+
+
+def pump_until(root: Any, condition: Callable[[], Any], timeout_s: float = 10.0) -> None:
+    """`wait_for` for a Tk window built in the test's process: its events run while it waits."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "the window did not get there in time"
+        root.update()
+        time.sleep(0.02)

@@ -15,6 +15,7 @@ import time
 import tkinter as tk
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from app.core.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
 from app.ui.approval_prompt import ARM_DELAY_MS, POLL_MS, ApprovalPrompt
 from app.ui.held_command import Decision, WaitingCommand, judged
 from tests.clicks import ARMED_S, PROMPT_TITLE, click_yes, press, shown_window, xdotool
+from tests.desktop_env import pump_until as pump_tk_until
 from tests.stdio_client import STOP_DEADLINE_S, connect, run
 from tests.test_authority import wait_until_held
 from tests.tray_process import running_tray
@@ -61,12 +63,7 @@ def prompt_on_pipes() -> Iterator[tuple[ApprovalPrompt, TrayEnd]]:
         tray.close()
 
 
-def pump_until(root: tk.Tk, condition, timeout_s: float = WAIT_S) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "the window did not get there in time"
-        root.update()
-        time.sleep(0.02)
+pump_until = partial(pump_tk_until, timeout_s=WAIT_S)
 
 
 def showing(prompt: ApprovalPrompt, command_id: int) -> bool:

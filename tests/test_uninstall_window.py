@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 import tkinter as tk
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -16,16 +16,12 @@ from app.core import client_config as cc
 from app.core.journal import Journal
 from app.core.paths import AppPaths
 from app.ui.uninstall_window import UninstallWindow
+from tests.desktop_env import pump_until as pump_tk_until
 
 WAIT_S = 20.0
 
 
-def pump_until(root: tk.Tk, condition, timeout_s: float = WAIT_S) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "the window did not get there in time"
-        root.update()
-        time.sleep(0.02)
+pump_until = partial(pump_tk_until, timeout_s=WAIT_S)
 
 
 @pytest.fixture

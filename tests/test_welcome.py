@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 import tkinter as tk
+from functools import partial
 from pathlib import Path
 
 import pytest
 from desktop_env import FakeDesktop, make_fake_desktop
+from desktop_env import pump_until as pump_tk_until
 
 from app.core.paths import AppPaths
 from app.ui.welcome import INTRO, RESTART_TEXT, TITLE, WelcomeWindow
@@ -27,12 +28,7 @@ def desktop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path) -> Fake
     return make_fake_desktop(tmp_path, monkeypatch)
 
 
-def pump_until(root: tk.Tk, condition, timeout_s: float = WAIT_S) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "the window did not get there in time"
-        root.update()
-        time.sleep(0.02)
+pump_until = partial(pump_tk_until, timeout_s=WAIT_S)
 
 
 def texts(widget: tk.Misc) -> list[str]:

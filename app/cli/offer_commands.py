@@ -42,8 +42,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     budget.set_defaults(handler=run_output_budget)
 
 
-
-
 def run_tools(args: argparse.Namespace) -> int:
     paths = AppPaths.from_environment()
     if args.tool_set:

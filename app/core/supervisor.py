@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from app.core import orphans
 from app.core.approval import ApprovalMode, approval_mode
+from app.core.client_names import client_named, friendly_client_name
 from app.core.command_output import OutputBudget, output_budget
 from app.core.data_folder import DataFolderError
 from app.core.i18n import N_, _, ngettext
@@ -326,21 +327,6 @@ class Supervisor:
         ).format(count=count)
         how = _("Turn off {where} to let it run commands again.").format(where=_(PAUSE_WHERE[self.has_menu]))
         return [Notice(REFUSED_WHILE_PAUSED, _("Host access is paused"), f"{refused} {how}")]
-
-
-# What Claude's apps call themselves in the MCP handshake -> the name people know them by.
-CLIENT_NAMES = {"claude-ai": "Claude Desktop", "claude-code": "Claude Code"}
-
-
-def friendly_client_name(name: str | None) -> str:
-    """"Claude Desktop" for "claude-ai": a notice names the app the user knows, never "Claude" for any client."""
-    return CLIENT_NAMES.get(name or "", name or _("An AI agent"))
-
-
-def client_named(name: str, label: str) -> str:
-    """"Claude Desktop (claude-ai 0.12)": the app the user knows, with what it calls itself."""
-    friendly = friendly_client_name(name)
-    return label if friendly == name else f"{friendly} ({label})"
 
 
 def _replace_crash(snapshot: Snapshot, crash: CrashInfo | None, count: int) -> Snapshot:

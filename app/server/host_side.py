@@ -73,7 +73,7 @@ class HostSide:
                 say(problem)
                 # The default set, as the journal cannot say which the user chose; kept when a later
                 # call opens the host side (clients read the list once).
-                self._put_tools(server, tools_on(sys.platform, self.tools or ALL_TOOLS), OutputBudget())
+                self._put_tools(server, self.tools or ALL_TOOLS, OutputBudget())
             return ServiceUnavailable(str(problem))
         # The lock first, then the row: nobody may see this server registered and not holding its lock.
         with suppress(OSError):  # a read-only folder: the registration below says so
@@ -107,11 +107,11 @@ class HostSide:
         # A tray's choice of tools beats the file's.
         chosen = link.state.tools if link.state is not None else tool_set(journal)
         if not self._tools_on:
-            self._put_tools(server, tools_on(sys.platform, narrowest_tools(chosen, self.tools)), output_budget(journal))
+            self._put_tools(server, narrowest_tools(chosen, self.tools), output_budget(journal))
         return self.service
 
     def _put_tools(self, server: MCPServer[Any], tools: str, budget: OutputBudget) -> None:
-        register_tools(server, lambda: self.service, tools, budget)
+        register_tools(server, lambda: self.service, tools_on(sys.platform, tools), budget)
         self._tools_on = True
 
     def prepare(self) -> None:

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from app.core.client_names import client_named, friendly_client_name
 from app.core.i18n import N_, _, ngettext
 from app.core.i18n.formats import format_date_time, format_day_month_time, format_number
 from app.core.i18n.formats import format_time as format_clock
 from app.core.journal import CommandRecord, ServerRecord, Status
 from app.core.journal_reasons import reason_for_person, who_for_person
 from app.core.messages import CANCEL_REASON, PAUSE_STOP_REASON, PAUSED_MESSAGE, TIMED_OUT_REASON, USER_STOP_REASON
-from app.core.supervisor import client_named, friendly_client_name
 
 PAGE_SIZE = 200  # rows fetched at open and per scroll step: fills any screen, costs a few ms
 MAX_HELD_ROWS = 2_000  # rows kept in the list at once; scrolling further drops the far end

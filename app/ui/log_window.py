@@ -23,11 +23,11 @@ from tkinter import font as tkfont
 from tkinter import messagebox, ttk
 
 from app.core import app_log
+from app.core.client_names import CLIENT_NAMES
 from app.core.i18n import N_, _, ngettext
 from app.core.i18n.formats import format_number
 from app.core.journal import CommandRecord, Journal, ServerRecord, Status
 from app.core.paths import AppPaths, protected_paths
-from app.core.supervisor import CLIENT_NAMES
 from app.ui.controls import Controls, RequestControls, TrayLineControls
 from app.ui.log_model import (
     COLUMNS,

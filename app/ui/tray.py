@@ -45,6 +45,7 @@ from app.core import client_config as cc
 from app.core import client_locations as cl
 from app.core.bash_resolver import BashNotFoundError, find_bash
 from app.core.classifier import classify
+from app.core.client_names import friendly_client_name
 from app.core.command_output import parse_budget, set_output_budget
 from app.core.control.hub import HeldCommand, Hub, Question
 from app.core.control.transport import AddressTaken
@@ -57,7 +58,7 @@ from app.core.messages import LOG_WINDOW_DECIDED_BY, PROMPT_DECIDED_BY
 from app.core.paths import AppPaths, make_private_file, protected_paths
 from app.core.rules import SCOPES, SESSION_SCOPE, matching_rule
 from app.core.self_command import app_argv
-from app.core.supervisor import APPROVAL_NEEDED, Snapshot, Supervisor, friendly_client_name
+from app.core.supervisor import APPROVAL_NEEDED, Snapshot, Supervisor
 from app.ui import menu
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, run_check
 from app.ui.held_command import WaitingCommand, judged

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.approval import HOLD_LIFETIME_S, MODE_SETTING, WINDOW_SETTING
+from app.core.client_names import friendly_client_name
 from app.core.control.peer import OwnFacts, PeerFacts, client_refusal, own_facts
 from app.core.control.policy import KNOWN_OPS, LOOSEN, classify_request
 from app.core.control.state import DEFAULTS, ControlState, loosened, strictest, with_changes
@@ -41,7 +42,6 @@ from app.core.journal import Journal, Outcome, Status
 from app.core.messages import CONFIRMED_DECIDED_BY, REQUEST_DECIDED_BY
 from app.core.paths import AppPaths, protected_paths
 from app.core.plain_words import held_reason_for_person
-from app.core.supervisor import friendly_client_name
 from app.core.tool_sets import TOOLS_SETTING
 
 log = logging.getLogger(__name__)
