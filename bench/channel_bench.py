@@ -35,8 +35,8 @@ sys.path.insert(0, str(REPO))
 
 from serve_bench import percentile  # noqa: E402 (bench/ is this script's folder)
 
-from app.core.control.client import ask_tray, current_tray_state  # noqa: E402
-from app.core.journal import Journal, Status  # noqa: E402
+from app.core.channel.client import ask_tray, current_tray_state  # noqa: E402
+from app.core.journal.store import Journal, Status  # noqa: E402
 from app.core.paths import HOME_ENV, AppPaths  # noqa: E402
 
 ADDED_TARGET_MS = 0.5
@@ -82,7 +82,7 @@ async def calls(before_home: Path, after_home: Path, count: int) -> dict[str, li
 
 
 def raw_requests(home: Path, count: int) -> list[float]:
-    from app.core.control.server_link import TrayLink
+    from app.core.commands.tray_link import TrayLink
 
     link = TrayLink(AppPaths.from_environment({HOME_ENV: str(home)}), headless=True, lock_key="bench")
     assert link.try_connect()

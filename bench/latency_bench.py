@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 from serve_bench import percentile  # noqa: E402 (bench/ is this script's folder)
 
 from app.core import liveness  # noqa: E402
-from app.core.journal import Journal, Outcome, Status  # noqa: E402
+from app.core.journal.store import Journal, Outcome, Status  # noqa: E402
 from app.core.paths import HOME_ENV, AppPaths  # noqa: E402
 
 FOLLOW_TARGET_S = 0.5  # icon, tooltip and window rows follow the journal "within half a second"
@@ -60,8 +60,9 @@ def tray_follows(paths: AppPaths, runs: int) -> list[str]:
     # the running copy, and the bench's Python is not the user's app.
     user = paths.data_dir / "bench-user"
     os.environ.update(HOME=str(user), XDG_CONFIG_HOME=str(user / ".config"), XDG_DATA_HOME=str(user / "share"))
-    from app.ui import menu, tray_platform
-    from app.ui.tray import TrayApp
+    from app.ui.tray import menu
+    from app.ui.tray import platforms as tray_platform
+    from app.ui.tray.app import TrayApp
 
     app = TrayApp(paths, liveness.try_hold(paths.tray_lock), tray_platform.load_pystray())
     app.start()
@@ -80,7 +81,7 @@ def tray_follows(paths: AppPaths, runs: int) -> list[str]:
 def window_follows(paths: AppPaths, runs: int) -> list[str]:
     import tkinter as tk
 
-    from app.ui.log_window import PAUSED_TITLE, LogWindow
+    from app.ui.windows.log_window import PAUSED_TITLE, LogWindow
 
     root = tk.Tk(className="cowork-terminal-bench")
     root.geometry("1180x760+0+0")

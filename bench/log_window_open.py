@@ -4,7 +4,7 @@ Usage (Linux, with Xvfb and xdotool installed; a private Xvfb is started when DI
     python bench/log_window_open.py [--rows 100000] [--runs 5] [--idle-s 10] [--home DIR]
 
 It fills a journal through the Journal's own methods (begin_command / finish_command, as the
-servers write it), then starts `python -m app.ui.log_window --report-ready` several times and
+servers write it), then starts `python -m app.ui.windows.log_window --report-ready` several times and
 takes, from the spawn to the moment the window has drawn its first rows, the median. On the last
 run it measures the window's CPU use while nothing happens, its memory (RSS) over time, then while
 a server-like writer adds a command every 200 ms, then while the mouse wheel scrolls deep into
@@ -28,7 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from app.core.journal import Journal, Outcome, Status  # noqa: E402
+from app.core.journal.store import Journal, Outcome, Status  # noqa: E402
 from app.core.paths import HOME_ENV, AppPaths  # noqa: E402
 
 OPEN_LIMIT_S = 1.0  # the promise
@@ -85,7 +85,7 @@ def rss_mib(pid: int) -> float:
 
 def open_window(env: dict[str, str]) -> tuple[subprocess.Popen, float, float]:
     spawned = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "app.ui.log_window", "--report-ready"], env=env,
+    child = subprocess.Popen([sys.executable, "-m", "app.ui.windows.log_window", "--report-ready"], env=env,
                              stderr=subprocess.PIPE, text=True, cwd=REPO)
     ready, _, _ = select.select([child.stderr], [], [], READY_TIMEOUT_S)
     line = child.stderr.readline() if ready else ""

@@ -22,7 +22,7 @@ from mcp.client.stdio import StdioServerParameters
 from tests.stdio_client import server_params
 
 # A `claude` CLI that keeps one `cowork-terminal` entry in a JSON file, speaking just enough of
-# `claude mcp get/add/add-json/remove` for app.core.client_config.
+# `claude mcp get/add/add-json/remove` for app.core.claude.config.
 FAKE_CLAUDE = """#!{python}
 import json, pathlib, sys, time
 here = pathlib.Path(__file__).parent

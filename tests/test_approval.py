@@ -16,9 +16,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from app.core.approval import HOLD_LIFETIME_S
-from app.core.journal import Journal, Status
+from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
+from app.core.policy.approval import HOLD_LIFETIME_S
 from tests.clicks import PROMPT_TITLE, click_yes
 from tests.stdio_client import connect, run
 from tests.test_authority import cli, holds, wait_until_held
@@ -233,8 +233,7 @@ async def test_a_held_session_command_runs_only_in_the_folder_it_was_shown_in(
 
 
 async def test_the_approval_mode_decides_what_is_asked(home: Path, paths: AppPaths) -> None:
-    from app.core import approval
-
+    from app.core.policy import approval
     with Journal.open(paths) as journal:
         approval.set_approval_mode(journal, approval.ApprovalMode.ALL)
     async with connect(home) as client:

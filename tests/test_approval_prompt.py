@@ -22,11 +22,11 @@ from typing import Any
 import anyio
 import pytest
 
-from app.core.journal import Journal
+from app.core.journal.store import Journal
 from app.core.paths import AppPaths
-from app.core.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
-from app.ui.approval_prompt import ARM_DELAY_MS, POLL_MS, ApprovalPrompt
-from app.ui.held_command import Decision, WaitingCommand, judged
+from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
+from app.ui.windows.approval_prompt import ARM_DELAY_MS, POLL_MS, ApprovalPrompt
+from app.ui.windows.held_command import Decision, WaitingCommand, judged
 from tests.clicks import ARMED_S, PROMPT_TITLE, click_yes, press, shown_window, xdotool
 from tests.desktop_env import pump_until as pump_tk_until
 from tests.stdio_client import STOP_DEADLINE_S, connect, run
@@ -320,7 +320,7 @@ async def test_a_rule_made_by_a_click_lets_the_next_build_folder_deletion_run_an
     assert first.get("exitCode") == 0 and not (project / "build").exists(), first
     assert second.get("exitCode") == 0 and not (project / "dist").exists(), second
     assert "The user denied this command" in third["error"] and (project / "src").exists()
-    from app.core.journal import Journal
+    from app.core.journal.store import Journal
 
     with Journal(paths) as journal:
         [rule] = journal.rules()

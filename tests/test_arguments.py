@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.journal import REFUSED_TEXT_KEEP_CHARS, Journal, Status
+from app.core.journal.store import REFUSED_TEXT_KEEP_CHARS, Journal, Status
 from app.core.paths import AppPaths
 from tests.raw_stdio import RawServer
 from tests.stdio_client import connect

@@ -23,9 +23,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from app.core.control.client import NoTray, ask_tray, current_tray_state
-from app.core.control.transport import address_for
-from app.core.journal import Journal, Status
+from app.core.channel.client import NoTray, ask_tray, current_tray_state
+from app.core.channel.transport import address_for
+from app.core.journal.store import Journal, Status
 from app.core.messages import PAUSED_MESSAGE
 from app.core.paths import AppPaths
 from tests.desktop_env import wait_for
@@ -386,7 +386,7 @@ print("replaced")
 async def test_an_agent_rewriting_our_claude_entry_is_told_to_the_user_by_the_running_tray(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from app.core import client_config as cc
+    from app.core.claude import config as cc
     from tests.desktop_env import make_fake_desktop
 
     desktop = make_fake_desktop(tmp_path, monkeypatch)  # the tray and the agent's server share this home

@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from app.core.control.client import current_tray_state
+from app.core.channel.client import current_tray_state
 from app.core.paths import AppPaths
 from tests.clicks import ARMED_S, CONFIRM_TITLE, PROMPT_TITLE, press, shown_window
 from tests.desktop_env import wait_for

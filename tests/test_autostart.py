@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from app.core import autostart
 from app.core.errors import CoworkError
+from app.core.install import autostart
 
 WINDOWS_EXE = r"C:\Program Files\Cowork Terminal\cowork-terminal.exe"
 # A path with every character the Desktop Entry spec treats specially, and a field-code lookalike.

@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from app.core.bash_resolver import (
+from app.core.errors import CoworkError
+from app.core.execution.bash_resolver import (
     BASH_PATH_ENV,
     GIT_FOR_WINDOWS_URL,
     BashNotFoundError,
@@ -15,7 +16,6 @@ from app.core.bash_resolver import (
     find_bash,
     resolve_bash,
 )
-from app.core.errors import CoworkError
 
 WIN_ENV = {
     "ProgramFiles": "C:\\Program Files",

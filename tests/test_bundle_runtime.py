@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from app.core import bundle_runtime
+from app.core.execution import bundle_runtime
 
 # What installer/runtime_hook_environment.py, PyInstaller's glib, gtk and gdkpixbuf hooks, and
 # installer/entry.py do, in that order, in a process that stands for the frozen app.
 FROZEN_START = """
 import atexit, os, sys, tempfile
-from app.core import bundle_runtime
+from app.core.execution import bundle_runtime
 bundle_runtime.remember_launch_environment(os.environ)
 os.environ["XDG_DATA_DIRS"] = "/bundle/share" + os.pathsep + "/usr/local/share/" + os.pathsep + "/usr/share/"
 os.environ["GTK_PATH"] = "/bundle"
@@ -52,7 +52,7 @@ def test_changes_are_told_apart_from_the_launch_environment_and_undone() -> None
 
 def test_commands_of_a_frozen_app_get_the_environment_it_was_launched_with(tmp_path: Path) -> None:
     code = """
-from app.core.shell_environment import resolve_base_environment
+from app.core.execution.shell_environment import resolve_base_environment
 import json
 print(json.dumps(resolve_base_environment()))
 """
@@ -67,7 +67,7 @@ print(json.dumps(resolve_base_environment()))
 def test_the_windows_a_frozen_app_opens_get_its_launch_environment_too(tmp_path: Path) -> None:
     code = """
 import json
-from app.core import bundle_runtime
+from app.core.execution import bundle_runtime
 print(json.dumps(bundle_runtime.child_environment()))
 """
     process = frozen_like(tmp_path, code, XDG_DATA_DIRS="/home/ann/.local/share/flatpak/exports/share")

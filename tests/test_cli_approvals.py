@@ -14,9 +14,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from app.core import approval
-from app.core.journal import Journal
+from app.core.journal.store import Journal
 from app.core.paths import AppPaths
+from app.core.policy import approval
 from tests.clicks import CONFIRM_TITLE, PROMPT_TITLE, click_yes, shown_window, xdotool
 from tests.stdio_client import connect, run
 from tests.tray_process import running_tray

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.journal import Journal, Outcome, Status
+from app.core.journal.store import Journal, Outcome, Status
 from app.core.paths import AppPaths
 from tests.clicks import CONFIRM_TITLE, click_yes
 from tests.tray_process import running_tray

@@ -18,8 +18,8 @@ from mcp.client.stdio import StdioServerParameters
 from test_client_config import FOREIGN_ENTRY, OTHER_SERVERS, RICH_CONFIG, install_fake_claude
 
 from app.cli import client_commands
-from app.core import client_config as cc
 from app.core import liveness
+from app.core.claude import config as cc
 from app.core.errors import CoworkError
 
 SYSTEM_PATH = "/usr/bin:/bin"

@@ -12,8 +12,8 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from app.core import client_config as cc
-from app.core.client_locations import ClientLocation
+from app.core.claude import config as cc
+from app.core.claude.locations import ClientLocation
 from app.core.paths import HOME_ENV
 
 PYTHON = "/opt/cowork/venv/bin/python"
@@ -371,7 +371,7 @@ def test_a_write_that_fails_half_way_leaves_the_file_whole(config, cli_env):
         f"""
         import resource, signal
         from pathlib import Path
-        from app.core import client_config as cc
+        from app.core.claude import config as cc
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # get EFBIG instead of being killed
         resource.setrlimit(resource.RLIMIT_FSIZE, (300, 300))
         entry = cc.build_entry(False, "/x" * 200)

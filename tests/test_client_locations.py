@@ -6,7 +6,7 @@ from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 
 import pytest
 
-from app.core import client_locations as cl
+from app.core.claude import locations as cl
 from app.core.errors import UsageError
 
 MAC_HOME = PurePosixPath("/Users/ada")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.command_output import (
+from app.core.execution.output import (
     DEFAULT_BUDGET_CHARS,
     CommandOutput,
     OutputBudget,
@@ -17,8 +17,8 @@ from app.core.command_output import (
     fair_shares,
     parse_budget,
 )
-from app.core.output_decoding import StreamDecoder, code_pages_for, decode_output
-from app.core.output_files import OutputSpool, prune_outputs
+from app.core.execution.output_decoding import StreamDecoder, code_pages_for, decode_output
+from app.core.execution.output_files import OutputSpool, prune_outputs
 from app.core.paths import AppPaths, output_folder_for
 
 SEQ = "".join(f"{n}\n" for n in range(1, 100_001)).encode()
@@ -257,7 +257,7 @@ def test_reading_an_output_file_in_the_platforms_own_places_is_not_held_but_the_
 
 
 def test_what_a_session_program_prints_after_typed_keys_stays_within_the_budget(tmp_path: Path) -> None:
-    from app.core.shell_session import RunningCommand
+    from app.core.execution.shell_session import RunningCommand
 
     running = RunningCommand("0" * 16, CommandOutput(OutputBudget(2_000), tmp_path, labels=("output",)))
     before = running.output_len

@@ -11,10 +11,10 @@ from pathlib import Path, PurePosixPath
 import pytest
 from desktop_env import FakeDesktop, make_fake_desktop
 
-from app.core import client_config as cc
-from app.core import client_locations as cl
-from app.core.bash_resolver import BASH_PATH_ENV
-from app.core.journal import Journal
+from app.core.claude import config as cc
+from app.core.claude import locations as cl
+from app.core.execution.bash_resolver import BASH_PATH_ENV
+from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.server import connection_check as check
 from tests.tray_process import running_tray

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.control.address import MACOS_SUN_PATH_MAX, channel_address, data_dir_key
-from app.core.control.peer import OwnFacts, PeerFacts, client_refusal, runs_this_app, tray_refusal
-from app.core.control.policy import LOOSEN, NEUTRAL, TIGHTEN, classify_request
-from app.core.control.state import DEFAULTS, STRICTEST, ControlState, loosened, strictest, with_changes
-from app.core.control.wire import MAX_FRAME_BYTES, ProtocolError, decode, encode
+from app.core.authority.state import DEFAULTS, STRICTEST, ControlState, loosened, strictest, with_changes
+from app.core.channel.address import MACOS_SUN_PATH_MAX, channel_address, data_dir_key
+from app.core.channel.peer import OwnFacts, PeerFacts, client_refusal, runs_this_app, tray_refusal
+from app.core.channel.wire import MAX_FRAME_BYTES, ProtocolError, decode, encode
+from app.core.policy.direction import LOOSEN, NEUTRAL, TIGHTEN, classify_request
 
 OWN_SOURCE = OwnFacts(uid=1000, executable="/usr/bin/python3.11", frozen=False, data_dir="/home/ana/.local/share/ct")
 OWN_FROZEN = OwnFacts(uid=1000, executable="/opt/cowork-terminal/cowork-terminal", frozen=True, data_dir="/d")

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from app.core import pause_file
-from app.core.journal import Journal, Status
+from app.core.authority.supervisor import JOURNAL_REPLACED, Supervisor
+from app.core.journal import pause_file
+from app.core.journal.store import Journal, Status
 from app.core.paths import HOME_ENV, AppPaths
-from app.core.supervisor import JOURNAL_REPLACED, Supervisor
 from tests.raw_stdio import RawServer
 from tests.stdio_client import STOP_DEADLINE_S
 
@@ -158,7 +158,7 @@ def test_the_app_started_from_the_desktop_on_a_read_only_folder_says_why_in_a_wi
 
 
 def test_a_problem_at_start_is_shown_in_a_window_only_where_nobody_reads_stderr() -> None:
-    from app.ui.problem_window import shows_a_window
+    from app.ui.windows.problem_window import shows_a_window
 
     assert shows_a_window("linux", {"DISPLAY": ":0"}, stderr_is_terminal=False)
     assert shows_a_window("linux", {"WAYLAND_DISPLAY": "wayland-0"}, stderr_is_terminal=False)
@@ -309,7 +309,7 @@ def test_an_old_journal_without_a_pause_file_keeps_its_pause(home: Path) -> None
 
 
 def test_a_pause_that_reached_only_the_pause_file_is_kept_by_the_tray_that_starts_next(home: Path) -> None:
-    from app.core.control.client import current_tray_state
+    from app.core.channel.client import current_tray_state
     from tests.tray_process import running_tray
 
     make_journal(home, commands=1)

@@ -8,14 +8,14 @@ import time
 import anyio
 import pytest
 
-from app.core.command_output import BYTES_PER_CHAR_MAX, DEFAULT_BUDGET_CHARS
-from app.core.executor import (
+from app.core.execution.executor import (
     CommandSpec,
     StopSignal,
     run_command,
     spawn_options,
     windows_tree_kill_argv,
 )
+from app.core.execution.output import BYTES_PER_CHAR_MAX, DEFAULT_BUDGET_CHARS
 from tests.stdio_client import STOP_DEADLINE_S, live_processes
 
 pytestmark = pytest.mark.anyio

@@ -232,7 +232,7 @@ def lang_root() -> Path:
 
 
 def test_the_start_at_login_entry_describes_the_app_in_each_language() -> None:
-    from app.core.autostart import desktop_entry
+    from app.core.install.autostart import desktop_entry
 
     lines = desktop_entry(["cowork-terminal", "tray"]).splitlines()
     german = "Lässt einen KI-Agenten das Terminal dieses Computers nutzen, während Sie die Kontrolle behalten"

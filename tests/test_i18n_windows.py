@@ -17,9 +17,9 @@ from tkinter import ttk
 import pytest
 
 from app.core import i18n, messages
-from app.core.journal import Journal, Outcome, Status
+from app.core.journal.store import Journal, Outcome, Status
 from app.core.paths import AppPaths
-from app.ui.log_window import WINDOW_SIZE, LogWindow
+from app.ui.windows.log_window import WINDOW_SIZE, LogWindow
 from tests.stdio_client import connect, run
 from tests.test_authority import wait_until_held
 from tests.tray_process import running_tray
@@ -108,9 +108,9 @@ def test_the_log_window_fits_its_texts_in_every_language(
 def test_the_approval_window_shows_all_its_words_and_both_buttons_in_every_language(
     display: str, paths: AppPaths, speaking: None, language: str
 ) -> None:
-    from app.ui.approval_prompt import ApprovalPrompt
-    from app.ui.held_command import judged
-    from app.ui.window_link import TrayLine
+    from app.ui.windows.approval_prompt import ApprovalPrompt
+    from app.ui.windows.held_command import judged
+    from app.ui.windows.link import TrayLine
 
     i18n.use_language(language)
     root = tk.Tk(className="cowork-terminal-test")
@@ -150,9 +150,9 @@ def details_text(window: LogWindow, command_id: int) -> str:
 def test_the_approval_window_says_what_the_command_does_in_german_and_russian(
     display: str, speaking: None, language: str, expected: str
 ) -> None:
-    from app.ui.approval_prompt import ApprovalPrompt
-    from app.ui.held_command import judged
-    from app.ui.window_link import TrayLine
+    from app.ui.windows.approval_prompt import ApprovalPrompt
+    from app.ui.windows.held_command import judged
+    from app.ui.windows.link import TrayLine
 
     i18n.use_language(language)
     # Judged as the tray judges it; the words travel to the window as JSON, as over the tray's pipe.

@@ -472,8 +472,7 @@ def _nsis_define(name: str) -> str:
 def test_nsis_start_at_login_value_is_the_one_the_tray_writes() -> None:
     # Otherwise the tray's "Start at login" shows unticked after the installer turned it on, and
     # turning it off leaves the installer's value behind.
-    from app.core import autostart
-
+    from app.core.install import autostart
     install_dir = r"C:\Users\Ann Lee\AppData\Local\Programs\Cowork Terminal"
     exe = rf"{install_dir}\{_nsis_define('APP_EXE')}"
     written = re.search(r'WriteRegStr HKCU "\$\{RUN_KEY\}" "\$\{RUN_VALUE\}" \'(.*)\'', NSIS_SCRIPT.read_text())
@@ -494,7 +493,7 @@ def test_nsis_uninstaller_runs_the_apps_own_uninstall_without_asking() -> None:
 
 
 def test_nsis_git_bash_check_looks_where_the_app_looks() -> None:
-    from app.core.bash_resolver import bash_candidates
+    from app.core.execution.bash_resolver import bash_candidates
 
     environ = {"ProgramFiles": r"C:\PF64", "ProgramFiles(x86)": r"C:\PF32", "LOCALAPPDATA": r"C:\LAD"}
     nsis_vars = {"$PROGRAMFILES64": r"C:\PF64", "$PROGRAMFILES32": r"C:\PF32", "$LOCALAPPDATA": r"C:\LAD"}

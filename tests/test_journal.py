@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.core import liveness
-from app.core.journal import SCHEMA_VERSION, Journal, Outcome, Status, preview
+from app.core.journal.store import SCHEMA_VERSION, Journal, Outcome, Status, preview
 from app.core.paths import AppPaths
 
 
@@ -52,7 +52,7 @@ def test_previews_keep_the_head_and_the_tail_of_long_output() -> None:
 
 WRITER = """
 import sys
-from app.core.journal import Journal, Outcome, Status
+from app.core.journal.store import Journal, Outcome, Status
 from app.core.paths import AppPaths
 journal = Journal.open(AppPaths.from_environment())
 for i in range(int(sys.argv[1])):

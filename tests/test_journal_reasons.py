@@ -9,8 +9,8 @@ import pytest
 
 from app.core import i18n
 from app.core.classifier import classify
-from app.core.journal import Status
-from app.core.journal_reasons import KNOWN_REASONS, KNOWN_TEMPLATES, reason_for_person, who_for_person
+from app.core.journal.reasons import KNOWN_REASONS, KNOWN_TEMPLATES, reason_for_person, who_for_person
+from app.core.journal.store import Status
 from app.core.messages import (
     DENIED_BY_REASON,
     KILLED_BY_REASON,

@@ -8,10 +8,10 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from app.core.journal import CommandRecord, Journal, Outcome, ServerRecord, Status
+from app.core.journal.store import CommandRecord, Journal, Outcome, ServerRecord, Status
 from app.core.messages import CANCEL_REASON, PAUSE_STOP_REASON, PAUSED_MESSAGE, USER_STOP_REASON
 from app.core.paths import AppPaths
-from app.ui.log_model import (
+from app.ui.windows.log_model import (
     STATUS_FILTERS,
     STATUS_STYLES,
     Diff,

@@ -29,13 +29,13 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from app.core import app_log
-from app.core.control.client import current_tray_state
-from app.core.journal import Journal, Outcome, Status
+from app.core.channel.client import current_tray_state
+from app.core.journal.store import Journal, Outcome, Status
 from app.core.messages import PAUSED_MESSAGE, USER_STOP_REASON
 from app.core.paths import HOME_ENV, AppPaths
-from app.ui import log_window
-from app.ui.controls import RequestControls, TrayLineControls
-from app.ui.log_window import EMPTY_FILTERED, EMPTY_LIST, ON_TITLE, PAUSED_TITLE, LogWindow
+from app.ui.windows import log_window
+from app.ui.windows.controls import RequestControls, TrayLineControls
+from app.ui.windows.log_window import EMPTY_FILTERED, EMPTY_LIST, ON_TITLE, PAUSED_TITLE, LogWindow
 from tests.clicks import CONFIRM_TITLE, click_yes, shown_window
 from tests.tray_process import running_tray
 from tests.window_pipes import QUIET_S, TrayEnd
@@ -479,7 +479,7 @@ def test_the_window_is_its_own_process_and_closing_it_stops_nothing_else(
 
     with Journal.open(AppPaths.from_environment()) as journal:
         add_rows(journal, [("echo hi", "/", Status.FINISHED)])
-    child = subprocess.Popen([sys.executable, "-m", "app.ui.log_window", "--report-ready"],
+    child = subprocess.Popen([sys.executable, "-m", "app.ui.windows.log_window", "--report-ready"],
                              env={**cli_env, "DISPLAY": display}, stderr=subprocess.PIPE, text=True)
     try:
         ready = child.stderr.readline().split()
@@ -511,14 +511,19 @@ def test_the_window_is_its_own_process_and_closing_it_stops_nothing_else(
 
 
 def test_the_window_module_loads_neither_the_mcp_sdk_nor_the_tray_library() -> None:
-    code = "import sys, app.ui.log_window; print(sorted(m for m in ('mcp', 'pystray', 'PIL') if m in sys.modules))"
+    code = (
+        "import sys, app.ui.windows.log_window; "
+        "print(sorted(m for m in ('mcp', 'pystray', 'PIL') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
 
 def test_without_a_display_the_command_says_so_instead_of_a_traceback(cli_env: dict[str, str]) -> None:
     env = {k: v for k, v in cli_env.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    result = subprocess.run([sys.executable, "-m", "app.ui.log_window"], env=env, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "app.ui.windows.log_window"], env=env, capture_output=True, text=True
+    )
     assert result.returncode == 1
     assert "cannot open the activity log window" in result.stderr and "Traceback" not in result.stderr
 
@@ -580,7 +585,7 @@ def test_the_users_rules_are_listed_and_removable_in_the_log_window(
 
 
 def test_a_command_allowed_by_a_rule_says_so_in_its_details(journal: Journal) -> None:
-    from app.ui.log_model import detail_lines
+    from app.ui.windows.log_model import detail_lines
 
     held = journal.begin_command(command="rm -rf build", cwd="/p", status=Status.WAITING, hold_expires_at=9e12)
     journal.decide(held, allowed=True, by="rule 3", rule_id=3)

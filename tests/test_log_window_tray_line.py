@@ -10,11 +10,11 @@ import tkinter as tk
 
 import pytest
 
-from app.core.journal import Journal
+from app.core.journal.store import Journal
 from app.core.paths import AppPaths
-from app.ui.controls import TrayLineControls
-from app.ui.log_window import ON_TITLE, PAUSED_TITLE, LogWindow
-from app.ui.window_link import TrayLine
+from app.ui.windows.controls import TrayLineControls
+from app.ui.windows.link import TrayLine
+from app.ui.windows.log_window import ON_TITLE, PAUSED_TITLE, LogWindow
 
 pytestmark = pytest.mark.gui
 WAIT_S = 8.0

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from app.core.client_config import ABSENT, CHANGED, CURRENT, FOREIGN, INVALID, STALE, UNKNOWN
-from app.ui import menu
-from app.ui.menu import ClientView, CrashView, MenuEntry, ServerView, TrayState
+from app.core.claude.config import ABSENT, CHANGED, CURRENT, FOREIGN, INVALID, STALE, UNKNOWN
+from app.ui.tray import menu
+from app.ui.tray.menu import ClientView, CrashView, MenuEntry, ServerView, TrayState
 
 NOW = datetime(2026, 8, 3, 15, 30).timestamp()
 STARTED = datetime(2026, 8, 3, 14, 2).timestamp()
@@ -173,7 +173,7 @@ def test_commands_waiting_for_approval_ask_for_attention_and_open_the_prompt() -
 
 
 def test_the_approval_modes_are_radio_items_with_the_current_one_ticked() -> None:
-    from app.core.approval import ApprovalMode
+    from app.core.policy.approval import ApprovalMode
 
     state = TrayState(clients=(DESKTOP_CONNECTED,), approval_mode=ApprovalMode.ALL)
     modes = entry(state, "approval").submenu
@@ -185,7 +185,7 @@ def test_the_approval_modes_are_radio_items_with_the_current_one_ticked() -> Non
 
 
 def test_the_output_budgets_are_radio_items_and_a_value_set_elsewhere_shows_ticked_first() -> None:
-    from app.core.command_output import OutputBudget
+    from app.core.execution.output import OutputBudget
 
     choices = entry(TrayState(clients=(DESKTOP_CONNECTED,)), "output").submenu
     assert texts(choices) == [

@@ -65,12 +65,11 @@ def test_the_child_really_has_no_tkinter(no_tk_env: dict[str, str]) -> None:
 
 TRAY = """
     import json, time
-    import app.ui.tray as t
-    from app.core.journal import Journal
+    import app.ui.tray.app as t
+    from app.core.journal.store import Journal
     from app.core.paths import AppPaths
     from app.core import liveness
-    from app.ui import menu
-
+    from app.ui.tray import menu
     paths = AppPaths.from_environment().ensure()
     app = t.TrayApp(paths, liveness.try_hold(paths.tray_lock), t.load_pystray())
     app.start()
@@ -151,11 +150,10 @@ async def test_without_tk_the_tray_says_once_what_to_install_and_the_menu_answer
 
 DISCONNECT = """
     import json
-    import app.ui.tray as t
-    from app.core import client_config as cc
+    import app.ui.tray.app as t
+    from app.core.claude import config as cc
     from app.core.paths import AppPaths
-    from app.ui import menu
-
+    from app.ui.tray import menu
     paths = AppPaths.from_environment().ensure()
     app = t.TrayApp(paths, None, t.load_pystray())
     app.start()
@@ -176,8 +174,7 @@ DISCONNECT = """
 def test_without_tk_disconnect_asks_in_the_menu_before_it_disconnects(
     no_tk_env: dict[str, str], desktop: FakeDesktop
 ) -> None:
-    from app.core import client_config as cc
-
+    from app.core.claude import config as cc
     env = dict(no_tk_env, HOME=str(desktop.home), XDG_CONFIG_HOME=str(desktop.config_home), PATH=os.environ["PATH"])
     desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": cc.this_app_entry()}}))
     seen = run_child(DISCONNECT, env)

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core import liveness, orphans, process_marks
-from app.core.journal import Journal, Outcome, Status
+from app.core import liveness
+from app.core.execution import orphans, process_marks
+from app.core.journal.store import Journal, Outcome, Status
 from app.core.paths import AppPaths
 
 
@@ -96,7 +97,7 @@ def test_end_orphans_ends_what_a_dead_server_was_running_and_nothing_else(spawn,
 
 @LINUX_ONLY
 def test_a_process_never_ends_itself_or_what_started_it_even_when_they_carry_the_mark() -> None:
-    inner = "from app.core import process_marks; print(process_marks.end_marked('t:k:up'))"
+    inner = "from app.core.execution import process_marks; print(process_marks.end_marked('t:k:up'))"
     outer = f"import subprocess, sys; print(subprocess.run([sys.executable, '-c', {inner!r}], text=True, " \
             "capture_output=True).stdout.strip())"
     result = subprocess.run([sys.executable, "-c", outer], env={**os.environ, process_marks.MARK_ENV: "t:k:up"},

@@ -16,7 +16,7 @@ import pytest
 from mcp import Client
 from mcp_types import ProgressNotification
 
-from app.core.command_output import DEFAULT_BUDGET_CHARS
+from app.core.execution.output import DEFAULT_BUDGET_CHARS
 from tests.stdio_client import connect, run, server_params
 
 pytestmark = pytest.mark.anyio

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path, PureWindowsPath
 
-from app.core import approval, data_migration, tool_sets
-from app.core.journal import Journal, Status
+from app.core.journal import migration as data_migration
+from app.core.journal.store import Journal, Status
 from app.core.paths import HOME_ENV, AppPaths, default_locations, output_folder_for, windows_profile
+from app.core.policy import approval, tool_sets
 
 WINDOWS_ENV = {
     "USERPROFILE": r"C:\Users\Ann",

@@ -14,7 +14,7 @@ from app.core import i18n
 from app.core.classifier import Tier, classify
 from app.core.classifier.findings import Words
 from app.core.messages import held_reason
-from app.core.plain_words import held_reason_for_person, lines_for_person
+from app.core.policy.plain_words import held_reason_for_person, lines_for_person
 from tests.test_classifier import PROTECTED, ROWS
 
 PROJECT = "/home/ana/project"

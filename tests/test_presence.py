@@ -11,7 +11,7 @@ from desktop_env import serve_params
 from mcp import Client
 
 from app.core import liveness
-from app.core.journal import Journal, Status
+from app.core.journal.store import Journal, Status
 from app.core.messages import NO_TRAY_MESSAGE
 from app.core.paths import AppPaths
 from tests.stdio_client import STOP_DEADLINE_S

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from app.core.classifier import classify
-from app.core.journal import SCHEMA_VERSION, Journal, Status
+from app.core.journal.store import SCHEMA_VERSION, Journal, Status
 from app.core.paths import AppPaths
-from app.core.rules import (
+from app.core.policy.rules import (
     DELETE_BUILD_FOLDERS,
     FOLDER_SCOPE,
     SESSION_SCOPE,

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core.journal import Journal, Status
+from app.core.authority.supervisor import SERVER_CRASHED, Supervisor
+from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
-from app.core.supervisor import SERVER_CRASHED, Supervisor
 from app.server.stdio_transport import POSIX_STOP_SIGNALS, WINDOWS_STOP_SIGNALS, stop_signal_names
 from tests.raw_stdio import RawServer
 from tests.stdio_client import STOP_DEADLINE_S, live_processes
@@ -135,9 +135,9 @@ def test_serve_loads_neither_its_host_side_nor_the_classifier_nor_other_command_
                                            check=True).stdout))
     assert "app.server.mcp_server" in loaded
     for later in ("tree_sitter", "app.core.classifier.analyzer", "app.cli.journal_commands",
-                  "app.cli.client_commands", "app.cli.desktop_commands", "app.core.supervisor",
-                  "app.server.host_side", "app.server.tools", "app.core.journal", "app.core.command_service",
-                  "app.core.control.server_link", "filelock"):
+                  "app.cli.client_commands", "app.cli.desktop_commands", "app.core.authority.supervisor",
+                  "app.server.host_side", "app.server.tools", "app.core.journal.store", "app.core.commands.service",
+                  "app.core.commands.tray_link", "filelock"):
         assert later not in loaded, f"{later} is loaded before the handshake"
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from app.core.journal import Journal, Outcome, Status
+from app.core.journal.store import Journal, Outcome, Status
 from app.core.paths import AppPaths
 from tests.raw_stdio import RawServer
 from tests.stdio_client import MODES, STOP_DEADLINE_S, connect, live_processes, run

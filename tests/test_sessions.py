@@ -13,10 +13,10 @@ from typing import Any
 import anyio
 import pytest
 
-from app.core import approval
-from app.core.command_output import DEFAULT_BUDGET_CHARS
-from app.core.journal import Journal, Status
+from app.core.execution.output import DEFAULT_BUDGET_CHARS
+from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
+from app.core.policy import approval
 from tests.stdio_client import STOP_DEADLINE_S, connect, live_processes
 
 LINUX = sys.platform.startswith("linux")
@@ -193,7 +193,7 @@ async def test_the_one_tool_surface_offers_execute_command_alone(home: Path) -> 
 
 
 def test_the_server_offers_the_session_only_where_it_can_run_and_never_more_than_chosen() -> None:
-    from app.core.tool_sets import ALL_TOOLS, EXECUTE_ONLY, narrowest_tools, tools_on
+    from app.core.policy.tool_sets import ALL_TOOLS, EXECUTE_ONLY, narrowest_tools, tools_on
 
     assert tools_on("linux", ALL_TOOLS) == ALL_TOOLS
     assert tools_on("darwin", ALL_TOOLS) == ALL_TOOLS

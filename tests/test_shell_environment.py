@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.shell_environment import (
+from app.core.execution.shell_environment import (
     LOGIN_SHELL_ENV,
     NON_INTERACTIVE_DEFAULTS,
     RESOLVING_ENV,
@@ -281,7 +281,7 @@ def test_a_frozen_app_probes_with_env_dash_zero_instead_of_python(
 def test_resolving_on_this_machine_uses_the_login_shell_when_opted_in(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from app.core.shell_environment import resolve_base_environment
+    from app.core.execution.shell_environment import resolve_base_environment
 
     shell = fake_shell(tmp_path, f'export PATH="{FAKE_LOGIN_PATH}"\nexec /bin/bash -c "$cmd"')
     monkeypatch.setenv("SHELL", shell)

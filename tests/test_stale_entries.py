@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from test_client_config import install_fake_claude
 
-from app.core import autostart
-from app.core import client_config as cc
-from app.core.stale_entries import MISSING, OTHER_COPY, repair_stale_entries
+from app.core.claude import config as cc
+from app.core.install import autostart
+from app.core.install.stale_entries import MISSING, OTHER_COPY, repair_stale_entries
 
 THIS_COPY = "/home/ann/Applications/cowork-terminal/cowork-terminal"  # the .tar.gz the tray runs from
 DEB_COPY = "/opt/cowork-terminal/cowork-terminal"

@@ -9,11 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from app.core import approval, liveness
-from app.core.journal import Journal, Outcome, Status
-from app.core.messages import PAUSED_MESSAGE
-from app.core.paths import AppPaths
-from app.core.supervisor import (
+from app.core import liveness
+from app.core.authority.supervisor import (
     CHECK_CLIENT_NAME,
     CRASH_LOOP,
     CRASH_WINDOW_S,
@@ -25,6 +22,10 @@ from app.core.supervisor import (
     CrashWindow,
     Supervisor,
 )
+from app.core.journal.store import Journal, Outcome, Status
+from app.core.messages import PAUSED_MESSAGE
+from app.core.paths import AppPaths
+from app.core.policy import approval
 
 
 class Clock:
@@ -201,7 +202,7 @@ def test_the_trays_two_journal_connections_keep_seeing_other_processes_writes(pa
     Journal(paths).close()  # the tray creates the journal first, then each thread opens its own
     with Journal(paths) as monitor, Journal(paths) as actions:
         post = (
-            "import sys; from app.core.journal import Journal; from app.core.paths import AppPaths\n"
+            "import sys; from app.core.journal.store import Journal; from app.core.paths import AppPaths\n"
             "with Journal(AppPaths.from_environment()) as j: j.set_setting('probe', sys.argv[1])"
         )
         seen = []
@@ -292,7 +293,7 @@ def finished(journal: Journal, command: str) -> int:
 
 
 def test_the_tray_forgets_old_history_and_whole_outputs_at_its_start_and_then_hourly(paths: AppPaths) -> None:
-    from app.core.supervisor import UPKEEP_EVERY_S
+    from app.core.authority.supervisor import UPKEEP_EVERY_S
 
     clock = Clock()
     clock.now = time.time()

@@ -25,18 +25,21 @@ from desktop_env import FakeDesktop, make_fake_desktop, serve_params, wait_for
 from mcp import Client
 from mcp_types import Implementation
 
-from app.core import app_log, autostart, liveness
-from app.core import client_config as cc
-from app.core.bash_resolver import BASH_PATH_ENV, BashNotFoundError
-from app.core.control.client import current_tray_state
-from app.core.control.transport import address_for
-from app.core.control.transport import connect as connect_channel
-from app.core.journal import Journal, Status
+from app.core import app_log, liveness
+from app.core.channel.client import current_tray_state
+from app.core.channel.transport import address_for
+from app.core.channel.transport import connect as connect_channel
+from app.core.claude import config as cc
+from app.core.execution.bash_resolver import BASH_PATH_ENV, BashNotFoundError
+from app.core.install import autostart
+from app.core.journal.store import Journal, Status
 from app.core.paths import HOME_ENV, AppPaths
 from app.core.self_command import app_argv
-from app.ui import menu, tray, tray_platform
 from app.ui.icons import load_icon
-from app.ui.tray import TrayApp
+from app.ui.tray import app as tray
+from app.ui.tray import menu
+from app.ui.tray import platforms as tray_platform
+from app.ui.tray.app import TrayApp
 from tests.clicks import PROMPT_TITLE, shown_window, xdotool
 from tests.stdio_client import STOP_DEADLINE_S, live_processes
 from tests.tray_process import running_tray, wait_for_tray
@@ -416,8 +419,7 @@ def test_claude_code_is_connected_through_its_own_cli(
 def test_pause_and_the_approval_mode_take_effect_at_once_while_a_slow_claude_call_runs(
     paths: AppPaths, pystray: ModuleType, code_desktop: FakeDesktop, window_marker: Path
 ) -> None:
-    from app.core import approval
-
+    from app.core.policy import approval
     desktop = code_desktop
     app = start_tray(paths, pystray, window_marker)
     try:
@@ -865,7 +867,7 @@ def loaded_modules(code: str, env: dict[str, str] | None = None) -> set[str]:
 def test_the_tray_with_its_icons_and_menu_never_loads_tkinter(home: Path) -> None:
     env = {**os.environ, "PYSTRAY_BACKEND": "dummy", HOME_ENV: str(home)}
     code = (
-        "import app.ui.tray as t\n"
+        "import app.ui.tray.app as t\n"
         "from app.core.paths import AppPaths\n"
         "app = t.TrayApp(AppPaths.from_environment(), None, t.load_pystray())\n"
         "assert app.pystray_item('pause').text == 'Pause host access'\n"
@@ -877,12 +879,12 @@ def test_the_tray_with_its_icons_and_menu_never_loads_tkinter(home: Path) -> Non
 
 
 def test_importing_the_tray_module_alone_loads_no_gui_library() -> None:
-    modules = loaded_modules("import app.ui.tray")
+    modules = loaded_modules("import app.ui.tray.app")
     assert not modules & {"pystray", "PIL", "tkinter", "mcp"}
 
 
 def test_importing_the_tray_in_a_fresh_interpreter_does_not_load_the_mcp_sdk() -> None:
-    modules = loaded_modules("import app.ui.tray")
+    modules = loaded_modules("import app.ui.tray.app")
     assert "mcp" not in modules and "mcp_types" not in modules and "anyio" not in modules
 
 
@@ -892,7 +894,7 @@ def test_a_check_connection_run_by_the_tray_never_loads_the_mcp_sdk_in_the_tray(
     desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": {"command": "/old/x"}}}))
     env = tray_env(desktop, home, PYSTRAY_BACKEND="dummy")
     code = (
-        "import app.ui.tray as t\n"
+        "import app.ui.tray.app as t\n"
         "from app.core.paths import AppPaths\n"
         "app = t.TrayApp(AppPaths.from_environment(), None, t.load_pystray())\n"
         "app.refresh_clients(include_cli=False)\n"
@@ -989,8 +991,7 @@ def test_every_app_log_file_is_private_even_after_a_rotation_under_a_permissive_
 
 
 def test_the_approval_mode_is_chosen_from_the_menu(app: TrayApp, paths: AppPaths) -> None:
-    from app.core import approval
-
+    from app.core.policy import approval
     click(app, "approval:all")
     with Journal(paths) as journal:
         assert approval.approval_mode(journal) is approval.ApprovalMode.ALL
@@ -999,7 +1000,7 @@ def test_the_approval_mode_is_chosen_from_the_menu(app: TrayApp, paths: AppPaths
 
 
 def test_the_output_budget_is_chosen_from_the_menu(app: TrayApp, paths: AppPaths) -> None:
-    from app.core.command_output import OutputBudget, output_budget
+    from app.core.execution.output import OutputBudget, output_budget
 
     click(app, "output:seed")
     with Journal(paths) as journal:
@@ -1059,7 +1060,7 @@ ASKED_SCRIPT = (
 HOLDING_SERVER_SCRIPT = """
 import json, os, sys
 from app.core import liveness
-from app.core.control.transport import address_for, connect
+from app.core.channel.transport import address_for, connect
 from app.core.paths import AppPaths
 paths = AppPaths.from_environment()
 lock = liveness.try_hold(paths.server_lock("held-in-german"))
@@ -1215,7 +1216,7 @@ def test_notices_name_only_controls_that_exist_and_never_a_command_to_type() -> 
 def test_the_users_rules_show_in_the_menu_and_a_click_or_the_log_window_removes_one(
     app: TrayApp, paths: AppPaths
 ) -> None:
-    from app.core.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
+    from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
 
     first, second = (
         app.hub.with_journal(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.ui.tray_platform import WINDOWS_NOTIFY_TEXT_MAX, WINDOWS_NOTIFY_TITLE_MAX, fit_notification
+from app.ui.tray.platforms import WINDOWS_NOTIFY_TEXT_MAX, WINDOWS_NOTIFY_TITLE_MAX, fit_notification
 
 
 def test_a_windows_notification_is_cut_to_what_notifyicondata_holds_and_others_are_left_whole() -> None:

@@ -9,11 +9,11 @@ from types import ModuleType
 import pytest
 
 from app.core import liveness
-from app.core.control.transport import address_for, connect
-from app.core.control.wire import Channel
+from app.core.channel.transport import address_for, connect
+from app.core.channel.wire import Channel
 from app.core.paths import AppPaths
-from app.ui import tray_platform
-from app.ui.tray import TrayApp
+from app.ui.tray import platforms as tray_platform
+from app.ui.tray.app import TrayApp
 from tests.clicks import CONFIRM_TITLE, click_yes, press, shown_window
 from tests.desktop_env import make_fake_desktop, wait_for
 

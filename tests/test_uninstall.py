@@ -18,9 +18,10 @@ import pytest
 from desktop_env import wait_for
 from test_client_config import OTHER_SERVERS, RICH_CONFIG, install_fake_claude
 
-from app.core import autostart, installation, liveness, menu_entry
-from app.core import client_config as cc
-from app.core.journal import Journal
+from app.core import liveness
+from app.core.claude import config as cc
+from app.core.install import autostart, installation, menu_entry
+from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 
 SYSTEM_PATH = "/usr/bin:/bin"

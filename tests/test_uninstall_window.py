@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from test_client_config import OTHER_SERVERS
 
-from app.core import autostart
-from app.core import client_config as cc
-from app.core.journal import Journal
+from app.core.claude import config as cc
+from app.core.install import autostart
+from app.core.journal.store import Journal
 from app.core.paths import AppPaths
-from app.ui.uninstall_window import UninstallWindow
+from app.ui.windows.uninstall_window import UninstallWindow
 from tests.desktop_env import pump_until as pump_tk_until
 
 WAIT_S = 20.0

@@ -14,7 +14,7 @@ from desktop_env import FakeDesktop, make_fake_desktop
 from desktop_env import pump_until as pump_tk_until
 
 from app.core.paths import AppPaths
-from app.ui.welcome import INTRO, RESTART_TEXT, TITLE, WelcomeWindow
+from app.ui.windows.welcome import INTRO, RESTART_TEXT, TITLE, WelcomeWindow
 from tests.clicks import shown_window
 from tests.tray_process import running_tray
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.control.windows_pipe import pipe_name, pipe_sddl
+from app.core.channel.windows_pipe import pipe_name, pipe_sddl
 
 SID = "S-1-5-21-1004336348-1177238915-682003330-1001"
 

@@ -117,9 +117,9 @@ def test_the_data_folder_is_in_the_windows_profile_outside_appdata_and_the_old_o
     """An older version's %LOCALAPPDATA%\\cowork-terminal (paused, approvals off) and the history the MSIX
     package kept in its LocalCache: the first Windows process that opens the journal moves them over,
     with the pause and without the loosened approval mode."""
-    from app.core import approval
-    from app.core.journal import Journal, Status
+    from app.core.journal.store import Journal, Status
     from app.core.paths import AppPaths
+    from app.core.policy import approval
 
     local = wine.user_dir / "AppData" / "Local"
     old_dir = local / "cowork-terminal"

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from app.core.control.client import current_tray_state
+from app.core.channel.client import current_tray_state
 from app.core.paths import HOME_ENV, AppPaths
 
 TRAY_START_S = 20.0

@@ -11,7 +11,7 @@ import os
 import select
 from typing import IO, Any
 
-from app.ui.window_link import TrayLine
+from app.ui.windows.link import TrayLine
 
 HEARD_WAIT_S = 10.0
 QUIET_S = 0.3  # how long "the window said nothing" is listened for

@@ -9,15 +9,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from app.core import approval
-from app.core.control.client import NoTray, TrayRefused, ask_tray, current_tray_state, request_change
-from app.core.control.state import ControlState, loosened, with_changes
+from app.core.authority.state import ControlState, loosened, with_changes
+from app.core.channel.client import NoTray, TrayRefused, ask_tray, current_tray_state, request_change
 from app.core.errors import UsageError
 from app.core.i18n import _
 from app.core.i18n.formats import format_number
-from app.core.journal import Journal
+from app.core.journal.store import Journal
 from app.core.paths import AppPaths, protected_paths
-from app.core.tool_sets import set_tool_set, tool_set
+from app.core.policy import approval
+from app.core.policy.tool_sets import set_tool_set, tool_set
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -42,13 +42,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_prompt(args: argparse.Namespace) -> int:
-    from app.ui.approval_prompt import main  # Tk only for this command
+    from app.ui.windows.approval_prompt import main  # Tk only for this command
 
     return main([])
 
 
 def run_confirm(args: argparse.Namespace) -> int:
-    from app.ui.confirm_window import main  # Tk only for this command
+    from app.ui.windows.confirm_window import main  # Tk only for this command
 
     return main([])
 
@@ -66,7 +66,7 @@ def run_list(args: argparse.Namespace) -> int:
         else:
             print(f"#{hold['id']} [{hold['cwd']}] {hold['command']}")
             # The server's words are English (the model read them): said again from the command.
-            from app.core.plain_words import held_reason_for_person
+            from app.core.policy.plain_words import held_reason_for_person
 
             said = held_reason_for_person(hold["reasons"], hold["command"], hold["cwd"], protected_paths(paths))
             why = _("why: {reason}; from {client}").format(reason=said or hold["reasons"], client=hold["client"])

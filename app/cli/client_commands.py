@@ -11,9 +11,9 @@ import sys
 import time
 from collections.abc import Callable
 
-from app.core import client_config as cc
-from app.core import client_locations as cl
 from app.core import liveness
+from app.core.claude import config as cc
+from app.core.claude import locations as cl
 from app.core.errors import CoworkError
 from app.core.i18n import N_, _
 from app.core.i18n.formats import format_number

@@ -14,7 +14,7 @@ import os
 import sys
 
 from app.core import app_log, liveness
-from app.core.control.client import NoTray, TrayRefused, ask_tray
+from app.core.channel.client import NoTray, TrayRefused, ask_tray
 from app.core.errors import CoworkError
 from app.core.i18n import _
 from app.core.i18n.formats import format_number
@@ -70,8 +70,7 @@ def run_tray(args: argparse.Namespace) -> int:
     try:
         return start_tray(args)
     except CoworkError as problem:  # a full disk, a read-only folder: also said where a person sees it
-        from app.ui import problem_window
-
+        from app.ui.windows import problem_window
         if problem_window.shows_a_window(sys.platform, os.environ, problem_window.stderr_is_terminal()):
             problem_window.show_problem(problem.for_person())
         raise
@@ -92,7 +91,7 @@ def start_tray(args: argparse.Namespace) -> int:
         return 0
     try:
         app_log.configure(paths, "tray", echo_to_stderr=args.verbose)
-        from app.ui.tray import run_tray as run_tray_app  # pystray and PIL: only for the tray itself
+        from app.ui.tray.app import run_tray as run_tray_app  # pystray and PIL: only for the tray itself
 
         return run_tray_app(paths, lock)
     except CoworkError:  # a full disk, a read-only folder: the CLI says it in words, no traceback
@@ -106,7 +105,7 @@ def start_tray(args: argparse.Namespace) -> int:
 
 def quit_running_tray(paths: AppPaths) -> int:
     """Ask the running tray to quit and wait until its lock is free (for installers and scripts)."""
-    from app.core.app_processes import TRAY_QUIT_WAIT_S, stop_tray, tray_running
+    from app.core.install.app_processes import TRAY_QUIT_WAIT_S, stop_tray, tray_running
 
     if not tray_running(paths):
         print(_("Cowork Terminal is not running."), file=sys.stderr)
@@ -122,20 +121,20 @@ def quit_running_tray(paths: AppPaths) -> int:
 
 
 def run_log_window(args: argparse.Namespace) -> int:
-    from app.ui.log_window import main  # Tk: only in the window's own process
+    from app.ui.windows.log_window import main  # Tk: only in the window's own process
 
     return main(args.window_args)
 
 
 def run_welcome(args: argparse.Namespace) -> int:
-    from app.ui.welcome import main  # Tk: only in the window's own process
+    from app.ui.windows.welcome import main  # Tk: only in the window's own process
 
     return main(args.window_args)
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from app.core import client_config as cc
-    from app.core import client_locations as cl
+    from app.core.claude import config as cc
+    from app.core.claude import locations as cl
     from app.server.connection_check import check_client  # the MCP SDK: only for this command
 
     platform, locations = cl.clients_here()
@@ -153,8 +152,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_autostart(args: argparse.Namespace) -> int:
-    from app.core import autostart
-
+    from app.core.install import autostart
     if args.setting == "on":
         autostart.enable()
     elif args.setting == "off":

@@ -43,8 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
-    from app.core import uninstall
-    from app.core.installation import this_install
+    from app.core.install import uninstall
+    from app.core.install.installation import this_install
 
     paths = AppPaths.from_environment()
     plan = uninstall.plan_uninstall(paths, this_install(), delete_data=args.data)
@@ -69,7 +69,7 @@ def run_uninstall(args: argparse.Namespace) -> int:
 
 
 def run_uninstall_window(args: argparse.Namespace) -> int:
-    from app.ui.uninstall_window import main  # Tk: only in the window's own process
+    from app.ui.windows.uninstall_window import main  # Tk: only in the window's own process
 
     return main()
 
@@ -87,8 +87,7 @@ def _confirmed() -> bool:
 
 
 def run_install_desktop_entry(args: argparse.Namespace) -> int:
-    from app.core import autostart, menu_entry
-
+    from app.core.install import autostart, menu_entry
     if not sys.platform.startswith("linux"):
         raise UsageError(_("install-desktop-entry is for Linux; installers on Windows and macOS make the menu entry"))
     frozen = bool(getattr(sys, "frozen", False))

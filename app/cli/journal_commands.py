@@ -9,14 +9,15 @@ import time
 from collections.abc import Sequence
 from datetime import datetime
 
-from app.core import liveness, pause_file
-from app.core.control.client import current_tray_state, request_change
+from app.core import liveness
+from app.core.channel.client import current_tray_state, request_change
 from app.core.data_folder import FULL, DataFolderError
 from app.core.errors import UsageError
+from app.core.execution.output_files import OUTPUT_RETENTION_DAYS, outputs_size
 from app.core.i18n import N_, _, ngettext
 from app.core.i18n.formats import format_date_time, format_number, format_time
-from app.core.journal import CommandRecord, Journal, Status
-from app.core.output_files import OUTPUT_RETENTION_DAYS, outputs_size
+from app.core.journal import pause_file
+from app.core.journal.store import CommandRecord, Journal, Status
 from app.core.paths import AppPaths, protected_paths
 
 FOLLOW_POLL_S = 0.25
@@ -149,7 +150,7 @@ def run_status(args: argparse.Namespace) -> int:
 def format_record(record: CommandRecord, protected: Sequence[str] = ()) -> str:
     """One line of `log`, in the user's language, as the activity log's list says it (`--json` keeps
     the values for scripts)."""
-    from app.ui.log_model import STATUS_STYLES, format_duration, one_line, status_label  # Tk-free
+    from app.ui.windows.log_model import STATUS_STYLES, format_duration, one_line, status_label  # Tk-free
 
     when = format_time(datetime.fromtimestamp(record.created_at))
     label = status_label(record)
@@ -159,7 +160,7 @@ def format_record(record: CommandRecord, protected: Sequence[str] = ()) -> str:
     took = "" if record.duration_ms is None else f" {format_duration(record.duration_ms)}"
     said_in_label = label != _(STATUS_STYLES[record.status].label)  # "■ Stopped by the user" says why
     if record.reason and record.status is not Status.FINISHED and not said_in_label:
-        from app.core.journal_reasons import reason_for_person  # judges held commands: loaded when shown
+        from app.core.journal.reasons import reason_for_person  # judges held commands: loaded when shown
 
         reason = f" ({reason_for_person(record, protected)})"
     else:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from app.core.command_output import (
+from app.core.channel.client import current_tray_state, request_change
+from app.core.errors import UsageError
+from app.core.execution.output import (
     BUDGET_ENV,
     DEFAULT_BUDGET_CHARS,
     SEED_BUDGET,
@@ -12,13 +14,11 @@ from app.core.command_output import (
     parse_budget,
     set_output_budget,
 )
-from app.core.control.client import current_tray_state, request_change
-from app.core.errors import UsageError
 from app.core.i18n import _
 from app.core.i18n.formats import format_number
-from app.core.journal import Journal
+from app.core.journal.store import Journal
 from app.core.paths import AppPaths
-from app.core.tool_sets import TOOL_SETS, tool_set
+from app.core.policy.tool_sets import TOOL_SETS, tool_set
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from app.core.i18n import _
-from app.core.tool_sets import TOOL_SETS
+from app.core.policy.tool_sets import TOOL_SETS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

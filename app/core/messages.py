@@ -2,7 +2,7 @@
 
 In one light module so that the windows can match on them without importing the server's machinery.
 The reasons a journal row keeps (`*_REASON`) are English; the log window and the CLI say them in
-the user's language from what they are (`app.core.journal_reasons`), so each is named here once.
+the user's language from what they are (`app.core.journal.reasons`), so each is named here once.
 """
 
 PAUSED_MESSAGE = (

@@ -142,7 +142,7 @@ def make_private_file(path: Path) -> None:
 def protected_paths(paths: AppPaths) -> list[str]:
     """The app's own folders as the classifier guards them (the data and log folders, and for a
     release the old Windows ones), as named and with symlinks resolved."""
-    from app.core.data_migration import legacy_folders  # it imports this module
+    from app.core.journal.migration import legacy_folders  # it imports this module
 
     folders = (str(paths.data_dir), str(paths.log_dir), *legacy_folders())
     return sorted({*folders, *map(os.path.realpath, folders)})

@@ -23,7 +23,7 @@ from app.core.errors import CoworkError
 from app.server.stdio_transport import surrogate_message, unencodable_labels
 
 if TYPE_CHECKING:  # loaded with the host side, after the handshake (see host_side)
-    from app.core.command_service import CommandService
+    from app.core.commands.service import CommandService
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ def refusal_of(tool: str, arguments: Mapping[str, Any], meta: Any) -> str | None
     labels = unencodable_labels(meta)
     if labels:
         return surrogate_message(labels)
-    from app.core.command_request import CommandRefused, check_arguments  # see host_side
+    from app.core.commands.request import CommandRefused, check_arguments  # see host_side
 
     try:
         check_arguments(tool, arguments)

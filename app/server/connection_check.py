@@ -30,14 +30,14 @@ from mcp.client.stdio import StdioServerParameters, get_default_environment, std
 from mcp_types import Implementation
 
 from app import __version__
-from app.core import client_config as cc
-from app.core.bash_resolver import BASH_PATH_ENV, BashNotFoundError, find_bash
-from app.core.client_locations import ClientLocation
+from app.core.authority.supervisor import CHECK_CLIENT_NAME
+from app.core.claude import config as cc
+from app.core.claude.locations import ClientLocation
 from app.core.errors import CoworkError
+from app.core.execution.bash_resolver import BASH_PATH_ENV, BashNotFoundError, find_bash
 from app.core.i18n import _
 from app.core.i18n.formats import format_number
 from app.core.messages import NO_TRAY_MESSAGE, PAUSED_MESSAGE
-from app.core.supervisor import CHECK_CLIENT_NAME
 
 CHECK_COMMAND = "echo ok"
 CHECK_OUTPUT = "ok\n"

@@ -18,19 +18,20 @@ from typing import Any
 
 from mcp.server import MCPServer
 
-from app.core import classifier, liveness, orphans
-from app.core.bash_resolver import find_bash
-from app.core.command_output import OutputBudget, output_budget
-from app.core.command_service import CommandService
-from app.core.control.authority import ServerAuthority
-from app.core.control.server_link import TrayLink
+from app.core import classifier, liveness
+from app.core.commands.authority import ServerAuthority
+from app.core.commands.service import CommandService
+from app.core.commands.tray_link import TrayLink
 from app.core.data_folder import DataFolderError
 from app.core.errors import CoworkError
-from app.core.host_environment import EnvironmentResolver
-from app.core.journal import Journal
-from app.core.output_files import prune_outputs
+from app.core.execution import orphans
+from app.core.execution.bash_resolver import find_bash
+from app.core.execution.host_environment import EnvironmentResolver
+from app.core.execution.output import OutputBudget, output_budget
+from app.core.execution.output_files import prune_outputs
+from app.core.journal.store import Journal
 from app.core.paths import AppPaths
-from app.core.tool_sets import ALL_TOOLS, narrowest_tools, tool_set, tools_on
+from app.core.policy.tool_sets import ALL_TOOLS, narrowest_tools, tool_set, tools_on
 from app.server.argument_gate import ServiceUnavailable
 from app.server.tools import register_tools
 

@@ -32,7 +32,7 @@ from app.server import stdio_transport
 from app.server.argument_gate import CallGate, ServiceUnavailable
 
 if TYPE_CHECKING:
-    from app.core.command_service import CommandService
+    from app.core.commands.service import CommandService
     from app.core.paths import AppPaths
     from app.server.host_side import HostSide
 

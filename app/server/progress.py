@@ -15,7 +15,7 @@ from typing import TypeVar
 import anyio
 from mcp.server.mcpserver import Context
 
-from app.core.command_output import CommandOutput, OutputHook
+from app.core.execution.output import CommandOutput, OutputHook
 
 log = logging.getLogger(__name__)
 

@@ -72,7 +72,7 @@ def ignore_stop_signals() -> None:
 
 def _clean(value: Any, path: tuple[str, ...], found: list[str]) -> Any:
     """`value` with each lone surrogate replaced by U+FFFD; appends a label per string that had one."""
-    from app.core.command_request import argument_label  # with the host side, after the handshake
+    from app.core.commands.request import argument_label  # with the host side, after the handshake
 
     in_arguments = path[:2] == ("params", "arguments")
 
@@ -126,7 +126,7 @@ def unencodable_labels(meta: Any) -> list[str]:
 
 
 def surrogate_message(labels: list[str]) -> str:
-    from app.core.command_request import SURROGATE_PROBLEM
+    from app.core.commands.request import SURROGATE_PROBLEM
 
     return f"{' and '.join(labels)} contain{'s' if len(labels) == 1 else ''} {SURROGATE_PROBLEM}."
 

@@ -16,12 +16,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, WithJsonSchema
 
-from app.core.command_output import OutputBudget
-from app.core.command_request import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, ExecuteRequest
-from app.core.command_service import CommandService, SessionOutcome
+from app.core.commands.request import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, ExecuteRequest
+from app.core.commands.service import CommandService, SessionOutcome
 from app.core.errors import CoworkError
-from app.core.executor import ExecutionResult
-from app.core.tool_sets import EXECUTE_ONLY
+from app.core.execution.executor import ExecutionResult
+from app.core.execution.output import OutputBudget
+from app.core.policy.tool_sets import EXECUTE_ONLY
 from app.server.progress import with_progress
 
 OUTPUT_FILE_SENTENCE = (

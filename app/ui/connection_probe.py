@@ -9,10 +9,10 @@ import logging
 import subprocess
 from collections.abc import Sequence
 
-from app.core import client_config as cc
+from app.core.claude import config as cc
 from app.core.i18n import _
 from app.core.i18n.formats import format_number
-from app.ui.tray_platform import run_captured
+from app.ui.tray.platforms import run_captured
 
 log = logging.getLogger(__name__)
 

@@ -50,9 +50,9 @@ def main() -> int:
     try:
         import tkinter as tk
 
-        from app.ui.approval_prompt import ApprovalPrompt
-        from app.ui.held_command import judged
-        from app.ui.window_link import TrayLine
+        from app.ui.windows.approval_prompt import ApprovalPrompt
+        from app.ui.windows.held_command import judged
+        from app.ui.windows.link import TrayLine
 
         os.environ["HOME"] = "/home/ana"  # `~` in the commands, as on Ana's computer
 

@@ -23,8 +23,8 @@ os.environ["HOME"] = "/home/ana"  # a typical user's home in the picture, whoeve
 
 from app.core import i18n, liveness  # noqa: E402
 from app.core import journal as journal_module  # noqa: E402
-from app.core.command_service import PAUSED_MESSAGE, USER_STOP_REASON  # noqa: E402
-from app.core.journal import Journal, Outcome, Status  # noqa: E402
+from app.core.commands.service import PAUSED_MESSAGE, USER_STOP_REASON  # noqa: E402
+from app.core.journal.store import Journal, Outcome, Status  # noqa: E402
 from app.core.paths import HOME_ENV, AppPaths  # noqa: E402
 
 OUTPUT = REPO / "docs" / "screenshots" / "log-window.png"
@@ -126,7 +126,7 @@ def main() -> int:
         try:
             import tkinter as tk
 
-            from app.ui.log_window import LogWindow
+            from app.ui.windows.log_window import LogWindow
 
             root = tk.Tk(className="cowork-terminal")
             root.geometry(f"{SIZE[0]}x{SIZE[1]}+0+0")

@@ -5,7 +5,7 @@ Run on Linux with Xvfb and ImageMagick installed (`apt-get install -y xvfb image
 - welcome.png: the Welcome window after "Connect Claude Desktop" and a real connection check (a fake
   home where Claude Desktop's config folder exists; the check starts our server as Claude would).
 - approval-window.png: the approval window for `rm -rf build dist` in a project folder.
-- menu.png: the tray menu as `app.ui.menu.build_menu` describes it while a command waits, drawn as a
+- menu.png: the tray menu as `app.ui.tray.menu.build_menu` describes it while a command waits, drawn as a
   Tk menu with its "Connect to Claude" submenu open (a tray's own menu cannot be captured on Xvfb).
 """
 
@@ -63,7 +63,7 @@ def capture(root, name: str, width: int | None = None, height: int | None = None
 
 def welcome(tk) -> None:  # type: ignore[no-untyped-def]
     from app.core.paths import AppPaths
-    from app.ui.welcome import WelcomeWindow
+    from app.ui.windows.welcome import WelcomeWindow
 
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder)
@@ -94,8 +94,8 @@ def welcome(tk) -> None:  # type: ignore[no-untyped-def]
 
 
 def approval(tk) -> None:  # type: ignore[no-untyped-def]
-    from app.ui.approval_prompt import ApprovalPrompt
-    from app.ui.held_command import judged
+    from app.ui.windows.approval_prompt import ApprovalPrompt
+    from app.ui.windows.held_command import judged
 
     os.environ["HOME"] = "/home/ana"
     held = judged(7, "rm -rf build dist", PROJECT, client="Claude Code", expires_at=time.time() + 287, protected=())
@@ -121,9 +121,9 @@ def approval(tk) -> None:  # type: ignore[no-untyped-def]
 
 
 def tray_menu(tk) -> None:  # type: ignore[no-untyped-def]
-    from app.core.client_config import ABSENT, CURRENT
-    from app.ui import menu
-    from app.ui.menu import ClientView, RuleView, ServerView, TrayState
+    from app.core.claude.config import ABSENT, CURRENT
+    from app.ui.tray import menu
+    from app.ui.tray.menu import ClientView, RuleView, ServerView, TrayState
 
     state = TrayState(
         clients=(ClientView("claude-desktop", "Claude Desktop", True, CURRENT),

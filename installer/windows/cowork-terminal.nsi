@@ -43,10 +43,10 @@ RequestExecutionLevel user
 ; Identifies this app in HKCU\...\Uninstall; never change it, or upgrades leave a second entry.
 !define UNINSTALL_KEY "Software\Microsoft\Windows\CurrentVersion\Uninstall\CoworkTerminal"
 !define RUN_KEY "Software\Microsoft\Windows\CurrentVersion\Run"
-; The value the tray's "Start at login" reads and writes (app/core/autostart.py RUN_VALUE).
+; The value the tray's "Start at login" reads and writes (app/core/install/autostart.py RUN_VALUE).
 !define RUN_VALUE "Cowork Terminal"
 !define GIT_URL "https://git-scm.com/download/win"
-; The app's own override for the bash it uses (app/core/bash_resolver.py BASH_PATH_ENV).
+; The app's own override for the bash it uses (app/core/execution/bash_resolver.py BASH_PATH_ENV).
 !define BASH_ENV "COWORK_TERMINAL_BASH"
 
 Name "${APP_NAME}"
@@ -105,7 +105,7 @@ LangString T_DISCONNECTING ${LANG_ENGLISH} "Removing ${APP_NAME} from Claude's s
   ${EndIf}
 !macroend
 
-; Sets $R0 to the first bash.exe found where the app looks (app/core/bash_resolver.py: the user's
+; Sets $R0 to the first bash.exe found where the app looks (app/core/execution/bash_resolver.py: the user's
 ; override, then machine-wide 64-bit, 32-bit and per-user Git for Windows, bin\ then usr\bin\),
 ; or to "".
 !macro FIND_GIT_BASH
@@ -184,7 +184,7 @@ Section "${APP_NAME}" SecApp
 SectionEnd
 
 Section "$(T_AUTOSTART)" SecAutostart
-  ; Exactly what the tray's "Start at login" switch writes (app/core/autostart.py:
+  ; Exactly what the tray's "Start at login" switch writes (app/core/install/autostart.py:
   ; windows_command_line of launch_command), so the menu shows it ticked: the exe in quotes (the
   ; path may hold spaces), then `tray`. On by default: Claude's commands are refused while the
   ; tray is not running.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from app.core.journal import Journal
+from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 
 paths = AppPaths.from_environment()

@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 
-from app.core.control import windows_pipe
+from app.core.channel import windows_pipe
 
 
 def facts(conn: object, *, we_are_server: bool) -> dict[str, object]:

@@ -18,7 +18,7 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from app.core.journal import Journal, Status
+from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 
 BASH = os.environ["COWORK_TERMINAL_BASH"]

@@ -20,7 +20,7 @@ class Words:
     """What a finding says, kept as what it is: an English template and the values it names
     ("Deletes the folder {shown} and everything in it", shown=/home/ana/build). A value may itself
     be Words. The model reads the English `plain`; a person reads these words translated where they
-    are shown (`app.core.plain_words`), never a translation of the English sentence."""
+    are shown (`app.core.policy.plain_words`), never a translation of the English sentence."""
 
     template: str
     values: tuple[tuple[str, str | Words], ...] = ()
@@ -58,7 +58,7 @@ class Finding:
     """One thing a command would do. `reason` is terse, for the log and the CLI; `plain` says it in
     words for anyone ("Deletes the folder /home/ana/project/build and everything in it"); `words`
     is `plain` as a template and its values, for the person's language. `kind` and `target` are set
-    only where a rule the user made may cover the finding (app/core/rules.py)."""
+    only where a rule the user made may cover the finding (app/core/policy/rules.py)."""
 
     tier: Tier
     reason: str
@@ -102,7 +102,7 @@ M = Tier.MODERATE
 S = Tier.SAFE
 
 
-# Rule kinds (app/core/rules.py): findings a rule the user made may cover.
+# Rule kinds (app/core/policy/rules.py): findings a rule the user made may cover.
 DELETE_RECURSIVE = "delete-recursive"  # target: the absolute path removed with everything in it
 
 

@@ -1,0 +1,142 @@
+"""Who is at the other end of the channel, as the operating system tells it, and whether to trust it.
+
+The facts come from the OS (SO_PEERCRED and /proc on Linux, LOCAL_PEERPID on macOS, the named
+pipe's process id on Windows), never from anything the peer says. The verdicts are pure functions
+of those facts and our own, so tests call them with every platform's values.
+
+What a check proves is limited: a source install's tray is the same Python as any script, and a
+program can run our own executable with any arguments. The checks stop a script posing as the
+tray; the data folder in the tray's hello stops our genuine program run for another folder. No
+loosening is ever based on them: loosening needs a click in the tray.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+SO_PEERCRED_FORMAT = "iII"  # pid, uid, gid (Linux struct ucred)
+MACOS_SOL_LOCAL = 0
+MACOS_LOCAL_PEERPID = 2
+RUN_MARK_VARIABLE = "COWORK_TERMINAL_RUN"  # every process a server starts carries it (process_marks)
+
+
+@dataclass(frozen=True)
+class PeerFacts:
+    pid: int | None
+    uid: int | str | None  # a uid, or a SID on Windows
+    executable: str | None  # resolved path, when the OS tells it
+    argv: tuple[str, ...] = ()
+    run_mark: bool = False  # started by one of our servers (a label, not a boundary)
+
+
+@dataclass(frozen=True)
+class OwnFacts:
+    uid: int | str
+    executable: str  # resolved
+    frozen: bool
+    data_dir: str  # resolved
+
+
+def own_facts(real_data_dir: str) -> OwnFacts:
+    uid: int | str = os.getuid() if hasattr(os, "getuid") else _windows_sid()
+    return OwnFacts(uid, os.path.realpath(sys.executable), bool(getattr(sys, "frozen", False)), real_data_dir)
+
+
+def _windows_sid() -> str:  # pragma: no cover - Windows only (tested under Wine)
+    from app.core.channel import windows_pipe
+    return windows_pipe.current_user_sid()
+
+
+def runs_this_app(argv: tuple[str, ...]) -> bool:
+    """A source install's tray: our interpreter running `-m app` or the `cowork-terminal` script."""
+    rest = list(argv[1:])
+    while rest:
+        arg = rest.pop(0)
+        if arg == "-m":
+            return rest[:1] == ["app"]
+        if arg == "-c":
+            return False
+        if arg in ("-X", "-W"):  # options that take a value
+            rest = rest[1:]
+        elif not arg.startswith("-"):
+            return Path(arg).name in ("cowork-terminal", "cowork-terminal.exe", "cowork-terminal-script.py")
+    return False
+
+
+def same_path(first: object, second: object, platform: str) -> bool:
+    """Paths as the OS compares them: Windows ignores case (and may spell the drive either way)."""
+    if not isinstance(first, str) or not isinstance(second, str):
+        return False
+    return first.casefold() == second.casefold() if platform == "win32" else first == second
+
+
+def tray_refusal(
+    peer: PeerFacts, own: OwnFacts, hello_data_dir: object, platform: str = sys.platform
+) -> str | None:
+    """Why a server must not take orders from this peer as its tray; None when it may."""
+    if peer.uid is None or peer.uid != own.uid:
+        return f"the process at the tray's address belongs to another user ({peer.uid})"
+    if peer.executable is None:
+        return "the operating system did not tell which program is at the tray's address"
+    if not same_path(peer.executable, own.executable, platform):
+        return f"the process at the tray's address is not Cowork Terminal ({peer.executable})"
+    if not own.frozen and not runs_this_app(peer.argv):
+        return f"the process at the tray's address does not run Cowork Terminal ({' '.join(peer.argv)[:200]})"
+    if not same_path(hello_data_dir, own.data_dir, platform):
+        return f"the tray there keeps its data in another folder ({hello_data_dir})"
+    return None
+
+
+def client_refusal(peer: PeerFacts, own: OwnFacts) -> str | None:
+    """Why the tray closes a connection at once; None when the peer may talk (as an untrusted peer)."""
+    if peer.uid is None or peer.uid != own.uid:
+        return f"a process of another user ({peer.uid}) tried to connect"
+    return None
+
+
+# -- facts from the OS ------------------------------------------------------------------------
+
+
+def socket_peer(sock: socket.socket, platform: str = sys.platform) -> PeerFacts:
+    """The facts about the process at the other end of a connected Unix socket."""
+    if platform == "darwin":  # pragma: no cover - macOS only
+        pid = struct.unpack("i", sock.getsockopt(MACOS_SOL_LOCAL, MACOS_LOCAL_PEERPID, 4))[0]
+        uid = os.getuid()  # getpeereid: a socket in a 0700 folder admits only its owner
+        return PeerFacts(pid, uid, _macos_executable(pid))
+    pid, uid, _gid = struct.unpack(
+        SO_PEERCRED_FORMAT, sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("iII"))
+    )
+    return linux_process_facts(pid, uid)
+
+
+def linux_process_facts(pid: int, uid: int, proc: Path = Path("/proc")) -> PeerFacts:
+    base = proc / str(pid)
+    try:
+        executable: str | None = os.path.realpath(os.readlink(base / "exe"))
+    except OSError:
+        executable = None
+    try:
+        argv = tuple(a.decode("utf-8", "replace") for a in (base / "cmdline").read_bytes().split(b"\0") if a)
+    except OSError:
+        argv = ()
+    try:
+        environ = (base / "environ").read_bytes().split(b"\0")
+        marked = any(v.startswith(RUN_MARK_VARIABLE.encode() + b"=") for v in environ)
+    except OSError:
+        marked = False
+    return PeerFacts(pid, uid, executable, argv, marked)
+
+
+def _macos_executable(pid: int) -> str | None:  # pragma: no cover - macOS only
+    import ctypes
+
+    buffer = ctypes.create_string_buffer(4096)
+    libproc = ctypes.CDLL("/usr/lib/libproc.dylib")
+    if libproc.proc_pidpath(pid, buffer, 4096) <= 0:
+        return None
+    return os.path.realpath(buffer.value.decode())

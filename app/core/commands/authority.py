@@ -1,0 +1,179 @@
+"""Where one server takes its orders from: its tray, or (headless with no tray) the journal.
+
+`CommandService` asks this object whether commands may run, what the approval mode is, whether
+the user answered or pressed Stop, and has it write the rows. Bound to a tray, every answer comes
+from the tray's messages and every row is written by the tray; the journal file is never read for
+a control. A headless server that never met a tray reads the journal as before: it is unprotected
+against a program that writes the user's files, as docs/ARCHITECTURE.md says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from app.core.authority.hub import outcome_from_wire, outcome_to_wire
+from app.core.commands.tray_link import Decision, LinkRefused, TrayLink
+from app.core.journal.store import Journal, Outcome, Status
+from app.core.messages import NO_TRAY_MESSAGE, PAUSED_MESSAGE
+from app.core.policy.approval import ApprovalMode, approval_mode, approval_window_s
+
+
+class NotRecorded(Exception):
+    """The row could not be written (the tray refused or is gone): the command must not run."""
+
+
+class ServerAuthority:
+    def __init__(self, journal: Journal, link: TrayLink | None, *, headless: bool) -> None:
+        self.journal = journal
+        self.link = link
+        self.headless = headless
+
+    @property
+    def tethered(self) -> bool:
+        """Bound to a tray for life (even if it is away right now)."""
+        return self.link is not None and self.link.bound
+
+    def _live_link(self) -> TrayLink | None:
+        link = self.link
+        return link if link is not None and link.connected else None
+
+    # -- what the user allows now -------------------------------------------------------------
+
+    def refusal(self) -> str | None:
+        """Why no command may run now (paused, no tray), or None."""
+        self.flush()
+        link = self._live_link()
+        if link is not None:
+            return PAUSED_MESSAGE if link.state is None or link.state.paused else None
+        if self.tethered or not self.headless:
+            return self.absence_message()
+        return PAUSED_MESSAGE if self.journal.is_paused() else None
+
+    def absence_message(self) -> str:
+        link = self.link
+        if link is not None and link.refusal:
+            return f"{NO_TRAY_MESSAGE} (A program that is not Cowork Terminal answered instead: {link.refusal}.)"
+        return NO_TRAY_MESSAGE
+
+    def paused(self) -> bool:
+        link = self._live_link()
+        if link is not None:
+            return link.state is None or link.state.paused
+        if self.tethered:
+            return True  # the tray went away: nothing runs until it is back
+        return self.journal.is_paused()
+
+    def present(self) -> bool:
+        """Whether someone can answer a held command: a live tray."""
+        return self._live_link() is not None
+
+    def approval_mode(self) -> ApprovalMode:
+        link = self._live_link()
+        if link is not None and link.state is not None:
+            return ApprovalMode(link.state.approval_mode)
+        if self.tethered:
+            return ApprovalMode.ALL
+        return approval_mode(self.journal)
+
+    def approval_window_s(self) -> float:
+        link = self._live_link()
+        if link is not None and link.state is not None:
+            return link.state.approval_window_s
+        return approval_window_s(self.journal)
+
+    def version(self) -> int:
+        """Changes whenever something that controls commands may have changed."""
+        if self.tethered:
+            assert self.link is not None
+            return self.link.version
+        return self.journal.data_version()
+
+    def stop_requests(self, command_ids: Sequence[int]) -> set[int]:
+        if self.tethered:
+            assert self.link is not None
+            return self.link.stops.intersection(command_ids)
+        return self.journal.stop_requests(list(command_ids))
+
+    def decision(self, command_id: int) -> Decision | None:
+        link = self.link
+        return None if link is None else link.decisions.get(command_id)
+
+    # -- the record ---------------------------------------------------------------------------
+
+    def begin(self, **row: Any) -> int:
+        """Write the command's row before it starts; NotRecorded when the tray would not."""
+        link = self._live_link()
+        if link is None and (self.tethered or not self.headless) and row.get("status") is not Status.REFUSED:
+            raise NotRecorded(self.absence_message())
+        if link is None:
+            return self.journal.begin_command(**row)
+        wire = {**row, "status": row["status"].value if "status" in row else Status.RUNNING.value}
+        wire["env_keys"] = sorted(wire.get("env_keys") or [])
+        try:
+            reply = link.request("begin", row=wire)
+        except LinkRefused as refused:
+            if row.get("status") is Status.REFUSED:  # a refusal is a record, not a control: keep it
+                return self.journal.begin_command(**row)
+            raise NotRecorded(_refusal_text(str(refused))) from None
+        return int(reply["id"])
+
+    def started(self, command_id: int) -> None:
+        link = self._live_link()
+        if link is None:
+            if self.tethered:
+                raise NotRecorded(self.absence_message())
+            self.journal.mark_started(command_id)
+            return
+        try:
+            link.request("started", id=command_id)
+        except LinkRefused as refused:
+            raise NotRecorded(_refusal_text(str(refused))) from None
+
+    def finish(self, command_id: int, outcome: Outcome) -> None:
+        """The end of a command, sent to the tray without waiting (the model's result need not wait
+        for the record of it); an end the tray does not take is written here, so the record stays."""
+        self.flush()
+        link = self._live_link()
+        if link is not None and link.post("finish", id=command_id, outcome=outcome_to_wire(outcome)):
+            return
+        self.journal.finish_command(command_id, outcome)
+
+    def flush(self) -> None:
+        """Write the ends the tray did not acknowledge (it refused them, or went away)."""
+        if self.link is None:
+            return
+        for message in self.link.take_undelivered():
+            if message.get("op") == "finish" and isinstance(message.get("id"), int):
+                self.journal.finish_command(message["id"], outcome_from_wire(message.get("outcome") or {}))
+
+    def set_client(self, server_id: int | None, name: str | None, version: str | None) -> None:
+        link = self._live_link()
+        if link is not None:
+            try:
+                link.request("client", name=name, version=version)
+                return
+            except LinkRefused:
+                pass
+        if server_id is not None and not self.tethered:
+            self.journal.set_server_client(server_id, name, version)
+
+    def end(self, server_id: int | None) -> None:
+        """The server leaves: after every end it sent (the tray takes them in order)."""
+        self.flush()
+        link = self._live_link()
+        if link is not None:
+            try:
+                link.request("end")
+                self.flush()  # an end the tray refused just before
+                return
+            except LinkRefused:
+                self.flush()
+        if server_id is not None:
+            self.journal.end_server(server_id)
+
+
+def _refusal_text(reason: str) -> str:
+    if reason == "host access is paused":
+        return PAUSED_MESSAGE
+    return f"Cowork Terminal could not record this command, so it was not run: {reason}. Try again in a moment."

@@ -1,0 +1,1 @@
+"""Running commands: the executor, the shell session, output, process marks and the bash to use."""

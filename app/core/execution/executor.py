@@ -1,0 +1,238 @@
+"""Runs one command through bash and ends its whole process tree: knows nothing of MCP or the journal.
+
+Why each choice:
+- stdin is /dev/null, so a command that reads stdin sees end of file at once instead of hanging;
+- the command gets its own process group (POSIX) or process group flag (Windows), so a timeout
+  or a stop ends its background jobs and every descendant, not only bash;
+- output goes to a CommandOutput (head and tail in memory, the whole in a private file when it
+  is long) and is decoded once at the end, so a command printing 200 MB costs a few MB at most
+  and no character is split at a chunk boundary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from anyio.abc import ByteReceiveStream, Process
+
+from app.core.execution import process_marks, windows_jobs
+from app.core.execution.output import CommandOutput, StreamCapture
+from app.core.execution.windows_jobs import ProcessJob
+
+READ_CHUNK_BYTES = 64 * 1024
+STOP_GRACE_S = 0.5  # polite signal, then a hard kill
+KILL_POLL_S = 0.02
+STRAGGLER_GRACE_S = 0.1
+DRAIN_AFTER_EXIT_S = 0.5  # a background job may hold the pipes open after bash exits
+WINDOWS_CREATE_NEW_PROCESS_GROUP = 0x00000200
+WINDOWS_CREATE_NO_WINDOW = 0x08000000
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    command: str
+    cwd: str
+    env: Mapping[str, str]
+    timeout_s: float
+    bash: str
+    mark: str | None = None  # set as process_marks.MARK_ENV, so that what escapes the group can be found
+
+
+@dataclass
+class ExecutionResult:
+    output: CommandOutput
+    exit_code: int | None
+    timed_out: bool
+    stopped_reason: str | None  # set when something other than the timeout ended it
+    signal_name: str | None
+    duration_ms: float
+
+    @property
+    def stdout(self) -> StreamCapture:
+        return self.output.streams[0]
+
+    @property
+    def stderr(self) -> StreamCapture:
+        return self.output.streams[1]
+
+    def to_model(self) -> dict[str, Any]:
+        """The seed's result shape, `{stdout, stderr, exitCode, timedOut}`, plus a few extras."""
+        fitted = self.output.finish()
+        return {
+            "stdout": fitted.texts[0],
+            "stderr": fitted.texts[1],
+            "exitCode": self.exit_code,
+            "timedOut": self.timed_out,
+            "durationMs": round(self.duration_ms, 1),
+            "outputFile": fitted.output_file,
+        }
+
+
+class StopSignal:
+    """Set from elsewhere (pause, the user's Stop button) to end a running command with a reason."""
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+        self.reason: str | None = None
+
+    def set(self, reason: str) -> None:
+        if self.reason is None:
+            self.reason = reason
+        self._event.set()
+
+    async def wait(self) -> None:
+        await self._event.wait()
+
+
+def spawn_options(platform: str) -> dict[str, Any]:
+    """How to start bash so that its whole tree can be ended later."""
+    if platform == "win32":
+        return {"creationflags": WINDOWS_CREATE_NEW_PROCESS_GROUP | WINDOWS_CREATE_NO_WINDOW}
+    return {"start_new_session": True}
+
+
+def windows_tree_kill_argv(pid: int) -> list[str]:
+    """Windows has no process groups to signal: taskkill ends the process and all it started."""
+    return ["taskkill", "/F", "/T", "/PID", str(pid)]
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a member changed user (setuid): still there
+        return True
+    return True
+
+
+async def end_tree(
+    process: Process, platform: str = sys.platform, mark: str | None = None, job: ProcessJob | None = None
+) -> None:
+    """End bash and every process in its group: SIGTERM, a short grace, then SIGKILL; then
+    whatever carries `mark` outside the group (a descendant that called `setsid`).
+
+    Windows: the job object bash was put in ends every descendant, also those whose parent already
+    exited; taskkill /T (which walks parent ids) is the fallback when there is no job."""
+    if platform == "win32":  # taskkill takes a moment: not on the event loop, and without a console
+        if job is not None:
+            job.terminate()
+        argv = windows_tree_kill_argv(process.pid)
+        await anyio.to_thread.run_sync(
+            lambda: subprocess.run(argv, capture_output=True, check=False, creationflags=WINDOWS_CREATE_NO_WINDOW)
+        )
+        return
+    await _end_group(process)
+    if mark is not None:  # reads /proc: a few ms, off the event loop; even while being cancelled
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(process_marks.end_marked, mark)
+
+
+async def _end_group(process: Process) -> None:
+    pgid = process.pid  # start_new_session made bash the leader of its own group
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    # Grace goes to bash (which passes it on to its foreground job); the rest of the group gets a
+    # short moment more. Orphans turn into zombies that only a reaping init clears, so waiting for
+    # an empty group could take the whole grace for nothing.
+    with anyio.move_on_after(STOP_GRACE_S):
+        await process.wait()
+    deadline = time.monotonic() + STRAGGLER_GRACE_S
+    while time.monotonic() < deadline and _group_alive(pgid):
+        await anyio.sleep(KILL_POLL_S)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+async def _pump(stream: ByteReceiveStream | None, output: CommandOutput, index: int) -> None:
+    if stream is None:
+        return
+    try:
+        while True:
+            output.feed(index, await stream.receive(READ_CHUNK_BYTES))
+    except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+        return
+
+
+async def run_command(
+    spec: CommandSpec, stop: StopSignal | None = None, output: CommandOutput | None = None
+) -> ExecutionResult:
+    """Run `spec.command` with `bash -c` and return when it ends, times out or is stopped; its
+    output (stdout, then stderr) goes to `output` and is finished (fitted, file kept or removed).
+
+    Raises OSError when bash cannot be started. If the caller is cancelled, the tree is ended
+    before the cancellation propagates, so no process outlives the call.
+    """
+    stop = stop or StopSignal()
+    output = output or CommandOutput()
+    started = time.monotonic()
+    process = await anyio.open_process(
+        [spec.bash, "-c", spec.command],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=spec.cwd,
+        env={**spec.env, process_marks.MARK_ENV: spec.mark} if spec.mark else dict(spec.env),
+        **spawn_options(sys.platform),
+    )
+    job = windows_jobs.job_for(process.pid) if sys.platform == "win32" else None
+    exited = False
+    try:
+        async with anyio.create_task_group() as pumps:
+            pumps.start_soon(_pump, process.stdout, output, 0)
+            pumps.start_soon(_pump, process.stderr, output, 1)
+            with anyio.move_on_after(spec.timeout_s if math.isfinite(spec.timeout_s) else None):
+                async with anyio.create_task_group() as race:
+
+                    async def watch_stop() -> None:
+                        await stop.wait()
+                        race.cancel_scope.cancel()
+
+                    race.start_soon(watch_stop)
+                    await process.wait()
+                    exited = True
+                    race.cancel_scope.cancel()
+            if not exited:
+                await end_tree(process, mark=spec.mark, job=job)
+            # Output written before the end is still in the pipes: read it, but do not wait on a
+            # descendant that keeps a pipe open.
+            with anyio.move_on_after(DRAIN_AFTER_EXIT_S):
+                await process.wait()
+            pumps.cancel_scope.deadline = anyio.current_time() + DRAIN_AFTER_EXIT_S
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await end_tree(process, mark=spec.mark, job=job)
+        raise
+    finally:
+        if job is not None:
+            job.close()
+        with anyio.CancelScope(shield=True):
+            await process.aclose()
+        output.finish()
+    returncode = process.returncode
+    signal_name = None
+    if returncode is not None and returncode < 0:
+        signal_name = signal.Signals(-returncode).name if -returncode in signal.valid_signals() else None
+        returncode = None
+    timed_out = not exited and stop.reason is None
+    return ExecutionResult(
+        output=output,
+        exit_code=returncode if exited else None,
+        timed_out=timed_out,
+        stopped_reason=None if exited else stop.reason,
+        signal_name=signal_name,
+        duration_ms=(time.monotonic() - started) * 1000,
+    )

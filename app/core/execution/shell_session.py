@@ -1,0 +1,343 @@
+"""One long-lived bash per server, so `cd`, exported variables and shell state carry across calls.
+
+Why it is built this way:
+- bash reads its commands from one pipe and the commands read their input from another, so text
+  sent to a waiting prompt (`send_keys`) can never be taken by bash as a command to run;
+- each command is sent as a quoted heredoc and `eval`ed, followed on the same line by a marker
+  carrying its exit status: bash has read the whole line before the command runs, and a syntax
+  error in the command is an error of `eval`, not the end of the session;
+- stderr is merged into stdout, the way a person sees a terminal; no PTY and no rc files;
+- bash traps SIGINT, so an interrupt ends the foreground job and the session lives on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import signal
+import subprocess
+import sys
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import anyio
+from anyio.abc import Process
+
+from app.core.execution import process_marks
+from app.core.execution.executor import READ_CHUNK_BYTES, end_tree, spawn_options
+from app.core.execution.output import CommandOutput
+from app.core.execution.output_decoding import StreamDecoder
+
+SCROLLBACK_MAX_LINES = 500
+SCROLLBACK_LINE_MAX_CHARS = 4096  # a longer line is cut in the scrollback (the result keeps it)
+PARTIAL_LINE_MAX_CHARS = 64 * 1024  # output with no newline is passed on in pieces of this size
+PENDING_PROMPT_MAX_CHARS = 1000  # of a line still being written, shown while the command runs
+SEND_KEYS_SETTLE_S = 0.5  # how long send_keys waits for the program to answer
+SEND_KEYS_WRITE_TIMEOUT_S = 1.0
+SEND_KEYS_RETRY_S = 0.01
+
+
+@dataclass
+class SessionResult:
+    output: str
+    exit_code: int | None
+    finished: bool  # False: still running in the session after the time limit
+    restarted: bool  # a new shell was started: earlier cwd and variables are gone
+    truncated: bool = False
+    ended_session: bool = False  # the command ended the shell itself (`exit`)
+    output_file: str | None = None  # the whole output, when some was left out of `output`
+
+
+class SessionBusy(Exception):
+    """A command is still running in the session."""
+
+
+class InputNotRead(Exception):
+    """The program in the session does not read its input: the pipe stayed full."""
+
+
+class ShellSession:
+    """A bash kept alive between calls. One command at a time; it may outlive the call that started it."""
+
+    def __init__(
+        self, bash: str, cwd: str, env: Mapping[str, str], mark: str | None = None, code_pages: tuple[str, ...] = ()
+    ) -> None:
+        """`mark` (process_marks) is the shell's own; each command may bring its own to send_command.
+        `code_pages`: how to read output that is not UTF-8 (output_decoding)."""
+        self.bash = bash
+        self.code_pages = code_pages
+        self.cwd = cwd
+        self.env = {**env, process_marks.MARK_ENV: mark} if mark else dict(env)
+        self.process: Process | None = None
+        self._input_write: int | None = None
+        # One spare line: the empty line a completion marker makes is taken back out after it arrives.
+        self._scrollback: deque[str] = deque(maxlen=SCROLLBACK_MAX_LINES + 1)
+        self._partial = ""
+        self._current: RunningCommand | None = None
+        self._reader_done = anyio.Event()
+        self.ever_started = False
+        # Where the shell is, as its last command left it: shown to the user and used to judge
+        # relative paths in the next command.
+        self.current_dir = cwd
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.returncode is None and not self._reader_done.is_set()
+
+    @property
+    def busy(self) -> bool:
+        return self._current is not None and not self._current.done.is_set()
+
+    async def start(self, task_group: anyio.abc.TaskGroup) -> bool:
+        """Start bash if it is not running; True when a new shell replaced a dead one."""
+        if self.alive:
+            return False
+        restarted = self.ever_started
+        await self.close()
+        self.current_dir = self.cwd
+        read_fd, self._input_write = os.pipe()
+        os.set_inheritable(read_fd, True)
+        os.set_blocking(self._input_write, False)
+        self.process = await anyio.open_process(
+            # --norc/--noprofile: no rc-file surprises; `-s` reads commands from stdin.
+            [self.bash, "--norc", "--noprofile", "-s"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=self.cwd,
+            env=self.env,
+            pass_fds=(read_fd,),
+            **spawn_options(sys.platform),
+        )
+        os.close(read_fd)
+        self._input_fd_in_child = read_fd
+        self._reader_done = anyio.Event()
+        self._current = None
+        self.ever_started = True
+        await self._send_raw("trap ':' INT\n")
+        task_group.start_soon(self._read_loop)
+        return restarted
+
+    async def send_command(
+        self, command: str, mark: str | None = None, output: CommandOutput | None = None
+    ) -> RunningCommand:
+        """Start one command and return at once; `RunningCommand.done` is set when it ends. Its
+        output goes to `output` (one stream)."""
+        if self.busy:
+            raise SessionBusy()
+        token = secrets.token_hex(8)
+        running = RunningCommand(token, output)
+        self._current = running
+        delimiter = f"__COWORK_CMD_{token}__"
+        # The marker is printed on the same line as eval, so bash has read it before the command runs.
+        # What this command starts carries its own mark (marks are [0-9a-f:] and a word).
+        marking = f"export {process_marks.MARK_ENV}='{mark}'\n" if mark else ""
+        script = (
+            f"{marking}__cowork_cmd=$(cat <<'{delimiter}'\n{command}\n{delimiter}\n)\n"
+            f"eval \"$__cowork_cmd\" <&{self._input_fd_in_child}; "
+            f"printf '\\n__COWORK_DONE_{token}__:%d:%.4096s\\n' \"$?\" \"${{PWD//$'\\n'/}}\"\n"
+        )
+        await self._send_raw(script)
+        return running
+
+    async def send_keys(self, keys: str) -> str:
+        """Write text to the running command's input; return what it printed within a short moment.
+
+        The pipe is non-blocking: a program that does not read its input fills it, and then the
+        rest is refused instead of freezing the server.
+        """
+        if self._input_write is None:
+            raise SessionBusy()
+        running = self._current
+        before = running.output_len if running else 0
+        data = keys.encode()
+        deadline = anyio.current_time() + SEND_KEYS_WRITE_TIMEOUT_S
+        while data:
+            try:
+                data = data[os.write(self._input_write, data) :]
+            except BlockingIOError:
+                if anyio.current_time() >= deadline:
+                    raise InputNotRead() from None
+                await anyio.sleep(SEND_KEYS_RETRY_S)
+        with anyio.move_on_after(SEND_KEYS_SETTLE_S):
+            if running is not None:
+                await running.done.wait()
+        return running.output_since(before) if running else ""
+
+    def interrupt(self) -> bool:
+        """Ctrl-C: SIGINT to the session's process group; bash's trap keeps the session alive."""
+        if not self.alive or self.process is None:
+            return False
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGINT)
+        return True
+
+    def _real_dir(self) -> str | None:
+        """The shell's folder as the OS knows it (Linux): `$PWD` is only what the shell says, and a
+        command can set it. Elsewhere None, and the marker's `$PWD` is used."""
+        if self.process is None:
+            return None
+        try:
+            return os.readlink(f"/proc/{self.process.pid}/cwd")
+        except OSError:
+            return None
+
+    async def wait_idle(self, timeout_s: float) -> bool:
+        """Wait up to `timeout_s` for the running command (if any) to end; True when none runs."""
+        running = self._current
+        if running is None:
+            return True
+        with anyio.move_on_after(timeout_s):
+            await running.done.wait()
+        return running.done.is_set()
+
+    def scrollback(self, lines: int) -> str:
+        lines = max(1, min(lines, SCROLLBACK_MAX_LINES))
+        tail = list(self._scrollback)[-lines:]
+        if self._partial:
+            tail = [*tail[-(lines - 1):], self._partial] if lines > 1 else [self._partial]
+        return "\n".join(tail)
+
+    async def close(self) -> None:
+        if self.process is not None:
+            if self.process.returncode is None:
+                with anyio.CancelScope(shield=True):  # the server may be shutting down around us
+                    await end_tree(self.process)
+            with anyio.CancelScope(shield=True):
+                await self.process.aclose()
+            self.process = None
+        if self._input_write is not None:
+            os.close(self._input_write)
+            self._input_write = None
+
+    async def _send_raw(self, text: str) -> None:
+        assert self.process is not None and self.process.stdin is not None
+        await self.process.stdin.send(text.encode())
+
+    async def _read_loop(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        stream = self.process.stdout
+        decoder = StreamDecoder(self.code_pages)  # keeps a split character for the next chunk
+        try:
+            while True:
+                self._consume(decoder.decode(await stream.receive(READ_CHUNK_BYTES)))
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+        finally:
+            self._reader_done.set()
+            if self._current is not None and not self._current.done.is_set():
+                self._current.finish(None, ended_session=True)
+
+    def _consume(self, text: str) -> None:
+        running = self._current
+        data = self._partial + text
+        lines = data.split("\n")
+        self._partial = lines.pop()
+        for line in lines:
+            if running is not None and not running.done.is_set():
+                match = _DONE.fullmatch(line)
+                if match and match.group(1) == running.token:
+                    if running.trim_marker_newline() and self._scrollback and self._scrollback[-1] == "":
+                        self._scrollback.pop()
+                    self.current_dir = self._real_dir() or match.group(3) or self.current_dir
+                    running.finish(int(match.group(2)))
+                    continue
+                running.append(line + "\n")
+            self._remember(line)
+        if len(self._partial) > PARTIAL_LINE_MAX_CHARS:
+            # Output without newlines (a progress bar, a binary) must not pile up: pass it on now.
+            # A completion marker always starts a line, so it is never inside such a piece.
+            if running is not None and not running.done.is_set():
+                running.append(self._partial)
+            self._remember(self._partial)
+            self._partial = ""
+        if running is not None and not running.done.is_set():
+            # A prompt without a newline ("Continue? [y/N] ") must reach the model before Enter.
+            running.pending_partial = self._partial
+
+    def _remember(self, line: str) -> None:
+        if len(line) > SCROLLBACK_LINE_MAX_CHARS:
+            line = line[:SCROLLBACK_LINE_MAX_CHARS] + " [...]"
+        self._scrollback.append(line)
+
+
+_DONE = re.compile(r"__COWORK_DONE_([0-9a-f]{16})__:(\d+):(.*)")
+
+
+class RunningCommand:
+    """One command's output as it arrives, bounded, and its end."""
+
+    def __init__(self, token: str, output: CommandOutput | None = None) -> None:
+        self.token = token
+        self.output = output or CommandOutput(labels=("output",))
+        self._held_newline = False  # the last newline may be the marker's own: fed only when more comes
+        self._last_was_empty_line = False
+        self.pending_partial = ""
+        self.exit_code: int | None = None
+        self.ended_session = False
+        self.done = anyio.Event()
+
+    @property
+    def output_len(self) -> int:
+        """Bytes of output so far: where `output_since` starts."""
+        return self.output.streams[0].total
+
+    def append(self, text: str) -> None:
+        self.pending_partial = ""
+        if not text:
+            return
+        self._last_was_empty_line = text == "\n"
+        if self._held_newline:
+            text = "\n" + text
+        self._held_newline = text.endswith("\n")
+        if self._held_newline:
+            text = text[:-1]
+        self.output.feed(0, text.encode())
+
+    def trim_marker_newline(self) -> bool:
+        """The marker starts with its own newline: take it back out; True if it had made an empty line."""
+        if not self._held_newline:
+            return False
+        self._held_newline = False
+        return self._last_was_empty_line
+
+    def finish(self, exit_code: int | None, *, ended_session: bool = False) -> None:
+        if self._held_newline:  # not the marker's: the shell ended after it
+            self._held_newline = False
+            self.output.feed(0, b"\n")
+        self.exit_code = exit_code
+        self.ended_session = ended_session
+        self.done.set()
+
+    def _pending(self) -> str:
+        """What came after the fed output while the command runs: a held newline, a partial line."""
+        if self.done.is_set():
+            return ""
+        return ("\n" if self._held_newline else "") + self.pending_partial[-PENDING_PROMPT_MAX_CHARS:]
+
+    def output_since(self, offset: int) -> str:
+        """What the command printed after `offset` (output_len at some moment), as far as it is
+        kept, and no more than the output budget (the end of it)."""
+        text = self.output.streams[0].since(offset).decode("utf-8", errors="replace") + self._pending()
+        budget = self.output.budget.chars
+        if budget is not None and len(text) > budget:
+            whole = self.output.snapshot().output_file
+            where = f"the whole output is in {whole}" if whole else "see terminal_read_scrollback"
+            marker = f"[... the start of this output was left out; {where} ...]\n"
+            text = marker + text[len(text) - (budget - len(marker)) :]
+        return text
+
+    def result(self, *, finished: bool, restarted: bool) -> SessionResult:
+        fitted = self.output.finish() if self.done.is_set() else self.output.snapshot()
+        return SessionResult(
+            output=fitted.texts[0] + self._pending(),
+            exit_code=self.exit_code if finished else None,
+            finished=finished,
+            restarted=restarted,
+            truncated=fitted.output_file is not None,
+            ended_session=self.ended_session,
+            output_file=fitted.output_file,
+        )

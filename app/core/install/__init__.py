@@ -1,0 +1,1 @@
+"""This copy on this machine: start at login, menu entry, how it was installed, uninstall."""

@@ -1,0 +1,125 @@
+"""Entries that start an old copy of the app, pointed back at this one when the tray starts.
+
+After a move (the .deb removed, the .tar.gz unpacked elsewhere, a venv rebuilt), the start-at-login
+entry and Claude's configs may still name a program that no longer exists, or another copy of the
+app: login then starts nothing, or the wrong copy, and Claude shows a failed server. The tray calls
+`repair_stale_entries` from its first look: each such entry is rewritten to run this copy, keeping
+the options the user gave it (`--headless`, other `env` keys), with the usual backup, and each
+repair comes back as a `Repair` whose `notice` tells the user. Entries of other programs under our
+name are not ours to change.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.core.claude import config as cc
+from app.core.claude import locations as cl
+from app.core.errors import CoworkError
+from app.core.i18n import _
+from app.core.install import autostart
+from app.core.install.installation import same_program
+from app.core.paths import HOME_ENV
+from app.core.self_command import app_argv
+
+MISSING = "missing"  # the program the entry names does not exist
+OTHER_COPY = "other copy"  # it exists, but is another copy of this app
+
+
+@dataclass(frozen=True)
+class Repair:
+    """One entry rewritten to run this copy."""
+
+    what: str  # "Start at login" (in the user's language), or the Claude client's name
+    old_program: str
+    new_program: str
+    why: str  # MISSING or OTHER_COPY
+    backup: str | None = None
+
+    @property
+    def notice(self) -> str:
+        """The words the user reads: what it was, what it is now, where the old file went."""
+        if self.why == MISSING:
+            text = _("{what} started {old} (which no longer exists); it now starts this copy, {new}.")
+        else:
+            text = _("{what} started {old} (another copy of Cowork Terminal); it now starts this copy, {new}.")
+        text = text.format(what=self.what, old=self.old_program, new=self.new_program)
+        if self.backup:
+            text += " " + _("The previous file is kept as {path}.").format(path=self.backup)
+        return text
+
+
+def staleness(program: str, this_program: str, exists: Callable[[str], bool]) -> str | None:
+    """MISSING, OTHER_COPY, or None when `program` is this copy's."""
+    if same_program(program, this_program):
+        return None
+    return OTHER_COPY if exists(program) else MISSING
+
+
+def _serve_options(entry: Mapping[str, object]) -> list[str]:
+    """The options after `serve` in one of our entries (`--headless`...), kept across a repair."""
+    args = [str(arg) for arg in entry.get("args") or []]  # type: ignore[union-attr]
+    return args[args.index("serve") + 1 :] if "serve" in args else []
+
+
+def repair_stale_entries(
+    *,
+    frozen: bool,
+    executable: str,
+    platform: str,
+    environ: Mapping[str, str],
+    home: Path,
+    exists: Callable[[str], bool] = os.path.exists,
+) -> list[Repair]:
+    """Rewrite our start-at-login entry and our Claude entries that run a missing program or another
+    copy of the app, so that they run `executable`; returns what was repaired.
+
+    An entry that cannot be read or written is left as it was (the tray's menu shows its state).
+    """
+    repairs = []
+    launch = autostart.launch_command(frozen, executable)
+    try:
+        command = autostart.read_command(platform, environ, home)
+        why = staleness(command[0], launch[0], exists) if command else None
+        if command and why:
+            autostart.enable(platform, environ, home, command=launch)
+            repairs.append(Repair(_("Start at login"), command[0], launch[0], why))
+    except CoworkError:
+        pass
+    for location in cl.locate_clients(platform, environ, home, cl.real_exists):
+        try:
+            repair = _repair_client(location, frozen, executable, environ, exists)
+        except CoworkError:
+            continue
+        if repair is not None:
+            repairs.append(repair)
+    return repairs
+
+
+def _repair_client(
+    location: cl.ClientLocation,
+    frozen: bool,
+    executable: str,
+    environ: Mapping[str, str],
+    exists: Callable[[str], bool],
+) -> Repair | None:
+    if location.config_path is not None:
+        entry = cc.desktop_entry(Path(location.config_path))
+    elif location.cli_path is not None:
+        entry = cc.claude_code_entry(str(location.cli_path))
+    else:
+        return None
+    if not isinstance(entry, Mapping) or not cc.is_app_entry(entry):
+        return None
+    program = app_argv(frozen, executable)[0]
+    why = staleness(str(entry["command"]), program, exists)
+    if why is None:
+        return None
+    override = environ.get(HOME_ENV)
+    data_home = str(Path(override).expanduser().absolute()) if override else None
+    wanted = cc.build_entry(frozen, executable, _serve_options(entry), data_home)
+    change = cc.connect_client(location, wanted, replace=True)
+    return Repair(location.name, str(entry["command"]), program, why, change.backup)

@@ -1,0 +1,235 @@
+"""Moving the Windows data folder out of AppData: the old journal and logs come along once.
+
+Up to 0.1 the Windows data lived in `%LOCALAPPDATA%\\cowork-terminal`; it now lives in
+`%USERPROFILE%\\.cowork-terminal` (app/core/paths.py says why). The first process that opens a
+missing journal at the new place copies the old one with SQLite's backup API, keeping only the
+settings that are stricter than the defaults (any command the agent ran could write the old file,
+so nothing there may loosen control), and imports the history only from the copy that Claude's
+MSIX package may have made in its LocalCache. The old folders are left as they are.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import sqlite3
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath, PureWindowsPath
+from typing import Any
+
+from app.core.i18n import _
+from app.core.messages import DATA_MOVED_REASON
+from app.core.paths import HOME_ENV, AppPaths, windows_profile
+
+LEGACY_DIR_NAME = "cowork-terminal"
+LEGACY_LOG_DIR_NAME = "Logs"  # platformdirs' Windows log folder inside the data folder
+MSIX_PACKAGE_FAMILY = "Claude_pzs8sxrjxfjjc"
+NOTICE_SETTING = "notice.data_moved"
+MIGRATION_LOCK = "migrate.lock"
+INTERRUPTED_REASON = DATA_MOVED_REASON
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LegacySources:
+    """Where an older version kept its data: the real folder, and the MSIX package's private copy."""
+
+    local: PurePath
+    msix_local: PurePath
+
+
+@dataclass
+class MigrationReport:
+    copied_journal: bool = False
+    kept_settings: dict[str, Any] = field(default_factory=dict)
+    dropped_settings: list[str] = field(default_factory=list)
+    imported_commands: int = 0
+    copied_logs: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def notice(self) -> str:
+        """What the user reads once: what came along and what did not."""
+        parts = [_("Cowork Terminal moved its data to a new folder.")]
+        if self.dropped_settings:
+            parts.append(_("Settings that allowed more than the defaults were reset; set them again in the app."))
+        parts.extend(self.problems)
+        return " ".join(parts)
+
+
+def legacy_sources(platform: str, environ: Mapping[str, str], home: str) -> LegacySources | None:
+    """The old Windows folders to import from, or None (other systems, or COWORK_TERMINAL_HOME set)."""
+    if platform != "win32" or environ.get(HOME_ENV):
+        return None
+    profile = windows_profile(environ, home)
+    local = PureWindowsPath(environ.get("LOCALAPPDATA") or profile / "AppData" / "Local")
+    return LegacySources(
+        local=local / LEGACY_DIR_NAME,
+        msix_local=local / "Packages" / MSIX_PACKAGE_FAMILY / "LocalCache" / "Local" / LEGACY_DIR_NAME,
+    )
+
+
+def legacy_folders() -> list[str]:
+    """This machine's old Windows folders (none elsewhere): commands that name them are destructive
+    for a release, like the data folder itself, since an old journal there may still be read."""
+    import sys
+
+    sources = legacy_sources(sys.platform, os.environ, str(Path.home()))
+    return [] if sources is None else [str(sources.local), str(sources.msix_local)]
+
+
+def stricter_settings(old: Mapping[str, Any]) -> dict[str, Any]:
+    """Of an old journal's settings, only those that control more than the defaults do.
+
+    Pause on, asking before every command, a shorter approval window, fewer tools. Everything else
+    (looser values, and keys this version does not judge) is dropped: it may have been written by a
+    command the agent ran.
+    """
+    from app.core.policy.approval import DEFAULT_APPROVAL_WINDOW_S, MODE_SETTING, WINDOW_SETTING, ApprovalMode
+    from app.core.policy.tool_sets import EXECUTE_ONLY, TOOLS_SETTING
+
+    kept: dict[str, Any] = {}
+    if old.get("paused") is True:
+        kept["paused"] = True
+    if old.get(MODE_SETTING) == ApprovalMode.ALL.value:
+        kept[MODE_SETTING] = ApprovalMode.ALL.value
+    window = old.get(WINDOW_SETTING)
+    if isinstance(window, (int, float)) and not isinstance(window, bool) and 1 <= window < DEFAULT_APPROVAL_WINDOW_S:
+        kept[WINDOW_SETTING] = float(window)
+    if old.get(TOOLS_SETTING) == EXECUTE_ONLY:
+        kept[TOOLS_SETTING] = EXECUTE_ONLY
+    return kept
+
+
+def migrate_if_needed(paths: AppPaths) -> MigrationReport | None:
+    """Called before a missing journal is created: import the old Windows folder, once."""
+    import sys
+
+    sources = legacy_sources(sys.platform, os.environ, str(Path.home()))
+    if sources is None:
+        return None
+    return migrate(paths, LegacySources(local=Path(sources.local), msix_local=Path(sources.msix_local)))
+
+
+def migrate(paths: AppPaths, sources: LegacySources) -> MigrationReport | None:
+    """Copy the old journal and logs into `paths` if its journal does not exist yet; None if nothing to do."""
+    from filelock import FileLock
+
+    old_journal = Path(sources.local) / paths.journal.name
+    msix_journal = Path(sources.msix_local) / paths.journal.name
+    if paths.journal.exists() or not (old_journal.is_file() or msix_journal.is_file()):
+        return None
+    paths.ensure()
+    with FileLock(str(paths.locks_dir / MIGRATION_LOCK)):
+        if paths.journal.exists():  # another process moved it while we waited
+            return None
+        report = MigrationReport()
+        staging = paths.data_dir / f".{paths.journal.name}.moving"
+        staging.unlink(missing_ok=True)
+        try:
+            if old_journal.is_file():
+                _copy_journal(old_journal, staging, report)
+            if msix_journal.is_file():
+                _import_history(msix_journal, staging, report)
+        except sqlite3.DatabaseError as exc:
+            unreadable = _("The old activity log could not be read ({error}); it starts empty.")
+            report.problems.append(unreadable.format(error=exc))
+            staging.unlink(missing_ok=True)
+            logger.warning("could not move the old journal from %s", sources.local, exc_info=True)
+        if staging.exists():
+            with sqlite3.connect(staging) as db:
+                _set_notice(db, report.notice)
+            db.close()
+            os.replace(staging, paths.journal)
+        report.copied_logs = _copy_logs(Path(sources.local) / LEGACY_LOG_DIR_NAME, paths.log_dir)
+        logger.info("moved the data from %s: %s", sources.local, report)
+        return report
+
+
+def _copy_journal(source: Path, target: Path, report: MigrationReport) -> None:
+    old = sqlite3.connect(source, timeout=10)
+    new = sqlite3.connect(target)
+    try:
+        old.backup(new)  # consistent even while an old server still writes it, WAL included
+    finally:
+        old.close()
+    try:
+        settings = {key: json.loads(value) for key, value in new.execute("SELECT key, value FROM settings")}
+        report.kept_settings = stricter_settings(settings)
+        report.dropped_settings = sorted(set(settings) - set(report.kept_settings))
+        now = time.time()
+        with new:
+            new.execute("DELETE FROM settings")
+            new.executemany(
+                "INSERT INTO settings(key, value, updated_at) VALUES (?, ?, ?)",
+                [(key, json.dumps(value), now) for key, value in report.kept_settings.items()],
+            )
+            # Old servers' locks lived in the old folder: here they would look crashed.
+            new.execute("UPDATE servers SET state = 'exited', ended_at = ? WHERE state = 'live'", (now,))
+            _close_active(new, now)
+            new.execute("DELETE FROM ui_requests")
+        report.copied_journal = True
+    finally:
+        new.close()
+
+
+def _close_active(db: sqlite3.Connection, now: float) -> None:
+    db.execute(
+        "UPDATE commands SET status = 'interrupted', reason = ?, ended_at = ? WHERE status IN ('waiting', 'running')",
+        (INTERRUPTED_REASON, now),
+    )
+
+
+def _import_history(source: Path, target: Path, report: MigrationReport) -> None:
+    """Add the MSIX copy's commands (history only: no settings, no servers) to the staged journal."""
+    if not target.exists():
+        from app.core.journal.store import MIGRATIONS  # an empty journal of this version to import into
+
+        with sqlite3.connect(target) as db:
+            for statement in MIGRATIONS[0].split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+        db.close()
+    db = sqlite3.connect(target)
+    try:
+        db.execute("ATTACH DATABASE ? AS msix", (f"file:{source.as_posix()}?mode=ro",))
+    except sqlite3.OperationalError:
+        db.execute("ATTACH DATABASE ? AS msix", (str(source),))
+    try:
+        theirs = {row[1] for row in db.execute("PRAGMA msix.table_info(commands)")}
+        ours = {row[1] for row in db.execute("PRAGMA main.table_info(commands)")}
+        # No ids (they would collide), no server, no confirmation id (unique, and nobody can answer it).
+        columns = sorted((theirs & ours) - {"id", "server_id", "confirmation_id"})
+        names = ", ".join(columns)
+        with db:
+            cursor = db.execute(f"INSERT INTO main.commands ({names}) SELECT {names} FROM msix.commands ORDER BY id")
+            report.imported_commands = cursor.rowcount
+            _close_active(db, time.time())
+        db.execute("DETACH DATABASE msix")
+    finally:
+        db.close()
+
+
+def _set_notice(db: sqlite3.Connection, text: str) -> None:
+    db.execute(
+        "INSERT INTO settings(key, value, updated_at) VALUES (?, ?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        (NOTICE_SETTING, json.dumps(text), time.time()),
+    )
+
+
+def _copy_logs(source: Path, target: Path) -> int:
+    if not source.is_dir():
+        return 0
+    copied = 0
+    for item in source.iterdir():
+        if item.is_file() and not (target / item.name).exists():
+            shutil.copyfile(item, target / item.name)
+            copied += 1
+    return copied

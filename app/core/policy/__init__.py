@@ -1,0 +1,1 @@
+"""The user's decisions: approval modes, rules, tool sets, which way a change goes."""

@@ -1,0 +1,38 @@
+"""Which MCP tools a server offers: a user setting in the journal, overridable by `serve --tools`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.core.journal.store import Journal
+
+TOOLS_SETTING = "tools"
+ALL_TOOLS = "all"  # execute_command, the session tools, terminal_confirm and terminal_cancel
+EXECUTE_ONLY = "execute"  # the seed's one-tool surface (plus confirm/cancel for held commands)
+TOOL_SETS = (ALL_TOOLS, EXECUTE_ONLY)
+
+
+def tool_set(journal: Journal) -> str:
+    value = journal.get_setting(TOOLS_SETTING, ALL_TOOLS)
+    return value if value in TOOL_SETS else ALL_TOOLS
+
+
+def set_tool_set(journal: Journal, value: str) -> None:
+    if value not in TOOL_SETS:
+        raise ValueError(f"tools must be one of {', '.join(TOOL_SETS)}")
+    journal.set_setting(TOOLS_SETTING, value)
+
+
+def narrowest_tools(chosen: str, flag: str | None) -> str:
+    """`serve --tools` may offer fewer tools than the user chose, never more."""
+    if flag is None or chosen == EXECUTE_ONLY:
+        return chosen
+    return flag
+
+
+def tools_on(platform: str, tools: str) -> str:
+    """Windows gets execute_command alone: the persistent shell session needs a pipe handed to bash
+    by its descriptor number and process groups for Ctrl-C (`pass_fds`, `os.killpg`), which Windows
+    does not have; offering it there would only give the model errors."""
+    return EXECUTE_ONLY if platform == "win32" else tools

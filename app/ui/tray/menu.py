@@ -1,0 +1,448 @@
+"""The tray menu as data: the app's state in, item descriptions out, with no UI library in sight.
+
+The tray turns these descriptions into pystray items each time the menu is built; tests read
+them directly. Keeping every wording and every "which action does this click mean now" decision
+here means one pure function decides what the user sees in each state, and the glue in `tray.py`
+only looks items up by their stable `key`.
+
+Every action keeps its place whatever the state: the menu opens with exactly two lines (the
+status, and what waits for the user), then the actions, then Quit; what comes and goes (servers,
+a crash, an action in progress) is listed under Quit. A user who learnt where "Pause host access"
+is must never click the activity log because a command started.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime
+
+from app.core.claude.config import ABSENT, CHANGED, CURRENT, FOREIGN, INVALID, STALE, UNKNOWN
+from app.core.execution.output import BUDGET_CHOICES, OutputBudget
+from app.core.i18n import LANGUAGE_NAMES, LANGUAGES, N_, _, ngettext
+from app.core.i18n.formats import format_time, format_weekday_time
+from app.core.policy.approval import ApprovalMode
+
+APP_TITLE = "Cowork Terminal"  # a name: the same in every language
+MAX_SERVER_LINES = 4  # more live servers than this collapse into "and N more"
+TOOLTIP_MAX_CHARS = 127  # Windows truncates a tray tooltip at 128 characters, including the NUL
+
+# Action ids: what a click asks the tray to do.
+OPEN_LOG = "open-log"
+TOGGLE_PAUSE = "toggle-pause"
+CONNECT = "connect"
+DISCONNECT = "disconnect"
+CHECK = "check"
+TOGGLE_AUTOSTART = "toggle-autostart"
+OPEN_DATA_FOLDER = "open-data-folder"
+OPEN_APPROVALS = "open-approvals"
+SET_APPROVAL_MODE = "set-approval-mode"
+SET_OUTPUT_BUDGET = "set-output-budget"
+UNINSTALL = "uninstall"
+ASK_DISCONNECT = "ask-disconnect"  # "Disconnect…": asks first; DISCONNECT is what a "yes" does
+ALLOW = "allow"  # answer a held command from the menu (when no approval window can open)
+DENY = "deny"
+REMOVE_RULE = "remove-rule"
+OPEN_WELCOME = "open-welcome"
+SET_LANGUAGE = "set-language"
+QUIT = "quit"
+ACTIONS = (
+    OPEN_LOG, TOGGLE_PAUSE, CONNECT, DISCONNECT, CHECK, TOGGLE_AUTOSTART, OPEN_DATA_FOLDER, OPEN_APPROVALS,
+    SET_APPROVAL_MODE, SET_OUTPUT_BUDGET, UNINSTALL, ASK_DISCONNECT, ALLOW, DENY, REMOVE_RULE, OPEN_WELCOME,
+    SET_LANGUAGE, QUIT,
+)
+FOLLOW_SYSTEM = "system"  # the Language submenu's target for "follow the OS"
+
+# Icon states, named as app.ui.icons names its files: one per state, distinct at 16 px.
+IDLE, RUNNING, PAUSED, WAITING, PROBLEM = "idle", "running", "paused", "attention", "error"
+ATTENTION, ERROR = WAITING, PROBLEM  # the files' names
+
+# Our entry's state in a client's config (client_config) -> the app's state as the menu says it.
+_CLIENT_STATE = {
+    CURRENT: N_("connected"),
+    ABSENT: N_("not connected · click to connect"),
+    CHANGED: N_("connected, its entry needs an update"),
+    STALE: N_("an older install's entry"),
+    FOREIGN: N_("another program's entry"),
+    INVALID: N_("its config file has an error"),
+    UNKNOWN: N_("not installed"),
+}
+_HAS_ENTRY = (CURRENT, CHANGED, STALE, FOREIGN)
+# An entry under our name that is not the one this app writes: what the first item of its submenu does.
+_FIX_TEXT = {
+    CHANGED: N_("Update its entry"),
+    STALE: N_("Replace it with this install"),
+    FOREIGN: N_("Replace it with this app"),
+}
+
+
+def client_state_text(state: str, installed: bool) -> str:
+    """What the menu and the Welcome window say of one Claude app."""
+    if state == ABSENT and not installed:
+        return _("not found · click to add the entry anyway")
+    return _(_CLIENT_STATE[state]) if state in _CLIENT_STATE else state
+
+
+@dataclass(frozen=True)
+class ServerView:
+    """One live server: which client started it, since when, how many commands it ran."""
+
+    client_label: str
+    started_at: float
+    command_count: int
+    headless: bool = False
+
+
+@dataclass(frozen=True)
+class ClientView:
+    """One Claude client and the state of our entry in its config (a `client_config` state)."""
+
+    client_id: str
+    name: str
+    installed: bool
+    state: str
+    problem: str = ""
+
+    @property
+    def connected(self) -> bool:
+        return self.state == CURRENT
+
+    @property
+    def has_entry(self) -> bool:
+        return self.state in _HAS_ENTRY
+
+
+@dataclass(frozen=True)
+class CrashView:
+    client_label: str
+    at: float
+    interrupted: int = 0
+
+
+@dataclass(frozen=True)
+class HeldView:
+    """A command waiting for the user, as the menu lists it when no approval window can open."""
+
+    id: int
+    command: str
+    client: str
+
+
+@dataclass(frozen=True)
+class RuleView:
+    """One of the user's rules (core/policy/rules.py), listed so it can be removed."""
+
+    id: int
+    description: str
+
+
+@dataclass(frozen=True)
+class TrayState:
+    """Everything the icon, its tooltip and its menu show."""
+
+    paused: bool = False
+    servers: tuple[ServerView, ...] = ()
+    running: int = 0
+    waiting: int = 0
+    clients: tuple[ClientView, ...] | None = None  # None until the first look for Claude apps ends
+    crash: CrashView | None = None  # a server crash the user has not looked at yet
+    autostart: bool | None = False  # None when the setting cannot be read
+    problem: str | None = None  # something that stops every command (no bash): one short line
+    busy: str | None = None  # an action in progress, e.g. "Checking Claude Desktop..."
+    approval_mode: ApprovalMode = ApprovalMode.DESTRUCTIVE
+    language: str | None = None  # picked in the Language submenu; None: the OS's language
+    output_budget: OutputBudget = OutputBudget()
+    held: tuple[HeldView, ...] = ()  # listed in the menu only when `windows` is False
+    rules: tuple[RuleView, ...] = ()
+    windows: bool = True  # False when Tk is missing: no approval or Welcome window can open
+    confirm_disconnect: str | None = None  # without Tk, the app whose "Disconnect…" now asks in the menu
+
+    @property
+    def any_connected(self) -> bool:
+        return any(c.has_entry for c in self.clients or ())
+
+    @property
+    def first_run(self) -> bool:
+        """No Claude app has our entry and none is talking to us: the user still has to connect."""
+        return self.clients is not None and not self.any_connected and not self.servers
+
+
+@dataclass(frozen=True)
+class MenuEntry:
+    """One menu item as data. `key` is stable across states, so the tray can find an item again."""
+
+    key: str
+    text: str = ""
+    action: str | None = None  # one of ACTIONS; None for information lines and submenus
+    target: str | None = None  # the client id, for client actions
+    enabled: bool = True
+    checked: bool | None = None  # None: not a checkbox
+    default: bool = False  # the click-on-icon action, where the platform has one
+    submenu: tuple[MenuEntry, ...] | None = None
+    separator: bool = False
+
+
+def _separator(key: str) -> MenuEntry:
+    return MenuEntry(key, separator=True, enabled=False)
+
+
+def _commands(count: int) -> str:
+    return ngettext("{count} command", "{count} commands", count).format(count=count)
+
+
+def _clock_time(at: float, now: float) -> str:
+    moment = datetime.fromtimestamp(at)
+    if moment.date() == datetime.fromtimestamp(now).date():
+        return format_time(moment, seconds=False)
+    return format_weekday_time(moment)
+
+
+def status_line(state: TrayState) -> str:
+    """The first, disabled line: the one thing the user needs to know right now."""
+    if state.problem:
+        return state.problem
+    if state.paused:
+        return _("Paused: Claude's commands are refused")
+    if state.servers:
+        count = len(state.servers)
+        agents = ngettext("{count} agent connected", "{count} agents connected", count).format(count=count)
+    else:
+        agents = _("no agent connected")
+    if state.running:
+        running = ngettext("Running {count} command", "Running {count} commands", state.running)
+        return f"{running.format(count=state.running)} · {agents}"
+    if state.first_run:
+        return _("Not connected to Claude yet")
+    return _("Host access on · {agents}").format(agents=agents)
+
+
+def icon_state(state: TrayState) -> str:
+    """Which icon shows: a problem (or a crash) beats the user's pause, which beats a question."""
+    if state.problem or state.crash is not None:
+        return PROBLEM
+    if state.paused:
+        return PAUSED
+    if state.waiting:
+        return WAITING
+    if state.running:
+        return RUNNING
+    return IDLE
+
+
+def tooltip(state: TrayState) -> str:
+    text = f"{APP_TITLE}: {status_line(state)}"
+    if state.crash is not None and not state.problem:
+        text += " · " + _("a server crashed ({client})").format(client=state.crash.client_label)
+    return text if len(text) <= TOOLTIP_MAX_CHARS else text[: TOOLTIP_MAX_CHARS - 3] + "..."
+
+
+def _client_entry(client: ClientView, confirming: bool = False) -> MenuEntry:
+    """One app with its state. An app with an entry under our name opens a submenu (fix it, check,
+    "Disconnect…"): a click on the app itself never changes or removes anything silently."""
+    key = f"client:{client.client_id}"
+    text = f"{client.name}: {client_state_text(client.state, client.installed)}"
+    if client.state == UNKNOWN:
+        return MenuEntry(key, text, enabled=False)
+    if not client.has_entry:
+        return MenuEntry(key, text, action=CONNECT, target=client.client_id)
+    target = client.client_id
+    items = []
+    if not client.connected:
+        items.append(MenuEntry(f"fix:{target}", _(_FIX_TEXT[client.state]), CONNECT, target))
+    items.append(MenuEntry(f"check:{target}", _("Check connection"), CHECK, target))
+    if client.state in (CURRENT, CHANGED):  # ours: removable; another program's entry is not ours to remove
+        items.append(
+            MenuEntry(
+                f"disconnect:{target}", _("Yes, disconnect {client}").format(client=client.name), DISCONNECT, target
+            )
+            if confirming
+            else MenuEntry(
+                f"disconnect:{target}", _("Disconnect {client}…").format(client=client.name), ASK_DISCONNECT, target
+            )
+        )
+    return MenuEntry(key, text, submenu=tuple(items))
+
+
+def connect_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
+    """Each Claude app with its state: a click connects it; a connected one offers check and disconnect."""
+    if state.clients is None:
+        return (MenuEntry("clients-loading", _("Looking for Claude apps..."), enabled=False),)
+    entries = [_client_entry(c, state.confirm_disconnect == c.client_id) for c in state.clients]
+    if not entries:
+        entries.append(MenuEntry("clients-none", _("No Claude app found on this computer"), enabled=False))
+    return tuple(entries)
+
+
+def rules_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
+    """The user's rules, each removable (removing one tightens control: no question asked)."""
+    if not state.rules:
+        return (MenuEntry("rules-none", _("No rules yet: the approval window offers them"), enabled=False),)
+    return tuple(
+        MenuEntry(
+            f"rule:{rule.id}",
+            rule.description,
+            submenu=(MenuEntry(f"remove-rule:{rule.id}", _("Remove this rule"), REMOVE_RULE, str(rule.id)),),
+        )
+        for rule in state.rules
+    )
+
+
+def waiting_entry(state: TrayState) -> MenuEntry:
+    """Always the second line. With windows it opens the approval window; without (no Tk), each
+    held command is a submenu with Allow once / Deny, so the user can still answer."""
+    if not state.waiting:
+        return MenuEntry("waiting", _("No command is waiting for you"), enabled=False)
+    text = ngettext("{count} command waiting for you", "{count} commands waiting for you", state.waiting).format(
+        count=state.waiting
+    )
+    if state.windows or not state.held:
+        return MenuEntry("waiting", text, OPEN_APPROVALS, enabled=state.windows)
+    return MenuEntry(
+        "waiting",
+        text,
+        submenu=tuple(
+            MenuEntry(
+                f"held:{held.id}",
+                f"{held.client}: {_short(held.command)}",
+                submenu=(
+                    MenuEntry(f"allow:{held.id}", _("Allow once"), ALLOW, str(held.id)),
+                    MenuEntry(f"deny:{held.id}", _("Deny"), DENY, str(held.id)),
+                ),
+            )
+            for held in state.held
+        ),
+    )
+
+
+def _short(command: str, limit: int = 60) -> str:
+    line = " ".join(command.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def approval_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
+    """The approval modes as radio items: which commands wait for the user's answer."""
+    return tuple(
+        MenuEntry(
+            f"approval:{mode.value}",
+            mode.label,
+            SET_APPROVAL_MODE,
+            target=mode.value,
+            checked=state.approval_mode is mode,
+        )
+        for mode in ApprovalMode
+    )
+
+
+def output_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
+    """How much of a command's output Claude gets back, as radio items (a value set with the CLI too)."""
+    choices = BUDGET_CHOICES if state.output_budget in BUDGET_CHOICES else (state.output_budget, *BUDGET_CHOICES)
+    return tuple(
+        MenuEntry(
+            f"output:{budget.setting}",
+            _("{choice} (default)").format(choice=budget.label) if budget == OutputBudget() else budget.label,
+            SET_OUTPUT_BUDGET,
+            target=str(budget.setting),
+            checked=state.output_budget == budget,
+        )
+        for budget in choices
+    )
+
+
+def language_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
+    """"Same as the system", then each language named in itself, as radio items."""
+    return (
+        MenuEntry(
+            f"language:{FOLLOW_SYSTEM}", _("Same as the system"), SET_LANGUAGE, FOLLOW_SYSTEM,
+            checked=state.language is None,
+        ),
+        _separator("language-separator"),
+        *(
+            MenuEntry(f"language:{code}", LANGUAGE_NAMES[code], SET_LANGUAGE, code, checked=state.language == code)
+            for code in LANGUAGES
+        ),
+    )  # fmt: skip
+
+
+def quit_text() -> str:
+    return _("Quit {app}").format(app=APP_TITLE)
+
+
+def language_item_text() -> str:
+    """Named in both words when the app speaks another language than English, so that someone who
+    cannot read the current one still finds the way back."""
+    text = _("Language")
+    return text if text == "Language" else f"{text} (Language)"
+
+
+def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
+    """The whole tray menu for `state`, top to bottom. The actions' positions never change."""
+    now = time.time() if now is None else now
+    entries = [
+        MenuEntry("status", status_line(state), enabled=False),
+        waiting_entry(state),
+        _separator("top-separator"),
+        MenuEntry("open-log", _("Open activity log"), OPEN_LOG, default=True),
+        MenuEntry("pause", _("Pause host access"), TOGGLE_PAUSE, checked=state.paused),
+        MenuEntry("connect", _("Connect to Claude"), submenu=connect_submenu(state)),
+        MenuEntry("approval", _("Ask before running"), submenu=approval_submenu(state)),
+        MenuEntry("output", _("Output Claude gets back"), submenu=output_submenu(state)),
+        MenuEntry("rules", _("Your rules"), submenu=rules_submenu(state)),
+        MenuEntry(
+            "autostart",
+            _("Start at login"),
+            TOGGLE_AUTOSTART,
+            enabled=state.autostart is not None,
+            checked=bool(state.autostart),
+        ),
+        MenuEntry("data-folder", _("Open data folder"), OPEN_DATA_FOLDER),
+        MenuEntry("welcome", _("Getting started…"), OPEN_WELCOME, enabled=state.windows),
+        MenuEntry("language", language_item_text(), submenu=language_submenu(state)),
+        MenuEntry("uninstall", _("Uninstall…"), UNINSTALL),
+        _separator("quit-separator"),
+        MenuEntry("quit", quit_text(), QUIT),
+    ]
+    return entries + _information(state, now)
+
+
+def _information(state: TrayState, now: float) -> list[MenuEntry]:
+    """What comes and goes, listed under Quit so that no action ever moves."""
+    lines: list[MenuEntry] = []
+    if state.busy:
+        lines.append(MenuEntry("busy", state.busy, enabled=False))
+    if state.crash is not None:
+        crash = state.crash
+        at = _clock_time(crash.at, now)
+        if crash.interrupted:
+            text = ngettext(
+                "Server for {client} crashed at {time}, {count} command interrupted",
+                "Server for {client} crashed at {time}, {count} commands interrupted",
+                crash.interrupted,
+            ).format(client=crash.client_label, time=at, count=crash.interrupted)
+        else:
+            text = _("Server for {client} crashed at {time}").format(client=crash.client_label, time=at)
+        lines.append(MenuEntry("crash", text, OPEN_LOG))
+    for index, server in enumerate(state.servers[:MAX_SERVER_LINES]):
+        parts = [
+            server.client_label,
+            _("since {time}").format(time=_clock_time(server.started_at, now)),
+            _commands(server.command_count),
+        ]
+        if server.headless:
+            parts.append(_("headless"))
+        lines.append(MenuEntry(f"server:{index}", " · ".join(parts), enabled=False))
+    if len(state.servers) > MAX_SERVER_LINES:
+        more = _("and {count} more").format(count=len(state.servers) - MAX_SERVER_LINES)
+        lines.append(MenuEntry("servers-more", more, enabled=False))
+    return [_separator("information-separator"), *lines] if lines else []
+
+
+def find_entry(entries: list[MenuEntry] | tuple[MenuEntry, ...], key: str) -> MenuEntry | None:
+    """The entry with `key`, searching submenus too."""
+    for entry in entries:
+        if entry.key == key:
+            return entry
+        if entry.submenu:
+            found = find_entry(entry.submenu, key)
+            if found is not None:
+                return found
+    return None

@@ -1,0 +1,235 @@
+"""The approval prompt: a small always-on-top Tk window, in its own process, that asks the user.
+
+The tray starts it and is its only source: held commands arrive on its stdin exactly as their
+server described them to the tray (never read back from the journal, which a command could
+rewrite), with what the classifier says they do in plain words ("Deletes the folder
+/home/ana/project/build and everything in it"); the user's answers leave on its stdout, which only
+the tray reads. It shows the oldest command first: what it does, the exact command, which agent
+asks, the folder and a live countdown of the time left, with Allow once and Deny (Esc is Deny;
+Allow is never the default and is armed only after ARM_DELAY_MS). Where the user may make a rule
+(core/policy/rules.py) it offers "Always allow ... in this folder" and "... for this session only"; the
+answer carries the rule chosen. A command answered elsewhere, withdrawn or expired disappears;
+the window closes when nothing is left to answer, or when the tray closes its stdin.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import tkinter as tk
+from tkinter import ttk
+from typing import Any, Protocol
+
+from app.core.i18n import N_, _, ngettext
+from app.core.policy.rules import FOLDER_SCOPE, SESSION_SCOPE, short_folder
+from app.ui.windows.held_command import Decision, WaitingCommand
+from app.ui.windows.link import TrayLine, open_tk_root
+
+POLL_MS = 100
+# Allow and Deny stay disabled this long whenever the shown command changes (the window opens, or the
+# one shown was answered elsewhere and the next replaced it): a click aimed at the previous command
+# must never approve one the user has not read; nor can a program's keystroke sent the moment it opens.
+ARM_DELAY_MS = 1000
+TITLE = N_("Cowork Terminal: approve a command?")
+WRAP_PX = 560
+
+
+class Line(Protocol):
+    """The tray's end as the window sees it (window_link.TrayLine; a list in tests)."""
+
+    def send(self, message: dict[str, Any]) -> None: ...
+
+    def drain(self) -> list[dict[str, Any] | None]: ...
+
+
+def time_left(seconds: float) -> str:
+    """"4:05 left" / "12 s left": the countdown's words."""
+    seconds = max(0, int(seconds + 0.999))
+    if seconds < 60:
+        return _("{seconds} s left").format(seconds=seconds)
+    return _("{time} left").format(time=f"{seconds // 60}:{seconds % 60:02d}")
+
+
+class ApprovalPrompt:
+    """One window that walks through pending approvals, oldest first."""
+
+    def __init__(self, root: tk.Tk, line: Line) -> None:
+        self.root = root
+        self.line = line
+        self.pending: dict[int, WaitingCommand] = {}
+        self.current: WaitingCommand | None = None
+        self._arming: str | None = None  # the pending `after` that enables the buttons
+        self._synthetic = False  # the last press on an allowing button was sent by a program (XSendEvent)
+        root.title(_(TITLE))
+        root.attributes("-topmost", True)
+        root.minsize(560, 340)
+        root.protocol("WM_DELETE_WINDOW", self.root.withdraw)  # closing hides it; the question stays open
+
+        frame = ttk.Frame(root, padding=14)
+        frame.pack(fill="both", expand=True)
+        self.heading = ttk.Label(frame, font=("TkDefaultFont", 13, "bold"), wraplength=WRAP_PX, justify="left")
+        self.heading.pack(anchor="w")
+        self.what = ttk.Label(frame, font=("TkDefaultFont", 12), foreground="#9a3412", wraplength=WRAP_PX,
+                              justify="left")  # fmt: skip
+        self.what.pack(anchor="w", pady=(6, 8))
+        self.reason = self.what  # the plain words are why the user is asked
+        self.command = tk.Text(frame, height=4, wrap="word", font=("TkFixedFont", 11), relief="solid", borderwidth=1)
+        self.command.pack(fill="both", expand=True)
+        self.details = ttk.Label(frame, wraplength=WRAP_PX, justify="left")
+        self.details.pack(anchor="w", pady=(8, 4))
+        self.remaining = ttk.Label(frame, font=("TkDefaultFont", 11, "bold"))
+        self.remaining.pack(anchor="w")
+        self.advice = ttk.Label(
+            frame, foreground="#555555", wraplength=WRAP_PX, justify="left",
+            text=_("Allow only if you know what it does: it runs with your full permissions. Esc denies."),
+        )  # fmt: skip
+        self.advice.pack(anchor="w", pady=(2, 0))
+
+        buttons = ttk.Frame(frame)
+        buttons.pack(fill="x", pady=(10, 0))
+        # Created in this order for the keyboard: Deny has the focus, Tab leads to Allow once.
+        self.deny_button = ttk.Button(buttons, text=_("Deny"), command=lambda: self.answer(False))
+        self.deny_button.pack(side="right")
+        # Allow is deliberately not the default button: Enter must never approve by accident.
+        self.allow_button = ttk.Button(buttons, text=_("Allow once"), command=lambda: self.answer(True))
+        self.allow_button.pack(side="right", padx=(0, 8))
+        self.rules_row = ttk.Frame(frame)
+        self.rule_button = ttk.Button(self.rules_row, command=lambda: self.answer(True, FOLDER_SCOPE))
+        self.rule_button.pack(side="top", fill="x")
+        self.session_button = ttk.Button(self.rules_row, command=lambda: self.answer(True, SESSION_SCOPE))
+        self.session_button.pack(side="top", fill="x", pady=(4, 0))
+        self.allowing = (self.allow_button, self.rule_button, self.session_button)
+        for button in self.allowing:
+            for sequence in ("<ButtonPress-1>", "<KeyPress>"):
+                button.bind(sequence, self._note_origin, add="+")
+        root.bind("<Escape>", lambda _e: self.answer(False))
+
+    def _note_origin(self, event: tk.Event) -> None:
+        """Events a program sends to our window (XSendEvent) carry send_event; a user's never do."""
+        self._synthetic = bool(getattr(event, "send_event", False))
+
+    def take(self, message: dict[str, Any]) -> None:
+        """One message from the tray: a command to ask about, or one that no longer waits."""
+        if message.get("op") == "show" and isinstance(message.get("hold"), dict):
+            try:
+                held = WaitingCommand.from_json(message["hold"])
+            except (KeyError, TypeError, ValueError):
+                return
+            self.pending[held.id] = held
+        elif message.get("op") == "gone" and isinstance(message.get("id"), int):
+            self.pending.pop(message["id"], None)
+
+    def refresh(self) -> bool:
+        """Show the oldest pending command; False when there is nothing left to ask."""
+        now = time.time()
+        for command_id in [i for i, h in self.pending.items() if h.expires_at <= now]:
+            del self.pending[command_id]
+        if not self.pending:
+            self.current = None
+            return False
+        oldest = self.pending[min(self.pending)]
+        if self.current is None or self.current.id != oldest.id:
+            self.show(oldest)
+        self._more(len(self.pending))
+        self.tick()
+        return True
+
+    def _more(self, count: int) -> None:
+        assert self.current is not None
+        client = self.current.client
+        heading = _("{client} wants to run this command on your computer:").format(client=client)
+        if count > 1:
+            more = ngettext("{count} more waiting", "{count} more waiting", count - 1).format(count=count - 1)
+            heading = _("{client} wants to run this command on your computer ({more}):")
+            heading = heading.format(client=client, more=more)
+        self.heading.configure(text=heading)
+
+    def show(self, held: WaitingCommand) -> None:
+        self.current = held
+        self.what.configure(text="\n".join(held.lines()) or _("It needs your approval."))
+        self.command.configure(state="normal")
+        self.command.delete("1.0", "end")
+        self.command.insert("1.0", held.command)
+        self.command.configure(state="disabled")  # selectable and copyable, not editable
+        folder = short_folder(held.cwd) if held.cwd else _("the agent's shell session")
+        details = [_("In folder: {folder}").format(folder=folder)]
+        if held.env_keys:
+            details.append(_("Extra environment: {names}").format(names=", ".join(held.env_keys)))
+        self.details.configure(text="    ".join(details))
+        if held.proposal is not None:
+            self.rule_button.configure(text=_("Always allow {what}").format(what=held.proposal.description()))
+            self.session_button.configure(text=_("Allow these for this session only"))
+            self.rules_row.pack(fill="x", pady=(8, 0))
+        else:
+            self.rules_row.pack_forget()
+        self._disarm()
+        self.root.deiconify()
+        self.root.lift()
+        self.deny_button.focus_set()  # a key pressed by habit lands on Deny; Allow takes a Tab first
+
+    def tick(self) -> None:
+        """The live countdown: how long the command still waits for an answer."""
+        if self.current is not None:
+            left = self.current.expires_at - time.time()
+            said = _("Waiting for your answer: {left}. With no answer, it does not run.").format(left=time_left(left))
+            self.remaining.configure(text=said)
+
+    def _disarm(self) -> None:
+        """Disable the answers for ARM_DELAY_MS, counted from the newest change of command."""
+        if self._arming is not None:
+            self.root.after_cancel(self._arming)
+        for button in (*self.allowing, self.deny_button):
+            button.state(["disabled"])
+        self._arming = self.root.after(ARM_DELAY_MS, self._arm)
+
+    def _arm(self) -> None:
+        self._arming = None
+        for button in (*self.allowing, self.deny_button):
+            button.state(["!disabled"])
+
+    @property
+    def armed(self) -> bool:
+        return self._arming is None
+
+    def answer(self, allowed: bool, rule_scope: str | None = None) -> None:
+        # Escape (Deny) is a deliberate key press and the safe answer, so it works at once; Allow only
+        # once the buttons are armed, and never from an event another program sent to this window.
+        if self.current is None or (allowed and (not self.armed or self._synthetic)):
+            self._synthetic = False
+            return
+        self.line.send(Decision(self.current, allowed, rule_scope if allowed else None).to_message())
+        self.pending.pop(self.current.id, None)
+        self.current = None
+        if not self.refresh():
+            self.root.withdraw()
+
+    def poll(self) -> None:
+        """Take the tray's messages; close when it closed our stdin or nothing waits any more."""
+        for message in self.line.drain():
+            if message is None:
+                self.root.destroy()
+                return
+            self.take(message)
+        if not self.refresh():
+            self.root.withdraw()
+        self.root.after(POLL_MS, self.poll)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the prompt for the tray that started it (held commands on stdin, answers on stdout)."""
+    if sys.stdin is None or sys.stdin.isatty():
+        print("cowork-terminal:", _("the Cowork Terminal app opens this window when a command waits for you."),
+              file=sys.stderr)  # fmt: skip
+        return 2
+    root = open_tk_root(_("cannot open the approval prompt: {error}"))
+    if root is None:
+        return 1
+    prompt = ApprovalPrompt(root, TrayLine())
+    root.withdraw()
+    prompt.poll()
+    root.mainloop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

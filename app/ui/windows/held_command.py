@@ -1,0 +1,126 @@
+"""A held command as the approval window shows it, and the user's answer: plain data, no Tk.
+
+The tray builds one `WaitingCommand` per command a server holds (from what the server told it,
+never from the journal), adds what the classifier says in plain words and the rule the window may
+offer, and sends it to the window as JSON; the window answers with a `Decision`. Both sides import
+this module; only the window imports Tk.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.core.classifier import classify
+from app.core.classifier.findings import Words
+from app.core.i18n import _
+from app.core.policy.plain_words import for_person
+from app.core.policy.rules import SESSION_SCOPE, RuleProposal, proposal_for
+
+
+@dataclass(frozen=True)
+class WaitingCommand:
+    """One command waiting for the user."""
+
+    id: int
+    command: str
+    cwd: str | None
+    client: str  # the agent's name, as people know it ("Claude Desktop")
+    plain: tuple[str, ...]  # what it does, in plain words
+    reasons: tuple[str, ...]  # the classifier's terse reasons
+    expires_at: float  # when the hold runs out (epoch seconds)
+    env_keys: tuple[str, ...] = ()
+    tool: str = "execute_command"
+    session: str | None = None  # the agent's session (its server), for a "this session" rule
+    proposal: RuleProposal | None = None  # the rule the window may offer
+    words: tuple[Words, ...] = ()  # `plain` as templates and values: the window says them in its language
+
+    def lines(self) -> tuple[str, ...]:
+        """What it does, in the user's language; the English plain words when the tray sent no words."""
+        return tuple(dict.fromkeys(for_person(w) for w in self.words)) if self.words else self.plain
+
+    def to_json(self) -> dict[str, Any]:
+        proposal = self.proposal
+        return {
+            "id": self.id, "command": self.command, "cwd": self.cwd, "client": self.client,
+            "plain": list(self.plain), "reasons": list(self.reasons), "expires_at": self.expires_at,
+            "env_keys": list(self.env_keys), "tool": self.tool, "session": self.session,
+            "proposal": None if proposal is None else {"kind": proposal.kind, "folder": proposal.folder},
+            "words": [w.to_json() for w in self.words],
+        }  # fmt: skip
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> WaitingCommand:
+        """Read one held command; tolerant of a tray that sends only the basics (reasons as text,
+        no plain words): then the reasons stand in for the plain words, and no rule is offered."""
+        reasons = data.get("reasons") or ()
+        if isinstance(reasons, str):
+            reasons = tuple(r for r in reasons.split("; ") if r)
+        plain = data.get("plain") or ([data["explanation"]] if data.get("explanation") else list(reasons))
+        proposal = data.get("proposal")
+        words = [Words.from_json(w) for w in data.get("words") or ()]
+        return cls(
+            id=int(data["id"]),
+            command=str(data.get("command", "")),
+            cwd=data.get("cwd"),
+            client=str(data.get("client") or _("An AI agent")),
+            plain=tuple(str(p) for p in plain),
+            reasons=tuple(str(r) for r in reasons),
+            expires_at=float(data.get("expires_at") or 0),
+            env_keys=tuple(str(k) for k in data.get("env_keys") or ()),
+            tool=str(data.get("tool") or "execute_command"),
+            session=None if data.get("session") is None else str(data.get("session")),
+            proposal=None if not proposal else RuleProposal(str(proposal["kind"]), str(proposal["folder"])),
+            words=() if None in words else tuple(w for w in words if w is not None),
+        )
+
+
+def judged(
+    command_id: int,
+    command: str,
+    cwd: str | None,
+    *,
+    client: str,
+    expires_at: float,
+    protected: Sequence[str],
+    env_keys: Sequence[str] = (),
+    tool: str = "execute_command",
+    session: str | None = None,
+) -> WaitingCommand:
+    """A held command with the classifier's plain words and the rule the window may offer, judged
+    here (in the tray) from the command and folder the server sent."""
+    real_cwd = os.path.realpath(cwd) if cwd else None
+    verdict = classify(command, cwd=real_cwd, protected_paths=protected)
+    return WaitingCommand(
+        id=command_id, command=command, cwd=cwd, client=client, plain=verdict.plain, reasons=verdict.reasons,
+        expires_at=expires_at, env_keys=tuple(env_keys), tool=tool, session=session,
+        proposal=proposal_for(command, real_cwd, verdict), words=verdict.words,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The user's answer. `rule_scope`: the rule the user chose with it (folder or session)."""
+
+    held: WaitingCommand
+    allowed: bool
+    rule_scope: str | None = None
+
+    def rule(self) -> dict[str, Any] | None:
+        """The rule the user chose, as the window says it; the tray makes its own from the hold."""
+        proposal = self.held.proposal
+        if not (self.allowed and self.rule_scope and proposal is not None):
+            return None
+        return {
+            "kind": proposal.kind,
+            "folder": proposal.folder,
+            "scope": self.rule_scope,
+            "session": self.held.session if self.rule_scope == SESSION_SCOPE else None,
+            "description": proposal.description(self.rule_scope),
+        }
+
+    def to_message(self) -> dict[str, Any]:
+        """The line the window writes to the tray."""
+        return {"op": "decide", "id": self.held.id, "allowed": self.allowed, "rule": self.rule()}

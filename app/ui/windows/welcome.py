@@ -1,0 +1,323 @@
+"""The Welcome window: from first start to a working, checked connection, without the README.
+
+A Tk window in its own process (like the log window; Tk and pystray in one process crash on
+macOS). The tray opens it on its first start and from "Getting started…" in its menu; `cowork-
+terminal welcome` opens it too. It says what the app does in one sentence, then three steps:
+connect each Claude app found (one big button each), restart Claude (with a button where the app
+can do it: `client_locations.can_restart`), and "Try it", which runs the same connection check as
+the tray and shows success or the reason. The tray records that it showed it (WELCOME_SHOWN_SETTING).
+
+Slow work (asking `claude mcp get`, connecting, the check) runs on worker threads; they hand
+results to the Tk thread through a queue read every POLL_MS, because Tk may only be touched from
+the thread that created it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import queue
+import sys
+import threading
+import tkinter as tk
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from tkinter import ttk
+from typing import Any
+
+from app.core.claude import config as cc
+from app.core.claude import locations as cl
+from app.core.errors import CoworkError
+from app.core.i18n import N_, _
+from app.core.self_command import app_argv
+from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, run_check
+from app.ui.tray.menu import client_state_text
+from app.ui.tray.platforms import run_captured
+
+log = logging.getLogger(__name__)
+
+TITLE = N_("Welcome to Cowork Terminal")
+WELCOME_SHOWN_SETTING = "welcome.shown"
+POLL_MS = 100
+RESTART_TIMEOUT_S = 40.0
+WRAP_PX = 560
+INTRO = N_(
+    "Cowork Terminal lets Claude run commands on this computer while you stay in charge: you see "
+    "everything it runs, dangerous commands wait for your OK, and you can pause it at any time."
+)
+RESTART_TEXT = N_(
+    "Quit Claude completely and open it again: it reads its settings only when it starts "
+    "(closing its window is not enough)."
+)
+
+
+@dataclass(frozen=True)
+class AppRow:
+    """One Claude app as the window shows it."""
+
+    client_id: str
+    name: str
+    installed: bool
+    state: str
+
+    @property
+    def connected(self) -> bool:
+        return self.state == cc.CURRENT
+
+
+def look_for_apps() -> tuple[str, list[AppRow], dict[str, cl.ClientLocation]]:
+    """(platform, each Claude app with the state of our entry, their locations). Slow: asks `claude`."""
+    platform, locations = cl.clients_here()
+    wanted = cc.this_app_entry()
+    rows = []
+    for location in locations:
+        status = cc.client_status(location, wanted)
+        rows.append(AppRow(status.client_id, status.name, status.installed, status.state))
+    return platform, rows, {loc.client_id: loc for loc in locations}
+
+
+class WelcomeWindow:
+    """The window; `run_in_background` is how slow work leaves the Tk thread (tests may run it inline)."""
+
+    def __init__(
+        self,
+        root: tk.Tk,
+        *,
+        check_command: Sequence[str],
+        restart_command: Sequence[str],
+        menu_hint: bool = True,
+        check_timeout_s: float = CHECK_PROCESS_TIMEOUT_S,
+    ) -> None:
+        self.root = root
+        self.check_command = list(check_command)
+        self.restart_command = list(restart_command)
+        self.check_timeout_s = check_timeout_s
+        self.platform = sys.platform
+        self.apps: list[AppRow] | None = None
+        self.locations: dict[str, cl.ClientLocation] = {}
+        self._results: queue.Queue[Callable[[], None]] = queue.Queue()
+        self.busy = 0  # background jobs still running (tests wait for 0)
+        root.title(_(TITLE))
+        root.minsize(600, 480)
+        style = ttk.Style(root)
+        style.configure("Big.TButton", font=("TkDefaultFont", 12, "bold"), padding=(14, 8))
+        style.configure("Step.TLabel", font=("TkDefaultFont", 12, "bold"))
+
+        frame = ttk.Frame(root, padding=18)
+        frame.pack(fill="both", expand=True)
+        ttk.Label(frame, text=_(TITLE), font=("TkDefaultFont", 16, "bold")).pack(anchor="w")
+        self.intro = ttk.Label(frame, text=_(INTRO), wraplength=WRAP_PX, justify="left")
+        self.intro.pack(anchor="w", pady=(6, 14))
+
+        ttk.Label(frame, text=_("1. Connect Claude"), style="Step.TLabel").pack(anchor="w")
+        self.apps_frame = ttk.Frame(frame)
+        self.apps_frame.pack(fill="x", pady=(4, 12))
+        self.looking = ttk.Label(self.apps_frame, text=_("Looking for Claude apps..."))
+        self.looking.pack(anchor="w")
+        self.connect_buttons: dict[str, ttk.Button] = {}
+        self.state_labels: dict[str, ttk.Label] = {}
+
+        ttk.Label(frame, text=_("2. Restart Claude"), style="Step.TLabel").pack(anchor="w")
+        self.restart_text = ttk.Label(frame, text=_(RESTART_TEXT), wraplength=WRAP_PX, justify="left")
+        self.restart_text.pack(anchor="w", pady=(4, 0))
+        self.restart_buttons = ttk.Frame(frame)
+        self.restart_buttons.pack(anchor="w", pady=(4, 12))
+        self.restart_result = ttk.Label(frame, wraplength=WRAP_PX, justify="left")
+
+        ttk.Label(frame, text=_("3. Try it"), style="Step.TLabel").pack(anchor="w")
+        ttk.Label(
+            frame, wraplength=WRAP_PX, justify="left",
+            text=_("Start Cowork Terminal the way Claude does and run a harmless command through it."),
+        ).pack(anchor="w", pady=(4, 4))  # fmt: skip
+        self.check_buttons = ttk.Frame(frame)
+        self.check_buttons.pack(anchor="w")
+        self.check_result = ttk.Label(frame, wraplength=WRAP_PX, justify="left", font=("TkDefaultFont", 11))
+        self.check_result.pack(anchor="w", pady=(6, 0))
+
+        bottom = ttk.Frame(frame)
+        bottom.pack(fill="x", side="bottom", pady=(12, 0))
+        if menu_hint:
+            hint = _("Getting started… in the icon's menu opens this again.")
+            ttk.Label(bottom, foreground="#555555", text=hint).pack(side="left")
+        self.done_button = ttk.Button(bottom, text=_("Done"), command=root.destroy)
+        self.done_button.pack(side="right")
+
+        root.after(POLL_MS, self._take_results)
+        self.in_background(look_for_apps, self._show_apps)
+
+    # -- plumbing: slow work off the Tk thread -----------------------------------------------------
+
+    def in_background(self, work: Callable[[], Any], then: Callable[[Any], None]) -> None:
+        self.busy += 1
+
+        def run() -> None:
+            try:
+                result: Any = work()
+            except Exception as exc:  # the top of a worker thread: log it, show it
+                log.exception("welcome window: background work failed")
+                result = exc
+            self._results.put(lambda: then(result))
+
+        threading.Thread(target=run, name="welcome-work", daemon=True).start()
+
+    def _take_results(self) -> None:
+        while True:
+            try:
+                done = self._results.get_nowait()
+            except queue.Empty:
+                break
+            self.busy -= 1
+            done()
+        self.root.after(POLL_MS, self._take_results)
+
+    # -- step 1: connect ----------------------------------------------------------------------------
+
+    def _show_apps(self, found: Any) -> None:
+        if isinstance(found, Exception):
+            self.looking.configure(text=_("Could not look for Claude apps: {error}").format(error=found))
+            return
+        self.platform, apps, self.locations = found
+        self.apps = apps
+        for child in self.apps_frame.winfo_children():
+            child.destroy()
+        self.connect_buttons, self.state_labels = {}, {}
+        shown = [a for a in apps if a.installed or a.connected]
+        if not shown:
+            ttk.Label(
+                self.apps_frame, wraplength=WRAP_PX, justify="left",
+                text=_("No Claude app was found on this computer. Install Claude Desktop or Claude Code, "
+                       "then open this window again; or connect Claude Desktop now and install it later."),
+            ).pack(anchor="w")  # fmt: skip
+            shown = [a for a in apps if a.client_id == cl.CLAUDE_DESKTOP]
+        for app in shown:
+            row = ttk.Frame(self.apps_frame)
+            row.pack(fill="x", pady=3)
+            button = ttk.Button(row, style="Big.TButton", width=28, command=lambda a=app: self.connect(a))
+            button.pack(side="left")
+            label = ttk.Label(row, wraplength=WRAP_PX - 280, justify="left")
+            label.pack(side="left", padx=(12, 0))
+            self.connect_buttons[app.client_id], self.state_labels[app.client_id] = button, label
+            self._show_app(app)
+        self._show_next_steps()
+
+    def _show_app(self, app: AppRow, problem: str = "") -> None:
+        button, label = self.connect_buttons[app.client_id], self.state_labels[app.client_id]
+        if app.connected:
+            button.configure(text=_("{client} is connected").format(client=app.name))
+            button.state(["disabled"])
+        else:
+            button.configure(text=_("Connect {client}").format(client=app.name))
+            button.state(["!disabled"])
+        said = _("connected") if app.connected else client_state_text(app.state, app.installed).split(" · ")[0]
+        label.configure(text=problem or f"{app.name}: {said}")
+
+    def connect(self, app: AppRow) -> None:
+        location = self.locations[app.client_id]
+        self.connect_buttons[app.client_id].state(["disabled"])
+        self.state_labels[app.client_id].configure(text=_("Connecting {client}...").format(client=app.name))
+
+        def work() -> AppRow:
+            wanted = cc.this_app_entry()
+            cc.connect_client(location, wanted, replace=True)  # the button is the user's consent
+            status = cc.client_status(location, wanted)
+            return AppRow(status.client_id, status.name, status.installed, status.state)
+
+        def then(result: Any) -> None:
+            if isinstance(result, Exception):
+                failed = _("Connecting failed: {error}").format(error=result)
+                problem = result.for_person() if isinstance(result, CoworkError) else failed
+                self._show_app(app, problem)
+                return
+            assert self.apps is not None
+            self.apps = [result if a.client_id == result.client_id else a for a in self.apps]
+            self._show_app(result)
+            self._show_next_steps()
+
+        self.in_background(work, then)
+
+    # -- steps 2 and 3: restart, then try it ----------------------------------------------------------
+
+    def _show_next_steps(self) -> None:
+        connected = [a for a in self.apps or () if a.connected]
+        for frame in (self.restart_buttons, self.check_buttons):
+            for child in frame.winfo_children():
+                child.destroy()
+        for app in connected:
+            if cl.can_restart(self.platform, app.client_id):
+                ttk.Button(
+                    self.restart_buttons,
+                    text=_("Restart {client}").format(client=app.name),
+                    command=lambda a=app: self.restart(a),
+                ).pack(side="left", padx=(0, 8))
+            ttk.Button(
+                self.check_buttons,
+                text=_("Check {client}").format(client=app.name),
+                style="Big.TButton",
+                command=lambda a=app: self.check(a),
+            ).pack(side="left", padx=(0, 8))
+        if not connected:
+            ttk.Label(self.check_buttons, text=_("Connect a Claude app first.")).pack(side="left")
+
+    def restart(self, app: AppRow) -> None:
+        self.restart_result.configure(text=_("Restarting {client}...").format(client=app.name))
+        self.restart_result.pack(anchor="w", after=self.restart_buttons)
+        argv = [*self.restart_command, "--client", app.client_id]
+
+        def then(result: Any) -> None:
+            if isinstance(result, Exception):
+                failed = _("Could not restart {client}: {error}").format(client=app.name, error=result)
+                self.restart_result.configure(text=failed)
+                return
+            code, _out, err = result
+            lines = err.strip().splitlines()
+            text = (
+                _("{client} was restarted.").format(client=app.name)
+                if code == 0
+                else (lines[-1] if lines else _("exit code {code}").format(code=code))
+            )
+            self.restart_result.configure(text=text.removeprefix("cowork-terminal: "))
+
+        self.in_background(lambda: run_captured(argv, RESTART_TIMEOUT_S), then)
+
+    def check(self, app: AppRow) -> None:
+        self.check_result.configure(text=_("Checking {client}...").format(client=app.name), foreground="")
+
+        def then(result: Any) -> None:
+            if isinstance(result, Exception):
+                result = (False, _("The check could not run: {error}").format(error=result))
+            ok, message = result
+            if ok:
+                works = _("It works. {message}").format(message=message)
+                self.check_result.configure(text=works, foreground="#166534")
+            else:
+                not_yet = _("Not working yet: {message}").format(message=message)
+                self.check_result.configure(text=not_yet, foreground="#9a3412")
+
+        self.in_background(
+            lambda: run_check(self.check_command, app.client_id, app.name, self.check_timeout_s), then
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Open the Welcome window (the tray opens it, and remembers that it did)."""
+    parser = argparse.ArgumentParser(prog="cowork-terminal welcome")
+    parser.add_argument("--no-menu", action="store_true", help=argparse.SUPPRESS)  # the tray icon has no menu
+    args = parser.parse_args(argv or [])
+    try:
+        root = tk.Tk()
+    except tk.TclError as exc:
+        print("cowork-terminal:", _("cannot open the Welcome window: {error}").format(error=exc), file=sys.stderr)
+        return 1
+    frozen = bool(getattr(sys, "frozen", False))
+    WelcomeWindow(
+        root,
+        check_command=app_argv(frozen, sys.executable, "check"),
+        restart_command=app_argv(frozen, sys.executable, "restart-claude"),
+        menu_hint=not args.no_menu,
+    )
+    root.mainloop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
