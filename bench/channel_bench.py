@@ -51,8 +51,9 @@ def server(home: Path, *args: str) -> StdioServerParameters:
 
 def start_tray(home: Path) -> subprocess.Popen:
     env = {**os.environ, HOME_ENV: str(home), "PYSTRAY_BACKEND": "dummy"}
-    tray = subprocess.Popen([sys.executable, "-m", "app", "tray"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    tray = subprocess.Popen(
+        [sys.executable, "-m", "app", "tray"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     paths = AppPaths.from_environment({HOME_ENV: str(home)})
     deadline = time.monotonic() + 20
     while current_tray_state(paths) is None:
@@ -64,8 +65,10 @@ def start_tray(home: Path) -> subprocess.Popen:
 
 async def calls(before_home: Path, after_home: Path, count: int) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {"before": [], "after": [], "floor": []}
-    async with Client(server(before_home, "--headless"), mode="legacy") as before, \
-            Client(server(after_home), mode="legacy") as after:
+    async with (
+        Client(server(before_home, "--headless"), mode="legacy") as before,
+        Client(server(after_home), mode="legacy") as after,
+    ):
         for _ in range(20):  # warm up every path
             await before.call_tool("execute_command", {"command": "echo hi"})
             await after.call_tool("execute_command", {"command": "echo hi"})
@@ -202,8 +205,9 @@ def main() -> None:
     print(row("pause to the model's result, journal polled (before)", [s * 1000 for s in pause_before]))
     target = f"< {STOP_TARGET_S * 1000:g} ms"
     print(row("Stop to the model's result, pushed by the tray (after)", [s * 1000 for s in stop_after], target=target))
-    print(row("pause to the model's result, pushed by the tray (after)", [s * 1000 for s in pause_after],
-              target=target))
+    print(
+        row("pause to the model's result, pushed by the tray (after)", [s * 1000 for s in pause_after], target=target)
+    )
 
 
 if __name__ == "__main__":

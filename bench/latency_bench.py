@@ -71,8 +71,13 @@ def tray_follows(paths: AppPaths, runs: int) -> list[str]:
     for index in range(runs):
         paused = index % 2 == 0
         app.hub.set_paused(paused)  # what `cowork-terminal pause` or the log window asks of the tray
-        times.append(wait_until(lambda paused=paused: (app.icon_state == menu.PAUSED) is paused
-                                and ("Paused" in app.icon.title) is paused))
+        times.append(
+            wait_until(
+                lambda paused=paused: (
+                    (app.icon_state == menu.PAUSED) is paused and ("Paused" in app.icon.title) is paused
+                )
+            )
+        )
         time.sleep(0.05)
     app.shutdown()
     return [row("a pause set elsewhere reaches the tray icon and tooltip", times, FOLLOW_TARGET_S)]
@@ -108,9 +113,11 @@ def window_follows(paths: AppPaths, runs: int) -> list[str]:
             paused.append(wait_until(lambda w=want: (window.state_label.cget("text") == PAUSED_TITLE) is w, pump))
         journal.set_paused(False)
     window.close()
-    return [row("log window shows a new command", appeared, FOLLOW_TARGET_S),
-            row("log window shows a command finished", finished, FOLLOW_TARGET_S),
-            row("log window follows a pause set elsewhere", paused, FOLLOW_TARGET_S)]
+    return [
+        row("log window shows a new command", appeared, FOLLOW_TARGET_S),
+        row("log window shows a command finished", finished, FOLLOW_TARGET_S),
+        row("log window follows a pause set elsewhere", paused, FOLLOW_TARGET_S),
+    ]
 
 
 def main() -> None:

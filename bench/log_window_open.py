@@ -36,8 +36,16 @@ READY_TIMEOUT_S = 30.0
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 STATUSES = (Status.FINISHED,) * 6 + (Status.FAILED, Status.FAILED, Status.REFUSED, Status.TIMED_OUT)
-COMMANDS = ("npm test", "git status --short", "ls -la src", "python -m pytest -q", "cargo build --release",
-            "grep -rn TODO src | head -50", "make -j4", "docker compose ps")
+COMMANDS = (
+    "npm test",
+    "git status --short",
+    "ls -la src",
+    "python -m pytest -q",
+    "cargo build --release",
+    "grep -rn TODO src | head -50",
+    "make -j4",
+    "docker compose ps",
+)
 
 
 def fill(journal: Journal, rows: int) -> float:
@@ -46,22 +54,37 @@ def fill(journal: Journal, rows: int) -> float:
     for index in range(rows):
         status = STATUSES[index % len(STATUSES)]
         command_id = journal.begin_command(
-            command=f"{COMMANDS[index % len(COMMANDS)]}  # {index}", cwd=f"/home/user/project-{index % 7}",
-            env_keys=["CI"], timeout_ms=30_000, client_name="claude-ai", client_version="0.14.2",
+            command=f"{COMMANDS[index % len(COMMANDS)]}  # {index}",
+            cwd=f"/home/user/project-{index % 7}",
+            env_keys=["CI"],
+            timeout_ms=30_000,
+            client_name="claude-ai",
+            client_version="0.14.2",
             status=Status.REFUSED if status is Status.REFUSED else Status.RUNNING,
         )
         if status is not Status.REFUSED:
-            journal.finish_command(command_id, Outcome(
-                status=status, exit_code=0 if status is Status.FINISHED else 1, duration_ms=1234.0,
-                stdout=stdout, stdout_bytes=len(stdout), stderr=b"warning: something\n" if index % 3 else b"",
-            ))
+            journal.finish_command(
+                command_id,
+                Outcome(
+                    status=status,
+                    exit_code=0 if status is Status.FINISHED else 1,
+                    duration_ms=1234.0,
+                    stdout=stdout,
+                    stdout_bytes=len(stdout),
+                    stderr=b"warning: something\n" if index % 3 else b"",
+                ),
+            )
     return time.perf_counter() - started
 
 
 def start_xvfb() -> tuple[subprocess.Popen, str]:
     reader, writer = os.pipe()
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(writer), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-                            pass_fds=(writer,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    xvfb = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(writer), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        pass_fds=(writer,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     os.close(writer)
     data = b""
     while b"\n" not in data:  # Xvfb writes the number and the newline apart; closing early kills it
@@ -85,8 +108,13 @@ def rss_mib(pid: int) -> float:
 
 def open_window(env: dict[str, str]) -> tuple[subprocess.Popen, float, float]:
     spawned = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "app.ui.windows.log_window", "--report-ready"], env=env,
-                             stderr=subprocess.PIPE, text=True, cwd=REPO)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "app.ui.windows.log_window", "--report-ready"],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
     ready, _, _ = select.select([child.stderr], [], [], READY_TIMEOUT_S)
     line = child.stderr.readline() if ready else ""
     wall = time.perf_counter() - spawned
@@ -139,8 +167,10 @@ def main() -> int:
             fill_s = fill(journal, missing) if missing > 0 else 0.0
             total = journal.count_commands()
             size_mib = journal.size_bytes() / 1024 / 1024
-        print(f"Journal: {total:,} rows, {size_mib:.0f} MiB; filled {max(missing, 0):,} rows in {fill_s:.1f} s "
-              f"({fill_s / max(missing, 1) * 1e6:.0f} µs per row, begin_command + finish_command)\n")
+        print(
+            f"Journal: {total:,} rows, {size_mib:.0f} MiB; filled {max(missing, 0):,} rows in {fill_s:.1f} s "
+            f"({fill_s / max(missing, 1) * 1e6:.0f} µs per row, begin_command + finish_command)\n"
+        )
 
         walls, insides = [], []
         child = None
@@ -153,10 +183,14 @@ def main() -> int:
                 child.wait(10)
         print("| Open with a full journal | median | min | max |")
         print("|---|---|---|---|")
-        print(f"| spawn to first rows drawn (wall, {args.runs} runs) | {statistics.median(walls):.3f} s | "
-              f"{min(walls):.3f} s | {max(walls):.3f} s |")
-        print(f"| of which inside main(): window built, newest page shown | {statistics.median(insides):.3f} s | "
-              f"{min(insides):.3f} s | {max(insides):.3f} s |")
+        print(
+            f"| spawn to first rows drawn (wall, {args.runs} runs) | {statistics.median(walls):.3f} s | "
+            f"{min(walls):.3f} s | {max(walls):.3f} s |"
+        )
+        print(
+            f"| of which inside main(): window built, newest page shown | {statistics.median(insides):.3f} s | "
+            f"{min(insides):.3f} s | {max(insides):.3f} s |"
+        )
         verdict = "within" if statistics.median(walls) < OPEN_LIMIT_S else "OVER"
         print(f"\nOpen time is {verdict} the {OPEN_LIMIT_S:.0f} s limit.\n")
 
@@ -171,7 +205,8 @@ def main() -> int:
         busy.join()
         if shutil.which("xdotool"):
             scroller = subprocess.Popen(  # the mouse wheel over the list, 3,000 notches down
-                ["xdotool", "mousemove", "500", "300", "click", "--repeat", "3000", "--delay", "3", "5"], env=env)
+                ["xdotool", "mousemove", "500", "300", "click", "--repeat", "3000", "--delay", "3", "5"], env=env
+            )
             sample(child.pid, args.idle_s, "wheel-scrolling deep into the history", table)
             scroller.wait(60)
             sample(child.pid, args.idle_s, f"idle again, {args.idle_s:.0f} s", table)
@@ -187,8 +222,10 @@ def main() -> int:
             xvfb.wait(5)
         if temporary is not None:
             temporary.cleanup()
-    print(f"\nMachine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, Tk {tk_version()}, {os.uname().sysname} "
-          f"{os.uname().release}; command: python bench/log_window_open.py --rows {args.rows} --runs {args.runs}")
+    print(
+        f"\nMachine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, Tk {tk_version()}, {os.uname().sysname} "
+        f"{os.uname().release}; command: python bench/log_window_open.py --rows {args.rows} --runs {args.runs}"
+    )
     return 0
 
 

@@ -94,20 +94,26 @@ def main() -> None:
     results = anyio.run(measure, roots, args.runs)
     print(f"Machine: {platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     print(f"Command: python bench/output_bench.py {' '.join(f'--root {r}' for r in roots)} --runs {args.runs}\n")
-    print("| checkout | output | reply (JSON-RPC result) | text block | output characters | outputFile | "
-          "server RSS before / peak | call took |")
+    print(
+        "| checkout | output | reply (JSON-RPC result) | text block | output characters | outputFile | "
+        "server RSS before / peak | call took |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for (root, size_mb), r in results.items():
-        print(f"| {Path(root).name} | {size_mb} MB | {r['reply_bytes'] / 1000:,.0f} kB "
-              f"| {r['text_bytes'] / 1000:,.0f} kB | {r['output_chars']:,.0f} "
-              f"| {'yes' if r['output_file'] else 'no'} | "
-              f"{r['baseline_mb']:.0f} / {r['peak_mb']:.0f} MB | {r['seconds']:.2f} s |")
+        print(
+            f"| {Path(root).name} | {size_mb} MB | {r['reply_bytes'] / 1000:,.0f} kB "
+            f"| {r['text_bytes'] / 1000:,.0f} kB | {r['output_chars']:,.0f} "
+            f"| {'yes' if r['output_file'] else 'no'} | "
+            f"{r['baseline_mb']:.0f} / {r['peak_mb']:.0f} MB | {r['seconds']:.2f} s |"
+        )
     if len(roots) == 2:
         for size_mb in SIZES_MB:
             before, after = results[(str(roots[0]), size_mb)], results[(str(roots[1]), size_mb)]
-            print(f"\n{size_mb} MB, {Path(roots[0]).name} → {Path(roots[1]).name}: reply "
-                  f"{before['reply_bytes'] / after['reply_bytes']:.0f}x smaller; server peak RSS "
-                  f"{before['peak_mb']:.0f} → {after['peak_mb']:.0f} MB")
+            print(
+                f"\n{size_mb} MB, {Path(roots[0]).name} → {Path(roots[1]).name}: reply "
+                f"{before['reply_bytes'] / after['reply_bytes']:.0f}x smaller; server peak RSS "
+                f"{before['peak_mb']:.0f} → {after['peak_mb']:.0f} MB"
+            )
 
 
 if __name__ == "__main__":

@@ -187,8 +187,10 @@ def main() -> None:
     r = anyio.run(measure_startup, args.starts)
     print(f"Machine: {platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     compared = f" --compare-root {COMPARE_ROOT}" if COMPARE_ROOT else ""
-    print(f"Command: python bench/serve_bench.py --calls {args.calls} --starts {args.starts}"
-          f"{' --startup-only' if args.startup_only else ''}{compared} (app: {APP_ROOT})\n")
+    print(
+        f"Command: python bench/serve_bench.py --calls {args.calls} --starts {args.starts}"
+        f"{' --startup-only' if args.startup_only else ''}{compared} (app: {APP_ROOT})\n"
+    )
     print("| measure | figure | target |")
     print("| --- | --- | --- |")
     starts = args.starts
@@ -200,32 +202,46 @@ def main() -> None:
     target = f"≤ +{TARGET_START_OVER_SDK * 100:g} % ({verdict})"
     print(f"| `serve` over the SDK's floor | {over_sdk * 100:+.1f} % | {target} |")
     over_tools = r["tools_median_ms"] - r["sdk_tools_median_ms"]
-    print(f"| spawn to the first `tools/list` answer: `serve` / the SDK's floor | {r['tools_median_ms']:.0f} / "
-          f"{r['sdk_tools_median_ms']:.0f} ms ({over_tools:+.0f} ms) | |")
-    print(f"| first `echo hi` call, {CLIENT_PAUSE_S:g} s after the handshake (median of {starts}) | "
-          f"{r['first_call_median_ms']:.1f} ms | about the second's |")
+    print(
+        f"| spawn to the first `tools/list` answer: `serve` / the SDK's floor | {r['tools_median_ms']:.0f} / "
+        f"{r['sdk_tools_median_ms']:.0f} ms ({over_tools:+.0f} ms) | |"
+    )
+    print(
+        f"| first `echo hi` call, {CLIENT_PAUSE_S:g} s after the handshake (median of {starts}) | "
+        f"{r['first_call_median_ms']:.1f} ms | about the second's |"
+    )
     print(f"| the second call of the same server | {r['second_call_median_ms']:.1f} ms | |")
     print(f"| first call sent at once after the handshake | {r['first_call_at_once_median_ms']:.1f} ms | |")
     if COMPARE_ROOT:
-        print(f"| compared checkout ({COMPARE_ROOT}): spawn to handshake / to `tools/list`, in turn with the "
-              f"above | {r['compared_handshake_median_ms']:.0f} / {r['compared_tools_median_ms']:.0f} ms | |")
-        print(f"| compared checkout: first / second call, {CLIENT_PAUSE_S:g} s after the handshake | "
-              f"{r['compared_first_call_median_ms']:.1f} / {r['compared_second_call_median_ms']:.1f} ms | |")
+        print(
+            f"| compared checkout ({COMPARE_ROOT}): spawn to handshake / to `tools/list`, in turn with the "
+            f"above | {r['compared_handshake_median_ms']:.0f} / {r['compared_tools_median_ms']:.0f} ms | |"
+        )
+        print(
+            f"| compared checkout: first / second call, {CLIENT_PAUSE_S:g} s after the handshake | "
+            f"{r['compared_first_call_median_ms']:.1f} / {r['compared_second_call_median_ms']:.1f} ms | |"
+        )
     if args.startup_only:
         return
     r = anyio.run(measure, args.calls, args.starts)
     over = r["round_trip_median_ms"] - r["floor_median_ms"]
-    print(f"| `execute_command` `echo hi` round trip, median / p95 | {r['round_trip_median_ms']:.2f} / "
-          f"{r['round_trip_p95_ms']:.2f} ms | |")
-    print(f"| floor: `bash -c 'echo hi'` spawned directly, median / p95 | {r['floor_median_ms']:.2f} / "
-          f"{r['floor_p95_ms']:.2f} ms | |")
+    print(
+        f"| `execute_command` `echo hi` round trip, median / p95 | {r['round_trip_median_ms']:.2f} / "
+        f"{r['round_trip_p95_ms']:.2f} ms | |"
+    )
+    print(
+        f"| floor: `bash -c 'echo hi'` spawned directly, median / p95 | {r['floor_median_ms']:.2f} / "
+        f"{r['floor_p95_ms']:.2f} ms | |"
+    )
     verdict = "met" if over <= TARGET_ROUND_TRIP_OVER_FLOOR_MS else "MISSED"
     target = TARGET_ROUND_TRIP_OVER_FLOOR_MS
     print(f"| round trip over the floor, median | {over:.2f} ms | ≤ {target:g} ms ({verdict}) |")
     verdict = "met" if r["rss_growth_mb"] <= TARGET_MEMORY_GROWTH_MB else "MISSED"
-    print(f"| server RSS growth while a command prints 50 MB (base64 of 50 MB: 67 MB) | "
-          f"{r['rss_growth_mb']:.1f} MB (baseline {r['rss_baseline_mb']:.0f} MB, took {r['print_50mb_s']:.1f} s) | "
-          f"< {TARGET_MEMORY_GROWTH_MB:g} MB ({verdict}) |")
+    print(
+        f"| server RSS growth while a command prints 50 MB (base64 of 50 MB: 67 MB) | "
+        f"{r['rss_growth_mb']:.1f} MB (baseline {r['rss_baseline_mb']:.0f} MB, took {r['print_50mb_s']:.1f} s) | "
+        f"< {TARGET_MEMORY_GROWTH_MB:g} MB ({verdict}) |"
+    )
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ if __name__ == "__main__":
     _give_missing_streams_a_sink()
 
     from app.core.execution import bundle_runtime
+
     # Every runtime hook has run: note what they changed (never passed on to commands) and make
     # their temporary files vanish with this process, however it ends.
     bundle_runtime.settle()

@@ -5,4 +5,5 @@ bundle. The app keeps those changes away from the commands it runs (app/core/exe
 import os
 
 from app.core.execution import bundle_runtime
+
 bundle_runtime.remember_launch_environment(os.environ)

@@ -16,8 +16,9 @@ CONFIRM_TITLE = "Cowork Terminal: confirm"
 
 def xdotool(display: str, *args: str) -> str:
     env = {**os.environ, "DISPLAY": display}
-    return subprocess.run(["xdotool", *args], env=env, capture_output=True, text=True, check=True,
-                          timeout=STOP_DEADLINE_S).stdout.strip()
+    return subprocess.run(
+        ["xdotool", *args], env=env, capture_output=True, text=True, check=True, timeout=STOP_DEADLINE_S
+    ).stdout.strip()
 
 
 def shown_window(display: str, name: str) -> str:

@@ -69,8 +69,13 @@ def classifier_messages() -> dict[str, list[str]]:
     folder = ROOT / "app" / "core" / "classifier"
     for path in sorted(folder.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add"
-                    and isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "report")):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add"
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id in ("self", "report")
+            ):
                 continue  # fmt: skip
             plain = node.args[2] if len(node.args) > 2 else None
             if isinstance(plain, (ast.Name, ast.Call)):

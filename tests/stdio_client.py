@@ -55,5 +55,8 @@ async def run(client: Client, arguments: dict[str, Any], **kwargs: Any) -> dict[
 def live_processes(marker: str) -> list[str]:
     """Processes (not zombies) whose command line contains `marker`."""
     out = subprocess.run(["ps", "-eo", "stat=,args="], capture_output=True, text=True, check=True).stdout
-    return [line for line in out.splitlines() if marker in line and not line.lstrip().startswith("Z")
-            and "ps -eo" not in line]
+    return [
+        line
+        for line in out.splitlines()
+        if marker in line and not line.lstrip().startswith("Z") and "ps -eo" not in line
+    ]

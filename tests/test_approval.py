@@ -140,8 +140,12 @@ async def test_an_expired_hold_can_no_longer_be_confirmed(
         pytest.fail("libfaketime is missing, so a hold's 5 minutes cannot pass quickly: apt-get install -y libfaketime")
     clock = tmp_path / "server-clock"  # the server's wall clock, moved on by the test (libfaketime reads it)
     clock.write_text("+0\n")
-    env = {"LD_PRELOAD": str(LIBFAKETIME), "FAKETIME_TIMESTAMP_FILE": str(clock), "FAKETIME_NO_CACHE": "1",
-           "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
+    env = {
+        "LD_PRELOAD": str(LIBFAKETIME),
+        "FAKETIME_TIMESTAMP_FILE": str(clock),
+        "FAKETIME_NO_CACHE": "1",
+        "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+    }
     set_window(home, 1)
     async with connect(home, headless=False, env=env) as client:
         first = await run(client, {"command": "sudo true"})
@@ -234,6 +238,7 @@ async def test_a_held_session_command_runs_only_in_the_folder_it_was_shown_in(
 
 async def test_the_approval_mode_decides_what_is_asked(home: Path, paths: AppPaths) -> None:
     from app.core.policy import approval
+
     with Journal.open(paths) as journal:
         approval.set_approval_mode(journal, approval.ApprovalMode.ALL)
     async with connect(home) as client:

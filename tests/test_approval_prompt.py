@@ -137,8 +137,12 @@ def test_allow_and_deny_stay_disabled_for_a_moment_whenever_the_shown_command_ch
 def test_the_prompt_process_takes_holds_on_stdin_and_says_the_users_keys_on_stdout(
     display: str, cli_env: dict[str, str]
 ) -> None:
-    process = subprocess.Popen([sys.executable, "-m", "app", "approval-prompt"], env={**cli_env, "DISPLAY": display},
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app", "approval-prompt"],
+        env={**cli_env, "DISPLAY": display},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
     assert process.stdin is not None and process.stdout is not None
     tray = TrayEnd(process.stdin, process.stdout)
     try:
@@ -202,8 +206,14 @@ def xdotool_finds(display: str, name: str) -> bool:
 def test_the_prompt_started_by_hand_in_a_terminal_says_the_app_opens_it(cli_env: dict[str, str]) -> None:
     terminal, child_end = pty.openpty()
     try:
-        done = subprocess.run([sys.executable, "-m", "app", "approval-prompt"], env=cli_env, stdin=child_end,
-                              capture_output=True, text=True, timeout=30)
+        done = subprocess.run(
+            [sys.executable, "-m", "app", "approval-prompt"],
+            env=cli_env,
+            stdin=child_end,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     finally:
         os.close(child_end)
         os.close(terminal)

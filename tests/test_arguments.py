@@ -59,8 +59,9 @@ def test_a_lone_surrogate_in_any_string_argument_is_answered_naming_it_and_journ
         ('{"command": "echo hi", "env": {"K": "a\\u0000"}}', "`env` value for K"),
     ],
 )
-def test_a_nul_in_any_string_argument_is_refused_naming_it(home: Path, server: RawServer, arguments: str,
-                                                            named: str) -> None:
+def test_a_nul_in_any_string_argument_is_refused_naming_it(
+    home: Path, server: RawServer, arguments: str, named: str
+) -> None:
     answer = server.call("execute_command", arguments)
     assert answer is not None and answer.startswith("ERROR: ")
     assert named in answer and "NUL" in answer
@@ -71,10 +72,16 @@ WRONG_TYPES = [
     ("execute_command", {"command": 5}, "`command` must be a string: the bash command to run (got 5)"),
     ("execute_command", {"command": True}, "`command` must be a string: the bash command to run (got true)"),
     ("execute_command", {}, "`command` is empty: give the bash command to run"),
-    ("execute_command", {"command": "true", "timeout": True},
-     "`timeout` must be a number of milliseconds between 1 and 600000 (got true)"),
-    ("execute_command", {"command": "true", "timeout": "5000"},
-     '`timeout` must be a number of milliseconds between 1 and 600000 (got "5000")'),
+    (
+        "execute_command",
+        {"command": "true", "timeout": True},
+        "`timeout` must be a number of milliseconds between 1 and 600000 (got true)",
+    ),
+    (
+        "execute_command",
+        {"command": "true", "timeout": "5000"},
+        '`timeout` must be a number of milliseconds between 1 and 600000 (got "5000")',
+    ),
     ("execute_command", {"command": "true", "timeout": [1]}, "(got a list)"),
     ("execute_command", {"command": "true", "cwd": 5}, "`cwd` must be a string: the absolute path of an existing"),
     ("execute_command", {"command": "true", "env": "A=1"}, "`env` must be an object mapping variable names"),

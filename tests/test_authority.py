@@ -82,7 +82,10 @@ async def test_a_journal_write_by_an_allowed_command_cannot_approve_a_held_rm_rf
             async with anyio.create_task_group() as group:
                 group.start_soon(ask)
                 hold = await wait_until_held(paths)
-                attack = await run(agent, {"command": agent_script(f"""
+                attack = await run(
+                    agent,
+                    {
+                        "command": agent_script(f"""
 import base64, sqlite3, time
 db = sqlite3.connect({hidden(paths.journal)})
 for _ in range(10):
@@ -90,7 +93,9 @@ for _ in range(10):
     db.commit()
     time.sleep(0.1)
 print("approved in the file")
-""")})
+""")
+                    },
+                )
                 assert attack.get("stdout") == "approved in the file\n", attack
                 await anyio.sleep(1.0)
                 assert (tmp_path / "victim" / "sub").exists(), "the journal's 'allowed' must not run it"
@@ -111,35 +116,48 @@ async def test_a_held_row_rewritten_in_the_file_is_still_shown_as_the_server_sen
             connect(home, headless=False) as agent,
             anyio.create_task_group() as group,
         ):
-                group.start_soon(run, held_client, {"command": "rm -rf victim", "cwd": str(tmp_path)})
-                hold = await wait_until_held(paths)
-                attack = await run(agent, {"command": agent_script(f"""
+            group.start_soon(run, held_client, {"command": "rm -rf victim", "cwd": str(tmp_path)})
+            hold = await wait_until_held(paths)
+            attack = await run(
+                agent,
+                {
+                    "command": agent_script(f"""
 import base64, sqlite3
 db = sqlite3.connect({hidden(paths.journal)})
 db.execute("update commands set command='ls' where status='waiting'")
 db.commit()
 print("rewritten")
-""")})
-                assert attack.get("stdout") == "rewritten\n"
-                with Journal(paths) as journal:
-                    assert journal.get_command(hold["id"]).command == "ls", "the file says ls"
-                [shown] = await anyio.to_thread.run_sync(holds, paths)
-                assert shown["command"] == "rm -rf victim", "what the user is asked about is the real command"
-                await anyio.to_thread.run_sync(cli, home, "deny", str(hold["id"]))
-                group.cancel_scope.cancel()
+""")
+                },
+            )
+            assert attack.get("stdout") == "rewritten\n"
+            with Journal(paths) as journal:
+                assert journal.get_command(hold["id"]).command == "ls", "the file says ls"
+            [shown] = await anyio.to_thread.run_sync(holds, paths)
+            assert shown["command"] == "rm -rf victim", "what the user is asked about is the real command"
+            await anyio.to_thread.run_sync(cli, home, "deny", str(hold["id"]))
+            group.cancel_scope.cancel()
 
 
 async def test_a_loop_writing_paused_false_cannot_undo_the_users_pause(home: Path, paths: AppPaths) -> None:
     with running_tray(home):
         async with connect(home, headless=False) as agent:
-            started = await run(agent, {"command": agent_script(f"""
+            started = await run(
+                agent,
+                {
+                    "command": agent_script(
+                        f"""
 import base64, sqlite3, time
 db = sqlite3.connect({hidden(paths.journal)}, timeout=5)
 for _ in range(40):
     db.execute("insert or replace into settings(key, value, updated_at) values ('paused', 'false', 0)")
     db.commit()
     time.sleep(0.2)
-""", background=True)})
+""",
+                        background=True,
+                    )
+                },
+            )
             assert started.get("exitCode") == 0
             assert cli(home, "pause").returncode == 0
             for _ in range(6):  # three seconds of the loop "resuming" five times a second
@@ -226,8 +244,9 @@ async def test_a_fake_tray_started_by_the_agent_is_refused_by_the_server(
     async with connect(home, headless=False) as agent:
         with running_tray(home) as tray:
             await wait_until_bound(agent)
-            script = FAKE_TRAY.replace("sys.argv[1], sys.argv[2], sys.argv[3]",
-                                       f"{address!r}, {real_home!r}, {str(marker)!r}")
+            script = FAKE_TRAY.replace(
+                "sys.argv[1], sys.argv[2], sys.argv[3]", f"{address!r}, {real_home!r}, {str(marker)!r}"
+            )
             started = await run(agent, {"command": agent_script(script, background=True)})
             assert started.get("exitCode") == 0
             tray.send_signal(signal.SIGKILL)  # the agent (or a crash) ends the real tray
@@ -254,8 +273,10 @@ def test_a_tray_refuses_to_start_when_another_program_holds_its_address(home: Pa
 async def test_the_cli_run_by_the_agent_cannot_relax_approvals_even_without_its_mark(
     home: Path, paths: AppPaths
 ) -> None:
-    relax = "import sys; sys.argv = ['cowork-terminal', 'approval-mode', 'never']; " \
-            "m = __import__('ap' + 'p.cli.main', fromlist=['main']); sys.exit(m.main())"
+    relax = (
+        "import sys; sys.argv = ['cowork-terminal', 'approval-mode', 'never']; "
+        "m = __import__('ap' + 'p.cli.main', fromlist=['main']); sys.exit(m.main())"
+    )
     with running_tray(home):
         async with connect(home, headless=False) as agent:
             marked = await run(agent, {"command": agent_script(relax)})
@@ -268,8 +289,10 @@ async def test_the_cli_run_by_the_agent_cannot_relax_approvals_even_without_its_
 
 
 async def test_a_resume_asked_by_a_job_the_agent_left_behind_is_refused(home: Path, paths: AppPaths) -> None:
-    resume = "import sys, time; time.sleep(1.5); sys.argv = ['cowork-terminal', 'resume']; " \
-             "m = __import__('ap' + 'p.cli.main', fromlist=['main']); m.main()"
+    resume = (
+        "import sys, time; time.sleep(1.5); sys.argv = ['cowork-terminal', 'resume']; "
+        "m = __import__('ap' + 'p.cli.main', fromlist=['main']); m.main()"
+    )
     with running_tray(home):
         async with connect(home, headless=False) as agent:
             started = await run(agent, {"command": agent_script(resume, background=True)})
@@ -312,9 +335,7 @@ async def test_commands_stop_within_moments_when_the_tray_dies_and_the_model_is_
     assert "Cowork Terminal is not running" in refused["error"]
 
 
-async def test_a_headless_server_that_meets_a_tray_obeys_it_and_ignores_the_file(
-    home: Path, paths: AppPaths
-) -> None:
+async def test_a_headless_server_that_meets_a_tray_obeys_it_and_ignores_the_file(home: Path, paths: AppPaths) -> None:
     with running_tray(home):
         async with connect(home, headless=True) as agent:
             assert (await run(agent, {"command": "echo bound"}))["stdout"] == "bound\n"
@@ -345,9 +366,7 @@ async def test_a_journal_locked_by_another_program_refuses_commands_cleanly(home
     assert again["stdout"] == "again\n"
 
 
-async def test_pause_reaches_a_running_server_after_its_data_folder_was_deleted(
-    home: Path, paths: AppPaths
-) -> None:
+async def test_pause_reaches_a_running_server_after_its_data_folder_was_deleted(home: Path, paths: AppPaths) -> None:
     import shutil
 
     with running_tray(home):
@@ -364,14 +383,19 @@ async def test_a_damaged_file_put_in_place_of_the_journal_is_told_once(home: Pat
     with running_tray(home):
         async with connect(home, headless=False) as agent:
             await run(agent, {"command": "echo first"})
-            attack = await run(agent, {"command": agent_script(f"""
+            attack = await run(
+                agent,
+                {
+                    "command": agent_script(f"""
 import base64, pathlib
 journal = pathlib.Path({hidden(paths.journal)})
 forged = journal.with_name("forged")
 forged.write_bytes(b"SQLite format 3\\0" + b"\\xff" * 4096)
 forged.replace(journal)  # a new file in its place
 print("replaced")
-""")})
+""")
+                },
+            )
             assert attack.get("stdout") == "replaced\n", attack
             wait_for(lambda: "started a new activity journal" in tray_log(home), timeout_s=STOP_DEADLINE_S)
             after = await run(agent, {"command": "echo after"})
@@ -395,12 +419,16 @@ async def test_an_agent_rewriting_our_claude_entry_is_told_to_the_user_by_the_ru
     with running_tray(home):
         async with connect(home, headless=False) as agent:
             for change, told in (
-                ('entry["args"] = entry["args"] + ["--headless"]',
-                 "Claude Desktop can run commands without this app"),
-                ('entry.update(command="/tmp/agent-server", args=[])',
-                 "Claude Desktop no longer starts Cowork Terminal"),
+                ('entry["args"] = entry["args"] + ["--headless"]', "Claude Desktop can run commands without this app"),
+                (
+                    'entry.update(command="/tmp/agent-server", args=[])',
+                    "Claude Desktop no longer starts Cowork Terminal",
+                ),
             ):
-                attack = await run(agent, {"command": agent_script(f"""
+                attack = await run(
+                    agent,
+                    {
+                        "command": agent_script(f"""
 import base64, json, pathlib
 config = pathlib.Path({hidden(config)})
 data = json.loads(config.read_text())
@@ -408,7 +436,9 @@ entry = data["mcpServers"]["cowork-terminal"]
 {change}
 config.write_text(json.dumps(data))
 print("rewritten")
-""")})
+""")
+                    },
+                )
                 assert attack.get("stdout") == "rewritten\n", attack
                 wait_for(lambda told=told: told in tray_log(home), timeout_s=STOP_DEADLINE_S)
 
@@ -499,6 +529,7 @@ async def test_a_program_writing_the_journal_under_the_tray_is_reported(home: Pa
             assert "changed by another program" not in tray_log(home), "the tray's own writes are not news"
             with Journal(paths) as journal:
                 journal.set_setting("approval_mode", "never")
-            wait_for(lambda: "The activity log was changed by another program" in tray_log(home),
-                     timeout_s=STOP_DEADLINE_S)
+            wait_for(
+                lambda: "The activity log was changed by another program" in tray_log(home), timeout_s=STOP_DEADLINE_S
+            )
             assert current_tray_state(paths)["approval_mode"] == "destructive"

@@ -27,8 +27,9 @@ def pause_then_ask_to_resume(home: Path, display: str) -> subprocess.Popen:
     """`cowork-terminal pause` (at once), then `cowork-terminal resume`, which waits for the click."""
     assert cli(home, "pause").returncode == 0
     env = {**os.environ, "COWORK_TERMINAL_HOME": str(home), "DISPLAY": display}
-    return subprocess.Popen([sys.executable, "-m", "app", "resume"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "app", "resume"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def test_a_cli_resume_changes_nothing_until_the_user_clicks_resume(home: Path, paths: AppPaths, display: str) -> None:

@@ -67,9 +67,7 @@ def test_windows_finds_a_per_user_install_under_localappdata() -> None:
 
 def test_windows_environment_names_are_case_insensitive() -> None:
     env = {"PROGRAMFILES": "D:\\Apps", "LOCALAPPDATA": "C:\\L"}
-    assert resolve_bash("win32", env, files("D:\\Apps\\Git\\bin\\bash.exe")) == (
-        "D:\\Apps\\Git\\bin\\bash.exe"
-    )
+    assert resolve_bash("win32", env, files("D:\\Apps\\Git\\bin\\bash.exe")) == ("D:\\Apps\\Git\\bin\\bash.exe")
 
 
 def test_windows_program_files_defaults_when_unset_and_localappdata_is_skipped() -> None:
@@ -137,9 +135,7 @@ def test_posix_prefers_bin_bash_over_everything_but_the_override() -> None:
 
 
 def test_posix_walks_the_fixed_paths_in_order() -> None:
-    assert resolve_bash("linux", {}, files("/usr/local/bin/bash", "/opt/homebrew/bin/bash")) == (
-        "/usr/local/bin/bash"
-    )
+    assert resolve_bash("linux", {}, files("/usr/local/bin/bash", "/opt/homebrew/bin/bash")) == ("/usr/local/bin/bash")
     assert resolve_bash("darwin", {}, files("/opt/homebrew/bin/bash")) == "/opt/homebrew/bin/bash"
 
 

@@ -155,24 +155,42 @@ def test_parent_of_protected_folder_may_be_read_but_not_moved() -> None:
 def test_relative_paths_are_judged_from_the_folder_the_command_runs_in() -> None:
     data = f"{HOME}/.local/share/cowork-terminal"
     inside = {"cwd": data, "protected_paths": [data]}
-    for command in ("rm journal.sqlite3", "ls", "sqlite3 journal.sqlite3 'select 1'", "python3 ../x.py",
-                    "bash -c 'cat pause'"):
+    for command in (
+        "rm journal.sqlite3",
+        "ls",
+        "sqlite3 journal.sqlite3 'select 1'",
+        "python3 ../x.py",
+        "bash -c 'cat pause'",
+    ):
         result = classify(command, **inside)
         assert result.tier is Tier.DESTRUCTIVE and classifier.TOUCHES_APP_DATA in result.reasons, command
-    assert classify("rm share/cowork-terminal/journal.sqlite3", cwd=f"{HOME}/.local",
-                    protected_paths=[data]).tier is Tier.DESTRUCTIVE
+    assert (
+        classify("rm share/cowork-terminal/journal.sqlite3", cwd=f"{HOME}/.local", protected_paths=[data]).tier
+        is Tier.DESTRUCTIVE
+    )
     assert classify("mv .local /tmp/old", cwd=HOME, protected_paths=[data]).tier is Tier.DESTRUCTIVE
     assert classify("mv .local /tmp/old", cwd="/srv", protected_paths=[data]).tier is Tier.MODERATE
     assert classify("cd /srv && mv .local old", cwd=HOME, protected_paths=[data]).tier is Tier.MODERATE
     assert classify("rm notes.txt", cwd=f"{HOME}/project", protected_paths=[data]).tier is Tier.MODERATE
-    assert classify("ls", cwd="C:\\Users\\me\\AppData\\Local\\cowork-terminal",
-                    protected_paths=["C:\\Users\\me\\AppData\\Local\\cowork-terminal"]).tier is Tier.DESTRUCTIVE
+    assert (
+        classify(
+            "ls",
+            cwd="C:\\Users\\me\\AppData\\Local\\cowork-terminal",
+            protected_paths=["C:\\Users\\me\\AppData\\Local\\cowork-terminal"],
+        ).tier
+        is Tier.DESTRUCTIVE
+    )
 
 
 def test_recursive_permission_changes_are_broad_by_where_they_lead_from_the_folder() -> None:
     project = f"{HOME}/project"
-    for command, cwd in (("chmod -R 777 ..", project), ("chmod -R 777 .", HOME), ("chmod -R 777 *", HOME),
-                         ("chown -R me ../*", project), ("chmod -R a+w ../..", f"{project}/sub")):
+    for command, cwd in (
+        ("chmod -R 777 ..", project),
+        ("chmod -R 777 .", HOME),
+        ("chmod -R 777 *", HOME),
+        ("chown -R me ../*", project),
+        ("chmod -R a+w ../..", f"{project}/sub"),
+    ):
         assert classify(command, cwd=cwd).tier is Tier.DESTRUCTIVE, (command, cwd)
     for command in ("chmod -R 777 .", "chmod -R 777 *", "chown -R me ./*", "chmod -R u+w build"):
         assert classify(command, cwd=project).tier is Tier.MODERATE, command
@@ -259,7 +277,7 @@ def test_deep_nesting_returns() -> None:
 
 
 def test_large_heredoc_that_writes_a_file_is_not_refused() -> None:
-    body = ("x = 1  # $(not run) `nor this`\n" * 20_000)
+    body = "x = 1  # $(not run) `nor this`\n" * 20_000
     assert classify(f"cat > big.py <<'EOF'\n{body}EOF").tier is Tier.MODERATE
 
 
@@ -333,7 +351,7 @@ def test_rm_rf_build_is_still_held_and_says_which_folder_in_plain_words() -> Non
 
 
 def test_a_recursive_removal_outside_the_working_folder_carries_no_rule_kind() -> None:
-    for command in ("rm -rf ../other", "rm -rf /", "rm -rf .", "rm -rf *", "rm -rf \"$dir\"", "sudo rm -rf build"):
+    for command in ("rm -rf ../other", "rm -rf /", "rm -rf .", "rm -rf *", 'rm -rf "$dir"', "sudo rm -rf build"):
         result = classify(command, cwd="/home/ana/project")
         assert result.tier is Tier.DESTRUCTIVE, command
         assert not all(f.kind for f in result.findings), command
@@ -354,9 +372,10 @@ def test_every_destructive_corpus_command_has_plain_words_without_program_jargon
 
 
 def test_plain_words_say_when_the_name_is_known_only_when_it_runs_or_is_a_pattern() -> None:
-    assert "Deletes \"$dir\" (a name known only when it runs) and everything in it" in classify(
-        'rm -rf "$dir"', cwd="/home/ana/project"
-    ).plain
+    assert (
+        'Deletes "$dir" (a name known only when it runs) and everything in it'
+        in classify('rm -rf "$dir"', cwd="/home/ana/project").plain
+    )
     assert classify("rm -rf build/*", cwd="/home/ana/project").plain == (
         "Deletes everything matching /home/ana/project/build/*, folders and all they hold",
     )

@@ -65,8 +65,13 @@ def test_approvals_lists_what_waits_deny_is_at_once_and_approve_waits_for_the_us
         build, reboot = ids["rm -rf build"], ids["sudo reboot"]
         assert f"#{build} [{tmp_path}] rm -rf build" in listing
         assert cli(cli_env, "deny", str(reboot)).stdout == f"Denied command #{reboot}.\n"
-        asking = subprocess.Popen([sys.executable, "-m", "app", "approve", str(build)], env=cli_env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        asking = subprocess.Popen(
+            [sys.executable, "-m", "app", "approve", str(build)],
+            env=cli_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         click_yes(display, CONFIRM_TITLE)
         out, err = asking.communicate(timeout=60)
         assert asking.returncode == 0, err

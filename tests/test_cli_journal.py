@@ -43,8 +43,13 @@ def test_pause_works_without_the_app_but_resume_waits_for_the_users_click_in_it(
     with running_tray(home, display=display):
         status = json.loads(cli(cli_env, "status", "--json").stdout)
         assert status["paused"] is True and status["tray_running"] is True, "the app starts paused as it was left"
-        asking = subprocess.Popen([sys.executable, "-m", "app", "resume"], env={**cli_env, "DISPLAY": display},
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        asking = subprocess.Popen(
+            [sys.executable, "-m", "app", "resume"],
+            env={**cli_env, "DISPLAY": display},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         click_yes(display, CONFIRM_TITLE)
         out, err = asking.communicate(timeout=60)
         assert asking.returncode == 0, err

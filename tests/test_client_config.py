@@ -174,8 +174,12 @@ def test_updating_our_entry_keeps_the_users_settings_and_drops_the_old_app_home(
     wanted = cc.build_entry(False, PYTHON, home="/new/home")
     cc.connect_desktop(config, wanted, replace=replace)
     written = json.loads(config.read_text("utf-8"))["mcpServers"]["cowork-terminal"]
-    assert written == {"command": PYTHON, "args": ["-m", "app", "serve"], "note": "mine",
-                       "env": {**USER_SETTING, HOME_ENV: "/new/home"}}
+    assert written == {
+        "command": PYTHON,
+        "args": ["-m", "app", "serve"],
+        "note": "mine",
+        "env": {**USER_SETTING, HOME_ENV: "/new/home"},
+    }
     cc.connect_desktop(config, cc.build_entry(False, PYTHON))  # connected again from the default home
     assert json.loads(config.read_text("utf-8"))["mcpServers"]["cowork-terminal"]["env"] == USER_SETTING
 

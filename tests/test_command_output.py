@@ -192,14 +192,34 @@ def test_the_budget_comes_from_the_environment_then_the_setting_then_the_default
 @pytest.mark.parametrize(
     ("platform", "home", "data", "logs", "environ"),
     [
-        ("linux", "/home/ann", "/home/ann/.local/share/cowork-terminal", "/home/ann/.local/state/cowork-terminal/log",
-         {}),
-        ("linux", "/home/ann", "/home/ann/.local/share/cowork-terminal", "/home/ann/.local/state/cowork-terminal/log",
-         {"XDG_CACHE_HOME": "/var/cache/ann"}),
-        ("darwin", "/Users/ann", "/Users/ann/Library/Application Support/cowork-terminal",
-         "/Users/ann/Library/Logs/cowork-terminal", {}),
-        ("win32", "C:/Users/ann", "C:/Users/ann/AppData/Local/cowork-terminal",
-         "C:/Users/ann/AppData/Local/cowork-terminal/Logs", {"LOCALAPPDATA": "C:/Users/ann/AppData/Local"}),
+        (
+            "linux",
+            "/home/ann",
+            "/home/ann/.local/share/cowork-terminal",
+            "/home/ann/.local/state/cowork-terminal/log",
+            {},
+        ),
+        (
+            "linux",
+            "/home/ann",
+            "/home/ann/.local/share/cowork-terminal",
+            "/home/ann/.local/state/cowork-terminal/log",
+            {"XDG_CACHE_HOME": "/var/cache/ann"},
+        ),
+        (
+            "darwin",
+            "/Users/ann",
+            "/Users/ann/Library/Application Support/cowork-terminal",
+            "/Users/ann/Library/Logs/cowork-terminal",
+            {},
+        ),
+        (
+            "win32",
+            "C:/Users/ann",
+            "C:/Users/ann/AppData/Local/cowork-terminal",
+            "C:/Users/ann/AppData/Local/cowork-terminal/Logs",
+            {"LOCALAPPDATA": "C:/Users/ann/AppData/Local"},
+        ),
     ],
 )
 def test_whole_outputs_live_outside_the_guarded_folders_and_outside_appdata_on_windows(
@@ -250,8 +270,12 @@ def test_reading_an_output_file_in_the_platforms_own_places_is_not_held_but_the_
     paths = AppPaths.from_environment({})  # the user's real layout, not a test home
     guarded = [str(paths.data_dir), str(paths.log_dir)]
     output_file = paths.outputs / "20261130-101500-cmd42-a1b2c3.log"
-    for command in (f"tail -n 50 {output_file}", f"grep -n error '{output_file}'", f"sed -n 10,20p {output_file}",
-                    "tail ~/" + str(output_file.relative_to(Path.home()))):
+    for command in (
+        f"tail -n 50 {output_file}",
+        f"grep -n error '{output_file}'",
+        f"sed -n 10,20p {output_file}",
+        "tail ~/" + str(output_file.relative_to(Path.home())),
+    ):
         assert classify(command, cwd=str(Path.home()), protected_paths=guarded).tier is not Tier.DESTRUCTIVE, command
     assert classify(f"tail {paths.journal}", protected_paths=guarded).tier is Tier.DESTRUCTIVE
 

@@ -51,8 +51,14 @@ def test_loosened_names_each_relaxed_setting_and_nothing_for_a_tightening() -> N
 
 @pytest.mark.parametrize(
     "wire",
-    [None, "paused", {"paused": "no"}, {"approval_mode": "sometimes"}, {"approval_window_s": True},
-     {"tools": "everything"}],
+    [
+        None,
+        "paused",
+        {"paused": "no"},
+        {"approval_mode": "sometimes"},
+        {"approval_window_s": True},
+        {"tools": "everything"},
+    ],
 )
 def test_a_malformed_state_message_reads_as_the_strict_side(wire: object) -> None:
     state = ControlState.from_wire(wire)
@@ -67,9 +73,16 @@ def test_a_malformed_state_message_reads_as_the_strict_side(wire: object) -> Non
 @pytest.mark.parametrize(
     ("op", "fields", "kind"),
     [
-        ("pause", {}, TIGHTEN), ("stop", {"id": 3}, TIGHTEN), ("deny", {"id": 3}, TIGHTEN), ("quit", {}, TIGHTEN),
-        ("resume", {}, LOOSEN), ("approve", {"id": 3}, LOOSEN), ("clear_history", {}, LOOSEN),
-        ("state", {}, NEUTRAL), ("holds", {}, NEUTRAL), ("open_log", {}, NEUTRAL),
+        ("pause", {}, TIGHTEN),
+        ("stop", {"id": 3}, TIGHTEN),
+        ("deny", {"id": 3}, TIGHTEN),
+        ("quit", {}, TIGHTEN),
+        ("resume", {}, LOOSEN),
+        ("approve", {"id": 3}, LOOSEN),
+        ("clear_history", {}, LOOSEN),
+        ("state", {}, NEUTRAL),
+        ("holds", {}, NEUTRAL),
+        ("open_log", {}, NEUTRAL),
         ("settings", {"changes": {"approval_mode": "all"}}, TIGHTEN),
         ("settings", {"changes": {"approval_mode": "never"}}, LOOSEN),
         ("settings", {"changes": {"approval_window_s": 55}}, LOOSEN),
@@ -139,8 +152,12 @@ def test_frames_are_json_objects_with_an_op_and_a_size_limit() -> None:
 
 
 def test_windows_paths_compare_without_case_and_others_exactly() -> None:
-    own = OwnFacts("S-1-5-21-1-2-3-1001", r"C:\Program Files\Cowork Terminal\cowork-terminal.exe", True,
-                   r"C:\Users\Ana\.cowork-terminal")
+    own = OwnFacts(
+        "S-1-5-21-1-2-3-1001",
+        r"C:\Program Files\Cowork Terminal\cowork-terminal.exe",
+        True,
+        r"C:\Users\Ana\.cowork-terminal",
+    )
     peer = PeerFacts(9, own.uid, r"c:\program files\cowork terminal\COWORK-TERMINAL.EXE")
     assert tray_refusal(peer, own, r"c:\users\ana\.cowork-terminal", platform="win32") is None
     assert tray_refusal(peer, own, own.data_dir, platform="linux") is not None

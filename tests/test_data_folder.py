@@ -137,15 +137,19 @@ def test_every_entry_point_explains_a_read_only_data_folder_without_a_traceback(
 
 
 @LINUX_ROOT
-def test_the_app_started_from_the_desktop_on_a_read_only_folder_says_why_in_a_window(
-    tmpfs: Path, display: str
-) -> None:
+def test_the_app_started_from_the_desktop_on_a_read_only_folder_says_why_in_a_window(tmpfs: Path, display: str) -> None:
     from tests.clicks import press, shown_window
 
     home = read_only_home(tmpfs)
     env = {**os.environ, HOME_ENV: str(home), "DISPLAY": display, "PYSTRAY_BACKEND": "dummy"}
-    app = subprocess.Popen([sys.executable, "-m", "app", "tray"], env=env, stdin=subprocess.DEVNULL,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # no terminal, as a launcher
+    app = subprocess.Popen(
+        [sys.executable, "-m", "app", "tray"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # no terminal, as a launcher
     try:
         window = shown_window(display, "Cowork Terminal cannot start")
         assert app.poll() is None, "the app waits until the person has read it"
@@ -246,7 +250,8 @@ def test_on_a_full_disk_calls_are_refused_in_words_and_pause_still_works(tmpfs: 
         server.close()
     with Journal(AppPaths(home, home / "logs")) as journal:
         assert [r.command for r in journal.recent_commands() if r.status is Status.FINISHED] == [
-            "echo after", "echo before"
+            "echo after",
+            "echo before",
         ]
 
 
@@ -414,8 +419,14 @@ def test_the_app_started_from_a_german_desktop_on_a_read_only_folder_says_why_in
 
     home = read_only_home(tmpfs)
     env = {**os.environ, HOME_ENV: str(home), "DISPLAY": display, "PYSTRAY_BACKEND": "dummy", **speaking("de")}
-    app = subprocess.Popen([sys.executable, "-m", "app", "tray"], env=env, stdin=subprocess.DEVNULL,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # no terminal, as a launcher
+    app = subprocess.Popen(
+        [sys.executable, "-m", "app", "tray"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # no terminal, as a launcher
     try:
         window = shown_window(display, "Cowork Terminal kann nicht starten")
         press(display, window, "Return")

@@ -61,8 +61,16 @@ def test_a_macos_app_started_from_finder_follows_the_language_and_region_list() 
 
 @pytest.mark.parametrize(
     ("langid", "expected"),
-    [(0x0407, "de"), (0x0C07, "de"), (0x0419, "ru"), (0x0C0A, "es"), (0x080A, "es"), (0x0409, "en"),
-     (0x040C, "en"), (None, "en")],
+    [
+        (0x0407, "de"),
+        (0x0C07, "de"),
+        (0x0419, "ru"),
+        (0x0C0A, "es"),
+        (0x080A, "es"),
+        (0x0409, "en"),
+        (0x040C, "en"),
+        (None, "en"),
+    ],
 )
 def test_windows_follows_the_users_display_language(langid: int | None, expected: str) -> None:
     assert lang.detect_language("win32", {}, windows_ui_lang=langid) == expected

@@ -136,6 +136,7 @@ def test_importing_the_icon_module_does_not_load_pil() -> None:
 
 def test_the_menu_has_one_icon_per_state_and_each_is_a_different_shipped_icon() -> None:
     from app.ui.tray import menu
+
     states = (menu.IDLE, menu.RUNNING, menu.PAUSED, menu.WAITING, menu.PROBLEM)
     assert sorted(states) == sorted(icons.STATES)
     at_16 = {state: icons.load_icon(state, 16).tobytes() for state in states}

@@ -473,6 +473,7 @@ def test_nsis_start_at_login_value_is_the_one_the_tray_writes() -> None:
     # Otherwise the tray's "Start at login" shows unticked after the installer turned it on, and
     # turning it off leaves the installer's value behind.
     from app.core.install import autostart
+
     install_dir = r"C:\Users\Ann Lee\AppData\Local\Programs\Cowork Terminal"
     exe = rf"{install_dir}\{_nsis_define('APP_EXE')}"
     written = re.search(r'WriteRegStr HKCU "\$\{RUN_KEY\}" "\$\{RUN_VALUE\}" \'(.*)\'', NSIS_SCRIPT.read_text())

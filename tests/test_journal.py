@@ -62,9 +62,7 @@ for i in range(int(sys.argv[1])):
 
 
 def test_several_processes_writing_at_once_lose_no_row(paths: AppPaths, cli_env: dict[str, str]) -> None:
-    writers = [
-        subprocess.Popen([sys.executable, "-c", WRITER, "150", str(n)], env=cli_env) for n in range(4)
-    ]
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, "150", str(n)], env=cli_env) for n in range(4)]
     assert [w.wait(timeout=120) for w in writers] == [0, 0, 0, 0]
     with Journal.open(paths) as journal:
         rows = journal.recent_commands(limit=1000)

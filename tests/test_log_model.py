@@ -33,12 +33,35 @@ NOW = datetime(2026, 3, 14, 15, 9, 26).timestamp()
 
 def record(command_id: int = 1, **changes: object) -> CommandRecord:
     base = CommandRecord(
-        id=command_id, server_id=1, server_pid=4242, client_name="claude-ai", client_version="0.14.2",
-        tool="execute_command", command=f"echo {command_id}", cwd="/home/ana/project", env_keys=[],
-        timeout_ms=30_000, tier=None, status=Status.FINISHED, reason=None, exit_code=0, timed_out=False,
-        created_at=NOW - 10, started_at=NOW - 10, ended_at=NOW - 9, duration_ms=1000.0, stdout_bytes=3,
-        stderr_bytes=0, stdout_preview="hi\n", stderr_preview="", stop_requested_at=None, confirmation_id=None,
-        decision=None, decided_by=None, decided_at=None, hold_expires_at=None,
+        id=command_id,
+        server_id=1,
+        server_pid=4242,
+        client_name="claude-ai",
+        client_version="0.14.2",
+        tool="execute_command",
+        command=f"echo {command_id}",
+        cwd="/home/ana/project",
+        env_keys=[],
+        timeout_ms=30_000,
+        tier=None,
+        status=Status.FINISHED,
+        reason=None,
+        exit_code=0,
+        timed_out=False,
+        created_at=NOW - 10,
+        started_at=NOW - 10,
+        ended_at=NOW - 9,
+        duration_ms=1000.0,
+        stdout_bytes=3,
+        stderr_bytes=0,
+        stdout_preview="hi\n",
+        stderr_preview="",
+        stop_requested_at=None,
+        confirmation_id=None,
+        decision=None,
+        decided_by=None,
+        decided_at=None,
+        hold_expires_at=None,
     )
     return replace(base, **changes)
 
@@ -103,8 +126,11 @@ def test_the_home_folder_shows_as_a_tilde_but_a_lookalike_does_not() -> None:
 
 
 def test_a_running_row_counts_its_seconds_and_a_finished_one_shows_its_duration() -> None:
-    running = row_for(record(status=Status.RUNNING, started_at=NOW - 12.34, duration_ms=None, exit_code=None),
-                      now=NOW, home="/home/ana")
+    running = row_for(
+        record(status=Status.RUNNING, started_at=NOW - 12.34, duration_ms=None, exit_code=None),
+        now=NOW,
+        home="/home/ana",
+    )
     assert running.values[-1] == "12.3 s" and running.values[-2] == ""
     window = RowWindow(home="/home/ana")
     window.reset([record(1, status=Status.RUNNING, started_at=NOW - 1, exit_code=None)], page_size=10, now=NOW)
@@ -184,13 +210,22 @@ def test_the_status_filter_offers_groups_and_each_status() -> None:
 def test_connected_agents_and_activity_read_as_sentences() -> None:
     def server(sid: int, name: str | None, started: float) -> ServerRecord:
         return ServerRecord(
-            id=sid, pid=100 + sid, client_name=name, client_version="1.0" if name else None, headless=False,
-            lock_key=None, started_at=started, last_seen=started, ended_at=None, state="live",
+            id=sid,
+            pid=100 + sid,
+            client_name=name,
+            client_version="1.0" if name else None,
+            headless=False,
+            lock_key=None,
+            started_at=started,
+            last_seen=started,
+            ended_at=None,
+            state="live",
         )
 
     assert describe_agents([], NOW) == "No agent is connected right now."
-    text = describe_agents([server(1, "claude-ai", NOW - 60), server(2, "claude-ai", NOW - 30),
-                            server(3, None, NOW)], NOW)
+    text = describe_agents(
+        [server(1, "claude-ai", NOW - 60), server(2, "claude-ai", NOW - 30), server(3, None, NOW)], NOW
+    )
     assert text == "Connected agents: Claude Desktop 1.0 ×2 (since 15:08:26), an agent starting up (since 15:09:26)"
     active = [record(1, status=Status.RUNNING), record(2, status=Status.WAITING), record(3, status=Status.RUNNING)]
     assert describe_activity(active) == "2 commands running · 1 waiting for your approval"

@@ -173,8 +173,11 @@ def add_rows(journal: Journal, commands: list[tuple[str, str | None, Status]]) -
 
 def live_processes(marker: str) -> list[str]:
     out = subprocess.run(["ps", "-eo", "stat=,args="], capture_output=True, text=True, check=True).stdout
-    return [line for line in out.splitlines() if marker in line and not line.lstrip().startswith("Z")
-            and "ps -eo" not in line]
+    return [
+        line
+        for line in out.splitlines()
+        if marker in line and not line.lstrip().startswith("Z") and "ps -eo" not in line
+    ]
 
 
 def test_commands_run_through_a_real_server_show_with_their_details_and_output(
@@ -184,8 +187,12 @@ def test_commands_run_through_a_real_server_show_with_their_details_and_output(
     assert window.empty_label.winfo_ismapped() and window.empty_label.cget("text") == EMPTY_LIST
     with serve(home) as server:
         payload(result_of(server.call("echo hello from serve", cwd=str(tmp_path)), window))
-        failed = result_of(server.call("printf 'line one\\nline two\\n'; echo 'oops: no such file' >&2; exit 3",
-                                       env={"API_MODE": "test"}), window)
+        failed = result_of(
+            server.call(
+                "printf 'line one\\nline two\\n'; echo 'oops: no such file' >&2; exit 3", env={"API_MODE": "test"}
+            ),
+            window,
+        )
         assert json.loads(failed.content[0].text)["exitCode"] == 3
         newest = journal.recent_commands(limit=2)
         pump(window, lambda: shown_ids(window) == [r.id for r in newest])
@@ -201,8 +208,14 @@ def test_commands_run_through_a_real_server_show_with_their_details_and_output(
     pump(window, lambda: "oops" in window.details_text())
     details = window.details_text()
     assert window.details_title.cget("text") == f"Command #{failed_row.id}: ✗ Failed, exit code 3"
-    for fact in ("printf 'line one\\nline two\\n'", "line one\nline two", "oops: no such file", "API_MODE",
-                 str(Path.home()), failed_row.client_name):
+    for fact in (
+        "printf 'line one\\nline two\\n'",
+        "line one\nline two",
+        "oops: no such file",
+        "API_MODE",
+        str(Path.home()),
+        failed_row.client_name,
+    ):
         assert fact in details
     assert window.details.tag_names("1.0") == ("mono",), "the command shows in the monospace font"
     # Read-only, yet selectable and copyable.
@@ -316,12 +329,15 @@ def test_stop_ends_a_running_sleep_tree_through_the_server_and_the_row_says_so(
 def test_text_and_status_filters_narrow_the_list_including_rows_that_arrive_later(
     open_window: Callable[..., LogWindow], journal: Journal
 ) -> None:
-    ids = add_rows(journal, [
-        ("npm test", "/home/ana/web", Status.FAILED),
-        ("npm install", "/home/ana/web", Status.FINISHED),
-        ("git status", "/home/ana/notes", Status.FINISHED),
-        ("cargo build", "/home/ana/tools/npm-helper", Status.TIMED_OUT),
-    ])
+    ids = add_rows(
+        journal,
+        [
+            ("npm test", "/home/ana/web", Status.FAILED),
+            ("npm install", "/home/ana/web", Status.FINISHED),
+            ("git status", "/home/ana/notes", Status.FINISHED),
+            ("cargo build", "/home/ana/tools/npm-helper", Status.TIMED_OUT),
+        ],
+    )
     window = open_window()
     assert len(shown_ids(window)) == 4
 
@@ -362,7 +378,11 @@ def test_clear_history_asks_first_and_only_then_asks_the_tray_to_delete(
 
 
 def test_clear_history_from_a_window_started_by_hand_deletes_finished_rows_after_a_click_in_the_app(
-    open_window: Callable[..., LogWindow], journal: Journal, answers: Answers, home: Path, paths: AppPaths,
+    open_window: Callable[..., LogWindow],
+    journal: Journal,
+    answers: Answers,
+    home: Path,
+    paths: AppPaths,
     display: str,
 ) -> None:
     ids = add_rows(journal, [("ls", "/", Status.FINISHED), ("false", "/", Status.FAILED), ("top", "/", Status.RUNNING)])
@@ -479,8 +499,12 @@ def test_the_window_is_its_own_process_and_closing_it_stops_nothing_else(
 
     with Journal.open(AppPaths.from_environment()) as journal:
         add_rows(journal, [("echo hi", "/", Status.FINISHED)])
-    child = subprocess.Popen([sys.executable, "-m", "app.ui.windows.log_window", "--report-ready"],
-                             env={**cli_env, "DISPLAY": display}, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "app.ui.windows.log_window", "--report-ready"],
+        env={**cli_env, "DISPLAY": display},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         ready = child.stderr.readline().split()
         assert ready[0] == "ready", "the window opened and showed its rows"
@@ -494,8 +518,10 @@ def test_the_window_is_its_own_process_and_closing_it_stops_nothing_else(
             # What the window manager sends when the user clicks the close button.
             protocols = connection.intern_atom("WM_PROTOCOLS")
             message = protocol.event.ClientMessage(
-                window=window, client_type=protocols, data=(32, [connection.intern_atom("WM_DELETE_WINDOW"),
-                                                                 X.CurrentTime, 0, 0, 0]))
+                window=window,
+                client_type=protocols,
+                data=(32, [connection.intern_atom("WM_DELETE_WINDOW"), X.CurrentTime, 0, 0, 0]),
+            )
             window.send_event(message)
             connection.sync()  # a round trip: the server has delivered the message before we let go
             connection.close()
@@ -512,8 +538,7 @@ def test_the_window_is_its_own_process_and_closing_it_stops_nothing_else(
 
 def test_the_window_module_loads_neither_the_mcp_sdk_nor_the_tray_library() -> None:
     code = (
-        "import sys, app.ui.windows.log_window; "
-        "print(sorted(m for m in ('mcp', 'pystray', 'PIL') if m in sys.modules))"
+        "import sys, app.ui.windows.log_window; print(sorted(m for m in ('mcp', 'pystray', 'PIL') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

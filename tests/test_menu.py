@@ -180,7 +180,9 @@ def test_the_approval_modes_are_radio_items_with_the_current_one_ticked() -> Non
     assert texts(modes) == ["Ask before dangerous commands", "Ask before every command", "Never ask (journal only)"]
     assert [m.checked for m in modes] == [False, True, False]
     assert {(m.action, m.target) for m in modes} == {
-        (menu.SET_APPROVAL_MODE, "destructive"), (menu.SET_APPROVAL_MODE, "all"), (menu.SET_APPROVAL_MODE, "never")
+        (menu.SET_APPROVAL_MODE, "destructive"),
+        (menu.SET_APPROVAL_MODE, "all"),
+        (menu.SET_APPROVAL_MODE, "never"),
     }
 
 
@@ -189,11 +191,15 @@ def test_the_output_budgets_are_radio_items_and_a_value_set_elsewhere_shows_tick
 
     choices = entry(TrayState(clients=(DESKTOP_CONNECTED,)), "output").submenu
     assert texts(choices) == [
-        "30,000 characters (default)", "100,000 characters", "1 MB per stream (like cowork-terminal-mcp)"
+        "30,000 characters (default)",
+        "100,000 characters",
+        "1 MB per stream (like cowork-terminal-mcp)",
     ]
     assert [c.checked for c in choices] == [True, False, False]
     assert {(c.action, c.target) for c in choices} == {
-        (menu.SET_OUTPUT_BUDGET, "30000"), (menu.SET_OUTPUT_BUDGET, "100000"), (menu.SET_OUTPUT_BUDGET, "seed")
+        (menu.SET_OUTPUT_BUDGET, "30000"),
+        (menu.SET_OUTPUT_BUDGET, "100000"),
+        (menu.SET_OUTPUT_BUDGET, "seed"),
     }
     custom = entry(TrayState(output_budget=OutputBudget(5_000)), "output").submenu
     assert texts(custom)[0] == "5,000 characters" and [c.checked for c in custom] == [True, False, False, False]
@@ -235,7 +241,6 @@ def test_every_clickable_entry_names_a_known_action() -> None:
         assert not (item.submenu and item.action), item.key
     keys = [e.key for e in walk(entries(state))]
     assert len(keys) == len(set(keys)), "keys identify items: they must be unique"
-
 
 
 # ---- every action keeps its place, whatever the state (issue 12)

@@ -175,6 +175,7 @@ def test_without_tk_disconnect_asks_in_the_menu_before_it_disconnects(
     no_tk_env: dict[str, str], desktop: FakeDesktop
 ) -> None:
     from app.core.claude import config as cc
+
     env = dict(no_tk_env, HOME=str(desktop.home), XDG_CONFIG_HOME=str(desktop.config_home), PATH=os.environ["PATH"])
     desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": cc.this_app_entry()}}))
     seen = run_child(DISCONNECT, env)

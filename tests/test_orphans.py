@@ -19,8 +19,12 @@ from app.core.paths import AppPaths
 
 def test_marks_are_read_from_a_proc_tree_and_anything_unreadable_is_skipped(tmp_path: Path) -> None:
     proc = tmp_path / "proc"
-    for pid, environ in (("101", b"A=1\0COWORK_TERMINAL_RUN=tag:key:5\0B=2\0"), ("102", b"A=1\0"),
-                         ("103", b"COWORK_TERMINAL_RUN_NOT=x\0"), ("104", b"")):
+    for pid, environ in (
+        ("101", b"A=1\0COWORK_TERMINAL_RUN=tag:key:5\0B=2\0"),
+        ("102", b"A=1\0"),
+        ("103", b"COWORK_TERMINAL_RUN_NOT=x\0"),
+        ("104", b""),
+    ):
         (proc / pid).mkdir(parents=True)
         (proc / pid / "environ").write_bytes(environ)
     (proc / "105").mkdir()  # gone, or another user's: no readable environ
@@ -83,8 +87,11 @@ def test_end_orphans_ends_what_a_dead_server_was_running_and_nothing_else(spawn,
     dead, alive = orphans.server_mark(paths, "dead"), orphans.server_mark(paths, "alive")
     other_home = AppPaths(data_dir=paths.data_dir / "elsewhere", log_dir=paths.log_dir)
     to_end = [spawn(f"{dead}:{running}"), spawn(f"{dead}:{orphans.SHELL}")]
-    to_keep = [spawn(f"{dead}:{finished}"), spawn(f"{alive}:{running}"),
-               spawn(f"{orphans.server_mark(other_home, 'dead')}:{running}")]
+    to_keep = [
+        spawn(f"{dead}:{finished}"),
+        spawn(f"{alive}:{running}"),
+        spawn(f"{orphans.server_mark(other_home, 'dead')}:{running}"),
+    ]
     try:
         with Journal(paths) as journal:
             killed = orphans.end_orphans(paths, journal.was_left_running)
@@ -98,8 +105,15 @@ def test_end_orphans_ends_what_a_dead_server_was_running_and_nothing_else(spawn,
 @LINUX_ONLY
 def test_a_process_never_ends_itself_or_what_started_it_even_when_they_carry_the_mark() -> None:
     inner = "from app.core.execution import process_marks; print(process_marks.end_marked('t:k:up'))"
-    outer = f"import subprocess, sys; print(subprocess.run([sys.executable, '-c', {inner!r}], text=True, " \
-            "capture_output=True).stdout.strip())"
-    result = subprocess.run([sys.executable, "-c", outer], env={**os.environ, process_marks.MARK_ENV: "t:k:up"},
-                            capture_output=True, text=True, timeout=60)
+    outer = (
+        f"import subprocess, sys; print(subprocess.run([sys.executable, '-c', {inner!r}], text=True, "
+        "capture_output=True).stdout.strip())"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", outer],
+        env={**os.environ, process_marks.MARK_ENV: "t:k:up"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert (result.returncode, result.stdout.strip()) == (0, "[]")

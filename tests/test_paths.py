@@ -74,8 +74,14 @@ def test_the_old_windows_folders_are_looked_for_only_on_windows_without_an_overr
 def test_only_settings_stricter_than_the_defaults_survive_the_move() -> None:
     strict = {"paused": True, "approval_mode": "all", "approval_window_s": 20.0, "tools": "execute"}
     assert data_migration.stricter_settings(strict) == strict
-    loose = {"paused": False, "approval_mode": "never", "approval_window_s": 55.0, "tools": "all",
-             "tray.known_clients": ["x"], "something.new": 1}
+    loose = {
+        "paused": False,
+        "approval_mode": "never",
+        "approval_window_s": 55.0,
+        "tools": "all",
+        "tray.known_clients": ["x"],
+        "something.new": 1,
+    }
     assert data_migration.stricter_settings(loose) == {}
     assert data_migration.stricter_settings({"approval_window_s": True, "paused": "yes"}) == {}
 

@@ -99,9 +99,7 @@ def test_a_session_rule_is_listed_only_while_its_server_lives(paths: AppPaths) -
 
 def test_the_journal_says_which_rule_allowed_a_command(paths: AppPaths) -> None:
     with Journal.open(paths) as journal:
-        held = journal.begin_command(
-            command="rm -rf build", cwd=PROJECT, status=Status.WAITING, hold_expires_at=9e12
-        )
+        held = journal.begin_command(command="rm -rf build", cwd=PROJECT, status=Status.WAITING, hold_expires_at=9e12)
         assert journal.decide(held, allowed=True, by="rule 4", rule_id=4)
         record = journal.get_command(held)
         assert record is not None and record.allowed_by_rule == 4 and record.decided_by == "rule 4"

@@ -131,13 +131,24 @@ def test_serve_loads_neither_its_host_side_nor_the_classifier_nor_other_command_
         "import sys, json, app.cli.main as main; main.build_parser(main.SERVE_MODULES); "
         "import app.server.mcp_server; print(json.dumps(sorted(sys.modules)))"
     )
-    loaded = set(json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                           check=True).stdout))
+    loaded = set(
+        json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    )
     assert "app.server.mcp_server" in loaded
-    for later in ("tree_sitter", "app.core.classifier.analyzer", "app.cli.journal_commands",
-                  "app.cli.client_commands", "app.cli.desktop_commands", "app.core.authority.supervisor",
-                  "app.server.host_side", "app.server.tools", "app.core.journal.store", "app.core.commands.service",
-                  "app.core.commands.tray_link", "filelock"):
+    for later in (
+        "tree_sitter",
+        "app.core.classifier.analyzer",
+        "app.cli.journal_commands",
+        "app.cli.client_commands",
+        "app.cli.desktop_commands",
+        "app.core.authority.supervisor",
+        "app.server.host_side",
+        "app.server.tools",
+        "app.core.journal.store",
+        "app.core.commands.service",
+        "app.core.commands.tray_link",
+        "filelock",
+    ):
         assert later not in loaded, f"{later} is loaded before the handshake"
 
 

@@ -45,7 +45,7 @@ async def test_session_commands_are_journaled_and_judged_in_the_folder_the_shell
     data = str(paths.data_dir)
     # A spelling of the app's folder the classifier cannot read: the shell reports where it went.
     # It also tells the shell it is elsewhere: $PWD is the shell's word, the folder is the OS's (Linux).
-    hidden_cd = f"cd \"$(printf %s {data[:-1]}@ | tr @ {data[-1]})\"" + ("; PWD=/tmp" if LINUX else "")
+    hidden_cd = f'cd "$(printf %s {data[:-1]}@ | tr @ {data[-1]})"' + ("; PWD=/tmp" if LINUX else "")
     async with connect(home) as client:
         await call(client, "terminal_run", {"command": f"cd {tmp_path}"})
         here = await call(client, "terminal_run", {"command": "touch made-here"})
@@ -66,8 +66,9 @@ async def test_when_the_server_ends_its_session_the_running_commands_escapees_en
         async with connect(home) as client:
             # A finished command's detached job stays (a dev server); the running one's does not.
             await call(client, "terminal_run", {"command": f"setsid sleep {finished} >/dev/null 2>&1 &"})
-            still = await call(client, "terminal_run", {"command": f"setsid sleep {running} & sleep 60",
-                                                        "timeout": 500})
+            still = await call(
+                client, "terminal_run", {"command": f"setsid sleep {running} & sleep 60", "timeout": 500}
+            )
             assert still["exitCode"] is None and live_processes(f"sleep {running}")
         with anyio.fail_after(STOP_DEADLINE_S):
             while live_processes(f"sleep {running}"):

@@ -227,9 +227,7 @@ def test_non_interactive_defaults_are_added_and_beat_the_users_terminal_settings
 
 
 def test_the_callers_env_overrides_a_default_and_the_base() -> None:
-    env = command_environment(
-        {"HOME": "/h", "FOO": "base"}, {"PAGER": "less", "FOO": "overlay"}, platform="linux"
-    )
+    env = command_environment({"HOME": "/h", "FOO": "base"}, {"PAGER": "less", "FOO": "overlay"}, platform="linux")
     assert env["PAGER"] == "less"
     assert env["FOO"] == "overlay"
 

@@ -326,6 +326,7 @@ def test_a_running_tray_applies_retention_which_servers_bound_to_it_leave_to_it(
         age(paths, finished(journal, "echo from last month"), days=40)
         finished(journal, "echo today")
     with running_tray(home):
+
         def commands() -> list[str]:
             with Journal(paths) as journal:
                 return [r.command for r in journal.recent_commands()]

@@ -343,10 +343,16 @@ def test_an_entry_turned_headless_outside_the_tray_is_told_once_and_a_click_conn
     told = "Claude Desktop can run commands without this app"
     wait_for(lambda: told in titles(app), timeout_s=tray.CLIENT_FILES_CHECK_S * 4)
     assert "while this app is not running, commands from Claude Desktop run with no pause switch" in messages(app)
-    assert "If you did not do this, open Connect to Claude in this icon's menu, then Claude Desktop and Update its " \
+    assert (
+        "If you did not do this, open Connect to Claude in this icon's menu, then Claude Desktop and Update its "
         "entry." in messages(app)
-    wait_for(lambda: app.pystray_item("client:claude-desktop").text == "Claude Desktop: connected, its entry needs "
-             "an update", timeout_s=tray.CLIENT_FILES_CHECK_S * 4)
+    )
+    wait_for(
+        lambda: (
+            app.pystray_item("client:claude-desktop").text == "Claude Desktop: connected, its entry needs an update"
+        ),
+        timeout_s=tray.CLIENT_FILES_CHECK_S * 4,
+    )
 
     click(app, "fix:claude-desktop")
     assert desktop.read_desktop_config()["mcpServers"]["cowork-terminal"] == entry
@@ -359,16 +365,20 @@ def test_our_entry_taken_over_by_another_program_while_the_tray_watches_is_told_
 ) -> None:
     entry = cc.this_app_entry()
     desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": entry}}))
-    wait_for(lambda: app.pystray_item("client:claude-desktop").text == "Claude Desktop: connected",
-             timeout_s=tray.CLIENT_FILES_CHECK_S * 4)
+    wait_for(
+        lambda: app.pystray_item("client:claude-desktop").text == "Claude Desktop: connected",
+        timeout_s=tray.CLIENT_FILES_CHECK_S * 4,
+    )
     taken = {"command": "/tmp/agent-server", "args": ["--anything"]}
     desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": taken}}))
     told = "Claude Desktop no longer starts Cowork Terminal"
     wait_for(lambda: told in titles(app), timeout_s=tray.CLIENT_FILES_CHECK_S * 4)
     assert "Its settings now start /tmp/agent-server under Cowork Terminal's name" in messages(app)
     assert "then Claude Desktop and Replace it with this app." in messages(app)
-    wait_for(lambda: app.pystray_item("client:claude-desktop").text == "Claude Desktop: another program's entry",
-             timeout_s=tray.CLIENT_FILES_CHECK_S * 4)
+    wait_for(
+        lambda: app.pystray_item("client:claude-desktop").text == "Claude Desktop: another program's entry",
+        timeout_s=tray.CLIENT_FILES_CHECK_S * 4,
+    )
 
     click(app, "fix:claude-desktop")
     assert desktop.read_desktop_config()["mcpServers"]["cowork-terminal"] == entry
@@ -379,8 +389,9 @@ def test_the_tray_tells_of_a_headless_entry_at_start_and_of_a_taken_over_one_onl
     entry = cc.this_app_entry()
     ours = cc.ClientStatus("claude-desktop", "Claude Desktop", True, "/c.json", None, cc.CURRENT, entry, "", "")
     headless = dataclasses.replace(ours, entry={**entry, "args": [*entry["args"], "--headless"]}, state=cc.CHANGED)
-    foreign = dataclasses.replace(ours, entry={"command": "npx", "args": ["-y", "cowork-terminal-mcp"]},
-                                  state=cc.FOREIGN)
+    foreign = dataclasses.replace(
+        ours, entry={"command": "npx", "args": ["-y", "cowork-terminal-mcp"]}, state=cc.FOREIGN
+    )
     assert cc.entry_news(None, ours) is None
     assert cc.entry_news(None, headless) == cc.HEADLESS_ENTRY, "at start too"
     assert cc.entry_news(cc.EntrySeen(cc.CURRENT, False), headless) == cc.HEADLESS_ENTRY
@@ -420,6 +431,7 @@ def test_pause_and_the_approval_mode_take_effect_at_once_while_a_slow_claude_cal
     paths: AppPaths, pystray: ModuleType, code_desktop: FakeDesktop, window_marker: Path
 ) -> None:
     from app.core.policy import approval
+
     desktop = code_desktop
     app = start_tray(paths, pystray, window_marker)
     try:
@@ -680,8 +692,9 @@ def test_a_server_that_dies_mid_command_is_reported_and_its_command_marked_inter
     try:
         with running_tray(home):
             anyio.run(scenario)
-            crashed = wait_for(lambda: [n for n in notices(desktop) if n[0] == "Cowork Terminal server crashed"],
-                               timeout_s=10)
+            crashed = wait_for(
+                lambda: [n for n in notices(desktop) if n[0] == "Cowork Terminal server crashed"], timeout_s=10
+            )
     finally:
         _kill_processes_running(f"sleep {marker}")
     assert "test-agent 1.0" in crashed[0][1] and "1 running command was interrupted" in crashed[0][1]
@@ -992,6 +1005,7 @@ def test_every_app_log_file_is_private_even_after_a_rotation_under_a_permissive_
 
 def test_the_approval_mode_is_chosen_from_the_menu(app: TrayApp, paths: AppPaths) -> None:
     from app.core.policy import approval
+
     click(app, "approval:all")
     with Journal(paths) as journal:
         assert approval.approval_mode(journal) is approval.ApprovalMode.ALL
@@ -1021,8 +1035,9 @@ def test_a_held_command_shows_in_the_menu_and_the_tray_opens_its_prompt(
     # crashed and its held command interrupted (a race this test once lost under load).
     server_lock = liveness.try_hold(paths.server_lock("held-in-menu"))
     try:
-        channel.send({"op": "hello", "role": "server", "pid": os.getpid(), "headless": False,
-                      "lock_key": "held-in-menu"})
+        channel.send(
+            {"op": "hello", "role": "server", "pid": os.getpid(), "headless": False, "lock_key": "held-in-menu"}
+        )
         assert answer_to(channel, None)["op"] == "ack"
         channel.send({"op": "begin", "seq": 1, "row": {
             "command": "rm -rf build", "cwd": "/srv", "status": "waiting", "reason": "rm -r: recursive removal",
@@ -1168,9 +1183,7 @@ def shown_windows(display: str, name: str) -> bool:
         return False
 
 
-def test_uninstall_from_the_menu_opens_the_uninstall_window_in_its_own_process(
-    app: TrayApp, tmp_path: Path
-) -> None:
+def test_uninstall_from_the_menu_opens_the_uninstall_window_in_its_own_process(app: TrayApp, tmp_path: Path) -> None:
     marker = tmp_path / "uninstall-window-opened"
     assert app.uninstall_window_command[-1] == "uninstall-window"
     app.uninstall_window_command = [sys.executable, "-c", WINDOW_SCRIPT, str(marker)]

@@ -287,6 +287,3 @@ def _live_server_pids(paths: AppPaths) -> list[int]:
         return []
     with Journal(paths) as journal:
         return [s.pid for s in journal.servers()]
-
-
-

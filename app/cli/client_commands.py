@@ -182,8 +182,12 @@ def restart_claude(
     quit_argv: list[str], running_argv: list[str], start_argv: list[str], wait_s: float = RESTART_WAIT_S
 ) -> None:
     """Quit Claude, wait (bounded) until it is gone, start it again. Runs only when the user asks."""
-    quiet: dict = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
-                   "creationflags": getattr(subprocess, "CREATE_NO_WINDOW", 0)}  # no console flash on Windows
+    quiet: dict = {
+        "stdin": subprocess.DEVNULL,
+        "stdout": subprocess.DEVNULL,
+        "stderr": subprocess.DEVNULL,
+        "creationflags": getattr(subprocess, "CREATE_NO_WINDOW", 0),
+    }  # no console flash on Windows
     try:
         subprocess.run(quit_argv, check=False, timeout=wait_s, **quiet)  # fails if Claude is not running: fine
         deadline = time.monotonic() + wait_s

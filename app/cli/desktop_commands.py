@@ -71,6 +71,7 @@ def run_tray(args: argparse.Namespace) -> int:
         return start_tray(args)
     except CoworkError as problem:  # a full disk, a read-only folder: also said where a person sees it
         from app.ui.windows import problem_window
+
         if problem_window.shows_a_window(sys.platform, os.environ, problem_window.stderr_is_terminal()):
             problem_window.show_problem(problem.for_person())
         raise
@@ -153,6 +154,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 def run_autostart(args: argparse.Namespace) -> int:
     from app.core.install import autostart
+
     if args.setting == "on":
         autostart.enable()
     elif args.setting == "off":

@@ -88,6 +88,7 @@ def _confirmed() -> bool:
 
 def run_install_desktop_entry(args: argparse.Namespace) -> int:
     from app.core.install import autostart, menu_entry
+
     if not sys.platform.startswith("linux"):
         raise UsageError(_("install-desktop-entry is for Linux; installers on Windows and macOS make the menu entry"))
     frozen = bool(getattr(sys, "frozen", False))

@@ -49,6 +49,7 @@ def set_pause(paused: bool) -> int:
     """Pause at once, from anywhere; resume only after the user's click in the app."""
     paths = AppPaths.from_environment()
     if paused:
+
         def without_tray(journal: Journal) -> str:
             journal.set_paused(True)
             return _(PAUSED_NOTE)
@@ -140,8 +141,10 @@ def run_status(args: argparse.Namespace) -> int:
         commands = ngettext("{count} command", "{count} commands", s["commands"]).format(
             count=format_number(s["commands"])
         )
-        line = _("Live server: pid {pid}, {client}, since {since}, {commands}") if not s["headless"] else _(
-            "Live server: pid {pid}, {client}, since {since}, {commands}, headless"
+        line = (
+            _("Live server: pid {pid}, {client}, since {since}, {commands}")
+            if not s["headless"]
+            else _("Live server: pid {pid}, {client}, since {since}, {commands}, headless")
         )
         print(line.format(pid=s["pid"], client=s["client"], since=since, commands=commands))
     return 0
@@ -154,8 +157,10 @@ def format_record(record: CommandRecord, protected: Sequence[str] = ()) -> str:
 
     when = format_time(datetime.fromtimestamp(record.created_at))
     label = status_label(record)
-    head = label if record.exit_code is None else _("{status}, exit code {code}").format(
-        status=label, code=record.exit_code
+    head = (
+        label
+        if record.exit_code is None
+        else _("{status}, exit code {code}").format(status=label, code=record.exit_code)
     )
     took = "" if record.duration_ms is None else f" {format_duration(record.duration_ms)}"
     said_in_label = label != _(STATUS_STYLES[record.status].label)  # "■ Stopped by the user" says why

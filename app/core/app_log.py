@@ -56,9 +56,7 @@ def configure(paths: AppPaths, name: str, *, level: int = logging.INFO, echo_to_
             root.removeHandler(handler)
             handler.close()
     handlers: list[logging.Handler] = [
-        PrivateRotatingFileHandler(
-            path, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS_KEPT, encoding="utf-8"
-        )
+        PrivateRotatingFileHandler(path, maxBytes=LOG_MAX_BYTES, backupCount=LOG_BACKUPS_KEPT, encoding="utf-8")
     ]
     if echo_to_stderr and sys.stderr is not None:  # a windowed (pythonw / frozen GUI) app has no stderr
         handlers.append(logging.StreamHandler(sys.stderr))

@@ -94,8 +94,16 @@ class AppPaths:
 
     def written_locations(self) -> list[Path]:
         """Every folder and file the app's processes write (for the rule that none is under AppData)."""
-        return [self.data_dir, self.log_dir, self.journal, self.locks_dir, self.tray_lock, self.server_lock("x"),
-                self.outputs, self.pause_file]
+        return [
+            self.data_dir,
+            self.log_dir,
+            self.journal,
+            self.locks_dir,
+            self.tray_lock,
+            self.server_lock("x"),
+            self.outputs,
+            self.pause_file,
+        ]
 
     def ensure(self) -> AppPaths:
         """Create the folders, private to the user (0700) on POSIX. A folder that cannot be made

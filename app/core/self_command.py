@@ -10,4 +10,3 @@ from __future__ import annotations
 def app_argv(frozen: bool, executable: str, *args: str) -> list[str]:
     """The argv that runs `cowork-terminal ARGS...` from `executable`."""
     return [executable, *args] if frozen else [executable, "-m", "app", *args]
-

@@ -69,8 +69,9 @@ class ServiceUnavailable:
 
 def error_result(tool: str, reason: str) -> CallToolResult:
     # Worded as the SDK words every other refusal, so the model reads one shape.
-    return CallToolResult(content=[TextContent(type="text", text=f"Error executing tool {tool}: {reason}")],
-                          is_error=True)
+    return CallToolResult(
+        content=[TextContent(type="text", text=f"Error executing tool {tool}: {reason}")], is_error=True
+    )
 
 
 class CallGate(ServerMiddleware[Any]):

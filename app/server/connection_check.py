@@ -137,9 +137,7 @@ def check_entry(
         if not Path(command).exists():
             message.append(_("That program no longer exists."))
         message.append(_("Connect again to point it at this install."))
-        return CheckResult(
-            client_id, STALE_ENTRY, " ".join(message).format(client=client_name, command=command), entry
-        )
+        return CheckResult(client_id, STALE_ENTRY, " ".join(message).format(client=client_name, command=command), entry)
     if state == cc.FOREIGN:
         return CheckResult(
             client_id,

@@ -34,8 +34,10 @@ def budget_sentence(budget: OutputBudget) -> str:
     """What the model reads about the output budget (the setting in force when the server starts)."""
     if budget.chars is None:
         return "Each of stdout and stderr is capped at 1 MB (the start and the end are kept)."
-    return (f"Output is cut to {budget.chars:,} characters in all (stdout and stderr share them), "
-            "keeping the start and the end.")
+    return (
+        f"Output is cut to {budget.chars:,} characters in all (stdout and stderr share them), "
+        "keeping the start and the end."
+    )
 
 
 EXECUTE_DESCRIPTION = """Run a bash command on the user's computer and return its stdout, stderr and exit code.
@@ -101,7 +103,6 @@ def describe(template: str, budget: OutputBudget) -> str:
     )
 
 
-
 class SessionCommandResult(BaseModel):
     """What a session command produced so far."""
 
@@ -160,9 +161,9 @@ def reply(result: BaseModel, *, wrapped: bool = False) -> CallToolResult:
     )
 
 
-
-def register_tools(server: MCPServer[Any], current_service: Callable[[], CommandService | None], tools: str,
-                   budget: OutputBudget) -> None:
+def register_tools(
+    server: MCPServer[Any], current_service: Callable[[], CommandService | None], tools: str, budget: OutputBudget
+) -> None:
     """The tools of the set `tools` on `server`, run by the current service. `budget` is the output
     budget their descriptions state (each call reads the setting anew). There is no service while the
     data folder cannot hold a journal: the argument gate then answers every call with the reason."""
@@ -231,8 +232,10 @@ def register_tools(server: MCPServer[Any], current_service: Callable[[], Command
     if tools == EXECUTE_ONLY:
         return
 
-    @server.tool(description=describe(SESSION_RUN_DESCRIPTION, budget),
-                 annotations=host_tool.model_copy(update={"title": "Run a command in the shell session"}))
+    @server.tool(
+        description=describe(SESSION_RUN_DESCRIPTION, budget),
+        annotations=host_tool.model_copy(update={"title": "Run a command in the shell session"}),
+    )
     async def terminal_run(
         command: Annotated[Text, Field(description="The bash command to run in the session.")],
         ctx: Context,
@@ -251,9 +254,7 @@ def register_tools(server: MCPServer[Any], current_service: Callable[[], Command
         "do nothing: use terminal_interrupt for Ctrl-C. Returns what the program printed in the next moment.",
         annotations=host_tool.model_copy(update={"title": "Type into the session"}),
     )
-    async def terminal_send_keys(
-        keys: Annotated[Text, Field(description='Text to type, e.g. "yes\\n".')]
-    ) -> str:
+    async def terminal_send_keys(keys: Annotated[Text, Field(description='Text to type, e.g. "yes\\n".')]) -> str:
         with refusals_as_errors():
             return await service_of().session_send_keys(keys)
 
@@ -268,8 +269,10 @@ def register_tools(server: MCPServer[Any], current_service: Callable[[], Command
             return "No shell session is running."
         if idle:
             return "Sent Ctrl-C to the session; nothing is running in it now."
-        return ("Sent Ctrl-C to the session, but its command is still running (it may ignore Ctrl-C). "
-                "Read its output with terminal_read_scrollback.")
+        return (
+            "Sent Ctrl-C to the session, but its command is still running (it may ignore Ctrl-C). "
+            "Read its output with terminal_read_scrollback."
+        )
 
     @server.tool(
         description="Read the last lines the shell session printed (default 60, at most 500).",

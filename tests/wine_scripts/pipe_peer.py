@@ -20,13 +20,22 @@ from app.core.channel import windows_pipe
 
 def facts(conn: object, *, we_are_server: bool) -> dict[str, object]:
     pid = windows_pipe.peer_pid(conn, we_are_server=we_are_server)  # type: ignore[arg-type]
-    return {"peer_pid": pid, "peer_image": windows_pipe.process_image(pid),
-            "peer_sid": windows_pipe.process_user_sid(pid), "peer_argv": windows_pipe.process_command_line(pid)}
+    return {
+        "peer_pid": pid,
+        "peer_image": windows_pipe.process_image(pid),
+        "peer_sid": windows_pipe.process_user_sid(pid),
+        "peer_argv": windows_pipe.process_command_line(pid),
+    }
 
 
 def report(data: dict[str, object]) -> None:
-    data.update(pid=os.getpid(), image=sys.executable, sid=windows_pipe.current_user_sid(), name=NAME,
-                argv=windows_pipe.process_command_line(os.getpid()))
+    data.update(
+        pid=os.getpid(),
+        image=sys.executable,
+        sid=windows_pipe.current_user_sid(),
+        name=NAME,
+        argv=windows_pipe.process_command_line(os.getpid()),
+    )
     print(json.dumps(data), flush=True)
 
 

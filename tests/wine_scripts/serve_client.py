@@ -28,11 +28,18 @@ def live_images(name: str) -> int:
     """How many processes with this image name run now (Toolhelp snapshot)."""
 
     class PROCESSENTRY32W(ctypes.Structure):  # noqa: N801 - the Win32 name
-        _fields_ = [("dwSize", wintypes.DWORD), ("cntUsage", wintypes.DWORD), ("th32ProcessID", wintypes.DWORD),
-                    ("th32DefaultHeapID", ctypes.c_void_p), ("th32ModuleID", wintypes.DWORD),
-                    ("cntThreads", wintypes.DWORD), ("th32ParentProcessID", wintypes.DWORD),
-                    ("pcPriClassBase", ctypes.c_long), ("dwFlags", wintypes.DWORD),
-                    ("szExeFile", ctypes.c_wchar * 260)]
+        _fields_ = [
+            ("dwSize", wintypes.DWORD),
+            ("cntUsage", wintypes.DWORD),
+            ("th32ProcessID", wintypes.DWORD),
+            ("th32DefaultHeapID", ctypes.c_void_p),
+            ("th32ModuleID", wintypes.DWORD),
+            ("cntThreads", wintypes.DWORD),
+            ("th32ParentProcessID", wintypes.DWORD),
+            ("pcPriClassBase", ctypes.c_long),
+            ("dwFlags", wintypes.DWORD),
+            ("szExeFile", ctypes.c_wchar * 260),
+        ]
 
     kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
     kernel32.CreateToolhelp32Snapshot.restype = wintypes.HANDLE
@@ -94,8 +101,10 @@ async def main() -> dict:
         report["refused_while_paused"] = await call(client, {"command": "echo should not run"})
         with Journal.open(paths) as journal:
             journal.set_paused(False)
-            report["rows"] = [{"command": c.command, "status": c.status.value, "reason": c.reason}
-                              for c in journal.recent_commands(limit=10)]
+            report["rows"] = [
+                {"command": c.command, "status": c.status.value, "reason": c.reason}
+                for c in journal.recent_commands(limit=10)
+            ]
         report["locks"] = sorted(p.name for p in paths.locks_dir.iterdir())
     report["journal"] = str(paths.journal)
     report["data_dir"] = str(paths.data_dir)

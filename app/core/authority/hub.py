@@ -597,7 +597,8 @@ class Hub:
                 _("A program on this computer asks to change Cowork Terminal's settings: {changes}.").format(
                     changes=words
                 ),
-                _("Change"), _("Keep as is"),
+                _("Change"),
+                _("Keep as is"),
                 lambda: self._set_state(wanted) or _("Settings changed."),
             )
         if op == "clear_history":
@@ -620,8 +621,11 @@ class Hub:
             self._refused_at[question.key] = time.monotonic()
             text, ok = _("You said no; nothing changed."), False
         for peer, seq in question.waiting:
-            peer.push({"op": "ack", "seq": seq, "message": text, "done": ok} if ok else
-                      {"op": "error", "seq": seq, "message": text})
+            peer.push(
+                {"op": "ack", "seq": seq, "message": text, "done": ok}
+                if ok
+                else {"op": "error", "seq": seq, "message": text}
+            )
 
     def _descends_from_server(self, pid: int | None) -> bool:
         servers = {p.facts.pid for p in self.peers if p.role == "server"}
@@ -646,8 +650,12 @@ class Hub:
         with self.lock:
             self.state = state
             try:
-                for key, value in (("paused", state.paused), (MODE_SETTING, state.approval_mode),
-                                   (WINDOW_SETTING, state.approval_window_s), (TOOLS_SETTING, state.tools)):
+                for key, value in (
+                    ("paused", state.paused),
+                    (MODE_SETTING, state.approval_mode),
+                    (WINDOW_SETTING, state.approval_window_s),
+                    (TOOLS_SETTING, state.tools),
+                ):
                     self.journal.set_setting(key, value)
                 self._wrote()
             except sqlite3.OperationalError as exc:  # held in memory and pushed all the same

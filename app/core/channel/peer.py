@@ -49,6 +49,7 @@ def own_facts(real_data_dir: str) -> OwnFacts:
 
 def _windows_sid() -> str:  # pragma: no cover - Windows only (tested under Wine)
     from app.core.channel import windows_pipe
+
     return windows_pipe.current_user_sid()
 
 
@@ -75,9 +76,7 @@ def same_path(first: object, second: object, platform: str) -> bool:
     return first.casefold() == second.casefold() if platform == "win32" else first == second
 
 
-def tray_refusal(
-    peer: PeerFacts, own: OwnFacts, hello_data_dir: object, platform: str = sys.platform
-) -> str | None:
+def tray_refusal(peer: PeerFacts, own: OwnFacts, hello_data_dir: object, platform: str = sys.platform) -> str | None:
     """Why a server must not take orders from this peer as its tray; None when it may."""
     if peer.uid is None or peer.uid != own.uid:
         return f"the process at the tray's address belongs to another user ({peer.uid})"

@@ -39,6 +39,7 @@ def address_for(paths: AppPaths, platform: str = sys.platform) -> Address:
     real = os.path.realpath(paths.data_dir)
     if platform == "win32":  # pragma: no cover - Windows only (tested under Wine)
         from app.core.channel import windows_pipe
+
         user = windows_pipe.current_user_sid()
     else:
         user = str(os.getuid())
@@ -79,6 +80,7 @@ class Listener:
         self._sock: socket.socket | None = None
         if address.kind == "pipe":  # pragma: no cover - Windows only (tested under Wine)
             from app.core.channel import windows_pipe
+
             self._pipe = windows_pipe.PipeListener(address.name)
             return
         if address.kind == "path":  # pragma: no cover - macOS only
@@ -100,6 +102,7 @@ class Listener:
         """The next connection with the OS's facts about its peer; OSError once closed."""
         if self._pipe is not None:  # pragma: no cover - Windows only
             from app.core.channel import windows_pipe
+
             connection = self._pipe.accept()
             pid = windows_pipe.peer_pid(connection, we_are_server=True)
             peer = _windows_peer(pid)
@@ -125,6 +128,7 @@ def connect(address: Address, timeout_s: float = CONNECT_TIMEOUT_S) -> tuple[Cha
     """Connect to the tray; raises ChannelUnavailable when nobody listens."""
     if address.kind == "pipe":  # pragma: no cover - Windows only (tested under Wine)
         from app.core.channel import windows_pipe
+
         try:
             connection = windows_pipe.connect(address.name, timeout_s)
         except OSError as exc:
@@ -151,8 +155,13 @@ def _windows_peer(pid: int) -> PeerFacts:  # pragma: no cover - Windows only (te
     """The OS's facts about a pipe peer; its arguments too, which a source install's check needs
     (without them every python.exe peer was refused: found by the wine lane's `tray --quit`)."""
     from app.core.channel import windows_pipe
-    return PeerFacts(pid, windows_pipe.process_user_sid(pid), windows_pipe.process_image(pid),
-                     windows_pipe.process_command_line(pid) or ())
+
+    return PeerFacts(
+        pid,
+        windows_pipe.process_user_sid(pid),
+        windows_pipe.process_image(pid),
+        windows_pipe.process_command_line(pid) or (),
+    )
 
 
 def _prepare_socket_folder(folder: Path) -> None:  # pragma: no cover - macOS only

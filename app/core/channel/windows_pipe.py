@@ -102,17 +102,30 @@ def _api() -> Any:
         kernel32.CloseHandle.argtypes = [wintypes.HANDLE]
         kernel32.GetCurrentProcess.restype = wintypes.HANDLE
         kernel32.QueryFullProcessImageNameW.argtypes = [
-            wintypes.HANDLE, wintypes.DWORD, wintypes.LPWSTR, ctypes.POINTER(wintypes.DWORD)]
+            wintypes.HANDLE,
+            wintypes.DWORD,
+            wintypes.LPWSTR,
+            ctypes.POINTER(wintypes.DWORD),
+        ]
         kernel32.GetNamedPipeClientProcessId.argtypes = [wintypes.HANDLE, ctypes.POINTER(wintypes.ULONG)]
         kernel32.GetNamedPipeServerProcessId.argtypes = [wintypes.HANDLE, ctypes.POINTER(wintypes.ULONG)]
         kernel32.LocalFree.argtypes = [wintypes.HLOCAL]
         kernel32.LocalFree.restype = wintypes.HLOCAL
         advapi32.OpenProcessToken.argtypes = [wintypes.HANDLE, wintypes.DWORD, ctypes.POINTER(wintypes.HANDLE)]
         advapi32.GetTokenInformation.argtypes = [
-            wintypes.HANDLE, ctypes.c_int, ctypes.c_void_p, wintypes.DWORD, ctypes.POINTER(wintypes.DWORD)]
+            wintypes.HANDLE,
+            ctypes.c_int,
+            ctypes.c_void_p,
+            wintypes.DWORD,
+            ctypes.POINTER(wintypes.DWORD),
+        ]
         advapi32.ConvertSidToStringSidW.argtypes = [ctypes.c_void_p, ctypes.POINTER(wintypes.LPWSTR)]
         advapi32.ConvertStringSecurityDescriptorToSecurityDescriptorW.argtypes = [
-            wintypes.LPCWSTR, wintypes.DWORD, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(wintypes.ULONG)]
+            wintypes.LPCWSTR,
+            wintypes.DWORD,
+            ctypes.POINTER(ctypes.c_void_p),
+            ctypes.POINTER(wintypes.ULONG),
+        ]
         _API = (ctypes, wintypes, kernel32, advapi32)
     return _API
 
@@ -223,7 +236,12 @@ def _ntdll() -> Any:
 
     ntdll = ctypes.WinDLL("ntdll")
     ntdll.NtQueryInformationProcess.argtypes = [
-        wintypes.HANDLE, ctypes.c_int, ctypes.c_void_p, wintypes.ULONG, ctypes.POINTER(wintypes.ULONG)]
+        wintypes.HANDLE,
+        ctypes.c_int,
+        ctypes.c_void_p,
+        wintypes.ULONG,
+        ctypes.POINTER(wintypes.ULONG),
+    ]
     ntdll.NtQueryInformationProcess.restype = ctypes.c_long
     return ntdll
 
@@ -253,7 +271,12 @@ def _command_line_from_peb(pid: int) -> str | None:
     """64-bit layouts: PEB.ProcessParameters at 0x20, RTL_USER_PROCESS_PARAMETERS.CommandLine at 0x70."""
     ctypes, wintypes, kernel32, _advapi32 = _api()
     kernel32.ReadProcessMemory.argtypes = [
-        wintypes.HANDLE, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]
+        wintypes.HANDLE,
+        ctypes.c_void_p,
+        ctypes.c_void_p,
+        ctypes.c_size_t,
+        ctypes.POINTER(ctypes.c_size_t),
+    ]
     process = kernel32.OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ, False, pid)
     if not process:
         return None
@@ -300,8 +323,11 @@ class _SecurityAttributes:
         ctypes, wintypes, kernel32, advapi32 = _api()
 
         class SECURITY_ATTRIBUTES(ctypes.Structure):  # noqa: N801 - the Win32 name
-            _fields_ = [("nLength", wintypes.DWORD), ("lpSecurityDescriptor", ctypes.c_void_p),
-                        ("bInheritHandle", wintypes.BOOL)]
+            _fields_ = [
+                ("nLength", wintypes.DWORD),
+                ("lpSecurityDescriptor", ctypes.c_void_p),
+                ("bInheritHandle", wintypes.BOOL),
+            ]
 
         self._descriptor = ctypes.c_void_p()
         if not advapi32.ConvertStringSecurityDescriptorToSecurityDescriptorW(
@@ -343,8 +369,14 @@ class PipeListener:
         open_mode = PIPE_ACCESS_DUPLEX | FILE_FLAG_OVERLAPPED | (FILE_FLAG_FIRST_PIPE_INSTANCE if first else 0)
         pipe_mode = PIPE_TYPE_MESSAGE | PIPE_READMODE_MESSAGE | PIPE_WAIT | PIPE_REJECT_REMOTE_CLIENTS
         return _winapi.CreateNamedPipe(
-            self.name, open_mode, pipe_mode, PIPE_UNLIMITED_INSTANCES, PIPE_BUFFER_BYTES, PIPE_BUFFER_BYTES,
-            _winapi.NMPWAIT_WAIT_FOREVER, self._security.address,
+            self.name,
+            open_mode,
+            pipe_mode,
+            PIPE_UNLIMITED_INSTANCES,
+            PIPE_BUFFER_BYTES,
+            PIPE_BUFFER_BYTES,
+            _winapi.NMPWAIT_WAIT_FOREVER,
+            self._security.address,
         )
 
     def accept(self, timeout_s: float | None = None) -> PipeConnection:
@@ -410,8 +442,13 @@ def connect(name: str, timeout_s: float) -> PipeConnection:
     while True:
         try:
             handle = _winapi.CreateFile(
-                name, GENERIC_READ | GENERIC_WRITE, 0, _winapi.NULL, OPEN_EXISTING,
-                FILE_FLAG_OVERLAPPED | SECURITY_SQOS_PRESENT | SECURITY_IDENTIFICATION, _winapi.NULL,
+                name,
+                GENERIC_READ | GENERIC_WRITE,
+                0,
+                _winapi.NULL,
+                OPEN_EXISTING,
+                FILE_FLAG_OVERLAPPED | SECURITY_SQOS_PRESENT | SECURITY_IDENTIFICATION,
+                _winapi.NULL,
             )
             break
         except OSError as exc:

@@ -57,7 +57,14 @@ if TYPE_CHECKING:
 
 
 class _Analyzer(
-    _WrapperRules, _ShellRules, _FileRules, _MachineRules, _GitRules, _PackageRules, _ServiceRules, _ReaderRules,
+    _WrapperRules,
+    _ShellRules,
+    _FileRules,
+    _MachineRules,
+    _GitRules,
+    _PackageRules,
+    _ServiceRules,
+    _ReaderRules,
     _SelfRules,
 ):
     """Walks one parsed text; strings that bash would run again get an _Analyzer of their own."""
@@ -157,7 +164,8 @@ class _Analyzer(
             if r.type == "file_redirect":
                 # tree-sitter reads `> f 0>&1` as `> f 0` + `>&1`: a number touching a redirect is its fd.
                 extra.extend(
-                    d for d in r.children_by_field_name("destination")[1:]
+                    d
+                    for d in r.children_by_field_name("destination")[1:]
                     if not (d.type == "number" and d.end_byte in starts)
                 )
         fed = self.redirect_stdin(redirects) or stdin
@@ -230,8 +238,9 @@ class _Analyzer(
                 continue
             elif re.match(r"^/dev/(tcp|udp)/", target.value):
                 self.add(
-                    D, "cannot tell what runs: connects the shell to the network ({source})",
-                    source=_snip(target.source)
+                    D,
+                    "cannot tell what runs: connects the shell to the network ({source})",
+                    source=_snip(target.source),
                 )
             elif _BLOCK_DEVICE.match(target.pattern) or (target.glob and target.pattern.startswith("/dev/")):
                 self.add(D, "writes to a disk device: {source}", source=_snip(target.source))
@@ -409,6 +418,8 @@ class _Analyzer(
         for w in words:
             if self.relation_of(w) == "above":
                 self.add(
-                    D, "{name}: changes a folder that holds Cowork Terminal's data: {source}",
-                    name=name, source=_snip(w.source)
+                    D,
+                    "{name}: changes a folder that holds Cowork Terminal's data: {source}",
+                    name=name,
+                    source=_snip(w.source),
                 )

@@ -147,7 +147,7 @@ class _FileRules:
     def cmd_rsync(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         for a in args:
             if a.value is not None and a.value.startswith(("--delete", "--remove-source-files")):
-                self.add(D, "rsync {value}: deletes files", value=a.value.split('=')[0])
+                self.add(D, "rsync {value}: deletes files", value=a.value.split("=")[0])
         self.add(M, "rsync: copies files")
 
     # ---- permissions
@@ -170,8 +170,11 @@ class _FileRules:
             if broad:
                 where = _snip(broad[0].source)
                 self.add(
-                    D, "{name} -R on a broad path: {where}", N_("Changes who may use everything in {where}"),
-                    name=name, where=where
+                    D,
+                    "{name} -R on a broad path: {where}",
+                    N_("Changes who may use everything in {where}"),
+                    name=name,
+                    where=where,
                 )
             self.guard_parents(name, targets)
             self.add(M, "{name} -R: changes permissions recursively", name=name)

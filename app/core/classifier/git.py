@@ -36,7 +36,7 @@ class _GitRules:
             if key in ("-c", "--config-env"):
                 setting = v.split("=", 1)[1] if "=" in v else (args[i + 1].value if i + 1 < len(args) else "")
                 if setting is None or _GIT_EXEC_CONFIG.match(setting.split("=", 1)[0]):
-                    self.add(D, "cannot tell what runs: git -c {value}", value=_snip(setting or ''))
+                    self.add(D, "cannot tell what runs: git -c {value}", value=_snip(setting or ""))
             i += 2 if v in _GIT_GLOBAL_WITH_VALUE else 1
         if i >= len(args):
             return
@@ -208,7 +208,7 @@ class _GitRules:
 
 
 def _rewrites_history(operands: list[_Word]) -> tuple[str, dict[str, str]]:
-    """"Rewrites the history of origin/main": the remote and branches of a force push, where known
+    """ "Rewrites the history of origin/main": the remote and branches of a force push, where known
     (the words' template and its values)."""
     remote = operands[0].value if operands and operands[0].value else None
     branches = [

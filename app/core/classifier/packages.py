@@ -93,8 +93,10 @@ class _PackageRules:
             self.add(D, "uv tool uninstall: removes packages")
         elif sub == "run":
             self.add(M, "uv run: runs a program")
-            values = _names("--with --python -p --from --package --extra --group --directory --project "
-                            "--env-file --index --with-requirements")
+            values = _names(
+                "--with --python -p --from --package --extra --group --directory --project "
+                "--env-file --index --with-requirements"
+            )
             after = args[args.index(ops[0]) + 1 :]
             _, i = _split_options(after, values)
             self.inner(after[i:], stdin, bulk, depth)

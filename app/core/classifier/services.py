@@ -19,7 +19,7 @@ class _ServiceRules:
         ops = [a.value for a in _operands(args, frozenset({"-H", "--host", "--context", "-c", "--config"}))]
         pair = tuple(ops[:2])
         if pair in (("system", "prune"), ("volume", "rm"), ("volume", "prune"), ("volume", "remove")):
-            self.add(D, "{name} {value}: deletes data", name=name, value=' '.join(pair))
+            self.add(D, "{name} {value}: deletes data", name=name, value=" ".join(pair))
         elif ops[:1] and ops[0] in ("ps", "images", "logs", "inspect", "version", "info", "stats", "top",
                                     "history", "search", "port", "diff"):  # fmt: skip
             return

@@ -68,8 +68,10 @@ class _ShellRules:
                 self.add(D, "cannot tell what runs: {name} runs the output of another command", name=name)
             else:
                 self.add(
-                    M, "{name} {value}: runs a script (its contents are not checked)",
-                    name=name, value=_snip(script.value or '')
+                    M,
+                    "{name} {value}: runs a script (its contents are not checked)",
+                    name=name,
+                    value=_snip(script.value or ""),
                 )
             return
         self.stdin_code(name, stdin, shell=True)
@@ -77,8 +79,9 @@ class _ShellRules:
     def stdin_code(self, name: str, stdin: _Stdin | None, *, shell: bool) -> None:
         if stdin is None:
             self.add(
-                M, "{name}: starts an interactive shell" if shell else "{name}: starts an interactive interpreter",
-                name=name
+                M,
+                "{name}: starts an interactive shell" if shell else "{name}: starts an interactive interpreter",
+                name=name,
             )
         elif stdin.kind == "pipe":
             self.add(D, "cannot tell what runs: {name} reads its commands from a pipe", name=name)
@@ -86,8 +89,10 @@ class _ShellRules:
             self.add(D, "cannot tell what runs: {name} reads {source}", name=name, source=stdin.source)
         elif stdin.kind == "file":
             self.add(
-                M, "{name}: runs the script {source} (its contents are not checked)",
-                name=name, source=_snip(stdin.source)
+                M,
+                "{name}: runs the script {source} (its contents are not checked)",
+                name=name,
+                source=_snip(stdin.source),
             )
         elif shell:
             self.sub_script(stdin.text, name)

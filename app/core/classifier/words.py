@@ -29,9 +29,7 @@ _GLOB = re.compile(r"[*?]|\[[^\]]*\]|\{[^{}]*(?:,|\.\.)[^{}]*\}")
 _EXPANSIONS = frozenset(
     {"simple_expansion", "expansion", "command_substitution", "arithmetic_expansion", "process_substitution"}
 )
-_WORDISH = frozenset(
-    {"word", "string", "raw_string", "ansi_c_string", "translated_string", "concatenation", "number"}
-)
+_WORDISH = frozenset({"word", "string", "raw_string", "ansi_c_string", "translated_string", "concatenation", "number"})
 
 
 def _ansi_c(body: str) -> str:

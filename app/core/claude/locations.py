@@ -135,9 +135,7 @@ def find_executable(
     return None
 
 
-def _desktop_standard(
-    platform: str, environ: Mapping[str, str], home: PurePath, exists: Exists
-) -> ClientLocation:
+def _desktop_standard(platform: str, environ: Mapping[str, str], home: PurePath, exists: Exists) -> ClientLocation:
     family = platform_family(platform)
     path = desktop_config_path(platform, environ, home)
     note = ""
@@ -172,9 +170,7 @@ def _desktop_store(environ: Mapping[str, str], home: PurePath, exists: Exists) -
     package = path.parents[3]  # ...\Packages\Claude_pzs8sxrjxfjjc
     installed = exists(package)
     evidence = _("found {path}").format(path=package) if installed else _("not found")
-    return ClientLocation(
-        CLAUDE_DESKTOP_STORE, "Claude Desktop (Microsoft Store)", installed, path, None, evidence
-    )
+    return ClientLocation(CLAUDE_DESKTOP_STORE, "Claude Desktop (Microsoft Store)", installed, path, None, evidence)
 
 
 def _claude_code(platform: str, environ: Mapping[str, str], home: PurePath, exists: Exists) -> ClientLocation:
@@ -183,9 +179,7 @@ def _claude_code(platform: str, environ: Mapping[str, str], home: PurePath, exis
     return ClientLocation(CLAUDE_CODE, "Claude Code", cli is not None, None, cli, evidence)
 
 
-def locate_clients(
-    platform: str, environ: Mapping[str, str], home: PurePath, exists: Exists
-) -> list[ClientLocation]:
+def locate_clients(platform: str, environ: Mapping[str, str], home: PurePath, exists: Exists) -> list[ClientLocation]:
     """Every client known on this platform, installed or not, in `CLIENT_IDS` order."""
     found = {
         CLAUDE_DESKTOP: lambda: _desktop_standard(platform, environ, home, exists),
@@ -195,9 +189,7 @@ def locate_clients(
     return [found[client_id]() for client_id in client_ids_for(platform)]
 
 
-def select_clients(
-    locations: list[ClientLocation], requested: list[str] | None, platform: str
-) -> list[ClientLocation]:
+def select_clients(locations: list[ClientLocation], requested: list[str] | None, platform: str) -> list[ClientLocation]:
     """The clients a command acts on: the requested ids, else every installed one.
 
     Raises UsageError for an unknown id, an id this platform does not have, or when nothing is

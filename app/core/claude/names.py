@@ -9,11 +9,11 @@ CLIENT_NAMES = {"claude-ai": "Claude Desktop", "claude-code": "Claude Code"}
 
 
 def friendly_client_name(name: str | None) -> str:
-    """"Claude Desktop" for "claude-ai": a notice names the app the user knows, never "Claude" for any client."""
+    """ "Claude Desktop" for "claude-ai": a notice names the app the user knows, never "Claude" for any client."""
     return CLIENT_NAMES.get(name or "", name or _("An AI agent"))
 
 
 def client_named(name: str, label: str) -> str:
-    """"Claude Desktop (claude-ai 0.12)": the app the user knows, with what it calls itself."""
+    """ "Claude Desktop (claude-ai 0.12)": the app the user knows, with what it calls itself."""
     friendly = friendly_client_name(name)
     return label if friendly == name else f"{friendly} ({label})"

@@ -99,7 +99,7 @@ def got(value: object) -> str:
         return f"{value:g}" if isinstance(value, float) else str(value)
     if isinstance(value, str):
         shown = json.dumps(value[:GOT_TEXT_CHARS], ensure_ascii=True)
-        return shown if len(value) <= GOT_TEXT_CHARS else f"{shown[:-1]}...\" ({len(value):,} characters)"
+        return shown if len(value) <= GOT_TEXT_CHARS else f'{shown[:-1]}..." ({len(value):,} characters)'
     if isinstance(value, Mapping):
         return "an object"
     if isinstance(value, (list, tuple)):
@@ -215,9 +215,7 @@ def environment(env: object) -> dict[str, str]:
     if env is None:
         return {}
     if not isinstance(env, Mapping):
-        raise CommandRefused(
-            f"`env` must be an object mapping variable names to string values (got {got(env)})."
-        )
+        raise CommandRefused(f"`env` must be an object mapping variable names to string values (got {got(env)}).")
     clean_env: dict[str, str] = {}
     for key, value in env.items():
         if not isinstance(key, str) or not key or "=" in key or "\x00" in key:
@@ -230,9 +228,7 @@ def environment(env: object) -> dict[str, str]:
                 "Put that code in the command itself."
             )
         if not isinstance(value, str):
-            raise CommandRefused(
-                f"`env` value for {key} must be a string (got {got(value)}); quote it (\"{value}\")."
-            )
+            raise CommandRefused(f'`env` value for {key} must be a string (got {got(value)}); quote it ("{value}").')
         if "\x00" in value:  # the operating system cannot pass NUL inside an environment value
             raise CommandRefused(f"`env` value for {key} contains a NUL byte, which cannot be passed to a process.")
         clean_env[key] = value

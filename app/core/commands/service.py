@@ -85,7 +85,6 @@ DECISION_POLL_S = 0.1  # a held call looks again at least this often (a tray's p
 MAX_KEYS_BYTES = 64 * 1024
 
 
-
 class CommandHeld(CommandRefused):
     """The command waits for the user's answer beyond this call; the model may confirm it later."""
 
@@ -171,11 +170,11 @@ class CommandService:
         Raises CommandRefused when the row cannot be written: nothing runs unrecorded."""
         try:
             return self.authority.begin(
-            server_id=self.server_id,
-            server_pid=os.getpid(),
-            client_name=self.client.name,
-            client_version=self.client.version,
-            **row,
+                server_id=self.server_id,
+                server_pid=os.getpid(),
+                client_name=self.client.name,
+                client_version=self.client.version,
+                **row,
             )
         except NotRecorded as refused:
             raise CommandRefused(str(refused)) from None
@@ -201,9 +200,7 @@ class CommandService:
             reason=reason,
         )
 
-    def journal_refused_arguments(
-        self, tool: str, text: object, arguments: Mapping[str, object], reason: str
-    ) -> None:
+    def journal_refused_arguments(self, tool: str, text: object, arguments: Mapping[str, object], reason: str) -> None:
         """A call refused at its arguments, before anything else (command_request.check_arguments);
         the journal keeps a bounded, storable copy of what was sent."""
         request = ExecuteRequest(
@@ -537,7 +534,10 @@ class CommandService:
                 self.authority.finish(
                     command_id,
                     Outcome(
-                        status=status, exit_code=running.exit_code, reason=reason, stdout=kept.raw(),
+                        status=status,
+                        exit_code=running.exit_code,
+                        reason=reason,
+                        stdout=kept.raw(),
                         stdout_bytes=kept.total,
                     ),
                 )

@@ -137,7 +137,7 @@ class ShellSession:
         marking = f"export {process_marks.MARK_ENV}='{mark}'\n" if mark else ""
         script = (
             f"{marking}__cowork_cmd=$(cat <<'{delimiter}'\n{command}\n{delimiter}\n)\n"
-            f"eval \"$__cowork_cmd\" <&{self._input_fd_in_child}; "
+            f'eval "$__cowork_cmd" <&{self._input_fd_in_child}; '
             f"printf '\\n__COWORK_DONE_{token}__:%d:%.4096s\\n' \"$?\" \"${{PWD//$'\\n'/}}\"\n"
         )
         await self._send_raw(script)
@@ -198,7 +198,7 @@ class ShellSession:
         lines = max(1, min(lines, SCROLLBACK_MAX_LINES))
         tail = list(self._scrollback)[-lines:]
         if self._partial:
-            tail = [*tail[-(lines - 1):], self._partial] if lines > 1 else [self._partial]
+            tail = [*tail[-(lines - 1) :], self._partial] if lines > 1 else [self._partial]
         return "\n".join(tail)
 
     async def close(self) -> None:

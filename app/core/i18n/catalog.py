@@ -152,9 +152,13 @@ def compile_mo(entries: list[Entry]) -> bytes:
         key_table += [id_length, id_offset + keys_start]
         value_table += [str_length, str_offset + values_start]
     header = struct.pack("Iiiiiii", 0x950412DE, 0, len(keys), 7 * 4, 7 * 4 + len(keys) * 8, 0, 0)
-    return header + struct.pack(f"{len(key_table)}i", *key_table) + struct.pack(
-        f"{len(value_table)}i", *value_table
-    ) + ids + strs
+    return (
+        header
+        + struct.pack(f"{len(key_table)}i", *key_table)
+        + struct.pack(f"{len(value_table)}i", *value_table)
+        + ids
+        + strs
+    )
 
 
 def compile_file(po_path: Path, mo_path: Path) -> None:

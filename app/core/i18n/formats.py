@@ -29,22 +29,42 @@ class LocaleData:
 
 LOCALES = {
     "en": LocaleData(
-        ".", ",", "HH:mm:ss", "HH:mm", "d MMM", "y-MM-dd",
+        ".",
+        ",",
+        "HH:mm:ss",
+        "HH:mm",
+        "d MMM",
+        "y-MM-dd",
         ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
         ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"),
     ),
     "es": LocaleData(
-        ",", ".", "H:mm:ss", "H:mm", "d MMM", "d/M/y",
+        ",",
+        ".",
+        "H:mm:ss",
+        "H:mm",
+        "d MMM",
+        "d/M/y",
         ("ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sept", "oct", "nov", "dic"),
         ("lun", "mar", "mié", "jue", "vie", "sáb", "dom"),
     ),
     "de": LocaleData(
-        ",", ".", "HH:mm:ss", "HH:mm", "d. MMM", "d.M.y",
+        ",",
+        ".",
+        "HH:mm:ss",
+        "HH:mm",
+        "d. MMM",
+        "d.M.y",
         ("Jan.", "Feb.", "März", "Apr.", "Mai", "Juni", "Juli", "Aug.", "Sept.", "Okt.", "Nov.", "Dez."),
         ("Mo", "Di", "Mi", "Do", "Fr", "Sa", "So"),
     ),
     "ru": LocaleData(
-        ",", "\u00a0", "HH:mm:ss", "HH:mm", "d MMM", "dd.MM.y",
+        ",",
+        "\u00a0",
+        "HH:mm:ss",
+        "HH:mm",
+        "d MMM",
+        "dd.MM.y",
         ("янв.", "февр.", "мар.", "апр.", "мая", "июн.", "июл.", "авг.", "сент.", "окт.", "нояб.", "дек."),
         ("пн", "вт", "ср", "чт", "пт", "сб", "вс"),
     ),
@@ -74,8 +94,14 @@ def _pattern(pattern: str, moment: datetime, data: LocaleData) -> str:
             return token[1:-1]
         if letter == "M" and width >= 3:
             return data.months[moment.month - 1]
-        value = {"y": moment.year, "M": moment.month, "d": moment.day, "H": moment.hour,
-                 "m": moment.minute, "s": moment.second}[letter]
+        value = {
+            "y": moment.year,
+            "M": moment.month,
+            "d": moment.day,
+            "H": moment.hour,
+            "m": moment.minute,
+            "s": moment.second,
+        }[letter]
         return f"{value:0{width}d}"
 
     return _FIELD.sub(field, pattern)

@@ -93,9 +93,7 @@ _EXEC_RESERVED = set(" \t\n\"'\\><~|&;$*?#()`")
 def quote_exec_argument(argument: str) -> str:
     """One Exec argument, quoted per the Desktop Entry spec (before the string-value escaping)."""
     if any(ch in "\n\r" for ch in argument):
-        raise CoworkError(
-            _("cannot start at login: the path {path} contains a line break").format(path=repr(argument))
-        )
+        raise CoworkError(_("cannot start at login: the path {path} contains a line break").format(path=repr(argument)))
     quoted = argument.replace("%", "%%")  # a bare % would start a field code such as %f
     if argument and not any(ch in _EXEC_RESERVED for ch in argument):
         return quoted

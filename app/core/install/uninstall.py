@@ -102,10 +102,10 @@ class UninstallReport:
 
 
 def _servers(pids: tuple[int, ...]) -> str:
-    """"the running server (pid 12)", "2 running servers (pid 12, 13)"."""
-    return ngettext(
-        "the running server (pid {pids})", "{count} running servers (pid {pids})", len(pids)
-    ).format(count=len(pids), pids=", ".join(str(pid) for pid in pids))
+    """ "the running server (pid 12)", "2 running servers (pid 12, 13)"."""
+    return ngettext("the running server (pid {pids})", "{count} running servers (pid {pids})", len(pids)).format(
+        count=len(pids), pids=", ".join(str(pid) for pid in pids)
+    )
 
 
 def _is_ours(entry: object) -> bool:

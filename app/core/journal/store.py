@@ -749,8 +749,12 @@ class Journal:
         try:
             self._finish_command(command_id, outcome)
         except data_folder.DataFolderError as problem:
-            log.warning("command #%s ended (%s) but the journal could not record it: %s",
-                        command_id, outcome.status.value, problem)
+            log.warning(
+                "command #%s ended (%s) but the journal could not record it: %s",
+                command_id,
+                outcome.status.value,
+                problem,
+            )
 
     def _finish_command(self, command_id: int, outcome: Outcome) -> None:
         now = time.time()

@@ -31,9 +31,7 @@ def lines_for_person(verdict: Classification) -> tuple[str, ...]:
     return tuple(dict.fromkeys(for_person(words) for words in verdict.words))
 
 
-def held_reason_for_person(
-    stored: str, command: str, cwd: str | None, protected: Sequence[str]
-) -> str | None:
+def held_reason_for_person(stored: str, command: str, cwd: str | None, protected: Sequence[str]) -> str | None:
     """Why a command was held, in the user's language, when `stored` (the English the journal
     keeps: plain words and terse reasons) is what the classifier says of that command today; None
     when it is not (an older version's words, another folder): then the stored text is shown."""

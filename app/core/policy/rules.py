@@ -68,7 +68,7 @@ class Rule:
 
 
 def describe(kind: str, folder: str, scope: str = FOLDER_SCOPE, home: str | None = None) -> str:
-    """"deleting build folders in ~/project", in the words the user clicked and reads in the lists."""
+    """ "deleting build folders in ~/project", in the words the user clicked and reads in the lists."""
     if kind != DELETE_BUILD_FOLDERS:
         raise ValueError(f"unknown rule kind {kind!r}")
     text = _("deleting build folders (build, dist, node_modules...) in {folder}").format(

@@ -481,7 +481,9 @@ class TrayApp:
                 snapshot, notices = hub.with_journal(poll)
                 # Pause, approval mode and held commands: the hub's memory is the truth, not the file.
                 snapshot = dataclasses.replace(
-                    snapshot, paused=hub.state.paused, approval_mode=approval.ApprovalMode(hub.state.approval_mode),
+                    snapshot,
+                    paused=hub.state.paused,
+                    approval_mode=approval.ApprovalMode(hub.state.approval_mode),
                     waiting=len(hub.pending_holds()),
                 )
                 self._publish(snapshot)
@@ -811,7 +813,7 @@ class TrayApp:
         return run_check(self.check_command, location.client_id, location.name, self.check_timeout_s)
 
     def _ask_disconnect(self, client_id: str) -> None:
-        """"Disconnect…": ask in the confirm window, then disconnect on yes. Without Tk, the menu
+        """ "Disconnect…": ask in the confirm window, then disconnect on yes. Without Tk, the menu
         itself asks (a "Yes, disconnect" item takes the place of "Disconnect…")."""
         location = self._location(client_id)
         if not self.windows:
@@ -829,7 +831,9 @@ class TrayApp:
                     "Disconnect {client}? It will no longer be able to run commands on this computer "
                     "through Cowork Terminal. You can connect it again from this menu."
                 ).format(client=location.name),
-                _("Disconnect"), _("Cancel"), disconnect,
+                _("Disconnect"),
+                _("Cancel"),
+                disconnect,
             )  # fmt: skip
         )
 
@@ -968,8 +972,15 @@ class TrayApp:
                 self.submit(ASK_USER)
 
             self._confirm = PipedWindow(self.confirm_command, said, on_exit=exited)
-        self._confirm.send({"op": "ask", "title": _("Cowork Terminal: confirm"), "text": question.text,
-                            "allow": question.allow_label, "deny": question.deny_label})
+        self._confirm.send(
+            {
+                "op": "ask",
+                "title": _("Cowork Terminal: confirm"),
+                "text": question.text,
+                "allow": question.allow_label,
+                "deny": question.deny_label,
+            }
+        )
 
     def open_welcome(self) -> None:
         """The Welcome window: connect Claude step by step (first start, and "Getting started…")."""

@@ -47,9 +47,24 @@ OPEN_WELCOME = "open-welcome"
 SET_LANGUAGE = "set-language"
 QUIT = "quit"
 ACTIONS = (
-    OPEN_LOG, TOGGLE_PAUSE, CONNECT, DISCONNECT, CHECK, TOGGLE_AUTOSTART, OPEN_DATA_FOLDER, OPEN_APPROVALS,
-    SET_APPROVAL_MODE, SET_OUTPUT_BUDGET, UNINSTALL, ASK_DISCONNECT, ALLOW, DENY, REMOVE_RULE, OPEN_WELCOME,
-    SET_LANGUAGE, QUIT,
+    OPEN_LOG,
+    TOGGLE_PAUSE,
+    CONNECT,
+    DISCONNECT,
+    CHECK,
+    TOGGLE_AUTOSTART,
+    OPEN_DATA_FOLDER,
+    OPEN_APPROVALS,
+    SET_APPROVAL_MODE,
+    SET_OUTPUT_BUDGET,
+    UNINSTALL,
+    ASK_DISCONNECT,
+    ALLOW,
+    DENY,
+    REMOVE_RULE,
+    OPEN_WELCOME,
+    SET_LANGUAGE,
+    QUIT,
 )
 FOLLOW_SYSTEM = "system"  # the Language submenu's target for "follow the OS"
 
@@ -349,7 +364,7 @@ def output_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
 
 
 def language_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
-    """"Same as the system", then each language named in itself, as radio items."""
+    """ "Same as the system", then each language named in itself, as radio items."""
     return (
         MenuEntry(
             f"language:{FOLLOW_SYSTEM}", _("Same as the system"), SET_LANGUAGE, FOLLOW_SYSTEM,

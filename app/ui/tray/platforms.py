@@ -75,7 +75,7 @@ def missing_tk_message(platform: str, has_menu: bool) -> str:
     if platform == "darwin":
         install = _("Install Python's Tk support (Homebrew: brew install python-tk), or use the app's installer")
     elif platform == "win32":
-        install = _("Reinstall Python with the \"tcl/tk and IDLE\" option, or use the app's installer")
+        install = _('Reinstall Python with the "tcl/tk and IDLE" option, or use the app\'s installer')
     else:
         install = _(
             "Install Python's Tk support (Debian/Ubuntu: sudo apt install python3-tk; Fedora: sudo dnf install "

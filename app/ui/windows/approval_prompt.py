@@ -43,7 +43,7 @@ class Line(Protocol):
 
 
 def time_left(seconds: float) -> str:
-    """"4:05 left" / "12 s left": the countdown's words."""
+    """ "4:05 left" / "12 s left": the countdown's words."""
     seconds = max(0, int(seconds + 0.999))
     if seconds < 60:
         return _("{seconds} s left").format(seconds=seconds)

@@ -27,8 +27,10 @@ NO_APP_TO_CONFIRM = N_(
 class Controls(Protocol):
     def told_paused(self) -> bool | None:
         """The pause as the tray told this window, or None when it tells nothing."""
+
     def news(self) -> bool:
         """Whether the tray told something since the last call (the window then refreshes)."""
+
     def set_paused(self, paused: bool) -> None: ...
     def stop(self, command_id: int) -> None: ...
     def decide(self, command_id: int, allowed: bool) -> None: ...

@@ -69,9 +69,7 @@ RESUME_BUTTON = N_("▶  Resume host access")
 STOP_BUTTON = N_("■  Stop this command")
 EMPTY_LIST = N_("No commands yet. When an agent runs a command on this computer, it appears here.")
 EMPTY_FILTERED = N_("No command matches the filter.")
-NO_SELECTION = N_(
-    "Select a command above to see everything about it: the full command, folder, timings and output."
-)
+NO_SELECTION = N_("Select a command above to see everything about it: the full command, folder, timings and output.")
 
 ON_COLOURS = ("#e7f5ea", "#14532d", "#2f6b3f")  # background, title, hint
 PAUSED_COLOURS = ("#b3261e", "#ffffff", "#fde7e4")
@@ -187,8 +185,16 @@ class LogWindow:
         self.activity_label.pack(side="left")
         self.show_link = tk.Label(activity, text=_("Show"), font=self.fonts["link"], cursor="hand2")
         self.show_link.bind("<Button-1>", lambda _e: self.show_active())
-        self._banner_parts = (self.banner, texts, activity, self.state_label, self.hint_label, self.agents_label,
-                              self.activity_label, self.show_link)
+        self._banner_parts = (
+            self.banner,
+            texts,
+            activity,
+            self.state_label,
+            self.hint_label,
+            self.agents_label,
+            self.activity_label,
+            self.show_link,
+        )
         self.pause_button = ttk.Button(self.banner, style="Switch.TButton", command=self.toggle_pause)
         self.pause_button.pack(side="right", padx=(12, 0))
 
@@ -286,8 +292,17 @@ class LogWindow:
         body = ttk.Frame(details)
         body.pack(fill="both", expand=True, pady=(6, 0))
         self.details = tk.Text(
-            body, wrap="word", height=12, relief="flat", borderwidth=1, highlightthickness=1,
-            highlightbackground="#c9c9c9", padx=10, pady=8, font=self.fonts["hint"], cursor="xterm",
+            body,
+            wrap="word",
+            height=12,
+            relief="flat",
+            borderwidth=1,
+            highlightthickness=1,
+            highlightbackground="#c9c9c9",
+            padx=10,
+            pady=8,
+            font=self.fonts["hint"],
+            cursor="xterm",
         )
         details_scroll = ttk.Scrollbar(body, orient="vertical", command=self.details.yview)
         self.details.configure(yscrollcommand=details_scroll.set)
@@ -793,6 +808,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     controls = TrayLineControls(TrayLine()) if args.tray_line else None
     window = LogWindow(root, journal, controls=controls)
     if args.report_ready:
+
         def report() -> None:  # runs once the first idle round has drawn the window
             took = time.perf_counter() - started
             # The X window id lets a test talk to exactly this window, not another one on the display.

@@ -293,9 +293,7 @@ class WelcomeWindow:
                 not_yet = _("Not working yet: {message}").format(message=message)
                 self.check_result.configure(text=not_yet, foreground="#9a3412")
 
-        self.in_background(
-            lambda: run_check(self.check_command, app.client_id, app.name, self.check_timeout_s), then
-        )
+        self.in_background(lambda: run_check(self.check_command, app.client_id, app.name, self.check_timeout_s), then)
 
 
 def main(argv: list[str] | None = None) -> int:
