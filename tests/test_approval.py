@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import anyio
@@ -95,45 +95,61 @@ async def test_a_denied_command_does_not_run_and_the_model_is_told(
     async with connect(home, headless=False) as client, anyio.create_task_group() as group:
         group.start_soon(deny_when_held, home, paths, [])
         result = await run(client, {"command": "rm -rf keep", "cwd": str(tmp_path)})
-    assert "The user denied this command" in result["error"]
+    assert result["status"] == "denied" and "The user denied this command" in result["note"]
     assert (tmp_path / "keep").exists()
     [row] = rows(paths)
     assert row.status is Status.REFUSED and row.reason == "denied by a request (command line or a window)"
     assert row.decision == "denied"
 
 
+async def wait_for(check: Callable[[], bool], seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        await anyio.sleep(0.05)
+    return check()
+
+
 @pytest.mark.gui
-async def test_no_answer_in_time_holds_the_command_and_confirm_runs_it_once_allowed(
+async def test_a_held_command_allowed_after_the_call_returned_runs_at_the_click_and_command_wait_reads_it(
     home: Path, paths: AppPaths, tray_with_windows: str, tmp_path: Path
 ) -> None:
     set_window(home, 1)
     (tmp_path / "later").mkdir()
     async with connect(home, headless=False) as client:
         started = time.monotonic()
-        first = await run(client, {"command": "rm -rf later", "cwd": str(tmp_path)})
+        first = await run(client, {"command": "rm -rf later && echo gone", "cwd": str(tmp_path)})
         assert 0.9 < time.monotonic() - started < 20, "held after the 1 s window, not the default one"
-        assert "5 minutes" in first["error"] and "terminal_confirm" in first["error"]
-        confirmation_id = held_id(first["error"])
+        assert first["status"] == "waiting" and first["exitCode"] is None
+        assert "command_wait" in first["note"] and "left to answer" in first["note"]
+        assert 240 < first["userHasS"] <= HOLD_LIFETIME_S
         assert (tmp_path / "later").exists()
         await allow_when_held(paths, tray_with_windows, [])  # the user answers after the call returned
-        confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": confirmation_id})
-    assert json.loads(confirmed.content[0].text)["exitCode"] == 0
-    assert not (tmp_path / "later").exists()
+        assert await wait_for(lambda: not (tmp_path / "later").exists()), "it ran at the click, unasked"
+        done = json.loads((await client.call_tool("command_wait", {"jobId": first["jobId"]})).content[0].text)
+    assert done["status"] == "finished" and done["exitCode"] == 0 and done["stdout"] == "gone\n"
+    [row] = rows(paths)
+    assert row.status is Status.FINISHED and row.decided_by == "user (approval prompt)"
 
 
-async def test_no_answer_then_denied_makes_confirm_fail(home: Path, paths: AppPaths, tray: subprocess.Popen) -> None:
+async def test_no_answer_then_denied_makes_command_wait_say_denied(
+    home: Path, paths: AppPaths, tray: subprocess.Popen
+) -> None:
     set_window(home, 1)
     async with connect(home, headless=False) as client:
         first = await run(client, {"command": "sudo true"})
+        assert first["status"] == "waiting"
         await deny_when_held(home, paths, [])
-        confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(first["error"])})
-    assert confirmed.is_error and "denied" in confirmed.content[0].text
+        waited = await client.call_tool("command_wait", {"jobId": first["jobId"]})
+    result = json.loads(waited.content[0].text)
+    assert result["status"] == "denied" and "denied" in result["note"]
 
 
 LIBFAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1")
 
 
-async def test_an_expired_hold_can_no_longer_be_confirmed(
+async def test_an_expired_hold_ends_denied_and_its_prompt_disappears(
     home: Path, paths: AppPaths, tray: subprocess.Popen, tmp_path: Path
 ) -> None:
     if not LIBFAKETIME.exists():
@@ -149,26 +165,29 @@ async def test_an_expired_hold_can_no_longer_be_confirmed(
     set_window(home, 1)
     async with connect(home, headless=False, env=env) as client:
         first = await run(client, {"command": "sudo true"})
+        assert first["status"] == "waiting"
         clock.write_text(f"+{int(HOLD_LIFETIME_S) + 60}\n")  # the hold's 5 minutes pass
-        confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(first["error"])})
+        waited = await client.call_tool("command_wait", {"jobId": first["jobId"]})
         assert holds(paths) == [], "the user is no longer asked about it"
-    assert confirmed.is_error and "hold expired" in confirmed.content[0].text
+    result = json.loads(waited.content[0].text)
+    assert result["status"] == "denied" and "expired" in result["note"]
     [row] = rows(paths)
     assert row.status is Status.REFUSED and row.reason == "the hold expired before it was confirmed"
 
 
-async def test_cancel_withdraws_a_held_command_and_its_prompt_disappears(
+async def test_command_stop_withdraws_a_held_command_and_its_prompt_disappears(
     home: Path, paths: AppPaths, tray: subprocess.Popen
 ) -> None:
     set_window(home, 1)
     async with connect(home, headless=False) as client:
         first = await run(client, {"command": "sudo reboot"})
         assert [h["command"] for h in holds(paths)] == ["sudo reboot"], "the tray asks the user about it"
-        cancelled = await client.call_tool("terminal_cancel", {"confirmation_id": held_id(first["error"])})
-        unknown = await client.call_tool("terminal_confirm", {"confirmation_id": "hold-nonsense"})
+        stopped = await client.call_tool("command_stop", {"jobId": first["jobId"]})
+        unknown = await client.call_tool("command_wait", {"jobId": 987654})
         assert holds(paths) == [], "nothing is left to ask the user"
-    assert "Withdrawn" in cancelled.content[0].text
-    assert unknown.is_error and "No held command" in unknown.content[0].text
+    result = json.loads(stopped.content[0].text)
+    assert result["status"] == "denied" and "withdrawn" in result["note"]
+    assert unknown.is_error and "There is no job 987654" in unknown.content[0].text
     [row] = rows(paths)
     assert row.status is Status.REFUSED and "withdrawn" in row.reason
 
@@ -190,8 +209,8 @@ async def test_no_tool_or_argument_lets_the_model_approve_its_own_command(
         for tool in tools.values():
             assert not {"approve", "approved", "allow", "decision", "tier"} & set(tool.input_schema["properties"])
         sneaky = await run(client, {"command": "sudo true", "tier": "safe", "approved": True})
-        again = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(sneaky["error"])})
-        assert again.is_error and "have not answered yet" in again.content[0].text
+        again = await client.call_tool("command_wait", {"jobId": sneaky["jobId"], "timeout": 500})
+        assert json.loads(again.content[0].text)["status"] == "waiting"
         [row] = rows(paths)
         assert row.status is Status.WAITING and row.decision is None
     assert holds(paths) == [], "the tray no longer asks about a command whose server is gone"
@@ -211,7 +230,7 @@ async def test_a_harmless_looking_command_run_in_the_apps_own_folder_is_held(
         result = await run(client, {"command": f"python3 {script}", "cwd": str(paths.data_dir)})
         elsewhere = await run(client, {"command": f"python3 {script}", "cwd": str(tmp_path)})
         held = next(r for r in rows(paths) if r.cwd == str(paths.data_dir))
-    assert "confirmation_id" in result["error"]
+    assert result["status"] == "waiting"
     assert held.tier == "destructive" and "Cowork Terminal's own data" in held.reason
     assert not (paths.data_dir / "made-by-the-model").exists()
     assert elsewhere["exitCode"] == 0 and (tmp_path / "made-by-the-model").exists()

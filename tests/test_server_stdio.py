@@ -35,7 +35,7 @@ async def test_tool_list_offers_execute_command_with_the_seed_contract(home: Pat
     tool = tools["execute_command"]
     schema = tool.input_schema
     assert schema["required"] == ["command"]
-    assert set(schema["properties"]) == {"command", "cwd", "timeout", "env"}
+    assert set(schema["properties"]) == {"command", "cwd", "timeout", "env", "background"}  # background: issue 22
     assert set(tool.output_schema["properties"]) >= {"stdout", "stderr", "exitCode", "timedOut"}
     assert tool.annotations.read_only_hint is False
     assert tool.annotations.destructive_hint is True

@@ -217,7 +217,10 @@ async def test_the_tools_setting_chosen_with_the_cli_decides_what_a_new_server_o
     assert "execute_command alone" in said
     async with connect(home) as client:
         names = {t.name for t in (await client.list_tools()).tools}
-    assert names == {"execute_command", "terminal_confirm", "terminal_cancel"}
+    assert names == {  # the execute set: execute_command and what follows its jobs (issue 22)
+        "execute_command", "execute_read_only_command", "command_wait", "command_output", "command_stop",
+        "command_list",
+    }  # fmt: skip
 
 
 async def test_keys_typed_in_pieces_are_judged_as_one_line_and_journaled(home: Path, paths: AppPaths) -> None:

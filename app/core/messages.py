@@ -19,6 +19,7 @@ APP_GONE_STOP_REASON = (
     "Cowork Terminal again, then run it again if it is still needed"
 )
 USER_STOP_REASON = "stopped by the user"
+MODEL_STOP_REASON = "stopped by the agent (command_stop)"
 CANCEL_REASON = "cancelled by the client (call cancelled or client disconnected)"
 SESSION_BUSY_MESSAGE = (
     "The shell session is still running an earlier command. Read its output with terminal_read_scrollback, "

@@ -16,12 +16,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, WithJsonSchema
 
-from app.core.commands.request import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, ExecuteRequest
+from app.core.commands.request import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
 from app.core.commands.service import CommandService, SessionOutcome
 from app.core.errors import CoworkError
 from app.core.execution.executor import ExecutionResult
 from app.core.execution.output import OutputBudget
 from app.core.policy.tool_sets import EXECUTE_ONLY
+from app.server.job_tools import register_job_tools
 from app.server.progress import with_progress
 
 OUTPUT_FILE_SENTENCE = (
@@ -51,9 +52,12 @@ EXECUTE_DESCRIPTION = """Run a bash command on the user's computer and return it
   - First item
   EOF
   )"
-- `timeout` is in milliseconds (default {default_timeout}, at most {max_timeout}). Calls longer than
-  about 50 s may be cancelled by the client: run long jobs in the background with output to a file
-  (`nohup make > build.log 2>&1 &`) and read the file in later calls.
+- `timeout` is in milliseconds (default {default_timeout}, at most {max_timeout}).
+- Long commands are fine: when one is still running as this call's time runs out, the call returns
+  `status: "running"` with a `jobId` and the output so far; the command goes on. Follow it with
+  command_wait (its result), command_output (more output) or command_stop. `background: true`
+  returns at once. A command held for the user's approval returns `status: "waiting"` the same way.
+- To look around (ls, cat, grep, find, git status/log/diff), use execute_read_only_command instead.
 - {budget}
 - {output_file}"""
 
@@ -182,34 +186,22 @@ def register_tools(
         read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
     )
 
-    @server.tool(
-        description=describe(EXECUTE_DESCRIPTION, budget),
-        annotations=host_tool.model_copy(update={"title": "Run a command on the host"}),
+    register_job_tools(
+        server,
+        service_of,
+        reply,
+        refusals_as_errors,
+        describe(EXECUTE_DESCRIPTION, budget),
+        host_tool,
     )
-    async def execute_command(
-        command: Annotated[Text, Field(description="The bash command to run.")],
-        ctx: Context,
-        cwd: Annotated[
-            OptionalText, Field(description="Working directory (absolute path). Default: the user's home folder.")
-        ] = None,
-        timeout: Annotated[
-            OptionalNumber, Field(description=f"Time limit in milliseconds. Default {DEFAULT_TIMEOUT_MS}.")
-        ] = None,
-        env: Annotated[
-            OptionalObject,
-            Field(description="Extra environment variables (string values), laid over the user's environment."),
-        ] = None,
-    ) -> Annotated[CallToolResult, CommandResult]:
-        request = ExecuteRequest(command=command, cwd=cwd, timeout_ms=timeout, env=env)
-        service = service_of()
-        with refusals_as_errors():
-            result = await with_progress(ctx, lambda hook: service.execute(request, on_output=hook))
-        return reply(command_result(result))
+
+    if tools == EXECUTE_ONLY:
+        return
 
     @server.tool(
-        description="Run a command that is held for the user's approval, once they allow it. Waits a while "
-        "(the user's approval window) for their answer. Only the user can approve, in Cowork Terminal; "
-        "this tool cannot.",
+        description="Run a terminal_run command that is held for the user's approval, once they allow it. Waits "
+        "a while (the user's approval window) for their answer. Only the user can approve, in Cowork Terminal; "
+        "this tool cannot. (A held execute_command is a job: follow it with command_wait.)",
         annotations=host_tool.model_copy(update={"title": "Run a held command once approved"}),
     )
     async def terminal_confirm(
@@ -222,15 +214,13 @@ def register_tools(
         return reply(result, wrapped=True)
 
     @server.tool(
-        description="Withdraw a command held for the user's approval; it will not run.",
+        description="Withdraw a terminal_run command held for the user's approval; it will not run. "
+        "(Withdraw a held execute_command with command_stop.)",
         annotations=local_tool.model_copy(update={"title": "Withdraw a held command"}),
     )
     async def terminal_cancel(confirmation_id: Text) -> str:
         with refusals_as_errors():
             return service_of().cancel(confirmation_id)
-
-    if tools == EXECUTE_ONLY:
-        return
 
     @server.tool(
         description=describe(SESSION_RUN_DESCRIPTION, budget),

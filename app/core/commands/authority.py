@@ -9,6 +9,7 @@ against a program that writes the user's files, as docs/ARCHITECTURE.md says.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -94,6 +95,17 @@ class ServerAuthority:
             assert self.link is not None
             return self.link.stops.intersection(command_ids)
         return self.journal.stop_requests(list(command_ids))
+
+    def request_stop(self, command_id: int) -> None:
+        """Stop a command another server runs (a tightening: anyone may ask); its tray passes it on,
+        or, headless, the journal carries it to the server that polls it."""
+        link = self._live_link()
+        if link is not None:
+            with contextlib.suppress(LinkRefused):  # the tray is going: its servers stop everything anyway
+                link.request("stop", id=command_id)
+            return
+        if not self.tethered:
+            self.journal.request_stop(command_id)
 
     def decision(self, command_id: int) -> Decision | None:
         link = self.link

@@ -74,7 +74,22 @@ TOOL_ARGUMENTS: dict[str, tuple[Argument, ...]] = {
         Argument("cwd", "folder"),
         Argument("timeout", "milliseconds"),
         Argument("env", "env"),
+        Argument("background", "flag"),
     ),
+    "execute_read_only_command": (
+        Argument("command", "command", required=True),
+        Argument("cwd", "folder"),
+        Argument("timeout", "milliseconds"),
+    ),
+    "command_wait": (Argument("jobId", "job_id", required=True), Argument("timeout", "milliseconds")),
+    "command_output": (
+        Argument("jobId", "job_id", required=True),
+        Argument("tail", "count"),
+        Argument("offset", "count"),
+        Argument("limit", "count"),
+    ),
+    "command_stop": (Argument("jobId", "job_id", required=True),),
+    "command_list": (),
     "terminal_run": (Argument("command", "command", required=True), Argument("timeout", "milliseconds")),
     "terminal_send_keys": (Argument("keys", "keys", required=True),),
     "terminal_confirm": (Argument("confirmation_id", "confirmation_id", required=True),),
@@ -180,6 +195,12 @@ def check_kind(argument: Argument, value: object) -> None:
         environment(value)
     elif argument.kind == "lines":
         scrollback_lines(value)
+    elif argument.kind == "job_id":
+        job_id(value)
+    elif argument.kind == "count":
+        whole_number(argument.name, value)
+    elif argument.kind == "flag" and not isinstance(value, bool):
+        raise CommandRefused(f"`{argument.name}` must be true or false (got {got(value)}).")
 
 
 def is_number(value: object) -> bool:
@@ -207,6 +228,22 @@ def scrollback_lines(value: object) -> int:
     low, high = 1, SCROLLBACK_MAX_LINES
     if not is_number(value) or not math.isfinite(value) or value != int(value) or not low <= value <= high:  # type: ignore[arg-type, operator]
         raise CommandRefused(f"`lines` must be a whole number from {low} to {high} (got {got(value)}).")
+    return int(value)  # type: ignore[arg-type]
+
+
+MAX_COUNT = 100_000_000  # tail lines, offset and limit in bytes: far beyond any output file
+
+
+def job_id(value: object) -> int:
+    """A job's id, as execute_command returned it."""
+    if not is_number(value) or not math.isfinite(value) or value != int(value) or not 1 <= value < 2**63:  # type: ignore[arg-type, operator]
+        raise CommandRefused(f"`jobId` must be the whole number execute_command returned as jobId (got {got(value)}).")
+    return int(value)  # type: ignore[arg-type]
+
+
+def whole_number(name: str, value: object) -> int:
+    if not is_number(value) or not math.isfinite(value) or value != int(value) or not 0 <= value <= MAX_COUNT:  # type: ignore[arg-type, operator]
+        raise CommandRefused(f"`{name}` must be a whole number from 0 to {MAX_COUNT} (got {got(value)}).")
     return int(value)  # type: ignore[arg-type]
 
 

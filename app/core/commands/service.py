@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
+import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -22,6 +24,7 @@ import anyio.abc
 from app.core.authority.hub import command_digest
 from app.core.classifier import Tier, classify
 from app.core.commands.authority import NotRecorded, ServerAuthority
+from app.core.commands.jobs import Jobs
 from app.core.commands.request import (
     CommandRefused,
     ExecuteRequest,
@@ -29,7 +32,7 @@ from app.core.commands.request import (
     validate_request,
 )
 from app.core.errors import CoworkError
-from app.core.execution import orphans, process_marks
+from app.core.execution import orphans, process_marks, read_only
 from app.core.execution.executor import CommandSpec, ExecutionResult, StopSignal, run_command
 from app.core.execution.output import CommandOutput, OutputHook, output_budget
 from app.core.execution.output_decoding import console_code_pages
@@ -117,10 +120,20 @@ class Hold(NamedTuple):
     reasons: str
 
 
+class Admitted(NamedTuple):
+    """A journaled request that may run now, or waits for the user when `confirmation_id` is set."""
+
+    command_id: int
+    request: ValidRequest
+    bash: str
+    confirmation_id: str | None = None
+
+
 @dataclass
 class ClientInfo:
     name: str | None = None
     version: str | None = None
+    protocol: str | None = None  # the protocol version the client speaks, when it said
 
 
 class CommandService:
@@ -157,6 +170,8 @@ class CommandService:
         self._running: dict[int, StopSignal] = {}
         self._wake = anyio.Event()
         self._pulse = anyio.Event()  # set and replaced whenever the tray pushes something
+        self.jobs = Jobs(self)  # every execute_command is a job (issue 22)
+        self._containment: read_only.Containment | None = None
 
     def pushed(self) -> None:
         """The tray pushed a change (pause, Stop, a decision, or it went away): act on it now.
@@ -246,6 +261,15 @@ class CommandService:
         return session.current_dir
 
     async def _submit(self, request: ExecuteRequest, tool: str, runner: Runner, on_output: OutputHook | None) -> Any:
+        admitted = self.admit(request, tool, runner)
+        if admitted.confirmation_id is None:
+            return await runner(admitted.command_id, admitted.request, admitted.bash, on_output)
+        return await self._await_approval(admitted.confirmation_id, admitted.bash, on_output)
+
+    def admit(self, request: ExecuteRequest, tool: str, runner: Runner, *, proven_read_only: bool = False) -> Admitted:
+        """Check, classify and journal a request: it may run now, or (`confirmation_id`) it waits for
+        the user. Raises CommandRefused when it may not run at all (journaled as refused).
+        `proven_read_only`: refuse what the classifier cannot prove read-only (no OS containment)."""
         try:
             valid = validate_request(request, self.home)
             self.check_allowed()
@@ -256,9 +280,12 @@ class CommandService:
 
         # The real folder: a symlink to the data folder must not pass for somewhere else.
         verdict = classify(valid.command, cwd=os.path.realpath(valid.cwd), protected_paths=self.protected_paths)
+        if proven_read_only and verdict.tier is not Tier.SAFE:
+            reason = read_only.NOT_PROVEN_MESSAGE.format(reasons=_reasons_text(verdict.reasons))
+            self._journal_refusal(request, reason, tool)
+            raise CommandRefused(reason)
         if not needs_approval(self.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE):
-            command_id = self._begin(valid, tool, verdict.tier.name.lower())
-            return await runner(command_id, valid, bash, on_output)
+            return Admitted(self._begin(valid, tool, verdict.tier.name.lower()), valid, bash)
 
         if not self.authority.present():
             reason = NO_APPROVER_MESSAGE.format(reasons=held_reason(verdict.plain, verdict.reasons))
@@ -277,7 +304,7 @@ class CommandService:
         self._held[confirmation_id] = Hold(
             command_id, valid, runner, expires_at, held_reason(verdict.plain, verdict.reasons)
         )
-        return await self._await_approval(confirmation_id, bash, on_output)
+        return Admitted(command_id, valid, bash, confirmation_id)
 
     async def confirm(
         self, confirmation_id: str, on_output: OutputHook | None = None
@@ -316,10 +343,34 @@ class CommandService:
         self._held.pop(confirmation_id, None)
         self.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=reason))
 
-    async def _await_approval(self, confirmation_id: str, bash: str, on_output: OutputHook | None) -> Any:
+    async def await_approval(self, confirmation_id: str, bash: str, on_output: OutputHook | None) -> Any:
+        """A job's hold: wait for the user's answer until the hold expires (not only the approval
+        window), and run the command at the click; raises CommandRefused when it will not run."""
+        return await self._await_approval(confirmation_id, bash, on_output, until_expiry=True)
+
+    def hold_of(self, confirmation_id: str) -> Hold | None:
+        return self._held.get(confirmation_id)
+
+    def withdraw(self, confirmation_id: str) -> None:
+        """The model withdraws a job's hold (command_stop): its prompt disappears."""
+        hold = self._held.get(confirmation_id)
+        if hold is not None:
+            self._close_hold(confirmation_id, hold.command_id, WITHDRAWN_REASON)
+
+    def stop_running(self, command_id: int, reason: str) -> bool:
+        """End a command this server runs, whole tree; False when it runs nothing by that id."""
+        stop = self._running.get(command_id)
+        if stop is None:
+            return False
+        stop.set(reason)
+        return True
+
+    async def _await_approval(
+        self, confirmation_id: str, bash: str, on_output: OutputHook | None, *, until_expiry: bool = False
+    ) -> Any:
         hold = self._held[confirmation_id]
         command_id, valid = hold.command_id, hold.request
-        decision = await self._wait_for_decision(hold)
+        decision = await self._wait_for_decision(hold, until_expiry=until_expiry)
         if not self.authority.present() and decision is None:
             self._close_hold(confirmation_id, command_id, APP_GONE_HOLD_REASON)
             raise CommandRefused(self.authority.absence_message())
@@ -355,10 +406,12 @@ class CommandService:
             confirmation_id=confirmation_id,
         )
 
-    async def _wait_for_decision(self, hold: Hold) -> Any:
-        """Wait up to the approval window for the user's answer, a pause, a Stop or the tray's absence."""
+    async def _wait_for_decision(self, hold: Hold, *, until_expiry: bool = False) -> Any:
+        """Wait up to the approval window (or the hold's expiry) for the user's answer, a pause, a
+        Stop or the tray's absence."""
         authority = self.authority
-        deadline = anyio.current_time() + authority.approval_window_s()
+        window_s = max(0.0, hold.expires_at - time.time()) if until_expiry else authority.approval_window_s()
+        deadline = anyio.current_time() + window_s
         while True:
             decision = authority.decision(hold.command_id)
             if (
@@ -388,8 +441,27 @@ class CommandService:
         self._wake.set()
         return stop
 
-    async def _run(
+    async def run_read_only(
         self, command_id: int, valid: ValidRequest, bash: str, on_output: OutputHook | None = None
+    ) -> ExecutionResult:
+        """Run a command of execute_read_only_command: inside bwrap or sandbox-exec where there is one
+        (where there is none, `admit` let only commands proven read-only through)."""
+        way = self.read_only_containment()
+        prefix = read_only.prefix_for(way, valid.cwd, self.home, os.environ, shutil.which)
+        return await self._run(command_id, valid, bash, on_output, prefix=tuple(prefix))
+
+    def read_only_containment(self) -> read_only.Containment:
+        if self._containment is None:
+            self._containment = read_only.containment(sys.platform, shutil.which, os.path.exists)
+        return self._containment
+
+    async def _run(
+        self,
+        command_id: int,
+        valid: ValidRequest,
+        bash: str,
+        on_output: OutputHook | None = None,
+        prefix: tuple[str, ...] = (),
     ) -> ExecutionResult:
         stop = self._track(command_id)
         self.apply_user_stops()  # a pause that landed after check_allowed, while another command ran
@@ -400,6 +472,7 @@ class CommandService:
             timeout_s=valid.timeout_ms / 1000,
             bash=bash,
             mark=self._mark(str(command_id)),
+            prefix=prefix,
         )
         output = self._new_output(command_id, ("stdout", "stderr"))
         if on_output is not None:
@@ -418,6 +491,23 @@ class CommandService:
             self._running.pop(command_id, None)
         self.authority.finish(command_id, outcome_of(result))
         return result
+
+    @property
+    def serving(self) -> bool:
+        """Whether jobs can run: the server's background task group is up."""
+        return self._background is not None
+
+    async def run_admitted(
+        self, command_id: int, valid: ValidRequest, bash: str, on_output: OutputHook | None = None
+    ) -> ExecutionResult:
+        """Run an admitted command now (a job's runner)."""
+        return await self._run(command_id, valid, bash, on_output)
+
+    def spawn(self, work: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        """Run `work` for as long as the server lives (a job that outlives its call)."""
+        if self._background is None:
+            raise CommandRefused("The server is still starting; try again in a moment.")
+        self._background.start_soon(work, *args)
 
     async def run_background(self) -> None:
         """Run for the server's life: the stop watch, and the session's reader and late results."""

@@ -47,6 +47,7 @@ class CommandSpec:
     timeout_s: float
     bash: str
     mark: str | None = None  # set as process_marks.MARK_ENV, so that what escapes the group can be found
+    prefix: tuple[str, ...] = ()  # what bash runs inside (read_only: bwrap, sandbox-exec)
 
 
 @dataclass
@@ -180,7 +181,7 @@ async def run_command(
     output = output or CommandOutput()
     started = time.monotonic()
     process = await anyio.open_process(
-        [spec.bash, "-c", spec.command],
+        [*spec.prefix, spec.bash, "-c", spec.command],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -309,6 +309,15 @@ class CommandOutput:
         self.code_pages = tuple(code_pages)
         self._recent = bytearray()  # the last bytes of any stream, for the newest line
         self._fitted: FittedOutput | None = None
+        self._keep_whole = False
+
+    def keep_whole(self) -> None:
+        """Keep the whole output in its file even when nothing is cut: the command outlived its call,
+        and later calls (or another server) read it there."""
+        self._keep_whole = True
+        self.spool.live = True
+        self.spool.open()
+        self.spool.flush()
 
     def feed(self, stream: int, chunk: bytes) -> None:
         self.streams[stream].feed(chunk)
@@ -342,7 +351,8 @@ class CommandOutput:
         """The final texts; keeps the file when anything was left out, else removes it. Idempotent."""
         if self._fitted is None:
             fitted = self.snapshot()
-            self.spool.close(fitted.output_file is not None, [(s.label, bytes(s.tail)) for s in self.streams])
+            keep = fitted.output_file is not None or self._keep_whole
+            self.spool.close(keep, [(s.label, bytes(s.tail)) for s in self.streams])
             self._fitted = fitted
         return self._fitted
 

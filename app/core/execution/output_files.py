@@ -41,6 +41,7 @@ class OutputSpool:
         self._file: BinaryIO | None = None
         self._written = [0] * streams
         self._dropped = [0] * streams
+        self.live = False  # others read the file while it grows: write through at once
 
     def write(self, stream: int, chunk: bytes) -> None:
         room = self.cap_bytes - self._written[stream]
@@ -56,6 +57,16 @@ class OutputSpool:
                 self.open()
             return
         self._append(chunk)
+
+    def in_memory(self) -> bytes | None:
+        """The whole output so far while it is still in memory (no file yet), else None."""
+        return None if self._memory is None else bytes(self._memory)
+
+    def flush(self) -> None:
+        """Make what was written readable by others (a job followed from another server)."""
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.flush()
 
     def open(self) -> Path | None:
         """Make sure the file exists and holds everything so far; its path, or None (see `problem`)."""
@@ -76,6 +87,8 @@ class OutputSpool:
             return
         try:
             self._file.write(data)
+            if self.live:
+                self._file.flush()
         except OSError as exc:  # a full disk: keep what was written, say so, write no more
             self.problem = f"the output file could not be completed: {exc.strerror or exc}"
             self._close_file()

@@ -27,6 +27,7 @@ KNOWN_REASONS: dict[str, str] = {
         "Stopped because the Cowork Terminal app stopped: nobody could watch it any more"
     ),
     messages.USER_STOP_REASON: N_("Stopped by you"),
+    messages.MODEL_STOP_REASON: N_("Stopped by the agent"),
     messages.CANCEL_REASON: N_("Cancelled by the agent (it cancelled the call or disconnected)"),
     messages.HOLD_EXPIRED_REASON: N_("The wait for your answer ran out"),
     messages.WITHDRAWN_REASON: N_("The agent withdrew it before you answered"),

@@ -8,8 +8,9 @@ if TYPE_CHECKING:
     from app.core.journal.store import Journal
 
 TOOLS_SETTING = "tools"
-ALL_TOOLS = "all"  # execute_command, the session tools, terminal_confirm and terminal_cancel
-EXECUTE_ONLY = "execute"  # the seed's one-tool surface (plus confirm/cancel for held commands)
+ALL_TOOLS = "all"  # the execute set, the session tools, terminal_confirm and terminal_cancel (session holds)
+# The seed's surface: execute_command, the read-only tool and the tools that follow jobs (issue 22).
+EXECUTE_ONLY = "execute"
 TOOL_SETS = (ALL_TOOLS, EXECUTE_ONLY)
 
 

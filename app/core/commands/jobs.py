@@ -1,0 +1,284 @@
+"""Jobs: every command is a job with an id (its journal row's) that may outlive the call that
+started it (issue 22).
+
+A call waits for its job as long as its client is patient (`patience`), then returns the job's id;
+the job goes on in this server until it ends, its own time limit, Stop, pause, the tray's quit or
+the server's end, and the model follows it with command_wait, command_output and command_stop. A
+held command is a job too: the user's Allow runs it at the click, whether or not a call waits.
+
+Another server of the same Claude app (Cowork starts several) follows a job through what both can
+read: its journal row (status, exit code, the start and end of each stream) and its whole output,
+spooled to its private file under the outputs folder once the job outlives its call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import anyio
+
+from app.core.commands.request import CommandRefused, ExecuteRequest
+from app.core.execution.executor import ExecutionResult
+from app.core.execution.output import CommandOutput, OutputHook
+from app.core.execution.output_files import OUTPUT_FILE_SUFFIX
+from app.core.execution.read_only import Containment
+from app.core.journal.store import CommandRecord, Status
+from app.core.messages import MODEL_STOP_REASON
+
+if TYPE_CHECKING:
+    from app.core.commands.service import Admitted, CommandService
+
+READ_ONLY_TOOL = "execute_read_only_command"
+KEEP_ENDED_JOBS = 50  # ended jobs this server remembers for command_wait and command_list
+FOLLOW_POLL_S = 0.25  # how often a job of another server is looked up in the journal
+STOP_SETTLE_S = 5.0  # command_stop waits this long at most for the job to end
+
+
+class JobStatus(str, Enum):
+    """What the model reads in `status`."""
+
+    WAITING = "waiting"  # held for the user's answer
+    RUNNING = "running"
+    FINISHED = "finished"  # ended in any way: exitCode, timedOut and note say how
+    DENIED = "denied"  # never ran: denied, expired, withdrawn, paused or the app gone before an answer
+
+
+@dataclass(eq=False)
+class Job:
+    """One command of this server, from its journal row to its end."""
+
+    id: int
+    tool: str
+    command: str
+    cwd: str
+    confirmation_id: str | None = None  # while it may still be held
+    expires_at: float | None = None  # when its hold ends unanswered
+    created_at: float = field(default_factory=time.time)
+    output: CommandOutput | None = None
+    result: ExecutionResult | None = None
+    refusal: str | None = None
+    ended_at: float | None = None
+    detached: bool = False  # it outlived a call: its whole output is kept in its file
+    done: anyio.Event = field(default_factory=anyio.Event)
+    started: anyio.Event = field(default_factory=anyio.Event)  # it runs (or ended): no longer held
+    scope: anyio.CancelScope | None = None
+    listeners: list[OutputHook] = field(default_factory=list)
+
+    @property
+    def status(self) -> JobStatus:
+        if self.result is not None:
+            return JobStatus.FINISHED
+        if self.refusal is not None:
+            return JobStatus.DENIED if self.output is None else JobStatus.FINISHED
+        return JobStatus.RUNNING if self.output is not None else JobStatus.WAITING
+
+    def take_output(self, output: CommandOutput) -> None:
+        """The command starts: its output is where progress and command_output read."""
+        self.output = output
+        self.started.set()
+        if self.detached:
+            output.keep_whole()
+        for listener in list(self.listeners):
+            listener(output)
+
+    def detach(self) -> None:
+        """The call that started it returns: keep the whole output, for later calls and other servers."""
+        self.detached = True
+        if self.output is not None:
+            self.output.keep_whole()
+
+    @contextlib.contextmanager
+    def listening(self, hook: OutputHook | None) -> Iterator[None]:
+        if hook is None:
+            yield
+            return
+        if self.output is not None:
+            hook(self.output)
+        self.listeners.append(hook)
+        try:
+            yield
+        finally:
+            self.listeners.remove(hook)
+
+
+class Jobs:
+    """This server's jobs: started, followed, stopped; and others' jobs of the same agent, read."""
+
+    def __init__(self, service: CommandService) -> None:
+        self.service = service
+        self._jobs: dict[int, Job] = {}
+
+    def start(self, request: ExecuteRequest, tool: str = "execute_command") -> Job:
+        """Journal and start (or hold) a command; raises CommandRefused when it may not run at all.
+        `tool` READ_ONLY_TOOL runs it contained (execution/read_only.py)."""
+        service = self.service
+        if not service.serving:
+            raise CommandRefused("The server is still starting; try again in a moment.")
+        if tool == READ_ONLY_TOOL:
+            proven = service.read_only_containment() is Containment.CLASSIFIER
+            admitted = service.admit(request, tool, service.run_read_only, proven_read_only=proven)
+        else:
+            admitted = service.admit(request, tool, service.run_admitted)
+        job = Job(admitted.command_id, tool, admitted.request.command, admitted.request.cwd)
+        if admitted.confirmation_id is not None:
+            hold = service.hold_of(admitted.confirmation_id)
+            job.confirmation_id = admitted.confirmation_id
+            job.expires_at = hold.expires_at if hold is not None else None
+        self._jobs[job.id] = job
+        self._forget_old()
+        service.spawn(self._run, job, admitted)
+        return job
+
+    async def _run(self, job: Job, admitted: Admitted) -> None:
+        service = self.service
+        try:
+            with anyio.CancelScope() as scope:
+                job.scope = scope
+                if admitted.confirmation_id is None:
+                    runner = service.run_read_only if job.tool == READ_ONLY_TOOL else service.run_admitted
+                    job.result = await runner(admitted.command_id, admitted.request, admitted.bash, job.take_output)
+                else:
+                    job.result = await service.await_approval(admitted.confirmation_id, admitted.bash, job.take_output)
+            if scope.cancelled_caught and job.result is None:
+                job.refusal = "The command was withdrawn with command_stop before the user answered; it did not run."
+        except CommandRefused as refused:
+            job.refusal = str(refused)
+        finally:
+            job.confirmation_id = None
+            job.ended_at = time.time()
+            job.started.set()
+            job.done.set()
+
+    def _forget_old(self) -> None:
+        ended = [job for job in self._jobs.values() if job.done.is_set()]
+        for job in ended[: max(0, len(ended) - KEEP_ENDED_JOBS)]:
+            del self._jobs[job.id]
+
+    def get(self, job_id: int) -> Job | None:
+        return self._jobs.get(job_id)
+
+    async def wait(
+        self, job: Job, seconds: float, on_output: OutputHook | None = None, *, held_s: float | None = None
+    ) -> Job:
+        """Wait up to `seconds` for the job to end, and at most `held_s` of them for the user to answer
+        a held one (the approval window); a job still going is detached: it goes on."""
+        deadline = anyio.current_time() + seconds
+        with job.listening(on_output):
+            if held_s is not None and not job.started.is_set():
+                with anyio.move_on_after(min(seconds, held_s)):
+                    await job.started.wait()
+            if job.started.is_set():
+                with anyio.move_on_after(max(0.0, deadline - anyio.current_time())):
+                    await job.done.wait()
+        if not job.done.is_set():
+            job.detach()
+        return job
+
+    def end(self, job: Job, reason: str = MODEL_STOP_REASON) -> None:
+        """End a job of this server at once: its whole tree, or its hold (the user's prompt disappears)."""
+        if not self.service.stop_running(job.id, reason) and job.confirmation_id is not None:
+            self.service.withdraw(job.confirmation_id)
+            if job.scope is not None:
+                job.scope.cancel()
+
+    async def stop(self, job: Job) -> Job:
+        """command_stop: end a job and wait (a little) for its end to be recorded."""
+        self.end(job)
+        with anyio.move_on_after(STOP_SETTLE_S):
+            await job.done.wait()
+        return job
+
+    def jobs(self) -> list[Job]:
+        return sorted(self._jobs.values(), key=lambda job: job.id, reverse=True)
+
+    # -- jobs of other servers of the same agent ---------------------------------------------------
+
+    def record(self, job_id: int) -> CommandRecord:
+        """The journal's row of another server's job of this agent; CommandRefused when there is none."""
+        row = self.service.journal.get_command(job_id)
+        if row is None or row.client_name != self.service.client.name or not row.client_name:
+            raise CommandRefused(
+                f"There is no job {job_id} of this agent. Call command_list to see its jobs, or run the command "
+                "again with execute_command."
+            )
+        return row
+
+    async def follow(self, job_id: int, seconds: float) -> CommandRecord:
+        """Wait up to `seconds` for another server's job to end, reading its journal row."""
+        deadline = anyio.current_time() + seconds
+        while True:
+            row = self.record(job_id)
+            if not row.status.is_active or anyio.current_time() >= deadline:
+                return row
+            await anyio.sleep(min(FOLLOW_POLL_S, max(0.0, deadline - anyio.current_time())))
+
+    def others(self) -> list[CommandRecord]:
+        """This agent's jobs that other servers run now."""
+        name = self.service.client.name
+        if not name:
+            return []
+        return [
+            row
+            for row in self.service.journal.active_commands()
+            if row.client_name == name and row.id not in self._jobs and row.server_id != self.service.server_id
+        ]
+
+
+def job_file(folder: Path, job_id: int) -> Path | None:
+    """The file holding a job's whole output (its spool, named `<time>-cmd<id>-<random>.log`), if any;
+    only a regular file of ours, never a link someone put there."""
+    found: list[tuple[float, Path]] = []
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            name = entry.name
+            if name.endswith(OUTPUT_FILE_SUFFIX) and f"-cmd{job_id}-" in name and entry.is_file(follow_symlinks=False):
+                found.append((entry.stat(follow_symlinks=False).st_mtime, Path(entry.path)))
+    return max(found)[1] if found else None
+
+
+def read_file_part(path: Path, offset: int | None, limit: int, tail_lines: int | None) -> tuple[bytes, int, int]:
+    """Bytes of a job's output file: its `tail_lines` last lines, or `limit` bytes from `offset`,
+    reading no more than `limit` bytes. Returns (part, where it starts, the file's size)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    with os.fdopen(os.open(path, flags), "rb") as file:
+        size = os.fstat(file.fileno()).st_size
+        start = max(0, size - limit) if tail_lines is not None else min(offset or 0, size)
+        file.seek(start)
+        window = file.read(limit)
+    if tail_lines is None:
+        return window, start, size
+    part, _, _ = part_of(window, None, limit, tail_lines, cut_first=start > 0)
+    return part, start + len(window) - len(part), size
+
+
+def part_of(
+    data: bytes, offset: int | None, limit: int, tail_lines: int | None, *, cut_first: bool = False
+) -> tuple[bytes, int, int]:
+    """The same choice over bytes in memory: (part, its start, the whole's size)."""
+    if tail_lines is not None:
+        window = data[-limit:] if len(data) > limit else data
+        lines = window.splitlines(keepends=True)
+        if (cut_first or len(window) < len(data)) and len(lines) > 1:
+            lines = lines[1:]  # the first line of a window is cut
+        part = b"".join(lines[-tail_lines:]) if tail_lines else b""
+        return part, len(data) - len(part), len(data)
+    start = min(offset or 0, len(data))
+    return data[start : start + limit], start, len(data)
+
+
+def record_status(row: CommandRecord) -> JobStatus:
+    """The model's status for a job read from the journal."""
+    if row.status is Status.WAITING:
+        return JobStatus.WAITING
+    if row.status is Status.RUNNING:
+        return JobStatus.RUNNING
+    if row.status is Status.REFUSED:
+        return JobStatus.DENIED
+    return JobStatus.FINISHED

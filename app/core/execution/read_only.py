@@ -1,0 +1,124 @@
+"""How execute_read_only_command keeps its promise: the operating system forbids writes and the
+network where it can, and elsewhere only commands the classifier proves read-only run (issue 22).
+
+- Linux with bwrap: the whole filesystem read-only, a private /tmp, no network (a new network
+  namespace has only loopback), its own process ids, and no session sockets: a socket on a
+  read-only mount can still be connected to, so $XDG_RUNTIME_DIR (the session bus, dconf,
+  systemd --user) is hidden under an empty tmpfs (../shared/containment-notes.md, section 5);
+- macOS: a sandbox-exec profile that denies every write but to the null and tty devices, and all
+  network;
+- elsewhere (no bwrap, Windows): only what the classifier proves read-only ("safe"); anything it
+  cannot prove is refused, naming execute_command (fail closed).
+
+The choices are pure functions of the platform, the environment and what exists, tested with each
+platform's values.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from enum import Enum
+
+BWRAP = "bwrap"
+SANDBOX_EXEC = "/usr/bin/sandbox-exec"
+
+# What a command says when the read-only container stopped it: the model is told to switch tools.
+BLOCKED_MARKERS = (
+    "Read-only file system",
+    "[Errno 30]",
+    "couldn't open temporary file",
+    "Operation not permitted",
+    "Network is unreachable",
+    "Could not resolve host",
+    "Failed to connect",
+    "Couldn't connect",
+    "Connection refused",
+    "Temporary failure in name resolution",
+)
+BLOCKED_NOTE = (
+    "execute_read_only_command cannot create, change or delete files or reach the network, and this "
+    "command tried to (see stderr). If the change is wanted, run it with execute_command."
+)
+NOT_PROVEN_MESSAGE = (
+    "execute_read_only_command runs only commands that can be proven read-only on this computer, and this one "
+    "cannot ({reasons}). Run it with execute_command instead (the user may be asked to approve it)."
+)
+
+
+class Containment(str, Enum):
+    BWRAP = "bwrap"  # the kernel enforces it
+    SANDBOX_EXEC = "sandbox-exec"  # macOS's sandbox enforces it
+    CLASSIFIER = "classifier"  # only commands proven read-only run
+
+
+def containment(platform: str, which: Callable[[str], str | None], exists: Callable[[str], bool]) -> Containment:
+    """Which way this computer keeps a command read-only."""
+    if platform.startswith("linux") and which(BWRAP):
+        return Containment.BWRAP
+    if platform == "darwin" and exists(SANDBOX_EXEC):
+        return Containment.SANDBOX_EXEC
+    return Containment.CLASSIFIER
+
+
+def runtime_dir(environ: Mapping[str, str], uid: int | None, exists: Callable[[str], bool]) -> str | None:
+    """The folder holding this user's session sockets: $XDG_RUNTIME_DIR, or /run/user/<uid> (MCP
+    clients pass on few variables, so the variable is often missing while the folder is there)."""
+    named = environ.get("XDG_RUNTIME_DIR", "")
+    if named.startswith("/") and exists(named):
+        return named
+    guessed = f"/run/user/{uid}" if uid is not None else None
+    return guessed if guessed and exists(guessed) else None
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def bwrap_prefix(bwrap: str, cwd: str, sockets: str | None, visible: Sequence[str] = ()) -> list[str]:
+    """bwrap's arguments before `bash -c COMMAND`. Folders the command needs (its cwd, the user's
+    home) that lie under a hidden place (/tmp, the runtime folder) are bound back, read-only."""
+    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    hidden = ["/tmp", *([sockets] if sockets else [])]
+    for folder in dict.fromkeys([cwd, *visible]):
+        if folder and any(_under(folder, place) for place in hidden) and not (sockets and _under(folder, sockets)):
+            argv += ["--ro-bind", folder, folder]
+    if sockets:  # last: a folder bound back above may hold it (a cwd above the runtime folder)
+        argv += ["--tmpfs", sockets]
+    return [*argv, "--unshare-net", "--unshare-pid", "--die-with-parent", "--chdir", cwd, "--"]
+
+
+def macos_profile() -> str:
+    """A sandbox-exec profile: everything but writes (other than to the null and tty devices) and the network."""
+    return "\n".join(
+        (
+            "(version 1)",
+            "(allow default)",
+            "(deny file-write*)",
+            '(allow file-write-data (literal "/dev/null") (literal "/dev/zero") (regex #"^/dev/tty") '
+            '(regex #"^/dev/fd/"))',
+            "(deny network*)",
+        )
+    )
+
+
+def sandbox_exec_prefix(sandbox_exec: str = SANDBOX_EXEC) -> list[str]:
+    return [sandbox_exec, "-p", macos_profile()]
+
+
+def prefix_for(
+    way: Containment, cwd: str, home: str, environ: Mapping[str, str], which: Callable[[str], str | None]
+) -> list[str]:
+    """What to run before `bash -c COMMAND` for `way` (nothing: the classifier already proved it)."""
+    if way is Containment.BWRAP:
+        bwrap = which(BWRAP) or BWRAP
+        uid = os.getuid() if hasattr(os, "getuid") else None
+        return bwrap_prefix(bwrap, cwd, runtime_dir(environ, uid, os.path.isdir), visible=[home])
+    if way is Containment.SANDBOX_EXEC:
+        return sandbox_exec_prefix()
+    return []
+
+
+def blocked(stderr: str, exit_code: int | None) -> bool:
+    """Whether a command failed because it tried to write or reach the network."""
+    return exit_code != 0 and any(marker in stderr for marker in BLOCKED_MARKERS)

@@ -1,0 +1,399 @@
+"""execute_command as a job, and the tools that follow jobs: command_wait, command_output,
+command_stop, command_list (issue 22). The texts are the model's: English, exact, saying what to
+do next; whatever the model must read is in the text block as well as the structured content.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import anyio
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import BaseModel, Field, WithJsonSchema
+
+from app.core.commands.jobs import (
+    READ_ONLY_TOOL,
+    Job,
+    Jobs,
+    JobStatus,
+    job_file,
+    part_of,
+    read_file_part,
+    record_status,
+)
+from app.core.commands.patience import patience_s
+from app.core.commands.request import (
+    DEFAULT_TIMEOUT_MS,
+    CommandRefused,
+    ExecuteRequest,
+    job_id,
+    timeout_ms,
+    whole_number,
+)
+from app.core.commands.service import CommandService
+from app.core.execution import read_only
+from app.core.execution.output import output_budget
+from app.core.execution.output_decoding import decode_output
+from app.core.journal.store import CommandRecord
+from app.core.messages import CANCEL_REASON
+from app.server.progress import with_progress
+
+# As in tools.py: the schema the model reads is typed; the values arrive as sent, checked by the gate.
+Text = Annotated[Any, WithJsonSchema({"type": "string"})]
+OptionalText = Annotated[Any, WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]})]
+OptionalNumber = Annotated[Any, WithJsonSchema({"anyOf": [{"type": "number"}, {"type": "null"}]})]
+OptionalObject = Annotated[
+    Any, WithJsonSchema({"anyOf": [{"additionalProperties": True, "type": "object"}, {"type": "null"}]})
+]
+OptionalWhole = Annotated[Any, WithJsonSchema({"anyOf": [{"type": "integer"}, {"type": "null"}]})]
+Flag = Annotated[Any, WithJsonSchema({"type": "boolean"})]
+JobId = Annotated[Any, WithJsonSchema({"type": "integer"}), Field(description="The jobId execute_command returned.")]
+
+READ_ONLY_DESCRIPTION = """Look around on the user's computer with a bash command that cannot change anything:
+list, read and search files (ls, cat, head, grep -r, find, wc, du), and read git (git status, log,
+diff, show, blame). Prefer it to execute_command whenever nothing needs to change: the user can allow
+it once and for all.
+
+It cannot create, change or delete files (a private empty /tmp is writable and thrown away) and cannot
+reach the network; anything that tries fails, and such work belongs to execute_command. Results have
+the same fields as execute_command, long ones included (`status: "running"` and a `jobId` to follow
+with command_wait)."""
+
+DEFAULT_TAIL_LINES = 50
+COMMAND_LIST_MAX = 20
+
+
+class JobResult(BaseModel):
+    """The seed's `{stdout, stderr, exitCode, timedOut}` with the job's id and status."""
+
+    jobId: int
+    status: str = Field(description="finished, running (still going), waiting (for the user) or denied")
+    stdout: str
+    stderr: str
+    exitCode: int | None = Field(description="null while it runs, or when it was killed (timeout, stop, pause)")
+    timedOut: bool
+    durationMs: float | None = None
+    note: str | None = Field(default=None, description="what to do next, or why the command ended early")
+    outputFile: str | None = Field(
+        default=None, description="absolute path of a file holding the whole output, when some of it was left out"
+    )
+    userHasS: int | None = Field(default=None, description="seconds the user still has to answer a waiting command")
+
+
+class JobOutput(BaseModel):
+    jobId: int
+    status: str
+    output: str = Field(description="stdout and stderr as they came, merged")
+    offset: int = Field(description="byte offset of `output` in the whole output")
+    nextOffset: int = Field(description="pass as `offset` to read on")
+    totalBytes: int
+
+
+class JobEntry(BaseModel):
+    jobId: int
+    status: str
+    command: str
+    cwd: str | None
+    seconds: float = Field(description="how long it has run or waited, or ran")
+    server: str = Field(description="this server, or another server of the same app")
+
+
+class JobList(BaseModel):
+    jobs: list[JobEntry]
+
+
+def follow_sentence(job: int, patience: float) -> str:
+    return (
+        f"Call command_wait with jobId {job} for its result (each call returns within about {patience:.0f} s), "
+        f"command_output with jobId {job} to read what it printed so far, or command_stop with jobId {job} to end it."
+    )
+
+
+def waiting_note(job: int, reasons: str, seconds_left: int, patience: float) -> str:
+    minutes, seconds = divmod(max(0, seconds_left), 60)
+    return (
+        f"This command needs the user's approval in Cowork Terminal: {reasons}. It is job {job}, and the user has "
+        f"{minutes} min {seconds} s left to answer. It runs as soon as they allow it, whether or not you are waiting. "
+        f"Tell the user it is waiting for them in Cowork Terminal, then call command_wait with jobId {job} for "
+        f"its result (each call returns within about {patience:.0f} s), or command_stop with jobId {job} "
+        "to withdraw it."
+    )
+
+
+def job_result(service: CommandService, job: Job, patience: float) -> JobResult:
+    """What the model reads about one of this server's jobs, now."""
+    status = job.status
+    if status is JobStatus.DENIED or (job.refusal is not None and job.result is None):
+        return JobResult(
+            jobId=job.id, status=JobStatus.DENIED.value, stdout="", stderr="", exitCode=None, timedOut=False,
+            note=job.refusal,
+        )  # fmt: skip
+    if job.result is not None:
+        model = job.result.to_model()
+        note = job.result.stopped_reason
+        if job.tool == READ_ONLY_TOOL and read_only.blocked(model["stderr"], model["exitCode"]):
+            note = read_only.BLOCKED_NOTE
+        return JobResult(jobId=job.id, status=status.value, note=note, **model)
+    if status is JobStatus.WAITING:
+        hold = service.hold_of(job.confirmation_id) if job.confirmation_id else None
+        left = int((job.expires_at or time.time()) - time.time())
+        return JobResult(
+            jobId=job.id, status=status.value, stdout="", stderr="", exitCode=None, timedOut=False,
+            note=waiting_note(job.id, hold.reasons if hold else "it needs the user's approval", left, patience),
+            userHasS=max(0, left),
+        )  # fmt: skip
+    assert job.output is not None
+    so_far = job.output.snapshot()
+    elapsed = time.time() - job.created_at
+    return JobResult(
+        jobId=job.id, status=status.value, stdout=so_far.texts[0], stderr=so_far.texts[1], exitCode=None,
+        timedOut=False, outputFile=so_far.output_file,
+        note=f"Still running after {elapsed:.0f} s as job {job.id}; it goes on. " + follow_sentence(job.id, patience),
+    )  # fmt: skip
+
+
+def record_result(service: CommandService, row: CommandRecord, patience: float) -> JobResult:
+    """What the model reads about another server's job: its journal row, and its output file."""
+    status = record_status(row)
+    path = job_file(service.paths.outputs, row.id)
+    note = row.reason
+    if status is JobStatus.RUNNING:
+        note = "Still running (in another server of this app); it goes on. " + follow_sentence(row.id, patience)
+    elif status is JobStatus.WAITING:
+        left = int((row.hold_expires_at or time.time()) - time.time())
+        note = waiting_note(row.id, row.reason or "it needs the user's approval", left, patience)
+    elif status is JobStatus.FINISHED and path is not None:
+        note = f"{note + '. ' if note else ''}The start and end of each stream are shown; outputFile has it all."
+    return JobResult(
+        jobId=row.id, status=status.value, stdout=row.stdout_preview or "", stderr=row.stderr_preview or "",
+        exitCode=row.exit_code, timedOut=row.timed_out, durationMs=row.duration_ms, note=note,
+        outputFile=str(path) if path is not None and status is JobStatus.FINISHED else None,
+    )  # fmt: skip
+
+
+def client_patience(service: CommandService, ctx: Context) -> float:
+    session = getattr(ctx.request_context, "session", None)
+    protocol = getattr(getattr(session, "client_params", None), "protocol_version", None)
+    return patience_s(service.client.name, protocol if isinstance(protocol, str) else None, os.environ)
+
+
+async def wait_for_job(
+    ctx: Context, jobs: Jobs, job: Job, seconds: float, reply: Callable[[BaseModel], CallToolResult]
+) -> CallToolResult:
+    """Wait for a job within the client's patience, with progress; a cancelled call ends its job (in
+    Claude a cancellation is the user's stop button, or the client giving up on it)."""
+    try:
+        held_s = jobs.service.authority.approval_window_s()
+        await with_progress(ctx, lambda hook: jobs.wait(job, seconds, hook, held_s=held_s))
+    except anyio.get_cancelled_exc_class():
+        jobs.end(job, CANCEL_REASON)
+        raise
+    return reply(job_result(jobs.service, job, client_patience(jobs.service, ctx)))
+
+
+def register_job_tools(
+    server: MCPServer[Any],
+    service_of: Callable[[], CommandService],
+    reply: Callable[[BaseModel], CallToolResult],
+    refusals_as_errors: Callable[[], Any],
+    execute_description: str,
+    host_tool: ToolAnnotations,
+) -> None:
+    """execute_command and the job tools, on `server` (see tools.register_tools)."""
+    local_tool = ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    )
+    reading = local_tool.model_copy(update={"read_only_hint": True})
+
+    @server.tool(
+        description=execute_description,
+        annotations=host_tool.model_copy(update={"title": "Run a command on the host"}),
+    )
+    async def execute_command(
+        command: Annotated[Text, Field(description="The bash command to run.")],
+        ctx: Context,
+        cwd: Annotated[
+            OptionalText, Field(description="Working directory (absolute path). Default: the user's home folder.")
+        ] = None,
+        timeout: Annotated[
+            OptionalNumber, Field(description=f"Time limit in milliseconds. Default {DEFAULT_TIMEOUT_MS}.")
+        ] = None,
+        env: Annotated[
+            OptionalObject,
+            Field(description="Extra environment variables (string values), laid over the user's environment."),
+        ] = None,
+        background: Annotated[
+            Flag, Field(description="true: return at once with a jobId, then follow it with command_wait.")
+        ] = False,
+    ) -> Annotated[CallToolResult, JobResult]:
+        started = anyio.current_time()
+        service = service_of()
+        jobs = service.jobs
+        with refusals_as_errors():
+            job = jobs.start(ExecuteRequest(command=command, cwd=cwd, timeout_ms=timeout, env=env))
+        patience = 0.0 if background is True else client_patience(service, ctx)
+        return await wait_for_job(ctx, jobs, job, max(0.0, patience - (anyio.current_time() - started)), reply)
+
+    @server.tool(
+        description=READ_ONLY_DESCRIPTION,
+        annotations=ToolAnnotations(
+            title="Look around on the host (read-only)",
+            read_only_hint=True,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+    async def execute_read_only_command(
+        command: Annotated[Text, Field(description="The bash command to run, read-only.")],
+        ctx: Context,
+        cwd: Annotated[
+            OptionalText, Field(description="Working directory (absolute path). Default: the user's home folder.")
+        ] = None,
+        timeout: Annotated[
+            OptionalNumber, Field(description=f"Time limit in milliseconds. Default {DEFAULT_TIMEOUT_MS}.")
+        ] = None,
+    ) -> Annotated[CallToolResult, JobResult]:
+        started = anyio.current_time()
+        service = service_of()
+        jobs = service.jobs
+        with refusals_as_errors():
+            job = jobs.start(ExecuteRequest(command=command, cwd=cwd, timeout_ms=timeout), READ_ONLY_TOOL)
+        patience = client_patience(service, ctx)
+        return await wait_for_job(ctx, jobs, job, max(0.0, patience - (anyio.current_time() - started)), reply)
+
+    @server.tool(
+        description="Wait for a job that execute_command started (its jobId) and return its result: the same "
+        "fields as execute_command. If it is still running or waiting for the user when this call's time is up, "
+        "it returns status running or waiting again: call command_wait again. `timeout` (milliseconds) waits less.",
+        annotations=reading.model_copy(update={"title": "Wait for a command's result"}),
+    )
+    async def command_wait(
+        jobId: JobId,
+        ctx: Context,
+        timeout: Annotated[OptionalNumber, Field(description="Wait at most this many milliseconds.")] = None,
+    ) -> Annotated[CallToolResult, JobResult]:
+        started = anyio.current_time()
+        service = service_of()
+        jobs = service.jobs
+        patience = client_patience(service, ctx)
+        if timeout is not None:
+            with refusals_as_errors():
+                patience = min(patience, timeout_ms(timeout) / 1000)
+        seconds = max(0.0, patience - (anyio.current_time() - started))
+        with refusals_as_errors():
+            number = job_id(jobId)
+            job = jobs.get(number)
+            if job is None:
+                row = await jobs.follow(number, seconds)
+                return reply(record_result(service, row, client_patience(service, ctx)))
+        return await wait_for_job(ctx, jobs, job, seconds, reply)
+
+    @server.tool(
+        description="Read what a job printed so far (stdout and stderr merged, as they came): its last `tail` "
+        f"lines (default {DEFAULT_TAIL_LINES}), or `limit` bytes from byte `offset` (use nextOffset to read on).",
+        annotations=reading.model_copy(update={"title": "Read a command's output"}),
+    )
+    async def command_output(
+        jobId: JobId,
+        tail: Annotated[OptionalWhole, Field(description="How many last lines.")] = None,
+        offset: Annotated[OptionalWhole, Field(description="Byte offset to read from.")] = None,
+        limit: Annotated[OptionalWhole, Field(description="How many bytes at most.")] = None,
+    ) -> Annotated[CallToolResult, JobOutput]:
+        service = service_of()
+        jobs = service.jobs
+        with refusals_as_errors():
+            number = job_id(jobId)
+            budget = output_budget(service.journal).chars or 1024 * 1024
+            size = min(whole_number("limit", limit), budget) if limit is not None else budget
+            lines = None if offset is not None and tail is None else DEFAULT_TAIL_LINES
+            if tail is not None:
+                lines = whole_number("tail", tail)
+            start = whole_number("offset", offset) if offset is not None else None
+            job = jobs.get(number)
+            if job is not None:
+                status = job.status.value
+                data = job_bytes(job)
+                path = None if data is not None else (job.output.spool.path if job.output else None)
+            else:
+                status = record_status(jobs.record(number)).value
+                data, path = None, job_file(service.paths.outputs, number)
+            if data is None and path is not None:
+                try:
+                    part, at, total = read_file_part(path, start, size, lines)
+                except OSError as problem:
+                    raise CommandRefused(f"The output of job {number} cannot be read: {problem.strerror}.") from None
+            else:
+                part, at, total = part_of(data or b"", start, size, lines)
+        text = decode_output(part, job.output.code_pages if job is not None and job.output else ())
+        return reply(
+            JobOutput(jobId=number, status=status, output=text, offset=at, nextOffset=at + len(part), totalBytes=total)
+        )
+
+    @server.tool(
+        description="End a job (its jobId): a running command is stopped with everything it started; a command "
+        "waiting for the user's approval is withdrawn. Returns its final result.",
+        annotations=local_tool.model_copy(update={"title": "Stop a command"}),
+    )
+    async def command_stop(
+        jobId: JobId,
+        ctx: Context,
+    ) -> Annotated[CallToolResult, JobResult]:
+        service = service_of()
+        jobs = service.jobs
+        with refusals_as_errors():
+            number = job_id(jobId)
+            job = jobs.get(number)
+            if job is None:
+                row = jobs.record(number)
+                if row.status.is_active:
+                    service.authority.request_stop(number)
+                row = await jobs.follow(number, 5.0)
+                return reply(record_result(service, row, client_patience(service, ctx)))
+        await jobs.stop(job)
+        return reply(job_result(service, job, client_patience(service, ctx)))
+
+    @server.tool(
+        description="List this agent's jobs: those running or waiting for the user (also in other servers of "
+        "the same app), and this server's recent ones, newest first.",
+        annotations=reading.model_copy(update={"title": "List commands"}),
+    )
+    async def command_list() -> Annotated[CallToolResult, JobList]:
+        service = service_of()
+        jobs = service.jobs
+        now = time.time()
+        entries = [
+            JobEntry(
+                jobId=job.id, status=job.status.value, command=job.command[:200], cwd=job.cwd,
+                seconds=round((job.ended_at or now) - job.created_at, 1), server="this",
+            )
+            for job in jobs.jobs()[:COMMAND_LIST_MAX]
+        ]  # fmt: skip
+        with refusals_as_errors():
+            others = jobs.others()
+        entries += [
+            JobEntry(
+                jobId=row.id, status=record_status(row).value, command=row.command[:200], cwd=row.cwd,
+                seconds=round(now - row.created_at, 1), server="another",
+            )
+            for row in others
+        ]  # fmt: skip
+        return reply(JobList(jobs=entries))
+
+
+def job_bytes(job: Job) -> bytes | None:
+    """A job's whole output while it is in memory, or (ended, no file kept) as its streams kept it."""
+    if job.output is None:
+        return b""
+    memory = job.output.spool.in_memory()
+    if memory is not None:
+        return memory
+    if job.output.spool.path is None or not job.output.spool.path.exists():
+        return b"".join(stream.raw() for stream in job.output.streams)
+    job.output.spool.flush()
+    return None

@@ -1,0 +1,225 @@
+"""Jobs (issue 22): a command outlives the call that started it, within each Claude app's patience.
+
+Real `serve` processes driven by the SDK's client, named as each Claude app names itself; the
+patience is shortened through COWORK_TERMINAL_PATIENCE_S so that the tests stay fast (the table's
+own values are checked as a pure function).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp_types import Implementation
+
+from app.core.commands.patience import (
+    CLAUDE_CODE_PATIENCE_S,
+    COWORK_PATIENCE_S,
+    DESKTOP_CHAT_PATIENCE_S,
+    PATIENCE_ENV,
+    UNKNOWN_PATIENCE_S,
+    patience_s,
+)
+from app.core.journal.store import Journal, Status
+from app.core.paths import AppPaths
+from tests.stdio_client import STOP_DEADLINE_S, live_processes, server_params
+
+pytestmark = pytest.mark.anyio
+
+COWORK = "local-agent-mode-cowork-terminal"  # what Cowork sends: local-agent-mode-<the entry's key>
+SHORT_PATIENCE = {PATIENCE_ENV: "1.5"}
+
+
+# -- the table: a pure function ---------------------------------------------------------------------
+
+
+def test_cowork_and_the_desktop_code_tab_get_45_seconds_under_their_60_second_cut() -> None:
+    assert patience_s(COWORK, "2025-11-25", {}) == COWORK_PATIENCE_S == 45
+    assert patience_s("local-agent-mode-defteriki", None, {}) == 45
+
+
+def test_desktop_chat_gets_three_and_a_half_minutes_under_its_four() -> None:
+    assert patience_s("claude-ai", "2025-06-18", {}) == DESKTOP_CHAT_PATIENCE_S == 210
+
+
+def test_claude_code_stays_under_its_two_minute_auto_background() -> None:
+    assert patience_s("claude-code", "2026-07-28", {}) == CLAUDE_CODE_PATIENCE_S
+    assert CLAUDE_CODE_PATIENCE_S < 120
+
+
+def test_an_unknown_or_unnamed_client_gets_45_seconds() -> None:
+    for name in (None, "", "mcp", "claude-code-x", "local-agent", "cursor"):
+        assert patience_s(name, None, {}) == UNKNOWN_PATIENCE_S == 45, name
+
+
+def test_the_environment_variable_overrides_the_table_and_nonsense_in_it_is_ignored() -> None:
+    assert patience_s("claude-ai", None, {PATIENCE_ENV: "12.5"}) == 12.5
+    assert patience_s("claude-ai", None, {PATIENCE_ENV: "0"}) == 0
+    for nonsense in ("", "soon", "nan", "-1", "inf", "1e9"):
+        assert patience_s("claude-ai", None, {PATIENCE_ENV: nonsense}) == 210, nonsense
+
+
+# -- real servers ------------------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def client_named(
+    home: Path, name: str, env: dict[str, str] | None = None, mode: str = "legacy"
+) -> AsyncIterator[Client]:
+    params = server_params(home, "--headless", env=env)
+    async with Client(params, mode=mode, client_info=Implementation(name=name, version="1.0.0")) as client:
+        yield client
+
+
+async def call(client: Client, tool: str, arguments: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments, **kwargs)
+    text = result.content[0].text
+    if result.is_error:
+        return {"error": text}
+    data = json.loads(text)
+    assert data == result.structured_content, "the text block and the structured content must agree"
+    return data
+
+
+async def wait_until_finished(client: Client, job: int, seconds: float = 30.0) -> dict[str, Any]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        result = await call(client, "command_wait", {"jobId": job})
+        if result.get("status") != "running":
+            return result
+    raise AssertionError(f"job {job} did not end within {seconds} s")
+
+
+def rows(paths: AppPaths) -> list:
+    with Journal.open(paths) as journal:
+        return journal.recent_commands()
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_long_command_from_cowork_returns_a_job_within_the_patience_and_command_wait_gives_its_result(
+    home: Path, paths: AppPaths, mode: str
+) -> None:
+    async with client_named(home, COWORK, SHORT_PATIENCE, mode) as client:
+        started = time.monotonic()
+        first = await call(client, "execute_command", {"command": "echo start; sleep 4; echo end >&2; exit 3"})
+        returned_after = time.monotonic() - started
+        assert first["status"] == "running" and first["exitCode"] is None and first["timedOut"] is False
+        assert first["stdout"] == "start\n", "what it printed so far"
+        assert f"command_wait with jobId {first['jobId']}" in first["note"]
+        assert 1.4 < returned_after < 4, "it returned at the patience, before the command ended"
+        assert rows(paths)[0].status is Status.RUNNING, "the command goes on after the call"
+        done = await wait_until_finished(client, first["jobId"])
+    assert done["status"] == "finished" and done["exitCode"] == 3
+    assert done["stdout"] == "start\n" and done["stderr"] == "end\n"
+    [row] = rows(paths)
+    assert row.id == first["jobId"] and row.status is Status.FAILED and row.exit_code == 3
+
+
+async def test_a_short_command_keeps_the_seed_contract_in_one_call(home: Path) -> None:
+    async with client_named(home, COWORK, SHORT_PATIENCE) as client:
+        result = await call(client, "execute_command", {"command": "echo hi"})
+    assert result["stdout"] == "hi\n" and result["exitCode"] == 0 and result["timedOut"] is False
+    assert result["status"] == "finished" and isinstance(result["jobId"], int)
+
+
+async def test_claude_code_runs_a_command_to_its_end_in_one_call_with_progress(home: Path) -> None:
+    seen: list[str | None] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(message)
+
+    async with client_named(home, "claude-code") as client:
+        result = await call(
+            client,
+            "execute_command",
+            {"command": "for i in 1 2 3 4; do echo step$i; sleep 0.8; done"},
+            progress_callback=on_progress,
+        )
+    assert result["status"] == "finished" and result["exitCode"] == 0
+    assert result["stdout"] == "step1\nstep2\nstep3\nstep4\n"
+    assert any(message and message.startswith("step") for message in seen), seen
+
+
+async def test_background_returns_at_once_and_command_output_and_command_list_follow_the_job(home: Path) -> None:
+    async with client_named(home, COWORK) as client:
+        started = time.monotonic()
+        first = await call(client, "execute_command", {"command": "seq 1 200; sleep 2; echo last", "background": True})
+        assert time.monotonic() - started < 2, "background: true does not wait"
+        assert first["status"] == "running"
+        await anyio.sleep(0.5)
+        tail = await call(client, "command_output", {"jobId": first["jobId"], "tail": 3})
+        assert tail["output"] == "198\n199\n200\n" and tail["status"] == "running"
+        head = await call(client, "command_output", {"jobId": first["jobId"], "offset": 0, "limit": 6})
+        assert head["output"] == "1\n2\n3\n" and head["nextOffset"] == 6
+        listed = await call(client, "command_list", {})
+        assert [(j["jobId"], j["status"]) for j in listed["jobs"]] == [(first["jobId"], "running")]
+        done = await wait_until_finished(client, first["jobId"])
+        assert done["exitCode"] == 0 and done["stdout"].endswith("200\nlast\n")
+        listed = await call(client, "command_list", {})
+    assert listed["jobs"][0]["status"] == "finished"
+
+
+async def test_command_stop_ends_the_whole_tree_and_the_journal_says_the_agent_stopped_it(
+    home: Path, paths: AppPaths
+) -> None:
+    marker = f"41{os.getpid() % 1000}.5"
+    async with client_named(home, COWORK, SHORT_PATIENCE) as client:
+        first = await call(client, "execute_command", {"command": f"sleep {marker} & sleep {marker}; echo never"})
+        assert first["status"] == "running" and len(live_processes(marker)) >= 2
+        stopped = await call(client, "command_stop", {"jobId": first["jobId"]})
+        assert live_processes(marker) == []
+    assert stopped["status"] == "finished" and stopped["exitCode"] is None
+    assert "stopped by the agent" in stopped["note"] and "never" not in stopped["stdout"]
+    [row] = rows(paths)
+    assert row.status is Status.KILLED and row.reason == "stopped by the agent (command_stop)"
+
+
+async def test_a_second_server_of_the_same_app_follows_and_waits_for_the_first_ones_job(
+    home: Path, paths: AppPaths
+) -> None:
+    async with client_named(home, COWORK, SHORT_PATIENCE) as first, client_named(home, COWORK) as second:
+        started = await call(
+            first, "execute_command", {"command": "echo one; sleep 2; echo two; exit 4", "background": True}
+        )
+        job = started["jobId"]
+        await anyio.sleep(0.5)
+        so_far = await call(second, "command_output", {"jobId": job})
+        assert so_far["status"] == "running" and so_far["output"] == "one\n", "read from the job's output file"
+        listed = await call(second, "command_list", {})
+        assert [(j["jobId"], j["server"]) for j in listed["jobs"]] == [(job, "another")]
+        waited = await call(second, "command_wait", {"jobId": job})
+    assert waited["status"] == "finished" and waited["exitCode"] == 4
+    assert waited["stdout"] == "one\ntwo\n"
+    assert waited["outputFile"] and Path(waited["outputFile"]).read_text() == "one\ntwo\n"
+
+
+async def test_another_agent_cannot_follow_or_stop_a_job(home: Path, paths: AppPaths) -> None:
+    marker = f"42{os.getpid() % 1000}.5"
+    async with client_named(home, COWORK) as owner, client_named(home, "claude-code") as stranger:
+        started = await call(owner, "execute_command", {"command": f"sleep {marker}", "background": True})
+        for tool in ("command_wait", "command_output", "command_stop"):
+            refused = await call(stranger, tool, {"jobId": started["jobId"]})
+            assert "There is no job" in refused["error"], tool
+        assert len(live_processes(marker)) == 1, "the stranger's command_stop did nothing"
+        await call(owner, "command_stop", {"jobId": started["jobId"]})
+    deadline = time.monotonic() + STOP_DEADLINE_S
+    while time.monotonic() < deadline and live_processes(marker):
+        await anyio.sleep(0.1)
+    assert live_processes(marker) == []
+
+
+async def test_a_job_id_that_is_not_a_whole_number_is_refused_in_plain_words(home: Path) -> None:
+    async with client_named(home, COWORK) as client:
+        for value in ("12", True, 1.5, -3, None):
+            refused = await call(client, "command_wait", {"jobId": value})
+            assert "`jobId`" in refused["error"] and "pydantic" not in refused["error"], value
+        bad_flag = await call(client, "execute_command", {"command": "echo hi", "background": "yes"})
+    assert "`background` must be true or false" in bad_flag["error"]

@@ -1,0 +1,246 @@
+"""execute_read_only_command (issue 22): it looks around and cannot change anything.
+
+The platform decisions are pure functions, tested with each platform's values; the promise is
+tested for real on Linux, through a `serve` process, with bwrap (the kernel enforces it), and with
+no bwrap on PATH (only what the classifier proves read-only runs). Each attack is shown to have run
+(its own error in stderr) before the test checks that nothing changed.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import shutil
+import socket
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from app.core.execution import read_only
+from app.core.execution.read_only import Containment
+from app.core.journal.store import Journal, Status
+from app.core.paths import AppPaths
+from tests.stdio_client import connect
+
+pytestmark = pytest.mark.anyio
+
+BWRAP = shutil.which("bwrap")
+needs_bwrap = pytest.mark.skipif(BWRAP is None, reason="bwrap is not installed (apt-get install -y bubblewrap)")
+
+
+# -- pure decisions ---------------------------------------------------------------------------------
+
+
+def test_linux_with_bwrap_is_contained_by_the_kernel_and_without_it_by_the_classifier() -> None:
+    assert read_only.containment("linux", lambda name: f"/usr/bin/{name}", lambda p: False) is Containment.BWRAP
+    assert read_only.containment("linux", lambda name: None, lambda p: False) is Containment.CLASSIFIER
+
+
+def test_macos_uses_sandbox_exec_and_windows_the_classifier() -> None:
+    on_mac = read_only.containment("darwin", lambda name: None, lambda p: p == "/usr/bin/sandbox-exec")
+    assert on_mac is Containment.SANDBOX_EXEC
+    assert read_only.containment("darwin", lambda name: None, lambda p: False) is Containment.CLASSIFIER
+    assert read_only.containment("win32", lambda name: "C:/x.exe", lambda p: True) is Containment.CLASSIFIER
+
+
+def test_the_runtime_folder_is_found_even_when_the_client_did_not_pass_its_variable() -> None:
+    exists = {"/run/user/1000", "/run/user/1001"}.__contains__
+    assert read_only.runtime_dir({"XDG_RUNTIME_DIR": "/run/user/1001"}, 1000, exists) == "/run/user/1001"
+    assert read_only.runtime_dir({}, 1000, exists) == "/run/user/1000"
+    assert read_only.runtime_dir({"XDG_RUNTIME_DIR": "relative"}, 7, exists) is None
+
+
+def test_bwrap_makes_everything_read_only_hides_tmp_the_network_and_the_session_sockets() -> None:
+    argv = read_only.bwrap_prefix("/usr/bin/bwrap", "/home/ana/project", "/run/user/1000", ["/home/ana"])
+    joined = " ".join(argv)
+    assert argv[:5] == ["/usr/bin/bwrap", "--ro-bind", "/", "/", "--dev"]
+    for part in ("--tmpfs /tmp", "--tmpfs /run/user/1000", "--unshare-net", "--unshare-pid", "--die-with-parent"):
+        assert part in joined
+    assert argv[-3:] == ["--chdir", "/home/ana/project", "--"]
+    assert "--bind" not in argv, "nothing is bound writable"
+    assert argv.count("--ro-bind") == 1, "folders outside /tmp need no binding back"
+
+
+def test_a_folder_under_tmp_is_bound_back_read_only_and_the_sockets_are_hidden_after_it() -> None:
+    argv = read_only.bwrap_prefix("bwrap", "/tmp/work", "/tmp/work/run", [])
+    assert argv.index("--ro-bind", 1) < argv.index("/tmp/work/run"), "the runtime folder is hidden last"
+    assert argv[argv.index("/tmp/work") - 1 : argv.index("/tmp/work") + 2] == ["--ro-bind", "/tmp/work", "/tmp/work"]
+
+
+def test_the_macos_profile_denies_writes_and_the_network() -> None:
+    profile = read_only.macos_profile()
+    assert "(deny file-write*)" in profile and "(deny network*)" in profile
+    assert read_only.sandbox_exec_prefix()[:2] == ["/usr/bin/sandbox-exec", "-p"]
+
+
+# -- real servers -----------------------------------------------------------------------------------
+
+
+async def look(client: Client, command: str, cwd: Path, **extra: Any) -> dict[str, Any]:
+    result = await client.call_tool("execute_read_only_command", {"command": command, "cwd": str(cwd), **extra})
+    text = result.content[0].text
+    return {"error": text} if result.is_error else json.loads(text)
+
+
+def git(repo: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
+    env["GIT_COMMITTER_EMAIL"] = "t@t"
+    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    git(folder, "init", "-q")
+    (folder / "notes.txt").write_text("alpha\nbeta\n")
+    (folder / "sub").mkdir()
+    (folder / "sub" / "deep.txt").write_text("beta deep\n")
+    git(folder, "add", ".")
+    git(folder, "commit", "-qm", "first")
+    (folder / "notes.txt").write_text("alpha\nbeta\ngamma\n")  # a change for git status and diff
+    return folder
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@needs_bwrap
+async def test_the_tool_is_offered_as_read_only_and_not_destructive(home: Path) -> None:
+    async with connect(home) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    tool = tools["execute_read_only_command"]
+    assert tool.annotations.read_only_hint is True and tool.annotations.destructive_hint is False
+    assert set(tool.input_schema["properties"]) == {"command", "cwd", "timeout"}
+    assert "execute_read_only_command" in tools["execute_command"].description, "it points the model here"
+
+
+@needs_bwrap
+async def test_looking_around_works_ls_cat_grep_git_and_find(home: Path, paths: AppPaths, repo: Path) -> None:
+    async with connect(home) as client:
+        listed = await look(client, "ls", repo)
+        shown = await look(client, "cat notes.txt", repo)
+        found = await look(client, "grep -rn beta . --exclude-dir=.git | sort", repo)
+        status = await look(client, "git status --short", repo)
+        logged = await look(client, "git log --format=%s", repo)
+        diff = await look(client, "git diff --stat", repo)
+        files = await look(client, "find . -name '*.txt' -not -path './.git/*' | sort", repo)
+    assert listed["stdout"] == "notes.txt\nsub\n" and listed["exitCode"] == 0
+    assert shown["stdout"] == "alpha\nbeta\ngamma\n"
+    assert found["stdout"] == "./notes.txt:2:beta\n./sub/deep.txt:1:beta deep\n"
+    assert status["stdout"] == " M notes.txt\n" and logged["stdout"] == "first\n"
+    assert "notes.txt | 1 +" in diff["stdout"]
+    assert files["stdout"] == "./notes.txt\n./sub/deep.txt\n"
+    assert not (repo / ".git" / "index.lock").exists()
+    with Journal.open(paths) as journal:
+        tools = {row.tool for row in journal.recent_commands()}
+    assert tools == {"execute_read_only_command"}, "each is journaled (and shown in the log) as this tool"
+
+
+WRITES = [
+    ("echo new > made.txt", "Read-only file system"),
+    ("echo more >> notes.txt", "Read-only file system"),
+    ("echo x | tee made.txt", "Read-only file system"),
+    ("python3 -c \"open('made.txt', 'w')\"", "Errno 30"),
+    ("sed -i s/alpha/omega/ notes.txt", "sed"),
+    ("rm notes.txt", "Read-only file system"),
+    ("mkdir made", "Read-only file system"),
+    ("git commit -qam sneaky", "index.lock"),
+    ("git branch other", "Read-only file system"),
+    ("mv notes.txt moved.txt", "Read-only file system"),
+    ("cp notes.txt sub/copy.txt", "Read-only file system"),
+]
+
+
+@needs_bwrap
+@pytest.mark.parametrize(("command", "evidence"), WRITES, ids=[c for c, _ in WRITES])
+async def test_no_route_creates_changes_or_deletes_a_file(home: Path, repo: Path, command: str, evidence: str) -> None:
+    before = snapshot(repo)
+    async with connect(home) as client:
+        result = await look(client, command, repo)
+    assert result["status"] == "finished" and evidence in result["stderr"], f"the attack ran: {result}"
+    assert result["exitCode"] != 0
+    assert snapshot(repo) == before
+    assert "execute_command" in result["note"], "the model is told which tool can write"
+
+
+@pytest.fixture
+def listener() -> Iterator[list[str]]:
+    """An HTTP server on the host's loopback that records every request it gets."""
+    got: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+            got.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    got.append(str(server.server_address[1]))  # the port, first
+    yield got
+    server.shutdown()
+
+
+@needs_bwrap
+async def test_the_network_is_out_of_reach_even_on_loopback(home: Path, repo: Path, listener: list[str]) -> None:
+    port = listener[0]
+    post = f"curl -sS -X POST -d x http://127.0.0.1:{port}/leak"
+    async with connect(home) as client:
+        blocked = await look(client, post, repo)
+        control = await client.call_tool("execute_command", {"command": post})
+    assert not control.is_error and listener[1:] == ["/leak"], "the same request reaches it from execute_command"
+    assert blocked["exitCode"] != 0 and "Failed to connect" in blocked["stderr"], blocked
+    assert listener[1:] == ["/leak"], "nothing more arrived"
+    assert "execute_command" in blocked["note"]
+
+
+@needs_bwrap
+async def test_a_session_socket_in_the_runtime_folder_cannot_be_reached(home: Path, tmp_path: Path) -> None:
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    bus = socket.socket(socket.AF_UNIX)
+    bus.bind(str(runtime / "bus"))
+    bus.listen()
+    bus.settimeout(0.5)
+    reach = f"python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('{runtime / 'bus'}')\""
+    try:
+        async with connect(home, env={"XDG_RUNTIME_DIR": str(runtime)}) as client:
+            result = await look(client, reach, tmp_path)
+        assert result["exitCode"] != 0 and "No such file" in result["stderr"], result
+        with pytest.raises(TimeoutError):
+            bus.accept()
+    finally:
+        bus.close()
+
+
+async def test_without_bwrap_only_what_the_classifier_proves_read_only_runs(
+    home: Path, paths: AppPaths, repo: Path, tmp_path: Path
+) -> None:
+    bin_dir = tmp_path / "bin"  # a PATH with the tools but no bwrap
+    bin_dir.mkdir()
+    for name in ("bash", "ls", "cat", "touch", "sed", "python3", "head", "sort", "grep"):
+        found = shutil.which(name)
+        assert found, name
+        (bin_dir / name).symlink_to(found)
+    before = snapshot(repo)
+    async with connect(home, env={"PATH": str(bin_dir)}) as client:
+        listed = await look(client, "ls", repo)
+        refused = [await look(client, c, repo) for c in ("touch made.txt", "sed -i s/a/b/ notes.txt", "python3 -c 1")]
+    assert listed["stdout"] == "notes.txt\nsub\n"
+    for result in refused:
+        assert "cannot" in result["error"] and "execute_command" in result["error"], result
+    assert snapshot(repo) == before
+    with Journal.open(paths) as journal:
+        assert [r.status for r in journal.recent_commands()][:3] == [Status.REFUSED] * 3
