@@ -41,6 +41,7 @@ from app.core.execution.output import output_budget
 from app.core.execution.output_decoding import decode_output
 from app.core.journal.store import CommandRecord
 from app.core.messages import CANCEL_REASON
+from app.core.policy.approval import HOLD_LIFETIME_S
 from app.server.progress import with_progress
 
 # As in tools.py: the schema the model reads is typed; the values arrive as sent, checked by the gate.
@@ -82,7 +83,9 @@ class JobResult(BaseModel):
     outputFile: str | None = Field(
         default=None, description="absolute path of a file holding the whole output, when some of it was left out"
     )
-    userHasS: int | None = Field(default=None, description="seconds the user still has to answer a waiting command")
+    userHasS: int | None = Field(
+        default=None, description="seconds the user still has to answer a waiting command, once it is shown to them"
+    )
 
 
 class JobOutput(BaseModel):
@@ -114,11 +117,19 @@ def follow_sentence(job: int, patience: float) -> str:
     )
 
 
-def waiting_note(job: int, reasons: str, seconds_left: int, patience: float) -> str:
-    minutes, seconds = divmod(max(0, seconds_left), 60)
+def waiting_note(job: int, reasons: str, seconds_left: int | None, patience: float) -> str:
+    """`seconds_left`: None while the user cannot see it yet (another held command is on screen)."""
+    if seconds_left is None:
+        time_left = (
+            f"the user is shown it once the commands before it are answered, and has {HOLD_LIFETIME_S / 60:.0f} "
+            "minutes to answer from then"
+        )
+    else:
+        minutes, seconds = divmod(max(0, seconds_left), 60)
+        time_left = f"the user has {minutes} min {seconds} s left to answer"
     return (
-        f"This command needs the user's approval in Cowork Terminal: {reasons}. It is job {job}, and the user has "
-        f"{minutes} min {seconds} s left to answer. It runs as soon as they allow it, whether or not you are waiting. "
+        f"This command needs the user's approval in Cowork Terminal: {reasons}. It is job {job}, and {time_left}. "
+        "It runs as soon as they allow it, whether or not you are waiting. "
         f"Tell the user it is waiting for them in Cowork Terminal, then call command_wait with jobId {job} for "
         f"its result (each call returns within about {patience:.0f} s), or command_stop with jobId {job} "
         "to withdraw it."
@@ -141,11 +152,12 @@ def job_result(service: CommandService, job: Job, patience: float) -> JobResult:
         return JobResult(jobId=job.id, status=status.value, note=note, **model)
     if status is JobStatus.WAITING:
         hold = service.hold_of(job.confirmation_id) if job.confirmation_id else None
-        left = int((job.expires_at or time.time()) - time.time())
+        seen = service.authority.hold_seen(job.id)
+        left = max(0, int(service.hold_expires_at(hold) - time.time())) if hold is not None and seen else None
         return JobResult(
             jobId=job.id, status=status.value, stdout="", stderr="", exitCode=None, timedOut=False,
             note=waiting_note(job.id, hold.reasons if hold else "it needs the user's approval", left, patience),
-            userHasS=max(0, left),
+            userHasS=left,
         )  # fmt: skip
     assert job.output is not None
     so_far = job.output.snapshot()
@@ -166,7 +178,8 @@ def record_result(service: CommandService, row: CommandRecord, patience: float) 
         note = "Still running (in another server of this app); it goes on. " + follow_sentence(row.id, patience)
     elif status is JobStatus.WAITING:
         left = int((row.hold_expires_at or time.time()) - time.time())
-        note = waiting_note(row.id, row.reason or "it needs the user's approval", left, patience)
+        seen = left <= HOLD_LIFETIME_S  # the tray set its clock when the user could see it
+        note = waiting_note(row.id, row.reason or "it needs the user's approval", left if seen else None, patience)
     elif status is JobStatus.FINISHED and path is not None:
         note = f"{note + '. ' if note else ''}The start and end of each stream are shown; outputFile has it all."
     return JobResult(
@@ -174,6 +187,15 @@ def record_result(service: CommandService, row: CommandRecord, patience: float) 
         exitCode=row.exit_code, timedOut=row.timed_out, durationMs=row.duration_ms, note=note,
         outputFile=str(path) if path is not None and status is JobStatus.FINISHED else None,
     )  # fmt: skip
+
+
+def answer(reply: Callable[[BaseModel], CallToolResult], result: JobResult) -> CallToolResult:
+    """A job's result; a command that will never run (denied, expired, withdrawn) is an error result,
+    as every refusal is, with the same JSON: the model reads `status: "denied"` and the reason."""
+    done = reply(result)
+    if result.status == JobStatus.DENIED.value:
+        done.is_error = True
+    return done
 
 
 def client_patience(service: CommandService, ctx: Context) -> float:
@@ -193,7 +215,7 @@ async def wait_for_job(
     except anyio.get_cancelled_exc_class():
         jobs.end(job, CANCEL_REASON)
         raise
-    return reply(job_result(jobs.service, job, client_patience(jobs.service, ctx)))
+    return answer(reply, job_result(jobs.service, job, client_patience(jobs.service, ctx)))
 
 
 def register_job_tools(
@@ -291,7 +313,7 @@ def register_job_tools(
             job = jobs.get(number)
             if job is None:
                 row = await jobs.follow(number, seconds)
-                return reply(record_result(service, row, client_patience(service, ctx)))
+                return answer(reply, record_result(service, row, client_patience(service, ctx)))
         return await wait_for_job(ctx, jobs, job, seconds, reply)
 
     @server.tool(
@@ -354,9 +376,9 @@ def register_job_tools(
                 if row.status.is_active:
                     service.authority.request_stop(number)
                 row = await jobs.follow(number, 5.0)
-                return reply(record_result(service, row, client_patience(service, ctx)))
+                return answer(reply, record_result(service, row, client_patience(service, ctx)))
         await jobs.stop(job)
-        return reply(job_result(service, job, client_patience(service, ctx)))
+        return answer(reply, job_result(service, job, client_patience(service, ctx)))
 
     @server.tool(
         description="List this agent's jobs: those running or waiting for the user (also in other servers of "

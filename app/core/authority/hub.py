@@ -39,7 +39,7 @@ from app.core.i18n import N_, _, ngettext
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.messages import CONFIRMED_DECIDED_BY, REQUEST_DECIDED_BY
 from app.core.paths import AppPaths, protected_paths
-from app.core.policy.approval import HOLD_LIFETIME_S, MODE_SETTING, WINDOW_SETTING
+from app.core.policy.approval import HOLD_LIFETIME_S, HOLD_UNSEEN_MAX_S, MODE_SETTING, WINDOW_SETTING
 from app.core.policy.direction import KNOWN_OPS, LOOSEN, classify_request
 from app.core.policy.plain_words import held_reason_for_person
 from app.core.policy.tool_sets import TOOLS_SETTING
@@ -82,12 +82,13 @@ class HeldCommand:
     digest: str
     peer: Peer
     explanation: str | None = None
+    seen_at: float | None = None  # when the user could first see it: its clock starts then
 
     def to_window(self) -> dict[str, Any]:
         return {
             "id": self.command_id, "command": self.command, "cwd": self.cwd, "env_keys": self.env_keys,
             "tool": self.tool, "reasons": self.reasons, "client": self.client, "expires_at": self.expires_at,
-            "explanation": self.explanation,
+            "explanation": self.explanation, "seen": self.seen_at is not None,
         }  # fmt: skip
 
 
@@ -406,7 +407,7 @@ class Hub:
                 client_version=_text(row, "client_version"), tool=_text(row, "tool") or "execute_command",
                 tier=_text(row, "tier"), status=status, reason=_text(row, "reason"),
                 confirmation_id=_text(row, "confirmation_id"),
-                hold_expires_at=time.time() + HOLD_LIFETIME_S if status is Status.WAITING else None,
+                hold_expires_at=time.time() + HOLD_UNSEEN_MAX_S if status is Status.WAITING else None,
             )  # fmt: skip
             self._wrote()
             if status.is_active:
@@ -416,7 +417,7 @@ class Hub:
                 hold = HeldCommand(
                     command_id, command, cwd, env_keys, _text(row, "tool") or "execute_command",
                     _text(row, "reason") or "", _text(row, "client_name") or _("An AI agent"),
-                    time.time() + HOLD_LIFETIME_S, command_digest(command, cwd, env_keys), peer,
+                    time.time() + HOLD_UNSEEN_MAX_S, command_digest(command, cwd, env_keys), peer,
                     _text(row, "explanation"),
                 )  # fmt: skip
                 self.holds[command_id] = hold
@@ -690,6 +691,24 @@ class Hub:
         self.on_holds()
         self.on_change()
         return True
+
+    def seen(self, command_id: int) -> None:
+        """The user can see this held command now (the approval prompt shows it, or the menu lists it):
+        its HOLD_LIFETIME_S start now, in the record and at its server, so nothing expires unseen.
+        Only the tray's own prompt and menu call this."""
+        with self.lock:
+            hold = self.holds.get(command_id)
+            if hold is None or hold.seen_at is not None:
+                return
+            hold.seen_at = time.time()
+            hold.expires_at = hold.seen_at + HOLD_LIFETIME_S
+            try:
+                self.journal.set_hold_expiry(command_id, hold.expires_at)
+                self._wrote()
+            except sqlite3.OperationalError as exc:
+                log.warning("could not record when command %s was shown: %s", command_id, exc)
+        hold.peer.push({"op": "hold_clock", "id": command_id, "expires_at": hold.expires_at})
+        self.on_change()
 
     def stop(self, command_id: int | None, by: str = "user") -> str:
         owner = next((p for p in self.peers if command_id in p.commands), None)

@@ -107,6 +107,15 @@ class ServerAuthority:
         if not self.tethered:
             self.journal.request_stop(command_id)
 
+    def hold_expiry(self, command_id: int, unseen: float) -> float:
+        """When a held command runs out: HOLD_LIFETIME_S from when the user could see it, as its tray
+        said; `unseen` until then (nothing expires unseen)."""
+        link = self.link
+        return unseen if link is None else link.hold_clocks.get(command_id, unseen)
+
+    def hold_seen(self, command_id: int) -> bool:
+        return self.link is not None and command_id in self.link.hold_clocks
+
     def decision(self, command_id: int) -> Decision | None:
         link = self.link
         return None if link is None else link.decisions.get(command_id)

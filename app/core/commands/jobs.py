@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from app.core.commands.service import Admitted, CommandService
 
 READ_ONLY_TOOL = "execute_read_only_command"
-KEEP_ENDED_JOBS = 50  # ended jobs this server remembers for command_wait and command_list
+KEEP_ENDED_JOBS = 20  # ended jobs this server remembers for command_wait and command_list
 FOLLOW_POLL_S = 0.25  # how often a job of another server is looked up in the journal
 STOP_SETTLE_S = 5.0  # command_stop waits this long at most for the job to end
 
@@ -59,7 +59,6 @@ class Job:
     command: str
     cwd: str
     confirmation_id: str | None = None  # while it may still be held
-    expires_at: float | None = None  # when its hold ends unanswered
     created_at: float = field(default_factory=time.time)
     output: CommandOutput | None = None
     result: ExecutionResult | None = None
@@ -127,10 +126,7 @@ class Jobs:
         else:
             admitted = service.admit(request, tool, service.run_admitted)
         job = Job(admitted.command_id, tool, admitted.request.command, admitted.request.cwd)
-        if admitted.confirmation_id is not None:
-            hold = service.hold_of(admitted.confirmation_id)
-            job.confirmation_id = admitted.confirmation_id
-            job.expires_at = hold.expires_at if hold is not None else None
+        job.confirmation_id = admitted.confirmation_id
         self._jobs[job.id] = job
         self._forget_old()
         service.spawn(self._run, job, admitted)
@@ -171,10 +167,11 @@ class Jobs:
         a held one (the approval window); a job still going is detached: it goes on."""
         deadline = anyio.current_time() + seconds
         with job.listening(on_output):
-            if held_s is not None and not job.started.is_set():
+            held = job.confirmation_id is not None and not job.started.is_set()
+            if held and held_s is not None:
                 with anyio.move_on_after(min(seconds, held_s)):
                     await job.started.wait()
-            if job.started.is_set():
+            if not held or held_s is None or job.started.is_set():
                 with anyio.move_on_after(max(0.0, deadline - anyio.current_time())):
                     await job.done.wait()
         if not job.done.is_set():

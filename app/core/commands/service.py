@@ -75,6 +75,7 @@ from app.core.messages import (
 from app.core.paths import AppPaths, protected_paths
 from app.core.policy.approval import (
     HOLD_LIFETIME_S,
+    HOLD_UNSEEN_MAX_S,
     hold_expiry,
     needs_approval,
     new_confirmation_id,
@@ -292,7 +293,7 @@ class CommandService:
             self._journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
         confirmation_id = new_confirmation_id()
-        expires_at = hold_expiry()
+        expires_at = time.time() + HOLD_UNSEEN_MAX_S  # the tray starts the real clock when the user sees it
         command_id = self._begin(
             valid,
             tool,
@@ -331,7 +332,7 @@ class CommandService:
                 f"No held command has the confirmation_id {confirmation_id!r} on this server. "
                 "Run the command again to ask the user."
             )
-        if held.expires_at <= time.time():
+        if self.hold_expires_at(held) <= time.time():
             self._close_hold(confirmation_id, held.command_id, HOLD_EXPIRED_REASON)
             raise CommandRefused(
                 "The held command can no longer run: the hold expired before it was confirmed. Run it again to "
@@ -347,6 +348,10 @@ class CommandService:
         """A job's hold: wait for the user's answer until the hold expires (not only the approval
         window), and run the command at the click; raises CommandRefused when it will not run."""
         return await self._await_approval(confirmation_id, bash, on_output, until_expiry=True)
+
+    def hold_expires_at(self, hold: Hold) -> float:
+        """When a hold runs out: HOLD_LIFETIME_S after the user could first see it (the tray says when)."""
+        return self.authority.hold_expiry(hold.command_id, hold.expires_at)
 
     def hold_of(self, confirmation_id: str) -> Hold | None:
         return self._held.get(confirmation_id)
@@ -394,7 +399,7 @@ class CommandService:
                 self._close_hold(confirmation_id, command_id, str(refused))
                 raise CommandRefused(str(refused)) from None
             return await hold.runner(command_id, valid, bash, on_output)
-        if hold.expires_at <= time.time():
+        if self.hold_expires_at(hold) <= time.time():
             self._close_hold(confirmation_id, command_id, HOLD_EXPIRED_REASON)
             raise CommandRefused("The held command expired before the user answered. Run it again to ask anew.")
         raise CommandHeld(
@@ -410,7 +415,7 @@ class CommandService:
         """Wait up to the approval window (or the hold's expiry) for the user's answer, a pause, a
         Stop or the tray's absence."""
         authority = self.authority
-        window_s = max(0.0, hold.expires_at - time.time()) if until_expiry else authority.approval_window_s()
+        window_s = HOLD_UNSEEN_MAX_S if until_expiry else authority.approval_window_s()
         deadline = anyio.current_time() + window_s
         while True:
             decision = authority.decision(hold.command_id)
@@ -419,7 +424,7 @@ class CommandService:
                 or authority.paused()
                 or not authority.present()
                 or authority.stop_requests([hold.command_id])
-                or hold.expires_at <= time.time()
+                or self.hold_expires_at(hold) <= time.time()
                 or anyio.current_time() >= deadline
             ):
                 return decision

@@ -67,6 +67,7 @@ class TrayLink:
         self.closing_reason: str | None = None
         self.decisions: dict[int, Decision] = {}
         self.stops: set[int] = set()
+        self.hold_clocks: dict[int, float] = {}  # held command -> when it expires, from when the user saw it
         self.version = 0
         self._seq = itertools.count(1)
         self._waiting: dict[int, tuple[threading.Event, list[dict[str, Any]]]] = {}
@@ -190,6 +191,10 @@ class TrayLink:
         elif op == "stop":
             if isinstance(message.get("id"), int):
                 self.stops.add(message["id"])
+        elif op == "hold_clock":  # the user sees the held command now: its time runs from here
+            command_id, expires_at = message.get("id"), message.get("expires_at")
+            if isinstance(command_id, int) and isinstance(expires_at, (int, float)):
+                self.hold_clocks[command_id] = float(expires_at)
         elif op == "closing":
             self.closing_reason = str(message.get("reason") or "the app stopped")
         else:

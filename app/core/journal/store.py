@@ -840,6 +840,14 @@ class Journal:
         ).fetchall()
         return [CommandRecord.from_row(r) for r in rows]
 
+    def set_hold_expiry(self, command_id: int, expires_at: float) -> None:
+        """A held command's clock restarts when the user can see it (the tray's approval prompt)."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE commands SET hold_expires_at = ? WHERE id = ? AND status = ?",
+                (expires_at, command_id, Status.WAITING.value),
+            )
+
     def expire_holds(self, now: float | None = None) -> int:
         """Close holds nobody confirmed in time: they can never run any more."""
         now = now or time.time()

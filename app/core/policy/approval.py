@@ -18,7 +18,10 @@ MODE_SETTING = "approval_mode"
 WINDOW_SETTING = "approval_window_s"
 DEFAULT_APPROVAL_WINDOW_S = 40.0  # clients cancel a call after about 60 s: answer well before
 MAX_APPROVAL_WINDOW_S = 55.0
-HOLD_LIFETIME_S = 300.0  # a held command can be confirmed for 5 minutes
+HOLD_LIFETIME_S = 300.0  # a held command can be confirmed for 5 minutes from when the user sees it
+# Until the user can see it (another command is on screen first), a held command does not run out;
+# this only bounds a hold nobody ever shows (issue 22: nothing expires unseen).
+HOLD_UNSEEN_MAX_S = 3600.0
 
 
 class ApprovalMode(str, Enum):

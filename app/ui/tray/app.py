@@ -846,6 +846,7 @@ class TrayApp:
         if not self.windows:  # no Tk: the menu's "waiting" line lists them, with Allow once / Deny
             for command_id in sorted(set(holds) - self._prompt_shown):
                 hold = holds[command_id]
+                self.hub.seen(command_id)  # the menu lists every one: each one's time starts now
                 self.notifier.notify(
                     _("A command is waiting for your approval"),
                     _("{client} wants to run: {command}").format(
@@ -894,6 +895,9 @@ class TrayApp:
         )  # fmt: skip
 
     def _prompt_said(self, message: dict[str, Any]) -> None:
+        if message.get("op") == "seen" and isinstance(message.get("id"), int):
+            self.hub.seen(message["id"])  # its time to answer starts now (issue 22)
+            return
         if message.get("op") != "decide" or not isinstance(message.get("id"), int):
             return
         allowed = message.get("allowed") is True
@@ -930,6 +934,9 @@ class TrayApp:
         return None if rule is None else rule.id
 
     def _prompt_exited(self, code: int) -> None:
+        if code != 0:  # no window: the menu's "waiting" line and the notices show them, each one's time runs
+            for hold in self.hub.pending_holds():
+                self.hub.seen(hold.command_id)
         if code != 0 and self.hub.pending_holds():
             log.warning("the approval prompt exited with code %s", code)
             self.notifier.notify(

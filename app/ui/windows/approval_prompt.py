@@ -17,10 +17,12 @@ from __future__ import annotations
 import sys
 import time
 import tkinter as tk
+from dataclasses import replace
 from tkinter import ttk
 from typing import Any, Protocol
 
 from app.core.i18n import N_, _, ngettext
+from app.core.policy.approval import HOLD_LIFETIME_S
 from app.core.policy.rules import FOLDER_SCOPE, SESSION_SCOPE, short_folder
 from app.ui.windows.held_command import Decision, WaitingCommand
 from app.ui.windows.link import TrayLine, open_tk_root
@@ -145,6 +147,9 @@ class ApprovalPrompt:
         self.heading.configure(text=heading)
 
     def show(self, held: WaitingCommand) -> None:
+        if held.expires_at - time.time() > HOLD_LIFETIME_S:  # shown for the first time: its clock starts now
+            held = self.pending[held.id] = replace(held, expires_at=time.time() + HOLD_LIFETIME_S)
+            self.line.send({"op": "seen", "id": held.id})
         self.current = held
         self.what.configure(text="\n".join(held.lines()) or _("It needs your approval."))
         self.command.configure(state="normal")
