@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from app.core.journal.store import CommandRecord, Journal, Outcome, ServerRecord, Status
-from app.core.messages import CANCEL_REASON, PAUSE_STOP_REASON, PAUSED_MESSAGE, USER_STOP_REASON
+from app.core.messages import CANCEL_REASON, MODEL_STOP_REASON, PAUSE_STOP_REASON, PAUSED_MESSAGE, USER_STOP_REASON
 from app.core.paths import AppPaths
 from app.ui.windows.log_model import (
     STATUS_FILTERS,
@@ -92,6 +92,7 @@ def test_a_stopped_row_says_who_stopped_it() -> None:
     assert status_label(record(status=Status.KILLED, reason=USER_STOP_REASON)) == "■ Stopped by the user"
     assert status_label(record(status=Status.KILLED, reason=PAUSE_STOP_REASON)) == "■ Stopped by pause"
     assert status_label(record(status=Status.KILLED, reason=CANCEL_REASON)) == "■ Cancelled by the agent"
+    assert status_label(record(status=Status.KILLED, reason=MODEL_STOP_REASON)) == "■ Stopped by the agent"
     assert status_label(record(status=Status.KILLED, reason="something else")) == "■ Stopped"
     assert status_label(record(status=Status.REFUSED, reason=PAUSED_MESSAGE)) == "⊘ Refused: paused"
     assert status_label(record(status=Status.RUNNING, stop_requested_at=NOW)) == "● Stopping…"

@@ -19,7 +19,14 @@ from app.core.i18n.formats import format_date_time, format_day_month_time, forma
 from app.core.i18n.formats import format_time as format_clock
 from app.core.journal.reasons import reason_for_person, who_for_person
 from app.core.journal.store import CommandRecord, ServerRecord, Status
-from app.core.messages import CANCEL_REASON, PAUSE_STOP_REASON, PAUSED_MESSAGE, TIMED_OUT_REASON, USER_STOP_REASON
+from app.core.messages import (
+    CANCEL_REASON,
+    MODEL_STOP_REASON,
+    PAUSE_STOP_REASON,
+    PAUSED_MESSAGE,
+    TIMED_OUT_REASON,
+    USER_STOP_REASON,
+)
 
 PAGE_SIZE = 200  # rows fetched at open and per scroll step: fills any screen, costs a few ms
 MAX_HELD_ROWS = 2_000  # rows kept in the list at once; scrolling further drops the far end
@@ -51,6 +58,7 @@ KILLED_LABELS = {
     USER_STOP_REASON: N_("■ Stopped by the user"),
     PAUSE_STOP_REASON: N_("■ Stopped by pause"),
     CANCEL_REASON: N_("■ Cancelled by the agent"),
+    MODEL_STOP_REASON: N_("■ Stopped by the agent"),
 }
 REFUSED_PAUSED_LABEL = N_("⊘ Refused: paused")
 STOPPING_LABEL = N_("● Stopping…")
