@@ -493,7 +493,8 @@ async def test_a_held_command_answered_while_paused_does_not_run(home: Path, pat
             group.start_soon(ask)
             await wait_until_held(paths)
             assert cli(home, "pause").returncode == 0
-    assert outcome["error"].endswith(PAUSED_MESSAGE)
+    refused = json.loads(outcome["error"])  # a held command is a job: it ends denied, with the reason
+    assert refused["status"] == "denied" and refused["note"] == PAUSED_MESSAGE
     assert (tmp_path / "victim").exists()
     with Journal(paths) as journal:
         [row] = [r for r in journal.recent_commands() if r.command == "rm -rf victim"]

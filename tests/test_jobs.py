@@ -223,3 +223,17 @@ async def test_a_job_id_that_is_not_a_whole_number_is_refused_in_plain_words(hom
             assert "`jobId`" in refused["error"] and "pydantic" not in refused["error"], value
         bad_flag = await call(client, "execute_command", {"command": "echo hi", "background": "yes"})
     assert "`background` must be true or false" in bad_flag["error"]
+
+
+async def test_a_second_server_of_the_same_app_can_stop_the_first_ones_job(home: Path, paths: AppPaths) -> None:
+    marker = f"43{os.getpid() % 1000}.5"
+    async with client_named(home, COWORK) as first, client_named(home, COWORK) as second:
+        started = await call(first, "execute_command", {"command": f"sleep {marker}", "background": True})
+        assert len(live_processes(marker)) == 1
+        stopped = await call(second, "command_stop", {"jobId": started["jobId"]})
+        assert live_processes(marker) == []
+        finished = await wait_until_finished(first, started["jobId"])
+    assert stopped["status"] == "finished" and stopped["exitCode"] is None
+    assert finished["exitCode"] is None and finished["note"] == "stopped by the user"
+    [row] = rows(paths)
+    assert row.status is Status.KILLED

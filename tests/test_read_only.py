@@ -60,7 +60,7 @@ def test_bwrap_makes_everything_read_only_hides_tmp_the_network_and_the_session_
     argv = read_only.bwrap_prefix("/usr/bin/bwrap", "/home/ana/project", "/run/user/1000", ["/home/ana"])
     joined = " ".join(argv)
     assert argv[:5] == ["/usr/bin/bwrap", "--ro-bind", "/", "/", "--dev"]
-    for part in ("--tmpfs /tmp", "--tmpfs /run/user/1000", "--unshare-net", "--unshare-pid", "--die-with-parent"):
+    for part in ("--tmpfs /tmp", "--tmpfs /run ", "--tmpfs /run/user/1000", "--unshare-net", "--unshare-pid"):
         assert part in joined
     assert argv[-3:] == ["--chdir", "/home/ana/project", "--"]
     assert "--bind" not in argv, "nothing is bound writable"
@@ -76,6 +76,7 @@ def test_a_folder_under_tmp_is_bound_back_read_only_and_the_sockets_are_hidden_a
 def test_the_macos_profile_denies_writes_and_the_network() -> None:
     profile = read_only.macos_profile()
     assert "(deny file-write*)" in profile and "(deny network*)" in profile
+    assert "(deny appleevent-send)" in profile, "no other app may write for it"
     assert read_only.sandbox_exec_prefix()[:2] == ["/usr/bin/sandbox-exec", "-p"]
 
 
@@ -223,6 +224,30 @@ async def test_a_session_socket_in_the_runtime_folder_cannot_be_reached(home: Pa
             bus.accept()
     finally:
         bus.close()
+
+
+@needs_bwrap
+async def test_a_system_socket_under_run_cannot_be_reached(home: Path, tmp_path: Path) -> None:
+    if os.geteuid() != 0 and not os.access("/run", os.W_OK):
+        pytest.skip("this test puts a socket in /run, which only root may write")
+    path = Path(f"/run/cowork-terminal-test-{os.getpid()}.sock")  # where the system bus and docker.sock live
+    daemon = socket.socket(socket.AF_UNIX)
+    daemon.bind(str(path))
+    daemon.listen()
+    daemon.settimeout(0.5)
+    reach = f"python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('{path}')\""
+    try:
+        async with connect(home) as client:
+            control = await client.call_tool("execute_command", {"command": reach})
+            daemon.accept()[0].close()  # execute_command reaches it: the route is real
+            result = await look(client, reach, tmp_path)
+        assert not control.is_error and json.loads(control.content[0].text)["exitCode"] == 0
+        assert result["exitCode"] != 0 and "No such file" in result["stderr"], result
+        with pytest.raises(TimeoutError):
+            daemon.accept()
+    finally:
+        daemon.close()
+        path.unlink(missing_ok=True)
 
 
 async def test_without_bwrap_only_what_the_classifier_proves_read_only_runs(

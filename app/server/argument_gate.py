@@ -29,7 +29,12 @@ log = logging.getLogger(__name__)
 
 # The tools whose refused calls are journaled: they carry a command (or typed keys) the user may
 # want to see was refused. The others act only on what this server holds.
-COMMAND_ARGUMENT = {"execute_command": "command", "terminal_run": "command", "terminal_send_keys": "keys"}
+COMMAND_ARGUMENT = {
+    "execute_command": "command",
+    "execute_read_only_command": "command",
+    "terminal_run": "command",
+    "terminal_send_keys": "keys",
+}
 
 
 def refusal_of(tool: str, arguments: Mapping[str, Any], meta: Any) -> str | None:

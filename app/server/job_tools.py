@@ -343,8 +343,11 @@ def register_job_tools(
                 data = job_bytes(job)
                 path = None if data is not None else (job.output.spool.path if job.output else None)
             else:
-                status = record_status(jobs.record(number)).value
+                row = jobs.record(number)
+                status = record_status(row).value
                 data, path = None, job_file(service.paths.outputs, number)
+                if path is None:  # it ended within its call: the journal kept the start and end of each stream
+                    data = ((row.stdout_preview or "") + (row.stderr_preview or "")).encode()
             if data is None and path is not None:
                 try:
                     part, at, total = read_file_part(path, start, size, lines)

@@ -2,11 +2,13 @@
 network where it can, and elsewhere only commands the classifier proves read-only run (issue 22).
 
 - Linux with bwrap: the whole filesystem read-only, a private /tmp, no network (a new network
-  namespace has only loopback), its own process ids, and no session sockets: a socket on a
-  read-only mount can still be connected to, so $XDG_RUNTIME_DIR (the session bus, dconf,
-  systemd --user) is hidden under an empty tmpfs (../shared/containment-notes.md, section 5);
-- macOS: a sandbox-exec profile that denies every write but to the null and tty devices, and all
-  network;
+  namespace has only loopback, and abstract sockets such as X11's are per namespace), its own
+  process ids, and no sockets to other programs: a path socket on a read-only mount can still be
+  connected to, so /run (the system bus, whose logind powers off for an active user; docker.sock;
+  screen) and $XDG_RUNTIME_DIR (the session bus, dconf, systemd --user, agents) are hidden under
+  empty tmpfs mounts, as /tmp hides X11's and tmux's (../shared/containment-notes.md, section 5);
+- macOS: a sandbox-exec profile that denies every write but to the null and tty devices, all
+  network, Apple events and opening apps (another app would write for it); not tested here (no Mac);
 - elsewhere (no bwrap, Windows): only what the classifier proves read-only ("safe"); anything it
   cannot prove is refused, naming execute_command (fail closed).
 
@@ -77,9 +79,9 @@ def _under(path: str, folder: str) -> bool:
 
 def bwrap_prefix(bwrap: str, cwd: str, sockets: str | None, visible: Sequence[str] = ()) -> list[str]:
     """bwrap's arguments before `bash -c COMMAND`. Folders the command needs (its cwd, the user's
-    home) that lie under a hidden place (/tmp, the runtime folder) are bound back, read-only."""
-    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    hidden = ["/tmp", *([sockets] if sockets else [])]
+    home) that lie under a hidden place (/tmp, /run, the runtime folder) are bound back, read-only."""
+    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
+    hidden = ["/tmp", "/run", *([sockets] if sockets else [])]
     for folder in dict.fromkeys([cwd, *visible]):
         if folder and any(_under(folder, place) for place in hidden) and not (sockets and _under(folder, sockets)):
             argv += ["--ro-bind", folder, folder]
@@ -98,6 +100,8 @@ def macos_profile() -> str:
             '(allow file-write-data (literal "/dev/null") (literal "/dev/zero") (regex #"^/dev/tty") '
             '(regex #"^/dev/fd/"))',
             "(deny network*)",
+            "(deny appleevent-send)",
+            "(deny lsopen)",
         )
     )
 
