@@ -258,6 +258,9 @@ STATES = {
     "busy": TrayState(clients=(DESKTOP_CONNECTED,), busy="Checking Claude Desktop..."),
     "problem": TrayState(problem="bash is missing: commands cannot run", waiting=1),
     "rules": TrayState(clients=(DESKTOP_CONNECTED,), rules=(menu.RuleView(3, "deleting build folders in ~/p"),)),
+    "a long job": TrayState(
+        clients=(DESKTOP_CONNECTED,), running=1, jobs=(menu.JobView(9, "npm ci", "Cowork", STARTED),)
+    ),
 }
 ACTION_KEYS = (
     "open-log", "pause", "connect", "approval", "output", "rules", "autostart", "data-folder", "welcome", "language",
@@ -280,8 +283,8 @@ def test_status_lines_that_come_and_go_are_listed_below_every_action() -> None:
     for name, state in STATES.items():
         keys = [e.key for e in entries(state)]
         for key in keys[keys.index("quit") + 1 :]:
-            assert key == "information-separator" or key.startswith(("server", "crash", "busy")), (name, key)
-        assert not any(k.startswith(("server", "crash", "busy")) for k in keys[: keys.index("quit")]), name
+            assert key == "information-separator" or key.startswith(("server", "crash", "busy", "job")), (name, key)
+        assert not any(k.startswith(("server", "crash", "busy", "job")) for k in keys[: keys.index("quit")]), name
 
 
 def test_nothing_waiting_shows_a_disabled_line_in_the_same_place() -> None:
@@ -350,3 +353,22 @@ def test_in_another_language_the_menu_still_says_language_in_english_too() -> No
         assert items[-1].text == "Cowork Terminal beenden"
     finally:
         i18n.use_language("en")
+
+
+# ---- commands that outlive a Claude call (issue 22)
+
+
+def test_a_command_running_longer_than_a_claude_call_is_listed_under_quit_with_stop() -> None:
+    job = menu.JobView(9, "npm ci   --no-audit && npm run build:all -- --verbose --watch=false", "Cowork", STARTED)
+    state = TrayState(clients=(DESKTOP_CONNECTED,), running=1, jobs=(job,))
+    line = entry(state, "job:9")
+    assert line.text == "npm ci --no-audit && npm run build:all … · running since 14:02 · Cowork"
+    [stop] = line.submenu or ()
+    assert (stop.text, stop.action, stop.target) == ("Stop", menu.STOP_JOB, "9")
+
+
+def test_only_commands_older_than_the_shortest_claude_patience_are_listed_oldest_first() -> None:
+    young = menu.JobView(3, "make", "Claude Code", NOW - 10)
+    old = menu.JobView(2, "pytest", "Cowork", NOW - 300)
+    older = menu.JobView(1, "npm ci", "Cowork", NOW - 600)
+    assert menu.long_jobs((young, old, older), NOW) == (older, old)

@@ -84,6 +84,7 @@ class Snapshot:
     crashes_in_window: int = 0
     approval_mode: ApprovalMode = ApprovalMode.DESTRUCTIVE
     output_budget: OutputBudget = OutputBudget()
+    running_rows: tuple[CommandRecord, ...] = ()  # the running commands, newest first (the menu lists long ones)
 
 
 class CrashWindow:
@@ -177,6 +178,7 @@ class Supervisor:
                 paused=self.journal.is_paused(),
                 servers=servers,
                 running=sum(1 for c in active if c.status is Status.RUNNING),
+                running_rows=tuple(c for c in active if c.status is Status.RUNNING),
                 waiting=len(pending),
                 approval_mode=approval_mode(self.journal),
                 output_budget=output_budget(self.journal, environ={}),  # the setting, as the menu sets it

@@ -41,7 +41,7 @@ from types import ModuleType
 from typing import Any
 
 from app.core import i18n
-from app.core.authority.hub import HeldCommand, Hub, Question
+from app.core.authority.hub import HeldCommand, Hub, Question, RequestError
 from app.core.authority.supervisor import APPROVAL_NEEDED, Snapshot, Supervisor
 from app.core.channel.transport import AddressTaken
 from app.core.classifier import classify
@@ -63,7 +63,7 @@ from app.core.policy.rules import SCOPES, SESSION_SCOPE, matching_rule
 from app.core.self_command import app_argv
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, run_check
 from app.ui.tray import menu
-from app.ui.tray.menu import ClientView, CrashView, HeldView, MenuEntry, RuleView, ServerView, TrayState
+from app.ui.tray.menu import ClientView, CrashView, HeldView, JobView, MenuEntry, RuleView, ServerView, TrayState
 from app.ui.tray.platforms import (
     Notifier,
     UiDispatcher,
@@ -541,6 +541,13 @@ class TrayApp:
             approval_mode=snapshot.approval_mode,
             output_budget=snapshot.output_budget,
             held=self._held if not self.windows else (),
+            jobs=menu.long_jobs(
+                tuple(
+                    JobView(r.id, r.command, friendly_client_name(r.client_name), r.started_at or r.created_at)
+                    for r in snapshot.running_rows
+                ),
+                time.time(),
+            ),
             confirm_disconnect=self._confirming,
             rules=self._rules,
             windows=self.windows,
@@ -706,6 +713,11 @@ class TrayApp:
             if self.hub.decide(int(str(target)), allowed=allowed, by=DECIDED_IN_MENU):
                 log.info("held command %s %s from the tray menu", target, "allowed" if allowed else "denied")
             self._read_rules_and_holds()
+        elif action == menu.STOP_JOB:  # a tightening: at once
+            try:
+                log.info("%s", self.hub.stop(int(str(target))))
+            except RequestError as gone:  # it ended in the meantime
+                log.info("%s", gone)
         elif action == menu.REMOVE_RULE:
             self.hub.with_journal(lambda journal: journal.remove_rule(int(str(target))))
             self._read_rules_and_holds()

@@ -25,6 +25,11 @@ from app.core.policy.approval import ApprovalMode
 
 APP_TITLE = "Cowork Terminal"  # a name: the same in every language
 MAX_SERVER_LINES = 4  # more live servers than this collapse into "and N more"
+MAX_JOB_LINES = 5  # long-running commands listed under Quit, each with Stop
+# A command running this long has outlived the call of the most impatient Claude app (Cowork's 45 s,
+# issue 22): the menu lists it, so that it can be stopped without opening the activity log.
+JOB_LINE_AFTER_S = 45.0
+JOB_COMMAND_CHARS = 40
 TOOLTIP_MAX_CHARS = 127  # Windows truncates a tray tooltip at 128 characters, including the NUL
 
 # Action ids: what a click asks the tray to do.
@@ -42,6 +47,7 @@ UNINSTALL = "uninstall"
 ASK_DISCONNECT = "ask-disconnect"  # "Disconnect…": asks first; DISCONNECT is what a "yes" does
 ALLOW = "allow"  # answer a held command from the menu (when no approval window can open)
 DENY = "deny"
+STOP_JOB = "stop-job"  # Stop one long-running command (a tightening)
 REMOVE_RULE = "remove-rule"
 OPEN_WELCOME = "open-welcome"
 SET_LANGUAGE = "set-language"
@@ -61,6 +67,7 @@ ACTIONS = (
     ASK_DISCONNECT,
     ALLOW,
     DENY,
+    STOP_JOB,
     REMOVE_RULE,
     OPEN_WELCOME,
     SET_LANGUAGE,
@@ -144,6 +151,21 @@ class HeldView:
 
 
 @dataclass(frozen=True)
+class JobView:
+    """A command that has run longer than a Claude call lasts, as the menu lists it."""
+
+    id: int
+    command: str
+    client: str
+    started_at: float
+
+
+def long_jobs(jobs: tuple[JobView, ...], now: float) -> tuple[JobView, ...]:
+    """The commands the menu lists: those running longer than JOB_LINE_AFTER_S, oldest first."""
+    return tuple(sorted((j for j in jobs if now - j.started_at >= JOB_LINE_AFTER_S), key=lambda j: j.started_at))
+
+
+@dataclass(frozen=True)
 class RuleView:
     """One of the user's rules (core/policy/rules.py), listed so it can be removed."""
 
@@ -168,6 +190,7 @@ class TrayState:
     language: str | None = None  # picked in the Language submenu; None: the OS's language
     output_budget: OutputBudget = OutputBudget()
     held: tuple[HeldView, ...] = ()  # listed in the menu only when `windows` is False
+    jobs: tuple[JobView, ...] = ()  # long-running commands (long_jobs), listed under Quit with Stop
     rules: tuple[RuleView, ...] = ()
     windows: bool = True  # False when Tk is missing: no approval or Welcome window can open
     confirm_disconnect: str | None = None  # without Tk, the app whose "Disconnect…" now asks in the menu
@@ -436,6 +459,15 @@ def _information(state: TrayState, now: float) -> list[MenuEntry]:
         else:
             text = _("Server for {client} crashed at {time}").format(client=crash.client_label, time=at)
         lines.append(MenuEntry("crash", text, OPEN_LOG))
+    for job in state.jobs[:MAX_JOB_LINES]:
+        command = " ".join(job.command.split())
+        if len(command) > JOB_COMMAND_CHARS:
+            command = command[: JOB_COMMAND_CHARS - 1] + "…"
+        text = _("{command} · running since {time} · {client}").format(
+            command=command, time=_clock_time(job.started_at, now), client=job.client
+        )
+        stop = MenuEntry(f"stop-job:{job.id}", _("Stop"), STOP_JOB, str(job.id))
+        lines.append(MenuEntry(f"job:{job.id}", text, submenu=(stop,)))
     for index, server in enumerate(state.servers[:MAX_SERVER_LINES]):
         parts = [
             server.client_label,
