@@ -372,3 +372,14 @@ def test_only_commands_older_than_the_shortest_claude_patience_are_listed_oldest
     old = menu.JobView(2, "pytest", "Cowork", NOW - 300)
     older = menu.JobView(1, "npm ci", "Cowork", NOW - 600)
     assert menu.long_jobs((young, old, older), NOW) == (older, old)
+
+
+def test_a_long_command_that_ended_gets_one_notice_naming_its_agent() -> None:
+    job = menu.JobView(2, "pytest  -x", "Cowork", NOW - 300)
+    other = menu.JobView(3, "make", "Claude Code", NOW - 100)
+    assert menu.ended_jobs((job, other), (other,)) == (job,)
+    assert menu.ended_jobs((other,), (other,)) == ()
+    assert menu.job_notice(job, "✓ Finished, exit code 0") == (
+        "Cowork's long command ended",
+        "pytest -x\n✓ Finished, exit code 0",
+    )

@@ -82,6 +82,7 @@ from app.ui.tray.platforms import (
 )
 from app.ui.windows.held_command import WaitingCommand, judged
 from app.ui.windows.link import PipedWindow
+from app.ui.windows.log_model import outcome_text
 
 log = logging.getLogger(__name__)
 
@@ -557,6 +558,7 @@ class TrayApp:
         if state == previous:
             return
         self.state = state
+        self._tell_ended_jobs(menu.ended_jobs(previous.jobs, state.jobs))
         if state.paused != previous.paused:  # the log window shows the tray's pause, not the file's
             for window in self._windows:
                 window.send({"op": "state", "paused": state.paused})
@@ -572,6 +574,13 @@ class TrayApp:
                 self.icon.update_menu()
 
         self._ui(apply)
+
+    def _tell_ended_jobs(self, ended: tuple[JobView, ...]) -> None:
+        """A long command (listed in the menu) ended: one notice naming its agent and how it ended."""
+        for job in ended:
+            record = self.hub.with_journal(lambda journal, job_id=job.id: journal.get_command(job_id))
+            if record is not None and not record.status.is_active:
+                self.notifier.notify(*menu.job_notice(job, outcome_text(record)))
 
     def _image(self, name: str) -> Any:
         if name not in self._images:

@@ -165,6 +165,18 @@ def long_jobs(jobs: tuple[JobView, ...], now: float) -> tuple[JobView, ...]:
     return tuple(sorted((j for j in jobs if now - j.started_at >= JOB_LINE_AFTER_S), key=lambda j: j.started_at))
 
 
+def ended_jobs(before: tuple[JobView, ...], after: tuple[JobView, ...]) -> tuple[JobView, ...]:
+    """The long commands the menu listed and no longer lists: they ended (a notice says so)."""
+    still = {job.id for job in after}
+    return tuple(job for job in before if job.id not in still)
+
+
+def job_notice(job: JobView, outcome: str) -> tuple[str, str]:
+    """The notice for a long command that ended: it names the agent, so the user knows whose it was."""
+    title = _("{client}'s long command ended").format(client=job.client)
+    return title, f"{' '.join(job.command.split())[:120]}\n{outcome}"
+
+
 @dataclass(frozen=True)
 class RuleView:
     """One of the user's rules (core/policy/rules.py), listed so it can be removed."""
