@@ -28,6 +28,7 @@ SESSION_BUSY_MESSAGE = (
 # Why a row ended as it did (the journal's `reason`); {name} is a value filled in when it is written.
 HOLD_EXPIRED_REASON = "the hold expired before it was confirmed"
 WITHDRAWN_REASON = "withdrawn by the model before the user answered"
+WITHDRAWN_MESSAGE = "The command was withdrawn with command_stop before the user answered; it did not run."
 APP_GONE_HOLD_REASON = "the Cowork Terminal app stopped before the user answered"
 PAUSED_HOLD_REASON = "host access was paused before the user answered"
 DENIED_BY_REASON = "denied by {who}"

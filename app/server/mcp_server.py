@@ -42,7 +42,8 @@ SERVER_NAME = "cowork-terminal"
 INSTRUCTIONS = (
     "Runs bash commands on the user's own computer (the host), outside your sandbox: install "
     "dependencies, build, test, use git. The user watches every command and can pause access or "
-    "stop a command at any time."
+    "stop a command at any time. Look around with execute_read_only_command; a long command returns "
+    "a jobId to follow with command_wait."
 )
 HANDSHAKE_WAIT_S = 2.0  # the host side waits this long at most for the handshake to end
 

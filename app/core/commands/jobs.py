@@ -14,6 +14,7 @@ spooled to its private file under the outputs folder once the job outlives its c
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import time
 from collections.abc import Iterator
@@ -30,7 +31,9 @@ from app.core.execution.output import CommandOutput, OutputHook
 from app.core.execution.output_files import OUTPUT_FILE_SUFFIX
 from app.core.execution.read_only import Containment
 from app.core.journal.store import CommandRecord, Status
-from app.core.messages import MODEL_STOP_REASON
+from app.core.messages import MODEL_STOP_REASON, WITHDRAWN_MESSAGE
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from app.core.commands.service import Admitted, CommandService
@@ -143,9 +146,12 @@ class Jobs:
                 else:
                     job.result = await service.await_approval(admitted.confirmation_id, admitted.bash, job.take_output)
             if scope.cancelled_caught and job.result is None:
-                job.refusal = "The command was withdrawn with command_stop before the user answered; it did not run."
+                job.refusal = WITHDRAWN_MESSAGE
         except CommandRefused as refused:
             job.refusal = str(refused)
+        except Exception:  # the top of the job's task: the server's other work must go on
+            log.exception("job %s failed", job.id)
+            job.refusal = "Cowork Terminal failed to run this command (see its log); it may not have run."
         finally:
             job.confirmation_id = None
             job.ended_at = time.time()

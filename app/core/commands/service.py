@@ -69,6 +69,7 @@ from app.core.messages import (
     TIMED_OUT_REASON,
     UNKNOWN_DECIDER,
     USER_STOP_REASON,
+    WITHDRAWN_MESSAGE,
     WITHDRAWN_REASON,
     held_reason,
 )
@@ -347,6 +348,8 @@ class CommandService:
     async def await_approval(self, confirmation_id: str, bash: str, on_output: OutputHook | None) -> Any:
         """A job's hold: wait for the user's answer until the hold expires (not only the approval
         window), and run the command at the click; raises CommandRefused when it will not run."""
+        if confirmation_id not in self._held:  # withdrawn (command_stop) before its task started
+            raise CommandRefused(WITHDRAWN_MESSAGE)
         return await self._await_approval(confirmation_id, bash, on_output, until_expiry=True)
 
     def hold_expires_at(self, hold: Hold) -> float:
