@@ -128,7 +128,8 @@ def waiting_note(job: int, reasons: str, seconds_left: int | None, patience: flo
         minutes, seconds = divmod(max(0, seconds_left), 60)
         time_left = f"the user has {minutes} min {seconds} s left to answer"
     return (
-        f"This command needs the user's approval in Cowork Terminal: {reasons}. It is job {job}, and {time_left}. "
+        f"This command needs the user's approval in Cowork Terminal. What it does: {reasons}. It is job {job}, "
+        f"and {time_left}. "
         "It runs as soon as they allow it, whether or not you are waiting. "
         f"Tell the user it is waiting for them in Cowork Terminal, then call command_wait with jobId {job} for "
         f"its result (each call returns within about {patience:.0f} s), or command_stop with jobId {job} "
