@@ -237,3 +237,16 @@ async def test_a_second_server_of_the_same_app_can_stop_the_first_ones_job(home:
     assert finished["exitCode"] is None and finished["note"] == "stopped by the user"
     [row] = rows(paths)
     assert row.status is Status.KILLED
+
+
+async def test_a_cancelled_command_wait_leaves_the_job_running_but_a_cancelled_call_ends_its_own(
+    home: Path, paths: AppPaths
+) -> None:
+    async with client_named(home, COWORK) as client:
+        started = await call(client, "execute_command", {"command": "sleep 2; echo done", "background": True})
+        with pytest.raises(Exception):  # noqa: B017 - the SDK's timeout error; what matters is the job
+            await client.call_tool("command_wait", {"jobId": started["jobId"]}, read_timeout_seconds=0.5)
+        done = await wait_until_finished(client, started["jobId"])
+    assert done["exitCode"] == 0 and done["stdout"] == "done\n", "the wait was cancelled, not the job"
+    [row] = rows(paths)
+    assert row.status is Status.FINISHED

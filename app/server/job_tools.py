@@ -206,15 +206,23 @@ def client_patience(service: CommandService, ctx: Context) -> float:
 
 
 async def wait_for_job(
-    ctx: Context, jobs: Jobs, job: Job, seconds: float, reply: Callable[[BaseModel], CallToolResult]
+    ctx: Context,
+    jobs: Jobs,
+    job: Job,
+    seconds: float,
+    reply: Callable[[BaseModel], CallToolResult],
+    *,
+    end_on_cancel: bool = True,
 ) -> CallToolResult:
-    """Wait for a job within the client's patience, with progress; a cancelled call ends its job (in
-    Claude a cancellation is the user's stop button, or the client giving up on it)."""
+    """Wait for a job within the client's patience, with progress. A cancelled execute_command ends
+    its job (in Claude a cancellation is the user's stop button); a cancelled command_wait only stops
+    waiting (`end_on_cancel` False): the job had already outlived one call."""
     try:
         held_s = jobs.service.authority.approval_window_s()
         await with_progress(ctx, lambda hook: jobs.wait(job, seconds, hook, held_s=held_s))
     except anyio.get_cancelled_exc_class():
-        jobs.end(job, CANCEL_REASON)
+        if end_on_cancel:
+            jobs.end(job, CANCEL_REASON)
         raise
     return answer(reply, job_result(jobs.service, job, client_patience(jobs.service, ctx)))
 
@@ -315,7 +323,7 @@ def register_job_tools(
             if job is None:
                 row = await jobs.follow(number, seconds)
                 return answer(reply, record_result(service, row, client_patience(service, ctx)))
-        return await wait_for_job(ctx, jobs, job, seconds, reply)
+        return await wait_for_job(ctx, jobs, job, seconds, reply, end_on_cancel=False)
 
     @server.tool(
         description="Read what a job printed so far (stdout and stderr merged, as they came): its last `tail` "
