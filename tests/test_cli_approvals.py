@@ -118,6 +118,6 @@ def test_a_german_user_reads_why_a_command_waits_in_german_in_approvals_and_the_
         assert cli(german, "approval-mode", "--window", "2").returncode == 0  # a shorter wait only tightens
         held = anyio.run(scenario)
     # The model reads English; the person reads German, in both listings.
-    assert f"What it does: Deletes the folder {tmp_path}/build and everything in it" in held["error"]
+    assert f"What it does: Deletes the folder {tmp_path}/build and everything in it" in held["note"]
     assert f"Grund: Löscht den Ordner {tmp_path}/build und alles darin; von " in listing, listing
     assert f"rm -rf build (Löscht den Ordner {tmp_path}/build und alles darin)\n" in log, log

@@ -265,6 +265,7 @@ def register_job_tools(
         started = anyio.current_time()
         service = service_of()
         jobs = service.jobs
+        await service.until_serving()
         with refusals_as_errors():
             job = jobs.start(ExecuteRequest(command=command, cwd=cwd, timeout_ms=timeout, env=env))
         patience = 0.0 if background is True else client_patience(service, ctx)
@@ -293,6 +294,7 @@ def register_job_tools(
         started = anyio.current_time()
         service = service_of()
         jobs = service.jobs
+        await service.until_serving()
         with refusals_as_errors():
             job = jobs.start(ExecuteRequest(command=command, cwd=cwd, timeout_ms=timeout), READ_ONLY_TOOL)
         patience = client_patience(service, ctx)

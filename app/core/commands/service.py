@@ -86,6 +86,7 @@ log = logging.getLogger(__name__)
 
 INTERRUPT_SETTLE_S = 5.0  # at most, for the interrupted command to end (it returns as soon as it does)
 WATCH_INTERVAL_S = 0.2  # how often a busy headless server looks for pause and Stop in the journal
+SERVING_WAIT_S = 5.0  # a call waits at most this long for a service opened at that call to start
 DECISION_POLL_S = 0.1  # a held call looks again at least this often (a tray's push wakes it at once)
 MAX_KEYS_BYTES = 64 * 1024
 
@@ -172,6 +173,7 @@ class CommandService:
         self._running: dict[int, StopSignal] = {}
         self._wake = anyio.Event()
         self._pulse = anyio.Event()  # set and replaced whenever the tray pushes something
+        self._serving = anyio.Event()  # run_background has started: jobs can run
         self.jobs = Jobs(self)  # every execute_command is a job (issue 22)
         self._containment: read_only.Containment | None = None
 
@@ -511,6 +513,12 @@ class CommandService:
         """Run an admitted command now (a job's runner)."""
         return await self._run(command_id, valid, bash, on_output)
 
+    async def until_serving(self, seconds: float = SERVING_WAIT_S) -> None:
+        """Wait (briefly) for the background group that jobs run in: a service just opened at a call
+        (the data folder had no room before) starts it on the same loop a moment later."""
+        with anyio.move_on_after(seconds):
+            await self._serving.wait()
+
     def spawn(self, work: Callable[..., Awaitable[Any]], *args: Any) -> None:
         """Run `work` for as long as the server lives (a job that outlives its call)."""
         if self._background is None:
@@ -522,6 +530,7 @@ class CommandService:
         try:
             async with anyio.create_task_group() as background:
                 self._background = background
+                self._serving.set()
                 await self._watch()
         finally:
             with anyio.CancelScope(shield=True):
