@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import IO
 
+from app.core import data_folder
 from app.core.paths import PRIVATE_FILE_MODE, AppPaths
 
 LOG_MAX_BYTES = 1024 * 1024
@@ -48,7 +49,7 @@ def configure(paths: AppPaths, name: str, *, level: int = logging.INFO, echo_to_
     Calling it again replaces the handlers it added before (tests configure several times in one
     process), and leaves handlers that others installed alone. Returns the log file's path.
     """
-    paths.ensure()
+    data_folder.ensure(paths)
     path = log_file(paths, name)  # private (0600): the handler creates it so, and fixes an older one
     root = logging.getLogger()
     for handler in list(root.handlers):

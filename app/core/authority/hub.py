@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.core import data_folder
 from app.core.authority.state import DEFAULTS, ControlState, loosened, strictest, with_changes
 from app.core.channel.peer import OwnFacts, PeerFacts, client_refusal, own_facts
 from app.core.channel.transport import Accepted, Listener, address_for
@@ -175,7 +176,7 @@ class Hub:
         open_log: Callable[[], None] = lambda: None,
         quit_app: Callable[[], None] = lambda: None,
     ) -> None:
-        self.paths = paths.ensure()
+        self.paths = data_folder.ensure(paths)
         self.real_data_dir = os.path.realpath(paths.data_dir)
         self.own: OwnFacts = own_facts(self.real_data_dir)
         self.notify = notify
@@ -759,7 +760,7 @@ class Hub:
         log.warning("the journal at %s was deleted or replaced: starting a new one", self.paths.journal)
         with contextlib.suppress(sqlite3.Error):
             self.journal.close()
-        self.paths.ensure()
+        data_folder.ensure(self.paths)
         self.journal = self._open_journal()
         self._set_state(self.state)  # the settings live on in memory: write them into the new file
         for peer in list(self.peers):  # servers that still run get their rows again, or nothing could be recorded

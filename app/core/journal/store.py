@@ -23,9 +23,10 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from app.core import data_folder, liveness
+from app.core import data_folder, liveness, settings
 from app.core.data_folder import Replacement
 from app.core.journal import pause_file
+from app.core.journal.schema import ADDED_COLUMNS, ADDED_TABLES, COMMAND_COLUMNS, MIGRATIONS, SCHEMA_VERSION
 from app.core.messages import HOLD_EXPIRED_REASON, SERVER_CRASHED_REASON, SERVER_EXITED_REASON
 from app.core.paths import PRIVATE_FILE_MODE, AppPaths, make_private_file
 from app.core.policy.rules import SESSION_SCOPE, Rule
@@ -40,8 +41,8 @@ DEFAULT_RETENTION_DAYS = 30
 DEFAULT_MAX_COMMANDS = 100_000
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 DAY_S = 86_400.0
-PAUSED_SETTING = "paused"  # kept in the settings table and in the pause file (core/pause_file)
-JOURNAL_REPLACED_SETTING = "journal.replaced"  # the last damaged journal moved aside (data_folder.Replacement)
+PAUSED_SETTING = settings.PAUSED  # kept in the settings table and in the pause file (journal/pause_file)
+JOURNAL_REPLACED_SETTING = settings.JOURNAL_REPLACED
 TRUNCATED = "the file is shorter than its header says (truncated)"
 # A refused command never ran, so its row needs only enough text to recognise it: the whole text
 # of a refused 5 MB command would let any model fill the disk (once in the WAL, once in the file).
@@ -78,93 +79,6 @@ def _marks(count: int) -> str:
 
 
 ACTIVE_MARKS = _marks(len(ACTIVE_STATUSES))
-
-# Each migration takes the schema from version N-1 to N. Never edit one that has shipped: add one.
-MIGRATIONS: Sequence[str] = (
-    """
-    CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at REAL NOT NULL);
-    CREATE TABLE servers (
-        id INTEGER PRIMARY KEY,
-        pid INTEGER NOT NULL,
-        client_name TEXT,
-        client_version TEXT,
-        headless INTEGER NOT NULL DEFAULT 0,
-        lock_key TEXT,  -- the server holds locks/server-<lock_key>.lock for as long as it lives
-        started_at REAL NOT NULL,
-        last_seen REAL NOT NULL,
-        ended_at REAL,
-        state TEXT NOT NULL DEFAULT 'live'  -- live, exited, crashed
-    );
-    CREATE TABLE commands (
-        id INTEGER PRIMARY KEY,
-        server_id INTEGER REFERENCES servers(id),
-        server_pid INTEGER,
-        client_name TEXT,
-        client_version TEXT,
-        tool TEXT NOT NULL DEFAULT 'execute_command',
-        command TEXT NOT NULL,
-        cwd TEXT,
-        env_keys TEXT NOT NULL DEFAULT '[]',
-        timeout_ms INTEGER,
-        tier TEXT,
-        status TEXT NOT NULL,
-        reason TEXT,
-        exit_code INTEGER,
-        timed_out INTEGER NOT NULL DEFAULT 0,
-        created_at REAL NOT NULL,
-        started_at REAL,
-        ended_at REAL,
-        duration_ms REAL,
-        stdout_bytes INTEGER,
-        stderr_bytes INTEGER,
-        stdout_preview TEXT,
-        stderr_preview TEXT,
-        stop_requested_at REAL,
-        confirmation_id TEXT UNIQUE,
-        decision TEXT,          -- allowed, denied (by the user only)
-        decided_by TEXT,
-        decided_at REAL,
-        hold_expires_at REAL
-    );
-    CREATE INDEX commands_status ON commands(status);
-    CREATE INDEX commands_server ON commands(server_id);
-    CREATE INDEX commands_created ON commands(created_at);
-    CREATE TABLE ui_requests (
-        id INTEGER PRIMARY KEY,
-        kind TEXT NOT NULL,
-        created_at REAL NOT NULL,
-        handled_at REAL
-    );
-    """,
-)
-SCHEMA_VERSION = len(MIGRATIONS)
-
-# Added without raising the schema version, so that an older app still opens the file (it refuses a
-# newer version): only new tables and nullable columns, each created where it is missing.
-ADDED_TABLES: Sequence[tuple[str, str]] = (
-    (
-        "rules",  # the user's rules against approval fatigue (core/policy/rules.py); made by clicks only
-        """CREATE TABLE IF NOT EXISTS rules (
-            id INTEGER PRIMARY KEY,
-            kind TEXT NOT NULL,
-            folder TEXT NOT NULL,
-            scope TEXT NOT NULL,
-            session TEXT,
-            description TEXT NOT NULL,
-            created_at REAL NOT NULL
-        )""",
-    ),
-)
-ADDED_COLUMNS: Sequence[tuple[str, str, str]] = (
-    ("commands", "allowed_by_rule", "INTEGER"),  # the rule that allowed a held command, if one did
-)
-
-COMMAND_COLUMNS = (
-    "id, server_id, server_pid, client_name, client_version, tool, command, cwd, env_keys, timeout_ms, "
-    "tier, status, reason, exit_code, timed_out, created_at, started_at, ended_at, duration_ms, "
-    "stdout_bytes, stderr_bytes, stdout_preview, stderr_preview, stop_requested_at, confirmation_id, "
-    "decision, decided_by, decided_at, hold_expires_at, allowed_by_rule"
-)
 
 
 @dataclass(frozen=True)
@@ -319,7 +233,7 @@ class Journal:
         self.path = paths.journal
         self.replaced: Replacement | None = None
         try:
-            paths.ensure()
+            data_folder.ensure(paths)
             self._connect(check_same_thread)
         except OSError as exc:
             raise data_folder.explain_os_error(paths.data_dir, exc) or exc from None

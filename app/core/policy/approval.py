@@ -10,19 +10,18 @@ import secrets
 import time
 from enum import Enum
 
+from app.core import settings
 from app.core.i18n import _
 from app.core.i18n.formats import format_number
-from app.core.journal.store import Journal
+from app.core.settings import DEFAULT_APPROVAL_WINDOW_S, MAX_APPROVAL_WINDOW_S, SettingsStore
 
-MODE_SETTING = "approval_mode"
-WINDOW_SETTING = "approval_window_s"
-DEFAULT_APPROVAL_WINDOW_S = 40.0  # clients cancel a call after about 60 s: answer well before
-MAX_APPROVAL_WINDOW_S = 55.0
+MODE_SETTING = settings.APPROVAL_MODE
+WINDOW_SETTING = settings.APPROVAL_WINDOW_S
 HOLD_LIFETIME_S = 300.0  # a held command can be confirmed for 5 minutes
 
 
 class ApprovalMode(str, Enum):
-    DESTRUCTIVE = "destructive"  # ask for destructive commands (the default)
+    DESTRUCTIVE = settings.DEFAULT_APPROVAL_MODE  # ask for destructive commands (the default)
     ALL = "all"  # ask for every command
     NEVER = "never"  # never ask; the journal still records everything
 
@@ -36,18 +35,18 @@ class ApprovalMode(str, Enum):
         }[self]
 
 
-def approval_mode(journal: Journal) -> ApprovalMode:
+def approval_mode(journal: SettingsStore) -> ApprovalMode:
     try:
-        return ApprovalMode(journal.get_setting(MODE_SETTING, ApprovalMode.DESTRUCTIVE.value))
+        return ApprovalMode(journal.get_setting(MODE_SETTING, settings.DEFAULT_APPROVAL_MODE))
     except ValueError:  # a value written by a newer version: ask, the safe side
         return ApprovalMode.DESTRUCTIVE
 
 
-def set_approval_mode(journal: Journal, mode: ApprovalMode) -> None:
+def set_approval_mode(journal: SettingsStore, mode: ApprovalMode) -> None:
     journal.set_setting(MODE_SETTING, ApprovalMode(mode).value)
 
 
-def approval_window_s(journal: Journal) -> float:
+def approval_window_s(journal: SettingsStore) -> float:
     value = journal.get_setting(WINDOW_SETTING, DEFAULT_APPROVAL_WINDOW_S)
     try:
         return min(max(float(value), 1.0), MAX_APPROVAL_WINDOW_S)
@@ -55,7 +54,7 @@ def approval_window_s(journal: Journal) -> float:
         return DEFAULT_APPROVAL_WINDOW_S
 
 
-def set_approval_window_s(journal: Journal, seconds: float) -> None:
+def set_approval_window_s(journal: SettingsStore, seconds: float) -> None:
     if not 1 <= seconds <= MAX_APPROVAL_WINDOW_S:
         raise ValueError(
             _("the approval window must be between 1 and {seconds} seconds").format(

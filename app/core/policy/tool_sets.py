@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from app.core import settings
+from app.core.settings import ALL_TOOLS, EXECUTE_ONLY, SettingsStore
 
-if TYPE_CHECKING:
-    from app.core.journal.store import Journal
-
-TOOLS_SETTING = "tools"
-ALL_TOOLS = "all"  # execute_command, the session tools, terminal_confirm and terminal_cancel
-EXECUTE_ONLY = "execute"  # the seed's one-tool surface (plus confirm/cancel for held commands)
+TOOLS_SETTING = settings.TOOLS
 TOOL_SETS = (ALL_TOOLS, EXECUTE_ONLY)
 
 
-def tool_set(journal: Journal) -> str:
+def tool_set(journal: SettingsStore) -> str:
     value = journal.get_setting(TOOLS_SETTING, ALL_TOOLS)
     return value if value in TOOL_SETS else ALL_TOOLS
 
 
-def set_tool_set(journal: Journal, value: str) -> None:
+def set_tool_set(journal: SettingsStore, value: str) -> None:
     if value not in TOOL_SETS:
         raise ValueError(f"tools must be one of {', '.join(TOOL_SETS)}")
     journal.set_setting(TOOLS_SETTING, value)

@@ -40,7 +40,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from app.core import i18n
+from app.core import data_folder, i18n, settings
 from app.core.authority.hub import HeldCommand, Hub, Question
 from app.core.authority.supervisor import APPROVAL_NEEDED, Snapshot, Supervisor
 from app.core.channel.transport import AddressTaken
@@ -93,7 +93,7 @@ THREAD_JOIN_S = 2.0
 ICON_SIZE_PX = 64  # every backend scales it; 64 px stays sharp up to 2x panels
 ICON_NAME = "cowork-terminal"
 
-WELCOME_SHOWN_SETTING = "welcome.shown"  # app.ui.windows.welcome writes it; not imported: that module loads Tk
+WELCOME_SHOWN_SETTING = settings.WELCOME_SHOWN
 DECIDED_IN_MENU = "user (tray menu)"
 # Actions that only run inside the tray (not from a menu entry).
 FIRST_LOOK = "first-look"
@@ -127,7 +127,7 @@ class TrayApp:
         platform: str = sys.platform,
         poll_s: float = POLL_S,
     ) -> None:
-        self.paths = paths.ensure()
+        self.paths = data_folder.ensure(paths)
         # Create and migrate the journal here, once: two threads switching a brand-new database to
         # WAL at the same moment fail with "database is locked" (SQLite does not wait for that).
         Journal(self.paths).close()

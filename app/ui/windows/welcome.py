@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from tkinter import ttk
 from typing import Any
 
+from app.core import settings
 from app.core.claude import config as cc
 from app.core.claude import locations as cl
 from app.core.errors import CoworkError
@@ -37,7 +38,7 @@ from app.ui.tray.platforms import run_captured
 log = logging.getLogger(__name__)
 
 TITLE = N_("Welcome to Cowork Terminal")
-WELCOME_SHOWN_SETTING = "welcome.shown"
+WELCOME_SHOWN_SETTING = settings.WELCOME_SHOWN
 POLL_MS = 100
 RESTART_TIMEOUT_S = 40.0
 WRAP_PX = 560
