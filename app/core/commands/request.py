@@ -13,6 +13,7 @@ import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 
 from app.core.errors import CoworkError
 from app.core.execution.shell_session import SCROLLBACK_MAX_LINES
@@ -182,7 +183,7 @@ def check_kind(argument: Argument, value: object) -> None:
         scrollback_lines(value)
 
 
-def is_number(value: object) -> bool:
+def is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
@@ -190,9 +191,9 @@ def timeout_ms(value: object) -> int:
     """The time limit in whole milliseconds; None means the default."""
     if value is None:
         return DEFAULT_TIMEOUT_MS
-    if not is_number(value) or not math.isfinite(value) or not 1 <= value <= MAX_TIMEOUT_MS:  # type: ignore[operator]
+    if not is_number(value) or not math.isfinite(value) or not 1 <= value <= MAX_TIMEOUT_MS:
         hint = ""
-        if is_number(value) and value > MAX_TIMEOUT_MS:  # type: ignore[operator]
+        if is_number(value) and value > MAX_TIMEOUT_MS:
             hint = (
                 " For longer work, start it in the background with its output going to a file, and check "
                 "the file in later calls."
@@ -200,14 +201,14 @@ def timeout_ms(value: object) -> int:
         raise CommandRefused(
             f"`timeout` must be a number of milliseconds between 1 and {MAX_TIMEOUT_MS} (got {got(value)}).{hint}"
         )
-    return max(1, int(value))  # type: ignore[arg-type]
+    return max(1, int(value))
 
 
 def scrollback_lines(value: object) -> int:
     low, high = 1, SCROLLBACK_MAX_LINES
-    if not is_number(value) or not math.isfinite(value) or value != int(value) or not low <= value <= high:  # type: ignore[arg-type, operator]
+    if not is_number(value) or not math.isfinite(value) or value != int(value) or not low <= value <= high:
         raise CommandRefused(f"`lines` must be a whole number from {low} to {high} (got {got(value)}).")
-    return int(value)  # type: ignore[arg-type]
+    return int(value)
 
 
 def environment(env: object) -> dict[str, str]:

@@ -205,6 +205,12 @@ def _truncation(db: sqlite3.Connection, path: Path) -> str | None:
     return f"{TRUNCATED} ({size:,} of {pages * page_size:,} bytes)" if size < pages * page_size else None
 
 
+def _row_id(cursor: sqlite3.Cursor) -> int:
+    """The id of the row an INSERT just made (never None after one)."""
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
 def _retry_while_locked(step: Callable[[], object]) -> None:
     """Run a set-up step that SQLite does not wait for: switching a new file to WAL, or its first
     migration, fails at once with "database is locked" while another process does the same (two
@@ -520,7 +526,7 @@ class Journal:
                 "INSERT INTO servers(pid, headless, lock_key, started_at, last_seen) VALUES (?, ?, ?, ?, ?)",
                 (pid, int(headless), lock_key, now, now),
             )
-        return int(cursor.lastrowid)
+        return _row_id(cursor)
 
     def set_server_client(self, server_id: int, name: str | None, version: str | None) -> None:
         with self._write() as db:
@@ -647,7 +653,7 @@ class Journal:
             )
             if server_id is not None:  # "last seen" for the supervisor, in the same transaction
                 db.execute("UPDATE servers SET last_seen = ? WHERE id = ?", (now, server_id))
-        return int(cursor.lastrowid)
+        return _row_id(cursor)
 
     def mark_started(self, command_id: int) -> None:
         with self._write() as db:
@@ -723,7 +729,7 @@ class Journal:
                 "INSERT INTO rules(kind, folder, scope, session, description, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                 (kind, folder, scope, session, description, now),
             )
-        return Rule(int(cursor.lastrowid), kind, folder, scope, now, description, session)
+        return Rule(_row_id(cursor), kind, folder, scope, now, description, session)
 
     def rules(self) -> list[Rule]:
         """The user's rules in force: every folder rule, and session rules whose server still lives."""

@@ -389,7 +389,7 @@ class RowWindow:
             return not self.has_newer
         if command_id > newest:
             return not self.has_newer
-        return not (command_id < oldest and self.has_older)
+        return not (oldest is not None and command_id < oldest and self.has_older)
 
     def _remove(self, command_id: int) -> None:
         index = bisect.bisect_left(self._ids_desc_neg, -command_id)

@@ -15,6 +15,7 @@ the thread that created it.
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import queue
 import sys
@@ -193,7 +194,7 @@ class WelcomeWindow:
         for app in shown:
             row = ttk.Frame(self.apps_frame)
             row.pack(fill="x", pady=3)
-            button = ttk.Button(row, style="Big.TButton", width=28, command=lambda a=app: self.connect(a))
+            button = ttk.Button(row, style="Big.TButton", width=28, command=functools.partial(self.connect, app))
             button.pack(side="left")
             label = ttk.Label(row, wraplength=WRAP_PX - 280, justify="left")
             label.pack(side="left", padx=(12, 0))
@@ -248,13 +249,13 @@ class WelcomeWindow:
                 ttk.Button(
                     self.restart_buttons,
                     text=_("Restart {client}").format(client=app.name),
-                    command=lambda a=app: self.restart(a),
+                    command=functools.partial(self.restart, app),
                 ).pack(side="left", padx=(0, 8))
             ttk.Button(
                 self.check_buttons,
                 text=_("Check {client}").format(client=app.name),
                 style="Big.TButton",
-                command=lambda a=app: self.check(a),
+                command=functools.partial(self.check, app),
             ).pack(side="left", padx=(0, 8))
         if not connected:
             ttk.Label(self.check_buttons, text=_("Connect a Claude app first.")).pack(side="left")
