@@ -76,7 +76,7 @@ class AppPaths:
 
     @property
     def pause_file(self) -> Path:
-        """The pause switch that survives a full disk (core/pause_file)."""
+        """The pause switch that survives a full disk (core/journal/pause_file)."""
         return self.data_dir / "pause"
 
     @property

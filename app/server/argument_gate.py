@@ -3,7 +3,7 @@ whether a tool call's arguments can be used at all.
 
 The SDK validates tool arguments with pydantic and would hand the model pydantic's text (with a
 link to errors.pydantic.dev), taking `true` as 1 ms and `"5000"` as 5000. Here every call is
-checked first by `command_request.check_arguments`, in our words; a refused call that carries a
+checked first by `commands.request.check_arguments`, in our words; a refused call that carries a
 command is journaled as refused. The tools' parameters are typed loosely for the same reason, so
 the SDK's validation never fails on what passed here.
 """

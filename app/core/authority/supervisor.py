@@ -201,7 +201,7 @@ class Supervisor:
         prune_outputs(self.journal.paths.outputs, now=now)
 
     def _end_orphans(self) -> None:
-        """End what a crashed server was running (see core/orphans)."""
+        """End what a crashed server was running (see core/execution/orphans)."""
         orphans.end_orphans(self.journal.paths, self.journal.was_left_running)
 
     def _ended_servers(self, servers: tuple[ServerRecord, ...], now: float) -> list[Notice]:

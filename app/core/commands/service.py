@@ -201,7 +201,7 @@ class CommandService:
         )
 
     def journal_refused_arguments(self, tool: str, text: object, arguments: Mapping[str, object], reason: str) -> None:
-        """A call refused at its arguments, before anything else (command_request.check_arguments);
+        """A call refused at its arguments, before anything else (commands.request.check_arguments);
         the journal keeps a bounded, storable copy of what was sent."""
         request = ExecuteRequest(
             command="" if text is None else text, cwd=arguments.get("cwd"), env=arguments.get("env")

@@ -4,7 +4,7 @@ A Tk window in its own process (like the log window; Tk and pystray in one proce
 macOS). The tray opens it on its first start and from "Getting started…" in its menu; `cowork-
 terminal welcome` opens it too. It says what the app does in one sentence, then three steps:
 connect each Claude app found (one big button each), restart Claude (with a button where the app
-can do it: `client_locations.can_restart`), and "Try it", which runs the same connection check as
+can do it: `claude.locations.can_restart`), and "Try it", which runs the same connection check as
 the tray and shows success or the reason. The tray records that it showed it (WELCOME_SHOWN_SETTING).
 
 Slow work (asking `claude mcp get`, connecting, the check) runs on worker threads; they hand
