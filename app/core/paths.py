@@ -6,7 +6,7 @@ so no test ever touches a real profile.
 On Windows the data folder is `%USERPROFILE%\\.cowork-terminal`, not under AppData: Claude Desktop
 for Windows is an MSIX package, and writes under `%APPDATA%` and `%LOCALAPPDATA%` of every process
 it starts (our `serve`, the commands it runs) land in the package's private LocalCache, so the
-server and the tray would each see their own journal and locks (docs/ARCHITECTURE.md).
+server and the tray would each see their own journal and locks (docs/windows.md).
 """
 
 from __future__ import annotations

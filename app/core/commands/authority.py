@@ -4,7 +4,7 @@
 the user answered or pressed Stop, and has it write the rows. Bound to a tray, every answer comes
 from the tray's messages and every row is written by the tray; the journal file is never read for
 a control. A headless server that never met a tray reads the journal as before: it is unprotected
-against a program that writes the user's files, as docs/ARCHITECTURE.md says.
+against a program that writes the user's files, as docs/security.md says.
 """
 
 from __future__ import annotations
