@@ -4,7 +4,9 @@ empty journal of this version from them to import an old history into."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
+from pathlib import Path
 
 # Each migration takes the schema from version N-1 to N. Never edit one that has shipped: add one.
 MIGRATIONS: Sequence[str] = (
@@ -92,3 +94,41 @@ COMMAND_COLUMNS = (
     "stdout_bytes, stderr_bytes, stdout_preview, stderr_preview, stop_requested_at, confirmation_id, "
     "decision, decided_by, decided_at, hold_expires_at, allowed_by_rule"
 )
+
+
+def needs_migration(db: sqlite3.Connection) -> bool:
+    return db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION
+
+
+def migrate(db: sqlite3.Connection, path: Path) -> None:
+    """Take the file to this version, inside the caller's write transaction; a newer file is refused."""
+    current = db.execute("PRAGMA user_version").fetchone()[0]
+    if current > SCHEMA_VERSION:
+        raise RuntimeError(
+            f"The journal at {path} was written by a newer Cowork Terminal "
+            f"(schema {current}, this one knows {SCHEMA_VERSION}). Update the app."
+        )
+    for version in range(current, SCHEMA_VERSION):
+        for statement in MIGRATIONS[version].split(";"):
+            if statement.strip():
+                db.execute(statement)
+        db.execute(f"PRAGMA user_version = {version + 1}")
+
+
+def missing_parts(db: sqlite3.Connection) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """The added tables (their CREATE statements) and columns that this file lacks."""
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    columns = [
+        (table, column, kind)
+        for table, column, kind in ADDED_COLUMNS
+        if column not in {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+    ]
+    return [sql for name, sql in ADDED_TABLES if name not in tables], columns
+
+
+def add_parts(db: sqlite3.Connection, tables: list[str], columns: list[tuple[str, str, str]]) -> None:
+    """Create what `missing_parts` found, inside the caller's write transaction."""
+    for sql in tables:
+        db.execute(sql)
+    for table, column, kind in columns:
+        db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
