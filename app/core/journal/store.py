@@ -38,7 +38,7 @@ from app.core.journal.records import (  # re-exported: callers import the record
     preview,
     storable,
 )
-from app.core.journal.schema import COMMAND_COLUMNS
+from app.core.journal.schema import COMMAND_COLUMNS, SCHEMA_VERSION  # noqa: F401 - SCHEMA_VERSION re-exported
 from app.core.messages import HOLD_EXPIRED_REASON, SERVER_CRASHED_REASON, SERVER_EXITED_REASON
 from app.core.paths import PRIVATE_FILE_MODE, AppPaths
 from app.core.policy.rules import SESSION_SCOPE, Rule
