@@ -59,10 +59,12 @@ Tier decisions the issue left open, in short (tests/data/command_tiers.tsv has t
 Reasons are short texts for the approval prompt; a result carries only the reasons of its own tier.
 
 Where things live: this module is the public API. `analyzer` walks the tree and sends each simple command
-to its rule; the rules are mixins of the analyzer, one module per family (`wrappers`, `shells`, `files`,
-`machine`, `git`, `packages`, `services`, `readers`, `itself`), looking names up in `tables`. Below them: `words`
-(unquoting), `options`, `stdin`, `protected` (the app's own files), `findings` (tiers and the report) and
-`parser` (tree-sitter, imported on the first call).
+to the rule `registry` names for it: one table from command name to rule, so every command the
+classifier knows is listed in one place, and teaching it a command is one function and one line there.
+The rules are plain functions, one module per family (`wrappers`, `shells`, `files`, `machine`, `git`,
+`packages`, `services`, `readers`, `itself`), written against the small interface `rule.Analysis`,
+and look names up in `tables`. Below them: `words` (unquoting), `options`, `stdin`, `protected` (the
+app's own files), `findings` (tiers and the report) and `parser` (tree-sitter, imported on the first call).
 """
 
 from __future__ import annotations

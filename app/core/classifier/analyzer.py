@@ -7,7 +7,6 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .files import _FileRules
 from .findings import (
     MAX_COMMAND_CHARS,
     MAX_NODES,
@@ -21,53 +20,30 @@ from .findings import (
     _Report,
     _snip,
 )
-from .git import _GitRules
-from .itself import _SelfRules
-from .machine import _MachineRules
 from .options import _command_name
-from .packages import _PackageRules
 from .parser import _parser
 from .protected import _home, _Protected
-from .readers import _ReaderRules
-from .services import _ServiceRules
-from .shells import _ShellRules
+from .registry import rule_for
 from .stdin import _PIPE, _Stdin
 from .tables import (
     _BLOCK_DEVICE,
-    _DISK_ERASE,
     _HARMLESS_DEVICES,
-    _INLINE_CODE_FLAGS,
-    _JS_PACKAGE_MANAGERS,
-    _PACKAGE_MANAGERS,
-    _PERL,
-    _POWER,
     _PRIVILEGE,
-    _PYTHON,
     _SAFE,
     _SELF_PROGRAM,
-    _SHELLS,
     _SPECIAL_VARIABLES,
     _WRITERS,
 )
 from .words import _EXPANSIONS, _WORDISH, _ansi_c, _double_quoted, _Word, _WordBuilder
-from .wrappers import _WrapperRules
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 
-class _Analyzer(
-    _WrapperRules,
-    _ShellRules,
-    _FileRules,
-    _MachineRules,
-    _GitRules,
-    _PackageRules,
-    _ServiceRules,
-    _ReaderRules,
-    _SelfRules,
-):
-    """Walks one parsed text; strings that bash would run again get an _Analyzer of their own."""
+class _Analyzer:
+    """Walks one parsed text; strings that bash would run again get an _Analyzer of their own.
+    Each simple command goes to the rule `registry.rule_for` names, which sees this object as its
+    `rule.Analysis`."""
 
     def __init__(self, text: str, report: _Report, protected: _Protected, nesting: int, cwd: str | None) -> None:
         self.text = text
@@ -93,6 +69,17 @@ class _Analyzer(
         if root.has_error:
             self.add(D, "cannot tell what runs: the command does not parse as bash")
         self.walk(root, None, 0)
+
+    def code_words(self, words: list[_Word], what: str, strip_prefix: str = "") -> None:
+        """Words bash would join and parse again as code (`sh -c`, `eval`, `ssh host ...`)."""
+        values = [w.literal for w in words]
+        if any(v is None for v in values):
+            self.add(D, "cannot tell what runs: {what} of an expansion", what=what)
+            return
+        text = " ".join(v for v in values if v is not None)
+        if strip_prefix and text.startswith(strip_prefix):
+            text = text[len(strip_prefix) :]
+        self.sub_script(text, what)
 
     def sub_script(self, text: str, what: str) -> None:
         """Analyse code that bash (or a wrapper) would itself parse and run."""
@@ -378,27 +365,9 @@ class _Analyzer(
         key = re.sub(r"\W", "_", name)
         if name not in _PRIVILEGE and key != _SELF_PROGRAM and [a.value for a in args] in (["--version"], ["--help"]):
             return
-        handler = getattr(self, "cmd_" + key, None)
-        if handler is not None:
-            handler(name, args, stdin, bulk, depth)
-        elif _PYTHON.match(name) or _PERL.match(name) or name in _INLINE_CODE_FLAGS:
-            self.interpreter(name, args, stdin)
-        elif name in _SHELLS:
-            self.shell(name, args, stdin)
-        elif name in _PRIVILEGE:
-            self.privileged(name, args, stdin, bulk, depth)
-        elif name in _PACKAGE_MANAGERS or re.fullmatch(r"pip[0-9.]*", name):
-            self.package_manager(name if name in _PACKAGE_MANAGERS else "pip", args)
-        elif name in _JS_PACKAGE_MANAGERS:
-            self.js_package_manager(name, args)
-        elif name in _DISK_ERASE:
-            self.disk_tool(name, args)
-        elif name.startswith(("mkfs", "newfs")):
-            self.add(D, "{name}: creates a filesystem, erasing the device", name=name)
-        elif name in _POWER:
-            self.add(D, "{name}: shuts down or restarts the machine", name=name)
-        elif name in _SAFE:
-            pass
+        rule = rule_for(name)
+        if rule is not None:
+            rule(self, name, args, stdin, bulk, depth)
         else:
             self.add(M, "{value}: not known to be read-only", value=_snip(head.value))
         if bulk and self.report.top(start) is S and name not in _SAFE:
