@@ -72,9 +72,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from .danger import Danger
 from .findings import RUNS_ITSELF, TOUCHES_APP_DATA, Classification, D, Tier, _Report
 
-__all__ = ["RUNS_ITSELF", "TOUCHES_APP_DATA", "Classification", "Tier", "classify", "warm_up"]
+__all__ = ["RUNS_ITSELF", "TOUCHES_APP_DATA", "Classification", "Danger", "Tier", "classify", "warm_up"]
 
 log = logging.getLogger(__name__)
 

@@ -24,9 +24,12 @@ from .options import _command_name
 from .parser import _parser
 from .protected import _home, _Protected
 from .registry import rule_for
+from .shells import runs_download
 from .stdin import _PIPE, _Stdin
 from .tables import (
     _BLOCK_DEVICE,
+    _DOWNLOADERS,
+    _DOWNLOADS,
     _HARMLESS_DEVICES,
     _PRIVILEGE,
     _SAFE,
@@ -74,7 +77,10 @@ class _Analyzer:
         """Words bash would join and parse again as code (`sh -c`, `eval`, `ssh host ...`)."""
         values = [w.literal for w in words]
         if any(v is None for v in values):
-            self.add(D, "cannot tell what runs: {what} of an expansion", what=what)
+            if any(_DOWNLOADS.search(w.source) for w in words if w.literal is None):
+                runs_download(self, what)
+            else:
+                self.add(D, "cannot tell what runs: {what} of an expansion", what=what)
             return
         text = " ".join(v for v in values if v is not None)
         if strip_prefix and text.startswith(strip_prefix):
@@ -118,7 +124,7 @@ class _Analyzer:
             if kind == "process_substitution":
                 inner = _PIPE if self.node_text(node).startswith(">(") else None
             elif kind == "command_substitution":
-                inner = stdin if stdin is _PIPE else None
+                inner = stdin if stdin is not None and stdin.kind == "pipe" else None
             for child in node.children:
                 self.walk(child, inner, depth + 1)
 
@@ -136,10 +142,13 @@ class _Analyzer:
         """What flows through a pipe: known only after `echo` of literal words."""
         if previous is not None and previous.type == "command":
             words = self.command_words(previous)
-            if words and words[0].value is not None and _command_name(words[0].value) == "echo":
+            name = _command_name(words[0].value) if words and words[0].value is not None else ""
+            if name == "echo":
                 values = [w.literal for w in words[1:]]
                 if all(v is not None and not v.startswith("-") for v in values):
                     return _Stdin("text", " ".join(v for v in values if v is not None))
+            if name in _DOWNLOADERS:
+                return _Stdin("pipe", source=name)  # `curl ... | sh`: said as a download
         return _PIPE
 
     def redirected(self, node: Node, stdin: _Stdin | None, depth: int) -> None:
@@ -342,7 +351,7 @@ class _Analyzer:
         if words:
             self.argv(words, fed, bulk=False, depth=depth)
         for child in node.children:  # substitutions inside the words run first, whatever the command
-            self.walk(child, _PIPE if stdin is _PIPE else None, depth + 1)
+            self.walk(child, stdin if stdin is not None and stdin.kind == "pipe" else None, depth + 1)
 
     def argv(self, words: list[_Word], stdin: _Stdin | None, *, bulk: bool, depth: int) -> None:
         """One command after its words are known. `bulk`: xargs or find adds operands we cannot see."""

@@ -8,6 +8,7 @@ import re
 
 from app.core.i18n import N_
 
+from .danger import Danger
 from .findings import DELETE_RECURSIVE, D, M, _snip
 from .options import _operands
 from .protected import _norm_path
@@ -38,18 +39,25 @@ def cmd_rm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
             operands.append(w)
     if {"r", "R"} & flags or "--recursive" in longs or "--no-preserve-root" in longs:
         if not operands:
-            ctx.add(D, "rm -r: recursive removal", N_("Deletes folders and everything in them"))
+            ctx.add(
+                D, "rm -r: recursive removal", N_("Deletes folders and everything in them"), danger=Danger.LOSES_FILES
+            )
         for w in operands:
             inside = inside_working_folder(ctx, w, named_only=True)
             shown = shown_path(ctx, w)
-            if shown is None:  # an expansion decides the name
+            whole = whole_of(ctx, w)
+            if whole is not None:  # the worst case gets the strongest words
+                shown = whole[1]
+                plain = _WHOLE_WORDS[whole[0]]
+            elif shown is None:  # an expansion decides the name
                 plain = N_("Deletes {source} (a name known only when it runs) and everything in it")
             elif w.glob:
                 plain = N_("Deletes everything matching {shown}, folders and all they hold")
             else:
                 plain = N_("Deletes the folder {shown} and everything in it")
             kind = DELETE_RECURSIVE if inside else None
-            ctx.add(D, "rm -r: recursive removal", plain, kind, shown, shown=shown or "", source=_snip(w.source))
+            ctx.add(D, "rm -r: recursive removal", plain, kind, shown, danger=Danger.LOSES_FILES, shown=shown or "",
+                    source=_snip(w.source))  # fmt: skip
     elif "f" in flags or "--force" in longs:
         # Removing named files in the working folder: the same as plain rm (which does not ask
         # either for a file the user can write), so routine. Elsewhere, or a glob across
@@ -60,10 +68,47 @@ def cmd_rm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
                 plain = N_("Deletes the files matching {shown}") if w.glob else N_("Deletes the file {shown}")
                 ctx.add(M, "rm -f: removes files in the working folder", plain, shown=shown)
             else:
-                ctx.add(D, "rm -f: forced removal", N_("Deletes {shown} without asking"), shown=shown)
+                ctx.add(D, "rm -f: forced removal", N_("Deletes {shown} without asking"), danger=Danger.LOSES_FILES,
+                        shown=shown)  # fmt: skip
     if bulk:
-        ctx.add(D, "rm via xargs or find: removes every file it is given")
+        ctx.add(D, "rm via xargs or find: removes every file it is given", danger=Danger.LOSES_FILES)
     ctx.add(M, "rm: removes files")
+
+
+_WHOLE_WORDS = {
+    "root": N_("Deletes every file on this computer you are allowed to delete ({shown}): this cannot be undone"),
+    "home": N_("Deletes your whole home folder {shown} and everything in it: this cannot be undone"),
+    "home contents": N_("Deletes everything in your whole home folder ({shown}): this cannot be undone"),
+    "root contents": N_(
+        "Deletes every file on this computer you are allowed to delete ({shown}): this cannot be undone"
+    ),
+}
+
+
+def whole_of(ctx: Analysis, w: _Word) -> tuple[str, str] | None:
+    """("home", path) when `w` is the whole home folder, ("home contents", pattern) for all that is in
+    it (`~/*`, `$HOME/.*`), the same for the root folder; None for anything narrower."""
+    if w.value is None and "*" in w.pattern:
+        return None  # a part only known when it runs: said as such
+    path = w.pattern.replace("\\", "/")
+    if ctx.cwd is not None and not path.startswith("/"):
+        path = posixpath.join(ctx.cwd, path)
+    home = posixpath.normpath(ctx.home)
+    folder, last = posixpath.split(path.rstrip("/")) if w.glob else (path, "")
+    folder = posixpath.normpath(folder) if folder else "/"
+    if w.glob and re.fullmatch(r"\.?\*|\{\*,\.\*\}|\{\.\*,\*\}", last):
+        if folder == home:
+            return "home contents", path
+        if folder == "/":
+            return "root contents", path
+        return None
+    if w.glob:
+        return None
+    if folder == home:
+        return "home", home
+    if folder == "/":
+        return "root", "/"
+    return None
 
 
 def shown_path(ctx: Analysis, w: _Word) -> str | None:
@@ -97,17 +142,21 @@ def inside_working_folder(ctx: Analysis, w: _Word, *, named_only: bool) -> bool:
     return posixpath.normpath(value) not in (".", "")
 
 
+SYNC_WORDS = N_("Deletes files that are not in the source")
+_RSYNC_DELETING = frozenset({"--del", "--remove-source-files", "--remove-sent-files"})
+
+
 def cmd_rmdir(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     ctx.add(M, "{name}: removes files", name=name)
     ctx.guard_parents(name, _operands(args))
 
 
 def cmd_shred(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    ctx.add(D, "{name}: destroys file contents beyond recovery", name=name)
+    ctx.add(D, "{name}: destroys file contents beyond recovery", name=name, danger=Danger.LOSES_FILES)
 
 
 def cmd_rimraf(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    ctx.add(D, "{name}: recursive removal", name=name)
+    ctx.add(D, "{name}: recursive removal", name=name, danger=Danger.LOSES_FILES)
 
 
 def cmd_find(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -115,7 +164,7 @@ def cmd_find(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
     while i < len(args):
         v = args[i].value
         if v == "-delete":
-            ctx.add(D, "find -delete: removes every match")
+            ctx.add(D, "find -delete: removes every match", danger=Danger.LOSES_FILES)
         elif v in ("-exec", "-execdir", "-ok", "-okdir"):
             end = next((j for j in range(i + 1, len(args)) if args[j].value in (";", "+")), len(args))
             ctx.inner(args[i + 1 : end], None, True, depth)
@@ -141,8 +190,10 @@ def cmd_mv(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
 
 def cmd_rsync(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     for a in args:
-        if a.value is not None and a.value.startswith(("--delete", "--remove-source-files")):
-            ctx.add(D, "rsync {value}: deletes files", value=a.value.split("=")[0])
+        if a.value is not None and a.value.split("=")[0] in _RSYNC_DELETING or (a.value or "").startswith("--delete"):
+            value = (a.value or "").split("=")[0]
+            plain = N_("Deletes the files it copies, once copied") if "remove" in value else SYNC_WORDS
+            ctx.add(D, "rsync {value}: deletes files", plain, danger=Danger.LOSES_FILES, value=value)
     ctx.add(M, "rsync: copies files")
 
 
@@ -170,6 +221,7 @@ def cmd_chmod(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
                 D,
                 "{name} -R on a broad path: {where}",
                 N_("Changes who may use everything in {where}"),
+                danger=Danger.PERMISSIONS,
                 name=name,
                 where=where,
             )

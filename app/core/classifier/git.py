@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from app.core.i18n import N_
 
+from .danger import Danger
 from .findings import D, M, _snip
 from .options import _long_flags, _operands, _short_flags
 from .rule import Analysis
@@ -50,7 +51,7 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     elif sub in _GIT_READ:
         pass
     elif sub in ("filter-branch", "filter-repo"):
-        ctx.add(D, "git {sub}: rewrites the whole history", sub=sub)
+        ctx.add(D, "git {sub}: rewrites the whole history", sub=sub, danger=Danger.SHARED_HISTORY)
     elif sub in _GIT_KNOWN:
         ctx.add(M, "git {sub}: changes the repository", sub=sub)
     else:
@@ -64,21 +65,28 @@ def git_push(ctx: Analysis, rest: list[_Word]) -> None:
     refspecs = operands[1:]
     if "f" in flags or {"--force", "--force-with-lease"} & longs:
         plain, values = _rewrites_history(operands)
-        ctx.add(D, "git push --force: overwrites remote history", plain, **values)
+        ctx.add(D, "git push --force: overwrites remote history", plain, **values, danger=Danger.SHARED_HISTORY)
     if "d" in flags or {"--delete", "--mirror", "--prune"} & longs:
-        ctx.add(D, "git push --delete/--mirror/--prune: deletes remote branches")
+        ctx.add(D, "git push --delete/--mirror/--prune: deletes remote branches", danger=Danger.SHARED_HISTORY)
     for r in refspecs:
         if r.value is not None and r.value.startswith("+"):
             plain, values = _rewrites_history(operands[:1] + [r])
-            ctx.add(D, "git push {refspec}: force-pushes a branch", plain, refspec=_snip(r.value), **values)
+            ctx.add(
+                D,
+                "git push {refspec}: force-pushes a branch",
+                plain,
+                refspec=_snip(r.value),
+                **values,
+                danger=Danger.SHARED_HISTORY,
+            )
         elif r.value is not None and r.value.startswith(":"):
-            ctx.add(D, "git push {value}: deletes a remote branch", value=_snip(r.value))
+            ctx.add(D, "git push {value}: deletes a remote branch", value=_snip(r.value), danger=Danger.SHARED_HISTORY)
     ctx.add(M, "git push: publishes commits")
 
 
 def git_reset(ctx: Analysis, rest: list[_Word]) -> None:
     if "--hard" in _long_flags(rest):
-        ctx.add(D, "git reset --hard: discards uncommitted changes")
+        ctx.add(D, "git reset --hard: discards uncommitted changes", danger=Danger.LOSES_FILES)
     ctx.add(M, "git reset: moves the branch")
 
 
@@ -88,18 +96,18 @@ def git_clean(ctx: Analysis, rest: list[_Word]) -> None:
     if "n" in flags or "--dry-run" in longs:
         return
     if "f" in flags or "--force" in longs:
-        ctx.add(D, "git clean -f: deletes untracked files")
+        ctx.add(D, "git clean -f: deletes untracked files", danger=Danger.LOSES_FILES)
     ctx.add(M, "git clean: deletes untracked files")
 
 
 def git_checkout(ctx: Analysis, rest: list[_Word]) -> None:
     flags = _short_flags(rest)
     if "f" in flags or "--force" in _long_flags(rest):
-        ctx.add(D, "git checkout -f: discards uncommitted changes")
+        ctx.add(D, "git checkout -f: discards uncommitted changes", danger=Danger.LOSES_FILES)
     values = [a.value for a in rest]
     paths = "--" in values and values.index("--") < len(values) - 1
     if paths or any(a.value == "." or a.glob for a in rest):
-        ctx.add(D, "git checkout <paths>: discards uncommitted changes")
+        ctx.add(D, "git checkout <paths>: discards uncommitted changes", danger=Danger.LOSES_FILES)
     ctx.add(M, "git checkout: changes the working tree")
 
 
@@ -110,12 +118,12 @@ def git_restore(ctx: Analysis, rest: list[_Word]) -> None:
     if staged_only:
         ctx.add(M, "git restore --staged: unstages changes")
     else:
-        ctx.add(D, "git restore: discards uncommitted changes")
+        ctx.add(D, "git restore: discards uncommitted changes", danger=Danger.LOSES_FILES)
 
 
 def git_switch(ctx: Analysis, rest: list[_Word]) -> None:
     if "f" in _short_flags(rest) or {"--force", "--discard-changes"} & _long_flags(rest):
-        ctx.add(D, "git switch --discard-changes: discards uncommitted changes")
+        ctx.add(D, "git switch --discard-changes: discards uncommitted changes", danger=Danger.LOSES_FILES)
     ctx.add(M, "git switch: changes the working tree")
 
 
@@ -123,7 +131,7 @@ def git_branch(ctx: Analysis, rest: list[_Word]) -> None:
     flags = _short_flags(rest)
     longs = _long_flags(rest)
     if "D" in flags or ({"d"} & flags or "--delete" in longs) and ("f" in flags or "--force" in longs):
-        ctx.add(D, "git branch -D: deletes a branch even if unmerged")
+        ctx.add(D, "git branch -D: deletes a branch even if unmerged", danger=Danger.LOSES_FILES)
     listing = {"l", "a", "r", "v"} & flags or {"--list", "--all", "--remotes", "--show-current",
                                                "--contains", "--merged", "--no-merged"} & longs  # fmt: skip
     changes = {"d", "m", "M", "c", "C", "f", "u"} & flags or {"--delete", "--move", "--copy",
@@ -143,7 +151,7 @@ def git_tag(ctx: Analysis, rest: list[_Word]) -> None:
 def git_stash(ctx: Analysis, rest: list[_Word]) -> None:
     sub = next((a.value for a in _operands(rest)), "push")
     if sub in ("drop", "clear"):
-        ctx.add(D, "git stash {sub}: deletes stashed changes", sub=sub)
+        ctx.add(D, "git stash {sub}: deletes stashed changes", sub=sub, danger=Danger.LOSES_FILES)
     elif sub not in ("list", "show"):
         ctx.add(M, "git stash {sub}: changes stashed work", sub=sub)
 
@@ -180,24 +188,24 @@ def git_config(ctx: Analysis, rest: list[_Word]) -> None:
 def git_reflog(ctx: Analysis, rest: list[_Word]) -> None:
     sub = next((a.value for a in _operands(rest)), "show")
     if sub in ("expire", "delete"):
-        ctx.add(D, "git reflog {sub}: deletes recovery points", sub=sub)
+        ctx.add(D, "git reflog {sub}: deletes recovery points", sub=sub, danger=Danger.LOSES_FILES)
 
 
 def git_gc(ctx: Analysis, rest: list[_Word]) -> None:
     if any(a.value in ("--prune=now", "--prune=all") for a in rest):
-        ctx.add(D, "git gc --prune=now: deletes unreachable commits")
+        ctx.add(D, "git gc --prune=now: deletes unreachable commits", danger=Danger.LOSES_FILES)
     ctx.add(M, "git gc: repacks the repository")
 
 
 def git_prune(ctx: Analysis, rest: list[_Word]) -> None:
     if "n" in _short_flags(rest) or "--dry-run" in _long_flags(rest):
         return
-    ctx.add(D, "git prune: deletes unreachable commits")
+    ctx.add(D, "git prune: deletes unreachable commits", danger=Danger.LOSES_FILES)
 
 
 def git_rm(ctx: Analysis, rest: list[_Word]) -> None:
     if "f" in _short_flags(rest) or "--force" in _long_flags(rest):
-        ctx.add(D, "git rm -f: removes files with uncommitted changes")
+        ctx.add(D, "git rm -f: removes files with uncommitted changes", danger=Danger.LOSES_FILES)
     ctx.add(M, "git rm: removes files")
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
+from .danger import Danger
 from .findings import D, M
-from .options import _operands, _short_flags
+from .options import _operands
 from .rule import Analysis
 from .stdin import _Stdin
 from .tables import (
@@ -77,7 +78,7 @@ def cmd_init(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
 
 
 def cmd_dd(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    ctx.add(D, "{name}: writes raw data, can overwrite disks", name=name)
+    ctx.add(D, "{name}: writes raw data, can overwrite disks", name=name, danger=Danger.LOSES_FILES)
 
 
 def cmd_diskutil(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -85,7 +86,7 @@ def cmd_diskutil(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
     if sub in ("list", "info", "information", "activity", "listfilesystems", ""):
         return
     if re.match(r"(erase|partition|reformat|zero|secure|random|apfs|resize|merge|split|cs)", sub):
-        ctx.add(D, "diskutil {sub}: can erase disks", sub=sub)
+        ctx.add(D, "diskutil {sub}: can erase disks", sub=sub, danger=Danger.LOSES_FILES)
     else:
         ctx.add(M, "diskutil {sub}: changes disks or volumes", sub=sub)
 
@@ -95,29 +96,15 @@ def disk_tool(ctx: Analysis, name: str, args: list[_Word]) -> None:
     values = [a.value for a in args]
     if any(v in listing for v in values) and all(v in listing or (v or "").startswith("/dev/") for v in values):
         return  # fdisk -l and the like only print the partition table
-    ctx.add(D, "{name}: can erase or repartition disks", name=name)
+    ctx.add(D, "{name}: can erase or repartition disks", name=name, danger=Danger.LOSES_FILES)
 
 
 def cmd_zpool(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     sub = next((a.value for a in _operands(args)), "") or ""
     if sub in ("destroy", "labelclear", "remove", "detach", "offline", "split"):
-        ctx.add(D, "{name} {sub}: destroys storage", name=name, sub=sub)
+        ctx.add(D, "{name} {sub}: destroys storage", name=name, sub=sub, danger=Danger.LOSES_FILES)
     elif sub not in ("list", "status", "get", "iostat", "history", "events", ""):
         ctx.add(M, "{name} {sub}: changes storage", name=name, sub=sub)
-
-
-def cmd_crontab(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    flags = _short_flags(args)
-    if "r" in flags:
-        ctx.add(D, "crontab -r: removes all your scheduled jobs")
-    elif "l" not in flags:
-        ctx.add(M, "crontab: changes scheduled jobs")
-        reads_input = not _operands(args, frozenset({"-u"})) or [a.value for a in _operands(args)] == ["-"]
-        if reads_input and stdin is not None and stdin.kind == "text":
-            for line in stdin.text.splitlines():  # a job runs later: judge its command now
-                fields = line.split(None, 1 if line.lstrip().startswith("@") else 5)
-                if fields and not fields[0].startswith("#") and "=" not in fields[0]:
-                    ctx.sub_script(fields[-1], "crontab")
 
 
 def cmd_disk_tool(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -125,7 +112,7 @@ def cmd_disk_tool(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
 
 
 def cmd_mkfs(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    ctx.add(D, "{name}: creates a filesystem, erasing the device", name=name)
+    ctx.add(D, "{name}: creates a filesystem, erasing the device", name=name, danger=Danger.LOSES_FILES)
 
 
 def cmd_power(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from . import files, git, itself, machine, packages, readers, services, shells, wrappers
+from . import archives, automation, files, git, handoff, itself, machine, packages, readers, services, shells, wrappers
 from .rule import Analysis, Rule
 from .stdin import _Stdin
 from .tables import (
@@ -63,8 +63,6 @@ RULES: dict[str, Rule] = {
     "chrt": wrappers.cmd_taskset,
     "stdbuf": wrappers.cmd_stdbuf,
     "caffeinate": wrappers.cmd_caffeinate,
-    "strace": wrappers.cmd_strace,
-    "ltrace": wrappers.cmd_strace,
     "env": wrappers.cmd_env,
     "xargs": wrappers.cmd_xargs,
     "parallel": wrappers.cmd_parallel,
@@ -82,10 +80,7 @@ RULES: dict[str, Rule] = {
     "ncat": wrappers.cmd_nc,
     "netcat": wrappers.cmd_nc,
     "socat": wrappers.cmd_socat,
-    "systemd-run": wrappers.cmd_systemd_run,
     "script": wrappers.cmd_script,
-    "at": wrappers.cmd_at,
-    "batch": wrappers.cmd_at,
     # Code in strings and the shell's own state (shells.py)
     "eval": shells.cmd_eval,
     "source": shells.cmd_source,
@@ -111,6 +106,17 @@ RULES: dict[str, Rule] = {
     "chmod": files.cmd_chmod,
     "chown": files.cmd_chmod,
     "chgrp": files.cmd_chmod,
+    # Archivers, sync and backup tools with ways to delete (archives.py)
+    "tar": archives.cmd_tar,
+    "bsdtar": archives.cmd_tar,
+    "gtar": archives.cmd_tar,
+    "zip": archives.cmd_zip,
+    **dict.fromkeys(["7z", "7za", "7zr", "7zz"], archives.cmd_7z),
+    "rclone": archives.cmd_rclone,
+    **dict.fromkeys(
+        ["gsutil", "s3cmd", "borg", "restic", "rdiff-backup", "duplicity", "azcopy", "mc"], archives.cmd_remote_tool
+    ),
+    "aws": archives.cmd_aws,
     # Processes, power, disks, scheduled jobs (machine.py)
     "kill": machine.cmd_kill,
     "killall": machine.cmd_killall,
@@ -127,7 +133,31 @@ RULES: dict[str, Rule] = {
     "diskutil": machine.cmd_diskutil,
     "zpool": machine.cmd_zpool,
     "zfs": machine.cmd_zpool,
-    "crontab": machine.cmd_crontab,
+    # Asking another service to start a program later or elsewhere (handoff.py)
+    "systemd-run": handoff.cmd_systemd_run,
+    "busctl": handoff.cmd_busctl,
+    "gdbus": handoff.cmd_gdbus,
+    "dbus-send": handoff.cmd_dbus_send,
+    "qdbus": handoff.cmd_dbus_send,
+    "crontab": handoff.cmd_crontab,
+    "at": handoff.cmd_at,
+    "batch": handoff.cmd_at,
+    "atq": handoff.cmd_at,
+    "atrm": handoff.cmd_at,
+    "launchctl": handoff.cmd_launchctl,
+    "schtasks": handoff.cmd_schtasks,
+    # Acting inside other programs: synthetic input, debuggers and tracers (automation.py)
+    **dict.fromkeys(["xdotool", "ydotool", "wtype", "xte", "cliclick", "xdo", "dotool"], automation.cmd_input),
+    "osascript": automation.cmd_osascript,
+    "gdb": automation.cmd_gdb,
+    "lldb": automation.cmd_lldb,
+    "strace": automation.cmd_tracer,
+    "ltrace": automation.cmd_tracer,
+    "perf": automation.cmd_perf,
+    **dict.fromkeys(
+        ["gdbserver", "gcore", "pyrasite", "frida", "reptyr", "dtruss", "dtrace"], automation.cmd_attach_always
+    ),
+    "py-spy": automation.cmd_py_spy,
     # git and its subcommands (git.py, which has its own table of subcommands)
     "git": git.cmd_git,
     # Package managers with rules of their own (packages.py); the rest are families below

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from .danger import Danger
 from .findings import Tier, _Report
 from .protected import _Protected
 from .stdin import _Stdin
@@ -36,6 +37,7 @@ class Analysis(Protocol):
         plain: str | None = None,
         kind: str | None = None,
         target: str | None = None,
+        danger: Danger | None = None,
         **values: str,
     ) -> None: ...
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .danger import Danger
 from .findings import D, M
 from .options import _operands
 from .rule import Analysis
@@ -13,7 +14,7 @@ def cmd_docker(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
     ops = [a.value for a in _operands(args, frozenset({"-H", "--host", "--context", "-c", "--config"}))]
     pair = tuple(ops[:2])
     if pair in (("system", "prune"), ("volume", "rm"), ("volume", "prune"), ("volume", "remove")):
-        ctx.add(D, "{name} {value}: deletes data", name=name, value=" ".join(pair))
+        ctx.add(D, "{name} {value}: deletes data", name=name, value=" ".join(pair), danger=Danger.LOSES_FILES)
     elif ops[:1] and ops[0] in ("ps", "images", "logs", "inspect", "version", "info", "stats", "top",
                                 "history", "search", "port", "diff"):  # fmt: skip
         return
@@ -24,7 +25,7 @@ def cmd_docker(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
 def cmd_kubectl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     sub = next((a.value for a in _operands(args, frozenset({"-n", "--namespace", "--context"}))), "")
     if sub == "delete":
-        ctx.add(D, "kubectl delete: deletes cluster resources")
+        ctx.add(D, "kubectl delete: deletes cluster resources", danger=Danger.LOSES_FILES)
     elif sub not in ("get", "describe", "logs", "version", "explain", "top", "api-resources", "config"):
         ctx.add(M, "kubectl {sub}: changes the cluster", sub=sub)
 
@@ -32,7 +33,7 @@ def cmd_kubectl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
 def cmd_terraform(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     sub = next((a.value for a in _operands(args)), "")
     if sub == "destroy" or "-destroy" in {a.value for a in args}:
-        ctx.add(D, "{name} destroy: deletes infrastructure", name=name)
+        ctx.add(D, "{name} destroy: deletes infrastructure", name=name, danger=Danger.LOSES_FILES)
     elif sub not in ("plan", "show", "output", "validate", "fmt", "version", "providers", "graph"):
         ctx.add(M, "{name} {sub}: changes infrastructure", name=name, sub=sub)
 
@@ -40,7 +41,7 @@ def cmd_terraform(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
 def cmd_gh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     ops = [a.value for a in _operands(args)]
     if len(ops) >= 2 and ops[1] == "delete":
-        ctx.add(D, "gh {value} delete: deletes it on GitHub", value=ops[0])
+        ctx.add(D, "gh {value} delete: deletes it on GitHub", value=ops[0], danger=Danger.LOSES_FILES)
     elif len(ops) >= 2 and ops[1] in ("view", "list", "status", "diff", "checks"):
         return
     else:
@@ -48,4 +49,4 @@ def cmd_gh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
 
 
 def cmd_dropdb(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    ctx.add(D, "{name}: deletes a database", name=name)
+    ctx.add(D, "{name}: deletes a database", name=name, danger=Danger.LOSES_FILES)

@@ -5,14 +5,22 @@ from __future__ import annotations
 import posixpath
 import re
 
+from app.core.i18n import N_
+
+from .automation import synthetic_input
+from .danger import Danger
 from .findings import TOUCHES_APP_DATA, D, M, _snip
 from .itself import code_runs_itself, python_module
 from .options import _operands, _split_options
 from .rule import Analysis
 from .stdin import _STDIN_FILES, _Stdin
 from .tables import (
+    _CODE_CONTROLS,
     _CODE_DELETES,
+    _CODE_HIDES,
     _CODE_RUNS,
+    _DOWNLOADERS,
+    _DOWNLOADS,
     _INLINE_CODE_FLAGS,
     _PERL,
     _PYTHON,
@@ -23,6 +31,7 @@ from .words import _Word
 def shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None) -> None:
     i = 0
     inline = False
+    from_input = False
     while i < len(args):
         v = args[i].value
         if v is None:
@@ -36,10 +45,15 @@ def shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None) -> 
         if v.startswith("--") or (v[:1] in "-+" and len(v) > 1):
             if not v.startswith("--") and "c" in v[1:]:
                 inline = True
+            if not v.startswith("--") and "s" in v[1:]:
+                from_input = True  # `-s`: the commands come from its input, the words are arguments
             i += 1
             continue
         break
     rest = args[i:]
+    if from_input and not inline:
+        stdin_code(ctx, name, stdin, shell=True)
+        return
     if inline:
         if not rest:
             ctx.add(D, "cannot tell what runs: {name} -c without a command", name=name)
@@ -49,7 +63,10 @@ def shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None) -> 
     if rest and rest[0].value not in _STDIN_FILES:
         script = rest[0]
         if script.procsub or script.value is None:
-            ctx.add(D, "cannot tell what runs: {name} runs the output of another command", name=name)
+            if _DOWNLOADS.search(script.source):
+                runs_download(ctx, name)
+            else:
+                ctx.add(D, "cannot tell what runs: {name} runs the output of another command", name=name)
         else:
             ctx.add(
                 M,
@@ -69,7 +86,10 @@ def stdin_code(ctx: Analysis, name: str, stdin: _Stdin | None, *, shell: bool) -
             name=name,
         )
     elif stdin.kind == "pipe":
-        ctx.add(D, "cannot tell what runs: {name} reads its commands from a pipe", name=name)
+        if stdin.source in _DOWNLOADERS:
+            runs_download(ctx, name)
+        else:
+            ctx.add(D, "cannot tell what runs: {name} reads its commands from a pipe", name=name)
     elif stdin.kind == "unknown" and (shell or not stdin.text):
         ctx.add(D, "cannot tell what runs: {name} reads {source}", name=name, source=stdin.source)
     elif stdin.kind == "file":
@@ -97,7 +117,10 @@ def cmd_source(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
     if script.value in _STDIN_FILES:
         stdin_code(ctx, name, stdin, shell=True)
     elif script.procsub or script.value is None:
-        ctx.add(D, "cannot tell what runs: {name} of another command's output", name=name)
+        if _DOWNLOADS.search(script.source):
+            runs_download(ctx, name)
+        else:
+            ctx.add(D, "cannot tell what runs: {name} of another command's output", name=name)
     else:
         ctx.add(M, "{name} {value}: runs a script in this shell (not checked)", name=name, value=_snip(script.value))
 
@@ -145,9 +168,14 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
                 return
             i += 2 if k < len(cluster) and not attached else 1
             continue
-        if perl and v.startswith("-") and not v.startswith("--") and ("e" in v[1:] or "E" in v[1:]):
-            inline_code(ctx, name, args[i + 1].literal if i + 1 < len(args) else "")
-            return
+        if perl and v.startswith("-") and not v.startswith("--"):
+            # a cluster (-ne, -pi): -e/-E take the code; -M, -I, -i... take the rest of the cluster as a value
+            cluster = v[1:]
+            k = next((k for k, ch in enumerate(cluster) if ch in "eEMmIixdDlC0"), len(cluster))
+            if k < len(cluster) and cluster[k] in "eE":
+                following = args[i + 1].literal if i + 1 < len(args) else ""
+                inline_code(ctx, name, cluster[k + 1 :] or following)
+                return
         if lowered in flags:
             rest = args[i + 1 :] if name in ("cmd", "pwsh", "powershell") else args[i + 1 : i + 2]
             literal = [w.literal for w in rest]
@@ -163,7 +191,10 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
         if v in _STDIN_FILES:
             break
         if a.procsub:
-            ctx.add(D, "cannot tell what runs: {name} runs the output of another command", name=name)
+            if _DOWNLOADS.search(a.source):
+                runs_download(ctx, name)
+            else:
+                ctx.add(D, "cannot tell what runs: {name} runs the output of another command", name=name)
         else:
             ctx.add(M, "{name} {v}: runs a program (its contents are not checked)", name=name, v=_snip(v))
         return
@@ -178,8 +209,12 @@ def inline_code(ctx: Analysis, name: str, code: str | None) -> None:
         ctx.add(D, TOUCHES_APP_DATA)
     if _PYTHON.match(name) and code_runs_itself(ctx, code):
         return
+    if _CODE_CONTROLS.search(code):
+        synthetic_input(ctx, f"{name} code")
     if _CODE_DELETES.search(code):
-        ctx.add(D, "{name} code that deletes files or stops the machine", name=name)
+        ctx.add(D, "{name} code that deletes files or stops the machine", name=name, danger=Danger.LOSES_FILES)
+    elif _CODE_HIDES.search(code):
+        ctx.add(D, "cannot tell what runs: {name} code calls functions by names made when it runs", name=name)
     elif _CODE_RUNS.search(code):
         ctx.add(D, "cannot tell what runs: {name} code starts other programs", name=name)
     else:
@@ -206,3 +241,9 @@ def cmd_shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
 def cmd_interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """Python, Perl, node, ruby...: inline code, a module, a program file, or code from its input."""
     interpreter(ctx, name, args, stdin)
+
+
+def runs_download(ctx: Analysis, name: str) -> None:
+    """`curl ... | sh`, `bash <(curl ...)`: the strongest words, not just "cannot tell"."""
+    ctx.add(D, "{name} runs a program downloaded from the internet", N_("Runs a program downloaded from the internet"),
+            danger=Danger.DOWNLOADED, name=name)  # fmt: skip

@@ -6,7 +6,8 @@ import re
 
 from app.core.i18n import N_
 
-from .findings import D, M
+from .findings import D, M, _snip
+from .handoff import hands_off, local_host
 from .options import _long_flags, _short_flags, _split_options
 from .rule import Analysis
 from .stdin import _Stdin
@@ -67,12 +68,6 @@ def cmd_stdbuf(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
 
 def cmd_caffeinate(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     wrapper(ctx, args, stdin, bulk, depth, frozenset({"-t", "-w"}))
-
-
-def cmd_strace(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    ctx.add(M, "{name}: traces a program", name=name)
-    values = frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-P", "-I", "-b", "-X", "-O", "-S"})
-    wrapper(ctx, args, stdin, bulk, depth, values)
 
 
 def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -158,9 +153,12 @@ def privileged(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
 
 
 def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    ctx.add(M, "{name}: runs on another machine", name=name)
     values = _names("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B")
     _, i = _split_options(args, values)
+    if i < len(args) and local_host(args[i]):
+        hands_off(ctx, f"{name} {_snip(args[i].source)}")  # this machine, outside the command's reach
+    else:
+        ctx.add(M, "{name}: runs on another machine", name=name)
     remote = args[i + 1 :]
     if remote:
         ctx.code_words(remote, "ssh")
@@ -187,14 +185,6 @@ def cmd_socat(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
     ctx.add(M, "socat: opens a connection")
 
 
-def cmd_systemd_run(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    ctx.add(M, "systemd-run: starts a service")
-    values = _names("-u --unit -p --property -d --description --slice -E --setenv --uid --gid "
-                    "--on-calendar --on-active --on-boot --on-startup --on-unit-active --working-directory -M "
-                    "--machine -H --host --nice")  # fmt: skip
-    wrapper(ctx, args, stdin, bulk, depth, values)
-
-
 def cmd_script(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     ctx.add(M, "script: records a terminal session")
     for i, a in enumerate(args):
@@ -202,15 +192,3 @@ def cmd_script(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
             ctx.code_words([args[i + 1]], "script -c")
         elif a.value is not None and a.value.startswith("--command="):
             ctx.code_words([a], "script -c", strip_prefix="--command=")
-
-
-def cmd_at(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    """at and batch run the commands on their input later: judge them now."""
-    if {"l", "r", "d", "c"} & _short_flags(args) or name in ("atq", "atrm"):
-        ctx.add(M, "{name}: changes scheduled jobs", name=name)
-        return
-    ctx.add(M, "{name}: schedules commands", name=name)
-    if stdin is not None and stdin.kind == "text":
-        ctx.sub_script(stdin.text, name)
-    elif stdin is not None and stdin.kind in ("pipe", "unknown"):
-        ctx.add(D, "cannot tell what runs: {name} schedules commands it reads from its input", name=name)
