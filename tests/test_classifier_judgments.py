@@ -263,3 +263,46 @@ def i18n_home() -> str:
     import os
 
     return os.path.expanduser("~").rstrip("/") or "/"
+
+
+# ---- the agent's own scratch files (issue 24 item 11)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        't=$(mktemp) && curl -so "$t" https://example.com/x && tar xzf "$t" && rm -f "$t"',
+        'tmp="$(mktemp -d)" && tar xzf site.tgz -C "$tmp" && rm -rf "$tmp"',
+        't=`mktemp -t build.XXXXXX`; make > "$t" 2>&1; rm -f "${t}"',
+        "tar czf /tmp/x-$$.tgz docs && rm -f /tmp/x-$$.tgz",
+        'sort big.txt > "/var/tmp/sorted-$$" && rm "/var/tmp/sorted-$$"',
+    ],
+)
+def test_an_agent_tidying_its_own_temporary_files_is_not_held(command: str) -> None:
+    result = classify(command, cwd=PROJECT)
+    assert result.tier is Tier.MODERATE, result
+    assert any(p.startswith("Deletes the temporary file") and p.endswith("this command made") for p in result.plain)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'rm -f "$t"; t=$(mktemp)',  # deleted before it was assigned: its value comes from elsewhere
+        't=$(mktemp); t=~; rm -rf "$t"',  # assigned again
+        't=$(mktemp -d); while :; do rm -rf "$t"; t=~; done',  # assigned again, later in a loop
+        't=$(mktemp); read t; rm -rf "$t"',
+        't=$(mktemp); source ./env.sh; rm -rf "$t"',  # a sourced file may assign it
+        't=$(mktemp); eval "$x"; rm -rf "$t"',
+        't=$(mktemp); : ${t:=~}; rm -rf "$t"',
+        't=$(mktemp); rm -rf "$t"/..',  # not the file itself
+        't=$(mktemp); rm -rf "${t%/*}"',
+        'mktemp() { echo ~; }; t=$(mktemp); rm -rf "$t"',  # mktemp replaced
+        'PATH=~/bin:$PATH; t=$(mktemp); rm -rf "$t"',
+        't=$(mktemp "$dir/x.XXXX"); rm -rf "$t"',  # mktemp's arguments are not plain words
+        "rm -f /tmp/x-$$/../..",
+        "rm -rf /tmp/$$*",
+        "rm -f ~/x-$$",  # not in the temporary folder
+    ],
+)
+def test_a_temporary_looking_name_that_may_be_something_else_is_still_held(command: str) -> None:
+    assert classify(command, cwd=PROJECT).tier is Tier.DESTRUCTIVE

@@ -24,6 +24,7 @@ from .options import _command_name
 from .parser import _parser
 from .protected import _home, _Protected
 from .registry import rule_for
+from .scratch import assigned_from_mktemp, scratch_variables, scratch_word
 from .shells import runs_download
 from .stdin import _PIPE, _Stdin
 from .tables import (
@@ -58,6 +59,8 @@ class _Analyzer:
         self.home = _home()
         self.too_big = False
         self.cwd = cwd  # where relative paths lead: the caller's folder, then each literal `cd`
+        self.scratch_names = scratch_variables(text)  # may hold the agent's own mktemp files
+        self.scratch_seen: set[str] = set()  # ... and were assigned from mktemp before this point
 
     # ---- entry points
 
@@ -247,6 +250,14 @@ class _Analyzer:
         name = node.child_by_field_name("name")
         if name is not None and self.node_text(name).split("[")[0] in _SPECIAL_VARIABLES:
             self.add(M, "sets {value}: changes how later commands run", value=self.node_text(name))
+        value = node.child_by_field_name("value")
+        fresh = value is not None and assigned_from_mktemp(self.node_text(value))
+        if name is not None and fresh and self.node_text(name) in self.scratch_names:
+            self.scratch_seen.add(self.node_text(name))
+
+    def scratch(self, w: _Word) -> bool:
+        """`w` names the agent's own scratch file: see `scratch`."""
+        return scratch_word(w, self.scratch_seen)
 
     # ---- words
 

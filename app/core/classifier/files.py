@@ -23,10 +23,13 @@ def cmd_rm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
     flags: set[str] = set()
     longs: set[str] = set()
     operands: list[_Word] = []
+    scratch: list[_Word] = []
     end = False
     for w in args:
         v = w.value
-        if not end and v is None:
+        if ctx.scratch(w):
+            scratch.append(w)  # the agent's own temporary file: see scratch.py
+        elif not end and v is None:
             ctx.add(D, "cannot tell: rm may take options from {source}", source=_snip(w.source))
             operands.append(w)  # or name what it deletes: said in the plain words below
         elif not end and v == "--":
@@ -38,7 +41,7 @@ def cmd_rm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
         else:
             operands.append(w)
     if {"r", "R"} & flags or "--recursive" in longs or "--no-preserve-root" in longs:
-        if not operands:
+        if not operands and not scratch:
             ctx.add(
                 D, "rm -r: recursive removal", N_("Deletes folders and everything in them"), danger=Danger.LOSES_FILES
             )
@@ -70,6 +73,9 @@ def cmd_rm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
             else:
                 ctx.add(D, "rm -f: forced removal", N_("Deletes {shown} without asking"), danger=Danger.LOSES_FILES,
                         shown=shown)  # fmt: skip
+    for w in scratch:
+        ctx.add(M, "rm: removes its own temporary file", N_("Deletes the temporary file {source} this command made"),
+                source=_snip(w.source))  # fmt: skip
     if bulk:
         ctx.add(D, "rm via xargs or find: removes every file it is given", danger=Danger.LOSES_FILES)
     ctx.add(M, "rm: removes files")

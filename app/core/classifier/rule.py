@@ -53,5 +53,7 @@ class Analysis(Protocol):
 
     def relation_of(self, w: _Word) -> str | None: ...
 
+    def scratch(self, w: _Word) -> bool: ...
+
 
 Rule = Callable[[Analysis, str, list[_Word], "_Stdin | None", bool, int], None]
