@@ -24,7 +24,9 @@ from .options import _command_name
 from .parser import _parser
 from .protected import _home, _Protected
 from .registry import rule_for
+from .rule import Rule
 from .scratch import assigned_from_mktemp, scratch_variables, scratch_word
+from .scripts import installed_program, run_script, script_path
 from .shells import runs_download
 from .stdin import _PIPE, _Stdin
 from .tables import (
@@ -32,6 +34,7 @@ from .tables import (
     _DOWNLOADERS,
     _DOWNLOADS,
     _HARMLESS_DEVICES,
+    _MAY_WRITE,
     _PRIVILEGE,
     _SAFE,
     _SELF_PROGRAM,
@@ -210,7 +213,7 @@ class _Analyzer:
                 if source.procsub or source.value is None:
                     fed = _Stdin("unknown", "", f"the output of {_snip(source.source)}")
                 else:
-                    fed = _Stdin("file", source=source.source)
+                    fed = _Stdin("file", text=source.value, source=source.source)  # text: the file's name
         return fed
 
     def redirect_operator(self, r: Node) -> str:
@@ -231,6 +234,7 @@ class _Analyzer:
             if op in (">&", "<&") and re.fullmatch(r"\d+-?|-", target.value or ""):
                 continue  # 2>&1, >&- : file descriptors, not files
             self.check_word(target)
+            self.note_written(target)
             if target.value is None:
                 self.add(M, "writes to a file named by an expansion: {source}", source=_snip(target.source))
             elif _HARMLESS_DEVICES.match(target.value):
@@ -254,6 +258,15 @@ class _Analyzer:
         fresh = value is not None and assigned_from_mktemp(self.node_text(value))
         if name is not None and fresh and self.node_text(name) in self.scratch_names:
             self.scratch_seen.add(self.node_text(name))
+
+    def note_written(self, w: _Word) -> None:
+        """A file this command line may write, as a pattern (`*` where an expansion decides)."""
+        pattern = w.pattern[3:] if w.pattern.startswith("of=") else w.pattern
+        if pattern.startswith("-") or not pattern:
+            return
+        if not pattern.startswith(("/", "*")):
+            pattern = posixpath.join(self.cwd, pattern) if self.cwd is not None else "*/" + pattern
+        self.report.written.add(posixpath.normpath(pattern) if w.value is not None and not w.glob else pattern)
 
     def scratch(self, w: _Word) -> bool:
         """`w` names the agent's own scratch file: see `scratch`."""
@@ -382,6 +395,12 @@ class _Analyzer:
         name = _command_name(head.value)
         args = words[1:]
         start = len(self.report.findings)
+        if "/" in head.value.replace("\\", "/"):
+            path = script_path(self.cwd, head.value)
+            if path is None or not installed_program(path):  # ./x.sh, ~/bin/tool: a file the agent may have written
+                run_script(self, name, head, "exec")
+                self.after_command(name, words, None, bulk, start)
+                return
         key = re.sub(r"\W", "_", name)
         if name not in _PRIVILEGE and key != _SELF_PROGRAM and [a.value for a in args] in (["--version"], ["--help"]):
             return
@@ -390,6 +409,15 @@ class _Analyzer:
             rule(self, name, args, stdin, bulk, depth)
         else:
             self.add(M, "{value}: not known to be read-only", value=_snip(head.value))
+        self.after_command(name, words, rule, bulk, start)
+
+    def after_command(self, name: str, words: list[_Word], rule: Rule | None, bulk: bool, start: int) -> None:
+        """What holds for every command whatever its rule: bulk operands, disk devices, our files,
+        and the files it may write (a script run by this command line must not be one of them)."""
+        args = words[1:]
+        if rule is None or name in _MAY_WRITE:
+            for a in args:
+                self.note_written(a)
         if bulk and self.report.top(start) is S and name not in _SAFE:
             self.add(M, "{name} via xargs or find", name=name)
         if name in _WRITERS:

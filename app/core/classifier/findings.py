@@ -77,6 +77,7 @@ class Classification:
     tier: Tier
     reasons: tuple[str, ...]
     findings: tuple[Finding, ...] = ()  # the deciding tier's findings, in the order they were found
+    scripts: tuple[str, ...] = ()  # script files the command runs, read and judged (absolute paths)
 
     @property
     def plain(self) -> tuple[str, ...]:
@@ -147,6 +148,8 @@ class _Report:
     def __init__(self) -> None:
         self.findings: list[Finding] = []
         self.nodes = 0
+        self.scripts: list[str] = []  # script files run, in the order they were judged
+        self.written: set[str] = set()  # files the command line may write (absolute paths)
 
     def add(
         self,
@@ -178,11 +181,12 @@ class _Report:
 
     def result(self) -> Classification:
         tier = self.top()
+        scripts = tuple(dict.fromkeys(self.scripts))
         if tier is S:
-            return Classification(S, ())
+            return Classification(S, (), scripts=scripts)
         deciding = tuple(f for f in self.findings if f.tier == tier)
         reasons = dict.fromkeys(f.reason for f in deciding)
-        return Classification(tier, tuple(reasons), deciding)
+        return Classification(tier, tuple(reasons), deciding, scripts)
 
 
 def _snip(text: str) -> str:

@@ -55,5 +55,7 @@ class Analysis(Protocol):
 
     def scratch(self, w: _Word) -> bool: ...
 
+    def note_written(self, w: _Word) -> None: ...
+
 
 Rule = Callable[[Analysis, str, list[_Word], "_Stdin | None", bool, int], None]

@@ -7,18 +7,15 @@ import re
 
 from app.core.i18n import N_
 
-from .automation import synthetic_input
+from .code import inline_code
 from .danger import Danger
-from .findings import TOUCHES_APP_DATA, D, M, _snip
-from .itself import code_runs_itself, python_module
+from .findings import D, M
+from .itself import python_module
 from .options import _operands, _split_options
 from .rule import Analysis
+from .scripts import run_script
 from .stdin import _STDIN_FILES, _Stdin
 from .tables import (
-    _CODE_CONTROLS,
-    _CODE_DELETES,
-    _CODE_HIDES,
-    _CODE_RUNS,
     _DOWNLOADERS,
     _DOWNLOADS,
     _INLINE_CODE_FLAGS,
@@ -68,12 +65,7 @@ def shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None) -> 
             else:
                 ctx.add(D, "cannot tell what runs: {name} runs the output of another command", name=name)
         else:
-            ctx.add(
-                M,
-                "{name} {value}: runs a script (its contents are not checked)",
-                name=name,
-                value=_snip(script.value or ""),
-            )
+            run_script(ctx, name, script, "shell")
         return
     stdin_code(ctx, name, stdin, shell=True)
 
@@ -92,13 +84,8 @@ def stdin_code(ctx: Analysis, name: str, stdin: _Stdin | None, *, shell: bool) -
             ctx.add(D, "cannot tell what runs: {name} reads its commands from a pipe", name=name)
     elif stdin.kind == "unknown" and (shell or not stdin.text):
         ctx.add(D, "cannot tell what runs: {name} reads {source}", name=name, source=stdin.source)
-    elif stdin.kind == "file":
-        ctx.add(
-            M,
-            "{name}: runs the script {source} (its contents are not checked)",
-            name=name,
-            source=_snip(stdin.source),
-        )
+    elif stdin.kind == "file":  # `bash < x.sh`, `python3 < x.py`: the file is read like a script
+        run_script(ctx, name, _Word(stdin.text, stdin.source, stdin.text), "shell" if shell else "program")
     elif shell:
         ctx.sub_script(stdin.text, name)
     else:
@@ -122,7 +109,7 @@ def cmd_source(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
         else:
             ctx.add(D, "cannot tell what runs: {name} of another command's output", name=name)
     else:
-        ctx.add(M, "{name} {value}: runs a script in this shell (not checked)", name=name, value=_snip(script.value))
+        run_script(ctx, name, script, "shell")
 
 
 def cmd_trap(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -196,29 +183,9 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
             else:
                 ctx.add(D, "cannot tell what runs: {name} runs the output of another command", name=name)
         else:
-            ctx.add(M, "{name} {v}: runs a program (its contents are not checked)", name=name, v=_snip(v))
+            run_script(ctx, name, a, "program")
         return
     stdin_code(ctx, name, stdin, shell=False)
-
-
-def inline_code(ctx: Analysis, name: str, code: str | None) -> None:
-    if code is None:
-        ctx.add(D, "cannot tell what runs: {name} code from an expansion", name=name)
-        return
-    if ctx.protected.mentioned_in(code):
-        ctx.add(D, TOUCHES_APP_DATA)
-    if _PYTHON.match(name) and code_runs_itself(ctx, code):
-        return
-    if _CODE_CONTROLS.search(code):
-        synthetic_input(ctx, f"{name} code")
-    if _CODE_DELETES.search(code):
-        ctx.add(D, "{name} code that deletes files or stops the machine", name=name, danger=Danger.LOSES_FILES)
-    elif _CODE_HIDES.search(code):
-        ctx.add(D, "cannot tell what runs: {name} code calls functions by names made when it runs", name=name)
-    elif _CODE_RUNS.search(code):
-        ctx.add(D, "cannot tell what runs: {name} code starts other programs", name=name)
-    else:
-        ctx.add(M, "{name}: runs inline code", name=name)
 
 
 def cmd_cd(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

@@ -174,6 +174,12 @@ _BLOCK_DEVICE = re.compile(
 )
 _HARMLESS_DEVICES = re.compile(r"^/dev/(null|zero|stdout|stderr|stdin|tty|fd/\d+|pts/\d+|full|random|urandom)$")
 _WRITERS = frozenset({"cp", "mv", "tee", "install", "rsync", "scp"})  # commands that write to an operand
+# Commands that may write (or replace) a file named among their words: a script the same command line
+# runs must not be one of them (its content would not be what was read). Unknown programs count too.
+_MAY_WRITE = _WRITERS | frozenset(
+    {"ln", "sed", "dd", "curl", "wget", "truncate", "patch", "unzip", "tar", "git", "perl", "awk", "gawk",
+     "gzip", "gunzip", "bzip2", "xz", "zstd", "7z", "zip", "rclone", "scp", "touch"}
+)  # fmt: skip
 _SPECIAL_VARIABLES = frozenset(
     {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
      "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "BASH_FUNC", "PYTHONSTARTUP", "NODE_OPTIONS", "GIT_SSH",
