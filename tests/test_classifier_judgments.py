@@ -11,7 +11,7 @@ import pytest
 from app.core import i18n
 from app.core.classifier import Danger, Tier, classify
 from app.core.classifier.registry import RULES, rule_for
-from app.core.policy.plain_words import lines_for_person
+from app.core.policy.plain_words import danger_for_person, lines_for_person
 
 PROJECT = "/home/ana/project"
 HANDOFF = "Asks the system to start a program later or elsewhere, outside Cowork Terminal's watch"
@@ -245,6 +245,12 @@ def test_the_class_of_danger_and_the_strongest_words_are_said_in_german_and_russ
         "Запускает программу, скачанную из интернета",
     )
     assert i18n._(Danger.OUTSIDE_WATCH.sentence).startswith("Программа запустится позже")
+    i18n.use_language("es")
+    assert danger_for_person(classify("git push --force origin main")) == (
+        "Reescribe el historial compartido",
+        "Se reemplazan commits de los que otros pueden depender, y pueden perderse para todos.",
+    )
+    assert danger_for_person(classify("git push origin main")) is None
 
 
 # ---- the registry

@@ -169,3 +169,15 @@ def test_a_script_fed_to_a_shell_or_interpreter_on_its_input_is_read_too(project
     assert classify("sh < wipe.sh", cwd=str(project)).tier is Tier.DESTRUCTIVE
     assert classify("python3 < purge.py", cwd=str(project)).tier is Tier.DESTRUCTIVE
     assert classify("python3 - < report.py", cwd=str(project)).scripts == (f"{project}/report.py",)
+
+
+def test_a_virtual_environments_python_and_pip_by_path_keep_their_rules(project: Path) -> None:
+    """The venv's python may be a compiled copy (Windows, pyenv, --copies): judged by its name's rule."""
+    import sys
+
+    python = sys.executable  # this test's own venv: .venv/bin/python
+    assert classify(f"{python} -c 'print(1)'", cwd=str(project)).tier is Tier.MODERATE
+    assert classify(f"{python} purge.py", cwd=str(project)).tier is Tier.DESTRUCTIVE
+    pip = Path(python).with_name("pip")
+    assert classify(f"{pip} uninstall -y requests", cwd=str(project)).tier is Tier.DESTRUCTIVE
+    assert classify(f"{pip} install requests", cwd=str(project)).tier is Tier.MODERATE

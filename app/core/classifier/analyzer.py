@@ -399,7 +399,10 @@ class _Analyzer:
             path = script_path(self.cwd, head.value)
             if path is None or not installed_program(path):  # ./x.sh, ~/bin/tool: a file the agent may have written
                 run_script(self, name, head, "exec")
-                self.after_command(name, words, None, bulk, start)
+                rule = rule_for(name)  # and as the program it is named after (.venv/bin/pip uninstall x)
+                if rule is not None:
+                    rule(self, name, args, stdin, bulk, depth)
+                self.after_command(name, words, rule, bulk, start)
                 return
         key = re.sub(r"\W", "_", name)
         if name not in _PRIVILEGE and key != _SELF_PROGRAM and [a.value for a in args] in (["--version"], ["--help"]):

@@ -55,6 +55,12 @@ def installed_program(path: str) -> bool:
     return bool(_SYSTEM_FOLDERS.match(real))
 
 
+def _compiled_interpreter(name: str) -> bool:
+    """An interpreter or package manager by path that is a compiled program (a virtual environment's
+    or pyenv's python, pip.exe on Windows): its name's rule judges what it is given."""
+    return bool(_PYTHON.match(name) or _PERL.match(name) or re.fullmatch(r"pip[0-9.]*", name)) or name in _KNOWN_CODE
+
+
 def read_script(path: str) -> tuple[str | None, str]:
     """The script's text, or None and why it cannot be judged: unreadable, large, compiled, binary."""
     try:
@@ -100,6 +106,8 @@ def run_script(ctx: Analysis, name: str, word: _Word, how: str) -> None:
     ctx.report.scripts.append(path)
     text, why = read_script(path)
     shown = _snip(path)
+    if why == "compiled" and how == "exec" and _compiled_interpreter(name):
+        return
     if why == "unreadable":
         ctx.add(D, "cannot tell what runs: the script {path} cannot be read here", path=shown)
     elif why == "large":
