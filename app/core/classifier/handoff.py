@@ -9,6 +9,7 @@ what the scheduled command would run is still judged where it is known.
 from __future__ import annotations
 
 import re
+import socket
 
 from app.core.i18n import N_
 
@@ -116,5 +117,9 @@ def cmd_schtasks(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
 
 
 def local_host(word: _Word) -> bool:
-    """ssh to this same machine (localhost, 127.x, ::1, with or without a user)."""
-    return word.value is not None and bool(_LOCAL_HOSTS.match(word.value))
+    """ssh to this same machine (localhost, 127.x, ::1, its own host name, with or without a user)."""
+    if word.value is None:
+        return False
+    host = word.value.rsplit("@", 1)[-1].casefold()
+    own = socket.gethostname().casefold()
+    return bool(_LOCAL_HOSTS.match(word.value)) or host in (own, own.split(".")[0], f"{own}.local")

@@ -154,9 +154,17 @@ def privileged(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
 
 def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     values = _names("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B")
-    _, i = _split_options(args, values)
-    if i < len(args) and local_host(args[i]):
-        hands_off(ctx, f"{name} {_snip(args[i].source)}")  # this machine, outside the command's reach
+    options, i = _split_options(args, values)
+    for j, o in enumerate(options):  # -o ProxyCommand=... and LocalCommand run here, on this machine
+        setting = o.value[2:] if (o.value or "").startswith("-o") and len(o.value or "") > 2 else None
+        if o.value == "-o" and j + 1 < len(options):
+            setting = options[j + 1].literal
+        if setting is None and o.value in ("-o", None):
+            ctx.add(D, "cannot tell what runs: {name} -o from an expansion", name=name)
+        elif setting and re.match(r"(?i)\s*(proxycommand|localcommand|knownhostscommand)\s*[= ]", setting):
+            ctx.sub_script(re.split(r"[= ]", setting.strip(), maxsplit=1)[1], f"{name} -o")
+    if i < len(args) and (local_host(args[i]) or args[i].value is None):
+        hands_off(ctx, f"{name} {_snip(args[i].source)}")  # this machine (or maybe), outside the command's reach
     else:
         ctx.add(M, "{name}: runs on another machine", name=name)
     remote = args[i + 1 :]
