@@ -153,7 +153,7 @@ def git_stash(ctx: Analysis, rest: list[_Word]) -> None:
     if sub in ("drop", "clear"):
         ctx.add(D, "git stash {sub}: deletes stashed changes", sub=sub, danger=Danger.LOSES_FILES)
     elif sub not in ("list", "show"):
-        ctx.add(M, "git stash {sub}: changes stashed work", sub=sub)
+        ctx.add(M, "git stash {sub}: changes stashed work", sub=sub or "")
 
 
 def git_remote(ctx: Analysis, rest: list[_Word]) -> None:
@@ -216,13 +216,13 @@ def git_rebase(ctx: Analysis, rest: list[_Word]) -> None:
 def git_worktree(ctx: Analysis, rest: list[_Word]) -> None:
     sub = next((a.value for a in _operands(rest)), None)
     if sub != "list":
-        ctx.add(M, "git worktree {sub}: changes worktrees", sub=sub)
+        ctx.add(M, "git worktree {sub}: changes worktrees", sub=sub or "")
 
 
 def git_submodule(ctx: Analysis, rest: list[_Word]) -> None:
     sub = next((a.value for a in _operands(rest)), "status")
     if sub not in ("status", "summary", "foreach"):
-        ctx.add(M, "git submodule {sub}: changes submodules", sub=sub)
+        ctx.add(M, "git submodule {sub}: changes submodules", sub=sub or "")
     if sub == "foreach":
         ctx.code_words(_operands(rest)[1:], "git submodule foreach")
 

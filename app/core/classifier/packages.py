@@ -119,7 +119,7 @@ def js_package_manager(ctx: Analysis, name: str, args: list[_Word]) -> None:
     elif sub in _JS_READ or (sub == "" and any(v in ("-v", "--version") for v in values)):
         return
     else:
-        ctx.add(M, "{name} {sub}: changes or runs the project", name=name, sub=sub)
+        ctx.add(M, "{name} {sub}: changes or runs the project", name=name, sub=sub or "")
 
 
 def cmd_package_manager(

@@ -10,6 +10,7 @@ names below, so a name's own rule always wins over its family's.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from . import archives, automation, files, git, handoff, itself, machine, packages, readers, services, shells, wrappers
 from .rule import Analysis, Rule
@@ -196,7 +197,7 @@ RULES: dict[str, Rule] = {
 }
 
 # Whole families from `tables`, in the order they win over each other (a name's own rule above wins first).
-_FAMILIES: tuple[tuple[frozenset[str] | dict[str, object], Rule], ...] = (
+_FAMILIES: tuple[tuple[Iterable[str], Rule], ...] = (
     (_INLINE_CODE_FLAGS, shells.cmd_interpreter),
     (_SHELLS, shells.cmd_shell),
     (_PRIVILEGE, wrappers.privileged),

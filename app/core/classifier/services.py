@@ -27,7 +27,7 @@ def cmd_kubectl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
     if sub == "delete":
         ctx.add(D, "kubectl delete: deletes cluster resources", danger=Danger.LOSES_FILES)
     elif sub not in ("get", "describe", "logs", "version", "explain", "top", "api-resources", "config"):
-        ctx.add(M, "kubectl {sub}: changes the cluster", sub=sub)
+        ctx.add(M, "kubectl {sub}: changes the cluster", sub=sub or "")
 
 
 def cmd_terraform(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -35,13 +35,13 @@ def cmd_terraform(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
     if sub == "destroy" or "-destroy" in {a.value for a in args}:
         ctx.add(D, "{name} destroy: deletes infrastructure", name=name, danger=Danger.LOSES_FILES)
     elif sub not in ("plan", "show", "output", "validate", "fmt", "version", "providers", "graph"):
-        ctx.add(M, "{name} {sub}: changes infrastructure", name=name, sub=sub)
+        ctx.add(M, "{name} {sub}: changes infrastructure", name=name, sub=sub or "")
 
 
 def cmd_gh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     ops = [a.value for a in _operands(args)]
     if len(ops) >= 2 and ops[1] == "delete":
-        ctx.add(D, "gh {value} delete: deletes it on GitHub", value=ops[0], danger=Danger.LOSES_FILES)
+        ctx.add(D, "gh {value} delete: deletes it on GitHub", value=ops[0] or "", danger=Danger.LOSES_FILES)
     elif len(ops) >= 2 and ops[1] in ("view", "list", "status", "diff", "checks"):
         return
     else:

@@ -156,7 +156,8 @@ def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     values = _names("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B")
     options, i = _split_options(args, values)
     for j, o in enumerate(options):  # -o ProxyCommand=... and LocalCommand run here, on this machine
-        setting = o.value[2:] if (o.value or "").startswith("-o") and len(o.value or "") > 2 else None
+        v = o.value or ""
+        setting = v[2:] if v.startswith("-o") and len(v) > 2 else None
         if o.value == "-o" and j + 1 < len(options):
             setting = options[j + 1].literal
         if setting is None and o.value in ("-o", None):
