@@ -181,3 +181,12 @@ def test_a_virtual_environments_python_and_pip_by_path_keep_their_rules(project:
     pip = Path(python).with_name("pip")
     assert classify(f"{pip} uninstall -y requests", cwd=str(project)).tier is Tier.DESTRUCTIVE
     assert classify(f"{pip} install requests", cwd=str(project)).tier is Tier.MODERATE
+
+
+def test_a_script_name_that_is_a_fifo_or_a_device_is_held_without_waiting_for_it(project: Path) -> None:
+    """Reading a FIFO with no writer, or /dev/tty, would block the classifier (and the server) forever."""
+    os.mkfifo(project / "pipe.sh")
+    for command in ["bash pipe.sh", "./pipe.sh", "source /dev/tty", "bash /proc/kmsg", "bash /dev/zero"]:
+        verdict = classify(command, cwd=str(project))
+        assert verdict.tier is Tier.DESTRUCTIVE, command
+        assert "cannot be read here" in verdict.plain[0], (command, verdict.plain)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import stat
 
 from app.core.i18n import N_
 
@@ -63,11 +64,21 @@ def _compiled_interpreter(name: str) -> bool:
 
 def read_script(path: str) -> tuple[str | None, str]:
     """The script's text, or None and why it cannot be judged: unreadable, large, compiled, binary."""
+    if path.startswith(("/proc/", "/sys/", "/dev/")):
+        return None, "unreadable"  # a reading that may never end (/dev/tty, /proc/kmsg): not a script
+    try:  # never block: a FIFO or a device put where the script was named is not read
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except (OSError, ValueError):
+        return None, "unreadable"
     try:
-        with open(path, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None, "unreadable"
+        with os.fdopen(fd, "rb", closefd=False) as file:
             data = file.read(MAX_SCRIPT_BYTES + 1)
     except OSError:
         return None, "unreadable"
+    finally:
+        os.close(fd)
     if len(data) > MAX_SCRIPT_BYTES:
         return None, "large"
     if b"\0" in data or data.startswith((b"\x7fELF", b"MZ", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe")):
