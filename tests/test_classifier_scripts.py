@@ -190,3 +190,12 @@ def test_a_script_name_that_is_a_fifo_or_a_device_is_held_without_waiting_for_it
         verdict = classify(command, cwd=str(project))
         assert verdict.tier is Tier.DESTRUCTIVE, command
         assert "cannot be read here" in verdict.plain[0], (command, verdict.plain)
+
+
+def test_a_command_that_runs_too_many_scripts_is_held_without_reading_them_all(project: Path) -> None:
+    from app.core.classifier.scripts import MAX_SCRIPTS
+
+    assert classify("; ".join(["bash tidy.sh"] * MAX_SCRIPTS), cwd=str(project)).tier is Tier.MODERATE
+    held = classify("; ".join(["bash tidy.sh"] * (MAX_SCRIPTS + 1)), cwd=str(project))
+    assert held.tier is Tier.DESTRUCTIVE
+    assert "runs too many scripts to check" in held.plain[0]

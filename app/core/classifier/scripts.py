@@ -27,6 +27,7 @@ from .tables import _INLINE_CODE_FLAGS, _PERL, _PYTHON, _SHELLS
 from .words import _Word
 
 MAX_SCRIPT_BYTES = 256 * 1024
+MAX_SCRIPTS = 64  # read for one command, nested ones included
 # Programs in these folders are installed software, not scripts the agent can have written: they are
 # judged by their name. (Homebrew's /opt/homebrew and /usr/local are user-writable on macOS; kept here.)
 _SYSTEM_FOLDERS = re.compile(
@@ -115,6 +116,9 @@ def run_script(ctx: Analysis, name: str, word: _Word, how: str) -> None:
                 value=_snip(value))  # fmt: skip
         return
     ctx.report.scripts.append(path)
+    if len(ctx.report.scripts) > MAX_SCRIPTS:  # each read costs up to MAX_SCRIPT_BYTES
+        ctx.add(D, "cannot tell what runs: the command runs too many scripts to check")
+        return
     text, why = read_script(path)
     shown = _snip(path)
     if why == "compiled" and how == "exec" and _compiled_interpreter(name):
