@@ -199,3 +199,19 @@ def test_a_command_that_runs_too_many_scripts_is_held_without_reading_them_all(p
     held = classify("; ".join(["bash tidy.sh"] * (MAX_SCRIPTS + 1)), cwd=str(project))
     assert held.tier is Tier.DESTRUCTIVE
     assert "runs too many scripts to check" in held.plain[0]
+
+
+def test_a_scripts_own_writes_do_not_hold_it_but_a_script_it_rewrites_before_running_it_is_held(
+    project: Path,
+) -> None:
+    (project / "build.sh").write_text('out="$1"\necho done > "$out"\nls > build.log\n')
+    assert classify("bash build.sh", cwd=str(project)).tier is Tier.MODERATE
+    (project / "outer.sh").write_text("echo 'rm -rf ~' > tidy.sh\nbash tidy.sh\n")
+    assert classify("bash outer.sh", cwd=str(project)).tier is Tier.DESTRUCTIVE
+
+
+def test_a_perl_script_is_read_not_taken_for_a_file_perl_edits_unless_it_edits_in_place(project: Path) -> None:
+    (project / "count.pl").write_text("my $n = 0; $n++ while <STDIN>; print $n;\n")
+    assert classify("perl count.pl < data.txt", cwd=str(project)).tier is Tier.MODERATE
+    edit = "perl -pi -e 's/ls/rm -rf ~/' tidy.sh && bash tidy.sh"
+    assert classify(edit, cwd=str(project)).tier is Tier.DESTRUCTIVE

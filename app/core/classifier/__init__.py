@@ -129,8 +129,9 @@ def _classify(command: str, cwd: str | None, protected_paths: Sequence[str]) -> 
         if protected.relation(_Word(cwd, cwd, cwd)) == "inside":
             report.add(D, TOUCHES_APP_DATA)
     _Analyzer(command, report, protected, nesting=0, cwd=cwd).run()
-    for path in dict.fromkeys(report.scripts):  # written by the same command line: not what was read
-        if any(fnmatch.fnmatchcase(path, pattern) for pattern in report.written):
+    # A script the command line (or another script) writes is not what was read; its own writes do not count.
+    for path in dict.fromkeys(report.scripts):
+        if any(fnmatch.fnmatchcase(path, pattern) and path != origin for pattern, origin in report.written):
             report.add(D, "cannot tell what runs: the command changes the script {path} before running it", path=path)
     return report.result()
 

@@ -35,6 +35,7 @@ from .tables import (
     _DOWNLOADS,
     _HARMLESS_DEVICES,
     _MAY_WRITE,
+    _PERL,
     _PRIVILEGE,
     _SAFE,
     _SELF_PROGRAM,
@@ -52,8 +53,11 @@ class _Analyzer:
     Each simple command goes to the rule `registry.rule_for` names, which sees this object as its
     `rule.Analysis`."""
 
-    def __init__(self, text: str, report: _Report, protected: _Protected, nesting: int, cwd: str | None) -> None:
+    def __init__(
+        self, text: str, report: _Report, protected: _Protected, nesting: int, cwd: str | None, script: str = ""
+    ) -> None:
         self.text = text
+        self.script = script  # the script file this text is the content of ("": the command line)
         self.src = text.encode("utf-8", "surrogatepass")
         self.report = report
         self.add = report.add  # one finding: `reason` and `plain` are templates of its values
@@ -93,12 +97,14 @@ class _Analyzer:
             text = text[len(strip_prefix) :]
         self.sub_script(text, what)
 
-    def sub_script(self, text: str, what: str) -> None:
-        """Analyse code that bash (or a wrapper) would itself parse and run."""
+    def sub_script(self, text: str, what: str, script: str | None = None) -> None:
+        """Analyse code that bash (or a wrapper) would itself parse and run; `script`: the file it
+        was read from, when it is a script's content."""
         if self.nesting >= MAX_SHELL_NESTING:
             self.add(D, "cannot tell what runs: {what} nested too deeply to check", what=what)
             return
-        _Analyzer(text, self.report, self.protected, self.nesting + 1, self.cwd).run()
+        origin = self.script if script is None else script
+        _Analyzer(text, self.report, self.protected, self.nesting + 1, self.cwd, origin).run()
 
     # ---- tree walking
 
@@ -266,7 +272,8 @@ class _Analyzer:
             return
         if not pattern.startswith(("/", "*")):
             pattern = posixpath.join(self.cwd, pattern) if self.cwd is not None else "*/" + pattern
-        self.report.written.add(posixpath.normpath(pattern) if w.value is not None and not w.glob else pattern)
+        exact = w.value is not None and not w.glob
+        self.report.written.add((posixpath.normpath(pattern) if exact else pattern, self.script))
 
     def scratch(self, w: _Word) -> bool:
         """`w` names the agent's own scratch file: see `scratch`."""
@@ -418,7 +425,8 @@ class _Analyzer:
         """What holds for every command whatever its rule: bulk operands, disk devices, our files,
         and the files it may write (a script run by this command line must not be one of them)."""
         args = words[1:]
-        if rule is None or name in _MAY_WRITE:
+        in_place = _PERL.match(name) and any(re.match(r"^-[a-zA-Z]*i", a.value or "") for a in args)  # perl -pi
+        if rule is None or name in _MAY_WRITE or in_place:
             for a in args:
                 self.note_written(a)
         if bulk and self.report.top(start) is S and name not in _SAFE:

@@ -149,7 +149,7 @@ class _Report:
         self.findings: list[Finding] = []
         self.nodes = 0
         self.scripts: list[str] = []  # script files run, in the order they were judged
-        self.written: set[str] = set()  # files the command line may write (absolute paths)
+        self.written: set[tuple[str, str]] = set()  # (pattern of a file it may write, the script that writes it)
 
     def add(
         self,

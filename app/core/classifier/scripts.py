@@ -135,7 +135,7 @@ def run_script(ctx: Analysis, name: str, word: _Word, how: str) -> None:
         return
     language = name if how == "program" else "bash" if how == "shell" else shebang_program(text)
     if language == "" or language in _SHELLS:
-        ctx.sub_script(text, f"the script {_snip(path)}")
+        ctx.sub_script(text, f"the script {_snip(path)}", script=path)
         ctx.add(M, "{name} {path}: runs a script (checked)", N_("Runs the script {path}"), name=name, path=_snip(path))
     elif language is not None and (_PYTHON.match(language) or _PERL.match(language) or language in _KNOWN_CODE):
         judge_code(ctx, language, text, path)

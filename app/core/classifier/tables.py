@@ -177,7 +177,7 @@ _WRITERS = frozenset({"cp", "mv", "tee", "install", "rsync", "scp"})  # commands
 # Commands that may write (or replace) a file named among their words: a script the same command line
 # runs must not be one of them (its content would not be what was read). Unknown programs count too.
 _MAY_WRITE = _WRITERS | frozenset(
-    {"ln", "sed", "dd", "curl", "wget", "truncate", "patch", "unzip", "tar", "git", "perl", "awk", "gawk",
+    {"ln", "sed", "dd", "curl", "wget", "truncate", "patch", "unzip", "tar", "git", "awk", "gawk",
      "gzip", "gunzip", "bzip2", "xz", "zstd", "7z", "zip", "rclone", "scp", "touch"}
 )  # fmt: skip
 _SPECIAL_VARIABLES = frozenset(
