@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import anyio
 import anyio.abc
 
-from app.core.authority.hub import command_digest
+from app.core.channel.protocol import command_digest
 from app.core.classifier import Tier, classify
 from app.core.commands.authority import NotRecorded, ServerAuthority
 from app.core.commands.request import (

@@ -15,11 +15,11 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from app.core.authority.state import ControlState
 from app.core.channel.peer import OwnFacts, own_facts, tray_refusal
+from app.core.channel.protocol import BadValue, DecisionPush
 from app.core.channel.transport import ChannelUnavailable, address_for, connect
 from app.core.channel.wire import Channel, ProtocolError
 from app.core.paths import AppPaths
@@ -35,11 +35,7 @@ class LinkRefused(Exception):
     """The tray did not write what was asked (paused, journal locked, gone): the command must not run."""
 
 
-@dataclass(frozen=True)
-class Decision:
-    allowed: bool
-    by: str
-    digest: str
+Decision = DecisionPush  # the user's answer to a held command, as the tray pushed it
 
 
 class TrayLink:
@@ -184,9 +180,12 @@ class TrayLink:
         if op == "state":
             self.state = ControlState.from_wire(message.get("state"))
         elif op == "decision":
-            command_id, digest = message.get("id"), message.get("digest")
-            if isinstance(command_id, int) and isinstance(digest, str):
-                self.decisions[command_id] = Decision(message.get("allowed") is True, str(message.get("by")), digest)
+            try:
+                decision = DecisionPush.from_wire(message)
+            except BadValue as bad:
+                log.warning("ignored a malformed decision from the tray: %s", bad)
+                return
+            self.decisions[decision.id] = decision
         elif op == "stop":
             if isinstance(message.get("id"), int):
                 self.stops.add(message["id"])
