@@ -20,7 +20,20 @@ from app.core.execution.shell_session import SCROLLBACK_MAX_LINES
 DEFAULT_TIMEOUT_MS = 30_000
 MAX_TIMEOUT_MS = 600_000  # 10 minutes; clients cancel long before (about 60 s in Cowork)
 MAX_COMMAND_BYTES = 100 * 1024  # Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN)
-CODE_IN_ENVIRONMENT = re.compile(r"^(BASH_FUNC_.*|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|LD_.+|DYLD_.+)$")
+# Variables whose value is code, or names code to load, before or inside the command: bash's own,
+# the loader's, and those of the interpreters and tools an agent runs most (Python, Node, Perl, Ruby,
+# Java, glibc's iconv, git's config and helpers, less). A harmless-looking `git status` or
+# `python3 -V` would run it unseen, so they are refused outright. Variables that change which
+# program or repository is used (PATH, HOME, the other GIT_*) are allowed and their values are shown
+# in the approval prompt (core/commands/pins.py SHOWN_ENV).
+CODE_IN_ENVIRONMENT = re.compile(
+    r"^(BASH_FUNC_.*|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|LD_.+|DYLD_.+|GCONV_PATH"
+    r"|PYTHON(?!UNBUFFERED$|IOENCODING$|DONTWRITEBYTECODE$|UTF8$|HASHSEED$|FAULTHANDLER$).*"
+    r"|NODE_OPTIONS|NODE_PATH|PERL5OPT|PERL5LIB|PERLLIB|PERL5DB|RUBYOPT|RUBYLIB"
+    r"|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS"
+    r"|GIT_CONFIG.*|GIT_EXEC_PATH|GIT_SSH|GIT_SSH_COMMAND|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_ASKPASS"
+    r"|GIT_EXTERNAL_DIFF|GIT_PROXY_COMMAND|GIT_TEMPLATE_DIR|LESSOPEN|LESSCLOSE)$"
+)
 
 
 class CommandRefused(CoworkError):
@@ -224,7 +237,8 @@ def environment(env: object) -> dict[str, str]:
             # bash or the dynamic loader would run code from it before the command: the command
             # line would not show that code, so neither the classifier nor the user could judge it.
             raise CommandRefused(
-                f"`env` may not set {key}: it makes bash or the loader run code that the command does not show. "
+                f"`env` may not set {key}: it makes bash, the loader or the program run code that the command "
+                "does not show. "
                 "Put that code in the command itself."
             )
         if not isinstance(value, str):

@@ -888,8 +888,8 @@ class TrayApp:
         with the rule the window may offer."""
         session = None if hold.peer.server_id is None else str(hold.peer.server_id)
         return judged(
-            hold.command_id, hold.command, hold.cwd, client=friendly_client_name(hold.client),
-            expires_at=hold.expires_at, protected=protected_paths(self.paths), env_keys=hold.env_keys,
+            hold.command_id, hold.command, hold.folder, client=friendly_client_name(hold.client),
+            expires_at=hold.expires_at, protected=protected_paths(self.paths), env_keys=hold.env_shown(),
             tool=hold.tool, session=session,
         )  # fmt: skip
 
