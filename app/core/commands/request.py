@@ -5,12 +5,13 @@ Each rule says why it exists; a broken request gets a message that tells the mod
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import os
 import re
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -159,13 +160,16 @@ def check_strings(value: object, path: tuple[str, ...] = ()) -> None:
             check_strings(item, (*path, str(index)))
 
 
-def check_arguments(tool: str, arguments: Mapping[str, object]) -> None:
-    """Check one call's arguments before anything else: what cannot be encoded, then each type.
+def check_arguments(tool: str, arguments: Mapping[str, object], accepted: Collection[str] | None = None) -> None:
+    """Check one call's arguments before anything else: what cannot be encoded, names the tool does
+    not take (`accepted`: its declared parameters), then each type.
 
     Raises CommandRefused with a message naming the argument and what it must be. Values that
     pass may still be refused later for what they mean (an empty command, a missing folder).
     """
     check_strings(arguments)
+    if accepted is not None:
+        check_names(tool, arguments, accepted)
     for argument in TOOL_ARGUMENTS.get(tool, ()):
         value = arguments.get(argument.name)
         if value is None:
@@ -173,6 +177,21 @@ def check_arguments(tool: str, arguments: Mapping[str, object]) -> None:
                 raise CommandRefused(missing_message(argument))
             continue
         check_kind(argument, value)
+
+
+def check_names(tool: str, arguments: Mapping[str, object], accepted: Collection[str]) -> None:
+    """Refuse an argument the tool does not take: a misspelled `cwdir` would otherwise be dropped
+    in silence, and the command would run in the home folder instead of the one the model meant."""
+    unknown = [name for name in arguments if name not in accepted]
+    if not unknown:
+        return
+    name = str(unknown[0])
+    known = ", ".join(f"`{a}`" for a in accepted) or "none"
+    close = difflib.get_close_matches(name, [str(a) for a in accepted], n=1)
+    hint = f" Did you mean `{close[0]}`?" if close else ""
+    raise CommandRefused(
+        f"`{name}` is not an argument of {tool}, so nothing was run.{hint} Its arguments are: {known}."
+    )
 
 
 def missing_message(argument: Argument) -> str:
