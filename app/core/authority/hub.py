@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.core.authority.rule_book import RuleBook
 from app.core.authority.state import DEFAULTS, ControlState, loosened, strictest, with_changes
 from app.core.channel.peer import OwnFacts, PeerFacts, client_refusal, own_facts
 from app.core.channel.protocol import (
@@ -43,12 +44,14 @@ from app.core.channel.wire import ProtocolError
 from app.core.claude.names import friendly_client_name
 from app.core.data_folder import DataFolderError
 from app.core.i18n import N_, _, ngettext
+from app.core.journal import pause_file
 from app.core.journal.store import Journal, Status
 from app.core.messages import CONFIRMED_DECIDED_BY, REQUEST_DECIDED_BY
 from app.core.paths import AppPaths, protected_paths
 from app.core.policy.approval import HOLD_LIFETIME_S, MODE_SETTING, WINDOW_SETTING
 from app.core.policy.direction import KNOWN_OPS, LOOSEN, REFUSE, classify_request
 from app.core.policy.plain_words import held_reason_for_person
+from app.core.policy.rules import Rule
 from app.core.policy.tool_sets import TOOLS_SETTING
 
 log = logging.getLogger(__name__)
@@ -200,6 +203,7 @@ class Hub:
         self.lock = threading.RLock()
         self.journal = self._open_journal()
         self.state = self._stored_state()
+        self.rule_book = RuleBook(self.journal)  # the rules in force live here; the file is their copy
         self.peers: list[Peer] = []
         self.holds: dict[int, HeldCommand] = {}
         self.questions: dict[str, Question] = {}
@@ -215,7 +219,10 @@ class Hub:
     def _open_journal(self) -> Journal:
         journal = Journal(self.paths, check_same_thread=False, busy_timeout_s=WRITE_BUSY_TIMEOUT_S)
         self._journal_inode = _inode(self.paths.journal)
-        self._seen_version = journal.data_version()
+        # Another program's commit moves SQLite's data_version, which our own writes never do: it is
+        # never reset by them. The pause file is also written by our own pause: seen after each write.
+        self._seen_commits = journal.others_commits()
+        self._seen_pause_stamp = pause_file.stamp(self.paths.pause_file)
         self.writes = getattr(self, "writes", 0)
         return journal
 
@@ -523,9 +530,8 @@ class Hub:
             return _("Denied command #{id}.").format(id=command_id)
         if op == "remove_rule":  # one of the user's rules (core/policy/rules.py): removing one asks more
             rule_id = typed.id
-            if not self.with_journal(lambda journal: journal.remove_rule(rule_id)):
+            if not self.remove_rule(rule_id):
                 raise RequestError(_("There is no rule {number}.").format(number=rule_id))
-            self.on_change()
             return _("Removed rule {number}.").format(number=rule_id)
         if op == "quit":
             self.quit_app()
@@ -730,6 +736,39 @@ class Hub:
         self.on_change()
         return deleted
 
+    # -- the user's rules (core/authority/rule_book.py): in memory, the file is their copy ----------
+
+    def rules(self) -> list[Rule]:
+        """The rules in force now: made by the user's click, or carried over from a previous run."""
+        with self.lock:
+            live = {str(p.server_id) for p in self.peers if p.role == "server" and p.server_id is not None}
+            return self.rule_book.in_force(live)
+
+    def rules_from_before(self) -> list[Rule]:
+        """The rules read from the file at start (the user is told of them once)."""
+        with self.lock:
+            return self.rule_book.carried_over()
+
+    def add_rule(self, kind: str, folder: str, scope: str, description: str, session: str | None = None) -> Rule:
+        """A rule the user made with a click in the app's own window."""
+        with self.lock:
+            rule = self.rule_book.add(self.journal, kind, folder, scope, description, session)
+            self._wrote()
+        self.on_change()
+        return rule
+
+    def remove_rule(self, rule_id: int) -> bool:
+        """Removing a rule asks more: from anyone. False when no such rule is in force."""
+        with self.lock:
+            try:
+                known = self.rule_book.remove(self.journal, rule_id)
+                self._wrote()
+            except sqlite3.OperationalError as exc:  # gone from memory all the same
+                log.warning("could not remove rule %s from the file: %s", rule_id, exc)
+                known = True
+        self.on_change()
+        return known
+
     def pending_holds(self) -> list[HeldCommand]:
         with self.lock:
             now = time.time()
@@ -751,9 +790,9 @@ class Hub:
             if _inode(self.paths.journal) != self._journal_inode:
                 self._reopen_journal()
                 return
-            version = self.journal.data_version()
-            foreign = version != self._seen_version
-            self._seen_version = version
+            commits, stamp = self.journal.others_commits(), pause_file.stamp(self.paths.pause_file)
+            foreign = commits != self._seen_commits or stamp != self._seen_pause_stamp
+            self._seen_commits, self._seen_pause_stamp = commits, stamp
         if expired:
             self.on_holds()
         if foreign and time.monotonic() - self._last_foreign_notice > FOREIGN_WRITE_NOTICE_GAP_S:
@@ -771,6 +810,8 @@ class Hub:
         self.paths.ensure()
         self.journal = self._open_journal()
         self._set_state(self.state)  # the settings live on in memory: write them into the new file
+        with self.lock, contextlib.suppress(sqlite3.OperationalError):
+            self.rule_book.copy_to(self.journal)  # and so do the rules
         for peer in list(self.peers):  # servers that still run get their rows again, or nothing could be recorded
             if peer.role == "server" and peer.server_id is not None and not peer.ended:
                 peer.server_id = self._register(peer)
@@ -792,12 +833,11 @@ class Hub:
             return result
 
     def _wrote(self) -> None:
-        """After each of our own writes (under the lock): what we wrote is not someone else's change.
-        (Our commits do not move data_version, but the journal's version also stamps the pause file,
-        which our own pause rewrites.)"""
+        """After each of our own writes (under the lock): the pause file we may have rewritten is not
+        someone else's change. (Our commits do not move data_version: that one is never reset here.)"""
         self.writes += 1
         self._problem_told = None
-        self._seen_version = self.journal.data_version()
+        self._seen_pause_stamp = pause_file.stamp(self.paths.pause_file)
 
 
 def describe_changes(before: ControlState, after: ControlState) -> str:
