@@ -12,6 +12,7 @@ from app.core.channel.protocol import (
     BeginRow,
     DecisionPush,
     Finish,
+    Hello,
     Pin,
     begin_row_to_wire,
     command_digest,
@@ -141,3 +142,34 @@ def test_a_state_read_with_a_nan_window_takes_the_strictest_window_and_counts_as
     assert with_changes(DEFAULTS, approval_window_s=float("inf")).approval_window_s == 1.0
     odd = ControlState(approval_window_s=math.nan)  # made by hand: still never a tightening
     assert "approval_window_s" in loosened(DEFAULTS, odd)
+
+
+@pytest.mark.parametrize(
+    "hello",
+    [
+        {"op": "hello", "role": "admin"},
+        {"op": "hello", "role": "server", "server_id": True},
+        {"op": "hello", "role": "server", "server_id": float("nan")},
+        {"op": "hello", "role": "server", "pid": -1},
+        {"op": "hello", "role": "server", "remembered": "paused"},
+    ],
+)
+def test_a_hello_no_program_of_ours_sends_is_refused(hello: dict) -> None:
+    with pytest.raises(BadValue):
+        Hello.from_wire(hello)
+
+
+def test_a_servers_hello_decodes_with_what_it_remembers() -> None:
+    hello = Hello.from_wire(
+        {
+            "op": "hello",
+            "role": "server",
+            "pid": 42,
+            "headless": True,
+            "lock_key": "k",
+            "server_id": 7,
+            "remembered": DEFAULTS.to_wire(),
+        }  # fmt: skip
+    )
+    assert (hello.role, hello.pid, hello.headless, hello.server_id) == ("server", 42, True, 7)
+    assert ControlState.from_wire(dict(hello.remembered or {})) == DEFAULTS

@@ -34,8 +34,10 @@ from app.core.channel.peer import OwnFacts, PeerFacts, client_refusal, own_facts
 from app.core.channel.protocol import (
     BadValue,
     BeginRow,
+    ClientName,
     DecisionPush,
     Finish,
+    Hello,
     Pin,
     decode_request,
 )
@@ -379,20 +381,20 @@ class Hub:
     def _hello(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
         if peer.role is not None:
             raise ProtocolError("hello twice")
-        role = message.get("role")
-        if role not in ("server", "cli"):
-            raise ProtocolError("unknown role")
-        peer.role = role
+        try:
+            hello = Hello.from_wire(message)
+        except BadValue as bad:
+            raise ProtocolError(str(bad)) from None
+        peer.role = hello.role
         reply: dict[str, Any] = {"data_dir": self.real_data_dir, "tray_pid": os.getpid()}
-        if role == "server":
-            remembered = message.get("remembered")
-            if remembered is not None:
-                peer.remembered = ControlState.from_wire(remembered)
+        if hello.role == "server":
+            if hello.remembered is not None:
+                peer.remembered = ControlState.from_wire(dict(hello.remembered))
                 self._merge_remembered(peer.remembered)
             with self.lock:
-                server_id = message.get("server_id")
-                peer.registration = {"headless": bool(message.get("headless")), "lock_key": _text(message, "lock_key")}
-                if isinstance(server_id, int) and self.journal.live_server_pid(server_id) == peer.facts.pid:
+                server_id = hello.server_id
+                peer.registration = {"headless": hello.headless, "lock_key": hello.lock_key}
+                if server_id is not None and self.journal.live_server_pid(server_id) == peer.facts.pid:
                     peer.server_id = server_id
                 else:
                     peer.server_id = self._register(peer)
@@ -481,7 +483,8 @@ class Hub:
     def _client(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
         if peer.server_id is not None:
             with self.lock:
-                client = (_text(message, "name"), _text(message, "version"))
+                named = ClientName.from_wire(message)
+                client = (named.name, named.version)
                 self.journal.set_server_client(peer.server_id, *client)
                 peer.registration["client"] = client
                 self._wrote()
@@ -861,11 +864,6 @@ def describe_changes(before: ControlState, after: ControlState) -> str:
     if after.tools != before.tools:
         words.append(_("the tools offered from '{before}' to '{after}'").format(before=before.tools, after=after.tools))
     return "; ".join(words) or _("no change")
-
-
-def _text(data: dict[str, Any], key: str) -> str | None:
-    value = data.get(key)
-    return value if isinstance(value, str) else None
 
 
 def _inode(path: Path) -> tuple[int, int] | None:

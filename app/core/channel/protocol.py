@@ -172,6 +172,37 @@ def command_digest(command: str, cwd: str | None, env_keys: list[str], pin: Pin 
     return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+# -- the first message ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hello:
+    """Who a peer says it is. `remembered`: what a server was last told by a tray (read strictly by
+    the hub: a malformed value reads as the strictest state)."""
+
+    role: str
+    pid: int | None = None
+    headless: bool = False
+    lock_key: str | None = None
+    server_id: int | None = None
+    remembered: Mapping[str, Any] | None = None
+
+    @classmethod
+    def from_wire(cls, message: Mapping[str, Any]) -> Hello:
+        role = message.get("role")
+        if role not in ("server", "cli"):
+            raise BadValue(f"unknown role {role!r}")
+        remembered = message.get("remembered")
+        return cls(
+            role=str(role),
+            pid=optional_whole(message.get("pid"), "pid", 1, MAX_ID),
+            headless=message.get("headless") is True,
+            lock_key=optional_text(message.get("lock_key"), "lock_key"),
+            server_id=optional_whole(message.get("server_id"), "server_id", 1, MAX_ID),
+            remembered=None if remembered is None else fields_of(remembered, "remembered"),
+        )
+
+
 # -- what servers send ----------------------------------------------------------------------------
 
 
@@ -282,6 +313,18 @@ class Finish:
         return cls(whole(message.get("id"), "id"), outcome_from_wire(message.get("outcome")))
 
 
+@dataclass(frozen=True)
+class ClientName:
+    """Which client (Claude app) a server speaks to, for the journal."""
+
+    name: str | None
+    version: str | None
+
+    @classmethod
+    def from_wire(cls, message: Mapping[str, Any]) -> ClientName:
+        return cls(optional_text(message.get("name"), "name"), optional_text(message.get("version"), "version"))
+
+
 # -- what the tray pushes to a server -------------------------------------------------------------
 
 
@@ -362,8 +405,10 @@ def decode_request(op: str, message: Mapping[str, Any]) -> Any:
 __all__ = [
     "BadValue",
     "BeginRow",
+    "ClientName",
     "DecisionPush",
     "Finish",
+    "Hello",
     "IdRequest",
     "OutputBudgetRequest",
     "Pin",
