@@ -38,7 +38,7 @@ def test_nothing_changed_means_the_pin_holds(tmp_path: Path) -> None:
     (tmp_path / "post.sh").write_text("echo tidy\n")
     pin = pin_command("bash post.sh", str(tmp_path), {"PATH": "/usr/bin", "TOKEN": "s3cret"})
     assert pin.folder == str(tmp_path) and pin.scripts[0][0] == str(tmp_path / "post.sh")
-    assert pin.env_shown == (("PATH", "/usr/bin"),), "PATH is shown, other values are not"
+    assert pin.env_shown == (("PATH", "/usr/bin"), ("TOKEN", "********")), "values are shown, secrets masked"
     assert changed_since(pin, {"PATH": "/usr/bin", "TOKEN": "s3cret"}) is None
 
 
@@ -68,3 +68,15 @@ def test_each_change_after_the_prompt_is_named(tmp_path: Path) -> None:
     assert "was replaced by another folder" in changed_since(pin, {"A": "1"})
     (tmp_path / "work").rmdir()
     assert "could no longer be opened" in changed_since(pin, {"A": "1"})
+
+
+def test_every_environment_value_is_shown_cut_when_long_and_masked_when_its_name_says_secret(tmp_path: Path) -> None:
+    env = {"CC": "/tmp/evil-cc", "RUSTC_WRAPPER": "/tmp/w", "AWS_SECRET_ACCESS_KEY": "k", "SSH_ASKPASS": "/tmp/a",
+           "GIT_DIR": "/tmp/other-repo", "LONG": "x" * 1000}  # fmt: skip
+    shown = dict(pin_command("make", str(tmp_path), env).env_shown)
+    assert (
+        shown["CC"] == "/tmp/evil-cc" and shown["RUSTC_WRAPPER"] == "/tmp/w" and shown["GIT_DIR"] == "/tmp/other-repo"
+    )
+    assert shown["AWS_SECRET_ACCESS_KEY"] == "********"
+    assert shown["SSH_ASKPASS"] == "/tmp/a", "a name that picks a program is never masked"
+    assert shown["LONG"] == "x" * 300 + "... (1,000 characters)"

@@ -41,8 +41,13 @@ NO_SCRIPT_OPTIONS = frozenset({"-c", "-m", "-e", "-E", "--eval", "-p", "--print"
 WRAPPERS = frozenset({"exec", "nohup", "command", "builtin", "time", "nice", "env", "sudo", "doas", "stdbuf"})
 SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "|&", ";;", "(", ")", "{", "}", "!", "then", "do", "else"})
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-# Environment values shown in the prompt: they change which program runs, or with what config.
+# The prompt shows every environment value the model sends: many change which program runs (PATH,
+# GIT_DIR, CC, RUSTC_WRAPPER, npm_config_script_shell...), and no list of them is complete. A value
+# whose name says it is a secret is masked, unless the name is one that picks a program.
 SHOWN_ENV = re.compile(r"^(PATH|HOME|CDPATH|TMPDIR|SHELL|EDITOR|VISUAL|PAGER|MANPAGER|XDG_.+|GIT_.+|.*_ASKPASS)$")
+SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|PASS$|CREDENTIAL|API_?KEY|PRIVATE|AUTH|COOKIE|SESSION)", re.I)
+MASKED = "********"
+SHOWN_VALUE_CHARS = 300  # the start of a value decides (PATH's first folders); the digest covers it all
 
 
 def script_paths(command: str, folder: str) -> list[str]:
@@ -118,12 +123,22 @@ def folder_identity(folder: str) -> tuple[int, int]:
     return info.st_dev, info.st_ino
 
 
+def shown_value(key: str, value: str) -> str:
+    """An environment value as the prompt shows it: masked when its name says it is a secret, cut
+    when long (saying how long it is)."""
+    if SECRET_NAME.search(key) and not SHOWN_ENV.match(key):
+        return MASKED
+    if len(value) <= SHOWN_VALUE_CHARS:
+        return value
+    return f"{value[:SHOWN_VALUE_CHARS]}... ({len(value):,} characters)"
+
+
 def pin_command(command: str, cwd: str, env: Mapping[str, str]) -> Pin:
     """Fix what `command` runs in `cwd` with `env`, when the user is asked (OSError: the folder is gone)."""
     folder = os.path.realpath(cwd)
     identity = folder_identity(folder)
     scripts = tuple((path, content_hash(path)) for path in script_paths(command, folder))
-    shown = tuple((key, value) for key, value in sorted(env.items()) if SHOWN_ENV.match(key))[:MAX_ENV_SHOWN]
+    shown = tuple((key, shown_value(key, value)) for key, value in sorted(env.items()))[:MAX_ENV_SHOWN]
     return Pin(folder, identity, scripts, env_digest(env), shown)
 
 
