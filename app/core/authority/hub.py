@@ -38,6 +38,7 @@ from app.core.channel.protocol import (
     DecisionPush,
     Finish,
     Hello,
+    IdRequest,
     Pin,
     decode_request,
 )
@@ -501,8 +502,8 @@ class Hub:
         return {}
 
     def _owned(self, peer: Peer, message: dict[str, Any]) -> int:
-        command_id = message.get("id")
-        if not isinstance(command_id, int) or command_id not in peer.commands:
+        command_id = IdRequest.from_wire(message).id  # BadValue: not an id, the peer is dropped
+        if command_id not in peer.commands:
             raise RequestError(f"command {command_id!r} is not one of this server's")
         return command_id
 

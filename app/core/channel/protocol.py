@@ -355,7 +355,7 @@ class DecisionPush:
 
 @dataclass(frozen=True)
 class IdRequest:
-    """stop, deny, approve, remove_rule: one id."""
+    """stop, deny, approve, remove_rule (from anyone), started (from a server), stop (a push): one id."""
 
     id: int
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from app.core.authority.state import ControlState
 from app.core.channel.peer import OwnFacts, own_facts, tray_refusal
-from app.core.channel.protocol import BadValue, DecisionPush
+from app.core.channel.protocol import BadValue, DecisionPush, IdRequest
 from app.core.channel.transport import ChannelUnavailable, address_for, connect
 from app.core.channel.wire import Channel, ProtocolError
 from app.core.paths import AppPaths
@@ -187,8 +187,11 @@ class TrayLink:
                 return
             self.decisions[decision.id] = decision
         elif op == "stop":
-            if isinstance(message.get("id"), int):
-                self.stops.add(message["id"])
+            try:
+                self.stops.add(IdRequest.from_wire(message).id)
+            except BadValue as bad:
+                log.warning("ignored a malformed stop from the tray: %s", bad)
+                return
         elif op == "closing":
             self.closing_reason = str(message.get("reason") or "the app stopped")
         else:
