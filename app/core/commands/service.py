@@ -267,7 +267,7 @@ class CommandService:
             self._journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
         try:  # what runs is fixed now, as the user is asked (core/commands/pins.py)
-            pin = pin_command(valid.command, valid.cwd, valid.env)
+            pin = await anyio.to_thread.run_sync(pin_command, valid.command, valid.cwd, valid.env)  # hashes files
         except OSError as exc:
             reason = f"`cwd` cannot be examined: {valid.cwd} ({exc.strerror}). Give a folder this user can open."
             self._journal_refusal(request, reason, tool)
@@ -347,7 +347,7 @@ class CommandService:
                 self._close_hold(confirmation_id, command_id, OTHER_COMMAND_REASON)
                 raise CommandRefused("The approval did not match this command, so it was not run. Run it again.")
             if hold.pin is not None:  # the folder, scripts and environment the user was asked about
-                changed = changed_since(hold.pin, valid.env)
+                changed = await anyio.to_thread.run_sync(changed_since, hold.pin, valid.env)
                 if changed is not None:
                     log.warning("held command %s not run: %s", command_id, changed)
                     self._close_hold(confirmation_id, command_id, changed)
