@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.core.channel.protocol import BadValue, begin_row_to_wire, outcome_from_wire, outcome_to_wire
+from app.core.channel.protocol import BadValue, begin_row_to_wire, outcome_from_wire, outcome_to_wire, whole
 from app.core.commands.tray_link import Decision, LinkRefused, TrayLink
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.messages import NO_TRAY_MESSAGE, PAUSED_MESSAGE
@@ -114,7 +114,10 @@ class ServerAuthority:
             if row.get("status") is Status.REFUSED:  # a refusal is a record, not a control: keep it
                 return self.journal.begin_command(**_journal_row(row))
             raise NotRecorded(_refusal_text(str(refused))) from None
-        return int(reply["id"])
+        try:
+            return whole(reply.get("id"), "id", 1)
+        except BadValue as bad:  # not a row id: the row cannot be said to be written
+            raise NotRecorded(_refusal_text(str(bad))) from None
 
     def started(self, command_id: int) -> None:
         link = self._live_link()

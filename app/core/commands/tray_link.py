@@ -107,7 +107,7 @@ class TrayLink:
             self._refuse(refusal)
             return False
         server_id = welcome.get("server_id")
-        if isinstance(server_id, int):
+        if isinstance(server_id, int) and not isinstance(server_id, bool) and server_id > 0:
             self.server_id = server_id
         self.state = ControlState.from_wire(welcome.get("state"))
         self.refusal = None
