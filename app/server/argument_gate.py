@@ -11,7 +11,7 @@ the SDK's validation never fails on what passed here.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -32,15 +32,18 @@ log = logging.getLogger(__name__)
 COMMAND_ARGUMENT = {"execute_command": "command", "terminal_run": "command", "terminal_send_keys": "keys"}
 
 
-def refusal_of(tool: str, arguments: Mapping[str, Any], meta: Any) -> str | None:
-    """Why a call's arguments cannot be used, in words for the model; None when they can."""
+def refusal_of(
+    tool: str, arguments: Mapping[str, Any], meta: Any, accepted: Collection[str] | None = None
+) -> str | None:
+    """Why a call's arguments cannot be used, in words for the model; None when they can.
+    `accepted`: the parameters the tool declares (None: not known, names are not checked)."""
     labels = unencodable_labels(meta)
     if labels:
         return surrogate_message(labels)
     from app.core.commands.request import CommandRefused, check_arguments  # see host_side
 
     try:
-        check_arguments(tool, arguments)
+        check_arguments(tool, arguments, accepted)
     except CommandRefused as refusal:
         return str(refusal)
     return None
@@ -74,6 +77,19 @@ def error_result(tool: str, reason: str) -> CallToolResult:
     )
 
 
+def declared_parameters(server: Any) -> Callable[[str], Awaitable[Collection[str] | None]]:
+    """The parameter names of each tool as the server lists them (None for a tool it does not have)."""
+
+    async def parameters(tool: str) -> Collection[str] | None:
+        for listed in await server.list_tools():
+            if listed.name == tool:
+                properties = (listed.input_schema or {}).get("properties")
+                return list(properties) if isinstance(properties, Mapping) else []
+        return None
+
+    return parameters
+
+
 class CallGate(ServerMiddleware[Any]):
     """Runs at the top of every inbound message (see ServerMiddleware). `handshake_done` is set
     when the handshake is over (`notifications/initialized`, or the first request of a client
@@ -86,6 +102,8 @@ class CallGate(ServerMiddleware[Any]):
         self._service: CommandService | ServiceUnavailable | None = None
         self._client: tuple[object, object] | None = None  # named at `initialize`, before the service
         self._reopen: Callable[[], Awaitable[CommandService | ServiceUnavailable]] | None = None
+        # The parameters each tool declares (its signature is its schema): the names a call may use.
+        self.declared: Callable[[str], Awaitable[Collection[str] | None]] | None = None
 
     def serve_with(
         self,
@@ -129,7 +147,8 @@ class CallGate(ServerMiddleware[Any]):
         tool, arguments = params.get("name"), params.get("arguments") or {}
         if not isinstance(tool, str) or not isinstance(arguments, Mapping):
             return await call_next(ctx)
-        reason = refusal_of(tool, arguments, params.get("_meta"))
+        accepted = None if self.declared is None else await self.declared(tool)
+        reason = refusal_of(tool, arguments, params.get("_meta"), accepted)
         if reason is None:
             return await call_next(ctx)
         if tool in COMMAND_ARGUMENT:

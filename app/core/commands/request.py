@@ -5,12 +5,13 @@ Each rule says why it exists; a broken request gets a message that tells the mod
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import os
 import re
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeGuard
@@ -21,7 +22,20 @@ from app.core.execution.shell_session import SCROLLBACK_MAX_LINES
 DEFAULT_TIMEOUT_MS = 30_000
 MAX_TIMEOUT_MS = 600_000  # 10 minutes; clients cancel long before (about 60 s in Cowork)
 MAX_COMMAND_BYTES = 100 * 1024  # Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN)
-CODE_IN_ENVIRONMENT = re.compile(r"^(BASH_FUNC_.*|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|LD_.+|DYLD_.+)$")
+# Variables whose value is code, or names code to load, before or inside the command: bash's own,
+# the loader's, and those of the interpreters and tools an agent runs most (Python, Node, Perl, Ruby,
+# Java, glibc's iconv, git's config and helpers, less). A harmless-looking `git status` or
+# `python3 -V` would run it unseen, so they are refused outright. Variables that change which
+# program or repository is used (PATH, HOME, the other GIT_*) are allowed and their values are shown
+# in the approval prompt (core/commands/pins.py SHOWN_ENV).
+CODE_IN_ENVIRONMENT = re.compile(
+    r"^(BASH_FUNC_.*|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|LD_.+|DYLD_.+|GCONV_PATH"
+    r"|PYTHON(?!UNBUFFERED$|IOENCODING$|DONTWRITEBYTECODE$|UTF8$|HASHSEED$|FAULTHANDLER$).*"
+    r"|NODE_OPTIONS|NODE_PATH|PERL5OPT|PERL5LIB|PERLLIB|PERL5DB|RUBYOPT|RUBYLIB"
+    r"|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS"
+    r"|GIT_CONFIG.*|GIT_EXEC_PATH|GIT_SSH|GIT_SSH_COMMAND|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_ASKPASS"
+    r"|GIT_EXTERNAL_DIFF|GIT_PROXY_COMMAND|GIT_TEMPLATE_DIR|LESSOPEN|LESSCLOSE)$"
+)
 
 
 class CommandRefused(CoworkError):
@@ -147,13 +161,16 @@ def check_strings(value: object, path: tuple[str, ...] = ()) -> None:
             check_strings(item, (*path, str(index)))
 
 
-def check_arguments(tool: str, arguments: Mapping[str, object]) -> None:
-    """Check one call's arguments before anything else: what cannot be encoded, then each type.
+def check_arguments(tool: str, arguments: Mapping[str, object], accepted: Collection[str] | None = None) -> None:
+    """Check one call's arguments before anything else: what cannot be encoded, names the tool does
+    not take (`accepted`: its declared parameters), then each type.
 
     Raises CommandRefused with a message naming the argument and what it must be. Values that
     pass may still be refused later for what they mean (an empty command, a missing folder).
     """
     check_strings(arguments)
+    if accepted is not None:
+        check_names(tool, arguments, accepted)
     for argument in TOOL_ARGUMENTS.get(tool, ()):
         value = arguments.get(argument.name)
         if value is None:
@@ -161,6 +178,21 @@ def check_arguments(tool: str, arguments: Mapping[str, object]) -> None:
                 raise CommandRefused(missing_message(argument))
             continue
         check_kind(argument, value)
+
+
+def check_names(tool: str, arguments: Mapping[str, object], accepted: Collection[str]) -> None:
+    """Refuse an argument the tool does not take: a misspelled `cwdir` would otherwise be dropped
+    in silence, and the command would run in the home folder instead of the one the model meant."""
+    unknown = [name for name in arguments if name not in accepted]
+    if not unknown:
+        return
+    name = str(unknown[0])
+    known = ", ".join(f"`{a}`" for a in accepted) or "none"
+    close = difflib.get_close_matches(name, [str(a) for a in accepted], n=1)
+    hint = f" Did you mean `{close[0]}`?" if close else ""
+    raise CommandRefused(
+        f"`{name}` is not an argument of {tool}, so nothing was run.{hint} Its arguments are: {known}."
+    )
 
 
 def missing_message(argument: Argument) -> str:
@@ -225,7 +257,8 @@ def environment(env: object) -> dict[str, str]:
             # bash or the dynamic loader would run code from it before the command: the command
             # line would not show that code, so neither the classifier nor the user could judge it.
             raise CommandRefused(
-                f"`env` may not set {key}: it makes bash or the loader run code that the command does not show. "
+                f"`env` may not set {key}: it makes bash, the loader or the program run code that the command "
+                "does not show. "
                 "Put that code in the command itself."
             )
         if not isinstance(value, str):

@@ -214,8 +214,12 @@ class Journal:
     def data_version(self) -> int:
         """Changes whenever another connection commits, or the pause file is written (a pause on a
         full disk lives only there): a cheap 'did anything happen?' check."""
-        version = self._db.execute("PRAGMA data_version").fetchone()[0]
-        return hash((version, pause_file.stamp(self.paths.pause_file)))
+        return hash((self.others_commits(), pause_file.stamp(self.paths.pause_file)))
+
+    def others_commits(self) -> int:
+        """SQLite's `PRAGMA data_version`: it moves when another connection commits, never for this
+        connection's own writes (so a foreign write is seen whatever this connection writes after it)."""
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
 
     def size_bytes(self) -> int:
         return sum(

@@ -6,6 +6,7 @@ ask, wait, confirm that it still wants a held command run, or withdraw it, never
 
 from __future__ import annotations
 
+import math
 import secrets
 import time
 from enum import Enum
@@ -47,15 +48,20 @@ def set_approval_mode(journal: SettingsStore, mode: ApprovalMode) -> None:
 
 
 def approval_window_s(journal: SettingsStore) -> float:
+    """The stored approval window; a value that is not a finite number reads as the strictest, 1 s
+    (a NaN would make every wait end at once, or never)."""
     value = journal.get_setting(WINDOW_SETTING, DEFAULT_APPROVAL_WINDOW_S)
     try:
-        return min(max(float(value), 1.0), MAX_APPROVAL_WINDOW_S)
+        seconds = float(value)
     except (TypeError, ValueError):
         return DEFAULT_APPROVAL_WINDOW_S
+    if not math.isfinite(seconds):
+        return 1.0
+    return min(max(seconds, 1.0), MAX_APPROVAL_WINDOW_S)
 
 
 def set_approval_window_s(journal: SettingsStore, seconds: float) -> None:
-    if not 1 <= seconds <= MAX_APPROVAL_WINDOW_S:
+    if not math.isfinite(seconds) or not 1 <= seconds <= MAX_APPROVAL_WINDOW_S:
         raise ValueError(
             _("the approval window must be between 1 and {seconds} seconds").format(
                 seconds=format_number(MAX_APPROVAL_WINDOW_S, None)
