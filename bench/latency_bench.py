@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 
 from serve_bench import percentile  # noqa: E402 (bench/ is this script's folder)
 
-from app.core import liveness  # noqa: E402
+from app.core import data_folder, liveness  # noqa: E402
 from app.core.journal.store import Journal, Outcome, Status  # noqa: E402
 from app.core.paths import HOME_ENV, AppPaths  # noqa: E402
 
@@ -134,7 +134,7 @@ def main() -> None:
         os.environ[HOME_ENV] = str(Path(folder) / "app-home")
         # The tray's first look reads Claude's config folders: point it at an empty home.
         os.environ["HOME"] = os.environ["XDG_CONFIG_HOME"] = folder
-        paths = AppPaths.from_environment().ensure()
+        paths = data_folder.ensure(AppPaths.from_environment())
         try:
             lines = tray_follows(paths, args.runs)
             lines += window_follows(paths, args.runs)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from app.core import data_folder
 from app.core.paths import HOME_ENV, AppPaths
 
 
@@ -26,7 +27,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def paths(home: Path) -> AppPaths:
-    return AppPaths.from_environment().ensure()
+    return data_folder.ensure(AppPaths.from_environment())
 
 
 @pytest.fixture

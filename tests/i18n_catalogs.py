@@ -74,7 +74,7 @@ def classifier_messages() -> dict[str, list[str]]:
                 and isinstance(node.func, ast.Attribute)
                 and node.func.attr == "add"
                 and isinstance(node.func.value, ast.Name)
-                and node.func.value.id in ("self", "report")
+                and node.func.value.id in ("self", "ctx", "report")
             ):
                 continue  # fmt: skip
             plain = node.args[2] if len(node.args) > 2 else None

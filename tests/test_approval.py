@@ -254,13 +254,16 @@ async def test_no_tool_or_argument_lets_the_model_approve_its_own_command(
         for tool in tools.values():
             assert not {"approve", "approved", "allow", "decision", "tier"} & set(tool.input_schema["properties"])
         sneaky = await run(client, {"command": "sudo true", "tier": "safe", "approved": True})
-        again = await client.call_tool("command_wait", {"jobId": sneaky["jobId"], "timeout": 500})
+        assert "`tier` is not an argument of execute_command, so nothing was run" in sneaky["error"]
+        held = await run(client, {"command": "sudo true"})
+        again = await client.call_tool("command_wait", {"jobId": held["jobId"], "timeout": 500})
         assert json.loads(again.content[0].text)["status"] == "waiting"
-        [row] = rows(paths)
-        assert row.status is Status.WAITING and row.decision is None
+        waiting, refused = rows(paths)
+        assert refused.status is Status.REFUSED and refused.decision is None
+        assert waiting.status is Status.WAITING and waiting.decision is None
     assert holds(paths) == [], "the tray no longer asks about a command whose server is gone"
-    [row] = rows(paths)
-    assert row.status is Status.INTERRUPTED, "a server that exits closes what it still held"
+    waiting, _refused = rows(paths)
+    assert waiting.status is Status.INTERRUPTED, "a server that exits closes what it still held"
 
 
 async def test_a_harmless_looking_command_run_in_the_apps_own_folder_is_held(

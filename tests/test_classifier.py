@@ -308,9 +308,12 @@ def test_importing_the_classifier_does_not_load_the_parser() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_a_python_script_named_like_an_option_letter_is_a_script_not_inline_code() -> None:
+def test_a_python_script_named_like_an_option_letter_is_a_script_not_inline_code(tmp_path: Path) -> None:
     # `-u` is an option cluster; the word after it is the script, whatever its name.
-    assert classify("python3 -u u").reasons == ("python3 u: runs a program (its contents are not checked)",)
+    (tmp_path / "u").write_text("print(1)\n")
+    verdict = classify("python3 -u u", cwd=str(tmp_path))
+    assert verdict.scripts == (f"{tmp_path}/u",)  # the file `u` was read as the program, not as code
+    assert verdict.tier is Tier.MODERATE
 
 
 # ---- removing named files in the working folder (issue 12), and plain words

@@ -8,7 +8,7 @@ from app.core.authority.state import DEFAULTS, STRICTEST, ControlState, loosened
 from app.core.channel.address import MACOS_SUN_PATH_MAX, channel_address, data_dir_key
 from app.core.channel.peer import OwnFacts, PeerFacts, client_refusal, runs_this_app, tray_refusal
 from app.core.channel.wire import MAX_FRAME_BYTES, ProtocolError, decode, encode
-from app.core.policy.direction import LOOSEN, NEUTRAL, TIGHTEN, classify_request
+from app.core.policy.direction import LOOSEN, NEUTRAL, REFUSE, TIGHTEN, classify_request
 
 OWN_SOURCE = OwnFacts(uid=1000, executable="/usr/bin/python3.11", frozen=False, data_dir="/home/ana/.local/share/ct")
 OWN_FROZEN = OwnFacts(uid=1000, executable="/opt/cowork-terminal/cowork-terminal", frozen=True, data_dir="/d")
@@ -88,8 +88,17 @@ def test_a_malformed_state_message_reads_as_the_strict_side(wire: object) -> Non
         ("settings", {"changes": {"approval_window_s": 55}}, LOOSEN),
         ("settings", {"changes": {"approval_window_s": 5}}, TIGHTEN),
         ("settings", {"changes": {"tools": "execute"}}, TIGHTEN),
-        ("settings", {"changes": {"paused": False}}, LOOSEN),  # not a setting this request may carry
-        ("settings", {"changes": "never"}, LOOSEN),
+        ("settings", {"changes": {"paused": False}}, REFUSE),  # not a setting this request may carry
+        ("settings", {"changes": "never"}, REFUSE),
+        ("settings", {"changes": {}}, REFUSE),
+        # Values no comparison can order are refused before any comparison (NaN > 40 is false).
+        ("settings", {"changes": {"approval_window_s": float("nan")}}, REFUSE),
+        ("settings", {"changes": {"approval_window_s": float("inf")}}, REFUSE),
+        ("settings", {"changes": {"approval_window_s": -5}}, REFUSE),
+        ("settings", {"changes": {"approval_window_s": 1e300}}, REFUSE),
+        ("settings", {"changes": {"approval_window_s": True}}, REFUSE),
+        ("settings", {"changes": {"approval_window_s": "5"}}, REFUSE),
+        ("settings", {"changes": {"approval_mode": "sometimes"}}, REFUSE),
         ("something-new", {}, LOOSEN),  # unknown: the safe side
     ],
 )

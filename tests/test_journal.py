@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from app.core import liveness
-from app.core.journal.store import SCHEMA_VERSION, Journal, Outcome, Status, preview
+from app.core.journal.schema import SCHEMA_VERSION
+from app.core.journal.store import Journal, Outcome, Status, preview
 from app.core.paths import AppPaths
 
 

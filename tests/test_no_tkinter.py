@@ -68,9 +68,9 @@ TRAY = """
     import app.ui.tray.app as t
     from app.core.journal.store import Journal
     from app.core.paths import AppPaths
-    from app.core import liveness
+    from app.core import data_folder, liveness
     from app.ui.tray import menu
-    paths = AppPaths.from_environment().ensure()
+    paths = data_folder.ensure(AppPaths.from_environment())
     app = t.TrayApp(paths, liveness.try_hold(paths.tray_lock), t.load_pystray())
     app.start()
     assert app.settle(30)
@@ -151,10 +151,11 @@ async def test_without_tk_the_tray_says_once_what_to_install_and_the_menu_answer
 DISCONNECT = """
     import json
     import app.ui.tray.app as t
+    from app.core import data_folder
     from app.core.claude import config as cc
     from app.core.paths import AppPaths
     from app.ui.tray import menu
-    paths = AppPaths.from_environment().ensure()
+    paths = data_folder.ensure(AppPaths.from_environment())
     app = t.TrayApp(paths, None, t.load_pystray())
     app.start()
     assert app.settle(30)

@@ -6,7 +6,16 @@ from pathlib import Path, PureWindowsPath
 
 from app.core.journal import migration as data_migration
 from app.core.journal.store import Journal, Status
-from app.core.paths import HOME_ENV, AppPaths, default_locations, output_folder_for, windows_profile
+from app.core.paths import (
+    HOME_ENV,
+    AppPaths,
+    LegacySources,
+    default_locations,
+    legacy_folders,
+    legacy_sources,
+    output_folder_for,
+    windows_profile,
+)
 from app.core.policy import approval, tool_sets
 
 WINDOWS_ENV = {
@@ -60,15 +69,15 @@ def test_other_systems_keep_the_platformdirs_folders() -> None:
 
 
 def test_the_old_windows_folders_are_looked_for_only_on_windows_without_an_override() -> None:
-    sources = data_migration.legacy_sources("win32", WINDOWS_ENV, r"C:\Users\Ann")
-    assert sources == data_migration.LegacySources(
+    sources = legacy_sources("win32", WINDOWS_ENV, r"C:\Users\Ann")
+    assert sources == LegacySources(
         local=PureWindowsPath(r"C:\Users\Ann\AppData\Local\cowork-terminal"),
         msix_local=PureWindowsPath(
             r"C:\Users\Ann\AppData\Local\Packages\Claude_pzs8sxrjxfjjc\LocalCache\Local\cowork-terminal"
         ),
     )
-    assert data_migration.legacy_sources("win32", {**WINDOWS_ENV, HOME_ENV: r"D:\x"}, "") is None
-    assert data_migration.legacy_sources("linux", {"HOME": "/home/ann"}, "/home/ann") is None
+    assert legacy_sources("win32", {**WINDOWS_ENV, HOME_ENV: r"D:\x"}, "") is None
+    assert legacy_sources("linux", {"HOME": "/home/ann"}, "/home/ann") is None
 
 
 def test_only_settings_stricter_than_the_defaults_survive_the_move() -> None:
@@ -106,7 +115,7 @@ def test_an_old_windows_folder_is_copied_over_once_with_only_strict_settings_and
         redirected.set_setting("approval_mode", "never")  # settings from here are never taken
     new_dir = tmp_path / "profile" / ".cowork-terminal"
     new = AppPaths(data_dir=new_dir, log_dir=new_dir / "logs")
-    sources = data_migration.LegacySources(local=local, msix_local=msix)
+    sources = LegacySources(local=local, msix_local=msix)
 
     report = data_migration.migrate(new, sources)
 
@@ -129,10 +138,10 @@ def test_an_old_windows_folder_is_copied_over_once_with_only_strict_settings_and
 
 def test_a_fresh_windows_profile_has_nothing_to_move(tmp_path: Path) -> None:
     new = AppPaths(data_dir=tmp_path / "new", log_dir=tmp_path / "new" / "logs")
-    sources = data_migration.LegacySources(local=tmp_path / "none", msix_local=tmp_path / "none2")
+    sources = LegacySources(local=tmp_path / "none", msix_local=tmp_path / "none2")
     assert data_migration.migrate(new, sources) is None
     assert not new.journal.exists()
 
 
 def test_off_windows_there_are_no_old_folders_to_protect() -> None:
-    assert data_migration.legacy_folders() == []
+    assert legacy_folders() == []

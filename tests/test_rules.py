@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from app.core.classifier import classify
-from app.core.journal.store import SCHEMA_VERSION, Journal, Status
+from app.core.journal.schema import SCHEMA_VERSION
+from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from app.core.policy.rules import (
     DELETE_BUILD_FOLDERS,

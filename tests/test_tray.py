@@ -1231,12 +1231,8 @@ def test_the_users_rules_show_in_the_menu_and_a_click_or_the_log_window_removes_
 ) -> None:
     from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
 
-    first, second = (
-        app.hub.with_journal(
-            lambda journal, folder=folder: journal.add_rule(
-                DELETE_BUILD_FOLDERS, folder, FOLDER_SCOPE, f"deleting build folders in {folder}"
-            )
-        )
+    first, second = (  # as the approval prompt's "Always allow" makes them: in the tray's memory
+        app.hub.add_rule(DELETE_BUILD_FOLDERS, folder, FOLDER_SCOPE, f"deleting build folders in {folder}")
         for folder in ("/home/ana/a", "/home/ana/b")
     )
     wait_for(lambda: menu.find_entry(app.entries(), f"rule:{second.id}") is not None)

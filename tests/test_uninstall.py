@@ -18,7 +18,7 @@ import pytest
 from desktop_env import wait_for
 from test_client_config import OTHER_SERVERS, RICH_CONFIG, install_fake_claude
 
-from app.core import liveness
+from app.core import data_folder, liveness
 from app.core.claude import config as cc
 from app.core.install import autostart, installation, menu_entry
 from app.core.journal.store import Journal
@@ -55,7 +55,7 @@ class User:
         self.config.write_text(json.dumps({**RICH_CONFIG, "mcpServers": servers}))
         self.claude_state.write_text(json.dumps({"github": GITHUB, "cowork-terminal": self.ours}))
         autostart.enable("linux", self.env, self.home, command=[sys.executable, "-m", "app", "tray"])
-        paths = AppPaths.from_environment(self.env).ensure()
+        paths = data_folder.ensure(AppPaths.from_environment(self.env))
         Journal(paths).close()
         (paths.log_dir / "tray.log").write_text("a log line\n")
 

@@ -13,7 +13,7 @@ import logging
 import os
 import sys
 
-from app.core import app_log, liveness
+from app.core import app_log, data_folder, liveness
 from app.core.channel.client import NoTray, TrayRefused, ask_tray
 from app.core.errors import CoworkError
 from app.core.i18n import _
@@ -66,7 +66,7 @@ TRAY_LOCK_PATIENCE_S = 0.3
 
 def run_tray(args: argparse.Namespace) -> int:
     if args.quit:
-        return quit_running_tray(AppPaths.from_environment().ensure())
+        return quit_running_tray(data_folder.ensure(AppPaths.from_environment()))
     try:
         return start_tray(args)
     except CoworkError as problem:  # a full disk, a read-only folder: also said where a person sees it
@@ -78,7 +78,7 @@ def run_tray(args: argparse.Namespace) -> int:
 
 
 def start_tray(args: argparse.Namespace) -> int:
-    paths = AppPaths.from_environment().ensure()
+    paths = data_folder.ensure(AppPaths.from_environment())
     # Patient: a server may be probing the lock ("is the tray there?") at this very moment.
     lock = liveness.try_hold(paths.tray_lock, patience_s=TRAY_LOCK_PATIENCE_S)
     if lock is None:

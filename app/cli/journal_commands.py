@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from app.core import liveness
 from app.core.channel.client import current_tray_state, request_change
@@ -94,7 +95,7 @@ def run_status(args: argparse.Namespace) -> int:
         raise
     with journal:
         servers = journal.servers()
-        info = {
+        info: dict[str, Any] = {
             "paused": tray_state["paused"] if tray_state else journal.is_paused(),
             "tray_running": tray_state is not None or liveness.is_held(journal.paths.tray_lock),
             "journal": str(journal.path),

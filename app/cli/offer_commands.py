@@ -77,9 +77,12 @@ def run_output_budget(args: argparse.Namespace) -> int:
             budget = parse_budget(args.budget)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        request_change(
-            paths, "output_budget", without_tray=lambda j: set_output_budget(j, budget) or "", budget=args.budget
-        )
+
+        def set_without_tray(journal: Journal) -> str:
+            set_output_budget(journal, budget)
+            return ""
+
+        request_change(paths, "output_budget", without_tray=set_without_tray, budget=args.budget)
     with Journal.open(paths) as journal:
         current = output_budget(journal, environ={})
     print(

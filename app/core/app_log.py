@@ -11,9 +11,10 @@ import logging
 import logging.handlers
 import os
 import sys
+from io import TextIOWrapper
 from pathlib import Path
-from typing import IO
 
+from app.core import data_folder
 from app.core.paths import PRIVATE_FILE_MODE, AppPaths
 
 LOG_MAX_BYTES = 1024 * 1024
@@ -29,12 +30,12 @@ class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
     The mode is given to `os.open` itself, so no umask change (process-wide, not thread-safe) is needed.
     """
 
-    def _open(self) -> IO[str]:
+    def _open(self) -> TextIOWrapper:
         flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if "a" in self.mode else os.O_TRUNC)
         fd = os.open(self.baseFilename, flags, PRIVATE_FILE_MODE)
         if os.name == "posix":
             os.fchmod(fd, PRIVATE_FILE_MODE)  # a file that existed before with a wider mode
-        return open(fd, self.mode, encoding=self.encoding, errors=self.errors)  # noqa: SIM115
+        return open(fd, self.mode, encoding=self.encoding, errors=self.errors)  # type: ignore[return-value]  # noqa: SIM115
 
 
 def log_file(paths: AppPaths, name: str) -> Path:
@@ -48,7 +49,7 @@ def configure(paths: AppPaths, name: str, *, level: int = logging.INFO, echo_to_
     Calling it again replaces the handlers it added before (tests configure several times in one
     process), and leaves handlers that others installed alone. Returns the log file's path.
     """
-    paths.ensure()
+    data_folder.ensure(paths)
     path = log_file(paths, name)  # private (0600): the handler creates it so, and fixes an older one
     root = logging.getLogger()
     for handler in list(root.handlers):

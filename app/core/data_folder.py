@@ -18,6 +18,7 @@ from pathlib import Path
 from app.core.errors import CoworkError
 from app.core.i18n import _
 from app.core.i18n.formats import format_number
+from app.core.paths import AppPaths, make_private_dir
 
 FULL, READ_ONLY, MISSING = "full", "read-only", "missing"
 FULL_ERRNOS = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
@@ -120,6 +121,18 @@ def missing(folder: Path, reason: str) -> DataFolderError:
         folder,
         reason,
     )
+
+
+def ensure(paths: AppPaths) -> AppPaths:
+    """Create the data, log and lock folders, private to the user (0700) on POSIX, and return
+    `paths`. A folder that cannot be made (read-only, full disk) raises DataFolderError, whose text
+    says which and why. (Here rather than in paths, which the words of that error depend on.)"""
+    for folder in (paths.data_dir, paths.log_dir, paths.locks_dir):
+        try:
+            make_private_dir(folder)
+        except OSError as exc:
+            raise explain_os_error(folder, exc) or exc from None
+    return paths
 
 
 def explain_os_error(folder: Path, exc: OSError) -> DataFolderError | None:

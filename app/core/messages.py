@@ -33,6 +33,11 @@ APP_GONE_HOLD_REASON = "the Cowork Terminal app stopped before the user answered
 PAUSED_HOLD_REASON = "host access was paused before the user answered"
 DENIED_BY_REASON = "denied by {who}"
 OTHER_COMMAND_REASON = "the approval was for another command"
+# What a held command runs changed between the prompt and the start (core/commands/pins.py).
+FOLDER_GONE_REASON = "the folder {folder} could no longer be opened after the user was asked"
+FOLDER_REPLACED_REASON = "the folder {folder} was replaced by another folder after the user was asked"
+SCRIPT_CHANGED_REASON = "the script {script} changed after the user was asked"
+ENV_CHANGED_REASON = "the environment changed after the user was asked"
 SESSION_BUSY_REASON = "the session was busy"
 SESSION_MOVED_REASON = "the session is now in {here}, not where the command was checked"
 SERVER_STOPPED_REASON = "the server stopped while it ran"

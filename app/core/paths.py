@@ -6,7 +6,7 @@ so no test ever touches a real profile.
 On Windows the data folder is `%USERPROFILE%\\.cowork-terminal`, not under AppData: Claude Desktop
 for Windows is an MSIX package, and writes under `%APPDATA%` and `%LOCALAPPDATA%` of every process
 it starts (our `serve`, the commands it runs) land in the package's private LocalCache, so the
-server and the tray would each see their own journal and locks (docs/ARCHITECTURE.md).
+server and the tray would each see their own journal and locks (docs/windows.md).
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ HOME_ENV = "COWORK_TERMINAL_HOME"
 WINDOWS_DIR_NAME = ".cowork-terminal"  # in the user's profile folder, like .ssh or .docker
 PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
+# Where an older version kept its data on Windows (journal.migration moves it over once).
+LEGACY_DIR_NAME = "cowork-terminal"
+MSIX_PACKAGE_FAMILY = "Claude_pzs8sxrjxfjjc"
 
 
 def windows_profile(environ: Mapping[str, str], home: str) -> PureWindowsPath:
@@ -73,7 +76,7 @@ class AppPaths:
 
     @property
     def pause_file(self) -> Path:
-        """The pause switch that survives a full disk (core/pause_file)."""
+        """The pause switch that survives a full disk (core/journal/pause_file)."""
         return self.data_dir / "pause"
 
     @property
@@ -105,18 +108,6 @@ class AppPaths:
             self.pause_file,
         ]
 
-    def ensure(self) -> AppPaths:
-        """Create the folders, private to the user (0700) on POSIX. A folder that cannot be made
-        (read-only, full disk) raises DataFolderError, whose text says which and why."""
-        from app.core import data_folder  # small; imported here so paths stays a leaf module
-
-        for folder in (self.data_dir, self.log_dir, self.locks_dir):
-            try:
-                make_private_dir(folder)
-            except OSError as exc:
-                raise data_folder.explain_os_error(folder, exc) or exc from None
-        return self
-
 
 OUTPUTS_SUFFIX = "-outputs"  # with COWORK_TERMINAL_HOME=X, whole outputs go to X-outputs
 
@@ -147,10 +138,35 @@ def make_private_file(path: Path) -> None:
         os.chmod(path, PRIVATE_FILE_MODE)
 
 
+@dataclass(frozen=True)
+class LegacySources:
+    """Where an older version kept its data: the real folder, and the MSIX package's private copy."""
+
+    local: PurePath
+    msix_local: PurePath
+
+
+def legacy_sources(platform: str, environ: Mapping[str, str], home: str) -> LegacySources | None:
+    """The old Windows folders to import from, or None (other systems, or COWORK_TERMINAL_HOME set)."""
+    if platform != "win32" or environ.get(HOME_ENV):
+        return None
+    profile = windows_profile(environ, home)
+    local = PureWindowsPath(environ.get("LOCALAPPDATA") or profile / "AppData" / "Local")
+    return LegacySources(
+        local=local / LEGACY_DIR_NAME,
+        msix_local=local / "Packages" / MSIX_PACKAGE_FAMILY / "LocalCache" / "Local" / LEGACY_DIR_NAME,
+    )
+
+
+def legacy_folders() -> list[str]:
+    """This machine's old Windows folders (none elsewhere): commands that name them are destructive
+    for a release, like the data folder itself, since an old journal there may still be read."""
+    sources = legacy_sources(sys.platform, os.environ, str(Path.home()))
+    return [] if sources is None else [str(sources.local), str(sources.msix_local)]
+
+
 def protected_paths(paths: AppPaths) -> list[str]:
     """The app's own folders as the classifier guards them (the data and log folders, and for a
     release the old Windows ones), as named and with symlinks resolved."""
-    from app.core.journal.migration import legacy_folders  # it imports this module
-
     folders = (str(paths.data_dir), str(paths.log_dir), *legacy_folders())
     return sorted({*folders, *map(os.path.realpath, folders)})

@@ -3,7 +3,7 @@ whether a tool call's arguments can be used at all.
 
 The SDK validates tool arguments with pydantic and would hand the model pydantic's text (with a
 link to errors.pydantic.dev), taking `true` as 1 ms and `"5000"` as 5000. Here every call is
-checked first by `command_request.check_arguments`, in our words; a refused call that carries a
+checked first by `commands.request.check_arguments`, in our words; a refused call that carries a
 command is journaled as refused. The tools' parameters are typed loosely for the same reason, so
 the SDK's validation never fails on what passed here.
 """
@@ -11,7 +11,7 @@ the SDK's validation never fails on what passed here.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -37,15 +37,18 @@ COMMAND_ARGUMENT = {
 }
 
 
-def refusal_of(tool: str, arguments: Mapping[str, Any], meta: Any) -> str | None:
-    """Why a call's arguments cannot be used, in words for the model; None when they can."""
+def refusal_of(
+    tool: str, arguments: Mapping[str, Any], meta: Any, accepted: Collection[str] | None = None
+) -> str | None:
+    """Why a call's arguments cannot be used, in words for the model; None when they can.
+    `accepted`: the parameters the tool declares (None: not known, names are not checked)."""
     labels = unencodable_labels(meta)
     if labels:
         return surrogate_message(labels)
     from app.core.commands.request import CommandRefused, check_arguments  # see host_side
 
     try:
-        check_arguments(tool, arguments)
+        check_arguments(tool, arguments, accepted)
     except CommandRefused as refusal:
         return str(refusal)
     return None
@@ -79,6 +82,19 @@ def error_result(tool: str, reason: str) -> CallToolResult:
     )
 
 
+def declared_parameters(server: Any) -> Callable[[str], Awaitable[Collection[str] | None]]:
+    """The parameter names of each tool as the server lists them (None for a tool it does not have)."""
+
+    async def parameters(tool: str) -> Collection[str] | None:
+        for listed in await server.list_tools():
+            if listed.name == tool:
+                properties = (listed.input_schema or {}).get("properties")
+                return list(properties) if isinstance(properties, Mapping) else []
+        return None
+
+    return parameters
+
+
 class CallGate(ServerMiddleware[Any]):
     """Runs at the top of every inbound message (see ServerMiddleware). `handshake_done` is set
     when the handshake is over (`notifications/initialized`, or the first request of a client
@@ -91,6 +107,8 @@ class CallGate(ServerMiddleware[Any]):
         self._service: CommandService | ServiceUnavailable | None = None
         self._client: tuple[object, object] | None = None  # named at `initialize`, before the service
         self._reopen: Callable[[], Awaitable[CommandService | ServiceUnavailable]] | None = None
+        # The parameters each tool declares (its signature is its schema): the names a call may use.
+        self.declared: Callable[[str], Awaitable[Collection[str] | None]] | None = None
 
     def serve_with(
         self,
@@ -134,7 +152,8 @@ class CallGate(ServerMiddleware[Any]):
         tool, arguments = params.get("name"), params.get("arguments") or {}
         if not isinstance(tool, str) or not isinstance(arguments, Mapping):
             return await call_next(ctx)
-        reason = refusal_of(tool, arguments, params.get("_meta"))
+        accepted = None if self.declared is None else await self.declared(tool)
+        reason = refusal_of(tool, arguments, params.get("_meta"), accepted)
         if reason is None:
             return await call_next(ctx)
         if tool in COMMAND_ARGUMENT:

@@ -45,7 +45,7 @@ CHECK_OUTPUT = "ok\n"
 # after install (antivirus scans, cold disk) can take several times that.
 CHECK_TIMEOUT_S = 30.0
 STDERR_EXCERPT_CHARS = 2000
-# How the server's refusal reads when bash is missing (bash_resolver's and command_service's words).
+# How the server's refusal reads when bash is missing (execution.bash_resolver's and commands.service's words).
 BASH_MISSING_SIGNS = ("bash was not found", BASH_PATH_ENV.lower(), "bash could not be started")
 
 OK = "ok"

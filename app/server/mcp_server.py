@@ -29,7 +29,7 @@ from mcp.server import MCPServer
 
 from app import __version__
 from app.server import stdio_transport
-from app.server.argument_gate import CallGate, ServiceUnavailable
+from app.server.argument_gate import CallGate, ServiceUnavailable, declared_parameters
 
 if TYPE_CHECKING:
     from app.core.commands.service import CommandService
@@ -104,6 +104,7 @@ def build_server(open_host: Callable[[], HostSide]) -> MCPServer[Any]:
         lifespan=lifespan,
         middleware=[gate],
     )
+    gate.declared = declared_parameters(server)
     return server
 
 

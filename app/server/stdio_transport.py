@@ -111,8 +111,8 @@ def repair_line(line: str) -> SessionMessage | None:
         return None
     params = cleaned.get("params") if isinstance(cleaned, dict) else None
     if isinstance(params, dict):
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
-        params["_meta"] = {**meta, UNENCODABLE_META: found}
+        meta = params.get("_meta")
+        params["_meta"] = {**(meta if isinstance(meta, dict) else {}), UNENCODABLE_META: found}
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_python(cleaned, by_name=False))
     except ValidationError:

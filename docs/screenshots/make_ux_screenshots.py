@@ -62,6 +62,7 @@ def capture(root, name: str, width: int | None = None, height: int | None = None
 
 
 def welcome(tk) -> None:  # type: ignore[no-untyped-def]
+    from app.core import data_folder
     from app.core.paths import AppPaths
     from app.ui.windows.welcome import WelcomeWindow
 
@@ -70,7 +71,7 @@ def welcome(tk) -> None:  # type: ignore[no-untyped-def]
         (home / ".config" / "Claude").mkdir(parents=True)
         os.environ.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), COWORK_TERMINAL_HOME=str(home / "ct"))
         os.environ["PATH"] = "/usr/bin:/bin"  # no real `claude` on this machine shows up in the picture
-        AppPaths.from_environment().ensure()
+        data_folder.ensure(AppPaths.from_environment())
         display = os.environ.pop("DISPLAY")  # the tray runs without an icon here: only its channel is needed
         tray = subprocess.Popen([sys.executable, "-m", "app", "tray"], env={**os.environ, "PYSTRAY_BACKEND": "dummy"},
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip

@@ -16,7 +16,6 @@ The hub knows nothing of windows: the tray passes it callbacks (notify, ask the 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
@@ -29,19 +28,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.core import data_folder
+from app.core.authority.rule_book import RuleBook
 from app.core.authority.state import DEFAULTS, ControlState, loosened, strictest, with_changes
 from app.core.channel.peer import OwnFacts, PeerFacts, client_refusal, own_facts
+from app.core.channel.protocol import (
+    BadValue,
+    BeginRow,
+    ClientName,
+    DecisionPush,
+    Finish,
+    Hello,
+    IdRequest,
+    Pin,
+    decode_request,
+)
 from app.core.channel.transport import Accepted, Listener, address_for
 from app.core.channel.wire import ProtocolError
 from app.core.claude.names import friendly_client_name
 from app.core.data_folder import DataFolderError
 from app.core.i18n import N_, _, ngettext
-from app.core.journal.store import Journal, Outcome, Status
+from app.core.journal import pause_file
+from app.core.journal.store import Journal, Status
 from app.core.messages import CONFIRMED_DECIDED_BY, REQUEST_DECIDED_BY
 from app.core.paths import AppPaths, protected_paths
 from app.core.policy.approval import HOLD_LIFETIME_S, HOLD_UNSEEN_MAX_S, MODE_SETTING, WINDOW_SETTING
-from app.core.policy.direction import KNOWN_OPS, LOOSEN, classify_request
+from app.core.policy.direction import KNOWN_OPS, LOOSEN, REFUSE, classify_request
 from app.core.policy.plain_words import held_reason_for_person
+from app.core.policy.rules import Rule
 from app.core.policy.tool_sets import TOOLS_SETTING
 
 log = logging.getLogger(__name__)
@@ -61,12 +75,6 @@ PREVIEW_FIELDS = ("stdout", "stderr")
 ANCESTRY_DEPTH = 64
 
 
-def command_digest(command: str, cwd: str | None, env_keys: list[str]) -> str:
-    """What the user saw and allowed; the server runs a held command only if its own copy matches."""
-    material = json.dumps([command, cwd, sorted(env_keys)], ensure_ascii=False)
-    return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
-
-
 @dataclass
 class HeldCommand:
     """A command waiting for the user, as its server described it to the hub (never from the file)."""
@@ -82,13 +90,25 @@ class HeldCommand:
     digest: str
     peer: Peer
     explanation: str | None = None
+    pin: Pin | None = None  # what runs: the real folder, the scripts' content, the environment
     seen_at: float | None = None  # when the user could first see it: its clock starts then
+
+    @property
+    def folder(self) -> str | None:
+        """The folder the command runs in, resolved (what the user is shown)."""
+        return self.pin.folder if self.pin is not None else self.cwd
+
+    def env_shown(self) -> list[str]:
+        """The environment as the user sees it: NAME=value for what changes which program runs."""
+        shown = dict(self.pin.env_shown) if self.pin is not None else {}
+        return [f"{key}={shown[key]}" if key in shown else key for key in self.env_keys]
 
     def to_window(self) -> dict[str, Any]:
         return {
             "id": self.command_id, "command": self.command, "cwd": self.cwd, "env_keys": self.env_keys,
             "tool": self.tool, "reasons": self.reasons, "client": self.client, "expires_at": self.expires_at,
             "explanation": self.explanation, "seen": self.seen_at is not None,
+            "folder": self.folder, "env_shown": self.env_shown(),
         }  # fmt: skip
 
 
@@ -176,7 +196,7 @@ class Hub:
         open_log: Callable[[], None] = lambda: None,
         quit_app: Callable[[], None] = lambda: None,
     ) -> None:
-        self.paths = paths.ensure()
+        self.paths = data_folder.ensure(paths)
         self.real_data_dir = os.path.realpath(paths.data_dir)
         self.own: OwnFacts = own_facts(self.real_data_dir)
         self.notify = notify
@@ -189,6 +209,7 @@ class Hub:
         self.lock = threading.RLock()
         self.journal = self._open_journal()
         self.state = self._stored_state()
+        self.rule_book = RuleBook(self.journal)  # the rules in force live here; the file is their copy
         self.peers: list[Peer] = []
         self.holds: dict[int, HeldCommand] = {}
         self.questions: dict[str, Question] = {}
@@ -204,7 +225,10 @@ class Hub:
     def _open_journal(self) -> Journal:
         journal = Journal(self.paths, check_same_thread=False, busy_timeout_s=WRITE_BUSY_TIMEOUT_S)
         self._journal_inode = _inode(self.paths.journal)
-        self._seen_version = journal.data_version()
+        # Another program's commit moves SQLite's data_version, which our own writes never do: it is
+        # never reset by them. The pause file is also written by our own pause: seen after each write.
+        self._seen_commits = journal.others_commits()
+        self._seen_pause_stamp = pause_file.stamp(self.paths.pause_file)
         self.writes = getattr(self, "writes", 0)
         return journal
 
@@ -316,7 +340,11 @@ class Hub:
             elif peer.role == "server" and op in SERVER_OPS:
                 reply = SERVER_OPS[op](self, peer, message)
             elif op in KNOWN_OPS:
-                reply = self._request(peer, op, message, seq)
+                try:  # every value checked before any comparison (a NaN would pass for a tightening)
+                    typed = decode_request(op, message)
+                except BadValue as bad:
+                    raise RequestError(_("Refused: {problem}. Nothing changed.").format(problem=bad)) from None
+                reply = self._request(peer, op, message, seq, typed)
                 if reply is None:  # answered later, after the user's click
                     return
             else:
@@ -357,20 +385,20 @@ class Hub:
     def _hello(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
         if peer.role is not None:
             raise ProtocolError("hello twice")
-        role = message.get("role")
-        if role not in ("server", "cli"):
-            raise ProtocolError("unknown role")
-        peer.role = role
+        try:
+            hello = Hello.from_wire(message)
+        except BadValue as bad:
+            raise ProtocolError(str(bad)) from None
+        peer.role = hello.role
         reply: dict[str, Any] = {"data_dir": self.real_data_dir, "tray_pid": os.getpid()}
-        if role == "server":
-            remembered = message.get("remembered")
-            if remembered is not None:
-                peer.remembered = ControlState.from_wire(remembered)
+        if hello.role == "server":
+            if hello.remembered is not None:
+                peer.remembered = ControlState.from_wire(dict(hello.remembered))
                 self._merge_remembered(peer.remembered)
             with self.lock:
-                server_id = message.get("server_id")
-                peer.registration = {"headless": bool(message.get("headless")), "lock_key": _text(message, "lock_key")}
-                if isinstance(server_id, int) and self.journal.live_server_pid(server_id) == peer.facts.pid:
+                server_id = hello.server_id
+                peer.registration = {"headless": hello.headless, "lock_key": hello.lock_key}
+                if server_id is not None and self.journal.live_server_pid(server_id) == peer.facts.pid:
                     peer.server_id = server_id
                 else:
                     peer.server_id = self._register(peer)
@@ -390,23 +418,18 @@ class Hub:
     # -- what servers send ------------------------------------------------------------------------
 
     def _begin(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
-        row = message.get("row")
-        if not isinstance(row, dict):
-            raise ProtocolError("begin without a row")
-        status = Status(row.get("status", Status.RUNNING.value))
-        env_keys = [str(k) for k in row.get("env_keys") or []]
-        command, cwd = _text(row, "command") or "", _text(row, "cwd")
+        row = BeginRow.from_wire(message.get("row"))  # BadValue: a malformed row, the peer is dropped
+        status = row.status
         with self.lock:
             if status in (Status.RUNNING, Status.WAITING) and self.state.paused:
                 raise RequestError("host access is paused")
             if status is Status.WAITING and sum(h.peer is peer for h in self.holds.values()) >= MAX_HOLDS_PER_PEER:
                 raise RequestError(f"{MAX_HOLDS_PER_PEER} commands from this server already wait for the user")
             command_id = self.journal.begin_command(
-                command=command, cwd=cwd, env_keys=env_keys, timeout_ms=_int(row, "timeout_ms"),
-                server_id=peer.server_id, server_pid=peer.facts.pid, client_name=_text(row, "client_name"),
-                client_version=_text(row, "client_version"), tool=_text(row, "tool") or "execute_command",
-                tier=_text(row, "tier"), status=status, reason=_text(row, "reason"),
-                confirmation_id=_text(row, "confirmation_id"),
+                command=row.command, cwd=row.cwd, env_keys=list(row.env_keys), timeout_ms=row.timeout_ms,
+                server_id=peer.server_id, server_pid=peer.facts.pid, client_name=row.client_name,
+                client_version=row.client_version, tool=row.tool, tier=row.tier, status=status,
+                reason=row.reason, confirmation_id=row.confirmation_id,
                 hold_expires_at=time.time() + HOLD_UNSEEN_MAX_S if status is Status.WAITING else None,
             )  # fmt: skip
             self._wrote()
@@ -415,10 +438,9 @@ class Hub:
             hold = None
             if status is Status.WAITING:
                 hold = HeldCommand(
-                    command_id, command, cwd, env_keys, _text(row, "tool") or "execute_command",
-                    _text(row, "reason") or "", _text(row, "client_name") or _("An AI agent"),
-                    time.time() + HOLD_UNSEEN_MAX_S, command_digest(command, cwd, env_keys), peer,
-                    _text(row, "explanation"),
+                    command_id, row.command, row.cwd, list(row.env_keys), row.tool, row.reason or "",
+                    row.client_name or _("An AI agent"), time.time() + HOLD_UNSEEN_MAX_S, row.digest(), peer,
+                    row.explanation, row.pin,
                 )  # fmt: skip
                 self.holds[command_id] = hold
         if hold is not None:
@@ -443,11 +465,9 @@ class Hub:
 
     def _finish(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
         command_id = self._owned(peer, message)
-        outcome = message.get("outcome")
-        if not isinstance(outcome, dict):
-            raise ProtocolError("finish without an outcome")
+        outcome = Finish.from_wire(message).outcome  # BadValue: a malformed end, the peer is dropped
         with self.lock:
-            self.journal.finish_command(command_id, outcome_from_wire(outcome))
+            self.journal.finish_command(command_id, outcome)
             self._wrote()
             peer.commands.discard(command_id)
             was_held = self.holds.pop(command_id, None) is not None
@@ -467,7 +487,8 @@ class Hub:
     def _client(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
         if peer.server_id is not None:
             with self.lock:
-                client = (_text(message, "name"), _text(message, "version"))
+                named = ClientName.from_wire(message)
+                client = (named.name, named.version)
                 self.journal.set_server_client(peer.server_id, *client)
                 peer.registration["client"] = client
                 self._wrote()
@@ -484,20 +505,22 @@ class Hub:
         return {}
 
     def _owned(self, peer: Peer, message: dict[str, Any]) -> int:
-        command_id = message.get("id")
-        if not isinstance(command_id, int) or command_id not in peer.commands:
+        command_id = IdRequest.from_wire(message).id  # BadValue: not an id, the peer is dropped
+        if command_id not in peer.commands:
             raise RequestError(f"command {command_id!r} is not one of this server's")
         return command_id
 
     # -- what anyone may ask --------------------------------------------------------------------
 
-    def _request(self, peer: Peer, op: str, message: dict[str, Any], seq: object) -> dict[str, Any] | None:
+    def _request(self, peer: Peer, op: str, message: dict[str, Any], seq: object, typed: Any) -> dict[str, Any] | None:
         kind = classify_request(op, message, self.state)
+        if kind == REFUSE:
+            raise RequestError(_("Refused: a value is out of range. Nothing changed."))
         if kind != LOOSEN:
-            return {"message": self._tighten(op, message)}
-        return self._ask(peer, op, message, seq)
+            return {"message": self._tighten(op, typed)}
+        return self._ask(peer, op, typed, seq)
 
-    def _tighten(self, op: str, message: dict[str, Any]) -> str:
+    def _tighten(self, op: str, typed: Any) -> str:
         if op == "state":
             return json.dumps(self.state.to_wire())
         if op == "holds":  # what the user is asked, exactly as the servers described it
@@ -506,17 +529,16 @@ class Hub:
             self.set_paused(True, by="a request")
             return _("Host access is PAUSED: new commands are refused.")
         if op == "stop":
-            return self.stop(_int(message, "id"))
+            return self.stop(typed.id)
         if op == "deny":
-            command_id = _int(message, "id")
-            if not self.decide(command_id or -1, allowed=False, by=REQUEST_DECIDED_BY):
+            command_id = typed.id
+            if not self.decide(command_id, allowed=False, by=REQUEST_DECIDED_BY):
                 raise RequestError(_("Command #{id} is not waiting for approval.").format(id=command_id))
             return _("Denied command #{id}.").format(id=command_id)
         if op == "remove_rule":  # one of the user's rules (core/policy/rules.py): removing one asks more
-            rule_id = _int(message, "id")
-            if not self.with_journal(lambda journal: journal.remove_rule(rule_id or -1)):
+            rule_id = typed.id
+            if not self.remove_rule(rule_id):
                 raise RequestError(_("There is no rule {number}.").format(number=rule_id))
-            self.on_change()
             return _("Removed rule {number}.").format(number=rule_id)
         if op == "quit":
             self.quit_app()
@@ -525,7 +547,7 @@ class Hub:
             from app.core.execution.output import parse_budget, set_output_budget
 
             try:
-                budget = parse_budget(str(message.get("budget")))
+                budget = parse_budget(typed.budget)
             except ValueError as exc:
                 raise RequestError(str(exc)) from None
             self.with_journal(lambda journal: set_output_budget(journal, budget))
@@ -534,11 +556,11 @@ class Hub:
             self.open_log()
             return _("Opened the activity log.")
         if op == "settings":
-            self._set_state(with_changes(self.state, **message["changes"]))
+            self._set_state(with_changes(self.state, **typed.changes))
             return _("Settings changed.")
         raise RequestError(f"unknown request {op!r}")
 
-    def _ask(self, peer: Peer, op: str, message: dict[str, Any], seq: object) -> dict[str, Any] | None:
+    def _ask(self, peer: Peer, op: str, typed: Any, seq: object) -> dict[str, Any] | None:
         if self.ask_user is None:
             raise RequestError(_("Cowork Terminal cannot show a window to ask you, so nothing changed."))
         if peer.facts.run_mark or self._descends_from_server(peer.facts.pid):
@@ -548,7 +570,7 @@ class Hub:
                     "loosen control, from the Cowork Terminal window or menu."
                 )
             )
-        question = self._question(op, message)
+        question = self._question(op, typed)
         refused = self._refused_at.get(question.key, 0.0)
         if time.monotonic() - refused < ASK_COOLDOWN_S:
             raise RequestError(_("You said no to this a moment ago; nothing changed."))
@@ -562,7 +584,7 @@ class Hub:
         self.ask_user(question)
         return None
 
-    def _question(self, op: str, message: dict[str, Any]) -> Question:
+    def _question(self, op: str, typed: Any) -> Question:
         if op == "resume":
             return Question(
                 "resume", _("A program on this computer asks to resume host access, so that Claude can run "
@@ -570,7 +592,7 @@ class Hub:
                 lambda: self.set_paused(False, by=CONFIRMED_DECIDED_BY) or _("Host access is ON."),
             )  # fmt: skip
         if op == "approve":
-            command_id = _int(message, "id") or -1
+            command_id = typed.id
             hold = self.holds.get(command_id)
             if hold is None:
                 raise RequestError(_("Command #{id} is not waiting for approval.").format(id=command_id))
@@ -583,15 +605,14 @@ class Hub:
                 )
                 + f"\n\n{hold.command}\n\n"
                 + _("In folder: {folder}. Why it waits: {reasons}").format(
-                    folder=hold.cwd or _("the shell session"), reasons=why or hold.reasons
+                    folder=hold.folder or _("the shell session"), reasons=why or hold.reasons
                 ),
                 _("Allow"), _("Deny"),
                 lambda: _("Allowed.") if self.decide(command_id, allowed=True, by=CONFIRMED_DECIDED_BY)
                 else _("It no longer waits."),
             )  # fmt: skip
         if op == "settings":
-            changes = message.get("changes") if isinstance(message.get("changes"), dict) else {}
-            wanted = with_changes(self.state, **changes)
+            wanted = with_changes(self.state, **typed.changes)
             words = describe_changes(self.state, wanted)
             return Question(
                 "settings-" + json.dumps(wanted.to_wire(), sort_keys=True),
@@ -687,7 +708,7 @@ class Hub:
                 self._wrote()
             except sqlite3.OperationalError as exc:
                 log.warning("could not record the decision on command %s: %s", command_id, exc)
-        hold.peer.push({"op": "decision", "id": command_id, "allowed": allowed, "by": by, "digest": hold.digest})
+        hold.peer.push(DecisionPush(command_id, allowed, by, hold.digest).to_wire())
         self.on_holds()
         self.on_change()
         return True
@@ -740,6 +761,39 @@ class Hub:
         self.on_change()
         return deleted
 
+    # -- the user's rules (core/authority/rule_book.py): in memory, the file is their copy ----------
+
+    def rules(self) -> list[Rule]:
+        """The rules in force now: made by the user's click, or carried over from a previous run."""
+        with self.lock:
+            live = {str(p.server_id) for p in self.peers if p.role == "server" and p.server_id is not None}
+            return self.rule_book.in_force(live)
+
+    def rules_from_before(self) -> list[Rule]:
+        """The rules read from the file at start (the user is told of them once)."""
+        with self.lock:
+            return self.rule_book.carried_over()
+
+    def add_rule(self, kind: str, folder: str, scope: str, description: str, session: str | None = None) -> Rule:
+        """A rule the user made with a click in the app's own window."""
+        with self.lock:
+            rule = self.rule_book.add(self.journal, kind, folder, scope, description, session)
+            self._wrote()
+        self.on_change()
+        return rule
+
+    def remove_rule(self, rule_id: int) -> bool:
+        """Removing a rule asks more: from anyone. False when no such rule is in force."""
+        with self.lock:
+            try:
+                known = self.rule_book.remove(self.journal, rule_id)
+                self._wrote()
+            except sqlite3.OperationalError as exc:  # gone from memory all the same
+                log.warning("could not remove rule %s from the file: %s", rule_id, exc)
+                known = True
+        self.on_change()
+        return known
+
     def pending_holds(self) -> list[HeldCommand]:
         with self.lock:
             now = time.time()
@@ -761,9 +815,9 @@ class Hub:
             if _inode(self.paths.journal) != self._journal_inode:
                 self._reopen_journal()
                 return
-            version = self.journal.data_version()
-            foreign = version != self._seen_version
-            self._seen_version = version
+            commits, stamp = self.journal.others_commits(), pause_file.stamp(self.paths.pause_file)
+            foreign = commits != self._seen_commits or stamp != self._seen_pause_stamp
+            self._seen_commits, self._seen_pause_stamp = commits, stamp
         if expired:
             self.on_holds()
         if foreign and time.monotonic() - self._last_foreign_notice > FOREIGN_WRITE_NOTICE_GAP_S:
@@ -778,9 +832,11 @@ class Hub:
         log.warning("the journal at %s was deleted or replaced: starting a new one", self.paths.journal)
         with contextlib.suppress(sqlite3.Error):
             self.journal.close()
-        self.paths.ensure()
+        data_folder.ensure(self.paths)
         self.journal = self._open_journal()
         self._set_state(self.state)  # the settings live on in memory: write them into the new file
+        with self.lock, contextlib.suppress(sqlite3.OperationalError):
+            self.rule_book.copy_to(self.journal)  # and so do the rules
         for peer in list(self.peers):  # servers that still run get their rows again, or nothing could be recorded
             if peer.role == "server" and peer.server_id is not None and not peer.ended:
                 peer.server_id = self._register(peer)
@@ -802,12 +858,11 @@ class Hub:
             return result
 
     def _wrote(self) -> None:
-        """After each of our own writes (under the lock): what we wrote is not someone else's change.
-        (Our commits do not move data_version, but the journal's version also stamps the pause file,
-        which our own pause rewrites.)"""
+        """After each of our own writes (under the lock): the pause file we may have rewritten is not
+        someone else's change. (Our commits do not move data_version: that one is never reset here.)"""
         self.writes += 1
         self._problem_told = None
-        self._seen_version = self.journal.data_version()
+        self._seen_pause_stamp = pause_file.stamp(self.paths.pause_file)
 
 
 def describe_changes(before: ControlState, after: ControlState) -> str:
@@ -831,46 +886,6 @@ def describe_changes(before: ControlState, after: ControlState) -> str:
     if after.tools != before.tools:
         words.append(_("the tools offered from '{before}' to '{after}'").format(before=before.tools, after=after.tools))
     return "; ".join(words) or _("no change")
-
-
-def outcome_to_wire(outcome: Outcome) -> dict[str, Any]:
-    """An outcome as a message: previews only (the journal keeps no more), never whole outputs."""
-    from app.core.journal.store import preview
-
-    return {
-        "status": outcome.status.value, "exit_code": outcome.exit_code, "timed_out": outcome.timed_out,
-        "reason": outcome.reason, "stdout": preview(outcome.stdout), "stderr": preview(outcome.stderr),
-        "stdout_bytes": outcome.stdout_bytes, "stderr_bytes": outcome.stderr_bytes,
-        "duration_ms": outcome.duration_ms,
-    }  # fmt: skip
-
-
-def outcome_from_wire(data: dict[str, Any]) -> Outcome:
-    def number(key: str) -> Any:
-        value = data.get(key)
-        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-    stdout, stderr = _text(data, "stdout") or "", _text(data, "stderr") or ""
-    return Outcome(
-        status=Status(data.get("status", Status.FAILED.value)),
-        exit_code=number("exit_code"),
-        timed_out=data.get("timed_out") is True,
-        reason=_text(data, "reason"),
-        extra={"stdout_preview": stdout, "stderr_preview": stderr},  # already cut by the server
-        stdout_bytes=number("stdout_bytes") or 0,
-        stderr_bytes=number("stderr_bytes") or 0,
-        duration_ms=number("duration_ms"),
-    )
-
-
-def _text(data: dict[str, Any], key: str) -> str | None:
-    value = data.get(key)
-    return value if isinstance(value, str) else None
-
-
-def _int(data: dict[str, Any], key: str) -> int | None:
-    value = data.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _inode(path: Path) -> tuple[int, int] | None:

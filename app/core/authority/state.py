@@ -7,6 +7,7 @@ approval window; fewer tools (execute -> all is a loosening).
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -49,7 +50,8 @@ DEFAULTS = ControlState()
 
 
 def _window(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """The approval window; anything that is not a finite number reads as the strictest, 1 s."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return 1.0
     return min(max(float(value), 1.0), MAX_APPROVAL_WINDOW_S)
 
@@ -76,7 +78,7 @@ def loosened(before: ControlState, after: ControlState) -> list[str]:
         changes.append("paused")
     if MODE_RANK[after.approval_mode] < MODE_RANK[before.approval_mode]:
         changes.append("approval_mode")
-    if after.approval_window_s > before.approval_window_s:
+    if not after.approval_window_s <= before.approval_window_s:  # NaN counts as a loosening
         changes.append("approval_window_s")
     if TOOLS_RANK[after.tools] < TOOLS_RANK[before.tools]:
         changes.append("tools")

@@ -20,6 +20,7 @@ from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from app.core import settings
 from app.core.claude.names import client_named, friendly_client_name
 from app.core.data_folder import DataFolderError
 from app.core.execution import orphans
@@ -36,7 +37,7 @@ CRASH_WINDOW_S = 600.0  # crashes older than this no longer count, nor keep the 
 CRASH_LOOP_COUNT = 3  # this many crashes inside the window: one "keeps crashing" notice
 # A server writes its journal row a moment before it takes its lock; younger ones are not probed.
 REFUSAL_NOTICE_GAP_S = 30.0  # at most one "refused while paused" notice per this many seconds
-KNOWN_CLIENTS_SETTING = "tray.known_clients"
+KNOWN_CLIENTS_SETTING = settings.KNOWN_CLIENTS
 # The client name "Check connection" introduces itself with: this app, never announced as new.
 CHECK_CLIENT_NAME = "cowork-terminal-check"
 EXPIRE_HOLDS_EVERY_S = 5.0  # how often the tray closes holds nobody answered in time (not every poll)
@@ -50,7 +51,7 @@ FIRST_CONNECTION = "first-connection"
 REFUSED_WHILE_PAUSED = "refused-paused"
 APPROVAL_NEEDED = "approval-needed"  # the tray also opens the approval prompt for it
 JOURNAL_REPLACED = "journal-replaced"
-JOURNAL_REPLACED_TOLD_SETTING = "tray.journal_replaced_told"  # the `at` of the replacement last told
+JOURNAL_REPLACED_TOLD_SETTING = settings.JOURNAL_REPLACED_TOLD
 # Where the pause switch is, by whether the tray icon has a menu (the xorg fallback has none).
 PAUSE_WHERE = {True: N_("Pause host access in this icon's menu"), False: N_("Pause in the activity log window")}
 
@@ -202,7 +203,7 @@ class Supervisor:
         prune_outputs(self.journal.paths.outputs, now=now)
 
     def _end_orphans(self) -> None:
-        """End what a crashed server was running (see core/orphans)."""
+        """End what a crashed server was running (see core/execution/orphans)."""
         orphans.end_orphans(self.journal.paths, self.journal.was_left_running)
 
     def _ended_servers(self, servers: tuple[ServerRecord, ...], now: float) -> list[Notice]:

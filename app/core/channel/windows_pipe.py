@@ -322,7 +322,7 @@ class _SecurityAttributes:
     def __init__(self, sddl: str) -> None:
         ctypes, wintypes, kernel32, advapi32 = _api()
 
-        class SECURITY_ATTRIBUTES(ctypes.Structure):  # noqa: N801 - the Win32 name
+        class SECURITY_ATTRIBUTES(ctypes.Structure):  # type: ignore[name-defined]  # noqa: N801 - the Win32 name
             _fields_ = [
                 ("nLength", wintypes.DWORD),
                 ("lpSecurityDescriptor", ctypes.c_void_p),

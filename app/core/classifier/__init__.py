@@ -36,8 +36,11 @@ Tier decisions the issue left open, in short (tests/data/command_tiers.tsv has t
 - safe: reads only (ls, cat, grep -r, git status/log/diff, find without actions, man dd, `--help`).
 - moderate: changes state in a routine, mostly recoverable way: installs, `git commit`, `git push`
   without force, `git rebase` and `commit --amend` (local; the reflog keeps the old commits),
-  `rm` of named files without -r/-f, mv, cp, redirections into files, unknown programs, running a
-  script (`bash script.sh`, `python x.py`, `make`): the classifier cannot see inside a file.
+  `rm` of named files without -r/-f, mv, cp, redirections into files, unknown programs, `make`, and
+  a script named as the program's argument (`bash x.sh`, `source x`, `python3 x.py`, `./x.sh`) whose
+  content, read from the command's folder, says nothing worse (`scripts`); one that cannot be read
+  or judged is destructive. Input typed into the session is judged as its program's language
+  (`classify_typed`).
 - destructive beyond the issue's list: `rm` via `xargs` or `find -exec` (bulk removal), `rm` whose
   options may come from an expansion (`rm "$f"`, but not `rm -- "$f"`), `find -delete`,
   `git branch -D`, `git stash drop/clear`, `git checkout -- <paths>`/`git restore` (discard
@@ -56,23 +59,43 @@ Tier decisions the issue left open, in short (tests/data/command_tiers.tsv has t
   or where the session's shell is, as it reports after each command) and from each literal `cd`
   in the same command; running inside one of the app's folders is itself destructive.
 
+- programs started out of our watch by another service (`systemd-run`, D-Bus calls, `crontab`, `at`,
+  `launchctl`, `schtasks`, `ssh localhost`), synthetic input (`xdotool`, `osascript`...), debuggers
+  attaching to a process, and the remove options of archivers and sync tools are destructive;
+  the agent's own scratch files (`t=$(mktemp) ... rm -f "$t"`, `/tmp/x-$$`) are not (`scratch`).
+
 Reasons are short texts for the approval prompt; a result carries only the reasons of its own tier.
+Each destructive finding has a class of danger (`danger.Danger`); `Classification.danger` is the worst.
 
 Where things live: this module is the public API. `analyzer` walks the tree and sends each simple command
-to its rule; the rules are mixins of the analyzer, one module per family (`wrappers`, `shells`, `files`,
-`machine`, `git`, `packages`, `services`, `readers`, `itself`), looking names up in `tables`. Below them: `words`
-(unquoting), `options`, `stdin`, `protected` (the app's own files), `findings` (tiers and the report) and
-`parser` (tree-sitter, imported on the first call).
+to the rule `registry` names for it: one table from command name to rule, so every command the
+classifier knows is listed in one place, and teaching it a command is one function and one line there.
+The rules are plain functions, one module per family (`wrappers`, `shells`, `files`, `machine`, `git`,
+`packages`, `services`, `readers`, `itself`), written against the small interface `rule.Analysis`,
+and look names up in `tables`. Below them: `words` (unquoting), `options`, `stdin`, `protected` (the
+app's own files), `findings` (tiers and the report) and `parser` (tree-sitter, imported on the first call).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import logging
 from collections.abc import Sequence
 
+from .danger import Danger
 from .findings import RUNS_ITSELF, TOUCHES_APP_DATA, Classification, D, Tier, _Report
 
-__all__ = ["RUNS_ITSELF", "TOUCHES_APP_DATA", "Classification", "Tier", "classify", "warm_up"]
+__all__ = [
+    "RUNS_ITSELF",
+    "TOUCHES_APP_DATA",
+    "Classification",
+    "Danger",
+    "Tier",
+    "classify",
+    "classify_typed",
+    "script_paths",
+    "warm_up",
+]
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +129,44 @@ def _classify(command: str, cwd: str | None, protected_paths: Sequence[str]) -> 
         if protected.relation(_Word(cwd, cwd, cwd)) == "inside":
             report.add(D, TOUCHES_APP_DATA)
     _Analyzer(command, report, protected, nesting=0, cwd=cwd).run()
+    # A script the command line (or another script) writes is not what was read; its own writes do not count.
+    for path in dict.fromkeys(report.scripts):
+        if any(fnmatch.fnmatchcase(path, pattern) and path != origin for pattern, origin in report.written):
+            report.add(D, "cannot tell what runs: the command changes the script {path} before running it", path=path)
     return report.result()
+
+
+def classify_typed(
+    text: str, program: str | None, *, cwd: str | None = None, protected_paths: Sequence[str] = ()
+) -> Classification:
+    """Classify `text` typed into `program`, the program running in the persistent session (its
+    command name or path; None when not known: then the text is judged as bash, since it may be a
+    shell). A Python, Node, Perl, Ruby... prompt runs it as its own code; a program whose input
+    cannot be judged holds it. Never raises."""
+    try:
+        from .typed import judge_typed, typed_language
+
+        language = typed_language(program)
+        if language == "bash":
+            return classify(text, cwd=cwd, protected_paths=protected_paths)
+        from .analyzer import _Analyzer
+        from .protected import _Protected
+
+        report = _Report()
+        protected = _Protected.build(protected_paths)
+        judge_typed(_Analyzer(text, report, protected, nesting=0, cwd=cwd), text, program, language)
+        return report.result()
+    except Exception:  # as in `classify`: a bug here asks the user
+        log.exception("classifier failed on typed input; treating it as destructive")
+        report = _Report()
+        report.add(D, "cannot tell what runs: the classifier failed on this input")
+        return report.result()
+
+
+def script_paths(command: str, *, cwd: str | None = None) -> tuple[str, ...]:
+    """The script files `command` would run, read and judged by `classify` (absolute paths; the
+    scripts those scripts run too): what an approval pins, by content, before the command starts."""
+    return classify(command, cwd=cwd).scripts
 
 
 def warm_up(*, cwd: str | None = None, protected_paths: Sequence[str] = ()) -> None:

@@ -7,7 +7,6 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .files import _FileRules
 from .findings import (
     MAX_COMMAND_CHARS,
     MAX_NODES,
@@ -21,56 +20,44 @@ from .findings import (
     _Report,
     _snip,
 )
-from .git import _GitRules
-from .itself import _SelfRules
-from .machine import _MachineRules
 from .options import _command_name
-from .packages import _PackageRules
 from .parser import _parser
 from .protected import _home, _Protected
-from .readers import _ReaderRules
-from .services import _ServiceRules
-from .shells import _ShellRules
+from .registry import rule_for
+from .rule import Rule
+from .scratch import assigned_from_mktemp, scratch_variables, scratch_word
+from .scripts import installed_program, run_script, script_path
+from .shells import runs_download
 from .stdin import _PIPE, _Stdin
 from .tables import (
     _BLOCK_DEVICE,
-    _DISK_ERASE,
+    _DOWNLOADERS,
+    _DOWNLOADS,
     _HARMLESS_DEVICES,
-    _INLINE_CODE_FLAGS,
-    _JS_PACKAGE_MANAGERS,
-    _PACKAGE_MANAGERS,
+    _MAY_WRITE,
     _PERL,
-    _POWER,
     _PRIVILEGE,
-    _PYTHON,
     _SAFE,
     _SELF_PROGRAM,
-    _SHELLS,
     _SPECIAL_VARIABLES,
     _WRITERS,
 )
 from .words import _EXPANSIONS, _WORDISH, _ansi_c, _double_quoted, _Word, _WordBuilder
-from .wrappers import _WrapperRules
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 
-class _Analyzer(
-    _WrapperRules,
-    _ShellRules,
-    _FileRules,
-    _MachineRules,
-    _GitRules,
-    _PackageRules,
-    _ServiceRules,
-    _ReaderRules,
-    _SelfRules,
-):
-    """Walks one parsed text; strings that bash would run again get an _Analyzer of their own."""
+class _Analyzer:
+    """Walks one parsed text; strings that bash would run again get an _Analyzer of their own.
+    Each simple command goes to the rule `registry.rule_for` names, which sees this object as its
+    `rule.Analysis`."""
 
-    def __init__(self, text: str, report: _Report, protected: _Protected, nesting: int, cwd: str | None) -> None:
+    def __init__(
+        self, text: str, report: _Report, protected: _Protected, nesting: int, cwd: str | None, script: str = ""
+    ) -> None:
         self.text = text
+        self.script = script  # the script file this text is the content of ("": the command line)
         self.src = text.encode("utf-8", "surrogatepass")
         self.report = report
         self.add = report.add  # one finding: `reason` and `plain` are templates of its values
@@ -79,6 +66,8 @@ class _Analyzer(
         self.home = _home()
         self.too_big = False
         self.cwd = cwd  # where relative paths lead: the caller's folder, then each literal `cd`
+        self.scratch_names = scratch_variables(text)  # may hold the agent's own mktemp files
+        self.scratch_seen: set[str] = set()  # ... and were assigned from mktemp before this point
 
     # ---- entry points
 
@@ -94,12 +83,28 @@ class _Analyzer(
             self.add(D, "cannot tell what runs: the command does not parse as bash")
         self.walk(root, None, 0)
 
-    def sub_script(self, text: str, what: str) -> None:
-        """Analyse code that bash (or a wrapper) would itself parse and run."""
+    def code_words(self, words: list[_Word], what: str, strip_prefix: str = "") -> None:
+        """Words bash would join and parse again as code (`sh -c`, `eval`, `ssh host ...`)."""
+        values = [w.literal for w in words]
+        if any(v is None for v in values):
+            if any(_DOWNLOADS.search(w.source) for w in words if w.literal is None):
+                runs_download(self, what)
+            else:
+                self.add(D, "cannot tell what runs: {what} of an expansion", what=what)
+            return
+        text = " ".join(v for v in values if v is not None)
+        if strip_prefix and text.startswith(strip_prefix):
+            text = text[len(strip_prefix) :]
+        self.sub_script(text, what)
+
+    def sub_script(self, text: str, what: str, script: str | None = None) -> None:
+        """Analyse code that bash (or a wrapper) would itself parse and run; `script`: the file it
+        was read from, when it is a script's content."""
         if self.nesting >= MAX_SHELL_NESTING:
             self.add(D, "cannot tell what runs: {what} nested too deeply to check", what=what)
             return
-        _Analyzer(text, self.report, self.protected, self.nesting + 1, self.cwd).run()
+        origin = self.script if script is None else script
+        _Analyzer(text, self.report, self.protected, self.nesting + 1, self.cwd, origin).run()
 
     # ---- tree walking
 
@@ -131,7 +136,7 @@ class _Analyzer(
             if kind == "process_substitution":
                 inner = _PIPE if self.node_text(node).startswith(">(") else None
             elif kind == "command_substitution":
-                inner = stdin if stdin is _PIPE else None
+                inner = stdin if stdin is not None and stdin.kind == "pipe" else None
             for child in node.children:
                 self.walk(child, inner, depth + 1)
 
@@ -149,10 +154,13 @@ class _Analyzer(
         """What flows through a pipe: known only after `echo` of literal words."""
         if previous is not None and previous.type == "command":
             words = self.command_words(previous)
-            if words and words[0].value is not None and _command_name(words[0].value) == "echo":
+            name = _command_name(words[0].value) if words and words[0].value is not None else ""
+            if name == "echo":
                 values = [w.literal for w in words[1:]]
                 if all(v is not None and not v.startswith("-") for v in values):
                     return _Stdin("text", " ".join(v for v in values if v is not None))
+            if name in _DOWNLOADERS:
+                return _Stdin("pipe", source=name)  # `curl ... | sh`: said as a download
         return _PIPE
 
     def redirected(self, node: Node, stdin: _Stdin | None, depth: int) -> None:
@@ -211,7 +219,7 @@ class _Analyzer(
                 if source.procsub or source.value is None:
                     fed = _Stdin("unknown", "", f"the output of {_snip(source.source)}")
                 else:
-                    fed = _Stdin("file", source=source.source)
+                    fed = _Stdin("file", text=source.value, source=source.source)  # text: the file's name
         return fed
 
     def redirect_operator(self, r: Node) -> str:
@@ -232,6 +240,7 @@ class _Analyzer(
             if op in (">&", "<&") and re.fullmatch(r"\d+-?|-", target.value or ""):
                 continue  # 2>&1, >&- : file descriptors, not files
             self.check_word(target)
+            self.note_written(target)
             if target.value is None:
                 self.add(M, "writes to a file named by an expansion: {source}", source=_snip(target.source))
             elif _HARMLESS_DEVICES.match(target.value):
@@ -251,6 +260,24 @@ class _Analyzer(
         name = node.child_by_field_name("name")
         if name is not None and self.node_text(name).split("[")[0] in _SPECIAL_VARIABLES:
             self.add(M, "sets {value}: changes how later commands run", value=self.node_text(name))
+        value = node.child_by_field_name("value")
+        fresh = value is not None and assigned_from_mktemp(self.node_text(value))
+        if name is not None and fresh and self.node_text(name) in self.scratch_names:
+            self.scratch_seen.add(self.node_text(name))
+
+    def note_written(self, w: _Word) -> None:
+        """A file this command line may write, as a pattern (`*` where an expansion decides)."""
+        pattern = w.pattern[3:] if w.pattern.startswith("of=") else w.pattern
+        if pattern.startswith("-") or not pattern:
+            return
+        if not pattern.startswith(("/", "*")):
+            pattern = posixpath.join(self.cwd, pattern) if self.cwd is not None else "*/" + pattern
+        exact = w.value is not None and not w.glob
+        self.report.written.add((posixpath.normpath(pattern) if exact else pattern, self.script))
+
+    def scratch(self, w: _Word) -> bool:
+        """`w` names the agent's own scratch file: see `scratch`."""
+        return scratch_word(w, self.scratch_seen)
 
     # ---- words
 
@@ -355,7 +382,7 @@ class _Analyzer(
         if words:
             self.argv(words, fed, bulk=False, depth=depth)
         for child in node.children:  # substitutions inside the words run first, whatever the command
-            self.walk(child, _PIPE if stdin is _PIPE else None, depth + 1)
+            self.walk(child, stdin if stdin is not None and stdin.kind == "pipe" else None, depth + 1)
 
     def argv(self, words: list[_Word], stdin: _Stdin | None, *, bulk: bool, depth: int) -> None:
         """One command after its words are known. `bulk`: xargs or find adds operands we cannot see."""
@@ -375,32 +402,33 @@ class _Analyzer(
         name = _command_name(head.value)
         args = words[1:]
         start = len(self.report.findings)
+        if "/" in head.value.replace("\\", "/"):
+            path = script_path(self.cwd, head.value)
+            if path is None or not installed_program(path):  # ./x.sh, ~/bin/tool: a file the agent may have written
+                run_script(self, name, head, "exec")
+                rule = rule_for(name)  # and as the program it is named after (.venv/bin/pip uninstall x)
+                if rule is not None:
+                    rule(self, name, args, stdin, bulk, depth)
+                self.after_command(name, words, rule, bulk, start)
+                return
         key = re.sub(r"\W", "_", name)
         if name not in _PRIVILEGE and key != _SELF_PROGRAM and [a.value for a in args] in (["--version"], ["--help"]):
             return
-        handler = getattr(self, "cmd_" + key, None)
-        if handler is not None:
-            handler(name, args, stdin, bulk, depth)
-        elif _PYTHON.match(name) or _PERL.match(name) or name in _INLINE_CODE_FLAGS:
-            self.interpreter(name, args, stdin)
-        elif name in _SHELLS:
-            self.shell(name, args, stdin)
-        elif name in _PRIVILEGE:
-            self.privileged(name, args, stdin, bulk, depth)
-        elif name in _PACKAGE_MANAGERS or re.fullmatch(r"pip[0-9.]*", name):
-            self.package_manager(name if name in _PACKAGE_MANAGERS else "pip", args)
-        elif name in _JS_PACKAGE_MANAGERS:
-            self.js_package_manager(name, args)
-        elif name in _DISK_ERASE:
-            self.disk_tool(name, args)
-        elif name.startswith(("mkfs", "newfs")):
-            self.add(D, "{name}: creates a filesystem, erasing the device", name=name)
-        elif name in _POWER:
-            self.add(D, "{name}: shuts down or restarts the machine", name=name)
-        elif name in _SAFE:
-            pass
+        rule = rule_for(name)
+        if rule is not None:
+            rule(self, name, args, stdin, bulk, depth)
         else:
             self.add(M, "{value}: not known to be read-only", value=_snip(head.value))
+        self.after_command(name, words, rule, bulk, start)
+
+    def after_command(self, name: str, words: list[_Word], rule: Rule | None, bulk: bool, start: int) -> None:
+        """What holds for every command whatever its rule: bulk operands, disk devices, our files,
+        and the files it may write (a script run by this command line must not be one of them)."""
+        args = words[1:]
+        in_place = _PERL.match(name) and any(re.match(r"^-[a-zA-Z]*i", a.value or "") for a in args)  # perl -pi
+        if rule is None or name in _MAY_WRITE or in_place:
+            for a in args:
+                self.note_written(a)
         if bulk and self.report.top(start) is S and name not in _SAFE:
             self.add(M, "{name} via xargs or find", name=name)
         if name in _WRITERS:

@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
+from .danger import Danger
+
 
 class Tier(enum.IntEnum):
     SAFE = 0
@@ -58,7 +60,8 @@ class Finding:
     """One thing a command would do. `reason` is terse, for the log and the CLI; `plain` says it in
     words for anyone ("Deletes the folder /home/ana/project/build and everything in it"); `words`
     is `plain` as a template and its values, for the person's language. `kind` and `target` are set
-    only where a rule the user made may cover the finding (app/core/policy/rules.py)."""
+    only where a rule the user made may cover the finding (app/core/policy/rules.py). `danger`: what a
+    destructive finding would cost (`danger.Danger`), None below destructive."""
 
     tier: Tier
     reason: str
@@ -66,6 +69,7 @@ class Finding:
     kind: str | None = None
     target: str | None = None
     words: Words | None = None
+    danger: Danger | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,7 @@ class Classification:
     tier: Tier
     reasons: tuple[str, ...]
     findings: tuple[Finding, ...] = ()  # the deciding tier's findings, in the order they were found
+    scripts: tuple[str, ...] = ()  # script files the command runs, read and judged (absolute paths)
 
     @property
     def plain(self) -> tuple[str, ...]:
@@ -86,6 +91,12 @@ class Classification:
         if said:
             return tuple(said.values())
         return tuple(plain_template(r.replace("{", "{{").replace("}", "}}"), {}) for r in self.reasons)
+
+    @property
+    def danger(self) -> Danger | None:
+        """The worst class of danger among the deciding findings (None unless destructive): the
+        approval window says its sentence and styles the worst class most strongly."""
+        return max((f.danger for f in self.findings if f.danger is not None), default=None)
 
 
 # Limits that keep a huge or hostile input from taking the server down; past them we ask.
@@ -137,6 +148,8 @@ class _Report:
     def __init__(self) -> None:
         self.findings: list[Finding] = []
         self.nodes = 0
+        self.scripts: list[str] = []  # script files run, in the order they were judged
+        self.written: set[tuple[str, str]] = set()  # (pattern of a file it may write, the script that writes it)
 
     def add(
         self,
@@ -145,27 +158,35 @@ class _Report:
         plain: str | None = None,
         kind: str | None = None,
         target: str | None = None,
+        danger: Danger | None = None,
         **values: str,
     ) -> None:
-        """One finding; `reason` and `plain` are templates of `values` ("git {sub}: ...", sub="gc")."""
+        """One finding; `reason` and `plain` are templates of `values` ("git {sub}: ...", sub="gc").
+        A destructive finding without a `danger` is a system change, or cannot be checked."""
         values = {name: str(value) for name, value in values.items()}
         said = reason.format(**values)
+        if tier is not Tier.DESTRUCTIVE:
+            danger = None
+        elif danger is None:
+            danger = Danger.CANNOT_TELL if reason.startswith("cannot tell") else Danger.SYSTEM
         if plain is None:
-            self.findings.append(Finding(tier, said, plain_words(said), kind, target, plain_template(reason, values)))
+            words = plain_template(reason, values)
+            self.findings.append(Finding(tier, said, plain_words(said), kind, target, words, danger))
         else:
             words = words_of(plain, values)
-            self.findings.append(Finding(tier, said, plain.format(**values), kind, target, words))
+            self.findings.append(Finding(tier, said, plain.format(**values), kind, target, words, danger))
 
     def top(self, since: int = 0) -> Tier:
         return max((f.tier for f in self.findings[since:]), default=S)
 
     def result(self) -> Classification:
         tier = self.top()
+        scripts = tuple(dict.fromkeys(self.scripts))
         if tier is S:
-            return Classification(S, ())
+            return Classification(S, (), scripts=scripts)
         deciding = tuple(f for f in self.findings if f.tier == tier)
         reasons = dict.fromkeys(f.reason for f in deciding)
-        return Classification(tier, tuple(reasons), deciding)
+        return Classification(tier, tuple(reasons), deciding, scripts)
 
 
 def _snip(text: str) -> str:

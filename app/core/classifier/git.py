@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from app.core.i18n import N_
 
+from .danger import Danger
 from .findings import D, M, _snip
 from .options import _long_flags, _operands, _short_flags
+from .rule import Analysis
 from .stdin import _Stdin
 from .tables import (
     _GIT_EXEC_CONFIG,
@@ -16,195 +20,234 @@ from .tables import (
 from .words import _Word
 
 
-class _GitRules:
-    """Rules for git.
-
-    Mixed into _Analyzer: `self` is the analyzer, which provides add, argv, inner, sub_script, code_words,
-    wrapper, guard_parents and the rest. Each `cmd_<name>` handles a program, found by name in argv.
-    """
-
-    def cmd_git(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        i = 0
-        while i < len(args):
-            v = args[i].value
-            if v is None:
-                self.add(D, "cannot tell: git option from {source}", source=_snip(args[i].source))
-                return
-            if not v.startswith("-"):
-                break
-            key = v.split("=", 1)[0]
-            if key in ("-c", "--config-env"):
-                setting = v.split("=", 1)[1] if "=" in v else (args[i + 1].value if i + 1 < len(args) else "")
-                if setting is None or _GIT_EXEC_CONFIG.match(setting.split("=", 1)[0]):
-                    self.add(D, "cannot tell what runs: git -c {value}", value=_snip(setting or ""))
-            i += 2 if v in _GIT_GLOBAL_WITH_VALUE else 1
-        if i >= len(args):
+def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    i = 0
+    while i < len(args):
+        v = args[i].value
+        if v is None:
+            ctx.add(D, "cannot tell: git option from {source}", source=_snip(args[i].source))
             return
-        sub = args[i].value or ""
-        rest = args[i + 1 :]
-        if {"--help", "-h"} & {a.value for a in rest}:
-            return
-        if sub in ("push", "reset", "clean", "checkout", "restore", "branch", "stash", "rm", "switch"):
-            dynamic = [a for a in rest if a.value is None]
-            if dynamic:
-                self.add(
-                    D, "cannot tell: git {sub} takes options from {source}", sub=sub, source=_snip(dynamic[0].source)
-                )
-        handler = getattr(self, "git_" + sub.replace("-", "_"), None)
-        if handler is not None:
-            handler(rest)
-        elif sub in _GIT_READ:
-            pass
-        elif sub in ("filter-branch", "filter-repo"):
-            self.add(D, "git {sub}: rewrites the whole history", sub=sub)
-        elif sub in _GIT_KNOWN:
-            self.add(M, "git {sub}: changes the repository", sub=sub)
+        if not v.startswith("-"):
+            break
+        key = v.split("=", 1)[0]
+        if key in ("-c", "--config-env"):
+            setting = v.split("=", 1)[1] if "=" in v else (args[i + 1].value if i + 1 < len(args) else "")
+            if setting is None or _GIT_EXEC_CONFIG.match(setting.split("=", 1)[0]):
+                ctx.add(D, "cannot tell what runs: git -c {value}", value=_snip(setting or ""))
+        i += 2 if v in _GIT_GLOBAL_WITH_VALUE else 1
+    if i >= len(args):
+        return
+    sub = args[i].value or ""
+    rest = args[i + 1 :]
+    if {"--help", "-h"} & {a.value for a in rest}:
+        return
+    if sub in ("push", "reset", "clean", "checkout", "restore", "branch", "stash", "rm", "switch"):
+        dynamic = [a for a in rest if a.value is None]
+        if dynamic:
+            ctx.add(D, "cannot tell: git {sub} takes options from {source}", sub=sub, source=_snip(dynamic[0].source))
+    handler = _SUBCOMMANDS.get(sub)
+    if handler is not None:
+        handler(ctx, rest)
+    elif sub in _GIT_READ:
+        pass
+    elif sub in ("filter-branch", "filter-repo"):
+        ctx.add(D, "git {sub}: rewrites the whole history", sub=sub, danger=Danger.SHARED_HISTORY)
+    elif sub in _GIT_KNOWN:
+        ctx.add(M, "git {sub}: changes the repository", sub=sub)
+    else:
+        ctx.add(M, "git {sub}: not a known git command (may be an alias)", sub=_snip(sub))
+
+
+def git_push(ctx: Analysis, rest: list[_Word]) -> None:
+    flags = _short_flags([a for a in rest if a.value != "-o"])
+    longs = _long_flags(rest)
+    operands = _operands(rest, frozenset({"-o", "--push-option", "--repo", "--receive-pack", "--exec"}))
+    refspecs = operands[1:]
+    if "f" in flags or {"--force", "--force-with-lease"} & longs:
+        plain, values = _rewrites_history(operands)
+        ctx.add(D, "git push --force: overwrites remote history", plain, **values, danger=Danger.SHARED_HISTORY)
+    if "d" in flags or {"--delete", "--mirror", "--prune"} & longs:
+        ctx.add(D, "git push --delete/--mirror/--prune: deletes remote branches", danger=Danger.SHARED_HISTORY)
+    for r in refspecs:
+        if r.value is not None and r.value.startswith("+"):
+            plain, values = _rewrites_history(operands[:1] + [r])
+            ctx.add(
+                D,
+                "git push {refspec}: force-pushes a branch",
+                plain,
+                refspec=_snip(r.value),
+                **values,
+                danger=Danger.SHARED_HISTORY,
+            )
+        elif r.value is not None and r.value.startswith(":"):
+            ctx.add(D, "git push {value}: deletes a remote branch", value=_snip(r.value), danger=Danger.SHARED_HISTORY)
+    ctx.add(M, "git push: publishes commits")
+
+
+def git_reset(ctx: Analysis, rest: list[_Word]) -> None:
+    if "--hard" in _long_flags(rest):
+        ctx.add(D, "git reset --hard: discards uncommitted changes", danger=Danger.LOSES_FILES)
+    ctx.add(M, "git reset: moves the branch")
+
+
+def git_clean(ctx: Analysis, rest: list[_Word]) -> None:
+    flags = _short_flags(rest)
+    longs = _long_flags(rest)
+    if "n" in flags or "--dry-run" in longs:
+        return
+    if "f" in flags or "--force" in longs:
+        ctx.add(D, "git clean -f: deletes untracked files", danger=Danger.LOSES_FILES)
+    ctx.add(M, "git clean: deletes untracked files")
+
+
+def git_checkout(ctx: Analysis, rest: list[_Word]) -> None:
+    flags = _short_flags(rest)
+    if "f" in flags or "--force" in _long_flags(rest):
+        ctx.add(D, "git checkout -f: discards uncommitted changes", danger=Danger.LOSES_FILES)
+    values = [a.value for a in rest]
+    paths = "--" in values and values.index("--") < len(values) - 1
+    if paths or any(a.value == "." or a.glob for a in rest):
+        ctx.add(D, "git checkout <paths>: discards uncommitted changes", danger=Danger.LOSES_FILES)
+    ctx.add(M, "git checkout: changes the working tree")
+
+
+def git_restore(ctx: Analysis, rest: list[_Word]) -> None:
+    flags = _short_flags(rest)
+    longs = _long_flags(rest)
+    staged_only = ("S" in flags or "--staged" in longs) and not ("W" in flags or "--worktree" in longs)
+    if staged_only:
+        ctx.add(M, "git restore --staged: unstages changes")
+    else:
+        ctx.add(D, "git restore: discards uncommitted changes", danger=Danger.LOSES_FILES)
+
+
+def git_switch(ctx: Analysis, rest: list[_Word]) -> None:
+    if "f" in _short_flags(rest) or {"--force", "--discard-changes"} & _long_flags(rest):
+        ctx.add(D, "git switch --discard-changes: discards uncommitted changes", danger=Danger.LOSES_FILES)
+    ctx.add(M, "git switch: changes the working tree")
+
+
+def git_branch(ctx: Analysis, rest: list[_Word]) -> None:
+    flags = _short_flags(rest)
+    longs = _long_flags(rest)
+    if "D" in flags or ({"d"} & flags or "--delete" in longs) and ("f" in flags or "--force" in longs):
+        ctx.add(D, "git branch -D: deletes a branch even if unmerged", danger=Danger.LOSES_FILES)
+    listing = {"l", "a", "r", "v"} & flags or {"--list", "--all", "--remotes", "--show-current",
+                                               "--contains", "--merged", "--no-merged"} & longs  # fmt: skip
+    changes = {"d", "m", "M", "c", "C", "f", "u"} & flags or {"--delete", "--move", "--copy",
+                                                             "--set-upstream-to", "--unset-upstream",
+                                                             "--edit-description", "--force"} & longs  # fmt: skip
+    if changes or (_operands(rest) and not listing):
+        ctx.add(M, "git branch: changes branches")
+
+
+def git_tag(ctx: Analysis, rest: list[_Word]) -> None:
+    flags = _short_flags(rest)
+    if "d" in flags or "--delete" in _long_flags(rest) or (_operands(rest) and "l" not in flags
+                                                           and "--list" not in _long_flags(rest)):  # fmt: skip
+        ctx.add(M, "git tag: changes tags")
+
+
+def git_stash(ctx: Analysis, rest: list[_Word]) -> None:
+    sub = next((a.value for a in _operands(rest)), "push")
+    if sub in ("drop", "clear"):
+        ctx.add(D, "git stash {sub}: deletes stashed changes", sub=sub, danger=Danger.LOSES_FILES)
+    elif sub not in ("list", "show"):
+        ctx.add(M, "git stash {sub}: changes stashed work", sub=sub or "")
+
+
+def git_remote(ctx: Analysis, rest: list[_Word]) -> None:
+    sub = next((a.value for a in _operands(rest)), None)
+    if sub not in (None, "show", "get-url"):
+        ctx.add(M, "git remote {sub}: changes remotes", sub=sub)
+
+
+def git_config(ctx: Analysis, rest: list[_Word]) -> None:
+    longs = _long_flags(rest)
+    operands = _operands(rest, frozenset({"--file", "-f", "--blob", "--type", "--default"}))
+    values = [o.value for o in operands]
+    reads = {"--get", "--get-all", "--get-regexp", "--list", "--get-urlmatch"}
+    if values[:1] in (["get"], ["list"]) or reads & longs or "l" in _short_flags(rest):
+        return
+    writes = {"--unset", "--unset-all", "--add", "--replace-all", "--edit", "--remove-section",
+              "--rename-section"} & longs or "e" in _short_flags(rest)  # fmt: skip
+    if len(operands) == 1 and not writes:
+        return
+    if values[:1] == ["set"]:
+        operands = operands[1:]
+    if len(operands) >= 2 and _GIT_EXEC_CONFIG.match(operands[0].value or ""):
+        # A command stored now runs on a later, innocent-looking git call: judge it now.
+        command = operands[1].literal
+        if command is None:
+            ctx.add(D, "cannot tell what runs: git config sets a command from an expansion")
         else:
-            self.add(M, "git {sub}: not a known git command (may be an alias)", sub=_snip(sub))
+            ctx.sub_script(command[1:] if command.startswith("!") else command, "git config")
+    ctx.add(M, "git config: changes settings")
 
-    def git_push(self, rest: list[_Word]) -> None:
-        flags = _short_flags([a for a in rest if a.value != "-o"])
-        longs = _long_flags(rest)
-        operands = _operands(rest, frozenset({"-o", "--push-option", "--repo", "--receive-pack", "--exec"}))
-        refspecs = operands[1:]
-        if "f" in flags or {"--force", "--force-with-lease"} & longs:
-            plain, values = _rewrites_history(operands)
-            self.add(D, "git push --force: overwrites remote history", plain, **values)
-        if "d" in flags or {"--delete", "--mirror", "--prune"} & longs:
-            self.add(D, "git push --delete/--mirror/--prune: deletes remote branches")
-        for r in refspecs:
-            if r.value is not None and r.value.startswith("+"):
-                plain, values = _rewrites_history(operands[:1] + [r])
-                self.add(D, "git push {refspec}: force-pushes a branch", plain, refspec=_snip(r.value), **values)
-            elif r.value is not None and r.value.startswith(":"):
-                self.add(D, "git push {value}: deletes a remote branch", value=_snip(r.value))
-        self.add(M, "git push: publishes commits")
 
-    def git_reset(self, rest: list[_Word]) -> None:
-        if "--hard" in _long_flags(rest):
-            self.add(D, "git reset --hard: discards uncommitted changes")
-        self.add(M, "git reset: moves the branch")
+def git_reflog(ctx: Analysis, rest: list[_Word]) -> None:
+    sub = next((a.value for a in _operands(rest)), "show")
+    if sub in ("expire", "delete"):
+        ctx.add(D, "git reflog {sub}: deletes recovery points", sub=sub, danger=Danger.LOSES_FILES)
 
-    def git_clean(self, rest: list[_Word]) -> None:
-        flags = _short_flags(rest)
-        longs = _long_flags(rest)
-        if "n" in flags or "--dry-run" in longs:
-            return
-        if "f" in flags or "--force" in longs:
-            self.add(D, "git clean -f: deletes untracked files")
-        self.add(M, "git clean: deletes untracked files")
 
-    def git_checkout(self, rest: list[_Word]) -> None:
-        flags = _short_flags(rest)
-        if "f" in flags or "--force" in _long_flags(rest):
-            self.add(D, "git checkout -f: discards uncommitted changes")
-        values = [a.value for a in rest]
-        paths = "--" in values and values.index("--") < len(values) - 1
-        if paths or any(a.value == "." or a.glob for a in rest):
-            self.add(D, "git checkout <paths>: discards uncommitted changes")
-        self.add(M, "git checkout: changes the working tree")
+def git_gc(ctx: Analysis, rest: list[_Word]) -> None:
+    if any(a.value in ("--prune=now", "--prune=all") for a in rest):
+        ctx.add(D, "git gc --prune=now: deletes unreachable commits", danger=Danger.LOSES_FILES)
+    ctx.add(M, "git gc: repacks the repository")
 
-    def git_restore(self, rest: list[_Word]) -> None:
-        flags = _short_flags(rest)
-        longs = _long_flags(rest)
-        staged_only = ("S" in flags or "--staged" in longs) and not ("W" in flags or "--worktree" in longs)
-        if staged_only:
-            self.add(M, "git restore --staged: unstages changes")
-        else:
-            self.add(D, "git restore: discards uncommitted changes")
 
-    def git_switch(self, rest: list[_Word]) -> None:
-        if "f" in _short_flags(rest) or {"--force", "--discard-changes"} & _long_flags(rest):
-            self.add(D, "git switch --discard-changes: discards uncommitted changes")
-        self.add(M, "git switch: changes the working tree")
+def git_prune(ctx: Analysis, rest: list[_Word]) -> None:
+    if "n" in _short_flags(rest) or "--dry-run" in _long_flags(rest):
+        return
+    ctx.add(D, "git prune: deletes unreachable commits", danger=Danger.LOSES_FILES)
 
-    def git_branch(self, rest: list[_Word]) -> None:
-        flags = _short_flags(rest)
-        longs = _long_flags(rest)
-        if "D" in flags or ({"d"} & flags or "--delete" in longs) and ("f" in flags or "--force" in longs):
-            self.add(D, "git branch -D: deletes a branch even if unmerged")
-        listing = {"l", "a", "r", "v"} & flags or {"--list", "--all", "--remotes", "--show-current",
-                                                   "--contains", "--merged", "--no-merged"} & longs  # fmt: skip
-        changes = {"d", "m", "M", "c", "C", "f", "u"} & flags or {"--delete", "--move", "--copy",
-                                                                 "--set-upstream-to", "--unset-upstream",
-                                                                 "--edit-description", "--force"} & longs  # fmt: skip
-        if changes or (_operands(rest) and not listing):
-            self.add(M, "git branch: changes branches")
 
-    def git_tag(self, rest: list[_Word]) -> None:
-        flags = _short_flags(rest)
-        if "d" in flags or "--delete" in _long_flags(rest) or (_operands(rest) and "l" not in flags
-                                                               and "--list" not in _long_flags(rest)):  # fmt: skip
-            self.add(M, "git tag: changes tags")
+def git_rm(ctx: Analysis, rest: list[_Word]) -> None:
+    if "f" in _short_flags(rest) or "--force" in _long_flags(rest):
+        ctx.add(D, "git rm -f: removes files with uncommitted changes", danger=Danger.LOSES_FILES)
+    ctx.add(M, "git rm: removes files")
 
-    def git_stash(self, rest: list[_Word]) -> None:
-        sub = next((a.value for a in _operands(rest)), "push")
-        if sub in ("drop", "clear"):
-            self.add(D, "git stash {sub}: deletes stashed changes", sub=sub)
-        elif sub not in ("list", "show"):
-            self.add(M, "git stash {sub}: changes stashed work", sub=sub)
 
-    def git_remote(self, rest: list[_Word]) -> None:
-        sub = next((a.value for a in _operands(rest)), None)
-        if sub not in (None, "show", "get-url"):
-            self.add(M, "git remote {sub}: changes remotes", sub=sub)
+def git_rebase(ctx: Analysis, rest: list[_Word]) -> None:
+    ctx.add(M, "git rebase: rewrites local commits (the reflog keeps the old ones)")
 
-    def git_config(self, rest: list[_Word]) -> None:
-        longs = _long_flags(rest)
-        operands = _operands(rest, frozenset({"--file", "-f", "--blob", "--type", "--default"}))
-        values = [o.value for o in operands]
-        reads = {"--get", "--get-all", "--get-regexp", "--list", "--get-urlmatch"}
-        if values[:1] in (["get"], ["list"]) or reads & longs or "l" in _short_flags(rest):
-            return
-        writes = {"--unset", "--unset-all", "--add", "--replace-all", "--edit", "--remove-section",
-                  "--rename-section"} & longs or "e" in _short_flags(rest)  # fmt: skip
-        if len(operands) == 1 and not writes:
-            return
-        if values[:1] == ["set"]:
-            operands = operands[1:]
-        if len(operands) >= 2 and _GIT_EXEC_CONFIG.match(operands[0].value or ""):
-            # A command stored now runs on a later, innocent-looking git call: judge it now.
-            command = operands[1].literal
-            if command is None:
-                self.add(D, "cannot tell what runs: git config sets a command from an expansion")
-            else:
-                self.sub_script(command[1:] if command.startswith("!") else command, "git config")
-        self.add(M, "git config: changes settings")
 
-    def git_reflog(self, rest: list[_Word]) -> None:
-        sub = next((a.value for a in _operands(rest)), "show")
-        if sub in ("expire", "delete"):
-            self.add(D, "git reflog {sub}: deletes recovery points", sub=sub)
+def git_worktree(ctx: Analysis, rest: list[_Word]) -> None:
+    sub = next((a.value for a in _operands(rest)), None)
+    if sub != "list":
+        ctx.add(M, "git worktree {sub}: changes worktrees", sub=sub or "")
 
-    def git_gc(self, rest: list[_Word]) -> None:
-        if any(a.value in ("--prune=now", "--prune=all") for a in rest):
-            self.add(D, "git gc --prune=now: deletes unreachable commits")
-        self.add(M, "git gc: repacks the repository")
 
-    def git_prune(self, rest: list[_Word]) -> None:
-        if "n" in _short_flags(rest) or "--dry-run" in _long_flags(rest):
-            return
-        self.add(D, "git prune: deletes unreachable commits")
+def git_submodule(ctx: Analysis, rest: list[_Word]) -> None:
+    sub = next((a.value for a in _operands(rest)), "status")
+    if sub not in ("status", "summary", "foreach"):
+        ctx.add(M, "git submodule {sub}: changes submodules", sub=sub or "")
+    if sub == "foreach":
+        ctx.code_words(_operands(rest)[1:], "git submodule foreach")
 
-    def git_rm(self, rest: list[_Word]) -> None:
-        if "f" in _short_flags(rest) or "--force" in _long_flags(rest):
-            self.add(D, "git rm -f: removes files with uncommitted changes")
-        self.add(M, "git rm: removes files")
 
-    def git_rebase(self, rest: list[_Word]) -> None:
-        self.add(M, "git rebase: rewrites local commits (the reflog keeps the old ones)")
-
-    def git_worktree(self, rest: list[_Word]) -> None:
-        sub = next((a.value for a in _operands(rest)), None)
-        if sub != "list":
-            self.add(M, "git worktree {sub}: changes worktrees", sub=sub)
-
-    def git_submodule(self, rest: list[_Word]) -> None:
-        sub = next((a.value for a in _operands(rest)), "status")
-        if sub not in ("status", "summary", "foreach"):
-            self.add(M, "git submodule {sub}: changes submodules", sub=sub)
-        if sub == "foreach":
-            self.code_words(_operands(rest)[1:], "git submodule foreach")
+# git's subcommands that have a rule of their own; the rest are judged by the lists in `tables`.
+_SUBCOMMANDS: dict[str, Callable[[Analysis, list[_Word]], None]] = {
+    "push": git_push,
+    "reset": git_reset,
+    "clean": git_clean,
+    "checkout": git_checkout,
+    "restore": git_restore,
+    "switch": git_switch,
+    "branch": git_branch,
+    "tag": git_tag,
+    "stash": git_stash,
+    "remote": git_remote,
+    "config": git_config,
+    "reflog": git_reflog,
+    "gc": git_gc,
+    "prune": git_prune,
+    "rm": git_rm,
+    "rebase": git_rebase,
+    "worktree": git_worktree,
+    "submodule": git_submodule,
+}
 
 
 def _rewrites_history(operands: list[_Word]) -> tuple[str, dict[str, str]]:

@@ -6,6 +6,7 @@ import re
 
 from .findings import D, M, _snip
 from .options import _long_flags, _operands, _short_flags
+from .rule import Analysis
 from .stdin import _Stdin
 from .tables import (
     _HARMLESS_DEVICES,
@@ -15,96 +16,93 @@ from .tables import (
 from .words import _Word
 
 
-class _ReaderRules:
-    """Rules that find the write or the command hiding in a mostly read-only program.
+def cmd_sed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    scripts: list[str] = []
+    inplace = False
+    i = 0
+    while i < len(args):
+        v = args[i].value or ""
+        if v in ("-e", "--expression") and i + 1 < len(args):
+            scripts.append(args[i + 1].value or "")
+            i += 2
+            continue
+        if v.startswith("--expression="):
+            scripts.append(v.split("=", 1)[1])
+        elif v in ("-f", "--file") or v.startswith("--file="):
+            ctx.add(M, "sed -f: runs a sed script file")
+        elif v.startswith("--in-place") or (v.startswith("-") and not v.startswith("--") and "i" in v[1:]):
+            inplace = True
+        elif not v.startswith("-") and not scripts:  # the script, unless -e gave one
+            scripts.append(v)
+        i += 1
+    for script in scripts:
+        if _SED_EXEC.search(script):
+            ctx.add(D, "cannot tell what runs: sed e runs shell commands")
+        elif _SED_WRITE.search(script):
+            ctx.add(M, "sed w: writes a file")
+    if inplace:
+        ctx.add(M, "sed -i: edits files in place")
 
-    Mixed into _Analyzer: `self` is the analyzer, which provides add, argv, inner, sub_script, code_words,
-    wrapper, guard_parents and the rest. Each `cmd_<name>` handles a program, found by name in argv.
-    """
 
-    def cmd_sed(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        scripts: list[str] = []
-        inplace = False
-        i = 0
-        while i < len(args):
-            v = args[i].value or ""
-            if v in ("-e", "--expression") and i + 1 < len(args):
-                scripts.append(args[i + 1].value or "")
-                i += 2
-                continue
-            if v.startswith("--expression="):
-                scripts.append(v.split("=", 1)[1])
-            elif v in ("-f", "--file") or v.startswith("--file="):
-                self.add(M, "sed -f: runs a sed script file")
-            elif v.startswith("--in-place") or (v.startswith("-") and not v.startswith("--") and "i" in v[1:]):
-                inplace = True
-            elif not v.startswith("-") and not scripts:  # the script, unless -e gave one
-                scripts.append(v)
-            i += 1
-        for script in scripts:
-            if _SED_EXEC.search(script):
-                self.add(D, "cannot tell what runs: sed e runs shell commands")
-            elif _SED_WRITE.search(script):
-                self.add(M, "sed w: writes a file")
-        if inplace:
-            self.add(M, "sed -i: edits files in place")
+def cmd_awk(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    program = ""
+    i = 0
+    inplace = False
+    while i < len(args):
+        v = args[i].value or ""
+        if v in ("-f", "--file"):
+            ctx.add(M, "{name} -f: runs an awk program file", name=name)
+            return
+        if v in ("-i", "--include") and i + 1 < len(args):
+            inplace = inplace or args[i + 1].value == "inplace"
+            i += 2
+            continue
+        if v in ("-v", "-F", "--assign", "--field-separator"):
+            i += 2
+            continue
+        if not v.startswith("-"):
+            program = v
+            break
+        i += 1
+    if re.search(r"\bsystem\s*\(|\|\s*getline|\|&|print[f]?\b[^;}]*\|", program):
+        ctx.add(D, "cannot tell what runs: {name} starts shell commands", name=name)
+    elif ">" in program:
+        ctx.add(M, "{name}: may write files", name=name)
+    if inplace:
+        ctx.add(M, "{name} -i inplace: edits files in place", name=name)
 
-    def cmd_awk(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        program = ""
-        i = 0
-        inplace = False
-        while i < len(args):
-            v = args[i].value or ""
-            if v in ("-f", "--file"):
-                self.add(M, "{name} -f: runs an awk program file", name=name)
-                return
-            if v in ("-i", "--include") and i + 1 < len(args):
-                inplace = inplace or args[i + 1].value == "inplace"
-                i += 2
-                continue
-            if v in ("-v", "-F", "--assign", "--field-separator"):
-                i += 2
-                continue
-            if not v.startswith("-"):
-                program = v
-                break
-            i += 1
-        if re.search(r"\bsystem\s*\(|\|\s*getline|\|&|print[f]?\b[^;}]*\|", program):
-            self.add(D, "cannot tell what runs: {name} starts shell commands", name=name)
-        elif ">" in program:
-            self.add(M, "{name}: may write files", name=name)
-        if inplace:
-            self.add(M, "{name} -i inplace: edits files in place", name=name)
 
-    cmd_gawk = cmd_mawk = cmd_nawk = cmd_awk
+def cmd_tee(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    # A disk device among them is caught for every writer (tables._WRITERS) in `argv`.
+    files = [a for a in _operands(args) if a.value is None or not _HARMLESS_DEVICES.match(a.value)]
+    if files:
+        ctx.add(M, "tee: writes to {source}", source=_snip(files[0].source))
 
-    def cmd_tee(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        # A disk device among them is caught for every writer (tables._WRITERS) in `argv`.
-        files = [a for a in _operands(args) if a.value is None or not _HARMLESS_DEVICES.match(a.value)]
-        if files:
-            self.add(M, "tee: writes to {source}", source=_snip(files[0].source))
 
-    def cmd_sort(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        if "o" in _short_flags(args) or "--output" in _long_flags(args):
-            self.add(M, "sort -o: writes a file")
+def cmd_sort(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if "o" in _short_flags(args) or "--output" in _long_flags(args):
+        ctx.add(M, "sort -o: writes a file")
 
-    def cmd_uniq(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        if len(_operands(args, frozenset({"-f", "-s", "-w"}))) > 1:
-            self.add(M, "uniq: writes its output file")
 
-    def cmd_date(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        if "s" in _short_flags(args) or "--set" in _long_flags(args):
-            self.add(M, "date -s: sets the clock")
+def cmd_uniq(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if len(_operands(args, frozenset({"-f", "-s", "-w"}))) > 1:
+        ctx.add(M, "uniq: writes its output file")
 
-    def cmd_hostname(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        if _operands(args):
-            self.add(M, "hostname: renames the machine")
 
-    def cmd_history(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        if {"c", "d", "w", "a", "r", "n"} & _short_flags(args):
-            self.add(M, "history: changes the shell history")
+def cmd_date(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if "s" in _short_flags(args) or "--set" in _long_flags(args):
+        ctx.add(M, "date -s: sets the clock")
 
-    def cmd_exit(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(M, "{name}: ends the shell session", name=name)
 
-    cmd_logout = cmd_exit
+def cmd_hostname(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if _operands(args):
+        ctx.add(M, "hostname: renames the machine")
+
+
+def cmd_history(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if {"c", "d", "w", "a", "r", "n"} & _short_flags(args):
+        ctx.add(M, "history: changes the shell history")
+
+
+def cmd_exit(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    ctx.add(M, "{name}: ends the shell session", name=name)

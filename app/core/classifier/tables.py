@@ -134,7 +134,9 @@ _CODE_DELETES = re.compile(
     r"rmtree|os\.(remove|unlink|rmdir|removedirs)|\.(unlink|rmdir|rmtree)\s*\(|\brimraf\b|\brmSync\b|"
     r"\brm_rf?\b|remove_dir_all|unlinkSync|rmdirSync|FileUtils\.rm|File\.delete|Remove-Item|\brd\s+/s|"
     r"\brmdir\s+/s|\bdel\s+/[sfq]|Format-Volume|Clear-Disk|Stop-Computer|Restart-Computer|\bunlink\b|"
-    r"\bshutdown\b|\breboot\b|\bshut\s+down\b|\brestart\b|\berase\b",
+    r"\bshutdown\b|\breboot\b|\bshut\s+down\b|\brestart\b|\berase\b|"
+    r"\.rm\s*\(|\brm\s*\(|promises\.rm\b|Deno\.remove|remove_tree|FileUtils\.remove|\brmdir\s*\(|remove_file|"
+    r"Files\.delete|Directory\.Delete|\.truncate\s*\(|os\.truncate",
     re.I,
 )
 _CODE_RUNS = re.compile(
@@ -143,6 +145,20 @@ _CODE_RUNS = re.compile(
     r"do shell script|\bpty\.spawn|commands\.getoutput|%x\{|\bqx\b|\bopen3\b",
     re.I,
 )
+# Programs that fetch from the network: what they print, piped into a shell, is a downloaded program.
+_DOWNLOADERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh", "lwp-request", "get", "iwr", "irm",
+                          "invoke-webrequest", "invoke-restmethod", "aria2c", "wget2"})  # fmt: skip
+_DOWNLOADS = re.compile(r"\b(?:curl|wget2?|fetch|https?|xh|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b", re.I)
+
+# Inline code that drives other programs: synthetic input libraries and process attaching.
+_CODE_CONTROLS = re.compile(
+    r"pyautogui|pynput|\bXlib\b|\bXTest\b|xdotool|ydotool|SendInput|keybd_event|mouse_event|System Events|"
+    r"\bptrace\b|process_vm_writev|/proc/[^/\s]+/mem\b",
+    re.I,
+)
+
+# Inline code that calls what it names only when it runs (getattr(os, "re" + "move")): cannot tell.
+_CODE_HIDES = re.compile(r"\bgetattr\s*\(|\bimportlib\b|__builtins__|\bcompile\s*\(|\bglobals\s*\(\s*\)\s*\[", re.I)
 
 # sed's `e` runs a shell command, `w` writes a file: as a command (after an address) or an s/// flag.
 _SED_ADDRESS = r"(?:^|[;\n{}])\s*(?:\d+|\$|/(?:\\.|[^/])*/)?(?:\s*,\s*(?:\d+|\$|/(?:\\.|[^/])*/))?\s*!?\s*"
@@ -158,6 +174,12 @@ _BLOCK_DEVICE = re.compile(
 )
 _HARMLESS_DEVICES = re.compile(r"^/dev/(null|zero|stdout|stderr|stdin|tty|fd/\d+|pts/\d+|full|random|urandom)$")
 _WRITERS = frozenset({"cp", "mv", "tee", "install", "rsync", "scp"})  # commands that write to an operand
+# Commands that may write (or replace) a file named among their words: a script the same command line
+# runs must not be one of them (its content would not be what was read). Unknown programs count too.
+_MAY_WRITE = _WRITERS | frozenset(
+    {"ln", "sed", "dd", "curl", "wget", "truncate", "patch", "unzip", "tar", "git", "awk", "gawk",
+     "gzip", "gunzip", "bzip2", "xz", "zstd", "7z", "zip", "rclone", "scp", "touch"}
+)  # fmt: skip
 _SPECIAL_VARIABLES = frozenset(
     {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
      "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "BASH_FUNC", "PYTHONSTARTUP", "NODE_OPTIONS", "GIT_SSH",

@@ -6,8 +6,10 @@ import re
 
 from app.core.i18n import N_
 
-from .findings import D, M
+from .findings import D, M, _snip
+from .handoff import hands_off, local_host
 from .options import _long_flags, _short_flags, _split_options
+from .rule import Analysis
 from .stdin import _Stdin
 from .tables import (
     _SPECIAL_VARIABLES,
@@ -16,196 +18,186 @@ from .tables import (
 from .words import _Word
 
 
-class _WrapperRules:
-    """Peel a wrapper off and judge the command it runs.
+def wrapper(ctx: Analysis, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int,
+            with_value: frozenset[str] = frozenset(), skip: int = 0) -> None:  # fmt: skip
+    _, i = _split_options(args, with_value)
+    ctx.inner(args[i + skip :], stdin, bulk, depth)
 
-    Mixed into _Analyzer: `self` is the analyzer, which provides add, argv, inner, sub_script, code_words,
-    wrapper, guard_parents and the rest. Each `cmd_<name>` handles a program, found by name in argv.
-    """
 
-    def wrapper(self, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int,
-                with_value: frozenset[str] = frozenset(), skip: int = 0) -> None:  # fmt: skip
-        _, i = _split_options(args, with_value)
-        self.inner(args[i + skip :], stdin, bulk, depth)
+def cmd_nohup(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    wrapper(ctx, args, stdin, bulk, depth)
 
-    def cmd_nohup(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.wrapper(args, stdin, bulk, depth)
 
-    cmd_builtin = cmd_setsid = cmd_unbuffer = cmd_chronic = cmd_nocache = cmd_torsocks = cmd_nohup
-    cmd_coproc = cmd_proxychains = cmd_proxychains4 = cmd_fakeroot = cmd_nohup
+def cmd_exec(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    wrapper(ctx, args, stdin, bulk, depth, frozenset({"-a"}))
 
-    def cmd_exec(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.wrapper(args, stdin, bulk, depth, frozenset({"-a"}))
 
-    def cmd_command(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        options, _ = _split_options(args)
-        if {"v", "V"} & _short_flags(options):
-            return  # `command -v x` only looks x up
-        self.wrapper(args, stdin, bulk, depth)
+def cmd_command(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    options, _ = _split_options(args)
+    if {"v", "V"} & _short_flags(options):
+        return  # `command -v x` only looks x up
+    wrapper(ctx, args, stdin, bulk, depth)
 
-    def cmd_time(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.wrapper(args, stdin, bulk, depth, frozenset({"-f", "--format", "-o", "--output"}))
 
-    def cmd_nice(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.wrapper(args, stdin, bulk, depth, frozenset({"-n", "--adjustment"}))
+def cmd_time(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    wrapper(ctx, args, stdin, bulk, depth, frozenset({"-f", "--format", "-o", "--output"}))
 
-    def cmd_ionice(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        values = frozenset({"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"})
-        self.wrapper(args, stdin, bulk, depth, values)
 
-    def cmd_timeout(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        values = frozenset({"-s", "--signal", "-k", "--kill-after"})
-        self.wrapper(args, stdin, bulk, depth, values, skip=1)
+def cmd_nice(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    wrapper(ctx, args, stdin, bulk, depth, frozenset({"-n", "--adjustment"}))
 
-    def cmd_taskset(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.wrapper(args, stdin, bulk, depth, skip=1)
 
-    cmd_chrt = cmd_taskset
+def cmd_ionice(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    values = frozenset({"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"})
+    wrapper(ctx, args, stdin, bulk, depth, values)
 
-    def cmd_stdbuf(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        values = frozenset({"-i", "-o", "-e", "--input", "--output", "--error"})
-        self.wrapper(args, stdin, bulk, depth, values)
 
-    def cmd_caffeinate(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.wrapper(args, stdin, bulk, depth, frozenset({"-t", "-w"}))
+def cmd_timeout(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    values = frozenset({"-s", "--signal", "-k", "--kill-after"})
+    wrapper(ctx, args, stdin, bulk, depth, values, skip=1)
 
-    def cmd_strace(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(M, "{name}: traces a program", name=name)
-        values = frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-P", "-I", "-b", "-X", "-O", "-S"})
-        self.wrapper(args, stdin, bulk, depth, values)
 
-    cmd_ltrace = cmd_strace
+def cmd_taskset(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    wrapper(ctx, args, stdin, bulk, depth, skip=1)
 
-    def cmd_env(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        i = 0
-        while i < len(args):
-            v = args[i].value
-            if v is None:
-                break
-            if v in ("-S", "--split-string") or v.startswith("--split-string="):
-                rest = args[i + 1 :] if "=" not in v else [args[i]]
-                self.code_words(rest, "env -S")
-                return
-            if v == "--":
-                i += 1
-                break
-            if v in ("-u", "--unset", "-C", "--chdir"):
-                i += 2
-            elif v.startswith("-") or re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", v):
-                name_part = v.split("=", 1)[0]
-                if name_part in _SPECIAL_VARIABLES:
-                    self.add(M, "sets {name_part}: changes how later commands run", name_part=name_part)
-                i += 1
-            else:
-                break
-        self.inner(args[i:], stdin, bulk, depth)
 
-    def cmd_xargs(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        values = frozenset({"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-lines", "-n",
-                            "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"})  # fmt: skip
-        _, i = _split_options(args, values)
-        if args[i:]:
-            self.argv(args[i:], None, bulk=True, depth=depth + 1)
+def cmd_stdbuf(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    values = frozenset({"-i", "-o", "-e", "--input", "--output", "--error"})
+    wrapper(ctx, args, stdin, bulk, depth, values)
 
-    def cmd_parallel(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        cut = next((i for i, a in enumerate(args) if a.value in (":::", "::::", ":::+")), len(args))
-        self.code_words(args[:cut], "parallel")
 
-    def cmd_watch(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        options, i = _split_options(args, frozenset({"-n", "--interval", "-q", "--equexit"}))
-        if "x" in _short_flags(options) or "--exec" in _long_flags(options):
-            self.inner(args[i:], None, bulk, depth)
-        else:
-            self.code_words(args[i:], "watch")
+def cmd_caffeinate(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    wrapper(ctx, args, stdin, bulk, depth, frozenset({"-t", "-w"}))
 
-    def cmd_flock(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        values = frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"})
-        _, i = _split_options(args, values)
-        rest = args[i + 1 :]
-        if rest and rest[0].value in ("-c", "--command"):
-            self.code_words(rest[1:2], "flock -c")
-        else:
-            self.inner(rest, stdin, bulk, depth)
 
-    def cmd_busybox(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.inner(args, stdin, bulk, depth)
-
-    cmd_toybox = cmd_busybox
-
-    def cmd_chroot(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(D, "chroot: runs as root in another root folder")
-        _, i = _split_options(args, frozenset({"--userspec", "--groups"}))
-        self.inner(args[i + 1 :], stdin, bulk, depth)
-
-    def privileged(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        other = name == "su" or any(a.value in ("-u", "--user") or (a.value or "").startswith("--user=") for a in args)
-        self.add(D, "{name}: runs as another user", None if other else N_("Runs as administrator"), name=name)
-        if name == "su":
-            for i, a in enumerate(args):
-                if a.value in ("-c", "--command") and i + 1 < len(args):
-                    self.code_words([args[i + 1]], "su -c")
-                elif a.value is not None and a.value.startswith("--command="):
-                    self.code_words([a], "su -c", strip_prefix="--command=")
+def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    i = 0
+    while i < len(args):
+        v = args[i].value
+        if v is None:
+            break
+        if v in ("-S", "--split-string") or v.startswith("--split-string="):
+            rest = args[i + 1 :] if "=" not in v else [args[i]]
+            ctx.code_words(rest, "env -S")
             return
-        values = frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U", "--user", "--group",
-                            "--host", "--prompt", "--chdir", "--role", "--type", "--other-user",
-                            "--close-from", "--command-timeout", "--setenv", "--property", "--machine"})  # fmt: skip
-        self.wrapper(args, stdin, bulk, depth, values)
+        if v == "--":
+            i += 1
+            break
+        if v in ("-u", "--unset", "-C", "--chdir"):
+            i += 2
+        elif v.startswith("-") or re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", v):
+            name_part = v.split("=", 1)[0]
+            if name_part in _SPECIAL_VARIABLES:
+                ctx.add(M, "sets {name_part}: changes how later commands run", name_part=name_part)
+            i += 1
+        else:
+            break
+    ctx.inner(args[i:], stdin, bulk, depth)
 
-    def cmd_ssh(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(M, "{name}: runs on another machine", name=name)
-        values = _names("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B")
-        _, i = _split_options(args, values)
-        remote = args[i + 1 :]
-        if remote:
-            self.code_words(remote, "ssh")
 
-    def cmd_npx(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(M, "{name}: runs a package from a registry", name=name)
-        options, i = _split_options(args, frozenset({"-p", "--package", "--from", "--with", "--python"}))
-        for j, o in enumerate(args[:i]):
-            if o.value in ("-c", "--call") and j + 1 < len(args):
-                self.code_words([args[j + 1]], f"{name} -c")
-        self.inner(args[i:], None, bulk, depth)
+def cmd_xargs(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    values = frozenset({"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-lines", "-n",
+                        "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"})  # fmt: skip
+    _, i = _split_options(args, values)
+    if args[i:]:
+        ctx.argv(args[i:], None, bulk=True, depth=depth + 1)
 
-    cmd_bunx = cmd_pnpx = cmd_uvx = cmd_npx
 
-    def cmd_nc(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        if {"e", "c"} & _short_flags(args) or {"--exec", "--sh-exec", "--lua-exec"} & _long_flags(args):
-            self.add(D, "cannot tell what runs: {name} gives a network peer a program to drive", name=name)
-        self.add(M, "{name}: opens a network connection", name=name)
+def cmd_parallel(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    cut = next((i for i, a in enumerate(args) if a.value in (":::", "::::", ":::+")), len(args))
+    ctx.code_words(args[:cut], "parallel")
 
-    cmd_ncat = cmd_netcat = cmd_nc
 
-    def cmd_socat(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        if any(re.match(r"^(exec|system):", (a.value or "exec:").casefold()) for a in args):
-            self.add(D, "cannot tell what runs: socat starts a program for a network peer")
-        self.add(M, "socat: opens a connection")
+def cmd_watch(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    options, i = _split_options(args, frozenset({"-n", "--interval", "-q", "--equexit"}))
+    if "x" in _short_flags(options) or "--exec" in _long_flags(options):
+        ctx.inner(args[i:], None, bulk, depth)
+    else:
+        ctx.code_words(args[i:], "watch")
 
-    def cmd_systemd_run(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(M, "systemd-run: starts a service")
-        values = _names("-u --unit -p --property -d --description --slice -E --setenv --uid --gid "
-                        "--on-calendar --on-active --on-boot --on-startup --on-unit-active --working-directory -M "
-                        "--machine -H --host --nice")  # fmt: skip
-        self.wrapper(args, stdin, bulk, depth, values)
 
-    def cmd_script(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        self.add(M, "script: records a terminal session")
+def cmd_flock(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    values = frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"})
+    _, i = _split_options(args, values)
+    rest = args[i + 1 :]
+    if rest and rest[0].value in ("-c", "--command"):
+        ctx.code_words(rest[1:2], "flock -c")
+    else:
+        ctx.inner(rest, stdin, bulk, depth)
+
+
+def cmd_busybox(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    ctx.inner(args, stdin, bulk, depth)
+
+
+def cmd_chroot(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    ctx.add(D, "chroot: runs as root in another root folder")
+    _, i = _split_options(args, frozenset({"--userspec", "--groups"}))
+    ctx.inner(args[i + 1 :], stdin, bulk, depth)
+
+
+def privileged(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    other = name == "su" or any(a.value in ("-u", "--user") or (a.value or "").startswith("--user=") for a in args)
+    ctx.add(D, "{name}: runs as another user", None if other else N_("Runs as administrator"), name=name)
+    if name == "su":
         for i, a in enumerate(args):
             if a.value in ("-c", "--command") and i + 1 < len(args):
-                self.code_words([args[i + 1]], "script -c")
+                ctx.code_words([args[i + 1]], "su -c")
             elif a.value is not None and a.value.startswith("--command="):
-                self.code_words([a], "script -c", strip_prefix="--command=")
+                ctx.code_words([a], "su -c", strip_prefix="--command=")
+        return
+    values = frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U", "--user", "--group",
+                        "--host", "--prompt", "--chdir", "--role", "--type", "--other-user",
+                        "--close-from", "--command-timeout", "--setenv", "--property", "--machine"})  # fmt: skip
+    wrapper(ctx, args, stdin, bulk, depth, values)
 
-    def cmd_at(self, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        """at and batch run the commands on their input later: judge them now."""
-        if {"l", "r", "d", "c"} & _short_flags(args) or name in ("atq", "atrm"):
-            self.add(M, "{name}: changes scheduled jobs", name=name)
-            return
-        self.add(M, "{name}: schedules commands", name=name)
-        if stdin is not None and stdin.kind == "text":
-            self.sub_script(stdin.text, name)
-        elif stdin is not None and stdin.kind in ("pipe", "unknown"):
-            self.add(D, "cannot tell what runs: {name} schedules commands it reads from its input", name=name)
 
-    cmd_batch = cmd_at
+def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    values = _names("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B")
+    options, i = _split_options(args, values)
+    for j, o in enumerate(options):  # -o ProxyCommand=... and LocalCommand run here, on this machine
+        v = o.value or ""
+        setting = v[2:] if v.startswith("-o") and len(v) > 2 else None
+        if o.value == "-o" and j + 1 < len(options):
+            setting = options[j + 1].literal
+        if setting is None and o.value in ("-o", None):
+            ctx.add(D, "cannot tell what runs: {name} -o from an expansion", name=name)
+        elif setting and re.match(r"(?i)\s*(proxycommand|localcommand|knownhostscommand)\s*[= ]", setting):
+            ctx.sub_script(re.split(r"[= ]", setting.strip(), maxsplit=1)[1], f"{name} -o")
+    if i < len(args) and (local_host(args[i]) or args[i].value is None):
+        hands_off(ctx, f"{name} {_snip(args[i].source)}")  # this machine (or maybe), outside the command's reach
+    else:
+        ctx.add(M, "{name}: runs on another machine", name=name)
+    remote = args[i + 1 :]
+    if remote:
+        ctx.code_words(remote, "ssh")
+
+
+def cmd_npx(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    ctx.add(M, "{name}: runs a package from a registry", name=name)
+    options, i = _split_options(args, frozenset({"-p", "--package", "--from", "--with", "--python"}))
+    for j, o in enumerate(args[:i]):
+        if o.value in ("-c", "--call") and j + 1 < len(args):
+            ctx.code_words([args[j + 1]], f"{name} -c")
+    ctx.inner(args[i:], None, bulk, depth)
+
+
+def cmd_nc(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if {"e", "c"} & _short_flags(args) or {"--exec", "--sh-exec", "--lua-exec"} & _long_flags(args):
+        ctx.add(D, "cannot tell what runs: {name} gives a network peer a program to drive", name=name)
+    ctx.add(M, "{name}: opens a network connection", name=name)
+
+
+def cmd_socat(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if any(re.match(r"^(exec|system):", (a.value or "exec:").casefold()) for a in args):
+        ctx.add(D, "cannot tell what runs: socat starts a program for a network peer")
+    ctx.add(M, "socat: opens a connection")
+
+
+def cmd_script(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    ctx.add(M, "script: records a terminal session")
+    for i, a in enumerate(args):
+        if a.value in ("-c", "--command") and i + 1 < len(args):
+            ctx.code_words([args[i + 1]], "script -c")
+        elif a.value is not None and a.value.startswith("--command="):
+            ctx.code_words([a], "script -c", strip_prefix="--command=")

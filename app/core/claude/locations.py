@@ -15,6 +15,7 @@ from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 
 from app.core.errors import UsageError
 from app.core.i18n import _
+from app.core.paths import MSIX_PACKAGE_FAMILY  # the Claude package, which also hid our old data
 
 CLAUDE_DESKTOP = "claude-desktop"
 CLAUDE_DESKTOP_STORE = "claude-desktop-store"
@@ -24,7 +25,6 @@ CLIENT_IDS = (CLAUDE_DESKTOP, CLAUDE_DESKTOP_STORE, CLAUDE_CODE)
 
 CONFIG_FILE_NAME = "claude_desktop_config.json"
 # The Microsoft Store / MSIX package family; its AppData writes are redirected under this folder.
-MSIX_PACKAGE_FAMILY = "Claude_pzs8sxrjxfjjc"
 MSIX_APP_ID = f"{MSIX_PACKAGE_FAMILY}!Claude"  # as `Get-StartApps` lists it
 # The standard (Squirrel) Windows installer puts the app here; an MSIX install never creates it.
 WINDOWS_STANDARD_INSTALL_DIR = "AnthropicClaude"

@@ -4,7 +4,7 @@
 the user answered or pressed Stop, and has it write the rows. Bound to a tray, every answer comes
 from the tray's messages and every row is written by the tray; the journal file is never read for
 a control. A headless server that never met a tray reads the journal as before: it is unprotected
-against a program that writes the user's files, as docs/ARCHITECTURE.md says.
+against a program that writes the user's files, as docs/security.md says.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Sequence
 from typing import Any
 
-from app.core.authority.hub import outcome_from_wire, outcome_to_wire
+from app.core.channel.protocol import BadValue, begin_row_to_wire, outcome_from_wire, outcome_to_wire, whole
 from app.core.commands.tray_link import Decision, LinkRefused, TrayLink
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.messages import NO_TRAY_MESSAGE, PAUSED_MESSAGE
@@ -128,16 +128,17 @@ class ServerAuthority:
         if link is None and (self.tethered or not self.headless) and row.get("status") is not Status.REFUSED:
             raise NotRecorded(self.absence_message())
         if link is None:
-            return self.journal.begin_command(**row)
-        wire = {**row, "status": row["status"].value if "status" in row else Status.RUNNING.value}
-        wire["env_keys"] = sorted(wire.get("env_keys") or [])
+            return self.journal.begin_command(**_journal_row(row))
         try:
-            reply = link.request("begin", row=wire)
+            reply = link.request("begin", row=begin_row_to_wire(row))
         except LinkRefused as refused:
             if row.get("status") is Status.REFUSED:  # a refusal is a record, not a control: keep it
-                return self.journal.begin_command(**row)
+                return self.journal.begin_command(**_journal_row(row))
             raise NotRecorded(_refusal_text(str(refused))) from None
-        return int(reply["id"])
+        try:
+            return whole(reply.get("id"), "id", 1)
+        except BadValue as bad:  # not a row id: the row cannot be said to be written
+            raise NotRecorded(_refusal_text(str(bad))) from None
 
     def started(self, command_id: int) -> None:
         link = self._live_link()
@@ -166,7 +167,11 @@ class ServerAuthority:
             return
         for message in self.link.take_undelivered():
             if message.get("op") == "finish" and isinstance(message.get("id"), int):
-                self.journal.finish_command(message["id"], outcome_from_wire(message.get("outcome") or {}))
+                try:
+                    outcome = outcome_from_wire(message.get("outcome") or {})
+                except BadValue as bad:  # our own message: cannot happen, but never lose the end
+                    outcome = Outcome(status=Status.FAILED, reason=str(bad))
+                self.journal.finish_command(message["id"], outcome)
 
     def set_client(self, server_id: int | None, name: str | None, version: str | None) -> None:
         link = self._live_link()
@@ -192,6 +197,11 @@ class ServerAuthority:
                 self.flush()
         if server_id is not None:
             self.journal.end_server(server_id)
+
+
+def _journal_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A row for the journal itself: what pins a held command goes only to the tray."""
+    return {key: value for key, value in row.items() if key != "pin"}
 
 
 def _refusal_text(reason: str) -> str:

@@ -5,14 +5,16 @@ Each rule says why it exists; a broken request gets a message that tells the mod
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import os
 import re
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 
 from app.core.errors import CoworkError
 from app.core.execution.shell_session import SCROLLBACK_MAX_LINES
@@ -20,7 +22,20 @@ from app.core.execution.shell_session import SCROLLBACK_MAX_LINES
 DEFAULT_TIMEOUT_MS = 30_000
 MAX_TIMEOUT_MS = 600_000  # 10 minutes; clients cancel long before (about 60 s in Cowork)
 MAX_COMMAND_BYTES = 100 * 1024  # Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN)
-CODE_IN_ENVIRONMENT = re.compile(r"^(BASH_FUNC_.*|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|LD_.+|DYLD_.+)$")
+# Variables whose value is code, or names code to load, before or inside the command: bash's own,
+# the loader's, and those of the interpreters and tools an agent runs most (Python, Node, Perl, Ruby,
+# Java, glibc's iconv, git's config and helpers, less). A harmless-looking `git status` or
+# `python3 -V` would run it unseen, so they are refused outright. Variables that change which
+# program or repository is used (PATH, HOME, the other GIT_*) are allowed and their values are shown
+# in the approval prompt (core/commands/pins.py SHOWN_ENV).
+CODE_IN_ENVIRONMENT = re.compile(
+    r"^(BASH_FUNC_.*|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|LD_.+|DYLD_.+|GCONV_PATH"
+    r"|PYTHON(?!UNBUFFERED$|IOENCODING$|DONTWRITEBYTECODE$|UTF8$|HASHSEED$|FAULTHANDLER$).*"
+    r"|NODE_OPTIONS|NODE_PATH|PERL5OPT|PERL5LIB|PERLLIB|PERL5DB|RUBYOPT|RUBYLIB"
+    r"|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS"
+    r"|GIT_CONFIG.*|GIT_EXEC_PATH|GIT_SSH|GIT_SSH_COMMAND|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_ASKPASS"
+    r"|GIT_EXTERNAL_DIFF|GIT_PROXY_COMMAND|GIT_TEMPLATE_DIR|LESSOPEN|LESSCLOSE)$"
+)
 
 
 class CommandRefused(CoworkError):
@@ -161,13 +176,16 @@ def check_strings(value: object, path: tuple[str, ...] = ()) -> None:
             check_strings(item, (*path, str(index)))
 
 
-def check_arguments(tool: str, arguments: Mapping[str, object]) -> None:
-    """Check one call's arguments before anything else: what cannot be encoded, then each type.
+def check_arguments(tool: str, arguments: Mapping[str, object], accepted: Collection[str] | None = None) -> None:
+    """Check one call's arguments before anything else: what cannot be encoded, names the tool does
+    not take (`accepted`: its declared parameters), then each type.
 
     Raises CommandRefused with a message naming the argument and what it must be. Values that
     pass may still be refused later for what they mean (an empty command, a missing folder).
     """
     check_strings(arguments)
+    if accepted is not None:
+        check_names(tool, arguments, accepted)
     for argument in TOOL_ARGUMENTS.get(tool, ()):
         value = arguments.get(argument.name)
         if value is None:
@@ -175,6 +193,21 @@ def check_arguments(tool: str, arguments: Mapping[str, object]) -> None:
                 raise CommandRefused(missing_message(argument))
             continue
         check_kind(argument, value)
+
+
+def check_names(tool: str, arguments: Mapping[str, object], accepted: Collection[str]) -> None:
+    """Refuse an argument the tool does not take: a misspelled `cwdir` would otherwise be dropped
+    in silence, and the command would run in the home folder instead of the one the model meant."""
+    unknown = [name for name in arguments if name not in accepted]
+    if not unknown:
+        return
+    name = str(unknown[0])
+    known = ", ".join(f"`{a}`" for a in accepted) or "none"
+    close = difflib.get_close_matches(name, [str(a) for a in accepted], n=1)
+    hint = f" Did you mean `{close[0]}`?" if close else ""
+    raise CommandRefused(
+        f"`{name}` is not an argument of {tool}, so nothing was run.{hint} Its arguments are: {known}."
+    )
 
 
 def missing_message(argument: Argument) -> str:
@@ -203,7 +236,7 @@ def check_kind(argument: Argument, value: object) -> None:
         raise CommandRefused(f"`{argument.name}` must be true or false (got {got(value)}).")
 
 
-def is_number(value: object) -> bool:
+def is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
@@ -211,9 +244,9 @@ def timeout_ms(value: object) -> int:
     """The time limit in whole milliseconds; None means the default."""
     if value is None:
         return DEFAULT_TIMEOUT_MS
-    if not is_number(value) or not math.isfinite(value) or not 1 <= value <= MAX_TIMEOUT_MS:  # type: ignore[operator]
+    if not is_number(value) or not math.isfinite(value) or not 1 <= value <= MAX_TIMEOUT_MS:
         hint = ""
-        if is_number(value) and value > MAX_TIMEOUT_MS:  # type: ignore[operator]
+        if is_number(value) and value > MAX_TIMEOUT_MS:
             hint = (
                 " For longer work, start it in the background with its output going to a file, and check "
                 "the file in later calls."
@@ -221,14 +254,14 @@ def timeout_ms(value: object) -> int:
         raise CommandRefused(
             f"`timeout` must be a number of milliseconds between 1 and {MAX_TIMEOUT_MS} (got {got(value)}).{hint}"
         )
-    return max(1, int(value))  # type: ignore[arg-type]
+    return max(1, int(value))
 
 
 def scrollback_lines(value: object) -> int:
     low, high = 1, SCROLLBACK_MAX_LINES
-    if not is_number(value) or not math.isfinite(value) or value != int(value) or not low <= value <= high:  # type: ignore[arg-type, operator]
+    if not is_number(value) or not math.isfinite(value) or value != int(value) or not low <= value <= high:
         raise CommandRefused(f"`lines` must be a whole number from {low} to {high} (got {got(value)}).")
-    return int(value)  # type: ignore[arg-type]
+    return int(value)
 
 
 MAX_COUNT = 100_000_000  # tail lines, offset and limit in bytes: far beyond any output file
@@ -236,15 +269,15 @@ MAX_COUNT = 100_000_000  # tail lines, offset and limit in bytes: far beyond any
 
 def job_id(value: object) -> int:
     """A job's id, as execute_command returned it."""
-    if not is_number(value) or not math.isfinite(value) or value != int(value) or not 1 <= value < 2**63:  # type: ignore[arg-type, operator]
+    if not is_number(value) or not math.isfinite(value) or value != int(value) or not 1 <= value < 2**63:
         raise CommandRefused(f"`jobId` must be the whole number execute_command returned as jobId (got {got(value)}).")
-    return int(value)  # type: ignore[arg-type]
+    return int(value)
 
 
 def whole_number(name: str, value: object) -> int:
-    if not is_number(value) or not math.isfinite(value) or value != int(value) or not 0 <= value <= MAX_COUNT:  # type: ignore[arg-type, operator]
+    if not is_number(value) or not math.isfinite(value) or value != int(value) or not 0 <= value <= MAX_COUNT:
         raise CommandRefused(f"`{name}` must be a whole number from 0 to {MAX_COUNT} (got {got(value)}).")
-    return int(value)  # type: ignore[arg-type]
+    return int(value)
 
 
 def environment(env: object) -> dict[str, str]:
@@ -261,7 +294,8 @@ def environment(env: object) -> dict[str, str]:
             # bash or the dynamic loader would run code from it before the command: the command
             # line would not show that code, so neither the classifier nor the user could judge it.
             raise CommandRefused(
-                f"`env` may not set {key}: it makes bash or the loader run code that the command does not show. "
+                f"`env` may not set {key}: it makes bash, the loader or the program run code that the command "
+                "does not show. "
                 "Put that code in the command itself."
             )
         if not isinstance(value, str):

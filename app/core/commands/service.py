@@ -14,17 +14,18 @@ import shutil
 import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import anyio
 import anyio.abc
 
-from app.core.authority.hub import command_digest
+from app.core.channel.protocol import Pin, command_digest
 from app.core.classifier import Tier, classify
 from app.core.commands.authority import NotRecorded, ServerAuthority
 from app.core.commands.jobs import Jobs
+from app.core.commands.pins import changed_since, pin_command
 from app.core.commands.request import (
     CommandRefused,
     ExecuteRequest,
@@ -121,6 +122,7 @@ class Hold(NamedTuple):
     runner: Runner
     expires_at: float
     reasons: str
+    pin: Pin | None = None  # what the user is asked about: the folder, the scripts, the environment
 
 
 class Admitted(NamedTuple):
@@ -220,7 +222,7 @@ class CommandService:
         )
 
     def journal_refused_arguments(self, tool: str, text: object, arguments: Mapping[str, object], reason: str) -> None:
-        """A call refused at its arguments, before anything else (command_request.check_arguments);
+        """A call refused at its arguments, before anything else (commands.request.check_arguments);
         the journal keeps a bounded, storable copy of what was sent."""
         request = ExecuteRequest(
             command="" if text is None else text, cwd=arguments.get("cwd"), env=arguments.get("env")
@@ -295,6 +297,12 @@ class CommandService:
             reason = NO_APPROVER_MESSAGE.format(reasons=held_reason(verdict.plain, verdict.reasons))
             self._journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
+        try:  # what runs is fixed now, as the user is asked (core/commands/pins.py)
+            pin = await anyio.to_thread.run_sync(pin_command, valid.command, valid.cwd, valid.env)  # hashes files
+        except OSError as exc:
+            reason = f"`cwd` cannot be examined: {valid.cwd} ({exc.strerror}). Give a folder this user can open."
+            self._journal_refusal(request, reason, tool)
+            raise CommandRefused(reason) from None
         confirmation_id = new_confirmation_id()
         expires_at = time.time() + HOLD_UNSEEN_MAX_S  # the tray starts the real clock when the user sees it
         command_id = self._begin(
@@ -304,9 +312,10 @@ class CommandService:
             status=Status.WAITING,
             reason=held_reason(verdict.plain, verdict.reasons),
             confirmation_id=confirmation_id,
+            pin=pin,
         )
         self._held[confirmation_id] = Hold(
-            command_id, valid, runner, expires_at, held_reason(verdict.plain, verdict.reasons)
+            command_id, valid, runner, expires_at, held_reason(verdict.plain, verdict.reasons), pin
         )
         return Admitted(command_id, valid, bash, confirmation_id)
 
@@ -395,9 +404,19 @@ class CommandService:
         if decision is not None:
             self._held.pop(confirmation_id, None)
             # The tray sends a digest of what the user saw: run only that, never a row rewritten on disk.
-            if decision.digest != command_digest(valid.command, valid.cwd, sorted(valid.env)):
+            if decision.digest != command_digest(valid.command, valid.cwd, sorted(valid.env), hold.pin):
                 self._close_hold(confirmation_id, command_id, OTHER_COMMAND_REASON)
                 raise CommandRefused("The approval did not match this command, so it was not run. Run it again.")
+            if hold.pin is not None:  # the folder, scripts and environment the user was asked about
+                changed = await anyio.to_thread.run_sync(changed_since, hold.pin, valid.env)
+                if changed is not None:
+                    log.warning("held command %s not run: %s", command_id, changed)
+                    self._close_hold(confirmation_id, command_id, changed)
+                    raise CommandRefused(
+                        f"The command was not run: {changed}. Check what changed, then run it again to ask "
+                        "the user anew."
+                    )
+                valid = replace(valid, cwd=hold.pin.folder)  # that very folder, not where a link points now
             try:
                 self.authority.started(command_id)
             except NotRecorded as refused:

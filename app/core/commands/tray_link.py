@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 import os
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from app.core.authority.state import ControlState
 from app.core.channel.peer import OwnFacts, own_facts, tray_refusal
+from app.core.channel.protocol import BadValue, DecisionPush, IdRequest
 from app.core.channel.transport import ChannelUnavailable, address_for, connect
 from app.core.channel.wire import Channel, ProtocolError
 from app.core.paths import AppPaths
@@ -35,11 +36,7 @@ class LinkRefused(Exception):
     """The tray did not write what was asked (paused, journal locked, gone): the command must not run."""
 
 
-@dataclass(frozen=True)
-class Decision:
-    allowed: bool
-    by: str
-    digest: str
+Decision = DecisionPush  # the user's answer to a held command, as the tray pushed it
 
 
 class TrayLink:
@@ -112,7 +109,7 @@ class TrayLink:
             self._refuse(refusal)
             return False
         server_id = welcome.get("server_id")
-        if isinstance(server_id, int):
+        if isinstance(server_id, int) and not isinstance(server_id, bool) and server_id > 0:
             self.server_id = server_id
         self.state = ControlState.from_wire(welcome.get("state"))
         self.refusal = None
@@ -185,16 +182,29 @@ class TrayLink:
         if op == "state":
             self.state = ControlState.from_wire(message.get("state"))
         elif op == "decision":
-            command_id, digest = message.get("id"), message.get("digest")
-            if isinstance(command_id, int) and isinstance(digest, str):
-                self.decisions[command_id] = Decision(message.get("allowed") is True, str(message.get("by")), digest)
+            try:
+                decision = DecisionPush.from_wire(message)
+            except BadValue as bad:
+                log.warning("ignored a malformed decision from the tray: %s", bad)
+                return
+            self.decisions[decision.id] = decision
         elif op == "stop":
-            if isinstance(message.get("id"), int):
-                self.stops.add(message["id"])
+            try:
+                self.stops.add(IdRequest.from_wire(message).id)
+            except BadValue as bad:
+                log.warning("ignored a malformed stop from the tray: %s", bad)
+                return
         elif op == "hold_clock":  # the user sees the held command now: its time runs from here
             command_id, expires_at = message.get("id"), message.get("expires_at")
-            if isinstance(command_id, int) and isinstance(expires_at, (int, float)):
-                self.hold_clocks[command_id] = float(expires_at)
+            if (
+                type(command_id) is not int
+                or not isinstance(expires_at, (int, float))
+                or isinstance(expires_at, bool)
+                or not math.isfinite(expires_at)
+            ):
+                log.warning("ignored a malformed hold clock from the tray: %r", message)
+                return
+            self.hold_clocks[command_id] = float(expires_at)
         elif op == "closing":
             self.closing_reason = str(message.get("reason") or "the app stopped")
         else:

@@ -20,17 +20,14 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from app.core.execution.output_decoding import complete_utf8_prefix, decode_output, skip_utf8_continuation
 from app.core.execution.output_files import OutputSpool
 from app.core.i18n import _, ngettext
 from app.core.i18n.formats import format_number
+from app.core.settings import OUTPUT_BUDGET, SettingsStore
 
-if TYPE_CHECKING:
-    from app.core.journal.store import Journal
-
-BUDGET_SETTING = "output_budget"
+BUDGET_SETTING = OUTPUT_BUDGET
 BUDGET_ENV = "COWORK_TERMINAL_OUTPUT_BUDGET"
 DEFAULT_BUDGET_CHARS = 30_000  # Claude Code's own Bash tool keeps this much
 MIN_BUDGET_CHARS = 2_000  # room for the markers and a few lines of each stream
@@ -106,11 +103,11 @@ def budget_from(stored: object, environ: Mapping[str, str]) -> OutputBudget:
     return OutputBudget()
 
 
-def output_budget(journal: Journal, environ: Mapping[str, str] | None = None) -> OutputBudget:
+def output_budget(journal: SettingsStore, environ: Mapping[str, str] | None = None) -> OutputBudget:
     return budget_from(journal.get_setting(BUDGET_SETTING), os.environ if environ is None else environ)
 
 
-def set_output_budget(journal: Journal, budget: OutputBudget) -> None:
+def set_output_budget(journal: SettingsStore, budget: OutputBudget) -> None:
     journal.set_setting(BUDGET_SETTING, budget.setting)
 
 

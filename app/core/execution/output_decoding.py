@@ -43,7 +43,7 @@ def console_code_pages() -> tuple[str, ...]:
         return ()
     import ctypes  # Windows only: the system's OEM and ANSI code pages
 
-    kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined]
+    kernel32 = ctypes.windll.kernel32
     return code_pages_for(sys.platform, kernel32.GetOEMCP(), kernel32.GetACP())
 
 
@@ -84,7 +84,7 @@ def complete_utf8_prefix(data: bytes) -> int:
     return len(data)
 
 
-def skip_utf8_continuation(data: bytes) -> int:
+def skip_utf8_continuation(data: bytes | bytearray) -> int:
     """How many bytes at the start of `data` are the rest of a character cut before it (at most 3)."""
     skip = 0
     while skip < min(3, len(data)) and data[skip] & 0xC0 == 0x80:

@@ -139,10 +139,10 @@ def compile_mo(entries: list[Entry]) -> bytes:
     keys = sorted(messages)
     ids = strs = b""
     offsets: list[tuple[int, int, int, int]] = []
-    for key in keys:
-        offsets.append((len(ids), len(key), len(strs), len(messages[key])))
-        ids += key + b"\0"
-        strs += messages[key] + b"\0"
+    for raw in keys:
+        offsets.append((len(ids), len(raw), len(strs), len(messages[raw])))
+        ids += raw + b"\0"
+        strs += messages[raw] + b"\0"
     # The layout of GNU .mo files: header, two tables of (length, offset), then the strings.
     keys_start = 7 * 4 + 16 * len(keys)
     values_start = keys_start + len(ids)

@@ -320,8 +320,8 @@ def read_command(
         return None
     location = autostart_location(platform, environ, home)
     if isinstance(location, str):
-        data = parse_reg_query(run(reg_query_argv(), environ).stdout)
-        return parse_windows_command_line(data) if data else None
+        value = parse_reg_query(run(reg_query_argv(), environ).stdout)
+        return parse_windows_command_line(value) if value else None
     data = location.read_bytes()
     if _kind(platform) == "darwin":
         arguments = plistlib.loads(data).get("ProgramArguments")

@@ -14,6 +14,7 @@ first, everything else kept); Claude Code only through its `claude` CLI.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -224,16 +225,16 @@ def run_uninstall(
         attempt(_("Quit the tray app"), lambda: _quit_tray(paths))
     for client in plan.clients:
         removed = _("Removed Cowork Terminal from {client}").format(client=client.location.name)
-        attempt(removed, lambda c=client: _disconnect(c.location))
+        attempt(removed, functools.partial(_disconnect, client.location))
     if plan.autostart:
         attempt(_("Turned off Start at login"), lambda: autostart.disable(platform, environ, home))
     for path in plan.menu_files:
-        attempt(_("Removed {path}").format(path=path), lambda p=path: p.unlink(missing_ok=True))
+        attempt(_("Removed {path}").format(path=path), functools.partial(path.unlink, missing_ok=True))
     if plan.servers:
         attempt(_("Stopped {servers}").format(servers=_servers(plan.servers)), lambda: _stop_servers(plan.servers))
     deleted = plan.data if plan.delete_data else ()
     for path in deleted:
-        attempt(_("Deleted {path}").format(path=path), lambda p=path: _delete(p))
+        attempt(_("Deleted {path}").format(path=path), functools.partial(_delete, path))
     for folder in {p.parent for p in deleted}:  # an app folder left empty goes too
         if folder.name.lower() == APP_NAME and folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()

@@ -18,29 +18,26 @@ import sqlite3
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePath, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
+from app.core import data_folder, settings
 from app.core.i18n import _
+from app.core.journal.schema import MIGRATIONS  # an empty journal of this version to import into
 from app.core.messages import DATA_MOVED_REASON
-from app.core.paths import HOME_ENV, AppPaths, windows_profile
+from app.core.paths import (  # the old folders are locations: paths finds them, this module moves them
+    AppPaths,
+    LegacySources,
+    legacy_sources,
+)
+from app.core.policy.approval import ApprovalMode
 
-LEGACY_DIR_NAME = "cowork-terminal"
 LEGACY_LOG_DIR_NAME = "Logs"  # platformdirs' Windows log folder inside the data folder
-MSIX_PACKAGE_FAMILY = "Claude_pzs8sxrjxfjjc"
-NOTICE_SETTING = "notice.data_moved"
+NOTICE_SETTING = settings.DATA_MOVED_NOTICE
 MIGRATION_LOCK = "migrate.lock"
 INTERRUPTED_REASON = DATA_MOVED_REASON
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class LegacySources:
-    """Where an older version kept its data: the real folder, and the MSIX package's private copy."""
-
-    local: PurePath
-    msix_local: PurePath
 
 
 @dataclass
@@ -62,27 +59,6 @@ class MigrationReport:
         return " ".join(parts)
 
 
-def legacy_sources(platform: str, environ: Mapping[str, str], home: str) -> LegacySources | None:
-    """The old Windows folders to import from, or None (other systems, or COWORK_TERMINAL_HOME set)."""
-    if platform != "win32" or environ.get(HOME_ENV):
-        return None
-    profile = windows_profile(environ, home)
-    local = PureWindowsPath(environ.get("LOCALAPPDATA") or profile / "AppData" / "Local")
-    return LegacySources(
-        local=local / LEGACY_DIR_NAME,
-        msix_local=local / "Packages" / MSIX_PACKAGE_FAMILY / "LocalCache" / "Local" / LEGACY_DIR_NAME,
-    )
-
-
-def legacy_folders() -> list[str]:
-    """This machine's old Windows folders (none elsewhere): commands that name them are destructive
-    for a release, like the data folder itself, since an old journal there may still be read."""
-    import sys
-
-    sources = legacy_sources(sys.platform, os.environ, str(Path.home()))
-    return [] if sources is None else [str(sources.local), str(sources.msix_local)]
-
-
 def stricter_settings(old: Mapping[str, Any]) -> dict[str, Any]:
     """Of an old journal's settings, only those that control more than the defaults do.
 
@@ -90,19 +66,20 @@ def stricter_settings(old: Mapping[str, Any]) -> dict[str, Any]:
     (looser values, and keys this version does not judge) is dropped: it may have been written by a
     command the agent ran.
     """
-    from app.core.policy.approval import DEFAULT_APPROVAL_WINDOW_S, MODE_SETTING, WINDOW_SETTING, ApprovalMode
-    from app.core.policy.tool_sets import EXECUTE_ONLY, TOOLS_SETTING
-
     kept: dict[str, Any] = {}
-    if old.get("paused") is True:
-        kept["paused"] = True
-    if old.get(MODE_SETTING) == ApprovalMode.ALL.value:
-        kept[MODE_SETTING] = ApprovalMode.ALL.value
-    window = old.get(WINDOW_SETTING)
-    if isinstance(window, (int, float)) and not isinstance(window, bool) and 1 <= window < DEFAULT_APPROVAL_WINDOW_S:
-        kept[WINDOW_SETTING] = float(window)
-    if old.get(TOOLS_SETTING) == EXECUTE_ONLY:
-        kept[TOOLS_SETTING] = EXECUTE_ONLY
+    if old.get(settings.PAUSED) is True:
+        kept[settings.PAUSED] = True
+    if old.get(settings.APPROVAL_MODE) == ApprovalMode.ALL.value:
+        kept[settings.APPROVAL_MODE] = ApprovalMode.ALL.value
+    window = old.get(settings.APPROVAL_WINDOW_S)
+    if (
+        isinstance(window, (int, float))
+        and not isinstance(window, bool)
+        and 1 <= window < settings.DEFAULT_APPROVAL_WINDOW_S
+    ):
+        kept[settings.APPROVAL_WINDOW_S] = float(window)
+    if old.get(settings.TOOLS) == settings.EXECUTE_ONLY:
+        kept[settings.TOOLS] = settings.EXECUTE_ONLY
     return kept
 
 
@@ -124,7 +101,7 @@ def migrate(paths: AppPaths, sources: LegacySources) -> MigrationReport | None:
     msix_journal = Path(sources.msix_local) / paths.journal.name
     if paths.journal.exists() or not (old_journal.is_file() or msix_journal.is_file()):
         return None
-    paths.ensure()
+    data_folder.ensure(paths)
     with FileLock(str(paths.locks_dir / MIGRATION_LOCK)):
         if paths.journal.exists():  # another process moved it while we waited
             return None
@@ -188,8 +165,6 @@ def _close_active(db: sqlite3.Connection, now: float) -> None:
 def _import_history(source: Path, target: Path, report: MigrationReport) -> None:
     """Add the MSIX copy's commands (history only: no settings, no servers) to the staged journal."""
     if not target.exists():
-        from app.core.journal.store import MIGRATIONS  # an empty journal of this version to import into
-
         with sqlite3.connect(target) as db:
             for statement in MIGRATIONS[0].split(";"):
                 if statement.strip():

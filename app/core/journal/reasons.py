@@ -42,6 +42,7 @@ KNOWN_REASONS: dict[str, str] = {
     messages.SERVER_CRASHED_REASON: N_("The agent's server stopped unexpectedly"),
     messages.DATA_MOVED_REASON: N_("Cowork Terminal moved its data folder while this ran"),
     messages.TIMED_OUT_REASON: N_("It ran out of time"),
+    messages.ENV_CHANGED_REASON: N_("Not run: its environment changed after you were asked"),
 }
 # A template's values are shown as they are, except {who} (someone who answered) and {reasons}
 # (what a held command does), which are said in the user's language too.
@@ -52,6 +53,9 @@ KNOWN_TEMPLATES: tuple[tuple[str, str], ...] = (
         messages.SESSION_MOVED_REASON,
         N_("The shell session is now in {here}, not in the folder where the command was checked"),
     ),
+    (messages.FOLDER_GONE_REASON, N_("Not run: the folder {folder} could no longer be opened after you were asked")),
+    (messages.FOLDER_REPLACED_REASON, N_("Not run: the folder {folder} was replaced after you were asked")),
+    (messages.SCRIPT_CHANGED_REASON, N_("Not run: the script {script} changed after you were asked")),
     (messages.BASH_NOT_STARTED_REASON, N_("bash could not be started ({bash}): {error}")),
     (
         messages.KEYS_HELD_REASON,

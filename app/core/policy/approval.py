@@ -6,18 +6,18 @@ ask, wait, confirm that it still wants a held command run, or withdraw it, never
 
 from __future__ import annotations
 
+import math
 import secrets
 import time
 from enum import Enum
 
+from app.core import settings
 from app.core.i18n import _
 from app.core.i18n.formats import format_number
-from app.core.journal.store import Journal
+from app.core.settings import DEFAULT_APPROVAL_WINDOW_S, MAX_APPROVAL_WINDOW_S, SettingsStore
 
-MODE_SETTING = "approval_mode"
-WINDOW_SETTING = "approval_window_s"
-DEFAULT_APPROVAL_WINDOW_S = 40.0  # clients cancel a call after about 60 s: answer well before
-MAX_APPROVAL_WINDOW_S = 55.0
+MODE_SETTING = settings.APPROVAL_MODE
+WINDOW_SETTING = settings.APPROVAL_WINDOW_S
 HOLD_LIFETIME_S = 300.0  # a held command can be confirmed for 5 minutes from when the user sees it
 # Until the user can see it (another command is on screen first), a held command does not run out;
 # this only bounds a hold nobody ever shows (issue 22: nothing expires unseen).
@@ -25,7 +25,7 @@ HOLD_UNSEEN_MAX_S = 3600.0
 
 
 class ApprovalMode(str, Enum):
-    DESTRUCTIVE = "destructive"  # ask for destructive commands (the default)
+    DESTRUCTIVE = settings.DEFAULT_APPROVAL_MODE  # ask for destructive commands (the default)
     ALL = "all"  # ask for every command
     NEVER = "never"  # never ask; the journal still records everything
 
@@ -39,27 +39,32 @@ class ApprovalMode(str, Enum):
         }[self]
 
 
-def approval_mode(journal: Journal) -> ApprovalMode:
+def approval_mode(journal: SettingsStore) -> ApprovalMode:
     try:
-        return ApprovalMode(journal.get_setting(MODE_SETTING, ApprovalMode.DESTRUCTIVE.value))
+        return ApprovalMode(journal.get_setting(MODE_SETTING, settings.DEFAULT_APPROVAL_MODE))
     except ValueError:  # a value written by a newer version: ask, the safe side
         return ApprovalMode.DESTRUCTIVE
 
 
-def set_approval_mode(journal: Journal, mode: ApprovalMode) -> None:
+def set_approval_mode(journal: SettingsStore, mode: ApprovalMode) -> None:
     journal.set_setting(MODE_SETTING, ApprovalMode(mode).value)
 
 
-def approval_window_s(journal: Journal) -> float:
+def approval_window_s(journal: SettingsStore) -> float:
+    """The stored approval window; a value that is not a finite number reads as the strictest, 1 s
+    (a NaN would make every wait end at once, or never)."""
     value = journal.get_setting(WINDOW_SETTING, DEFAULT_APPROVAL_WINDOW_S)
     try:
-        return min(max(float(value), 1.0), MAX_APPROVAL_WINDOW_S)
+        seconds = float(value)
     except (TypeError, ValueError):
         return DEFAULT_APPROVAL_WINDOW_S
+    if not math.isfinite(seconds):
+        return 1.0
+    return min(max(seconds, 1.0), MAX_APPROVAL_WINDOW_S)
 
 
-def set_approval_window_s(journal: Journal, seconds: float) -> None:
-    if not 1 <= seconds <= MAX_APPROVAL_WINDOW_S:
+def set_approval_window_s(journal: SettingsStore, seconds: float) -> None:
+    if not math.isfinite(seconds) or not 1 <= seconds <= MAX_APPROVAL_WINDOW_S:
         raise ValueError(
             _("the approval window must be between 1 and {seconds} seconds").format(
                 seconds=format_number(MAX_APPROVAL_WINDOW_S, None)

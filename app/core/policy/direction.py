@@ -1,15 +1,19 @@
 """Which requests tighten control (applied at once, from anyone) and which loosen it (applied only
-after the user clicks in a window the tray shows). Anything not listed loosens: the safe side."""
+after the user clicks in a window the tray shows). Anything not listed loosens: the safe side.
+A value that cannot be compared (NaN, infinity, a boolean for a number, out of range) is refused:
+every comparison with NaN is false, so it would otherwise pass for a tightening."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from app.core.authority.state import ControlState, loosened, with_changes
+from app.core.channel.protocol import BadValue, setting_changes
 
 TIGHTEN = "tighten"
 LOOSEN = "loosen"
 NEUTRAL = "neutral"  # changes no control: reads, opening a window
+REFUSE = "refuse"  # a value out of range: nothing changes, nobody is asked
 
 # Requests a peer may send; each one's effect on the user's control.
 TIGHTENING_OPS = frozenset({"pause", "stop", "deny", "quit", "remove_rule"})
@@ -25,11 +29,9 @@ def classify_request(op: str, fields: dict[str, Any], current: ControlState) -> 
     if op in NEUTRAL_OPS:
         return NEUTRAL
     if op in SETTING_OPS:
-        changes = fields.get("changes")
-        if not isinstance(changes, dict) or not changes:
-            return LOOSEN
-        allowed = {"approval_mode", "approval_window_s", "tools"}
-        if set(changes) - allowed:
-            return LOOSEN
+        try:
+            changes = setting_changes(fields.get("changes"))
+        except BadValue:
+            return REFUSE
         return LOOSEN if loosened(current, with_changes(current, **changes)) else TIGHTEN
     return LOOSEN

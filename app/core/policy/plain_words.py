@@ -31,6 +31,15 @@ def lines_for_person(verdict: Classification) -> tuple[str, ...]:
     return tuple(dict.fromkeys(for_person(words) for words in verdict.words))
 
 
+def danger_for_person(verdict: Classification) -> tuple[str, str] | None:
+    """The worst class of danger of a command, in the user's language: its title and the one
+    sentence on what would be lost and whether it can be undone; None below destructive."""
+    danger = verdict.danger
+    if danger is None:
+        return None
+    return _(danger.title), _(danger.sentence)
+
+
 def held_reason_for_person(stored: str, command: str, cwd: str | None, protected: Sequence[str]) -> str | None:
     """Why a command was held, in the user's language, when `stored` (the English the journal
     keeps: plain words and terse reasons) is what the classifier says of that command today; None

@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from app.core import settings
+from app.core.settings import ALL_TOOLS, EXECUTE_ONLY, SettingsStore
 
-if TYPE_CHECKING:
-    from app.core.journal.store import Journal
-
-TOOLS_SETTING = "tools"
-ALL_TOOLS = "all"  # the execute set, the session tools, terminal_confirm and terminal_cancel (session holds)
-# The seed's surface: execute_command, the read-only tool and the tools that follow jobs (issue 22).
-EXECUTE_ONLY = "execute"
+TOOLS_SETTING = settings.TOOLS
 TOOL_SETS = (ALL_TOOLS, EXECUTE_ONLY)
 
 
-def tool_set(journal: Journal) -> str:
+def tool_set(journal: SettingsStore) -> str:
     value = journal.get_setting(TOOLS_SETTING, ALL_TOOLS)
     return value if value in TOOL_SETS else ALL_TOOLS
 
 
-def set_tool_set(journal: Journal, value: str) -> None:
+def set_tool_set(journal: SettingsStore, value: str) -> None:
     if value not in TOOL_SETS:
         raise ValueError(f"tools must be one of {', '.join(TOOL_SETS)}")
     journal.set_setting(TOOLS_SETTING, value)

@@ -40,7 +40,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from app.core import i18n
+from app.core import data_folder, i18n, settings
 from app.core.authority.hub import HeldCommand, Hub, Question, RequestError
 from app.core.authority.supervisor import APPROVAL_NEEDED, Snapshot, Supervisor
 from app.core.channel.transport import AddressTaken
@@ -94,7 +94,7 @@ THREAD_JOIN_S = 2.0
 ICON_SIZE_PX = 64  # every backend scales it; 64 px stays sharp up to 2x panels
 ICON_NAME = "cowork-terminal"
 
-WELCOME_SHOWN_SETTING = "welcome.shown"  # app.ui.windows.welcome writes it; not imported: that module loads Tk
+WELCOME_SHOWN_SETTING = settings.WELCOME_SHOWN
 DECIDED_IN_MENU = "user (tray menu)"
 # Actions that only run inside the tray (not from a menu entry).
 FIRST_LOOK = "first-look"
@@ -128,7 +128,7 @@ class TrayApp:
         platform: str = sys.platform,
         poll_s: float = POLL_S,
     ) -> None:
-        self.paths = paths.ensure()
+        self.paths = data_folder.ensure(paths)
         # Create and migrate the journal here, once: two threads switching a brand-new database to
         # WAL at the same moment fail with "database is locked" (SQLite does not wait for that).
         Journal(self.paths).close()
@@ -173,7 +173,6 @@ class TrayApp:
         self._busy: str | None = None
         self._held: tuple[HeldView, ...] = ()  # for the menu, when no approval window can open
         self._confirming: str | None = None  # without Tk: the app whose "Disconnect…" asks in the menu
-        self._rules_version: object = None
         self._welcome: subprocess.Popen[bytes] | None = None
         self._rules: tuple[RuleView, ...] = ()
 
@@ -513,14 +512,14 @@ class TrayApp:
         self._stop_icon()
 
     def _read_rules_and_holds(self) -> None:
-        """The user's rules for the menu (read again when the journal changed), and, without
+        """The user's rules for the menu, and, without
         windows, the held commands it lists (from the hub's memory)."""
         hub = self.hub
-        with hub.lock:
-            version = (hub.journal.data_version(), hub.writes)
-            if version != self._rules_version:
-                self._rules_version = version
-                self._rules = tuple(RuleView(r.id, r.shown()) for r in hub.journal.rules())
+        carried = {rule.id for rule in hub.rules_from_before()}
+        self._rules = tuple(  # the rules in force, from the hub's memory (never the file's rows)
+            RuleView(r.id, _("{rule} (from a previous run)").format(rule=r.shown()) if r.id in carried else r.shown())
+            for r in hub.rules()
+        )
         if not self.windows:
             self._held = tuple(
                 HeldView(h.command_id, h.command, friendly_client_name(h.client)) for h in hub.pending_holds()
@@ -656,6 +655,14 @@ class TrayApp:
                 _("Cowork Terminal asks less than usual"),
                 _("Approvals: {mode}.").format(mode=mode) + " " + looser_hint(self.has_menu),
             )
+        carried = self.hub.rules_from_before()
+        if carried:  # read from the file, not made in this run: the user sees them before they count for long
+            self.notifier.notify(
+                _("Rules from a previous run are in force"),
+                "; ".join(rule.shown() for rule in carried)
+                + ". "
+                + _("If you did not make them, remove them in the activity log."),
+            )
         with self.hub.lock:
             shown = bool(self.hub.journal.get_setting(WELCOME_SHOWN_SETTING, False))
         not_connected = self._clients is not None and not any(c.has_entry for c in self._clients)
@@ -728,7 +735,7 @@ class TrayApp:
             except RequestError as gone:  # it ended in the meantime
                 log.info("%s", gone)
         elif action == menu.REMOVE_RULE:
-            self.hub.with_journal(lambda journal: journal.remove_rule(int(str(target))))
+            self.hub.remove_rule(int(str(target)))
             self._read_rules_and_holds()
             log.info("rule %s removed from the tray menu", target)
         elif action == menu.OPEN_WELCOME:
@@ -910,8 +917,8 @@ class TrayApp:
         with the rule the window may offer."""
         session = None if hold.peer.server_id is None else str(hold.peer.server_id)
         return judged(
-            hold.command_id, hold.command, hold.cwd, client=friendly_client_name(hold.client),
-            expires_at=hold.expires_at, protected=protected_paths(self.paths), env_keys=hold.env_keys,
+            hold.command_id, hold.command, hold.folder, client=friendly_client_name(hold.client),
+            expires_at=hold.expires_at, protected=protected_paths(self.paths), env_keys=hold.env_shown(),
             tool=hold.tool, session=session,
         )  # fmt: skip
 
@@ -935,20 +942,15 @@ class TrayApp:
         if hold is None or proposal is None:
             return
         session = str(hold.peer.server_id) if scope == SESSION_SCOPE else None
-        rule = self.hub.with_journal(
-            lambda journal: journal.add_rule(
-                proposal.kind, proposal.folder, scope, proposal.description(scope), session
-            )
-        )
+        rule = self.hub.add_rule(proposal.kind, proposal.folder, scope, proposal.description(scope), session)
         log.info("rule %s made by the user: %s", rule.id, rule.description)
 
     def rule_for_hold(self, hold: HeldCommand) -> int | None:
         """The hub asks, for each new hold: does one of the user's rules allow it? (Its id, or None.)"""
-        with self.hub.lock:
-            rules = self.hub.journal.rules()
+        rules = self.hub.rules()  # the tray's own: a row written into the file never counts
         if not rules:
             return None
-        real_cwd = os.path.realpath(hold.cwd) if hold.cwd else None
+        real_cwd = hold.folder if hold.pin is not None else os.path.realpath(hold.cwd) if hold.cwd else None
         verdict = classify(hold.command, cwd=real_cwd, protected_paths=protected_paths(self.paths))
         session = None if hold.peer.server_id is None else str(hold.peer.server_id)
         rule = matching_rule(rules, hold.command, real_cwd, verdict, session)
@@ -1048,7 +1050,7 @@ class TrayApp:
         elif op == "clear_history":
             self.hub.clear_history()
         elif op == "remove_rule" and isinstance(command_id, int):
-            self.hub.with_journal(lambda journal: journal.remove_rule(command_id))
+            self.hub.remove_rule(command_id)
             self._kick()
         else:
             log.warning("the log window sent an unknown request %r", op)

@@ -79,7 +79,7 @@ FOLLOW_SYSTEM = "system"  # the Language submenu's target for "follow the OS"
 IDLE, RUNNING, PAUSED, WAITING, PROBLEM = "idle", "running", "paused", "attention", "error"
 ATTENTION, ERROR = WAITING, PROBLEM  # the files' names
 
-# Our entry's state in a client's config (client_config) -> the app's state as the menu says it.
+# Our entry's state in a client's config (core/claude/config.py) -> the app's state as the menu says it.
 _CLIENT_STATE = {
     CURRENT: N_("connected"),
     ABSENT: N_("not connected · click to connect"),
@@ -117,7 +117,7 @@ class ServerView:
 
 @dataclass(frozen=True)
 class ClientView:
-    """One Claude client and the state of our entry in its config (a `client_config` state)."""
+    """One Claude client and the state of our entry in its config (a `claude.config` state)."""
 
     client_id: str
     name: str

@@ -37,7 +37,7 @@ WRAP_PX = 560
 
 
 class Line(Protocol):
-    """The tray's end as the window sees it (window_link.TrayLine; a list in tests)."""
+    """The tray's end as the window sees it (windows.link.TrayLine; a list in tests)."""
 
     def send(self, message: dict[str, Any]) -> None: ...
 

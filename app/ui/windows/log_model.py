@@ -397,7 +397,7 @@ class RowWindow:
             return not self.has_newer
         if command_id > newest:
             return not self.has_newer
-        return not (command_id < oldest and self.has_older)
+        return not (oldest is not None and command_id < oldest and self.has_older)
 
     def _remove(self, command_id: int) -> None:
         index = bisect.bisect_left(self._ids_desc_neg, -command_id)
@@ -503,7 +503,7 @@ def timing_text(record: CommandRecord, now: float | None = None) -> str:
 def detail_lines(record: CommandRecord, now: float | None = None, protected: Sequence[str] = ()) -> list[DetailLine]:
     """The facts of one command, in the order a user asks them: how it ended, where, who, when.
     `protected`: the app's own paths, with which a held command is judged again to say why it was
-    held in the user's language (`journal_reasons`)."""
+    held in the user's language (`journal.reasons`)."""
     client = client_label(record)
     if record.client_name:  # in full here: what the client calls itself, and its version
         client = client_named(record.client_name, f"{record.client_name} {record.client_version or ''}".strip())

@@ -9,6 +9,7 @@ worker thread and the window says it is looking.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import queue
 import threading
@@ -71,7 +72,7 @@ class UninstallWindow:
                 result = work()
             except Exception as exc:  # the top of a worker thread: log it, and the window shows it
                 log.exception("uninstall failed")
-                self._results.put(lambda failure=exc: self._failed(failure))
+                self._results.put(functools.partial(self._failed, exc))
                 return
             self._results.put(lambda: then(result))
 

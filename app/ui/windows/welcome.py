@@ -4,7 +4,7 @@ A Tk window in its own process (like the log window; Tk and pystray in one proce
 macOS). The tray opens it on its first start and from "Getting started…" in its menu; `cowork-
 terminal welcome` opens it too. It says what the app does in one sentence, then three steps:
 connect each Claude app found (one big button each), restart Claude (with a button where the app
-can do it: `client_locations.can_restart`), and "Try it", which runs the same connection check as
+can do it: `claude.locations.can_restart`), and "Try it", which runs the same connection check as
 the tray and shows success or the reason. The tray records that it showed it (WELCOME_SHOWN_SETTING).
 
 Slow work (asking `claude mcp get`, connecting, the check) runs on worker threads; they hand
@@ -15,6 +15,7 @@ the thread that created it.
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import queue
 import sys
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from tkinter import ttk
 from typing import Any
 
+from app.core import settings
 from app.core.claude import config as cc
 from app.core.claude import locations as cl
 from app.core.errors import CoworkError
@@ -37,7 +39,7 @@ from app.ui.tray.platforms import run_captured
 log = logging.getLogger(__name__)
 
 TITLE = N_("Welcome to Cowork Terminal")
-WELCOME_SHOWN_SETTING = "welcome.shown"
+WELCOME_SHOWN_SETTING = settings.WELCOME_SHOWN
 POLL_MS = 100
 RESTART_TIMEOUT_S = 40.0
 WRAP_PX = 560
@@ -192,7 +194,7 @@ class WelcomeWindow:
         for app in shown:
             row = ttk.Frame(self.apps_frame)
             row.pack(fill="x", pady=3)
-            button = ttk.Button(row, style="Big.TButton", width=28, command=lambda a=app: self.connect(a))
+            button = ttk.Button(row, style="Big.TButton", width=28, command=functools.partial(self.connect, app))
             button.pack(side="left")
             label = ttk.Label(row, wraplength=WRAP_PX - 280, justify="left")
             label.pack(side="left", padx=(12, 0))
@@ -247,13 +249,13 @@ class WelcomeWindow:
                 ttk.Button(
                     self.restart_buttons,
                     text=_("Restart {client}").format(client=app.name),
-                    command=lambda a=app: self.restart(a),
+                    command=functools.partial(self.restart, app),
                 ).pack(side="left", padx=(0, 8))
             ttk.Button(
                 self.check_buttons,
                 text=_("Check {client}").format(client=app.name),
                 style="Big.TButton",
-                command=lambda a=app: self.check(a),
+                command=functools.partial(self.check, app),
             ).pack(side="left", padx=(0, 8))
         if not connected:
             ttk.Label(self.check_buttons, text=_("Connect a Claude app first.")).pack(side="left")

@@ -1,0 +1,129 @@
+"""Programs that act inside other programs: synthetic input (typing and clicking as if the user did)
+and debuggers or tracers attaching to a running process (issue 23).
+
+Either can answer Cowork Terminal's own approval prompt, hide it, or call into the tray: each is
+held, in plain words. A debugger that starts its own program (`gdb ./a.out`) only runs it.
+"""
+
+from __future__ import annotations
+
+from app.core.i18n import N_
+
+from .danger import Danger
+from .findings import D, M
+from .options import _split_options
+from .rule import Analysis
+from .stdin import _Stdin
+from .words import _Word
+
+INPUT_WORDS = N_("Types, clicks or changes windows in other programs as if it were you")
+ATTACH_WORDS = N_("Attaches to a running program and can read or change what it does")
+
+
+def synthetic_input(ctx: Analysis, what: str) -> None:
+    ctx.add(D, "{what}: sends keys, clicks or window changes to other programs", INPUT_WORDS, what=what,
+            danger=Danger.CONTROLS_PROGRAMS)  # fmt: skip
+
+
+def attaches(ctx: Analysis, what: str) -> None:
+    ctx.add(D, "{what}: attaches to a running process", ATTACH_WORDS, what=what, danger=Danger.CONTROLS_PROGRAMS)
+
+
+def cmd_input(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """xdotool, ydotool, wtype, xte, cliclick: every use may drive another window, reading ones too
+    (`xdotool search` is the first half of `xdotool search … windowunmap`), so all are held."""
+    synthetic_input(ctx, name)
+
+
+def cmd_osascript(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """AppleScript exists to drive other applications (Apple Events, System Events' keystrokes and
+    clicks); what it would do cannot be told from outside, so every run is held."""
+    synthetic_input(ctx, name)
+
+
+def _pid_option(args: list[_Word], options: frozenset[str]) -> bool:
+    """An option that names a process to attach to: `-p 12`, `-p12`, `--pid=12`, `--attach-pid 12`."""
+    for a in args:
+        v = a.value
+        if v is None:
+            continue
+        key = v.split("=", 1)[0]
+        if key in options or any(v.startswith(o) and len(v) > len(o) for o in options if len(o) == 2):
+            return True
+    return False
+
+
+def cmd_gdb(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`gdb -p PID`, `gdb PROGRAM PID`, or an `attach` command given with -ex: attaching; otherwise
+    it runs a program under the debugger."""
+    values = frozenset({"-ex", "-iex", "-x", "-ix", "-cd", "-d", "-s", "-e", "-se", "-c", "--args", "-b"})
+    if _pid_option(args, frozenset({"-p", "--pid", "-pid"})):
+        attaches(ctx, name)
+        return
+    commands = [args[i + 1] for i, a in enumerate(args[:-1]) if a.value in ("-ex", "-iex", "--eval-command")]
+    commands += [a for a in args if (a.value or "").startswith("--eval-command=")]
+    if any(c.value is None or "attach" in c.value for c in commands):
+        attaches(ctx, name)
+        return
+    operands: list[_Word] = []
+    i = 0
+    while i < len(args):
+        v = args[i].value
+        if v is not None and v.startswith("-") and v != "-":
+            i += 2 if v in values else 1
+            continue
+        operands.append(args[i])
+        i += 1
+    if len(operands) >= 2 and (operands[1].value is None or operands[1].value.isdigit()):
+        attaches(ctx, name)  # gdb PROGRAM PID
+    elif any(a.value in ("-x", "-ix", "--command") or (a.value or "").startswith("--command=") for a in args):
+        attaches(ctx, name)  # a command file may attach: cannot tell, held as attaching
+    else:
+        ctx.add(M, "{name}: runs a program under a debugger", name=name)
+
+
+def cmd_lldb(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    attach = frozenset({"-p", "--attach-pid", "-n", "--attach-name", "-w", "--wait-for"})
+    if _pid_option(args, attach) or any("attach" in (a.value or "attach") for a in args if a.value != "--"):
+        attaches(ctx, name)
+    else:
+        ctx.add(M, "{name}: runs a program under a debugger", name=name)
+
+
+def cmd_tracer(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """strace and ltrace: attaching with -p is held; tracing a program they start runs it, judged too."""
+    if _pid_option(args, frozenset({"-p", "--attach"})):
+        attaches(ctx, name)
+        return
+    ctx.add(M, "{name}: traces a program", name=name)
+    values = frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-P", "-I", "-b", "-X", "-O", "-S"})
+    _, i = _split_options(args, values)
+    ctx.inner(args[i:], stdin, bulk, depth)
+
+
+def cmd_perf(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`perf stat|record|trace [-p PID] [COMMAND]`: attaching is held; a command it starts is judged."""
+    if _pid_option(args, frozenset({"-p", "--pid", "-t", "--tid"})):
+        attaches(ctx, name)
+        return
+    ctx.add(M, "{name}: measures a program", name=name)
+    values = frozenset({"-e", "--event", "-o", "--output", "-c", "-F", "-C", "--cpu", "-G", "-r", "--repeat",
+                        "-x", "-I", "--call-graph", "-m", "-u", "--uid"})  # fmt: skip
+    _, i = _split_options(args, values)
+    if args[i:]:
+        _, j = _split_options(args[i + 1 :], values)  # after the subcommand (stat, record, trace...)
+        ctx.inner(args[i + 1 + j :], stdin, bulk, depth)
+
+
+def cmd_attach_always(
+    ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int
+) -> None:
+    """Tools whose job is to get into a running process: gdbserver, gcore, pyrasite, frida, reptyr..."""
+    attaches(ctx, name)
+
+
+def cmd_py_spy(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if _pid_option(args, frozenset({"-p", "--pid"})) or any(a.value == "dump" for a in args):
+        attaches(ctx, name)
+    else:
+        ctx.add(M, "{name}: measures a program", name=name)

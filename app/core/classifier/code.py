@@ -1,0 +1,56 @@
+"""Code in another language (Python, Node, Perl, Ruby, PowerShell...), inline or in a file: it cannot be
+parsed here, so it is judged by the calls it names that delete files, start programs, drive other
+programs, call functions by computed names, or import Cowork Terminal itself. Fail closed: a match
+anywhere holds it, a comment included."""
+
+from __future__ import annotations
+
+from app.core.i18n import N_
+
+from .automation import synthetic_input
+from .danger import Danger
+from .findings import TOUCHES_APP_DATA, D, M, _snip
+from .itself import code_runs_itself
+from .rule import Analysis
+from .tables import _CODE_CONTROLS, _CODE_DELETES, _CODE_HIDES, _CODE_RUNS, _PYTHON
+
+
+def inline_code(ctx: Analysis, name: str, code: str | None) -> None:
+    if code is None:
+        ctx.add(D, "cannot tell what runs: {name} code from an expansion", name=name)
+        return
+    if ctx.protected.mentioned_in(code):
+        ctx.add(D, TOUCHES_APP_DATA)
+    if _PYTHON.match(name) and code_runs_itself(ctx, code):
+        return
+    if _CODE_CONTROLS.search(code):
+        synthetic_input(ctx, f"{name} code")
+    if _CODE_DELETES.search(code):
+        ctx.add(D, "{name} code that deletes files or stops the machine", name=name, danger=Danger.LOSES_FILES)
+    elif _CODE_HIDES.search(code):
+        ctx.add(D, "cannot tell what runs: {name} code calls functions by names made when it runs", name=name)
+    elif _CODE_RUNS.search(code):
+        ctx.add(D, "cannot tell what runs: {name} code starts other programs", name=name)
+    else:
+        ctx.add(M, "{name}: runs inline code", name=name)
+
+
+def judge_code(ctx: Analysis, name: str, code: str, path: str) -> None:
+    """A program file `name` would run (`python3 tool.py`, `./tool.js` with its #! line)."""
+    if ctx.protected.mentioned_in(code):
+        ctx.add(D, TOUCHES_APP_DATA)
+    if _PYTHON.match(name) and code_runs_itself(ctx, code):
+        return
+    shown = _snip(path)
+    if _CODE_CONTROLS.search(code):
+        synthetic_input(ctx, f"{name} {shown}")
+    if _CODE_DELETES.search(code):
+        ctx.add(D, "{name} {path}: the program deletes files or stops the machine",
+                N_("Runs {path}, a program that can delete files or stop the machine"), danger=Danger.LOSES_FILES,
+                name=name, path=shown)  # fmt: skip
+    elif _CODE_HIDES.search(code):
+        ctx.add(D, "cannot tell what runs: {path} calls functions by names made when it runs", path=shown)
+    elif _CODE_RUNS.search(code):
+        ctx.add(D, "cannot tell what runs: {path} starts other programs", path=shown)
+    else:
+        ctx.add(M, "{name} {path}: runs a program (checked)", N_("Runs the program {path}"), name=name, path=shown)

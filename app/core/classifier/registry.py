@@ -1,0 +1,234 @@
+"""Every command the classifier knows, and the rule that judges it: one table, read top to bottom.
+
+To teach the classifier a command, write its rule (a function `rule(ctx, name, args, stdin, bulk,
+depth)` in the module of its family, see `rule.Analysis` for what it may use) and add one line
+here. A name in no table is "not known to be read-only" (moderate). Whole families come
+from the lists in `tables` (shells, package managers, disk tools, read-only programs...), after the
+names below, so a name's own rule always wins over its family's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from . import archives, automation, files, git, handoff, itself, machine, packages, readers, services, shells, wrappers
+from .rule import Analysis, Rule
+from .stdin import _Stdin
+from .tables import (
+    _DISK_ERASE,
+    _INLINE_CODE_FLAGS,
+    _JS_PACKAGE_MANAGERS,
+    _PACKAGE_MANAGERS,
+    _PERL,
+    _POWER,
+    _PRIVILEGE,
+    _PYTHON,
+    _SAFE,
+    _SELF_PROGRAM,
+    _SHELLS,
+)
+from .words import _Word
+
+
+def safe(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """Only reads (tables._SAFE): nothing to say."""
+
+
+# name -> rule, by family. Aliases of one program share its rule.
+RULES: dict[str, Rule] = {
+    # Wrappers: run another command after some options (wrappers.py)
+    **dict.fromkeys(
+        [
+            "nohup",
+            "builtin",
+            "setsid",
+            "unbuffer",
+            "chronic",
+            "nocache",
+            "torsocks",
+            "coproc",
+            "proxychains",
+            "proxychains4",
+            "fakeroot",
+        ],
+        wrappers.cmd_nohup,
+    ),  # fmt: skip
+    "exec": wrappers.cmd_exec,
+    "command": wrappers.cmd_command,
+    "time": wrappers.cmd_time,
+    "nice": wrappers.cmd_nice,
+    "ionice": wrappers.cmd_ionice,
+    "timeout": wrappers.cmd_timeout,
+    "taskset": wrappers.cmd_taskset,
+    "chrt": wrappers.cmd_taskset,
+    "stdbuf": wrappers.cmd_stdbuf,
+    "caffeinate": wrappers.cmd_caffeinate,
+    "env": wrappers.cmd_env,
+    "xargs": wrappers.cmd_xargs,
+    "parallel": wrappers.cmd_parallel,
+    "watch": wrappers.cmd_watch,
+    "flock": wrappers.cmd_flock,
+    "busybox": wrappers.cmd_busybox,
+    "toybox": wrappers.cmd_busybox,
+    "chroot": wrappers.cmd_chroot,
+    "ssh": wrappers.cmd_ssh,
+    "npx": wrappers.cmd_npx,
+    "bunx": wrappers.cmd_npx,
+    "pnpx": wrappers.cmd_npx,
+    "uvx": wrappers.cmd_npx,
+    "nc": wrappers.cmd_nc,
+    "ncat": wrappers.cmd_nc,
+    "netcat": wrappers.cmd_nc,
+    "socat": wrappers.cmd_socat,
+    "script": wrappers.cmd_script,
+    # Code in strings and the shell's own state (shells.py)
+    "eval": shells.cmd_eval,
+    "source": shells.cmd_source,
+    ".": shells.cmd_source,
+    "trap": shells.cmd_trap,
+    "alias": shells.cmd_alias,
+    "cd": shells.cmd_cd,
+    "pushd": shells.cmd_cd,
+    # Removing, moving, re-permissioning files (files.py)
+    "rm": files.cmd_rm,
+    "rmdir": files.cmd_rmdir,
+    "unlink": files.cmd_rmdir,
+    "shred": files.cmd_shred,
+    "wipe": files.cmd_shred,
+    "srm": files.cmd_shred,
+    "rimraf": files.cmd_rimraf,
+    "del-cli": files.cmd_rimraf,
+    "find": files.cmd_find,
+    "fd": files.cmd_fd,
+    "fdfind": files.cmd_fd,
+    "mv": files.cmd_mv,
+    "rsync": files.cmd_rsync,
+    "chmod": files.cmd_chmod,
+    "chown": files.cmd_chmod,
+    "chgrp": files.cmd_chmod,
+    # Archivers, sync and backup tools with ways to delete (archives.py)
+    "tar": archives.cmd_tar,
+    "bsdtar": archives.cmd_tar,
+    "gtar": archives.cmd_tar,
+    "zip": archives.cmd_zip,
+    **dict.fromkeys(["7z", "7za", "7zr", "7zz"], archives.cmd_7z),
+    "rclone": archives.cmd_rclone,
+    **dict.fromkeys(
+        ["gsutil", "s3cmd", "borg", "restic", "rdiff-backup", "duplicity", "azcopy", "mc"], archives.cmd_remote_tool
+    ),
+    "aws": archives.cmd_aws,
+    # Processes, power, disks, scheduled jobs (machine.py)
+    "kill": machine.cmd_kill,
+    "killall": machine.cmd_killall,
+    "killall5": machine.cmd_killall,
+    "pkill": machine.cmd_pkill,
+    "systemctl": machine.cmd_systemctl,
+    "loginctl": machine.cmd_loginctl,
+    "init": machine.cmd_init,
+    "telinit": machine.cmd_init,
+    "dd": machine.cmd_dd,
+    "ddrescue": machine.cmd_dd,
+    "dcfldd": machine.cmd_dd,
+    "dc3dd": machine.cmd_dd,
+    "diskutil": machine.cmd_diskutil,
+    "zpool": machine.cmd_zpool,
+    "zfs": machine.cmd_zpool,
+    # Asking another service to start a program later or elsewhere (handoff.py)
+    "systemd-run": handoff.cmd_systemd_run,
+    "busctl": handoff.cmd_busctl,
+    "gdbus": handoff.cmd_gdbus,
+    "dbus-send": handoff.cmd_dbus_send,
+    "qdbus": handoff.cmd_dbus_send,
+    "crontab": handoff.cmd_crontab,
+    "at": handoff.cmd_at,
+    "batch": handoff.cmd_at,
+    "atq": handoff.cmd_at,
+    "atrm": handoff.cmd_at,
+    "launchctl": handoff.cmd_launchctl,
+    "schtasks": handoff.cmd_schtasks,
+    # Acting inside other programs: synthetic input, debuggers and tracers (automation.py)
+    **dict.fromkeys(["xdotool", "ydotool", "wtype", "xte", "cliclick", "xdo", "dotool"], automation.cmd_input),
+    "osascript": automation.cmd_osascript,
+    "gdb": automation.cmd_gdb,
+    "lldb": automation.cmd_lldb,
+    "strace": automation.cmd_tracer,
+    "ltrace": automation.cmd_tracer,
+    "perf": automation.cmd_perf,
+    **dict.fromkeys(
+        ["gdbserver", "gcore", "pyrasite", "frida", "reptyr", "dtruss", "dtrace"], automation.cmd_attach_always
+    ),
+    "py-spy": automation.cmd_py_spy,
+    # git and its subcommands (git.py, which has its own table of subcommands)
+    "git": git.cmd_git,
+    # Package managers with rules of their own (packages.py); the rest are families below
+    "dpkg": packages.cmd_dpkg,
+    "pacman": packages.cmd_pacman,
+    "yay": packages.cmd_pacman,
+    "paru": packages.cmd_pacman,
+    "nix-env": packages.cmd_nix_env,
+    "nix": packages.cmd_nix,
+    "uv": packages.cmd_uv,
+    # Containers, clusters, clouds, databases (services.py)
+    "docker": services.cmd_docker,
+    "podman": services.cmd_docker,
+    "kubectl": services.cmd_kubectl,
+    "terraform": services.cmd_terraform,
+    "tofu": services.cmd_terraform,
+    "gh": services.cmd_gh,
+    "dropdb": services.cmd_dropdb,
+    "dropuser": services.cmd_dropdb,
+    # Mostly read-only programs that can write or run things when asked (readers.py)
+    "sed": readers.cmd_sed,
+    "awk": readers.cmd_awk,
+    "gawk": readers.cmd_awk,
+    "mawk": readers.cmd_awk,
+    "nawk": readers.cmd_awk,
+    "tee": readers.cmd_tee,
+    "sort": readers.cmd_sort,
+    "uniq": readers.cmd_uniq,
+    "date": readers.cmd_date,
+    "hostname": readers.cmd_hostname,
+    "history": readers.cmd_history,
+    "exit": readers.cmd_exit,
+    "logout": readers.cmd_exit,
+    # Cowork Terminal itself (itself.py); any spelling of its name is matched in `rule_for`
+    "cowork-terminal": itself.cmd_cowork_terminal,
+}
+
+# Whole families from `tables`, in the order they win over each other (a name's own rule above wins first).
+_FAMILIES: tuple[tuple[Iterable[str], Rule], ...] = (
+    (_INLINE_CODE_FLAGS, shells.cmd_interpreter),
+    (_SHELLS, shells.cmd_shell),
+    (_PRIVILEGE, wrappers.privileged),
+    (_PACKAGE_MANAGERS, packages.cmd_package_manager),
+    (_JS_PACKAGE_MANAGERS, packages.cmd_js_package_manager),
+    (_DISK_ERASE, machine.cmd_disk_tool),
+    (_POWER, machine.cmd_power),
+    (_SAFE, safe),
+)
+for _names, _rule in _FAMILIES:
+    for _name in _names:
+        RULES.setdefault(_name, _rule)
+
+# Names known by their shape: python3.12, perl5.36, pip3.11, mkfs.ext4, newfs_hfs.
+PATTERNS: tuple[tuple[re.Pattern[str], Rule], ...] = (
+    (_PYTHON, shells.cmd_interpreter),
+    (_PERL, shells.cmd_interpreter),
+    (re.compile(r"^pip[0-9.]*$"), packages.cmd_package_manager),
+    (re.compile(r"^(mkfs|newfs)"), machine.cmd_mkfs),
+)
+
+
+def rule_for(name: str) -> Rule | None:
+    """The rule that judges the command `name` (unquoted, folder and .exe removed, lower case); None
+    for a program no rule knows: the analyzer says it is "not known to be read-only" (moderate)."""
+    rule = RULES.get(name)
+    if rule is not None:
+        return rule
+    if re.sub(r"\W", "_", name) == _SELF_PROGRAM:  # cowork_terminal, cowork.terminal...
+        return itself.cmd_cowork_terminal
+    for pattern, matched in PATTERNS:
+        if pattern.match(name):
+            return matched
+    return None

@@ -1,0 +1,148 @@
+"""Scripts named as a program's argument are judged by what they say (issue 23): `bash x.sh`, `sh x`,
+`source x`, `python3 x.py`, `node x.js`, `./x.sh`.
+
+The file is read (at most MAX_SCRIPT_BYTES, from the command's folder) and judged as the program
+that would read it: shell scripts as bash, line by line like a command; a Python, Node, Perl, Ruby...
+program by the calls in it that delete files, start programs or drive other programs. A script
+that cannot be read or judged (missing, too big, compiled, an interpreter we do not know, a
+relative path with no known folder) is held. Every script read is listed on the classification
+(`Classification.scripts`), so that an approval can pin its content; a script the same command
+line writes before it runs (`echo ... > x.sh; bash x.sh`, `cp a x.sh`) is held, since its content
+is not known yet.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import stat
+
+from app.core.i18n import N_
+
+from .code import judge_code
+from .findings import D, M, _snip
+from .rule import Analysis
+from .tables import _INLINE_CODE_FLAGS, _PERL, _PYTHON, _SHELLS
+from .words import _Word
+
+MAX_SCRIPT_BYTES = 256 * 1024
+MAX_SCRIPTS = 64  # read for one command, nested ones included
+# Programs in these folders are installed software, not scripts the agent can have written: they are
+# judged by their name. (Homebrew's /opt/homebrew and /usr/local are user-writable on macOS; kept here.)
+_SYSTEM_FOLDERS = re.compile(
+    r"^(?:/usr/|/bin/|/sbin/|/lib|/opt/|/snap/|/nix/store/|/run/current-system/|/System/|/Library/|"
+    r"/Applications/|/[a-z]/windows/|/[a-z]/program files|[a-z]:/windows/|[a-z]:/program files)",
+    re.I,
+)
+_SHEBANG = re.compile(r"^#!\s*(\S+)(?:[ \t]+(\S+))?(?:[ \t]+(\S+))?")
+
+
+def script_path(cwd: str | None, value: str) -> str | None:
+    """The absolute path of a script named `value`, run from `cwd`; None when it cannot be located."""
+    value = value.replace("\\", "/")
+    if not value.startswith("/") and not re.match(r"^[A-Za-z]:/", value):
+        if cwd is None:
+            return None
+        value = posixpath.join(cwd, value)
+    return posixpath.normpath(value)
+
+
+def installed_program(path: str) -> bool:
+    """A program by path that is installed software (its real location is a system folder)."""
+    try:
+        real = os.path.realpath(path).replace("\\", "/")
+    except (OSError, ValueError):
+        return False
+    return bool(_SYSTEM_FOLDERS.match(real))
+
+
+def _compiled_interpreter(name: str) -> bool:
+    """An interpreter or package manager by path that is a compiled program (a virtual environment's
+    or pyenv's python, pip.exe on Windows): its name's rule judges what it is given."""
+    return bool(_PYTHON.match(name) or _PERL.match(name) or re.fullmatch(r"pip[0-9.]*", name)) or name in _KNOWN_CODE
+
+
+def read_script(path: str) -> tuple[str | None, str]:
+    """The script's text, or None and why it cannot be judged: unreadable, large, compiled, binary."""
+    if path.startswith(("/proc/", "/sys/", "/dev/")):
+        return None, "unreadable"  # a reading that may never end (/dev/tty, /proc/kmsg): not a script
+    try:  # never block: a FIFO or a device put where the script was named is not read
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except (OSError, ValueError):
+        return None, "unreadable"
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None, "unreadable"
+        with os.fdopen(fd, "rb", closefd=False) as file:
+            data = file.read(MAX_SCRIPT_BYTES + 1)
+    except OSError:
+        return None, "unreadable"
+    finally:
+        os.close(fd)
+    if len(data) > MAX_SCRIPT_BYTES:
+        return None, "large"
+    if b"\0" in data or data.startswith((b"\x7fELF", b"MZ", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe")):
+        return None, "compiled"
+    try:
+        return data.decode("utf-8"), ""
+    except UnicodeDecodeError:
+        return None, "binary"
+
+
+def shebang_program(text: str) -> str | None:
+    """The program a `#!` line names (`#!/usr/bin/env python3` -> python3); "" without one (bash
+    then runs the file itself); None when the line cannot be read."""
+    match = _SHEBANG.match(text)
+    if not text.startswith("#!"):
+        return ""
+    if match is None:
+        return None
+    program = posixpath.basename(match[1])
+    if program == "env":
+        rest = [w for w in (match[2], match[3]) if w and not w.startswith("-")]
+        program = rest[0] if rest else ""
+    return program or None
+
+
+def run_script(ctx: Analysis, name: str, word: _Word, how: str) -> None:
+    """Judge the script `word` that `name` runs. `how`: "shell" (bash x, source x: read as bash
+    whatever its first line), "program" (python3 x.py: read as `name`'s code), "exec" (./x: by its
+    `#!` line)."""
+    value = word.value or ""
+    path = script_path(ctx.cwd, value)
+    if path is None:
+        ctx.add(D, "cannot tell what runs: {name} runs {value}, a script in a folder not known here", name=name,
+                value=_snip(value))  # fmt: skip
+        return
+    ctx.report.scripts.append(path)
+    if len(ctx.report.scripts) > MAX_SCRIPTS:  # each read costs up to MAX_SCRIPT_BYTES
+        ctx.add(D, "cannot tell what runs: the command runs too many scripts to check")
+        return
+    text, why = read_script(path)
+    shown = _snip(path)
+    if why == "compiled" and how == "exec" and _compiled_interpreter(name):
+        return
+    if why == "unreadable":
+        ctx.add(D, "cannot tell what runs: the script {path} cannot be read here", path=shown)
+    elif why == "large":
+        ctx.add(D, "cannot tell what runs: the script {path} is too large to check", path=shown)
+    elif why == "compiled":
+        ctx.add(D, "cannot tell what runs: the script {path} is a compiled program", path=shown)
+    elif text is None:
+        ctx.add(D, "cannot tell what runs: the script {path} is not text", path=shown)
+    if text is None:
+        return
+    language = name if how == "program" else "bash" if how == "shell" else shebang_program(text)
+    if language == "" or language in _SHELLS:
+        ctx.sub_script(text, f"the script {_snip(path)}", script=path)
+        ctx.add(M, "{name} {path}: runs a script (checked)", N_("Runs the script {path}"), name=name, path=_snip(path))
+    elif language is not None and (_PYTHON.match(language) or _PERL.match(language) or language in _KNOWN_CODE):
+        judge_code(ctx, language, text, path)
+    elif language is None:
+        ctx.add(D, "cannot tell what runs: the script {path} starts with a #! line that cannot be read", path=shown)
+    else:
+        ctx.add(D, "cannot tell what runs: the script {path} is run by {program}", path=shown, program=_snip(language))
+
+
+_KNOWN_CODE = frozenset(_INLINE_CODE_FLAGS) - {"cmd", "osascript"}

@@ -1,0 +1,163 @@
+"""What a held command runs, fixed when the user is asked, and checked again right before it starts.
+
+A prompt shows text; what runs also depends on the folder the text names, the scripts it runs by
+path and the environment it runs with. Each can change while the prompt is up (a symlink
+re-pointed, a script rewritten), so the approval pins them: the folder by identity (resolved path,
+device and inode), each script by a hash of its content, the environment by a digest of every
+value. The command starts in the pinned folder, and only if nothing changed.
+
+Scripts are found in the simple commands of the text: a program named by path (`./x.sh`), and the
+words given to an interpreter (`bash x.sh`, `python3 x.py`, `source x`). A script made by the
+command itself (absent when asked) must still be absent at start.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+import re
+import shlex
+from collections.abc import Mapping
+
+from app.core.channel.protocol import MAX_ENV_SHOWN, MAX_PIN_SCRIPTS, Pin
+from app.core.messages import (
+    ENV_CHANGED_REASON,
+    FOLDER_GONE_REASON,
+    FOLDER_REPLACED_REASON,
+    SCRIPT_CHANGED_REASON,
+)
+
+ABSENT = "absent"
+NOT_A_FILE = "not a file"
+HASH_LIMIT_BYTES = 64 * 1024 * 1024  # beyond this a script is pinned by size and change time
+# Programs that run the file named by their first argument.
+INTERPRETERS = re.compile(
+    r"^(source|\.|sh|bash|dash|zsh|ksh|mksh|fish|busybox|python[0-9.]*|pypy[0-9.]*|perl[0-9.]*|ruby[0-9.]*|node|nodejs"
+    r"|deno|bun|php[0-9.]*|lua[0-9.]*|Rscript|tclsh|osascript|pwsh)$"
+)
+# Options after which an interpreter runs no file (code inline, a module, a command string).
+NO_SCRIPT_OPTIONS = frozenset({"-c", "-m", "-e", "-E", "--eval", "-p", "--print", "-r", "--command"})
+WRAPPERS = frozenset({"exec", "nohup", "command", "builtin", "time", "nice", "env", "sudo", "doas", "stdbuf"})
+SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "|&", ";;", "(", ")", "{", "}", "!", "then", "do", "else"})
+ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+# The prompt shows every environment value the model sends: many change which program runs (PATH,
+# GIT_DIR, CC, RUSTC_WRAPPER, npm_config_script_shell...), and no list of them is complete. A value
+# whose name says it is a secret is masked, unless the name is one that picks a program.
+SHOWN_ENV = re.compile(r"^(PATH|HOME|CDPATH|TMPDIR|SHELL|EDITOR|VISUAL|PAGER|MANPAGER|XDG_.+|GIT_.+|.*_ASKPASS)$")
+SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|PASS$|CREDENTIAL|API_?KEY|PRIVATE|AUTH|COOKIE|SESSION)", re.I)
+MASKED = "********"
+SHOWN_VALUE_CHARS = 300  # the start of a value decides (PATH's first folders); the digest covers it all
+
+
+def script_paths(command: str, folder: str) -> list[str]:
+    """The files `command` runs by path, resolved against `folder` (best effort, never raises)."""
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()")
+        lexer.whitespace_split = True
+        lexer.commenters = "#"
+        words = list(lexer)
+    except ValueError:  # unbalanced quotes: bash refuses it too
+        return []
+    found: list[str] = []
+    simple: list[str] = []
+    for word in [*words, ";"]:
+        if word in SEPARATORS or word.strip("\n") == "":
+            found.extend(_scripts_of(simple))
+            simple = []
+        else:
+            simple.append(word)
+    paths = []
+    for name in dict.fromkeys(found):
+        if "$" in name or "`" in name or name.startswith("~"):
+            continue  # expanded by bash: what it names is not known here
+        paths.append(posixpath.normpath(posixpath.join(folder, name)))
+    return paths[:MAX_PIN_SCRIPTS]
+
+
+def _scripts_of(words: list[str]) -> list[str]:
+    while words and (ASSIGNMENT.match(words[0]) or words[0] in WRAPPERS or words[0].startswith("-")):
+        words = words[1:]
+    if not words:
+        return []
+    program, args = words[0], words[1:]
+    scripts = [program] if "/" in program else []
+    if INTERPRETERS.match(posixpath.basename(program)):
+        # Every word up to inline code: which one is the script depends on each interpreter's
+        # options (`bash -O extglob x.sh`), and pinning one too many costs nothing.
+        for arg in args:
+            if arg in NO_SCRIPT_OPTIONS:
+                break
+            if not arg.startswith("-"):
+                scripts.append(arg)
+    return scripts
+
+
+def content_hash(path: str) -> str:
+    """The file's content as a hash; ABSENT when nothing is there, NOT_A_FILE for a folder or device."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return ABSENT
+    if not os.path.isfile(path):
+        return NOT_A_FILE
+    if info.st_size > HASH_LIMIT_BYTES:
+        return f"size {info.st_size} changed {info.st_mtime_ns} inode {info.st_ino}"
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as file:
+            for block in iter(lambda: file.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        return f"unreadable ({exc.strerror})"
+    return digest.hexdigest()
+
+
+def env_digest(env: Mapping[str, str]) -> str:
+    material = "\0".join(f"{key}={value}" for key, value in sorted(env.items()))
+    return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def folder_identity(folder: str) -> tuple[int, int]:
+    info = os.stat(folder)
+    return info.st_dev, info.st_ino
+
+
+def shown_value(key: str, value: str) -> str:
+    """An environment value as the prompt shows it: masked when its name says it is a secret, cut
+    when long (saying how long it is)."""
+    if SECRET_NAME.search(key) and not SHOWN_ENV.match(key):
+        return MASKED
+    if len(value) <= SHOWN_VALUE_CHARS:
+        return value
+    return f"{value[:SHOWN_VALUE_CHARS]}... ({len(value):,} characters)"
+
+
+def pin_command(command: str, cwd: str, env: Mapping[str, str]) -> Pin:
+    """Fix what `command` runs in `cwd` with `env`, when the user is asked (OSError: the folder is gone)."""
+    folder = os.path.realpath(cwd)
+    identity = folder_identity(folder)
+    scripts = tuple((path, content_hash(path)) for path in script_paths(command, folder))
+    shown = tuple((key, shown_value(key, value)) for key, value in sorted(env.items()))[:MAX_ENV_SHOWN]
+    return Pin(folder, identity, scripts, env_digest(env), shown)
+
+
+def changed_since(pin: Pin, env: Mapping[str, str]) -> str | None:
+    """What changed since the user was asked, in English for the model and the log; None: nothing.
+    The folder is opened and checked by identity (a path re-pointed elsewhere does not pass)."""
+    try:
+        descriptor = os.open(pin.folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return FOLDER_GONE_REASON.format(folder=pin.folder)
+    try:
+        info = os.fstat(descriptor)
+    finally:
+        os.close(descriptor)
+    if (info.st_dev, info.st_ino) != pin.folder_id:
+        return FOLDER_REPLACED_REASON.format(folder=pin.folder)
+    for path, digest in pin.scripts:
+        if content_hash(path) != digest:
+            return SCRIPT_CHANGED_REASON.format(script=path)
+    if env_digest(env) != pin.env_digest:
+        return ENV_CHANGED_REASON
+    return None

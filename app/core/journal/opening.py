@@ -1,0 +1,93 @@
+"""Opening the journal's file safely: damage found before and after SQLite opens it, a new journal
+built whole, and set-up steps retried while another process does the same (issue 11)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sqlite3
+import time
+from collections.abc import Callable
+from contextlib import suppress
+from pathlib import Path
+
+from app.core import data_folder
+from app.core.journal import schema
+from app.core.paths import make_private_file
+
+BUSY_TIMEOUT_S = 10.0
+LOCKED_RETRY_S = 0.02
+TRUNCATED = "the file is shorter than its header says (truncated)"
+
+
+def damage_before_open(path: Path) -> str | None:
+    """An emptied journal: SQLite would silently take it for a new one. A journal is never
+    empty otherwise, since `build_whole` builds it whole under another name first."""
+    try:
+        empty = path.stat().st_size == 0
+    except FileNotFoundError:
+        return None
+    return "emptied to 0 bytes" if empty and not Path(f"{path}-wal").exists() else None
+
+
+def truncation(db: sqlite3.Connection, path: Path) -> str | None:
+    """Why the file is shorter than its own header says (truncated), checked without reading every
+    page; SQLite finds other damage itself when it reads. None when it is whole."""
+    wal = Path(f"{path}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        return None  # the WAL may hold pages beyond the end of the file
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    page_size = db.execute("PRAGMA page_size").fetchone()[0]
+    size = path.stat().st_size
+    return f"{TRUNCATED} ({size:,} of {pages * page_size:,} bytes)" if size < pages * page_size else None
+
+
+def retry_while_locked(step: Callable[[], object]) -> None:
+    """Run a set-up step that SQLite does not wait for: switching a new file to WAL, or its first
+    migration, fails at once with "database is locked" while another process does the same (two
+    servers starting together on a fresh install)."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            step()
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(LOCKED_RETRY_S)
+
+
+def still_damaged(path: Path) -> bool:
+    """Another process may have replaced it already: look at the file as it is now."""
+    if damage_before_open(path):
+        return True
+    probe = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
+    try:
+        probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return truncation(probe, path) is not None
+    except sqlite3.DatabaseError as exc:
+        return data_folder.is_corrupt(exc)
+    finally:
+        probe.close()
+
+
+def build_whole(path: Path) -> None:
+    """Build a new journal whole under a private name, then link it into place: nobody ever
+    sees an empty journal (which is how an emptied one is told apart), and a second process
+    creating one at the same moment keeps the first one's."""
+    fresh = path.with_name(f"{path.stem}.new-{os.getpid()}-{secrets.token_hex(4)}{path.suffix}")
+    make_private_file(fresh)
+    try:
+        db = sqlite3.connect(fresh, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("BEGIN IMMEDIATE")
+            schema.migrate(db, path)
+            db.execute("COMMIT")
+        finally:
+            db.close()
+        with suppress(FileExistsError):
+            os.link(fresh, path)
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{fresh}{suffix}").unlink(missing_ok=True)

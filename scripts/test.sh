@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Set up everything the test suite needs on a fresh machine, then run it.
+#
+#   scripts/test.sh                       the default suite (what the README's test command runs)
+#   scripts/test.sh -x -q tests/test_x.py  any other arguments go to pytest
+#
+# 1. The system programs the tests drive for real: a virtual screen and X tools for the tray and its
+#    windows, libfaketime (one server's clock moved past a held command's 5 minutes), bubblewrap
+#    (commands run in a container), desktop-file-validate (the autostart entry and the launcher),
+#    Tk and venv for Python. Missing ones are installed with apt-get when this script may (root, or
+#    sudo without a password); otherwise it names them and stops. COWORK_TERMINAL_SKIP_SYSTEM=1
+#    skips this step (another system: install the equivalents yourself).
+# 2. .venv with the app and its test extras (`pip install -e ".[test]"`), made if missing.
+# 3. pytest, with this script's arguments.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON="${PYTHON:-python3}"
+
+# What each Debian package provides, as the check that finds it: "package:kind:what".
+REQUIREMENTS=(
+  "xvfb:command:Xvfb"
+  "xauth:command:xauth"
+  "x11-utils:command:xwininfo"
+  "xdotool:command:xdotool"
+  "libfaketime:glob:/usr/lib/*/faketime/libfaketimeMT.so.1"
+  "fonts-dejavu-core:glob:/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+  "desktop-file-utils:command:desktop-file-validate"
+  "bubblewrap:command:bwrap"
+  "python3-tk:python:tkinter"
+  "python3-venv:python:ensurepip"
+)
+
+missing_packages() {
+  local entry package kind what
+  for entry in "${REQUIREMENTS[@]}"; do
+    IFS=: read -r package kind what <<<"$entry"
+    case "$kind" in
+      command) command -v "$what" >/dev/null 2>&1 && continue ;;
+      glob) compgen -G "$what" >/dev/null && continue ;;
+      python) "$PYTHON" -c "import $what" >/dev/null 2>&1 && continue ;;
+    esac
+    echo "$package"
+  done
+}
+
+install_system_packages() {
+  local missing=("$@") run_as_root=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+      run_as_root=(sudo -n)
+    else
+      run_as_root=(none)
+    fi
+  fi
+  if ! command -v apt-get >/dev/null 2>&1 || [ "${run_as_root[0]:-}" = none ]; then
+    echo "The tests need these system packages (Debian/Ubuntu names): ${missing[*]}" >&2
+    if command -v apt-get >/dev/null 2>&1; then
+      echo "Install them with: sudo apt-get install -y ${missing[*]}" >&2
+    else
+      echo "Install their equivalents, then run this again with COWORK_TERMINAL_SKIP_SYSTEM=1." >&2
+    fi
+    exit 1
+  fi
+  echo "Installing system packages: ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  "${run_as_root[@]}" apt-get update -qq
+  "${run_as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
+  echo "Cowork Terminal needs Python 3.10 or newer ($PYTHON is $("$PYTHON" -V 2>&1 || echo missing)); set PYTHON=..." >&2
+  exit 1
+fi
+
+if [ "${COWORK_TERMINAL_SKIP_SYSTEM:-0}" != 1 ]; then
+  mapfile -t missing < <(missing_packages)
+  if [ "${#missing[@]}" -gt 0 ]; then
+    install_system_packages "${missing[@]}"
+  fi
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+.venv/bin/pip install -q -e ".[test]"
+exec .venv/bin/pytest "$@"

@@ -1,0 +1,217 @@
+"""Scripts named as a program's argument are judged by their content, read from the command's folder,
+and input typed into the session is judged as the language of the program that reads it (issue 23)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+from app.core.classifier import Danger, Tier, classify, classify_typed, script_paths
+from app.core.classifier.scripts import MAX_SCRIPT_BYTES, shebang_program
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "tidy.sh").write_text("echo tidy\nls -la\n")
+    (tmp_path / "wipe.sh").write_text("#!/bin/sh\nrm -rf ~/Documents\n")
+    (tmp_path / "report.py").write_text("import json\nprint(json.dumps({'ok': True}))\n")
+    (tmp_path / "purge.py").write_text("import shutil\n\nshutil.rmtree('/home/ana/photos')\n")
+    (tmp_path / "tool").write_text("#!/usr/bin/env python3\nprint('hi')\n")
+    (tmp_path / "zap").write_text("#!/usr/bin/env node\nrequire('fs').rmSync('data', {recursive: true})\n")
+    for name in ("tool", "zap", "wipe.sh", "tidy.sh"):
+        (tmp_path / name).chmod(0o755)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "command", ["bash tidy.sh", "sh tidy.sh", "source tidy.sh", ". ./tidy.sh", "./tidy.sh", "bash -x ./tidy.sh"]
+)
+def test_a_shell_script_that_only_reads_runs_as_a_checked_script(project: Path, command: str) -> None:
+    verdict = classify(command, cwd=str(project))
+    assert verdict.tier is Tier.MODERATE, verdict
+    assert verdict.scripts == (f"{project}/tidy.sh",)
+
+
+@pytest.mark.parametrize("command", ["bash wipe.sh", "sh ./wipe.sh", "source wipe.sh", ". wipe.sh", "./wipe.sh"])
+def test_a_shell_script_that_deletes_is_held_with_what_it_would_delete(project: Path, command: str) -> None:
+    verdict = classify(command, cwd=str(project))
+    assert verdict.tier is Tier.DESTRUCTIVE
+    home = os.path.expanduser("~").rstrip("/")
+    assert verdict.plain == (f"Deletes the folder {home}/Documents and everything in it",)
+    assert verdict.danger is Danger.LOSES_FILES
+
+
+def test_a_script_named_like_a_harmless_command_is_judged_by_what_it_says(project: Path) -> None:
+    """`./ls` is the agent's own file, not ls."""
+    shutil.copy(project / "wipe.sh", project / "ls")
+    assert classify("./ls -la", cwd=str(project)).tier is Tier.DESTRUCTIVE
+    assert classify("ls -la", cwd=str(project)).tier is Tier.SAFE
+
+
+def test_a_python_or_node_program_is_judged_by_the_calls_it_makes(project: Path) -> None:
+    assert classify("python3 report.py", cwd=str(project)).tier is Tier.MODERATE
+    held = classify("python3 -u purge.py --yes", cwd=str(project))
+    assert held.tier is Tier.DESTRUCTIVE
+    assert held.plain[0].startswith("Runs ") and held.plain[0].endswith(
+        "a program that can delete files or stop the machine"
+    )
+    assert classify("./tool", cwd=str(project)).tier is Tier.MODERATE  # by its #! line: python3
+    assert classify("./zap", cwd=str(project)).tier is Tier.DESTRUCTIVE  # by its #! line: node
+
+
+def test_a_script_that_cannot_be_read_or_judged_is_held(project: Path) -> None:
+    shutil.copy("/bin/true", project / "compiled")
+    (project / "big.sh").write_text("echo x\n" * (MAX_SCRIPT_BYTES // 7 + 1))
+    (project / "awkward").write_text("#!/usr/bin/awk -f\n{ system($0) }\n")
+    (project / "awkward").chmod(0o755)
+    (project / "secret.sh").write_text("ls\n")
+    (project / "secret.sh").chmod(0)
+    cases = {
+        "./compiled": "is a compiled program",
+        "bash big.sh": "is too large to check",
+        "./awkward": "is run by awk",
+        "bash missing.sh": "cannot be read here",
+    }
+    if os.geteuid() != 0:  # root reads a file whatever its mode
+        cases["bash secret.sh"] = "cannot be read here"
+    for command, why in cases.items():
+        verdict = classify(command, cwd=str(project))
+        assert verdict.tier is Tier.DESTRUCTIVE, command
+        assert why in verdict.plain[0], (command, verdict.plain)
+    (project / "secret.sh").chmod(stat.S_IRUSR | stat.S_IWUSR)
+
+
+def test_a_relative_script_with_no_known_folder_is_held() -> None:
+    assert classify("bash tidy.sh").tier is Tier.DESTRUCTIVE
+
+
+def test_a_script_the_same_command_writes_before_running_it_is_held(project: Path) -> None:
+    for command in [
+        "echo 'rm -rf ~' > tidy.sh; bash tidy.sh",
+        "cp wipe.sh tidy.sh && bash tidy.sh",
+        "printf 'rm -rf ~' | tee tidy.sh && ./tidy.sh",
+        'out="$1"; echo x > "$out"; bash tidy.sh',  # written through a name only known when it runs
+        "cat > new.sh <<'EOF'\nls\nEOF\nbash new.sh",
+    ]:
+        assert classify(command, cwd=str(project)).tier is Tier.DESTRUCTIVE, command
+    assert classify("chmod +x tidy.sh && ./tidy.sh", cwd=str(project)).tier is Tier.MODERATE
+
+
+def test_scripts_a_script_runs_are_read_too_and_every_script_read_is_listed_for_pinning(project: Path) -> None:
+    (project / "outer.sh").write_text("bash ./tidy.sh\npython3 report.py\n")
+    verdict = classify("bash outer.sh", cwd=str(project))
+    assert verdict.tier is Tier.MODERATE
+    assert script_paths("bash outer.sh", cwd=str(project)) == (
+        f"{project}/outer.sh",
+        f"{project}/tidy.sh",
+        f"{project}/report.py",
+    )
+    (project / "outer.sh").write_text("bash ./wipe.sh\n")
+    assert classify("bash outer.sh", cwd=str(project)).tier is Tier.DESTRUCTIVE
+
+
+def test_a_script_that_runs_itself_forever_is_held_not_looped(project: Path) -> None:
+    (project / "loop.sh").write_text("bash ./loop.sh\n")
+    assert classify("bash loop.sh", cwd=str(project)).tier is Tier.DESTRUCTIVE
+
+
+def test_installed_programs_by_path_keep_their_own_rule(project: Path) -> None:
+    assert classify("/bin/ls -la", cwd=str(project)).tier is Tier.SAFE
+    assert classify("/usr/bin/env python3 report.py", cwd=str(project)).tier is Tier.MODERATE
+
+
+def test_the_program_a_shebang_names() -> None:
+    assert shebang_program("#!/bin/sh\n") == "sh"
+    assert shebang_program("#!/usr/bin/env python3\n") == "python3"
+    assert shebang_program("#!/usr/bin/env -S node --no-warnings\n") == "node"
+    assert shebang_program("echo no shebang\n") == ""
+
+
+# ---- typed input
+
+
+@pytest.mark.parametrize(
+    ("program", "text", "tier"),
+    [
+        (None, "rm -rf build\n", Tier.DESTRUCTIVE),  # not known: judged as bash
+        ("bash", "ls\n", Tier.SAFE),
+        ("/usr/bin/zsh", "rm -rf build\n", Tier.DESTRUCTIVE),
+        ("python3", "import shutil; shutil.rmtree('build')\n", Tier.DESTRUCTIVE),
+        ("python3.12", "__import__('os').system('id')\n", Tier.DESTRUCTIVE),
+        ("python3", "print(2 + 2)\n", Tier.MODERATE),
+        ("python3", "rm -rf build\n", Tier.MODERATE),  # not Python: a syntax error, not a deletion
+        ("node", "require('fs').rmSync('build', {recursive: true})\n", Tier.DESTRUCTIVE),
+        ("irb", "FileUtils.rm_rf('build')\n", Tier.DESTRUCTIVE),
+        ("ipython", "!rm -rf build\n", Tier.DESTRUCTIVE),
+        ("ipython", "%run wipe.py\n", Tier.DESTRUCTIVE),
+        ("less", "!rm -rf build\n", Tier.DESTRUCTIVE),  # a pager runs `!` lines: not judged, held
+        ("psql", "DROP TABLE users;\n", Tier.DESTRUCTIVE),
+        ("cat", "hello\n", Tier.SAFE),
+    ],
+)
+def test_input_typed_into_a_known_interpreter_is_judged_as_that_interpreter_or_held(
+    program: str | None, text: str, tier: Tier
+) -> None:
+    assert classify_typed(text, program, cwd="/home/ana/project").tier is tier
+
+
+def test_typed_input_that_names_the_apps_data_is_held_in_any_interpreter() -> None:
+    verdict = classify_typed("open('/srv/cowork-data/pause', 'w')\n", "python3", protected_paths=["/srv/cowork-data"])
+    assert verdict.tier is Tier.DESTRUCTIVE
+
+
+def test_a_script_fed_to_a_shell_or_interpreter_on_its_input_is_read_too(project: Path) -> None:
+    assert classify("bash < tidy.sh", cwd=str(project)).tier is Tier.MODERATE
+    assert classify("sh < wipe.sh", cwd=str(project)).tier is Tier.DESTRUCTIVE
+    assert classify("python3 < purge.py", cwd=str(project)).tier is Tier.DESTRUCTIVE
+    assert classify("python3 - < report.py", cwd=str(project)).scripts == (f"{project}/report.py",)
+
+
+def test_a_virtual_environments_python_and_pip_by_path_keep_their_rules(project: Path) -> None:
+    """The venv's python may be a compiled copy (Windows, pyenv, --copies): judged by its name's rule."""
+    import sys
+
+    python = sys.executable  # this test's own venv: .venv/bin/python
+    assert classify(f"{python} -c 'print(1)'", cwd=str(project)).tier is Tier.MODERATE
+    assert classify(f"{python} purge.py", cwd=str(project)).tier is Tier.DESTRUCTIVE
+    pip = Path(python).with_name("pip")
+    assert classify(f"{pip} uninstall -y requests", cwd=str(project)).tier is Tier.DESTRUCTIVE
+    assert classify(f"{pip} install requests", cwd=str(project)).tier is Tier.MODERATE
+
+
+def test_a_script_name_that_is_a_fifo_or_a_device_is_held_without_waiting_for_it(project: Path) -> None:
+    """Reading a FIFO with no writer, or /dev/tty, would block the classifier (and the server) forever."""
+    os.mkfifo(project / "pipe.sh")
+    for command in ["bash pipe.sh", "./pipe.sh", "source /dev/tty", "bash /proc/kmsg", "bash /dev/zero"]:
+        verdict = classify(command, cwd=str(project))
+        assert verdict.tier is Tier.DESTRUCTIVE, command
+        assert "cannot be read here" in verdict.plain[0], (command, verdict.plain)
+
+
+def test_a_command_that_runs_too_many_scripts_is_held_without_reading_them_all(project: Path) -> None:
+    from app.core.classifier.scripts import MAX_SCRIPTS
+
+    assert classify("; ".join(["bash tidy.sh"] * MAX_SCRIPTS), cwd=str(project)).tier is Tier.MODERATE
+    held = classify("; ".join(["bash tidy.sh"] * (MAX_SCRIPTS + 1)), cwd=str(project))
+    assert held.tier is Tier.DESTRUCTIVE
+    assert "runs too many scripts to check" in held.plain[0]
+
+
+def test_a_scripts_own_writes_do_not_hold_it_but_a_script_it_rewrites_before_running_it_is_held(
+    project: Path,
+) -> None:
+    (project / "build.sh").write_text('out="$1"\necho done > "$out"\nls > build.log\n')
+    assert classify("bash build.sh", cwd=str(project)).tier is Tier.MODERATE
+    (project / "outer.sh").write_text("echo 'rm -rf ~' > tidy.sh\nbash tidy.sh\n")
+    assert classify("bash outer.sh", cwd=str(project)).tier is Tier.DESTRUCTIVE
+
+
+def test_a_perl_script_is_read_not_taken_for_a_file_perl_edits_unless_it_edits_in_place(project: Path) -> None:
+    (project / "count.pl").write_text("my $n = 0; $n++ while <STDIN>; print $n;\n")
+    assert classify("perl count.pl < data.txt", cwd=str(project)).tier is Tier.MODERATE
+    edit = "perl -pi -e 's/ls/rm -rf ~/' tidy.sh && bash tidy.sh"
+    assert classify(edit, cwd=str(project)).tier is Tier.DESTRUCTIVE

@@ -1,0 +1,244 @@
+"""The approval pins what runs: the folder by identity, the scripts by content, the environment by value.
+
+Each attack goes through `execute_command` with a real tray: a destructive command waits for the
+user, and while the prompt is up a second agent (or the request itself) tries to change what the
+user's Allow will run. Each test checks that the attack took effect before checking that it failed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import anyio
+import pytest
+
+from app.core.channel.client import current_tray_state
+from app.core.journal.store import Journal, Status
+from app.core.paths import AppPaths
+from tests.clicks import PROMPT_TITLE, click_yes
+from tests.stdio_client import connect, run
+from tests.test_authority import agent_script, cli, wait_until_held
+from tests.tray_process import running_tray
+
+pytestmark = pytest.mark.anyio
+
+
+def rows(paths: AppPaths) -> list:
+    with Journal.open(paths) as journal:
+        return journal.recent_commands()
+
+
+async def allow(display: str) -> None:
+    await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
+
+
+async def test_a_nan_approval_window_sent_from_a_command_changes_nothing_and_neither_does_55_after_it(
+    home: Path, paths: AppPaths
+) -> None:
+    ask = """
+from app.core.channel.client import TrayRefused, ask_tray
+from app.core.paths import AppPaths
+paths = AppPaths.from_environment()
+for value in (float("nan"), 55):
+    try:
+        print("changed", ask_tray(paths, "settings", changes={"approval_window_s": value}))
+    except TrayRefused as refused:
+        print("refused", refused)
+"""
+    with running_tray(home):
+        before = current_tray_state(paths)
+        assert before is not None and before["approval_window_s"] == 40.0
+        async with connect(home, headless=False) as agent:
+            attack = await run(agent, {"command": agent_script(ask)})
+        said = attack["stdout"].splitlines()
+        assert len(said) == 2, attack  # the script reached the tray twice
+        assert said[0].startswith("refused Refused: approval_window_s must be a number from 1 to 55 (got nan)")
+        assert said[1].startswith("refused This request comes from a command an AI agent runs"), said
+        assert current_tray_state(paths) == before, "no setting changed"
+        async with connect(home, headless=False) as agent:  # a held call waits, then says so: no busy loop
+            assert cli(home, "approval-mode", "--window", "1").returncode == 0
+            with anyio.fail_after(15):
+                held = await run(agent, {"command": "rm -rf nothing-here", "cwd": str(home.parent)})
+            assert "confirmation_id" in held["error"]
+
+
+@pytest.mark.gui
+async def test_a_symlinked_folder_re_pointed_while_the_prompt_is_up_does_not_move_the_deletion(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path
+) -> None:
+    (tmp_path / "approved" / "data").mkdir(parents=True)
+    (tmp_path / "precious" / "data").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "approved")
+    re_point = f"""
+import os
+os.remove({str(tmp_path / "link")!r})
+os.symlink({str(tmp_path / "precious")!r}, {str(tmp_path / "link")!r})
+print(os.readlink({str(tmp_path / "link")!r}))
+"""
+    with running_tray(home, display=display):
+        async with connect(home, headless=False) as held, connect(home, headless=False) as agent:
+            outcome: dict = {}
+
+            async def ask() -> None:
+                outcome.update(await run(held, {"command": "rm -rf data", "cwd": str(tmp_path / "link")}))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(ask)
+                shown = await wait_until_held(paths)
+                assert shown["folder"] == str(tmp_path / "approved"), "the prompt names the real folder"
+                attack = await run(agent, {"command": agent_script(re_point)})
+                assert attack["stdout"].strip() == str(tmp_path / "precious"), attack  # the link points elsewhere
+                await allow(display)
+    assert outcome.get("exitCode") == 0, outcome
+    assert not (tmp_path / "approved" / "data").exists(), "it ran where the user was asked"
+    assert (tmp_path / "precious" / "data").exists(), "the re-pointed link moved nothing"
+
+
+@pytest.mark.gui
+async def test_a_folder_replaced_while_the_prompt_is_up_is_refused_and_the_model_told(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path
+) -> None:
+    (tmp_path / "work" / "data").mkdir(parents=True)
+    swap = f"""
+import os
+os.rename({str(tmp_path / "work")!r}, {str(tmp_path / "old-work")!r})
+os.makedirs({str(tmp_path / "work" / "data")!r})
+print("swapped")
+"""
+    with running_tray(home, display=display):
+        async with connect(home, headless=False) as held, connect(home, headless=False) as agent:
+            outcome: dict = {}
+
+            async def ask() -> None:
+                outcome.update(await run(held, {"command": "rm -rf data", "cwd": str(tmp_path / "work")}))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(ask)
+                await wait_until_held(paths)
+                attack = await run(agent, {"command": agent_script(swap)})
+                assert attack["stdout"] == "swapped\n", attack
+                await allow(display)
+    assert f"the folder {tmp_path / 'work'} was replaced by another folder" in outcome["error"], outcome
+    assert (tmp_path / "work" / "data").exists() and (tmp_path / "old-work" / "data").exists()
+    held_row = next(r for r in rows(paths) if r.command == "rm -rf data")
+    assert held_row.status is Status.REFUSED and "was replaced" in held_row.reason
+
+
+@pytest.mark.gui
+async def test_a_script_rewritten_after_the_prompt_showed_is_not_run(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path
+) -> None:
+    (tmp_path / "build").mkdir()
+    script = tmp_path / "post.sh"
+    script.write_text("echo tidy\n")
+    rewrite = f"""
+open({str(script)!r}, "w").write("touch {tmp_path / "pwned"}\\n")
+print(open({str(script)!r}).read(), end="")
+"""
+    with running_tray(home, display=display):
+        async with connect(home, headless=False) as held, connect(home, headless=False) as agent:
+            outcome: dict = {}
+
+            async def ask() -> None:
+                outcome.update(await run(held, {"command": "rm -rf build && bash ./post.sh", "cwd": str(tmp_path)}))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(ask)
+                await wait_until_held(paths)
+                attack = await run(agent, {"command": agent_script(rewrite)})
+                assert attack["stdout"] == f"touch {tmp_path / 'pwned'}\n", attack  # the script is rewritten
+                await allow(display)
+    assert f"the script {script} changed after the user was asked" in outcome["error"], outcome
+    assert "run it again" in outcome["error"]
+    assert not (tmp_path / "pwned").exists(), "the rewritten script did not run"
+    assert (tmp_path / "build").exists(), "nothing of the command ran"
+
+
+@pytest.mark.gui
+async def test_an_unchanged_script_runs_once_allowed(home: Path, paths: AppPaths, display: str, tmp_path: Path) -> None:
+    (tmp_path / "build").mkdir()
+    (tmp_path / "post.sh").write_text("echo tidy\n")
+    with running_tray(home, display=display):
+        async with connect(home, headless=False) as held, anyio.create_task_group() as group:
+            outcome: dict = {}
+
+            async def ask() -> None:
+                outcome.update(await run(held, {"command": "rm -rf build && bash ./post.sh", "cwd": str(tmp_path)}))
+
+            group.start_soon(ask)
+            await wait_until_held(paths)
+            await allow(display)
+    assert outcome.get("stdout") == "tidy\n", outcome
+
+
+def fake_git(folder: Path, marker: Path) -> Path:
+    """A `git` that does the attacker's work, first in a PATH the model sends."""
+    evilbin = folder / "evilbin"
+    evilbin.mkdir()
+    (evilbin / "git").write_text(f"#!/bin/sh\ntouch {marker}\n")
+    (evilbin / "git").chmod(0o755)
+    return evilbin
+
+
+async def test_a_path_sent_with_a_held_command_is_shown_to_the_user_with_its_value(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    marker = tmp_path / "fake-git-ran"
+    evilbin = fake_git(tmp_path, marker)
+    path = f"{evilbin}:/usr/bin:/bin"
+    proof = subprocess.run(["git", "status"], env={**os.environ, "PATH": path}, cwd=tmp_path, check=False)
+    assert proof.returncode == 0 and marker.exists(), "with this PATH, git is the attacker's"
+    marker.unlink()
+    (tmp_path / "build").mkdir()
+    with running_tray(home):
+        async with connect(home, headless=False) as held, anyio.create_task_group() as group:
+            outcome: dict = {}
+
+            async def ask() -> None:
+                arguments = {"command": "rm -rf build && git status", "cwd": str(tmp_path), "env": {"PATH": path}}
+                outcome.update(await run(held, arguments))
+
+            group.start_soon(ask)
+            shown = await wait_until_held(paths)
+            assert f"PATH={path}" in shown["env_shown"], shown  # what the prompt lists, value and all
+            denied = await anyio.to_thread.run_sync(cli, home, "deny", str(shown["id"]))
+            assert denied.returncode == 0, denied.stderr
+    assert "The user denied this command" in outcome["error"]
+    assert not marker.exists() and (tmp_path / "build").exists()
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("GIT_CONFIG_KEY_0", "core.fsmonitor"),
+        ("GIT_CONFIG_PARAMETERS", "'core.fsmonitor'='touch x'"),
+        ("PYTHONPATH", "/tmp/evil"),
+        ("PYTHONWARNINGS", "ignore::evil.Warning"),
+        ("NODE_OPTIONS", "--require /tmp/evil.js"),
+        ("PERL5OPT", "-Mevil"),
+        ("GCONV_PATH", "/tmp/evil"),
+        ("RUBYOPT", "-revil"),
+        ("JAVA_TOOL_OPTIONS", "-javaagent:/tmp/evil.jar"),
+        ("LESSOPEN", "|/tmp/evil %s"),
+    ],
+)
+async def test_environment_that_loads_code_is_refused_with_its_name(home: Path, key: str, value: str) -> None:
+    async with connect(home) as client:
+        refused = await run(client, {"command": "git status", "env": {key: value}})
+    assert f"`env` may not set {key}" in refused["error"], refused
+    assert "Put that code in the command itself" in refused["error"]
+
+
+async def test_git_config_in_the_environment_would_run_hidden_code_and_is_refused(home: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "fsmonitor-ran"
+    subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)
+    env = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.fsmonitor", "GIT_CONFIG_VALUE_0": f"touch {marker}"}
+    subprocess.run(["git", "status"], env={**os.environ, **env}, cwd=tmp_path / "repo", capture_output=True)
+    assert marker.exists(), "git runs the fsmonitor named in the environment"
+    marker.unlink()
+    async with connect(home) as client:
+        refused = await run(client, {"command": "git status", "cwd": str(tmp_path / "repo"), "env": env})
+    assert "`env` may not set GIT_CONFIG" in refused["error"], refused
+    assert not marker.exists()

@@ -1,0 +1,82 @@
+"""What an approval pins, found and checked in-process on a real folder (core/commands/pins.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from app.core.commands.pins import ABSENT, changed_since, pin_command, script_paths
+
+
+@pytest.mark.parametrize(
+    ("command", "scripts"),
+    [
+        ("bash ./x.sh", ["x.sh"]),
+        ("sh x", ["x"]),
+        ("python3 x.py", ["x.py"]),
+        ("./x.sh", ["x.sh"]),
+        ("source env.sh", ["env.sh"]),
+        (". ./env.sh", ["env.sh"]),
+        ("make && bash ./post.sh", ["post.sh"]),
+        ("FOO=1 nohup python3 -u run.py input.csv", ["run.py", "input.csv"]),
+        ("bash -O extglob tidy.sh", ["extglob", "tidy.sh"]),
+        ("bin/tool --flag", ["bin/tool"]),
+        ("python3 -c 'print(1)' x.py", []),
+        ("python3 -m http.server", []),
+        ("ls -la | grep x; git status", []),
+        ("bash $SCRIPT", []),
+        ("bash 'unbalanced", []),
+    ],
+)
+def test_the_scripts_a_command_runs_by_path_are_found(command: str, scripts: list[str]) -> None:
+    assert script_paths(command, "/w") == [f"/w/{s}" for s in scripts]
+
+
+def test_nothing_changed_means_the_pin_holds(tmp_path: Path) -> None:
+    (tmp_path / "post.sh").write_text("echo tidy\n")
+    pin = pin_command("bash post.sh", str(tmp_path), {"PATH": "/usr/bin", "TOKEN": "s3cret"})
+    assert pin.folder == str(tmp_path) and pin.scripts[0][0] == str(tmp_path / "post.sh")
+    assert pin.env_shown == (("PATH", "/usr/bin"), ("TOKEN", "********")), "values are shown, secrets masked"
+    assert changed_since(pin, {"PATH": "/usr/bin", "TOKEN": "s3cret"}) is None
+
+
+def test_a_folder_reached_through_a_link_is_pinned_as_the_real_folder(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    pin = pin_command("ls", str(tmp_path / "link"), {})
+    assert pin.folder == str(tmp_path / "real")
+    assert pin.folder_id == (os.stat(tmp_path / "real").st_dev, os.stat(tmp_path / "real").st_ino)
+
+
+def test_each_change_after_the_prompt_is_named(tmp_path: Path) -> None:
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "post.sh").write_text("echo tidy\n")
+    pin = pin_command("bash post.sh && bash later.sh", str(tmp_path / "work"), {"A": "1"})
+    assert dict(pin.scripts)[str(tmp_path / "work" / "later.sh")] == ABSENT
+    assert changed_since(pin, {"A": "2"}) == "the environment changed after the user was asked"
+    (tmp_path / "work" / "later.sh").write_text("rm -rf ~\n")
+    assert "the script" in changed_since(pin, {"A": "1"}) and "later.sh" in changed_since(pin, {"A": "1"})
+    (tmp_path / "work" / "later.sh").unlink()
+    (tmp_path / "work" / "post.sh").write_text("rm -rf ~\n")
+    assert (
+        changed_since(pin, {"A": "1"}) == f"the script {tmp_path / 'work' / 'post.sh'} changed after the user was asked"
+    )
+    (tmp_path / "work").rename(tmp_path / "old")
+    (tmp_path / "work").mkdir()
+    assert "was replaced by another folder" in changed_since(pin, {"A": "1"})
+    (tmp_path / "work").rmdir()
+    assert "could no longer be opened" in changed_since(pin, {"A": "1"})
+
+
+def test_every_environment_value_is_shown_cut_when_long_and_masked_when_its_name_says_secret(tmp_path: Path) -> None:
+    env = {"CC": "/tmp/evil-cc", "RUSTC_WRAPPER": "/tmp/w", "AWS_SECRET_ACCESS_KEY": "k", "SSH_ASKPASS": "/tmp/a",
+           "GIT_DIR": "/tmp/other-repo", "LONG": "x" * 1000}  # fmt: skip
+    shown = dict(pin_command("make", str(tmp_path), env).env_shown)
+    assert (
+        shown["CC"] == "/tmp/evil-cc" and shown["RUSTC_WRAPPER"] == "/tmp/w" and shown["GIT_DIR"] == "/tmp/other-repo"
+    )
+    assert shown["AWS_SECRET_ACCESS_KEY"] == "********"
+    assert shown["SSH_ASKPASS"] == "/tmp/a", "a name that picks a program is never masked"
+    assert shown["LONG"] == "x" * 300 + "... (1,000 characters)"

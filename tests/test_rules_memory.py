@@ -1,0 +1,110 @@
+"""The tray's rules live in its memory, and another program's writes to the journal are told.
+
+A real tray and real `serve` processes: the attacks are commands an agent runs through
+`execute_command`, writing the journal file behind the tray's back.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import anyio
+import pytest
+
+from app.core.journal.store import Journal
+from app.core.paths import AppPaths
+from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
+from tests.desktop_env import wait_for
+from tests.stdio_client import STOP_DEADLINE_S, connect, run
+from tests.test_authority import agent_script, cli, hidden, holds, tray_log, wait_until_held
+from tests.tray_process import running_tray
+
+pytestmark = pytest.mark.anyio
+
+FOREIGN_NOTICE = "The activity log was changed by another program"
+
+
+def insert_rule(paths: AppPaths, folder: str) -> str:
+    """An agent's script: one "always allow deleting build folders in /" row, straight into the file."""
+    return f"""
+import base64, sqlite3, time
+db = sqlite3.connect({hidden(paths.journal)})
+db.execute("INSERT INTO rules(kind, folder, scope, description, created_at) VALUES (?, ?, ?, ?, ?)",
+           ({DELETE_BUILD_FOLDERS!r}, {folder!r}, {FOLDER_SCOPE!r}, "deleting build folders in /", time.time()))
+db.commit()
+print(db.execute("SELECT count(*) FROM rules").fetchone()[0], "rule in the file")
+"""
+
+
+async def test_a_rule_inserted_into_the_file_while_the_tray_runs_allows_nothing(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    (tmp_path / "build").mkdir()
+    attack = agent_script(insert_rule(paths, "/"))
+    with running_tray(home):
+        async with connect(home, headless=False) as agent, connect(home, headless=False) as held:
+            inserted = await run(agent, {"command": attack})
+            assert inserted.get("stdout") == "1 rule in the file\n", inserted  # the row is there
+            outcome: dict = {}
+
+            async def ask() -> None:
+                outcome.update(await run(held, {"command": "rm -rf build", "cwd": str(tmp_path)}))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(ask)
+                hold = await wait_until_held(paths)
+                await anyio.sleep(1.0)
+                assert await anyio.to_thread.run_sync(holds, paths), "still waiting for the user: no rule allowed it"
+                denied = await anyio.to_thread.run_sync(cli, home, "deny", str(hold["id"]))
+                assert denied.returncode == 0, denied.stderr
+            wait_for(lambda: FOREIGN_NOTICE in tray_log(home), timeout_s=STOP_DEADLINE_S)
+    assert "The user denied this command" in outcome["error"]
+    assert (tmp_path / "build").exists()
+    with Journal.open(paths) as journal:
+        row = next(r for r in journal.recent_commands() if r.command == "rm -rf build")
+    assert row.decided_by != "rule 1" and row.decision == "denied"
+
+
+async def test_a_rule_from_a_previous_run_is_told_at_start_and_applied(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    (tmp_path / "build").mkdir()
+    with Journal(paths) as journal:
+        rule = journal.add_rule(DELETE_BUILD_FOLDERS, str(tmp_path), FOLDER_SCOPE, "deleting build folders")
+    with running_tray(home):
+        wait_for(lambda: "Rules from a previous run are in force" in tray_log(home), timeout_s=STOP_DEADLINE_S)
+        assert str(tmp_path) in tray_log(home), "the notice names the rule's folder"
+        async with connect(home, headless=False) as client:
+            result = await run(client, {"command": "rm -rf build", "cwd": str(tmp_path)})
+    assert result.get("exitCode") == 0, result
+    assert not (tmp_path / "build").exists()
+    with Journal.open(paths) as journal:
+        [row] = journal.recent_commands()
+    assert row.decided_by == f"rule {rule.id}"
+
+
+async def test_a_foreign_rewrite_right_before_the_trays_own_write_is_still_reported_once(
+    home: Path, paths: AppPaths
+) -> None:
+    rewrite_then_tighten = f"""
+import base64, sqlite3
+from app.core.channel.client import ask_tray
+from app.core.paths import AppPaths
+db = sqlite3.connect({hidden(paths.journal)})
+db.execute("UPDATE commands SET command = 'ls -la' WHERE id = 1")
+db.commit()
+# A tightening the tray writes at once, a millisecond after the rewrite:
+ask_tray(AppPaths.from_environment(), "settings", changes={{"approval_mode": "all"}})
+print(db.execute("SELECT command FROM commands WHERE id = 1").fetchone()[0])
+"""
+    with running_tray(home):
+        async with connect(home, headless=False) as agent:
+            await run(agent, {"command": "echo first row"})
+            attack = await run(agent, {"command": agent_script(rewrite_then_tighten)})
+            assert attack.get("stdout") == "ls -la\n", attack  # the rewrite took, the tray wrote next
+            wait_for(lambda: FOREIGN_NOTICE in tray_log(home), timeout_s=STOP_DEADLINE_S)
+            with sqlite3.connect(paths.journal) as db:  # another foreign write soon after: not said again
+                db.execute("UPDATE commands SET command = 'pwd' WHERE id = 1")
+            await anyio.sleep(1.0)
+    assert tray_log(home).count(FOREIGN_NOTICE) == 1
