@@ -79,7 +79,7 @@ async def measure(runs: int) -> tuple[list[float], list[float], list[float]]:
                 if way == "direct":
                     result = await service.execute(request)
                 else:
-                    job = service.jobs.start(request)
+                    job = await service.jobs.start(request)
                     await service.jobs.wait(job, 30.0)
                     assert job.result is not None
                     result = job.result

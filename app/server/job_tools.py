@@ -267,7 +267,7 @@ def register_job_tools(
         jobs = service.jobs
         await service.until_serving()
         with refusals_as_errors():
-            job = jobs.start(ExecuteRequest(command=command, cwd=cwd, timeout_ms=timeout, env=env))
+            job = await jobs.start(ExecuteRequest(command=command, cwd=cwd, timeout_ms=timeout, env=env))
         patience = 0.0 if background is True else client_patience(service, ctx)
         return await wait_for_job(ctx, jobs, job, max(0.0, patience - (anyio.current_time() - started)), reply)
 
@@ -296,7 +296,7 @@ def register_job_tools(
         jobs = service.jobs
         await service.until_serving()
         with refusals_as_errors():
-            job = jobs.start(ExecuteRequest(command=command, cwd=cwd, timeout_ms=timeout), READ_ONLY_TOOL)
+            job = await jobs.start(ExecuteRequest(command=command, cwd=cwd, timeout_ms=timeout), READ_ONLY_TOOL)
         patience = client_patience(service, ctx)
         return await wait_for_job(ctx, jobs, job, max(0.0, patience - (anyio.current_time() - started)), reply)
 

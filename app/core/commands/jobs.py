@@ -117,7 +117,7 @@ class Jobs:
         self.service = service
         self._jobs: dict[int, Job] = {}
 
-    def start(self, request: ExecuteRequest, tool: str = "execute_command") -> Job:
+    async def start(self, request: ExecuteRequest, tool: str = "execute_command") -> Job:
         """Journal and start (or hold) a command; raises CommandRefused when it may not run at all.
         `tool` READ_ONLY_TOOL runs it contained (execution/read_only.py)."""
         service = self.service
@@ -125,9 +125,9 @@ class Jobs:
             raise CommandRefused("The server is still starting; try again in a moment.")
         if tool == READ_ONLY_TOOL:
             proven = service.read_only_containment() is Containment.CLASSIFIER
-            admitted = service.admit(request, tool, service.run_read_only, proven_read_only=proven)
+            admitted = await service.admit(request, tool, service.run_read_only, proven_read_only=proven)
         else:
-            admitted = service.admit(request, tool, service.run_admitted)
+            admitted = await service.admit(request, tool, service.run_admitted)
         job = Job(admitted.command_id, tool, admitted.request.command, admitted.request.cwd)
         job.confirmation_id = admitted.confirmation_id
         self._jobs[job.id] = job

@@ -267,12 +267,14 @@ class CommandService:
         return session.current_dir
 
     async def _submit(self, request: ExecuteRequest, tool: str, runner: Runner, on_output: OutputHook | None) -> Any:
-        admitted = self.admit(request, tool, runner)
+        admitted = await self.admit(request, tool, runner)
         if admitted.confirmation_id is None:
             return await runner(admitted.command_id, admitted.request, admitted.bash, on_output)
         return await self._await_approval(admitted.confirmation_id, admitted.bash, on_output)
 
-    def admit(self, request: ExecuteRequest, tool: str, runner: Runner, *, proven_read_only: bool = False) -> Admitted:
+    async def admit(
+        self, request: ExecuteRequest, tool: str, runner: Runner, *, proven_read_only: bool = False
+    ) -> Admitted:
         """Check, classify and journal a request: it may run now, or (`confirmation_id`) it waits for
         the user. Raises CommandRefused when it may not run at all (journaled as refused).
         `proven_read_only`: refuse what the classifier cannot prove read-only (no OS containment)."""
