@@ -66,3 +66,64 @@ def test_quit_from_the_menu_asks_first_while_a_command_runs_and_ends_it_after_ye
     tray.shutdown()
     assert closing_message(server) == "Cowork Terminal (the app) stopped", "servers are told to end what runs"
     server.close()
+
+
+def a_held_command(paths: AppPaths) -> Channel:
+    """A server with one command held for the user's answer: nothing of it runs."""
+    channel, _peer = connect(address_for(paths))
+    channel.send({"op": "hello", "role": "server", "seq": 0, "headless": False, "lock_key": "quit-held"})
+    assert channel.receive(5)["op"] == "ack"
+    row = {"command": "rm -rf build", "cwd": "/tmp", "status": "waiting", "reason": "deletes files"}
+    channel.send({"op": "begin", "seq": 1, "row": row})
+    assert channel.receive(5)["op"] == "ack"
+    return channel
+
+
+def test_quit_does_not_count_a_held_command_that_never_ran_as_running(tray: TrayApp, paths: AppPaths) -> None:
+    server = a_held_command(paths)
+    wait_for(lambda: tray.hub.pending_holds())
+    tray.hub.tick()
+    assert tray.hub.running_count() == 0, "a command waiting for the user's answer is not running"
+    tray.pystray_item("quit")(tray.icon)
+    wait_for(tray._quit.is_set, timeout_s=3)  # no "1 command is running" question: it quits at once
+    server.close()
+
+
+def test_the_quit_question_does_not_warn_the_person_who_clicked_quit(
+    tray: TrayApp, paths: AppPaths, tmp_path: Path, display: str
+) -> None:
+    import json
+    import sys
+    import tkinter as tk
+
+    from app.ui.windows.confirm_window import ConfirmWindow
+    from tests.test_welcome import texts
+    from tests.window_pipes import TrayEnd
+
+    asked = tmp_path / "asked.json"
+    # The confirm window's process, replaced by one that keeps what the tray asked and says no.
+    keep = f'import sys; open({str(asked)!r}, \'w\').write(sys.stdin.readline()); print(\'{{"op": "answer", "yes": false}}\')'
+    tray.confirm_command = [sys.executable, "-c", keep]
+    server = a_running_command(paths)
+    tray.pystray_item("quit")(tray.icon)
+    wait_for(lambda: asked.exists() and asked.read_text())
+    question = json.loads(asked.read_text())
+    assert "1 command is running" in question["text"]
+    root = tk.Tk()
+    try:
+        _end, line = TrayEnd.with_line()
+        ConfirmWindow(root, line, {k: str(v) for k, v in question.items()})
+        root.update()
+        shown = texts(root)
+        assert "If you did not ask for this, say no." not in shown, shown
+        assert any("Stop it and quit" in text for text in shown)
+        root.destroy()
+        root = tk.Tk()
+        from_cli = {**question, "yours": "False", "text": "Resume host access?"}
+        ConfirmWindow(root, TrayEnd.with_line()[1], from_cli)
+        root.update()
+        assert "If you did not ask for this, say no." in texts(root), "a question another program asked still warns"
+    finally:
+        root.destroy()
+    assert not tray._quit.is_set()
+    server.close()

@@ -101,6 +101,7 @@ class Question:
     deny_label: str
     apply: Callable[[], str]
     waiting: list[tuple[Peer, int]] = field(default_factory=list)  # who to answer, with their seq
+    yours: bool = False  # the person asked it by a click in the menu (Quit): no "if you did not ask" warning
 
 
 class Peer:
@@ -114,6 +115,7 @@ class Peer:
         self.server_id: int | None = None
         self.registration: dict[str, Any] = {}  # what its row was made from, to make it again
         self.commands: set[int] = set()
+        self.waiting: set[int] = set()  # held for the user, not running: Quit does not count them
         self.remembered: ControlState | None = None
         self.ended = False
         self._outbox: queue.Queue[dict[str, Any] | None] = queue.Queue(OUTBOX_LIMIT)
@@ -411,6 +413,8 @@ class Hub:
             self._wrote()
             if status.is_active:
                 peer.commands.add(command_id)
+            if status is Status.WAITING:
+                peer.waiting.add(command_id)
             hold = None
             if status is Status.WAITING:
                 hold = HeldCommand(
@@ -438,6 +442,7 @@ class Hub:
                 raise RequestError("host access is paused")
             self.journal.mark_started(command_id)
             self._wrote()
+            peer.waiting.discard(command_id)
         return {}
 
     def _finish(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
@@ -449,6 +454,7 @@ class Hub:
             self.journal.finish_command(command_id, outcome_from_wire(outcome))
             self._wrote()
             peer.commands.discard(command_id)
+            peer.waiting.discard(command_id)
             was_held = self.holds.pop(command_id, None) is not None
         if was_held:
             self.on_holds()
@@ -727,8 +733,9 @@ class Hub:
             return [h for h in sorted(self.holds.values(), key=lambda h: h.command_id) if h.expires_at > now]
 
     def running_count(self) -> int:
+        """Commands that run now: a held one (answered or not, expired or not) runs nothing yet."""
         with self.lock:
-            return sum(len(p.commands) for p in self.peers if p.role == "server")
+            return sum(len(p.commands - p.waiting) for p in self.peers if p.role == "server")
 
     # -- housekeeping (the tray's monitor calls it every poll) ----------------------------------
 

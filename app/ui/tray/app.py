@@ -361,7 +361,9 @@ class TrayApp:
             running,
         ).format(count=running, app=menu.APP_TITLE)
         self._ask_user(
-            Question("quit", text, _("Stop and quit"), _("Cancel"), lambda: self.request_quit() or _("Quitting."))
+            Question(
+                "quit", text, _("Stop and quit"), _("Cancel"), lambda: self.request_quit() or _("Quitting."), yours=True
+            )
         )
 
     def shutdown(self) -> None:
@@ -834,6 +836,7 @@ class TrayApp:
                 _("Disconnect"),
                 _("Cancel"),
                 disconnect,
+                yours=True,
             )  # fmt: skip
         )
 
@@ -979,6 +982,7 @@ class TrayApp:
                 "text": question.text,
                 "allow": question.allow_label,
                 "deny": question.deny_label,
+                "yours": question.yours,
             }
         )
 

@@ -34,9 +34,10 @@ class ConfirmWindow:
         frame.pack(fill="both", expand=True)
         self.text = ttk.Label(frame, text=question.get("text", ""), wraplength=520, justify="left")
         self.text.pack(anchor="w", fill="x")
-        ttk.Label(frame, text=_("If you did not ask for this, say no."), foreground="#555555", wraplength=520).pack(
-            anchor="w", pady=(10, 0)
-        )
+        if question.get("yours") != "True":  # Quit, Disconnect: the person reading this just asked for it
+            ttk.Label(frame, text=_("If you did not ask for this, say no."), foreground="#555555", wraplength=520).pack(
+                anchor="w", pady=(10, 0)
+            )
         buttons = ttk.Frame(frame)
         buttons.pack(fill="x", side="bottom", pady=(14, 0))
         self.no_button = ttk.Button(buttons, text=question.get("deny", _("No")), command=lambda: self.answer(False))
