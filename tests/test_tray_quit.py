@@ -102,7 +102,8 @@ def test_the_quit_question_does_not_warn_the_person_who_clicked_quit(
 
     asked = tmp_path / "asked.json"
     # The confirm window's process, replaced by one that keeps what the tray asked and says no.
-    keep = f'import sys; open({str(asked)!r}, \'w\').write(sys.stdin.readline()); print(\'{{"op": "answer", "yes": false}}\')'
+    no = json.dumps({"op": "answer", "yes": False})
+    keep = f"import sys; open({str(asked)!r}, 'w').write(sys.stdin.readline()); print({no!r})"
     tray.confirm_command = [sys.executable, "-c", keep]
     server = a_running_command(paths)
     tray.pystray_item("quit")(tray.icon)
