@@ -10,11 +10,11 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from desktop_env import FakeDesktop, make_fake_desktop
+from desktop_env import FakeDesktop, make_fake_desktop, wait_for
 from desktop_env import pump_until as pump_tk_until
 
 from app.core.paths import AppPaths
-from app.ui.windows.welcome import INTRO, RESTART_TEXT, TITLE, WelcomeWindow
+from app.ui.windows.welcome import AUTOSTART_LABEL, AUTOSTART_WHY, INTRO, RESTART_TEXT, TITLE, WelcomeWindow
 from tests.clicks import shown_window
 from tests.tray_process import running_tray
 
@@ -120,3 +120,37 @@ def test_a_windows_own_options_reach_it_through_the_cli(cli_env: dict[str, str])
         assert result.returncode == 1 and said in result.stderr, (argv, result.stderr)
     wrong = subprocess.run([sys.executable, "-m", "app", "status", "--bogus"], env=env, capture_output=True, text=True)
     assert wrong.returncode == 2 and "unrecognized arguments: --bogus" in wrong.stderr
+
+
+def test_the_first_run_turns_start_at_login_on_and_says_so_in_the_welcome_window(
+    display: str, desktop: FakeDesktop, home: Path
+) -> None:
+    """After a reboot Claude was refused until the user remembered to start the app (issue 24, item 2)."""
+    assert not desktop.autostart_file.exists()
+    with running_tray(home, display=display):  # its first start opens the real Welcome window
+        assert shown_window(display, "Welcome")
+        wait_for(desktop.autostart_file.exists, timeout_s=WAIT_S)
+    assert "Exec=" in desktop.autostart_file.read_text() and " tray" in desktop.autostart_file.read_text()
+
+
+def test_the_welcome_windows_start_at_login_box_shows_the_setting_and_turns_it_off(
+    display: str, desktop: FakeDesktop
+) -> None:
+    root = tk.Tk()
+    try:
+        window = WelcomeWindow(root, check_command=CHECK, restart_command=RESTART, first_run=True)
+        pump_until(root, lambda: window.busy == 0 and window.apps is not None)
+        assert AUTOSTART_LABEL in texts(root) and AUTOSTART_WHY in texts(root)
+        assert window.autostart_on.get() and desktop.autostart_file.exists(), "on by default at the first run"
+        window.autostart_box.invoke()  # the user unticks it
+        pump_until(root, lambda: window.busy == 0)
+        assert not window.autostart_on.get() and not desktop.autostart_file.exists()
+    finally:
+        root.destroy()
+    root = tk.Tk()
+    try:
+        window = WelcomeWindow(root, check_command=CHECK, restart_command=RESTART)  # "Getting started…" later
+        pump_until(root, lambda: window.busy == 0 and window.apps is not None)
+        assert not window.autostart_on.get() and not desktop.autostart_file.exists(), "the user's No is kept"
+    finally:
+        root.destroy()

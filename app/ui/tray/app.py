@@ -646,7 +646,8 @@ class TrayApp:
             shown = bool(self.hub.journal.get_setting(WELCOME_SHOWN_SETTING, False))
         not_connected = self._clients is not None and not any(c.has_entry for c in self._clients)
         if self.windows and not_connected and (not shown or not self.has_menu):
-            self.open_welcome()  # the first start (or no menu to find it in): it walks the user through
+            # The first start (or no menu to find it in): it walks the user through.
+            self.open_welcome(first_run=not shown)
         elif self._problem is None and not_connected:
             self.notifier.notify(_("Connect Cowork Terminal to Claude"), connect_hint(self.has_menu, self.windows))
 
@@ -986,9 +987,14 @@ class TrayApp:
             }
         )
 
-    def open_welcome(self) -> None:
-        """The Welcome window: connect Claude step by step (first start, and "Getting started…")."""
-        argv = [*self.welcome_command, *([] if self.has_menu else ["--no-menu"])]
+    def open_welcome(self, *, first_run: bool = False) -> None:
+        """The Welcome window: connect Claude step by step (first start, and "Getting started…").
+        At the first run it turns start-at-login on, and shows how to turn it off."""
+        argv = [
+            *self.welcome_command,
+            *([] if self.has_menu else ["--no-menu"]),
+            *(["--first-run"] if first_run else []),
+        ]
         if self._welcome is not None:
             _stop_process_now(self._welcome, WINDOW_STOP_GRACE_S)  # one at a time: a new one comes to the front
         self._welcome = spawn(argv)

@@ -29,6 +29,7 @@ from app.core.claude import config as cc
 from app.core.claude import locations as cl
 from app.core.errors import CoworkError
 from app.core.i18n import N_, _
+from app.core.install import autostart
 from app.core.self_command import app_argv
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, run_check
 from app.ui.tray.menu import client_state_text
@@ -45,6 +46,8 @@ INTRO = N_(
     "Cowork Terminal lets Claude run commands on this computer while you stay in charge: you see "
     "everything it runs, dangerous commands wait for your OK, and you can pause it at any time."
 )
+AUTOSTART_LABEL = N_("Start Cowork Terminal when I log in")
+AUTOSTART_WHY = N_("Claude can use this computer only while Cowork Terminal runs. You can change this in its menu.")
 RESTART_TEXT = N_(
     "Quit Claude completely and open it again: it reads its settings only when it starts "
     "(closing its window is not enough)."
@@ -87,6 +90,7 @@ class WelcomeWindow:
         restart_command: Sequence[str],
         menu_hint: bool = True,
         check_timeout_s: float = CHECK_PROCESS_TIMEOUT_S,
+        first_run: bool = False,
     ) -> None:
         self.root = root
         self.check_command = list(check_command)
@@ -134,6 +138,15 @@ class WelcomeWindow:
         self.check_result = ttk.Label(frame, wraplength=WRAP_PX, justify="left", font=("TkDefaultFont", 11))
         self.check_result.pack(anchor="w", pady=(6, 0))
 
+        self.autostart_on = tk.BooleanVar(root, value=False)
+        self.autostart_box = ttk.Checkbutton(
+            frame, text=_(AUTOSTART_LABEL), variable=self.autostart_on, command=self._autostart_clicked
+        )
+        self.autostart_box.pack(anchor="w", pady=(16, 0))
+        self.autostart_problem = ttk.Label(frame, foreground="#555555", wraplength=WRAP_PX, justify="left")
+        self.autostart_problem.configure(text=_(AUTOSTART_WHY))
+        self.autostart_problem.pack(anchor="w", padx=(24, 0))
+
         bottom = ttk.Frame(frame)
         bottom.pack(fill="x", side="bottom", pady=(12, 0))
         if menu_hint:
@@ -144,6 +157,7 @@ class WelcomeWindow:
 
         root.after(POLL_MS, self._take_results)
         self.in_background(look_for_apps, self._show_apps)
+        self.in_background(lambda: _start_at_login(first_run), self._show_autostart)
 
     # -- plumbing: slow work off the Tk thread -----------------------------------------------------
 
@@ -169,6 +183,25 @@ class WelcomeWindow:
             self.busy -= 1
             done()
         self.root.after(POLL_MS, self._take_results)
+
+    # -- start at login: on by default at the first run, one click to undo -------------------------
+
+    def _show_autostart(self, result: Any) -> None:
+        if isinstance(result, Exception):
+            self.autostart_on.set(False)
+            problem = result.for_person() if isinstance(result, CoworkError) else str(result)
+            self.autostart_problem.configure(text=problem)
+            return
+        self.autostart_on.set(bool(result))
+
+    def _autostart_clicked(self) -> None:
+        wanted = self.autostart_on.get()
+
+        def work() -> bool:
+            (autostart.enable if wanted else autostart.disable)()
+            return autostart.is_enabled()
+
+        self.in_background(work, self._show_autostart)
 
     # -- step 1: connect ----------------------------------------------------------------------------
 
@@ -296,10 +329,19 @@ class WelcomeWindow:
         self.in_background(lambda: run_check(self.check_command, app.client_id, app.name, self.check_timeout_s), then)
 
 
+def _start_at_login(first_run: bool) -> bool:
+    """Whether the app starts at login; at the first run it is turned on first (issue 24, item 2):
+    after a restart Claude is refused until the app runs, and people forget to start it."""
+    if first_run and not autostart.is_enabled():
+        autostart.enable()
+    return autostart.is_enabled()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Open the Welcome window (the tray opens it, and remembers that it did)."""
     parser = argparse.ArgumentParser(prog="cowork-terminal welcome")
     parser.add_argument("--no-menu", action="store_true", help=argparse.SUPPRESS)  # the tray icon has no menu
+    parser.add_argument("--first-run", action="store_true", help=argparse.SUPPRESS)  # the tray's first start
     args = parser.parse_args(argv or [])
     try:
         root = tk.Tk()
@@ -312,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
         check_command=app_argv(frozen, sys.executable, "check"),
         restart_command=app_argv(frozen, sys.executable, "restart-claude"),
         menu_hint=not args.no_menu,
+        first_run=args.first_run,
     )
     root.mainloop()
     return 0
