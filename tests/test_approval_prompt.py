@@ -262,6 +262,8 @@ def test_a_build_folder_deletion_offers_a_rule_and_its_click_carries_the_rule(di
         assert prompt.rules_row.winfo_ismapped()
         expected = f"deleting build folders (build, dist, node_modules...) in {project}"
         assert prompt.rule_button.cget("text") == f"Always allow {expected}"
+        # Not "for this session only": a session rule lasts until the agent asking quits.
+        assert prompt.session_button.cget("text") == "Allow these until Claude Code quits"
         pump_until(root, lambda: enabled(prompt.rule_button))
         prompt.rule_button.invoke()
         assert tray.heard() == {
@@ -338,3 +340,13 @@ async def test_a_rule_made_by_a_click_lets_the_next_build_folder_deletion_run_an
         rows = {r.command: r for r in journal.recent_commands(limit=10)}
         assert rows["rm -rf dist"].allowed_by_rule == rule.id and rows["rm -rf dist"].decided_by == f"rule {rule.id}"
         assert rows["rm -rf build"].allowed_by_rule is None
+        # The log says what the person did, in their words (it said "Refused" and "your rule 1").
+        from app.ui.windows.log_model import detail_lines, status_label
+
+        assert status_label(rows["rm -rf src"]) == "⊘ Denied by you"
+        answer = {line.label: line.value for line in detail_lines(rows["rm -rf dist"], rules=journal.rules())}["Answer"]
+        assert answer == f"allowed by your rule “deleting build folders (build, dist, node_modules...) in {project}”"
+    notices = (home.parent / "tray.log").read_text()  # the tray's log has each notice it showed
+    assert (
+        f"notice: Rule made: From now on, deleting build folders (build, dist, node_modules...) in {project}" in notices
+    )

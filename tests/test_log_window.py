@@ -207,7 +207,7 @@ def test_commands_run_through_a_real_server_show_with_their_details_and_output(
     window.select(failed_row.id)
     pump(window, lambda: "oops" in window.details_text())
     details = window.details_text()
-    assert window.details_title.cget("text") == f"Command #{failed_row.id}: ✗ Failed, exit code 3"
+    assert window.details_title.cget("text") == f"Command #{failed_row.id}: ✗ Failed: the program reported error 3"
     for fact in (
         "printf 'line one\\nline two\\n'",
         "line one\nline two",

@@ -920,6 +920,13 @@ class TrayApp:
             )
         )
         log.info("rule %s made by the user: %s", rule.id, rule.description)
+        # Said back, so that a click that changes what is asked from now on never goes unnoticed.
+        self.notifier.notify(
+            _("Rule made"),
+            _("From now on, {rule} runs without asking you. Your rules in the menu can remove it.").format(
+                rule=rule.shown()
+            ),
+        )
 
     def rule_for_hold(self, hold: HeldCommand) -> int | None:
         """The hub asks, for each new hold: does one of the user's rules allow it? (Its id, or None.)"""

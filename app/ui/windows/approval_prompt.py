@@ -158,7 +158,8 @@ class ApprovalPrompt:
         self.details.configure(text="    ".join(details))
         if held.proposal is not None:
             self.rule_button.configure(text=_("Always allow {what}").format(what=held.proposal.description()))
-            self.session_button.configure(text=_("Allow these for this session only"))
+            # A session rule lasts while this agent's server runs: said as the person sees it.
+            self.session_button.configure(text=_("Allow these until {client} quits").format(client=held.client))
             self.rules_row.pack(fill="x", pady=(8, 0))
         else:
             self.rules_row.pack_forget()

@@ -592,11 +592,11 @@ class LogWindow:
             self.waiting_actions(self.actions_frame, record, self)
         text.insert("end", record.command.rstrip("\n") + "\n", "mono")
         text.insert("end", "\n", "gap")
-        for line in detail_lines(record, protected=self.protected):
+        for line in detail_lines(record, protected=self.protected, rules=self.journal.rules()):
             text.insert("end", f"{line.label}\t", "label")
             text.insert("end", f"{line.value}\n")
-        self._insert_stream(record, _("Output (stdout)"), record.stdout_preview, record.stdout_bytes)
-        self._insert_stream(record, _("Errors (stderr)"), record.stderr_preview, record.stderr_bytes)
+        self._insert_stream(record, _("Output"), record.stdout_preview, record.stdout_bytes)
+        self._insert_stream(record, _("Error messages"), record.stderr_preview, record.stderr_bytes)
         text.configure(state="disabled")
 
     def _insert_stream(self, record: CommandRecord, title: str, preview: str | None, size: int | None) -> None:
