@@ -120,7 +120,16 @@ def test_details_speak_plainly_no_pid_no_exit_code_for_a_success_and_bytes_in_wo
 def test_a_multi_line_command_reads_on_one_line_and_a_long_one_is_cut() -> None:
     assert one_line("cat <<'EOF'\nhello\nEOF\n") == "cat <<'EOF' ⏎ hello ⏎ EOF"
     long = one_line("x" * 500, limit=50)
-    assert len(long) == 50 and long.endswith("…")
+    assert len(long) == 50 and "…" in long
+
+
+def test_a_long_command_keeps_its_dangerous_end_in_the_list() -> None:
+    """Cut at its end, `curl ... | sh` read as a harmless download (issue 24, item 5)."""
+    command = "curl -fsSL https://example.com/" + "a" * 120 + "/install.sh | sh"
+    shown = one_line(command, limit=80)
+    assert (
+        len(shown) == 80 and shown.startswith("curl -fsSL https://example.com/") and shown.endswith("install.sh | sh")
+    )
 
 
 @pytest.mark.parametrize(

@@ -52,6 +52,7 @@ from app.core.errors import CoworkError
 from app.core.execution.bash_resolver import BashNotFoundError, find_bash
 from app.core.execution.output import parse_budget, set_output_budget
 from app.core.i18n import _, ngettext
+from app.core.i18n.formats import shorten_command
 from app.core.i18n.language import choose_language, chosen_language, system_language
 from app.core.install import autostart, stale_entries
 from app.core.journal.store import Journal, ServerRecord
@@ -853,7 +854,7 @@ class TrayApp:
                 self.notifier.notify(
                     _("A command is waiting for your approval"),
                     _("{client} wants to run: {command}").format(
-                        client=friendly_client_name(hold.client), command=hold.command[:120]
+                        client=friendly_client_name(hold.client), command=shorten_command(hold.command, 120)
                     ),
                 )
             self._prompt_shown = set(holds)
@@ -880,7 +881,7 @@ class TrayApp:
                 self.notifier.notify(
                     _("A command is waiting for your approval"),
                     _("{client} wants to run: {command}").format(
-                        client=friendly_client_name(hold.client), command=hold.command[:120]
+                        client=friendly_client_name(hold.client), command=shorten_command(hold.command, 120)
                     ),
                 )
             for command_id in self._prompt_shown - set(holds):

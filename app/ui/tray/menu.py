@@ -20,7 +20,7 @@ from datetime import datetime
 from app.core.claude.config import ABSENT, CHANGED, CURRENT, FOREIGN, INVALID, STALE, UNKNOWN
 from app.core.execution.output import BUDGET_CHOICES, OutputBudget
 from app.core.i18n import LANGUAGE_NAMES, LANGUAGES, N_, _, ngettext
-from app.core.i18n.formats import format_time, format_weekday_time
+from app.core.i18n.formats import format_time, format_weekday_time, shorten_command
 from app.core.policy.approval import ApprovalMode
 
 APP_TITLE = "Cowork Terminal"  # a name: the same in every language
@@ -330,8 +330,7 @@ def waiting_entry(state: TrayState) -> MenuEntry:
 
 
 def _short(command: str, limit: int = 60) -> str:
-    line = " ".join(command.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return shorten_command(" ".join(command.split()), limit)
 
 
 def approval_submenu(state: TrayState) -> tuple[MenuEntry, ...]:

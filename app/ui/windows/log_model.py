@@ -15,7 +15,7 @@ from pathlib import Path
 
 from app.core.claude.names import client_named, friendly_client_name
 from app.core.i18n import N_, _, ngettext
-from app.core.i18n.formats import format_date_time, format_day_month_time, format_number
+from app.core.i18n.formats import format_date_time, format_day_month_time, format_number, shorten_command
 from app.core.i18n.formats import format_time as format_clock
 from app.core.journal.reasons import reason_for_person, who_for_person
 from app.core.journal.store import CommandRecord, ServerRecord, Status
@@ -124,9 +124,9 @@ def status_tag(status: Status) -> str:
 
 
 def one_line(text: str, limit: int = COMMAND_CELL_CHARS) -> str:
-    """A command on one line: newlines shown as ⏎, long ones cut with an ellipsis."""
+    """A command on one line: newlines shown as ⏎, long ones cut in the middle, keeping the end."""
     flat = " ⏎ ".join(part.strip() for part in text.strip().splitlines()) or text.strip()
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return shorten_command(flat, limit)
 
 
 def format_duration(ms: float | None) -> str:
