@@ -177,7 +177,11 @@ def test_the_approval_modes_are_radio_items_with_the_current_one_ticked() -> Non
 
     state = TrayState(clients=(DESKTOP_CONNECTED,), approval_mode=ApprovalMode.ALL)
     modes = entry(state, "approval").submenu
-    assert texts(modes) == ["Ask before dangerous commands", "Ask before every command", "Never ask (journal only)"]
+    assert texts(modes) == [
+        "Ask before dangerous commands",
+        "Ask before every command",
+        "Never ask (everything is still recorded)",
+    ]
     assert [m.checked for m in modes] == [False, True, False]
     assert {(m.action, m.target) for m in modes} == {
         (menu.SET_APPROVAL_MODE, "destructive"),
@@ -193,7 +197,7 @@ def test_the_output_budgets_are_radio_items_and_a_value_set_elsewhere_shows_tick
     assert texts(choices) == [
         "30,000 characters (default)",
         "100,000 characters",
-        "1 MB per stream (like cowork-terminal-mcp)",
+        "Up to 1 MB of output and 1 MB of error messages",
     ]
     assert [c.checked for c in choices] == [True, False, False]
     assert {(c.action, c.target) for c in choices} == {

@@ -128,3 +128,35 @@ def test_the_quit_question_does_not_warn_the_person_who_clicked_quit(
         root.destroy()
     assert not tray._quit.is_set()
     server.close()
+
+
+def test_the_menu_names_a_connected_agent_as_people_know_it_not_by_its_handshake_id(
+    tray: TrayApp, paths: AppPaths
+) -> None:
+    server_lock = liveness.try_hold(paths.server_lock("names"))  # alive, as a real server's lock says
+    channel, _peer = connect(address_for(paths))
+    channel.send({"op": "hello", "role": "server", "seq": 0, "headless": False, "lock_key": "names"})
+    assert channel.receive(5)["op"] == "ack"
+    channel.send({"op": "client", "seq": 1, "name": "claude-ai", "version": "0.14.10"})  # as Claude Desktop says
+    assert channel.receive(5)["op"] == "ack"
+
+    def server_line() -> str | None:
+        try:
+            return tray.pystray_item("server:0").text
+        except KeyError:  # the menu follows the journal at the monitor's next poll
+            return None
+
+    line = wait_for(lambda: (text := server_line()) and "An AI agent" not in text and text)
+    assert line.startswith("Claude Desktop · since "), line
+    assert "claude-ai" not in line
+    channel.close()
+    assert server_lock is not None
+
+
+def test_claude_coworks_servers_are_named_claude_cowork() -> None:
+    from app.core.claude.names import friendly_client_name
+
+    assert friendly_client_name("claude-cowork") == "Claude Cowork"
+    assert friendly_client_name("local-agent-mode") == "Claude Cowork"
+    assert friendly_client_name("claude-code") == "Claude Code"
+    assert friendly_client_name("cowork-terminal-check") == "cowork-terminal-check", "our own check is not Cowork"

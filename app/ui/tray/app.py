@@ -1089,7 +1089,10 @@ def _file_stamp(path: Path) -> tuple[float, int] | None:
 
 
 def _server_view(record: ServerRecord) -> ServerView:
-    return ServerView(record.client_label, record.started_at, record.command_count, record.headless)
+    # The app people know ("Claude Desktop"), not what it calls itself ("claude-ai 0.14").
+    return ServerView(
+        friendly_client_name(record.client_name), record.started_at, record.command_count, record.headless
+    )
 
 
 def _read_autostart() -> bool | None:

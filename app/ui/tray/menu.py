@@ -399,7 +399,7 @@ def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
         MenuEntry("pause", _("Pause host access"), TOGGLE_PAUSE, checked=state.paused),
         MenuEntry("connect", _("Connect to Claude"), submenu=connect_submenu(state)),
         MenuEntry("approval", _("Ask before running"), submenu=approval_submenu(state)),
-        MenuEntry("output", _("Output Claude gets back"), submenu=output_submenu(state)),
+        MenuEntry("output", _("How much output Claude reads"), submenu=output_submenu(state)),
         MenuEntry("rules", _("Your rules"), submenu=rules_submenu(state)),
         MenuEntry(
             "autostart",

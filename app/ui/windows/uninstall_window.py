@@ -103,7 +103,7 @@ class UninstallWindow:
             return
         self.heading.configure(text=_("Uninstall will:"))
         self.cancel_button.configure(text=_("Cancel"))
-        lines = [f"•  {step}" for step in steps] + [""] + self.plan.stays() + list(self.plan.manual)
+        lines = [f"•  {step}" for step in steps] + [""] + self.plan.stays(in_window=True) + list(self.plan.manual)
         self.body.configure(text="\n".join(lines).strip())
         self.uninstall_button.state(["!disabled"])
 
