@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib.util
 import logging
 import os
 import queue
@@ -79,6 +80,7 @@ from app.ui.tray.platforms import (
     no_icon_message,
     open_folder_argv,
     spawn,
+    system_has_gi,
     tk_available,
 )
 from app.ui.windows.held_command import WaitingCommand, judged
@@ -192,6 +194,7 @@ class TrayApp:
         self._signal_w: socket.socket | None = None
         self._threads: list[threading.Thread] = []
         self._windows: list[PipedWindow] = []
+        self._notices: list[PipedWindow] = []  # windows that only tell something (show_notice)
         self._window_stderr = self.paths.log_dir / "log-window.stderr.log"
         self._main_running = False
         self._prompt: PipedWindow | None = None
@@ -376,7 +379,7 @@ class TrayApp:
         for thread in self._threads:
             if thread is not threading.current_thread():
                 thread.join(THREAD_JOIN_S)  # the actions thread may be inside a check: it is a daemon
-        for window in [*self._windows, self._prompt, self._confirm]:
+        for window in [*self._windows, *self._notices, self._prompt, self._confirm]:
             if window is not None:
                 window.close()
         self._windows = []
@@ -619,10 +622,15 @@ class TrayApp:
     def _first_look(self) -> None:
         """At start: bash first (nothing works without it), then Claude apps, then start at login."""
         log.info("tray started (backend %s, pid %s)", self.backend, os.getpid())
-        missing = missing_tray_support(self.platform, self.backend)
+        has_gi = importlib.util.find_spec("gi") is not None
+        missing = missing_tray_support(
+            self.platform, self.backend, executable=sys.executable, has_gi=has_gi, system_gi=system_has_gi()
+        )
         if missing:
             log.warning("%s", missing)
             self.notifier.notify(_("Tray menu unavailable"), missing)
+            if self.windows:  # some desktops show no notifications: this must be seen
+                self.show_notice(_("Tray menu unavailable"), missing)
         if self.has_loop and not self.has_menu:
             self.open_log_window()  # without a menu, the window is where the controls are
         try:
@@ -994,6 +1002,13 @@ class TrayApp:
                 "yours": question.yours,
             }
         )
+
+    def show_notice(self, title: str, text: str) -> None:
+        """A window that tells the user something they must see (the confirm window with one button)."""
+        notice = PipedWindow(self.confirm_command, lambda _message: None)
+        notice.send({"op": "ask", "title": title, "text": text, "allow": "", "deny": _("OK"), "yours": True})
+        with self._windows_lock:
+            self._notices.append(notice)
 
     def open_welcome(self, *, first_run: bool = False) -> None:
         """The Welcome window: connect Claude step by step (first start, and "Getting started…").

@@ -43,7 +43,8 @@ class ConfirmWindow:
         self.no_button = ttk.Button(buttons, text=question.get("deny", _("No")), command=lambda: self.answer(False))
         self.no_button.pack(side="right")
         self.yes_button = ttk.Button(buttons, text=question.get("allow", _("Yes")), command=lambda: self.answer(True))
-        self.yes_button.pack(side="right", padx=(0, 8))
+        if question.get("allow") != "":  # no yes-label: a notice, with only its OK
+            self.yes_button.pack(side="right", padx=(0, 8))
         for sequence in ("<ButtonPress-1>", "<KeyPress>"):
             self.yes_button.bind(sequence, self._note_origin, add="+")
         root.bind("<Escape>", lambda _e: self.answer(False))
