@@ -270,3 +270,19 @@ def test_details_name_the_env_keys_the_reason_and_the_timings() -> None:
     held = record(status=Status.RUNNING, created_at=NOW - 30, started_at=NOW - 5, ended_at=None)
     when = {line.label: line.value for line in detail_lines(held, now=NOW)}["When"]
     assert "waited 25.0 s for approval" in when and "running for 5.0 s" in when
+
+
+def test_russian_says_one_agent_in_the_singular_and_starts_the_running_line_with_a_capital() -> None:
+    from app.core import i18n
+
+    one = ServerRecord(
+        id=1, pid=101, client_name="claude-ai", client_version="0.14", headless=False, lock_key=None,
+        started_at=NOW - 60, last_seen=NOW, ended_at=None, state="live",
+    )  # fmt: skip
+    i18n.use_language("ru")
+    try:
+        assert describe_agents([one], now=NOW).startswith("Подключённый агент: Claude Desktop 0.14")
+        running = record(status=Status.RUNNING, ended_at=None)
+        assert describe_activity([running]) == "Выполняется 1 команда"
+    finally:
+        i18n.use_language("en")

@@ -82,7 +82,30 @@ Confirm = Callable[[str, str], bool]
 
 
 def ask_yes_no(title: str, message: str) -> bool:
-    return bool(messagebox.askyesno(title, message, icon=messagebox.WARNING, default=messagebox.NO))
+    """A yes/no question in the app's language: Tk's own message box words its buttons in the
+    system's language, so a German choice in the tray still read "Yes"/"No" (issue 24, item 10)."""
+    dialog = tk.Toplevel()
+    dialog.title(title)
+    dialog.resizable(False, False)
+    answer = [False]
+
+    def close(yes: bool) -> None:
+        answer[0] = yes
+        dialog.destroy()
+
+    frame = ttk.Frame(dialog, padding=16)
+    frame.pack(fill="both", expand=True)
+    ttk.Label(frame, text=message, wraplength=420, justify="left").pack(anchor="w")
+    buttons = ttk.Frame(frame)
+    buttons.pack(fill="x", pady=(14, 0))
+    no = ttk.Button(buttons, text=_("No"), command=lambda: close(False))
+    no.pack(side="right")
+    ttk.Button(buttons, text=_("Yes"), command=lambda: close(True)).pack(side="right", padx=(0, 8))
+    dialog.protocol("WM_DELETE_WINDOW", lambda: close(False))
+    dialog.bind("<Escape>", lambda _e: close(False))
+    no.focus_set()  # a key pressed by habit says no
+    dialog.wait_window()
+    return answer[0]
 
 
 class LogWindow:
