@@ -36,7 +36,7 @@ def test_the_menu_has_the_status_first_then_the_actions_and_quit() -> None:
     assert items[-2].separator
     keys = [e.key for e in items if not e.separator]
     assert keys == [
-        "status", "waiting", "open-log", "pause", "connect", "approval", "output", "rules", "autostart",
+        "status", "waiting", "open-log", "pause", "pause-for", "connect", "approval", "output", "rules", "autostart",
         "data-folder", "welcome", "language", "uninstall", "quit",
     ]  # fmt: skip
 
@@ -354,3 +354,25 @@ def test_in_another_language_the_menu_still_says_language_in_english_too() -> No
         assert items[-1].text == "Cowork Terminal beenden"
     finally:
         i18n.use_language("en")
+
+
+def test_pause_for_offers_half_an_hour_an_hour_and_until_tomorrow_morning() -> None:
+    from datetime import datetime
+
+    choices = entry(TrayState(clients=(DESKTOP_CONNECTED,)), "pause-for").submenu
+    assert texts(choices) == ["30 minutes", "1 hour", "Until tomorrow morning"]
+    assert {(c.action, c.target) for c in choices} == {(menu.PAUSE_FOR, "30m"), (menu.PAUSE_FOR, "1h"),
+                                                       (menu.PAUSE_FOR, "tomorrow")}  # fmt: skip
+    evening = datetime(2026, 3, 14, 22, 40, 5)
+    assert menu.resume_time("30m", evening) == datetime(2026, 3, 14, 23, 10, 5)
+    assert menu.resume_time("1h", evening) == datetime(2026, 3, 14, 23, 40, 5)
+    assert menu.resume_time("tomorrow", evening) == datetime(2026, 3, 15, 8, 0)
+    assert menu.resume_time("tomorrow", datetime(2026, 12, 31, 1, 0)) == datetime(2027, 1, 1, 8, 0)
+
+
+def test_a_timed_pause_says_until_when_in_the_status_line() -> None:
+    from datetime import datetime
+
+    soon = datetime.now().replace(hour=23, minute=50, second=0, microsecond=0).timestamp()
+    state = TrayState(paused=True, paused_until=soon, clients=(DESKTOP_CONNECTED,))
+    assert menu.status_line(state) == "Paused until 23:50: Claude's commands are refused"

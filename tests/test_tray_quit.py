@@ -160,3 +160,26 @@ def test_claude_coworks_servers_are_named_claude_cowork() -> None:
     assert friendly_client_name("local-agent-mode") == "Claude Cowork"
     assert friendly_client_name("claude-code") == "Claude Code"
     assert friendly_client_name("cowork-terminal-check") == "cowork-terminal-check", "our own check is not Cowork"
+
+
+def test_pause_for_30_minutes_pauses_now_and_the_tray_resumes_by_itself(tray: TrayApp) -> None:
+    tray.pystray_item("pause-for:30m")(tray.icon)
+    wait_for(lambda: tray.hub.state.paused)
+    assert tray.paused_until is not None and 1790 < tray.paused_until - time.time() <= 1800
+    wait_for(lambda: tray.pystray_item("status").text.startswith("Paused until "))
+    tray.paused_until = time.time() - 1  # the half hour has passed
+    wait_for(lambda: not tray.hub.state.paused)
+    wait_for(lambda: ("Host access resumed", "The pause you chose has ended.") in tray.notifier.history)
+    assert tray.pystray_item("status").text != "Paused: Claude's commands are refused"
+
+
+def test_a_timed_pause_never_lifts_a_pause_someone_asked_for_since(tray: TrayApp) -> None:
+    tray.pystray_item("pause-for:1h")(tray.icon)
+    wait_for(lambda: tray.hub.state.paused)
+    tray.hub.set_paused(True, by="a request")  # `cowork-terminal pause`, or a program: a tightening
+    tray.paused_until = time.time() - 1
+    wait_for(lambda: tray.paused_until is None)  # the timer saw it and let go
+    time.sleep(0.5)
+    assert tray.hub.state.paused, "the timer resumes only the pause its own click set"
+    tray.pystray_item("pause")(tray.icon)  # only a click on the switch lifts it
+    wait_for(lambda: not tray.hub.state.paused)

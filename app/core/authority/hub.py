@@ -192,6 +192,7 @@ class Hub:
         self.state = self._stored_state()
         self.peers: list[Peer] = []
         self.holds: dict[int, HeldCommand] = {}
+        self.paused_by: str | None = None  # who set the pause in force (set_paused's `by`)
         self.questions: dict[str, Question] = {}
         self._refused_at: dict[str, float] = {}
         self._listener: Listener | None = None
@@ -647,6 +648,7 @@ class Hub:
 
     def set_paused(self, paused: bool, *, by: str = "user") -> None:
         log.info("host access %s (%s)", "paused" if paused else "resumed", by)
+        self.paused_by = by if paused else None  # a timed pause ends only if it is still the one in force
         self._set_state(with_changes(self.state, paused=paused))
 
     def set_settings(self, **changes: Any) -> None:

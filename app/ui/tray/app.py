@@ -37,6 +37,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -98,6 +99,7 @@ ICON_NAME = "cowork-terminal"
 
 WELCOME_SHOWN_SETTING = "welcome.shown"  # app.ui.windows.welcome writes it; not imported: that module loads Tk
 DECIDED_IN_MENU = "user (tray menu)"
+TIMED_PAUSE_BY = "user (timed pause)"  # the pause a "Pause for…" click set: the one its timer may end
 # Actions that only run inside the tray (not from a menu entry).
 FIRST_LOOK = "first-look"
 REFRESH_CLIENTS = "refresh-clients"
@@ -105,7 +107,7 @@ ASK_USER = "ask-user"  # show the next question (a loosening someone asked for) 
 # Quick actions (the user's controls, the approval and confirm windows): their own queue, so
 # nothing slow (a connection check, the `claude` CLI) ever delays them.
 JOURNAL_ACTIONS = frozenset(
-    {menu.TOGGLE_PAUSE, menu.SET_APPROVAL_MODE, menu.SET_OUTPUT_BUDGET, menu.OPEN_APPROVALS, ASK_USER}
+    {menu.TOGGLE_PAUSE, menu.PAUSE_FOR, menu.SET_APPROVAL_MODE, menu.SET_OUTPUT_BUDGET, menu.OPEN_APPROVALS, ASK_USER}
 )
 _STOP = object()
 
@@ -195,6 +197,7 @@ class TrayApp:
         self._threads: list[threading.Thread] = []
         self._windows: list[PipedWindow] = []
         self._notices: list[PipedWindow] = []  # windows that only tell something (show_notice)
+        self.paused_until: float | None = None  # a timed pause: when this tray resumes by itself
         self._window_stderr = self.paths.log_dir / "log-window.stderr.log"
         self._main_running = False
         self._prompt: PipedWindow | None = None
@@ -475,6 +478,7 @@ class TrayApp:
             refreshed_for: object = None
             while not self._quit.is_set():
                 hub.tick()
+                self._end_timed_pause()
                 self._read_rules_and_holds()
                 if self._acknowledge.is_set():
                     self._acknowledge.clear()
@@ -531,11 +535,26 @@ class TrayApp:
                 HeldView(h.command_id, h.command, friendly_client_name(h.client)) for h in hub.pending_holds()
             )
 
+    def _end_timed_pause(self) -> None:
+        """Resume when a timed pause runs out: a loosening, but the one the user's own "Pause for…"
+        click asked for. If something paused again since (the CLI, a program: `paused_by` changed),
+        or the user resumed, the timer does nothing: it never lifts a pause it did not set."""
+        if self.paused_until is None:
+            return
+        if not self.hub.state.paused or self.hub.paused_by != TIMED_PAUSE_BY:
+            self.paused_until = None
+            return
+        if time.time() >= self.paused_until:
+            self.paused_until = None
+            self.hub.set_paused(False, by="user (timed pause ended)")
+            self.notifier.notify(_("Host access resumed"), _("The pause you chose has ended."))
+
     def _publish(self, snapshot: Snapshot) -> None:
         """Compose the state; when the picture changed, push icon, tooltip and menu to the UI."""
         crash = snapshot.last_crash
         state = TrayState(
             paused=snapshot.paused,
+            paused_until=self.paused_until if snapshot.paused else None,
             servers=tuple(_server_view(s) for s in snapshot.servers),
             running=snapshot.running,
             waiting=snapshot.waiting,
@@ -678,7 +697,13 @@ class TrayApp:
         elif action == ASK_USER:
             self._show_next_question()
         elif action == menu.TOGGLE_PAUSE:
+            self.paused_until = None  # a click on the switch replaces any timed pause
             self.hub.set_paused(target == "on", by="user (tray menu)")
+        elif action == menu.PAUSE_FOR:
+            until = menu.resume_time(str(target), datetime.now())
+            self.paused_until = until.timestamp()
+            self.hub.set_paused(True, by=TIMED_PAUSE_BY)
+            log.info("host access paused from the tray menu until %s", until)
         elif action in (menu.CONNECT, menu.DISCONNECT):
             self._confirming = None
             self._change_client(action, str(target))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from app.core.claude.config import ABSENT, CHANGED, CURRENT, FOREIGN, INVALID, STALE, UNKNOWN
 from app.core.execution.output import BUDGET_CHOICES, OutputBudget
@@ -30,6 +30,7 @@ TOOLTIP_MAX_CHARS = 127  # Windows truncates a tray tooltip at 128 characters, i
 # Action ids: what a click asks the tray to do.
 OPEN_LOG = "open-log"
 TOGGLE_PAUSE = "toggle-pause"
+PAUSE_FOR = "pause-for"  # a timed pause: target is one of PAUSE_CHOICES' keys
 CONNECT = "connect"
 DISCONNECT = "disconnect"
 CHECK = "check"
@@ -49,6 +50,7 @@ QUIT = "quit"
 ACTIONS = (
     OPEN_LOG,
     TOGGLE_PAUSE,
+    PAUSE_FOR,
     CONNECT,
     DISCONNECT,
     CHECK,
@@ -171,6 +173,7 @@ class TrayState:
     rules: tuple[RuleView, ...] = ()
     windows: bool = True  # False when Tk is missing: no approval or Welcome window can open
     confirm_disconnect: str | None = None  # without Tk, the app whose "Disconnect…" now asks in the menu
+    paused_until: float | None = None  # a timed pause: when the tray itself resumes
 
     @property
     def any_connected(self) -> bool:
@@ -216,6 +219,9 @@ def status_line(state: TrayState) -> str:
     """The first, disabled line: the one thing the user needs to know right now."""
     if state.problem:
         return state.problem
+    if state.paused and state.paused_until is not None:
+        until = _clock_time(state.paused_until, time.time())
+        return _("Paused until {time}: Claude's commands are refused").format(time=until)
     if state.paused:
         return _("Paused: Claude's commands are refused")
     if state.servers:
@@ -286,6 +292,26 @@ def connect_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
     if not entries:
         entries.append(MenuEntry("clients-none", _("No Claude app found on this computer"), enabled=False))
     return tuple(entries)
+
+
+PAUSE_CHOICES = {"30m": N_("30 minutes"), "1h": N_("1 hour"), "tomorrow": N_("Until tomorrow morning")}
+MORNING_HOUR = 8  # "until tomorrow" resumes at 8:00, the start of a working day
+
+
+def pause_for_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
+    """Like Dropbox's or Tailscale's: pause now, and the app resumes by itself at the time chosen."""
+    return tuple(MenuEntry(f"pause-for:{key}", _(text), PAUSE_FOR, key) for key, text in PAUSE_CHOICES.items())
+
+
+def resume_time(choice: str, now: datetime) -> datetime:
+    """When a timed pause chosen at `now` ends: in 30 minutes, in an hour, or tomorrow at 8:00."""
+    if choice == "30m":
+        return now + timedelta(minutes=30)
+    if choice == "1h":
+        return now + timedelta(hours=1)
+    if choice == "tomorrow":
+        return (now + timedelta(days=1)).replace(hour=MORNING_HOUR, minute=0, second=0, microsecond=0)
+    raise ValueError(f"unknown pause choice {choice!r}")
 
 
 def rules_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
@@ -397,6 +423,7 @@ def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
         _separator("top-separator"),
         MenuEntry("open-log", _("Open activity log"), OPEN_LOG, default=True),
         MenuEntry("pause", _("Pause host access"), TOGGLE_PAUSE, checked=state.paused),
+        MenuEntry("pause-for", _("Pause for…"), submenu=pause_for_submenu(state)),
         MenuEntry("connect", _("Connect to Claude"), submenu=connect_submenu(state)),
         MenuEntry("approval", _("Ask before running"), submenu=approval_submenu(state)),
         MenuEntry("output", _("How much output Claude reads"), submenu=output_submenu(state)),
