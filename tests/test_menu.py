@@ -37,7 +37,7 @@ def test_the_menu_has_the_status_first_then_the_actions_and_quit() -> None:
     keys = [e.key for e in items if not e.separator]
     assert keys == [
         "status", "waiting", "open-log", "pause", "pause-for", "connect", "approval", "output", "rules", "autostart",
-        "data-folder", "welcome", "language", "uninstall", "quit",
+        "data-folder", "welcome", "language", "recent", "about", "uninstall", "quit",
     ]  # fmt: skip
 
 
@@ -376,3 +376,18 @@ def test_a_timed_pause_says_until_when_in_the_status_line() -> None:
     soon = datetime.now().replace(hour=23, minute=50, second=0, microsecond=0).timestamp()
     state = TrayState(paused=True, paused_until=soon, clients=(DESKTOP_CONNECTED,))
     assert menu.status_line(state) == "Paused until 23:50: Claude's commands are refused"
+
+
+def test_recent_activity_lists_the_newest_commands_in_plain_words_and_opens_the_log() -> None:
+    recent = tuple(menu.RecentView(i, "✓ Finished", STARTED, f"npm test --shard {i}") for i in range(7, 0, -1))
+    items = entry(TrayState(clients=(DESKTOP_CONNECTED,), recent=recent), "recent").submenu
+    assert len(items) == menu.RECENT_SHOWN
+    assert items[0].text == "14:02  ✓ Finished  npm test --shard 7" and items[0].action == menu.OPEN_LOG
+    empty = entry(TrayState(clients=(DESKTOP_CONNECTED,)), "recent").submenu
+    assert texts(empty) == ["Nothing yet"] and empty[0].enabled is False
+
+
+def test_about_shows_the_version_in_the_menu() -> None:
+    about = entry(TrayState(clients=(DESKTOP_CONNECTED,), version="0.1.0"), "about")
+    assert about.text == "About Cowork Terminal 0.1.0" and about.action == menu.SHOW_ABOUT
+    assert "Cowork Terminal 0.1.0 lets Claude run commands" in menu.about_text("0.1.0")

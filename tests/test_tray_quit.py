@@ -183,3 +183,24 @@ def test_a_timed_pause_never_lifts_a_pause_someone_asked_for_since(tray: TrayApp
     assert tray.hub.state.paused, "the timer resumes only the pause its own click set"
     tray.pystray_item("pause")(tray.icon)  # only a click on the switch lifts it
     wait_for(lambda: not tray.hub.state.paused)
+
+
+def test_the_menus_recent_activity_shows_a_denied_command_as_denied_by_you(tray: TrayApp, paths: AppPaths) -> None:
+    from app import __version__
+
+    server = a_held_command(paths)
+    [hold] = wait_for(lambda: tray.hub.pending_holds())
+    tray.hub.decide(hold.command_id, allowed=False, by="user (approval prompt)")  # the user's Deny
+    outcome = {"status": "refused", "reason": "denied by user (approval prompt)"}  # as the server closes it
+    server.send({"op": "finish", "seq": 2, "id": hold.command_id, "outcome": outcome})
+
+    def recent() -> list[str]:
+        try:
+            return [item.text for item in tray.pystray_item("recent").submenu.items]
+        except KeyError:
+            return []
+
+    [line] = wait_for(lambda: [t for t in recent() if "rm -rf build" in t and "Denied" in t])
+    assert "⊘ Denied by you" in line
+    assert tray.pystray_item("about").text == f"About Cowork Terminal {__version__}"
+    server.close()

@@ -42,6 +42,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from app import __version__
 from app.core import i18n
 from app.core.authority.hub import HeldCommand, Hub, Question
 from app.core.authority.supervisor import APPROVAL_NEEDED, Snapshot, Supervisor
@@ -66,7 +67,16 @@ from app.core.policy.rules import SCOPES, SESSION_SCOPE, matching_rule
 from app.core.self_command import app_argv
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, run_check
 from app.ui.tray import menu
-from app.ui.tray.menu import ClientView, CrashView, HeldView, MenuEntry, RuleView, ServerView, TrayState
+from app.ui.tray.menu import (
+    ClientView,
+    CrashView,
+    HeldView,
+    MenuEntry,
+    RecentView,
+    RuleView,
+    ServerView,
+    TrayState,
+)
 from app.ui.tray.platforms import (
     Notifier,
     UiDispatcher,
@@ -86,6 +96,7 @@ from app.ui.tray.platforms import (
 )
 from app.ui.windows.held_command import WaitingCommand, judged
 from app.ui.windows.link import PipedWindow
+from app.ui.windows.log_model import status_label
 
 log = logging.getLogger(__name__)
 
@@ -180,6 +191,7 @@ class TrayApp:
         self._rules_version: object = None
         self._welcome: subprocess.Popen[bytes] | None = None
         self._rules: tuple[RuleView, ...] = ()
+        self._recent: tuple[RecentView, ...] = ()
 
         self._jobs: queue.Queue[Any] = queue.Queue()
         self._journal_jobs: queue.Queue[Any] = queue.Queue()
@@ -530,6 +542,10 @@ class TrayApp:
             if version != self._rules_version:
                 self._rules_version = version
                 self._rules = tuple(RuleView(r.id, r.shown()) for r in hub.journal.rules())
+                self._recent = tuple(
+                    RecentView(r.id, status_label(r), r.created_at, r.command)
+                    for r in hub.journal.recent_commands(limit=menu.RECENT_SHOWN)
+                )
         if not self.windows:
             self._held = tuple(
                 HeldView(h.command_id, h.command, friendly_client_name(h.client)) for h in hub.pending_holds()
@@ -568,6 +584,8 @@ class TrayApp:
             held=self._held if not self.windows else (),
             confirm_disconnect=self._confirming,
             rules=self._rules,
+            recent=self._recent,
+            version=__version__,
             windows=self.windows,
             language=self._language,
         )
@@ -749,6 +767,11 @@ class TrayApp:
             log.info("rule %s removed from the tray menu", target)
         elif action == menu.OPEN_WELCOME:
             self.open_welcome()
+        elif action == menu.SHOW_ABOUT:
+            if self.windows:
+                self.show_notice(_("About Cowork Terminal"), menu.about_text(__version__))
+            else:
+                self.notifier.notify(_("About Cowork Terminal"), menu.about_text(__version__))
         else:
             log.warning("unknown action %r ignored", action)
 

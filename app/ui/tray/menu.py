@@ -30,6 +30,7 @@ TOOLTIP_MAX_CHARS = 127  # Windows truncates a tray tooltip at 128 characters, i
 # Action ids: what a click asks the tray to do.
 OPEN_LOG = "open-log"
 TOGGLE_PAUSE = "toggle-pause"
+SHOW_ABOUT = "show-about"
 PAUSE_FOR = "pause-for"  # a timed pause: target is one of PAUSE_CHOICES' keys
 CONNECT = "connect"
 DISCONNECT = "disconnect"
@@ -51,6 +52,7 @@ ACTIONS = (
     OPEN_LOG,
     TOGGLE_PAUSE,
     PAUSE_FOR,
+    SHOW_ABOUT,
     CONNECT,
     DISCONNECT,
     CHECK,
@@ -146,6 +148,16 @@ class HeldView:
 
 
 @dataclass(frozen=True)
+class RecentView:
+    """One recent command, as the Recent activity submenu shows it."""
+
+    id: int
+    status: str  # in the user's words: "✓ Finished", "⊘ Denied by you"
+    at: float
+    command: str
+
+
+@dataclass(frozen=True)
 class RuleView:
     """One of the user's rules (core/policy/rules.py), listed so it can be removed."""
 
@@ -174,6 +186,8 @@ class TrayState:
     windows: bool = True  # False when Tk is missing: no approval or Welcome window can open
     confirm_disconnect: str | None = None  # without Tk, the app whose "Disconnect…" now asks in the menu
     paused_until: float | None = None  # a timed pause: when the tray itself resumes
+    recent: tuple[RecentView, ...] = ()  # the newest commands, newest first
+    version: str = ""
 
     @property
     def any_connected(self) -> bool:
@@ -296,6 +310,32 @@ def connect_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
 
 PAUSE_CHOICES = {"30m": N_("30 minutes"), "1h": N_("1 hour"), "tomorrow": N_("Until tomorrow morning")}
 MORNING_HOUR = 8  # "until tomorrow" resumes at 8:00, the start of a working day
+
+
+RECENT_SHOWN = 5
+
+
+def recent_submenu(state: TrayState, now: float) -> tuple[MenuEntry, ...]:
+    """What Claude ran lately, at a glance: each opens the activity log."""
+    if not state.recent:
+        return (MenuEntry("recent-none", _("Nothing yet"), enabled=False),)
+    return tuple(
+        MenuEntry(
+            f"recent:{item.id}",
+            f"{_clock_time(item.at, now)}  {item.status}  {_short(item.command, 48)}",
+            OPEN_LOG,
+        )
+        for item in state.recent[:RECENT_SHOWN]
+    )
+
+
+def about_text(version: str) -> str:
+    """What About says: the version, what the app does, and where help is."""
+    return _(
+        "Cowork Terminal {version} lets Claude run commands on this computer while you stay in charge. "
+        "Getting started… in the menu connects Claude step by step; the activity log shows everything "
+        "it ran and lets you pause it."
+    ).format(version=version)
 
 
 def pause_for_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
@@ -438,6 +478,8 @@ def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
         MenuEntry("data-folder", _("Open data folder"), OPEN_DATA_FOLDER),
         MenuEntry("welcome", _("Getting started…"), OPEN_WELCOME, enabled=state.windows),
         MenuEntry("language", language_item_text(), submenu=language_submenu(state)),
+        MenuEntry("recent", _("Recent activity"), submenu=recent_submenu(state, now)),
+        MenuEntry("about", _("About Cowork Terminal {version}").format(version=state.version), SHOW_ABOUT),
         MenuEntry("uninstall", _("Uninstall…"), UNINSTALL),
         _separator("quit-separator"),
         MenuEntry("quit", quit_text(), QUIT),
