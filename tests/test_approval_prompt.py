@@ -350,3 +350,43 @@ async def test_a_rule_made_by_a_click_lets_the_next_build_folder_deletion_run_an
     assert (
         f"notice: Rule made: From now on, deleting build folders (build, dist, node_modules...) in {project}" in notices
     )
+
+
+def test_the_most_dangerous_class_is_said_as_such_and_allowed_only_after_typing_allow(display: str) -> None:
+    """The classifier names a danger class (issue 24, item 1); the window reads it defensively."""
+    from dataclasses import replace
+
+    from tests.window_pipes import QUIET_S
+
+    home_wipe = replace(held("rm -rf ~", "/home/ana", command_id=9), danger="catastrophic")
+    with prompt_on_pipes() as (prompt, tray):
+        root = shown(prompt, tray, home_wipe)
+        assert prompt.severe_row.winfo_ismapped()
+        assert prompt.severe_text.cget("text") == (
+            "This is one of the most dangerous commands: what it deletes or changes cannot be undone."
+        )
+        assert prompt.confirm_label.cget("text") == "To allow it, type allow:"
+        assert not prompt.rules_row.winfo_ismapped(), "no rule is offered for the most dangerous class"
+        pump_until(root, lambda: enabled(prompt.deny_button))
+        assert not enabled(prompt.allow_button), "armed, yet Allow waits for the word"
+        prompt.answer(True)  # a click that got through anyway: nothing is sent
+        assert tray.heard(QUIET_S) is None
+        prompt.typed.set("Allow")
+        assert enabled(prompt.allow_button)
+        prompt.allow_button.invoke()
+        assert tray.heard() == {"op": "decide", "id": 9, "allowed": True, "rule": None}
+
+
+def test_the_danger_class_is_read_from_the_result_or_its_findings_and_absent_is_fine() -> None:
+    from types import SimpleNamespace
+
+    from app.ui.windows.held_command import danger_of
+
+    assert danger_of(SimpleNamespace(danger="Catastrophic", findings=())) == "catastrophic"
+    enum_like = SimpleNamespace(value="irreversible")
+    assert danger_of(SimpleNamespace(findings=(SimpleNamespace(), SimpleNamespace(danger=enum_like)))) == (
+        "irreversible"
+    )
+    assert danger_of(SimpleNamespace(findings=())) is None
+    ordinary = held("rm -rf build", "/home/ana/project")
+    assert WaitingCommand.from_json(ordinary.to_json()) == ordinary and not ordinary.severe
