@@ -97,13 +97,13 @@ def welcome(tk) -> None:  # type: ignore[no-untyped-def]
 
 
 CLAUDE_CONNECTS = """
-import sys, time, anyio
+import os, sys, anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.types import Implementation
 
 async def main():
-    params = StdioServerParameters(command=sys.executable, args=["-m", "app", "serve"], env=dict(__import__("os").environ))
+    params = StdioServerParameters(command=sys.executable, args=["-m", "app", "serve"], env=dict(os.environ))
     async with Client(params, client_info=Implementation(name="claude-ai", version="0.14.10"), mode="legacy"):
         await anyio.sleep(3600)
 
@@ -146,9 +146,9 @@ def approval(tk) -> None:  # type: ignore[no-untyped-def]
 
 
 def tray_menu(tk) -> None:  # type: ignore[no-untyped-def]
+    from app import __version__
     from app.core.claude.config import ABSENT, CURRENT
     from app.ui.tray import menu
-    from app import __version__
     from app.ui.tray.menu import ClientView, RecentView, RuleView, ServerView, TrayState
 
     now = time.time()
