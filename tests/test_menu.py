@@ -37,7 +37,7 @@ def test_the_menu_has_the_status_first_then_the_actions_and_quit() -> None:
     keys = [e.key for e in items if not e.separator]
     assert keys == [
         "status", "waiting", "open-log", "pause", "pause-for", "connect", "approval", "output", "rules", "autostart",
-        "data-folder", "welcome", "language", "recent", "about", "uninstall", "quit",
+        "data-folder", "settings", "welcome", "language", "recent", "about", "uninstall", "quit",
     ]  # fmt: skip
 
 

@@ -53,7 +53,7 @@ from app.core.claude import locations as cl
 from app.core.claude.names import friendly_client_name
 from app.core.errors import CoworkError
 from app.core.execution.bash_resolver import BashNotFoundError, find_bash
-from app.core.execution.output import parse_budget, set_output_budget
+from app.core.execution.output import BUDGET_CHOICES, output_budget, parse_budget, set_output_budget
 from app.core.i18n import _, ngettext
 from app.core.i18n.formats import shorten_command
 from app.core.i18n.language import choose_language, chosen_language, system_language
@@ -156,6 +156,8 @@ class TrayApp:
         self.log_window_command = list(log_window_command or app_argv(frozen, sys.executable, "log-window"))
         self.approval_prompt_command = app_argv(frozen, sys.executable, "approval-prompt")
         self.confirm_command = app_argv(frozen, sys.executable, "confirm-window")
+        self.settings_command = app_argv(frozen, sys.executable, "settings-window")
+        self._settings: PipedWindow | None = None
         self.uninstall_window_command = app_argv(frozen, sys.executable, "uninstall-window")
         self.welcome_command = list(welcome_command or app_argv(frozen, sys.executable, "welcome"))
         # The windows need Tk; a Python without it still runs the tray, and the menu answers instead.
@@ -394,7 +396,7 @@ class TrayApp:
         for thread in self._threads:
             if thread is not threading.current_thread():
                 thread.join(THREAD_JOIN_S)  # the actions thread may be inside a check: it is a daemon
-        for window in [*self._windows, *self._notices, self._prompt, self._confirm]:
+        for window in [*self._windows, *self._notices, self._prompt, self._confirm, self._settings]:
             if window is not None:
                 window.close()
         self._windows = []
@@ -733,15 +735,18 @@ class TrayApp:
             else:
                 autostart.disable()
             self._autostart = _read_autostart()
+            self._push_settings()
         elif action == menu.OPEN_APPROVALS:
             self.sync_approval_prompt()
         elif action == menu.SET_APPROVAL_MODE:
             self.hub.set_settings(approval_mode=approval.ApprovalMode(str(target)).value)
             log.info("approval mode set to %s from the tray", target)
+            self._push_settings()
         elif action == menu.SET_OUTPUT_BUDGET:
             budget = parse_budget(str(target))
             self.hub.with_journal(lambda journal: set_output_budget(journal, budget))
             log.info("output budget set to %s from the tray", target)
+            self._push_settings()
         elif action == menu.UNINSTALL:
             spawn(self.uninstall_window_command)  # the window asks, then quits this tray itself
         elif action == menu.SET_LANGUAGE:
@@ -767,6 +772,8 @@ class TrayApp:
             log.info("rule %s removed from the tray menu", target)
         elif action == menu.OPEN_WELCOME:
             self.open_welcome()
+        elif action == menu.OPEN_SETTINGS:
+            self.open_settings()
         elif action == menu.SHOW_ABOUT:
             if self.windows:
                 self.show_notice(_("About Cowork Terminal"), menu.about_text(__version__))
@@ -1050,6 +1057,37 @@ class TrayApp:
                 "yours": question.yours,
             }
         )
+
+    def open_settings(self) -> None:
+        """The Settings window (one at a time): what it says goes through `_settings_said`."""
+        if self._settings is not None and self._settings.alive():
+            self._settings.close()
+        self._settings = PipedWindow(self.settings_command, self._settings_said)
+        self._push_settings()
+
+    def _settings_said(self, message: dict[str, Any]) -> None:
+        """A click in the Settings window, which only this tray started: applied like a menu click."""
+        key, value = message.get("key"), str(message.get("value"))
+        if message.get("op") == "set" and key == "approval_mode" and value in {m.value for m in approval.ApprovalMode}:
+            self.submit(menu.SET_APPROVAL_MODE, value)
+        elif (
+            message.get("op") == "set" and key == "output_budget" and value in {str(b.setting) for b in BUDGET_CHOICES}
+        ):
+            self.submit(menu.SET_OUTPUT_BUDGET, value)
+        elif message.get("op") == "set" and key == "autostart" and value in ("on", "off"):
+            self.submit(menu.TOGGLE_AUTOSTART, value)
+        else:
+            self._push_settings()  # anything else (a click another program sent): show what holds
+
+    def _push_settings(self) -> None:
+        window = self._settings
+        if window is None or not window.alive():
+            return
+        budget = self.hub.with_journal(output_budget)
+        window.send(
+            {"op": "state", "approval_mode": self.hub.state.approval_mode,
+             "output_budget": str(budget.setting), "autostart": self._autostart is True}
+        )  # fmt: skip
 
     def show_notice(self, title: str, text: str) -> None:
         """A window that tells the user something they must see (the confirm window with one button)."""

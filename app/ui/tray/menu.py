@@ -31,6 +31,7 @@ TOOLTIP_MAX_CHARS = 127  # Windows truncates a tray tooltip at 128 characters, i
 OPEN_LOG = "open-log"
 TOGGLE_PAUSE = "toggle-pause"
 SHOW_ABOUT = "show-about"
+OPEN_SETTINGS = "open-settings"
 PAUSE_FOR = "pause-for"  # a timed pause: target is one of PAUSE_CHOICES' keys
 CONNECT = "connect"
 DISCONNECT = "disconnect"
@@ -53,6 +54,7 @@ ACTIONS = (
     TOGGLE_PAUSE,
     PAUSE_FOR,
     SHOW_ABOUT,
+    OPEN_SETTINGS,
     CONNECT,
     DISCONNECT,
     CHECK,
@@ -476,6 +478,7 @@ def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
             checked=bool(state.autostart),
         ),
         MenuEntry("data-folder", _("Open data folder"), OPEN_DATA_FOLDER),
+        MenuEntry("settings", _("Settings…"), OPEN_SETTINGS, enabled=state.windows),
         MenuEntry("welcome", _("Getting started…"), OPEN_WELCOME, enabled=state.windows),
         MenuEntry("language", language_item_text(), submenu=language_submenu(state)),
         MenuEntry("recent", _("Recent activity"), submenu=recent_submenu(state, now)),
