@@ -55,6 +55,7 @@ CLOSING_REASON = "Cowork Terminal (the app) stopped"
 # Why the journal could not be written: English in a server's answer (the model reads it), marked
 # for the user's notice.
 JOURNAL_LOCKED = N_("the activity log is locked by another program")
+LIVE_OUTPUT_MAX_CHARS = 32 * 1024  # per stream: the journal keeps a preview, not the whole output
 JOURNAL_DISK_FULL = N_("the disk that holds the activity log is full")
 JOURNAL_NOT_WRITTEN = N_("the activity log cannot be written ({error})")
 PREVIEW_FIELDS = ("stdout", "stderr")
@@ -460,6 +461,18 @@ class Hub:
         if was_held:
             self.on_holds()
             self.on_change()
+        return {}
+
+    def _progress(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
+        """A running command's output so far (a server sends it at most once a second)."""
+        command_id = self._owned(peer, message)
+        stdout, stderr = (str(message.get(key) or "")[:LIVE_OUTPUT_MAX_CHARS] for key in ("stdout", "stderr"))
+        with self.lock:
+            self.journal.set_live_output(
+                command_id, stdout.encode(), stderr.encode(),
+                _int(message, "stdout_bytes") or 0, _int(message, "stderr_bytes") or 0,
+            )  # fmt: skip
+            self._wrote()
         return {}
 
     def _register(self, peer: Peer) -> int:
@@ -886,6 +899,7 @@ SERVER_OPS: dict[str, Callable[[Hub, Peer, dict[str, Any]], dict[str, Any]]] = {
     "begin": Hub._begin,
     "started": Hub._started,
     "finish": Hub._finish,
+    "progress": Hub._progress,
     "client": Hub._client,
     "end": Hub._end,
 }

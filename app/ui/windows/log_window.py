@@ -626,8 +626,11 @@ class LogWindow:
         text = self.details
         heading = title if size is None else f"{title}, {size_text(size)}"
         text.insert("end", heading + "\n", "heading")
-        if record.status.is_active:
-            text.insert("end", _("Shown when the command ends.") + "\n", "muted")
+        if record.status.is_active and preview:  # the output so far, sent each second while it runs
+            text.insert("end", preview.rstrip("\n") + "\n", "mono")
+            text.insert("end", _("Still running: more may follow.") + "\n", "muted")
+        elif record.status.is_active:
+            text.insert("end", _("Nothing yet.") + "\n", "muted")
         elif preview:
             text.insert("end", preview.rstrip("\n") + "\n", "mono")
         else:
