@@ -89,3 +89,24 @@ def test_a_value_the_window_does_not_offer_changes_nothing(tray: TrayApp, tmp_pa
     lines = wait_for(lambda: heard.exists() and len(heard.read_text().splitlines()) == 2 and heard.read_text())
     assert json.loads(lines.splitlines()[1])["approval_mode"] == "destructive", "told what holds, unchanged"
     assert tray.hub.state.approval_mode == "destructive"
+
+
+def test_every_window_has_the_same_modern_look_on_x11_not_tks_dated_default(display: str) -> None:
+    from tkinter import ttk
+
+    from app.ui.windows.approval_prompt import ApprovalPrompt
+    from app.ui.windows.confirm_window import ConfirmWindow
+    from tests.window_pipes import TrayEnd
+
+    builders = (
+        lambda root: SettingsWindow(root, lambda _message: None),
+        lambda root: ConfirmWindow(root, TrayEnd.with_line()[1], {"text": "Resume host access?"}),
+        lambda root: ApprovalPrompt(root, TrayEnd.with_line()[1]),
+    )
+    for build in builders:
+        root = tk.Tk()
+        try:
+            build(root)
+            assert ttk.Style(root).theme_use() == "clam"
+        finally:
+            root.destroy()

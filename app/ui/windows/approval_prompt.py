@@ -24,6 +24,7 @@ from app.core.i18n import N_, _, ngettext
 from app.core.policy.rules import FOLDER_SCOPE, SESSION_SCOPE, short_folder
 from app.ui.windows.held_command import Decision, WaitingCommand
 from app.ui.windows.link import TrayLine, open_tk_root
+from app.ui.windows.look import use_native_look
 
 POLL_MS = 100
 # Allow and Deny stay disabled this long whenever the shown command changes (the window opens, or the
@@ -62,6 +63,7 @@ class ApprovalPrompt:
         self.current: WaitingCommand | None = None
         self._arming: str | None = None  # the pending `after` that enables the buttons
         self._synthetic = False  # the last press on an allowing button was sent by a program (XSendEvent)
+        use_native_look(root)
         root.title(_(TITLE))
         root.attributes("-topmost", True)
         root.minsize(560, 340)

@@ -15,6 +15,7 @@ from tkinter import ttk
 
 from app.core.i18n import _
 from app.ui.windows.link import TrayLine, open_tk_root
+from app.ui.windows.look import use_native_look
 
 ARM_DELAY_MS = 1000
 POLL_MS = 100
@@ -26,6 +27,7 @@ class ConfirmWindow:
         self.line = line
         self._synthetic = False
         self._answered = False
+        use_native_look(root)
         root.title(question.get("title") or _("Cowork Terminal: confirm"))
         root.attributes("-topmost", True)
         root.minsize(460, 180)

@@ -19,6 +19,7 @@ from app.core.execution.output import BUDGET_CHOICES, OutputBudget
 from app.core.i18n import N_, _
 from app.core.policy.approval import ApprovalMode
 from app.ui.windows.link import TrayLine, open_tk_root
+from app.ui.windows.look import use_native_look
 
 TITLE = N_("Cowork Terminal: settings")
 POLL_MS = 100
@@ -49,7 +50,7 @@ class SettingsWindow:
         self._synthetic = False
         root.title(_(TITLE))
         root.minsize(560, 200)
-        style = ttk.Style(root)
+        style = use_native_look(root)
         style.configure("Section.TLabel", font=("TkDefaultFont", 12, "bold"))
         style.configure("Hint.TLabel", foreground="#555555")
         frame = ttk.Frame(root, padding=18)

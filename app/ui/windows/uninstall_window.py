@@ -22,6 +22,7 @@ from app.core.install import uninstall
 from app.core.install.installation import this_install
 from app.core.paths import AppPaths
 from app.ui.windows.link import open_tk_root
+from app.ui.windows.look import use_native_look
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,7 @@ class UninstallWindow:
         self.paths = paths
         self.plan: uninstall.UninstallPlan | None = None
         self._results: queue.Queue[Callable[[], None]] = queue.Queue()
+        use_native_look(root)
         root.title(_(TITLE))
         root.minsize(480, 260)
         frame = ttk.Frame(root, padding=14)

@@ -37,6 +37,7 @@ from app.core.self_command import app_argv
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, run_check
 from app.ui.tray.menu import client_state_text
 from app.ui.tray.platforms import run_captured
+from app.ui.windows.look import use_native_look
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +112,7 @@ class WelcomeWindow:
         self._watching = False
         root.title(_(TITLE))
         root.minsize(600, 480)
-        style = ttk.Style(root)
+        style = use_native_look(root)
         style.configure("Big.TButton", font=("TkDefaultFont", 12, "bold"), padding=(14, 8))
         style.configure("Step.TLabel", font=("TkDefaultFont", 12, "bold"))
 
