@@ -25,6 +25,7 @@ sys.path.insert(0, str(REPO))
 
 import anyio  # noqa: E402
 
+from app.core import data_folder  # noqa: E402
 from app.core.commands.request import ExecuteRequest  # noqa: E402
 from app.core.commands.service import CommandService  # noqa: E402
 from app.core.execution.bash_resolver import find_bash  # noqa: E402
@@ -59,7 +60,7 @@ async def machinery(service: CommandService, runs: int) -> list[float]:
 
 
 async def measure(runs: int) -> tuple[list[float], list[float], list[float]]:
-    paths = AppPaths.from_environment().ensure()
+    paths = data_folder.ensure(AppPaths.from_environment())
     journal = Journal(paths)
     bash = find_bash()
     service = CommandService(

@@ -262,6 +262,8 @@ def test_a_build_folder_deletion_offers_a_rule_and_its_click_carries_the_rule(di
         assert prompt.rules_row.winfo_ismapped()
         expected = f"deleting build folders (build, dist, node_modules...) in {project}"
         assert prompt.rule_button.cget("text") == f"Always allow {expected}"
+        # Not "for this session only": a session rule lasts until the agent asking quits.
+        assert prompt.session_button.cget("text") == "Allow these until Claude Code quits"
         pump_until(root, lambda: enabled(prompt.rule_button))
         prompt.rule_button.invoke()
         assert tray.heard() == {
@@ -338,3 +340,53 @@ async def test_a_rule_made_by_a_click_lets_the_next_build_folder_deletion_run_an
         rows = {r.command: r for r in journal.recent_commands(limit=10)}
         assert rows["rm -rf dist"].allowed_by_rule == rule.id and rows["rm -rf dist"].decided_by == f"rule {rule.id}"
         assert rows["rm -rf build"].allowed_by_rule is None
+        # The log says what the person did, in their words (it said "Refused" and "your rule 1").
+        from app.ui.windows.log_model import detail_lines, status_label
+
+        assert status_label(rows["rm -rf src"]) == "⊘ Denied by you"
+        answer = {line.label: line.value for line in detail_lines(rows["rm -rf dist"], rules=journal.rules())}["Answer"]
+        assert answer == f"allowed by your rule “deleting build folders (build, dist, node_modules...) in {project}”"
+    notices = (home.parent / "tray.log").read_text()  # the tray's log has each notice it showed
+    assert (
+        f"notice: Rule made: From now on, deleting build folders (build, dist, node_modules...) in {project}" in notices
+    )
+
+
+def test_the_most_dangerous_class_is_said_as_such_and_allowed_only_after_typing_allow(display: str) -> None:
+    """The classifier names a danger class (issue 24, item 1); the window reads it defensively."""
+    from dataclasses import replace
+
+    from tests.window_pipes import QUIET_S
+
+    home_wipe = replace(held("rm -rf ~", "/home/ana", command_id=9), danger="catastrophic")
+    with prompt_on_pipes() as (prompt, tray):
+        root = shown(prompt, tray, home_wipe)
+        assert prompt.severe_row.winfo_ismapped()
+        assert prompt.severe_text.cget("text") == (
+            "This is one of the most dangerous commands: what it deletes or changes cannot be undone."
+        )
+        assert prompt.confirm_label.cget("text") == "To allow it, type allow:"
+        assert not prompt.rules_row.winfo_ismapped(), "no rule is offered for the most dangerous class"
+        pump_until(root, lambda: enabled(prompt.deny_button))
+        assert not enabled(prompt.allow_button), "armed, yet Allow waits for the word"
+        prompt.answer(True)  # a click that got through anyway: nothing is sent
+        assert tray.heard(QUIET_S) is None
+        prompt.typed.set("Allow")
+        assert enabled(prompt.allow_button)
+        prompt.allow_button.invoke()
+        assert tray.heard() == {"op": "decide", "id": 9, "allowed": True, "rule": None}
+
+
+def test_the_danger_class_is_read_from_the_result_or_its_findings_and_absent_is_fine() -> None:
+    from types import SimpleNamespace
+
+    from app.ui.windows.held_command import danger_of
+
+    assert danger_of(SimpleNamespace(danger="Catastrophic", findings=())) == "catastrophic"
+    enum_like = SimpleNamespace(value="irreversible")
+    assert danger_of(SimpleNamespace(findings=(SimpleNamespace(), SimpleNamespace(danger=enum_like)))) == (
+        "irreversible"
+    )
+    assert danger_of(SimpleNamespace(findings=())) is None
+    ordinary = held("rm -rf build", "/home/ana/project")
+    assert WaitingCommand.from_json(ordinary.to_json()) == ordinary and not ordinary.severe

@@ -339,3 +339,35 @@ def test_the_restart_hint_names_restart_claude_only_where_it_works():
     assert "restart-claude" in client_commands.restart_reminder("win32", ["claude-desktop-store"])
     assert "restart-claude" not in client_commands.restart_reminder("linux", ["claude-desktop"])
     assert "restart-claude" not in client_commands.restart_reminder("darwin", ["claude-code"])
+
+
+def test_the_readmes_claude_code_line_is_connected_not_an_older_install(user, cli_env):
+    """The README says `.venv/bin/python -m app serve`; the app writes `.venv/bin/python3`: one
+    interpreter under two names, so the entry is ours as it stands (it used to read "stale")."""
+    claude, _, _ = user.install_claude_code()
+    folder = Path(sys.executable).parent
+    other_name = "python3" if Path(sys.executable).name == "python" else "python"
+    readme_python = folder / other_name
+    assert readme_python.exists() and os.path.abspath(readme_python) != os.path.abspath(sys.executable)
+    user.env.pop("COWORK_TERMINAL_HOME")  # as the README's reader has it: the default data folder
+    readme_line = ["mcp", "add", "--scope", "user", "cowork-terminal", "--", str(readme_python), "-m", "app", "serve"]
+    added = subprocess.run(
+        [str(claude), *readme_line], env=user.env, capture_output=True, text=True, timeout=CLI_TIMEOUT_S
+    )
+    assert added.returncode == 0, added.stderr
+    listed = user.run("clients")
+    assert listed.returncode == 0, listed.stderr
+    [code_line] = [line for line in listed.stdout.splitlines() if line.startswith("claude-code ")]
+    assert "connected" in code_line and "stale" not in code_line, listed.stdout
+    connected = user.run("connect", "--client", "claude-code")
+    assert connected.returncode == 0, connected.stderr
+
+
+def test_another_venvs_python_is_still_another_install() -> None:
+    from app.core.install.installation import same_program
+
+    def resolve(path: str) -> str:
+        return "/usr/bin/python3.12"  # every venv's python leads to the system's
+
+    assert same_program("/home/ana/ct/.venv/bin/python", "/home/ana/ct/.venv/bin/python3", resolve)
+    assert not same_program("/home/ana/old/.venv/bin/python3", "/home/ana/ct/.venv/bin/python3", resolve)

@@ -224,3 +224,37 @@ async def test_a_german_user_reads_why_a_real_serve_holds_a_command_while_the_mo
                 window.close()
     assert f"Grund\tLöscht den Ordner {project.resolve()}/build und alles darin\n" in text
     assert (project / "build").exists()
+
+
+def test_a_yes_no_question_speaks_the_language_chosen_in_the_tray_not_the_systems(display: str, speaking: None) -> None:
+    """Tk's message box worded its buttons in the system's language: "Verlauf löschen" with Yes/No."""
+    from app.ui.windows.log_window import ask_yes_no
+
+    i18n.use_language("de")
+    root = tk.Tk()
+    seen: list[str] = []
+
+    def answer_no() -> None:
+        [dialog] = [w for w in root.winfo_children() if isinstance(w, tk.Toplevel)]
+        buttons = [w for w in _descendants(dialog) if isinstance(w, ttk.Button)]
+        seen.extend(str(b.cget("text")) for b in buttons)
+        buttons[0].invoke()
+
+    try:
+        root.after(300, answer_no)
+        assert ask_yes_no("Verlauf löschen", "Alle Befehle löschen?") is False
+        assert seen == ["Nein", "Ja"]
+    finally:
+        root.destroy()
+
+
+def test_the_german_and_spanish_words_named_in_issue_24_read_naturally(speaking: None) -> None:
+    from app.core.i18n import _
+    from app.ui.windows.log_model import COLUMNS
+    from app.ui.windows.welcome import INTRO
+
+    i18n.use_language("de")
+    assert "Sie sehen jeden Befehl, den es ausführt" in _(INTRO) and "Sie sehen alles, was es" not in _(INTRO)
+    i18n.use_language("es")
+    headings = {column: _(heading) for column, heading, _width, _stretch in COLUMNS}
+    assert headings["exit"] == "Código de error" and _("Output") == "Resultado", "not 'Salida' for both"

@@ -9,6 +9,7 @@ event loop (anyio's blocking portal), as Claude would.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -37,6 +38,7 @@ from app.ui.windows import log_window
 from app.ui.windows.controls import RequestControls, TrayLineControls
 from app.ui.windows.log_window import EMPTY_FILTERED, EMPTY_LIST, ON_TITLE, PAUSED_TITLE, LogWindow
 from tests.clicks import CONFIRM_TITLE, click_yes, shown_window
+from tests.desktop_env import wait_for
 from tests.tray_process import running_tray
 from tests.window_pipes import QUIET_S, TrayEnd
 
@@ -141,11 +143,12 @@ class Server:
 
 
 @contextmanager
-def serve(home: Path) -> Iterator[Server]:
+def serve(home: Path, *, headless: bool = True) -> Iterator[Server]:
     # The SDK's stdio client passes only a few variables on: give the child its home explicitly.
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "USER", "LOGNAME", "SHELL")}
     env[HOME_ENV] = str(home)
-    params = StdioServerParameters(command=sys.executable, args=["-m", "app", "serve", "--headless"], env=env)
+    args = ["-m", "app", "serve", *(["--headless"] if headless else [])]
+    params = StdioServerParameters(command=sys.executable, args=args, env=env)
     with start_blocking_portal() as portal, portal.wrap_async_context_manager(Client(params, mode="legacy")) as c:
         yield Server(portal, c)
 
@@ -207,7 +210,7 @@ def test_commands_run_through_a_real_server_show_with_their_details_and_output(
     window.select(failed_row.id)
     pump(window, lambda: "oops" in window.details_text())
     details = window.details_text()
-    assert window.details_title.cget("text") == f"Command #{failed_row.id}: ✗ Failed, exit code 3"
+    assert window.details_title.cget("text") == f"Command #{failed_row.id}: ✗ Failed: the program reported error 3"
     for fact in (
         "printf 'line one\\nline two\\n'",
         "line one\nline two",
@@ -240,7 +243,7 @@ def test_a_command_shows_as_running_then_finished_while_the_window_is_idle(
         assert "1 command running" in window.activity_label.cget("text")
         window.select(started.id)
         pump(window, window.stop_button.winfo_ismapped)
-        assert "Shown when the command ends" in window.details_text()
+        assert "Nothing yet." in window.details_text(), "no output so far, said plainly"
         pump(window, lambda: cell(window, started.id, "duration").endswith(" s"))
 
         payload(result_of(call, window))
@@ -616,3 +619,25 @@ def test_a_command_allowed_by_a_rule_says_so_in_its_details(journal: Journal) ->
     journal.decide(held, allowed=True, by="rule 3", rule_id=3)
     lines = {line.label: line.value for line in detail_lines(journal.get_command(held))}
     assert lines["Answer"] == "allowed by your rule 3"
+
+
+@pytest.mark.parametrize("with_tray", [False, True], ids=["headless", "through-the-tray"])
+def test_a_running_commands_output_shows_live_in_its_details(
+    open_window: Callable[..., LogWindow], home: Path, journal: Journal, with_tray: bool
+) -> None:
+    """It said "Shown when the command ends." until the end (issue 24, item 5)."""
+    window = open_window()
+    with contextlib.ExitStack() as stack:
+        if with_tray:
+            stack.enter_context(running_tray(home))
+        server = stack.enter_context(serve(home, headless=not with_tray))
+        future = server.call("printf 'out-%s\\n' one; sleep 4; printf 'out-%s\\n' two")  # the text: not in the command
+        [row] = wait_for(lambda: journal.active_commands())
+        pump(window, lambda: row.id in shown_ids(window))
+        window.select(row.id)
+        pump(window, lambda: "out-one" in window.details_text())
+        details = window.details_text()
+        assert "Still running: more may follow." in details and "out-two" not in details
+        assert not future.done(), "shown while it runs, not after"
+        assert payload(result_of(future, window, 15))["stdout"] == "out-one\nout-two\n"
+        pump(window, lambda: "out-two" in window.details_text())

@@ -36,8 +36,8 @@ def test_the_menu_has_the_status_first_then_the_actions_and_quit() -> None:
     assert items[-2].separator
     keys = [e.key for e in items if not e.separator]
     assert keys == [
-        "status", "waiting", "open-log", "pause", "connect", "approval", "output", "rules", "autostart",
-        "data-folder", "welcome", "language", "uninstall", "quit",
+        "status", "waiting", "open-log", "pause", "pause-for", "connect", "approval", "output", "rules", "autostart",
+        "data-folder", "settings", "welcome", "language", "recent", "about", "uninstall", "quit",
     ]  # fmt: skip
 
 
@@ -177,7 +177,11 @@ def test_the_approval_modes_are_radio_items_with_the_current_one_ticked() -> Non
 
     state = TrayState(clients=(DESKTOP_CONNECTED,), approval_mode=ApprovalMode.ALL)
     modes = entry(state, "approval").submenu
-    assert texts(modes) == ["Ask before dangerous commands", "Ask before every command", "Never ask (journal only)"]
+    assert texts(modes) == [
+        "Ask before dangerous commands",
+        "Ask before every command",
+        "Never ask (everything is still recorded)",
+    ]
     assert [m.checked for m in modes] == [False, True, False]
     assert {(m.action, m.target) for m in modes} == {
         (menu.SET_APPROVAL_MODE, "destructive"),
@@ -193,7 +197,7 @@ def test_the_output_budgets_are_radio_items_and_a_value_set_elsewhere_shows_tick
     assert texts(choices) == [
         "30,000 characters (default)",
         "100,000 characters",
-        "1 MB per stream (like cowork-terminal-mcp)",
+        "Up to 1 MB of output and 1 MB of error messages",
     ]
     assert [c.checked for c in choices] == [True, False, False]
     assert {(c.action, c.target) for c in choices} == {
@@ -383,3 +387,40 @@ def test_a_long_command_that_ended_gets_one_notice_naming_its_agent() -> None:
         "Cowork's long command ended",
         "pytest -x\n✓ Finished, exit code 0",
     )
+
+
+def test_pause_for_offers_half_an_hour_an_hour_and_until_tomorrow_morning() -> None:
+    from datetime import datetime
+
+    choices = entry(TrayState(clients=(DESKTOP_CONNECTED,)), "pause-for").submenu
+    assert texts(choices) == ["30 minutes", "1 hour", "Until tomorrow morning"]
+    assert {(c.action, c.target) for c in choices} == {(menu.PAUSE_FOR, "30m"), (menu.PAUSE_FOR, "1h"),
+                                                       (menu.PAUSE_FOR, "tomorrow")}  # fmt: skip
+    evening = datetime(2026, 3, 14, 22, 40, 5)
+    assert menu.resume_time("30m", evening) == datetime(2026, 3, 14, 23, 10, 5)
+    assert menu.resume_time("1h", evening) == datetime(2026, 3, 14, 23, 40, 5)
+    assert menu.resume_time("tomorrow", evening) == datetime(2026, 3, 15, 8, 0)
+    assert menu.resume_time("tomorrow", datetime(2026, 12, 31, 1, 0)) == datetime(2027, 1, 1, 8, 0)
+
+
+def test_a_timed_pause_says_until_when_in_the_status_line() -> None:
+    from datetime import datetime
+
+    soon = datetime.now().replace(hour=23, minute=50, second=0, microsecond=0).timestamp()
+    state = TrayState(paused=True, paused_until=soon, clients=(DESKTOP_CONNECTED,))
+    assert menu.status_line(state) == "Paused until 23:50: Claude's commands are refused"
+
+
+def test_recent_activity_lists_the_newest_commands_in_plain_words_and_opens_the_log() -> None:
+    recent = tuple(menu.RecentView(i, "✓ Finished", STARTED, f"npm test --shard {i}") for i in range(7, 0, -1))
+    items = entry(TrayState(clients=(DESKTOP_CONNECTED,), recent=recent), "recent").submenu
+    assert len(items) == menu.RECENT_SHOWN
+    assert items[0].text == "14:02  ✓ Finished  npm test --shard 7" and items[0].action == menu.OPEN_LOG
+    empty = entry(TrayState(clients=(DESKTOP_CONNECTED,)), "recent").submenu
+    assert texts(empty) == ["Nothing yet"] and empty[0].enabled is False
+
+
+def test_about_shows_the_version_in_the_menu() -> None:
+    about = entry(TrayState(clients=(DESKTOP_CONNECTED,), version="0.1.0"), "about")
+    assert about.text == "About Cowork Terminal 0.1.0" and about.action == menu.SHOW_ABOUT
+    assert "Cowork Terminal 0.1.0 lets Claude run commands" in menu.about_text("0.1.0")

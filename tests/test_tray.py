@@ -849,7 +849,8 @@ def test_the_tray_runs_for_real_under_xvfb_holds_the_lock_and_stops_cleanly_on_s
         wait_for(lambda: log.exists() and "tray started (backend xorg" in log.read_text(), timeout_s=PROCESS_START_S)
         assert liveness.is_held(paths.tray_lock)
         text = log.read_text()
-        assert "AppIndicator support is missing" in text, "the xorg fallback says what is missing"
+        # What is missing: AppIndicator, or (this venv's Python, where the system has it) the interpreter.
+        assert "its tray icon has no menu" in text, "the xorg fallback says what is missing"
         window = re.search(
             r"log window started \(pid (\d+)\)",
             wait_for(lambda: "log window started" in log.read_text() and log.read_text(), timeout_s=10),
@@ -1287,3 +1288,21 @@ def test_a_language_picked_in_the_menu_changes_the_tray_at_once_and_every_window
         assert not (paths.data_dir / "language").exists()
     finally:
         i18n.use_language("en")
+
+
+def test_a_python_without_the_systems_gtk_says_so_in_a_window_not_only_a_notification(
+    display: str, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    from tests.clicks import shown_window, xdotool
+    from tests.tray_process import running_tray
+
+    if importlib.util.find_spec("gi") is not None or not tray_platform.system_has_gi():
+        pytest.skip("needs a Python that cannot import the system's gi (this venv's, on this machine)")
+    make_fake_desktop(tmp_path, monkeypatch)
+    with running_tray(home, display=display):
+        window = shown_window(display, "Tray menu unavailable")
+        assert xdotool(display, "getwindowname", window) == "Tray menu unavailable"
+    log = (home.parent / "tray.log").read_text()
+    assert f"the Python it runs with ({sys.executable})" in log

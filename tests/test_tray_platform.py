@@ -15,3 +15,20 @@ def test_a_windows_notification_is_cut_to_what_notifyicondata_holds_and_others_a
     assert fit_notification("win32", "Paused", "Host access is paused.") == ("Paused", "Host access is paused.")
     assert fit_notification("linux", title, message) == (title, message)
     assert fit_notification("darwin", title, message) == (title, message)
+
+
+def test_a_python_that_cannot_see_the_systems_gtk_is_named_as_the_cause_not_appindicator() -> None:
+    from app.ui.tray.platforms import missing_tray_support, system_has_gi
+
+    pyenv = "/home/ana/.pyenv/versions/3.12.4/bin/python3"
+    said = missing_tray_support("linux", "xorg", executable=pyenv, has_gi=False, system_gi=True)
+    assert said is not None and pyenv in said and "/usr/bin/python3 -m venv --system-site-packages" in said
+    assert "gir1.2-ayatanaappindicator3-0.1" not in said, "it is installed already: the interpreter is the cause"
+    # The packages truly missing: install them.
+    missing = missing_tray_support("linux", "xorg", executable=pyenv, has_gi=False, system_gi=False)
+    assert missing is not None and "gir1.2-ayatanaappindicator3-0.1" in missing
+    assert missing_tray_support("linux", "appindicator", has_gi=True, system_gi=True) is None
+    assert missing_tray_support("darwin", "darwin", has_gi=False, system_gi=False) is None
+    fedora = {"/usr/lib64/python3*/site-packages/gi": ["/usr/lib64/python3.12/site-packages/gi"]}
+    assert system_has_gi(lambda pattern: fedora.get(pattern, []))
+    assert not system_has_gi(lambda pattern: [])

@@ -89,7 +89,7 @@ def test_a_dry_run_lists_every_step_and_changes_nothing(user: User) -> None:
     assert f"Remove Cowork Terminal from Claude Desktop ({user.config})" in out
     assert "Remove Cowork Terminal from Claude Code (its `claude` CLI)" in out
     assert f"Turn off Start at login ({user.autostart})" in out
-    assert f"Kept: your command history and logs in {user.app_home} (delete them with --data)" in out
+    assert f"Kept: your command history and logs in {user.app_home} (delete them with --data)" in out  # the CLI's way
     assert out.rstrip().splitlines()[-1].startswith("To remove the program itself: pip uninstall cowork-terminal")
     assert (user.config.read_bytes(), user.claude_state.read_bytes(), user.autostart.read_bytes()) == before
     assert user.backups() == []

@@ -50,6 +50,7 @@ def test_the_window_lists_what_goes_asks_and_then_uninstalls(display: str, paths
         assert f"Remove Cowork Terminal from Claude Desktop ({config})" in text
         assert "Turn off Start at login" in text
         assert f"Kept: your command history and logs in {paths.data_dir}" in text
+        assert "--data" not in text, "the window's own checkbox deletes them: no command-line option there"
         assert json.loads(config.read_text())["mcpServers"].get("cowork-terminal"), "nothing changes before the click"
 
         window.data_box.invoke()  # the tick box: the list now says the data goes too

@@ -10,11 +10,19 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from desktop_env import FakeDesktop, make_fake_desktop
+from desktop_env import FakeDesktop, make_fake_desktop, wait_for
 from desktop_env import pump_until as pump_tk_until
 
 from app.core.paths import AppPaths
-from app.ui.windows.welcome import INTRO, RESTART_TEXT, TITLE, WelcomeWindow
+from app.ui.windows.welcome import (
+    ALL_SET,
+    AUTOSTART_LABEL,
+    AUTOSTART_WHY,
+    INTRO,
+    RESTART_TEXT,
+    TITLE,
+    WelcomeWindow,
+)
 from tests.clicks import shown_window
 from tests.tray_process import running_tray
 
@@ -75,8 +83,9 @@ def welcome_and_check(desktop: FakeDesktop) -> None:
         check.invoke()
         pump_until(root, lambda: window.busy == 0 and window.check_result.cget("text") != "Checking Claude Desktop...")
         assert window.check_result.cget("text") == (
-            "It works. Claude Desktop is connected: its server started and ran `echo ok`."
+            "Cowork Terminal started the way Claude Desktop will start it, and ran a test command."
         )
+        assert window.live.cget("text") == "Waiting for Claude Desktop to connect…", "our check is not Claude"
     finally:
         root.destroy()
 
@@ -120,3 +129,119 @@ def test_a_windows_own_options_reach_it_through_the_cli(cli_env: dict[str, str])
         assert result.returncode == 1 and said in result.stderr, (argv, result.stderr)
     wrong = subprocess.run([sys.executable, "-m", "app", "status", "--bogus"], env=env, capture_output=True, text=True)
     assert wrong.returncode == 2 and "unrecognized arguments: --bogus" in wrong.stderr
+
+
+def test_the_first_run_turns_start_at_login_on_and_says_so_in_the_welcome_window(
+    display: str, desktop: FakeDesktop, home: Path
+) -> None:
+    """After a reboot Claude was refused until the user remembered to start the app (issue 24, item 2)."""
+    assert not desktop.autostart_file.exists()
+    with running_tray(home, display=display):  # its first start opens the real Welcome window
+        assert shown_window(display, "Welcome")
+        wait_for(desktop.autostart_file.exists, timeout_s=WAIT_S)
+    assert "Exec=" in desktop.autostart_file.read_text() and " tray" in desktop.autostart_file.read_text()
+
+
+def test_the_welcome_windows_start_at_login_box_shows_the_setting_and_turns_it_off(
+    display: str, desktop: FakeDesktop
+) -> None:
+    root = tk.Tk()
+    try:
+        window = WelcomeWindow(root, check_command=CHECK, restart_command=RESTART, first_run=True)
+        pump_until(root, lambda: window.busy == 0 and window.apps is not None)
+        assert AUTOSTART_LABEL in texts(root) and AUTOSTART_WHY in texts(root)
+        assert window.autostart_on.get() and desktop.autostart_file.exists(), "on by default at the first run"
+        window.autostart_box.invoke()  # the user unticks it
+        pump_until(root, lambda: window.busy == 0)
+        assert not window.autostart_on.get() and not desktop.autostart_file.exists()
+    finally:
+        root.destroy()
+    root = tk.Tk()
+    try:
+        window = WelcomeWindow(root, check_command=CHECK, restart_command=RESTART)  # "Getting started…" later
+        pump_until(root, lambda: window.busy == 0 and window.apps is not None)
+        assert not window.autostart_on.get() and not desktop.autostart_file.exists(), "the user's No is kept"
+    finally:
+        root.destroy()
+
+
+class ClaudeConnecting:
+    """Claude Desktop, restarted: it starts our server and stays connected (in a thread, so that the
+    test can keep pumping the window's Tk loop meanwhile)."""
+
+    def __init__(self, home: Path) -> None:
+        import threading
+
+        self.home = home
+        self.connected = threading.Event()
+        self.leave = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        import anyio
+        from mcp import Client
+        from mcp.types import Implementation
+
+        from tests.stdio_client import server_params
+
+        async def main() -> None:
+            me = Implementation(name="claude-ai", version="0.14.10")
+            async with Client(server_params(self.home), client_info=me, mode="legacy"):
+                self.connected.set()
+                while not self.leave.is_set():
+                    await anyio.sleep(0.05)
+
+        anyio.run(main)
+
+    def quit(self) -> None:
+        self.leave.set()
+        self.thread.join(WAIT_S)
+
+
+def test_the_window_says_connected_only_when_claude_itself_connects_and_then_what_to_ask(
+    display: str, desktop: FakeDesktop, home: Path
+) -> None:
+    with running_tray(home):
+        root = tk.Tk()
+        claude = None
+        try:
+            window = WelcomeWindow(root, check_command=CHECK, restart_command=RESTART)
+            pump_until(root, lambda: window.apps is not None)
+            size = (root.winfo_width(), root.winfo_height())
+            window.connect_buttons["claude-desktop"].invoke()
+            pump_until(root, lambda: window.busy == 0 and window.apps[0].connected)
+            assert window.live.cget("text") == "Waiting for Claude Desktop to connect…"
+            assert ALL_SET not in texts(root), "nothing connected yet: not all set"
+            claude = ClaudeConnecting(home)
+            assert claude.connected.wait(WAIT_S)
+            pump_until(root, lambda: "✓" in window.live.cget("text"))
+            assert window.live.cget("text") == (
+                "✓ Claude Desktop is connected.\nYou're all set: try asking Claude “What is in my Downloads folder?”"
+            )
+            root.update_idletasks()
+            assert (root.winfo_width(), root.winfo_height()) == size, "the window keeps its size as it fills in"
+        finally:
+            if claude is not None:
+                claude.quit()
+            root.destroy()
+
+
+def test_connecting_claude_desktop_when_none_was_found_replaces_the_not_found_line(
+    display: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path
+) -> None:
+    make_fake_desktop(tmp_path, monkeypatch, claude_desktop=False)
+    root = tk.Tk()
+    try:
+        window = WelcomeWindow(root, check_command=CHECK, restart_command=RESTART)
+        pump_until(root, lambda: window.apps is not None)
+        assert any(text.startswith("No Claude app was found") for text in texts(root))
+        window.connect_buttons["claude-desktop"].invoke()
+        pump_until(root, lambda: window.busy == 0 and window.apps[0].connected)
+        shown = texts(root)
+        assert not any(text.startswith("No Claude app was found") for text in shown), shown
+        assert (
+            "Claude Desktop is not installed yet. Cowork Terminal is ready for it: install it, then open it." in shown
+        )
+    finally:
+        root.destroy()

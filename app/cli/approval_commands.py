@@ -39,6 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     prompt.set_defaults(handler=run_prompt)
     confirm = subparsers.add_parser("confirm-window", help=_("the confirm window (the app opens it for you)"))
     confirm.set_defaults(handler=run_confirm)
+    settings = subparsers.add_parser("settings-window", help=_("the settings window (the app opens it for you)"))
+    settings.set_defaults(handler=run_settings)
 
 
 def run_prompt(args: argparse.Namespace) -> int:
@@ -49,6 +51,12 @@ def run_prompt(args: argparse.Namespace) -> int:
 
 def run_confirm(args: argparse.Namespace) -> int:
     from app.ui.windows.confirm_window import main  # Tk only for this command
+
+    return main([])
+
+
+def run_settings(args: argparse.Namespace) -> int:
+    from app.ui.windows.settings_window import main  # Tk only for this command
 
     return main([])
 

@@ -1,6 +1,6 @@
 """Regenerates docs/screenshots/approval-window-LANGUAGE.png: the approval prompt with a held command.
 
-Run on Linux with Xvfb and ImageMagick installed (`apt-get install -y xvfb imagemagick`):
+Run on Linux with Xvfb installed (`apt-get install -y xvfb`; Pillow, a dependency, takes the picture):
     python docs/screenshots/make_approval_screenshot.py [LANGUAGE]
 LANGUAGE is en (default), es, de or ru. It gives the prompt two held commands judged as the tray
 judges them (what they do, in that language), opens it on a private Xvfb display and saves the window.
@@ -68,7 +68,11 @@ def main() -> int:
         while time.monotonic() < deadline:
             root.update()
             time.sleep(0.02)
-        subprocess.run(["import", "-display", display, "-window", str(root.winfo_id()), str(output)], check=True)
+        from PIL import ImageGrab  # Pillow reads the X display itself: no ImageMagick needed
+
+        box = (root.winfo_rootx(), root.winfo_rooty(), root.winfo_rootx() + root.winfo_width(),
+               root.winfo_rooty() + root.winfo_height())  # fmt: skip
+        ImageGrab.grab(bbox=box, xdisplay=display).save(output)
         root.destroy()
         os.close(writer)
     finally:

@@ -1,6 +1,6 @@
 """Regenerates docs/screenshots/log-window.png: the activity log with a few realistic commands.
 
-Run on Linux with Xvfb and ImageMagick installed (`apt-get install -y xvfb imagemagick`; CI installs Xvfb only):
+Run on Linux with Xvfb installed (`apt-get install -y xvfb`; Pillow, a dependency, takes the picture):
     python docs/screenshots/make_log_window_screenshot.py [LANGUAGE]
 LANGUAGE (es, de, ru) shows the window in that language and saves log-window-LANGUAGE.png.
 It fills a throw-away journal through the Journal's own methods, holds the locks a live server
@@ -138,7 +138,9 @@ def main() -> int:
             while time.monotonic() < deadline:
                 root.update()
                 time.sleep(0.02)
-            subprocess.run(["import", "-display", display, "-window", "root", str(OUTPUT)], check=True)
+            from PIL import ImageGrab  # Pillow reads the X display itself: no ImageMagick needed
+
+            ImageGrab.grab(bbox=(0, 0, *SIZE), xdisplay=display).save(OUTPUT)
             window.close()
         finally:
             xvfb.terminate()

@@ -1,12 +1,13 @@
 """Regenerates docs/screenshots/{welcome,approval-window,menu}.png from the app's own windows and model.
 
-Run on Linux with Xvfb and ImageMagick installed (`apt-get install -y xvfb imagemagick`):
+Run on Linux with Xvfb installed (`apt-get install -y xvfb`; Pillow, a dependency, takes the picture):
     python docs/screenshots/make_ux_screenshots.py
 - welcome.png: the Welcome window after "Connect Claude Desktop" and a real connection check (a fake
-  home where Claude Desktop's config folder exists; the check starts our server as Claude would).
+  home where Claude Desktop's config folder exists; the check starts our server as Claude would), then
+  Claude Desktop itself connecting (an MCP client named claude-ai), so the live step shows "✓ connected".
 - approval-window.png: the approval window for `rm -rf build dist` in a project folder.
 - menu.png: the tray menu as `app.ui.tray.menu.build_menu` describes it while a command waits, drawn as a
-  Tk menu with its "Connect to Claude" submenu open (a tray's own menu cannot be captured on Xvfb).
+  Tk menu with its "Pause for…" submenu open (a tray's own menu cannot be captured on Xvfb).
 """
 
 from __future__ import annotations
@@ -53,11 +54,9 @@ def capture(root, name: str, width: int | None = None, height: int | None = None
     width = width or root.winfo_width()
     height = height or root.winfo_height()
     target = OUT / name
-    subprocess.run(
-        ["import", "-display", os.environ["DISPLAY"], "-window", "root", "-crop", f"{width}x{height}+0+0", "+repage",
-         str(target)],
-        check=True,
-    )  # fmt: skip
+    from PIL import ImageGrab  # Pillow reads the X display itself: no ImageMagick needed
+
+    ImageGrab.grab(bbox=(0, 0, width, height), xdisplay=os.environ["DISPLAY"]).save(target)
     print(f"saved {target}")
 
 
@@ -81,17 +80,43 @@ def welcome(tk) -> None:  # type: ignore[no-untyped-def]
         root.geometry("+0+0")
         window = WelcomeWindow(
             root, check_command=[sys.executable, "-m", "app", "check"],
-            restart_command=[sys.executable, "-m", "app", "restart-claude"],
+            restart_command=[sys.executable, "-m", "app", "restart-claude"], first_run=True,
         )  # fmt: skip
         settle(root, 0.5, lambda: window.apps is not None)
         window.connect_buttons["claude-desktop"].invoke()
         settle(root, 0.5, lambda: window.busy == 0)
         window.check_buttons.winfo_children()[0].invoke()
         settle(root, 0.5, lambda: window.busy == 0)
+        claude = claude_desktop_connects(home / "ct")  # Claude restarted: its own server connects
+        settle(root, 0.5, lambda: "✓" in str(window.live.cget("text")))
         capture(root, "welcome.png")
         root.destroy()
+        claude.terminate()
+        claude.wait(10)
         tray.terminate()
         tray.wait(10)
+
+
+CLAUDE_CONNECTS = """
+import os, sys, anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.types import Implementation
+
+async def main():
+    params = StdioServerParameters(command=sys.executable, args=["-m", "app", "serve"], env=dict(os.environ))
+    async with Client(params, client_info=Implementation(name="claude-ai", version="0.14.10"), mode="legacy"):
+        await anyio.sleep(3600)
+
+anyio.run(main)
+"""
+
+
+def claude_desktop_connects(app_home: Path) -> subprocess.Popen[bytes]:
+    """Claude Desktop after its restart, as our server sees it: an MCP client named claude-ai."""
+    env = {**os.environ, "COWORK_TERMINAL_HOME": str(app_home)}
+    env.pop("DISPLAY", None)
+    return subprocess.Popen([sys.executable, "-c", CLAUDE_CONNECTS], env=env, cwd=REPO)
 
 
 def approval(tk) -> None:  # type: ignore[no-untyped-def]
@@ -122,15 +147,22 @@ def approval(tk) -> None:  # type: ignore[no-untyped-def]
 
 
 def tray_menu(tk) -> None:  # type: ignore[no-untyped-def]
+    from app import __version__
     from app.core.claude.config import ABSENT, CURRENT
     from app.ui.tray import menu
-    from app.ui.tray.menu import ClientView, RuleView, ServerView, TrayState
+    from app.ui.tray.menu import ClientView, RecentView, RuleView, ServerView, TrayState
 
+    now = time.time()
     state = TrayState(
         clients=(ClientView("claude-desktop", "Claude Desktop", True, CURRENT),
                  ClientView("claude-code", "Claude Code", True, ABSENT)),
-        servers=(ServerView("claude-ai 0.14.2", time.time() - 3600, 12),),
-        running=1, waiting=1, rules=(RuleView(1, "deleting build folders in ~/projects"),),
+        servers=(ServerView("Claude Desktop", now - 3600, 12),),
+        running=1, waiting=1,
+        rules=(RuleView(1, "deleting build folders (build, dist, node_modules...) in ~/projects"),),
+        recent=(RecentView(12, "● Running", now - 20, "npm test"),
+                RecentView(11, "⊘ Denied by you", now - 300, "git push --force origin main"),
+                RecentView(10, "✓ Finished", now - 420, "ls ~/Downloads")),
+        version=__version__,
     )  # fmt: skip
     root = tk.Tk(className="cowork-terminal")
     root.geometry("1x1+0+0")
@@ -155,11 +187,11 @@ def tray_menu(tk) -> None:  # type: ignore[no-untyped-def]
     top.post(0, 0)
     settle(root, 0.5)
     connect_index = next(i for i in range(top.index("end") + 1) if top.type(i) == "cascade" and
-                         top.entrycget(i, "label") == "Connect to Claude")  # fmt: skip
+                         top.entrycget(i, "label") == "Pause for…")  # fmt: skip
     top.activate(connect_index)
     top.tk.call(top._w, "postcascade", connect_index)
     settle(root, 0.5)
-    capture(root, "menu.png", 720, top.winfo_reqheight() + 4)
+    capture(root, "menu.png", 580, top.winfo_reqheight() + 4)
     root.destroy()
 
 

@@ -42,6 +42,8 @@ from app.core.channel.protocol import (
     IdRequest,
     Pin,
     decode_request,
+    optional_text,
+    whole,
 )
 from app.core.channel.transport import Accepted, Listener, address_for
 from app.core.channel.wire import ProtocolError
@@ -69,6 +71,7 @@ CLOSING_REASON = "Cowork Terminal (the app) stopped"
 # Why the journal could not be written: English in a server's answer (the model reads it), marked
 # for the user's notice.
 JOURNAL_LOCKED = N_("the activity log is locked by another program")
+LIVE_OUTPUT_MAX_CHARS = 32 * 1024  # per stream: the journal keeps a preview, not the whole output
 JOURNAL_DISK_FULL = N_("the disk that holds the activity log is full")
 JOURNAL_NOT_WRITTEN = N_("the activity log cannot be written ({error})")
 PREVIEW_FIELDS = ("stdout", "stderr")
@@ -122,6 +125,7 @@ class Question:
     deny_label: str
     apply: Callable[[], str]
     waiting: list[tuple[Peer, int]] = field(default_factory=list)  # who to answer, with their seq
+    yours: bool = False  # the person asked it by a click in the menu (Quit): no "if you did not ask" warning
 
 
 class Peer:
@@ -135,6 +139,7 @@ class Peer:
         self.server_id: int | None = None
         self.registration: dict[str, Any] = {}  # what its row was made from, to make it again
         self.commands: set[int] = set()
+        self.waiting: set[int] = set()  # held for the user, not running: Quit does not count them
         self.remembered: ControlState | None = None
         self.ended = False
         self._outbox: queue.Queue[dict[str, Any] | None] = queue.Queue(OUTBOX_LIMIT)
@@ -212,6 +217,7 @@ class Hub:
         self.rule_book = RuleBook(self.journal)  # the rules in force live here; the file is their copy
         self.peers: list[Peer] = []
         self.holds: dict[int, HeldCommand] = {}
+        self.paused_by: str | None = None  # who set the pause in force (set_paused's `by`)
         self.questions: dict[str, Question] = {}
         self._refused_at: dict[str, float] = {}
         self._listener: Listener | None = None
@@ -435,6 +441,8 @@ class Hub:
             self._wrote()
             if status.is_active:
                 peer.commands.add(command_id)
+            if status is Status.WAITING:
+                peer.waiting.add(command_id)
             hold = None
             if status is Status.WAITING:
                 hold = HeldCommand(
@@ -461,6 +469,7 @@ class Hub:
                 raise RequestError("host access is paused")
             self.journal.mark_started(command_id)
             self._wrote()
+            peer.waiting.discard(command_id)
         return {}
 
     def _finish(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
@@ -470,10 +479,25 @@ class Hub:
             self.journal.finish_command(command_id, outcome)
             self._wrote()
             peer.commands.discard(command_id)
+            peer.waiting.discard(command_id)
             was_held = self.holds.pop(command_id, None) is not None
         if was_held:
             self.on_holds()
             self.on_change()
+        return {}
+
+    def _progress(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
+        """A running command's output so far (a server sends it at most once a second)."""
+        command_id = self._owned(peer, message)
+        # Checked at the edge like every other message (BadValue: the peer is dropped).
+        stdout, stderr = (optional_text(message.get(key), key) or "" for key in ("stdout", "stderr"))
+        out_bytes, err_bytes = (whole(message.get(key, 0), key) for key in ("stdout_bytes", "stderr_bytes"))
+        with self.lock:
+            self.journal.set_live_output(
+                command_id, stdout[:LIVE_OUTPUT_MAX_CHARS].encode(), stderr[:LIVE_OUTPUT_MAX_CHARS].encode(),
+                out_bytes, err_bytes,
+            )  # fmt: skip
+            self._wrote()
         return {}
 
     def _register(self, peer: Peer) -> int:
@@ -663,6 +687,7 @@ class Hub:
 
     def set_paused(self, paused: bool, *, by: str = "user") -> None:
         log.info("host access %s (%s)", "paused" if paused else "resumed", by)
+        self.paused_by = by if paused else None  # a timed pause ends only if it is still the one in force
         self._set_state(with_changes(self.state, paused=paused))
 
     def set_settings(self, **changes: Any) -> None:
@@ -800,8 +825,9 @@ class Hub:
             return [h for h in sorted(self.holds.values(), key=lambda h: h.command_id) if h.expires_at > now]
 
     def running_count(self) -> int:
+        """Commands that run now: a held one (answered or not, expired or not) runs nothing yet."""
         with self.lock:
-            return sum(len(p.commands) for p in self.peers if p.role == "server")
+            return sum(len(p.commands - p.waiting) for p in self.peers if p.role == "server")
 
     # -- housekeeping (the tray's monitor calls it every poll) ----------------------------------
 
@@ -911,6 +937,7 @@ SERVER_OPS: dict[str, Callable[[Hub, Peer, dict[str, Any]], dict[str, Any]]] = {
     "begin": Hub._begin,
     "started": Hub._started,
     "finish": Hub._finish,
+    "progress": Hub._progress,
     "client": Hub._client,
     "end": Hub._end,
 }

@@ -33,6 +33,7 @@ from app.core.claude.config_file import (  # the rest re-exported: callers use t
 from app.core.claude.locations import ClientLocation
 from app.core.errors import CoworkError, UsageError
 from app.core.i18n import _
+from app.core.install.installation import same_program
 from app.core.paths import HOME_ENV
 from app.core.self_command import app_argv
 
@@ -159,8 +160,11 @@ def classify_entry(existing: Any, wanted: Mapping[str, Any]) -> str:
         return CURRENT
     if not isinstance(existing, Mapping) or not is_app_entry(existing):
         return FOREIGN
-    same = os.path.normcase(existing["command"]) == os.path.normcase(wanted["command"])
-    return CHANGED if same else STALE
+    if not same_program(str(existing["command"]), str(wanted["command"])):
+        return STALE
+    # The same interpreter by another name (python, python3): the entry is ours as it stands.
+    same_command = {**wanted, "command": existing["command"]}
+    return CURRENT if existing == updated_entry(existing, same_command) else CHANGED
 
 
 # --- reading -------------------------------------------------------------------------------

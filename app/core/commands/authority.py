@@ -15,7 +15,7 @@ from typing import Any
 
 from app.core.channel.protocol import BadValue, begin_row_to_wire, outcome_from_wire, outcome_to_wire, whole
 from app.core.commands.tray_link import Decision, LinkRefused, TrayLink
-from app.core.journal.store import Journal, Outcome, Status
+from app.core.journal.store import Journal, Outcome, Status, preview
 from app.core.messages import NO_TRAY_MESSAGE, PAUSED_MESSAGE
 from app.core.policy.approval import ApprovalMode, approval_mode, approval_window_s
 
@@ -151,6 +151,18 @@ class ServerAuthority:
             link.request("started", id=command_id)
         except LinkRefused as refused:
             raise NotRecorded(_refusal_text(str(refused))) from None
+
+    def progress(self, command_id: int, stdout: bytes, stderr: bytes, stdout_bytes: int, stderr_bytes: int) -> None:
+        """A running command's output so far, for the live log: sent without waiting; a headless
+        server with no tray writes it itself. Losing one is harmless: the next, or the end, follows."""
+        link = self._live_link()
+        if link is not None:
+            link.post(
+                "progress", id=command_id, stdout=preview(stdout), stderr=preview(stderr),
+                stdout_bytes=stdout_bytes, stderr_bytes=stderr_bytes,
+            )  # fmt: skip
+        elif not self.tethered and self.headless:
+            self.journal.set_live_output(command_id, stdout, stderr, stdout_bytes, stderr_bytes)
 
     def finish(self, command_id: int, outcome: Outcome) -> None:
         """The end of a command, sent to the tray without waiting (the model's result need not wait

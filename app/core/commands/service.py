@@ -90,6 +90,7 @@ WATCH_INTERVAL_S = 0.2  # how often a busy headless server looks for pause and S
 SERVING_WAIT_S = 5.0  # a call waits at most this long for a service opened at that call to start
 DECISION_POLL_S = 0.1  # a held call looks again at least this often (a tray's push wakes it at once)
 MAX_KEYS_BYTES = 64 * 1024
+LIVE_OUTPUT_S = 1.0  # how often a running command's output so far goes to the record (the live log)
 
 
 class CommandHeld(CommandRefused):
@@ -172,6 +173,9 @@ class CommandService:
         self._session_lock = anyio.Lock()
         self._typed_line = ""  # what send_keys typed since the last newline
         self._background: anyio.abc.TaskGroup | None = None
+        self._live: dict[int, CommandOutput] = {}  # running commands' output, reported while they run
+        self._live_bytes: dict[int, int] = {}  # how much of each was reported
+        self._live_reported_at = 0.0
         self._running: dict[int, StopSignal] = {}
         self._wake = anyio.Event()
         self._pulse = anyio.Event()  # set and replaced whenever the tray pushes something
@@ -472,6 +476,21 @@ class CommandService:
         self._wake.set()
         return stop
 
+    def _report_live_output(self) -> None:
+        """While commands run, their output so far goes to the record each LIVE_OUTPUT_S (from the
+        watch loop), so the activity log shows it live, not "Shown when the command ends" (issue 24)."""
+        now = time.monotonic()
+        if now - self._live_reported_at < LIVE_OUTPUT_S:
+            return
+        self._live_reported_at = now
+        for command_id, output in list(self._live.items()):
+            if output.total_bytes != self._live_bytes.get(command_id):
+                self._live_bytes[command_id] = output.total_bytes
+                out, err = output.streams[0], output.streams[1]
+                self.authority.progress(command_id, out.raw(), err.raw(), out.total, err.total)
+        for gone in set(self._live_bytes) - set(self._live):
+            del self._live_bytes[gone]
+
     async def run_read_only(
         self, command_id: int, valid: ValidRequest, bash: str, on_output: OutputHook | None = None
     ) -> ExecutionResult:
@@ -508,6 +527,7 @@ class CommandService:
         output = self._new_output(command_id, ("stdout", "stderr"))
         if on_output is not None:
             on_output(output)
+        self._live[command_id] = output  # its output so far goes to the record (_report_live_output)
         try:
             result = await run_command(spec, stop, output)
         except OSError as exc:
@@ -520,6 +540,7 @@ class CommandService:
             raise
         finally:
             self._running.pop(command_id, None)
+            self._live.pop(command_id, None)
         self.authority.finish(command_id, outcome_of(result))
         return result
 
@@ -571,6 +592,7 @@ class CommandService:
             if version != seen_version:
                 seen_version = version
                 self.apply_user_stops()
+            self._report_live_output()
             await anyio.sleep(WATCH_INTERVAL_S)
 
     # -- the persistent shell session ---------------------------------------------------------

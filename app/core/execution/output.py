@@ -55,7 +55,7 @@ class OutputBudget:
     def label(self) -> str:
         """What the user reads for this budget (the tray's menu, the CLI), in their language."""
         if self.chars is None:
-            return _("1 MB per stream (like cowork-terminal-mcp)")
+            return _("Up to 1 MB of output and 1 MB of error messages")
         return ngettext("{count} character", "{count} characters", self.chars).format(count=format_number(self.chars))
 
     @property

@@ -129,3 +129,13 @@ def format_date_time(moment: datetime, language: str | None = None) -> str:
     """11/30/2026 14:05:09 / 30.11.2026 14:05:09."""
     data = _data(language)
     return f"{_pattern(data.date, moment, data)} {_pattern(data.time, moment, data)}"
+
+
+def shorten_command(command: str, limit: int) -> str:
+    """A command cut to `limit` characters in the middle, keeping its end: the dangerous part of a
+    long command is often last (`... | sh`, `... && rm -rf ~`), so the end is never what goes."""
+    if len(command) <= limit:
+        return command
+    tail = max(1, (limit - 1) * 2 // 5)
+    head = limit - 1 - tail
+    return command[:head] + "…" + command[-tail:]

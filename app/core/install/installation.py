@@ -10,6 +10,7 @@ import ntpath
 import os
 import posixpath
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.core.i18n import _
@@ -86,6 +87,16 @@ def removal_hint(install: Install) -> str:
     return _("To remove the program itself: {command}").format(command="pip uninstall cowork-terminal")
 
 
-def same_program(a: str, b: str) -> bool:
-    """Whether two paths name the same program file (case-insensitively on Windows)."""
-    return os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))
+def same_program(a: str, b: str, resolve: Callable[[str], str] = os.path.realpath) -> bool:
+    """Whether two paths name the same program file (case-insensitively on Windows).
+
+    `.venv/bin/python` and `.venv/bin/python3` (the README's line and what the app writes) are one
+    interpreter: same folder, same file once links are followed. Two venvs' pythons also lead to one
+    file, but each has its own packages, so the folder must match too (issue 24, item 9).
+    """
+    first, second = os.path.normcase(os.path.abspath(a)), os.path.normcase(os.path.abspath(b))
+    if first == second:
+        return True
+    if os.path.dirname(first) != os.path.dirname(second):
+        return False
+    return os.path.normcase(resolve(a)) == os.path.normcase(resolve(b))

@@ -86,12 +86,16 @@ class UninstallPlan:
             lines += [_("Delete {path}").format(path=path) for path in self.data]
         return lines
 
-    def stays(self) -> list[str]:
-        """What stays, and why: said before and after, so nobody is surprised."""
+    def stays(self, *, in_window: bool = False) -> list[str]:
+        """What stays, and why: said before and after, so nobody is surprised. The window has a
+        checkbox for the data, the command line `--data`: each says its own way."""
         lines = [_("Kept: {what}").format(what=text) for text in self.left_alone]
         if not self.delete_data:
             for path in self.data_folders:
-                kept = _("Kept: your command history and logs in {path} (delete them with --data)")
+                if in_window:
+                    kept = _("Kept: your command history and logs in {path}")
+                else:
+                    kept = _("Kept: your command history and logs in {path} (delete them with --data)")
                 lines.append(kept.format(path=path))
         return lines
 

@@ -445,6 +445,18 @@ class Journal:
                 problem,
             )
 
+    def set_live_output(
+        self, command_id: int, stdout: bytes, stderr: bytes, stdout_bytes: int, stderr_bytes: int
+    ) -> None:
+        """The output so far of a command that still runs, so the log shows it live (issue 24, item 5);
+        its end writes the final one."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE commands SET stdout_bytes = ?, stderr_bytes = ?, stdout_preview = ?, stderr_preview = ? "
+                "WHERE id = ? AND status = ?",
+                (stdout_bytes, stderr_bytes, preview(stdout), preview(stderr), command_id, Status.RUNNING.value),
+            )
+
     def _finish_command(self, command_id: int, outcome: Outcome) -> None:
         now = time.time()
         with self._write() as db:

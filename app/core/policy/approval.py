@@ -35,7 +35,7 @@ class ApprovalMode(str, Enum):
         return {
             ApprovalMode.DESTRUCTIVE: _("Ask before dangerous commands"),
             ApprovalMode.ALL: _("Ask before every command"),
-            ApprovalMode.NEVER: _("Never ask (journal only)"),
+            ApprovalMode.NEVER: _("Never ask (everything is still recorded)"),
         }[self]
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib.util
 import logging
 import os
 import queue
@@ -36,10 +37,12 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from app import __version__
 from app.core import data_folder, i18n, settings
 from app.core.authority.hub import HeldCommand, Hub, Question, RequestError
 from app.core.authority.supervisor import APPROVAL_NEEDED, Snapshot, Supervisor
@@ -50,8 +53,9 @@ from app.core.claude import locations as cl
 from app.core.claude.names import friendly_client_name
 from app.core.errors import CoworkError
 from app.core.execution.bash_resolver import BashNotFoundError, find_bash
-from app.core.execution.output import parse_budget, set_output_budget
+from app.core.execution.output import BUDGET_CHOICES, output_budget, parse_budget, set_output_budget
 from app.core.i18n import _, ngettext
+from app.core.i18n.formats import shorten_command
 from app.core.i18n.language import choose_language, chosen_language, system_language
 from app.core.install import autostart, stale_entries
 from app.core.journal.store import Journal, ServerRecord
@@ -63,7 +67,17 @@ from app.core.policy.rules import SCOPES, SESSION_SCOPE, matching_rule
 from app.core.self_command import app_argv
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, run_check
 from app.ui.tray import menu
-from app.ui.tray.menu import ClientView, CrashView, HeldView, JobView, MenuEntry, RuleView, ServerView, TrayState
+from app.ui.tray.menu import (
+    ClientView,
+    CrashView,
+    HeldView,
+    JobView,
+    MenuEntry,
+    RecentView,
+    RuleView,
+    ServerView,
+    TrayState,
+)
 from app.ui.tray.platforms import (
     Notifier,
     UiDispatcher,
@@ -78,11 +92,12 @@ from app.ui.tray.platforms import (
     no_icon_message,
     open_folder_argv,
     spawn,
+    system_has_gi,
     tk_available,
 )
 from app.ui.windows.held_command import WaitingCommand, judged
 from app.ui.windows.link import PipedWindow
-from app.ui.windows.log_model import outcome_text
+from app.ui.windows.log_model import outcome_text, status_label
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +111,7 @@ ICON_NAME = "cowork-terminal"
 
 WELCOME_SHOWN_SETTING = settings.WELCOME_SHOWN
 DECIDED_IN_MENU = "user (tray menu)"
+TIMED_PAUSE_BY = "user (timed pause)"  # the pause a "Pause for…" click set: the one its timer may end
 # Actions that only run inside the tray (not from a menu entry).
 FIRST_LOOK = "first-look"
 REFRESH_CLIENTS = "refresh-clients"
@@ -103,7 +119,7 @@ ASK_USER = "ask-user"  # show the next question (a loosening someone asked for) 
 # Quick actions (the user's controls, the approval and confirm windows): their own queue, so
 # nothing slow (a connection check, the `claude` CLI) ever delays them.
 JOURNAL_ACTIONS = frozenset(
-    {menu.TOGGLE_PAUSE, menu.SET_APPROVAL_MODE, menu.SET_OUTPUT_BUDGET, menu.OPEN_APPROVALS, ASK_USER}
+    {menu.TOGGLE_PAUSE, menu.PAUSE_FOR, menu.SET_APPROVAL_MODE, menu.SET_OUTPUT_BUDGET, menu.OPEN_APPROVALS, ASK_USER}
 )
 _STOP = object()
 
@@ -141,6 +157,8 @@ class TrayApp:
         self.log_window_command = list(log_window_command or app_argv(frozen, sys.executable, "log-window"))
         self.approval_prompt_command = app_argv(frozen, sys.executable, "approval-prompt")
         self.confirm_command = app_argv(frozen, sys.executable, "confirm-window")
+        self.settings_command = app_argv(frozen, sys.executable, "settings-window")
+        self._settings: PipedWindow | None = None
         self.uninstall_window_command = app_argv(frozen, sys.executable, "uninstall-window")
         self.welcome_command = list(welcome_command or app_argv(frozen, sys.executable, "welcome"))
         # The windows need Tk; a Python without it still runs the tray, and the menu answers instead.
@@ -175,6 +193,8 @@ class TrayApp:
         self._confirming: str | None = None  # without Tk: the app whose "Disconnect…" asks in the menu
         self._welcome: subprocess.Popen[bytes] | None = None
         self._rules: tuple[RuleView, ...] = ()
+        self._rules_version: object = None  # the journal as the recent-activity list last read it
+        self._recent: tuple[RecentView, ...] = ()
 
         self._jobs: queue.Queue[Any] = queue.Queue()
         self._journal_jobs: queue.Queue[Any] = queue.Queue()
@@ -191,6 +211,8 @@ class TrayApp:
         self._signal_w: socket.socket | None = None
         self._threads: list[threading.Thread] = []
         self._windows: list[PipedWindow] = []
+        self._notices: list[PipedWindow] = []  # windows that only tell something (show_notice)
+        self.paused_until: float | None = None  # a timed pause: when this tray resumes by itself
         self._window_stderr = self.paths.log_dir / "log-window.stderr.log"
         self._main_running = False
         self._prompt: PipedWindow | None = None
@@ -361,7 +383,9 @@ class TrayApp:
             running,
         ).format(count=running, app=menu.APP_TITLE)
         self._ask_user(
-            Question("quit", text, _("Stop and quit"), _("Cancel"), lambda: self.request_quit() or _("Quitting."))
+            Question(
+                "quit", text, _("Stop and quit"), _("Cancel"), lambda: self.request_quit() or _("Quitting."), yours=True
+            )
         )
 
     def shutdown(self) -> None:
@@ -373,7 +397,7 @@ class TrayApp:
         for thread in self._threads:
             if thread is not threading.current_thread():
                 thread.join(THREAD_JOIN_S)  # the actions thread may be inside a check: it is a daemon
-        for window in [*self._windows, self._prompt, self._confirm]:
+        for window in [*self._windows, *self._notices, self._prompt, self._confirm, self._settings]:
             if window is not None:
                 window.close()
         self._windows = []
@@ -469,6 +493,7 @@ class TrayApp:
             refreshed_for: object = None
             while not self._quit.is_set():
                 hub.tick()
+                self._end_timed_pause()
                 self._read_rules_and_holds()
                 if self._acknowledge.is_set():
                     self._acknowledge.clear()
@@ -520,16 +545,39 @@ class TrayApp:
             RuleView(r.id, _("{rule} (from a previous run)").format(rule=r.shown()) if r.id in carried else r.shown())
             for r in hub.rules()
         )
+        with hub.lock:
+            version = (hub.journal.data_version(), hub.writes)
+            if version != self._rules_version:
+                self._rules_version = version
+                self._recent = tuple(
+                    RecentView(r.id, status_label(r), r.created_at, r.command)
+                    for r in hub.journal.recent_commands(limit=menu.RECENT_SHOWN)
+                )
         if not self.windows:
             self._held = tuple(
                 HeldView(h.command_id, h.command, friendly_client_name(h.client)) for h in hub.pending_holds()
             )
+
+    def _end_timed_pause(self) -> None:
+        """Resume when a timed pause runs out: a loosening, but the one the user's own "Pause for…"
+        click asked for. If something paused again since (the CLI, a program: `paused_by` changed),
+        or the user resumed, the timer does nothing: it never lifts a pause it did not set."""
+        if self.paused_until is None:
+            return
+        if not self.hub.state.paused or self.hub.paused_by != TIMED_PAUSE_BY:
+            self.paused_until = None
+            return
+        if time.time() >= self.paused_until:
+            self.paused_until = None
+            self.hub.set_paused(False, by="user (timed pause ended)")
+            self.notifier.notify(_("Host access resumed"), _("The pause you chose has ended."))
 
     def _publish(self, snapshot: Snapshot) -> None:
         """Compose the state; when the picture changed, push icon, tooltip and menu to the UI."""
         crash = snapshot.last_crash
         state = TrayState(
             paused=snapshot.paused,
+            paused_until=self.paused_until if snapshot.paused else None,
             servers=tuple(_server_view(s) for s in snapshot.servers),
             running=snapshot.running,
             waiting=snapshot.waiting,
@@ -550,6 +598,8 @@ class TrayApp:
             ),
             confirm_disconnect=self._confirming,
             rules=self._rules,
+            recent=self._recent,
+            version=__version__,
             windows=self.windows,
             language=self._language,
         )
@@ -631,10 +681,15 @@ class TrayApp:
     def _first_look(self) -> None:
         """At start: bash first (nothing works without it), then Claude apps, then start at login."""
         log.info("tray started (backend %s, pid %s)", self.backend, os.getpid())
-        missing = missing_tray_support(self.platform, self.backend)
+        has_gi = importlib.util.find_spec("gi") is not None
+        missing = missing_tray_support(
+            self.platform, self.backend, executable=sys.executable, has_gi=has_gi, system_gi=system_has_gi()
+        )
         if missing:
             log.warning("%s", missing)
             self.notifier.notify(_("Tray menu unavailable"), missing)
+            if self.windows:  # some desktops show no notifications: this must be seen
+                self.show_notice(_("Tray menu unavailable"), missing)
         if self.has_loop and not self.has_menu:
             self.open_log_window()  # without a menu, the window is where the controls are
         try:
@@ -667,7 +722,8 @@ class TrayApp:
             shown = bool(self.hub.journal.get_setting(WELCOME_SHOWN_SETTING, False))
         not_connected = self._clients is not None and not any(c.has_entry for c in self._clients)
         if self.windows and not_connected and (not shown or not self.has_menu):
-            self.open_welcome()  # the first start (or no menu to find it in): it walks the user through
+            # The first start (or no menu to find it in): it walks the user through.
+            self.open_welcome(first_run=not shown)
         elif self._problem is None and not_connected:
             self.notifier.notify(_("Connect Cowork Terminal to Claude"), connect_hint(self.has_menu, self.windows))
 
@@ -689,7 +745,13 @@ class TrayApp:
         elif action == ASK_USER:
             self._show_next_question()
         elif action == menu.TOGGLE_PAUSE:
+            self.paused_until = None  # a click on the switch replaces any timed pause
             self.hub.set_paused(target == "on", by="user (tray menu)")
+        elif action == menu.PAUSE_FOR:
+            until = menu.resume_time(str(target), datetime.now())
+            self.paused_until = until.timestamp()
+            self.hub.set_paused(True, by=TIMED_PAUSE_BY)
+            log.info("host access paused from the tray menu until %s", until)
         elif action in (menu.CONNECT, menu.DISCONNECT):
             self._confirming = None
             self._change_client(action, str(target))
@@ -701,15 +763,18 @@ class TrayApp:
             else:
                 autostart.disable()
             self._autostart = _read_autostart()
+            self._push_settings()
         elif action == menu.OPEN_APPROVALS:
             self.sync_approval_prompt()
         elif action == menu.SET_APPROVAL_MODE:
             self.hub.set_settings(approval_mode=approval.ApprovalMode(str(target)).value)
             log.info("approval mode set to %s from the tray", target)
+            self._push_settings()
         elif action == menu.SET_OUTPUT_BUDGET:
             budget = parse_budget(str(target))
             self.hub.with_journal(lambda journal: set_output_budget(journal, budget))
             log.info("output budget set to %s from the tray", target)
+            self._push_settings()
         elif action == menu.UNINSTALL:
             spawn(self.uninstall_window_command)  # the window asks, then quits this tray itself
         elif action == menu.SET_LANGUAGE:
@@ -740,6 +805,13 @@ class TrayApp:
             log.info("rule %s removed from the tray menu", target)
         elif action == menu.OPEN_WELCOME:
             self.open_welcome()
+        elif action == menu.OPEN_SETTINGS:
+            self.open_settings()
+        elif action == menu.SHOW_ABOUT:
+            if self.windows:
+                self.show_notice(_("About Cowork Terminal"), menu.about_text(__version__))
+            else:
+                self.notifier.notify(_("About Cowork Terminal"), menu.about_text(__version__))
         else:
             log.warning("unknown action %r ignored", action)
 
@@ -862,6 +934,7 @@ class TrayApp:
                 _("Disconnect"),
                 _("Cancel"),
                 disconnect,
+                yours=True,
             )  # fmt: skip
         )
 
@@ -878,7 +951,7 @@ class TrayApp:
                 self.notifier.notify(
                     _("A command is waiting for your approval"),
                     _("{client} wants to run: {command}").format(
-                        client=friendly_client_name(hold.client), command=hold.command[:120]
+                        client=friendly_client_name(hold.client), command=shorten_command(hold.command, 120)
                     ),
                 )
             self._prompt_shown = set(holds)
@@ -905,7 +978,7 @@ class TrayApp:
                 self.notifier.notify(
                     _("A command is waiting for your approval"),
                     _("{client} wants to run: {command}").format(
-                        client=friendly_client_name(hold.client), command=hold.command[:120]
+                        client=friendly_client_name(hold.client), command=shorten_command(hold.command, 120)
                     ),
                 )
             for command_id in self._prompt_shown - set(holds):
@@ -944,6 +1017,13 @@ class TrayApp:
         session = str(hold.peer.server_id) if scope == SESSION_SCOPE else None
         rule = self.hub.add_rule(proposal.kind, proposal.folder, scope, proposal.description(scope), session)
         log.info("rule %s made by the user: %s", rule.id, rule.description)
+        # Said back, so that a click that changes what is asked from now on never goes unnoticed.
+        self.notifier.notify(
+            _("Rule made"),
+            _("From now on, {rule} runs without asking you. Your rules in the menu can remove it.").format(
+                rule=rule.shown()
+            ),
+        )
 
     def rule_for_hold(self, hold: HeldCommand) -> int | None:
         """The hub asks, for each new hold: does one of the user's rules allow it? (Its id, or None.)"""
@@ -1009,12 +1089,56 @@ class TrayApp:
                 "text": question.text,
                 "allow": question.allow_label,
                 "deny": question.deny_label,
+                "yours": question.yours,
             }
         )
 
-    def open_welcome(self) -> None:
-        """The Welcome window: connect Claude step by step (first start, and "Getting started…")."""
-        argv = [*self.welcome_command, *([] if self.has_menu else ["--no-menu"])]
+    def open_settings(self) -> None:
+        """The Settings window (one at a time): what it says goes through `_settings_said`."""
+        if self._settings is not None and self._settings.alive():
+            self._settings.close()
+        self._settings = PipedWindow(self.settings_command, self._settings_said)
+        self._push_settings()
+
+    def _settings_said(self, message: dict[str, Any]) -> None:
+        """A click in the Settings window, which only this tray started: applied like a menu click."""
+        key, value = message.get("key"), str(message.get("value"))
+        if message.get("op") == "set" and key == "approval_mode" and value in {m.value for m in approval.ApprovalMode}:
+            self.submit(menu.SET_APPROVAL_MODE, value)
+        elif (
+            message.get("op") == "set" and key == "output_budget" and value in {str(b.setting) for b in BUDGET_CHOICES}
+        ):
+            self.submit(menu.SET_OUTPUT_BUDGET, value)
+        elif message.get("op") == "set" and key == "autostart" and value in ("on", "off"):
+            self.submit(menu.TOGGLE_AUTOSTART, value)
+        else:
+            self._push_settings()  # anything else (a click another program sent): show what holds
+
+    def _push_settings(self) -> None:
+        window = self._settings
+        if window is None or not window.alive():
+            return
+        budget = self.hub.with_journal(output_budget)
+        window.send(
+            {"op": "state", "approval_mode": self.hub.state.approval_mode,
+             "output_budget": str(budget.setting), "autostart": self._autostart is True}
+        )  # fmt: skip
+
+    def show_notice(self, title: str, text: str) -> None:
+        """A window that tells the user something they must see (the confirm window with one button)."""
+        notice = PipedWindow(self.confirm_command, lambda _message: None)
+        notice.send({"op": "ask", "title": title, "text": text, "allow": "", "deny": _("OK"), "yours": True})
+        with self._windows_lock:
+            self._notices.append(notice)
+
+    def open_welcome(self, *, first_run: bool = False) -> None:
+        """The Welcome window: connect Claude step by step (first start, and "Getting started…").
+        At the first run it turns start-at-login on, and shows how to turn it off."""
+        argv = [
+            *self.welcome_command,
+            *([] if self.has_menu else ["--no-menu"]),
+            *(["--first-run"] if first_run else []),
+        ]
         if self._welcome is not None:
             _stop_process_now(self._welcome, WINDOW_STOP_GRACE_S)  # one at a time: a new one comes to the front
         self._welcome = spawn(argv)
@@ -1101,7 +1225,10 @@ def _file_stamp(path: Path) -> tuple[float, int] | None:
 
 
 def _server_view(record: ServerRecord) -> ServerView:
-    return ServerView(record.client_label, record.started_at, record.command_count, record.headless)
+    # The app people know ("Claude Desktop"), not what it calls itself ("claude-ai 0.14").
+    return ServerView(
+        friendly_client_name(record.client_name), record.started_at, record.command_count, record.headless
+    )
 
 
 def _read_autostart() -> bool | None:

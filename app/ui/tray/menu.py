@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from app.core.claude.config import ABSENT, CHANGED, CURRENT, FOREIGN, INVALID, STALE, UNKNOWN
 from app.core.execution.output import BUDGET_CHOICES, OutputBudget
 from app.core.i18n import LANGUAGE_NAMES, LANGUAGES, N_, _, ngettext
-from app.core.i18n.formats import format_time, format_weekday_time
+from app.core.i18n.formats import format_time, format_weekday_time, shorten_command
 from app.core.policy.approval import ApprovalMode
 
 APP_TITLE = "Cowork Terminal"  # a name: the same in every language
@@ -35,6 +35,9 @@ TOOLTIP_MAX_CHARS = 127  # Windows truncates a tray tooltip at 128 characters, i
 # Action ids: what a click asks the tray to do.
 OPEN_LOG = "open-log"
 TOGGLE_PAUSE = "toggle-pause"
+SHOW_ABOUT = "show-about"
+OPEN_SETTINGS = "open-settings"
+PAUSE_FOR = "pause-for"  # a timed pause: target is one of PAUSE_CHOICES' keys
 CONNECT = "connect"
 DISCONNECT = "disconnect"
 CHECK = "check"
@@ -55,6 +58,9 @@ QUIT = "quit"
 ACTIONS = (
     OPEN_LOG,
     TOGGLE_PAUSE,
+    PAUSE_FOR,
+    SHOW_ABOUT,
+    OPEN_SETTINGS,
     CONNECT,
     DISCONNECT,
     CHECK,
@@ -177,6 +183,15 @@ def job_notice(job: JobView, outcome: str) -> tuple[str, str]:
     return title, f"{' '.join(job.command.split())[:120]}\n{outcome}"
 
 
+class RecentView:
+    """One recent command, as the Recent activity submenu shows it."""
+
+    id: int
+    status: str  # in the user's words: "✓ Finished", "⊘ Denied by you"
+    at: float
+    command: str
+
+
 @dataclass(frozen=True)
 class RuleView:
     """One of the user's rules (core/policy/rules.py), listed so it can be removed."""
@@ -206,6 +221,9 @@ class TrayState:
     rules: tuple[RuleView, ...] = ()
     windows: bool = True  # False when Tk is missing: no approval or Welcome window can open
     confirm_disconnect: str | None = None  # without Tk, the app whose "Disconnect…" now asks in the menu
+    paused_until: float | None = None  # a timed pause: when the tray itself resumes
+    recent: tuple[RecentView, ...] = ()  # the newest commands, newest first
+    version: str = ""
 
     @property
     def any_connected(self) -> bool:
@@ -251,6 +269,9 @@ def status_line(state: TrayState) -> str:
     """The first, disabled line: the one thing the user needs to know right now."""
     if state.problem:
         return state.problem
+    if state.paused and state.paused_until is not None:
+        until = _clock_time(state.paused_until, time.time())
+        return _("Paused until {time}: Claude's commands are refused").format(time=until)
     if state.paused:
         return _("Paused: Claude's commands are refused")
     if state.servers:
@@ -323,6 +344,52 @@ def connect_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
     return tuple(entries)
 
 
+PAUSE_CHOICES = {"30m": N_("30 minutes"), "1h": N_("1 hour"), "tomorrow": N_("Until tomorrow morning")}
+MORNING_HOUR = 8  # "until tomorrow" resumes at 8:00, the start of a working day
+
+
+RECENT_SHOWN = 5
+
+
+def recent_submenu(state: TrayState, now: float) -> tuple[MenuEntry, ...]:
+    """What Claude ran lately, at a glance: each opens the activity log."""
+    if not state.recent:
+        return (MenuEntry("recent-none", _("Nothing yet"), enabled=False),)
+    return tuple(
+        MenuEntry(
+            f"recent:{item.id}",
+            f"{_clock_time(item.at, now)}  {item.status}  {_short(item.command, 48)}",
+            OPEN_LOG,
+        )
+        for item in state.recent[:RECENT_SHOWN]
+    )
+
+
+def about_text(version: str) -> str:
+    """What About says: the version, what the app does, and where help is."""
+    return _(
+        "Cowork Terminal {version} lets Claude run commands on this computer while you stay in charge. "
+        "Getting started… in the menu connects Claude step by step; the activity log shows everything "
+        "it ran and lets you pause it."
+    ).format(version=version)
+
+
+def pause_for_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
+    """Like Dropbox's or Tailscale's: pause now, and the app resumes by itself at the time chosen."""
+    return tuple(MenuEntry(f"pause-for:{key}", _(text), PAUSE_FOR, key) for key, text in PAUSE_CHOICES.items())
+
+
+def resume_time(choice: str, now: datetime) -> datetime:
+    """When a timed pause chosen at `now` ends: in 30 minutes, in an hour, or tomorrow at 8:00."""
+    if choice == "30m":
+        return now + timedelta(minutes=30)
+    if choice == "1h":
+        return now + timedelta(hours=1)
+    if choice == "tomorrow":
+        return (now + timedelta(days=1)).replace(hour=MORNING_HOUR, minute=0, second=0, microsecond=0)
+    raise ValueError(f"unknown pause choice {choice!r}")
+
+
 def rules_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
     """The user's rules, each removable (removing one tightens control: no question asked)."""
     if not state.rules:
@@ -365,8 +432,7 @@ def waiting_entry(state: TrayState) -> MenuEntry:
 
 
 def _short(command: str, limit: int = 60) -> str:
-    line = " ".join(command.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return shorten_command(" ".join(command.split()), limit)
 
 
 def approval_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
@@ -433,9 +499,10 @@ def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
         _separator("top-separator"),
         MenuEntry("open-log", _("Open activity log"), OPEN_LOG, default=True),
         MenuEntry("pause", _("Pause host access"), TOGGLE_PAUSE, checked=state.paused),
+        MenuEntry("pause-for", _("Pause for…"), submenu=pause_for_submenu(state)),
         MenuEntry("connect", _("Connect to Claude"), submenu=connect_submenu(state)),
         MenuEntry("approval", _("Ask before running"), submenu=approval_submenu(state)),
-        MenuEntry("output", _("Output Claude gets back"), submenu=output_submenu(state)),
+        MenuEntry("output", _("How much output Claude reads"), submenu=output_submenu(state)),
         MenuEntry("rules", _("Your rules"), submenu=rules_submenu(state)),
         MenuEntry(
             "autostart",
@@ -445,8 +512,11 @@ def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
             checked=bool(state.autostart),
         ),
         MenuEntry("data-folder", _("Open data folder"), OPEN_DATA_FOLDER),
+        MenuEntry("settings", _("Settings…"), OPEN_SETTINGS, enabled=state.windows),
         MenuEntry("welcome", _("Getting started…"), OPEN_WELCOME, enabled=state.windows),
         MenuEntry("language", language_item_text(), submenu=language_submenu(state)),
+        MenuEntry("recent", _("Recent activity"), submenu=recent_submenu(state, now)),
+        MenuEntry("about", _("About Cowork Terminal {version}").format(version=state.version), SHOW_ABOUT),
         MenuEntry("uninstall", _("Uninstall…"), UNINSTALL),
         _separator("quit-separator"),
         MenuEntry("quit", quit_text(), QUIT),

@@ -7,6 +7,7 @@ choice runs in tests on Linux. The tray (`tray.py`) is the only user.
 from __future__ import annotations
 
 import contextlib
+import glob
 import importlib.util
 import logging
 import os
@@ -49,8 +50,35 @@ def backend_of(pystray: ModuleType) -> str:
     return "dummy" if name == "base" else name  # the dummy backend re-exports the abstract base Icon
 
 
-def missing_tray_support(platform: str, backend: str) -> str | None:
-    """What this desktop lacks for a full tray icon, in words for the user; None when nothing is."""
+# Where Linux distributions put the system Python's GTK bindings (Debian/Ubuntu, Fedora/openSUSE, Arch).
+SYSTEM_GI_PATTERNS = (
+    "/usr/lib/python3/dist-packages/gi",
+    "/usr/lib64/python3*/site-packages/gi",
+    "/usr/lib/python3*/site-packages/gi",
+)
+
+
+def system_has_gi(matches: Callable[[str], list[str]] = glob.glob) -> bool:
+    """Whether the system's own Python has the GTK bindings (`gi`) that the tray's menu needs."""
+    return any(matches(pattern) for pattern in SYSTEM_GI_PATTERNS)
+
+
+def missing_tray_support(
+    platform: str, backend: str, *, executable: str = "", has_gi: bool = True, system_gi: bool = False
+) -> str | None:
+    """What this desktop lacks for a full tray icon, in words for the user; None when nothing is.
+
+    When this Python cannot import `gi` but the system's can, the packages are there and the cause
+    is the interpreter (pyenv, conda, Homebrew, uv): installing AppIndicator again would change nothing.
+    """
+    if platform.startswith("linux") and backend == "xorg" and not has_gi and system_gi:
+        return _(
+            "Cowork Terminal is running, but its tray icon has no menu: the Python it runs with "
+            "({python}) cannot use this computer's GTK libraries, which the menu needs. Pythons from "
+            "pyenv, conda, Homebrew or uv cannot. Make the virtual environment with the system's Python "
+            "instead (/usr/bin/python3 -m venv --system-site-packages .venv), or install the .deb. "
+            "Meanwhile the activity log window has the pause switch and the answers to waiting commands."
+        ).format(python=executable)
     if platform.startswith("linux") and backend == "xorg":
         return _(
             "Cowork Terminal is running, but its tray icon has no menu on this desktop: AppIndicator "

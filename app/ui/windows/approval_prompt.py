@@ -26,6 +26,7 @@ from app.core.policy.approval import HOLD_LIFETIME_S
 from app.core.policy.rules import FOLDER_SCOPE, SESSION_SCOPE, short_folder
 from app.ui.windows.held_command import Decision, WaitingCommand
 from app.ui.windows.link import TrayLine, open_tk_root
+from app.ui.windows.look import use_native_look
 
 POLL_MS = 100
 # Allow and Deny stay disabled this long whenever the shown command changes (the window opens, or the
@@ -33,6 +34,8 @@ POLL_MS = 100
 # must never approve one the user has not read; nor can a program's keystroke sent the moment it opens.
 ARM_DELAY_MS = 1000
 TITLE = N_("Cowork Terminal: approve a command?")
+SEVERE_TEXT = N_("This is one of the most dangerous commands: what it deletes or changes cannot be undone.")
+CONFIRM_WORD = N_("allow")  # typed, in the user's language, before a most dangerous command may run
 WRAP_PX = 560
 
 
@@ -62,6 +65,7 @@ class ApprovalPrompt:
         self.current: WaitingCommand | None = None
         self._arming: str | None = None  # the pending `after` that enables the buttons
         self._synthetic = False  # the last press on an allowing button was sent by a program (XSendEvent)
+        use_native_look(root)
         root.title(_(TITLE))
         root.attributes("-topmost", True)
         root.minsize(560, 340)
@@ -86,6 +90,22 @@ class ApprovalPrompt:
             text=_("Allow only if you know what it does: it runs with your full permissions. Esc denies."),
         )  # fmt: skip
         self.advice.pack(anchor="w", pady=(2, 0))
+        # The most dangerous class: said as such, and Allow waits until a word is typed (like the
+        # "type the name to delete" of the apps people trust), so no habit click can allow it.
+        self.severe_row = ttk.Frame(frame)
+        self.severe_text = ttk.Label(
+            self.severe_row, text=_(SEVERE_TEXT), foreground="#b3261e", wraplength=WRAP_PX, justify="left",
+            font=("TkDefaultFont", 11, "bold"),
+        )  # fmt: skip
+        self.severe_text.pack(anchor="w")
+        typing = ttk.Frame(self.severe_row)
+        typing.pack(anchor="w", pady=(4, 0))
+        self.confirm_label = ttk.Label(typing, text=_("To allow it, type {word}:").format(word=_(CONFIRM_WORD)))
+        self.confirm_label.pack(side="left")
+        self.typed = tk.StringVar(root)
+        self.confirm_entry = ttk.Entry(typing, textvariable=self.typed, width=16)
+        self.confirm_entry.pack(side="left", padx=(6, 0))
+        self.typed.trace_add("write", lambda *_a: self._arm_allow())
 
         buttons = ttk.Frame(frame)
         buttons.pack(fill="x", pady=(10, 0))
@@ -161,9 +181,17 @@ class ApprovalPrompt:
         if held.env_keys:
             details.append(_("Extra environment: {names}").format(names=", ".join(held.env_keys)))
         self.details.configure(text="    ".join(details))
-        if held.proposal is not None:
+        if held.severe:
+            self.typed.set("")
+            self.severe_row.pack(anchor="w", fill="x", pady=(6, 0), before=self.advice)
+            self.what.configure(foreground="#b3261e", font=("TkDefaultFont", 13, "bold"))
+        else:
+            self.severe_row.pack_forget()
+            self.what.configure(foreground="#9a3412", font=("TkDefaultFont", 12))
+        if held.proposal is not None and not held.severe:
             self.rule_button.configure(text=_("Always allow {what}").format(what=held.proposal.description()))
-            self.session_button.configure(text=_("Allow these for this session only"))
+            # A session rule lasts while this agent's server runs: said as the person sees it.
+            self.session_button.configure(text=_("Allow these until {client} quits").format(client=held.client))
             self.rules_row.pack(fill="x", pady=(8, 0))
         else:
             self.rules_row.pack_forget()
@@ -189,8 +217,19 @@ class ApprovalPrompt:
 
     def _arm(self) -> None:
         self._arming = None
-        for button in (*self.allowing, self.deny_button):
-            button.state(["!disabled"])
+        self.deny_button.state(["!disabled"])
+        self._arm_allow()
+
+    def _typed_ok(self) -> bool:
+        """A most dangerous command needs the confirm word typed; any other needs nothing."""
+        if self.current is None or not self.current.severe:
+            return True
+        return self.typed.get().strip().casefold() == _(CONFIRM_WORD).casefold()
+
+    def _arm_allow(self) -> None:
+        ready = self._arming is None and self._typed_ok()
+        for button in self.allowing:
+            button.state(["!disabled"] if ready else ["disabled"])
 
     @property
     def armed(self) -> bool:
@@ -199,7 +238,7 @@ class ApprovalPrompt:
     def answer(self, allowed: bool, rule_scope: str | None = None) -> None:
         # Escape (Deny) is a deliberate key press and the safe answer, so it works at once; Allow only
         # once the buttons are armed, and never from an event another program sent to this window.
-        if self.current is None or (allowed and (not self.armed or self._synthetic)):
+        if self.current is None or (allowed and (not self.armed or self._synthetic or not self._typed_ok())):
             self._synthetic = False
             return
         self.line.send(Decision(self.current, allowed, rule_scope if allowed else None).to_message())

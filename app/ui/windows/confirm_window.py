@@ -15,6 +15,7 @@ from tkinter import ttk
 
 from app.core.i18n import _
 from app.ui.windows.link import TrayLine, open_tk_root
+from app.ui.windows.look import use_native_look
 
 ARM_DELAY_MS = 1000
 POLL_MS = 100
@@ -26,6 +27,7 @@ class ConfirmWindow:
         self.line = line
         self._synthetic = False
         self._answered = False
+        use_native_look(root)
         root.title(question.get("title") or _("Cowork Terminal: confirm"))
         root.attributes("-topmost", True)
         root.minsize(460, 180)
@@ -34,15 +36,17 @@ class ConfirmWindow:
         frame.pack(fill="both", expand=True)
         self.text = ttk.Label(frame, text=question.get("text", ""), wraplength=520, justify="left")
         self.text.pack(anchor="w", fill="x")
-        ttk.Label(frame, text=_("If you did not ask for this, say no."), foreground="#555555", wraplength=520).pack(
-            anchor="w", pady=(10, 0)
-        )
+        if question.get("yours") != "True":  # Quit, Disconnect: the person reading this just asked for it
+            ttk.Label(frame, text=_("If you did not ask for this, say no."), foreground="#555555", wraplength=520).pack(
+                anchor="w", pady=(10, 0)
+            )
         buttons = ttk.Frame(frame)
         buttons.pack(fill="x", side="bottom", pady=(14, 0))
         self.no_button = ttk.Button(buttons, text=question.get("deny", _("No")), command=lambda: self.answer(False))
         self.no_button.pack(side="right")
         self.yes_button = ttk.Button(buttons, text=question.get("allow", _("Yes")), command=lambda: self.answer(True))
-        self.yes_button.pack(side="right", padx=(0, 8))
+        if question.get("allow") != "":  # no yes-label: a notice, with only its OK
+            self.yes_button.pack(side="right", padx=(0, 8))
         for sequence in ("<ButtonPress-1>", "<KeyPress>"):
             self.yes_button.bind(sequence, self._note_origin, add="+")
         root.bind("<Escape>", lambda _e: self.answer(False))

@@ -19,6 +19,20 @@ from app.core.i18n import _
 from app.core.policy.plain_words import for_person
 from app.core.policy.rules import SESSION_SCOPE, RuleProposal, proposal_for
 
+# The classifier's most dangerous classes (issue 24, item 1: its engineer names them on the
+# classification result as `danger`; read defensively, so this window works before and after).
+SEVERE_DANGERS = frozenset({"catastrophic", "critical", "irreversible", "severe", "highest"})
+
+
+def danger_of(verdict: Any) -> str | None:
+    """The classification's danger class, as a plain string, or None when it names none: from the
+    result itself, else the first finding that carries one."""
+    for source in (verdict, *(getattr(verdict, "findings", None) or ())):
+        danger = getattr(source, "danger", None)
+        if danger is not None:
+            return str(getattr(danger, "value", danger)).lower()
+    return None
+
 
 @dataclass(frozen=True)
 class WaitingCommand:
@@ -36,6 +50,12 @@ class WaitingCommand:
     session: str | None = None  # the agent's session (its server), for a "this session" rule
     proposal: RuleProposal | None = None  # the rule the window may offer
     words: tuple[Words, ...] = ()  # `plain` as templates and values: the window says them in its language
+    danger: str | None = None  # the classifier's danger class (danger_of), when it names one
+
+    @property
+    def severe(self) -> bool:
+        """One of the most dangerous classes: styled as such, and allowed only after typing a word."""
+        return self.danger in SEVERE_DANGERS
 
     def lines(self) -> tuple[str, ...]:
         """What it does, in the user's language; the English plain words when the tray sent no words."""
@@ -48,7 +68,7 @@ class WaitingCommand:
             "plain": list(self.plain), "reasons": list(self.reasons), "expires_at": self.expires_at,
             "env_keys": list(self.env_keys), "tool": self.tool, "session": self.session,
             "proposal": None if proposal is None else {"kind": proposal.kind, "folder": proposal.folder},
-            "words": [w.to_json() for w in self.words],
+            "words": [w.to_json() for w in self.words], "danger": self.danger,
         }  # fmt: skip
 
     @classmethod
@@ -74,6 +94,7 @@ class WaitingCommand:
             session=None if data.get("session") is None else str(data.get("session")),
             proposal=None if not proposal else RuleProposal(str(proposal["kind"]), str(proposal["folder"])),
             words=() if None in words else tuple(w for w in words if w is not None),
+            danger=None if data.get("danger") is None else str(data["danger"]),
         )
 
 
@@ -96,7 +117,7 @@ def judged(
     return WaitingCommand(
         id=command_id, command=command, cwd=cwd, client=client, plain=verdict.plain, reasons=verdict.reasons,
         expires_at=expires_at, env_keys=tuple(env_keys), tool=tool, session=session,
-        proposal=proposal_for(command, real_cwd, verdict), words=verdict.words,
+        proposal=proposal_for(command, real_cwd, verdict), words=verdict.words, danger=danger_of(verdict),
     )  # fmt: skip
 
 

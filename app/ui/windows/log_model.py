@@ -15,18 +15,22 @@ from pathlib import Path
 
 from app.core.claude.names import client_named, friendly_client_name
 from app.core.i18n import N_, _, ngettext
-from app.core.i18n.formats import format_date_time, format_day_month_time, format_number
+from app.core.i18n.formats import format_date_time, format_day_month_time, format_number, shorten_command
 from app.core.i18n.formats import format_time as format_clock
 from app.core.journal.reasons import reason_for_person, who_for_person
 from app.core.journal.store import CommandRecord, ServerRecord, Status
 from app.core.messages import (
     CANCEL_REASON,
+    DENIED_BY_REASON,
+    HOLD_EXPIRED_REASON,
     MODEL_STOP_REASON,
     PAUSE_STOP_REASON,
     PAUSED_MESSAGE,
+    REQUEST_DECIDED_BY,
     TIMED_OUT_REASON,
     USER_STOP_REASON,
 )
+from app.core.policy.rules import Rule
 
 PAGE_SIZE = 200  # rows fetched at open and per scroll step: fills any screen, costs a few ms
 MAX_HELD_ROWS = 2_000  # rows kept in the list at once; scrolling further drops the far end
@@ -61,6 +65,10 @@ KILLED_LABELS = {
     MODEL_STOP_REASON: N_("■ Stopped by the agent"),
 }
 REFUSED_PAUSED_LABEL = N_("⊘ Refused: paused")
+# What the person did, in their words: a Deny is "Denied by you", never the "Refused" of a timeout.
+DENIED_BY_YOU_LABEL = N_("⊘ Denied by you")
+DENIED_LABEL = N_("⊘ Denied")
+NOT_ANSWERED_LABEL = N_("◷ Not answered in time")
 STOPPING_LABEL = N_("● Stopping…")
 
 
@@ -103,6 +111,12 @@ def status_label(record: CommandRecord) -> str:
         return _(KILLED_LABELS[record.reason])
     if record.status is Status.REFUSED and record.reason == PAUSED_MESSAGE:
         return _(REFUSED_PAUSED_LABEL)
+    if record.status is Status.REFUSED and record.reason == HOLD_EXPIRED_REASON:
+        return _(NOT_ANSWERED_LABEL)
+    denied = DENIED_BY_REASON.split("{")[0]
+    if record.status is Status.REFUSED and (record.reason or "").startswith(denied):
+        who = (record.reason or "")[len(denied) :]
+        return _(DENIED_LABEL) if who == REQUEST_DECIDED_BY else _(DENIED_BY_YOU_LABEL)
     return _(STATUS_STYLES[record.status].label)
 
 
@@ -112,9 +126,9 @@ def status_tag(status: Status) -> str:
 
 
 def one_line(text: str, limit: int = COMMAND_CELL_CHARS) -> str:
-    """A command on one line: newlines shown as ⏎, long ones cut with an ellipsis."""
+    """A command on one line: newlines shown as ⏎, long ones cut in the middle, keeping the end."""
     flat = " ⏎ ".join(part.strip() for part in text.strip().splitlines()) or text.strip()
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return shorten_command(flat, limit)
 
 
 def format_duration(ms: float | None) -> str:
@@ -180,7 +194,7 @@ COLUMNS: tuple[tuple[str, str, int, bool], ...] = (
     ("status", N_("Status"), 180, False),
     ("command", N_("Command"), 380, True),
     ("cwd", N_("Folder"), 180, True),
-    ("exit", N_("Exit"), 50, False),
+    ("exit", N_("Error code"), 50, False),  # empty for a success: "0" means nothing to most people
     ("duration", N_("Duration"), 86, False),
 )
 
@@ -216,7 +230,7 @@ def row_for(record: CommandRecord, now: float | None = None, home: str | None = 
         status_label(record),
         one_line(record.command),
         short_path(record.cwd, home),
-        "" if record.exit_code is None else str(record.exit_code),
+        "" if not record.exit_code else str(record.exit_code),
         duration,
     )
     return Row(
@@ -460,7 +474,7 @@ def size_text(count: int | None) -> str:
     if count is None:
         return ""
     if count < 1024:
-        return _("{size} B").format(size=count)
+        return ngettext("{count} byte", "{count} bytes", count).format(count=count)
     if count < 1024 * 1024:
         return _("{size} KB").format(size=format_number(count / 1024, 1))
     return _("{size} MB").format(size=format_number(count / 1024 / 1024, 1))
@@ -475,12 +489,11 @@ class DetailLine:
 
 
 def outcome_text(record: CommandRecord) -> str:
-    """The status in a sentence: "✗ Failed, exit code 1", "■ Stopped by the user"."""
+    """The status in a sentence: "✗ Failed: the program reported error 1", "■ Stopped by the user".
+    A success says nothing more: "exit code 0" is a programmer's word for it."""
     text = status_label(record)
     if record.exit_code is not None and record.status is not Status.FINISHED:
-        text = _("{status}, exit code {code}").format(status=text, code=record.exit_code)
-    elif record.status is Status.FINISHED:
-        text = _("{status}, exit code {code}").format(status=text, code=0)
+        text = _("{status}: the program reported error {code}").format(status=text, code=record.exit_code)
     return text
 
 
@@ -500,23 +513,28 @@ def timing_text(record: CommandRecord, now: float | None = None) -> str:
     return ", ".join(parts)
 
 
-def detail_lines(record: CommandRecord, now: float | None = None, protected: Sequence[str] = ()) -> list[DetailLine]:
+def detail_lines(
+    record: CommandRecord, now: float | None = None, protected: Sequence[str] = (), rules: Iterable[Rule] = ()
+) -> list[DetailLine]:
     """The facts of one command, in the order a user asks them: how it ended, where, who, when.
     `protected`: the app's own paths, with which a held command is judged again to say why it was
     held in the user's language (`journal.reasons`)."""
     client = client_label(record)
     if record.client_name:  # in full here: what the client calls itself, and its version
         client = client_named(record.client_name, f"{record.client_name} {record.client_version or ''}".strip())
-    if record.server_pid:
-        client += " " + _("(server pid {pid})").format(pid=record.server_pid)
     lines: list[DetailLine] = []  # the status itself heads the pane
     shown_reason = record.reason and record.reason not in KILLED_LABELS and record.reason != TIMED_OUT_REASON
     if shown_reason:
         lines.append(DetailLine(_("Why"), reason_for_person(record, protected)))
     if record.decision is not None:
         who = who_for_person(record.decided_by)
-        if record.allowed_by_rule is not None:
-            who = _("your rule {number}").format(number=record.allowed_by_rule)
+        if record.allowed_by_rule is not None:  # by its words, as the user clicked it; a removed one by number
+            words = {rule.id: rule.shown() for rule in rules}.get(record.allowed_by_rule)
+            who = (
+                _("your rule “{rule}”").format(rule=words)
+                if words
+                else _("your rule {number}").format(number=record.allowed_by_rule)
+            )
         answer = _("allowed by {who}") if record.decision == "allowed" else _("denied by {who}")
         lines.append(DetailLine(_("Answer"), answer.format(who=who)))
     if record.stop_requested_at is not None and record.status.is_active:

@@ -82,7 +82,30 @@ Confirm = Callable[[str, str], bool]
 
 
 def ask_yes_no(title: str, message: str) -> bool:
-    return bool(messagebox.askyesno(title, message, icon=messagebox.WARNING, default=messagebox.NO))
+    """A yes/no question in the app's language: Tk's own message box words its buttons in the
+    system's language, so a German choice in the tray still read "Yes"/"No" (issue 24, item 10)."""
+    dialog = tk.Toplevel()
+    dialog.title(title)
+    dialog.resizable(False, False)
+    answer = [False]
+
+    def close(yes: bool) -> None:
+        answer[0] = yes
+        dialog.destroy()
+
+    frame = ttk.Frame(dialog, padding=16)
+    frame.pack(fill="both", expand=True)
+    ttk.Label(frame, text=message, wraplength=420, justify="left").pack(anchor="w")
+    buttons = ttk.Frame(frame)
+    buttons.pack(fill="x", pady=(14, 0))
+    no = ttk.Button(buttons, text=_("No"), command=lambda: close(False))
+    no.pack(side="right")
+    ttk.Button(buttons, text=_("Yes"), command=lambda: close(True)).pack(side="right", padx=(0, 8))
+    dialog.protocol("WM_DELETE_WINDOW", lambda: close(False))
+    dialog.bind("<Escape>", lambda _e: close(False))
+    no.focus_set()  # a key pressed by habit says no
+    dialog.wait_window()
+    return answer[0]
 
 
 class LogWindow:
@@ -592,19 +615,22 @@ class LogWindow:
             self.waiting_actions(self.actions_frame, record, self)
         text.insert("end", record.command.rstrip("\n") + "\n", "mono")
         text.insert("end", "\n", "gap")
-        for line in detail_lines(record, protected=self.protected):
+        for line in detail_lines(record, protected=self.protected, rules=self.journal.rules()):
             text.insert("end", f"{line.label}\t", "label")
             text.insert("end", f"{line.value}\n")
-        self._insert_stream(record, _("Output (stdout)"), record.stdout_preview, record.stdout_bytes)
-        self._insert_stream(record, _("Errors (stderr)"), record.stderr_preview, record.stderr_bytes)
+        self._insert_stream(record, _("Output"), record.stdout_preview, record.stdout_bytes)
+        self._insert_stream(record, _("Error messages"), record.stderr_preview, record.stderr_bytes)
         text.configure(state="disabled")
 
     def _insert_stream(self, record: CommandRecord, title: str, preview: str | None, size: int | None) -> None:
         text = self.details
         heading = title if size is None else f"{title}, {size_text(size)}"
         text.insert("end", heading + "\n", "heading")
-        if record.status.is_active:
-            text.insert("end", _("Shown when the command ends.") + "\n", "muted")
+        if record.status.is_active and preview:  # the output so far, sent each second while it runs
+            text.insert("end", preview.rstrip("\n") + "\n", "mono")
+            text.insert("end", _("Still running: more may follow.") + "\n", "muted")
+        elif record.status.is_active:
+            text.insert("end", _("Nothing yet.") + "\n", "muted")
         elif preview:
             text.insert("end", preview.rstrip("\n") + "\n", "mono")
         else:

@@ -23,6 +23,7 @@ from app.core.install import uninstall
 from app.core.install.installation import this_install
 from app.core.paths import AppPaths
 from app.ui.windows.link import open_tk_root
+from app.ui.windows.look import use_native_look
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,7 @@ class UninstallWindow:
         self.paths = paths
         self.plan: uninstall.UninstallPlan | None = None
         self._results: queue.Queue[Callable[[], None]] = queue.Queue()
+        use_native_look(root)
         root.title(_(TITLE))
         root.minsize(480, 260)
         frame = ttk.Frame(root, padding=14)
@@ -104,7 +106,7 @@ class UninstallWindow:
             return
         self.heading.configure(text=_("Uninstall will:"))
         self.cancel_button.configure(text=_("Cancel"))
-        lines = [f"•  {step}" for step in steps] + [""] + self.plan.stays() + list(self.plan.manual)
+        lines = [f"•  {step}" for step in steps] + [""] + self.plan.stays(in_window=True) + list(self.plan.manual)
         self.body.configure(text="\n".join(lines).strip())
         self.uninstall_button.state(["!disabled"])
 

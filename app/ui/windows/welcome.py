@@ -29,24 +29,34 @@ from typing import Any
 from app.core import settings
 from app.core.claude import config as cc
 from app.core.claude import locations as cl
+from app.core.claude.names import friendly_client_name
 from app.core.errors import CoworkError
 from app.core.i18n import N_, _
+from app.core.install import autostart
+from app.core.journal.store import Journal
+from app.core.paths import AppPaths
 from app.core.self_command import app_argv
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, run_check
 from app.ui.tray.menu import client_state_text
 from app.ui.tray.platforms import run_captured
+from app.ui.windows.look import use_native_look
 
 log = logging.getLogger(__name__)
 
 TITLE = N_("Welcome to Cowork Terminal")
 WELCOME_SHOWN_SETTING = settings.WELCOME_SHOWN
 POLL_MS = 100
+WATCH_MS = 1000  # how often the window looks for Claude's first real connection
 RESTART_TIMEOUT_S = 40.0
 WRAP_PX = 560
+RESULTS_ROOM_PX = 110  # room kept for the check's answer and the live step, so the window never grows
 INTRO = N_(
     "Cowork Terminal lets Claude run commands on this computer while you stay in charge: you see "
     "everything it runs, dangerous commands wait for your OK, and you can pause it at any time."
 )
+AUTOSTART_LABEL = N_("Start Cowork Terminal when I log in")
+AUTOSTART_WHY = N_("Claude can use this computer only while Cowork Terminal runs. You can change this in its menu.")
+ALL_SET = N_("You're all set: try asking Claude “What is in my Downloads folder?”")
 RESTART_TEXT = N_(
     "Quit Claude completely and open it again: it reads its settings only when it starts "
     "(closing its window is not enough)."
@@ -89,6 +99,7 @@ class WelcomeWindow:
         restart_command: Sequence[str],
         menu_hint: bool = True,
         check_timeout_s: float = CHECK_PROCESS_TIMEOUT_S,
+        first_run: bool = False,
     ) -> None:
         self.root = root
         self.check_command = list(check_command)
@@ -99,14 +110,19 @@ class WelcomeWindow:
         self.locations: dict[str, cl.ClientLocation] = {}
         self._results: queue.Queue[Callable[[], None]] = queue.Queue()
         self.busy = 0  # background jobs still running (tests wait for 0)
+        self.seen: set[str] = set()  # the apps whose own server connected while this window was open
+        self._watching = False
         root.title(_(TITLE))
         root.minsize(600, 480)
-        style = ttk.Style(root)
+        style = use_native_look(root)
         style.configure("Big.TButton", font=("TkDefaultFont", 12, "bold"), padding=(14, 8))
         style.configure("Step.TLabel", font=("TkDefaultFont", 12, "bold"))
 
         frame = ttk.Frame(root, padding=18)
         frame.pack(fill="both", expand=True)
+        # Packed first, at the bottom: when the texts grow, Done is never the part that is cut.
+        bottom = ttk.Frame(frame)
+        bottom.pack(fill="x", side="bottom", pady=(12, 0))
         ttk.Label(frame, text=_(TITLE), font=("TkDefaultFont", 16, "bold")).pack(anchor="w")
         self.intro = ttk.Label(frame, text=_(INTRO), wraplength=WRAP_PX, justify="left")
         self.intro.pack(anchor="w", pady=(6, 14))
@@ -135,9 +151,19 @@ class WelcomeWindow:
         self.check_buttons.pack(anchor="w")
         self.check_result = ttk.Label(frame, wraplength=WRAP_PX, justify="left", font=("TkDefaultFont", 11))
         self.check_result.pack(anchor="w", pady=(6, 0))
+        # Driven by Claude's first real connection (its server's row in the journal), not by our check.
+        self.live = ttk.Label(frame, wraplength=WRAP_PX, justify="left", font=("TkDefaultFont", 11, "bold"))
+        self.live.pack(anchor="w", pady=(6, 0))
 
-        bottom = ttk.Frame(frame)
-        bottom.pack(fill="x", side="bottom", pady=(12, 0))
+        self.autostart_on = tk.BooleanVar(root, value=False)
+        self.autostart_box = ttk.Checkbutton(
+            frame, text=_(AUTOSTART_LABEL), variable=self.autostart_on, command=self._autostart_clicked
+        )
+        self.autostart_box.pack(anchor="w", pady=(16, 0))
+        self.autostart_problem = ttk.Label(frame, foreground="#555555", wraplength=WRAP_PX, justify="left")
+        self.autostart_problem.configure(text=_(AUTOSTART_WHY))
+        self.autostart_problem.pack(anchor="w", padx=(24, 0))
+
         if menu_hint:
             hint = _("Getting started… in the icon's menu opens this again.")
             ttk.Label(bottom, foreground="#555555", text=hint).pack(side="left")
@@ -146,6 +172,8 @@ class WelcomeWindow:
 
         root.after(POLL_MS, self._take_results)
         self.in_background(look_for_apps, self._show_apps)
+        self.in_background(lambda: _start_at_login(first_run), self._show_autostart)
+        self._fixed_size = False
 
     # -- plumbing: slow work off the Tk thread -----------------------------------------------------
 
@@ -172,6 +200,25 @@ class WelcomeWindow:
             done()
         self.root.after(POLL_MS, self._take_results)
 
+    # -- start at login: on by default at the first run, one click to undo -------------------------
+
+    def _show_autostart(self, result: Any) -> None:
+        if isinstance(result, Exception):
+            self.autostart_on.set(False)
+            problem = result.for_person() if isinstance(result, CoworkError) else str(result)
+            self.autostart_problem.configure(text=problem)
+            return
+        self.autostart_on.set(bool(result))
+
+    def _autostart_clicked(self) -> None:
+        wanted = self.autostart_on.get()
+
+        def work() -> bool:
+            (autostart.enable if wanted else autostart.disable)()
+            return autostart.is_enabled()
+
+        self.in_background(work, self._show_autostart)
+
     # -- step 1: connect ----------------------------------------------------------------------------
 
     def _show_apps(self, found: Any) -> None:
@@ -184,12 +231,14 @@ class WelcomeWindow:
             child.destroy()
         self.connect_buttons, self.state_labels = {}, {}
         shown = [a for a in apps if a.installed or a.connected]
+        self.none_found: ttk.Label | None = None
         if not shown:
-            ttk.Label(
+            self.none_found = ttk.Label(
                 self.apps_frame, wraplength=WRAP_PX, justify="left",
                 text=_("No Claude app was found on this computer. Install Claude Desktop or Claude Code, "
                        "then open this window again; or connect Claude Desktop now and install it later."),
-            ).pack(anchor="w")  # fmt: skip
+            )  # fmt: skip
+            self.none_found.pack(anchor="w")
             shown = [a for a in apps if a.client_id == cl.CLAUDE_DESKTOP]
         for app in shown:
             row = ttk.Frame(self.apps_frame)
@@ -201,6 +250,7 @@ class WelcomeWindow:
             self.connect_buttons[app.client_id], self.state_labels[app.client_id] = button, label
             self._show_app(app)
         self._show_next_steps()
+        self._keep_size()
 
     def _show_app(self, app: AppRow, problem: str = "") -> None:
         button, label = self.connect_buttons[app.client_id], self.state_labels[app.client_id]
@@ -233,6 +283,12 @@ class WelcomeWindow:
             assert self.apps is not None
             self.apps = [result if a.client_id == result.client_id else a for a in self.apps]
             self._show_app(result)
+            if self.none_found is not None and result.connected:  # "No Claude app was found" is old news
+                self.none_found.configure(
+                    text=_(
+                        "{client} is not installed yet. Cowork Terminal is ready for it: install it, then open it."
+                    ).format(client=result.name)
+                )
             self._show_next_steps()
 
         self.in_background(work, then)
@@ -259,6 +315,54 @@ class WelcomeWindow:
             ).pack(side="left", padx=(0, 8))
         if not connected:
             ttk.Label(self.check_buttons, text=_("Connect a Claude app first.")).pack(side="left")
+        self._show_live()
+        if connected and not self._watching:
+            self._watching = True
+            self.root.after(0, self._watch)
+
+    def _keep_size(self) -> None:
+        """Fix the window's size once its steps are shown, with room for the answers still to come, so
+        that it does not grow and jump under the mouse at each click."""
+        if self._fixed_size:
+            return
+        self._fixed_size = True
+        self.root.update_idletasks()
+        width = max(self.root.winfo_reqwidth(), 600)
+        height = self.root.winfo_reqheight() + RESULTS_ROOM_PX
+        self.root.geometry(f"{width}x{height}")
+
+    # -- the live step: Claude's own first connection ------------------------------------------------
+
+    def _watch(self) -> None:
+        """Look (off the Tk thread) for a server that a Claude app started; then say it connected."""
+        if not self.root.winfo_exists():
+            return
+        self.in_background(connected_clients, self._saw)
+
+    def _saw(self, names: Any) -> None:
+        if not isinstance(names, Exception):
+            self.seen |= set(names)
+        self._show_live()
+        if not all(a.name in self.seen for a in self.apps or () if a.connected):
+            self.root.after(WATCH_MS, self._watch)
+
+    def _show_live(self) -> None:
+        connected = [a for a in self.apps or () if a.connected]
+        if not connected:
+            self.live.configure(text="")
+            return
+        lines = []
+        for app in connected:
+            if app.name in self.seen:
+                lines.append("✓ " + _("{client} is connected.").format(client=app.name))
+            else:
+                lines.append(_("Waiting for {client} to connect…").format(client=app.name))
+        if any(a.name in self.seen for a in connected):
+            lines.append(_(ALL_SET))
+            self.live.configure(foreground="#166534")
+        else:
+            self.live.configure(foreground="")
+        self.live.configure(text="\n".join(lines))
 
     def restart(self, app: AppRow) -> None:
         self.restart_result.configure(text=_("Restarting {client}...").format(client=app.name))
@@ -289,8 +393,10 @@ class WelcomeWindow:
                 result = (False, _("The check could not run: {error}").format(error=result))
             ok, message = result
             if ok:
-                works = _("It works. {message}").format(message=message)
-                self.check_result.configure(text=works, foreground="#166534")
+                # The check starts the server as Claude will: it proves the entry, not that Claude
+                # loaded it (that needs Claude's restart; the live line below says when it did).
+                works = _("Cowork Terminal started the way {client} will start it, and ran a test command.")
+                self.check_result.configure(text=works.format(client=app.name), foreground="#166534")
             else:
                 not_yet = _("Not working yet: {message}").format(message=message)
                 self.check_result.configure(text=not_yet, foreground="#9a3412")
@@ -298,10 +404,26 @@ class WelcomeWindow:
         self.in_background(lambda: run_check(self.check_command, app.client_id, app.name, self.check_timeout_s), then)
 
 
+def connected_clients(paths: AppPaths | None = None) -> list[str]:
+    """The Claude apps (by the names people know) whose own server runs now, as the journal says."""
+    with Journal(paths or AppPaths.from_environment()) as journal:
+        servers = journal.servers(live_only=True)
+    return sorted({friendly_client_name(s.client_name) for s in servers if s.client_name})
+
+
+def _start_at_login(first_run: bool) -> bool:
+    """Whether the app starts at login; at the first run it is turned on first (issue 24, item 2):
+    after a restart Claude is refused until the app runs, and people forget to start it."""
+    if first_run and not autostart.is_enabled():
+        autostart.enable()
+    return autostart.is_enabled()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Open the Welcome window (the tray opens it, and remembers that it did)."""
     parser = argparse.ArgumentParser(prog="cowork-terminal welcome")
     parser.add_argument("--no-menu", action="store_true", help=argparse.SUPPRESS)  # the tray icon has no menu
+    parser.add_argument("--first-run", action="store_true", help=argparse.SUPPRESS)  # the tray's first start
     args = parser.parse_args(argv or [])
     try:
         root = tk.Tk()
@@ -314,6 +436,7 @@ def main(argv: list[str] | None = None) -> int:
         check_command=app_argv(frozen, sys.executable, "check"),
         restart_command=app_argv(frozen, sys.executable, "restart-claude"),
         menu_hint=not args.no_menu,
+        first_run=args.first_run,
     )
     root.mainloop()
     return 0

@@ -1,0 +1,14 @@
+"""One look for every window: on X11 the 'clam' theme (Tk's 'default' looks dated next to the
+desktop's own apps); Windows and macOS keep their native themes. The log window does the same."""
+
+from __future__ import annotations
+
+import tkinter as tk
+from tkinter import ttk
+
+
+def use_native_look(root: tk.Misc) -> ttk.Style:
+    style = ttk.Style(root)
+    if root.tk.call("tk", "windowingsystem") == "x11" and "clam" in style.theme_names():
+        style.theme_use("clam")
+    return style

@@ -1,0 +1,143 @@
+"""The Settings window: each choice with one plain sentence under it, instead of technical submenus.
+
+The tray starts it with pipes, like the approval prompt: the settings as they stand arrive on stdin
+({"op": "state", ...}), and each click leaves on stdout ({"op": "set", "key": ..., "value": ...}).
+Only the tray applies them, and only from this pipe: asking less often is a loosening, so it counts
+only from a window the tray itself started. Clicks another program sends to the window (XSendEvent)
+are ignored, as in the approval prompt.
+"""
+
+from __future__ import annotations
+
+import sys
+import tkinter as tk
+from collections.abc import Callable
+from tkinter import ttk
+from typing import Any
+
+from app.core.execution.output import BUDGET_CHOICES, OutputBudget
+from app.core.i18n import N_, _
+from app.core.policy.approval import ApprovalMode
+from app.ui.windows.link import TrayLine, open_tk_root
+from app.ui.windows.look import use_native_look
+
+TITLE = N_("Cowork Terminal: settings")
+POLL_MS = 100
+WRAP_PX = 520
+APPROVAL_KEY = "approval_mode"
+OUTPUT_KEY = "output_budget"
+AUTOSTART_KEY = "autostart"
+
+MODE_SENTENCES = {
+    ApprovalMode.DESTRUCTIVE: N_(
+        "Everyday commands run at once; anything that deletes, overwrites or changes the system waits for your OK."
+    ),
+    ApprovalMode.ALL: N_("Nothing runs until you say yes. The safest choice, and the most clicks."),
+    ApprovalMode.NEVER: N_("Every command runs at once. You still see each one in the activity log, and can pause."),
+}
+BUDGET_SENTENCES = {
+    BUDGET_CHOICES[0].setting: N_("Enough for most commands. Longer output is kept in a file that Claude can read."),
+    BUDGET_CHOICES[1].setting: N_("More for Claude to read at once; it uses more of the conversation's room."),
+    BUDGET_CHOICES[2].setting: N_("The most. Long logs can fill the conversation quickly."),
+}
+AUTOSTART_SENTENCE = N_("Claude can use this computer only while Cowork Terminal runs.")
+
+
+class SettingsWindow:
+    def __init__(self, root: tk.Tk, send: Callable[[dict[str, Any]], None]) -> None:
+        self.root = root
+        self.send = send
+        self._synthetic = False
+        root.title(_(TITLE))
+        root.minsize(560, 200)
+        style = use_native_look(root)
+        style.configure("Section.TLabel", font=("TkDefaultFont", 12, "bold"))
+        style.configure("Hint.TLabel", foreground="#555555")
+        frame = ttk.Frame(root, padding=18)
+        frame.pack(fill="both", expand=True)
+        self.mode = tk.StringVar(root, value=ApprovalMode.DESTRUCTIVE.value)
+        self.budget = tk.StringVar(root, value=str(OutputBudget().setting))
+        self.autostart = tk.BooleanVar(root, value=False)
+        self.choices: dict[tuple[str, str], ttk.Widget] = {}
+
+        ttk.Label(frame, text=_("Ask before running"), style="Section.TLabel").pack(anchor="w")
+        for mode in ApprovalMode:
+            self._choice(frame, APPROVAL_KEY, mode.value, mode.label, _(MODE_SENTENCES[mode]), self.mode)
+        ttk.Label(frame, text=_("How much output Claude reads"), style="Section.TLabel").pack(anchor="w", pady=(12, 0))
+        for budget in BUDGET_CHOICES:
+            sentence = _(BUDGET_SENTENCES[budget.setting])
+            self._choice(frame, OUTPUT_KEY, str(budget.setting), budget.label, sentence, self.budget)
+        ttk.Label(frame, text=_("Start at login"), style="Section.TLabel").pack(anchor="w", pady=(12, 0))
+        box = ttk.Checkbutton(
+            frame, text=_("Start Cowork Terminal when I log in"), variable=self.autostart,
+            command=lambda: self._chosen(AUTOSTART_KEY, "on" if self.autostart.get() else "off"),
+        )  # fmt: skip
+        box.pack(anchor="w", pady=(4, 0))
+        self._watch(box)
+        self.choices[(AUTOSTART_KEY, "")] = box
+        ttk.Label(frame, text=_(AUTOSTART_SENTENCE), style="Hint.TLabel", wraplength=WRAP_PX).pack(
+            anchor="w", padx=(24, 0)
+        )
+        bottom = ttk.Frame(frame)
+        bottom.pack(fill="x", pady=(16, 0))
+        ttk.Button(bottom, text=_("Close"), command=root.destroy).pack(side="right")
+        root.bind("<Escape>", lambda _e: root.destroy())
+
+    def _choice(self, frame: ttk.Frame, key: str, value: str, label: str, sentence: str, var: tk.StringVar) -> None:
+        button = ttk.Radiobutton(frame, text=label, value=value, variable=var, command=lambda: self._chosen(key, value))
+        button.pack(anchor="w", pady=(4, 0))
+        self._watch(button)
+        ttk.Label(frame, text=sentence, style="Hint.TLabel", wraplength=WRAP_PX, justify="left").pack(
+            anchor="w", padx=(24, 0)
+        )
+        self.choices[(key, value)] = button
+
+    def _watch(self, widget: ttk.Widget) -> None:
+        for sequence in ("<ButtonPress-1>", "<KeyPress>"):
+            widget.bind(sequence, self._note_origin, add="+")
+
+    def _note_origin(self, event: tk.Event) -> None:
+        self._synthetic = bool(getattr(event, "send_event", False))
+
+    def _chosen(self, key: str, value: str) -> None:
+        if self._synthetic:  # a program's click: put the shown choice back, send nothing
+            self._synthetic = False
+            self.send({"op": "state?"})
+            return
+        self.send({"op": "set", "key": key, "value": value})
+
+    def show(self, state: dict[str, Any]) -> None:
+        """The settings as the tray holds them (after each change, and at the start)."""
+        if isinstance(state.get(APPROVAL_KEY), str):
+            self.mode.set(state[APPROVAL_KEY])
+        if state.get(OUTPUT_KEY) is not None:
+            self.budget.set(str(state[OUTPUT_KEY]))
+        self.autostart.set(state.get(AUTOSTART_KEY) is True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    if sys.stdin is None or sys.stdin.isatty():
+        print("cowork-terminal:", _("the Cowork Terminal app opens this window from its menu."), file=sys.stderr)
+        return 2
+    root = open_tk_root(_("cannot open the settings window: {error}"))
+    if root is None:
+        return 1
+    line = TrayLine()  # after the root: a reader thread on stdin must not outlive a failed start
+    window = SettingsWindow(root, line.send)
+
+    def poll() -> None:
+        for message in line.drain():
+            if message is None:  # the tray closed our stdin
+                root.destroy()
+                return
+            if message.get("op") == "state":
+                window.show(message)
+        root.after(POLL_MS, poll)
+
+    poll()
+    root.mainloop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,112 @@
+"""The Settings window: each choice with one plain sentence, and the tray applying what it says."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tkinter as tk
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from app.core import liveness
+from app.core.paths import AppPaths
+from app.ui.tray import platforms as tray_platform
+from app.ui.tray.app import TrayApp
+from app.ui.windows.settings_window import SettingsWindow
+from tests.desktop_env import make_fake_desktop, wait_for
+from tests.test_welcome import texts
+
+pytestmark = pytest.mark.gui
+
+
+def test_each_choice_has_one_plain_sentence_and_a_click_says_what_was_chosen(display: str) -> None:
+    root = tk.Tk()
+    sent: list[dict] = []
+    try:
+        window = SettingsWindow(root, sent.append)
+        window.show({"approval_mode": "destructive", "output_budget": "30000", "autostart": True})
+        root.update()
+        shown = texts(root)
+        for words in (
+            "Ask before dangerous commands",
+            "Everyday commands run at once; anything that deletes, overwrites or changes the system waits for your OK.",
+            "Nothing runs until you say yes. The safest choice, and the most clicks.",
+            "Enough for most commands. Longer output is kept in a file that Claude can read.",
+            "Claude can use this computer only while Cowork Terminal runs.",
+        ):
+            assert words in shown, words
+        assert window.mode.get() == "destructive" and window.autostart.get() is True
+        window.choices[("approval_mode", "all")].invoke()
+        window.choices[("autostart", "")].invoke()
+        assert sent == [
+            {"op": "set", "key": "approval_mode", "value": "all"},
+            {"op": "set", "key": "autostart", "value": "off"},
+        ]
+    finally:
+        root.destroy()
+
+
+@pytest.fixture
+def tray(paths: AppPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path, display: str):
+    make_fake_desktop(tmp_path, monkeypatch)
+    monkeypatch.setenv("PYSTRAY_BACKEND", "dummy")
+    pystray: ModuleType = tray_platform.load_pystray()
+    app = TrayApp(paths, liveness.try_hold(paths.tray_lock), pystray)
+    app.start()
+    assert app.settle()
+    yield app
+    app.shutdown()
+
+
+# The settings window's process, replaced by one that keeps what the tray tells it and clicks once.
+CLICKER = """
+import json, sys
+heard = open(sys.argv[1], "a")
+heard.write(sys.stdin.readline()); heard.flush()
+print(json.dumps({"op": "set", "key": sys.argv[2], "value": sys.argv[3]}), flush=True)
+heard.write(sys.stdin.readline()); heard.flush()
+"""
+
+
+def test_a_click_in_the_settings_window_changes_the_setting_and_the_window_is_told(
+    tray: TrayApp, tmp_path: Path
+) -> None:
+    heard = tmp_path / "heard.jsonl"
+    tray.settings_command = [sys.executable, "-c", CLICKER, str(heard), "approval_mode", "all"]
+    tray.pystray_item("settings")(tray.icon)
+    wait_for(lambda: tray.hub.state.approval_mode == "all")
+    lines = wait_for(lambda: heard.exists() and len(heard.read_text().splitlines()) == 2 and heard.read_text())
+    first, after = (json.loads(line) for line in lines.splitlines())
+    assert first["approval_mode"] == "destructive" and after["approval_mode"] == "all"
+
+
+def test_a_value_the_window_does_not_offer_changes_nothing(tray: TrayApp, tmp_path: Path) -> None:
+    heard = tmp_path / "heard.jsonl"
+    tray.settings_command = [sys.executable, "-c", CLICKER, str(heard), "approval_mode", "sometimes"]
+    tray.pystray_item("settings")(tray.icon)
+    lines = wait_for(lambda: heard.exists() and len(heard.read_text().splitlines()) == 2 and heard.read_text())
+    assert json.loads(lines.splitlines()[1])["approval_mode"] == "destructive", "told what holds, unchanged"
+    assert tray.hub.state.approval_mode == "destructive"
+
+
+def test_every_window_has_the_same_modern_look_on_x11_not_tks_dated_default(display: str) -> None:
+    from tkinter import ttk
+
+    from app.ui.windows.approval_prompt import ApprovalPrompt
+    from app.ui.windows.confirm_window import ConfirmWindow
+    from tests.window_pipes import TrayEnd
+
+    builders = (
+        lambda root: SettingsWindow(root, lambda _message: None),
+        lambda root: ConfirmWindow(root, TrayEnd.with_line()[1], {"text": "Resume host access?"}),
+        lambda root: ApprovalPrompt(root, TrayEnd.with_line()[1]),
+    )
+    for build in builders:
+        root = tk.Tk()
+        try:
+            build(root)
+            assert ttk.Style(root).theme_use() == "clam"
+        finally:
+            root.destroy()
