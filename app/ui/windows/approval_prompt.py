@@ -24,12 +24,13 @@ from app.core.i18n import N_, _, ngettext
 from app.core.policy.rules import FOLDER_SCOPE, SESSION_SCOPE, short_folder
 from app.ui.windows.held_command import Decision, WaitingCommand
 from app.ui.windows.link import TrayLine, open_tk_root
+from app.ui.windows.real_input import ARM_DELAY_MS, ArmedButtons
 
 POLL_MS = 100
-# Allow and Deny stay disabled this long whenever the shown command changes (the window opens, or the
-# one shown was answered elsewhere and the next replaced it): a click aimed at the previous command
+# Allow and Deny stay disabled ARM_DELAY_MS whenever the shown command changes (the window opens, or
+# the one shown was answered elsewhere and the next replaced it): a click aimed at the previous command
 # must never approve one the user has not read; nor can a program's keystroke sent the moment it opens.
-ARM_DELAY_MS = 1000
+__all__ = ["ARM_DELAY_MS", "ApprovalPrompt", "main"]
 TITLE = N_("Cowork Terminal: approve a command?")
 WRAP_PX = 560
 
@@ -58,8 +59,7 @@ class ApprovalPrompt:
         self.line = line
         self.pending: dict[int, WaitingCommand] = {}
         self.current: WaitingCommand | None = None
-        self._arming: str | None = None  # the pending `after` that enables the buttons
-        self._synthetic = False  # the last press on an allowing button was sent by a program (XSendEvent)
+        self.arming = ArmedButtons(root)  # armed after a delay; deaf to events other programs send
         root.title(_(TITLE))
         root.attributes("-topmost", True)
         root.minsize(560, 340)
@@ -99,14 +99,9 @@ class ApprovalPrompt:
         self.session_button = ttk.Button(self.rules_row, command=lambda: self.answer(True, SESSION_SCOPE))
         self.session_button.pack(side="top", fill="x", pady=(4, 0))
         self.allowing = (self.allow_button, self.rule_button, self.session_button)
-        for button in self.allowing:
-            for sequence in ("<ButtonPress-1>", "<KeyPress>"):
-                button.bind(sequence, self._note_origin, add="+")
+        for button in (*self.allowing, self.deny_button):
+            self.arming.watch(button)
         root.bind("<Escape>", lambda _e: self.answer(False))
-
-    def _note_origin(self, event: tk.Event) -> None:
-        """Events a program sends to our window (XSendEvent) carry send_event; a user's never do."""
-        self._synthetic = bool(getattr(event, "send_event", False))
 
     def take(self, message: dict[str, Any]) -> None:
         """One message from the tray: a command to ask about, or one that no longer waits."""
@@ -176,26 +171,16 @@ class ApprovalPrompt:
 
     def _disarm(self) -> None:
         """Disable the answers for ARM_DELAY_MS, counted from the newest change of command."""
-        if self._arming is not None:
-            self.root.after_cancel(self._arming)
-        for button in (*self.allowing, self.deny_button):
-            button.state(["disabled"])
-        self._arming = self.root.after(ARM_DELAY_MS, self._arm)
-
-    def _arm(self) -> None:
-        self._arming = None
-        for button in (*self.allowing, self.deny_button):
-            button.state(["!disabled"])
+        self.arming.disarm()
 
     @property
     def armed(self) -> bool:
-        return self._arming is None
+        return self.arming.armed
 
     def answer(self, allowed: bool, rule_scope: str | None = None) -> None:
         # Escape (Deny) is a deliberate key press and the safe answer, so it works at once; Allow only
         # once the buttons are armed, and never from an event another program sent to this window.
-        if self.current is None or (allowed and (not self.armed or self._synthetic)):
-            self._synthetic = False
+        if self.current is None or (allowed and not self.arming.allows()):
             return
         self.line.send(Decision(self.current, allowed, rule_scope if allowed else None).to_message())
         self.pending.pop(self.current.id, None)

@@ -15,16 +15,16 @@ from tkinter import ttk
 
 from app.core.i18n import _
 from app.ui.windows.link import TrayLine, open_tk_root
+from app.ui.windows.real_input import ARM_DELAY_MS, ArmedButtons
 
-ARM_DELAY_MS = 1000
 POLL_MS = 100
+__all__ = ["ARM_DELAY_MS", "ConfirmWindow", "main"]
 
 
 class ConfirmWindow:
     def __init__(self, root: tk.Tk, line: TrayLine, question: dict[str, str]) -> None:
         self.root = root
         self.line = line
-        self._synthetic = False
         self._answered = False
         root.title(question.get("title") or _("Cowork Terminal: confirm"))
         root.attributes("-topmost", True)
@@ -41,25 +41,17 @@ class ConfirmWindow:
         buttons.pack(fill="x", side="bottom", pady=(14, 0))
         self.no_button = ttk.Button(buttons, text=question.get("deny", _("No")), command=lambda: self.answer(False))
         self.no_button.pack(side="right")
-        self.yes_button = ttk.Button(buttons, text=question.get("allow", _("Yes")), command=lambda: self.answer(True))
+        self.yes_button = ttk.Button(buttons, text=question.get("allow", _("Yes")))
         self.yes_button.pack(side="right", padx=(0, 8))
-        for sequence in ("<ButtonPress-1>", "<KeyPress>"):
-            self.yes_button.bind(sequence, self._note_origin, add="+")
+        self.arming = ArmedButtons(root)
+        self.arming.guard(self.yes_button, lambda: self.answer(True))
+        self.arming.disarm()
         root.bind("<Escape>", lambda _e: self.answer(False))
-        self.yes_button.state(["disabled"])
         self.no_button.focus_set()  # a key pressed by habit lands on No; Yes takes a Tab first
-        self._arming: str | None = root.after(ARM_DELAY_MS, self._arm)
-
-    def _note_origin(self, event: tk.Event) -> None:
-        self._synthetic = bool(getattr(event, "send_event", False))
-
-    def _arm(self) -> None:
-        self._arming = None
-        self.yes_button.state(["!disabled"])
 
     def answer(self, yes: bool) -> None:
-        if self._answered or (yes and (self._arming is not None or self._synthetic)):
-            self._synthetic = False
+        """Say the answer to the tray (Yes only through the armed button: see real_input)."""
+        if self._answered:
             return
         self._answered = True
         self.line.send({"op": "answer", "yes": yes})

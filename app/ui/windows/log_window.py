@@ -48,6 +48,7 @@ from app.ui.windows.log_model import (
     size_text,
     status_tag,
 )
+from app.ui.windows.real_input import ArmedButtons, ask_armed, protect_window
 
 log = logging.getLogger(__name__)
 
@@ -81,10 +82,6 @@ WaitingActions = Callable[[ttk.Frame, CommandRecord, "LogWindow"], None]
 Confirm = Callable[[str, str], bool]
 
 
-def ask_yes_no(title: str, message: str) -> bool:
-    return bool(messagebox.askyesno(title, message, icon=messagebox.WARNING, default=messagebox.NO))
-
-
 class LogWindow:
     """The activity log in a Tk root (or Toplevel). Public methods are what the buttons call."""
 
@@ -94,7 +91,7 @@ class LogWindow:
         journal: Journal,
         *,
         waiting_actions: WaitingActions | None = None,
-        confirm: Confirm = ask_yes_no,
+        confirm: Confirm | None = None,
         page_size: int = PAGE_SIZE,
         max_rows: int = MAX_HELD_ROWS,
         controls: Controls | None = None,
@@ -106,7 +103,10 @@ class LogWindow:
         self.from_tray = controls is not None
         self.controls: Controls = controls or RequestControls(journal.paths, self._problem_later)
         self.waiting_actions = waiting_actions or approval_buttons
-        self.confirm = confirm
+        # Yes in the question is armed and deaf to sent clicks, like the prompt's Allow.
+        self.confirm = confirm or (lambda title, text: ask_armed(self.root, title, text, _("Yes"), _("No")))
+        self.switch_arming = ArmedButtons(root)  # Resume: only the user's own click, once armed
+        self.decision_arming = ArmedButtons(root)  # Allow and Deny of the waiting command shown
         self.page_size = page_size
         self.model = RowWindow(max_rows=max_rows)
         self.paused: bool | None = None
@@ -195,7 +195,8 @@ class LogWindow:
             self.activity_label,
             self.show_link,
         )
-        self.pause_button = ttk.Button(self.banner, style="Switch.TButton", command=self.toggle_pause)
+        self.pause_button = ttk.Button(self.banner, style="Switch.TButton")
+        self.switch_arming.guard(self.pause_button, self.toggle_pause, loosens=lambda: bool(self.paused))
         self.pause_button.pack(side="right", padx=(12, 0))
 
         bar = ttk.Frame(root, padding=(12, 10, 12, 6))
@@ -512,6 +513,10 @@ class LogWindow:
         self.activity_label.configure(foreground=title)
         self.show_link.configure(foreground=title)
         self.pause_button.configure(text=_(RESUME_BUTTON if self.paused else PAUSE_BUTTON))
+        if self.paused:  # Resume loosens: a click aimed at Pause (or sent by a program) does nothing
+            self.switch_arming.disarm()
+        else:  # Pause tightens: always at hand
+            self.switch_arming.arm_now()
 
     def _update_chrome(self) -> None:
         """Everything around the list: agents, activity, the empty message, the status bar."""
@@ -754,6 +759,8 @@ class LogWindow:
         for pending in (self._after_poll, self._after_filter):
             if pending is not None:
                 self.root.after_cancel(pending)
+        self.switch_arming.cancel()
+        self.decision_arming.cancel()
         self.journal.close()
         self.root.destroy()
 
@@ -782,8 +789,12 @@ def approval_buttons(frame: ttk.Frame, record: CommandRecord, window: LogWindow)
     def answer(allowed: bool) -> None:
         window.controls.decide(record.id, allowed)
 
-    ttk.Button(frame, text=_("Allow once"), command=lambda: answer(True)).pack(side="left", padx=(0, 6))
-    ttk.Button(frame, text=_("Deny"), command=lambda: answer(False)).pack(side="left")
+    allow = ttk.Button(frame, text=_("Allow once"))
+    allow.pack(side="left", padx=(0, 6))
+    deny = ttk.Button(frame, text=_("Deny"), command=lambda: answer(False))  # tightens: always at hand
+    deny.pack(side="left")
+    window.decision_arming.guard(allow, lambda: answer(True))
+    window.decision_arming.disarm()  # a new command shown: its Allow arms after a moment
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -799,6 +810,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         problem = _("cannot open the activity log window: {error}").format(error=exc)
         print(f"cowork-terminal: {problem}", file=sys.stderr)
         return 1
+    protect_window(root)
     root.report_callback_exception = _log_callback_error
     # Big enough for every column, yet never taller or wider than a small laptop's screen.
     width = min(WINDOW_SIZE[0], root.winfo_screenwidth() - 40)

@@ -33,6 +33,7 @@ from app.core.self_command import app_argv
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, run_check
 from app.ui.tray.menu import client_state_text
 from app.ui.tray.platforms import run_captured
+from app.ui.windows.real_input import ArmedButtons, protect_window
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +116,7 @@ class WelcomeWindow:
         self.looking = ttk.Label(self.apps_frame, text=_("Looking for Claude apps..."))
         self.looking.pack(anchor="w")
         self.connect_buttons: dict[str, ttk.Button] = {}
+        self.real_input = ArmedButtons(root, delay_ms=0)  # never disarmed: only deaf to clicks other programs send
         self.state_labels: dict[str, ttk.Label] = {}
 
         ttk.Label(frame, text=_("2. Restart Claude"), style="Step.TLabel").pack(anchor="w")
@@ -192,7 +194,8 @@ class WelcomeWindow:
         for app in shown:
             row = ttk.Frame(self.apps_frame)
             row.pack(fill="x", pady=3)
-            button = ttk.Button(row, style="Big.TButton", width=28, command=lambda a=app: self.connect(a))
+            button = ttk.Button(row, style="Big.TButton", width=28)  # connecting lets Claude in: a real click
+            self.real_input.guard(button, lambda a=app: self.connect(a))
             button.pack(side="left")
             label = ttk.Label(row, wraplength=WRAP_PX - 280, justify="left")
             label.pack(side="left", padx=(12, 0))
@@ -306,6 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     except tk.TclError as exc:
         print("cowork-terminal:", _("cannot open the Welcome window: {error}").format(error=exc), file=sys.stderr)
         return 1
+    protect_window(root)
     frozen = bool(getattr(sys, "frozen", False))
     WelcomeWindow(
         root,
