@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from app.core.i18n import N_, _, ngettext
 from app.core.policy.rules import FOLDER_SCOPE, SESSION_SCOPE, short_folder
+from app.core.visible_text import hidden_count, visible
 from app.ui.windows.held_command import Decision, WaitingCommand
 from app.ui.windows.link import TrayLine, open_tk_root
 from app.ui.windows.real_input import ARM_DELAY_MS, ArmedButtons
@@ -41,6 +42,25 @@ class Line(Protocol):
     def send(self, message: dict[str, Any]) -> None: ...
 
     def drain(self) -> list[dict[str, Any] | None]: ...
+
+
+def command_facts(command: str) -> str:
+    """What the command box cannot say by itself: how many lines (the box may need scrolling) and
+    whether characters that do not show are written out in it; empty for a plain one-line command."""
+    facts = []
+    lines = len(command.rstrip("\n").split("\n"))
+    if lines > 1:
+        facts.append(ngettext("The command has {count} line.", "The command has {count} lines.", lines))
+        facts[-1] = facts[-1].format(count=lines)
+    hidden = hidden_count(command)
+    if hidden:
+        said = ngettext(
+            "It contains {count} character that does not show, written out here (like \\u200b or ^[).",
+            "It contains {count} characters that do not show, written out here (like \\u200b or ^[).",
+            hidden,
+        )
+        facts.append(said.format(count=hidden))
+    return " ".join(facts)
 
 
 def time_left(seconds: float) -> str:
@@ -73,8 +93,16 @@ class ApprovalPrompt:
                               justify="left")  # fmt: skip
         self.what.pack(anchor="w", pady=(6, 8))
         self.reason = self.what  # the plain words are why the user is asked
-        self.command = tk.Text(frame, height=4, wrap="word", font=("TkFixedFont", 11), relief="solid", borderwidth=1)
-        self.command.pack(fill="both", expand=True)
+        # Every line of the command, scrollable, with each character that does not show written out.
+        command_box = ttk.Frame(frame)
+        command_box.pack(fill="both", expand=True)
+        self.command = tk.Text(command_box, height=6, wrap="word", font=("TkFixedFont", 11), relief="solid",
+                               borderwidth=1)  # fmt: skip
+        self.command_scroll = ttk.Scrollbar(command_box, orient="vertical", command=self.command.yview)
+        self.command.configure(yscrollcommand=self.command_scroll.set)
+        self.command.pack(side="left", fill="both", expand=True)
+        self.command_scroll.pack(side="right", fill="y")
+        self.command_facts = ttk.Label(frame, foreground="#9a3412", wraplength=WRAP_PX, justify="left")
         self.details = ttk.Label(frame, wraplength=WRAP_PX, justify="left")
         self.details.pack(anchor="w", pady=(8, 4))
         self.remaining = ttk.Label(frame, font=("TkDefaultFont", 11, "bold"))
@@ -144,9 +172,16 @@ class ApprovalPrompt:
         self.what.configure(text="\n".join(held.lines()) or _("It needs your approval."))
         self.command.configure(state="normal")
         self.command.delete("1.0", "end")
-        self.command.insert("1.0", held.command)
+        self.command.insert("1.0", visible(held.command))
         self.command.configure(state="disabled")  # selectable and copyable, not editable
-        folder = short_folder(held.cwd) if held.cwd else _("the agent's shell session")
+        self.command.yview_moveto(0)
+        facts = command_facts(held.command)
+        self.command_facts.configure(text=facts)
+        if facts:
+            self.command_facts.pack(anchor="w", pady=(4, 0), after=self.command.master)
+        else:
+            self.command_facts.pack_forget()
+        folder = visible(short_folder(held.cwd)) if held.cwd else _("the agent's shell session")
         details = [_("In folder: {folder}").format(folder=folder)]
         if held.env_keys:
             details.append(_("Extra environment: {names}").format(names=", ".join(held.env_keys)))

@@ -14,6 +14,7 @@ import tkinter as tk
 from tkinter import ttk
 
 from app.core.i18n import _
+from app.core.visible_text import visible
 from app.ui.windows.link import TrayLine, open_tk_root
 from app.ui.windows.real_input import ARM_DELAY_MS, ArmedButtons
 
@@ -32,7 +33,8 @@ class ConfirmWindow:
         root.protocol("WM_DELETE_WINDOW", lambda: self.answer(False))
         frame = ttk.Frame(root, padding=16)
         frame.pack(fill="both", expand=True)
-        self.text = ttk.Label(frame, text=question.get("text", ""), wraplength=520, justify="left")
+        shown = visible(question.get("text", ""))  # a command in the question shows every character
+        self.text = ttk.Label(frame, text=shown, wraplength=520, justify="left")
         self.text.pack(anchor="w", fill="x")
         ttk.Label(frame, text=_("If you did not ask for this, say no."), foreground="#555555", wraplength=520).pack(
             anchor="w", pady=(10, 0)

@@ -20,6 +20,7 @@ from app.core.i18n.formats import format_time as format_clock
 from app.core.journal.reasons import reason_for_person, who_for_person
 from app.core.journal.store import CommandRecord, ServerRecord, Status
 from app.core.messages import CANCEL_REASON, PAUSE_STOP_REASON, PAUSED_MESSAGE, TIMED_OUT_REASON, USER_STOP_REASON
+from app.core.visible_text import visible
 
 PAGE_SIZE = 200  # rows fetched at open and per scroll step: fills any screen, costs a few ms
 MAX_HELD_ROWS = 2_000  # rows kept in the list at once; scrolling further drops the far end
@@ -104,8 +105,10 @@ def status_tag(status: Status) -> str:
 
 
 def one_line(text: str, limit: int = COMMAND_CELL_CHARS) -> str:
-    """A command on one line: newlines shown as ⏎, long ones cut with an ellipsis."""
-    flat = " ⏎ ".join(part.strip() for part in text.strip().splitlines()) or text.strip()
+    """A command on one line: newlines shown as ⏎, characters that do not show written out
+    (core/visible_text.py), long ones cut with an ellipsis."""
+    shown = visible(text, keep="\n").strip()
+    flat = " ⏎ ".join(part.strip() for part in shown.split("\n")) or shown
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
@@ -515,7 +518,7 @@ def detail_lines(record: CommandRecord, now: float | None = None, protected: Seq
         asked = _("asked at {time}, ending it now").format(time=format_clock_time(record.stop_requested_at))
         lines.append(DetailLine(_("Stop"), asked))
     lines += [
-        DetailLine(_("Folder"), record.cwd or _("(not given)")),
+        DetailLine(_("Folder"), visible(record.cwd) if record.cwd else _("(not given)")),
         DetailLine(_("Agent"), client),
         DetailLine(_("When"), timing_text(record, now)),
     ]

@@ -28,6 +28,7 @@ from app.core.i18n import N_, _, ngettext
 from app.core.i18n.formats import format_number
 from app.core.journal.store import CommandRecord, Journal, ServerRecord, Status
 from app.core.paths import AppPaths, protected_paths
+from app.core.visible_text import visible
 from app.ui.windows.controls import Controls, RequestControls, TrayLineControls
 from app.ui.windows.link import TrayLine
 from app.ui.windows.log_model import (
@@ -595,7 +596,7 @@ class LogWindow:
         if record.status is Status.WAITING and self.waiting_actions is not None:
             self.actions_frame.pack(side="right", padx=(0, 8))
             self.waiting_actions(self.actions_frame, record, self)
-        text.insert("end", record.command.rstrip("\n") + "\n", "mono")
+        text.insert("end", visible(record.command.rstrip("\n")) + "\n", "mono")
         text.insert("end", "\n", "gap")
         for line in detail_lines(record, protected=self.protected):
             text.insert("end", f"{line.label}\t", "label")
