@@ -19,7 +19,19 @@ from app.core.journal.store import Journal, Status
 from app.core.messages import LOG_WINDOW_DECIDED_BY
 from app.core.paths import AppPaths
 from app.ui.windows.real_input import IGNORED_SENT_EVENT
-from tests.clicks import ARMED_S, Box, buttons_along, click_at, deepest_at, sent_click, shown_window, window_boxes
+from tests.clicks import (
+    ARMED_S,
+    PROMPT_TITLE,
+    Box,
+    buttons_along,
+    click_at,
+    deepest_at,
+    press,
+    sent_click,
+    shown_window,
+    window_boxes,
+    xdotool,
+)
 from tests.desktop_env import wait_for
 from tests.stdio_client import connect, run
 from tests.test_authority import cli, wait_until_held
@@ -165,3 +177,36 @@ def test_tk_send_from_another_program_cannot_reach_the_trays_windows(home: Path,
         ran = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=30)
         assert ran.returncode == 0, ran.stderr  # the probe ran on the display...
         assert ran.stdout.split() == ["1", "0"], "...it sees itself registered, and no window of ours"
+
+
+def map_state(display: str, window: str) -> str:
+    env = {**os.environ, "DISPLAY": display}
+    said = subprocess.run(["xwininfo", "-id", window], env=env, capture_output=True, text=True, timeout=30).stdout
+    return next(line.split(":")[1].strip() for line in said.splitlines() if "Map State" in line)
+
+
+async def test_a_prompt_another_program_unmaps_comes_back_while_the_command_waits(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path
+) -> None:
+    (tmp_path / "cache").mkdir()
+    with running_tray(home, display=display):
+        async with connect(home, headless=False) as client, anyio.create_task_group() as group:
+            result: dict = {}
+
+            async def ask() -> None:
+                result.update(await run(client, {"command": "rm -rf cache", "cwd": str(tmp_path)}))
+
+            group.start_soon(ask)
+            await wait_until_held(paths)
+            prompt = await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)
+            for _round in range(2):  # an agent's background job would do it again
+                xdotool(display, "windowunmap", prompt)  # what `xdotool search ... windowunmap` does
+                assert map_state(display, prompt) == "IsUnMapped", "the attack hid the prompt"
+                started = time.monotonic()
+                await anyio.to_thread.run_sync(lambda: wait_for(lambda: map_state(display, prompt) == "IsViewable"))
+                assert time.monotonic() - started < 2.0, "it came back within 2 s"
+            press(display, prompt, "Escape")  # the user denies it: the command never ran
+            with anyio.fail_after(10):
+                while not result:
+                    await anyio.sleep(0.05)
+            assert (tmp_path / "cache").exists()

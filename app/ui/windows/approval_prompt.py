@@ -14,6 +14,7 @@ the window closes when nothing is left to answer, or when the tray closes its st
 
 from __future__ import annotations
 
+import logging
 import sys
 import time
 import tkinter as tk
@@ -27,12 +28,15 @@ from app.ui.windows.held_command import Decision, WaitingCommand
 from app.ui.windows.link import TrayLine, open_tk_root
 from app.ui.windows.real_input import ARM_DELAY_MS, ArmedButtons
 
+log = logging.getLogger(__name__)
+
 POLL_MS = 100
 # Allow and Deny stay disabled ARM_DELAY_MS whenever the shown command changes (the window opens, or
 # the one shown was answered elsewhere and the next replaced it): a click aimed at the previous command
 # must never approve one the user has not read; nor can a program's keystroke sent the moment it opens.
 __all__ = ["ARM_DELAY_MS", "ApprovalPrompt", "main"]
 TITLE = N_("Cowork Terminal: approve a command?")
+REVEAL_AFTER_S = 0.5  # a hidden prompt comes back this soon: long enough for a close to be seen to work
 WRAP_PX = 560
 
 
@@ -83,7 +87,10 @@ class ApprovalPrompt:
         root.title(_(TITLE))
         root.attributes("-topmost", True)
         root.minsize(560, 340)
-        root.protocol("WM_DELETE_WINDOW", self.root.withdraw)  # closing hides it; the question stays open
+        # Closing or minimising hides it only for a moment while a command waits (`poll` brings it back):
+        # a program can unmap or iconify any window, and a hidden question must not wait unseen.
+        root.protocol("WM_DELETE_WINDOW", self.root.withdraw)
+        self._hidden_since: float | None = None
 
         frame = ttk.Frame(root, padding=14)
         frame.pack(fill="both", expand=True)
@@ -232,7 +239,25 @@ class ApprovalPrompt:
             self.take(message)
         if not self.refresh():
             self.root.withdraw()
+        else:
+            self._keep_in_sight()
         self.root.after(POLL_MS, self.poll)
+
+    def _keep_in_sight(self) -> None:
+        """Bring the window back REVEAL_AFTER_S after it was hidden, minimised or unmapped while a
+        command waits (by the user's close, or by another program: `xdotool windowunmap`)."""
+        if self.root.winfo_ismapped() and self.root.state() == "normal":
+            self._hidden_since = None
+            return
+        now = time.monotonic()
+        if self._hidden_since is None:
+            self._hidden_since = now
+        elif now - self._hidden_since >= REVEAL_AFTER_S:
+            self._hidden_since = None
+            log.warning("the approval prompt was hidden while a command waits: shown again")
+            self.root.deiconify()
+            self.root.lift()
+            self.root.attributes("-topmost", True)
 
 
 def main(argv: list[str] | None = None) -> int:
