@@ -468,6 +468,7 @@ def test_the_window_the_tray_started_says_each_click_on_its_private_line(
 ) -> None:
     held = journal.begin_command(command="rm -rf build", cwd="/srv", status=Status.WAITING)
     window = open_window(controls=tray_line.controls)
+    tray_line.tray.tell({"op": "holds", "holds": [{"id": held, "command": "rm -rf build", "cwd": "/srv"}]})
     window.pause_button.invoke()
     assert tray_line.tray.heard() == {"op": "pause", "paused": True}
     window.select(held)
@@ -475,9 +476,9 @@ def test_the_window_the_tray_started_says_each_click_on_its_private_line(
     buttons = {b.cget("text"): b for b in window.actions_frame.winfo_children()}
     pump(window, lambda: window.decision_arming.armed)  # like the prompt's, they arm a moment after showing
     buttons["Allow once"].invoke()  # from the tray's own window, a click is the user's answer
-    assert tray_line.tray.heard() == {"op": "decide", "id": held, "allowed": True}
+    assert tray_line.tray.heard() == {"op": "decide", "id": held, "allowed": True, "command": "rm -rf build"}
     buttons["Deny"].invoke()
-    assert tray_line.tray.heard() == {"op": "decide", "id": held, "allowed": False}
+    assert tray_line.tray.heard() == {"op": "decide", "id": held, "allowed": False, "command": "rm -rf build"}
     assert journal.get_command(held).decision is None, "the window writes nothing: the tray records answers"
 
 

@@ -6,6 +6,7 @@ that it decided nothing, then that the user's own click (XTEST, as from a mouse)
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -67,6 +68,28 @@ def right_column_buttons(display: str) -> list[tuple[str, Box]]:
     return seen
 
 
+def select_newest_row(display: str) -> tuple[tuple[str, Box], list[tuple[str, Box]]]:
+    """Select the list's newest row with a real click; then Clear history... and the buttons of the
+    details' head, from the right: Copy command, Stop, and for a waiting command Deny, Allow once."""
+    _top, boxes = log_window(display)
+    clear = right_column_buttons(display)[0]
+    cx, cy, _cw, ch = clear[1]
+    _list, (lx, ly, lw, _lh) = deepest_at(boxes, cx - 200, cy + ch + 60)
+    click_at(display, (lx + lw - 160, ly + 30, 100, 16))  # at its right end: the prompt may cover its left
+    time.sleep(SETTLE_S)
+    copy = right_column_buttons(display)[1]
+    _top, boxes = log_window(display)
+    x, y, w, h = copy[1]
+    return clear, buttons_along(boxes, y + h // 2, x + w - 1, x - 600)
+
+
+def clipboard(display: str) -> str:
+    """What a paste would give: the clipboard, read as another program on the display reads it."""
+    probe = "import tkinter as t; r=t.Tk(); r.withdraw(); print(r.clipboard_get(), end='')"
+    env = {**os.environ, "DISPLAY": display}
+    return subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=30).stdout
+
+
 def window_log(paths: AppPaths) -> str:
     file = paths.log_dir / "log-window.stderr.log"
     return file.read_text(errors="replace") if file.exists() else ""
@@ -110,25 +133,7 @@ async def test_sent_clicks_on_allow_and_on_clear_history_in_the_log_window_do_no
             group.start_soon(ask)
             held = await wait_until_held(paths)
             await anyio.sleep(SETTLE_S)
-            # Select the waiting row with a real click on the list's first row.
-            _top, boxes = await anyio.to_thread.run_sync(log_window, display)
-            clear, copy_row = None, None
-            for attempt in range(2):
-                buttons = await anyio.to_thread.run_sync(right_column_buttons, display)
-                clear = buttons[0]
-                if attempt == 0:
-                    cx, cy, cw, ch = clear[1]
-                    _list, list_box = deepest_at(boxes, cx - 200, cy + ch + 60)
-                    lx, ly, lw, _lh = list_box
-                    # The newest row (the waiting one), at its right end: the prompt may cover its left.
-                    click_at(display, (lx + lw - 160, ly + 30, 100, 16))
-                    await anyio.sleep(SETTLE_S)
-                else:
-                    copy_row = buttons[1]
-            assert clear is not None and copy_row is not None
-            _top, boxes = await anyio.to_thread.run_sync(log_window, display)
-            x, y, w, h = copy_row[1]
-            row = buttons_along(boxes, y + h // 2, x + w - 1, x - 600)
+            clear, row = await anyio.to_thread.run_sync(select_newest_row, display)
             allow = row[3]  # from the right: Copy command, Stop, Deny, Allow once
             await anyio.sleep(ARMED_S)
 
@@ -210,3 +215,37 @@ async def test_a_prompt_another_program_unmaps_comes_back_while_the_command_wait
                 while not result:
                     await anyio.sleep(0.05)
             assert (tmp_path / "cache").exists()
+
+
+async def test_a_waiting_row_rewritten_in_the_journal_shows_in_the_log_window_as_the_tray_holds_it(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path
+) -> None:
+    (tmp_path / "cache").mkdir()
+    with running_tray(home, display=display):
+        await anyio.to_thread.run_sync(shown_window, display, LOG_TITLE)
+        async with connect(home, headless=False) as client, anyio.create_task_group() as group:
+            result: dict = {}
+
+            async def ask() -> None:
+                result.update(await run(client, {"command": "rm -rf cache", "cwd": str(tmp_path)}))
+
+            group.start_soon(ask)
+            held = await wait_until_held(paths)
+            # What an allowed command of the agent can do: rewrite the waiting row to look harmless.
+            with sqlite3.connect(paths.journal) as db:
+                db.execute("UPDATE commands SET command = 'ls -la' WHERE id = ?", (held["id"],))
+            with Journal(paths) as journal:
+                assert journal.get_command(held["id"]).command == "ls -la", "the row was rewritten"
+            await anyio.sleep(SETTLE_S)
+
+            _clear, row = await anyio.to_thread.run_sync(select_newest_row, display)
+            copy, allow = row[0], row[3]
+            click_at(display, copy[1])  # Copy command: what the details show, as the user would paste it
+            assert await anyio.to_thread.run_sync(clipboard, display) == "rm -rf cache"
+
+            await anyio.sleep(ARMED_S)
+            click_at(display, allow[1])  # the user allows what the window showed: exactly that runs
+            with anyio.fail_after(10):
+                while not result:
+                    await anyio.sleep(0.05)
+            assert not (tmp_path / "cache").exists()

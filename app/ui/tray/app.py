@@ -844,6 +844,7 @@ class TrayApp:
         """Make the approval prompt show exactly the hub's held commands: start it when something
         waits, tell it what is new and what is gone, close it when nothing is left."""
         holds = {h.command_id: h for h in self.hub.pending_holds()}
+        self._tell_log_windows_holds(list(holds.values()))
         if not self.windows:  # no Tk: the menu's "waiting" line lists them, with Allow once / Deny
             for command_id in sorted(set(holds) - self._prompt_shown):
                 hold = holds[command_id]
@@ -1005,8 +1006,15 @@ class TrayApp:
         with open(self._window_stderr, "wb") as stderr:
             window = PipedWindow([*self.log_window_command, "--tray-line"], self._log_window_said, stderr=stderr)
         window.send({"op": "state", "paused": self.hub.state.paused})
+        window.send(holds_message(self.hub.pending_holds()))
         self._windows = [window]
         log.info("log window started (pid %s): %s", window.pid, self.log_window_command)
+
+    def _tell_log_windows_holds(self, holds: list[HeldCommand]) -> None:
+        """The log window shows the held commands as their servers told the tray (never the journal's
+        text, which a command could rewrite): sent whenever they change."""
+        for window in self._windows:
+            window.send(holds_message(holds))
 
     def _log_window_said(self, message: dict[str, Any]) -> None:
         """The log window the tray started: its buttons are the user's clicks."""
@@ -1017,7 +1025,13 @@ class TrayApp:
             with contextlib.suppress(Exception):
                 self.hub.stop(command_id, by=LOG_WINDOW_DECIDED_BY)
         elif op == "decide" and isinstance(command_id, int):
-            self.hub.decide(command_id, allowed=message.get("allowed") is True, by=LOG_WINDOW_DECIDED_BY)
+            allowed = message.get("allowed") is True
+            hold = next((h for h in self.hub.pending_holds() if h.command_id == command_id), None)
+            if allowed and (hold is None or message.get("command") != hold.command):
+                # The window shows the tray's own copy: an Allow for any other text is not the user's.
+                log.warning("the log window allowed command #%s as a text the tray does not hold", command_id)
+                return
+            self.hub.decide(command_id, allowed=allowed, by=LOG_WINDOW_DECIDED_BY)
         elif op == "clear_history":
             self.hub.clear_history()
         elif op == "remove_rule" and isinstance(command_id, int):
@@ -1081,6 +1095,11 @@ def _read_autostart() -> bool | None:
     except CoworkError as exc:
         log.warning("cannot read the start-at-login setting: %s", exc)
         return None
+
+
+def holds_message(holds: Sequence[HeldCommand]) -> dict[str, Any]:
+    """What the log window is told of the held commands: the servers' own words, by id."""
+    return {"op": "holds", "holds": [hold.to_window() for hold in holds]}
 
 
 def run_tray(paths: AppPaths, lock: HeldLock) -> int:

@@ -14,11 +14,12 @@ the user scrolls and dropping the far end, so a journal of 100,000 rows opens as
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import sys
 import time
 import tkinter as tk
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from tkinter import font as tkfont
 from tkinter import messagebox, ttk
 
@@ -355,7 +356,7 @@ class LogWindow:
         selected = self.selected_id()
         now = time.time()
         self._version = self.journal.data_version()
-        records = self.journal.recent_commands(limit=self.page_size + 1, **self.model.filter.query())
+        records = self._as_held(self.journal.recent_commands(limit=self.page_size + 1, **self.model.filter.query()))
         newest = self.journal.recent_commands(limit=1)
         self._newest_seen = newest[0].id if newest else 0
         rows = self.model.reset(records, page_size=self.page_size, now=now)
@@ -363,7 +364,7 @@ class LogWindow:
         for row in rows:
             self._insert("end", row)
         self.tree.yview_moveto(0)
-        self.active = self.journal.active_commands()
+        self.active = self._as_held(self.journal.active_commands())
         self._active_ids = {r.id for r in self.active}
         self.total_commands = self.journal.count_commands()
         self._read_state()
@@ -377,16 +378,16 @@ class LogWindow:
         """Bring the window up to date with the journal now (after our own writes, or a change)."""
         self._version = self.journal.data_version()
         self._read_state()
-        new = self.journal.recent_commands(after_id=self._newest_seen, limit=self.page_size + 1)
+        new = self._as_held(self.journal.recent_commands(after_id=self._newest_seen, limit=self.page_size + 1))
         if len(new) > self.page_size:  # a burst bigger than a page: cheaper to start over
             self.reload()
             return
-        active = self.journal.active_commands()
+        active = self._as_held(self.journal.active_commands())
         active_ids = {r.id for r in active}
         # Commands active when last seen (or in the new rows) and no longer active have ended:
         # read them again after `active`, so their final state wins over any older read.
         was_active = self._active_ids | {r.id for r in new if r.status.is_active}
-        ended = self.journal.commands_by_id(sorted(was_active - active_ids))
+        ended = self._as_held(self.journal.commands_by_id(sorted(was_active - active_ids)))
         records = {r.id: r for r in new}
         records.update({r.id: r for r in active})
         records.update({r.id: r for r in ended})
@@ -406,6 +407,18 @@ class LogWindow:
         if selected is not None and selected in records:
             self._show_details(records[selected])
         self._update_chrome()
+
+    def _as_held(self, records: Iterable[CommandRecord]) -> list[CommandRecord]:
+        """Waiting commands as the tray holds them, in a window the tray started: any program can
+        rewrite the journal's text of a waiting row, and the tray's copy is what Allow runs."""
+        holds = self.controls.told_holds()
+        if holds is None:
+            return list(records)
+        shown = []
+        for record in records:
+            held = holds.get(record.id) if record.status is Status.WAITING else None
+            shown.append(record if held is None else dataclasses.replace(record, command=held.command, cwd=held.cwd))
+        return shown
 
     def _held_rows_deleted(self) -> bool:
         """Whether rows the list holds were deleted (history cleared, or old rows expired)."""
@@ -432,8 +445,10 @@ class LogWindow:
         if not self.model.has_older or self.model.oldest_id is None:
             return
         anchor = self._first_visible()
-        records = self.journal.recent_commands(
-            limit=self.page_size + 1, before_id=self.model.oldest_id, **self.model.filter.query()
+        records = self._as_held(
+            self.journal.recent_commands(
+                limit=self.page_size + 1, before_id=self.model.oldest_id, **self.model.filter.query()
+            )
         )
         diff = self.model.append_older(records, page_size=self.page_size)
         self._apply(diff, anchor=anchor)
@@ -444,7 +459,10 @@ class LogWindow:
     def _tick(self) -> None:
         # Scheduled first: an error in one round (logged by Tk's handler) never stops the updates.
         self._after_poll = self.root.after(POLL_INTERVAL_MS, self._tick)
-        if self.journal.data_version() != self._version or self.controls.news():
+        told = self.controls.news()
+        if told:  # the tray's pause or holds changed: the details (and their Allow) are drawn again
+            self._shown_record = None
+        if told or self.journal.data_version() != self._version:
             self.refresh()
         now = time.monotonic()
         if now - self._last_durations >= DURATION_REFRESH_S:
@@ -564,7 +582,7 @@ class LogWindow:
     def _selection_changed(self) -> None:
         command_id = self.selected_id()
         record = None if command_id is None else self.journal.get_command(command_id)
-        self._show_details(record)
+        self._show_details(None if record is None else self._as_held([record])[0])
 
     def _show_details(self, record: CommandRecord | None) -> None:
         if record is not None and record == self._shown_record:
@@ -788,14 +806,16 @@ def approval_buttons(frame: ttk.Frame, record: CommandRecord, window: LogWindow)
         child.destroy()
 
     def answer(allowed: bool) -> None:
-        window.controls.decide(record.id, allowed)
+        window.controls.decide(record.id, allowed, record.command)  # the text shown: the tray's own copy
 
-    allow = ttk.Button(frame, text=_("Allow once"))
-    allow.pack(side="left", padx=(0, 6))
+    holds = window.controls.told_holds()
+    if holds is None or record.id in holds:  # a row the tray does not hold has nothing to allow
+        allow = ttk.Button(frame, text=_("Allow once"))
+        allow.pack(side="left", padx=(0, 6))
+        window.decision_arming.guard(allow, lambda: answer(True))
+        window.decision_arming.disarm()  # a new command shown: its Allow arms after a moment
     deny = ttk.Button(frame, text=_("Deny"), command=lambda: answer(False))  # tightens: always at hand
     deny.pack(side="left")
-    window.decision_arming.guard(allow, lambda: answer(True))
-    window.decision_arming.disarm()  # a new command shown: its Allow arms after a moment
 
 
 def main(argv: Sequence[str] | None = None) -> int:
