@@ -6,6 +6,8 @@ that it decided nothing, then that the user's own click (XTEST, as from a mouse)
 from __future__ import annotations
 
 import os
+import re
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -249,3 +251,34 @@ async def test_a_waiting_row_rewritten_in_the_journal_shows_in_the_log_window_as
                 while not result:
                     await anyio.sleep(0.05)
             assert not (tmp_path / "cache").exists()
+
+
+async def test_a_prompt_another_program_kills_opens_again_while_the_command_waits(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path
+) -> None:
+    (tmp_path / "cache").mkdir()
+    log = home.parent / "tray.log"
+    with running_tray(home, display=display, log=log):
+        async with connect(home, headless=False) as client, anyio.create_task_group() as group:
+            result: dict = {}
+
+            async def ask() -> None:
+                result.update(await run(client, {"command": "rm -rf cache", "cwd": str(tmp_path)}))
+
+            group.start_soon(ask)
+            await wait_until_held(paths)
+            await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)
+            [first] = re.findall(r"approval prompt started \(pid (\d+)\)", log.read_text())
+            os.kill(int(first), signal.SIGTERM)  # what `pkill -f approval-prompt` in a background job does
+            await anyio.to_thread.run_sync(lambda: wait_for(lambda: not Path(f"/proc/{first}").exists()))
+
+            pids = await anyio.to_thread.run_sync(
+                lambda: wait_for(lambda: re.findall(r"approval prompt started \(pid (\d+)\)", log.read_text())[1:])
+            )
+            assert pids[0] != first
+            prompt = await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)  # shown again
+            press(display, prompt, "Escape")
+            with anyio.fail_after(10):
+                while not result:
+                    await anyio.sleep(0.05)
+            assert (tmp_path / "cache").exists()

@@ -89,6 +89,8 @@ log = logging.getLogger(__name__)
 POLL_S = 0.25  # the icon follows the journal within this (the requirement is half a second)
 CLIENT_FILES_CHECK_S = 1.0  # how often Claude Desktop config files are looked at for outside edits
 QUIT_TIMEOUT_S = 3.0  # after this, a quit whose event loop did not return ends the process anyway
+PROMPT_RESTARTS = 3  # a killed prompt opens again at most this often per PROMPT_RESTART_WINDOW_S
+PROMPT_RESTART_WINDOW_S = 60.0
 WINDOW_STOP_GRACE_S = 1.0  # a log window gets this long to close when replaced or at quit
 THREAD_JOIN_S = 2.0
 ICON_SIZE_PX = 64  # every backend scales it; 64 px stays sharp up to 2x panels
@@ -195,6 +197,7 @@ class TrayApp:
         self._window_stderr = self.paths.log_dir / "log-window.stderr.log"
         self._main_running = False
         self._prompt: PipedWindow | None = None
+        self._prompt_restarts: list[float] = []  # when the prompt was opened again after being killed
         self._prompt_shown: set[int] = set()
         self._confirm: PipedWindow | None = None
         self._questions: list[Question] = []
@@ -932,6 +935,15 @@ class TrayApp:
         return None if rule is None else rule.id
 
     def _prompt_exited(self, code: int) -> None:
+        now = time.monotonic()
+        self._prompt_restarts = [t for t in self._prompt_restarts if now - t < PROMPT_RESTART_WINDOW_S]
+        if code < 0 and self.hub.pending_holds() and len(self._prompt_restarts) < PROMPT_RESTARTS:
+            # Killed by a signal while a command waits (another program can end any process of the
+            # user's): a question must not wait unseen, so it opens again, a few times a minute.
+            self._prompt_restarts.append(now)
+            log.warning("the approval prompt was ended (code %s) while a command waits: opening it again", code)
+            self.submit(menu.OPEN_APPROVALS)
+            return
         if code != 0 and self.hub.pending_holds():
             log.warning("the approval prompt exited with code %s", code)
             self.notifier.notify(
