@@ -48,6 +48,7 @@ class ArmedButtons:
         self.buttons: list[ttk.Button] = []
         self._arming: str | None = None
         self._sent = False  # the last press on a guarded button came from another program
+        self._greyed = True
 
     def watch(self, button: ttk.Button) -> None:
         """Note where each press on `button` comes from, and arm and disarm it with the others."""
@@ -55,7 +56,7 @@ class ArmedButtons:
             button.bind(sequence, self._note_origin, add="+")
         if button not in self.buttons:
             self.buttons.append(button)
-        if self._arming is not None:
+        if self._arming is not None and self._greyed:
             button.state(["disabled"])
 
     def guard(
@@ -87,19 +88,21 @@ class ArmedButtons:
         else:
             self._sent = sent
 
-    def disarm(self) -> None:
-        """Disable the buttons for the delay, counted from now (call it whenever the question changes)."""
+    def disarm(self, *, greyed: bool = True) -> None:
+        """Refuse clicks for the delay, counted from now (call it whenever the question changes); the
+        buttons show it greyed out unless the window manages their state itself (`greyed` False)."""
         if self._arming is not None:
             self.root.after_cancel(self._arming)
+        self._greyed = greyed
         self.buttons = [b for b in self.buttons if b.winfo_exists()]
-        for button in self.buttons:
+        for button in self.buttons if greyed else ():
             button.state(["disabled"])
         self._arming = self.root.after(self.delay_ms, self._arm)
 
     def _arm(self) -> None:
         self._arming = None
         self.buttons = [b for b in self.buttons if b.winfo_exists()]
-        for button in self.buttons:
+        for button in self.buttons if self._greyed else ():
             button.state(["!disabled"])
 
     def cancel(self) -> None:

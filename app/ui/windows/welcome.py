@@ -116,7 +116,7 @@ class WelcomeWindow:
         self.looking = ttk.Label(self.apps_frame, text=_("Looking for Claude apps..."))
         self.looking.pack(anchor="w")
         self.connect_buttons: dict[str, ttk.Button] = {}
-        self.real_input = ArmedButtons(root, delay_ms=0)  # never disarmed: only deaf to clicks other programs send
+        self.real_input = ArmedButtons(root)  # Connect: a real click, once the list has shown a moment
         self.state_labels: dict[str, ttk.Label] = {}
 
         ttk.Label(frame, text=_("2. Restart Claude"), style="Step.TLabel").pack(anchor="w")
@@ -201,6 +201,7 @@ class WelcomeWindow:
             label.pack(side="left", padx=(12, 0))
             self.connect_buttons[app.client_id], self.state_labels[app.client_id] = button, label
             self._show_app(app)
+        self.real_input.disarm(greyed=False)  # the buttons' state says connected or not: kept as it is
         self._show_next_steps()
 
     def _show_app(self, app: AppRow, problem: str = "") -> None:
