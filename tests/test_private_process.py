@@ -1,9 +1,9 @@
-"""The tray and its windows keep other programs of the same user out of their memory (Linux):
-no debugger attaches, /proc/<pid>/environ and mem stay closed (core/private_process.py).
+"""The tray's windows keep other programs of the same user out of their memory (Linux): no
+debugger attaches, /proc/<pid>/environ and mem stay closed (core/private_process.py); the tray
+itself stays dumpable so that servers can check which program it is.
 
-The tests run as root, and root's CAP_SYS_PTRACE passes every such check; so the tray and the
-attacker here both run without any capability (`setpriv`), as a user's programs do: then the only
-thing between them is the tray's PR_SET_DUMPABLE 0."""
+The tests run as root, and root's CAP_SYS_PTRACE passes every such check; so the tray, the server
+and the attacker here run without any capability (`setpriv`), as a user's programs do."""
 
 from __future__ import annotations
 
@@ -14,10 +14,12 @@ import time
 from pathlib import Path
 
 import pytest
+from mcp.client.stdio import StdioServerParameters
 
 from app.core.private_process import PR_SET_DUMPABLE, can_forbid_dumps, forbid_dumps
 from tests.clicks import shown_window
 from tests.desktop_env import wait_for
+from tests.stdio_client import Client, run, server_params
 from tests.tray_process import running_tray
 
 AS_A_USER = ["setpriv", "--bounding-set=-all", "--inh-caps=-all"]  # root's name, none of its powers
@@ -43,7 +45,10 @@ def test_a_failing_prctl_is_said_and_not_fatal(caplog: pytest.LogCaptureFixture)
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_DUMPABLE is Linux's")
 @pytest.mark.gui
-def test_a_program_of_the_same_user_cannot_read_the_trays_or_its_windows_memory(home: Path, display: str) -> None:
+@pytest.mark.anyio
+async def test_a_program_of_the_same_user_cannot_read_the_windows_memory_and_servers_still_know_the_tray(
+    home: Path, display: str
+) -> None:
     neighbour = subprocess.Popen([*AS_A_USER, "sleep", "60"])  # an ordinary process of the same user
     try:
         time.sleep(0.2)
@@ -52,10 +57,17 @@ def test_a_program_of_the_same_user_cannot_read_the_trays_or_its_windows_memory(
         with running_tray(home, display=display, log=log, wrapper=AS_A_USER) as tray:
             shown_window(display, "Cowork Terminal: activity")  # the tray opens its log window at start
             found = wait_for(lambda: re.search(r"log window started \(pid (\d+)\)", log.read_text()))
-            window_pid = int(found.group(1))
-            for pid in (tray.pid, window_pid):
-                refused = read_environ(pid)
-                assert refused.returncode != 0 and "Permission denied" in refused.stderr, pid
+            refused = read_environ(int(found.group(1)))
+            assert refused.returncode != 0 and "Permission denied" in refused.stderr
+            # The tray stays dumpable: a server without root's powers must still read which program
+            # is at the tray's address (/proc/<pid>/exe), or it would refuse the genuine tray.
+            assert read_environ(tray.pid).returncode == 0
+            params = server_params(home)
+            params = StdioServerParameters(command=AS_A_USER[0], args=[*AS_A_USER[1:], params.command, *params.args],
+                                           env=params.env)  # fmt: skip
+            async with Client(params, mode="legacy") as client:
+                ran = await run(client, {"command": "echo through the tray"})
+            assert ran.get("stdout") == "through the tray\n", ran
     finally:
         neighbour.kill()
         neighbour.wait()

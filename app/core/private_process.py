@@ -1,11 +1,16 @@
-"""Keep other programs of the same user out of the tray's and its windows' memory (Linux).
+"""Keep other programs of the same user out of the windows' memory (Linux).
 
 A process is "dumpable" by default: any program running as the same user may attach a debugger to
 it (`gdb -p`), read its memory or its environment (/proc/<pid>/environ, /proc/<pid>/mem) and so
-call into the tray's authority or press a window's button from inside. PR_SET_DUMPABLE 0 makes
-the kernel refuse all of that to anything without CAP_SYS_PTRACE (it also turns off core dumps of
-these processes, which is fine: they hold no work of the user's). Other systems have no such switch
-here: macOS and Windows keep a debugger out of another user's processes only.
+press a window's button from inside. PR_SET_DUMPABLE 0 makes the kernel refuse all of that to
+anything without CAP_SYS_PTRACE (it also turns off core dumps, which is fine: the windows hold no
+work of the user's). Other systems have no such switch here.
+
+The tray itself stays dumpable, on purpose: each server makes sure the process at the tray's
+address runs this app by reading /proc/<pid>/exe, and the kernel hides that link of a
+non-dumpable process from every process without CAP_SYS_PTRACE, so servers would refuse the
+genuine tray (and an impostor could hide the same way). Yama (ptrace_scope 1, the default on most
+distributions) keeps a debugger off the tray unless it started it; with Yama off it remains open.
 """
 
 from __future__ import annotations

@@ -60,7 +60,6 @@ from app.core.messages import LOG_WINDOW_DECIDED_BY, PROMPT_DECIDED_BY
 from app.core.paths import AppPaths, make_private_file, protected_paths
 from app.core.policy import approval
 from app.core.policy.rules import SCOPES, SESSION_SCOPE, matching_rule
-from app.core.private_process import forbid_dumps
 from app.core.self_command import app_argv
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, run_check
 from app.ui.tray import menu
@@ -1116,7 +1115,8 @@ def holds_message(holds: Sequence[HeldCommand]) -> dict[str, Any]:
 
 def run_tray(paths: AppPaths, lock: HeldLock) -> int:
     """The `tray` command after it took the tray lock: load pystray, build the app, run it."""
-    forbid_dumps()  # before it holds any authority: no debugger of another program may call into it
+    # Not forbid_dumps() here: every server checks the tray's program through /proc/<pid>/exe, which
+    # the kernel hides from other processes of a non-dumpable one (core/private_process.py).
     try:
         pystray = load_pystray()
     except Exception as exc:  # no display, no backend: the top of the process, say it plainly
