@@ -26,7 +26,7 @@ from app.core.policy.rules import FOLDER_SCOPE, SESSION_SCOPE, short_folder
 from app.core.visible_text import hidden_count, visible
 from app.ui.windows.held_command import Decision, WaitingCommand
 from app.ui.windows.link import TrayLine, open_tk_root
-from app.ui.windows.real_input import ARM_DELAY_MS, ArmedButtons
+from app.ui.windows.real_input import ARM_DELAY_MS, ArmedButtons, close_window
 
 log = logging.getLogger(__name__)
 
@@ -234,7 +234,7 @@ class ApprovalPrompt:
         """Take the tray's messages; close when it closed our stdin or nothing waits any more."""
         for message in self.line.drain():
             if message is None:
-                self.root.destroy()
+                close_window(self.root)
                 return
             self.take(message)
         if not self.refresh():

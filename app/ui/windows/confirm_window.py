@@ -16,7 +16,7 @@ from tkinter import ttk
 from app.core.i18n import _
 from app.core.visible_text import visible
 from app.ui.windows.link import TrayLine, open_tk_root
-from app.ui.windows.real_input import ARM_DELAY_MS, ArmedButtons
+from app.ui.windows.real_input import ARM_DELAY_MS, ArmedButtons, close_window
 
 POLL_MS = 100
 __all__ = ["ARM_DELAY_MS", "ConfirmWindow", "main"]
@@ -57,12 +57,12 @@ class ConfirmWindow:
             return
         self._answered = True
         self.line.send({"op": "answer", "yes": yes})
-        self.root.destroy()
+        close_window(self.root)
 
     def poll(self) -> None:
         for message in self.line.drain():
             if message is None:  # the tray closed our stdin: the question is withdrawn
-                self.root.destroy()
+                close_window(self.root)
                 return
         self.root.after(POLL_MS, self.poll)
 

@@ -39,6 +39,14 @@ def close_tk_send(root: tk.Misc) -> None:
         root.tk.call("rename", "send", "")
 
 
+def close_window(root: tk.Misc) -> None:
+    """Take the window off the screen now, then destroy it. Without `send`, nothing in Tk's destroy
+    flushes the display any more, so the window stayed drawn until the process ended (about 1 s)."""
+    root.withdraw()  # type: ignore[attr-defined]
+    root.update_idletasks()
+    root.destroy()
+
+
 class ArmedButtons:
     """The deciding buttons of one window: armed together, after a delay, and only for real input."""
 
