@@ -288,6 +288,7 @@ def test_the_pause_switch_pauses_at_once_and_resumes_only_after_the_users_click_
             assert row.status is Status.REFUSED
             pump(window, lambda: cell(window, row.id, "status") == "⊘ Refused: paused")
 
+            pump(window, lambda: window.switch_arming.armed)  # Resume arms a moment after it shows
             window.pause_button.invoke()  # resuming loosens control: the app asks the user first
             shown_window(display, CONFIRM_TITLE)  # the tray asks the user in its own window
             window.root.update()
@@ -470,15 +471,17 @@ def test_the_window_the_tray_started_says_each_click_on_its_private_line(
 ) -> None:
     held = journal.begin_command(command="rm -rf build", cwd="/srv", status=Status.WAITING)
     window = open_window(controls=tray_line.controls)
+    tray_line.tray.tell({"op": "holds", "holds": [{"id": held, "command": "rm -rf build", "cwd": "/srv"}]})
     window.pause_button.invoke()
     assert tray_line.tray.heard() == {"op": "pause", "paused": True}
     window.select(held)
     pump(window, lambda: {b.cget("text") for b in window.actions_frame.winfo_children()} >= {"Allow once", "Deny"})
     buttons = {b.cget("text"): b for b in window.actions_frame.winfo_children()}
+    pump(window, lambda: window.decision_arming.armed)  # like the prompt's, they arm a moment after showing
     buttons["Allow once"].invoke()  # from the tray's own window, a click is the user's answer
-    assert tray_line.tray.heard() == {"op": "decide", "id": held, "allowed": True}
+    assert tray_line.tray.heard() == {"op": "decide", "id": held, "allowed": True, "command": "rm -rf build"}
     buttons["Deny"].invoke()
-    assert tray_line.tray.heard() == {"op": "decide", "id": held, "allowed": False}
+    assert tray_line.tray.heard() == {"op": "decide", "id": held, "allowed": False, "command": "rm -rf build"}
     assert journal.get_command(held).decision is None, "the window writes nothing: the tray records answers"
 
 

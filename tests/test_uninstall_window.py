@@ -58,6 +58,7 @@ def test_the_window_lists_what_goes_asks_and_then_uninstalls(display: str, paths
         window.data_box.invoke()
         assert f"Delete {paths.journal}" not in window.body.cget("text")
 
+        pump_until(root, lambda: window.arming.armed)  # the button arms a moment after the list changed
         window.uninstall_button.invoke()
         pump_until(root, lambda: window.heading.cget("text") == "Cowork Terminal is uninstalled.")
         assert json.loads(config.read_text())["mcpServers"] == OTHER_SERVERS

@@ -71,6 +71,7 @@ def welcome_and_check(desktop: FakeDesktop) -> None:
         assert window.state_labels["claude-desktop"].cget("text") == "Claude Desktop: not connected"
         assert "Connect a Claude app first." in texts(window.check_buttons)
 
+        pump_until(root, lambda: window.real_input.armed)  # Connect takes clicks a moment after it shows
         button.invoke()
         pump_until(root, lambda: window.busy == 0 and "is connected" in str(button.cget("text")))
         assert button.instate(["disabled"]), "connected: nothing left to click there"

@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -23,7 +23,10 @@ TRAY_STOP_S = 10.0
 
 
 @contextmanager
-def running_tray(home: Path, *, display: str | None = None, log: Path | None = None) -> Iterator[subprocess.Popen]:
+def running_tray(
+    home: Path, *, display: str | None = None, log: Path | None = None, wrapper: Sequence[str] = ()
+) -> Iterator[subprocess.Popen]:
+    """The tray, started through `wrapper` when given (e.g. `setpriv` to run it without root's powers)."""
     env = dict(os.environ)
     env[HOME_ENV] = str(home)
     env.pop("DISPLAY", None)
@@ -33,7 +36,8 @@ def running_tray(home: Path, *, display: str | None = None, log: Path | None = N
     else:
         env["PYSTRAY_BACKEND"] = "dummy"
     out = open(log or (home.parent / "tray.log"), "ab")  # noqa: SIM115 - closed below
-    tray = subprocess.Popen([sys.executable, "-m", "app", "tray", "--verbose"], env=env, stdout=out, stderr=out)
+    argv = [*wrapper, sys.executable, "-m", "app", "tray", "--verbose"]
+    tray = subprocess.Popen(argv, env=env, stdout=out, stderr=out)
     try:
         wait_for_tray(home, tray)
         yield tray

@@ -18,6 +18,7 @@ from app.core.journal.store import Journal
 from app.core.paths import AppPaths, protected_paths
 from app.core.policy import approval
 from app.core.policy.tool_sets import set_tool_set, tool_set
+from app.core.visible_text import visible
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -72,7 +73,7 @@ def run_list(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(hold))
         else:
-            print(f"#{hold['id']} [{hold['cwd']}] {hold['command']}")
+            print(visible(f"#{hold['id']} [{hold['cwd']}] {hold['command']}", keep="\n"))
             # The server's words are English (the model read them): said again from the command.
             from app.core.policy.plain_words import held_reason_for_person
 

@@ -60,6 +60,8 @@ def run_uninstall(args: argparse.Namespace) -> int:
     if not args.yes and not _confirmed():
         print(_("Nothing was changed."))
         return 1
+    if plan.delete_data and plan.data:
+        _data_deletion_allowed(paths)  # a person's decision, or an error: nothing is changed then
     report = uninstall.run_uninstall(plan, paths)
     print("\n".join(report.done))
     for line in report.failed:
@@ -72,6 +74,20 @@ def run_uninstall_window(args: argparse.Namespace) -> int:
     from app.ui.windows.uninstall_window import main  # Tk: only in the window's own process
 
     return main()
+
+
+def _data_deletion_allowed(paths: AppPaths) -> None:
+    """Deleting the record needs a person (core/install/record_deletion.py): with the app running,
+    the user's click in its confirm window; with none, a process that is not an agent's command."""
+    from app.core.channel.client import request_change
+    from app.core.install.app_processes import tray_running
+    from app.core.install.record_deletion import agent_run_reason, ancestors
+
+    why_not = agent_run_reason(os.environ, ancestors())
+    if why_not is not None:
+        raise UsageError(_(why_not))
+    if tray_running(paths):  # its No (or its refusal of an agent's command) ends here, nothing changed
+        print(request_change(paths, "delete_data", without_tray=None, announce=print))
 
 
 def _confirmed() -> bool:

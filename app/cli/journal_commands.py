@@ -20,6 +20,7 @@ from app.core.i18n.formats import format_date_time, format_number, format_time
 from app.core.journal import pause_file
 from app.core.journal.store import CommandRecord, Journal, Status
 from app.core.paths import AppPaths, protected_paths
+from app.core.visible_text import visible
 
 FOLLOW_POLL_S = 0.25
 PAUSED_NOTE = N_("Host access is PAUSED: new commands are refused.")
@@ -171,7 +172,8 @@ def format_record(record: CommandRecord, protected: Sequence[str] = ()) -> str:
         reason = f" ({reason_for_person(record, protected)})"
     else:
         reason = ""
-    return f"{when} #{record.id} {head}{took} [{record.cwd or '-'}] {one_line(record.command, 120)}{reason}"
+    line = f"{when} #{record.id} {head}{took} [{record.cwd or '-'}] {one_line(record.command, 120)}{reason}"
+    return visible(line, keep="")  # a terminal must never receive the command's own escape sequences
 
 
 def emit(record: CommandRecord, as_json: bool, protected: Sequence[str] = ()) -> None:

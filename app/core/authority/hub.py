@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core import data_folder
+from app.core.authority.no_streak import NoStreak
 from app.core.authority.rule_book import RuleBook
 from app.core.authority.state import DEFAULTS, ControlState, loosened, strictest, with_changes
 from app.core.channel.peer import OwnFacts, PeerFacts, client_refusal, own_facts
@@ -220,6 +221,7 @@ class Hub:
         self.paused_by: str | None = None  # who set the pause in force (set_paused's `by`)
         self.questions: dict[str, Question] = {}
         self._refused_at: dict[str, float] = {}
+        self._nos = NoStreak()  # a few No's in a row: questions stop for some minutes
         self._listener: Listener | None = None
         self._threads: list[threading.Thread] = []
         self._closing = False
@@ -594,6 +596,14 @@ class Hub:
                     "loosen control, from the Cowork Terminal window or menu."
                 )
             )
+        quiet_s = self._nos.quiet_left_s()
+        if quiet_s:
+            raise RequestError(
+                _(
+                    "You said no to several requests in a row, so for {minutes} min Cowork Terminal asks "
+                    "nothing more and nothing changed. Use the Cowork Terminal window or menu instead."
+                ).format(minutes=max(1, round(quiet_s / 60)))
+            )
         question = self._question(op, typed)
         refused = self._refused_at.get(question.key, 0.0)
         if time.monotonic() - refused < ASK_COOLDOWN_S:
@@ -647,6 +657,12 @@ class Hub:
                 _("Keep as is"),
                 lambda: self._set_state(wanted) or _("Settings changed."),
             )
+        if op == "delete_data":  # `uninstall --data`: the CLI deletes the record only after this Yes
+            return Question(
+                "delete_data", _("A program on this computer asks to uninstall Cowork Terminal and delete "
+                                 "its command history and logs."),
+                _("Delete them"), _("Keep them"), lambda: _("You allowed deleting the history and logs."),
+            )  # fmt: skip
         if op == "clear_history":
             return Question(
                 "clear_history", _("A program on this computer asks to delete the activity log's history."),
@@ -660,12 +676,22 @@ class Hub:
         with self.lock:
             self.questions.pop(question.key, None)
         if yes:
+            self._nos.said_yes()
             text, ok = question.apply(), True
         elif why_not:
             text, ok = why_not, False
         else:
             self._refused_at[question.key] = time.monotonic()
             text, ok = _("You said no; nothing changed."), False
+            if self._nos.said_no():
+                minutes = max(1, round(self._nos.quiet_s / 60))
+                self.notify(
+                    _("Cowork Terminal stops asking for a while"),
+                    _(
+                        "You said no to several requests in a row. For {minutes} min, requests to loosen "
+                        "control are refused without asking you."
+                    ).format(minutes=minutes),
+                )
         for peer, seq in question.waiting:
             peer.push(
                 {"op": "ack", "seq": seq, "message": text, "done": ok}

@@ -17,7 +17,7 @@ REFUSE = "refuse"  # a value out of range: nothing changes, nobody is asked
 
 # Requests a peer may send; each one's effect on the user's control.
 TIGHTENING_OPS = frozenset({"pause", "stop", "deny", "quit", "remove_rule"})
-LOOSENING_OPS = frozenset({"resume", "approve", "clear_history"})
+LOOSENING_OPS = frozenset({"resume", "approve", "clear_history", "delete_data"})
 NEUTRAL_OPS = frozenset({"state", "holds", "open_log", "output_budget"})
 SETTING_OPS = frozenset({"settings"})  # approval mode, window, tools: depends on the direction
 KNOWN_OPS = TIGHTENING_OPS | LOOSENING_OPS | NEUTRAL_OPS | SETTING_OPS

@@ -104,6 +104,8 @@ log = logging.getLogger(__name__)
 POLL_S = 0.25  # the icon follows the journal within this (the requirement is half a second)
 CLIENT_FILES_CHECK_S = 1.0  # how often Claude Desktop config files are looked at for outside edits
 QUIT_TIMEOUT_S = 3.0  # after this, a quit whose event loop did not return ends the process anyway
+PROMPT_RESTARTS = 3  # a killed prompt opens again at most this often per PROMPT_RESTART_WINDOW_S
+PROMPT_RESTART_WINDOW_S = 60.0
 WINDOW_STOP_GRACE_S = 1.0  # a log window gets this long to close when replaced or at quit
 THREAD_JOIN_S = 2.0
 ICON_SIZE_PX = 64  # every backend scales it; 64 px stays sharp up to 2x panels
@@ -216,6 +218,7 @@ class TrayApp:
         self._window_stderr = self.paths.log_dir / "log-window.stderr.log"
         self._main_running = False
         self._prompt: PipedWindow | None = None
+        self._prompt_restarts: list[float] = []  # when the prompt was opened again after being killed
         self._prompt_shown: set[int] = set()
         self._confirm: PipedWindow | None = None
         self._questions: list[Question] = []
@@ -944,6 +947,7 @@ class TrayApp:
         """Make the approval prompt show exactly the hub's held commands: start it when something
         waits, tell it what is new and what is gone, close it when nothing is left."""
         holds = {h.command_id: h for h in self.hub.pending_holds()}
+        self._tell_log_windows_holds(list(holds.values()))
         if not self.windows:  # no Tk: the menu's "waiting" line lists them, with Allow once / Deny
             for command_id in sorted(set(holds) - self._prompt_shown):
                 hold = holds[command_id]
@@ -1037,6 +1041,15 @@ class TrayApp:
         return None if rule is None else rule.id
 
     def _prompt_exited(self, code: int) -> None:
+        now = time.monotonic()
+        self._prompt_restarts = [t for t in self._prompt_restarts if now - t < PROMPT_RESTART_WINDOW_S]
+        if code < 0 and self.hub.pending_holds() and len(self._prompt_restarts) < PROMPT_RESTARTS:
+            # Killed by a signal while a command waits (another program can end any process of the
+            # user's): a question must not wait unseen, so it opens again, a few times a minute.
+            self._prompt_restarts.append(now)
+            log.warning("the approval prompt was ended (code %s) while a command waits: opening it again", code)
+            self.submit(menu.OPEN_APPROVALS)
+            return
         if code != 0:  # no window: the menu's "waiting" line and the notices show them, each one's time runs
             for hold in self.hub.pending_holds():
                 self.hub.seen(hold.command_id)
@@ -1158,8 +1171,15 @@ class TrayApp:
         with open(self._window_stderr, "wb") as stderr:
             window = PipedWindow([*self.log_window_command, "--tray-line"], self._log_window_said, stderr=stderr)
         window.send({"op": "state", "paused": self.hub.state.paused})
+        window.send(holds_message(self.hub.pending_holds()))
         self._windows = [window]
         log.info("log window started (pid %s): %s", window.pid, self.log_window_command)
+
+    def _tell_log_windows_holds(self, holds: list[HeldCommand]) -> None:
+        """The log window shows the held commands as their servers told the tray (never the journal's
+        text, which a command could rewrite): sent whenever they change."""
+        for window in self._windows:
+            window.send(holds_message(holds))
 
     def _log_window_said(self, message: dict[str, Any]) -> None:
         """The log window the tray started: its buttons are the user's clicks."""
@@ -1170,7 +1190,13 @@ class TrayApp:
             with contextlib.suppress(Exception):
                 self.hub.stop(command_id, by=LOG_WINDOW_DECIDED_BY)
         elif op == "decide" and isinstance(command_id, int):
-            self.hub.decide(command_id, allowed=message.get("allowed") is True, by=LOG_WINDOW_DECIDED_BY)
+            allowed = message.get("allowed") is True
+            hold = next((h for h in self.hub.pending_holds() if h.command_id == command_id), None)
+            if allowed and (hold is None or message.get("command") != hold.command):
+                # The window shows the tray's own copy: an Allow for any other text is not the user's.
+                log.warning("the log window allowed command #%s as a text the tray does not hold", command_id)
+                return
+            self.hub.decide(command_id, allowed=allowed, by=LOG_WINDOW_DECIDED_BY)
         elif op == "clear_history":
             self.hub.clear_history()
         elif op == "remove_rule" and isinstance(command_id, int):
@@ -1239,8 +1265,15 @@ def _read_autostart() -> bool | None:
         return None
 
 
+def holds_message(holds: Sequence[HeldCommand]) -> dict[str, Any]:
+    """What the log window is told of the held commands: the servers' own words, by id."""
+    return {"op": "holds", "holds": [hold.to_window() for hold in holds]}
+
+
 def run_tray(paths: AppPaths, lock: HeldLock) -> int:
     """The `tray` command after it took the tray lock: load pystray, build the app, run it."""
+    # Not forbid_dumps() here: every server checks the tray's program through /proc/<pid>/exe, which
+    # the kernel hides from other processes of a non-dumpable one (core/private_process.py).
     try:
         pystray = load_pystray()
     except Exception as exc:  # no display, no backend: the top of the process, say it plainly

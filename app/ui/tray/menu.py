@@ -22,6 +22,7 @@ from app.core.execution.output import BUDGET_CHOICES, OutputBudget
 from app.core.i18n import LANGUAGE_NAMES, LANGUAGES, N_, _, ngettext
 from app.core.i18n.formats import format_time, format_weekday_time, shorten_command
 from app.core.policy.approval import ApprovalMode
+from app.core.visible_text import visible
 
 APP_TITLE = "Cowork Terminal"  # a name: the same in every language
 MAX_SERVER_LINES = 4  # more live servers than this collapse into "and N more"
@@ -432,7 +433,7 @@ def waiting_entry(state: TrayState) -> MenuEntry:
 
 
 def _short(command: str, limit: int = 60) -> str:
-    return shorten_command(" ".join(command.split()), limit)
+    return shorten_command(" ".join(visible(command).split()), limit)  # a hidden character shows, even here
 
 
 def approval_submenu(state: TrayState) -> tuple[MenuEntry, ...]:

@@ -23,6 +23,7 @@ from typing import Any
 from app.core.execution import bundle_runtime
 from app.core.execution.bash_resolver import BashNotFoundError
 from app.core.i18n import _
+from app.core.visible_text import visible
 from app.ui.tray.menu import APP_TITLE
 
 log = logging.getLogger(__name__)
@@ -276,6 +277,7 @@ class Notifier:
         self.history: list[tuple[str, str]] = []
 
     def notify(self, title: str, message: str) -> None:
+        title, message = visible(title), visible(message)  # a command or folder named in it shows whole
         log.info("notice: %s: %s", title, message)
         self.history = [*self.history[-(NOTICES_KEPT - 1) :], (title, message)]
         if self.native:

@@ -14,6 +14,7 @@ the window closes when nothing is left to answer, or when the tray closes its st
 
 from __future__ import annotations
 
+import logging
 import sys
 import time
 import tkinter as tk
@@ -24,18 +25,23 @@ from typing import Any, Protocol
 from app.core.i18n import N_, _, ngettext
 from app.core.policy.approval import HOLD_LIFETIME_S
 from app.core.policy.rules import FOLDER_SCOPE, SESSION_SCOPE, short_folder
+from app.core.visible_text import hidden_count, visible
 from app.ui.windows.held_command import Decision, WaitingCommand
 from app.ui.windows.link import TrayLine, open_tk_root
 from app.ui.windows.look import use_native_look
+from app.ui.windows.real_input import ARM_DELAY_MS, ArmedButtons, close_window
+
+log = logging.getLogger(__name__)
 
 POLL_MS = 100
-# Allow and Deny stay disabled this long whenever the shown command changes (the window opens, or the
-# one shown was answered elsewhere and the next replaced it): a click aimed at the previous command
+# Allow and Deny stay disabled ARM_DELAY_MS whenever the shown command changes (the window opens, or
+# the one shown was answered elsewhere and the next replaced it): a click aimed at the previous command
 # must never approve one the user has not read; nor can a program's keystroke sent the moment it opens.
-ARM_DELAY_MS = 1000
+__all__ = ["ARM_DELAY_MS", "ApprovalPrompt", "main"]
 TITLE = N_("Cowork Terminal: approve a command?")
 SEVERE_TEXT = N_("This is one of the most dangerous commands: what it deletes or changes cannot be undone.")
 CONFIRM_WORD = N_("allow")  # typed, in the user's language, before a most dangerous command may run
+REVEAL_AFTER_S = 0.5  # a hidden prompt comes back this soon: long enough for a close to be seen to work
 WRAP_PX = 560
 
 
@@ -45,6 +51,25 @@ class Line(Protocol):
     def send(self, message: dict[str, Any]) -> None: ...
 
     def drain(self) -> list[dict[str, Any] | None]: ...
+
+
+def command_facts(command: str) -> str:
+    """What the command box cannot say by itself: how many lines (the box may need scrolling) and
+    whether characters that do not show are written out in it; empty for a plain one-line command."""
+    facts = []
+    lines = len(command.rstrip("\n").split("\n"))
+    if lines > 1:
+        facts.append(ngettext("The command has {count} line.", "The command has {count} lines.", lines))
+        facts[-1] = facts[-1].format(count=lines)
+    hidden = hidden_count(command)
+    if hidden:
+        said = ngettext(
+            "It contains {count} character that does not show, written out here (like \\u200b or ^[).",
+            "It contains {count} characters that do not show, written out here (like \\u200b or ^[).",
+            hidden,
+        )
+        facts.append(said.format(count=hidden))
+    return " ".join(facts)
 
 
 def time_left(seconds: float) -> str:
@@ -63,13 +88,15 @@ class ApprovalPrompt:
         self.line = line
         self.pending: dict[int, WaitingCommand] = {}
         self.current: WaitingCommand | None = None
-        self._arming: str | None = None  # the pending `after` that enables the buttons
-        self._synthetic = False  # the last press on an allowing button was sent by a program (XSendEvent)
+        self.arming = ArmedButtons(root)  # armed after a delay; deaf to events other programs send
         use_native_look(root)
         root.title(_(TITLE))
         root.attributes("-topmost", True)
         root.minsize(560, 340)
-        root.protocol("WM_DELETE_WINDOW", self.root.withdraw)  # closing hides it; the question stays open
+        # Closing or minimising hides it only for a moment while a command waits (`poll` brings it back):
+        # a program can unmap or iconify any window, and a hidden question must not wait unseen.
+        root.protocol("WM_DELETE_WINDOW", self.root.withdraw)
+        self._hidden_since: float | None = None
 
         frame = ttk.Frame(root, padding=14)
         frame.pack(fill="both", expand=True)
@@ -79,8 +106,16 @@ class ApprovalPrompt:
                               justify="left")  # fmt: skip
         self.what.pack(anchor="w", pady=(6, 8))
         self.reason = self.what  # the plain words are why the user is asked
-        self.command = tk.Text(frame, height=4, wrap="word", font=("TkFixedFont", 11), relief="solid", borderwidth=1)
-        self.command.pack(fill="both", expand=True)
+        # Every line of the command, scrollable, with each character that does not show written out.
+        command_box = ttk.Frame(frame)
+        command_box.pack(fill="both", expand=True)
+        self.command = tk.Text(command_box, height=6, wrap="word", font=("TkFixedFont", 11), relief="solid",
+                               borderwidth=1)  # fmt: skip
+        self.command_scroll = ttk.Scrollbar(command_box, orient="vertical", command=self.command.yview)
+        self.command.configure(yscrollcommand=self.command_scroll.set)
+        self.command.pack(side="left", fill="both", expand=True)
+        self.command_scroll.pack(side="right", fill="y")
+        self.command_facts = ttk.Label(frame, foreground="#9a3412", wraplength=WRAP_PX, justify="left")
         self.details = ttk.Label(frame, wraplength=WRAP_PX, justify="left")
         self.details.pack(anchor="w", pady=(8, 4))
         self.remaining = ttk.Label(frame, font=("TkDefaultFont", 11, "bold"))
@@ -121,14 +156,9 @@ class ApprovalPrompt:
         self.session_button = ttk.Button(self.rules_row, command=lambda: self.answer(True, SESSION_SCOPE))
         self.session_button.pack(side="top", fill="x", pady=(4, 0))
         self.allowing = (self.allow_button, self.rule_button, self.session_button)
-        for button in self.allowing:
-            for sequence in ("<ButtonPress-1>", "<KeyPress>"):
-                button.bind(sequence, self._note_origin, add="+")
+        for button in (*self.allowing, self.deny_button):
+            self.arming.watch(button)
         root.bind("<Escape>", lambda _e: self.answer(False))
-
-    def _note_origin(self, event: tk.Event) -> None:
-        """Events a program sends to our window (XSendEvent) carry send_event; a user's never do."""
-        self._synthetic = bool(getattr(event, "send_event", False))
 
     def take(self, message: dict[str, Any]) -> None:
         """One message from the tray: a command to ask about, or one that no longer waits."""
@@ -174,9 +204,16 @@ class ApprovalPrompt:
         self.what.configure(text="\n".join(held.lines()) or _("It needs your approval."))
         self.command.configure(state="normal")
         self.command.delete("1.0", "end")
-        self.command.insert("1.0", held.command)
+        self.command.insert("1.0", visible(held.command))
         self.command.configure(state="disabled")  # selectable and copyable, not editable
-        folder = short_folder(held.cwd) if held.cwd else _("the agent's shell session")
+        self.command.yview_moveto(0)
+        facts = command_facts(held.command)
+        self.command_facts.configure(text=facts)
+        if facts:
+            self.command_facts.pack(anchor="w", pady=(4, 0), after=self.command.master)
+        else:
+            self.command_facts.pack_forget()
+        folder = visible(short_folder(held.cwd)) if held.cwd else _("the agent's shell session")
         details = [_("In folder: {folder}").format(folder=folder)]
         if held.env_keys:
             details.append(_("Extra environment: {names}").format(names=", ".join(held.env_keys)))
@@ -209,16 +246,10 @@ class ApprovalPrompt:
 
     def _disarm(self) -> None:
         """Disable the answers for ARM_DELAY_MS, counted from the newest change of command."""
-        if self._arming is not None:
-            self.root.after_cancel(self._arming)
-        for button in (*self.allowing, self.deny_button):
-            button.state(["disabled"])
-        self._arming = self.root.after(ARM_DELAY_MS, self._arm)
-
-    def _arm(self) -> None:
-        self._arming = None
-        self.deny_button.state(["!disabled"])
-        self._arm_allow()
+        self.arming.disarm()
+        # ArmedButtons enables every button once armed; a most dangerous command's Allow stays greyed
+        # until its confirm word is typed (answer() checks the word again either way).
+        self.root.after(ARM_DELAY_MS + 1, self._arm_allow)
 
     def _typed_ok(self) -> bool:
         """A most dangerous command needs the confirm word typed; any other needs nothing."""
@@ -227,19 +258,18 @@ class ApprovalPrompt:
         return self.typed.get().strip().casefold() == _(CONFIRM_WORD).casefold()
 
     def _arm_allow(self) -> None:
-        ready = self._arming is None and self._typed_ok()
+        ready = self.arming.armed and self._typed_ok()
         for button in self.allowing:
             button.state(["!disabled"] if ready else ["disabled"])
 
     @property
     def armed(self) -> bool:
-        return self._arming is None
+        return self.arming.armed
 
     def answer(self, allowed: bool, rule_scope: str | None = None) -> None:
         # Escape (Deny) is a deliberate key press and the safe answer, so it works at once; Allow only
         # once the buttons are armed, and never from an event another program sent to this window.
-        if self.current is None or (allowed and (not self.armed or self._synthetic or not self._typed_ok())):
-            self._synthetic = False
+        if self.current is None or (allowed and (not self.arming.allows() or not self._typed_ok())):
             return
         self.line.send(Decision(self.current, allowed, rule_scope if allowed else None).to_message())
         self.pending.pop(self.current.id, None)
@@ -251,12 +281,30 @@ class ApprovalPrompt:
         """Take the tray's messages; close when it closed our stdin or nothing waits any more."""
         for message in self.line.drain():
             if message is None:
-                self.root.destroy()
+                close_window(self.root)
                 return
             self.take(message)
         if not self.refresh():
             self.root.withdraw()
+        else:
+            self._keep_in_sight()
         self.root.after(POLL_MS, self.poll)
+
+    def _keep_in_sight(self) -> None:
+        """Bring the window back REVEAL_AFTER_S after it was hidden, minimised or unmapped while a
+        command waits (by the user's close, or by another program: `xdotool windowunmap`)."""
+        if self.root.winfo_ismapped() and self.root.state() == "normal":
+            self._hidden_since = None
+            return
+        now = time.monotonic()
+        if self._hidden_since is None:
+            self._hidden_since = now
+        elif now - self._hidden_since >= REVEAL_AFTER_S:
+            self._hidden_since = None
+            log.warning("the approval prompt was hidden while a command waits: shown again")
+            self.root.deiconify()
+            self.root.lift()
+            self.root.attributes("-topmost", True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,18 +14,19 @@ import tkinter as tk
 from tkinter import ttk
 
 from app.core.i18n import _
+from app.core.visible_text import visible
 from app.ui.windows.link import TrayLine, open_tk_root
 from app.ui.windows.look import use_native_look
+from app.ui.windows.real_input import ARM_DELAY_MS, ArmedButtons, close_window
 
-ARM_DELAY_MS = 1000
 POLL_MS = 100
+__all__ = ["ARM_DELAY_MS", "ConfirmWindow", "main"]
 
 
 class ConfirmWindow:
     def __init__(self, root: tk.Tk, line: TrayLine, question: dict[str, str]) -> None:
         self.root = root
         self.line = line
-        self._synthetic = False
         self._answered = False
         use_native_look(root)
         root.title(question.get("title") or _("Cowork Terminal: confirm"))
@@ -34,7 +35,8 @@ class ConfirmWindow:
         root.protocol("WM_DELETE_WINDOW", lambda: self.answer(False))
         frame = ttk.Frame(root, padding=16)
         frame.pack(fill="both", expand=True)
-        self.text = ttk.Label(frame, text=question.get("text", ""), wraplength=520, justify="left")
+        shown = visible(question.get("text", ""))  # a command in the question shows every character
+        self.text = ttk.Label(frame, text=shown, wraplength=520, justify="left")
         self.text.pack(anchor="w", fill="x")
         if question.get("yours") != "True":  # Quit, Disconnect: the person reading this just asked for it
             ttk.Label(frame, text=_("If you did not ask for this, say no."), foreground="#555555", wraplength=520).pack(
@@ -44,35 +46,27 @@ class ConfirmWindow:
         buttons.pack(fill="x", side="bottom", pady=(14, 0))
         self.no_button = ttk.Button(buttons, text=question.get("deny", _("No")), command=lambda: self.answer(False))
         self.no_button.pack(side="right")
-        self.yes_button = ttk.Button(buttons, text=question.get("allow", _("Yes")), command=lambda: self.answer(True))
+        self.yes_button = ttk.Button(buttons, text=question.get("allow", _("Yes")))
         if question.get("allow") != "":  # no yes-label: a notice, with only its OK
             self.yes_button.pack(side="right", padx=(0, 8))
-        for sequence in ("<ButtonPress-1>", "<KeyPress>"):
-            self.yes_button.bind(sequence, self._note_origin, add="+")
+        self.arming = ArmedButtons(root)
+        self.arming.guard(self.yes_button, lambda: self.answer(True))
+        self.arming.disarm()
         root.bind("<Escape>", lambda _e: self.answer(False))
-        self.yes_button.state(["disabled"])
         self.no_button.focus_set()  # a key pressed by habit lands on No; Yes takes a Tab first
-        self._arming: str | None = root.after(ARM_DELAY_MS, self._arm)
-
-    def _note_origin(self, event: tk.Event) -> None:
-        self._synthetic = bool(getattr(event, "send_event", False))
-
-    def _arm(self) -> None:
-        self._arming = None
-        self.yes_button.state(["!disabled"])
 
     def answer(self, yes: bool) -> None:
-        if self._answered or (yes and (self._arming is not None or self._synthetic)):
-            self._synthetic = False
+        """Say the answer to the tray (Yes only through the armed button: see real_input)."""
+        if self._answered:
             return
         self._answered = True
         self.line.send({"op": "answer", "yes": yes})
-        self.root.destroy()
+        close_window(self.root)
 
     def poll(self) -> None:
         for message in self.line.drain():
             if message is None:  # the tray closed our stdin: the question is withdrawn
-                self.root.destroy()
+                close_window(self.root)
                 return
         self.root.after(POLL_MS, self.poll)
 

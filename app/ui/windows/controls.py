@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from app.core.channel.client import NobodyToConfirm, TrayRefused, request_change
@@ -24,16 +25,40 @@ NO_APP_TO_CONFIRM = N_(
 )
 
 
+@dataclass(frozen=True)
+class HeldText:
+    """What the tray holds of a waiting command: the text and folder its server sent the tray."""
+
+    command: str
+    cwd: str | None
+
+
+def held_texts(message: dict[str, Any]) -> dict[int, HeldText] | None:
+    """The tray's `holds` message read; None when it is not one."""
+    holds = message.get("holds")
+    if not isinstance(holds, list):
+        return None
+    told: dict[int, HeldText] = {}
+    for hold in holds:
+        if isinstance(hold, dict) and isinstance(hold.get("id"), int) and isinstance(hold.get("command"), str):
+            cwd = hold.get("cwd")
+            told[hold["id"]] = HeldText(hold["command"], cwd if isinstance(cwd, str) else None)
+    return told
+
+
 class Controls(Protocol):
     def told_paused(self) -> bool | None:
         """The pause as the tray told this window, or None when it tells nothing."""
+
+    def told_holds(self) -> dict[int, HeldText] | None:
+        """The held commands as the tray holds them, by id; None when the tray tells nothing."""
 
     def news(self) -> bool:
         """Whether the tray told something since the last call (the window then refreshes)."""
 
     def set_paused(self, paused: bool) -> None: ...
     def stop(self, command_id: int) -> None: ...
-    def decide(self, command_id: int, allowed: bool) -> None: ...
+    def decide(self, command_id: int, allowed: bool, command: str | None = None) -> None: ...
     def clear_history(self) -> None: ...
     def remove_rule(self, rule_id: int) -> None: ...
 
@@ -44,9 +69,13 @@ class TrayLineControls:
     def __init__(self, line: TrayLine) -> None:
         self.line = line
         self._paused: bool | None = None
+        self._holds: dict[int, HeldText] = {}  # nothing waits until the tray says so
 
     def told_paused(self) -> bool | None:
         return self._paused
+
+    def told_holds(self) -> dict[int, HeldText] | None:
+        return self._holds
 
     def news(self) -> bool:
         changed = False
@@ -55,6 +84,8 @@ class TrayLineControls:
                 changed, self._paused = True, None
             elif message.get("op") == "state" and isinstance(message.get("paused"), bool):
                 changed, self._paused = True, message["paused"]
+            elif message.get("op") == "holds" and (told := held_texts(message)) is not None:
+                changed, self._holds = True, told
         return changed
 
     def set_paused(self, paused: bool) -> None:
@@ -63,8 +94,9 @@ class TrayLineControls:
     def stop(self, command_id: int) -> None:
         self.line.send({"op": "stop", "id": command_id})
 
-    def decide(self, command_id: int, allowed: bool) -> None:
-        self.line.send({"op": "decide", "id": command_id, "allowed": allowed})
+    def decide(self, command_id: int, allowed: bool, command: str | None = None) -> None:
+        """`command`: the text the user saw, which the tray checks against its own before allowing."""
+        self.line.send({"op": "decide", "id": command_id, "allowed": allowed, "command": command})
 
     def clear_history(self) -> None:
         self.line.send({"op": "clear_history"})
@@ -82,6 +114,9 @@ class RequestControls:
 
     def told_paused(self) -> bool | None:
         return None
+
+    def told_holds(self) -> dict[int, HeldText] | None:
+        return None  # the confirm window the tray opens for an Allow shows its own copy
 
     def news(self) -> bool:
         return False
@@ -106,7 +141,7 @@ class RequestControls:
     def stop(self, command_id: int) -> None:
         self._ask("stop", lambda journal: journal.request_stop(command_id), id=command_id)
 
-    def decide(self, command_id: int, allowed: bool) -> None:
+    def decide(self, command_id: int, allowed: bool, command: str | None = None) -> None:
         self._ask("approve" if allowed else "deny", None, id=command_id)
 
     def clear_history(self) -> None:

@@ -31,6 +31,7 @@ from app.core.messages import (
     USER_STOP_REASON,
 )
 from app.core.policy.rules import Rule
+from app.core.visible_text import visible
 
 PAGE_SIZE = 200  # rows fetched at open and per scroll step: fills any screen, costs a few ms
 MAX_HELD_ROWS = 2_000  # rows kept in the list at once; scrolling further drops the far end
@@ -126,8 +127,10 @@ def status_tag(status: Status) -> str:
 
 
 def one_line(text: str, limit: int = COMMAND_CELL_CHARS) -> str:
-    """A command on one line: newlines shown as ⏎, long ones cut in the middle, keeping the end."""
-    flat = " ⏎ ".join(part.strip() for part in text.strip().splitlines()) or text.strip()
+    """A command on one line: newlines shown as ⏎, characters that do not show written out
+    (core/visible_text.py), long ones cut in the middle, keeping the end."""
+    shown = visible(text, keep="\n").strip()
+    flat = " ⏎ ".join(part.strip() for part in shown.split("\n")) or shown
     return shorten_command(flat, limit)
 
 
@@ -541,7 +544,7 @@ def detail_lines(
         asked = _("asked at {time}, ending it now").format(time=format_clock_time(record.stop_requested_at))
         lines.append(DetailLine(_("Stop"), asked))
     lines += [
-        DetailLine(_("Folder"), record.cwd or _("(not given)")),
+        DetailLine(_("Folder"), visible(record.cwd) if record.cwd else _("(not given)")),
         DetailLine(_("Agent"), client),
         DetailLine(_("When"), timing_text(record, now)),
     ]

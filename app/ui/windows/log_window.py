@@ -14,11 +14,12 @@ the user scrolls and dropping the far end, so a journal of 100,000 rows opens as
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import sys
 import time
 import tkinter as tk
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from tkinter import font as tkfont
 from tkinter import messagebox, ttk
 
@@ -28,6 +29,7 @@ from app.core.i18n import N_, _, ngettext
 from app.core.i18n.formats import format_number
 from app.core.journal.store import CommandRecord, Journal, ServerRecord, Status
 from app.core.paths import AppPaths, protected_paths
+from app.core.visible_text import visible
 from app.ui.windows.controls import Controls, RequestControls, TrayLineControls
 from app.ui.windows.link import TrayLine
 from app.ui.windows.log_model import (
@@ -48,6 +50,7 @@ from app.ui.windows.log_model import (
     size_text,
     status_tag,
 )
+from app.ui.windows.real_input import ArmedButtons, ask_armed, protect_window
 
 log = logging.getLogger(__name__)
 
@@ -81,33 +84,6 @@ WaitingActions = Callable[[ttk.Frame, CommandRecord, "LogWindow"], None]
 Confirm = Callable[[str, str], bool]
 
 
-def ask_yes_no(title: str, message: str) -> bool:
-    """A yes/no question in the app's language: Tk's own message box words its buttons in the
-    system's language, so a German choice in the tray still read "Yes"/"No" (issue 24, item 10)."""
-    dialog = tk.Toplevel()
-    dialog.title(title)
-    dialog.resizable(False, False)
-    answer = [False]
-
-    def close(yes: bool) -> None:
-        answer[0] = yes
-        dialog.destroy()
-
-    frame = ttk.Frame(dialog, padding=16)
-    frame.pack(fill="both", expand=True)
-    ttk.Label(frame, text=message, wraplength=420, justify="left").pack(anchor="w")
-    buttons = ttk.Frame(frame)
-    buttons.pack(fill="x", pady=(14, 0))
-    no = ttk.Button(buttons, text=_("No"), command=lambda: close(False))
-    no.pack(side="right")
-    ttk.Button(buttons, text=_("Yes"), command=lambda: close(True)).pack(side="right", padx=(0, 8))
-    dialog.protocol("WM_DELETE_WINDOW", lambda: close(False))
-    dialog.bind("<Escape>", lambda _e: close(False))
-    no.focus_set()  # a key pressed by habit says no
-    dialog.wait_window()
-    return answer[0]
-
-
 class LogWindow:
     """The activity log in a Tk root (or Toplevel). Public methods are what the buttons call."""
 
@@ -117,7 +93,7 @@ class LogWindow:
         journal: Journal,
         *,
         waiting_actions: WaitingActions | None = None,
-        confirm: Confirm = ask_yes_no,
+        confirm: Confirm | None = None,
         page_size: int = PAGE_SIZE,
         max_rows: int = MAX_HELD_ROWS,
         controls: Controls | None = None,
@@ -129,7 +105,10 @@ class LogWindow:
         self.from_tray = controls is not None
         self.controls: Controls = controls or RequestControls(journal.paths, self._problem_later)
         self.waiting_actions = waiting_actions or approval_buttons
-        self.confirm = confirm
+        # Yes in the question is armed and deaf to sent clicks, like the prompt's Allow.
+        self.confirm = confirm or (lambda title, text: ask_armed(self.root, title, text, _("Yes"), _("No")))
+        self.switch_arming = ArmedButtons(root)  # Resume: only the user's own click, once armed
+        self.decision_arming = ArmedButtons(root)  # Allow and Deny of the waiting command shown
         self.page_size = page_size
         self.model = RowWindow(max_rows=max_rows)
         self.paused: bool | None = None
@@ -218,7 +197,8 @@ class LogWindow:
             self.activity_label,
             self.show_link,
         )
-        self.pause_button = ttk.Button(self.banner, style="Switch.TButton", command=self.toggle_pause)
+        self.pause_button = ttk.Button(self.banner, style="Switch.TButton")
+        self.switch_arming.guard(self.pause_button, self.toggle_pause, loosens=lambda: bool(self.paused))
         self.pause_button.pack(side="right", padx=(12, 0))
 
         bar = ttk.Frame(root, padding=(12, 10, 12, 6))
@@ -376,7 +356,7 @@ class LogWindow:
         selected = self.selected_id()
         now = time.time()
         self._version = self.journal.data_version()
-        records = self.journal.recent_commands(limit=self.page_size + 1, **self.model.filter.query())
+        records = self._as_held(self.journal.recent_commands(limit=self.page_size + 1, **self.model.filter.query()))
         newest = self.journal.recent_commands(limit=1)
         self._newest_seen = newest[0].id if newest else 0
         rows = self.model.reset(records, page_size=self.page_size, now=now)
@@ -384,7 +364,7 @@ class LogWindow:
         for row in rows:
             self._insert("end", row)
         self.tree.yview_moveto(0)
-        self.active = self.journal.active_commands()
+        self.active = self._as_held(self.journal.active_commands())
         self._active_ids = {r.id for r in self.active}
         self.total_commands = self.journal.count_commands()
         self._read_state()
@@ -398,16 +378,16 @@ class LogWindow:
         """Bring the window up to date with the journal now (after our own writes, or a change)."""
         self._version = self.journal.data_version()
         self._read_state()
-        new = self.journal.recent_commands(after_id=self._newest_seen, limit=self.page_size + 1)
+        new = self._as_held(self.journal.recent_commands(after_id=self._newest_seen, limit=self.page_size + 1))
         if len(new) > self.page_size:  # a burst bigger than a page: cheaper to start over
             self.reload()
             return
-        active = self.journal.active_commands()
+        active = self._as_held(self.journal.active_commands())
         active_ids = {r.id for r in active}
         # Commands active when last seen (or in the new rows) and no longer active have ended:
         # read them again after `active`, so their final state wins over any older read.
         was_active = self._active_ids | {r.id for r in new if r.status.is_active}
-        ended = self.journal.commands_by_id(sorted(was_active - active_ids))
+        ended = self._as_held(self.journal.commands_by_id(sorted(was_active - active_ids)))
         records = {r.id: r for r in new}
         records.update({r.id: r for r in active})
         records.update({r.id: r for r in ended})
@@ -427,6 +407,18 @@ class LogWindow:
         if selected is not None and selected in records:
             self._show_details(records[selected])
         self._update_chrome()
+
+    def _as_held(self, records: Iterable[CommandRecord]) -> list[CommandRecord]:
+        """Waiting commands as the tray holds them, in a window the tray started: any program can
+        rewrite the journal's text of a waiting row, and the tray's copy is what Allow runs."""
+        holds = self.controls.told_holds()
+        if holds is None:
+            return list(records)
+        shown = []
+        for record in records:
+            held = holds.get(record.id) if record.status is Status.WAITING else None
+            shown.append(record if held is None else dataclasses.replace(record, command=held.command, cwd=held.cwd))
+        return shown
 
     def _held_rows_deleted(self) -> bool:
         """Whether rows the list holds were deleted (history cleared, or old rows expired)."""
@@ -453,8 +445,10 @@ class LogWindow:
         if not self.model.has_older or self.model.oldest_id is None:
             return
         anchor = self._first_visible()
-        records = self.journal.recent_commands(
-            limit=self.page_size + 1, before_id=self.model.oldest_id, **self.model.filter.query()
+        records = self._as_held(
+            self.journal.recent_commands(
+                limit=self.page_size + 1, before_id=self.model.oldest_id, **self.model.filter.query()
+            )
         )
         diff = self.model.append_older(records, page_size=self.page_size)
         self._apply(diff, anchor=anchor)
@@ -465,7 +459,10 @@ class LogWindow:
     def _tick(self) -> None:
         # Scheduled first: an error in one round (logged by Tk's handler) never stops the updates.
         self._after_poll = self.root.after(POLL_INTERVAL_MS, self._tick)
-        if self.journal.data_version() != self._version or self.controls.news():
+        told = self.controls.news()
+        if told:  # the tray's pause or holds changed: the details (and their Allow) are drawn again
+            self._shown_record = None
+        if told or self.journal.data_version() != self._version:
             self.refresh()
         now = time.monotonic()
         if now - self._last_durations >= DURATION_REFRESH_S:
@@ -535,6 +532,10 @@ class LogWindow:
         self.activity_label.configure(foreground=title)
         self.show_link.configure(foreground=title)
         self.pause_button.configure(text=_(RESUME_BUTTON if self.paused else PAUSE_BUTTON))
+        if self.paused:  # Resume loosens: a click aimed at Pause (or sent by a program) does nothing
+            self.switch_arming.disarm()
+        else:  # Pause tightens: always at hand
+            self.switch_arming.arm_now()
 
     def _update_chrome(self) -> None:
         """Everything around the list: agents, activity, the empty message, the status bar."""
@@ -581,7 +582,7 @@ class LogWindow:
     def _selection_changed(self) -> None:
         command_id = self.selected_id()
         record = None if command_id is None else self.journal.get_command(command_id)
-        self._show_details(record)
+        self._show_details(None if record is None else self._as_held([record])[0])
 
     def _show_details(self, record: CommandRecord | None) -> None:
         if record is not None and record == self._shown_record:
@@ -613,7 +614,7 @@ class LogWindow:
         if record.status is Status.WAITING and self.waiting_actions is not None:
             self.actions_frame.pack(side="right", padx=(0, 8))
             self.waiting_actions(self.actions_frame, record, self)
-        text.insert("end", record.command.rstrip("\n") + "\n", "mono")
+        text.insert("end", visible(record.command.rstrip("\n")) + "\n", "mono")
         text.insert("end", "\n", "gap")
         for line in detail_lines(record, protected=self.protected, rules=self.journal.rules()):
             text.insert("end", f"{line.label}\t", "label")
@@ -780,6 +781,8 @@ class LogWindow:
         for pending in (self._after_poll, self._after_filter):
             if pending is not None:
                 self.root.after_cancel(pending)
+        self.switch_arming.cancel()
+        self.decision_arming.cancel()
         self.journal.close()
         self.root.destroy()
 
@@ -806,10 +809,16 @@ def approval_buttons(frame: ttk.Frame, record: CommandRecord, window: LogWindow)
         child.destroy()
 
     def answer(allowed: bool) -> None:
-        window.controls.decide(record.id, allowed)
+        window.controls.decide(record.id, allowed, record.command)  # the text shown: the tray's own copy
 
-    ttk.Button(frame, text=_("Allow once"), command=lambda: answer(True)).pack(side="left", padx=(0, 6))
-    ttk.Button(frame, text=_("Deny"), command=lambda: answer(False)).pack(side="left")
+    holds = window.controls.told_holds()
+    if holds is None or record.id in holds:  # a row the tray does not hold has nothing to allow
+        allow = ttk.Button(frame, text=_("Allow once"))
+        allow.pack(side="left", padx=(0, 6))
+        window.decision_arming.guard(allow, lambda: answer(True))
+        window.decision_arming.disarm()  # a new command shown: its Allow arms after a moment
+    deny = ttk.Button(frame, text=_("Deny"), command=lambda: answer(False))  # tightens: always at hand
+    deny.pack(side="left")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -825,6 +834,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         problem = _("cannot open the activity log window: {error}").format(error=exc)
         print(f"cowork-terminal: {problem}", file=sys.stderr)
         return 1
+    protect_window(root)
     root.report_callback_exception = _log_callback_error
     # Big enough for every column, yet never taller or wider than a small laptop's screen.
     width = min(WINDOW_SIZE[0], root.winfo_screenwidth() - 40)

@@ -24,6 +24,7 @@ from app.core.install.installation import this_install
 from app.core.paths import AppPaths
 from app.ui.windows.link import open_tk_root
 from app.ui.windows.look import use_native_look
+from app.ui.windows.real_input import ArmedButtons
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +60,9 @@ class UninstallWindow:
         self.cancel_button = ttk.Button(buttons, text=_("Cancel"), command=root.destroy)
         self.cancel_button.pack(side="right")
         # Not the default button: Enter must not uninstall by accident.
-        self.uninstall_button = ttk.Button(buttons, text=_("Uninstall"), command=self.uninstall, state="disabled")
+        self.uninstall_button = ttk.Button(buttons, text=_("Uninstall"), state="disabled")
+        self.arming = ArmedButtons(root)  # armed a moment after the list shows or changes; deaf to sent clicks
+        self.arming.guard(self.uninstall_button, self.uninstall)
         self.uninstall_button.pack(side="right", padx=(0, 8))
         root.bind("<Escape>", lambda _e: self.cancel_button.invoke())
 
@@ -101,6 +104,7 @@ class UninstallWindow:
         if not steps:
             self.heading.configure(text=_("Nothing of Cowork Terminal is set up for you here."))
             self.body.configure(text="\n".join(uninstall.closing_words(self.plan)))
+            self.arming.cancel()
             self.uninstall_button.state(["disabled"])
             self.cancel_button.configure(text=_("Close"))
             return
@@ -108,12 +112,13 @@ class UninstallWindow:
         self.cancel_button.configure(text=_("Cancel"))
         lines = [f"•  {step}" for step in steps] + [""] + self.plan.stays(in_window=True) + list(self.plan.manual)
         self.body.configure(text="\n".join(lines).strip())
-        self.uninstall_button.state(["!disabled"])
+        self.arming.disarm()  # what the button does changed: the user reads it first
 
     def uninstall(self) -> None:
         plan = self.plan
         if plan is None or not self.uninstall_button.instate(["!disabled"]):
             return
+        self.arming.cancel()
         self.uninstall_button.state(["disabled"])
         self.cancel_button.state(["disabled"])
         self.data_box.state(["disabled"])

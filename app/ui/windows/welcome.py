@@ -40,6 +40,7 @@ from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, run_check
 from app.ui.tray.menu import client_state_text
 from app.ui.tray.platforms import run_captured
 from app.ui.windows.look import use_native_look
+from app.ui.windows.real_input import ArmedButtons, protect_window
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +134,7 @@ class WelcomeWindow:
         self.looking = ttk.Label(self.apps_frame, text=_("Looking for Claude apps..."))
         self.looking.pack(anchor="w")
         self.connect_buttons: dict[str, ttk.Button] = {}
+        self.real_input = ArmedButtons(root)  # Connect: a real click, once the list has shown a moment
         self.state_labels: dict[str, ttk.Label] = {}
 
         ttk.Label(frame, text=_("2. Restart Claude"), style="Step.TLabel").pack(anchor="w")
@@ -243,12 +245,14 @@ class WelcomeWindow:
         for app in shown:
             row = ttk.Frame(self.apps_frame)
             row.pack(fill="x", pady=3)
-            button = ttk.Button(row, style="Big.TButton", width=28, command=functools.partial(self.connect, app))
+            button = ttk.Button(row, style="Big.TButton", width=28)  # connecting lets Claude in: a real click
+            self.real_input.guard(button, functools.partial(self.connect, app))
             button.pack(side="left")
             label = ttk.Label(row, wraplength=WRAP_PX - 280, justify="left")
             label.pack(side="left", padx=(12, 0))
             self.connect_buttons[app.client_id], self.state_labels[app.client_id] = button, label
             self._show_app(app)
+        self.real_input.disarm(greyed=False)  # the buttons' state says connected or not: kept as it is
         self._show_next_steps()
         self._keep_size()
 
@@ -430,6 +434,7 @@ def main(argv: list[str] | None = None) -> int:
     except tk.TclError as exc:
         print("cowork-terminal:", _("cannot open the Welcome window: {error}").format(error=exc), file=sys.stderr)
         return 1
+    protect_window(root)
     frozen = bool(getattr(sys, "frozen", False))
     WelcomeWindow(
         root,

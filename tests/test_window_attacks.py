@@ -1,0 +1,284 @@
+"""Attacks on the tray's own windows from another program on the same display, as an agent's
+command or background job would make them: clicks sent to a window (XSendEvent, what
+`xdotool click --window` does) and Tk's `send`. Each test shows the attack reached the window, then
+that it decided nothing, then that the user's own click (XTEST, as from a mouse) still works."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+from app.core.channel.client import current_tray_state
+from app.core.journal.store import Journal, Status
+from app.core.messages import LOG_WINDOW_DECIDED_BY
+from app.core.paths import AppPaths
+from app.ui.windows.real_input import IGNORED_SENT_EVENT
+from tests.clicks import (
+    ARMED_S,
+    PROMPT_TITLE,
+    Box,
+    buttons_along,
+    click_at,
+    deepest_at,
+    press,
+    sent_click,
+    shown_window,
+    window_boxes,
+    xdotool,
+)
+from tests.desktop_env import wait_for
+from tests.stdio_client import connect, run
+from tests.test_authority import cli, wait_until_held
+from tests.tray_process import running_tray
+
+pytestmark = [pytest.mark.gui, pytest.mark.anyio]
+LOG_TITLE = "Cowork Terminal: activity"
+SETTLE_S = 1.0  # long enough for a window and the tray to act on a click
+
+
+def log_window(display: str) -> tuple[str, list]:
+    top = hex(int(shown_window(display, LOG_TITLE)))
+    return top, window_boxes(display, top)
+
+
+def switch_button(display: str) -> tuple[str, Box]:
+    """The log window's Pause/Resume switch: the button at the right of the coloured band."""
+    _top, boxes = log_window(display)
+    _band, (x, y, w, h) = deepest_at(boxes, boxes[0][2][0] + 3, boxes[0][2][1] + 3)
+    return buttons_along(boxes, y + h // 2, x + w - 1, x)[0]
+
+
+def right_column_buttons(display: str) -> list[tuple[str, Box]]:
+    """The buttons at the log window's right edge, top to bottom: Clear history..., then (with a
+    command selected) Copy command in the details."""
+    _top, boxes = log_window(display)
+    x, y, w, h = boxes[0][2]
+    seen: list[tuple[str, Box]] = []
+    for py in range(y + 130, y + h, 3):
+        wid, box = deepest_at(boxes, x + w - 22, py)
+        if 40 <= box[2] <= 400 and box[3] <= 60 and all(wid != s[0] for s in seen):
+            seen.append((wid, box))
+    return seen
+
+
+def select_newest_row(display: str) -> tuple[tuple[str, Box], list[tuple[str, Box]]]:
+    """Select the list's newest row with a real click; then Clear history... and the buttons of the
+    details' head, from the right: Copy command, Stop, and for a waiting command Deny, Allow once."""
+    _top, boxes = log_window(display)
+    clear = right_column_buttons(display)[0]
+    cx, cy, _cw, ch = clear[1]
+    _list, (lx, ly, lw, _lh) = deepest_at(boxes, cx - 200, cy + ch + 60)
+    click_at(display, (lx + lw - 160, ly + 30, 100, 16))  # at its right end: the prompt may cover its left
+    time.sleep(SETTLE_S)
+    copy = right_column_buttons(display)[1]
+    _top, boxes = log_window(display)
+    x, y, w, h = copy[1]
+    return clear, buttons_along(boxes, y + h // 2, x + w - 1, x - 600)
+
+
+def clipboard(display: str) -> str:
+    """What a paste would give: the clipboard, read as another program on the display reads it."""
+    probe = "import tkinter as t; r=t.Tk(); r.withdraw(); print(r.clipboard_get(), end='')"
+    env = {**os.environ, "DISPLAY": display}
+    return subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=30).stdout
+
+
+def window_log(paths: AppPaths) -> str:
+    file = paths.log_dir / "log-window.stderr.log"
+    return file.read_text(errors="replace") if file.exists() else ""
+
+
+def test_a_click_another_program_sends_to_resume_in_the_log_window_does_nothing_and_the_users_click_does(
+    home: Path, paths: AppPaths, display: str
+) -> None:
+    with running_tray(home, display=display):
+        shown_window(display, LOG_TITLE)  # with no tray menu on this desktop, the tray opens it at start
+        assert cli(home, "pause").returncode == 0
+        wait_for(lambda: current_tray_state(paths)["paused"] is True)
+        time.sleep(SETTLE_S + ARMED_S)  # the window shows Resume, and it is armed
+        resume, box = switch_button(display)
+
+        sent_click(display, resume)
+        wait_for(lambda: IGNORED_SENT_EVENT in window_log(paths))  # the click reached the button...
+        time.sleep(SETTLE_S)
+        assert current_tray_state(paths)["paused"] is True, "...and resumed nothing"
+
+        click_at(display, box)  # the same button, clicked as by the user's mouse
+        wait_for(lambda: current_tray_state(paths)["paused"] is False)
+        with Journal(paths) as journal:
+            assert journal.is_paused() is False
+
+
+async def test_sent_clicks_on_allow_and_on_clear_history_in_the_log_window_do_nothing(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path
+) -> None:
+    (tmp_path / "cache").mkdir()
+    with running_tray(home, display=display):
+        await anyio.to_thread.run_sync(shown_window, display, LOG_TITLE)
+        async with connect(home, headless=False) as client, anyio.create_task_group() as group:
+            for number in range(3):
+                await run(client, {"command": f"echo {number}"})
+            result: dict = {}
+
+            async def ask() -> None:
+                result.update(await run(client, {"command": "rm -rf cache", "cwd": str(tmp_path)}))
+
+            group.start_soon(ask)
+            held = await wait_until_held(paths)
+            await anyio.sleep(SETTLE_S)
+            clear, row = await anyio.to_thread.run_sync(select_newest_row, display)
+            allow = row[3]  # from the right: Copy command, Stop, Deny, Allow once
+            await anyio.sleep(ARMED_S)
+
+            sent_click(display, allow[0])
+            await anyio.to_thread.run_sync(wait_for, lambda: IGNORED_SENT_EVENT in window_log(paths))
+            await anyio.sleep(SETTLE_S)
+            assert not result and (tmp_path / "cache").exists(), "the sent click allowed nothing"
+            with Journal(paths) as journal:
+                assert journal.get_command(held["id"]).status is Status.WAITING
+
+            # Clear history...: a sent click on its Yes deletes nothing.
+            before = window_log(paths).count(IGNORED_SENT_EVENT)
+            click_at(display, clear[1])
+            dialog = hex(int(await anyio.to_thread.run_sync(shown_window, display, "Clear history")))
+            dialog_boxes = await anyio.to_thread.run_sync(window_boxes, display, dialog)
+            dx, dy, dw, dh = dialog_boxes[0][2]
+            no, yes = buttons_along(dialog_boxes, dy + dh - 30, dx + dw - 5, dx)[:2]
+            await anyio.sleep(ARMED_S)
+            sent_click(display, yes[0])
+            await anyio.to_thread.run_sync(wait_for, lambda: window_log(paths).count(IGNORED_SENT_EVENT) > before)
+            await anyio.sleep(SETTLE_S)
+            with Journal(paths) as journal:
+                assert journal.count_commands() == 4, "the sent click cleared nothing"
+            click_at(display, yes[1])  # the user's own Yes
+            await anyio.sleep(SETTLE_S)
+            with Journal(paths) as journal:
+                assert journal.count_commands() == 1, "only the waiting command stays"
+
+            click_at(display, allow[1])  # and the user's own Allow runs it
+            with anyio.fail_after(10):
+                while not result:
+                    await anyio.sleep(0.05)
+            assert not (tmp_path / "cache").exists()
+            with Journal(paths) as journal:
+                assert journal.get_command(held["id"]).decided_by == LOG_WINDOW_DECIDED_BY
+
+
+def test_tk_send_from_another_program_cannot_reach_the_trays_windows(home: Path, display: str) -> None:
+    with running_tray(home, display=display):
+        shown_window(display, LOG_TITLE)
+        probe = (
+            "import tkinter as t; r=t.Tk(); r.withdraw(); apps=r.tk.call('winfo','interps'); "
+            "me=r.tk.call('tk','appname'); print(len(apps), len([a for a in apps if a != me]))"
+        )
+        env = {**os.environ, "DISPLAY": display}
+        ran = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=30)
+        assert ran.returncode == 0, ran.stderr  # the probe ran on the display...
+        assert ran.stdout.split() == ["1", "0"], "...it sees itself registered, and no window of ours"
+
+
+def map_state(display: str, window: str) -> str:
+    env = {**os.environ, "DISPLAY": display}
+    said = subprocess.run(["xwininfo", "-id", window], env=env, capture_output=True, text=True, timeout=30).stdout
+    return next(line.split(":")[1].strip() for line in said.splitlines() if "Map State" in line)
+
+
+async def test_a_prompt_another_program_unmaps_comes_back_while_the_command_waits(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path
+) -> None:
+    (tmp_path / "cache").mkdir()
+    with running_tray(home, display=display):
+        async with connect(home, headless=False) as client, anyio.create_task_group() as group:
+            result: dict = {}
+
+            async def ask() -> None:
+                result.update(await run(client, {"command": "rm -rf cache", "cwd": str(tmp_path)}))
+
+            group.start_soon(ask)
+            await wait_until_held(paths)
+            prompt = await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)
+            for _round in range(2):  # an agent's background job would do it again
+                xdotool(display, "windowunmap", prompt)  # what `xdotool search ... windowunmap` does
+                assert map_state(display, prompt) == "IsUnMapped", "the attack hid the prompt"
+                started = time.monotonic()
+                await anyio.to_thread.run_sync(lambda: wait_for(lambda: map_state(display, prompt) == "IsViewable"))
+                assert time.monotonic() - started < 2.0, "it came back within 2 s"
+            press(display, prompt, "Escape")  # the user denies it: the command never ran
+            with anyio.fail_after(10):
+                while not result:
+                    await anyio.sleep(0.05)
+            assert (tmp_path / "cache").exists()
+
+
+async def test_a_waiting_row_rewritten_in_the_journal_shows_in_the_log_window_as_the_tray_holds_it(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path
+) -> None:
+    (tmp_path / "cache").mkdir()
+    with running_tray(home, display=display):
+        await anyio.to_thread.run_sync(shown_window, display, LOG_TITLE)
+        async with connect(home, headless=False) as client, anyio.create_task_group() as group:
+            result: dict = {}
+
+            async def ask() -> None:
+                result.update(await run(client, {"command": "rm -rf cache", "cwd": str(tmp_path)}))
+
+            group.start_soon(ask)
+            held = await wait_until_held(paths)
+            # What an allowed command of the agent can do: rewrite the waiting row to look harmless.
+            with sqlite3.connect(paths.journal) as db:
+                db.execute("UPDATE commands SET command = 'ls -la' WHERE id = ?", (held["id"],))
+            with Journal(paths) as journal:
+                assert journal.get_command(held["id"]).command == "ls -la", "the row was rewritten"
+            await anyio.sleep(SETTLE_S)
+
+            _clear, row = await anyio.to_thread.run_sync(select_newest_row, display)
+            copy, allow = row[0], row[3]
+            click_at(display, copy[1])  # Copy command: what the details show, as the user would paste it
+            assert await anyio.to_thread.run_sync(clipboard, display) == "rm -rf cache"
+
+            await anyio.sleep(ARMED_S)
+            click_at(display, allow[1])  # the user allows what the window showed: exactly that runs
+            with anyio.fail_after(10):
+                while not result:
+                    await anyio.sleep(0.05)
+            assert not (tmp_path / "cache").exists()
+
+
+async def test_a_prompt_another_program_kills_opens_again_while_the_command_waits(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path
+) -> None:
+    (tmp_path / "cache").mkdir()
+    log = home.parent / "tray.log"
+    with running_tray(home, display=display, log=log):
+        async with connect(home, headless=False) as client, anyio.create_task_group() as group:
+            result: dict = {}
+
+            async def ask() -> None:
+                result.update(await run(client, {"command": "rm -rf cache", "cwd": str(tmp_path)}))
+
+            group.start_soon(ask)
+            await wait_until_held(paths)
+            await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)
+            [first] = re.findall(r"approval prompt started \(pid (\d+)\)", log.read_text())
+            os.kill(int(first), signal.SIGTERM)  # what `pkill -f approval-prompt` in a background job does
+            await anyio.to_thread.run_sync(lambda: wait_for(lambda: not Path(f"/proc/{first}").exists()))
+
+            pids = await anyio.to_thread.run_sync(
+                lambda: wait_for(lambda: re.findall(r"approval prompt started \(pid (\d+)\)", log.read_text())[1:])
+            )
+            assert pids[0] != first
+            prompt = await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)  # shown again
+            press(display, prompt, "Escape")
+            with anyio.fail_after(10):
+                while not result:
+                    await anyio.sleep(0.05)
+            assert (tmp_path / "cache").exists()
