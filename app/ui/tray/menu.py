@@ -184,6 +184,7 @@ def job_notice(job: JobView, outcome: str) -> tuple[str, str]:
     return title, f"{' '.join(job.command.split())[:120]}\n{outcome}"
 
 
+@dataclass(frozen=True)
 class RecentView:
     """One recent command, as the Recent activity submenu shows it."""
 
