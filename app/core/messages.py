@@ -42,6 +42,7 @@ DATA_MOVED_REASON = "the app moved its data folder while this ran"
 TIMED_OUT_REASON = "timed out"
 KILLED_BY_REASON = "killed by {signal}"
 BASH_NOT_STARTED_REASON = "bash could not be started ({bash}): {error}"
+UNPROTECTED_REASON = "ran without the container: {why}"  # container.py: bwrap missing or failing
 KEYS_HELD_REASON = (
     "These keys would need the user's approval ({reasons}); typed input "
     "cannot be held. Run it with terminal_run instead so the user can approve it."

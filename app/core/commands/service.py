@@ -29,7 +29,9 @@ from app.core.commands.request import (
     validate_request,
 )
 from app.core.errors import CoworkError
+from app.core.execution import container as containers
 from app.core.execution import orphans, process_marks
+from app.core.execution.container import Container
 from app.core.execution.executor import CommandSpec, ExecutionResult, StopSignal, run_command
 from app.core.execution.output import CommandOutput, OutputHook, output_budget
 from app.core.execution.output_decoding import console_code_pages
@@ -65,6 +67,7 @@ from app.core.messages import (
     SESSION_MOVED_REASON,
     TIMED_OUT_REASON,
     UNKNOWN_DECIDER,
+    UNPROTECTED_REASON,
     USER_STOP_REASON,
     WITHDRAWN_REASON,
     held_reason,
@@ -157,6 +160,7 @@ class CommandService:
         self._running: dict[int, StopSignal] = {}
         self._wake = anyio.Event()
         self._pulse = anyio.Event()  # set and replaced whenever the tray pushes something
+        self._unbound: set[int] = set()  # allowed by the user to change the protected set
 
     def pushed(self) -> None:
         """The tray pushed a change (pause, Stop, a decision, or it went away): act on it now.
@@ -233,6 +237,11 @@ class CommandService:
         return CommandOutput(
             output_budget(self.journal), self.paths.outputs, f"cmd{command_id}", labels, console_code_pages()
         )
+
+    def _container(self) -> Container:
+        """The OS container for this process's commands, probed once (container.py)."""
+        folders = (*self.protected_paths, str(self.paths.outputs))
+        return containers.container_for(tuple(sorted(set(folders))))
 
     def _mark(self, what: str) -> str | None:
         return f"{self.run_mark}:{what}" if self.run_mark else None
@@ -342,6 +351,10 @@ class CommandService:
             except NotRecorded as refused:
                 self._close_hold(confirmation_id, command_id, str(refused))
                 raise CommandRefused(str(refused)) from None
+            if self._container().on and containers.touches_protected(
+                valid.command, self._container().protected.all(), self.home
+            ):
+                self._unbound.add(command_id)  # the user allowed a change to the protected set
             return await hold.runner(command_id, valid, bash, on_output)
         if hold.expires_at <= time.time():
             self._close_hold(confirmation_id, command_id, HOLD_EXPIRED_REASON)
@@ -400,6 +413,8 @@ class CommandService:
             timeout_s=valid.timeout_ms / 1000,
             bash=bash,
             mark=self._mark(str(command_id)),
+            container=self._container(),
+            read_only_binds=command_id not in self._unbound,
         )
         output = self._new_output(command_id, ("stdout", "stderr"))
         if on_output is not None:
@@ -416,7 +431,9 @@ class CommandService:
             raise
         finally:
             self._running.pop(command_id, None)
-        self.authority.finish(command_id, outcome_of(result))
+        self._unbound.discard(command_id)
+        result.protection_note = protection_note(result, self._container())
+        self.authority.finish(command_id, outcome_of(result, self._container()))
         return result
 
     async def run_background(self) -> None:
@@ -452,7 +469,12 @@ class CommandService:
             raise CommandRefused("The server is still starting; try again in a moment.")
         if self._session is None:
             self._session = ShellSession(
-                bash, self.home, self._environment({}), mark=self._mark(orphans.SHELL), code_pages=console_code_pages()
+                bash,
+                self.home,
+                self._environment({}),
+                mark=self._mark(orphans.SHELL),
+                code_pages=console_code_pages(),
+                container=self._container(),
             )
         restarted = await self._session.start(self._background)
         return self._session, restarted
@@ -617,7 +639,15 @@ class CommandService:
             running[command_id].set(USER_STOP_REASON)
 
 
-def outcome_of(result: ExecutionResult) -> Outcome:
+def protection_note(result: ExecutionResult, container: Container) -> str | None:
+    """What the model reads when a command failed on the protected set (container.py)."""
+    if not result.contained:
+        return None
+    stderr = result.stderr.raw().decode("utf-8", "replace")
+    return containers.protected_hint(stderr, result.exit_code, container.protected.all())
+
+
+def outcome_of(result: ExecutionResult, container: Container | None = None) -> Outcome:
     if result.timed_out:
         status, reason = Status.TIMED_OUT, TIMED_OUT_REASON
     elif result.stopped_reason:
@@ -627,6 +657,9 @@ def outcome_of(result: ExecutionResult) -> Outcome:
     else:
         status = Status.FAILED
         reason = KILLED_BY_REASON.format(signal=result.signal_name) if result.signal_name else None
+    if container is not None and not result.contained and container.state != containers.UNSUPPORTED:
+        unprotected = UNPROTECTED_REASON.format(why=containers.log_message(container.state))
+        reason = f"{reason}; {unprotected}" if reason else unprotected
     return Outcome(
         status=status,
         exit_code=result.exit_code,

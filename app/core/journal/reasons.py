@@ -52,6 +52,7 @@ KNOWN_TEMPLATES: tuple[tuple[str, str], ...] = (
         N_("The shell session is now in {here}, not in the folder where the command was checked"),
     ),
     (messages.BASH_NOT_STARTED_REASON, N_("bash could not be started ({bash}): {error}")),
+    (messages.UNPROTECTED_REASON, N_("Ran without protection: {why}")),
     (
         messages.KEYS_HELD_REASON,
         N_("These keys would need your approval, and typed keys cannot wait for it, so none were sent"),

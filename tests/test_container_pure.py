@@ -1,0 +1,178 @@
+"""The container's decisions as pure functions, with each platform's values (issue 21)."""
+
+from __future__ import annotations
+
+from app.core.execution import container, seatbelt
+from app.core.execution.container import Container, ProtectedSet
+from app.core.execution.executor import spawn_options
+
+HOME = "/home/ann"
+
+
+def linux_set(environ: dict[str, str] | None = None) -> ProtectedSet:
+    return container.protected_set(
+        "linux",
+        environ or {},
+        HOME,
+        ["/home/ann/.local/share/cowork-terminal"],
+        ["/home/ann/src/cowork/app", "/home/ann/src/cowork/.venv"],
+        "/home/ann/.local/lib",
+    )
+
+
+def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_files() -> None:
+    protected = linux_set()
+    for folder in (
+        "/home/ann/.local/share/cowork-terminal",
+        "/home/ann/src/cowork/app",
+        "/home/ann/src/cowork/.venv",
+        "/home/ann/.local/lib",
+        "/home/ann/.claude",
+        "/home/ann/.config/Claude",
+        "/home/ann/.config/autostart",
+        "/home/ann/.config/systemd/user",
+        "/home/ann/.local/share/dbus-1",
+    ):
+        assert folder in protected.folders
+    assert "/home/ann/.claude.json" in protected.files and "/home/ann/.bashrc" in protected.files
+    assert "/home/ann/.claude.json" not in protected.folders, "a lone file is bound as a file"
+
+
+def test_the_linux_set_follows_xdg_folders_and_ignores_relative_ones() -> None:
+    moved = linux_set({"XDG_CONFIG_HOME": "/cfg", "XDG_DATA_HOME": "relative"})
+    assert "/cfg/autostart" in moved.folders and "/cfg/Claude" in moved.folders
+    assert "/home/ann/.local/share/dbus-1" in moved.folders
+
+
+def test_macos_protects_claude_support_folder_and_launch_agents() -> None:
+    protected = container.protected_set("darwin", {}, "/Users/ann", ["/Users/ann/Library/x"], [], None)
+    assert "/Users/ann/Library/Application Support/Claude" in protected.folders
+    assert "/Users/ann/Library/LaunchAgents" in protected.folders
+    assert "/Users/ann/.zshrc" in protected.files
+
+
+def test_windows_protects_both_claude_configs_the_msix_one_too_and_the_startup_folder() -> None:
+    environ = {"APPDATA": r"C:\Users\ann\AppData\Roaming", "LOCALAPPDATA": r"C:\Users\ann\AppData\Local"}
+    protected = container.protected_set("win32", environ, r"C:\Users\ann", [], [], None)
+    assert r"C:\Users\ann\AppData\Roaming\Claude" in protected.folders
+    assert r"C:\Users\ann\AppData\Local\Packages\Claude_pzs8sxrjxfjjc\LocalCache\Roaming\Claude" in protected.folders
+    assert r"C:\Users\ann\AppData\Roaming\Microsoft\Windows\Start Menu\Programs\Startup" in protected.folders
+    assert protected.files == (r"C:\Users\ann\.claude.json",)
+
+
+def test_a_venv_is_program_files_but_the_system_python_is_not() -> None:
+    assert container.program_folders("/v/app", "/v/.venv", "/usr") == ["/v/app", "/v/.venv"]
+    assert container.program_folders("/usr/lib/python3/app", "/usr", "/usr") == ["/usr/lib/python3/app"]
+
+
+def test_every_ancestor_a_command_could_rename_is_bound_onto_itself_before_the_read_only_binds() -> None:
+    protected = ProtectedSet(("/home/ann/.config/Claude", "/home/ann/.claude"), ("/home/ann/.claude.json",))
+    writable = {"/home/ann", "/home/ann/.config"}  # the user may rename what sits in these
+    args = container.mount_args(protected, lambda path: path.rsplit("/", 1)[0] in writable)
+    triples = [tuple(args[i : i + 3]) for i in range(0, len(args), 3)]
+    assert ("--bind", "/home/ann/.config", "/home/ann/.config") in triples
+    assert ("--ro-bind", "/home/ann/.config/Claude", "/home/ann/.config/Claude") in triples
+    assert triples.index(("--bind", "/home/ann/.config", "/home/ann/.config")) < triples.index(
+        ("--ro-bind", "/home/ann/.config/Claude", "/home/ann/.config/Claude")
+    )
+    assert ("--bind", "/home", "/home") not in triples, "/ is not writable: /home cannot be renamed"
+    assert ("--ro-bind", "/home/ann/.claude.json", "/home/ann/.claude.json") in triples
+
+
+def test_the_bus_systemd_and_x11_sockets_are_hidden_where_they_exist() -> None:
+    present = {"/run/user/1000/bus", "/tmp/.X11-unix"}
+    args = container.hidden_args({"XDG_RUNTIME_DIR": "/run/user/1000"}, present.__contains__)
+    assert args == ["--ro-bind", "/dev/null", "/run/user/1000/bus", "--tmpfs", "/tmp/.X11-unix"]
+    assert container.hidden_args({}, lambda _path: False) == []
+
+
+def test_the_bwrap_line_has_its_own_pid_namespace_dies_with_its_parent_and_starts_our_init() -> None:
+    argv = container.bwrap_argv("bwrap", ["--ro-bind", "/p", "/p"], [], ["bash", "-c", "ls"], status_fd=7)
+    for flag in ("--unshare-pid", "--die-with-parent", "--as-pid-1", "--new-session"):
+        assert flag in argv
+    assert argv[argv.index("--proc") + 1] == "/proc"
+    assert argv[argv.index("--") + 1 :][:4] == ["/bin/bash", "--norc", "--noprofile", "-c"]
+    assert argv[-5:] == ["cowork-init", "7", "bash", "-c", "ls"]
+    assert argv.index("--ro-bind") > argv.index("--dev-bind"), "binds after the whole filesystem"
+
+
+def test_a_failed_probe_is_told_apart_by_bwraps_own_words() -> None:
+    debian = "bwrap: No permissions to create new namespace, likely because the kernel does not allow"
+    assert container.classify_failure(None, "") == container.MISSING
+    assert container.classify_failure(1, debian) == container.USERNS
+    assert container.classify_failure(1, "bwrap: Creating new namespace failed: nesting depth") == container.USERNS
+    assert container.classify_failure(1, "bwrap: setting up uid map: Permission denied") == container.APPARMOR
+    assert container.classify_failure(1, "bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted") == (
+        container.APPARMOR
+    )
+    assert container.classify_failure(1, "bwrap: something else") == container.FAILED
+
+
+def test_the_person_is_told_how_to_fix_each_weaker_mode_and_nothing_when_protected() -> None:
+    assert container.person_message(container.ON) is None
+    assert "apt install bubblewrap" in (container.person_message(container.MISSING) or "")
+    assert "AppArmor" in (container.person_message(container.APPARMOR) or "")
+    assert container.person_message(container.USERNS)
+    assert "apt install bubblewrap" in container.log_message(container.MISSING)
+    assert container.log_message(container.FAILED, "bwrap: boom\n") == "bwrap failed: bwrap: boom"
+
+
+def test_without_a_container_the_command_runs_as_given() -> None:
+    assert Container(container.MISSING).wrap(["bash", "-c", "ls"], 5) == ["bash", "-c", "ls"]
+    on = Container(container.ON, "bwrap", ("--ro-bind", "/p", "/p"))
+    assert "/p" in on.wrap(["true"], 5) and "/p" not in on.wrap(["true"], 5, read_only_binds=False)
+    assert "--unshare-pid" in on.wrap(["true"], 5, read_only_binds=False), "the namespace stays"
+
+
+def test_a_command_naming_a_protected_member_in_any_home_spelling_is_recognised() -> None:
+    members = ["/home/ann/.bashrc", "/data/cowork"]
+    for command in ("echo x >> ~/.bashrc", "sed -i s/a/b/ $HOME/.bashrc", "cat ${HOME}/.bashrc", "rm /data/cowork/j"):
+        assert container.touches_protected(command, members, HOME), command
+    assert not container.touches_protected("ls ~/projects", members, HOME)
+
+
+def test_the_model_is_told_why_a_write_failed_only_for_a_read_only_failure() -> None:
+    stderr = "bash: /home/ann/.bashrc: Read-only file system\n"
+    hint = container.protected_hint(stderr, 1, ["/home/ann/.bashrc"]) or ""
+    assert hint.startswith("/home/ann/.bashrc is protected by Cowork Terminal") and "execute_command" in hint
+    assert container.protected_hint("No such file or directory", 1, []) is None
+    assert container.protected_hint(stderr, 0, []) is None
+
+
+def test_the_macos_profile_denies_writes_by_parameter_and_renames_of_ancestors() -> None:
+    text, params = seatbelt.profile(
+        ["/Users/ann/Library/Application Support/Claude"], ["/Users/ann/.claude.json"], "/Users/ann"
+    )
+    assert text.startswith("(version 1)\n(allow default)\n")
+    assert '(deny file-write* (subpath (param "P0")) (literal (param "F0")))' in text
+    assert '(deny file-write-unlink (literal (param "A0")) (literal (param "A1")))' in text
+    assert params == [
+        "-DP0=/Users/ann/Library/Application Support/Claude",
+        "-DF0=/Users/ann/.claude.json",
+        "-DA0=/Users/ann/Library",
+        "-DA1=/Users/ann/Library/Application Support",
+    ]
+    assert "Users" not in text, "paths never enter the profile text"
+
+
+def test_sandbox_exec_runs_the_command_after_the_profile() -> None:
+    argv = seatbelt.argv(["/p"], [], "/Users/ann", ["/bin/bash", "-c", "ls"])
+    assert argv[:2] == ["/usr/bin/sandbox-exec", "-p"] and argv[-3:] == ["/bin/bash", "-c", "ls"]
+
+
+def test_sandbox_check_is_asked_about_the_pid_and_only_one_means_sandboxed() -> None:
+    asked = []
+
+    def check(pid: int, operation: bytes | None, kind: int) -> int:
+        asked.append((pid, operation, kind))
+        return 1 if pid == 7 else 0
+
+    assert seatbelt.is_sandboxed(7, check) and not seatbelt.is_sandboxed(8, check)
+    assert asked == [(7, None, 0), (8, None, 0)]
+
+
+def test_windows_commands_start_suspended_only_when_asked() -> None:
+    assert not spawn_options("win32")["creationflags"] & 0x4
+    assert spawn_options("win32", suspended=True)["creationflags"] & 0x4
+    assert spawn_options("linux", suspended=True) == {"start_new_session": True}
+
