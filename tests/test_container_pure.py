@@ -176,3 +176,20 @@ def test_windows_commands_start_suspended_only_when_asked() -> None:
     assert spawn_options("win32", suspended=True)["creationflags"] & 0x4
     assert spawn_options("linux", suspended=True) == {"start_new_session": True}
 
+
+def test_a_peer_in_another_pid_namespace_a_command_job_or_a_sandbox_is_from_a_container() -> None:
+    from app.core.channel.peer import OwnFacts, PeerFacts, from_container, tray_refusal
+
+    python = "/usr/bin/python3"
+    own = OwnFacts(1000, python, False, "/d", "pid:[4026531836]")
+    argv = (python, "-m", "app", "tray")
+    outside = PeerFacts(1, 1000, python, argv, pid_namespace="pid:[4026531836]")
+    inside = PeerFacts(2, 1000, python, argv, pid_namespace="pid:[4026532178]")
+    gone = PeerFacts(3, 1000, python, argv, pid_namespace=None)
+    assert not from_container(outside, own)
+    assert from_container(inside, own) and from_container(gone, own), "unknown fails closed"
+    assert from_container(PeerFacts(4, "S-1", None, in_command_job=True), OwnFacts("S-1", "x", True, "/d"))
+    assert from_container(PeerFacts(5, 501, None, sandboxed=True), OwnFacts(501, "x", True, "/d"))
+    assert not from_container(PeerFacts(6, "S-1", None), OwnFacts("S-1", "x", True, "/d")), "no namespaces there"
+    assert tray_refusal(outside, own, "/d") is None
+    assert "inside a command's container" in (tray_refusal(inside, own, "/d") or "")

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.authority.state import DEFAULTS, ControlState, loosened, strictest, with_changes
-from app.core.channel.peer import OwnFacts, PeerFacts, client_refusal, own_facts
+from app.core.channel.peer import OwnFacts, PeerFacts, client_refusal, from_container, own_facts
 from app.core.channel.transport import Accepted, Listener, address_for
 from app.core.channel.wire import ProtocolError
 from app.core.claude.names import friendly_client_name
@@ -59,6 +59,13 @@ JOURNAL_DISK_FULL = N_("the disk that holds the activity log is full")
 JOURNAL_NOT_WRITTEN = N_("the activity log cannot be written ({error})")
 PREVIEW_FIELDS = ("stdout", "stderr")
 ANCESTRY_DEPTH = 64
+CONTAINER_OPS = frozenset({"hello", "pause", "stop"})  # all a peer inside a command container may ask
+# English: only a command the agent ran (or what it started) reads it.
+CONTAINED_REFUSAL = (
+    "Refused: this request comes from inside a command's container (a command the AI agent ran, or "
+    "something it started). From there only pause and stop are accepted; ask the user to do this in "
+    "the Cowork Terminal app."
+)
 
 
 def command_digest(command: str, cwd: str | None, env_keys: list[str]) -> str:
@@ -309,6 +316,12 @@ class Hub:
         seq = message.get("seq")
         if peer.role is None and op != "hello":
             raise ProtocolError("the first message must be hello")
+        if op not in CONTAINER_OPS and from_container(peer.facts, self.own):
+            # A command (or anything it started, detached or not) cannot leave its container: from
+            # there only tightening that needs no window; no window is shown, nothing else is done.
+            log.warning("refused %r from %s: it runs inside a command's container", op, peer.label)
+            peer.answer({"op": "error", "seq": seq, "message": CONTAINED_REFUSAL})
+            return
         try:
             if op == "hello":
                 reply = self._hello(peer, message)
