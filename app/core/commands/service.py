@@ -240,8 +240,7 @@ class CommandService:
 
     def _container(self) -> Container:
         """The OS container for this process's commands, probed once (container.py)."""
-        folders = (*self.protected_paths, str(self.paths.outputs))
-        return containers.container_for(tuple(sorted(set(folders))))
+        return containers.for_paths(self.paths)
 
     def _mark(self, what: str) -> str | None:
         return f"{self.run_mark}:{what}" if self.run_mark else None

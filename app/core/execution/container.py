@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.core.i18n import _
+from app.core.paths import AppPaths, protected_paths
 
 BWRAP_ENV = "COWORK_TERMINAL_BWRAP"  # another bwrap program; tests point it at a missing one
 PROBE_TIMEOUT_S = 10.0
@@ -346,6 +347,12 @@ def container_for(app_folders: tuple[str, ...]) -> Container:
     if sys.platform != "linux":
         return Container(UNSUPPORTED)
     return linux_container(app_folders)
+
+
+def for_paths(paths: AppPaths) -> Container:
+    """The container for an app home: our data and log folders (as named and real) and outputs."""
+    folders = (*protected_paths(paths), str(paths.outputs))
+    return container_for(tuple(sorted(set(folders))))
 
 
 # -- the running container, from outside -----------------------------------------------------------

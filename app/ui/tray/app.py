@@ -344,6 +344,16 @@ class TrayApp:
             thread.start()
             self._threads.append(thread)
 
+    def _say_if_unprotected(self) -> None:
+        """Once at start: commands run without the OS container (issue 21), in plain words and how to fix it."""
+        from app.core.execution import container
+
+        found = container.for_paths(self.paths)
+        said = container.person_message(found.state)
+        if said:
+            log.warning("commands are not contained: %s", container.log_message(found.state, found.detail))
+            self.notifier.notify(_("Commands are less protected"), said)
+
     def request_quit(self) -> None:
         """Thread-safe: the monitor thread stops the icon, then `run()` returns."""
         self._quit.set()
@@ -627,6 +637,7 @@ class TrayApp:
         except BashNotFoundError as exc:
             self._problem = bash_problem(exc, self.platform)
             self.notifier.notify(self._problem, exc.for_person())
+        self._say_if_unprotected()
         self._repair_stale_entries()
         if not self.windows:
             said = missing_tk_message(self.platform, self.has_menu)
