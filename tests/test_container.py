@@ -317,3 +317,15 @@ def read_stderr_until(server: RawServer, text: str, timeout_s: float) -> str:
                 break
             seen += chunk
     return seen.decode("utf-8", "replace")
+
+
+async def test_a_container_switched_off_in_the_app_runs_commands_unprotected_and_says_so(
+    home: Path, paths: AppPaths, user_home: Path
+) -> None:
+    with Journal.open(paths) as journal:  # what the tray stores after the user's click in its menu
+        journal.set_setting("container", False)
+    async with connect(home, env=server_env(user_home)) as client:
+        result = await run(client, {"command": "readlink /proc/self/ns/pid"})
+    assert result["stdout"].strip() == own_namespace()
+    with Journal.open(paths) as journal:
+        assert journal.recent_commands()[0].reason == "ran without the container: the user switched it off in the app"

@@ -193,3 +193,26 @@ def test_a_peer_in_another_pid_namespace_a_command_job_or_a_sandbox_is_from_a_co
     assert not from_container(PeerFacts(6, "S-1", None), OwnFacts("S-1", "x", True, "/d")), "no namespaces there"
     assert tray_refusal(outside, own, "/d") is None
     assert "inside a command's container" in (tray_refusal(inside, own, "/d") or "")
+
+
+def test_switching_the_container_off_is_a_loosening_and_on_a_tightening() -> None:
+    from app.core.authority.state import DEFAULTS, ControlState, loosened, strictest, with_changes
+    from app.core.policy.direction import LOOSEN, TIGHTEN, classify_request
+
+    off = with_changes(DEFAULTS, container=False)
+    assert DEFAULTS.container and not off.container
+    assert loosened(DEFAULTS, off) == ["container"] and loosened(off, DEFAULTS) == []
+    assert classify_request("settings", {"changes": {"container": False}}, DEFAULTS) == LOOSEN
+    assert classify_request("settings", {"changes": {"container": True}}, off) == TIGHTEN
+    assert ControlState.from_wire({"container": "no"}).container, "a malformed value reads as on"
+    assert strictest(off, DEFAULTS).container
+
+
+def test_the_menu_offers_the_container_as_a_checkbox_under_ask_before_running() -> None:
+    from app.ui.tray import menu
+
+    for on in (True, False):
+        entry = menu.find_entry(menu.build_menu(menu.TrayState(container=on), now=0), "container")
+        assert entry is not None and entry.action == menu.TOGGLE_CONTAINER and entry.checked is on
+    approval = menu.find_entry(menu.build_menu(menu.TrayState(), now=0), "approval")
+    assert approval is not None and approval.submenu is not None and approval.submenu[-1].key == "container"

@@ -59,6 +59,7 @@ JOURNAL_DISK_FULL = N_("the disk that holds the activity log is full")
 JOURNAL_NOT_WRITTEN = N_("the activity log cannot be written ({error})")
 PREVIEW_FIELDS = ("stdout", "stderr")
 ANCESTRY_DEPTH = 64
+CONTAINER_SETTING = "container"  # ControlState.container, kept like the other settings
 CONTAINER_OPS = frozenset({"hello", "pause", "stop"})  # all a peer inside a command container may ask
 # English: only a command the agent ran (or what it started) reads it.
 CONTAINED_REFUSAL = (
@@ -222,6 +223,7 @@ class Hub:
                 "approval_mode": journal.get_setting(MODE_SETTING, DEFAULTS.approval_mode),
                 "approval_window_s": journal.get_setting(WINDOW_SETTING, DEFAULTS.approval_window_s),
                 "tools": journal.get_setting(TOOLS_SETTING, DEFAULTS.tools),
+                "container": journal.get_setting(CONTAINER_SETTING, DEFAULTS.container),
             }
         )
 
@@ -668,6 +670,7 @@ class Hub:
                     (MODE_SETTING, state.approval_mode),
                     (WINDOW_SETTING, state.approval_window_s),
                     (TOOLS_SETTING, state.tools),
+                    (CONTAINER_SETTING, state.container),
                 ):
                     self.journal.set_setting(key, value)
                 self._wrote()
@@ -824,6 +827,8 @@ def describe_changes(before: ControlState, after: ControlState) -> str:
         )
     if after.tools != before.tools:
         words.append(_("the tools offered from '{before}' to '{after}'").format(before=before.tools, after=after.tools))
+    if after.container != before.container:
+        words.append(_("commands run in a protected container") if after.container else _("commands run unprotected"))
     return "; ".join(words) or _("no change")
 
 

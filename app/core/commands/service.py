@@ -239,7 +239,10 @@ class CommandService:
         )
 
     def _container(self) -> Container:
-        """The OS container for this process's commands, probed once (container.py)."""
+        """The OS container for this process's commands, probed once (container.py); none when
+        the user switched it off in the app."""
+        if not self.authority.contained():
+            return Container(containers.OFF)
         return containers.for_paths(self.paths)
 
     def _mark(self, what: str) -> str | None:

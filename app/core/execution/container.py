@@ -55,6 +55,7 @@ USERNS = "userns"  # the kernel refuses unprivileged user namespaces
 APPARMOR = "apparmor"  # Ubuntu 23.10+: AppArmor confines namespaces of unconfined programs
 FAILED = "failed"  # another reason, in bwrap's own words
 UNSUPPORTED = "unsupported"  # no container for this OS here (Windows jobs protect no files)
+OFF = "off"  # the user switched it off in the app
 
 # bwrap's stderr for each reason (Debian, upstream, Ubuntu): containment-notes.md section 1.
 USERNS_SIGNS = ("No permissions to create new namespace", "Creating new namespace failed")
@@ -220,7 +221,7 @@ def person_message(state: str) -> str | None:
             "Commands run without protection: this system does not allow user namespaces. "
             "See the README (bubblewrap) for how to turn them on."
         )
-    if state == UNSUPPORTED:
+    if state in (UNSUPPORTED, OFF):  # OFF: the user's own click, said in the menu
         return None
     return _("Commands run without protection: bubblewrap could not start. See the log for why.")
 
@@ -234,6 +235,7 @@ def log_message(state: str, detail: str = "") -> str:
         APPARMOR: "AppArmor restricts unprivileged user namespaces (Ubuntu); see the README",
         FAILED: "bwrap failed",
         UNSUPPORTED: "no file protection on this OS",
+        OFF: "the user switched it off in the app",
     }
     text = reasons.get(state, state)
     return f"{text}: {detail.strip()[:300]}" if detail.strip() and state != ON else text

@@ -28,7 +28,7 @@ def classify_request(op: str, fields: dict[str, Any], current: ControlState) -> 
         changes = fields.get("changes")
         if not isinstance(changes, dict) or not changes:
             return LOOSEN
-        allowed = {"approval_mode", "approval_window_s", "tools"}
+        allowed = {"approval_mode", "approval_window_s", "tools", "container"}
         if set(changes) - allowed:
             return LOOSEN
         return LOOSEN if loosened(current, with_changes(current, **changes)) else TIGHTEN

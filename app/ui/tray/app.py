@@ -102,7 +102,14 @@ ASK_USER = "ask-user"  # show the next question (a loosening someone asked for) 
 # Quick actions (the user's controls, the approval and confirm windows): their own queue, so
 # nothing slow (a connection check, the `claude` CLI) ever delays them.
 JOURNAL_ACTIONS = frozenset(
-    {menu.TOGGLE_PAUSE, menu.SET_APPROVAL_MODE, menu.SET_OUTPUT_BUDGET, menu.OPEN_APPROVALS, ASK_USER}
+    {
+        menu.TOGGLE_PAUSE,
+        menu.SET_APPROVAL_MODE,
+        menu.TOGGLE_CONTAINER,
+        menu.SET_OUTPUT_BUDGET,
+        menu.OPEN_APPROVALS,
+        ASK_USER,
+    }
 )
 _STOP = object()
 
@@ -549,6 +556,7 @@ class TrayApp:
             problem=self._problem,
             busy=self._busy,
             approval_mode=snapshot.approval_mode,
+            container=self.hub.state.container,
             output_budget=snapshot.output_budget,
             held=self._held if not self.windows else (),
             confirm_disconnect=self._confirming,
@@ -694,6 +702,9 @@ class TrayApp:
         elif action == menu.SET_APPROVAL_MODE:
             self.hub.set_settings(approval_mode=approval.ApprovalMode(str(target)).value)
             log.info("approval mode set to %s from the tray", target)
+        elif action == menu.TOGGLE_CONTAINER:  # the user's click: the one way to switch it off
+            self.hub.set_settings(container=not self.hub.state.container)
+            log.info("commands %s from the tray", "contained" if self.hub.state.container else "not contained")
         elif action == menu.SET_OUTPUT_BUDGET:
             budget = parse_budget(str(target))
             self.hub.with_journal(lambda journal: set_output_budget(journal, budget))
