@@ -26,6 +26,7 @@ from app.core.channel.transport import address_for
 from app.core.execution import container
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
+from tests.clicks import PROMPT_TITLE, click_yes
 from tests.raw_stdio import RawServer
 from tests.stdio_client import connect, run
 from tests.tray_process import running_tray
@@ -329,3 +330,24 @@ async def test_a_container_switched_off_in_the_app_runs_commands_unprotected_and
     assert result["stdout"].strip() == own_namespace()
     with Journal.open(paths) as journal:
         assert journal.recent_commands()[0].reason == "ran without the container: the user switched it off in the app"
+
+
+async def test_a_change_to_a_protected_file_waits_for_the_user_and_once_allowed_runs_without_the_binds(
+    home: Path, paths: AppPaths, user_home: Path, display: str
+) -> None:
+    seen: list[dict] = []
+
+    async def allow_when_held() -> None:
+        deadline = time.monotonic() + WAIT_S
+        while not seen and time.monotonic() < deadline:
+            seen.extend(json.loads((await anyio.to_thread.run_sync(ask_tray, paths, "holds"))["message"]))
+            await anyio.sleep(0.1)
+        await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
+
+    with running_tray(home, display=display):
+        async with connect(home, headless=False, env=server_env(user_home)) as client, anyio.create_task_group() as g:
+            g.start_soon(allow_when_held)
+            result = await run(client, {"command": "echo '# allowed' >> ~/.bashrc"})
+    assert result.get("exitCode") == 0, result
+    assert (user_home / ".bashrc").read_text().endswith("# allowed\n"), "it ran without the read-only bind"
+    assert "Cowork Terminal protects" in seen[0]["reasons"], seen

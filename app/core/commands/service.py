@@ -238,6 +238,14 @@ class CommandService:
             output_budget(self.journal), self.paths.outputs, f"cmd{command_id}", labels, console_code_pages()
         )
 
+    def _changes_protected(self, command: str, tier: Tier) -> bool:
+        """A command that may write (not read-only) and names a member of the protected set: held,
+        so that the user can allow it to run without the read-only binds (issue 21)."""
+        found = self._container()
+        if not found.on or tier is Tier.SAFE:
+            return False
+        return containers.touches_protected(command, containers.hold_members(found.protected), self.home)
+
     def _container(self) -> Container:
         """The OS container for this process's commands, probed once (container.py); none when
         the user switched it off in the app."""
@@ -267,12 +275,15 @@ class CommandService:
 
         # The real folder: a symlink to the data folder must not pass for somewhere else.
         verdict = classify(valid.command, cwd=os.path.realpath(valid.cwd), protected_paths=self.protected_paths)
-        if not needs_approval(self.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE):
+        protected_write = self._changes_protected(valid.command, verdict.tier)
+        plain = (*verdict.plain, PROTECTED_WRITE_PLAIN) if protected_write else verdict.plain
+        said = held_reason(plain, verdict.reasons)
+        if not needs_approval(self.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE or protected_write):
             command_id = self._begin(valid, tool, verdict.tier.name.lower())
             return await runner(command_id, valid, bash, on_output)
 
         if not self.authority.present():
-            reason = NO_APPROVER_MESSAGE.format(reasons=held_reason(verdict.plain, verdict.reasons))
+            reason = NO_APPROVER_MESSAGE.format(reasons=said)
             self._journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
         confirmation_id = new_confirmation_id()
@@ -282,12 +293,10 @@ class CommandService:
             tool,
             verdict.tier.name.lower(),
             status=Status.WAITING,
-            reason=held_reason(verdict.plain, verdict.reasons),
+            reason=said,
             confirmation_id=confirmation_id,
         )
-        self._held[confirmation_id] = Hold(
-            command_id, valid, runner, expires_at, held_reason(verdict.plain, verdict.reasons)
-        )
+        self._held[confirmation_id] = Hold(command_id, valid, runner, expires_at, said)
         return await self._await_approval(confirmation_id, bash, on_output)
 
     async def confirm(
@@ -639,6 +648,10 @@ class CommandService:
             return
         for command_id in authority.stop_requests(list(running)):
             running[command_id].set(USER_STOP_REASON)
+
+
+# Said in the approval window and to the model, after what the command does.
+PROTECTED_WRITE_PLAIN = "Changes a file Cowork Terminal protects; if you allow it, it runs without that protection"
 
 
 def protection_note(result: ExecutionResult, container: Container) -> str | None:

@@ -397,9 +397,18 @@ def protected_hint(stderr: str, exit_code: int | None, protected: Iterable[str])
     return (
         f"{where} is protected by Cowork Terminal (read-only for commands: its settings, Claude's "
         "configs, start-up files). If this change is needed, ask the user, then call execute_command "
-        "again with the same command: the user is asked to allow it, and once allowed it runs "
-        "without the read-only protection."
+        "again with the protected path written out plainly in the command: the user is asked to allow "
+        "it, and once allowed it runs without the read-only protection."
     )
+
+
+def hold_members(protected: ProtectedSet) -> tuple[str, ...]:
+    """The members a command is held for naming: not the program's own folders, which commands name
+    to run them (the venv's python), never to change them."""
+    import app
+
+    program = {os.path.realpath(sys.prefix), os.path.realpath(os.path.dirname(os.path.abspath(app.__file__)))}
+    return tuple(member for member in protected.all() if member not in program)
 
 
 def touches_protected(command: str, members: Iterable[str], home: str) -> bool:
