@@ -216,3 +216,20 @@ def test_the_menu_offers_the_container_as_a_checkbox_under_ask_before_running() 
         assert entry is not None and entry.action == menu.TOGGLE_CONTAINER and entry.checked is on
     approval = menu.find_entry(menu.build_menu(menu.TrayState(), now=0), "approval")
     assert approval is not None and approval.submenu is not None and approval.submenu[-1].key == "container"
+
+
+def test_the_person_reads_why_a_protected_write_waits_in_their_language() -> None:
+    from app.core import i18n
+    from app.core.classifier import classify
+    from app.core.messages import PROTECTED_WRITE_PLAIN, held_reason
+    from app.core.policy.plain_words import held_reason_for_person
+
+    command = "echo x >> ~/.bashrc"
+    verdict = classify(command, cwd="/tmp")
+    stored = held_reason((*verdict.plain, PROTECTED_WRITE_PLAIN), verdict.reasons)
+    try:
+        i18n.use_language("de")
+        said = held_reason_for_person(stored, command, "/tmp", ()) or ""
+    finally:
+        i18n.use_language("en")
+    assert said.endswith("wenn Sie es erlauben, läuft es ohne diesen Schutz") and said.startswith("Schreibt"), said

@@ -60,6 +60,7 @@ from app.core.messages import (
     PAUSE_STOP_REASON,
     PAUSED_HOLD_REASON,
     PAUSED_MESSAGE,
+    PROTECTED_WRITE_PLAIN,
     SERVER_STOPPED_REASON,
     SESSION_BUSY_MESSAGE,
     SESSION_BUSY_REASON,
@@ -648,10 +649,6 @@ class CommandService:
             return
         for command_id in authority.stop_requests(list(running)):
             running[command_id].set(USER_STOP_REASON)
-
-
-# Said in the approval window and to the model, after what the command does.
-PROTECTED_WRITE_PLAIN = "Changes a file Cowork Terminal protects; if you allow it, it runs without that protection"
 
 
 def protection_note(result: ExecutionResult, container: Container) -> str | None:
