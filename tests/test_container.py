@@ -351,3 +351,24 @@ async def test_a_change_to_a_protected_file_waits_for_the_user_and_once_allowed_
     assert result.get("exitCode") == 0, result
     assert (user_home / ".bashrc").read_text().endswith("# allowed\n"), "it ran without the read-only bind"
     assert "Cowork Terminal protects" in seen[0]["reasons"], seen
+
+
+async def test_a_command_leaving_a_quiet_background_job_returns_at_once_and_a_talking_one_is_still_heard(
+    tmp_path: Path,
+) -> None:
+    from app.core.execution.executor import DRAIN_AFTER_EXIT_S, CommandSpec, run_command
+
+    found = container.linux_container([str(tmp_path / "data")])
+    assert found.on, found.detail
+
+    async def timed(command: str) -> tuple[float, str]:
+        spec = CommandSpec(command, str(tmp_path), dict(os.environ), 10, "/bin/bash", container=found)
+        began = time.monotonic()
+        result = await run_command(spec)
+        assert result.contained and result.exit_code == 0
+        return time.monotonic() - began, result.to_model()["stdout"]
+
+    quiet_s, said = await timed("nohup sleep 2 >/dev/null 2>&1 & echo started")
+    assert said == "started\n" and quiet_s < DRAIN_AFTER_EXIT_S, "bwrap holds the pipes, the job does not"
+    _talking_s, said = await timed("(sleep 0.2; echo late) & echo now")
+    assert said == "now\nlate\n"

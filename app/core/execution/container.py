@@ -375,6 +375,37 @@ def init_pid(bwrap_pid: int) -> int | None:
     return found[0] if found else None
 
 
+def output_held(bwrap_pid: int, proc: str = "/proc") -> bool:
+    """Whether a process in the container other than its init still holds the command's output
+    pipes (bwrap's own stdout and stderr): a background job that may still write. When none does,
+    the caller need not wait for the end of the output, which bwrap keeps open while a job lives."""
+    pipes = {_link(f"{proc}/{bwrap_pid}/fd/{fd}") for fd in (1, 2)} - {None}
+    leader = init_pid(bwrap_pid)
+    if leader is None or not pipes:
+        return False
+    todo, seen = children(leader, proc), set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        todo += children(pid, proc)
+        try:
+            fds = os.listdir(f"{proc}/{pid}/fd")
+        except OSError:
+            continue
+        if any(_link(f"{proc}/{pid}/fd/{fd}") in pipes for fd in fds):
+            return True
+    return False
+
+
+def _link(path: str) -> str | None:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
+
+
 def pid_namespace(pid: int | str = "self", proc: str = "/proc") -> str | None:
     """`pid:[4026531836]` for a process, None where unknown (not Linux, gone, another user)."""
     try:

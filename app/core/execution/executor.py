@@ -37,6 +37,7 @@ STOP_GRACE_S = 0.5  # polite signal, then a hard kill
 KILL_POLL_S = 0.02
 STRAGGLER_GRACE_S = 0.1
 DRAIN_AFTER_EXIT_S = 0.5  # a background job may hold the pipes open after bash exits
+QUIET_DRAIN_S = 0.05  # in a container, when no background job holds the pipes (bwrap keeps them open)
 WINDOWS_CREATE_NEW_PROCESS_GROUP = 0x00000200
 WINDOWS_CREATE_NO_WINDOW = 0x08000000
 
@@ -287,11 +288,14 @@ async def run_command(
                     race.cancel_scope.cancel()
             if not exited:
                 await end_tree(process, mark=spec.mark, job=job, contained=contained)
+            drain = DRAIN_AFTER_EXIT_S
+            if status is not None and not await anyio.to_thread.run_sync(containers.output_held, process.pid):
+                drain = QUIET_DRAIN_S
             # Output written before the end is still in the pipes: read it, but do not wait on a
             # descendant that keeps a pipe open.
-            with anyio.move_on_after(DRAIN_AFTER_EXIT_S):
+            with anyio.move_on_after(drain):
                 await process.wait()
-            pumps.cancel_scope.deadline = anyio.current_time() + DRAIN_AFTER_EXIT_S
+            pumps.cancel_scope.deadline = anyio.current_time() + drain
     except BaseException:
         with anyio.CancelScope(shield=True):
             await end_tree(process, mark=spec.mark, job=job, contained=contained)
