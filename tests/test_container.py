@@ -240,7 +240,10 @@ for op, fields in asks.items():
     channel.send({"op": "hello", "role": "cli", "pid": 0})
     channel.receive(5)
     channel.send({"op": op, "seq": 1, **fields})
-    out[op] = channel.receive(5)
+    reply = channel.receive(5)
+    while reply is not None and reply.get("seq") != 1:  # a push (the new state) may come first
+        reply = channel.receive(5)
+    out[op] = reply
     channel.close()
 done = subprocess.run([sys.executable, "-m", "app", "stop", "1"], capture_output=True, text=True, timeout=60)
 out["cli stop"] = [done.returncode, done.stdout + done.stderr]
@@ -372,3 +375,25 @@ async def test_a_command_leaving_a_quiet_background_job_returns_at_once_and_a_ta
     assert said == "started\n" and quiet_s < DRAIN_AFTER_EXIT_S, "bwrap holds the pipes, the job does not"
     _talking_s, said = await timed("(sleep 0.2; echo late) & echo now")
     assert said == "now\nlate\n"
+
+
+async def test_an_allowed_command_that_needs_sudo_runs_outside_the_container_and_the_journal_says_so(
+    home: Path, paths: AppPaths, user_home: Path, display: str
+) -> None:
+    async def allow_when_held() -> None:
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline:
+            if json.loads((await anyio.to_thread.run_sync(ask_tray, paths, "holds"))["message"]):
+                break
+            await anyio.sleep(0.1)
+        await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
+
+    with running_tray(home, display=display):
+        async with connect(home, headless=False, env=server_env(user_home)) as client, anyio.create_task_group() as g:
+            g.start_soon(allow_when_held)
+            # sudo itself may be missing here: where the command ran is what the test reads.
+            result = await run(client, {"command": "sudo -n true; readlink /proc/self/ns/pid"})
+    assert result["stdout"].strip() == own_namespace(), result
+    with Journal.open(paths) as journal:
+        reason = journal.recent_commands()[0].reason or ""
+    assert "gains privileges" in reason, reason

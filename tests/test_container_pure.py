@@ -233,3 +233,10 @@ def test_the_person_reads_why_a_protected_write_waits_in_their_language() -> Non
     finally:
         i18n.use_language("en")
     assert said.endswith("wenn Sie es erlauben, läuft es ohne diesen Schutz") and said.startswith("Schreibt"), said
+
+
+def test_set_uid_programs_are_recognised_wherever_they_start_a_command() -> None:
+    for command in ("sudo apt install x", "ls && sudo -n true", "echo x | sudo tee /etc/y", "pkexec id", "(su -c id)"):
+        assert container.gains_privileges(command), command
+    for command in ("sudoku", "echo sudo-less", "pseudo", "ls /snapshots", "git log --grep=su"):
+        assert not container.gains_privileges(command), command

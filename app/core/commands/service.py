@@ -162,6 +162,7 @@ class CommandService:
         self._wake = anyio.Event()
         self._pulse = anyio.Event()  # set and replaced whenever the tray pushes something
         self._unbound: set[int] = set()  # allowed by the user to change the protected set
+        self._privileged: set[int] = set()  # allowed by the user to gain privileges: run outside
 
     def pushed(self) -> None:
         """The tray pushed a change (pause, Stop, a decision, or it went away): act on it now.
@@ -363,7 +364,9 @@ class CommandService:
             except NotRecorded as refused:
                 self._close_hold(confirmation_id, command_id, str(refused))
                 raise CommandRefused(str(refused)) from None
-            if self._container().on and containers.touches_protected(
+            if self._container().on and containers.gains_privileges(valid.command):
+                self._privileged.add(command_id)  # allowed by the user: sudo cannot work inside
+            elif self._container().on and containers.touches_protected(
                 valid.command, self._container().protected.all(), self.home
             ):
                 self._unbound.add(command_id)  # the user allowed a change to the protected set
@@ -425,7 +428,7 @@ class CommandService:
             timeout_s=valid.timeout_ms / 1000,
             bash=bash,
             mark=self._mark(str(command_id)),
-            container=self._container(),
+            container=Container(containers.PRIVILEGED) if command_id in self._privileged else self._container(),
             read_only_binds=command_id not in self._unbound,
         )
         output = self._new_output(command_id, ("stdout", "stderr"))
@@ -444,8 +447,11 @@ class CommandService:
         finally:
             self._running.pop(command_id, None)
         self._unbound.discard(command_id)
+        privileged = command_id in self._privileged
+        self._privileged.discard(command_id)
         result.protection_note = protection_note(result, self._container())
-        self.authority.finish(command_id, outcome_of(result, self._container()))
+        used = Container(containers.PRIVILEGED) if privileged else self._container()
+        self.authority.finish(command_id, outcome_of(result, used))
         return result
 
     async def run_background(self) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -56,6 +57,7 @@ APPARMOR = "apparmor"  # Ubuntu 23.10+: AppArmor confines namespaces of unconfin
 FAILED = "failed"  # another reason, in bwrap's own words
 UNSUPPORTED = "unsupported"  # no container for this OS here (Windows jobs protect no files)
 OFF = "off"  # the user switched it off in the app
+PRIVILEGED = "privileged"  # the user allowed a command that gains privileges (sudo), which no container allows
 
 # bwrap's stderr for each reason (Debian, upstream, Ubuntu): containment-notes.md section 1.
 USERNS_SIGNS = ("No permissions to create new namespace", "Creating new namespace failed")
@@ -221,7 +223,7 @@ def person_message(state: str) -> str | None:
             "Commands run without protection: this system does not allow user namespaces. "
             "See the README (bubblewrap) for how to turn them on."
         )
-    if state in (UNSUPPORTED, OFF):  # OFF: the user's own click, said in the menu
+    if state in (UNSUPPORTED, OFF, PRIVILEGED):  # the user's own click, said in the menu or the window
         return None
     return _("Commands run without protection: bubblewrap could not start. See the log for why.")
 
@@ -236,6 +238,7 @@ def log_message(state: str, detail: str = "") -> str:
         FAILED: "bwrap failed",
         UNSUPPORTED: "no file protection on this OS",
         OFF: "the user switched it off in the app",
+        PRIVILEGED: "the user allowed a command that gains privileges (sudo, pkexec), which cannot inside",
     }
     text = reasons.get(state, state)
     return f"{text}: {detail.strip()[:300]}" if detail.strip() and state != ON else text
@@ -440,6 +443,16 @@ def hold_members(protected: ProtectedSet) -> tuple[str, ...]:
 
     program = {os.path.realpath(sys.prefix), os.path.realpath(os.path.dirname(os.path.abspath(app.__file__)))}
     return tuple(member for member in protected.all() if member not in program)
+
+
+# Set-uid programs cannot gain privileges in the container (bwrap sets no_new_privs).
+PRIVILEGED_PROGRAMS = re.compile(r"(?:^|[\s;&|(`$])(?:sudo|su|pkexec|doas|fusermount3?|snap)(?=$|[\s;&|)])")
+
+
+def gains_privileges(command: str) -> bool:
+    """Whether a command runs a set-uid program: once the user allowed it, it runs outside the
+    container, where it can work (inside, sudo says "no new privileges")."""
+    return PRIVILEGED_PROGRAMS.search(command) is not None
 
 
 def touches_protected(command: str, members: Iterable[str], home: str) -> bool:
