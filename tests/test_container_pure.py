@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from app.core.execution import container, seatbelt
 from app.core.execution.container import Container, ProtectedSet
 from app.core.execution.executor import spawn_options
@@ -28,7 +30,6 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
         "/home/ann/src/cowork/.venv",
         "/home/ann/.local/lib",
         "/home/ann/.claude",
-        "/home/ann/.config/Claude",
         "/home/ann/.config/autostart",
         "/home/ann/.config/systemd/user",
         "/home/ann/.local/share/dbus-1",
@@ -36,17 +37,18 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
         assert folder in protected.folders
     assert "/home/ann/.claude.json" in protected.files and "/home/ann/.bashrc" in protected.files
     assert "/home/ann/.claude.json" not in protected.folders, "a lone file is bound as a file"
+    assert protected.if_present == ("/home/ann/.config/Claude",), "never created: it means Claude Desktop is here"
 
 
 def test_the_linux_set_follows_xdg_folders_and_ignores_relative_ones() -> None:
     moved = linux_set({"XDG_CONFIG_HOME": "/cfg", "XDG_DATA_HOME": "relative"})
-    assert "/cfg/autostart" in moved.folders and "/cfg/Claude" in moved.folders
+    assert "/cfg/autostart" in moved.folders and moved.if_present == ("/cfg/Claude",)
     assert "/home/ann/.local/share/dbus-1" in moved.folders
 
 
 def test_macos_protects_claude_support_folder_and_launch_agents() -> None:
     protected = container.protected_set("darwin", {}, "/Users/ann", ["/Users/ann/Library/x"], [], None)
-    assert "/Users/ann/Library/Application Support/Claude" in protected.folders
+    assert protected.if_present == ("/Users/ann/Library/Application Support/Claude",)
     assert "/Users/ann/Library/LaunchAgents" in protected.folders
     assert "/Users/ann/.zshrc" in protected.files
 
@@ -54,8 +56,10 @@ def test_macos_protects_claude_support_folder_and_launch_agents() -> None:
 def test_windows_protects_both_claude_configs_the_msix_one_too_and_the_startup_folder() -> None:
     environ = {"APPDATA": r"C:\Users\ann\AppData\Roaming", "LOCALAPPDATA": r"C:\Users\ann\AppData\Local"}
     protected = container.protected_set("win32", environ, r"C:\Users\ann", [], [], None)
-    assert r"C:\Users\ann\AppData\Roaming\Claude" in protected.folders
-    assert r"C:\Users\ann\AppData\Local\Packages\Claude_pzs8sxrjxfjjc\LocalCache\Roaming\Claude" in protected.folders
+    assert protected.if_present == (
+        r"C:\Users\ann\AppData\Roaming\Claude",
+        r"C:\Users\ann\AppData\Local\Packages\Claude_pzs8sxrjxfjjc\LocalCache\Roaming\Claude",
+    )
     assert r"C:\Users\ann\AppData\Roaming\Microsoft\Windows\Start Menu\Programs\Startup" in protected.folders
     assert protected.files == (r"C:\Users\ann\.claude.json",)
 
@@ -240,3 +244,13 @@ def test_set_uid_programs_are_recognised_wherever_they_start_a_command() -> None
         assert container.gains_privileges(command), command
     for command in ("sudoku", "echo sudo-less", "pseudo", "ls /snapshots", "git log --grep=su"):
         assert not container.gains_privileges(command), command
+
+
+def test_a_missing_claude_desktop_folder_is_not_created_to_protect_it_and_an_existing_one_is_protected(
+    tmp_path: Path,
+) -> None:
+    missing, present = tmp_path / "gone" / "Claude", tmp_path / "here" / "Claude"
+    present.mkdir(parents=True)
+    made = container.prepare(ProtectedSet((str(tmp_path / "data"),), (), (str(missing), str(present))))
+    assert not missing.exists() and (tmp_path / "data").is_dir()
+    assert made.folders == (str(tmp_path / "data"), str(present))

@@ -70,9 +70,12 @@ class ProtectedSet:
 
     folders: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
+    # Protected only where they exist: the app takes a Claude Desktop folder as a sign that Claude
+    # Desktop is installed (claude/locations.py), so none is created just to protect it.
+    if_present: tuple[str, ...] = ()
 
     def all(self) -> tuple[str, ...]:
-        return (*self.folders, *self.files)
+        return (*self.folders, *self.files, *self.if_present)
 
 
 def protected_set(
@@ -97,26 +100,24 @@ def protected_set(
     if platform == "win32":
         appdata = environ.get("APPDATA") or join(home, "AppData", "Roaming")
         local = environ.get("LOCALAPPDATA") or join(home, "AppData", "Local")
-        folders += [
-            join(appdata, "Claude"),
-            join(local, *MSIX_CLAUDE),
-            join(appdata, "Microsoft", "Windows", "Start Menu", "Programs", "Startup"),
-        ]
-        return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(files))
+        folders.append(join(appdata, "Microsoft", "Windows", "Start Menu", "Programs", "Startup"))
+        desktop = (join(appdata, "Claude"), join(local, *MSIX_CLAUDE))
+        return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(files), desktop)
     if platform == "darwin":
-        folders += [join(home, "Library", "Application Support", "Claude"), join(home, "Library", "LaunchAgents")]
+        desktop = (join(home, "Library", "Application Support", "Claude"),)
+        folders.append(join(home, "Library", "LaunchAgents"))
     else:
         config = _xdg(environ, "XDG_CONFIG_HOME", join(home, ".config"))
         data = _xdg(environ, "XDG_DATA_HOME", join(home, ".local", "share"))
+        desktop = (join(config, "Claude"),)
         folders += [
-            join(config, "Claude"),
             join(config, "autostart"),
             join(config, "systemd", "user"),
             join(config, "fish"),
             join(data, "dbus-1"),
         ]
     files += [join(home, name) for name in SHELL_FILES]
-    return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(files)))
+    return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(files)), desktop)
 
 
 def _xdg(environ: Mapping[str, str], name: str, default: str) -> str:
@@ -273,7 +274,7 @@ class Container:
 def prepare(protected: ProtectedSet) -> ProtectedSet:
     """Resolve each member (bwrap binds where a symlink points, and fails on an absolute one) and
     create missing folders first (a missing one cannot be bound); lone files that do not exist are
-    left out (creating them would change the user's shell)."""
+    left out (creating them would change the user's shell), so are missing `if_present` folders."""
     folders = []
     for folder in protected.folders:
         real = os.path.realpath(folder)
@@ -283,6 +284,7 @@ def prepare(protected: ProtectedSet) -> ProtectedSet:
             continue
         if os.path.isdir(real):
             folders.append(real)
+    folders += [os.path.realpath(f) for f in protected.if_present if os.path.isdir(f)]
     files = [os.path.realpath(f) for f in protected.files if os.path.isfile(f)]
     return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(files)))
 
