@@ -350,9 +350,12 @@ async def test_a_change_to_a_protected_file_waits_for_the_user_and_once_allowed_
     with running_tray(home, display=display):
         async with connect(home, headless=False, env=server_env(user_home)) as client, anyio.create_task_group() as g:
             g.start_soon(allow_when_held)
-            result = await run(client, {"command": "echo '# allowed' >> ~/.bashrc"})
-    assert result.get("exitCode") == 0, result
-    assert (user_home / ".bashrc").read_text().endswith("# allowed\n"), "it ran without the read-only bind"
+            hidden = base64.b64encode(str(paths.data_dir / "sneaked").encode()).decode()
+            command = f"echo '# allowed' >> ~/.bashrc; touch \"$(echo {hidden} | base64 -d)\""
+            result = await run(client, {"command": command})
+    assert "Read-only file system" in result["stderr"], "what it does not name stays read-only"
+    assert not (paths.data_dir / "sneaked").exists()
+    assert (user_home / ".bashrc").read_text().endswith("# allowed\n"), "it ran with ~/.bashrc writable"
     assert "Cowork Terminal protects" in seen[0]["reasons"], seen
 
 

@@ -254,3 +254,12 @@ def test_a_missing_claude_desktop_folder_is_not_created_to_protect_it_and_an_exi
     made = container.prepare(ProtectedSet((str(tmp_path / "data"),), (), (str(missing), str(present))))
     assert not missing.exists() and (tmp_path / "data").is_dir()
     assert made.folders == (str(tmp_path / "data"), str(present))
+
+
+def test_a_command_allowed_to_change_named_members_leaves_the_others_read_only() -> None:
+    members = ["/home/ann/.bashrc", "/home/ann/.claude", "/d/data"]
+    assert container.named_members("sed -i s/a/b/ ~/.bashrc && ls /d", members, HOME) == ["/home/ann/.bashrc"]
+    protected = ProtectedSet(("/home/ann/.claude", "/d/data"), ("/home/ann/.bashrc",))
+    on = Container(container.ON, "bwrap", tuple(container.mount_args(protected, lambda _p: False)), (), "", protected)
+    lifted = on.without(["/home/ann/.bashrc"]).wrap(["true"], 5)
+    assert "/home/ann/.bashrc" not in lifted and "/home/ann/.claude" in lifted and "/d/data" in lifted

@@ -161,7 +161,7 @@ class CommandService:
         self._running: dict[int, StopSignal] = {}
         self._wake = anyio.Event()
         self._pulse = anyio.Event()  # set and replaced whenever the tray pushes something
-        self._unbound: set[int] = set()  # allowed by the user to change the protected set
+        self._unbound: dict[int, list[str]] = {}  # allowed by the user to change these protected members
         self._privileged: set[int] = set()  # allowed by the user to gain privileges: run outside
 
     def pushed(self) -> None:
@@ -247,6 +247,15 @@ class CommandService:
         if not found.on or tier is Tier.SAFE:
             return False
         return containers.touches_protected(command, containers.hold_members(found.protected), self.home)
+
+    def _container_for(self, command_id: int) -> Container:
+        """The container one command runs in: none when the user allowed it to gain privileges;
+        with the members it names writable when the user allowed it to change them."""
+        if command_id in self._privileged:
+            return Container(containers.PRIVILEGED)
+        if command_id in self._unbound:
+            return self._container().without(self._unbound[command_id])
+        return self._container()
 
     def _container(self) -> Container:
         """The OS container for this process's commands, probed once (container.py); none when
@@ -366,10 +375,10 @@ class CommandService:
                 raise CommandRefused(str(refused)) from None
             if self._container().on and containers.gains_privileges(valid.command):
                 self._privileged.add(command_id)  # allowed by the user: sudo cannot work inside
-            elif self._container().on and containers.touches_protected(
-                valid.command, self._container().protected.all(), self.home
-            ):
-                self._unbound.add(command_id)  # the user allowed a change to the protected set
+            elif self._container().on:
+                named = containers.named_members(valid.command, self._container().protected.all(), self.home)
+                if named:  # the user allowed a change to these members of the protected set
+                    self._unbound[command_id] = named
             return await hold.runner(command_id, valid, bash, on_output)
         if hold.expires_at <= time.time():
             self._close_hold(confirmation_id, command_id, HOLD_EXPIRED_REASON)
@@ -428,8 +437,7 @@ class CommandService:
             timeout_s=valid.timeout_ms / 1000,
             bash=bash,
             mark=self._mark(str(command_id)),
-            container=Container(containers.PRIVILEGED) if command_id in self._privileged else self._container(),
-            read_only_binds=command_id not in self._unbound,
+            container=self._container_for(command_id),
         )
         output = self._new_output(command_id, ("stdout", "stderr"))
         if on_output is not None:
@@ -446,7 +454,7 @@ class CommandService:
             raise
         finally:
             self._running.pop(command_id, None)
-        self._unbound.discard(command_id)
+        self._unbound.pop(command_id, None)
         privileged = command_id in self._privileged
         self._privileged.discard(command_id)
         result.protection_note = protection_note(result, self._container())

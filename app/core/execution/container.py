@@ -261,6 +261,17 @@ class Container:
     def on(self) -> bool:
         return self.state == ON and self.bwrap is not None
 
+    def without(self, members: Iterable[str]) -> Container:
+        """This container with `members` writable (the user allowed a command that names them);
+        the rest of the protected set stays read-only, and the pid namespace stays."""
+        lifted = set(members)
+        kept = ProtectedSet(
+            tuple(f for f in self.protected.folders if f not in lifted),
+            tuple(f for f in self.protected.files if f not in lifted),
+        )
+        mounts = tuple(mount_args(kept, _writable_parent))
+        return Container(self.state, self.bwrap, mounts, self.hidden, self.detail, self.protected)
+
     def wrap(self, command: Sequence[str], status_fd: int, *, read_only_binds: bool = True) -> list[str]:
         """`command` inside the container, or unchanged when there is none. Without the read-only
         binds (a command the user allowed to change the protected set) the pid namespace stays."""
@@ -459,13 +470,19 @@ def gains_privileges(command: str) -> bool:
 
 def touches_protected(command: str, members: Iterable[str], home: str) -> bool:
     """Whether a command names a member of the protected set (as is, from `~` or `$HOME`): such a
-    command, once the user allowed it, runs without the read-only binds."""
+    command, once the user allowed it, runs with those members writable."""
+    return bool(named_members(command, members, home))
+
+
+def named_members(command: str, members: Iterable[str], home: str) -> list[str]:
+    """The members of the protected set a command names, as is or from `~` or `$HOME`."""
     home = home.rstrip("/")
+    named = []
     for member in members:
         spellings = {member}
         if home and (member == home or member.startswith(home + "/")):
             rest = member[len(home) :]
             spellings |= {"~" + rest, "$HOME" + rest, "${HOME}" + rest}
         if any(spelling in command for spelling in spellings):
-            return True
-    return False
+            named.append(member)
+    return named
