@@ -1,9 +1,11 @@
 """The tray is the authority: what an agent runs cannot approve, resume or relax anything.
 
 Every attack goes through `execute_command` of a real server while a real tray runs, the way an
-agent would try it. The attacks use routes the classifier lets through (a script written to /tmp
-and run with Python: "runs a program, its contents are not checked"), and each test checks that
-the attack really ran: the design holds without the classifier's "app folders" rule.
+agent would try it. The servers here run without the OS container (issue 21, tests/test_container.py),
+which now stops most of these attacks before they reach the tray: these tests show the second line.
+The attacks use routes the classifier lets through (a script written to /tmp and run with Python:
+"runs a program, its contents are not checked"), and each test checks that the attack really ran:
+the design holds without the classifier's "app folders" rule.
 """
 
 from __future__ import annotations
@@ -19,21 +21,29 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
 from app.core.channel.client import NoTray, ask_tray, current_tray_state
 from app.core.channel.transport import address_for
+from app.core.execution import container
 from app.core.journal.store import Journal, Status
 from app.core.messages import PAUSED_MESSAGE
 from app.core.paths import AppPaths
 from tests.desktop_env import wait_for
-from tests.stdio_client import STOP_DEADLINE_S, connect, run
+from tests.stdio_client import STOP_DEADLINE_S, run
+from tests.stdio_client import connect as connect_server
 from tests.tray_process import running_tray
 
 pytestmark = pytest.mark.anyio
 PY = sys.executable
+
+
+def connect(home: Path, *, headless: bool = True) -> Any:
+    """A server whose commands run without the container: what the tray alone must stop."""
+    return connect_server(home, headless=headless, env={container.BWRAP_ENV: str(home / "no-bwrap")})
 
 
 def agent_script(code: str, *, background: bool = False) -> str:

@@ -61,16 +61,16 @@ def test_a_frozen_app_starts_its_own_executable_with_the_tray_command() -> None:
 
 
 def test_a_source_install_starts_the_package_with_the_same_interpreter() -> None:
-    assert autostart.launch_command(False, "/venv/bin/python") == ["/venv/bin/python", "-m", "app", "tray"]
+    assert autostart.launch_command(False, "/venv/bin/python") == ["/venv/bin/python", "-I", "-m", "app", "tray"]
 
 
 def test_a_windows_source_install_starts_without_a_console_window() -> None:
     command = autostart.launch_command(False, r"C:\Users\Ann Lee\venv\Scripts\python.exe")
-    assert command == [r"C:\Users\Ann Lee\venv\Scripts\pythonw.exe", "-m", "app", "tray"]
+    assert command == [r"C:\Users\Ann Lee\venv\Scripts\pythonw.exe", "-I", "-m", "app", "tray"]
 
 
 def test_the_current_launch_command_is_this_interpreter_when_not_frozen() -> None:
-    assert autostart.current_launch_command() == [sys.executable, "-m", "app", "tray"]
+    assert autostart.current_launch_command() == [sys.executable, "-I", "-m", "app", "tray"]
 
 
 # --- Linux ---------------------------------------------------------------------------------------------

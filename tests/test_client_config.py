@@ -56,7 +56,7 @@ def write(path: Path, data: bytes | str) -> bytes:
 
 
 def test_entry_from_source_runs_this_python_with_dash_m_app_serve():
-    assert cc.build_entry(False, PYTHON) == {"command": PYTHON, "args": ["-m", "app", "serve"]}
+    assert cc.build_entry(False, PYTHON) == {"command": PYTHON, "args": ["-I", "-m", "app", "serve"]}
 
 
 def test_entry_of_a_bundle_runs_the_executable_with_serve_and_the_chosen_arguments():
@@ -73,7 +73,7 @@ def test_this_app_entry_uses_the_unresolved_absolute_interpreter_and_absolute_ho
     monkeypatch.chdir(tmp_path)
     entry = cc.this_app_entry(["--headless"], environ={HOME_ENV: "rel/home"})
     assert entry["command"] == os.path.abspath(sys.executable)  # a venv symlink stays a symlink
-    assert entry["args"] == ["-m", "app", "serve", "--headless"]
+    assert entry["args"] == ["-I", "-m", "app", "serve", "--headless"]
     assert entry["env"] == {HOME_ENV: str(tmp_path / "rel" / "home")}
     assert "env" not in cc.this_app_entry(environ={})
 
@@ -176,7 +176,7 @@ def test_updating_our_entry_keeps_the_users_settings_and_drops_the_old_app_home(
     written = json.loads(config.read_text("utf-8"))["mcpServers"]["cowork-terminal"]
     assert written == {
         "command": PYTHON,
-        "args": ["-m", "app", "serve"],
+        "args": ["-I", "-m", "app", "serve"],
         "note": "mine",
         "env": {**USER_SETTING, HOME_ENV: "/new/home"},
     }
@@ -576,7 +576,7 @@ def test_claude_code_connect_runs_mcp_add_at_user_scope(fake_claude):
     assert change.action == "written" and change.previous == cc.ABSENT
     assert calls() == [
         ["mcp", "get", "cowork-terminal"],
-        ["mcp", "add", "--scope", "user", "cowork-terminal", "--", PYTHON, "-m", "app", "serve"],
+        ["mcp", "add", "--scope", "user", "cowork-terminal", "--", PYTHON, "-I", "-m", "app", "serve"],
     ]
     assert servers() == {"cowork-terminal": ENTRY}
     assert cc.connect_claude_code(claude, ENTRY).action == "unchanged"

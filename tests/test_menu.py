@@ -176,7 +176,7 @@ def test_the_approval_modes_are_radio_items_with_the_current_one_ticked() -> Non
     from app.core.policy.approval import ApprovalMode
 
     state = TrayState(clients=(DESKTOP_CONNECTED,), approval_mode=ApprovalMode.ALL)
-    modes = entry(state, "approval").submenu
+    modes = entry(state, "approval").submenu[:3]  # then the container checkbox (test_container_pure)
     assert texts(modes) == [
         "Ask before dangerous commands",
         "Ask before every command",

@@ -286,7 +286,7 @@ def test_at_start_the_tray_repairs_a_login_entry_and_a_claude_entry_that_name_a_
     app = start_tray(paths, pystray, window_marker)
     try:
         this_copy = os.path.abspath(sys.executable)
-        assert autostart.read_command("linux", os.environ, desktop.home) == [this_copy, "-m", "app", "tray"]
+        assert autostart.read_command("linux", os.environ, desktop.home) == [this_copy, "-I", "-m", "app", "tray"]
         assert f"TryExec={this_copy}\n" in desktop.autostart_file.read_text()
         servers = desktop.read_desktop_config()["mcpServers"]
         assert servers["other"] == {"command": "x"}
@@ -599,7 +599,7 @@ def test_each_platform_gets_its_own_commands_and_advice() -> None:
     assert tray_platform.open_folder_argv("win32", folder) == ["explorer.exe", str(folder)]
     assert tray_platform.open_folder_argv("linux", folder) == ["xdg-open", "/data"]
     assert app_argv(True, "/app/cowork-terminal", "log-window") == ["/app/cowork-terminal", "log-window"]
-    assert app_argv(False, "/venv/python", "log-window") == ["/venv/python", "-m", "app", "log-window"]
+    assert app_argv(False, "/venv/python", "log-window") == ["/venv/python", "-I", "-m", "app", "log-window"]
     assert "AppIndicator" in tray_platform.missing_tray_support("linux", "xorg")
     for platform, backend in (("linux", "appindicator"), ("linux", "gtk"), ("win32", "win32"), ("darwin", "darwin")):
         assert tray_platform.missing_tray_support(platform, backend) is None

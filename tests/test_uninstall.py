@@ -214,7 +214,8 @@ def test_install_desktop_entry_adds_a_valid_menu_entry_that_uninstall_removes(us
     entry = user.home / ".local" / "share" / "applications" / "cowork-terminal.desktop"
     text = entry.read_text()
     assert f"TryExec={os.path.abspath(sys.executable)}\n" in text
-    assert autostart.parse_exec_value(_key(text, "Exec")) == [os.path.abspath(sys.executable), "-m", "app", "tray"]
+    expected = [os.path.abspath(sys.executable), "-I", "-m", "app", "tray"]
+    assert autostart.parse_exec_value(_key(text, "Exec")) == expected
     validate = shutil.which("desktop-file-validate")
     if validate:
         checked = subprocess.run([validate, str(entry)], capture_output=True, text=True)

@@ -456,3 +456,13 @@ def test_the_nsis_installer_installs_silently_the_app_answers_check_and_the_unin
     assert json.loads(config.read_text())["mcpServers"] == {"files": OTHER_SERVER}
     assert (wine.user_dir / ".cowork-terminal" / "journal.sqlite3").is_file(), "the user's history is kept"
     shutil.rmtree(wine.drive_c / "Program Files" / "Git")
+
+
+def test_a_command_joins_its_job_before_it_runs_and_the_job_tells_its_processes_from_others(wine: WineEnv) -> None:
+    """Issue 21: started suspended, assigned, resumed; IsProcessInJob with a full-rights handle and its
+    return checked (Wine fails a limited handle and would read as "not in the job")."""
+    report = script(wine, "command_jobs.py")
+    assert report["ran_while_suspended"] is False and report["ran_after_resume"] is True, report
+    assert report["job"] is True
+    assert report["command_in_job"] is True and report["detached_grandchild_in_job"] is True, report
+    assert report["outsider_in_job"] is False and report["self_in_job"] is False, report

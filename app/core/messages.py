@@ -49,6 +49,9 @@ DATA_MOVED_REASON = "the app moved its data folder while this ran"
 TIMED_OUT_REASON = "timed out"
 KILLED_BY_REASON = "killed by {signal}"
 BASH_NOT_STARTED_REASON = "bash could not be started ({bash}): {error}"
+# After what a held command does, when it would change the OS container's protected set (issue 21).
+PROTECTED_WRITE_PLAIN = "Changes a file Cowork Terminal protects; if you allow it, it runs without that protection"
+UNPROTECTED_REASON = "ran without the container: {why}"  # container.py: bwrap missing or failing
 KEYS_HELD_REASON = (
     "These keys would need the user's approval ({reasons}); typed input "
     "cannot be held. Run it with terminal_run instead so the user can approve it."

@@ -2,6 +2,11 @@
 
 A bundle is one executable whose first argument picks the role; a source install is this Python
 running the package. Claude's config entry, start at login and the tray's windows all use it.
+
+A source install runs with `-I` (issue 21): the caller's folder is not put on the module path (a
+command could plant `app/__main__.py` in `$HOME`, where Claude and the login start us), nor are
+PYTHONPATH, PYTHON* and the user's site-packages read. An editable install still works: its `.pth`
+lives in the interpreter's own site-packages.
 """
 
 from __future__ import annotations
@@ -9,4 +14,7 @@ from __future__ import annotations
 
 def app_argv(frozen: bool, executable: str, *args: str) -> list[str]:
     """The argv that runs `cowork-terminal ARGS...` from `executable`."""
-    return [executable, *args] if frozen else [executable, "-m", "app", *args]
+    return [executable, *args] if frozen else [executable, *ISOLATED, "-m", "app", *args]
+
+
+ISOLATED = ("-I",)

@@ -151,7 +151,8 @@ def refusals_as_errors() -> Iterator[None]:
 
 
 def command_result(result: ExecutionResult) -> CommandResult:
-    return CommandResult(**result.to_model(), note=result.stopped_reason)
+    notes = [note for note in (result.stopped_reason, result.protection_note) if note]
+    return CommandResult(**result.to_model(), note=" ".join(notes) or None)
 
 
 def reply(result: BaseModel, *, wrapped: bool = False) -> CallToolResult:

@@ -32,7 +32,7 @@ from app.core import data_folder
 from app.core.authority.no_streak import NoStreak
 from app.core.authority.rule_book import RuleBook
 from app.core.authority.state import DEFAULTS, ControlState, loosened, strictest, with_changes
-from app.core.channel.peer import OwnFacts, PeerFacts, client_refusal, own_facts
+from app.core.channel.peer import OwnFacts, PeerFacts, client_refusal, from_container, own_facts
 from app.core.channel.protocol import (
     BadValue,
     BeginRow,
@@ -77,6 +77,14 @@ JOURNAL_DISK_FULL = N_("the disk that holds the activity log is full")
 JOURNAL_NOT_WRITTEN = N_("the activity log cannot be written ({error})")
 PREVIEW_FIELDS = ("stdout", "stderr")
 ANCESTRY_DEPTH = 64
+CONTAINER_SETTING = "container"  # ControlState.container, kept like the other settings
+CONTAINER_OPS = frozenset({"hello", "pause", "stop"})  # all a peer inside a command container may ask
+# English: only a command the agent ran (or what it started) reads it.
+CONTAINED_REFUSAL = (
+    "Refused: this request comes from inside a command's container (a command the AI agent ran, or "
+    "something it started). From there only pause and stop are accepted; ask the user to do this in "
+    "the Cowork Terminal app."
+)
 
 
 @dataclass
@@ -248,6 +256,7 @@ class Hub:
                 "approval_mode": journal.get_setting(MODE_SETTING, DEFAULTS.approval_mode),
                 "approval_window_s": journal.get_setting(WINDOW_SETTING, DEFAULTS.approval_window_s),
                 "tools": journal.get_setting(TOOLS_SETTING, DEFAULTS.tools),
+                "container": journal.get_setting(CONTAINER_SETTING, DEFAULTS.container),
             }
         )
 
@@ -342,6 +351,12 @@ class Hub:
         seq = message.get("seq")
         if peer.role is None and op != "hello":
             raise ProtocolError("the first message must be hello")
+        if op not in CONTAINER_OPS and from_container(peer.facts, self.own):
+            # A command (or anything it started, detached or not) cannot leave its container: from
+            # there only tightening that needs no window; no window is shown, nothing else is done.
+            log.warning("refused %r from %s: it runs inside a command's container", op, peer.label)
+            peer.answer({"op": "error", "seq": seq, "message": CONTAINED_REFUSAL})
+            return
         try:
             if op == "hello":
                 reply = self._hello(peer, message)
@@ -728,6 +743,7 @@ class Hub:
                     (MODE_SETTING, state.approval_mode),
                     (WINDOW_SETTING, state.approval_window_s),
                     (TOOLS_SETTING, state.tools),
+                    (CONTAINER_SETTING, state.container),
                 ):
                     self.journal.set_setting(key, value)
                 self._wrote()
@@ -937,6 +953,8 @@ def describe_changes(before: ControlState, after: ControlState) -> str:
         )
     if after.tools != before.tools:
         words.append(_("the tools offered from '{before}' to '{after}'").format(before=before.tools, after=after.tools))
+    if after.container != before.container:
+        words.append(_("commands run in a protected container") if after.container else _("commands run unprotected"))
     return "; ".join(words) or _("no change")
 
 

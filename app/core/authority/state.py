@@ -2,7 +2,8 @@
 
 Pure data: the hub, the server link and the CLI all compare settings here, so "stricter" means the
 same thing everywhere. Stricter: paused; asking more often (never -> destructive -> all); a shorter
-approval window; fewer tools (execute -> all is a loosening).
+approval window; fewer tools (execute -> all is a loosening); commands in the OS container (turning
+it off is a loosening: issue 21).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class ControlState:
     approval_mode: str = ApprovalMode.DESTRUCTIVE.value
     approval_window_s: float = DEFAULT_APPROVAL_WINDOW_S
     tools: str = ALL_TOOLS
+    container: bool = True  # commands run in the OS container (core/execution/container.py)
 
     def to_wire(self) -> dict[str, Any]:
         return asdict(self)
@@ -42,6 +44,7 @@ class ControlState:
             approval_mode=mode if mode in MODE_RANK else ApprovalMode.ALL.value,
             approval_window_s=_window(window),
             tools=tools if tools in TOOL_SETS else EXECUTE_ONLY,
+            container=data.get("container") is not False,
         )
 
 
@@ -67,6 +70,7 @@ def strictest(*states: ControlState) -> ControlState:
             approval_mode=max(merged.approval_mode, other.approval_mode, key=MODE_RANK.__getitem__),
             approval_window_s=min(merged.approval_window_s, other.approval_window_s),
             tools=max(merged.tools, other.tools, key=TOOLS_RANK.__getitem__),
+            container=merged.container or other.container,
         )
     return merged
 
@@ -82,6 +86,8 @@ def loosened(before: ControlState, after: ControlState) -> list[str]:
         changes.append("approval_window_s")
     if TOOLS_RANK[after.tools] < TOOLS_RANK[before.tools]:
         changes.append("tools")
+    if before.container and not after.container:
+        changes.append("container")
     return changes
 
 

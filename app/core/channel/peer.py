@@ -8,6 +8,11 @@ What a check proves is limited: a source install's tray is the same Python as an
 program can run our own executable with any arguments. The checks stop a script posing as the
 tray; the data folder in the tray's hello stops our genuine program run for another folder. No
 loosening is ever based on them: loosening needs a click in the tray.
+
+Provenance (issue 21) is the exception, because a process cannot shed it: a command runs in its own
+pid namespace (Linux, bwrap), so does all it starts, detached or not; a peer whose pid namespace is
+not ours is inside a command container (nested namespaces differ too). Windows: a peer in one of our
+command jobs; macOS: a sandboxed peer. Such a peer may only pause and stop.
 """
 
 from __future__ import annotations
@@ -32,6 +37,9 @@ class PeerFacts:
     executable: str | None  # resolved path, when the OS tells it
     argv: tuple[str, ...] = ()
     run_mark: bool = False  # started by one of our servers (a label, not a boundary)
+    pid_namespace: str | None = None  # Linux: `pid:[...]` of /proc/<pid>/ns/pid
+    in_command_job: bool = False  # Windows: in one of this process's command jobs
+    sandboxed: bool = False  # macOS: sandbox_check says so
 
 
 @dataclass(frozen=True)
@@ -40,11 +48,30 @@ class OwnFacts:
     executable: str  # resolved
     frozen: bool
     data_dir: str  # resolved
+    pid_namespace: str | None = None  # Linux: ours, to tell a peer inside a command container
 
 
 def own_facts(real_data_dir: str) -> OwnFacts:
     uid: int | str = os.getuid() if hasattr(os, "getuid") else _windows_sid()
-    return OwnFacts(uid, os.path.realpath(sys.executable), bool(getattr(sys, "frozen", False)), real_data_dir)
+    frozen = bool(getattr(sys, "frozen", False))
+    return OwnFacts(uid, os.path.realpath(sys.executable), frozen, real_data_dir, _pid_namespace("self"))
+
+
+def _pid_namespace(pid: int | str, proc: Path = Path("/proc")) -> str | None:
+    try:
+        return os.readlink(proc / str(pid) / "ns" / "pid")
+    except OSError:
+        return None
+
+
+def from_container(peer: PeerFacts, own: OwnFacts) -> bool:
+    """Whether the peer runs inside a command container. Linux: its pid namespace is not ours, or
+    cannot be read while ours can (it left: fail closed)."""
+    if peer.in_command_job or peer.sandboxed:
+        return True
+    if own.pid_namespace is None:
+        return False
+    return peer.pid_namespace != own.pid_namespace
 
 
 def _windows_sid() -> str:  # pragma: no cover - Windows only (tested under Wine)
@@ -80,6 +107,8 @@ def tray_refusal(peer: PeerFacts, own: OwnFacts, hello_data_dir: object, platfor
     """Why a server must not take orders from this peer as its tray; None when it may."""
     if peer.uid is None or peer.uid != own.uid:
         return f"the process at the tray's address belongs to another user ({peer.uid})"
+    if from_container(peer, own):  # a look-alike started by a command: it would allow anything
+        return "the process at the tray's address runs inside a command's container, so it is not the user's tray"
     if peer.executable is None:
         return "the operating system did not tell which program is at the tray's address"
     if not same_path(peer.executable, own.executable, platform):
@@ -106,7 +135,7 @@ def socket_peer(sock: socket.socket, platform: str = sys.platform) -> PeerFacts:
     if platform == "darwin":  # pragma: no cover - macOS only
         pid = struct.unpack("i", sock.getsockopt(MACOS_SOL_LOCAL, MACOS_LOCAL_PEERPID, 4))[0]
         uid = os.getuid()  # getpeereid: a socket in a 0700 folder admits only its owner
-        return PeerFacts(pid, uid, _macos_executable(pid))
+        return PeerFacts(pid, uid, _macos_executable(pid), sandboxed=_macos_sandboxed(pid))
     pid, uid, _gid = struct.unpack(
         SO_PEERCRED_FORMAT, sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("iII"))
     )
@@ -128,7 +157,16 @@ def linux_process_facts(pid: int, uid: int, proc: Path = Path("/proc")) -> PeerF
         marked = any(v.startswith(RUN_MARK_VARIABLE.encode() + b"=") for v in environ)
     except OSError:
         marked = False
-    return PeerFacts(pid, uid, executable, argv, marked)
+    return PeerFacts(pid, uid, executable, argv, marked, _pid_namespace(pid, proc))
+
+
+def _macos_sandboxed(pid: int) -> bool:  # pragma: no cover - macOS only
+    from app.core.execution import seatbelt
+
+    try:
+        return seatbelt.is_sandboxed(pid)
+    except (OSError, AttributeError):
+        return False
 
 
 def _macos_executable(pid: int) -> str | None:  # pragma: no cover - macOS only

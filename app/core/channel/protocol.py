@@ -32,7 +32,7 @@ EXIT_CODE_RANGE = (-(2**31), 2**32)  # Windows exit codes are unsigned 32-bit; s
 MAX_PIN_SCRIPTS = 64
 MAX_ENV_SHOWN = 256
 # What a settings request may change (pause and resume have requests of their own).
-SETTING_KEYS = ("approval_mode", "approval_window_s", "tools")
+SETTING_KEYS = ("approval_mode", "approval_window_s", "tools", "container")
 
 
 class BadValue(ValueError):
@@ -105,6 +105,8 @@ def setting_changes(changes: object) -> dict[str, Any]:
             checked[key] = value
         elif key == "approval_window_s":
             checked[key] = finite(value, key, 1.0, MAX_APPROVAL_WINDOW_S)
+        elif key == "container":  # commands in the OS container (turning it off loosens)
+            checked[key] = flag(value, key)
         else:
             if value not in TOOL_SETS:
                 raise BadValue(f"tools must be one of {', '.join(TOOL_SETS)}")

@@ -155,12 +155,14 @@ def _windows_peer(pid: int) -> PeerFacts:  # pragma: no cover - Windows only (te
     """The OS's facts about a pipe peer; its arguments too, which a source install's check needs
     (without them every python.exe peer was refused: found by the wine lane's `tray --quit`)."""
     from app.core.channel import windows_pipe
+    from app.core.execution import windows_jobs
 
     return PeerFacts(
         pid,
         windows_pipe.process_user_sid(pid),
         windows_pipe.process_image(pid),
         windows_pipe.process_command_line(pid) or (),
+        in_command_job=windows_jobs.in_any_job(pid),
     )
 
 

@@ -93,7 +93,7 @@ def is_app_entry(entry: Mapping[str, Any]) -> bool:
     command, args = entry.get("command"), entry.get("args", [])
     if not isinstance(command, str) or not isinstance(args, list):
         return False
-    if args[:3] == ["-m", "app", "serve"]:
+    if args[:3] == ["-m", "app", "serve"] or args[:4] == ["-I", "-m", "app", "serve"]:  # before/after issue 21
         return True
     # A bundle or a pip console script: "cowork-terminal", "Cowork Terminal.exe"... (either separator).
     stem = PureWindowsPath(command).name.lower().removesuffix(".exe")

@@ -77,6 +77,15 @@ class ServerAuthority:
             return ApprovalMode.ALL
         return approval_mode(self.journal)
 
+    def contained(self) -> bool:
+        """Whether commands run in the OS container: off only after the user's click in the app."""
+        link = self._live_link()
+        if link is not None and link.state is not None:
+            return link.state.container
+        if self.tethered:
+            return True
+        return self.journal.get_setting("container", True) is not False
+
     def approval_window_s(self) -> float:
         link = self._live_link()
         if link is not None and link.state is not None:

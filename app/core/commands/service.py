@@ -33,7 +33,9 @@ from app.core.commands.request import (
     validate_request,
 )
 from app.core.errors import CoworkError
+from app.core.execution import container as containers
 from app.core.execution import orphans, process_marks, read_only
+from app.core.execution.container import Container
 from app.core.execution.executor import CommandSpec, ExecutionResult, StopSignal, run_command
 from app.core.execution.output import CommandOutput, OutputHook, output_budget
 from app.core.execution.output_decoding import console_code_pages
@@ -62,6 +64,7 @@ from app.core.messages import (
     PAUSE_STOP_REASON,
     PAUSED_HOLD_REASON,
     PAUSED_MESSAGE,
+    PROTECTED_WRITE_PLAIN,
     SERVER_STOPPED_REASON,
     SESSION_BUSY_MESSAGE,
     SESSION_BUSY_REASON,
@@ -69,6 +72,7 @@ from app.core.messages import (
     SESSION_MOVED_REASON,
     TIMED_OUT_REASON,
     UNKNOWN_DECIDER,
+    UNPROTECTED_REASON,
     USER_STOP_REASON,
     WITHDRAWN_MESSAGE,
     WITHDRAWN_REASON,
@@ -182,6 +186,8 @@ class CommandService:
         self._serving = anyio.Event()  # run_background has started: jobs can run
         self.jobs = Jobs(self)  # every execute_command is a job (issue 22)
         self._containment: read_only.Containment | None = None
+        self._unbound: dict[int, list[str]] = {}  # allowed by the user to change these protected members
+        self._privileged: set[int] = set()  # allowed by the user to gain privileges: run outside
 
     def pushed(self) -> None:
         """The tray pushed a change (pause, Stop, a decision, or it went away): act on it now.
@@ -259,6 +265,30 @@ class CommandService:
             output_budget(self.journal), self.paths.outputs, f"cmd{command_id}", labels, console_code_pages()
         )
 
+    def _changes_protected(self, command: str, tier: Tier) -> bool:
+        """A command that may write (not read-only) and names a member of the protected set: held,
+        so that the user can allow it to run without the read-only binds (issue 21)."""
+        found = self._container()
+        if not found.on or tier is Tier.SAFE:
+            return False
+        return containers.touches_protected(command, containers.hold_members(found.protected), self.home)
+
+    def _container_for(self, command_id: int) -> Container:
+        """The container one command runs in: none when the user allowed it to gain privileges;
+        with the members it names writable when the user allowed it to change them."""
+        if command_id in self._privileged:
+            return Container(containers.PRIVILEGED)
+        if command_id in self._unbound:
+            return self._container().without(self._unbound[command_id])
+        return self._container()
+
+    def _container(self) -> Container:
+        """The OS container for this process's commands, probed once (container.py); none when
+        the user switched it off in the app."""
+        if not self.authority.contained():
+            return Container(containers.OFF)
+        return containers.for_paths(self.paths)
+
     def _mark(self, what: str) -> str | None:
         return f"{self.run_mark}:{what}" if self.run_mark else None
 
@@ -296,11 +326,14 @@ class CommandService:
             reason = read_only.NOT_PROVEN_MESSAGE.format(reasons=_reasons_text(verdict.reasons))
             self._journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
-        if not needs_approval(self.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE):
+        protected_write = not proven_read_only and self._changes_protected(valid.command, verdict.tier)
+        plain = (*verdict.plain, PROTECTED_WRITE_PLAIN) if protected_write else verdict.plain
+        said = held_reason(plain, verdict.reasons)
+        if not needs_approval(self.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE or protected_write):
             return Admitted(self._begin(valid, tool, verdict.tier.name.lower()), valid, bash)
 
         if not self.authority.present():
-            reason = NO_APPROVER_MESSAGE.format(reasons=held_reason(verdict.plain, verdict.reasons))
+            reason = NO_APPROVER_MESSAGE.format(reasons=said)
             self._journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
         try:  # what runs is fixed now, as the user is asked (core/commands/pins.py)
@@ -316,13 +349,11 @@ class CommandService:
             tool,
             verdict.tier.name.lower(),
             status=Status.WAITING,
-            reason=held_reason(verdict.plain, verdict.reasons),
+            reason=said,
             confirmation_id=confirmation_id,
             pin=pin,
         )
-        self._held[confirmation_id] = Hold(
-            command_id, valid, runner, expires_at, held_reason(verdict.plain, verdict.reasons), pin
-        )
+        self._held[confirmation_id] = Hold(command_id, valid, runner, expires_at, said, pin)
         return Admitted(command_id, valid, bash, confirmation_id)
 
     async def confirm(
@@ -428,6 +459,12 @@ class CommandService:
             except NotRecorded as refused:
                 self._close_hold(confirmation_id, command_id, str(refused))
                 raise CommandRefused(str(refused)) from None
+            if self._container().on and containers.gains_privileges(valid.command):
+                self._privileged.add(command_id)  # allowed by the user: sudo cannot work inside
+            elif self._container().on:
+                named = containers.named_members(valid.command, self._container().protected.all(), self.home)
+                if named:  # the user allowed a change to these members of the protected set
+                    self._unbound[command_id] = named
             return await hold.runner(command_id, valid, bash, on_output)
         if self.hold_expires_at(hold) <= time.time():
             self._close_hold(confirmation_id, command_id, HOLD_EXPIRED_REASON)
@@ -523,6 +560,7 @@ class CommandService:
             bash=bash,
             mark=self._mark(str(command_id)),
             prefix=prefix,
+            container=None if prefix else self._container_for(command_id),
         )
         output = self._new_output(command_id, ("stdout", "stderr"))
         if on_output is not None:
@@ -541,7 +579,13 @@ class CommandService:
         finally:
             self._running.pop(command_id, None)
             self._live.pop(command_id, None)
-        self.authority.finish(command_id, outcome_of(result))
+            self._unbound.pop(command_id, None)
+        privileged = command_id in self._privileged
+        self._privileged.discard(command_id)
+        used = Container(containers.PRIVILEGED) if privileged else self._container()
+        if not prefix:  # the read-only tool runs in its own container (read_only.py)
+            result.protection_note = protection_note(result, self._container())
+        self.authority.finish(command_id, outcome_of(result, used))
         return result
 
     @property
@@ -602,7 +646,12 @@ class CommandService:
             raise CommandRefused("The server is still starting; try again in a moment.")
         if self._session is None:
             self._session = ShellSession(
-                bash, self.home, self._environment({}), mark=self._mark(orphans.SHELL), code_pages=console_code_pages()
+                bash,
+                self.home,
+                self._environment({}),
+                mark=self._mark(orphans.SHELL),
+                code_pages=console_code_pages(),
+                container=self._container(),
             )
         restarted = await self._session.start(self._background)
         return self._session, restarted
@@ -767,7 +816,15 @@ class CommandService:
             running[command_id].set(USER_STOP_REASON)
 
 
-def outcome_of(result: ExecutionResult) -> Outcome:
+def protection_note(result: ExecutionResult, container: Container) -> str | None:
+    """What the model reads when a command failed on the protected set (container.py)."""
+    if not result.contained:
+        return None
+    stderr = result.stderr.raw().decode("utf-8", "replace")
+    return containers.protected_hint(stderr, result.exit_code, container.protected.all())
+
+
+def outcome_of(result: ExecutionResult, container: Container | None = None) -> Outcome:
     if result.timed_out:
         status, reason = Status.TIMED_OUT, TIMED_OUT_REASON
     elif result.stopped_reason:
@@ -777,6 +834,9 @@ def outcome_of(result: ExecutionResult) -> Outcome:
     else:
         status = Status.FAILED
         reason = KILLED_BY_REASON.format(signal=result.signal_name) if result.signal_name else None
+    if container is not None and not result.contained and container.state != containers.UNSUPPORTED:
+        unprotected = UNPROTECTED_REASON.format(why=containers.log_message(container.state))
+        reason = f"{reason}; {unprotected}" if reason else unprotected
     return Outcome(
         status=status,
         exit_code=result.exit_code,

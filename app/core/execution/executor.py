@@ -26,7 +26,9 @@ import anyio
 import anyio.to_thread
 from anyio.abc import ByteReceiveStream, Process
 
+from app.core.execution import container as containers
 from app.core.execution import process_marks, windows_jobs
+from app.core.execution.container import Container
 from app.core.execution.output import CommandOutput, StreamCapture
 from app.core.execution.windows_jobs import ProcessJob
 
@@ -35,6 +37,7 @@ STOP_GRACE_S = 0.5  # polite signal, then a hard kill
 KILL_POLL_S = 0.02
 STRAGGLER_GRACE_S = 0.1
 DRAIN_AFTER_EXIT_S = 0.5  # a background job may hold the pipes open after bash exits
+QUIET_DRAIN_S = 0.05  # in a container, when no background job holds the pipes (bwrap keeps them open)
 WINDOWS_CREATE_NEW_PROCESS_GROUP = 0x00000200
 WINDOWS_CREATE_NO_WINDOW = 0x08000000
 
@@ -48,6 +51,8 @@ class CommandSpec:
     bash: str
     mark: str | None = None  # set as process_marks.MARK_ENV, so that what escapes the group can be found
     prefix: tuple[str, ...] = ()  # what bash runs inside (read_only: bwrap, sandbox-exec)
+    container: Container | None = None  # the OS container to run in (container.py); None: none
+    read_only_binds: bool = True  # False: the user allowed this command to change the protected set
 
 
 @dataclass
@@ -58,6 +63,8 @@ class ExecutionResult:
     stopped_reason: str | None  # set when something other than the timeout ended it
     signal_name: str | None
     duration_ms: float
+    contained: bool = False  # ran in the OS container
+    protection_note: str | None = None  # for the model: a write hit the protected set (container.py)
 
     @property
     def stdout(self) -> StreamCapture:
@@ -96,10 +103,12 @@ class StopSignal:
         await self._event.wait()
 
 
-def spawn_options(platform: str) -> dict[str, Any]:
-    """How to start bash so that its whole tree can be ended later."""
+def spawn_options(platform: str, *, suspended: bool = False) -> dict[str, Any]:
+    """How to start bash so that its whole tree can be ended later. `suspended` (Windows): it waits
+    until it is in its job (windows_jobs), so nothing it starts escapes the job first."""
     if platform == "win32":
-        return {"creationflags": WINDOWS_CREATE_NEW_PROCESS_GROUP | WINDOWS_CREATE_NO_WINDOW}
+        flags = WINDOWS_CREATE_NEW_PROCESS_GROUP | WINDOWS_CREATE_NO_WINDOW
+        return {"creationflags": flags | (windows_jobs.CREATE_SUSPENDED if suspended else 0)}
     return {"start_new_session": True}
 
 
@@ -119,10 +128,17 @@ def _group_alive(pgid: int) -> bool:
 
 
 async def end_tree(
-    process: Process, platform: str = sys.platform, mark: str | None = None, job: ProcessJob | None = None
+    process: Process,
+    platform: str = sys.platform,
+    mark: str | None = None,
+    job: ProcessJob | None = None,
+    contained: bool = False,
 ) -> None:
     """End bash and every process in its group: SIGTERM, a short grace, then SIGKILL; then
     whatever carries `mark` outside the group (a descendant that called `setsid`).
+
+    In a container (`process` is bwrap): SIGTERM to the command's group, a short grace, then
+    SIGKILL to bwrap, which ends the whole pid namespace, `setsid` children included.
 
     Windows: the job object bash was put in ends every descendant, also those whose parent already
     exited; taskkill /T (which walks parent ids) is the fallback when there is no job."""
@@ -134,7 +150,10 @@ async def end_tree(
             lambda: subprocess.run(argv, capture_output=True, check=False, creationflags=WINDOWS_CREATE_NO_WINDOW)
         )
         return
-    await _end_group(process)
+    if contained:
+        await _end_container(process)
+    else:
+        await _end_group(process)
     if mark is not None:  # reads /proc: a few ms, off the event loop; even while being cancelled
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(process_marks.end_marked, mark)
@@ -156,6 +175,49 @@ async def _end_group(process: Process) -> None:
         await anyio.sleep(KILL_POLL_S)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pgid, signal.SIGKILL)
+
+
+async def _end_container(process: Process) -> None:
+    leader = containers.init_pid(process.pid)  # the command's group: the init's, set by --new-session
+    if leader is not None:
+        running = containers.children(leader)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(leader, signal.SIGTERM)  # the init (pid 1) traps it and lives on; the command gets it
+        deadline = time.monotonic() + STOP_GRACE_S
+        while time.monotonic() < deadline and any(os.path.exists(f"/proc/{pid}") for pid in running):
+            await anyio.sleep(KILL_POLL_S)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(process.pid, signal.SIGKILL)  # bwrap's death takes the namespace with it
+    with anyio.move_on_after(STOP_GRACE_S):
+        await process.wait()
+
+
+async def read_status(fd: int) -> int | None:
+    """The exit code the container's init writes on `fd` (non-blocking); None at end of file
+    without one (the container ended before the command did)."""
+    data = b""
+    while not data.endswith(b"\n"):
+        await anyio.wait_readable(fd)
+        try:
+            chunk = os.read(fd, 64)
+        except BlockingIOError:
+            continue
+        if not chunk:
+            return None
+        data += chunk
+    try:
+        return int(data)
+    except ValueError:
+        return None
+
+
+async def close_streams(process: Process) -> None:
+    """Close our ends of the pipes without waiting for the process: a container lives on while a
+    finished command's background job runs (the OS's child watcher reaps bwrap when it ends)."""
+    for stream in (process.stdin, process.stdout, process.stderr):
+        if stream is not None:
+            with contextlib.suppress(Exception):
+                await stream.aclose()
 
 
 async def _pump(stream: ByteReceiveStream | None, output: CommandOutput, index: int) -> None:
@@ -180,17 +242,31 @@ async def run_command(
     stop = stop or StopSignal()
     output = output or CommandOutput()
     started = time.monotonic()
-    process = await anyio.open_process(
-        [*spec.prefix, spec.bash, "-c", spec.command],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=spec.cwd,
-        env={**spec.env, process_marks.MARK_ENV: spec.mark} if spec.mark else dict(spec.env),
-        **spawn_options(sys.platform),
-    )
-    job = windows_jobs.job_for(process.pid) if sys.platform == "win32" else None
+    argv = [*spec.prefix, spec.bash, "-c", spec.command]
+    contained = spec.container is not None and spec.container.on and sys.platform != "win32"
+    status_read = status_write = -1
+    if contained:
+        assert spec.container is not None
+        status_read, status_write = os.pipe()
+        os.set_blocking(status_read, False)
+        argv = spec.container.wrap(argv, status_write, read_only_binds=spec.read_only_binds)
+    try:
+        process = await anyio.open_process(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=spec.cwd,
+            env={**spec.env, process_marks.MARK_ENV: spec.mark} if spec.mark else dict(spec.env),
+            pass_fds=(status_write,) if contained else (),
+            **spawn_options(sys.platform, suspended=True),
+        )
+    finally:
+        if contained:
+            os.close(status_write)
+    job = windows_jobs.job_for(process.pid, resume=True) if sys.platform == "win32" else None
     exited = False
+    status: int | None = None
     try:
         async with anyio.create_task_group() as pumps:
             pumps.start_soon(_pump, process.stdout, output, 0)
@@ -203,27 +279,40 @@ async def run_command(
                         race.cancel_scope.cancel()
 
                     race.start_soon(watch_stop)
-                    await process.wait()
+                    if contained:
+                        status = await read_status(status_read)
+                        if status is None:  # bwrap itself ended first: its exit code says why
+                            await process.wait()
+                    else:
+                        await process.wait()
                     exited = True
                     race.cancel_scope.cancel()
             if not exited:
-                await end_tree(process, mark=spec.mark, job=job)
+                await end_tree(process, mark=spec.mark, job=job, contained=contained)
+            drain = DRAIN_AFTER_EXIT_S
+            if status is not None and not await anyio.to_thread.run_sync(containers.output_held, process.pid):
+                drain = QUIET_DRAIN_S
             # Output written before the end is still in the pipes: read it, but do not wait on a
             # descendant that keeps a pipe open.
-            with anyio.move_on_after(DRAIN_AFTER_EXIT_S):
+            with anyio.move_on_after(drain):
                 await process.wait()
-            pumps.cancel_scope.deadline = anyio.current_time() + DRAIN_AFTER_EXIT_S
+            pumps.cancel_scope.deadline = anyio.current_time() + drain
     except BaseException:
         with anyio.CancelScope(shield=True):
-            await end_tree(process, mark=spec.mark, job=job)
+            await end_tree(process, mark=spec.mark, job=job, contained=contained)
         raise
     finally:
         if job is not None:
             job.close()
+        if contained:
+            os.close(status_read)
         with anyio.CancelScope(shield=True):
-            await process.aclose()
+            if contained and process.returncode is None:
+                await close_streams(process)
+            else:
+                await process.aclose()
         output.finish()
-    returncode = process.returncode
+    returncode = status if status is not None else process.returncode
     signal_name = None
     if returncode is not None and returncode < 0:
         signal_name = signal.Signals(-returncode).name if -returncode in signal.valid_signals() else None
@@ -236,4 +325,5 @@ async def run_command(
         stopped_reason=None if exited else stop.reason,
         signal_name=signal_name,
         duration_ms=(time.monotonic() - started) * 1000,
+        contained=contained,
     )

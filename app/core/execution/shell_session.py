@@ -26,8 +26,10 @@ from dataclasses import dataclass
 import anyio
 from anyio.abc import Process
 
+from app.core.execution import container as containers
 from app.core.execution import process_marks
-from app.core.execution.executor import READ_CHUNK_BYTES, end_tree, spawn_options
+from app.core.execution.container import Container
+from app.core.execution.executor import READ_CHUNK_BYTES, end_tree, read_status, spawn_options
 from app.core.execution.output import CommandOutput
 from app.core.execution.output_decoding import StreamDecoder
 
@@ -38,6 +40,7 @@ PENDING_PROMPT_MAX_CHARS = 1000  # of a line still being written, shown while th
 SEND_KEYS_SETTLE_S = 0.5  # how long send_keys waits for the program to answer
 SEND_KEYS_WRITE_TIMEOUT_S = 1.0
 SEND_KEYS_RETRY_S = 0.01
+SHELL_END_DRAIN_S = 0.1  # after a contained shell ended: its last output is still in the pipe
 
 
 @dataclass
@@ -63,11 +66,19 @@ class ShellSession:
     """A bash kept alive between calls. One command at a time; it may outlive the call that started it."""
 
     def __init__(
-        self, bash: str, cwd: str, env: Mapping[str, str], mark: str | None = None, code_pages: tuple[str, ...] = ()
+        self,
+        bash: str,
+        cwd: str,
+        env: Mapping[str, str],
+        mark: str | None = None,
+        code_pages: tuple[str, ...] = (),
+        container: Container | None = None,
     ) -> None:
         """`mark` (process_marks) is the shell's own; each command may bring its own to send_command.
-        `code_pages`: how to read output that is not UTF-8 (output_decoding)."""
+        `code_pages`: how to read output that is not UTF-8 (output_decoding). `container`: the OS
+        container the shell runs in (container.py), when there is one."""
         self.bash = bash
+        self.container = container if container is not None and container.on and sys.platform != "win32" else None
         self.code_pages = code_pages
         self.cwd = cwd
         self.env = {**env, process_marks.MARK_ENV: mark} if mark else dict(env)
@@ -101,25 +112,65 @@ class ShellSession:
         read_fd, self._input_write = os.pipe()
         os.set_inheritable(read_fd, True)
         os.set_blocking(self._input_write, False)
-        self.process = await anyio.open_process(
-            # --norc/--noprofile: no rc-file surprises; `-s` reads commands from stdin.
-            [self.bash, "--norc", "--noprofile", "-s"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            cwd=self.cwd,
-            env=self.env,
-            pass_fds=(read_fd,),
-            **spawn_options(sys.platform),
-        )
-        os.close(read_fd)
+        # --norc/--noprofile: no rc-file surprises; `-s` reads commands from stdin.
+        argv = [self.bash, "--norc", "--noprofile", "-s"]
+        status_read = status_write = -1
+        if self.container is not None:
+            status_read, status_write = os.pipe()
+            os.set_blocking(status_read, False)
+            argv = self.container.wrap(argv, status_write)
+        try:
+            self.process = await anyio.open_process(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=self.cwd,
+                env=self.env,
+                pass_fds=(read_fd, status_write) if self.container is not None else (read_fd,),
+                **spawn_options(sys.platform),
+            )
+        finally:
+            os.close(read_fd)
+            if self.container is not None:
+                os.close(status_write)
         self._input_fd_in_child = read_fd
         self._reader_done = anyio.Event()
         self._current = None
         self.ever_started = True
         await self._send_raw("trap ':' INT\n")
-        task_group.start_soon(self._read_loop)
+        self._reading = anyio.CancelScope()
+        task_group.start_soon(self._read_loop, self._reading)
+        if self.container is not None:
+            task_group.start_soon(self._watch_shell_end, status_read, self._reading)
         return restarted
+
+    async def _watch_shell_end(self, status_fd: int, reading: anyio.CancelScope) -> None:
+        """A contained shell's end is its status on `status_fd`, not the end of its output: bwrap
+        keeps the pipe open while a background job the shell left lives on."""
+        try:
+            await read_status(status_fd)
+        finally:
+            os.close(status_fd)
+        await anyio.sleep(SHELL_END_DRAIN_S)
+        reading.cancel()
+
+    def _group_leader(self) -> int | None:
+        """Whose process group holds the shell's commands: bash's, or in a container its init's."""
+        if self.process is None:
+            return None
+        if self.container is None:
+            return self.process.pid
+        return containers.init_pid(self.process.pid)
+
+    def _shell_pid(self) -> int | None:
+        if self.process is None:
+            return None
+        if self.container is None:
+            return self.process.pid
+        leader = containers.init_pid(self.process.pid)
+        found = containers.children(leader) if leader else []
+        return found[0] if found else None
 
     async def send_command(
         self, command: str, mark: str | None = None, output: CommandOutput | None = None
@@ -169,19 +220,21 @@ class ShellSession:
 
     def interrupt(self) -> bool:
         """Ctrl-C: SIGINT to the session's process group; bash's trap keeps the session alive."""
-        if not self.alive or self.process is None:
+        leader = self._group_leader() if self.alive else None
+        if leader is None:
             return False
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGINT)
+            os.killpg(leader, signal.SIGINT)
         return True
 
     def _real_dir(self) -> str | None:
         """The shell's folder as the OS knows it (Linux): `$PWD` is only what the shell says, and a
         command can set it. Elsewhere None, and the marker's `$PWD` is used."""
-        if self.process is None:
+        pid = self._shell_pid()
+        if pid is None:
             return None
         try:
-            return os.readlink(f"/proc/{self.process.pid}/cwd")
+            return os.readlink(f"/proc/{pid}/cwd")
         except OSError:
             return None
 
@@ -205,7 +258,7 @@ class ShellSession:
         if self.process is not None:
             if self.process.returncode is None:
                 with anyio.CancelScope(shield=True):  # the server may be shutting down around us
-                    await end_tree(self.process)
+                    await end_tree(self.process, contained=self.container is not None)
             with anyio.CancelScope(shield=True):
                 await self.process.aclose()
             self.process = None
@@ -217,13 +270,14 @@ class ShellSession:
         assert self.process is not None and self.process.stdin is not None
         await self.process.stdin.send(text.encode())
 
-    async def _read_loop(self) -> None:
+    async def _read_loop(self, reading: anyio.CancelScope) -> None:
         assert self.process is not None and self.process.stdout is not None
         stream = self.process.stdout
         decoder = StreamDecoder(self.code_pages)  # keeps a split character for the next chunk
         try:
-            while True:
-                self._consume(decoder.decode(await stream.receive(READ_CHUNK_BYTES)))
+            with reading:
+                while True:
+                    self._consume(decoder.decode(await stream.receive(READ_CHUNK_BYTES)))
         except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass
         finally:

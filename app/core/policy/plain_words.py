@@ -8,8 +8,10 @@ from collections.abc import Sequence
 
 from app.core.classifier import Classification, classify
 from app.core.classifier.findings import Words
-from app.core.i18n import _
-from app.core.messages import held_reason
+from app.core.i18n import N_, _
+from app.core.messages import PROTECTED_WRITE_PLAIN, held_reason
+
+N_("Changes a file Cowork Terminal protects; if you allow it, it runs without that protection")
 
 
 def for_person(words: Words) -> str:
@@ -45,6 +47,8 @@ def held_reason_for_person(stored: str, command: str, cwd: str | None, protected
     keeps: plain words and terse reasons) is what the classifier says of that command today; None
     when it is not (an older version's words, another folder): then the stored text is shown."""
     verdict = classify(command, cwd=os.path.realpath(cwd) if cwd else None, protected_paths=protected)
+    if held_reason((*verdict.plain, PROTECTED_WRITE_PLAIN), verdict.reasons) == stored:  # issue 21
+        return "; ".join((*lines_for_person(verdict), _(PROTECTED_WRITE_PLAIN)))
     if not verdict.reasons or held_reason(verdict.plain, verdict.reasons) != stored:
         return None
     return "; ".join(lines_for_person(verdict))

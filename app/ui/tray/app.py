@@ -121,7 +121,15 @@ ASK_USER = "ask-user"  # show the next question (a loosening someone asked for) 
 # Quick actions (the user's controls, the approval and confirm windows): their own queue, so
 # nothing slow (a connection check, the `claude` CLI) ever delays them.
 JOURNAL_ACTIONS = frozenset(
-    {menu.TOGGLE_PAUSE, menu.PAUSE_FOR, menu.SET_APPROVAL_MODE, menu.SET_OUTPUT_BUDGET, menu.OPEN_APPROVALS, ASK_USER}
+    {
+        menu.TOGGLE_PAUSE,
+        menu.PAUSE_FOR,
+        menu.SET_APPROVAL_MODE,
+        menu.TOGGLE_CONTAINER,
+        menu.SET_OUTPUT_BUDGET,
+        menu.OPEN_APPROVALS,
+        ASK_USER,
+    }
 )
 _STOP = object()
 
@@ -369,6 +377,16 @@ class TrayApp:
             thread.start()
             self._threads.append(thread)
 
+    def _say_if_unprotected(self) -> None:
+        """Once at start: commands run without the OS container (issue 21), in plain words and how to fix it."""
+        from app.core.execution import container
+
+        found = container.for_paths(self.paths)
+        said = container.person_message(found.state)
+        if said:
+            log.warning("commands are not contained: %s", container.log_message(found.state, found.detail))
+            self.notifier.notify(_("Commands are less protected"), said)
+
     def request_quit(self) -> None:
         """Thread-safe: the monitor thread stops the icon, then `run()` returns."""
         self._quit.set()
@@ -590,6 +608,7 @@ class TrayApp:
             problem=self._problem,
             busy=self._busy,
             approval_mode=snapshot.approval_mode,
+            container=self.hub.state.container,
             output_budget=snapshot.output_budget,
             held=self._held if not self.windows else (),
             jobs=menu.long_jobs(
@@ -700,6 +719,7 @@ class TrayApp:
         except BashNotFoundError as exc:
             self._problem = bash_problem(exc, self.platform)
             self.notifier.notify(self._problem, exc.for_person())
+        self._say_if_unprotected()
         self._repair_stale_entries()
         if not self.windows:
             said = missing_tk_message(self.platform, self.has_menu)
@@ -772,6 +792,10 @@ class TrayApp:
         elif action == menu.SET_APPROVAL_MODE:
             self.hub.set_settings(approval_mode=approval.ApprovalMode(str(target)).value)
             log.info("approval mode set to %s from the tray", target)
+            self._push_settings()
+        elif action == menu.TOGGLE_CONTAINER:  # the user's click: the one way to switch it off
+            self.hub.set_settings(container=not self.hub.state.container)
+            log.info("commands %s from the tray", "contained" if self.hub.state.container else "not contained")
             self._push_settings()
         elif action == menu.SET_OUTPUT_BUDGET:
             budget = parse_budget(str(target))

@@ -46,6 +46,7 @@ TOGGLE_AUTOSTART = "toggle-autostart"
 OPEN_DATA_FOLDER = "open-data-folder"
 OPEN_APPROVALS = "open-approvals"
 SET_APPROVAL_MODE = "set-approval-mode"
+TOGGLE_CONTAINER = "toggle-container"  # commands in the OS container, or not (a click only: issue 21)
 SET_OUTPUT_BUDGET = "set-output-budget"
 UNINSTALL = "uninstall"
 ASK_DISCONNECT = "ask-disconnect"  # "Disconnect…": asks first; DISCONNECT is what a "yes" does
@@ -69,6 +70,7 @@ ACTIONS = (
     OPEN_DATA_FOLDER,
     OPEN_APPROVALS,
     SET_APPROVAL_MODE,
+    TOGGLE_CONTAINER,
     SET_OUTPUT_BUDGET,
     UNINSTALL,
     ASK_DISCONNECT,
@@ -216,6 +218,7 @@ class TrayState:
     problem: str | None = None  # something that stops every command (no bash): one short line
     busy: str | None = None  # an action in progress, e.g. "Checking Claude Desktop..."
     approval_mode: ApprovalMode = ApprovalMode.DESTRUCTIVE
+    container: bool = True  # commands run in the OS container (off: the user's click)
     language: str | None = None  # picked in the Language submenu; None: the OS's language
     output_budget: OutputBudget = OutputBudget()
     held: tuple[HeldView, ...] = ()  # listed in the menu only when `windows` is False
@@ -438,8 +441,9 @@ def _short(command: str, limit: int = 60) -> str:
 
 
 def approval_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
-    """The approval modes as radio items: which commands wait for the user's answer."""
-    return tuple(
+    """The approval modes as radio items: which commands wait for the user's answer; then whether
+    commands run in the protected container."""
+    modes = tuple(
         MenuEntry(
             f"approval:{mode.value}",
             mode.label,
@@ -449,6 +453,8 @@ def approval_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
         )
         for mode in ApprovalMode
     )
+    protect = MenuEntry("container", _("Protect my settings from commands"), TOGGLE_CONTAINER, checked=state.container)
+    return (*modes, _separator("approval-separator"), protect)
 
 
 def output_submenu(state: TrayState) -> tuple[MenuEntry, ...]:

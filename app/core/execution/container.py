@@ -1,0 +1,488 @@
+"""The OS container every command runs in: what it keeps read-only and how bubblewrap starts it.
+
+Why (issue 21, ../shared/containment-notes.md): no parser stops a same-user process from writing a
+file; the kernel does. On Linux each command runs under `bwrap` in its own pid namespace (so the tray
+can tell its requests from the user's, and they cannot shed it), with the files that control the
+app read-only. Every decision is a pure function of (platform, environment, paths, checks) so tests
+give it each platform's values; only `prepare` and `probe` touch the system.
+
+What it does not stop is said in the README: a same-user service that starts programs on request
+(systemd --user over an abstract bus address, ssh localhost, XTEST typing) mints a process outside.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.core.i18n import _
+from app.core.paths import AppPaths, protected_paths
+
+BWRAP_ENV = "COWORK_TERMINAL_BWRAP"  # another bwrap program; tests point it at a missing one
+PROBE_TIMEOUT_S = 10.0
+
+# Claude Desktop's MSIX package keeps its config here (platform-notes.md).
+MSIX_CLAUDE = ("Packages", "Claude_pzs8sxrjxfjjc", "LocalCache", "Roaming", "Claude")
+# Shell start-up files that live alone in the home folder: bound read-only file by file (a program
+# outside that replaces one by rename detaches the bind: containment-notes.md section 1).
+SHELL_FILES = (
+    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+    ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".pam_environment",
+)  # fmt: skip
+
+# The container's first process: runs the command, writes its status to the fd named first (one
+# line, the exit code; the command does not inherit it), then lives until the
+# namespace is empty so a finished command's background job lives on (bash reaps orphans on
+# SIGCHLD). bash, not Python: a Python init cost about 30 ms per command here, bash about 2.
+# The traps keep Ctrl-C and a polite SIGTERM for the command; they are not inherited as "ignore".
+INIT_SCRIPT = (
+    "trap : INT TERM HUP QUIT\n"
+    "fd=$1; shift\n"
+    '"$@" {fd}>&-\n'
+    'printf \'%s\\n\' "$?" >&"$fd"\n'
+    "exec {fd}>&- </dev/null >/dev/null 2>&1\n"
+    "while set -- /proc/[0-9]*; [ $# -gt 1 ]; do sleep 0.2; done\n"
+)
+
+ON = "on"
+MISSING = "missing"  # no bwrap program
+USERNS = "userns"  # the kernel refuses unprivileged user namespaces
+APPARMOR = "apparmor"  # Ubuntu 23.10+: AppArmor confines namespaces of unconfined programs
+FAILED = "failed"  # another reason, in bwrap's own words
+UNSUPPORTED = "unsupported"  # no container for this OS here (Windows jobs protect no files)
+OFF = "off"  # the user switched it off in the app
+PRIVILEGED = "privileged"  # the user allowed a command that gains privileges (sudo), which no container allows
+
+# bwrap's stderr for each reason (Debian, upstream, Ubuntu): containment-notes.md section 1.
+USERNS_SIGNS = ("No permissions to create new namespace", "Creating new namespace failed")
+APPARMOR_SIGNS = ("setting up uid map: Permission denied", "Failed RTM_NEWADDR: Operation not permitted")
+
+
+@dataclass(frozen=True)
+class ProtectedSet:
+    """What commands may read but not change: folders (whole) and lone files."""
+
+    folders: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    # Protected only where they exist: the app takes a Claude Desktop folder as a sign that Claude
+    # Desktop is installed (claude/locations.py), so none is created just to protect it.
+    if_present: tuple[str, ...] = ()
+
+    def all(self) -> tuple[str, ...]:
+        return (*self.folders, *self.files, *self.if_present)
+
+
+def protected_set(
+    platform: str,
+    environ: Mapping[str, str],
+    home: str,
+    app_folders: Iterable[str],
+    program_folders: Iterable[str],
+    user_site: str | None,
+) -> ProtectedSet:
+    """The protected set for one OS, as plain paths (not yet resolved or created).
+
+    `app_folders`: our data, log and outputs folders; `program_folders`: the package, its venv or
+    editable source tree; `user_site`: where Python's user start-up hooks live (`.pth`,
+    `usercustomize`), for every interpreter we start."""
+    join = os.path.join if platform != "win32" else _win_join
+    folders = [*app_folders, *program_folders]
+    if user_site:
+        folders.append(user_site)
+    folders.append(join(home, ".claude"))
+    files = [join(home, ".claude.json")]
+    if platform == "win32":
+        appdata = environ.get("APPDATA") or join(home, "AppData", "Roaming")
+        local = environ.get("LOCALAPPDATA") or join(home, "AppData", "Local")
+        folders.append(join(appdata, "Microsoft", "Windows", "Start Menu", "Programs", "Startup"))
+        desktop: tuple[str, ...] = (join(appdata, "Claude"), join(local, *MSIX_CLAUDE))
+        return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(files), desktop)
+    if platform == "darwin":
+        desktop = (join(home, "Library", "Application Support", "Claude"),)
+        folders.append(join(home, "Library", "LaunchAgents"))
+    else:
+        config = _xdg(environ, "XDG_CONFIG_HOME", join(home, ".config"))
+        data = _xdg(environ, "XDG_DATA_HOME", join(home, ".local", "share"))
+        desktop = (join(config, "Claude"),)
+        folders += [
+            join(config, "autostart"),
+            join(config, "systemd", "user"),
+            join(config, "fish"),
+            join(data, "dbus-1"),
+        ]
+    files += [join(home, name) for name in SHELL_FILES]
+    return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(files)), desktop)
+
+
+def _xdg(environ: Mapping[str, str], name: str, default: str) -> str:
+    value = environ.get(name, "")
+    return value if os.path.isabs(value) else default
+
+
+def _win_join(*parts: str) -> str:
+    return "\\".join(p.rstrip("\\") for p in parts)
+
+
+def program_folders(package_dir: str, prefix: str, base_prefix: str) -> list[str]:
+    """The program's own files: the package (an editable install's source too) and a venv."""
+    folders = [package_dir]
+    if os.path.normcase(prefix) != os.path.normcase(base_prefix):  # a venv, not the system's Python
+        folders.append(prefix)
+    return folders
+
+
+# -- Linux: bubblewrap ---------------------------------------------------------------------------
+
+
+def mount_args(protected: ProtectedSet, writable_parent: Callable[[str], bool]) -> list[str]:
+    """bwrap's arguments that make `protected` read-only: every ancestor a command could rename
+    (its parent is writable) bound onto itself first, since `mv ~/.claude ~/.x; mkdir ~/.claude`
+    defeats a bind of the folder alone; then each member, shallow before deep.
+
+    Paths must be resolved and exist (`prepare`): bwrap fails on a missing one and follows a
+    symlink to where it points."""
+    members = set(protected.all())
+    ancestors: set[str] = set()
+    for path in members:
+        for ancestor in Path(path).parents:
+            if str(ancestor) == ancestor.root:
+                break
+            if writable_parent(str(ancestor)) and str(ancestor) not in members:
+                ancestors.add(str(ancestor))
+    args: list[str] = []
+    for path in sorted(ancestors | members, key=lambda p: (p.count("/"), p)):
+        args += ["--bind", path, path] if path in ancestors else ["--ro-bind", path, path]
+    return args
+
+
+def hidden_args(environ: Mapping[str, str], exists: Callable[[str], bool]) -> list[str]:
+    """Hide what starts programs outside the container for the asking: the session bus (a D-Bus
+    service file registered from inside was started by dbus-daemon outside), systemd's user
+    manager and X11's path sockets. The abstract X socket stays (Landlock scoping needs code in the
+    init; not done: said in the README)."""
+    args: list[str] = []
+    runtime = environ.get("XDG_RUNTIME_DIR", "")
+    if os.path.isabs(runtime):
+        if exists(f"{runtime}/bus"):
+            args += ["--ro-bind", "/dev/null", f"{runtime}/bus"]
+        if exists(f"{runtime}/systemd"):
+            args += ["--tmpfs", f"{runtime}/systemd"]
+    if exists("/tmp/.X11-unix"):
+        args += ["--tmpfs", "/tmp/.X11-unix"]
+    return args
+
+
+def bwrap_argv(
+    bwrap: str, mounts: Sequence[str], hidden: Sequence[str], command: Sequence[str], status_fd: int = 2
+) -> list[str]:
+    """The whole bwrap command line: the host's files, a pid namespace of its own (`--proc`), the
+    init as pid 1, a new session (its process group is the command's, and no TIOCSTI), and death
+    with the thread that started it."""
+    return [
+        bwrap,
+        "--dev-bind", "/", "/",
+        "--unshare-pid", "--proc", "/proc",
+        "--die-with-parent", "--new-session", "--as-pid-1",
+        *mounts, *hidden,
+        "--", "/bin/bash", "--norc", "--noprofile", "-c", INIT_SCRIPT, "cowork-init", str(status_fd), *command,
+    ]  # fmt: skip
+
+
+def classify_failure(returncode: int | None, stderr: str) -> str:
+    """Which reason a failed probe shows, from bwrap's own words (None returncode: not found)."""
+    if returncode is None:
+        return MISSING
+    if any(sign in stderr for sign in APPARMOR_SIGNS):
+        return APPARMOR
+    if any(sign in stderr for sign in USERNS_SIGNS):
+        return USERNS
+    return FAILED
+
+
+def person_message(state: str) -> str | None:
+    """What the tray says once when commands run unprotected; None when protected."""
+    if state == ON:
+        return None
+    if state == MISSING:
+        return _(
+            "Commands run without protection: bubblewrap is missing. "
+            "Install it (sudo apt install bubblewrap) and restart Cowork Terminal."
+        )
+    if state == APPARMOR:
+        return _(
+            "Commands run without protection: Ubuntu's AppArmor blocks bubblewrap. "
+            "See the README (AppArmor) for the one-time fix."
+        )
+    if state == USERNS:
+        return _(
+            "Commands run without protection: this system does not allow user namespaces. "
+            "See the README (bubblewrap) for how to turn them on."
+        )
+    if state in (UNSUPPORTED, OFF, PRIVILEGED):  # the user's own click, said in the menu or the window
+        return None
+    return _("Commands run without protection: bubblewrap could not start. See the log for why.")
+
+
+def log_message(state: str, detail: str = "") -> str:
+    """The English line for the log and the journal: why a command ran unprotected."""
+    reasons = {
+        ON: "commands run in the bwrap container",
+        MISSING: "bwrap is not installed (apt install bubblewrap)",
+        USERNS: "the kernel refuses unprivileged user namespaces",
+        APPARMOR: "AppArmor restricts unprivileged user namespaces (Ubuntu); see the README",
+        FAILED: "bwrap failed",
+        UNSUPPORTED: "no file protection on this OS",
+        OFF: "the user switched it off in the app",
+        PRIVILEGED: "the user allowed a command that gains privileges (sudo, pkexec), which cannot inside",
+    }
+    text = reasons.get(state, state)
+    return f"{text}: {detail.strip()[:300]}" if detail.strip() and state != ON else text
+
+
+@dataclass(frozen=True)
+class Container:
+    """How to start a command here: `wrap(argv)` gives the argv to run; `state` says whether it is
+    protected (ON) and `detail` why not."""
+
+    state: str
+    bwrap: str | None = None
+    mounts: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()
+    detail: str = ""
+    protected: ProtectedSet = field(default_factory=ProtectedSet)
+
+    @property
+    def on(self) -> bool:
+        return self.state == ON and self.bwrap is not None
+
+    def without(self, members: Iterable[str]) -> Container:
+        """This container with `members` writable (the user allowed a command that names them);
+        the rest of the protected set stays read-only, and the pid namespace stays."""
+        lifted = set(members)
+        kept = ProtectedSet(
+            tuple(f for f in self.protected.folders if f not in lifted),
+            tuple(f for f in self.protected.files if f not in lifted),
+        )
+        mounts = tuple(mount_args(kept, _writable_parent))
+        return Container(self.state, self.bwrap, mounts, self.hidden, self.detail, self.protected)
+
+    def wrap(self, command: Sequence[str], status_fd: int, *, read_only_binds: bool = True) -> list[str]:
+        """`command` inside the container, or unchanged when there is none. Without the read-only
+        binds (a command the user allowed to change the protected set) the pid namespace stays."""
+        if not self.on:
+            return list(command)
+        assert self.bwrap is not None
+        mounts = self.mounts if read_only_binds else ()
+        return bwrap_argv(self.bwrap, mounts, self.hidden, command, status_fd)
+
+
+def prepare(protected: ProtectedSet) -> ProtectedSet:
+    """Resolve each member (bwrap binds where a symlink points, and fails on an absolute one) and
+    create missing folders first (a missing one cannot be bound); lone files that do not exist are
+    left out (creating them would change the user's shell), so are missing `if_present` folders."""
+    folders = []
+    for folder in protected.folders:
+        real = os.path.realpath(folder)
+        try:
+            os.makedirs(real, mode=0o700, exist_ok=True)
+        except OSError:
+            continue
+        if os.path.isdir(real):
+            folders.append(real)
+    folders += [os.path.realpath(f) for f in protected.if_present if os.path.isdir(f)]
+    files = [os.path.realpath(f) for f in protected.files if os.path.isfile(f)]
+    return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(files)))
+
+
+def _writable_parent(path: str) -> bool:
+    return os.access(os.path.dirname(path), os.W_OK)
+
+
+def this_protected_set(app_folders: Iterable[str]) -> ProtectedSet:
+    """The protected set of this process's platform, environment and program."""
+    import site
+
+    import app
+
+    package = os.path.dirname(os.path.abspath(app.__file__))
+    user_site = None
+    if sys.platform == "linux":
+        user_site = os.path.join(site.getuserbase(), "lib")  # ~/.local/lib: every Python's user hooks
+    elif site.getusersitepackages():
+        user_site = site.getusersitepackages()
+    return protected_set(
+        sys.platform,
+        os.environ,
+        os.path.expanduser("~"),
+        app_folders,
+        program_folders(package, sys.prefix, sys.base_prefix),
+        user_site,
+    )
+
+
+def probe(bwrap: str, mounts: Sequence[str], hidden: Sequence[str]) -> tuple[str, str]:
+    """Start the real container once with `true`: its state and bwrap's own words when it failed."""
+    try:
+        done = subprocess.run(
+            bwrap_argv(bwrap, mounts, hidden, ["true"]),
+            capture_output=True,
+            text=True,
+            timeout=PROBE_TIMEOUT_S,
+            check=False,
+            pass_fds=(),
+            stdin=subprocess.DEVNULL,
+        )
+    except FileNotFoundError:
+        return MISSING, f"{bwrap} not found"
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return FAILED, str(exc)
+    if done.returncode == 0:
+        return ON, ""
+    return classify_failure(done.returncode, done.stderr), done.stderr
+
+
+def linux_container(app_folders: Iterable[str], environ: Mapping[str, str] | None = None) -> Container:
+    """Make the protected set ready and probe bwrap with it (about 10 ms, once per process)."""
+    environ = os.environ if environ is None else environ
+    bwrap = environ.get(BWRAP_ENV) or "bwrap"
+    protected = prepare(this_protected_set(app_folders))
+    mounts = tuple(mount_args(protected, _writable_parent))
+    hidden = tuple(hidden_args(environ, os.path.exists))
+    state, detail = probe(bwrap, mounts, hidden)
+    return Container(state, bwrap if state == ON else None, mounts, hidden, detail, protected)
+
+
+@functools.lru_cache(maxsize=4)
+def container_for(app_folders: tuple[str, ...]) -> Container:
+    """This process's container, probed once: Linux only for now (macOS's sandbox-exec profile is
+    generated and tested, but not run: nobody could try it on a Mac yet)."""
+    if sys.platform != "linux":
+        return Container(UNSUPPORTED)
+    return linux_container(app_folders)
+
+
+def for_paths(paths: AppPaths) -> Container:
+    """The container for an app home: our data and log folders (as named and real) and outputs."""
+    folders = (*protected_paths(paths), str(paths.outputs))
+    return container_for(tuple(sorted(set(folders))))
+
+
+# -- the running container, from outside -----------------------------------------------------------
+
+
+def children(pid: int, proc: str = "/proc") -> list[int]:
+    """The direct children of `pid` (Linux; empty when unknown)."""
+    try:
+        with open(f"{proc}/{pid}/task/{pid}/children") as handle:
+            return [int(p) for p in handle.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def init_pid(bwrap_pid: int) -> int | None:
+    """The host pid of the container's init (bwrap's one child): the leader of the command's group."""
+    found = children(bwrap_pid)
+    return found[0] if found else None
+
+
+def output_held(bwrap_pid: int, proc: str = "/proc") -> bool:
+    """Whether a process in the container other than its init still holds the command's output
+    pipes (bwrap's own stdout and stderr): a background job that may still write. When none does,
+    the caller need not wait for the end of the output, which bwrap keeps open while a job lives."""
+    pipes = {_link(f"{proc}/{bwrap_pid}/fd/{fd}") for fd in (1, 2)} - {None}
+    leader = init_pid(bwrap_pid)
+    if leader is None or not pipes:
+        return False
+    todo, seen = children(leader, proc), set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        todo += children(pid, proc)
+        try:
+            fds = os.listdir(f"{proc}/{pid}/fd")
+        except OSError:
+            continue
+        if any(_link(f"{proc}/{pid}/fd/{fd}") in pipes for fd in fds):
+            return True
+    return False
+
+
+def _link(path: str) -> str | None:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
+
+
+def pid_namespace(pid: int | str = "self", proc: str = "/proc") -> str | None:
+    """`pid:[4026531836]` for a process, None where unknown (not Linux, gone, another user)."""
+    try:
+        return os.readlink(f"{proc}/{pid}/ns/pid")
+    except OSError:
+        return None
+
+
+# -- the model's hint when a write hit the protected set ------------------------------------------
+
+READ_ONLY_SIGNS = ("Read-only file system", "Device or resource busy", "Invalid cross-device link")
+
+
+def protected_hint(stderr: str, exit_code: int | None, protected: Iterable[str]) -> str | None:
+    """English for the model when a failing command looks like it wrote into the protected set."""
+    if exit_code in (0, None) or "Read-only file system" not in stderr:
+        return None
+    named = [p for p in protected if p in stderr]
+    where = named[0] if named else "a file Cowork Terminal protects"
+    return (
+        f"{where} is protected by Cowork Terminal (read-only for commands: its settings, Claude's "
+        "configs, start-up files). If this change is needed, ask the user, then call execute_command "
+        "again with the protected path written out plainly in the command: the user is asked to allow "
+        "it, and once allowed it runs without the read-only protection."
+    )
+
+
+def hold_members(protected: ProtectedSet) -> tuple[str, ...]:
+    """The members a command is held for naming: not the program's own folders, which commands name
+    to run them (the venv's python), never to change them."""
+    import app
+
+    program = {os.path.realpath(sys.prefix), os.path.realpath(os.path.dirname(os.path.abspath(app.__file__)))}
+    return tuple(member for member in protected.all() if member not in program)
+
+
+# Set-uid programs cannot gain privileges in the container (bwrap sets no_new_privs).
+PRIVILEGED_PROGRAMS = re.compile(r"(?:^|[\s;&|(`$])(?:sudo|su|pkexec|doas|fusermount3?|snap)(?=$|[\s;&|)])")
+
+
+def gains_privileges(command: str) -> bool:
+    """Whether a command runs a set-uid program: once the user allowed it, it runs outside the
+    container, where it can work (inside, sudo says "no new privileges")."""
+    return PRIVILEGED_PROGRAMS.search(command) is not None
+
+
+def touches_protected(command: str, members: Iterable[str], home: str) -> bool:
+    """Whether a command names a member of the protected set (as is, from `~` or `$HOME`): such a
+    command, once the user allowed it, runs with those members writable."""
+    return bool(named_members(command, members, home))
+
+
+def named_members(command: str, members: Iterable[str], home: str) -> list[str]:
+    """The members of the protected set a command names, as is or from `~` or `$HOME`."""
+    home = home.rstrip("/")
+    named = []
+    for member in members:
+        spellings = {member}
+        if home and (member == home or member.startswith(home + "/")):
+            rest = member[len(home) :]
+            spellings |= {"~" + rest, "$HOME" + rest, "${HOME}" + rest}
+        if any(spelling in command for spelling in spellings):
+            named.append(member)
+    return named

@@ -1,0 +1,402 @@
+"""Attacks on the OS container every command runs in (issue 21), through `execute_command` of a real
+server, with a real tray where the attack needs one.
+
+Each attack is a script written to /tmp and run with Python (the classifier cannot read it), so the
+container is what stops it; each test checks that the attack ran before it checks that it failed.
+The server runs with a home folder of the test's own, so a write that got through lands there.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import select
+import shlex
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+from app.core.channel.client import ask_tray
+from app.core.channel.transport import address_for
+from app.core.execution import container
+from app.core.journal.store import Journal
+from app.core.paths import AppPaths
+from tests.clicks import PROMPT_TITLE, click_yes
+from tests.raw_stdio import RawServer
+from tests.stdio_client import connect, run
+from tests.tray_process import running_tray
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.skipif(not sys.platform.startswith("linux") or shutil.which("bwrap") is None, reason="bwrap (Linux)"),
+]
+PY = sys.executable
+PACKAGE = Path(container.__file__).resolve().parents[2]
+WAIT_S = 30.0
+
+
+def agent_script(code: str, *, background: bool = False) -> str:
+    """A command that writes `code` to a file in /tmp and runs it: the classifier cannot read it."""
+    encoded = base64.b64encode(code.encode()).decode()
+    name = f"/tmp/agent-{os.getpid()}-{abs(hash(code)) % 10**8}.py"
+    run_it = f"nohup {PY} {name} > /dev/null 2>&1 &" if background else f"{PY} {name}"
+    return f"printf %s {encoded} | base64 -d > {name} && {run_it}"
+
+
+@pytest.fixture
+def user_home(tmp_path: Path) -> Path:
+    """The home folder the server and its commands see, with the files a user has."""
+    folder = tmp_path / "user"
+    (folder / ".config").mkdir(parents=True)
+    (folder / ".bashrc").write_text("alias ll='ls -l'\n")
+    (folder / ".claude.json").write_text('{"mcpServers": {}}\n')
+    return folder
+
+
+def server_env(user_home: Path, **more: str) -> dict[str, str]:
+    return {"HOME": str(user_home), **more}
+
+
+def own_namespace() -> str:
+    return os.readlink("/proc/self/ns/pid")
+
+
+def routes_into_folder(target: Path, existing: Path) -> dict[str, str]:
+    """Ways to make `target` inside a protected folder, plain and disguised, and to edit `existing`."""
+    encoded = base64.b64encode(str(target).encode()).decode()
+    quoted = shlex.quote(str(target))
+    return {
+        "redirect": f"echo x > {quoted}",
+        "script": f"printf 'echo x > \"$1\"' > /tmp/w-{os.getpid()}.sh && bash /tmp/w-{os.getpid()}.sh {quoted}",
+        "base64 path": f'echo x > "$(echo {encoded} | base64 -d)"',
+        "python -c": f"{PY} -c {shlex.quote(f'open({str(target)!r}, chr(119)).write(chr(120))')}",
+        "cp": f"cp /etc/hostname {quoted}",
+        "ln -s": f"ln -s /etc/hostname {quoted}",
+        "sed -i": f"sed -i s/a/b/ {shlex.quote(str(existing))}",
+    }
+
+
+def routes_onto_file(target: Path) -> dict[str, str]:
+    quoted = shlex.quote(str(target))
+    return {
+        "append": f"echo x >> {quoted}",
+        "sed -i": f"sed -i s/l/L/ {quoted}",
+        "cp over": f"cp /etc/hostname {quoted}",
+        "ln -sf": f"ln -sf /etc/hostname {quoted}",
+        "mv over": f"echo x > /tmp/n-{os.getpid()} && mv /tmp/n-{os.getpid()} {quoted}",
+        "rm": f"rm -f {quoted}",
+        "python -c": f"{PY} -c {shlex.quote(f'open({str(target)!r}, chr(97)).write(chr(120))')}",
+    }
+
+
+ATTACK = """
+import json, subprocess, sys
+routes = json.loads(sys.argv[1]) if len(sys.argv) > 1 else json.load(open(__file__ + ".json"))
+out = {}
+for name, line in routes.items():
+    done = subprocess.run(["bash", "-c", line], capture_output=True, text=True)
+    out[name] = [done.returncode, done.stderr.strip()[-200:]]
+print(json.dumps(out))
+"""
+
+
+def attack_command(routes: dict[str, str]) -> str:
+    """Writes the routes beside the script, then runs them all in one call."""
+    encoded = base64.b64encode(json.dumps(routes).encode()).decode()
+    name = f"/tmp/agent-{os.getpid()}-routes.py"
+    script = base64.b64encode(ATTACK.encode()).decode()
+    return f"printf %s {script} | base64 -d > {name} && printf %s {encoded} | base64 -d > {name}.json && {PY} {name}"
+
+
+async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_disguised_routes(
+    home: Path, paths: AppPaths, user_home: Path
+) -> None:
+    folders = {
+        "data": paths.data_dir,
+        "outputs": paths.outputs,
+        "claude code": user_home / ".claude",
+        "claude desktop": user_home / ".config" / "Claude",
+        "autostart": user_home / ".config" / "autostart",
+        "systemd user": user_home / ".config" / "systemd" / "user",
+        "dbus services": user_home / ".local" / "share" / "dbus-1",
+        "user site": user_home / ".local" / "lib",
+        "program": PACKAGE / "app",
+        "venv": Path(sys.prefix),
+    }
+    stamp = f"attack-{os.getpid()}"
+    routes: dict[str, str] = {}
+    for label, folder in folders.items():
+        folder.mkdir(parents=True, exist_ok=True)
+        existing = folder / f"{stamp}-existing.txt"
+        existing.write_text("a\n")
+        for route, line in routes_into_folder(folder / stamp, existing).items():
+            routes[f"{label}: {route}"] = line
+    for name in (".bashrc", ".claude.json"):
+        for route, line in routes_onto_file(user_home / name).items():
+            routes[f"{name}: {route}"] = line
+    for ancestor in (user_home / ".config", user_home / ".local", user_home / ".claude", paths.data_dir):
+        routes[f"mv {ancestor.name}"] = f"mv {shlex.quote(str(ancestor))} {shlex.quote(str(ancestor))}-moved"
+    before = {name: (user_home / name).read_text() for name in (".bashrc", ".claude.json")}
+    try:
+        async with connect(home, env=server_env(user_home)) as client:
+            result = await run(client, {"command": attack_command(routes), "timeout": 120_000})
+        assert result.get("exitCode") == 0, result
+        outcomes = json.loads(result["stdout"])  # the attack ran: every route reported back
+        assert set(outcomes) == set(routes)
+        got_through = {name: outcome for name, outcome in outcomes.items() if outcome[0] == 0}
+        assert got_through == {}, got_through
+        assert any("Read-only file system" in outcome[1] for outcome in outcomes.values())
+        for label, folder in folders.items():
+            assert not (folder / stamp).exists() and not (folder / stamp).is_symlink(), label
+            assert (folder / f"{stamp}-existing.txt").read_text() == "a\n", label
+        assert {name: (user_home / name).read_text() for name in before} == before
+        for ancestor in (user_home / ".config", user_home / ".local", user_home / ".claude", paths.data_dir):
+            assert ancestor.is_dir() and not Path(f"{ancestor}-moved").exists()
+    finally:
+        for folder in folders.values():
+            for leftover in folder.glob(f"{stamp}*"):
+                leftover.unlink()
+
+
+async def test_a_write_refused_by_the_container_tells_the_model_why_and_what_to_do(home: Path, user_home: Path) -> None:
+    target = user_home / ".claude" / "settings.json"
+    write = f"open(__import__('base64').b64decode({base64.b64encode(str(target).encode())!r}).decode(), 'w')"
+    async with connect(home, env=server_env(user_home)) as client:
+        result = await run(client, {"command": agent_script(write)})
+    assert "Read-only file system" in result["stderr"], result  # it ran, and the OS said no
+    assert result["note"].startswith(f"{target.parent} is protected by Cowork Terminal"), result
+    assert "ask the user" in result["note"] and "execute_command" in result["note"]
+    assert not target.exists()
+
+
+async def test_a_command_runs_in_a_pid_namespace_of_its_own_and_its_background_job_outlives_it(
+    home: Path, paths: AppPaths, user_home: Path
+) -> None:
+    marker = f"17{os.getpid() % 1000}.25"
+    async with connect(home, env=server_env(user_home)) as client:
+        first = await run(client, {"command": f"readlink /proc/self/ns/pid; (setsid sleep {marker} &)"})
+        assert first["exitCode"] == 0 and first["stdout"].strip() != own_namespace()
+        assert first["stdout"].startswith("pid:[")
+        started = time.monotonic()
+        second = await run(client, {"command": "ps -e -o pid= | wc -l"})
+        assert int(second["stdout"]) <= 4, "a new namespace sees only its own processes"
+        assert time.monotonic() - started < 5
+        still = await run(client, {"command": "pgrep -x sleep || echo gone"})
+        assert still["stdout"].strip() == "gone", "another command's container cannot see it"
+        assert any(f"sleep {marker}" in line for line in os.popen("ps -eo args").read().splitlines())
+    with Journal.open(paths) as journal:
+        reasons = [row.reason for row in journal.recent_commands()]
+    assert not any(reason and "without the container" in reason for reason in reasons)
+
+
+async def test_without_bwrap_commands_still_run_and_each_journal_row_says_it_was_unprotected(
+    home: Path, paths: AppPaths, user_home: Path
+) -> None:
+    env = server_env(user_home, **{container.BWRAP_ENV: str(user_home / "no-bwrap")})
+    async with connect(home, env=env) as client:
+        result = await run(client, {"command": "readlink /proc/self/ns/pid; echo ok"})
+    assert result["stdout"].split() == [own_namespace(), "ok"], "it ran, in the host's namespace"
+    with Journal.open(paths) as journal:
+        row = journal.recent_commands()[0]
+    assert row.reason == "ran without the container: bwrap is not installed (apt install bubblewrap)"
+
+
+def test_without_bwrap_the_tray_says_once_that_commands_are_less_protected_and_how_to_fix_it(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(container.BWRAP_ENV, str(tmp_path / "no-bwrap"))
+    log = tmp_path / "tray.log"
+    with running_tray(home, log=log):
+        deadline = time.monotonic() + WAIT_S
+        while "notice: Commands are less protected" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+    said = log.read_text()
+    assert said.count("notice: Commands are less protected") == 1
+    assert "sudo apt install bubblewrap" in said
+
+
+DETACHED = """
+import os, subprocess, sys
+env = {k: v for k, v in os.environ.items() if k != "COWORK_TERMINAL_RUN"}
+subprocess.Popen([sys.executable, "-c", DRIVER, REPORT], env=env, start_new_session=True,
+                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print("detached")
+"""
+# Runs detached (setsid, no run mark) and talks straight to the tray's address, as an attacker would.
+DRIVER = """
+import json, os, subprocess, sys
+from app.core.channel.transport import address_for, connect
+from app.core.paths import AppPaths
+out = {}
+asks = {"resume": {}, "approve": {"id": 1}, "quit": {}, "open_log": {}, "clear_history": {},
+        "settings": {"changes": {"approval_mode": "never"}}, "state": {}, "pause": {}}
+for op, fields in asks.items():
+    channel, _peer = connect(address_for(AppPaths.from_environment()))
+    channel.send({"op": "hello", "role": "cli", "pid": 0})
+    channel.receive(5)
+    channel.send({"op": op, "seq": 1, **fields})
+    reply = channel.receive(5)
+    while reply is not None and reply.get("seq") != 1:  # a push (the new state) may come first
+        reply = channel.receive(5)
+    out[op] = reply
+    channel.close()
+done = subprocess.run([sys.executable, "-m", "app", "stop", "1"], capture_output=True, text=True, timeout=60)
+out["cli stop"] = [done.returncode, done.stdout + done.stderr]
+json.dump(out, open(sys.argv[1] + ".tmp", "w"))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+"""
+
+
+async def test_a_detached_process_from_a_command_may_pause_but_not_resume_approve_quit_or_open_the_log(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    report = tmp_path / "detached.json"
+    script = DETACHED.replace("DRIVER", repr(DRIVER)).replace("REPORT", repr(str(report)))
+    with running_tray(home) as tray:
+        async with connect(home, headless=False) as client:
+            started = await run(client, {"command": agent_script(script)})
+            assert started.get("stdout") == "detached\n", started
+            deadline = time.monotonic() + WAIT_S * 2
+            while not report.exists() and time.monotonic() < deadline:
+                await anyio.sleep(0.1)
+        answers = json.loads(report.read_text())  # the detached process ran and reached the tray
+        assert tray.poll() is None, "the tray did not quit"
+        state = json.loads((await anyio.to_thread.run_sync(ask_tray, paths, "state"))["message"])
+        assert state["paused"] is True, "pause, a tightening, was taken from inside the container"
+        tray_namespace = os.readlink(f"/proc/{tray.pid}/ns/pid")
+    assert tray_namespace == own_namespace()
+    for op in ("resume", "approve", "quit", "open_log", "clear_history", "settings", "state"):
+        assert answers[op]["op"] == "error" and "inside a command's container" in answers[op]["message"], op
+    assert answers["pause"]["op"] == "ack", answers["pause"]
+    code, said = answers["cli stop"]
+    assert "inside a command's container" not in said, "stop reaches the tray from inside too"
+
+
+LOOK_ALIKE = """
+import os, subprocess, sys
+data, uid, gid = sys.argv[1], str(os.getuid()), str(os.getgid())
+inner = f"mount -t tmpfs none {data} && exec unshare --user --map-user={uid} --map-group={gid} " \\
+        f"env PYSTRAY_BACKEND=dummy {sys.executable} -m app tray"
+env = {k: v for k, v in os.environ.items() if k != "COWORK_TERMINAL_RUN"}
+subprocess.Popen(["unshare", "-Urm", "sh", "-c", inner], env=env, start_new_session=True,
+                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print("started")
+"""
+
+
+def test_a_look_alike_tray_started_from_a_command_is_refused_by_the_server(home: Path, paths: AppPaths) -> None:
+    """The command gives a genuine tray a writable data folder of the same name in its own mount
+    namespace, so it listens at the real address: only its pid namespace tells it apart."""
+    address = address_for(paths).name
+    server = RawServer(home, "--headless")
+    try:
+        assert server.initialize() is not None
+        script = LOOK_ALIKE.replace("sys.argv[1]", repr(str(paths.data_dir)))
+        said = server.call("execute_command", json.dumps({"command": agent_script(script)}))
+        assert said is not None and '"stdout":"started\\n"' in said, said
+        deadline = time.monotonic() + WAIT_S
+        while address not in Path("/proc/net/unix").read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert address in Path("/proc/net/unix").read_text(), "the look-alike listens at the tray's address"
+        refusal = read_stderr_until(server, "runs inside a command's container", WAIT_S)
+        assert "not taking orders from the tray's address" in refusal
+    finally:
+        server.close()
+
+
+def read_stderr_until(server: RawServer, text: str, timeout_s: float) -> str:
+    assert server.process.stderr is not None
+    seen = b""
+    deadline = time.monotonic() + timeout_s
+    while text.encode() not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([server.process.stderr], [], [], 0.2)
+        if ready:
+            chunk = os.read(server.process.stderr.fileno(), 65536)
+            if not chunk:
+                break
+            seen += chunk
+    return seen.decode("utf-8", "replace")
+
+
+async def test_a_container_switched_off_in_the_app_runs_commands_unprotected_and_says_so(
+    home: Path, paths: AppPaths, user_home: Path
+) -> None:
+    with Journal.open(paths) as journal:  # what the tray stores after the user's click in its menu
+        journal.set_setting("container", False)
+    async with connect(home, env=server_env(user_home)) as client:
+        result = await run(client, {"command": "readlink /proc/self/ns/pid"})
+    assert result["stdout"].strip() == own_namespace()
+    with Journal.open(paths) as journal:
+        assert journal.recent_commands()[0].reason == "ran without the container: the user switched it off in the app"
+
+
+async def test_a_change_to_a_protected_file_waits_for_the_user_and_once_allowed_runs_without_the_binds(
+    home: Path, paths: AppPaths, user_home: Path, display: str
+) -> None:
+    seen: list[dict] = []
+
+    async def allow_when_held() -> None:
+        deadline = time.monotonic() + WAIT_S
+        while not seen and time.monotonic() < deadline:
+            seen.extend(json.loads((await anyio.to_thread.run_sync(ask_tray, paths, "holds"))["message"]))
+            await anyio.sleep(0.1)
+        await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
+
+    with running_tray(home, display=display):
+        async with connect(home, headless=False, env=server_env(user_home)) as client, anyio.create_task_group() as g:
+            g.start_soon(allow_when_held)
+            hidden = base64.b64encode(str(paths.data_dir / "sneaked").encode()).decode()
+            command = f"echo '# allowed' >> ~/.bashrc; touch \"$(echo {hidden} | base64 -d)\""
+            result = await run(client, {"command": command})
+    assert "Read-only file system" in result["stderr"], "what it does not name stays read-only"
+    assert not (paths.data_dir / "sneaked").exists()
+    assert (user_home / ".bashrc").read_text().endswith("# allowed\n"), "it ran with ~/.bashrc writable"
+    assert "Cowork Terminal protects" in seen[0]["reasons"], seen
+
+
+async def test_a_command_leaving_a_quiet_background_job_returns_at_once_and_a_talking_one_is_still_heard(
+    tmp_path: Path,
+) -> None:
+    from app.core.execution.executor import DRAIN_AFTER_EXIT_S, CommandSpec, run_command
+
+    found = container.linux_container([str(tmp_path / "data")])
+    assert found.on, found.detail
+
+    async def timed(command: str) -> tuple[float, str]:
+        spec = CommandSpec(command, str(tmp_path), dict(os.environ), 10, "/bin/bash", container=found)
+        began = time.monotonic()
+        result = await run_command(spec)
+        assert result.contained and result.exit_code == 0
+        return time.monotonic() - began, result.to_model()["stdout"]
+
+    quiet_s, said = await timed("nohup sleep 2 >/dev/null 2>&1 & echo started")
+    assert said == "started\n" and quiet_s < DRAIN_AFTER_EXIT_S, "bwrap holds the pipes, the job does not"
+    _talking_s, said = await timed("(sleep 0.2; echo late) & echo now")
+    assert said == "now\nlate\n"
+
+
+async def test_an_allowed_command_that_needs_sudo_runs_outside_the_container_and_the_journal_says_so(
+    home: Path, paths: AppPaths, user_home: Path, display: str
+) -> None:
+    async def allow_when_held() -> None:
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline:
+            if json.loads((await anyio.to_thread.run_sync(ask_tray, paths, "holds"))["message"]):
+                break
+            await anyio.sleep(0.1)
+        await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
+
+    with running_tray(home, display=display):
+        async with connect(home, headless=False, env=server_env(user_home)) as client, anyio.create_task_group() as g:
+            g.start_soon(allow_when_held)
+            # sudo itself may be missing here: where the command ran is what the test reads.
+            result = await run(client, {"command": "sudo -n true; readlink /proc/self/ns/pid"})
+    assert result["stdout"].strip() == own_namespace(), result
+    with Journal.open(paths) as journal:
+        reason = journal.recent_commands()[0].reason or ""
+    assert "gains privileges" in reason, reason

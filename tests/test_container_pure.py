@@ -1,0 +1,265 @@
+"""The container's decisions as pure functions, with each platform's values (issue 21)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.core.execution import container, seatbelt
+from app.core.execution.container import Container, ProtectedSet
+from app.core.execution.executor import spawn_options
+
+HOME = "/home/ann"
+
+
+def linux_set(environ: dict[str, str] | None = None) -> ProtectedSet:
+    return container.protected_set(
+        "linux",
+        environ or {},
+        HOME,
+        ["/home/ann/.local/share/cowork-terminal"],
+        ["/home/ann/src/cowork/app", "/home/ann/src/cowork/.venv"],
+        "/home/ann/.local/lib",
+    )
+
+
+def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_files() -> None:
+    protected = linux_set()
+    for folder in (
+        "/home/ann/.local/share/cowork-terminal",
+        "/home/ann/src/cowork/app",
+        "/home/ann/src/cowork/.venv",
+        "/home/ann/.local/lib",
+        "/home/ann/.claude",
+        "/home/ann/.config/autostart",
+        "/home/ann/.config/systemd/user",
+        "/home/ann/.local/share/dbus-1",
+    ):
+        assert folder in protected.folders
+    assert "/home/ann/.claude.json" in protected.files and "/home/ann/.bashrc" in protected.files
+    assert "/home/ann/.claude.json" not in protected.folders, "a lone file is bound as a file"
+    assert protected.if_present == ("/home/ann/.config/Claude",), "never created: it means Claude Desktop is here"
+
+
+def test_the_linux_set_follows_xdg_folders_and_ignores_relative_ones() -> None:
+    moved = linux_set({"XDG_CONFIG_HOME": "/cfg", "XDG_DATA_HOME": "relative"})
+    assert "/cfg/autostart" in moved.folders and moved.if_present == ("/cfg/Claude",)
+    assert "/home/ann/.local/share/dbus-1" in moved.folders
+
+
+def test_macos_protects_claude_support_folder_and_launch_agents() -> None:
+    protected = container.protected_set("darwin", {}, "/Users/ann", ["/Users/ann/Library/x"], [], None)
+    assert protected.if_present == ("/Users/ann/Library/Application Support/Claude",)
+    assert "/Users/ann/Library/LaunchAgents" in protected.folders
+    assert "/Users/ann/.zshrc" in protected.files
+
+
+def test_windows_protects_both_claude_configs_the_msix_one_too_and_the_startup_folder() -> None:
+    environ = {"APPDATA": r"C:\Users\ann\AppData\Roaming", "LOCALAPPDATA": r"C:\Users\ann\AppData\Local"}
+    protected = container.protected_set("win32", environ, r"C:\Users\ann", [], [], None)
+    assert protected.if_present == (
+        r"C:\Users\ann\AppData\Roaming\Claude",
+        r"C:\Users\ann\AppData\Local\Packages\Claude_pzs8sxrjxfjjc\LocalCache\Roaming\Claude",
+    )
+    assert r"C:\Users\ann\AppData\Roaming\Microsoft\Windows\Start Menu\Programs\Startup" in protected.folders
+    assert protected.files == (r"C:\Users\ann\.claude.json",)
+
+
+def test_a_venv_is_program_files_but_the_system_python_is_not() -> None:
+    assert container.program_folders("/v/app", "/v/.venv", "/usr") == ["/v/app", "/v/.venv"]
+    assert container.program_folders("/usr/lib/python3/app", "/usr", "/usr") == ["/usr/lib/python3/app"]
+
+
+def test_every_ancestor_a_command_could_rename_is_bound_onto_itself_before_the_read_only_binds() -> None:
+    protected = ProtectedSet(("/home/ann/.config/Claude", "/home/ann/.claude"), ("/home/ann/.claude.json",))
+    writable = {"/home/ann", "/home/ann/.config"}  # the user may rename what sits in these
+    args = container.mount_args(protected, lambda path: path.rsplit("/", 1)[0] in writable)
+    triples = [tuple(args[i : i + 3]) for i in range(0, len(args), 3)]
+    assert ("--bind", "/home/ann/.config", "/home/ann/.config") in triples
+    assert ("--ro-bind", "/home/ann/.config/Claude", "/home/ann/.config/Claude") in triples
+    assert triples.index(("--bind", "/home/ann/.config", "/home/ann/.config")) < triples.index(
+        ("--ro-bind", "/home/ann/.config/Claude", "/home/ann/.config/Claude")
+    )
+    assert ("--bind", "/home", "/home") not in triples, "/ is not writable: /home cannot be renamed"
+    assert ("--ro-bind", "/home/ann/.claude.json", "/home/ann/.claude.json") in triples
+
+
+def test_the_bus_systemd_and_x11_sockets_are_hidden_where_they_exist() -> None:
+    present = {"/run/user/1000/bus", "/tmp/.X11-unix"}
+    args = container.hidden_args({"XDG_RUNTIME_DIR": "/run/user/1000"}, present.__contains__)
+    assert args == ["--ro-bind", "/dev/null", "/run/user/1000/bus", "--tmpfs", "/tmp/.X11-unix"]
+    assert container.hidden_args({}, lambda _path: False) == []
+
+
+def test_the_bwrap_line_has_its_own_pid_namespace_dies_with_its_parent_and_starts_our_init() -> None:
+    argv = container.bwrap_argv("bwrap", ["--ro-bind", "/p", "/p"], [], ["bash", "-c", "ls"], status_fd=7)
+    for flag in ("--unshare-pid", "--die-with-parent", "--as-pid-1", "--new-session"):
+        assert flag in argv
+    assert argv[argv.index("--proc") + 1] == "/proc"
+    assert argv[argv.index("--") + 1 :][:4] == ["/bin/bash", "--norc", "--noprofile", "-c"]
+    assert argv[-5:] == ["cowork-init", "7", "bash", "-c", "ls"]
+    assert argv.index("--ro-bind") > argv.index("--dev-bind"), "binds after the whole filesystem"
+
+
+def test_a_failed_probe_is_told_apart_by_bwraps_own_words() -> None:
+    debian = "bwrap: No permissions to create new namespace, likely because the kernel does not allow"
+    assert container.classify_failure(None, "") == container.MISSING
+    assert container.classify_failure(1, debian) == container.USERNS
+    assert container.classify_failure(1, "bwrap: Creating new namespace failed: nesting depth") == container.USERNS
+    assert container.classify_failure(1, "bwrap: setting up uid map: Permission denied") == container.APPARMOR
+    assert container.classify_failure(1, "bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted") == (
+        container.APPARMOR
+    )
+    assert container.classify_failure(1, "bwrap: something else") == container.FAILED
+
+
+def test_the_person_is_told_how_to_fix_each_weaker_mode_and_nothing_when_protected() -> None:
+    assert container.person_message(container.ON) is None
+    assert "apt install bubblewrap" in (container.person_message(container.MISSING) or "")
+    assert "AppArmor" in (container.person_message(container.APPARMOR) or "")
+    assert container.person_message(container.USERNS)
+    assert "apt install bubblewrap" in container.log_message(container.MISSING)
+    assert container.log_message(container.FAILED, "bwrap: boom\n") == "bwrap failed: bwrap: boom"
+
+
+def test_without_a_container_the_command_runs_as_given() -> None:
+    assert Container(container.MISSING).wrap(["bash", "-c", "ls"], 5) == ["bash", "-c", "ls"]
+    on = Container(container.ON, "bwrap", ("--ro-bind", "/p", "/p"))
+    assert "/p" in on.wrap(["true"], 5) and "/p" not in on.wrap(["true"], 5, read_only_binds=False)
+    assert "--unshare-pid" in on.wrap(["true"], 5, read_only_binds=False), "the namespace stays"
+
+
+def test_a_command_naming_a_protected_member_in_any_home_spelling_is_recognised() -> None:
+    members = ["/home/ann/.bashrc", "/data/cowork"]
+    for command in ("echo x >> ~/.bashrc", "sed -i s/a/b/ $HOME/.bashrc", "cat ${HOME}/.bashrc", "rm /data/cowork/j"):
+        assert container.touches_protected(command, members, HOME), command
+    assert not container.touches_protected("ls ~/projects", members, HOME)
+
+
+def test_the_model_is_told_why_a_write_failed_only_for_a_read_only_failure() -> None:
+    stderr = "bash: /home/ann/.bashrc: Read-only file system\n"
+    hint = container.protected_hint(stderr, 1, ["/home/ann/.bashrc"]) or ""
+    assert hint.startswith("/home/ann/.bashrc is protected by Cowork Terminal") and "execute_command" in hint
+    assert container.protected_hint("No such file or directory", 1, []) is None
+    assert container.protected_hint(stderr, 0, []) is None
+
+
+def test_the_macos_profile_denies_writes_by_parameter_and_renames_of_ancestors() -> None:
+    text, params = seatbelt.profile(
+        ["/Users/ann/Library/Application Support/Claude"], ["/Users/ann/.claude.json"], "/Users/ann"
+    )
+    assert text.startswith("(version 1)\n(allow default)\n")
+    assert '(deny file-write* (subpath (param "P0")) (literal (param "F0")))' in text
+    assert '(deny file-write-unlink (literal (param "A0")) (literal (param "A1")))' in text
+    assert params == [
+        "-DP0=/Users/ann/Library/Application Support/Claude",
+        "-DF0=/Users/ann/.claude.json",
+        "-DA0=/Users/ann/Library",
+        "-DA1=/Users/ann/Library/Application Support",
+    ]
+    assert "Users" not in text, "paths never enter the profile text"
+
+
+def test_sandbox_exec_runs_the_command_after_the_profile() -> None:
+    argv = seatbelt.argv(["/p"], [], "/Users/ann", ["/bin/bash", "-c", "ls"])
+    assert argv[:2] == ["/usr/bin/sandbox-exec", "-p"] and argv[-3:] == ["/bin/bash", "-c", "ls"]
+
+
+def test_sandbox_check_is_asked_about_the_pid_and_only_one_means_sandboxed() -> None:
+    asked = []
+
+    def check(pid: int, operation: bytes | None, kind: int) -> int:
+        asked.append((pid, operation, kind))
+        return 1 if pid == 7 else 0
+
+    assert seatbelt.is_sandboxed(7, check) and not seatbelt.is_sandboxed(8, check)
+    assert asked == [(7, None, 0), (8, None, 0)]
+
+
+def test_windows_commands_start_suspended_only_when_asked() -> None:
+    assert not spawn_options("win32")["creationflags"] & 0x4
+    assert spawn_options("win32", suspended=True)["creationflags"] & 0x4
+    assert spawn_options("linux", suspended=True) == {"start_new_session": True}
+
+
+def test_a_peer_in_another_pid_namespace_a_command_job_or_a_sandbox_is_from_a_container() -> None:
+    from app.core.channel.peer import OwnFacts, PeerFacts, from_container, tray_refusal
+
+    python = "/usr/bin/python3"
+    own = OwnFacts(1000, python, False, "/d", "pid:[4026531836]")
+    argv = (python, "-m", "app", "tray")
+    outside = PeerFacts(1, 1000, python, argv, pid_namespace="pid:[4026531836]")
+    inside = PeerFacts(2, 1000, python, argv, pid_namespace="pid:[4026532178]")
+    gone = PeerFacts(3, 1000, python, argv, pid_namespace=None)
+    assert not from_container(outside, own)
+    assert from_container(inside, own) and from_container(gone, own), "unknown fails closed"
+    assert from_container(PeerFacts(4, "S-1", None, in_command_job=True), OwnFacts("S-1", "x", True, "/d"))
+    assert from_container(PeerFacts(5, 501, None, sandboxed=True), OwnFacts(501, "x", True, "/d"))
+    assert not from_container(PeerFacts(6, "S-1", None), OwnFacts("S-1", "x", True, "/d")), "no namespaces there"
+    assert tray_refusal(outside, own, "/d") is None
+    assert "inside a command's container" in (tray_refusal(inside, own, "/d") or "")
+
+
+def test_switching_the_container_off_is_a_loosening_and_on_a_tightening() -> None:
+    from app.core.authority.state import DEFAULTS, ControlState, loosened, strictest, with_changes
+    from app.core.policy.direction import LOOSEN, TIGHTEN, classify_request
+
+    off = with_changes(DEFAULTS, container=False)
+    assert DEFAULTS.container and not off.container
+    assert loosened(DEFAULTS, off) == ["container"] and loosened(off, DEFAULTS) == []
+    assert classify_request("settings", {"changes": {"container": False}}, DEFAULTS) == LOOSEN
+    assert classify_request("settings", {"changes": {"container": True}}, off) == TIGHTEN
+    assert ControlState.from_wire({"container": "no"}).container, "a malformed value reads as on"
+    assert strictest(off, DEFAULTS).container
+
+
+def test_the_menu_offers_the_container_as_a_checkbox_under_ask_before_running() -> None:
+    from app.ui.tray import menu
+
+    for on in (True, False):
+        entry = menu.find_entry(menu.build_menu(menu.TrayState(container=on), now=0), "container")
+        assert entry is not None and entry.action == menu.TOGGLE_CONTAINER and entry.checked is on
+    approval = menu.find_entry(menu.build_menu(menu.TrayState(), now=0), "approval")
+    assert approval is not None and approval.submenu is not None and approval.submenu[-1].key == "container"
+
+
+def test_the_person_reads_why_a_protected_write_waits_in_their_language() -> None:
+    from app.core import i18n
+    from app.core.classifier import classify
+    from app.core.messages import PROTECTED_WRITE_PLAIN, held_reason
+    from app.core.policy.plain_words import held_reason_for_person
+
+    command = "echo x >> ~/.bashrc"
+    verdict = classify(command, cwd="/tmp")
+    stored = held_reason((*verdict.plain, PROTECTED_WRITE_PLAIN), verdict.reasons)
+    try:
+        i18n.use_language("de")
+        said = held_reason_for_person(stored, command, "/tmp", ()) or ""
+    finally:
+        i18n.use_language("en")
+    assert said.endswith("wenn Sie es erlauben, läuft es ohne diesen Schutz") and said.startswith("Schreibt"), said
+
+
+def test_set_uid_programs_are_recognised_wherever_they_start_a_command() -> None:
+    for command in ("sudo apt install x", "ls && sudo -n true", "echo x | sudo tee /etc/y", "pkexec id", "(su -c id)"):
+        assert container.gains_privileges(command), command
+    for command in ("sudoku", "echo sudo-less", "pseudo", "ls /snapshots", "git log --grep=su"):
+        assert not container.gains_privileges(command), command
+
+
+def test_a_missing_claude_desktop_folder_is_not_created_to_protect_it_and_an_existing_one_is_protected(
+    tmp_path: Path,
+) -> None:
+    missing, present = tmp_path / "gone" / "Claude", tmp_path / "here" / "Claude"
+    present.mkdir(parents=True)
+    made = container.prepare(ProtectedSet((str(tmp_path / "data"),), (), (str(missing), str(present))))
+    assert not missing.exists() and (tmp_path / "data").is_dir()
+    assert made.folders == (str(tmp_path / "data"), str(present))
+
+
+def test_a_command_allowed_to_change_named_members_leaves_the_others_read_only() -> None:
+    members = ["/home/ann/.bashrc", "/home/ann/.claude", "/d/data"]
+    assert container.named_members("sed -i s/a/b/ ~/.bashrc && ls /d", members, HOME) == ["/home/ann/.bashrc"]
+    protected = ProtectedSet(("/home/ann/.claude", "/d/data"), ("/home/ann/.bashrc",))
+    on = Container(container.ON, "bwrap", tuple(container.mount_args(protected, lambda _p: False)), (), "", protected)
+    lifted = on.without(["/home/ann/.bashrc"]).wrap(["true"], 5)
+    assert "/home/ann/.bashrc" not in lifted and "/home/ann/.claude" in lifted and "/d/data" in lifted
