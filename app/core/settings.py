@@ -16,6 +16,7 @@ APPROVAL_MODE = "approval_mode"  # policy.approval.ApprovalMode's value
 APPROVAL_WINDOW_S = "approval_window_s"  # how long a held command waits for the user's click
 TOOLS = "tools"  # policy.tool_sets: which tools a server offers
 OUTPUT_BUDGET = "output_budget"  # execution.output: how much output a call returns (not a control)
+CONTAINER = "container"  # commands run in the OS container (execution.container); off only by a click
 
 # Records and notices.
 JOURNAL_REPLACED = "journal.replaced"  # the last damaged journal moved aside (data_folder.Replacement)
@@ -37,6 +38,7 @@ DEFAULTS: dict[str, Any] = {
     APPROVAL_MODE: DEFAULT_APPROVAL_MODE,
     APPROVAL_WINDOW_S: DEFAULT_APPROVAL_WINDOW_S,
     TOOLS: ALL_TOOLS,
+    CONTAINER: True,
     OUTPUT_BUDGET: None,  # execution.output.DEFAULT_BUDGET_CHARS, or COWORK_TERMINAL_OUTPUT_BUDGET
     JOURNAL_REPLACED: None,
     JOURNAL_REPLACED_TOLD: None,

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.core import data_folder
+from app.core import data_folder, settings
 from app.core.authority.no_streak import NoStreak
 from app.core.authority.rule_book import RuleBook
 from app.core.authority.state import DEFAULTS, ControlState, loosened, strictest, with_changes
@@ -77,7 +77,6 @@ JOURNAL_DISK_FULL = N_("the disk that holds the activity log is full")
 JOURNAL_NOT_WRITTEN = N_("the activity log cannot be written ({error})")
 PREVIEW_FIELDS = ("stdout", "stderr")
 ANCESTRY_DEPTH = 64
-CONTAINER_SETTING = "container"  # ControlState.container, kept like the other settings
 CONTAINER_OPS = frozenset({"hello", "pause", "stop"})  # all a peer inside a command container may ask
 # English: only a command the agent ran (or what it started) reads it.
 CONTAINED_REFUSAL = (
@@ -256,7 +255,7 @@ class Hub:
                 "approval_mode": journal.get_setting(MODE_SETTING, DEFAULTS.approval_mode),
                 "approval_window_s": journal.get_setting(WINDOW_SETTING, DEFAULTS.approval_window_s),
                 "tools": journal.get_setting(TOOLS_SETTING, DEFAULTS.tools),
-                "container": journal.get_setting(CONTAINER_SETTING, DEFAULTS.container),
+                "container": journal.get_setting(settings.CONTAINER, DEFAULTS.container),
             }
         )
 
@@ -743,7 +742,7 @@ class Hub:
                     (MODE_SETTING, state.approval_mode),
                     (WINDOW_SETTING, state.approval_window_s),
                     (TOOLS_SETTING, state.tools),
-                    (CONTAINER_SETTING, state.container),
+                    (settings.CONTAINER, state.container),
                 ):
                     self.journal.set_setting(key, value)
                 self._wrote()

@@ -13,6 +13,7 @@ import contextlib
 from collections.abc import Sequence
 from typing import Any
 
+from app.core import settings
 from app.core.channel.protocol import BadValue, begin_row_to_wire, outcome_from_wire, outcome_to_wire, whole
 from app.core.commands.tray_link import Decision, LinkRefused, TrayLink
 from app.core.journal.store import Journal, Outcome, Status, preview
@@ -84,7 +85,7 @@ class ServerAuthority:
             return link.state.container
         if self.tethered:
             return True
-        return self.journal.get_setting("container", True) is not False
+        return self.journal.get_setting(settings.CONTAINER, True) is not False
 
     def approval_window_s(self) -> float:
         link = self._live_link()
