@@ -323,3 +323,21 @@ async def test_a_session_command_left_running_is_closed_in_the_journal_when_the_
         row = next(r for r in journal.recent_commands() if r.command == "sleep 30")
     # The SDK's client ends the server's process tree, the shell first or the server first.
     assert row.status in (Status.INTERRUPTED, Status.FAILED) and row.reason
+
+
+async def test_lines_typed_into_a_python_prompt_in_the_session_are_judged_as_python(home: Path, tmp_path: Path) -> None:
+    # Read as bash, `print(6*7)` was "cannot tell" and held; as Python it is harmless and runs, while
+    # a deletion through Python's library is held in Python's words (issue 23).
+    notes = tmp_path / "notes.txt"
+    notes.write_text("keep")
+    async with connect(home) as client:
+        started = await call(client, "terminal_run", {"command": "python3 -i -q", "timeout": 300})
+        assert started.get("timedOut") is True, started
+        answer = await call(client, "terminal_send_keys", {"keys": "print(6*7)\n"})
+        deletion = await call(client, "terminal_send_keys", {"keys": f"import os; os.remove({str(notes)!r})\n"})
+        await call(client, "terminal_interrupt")
+    assert "42" in answer
+    assert (
+        "would need the user's approval" in deletion["error"] and "python3 code that deletes files" in deletion["error"]
+    )
+    assert notes.read_text() == "keep"

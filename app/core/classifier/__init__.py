@@ -93,6 +93,7 @@ __all__ = [
     "Tier",
     "classify",
     "classify_typed",
+    "repl_program",
     "script_paths",
     "warm_up",
 ]
@@ -134,6 +135,13 @@ def _classify(command: str, cwd: str | None, protected_paths: Sequence[str]) -> 
         if any(fnmatch.fnmatchcase(path, pattern) and path != origin for pattern, origin in report.written):
             report.add(D, "cannot tell what runs: the command changes the script {path} before running it", path=path)
     return report.result()
+
+
+def repl_program(command: str | None) -> str | None:
+    """The interpreter reading typed input when `command` runs one bare (see typed.repl_program)."""
+    from .typed import repl_program as find
+
+    return find(command)
 
 
 def classify_typed(

@@ -10,6 +10,7 @@ keys into anything (`!` in less runs a shell): held, except a few filters that o
 from __future__ import annotations
 
 import re
+import shlex
 
 from .code import inline_code
 from .findings import D, _snip
@@ -41,6 +42,26 @@ def typed_language(program: str | None) -> str | None:
     if name in _FILTERS:
         return "data"
     return None
+
+
+def repl_program(command: str | None) -> str | None:
+    """The interpreter whose prompt reads typed input when `command` (the line running in the
+    session) is an interpreter started bare (`python3`, `node -i`, `irb`): its name; else None, and
+    the text is judged as bash, as before (a script reading its input gets data, a shell commands)."""
+    if not command:
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if not words:
+        return None
+    language = typed_language(words[0])
+    if language in (None, "bash", "data"):
+        return None
+    if any(not word.startswith("-") or word in ("-c", "-m", "-e", "-E", "-r", "-p") for word in words[1:]):
+        return None  # a script, a module or inline code runs: its input is data, not code
+    return words[0]
 
 
 def judge_typed(ctx: Analysis, text: str, program: str | None, language: str | None) -> None:

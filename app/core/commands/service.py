@@ -22,7 +22,7 @@ import anyio
 import anyio.abc
 
 from app.core.channel.protocol import Pin, command_digest
-from app.core.classifier import Tier, classify
+from app.core.classifier import Tier, classify, classify_typed, repl_program
 from app.core.commands.authority import NotRecorded, ServerAuthority
 from app.core.commands.jobs import Jobs
 from app.core.commands.pins import changed_since, pin_command
@@ -763,10 +763,13 @@ class CommandService:
                 "Nothing in the session is waiting for input, so the keys were not sent (they would not reach "
                 "a program). Use terminal_run to run a command."
             )
-        # Typed text reaches a running program, which may be a shell itself: judge the whole line
-        # being typed (keys sent in pieces add up), like a command.
+        # Typed text reaches the running program: a shell reads it as commands, an interpreter's
+        # prompt as its own code, anything else may run what it is given (classify_typed holds it).
+        # The whole line being typed is judged (keys sent in pieces add up).
         line = self._typed_line + keys
-        verdict = classify(line, cwd=session.current_dir, protected_paths=self.protected_paths)
+        verdict = classify_typed(
+            line, repl_program(session.foreground), cwd=session.current_dir, protected_paths=self.protected_paths
+        )
         if needs_approval(self.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE):
             reason = KEYS_HELD_REASON.format(reasons=_reasons_text(verdict.reasons))
             self._journal_refusal(ExecuteRequest(command=keys), reason, "terminal_send_keys")

@@ -102,6 +102,12 @@ class ShellSession:
     def busy(self) -> bool:
         return self._current is not None and not self._current.done.is_set()
 
+    @property
+    def foreground(self) -> str | None:
+        """The command line now running in the session (its first word names the program that reads
+        typed input), or None when nothing runs."""
+        return self._current.command if self.busy and self._current is not None else None
+
     async def start(self, task_group: anyio.abc.TaskGroup) -> bool:
         """Start bash if it is not running; True when a new shell replaced a dead one."""
         if self.alive:
@@ -180,7 +186,7 @@ class ShellSession:
         if self.busy:
             raise SessionBusy()
         token = secrets.token_hex(8)
-        running = RunningCommand(token, output)
+        running = RunningCommand(token, output, command)
         self._current = running
         delimiter = f"__COWORK_CMD_{token}__"
         # The marker is printed on the same line as eval, so bash has read it before the command runs.
@@ -324,8 +330,9 @@ _DONE = re.compile(r"__COWORK_DONE_([0-9a-f]{16})__:(\d+):(.*)")
 class RunningCommand:
     """One command's output as it arrives, bounded, and its end."""
 
-    def __init__(self, token: str, output: CommandOutput | None = None) -> None:
+    def __init__(self, token: str, output: CommandOutput | None = None, command: str = "") -> None:
         self.token = token
+        self.command = command  # what runs: typed input reaches its program (classifier.classify_typed)
         self.output = output or CommandOutput(labels=("output",))
         self._held_newline = False  # the last newline may be the marker's own: fed only when more comes
         self._last_was_empty_line = False
