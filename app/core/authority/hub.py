@@ -34,9 +34,9 @@ from app.core.channel.peer import OwnFacts, PeerFacts, client_refusal, own_facts
 from app.core.channel.transport import Accepted, Listener, address_for
 from app.core.channel.wire import ProtocolError
 from app.core.claude.names import friendly_client_name
-from app.core.data_folder import DataFolderError
+from app.core.data_folder import DataFolderError, is_corrupt
 from app.core.i18n import N_, _, ngettext
-from app.core.journal.store import Journal, Outcome, Status
+from app.core.journal.store import JOURNAL_REPLACED_SETTING, Journal, Outcome, Status, damage_on_disk
 from app.core.messages import CONFIRMED_DECIDED_BY, REQUEST_DECIDED_BY
 from app.core.paths import AppPaths, protected_paths
 from app.core.policy.approval import HOLD_LIFETIME_S, MODE_SETTING, WINDOW_SETTING
@@ -51,12 +51,14 @@ OUTBOX_LIMIT = 1000  # messages queued for one peer that does not read: then it 
 MAX_HOLDS_PER_PEER = 5  # a server (or a program posing as one) cannot bury the user in questions
 ASK_COOLDOWN_S = 10.0  # after the user says No to a request, the same request is refused at once
 FOREIGN_WRITE_NOTICE_GAP_S = 60.0
+DAMAGE_PROBE_EVERY_S = 1.0  # a journal damaged in place is found within this long, even with no write
 CLOSING_REASON = "Cowork Terminal (the app) stopped"
 # Why the journal could not be written: English in a server's answer (the model reads it), marked
 # for the user's notice.
 JOURNAL_LOCKED = N_("the activity log is locked by another program")
 JOURNAL_DISK_FULL = N_("the disk that holds the activity log is full")
 JOURNAL_NOT_WRITTEN = N_("the activity log cannot be written ({error})")
+JOURNAL_DAMAGED = "the activity log was damaged ({error}), so a new one was started"  # English: servers pass it on
 PREVIEW_FIELDS = ("stdout", "stderr")
 ANCESTRY_DEPTH = 64
 
@@ -197,6 +199,7 @@ class Hub:
         self._closing = False
         self._last_foreign_notice = 0.0
         self._problem_told: str | None = None
+        self._next_damage_probe = 0.0
 
     # -- start and stop -----------------------------------------------------------------------
 
@@ -330,6 +333,13 @@ class Hub:
             # A server passes the answer on to the model (English); the CLI prints it to a person.
             peer.answer({"op": "error", "seq": seq, "message": person if peer.role == "cli" else english})
             return
+        except sqlite3.DatabaseError as exc:  # damage SQLite found only now, as it read a page
+            if not is_corrupt(exc):
+                raise
+            with self.lock:
+                self._reopen_journal()
+            peer.answer({"op": "error", "seq": seq, "message": JOURNAL_DAMAGED.format(error=exc)})
+            return
         peer.answer({"op": "ack", "seq": seq, **reply})
 
     def _journal_problem(self, exc: sqlite3.OperationalError) -> tuple[str, str]:
@@ -372,7 +382,11 @@ class Hub:
                 if isinstance(server_id, int) and self.journal.live_server_pid(server_id) == peer.facts.pid:
                     peer.server_id = server_id
                 else:
-                    peer.server_id = self._register(peer)
+                    # A full disk must not turn the tray into "a program that is not Cowork Terminal":
+                    # the server is welcomed, and registered at its first command (which the disk
+                    # refuses in words until there is room).
+                    with contextlib.suppress(sqlite3.OperationalError):
+                        peer.server_id = self._register(peer)
                 self._wrote()
             reply["server_id"] = peer.server_id
             self.on_change()
@@ -400,6 +414,10 @@ class Hub:
                 raise RequestError("host access is paused")
             if status is Status.WAITING and sum(h.peer is peer for h in self.holds.values()) >= MAX_HOLDS_PER_PEER:
                 raise RequestError(f"{MAX_HOLDS_PER_PEER} commands from this server already wait for the user")
+            if peer.server_id is None or self.journal.live_server_pid(peer.server_id) is None:
+                # Not written at its hello (a full disk), or deleted since by another program: a
+                # command row needs its server's row.
+                peer.server_id = self._register(peer)
             command_id = self.journal.begin_command(
                 command=command, cwd=cwd, env_keys=env_keys, timeout_ms=_int(row, "timeout_ms"),
                 server_id=peer.server_id, server_pid=peer.facts.pid, client_name=_text(row, "client_name"),
@@ -739,7 +757,7 @@ class Hub:
             expired = [i for i, h in self.holds.items() if h.expires_at <= now]
             for command_id in expired:
                 del self.holds[command_id]
-            if _inode(self.paths.journal) != self._journal_inode:
+            if _inode(self.paths.journal) != self._journal_inode or self._damaged_in_place():
                 self._reopen_journal()
                 return
             version = self.journal.data_version()
@@ -755,6 +773,17 @@ class Hub:
                 _("Cowork Terminal did not make this change. Your settings and answers are unaffected."),
             )
 
+    def _damaged_in_place(self) -> bool:
+        """A journal overwritten where it is (same file, garbage pages): our own connection reads
+        its cached pages and would not notice, so a fresh one looks, once a second."""
+        if time.monotonic() < self._next_damage_probe:
+            return False
+        self._next_damage_probe = time.monotonic() + DAMAGE_PROBE_EVERY_S
+        damage = damage_on_disk(self.paths.journal)
+        if damage:
+            log.warning("the journal at %s is damaged (%s)", self.paths.journal, damage)
+        return damage is not None
+
     def _reopen_journal(self) -> None:
         log.warning("the journal at %s was deleted or replaced: starting a new one", self.paths.journal)
         with contextlib.suppress(sqlite3.Error):
@@ -765,8 +794,8 @@ class Hub:
         for peer in list(self.peers):  # servers that still run get their rows again, or nothing could be recorded
             if peer.role == "server" and peer.server_id is not None and not peer.ended:
                 peer.server_id = self._register(peer)
-        if self.journal.replaced is not None:  # a damaged file put there: the supervisor tells, with its path
-            return
+        if self.journal.replaced is not None or self.journal.get_setting(JOURNAL_REPLACED_SETTING):
+            return  # a damaged file, moved aside by us or by another process: the supervisor tells, with its path
         self.notify(
             _("The activity log was deleted"),
             _(
@@ -776,9 +805,16 @@ class Hub:
         )
 
     def with_journal(self, work: Callable[[Journal], Any]) -> Any:
-        """Run `work` on the hub's journal connection (the tray's only writer), under its lock."""
+        """Run `work` on the hub's journal connection (the tray's only writer), under its lock; on a
+        journal found damaged as it reads, once more on a new one."""
         with self.lock:
-            result = work(self.journal)
+            try:
+                result = work(self.journal)
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.OperationalError) or not is_corrupt(exc):
+                    raise
+                self._reopen_journal()
+                result = work(self.journal)
             self._wrote()
             return result
 

@@ -176,4 +176,5 @@ class ServerAuthority:
 def _refusal_text(reason: str) -> str:
     if reason == "host access is paused":
         return PAUSED_MESSAGE
+    reason = reason.rstrip(".")  # a DataFolderError's text is a sentence of its own
     return f"Cowork Terminal could not record this command, so it was not run: {reason}. Try again in a moment."

@@ -291,6 +291,23 @@ def _truncation(db: sqlite3.Connection, path: Path) -> str | None:
     return f"{TRUNCATED} ({size:,} of {pages * page_size:,} bytes)" if size < pages * page_size else None
 
 
+def damage_on_disk(path: Path) -> str | None:
+    """What SQLite says is wrong with the journal as it is on disk now, read through a connection
+    of its own (another connection may keep serving its cached pages); None when it reads whole."""
+    try:  # mode=rw: a journal deleted meanwhile is not created here
+        probe = sqlite3.connect(f"{path.absolute().as_uri()}?mode=rw", uri=True, timeout=BUSY_TIMEOUT_S)
+    except sqlite3.Error:
+        return None  # cannot open it at all: a missing or unreadable file is told elsewhere
+    try:
+        probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        probe.execute("SELECT count(*) FROM settings").fetchone()
+        return _truncation(probe, path)
+    except sqlite3.DatabaseError as exc:
+        return str(exc) if data_folder.is_corrupt(exc) else None
+    finally:
+        probe.close()
+
+
 def _retry_while_locked(step: Callable[[], object]) -> None:
     """Run a set-up step that SQLite does not wait for: switching a new file to WAL, or its first
     migration, fails at once with "database is locked" while another process does the same (two
@@ -316,6 +333,7 @@ class Journal:
         and a data folder that cannot hold it raises DataFolderError with the reason in words."""
         self.paths = paths
         self._busy_timeout_s = busy_timeout_s
+        self._check_same_thread = check_same_thread
         self.path = paths.journal
         self.replaced: Replacement | None = None
         try:
@@ -442,6 +460,21 @@ class Journal:
             print(f"cowork-terminal: {replaced.for_person()}", file=sys.stderr, flush=True)
         with suppress(data_folder.DataFolderError):
             self.set_setting(JOURNAL_REPLACED_SETTING, dataclasses.asdict(replaced))
+
+    def reopen(self) -> None:
+        """Open the file at the journal's path again, in this same object: it was damaged under this
+        connection (then it is moved aside for a new one, once, whoever notices first) or replaced."""
+        with suppress(sqlite3.Error):
+            self._db.close()
+        self.replaced = None
+        try:
+            self._connect(self._check_same_thread)
+        except OSError as exc:
+            raise data_folder.explain_os_error(self.paths.data_dir, exc) or exc from None
+        except sqlite3.Error as exc:
+            raise data_folder.explain_sqlite_error(self.paths.data_dir, exc) or exc from None
+        if self.replaced is not None:
+            self._tell_replaced(self.replaced)
 
     @classmethod
     def open(cls, paths: AppPaths | None = None, **kwargs: Any) -> Journal:
