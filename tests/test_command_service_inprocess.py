@@ -43,7 +43,7 @@ from tests.channel_peers import running_hub
 
 pytestmark = pytest.mark.anyio
 BASH = shutil.which("bash") or "/bin/bash"
-STOP_DEADLINE_S = 5.0  # a pause or Stop ends a command tree in well under a second
+STOP_DEADLINE_S = 10.0  # a pause or Stop ends a command tree in well under a second; this bounds a loaded machine
 
 
 def tray_link(paths: AppPaths, *, headless: bool = False, as_frozen: bool = True) -> TrayLink:
@@ -225,7 +225,7 @@ async def test_a_running_command_ends_within_moments_and_the_model_is_told_why(
     [result] = results
     assert result.stopped_reason == reason
     assert result.exit_code is None
-    assert took < 2.0
+    assert took < STOP_DEADLINE_S / 2, "within moments, not when the sleep ends"
 
 
 async def test_a_server_whose_tray_went_away_refuses_new_commands_until_it_is_back(paths: AppPaths) -> None:

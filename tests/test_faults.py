@@ -169,3 +169,20 @@ def test_a_server_started_on_a_full_disk_under_a_tray_says_the_disk_is_full_not_
     assert ".." not in during
     assert ran(after, "after"), "once there is room, the same server runs commands"
     assert "Traceback" not in stderr + tray_log(log)
+
+
+def test_a_headless_server_whose_row_was_deleted_registers_again_and_runs(home: Path, paths: AppPaths) -> None:
+    server = RawServer(home, "--headless")
+    try:
+        assert server.initialize() is not None
+        assert ran(echo(server, "before"), "before")
+        with sqlite3.connect(paths.journal) as db:
+            assert db.execute("DELETE FROM servers").rowcount == 1
+        answers = [echo(server, "after"), echo(server, "again")]
+    finally:
+        stderr = stopped(server)
+    assert all(ran(answer, text) for answer, text in zip(answers, ("after", "again"), strict=True)), answers
+    assert "Traceback" not in stderr, stderr
+    with sqlite3.connect(paths.journal) as db:
+        assert db.execute("SELECT count(*) FROM servers").fetchone() == (1,), "registered again, once"
+        assert db.execute("SELECT state FROM servers").fetchone() == ("exited",), "and its end recorded"
