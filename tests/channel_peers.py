@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.authority.hub import HeldCommand, Hub, Question
-from app.core.channel.transport import address_for, connect
+from app.core.channel.transport import AddressTaken, address_for, connect
 from app.core.channel.wire import Channel
 from app.core.paths import AppPaths
 
@@ -55,7 +55,15 @@ def running_hub(paths: AppPaths, **callbacks: Any) -> Iterator[tuple[Hub, Seen]]
         on_holds=seen.on_holds,
         **callbacks,
     )
-    hub.start()
+    deadline = time.monotonic() + ANSWER_S
+    while True:  # a hub closed a moment ago lets go of the address once its accept thread wakes
+        try:
+            hub.start()
+            break
+        except AddressTaken:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
     try:
         yield hub, seen
     finally:
@@ -109,7 +117,10 @@ class FakePeer:
                 return kept
         deadline = time.monotonic() + timeout_s
         while (left := deadline - time.monotonic()) > 0:
-            message = self.channel.receive(left)
+            try:
+                message = self.channel.receive(left)
+            except (EOFError, OSError) as exc:
+                raise AssertionError(f"the hub closed the connection before a {op!r} push (got {self.pushes})") from exc
             if message is None:
                 break
             if message["op"] == op:

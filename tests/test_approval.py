@@ -3,6 +3,9 @@
 A real tray process holds the commands of real `serve` processes. Denying goes through the CLI
 (a tightening, applied at once); allowing is a click on Allow in the tray's approval prompt, under
 Xvfb, which is the only way a held command can be allowed.
+
+Held commands' other edges (a deny, confirm after a deny, cancel, the app's own folder, the approval
+mode of a headless server) are tested in this process: tests/test_command_service_inprocess.py.
 """
 
 from __future__ import annotations
@@ -88,20 +91,6 @@ async def test_an_allowed_destructive_command_runs_and_the_journal_says_who_appr
     assert row.tier == "destructive"
 
 
-async def test_a_denied_command_does_not_run_and_the_model_is_told(
-    home: Path, paths: AppPaths, tray: subprocess.Popen, tmp_path: Path
-) -> None:
-    (tmp_path / "keep").mkdir()
-    async with connect(home, headless=False) as client, anyio.create_task_group() as group:
-        group.start_soon(deny_when_held, home, paths, [])
-        result = await run(client, {"command": "rm -rf keep", "cwd": str(tmp_path)})
-    assert "The user denied this command" in result["error"]
-    assert (tmp_path / "keep").exists()
-    [row] = rows(paths)
-    assert row.status is Status.REFUSED and row.reason == "denied by a request (command line or a window)"
-    assert row.decision == "denied"
-
-
 @pytest.mark.gui
 async def test_no_answer_in_time_holds_the_command_and_confirm_runs_it_once_allowed(
     home: Path, paths: AppPaths, tray_with_windows: str, tmp_path: Path
@@ -119,15 +108,6 @@ async def test_no_answer_in_time_holds_the_command_and_confirm_runs_it_once_allo
         confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": confirmation_id})
     assert json.loads(confirmed.content[0].text)["exitCode"] == 0
     assert not (tmp_path / "later").exists()
-
-
-async def test_no_answer_then_denied_makes_confirm_fail(home: Path, paths: AppPaths, tray: subprocess.Popen) -> None:
-    set_window(home, 1)
-    async with connect(home, headless=False) as client:
-        first = await run(client, {"command": "sudo true"})
-        await deny_when_held(home, paths, [])
-        confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(first["error"])})
-    assert confirmed.is_error and "denied" in confirmed.content[0].text
 
 
 LIBFAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1")
@@ -157,30 +137,6 @@ async def test_an_expired_hold_can_no_longer_be_confirmed(
     assert row.status is Status.REFUSED and row.reason == "the hold expired before it was confirmed"
 
 
-async def test_cancel_withdraws_a_held_command_and_its_prompt_disappears(
-    home: Path, paths: AppPaths, tray: subprocess.Popen
-) -> None:
-    set_window(home, 1)
-    async with connect(home, headless=False) as client:
-        first = await run(client, {"command": "sudo reboot"})
-        assert [h["command"] for h in holds(paths)] == ["sudo reboot"], "the tray asks the user about it"
-        cancelled = await client.call_tool("terminal_cancel", {"confirmation_id": held_id(first["error"])})
-        unknown = await client.call_tool("terminal_confirm", {"confirmation_id": "hold-nonsense"})
-        assert holds(paths) == [], "nothing is left to ask the user"
-    assert "Withdrawn" in cancelled.content[0].text
-    assert unknown.is_error and "No held command" in unknown.content[0].text
-    [row] = rows(paths)
-    assert row.status is Status.REFUSED and "withdrawn" in row.reason
-
-
-async def test_without_the_tray_a_command_needing_approval_is_refused_and_says_why(home: Path, paths: AppPaths) -> None:
-    async with connect(home) as client:
-        result = await run(client, {"command": "git push --force origin main"})
-        harmless = await run(client, {"command": "echo fine"})
-    assert "needs the user's approval" in result["error"] and "not running" in result["error"]
-    assert harmless["stdout"] == "fine\n"
-
-
 async def test_no_tool_or_argument_lets_the_model_approve_its_own_command(
     home: Path, paths: AppPaths, tray: subprocess.Popen
 ) -> None:
@@ -197,24 +153,6 @@ async def test_no_tool_or_argument_lets_the_model_approve_its_own_command(
     assert holds(paths) == [], "the tray no longer asks about a command whose server is gone"
     [row] = rows(paths)
     assert row.status is Status.INTERRUPTED, "a server that exits closes what it still held"
-
-
-async def test_a_harmless_looking_command_run_in_the_apps_own_folder_is_held(
-    home: Path, paths: AppPaths, tray: subprocess.Popen, tmp_path: Path
-) -> None:
-    # The route a model could take to write its own "allowed" into the journal: run a script whose
-    # text names no file of ours, from inside our folder.
-    script = tmp_path / "tool.py"
-    script.write_text("import pathlib; pathlib.Path('made-by-the-model').write_text('x')\n")
-    set_window(home, 1)
-    async with connect(home, headless=False) as client:
-        result = await run(client, {"command": f"python3 {script}", "cwd": str(paths.data_dir)})
-        elsewhere = await run(client, {"command": f"python3 {script}", "cwd": str(tmp_path)})
-        held = next(r for r in rows(paths) if r.cwd == str(paths.data_dir))
-    assert "confirmation_id" in result["error"]
-    assert held.tier == "destructive" and "Cowork Terminal's own data" in held.reason
-    assert not (paths.data_dir / "made-by-the-model").exists()
-    assert elsewhere["exitCode"] == 0 and (tmp_path / "made-by-the-model").exists()
 
 
 @pytest.mark.gui
@@ -234,17 +172,3 @@ async def test_a_held_session_command_runs_only_in_the_folder_it_was_shown_in(
         confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(held.content[0].text)})
     assert confirmed.is_error and "not in" in confirmed.content[0].text and "Run it again" in confirmed.content[0].text
     assert (tmp_path / "elsewhere" / "victim").exists() and (tmp_path / "shown" / "victim").exists()
-
-
-async def test_the_approval_mode_decides_what_is_asked(home: Path, paths: AppPaths) -> None:
-    from app.core.policy import approval
-
-    with Journal.open(paths) as journal:
-        approval.set_approval_mode(journal, approval.ApprovalMode.ALL)
-    async with connect(home) as client:
-        every = await run(client, {"command": "echo hi"})
-        with Journal.open(paths) as journal:
-            approval.set_approval_mode(journal, approval.ApprovalMode.NEVER)
-        never = await run(client, {"command": "rm -rf /tmp/cowork-terminal-test-does-not-exist"})
-    assert "needs the user's approval" in every["error"]
-    assert never["exitCode"] == 0

@@ -9,6 +9,7 @@ facts about a peer's program) stays in tests/test_authority.py.
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import threading
@@ -36,14 +37,25 @@ from app.core.messages import (
     OTHER_COMMAND_REASON,
     PAUSE_STOP_REASON,
     PAUSED_MESSAGE,
+    REQUEST_DECIDED_BY,
     USER_STOP_REASON,
+    WITHDRAWN_REASON,
 )
 from app.core.paths import AppPaths
-from tests.channel_peers import running_hub
+from tests.channel_peers import FakePeer, running_hub
 
 pytestmark = pytest.mark.anyio
 BASH = shutil.which("bash") or "/bin/bash"
 STOP_DEADLINE_S = 10.0  # a pause or Stop ends a command tree in well under a second; this bounds a loaded machine
+
+
+@pytest.fixture(autouse=True)
+def collected_after_each_test() -> Iterator[None]:
+    """Each test's event loop ends with it; what it left to the garbage collector (asyncio's pipe
+    transports of finished commands close their descriptors when collected) goes now, not in the
+    middle of the next test, where a descriptor number may belong to a new socket already."""
+    yield
+    gc.collect()
 
 
 def tray_link(paths: AppPaths, *, headless: bool = False, as_frozen: bool = True) -> TrayLink:
@@ -82,6 +94,8 @@ async def serving(paths: AppPaths, link: TrayLink | None, *, headless: bool = Fa
             group.start_soon(service.run_background)
             yield service
             group.cancel_scope.cancel()
+        # As `serve` leaves: the end waits for the tray's answer, so every end posted before it is taken.
+        service.authority.end(service.server_id)
     finally:
         if link is not None:
             link.close()
@@ -282,6 +296,85 @@ async def test_a_headless_server_that_met_a_tray_obeys_it_and_ignores_the_file(p
             assert await refusal_of(service, "echo alone") == NO_TRAY_MESSAGE, "tray-bound for life"
 
 
+# -- held commands: answers, confirm and cancel -----------------------------------------------------
+
+
+async def held_call(service: CommandService, command: str, cwd: Path | None = None) -> CommandHeld:
+    """A call the user has not answered within the approval window: the model gets an id."""
+    with pytest.raises(CommandHeld) as held:
+        await service.execute(ExecuteRequest(command=command, cwd=str(cwd) if cwd else None))
+    return held.value
+
+
+async def test_a_command_denied_from_the_command_line_does_not_run_and_the_row_says_who(
+    paths: AppPaths, tmp_path: Path
+) -> None:
+    (tmp_path / "keep").mkdir()
+    with running_hub(paths) as (hub, _seen):
+        cli = FakePeer(paths)
+        async with serving(paths, bound_link(paths)) as service, anyio.create_task_group() as group:
+            refusals: list[str] = []
+
+            async def ask() -> None:
+                refusals.append(await refusal_of(service, "rm -rf keep", tmp_path))
+
+            group.start_soon(ask)
+            command_id = await held_in(hub)
+            cli.hello("cli")
+            assert (await anyio.to_thread.run_sync(lambda: cli.ask("deny", id=command_id)))["op"] == "ack"
+        cli.close()
+    assert refusals == [DENIED_MESSAGE]
+    assert (tmp_path / "keep").exists()
+    recorded = row(paths, command_id)
+    assert (recorded.status, recorded.decision) == (Status.REFUSED, "denied")
+    assert recorded.reason == f"denied by {REQUEST_DECIDED_BY}"
+
+
+async def test_a_held_command_denied_after_the_call_returned_cannot_be_confirmed(paths: AppPaths) -> None:
+    with running_hub(paths) as (hub, _seen):
+        hub.set_settings(approval_window_s=1.0)
+        async with serving(paths, bound_link(paths)) as service:
+            held = await held_call(service, "sudo true")
+            assert hub.decide(hub.pending_holds()[0].command_id, allowed=False, by=REQUEST_DECIDED_BY)
+            with pytest.raises(CommandRefused) as refused:
+                await service.confirm(held.confirmation_id)
+    assert str(refused.value) == DENIED_MESSAGE
+
+
+async def test_cancel_withdraws_a_held_command_and_the_user_is_no_longer_asked(paths: AppPaths) -> None:
+    with running_hub(paths) as (hub, _seen):
+        hub.set_settings(approval_window_s=1.0)
+        async with serving(paths, bound_link(paths)) as service:
+            held = await held_call(service, "sudo reboot")
+            [hold] = hub.pending_holds()
+            assert hold.command == "sudo reboot", "the tray asks the user about it"
+            said = service.cancel(held.confirmation_id)
+            await eventually(lambda: hub.pending_holds() == [])
+            with pytest.raises(CommandRefused) as unknown:
+                await service.confirm("hold-nonsense")
+    assert said.startswith("Withdrawn: the held command will not run")
+    assert str(unknown.value).startswith("No held command has the confirmation_id 'hold-nonsense'")
+    recorded = row(paths, hold.command_id)
+    assert recorded.status is Status.REFUSED and recorded.reason == WITHDRAWN_REASON
+
+
+async def test_a_harmless_looking_command_run_in_the_apps_own_folder_is_held(paths: AppPaths, tmp_path: Path) -> None:
+    # The route a model could take to write its own "allowed" into the journal: run a script whose
+    # text names no file of ours, from inside our folder.
+    script = tmp_path / "tool.py"
+    script.write_text("import pathlib; pathlib.Path('made-by-the-model').write_text('x')\n")
+    with running_hub(paths) as (hub, _seen):
+        hub.set_settings(approval_window_s=1.0)
+        async with serving(paths, bound_link(paths)) as service:
+            await held_call(service, f"python3 {script}", paths.data_dir)
+            [hold] = hub.pending_holds()
+            recorded = row(paths, hold.command_id)  # while it waits (its server's end closes it)
+            elsewhere = await service.execute(ExecuteRequest(command=f"python3 {script}", cwd=str(tmp_path)))
+    assert recorded.tier == "destructive" and "Cowork Terminal's own data" in recorded.reason
+    assert not (paths.data_dir / "made-by-the-model").exists()
+    assert elsewhere.exit_code == 0 and (tmp_path / "made-by-the-model").exists()
+
+
 # -- a fake tray at the tray's address ------------------------------------------------------------
 
 
@@ -388,6 +481,20 @@ async def test_a_headless_server_with_no_tray_refuses_what_needs_approval_as_nob
     assert refused.startswith("This command needs the user's approval (")
     assert "the Cowork Terminal app is not running, so nobody can approve it" in refused
     assert (tmp_path / "victim").exists()
+
+
+async def test_a_headless_server_with_no_tray_asks_as_the_approval_mode_in_the_journal_says(paths: AppPaths) -> None:
+    from app.core.policy import approval
+
+    async with serving(paths, None, headless=True) as service:
+        with Journal(paths) as journal:
+            approval.set_approval_mode(journal, approval.ApprovalMode.ALL)
+        every = await refusal_of(service, "echo hi")
+        with Journal(paths) as journal:
+            approval.set_approval_mode(journal, approval.ApprovalMode.NEVER)
+        never = await service.execute(ExecuteRequest(command="rm -rf /tmp/cowork-terminal-test-does-not-exist"))
+    assert every.startswith("This command needs the user's approval (")
+    assert never.exit_code == 0
 
 
 async def test_a_server_not_started_headless_refuses_everything_without_a_tray(paths: AppPaths) -> None:

@@ -15,7 +15,6 @@ import pytest
 
 from app.core.authority.hub import (
     ASK_COOLDOWN_S,
-    CLOSING_REASON,
     MAX_HOLDS_PER_PEER,
     WRITE_BUSY_TIMEOUT_S,
     command_digest,
@@ -259,11 +258,3 @@ def test_a_journal_locked_by_another_program_refuses_a_command_in_moments_and_te
             )
         ], "told once"
         assert server.begin("echo again")["op"] == "ack", "written once the lock is gone"
-
-
-def test_closing_the_hub_tells_every_server_why(paths: AppPaths, peers) -> None:
-    with running_hub(paths) as (hub, _seen):
-        servers = [peers("server"), peers("server")]
-        hub.close()
-        for server in servers:
-            assert server.next_push("closing") == {"op": "closing", "reason": CLOSING_REASON}
