@@ -414,18 +414,25 @@ class Hub:
                 raise RequestError("host access is paused")
             if status is Status.WAITING and sum(h.peer is peer for h in self.holds.values()) >= MAX_HOLDS_PER_PEER:
                 raise RequestError(f"{MAX_HOLDS_PER_PEER} commands from this server already wait for the user")
-            if peer.server_id is None or self.journal.live_server_pid(peer.server_id) is None:
-                # Not written at its hello (a full disk), or deleted since by another program: a
-                # command row needs its server's row.
+            if peer.server_id is None:  # its row was not written at its hello (a full disk)
                 peer.server_id = self._register(peer)
-            command_id = self.journal.begin_command(
-                command=command, cwd=cwd, env_keys=env_keys, timeout_ms=_int(row, "timeout_ms"),
-                server_id=peer.server_id, server_pid=peer.facts.pid, client_name=_text(row, "client_name"),
-                client_version=_text(row, "client_version"), tool=_text(row, "tool") or "execute_command",
-                tier=_text(row, "tier"), status=status, reason=_text(row, "reason"),
-                confirmation_id=_text(row, "confirmation_id"),
-                hold_expires_at=time.time() + HOLD_LIFETIME_S if status is Status.WAITING else None,
-            )  # fmt: skip
+
+            def write_row() -> int:
+                return self.journal.begin_command(
+                    command=command, cwd=cwd, env_keys=env_keys, timeout_ms=_int(row, "timeout_ms"),
+                    server_id=peer.server_id, server_pid=peer.facts.pid, client_name=_text(row, "client_name"),
+                    client_version=_text(row, "client_version"), tool=_text(row, "tool") or "execute_command",
+                    tier=_text(row, "tier"), status=status, reason=_text(row, "reason"),
+                    confirmation_id=_text(row, "confirmation_id"),
+                    hold_expires_at=time.time() + HOLD_LIFETIME_S if status is Status.WAITING else None,
+                )  # fmt: skip
+
+            try:
+                command_id = write_row()
+            except sqlite3.IntegrityError:  # its server's row was deleted by another program: made again
+                log.warning("the row of %s vanished from the journal: registering it again", peer.label)
+                peer.server_id = self._register(peer)
+                command_id = write_row()
             self._wrote()
             if status.is_active:
                 peer.commands.add(command_id)
