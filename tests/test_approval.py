@@ -3,6 +3,9 @@
 A real tray process holds the commands of real `serve` processes. Denying goes through the CLI
 (a tightening, applied at once); allowing is a click on Allow in the tray's approval prompt, under
 Xvfb, which is the only way a held command can be allowed.
+
+Held commands' other edges (a deny, confirm after a deny, cancel, the app's own folder, the approval
+mode of a headless server) are tested in this process: tests/test_command_service_inprocess.py.
 """
 
 from __future__ import annotations
@@ -301,17 +304,3 @@ async def test_a_held_session_command_runs_only_in_the_folder_it_was_shown_in(
         confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(held.content[0].text)})
     assert confirmed.is_error and "not in" in confirmed.content[0].text and "Run it again" in confirmed.content[0].text
     assert (tmp_path / "elsewhere" / "victim").exists() and (tmp_path / "shown" / "victim").exists()
-
-
-async def test_the_approval_mode_decides_what_is_asked(home: Path, paths: AppPaths) -> None:
-    from app.core.policy import approval
-
-    with Journal.open(paths) as journal:
-        approval.set_approval_mode(journal, approval.ApprovalMode.ALL)
-    async with connect(home) as client:
-        every = await run(client, {"command": "echo hi"})
-        with Journal.open(paths) as journal:
-            approval.set_approval_mode(journal, approval.ApprovalMode.NEVER)
-        never = await run(client, {"command": "rm -rf /tmp/cowork-terminal-test-does-not-exist"})
-    assert "needs the user's approval" in every["error"]
-    assert never["exitCode"] == 0

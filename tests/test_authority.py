@@ -3,14 +3,19 @@
 Every attack goes through `execute_command` of a real server while a real tray runs, the way an
 agent would try it. The servers here run without the OS container (issue 21, tests/test_container.py),
 which now stops most of these attacks before they reach the tray: these tests show the second line.
-The attacks use routes the classifier lets through (a script written to /tmp and run with Python:
-"runs a program, its contents are not checked"), and each test checks that the attack really ran:
-the design holds without the classifier's "app folders" rule.
+Since the classifier reads scripts, an attack script is held like any command it cannot judge: the
+tests allow it as the user would, then show that even an allowed command cannot loosen a control.
+Each test checks that the attack really ran.
+
+The authority's edge cases that need no real process (hold limits, cooldowns, a locked journal, a
+pause reaching a held call, a headless server bound to a tray) are tested in this process, in
+milliseconds: tests/test_hub_inprocess.py and tests/test_command_service_inprocess.py.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import signal
@@ -35,7 +40,7 @@ from app.core.paths import AppPaths
 from tests.desktop_env import wait_for
 from tests.stdio_client import STOP_DEADLINE_S, run
 from tests.stdio_client import connect as connect_server
-from tests.tray_process import running_tray
+from tests.tray_process import TRAY_STOP_S, running_tray
 
 pytestmark = pytest.mark.anyio
 PY = sys.executable
@@ -47,7 +52,9 @@ def connect(home: Path, *, headless: bool = True) -> Any:
 
 
 def agent_script(code: str, *, background: bool = False) -> str:
-    """A command that writes `code` to a file in /tmp and runs it: the classifier cannot read it."""
+    """A command that writes `code` to a file in /tmp and runs it: the classifier cannot read it.
+    The script deletes its file as it starts (Python has read it by then), so none is left behind."""
+    code = "import os as _os\n_os.unlink(__file__)\n" + code
     encoded = base64.b64encode(code.encode()).decode()
     name = f"/tmp/agent-{os.getpid()}-{abs(hash(code)) % 10**8}.py"
     run_it = f"nohup {PY} {name} > /dev/null 2>&1 &" if background else f"{PY} {name}"
@@ -219,8 +226,9 @@ async def wait_for_refusal(client, message: str) -> None:
 
 
 FAKE_TRAY = """
-import base64, json, socket, struct, sys, time
+import base64, json, os, socket, struct, sys, time
 address, home, marker = sys.argv[1], sys.argv[2], sys.argv[3]
+open(marker, "a").write(f"pid {os.getpid()}\\n")
 deadline = time.time() + 30
 while True:  # wait until the real tray is gone, then take its address
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -233,8 +241,12 @@ while True:  # wait until the real tray is gone, then take its address
             sys.exit(1)
         time.sleep(0.05)
 sock.listen(4)
+sock.settimeout(0.5)  # never blocked in accept() past its deadline
 while time.time() < deadline:
-    conn, _ = sock.accept()
+    try:
+        conn, _ = sock.accept()
+    except socket.timeout:
+        continue
     open(marker, "a").write("connected\\n")
     size = struct.unpack("!i", conn.recv(4))[0]
     conn.recv(size)
@@ -242,7 +254,16 @@ while time.time() < deadline:
                         "state": {"paused": False, "approval_mode": "never", "approval_window_s": 55,
                                   "tools": "all"}}).encode()
     conn.sendall(struct.pack("!i", len(reply)) + reply)
+    conn.close()
 """
+
+
+def end_fake_tray(marker: Path) -> None:
+    """The fake tray started by the agent ends with the test (it said its pid as it started)."""
+    said = marker.read_text().split() if marker.exists() else []
+    for pid in [int(said[i + 1]) for i, word in enumerate(said) if word == "pid"]:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 async def test_a_fake_tray_started_by_the_agent_is_refused_by_the_server(
@@ -251,18 +272,22 @@ async def test_a_fake_tray_started_by_the_agent_is_refused_by_the_server(
     marker = tmp_path / "fake-tray-was-asked"
     address = "\0" + address_for(paths).name
     real_home = os.path.realpath(paths.data_dir)
-    async with connect(home, headless=False) as agent:
-        with running_tray(home) as tray:
-            await wait_until_bound(agent)
-            script = FAKE_TRAY.replace(
-                "sys.argv[1], sys.argv[2], sys.argv[3]", f"{address!r}, {real_home!r}, {str(marker)!r}"
-            )
-            started = await run(agent, {"command": agent_script(script, background=True)})
-            assert started.get("exitCode") == 0
-            tray.send_signal(signal.SIGKILL)  # the agent (or a crash) ends the real tray
-            tray.wait()
-        wait_for(marker.exists, timeout_s=STOP_DEADLINE_S)  # the server did knock at the fake's door
-        answer = await run(agent, {"command": "echo should not run"})
+    try:
+        async with connect(home, headless=False) as agent:
+            with running_tray(home) as tray:
+                await wait_until_bound(agent)
+                script = FAKE_TRAY.replace(
+                    "sys.argv[1], sys.argv[2], sys.argv[3]", f"{address!r}, {real_home!r}, {str(marker)!r}"
+                )
+                started = await run(agent, {"command": agent_script(script, background=True)})
+                assert started.get("exitCode") == 0
+                wait_for(marker.exists, timeout_s=STOP_DEADLINE_S)  # the fake runs, waiting for the address
+                tray.send_signal(signal.SIGKILL)  # the agent (or a crash) ends the real tray
+                tray.wait()
+            wait_for(lambda: "connected" in marker.read_text(), timeout_s=STOP_DEADLINE_S)  # the server knocked
+            answer = await run(agent, {"command": "echo should not run"})
+    finally:
+        end_fake_tray(marker)
     assert "Cowork Terminal is not running" in answer["error"]
     assert "not Cowork Terminal" in answer["error"] or "does not run Cowork Terminal" in answer["error"]
 
@@ -298,23 +323,36 @@ async def test_the_cli_run_by_the_agent_cannot_relax_approvals_even_without_its_
     assert state["approval_mode"] == "destructive"
 
 
-async def test_a_resume_asked_by_a_job_the_agent_left_behind_is_refused(home: Path, paths: AppPaths) -> None:
-    resume = (
-        "import sys, time; time.sleep(1.5); sys.argv = ['cowork-terminal', 'resume']; "
-        "m = __import__('ap' + 'p.cli.main', fromlist=['main']); m.main()"
-    )
+async def test_a_resume_asked_by_a_job_the_agent_left_behind_is_refused(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    go, told = tmp_path / "paused-now", tmp_path / "resume-answer.json"
+    resume = f"""
+import base64, contextlib, io, json, pathlib, sys, time
+go, told = pathlib.Path({hidden(go)}), pathlib.Path({hidden(told)})
+while not go.exists():  # a job left running: it acts once the user has paused
+    time.sleep(0.05)
+said = io.StringIO()
+with contextlib.redirect_stderr(said), contextlib.redirect_stdout(said):
+    code = __import__('ap' + 'p.cli.main', fromlist=['main']).main(['resume'])
+told.write_text(json.dumps({{"code": code, "said": said.getvalue()}}))
+"""
     with running_tray(home):
         async with connect(home, headless=False) as agent:
             started = await run(agent, {"command": agent_script(resume, background=True)})
             assert started.get("exitCode") == 0
             assert cli(home, "pause").returncode == 0
-            await anyio.sleep(3.0)  # the job asked to resume meanwhile
+            go.touch()
+            wait_for(told.exists, timeout_s=STOP_DEADLINE_S)
             answer = await run(agent, {"command": "echo hello"})
+    asked = json.loads(told.read_text())
+    assert asked["code"] != 0, "the job did ask to resume"
+    assert "comes from a command an AI agent runs" in asked["said"], asked
     assert answer["error"].endswith(PAUSED_MESSAGE)
 
 
-async def cut_short(agent, act) -> dict:
-    """Start a command that would run for hours, do `act()` a second later, return what the model got."""
+async def cut_short(agent, paths: AppPaths, act) -> dict:
+    """Start a command that would run for hours, do `act()` once it runs, return what the model got."""
     result: dict = {}
     async with anyio.create_task_group() as group:
 
@@ -322,7 +360,7 @@ async def cut_short(agent, act) -> dict:
             result.update(await run(agent, {"command": "sleep 41000"}))
 
         group.start_soon(long)
-        await anyio.sleep(1.0)
+        await wait_until_running(paths)
         await act()
         with anyio.fail_after(STOP_DEADLINE_S):
             while not result:
@@ -330,7 +368,9 @@ async def cut_short(agent, act) -> dict:
     return result
 
 
-async def test_commands_stop_within_moments_when_the_tray_dies_and_the_model_is_told_why(home: Path) -> None:
+async def test_commands_stop_within_moments_when_the_tray_dies_and_the_model_is_told_why(
+    home: Path, paths: AppPaths
+) -> None:
     async with connect(home, headless=False) as agent:
         with running_tray(home) as tray:
             await wait_until_bound(agent)
@@ -338,42 +378,11 @@ async def test_commands_stop_within_moments_when_the_tray_dies_and_the_model_is_
             async def kill() -> None:
                 tray.send_signal(signal.SIGKILL)
 
-            result = await cut_short(agent, kill)
+            result = await cut_short(agent, paths, kill)
         assert "Cowork Terminal app stopped" in result["note"]
         assert result["exitCode"] is None
         refused = await run(agent, {"command": "echo after"})
     assert "Cowork Terminal is not running" in refused["error"]
-
-
-async def test_a_headless_server_that_meets_a_tray_obeys_it_and_ignores_the_file(home: Path, paths: AppPaths) -> None:
-    with running_tray(home):
-        async with connect(home, headless=True) as agent:
-            assert (await run(agent, {"command": "echo bound"}))["stdout"] == "bound\n"
-            assert cli(home, "pause").returncode == 0
-            await wait_for_refusal(agent, PAUSED_MESSAGE)
-            with Journal(paths) as journal:
-                journal.set_paused(False)
-            await anyio.sleep(0.5)
-            assert (await run(agent, {"command": "echo nope"}))["error"].endswith(PAUSED_MESSAGE)
-
-
-async def test_a_journal_locked_by_another_program_refuses_commands_cleanly(home: Path, paths: AppPaths) -> None:
-    with running_tray(home):
-        async with connect(home, headless=False) as agent:
-            await run(agent, {"command": "echo first"})
-            blocker = sqlite3.connect(paths.journal, timeout=1)
-            blocker.execute("BEGIN IMMEDIATE")
-            try:
-                started = time.monotonic()
-                answer = await run(agent, {"command": "echo blocked"})
-                took = time.monotonic() - started
-            finally:
-                blocker.rollback()
-                blocker.close()
-            again = await run(agent, {"command": "echo again"})
-    assert "locked by another program" in answer["error"]
-    assert took < STOP_DEADLINE_S, "a refusal, not a hang"
-    assert again["stdout"] == "again\n"
 
 
 async def test_pause_reaches_a_running_server_after_its_data_folder_was_deleted(home: Path, paths: AppPaths) -> None:
@@ -511,18 +520,40 @@ async def test_a_held_command_answered_while_paused_does_not_run(home: Path, pat
     assert row.status is Status.REFUSED
 
 
-async def test_quitting_the_tray_ends_what_runs_and_tells_the_model(home: Path) -> None:
+async def test_quitting_the_tray_ends_what_runs_and_tells_the_model(home: Path, paths: AppPaths) -> None:
+    result: dict = {}
     async with connect(home, headless=False) as agent:
-        with running_tray(home):
+        with running_tray(home) as tray:
             await wait_until_bound(agent)
+            async with anyio.create_task_group() as group:
 
-            async def quit_tray() -> None:
+                async def long() -> None:
+                    result.update(await run(agent, {"command": "sleep 41000"}))
+
+                group.start_soon(long)
+                await wait_until_running(paths)
                 quit_ = await anyio.to_thread.run_sync(cli, home, "tray", "--quit")
                 assert quit_.returncode == 0, quit_.stderr
-
-            result = await cut_short(agent, quit_tray)
+                # The tray ends by itself: its quit is bounded (QUIT_TIMEOUT_S), not this test's patience.
+                code = await anyio.to_thread.run_sync(tray.wait, TRAY_STOP_S)
+                assert code == 0
+                with anyio.fail_after(STOP_DEADLINE_S):  # from the tray's end: the server ends what runs
+                    while not result:
+                        await anyio.sleep(0.02)
     assert result["exitCode"] is None
     assert "Cowork Terminal app stopped" in result["note"]
+
+
+async def wait_until_running(paths: AppPaths) -> None:
+    """The tray wrote the command's row as running: the command has started (no fixed sleep)."""
+
+    def running() -> bool:
+        with Journal(paths) as journal:
+            return any(row.status is Status.RUNNING for row in journal.active_commands())
+
+    with anyio.fail_after(STOP_DEADLINE_S):
+        while not await anyio.to_thread.run_sync(running):
+            await anyio.sleep(0.05)
 
 
 def tray_log(home: Path) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -27,6 +28,7 @@ COMMAND_MODULES = (
     "app.cli.install_commands",
 )
 DEFAULT_COMMAND = "tray"
+READER_GONE_EXIT = 128 + 13  # what a program ended by SIGPIPE reports, as `git log | head` does
 # argparse's own words that a user meets in --help and usage errors. argparse looks them up
 # through app.core.i18n (see _translate_argparse); marked here so that the catalogs carry them.
 ARGPARSE_TEXTS = (
@@ -89,7 +91,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(args.handler(args) or 0)
+        code = int(args.handler(args) or 0)
+        sys.stdout.flush()  # a reader that stopped reading shows here, not in Python's flush at exit
+        return code
+    except BrokenPipeError:
+        return _reader_went_away()
     except CoworkError as exc:
         print(f"cowork-terminal: {exc.for_person()}", file=sys.stderr)
         return exc.exit_code
@@ -104,3 +110,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def _reader_went_away() -> int:
+    """`cowork-terminal status | head`: the reader took what it wanted and closed the pipe. Nobody
+    is owed a message; stdout goes to devnull so that Python's own flush at exit is quiet too."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return READER_GONE_EXIT

@@ -49,10 +49,10 @@ from app.core.channel.protocol import (
 from app.core.channel.transport import Accepted, Listener, address_for
 from app.core.channel.wire import ProtocolError
 from app.core.claude.names import friendly_client_name
-from app.core.data_folder import DataFolderError
+from app.core.data_folder import DataFolderError, is_corrupt
 from app.core.i18n import N_, _, ngettext
 from app.core.journal import pause_file
-from app.core.journal.store import Journal, Status
+from app.core.journal.store import JOURNAL_REPLACED_SETTING, Journal, Status, damage_on_disk
 from app.core.messages import CONFIRMED_DECIDED_BY, REQUEST_DECIDED_BY
 from app.core.paths import AppPaths, protected_paths
 from app.core.policy.approval import HOLD_LIFETIME_S, HOLD_UNSEEN_MAX_S, MODE_SETTING, WINDOW_SETTING
@@ -68,6 +68,7 @@ OUTBOX_LIMIT = 1000  # messages queued for one peer that does not read: then it 
 MAX_HOLDS_PER_PEER = 5  # a server (or a program posing as one) cannot bury the user in questions
 ASK_COOLDOWN_S = 10.0  # after the user says No to a request, the same request is refused at once
 FOREIGN_WRITE_NOTICE_GAP_S = 60.0
+DAMAGE_PROBE_EVERY_S = 1.0  # a journal damaged in place is found within this long, even with no write
 CLOSING_REASON = "Cowork Terminal (the app) stopped"
 # Why the journal could not be written: English in a server's answer (the model reads it), marked
 # for the user's notice.
@@ -75,6 +76,7 @@ JOURNAL_LOCKED = N_("the activity log is locked by another program")
 LIVE_OUTPUT_MAX_CHARS = 32 * 1024  # per stream: the journal keeps a preview, not the whole output
 JOURNAL_DISK_FULL = N_("the disk that holds the activity log is full")
 JOURNAL_NOT_WRITTEN = N_("the activity log cannot be written ({error})")
+JOURNAL_DAMAGED = "the activity log was damaged ({error}), so a new one was started"  # English: servers pass it on
 PREVIEW_FIELDS = ("stdout", "stderr")
 ANCESTRY_DEPTH = 64
 CONTAINER_OPS = frozenset({"hello", "pause", "stop"})  # all a peer inside a command container may ask
@@ -234,6 +236,7 @@ class Hub:
         self._closing = False
         self._last_foreign_notice = 0.0
         self._problem_told: str | None = None
+        self._next_damage_probe = 0.0
 
     # -- start and stop -----------------------------------------------------------------------
 
@@ -381,6 +384,13 @@ class Hub:
             # A server passes the answer on to the model (English); the CLI prints it to a person.
             peer.answer({"op": "error", "seq": seq, "message": person if peer.role == "cli" else english})
             return
+        except sqlite3.DatabaseError as exc:  # damage SQLite found only now, as it read a page
+            if not is_corrupt(exc):
+                raise
+            with self.lock:
+                self._reopen_journal()
+            peer.answer({"op": "error", "seq": seq, "message": JOURNAL_DAMAGED.format(error=exc)})
+            return
         peer.answer({"op": "ack", "seq": seq, **reply})
 
     def _journal_problem(self, exc: sqlite3.OperationalError) -> tuple[str, str]:
@@ -423,7 +433,11 @@ class Hub:
                 if server_id is not None and self.journal.live_server_pid(server_id) == peer.facts.pid:
                     peer.server_id = server_id
                 else:
-                    peer.server_id = self._register(peer)
+                    # A full disk must not turn the tray into "a program that is not Cowork Terminal":
+                    # the server is welcomed, and registered at its first command (which the disk
+                    # refuses in words until there is room).
+                    with contextlib.suppress(sqlite3.OperationalError):
+                        peer.server_id = self._register(peer)
                 self._wrote()
             reply["server_id"] = peer.server_id
             self.on_change()
@@ -447,13 +461,24 @@ class Hub:
                 raise RequestError("host access is paused")
             if status is Status.WAITING and sum(h.peer is peer for h in self.holds.values()) >= MAX_HOLDS_PER_PEER:
                 raise RequestError(f"{MAX_HOLDS_PER_PEER} commands from this server already wait for the user")
-            command_id = self.journal.begin_command(
-                command=row.command, cwd=row.cwd, env_keys=list(row.env_keys), timeout_ms=row.timeout_ms,
-                server_id=peer.server_id, server_pid=peer.facts.pid, client_name=row.client_name,
-                client_version=row.client_version, tool=row.tool, tier=row.tier, status=status,
-                reason=row.reason, confirmation_id=row.confirmation_id,
-                hold_expires_at=time.time() + HOLD_UNSEEN_MAX_S if status is Status.WAITING else None,
-            )  # fmt: skip
+            if peer.server_id is None:  # its row was not written at its hello (a full disk)
+                peer.server_id = self._register(peer)
+
+            def write_row() -> int:
+                return self.journal.begin_command(
+                    command=row.command, cwd=row.cwd, env_keys=list(row.env_keys), timeout_ms=row.timeout_ms,
+                    server_id=peer.server_id, server_pid=peer.facts.pid, client_name=row.client_name,
+                    client_version=row.client_version, tool=row.tool, tier=row.tier, status=status,
+                    reason=row.reason, confirmation_id=row.confirmation_id,
+                    hold_expires_at=time.time() + HOLD_UNSEEN_MAX_S if status is Status.WAITING else None,
+                )  # fmt: skip
+
+            try:
+                command_id = write_row()
+            except sqlite3.IntegrityError:  # its server's row was deleted by another program: made again
+                log.warning("the row of %s vanished from the journal: registering it again", peer.label)
+                peer.server_id = self._register(peer)
+                command_id = write_row()
             self._wrote()
             if status.is_active:
                 peer.commands.add(command_id)
@@ -879,7 +904,7 @@ class Hub:
             expired = [i for i, h in self.holds.items() if h.expires_at <= now]
             for command_id in expired:
                 del self.holds[command_id]
-            if _inode(self.paths.journal) != self._journal_inode:
+            if _inode(self.paths.journal) != self._journal_inode or self._damaged_in_place():
                 self._reopen_journal()
                 return
             commits, stamp = self.journal.others_commits(), pause_file.stamp(self.paths.pause_file)
@@ -895,6 +920,17 @@ class Hub:
                 _("Cowork Terminal did not make this change. Your settings and answers are unaffected."),
             )
 
+    def _damaged_in_place(self) -> bool:
+        """A journal overwritten where it is (same file, garbage pages): our own connection reads
+        its cached pages and would not notice, so a fresh one looks, once a second."""
+        if time.monotonic() < self._next_damage_probe:
+            return False
+        self._next_damage_probe = time.monotonic() + DAMAGE_PROBE_EVERY_S
+        damage = damage_on_disk(self.paths.journal)
+        if damage:
+            log.warning("the journal at %s is damaged (%s)", self.paths.journal, damage)
+        return damage is not None
+
     def _reopen_journal(self) -> None:
         log.warning("the journal at %s was deleted or replaced: starting a new one", self.paths.journal)
         with contextlib.suppress(sqlite3.Error):
@@ -907,8 +943,8 @@ class Hub:
         for peer in list(self.peers):  # servers that still run get their rows again, or nothing could be recorded
             if peer.role == "server" and peer.server_id is not None and not peer.ended:
                 peer.server_id = self._register(peer)
-        if self.journal.replaced is not None:  # a damaged file put there: the supervisor tells, with its path
-            return
+        if self.journal.replaced is not None or self.journal.get_setting(JOURNAL_REPLACED_SETTING):
+            return  # a damaged file, moved aside by us or by another process: the supervisor tells, with its path
         self.notify(
             _("The activity log was deleted"),
             _(
@@ -918,9 +954,16 @@ class Hub:
         )
 
     def with_journal(self, work: Callable[[Journal], Any]) -> Any:
-        """Run `work` on the hub's journal connection (the tray's only writer), under its lock."""
+        """Run `work` on the hub's journal connection (the tray's only writer), under its lock; on a
+        journal found damaged as it reads, once more on a new one."""
         with self.lock:
-            result = work(self.journal)
+            try:
+                result = work(self.journal)
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.OperationalError) or not is_corrupt(exc):
+                    raise
+                self._reopen_journal()
+                result = work(self.journal)
             self._wrote()
             return result
 

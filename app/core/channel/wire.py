@@ -45,6 +45,7 @@ class Channel:
         self.connection = connection
         self._wake = wake  # ends a receive blocked in another thread (a socket's shutdown)
         self._send_lock = threading.Lock()
+        self._close_lock = threading.Lock()
         self.closed = False
 
     def send(self, message: dict[str, Any]) -> None:
@@ -62,10 +63,19 @@ class Channel:
             if "bad message length" in str(exc):
                 raise ProtocolError("frame over the size limit") from None
             raise
+        except TypeError:  # closed by another thread meanwhile: Connection.close sets its handle to None
+            if self.closed:
+                raise EOFError("the channel was closed") from None
+            raise
         return decode(data)
 
     def close(self) -> None:
-        self.closed = True
+        """Once, whichever thread comes first: a second os.close of the same number, racing in from
+        another thread, would close whatever file or socket reused that number meanwhile."""
+        with self._close_lock:
+            if self.closed:
+                return
+            self.closed = True
         if self._wake is not None:
             with contextlib.suppress(OSError):
                 self._wake()

@@ -10,6 +10,9 @@ against a program that writes the user's files, as docs/security.md says.
 from __future__ import annotations
 
 import contextlib
+import logging
+import os
+import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,6 +22,8 @@ from app.core.commands.tray_link import Decision, LinkRefused, TrayLink
 from app.core.journal.store import Journal, Outcome, Status, preview
 from app.core.messages import NO_TRAY_MESSAGE, PAUSED_MESSAGE
 from app.core.policy.approval import ApprovalMode, approval_mode, approval_window_s
+
+log = logging.getLogger(__name__)
 
 
 class NotRecorded(Exception):
@@ -30,6 +35,7 @@ class ServerAuthority:
         self.journal = journal
         self.link = link
         self.headless = headless
+        self._own_row: int | None = None  # this server's row, made again after it vanished
 
     @property
     def tethered(self) -> bool:
@@ -138,17 +144,36 @@ class ServerAuthority:
         if link is None and (self.tethered or not self.headless) and row.get("status") is not Status.REFUSED:
             raise NotRecorded(self.absence_message())
         if link is None:
-            return self.journal.begin_command(**_journal_row(row))
+            return self._write_row(row)
         try:
             reply = link.request("begin", row=begin_row_to_wire(row))
         except LinkRefused as refused:
             if row.get("status") is Status.REFUSED:  # a refusal is a record, not a control: keep it
-                return self.journal.begin_command(**_journal_row(row))
+                return self._write_row(row)
             raise NotRecorded(_refusal_text(str(refused))) from None
         try:
             return whole(reply.get("id"), "id", 1)
         except BadValue as bad:  # not a row id: the row cannot be said to be written
             raise NotRecorded(_refusal_text(str(bad))) from None
+
+    def _write_row(self, row: dict[str, Any]) -> int:
+        """A row this server writes itself (headless, no tray). Its server's row may have vanished
+        (another program deleted it): it is made again, once, and the command goes on."""
+        row = _journal_row(row)
+        if self._own_row is not None:
+            row = {**row, "server_id": self._own_row}
+        try:
+            return self.journal.begin_command(**row)
+        except sqlite3.IntegrityError:
+            server_id = row.get("server_id")
+            if server_id is None or self.journal.live_server_pid(server_id) is not None:
+                raise
+        lock_key = self.link.lock_key if self.link is not None else None
+        self._own_row = self.journal.register_server(os.getpid(), headless=self.headless, lock_key=lock_key)
+        log.warning("this server's journal row %s vanished: registered again as %s", server_id, self._own_row)
+        if self.link is not None:
+            self.link.server_id = self._own_row
+        return self.journal.begin_command(**{**row, "server_id": self._own_row})
 
     def started(self, command_id: int) -> None:
         link = self._live_link()
@@ -203,6 +228,7 @@ class ServerAuthority:
                 return
             except LinkRefused:
                 pass
+        server_id = self._own_row or server_id
         if server_id is not None and not self.tethered:
             self.journal.set_server_client(server_id, name, version)
 
@@ -217,6 +243,7 @@ class ServerAuthority:
                 return
             except LinkRefused:
                 self.flush()
+        server_id = self._own_row or server_id
         if server_id is not None:
             self.journal.end_server(server_id)
 
@@ -229,4 +256,5 @@ def _journal_row(row: dict[str, Any]) -> dict[str, Any]:
 def _refusal_text(reason: str) -> str:
     if reason == "host access is paused":
         return PAUSED_MESSAGE
+    reason = reason.rstrip(".")  # a DataFolderError's text is a sentence of its own
     return f"Cowork Terminal could not record this command, so it was not run: {reason}. Try again in a moment."

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import sqlite3
 import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -32,12 +33,13 @@ from app.core.commands.request import (
     ValidRequest,
     validate_request,
 )
+from app.core.data_folder import is_corrupt
 from app.core.errors import CoworkError
 from app.core.execution import container as containers
 from app.core.execution import orphans, process_marks, read_only
 from app.core.execution.container import Container
 from app.core.execution.executor import CommandSpec, ExecutionResult, StopSignal, run_command
-from app.core.execution.output import CommandOutput, OutputHook, output_budget
+from app.core.execution.output import CommandOutput, OutputBudget, OutputHook, budget_from, output_budget
 from app.core.execution.output_decoding import console_code_pages
 from app.core.execution.shell_session import (
     SCROLLBACK_MAX_LINES,
@@ -261,9 +263,24 @@ class CommandService:
 
     def _new_output(self, command_id: int, labels: tuple[str, ...]) -> CommandOutput:
         """Where a command's output goes: the user's budget, the private folder for whole outputs."""
-        return CommandOutput(
-            output_budget(self.journal), self.paths.outputs, f"cmd{command_id}", labels, console_code_pages()
-        )
+        return CommandOutput(self._budget(), self.paths.outputs, f"cmd{command_id}", labels, console_code_pages())
+
+    def _budget(self) -> OutputBudget:
+        """The user's output budget. A journal damaged under this server (SQLite finds it only as it
+        reads) is opened again, which moves it aside for a new one; the budget is no control, so
+        the command runs on with the default if even that fails."""
+        try:
+            return output_budget(self.journal)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, CoworkError) or not is_corrupt(exc):
+                raise
+            log.warning("the journal is damaged (%s): opening it again", exc)
+        try:
+            self.journal.reopen()
+            return output_budget(self.journal)
+        except (CoworkError, sqlite3.Error) as exc:
+            log.warning("the output budget could not be read (%s): the default is used", exc)
+            return budget_from(None, os.environ)
 
     def _changes_protected(self, command: str, tier: Tier) -> bool:
         """A command that may write (not read-only) and names a member of the protected set: held,

@@ -42,6 +42,23 @@ def truncation(db: sqlite3.Connection, path: Path) -> str | None:
     return f"{TRUNCATED} ({size:,} of {pages * page_size:,} bytes)" if size < pages * page_size else None
 
 
+def damage_on_disk(path: Path) -> str | None:
+    """What SQLite says is wrong with the journal as it is on disk now, read through a connection
+    of its own (another connection may keep serving its cached pages); None when it reads whole."""
+    try:  # mode=rw: a journal deleted meanwhile is not created here
+        probe = sqlite3.connect(f"{path.absolute().as_uri()}?mode=rw", uri=True, timeout=BUSY_TIMEOUT_S)
+    except sqlite3.Error:
+        return None  # cannot open it at all: a missing or unreadable file is told elsewhere
+    try:
+        probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        probe.execute("SELECT count(*) FROM settings").fetchone()
+        return truncation(probe, path)
+    except sqlite3.DatabaseError as exc:
+        return str(exc) if data_folder.is_corrupt(exc) else None
+    finally:
+        probe.close()
+
+
 def retry_while_locked(step: Callable[[], object]) -> None:
     """Run a set-up step that SQLite does not wait for: switching a new file to WAL, or its first
     migration, fails at once with "database is locked" while another process does the same (two

@@ -24,6 +24,7 @@ from typing import Any
 from app.core import data_folder, liveness, settings
 from app.core.data_folder import Replacement
 from app.core.journal import opening, pause_file, retention, schema
+from app.core.journal.opening import damage_on_disk  # noqa: F401 - re-exported for the hub
 from app.core.journal.records import (  # re-exported: callers import the records from the store
     ACTIVE_MARKS,
     ACTIVE_STATUSES,
@@ -66,6 +67,7 @@ class Journal:
         and a data folder that cannot hold it raises DataFolderError with the reason in words."""
         self.paths = paths
         self._busy_timeout_s = busy_timeout_s
+        self._check_same_thread = check_same_thread
         self.path = paths.journal
         self.replaced: Replacement | None = None
         try:
@@ -151,6 +153,21 @@ class Journal:
             print(f"cowork-terminal: {replaced.for_person()}", file=sys.stderr, flush=True)
         with suppress(data_folder.DataFolderError):
             self.set_setting(JOURNAL_REPLACED_SETTING, dataclasses.asdict(replaced))
+
+    def reopen(self) -> None:
+        """Open the file at the journal's path again, in this same object: it was damaged under this
+        connection (then it is moved aside for a new one, once, whoever notices first) or replaced."""
+        with suppress(sqlite3.Error):
+            self._db.close()
+        self.replaced = None
+        try:
+            self._connect(self._check_same_thread)
+        except OSError as exc:
+            raise data_folder.explain_os_error(self.paths.data_dir, exc) or exc from None
+        except sqlite3.Error as exc:
+            raise data_folder.explain_sqlite_error(self.paths.data_dir, exc) or exc from None
+        if self.replaced is not None:
+            self._tell_replaced(self.replaced)
 
     @classmethod
     def open(cls, paths: AppPaths | None = None, **kwargs: Any) -> Journal:

@@ -1,0 +1,156 @@
+"""A hub in this process and fake peers beside it, for the authority's edge cases in milliseconds.
+
+The hub (`app.core.authority.hub.Hub`) listens at its real address (named after this test's own
+COWORK_TERMINAL_HOME, so no other tray or test hears it) and writes a real journal. A `FakePeer`
+stands for another process, a server or the CLI: it speaks the wire protocol by hand over the real
+transport, so the hub sees it exactly as it sees any connection.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.authority.hub import HeldCommand, Hub, Question
+from app.core.channel.transport import AddressTaken, address_for, connect
+from app.core.channel.wire import Channel
+from app.core.paths import AppPaths
+
+ANSWER_S = 5.0  # a hub answers in milliseconds; this only bounds a test that would hang
+
+
+@dataclass
+class Seen:
+    """What the hub told the tray around it (its callbacks), with an event per kind to wait on."""
+
+    notices: list[tuple[str, str]] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)
+    holds_changed: threading.Event = field(default_factory=threading.Event)
+    asked: threading.Event = field(default_factory=threading.Event)
+
+    def notify(self, title: str, message: str) -> None:
+        self.notices.append((title, message))
+
+    def ask_user(self, question: Question) -> None:
+        self.questions.append(question)
+        self.asked.set()
+
+    def on_holds(self) -> None:
+        self.holds_changed.set()
+
+
+@contextmanager
+def running_hub(paths: AppPaths, **callbacks: Any) -> Iterator[tuple[Hub, Seen]]:
+    """A started hub whose callbacks record into `Seen`; closed (telling its peers) afterwards."""
+    seen = Seen()
+    hub = Hub(
+        paths,
+        notify=seen.notify,
+        ask_user=callbacks.pop("ask_user", seen.ask_user),
+        on_holds=seen.on_holds,
+        **callbacks,
+    )
+    deadline = time.monotonic() + ANSWER_S
+    while True:  # a hub closed a moment ago lets go of the address once its accept thread wakes
+        try:
+            hub.start()
+            break
+        except AddressTaken:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+    try:
+        yield hub, seen
+    finally:
+        hub.close()
+
+
+class FakePeer:
+    """Another process on the channel, as far as the hub can tell (a server or the CLI)."""
+
+    def __init__(self, paths: AppPaths) -> None:
+        self.channel: Channel
+        self.channel, self.tray = connect(address_for(paths))
+        self.pushes: list[dict[str, Any]] = []
+        self._seq = itertools.count(1)
+        self.welcome: dict[str, Any] = {}
+
+    def hello(self, role: str, **fields: Any) -> dict[str, Any]:
+        self.welcome = self.ask("hello", role=role, **fields)
+        return self.welcome
+
+    def send(self, op: str, **fields: Any) -> int:
+        seq = next(self._seq)
+        self.channel.send({"op": op, "seq": seq, **fields})
+        return seq
+
+    def answer_to(self, seq: int, timeout_s: float = ANSWER_S) -> dict[str, Any]:
+        """The hub's answer to request `seq`; pushes that come first are kept in `pushes`."""
+        deadline = time.monotonic() + timeout_s
+        while (left := deadline - time.monotonic()) > 0:
+            message = self.channel.receive(left)
+            if message is None:
+                break
+            if message.get("seq") == seq and message["op"] in ("ack", "error"):
+                return message
+            self.pushes.append(message)
+        raise AssertionError(f"no answer to request {seq} within {timeout_s:g} s")
+
+    def ask(self, op: str, **fields: Any) -> dict[str, Any]:
+        return self.answer_to(self.send(op, **fields))
+
+    def begin(self, command: str, *, status: str = "running", cwd: str | None = "/tmp", **row: Any) -> dict[str, Any]:
+        """A server's `begin`: the row it would send for a command (a held one with status waiting)."""
+        row = {"command": command, "cwd": cwd, "env_keys": [], "status": status, "tool": "execute_command", **row}
+        return self.ask("begin", row=row)
+
+    def next_push(self, op: str, timeout_s: float = ANSWER_S) -> dict[str, Any]:
+        """The first push of kind `op`, from those kept or still to come."""
+        for kept in self.pushes:
+            if kept["op"] == op:
+                self.pushes.remove(kept)
+                return kept
+        deadline = time.monotonic() + timeout_s
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                message = self.channel.receive(left)
+            except (EOFError, OSError) as exc:
+                raise AssertionError(f"the hub closed the connection before a {op!r} push (got {self.pushes})") from exc
+            if message is None:
+                break
+            if message["op"] == op:
+                return message
+            self.pushes.append(message)
+        raise AssertionError(f"no {op!r} push within {timeout_s:g} s (got {self.pushes})")
+
+    def quiet_for(self, seconds: float) -> list[dict[str, Any]]:
+        """Everything pushed within `seconds` (for checks that something was NOT pushed)."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                message = self.channel.receive(left)
+            except (EOFError, OSError):
+                break
+            if message is None:
+                break
+            self.pushes.append(message)
+        return list(self.pushes)
+
+    def close(self) -> None:
+        self.channel.close()
+
+
+def wait_until(condition: Any, timeout_s: float = ANSWER_S) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("the condition never became true")
+        time.sleep(0.005)
+
+
+__all__ = ["FakePeer", "HeldCommand", "Seen", "running_hub", "wait_until"]

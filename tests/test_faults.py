@@ -1,0 +1,188 @@
+"""Faults that used to end in a bare error (issue 23): each now ends in a plain message to the model
+and the user, no traceback, and a notice that says what really happened. Real processes: a tray,
+`serve` spoken to line by line (its stderr is what Claude's log for it shows), the CLI in a pipe.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.core.paths import HOME_ENV, AppPaths
+from tests.desktop_env import wait_for
+from tests.raw_stdio import RawServer
+from tests.stdio_client import STOP_DEADLINE_S
+from tests.test_data_folder import LINUX_ROOT, fill, make_journal
+from tests.tray_process import running_tray
+
+BARE_ERROR = "ERROR: Error executing tool execute_command"  # the SDK's words when our code raised
+NOT_RECORDED = "Cowork Terminal could not record this command, so it was not run: "
+
+
+def tray_log(log: Path) -> str:
+    """What the tray told the user (the dummy backend logs each notice) and logged."""
+    return log.read_text(errors="replace") if log.exists() else ""
+
+
+def echo(server: RawServer, text: str) -> str:
+    answer = server.call("execute_command", json.dumps({"command": f"echo {text}"}))
+    assert answer is not None, "the call got no answer"
+    return answer
+
+
+def ran(answer: str, text: str) -> bool:
+    return not answer.startswith("ERROR: ") and json.loads(answer)["stdout"] == f"{text}\n"
+
+
+def stopped(server: RawServer) -> str:
+    server.process.stdin.close()
+    server.wait(STOP_DEADLINE_S)
+    return server.stderr()
+
+
+@pytest.mark.parametrize("command", [("status",), ("log",)])
+def test_the_cli_read_through_a_pipe_that_closes_early_ends_quietly(home: Path, command: tuple[str, ...]) -> None:
+    """`cowork-terminal status | head -1`: the reader went away; nothing is wrong, nothing to say."""
+    make_journal(home, commands=50)
+    env = {**os.environ, HOME_ENV: str(home)}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "app", *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+    assert child.stdout is not None
+    child.stdout.close()  # `head` took its line and left before the CLI wrote
+    _, stderr = child.communicate(timeout=60)
+    assert child.returncode == 128 + 13, "as a program ended by SIGPIPE: the pipeline's reader decides"
+    assert stderr.decode() == ""
+
+
+def damage_in_place(journal: Path) -> None:
+    """Another program (or the disk) overwrites the journal's pages where they are: the same file,
+    the same inode, its header kept, every page after it and every WAL frame garbage."""
+    for path, keep in ((journal, 100), (Path(f"{journal}-wal"), 32)):
+        if path.exists():
+            size = path.stat().st_size
+            with open(path, "r+b") as file:
+                file.seek(keep)
+                file.write(os.urandom(size - keep))
+
+
+def test_a_journal_damaged_in_place_under_a_running_tray_is_replaced_and_commands_run_on(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    log = tmp_path / "tray.log"
+    with running_tray(home, log=log):
+        server = RawServer(home)
+        try:
+            assert server.initialize() is not None
+            for number in range(20):
+                assert ran(echo(server, f"row{number}"), f"row{number}")
+            inode = paths.journal.stat().st_ino
+            damage_in_place(paths.journal)
+            assert paths.journal.stat().st_ino == inode, "damaged where it is, not replaced"
+            answers = []
+            deadline = time.monotonic() + STOP_DEADLINE_S
+            while not (answers and ran(answers[-1], "after")):
+                assert time.monotonic() < deadline, answers
+                answers.append(echo(server, "after"))
+                time.sleep(0.2)
+            wait_for(lambda: "started a new activity journal" in tray_log(log), timeout_s=STOP_DEADLINE_S)
+        finally:
+            stderr = stopped(server)
+    told = tray_log(log)
+    assert all(answer.strip() != BARE_ERROR for answer in answers), answers
+    assert all(NOT_RECORDED in answer for answer in answers[:-1]), answers
+    assert "Traceback" not in stderr, stderr
+    assert "Traceback" not in told, told
+    assert told.count("started a new activity journal") == 1, told
+    assert "The activity log was deleted" not in told, "it was damaged, not deleted"
+    assert "stopped" not in told.split("tray started", 1)[1].split("signal 15")[0], "the tray lived on"
+    [kept] = home.glob("journal.corrupt-*.sqlite3")
+    assert f"It was kept as {kept}" in told
+
+
+def test_a_server_whose_journal_row_vanished_still_runs_commands_and_the_user_is_told(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    log = tmp_path / "tray.log"
+    with running_tray(home, log=log):
+        server = RawServer(home)
+        try:
+            assert server.initialize() is not None
+            assert ran(echo(server, "before"), "before")
+            with sqlite3.connect(paths.journal) as db:  # another program deletes the server's row
+                assert db.execute("DELETE FROM servers").rowcount == 1
+            answer = echo(server, "after")
+            again = echo(server, "again")
+        finally:
+            stderr = stopped(server)
+    assert ran(answer, "after"), answer
+    assert ran(again, "again"), again
+    assert "Traceback" not in stderr + tray_log(log), tray_log(log)
+    with sqlite3.connect(paths.journal) as db:
+        [(servers,)] = db.execute("SELECT count(*) FROM servers").fetchall()
+        commands = [c for (c,) in db.execute("SELECT command FROM commands ORDER BY id")]
+    assert servers == 1, "the tray registered it again"
+    assert commands[-2:] == ["echo after", "echo again"]
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 2 MiB tmpfs of our own (as tests/test_data_folder.py mounts), unmounted afterwards."""
+    mount_point = tmp_path / "small-disk"
+    mount_point.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount_point)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", "-l", str(mount_point)], check=False)
+
+
+@LINUX_ROOT
+def test_a_server_started_on_a_full_disk_under_a_tray_says_the_disk_is_full_not_that_an_impostor_answered(
+    small_disk: Path, tmp_path: Path
+) -> None:
+    home = small_disk / "home"
+    make_journal(home, commands=3)
+    log = tmp_path / "tray.log"
+    with running_tray(home, log=log):
+        filler = fill(small_disk)
+        server = RawServer(home)
+        try:
+            assert server.initialize() is not None
+            during = echo(server, "during")
+            filler.unlink()
+            after = echo(server, "after")
+        finally:
+            stderr = stopped(server)
+    assert "not Cowork Terminal" not in during + stderr, during + stderr
+    assert f"{NOT_RECORDED}the disk that holds Cowork Terminal's data is full ({home}, " in during, during
+    assert ".." not in during
+    assert ran(after, "after"), "once there is room, the same server runs commands"
+    assert "Traceback" not in stderr + tray_log(log)
+
+
+def test_a_headless_server_whose_row_was_deleted_registers_again_and_runs(home: Path, paths: AppPaths) -> None:
+    server = RawServer(home, "--headless")
+    try:
+        assert server.initialize() is not None
+        assert ran(echo(server, "before"), "before")
+        with sqlite3.connect(paths.journal) as db:
+            assert db.execute("DELETE FROM servers").rowcount == 1
+        answers = [echo(server, "after"), echo(server, "again")]
+    finally:
+        stderr = stopped(server)
+    assert all(ran(answer, text) for answer, text in zip(answers, ("after", "again"), strict=True)), answers
+    assert "Traceback" not in stderr, stderr
+    with sqlite3.connect(paths.journal) as db:
+        assert db.execute("SELECT count(*) FROM servers").fetchone() == (1,), "registered again, once"
+        assert db.execute("SELECT state FROM servers").fetchone() == ("exited",), "and its end recorded"

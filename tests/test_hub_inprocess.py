@@ -1,0 +1,260 @@
+"""The tray's hub, constructed in this process, against fake peers over the real channel.
+
+Each test takes milliseconds: the hub's edge cases (hold limits, cooldowns, what a pause or a Stop
+reaches, a lost server, a locked journal) need no tray process, no MCP server and no bash. What
+only real processes can show (attacks through `execute_command`, the OS's facts about a peer, a
+tray that dies) stays in tests/test_authority.py.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+import pytest
+
+from app.core.authority.hub import (
+    ASK_COOLDOWN_S,
+    MAX_HOLDS_PER_PEER,
+    WRITE_BUSY_TIMEOUT_S,
+    command_digest,
+)
+from app.core.journal.store import Journal, Status
+from app.core.paths import AppPaths
+from tests.channel_peers import FakePeer, running_hub, wait_until
+
+
+@pytest.fixture
+def peers(paths: AppPaths):
+    made: list[FakePeer] = []
+
+    def make(role: str, **hello: object) -> FakePeer:
+        peer = FakePeer(paths)
+        peer.hello(role, **hello)
+        made.append(peer)
+        return peer
+
+    yield make
+    for peer in made:
+        peer.close()
+
+
+def row_of(paths: AppPaths, command_id: int):
+    with Journal(paths) as journal:
+        return journal.get_command(command_id)
+
+
+def test_a_server_with_five_commands_waiting_has_its_sixth_refused(paths: AppPaths, peers) -> None:
+    with running_hub(paths) as (hub, _seen):
+        server = peers("server")
+        held = [server.begin(f"rm -rf build{n}", status="waiting") for n in range(MAX_HOLDS_PER_PEER)]
+        assert all(answer["op"] == "ack" for answer in held)
+        sixth = server.begin("rm -rf build6", status="waiting")
+        assert sixth["op"] == "error"
+        assert sixth["message"] == f"{MAX_HOLDS_PER_PEER} commands from this server already wait for the user"
+        assert [h.command for h in hub.pending_holds()] == [f"rm -rf build{n}" for n in range(MAX_HOLDS_PER_PEER)]
+        other = peers("server")
+        assert other.begin("rm -rf elsewhere", status="waiting")["op"] == "ack", "the limit is per server"
+
+
+def test_a_pause_reaches_every_server_at_once_and_drops_what_waits(paths: AppPaths, peers) -> None:
+    with running_hub(paths) as (hub, seen):
+        first, second = peers("server"), peers("server")
+        held = first.begin("rm -rf victim", status="waiting")
+        running = second.begin("sleep 100")
+        seen.holds_changed.clear()
+        hub.set_paused(True)
+        for server in (first, second):
+            assert server.next_push("state")["state"]["paused"] is True
+        assert seen.holds_changed.is_set(), "the prompt is told its command no longer waits"
+        assert hub.pending_holds() == []
+        assert not hub.decide(held["id"], allowed=True, by="user"), "nothing left to allow"
+        assert first.begin("echo new")["message"] == "host access is paused"
+        assert first.begin("rm -rf again", status="waiting")["message"] == "host access is paused"
+        assert second.ask("started", id=running["id"])["message"] == "host access is paused"
+        assert [p["op"] for p in first.quiet_for(0.1)] == [], "no decision was ever pushed for the dropped hold"
+
+
+def test_an_allow_carries_the_digest_of_the_command_its_server_sent_not_of_the_file(paths: AppPaths, peers) -> None:
+    with running_hub(paths) as (hub, _seen):
+        server = peers("server")
+        held = server.begin("rm -rf victim", status="waiting", cwd="/srv/data", env_keys=["B", "A"])
+        with sqlite3.connect(paths.journal) as db:  # another program rewrites the waiting row
+            db.execute("UPDATE commands SET command = 'ls', cwd = '/' WHERE id = ?", (held["id"],))
+        assert row_of(paths, held["id"]).command == "ls", "the file was rewritten"
+        [hold] = hub.pending_holds()
+        assert (hold.command, hold.cwd) == ("rm -rf victim", "/srv/data"), "the user is shown what the server sent"
+        assert hub.decide(held["id"], allowed=True, by="user")
+        decision = server.next_push("decision")
+    assert decision == {
+        "op": "decision",
+        "id": held["id"],
+        "allowed": True,
+        "by": "user",
+        "digest": command_digest("rm -rf victim", "/srv/data", ["A", "B"]),
+    }
+    assert decision["digest"] != command_digest("ls", "/", ["A", "B"])
+    recorded = row_of(paths, held["id"])
+    assert (recorded.decision, recorded.decided_by) == ("allowed", "user")
+
+
+def test_stop_reaches_only_the_server_that_runs_the_command(paths: AppPaths, peers) -> None:
+    with running_hub(paths):
+        runner, bystander, cli = peers("server"), peers("server"), peers("cli")
+        running = runner.begin("sleep 100")
+        told = cli.ask("stop", id=running["id"])
+        assert told["op"] == "ack"
+        assert runner.next_push("stop") == {"op": "stop", "id": running["id"]}
+        assert [p["op"] for p in bystander.quiet_for(0.1)] == []
+        unknown = cli.ask("stop", id=running["id"] + 100)
+    assert unknown == {
+        "op": "error",
+        "seq": unknown["seq"],
+        "message": f"Command #{running['id'] + 100} is not running.",
+    }
+
+
+def test_stop_on_a_held_command_denies_it(paths: AppPaths, peers) -> None:
+    with running_hub(paths) as (hub, _seen):
+        server, cli = peers("server"), peers("cli")
+        held = server.begin("rm -rf victim", status="waiting")
+        assert cli.ask("stop", id=held["id"])["op"] == "ack"
+        decision = server.next_push("decision")
+        assert (decision["id"], decision["allowed"]) == (held["id"], False)
+        assert hub.pending_holds() == []
+
+
+def test_a_server_cannot_start_or_end_a_command_of_another_server(paths: AppPaths, peers) -> None:
+    with running_hub(paths):
+        owner, intruder = peers("server"), peers("server")
+        running = owner.begin("sleep 100")
+        outcome = {"status": "finished", "exit_code": 0}
+        for op, fields in (("finish", {"outcome": outcome}), ("started", {})):
+            refused = intruder.ask(op, id=running["id"], **fields)
+            assert refused["message"] == f"command {running['id']} is not one of this server's"
+    assert row_of(paths, running["id"]).status is Status.RUNNING
+
+
+def test_a_server_that_goes_away_takes_its_held_commands_with_it(paths: AppPaths, peers) -> None:
+    with running_hub(paths) as (hub, seen):
+        leaving, staying = peers("server"), peers("server")
+        leaving.begin("rm -rf one", status="waiting")
+        staying.begin("rm -rf two", status="waiting")
+        seen.holds_changed.clear()
+        leaving.close()
+        wait_until(lambda: [h.command for h in hub.pending_holds()] == ["rm -rf two"])
+        assert seen.holds_changed.wait(1.0), "the prompt is told"
+
+
+def test_repeats_of_one_loosening_share_one_window_and_a_no_answers_them_all(paths: AppPaths, peers) -> None:
+    with running_hub(paths) as (hub, seen):
+        hub.set_paused(True)
+        first, second = peers("cli"), peers("cli")
+        asked = [first.send("resume"), second.send("resume")]
+        assert seen.asked.wait(1.0)
+        time.sleep(0.05)  # the second request reaches the hub and joins the first
+        [question] = seen.questions
+        assert len(question.waiting) == 2, "one window for both"
+        hub.answer(question, False)
+        answers = [first.answer_to(asked[0]), second.answer_to(asked[1])]
+        assert [a["message"] for a in answers] == ["You said no; nothing changed."] * 2
+        assert hub.state.paused is True
+
+
+def test_after_a_no_the_same_request_is_refused_at_once_and_another_still_asks(paths: AppPaths, peers) -> None:
+    with running_hub(paths) as (hub, seen):
+        hub.set_paused(True)
+        cli = peers("cli")
+        seq = cli.send("resume")
+        assert seen.asked.wait(1.0)
+        hub.answer(seen.questions[0], False)
+        cli.answer_to(seq)
+        started = time.monotonic()
+        again = cli.ask("resume")
+        assert again["message"] == "You said no to this a moment ago; nothing changed."
+        assert time.monotonic() - started < ASK_COOLDOWN_S
+        assert len(seen.questions) == 1, "no second window"
+        seen.asked.clear()
+        cli.send("settings", changes={"approval_mode": "never"})
+        assert seen.asked.wait(1.0), "another loosening still asks the user"
+        assert len(seen.questions) == 2
+        assert hub.state.paused is True
+
+
+def test_a_yes_in_the_confirm_window_resumes_and_every_server_hears_it(paths: AppPaths, peers) -> None:
+    with running_hub(paths) as (hub, seen):
+        hub.set_paused(True)
+        cli = peers("cli")
+        seq = cli.send("resume")
+        assert seen.asked.wait(1.0)
+        # Connected only now: a server from this same process would have made the request one
+        # from inside a server (refused, see below).
+        server = peers("server")
+        assert server.welcome["state"]["paused"] is True
+        hub.answer(seen.questions[0], True)
+        assert cli.answer_to(seq)["done"] is True
+        assert server.next_push("state")["state"]["paused"] is False
+        assert hub.state.paused is False
+
+
+def test_a_loosening_asked_from_a_server_process_is_refused_without_a_window(paths: AppPaths, peers) -> None:
+    # Both peers are this test's process: to the hub, the CLI runs inside a server (as a command an
+    # agent runs would).
+    with running_hub(paths) as (hub, seen):
+        hub.set_paused(True)
+        peers("server")
+        refused = peers("cli").ask("resume")
+    assert "comes from a command an AI agent runs" in refused["message"]
+    assert seen.questions == []
+    assert hub.state.paused is True
+
+
+def test_a_tightening_from_anyone_takes_effect_at_once_and_reaches_the_servers(paths: AppPaths, peers) -> None:
+    with running_hub(paths) as (hub, seen):
+        server = peers("server")
+        told = peers("cli").ask("settings", changes={"approval_mode": "all", "approval_window_s": 20})
+        assert told["op"] == "ack"
+        state = server.next_push("state")["state"]
+    assert (state["approval_mode"], state["approval_window_s"]) == ("all", 20.0)
+    assert seen.questions == []
+    with Journal(paths) as journal:
+        assert journal.get_setting("approval_mode") == "all", "kept for the next start"
+
+
+def test_a_server_that_remembers_a_pause_keeps_a_new_tray_paused(paths: AppPaths, peers) -> None:
+    with Journal(paths) as journal:  # the file says running, asking little
+        journal.set_paused(False)
+        journal.set_setting("approval_mode", "never")
+    remembered = {"paused": True, "approval_mode": "all", "approval_window_s": 10, "tools": "all"}
+    with running_hub(paths) as (hub, _seen):
+        assert hub.state.paused is False
+        welcome = peers("server", remembered=remembered).welcome
+        assert welcome["state"]["paused"] is True
+        assert (hub.state.paused, hub.state.approval_mode, hub.state.approval_window_s) == (True, "all", 10.0)
+    with Journal(paths) as journal:
+        assert journal.is_paused() is True
+
+
+def test_a_journal_locked_by_another_program_refuses_a_command_in_moments_and_tells_the_user_once(
+    paths: AppPaths, peers
+) -> None:
+    with running_hub(paths) as (_hub, seen):
+        server = peers("server")
+        blocker = sqlite3.connect(paths.journal, timeout=1)
+        blocker.execute("BEGIN IMMEDIATE")
+        try:
+            started = time.monotonic()
+            refusals = [server.begin("echo blocked") for _ in range(2)]
+            took = time.monotonic() - started
+        finally:
+            blocker.rollback()
+            blocker.close()
+        assert [r["message"] for r in refusals] == ["the activity log is locked by another program"] * 2
+        assert took < 2 * WRITE_BUSY_TIMEOUT_S + 1.0, "a refusal, not a hang"
+        assert seen.notices == [
+            (
+                "Cowork Terminal cannot record commands",
+                "Commands are refused: the activity log is locked by another program.",
+            )
+        ], "told once"
+        assert server.begin("echo again")["op"] == "ack", "written once the lock is gone"
