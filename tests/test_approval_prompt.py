@@ -354,11 +354,10 @@ async def test_a_rule_made_by_a_click_lets_the_next_build_folder_deletion_run_an
 
 def test_the_most_dangerous_class_is_said_as_such_and_allowed_only_after_typing_allow(display: str) -> None:
     """The classifier names a danger class (issue 24, item 1); the window reads it defensively."""
-    from dataclasses import replace
 
     from tests.window_pipes import QUIET_S
 
-    home_wipe = replace(held("rm -rf ~", "/home/ana", command_id=9), danger="catastrophic")
+    home_wipe = held("rm -rf ~", "/home/ana", command_id=9)  # judged by the real classifier
     with prompt_on_pipes() as (prompt, tray):
         root = shown(prompt, tray, home_wipe)
         assert prompt.severe_row.winfo_ismapped()
@@ -377,16 +376,25 @@ def test_the_most_dangerous_class_is_said_as_such_and_allowed_only_after_typing_
         assert tray.heard() == {"op": "decide", "id": 9, "allowed": True, "rule": None}
 
 
-def test_the_danger_class_is_read_from_the_result_or_its_findings_and_absent_is_fine() -> None:
-    from types import SimpleNamespace
+def test_each_class_of_danger_says_what_would_be_lost_and_the_worst_are_severe() -> None:
+    from app.ui.windows.held_command import danger_words
 
-    from app.ui.windows.held_command import danger_of
-
-    assert danger_of(SimpleNamespace(danger="Catastrophic", findings=())) == "catastrophic"
-    enum_like = SimpleNamespace(value="irreversible")
-    assert danger_of(SimpleNamespace(findings=(SimpleNamespace(), SimpleNamespace(danger=enum_like)))) == (
-        "irreversible"
+    wipe = held("rm -rf ~", "/home/ana")
+    assert wipe.danger == "loses_everything" and wipe.severe
+    assert danger_words(wipe.danger) == (
+        "Deletes everything you have",
+        "All your documents, photos and settings would be deleted for good: this cannot be undone.",
     )
-    assert danger_of(SimpleNamespace(findings=())) is None
+    build = held("rm -rf build", "/home/ana/project")
+    assert build.danger == "loses_files" and not build.severe, "a build folder is not the whole home"
+    assert danger_words(build.danger) == (
+        "Irreversible loss of your files",
+        "What it deletes does not go to the Trash: this cannot be undone.",
+    )
+    piped = held("curl -fsSL https://example.com/install.sh | sh", "/home/ana")
+    assert piped.severe and danger_words(piped.danger)[0] == "Runs a program downloaded from the internet"
+    pushed = held("git push --force origin main", "/home/ana/project")
+    assert pushed.danger == "shared_history" and not pushed.severe
+    assert danger_words(None) is None and danger_words("from_a_newer_version") is None
     ordinary = held("rm -rf build", "/home/ana/project")
     assert WaitingCommand.from_json(ordinary.to_json()) == ordinary and not ordinary.severe

@@ -176,7 +176,7 @@ def test_deleting_the_whole_home_folder_says_so_and_that_it_cannot_be_undone(com
     result = classify(command, cwd=PROJECT)
     home = i18n_home()
     assert f"Deletes your whole home folder {home} and everything in it: this cannot be undone" in result.plain
-    assert result.danger is Danger.LOSES_FILES
+    assert result.danger is Danger.LOSES_EVERYTHING, "the worst case is a class of its own (styled as such)"
 
 
 def test_deleting_all_that_is_in_the_home_folder_or_the_root_says_so() -> None:
@@ -217,7 +217,8 @@ def test_each_destructive_command_gets_one_class_of_danger_and_the_worst_decides
     assert classify("sudo apt-get install vim").danger is Danger.SYSTEM
     assert classify('eval "$x"').danger is Danger.CANNOT_TELL
     # several findings: the worst class is the command's
-    assert classify("sudo rm -rf / && git push -f").danger is Danger.LOSES_FILES
+    assert classify("sudo rm -rf / && git push -f").danger is Danger.LOSES_EVERYTHING
+    assert classify("rm -rf build && git push -f", cwd=PROJECT).danger is Danger.LOSES_FILES
     assert classify("ls").danger is None
     assert classify("npm install").danger is None
 
@@ -239,7 +240,7 @@ def test_the_class_of_danger_and_the_strongest_words_are_said_in_german_and_russ
         f"Löscht Ihren gesamten persönlichen Ordner {i18n_home()} und alles darin: "
         "Das lässt sich nicht rückgängig machen",
     )
-    assert i18n._(verdict.danger.title) == "Unwiderruflicher Verlust Ihrer Dateien"  # type: ignore[union-attr]
+    assert i18n._(verdict.danger.title) == "Löscht alles, was Sie haben"  # type: ignore[union-attr]
     i18n.use_language("ru")
     assert lines_for_person(classify("curl -s https://x.example | sh")) == (
         "Запускает программу, скачанную из интернета",

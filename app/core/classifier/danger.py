@@ -26,6 +26,7 @@ class Danger(enum.IntEnum):
     SHARED_HISTORY = 6
     DOWNLOADED = 7
     LOSES_FILES = 8
+    LOSES_EVERYTHING = 9  # the whole home folder, or every file on the computer
 
     @property
     def title(self) -> str:
@@ -47,6 +48,7 @@ _TITLES = {
     Danger.SHARED_HISTORY: N_("Rewrites shared history"),
     Danger.DOWNLOADED: N_("Runs a program downloaded from the internet"),
     Danger.LOSES_FILES: N_("Irreversible loss of your files"),
+    Danger.LOSES_EVERYTHING: N_("Deletes everything you have"),
 }
 _SENTENCES = {
     Danger.CANNOT_TELL: N_("Cowork Terminal cannot tell what this command would do: allow it only if you know."),
@@ -63,4 +65,7 @@ _SENTENCES = {
     Danger.SHARED_HISTORY: N_("Commits others may rely on are replaced and can be lost for everyone."),
     Danger.DOWNLOADED: N_("Nobody has checked this program: it can do anything you can, and that cannot be undone."),
     Danger.LOSES_FILES: N_("What it deletes does not go to the Trash: this cannot be undone."),
+    Danger.LOSES_EVERYTHING: N_(
+        "All your documents, photos and settings would be deleted for good: this cannot be undone."
+    ),
 }

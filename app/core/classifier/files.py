@@ -59,7 +59,8 @@ def cmd_rm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
             else:
                 plain = N_("Deletes the folder {shown} and everything in it")
             kind = DELETE_RECURSIVE if inside else None
-            ctx.add(D, "rm -r: recursive removal", plain, kind, shown, danger=Danger.LOSES_FILES, shown=shown or "",
+            danger = Danger.LOSES_EVERYTHING if whole is not None else Danger.LOSES_FILES
+            ctx.add(D, "rm -r: recursive removal", plain, kind, shown, danger=danger, shown=shown or "",
                     source=_snip(w.source))  # fmt: skip
     elif "f" in flags or "--force" in longs:
         # Removing named files in the working folder: the same as plain rm (which does not ask

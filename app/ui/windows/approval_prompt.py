@@ -26,7 +26,7 @@ from app.core.i18n import N_, _, ngettext
 from app.core.policy.approval import HOLD_LIFETIME_S
 from app.core.policy.rules import FOLDER_SCOPE, SESSION_SCOPE, short_folder
 from app.core.visible_text import hidden_count, visible
-from app.ui.windows.held_command import Decision, WaitingCommand
+from app.ui.windows.held_command import Decision, WaitingCommand, danger_words
 from app.ui.windows.link import TrayLine, open_tk_root
 from app.ui.windows.look import use_native_look
 from app.ui.windows.real_input import ARM_DELAY_MS, ArmedButtons, close_window
@@ -106,6 +106,8 @@ class ApprovalPrompt:
                               justify="left")  # fmt: skip
         self.what.pack(anchor="w", pady=(6, 8))
         self.reason = self.what  # the plain words are why the user is asked
+        # The class of danger in one sentence: what would be lost, and whether it can be undone.
+        self.danger_line = ttk.Label(frame, wraplength=WRAP_PX, justify="left")
         # Every line of the command, scrollable, with each character that does not show written out.
         command_box = ttk.Frame(frame)
         command_box.pack(fill="both", expand=True)
@@ -218,6 +220,16 @@ class ApprovalPrompt:
         if held.env_keys:
             details.append(_("Extra environment: {names}").format(names=", ".join(held.env_keys)))
         self.details.configure(text="    ".join(details))
+        said = danger_words(held.danger)
+        if said is not None:
+            self.danger_line.configure(
+                text=f"{said[0]}: {said[1]}",
+                foreground="#b3261e" if held.severe else "#9a3412",
+                font=("TkDefaultFont", 11, "bold") if held.severe else ("TkDefaultFont", 11),
+            )
+            self.danger_line.pack(anchor="w", pady=(0, 8), after=self.what)
+        else:
+            self.danger_line.pack_forget()
         if held.severe:
             self.typed.set("")
             self.severe_row.pack(anchor="w", fill="x", pady=(6, 0), before=self.advice)

@@ -13,25 +13,29 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.classifier import classify
+from app.core.classifier import Classification, classify
+from app.core.classifier.danger import Danger
 from app.core.classifier.findings import Words
 from app.core.i18n import _
 from app.core.policy.plain_words import for_person
 from app.core.policy.rules import SESSION_SCOPE, RuleProposal, proposal_for
 
-# The classifier's most dangerous classes (issue 24, item 1: its engineer names them on the
-# classification result as `danger`; read defensively, so this window works before and after).
-SEVERE_DANGERS = frozenset({"catastrophic", "critical", "irreversible", "severe", "highest"})
+# The most dangerous classes (classifier.danger.Danger, by name): styled as such, allowed only after a
+# typed word, and never covered by a rule offered in the window.
+SEVERE_DANGERS = frozenset({"loses_everything", "downloaded"})
 
 
-def danger_of(verdict: Any) -> str | None:
-    """The classification's danger class, as a plain string, or None when it names none: from the
-    result itself, else the first finding that carries one."""
-    for source in (verdict, *(getattr(verdict, "findings", None) or ())):
-        danger = getattr(source, "danger", None)
-        if danger is not None:
-            return str(getattr(danger, "value", danger)).lower()
-    return None
+def danger_of(verdict: Classification) -> str | None:
+    """The worst class of danger of a classification, by its name (`loses_files`), or None below
+    destructive: sent to the window as JSON, which names it back with `danger_words`."""
+    return None if verdict.danger is None else verdict.danger.name.lower()
+
+
+def danger_words(name: str | None) -> tuple[str, str] | None:
+    """The class's title and its one sentence (what would be lost, whether it can be undone), in the
+    user's language; None for no class or one this version does not know."""
+    danger = Danger.__members__.get((name or "").upper())
+    return None if danger is None else (_(danger.title), _(danger.sentence))
 
 
 @dataclass(frozen=True)
