@@ -37,6 +37,8 @@ from app.core.execution import container
 from app.core.journal.store import Journal, Status
 from app.core.messages import PAUSED_MESSAGE
 from app.core.paths import AppPaths
+from app.core.policy.approval import ApprovalMode, set_approval_mode
+from tests.clicks import PROMPT_TITLE, click_yes
 from tests.desktop_env import wait_for
 from tests.stdio_client import STOP_DEADLINE_S, run
 from tests.stdio_client import connect as connect_server
@@ -59,6 +61,29 @@ def agent_script(code: str, *, background: bool = False) -> str:
     name = f"/tmp/agent-{os.getpid()}-{abs(hash(code)) % 10**8}.py"
     run_it = f"nohup {PY} {name} > /dev/null 2>&1 &" if background else f"{PY} {name}"
     return f"printf %s {encoded} | base64 -d > {name} && {run_it}"
+
+
+def users_earlier_choice_never(paths: AppPaths) -> None:
+    """The user chose, before the tray started, never to be asked: the agent's attack scripts then run
+    unheld, as any command the user allowed (the attacks must still loosen nothing)."""
+    with Journal.open(paths) as journal:
+        set_approval_mode(journal, ApprovalMode.NEVER)
+
+
+async def allow_the_held_command(paths: AppPaths, display: str) -> None:
+    """The user clicks Allow in the approval prompt for the one command held now, then it runs."""
+    await wait_until_held(paths)
+    await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
+    with anyio.fail_after(STOP_DEADLINE_S):
+        while await anyio.to_thread.run_sync(holds, paths):
+            await anyio.sleep(0.05)
+
+
+async def run_allowed(agent: Any, paths: AppPaths, display: str, arguments: dict) -> dict:
+    """The agent's command, held (the classifier cannot read its script), allowed by the user's click."""
+    async with anyio.create_task_group() as group:
+        group.start_soon(allow_the_held_command, paths, display)
+        return await run(agent, arguments)
 
 
 def hidden(path: Path) -> str:
@@ -85,34 +110,50 @@ async def wait_until_held(paths: AppPaths) -> dict:
     raise AssertionError("no command was held")
 
 
+@pytest.mark.gui
 async def test_a_journal_write_by_an_allowed_command_cannot_approve_a_held_rm_rf(
-    home: Path, paths: AppPaths, tmp_path: Path
+    home: Path, paths: AppPaths, tmp_path: Path, display: str
 ) -> None:
     (tmp_path / "victim" / "sub").mkdir(parents=True)
     outcome: dict = {}
-    with running_tray(home):
+    attack: dict = {}
+    with running_tray(home, display=display):
         async with connect(home, headless=False) as held_client, connect(home, headless=False) as agent:
 
             async def ask() -> None:
                 outcome.update(await run(held_client, {"command": "rm -rf victim", "cwd": str(tmp_path)}))
 
-            async with anyio.create_task_group() as group:
-                group.start_soon(ask)
-                hold = await wait_until_held(paths)
-                attack = await run(
-                    agent,
-                    {
-                        "command": agent_script(f"""
-import base64, sqlite3, time
-db = sqlite3.connect({hidden(paths.journal)})
+            async def write_the_journal() -> None:  # waits for the held rm -rf, then "approves" it
+                attack.update(
+                    await run(
+                        agent,
+                        {
+                            "command": agent_script(f"""
+import base64, sqlite3, sys, time
+db = sqlite3.connect({hidden(paths.journal)}, timeout=5)
+deadline = time.time() + 30
+while not db.execute("select 1 from commands where status='waiting'").fetchall():
+    if time.time() > deadline:
+        sys.exit("nothing was held")
+    time.sleep(0.05)
 for _ in range(10):
     db.execute("update commands set decision='allowed', decided_by='user', decided_at=1 where status='waiting'")
     db.commit()
     time.sleep(0.1)
 print("approved in the file")
 """)
-                    },
+                        },
+                    )
                 )
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(write_the_journal)
+                await allow_the_held_command(paths, display)  # the attack, held alone, allowed by the user
+                group.start_soon(ask)
+                hold = await wait_until_held(paths)
+                with anyio.fail_after(STOP_DEADLINE_S + 30):
+                    while not attack:
+                        await anyio.sleep(0.05)
                 assert attack.get("stdout") == "approved in the file\n", attack
                 await anyio.sleep(1.0)
                 assert (tmp_path / "victim" / "sub").exists(), "the journal's 'allowed' must not run it"
@@ -123,31 +164,48 @@ print("approved in the file")
     assert (tmp_path / "victim" / "sub").exists()
 
 
+@pytest.mark.gui
 async def test_a_held_row_rewritten_in_the_file_is_still_shown_as_the_server_sent_it(
-    home: Path, paths: AppPaths, tmp_path: Path
+    home: Path, paths: AppPaths, tmp_path: Path, display: str
 ) -> None:
     (tmp_path / "victim").mkdir()
-    with running_tray(home):
-        async with (
-            connect(home, headless=False) as held_client,
-            connect(home, headless=False) as agent,
-            anyio.create_task_group() as group,
-        ):
-            group.start_soon(run, held_client, {"command": "rm -rf victim", "cwd": str(tmp_path)})
-            hold = await wait_until_held(paths)
-            attack = await run(
+    attack: dict = {}
+
+    async def rewrite(agent: Any) -> None:  # waits for the held rm -rf, then rewrites its row
+        attack.update(
+            await run(
                 agent,
                 {
                     "command": agent_script(f"""
-import base64, sqlite3
-db = sqlite3.connect({hidden(paths.journal)})
+import base64, sqlite3, sys, time
+db = sqlite3.connect({hidden(paths.journal)}, timeout=5)
+deadline = time.time() + 30
+while not db.execute("select 1 from commands where status='waiting'").fetchall():
+    if time.time() > deadline:
+        sys.exit("nothing was held")
+    time.sleep(0.05)
 db.execute("update commands set command='ls' where status='waiting'")
 db.commit()
 print("rewritten")
 """)
                 },
             )
-            assert attack.get("stdout") == "rewritten\n"
+        )
+
+    with running_tray(home, display=display):
+        async with (
+            connect(home, headless=False) as held_client,
+            connect(home, headless=False) as agent,
+            anyio.create_task_group() as group,
+        ):
+            group.start_soon(rewrite, agent)
+            await allow_the_held_command(paths, display)  # the attack, held alone, allowed by the user
+            group.start_soon(run, held_client, {"command": "rm -rf victim", "cwd": str(tmp_path)})
+            hold = await wait_until_held(paths)
+            with anyio.fail_after(STOP_DEADLINE_S + 30):
+                while not attack:
+                    await anyio.sleep(0.05)
+            assert attack.get("stdout") == "rewritten\n", attack
             with Journal(paths) as journal:
                 assert journal.get_command(hold["id"]).command == "ls", "the file says ls"
             [shown] = await anyio.to_thread.run_sync(holds, paths)
@@ -157,6 +215,7 @@ print("rewritten")
 
 
 async def test_a_loop_writing_paused_false_cannot_undo_the_users_pause(home: Path, paths: AppPaths) -> None:
+    users_earlier_choice_never(paths)
     with running_tray(home):
         async with connect(home, headless=False) as agent:
             started = await run(
@@ -272,6 +331,7 @@ async def test_a_fake_tray_started_by_the_agent_is_refused_by_the_server(
     marker = tmp_path / "fake-tray-was-asked"
     address = "\0" + address_for(paths).name
     real_home = os.path.realpath(paths.data_dir)
+    users_earlier_choice_never(paths)
     try:
         async with connect(home, headless=False) as agent:
             with running_tray(home) as tray:
@@ -305,17 +365,20 @@ def test_a_tray_refuses_to_start_when_another_program_holds_its_address(home: Pa
     assert "Traceback" not in tray.stderr
 
 
+@pytest.mark.gui
 async def test_the_cli_run_by_the_agent_cannot_relax_approvals_even_without_its_mark(
-    home: Path, paths: AppPaths
+    home: Path, paths: AppPaths, display: str
 ) -> None:
     relax = (
         "import sys; sys.argv = ['cowork-terminal', 'approval-mode', 'never']; "
         "m = __import__('ap' + 'p.cli.main', fromlist=['main']); sys.exit(m.main())"
     )
-    with running_tray(home):
-        async with connect(home, headless=False) as agent:
-            marked = await run(agent, {"command": agent_script(relax)})
-            unmarked = await run(agent, {"command": "env -u COWORK_TERMINAL_RUN " + agent_script(relax)})
+    with running_tray(home, display=display):
+        async with connect(home, headless=False) as agent:  # the user allows both attempts
+            marked = await run_allowed(agent, paths, display, {"command": agent_script(relax)})
+            unmarked = await run_allowed(
+                agent, paths, display, {"command": "env -u COWORK_TERMINAL_RUN " + agent_script(relax)}
+            )
         state = current_tray_state(paths)
     for answer in (marked, unmarked):
         assert answer["exitCode"] != 0
@@ -337,6 +400,7 @@ with contextlib.redirect_stderr(said), contextlib.redirect_stdout(said):
     code = __import__('ap' + 'p.cli.main', fromlist=['main']).main(['resume'])
 told.write_text(json.dumps({{"code": code, "said": said.getvalue()}}))
 """
+    users_earlier_choice_never(paths)
     with running_tray(home):
         async with connect(home, headless=False) as agent:
             started = await run(agent, {"command": agent_script(resume, background=True)})
@@ -399,6 +463,7 @@ async def test_pause_reaches_a_running_server_after_its_data_folder_was_deleted(
 
 
 async def test_a_damaged_file_put_in_place_of_the_journal_is_told_once(home: Path, paths: AppPaths) -> None:
+    users_earlier_choice_never(paths)
     with running_tray(home):
         async with connect(home, headless=False) as agent:
             await run(agent, {"command": "echo first"})
@@ -427,7 +492,7 @@ print("replaced")
 
 
 async def test_an_agent_rewriting_our_claude_entry_is_told_to_the_user_by_the_running_tray(
-    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    home: Path, paths: AppPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from app.core.claude import config as cc
     from tests.desktop_env import make_fake_desktop
@@ -435,6 +500,7 @@ async def test_an_agent_rewriting_our_claude_entry_is_told_to_the_user_by_the_ru
     desktop = make_fake_desktop(tmp_path, monkeypatch)  # the tray and the agent's server share this home
     desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": cc.this_app_entry()}}))
     config = desktop.desktop_config
+    users_earlier_choice_never(paths)
     with running_tray(home):
         async with connect(home, headless=False) as agent:
             for change, told in (

@@ -16,9 +16,11 @@ from app.core.execution.process_marks import MARK_ENV
 from app.core.install.record_deletion import agent_run_reason, ancestors, runs_serve
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
+from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.clicks import CONFIRM_TITLE, press, shown_window
 from tests.desktop_env import wait_for
-from tests.stdio_client import STOP_DEADLINE_S, connect, run
+from tests.stdio_client import STOP_DEADLINE_S, run
+from tests.test_authority import connect as connect_without_container
 from tests.tray_process import running_tray
 
 REFUSED = "comes from a command an AI agent runs"
@@ -75,7 +77,11 @@ async def test_uninstall_data_run_by_the_agent_deletes_nothing_even_without_its_
 ) -> None:
     # In a script, as an agent hides what it runs from the classifier (which judges the command line).
     (tmp_path / "u.sh").write_text(f"COWORK_TERMINAL_HOME={home} {sys.executable} -m app uninstall --yes --data\n")
-    async with connect(home) as client:
+    with Journal.open(paths) as journal:  # the user's own earlier choice: the attack runs unheld
+        set_approval_mode(journal, ApprovalMode.NEVER)
+    # Without the OS container (tests/test_container.py), which would refuse it sooner (its data
+    # folder is read-only there): what the command line itself refuses.
+    async with connect_without_container(home) as client:
         await run(client, {"command": "echo a row in the history"})
         marked = await run(client, {"command": "bash u.sh 2>&1", "cwd": str(tmp_path)})
         unmarked = await run(client, {"command": f"env -u {MARK_ENV} bash u.sh 2>&1", "cwd": str(tmp_path)})

@@ -39,7 +39,7 @@ def running_tray(
     argv = [*wrapper, sys.executable, "-m", "app", "tray", "--verbose"]
     tray = subprocess.Popen(argv, env=env, stdout=out, stderr=out)
     try:
-        wait_for_tray(home, tray)
+        wait_for_tray(home, tray, wrapper)
         yield tray
     finally:
         if tray.poll() is None:
@@ -52,13 +52,27 @@ def running_tray(
         out.close()
 
 
-def wait_for_tray(home: Path, tray: subprocess.Popen) -> None:
+def wait_for_tray(home: Path, tray: subprocess.Popen, wrapper: Sequence[str] = ()) -> None:
+    """The tray answers its channel. Asked through `wrapper` when given, as the tray's own peers are:
+    a tray without root's powers cannot read a more powerful asker's pid namespace, and takes it for
+    a process inside a command's container (core/channel/peer.py), as it should."""
     paths = AppPaths.from_environment({HOME_ENV: str(home)})
     deadline = time.monotonic() + TRAY_START_S
     while time.monotonic() < deadline:
         if tray.poll() is not None:
             raise AssertionError(f"the tray exited with code {tray.returncode} before it listened")
-        if current_tray_state(paths) is not None:
+        if answers(paths, home, wrapper):
             return
         time.sleep(0.05)
     raise AssertionError(f"the tray did not answer on its channel within {TRAY_START_S:g} s")
+
+
+def answers(paths: AppPaths, home: Path, wrapper: Sequence[str]) -> bool:
+    if not wrapper:
+        return current_tray_state(paths) is not None
+    ask = (
+        "import sys; from app.core.channel.client import current_tray_state as s; from app.core.paths import AppPaths;"
+        " sys.exit(s(AppPaths.from_environment()) is None)"
+    )
+    env = {**os.environ, HOME_ENV: str(home)}
+    return subprocess.run([*wrapper, sys.executable, "-c", ask], env=env, timeout=TRAY_START_S).returncode == 0
