@@ -17,8 +17,8 @@ from app.core.authority.hub import (
     ASK_COOLDOWN_S,
     MAX_HOLDS_PER_PEER,
     WRITE_BUSY_TIMEOUT_S,
-    command_digest,
 )
+from app.core.channel.protocol import command_digest
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from tests.channel_peers import FakePeer, running_hub, wait_until

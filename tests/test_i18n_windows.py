@@ -212,8 +212,9 @@ async def test_a_german_user_reads_why_a_real_serve_holds_a_command_while_the_mo
     with running_tray(home):
         async with connect(home, headless=False, env=german) as client:
             waited = await run(client, {"command": "rm -rf build", "cwd": str(project)})
-            # The model reads English, whatever language the user speaks.
-            assert f"What it does: Deletes the folder {project.resolve()}/build and everything in it" in waited["error"]
+            # Held, it is a job that waits for the user; the model reads English, whatever language the user speaks.
+            assert waited["status"] == "waiting", waited
+            assert f"What it does: Deletes the folder {project.resolve()}/build and everything in it" in waited["note"]
             held = await wait_until_held(paths)
             i18n.use_language("de")
             root = tk.Tk(className="cowork-terminal-test")
@@ -226,12 +227,15 @@ async def test_a_german_user_reads_why_a_real_serve_holds_a_command_while_the_mo
     assert (project / "build").exists()
 
 
-def test_a_yes_no_question_speaks_the_language_chosen_in_the_tray_not_the_systems(display: str, speaking: None) -> None:
-    """Tk's message box worded its buttons in the system's language: "Verlauf löschen" with Yes/No."""
-    from app.ui.windows.log_window import ask_yes_no
+def test_a_yes_no_question_speaks_the_language_chosen_in_the_tray_not_the_systems(
+    display: str, paths: AppPaths, speaking: None
+) -> None:
+    """Tk's message box worded its buttons in the system's language: "Verlauf löschen" with Yes/No.
 
+    The log window's own question (armed, see windows/real_input.py) is the one asked here."""
     i18n.use_language("de")
-    root = tk.Tk()
+    root = tk.Tk(className="cowork-terminal-test")
+    window = LogWindow(root, Journal.open(paths))
     seen: list[str] = []
 
     def answer_no() -> None:
@@ -242,10 +246,10 @@ def test_a_yes_no_question_speaks_the_language_chosen_in_the_tray_not_the_system
 
     try:
         root.after(300, answer_no)
-        assert ask_yes_no("Verlauf löschen", "Alle Befehle löschen?") is False
+        assert window.confirm("Verlauf löschen", "Alle Befehle löschen?") is False
         assert seen == ["Nein", "Ja"]
     finally:
-        root.destroy()
+        window.close()
 
 
 def test_the_german_and_spanish_words_named_in_issue_24_read_naturally(speaking: None) -> None:

@@ -229,7 +229,11 @@ async def test_a_second_server_of_the_same_app_can_stop_the_first_ones_job(home:
     marker = f"43{os.getpid() % 1000}.5"
     async with client_named(home, COWORK) as first, client_named(home, COWORK) as second:
         started = await call(first, "execute_command", {"command": f"sleep {marker}", "background": True})
-        assert len(live_processes(marker)) == 1
+        # A background call returns at once; its job's process starts a moment later (in a container).
+        deadline = time.monotonic() + 10.0
+        while time.monotonic() < deadline and not live_processes(marker):
+            await anyio.sleep(0.05)
+        assert len(live_processes(marker)) == 1, "the job runs before the other server stops it"
         stopped = await call(second, "command_stop", {"jobId": started["jobId"]})
         assert live_processes(marker) == []
         finished = await wait_until_finished(first, started["jobId"])

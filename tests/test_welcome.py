@@ -210,6 +210,7 @@ def test_the_window_says_connected_only_when_claude_itself_connects_and_then_wha
             window = WelcomeWindow(root, check_command=CHECK, restart_command=RESTART)
             pump_until(root, lambda: window.apps is not None)
             size = (root.winfo_width(), root.winfo_height())
+            pump_until(root, lambda: window.real_input.armed)  # Connect takes clicks a moment after it shows
             window.connect_buttons["claude-desktop"].invoke()
             pump_until(root, lambda: window.busy == 0 and window.apps[0].connected)
             assert window.live.cget("text") == "Waiting for Claude Desktop to connect…"
@@ -237,6 +238,7 @@ def test_connecting_claude_desktop_when_none_was_found_replaces_the_not_found_li
         window = WelcomeWindow(root, check_command=CHECK, restart_command=RESTART)
         pump_until(root, lambda: window.apps is not None)
         assert any(text.startswith("No Claude app was found") for text in texts(root))
+        pump_until(root, lambda: window.real_input.armed)  # Connect takes clicks a moment after it shows
         window.connect_buttons["claude-desktop"].invoke()
         pump_until(root, lambda: window.busy == 0 and window.apps[0].connected)
         shown = texts(root)
