@@ -199,6 +199,28 @@ def test_a_peer_in_another_pid_namespace_a_command_job_or_a_sandbox_is_from_a_co
     assert "inside a command's container" in (tray_refusal(inside, own, "/d") or "")
 
 
+def test_a_peer_is_placed_by_its_pid_namespace_depth_even_when_its_link_cannot_be_read(tmp_path: Path) -> None:
+    """A window that is not dumpable hides /proc/<pid>/ns/pid from a tray without root's powers,
+    but not /proc/<pid>/status: it is ours, not a container's (found when the two branches met)."""
+    from app.core.channel.peer import OwnFacts, from_container, linux_process_facts
+
+    def process(pid: int, nspid: str, link: str | None) -> None:
+        folder = tmp_path / str(pid)
+        (folder / "ns").mkdir(parents=True)
+        (folder / "status").write_text(f"Name:\tpython3\nNSpid:\t{nspid}\nUid:\t1000\n")
+        if link is not None:
+            (folder / "ns" / "pid").symlink_to(link)
+
+    process(10, "10", None)  # a window of ours, not dumpable: its link is hidden
+    process(11, "11\t2", "pid:[4026532178]")  # a command in its container
+    process(12, "12\t3", None)  # a detached job of a command, link hidden as well
+    process(13, "13", "pid:[4026531836]")  # an ordinary program of the user's
+    own = OwnFacts(1000, "/usr/bin/python3", False, "/d", "pid:[4026531836]", 1)
+    facts = {pid: linux_process_facts(pid, 1000, proc=tmp_path) for pid in (10, 11, 12, 13)}
+    assert [from_container(facts[pid], own) for pid in (10, 11, 12, 13)] == [False, True, True, False]
+    assert facts[11].pid_depth == 2 and facts[10].pid_namespace is None
+
+
 def test_switching_the_container_off_is_a_loosening_and_on_a_tightening() -> None:
     from app.core.authority.state import DEFAULTS, ControlState, loosened, strictest, with_changes
     from app.core.policy.direction import LOOSEN, TIGHTEN, classify_request

@@ -40,6 +40,7 @@ class PeerFacts:
     pid_namespace: str | None = None  # Linux: `pid:[...]` of /proc/<pid>/ns/pid
     in_command_job: bool = False  # Windows: in one of this process's command jobs
     sandboxed: bool = False  # macOS: sandbox_check says so
+    pid_depth: int | None = None  # Linux: how many pid namespaces deep (NSpid in /proc/<pid>/status)
 
 
 @dataclass(frozen=True)
@@ -49,12 +50,15 @@ class OwnFacts:
     frozen: bool
     data_dir: str  # resolved
     pid_namespace: str | None = None  # Linux: ours, to tell a peer inside a command container
+    pid_depth: int | None = None  # Linux: ours (NSpid), likewise
 
 
 def own_facts(real_data_dir: str) -> OwnFacts:
     uid: int | str = os.getuid() if hasattr(os, "getuid") else _windows_sid()
     frozen = bool(getattr(sys, "frozen", False))
-    return OwnFacts(uid, os.path.realpath(sys.executable), frozen, real_data_dir, _pid_namespace("self"))
+    return OwnFacts(
+        uid, os.path.realpath(sys.executable), frozen, real_data_dir, _pid_namespace("self"), _pid_depth("self")
+    )
 
 
 def _pid_namespace(pid: int | str, proc: Path = Path("/proc")) -> str | None:
@@ -64,11 +68,30 @@ def _pid_namespace(pid: int | str, proc: Path = Path("/proc")) -> str | None:
         return None
 
 
+def _pid_depth(pid: int | str, proc: Path = Path("/proc")) -> int | None:
+    """How many pid namespaces deep a process is, seen from this /proc: the count of its NSpid
+    entries. /proc/<pid>/status is readable even for a process that is not dumpable (our windows),
+    whose /proc/<pid>/ns/pid link is not, to a tray without root's powers."""
+    try:
+        for line in (proc / str(pid) / "status").read_text().splitlines():
+            if line.startswith("NSpid:"):
+                return len(line.split()) - 1
+    except OSError:
+        return None
+    return None
+
+
 def from_container(peer: PeerFacts, own: OwnFacts) -> bool:
-    """Whether the peer runs inside a command container. Linux: its pid namespace is not ours, or
-    cannot be read while ours can (it left: fail closed)."""
+    """Whether the peer runs inside a command container. Linux: it is deeper in pid namespaces than
+    we are, or in another namespace of our depth, or neither can be read while ours can (it left:
+    fail closed). A process cannot leave its pid namespace, so detaching changes nothing."""
     if peer.in_command_job or peer.sandboxed:
         return True
+    if own.pid_depth is not None and peer.pid_depth is not None:
+        if peer.pid_depth != own.pid_depth:
+            return True
+        # Same depth: the same namespace, unless both links can be read and differ (a sibling).
+        return peer.pid_namespace is not None and own.pid_namespace not in (None, peer.pid_namespace)
     if own.pid_namespace is None:
         return False
     return peer.pid_namespace != own.pid_namespace
@@ -157,7 +180,7 @@ def linux_process_facts(pid: int, uid: int, proc: Path = Path("/proc")) -> PeerF
         marked = any(v.startswith(RUN_MARK_VARIABLE.encode() + b"=") for v in environ)
     except OSError:
         marked = False
-    return PeerFacts(pid, uid, executable, argv, marked, _pid_namespace(pid, proc))
+    return PeerFacts(pid, uid, executable, argv, marked, _pid_namespace(pid, proc), pid_depth=_pid_depth(pid, proc))
 
 
 def _macos_sandboxed(pid: int) -> bool:  # pragma: no cover - macOS only
