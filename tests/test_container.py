@@ -26,6 +26,7 @@ from app.core.channel.transport import address_for
 from app.core.execution import container
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
+from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.clicks import PROMPT_TITLE, click_yes
 from tests.raw_stdio import RawServer
 from tests.stdio_client import connect, run
@@ -46,6 +47,13 @@ def agent_script(code: str, *, background: bool = False) -> str:
     name = f"/tmp/agent-{os.getpid()}-{abs(hash(code)) % 10**8}.py"
     run_it = f"nohup {PY} {name} > /dev/null 2>&1 &" if background else f"{PY} {name}"
     return f"printf %s {encoded} | base64 -d > {name} && {run_it}"
+
+
+def never_ask(paths: AppPaths) -> None:
+    """The user's own earlier choice, made before any server or tray starts: no command waits for
+    them. The classifier holds a script it cannot read; here the container alone must stop it."""
+    with Journal.open(paths) as journal:
+        set_approval_mode(journal, ApprovalMode.NEVER)
 
 
 @pytest.fixture
@@ -142,6 +150,7 @@ async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_d
     for ancestor in (user_home / ".config", user_home / ".local", user_home / ".claude", paths.data_dir):
         routes[f"mv {ancestor.name}"] = f"mv {shlex.quote(str(ancestor))} {shlex.quote(str(ancestor))}-moved"
     before = {name: (user_home / name).read_text() for name in (".bashrc", ".claude.json")}
+    never_ask(paths)
     try:
         async with connect(home, env=server_env(user_home)) as client:
             result = await run(client, {"command": attack_command(routes), "timeout": 120_000})
@@ -163,8 +172,11 @@ async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_d
                 leftover.unlink()
 
 
-async def test_a_write_refused_by_the_container_tells_the_model_why_and_what_to_do(home: Path, user_home: Path) -> None:
+async def test_a_write_refused_by_the_container_tells_the_model_why_and_what_to_do(
+    home: Path, paths: AppPaths, user_home: Path
+) -> None:
     target = user_home / ".claude" / "settings.json"
+    never_ask(paths)
     write = f"open(__import__('base64').b64decode({base64.b64encode(str(target).encode())!r}).decode(), 'w')"
     async with connect(home, env=server_env(user_home)) as client:
         result = await run(client, {"command": agent_script(write)})
@@ -237,7 +249,7 @@ asks = {"resume": {}, "approve": {"id": 1}, "quit": {}, "open_log": {}, "clear_h
         "settings": {"changes": {"approval_mode": "never"}}, "state": {}, "pause": {}}
 for op, fields in asks.items():
     channel, _peer = connect(address_for(AppPaths.from_environment()))
-    channel.send({"op": "hello", "role": "cli", "pid": 0})
+    channel.send({"op": "hello", "role": "cli", "pid": os.getpid()})  # a valid hello: pid 0 is cut off there
     channel.receive(5)
     channel.send({"op": op, "seq": 1, **fields})
     reply = channel.receive(5)
@@ -257,6 +269,7 @@ async def test_a_detached_process_from_a_command_may_pause_but_not_resume_approv
 ) -> None:
     report = tmp_path / "detached.json"
     script = DETACHED.replace("DRIVER", repr(DRIVER)).replace("REPORT", repr(str(report)))
+    never_ask(paths)
     with running_tray(home) as tray:
         async with connect(home, headless=False) as client:
             started = await run(client, {"command": agent_script(script)})
@@ -293,6 +306,7 @@ def test_a_look_alike_tray_started_from_a_command_is_refused_by_the_server(home:
     """The command gives a genuine tray a writable data folder of the same name in its own mount
     namespace, so it listens at the real address: only its pid namespace tells it apart."""
     address = address_for(paths).name
+    never_ask(paths)
     server = RawServer(home, "--headless")
     try:
         assert server.initialize() is not None

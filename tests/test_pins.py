@@ -7,9 +7,14 @@ user's Allow will run. Each test checks that the attack took effect before check
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import subprocess
+import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -20,6 +25,7 @@ from app.core.paths import AppPaths
 from tests.clicks import PROMPT_TITLE, click_yes
 from tests.stdio_client import connect, run
 from tests.test_authority import agent_script, cli, wait_until_held
+from tests.test_authority import connect as connect_uncontained
 from tests.tray_process import running_tray
 
 pytestmark = pytest.mark.anyio
@@ -34,8 +40,62 @@ async def allow(display: str) -> None:
     await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
 
 
+async def run_allowed(client: Any, paths: AppPaths, display: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A command the classifier holds (it cannot read the script), allowed by the user in the
+    approval prompt: what the model reads once it ran (through command_wait if the call returned first)."""
+    result: dict[str, Any] = {}
+
+    async def call() -> None:
+        result.update(await run(client, arguments))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(call)
+        await wait_until_held(paths)
+        await allow(display)
+    if result.get("status") == "waiting":
+        waited = await client.call_tool("command_wait", {"jobId": result["jobId"]})
+        result = json.loads(waited.content[0].text)
+    return result
+
+
+class CuedAttack:
+    """An agent's script started as a background job by a command the user allowed, before the
+    command under test is held; it waits for a cue, then attacks and leaves what it printed."""
+
+    def __init__(self, folder: Path, code: str) -> None:
+        self.cue = folder / "attack-cue"
+        self.report = folder / "attack-report"
+        wrapped = (
+            "import os as _os, sys as _sys, time as _time\n"
+            f"while not _os.path.exists({str(self.cue)!r}):\n    _time.sleep(0.02)\n"
+            f"{code}\n"
+            "_sys.stdout.flush()\n"
+            f"_os.rename({str(self.report)!r} + '.tmp', {str(self.report)!r})\n"
+        )
+        encoded = base64.b64encode(wrapped.encode()).decode()
+        name = f"/tmp/agent-{os.getpid()}-{abs(hash(wrapped)) % 10**8}.py"
+        self.command = (
+            f"printf %s {encoded} | base64 -d > {name} && "
+            f"(setsid nohup {sys.executable} {name} > {self.report}.tmp 2>&1 < /dev/null &) && echo started"
+        )
+
+    async def start(self, client: Any, paths: AppPaths, display: str) -> None:
+        started = await run_allowed(client, paths, display, {"command": self.command})
+        assert started.get("stdout") == "started\n", started
+
+    async def go(self) -> str:
+        """Give the cue; what the attack printed once it is done."""
+        self.cue.touch()
+        deadline = time.monotonic() + 30
+        while not self.report.exists():
+            assert time.monotonic() < deadline, "the attack did not finish"
+            await anyio.sleep(0.05)
+        return self.report.read_text()
+
+
+@pytest.mark.gui
 async def test_a_nan_approval_window_sent_from_a_command_changes_nothing_and_neither_does_55_after_it(
-    home: Path, paths: AppPaths
+    home: Path, paths: AppPaths, display: str
 ) -> None:
     ask = """
 from app.core.channel.client import TrayRefused, ask_tray
@@ -47,11 +107,13 @@ for value in (float("nan"), 55):
     except TrayRefused as refused:
         print("refused", refused)
 """
-    with running_tray(home):
+    with running_tray(home, display=display):
         before = current_tray_state(paths)
         assert before is not None and before["approval_window_s"] == 40.0
-        async with connect(home, headless=False) as agent:
-            attack = await run(agent, {"command": agent_script(ask)})
+        # The script runs Cowork Terminal: the user allows it. Without the OS container, which would
+        # keep it from the tray's address: the tray's own check is what is tested.
+        async with connect_uncontained(home, headless=False) as agent:
+            attack = await run_allowed(agent, paths, display, {"command": agent_script(ask)})
         said = attack["stdout"].splitlines()
         assert len(said) == 2, attack  # the script reached the tray twice
         assert said[0].startswith("refused Refused: approval_window_s must be a number from 1 to 55 (got nan)")
@@ -61,7 +123,7 @@ for value in (float("nan"), 55):
             assert cli(home, "approval-mode", "--window", "1").returncode == 0
             with anyio.fail_after(15):
                 held = await run(agent, {"command": "rm -rf nothing-here", "cwd": str(home.parent)})
-            assert "confirmation_id" in held["error"]
+            assert held.get("status") == "waiting", held  # the call returned: the command waits as a job
 
 
 @pytest.mark.gui
@@ -77,8 +139,10 @@ os.remove({str(tmp_path / "link")!r})
 os.symlink({str(tmp_path / "precious")!r}, {str(tmp_path / "link")!r})
 print(os.readlink({str(tmp_path / "link")!r}))
 """
+    attack = CuedAttack(tmp_path, re_point)
     with running_tray(home, display=display):
         async with connect(home, headless=False) as held, connect(home, headless=False) as agent:
+            await attack.start(agent, paths, display)
             outcome: dict = {}
 
             async def ask() -> None:
@@ -88,8 +152,8 @@ print(os.readlink({str(tmp_path / "link")!r}))
                 group.start_soon(ask)
                 shown = await wait_until_held(paths)
                 assert shown["folder"] == str(tmp_path / "approved"), "the prompt names the real folder"
-                attack = await run(agent, {"command": agent_script(re_point)})
-                assert attack["stdout"].strip() == str(tmp_path / "precious"), attack  # the link points elsewhere
+                said = await attack.go()
+                assert said.strip() == str(tmp_path / "precious"), said  # the link points elsewhere
                 await allow(display)
     assert outcome.get("exitCode") == 0, outcome
     assert not (tmp_path / "approved" / "data").exists(), "it ran where the user was asked"
@@ -107,8 +171,10 @@ os.rename({str(tmp_path / "work")!r}, {str(tmp_path / "old-work")!r})
 os.makedirs({str(tmp_path / "work" / "data")!r})
 print("swapped")
 """
+    attack = CuedAttack(tmp_path, swap)
     with running_tray(home, display=display):
         async with connect(home, headless=False) as held, connect(home, headless=False) as agent:
+            await attack.start(agent, paths, display)
             outcome: dict = {}
 
             async def ask() -> None:
@@ -117,8 +183,8 @@ print("swapped")
             async with anyio.create_task_group() as group:
                 group.start_soon(ask)
                 await wait_until_held(paths)
-                attack = await run(agent, {"command": agent_script(swap)})
-                assert attack["stdout"] == "swapped\n", attack
+                said = await attack.go()
+                assert said == "swapped\n", said
                 await allow(display)
     assert f"the folder {tmp_path / 'work'} was replaced by another folder" in outcome["error"], outcome
     assert (tmp_path / "work" / "data").exists() and (tmp_path / "old-work" / "data").exists()
@@ -137,8 +203,10 @@ async def test_a_script_rewritten_after_the_prompt_showed_is_not_run(
 open({str(script)!r}, "w").write("touch {tmp_path / "pwned"}\\n")
 print(open({str(script)!r}).read(), end="")
 """
+    attack = CuedAttack(tmp_path, rewrite)
     with running_tray(home, display=display):
         async with connect(home, headless=False) as held, connect(home, headless=False) as agent:
+            await attack.start(agent, paths, display)
             outcome: dict = {}
 
             async def ask() -> None:
@@ -147,8 +215,8 @@ print(open({str(script)!r}).read(), end="")
             async with anyio.create_task_group() as group:
                 group.start_soon(ask)
                 await wait_until_held(paths)
-                attack = await run(agent, {"command": agent_script(rewrite)})
-                assert attack["stdout"] == f"touch {tmp_path / 'pwned'}\n", attack  # the script is rewritten
+                said = await attack.go()
+                assert said == f"touch {tmp_path / 'pwned'}\n", said  # the script is rewritten
                 await allow(display)
     assert f"the script {script} changed after the user was asked" in outcome["error"], outcome
     assert "run it again" in outcome["error"]

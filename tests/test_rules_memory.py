@@ -1,28 +1,58 @@
 """The tray's rules live in its memory, and another program's writes to the journal are told.
 
 A real tray and real `serve` processes: the attacks are commands an agent runs through
-`execute_command`, writing the journal file behind the tray's back.
+`execute_command`, writing the journal file behind the tray's back. The servers run without the OS
+container (tests/test_authority.py `connect`), which would make the journal read-only: what is
+tested here is the tray's own second line. The attack scripts are commands the user allowed.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
+from app.core.policy.approval import ApprovalMode, set_approval_mode
 from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
+from tests.clicks import PROMPT_TITLE, click_yes
 from tests.desktop_env import wait_for
-from tests.stdio_client import STOP_DEADLINE_S, connect, run
-from tests.test_authority import agent_script, cli, hidden, holds, tray_log, wait_until_held
+from tests.stdio_client import STOP_DEADLINE_S, run
+from tests.test_authority import agent_script, cli, connect, hidden, holds, tray_log, wait_until_held
 from tests.tray_process import running_tray
 
 pytestmark = pytest.mark.anyio
 
 FOREIGN_NOTICE = "The activity log was changed by another program"
+
+
+def never_ask(paths: AppPaths) -> None:
+    """The user's own earlier choice, made before the tray starts: no command waits for them."""
+    with Journal.open(paths) as journal:
+        set_approval_mode(journal, ApprovalMode.NEVER)
+
+
+async def run_allowed(client: Any, paths: AppPaths, display: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A command the classifier holds (it cannot read the script), allowed by the user in the
+    approval prompt: what the model reads once it ran (through command_wait if the call returned first)."""
+    result: dict[str, Any] = {}
+
+    async def call() -> None:
+        result.update(await run(client, arguments))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(call)
+        await wait_until_held(paths)
+        await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
+    if result.get("status") == "waiting":
+        waited = await client.call_tool("command_wait", {"jobId": result["jobId"]})
+        result = json.loads(waited.content[0].text)
+    return result
 
 
 def insert_rule(paths: AppPaths, folder: str) -> str:
@@ -38,13 +68,14 @@ print(db.execute("SELECT count(*) FROM rules").fetchone()[0], "rule in the file"
 
 
 async def test_a_rule_inserted_into_the_file_while_the_tray_runs_allows_nothing(
-    home: Path, paths: AppPaths, tmp_path: Path
+    home: Path, paths: AppPaths, tmp_path: Path, display: str
 ) -> None:
     (tmp_path / "build").mkdir()
     attack = agent_script(insert_rule(paths, "/"))
-    with running_tray(home):
+    with running_tray(home, display=display):
         async with connect(home, headless=False) as agent, connect(home, headless=False) as held:
-            inserted = await run(agent, {"command": attack})
+            # The user allows the attack script (a command they allowed), then the rm must still wait.
+            inserted = await run_allowed(agent, paths, display, {"command": attack})
             assert inserted.get("stdout") == "1 rule in the file\n", inserted  # the row is there
             outcome: dict = {}
 
@@ -98,6 +129,7 @@ db.commit()
 ask_tray(AppPaths.from_environment(), "settings", changes={{"approval_mode": "all"}})
 print(db.execute("SELECT command FROM commands WHERE id = 1").fetchone()[0])
 """
+    never_ask(paths)  # the script runs Cowork Terminal itself: held, unless the user never asks
     with running_tray(home):
         async with connect(home, headless=False) as agent:
             await run(agent, {"command": "echo first row"})
