@@ -216,7 +216,7 @@ def test_clients_and_connect_find_the_standard_and_the_msix_claude_and_write_bot
     assert by_id["claude-desktop"]["installed"] and by_id["claude-desktop-store"]["installed"]
     assert by_id["claude-desktop"]["config_path"].lower() == wine.win(standard).lower()
     assert by_id["claude-desktop-store"]["config_path"].lower() == wine.win(msix).lower()
-    assert report["entry"] == {"command": "C:\\python\\python.exe", "args": ["-m", "app", "serve"]}
+    assert report["entry"] == {"command": "C:\\python\\python.exe", "args": ["-I", "-m", "app", "serve"]}
 
     dry = _cli(wine, "connect", "--dry-run")
     assert f"claude-desktop: would write {wine.win(standard)}" in dry
@@ -251,7 +251,7 @@ def _run_value(wine: WineEnv) -> str | None:
 def test_autostart_on_and_off_write_and_remove_the_run_value_through_reg_exe(wine: WineEnv) -> None:
     assert _run_value(wine) is None
     assert "Start at login: on" in _cli(wine, "autostart", "on")
-    assert _run_value(wine) == '"C:\\python\\pythonw.exe" -m app tray'
+    assert _run_value(wine) == '"C:\\python\\pythonw.exe" -I -m app tray'  # isolated: no user site, no PYTHONPATH
     assert "Start at login: on" in _cli(wine, "autostart", "status")
     assert "Start at login: off" in _cli(wine, "autostart", "off")
     assert _run_value(wine) is None
