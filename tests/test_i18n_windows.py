@@ -19,6 +19,7 @@ import pytest
 from app.core import i18n, messages
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.paths import AppPaths
+from app.core.policy.approval import set_approval_window_s
 from app.ui.windows.log_window import WINDOW_SIZE, LogWindow
 from tests.stdio_client import connect, run
 from tests.test_authority import wait_until_held
@@ -209,6 +210,8 @@ async def test_a_german_user_reads_why_a_real_serve_holds_a_command_while_the_mo
     project = tmp_path / "project"
     (project / "build").mkdir(parents=True)
     german = {"LANGUAGE": "de", "LANG": "de_DE.UTF-8"}
+    with Journal.open(paths) as journal:  # the held call returns after 1 s, not the default 40 s
+        set_approval_window_s(journal, 1)
     with running_tray(home):
         async with connect(home, headless=False, env=german) as client:
             waited = await run(client, {"command": "rm -rf build", "cwd": str(project)})
