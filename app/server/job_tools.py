@@ -242,6 +242,18 @@ def register_job_tools(
     )
     reading = local_tool.model_copy(update={"read_only_hint": True})
 
+    async def start_and_wait(ctx: Context, request: ExecuteRequest, tool: str, *, background: bool = False) -> Any:
+        """Start a command as a job, then wait for it as long as this client is patient (at once when
+        `background`); the one path of execute_command and the read-only tool."""
+        started = anyio.current_time()
+        service = service_of()
+        jobs = service.jobs
+        await service.until_serving()
+        with refusals_as_errors():
+            job = await jobs.start(request, tool)
+        patience = 0.0 if background else client_patience(service, ctx)
+        return await wait_for_job(ctx, jobs, job, max(0.0, patience - (anyio.current_time() - started)), reply)
+
     @server.tool(
         description=execute_description,
         annotations=host_tool.model_copy(update={"title": "Run a command on the host"}),
@@ -263,14 +275,8 @@ def register_job_tools(
             Flag, Field(description="true: return at once with a jobId, then follow it with command_wait.")
         ] = False,
     ) -> Annotated[CallToolResult, JobResult]:
-        started = anyio.current_time()
-        service = service_of()
-        jobs = service.jobs
-        await service.until_serving()
-        with refusals_as_errors():
-            job = await jobs.start(ExecuteRequest(command=command, cwd=cwd, timeout_ms=timeout, env=env))
-        patience = 0.0 if background is True else client_patience(service, ctx)
-        return await wait_for_job(ctx, jobs, job, max(0.0, patience - (anyio.current_time() - started)), reply)
+        request = ExecuteRequest(command=command, cwd=cwd, timeout_ms=timeout, env=env)
+        return await start_and_wait(ctx, request, "execute_command", background=background is True)
 
     @server.tool(
         description=READ_ONLY_DESCRIPTION,
@@ -292,14 +298,8 @@ def register_job_tools(
             OptionalNumber, Field(description=f"Time limit in milliseconds. Default {DEFAULT_TIMEOUT_MS}.")
         ] = None,
     ) -> Annotated[CallToolResult, JobResult]:
-        started = anyio.current_time()
-        service = service_of()
-        jobs = service.jobs
-        await service.until_serving()
-        with refusals_as_errors():
-            job = await jobs.start(ExecuteRequest(command=command, cwd=cwd, timeout_ms=timeout), READ_ONLY_TOOL)
-        patience = client_patience(service, ctx)
-        return await wait_for_job(ctx, jobs, job, max(0.0, patience - (anyio.current_time() - started)), reply)
+        request = ExecuteRequest(command=command, cwd=cwd, timeout_ms=timeout)
+        return await start_and_wait(ctx, request, READ_ONLY_TOOL)
 
     @server.tool(
         description="Wait for a job that execute_command started (its jobId) and return its result: the same "
