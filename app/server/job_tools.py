@@ -44,7 +44,9 @@ from app.core.messages import CANCEL_REASON
 from app.core.policy.approval import HOLD_LIFETIME_S
 from app.server.progress import with_progress
 
-# As in tools.py: the schema the model reads is typed; the values arrive as sent, checked by the gate.
+# The schema the model reads stays typed, but the values reach the tools as sent: the argument gate
+# (argument_gate.CallGate) has checked them first, in plain words, so pydantic's never fail. One set
+# for every tool (tools.py imports them from here).
 Text = Annotated[Any, WithJsonSchema({"type": "string"})]
 OptionalText = Annotated[Any, WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]})]
 OptionalNumber = Annotated[Any, WithJsonSchema({"anyOf": [{"type": "number"}, {"type": "null"}]})]
@@ -53,6 +55,13 @@ OptionalObject = Annotated[
 ]
 OptionalWhole = Annotated[Any, WithJsonSchema({"anyOf": [{"type": "integer"}, {"type": "null"}]})]
 Flag = Annotated[Any, WithJsonSchema({"type": "boolean"})]
+WholeNumber = Annotated[Any, WithJsonSchema({"type": "integer"})]
+CwdArgument = Annotated[
+    OptionalText, Field(description="Working directory (absolute path). Default: the user's home folder.")
+]
+TimeoutArgument = Annotated[
+    OptionalNumber, Field(description=f"Time limit in milliseconds. Default {DEFAULT_TIMEOUT_MS}.")
+]
 JobId = Annotated[Any, WithJsonSchema({"type": "integer"}), Field(description="The jobId execute_command returned.")]
 
 READ_ONLY_DESCRIPTION = """Look around on the user's computer with a bash command that cannot change anything:
@@ -261,12 +270,8 @@ def register_job_tools(
     async def execute_command(
         command: Annotated[Text, Field(description="The bash command to run.")],
         ctx: Context,
-        cwd: Annotated[
-            OptionalText, Field(description="Working directory (absolute path). Default: the user's home folder.")
-        ] = None,
-        timeout: Annotated[
-            OptionalNumber, Field(description=f"Time limit in milliseconds. Default {DEFAULT_TIMEOUT_MS}.")
-        ] = None,
+        cwd: CwdArgument = None,
+        timeout: TimeoutArgument = None,
         env: Annotated[
             OptionalObject,
             Field(description="Extra environment variables (string values), laid over the user's environment."),
@@ -291,12 +296,8 @@ def register_job_tools(
     async def execute_read_only_command(
         command: Annotated[Text, Field(description="The bash command to run, read-only.")],
         ctx: Context,
-        cwd: Annotated[
-            OptionalText, Field(description="Working directory (absolute path). Default: the user's home folder.")
-        ] = None,
-        timeout: Annotated[
-            OptionalNumber, Field(description=f"Time limit in milliseconds. Default {DEFAULT_TIMEOUT_MS}.")
-        ] = None,
+        cwd: CwdArgument = None,
+        timeout: TimeoutArgument = None,
     ) -> Annotated[CallToolResult, JobResult]:
         request = ExecuteRequest(command=command, cwd=cwd, timeout_ms=timeout)
         return await start_and_wait(ctx, request, READ_ONLY_TOOL)

@@ -14,7 +14,7 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, WithJsonSchema
+from pydantic import BaseModel, Field
 
 from app.core.commands.request import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
 from app.core.commands.service import CommandService, SessionOutcome
@@ -22,7 +22,12 @@ from app.core.errors import CoworkError
 from app.core.execution.executor import ExecutionResult
 from app.core.execution.output import OutputBudget
 from app.core.policy.tool_sets import EXECUTE_ONLY
-from app.server.job_tools import register_job_tools
+from app.server.job_tools import (
+    Text,
+    TimeoutArgument,
+    WholeNumber,
+    register_job_tools,
+)
 from app.server.progress import with_progress
 
 OUTPUT_FILE_SENTENCE = (
@@ -63,17 +68,6 @@ EXECUTE_DESCRIPTION = """Run a bash command on the user's computer and return it
 
 
 OUTPUT_FILE_DESC = "absolute path of a file holding the whole output, when some of it was left out here"
-
-
-# The schema the model reads stays typed, but the values reach the tools as sent: the argument gate
-# (argument_gate.CallGate) has checked them first, in plain words, so pydantic's never fail.
-Text = Annotated[Any, WithJsonSchema({"type": "string"})]
-OptionalText = Annotated[Any, WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]})]
-OptionalNumber = Annotated[Any, WithJsonSchema({"anyOf": [{"type": "number"}, {"type": "null"}]})]
-OptionalObject = Annotated[
-    Any, WithJsonSchema({"anyOf": [{"additionalProperties": True, "type": "object"}, {"type": "null"}]})
-]
-WholeNumber = Annotated[Any, WithJsonSchema({"type": "integer"})]
 
 
 class CommandResult(BaseModel):
@@ -230,9 +224,7 @@ def register_tools(
     async def terminal_run(
         command: Annotated[Text, Field(description="The bash command to run in the session.")],
         ctx: Context,
-        timeout: Annotated[
-            OptionalNumber, Field(description=f"Time limit in milliseconds. Default {DEFAULT_TIMEOUT_MS}.")
-        ] = None,
+        timeout: TimeoutArgument = None,
     ) -> Annotated[CallToolResult, SessionCommandResult]:
         service = service_of()
         with refusals_as_errors():
