@@ -798,6 +798,25 @@ def test_a_second_launch_exits_at_once_and_the_running_tray_opens_its_log_window
         stop_process(first)
 
 
+def test_tray_quit_reaches_a_tray_that_holds_its_lock_but_does_not_listen_yet(
+    desktop: FakeDesktop, home: Path, paths: AppPaths
+) -> None:
+    # The race CI met with the frozen app: `status` says running (the lock) before the tray listens.
+    env = tray_env(desktop, home, PYSTRAY_BACKEND="dummy")
+    tray = subprocess.Popen([sys.executable, "-m", "app", "tray"], env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: liveness.is_held(paths.tray_lock) or tray.poll() is not None, timeout_s=PROCESS_START_S)
+        quitting = subprocess.run(
+            [sys.executable, "-m", "app", "tray", "--quit"], env=env, capture_output=True, text=True,
+            timeout=PROCESS_START_S,
+        )  # fmt: skip
+        assert quitting.returncode == 0, quitting.stderr
+        assert "has quit" in quitting.stderr
+        assert tray.wait(PROCESS_STOP_S) == 0
+    finally:
+        stop_process(tray)
+
+
 def test_without_a_display_the_tray_says_why_and_lets_go_of_its_lock(
     desktop: FakeDesktop, home: Path, paths: AppPaths
 ) -> None:

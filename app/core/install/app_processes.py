@@ -55,13 +55,20 @@ def tray_running(paths: AppPaths) -> bool:
 
 def stop_tray(paths: AppPaths, wait_s: float = TRAY_QUIT_WAIT_S) -> bool:
     """Ask the running tray to quit and wait until its lock is free; True when none runs any more."""
-    if not tray_running(paths):
-        return True
-    try:
-        ask_tray(paths, "quit", wait_s=wait_s)  # a tightening: the tray quits at once
-    except (NoTray, TrayRefused):
-        return False
     deadline = time.monotonic() + wait_s
+    while True:
+        if not tray_running(paths):
+            return True
+        try:
+            ask_tray(paths, "quit", wait_s=wait_s)  # a tightening: the tray quits at once
+            break
+        except TrayRefused:
+            return False
+        except NoTray:
+            # A tray takes its lock before it listens: one that is starting answers a moment later.
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(POLL_S)
     while time.monotonic() < deadline:
         if not tray_running(paths):
             return True
