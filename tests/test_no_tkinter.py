@@ -79,8 +79,8 @@ TRAY = """
     while len(app.hub.pending_holds()) < 2:  # the test's serve holds two commands
         assert time.monotonic() < deadline, "no holds"
         time.sleep(0.05)
-    app._read_rules_and_holds()
-    app._kick()
+    app.read_rules_and_holds()
+    app.kick()
     assert app.settle(30)
     waiting = menu.find_entry(app.entries(), "waiting")
     held, other = sorted(h.command_id for h in app.hub.pending_holds())
@@ -163,10 +163,11 @@ DISCONNECT = """
     app.pystray_item("disconnect:claude-desktop")(app.icon)
     assert app.settle(30)
     confirm = app.pystray_item("disconnect:claude-desktop").text
-    still = "cowork-terminal" in json.loads(open(app._locations["claude-desktop"].config_path).read())["mcpServers"]
+    config = app.claude.locations["claude-desktop"].config_path
+    still = "cowork-terminal" in json.loads(open(config).read())["mcpServers"]
     app.pystray_item("disconnect:claude-desktop")(app.icon)
     assert app.settle(30)
-    gone = "cowork-terminal" not in json.loads(open(app._locations["claude-desktop"].config_path).read())["mcpServers"]
+    gone = "cowork-terminal" not in json.loads(open(config).read())["mcpServers"]
     app.shutdown()
     print(json.dumps({"asked": asked, "confirm": confirm, "still": still, "gone": gone}))
 """

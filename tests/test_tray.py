@@ -25,7 +25,7 @@ from desktop_env import FakeDesktop, make_fake_desktop, serve_params, wait_for
 from mcp import Client
 from mcp_types import Implementation
 
-from app.core import app_log, liveness
+from app.core import app_log, liveness, settings
 from app.core.channel.client import current_tray_state
 from app.core.channel.transport import address_for
 from app.core.channel.transport import connect as connect_channel
@@ -33,11 +33,12 @@ from app.core.claude import config as cc
 from app.core.execution.bash_resolver import BASH_PATH_ENV, BashNotFoundError
 from app.core.install import autostart
 from app.core.journal.store import Journal, Status
+from app.core.messages import PROMPT_DECIDED_BY
 from app.core.paths import HOME_ENV, AppPaths
 from app.core.self_command import app_argv
 from app.ui.icons import load_icon
 from app.ui.tray import app as tray
-from app.ui.tray import menu
+from app.ui.tray import loop, menu
 from app.ui.tray import platforms as tray_platform
 from app.ui.tray.app import TrayApp
 from tests.clicks import PROMPT_TITLE, shown_window, xdotool
@@ -181,14 +182,14 @@ def test_first_run_with_no_client_says_so_and_opens_the_welcome_window(
     wait_for(lambda: Path(str(window_marker) + ".welcome").exists())
     assert "Connect Cowork Terminal to Claude" not in titles(app), "the Welcome window says it; no notice on top"
     with Journal(app.paths) as journal:
-        assert journal.get_setting(tray.WELCOME_SHOWN_SETTING) is True, "the next start does not open it again"
+        assert journal.get_setting(settings.WELCOME_SHOWN) is True, "the next start does not open it again"
 
 
 def test_a_later_start_with_no_client_names_the_menus_getting_started_item(
     paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
 ) -> None:
     with Journal(paths) as journal:
-        journal.set_setting(tray.WELCOME_SHOWN_SETTING, True)
+        journal.set_setting(settings.WELCOME_SHOWN, True)
     app = start_tray(paths, pystray, window_marker)
     try:
         assert not Path(str(window_marker) + ".welcome").exists()
@@ -330,7 +331,7 @@ def test_a_config_changed_outside_the_tray_shows_in_the_menu(app: TrayApp, deskt
     desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": cc.this_app_entry()}}))
     wait_for(
         lambda: app.pystray_item("client:claude-desktop").text == "Claude Desktop: connected",
-        timeout_s=tray.CLIENT_FILES_CHECK_S * 4,
+        timeout_s=loop.CLIENT_FILES_CHECK_S * 4,
     )
 
 
@@ -341,7 +342,7 @@ def test_an_entry_turned_headless_outside_the_tray_is_told_once_and_a_click_conn
     headless = {**entry, "args": [*entry["args"], "--headless"]}
     desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": headless}}))
     told = "Claude Desktop can run commands without this app"
-    wait_for(lambda: told in titles(app), timeout_s=tray.CLIENT_FILES_CHECK_S * 4)
+    wait_for(lambda: told in titles(app), timeout_s=loop.CLIENT_FILES_CHECK_S * 4)
     assert "while this app is not running, commands from Claude Desktop run with no pause switch" in messages(app)
     assert (
         "If you did not do this, open Connect to Claude in this icon's menu, then Claude Desktop and Update its "
@@ -351,7 +352,7 @@ def test_an_entry_turned_headless_outside_the_tray_is_told_once_and_a_click_conn
         lambda: (
             app.pystray_item("client:claude-desktop").text == "Claude Desktop: connected, its entry needs an update"
         ),
-        timeout_s=tray.CLIENT_FILES_CHECK_S * 4,
+        timeout_s=loop.CLIENT_FILES_CHECK_S * 4,
     )
 
     click(app, "fix:claude-desktop")
@@ -367,17 +368,17 @@ def test_our_entry_taken_over_by_another_program_while_the_tray_watches_is_told_
     desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": entry}}))
     wait_for(
         lambda: app.pystray_item("client:claude-desktop").text == "Claude Desktop: connected",
-        timeout_s=tray.CLIENT_FILES_CHECK_S * 4,
+        timeout_s=loop.CLIENT_FILES_CHECK_S * 4,
     )
     taken = {"command": "/tmp/agent-server", "args": ["--anything"]}
     desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": taken}}))
     told = "Claude Desktop no longer starts Cowork Terminal"
-    wait_for(lambda: told in titles(app), timeout_s=tray.CLIENT_FILES_CHECK_S * 4)
+    wait_for(lambda: told in titles(app), timeout_s=loop.CLIENT_FILES_CHECK_S * 4)
     assert "Its settings now start /tmp/agent-server under Cowork Terminal's name" in messages(app)
     assert "then Claude Desktop and Replace it with this app." in messages(app)
     wait_for(
         lambda: app.pystray_item("client:claude-desktop").text == "Claude Desktop: another program's entry",
-        timeout_s=tray.CLIENT_FILES_CHECK_S * 4,
+        timeout_s=loop.CLIENT_FILES_CHECK_S * 4,
     )
 
     click(app, "fix:claude-desktop")
@@ -549,12 +550,12 @@ def test_the_activity_log_opens_once_reopening_replaces_it_and_quitting_closes_i
 ) -> None:
     click(app, "open-log")
     wait_for(window_marker.exists)
-    (first,) = app._windows
+    (first,) = app.tray_windows.log_windows
     assert oct((app.paths.log_dir / "log-window.stderr.log").stat().st_mode & 0o777) == "0o600"
     window_marker.unlink()
     click(app, "open-log")
     wait_for(window_marker.exists)
-    (second,) = app._windows
+    (second,) = app.tray_windows.log_windows
     assert not first.alive(), "one window at most: the old one was closed"
     app.shutdown()
     assert not second.alive(), "quitting the app closes its windows"
@@ -1071,7 +1072,7 @@ def test_a_held_command_shows_in_the_menu_and_the_tray_opens_its_prompt(
         assert ("A command is waiting for your approval", "Claude Desktop wants to run: rm -rf build") in (
             app.notifier.history
         )
-        assert app.hub.decide(held, allowed=False, by=tray.PROMPT_DECIDED_BY)  # what the prompt's Deny does
+        assert app.hub.decide(held, allowed=False, by=PROMPT_DECIDED_BY)  # what the prompt's Deny does
         decision = answer_to(channel, None, op="decision")
         assert (decision["id"], decision["allowed"]) == (held, False), "the server is told at once"
         wait_for(lambda: app.state.waiting == 0, timeout_s=FOLLOW_DEADLINE_S)
@@ -1260,7 +1261,8 @@ def test_the_users_rules_show_in_the_menu_and_a_click_or_the_log_window_removes_
         "deleting build folders (build, dist, node_modules...) in /home/ana/a"
     )
     click(app, f"remove-rule:{first.id}")
-    app._log_window_said({"op": "remove_rule", "id": second.id})  # "Remove" in the log window the tray started
+    # "Remove" in the log window the tray started:
+    app.tray_windows.log_window_said({"op": "remove_rule", "id": second.id})
     wait_for(lambda: menu.find_entry(app.entries(), "rules-none") is not None)
     with Journal(paths) as journal:
         assert journal.rules() == []
@@ -1272,7 +1274,7 @@ def test_the_welcome_window_goes_with_the_tray(
     app = start_tray(paths, pystray, window_marker)
     try:
         wait_for(lambda: Path(str(window_marker) + ".welcome").exists())
-        welcome = app._welcome
+        welcome = app.tray_windows.welcome
         assert welcome is not None and welcome.poll() is None
     finally:
         app.shutdown()

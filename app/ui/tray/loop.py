@@ -1,0 +1,205 @@
+"""The tray's monitor thread: poll the journal and the hub, compose what the menu shows, tell what ended.
+
+Every POLL_S (or sooner when kicked) it lets the hub tick, ends a timed pause that ran out, lets the
+Supervisor notice crashed servers, composes a `TrayState` and, when it changed, hands it to the app
+to show. The hub's memory is the truth for pause, approval mode and held commands, not the file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from app import __version__
+from app.core.authority.hub import Hub
+from app.core.authority.supervisor import APPROVAL_NEEDED, Snapshot, Supervisor
+from app.core.claude.names import friendly_client_name
+from app.core.i18n import _
+from app.core.journal.store import CommandRecord, Journal, ServerRecord
+from app.core.policy import approval
+from app.ui.tray import menu
+from app.ui.tray.actions import REFRESH_CLIENTS, TIMED_PAUSE_BY
+from app.ui.tray.menu import CrashView, HeldView, JobView, RecentView, RuleView, ServerView, TrayState
+from app.ui.windows.log_model import outcome_text, status_label
+
+if TYPE_CHECKING:
+    from app.ui.tray.app import TrayApp
+
+log = logging.getLogger(__name__)
+
+CLIENT_FILES_CHECK_S = 1.0  # how often Claude Desktop config files are looked at for outside edits
+
+
+class Monitor:
+    """What the "tray-monitor" thread runs (`run`), and the views of the hub it keeps for the menu."""
+
+    def __init__(self, app: TrayApp) -> None:
+        self.app = app
+        self._held: tuple[HeldView, ...] = ()  # for the menu, when no approval window can open
+        self._rules: tuple[RuleView, ...] = ()
+        self._rules_version: object = None  # the journal as the recent-activity list last read it
+        self._recent: tuple[RecentView, ...] = ()
+        self._acknowledge = threading.Event()
+
+    @property
+    def hub(self) -> Hub:
+        return self.app.hub
+
+    def acknowledge_crashes(self) -> None:
+        """The user opened the activity log: the crash notice in the menu has been seen (thread-safe)."""
+        self._acknowledge.set()
+
+    def run(self) -> None:
+        """The thread's body: until quit, poll, publish, notify, then stop the icon."""
+        app, hub = self.app, self.hub
+        try:
+            # The supervisor shares the hub's connection (the tray's only writer) under its lock.
+            supervisor = hub.with_journal(
+                lambda journal: Supervisor(
+                    journal, version=lambda: (hub.journal.data_version(), hub.writes), has_menu=app.has_menu
+                )
+            )
+            next_files_check = 0.0
+            while not app.quitting():
+                hub.tick()
+                self._end_timed_pause()
+                self.read_rules_and_holds()
+                if self._acknowledge.is_set():
+                    self._acknowledge.clear()
+                    supervisor.acknowledge()
+
+                def poll(journal: Journal) -> tuple[Snapshot, list[Any]]:
+                    supervisor.journal = journal  # the hub may have started a new journal
+                    return supervisor.poll()
+
+                snapshot, notices = hub.with_journal(poll)
+                # Pause, approval mode and held commands: the hub's memory is the truth, not the file.
+                snapshot = dataclasses.replace(
+                    snapshot,
+                    paused=hub.state.paused,
+                    approval_mode=approval.ApprovalMode(hub.state.approval_mode),
+                    waiting=len(hub.pending_holds()),
+                )
+                self._publish(snapshot)
+                for notice in notices:
+                    if notice.kind != APPROVAL_NEEDED:  # the hub announces holds (see sync_approval_prompt)
+                        app.notifier.notify(notice.title, notice.message)
+                app.tray_windows.check_log_windows()
+                if time.monotonic() >= next_files_check:
+                    next_files_check = time.monotonic() + CLIENT_FILES_CHECK_S
+                    if app.claude.edited_outside():
+                        app.submit(REFRESH_CLIENTS)
+                app.count_tick()
+                if app.wakeup.wait(app.poll_s):
+                    app.request_quit()
+        except Exception:  # the top of a thread: log it, tell the user, and quit
+            # Without its monitor the tray can neither show what runs nor take Quit: letting go of
+            # the tray lock (by quitting) makes every server refuse commands, the safe way to fail.
+            log.exception("the tray's monitor thread failed")
+            app.notifier.notify(
+                _("{app} stopped").format(app=menu.APP_TITLE),
+                _(
+                    "An internal error stopped {app}, so Claude's commands are refused until you "
+                    "start it again. The app log in {folder} has the details."
+                ).format(app=menu.APP_TITLE, folder=app.paths.log_dir),
+            )
+        app.stop_icon()
+
+    def read_rules_and_holds(self) -> None:
+        """The user's rules and the recent commands for the menu, and, without windows, the held
+        commands it lists (from the hub's memory)."""
+        hub = self.hub
+        carried = {rule.id for rule in hub.rules_from_before()}
+        self._rules = tuple(  # the rules in force, from the hub's memory (never the file's rows)
+            RuleView(r.id, _("{rule} (from a previous run)").format(rule=r.shown()) if r.id in carried else r.shown())
+            for r in hub.rules()
+        )
+        with hub.lock:
+            version = (hub.journal.data_version(), hub.writes)
+            if version != self._rules_version:
+                self._rules_version = version
+                self._recent = tuple(
+                    RecentView(r.id, status_label(r), r.created_at, r.command)
+                    for r in hub.journal.recent_commands(limit=menu.RECENT_SHOWN)
+                )
+        if not self.app.windows:
+            self._held = tuple(
+                HeldView(h.command_id, h.command, friendly_client_name(h.client)) for h in hub.pending_holds()
+            )
+
+    def _end_timed_pause(self) -> None:
+        """Resume when a timed pause runs out: a loosening, but the one the user's own "Pause for…"
+        click asked for. If something paused again since (the CLI, a program: `paused_by` changed),
+        or the user resumed, the timer does nothing: it never lifts a pause it did not set."""
+        app = self.app
+        if app.paused_until is None:
+            return
+        if not self.hub.state.paused or self.hub.paused_by != TIMED_PAUSE_BY:
+            app.paused_until = None
+            return
+        if time.time() >= app.paused_until:
+            app.paused_until = None
+            self.hub.set_paused(False, by="user (timed pause ended)")
+            app.notifier.notify(_("Host access resumed"), _("The pause you chose has ended."))
+
+    def _publish(self, snapshot: Snapshot) -> None:
+        """Compose the state; when the picture changed, the icon, tooltip and menu show it."""
+        app = self.app
+        crash = snapshot.last_crash
+        state = TrayState(
+            paused=snapshot.paused,
+            paused_until=app.paused_until if snapshot.paused else None,
+            servers=tuple(_server_view(s) for s in snapshot.servers),
+            running=snapshot.running,
+            waiting=snapshot.waiting,
+            clients=app.claude.clients,
+            crash=None if crash is None else CrashView(crash.client_label, crash.at, crash.interrupted),
+            autostart=app.autostart,
+            problem=app.problem,
+            busy=app.claude.busy,
+            approval_mode=snapshot.approval_mode,
+            container=self.hub.state.container,
+            output_budget=snapshot.output_budget,
+            held=self._held if not app.windows else (),
+            jobs=menu.long_jobs(
+                tuple(
+                    JobView(r.id, r.command, friendly_client_name(r.client_name), r.started_at or r.created_at)
+                    for r in snapshot.running_rows
+                ),
+                time.time(),
+            ),
+            confirm_disconnect=app.confirming,
+            rules=self._rules,
+            recent=self._recent,
+            version=__version__,
+            windows=app.windows,
+            language=app.language,
+        )
+        previous = app.state
+        if state == previous:
+            return
+        self._tell_ended_jobs(menu.ended_jobs(previous.jobs, state.jobs))
+        if state.paused != previous.paused:  # the log window shows the tray's pause, not the file's
+            app.tray_windows.tell_log_windows({"op": "state", "paused": state.paused})
+        app.show(state)
+
+    def _tell_ended_jobs(self, ended: tuple[JobView, ...]) -> None:
+        """A long command (listed in the menu) ended: one notice naming its agent and how it ended."""
+        for job in ended:
+
+            def read(journal: Journal, job_id: int = job.id) -> CommandRecord | None:
+                return journal.get_command(job_id)
+
+            record = self.hub.with_journal(read)
+            if record is not None and not record.status.is_active:
+                self.app.notifier.notify(*menu.job_notice(job, outcome_text(record)))
+
+
+def _server_view(record: ServerRecord) -> ServerView:
+    # The app people know ("Claude Desktop"), not what it calls itself ("claude-ai 0.14").
+    return ServerView(
+        friendly_client_name(record.client_name), record.started_at, record.command_count, record.headless
+    )

@@ -1,0 +1,365 @@
+"""The windows the tray opens, each in its own process: the activity log, the approval prompt,
+confirm questions and notices, Settings and Welcome.
+
+Tk and pystray in one process crash on macOS (pystray #138), so every window is a child process
+that talks JSON lines with the tray (`PipedWindow`). What a window the tray started says is the
+user's click; the tray still checks each message (an Allow must name the text the tray holds).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import subprocess
+import threading
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from app.core import settings
+from app.core.authority.hub import HeldCommand, Hub, Question
+from app.core.claude.names import friendly_client_name
+from app.core.execution.output import BUDGET_CHOICES, output_budget
+from app.core.i18n import _
+from app.core.i18n.formats import shorten_command
+from app.core.messages import LOG_WINDOW_DECIDED_BY, PROMPT_DECIDED_BY
+from app.core.paths import make_private_file
+from app.core.policy import approval
+from app.core.policy.rules import SCOPES, SESSION_SCOPE
+from app.ui.tray import menu
+from app.ui.tray.actions import ASK_USER
+from app.ui.tray.holds import for_window
+from app.ui.tray.platforms import missing_tk_message, spawn
+from app.ui.windows.link import PipedWindow
+
+if TYPE_CHECKING:
+    from app.ui.tray.app import TrayApp
+
+log = logging.getLogger(__name__)
+
+PROMPT_RESTARTS = 3  # a killed prompt opens again at most this often per PROMPT_RESTART_WINDOW_S
+PROMPT_RESTART_WINDOW_S = 60.0
+WINDOW_STOP_GRACE_S = 1.0  # a log window gets this long to close when replaced or at quit
+
+
+class TrayWindows:
+    """The windows one tray opened, and what their clicks do. Started from the actions threads."""
+
+    def __init__(self, app: TrayApp) -> None:
+        self.app = app
+        self.log_windows: list[PipedWindow] = []  # the activity log: one at most
+        self.notices: list[PipedWindow] = []  # windows that only tell something (show_notice)
+        self.welcome: subprocess.Popen[bytes] | None = None
+        self._window_stderr = app.paths.log_dir / "log-window.stderr.log"
+        self._prompt: PipedWindow | None = None
+        self._prompt_restarts: list[float] = []  # when the prompt was opened again after being killed
+        self._prompt_shown: set[int] = set()
+        self._confirm: PipedWindow | None = None
+        self._questions: list[Question] = []
+        self._settings: PipedWindow | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def hub(self) -> Hub:
+        return self.app.hub
+
+    def close_all(self) -> None:
+        """At quit: every window this tray opened goes with it."""
+        for window in [*self.log_windows, *self.notices, self._prompt, self._confirm, self._settings]:
+            if window is not None:
+                window.close()
+        self.log_windows = []
+        if self.welcome is not None:  # its check needs this tray: it goes with it
+            stop_process_now(self.welcome, WINDOW_STOP_GRACE_S)
+
+    # -- the approval prompt ---------------------------------------------------------------------
+
+    def sync_approval_prompt(self) -> None:
+        """Make the approval prompt show exactly the hub's held commands: start it when something
+        waits, tell it what is new and what is gone, close it when nothing is left."""
+        holds = {h.command_id: h for h in self.hub.pending_holds()}
+        self._tell_log_windows_holds(list(holds.values()))
+        if not self.app.windows:  # no Tk: the menu's "waiting" line lists them, with Allow once / Deny
+            for command_id in sorted(set(holds) - self._prompt_shown):
+                hold = holds[command_id]
+                self.hub.seen(command_id)  # the menu lists every one: each one's time starts now
+                self._tell_waiting(hold)
+            self._prompt_shown = set(holds)
+            self.app.read_rules_and_holds()
+            self.app.kick()
+            return
+        with self._lock:
+            prompt = self._prompt
+            if holds and (prompt is None or not prompt.alive()):
+                prompt = self._prompt = PipedWindow(
+                    self.app.approval_prompt_command, self._prompt_said, on_exit=self._prompt_exited
+                )
+                self._prompt_shown = set()
+                log.info("approval prompt started (pid %s)", prompt.pid)
+            if prompt is None:
+                return
+            if not holds:
+                prompt.close()
+                self._prompt = None
+                return
+            for command_id in sorted(set(holds) - self._prompt_shown):
+                hold = holds[command_id]
+                prompt.send({"op": "show", "hold": for_window(hold, self.app.paths).to_json()})
+                self._tell_waiting(hold)
+            for command_id in self._prompt_shown - set(holds):
+                prompt.send({"op": "gone", "id": command_id})
+            self._prompt_shown = set(holds)
+
+    def _tell_waiting(self, hold: HeldCommand) -> None:
+        self.app.notifier.notify(
+            _("A command is waiting for your approval"),
+            _("{client} wants to run: {command}").format(
+                client=friendly_client_name(hold.client), command=shorten_command(hold.command, 120)
+            ),
+        )
+
+    def _prompt_said(self, message: dict[str, Any]) -> None:
+        if message.get("op") == "seen" and isinstance(message.get("id"), int):
+            self.hub.seen(message["id"])  # its time to answer starts now (issue 22)
+            return
+        if message.get("op") != "decide" or not isinstance(message.get("id"), int):
+            return
+        allowed = message.get("allowed") is True
+        rule = message.get("rule")
+        if allowed and isinstance(rule, dict) and rule.get("scope") in SCOPES:
+            self._make_rule(message["id"], str(rule["scope"]))
+        self.hub.decide(message["id"], allowed=allowed, by=PROMPT_DECIDED_BY)
+
+    def _make_rule(self, command_id: int, scope: str) -> None:
+        """The user clicked "Always allow ...": the rule is the one the tray itself offers for this
+        hold (never a folder the window names), in the scope the user chose."""
+        hold = next((h for h in self.hub.pending_holds() if h.command_id == command_id), None)
+        proposal = None if hold is None else for_window(hold, self.app.paths).proposal
+        if hold is None or proposal is None:
+            return
+        session = str(hold.peer.server_id) if scope == SESSION_SCOPE else None
+        rule = self.hub.add_rule(proposal.kind, proposal.folder, scope, proposal.description(scope), session)
+        log.info("rule %s made by the user: %s", rule.id, rule.description)
+        # Said back, so that a click that changes what is asked from now on never goes unnoticed.
+        self.app.notifier.notify(
+            _("Rule made"),
+            _("From now on, {rule} runs without asking you. Your rules in the menu can remove it.").format(
+                rule=rule.shown()
+            ),
+        )
+
+    def _prompt_exited(self, code: int) -> None:
+        now = time.monotonic()
+        self._prompt_restarts = [t for t in self._prompt_restarts if now - t < PROMPT_RESTART_WINDOW_S]
+        if code < 0 and self.hub.pending_holds() and len(self._prompt_restarts) < PROMPT_RESTARTS:
+            # Killed by a signal while a command waits (another program can end any process of the
+            # user's): a question must not wait unseen, so it opens again, a few times a minute.
+            self._prompt_restarts.append(now)
+            log.warning("the approval prompt was ended (code %s) while a command waits: opening it again", code)
+            self.app.submit(menu.OPEN_APPROVALS)
+            return
+        if code != 0:  # no window: the menu's "waiting" line and the notices show them, each one's time runs
+            for hold in self.hub.pending_holds():
+                self.hub.seen(hold.command_id)
+        if code != 0 and self.hub.pending_holds():
+            log.warning("the approval prompt exited with code %s", code)
+            self.app.notifier.notify(
+                _("A command is waiting for your approval"),
+                _("The approval window could not open. Open the activity log to answer it."),
+            )
+            return
+        if not self.app.quitting():
+            self.app.submit(menu.OPEN_APPROVALS)  # anything still waiting gets a new window
+
+    # -- questions: loosening that someone asked for, confirmed by a click -------------------------
+
+    def ask_user(self, question: Question) -> None:
+        """Queue a question for the confirm window (thread-safe)."""
+        with self._lock:
+            self._questions.append(question)
+        self.app.submit(ASK_USER)
+
+    def show_next_question(self) -> None:
+        """One confirm window at a time; the next question waits for the previous answer."""
+        with self._lock:
+            if (self._confirm is not None and self._confirm.alive()) or not self._questions:
+                return
+            question = self._questions.pop(0)
+            answered: list[bool] = []
+
+            def said(message: dict[str, Any]) -> None:
+                if message.get("op") == "answer" and not answered:
+                    answered.append(message.get("yes") is True)
+                    self.hub.answer(question, answered[0])
+
+            def exited(code: int) -> None:
+                if not answered:  # closed, killed, or no display: a No
+                    answered.append(False)
+                    if code != 0:
+                        why = _("The confirmation window could not open, so nothing changed.")
+                        self.hub.answer(question, False, why_not=why)
+                        self.app.notifier.notify(menu.APP_TITLE, why)
+                    else:
+                        self.hub.answer(question, False)
+                self.app.submit(ASK_USER)
+
+            self._confirm = confirm = PipedWindow(self.app.confirm_command, said, on_exit=exited)
+        confirm.send(
+            {
+                "op": "ask",
+                "title": _("Cowork Terminal: confirm"),
+                "text": question.text,
+                "allow": question.allow_label,
+                "deny": question.deny_label,
+                "yours": question.yours,
+            }
+        )
+
+    def show_notice(self, title: str, text: str) -> None:
+        """A window that tells the user something they must see (the confirm window with one button)."""
+        notice = PipedWindow(self.app.confirm_command, lambda _message: None)
+        notice.send({"op": "ask", "title": title, "text": text, "allow": "", "deny": _("OK"), "yours": True})
+        with self._lock:
+            self.notices.append(notice)
+
+    # -- Settings and Welcome ----------------------------------------------------------------------
+
+    def open_settings(self) -> None:
+        """The Settings window (one at a time): what it says goes through `_settings_said`."""
+        if self._settings is not None and self._settings.alive():
+            self._settings.close()
+        self._settings = PipedWindow(self.app.settings_command, self._settings_said)
+        self.push_settings()
+
+    def _settings_said(self, message: dict[str, Any]) -> None:
+        """A click in the Settings window, which only this tray started: applied like a menu click."""
+        key, value = message.get("key"), str(message.get("value"))
+        if message.get("op") == "set" and key == "approval_mode" and value in {m.value for m in approval.ApprovalMode}:
+            self.app.submit(menu.SET_APPROVAL_MODE, value)
+        elif (
+            message.get("op") == "set" and key == "output_budget" and value in {str(b.setting) for b in BUDGET_CHOICES}
+        ):
+            self.app.submit(menu.SET_OUTPUT_BUDGET, value)
+        elif message.get("op") == "set" and key == "autostart" and value in ("on", "off"):
+            self.app.submit(menu.TOGGLE_AUTOSTART, value)
+        else:
+            self.push_settings()  # anything else (a click another program sent): show what holds
+
+    def push_settings(self) -> None:
+        """Tell an open Settings window what holds now."""
+        window = self._settings
+        if window is None or not window.alive():
+            return
+        budget = self.hub.with_journal(output_budget)
+        window.send(
+            {"op": "state", "approval_mode": self.hub.state.approval_mode,
+             "output_budget": str(budget.setting), "autostart": self.app.autostart is True}
+        )  # fmt: skip
+
+    def open_welcome(self, *, first_run: bool = False) -> None:
+        """The Welcome window: connect Claude step by step (first start, and "Getting started…").
+        At the first run it turns start-at-login on, and shows how to turn it off."""
+        argv = [
+            *self.app.welcome_command,
+            *([] if self.app.has_menu else ["--no-menu"]),
+            *(["--first-run"] if first_run else []),
+        ]
+        if self.welcome is not None:
+            stop_process_now(self.welcome, WINDOW_STOP_GRACE_S)  # one at a time: a new one comes to the front
+        self.welcome = spawn(argv)
+        self.hub.with_journal(lambda journal: journal.set_setting(settings.WELCOME_SHOWN, True))
+        log.info("welcome window started: %s", argv)
+
+    # -- the activity log --------------------------------------------------------------------------
+
+    def open_log_window(self) -> None:
+        """Open the activity log; one window at most: reopening replaces it, so it comes to the front."""
+        self.app.acknowledge_crashes()
+        if not self.app.windows:
+            self.app.notifier.notify(
+                _("The activity log cannot open"), missing_tk_message(self.app.platform, self.app.has_menu)
+            )
+            return
+        for window in self.log_windows:
+            window.close()
+        self._window_stderr.parent.mkdir(parents=True, exist_ok=True)
+        make_private_file(self._window_stderr)  # like every log the app writes: the user's eyes only
+        command = self.app.log_window_command
+        with open(self._window_stderr, "wb") as stderr:
+            window = PipedWindow([*command, "--tray-line"], self.log_window_said, stderr=stderr)
+        window.send({"op": "state", "paused": self.hub.state.paused})
+        window.send(holds_message(self.hub.pending_holds()))
+        self.log_windows = [window]
+        log.info("log window started (pid %s): %s", window.pid, command)
+
+    def tell_log_windows(self, message: dict[str, Any]) -> None:
+        """Send one message to the open activity log."""
+        for window in self.log_windows:
+            window.send(message)
+
+    def _tell_log_windows_holds(self, holds: list[HeldCommand]) -> None:
+        """The log window shows the held commands as their servers told the tray (never the journal's
+        text, which a command could rewrite): sent whenever they change."""
+        self.tell_log_windows(holds_message(holds))
+
+    def log_window_said(self, message: dict[str, Any]) -> None:
+        """The log window the tray started: its buttons are the user's clicks."""
+        op, command_id = message.get("op"), message.get("id")
+        if op == "pause":
+            self.hub.set_paused(message.get("paused") is True, by=LOG_WINDOW_DECIDED_BY)
+        elif op == "stop" and isinstance(command_id, int):
+            with contextlib.suppress(Exception):
+                self.hub.stop(command_id, by=LOG_WINDOW_DECIDED_BY)
+        elif op == "decide" and isinstance(command_id, int):
+            allowed = message.get("allowed") is True
+            hold = next((h for h in self.hub.pending_holds() if h.command_id == command_id), None)
+            if allowed and (hold is None or message.get("command") != hold.command):
+                # The window shows the tray's own copy: an Allow for any other text is not the user's.
+                log.warning("the log window allowed command #%s as a text the tray does not hold", command_id)
+                return
+            self.hub.decide(command_id, allowed=allowed, by=LOG_WINDOW_DECIDED_BY)
+        elif op == "clear_history":
+            self.hub.clear_history()
+        elif op == "remove_rule" and isinstance(command_id, int):
+            self.hub.remove_rule(command_id)
+            self.app.kick()
+        else:
+            log.warning("the log window sent an unknown request %r", op)
+
+    def check_log_windows(self) -> None:
+        """A log window that failed at once (no Tk, no display) is reported, not silently lost."""
+        alive = []
+        for window in self.log_windows:
+            code = window.process.poll()
+            if code is None:
+                alive.append(window)
+            elif code != 0:
+                said = self._window_stderr.read_text(encoding="utf-8", errors="replace").strip()
+                log.warning("the log window exited with code %s: %s", code, said[-4000:])
+                lines = said.splitlines()
+                # The last line says what failed ("cannot open ...: no display"); never a traceback.
+                why = lines[-1].removeprefix("cowork-terminal: ").rstrip(".")[:300] if lines else ""
+                self.app.notifier.notify(
+                    _("The activity log could not open"),
+                    _("{error}. The app log in {folder} has the details.").format(
+                        error=why or _("It exited with code {code}").format(code=code), folder=self.app.paths.log_dir
+                    ),
+                )
+        self.log_windows = alive
+
+
+def stop_process_now(process: subprocess.Popen[bytes], grace_s: float) -> None:
+    """End a window process: terminate, and kill it if it is still there after `grace_s`."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(grace_s)
+
+
+def holds_message(holds: Sequence[HeldCommand]) -> dict[str, Any]:
+    """What the log window is told of the held commands: the servers' own words, by id."""
+    return {"op": "holds", "holds": [hold.to_window() for hold in holds]}
