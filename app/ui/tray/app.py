@@ -277,11 +277,12 @@ class TrayApp:
             "{count} commands are running. Stop them and quit {app}?",
             running,
         ).format(count=running, app=menu.APP_TITLE)
-        self.tray_windows.ask_user(
-            Question(
-                "quit", text, _("Stop and quit"), _("Cancel"), lambda: self.request_quit() or _("Quitting."), yours=True
-            )
-        )
+
+        def quit_now() -> str:
+            self.request_quit()
+            return _("Quitting.")
+
+        self.tray_windows.ask_user(Question("quit", text, _("Stop and quit"), _("Cancel"), quit_now, yours=True))
 
     def shutdown(self) -> None:
         """Stop the threads and the windows this tray opened, then let go of the tray lock."""
