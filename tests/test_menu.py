@@ -424,3 +424,30 @@ def test_about_shows_the_version_in_the_menu() -> None:
     about = entry(TrayState(clients=(DESKTOP_CONNECTED,), version="0.1.0"), "about")
     assert about.text == "About Cowork Terminal 0.1.0" and about.action == menu.SHOW_ABOUT
     assert "Cowork Terminal 0.1.0 lets Claude run commands" in menu.about_text("0.1.0")
+
+
+def every_action(items: list[MenuEntry] | tuple[MenuEntry, ...]) -> set[str]:
+    found = set()
+    for item in items:
+        if item.action is not None:
+            found.add(item.action)
+        found |= every_action(item.submenu or ())
+    return found
+
+
+def test_every_click_the_menu_can_ask_for_has_a_function_in_the_trays_action_table() -> None:
+    from app.ui.tray.actions import ACTIONS
+
+    connected = (DESKTOP_CONNECTED, CODE_ABSENT)
+    busy = TrayState(
+        clients=connected, servers=(SERVER,), running=1, waiting=1, jobs=(menu.JobView(7, "make", "Claude", STARTED),),
+        rules=(menu.RuleView(3, "deleting build folders"),), recent=(menu.RecentView(9, "Finished", NOW, "ls"),),
+        crash=CrashView("claude-ai", STARTED, 1),
+    )  # fmt: skip
+    without_windows = TrayState(
+        clients=connected, windows=False, waiting=1, held=(menu.HeldView(5, "rm -rf x", "Claude"),),
+        confirm_disconnect="claude-desktop",
+    )  # fmt: skip
+    asked = every_action(entries(busy)) | every_action(entries(without_windows)) | every_action(entries(TrayState()))
+    assert {menu.ALLOW, menu.DENY, menu.STOP_JOB, menu.REMOVE_RULE, menu.DISCONNECT, menu.CHECK} <= asked
+    assert sorted(asked - set(ACTIONS) - {menu.QUIT}) == []  # Quit asks first, on the UI thread
