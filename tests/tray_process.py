@@ -3,15 +3,20 @@
 Without a display it runs pystray's `dummy` backend (the tray's threads, hub and channel all run;
 windows it opens fail, which the tray reports); with the `display` fixture's Xvfb it runs the
 `xorg` backend, so the approval prompt and confirm window it starts are real Tk windows.
+
+A tray's first look rewrites start-at-login and Claude's entries that name another copy of the app
+(core/install/stale_entries.py); every test's venv is another copy. So a tray started here never
+sees the real user's home: HOME and the XDG folders that lie in it point to the test's own folder.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -22,12 +27,57 @@ TRAY_START_S = 20.0
 TRAY_STOP_S = 10.0
 
 
+def _real_homes() -> tuple[Path, ...]:
+    """The real user's home as the suite found it: HOME's at import time, and the account's."""
+    homes = {Path.home()}
+    with contextlib.suppress(ImportError, KeyError):
+        import pwd  # POSIX only
+
+        homes.add(Path(pwd.getpwuid(os.getuid()).pw_dir))
+    return tuple(homes)
+
+
+REAL_HOMES = _real_homes()
+XDG_FOLDERS = {"XDG_CONFIG_HOME": ".config", "XDG_DATA_HOME": ".local/share", "XDG_STATE_HOME": ".local/state",
+               "XDG_CACHE_HOME": ".cache"}  # fmt: skip
+
+
+def in_real_home(value: str | None, real_homes: Sequence[Path]) -> bool:
+    """Whether a HOME or XDG value is (in) the real user's home; an unset HOME counts as the real one.
+    A real home of `/` counts only as itself: every temporary folder lies below it."""
+    if not value:
+        return True
+    path = Path(value).absolute()
+    return any(path == real or (real != Path("/") and real in path.parents) for real in real_homes)
+
+
+def isolated_desktop_env(env: Mapping[str, str], folder: Path, real_homes: Sequence[Path]) -> dict[str, str]:
+    """`env` with HOME and the XDG folders moved to `folder` where they point into a real home.
+    A test's fake desktop (tests/desktop_env.py: HOME in a temporary folder) is kept as it is."""
+    isolated = dict(env)
+    if in_real_home(env.get("HOME"), real_homes):
+        isolated["HOME"] = str(folder)
+    for name, default in XDG_FOLDERS.items():
+        value = env.get(name)
+        if (value and in_real_home(value, real_homes)) or (not value and isolated["HOME"] != env.get("HOME")):
+            isolated[name] = str(Path(isolated["HOME"]) / default)
+    return isolated
+
+
+def desktop_home(home: Path) -> Path:
+    """The user home a tray started by `running_tray(home)` sees, unless the test made a fake desktop.
+    Next to the test's folder, not in it: a home inside the folder a command runs in changes how the
+    classifier reads that command (`rm -rf build` there would come near the home)."""
+    return home.parent.with_name(home.parent.name + "-desktop-home")
+
+
 @contextmanager
 def running_tray(
     home: Path, *, display: str | None = None, log: Path | None = None, wrapper: Sequence[str] = ()
 ) -> Iterator[subprocess.Popen]:
     """The tray, started through `wrapper` when given (e.g. `setpriv` to run it without root's powers)."""
-    env = dict(os.environ)
+    env = isolated_desktop_env(os.environ, desktop_home(home), REAL_HOMES)
+    Path(env["HOME"]).mkdir(parents=True, exist_ok=True)
     env[HOME_ENV] = str(home)
     env.pop("DISPLAY", None)
     if display:
