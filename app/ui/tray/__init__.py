@@ -1,1 +1,1 @@
-"""The tray icon: the pystray app, its per-OS rules and the pure menu model."""
+"""The tray icon: the app and its threads, the menu's actions, its windows, Claude watching, the pure menu model."""
