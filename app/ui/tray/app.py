@@ -47,7 +47,6 @@ from app.core import data_folder, i18n, settings
 from app.core.authority.hub import HeldCommand, Hub, Question, RequestError
 from app.core.authority.supervisor import APPROVAL_NEEDED, Snapshot, Supervisor
 from app.core.channel.transport import AddressTaken
-from app.core.classifier import classify
 from app.core.claude import config as cc
 from app.core.claude import locations as cl
 from app.core.claude.names import friendly_client_name
@@ -63,7 +62,7 @@ from app.core.liveness import HeldLock
 from app.core.messages import LOG_WINDOW_DECIDED_BY, PROMPT_DECIDED_BY
 from app.core.paths import AppPaths, make_private_file, protected_paths
 from app.core.policy import approval
-from app.core.policy.rules import SCOPES, SESSION_SCOPE, matching_rule
+from app.core.policy.rules import SCOPES, SESSION_SCOPE
 from app.core.self_command import app_argv
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, run_check
 from app.ui.tray import menu
@@ -240,7 +239,6 @@ class TrayApp:
             on_change=self._kick,
             ask_user=self._ask_user,
             on_holds=lambda: self.submit(menu.OPEN_APPROVALS),
-            rule_for_hold=self.rule_for_hold,
             open_log=lambda: self.submit(menu.OPEN_LOG),
             quit_app=self.request_quit,
         )
@@ -506,9 +504,7 @@ class TrayApp:
         try:
             # The supervisor shares the hub's connection (the tray's only writer) under its lock.
             supervisor = hub.with_journal(
-                lambda journal: Supervisor(
-                    journal, version=lambda: (hub.journal.data_version(), hub.writes), has_menu=self.has_menu
-                )
+                lambda journal: Supervisor(journal, version=hub.data_version, has_menu=self.has_menu)
             )
             next_files_check = 0.0
             refreshed_for: object = None
@@ -528,8 +524,8 @@ class TrayApp:
                 # Pause, approval mode and held commands: the hub's memory is the truth, not the file.
                 snapshot = dataclasses.replace(
                     snapshot,
-                    paused=hub.state.paused,
-                    approval_mode=approval.ApprovalMode(hub.state.approval_mode),
+                    paused=hub.paused,
+                    approval_mode=approval.ApprovalMode(hub.approval_mode),
                     waiting=len(hub.pending_holds()),
                 )
                 self._publish(snapshot)
@@ -566,14 +562,13 @@ class TrayApp:
             RuleView(r.id, _("{rule} (from a previous run)").format(rule=r.shown()) if r.id in carried else r.shown())
             for r in hub.rules()
         )
-        with hub.lock:
-            version = (hub.journal.data_version(), hub.writes)
-            if version != self._rules_version:
-                self._rules_version = version
-                self._recent = tuple(
-                    RecentView(r.id, status_label(r), r.created_at, r.command)
-                    for r in hub.journal.recent_commands(limit=menu.RECENT_SHOWN)
-                )
+        version = hub.data_version()
+        if version != self._rules_version:
+            self._rules_version = version
+            self._recent = tuple(
+                RecentView(r.id, status_label(r), r.created_at, r.command)
+                for r in hub.recent_commands(limit=menu.RECENT_SHOWN)
+            )
         if not self.windows:
             self._held = tuple(
                 HeldView(h.command_id, h.command, friendly_client_name(h.client)) for h in hub.pending_holds()
@@ -585,7 +580,7 @@ class TrayApp:
         or the user resumed, the timer does nothing: it never lifts a pause it did not set."""
         if self.paused_until is None:
             return
-        if not self.hub.state.paused or self.hub.paused_by != TIMED_PAUSE_BY:
+        if not self.hub.paused or self.hub.paused_by != TIMED_PAUSE_BY:
             self.paused_until = None
             return
         if time.time() >= self.paused_until:
@@ -608,7 +603,7 @@ class TrayApp:
             problem=self._problem,
             busy=self._busy,
             approval_mode=snapshot.approval_mode,
-            container=self.hub.state.container,
+            container=self.hub.container,
             output_budget=snapshot.output_budget,
             held=self._held if not self.windows else (),
             jobs=menu.long_jobs(
@@ -728,7 +723,7 @@ class TrayApp:
         self._autostart = _read_autostart()
         loose = self.hub.looser_than_default()
         if loose:  # set while no tray watched, perhaps by a program: the user should know
-            mode = approval.ApprovalMode(self.hub.state.approval_mode).label
+            mode = approval.ApprovalMode(self.hub.approval_mode).label
             self.notifier.notify(
                 _("Cowork Terminal asks less than usual"),
                 _("Approvals: {mode}.").format(mode=mode) + " " + looser_hint(self.has_menu),
@@ -741,8 +736,7 @@ class TrayApp:
                 + ". "
                 + _("If you did not make them, remove them in the activity log."),
             )
-        with self.hub.lock:
-            shown = bool(self.hub.journal.get_setting(WELCOME_SHOWN_SETTING, False))
+        shown = bool(self.hub.get_setting(WELCOME_SHOWN_SETTING, False))
         not_connected = self._clients is not None and not any(c.has_entry for c in self._clients)
         if self.windows and not_connected and (not shown or not self.has_menu):
             # The first start (or no menu to find it in): it walks the user through.
@@ -794,8 +788,8 @@ class TrayApp:
             log.info("approval mode set to %s from the tray", target)
             self._push_settings()
         elif action == menu.TOGGLE_CONTAINER:  # the user's click: the one way to switch it off
-            self.hub.set_settings(container=not self.hub.state.container)
-            log.info("commands %s from the tray", "contained" if self.hub.state.container else "not contained")
+            self.hub.set_settings(container=not self.hub.container)
+            log.info("commands %s from the tray", "contained" if self.hub.container else "not contained")
             self._push_settings()
         elif action == menu.SET_OUTPUT_BUDGET:
             budget = parse_budget(str(target))
@@ -1053,17 +1047,6 @@ class TrayApp:
             ),
         )
 
-    def rule_for_hold(self, hold: HeldCommand) -> int | None:
-        """The hub asks, for each new hold: does one of the user's rules allow it? (Its id, or None.)"""
-        rules = self.hub.rules()  # the tray's own: a row written into the file never counts
-        if not rules:
-            return None
-        real_cwd = hold.folder if hold.pin is not None else os.path.realpath(hold.cwd) if hold.cwd else None
-        verdict = classify(hold.command, cwd=real_cwd, protected_paths=protected_paths(self.paths))
-        session = None if hold.peer.server_id is None else str(hold.peer.server_id)
-        rule = matching_rule(rules, hold.command, real_cwd, verdict, session)
-        return None if rule is None else rule.id
-
     def _prompt_exited(self, code: int) -> None:
         now = time.monotonic()
         self._prompt_restarts = [t for t in self._prompt_restarts if now - t < PROMPT_RESTART_WINDOW_S]
@@ -1157,7 +1140,7 @@ class TrayApp:
             return
         budget = self.hub.with_journal(output_budget)
         window.send(
-            {"op": "state", "approval_mode": self.hub.state.approval_mode,
+            {"op": "state", "approval_mode": self.hub.approval_mode,
              "output_budget": str(budget.setting), "autostart": self._autostart is True}
         )  # fmt: skip
 
@@ -1194,7 +1177,7 @@ class TrayApp:
         make_private_file(self._window_stderr)  # like every log the app writes: the user's eyes only
         with open(self._window_stderr, "wb") as stderr:
             window = PipedWindow([*self.log_window_command, "--tray-line"], self._log_window_said, stderr=stderr)
-        window.send({"op": "state", "paused": self.hub.state.paused})
+        window.send({"op": "state", "paused": self.hub.paused})
         window.send(holds_message(self.hub.pending_holds()))
         self._windows = [window]
         log.info("log window started (pid %s): %s", window.pid, self.log_window_command)
