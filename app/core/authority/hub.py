@@ -84,6 +84,7 @@ class Hub:
         self.open_log = open_log
         self.quit_app = quit_app
         self.lock = threading.RLock()  # the hub's parts are called under it; the tray never takes it
+        self._state_lock = threading.Lock()  # orders state changes and their pushes; never held over a write
         self.record = Record(self.paths, notify)
         self.state = self.record.stored_state()
         self.rule_book = RuleBook(self.record.journal)  # the rules in force live here; the file is their copy
@@ -181,32 +182,35 @@ class Hub:
     def set_paused(self, paused: bool, *, by: str = "user") -> None:
         log.info("host access %s (%s)", "paused" if paused else "resumed", by)
         self.paused_by = by if paused else None  # a timed pause ends only if it is still the one in force
-        self.set_state(with_changes(self.state, paused=paused))
+        self.change_state(lambda state: with_changes(state, paused=paused))
 
     def set_settings(self, **changes: Any) -> None:
-        self.set_state(with_changes(self.state, **changes))
+        self.change_state(lambda state: with_changes(state, **changes))
 
-    def set_state(self, state: ControlState) -> None:
-        """The one path every change of the settings takes: held in memory, copied to the file, then
-        pushed to every server. A pause drops what waits."""
+    def change_state(self, change: Callable[[ControlState], ControlState]) -> None:
+        """The one path every change of the settings takes: `change` is applied to the state in force
+        (never to a copy read earlier, which could undo a pause made meanwhile), the result pushed to
+        every server first, then copied to the file, so a pause never waits for the disk (nor for
+        the journal's lock, which a locked journal holds for WRITE_BUSY_TIMEOUT_S). A pause drops
+        what waits."""
+        with self._state_lock:  # two changes at once reach every server in the order they were made
+            state = self.state = change(self.state)
+            self.connections.push_all({"op": "state", "state": state.to_wire()})
         with self.lock:
-            self.state = state
+            dropped = self.holds.drop_all() if state.paused else []
             try:
-                self.record.write_state(state)
+                self.record.write_state(self.state)  # the newest: a change made meanwhile is not undone
             except sqlite3.OperationalError as exc:  # held in memory and pushed all the same
                 log.warning("could not store the settings: %s", exc)
-            dropped = self.holds.drop_all() if state.paused else []
-        self.connections.push_all({"op": "state", "state": state.to_wire()})
         if dropped:
             self.on_holds()
         self.on_change()
 
     def merge_remembered(self, remembered: ControlState) -> None:
         """A server that outlived a tray says what it was last told: a new tray never loosens it."""
-        merged = strictest(self.state, remembered)
-        if merged != self.state:
-            log.info("a server remembered stricter settings than the stored ones: %s", merged)
-            self.set_state(merged)
+        if strictest(self.state, remembered) != self.state:
+            log.info("a server remembered stricter settings than the stored ones: %s", remembered)
+            self.change_state(lambda state: strictest(state, remembered))
 
     def held_arrived(self, hold: HeldCommand) -> None:
         """A new hold: one of the user's rules may answer it at once, or the user is shown it."""
@@ -226,12 +230,13 @@ class Hub:
             if allowed and self.state.paused:
                 return False
             self.holds.pop(command_id)
-            try:  # the record; the server obeys the push below even if the file cannot take it
+            # Pushed first: the server obeys it at once, whatever the disk does with the record.
+            hold.peer.push(DecisionPush(command_id, allowed, by, hold.digest).to_wire())
+            try:
                 self.record.journal.decide(command_id, allowed=allowed, by=by, rule_id=rule_id)
                 self.record.wrote()
             except sqlite3.OperationalError as exc:
                 log.warning("could not record the decision on command %s: %s", command_id, exc)
-        hold.peer.push(DecisionPush(command_id, allowed, by, hold.digest).to_wire())
         self.on_holds()
         self.on_change()
         return True
@@ -259,6 +264,8 @@ class Hub:
         if command_id is not None and self.held(command_id) is not None:
             self.decide(command_id, allowed=False, by=by)
             return _("Denied command #{id}.").format(id=command_id)
+        if owner is not None:  # pushed before the record is written: a Stop never waits for the disk
+            owner.push({"op": "stop", "id": command_id})
         with self.lock:
             asked = False
             with contextlib.suppress(sqlite3.OperationalError):
@@ -266,8 +273,6 @@ class Hub:
                 self.record.wrote()
         if owner is None and not asked:
             raise RequestError(_("Command #{id} is not running.").format(id=command_id))
-        if owner is not None:
-            owner.push({"op": "stop", "id": command_id})
         self.on_change()
         return _("Asked the server running command #{id} to stop it.").format(id=command_id)
 
@@ -337,8 +342,8 @@ class Hub:
         memory into it: the settings, the rules, and a row for each server still connected."""
         with self.lock:
             self.record.reopen()
-        self.set_state(self.state)  # the settings live on in memory: write them into the new file
-        with self.lock:
+            with contextlib.suppress(sqlite3.OperationalError):
+                self.record.write_state(self.state)  # the settings live on in memory: into the new file
             with contextlib.suppress(sqlite3.OperationalError):
                 self.rule_book.copy_to(self.record.journal)  # and so do the rules
             for peer in self.connections.servers():  # servers that still run get their rows again

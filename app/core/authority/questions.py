@@ -170,11 +170,12 @@ class Questions:
                 else _("It no longer waits."),
             )  # fmt: skip
         if op == "settings":
-            wanted = with_changes(hub.state, **typed.changes)
+            changes = typed.changes
+            wanted = with_changes(hub.state, **changes)
             words = describe_changes(hub.state, wanted)
 
-            def change() -> str:
-                hub.set_state(wanted)
+            def change() -> str:  # on the state in force at the click: a pause made meanwhile stays
+                hub.set_settings(**changes)
                 return _("Settings changed.")
 
             return Question(
