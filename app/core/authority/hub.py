@@ -33,7 +33,7 @@ from app.core.authority.record import WRITE_BUSY_TIMEOUT_S, Record
 from app.core.authority.rule_book import RuleBook
 from app.core.authority.state import DEFAULTS, ControlState, loosened, strictest, with_changes
 from app.core.channel.peer import OwnFacts, own_facts
-from app.core.channel.protocol import DecisionPush
+from app.core.channel.protocol import DecisionPush, HoldClock, StatePush, StopPush
 from app.core.channel.transport import address_for
 from app.core.data_folder import is_corrupt
 from app.core.i18n import _
@@ -195,7 +195,7 @@ class Hub:
         what waits."""
         with self._state_lock:  # two changes at once reach every server in the order they were made
             state = self.state = change(self.state)
-            self.connections.push_all({"op": "state", "state": state.to_wire()})
+            self.connections.push_all(StatePush(state.to_wire()))
         with self.lock:
             dropped = self.holds.drop_all() if state.paused else []
             try:
@@ -231,7 +231,7 @@ class Hub:
                 return False
             self.holds.pop(command_id)
             # Pushed first: the server obeys it at once, whatever the disk does with the record.
-            hold.peer.push(DecisionPush(command_id, allowed, by, hold.digest).to_wire())
+            hold.peer.push(DecisionPush(command_id, allowed, by, hold.digest))
             try:
                 self.record.journal.decide(command_id, allowed=allowed, by=by, rule_id=rule_id)
                 self.record.wrote()
@@ -256,7 +256,7 @@ class Hub:
                 self.record.wrote()
             except sqlite3.OperationalError as exc:
                 log.warning("could not record when command %s was shown: %s", command_id, exc)
-        hold.peer.push({"op": "hold_clock", "id": command_id, "expires_at": hold.expires_at})
+        hold.peer.push(HoldClock(command_id, hold.expires_at))
         self.on_change()
 
     def stop(self, command_id: int | None, by: str = "user") -> str:
@@ -264,8 +264,8 @@ class Hub:
         if command_id is not None and self.held(command_id) is not None:
             self.decide(command_id, allowed=False, by=by)
             return _("Denied command #{id}.").format(id=command_id)
-        if owner is not None:  # pushed before the record is written: a Stop never waits for the disk
-            owner.push({"op": "stop", "id": command_id})
+        if owner is not None and command_id is not None:  # pushed before the record: never waits for the disk
+            owner.push(StopPush(command_id))
         with self.lock:
             asked = False
             with contextlib.suppress(sqlite3.OperationalError):

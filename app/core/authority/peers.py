@@ -23,7 +23,20 @@ from app.core.authority.requests import handle_request
 from app.core.authority.server_rows import SERVER_OPS
 from app.core.authority.state import ControlState
 from app.core.channel.peer import PeerFacts, client_refusal, from_container
-from app.core.channel.protocol import BadValue, Hello, decode_request
+from app.core.channel.protocol import (
+    FROM_SERVER,
+    Ack,
+    BadValue,
+    Closing,
+    ErrorReply,
+    Hello,
+    Message,
+    Welcome,
+    decode,
+    decode_request,
+    encode,
+    optional_whole,
+)
 from app.core.channel.transport import Accepted, Listener
 from app.core.channel.wire import ProtocolError
 from app.core.data_folder import is_corrupt
@@ -59,13 +72,13 @@ class Peer:
         self.waiting: set[int] = set()  # held for the user, not running: Quit does not count them
         self.remembered: ControlState | None = None
         self.ended = False
-        self._outbox: queue.Queue[dict[str, Any] | None] = queue.Queue(OUTBOX_LIMIT)
+        self._outbox: queue.Queue[Message | None] = queue.Queue(OUTBOX_LIMIT)
 
     @property
     def label(self) -> str:
         return f"{self.role or 'peer'} pid {self.facts.pid}"
 
-    def push(self, message: dict[str, Any]) -> None:
+    def push(self, message: Message) -> None:
         """Queue a message for the writer thread; a peer that lets OUTBOX_LIMIT pile up is dropped."""
         try:
             self._outbox.put_nowait(message)
@@ -73,12 +86,12 @@ class Peer:
             log.warning("%s does not read its messages: disconnecting it", self.label)
             self.channel.close()
 
-    def answer(self, message: dict[str, Any]) -> None:
+    def answer(self, message: Ack | ErrorReply) -> None:
         """An answer to the request just read, sent from the reader's own thread: the caller waits
         for it (a server starts its command only then), so no hop through the outbox. A peer that
         stops reading its answers blocks only its own reader, for at most the send timeout."""
         try:
-            self.channel.send(message)
+            self.channel.send(encode(message))
         except (OSError, ProtocolError) as exc:
             log.info("%s: answer failed (%s); closing", self.label, exc)
             self.channel.close()
@@ -89,7 +102,7 @@ class Peer:
             if message is None or self.channel.closed:
                 return
             try:
-                self.channel.send(message)
+                self.channel.send(encode(message))
             except (OSError, ProtocolError) as exc:
                 log.info("%s: send failed (%s); closing", self.label, exc)
                 self.channel.close()
@@ -124,7 +137,7 @@ class Connections:
     def servers(self) -> list[Peer]:
         return [p for p in self.snapshot() if p.role == "server"]
 
-    def push_all(self, message: dict[str, Any]) -> None:
+    def push_all(self, message: Message) -> None:
         """Queue a message for every peer: never blocks (each peer's writer thread sends it)."""
         for peer in self.snapshot():
             peer.push(message)
@@ -133,7 +146,7 @@ class Connections:
         """Tell every peer the app stops, give the writers a moment to say it, then close everything."""
         self.closing = True
         for peer in self.snapshot():
-            peer.push({"op": "closing", "reason": reason})
+            peer.push(Closing(reason))
             peer.stop_writing()
         deadline = time.monotonic() + SEND_JOIN_S
         for thread in self._threads:
@@ -195,20 +208,24 @@ class Connections:
     def _handle(self, peer: Peer, message: dict[str, Any]) -> None:
         hub = self.hub
         op = message["op"]
-        seq = message.get("seq")
+        try:  # every answer carries the request's number back: a whole number, or none
+            seq = optional_whole(message.get("seq"), "seq")
+        except BadValue as bad:
+            raise ProtocolError(str(bad)) from None
         if peer.role is None and op != "hello":
             raise ProtocolError("the first message must be hello")
         if op not in CONTAINER_OPS and from_container(peer.facts, hub.own):
             # A command (or anything it started, detached or not) cannot leave its container: from
             # there only tightening that needs no window; no window is shown, nothing else is done.
             log.warning("refused %r from %s: it runs inside a command's container", op, peer.label)
-            peer.answer({"op": "error", "seq": seq, "message": CONTAINED_REFUSAL})
+            peer.answer(ErrorReply(seq, CONTAINED_REFUSAL))
             return
         try:
             if op == "hello":
                 reply = self._hello(peer, message)
             elif peer.role == "server" and op in SERVER_OPS:
-                reply = SERVER_OPS[op](hub, peer, message)
+                # BadValue: a message no server of ours sends (a ValueError: the peer is dropped below)
+                reply = SERVER_OPS[op](hub, peer, decode(message, FROM_SERVER))
             elif op in KNOWN_OPS:
                 try:  # every value checked before any comparison (a NaN would pass for a tightening)
                     typed = decode_request(op, message)
@@ -221,7 +238,7 @@ class Connections:
             else:
                 raise RequestError(f"unknown request {op!r}")
         except RequestError as problem:
-            peer.answer({"op": "error", "seq": seq, "message": str(problem)})
+            peer.answer(ErrorReply(seq, str(problem)))
             return
         except (ValueError, TypeError, KeyError) as exc:  # a value no server of ours sends
             raise ProtocolError(f"malformed {op!r}: {exc}") from None
@@ -229,15 +246,15 @@ class Connections:
             with hub.lock:
                 english, person = hub.record.problem(exc)
             # A server passes the answer on to the model (English); the CLI prints it to a person.
-            peer.answer({"op": "error", "seq": seq, "message": person if peer.role == "cli" else english})
+            peer.answer(ErrorReply(seq, person if peer.role == "cli" else english))
             return
         except sqlite3.DatabaseError as exc:  # damage SQLite found only now, as it read a page
             if not is_corrupt(exc):
                 raise
             hub.reopen_journal()
-            peer.answer({"op": "error", "seq": seq, "message": JOURNAL_DAMAGED.format(error=exc)})
+            peer.answer(ErrorReply(seq, JOURNAL_DAMAGED.format(error=exc)))
             return
-        peer.answer({"op": "ack", "seq": seq, **reply})
+        peer.answer(Ack(seq, reply))
 
     def _hello(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
         hub = self.hub
@@ -248,16 +265,16 @@ class Connections:
         except BadValue as bad:
             raise ProtocolError(str(bad)) from None
         peer.role = hello.role
-        reply: dict[str, Any] = {"data_dir": hub.real_data_dir, "tray_pid": os.getpid()}
+        server_id = None
         if hello.role == "server":
             if hello.remembered is not None:
                 peer.remembered = ControlState.from_wire(dict(hello.remembered))
                 hub.merge_remembered(peer.remembered)
             with hub.lock:
-                server_id = hello.server_id
                 peer.registration = {"headless": hello.headless, "lock_key": hello.lock_key}
-                if server_id is not None and hub.record.journal.live_server_pid(server_id) == peer.facts.pid:
-                    peer.server_id = server_id
+                claimed = hello.server_id  # its row from before, if the journal says that pid still has it
+                if claimed is not None and hub.record.journal.live_server_pid(claimed) == peer.facts.pid:
+                    peer.server_id = claimed
                 else:
                     # A full disk must not turn the tray into "a program that is not Cowork Terminal":
                     # the server is welcomed, and registered at its first command (which the disk
@@ -265,7 +282,6 @@ class Connections:
                     with contextlib.suppress(sqlite3.OperationalError):
                         peer.server_id = hub.register(peer)
                 hub.record.wrote()
-            reply["server_id"] = peer.server_id
+            server_id = peer.server_id
             hub.on_change()
-        reply["state"] = hub.state.to_wire()
-        return reply
+        return Welcome(hub.real_data_dir, os.getpid(), hub.state.to_wire(), server_id).fields()

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from app.core.authority.errors import RequestError
 from app.core.authority.no_streak import NoStreak
 from app.core.authority.state import ControlState, with_changes
+from app.core.channel.protocol import Ack, ErrorReply
 from app.core.claude.names import friendly_client_name
 from app.core.i18n import _, ngettext
 from app.core.i18n.formats import format_number
@@ -47,7 +48,7 @@ class Question:
     allow_label: str
     deny_label: str
     apply: Callable[[], str]
-    waiting: list[tuple[Peer, Any]] = field(default_factory=list)  # who to answer, with their seq
+    waiting: list[tuple[Peer, int | None]] = field(default_factory=list)  # who to answer, with their seq
     yours: bool = False  # the person asked it by a click in the menu (Quit): no "if you did not ask" warning
 
 
@@ -61,7 +62,7 @@ class Questions:
         self._refused_at: dict[str, float] = {}
         self._nos = NoStreak()  # a few No's in a row: questions stop for some minutes
 
-    def ask(self, peer: Peer, op: str, typed: Any, seq: Any) -> None:
+    def ask(self, peer: Peer, op: str, typed: Any, seq: int | None) -> None:
         """Open a window for this request (or join the same one); RequestError when it is refused now."""
         if self.ask_user is None:
             raise RequestError(_("Cowork Terminal cannot show a window to ask you, so nothing changed."))
@@ -115,11 +116,7 @@ class Questions:
                     ).format(minutes=minutes),
                 )
         for peer, seq in question.waiting:
-            peer.push(
-                {"op": "ack", "seq": seq, "message": text, "done": ok}
-                if ok
-                else {"op": "error", "seq": seq, "message": text}
-            )
+            peer.push(Ack(seq, {"message": text, "done": True}) if ok else ErrorReply(seq, text))
 
     def forget_peer(self, peer: Peer) -> None:
         """A peer went away: nobody to answer there."""

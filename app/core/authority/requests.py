@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def handle_request(
-    hub: Hub, peer: Peer, op: str, message: dict[str, Any], seq: Any, typed: Any
+    hub: Hub, peer: Peer, op: str, message: dict[str, Any], seq: int | None, typed: Any
 ) -> dict[str, Any] | None:
     """The fields of the ack, or None when the answer comes later (after the user's click)."""
     kind = classify_request(op, message, hub.state)

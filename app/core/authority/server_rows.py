@@ -2,7 +2,8 @@
 
 A server starts a command only after the hub acknowledged its `begin`: the row is written, the
 pause checked and, for a command that waits for the user, a hold made from the server's own words.
-Each handler gets the hub, the peer and the message, and returns the fields of the ack.
+Each handler gets the hub, the peer and the message (decoded and checked at the edge:
+core/channel/protocol.py), and returns the fields of the ack.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.core.authority.errors import RequestError
 from app.core.authority.holds import MAX_HOLDS_PER_PEER, HeldCommand
-from app.core.channel.protocol import BeginRow, ClientName, Finish, IdRequest, optional_text, whole
+from app.core.channel.protocol import Begin, ClientName, End, Finish, Progress, Started
 from app.core.i18n import _
 from app.core.journal.store import Status
 from app.core.policy.approval import HOLD_UNSEEN_MAX_S
@@ -29,8 +30,8 @@ log = logging.getLogger(__name__)
 LIVE_OUTPUT_MAX_CHARS = 32 * 1024  # per stream: the journal keeps a preview, not the whole output
 
 
-def begin(hub: Hub, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
-    row = BeginRow.from_wire(message.get("row"))  # BadValue: a malformed row, the peer is dropped
+def begin(hub: Hub, peer: Peer, message: Begin) -> dict[str, Any]:
+    row = message.row
     status = row.status
     with hub.lock:
         journal = hub.record.journal
@@ -76,8 +77,8 @@ def begin(hub: Hub, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
     return {"id": command_id}
 
 
-def started(hub: Hub, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
-    command_id = _owned(peer, message)
+def started(hub: Hub, peer: Peer, message: Started) -> dict[str, Any]:
+    command_id = _owned(peer, message.id)
     with hub.lock:
         if hub.state.paused:
             raise RequestError("host access is paused")
@@ -87,9 +88,9 @@ def started(hub: Hub, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def finish(hub: Hub, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
-    command_id = _owned(peer, message)
-    outcome = Finish.from_wire(message).outcome  # BadValue: a malformed end, the peer is dropped
+def finish(hub: Hub, peer: Peer, message: Finish) -> dict[str, Any]:
+    command_id = _owned(peer, message.id)
+    outcome = message.outcome
     with hub.lock:
         hub.record.journal.finish_command(command_id, outcome)
         hub.record.wrote()
@@ -102,26 +103,22 @@ def finish(hub: Hub, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def progress(hub: Hub, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
+def progress(hub: Hub, peer: Peer, message: Progress) -> dict[str, Any]:
     """A running command's output so far (a server sends it at most once a second)."""
-    command_id = _owned(peer, message)
-    # Checked at the edge like every other message (BadValue: the peer is dropped).
-    stdout, stderr = (optional_text(message.get(key), key) or "" for key in ("stdout", "stderr"))
-    out_bytes, err_bytes = (whole(message.get(key, 0), key) for key in ("stdout_bytes", "stderr_bytes"))
+    command_id = _owned(peer, message.id)
     with hub.lock:
         hub.record.journal.set_live_output(
-            command_id, stdout[:LIVE_OUTPUT_MAX_CHARS].encode(), stderr[:LIVE_OUTPUT_MAX_CHARS].encode(),
-            out_bytes, err_bytes,
+            command_id, message.stdout[:LIVE_OUTPUT_MAX_CHARS].encode(),
+            message.stderr[:LIVE_OUTPUT_MAX_CHARS].encode(), message.stdout_bytes, message.stderr_bytes,
         )  # fmt: skip
         hub.record.wrote()
     return {}
 
 
-def client(hub: Hub, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
+def client(hub: Hub, peer: Peer, message: ClientName) -> dict[str, Any]:
     if peer.server_id is not None:
         with hub.lock:
-            named = ClientName.from_wire(message)
-            name = (named.name, named.version)
+            name = (message.name, message.version)
             hub.record.journal.set_server_client(peer.server_id, *name)
             peer.registration["client"] = name
             hub.record.wrote()
@@ -129,7 +126,7 @@ def client(hub: Hub, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def end(hub: Hub, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
+def end(hub: Hub, peer: Peer, message: End) -> dict[str, Any]:
     if peer.server_id is not None and not peer.ended:
         peer.ended = True
         with hub.lock:
@@ -139,14 +136,13 @@ def end(hub: Hub, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def _owned(peer: Peer, message: dict[str, Any]) -> int:
-    command_id = IdRequest.from_wire(message).id  # BadValue: not an id, the peer is dropped
+def _owned(peer: Peer, command_id: int) -> int:
     if command_id not in peer.commands:
         raise RequestError(f"command {command_id!r} is not one of this server's")
     return command_id
 
 
-SERVER_OPS: dict[str, Callable[[Hub, Peer, dict[str, Any]], dict[str, Any]]] = {
+SERVER_OPS: dict[str, Callable[[Hub, Peer, Any], dict[str, Any]]] = {
     "begin": begin,
     "started": started,
     "finish": finish,

@@ -17,7 +17,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.core import settings
-from app.core.channel.protocol import BadValue, begin_row_to_wire, outcome_from_wire, outcome_to_wire, whole
+from app.core.channel.protocol import (
+    BadValue,
+    Begin,
+    ClientName,
+    End,
+    Finish,
+    Progress,
+    Request,
+    Started,
+    whole,
+)
 from app.core.commands.tray_link import Decision, LinkRefused, TrayLink
 from app.core.journal.store import Journal, Outcome, Status, preview
 from app.core.messages import NO_TRAY_MESSAGE, PAUSED_MESSAGE
@@ -118,7 +128,7 @@ class ServerAuthority:
         link = self._live_link()
         if link is not None:
             with contextlib.suppress(LinkRefused):  # the tray is going: its servers stop everything anyway
-                link.request("stop", id=command_id)
+                link.request(Request("stop", {"id": command_id}))
             return
         if not self.tethered:
             self.journal.request_stop(command_id)
@@ -146,13 +156,13 @@ class ServerAuthority:
         if link is None:
             return self._write_row(row)
         try:
-            reply = link.request("begin", row=begin_row_to_wire(row))
-        except LinkRefused as refused:
+            reply = link.request(Begin.of_row(row))
+        except (LinkRefused, BadValue) as refused:
             if row.get("status") is Status.REFUSED:  # a refusal is a record, not a control: keep it
                 return self._write_row(row)
             raise NotRecorded(_refusal_text(str(refused))) from None
         try:
-            return whole(reply.get("id"), "id", 1)
+            return whole(reply.fields.get("id"), "id", 1)
         except BadValue as bad:  # not a row id: the row cannot be said to be written
             raise NotRecorded(_refusal_text(str(bad))) from None
 
@@ -183,7 +193,7 @@ class ServerAuthority:
             self.journal.mark_started(command_id)
             return
         try:
-            link.request("started", id=command_id)
+            link.request(Started(command_id))
         except LinkRefused as refused:
             raise NotRecorded(_refusal_text(str(refused))) from None
 
@@ -192,10 +202,7 @@ class ServerAuthority:
         server with no tray writes it itself. Losing one is harmless: the next, or the end, follows."""
         link = self._live_link()
         if link is not None:
-            link.post(
-                "progress", id=command_id, stdout=preview(stdout), stderr=preview(stderr),
-                stdout_bytes=stdout_bytes, stderr_bytes=stderr_bytes,
-            )  # fmt: skip
+            link.post(Progress(command_id, preview(stdout), preview(stderr), stdout_bytes, stderr_bytes))
         elif not self.tethered and self.headless:
             self.journal.set_live_output(command_id, stdout, stderr, stdout_bytes, stderr_bytes)
 
@@ -204,7 +211,7 @@ class ServerAuthority:
         for the record of it); an end the tray does not take is written here, so the record stays."""
         self.flush()
         link = self._live_link()
-        if link is not None and link.post("finish", id=command_id, outcome=outcome_to_wire(outcome)):
+        if link is not None and link.post(Finish(command_id, outcome)):
             return
         self.journal.finish_command(command_id, outcome)
 
@@ -213,18 +220,14 @@ class ServerAuthority:
         if self.link is None:
             return
         for message in self.link.take_undelivered():
-            if message.get("op") == "finish" and isinstance(message.get("id"), int):
-                try:
-                    outcome = outcome_from_wire(message.get("outcome") or {})
-                except BadValue as bad:  # our own message: cannot happen, but never lose the end
-                    outcome = Outcome(status=Status.FAILED, reason=str(bad))
-                self.journal.finish_command(message["id"], outcome)
+            if isinstance(message, Finish):
+                self.journal.finish_command(message.id, message.outcome)
 
     def set_client(self, server_id: int | None, name: str | None, version: str | None) -> None:
         link = self._live_link()
         if link is not None:
             try:
-                link.request("client", name=name, version=version)
+                link.request(ClientName(name, version))
                 return
             except LinkRefused:
                 pass
@@ -238,7 +241,7 @@ class ServerAuthority:
         link = self._live_link()
         if link is not None:
             try:
-                link.request("end")
+                link.request(End())
                 self.flush()  # an end the tray refused just before
                 return
             except LinkRefused:
