@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -21,9 +22,10 @@ import pytest
 from app.core.authority.state import STRICTEST
 from app.core.channel.protocol import Started
 from app.core.channel.transport import Listener, address_for
+from app.core.commands.request import ExecuteRequest
 from app.core.paths import AppPaths
 from tests.channel_peers import running_hub, wait_until
-from tests.test_command_service_inprocess import bound_link, fake_tray, tray_link
+from tests.test_command_service_inprocess import bound_link, fake_tray, serving, tray_link
 
 SLOW_TRAY_S = 1.0  # how long the slow tray below takes to answer each request
 TICK_S = 0.01
@@ -132,4 +134,20 @@ async def test_a_request_waiting_for_the_tray_leaves_the_event_loop_free(paths: 
         finally:
             link.close()
     assert took >= SLOW_TRAY_S * 0.9, "the request did wait for the tray"
+    assert ticks >= took / TICK_S / 4, f"the loop ran only {ticks} times in {took:.2f} s"
+
+
+@pytest.mark.anyio
+async def test_a_server_keeps_serving_while_the_tray_writes_a_commands_row_slowly(
+    paths: AppPaths, tmp_path: Path
+) -> None:
+    with slow_tray(paths):
+        link = bound_link(paths)
+        async with serving(paths, link) as service:
+
+            async def run() -> None:
+                await service.execute(ExecuteRequest(command="true", cwd=str(tmp_path)))
+
+            ticks, took = await ticks_while(run)
+    assert took >= SLOW_TRAY_S * 0.9, "the row waited for the tray"
     assert ticks >= took / TICK_S / 4, f"the loop ran only {ticks} times in {took:.2f} s"

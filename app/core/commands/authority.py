@@ -9,7 +9,6 @@ against a program that writes the user's files, as docs/security.md says.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import sqlite3
@@ -18,6 +17,7 @@ from typing import Any
 
 from app.core import settings
 from app.core.channel.protocol import (
+    Ack,
     BadValue,
     Begin,
     ClientName,
@@ -126,9 +126,8 @@ class ServerAuthority:
         """Stop a command another server runs (a tightening: anyone may ask); its tray passes it on,
         or, headless, the journal carries it to the server that polls it."""
         link = self._live_link()
-        if link is not None:
-            with contextlib.suppress(LinkRefused):  # the tray is going: its servers stop everything anyway
-                link.request(Request("stop", {"id": command_id}))
+        if link is not None:  # sent without waiting (a tray that cannot take it is going: its servers stop all)
+            link.post(Request("stop", {"id": command_id}))
             return
         if not self.tethered:
             self.journal.request_stop(command_id)
@@ -148,23 +147,30 @@ class ServerAuthority:
 
     # -- the record ---------------------------------------------------------------------------
 
-    def begin(self, **row: Any) -> int:
-        """Write the command's row before it starts; NotRecorded when the tray would not."""
-        link = self._live_link()
-        if link is None and (self.tethered or not self.headless) and row.get("status") is not Status.REFUSED:
-            raise NotRecorded(self.absence_message())
+    async def begin(self, **row: Any) -> int:
+        """Write the command's row before it starts; NotRecorded when the tray would not. The event
+        loop serves other calls while the tray writes it (up to ACK_TIMEOUT_S)."""
+        link = self._link_for_row(row)
         if link is None:
             return self._write_row(row)
         try:
-            reply = link.request(Begin.of_row(row))
+            reply = await link.request_async(Begin.of_row(row))
         except (LinkRefused, BadValue) as refused:
-            if row.get("status") is Status.REFUSED:  # a refusal is a record, not a control: keep it
-                return self._write_row(row)
-            raise NotRecorded(_refusal_text(str(refused))) from None
-        try:
-            return whole(reply.fields.get("id"), "id", 1)
-        except BadValue as bad:  # not a row id: the row cannot be said to be written
-            raise NotRecorded(_refusal_text(str(bad))) from None
+            return self._row_refused(row, refused)
+        return _row_id(reply)
+
+    def _link_for_row(self, row: dict[str, Any]) -> TrayLink | None:
+        """The link that writes this row, or None when this server writes it itself (headless with
+        no tray, or a refusal's record); NotRecorded when nobody may write it."""
+        link = self._live_link()
+        if link is None and (self.tethered or not self.headless) and row.get("status") is not Status.REFUSED:
+            raise NotRecorded(self.absence_message())
+        return link
+
+    def _row_refused(self, row: dict[str, Any], refused: Exception) -> int:
+        if row.get("status") is Status.REFUSED:  # a refusal is a record, not a control: keep it
+            return self._write_row(row)
+        raise NotRecorded(_refusal_text(str(refused))) from None
 
     def _write_row(self, row: dict[str, Any]) -> int:
         """A row this server writes itself (headless, no tray). Its server's row may have vanished
@@ -185,7 +191,9 @@ class ServerAuthority:
             self.link.server_id = self._own_row
         return self.journal.begin_command(**{**row, "server_id": self._own_row})
 
-    def started(self, command_id: int) -> None:
+    async def started(self, command_id: int) -> None:
+        """A held command the user allowed starts now: the tray records it (and refuses while
+        paused); the event loop serves other calls meanwhile."""
         link = self._live_link()
         if link is None:
             if self.tethered:
@@ -193,7 +201,7 @@ class ServerAuthority:
             self.journal.mark_started(command_id)
             return
         try:
-            link.request(Started(command_id))
+            await link.request_async(Started(command_id))
         except LinkRefused as refused:
             raise NotRecorded(_refusal_text(str(refused))) from None
 
@@ -225,12 +233,8 @@ class ServerAuthority:
 
     def set_client(self, server_id: int | None, name: str | None, version: str | None) -> None:
         link = self._live_link()
-        if link is not None:
-            try:
-                link.request(ClientName(name, version))
-                return
-            except LinkRefused:
-                pass
+        if link is not None and link.post(ClientName(name, version)):  # a name for the record: no wait
+            return
         server_id = self._own_row or server_id
         if server_id is not None and not self.tethered:
             self.journal.set_server_client(server_id, name, version)
@@ -254,6 +258,13 @@ class ServerAuthority:
 def _journal_row(row: dict[str, Any]) -> dict[str, Any]:
     """A row for the journal itself: what pins a held command goes only to the tray."""
     return {key: value for key, value in row.items() if key != "pin"}
+
+
+def _row_id(reply: Ack) -> int:
+    try:
+        return whole(reply.fields.get("id"), "id", 1)
+    except BadValue as bad:  # not a row id: the row cannot be said to be written
+        raise NotRecorded(_refusal_text(str(bad))) from None
 
 
 def _refusal_text(reason: str) -> str:
