@@ -22,6 +22,7 @@ from app.core.authority.hub import (
 from app.core.channel.protocol import command_digest
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
+from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
 from tests.channel_peers import FakePeer, running_hub, wait_until
 
 
@@ -315,3 +316,29 @@ def test_a_settings_change_the_user_allows_after_a_pause_keeps_the_pause(paths: 
         hub.answer(seen.questions[0], True)
         assert cli.answer_to(seq)["done"] is True
         assert (hub.paused, hub.approval_mode) == (True, "never"), "the Yes changed the mode, not the pause"
+
+
+def test_a_held_command_one_of_the_users_rules_covers_is_allowed_by_the_hub_at_once(
+    paths: AppPaths, peers, tmp_path
+) -> None:
+    (tmp_path / "build").mkdir()
+    with running_hub(paths) as (hub, _seen):
+        rule = hub.add_rule(DELETE_BUILD_FOLDERS, str(tmp_path), FOLDER_SCOPE, "deleting build folders")
+        server = peers("server")
+        covered = server.begin("rm -rf build", status="waiting", cwd=str(tmp_path))
+        decision = server.next_push("decision")
+        assert (decision["id"], decision["allowed"], decision["by"]) == (covered["id"], True, f"rule {rule.id}")
+        elsewhere = server.begin("rm -rf build", status="waiting", cwd="/tmp")
+        assert [h.command_id for h in hub.pending_holds()] == [elsewhere["id"]], "outside its folder it waits"
+    assert row_of(paths, covered["id"]).allowed_by_rule == rule.id
+
+
+def test_the_trays_view_of_the_hub_moves_with_each_row_and_lists_it(paths: AppPaths, peers) -> None:
+    with running_hub(paths) as (hub, _seen):
+        server = peers("server")
+        before = hub.data_version()
+        written = server.begin("echo seen")
+        assert hub.data_version() != before
+        assert [r.id for r in hub.recent_commands(limit=5)] == [written["id"]]
+        hub.set_settings(approval_mode="all")
+        assert (hub.approval_mode, hub.get_setting("approval_mode")) == ("all", "all")
