@@ -9,6 +9,7 @@ tray that dies) stays in tests/test_authority.py.
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 
 import pytest
@@ -21,6 +22,7 @@ from app.core.authority.hub import (
 from app.core.channel.protocol import command_digest
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
+from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
 from tests.channel_peers import FakePeer, running_hub, wait_until
 
 
@@ -258,3 +260,85 @@ def test_a_journal_locked_by_another_program_refuses_a_command_in_moments_and_te
             )
         ], "told once"
         assert server.begin("echo again")["op"] == "ack", "written once the lock is gone"
+
+
+def test_a_pause_reaches_the_servers_while_the_journal_is_locked_and_is_written_after(paths: AppPaths, peers) -> None:
+    with running_hub(paths) as (hub, _seen):
+        server = peers("server")
+        blocker = sqlite3.connect(paths.journal, timeout=1)
+        blocker.execute("BEGIN IMMEDIATE")  # another program holds the write lock: every write waits
+        returned = threading.Event()
+        pausing = threading.Thread(target=lambda: (hub.set_paused(True), returned.set()))
+        try:
+            started = time.monotonic()
+            pausing.start()
+            pushed = server.next_push("state")
+            pushed_after = time.monotonic() - started
+            assert not returned.is_set(), "the pause is still waiting to write the file: the push came first"
+        finally:
+            blocker.rollback()
+            blocker.close()
+        pausing.join(2 * WRITE_BUSY_TIMEOUT_S)
+        assert returned.is_set()
+        assert pushed["state"]["paused"] is True
+        assert pushed_after < WRITE_BUSY_TIMEOUT_S / 2, f"the pause waited {pushed_after:.2f} s for the disk"
+        assert hub.paused
+    with Journal(paths) as journal:
+        assert journal.get_setting("paused", False) is True, "the file got its copy once the lock was gone"
+
+
+def test_a_stop_reaches_its_server_while_the_journal_is_locked(paths: AppPaths, peers) -> None:
+    with running_hub(paths) as (hub, _seen):
+        server = peers("server")
+        running = server.begin("sleep 100")
+        blocker = sqlite3.connect(paths.journal, timeout=1)
+        blocker.execute("BEGIN IMMEDIATE")
+        returned = threading.Event()
+        stopping = threading.Thread(target=lambda: (hub.stop(running["id"]), returned.set()))
+        try:
+            stopping.start()
+            pushed = server.next_push("stop", timeout_s=WRITE_BUSY_TIMEOUT_S / 2)
+            assert not returned.is_set(), "the Stop still waits to write the file: the push came first"
+        finally:
+            blocker.rollback()
+            blocker.close()
+        stopping.join(2 * WRITE_BUSY_TIMEOUT_S)
+        assert pushed == {"op": "stop", "id": running["id"]}
+        assert returned.is_set()
+
+
+def test_a_settings_change_the_user_allows_after_a_pause_keeps_the_pause(paths: AppPaths, peers) -> None:
+    with running_hub(paths) as (hub, seen):
+        cli = peers("cli")
+        seq = cli.send("settings", changes={"approval_mode": "never"})
+        assert seen.asked.wait(1.0)
+        hub.set_paused(True)  # the user pauses while the question is open
+        hub.answer(seen.questions[0], True)
+        assert cli.answer_to(seq)["done"] is True
+        assert (hub.paused, hub.approval_mode) == (True, "never"), "the Yes changed the mode, not the pause"
+
+
+def test_a_held_command_one_of_the_users_rules_covers_is_allowed_by_the_hub_at_once(
+    paths: AppPaths, peers, tmp_path
+) -> None:
+    (tmp_path / "build").mkdir()
+    with running_hub(paths) as (hub, _seen):
+        rule = hub.add_rule(DELETE_BUILD_FOLDERS, str(tmp_path), FOLDER_SCOPE, "deleting build folders")
+        server = peers("server")
+        covered = server.begin("rm -rf build", status="waiting", cwd=str(tmp_path))
+        decision = server.next_push("decision")
+        assert (decision["id"], decision["allowed"], decision["by"]) == (covered["id"], True, f"rule {rule.id}")
+        elsewhere = server.begin("rm -rf build", status="waiting", cwd="/tmp")
+        assert [h.command_id for h in hub.pending_holds()] == [elsewhere["id"]], "outside its folder it waits"
+    assert row_of(paths, covered["id"]).allowed_by_rule == rule.id
+
+
+def test_the_trays_view_of_the_hub_moves_with_each_row_and_lists_it(paths: AppPaths, peers) -> None:
+    with running_hub(paths) as (hub, _seen):
+        server = peers("server")
+        before = hub.data_version()
+        written = server.begin("echo seen")
+        assert hub.data_version() != before
+        assert [r.id for r in hub.recent_commands(limit=5)] == [written["id"]]
+        hub.set_settings(approval_mode="all")
+        assert (hub.approval_mode, hub.get_setting("approval_mode")) == ("all", "all")

@@ -2,21 +2,39 @@
 
 from __future__ import annotations
 
+import json
 import math
+import re
 
 import pytest
 
 from app.core.authority.state import DEFAULTS, ControlState, loosened, with_changes
 from app.core.channel.protocol import (
+    FROM_SERVER,
+    FROM_TRAY,
+    Ack,
     BadValue,
+    Begin,
     BeginRow,
+    ClientName,
+    Closing,
     DecisionPush,
+    End,
+    ErrorReply,
     Finish,
     Hello,
+    HoldClock,
     Pin,
+    Progress,
+    Started,
+    StatePush,
+    StopPush,
+    Welcome,
     begin_row_to_wire,
     command_digest,
+    decode,
     decode_request,
+    encode,
     outcome_from_wire,
     outcome_to_wire,
 )
@@ -173,3 +191,73 @@ def test_a_servers_hello_decodes_with_what_it_remembers() -> None:
     )
     assert (hello.role, hello.pid, hello.headless, hello.server_id) == ("server", 42, True, 7)
     assert ControlState.from_wire(dict(hello.remembered or {})) == DEFAULTS
+
+
+# -- every message: one encode, one decode ------------------------------------------------------
+
+EVERY_MESSAGE = [
+    (FROM_TRAY, Ack(3, {"message": "Done.", "done": True})),
+    (FROM_TRAY, Ack(None, {"data_dir": "/d", "tray_pid": 7, "state": DEFAULTS.to_wire()})),
+    (FROM_TRAY, ErrorReply(4, "host access is paused")),
+    (FROM_TRAY, StatePush(DEFAULTS.to_wire())),
+    (FROM_TRAY, DecisionPush(5, True, "user", "ab" * 32)),
+    (FROM_TRAY, StopPush(6)),
+    (FROM_TRAY, HoldClock(7, 1_800_000_000.5)),
+    (FROM_TRAY, Closing("Cowork Terminal (the app) stopped")),
+    (FROM_SERVER, Begin(BeginRow("rm -rf build", "/srv", ("A", "B"), Status.WAITING, reason="deletes", pin=PIN))),
+    (FROM_SERVER, Started(8)),
+    (FROM_SERVER, Finish(9, Outcome(status=Status.FINISHED, exit_code=0, duration_ms=3.5))),
+    (FROM_SERVER, Progress(10, "so far", "", 6, 0)),
+    (FROM_SERVER, ClientName("claude-ai", "0.1")),
+    (FROM_SERVER, End()),
+]
+
+
+@pytest.mark.parametrize(
+    ("kinds", "message"), EVERY_MESSAGE, ids=lambda m: type(m).__name__ if not isinstance(m, dict) else ""
+)
+def test_every_message_comes_back_the_same_through_encode_json_and_decode(kinds: dict, message: object) -> None:
+    sent = json.loads(json.dumps(encode(message)))  # what the other end reads
+    back = decode(sent, kinds)
+    if isinstance(message, Finish):  # the outcome travels as previews: compared by its numbers
+        assert (back.id, back.outcome.status, back.outcome.exit_code) == (9, Status.FINISHED, 0)
+    else:
+        assert back == message
+
+
+def test_a_server_row_decodes_to_the_row_the_tray_writes() -> None:
+    row = {"command": "ls", "cwd": None, "env_keys": ["B", "A"], "status": Status.RUNNING, "timeout_ms": 1000}
+    begin = Begin.of_row(row)
+    assert decode(encode(begin), FROM_SERVER).row == BeginRow.from_wire(begin_row_to_wire(row))
+    assert (begin.row.command, begin.row.env_keys, begin.row.timeout_ms) == ("ls", ("A", "B"), 1000)
+
+
+@pytest.mark.parametrize(
+    ("kinds", "message", "why"),
+    [
+        (FROM_TRAY, {"op": "hold_clock", "id": 1, "expires_at": float("nan")}, "expires_at must be a number"),
+        (FROM_TRAY, {"op": "hold_clock", "id": 1, "expires_at": float("inf")}, "expires_at must be a number"),
+        (FROM_TRAY, {"op": "hold_clock", "id": True, "expires_at": 5}, "id must be a whole number"),
+        (FROM_TRAY, {"op": "stop", "id": -1}, "id must be from 0"),
+        (FROM_TRAY, {"op": "decision", "id": 1, "allowed": True, "by": None, "digest": "x"}, "by must be text"),
+        (FROM_TRAY, {"op": "state", "state": "paused"}, "state must be an object"),
+        (FROM_TRAY, {"op": "ack", "seq": 1.5}, "seq must be a whole number"),
+        (FROM_TRAY, {"op": "error", "seq": 1, "message": 42}, "message must be text"),
+        (FROM_TRAY, {"op": "closing", "reason": ["x"]}, "reason must be text"),
+        (FROM_TRAY, {"op": "begin", "row": {}}, "unexpected message 'begin'"),
+        (FROM_SERVER, {"op": "progress", "id": 1, "stdout_bytes": float("nan")}, "stdout_bytes must be a whole"),
+        (FROM_SERVER, {"op": "started", "id": 2**63}, "id must be from 0"),
+        (FROM_SERVER, {"op": "decision", "id": 1}, "unexpected message 'decision'"),
+        (FROM_SERVER, {"op": 7}, "unexpected message 7"),
+    ],
+)
+def test_a_message_no_program_of_ours_sends_is_refused_at_the_edge_with_its_reason(
+    kinds: dict, message: dict, why: str
+) -> None:
+    with pytest.raises(BadValue, match=re.escape(why)):
+        decode(message, kinds)
+
+
+def test_a_welcome_without_a_data_folder_is_not_one() -> None:
+    with pytest.raises(BadValue, match="data_dir must be text"):
+        Welcome.from_ack(Ack(None, {"tray_pid": 7, "state": {}}))

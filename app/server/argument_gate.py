@@ -157,5 +157,5 @@ class CallGate(ServerMiddleware[Any]):
         if reason is None:
             return await call_next(ctx)
         if tool in COMMAND_ARGUMENT:
-            service.journal_refused_arguments(tool, arguments.get(COMMAND_ARGUMENT[tool]), arguments, reason)
+            await service.journal_refused_arguments(tool, arguments.get(COMMAND_ARGUMENT[tool]), arguments, reason)
         return error_result(tool, reason)

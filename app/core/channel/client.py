@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.core.channel.peer import own_facts, tray_refusal
+from app.core.channel.protocol import FROM_TRAY, Ack, BadValue, ErrorReply, Hello, Request, decode, encode
 from app.core.channel.transport import ChannelUnavailable, address_for, connect
 from app.core.channel.wire import ProtocolError
 from app.core.errors import CoworkError
@@ -52,31 +53,43 @@ def ask_tray(paths: AppPaths, op: str, *, wait_s: float = ANSWER_WAIT_S, **field
     except ChannelUnavailable as exc:
         raise NoTray(str(exc)) from None
     try:
-        channel.send({"op": "hello", "role": "cli", "pid": os.getpid()})
-        welcome = channel.receive(HELLO_TIMEOUT_S)
-        if welcome is None or welcome.get("op") != "ack":
+        channel.send(encode(Hello("cli", os.getpid())))
+        welcome = _answer(channel.receive(HELLO_TIMEOUT_S))
+        if not isinstance(welcome, Ack):
             raise NoTray(_("the program at Cowork Terminal's address did not answer as the app does"))
-        refusal = tray_refusal(peer, own_facts(os.path.realpath(paths.data_dir)), welcome.get("data_dir"))
+        refusal = tray_refusal(peer, own_facts(os.path.realpath(paths.data_dir)), welcome.fields.get("data_dir"))
         if refusal and op not in UNVERIFIED_OPS:
             raise NoTray(_("not asking the program at Cowork Terminal's address: {why}").format(why=refusal))
         seq = next(_seq)
-        channel.send({"op": op, "seq": seq, **fields})
+        channel.send({**encode(Request(op, fields)), "seq": seq})
         deadline = time.monotonic() + wait_s
         while True:
-            reply = channel.receive(max(0.0, deadline - time.monotonic()))
-            if reply is None:
+            received = channel.receive(max(0.0, deadline - time.monotonic()))
+            if received is None:
                 raise TrayRefused(
                     _("no answer within {seconds} s; nothing changed").format(seconds=format_number(wait_s, None))
                 )
-            if reply.get("seq") != seq:
+            reply = _answer(received)
+            if reply is None or reply.seq != seq:
                 continue  # pushes meant for servers are not ours
-            if reply["op"] == "error":
-                raise TrayRefused(str(reply.get("message") or _("refused")))
-            return reply
+            if isinstance(reply, ErrorReply):
+                raise TrayRefused(reply.message or _("refused"))
+            return reply.to_wire()
     except (EOFError, OSError, ProtocolError) as exc:
         raise NoTray(_("the Cowork Terminal app went away ({error})").format(error=exc)) from None
     finally:
         channel.close()
+
+
+def _answer(received: dict[str, Any] | None) -> Ack | ErrorReply | None:
+    """An answer from the tray, checked; None for anything else (a push, or a malformed message)."""
+    if received is None:
+        return None
+    try:
+        message = decode(received, FROM_TRAY)
+    except BadValue:
+        return None
+    return message if isinstance(message, (Ack, ErrorReply)) else None
 
 
 def current_tray_state(paths: AppPaths) -> dict[str, Any] | None:

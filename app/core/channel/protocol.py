@@ -1,89 +1,47 @@
-"""The channel's messages as types, with one decode that checks every value at the edge.
+"""The channel's messages as types, with one encode and one decode that checks every value at the edge.
 
-Both ends import this module (the tray's hub and a server's tray link), so neither imports the
-other. A value no program of ours sends (NaN, infinity, a negative or huge number, a boolean where
-a number belongs, a string where a list belongs) is refused here, before any comparison: every
-comparison with NaN is false, so a NaN that got through would count as a tightening everywhere.
+Every message on the wire is a frozen dataclass here, with its `OP`, `to_wire()` and
+`from_wire()`: what a server or the CLI sends the tray (`hello`, a server's rows, a request from
+anyone), what the tray pushes (`state`, `decision`, `stop`, `hold_clock`, `closing`) and the two
+answers (`ack`, `error`). Both ends import this module (the tray's hub, a server's tray link, the
+CLI), so neither imports the other. `encode` makes a message a JSON object; `decode` reads one with
+the message kinds its receiver accepts, checking each value (core/channel/values.py): NaN,
+infinity, a number out of range or a value of the wrong type is refused here, before any comparison.
 
 `BadValue` is a refused value in a request from anyone (the CLI, a script): the hub answers it
 with an error and changes nothing. A server's own messages (`begin`, `finish`) that do not decode
-are a `ProtocolError`: no server of ours sends them, and the peer is disconnected.
+are a `ProtocolError`: no server of ours sends them, and the peer is disconnected. A push from the
+tray that does not decode is ignored by the server, which keeps its last known (strict) state.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import math
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
 
+from app.core.channel.outcome import MAX_BYTES, outcome_from_wire, outcome_to_wire
+from app.core.channel.pin import MAX_ENV_SHOWN, MAX_PIN_SCRIPTS, Pin, command_digest
+from app.core.channel.values import (
+    MAX_ID,
+    BadValue,
+    fields_of,
+    finite,
+    flag,
+    optional_text,
+    optional_whole,
+    text,
+    whole,
+)
 from app.core.channel.wire import ProtocolError
-from app.core.journal.store import Outcome, Status, preview
+from app.core.journal.store import Outcome, Status
 from app.core.policy.approval import MAX_APPROVAL_WINDOW_S, ApprovalMode
 from app.core.policy.tool_sets import TOOL_SETS
 
-MAX_ID = 2**62  # row ids, pids, sequence numbers: SQLite's integers are 64-bit
 MAX_TIMEOUT_MS = 24 * 3600 * 1000
-MAX_BYTES = 2**62
-MAX_DURATION_MS = 366 * 24 * 3600 * 1000.0
-EXIT_CODE_RANGE = (-(2**31), 2**32)  # Windows exit codes are unsigned 32-bit; signals are negative
-MAX_PIN_SCRIPTS = 64
-MAX_ENV_SHOWN = 256
+MAX_EPOCH_S = 2.0**40  # a wall-clock time in seconds (year 36812): anything later is not a clock
 # What a settings request may change (pause and resume have requests of their own).
 SETTING_KEYS = ("approval_mode", "approval_window_s", "tools", "container")
-
-
-class BadValue(ValueError):
-    """A value that is not one our programs send: the request is refused, nothing changes."""
-
-
-# -- values -----------------------------------------------------------------------------------
-
-
-def finite(value: object, name: str, low: float, high: float) -> float:
-    """A real number in [low, high]: never a boolean, NaN or infinity."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise BadValue(f"{name} must be a number (got {type(value).__name__})")
-    if not math.isfinite(value) or not low <= value <= high:
-        raise BadValue(f"{name} must be a number from {low:g} to {high:g} (got {value!r})")
-    return float(value)
-
-
-def whole(value: object, name: str, low: int = 0, high: int = MAX_ID) -> int:
-    """A whole number in [low, high]: never a boolean or a float."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise BadValue(f"{name} must be a whole number (got {type(value).__name__})")
-    if not low <= value <= high:
-        raise BadValue(f"{name} must be from {low} to {high} (got {value})")
-    return value
-
-
-def optional_whole(value: object, name: str, low: int = 0, high: int = MAX_ID) -> int | None:
-    return None if value is None else whole(value, name, low, high)
-
-
-def text(value: object, name: str) -> str:
-    if not isinstance(value, str):
-        raise BadValue(f"{name} must be text (got {type(value).__name__})")
-    return value
-
-
-def optional_text(value: object, name: str) -> str | None:
-    return None if value is None else text(value, name)
-
-
-def flag(value: object, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise BadValue(f"{name} must be true or false (got {type(value).__name__})")
-    return value
-
-
-def fields_of(message: object, name: str) -> Mapping[str, Any]:
-    if not isinstance(message, Mapping):
-        raise BadValue(f"{name} must be an object")
-    return message
 
 
 # -- settings -----------------------------------------------------------------------------------
@@ -114,66 +72,6 @@ def setting_changes(changes: object) -> dict[str, Any]:
     return checked
 
 
-# -- what the approval pins -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Pin:
-    """What a held command runs, fixed when the user is asked: the real folder and its identity, the
-    content of each script it runs by path, and its environment (every value in a digest; the values
-    that change which program runs, shown to the user)."""
-
-    folder: str  # the resolved folder, where the command starts
-    folder_id: tuple[int, int]  # (st_dev, st_ino) when the user was asked
-    scripts: tuple[tuple[str, str], ...] = ()  # (absolute path, sha256 or "absent")
-    env_digest: str = ""
-    env_shown: tuple[tuple[str, str], ...] = ()
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "folder": self.folder,
-            "folder_id": list(self.folder_id),
-            "scripts": [list(s) for s in self.scripts],
-            "env_digest": self.env_digest,
-            "env_shown": [list(e) for e in self.env_shown],
-        }
-
-    @classmethod
-    def from_wire(cls, data: object) -> Pin:
-        fields = fields_of(data, "pin")
-        folder_id = fields.get("folder_id")
-        if not isinstance(folder_id, list) or len(folder_id) != 2:
-            raise BadValue("pin.folder_id must be [device, inode]")
-        return cls(
-            folder=text(fields.get("folder"), "pin.folder"),
-            folder_id=(whole(folder_id[0], "device", 0, 2**64), whole(folder_id[1], "inode", 0, 2**64)),
-            scripts=_pairs(fields.get("scripts"), "pin.scripts", MAX_PIN_SCRIPTS),
-            env_digest=text(fields.get("env_digest", ""), "pin.env_digest"),
-            env_shown=_pairs(fields.get("env_shown"), "pin.env_shown", MAX_ENV_SHOWN),
-        )
-
-
-def _pairs(value: object, name: str, limit: int) -> tuple[tuple[str, str], ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list) or len(value) > limit:
-        raise BadValue(f"{name} must be a list of at most {limit} pairs")
-    pairs = []
-    for item in value:
-        if not isinstance(item, list) or len(item) != 2:
-            raise BadValue(f"{name} must hold [text, text] pairs")
-        pairs.append((text(item[0], name), text(item[1], name)))
-    return tuple(pairs)
-
-
-def command_digest(command: str, cwd: str | None, env_keys: list[str], pin: Pin | None = None) -> str:
-    """What the user saw and allowed; the server runs a held command only if its own copy matches.
-    With a pin it covers the folder's identity, the scripts' content and the environment's values."""
-    pinned = None if pin is None else pin.to_wire()
-    material = json.dumps([command, cwd, sorted(env_keys), pinned], ensure_ascii=False, sort_keys=True)
-    return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
-
-
 # -- the first message ----------------------------------------------------------------------------
 
 
@@ -188,6 +86,16 @@ class Hello:
     lock_key: str | None = None
     server_id: int | None = None
     remembered: Mapping[str, Any] | None = None
+    OP: ClassVar[str] = "hello"
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"op": self.OP, "role": self.role, "pid": self.pid}
+        if self.role == "server":
+            wire.update(
+                headless=self.headless, lock_key=self.lock_key, server_id=self.server_id,
+                remembered=None if self.remembered is None else dict(self.remembered),
+            )  # fmt: skip
+        return wire
 
     @classmethod
     def from_wire(cls, message: Mapping[str, Any]) -> Hello:
@@ -202,6 +110,33 @@ class Hello:
             lock_key=optional_text(message.get("lock_key"), "lock_key"),
             server_id=optional_whole(message.get("server_id"), "server_id", 1, MAX_ID),
             remembered=None if remembered is None else fields_of(remembered, "remembered"),
+        )
+
+
+@dataclass(frozen=True)
+class Welcome:
+    """The fields of the tray's `ack` to a hello: where its data lives (the peer checks it is its
+    own), its pid, its settings, and a server's row id."""
+
+    data_dir: str
+    tray_pid: int | None
+    state: Mapping[str, Any]
+    server_id: int | None = None
+
+    def fields(self) -> dict[str, Any]:
+        fields: dict[str, Any] = {"data_dir": self.data_dir, "tray_pid": self.tray_pid, "state": dict(self.state)}
+        if self.server_id is not None:
+            fields["server_id"] = self.server_id
+        return fields
+
+    @classmethod
+    def from_ack(cls, ack: Ack) -> Welcome:
+        fields = ack.fields
+        return cls(
+            data_dir=text(fields.get("data_dir"), "data_dir"),
+            tray_pid=optional_whole(fields.get("tray_pid"), "tray_pid", 1, MAX_ID),
+            state=fields_of(fields.get("state"), "state"),
+            server_id=optional_whole(fields.get("server_id"), "server_id", 1, MAX_ID),
         )
 
 
@@ -256,6 +191,37 @@ class BeginRow:
     def digest(self) -> str:
         return command_digest(self.command, self.cwd, list(self.env_keys), self.pin)
 
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {
+            "command": self.command, "cwd": self.cwd, "env_keys": sorted(self.env_keys),
+            "status": self.status.value, "timeout_ms": self.timeout_ms, "client_name": self.client_name,
+            "client_version": self.client_version, "tool": self.tool, "tier": self.tier, "reason": self.reason,
+            "confirmation_id": self.confirmation_id, "explanation": self.explanation,
+            "pin": None if self.pin is None else self.pin.to_wire(),
+        }  # fmt: skip
+        return {key: value for key, value in wire.items() if value is not None}
+
+
+@dataclass(frozen=True)
+class Begin:
+    """A server's `begin`: write this row (and, for a held command, ask the user) before it runs."""
+
+    row: BeginRow
+    OP: ClassVar[str] = "begin"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"op": self.OP, "row": self.row.to_wire()}
+
+    @classmethod
+    def from_wire(cls, message: Mapping[str, Any]) -> Begin:
+        return cls(BeginRow.from_wire(message.get("row")))
+
+    @classmethod
+    def of_row(cls, row: Mapping[str, Any]) -> Begin:
+        """A server's `begin` for the keyword arguments of `Journal.begin_command`, checked as the
+        tray will check it (BadValue for a row the tray would refuse)."""
+        return cls(BeginRow.from_wire(begin_row_to_wire(row)))
+
 
 def begin_row_to_wire(row: Mapping[str, Any]) -> dict[str, Any]:
     """A server's row as the keyword arguments of `Journal.begin_command`, made a message."""
@@ -270,43 +236,31 @@ def begin_row_to_wire(row: Mapping[str, Any]) -> dict[str, Any]:
     return wire
 
 
-def outcome_to_wire(outcome: Outcome) -> dict[str, Any]:
-    """An outcome as a message: previews only (the journal keeps no more), never whole outputs."""
-    return {
-        "status": outcome.status.value, "exit_code": outcome.exit_code, "timed_out": outcome.timed_out,
-        "reason": outcome.reason, "stdout": preview(outcome.stdout), "stderr": preview(outcome.stderr),
-        "stdout_bytes": outcome.stdout_bytes, "stderr_bytes": outcome.stderr_bytes,
-        "duration_ms": outcome.duration_ms,
-    }  # fmt: skip
+@dataclass(frozen=True)
+class Started:
+    """A held command the user allowed starts now (refused by the tray while paused)."""
 
+    id: int
+    OP: ClassVar[str] = "started"
 
-def outcome_from_wire(data: object) -> Outcome:
-    """How a command ended, every number checked (`BadValue` otherwise)."""
-    fields = fields_of(data, "outcome")
-    try:
-        status = Status(fields.get("status", Status.FAILED.value))
-    except ValueError:
-        raise BadValue(f"unknown status {fields.get('status')!r}") from None
-    duration = fields.get("duration_ms")
-    return Outcome(
-        status=status,
-        exit_code=optional_whole(fields.get("exit_code"), "exit_code", *EXIT_CODE_RANGE),
-        timed_out=fields.get("timed_out") is True,
-        reason=optional_text(fields.get("reason"), "reason"),
-        extra={  # already cut by the server
-            "stdout_preview": optional_text(fields.get("stdout"), "stdout") or "",
-            "stderr_preview": optional_text(fields.get("stderr"), "stderr") or "",
-        },
-        stdout_bytes=optional_whole(fields.get("stdout_bytes"), "stdout_bytes", 0, MAX_BYTES) or 0,
-        stderr_bytes=optional_whole(fields.get("stderr_bytes"), "stderr_bytes", 0, MAX_BYTES) or 0,
-        duration_ms=None if duration is None else finite(duration, "duration_ms", 0.0, MAX_DURATION_MS),
-    )
+    def to_wire(self) -> dict[str, Any]:
+        return {"op": self.OP, "id": self.id}
+
+    @classmethod
+    def from_wire(cls, message: Mapping[str, Any]) -> Started:
+        return cls(whole(message.get("id"), "id"))
 
 
 @dataclass(frozen=True)
 class Finish:
+    """How a command ended (previews only)."""
+
     id: int
     outcome: Outcome
+    OP: ClassVar[str] = "finish"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"op": self.OP, "id": self.id, "outcome": outcome_to_wire(self.outcome)}
 
     @classmethod
     def from_wire(cls, message: Mapping[str, Any]) -> Finish:
@@ -316,18 +270,125 @@ class Finish:
 
 
 @dataclass(frozen=True)
+class Progress:
+    """A running command's output so far (at most once a second), for the live log."""
+
+    id: int
+    stdout: str = ""
+    stderr: str = ""
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+    OP: ClassVar[str] = "progress"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "op": self.OP, "id": self.id, "stdout": self.stdout, "stderr": self.stderr,
+            "stdout_bytes": self.stdout_bytes, "stderr_bytes": self.stderr_bytes,
+        }  # fmt: skip
+
+    @classmethod
+    def from_wire(cls, message: Mapping[str, Any]) -> Progress:
+        return cls(
+            id=whole(message.get("id"), "id"),
+            stdout=optional_text(message.get("stdout"), "stdout") or "",
+            stderr=optional_text(message.get("stderr"), "stderr") or "",
+            stdout_bytes=whole(message.get("stdout_bytes", 0), "stdout_bytes", 0, MAX_BYTES),
+            stderr_bytes=whole(message.get("stderr_bytes", 0), "stderr_bytes", 0, MAX_BYTES),
+        )
+
+
+@dataclass(frozen=True)
 class ClientName:
     """Which client (Claude app) a server speaks to, for the journal."""
 
     name: str | None
     version: str | None
+    OP: ClassVar[str] = "client"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"op": self.OP, "name": self.name, "version": self.version}
 
     @classmethod
     def from_wire(cls, message: Mapping[str, Any]) -> ClientName:
         return cls(optional_text(message.get("name"), "name"), optional_text(message.get("version"), "version"))
 
 
+@dataclass(frozen=True)
+class End:
+    """The server leaves (after every end it sent): its row is marked exited."""
+
+    OP: ClassVar[str] = "end"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"op": self.OP}
+
+    @classmethod
+    def from_wire(cls, message: Mapping[str, Any]) -> End:
+        return cls()
+
+
 # -- what the tray pushes to a server -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StatePush:
+    """The user's settings now (read strictly by the server: a malformed one reads as the strictest)."""
+
+    state: Mapping[str, Any]
+    OP: ClassVar[str] = "state"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"op": self.OP, "state": dict(self.state)}
+
+    @classmethod
+    def from_wire(cls, message: Mapping[str, Any]) -> StatePush:
+        return cls(fields_of(message.get("state"), "state"))
+
+
+@dataclass(frozen=True)
+class StopPush:
+    """Stop this running command (the user's Stop, or a request from anyone)."""
+
+    id: int
+    OP: ClassVar[str] = "stop"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"op": self.OP, "id": self.id}
+
+    @classmethod
+    def from_wire(cls, message: Mapping[str, Any]) -> StopPush:
+        return cls(whole(message.get("id"), "id"))
+
+
+@dataclass(frozen=True)
+class HoldClock:
+    """The user sees this held command now: it expires at `expires_at` (wall clock, seconds)."""
+
+    id: int
+    expires_at: float
+    OP: ClassVar[str] = "hold_clock"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"op": self.OP, "id": self.id, "expires_at": self.expires_at}
+
+    @classmethod
+    def from_wire(cls, message: Mapping[str, Any]) -> HoldClock:
+        return cls(whole(message.get("id"), "id"), finite(message.get("expires_at"), "expires_at", 0.0, MAX_EPOCH_S))
+
+
+@dataclass(frozen=True)
+class Closing:
+    """The app stops: a server ends what runs and refuses commands until a tray is back."""
+
+    reason: str
+    OP: ClassVar[str] = "closing"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"op": self.OP, "reason": self.reason}
+
+    @classmethod
+    def from_wire(cls, message: Mapping[str, Any]) -> Closing:
+        return cls(optional_text(message.get("reason"), "reason") or "the app stopped")
 
 
 @dataclass(frozen=True)
@@ -338,18 +399,55 @@ class DecisionPush:
     allowed: bool
     by: str
     digest: str
+    OP: ClassVar[str] = "decision"
 
     def to_wire(self) -> dict[str, Any]:
-        return {"op": "decision", "id": self.id, "allowed": self.allowed, "by": self.by, "digest": self.digest}
+        return {"op": self.OP, "id": self.id, "allowed": self.allowed, "by": self.by, "digest": self.digest}
 
     @classmethod
     def from_wire(cls, message: Mapping[str, Any]) -> DecisionPush:
         return cls(
             id=whole(message.get("id"), "id"),
             allowed=message.get("allowed") is True,  # anything else is a No
-            by=str(message.get("by")),
+            by=text(message.get("by"), "by"),
             digest=text(message.get("digest"), "digest"),
         )
+
+
+# -- the two answers to a request ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ack:
+    """Done: the answer to the request numbered `seq`, with what it returns (`fields`)."""
+
+    seq: int | None
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    OP: ClassVar[str] = "ack"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {**self.fields, "op": self.OP, "seq": self.seq}
+
+    @classmethod
+    def from_wire(cls, message: Mapping[str, Any]) -> Ack:
+        seq = optional_whole(message.get("seq"), "seq")
+        return cls(seq, {key: value for key, value in message.items() if key not in ("op", "seq")})
+
+
+@dataclass(frozen=True)
+class ErrorReply:
+    """Not done: the answer to the request numbered `seq`, with why (a sentence its reader sees)."""
+
+    seq: int | None
+    message: str
+    OP: ClassVar[str] = "error"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"op": self.OP, "seq": self.seq, "message": self.message}
+
+    @classmethod
+    def from_wire(cls, message: Mapping[str, Any]) -> ErrorReply:
+        return cls(optional_whole(message.get("seq"), "seq"), optional_text(message.get("message"), "message") or "")
 
 
 # -- what anyone may ask ----------------------------------------------------------------------------
@@ -387,6 +485,46 @@ class OutputBudgetRequest:
         return cls(str(budget))
 
 
+@dataclass(frozen=True)
+class Request:
+    """A request from anyone (a server, the CLI) as sent: its op and values. The tray reads it with
+    `decode_request`, which checks every value before the request is classified."""
+
+    op: str
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {**self.values, "op": self.op}
+
+
+class Message(Protocol):
+    """Every message on the channel."""
+
+    def to_wire(self) -> dict[str, Any]: ...
+
+
+# What each receiver accepts, by op (a request from anyone is read by `decode_request` below).
+FROM_TRAY: dict[str, Any] = {
+    kind.OP: kind for kind in (Ack, ErrorReply, StatePush, DecisionPush, StopPush, HoldClock, Closing)
+}
+FROM_SERVER: dict[str, Any] = {kind.OP: kind for kind in (Begin, Started, Finish, Progress, ClientName, End)}
+
+
+def encode(message: Message) -> dict[str, Any]:
+    """A message as the JSON object the channel sends (wire.py frames it)."""
+    return message.to_wire()
+
+
+def decode(message: Mapping[str, Any], kinds: Mapping[str, Any]) -> Any:
+    """The typed form of a message, read with the kinds its receiver accepts (FROM_TRAY,
+    FROM_SERVER); BadValue for an unknown op or a value out of range."""
+    op = message.get("op")
+    kind = kinds.get(op) if isinstance(op, str) else None
+    if kind is None:
+        raise BadValue(f"unexpected message {op!r}")
+    return kind.from_wire(message)
+
+
 REQUEST_TYPES: dict[str, Any] = {
     "stop": IdRequest,
     "deny": IdRequest,
@@ -405,21 +543,48 @@ def decode_request(op: str, message: Mapping[str, Any]) -> Any:
 
 
 __all__ = [
+    "FROM_SERVER",
+    "FROM_TRAY",
+    "MAX_ENV_SHOWN",
+    "MAX_ID",
+    "MAX_PIN_SCRIPTS",
+    "Ack",
     "BadValue",
+    "Begin",
     "BeginRow",
     "ClientName",
+    "Closing",
     "DecisionPush",
+    "End",
+    "ErrorReply",
     "Finish",
     "Hello",
+    "HoldClock",
     "IdRequest",
+    "Message",
     "OutputBudgetRequest",
     "Pin",
+    "Progress",
     "ProtocolError",
+    "Request",
     "SettingsRequest",
+    "Started",
+    "StatePush",
+    "StopPush",
+    "Welcome",
     "begin_row_to_wire",
     "command_digest",
+    "decode",
     "decode_request",
+    "encode",
+    "fields_of",
+    "finite",
+    "flag",
+    "optional_text",
+    "optional_whole",
     "outcome_from_wire",
     "outcome_to_wire",
     "setting_changes",
+    "text",
+    "whole",
 ]

@@ -9,7 +9,6 @@ against a program that writes the user's files, as docs/security.md says.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import sqlite3
@@ -17,7 +16,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.core import settings
-from app.core.channel.protocol import BadValue, begin_row_to_wire, outcome_from_wire, outcome_to_wire, whole
+from app.core.channel.protocol import (
+    Ack,
+    BadValue,
+    Begin,
+    ClientName,
+    End,
+    Finish,
+    Progress,
+    Request,
+    Started,
+    whole,
+)
 from app.core.commands.tray_link import Decision, LinkRefused, TrayLink
 from app.core.journal.store import Journal, Outcome, Status, preview
 from app.core.messages import NO_TRAY_MESSAGE, PAUSED_MESSAGE
@@ -116,9 +126,8 @@ class ServerAuthority:
         """Stop a command another server runs (a tightening: anyone may ask); its tray passes it on,
         or, headless, the journal carries it to the server that polls it."""
         link = self._live_link()
-        if link is not None:
-            with contextlib.suppress(LinkRefused):  # the tray is going: its servers stop everything anyway
-                link.request("stop", id=command_id)
+        if link is not None:  # sent without waiting (a tray that cannot take it is going: its servers stop all)
+            link.post(Request("stop", {"id": command_id}))
             return
         if not self.tethered:
             self.journal.request_stop(command_id)
@@ -138,23 +147,30 @@ class ServerAuthority:
 
     # -- the record ---------------------------------------------------------------------------
 
-    def begin(self, **row: Any) -> int:
-        """Write the command's row before it starts; NotRecorded when the tray would not."""
-        link = self._live_link()
-        if link is None and (self.tethered or not self.headless) and row.get("status") is not Status.REFUSED:
-            raise NotRecorded(self.absence_message())
+    async def begin(self, **row: Any) -> int:
+        """Write the command's row before it starts; NotRecorded when the tray would not. The event
+        loop serves other calls while the tray writes it (up to ACK_TIMEOUT_S)."""
+        link = self._link_for_row(row)
         if link is None:
             return self._write_row(row)
         try:
-            reply = link.request("begin", row=begin_row_to_wire(row))
-        except LinkRefused as refused:
-            if row.get("status") is Status.REFUSED:  # a refusal is a record, not a control: keep it
-                return self._write_row(row)
-            raise NotRecorded(_refusal_text(str(refused))) from None
-        try:
-            return whole(reply.get("id"), "id", 1)
-        except BadValue as bad:  # not a row id: the row cannot be said to be written
-            raise NotRecorded(_refusal_text(str(bad))) from None
+            reply = await link.request_async(Begin.of_row(row))
+        except (LinkRefused, BadValue) as refused:
+            return self._row_refused(row, refused)
+        return _row_id(reply)
+
+    def _link_for_row(self, row: dict[str, Any]) -> TrayLink | None:
+        """The link that writes this row, or None when this server writes it itself (headless with
+        no tray, or a refusal's record); NotRecorded when nobody may write it."""
+        link = self._live_link()
+        if link is None and (self.tethered or not self.headless) and row.get("status") is not Status.REFUSED:
+            raise NotRecorded(self.absence_message())
+        return link
+
+    def _row_refused(self, row: dict[str, Any], refused: Exception) -> int:
+        if row.get("status") is Status.REFUSED:  # a refusal is a record, not a control: keep it
+            return self._write_row(row)
+        raise NotRecorded(_refusal_text(str(refused))) from None
 
     def _write_row(self, row: dict[str, Any]) -> int:
         """A row this server writes itself (headless, no tray). Its server's row may have vanished
@@ -175,7 +191,9 @@ class ServerAuthority:
             self.link.server_id = self._own_row
         return self.journal.begin_command(**{**row, "server_id": self._own_row})
 
-    def started(self, command_id: int) -> None:
+    async def started(self, command_id: int) -> None:
+        """A held command the user allowed starts now: the tray records it (and refuses while
+        paused); the event loop serves other calls meanwhile."""
         link = self._live_link()
         if link is None:
             if self.tethered:
@@ -183,7 +201,7 @@ class ServerAuthority:
             self.journal.mark_started(command_id)
             return
         try:
-            link.request("started", id=command_id)
+            await link.request_async(Started(command_id))
         except LinkRefused as refused:
             raise NotRecorded(_refusal_text(str(refused))) from None
 
@@ -192,10 +210,7 @@ class ServerAuthority:
         server with no tray writes it itself. Losing one is harmless: the next, or the end, follows."""
         link = self._live_link()
         if link is not None:
-            link.post(
-                "progress", id=command_id, stdout=preview(stdout), stderr=preview(stderr),
-                stdout_bytes=stdout_bytes, stderr_bytes=stderr_bytes,
-            )  # fmt: skip
+            link.post(Progress(command_id, preview(stdout), preview(stderr), stdout_bytes, stderr_bytes))
         elif not self.tethered and self.headless:
             self.journal.set_live_output(command_id, stdout, stderr, stdout_bytes, stderr_bytes)
 
@@ -204,7 +219,7 @@ class ServerAuthority:
         for the record of it); an end the tray does not take is written here, so the record stays."""
         self.flush()
         link = self._live_link()
-        if link is not None and link.post("finish", id=command_id, outcome=outcome_to_wire(outcome)):
+        if link is not None and link.post(Finish(command_id, outcome)):
             return
         self.journal.finish_command(command_id, outcome)
 
@@ -213,21 +228,13 @@ class ServerAuthority:
         if self.link is None:
             return
         for message in self.link.take_undelivered():
-            if message.get("op") == "finish" and isinstance(message.get("id"), int):
-                try:
-                    outcome = outcome_from_wire(message.get("outcome") or {})
-                except BadValue as bad:  # our own message: cannot happen, but never lose the end
-                    outcome = Outcome(status=Status.FAILED, reason=str(bad))
-                self.journal.finish_command(message["id"], outcome)
+            if isinstance(message, Finish):
+                self.journal.finish_command(message.id, message.outcome)
 
     def set_client(self, server_id: int | None, name: str | None, version: str | None) -> None:
         link = self._live_link()
-        if link is not None:
-            try:
-                link.request("client", name=name, version=version)
-                return
-            except LinkRefused:
-                pass
+        if link is not None and link.post(ClientName(name, version)):  # a name for the record: no wait
+            return
         server_id = self._own_row or server_id
         if server_id is not None and not self.tethered:
             self.journal.set_server_client(server_id, name, version)
@@ -238,7 +245,7 @@ class ServerAuthority:
         link = self._live_link()
         if link is not None:
             try:
-                link.request("end")
+                link.request(End())
                 self.flush()  # an end the tray refused just before
                 return
             except LinkRefused:
@@ -251,6 +258,13 @@ class ServerAuthority:
 def _journal_row(row: dict[str, Any]) -> dict[str, Any]:
     """A row for the journal itself: what pins a held command goes only to the tray."""
     return {key: value for key, value in row.items() if key != "pin"}
+
+
+def _row_id(reply: Ack) -> int:
+    try:
+        return whole(reply.fields.get("id"), "id", 1)
+    except BadValue as bad:  # not a row id: the row cannot be said to be written
+        raise NotRecorded(_refusal_text(str(bad))) from None
 
 
 def _refusal_text(reason: str) -> str:

@@ -198,11 +198,11 @@ class CommandService:
         pulse.set()
         self.apply_user_stops()
 
-    def _journal_row(self, **row: Any) -> int:
+    async def _journal_row(self, **row: Any) -> int:
         """A journal row from this server: who runs it is filled in here, the rest by the caller.
         Raises CommandRefused when the row cannot be written: nothing runs unrecorded."""
         try:
-            return self.authority.begin(
+            return await self.authority.begin(
                 server_id=self.server_id,
                 server_pid=os.getpid(),
                 client_name=self.client.name,
@@ -212,19 +212,19 @@ class CommandService:
         except NotRecorded as refused:
             raise CommandRefused(str(refused)) from None
 
-    def _journal_refusal(self, request: ExecuteRequest, reason: str, tool: str) -> None:
+    async def _journal_refusal(self, request: ExecuteRequest, reason: str, tool: str) -> None:
         """Journal a call that did not run. One that cannot be journaled (a full disk) is still
         refused, with its own reason: only what runs must be recorded first."""
         try:
-            self._journal_refused_row(request, reason, tool)
+            await self._journal_refused_row(request, reason, tool)
         except CoworkError as problem:
             log.warning("a refused call could not be journaled: %s", problem)
 
-    def _journal_refused_row(self, request: ExecuteRequest, reason: str, tool: str) -> None:
+    async def _journal_refused_row(self, request: ExecuteRequest, reason: str, tool: str) -> None:
         env_keys = list(request.env) if isinstance(request.env, Mapping) else []
         command = request.command if isinstance(request.command, str) else repr(request.command)
         # Bounded here already, so that a refused 5 MB command is not sent whole to the tray either.
-        self._journal_row(
+        await self._journal_row(
             command=bounded(storable(command)),
             cwd=bounded(storable(request.cwd)) if isinstance(request.cwd, str) else None,
             env_keys=[str(k) for k in env_keys],
@@ -233,13 +233,15 @@ class CommandService:
             reason=reason,
         )
 
-    def journal_refused_arguments(self, tool: str, text: object, arguments: Mapping[str, object], reason: str) -> None:
+    async def journal_refused_arguments(
+        self, tool: str, text: object, arguments: Mapping[str, object], reason: str
+    ) -> None:
         """A call refused at its arguments, before anything else (commands.request.check_arguments);
         the journal keeps a bounded, storable copy of what was sent."""
         request = ExecuteRequest(
             command="" if text is None else text, cwd=arguments.get("cwd"), env=arguments.get("env")
         )
-        self._journal_refusal(request, reason, tool)
+        await self._journal_refusal(request, reason, tool)
 
     def check_allowed(self) -> None:
         """Raise CommandRefused when the user's rules say no command may run now."""
@@ -334,34 +336,34 @@ class CommandService:
             self.check_allowed()
             bash = self._bash()
         except CoworkError as refusal:
-            self._journal_refusal(request, str(refusal), tool)
+            await self._journal_refusal(request, str(refusal), tool)
             raise CommandRefused(str(refusal)) from None
 
         # The real folder: a symlink to the data folder must not pass for somewhere else.
         verdict = classify(valid.command, cwd=os.path.realpath(valid.cwd), protected_paths=self.protected_paths)
         if proven_read_only and verdict.tier is not Tier.SAFE:
             reason = read_only.NOT_PROVEN_MESSAGE.format(reasons=_reasons_text(verdict.reasons))
-            self._journal_refusal(request, reason, tool)
+            await self._journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
         protected_write = not proven_read_only and self._changes_protected(valid.command, verdict.tier)
         plain = (*verdict.plain, PROTECTED_WRITE_PLAIN) if protected_write else verdict.plain
         said = held_reason(plain, verdict.reasons)
         if not needs_approval(self.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE or protected_write):
-            return Admitted(self._begin(valid, tool, verdict.tier.name.lower()), valid, bash)
+            return Admitted(await self._begin(valid, tool, verdict.tier.name.lower()), valid, bash)
 
         if not self.authority.present():
             reason = NO_APPROVER_MESSAGE.format(reasons=said)
-            self._journal_refusal(request, reason, tool)
+            await self._journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
         try:  # what runs is fixed now, as the user is asked (core/commands/pins.py)
             pin = await anyio.to_thread.run_sync(pin_command, valid.command, valid.cwd, valid.env)  # hashes files
         except OSError as exc:
             reason = f"`cwd` cannot be examined: {valid.cwd} ({exc.strerror}). Give a folder this user can open."
-            self._journal_refusal(request, reason, tool)
+            await self._journal_refusal(request, reason, tool)
             raise CommandRefused(reason) from None
         confirmation_id = new_confirmation_id()
         expires_at = time.time() + HOLD_UNSEEN_MAX_S  # the tray starts the real clock when the user sees it
-        command_id = self._begin(
+        command_id = await self._begin(
             valid,
             tool,
             verdict.tier.name.lower(),
@@ -472,7 +474,7 @@ class CommandService:
                     )
                 valid = replace(valid, cwd=hold.pin.folder)  # that very folder, not where a link points now
             try:
-                self.authority.started(command_id)
+                await self.authority.started(command_id)
             except NotRecorded as refused:
                 self._close_hold(confirmation_id, command_id, str(refused))
                 raise CommandRefused(str(refused)) from None
@@ -515,10 +517,10 @@ class CommandService:
             with anyio.move_on_after(min(DECISION_POLL_S, max(0.0, deadline - anyio.current_time()))):
                 await self._pulse.wait()
 
-    def _begin(self, valid: ValidRequest, tool: str, tier: str, **row: object) -> int:
+    async def _begin(self, valid: ValidRequest, tool: str, tier: str, **row: object) -> int:
         if row.get("status") is Status.WAITING:
             row["hold_expires_at"] = hold_expiry()
-        return self._journal_row(
+        return await self._journal_row(
             command=valid.command, cwd=valid.cwd, env_keys=valid.env.keys(), timeout_ms=valid.timeout_ms,
             tool=tool, tier=tier, **row,
         )  # fmt: skip
@@ -772,7 +774,7 @@ class CommandService:
         try:
             self.check_allowed()
         except CommandRefused as refusal:
-            self._journal_refusal(ExecuteRequest(command=keys), str(refusal), "terminal_send_keys")
+            await self._journal_refusal(ExecuteRequest(command=keys), str(refusal), "terminal_send_keys")
             raise
         session = self._session
         if session is None or not session.alive or not session.busy:
@@ -789,10 +791,10 @@ class CommandService:
         )
         if needs_approval(self.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE):
             reason = KEYS_HELD_REASON.format(reasons=_reasons_text(verdict.reasons))
-            self._journal_refusal(ExecuteRequest(command=keys), reason, "terminal_send_keys")
+            await self._journal_refusal(ExecuteRequest(command=keys), reason, "terminal_send_keys")
             raise CommandRefused(reason)
         self._typed_line = line.rsplit("\n", 1)[1] if "\n" in line else line
-        command_id = self._journal_row(
+        command_id = await self._journal_row(
             command=keys, cwd=None, tool="terminal_send_keys", tier=verdict.tier.name.lower()
         )
         try:

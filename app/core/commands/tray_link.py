@@ -3,24 +3,43 @@
 The link is made once at start and kept; a server that lost its tray tries again every
 RECONNECT_S and, until it is back, refuses commands (fail closed). A server that had a tray is
 tray-bound for life, even if it was started `--headless`: it never goes back to reading controls
-from the journal. One thread reads; requests from the event loop wait for their answer (the row is
-written before the command starts), at most ACK_TIMEOUT_S.
+from the journal. One thread reads; a request waits for its answer (the row is written before the
+command starts), at most ACK_TIMEOUT_S: `request` blocks its thread, `request_async` lets the event
+loop go on serving meanwhile. Every message is a type of core/channel/protocol.py, decoded and
+checked as it arrives.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
-import math
 import os
 import sys
 import threading
 from collections.abc import Callable
 from typing import Any
 
-from app.core.authority.state import ControlState
+import anyio.to_thread
+
+from app.core.authority.state import STRICTEST, ControlState
 from app.core.channel.peer import OwnFacts, own_facts, tray_refusal
-from app.core.channel.protocol import BadValue, DecisionPush, IdRequest
+from app.core.channel.protocol import (
+    FROM_TRAY,
+    Ack,
+    BadValue,
+    Closing,
+    DecisionPush,
+    ErrorReply,
+    Hello,
+    HoldClock,
+    Message,
+    StatePush,
+    StopPush,
+    Welcome,
+    decode,
+    encode,
+)
 from app.core.channel.transport import ChannelUnavailable, address_for, connect
 from app.core.channel.wire import Channel, ProtocolError
 from app.core.paths import AppPaths
@@ -67,11 +86,11 @@ class TrayLink:
         self.hold_clocks: dict[int, float] = {}  # held command -> when it expires, from when the user saw it
         self.version = 0
         self._seq = itertools.count(1)
-        self._waiting: dict[int, tuple[threading.Event, list[dict[str, Any]]]] = {}
+        self._waiting: dict[int, tuple[threading.Event, list[Ack | ErrorReply]]] = {}
         # Ends sent without waiting (the model has its result at once): kept until the tray
         # acknowledges them; if it refuses or goes, the server writes them itself.
-        self._unacked: dict[int, dict[str, Any]] = {}
-        self._undelivered: list[dict[str, Any]] = []
+        self._unacked: dict[int, Message] = {}
+        self._undelivered: list[Message] = []
         self._lock = threading.Lock()
         self._stopped = threading.Event()
         self._thread: threading.Thread | None = None
@@ -89,29 +108,37 @@ class TrayLink:
             channel, peer = connect(self.address)
         except ChannelUnavailable:
             return False
+        hello = Hello(
+            "server", os.getpid(), self.headless, self.lock_key, self.server_id,
+            self.state.to_wire() if self.state else None,
+        )  # fmt: skip
         try:
-            channel.send(
-                {"op": "hello", "role": "server", "pid": os.getpid(), "headless": self.headless,
-                 "lock_key": self.lock_key, "server_id": self.server_id,
-                 "remembered": self.state.to_wire() if self.state else None}
-            )  # fmt: skip
-            welcome = channel.receive(HELLO_TIMEOUT_S)
+            channel.send(encode(hello))
+            answer = channel.receive(HELLO_TIMEOUT_S)
         except (OSError, EOFError, ProtocolError):
             channel.close()
             return False
-        if welcome is None or welcome.get("op") != "ack":
+        try:
+            ack = None if answer is None else decode(answer, FROM_TRAY)
+        except BadValue:
+            ack = None
+        if not isinstance(ack, Ack):
             channel.close()
             self._refuse("the program at the tray's address did not answer as Cowork Terminal does")
             return False
-        refusal = tray_refusal(peer, self.own, welcome.get("data_dir"))
+        refusal = tray_refusal(peer, self.own, ack.fields.get("data_dir"))  # the OS's facts first
+        if refusal is None:
+            try:
+                welcome = Welcome.from_ack(ack)
+            except BadValue as bad:
+                refusal = f"the program at the tray's address did not answer as Cowork Terminal does ({bad})"
         if refusal:
             channel.close()
             self._refuse(refusal)
             return False
-        server_id = welcome.get("server_id")
-        if isinstance(server_id, int) and not isinstance(server_id, bool) and server_id > 0:
-            self.server_id = server_id
-        self.state = ControlState.from_wire(welcome.get("state"))
+        if welcome.server_id is not None:
+            self.server_id = welcome.server_id
+        self.state = ControlState.from_wire(dict(welcome.state))
         self.refusal = None
         self.closing_reason = None
         self.bound = True
@@ -162,54 +189,40 @@ class TrayLink:
             self._undelivered.extend(self._unacked.values())
             self._unacked.clear()
         for event, box in waiting:
-            box.append({"op": "error", "message": "the Cowork Terminal app went away"})
+            box.append(ErrorReply(None, "the Cowork Terminal app went away"))
             event.set()
         self._bump()
 
-    def _take(self, message: dict[str, Any]) -> None:
-        op = message["op"]
-        if op in ("ack", "error"):
-            seq = message.get("seq")
+    def _take(self, raw: dict[str, Any]) -> None:
+        try:
+            message = decode(raw, FROM_TRAY)
+        except BadValue as bad:
+            log.warning("ignored a malformed %r from the tray: %s", raw.get("op"), bad)
+            if raw.get("op") == "state":  # settings that cannot be read: the strictest, never the last
+                self.state = STRICTEST
+                self._bump()
+            return
+        if isinstance(message, (Ack, ErrorReply)):
+            seq = message.seq
             with self._lock:
-                waiter = self._waiting.pop(seq, None) if isinstance(seq, int) else None
-                posted = self._unacked.pop(seq, None) if isinstance(seq, int) else None
-                if posted is not None and op == "error":
+                waiter = self._waiting.pop(seq, None) if seq is not None else None
+                posted = self._unacked.pop(seq, None) if seq is not None else None
+                if posted is not None and isinstance(message, ErrorReply):
                     self._undelivered.append(posted)
             if waiter is not None:
                 waiter[1].append(message)
                 waiter[0].set()
             return
-        if op == "state":
-            self.state = ControlState.from_wire(message.get("state"))
-        elif op == "decision":
-            try:
-                decision = DecisionPush.from_wire(message)
-            except BadValue as bad:
-                log.warning("ignored a malformed decision from the tray: %s", bad)
-                return
-            self.decisions[decision.id] = decision
-        elif op == "stop":
-            try:
-                self.stops.add(IdRequest.from_wire(message).id)
-            except BadValue as bad:
-                log.warning("ignored a malformed stop from the tray: %s", bad)
-                return
-        elif op == "hold_clock":  # the user sees the held command now: its time runs from here
-            command_id, expires_at = message.get("id"), message.get("expires_at")
-            if (
-                type(command_id) is not int
-                or not isinstance(expires_at, (int, float))
-                or isinstance(expires_at, bool)
-                or not math.isfinite(expires_at)
-            ):
-                log.warning("ignored a malformed hold clock from the tray: %r", message)
-                return
-            self.hold_clocks[command_id] = float(expires_at)
-        elif op == "closing":
-            self.closing_reason = str(message.get("reason") or "the app stopped")
-        else:
-            log.info("ignored a message from the tray: %s", op)
-            return
+        if isinstance(message, StatePush):
+            self.state = ControlState.from_wire(dict(message.state))
+        elif isinstance(message, DecisionPush):
+            self.decisions[message.id] = message
+        elif isinstance(message, StopPush):
+            self.stops.add(message.id)
+        elif isinstance(message, HoldClock):  # the user sees the held command now: its time runs from here
+            self.hold_clocks[message.id] = message.expires_at
+        elif isinstance(message, Closing):
+            self.closing_reason = message.reason
         self._bump()
 
     def _bump(self) -> None:
@@ -218,41 +231,41 @@ class TrayLink:
 
     # -- asking -----------------------------------------------------------------------------------
 
-    def post(self, op: str, **fields: Any) -> bool:
+    def post(self, message: Message) -> bool:
         """Send without waiting for the answer; False when it could not even be sent. What the
         tray does not acknowledge comes back through `take_undelivered`."""
         channel = self.channel
         if channel is None:
             return False
         seq = next(self._seq)
-        message = {"op": op, "seq": seq, **fields}
         with self._lock:
             self._unacked[seq] = message
         try:
-            channel.send(message)
+            channel.send({**encode(message), "seq": seq})
         except (OSError, ProtocolError):
             with self._lock:
                 self._unacked.pop(seq, None)
             return False
         return True
 
-    def take_undelivered(self) -> list[dict[str, Any]]:
+    def take_undelivered(self) -> list[Message]:
         with self._lock:
             taken, self._undelivered = self._undelivered, []
         return taken
 
-    def request(self, op: str, **fields: Any) -> dict[str, Any]:
-        """Send a request and wait for the tray's answer; LinkRefused when it did not do it."""
+    def request(self, message: Message) -> Ack:
+        """Send a request and wait for the tray's answer, blocking this thread for at most
+        ACK_TIMEOUT_S; LinkRefused when it did not do it. On the event loop, use `request_async`."""
         channel = self.channel
         if channel is None:
             raise LinkRefused("the Cowork Terminal app is not running")
         seq = next(self._seq)
         event = threading.Event()
-        box: list[dict[str, Any]] = []
+        box: list[Ack | ErrorReply] = []
         with self._lock:
             self._waiting[seq] = (event, box)
         try:
-            channel.send({"op": op, "seq": seq, **fields})
+            channel.send({**encode(message), "seq": seq})
         except (OSError, ProtocolError) as exc:
             with self._lock:
                 self._waiting.pop(seq, None)
@@ -262,6 +275,11 @@ class TrayLink:
                 self._waiting.pop(seq, None)
             raise LinkRefused(f"the Cowork Terminal app did not answer within {ACK_TIMEOUT_S:g} s")
         reply = box[0]
-        if reply["op"] == "error":
-            raise LinkRefused(str(reply.get("message") or "refused by the app"))
+        if isinstance(reply, ErrorReply):
+            raise LinkRefused(reply.message or "refused by the app")
         return reply
+
+    async def request_async(self, message: Message) -> Ack:
+        """`request` for the event loop: the wait happens in a worker thread, so the server goes on
+        answering (other tools, pings, pushes from the tray) while the tray writes the row."""
+        return await anyio.to_thread.run_sync(functools.partial(self.request, message))

@@ -99,8 +99,8 @@ def set_approval_mode(app: TrayApp, target: str | None) -> None:
 
 def toggle_container(app: TrayApp, _target: str | None) -> None:
     """The user's click: the one way to switch the OS container off."""
-    app.hub.set_settings(container=not app.hub.state.container)
-    log.info("commands %s from the tray", "contained" if app.hub.state.container else "not contained")
+    app.hub.set_settings(container=not app.hub.container)
+    log.info("commands %s from the tray", "contained" if app.hub.container else "not contained")
     app.tray_windows.push_settings()
 
 
@@ -265,7 +265,7 @@ def first_look(app: TrayApp, _target: str | None = None) -> None:
     app.autostart = read_autostart()
     loose = app.hub.looser_than_default()
     if loose:  # set while no tray watched, perhaps by a program: the user should know
-        mode = approval.ApprovalMode(app.hub.state.approval_mode).label
+        mode = approval.ApprovalMode(app.hub.approval_mode).label
         app.notifier.notify(
             _("Cowork Terminal asks less than usual"),
             _("Approvals: {mode}.").format(mode=mode) + " " + looser_hint(app.has_menu),
@@ -278,8 +278,7 @@ def first_look(app: TrayApp, _target: str | None = None) -> None:
             + ". "
             + _("If you did not make them, remove them in the activity log."),
         )
-    with app.hub.lock:
-        shown = bool(app.hub.journal.get_setting(settings.WELCOME_SHOWN, False))
+    shown = bool(app.hub.get_setting(settings.WELCOME_SHOWN, False))
     not_connected = app.claude.not_connected()
     if app.windows and not_connected and (not shown or not app.has_menu):
         # The first start (or no menu to find it in): it walks the user through.

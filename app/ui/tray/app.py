@@ -34,7 +34,7 @@ from types import ModuleType
 from typing import Any
 
 from app.core import data_folder
-from app.core.authority.hub import HeldCommand, Hub, Question
+from app.core.authority.hub import Hub, Question
 from app.core.channel.transport import AddressTaken
 from app.core.errors import CoworkError
 from app.core.i18n import _, ngettext
@@ -44,7 +44,7 @@ from app.core.liveness import HeldLock
 from app.core.paths import AppPaths
 from app.core.self_command import app_argv
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S
-from app.ui.tray import actions, holds, menu
+from app.ui.tray import actions, menu
 from app.ui.tray.actions import FIRST_LOOK, JOURNAL_ACTIONS
 from app.ui.tray.claude_watch import ClaudeWatch
 from app.ui.tray.loop import Monitor
@@ -156,7 +156,6 @@ class TrayApp:
             on_change=self.kick,
             ask_user=self.tray_windows.ask_user,
             on_holds=lambda: self.submit(menu.OPEN_APPROVALS),
-            rule_for_hold=self.rule_for_hold,
             open_log=lambda: self.submit(menu.OPEN_LOG),
             quit_app=self.request_quit,
         )
@@ -210,10 +209,6 @@ class TrayApp:
     def refresh_clients(self, *, include_cli: bool) -> None:
         """Look at every Claude client's config again (see ClaudeWatch.refresh)."""
         self.claude.refresh(include_cli=include_cli)
-
-    def rule_for_hold(self, hold: HeldCommand) -> int | None:
-        """The hub asks, for each new hold: does one of the user's rules allow it? (Its id, or None.)"""
-        return holds.rule_for_hold(self.hub.rules(), hold, self.paths)
 
     # -- lifetime ---------------------------------------------------------------------------
 

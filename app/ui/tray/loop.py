@@ -58,9 +58,7 @@ class Monitor:
         try:
             # The supervisor shares the hub's connection (the tray's only writer) under its lock.
             supervisor = hub.with_journal(
-                lambda journal: Supervisor(
-                    journal, version=lambda: (hub.journal.data_version(), hub.writes), has_menu=app.has_menu
-                )
+                lambda journal: Supervisor(journal, version=hub.data_version, has_menu=app.has_menu)
             )
             next_files_check = 0.0
             while not app.quitting():
@@ -79,8 +77,8 @@ class Monitor:
                 # Pause, approval mode and held commands: the hub's memory is the truth, not the file.
                 snapshot = dataclasses.replace(
                     snapshot,
-                    paused=hub.state.paused,
-                    approval_mode=approval.ApprovalMode(hub.state.approval_mode),
+                    paused=hub.paused,
+                    approval_mode=approval.ApprovalMode(hub.approval_mode),
                     waiting=len(hub.pending_holds()),
                 )
                 self._publish(snapshot)
@@ -117,14 +115,13 @@ class Monitor:
             RuleView(r.id, _("{rule} (from a previous run)").format(rule=r.shown()) if r.id in carried else r.shown())
             for r in hub.rules()
         )
-        with hub.lock:
-            version = (hub.journal.data_version(), hub.writes)
-            if version != self._rules_version:
-                self._rules_version = version
-                self._recent = tuple(
-                    RecentView(r.id, status_label(r), r.created_at, r.command)
-                    for r in hub.journal.recent_commands(limit=menu.RECENT_SHOWN)
-                )
+        version = hub.data_version()
+        if version != self._rules_version:
+            self._rules_version = version
+            self._recent = tuple(
+                RecentView(r.id, status_label(r), r.created_at, r.command)
+                for r in hub.recent_commands(limit=menu.RECENT_SHOWN)
+            )
         if not self.app.windows:
             self._held = tuple(
                 HeldView(h.command_id, h.command, friendly_client_name(h.client)) for h in hub.pending_holds()
@@ -137,7 +134,7 @@ class Monitor:
         app = self.app
         if app.paused_until is None:
             return
-        if not self.hub.state.paused or self.hub.paused_by != TIMED_PAUSE_BY:
+        if not self.hub.paused or self.hub.paused_by != TIMED_PAUSE_BY:
             app.paused_until = None
             return
         if time.time() >= app.paused_until:
@@ -161,7 +158,7 @@ class Monitor:
             problem=app.problem,
             busy=app.claude.busy,
             approval_mode=snapshot.approval_mode,
-            container=self.hub.state.container,
+            container=self.hub.container,
             output_budget=snapshot.output_budget,
             held=self._held if not app.windows else (),
             jobs=menu.long_jobs(

@@ -252,7 +252,7 @@ class TrayWindows:
             return
         budget = self.hub.with_journal(output_budget)
         window.send(
-            {"op": "state", "approval_mode": self.hub.state.approval_mode,
+            {"op": "state", "approval_mode": self.hub.approval_mode,
              "output_budget": str(budget.setting), "autostart": self.app.autostart is True}
         )  # fmt: skip
 
@@ -287,7 +287,7 @@ class TrayWindows:
         command = self.app.log_window_command
         with open(self._window_stderr, "wb") as stderr:
             window = PipedWindow([*command, "--tray-line"], self.log_window_said, stderr=stderr)
-        window.send({"op": "state", "paused": self.hub.state.paused})
+        window.send({"op": "state", "paused": self.hub.paused})
         window.send(holds_message(self.hub.pending_holds()))
         self.log_windows = [window]
         log.info("log window started (pid %s): %s", window.pid, command)

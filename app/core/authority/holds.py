@@ -1,0 +1,120 @@
+"""Commands waiting for the user, as their servers described them, and the rules that answer them.
+
+The hub keeps one `Holds` and calls it under its own lock (this class has none): a hold is added
+when a server's `begin` says "waiting", leaves when the user (or a rule) answers it, when its time
+runs out, when its server goes, or when a pause drops every one. What the user is shown comes from
+here, never from the journal's row: another program may rewrite the row.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from app.core.channel.protocol import Pin
+from app.core.classifier import classify
+from app.core.policy.rules import Rule, matching_rule
+
+if TYPE_CHECKING:
+    from app.core.authority.peers import Peer
+
+MAX_HOLDS_PER_PEER = 5  # a server (or a program posing as one) cannot bury the user in questions
+
+
+@dataclass
+class HeldCommand:
+    """A command waiting for the user, as its server described it to the hub (never from the file)."""
+
+    command_id: int
+    command: str
+    cwd: str | None
+    env_keys: list[str]
+    tool: str
+    reasons: str
+    client: str
+    expires_at: float
+    digest: str
+    peer: Peer
+    explanation: str | None = None
+    pin: Pin | None = None  # what runs: the real folder, the scripts' content, the environment
+    seen_at: float | None = None  # when the user could first see it: its clock starts then
+
+    @property
+    def folder(self) -> str | None:
+        """The folder the command runs in, resolved (what the user is shown)."""
+        return self.pin.folder if self.pin is not None else self.cwd
+
+    def env_shown(self) -> list[str]:
+        """The environment as the user sees it: NAME=value for what changes which program runs."""
+        shown = dict(self.pin.env_shown) if self.pin is not None else {}
+        return [f"{key}={shown[key]}" if key in shown else key for key in self.env_keys]
+
+    def to_window(self) -> dict[str, Any]:
+        return {
+            "id": self.command_id, "command": self.command, "cwd": self.cwd, "env_keys": self.env_keys,
+            "tool": self.tool, "reasons": self.reasons, "client": self.client, "expires_at": self.expires_at,
+            "explanation": self.explanation, "seen": self.seen_at is not None,
+            "folder": self.folder, "env_shown": self.env_shown(),
+        }  # fmt: skip
+
+
+class Holds:
+    """The waiting commands by id. Not thread-safe on its own: the hub calls it under its lock."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, HeldCommand] = {}
+
+    def __contains__(self, command_id: object) -> bool:
+        return command_id in self._by_id
+
+    def __bool__(self) -> bool:
+        return bool(self._by_id)
+
+    def get(self, command_id: int) -> HeldCommand | None:
+        return self._by_id.get(command_id)
+
+    def add(self, hold: HeldCommand) -> None:
+        self._by_id[hold.command_id] = hold
+
+    def pop(self, command_id: int) -> HeldCommand | None:
+        return self._by_id.pop(command_id, None)
+
+    def full_for(self, peer: Peer) -> bool:
+        """True when this peer already has MAX_HOLDS_PER_PEER commands waiting."""
+        return sum(hold.peer is peer for hold in self._by_id.values()) >= MAX_HOLDS_PER_PEER
+
+    def drop(self, held: Iterable[int]) -> list[int]:
+        """Remove these ids; the ones that were there."""
+        return [command_id for command_id in list(held) if self._by_id.pop(command_id, None) is not None]
+
+    def drop_all(self) -> list[int]:
+        """Every hold goes (a pause): the ids that were there."""
+        return self.drop(list(self._by_id))
+
+    def drop_peer(self, peer: Peer) -> list[int]:
+        """The holds of a peer that went away."""
+        return self.drop([i for i, hold in self._by_id.items() if hold.peer is peer])
+
+    def expire(self, now: float) -> list[int]:
+        """Remove the holds whose time ran out; their ids."""
+        return self.drop([i for i, hold in self._by_id.items() if hold.expires_at <= now])
+
+    def pending(self, now: float) -> list[HeldCommand]:
+        """The holds still waiting at `now`, oldest first."""
+        return [h for h in sorted(self._by_id.values(), key=lambda h: h.command_id) if h.expires_at > now]
+
+
+def rule_for(hold: HeldCommand, rules: list[Rule], protected: list[str]) -> int | None:
+    """The id of the first of the user's rules that allows this held command, or None.
+
+    `rules` must be the tray's own (the hub's rule book): a row written into the file never counts.
+    The command is judged in its real folder, as it will run."""
+    if not rules:
+        return None
+    real_cwd = hold.folder if hold.pin is not None else os.path.realpath(hold.cwd) if hold.cwd else None
+    verdict = classify(hold.command, cwd=real_cwd, protected_paths=protected)
+    session = None if hold.peer.server_id is None else str(hold.peer.server_id)
+    rule = matching_rule(rules, hold.command, real_cwd, verdict, session)
+    return None if rule is None else rule.id

@@ -1,0 +1,164 @@
+"""The tray's journal connection: the one writer while a tray runs, and what it notices of others.
+
+Journal writes share one connection under the hub's lock: a change of `PRAGMA data_version` on it
+can then only mean that another program wrote the file, which the tray reports. A journal deleted,
+replaced or damaged in place is found here; the hub starts a new one and writes its memory into it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from app.core import data_folder, settings
+from app.core.authority.state import DEFAULTS, ControlState
+from app.core.data_folder import DataFolderError
+from app.core.i18n import N_, _
+from app.core.journal import pause_file
+from app.core.journal.store import Journal, damage_on_disk
+from app.core.paths import AppPaths
+from app.core.policy.approval import MODE_SETTING, WINDOW_SETTING
+from app.core.policy.tool_sets import TOOLS_SETTING
+
+log = logging.getLogger(__name__)
+
+WRITE_BUSY_TIMEOUT_S = 2.0  # a journal locked by another program: refuse, never hang the hub
+FOREIGN_WRITE_NOTICE_GAP_S = 60.0
+DAMAGE_PROBE_EVERY_S = 1.0  # a journal damaged in place is found within this long, even with no write
+# Why the journal could not be written: English in a server's answer (the model reads it), marked
+# for the user's notice.
+JOURNAL_LOCKED = N_("the activity log is locked by another program")
+JOURNAL_DISK_FULL = N_("the disk that holds the activity log is full")
+JOURNAL_NOT_WRITTEN = N_("the activity log cannot be written ({error})")
+JOURNAL_DAMAGED = "the activity log was damaged ({error}), so a new one was started"  # English: servers pass it on
+
+
+class Record:
+    """The journal as the hub writes it. Not thread-safe on its own: the hub calls it under its lock."""
+
+    def __init__(self, paths: AppPaths, notify: Callable[[str, str], None]) -> None:
+        self.paths = paths
+        self.notify = notify
+        self.writes = 0  # our own writes so far: with data_version, tells the tray's views to refresh
+        self._last_foreign_notice = 0.0
+        self._problem_told: str | None = None
+        self._next_damage_probe = 0.0
+        self.journal = self._open()
+
+    def _open(self) -> Journal:
+        journal = Journal(self.paths, check_same_thread=False, busy_timeout_s=WRITE_BUSY_TIMEOUT_S)
+        self._journal_inode = _inode(self.paths.journal)
+        # Another program's commit moves SQLite's data_version, which our own writes never do: it is
+        # never reset by them. The pause file is also written by our own pause: seen after each write.
+        self._seen_commits = journal.others_commits()
+        self._seen_pause_stamp = pause_file.stamp(self.paths.pause_file)
+        return journal
+
+    def stored_state(self) -> ControlState:
+        """The settings the file holds (read once, at start)."""
+        journal = self.journal
+        return ControlState.from_wire(
+            {
+                "paused": bool(journal.get_setting("paused", False)),
+                "approval_mode": journal.get_setting(MODE_SETTING, DEFAULTS.approval_mode),
+                "approval_window_s": journal.get_setting(WINDOW_SETTING, DEFAULTS.approval_window_s),
+                "tools": journal.get_setting(TOOLS_SETTING, DEFAULTS.tools),
+                "container": journal.get_setting(settings.CONTAINER, DEFAULTS.container),
+            }
+        )
+
+    def write_state(self, state: ControlState) -> None:
+        """Copy the settings in force into the file (raises sqlite3.OperationalError)."""
+        for key, value in (
+            ("paused", state.paused),
+            (MODE_SETTING, state.approval_mode),
+            (WINDOW_SETTING, state.approval_window_s),
+            (TOOLS_SETTING, state.tools),
+            (settings.CONTAINER, state.container),
+        ):
+            self.journal.set_setting(key, value)
+        self.wrote()
+
+    def wrote(self) -> None:
+        """After each of our own writes: the pause file we may have rewritten is not someone else's
+        change. (Our commits do not move data_version: that one is never reset here.)"""
+        self.writes += 1
+        self._problem_told = None
+        self._seen_pause_stamp = pause_file.stamp(self.paths.pause_file)
+
+    def gone_or_damaged(self) -> bool:
+        """The file was deleted or replaced under us, or damaged in place."""
+        return _inode(self.paths.journal) != self._journal_inode or self._damaged_in_place()
+
+    def _damaged_in_place(self) -> bool:
+        """A journal overwritten where it is (same file, garbage pages): our own connection reads
+        its cached pages and would not notice, so a fresh one looks, once a second."""
+        if time.monotonic() < self._next_damage_probe:
+            return False
+        self._next_damage_probe = time.monotonic() + DAMAGE_PROBE_EVERY_S
+        damage = damage_on_disk(self.paths.journal)
+        if damage:
+            log.warning("the journal at %s is damaged (%s)", self.paths.journal, damage)
+        return damage is not None
+
+    def reopen(self) -> None:
+        """Start a new file where the old one was (the hub writes its memory into it next)."""
+        log.warning("the journal at %s was deleted or replaced: starting a new one", self.paths.journal)
+        with contextlib.suppress(sqlite3.Error):
+            self.journal.close()
+        data_folder.ensure(self.paths)
+        self.journal = self._open()
+
+    def changed_by_others(self) -> bool:
+        """True when another program wrote the file or the pause file since we last looked."""
+        commits, stamp = self.journal.others_commits(), pause_file.stamp(self.paths.pause_file)
+        foreign = commits != self._seen_commits or stamp != self._seen_pause_stamp
+        self._seen_commits, self._seen_pause_stamp = commits, stamp
+        return foreign
+
+    def tell_foreign_change(self) -> None:
+        """Tell the user, at most once a minute, that another program changed the file."""
+        if time.monotonic() - self._last_foreign_notice <= FOREIGN_WRITE_NOTICE_GAP_S:
+            return
+        self._last_foreign_notice = time.monotonic()
+        log.warning("the journal was changed by another program")
+        self.notify(
+            _("The activity log was changed by another program"),
+            _("Cowork Terminal did not make this change. Your settings and answers are unaffected."),
+        )
+
+    def problem(self, exc: sqlite3.OperationalError) -> tuple[str, str]:
+        """Why a write failed: in English (what a server tells the model) and in the user's words;
+        the user is told once, until a write succeeds again."""
+        text = str(exc)
+        if isinstance(exc, DataFolderError):
+            english, why = text, exc.for_person()
+        elif "locked" in text or "busy" in text:
+            english = JOURNAL_LOCKED
+            why = _(JOURNAL_LOCKED)
+        elif "full" in text:
+            english = JOURNAL_DISK_FULL
+            why = _(JOURNAL_DISK_FULL)
+        else:
+            english = JOURNAL_NOT_WRITTEN.format(error=text)
+            why = _(JOURNAL_NOT_WRITTEN).format(error=text)
+        log.warning("journal write failed: %s", text)
+        if self._problem_told != why:  # once, until a write succeeds again
+            self._problem_told = why
+            self.notify(_("Cowork Terminal cannot record commands"), _("Commands are refused: {why}.").format(why=why))
+        return english, why
+
+    def close(self) -> None:
+        self.journal.close()
+
+
+def _inode(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino

@@ -1,0 +1,152 @@
+"""What servers send the hub: their commands' rows, written before a command runs.
+
+A server starts a command only after the hub acknowledged its `begin`: the row is written, the
+pause checked and, for a command that waits for the user, a hold made from the server's own words.
+Each handler gets the hub, the peer and the message (decoded and checked at the edge:
+core/channel/protocol.py), and returns the fields of the ack.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from app.core.authority.errors import RequestError
+from app.core.authority.holds import MAX_HOLDS_PER_PEER, HeldCommand
+from app.core.channel.protocol import Begin, ClientName, End, Finish, Progress, Started
+from app.core.i18n import _
+from app.core.journal.store import Status
+from app.core.policy.approval import HOLD_UNSEEN_MAX_S
+
+if TYPE_CHECKING:
+    from app.core.authority.hub import Hub
+    from app.core.authority.peers import Peer
+
+log = logging.getLogger(__name__)
+
+LIVE_OUTPUT_MAX_CHARS = 32 * 1024  # per stream: the journal keeps a preview, not the whole output
+
+
+def begin(hub: Hub, peer: Peer, message: Begin) -> dict[str, Any]:
+    row = message.row
+    status = row.status
+    with hub.lock:
+        journal = hub.record.journal
+        if status in (Status.RUNNING, Status.WAITING) and hub.state.paused:
+            raise RequestError("host access is paused")
+        if status is Status.WAITING and hub.holds.full_for(peer):
+            raise RequestError(f"{MAX_HOLDS_PER_PEER} commands from this server already wait for the user")
+        if peer.server_id is None:  # its row was not written at its hello (a full disk)
+            peer.server_id = hub.register(peer)
+
+        def write_row() -> int:
+            return journal.begin_command(
+                command=row.command, cwd=row.cwd, env_keys=list(row.env_keys), timeout_ms=row.timeout_ms,
+                server_id=peer.server_id, server_pid=peer.facts.pid, client_name=row.client_name,
+                client_version=row.client_version, tool=row.tool, tier=row.tier, status=status,
+                reason=row.reason, confirmation_id=row.confirmation_id,
+                hold_expires_at=time.time() + HOLD_UNSEEN_MAX_S if status is Status.WAITING else None,
+            )  # fmt: skip
+
+        try:
+            command_id = write_row()
+        except sqlite3.IntegrityError:  # its server's row was deleted by another program: made again
+            log.warning("the row of %s vanished from the journal: registering it again", peer.label)
+            peer.server_id = hub.register(peer)
+            command_id = write_row()
+        hub.record.wrote()
+        if status.is_active:
+            peer.commands.add(command_id)
+        if status is Status.WAITING:
+            peer.waiting.add(command_id)
+        hold = None
+        if status is Status.WAITING:
+            hold = HeldCommand(
+                command_id, row.command, row.cwd, list(row.env_keys), row.tool, row.reason or "",
+                row.client_name or _("An AI agent"), time.time() + HOLD_UNSEEN_MAX_S, row.digest(), peer,
+                row.explanation, row.pin,
+            )  # fmt: skip
+            hub.holds.add(hold)
+    if hold is not None:
+        hub.held_arrived(hold)
+    # Plain rows wake nobody: the tray's icon follows them at its next poll (a quarter second),
+    # and waking its monitor for each row would make every call wait for the journal's lock.
+    return {"id": command_id}
+
+
+def started(hub: Hub, peer: Peer, message: Started) -> dict[str, Any]:
+    command_id = _owned(peer, message.id)
+    with hub.lock:
+        if hub.state.paused:
+            raise RequestError("host access is paused")
+        hub.record.journal.mark_started(command_id)
+        hub.record.wrote()
+        peer.waiting.discard(command_id)
+    return {}
+
+
+def finish(hub: Hub, peer: Peer, message: Finish) -> dict[str, Any]:
+    command_id = _owned(peer, message.id)
+    outcome = message.outcome
+    with hub.lock:
+        hub.record.journal.finish_command(command_id, outcome)
+        hub.record.wrote()
+        peer.commands.discard(command_id)
+        peer.waiting.discard(command_id)
+        was_held = hub.holds.pop(command_id) is not None
+    if was_held:
+        hub.on_holds()
+        hub.on_change()
+    return {}
+
+
+def progress(hub: Hub, peer: Peer, message: Progress) -> dict[str, Any]:
+    """A running command's output so far (a server sends it at most once a second)."""
+    command_id = _owned(peer, message.id)
+    with hub.lock:
+        hub.record.journal.set_live_output(
+            command_id, message.stdout[:LIVE_OUTPUT_MAX_CHARS].encode(),
+            message.stderr[:LIVE_OUTPUT_MAX_CHARS].encode(), message.stdout_bytes, message.stderr_bytes,
+        )  # fmt: skip
+        hub.record.wrote()
+    return {}
+
+
+def client(hub: Hub, peer: Peer, message: ClientName) -> dict[str, Any]:
+    if peer.server_id is not None:
+        with hub.lock:
+            name = (message.name, message.version)
+            hub.record.journal.set_server_client(peer.server_id, *name)
+            peer.registration["client"] = name
+            hub.record.wrote()
+        hub.on_change()
+    return {}
+
+
+def end(hub: Hub, peer: Peer, message: End) -> dict[str, Any]:
+    if peer.server_id is not None and not peer.ended:
+        peer.ended = True
+        with hub.lock:
+            hub.record.journal.end_server(peer.server_id, state="exited")
+            hub.record.wrote()
+        hub.on_change()
+    return {}
+
+
+def _owned(peer: Peer, command_id: int) -> int:
+    if command_id not in peer.commands:
+        raise RequestError(f"command {command_id!r} is not one of this server's")
+    return command_id
+
+
+SERVER_OPS: dict[str, Callable[[Hub, Peer, Any], dict[str, Any]]] = {
+    "begin": begin,
+    "started": started,
+    "finish": finish,
+    "progress": progress,
+    "client": client,
+    "end": end,
+}

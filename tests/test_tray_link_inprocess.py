@@ -1,0 +1,153 @@
+"""A server's tray link against a hub (or a tray that misbehaves) in this process, over the real channel.
+
+Both ends speak core/channel/protocol.py: these tests show the typed messages arrive, that a push
+no tray of ours sends is refused at the server's edge (never loosening it), and that a request
+waiting for the tray leaves the server's event loop free to answer everything else.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from app.core.authority.state import STRICTEST
+from app.core.channel.protocol import Started
+from app.core.channel.transport import Listener, address_for
+from app.core.commands.request import ExecuteRequest
+from app.core.paths import AppPaths
+from tests.channel_peers import running_hub, wait_until
+from tests.test_command_service_inprocess import bound_link, fake_tray, serving, tray_link
+
+SLOW_TRAY_S = 1.0  # how long the slow tray below takes to answer each request
+TICK_S = 0.01
+
+
+def test_a_link_bound_to_the_hub_hears_a_pause_as_a_typed_state_push(paths: AppPaths) -> None:
+    with running_hub(paths) as (hub, _seen):
+        link = tray_link(paths)
+        assert link.try_connect(), link.refusal
+        link.start()
+        try:
+            assert link.state is not None and link.state.paused is False
+            hub.set_paused(True)
+            wait_until(lambda: link.state is not None and link.state.paused)
+            assert link.server_id is not None
+        finally:
+            link.close()
+
+
+def test_a_state_push_no_tray_sends_leaves_the_server_at_its_strictest(paths: AppPaths) -> None:
+    with fake_tray(paths) as tray:
+        link = bound_link(paths)
+        try:
+            assert link.state is not None and not link.state.paused
+            tray.push({"op": "state", "state": "paused"})  # not an object
+            wait_until(lambda: link.state == STRICTEST)
+        finally:
+            link.close()
+
+
+def test_a_hold_clock_of_nan_is_refused_and_a_good_one_after_it_is_taken(paths: AppPaths) -> None:
+    with fake_tray(paths) as tray:
+        link = bound_link(paths)
+        try:
+            tray.push({"op": "hold_clock", "id": 1, "expires_at": math.nan})
+            tray.push({"op": "stop", "id": -4})
+            tray.push({"op": "hold_clock", "id": 2, "expires_at": 1_800_000_000.0})
+            wait_until(lambda: 2 in link.hold_clocks)  # the link read past the bad ones: they arrived
+            assert link.hold_clocks == {2: 1_800_000_000.0}
+            assert link.stops == set()
+        finally:
+            link.close()
+
+
+class SlowTray:
+    """A program at the tray's address that welcomes a server, then answers each request late."""
+
+    def __init__(self, paths: AppPaths) -> None:
+        self.data_dir = os.path.realpath(paths.data_dir)
+        self.listener = Listener(address_for(paths))
+        self.channel: Any = None
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        with suppress(OSError, EOFError):
+            self.channel = self.listener.accept().channel
+            self.channel.receive(5.0)  # hello
+            state = {"paused": False, "approval_mode": "never", "approval_window_s": 40, "tools": "all"}
+            self.channel.send({"op": "ack", "data_dir": self.data_dir, "server_id": 1, "state": state})
+            while True:
+                message = self.channel.receive()
+                time.sleep(SLOW_TRAY_S)
+                self.channel.send({"op": "ack", "seq": message["seq"], "id": 7})
+
+    def close(self) -> None:
+        self.listener.close()
+        if self.channel is not None:
+            self.channel.close()
+
+
+@contextmanager
+def slow_tray(paths: AppPaths) -> Iterator[SlowTray]:
+    tray = SlowTray(paths)
+    try:
+        yield tray
+    finally:
+        tray.close()
+
+
+async def ticks_while(work: Any) -> tuple[int, float]:
+    """Run `work` while another task counts TICK_S sleeps: (ticks, seconds `work` took)."""
+    ticks = 0
+
+    async def count() -> None:
+        nonlocal ticks
+        while True:
+            await anyio.sleep(TICK_S)
+            ticks += 1
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(count)
+        started = time.monotonic()
+        await work()
+        took = time.monotonic() - started
+        group.cancel_scope.cancel()
+    return ticks, took
+
+
+@pytest.mark.anyio
+async def test_a_request_waiting_for_the_tray_leaves_the_event_loop_free(paths: AppPaths) -> None:
+    with slow_tray(paths):
+        link = bound_link(paths)
+        try:
+            ticks, took = await ticks_while(lambda: link.request_async(Started(3)))
+        finally:
+            link.close()
+    assert took >= SLOW_TRAY_S * 0.9, "the request did wait for the tray"
+    assert ticks >= took / TICK_S / 4, f"the loop ran only {ticks} times in {took:.2f} s"
+
+
+@pytest.mark.anyio
+async def test_a_server_keeps_serving_while_the_tray_writes_a_commands_row_slowly(
+    paths: AppPaths, tmp_path: Path
+) -> None:
+    with slow_tray(paths):
+        link = bound_link(paths)
+        async with serving(paths, link) as service:
+
+            async def run() -> None:
+                await service.execute(ExecuteRequest(command="true", cwd=str(tmp_path)))
+
+            ticks, took = await ticks_while(run)
+    assert took >= SLOW_TRAY_S * 0.9, "the row waited for the tray"
+    assert ticks >= took / TICK_S / 4, f"the loop ran only {ticks} times in {took:.2f} s"
