@@ -60,9 +60,9 @@ def staleness(program: str, this_program: str, exists: Callable[[str], bool]) ->
 
 
 def _serve_options(entry: Mapping[str, object]) -> list[str]:
-    """The options after `serve` in one of our entries (`--headless`...), kept across a repair."""
-    args = [str(arg) for arg in entry.get("args") or []]  # type: ignore[attr-defined]
-    return args[args.index("serve") + 1 :] if "serve" in args else []
+    """The options after `serve` in one of our entries (`--headless`...), kept across a repair;
+    arguments `serve` does not have are not carried over (config.added_to_entry)."""
+    return cc.serve_options(entry)[0]
 
 
 def repair_stale_entries(
