@@ -25,7 +25,7 @@ import anyio.abc
 from app.core.channel.protocol import Pin, command_digest
 from app.core.classifier import Tier, classify, classify_typed, repl_program
 from app.core.commands.authority import NotRecorded, ServerAuthority
-from app.core.commands.jobs import Jobs
+from app.core.commands.jobs import Jobs, why_cancelled
 from app.core.commands.pins import changed_since, pin_command
 from app.core.commands.request import (
     CommandRefused,
@@ -67,6 +67,7 @@ from app.core.messages import (
     PAUSED_HOLD_REASON,
     PAUSED_MESSAGE,
     PROTECTED_WRITE_PLAIN,
+    SERVER_EXITED_REASON,
     SERVER_STOPPED_REASON,
     SESSION_BUSY_MESSAGE,
     SESSION_BUSY_REASON,
@@ -589,9 +590,11 @@ class CommandService:
             message = BASH_NOT_STARTED_REASON.format(bash=bash, error=exc.strerror or exc)
             self.authority.finish(command_id, Outcome(status=Status.FAILED, reason=message))
             raise CommandRefused(message) from None
-        except BaseException:
+        except BaseException:  # its task was cancelled: Jobs.end, or the server ends (jobs.why_cancelled)
+            reason = why_cancelled()
+            status = Status.INTERRUPTED if reason == SERVER_EXITED_REASON else Status.KILLED
             with anyio.CancelScope(shield=True):
-                self.authority.finish(command_id, Outcome(status=Status.KILLED, reason=CANCEL_REASON))
+                self.authority.finish(command_id, Outcome(status=status, reason=reason))
             raise
         finally:
             self._running.pop(command_id, None)
