@@ -681,6 +681,9 @@ class CommandService:
     ) -> SessionOutcome:
         async with self._session_lock:  # two first calls at once must not start two shells
             session, restarted = await self._session_ready(bash)
+            if not session.busy and not await session.protect_again():  # an allowed change stayed writable
+                await session.close()  # so that shell's container ends, and a new one starts
+                session, restarted = await self._session_ready(bash)
             if session.busy:
                 self.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=SESSION_BUSY_REASON))
                 raise CommandRefused(SESSION_BUSY_MESSAGE)
@@ -693,6 +696,9 @@ class CommandService:
                     f"The shell session is now in {here}, not in {valid.cwd} where this command was checked "
                     "(and shown to the user). Run it again with terminal_run if it is still wanted."
                 )
+            members = self._unbound.pop(command_id, None)  # the user allowed it to change these
+            if members:
+                await session.lift(members)
             stop = self._track(command_id)  # only now: a refusal above must not leave it registered
             output = self._new_output(command_id, ("output",))
             running = await session.send_command(valid.command, mark=self._mark(str(command_id)), output=output)
@@ -750,6 +756,8 @@ class CommandService:
                 status = Status.FINISHED if running.exit_code == 0 else Status.FAILED
                 reason = None
             with anyio.CancelScope(shield=True):
+                if self._session is not None and not await self._session.protect_again():
+                    await self._session.close()  # never leave the shell's container open (container_lift)
                 self.authority.finish(
                     command_id,
                     Outcome(
