@@ -19,6 +19,8 @@ log = logging.getLogger(__name__)
 
 HELPER_TIMEOUT_S = 10.0
 LIFT, PROTECT = "lift", "protect"
+# Members made writable, by container (its init's pid): lone_files.py leaves them writable there.
+LIFTED: dict[int, set[str]] = {}
 
 # Run as `python -I -c HELPER <lift|protect> <pid> [paths...] -- [nested paths...]`. `lift` unmounts
 # each path (which detaches what is mounted under it too) and protects the nested paths again;
@@ -88,6 +90,10 @@ def change(action: str, pid: int, members: Sequence[str], protected: Iterable[st
     except (OSError, subprocess.SubprocessError) as exc:
         return str(exc)
     if done.returncode == 0 and done.stdout.strip() == "ok":
+        if action == LIFT:
+            LIFTED.setdefault(pid, set()).update(members)
+        else:
+            LIFTED.get(pid, set()).difference_update(members)
         return None
     problem = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
     log.warning("%s of %s in container %s failed: %s", action, members, pid, problem)
