@@ -67,7 +67,8 @@ async def test_a_job_whose_server_is_closed_by_claude_is_recorded_as_ended_with_
         async with server(home, COWORK) as another:
             read = await call(another, "command_wait", {"jobId": started["jobId"]})
     assert read["status"] == "finished" and read["exitCode"] is None
-    assert "server" in read["note"] and "cancel" not in read["note"], read
+    assert read["note"].startswith("the server exited while it ran or waited"), read
+    assert "run it again with execute_command" in read["note"] and "cancel" not in read["note"]
 
 
 async def test_a_job_whose_server_gets_sigterm_is_recorded_as_ended_with_its_server(
