@@ -47,12 +47,18 @@ def protects(cmdline: list[str], path: str) -> bool:
 def our_containers(proc: str = "/proc") -> list[tuple[int, list[str]]]:
     """(init pid, bwrap's command line) of each container this process started and that still runs."""
     found = []
+    children: list[int] = []
     me = os.getpid()
     try:
-        with open(f"{proc}/{me}/task/{me}/children") as handle:
-            children = [int(pid) for pid in handle.read().split()]
-    except (OSError, ValueError):
+        tasks = os.listdir(f"{proc}/{me}/task")
+    except OSError:
         return []
+    for task in tasks:  # each thread's own children: a container may be started from any of them
+        try:
+            with open(f"{proc}/{me}/task/{task}/children") as handle:
+                children += [int(pid) for pid in handle.read().split()]
+        except (OSError, ValueError):
+            continue
     for pid in children:
         try:
             with open(f"{proc}/{pid}/cmdline", "rb") as handle:
