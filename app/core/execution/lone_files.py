@@ -100,12 +100,12 @@ def _watch(files: list[str]) -> None:
         except OSError:
             return
         for wd, name in parse_events(data):
-            path = names.get(wd, {}).get(name)
-            if path is not None:
+            replaced = names.get(wd, {}).get(name)
+            if replaced is not None:
                 try:
-                    bind_again(path)
+                    bind_again(replaced)
                 except Exception:  # the top of the watching thread: it must go on
-                    log.exception("binding %s again failed", path)
+                    log.exception("binding %s again failed", replaced)
 
 
 def watch(files: Iterable[str]) -> None:
