@@ -193,6 +193,7 @@ class ShellSession:
         pid, members, protected = self._lifted
         if self._group_leader() != pid:  # the container is gone, and its mounts with it
             self._lifted = None
+            container_lift.LIFTED.pop(pid, None)  # its pid may come back as another process's
             return True
         problem = await anyio.to_thread.run_sync(container_lift.change, container_lift.PROTECT, pid, members, protected)
         self._lifted = None
