@@ -401,3 +401,51 @@ def test_the_windows_run_value_reads_back_as_its_command(tmp_path: Path) -> None
     environ = install_fake_reg(tmp_path / "bin")
     autostart.enable("win32", environ, tmp_path, command=[WINDOWS_EXE, "tray"])
     assert autostart.read_command("win32", environ, tmp_path) == [WINDOWS_EXE, "tray"]
+
+
+# --- an entry of ours with settings added (issue 21) -----------------------------------------------
+
+SOURCE_LAUNCH = autostart.launch_command(False, "/opt/venv/bin/python3")
+
+
+@pytest.mark.parametrize(
+    ("command", "plist_env", "added"),
+    [
+        (SOURCE_LAUNCH, None, []),
+        (["env", "PYTHONPATH=/tmp/planted", *SOURCE_LAUNCH], None, ["env PYTHONPATH=/tmp/planted"]),
+        (["/usr/bin/env", "-u", "HOME", *SOURCE_LAUNCH], None, ["env -u HOME"]),
+        ([*SOURCE_LAUNCH, "--planted"], None, ["argument --planted"]),
+        (SOURCE_LAUNCH, {"LD_PRELOAD": "/tmp/x.so"}, ["env LD_PRELOAD"]),
+        (["/elsewhere/python3", "-m", "app", "tray", "--x"], None, []),  # another program: stale_entries' job
+        ([WINDOWS_EXE, "tray"], None, []),
+    ],
+)
+def test_an_env_prefix_extra_arguments_or_launch_agent_variables_are_named_as_added(command, plist_env, added) -> None:
+    launch = [WINDOWS_EXE, "tray"] if command[0] == WINDOWS_EXE else SOURCE_LAUNCH
+    assert autostart.added_to_command(command, launch, plist_env) == added
+
+
+def test_a_launch_agent_with_environment_variables_reads_as_added(tmp_path: Path) -> None:
+    autostart.enable("darwin", {}, tmp_path, command=SOURCE_LAUNCH)
+    assert autostart.read_added(SOURCE_LAUNCH, "darwin", {}, tmp_path) == []
+    location = autostart.autostart_location("darwin", {}, tmp_path)
+    plist = plistlib.loads(location.read_bytes())
+    location.write_bytes(plistlib.dumps({**plist, "EnvironmentVariables": {"DYLD_INSERT_LIBRARIES": "/tmp/x"}}))
+    assert autostart.read_added(SOURCE_LAUNCH, "darwin", {}, tmp_path) == ["env DYLD_INSERT_LIBRARIES"]
+
+
+def test_the_autostart_command_says_when_its_entry_runs_with_settings_it_did_not_write(
+    tmp_path: Path, cli_env: dict[str, str]
+) -> None:
+    env = {**cli_env, "XDG_CONFIG_HOME": str(tmp_path / "cfg"), "HOME": str(tmp_path)}
+    argv = [sys.executable, "-m", "app", "autostart"]
+    done = subprocess.run([*argv, "on"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("Start at login: on ("), done
+    ours = autostart.read_command("linux", env, tmp_path)
+    assert ours is not None
+    autostart.enable("linux", env, tmp_path, command=["env", "PYTHONPATH=/tmp/planted", *ours])
+    said = subprocess.run([*argv, "status"], env=env, capture_output=True, text=True, timeout=60)
+    assert said.returncode == 1
+    assert "did not write (env PYTHONPATH=/tmp/planted)" in said.stdout and "autostart on" in said.stdout
+    subprocess.run([*argv, "on"], env=env, capture_output=True, text=True, timeout=60, check=True)
+    assert autostart.read_command("linux", env, tmp_path) == ours

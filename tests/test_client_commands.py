@@ -371,3 +371,35 @@ def test_another_venvs_python_is_still_another_install() -> None:
 
     assert same_program("/home/ana/ct/.venv/bin/python", "/home/ana/ct/.venv/bin/python3", resolve)
     assert not same_program("/home/ana/old/.venv/bin/python3", "/home/ana/ct/.venv/bin/python3", resolve)
+
+
+# --- an entry of ours with settings added (issue 21) ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("added", "named"),
+    [
+        ({"env": {"PYTHONPATH": "/tmp/planted"}}, "env PYTHONPATH"),
+        ({"env": {"LD_PRELOAD": "/tmp/planted.so"}}, "env LD_PRELOAD"),
+        ({"args_after_serve": ["--planted"]}, "argument --planted"),
+    ],
+)
+def test_our_entry_with_an_env_block_or_an_extra_argument_is_not_connected_and_connect_repairs_it(
+    user, cli_env, added, named
+):
+    entry = expected_entry(cli_env)
+    entry["args"] = entry["args"] + added.get("args_after_serve", [])
+    entry["env"] = {**entry["env"], "COWORK_TERMINAL_BASH": "/bin/bash", **added.get("env", {})}
+    user.install_desktop(json.dumps({"mcpServers": {"cowork-terminal": entry}}))
+    listed = user.run("clients")
+    assert listed.returncode == 0, listed.stderr
+    assert "not connected (settings added)" in listed.stdout.splitlines()[1], listed.stdout
+    checked = user.run("check", "--client", "claude-desktop")
+    assert checked.returncode == 1
+    assert "claude-desktop: altered-entry:" in checked.stdout and named in checked.stdout, checked.stdout
+    repaired = user.run("connect")
+    assert repaired.returncode == 0, repaired.stderr
+    assert "replaced the entry with added settings" in repaired.stdout
+    wanted = expected_entry(cli_env)
+    assert user.entry() == {**wanted, "env": {**wanted["env"], "COWORK_TERMINAL_BASH": "/bin/bash"}}
+    assert "connected" in user.run("clients").stdout.splitlines()[1].split()

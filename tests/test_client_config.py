@@ -146,7 +146,10 @@ def test_connect_adds_mcp_servers_at_the_end_when_the_file_has_none(config):
 
 
 def test_connect_replaces_our_entry_in_place_without_moving_it(config):
-    servers = {"a": {"command": "a"}, "cowork-terminal": {"command": PYTHON, "args": ["-m", "app", "serve", "-x"]}}
+    servers = {
+        "a": {"command": "a"},
+        "cowork-terminal": {"command": PYTHON, "args": ["-m", "app", "serve", "--headless"]},
+    }
     write(config, json.dumps({"mcpServers": {**servers, "z": {"command": "z"}}}))
     change = cc.connect_desktop(config, ENTRY)
     assert change.previous == cc.CHANGED  # same executable, other options: no --replace needed
@@ -609,7 +612,7 @@ def test_claude_code_foreign_entry_needs_replace_then_is_removed_and_added(fake_
 
 def test_claude_code_update_keeps_the_users_settings(fake_claude):
     claude, calls, servers, state = fake_claude
-    older = {**ENTRY, "args": ["-m", "app", "serve", "-x"], "env": USER_SETTING}
+    older = {**ENTRY, "args": ["-m", "app", "serve", "--headless"], "env": USER_SETTING}
     state.write_text(json.dumps({"cowork-terminal": older}))
     change = cc.connect_claude_code(claude, ENTRY)
     assert change.previous == cc.CHANGED
@@ -689,3 +692,29 @@ def test_connect_client_and_disconnect_client_dispatch_by_kind(config, fake_clau
     cc.disconnect_client(desktop(config), ENTRY)
     cc.disconnect_client(code, ENTRY)
     assert json.loads(config.read_text("utf-8")) == {"mcpServers": {}} and servers() == {}
+
+
+@pytest.mark.parametrize(
+    ("env", "args", "state"),
+    [
+        ({"COWORK_TERMINAL_BASH": "/bin/bash", "LANG": "de_DE.UTF-8", "LC_ALL": "C"}, [], cc.CURRENT),
+        ({"PYTHONPATH": "/tmp/x"}, [], cc.ALTERED),
+        ({"LD_PRELOAD": "/tmp/x.so"}, [], cc.ALTERED),
+        ({"PATH": "/tmp/bin:/usr/bin"}, [], cc.ALTERED),
+        ({}, ["--tools", "all", "--headless"], cc.CHANGED),
+        ({}, ["--tools=all"], cc.CHANGED),
+        ({}, ["--planted"], cc.ALTERED),
+    ],
+)
+def test_an_entry_of_ours_with_an_env_key_or_argument_this_app_never_writes_is_altered(env, args, state):
+    entry = {**ENTRY, "args": ENTRY["args"] + args, **({"env": env} if env else {})}
+    assert cc.classify_entry(entry, ENTRY) == state
+    assert (cc.added_to_entry(entry) == []) == (state != cc.ALTERED)
+
+
+def test_connecting_over_an_altered_entry_drops_what_was_added_and_keeps_the_users_own_settings(config):
+    altered = {**ENTRY, "args": ENTRY["args"] + ["--planted"], "env": {**USER_SETTING, "PYTHONPATH": "/tmp/x"}}
+    write(config, json.dumps({"mcpServers": {"cowork-terminal": altered}}))
+    change = cc.connect_desktop(config, ENTRY)
+    assert change.previous == cc.ALTERED and change.action == "written"
+    assert cc.desktop_entry(config) == {**ENTRY, "env": USER_SETTING}

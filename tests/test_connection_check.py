@@ -84,12 +84,12 @@ def test_an_unreadable_config_is_reported_with_its_line(desktop: FakeDesktop) ->
 
 
 def test_a_server_that_crashes_at_start_is_reported_with_its_stderr(desktop: FakeDesktop) -> None:
-    broken = cc.this_app_entry(["--no-such-option"])  # this app, with an option `serve` rejects at start
+    broken = cc.this_app_entry(["--tools", "no-such-set"])  # this app, with a value `serve` rejects at start
     write_entry(desktop, broken)
     result = check.check_client(desktop_location(), cc.this_app_entry())
     assert result.kind == check.CRASHED_AT_START, result
-    assert "unrecognized arguments: --no-such-option" in result.stderr
-    assert "stopped at start" in result.message and "--no-such-option" in result.message
+    assert "invalid choice: 'no-such-set'" in result.stderr
+    assert "stopped at start" in result.message and "no-such-set" in result.message
 
 
 def test_a_command_that_cannot_be_started_is_named(tmp_path: Path) -> None:

@@ -414,3 +414,76 @@ async def test_an_allowed_command_that_needs_sudo_runs_outside_the_container_and
     with Journal.open(paths) as journal:
         reason = journal.recent_commands()[0].reason or ""
     assert "gains privileges" in reason, reason
+
+
+async def test_an_allowed_change_of_a_protected_file_in_the_session_shell_works_and_the_file_is_read_only_again_after(
+    home: Path, paths: AppPaths, user_home: Path, display: str
+) -> None:
+    """The session's shell lives in one container: the user's Allow lifts the file's read-only bind
+    there for that one command, and the next command meets it again."""
+    seen: list[dict] = []
+
+    async def allow_when_held() -> None:
+        deadline = time.monotonic() + WAIT_S
+        while not seen and time.monotonic() < deadline:
+            seen.extend(json.loads((await anyio.to_thread.run_sync(ask_tray, paths, "holds"))["message"]))
+            await anyio.sleep(0.1)
+        await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
+
+    async def session(client, command: str) -> dict:
+        result = await client.call_tool("terminal_run", {"command": command})
+        assert not result.is_error, result.content[0].text
+        return json.loads(result.content[0].text)
+
+    hidden_rc = base64.b64encode(str(user_home / ".bashrc").encode()).decode()
+    hidden_data = base64.b64encode(str(paths.data_dir / "sneaked").encode()).decode()
+    with running_tray(home, display=display):
+        async with connect(home, headless=False, env=server_env(user_home)) as client:
+            before = await session(client, f'echo before >> "$(echo {hidden_rc} | base64 -d)"')
+            async with anyio.create_task_group() as g:
+                g.start_soon(allow_when_held)
+                allowed = await session(
+                    client, f"echo '# allowed' >> ~/.bashrc; touch \"$(echo {hidden_data} | base64 -d)\""
+                )
+            after = await session(client, f'echo after >> "$(echo {hidden_rc} | base64 -d)"')
+    assert "Read-only file system" in before["output"], "the session's container protects it at first"
+    assert "Cowork Terminal protects" in seen[0]["reasons"], seen
+    assert "Read-only file system" in allowed["output"], "what it does not name stays read-only"
+    assert not (paths.data_dir / "sneaked").exists()
+    assert "Read-only file system" in after["output"], "read-only again for the next command"
+    assert (user_home / ".bashrc").read_text() == "alias ll='ls -l'\n# allowed\n"
+
+
+async def test_a_lone_protected_file_replaced_by_rename_outside_stays_read_only_in_a_running_command(
+    home: Path, paths: AppPaths, user_home: Path
+) -> None:
+    """Claude saves ~/.claude.json by renaming a new file over it, which takes the file's read-only
+    bind out of every container: a command running then would write the new file, unless the bind
+    is put back (lone_files.py)."""
+    target = user_home / ".claude.json"
+    stamp = f"{os.getpid()}-{time.monotonic_ns()}"
+    go, log = Path(f"/tmp/go-{stamp}"), Path(f"/tmp/tries-{stamp}")
+    tries = (
+        f"until [ -e {go} ]; do sleep 0.05; done; for i in $(seq 1 10); do "
+        f'if (echo x >> "$(echo {base64.b64encode(str(target).encode()).decode()} | base64 -d)") 2>/dev/null; '
+        f"then echo W; else echo R; fi >> {log}; sleep 0.1; done"
+    )
+    never_ask(paths)
+    try:
+        async with connect(home, env=server_env(user_home)) as client:
+            started = await run(client, {"command": tries, "background": True})
+            assert started["status"] == "running", started
+            await anyio.sleep(1.0)  # the command waits in its container
+            fresh = user_home / ".claude.json.tmp"
+            fresh.write_text('{"saved": "by Claude"}\n')
+            os.replace(fresh, target)  # as Claude and editors save
+            await anyio.sleep(1.0)
+            go.touch()
+            deadline = time.monotonic() + WAIT_S
+            while time.monotonic() < deadline and len(log.read_text().split() if log.exists() else []) < 10:
+                await anyio.sleep(0.1)
+        assert log.read_text().split() == ["R"] * 10, "every try ran, and each was refused"
+        assert target.read_text() == '{"saved": "by Claude"}\n'
+    finally:
+        go.unlink(missing_ok=True)
+        log.unlink(missing_ok=True)

@@ -123,7 +123,7 @@ def read_only_home(tmpfs: Path) -> Path:
     return home
 
 
-ENTRY_POINTS = [("status",), ("pause",), ("log",), ("stop", "1"), ("tray",)]  # resume asks the tray only
+ENTRY_POINTS = [("pause",), ("stop", "1"), ("tray",)]  # resume asks the tray only; status and log read (below)
 
 
 @LINUX_ROOT
@@ -134,6 +134,18 @@ def test_every_entry_point_explains_a_read_only_data_folder_without_a_traceback(
         assert result.returncode != 0, args
         assert "Traceback" not in result.stderr + result.stdout, (args, result.stderr)
         assert f"data folder {home} cannot be written (Read-only file system)" in result.stderr, (args, result.stderr)
+
+
+@LINUX_ROOT
+def test_status_and_log_read_a_read_only_data_folder_and_status_says_it_is_read_only(tmpfs: Path) -> None:
+    home = read_only_home(tmpfs)
+    status = cli(home, "status")
+    assert status.returncode == 0 and status.stderr == "", status
+    assert f"Data folder: {home} is read-only here, so the journal was only read." in status.stdout
+    assert "3 commands" in status.stdout
+    log = cli(home, "log")
+    assert log.returncode == 0 and log.stderr == "", log
+    assert len(log.stdout.splitlines()) == 3
 
 
 @LINUX_ROOT

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from app.core.claude.config import ABSENT, CHANGED, CURRENT, FOREIGN, INVALID, STALE, UNKNOWN
+from app.core.claude.config import ABSENT, ALTERED, CHANGED, CURRENT, FOREIGN, INVALID, STALE, UNKNOWN
 from app.ui.tray import menu
 from app.ui.tray.menu import ClientView, CrashView, MenuEntry, ServerView, TrayState
 
@@ -135,6 +135,12 @@ def test_each_entry_state_names_what_a_click_will_do() -> None:
         ("Update its entry", menu.CONNECT), ("Check connection", menu.CHECK),
         ("Disconnect Claude Desktop…", menu.ASK_DISCONNECT),
     ]  # fmt: skip
+    assert client(ALTERED).text == "Claude Desktop: not connected: settings were added to its entry"
+    assert items(ALTERED) == [
+        ("Repair its entry", menu.CONNECT), ("Check connection", menu.CHECK),
+        ("Disconnect Claude Desktop…", menu.ASK_DISCONNECT),
+    ]  # fmt: skip
+    assert not ClientView("claude-desktop", "Claude Desktop", True, ALTERED).connected, "Welcome's step too"
     assert client(STALE).text == "Claude Desktop: an older install's entry"
     assert items(STALE) == [("Replace it with this install", menu.CONNECT), ("Check connection", menu.CHECK)]
     assert client(FOREIGN).text == "Claude Desktop: another program's entry"

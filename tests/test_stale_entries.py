@@ -10,7 +10,7 @@ from test_client_config import install_fake_claude
 
 from app.core.claude import config as cc
 from app.core.install import autostart
-from app.core.install.stale_entries import MISSING, OTHER_COPY, repair_stale_entries
+from app.core.install.stale_entries import ALTERED, MISSING, OTHER_COPY, repair_stale_entries
 
 THIS_COPY = "/home/ann/Applications/cowork-terminal/cowork-terminal"  # the .tar.gz the tray runs from
 DEB_COPY = "/opt/cowork-terminal/cowork-terminal"
@@ -72,3 +72,20 @@ def test_another_programs_entry_and_entries_of_this_copy_are_left_alone(machine)
     assert repair(machine, exists=lambda path: True) == []
     assert (config.read_bytes(), state.read_bytes()) == before
     assert cc.list_backups(config) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["env", "PYTHONPATH=/tmp/planted", THIS_COPY, "tray"], [THIS_COPY, "tray", "--planted"]],
+)
+def test_a_start_at_login_entry_of_this_copy_with_settings_added_is_rewritten_and_says_so(machine, command) -> None:
+    home, environ, _, _ = machine
+    autostart.enable("linux", environ, home, command=command)
+    [fixed] = repair(machine, exists=lambda path: True)
+    assert fixed.why == ALTERED
+    assert autostart.read_command("linux", environ, home) == [THIS_COPY, "tray"]
+    added = "env PYTHONPATH=/tmp/planted" if command[0] == "env" else "argument --planted"
+    assert fixed.notice == (
+        f"Start at login started {command[0]} with settings Cowork Terminal did not write ({added}); "
+        f"it now starts {THIS_COPY} without them."
+    )

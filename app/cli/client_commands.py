@@ -43,6 +43,7 @@ STATE_TEXT = {
     cc.ABSENT: N_("not connected"),
     cc.CURRENT: N_("connected"),
     cc.CHANGED: N_("connected, other options"),
+    cc.ALTERED: N_("not connected (settings added)"),
     cc.STALE: N_("stale (older install)"),
     cc.FOREIGN: N_("foreign (another program)"),
     cc.INVALID: N_("config unreadable"),
@@ -52,6 +53,7 @@ REPLACED_TEXT = {
     cc.STALE: N_("replaced the stale entry {entry}"),
     cc.FOREIGN: N_("replaced the foreign entry {entry}"),
     cc.CHANGED: N_("replaced the changed entry {entry}"),
+    cc.ALTERED: N_("replaced the entry with added settings {entry}"),
 }
 
 
@@ -133,7 +135,7 @@ def _describe(location: cl.ClientLocation, change: cc.ConfigChange, connecting: 
         return [head + _("not connected, nothing to remove ({target})").format(target=change.target)]
     done = _("connected ({target})") if connecting else _("disconnected ({target})")
     lines = [head + done.format(target=change.target)]
-    if change.previous in (cc.STALE, cc.FOREIGN, cc.CHANGED) and connecting:
+    if change.previous in (cc.STALE, cc.FOREIGN, cc.CHANGED, cc.ALTERED) and connecting:
         lines.append("  " + _(REPLACED_TEXT[change.previous]).format(entry=json.dumps(change.previous_entry)))
     if change.backup:
         lines.append("  " + _("previous file kept as {path}").format(path=change.backup))

@@ -160,6 +160,14 @@ def run_autostart(args: argparse.Namespace) -> int:
     elif args.setting == "off":
         autostart.disable()
     enabled = autostart.is_enabled()
+    added = autostart.read_added(autostart.current_launch_command()) if enabled else []
+    if added:  # issue 21: an `env` prefix or extra arguments change what starts at login
+        text = _(
+            "Start at login: on, with settings Cowork Terminal did not write ({added}); "
+            "`cowork-terminal autostart on` removes them ({location})"
+        )
+        print(text.format(added=", ".join(added), location=autostart.autostart_location()))
+        return 1
     text = _("Start at login: on ({location})") if enabled else _("Start at login: off ({location})")
     print(text.format(location=autostart.autostart_location()))
     return 0

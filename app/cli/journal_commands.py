@@ -17,7 +17,7 @@ from app.core.errors import UsageError
 from app.core.execution.output_files import OUTPUT_RETENTION_DAYS, outputs_size
 from app.core.i18n import N_, _, ngettext
 from app.core.i18n.formats import format_date_time, format_number, format_time
-from app.core.journal import pause_file
+from app.core.journal import opening, pause_file
 from app.core.journal.store import CommandRecord, Journal, Status
 from app.core.paths import AppPaths, protected_paths
 from app.core.visible_text import visible
@@ -84,11 +84,20 @@ def run_stop(args: argparse.Namespace) -> int:
     return 0
 
 
+def open_for_reading(paths: AppPaths | None = None) -> Journal:
+    """The journal for `log` and `status`. In a data folder this process cannot write (a command's
+    container binds it read-only) it is opened only to read, where opening it to write would fail."""
+    paths = paths or AppPaths.from_environment()
+    if paths.journal.exists() and not opening.can_write(paths.data_dir):
+        return Journal.open(paths, read_only=True)
+    return Journal.open(paths)
+
+
 def run_status(args: argparse.Namespace) -> int:
     paths = AppPaths.from_environment()
     tray_state = current_tray_state(paths)
     try:
-        journal = Journal.open(paths)
+        journal = open_for_reading(paths)
     except DataFolderError:
         held = tray_state["paused"] if tray_state else pause_file.read(paths.pause_file)  # readable still
         if held is not None:
@@ -120,6 +129,8 @@ def run_status(args: argparse.Namespace) -> int:
         return 0
     print(_("Host access: PAUSED") if info["paused"] else _("Host access: on"))
     print(_("Tray app: running") if info["tray_running"] else _("Tray app: not running"))
+    if journal.read_only:  # a command's container, or a folder that became read-only
+        print(_("Data folder: {folder} is read-only here, so the journal was only read.").format(folder=paths.data_dir))
     commands = ngettext("{count} command", "{count} commands", info["commands"]).format(
         count=format_number(info["commands"])
     )
@@ -183,7 +194,7 @@ def emit(record: CommandRecord, as_json: bool, protected: Sequence[str] = ()) ->
 def run_log(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise UsageError(_("--limit must be at least 1"))
-    with Journal.open() as journal:
+    with open_for_reading() as journal:
         protected = protected_paths(journal.paths)
         records = journal.recent_commands(limit=args.limit)
         for record in reversed(records):

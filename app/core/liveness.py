@@ -8,6 +8,8 @@ millisecond). `filelock` gives the same semantics on POSIX (flock) and Windows (
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
 from filelock import FileLock, Timeout
@@ -52,8 +54,28 @@ def is_held(path: Path) -> bool:
     """True while some live process holds the lock at `path`."""
     if not path.exists():
         return False
-    probe = try_hold(path)
+    try:
+        probe = try_hold(path)
+    except OSError as exc:
+        if exc.errno not in (errno.EROFS, errno.EACCES) or os.name != "posix":
+            raise
+        return _is_held_read_only(path)
     if probe is None:
         return True
     probe.release()
+    return False
+
+
+def _is_held_read_only(path: Path) -> bool:
+    """The same test where the lock file cannot be opened for writing (a command's container binds
+    the data folder read-only): flock works on a descriptor opened only to read."""
+    import fcntl  # POSIX only
+
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing drops a lock this probe took
     return False

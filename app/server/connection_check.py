@@ -52,6 +52,7 @@ OK = "ok"
 NO_ENTRY = "no-entry"
 STALE_ENTRY = "stale-entry"
 FOREIGN_ENTRY = "foreign-entry"
+ALTERED_ENTRY = "altered-entry"
 CONFIG_UNREADABLE = "config-unreadable"
 COMMAND_NOT_FOUND = "command-not-found"
 CRASHED_AT_START = "crashed-at-start"
@@ -146,6 +147,16 @@ def check_entry(
                 "{client}'s {name} entry runs another program: {entry}. "
                 "Connect again to replace it with this app (the old file is kept as a backup)."
             ).format(client=client_name, name=repr(cc.SERVER_NAME), entry=json.dumps(entry)),
+            entry,
+        )
+    if state == cc.ALTERED:
+        return CheckResult(
+            client_id,
+            ALTERED_ENTRY,
+            _(
+                "{client}'s {name} entry runs Cowork Terminal with settings it did not write ({added}), which "
+                "can change what runs. Connect again to repair it."
+            ).format(client=client_name, name=repr(cc.SERVER_NAME), added=", ".join(cc.added_to_entry(entry))),
             entry,
         )
     return anyio.run(_probe, client_id, client_name, dict(entry), timeout_s)

@@ -39,7 +39,7 @@ from app.core.commands.service import CommandService
 from app.core.execution import read_only
 from app.core.execution.output import output_budget
 from app.core.execution.output_decoding import decode_output
-from app.core.journal.store import CommandRecord
+from app.core.journal.store import CommandRecord, Status
 from app.core.messages import CANCEL_REASON
 from app.core.policy.approval import HOLD_LIFETIME_S
 from app.server.progress import with_progress
@@ -180,6 +180,9 @@ def job_result(service: CommandService, job: Job, patience: float) -> JobResult:
     )  # fmt: skip
 
 
+INTERRUPTED_NOTE = "It did not finish: run it again with execute_command if it is still needed."
+
+
 def record_result(service: CommandService, row: CommandRecord, patience: float) -> JobResult:
     """What the model reads about another server's job: its journal row, and its output file."""
     status = record_status(row)
@@ -193,6 +196,8 @@ def record_result(service: CommandService, row: CommandRecord, patience: float) 
         note = waiting_note(row.id, row.reason or "it needs the user's approval", left if seen else None, patience)
     elif status is JobStatus.FINISHED and path is not None:
         note = f"{note + '. ' if note else ''}The start and end of each stream are shown; outputFile has it all."
+    if row.status is Status.INTERRUPTED:  # its server ended under it (issue 22): it did not finish
+        note = f"{(note or 'it was interrupted').rstrip('.')}. {INTERRUPTED_NOTE}"
     return JobResult(
         jobId=row.id, status=status.value, stdout=row.stdout_preview or "", stderr=row.stderr_preview or "",
         exitCode=row.exit_code, timedOut=row.timed_out, durationMs=row.duration_ms, note=note,

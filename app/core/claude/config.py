@@ -47,6 +47,7 @@ CURRENT = "current"  # exactly ours: nothing to do
 CHANGED = "changed"  # this app (same executable) with other options: updated without --replace
 STALE = "stale"  # this app's command shape, another executable (an old install): needs --replace
 FOREIGN = "foreign"  # something else under our name (`npx cowork-terminal-mcp`...): needs --replace
+ALTERED = "altered"  # this app, plus an `env` key or argument it never writes: not connected until rewritten
 INVALID = "invalid"  # the config file cannot be read; status only
 UNKNOWN = "unknown"  # the client is not installed, so its entry cannot be asked for; status only
 
@@ -134,18 +135,66 @@ def entry_news(before: EntrySeen | None, now: ClientStatus) -> str | None:
     return None
 
 
+# `env` keys an entry of ours may carry: our own settings (COWORK_TERMINAL_HOME, _BASH...) and the
+# language. Any other (PYTHONPATH, LD_PRELOAD, PATH...) can change what runs, so it is not ours.
+OWN_ENV_PREFIX = "COWORK_TERMINAL_"
+LANGUAGE_ENV = ("LANG", "LANGUAGE")
+SERVE_FLAGS = ("--headless",)  # `serve`'s own options, as this app writes them
+SERVE_VALUE_OPTIONS = ("--tools",)
+
+
+def is_own_env_key(key: str) -> bool:
+    return key.startswith(OWN_ENV_PREFIX) or key in LANGUAGE_ENV or key.startswith("LC_")
+
+
+def added_to_entry(entry: Mapping[str, Any]) -> list[str]:
+    """What one of our entries carries that this app never writes and that changes what runs: an
+    `env` key such as PYTHONPATH or LD_PRELOAD, or an argument after `serve` that is not one of its
+    options (issue 21). Empty for an entry as this app writes it, whatever its options."""
+    added = []
+    env = entry.get("env")
+    if env is not None and not isinstance(env, Mapping):
+        added.append(f"env {json.dumps(env)}")
+    elif isinstance(env, Mapping):
+        added += [f"env {key}" for key in env if not is_own_env_key(str(key))]
+    return added + [f"argument {option}" for option in serve_options(entry)[1]]
+
+
+def serve_options(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """The arguments after `serve` in one of our entries: `serve`'s own options (`--headless`,
+    `--tools all`), kept across an update, and the others, which this app never writes."""
+    args = [str(arg) for arg in entry.get("args") or []]
+    options = args[args.index("serve") + 1 :] if "serve" in args else []
+    own: list[str] = []
+    other: list[str] = []
+    i = 0
+    while i < len(options):
+        option = options[i]
+        if option in SERVE_VALUE_OPTIONS and i + 1 < len(options):
+            own += options[i : i + 2]
+            i += 2
+            continue
+        is_own = option in SERVE_FLAGS or option.split("=", 1)[0] in SERVE_VALUE_OPTIONS and "=" in option
+        (own if is_own else other).append(option)
+        i += 1
+    return own, other
+
+
 def updated_entry(existing: Any, wanted: Mapping[str, Any]) -> dict[str, Any]:
     """`wanted`, plus what the user added to our own entry: other `env` keys (such as
     COWORK_TERMINAL_BASH) and other fields survive an update or a move of the install.
 
     Ours are `command`, `args` and COWORK_TERMINAL_HOME, which follows the app that connects.
-    Another program's entry gives nothing to keep.
+    Another program's entry gives nothing to keep, and neither does an `env` key that is not ours
+    (`is_own_env_key`): an update drops it.
     """
     if not isinstance(existing, Mapping) or not is_app_entry(existing):
         return dict(wanted)
     merged = {**wanted, **{k: v for k, v in existing.items() if k not in ("command", "args", "env")}}
     kept = existing.get("env")
-    env = {k: v for k, v in kept.items() if k != HOME_ENV} if isinstance(kept, Mapping) else {}
+    env = (
+        {k: v for k, v in kept.items() if k != HOME_ENV and is_own_env_key(str(k))} if isinstance(kept, Mapping) else {}
+    )
     env.update(wanted.get("env", {}))
     if env:
         merged["env"] = env
@@ -153,7 +202,7 @@ def updated_entry(existing: Any, wanted: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def classify_entry(existing: Any, wanted: Mapping[str, Any]) -> str:
-    """ABSENT, CURRENT, CHANGED, STALE or FOREIGN: see the constants."""
+    """ABSENT, CURRENT, CHANGED, ALTERED, STALE or FOREIGN: see the constants."""
     if existing is None:
         return ABSENT
     if existing == updated_entry(existing, wanted):
@@ -162,6 +211,8 @@ def classify_entry(existing: Any, wanted: Mapping[str, Any]) -> str:
         return FOREIGN
     if not same_program(str(existing["command"]), str(wanted["command"])):
         return STALE
+    if added_to_entry(existing):
+        return ALTERED
     # The same interpreter by another name (python, python3): the entry is ours as it stands.
     same_command = {**wanted, "command": existing["command"]}
     return CURRENT if existing == updated_entry(existing, same_command) else CHANGED
@@ -179,7 +230,7 @@ class ConfigChange:
 
     target: str  # the config file, or the `claude` executable
     action: str  # "written", "removed", "unchanged", "nothing to remove", "dry run"
-    previous: str  # the state of our entry before: ABSENT, CURRENT, CHANGED, STALE, FOREIGN
+    previous: str  # the state of our entry before: ABSENT, CURRENT, CHANGED, ALTERED, STALE, FOREIGN
     previous_entry: Any = None
     backup: str | None = None
     preview: str | None = None  # dry run: the whole JSON text that would be written
@@ -370,7 +421,7 @@ class ClientStatus:
     installed: bool
     config_path: str | None
     cli_path: str | None
-    state: str  # ABSENT, CURRENT, CHANGED, STALE, FOREIGN, INVALID or UNKNOWN
+    state: str  # ABSENT, CURRENT, CHANGED, ALTERED, STALE, FOREIGN, INVALID or UNKNOWN
     entry: Any  # the entry found, if any
     evidence: str
     note: str

@@ -14,6 +14,7 @@ spooled to its private file under the outputs folder once the job outlives its c
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 import os
 import time
@@ -31,7 +32,7 @@ from app.core.execution.output import CommandOutput, OutputHook
 from app.core.execution.output_files import OUTPUT_FILE_SUFFIX
 from app.core.execution.read_only import Containment
 from app.core.journal.store import CommandRecord, Status
-from app.core.messages import MODEL_STOP_REASON, WITHDRAWN_MESSAGE
+from app.core.messages import MODEL_STOP_REASON, SERVER_EXITED_REASON, WITHDRAWN_MESSAGE
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,7 @@ class Job:
     started: anyio.Event = field(default_factory=anyio.Event)  # it runs (or ended): no longer held
     scope: anyio.CancelScope | None = None
     listeners: list[OutputHook] = field(default_factory=list)
+    end_reason: str | None = None  # why `Jobs.end` cancelled it, when it did
 
     @property
     def status(self) -> JobStatus:
@@ -110,6 +112,17 @@ class Job:
             self.listeners.remove(hook)
 
 
+_current_job: contextvars.ContextVar[Job | None] = contextvars.ContextVar("current_job", default=None)
+
+
+def why_cancelled() -> str:
+    """Why the command of the task asking was cancelled while it ran, for its record (issue 22).
+    A job's task is cancelled by `Jobs.end`, which says why, or because the server is ending
+    (Claude closed it, SIGTERM): its task group goes, and the client cancelled nothing."""
+    job = _current_job.get()
+    return job.end_reason if job is not None and job.end_reason else SERVER_EXITED_REASON
+
+
 class Jobs:
     """This server's jobs: started, followed, stopped; and others' jobs of the same agent, read."""
 
@@ -137,6 +150,7 @@ class Jobs:
 
     async def _run(self, job: Job, admitted: Admitted) -> None:
         service = self.service
+        _current_job.set(job)  # this task's own context: `why_cancelled` reads it
         try:
             with anyio.CancelScope() as scope:
                 job.scope = scope
@@ -189,6 +203,7 @@ class Jobs:
         if not self.service.stop_running(job.id, reason) and job.confirmation_id is not None:
             self.service.withdraw(job.confirmation_id)
             if job.scope is not None:
+                job.end_reason = reason
                 job.scope.cancel()
 
     async def stop(self, job: Job) -> Job:

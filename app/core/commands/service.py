@@ -25,7 +25,7 @@ import anyio.abc
 from app.core.channel.protocol import Pin, command_digest
 from app.core.classifier import Tier, classify, classify_typed, repl_program
 from app.core.commands.authority import NotRecorded, ServerAuthority
-from app.core.commands.jobs import Jobs
+from app.core.commands.jobs import Jobs, why_cancelled
 from app.core.commands.pins import changed_since, pin_command
 from app.core.commands.request import (
     CommandRefused,
@@ -67,6 +67,7 @@ from app.core.messages import (
     PAUSED_HOLD_REASON,
     PAUSED_MESSAGE,
     PROTECTED_WRITE_PLAIN,
+    SERVER_EXITED_REASON,
     SERVER_STOPPED_REASON,
     SESSION_BUSY_MESSAGE,
     SESSION_BUSY_REASON,
@@ -591,9 +592,11 @@ class CommandService:
             message = BASH_NOT_STARTED_REASON.format(bash=bash, error=exc.strerror or exc)
             self.authority.finish(command_id, Outcome(status=Status.FAILED, reason=message))
             raise CommandRefused(message) from None
-        except BaseException:
+        except BaseException:  # its task was cancelled: Jobs.end, or the server ends (jobs.why_cancelled)
+            reason = why_cancelled()
+            status = Status.INTERRUPTED if reason == SERVER_EXITED_REASON else Status.KILLED
             with anyio.CancelScope(shield=True):
-                self.authority.finish(command_id, Outcome(status=Status.KILLED, reason=CANCEL_REASON))
+                self.authority.finish(command_id, Outcome(status=status, reason=reason))
             raise
         finally:
             self._running.pop(command_id, None)
@@ -680,6 +683,9 @@ class CommandService:
     ) -> SessionOutcome:
         async with self._session_lock:  # two first calls at once must not start two shells
             session, restarted = await self._session_ready(bash)
+            if not session.busy and not await session.protect_again():  # an allowed change stayed writable
+                await session.close()  # so that shell's container ends, and a new one starts
+                session, restarted = await self._session_ready(bash)
             if session.busy:
                 self.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=SESSION_BUSY_REASON))
                 raise CommandRefused(SESSION_BUSY_MESSAGE)
@@ -692,6 +698,9 @@ class CommandService:
                     f"The shell session is now in {here}, not in {valid.cwd} where this command was checked "
                     "(and shown to the user). Run it again with terminal_run if it is still wanted."
                 )
+            members = self._unbound.pop(command_id, None)  # the user allowed it to change these
+            if members:
+                await session.lift(members)
             stop = self._track(command_id)  # only now: a refusal above must not leave it registered
             output = self._new_output(command_id, ("output",))
             running = await session.send_command(valid.command, mark=self._mark(str(command_id)), output=output)
@@ -749,6 +758,8 @@ class CommandService:
                 status = Status.FINISHED if running.exit_code == 0 else Status.FAILED
                 reason = None
             with anyio.CancelScope(shield=True):
+                if self._session is not None and not await self._session.protect_again():
+                    await self._session.close()  # never leave the shell's container open (container_lift)
                 self.authority.finish(
                     command_id,
                     Outcome(

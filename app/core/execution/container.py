@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.core.execution import lone_files
 from app.core.i18n import _
 from app.core.paths import AppPaths, protected_paths
 
@@ -364,7 +365,10 @@ def container_for(app_folders: tuple[str, ...]) -> Container:
     generated and tested, but not run: nobody could try it on a Mac yet)."""
     if sys.platform != "linux":
         return Container(UNSUPPORTED)
-    return linux_container(app_folders)
+    found = linux_container(app_folders)
+    if found.on:  # a file replaced by rename leaves the containers that bound it (lone_files.py)
+        lone_files.watch(found.protected.files)
+    return found
 
 
 def for_paths(paths: AppPaths) -> Container:

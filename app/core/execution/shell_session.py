@@ -27,7 +27,7 @@ import anyio
 from anyio.abc import Process
 
 from app.core.execution import container as containers
-from app.core.execution import process_marks
+from app.core.execution import container_lift, process_marks
 from app.core.execution.container import Container
 from app.core.execution.executor import READ_CHUNK_BYTES, end_tree, read_status, spawn_options
 from app.core.execution.output import CommandOutput
@@ -93,6 +93,9 @@ class ShellSession:
         # Where the shell is, as its last command left it: shown to the user and used to judge
         # relative paths in the next command.
         self.current_dir = cwd
+        # Protected members made writable in the shell's container for one allowed command, and the
+        # whole protected set (to bind again what an unmount took with it): container_lift.py.
+        self._lifted: tuple[int, list[str], tuple[str, ...]] | None = None
 
     @property
     def alive(self) -> bool:
@@ -168,6 +171,33 @@ class ShellSession:
         if self.container is None:
             return self.process.pid
         return containers.init_pid(self.process.pid)
+
+    async def lift(self, members: list[str]) -> bool:
+        """Make `members` of the protected set writable in the shell's container, for the one command
+        the user allowed to change them (`protect_again` after it); False when that could not be done
+        (the command then meets the read-only binds and the model is told why)."""
+        pid = self._group_leader() if self.container is not None else None
+        if pid is None or not members or self.container is None:
+            return False
+        protected = self.container.protected.all()
+        problem = await anyio.to_thread.run_sync(container_lift.change, container_lift.LIFT, pid, members, protected)
+        if problem is None:
+            self._lifted = (pid, members, protected)
+        return problem is None
+
+    async def protect_again(self) -> bool:
+        """Bind read-only again what `lift` made writable; False when it could not: the caller must
+        then end this shell, whose container would stay open to the next commands."""
+        if self._lifted is None:
+            return True
+        pid, members, protected = self._lifted
+        if self._group_leader() != pid:  # the container is gone, and its mounts with it
+            self._lifted = None
+            container_lift.LIFTED.pop(pid, None)  # its pid may come back as another process's
+            return True
+        problem = await anyio.to_thread.run_sync(container_lift.change, container_lift.PROTECT, pid, members, protected)
+        self._lifted = None
+        return problem is None
 
     def _shell_pid(self) -> int | None:
         if self.process is None:

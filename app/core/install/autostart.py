@@ -22,6 +22,7 @@ from app.core.atomic_file import write_atomic
 from app.core.claude.locations import xdg_config_home
 from app.core.errors import CoworkError
 from app.core.i18n import LANGUAGES, N_, _, load_translation
+from app.core.install.installation import same_program
 from app.core.self_command import app_argv
 
 DISPLAY_NAME = "Cowork Terminal"
@@ -328,6 +329,50 @@ def read_command(
         return [str(arg) for arg in arguments] if isinstance(arguments, list) and arguments else None
     exec_line = _desktop_keys(data.decode("utf-8", errors="replace")).get("Exec")
     return parse_exec_value(exec_line) if exec_line else None
+
+
+_ENV_VALUE_OPTIONS = ("-u", "--unset", "-C", "--chdir", "-S", "--split-string")  # env(1)'s options with a value
+
+
+def added_to_command(command: Sequence[str], launch: Sequence[str], plist_env: object = None) -> list[str]:
+    """What a start-at-login entry carries that this app never writes and that changes what runs
+    (issue 21): variables set through `env` (an XDG Exec line, a Run value) or a LaunchAgent's
+    `EnvironmentVariables`, and arguments beyond the ones `launch` has. Empty for our own entry;
+    an entry of another program is stale_entries' business."""
+    added = [f"env {key}" for key in plist_env] if isinstance(plist_env, dict) else []
+    argv = list(command)
+    if argv and ntpath.basename(argv[0]).lower() in ("env", "env.exe"):
+        argv = argv[1:]
+        while argv and (argv[0].startswith("-") or "=" in argv[0]):
+            option = argv.pop(0)
+            if option in _ENV_VALUE_OPTIONS and argv:
+                option = f"{option} {argv.pop(0)}"
+            added.append(f"env {option}")
+    if not argv or not same_program(argv[0], launch[0]):
+        return added
+    added += [f"argument {arg}" for arg in argv[1:] if arg not in launch[1:]]
+    return added
+
+
+def read_added(
+    launch: Sequence[str],
+    platform: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    home: Path | None = None,
+) -> list[str]:
+    """`added_to_command` for the entry as it is now; empty when there is none.
+
+    Raises CoworkError when the setting cannot be read at all.
+    """
+    platform, environ, home = _defaults(platform, environ, home)
+    command = read_command(platform, environ, home)
+    if command is None:
+        return []
+    plist_env = None
+    location = autostart_location(platform, environ, home)
+    if _kind(platform) == "darwin" and isinstance(location, Path):
+        plist_env = plistlib.loads(location.read_bytes()).get("EnvironmentVariables")
+    return added_to_command(command, launch, plist_env)
 
 
 def enable(

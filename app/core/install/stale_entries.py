@@ -27,6 +27,7 @@ from app.core.self_command import app_argv
 
 MISSING = "missing"  # the program the entry names does not exist
 OTHER_COPY = "other copy"  # it exists, but is another copy of this app
+ALTERED = "altered"  # this copy, with variables or arguments this app never writes (issue 21)
 
 
 @dataclass(frozen=True)
@@ -36,12 +37,19 @@ class Repair:
     what: str  # "Start at login" (in the user's language), or the Claude client's name
     old_program: str
     new_program: str
-    why: str  # MISSING or OTHER_COPY
+    why: str  # MISSING, OTHER_COPY or ALTERED
     backup: str | None = None
+    added: str = ""  # ALTERED: what was added, as `autostart.added_to_command` names it
 
     @property
     def notice(self) -> str:
         """The words the user reads: what it was, what it is now, where the old file went."""
+        if self.why == ALTERED:
+            text = _(
+                "{what} started {old} with settings Cowork Terminal did not write ({added}); "
+                "it now starts {new} without them."
+            ).format(what=self.what, old=self.old_program, new=self.new_program, added=self.added)
+            return text
         if self.why == MISSING:
             text = _("{what} started {old} (which no longer exists); it now starts this copy, {new}.")
         else:
@@ -60,9 +68,9 @@ def staleness(program: str, this_program: str, exists: Callable[[str], bool]) ->
 
 
 def _serve_options(entry: Mapping[str, object]) -> list[str]:
-    """The options after `serve` in one of our entries (`--headless`...), kept across a repair."""
-    args = [str(arg) for arg in entry.get("args") or []]  # type: ignore[attr-defined]
-    return args[args.index("serve") + 1 :] if "serve" in args else []
+    """The options after `serve` in one of our entries (`--headless`...), kept across a repair;
+    arguments `serve` does not have are not carried over (config.added_to_entry)."""
+    return cc.serve_options(entry)[0]
 
 
 def repair_stale_entries(
@@ -83,8 +91,12 @@ def repair_stale_entries(
     launch = autostart.launch_command(frozen, executable)
     try:
         command = autostart.read_command(platform, environ, home)
+        added = autostart.read_added(launch, platform, environ, home)
         why = staleness(command[0], launch[0], exists) if command else None
-        if command and why:
+        if command and added:  # an `env` prefix or extra arguments: rewritten whatever it runs
+            autostart.enable(platform, environ, home, command=launch)
+            repairs.append(Repair(_("Start at login"), command[0], launch[0], ALTERED, added=", ".join(added)))
+        elif command and why:
             autostart.enable(platform, environ, home, command=launch)
             repairs.append(Repair(_("Start at login"), command[0], launch[0], why))
     except CoworkError:

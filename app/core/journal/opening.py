@@ -108,3 +108,29 @@ def build_whole(path: Path) -> None:
     finally:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{fresh}{suffix}").unlink(missing_ok=True)
+
+
+def can_write(folder: Path) -> bool:
+    """Whether this process may write in the data folder. Inside a command's container it is bound
+    read-only (issue 21), and a reader must not try: opening for writing fails there."""
+    return os.access(folder, os.W_OK)
+
+
+def connect_read_only(path: Path, *, check_same_thread: bool = True) -> sqlite3.Connection:
+    """A connection that never writes, for readers in a read-only folder (the CLI's `log` and
+    `status` run by a command in its container). While a writer has the journal open, its -wal and
+    -shm files exist and `mode=ro` reads through them; with no writer there is no WAL, the file is
+    whole, and `immutable=1` opens it without the -shm file SQLite could not create."""
+    uri = path.absolute().as_uri()
+    try:
+        db = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=check_same_thread)
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.OperationalError:
+        wal = Path(f"{path}-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise  # committed pages live in the WAL: reading the file alone would lie
+        db = sqlite3.connect(
+            f"{uri}?mode=ro&immutable=1", uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=check_same_thread
+        )
+    db.row_factory = sqlite3.Row
+    return db

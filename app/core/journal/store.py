@@ -61,16 +61,26 @@ class Journal:
     """One connection to the journal. Cheap to open; open one per process (or per thread)."""
 
     def __init__(
-        self, paths: AppPaths, *, check_same_thread: bool = True, busy_timeout_s: float = opening.BUSY_TIMEOUT_S
+        self,
+        paths: AppPaths,
+        *,
+        check_same_thread: bool = True,
+        busy_timeout_s: float = opening.BUSY_TIMEOUT_S,
+        read_only: bool = False,
     ) -> None:
         """Open the journal; a damaged one is moved aside for a new one (`self.replaced` says so),
-        and a data folder that cannot hold it raises DataFolderError with the reason in words."""
+        and a data folder that cannot hold it raises DataFolderError with the reason in words.
+        `read_only` opens it only to read, changing nothing on disk (opening.connect_read_only)."""
         self.paths = paths
+        self.read_only = read_only
         self._busy_timeout_s = busy_timeout_s
         self._check_same_thread = check_same_thread
         self.path = paths.journal
         self.replaced: Replacement | None = None
         try:
+            if read_only:
+                self._db = opening.connect_read_only(self.path, check_same_thread=check_same_thread)
+                return
             data_folder.ensure(paths)
             self._connect(check_same_thread)
         except OSError as exc:
@@ -174,7 +184,7 @@ class Journal:
         """Open the journal and mark commands whose server died as interrupted (unless a tray runs:
         then the tray alone writes the journal, and it does that itself)."""
         journal = cls(paths or AppPaths.from_environment(), **kwargs)
-        if not liveness.is_held(journal.paths.tray_lock):
+        if not journal.read_only and not liveness.is_held(journal.paths.tray_lock):
             journal.recover_dead_servers()
         return journal
 

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from app.core.claude.config import ABSENT, CHANGED, CURRENT, FOREIGN, INVALID, STALE, UNKNOWN
+from app.core.claude.config import ABSENT, ALTERED, CHANGED, CURRENT, FOREIGN, INVALID, STALE, UNKNOWN
 from app.core.execution.output import BUDGET_CHOICES, OutputBudget
 from app.core.i18n import LANGUAGE_NAMES, LANGUAGES, N_, _, ngettext
 from app.core.i18n.formats import format_time, format_weekday_time, shorten_command
@@ -93,15 +93,17 @@ _CLIENT_STATE = {
     CURRENT: N_("connected"),
     ABSENT: N_("not connected · click to connect"),
     CHANGED: N_("connected, its entry needs an update"),
+    ALTERED: N_("not connected: settings were added to its entry"),
     STALE: N_("an older install's entry"),
     FOREIGN: N_("another program's entry"),
     INVALID: N_("its config file has an error"),
     UNKNOWN: N_("not installed"),
 }
-_HAS_ENTRY = (CURRENT, CHANGED, STALE, FOREIGN)
+_HAS_ENTRY = (CURRENT, CHANGED, ALTERED, STALE, FOREIGN)
 # An entry under our name that is not the one this app writes: what the first item of its submenu does.
 _FIX_TEXT = {
     CHANGED: N_("Update its entry"),
+    ALTERED: N_("Repair its entry"),
     STALE: N_("Replace it with this install"),
     FOREIGN: N_("Replace it with this app"),
 }
@@ -326,7 +328,7 @@ def _client_entry(client: ClientView, confirming: bool = False) -> MenuEntry:
     if not client.connected:
         items.append(MenuEntry(f"fix:{target}", _(_FIX_TEXT[client.state]), CONNECT, target))
     items.append(MenuEntry(f"check:{target}", _("Check connection"), CHECK, target))
-    if client.state in (CURRENT, CHANGED):  # ours: removable; another program's entry is not ours to remove
+    if client.state in (CURRENT, CHANGED, ALTERED):  # ours: removable; another program's entry is not ours to remove
         items.append(
             MenuEntry(
                 f"disconnect:{target}", _("Yes, disconnect {client}").format(client=client.name), DISCONNECT, target

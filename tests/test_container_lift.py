@@ -1,0 +1,135 @@
+"""Lifting members of the protected set inside a live container and binding them again
+(container_lift.py), with a real bubblewrap container, as root and as an unprivileged user."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from app.core.execution import container, container_lift
+
+LINUX_BWRAP = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or shutil.which("bwrap") is None, reason="bwrap (Linux)"
+)
+NOBODY = 65534
+
+
+def test_the_members_under_a_lifted_one_are_bound_again_shallow_before_deep() -> None:
+    protected = ["/h/.config/a", "/h/.config/a/b/c", "/h/.config/a/b", "/h/.config/ab", "/h/.claude.json"]
+    assert container_lift.nested_members(["/h/.config/a"], protected) == ["/h/.config/a/b", "/h/.config/a/b/c"]
+    assert container_lift.nested_members(["/h/.claude.json"], protected) == []
+
+
+class Shell:
+    """A bash in a bwrap container like the session's, asked whether it can append to a path."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.process = process
+
+    @property
+    def init_pid(self) -> int:
+        pid = container.init_pid(self.process.pid)
+        assert pid is not None
+        return pid
+
+    def can_write(self, path: Path) -> bool:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(f"(echo x >> {path}) 2>/dev/null && echo W || echo R\n")
+        self.process.stdin.flush()
+        answer = self.process.stdout.readline().strip()
+        assert answer in ("W", "R"), "the contained shell answers"
+        return answer == "W"
+
+
+@contextmanager
+def contained_shell(home: Path, members: list[Path], wrapper: list[str]) -> Iterator[Shell]:
+    mounts = ["--bind", str(home), str(home)]
+    for member in members:
+        mounts += ["--ro-bind", str(member), str(member)]
+    argv = [*wrapper, "bwrap", "--dev-bind", "/", "/", "--unshare-pid", "--proc", "/proc", "--die-with-parent",
+            "--as-pid-1", *mounts, "--", "bash", "--norc", "-s"]  # fmt: skip
+    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        shell = Shell(process)
+        assert not shell.can_write(members[0]), "the container protects it"
+        yield shell
+    finally:
+        process.kill()
+        process.wait()
+
+
+def a_home(tmp_path: Path, owner: int | None = None) -> tuple[Path, Path, Path, Path]:
+    home = tmp_path / "home"
+    folder, nested = home / ".claude", home / ".claude" / "inner"
+    nested.mkdir(parents=True)
+    lone = home / ".bashrc"
+    lone.write_text("a\n")
+    if owner is not None:
+        for path in (tmp_path, home, folder, nested, lone):
+            os.chown(path, owner, owner)
+    return home, folder, nested, lone
+
+
+@LINUX_BWRAP
+def test_a_lifted_folder_and_lone_file_are_writable_until_bound_again_and_what_is_under_them_stays_protected(
+    tmp_path: Path,
+) -> None:
+    home, folder, nested, lone = a_home(tmp_path)
+    protected = [str(folder), str(nested), str(lone)]
+    with contained_shell(home, [folder, nested, lone], []) as shell:
+        lifted = [str(folder), str(lone)]
+        assert container_lift.change(container_lift.LIFT, shell.init_pid, lifted, protected) is None
+        assert shell.can_write(folder / "f") and shell.can_write(lone)
+        assert not shell.can_write(nested / "g"), "a member under the lifted one is bound again at once"
+        assert container_lift.change(container_lift.PROTECT, shell.init_pid, lifted, protected) is None
+        assert not shell.can_write(folder / "f2") and not shell.can_write(lone) and not shell.can_write(nested / "g")
+    assert (folder / "f").read_text() == "x\n" and lone.read_text() == "a\nx\n"
+
+
+@LINUX_BWRAP
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root to become nobody")
+def test_lifting_works_for_an_unprivileged_user_whose_container_has_its_own_user_namespace(tmp_path: Path) -> None:
+    """The helper joins the container's user namespace first (its owner may), then its mounts."""
+    system_python = "/usr/bin/python3"
+    if not os.path.exists(system_python):
+        pytest.skip("no system python the unprivileged user may run")
+    base = Path(tempfile.mkdtemp(prefix="lift-"))  # pytest's own folders are private to root
+    os.chmod(base, 0o755)
+    home, folder, _nested, _lone = a_home(base, owner=NOBODY)
+    become = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    with contained_shell(home, [folder], become) as shell:
+        assert os.readlink(f"/proc/{shell.init_pid}/ns/user") != os.readlink("/proc/self/ns/user")
+
+        def helper(action: str) -> subprocess.CompletedProcess[str]:
+            argv = container_lift.helper_argv(action, shell.init_pid, [str(folder)], [])
+            return subprocess.run([*become, system_python, *argv[1:]], capture_output=True, text=True, timeout=30)
+
+        lifted = helper(container_lift.LIFT)
+        assert lifted.stdout.strip() == "ok", lifted.stderr
+        assert shell.can_write(folder / "f")
+        protected = helper(container_lift.PROTECT)
+        assert protected.stdout.strip() == "ok", protected.stderr
+        assert not shell.can_write(folder / "f2")
+    shutil.rmtree(base)
+
+
+def test_inotify_events_are_read_with_their_names_and_a_bwrap_line_says_what_it_protects() -> None:
+    from app.core.execution import lone_files
+
+    def event(wd: int, name: bytes) -> bytes:
+        padded = name + b"\0" * (16 - len(name))
+        return lone_files.EVENT_HEADER.pack(wd, lone_files.IN_MOVED_TO, 0, len(padded)) + padded
+
+    assert lone_files.parse_events(event(1, b".claude.json") + event(2, b"x")) == [(1, ".claude.json"), (2, "x")]
+    line = ["bwrap", "--bind", "/h", "/h", "--ro-bind", "/h/.claude.json", "/h/.claude.json", "--", "bash"]
+    assert lone_files.protects(line, "/h/.claude.json")
+    assert not lone_files.protects(line, "/h"), "bound, but writable"
+    assert not lone_files.protects(line[:5], "/h/.claude.json")

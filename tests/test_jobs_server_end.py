@@ -1,0 +1,111 @@
+"""What a job's record says when its server ends under it (issue 22): Claude closed the server, or it
+was sent SIGTERM. The row and what another server of the same app reads must say the server ended,
+not that the client cancelled the command."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+from mcp_types import Implementation
+
+from app.core.journal.store import Journal, Status
+from app.core.paths import AppPaths
+from tests.stdio_client import STOP_DEADLINE_S, live_processes, server_params
+from tests.test_jobs import COWORK, call, client_named
+from tests.tray_process import running_tray
+
+pytestmark = pytest.mark.anyio
+
+
+def row_of(paths: AppPaths, job: int):
+    with Journal.open(paths) as journal:
+        return journal.get_command(job)
+
+
+async def wait_for_process(marker: str) -> None:
+    deadline = time.monotonic() + 10.0
+    while time.monotonic() < deadline and not live_processes(marker):
+        await anyio.sleep(0.05)
+    assert live_processes(marker), "the job runs"
+
+
+@asynccontextmanager
+async def tray_bound(home: Path, name: str) -> AsyncIterator[Client]:
+    params = server_params(home)  # no --headless: bound to the running tray
+    async with Client(params, mode="legacy", client_info=Implementation(name=name, version="1.0.0")) as client:
+        yield client
+
+
+@pytest.mark.parametrize("bound", ["headless", "tray"])
+async def test_a_job_whose_server_is_closed_by_claude_is_recorded_as_ended_with_its_server(
+    home: Path, paths: AppPaths, bound: str
+) -> None:
+    marker = f"51{os.getpid() % 1000}.5"
+    server = client_named if bound == "headless" else tray_bound
+    with running_tray(home) if bound == "tray" else contextlib.nullcontext():
+        async with server(home, COWORK) as client:
+            started = await call(client, "execute_command", {"command": f"sleep {marker}", "background": True})
+            await wait_for_process(marker)
+        deadline = time.monotonic() + STOP_DEADLINE_S
+        while time.monotonic() < deadline and (
+            live_processes(marker) or row_of(paths, started["jobId"]).status.is_active
+        ):
+            await anyio.sleep(0.1)
+        assert live_processes(marker) == [], "the job ended with its server"
+        row = row_of(paths, started["jobId"])
+        assert row.status is Status.INTERRUPTED, row
+        assert row.reason == "the server exited while it ran or waited", row
+        async with server(home, COWORK) as another:
+            read = await call(another, "command_wait", {"jobId": started["jobId"]})
+    assert read["status"] == "finished" and read["exitCode"] is None
+    assert read["note"].startswith("the server exited while it ran or waited"), read
+    assert "run it again with execute_command" in read["note"] and "cancel" not in read["note"]
+
+
+async def test_a_job_whose_server_gets_sigterm_is_recorded_as_ended_with_its_server(
+    home: Path, paths: AppPaths
+) -> None:
+    marker = f"52{os.getpid() % 1000}.5"
+    async with client_named(home, COWORK) as client:
+        started = await call(client, "execute_command", {"command": f"sleep {marker}", "background": True})
+        await wait_for_process(marker)
+        servers = [line.split()[0] for line in os.popen("ps -eo pid=,args=").read().splitlines() if "app serve" in line]
+        with Journal.open(paths) as journal:
+            pid = journal.get_command(started["jobId"]).server_pid
+        assert str(pid) in servers
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_DEADLINE_S
+        while time.monotonic() < deadline and row_of(paths, started["jobId"]).status.is_active:
+            await anyio.sleep(0.1)
+    row = row_of(paths, started["jobId"])
+    assert row.status is Status.INTERRUPTED and row.reason == "the server exited while it ran or waited", row
+    assert live_processes(marker) == []
+
+
+@pytest.mark.parametrize("bound", ["headless", "tray"])
+async def test_command_stop_from_another_server_right_after_a_background_job_returns_still_stops_it(
+    home: Path, paths: AppPaths, bound: str
+) -> None:
+    """The job's process starts a moment after the call returned: a stop asked in that moment waits
+    (in the record, or in the tray's push) and reaches the job as it starts."""
+    marker = f"53{os.getpid() % 1000}.5"
+    server = client_named if bound == "headless" else tray_bound
+    with running_tray(home) if bound == "tray" else contextlib.nullcontext():
+        async with server(home, COWORK) as first, server(home, COWORK) as second:
+            for _ in range(3):
+                started = await call(first, "execute_command", {"command": f"sleep {marker}", "background": True})
+                stopped = await call(second, "command_stop", {"jobId": started["jobId"]})
+                assert stopped["status"] == "finished" and stopped["exitCode"] is None, stopped
+                row = row_of(paths, started["jobId"])
+                assert row.status is Status.KILLED and row.reason == "stopped by the user", row
+    await anyio.sleep(0.5)
+    assert live_processes(marker) == []
