@@ -81,6 +81,7 @@ def welcome_and_check(desktop: FakeDesktop) -> None:
 
         [check] = window.check_buttons.winfo_children()
         assert check.cget("text") == "Check Claude Desktop"
+        pump_until(root, lambda: window.step_input.armed)  # like Connect: a moment after it shows
         check.invoke()
         pump_until(root, lambda: window.busy == 0 and window.check_result.cget("text") != "Checking Claude Desktop...")
         assert window.check_result.cget("text") == (

@@ -6,6 +6,8 @@ terminal welcome` opens it too. It says what the app does in one sentence, then 
 connect each Claude app found (one big button each), restart Claude (with a button where the app
 can do it: `claude.locations.can_restart`), and "Try it", which runs the same connection check as
 the tray and shows success or the reason. The tray records that it showed it (WELCOME_SHOWN_SETTING).
+Connect, Restart and Check act on Claude and this computer, so they are armed like the approval
+prompt's buttons (`real_input.ArmedButtons`): a moment after they show, and only for real input.
 
 Slow work (asking `claude mcp get`, connecting, the check) runs on worker threads; they hand
 results to the Tk thread through a queue read every POLL_MS, because Tk may only be touched from
@@ -143,6 +145,8 @@ class WelcomeWindow:
         self.restart_buttons = ttk.Frame(frame)
         self.restart_buttons.pack(anchor="w", pady=(4, 12))
         self.restart_result = ttk.Label(frame, wraplength=WRAP_PX, justify="left")
+        # Restart and Check act on Claude and this computer: a real click, once they have shown a moment.
+        self.step_input = ArmedButtons(root)
 
         ttk.Label(frame, text=_("3. Try it"), style="Step.TLabel").pack(anchor="w")
         ttk.Label(
@@ -306,18 +310,16 @@ class WelcomeWindow:
                 child.destroy()
         for app in connected:
             if cl.can_restart(self.platform, app.client_id):
-                ttk.Button(
-                    self.restart_buttons,
-                    text=_("Restart {client}").format(client=app.name),
-                    command=functools.partial(self.restart, app),
-                ).pack(side="left", padx=(0, 8))
-            ttk.Button(
-                self.check_buttons,
-                text=_("Check {client}").format(client=app.name),
-                style="Big.TButton",
-                command=functools.partial(self.check, app),
-            ).pack(side="left", padx=(0, 8))
-        if not connected:
+                restart = ttk.Button(self.restart_buttons, text=_("Restart {client}").format(client=app.name))
+                self.step_input.guard(restart, functools.partial(self.restart, app))
+                restart.pack(side="left", padx=(0, 8))
+            named = _("Check {client}").format(client=app.name)
+            check = ttk.Button(self.check_buttons, text=named, style="Big.TButton")
+            self.step_input.guard(check, functools.partial(self.check, app))
+            check.pack(side="left", padx=(0, 8))
+        if connected:
+            self.step_input.disarm()  # new buttons: a click aimed at what was there before does not land on them
+        else:
             ttk.Label(self.check_buttons, text=_("Connect a Claude app first.")).pack(side="left")
         self._show_live()
         if connected and not self._watching:
