@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from datetime import datetime
+from pathlib import Path
 
+import pytest
+
+from app.core import liveness
 from app.core.claude.config import ABSENT, CHANGED, CURRENT, FOREIGN, INVALID, STALE, UNKNOWN
+from app.core.paths import AppPaths
 from app.ui.tray import menu
+from app.ui.tray import platforms as tray_platform
+from app.ui.tray.app import TrayApp
 from app.ui.tray.menu import ClientView, CrashView, MenuEntry, ServerView, TrayState
+from tests.clicks import shown_window
+from tests.desktop_env import make_fake_desktop, wait_for
 
 NOW = datetime(2026, 8, 3, 15, 30).timestamp()
 STARTED = datetime(2026, 8, 3, 14, 2).timestamp()
@@ -37,7 +48,7 @@ def test_the_menu_has_the_status_first_then_the_actions_and_quit() -> None:
     keys = [e.key for e in items if not e.separator]
     assert keys == [
         "status", "waiting", "open-log", "pause", "pause-for", "connect", "approval", "output", "rules", "autostart",
-        "data-folder", "settings", "welcome", "language", "recent", "about", "uninstall", "quit",
+        "data-folder", "settings", "welcome", "language", "recent", "help", "about", "uninstall", "quit",
     ]  # fmt: skip
 
 
@@ -420,7 +431,68 @@ def test_recent_activity_lists_the_newest_commands_in_plain_words_and_opens_the_
     assert texts(empty) == ["Nothing yet"] and empty[0].enabled is False
 
 
+def every_text(items: list[MenuEntry] | tuple[MenuEntry, ...]) -> list[str]:
+    """The texts of the menu and of all its submenus."""
+    found = []
+    for item in items:
+        found.append(item.text)
+        found += every_text(item.submenu or ())
+    return found
+
+
+@pytest.mark.parametrize("language", ["en", "de", "es", "ru"])
+def test_help_is_in_the_menu_and_names_each_control_as_the_menu_does(language: str) -> None:
+    from app.core import i18n
+
+    i18n.use_language(language)
+    try:
+        state = TrayState(clients=(DESKTOP_CONNECTED,), version="0.1.0")
+        help_item = entry(state, "help")
+        assert help_item.action == menu.SHOW_HELP and help_item.text
+        title, text = menu.help_notice()
+        assert title and len(text.splitlines()) == len(menu.HELP_LINES)
+        shown = every_text(entries(state))
+        for line in text.splitlines()[1:]:  # "• Name: what it does": Name is what the person clicks
+            assert line.startswith("• ")
+            named = line.removeprefix("• ").split(": ")[0]
+            if named != line.removeprefix("• "):
+                assert named in shown, (language, named)
+        assert i18n._("Check connection") in text, "where to go when Claude cannot connect"
+    finally:
+        i18n.use_language("en")
+
+
 def test_about_shows_the_version_in_the_menu() -> None:
     about = entry(TrayState(clients=(DESKTOP_CONNECTED,), version="0.1.0"), "about")
     assert about.text == "About Cowork Terminal 0.1.0" and about.action == menu.SHOW_ABOUT
     assert "Cowork Terminal 0.1.0 lets Claude run commands" in menu.about_text("0.1.0")
+
+
+# The notice window's process, replaced by one that keeps what the tray asks it to show.
+RECORDER = "import sys; open(sys.argv[1], 'w').write(sys.stdin.readline())"
+
+
+@pytest.mark.gui
+def test_help_in_the_trays_menu_opens_a_window_that_shows_the_help(
+    paths: AppPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path, display: str
+) -> None:
+    make_fake_desktop(tmp_path, monkeypatch)
+    monkeypatch.setenv("PYSTRAY_BACKEND", "dummy")
+    app = TrayApp(paths, liveness.try_hold(paths.tray_lock), tray_platform.load_pystray())
+    app.start()
+    try:
+        assert app.settle()
+        item = app.pystray_item("help")
+        assert item.text == "Help"
+        real_window, heard = app.confirm_command, tmp_path / "heard.json"
+        app.confirm_command = [sys.executable, "-c", RECORDER, str(heard)]
+        item(app.icon)
+        told = json.loads(wait_for(lambda: heard.exists() and heard.read_text()))
+        assert (told["title"], told["text"]) == ("Cowork Terminal: help", menu.help_text())
+        assert told["allow"] == "", "a notice: OK only"
+
+        app.confirm_command = real_window
+        item(app.icon)
+        assert shown_window(display, "Cowork Terminal: help")
+    finally:
+        app.shutdown()

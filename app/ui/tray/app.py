@@ -834,11 +834,10 @@ class TrayApp:
             self.open_welcome()
         elif action == menu.OPEN_SETTINGS:
             self.open_settings()
-        elif action == menu.SHOW_ABOUT:
-            if self.windows:
-                self.show_notice(_("About Cowork Terminal"), menu.about_text(__version__))
-            else:
-                self.notifier.notify(_("About Cowork Terminal"), menu.about_text(__version__))
+        elif action in (menu.SHOW_ABOUT, menu.SHOW_HELP):
+            about = action == menu.SHOW_ABOUT
+            title, text = (_("About Cowork Terminal"), menu.about_text(__version__)) if about else menu.help_notice()
+            (self.show_notice if self.windows else self.notifier.notify)(title, text)
         else:
             log.warning("unknown action %r ignored", action)
 

@@ -37,6 +37,7 @@ TOOLTIP_MAX_CHARS = 127  # Windows truncates a tray tooltip at 128 characters, i
 OPEN_LOG = "open-log"
 TOGGLE_PAUSE = "toggle-pause"
 SHOW_ABOUT = "show-about"
+SHOW_HELP = "show-help"
 OPEN_SETTINGS = "open-settings"
 PAUSE_FOR = "pause-for"  # a timed pause: target is one of PAUSE_CHOICES' keys
 CONNECT = "connect"
@@ -62,6 +63,7 @@ ACTIONS = (
     TOGGLE_PAUSE,
     PAUSE_FOR,
     SHOW_ABOUT,
+    SHOW_HELP,
     OPEN_SETTINGS,
     CONNECT,
     DISCONNECT,
@@ -379,6 +381,29 @@ def about_text(version: str) -> str:
     ).format(version=version)
 
 
+HELP_TITLE = N_("Cowork Terminal: help")
+# One short line per thing a person can do, named as the menu names it (tests check the names exist).
+HELP_LINES = (
+    N_("Claude runs commands on this computer through Cowork Terminal. You stay in charge:"),
+    N_("• Open activity log: every command Claude ran, what it printed, and what waits for you."),
+    N_("• A command that could delete or change something important waits in a window until you allow or deny it."),
+    N_("• Pause host access: Claude's commands are refused until you resume. Pause for… resumes by itself."),
+    N_("• Settings…: which commands wait for you, how much output Claude reads, and starting at login."),
+    N_("• Getting started…: connect a Claude app, step by step."),
+    N_("• Claude says it cannot reach this computer? Connect to Claude, then your Claude app, then Check connection."),
+)
+
+
+def help_text() -> str:
+    """What Help says: what the app does for the person, by the menu's own words."""
+    return "\n".join(_(line) for line in HELP_LINES)
+
+
+def help_notice() -> tuple[str, str]:
+    """Help's title and text, as the tray shows them (a window, or a notification without Tk)."""
+    return _(HELP_TITLE), help_text()
+
+
 def pause_for_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
     """Like Dropbox's or Tailscale's: pause now, and the app resumes by itself at the time chosen."""
     return tuple(MenuEntry(f"pause-for:{key}", _(text), PAUSE_FOR, key) for key, text in PAUSE_CHOICES.items())
@@ -524,6 +549,7 @@ def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
         MenuEntry("welcome", _("Getting started…"), OPEN_WELCOME, enabled=state.windows),
         MenuEntry("language", language_item_text(), submenu=language_submenu(state)),
         MenuEntry("recent", _("Recent activity"), submenu=recent_submenu(state, now)),
+        MenuEntry("help", _("Help"), SHOW_HELP),
         MenuEntry("about", _("About Cowork Terminal {version}").format(version=state.version), SHOW_ABOUT),
         MenuEntry("uninstall", _("Uninstall…"), UNINSTALL),
         _separator("quit-separator"),
