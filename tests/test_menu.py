@@ -7,9 +7,12 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
+import anyio
 import pytest
 
 from app.core import liveness
+from app.core.channel.transport import address_for
+from app.core.channel.transport import connect as channel_connect
 from app.core.claude.config import ABSENT, CHANGED, CURRENT, FOREIGN, INVALID, STALE, UNKNOWN
 from app.core.paths import AppPaths
 from app.ui.tray import menu
@@ -18,6 +21,7 @@ from app.ui.tray.app import TrayApp
 from app.ui.tray.menu import ClientView, CrashView, MenuEntry, ServerView, TrayState
 from tests.clicks import shown_window
 from tests.desktop_env import make_fake_desktop, wait_for
+from tests.stdio_client import connect, run
 
 NOW = datetime(2026, 8, 3, 15, 30).timestamp()
 STARTED = datetime(2026, 8, 3, 14, 2).timestamp()
@@ -82,10 +86,28 @@ def test_running_state_counts_commands_and_agents() -> None:
 
 
 def test_live_servers_are_listed_with_client_start_time_and_command_count() -> None:
-    state = TrayState(clients=(DESKTOP_CONNECTED,), servers=(SERVER, ServerView("cli", STARTED, 1, headless=True)))
+    state = TrayState(clients=(DESKTOP_CONNECTED,), servers=(SERVER, ServerView("cli", STARTED, 1)))
     assert entry(state, "server:0").text == "claude-ai 0.12.4 · since 14:02 · 12 commands"
     assert entry(state, "server:0").enabled is False
-    assert entry(state, "server:1").text == "cli · since 14:02 · 1 command · headless"
+    assert entry(state, "server:1").text == "cli · since 14:02 · 1 command"
+
+
+def test_a_server_not_linked_to_the_app_says_what_that_means_and_one_started_headless_but_linked_says_nothing() -> None:
+    servers = (
+        ServerView("Claude Code", STARTED, 1, headless=True, linked=False),
+        ServerView("Claude Desktop", STARTED, 2, headless=False, linked=False),
+        ServerView("Claude Code", STARTED, 3, headless=True, linked=True),  # it obeys the app: like any other
+    )
+    state = TrayState(clients=(DESKTOP_CONNECTED,), servers=servers)
+    assert (
+        entry(state, "server:0").text
+        == "Claude Code · since 14:02 · 1 command · not linked to this app: it cannot ask you"
+    )
+    assert entry(state, "server:1").text == (
+        "Claude Desktop · since 14:02 · 2 commands · not linked to this app: it refuses commands"
+    )
+    assert entry(state, "server:2").text == "Claude Code · since 14:02 · 3 commands"
+    assert not any("headless" in text for text in every_text(entries(state))), "a word people do not use"
 
 
 def test_more_than_four_servers_collapse_into_a_count() -> None:
@@ -468,6 +490,7 @@ def test_about_shows_the_version_in_the_menu() -> None:
     assert "Cowork Terminal 0.1.0 lets Claude run commands" in menu.about_text("0.1.0")
 
 
+NO_WINDOW = [sys.executable, "-c", ""]  # the Welcome window's process, for tests that do not look at it
 # The notice window's process, replaced by one that keeps what the tray asks it to show.
 RECORDER = "import sys; open(sys.argv[1], 'w').write(sys.stdin.readline())"
 
@@ -495,4 +518,37 @@ def test_help_in_the_trays_menu_opens_a_window_that_shows_the_help(
         item(app.icon)
         assert shown_window(display, "Cowork Terminal: help")
     finally:
+        app.shutdown()
+
+
+@pytest.mark.gui
+@pytest.mark.anyio
+async def test_a_headless_server_the_app_cannot_link_is_told_apart_in_the_menu_and_truly_cannot_ask(
+    paths: AppPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path, display: str
+) -> None:
+    """This tray runs in pytest: a real server checks the tray's program, finds it is not Cowork
+    Terminal, and runs on its own (`--headless`), as it would beside an impostor."""
+    make_fake_desktop(tmp_path, monkeypatch)
+    monkeypatch.setenv("PYSTRAY_BACKEND", "dummy")
+    app = TrayApp(paths, liveness.try_hold(paths.tray_lock), tray_platform.load_pystray(), welcome_command=NO_WINDOW)
+    app.start()
+    linked, _peer = channel_connect(address_for(paths))  # a server speaking to this tray: linked
+    try:
+        linked.send({"op": "hello", "role": "server", "seq": 0, "headless": True, "lock_key": "linked-test"})
+        assert linked.receive(5)["op"] == "ack"
+        async with connect(home, headless=True) as client:
+            (tmp_path / "victim").mkdir()
+            said = await run(client, {"command": "rm -rf victim", "cwd": str(tmp_path)})
+            assert (tmp_path / "victim").exists() and app.hub.pending_holds() == [], "it could not ask: refused"
+            assert "error" in said or said.get("exitCode") != 0, said
+
+            def lines() -> list[str]:
+                return [app.pystray_item(f"server:{i}").text for i in range(2)] if app.settle() else []
+
+            shown = await anyio.to_thread.run_sync(lambda: wait_for(lambda: len(lines()) == 2 and lines()))
+        alone = [line for line in shown if "not linked to this app: it cannot ask you" in line]
+        assert len(alone) == 1, shown
+        assert not any("headless" in line for line in shown), shown
+    finally:
+        linked.close()
         app.shutdown()

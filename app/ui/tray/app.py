@@ -596,10 +596,11 @@ class TrayApp:
     def _publish(self, snapshot: Snapshot) -> None:
         """Compose the state; when the picture changed, push icon, tooltip and menu to the UI."""
         crash = snapshot.last_crash
+        linked = {p.server_id for p in list(self.hub.peers) if p.role == "server"}  # the servers it speaks with
         state = TrayState(
             paused=snapshot.paused,
             paused_until=self.paused_until if snapshot.paused else None,
-            servers=tuple(_server_view(s) for s in snapshot.servers),
+            servers=tuple(_server_view(s, linked) for s in snapshot.servers),
             running=snapshot.running,
             waiting=snapshot.waiting,
             clients=self._clients,
@@ -1273,11 +1274,12 @@ def _file_stamp(path: Path) -> tuple[float, int] | None:
     return info.st_mtime, info.st_size
 
 
-def _server_view(record: ServerRecord) -> ServerView:
+def _server_view(record: ServerRecord, linked: set[int | None]) -> ServerView:
     # The app people know ("Claude Desktop"), not what it calls itself ("claude-ai 0.14").
     return ServerView(
-        friendly_client_name(record.client_name), record.started_at, record.command_count, record.headless
-    )
+        friendly_client_name(record.client_name), record.started_at, record.command_count, record.headless,
+        record.id in linked,
+    )  # fmt: skip
 
 
 def _read_autostart() -> bool | None:

@@ -31,6 +31,10 @@ MAX_JOB_LINES = 5  # long-running commands listed under Quit, each with Stop
 # issue 22): the menu lists it, so that it can be stopped without opening the activity log.
 JOB_LINE_AFTER_S = 45.0
 JOB_COMMAND_CHARS = 40
+# A server not linked to this app. Started `--headless`, it reads the pause from the journal but has
+# nobody to ask, so a command that needs the user's OK is refused; otherwise it refuses every command.
+NOT_LINKED_HEADLESS = N_("not linked to this app: it cannot ask you")
+NOT_LINKED = N_("not linked to this app: it refuses commands")
 TOOLTIP_MAX_CHARS = 127  # Windows truncates a tray tooltip at 128 characters, including the NUL
 
 # Action ids: what a click asks the tray to do.
@@ -118,12 +122,14 @@ def client_state_text(state: str, installed: bool) -> str:
 
 @dataclass(frozen=True)
 class ServerView:
-    """One live server: which client started it, since when, how many commands it ran."""
+    """One live server: which client started it, since when, how many commands it ran, and whether it
+    is linked to this app (it then obeys the app, even if it was started `--headless`)."""
 
     client_label: str
     started_at: float
     command_count: int
     headless: bool = False
+    linked: bool = True
 
 
 @dataclass(frozen=True)
@@ -590,8 +596,8 @@ def _information(state: TrayState, now: float) -> list[MenuEntry]:
             _("since {time}").format(time=_clock_time(server.started_at, now)),
             _commands(server.command_count),
         ]
-        if server.headless:
-            parts.append(_("headless"))
+        if not server.linked:  # it does not take this app's orders: say what that means for the person
+            parts.append(_(NOT_LINKED_HEADLESS if server.headless else NOT_LINKED))
         lines.append(MenuEntry(f"server:{index}", " · ".join(parts), enabled=False))
     if len(state.servers) > MAX_SERVER_LINES:
         more = _("and {count} more").format(count=len(state.servers) - MAX_SERVER_LINES)
