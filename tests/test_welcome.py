@@ -84,8 +84,10 @@ def welcome_and_check(desktop: FakeDesktop) -> None:
         pump_until(root, lambda: window.step_input.armed)  # like Connect: a moment after it shows
         check.invoke()
         pump_until(root, lambda: window.busy == 0 and window.check_result.cget("text") != "Checking Claude Desktop...")
-        assert window.check_result.cget("text") == (
-            "Cowork Terminal started the way Claude Desktop will start it, and ran a test command."
+        assert window.check_result.cget("text") == (  # true before Claude's restart, and says what to do
+            "Cowork Terminal started the way Claude Desktop will start it and ran a test command, but Claude Desktop "
+            "has not connected yet. Quit Claude Desktop completely and open it again, then ask Claude “What is in my "
+            "Downloads folder?”"
         )
         assert window.live.cget("text") == "Waiting for Claude Desktop to connect…", "our check is not Claude"
     finally:
@@ -224,6 +226,13 @@ def test_the_window_says_connected_only_when_claude_itself_connects_and_then_wha
             )
             root.update_idletasks()
             assert (root.winfo_width(), root.winfo_height()) == size, "the window keeps its size as it fills in"
+            pump_until(root, lambda: window.step_input.armed)
+            window.check_buttons.winfo_children()[0].invoke()  # now Claude's own server runs: connected
+            pump_until(root, lambda: window.busy == 0 and "Checking" not in window.check_result.cget("text"))
+            assert window.check_result.cget("text") == (
+                "Claude Desktop is connected, and a test command ran. "
+                "Try asking Claude “What is in my Downloads folder?”"
+            )
         finally:
             if claude is not None:
                 claude.quit()

@@ -65,7 +65,7 @@ from app.core.paths import AppPaths, make_private_file, protected_paths
 from app.core.policy import approval
 from app.core.policy.rules import SCOPES, SESSION_SCOPE, matching_rule
 from app.core.self_command import app_argv
-from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, run_check
+from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, check_notice, live_client_names, run_check
 from app.ui.tray import menu
 from app.ui.tray.menu import (
     ClientView,
@@ -932,8 +932,12 @@ class TrayApp:
             ok, message = self._run_check(location)
         finally:
             self._busy = None
-        title = _("Connection works") if ok else _("Connection problem: {client}").format(client=location.name)
-        self.notifier.notify(title, message)
+        servers = self.hub.with_journal(lambda journal: journal.servers(live_only=True))  # Claude's own, if any
+        _connected, title, text = check_notice(
+            location.client_id, location.name, ok, message,
+            installed=location.installed, claude_connected=location.name in live_client_names(servers),
+        )  # fmt: skip
+        self.notifier.notify(title, text)
 
     def _run_check(self, location: cl.ClientLocation) -> tuple[bool, str]:
         """Run `cowork-terminal check --client ID --json` and read its verdict: (ok, message)."""

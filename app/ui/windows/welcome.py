@@ -31,14 +31,13 @@ from typing import Any
 from app.core import settings
 from app.core.claude import config as cc
 from app.core.claude import locations as cl
-from app.core.claude.names import friendly_client_name
 from app.core.errors import CoworkError
 from app.core.i18n import N_, _
 from app.core.install import autostart
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.self_command import app_argv
-from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, run_check
+from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, check_notice, live_client_names, run_check
 from app.ui.tray.menu import client_state_text
 from app.ui.tray.platforms import run_captured
 from app.ui.windows.look import use_native_look
@@ -401,8 +400,11 @@ class WelcomeWindow:
             if ok:
                 # The check starts the server as Claude will: it proves the entry, not that Claude
                 # loaded it (that needs Claude's restart; the live line below says when it did).
-                works = _("Cowork Terminal started the way {client} will start it, and ran a test command.")
-                self.check_result.configure(text=works.format(client=app.name), foreground="#166534")
+                seen = app.name in self.seen
+                connected, _title, text = check_notice(
+                    app.client_id, app.name, ok, message, installed=app.installed, claude_connected=seen
+                )
+                self.check_result.configure(text=text, foreground="#166534" if connected else "")
             else:
                 not_yet = _("Not working yet: {message}").format(message=message)
                 self.check_result.configure(text=not_yet, foreground="#9a3412")
@@ -413,8 +415,7 @@ class WelcomeWindow:
 def connected_clients(paths: AppPaths | None = None) -> list[str]:
     """The Claude apps (by the names people know) whose own server runs now, as the journal says."""
     with Journal(paths or AppPaths.from_environment()) as journal:
-        servers = journal.servers(live_only=True)
-    return sorted({friendly_client_name(s.client_name) for s in servers if s.client_name})
+        return sorted(live_client_names(journal.servers(live_only=True)))
 
 
 def _start_at_login(first_run: bool) -> bool:
