@@ -402,7 +402,8 @@ HELP_LINES = (
 
 def help_text() -> str:
     """What Help says: what the app does for the person, by the menu's own words."""
-    return "\n".join(_(line) for line in HELP_LINES)
+    first, *points = (_(line) for line in HELP_LINES)
+    return first + "\n\n" + "\n".join(points)
 
 
 def help_notice() -> tuple[str, str]:
