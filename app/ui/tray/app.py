@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import importlib.util
 import logging
 import os
@@ -78,6 +79,7 @@ from app.ui.tray.menu import (
     ServerView,
     TrayState,
 )
+from app.ui.tray.notice_actions import DENY, SHOW, hold_actions
 from app.ui.tray.platforms import (
     Notifier,
     UiDispatcher,
@@ -113,6 +115,7 @@ ICON_NAME = "cowork-terminal"
 
 WELCOME_SHOWN_SETTING = settings.WELCOME_SHOWN
 DECIDED_IN_MENU = "user (tray menu)"
+DECIDED_IN_NOTIFICATION = "user (notification)"
 TIMED_PAUSE_BY = "user (timed pause)"  # the pause a "Pause for…" click set: the one its timer may end
 # Actions that only run inside the tray (not from a menu entry).
 FIRST_LOOK = "first-look"
@@ -422,6 +425,7 @@ class TrayApp:
             if window is not None:
                 window.close()
         self._windows = []
+        self.notifier.withdraw()
         if self._welcome is not None:  # its check needs this tray: it goes with it
             _stop_process_now(self._welcome, WINDOW_STOP_GRACE_S)
         self.hub.close()  # servers end what runs: nobody would watch it any more
@@ -971,21 +975,37 @@ class TrayApp:
 
     # -- the windows, each in its own process ----------------------------------------------------
 
+    def _notify_hold(self, hold: HeldCommand) -> None:
+        """A held command's notice; where the desktop has buttons, Deny and Show, never Allow."""
+        self.notifier.notify(
+            _("A command is waiting for your approval"),
+            _("{client} wants to run: {command}").format(
+                client=friendly_client_name(hold.client), command=shorten_command(hold.command, 120)
+            ),
+            key=f"hold:{hold.command_id}",
+            actions=hold_actions(self.windows),
+            on_action=functools.partial(self._hold_notice_pressed, hold.command_id),
+        )
+
+    def _hold_notice_pressed(self, command_id: int, action: str) -> None:
+        """A button of a held command's notice: a program may have sent it, so it only denies or shows."""
+        if action == DENY and self.hub.decide(command_id, allowed=False, by=DECIDED_IN_NOTIFICATION):
+            log.info("held command %s denied from its notification", command_id)
+        elif action == SHOW:
+            self.submit(menu.OPEN_APPROVALS)
+        self._kick()
+
     def sync_approval_prompt(self) -> None:
         """Make the approval prompt show exactly the hub's held commands: start it when something
         waits, tell it what is new and what is gone, close it when nothing is left."""
         holds = {h.command_id: h for h in self.hub.pending_holds()}
         self._tell_log_windows_holds(list(holds.values()))
+        self.notifier.withdraw({f"hold:{i}" for i in holds})  # an answered command's notice has no buttons left
         if not self.windows:  # no Tk: the menu's "waiting" line lists them, with Allow once / Deny
             for command_id in sorted(set(holds) - self._prompt_shown):
                 hold = holds[command_id]
                 self.hub.seen(command_id)  # the menu lists every one: each one's time starts now
-                self.notifier.notify(
-                    _("A command is waiting for your approval"),
-                    _("{client} wants to run: {command}").format(
-                        client=friendly_client_name(hold.client), command=shorten_command(hold.command, 120)
-                    ),
-                )
+                self._notify_hold(hold)
             self._prompt_shown = set(holds)
             self._read_rules_and_holds()
             self._kick()
@@ -1007,12 +1027,7 @@ class TrayApp:
             for command_id in sorted(set(holds) - self._prompt_shown):
                 hold = holds[command_id]
                 prompt.send({"op": "show", "hold": self._for_window(hold).to_json()})
-                self.notifier.notify(
-                    _("A command is waiting for your approval"),
-                    _("{client} wants to run: {command}").format(
-                        client=friendly_client_name(hold.client), command=shorten_command(hold.command, 120)
-                    ),
-                )
+                self._notify_hold(hold)
             for command_id in self._prompt_shown - set(holds):
                 prompt.send({"op": "gone", "id": command_id})
             self._prompt_shown = set(holds)
