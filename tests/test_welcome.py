@@ -218,9 +218,13 @@ def test_the_window_says_connected_only_when_claude_itself_connects_and_then_wha
             pump_until(root, lambda: window.busy == 0 and window.apps[0].connected)
             assert window.live.cget("text") == "Waiting for Claude Desktop to connect…"
             assert ALL_SET not in texts(root), "nothing connected yet: not all set"
+            pump_until(root, lambda: window.step_input.armed)
+            window.check_buttons.winfo_children()[0].invoke()  # before Claude's restart: ready, not connected
+            pump_until(root, lambda: window.busy == 0 and "has not connected yet" in window.check_result.cget("text"))
             claude = ClaudeConnecting(home)
             assert claude.connected.wait(WAIT_S)
             pump_until(root, lambda: "✓" in window.live.cget("text"))
+            assert window.check_result.cget("text") == "", "'has not connected yet' is no longer true: gone"
             assert window.live.cget("text") == (
                 "✓ Claude Desktop is connected.\nYou're all set: try asking Claude “What is in my Downloads folder?”"
             )

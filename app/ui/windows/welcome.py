@@ -113,6 +113,7 @@ class WelcomeWindow:
         self._results: queue.Queue[Callable[[], None]] = queue.Queue()
         self.busy = 0  # background jobs still running (tests wait for 0)
         self.seen: set[str] = set()  # the apps whose own server connected while this window was open
+        self.waiting_check: str | None = None  # the app a passed check said "has not connected yet" of
         self._watching = False
         root.title(_(TITLE))
         root.minsize(600, 480)
@@ -352,6 +353,9 @@ class WelcomeWindow:
             self.root.after(WATCH_MS, self._watch)
 
     def _show_live(self) -> None:
+        if self.waiting_check is not None and self.waiting_check in self.seen:  # no longer true: the line below says
+            self.waiting_check = None
+            self.check_result.configure(text="")
         connected = [a for a in self.apps or () if a.connected]
         if not connected:
             self.live.configure(text="")
@@ -405,6 +409,7 @@ class WelcomeWindow:
                     app.client_id, app.name, ok, message, installed=app.installed, claude_connected=seen
                 )
                 self.check_result.configure(text=text, foreground="#166534" if connected else "")
+                self.waiting_check = None if connected else app.name
             else:
                 not_yet = _("Not working yet: {message}").format(message=message)
                 self.check_result.configure(text=not_yet, foreground="#9a3412")
