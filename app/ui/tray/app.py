@@ -1000,7 +1000,7 @@ class TrayApp:
         waits, tell it what is new and what is gone, close it when nothing is left."""
         holds = {h.command_id: h for h in self.hub.pending_holds()}
         self._tell_log_windows_holds(list(holds.values()))
-        self.notifier.withdraw({f"hold:{i}" for i in holds})  # an answered command's notice has no buttons left
+        self.notifier.withdraw({f"hold:{i}" for i in holds})  # an answered command: its notice answers nothing more
         if not self.windows:  # no Tk: the menu's "waiting" line lists them, with Allow once / Deny
             for command_id in sorted(set(holds) - self._prompt_shown):
                 hold = holds[command_id]
