@@ -48,7 +48,7 @@ def test_a_good_entry_starts_the_server_and_runs_echo_ok(
     cc.connect_client(desktop_location(), cc.this_app_entry())
     result = check.check_client(desktop_location(), cc.this_app_entry())
     assert result.ok, result
-    assert result.message == "Claude Desktop is connected: its server started and ran `echo ok`."
+    assert result.message == "Claude Desktop's entry works: the server it starts ran `echo ok`."
     with Journal(paths) as journal:
         ran = journal.recent_commands(limit=1)[0]
         assert (ran.command, ran.client_name) == ("echo ok", "cowork-terminal-check"), "the check shows in the log"

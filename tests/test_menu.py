@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
+import json
+import re
+import sys
 from datetime import datetime
+from pathlib import Path
 
+import anyio
+import pytest
+
+from app.core import liveness
+from app.core.channel.transport import address_for
+from app.core.channel.transport import connect as channel_connect
 from app.core.claude.config import ABSENT, ALTERED, CHANGED, CURRENT, FOREIGN, INVALID, STALE, UNKNOWN
+from app.core.paths import AppPaths
 from app.ui.tray import menu
+from app.ui.tray import platforms as tray_platform
+from app.ui.tray.app import TrayApp
 from app.ui.tray.menu import ClientView, CrashView, MenuEntry, ServerView, TrayState
+from tests.clicks import shown_window
+from tests.desktop_env import make_fake_desktop, wait_for
+from tests.stdio_client import connect, run
 
 NOW = datetime(2026, 8, 3, 15, 30).timestamp()
 STARTED = datetime(2026, 8, 3, 14, 2).timestamp()
@@ -37,7 +53,7 @@ def test_the_menu_has_the_status_first_then_the_actions_and_quit() -> None:
     keys = [e.key for e in items if not e.separator]
     assert keys == [
         "status", "waiting", "open-log", "pause", "pause-for", "connect", "approval", "output", "rules", "autostart",
-        "data-folder", "settings", "welcome", "language", "recent", "about", "uninstall", "quit",
+        "data-folder", "settings", "welcome", "language", "recent", "help", "about", "uninstall", "quit",
     ]  # fmt: skip
 
 
@@ -71,10 +87,28 @@ def test_running_state_counts_commands_and_agents() -> None:
 
 
 def test_live_servers_are_listed_with_client_start_time_and_command_count() -> None:
-    state = TrayState(clients=(DESKTOP_CONNECTED,), servers=(SERVER, ServerView("cli", STARTED, 1, headless=True)))
+    state = TrayState(clients=(DESKTOP_CONNECTED,), servers=(SERVER, ServerView("cli", STARTED, 1)))
     assert entry(state, "server:0").text == "claude-ai 0.12.4 · since 14:02 · 12 commands"
     assert entry(state, "server:0").enabled is False
-    assert entry(state, "server:1").text == "cli · since 14:02 · 1 command · headless"
+    assert entry(state, "server:1").text == "cli · since 14:02 · 1 command"
+
+
+def test_a_server_not_linked_to_the_app_says_what_that_means_and_one_started_headless_but_linked_says_nothing() -> None:
+    servers = (
+        ServerView("Claude Code", STARTED, 1, headless=True, linked=False),
+        ServerView("Claude Desktop", STARTED, 2, headless=False, linked=False),
+        ServerView("Claude Code", STARTED, 3, headless=True, linked=True),  # it obeys the app: like any other
+    )
+    state = TrayState(clients=(DESKTOP_CONNECTED,), servers=servers)
+    assert (
+        entry(state, "server:0").text
+        == "Claude Code · since 14:02 · 1 command · not linked to this app: it cannot ask you"
+    )
+    assert entry(state, "server:1").text == (
+        "Claude Desktop · since 14:02 · 2 commands · not linked to this app: it refuses commands"
+    )
+    assert entry(state, "server:2").text == "Claude Code · since 14:02 · 3 commands"
+    assert not any("headless" in text for text in every_text(entries(state))), "a word people do not use"
 
 
 def test_more_than_four_servers_collapse_into_a_count() -> None:
@@ -426,6 +460,38 @@ def test_recent_activity_lists_the_newest_commands_in_plain_words_and_opens_the_
     assert texts(empty) == ["Nothing yet"] and empty[0].enabled is False
 
 
+def every_text(items: list[MenuEntry] | tuple[MenuEntry, ...]) -> list[str]:
+    """The texts of the menu and of all its submenus."""
+    found = []
+    for item in items:
+        found.append(item.text)
+        found += every_text(item.submenu or ())
+    return found
+
+
+@pytest.mark.parametrize("language", ["en", "de", "es", "ru"])
+def test_help_is_in_the_menu_and_names_each_control_as_the_menu_does(language: str) -> None:
+    from app.core import i18n
+
+    i18n.use_language(language)
+    try:
+        state = TrayState(clients=(DESKTOP_CONNECTED,), version="0.1.0")
+        help_item = entry(state, "help")
+        assert help_item.action == menu.SHOW_HELP and help_item.text
+        title, text = menu.help_notice()
+        lines = [line for line in text.splitlines() if line]
+        assert title and len(lines) == len(menu.HELP_LINES)
+        shown = every_text(entries(state))
+        for line in lines[1:]:  # "• Name: what it does": Name is what the person clicks
+            assert line.startswith("• ")
+            named = line.removeprefix("• ").split(": ")[0]
+            if named != line.removeprefix("• "):
+                assert named in shown, (language, named)
+        assert i18n._("Check connection") in text, "where to go when Claude cannot connect"
+    finally:
+        i18n.use_language("en")
+
+
 def test_about_shows_the_version_in_the_menu() -> None:
     about = entry(TrayState(clients=(DESKTOP_CONNECTED,), version="0.1.0"), "about")
     assert about.text == "About Cowork Terminal 0.1.0" and about.action == menu.SHOW_ABOUT
@@ -457,3 +523,77 @@ def test_every_click_the_menu_can_ask_for_has_a_function_in_the_trays_action_tab
     asked = every_action(entries(busy)) | every_action(entries(without_windows)) | every_action(entries(TrayState()))
     assert {menu.ALLOW, menu.DENY, menu.STOP_JOB, menu.REMOVE_RULE, menu.DISCONNECT, menu.CHECK} <= asked
     assert sorted(asked - set(ACTIONS) - {menu.QUIT}) == []  # Quit asks first, on the UI thread
+
+
+NO_WINDOW = [sys.executable, "-c", ""]  # the Welcome window's process, for tests that do not look at it
+# The notice window's process, replaced by one that keeps what the tray asks it to show.
+RECORDER = "import sys; open(sys.argv[1], 'w').write(sys.stdin.readline())"
+
+
+@pytest.mark.gui
+def test_help_in_the_trays_menu_opens_a_window_that_shows_the_help(
+    paths: AppPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path, display: str
+) -> None:
+    make_fake_desktop(tmp_path, monkeypatch)
+    monkeypatch.setenv("PYSTRAY_BACKEND", "dummy")
+    app = TrayApp(paths, liveness.try_hold(paths.tray_lock), tray_platform.load_pystray())
+    app.start()
+    try:
+        assert app.settle()
+        item = app.pystray_item("help")
+        assert item.text == "Help"
+        real_window, heard = app.confirm_command, tmp_path / "heard.json"
+        app.confirm_command = [sys.executable, "-c", RECORDER, str(heard)]
+        item(app.icon)
+        told = json.loads(wait_for(lambda: heard.exists() and heard.read_text()))
+        assert (told["title"], told["text"]) == ("Cowork Terminal: help", menu.help_text())
+        assert told["allow"] == "", "a notice: OK only"
+
+        app.confirm_command = real_window
+        item(app.icon)
+        assert shown_window(display, "Cowork Terminal: help")
+    finally:
+        app.shutdown()
+
+
+@pytest.mark.gui
+@pytest.mark.anyio
+async def test_a_headless_server_the_app_cannot_link_is_told_apart_in_the_menu_and_truly_cannot_ask(
+    paths: AppPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path, display: str
+) -> None:
+    """This tray runs in pytest: a real server checks the tray's program, finds it is not Cowork
+    Terminal, and runs on its own (`--headless`), as it would beside an impostor."""
+    make_fake_desktop(tmp_path, monkeypatch)
+    monkeypatch.setenv("PYSTRAY_BACKEND", "dummy")
+    app = TrayApp(paths, liveness.try_hold(paths.tray_lock), tray_platform.load_pystray(), welcome_command=NO_WINDOW)
+    app.start()
+    # A server speaking to this tray, started `--headless` too (it holds its lock, as servers do): linked.
+    lock = liveness.try_hold(paths.server_lock("linked-test"))
+    linked, _peer = channel_connect(address_for(paths))
+    try:
+        linked.send({"op": "hello", "role": "server", "seq": 0, "headless": True, "lock_key": "linked-test"})
+        assert linked.receive(5)["op"] == "ack"
+        linked.send({"op": "client", "seq": 1, "name": "claude-ai", "version": "0.14"})
+        async with connect(home, headless=True) as client:
+            (tmp_path / "victim").mkdir()
+            said = await run(client, {"command": "rm -rf victim", "cwd": str(tmp_path)})
+            assert (tmp_path / "victim").exists() and app.hub.pending_holds() == [], "it could not ask: refused"
+            assert "error" in said or said.get("exitCode") != 0, said
+
+            def lines() -> list[str]:
+                if not app.settle():
+                    return []
+                texts = [e.text for e in app.entries() if e.key.startswith("server:")]
+                return [re.sub(r"since [\d:]+", "since …", text) for text in texts]  # a minute may turn
+
+            want = {
+                "Claude Desktop · since … · 0 commands",  # linked: started --headless, it obeys the app
+                "mcp · since … · 1 command · not linked to this app: it cannot ask you",
+            }
+            shown = await anyio.to_thread.run_sync(lambda: wait_for(lambda: want <= set(lines()) and lines(), 20))
+            assert not any("headless" in line for line in shown), shown
+    finally:
+        linked.close()
+        app.shutdown()
+        if lock is not None:
+            lock.release()

@@ -481,9 +481,11 @@ def check_from_the_menu(app: TrayApp) -> None:
     busy = wait_for(lambda: menu.find_entry(app.entries(), "busy"))
     assert busy.text == "Checking Claude Desktop..."
     assert app.settle(timeout_s=30)
-    assert app.notifier.history[-1] == (
-        "Connection works",
-        "Claude Desktop is connected: its server started and ran `echo ok`.",
+    assert app.notifier.history[-1] == (  # not "connected": Claude Desktop has not been restarted yet
+        "Ready for Claude Desktop",
+        "Cowork Terminal started the way Claude Desktop will start it and ran a test command, but Claude Desktop "
+        "has not connected yet. Quit Claude Desktop completely and open it again, then ask Claude “What is in my "
+        "Downloads folder?”",
     )
     assert menu.find_entry(app.entries(), "busy") is None
 

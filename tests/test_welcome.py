@@ -81,10 +81,13 @@ def welcome_and_check(desktop: FakeDesktop) -> None:
 
         [check] = window.check_buttons.winfo_children()
         assert check.cget("text") == "Check Claude Desktop"
+        pump_until(root, lambda: window.step_input.armed)  # like Connect: a moment after it shows
         check.invoke()
         pump_until(root, lambda: window.busy == 0 and window.check_result.cget("text") != "Checking Claude Desktop...")
-        assert window.check_result.cget("text") == (
-            "Cowork Terminal started the way Claude Desktop will start it, and ran a test command."
+        assert window.check_result.cget("text") == (  # true before Claude's restart, and says what to do
+            "Cowork Terminal started the way Claude Desktop will start it and ran a test command, but Claude Desktop "
+            "has not connected yet. Quit Claude Desktop completely and open it again, then ask Claude “What is in my "
+            "Downloads folder?”"
         )
         assert window.live.cget("text") == "Waiting for Claude Desktop to connect…", "our check is not Claude"
     finally:
@@ -215,14 +218,25 @@ def test_the_window_says_connected_only_when_claude_itself_connects_and_then_wha
             pump_until(root, lambda: window.busy == 0 and window.apps[0].connected)
             assert window.live.cget("text") == "Waiting for Claude Desktop to connect…"
             assert ALL_SET not in texts(root), "nothing connected yet: not all set"
+            pump_until(root, lambda: window.step_input.armed)
+            window.check_buttons.winfo_children()[0].invoke()  # before Claude's restart: ready, not connected
+            pump_until(root, lambda: window.busy == 0 and "has not connected yet" in window.check_result.cget("text"))
             claude = ClaudeConnecting(home)
             assert claude.connected.wait(WAIT_S)
             pump_until(root, lambda: "✓" in window.live.cget("text"))
+            assert window.check_result.cget("text") == "", "'has not connected yet' is no longer true: gone"
             assert window.live.cget("text") == (
                 "✓ Claude Desktop is connected.\nYou're all set: try asking Claude “What is in my Downloads folder?”"
             )
             root.update_idletasks()
             assert (root.winfo_width(), root.winfo_height()) == size, "the window keeps its size as it fills in"
+            pump_until(root, lambda: window.step_input.armed)
+            window.check_buttons.winfo_children()[0].invoke()  # now Claude's own server runs: connected
+            pump_until(root, lambda: window.busy == 0 and "Checking" not in window.check_result.cget("text"))
+            assert window.check_result.cget("text") == (
+                "Claude Desktop is connected, and a test command ran. "
+                "Try asking Claude “What is in my Downloads folder?”"
+            )
         finally:
             if claude is not None:
                 claude.quit()

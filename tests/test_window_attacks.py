@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import tkinter as tk
 from pathlib import Path
 
 import anyio
@@ -22,6 +23,7 @@ from app.core.journal.store import Journal, Status
 from app.core.messages import LOG_WINDOW_DECIDED_BY
 from app.core.paths import AppPaths
 from app.ui.windows.real_input import IGNORED_SENT_EVENT
+from app.ui.windows.welcome import WelcomeWindow
 from tests.clicks import (
     ARMED_S,
     PROMPT_TITLE,
@@ -35,7 +37,7 @@ from tests.clicks import (
     window_boxes,
     xdotool,
 )
-from tests.desktop_env import wait_for
+from tests.desktop_env import make_fake_desktop, pump_until, wait_for
 from tests.stdio_client import connect, run
 from tests.test_authority import cli, wait_until_held
 from tests.tray_process import running_tray
@@ -282,3 +284,53 @@ async def test_a_prompt_another_program_kills_opens_again_while_the_command_wait
                 while not result:
                     await anyio.sleep(0.05)
             assert (tmp_path / "cache").exists()
+
+
+def test_sent_clicks_on_welcomes_restart_and_check_buttons_do_nothing_and_the_users_clicks_do(
+    display: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Restart quits the user's Claude and Check starts a server: only the user's own click may."""
+    make_fake_desktop(tmp_path, monkeypatch)
+    restarted = tmp_path / "restarted"
+    restart = [sys.executable, "-c", "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('yes')", str(restarted)]
+    root = tk.Tk()
+    try:
+        root.geometry("+0+0")
+        window = WelcomeWindow(root, check_command=[sys.executable, "-m", "app", "check"], restart_command=restart)
+        pump_until(root, lambda: window.apps is not None, timeout_s=60)
+        window.platform = "darwin"  # where the app can restart Claude: the window shows a Restart button
+        pump_until(root, lambda: window.real_input.armed)
+        window.connect_buttons["claude-desktop"].invoke()
+        pump_until(root, lambda: window.busy == 0 and window.check_buttons.winfo_children(), timeout_s=60)
+        [restart_button] = window.restart_buttons.winfo_children()
+        [check_button] = window.check_buttons.winfo_children()
+        assert restart_button.cget("text") == "Restart Claude Desktop"
+        pump_for(root, ARMED_S)  # armed: what stops the clicks below is where they come from
+
+        for button in (restart_button, check_button):
+            caplog.clear()
+            sent_click(display, hex(button.winfo_id()))
+            reached = lambda: IGNORED_SENT_EVENT in caplog.text or window.busy or restarted.exists()  # noqa: E731
+            pump_until(root, reached)  # the click reached the button...
+            pump_for(root, SETTLE_S)
+            assert not restarted.exists() and window.busy == 0, "...and restarted nothing"
+            assert window.check_result.cget("text") == "", "...and checked nothing"
+            assert IGNORED_SENT_EVENT in caplog.text
+
+        for button in (restart_button, check_button):
+            click_at(display, (button.winfo_rootx(), button.winfo_rooty(), button.winfo_width(), button.winfo_height()))
+            pump_for(root, 0.2)
+        pump_until(root, lambda: window.busy == 0, timeout_s=60)
+        assert restarted.read_text() == "yes"
+        assert window.restart_result.cget("text") == "Claude Desktop was restarted."
+        assert window.check_result.cget("text").startswith("Not working yet: "), "checked: no app is running here"
+    finally:
+        root.destroy()
+
+
+def pump_for(root: tk.Tk, seconds: float) -> None:
+    """Let a window built in the test's process handle its events for a while."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        root.update()
+        time.sleep(0.02)

@@ -262,7 +262,7 @@ async def _probe(client_id: str, client_name: str, entry: dict[str, Any], timeou
 
     data = reply.structured_content or {}
     if data.get("stdout") == CHECK_OUTPUT and data.get("exitCode") == 0:
-        ok = _("{client} is connected: its server started and ran `{command}`.")
+        ok = _("{client}'s entry works: the server it starts ran `{command}`.")  # Claude loads it at its start
         return result(OK, ok.format(client=client_name, command=CHECK_COMMAND))
     return result(
         WRONG_OUTPUT,

@@ -82,9 +82,9 @@ def welcome(tk) -> None:  # type: ignore[no-untyped-def]
             root, check_command=[sys.executable, "-m", "app", "check"],
             restart_command=[sys.executable, "-m", "app", "restart-claude"], first_run=True,
         )  # fmt: skip
-        settle(root, 0.5, lambda: window.apps is not None)
+        settle(root, 0.5, lambda: window.apps is not None and window.real_input.armed)
         window.connect_buttons["claude-desktop"].invoke()
-        settle(root, 0.5, lambda: window.busy == 0)
+        settle(root, 0.5, lambda: window.busy == 0 and window.step_input.armed)
         window.check_buttons.winfo_children()[0].invoke()
         settle(root, 0.5, lambda: window.busy == 0)
         claude = claude_desktop_connects(home / "ct")  # Claude restarted: its own server connects

@@ -228,10 +228,16 @@ def uninstall(app: TrayApp, _target: str | None) -> None:
 
 
 def show_about(app: TrayApp, _target: str | None) -> None:
-    if app.windows:
-        app.tray_windows.show_notice(_("About Cowork Terminal"), menu.about_text(__version__))
-    else:
-        app.notifier.notify(_("About Cowork Terminal"), menu.about_text(__version__))
+    _tell(app, _("About Cowork Terminal"), menu.about_text(__version__))
+
+
+def show_help(app: TrayApp, _target: str | None) -> None:
+    _tell(app, *menu.help_notice())
+
+
+def _tell(app: TrayApp, title: str, text: str) -> None:
+    """A window when Tk is there, else a notification."""
+    (app.tray_windows.show_notice if app.windows else app.notifier.notify)(title, text)
 
 
 # -- the first look at start ---------------------------------------------------------------------
@@ -343,4 +349,5 @@ ACTIONS: dict[str, Action] = {
     menu.OPEN_WELCOME: open_welcome,
     menu.OPEN_SETTINGS: open_settings,
     menu.SHOW_ABOUT: show_about,
+    menu.SHOW_HELP: show_help,
 }

@@ -43,7 +43,7 @@ from app.core.journal.store import Journal
 from app.core.liveness import HeldLock
 from app.core.paths import AppPaths
 from app.core.self_command import app_argv
-from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S
+from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, live_client_names
 from app.ui.tray import actions, menu
 from app.ui.tray.actions import FIRST_LOOK, JOURNAL_ACTIONS
 from app.ui.tray.claude_watch import ClaudeWatch
@@ -127,6 +127,7 @@ class TrayApp:
             check_command=check_command or app_argv(frozen, sys.executable, "check"),
             check_timeout_s=check_timeout_s,
             kick=self.kick,
+            live_clients=self._live_clients,
         )
         self.tray_windows = TrayWindows(self)
         self.monitor = Monitor(self)
@@ -205,6 +206,10 @@ class TrayApp:
     def perform(self, action: str, target: str | None = None) -> None:
         """Do one action now, on the calling thread (the actions thread, or a test)."""
         actions.perform(self, action, target)
+
+    def _live_clients(self) -> set[str]:
+        servers = self.hub.with_journal(lambda journal: journal.servers(live_only=True))
+        return live_client_names(servers)
 
     def refresh_clients(self, *, include_cli: bool) -> None:
         """Look at every Claude client's config again (see ClaudeWatch.refresh)."""
@@ -289,6 +294,7 @@ class TrayApp:
             if thread is not threading.current_thread():
                 thread.join(THREAD_JOIN_S)  # the actions thread may be inside a check: it is a daemon
         self.tray_windows.close_all()
+        self.notifier.withdraw()
         self.hub.close()  # servers end what runs: nobody would watch it any more
         if self._lock is not None:
             self._lock.release()

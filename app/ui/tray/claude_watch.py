@@ -15,7 +15,7 @@ from app.core.claude import config as cc
 from app.core.claude import locations as cl
 from app.core.errors import CoworkError
 from app.core.i18n import _
-from app.ui.connection_probe import run_check
+from app.ui.connection_probe import check_notice, run_check
 from app.ui.tray import menu
 from app.ui.tray.menu import ClientView
 from app.ui.tray.platforms import Notifier
@@ -37,12 +37,14 @@ class ClaudeWatch:
         check_command: Sequence[str],
         check_timeout_s: float,
         kick: Callable[[], None],
+        live_clients: Callable[[], set[str]],
     ) -> None:
         self._notifier = notifier
         self._has_menu = has_menu
         self.check_command = list(check_command)  # each check appends `--client ID --json`
         self.check_timeout_s = check_timeout_s
         self._kick = kick
+        self._live_clients = live_clients  # the Claude apps whose own server runs now
         self.clients: tuple[ClientView, ...] | None = None  # None until the first look
         self.locations: dict[str, cl.ClientLocation] = {}
         self.busy: str | None = None  # "Checking ...", shown in the menu while a check runs
@@ -158,8 +160,11 @@ class ClaudeWatch:
             ok, message = run_check(self.check_command, location.client_id, location.name, self.check_timeout_s)
         finally:
             self.busy = None
-        title = _("Connection works") if ok else _("Connection problem: {client}").format(client=location.name)
-        self._notifier.notify(title, message)
+        _connected, title, text = check_notice(
+            location.client_id, location.name, ok, message,
+            installed=location.installed, claude_connected=location.name in self._live_clients(),
+        )  # fmt: skip
+        self._notifier.notify(title, text)
 
 
 def file_stamp(path: Path) -> FileStamp | None:

@@ -146,10 +146,11 @@ class Monitor:
         """Compose the state; when the picture changed, the icon, tooltip and menu show it."""
         app = self.app
         crash = snapshot.last_crash
+        linked = {p.server_id for p in self.hub.peers if p.role == "server"}  # the servers it speaks with
         state = TrayState(
             paused=snapshot.paused,
             paused_until=app.paused_until if snapshot.paused else None,
-            servers=tuple(_server_view(s) for s in snapshot.servers),
+            servers=tuple(_server_view(s, linked) for s in snapshot.servers),
             running=snapshot.running,
             waiting=snapshot.waiting,
             clients=app.claude.clients,
@@ -195,8 +196,9 @@ class Monitor:
                 self.app.notifier.notify(*menu.job_notice(job, outcome_text(record)))
 
 
-def _server_view(record: ServerRecord) -> ServerView:
+def _server_view(record: ServerRecord, linked: set[int | None]) -> ServerView:
     # The app people know ("Claude Desktop"), not what it calls itself ("claude-ai 0.14").
     return ServerView(
-        friendly_client_name(record.client_name), record.started_at, record.command_count, record.headless
-    )
+        friendly_client_name(record.client_name), record.started_at, record.command_count, record.headless,
+        record.id in linked,
+    )  # fmt: skip

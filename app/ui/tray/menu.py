@@ -31,12 +31,17 @@ MAX_JOB_LINES = 5  # long-running commands listed under Quit, each with Stop
 # issue 22): the menu lists it, so that it can be stopped without opening the activity log.
 JOB_LINE_AFTER_S = 45.0
 JOB_COMMAND_CHARS = 40
+# A server not linked to this app. Started `--headless`, it reads the pause from the journal but has
+# nobody to ask, so a command that needs the user's OK is refused; otherwise it refuses every command.
+NOT_LINKED_HEADLESS = N_("not linked to this app: it cannot ask you")
+NOT_LINKED = N_("not linked to this app: it refuses commands")
 TOOLTIP_MAX_CHARS = 127  # Windows truncates a tray tooltip at 128 characters, including the NUL
 
 # Action ids: what a click asks the tray to do.
 OPEN_LOG = "open-log"
 TOGGLE_PAUSE = "toggle-pause"
 SHOW_ABOUT = "show-about"
+SHOW_HELP = "show-help"
 OPEN_SETTINGS = "open-settings"
 PAUSE_FOR = "pause-for"  # a timed pause: target is one of PAUSE_CHOICES' keys
 CONNECT = "connect"
@@ -62,6 +67,7 @@ ACTIONS = (
     TOGGLE_PAUSE,
     PAUSE_FOR,
     SHOW_ABOUT,
+    SHOW_HELP,
     OPEN_SETTINGS,
     CONNECT,
     DISCONNECT,
@@ -118,12 +124,14 @@ def client_state_text(state: str, installed: bool) -> str:
 
 @dataclass(frozen=True)
 class ServerView:
-    """One live server: which client started it, since when, how many commands it ran."""
+    """One live server: which client started it, since when, how many commands it ran, and whether it
+    is linked to this app (it then obeys the app, even if it was started `--headless`)."""
 
     client_label: str
     started_at: float
     command_count: int
     headless: bool = False
+    linked: bool = True
 
 
 @dataclass(frozen=True)
@@ -381,6 +389,30 @@ def about_text(version: str) -> str:
     ).format(version=version)
 
 
+HELP_TITLE = N_("Cowork Terminal: help")
+# One short line per thing a person can do, named as the menu names it (tests check the names exist).
+HELP_LINES = (
+    N_("Claude runs commands on this computer through Cowork Terminal. You stay in charge:"),
+    N_("• Open activity log: every command Claude ran, what it printed, and what waits for you."),
+    N_("• A command that could delete or change something important waits in a window until you allow or deny it."),
+    N_("• Pause host access: Claude's commands are refused until you resume. Pause for… resumes by itself."),
+    N_("• Settings…: which commands wait for you, how much output Claude reads, and starting at login."),
+    N_("• Getting started…: connect a Claude app, step by step."),
+    N_("• Claude says it cannot reach this computer? Connect to Claude, then your Claude app, then Check connection."),
+)
+
+
+def help_text() -> str:
+    """What Help says: what the app does for the person, by the menu's own words."""
+    first, *points = (_(line) for line in HELP_LINES)
+    return first + "\n\n" + "\n".join(points)
+
+
+def help_notice() -> tuple[str, str]:
+    """Help's title and text, as the tray shows them (a window, or a notification without Tk)."""
+    return _(HELP_TITLE), help_text()
+
+
 def pause_for_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
     """Like Dropbox's or Tailscale's: pause now, and the app resumes by itself at the time chosen."""
     return tuple(MenuEntry(f"pause-for:{key}", _(text), PAUSE_FOR, key) for key, text in PAUSE_CHOICES.items())
@@ -526,6 +558,7 @@ def build_menu(state: TrayState, now: float | None = None) -> list[MenuEntry]:
         MenuEntry("welcome", _("Getting started…"), OPEN_WELCOME, enabled=state.windows),
         MenuEntry("language", language_item_text(), submenu=language_submenu(state)),
         MenuEntry("recent", _("Recent activity"), submenu=recent_submenu(state, now)),
+        MenuEntry("help", _("Help"), SHOW_HELP),
         MenuEntry("about", _("About Cowork Terminal {version}").format(version=state.version), SHOW_ABOUT),
         MenuEntry("uninstall", _("Uninstall…"), UNINSTALL),
         _separator("quit-separator"),
@@ -566,8 +599,8 @@ def _information(state: TrayState, now: float) -> list[MenuEntry]:
             _("since {time}").format(time=_clock_time(server.started_at, now)),
             _commands(server.command_count),
         ]
-        if server.headless:
-            parts.append(_("headless"))
+        if not server.linked:  # it does not take this app's orders: say what that means for the person
+            parts.append(_(NOT_LINKED_HEADLESS if server.headless else NOT_LINKED))
         lines.append(MenuEntry(f"server:{index}", " · ".join(parts), enabled=False))
     if len(state.servers) > MAX_SERVER_LINES:
         more = _("and {count} more").format(count=len(state.servers) - MAX_SERVER_LINES)

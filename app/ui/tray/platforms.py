@@ -25,6 +25,7 @@ from app.core.execution.bash_resolver import BashNotFoundError
 from app.core.i18n import _
 from app.core.visible_text import visible
 from app.ui.tray.menu import APP_TITLE
+from app.ui.tray.notice_actions import ActionNotices, notify_send_help, supports_actions
 
 log = logging.getLogger(__name__)
 
@@ -275,11 +276,29 @@ class Notifier:
         self.native = backend in NATIVE_NOTIFY_BACKENDS and bool(getattr(icon, "HAS_NOTIFICATION", False))
         self.fallback = None if self.native or not platform.startswith("linux") else shutil.which("notify-send")
         self.history: list[tuple[str, str]] = []
+        self._actions: ActionNotices | None | bool = False  # False: not looked for yet
 
-    def notify(self, title: str, message: str) -> None:
+    def notify(
+        self,
+        title: str,
+        message: str,
+        *,
+        key: str = "",
+        actions: Mapping[str, str] | None = None,
+        on_action: Callable[[str], None] | None = None,
+    ) -> None:
+        """Tell the user; with `actions` (see notice_actions: never a loosening), buttons where the
+        desktop has them, and `on_action` gets the one pressed."""
         title, message = visible(title), visible(message)  # a command or folder named in it shows whole
         log.info("notice: %s: %s", title, message)
         self.history = [*self.history[-(NOTICES_KEPT - 1) :], (title, message)]
+        buttons = self._action_notices() if actions and on_action is not None else None
+        if buttons is not None and actions and on_action is not None:
+            try:
+                buttons.show(key, title, message, actions, on_action)
+                return
+            except OSError as exc:
+                log.warning("notify-send with buttons failed: %s", exc)
         if self.native:
             short_title, short_message = fit_notification(self._platform, title, message)
             self._dispatch(lambda: self._icon.notify(short_message, short_title))
@@ -288,3 +307,16 @@ class Notifier:
                 spawn([self.fallback, f"--app-name={APP_TITLE}", title, message])
             except OSError as exc:
                 log.warning("notify-send failed: %s", exc)
+
+    def _action_notices(self) -> ActionNotices | None:
+        """notify-send with buttons, looked for once (Linux only, also beside native notices)."""
+        if self._actions is False:
+            found = shutil.which("notify-send") if self._platform.startswith("linux") else None
+            usable = found is not None and supports_actions(self._platform, notify_send_help(found))
+            self._actions = ActionNotices(found, APP_TITLE) if usable and found else None
+        return self._actions if isinstance(self._actions, ActionNotices) else None
+
+    def withdraw(self, keep: set[str] | None = None) -> None:
+        """Take back the buttons of notifications whose key is not in `keep` (all when None)."""
+        if isinstance(self._actions, ActionNotices):
+            self._actions.withdraw(keep)

@@ -9,6 +9,7 @@ user's click; the tray still checks each message (an Allow must name the text th
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import subprocess
 import threading
@@ -29,6 +30,7 @@ from app.core.policy.rules import SCOPES, SESSION_SCOPE
 from app.ui.tray import menu
 from app.ui.tray.actions import ASK_USER
 from app.ui.tray.holds import for_window
+from app.ui.tray.notice_actions import DENY, SHOW, hold_actions
 from app.ui.tray.platforms import missing_tk_message, spawn
 from app.ui.windows.link import PipedWindow
 
@@ -39,6 +41,7 @@ log = logging.getLogger(__name__)
 
 PROMPT_RESTARTS = 3  # a killed prompt opens again at most this often per PROMPT_RESTART_WINDOW_S
 PROMPT_RESTART_WINDOW_S = 60.0
+DECIDED_IN_NOTIFICATION = "user (notification)"
 WINDOW_STOP_GRACE_S = 1.0  # a log window gets this long to close when replaced or at quit
 
 
@@ -79,6 +82,7 @@ class TrayWindows:
         waits, tell it what is new and what is gone, close it when nothing is left."""
         holds = {h.command_id: h for h in self.hub.pending_holds()}
         self._tell_log_windows_holds(list(holds.values()))
+        self.app.notifier.withdraw({f"hold:{i}" for i in holds})  # an answered command: its notice answers nothing more
         if not self.app.windows:  # no Tk: the menu's "waiting" line lists them, with Allow once / Deny
             for command_id in sorted(set(holds) - self._prompt_shown):
                 hold = holds[command_id]
@@ -111,12 +115,24 @@ class TrayWindows:
             self._prompt_shown = set(holds)
 
     def _tell_waiting(self, hold: HeldCommand) -> None:
+        """A held command's notice; where the desktop has buttons, Deny and Show, never Allow."""
         self.app.notifier.notify(
             _("A command is waiting for your approval"),
             _("{client} wants to run: {command}").format(
                 client=friendly_client_name(hold.client), command=shorten_command(hold.command, 120)
             ),
+            key=f"hold:{hold.command_id}",
+            actions=hold_actions(self.app.windows),
+            on_action=functools.partial(self._hold_notice_pressed, hold.command_id),
         )
+
+    def _hold_notice_pressed(self, command_id: int, action: str) -> None:
+        """A button of a held command's notice: a program may have sent it, so it only denies or shows."""
+        if action == DENY and self.hub.decide(command_id, allowed=False, by=DECIDED_IN_NOTIFICATION):
+            log.info("held command %s denied from its notification", command_id)
+        elif action == SHOW:
+            self.app.submit(menu.OPEN_APPROVALS)
+        self.app.kick()
 
     def _prompt_said(self, message: dict[str, Any]) -> None:
         if message.get("op") == "seen" and isinstance(message.get("id"), int):

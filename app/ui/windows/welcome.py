@@ -6,6 +6,8 @@ terminal welcome` opens it too. It says what the app does in one sentence, then 
 connect each Claude app found (one big button each), restart Claude (with a button where the app
 can do it: `claude.locations.can_restart`), and "Try it", which runs the same connection check as
 the tray and shows success or the reason. The tray records that it showed it (WELCOME_SHOWN_SETTING).
+Connect, Restart and Check act on Claude and this computer, so they are armed like the approval
+prompt's buttons (`real_input.ArmedButtons`): a moment after they show, and only for real input.
 
 Slow work (asking `claude mcp get`, connecting, the check) runs on worker threads; they hand
 results to the Tk thread through a queue read every POLL_MS, because Tk may only be touched from
@@ -29,14 +31,13 @@ from typing import Any
 from app.core import settings
 from app.core.claude import config as cc
 from app.core.claude import locations as cl
-from app.core.claude.names import friendly_client_name
 from app.core.errors import CoworkError
 from app.core.i18n import N_, _
 from app.core.install import autostart
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.self_command import app_argv
-from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, run_check
+from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, check_notice, live_client_names, run_check
 from app.ui.tray.menu import client_state_text
 from app.ui.tray.platforms import run_captured
 from app.ui.windows.look import use_native_look
@@ -112,6 +113,7 @@ class WelcomeWindow:
         self._results: queue.Queue[Callable[[], None]] = queue.Queue()
         self.busy = 0  # background jobs still running (tests wait for 0)
         self.seen: set[str] = set()  # the apps whose own server connected while this window was open
+        self.waiting_check: str | None = None  # the app a passed check said "has not connected yet" of
         self._watching = False
         root.title(_(TITLE))
         root.minsize(600, 480)
@@ -143,6 +145,8 @@ class WelcomeWindow:
         self.restart_buttons = ttk.Frame(frame)
         self.restart_buttons.pack(anchor="w", pady=(4, 12))
         self.restart_result = ttk.Label(frame, wraplength=WRAP_PX, justify="left")
+        # Restart and Check act on Claude and this computer: a real click, once they have shown a moment.
+        self.step_input = ArmedButtons(root)
 
         ttk.Label(frame, text=_("3. Try it"), style="Step.TLabel").pack(anchor="w")
         ttk.Label(
@@ -306,18 +310,16 @@ class WelcomeWindow:
                 child.destroy()
         for app in connected:
             if cl.can_restart(self.platform, app.client_id):
-                ttk.Button(
-                    self.restart_buttons,
-                    text=_("Restart {client}").format(client=app.name),
-                    command=functools.partial(self.restart, app),
-                ).pack(side="left", padx=(0, 8))
-            ttk.Button(
-                self.check_buttons,
-                text=_("Check {client}").format(client=app.name),
-                style="Big.TButton",
-                command=functools.partial(self.check, app),
-            ).pack(side="left", padx=(0, 8))
-        if not connected:
+                restart = ttk.Button(self.restart_buttons, text=_("Restart {client}").format(client=app.name))
+                self.step_input.guard(restart, functools.partial(self.restart, app))
+                restart.pack(side="left", padx=(0, 8))
+            named = _("Check {client}").format(client=app.name)
+            check = ttk.Button(self.check_buttons, text=named, style="Big.TButton")
+            self.step_input.guard(check, functools.partial(self.check, app))
+            check.pack(side="left", padx=(0, 8))
+        if connected:
+            self.step_input.disarm()  # new buttons: a click aimed at what was there before does not land on them
+        else:
             ttk.Label(self.check_buttons, text=_("Connect a Claude app first.")).pack(side="left")
         self._show_live()
         if connected and not self._watching:
@@ -351,6 +353,9 @@ class WelcomeWindow:
             self.root.after(WATCH_MS, self._watch)
 
     def _show_live(self) -> None:
+        if self.waiting_check is not None and self.waiting_check in self.seen:  # no longer true: the line below says
+            self.waiting_check = None
+            self.check_result.configure(text="")
         connected = [a for a in self.apps or () if a.connected]
         if not connected:
             self.live.configure(text="")
@@ -399,8 +404,12 @@ class WelcomeWindow:
             if ok:
                 # The check starts the server as Claude will: it proves the entry, not that Claude
                 # loaded it (that needs Claude's restart; the live line below says when it did).
-                works = _("Cowork Terminal started the way {client} will start it, and ran a test command.")
-                self.check_result.configure(text=works.format(client=app.name), foreground="#166534")
+                seen = app.name in self.seen
+                connected, _title, text = check_notice(
+                    app.client_id, app.name, ok, message, installed=app.installed, claude_connected=seen
+                )
+                self.check_result.configure(text=text, foreground="#166534" if connected else "")
+                self.waiting_check = None if connected else app.name
             else:
                 not_yet = _("Not working yet: {message}").format(message=message)
                 self.check_result.configure(text=not_yet, foreground="#9a3412")
@@ -411,8 +420,7 @@ class WelcomeWindow:
 def connected_clients(paths: AppPaths | None = None) -> list[str]:
     """The Claude apps (by the names people know) whose own server runs now, as the journal says."""
     with Journal(paths or AppPaths.from_environment()) as journal:
-        servers = journal.servers(live_only=True)
-    return sorted({friendly_client_name(s.client_name) for s in servers if s.client_name})
+        return sorted(live_client_names(journal.servers(live_only=True)))
 
 
 def _start_at_login(first_run: bool) -> bool:
