@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -251,7 +251,7 @@ class CommandService:
         with anyio.move_on_after(seconds):
             await self._serving.wait()
 
-    def spawn(self, work: Callable[..., Awaitable[Any]], *args: Any) -> None:
+    def spawn(self, work: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:
         """Run `work` for as long as the server lives (a job that outlives its call)."""
         if self.background is None:
             raise CommandRefused(STARTING_MESSAGE)
