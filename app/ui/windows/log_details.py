@@ -86,7 +86,10 @@ class DetailsPane:
             text.configure(state="disabled")
             return
         self.title.configure(text=_("Command #{id}: {outcome}").format(id=record.id, outcome=outcome_text(record)))
-        self.copy_button.pack(side="right")
+        # A waiting command the tray does not vouch for shows why, in place of the journal's text.
+        unvouched = record.status is Status.WAITING and record.id not in (window.controls.told_holds() or {})
+        if not unvouched:
+            self.copy_button.pack(side="right")
         if record.status.is_active:
             self.stop_button.pack(side="right", padx=(0, 8))
             stopping = record.stop_requested_at is not None
@@ -96,7 +99,7 @@ class DetailsPane:
         if record.status is Status.WAITING and window.waiting_actions is not None:
             self.actions_frame.pack(side="right", padx=(0, 8))
             window.waiting_actions(self.actions_frame, record, window)
-        text.insert("end", visible(record.command.rstrip("\n")) + "\n", "mono")
+        text.insert("end", visible(record.command.rstrip("\n")) + "\n", "muted" if unvouched else "mono")
         text.insert("end", "\n", "gap")
         for line in detail_lines(record, protected=window.protected, rules=window.journal.rules()):
             text.insert("end", f"{line.label}\t", "label")
@@ -132,7 +135,9 @@ def approval_buttons(frame: ttk.Frame, record: CommandRecord, window: LogWindow)
         window.controls.decide(record.id, allowed, record.command)  # the text shown: the tray's own copy
 
     holds = window.controls.told_holds()
-    if holds is None or record.id in holds:  # a row the tray does not hold has nothing to allow
+    if holds is None:  # no tray answers now: nobody could act on an answer (the row says so)
+        return
+    if record.id in holds:  # a row the tray does not hold has nothing to allow
         allow = ttk.Button(frame, text=_("Allow once"))
         allow.pack(side="left", padx=(0, 6))
         window.decision_arming.guard(allow, lambda: answer(True))

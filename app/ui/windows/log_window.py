@@ -17,7 +17,6 @@ banner (log_banner.py), the toolbar and its dialogs (log_toolbar.py) and the det
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import logging
 import sys
 import time
@@ -31,7 +30,7 @@ from app.core.i18n import N_, _, ngettext
 from app.core.i18n.formats import format_number
 from app.core.journal.store import CommandRecord, Journal, ServerRecord, Status
 from app.core.paths import AppPaths, protected_paths
-from app.ui.windows.controls import Controls, RequestControls, TrayLineControls
+from app.ui.windows.controls import Controls, RequestControls, TrayLineControls, as_told
 from app.ui.windows.link import TrayLine
 from app.ui.windows.log_banner import ON_TITLE, PAUSED_TITLE, Banner, set_icon, setup_style
 from app.ui.windows.log_details import DetailsPane, WaitingActions, approval_buttons
@@ -234,16 +233,14 @@ class LogWindow:
         self._update_chrome()
 
     def _as_held(self, records: Iterable[CommandRecord]) -> list[CommandRecord]:
-        """Waiting commands as the tray holds them, in a window the tray started: any program can
-        rewrite the journal's text of a waiting row, and the tray's copy is what Allow runs."""
+        """Waiting commands as the tray holds them: any program can rewrite the journal's text of a
+        waiting row, and the tray's copy is what Allow runs. One the tray does not vouch for (it
+        does not hold it, or no tray answers) shows why instead of the journal's text (issue 23)."""
+        records = list(records)
+        if not any(record.status is Status.WAITING for record in records):
+            return records
         holds = self.controls.told_holds()
-        if holds is None:
-            return list(records)
-        shown = []
-        for record in records:
-            held = holds.get(record.id) if record.status is Status.WAITING else None
-            shown.append(record if held is None else dataclasses.replace(record, command=held.command, cwd=held.cwd))
-        return shown
+        return [as_told(record, holds, self.controls.unvouched) for record in records]
 
     def _held_rows_deleted(self) -> bool:
         """Whether rows the list holds were deleted (history cleared, or old rows expired)."""
