@@ -684,14 +684,16 @@ def test_the_users_rules_are_listed_and_removable_in_the_log_window(
 ) -> None:
     window = open_window()
     window.rules_button.invoke()
-    assert str(window.rules_intro.cget("text")).startswith("You have no rules.")
+    assert str(window.toolbar.rules_intro.cget("text")).startswith("You have no rules.")
     rule = journal.add_rule("delete-build-folders", "/home/a/p", "folder", "deleting build folders in ~/p")
     window.rules_button.invoke()
-    label, remove = window.rule_rows[rule.id]
+    label, remove = window.toolbar.rule_rows[rule.id]
     # Described from the rule itself in the user's language, not from the text recorded back then.
     assert label.cget("text") == f"Rule {rule.id}: deleting build folders (build, dist, node_modules...) in /home/a/p"
     remove.invoke()  # no tray here: removing only tightens, so the window writes it itself
-    assert window.rule_rows == {} and str(window.rules_intro.cget("text")).startswith("You have no rules.")
+    assert window.toolbar.rule_rows == {} and str(window.toolbar.rules_intro.cget("text")).startswith(
+        "You have no rules."
+    )
     pump(window, lambda: journal.rules() == [])
 
 

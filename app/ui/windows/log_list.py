@@ -10,7 +10,8 @@ from tkinter import ttk
 from typing import Any, Literal
 
 from app.core.claude.names import CLIENT_NAMES
-from app.core.i18n import _
+from app.core.i18n import _, ngettext
+from app.core.i18n.formats import format_number
 from app.ui.windows.log_model import COLUMNS, STATUS_STYLES, Diff, Row, status_tag
 
 
@@ -92,3 +93,18 @@ def row_menu(
     right_click = "<Button-2>" if root.tk.call("tk", "windowingsystem") == "aqua" else "<Button-3>"
     tree.bind(right_click, open_menu)
     return menu
+
+
+def list_status(total: int, held: int, has_older: bool, unfiltered: bool) -> str:
+    """The status line under the list: the history's size, what the list shows, and whether
+    scrolling brings older rows."""
+    whole = ngettext("{count} command in the history", "{count} commands in the history", total).format(
+        count=format_number(total)
+    )
+    if not unfiltered:
+        count = format_number(held) + ("+" if has_older else "")
+        shown = ngettext("{count} matching the filter", "{count} matching the filter", held).format(count=count)
+    else:
+        shown = _("showing {count}").format(count=format_number(held))
+    more = " · " + _("scroll down for older ones") if has_older else ""
+    return f"{whole}, {shown}{more}"

@@ -26,15 +26,14 @@ from tkinter import messagebox, ttk
 from typing import Literal
 
 from app.core import app_log
-from app.core.i18n import N_, _, ngettext
-from app.core.i18n.formats import format_number
+from app.core.i18n import N_, _
 from app.core.journal.store import CommandRecord, Journal, ServerRecord, Status
 from app.core.paths import AppPaths, protected_paths
 from app.ui.windows.controls import Controls, RequestControls, TrayLineControls, as_told
 from app.ui.windows.link import TrayLine
 from app.ui.windows.log_banner import ON_TITLE, PAUSED_TITLE, Banner, set_icon, setup_style
 from app.ui.windows.log_details import DetailsPane, WaitingActions, approval_buttons
-from app.ui.windows.log_list import apply_diff, build_tree, first_visible, insert_row, row_menu
+from app.ui.windows.log_list import apply_diff, build_tree, first_visible, insert_row, list_status, row_menu
 from app.ui.windows.log_model import (
     MAX_HELD_ROWS,
     PAGE_SIZE,
@@ -339,16 +338,8 @@ class LogWindow:
             self.empty_label.configure(text=_(EMPTY_LIST if self.model.filter.is_empty else EMPTY_FILTERED))
             self.empty_label.place(relx=0.5, rely=0.45, anchor="center")
         self.toolbar.show_newest_button(self.model.has_newer)
-        total = ngettext(
-            "{count} command in the history", "{count} commands in the history", self.total_commands
-        ).format(count=format_number(self.total_commands))
-        if not self.model.filter.is_empty:
-            count = format_number(held) + ("+" if self.model.has_older else "")
-            shown = ngettext("{count} matching the filter", "{count} matching the filter", held).format(count=count)
-        else:
-            shown = _("showing {count}").format(count=format_number(held))
-        more = " · " + _("scroll down for older ones") if self.model.has_older else ""
-        self.status_bar.configure(text=f"{total}, {shown}{more}")
+        model = self.model
+        self.status_bar.configure(text=list_status(self.total_commands, held, model.has_older, model.filter.is_empty))
 
     # -- details ----------------------------------------------------------------------------
 
@@ -427,14 +418,6 @@ class LogWindow:
 
     def remove_rule(self, rule_id: int) -> None:
         self.toolbar.remove_rule(rule_id)
-
-    @property
-    def rules_intro(self) -> ttk.Label | None:
-        return self.toolbar.rules_intro
-
-    @property
-    def rule_rows(self) -> dict[int, tuple[ttk.Label, ttk.Button]]:
-        return self.toolbar.rule_rows
 
     def apply_filter(self) -> None:
         self.toolbar.apply_filter()
