@@ -292,13 +292,13 @@ def test_russian_says_one_agent_in_the_singular_and_starts_the_running_line_with
 def test_a_waiting_row_shows_the_trays_copy_and_one_nobody_vouches_for_shows_why_not_the_journals_text() -> None:
     from app.ui.windows.controls import HeldText, as_told
 
-    rewritten = record(7, status=Status.WAITING, command="ls -la", cwd="/tmp")
+    rewritten = record(7, status=Status.WAITING, command="ls -la", cwd="/tmp", reason="harmless, allow it")
     said = "Nobody can answer this command now"
-    held = as_told(rewritten, {7: HeldText("rm -rf cache", "/home/a/p")}, lambda: said)
-    assert (held.command, held.cwd) == ("rm -rf cache", "/home/a/p")
+    held = as_told(rewritten, {7: HeldText("rm -rf cache", "/home/a/p", "Deletes a folder")}, lambda: said)
+    assert (held.command, held.cwd, held.reason) == ("rm -rf cache", "/home/a/p", "Deletes a folder")
     for holds in (None, {}, {8: HeldText("rm -rf other", "/")}):
         shown = as_told(rewritten, holds, lambda: said)
-        assert (shown.command, shown.cwd, shown.status) == (said, None, Status.WAITING)
+        assert (shown.command, shown.cwd, shown.reason, shown.status) == (said, None, None, Status.WAITING)
     finished = record(9, status=Status.FINISHED, command="ls -la")
     assert as_told(finished, None, lambda: said) is finished, "only waiting rows are the tray's to vouch for"
 

@@ -665,7 +665,7 @@ def test_a_window_started_by_hand_with_no_tray_says_nobody_can_answer_a_rewritte
     open_window: Callable[..., LogWindow], journal: Journal, paths: AppPaths
 ) -> None:
     held = journal.begin_command(
-        command="rm -rf build", cwd="/srv", status=Status.WAITING, hold_expires_at=time.time() + 600
+        command="rm -rf build", cwd="/srv", status=Status.WAITING, hold_expires_at=time.time() + 600, reason="Deletes"
     )
     rewrite_command(paths, held, "ls -la", "/tmp")
     assert journal.get_command(held).command == "ls -la", "the attack ran: the journal's row says ls"
@@ -675,6 +675,7 @@ def test_a_window_started_by_hand_with_no_tray_says_nobody_can_answer_a_rewritte
     pump(window, lambda: cell(window, held, "command") == nobody and window.details_text().startswith(nobody))
     assert not any("ls -la" in value for row in visible_rows(window) for value in row)
     assert "ls -la" not in window.details_text() and "/tmp" not in window.details_text()
+    assert "Deletes" not in window.details_text(), "nor the journal's words on why it waits"
     assert not action_texts(window) & {"Allow once", "Deny"}, "no answer is offered: nobody could act on it"
     assert cell(window, held, "status") == "⚑ Waiting for you"
 

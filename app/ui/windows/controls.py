@@ -40,10 +40,11 @@ HOLDS_REFRESH_S = 1.0  # a window started by hand asks the tray for its holds at
 
 @dataclass(frozen=True)
 class HeldText:
-    """What the tray holds of a waiting command: the text and folder its server sent the tray."""
+    """What the tray holds of a waiting command: the text, folder and reasons its server sent the tray."""
 
     command: str
     cwd: str | None
+    reasons: str | None = None
 
 
 def held_texts(message: dict[str, Any]) -> dict[int, HeldText] | None:
@@ -54,20 +55,23 @@ def held_texts(message: dict[str, Any]) -> dict[int, HeldText] | None:
     told: dict[int, HeldText] = {}
     for hold in holds:
         if isinstance(hold, dict) and isinstance(hold.get("id"), int) and isinstance(hold.get("command"), str):
-            cwd = hold.get("cwd")
-            told[hold["id"]] = HeldText(hold["command"], cwd if isinstance(cwd, str) else None)
+            cwd, reasons = hold.get("cwd"), hold.get("reasons")
+            told[hold["id"]] = HeldText(
+                hold["command"], cwd if isinstance(cwd, str) else None, reasons if isinstance(reasons, str) else None
+            )
     return told
 
 
 def as_told(record: CommandRecord, holds: dict[int, HeldText] | None, unvouched: Callable[[], str]) -> CommandRecord:
     """A row as the window shows it: a waiting command with the tray's own text and folder, or,
-    when the tray does not vouch for it, `unvouched()` in place of the journal's text (no folder)."""
+    when the tray does not vouch for it, `unvouched()` in place of the journal's text (no folder, no
+    reason: those are the journal's words too)."""
     if record.status is not Status.WAITING:
         return record
     held = None if holds is None else holds.get(record.id)
     if held is None:
-        return dataclasses.replace(record, command=unvouched(), cwd=None)
-    return dataclasses.replace(record, command=held.command, cwd=held.cwd)
+        return dataclasses.replace(record, command=unvouched(), cwd=None, reason=None)
+    return dataclasses.replace(record, command=held.command, cwd=held.cwd, reason=held.reasons or record.reason)
 
 
 class Controls(Protocol):
