@@ -486,6 +486,22 @@ def test_the_window_the_tray_started_says_each_click_on_its_private_line(
     assert journal.get_command(held).decision is None, "the window writes nothing: the tray records answers"
 
 
+def test_a_waiting_row_in_the_trays_window_shows_the_trays_text_then_nobody_to_answer_once_the_tray_is_gone(
+    open_window: Callable[..., LogWindow], journal: Journal, paths: AppPaths, tray_line: TrayLineEnds
+) -> None:
+    held = journal.begin_command(command="rm -rf build", cwd="/srv", status=Status.WAITING)
+    rewrite_command(paths, held, "ls -la", "/tmp")
+    assert journal.get_command(held).command == "ls -la", "the attack ran: the journal's row says ls"
+    window = open_window(controls=tray_line.controls)
+    tray_line.tray.tell({"op": "holds", "holds": [{"id": held, "command": "rm -rf build", "cwd": "/srv"}]})
+    window.select(held)
+    pump(window, lambda: cell(window, held, "command") == "rm -rf build" and "Allow once" in action_texts(window))
+    tray_line.tray.to_window.close()  # the tray went away: its copy no longer answers for anything
+    nobody = "Nobody can answer this command now: Cowork Terminal (the app) is not running."
+    pump(window, lambda: cell(window, held, "command") == nobody and not action_texts(window))
+    assert "ls -la" not in window.details_text()
+
+
 def test_a_command_whose_server_died_turns_interrupted_while_the_window_is_open(
     open_window: Callable[..., LogWindow], journal: Journal, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -100,7 +100,8 @@ class TrayLineControls:
     def __init__(self, line: TrayLine) -> None:
         self.line = line
         self._paused: bool | None = None
-        self._holds: dict[int, HeldText] = {}  # nothing waits until the tray says so
+        self._holds: dict[int, HeldText] | None = None  # until the tray tells them (it does at once)
+        self._gone = False
 
     def told_paused(self) -> bool | None:
         return self._paused
@@ -109,13 +110,15 @@ class TrayLineControls:
         return self._holds
 
     def unvouched(self) -> str:
-        return _(NOT_HELD)
+        if self._gone:
+            return _(NOBODY_TO_ANSWER)
+        return _(ASKING) if self._holds is None else _(NOT_HELD)
 
     def news(self) -> bool:
         changed = False
         for message in self.line.drain():
             if message is None:  # the tray is gone: what it said last no longer holds
-                changed, self._paused = True, None
+                changed, self._paused, self._holds, self._gone = True, None, None, True
             elif message.get("op") == "state" and isinstance(message.get("paused"), bool):
                 changed, self._paused = True, message["paused"]
             elif message.get("op") == "holds" and (told := held_texts(message)) is not None:
