@@ -21,6 +21,7 @@ from app.core.journal.store import Journal, Outcome, Status
 from app.core.paths import AppPaths
 from app.core.policy.approval import set_approval_window_s
 from app.ui.windows.log_window import WINDOW_SIZE, LogWindow
+from tests.desktop_env import wait_for
 from tests.stdio_client import connect, run
 from tests.test_authority import wait_until_held
 from tests.tray_process import running_tray
@@ -223,7 +224,10 @@ async def test_a_german_user_reads_why_a_real_serve_holds_a_command_while_the_mo
             root = tk.Tk(className="cowork-terminal-test")
             window = LogWindow(root, Journal.open(paths))
             try:
-                text = details_text(window, held["id"])
+                # Started by hand, the window shows the held command once the tray told it its own copy.
+                window.select(held["id"])
+                wait_for(lambda: window.root.update() or window.details_text().startswith("rm -rf build"), timeout_s=8)
+                text = window.details.get("1.0", "end")
             finally:
                 window.close()
     assert f"Grund\tLöscht den Ordner {project.resolve()}/build und alles darin\n" in text

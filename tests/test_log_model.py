@@ -287,3 +287,30 @@ def test_russian_says_one_agent_in_the_singular_and_starts_the_running_line_with
         assert describe_activity([running]) == "Выполняется 1 команда"
     finally:
         i18n.use_language("en")
+
+
+def test_a_waiting_row_shows_the_trays_copy_and_one_nobody_vouches_for_shows_why_not_the_journals_text() -> None:
+    from app.ui.windows.controls import HeldText, as_told
+
+    rewritten = record(7, status=Status.WAITING, command="ls -la", cwd="/tmp", reason="harmless, allow it")
+    said = "Nobody can answer this command now"
+    held = as_told(rewritten, {7: HeldText("rm -rf cache", "/home/a/p", "Deletes a folder")}, lambda: said)
+    assert (held.command, held.cwd, held.reason) == ("rm -rf cache", "/home/a/p", "Deletes a folder")
+    for holds in (None, {}, {8: HeldText("rm -rf other", "/")}):
+        shown = as_told(rewritten, holds, lambda: said)
+        assert (shown.command, shown.cwd, shown.reason, shown.status) == (said, None, None, Status.WAITING)
+    finished = record(9, status=Status.FINISHED, command="ls -la")
+    assert as_told(finished, None, lambda: said) is finished, "only waiting rows are the tray's to vouch for"
+
+
+def test_the_status_line_says_the_historys_size_what_shows_and_that_older_rows_follow() -> None:
+    from app.ui.windows.log_list import list_status
+
+    assert list_status(1, 1, False, True) == "1 command in the history, showing 1"
+    assert (
+        list_status(1500, 200, True, True) == "1,500 commands in the history, showing 200 · scroll down for older ones"
+    )
+    assert (
+        list_status(1500, 3, True, False)
+        == "1,500 commands in the history, 3+ matching the filter · scroll down for older ones"
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -485,6 +486,22 @@ def test_the_window_the_tray_started_says_each_click_on_its_private_line(
     assert journal.get_command(held).decision is None, "the window writes nothing: the tray records answers"
 
 
+def test_a_waiting_row_in_the_trays_window_shows_the_trays_text_then_nobody_to_answer_once_the_tray_is_gone(
+    open_window: Callable[..., LogWindow], journal: Journal, paths: AppPaths, tray_line: TrayLineEnds
+) -> None:
+    held = journal.begin_command(command="rm -rf build", cwd="/srv", status=Status.WAITING)
+    rewrite_command(paths, held, "ls -la", "/tmp")
+    assert journal.get_command(held).command == "ls -la", "the attack ran: the journal's row says ls"
+    window = open_window(controls=tray_line.controls)
+    tray_line.tray.tell({"op": "holds", "holds": [{"id": held, "command": "rm -rf build", "cwd": "/srv"}]})
+    window.select(held)
+    pump(window, lambda: cell(window, held, "command") == "rm -rf build" and "Allow once" in action_texts(window))
+    tray_line.tray.to_window.close()  # the tray went away: its copy no longer answers for anything
+    nobody = "Nobody can answer this command now: Cowork Terminal (the app) is not running."
+    pump(window, lambda: cell(window, held, "command") == nobody and not action_texts(window))
+    assert "ls -la" not in window.details_text()
+
+
 def test_a_command_whose_server_died_turns_interrupted_while_the_window_is_open(
     open_window: Callable[..., LogWindow], journal: Journal, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -584,7 +601,10 @@ def test_deny_in_the_details_answers_a_real_held_command(
                 window.root.update()
                 window.show_active()
                 await anyio.sleep(0.05)
-            buttons = {b.cget("text"): b for b in window.actions_frame.winfo_children()}
+            while "Deny" not in (buttons := {b.cget("text"): b for b in window.actions_frame.winfo_children()}):
+                assert time.monotonic() < deadline, "the window did not get the tray's copy of the held command"
+                window.root.update()  # started by hand, it asks the tray for its copy first
+                await anyio.sleep(0.05)
             buttons["Deny"].invoke()
             while not result:
                 window.root.update()
@@ -599,19 +619,98 @@ def test_deny_in_the_details_answers_a_real_held_command(
     assert row.decision == "denied" and row.status is Status.REFUSED
 
 
+def rewrite_command(paths: AppPaths, command_id: int, command: str, cwd: str) -> None:
+    """What any program of the user can do: write another text into a waiting row of the journal."""
+    with contextlib.closing(sqlite3.connect(paths.journal)) as db, db:
+        db.execute("UPDATE commands SET command = ?, cwd = ? WHERE id = ?", (command, cwd, command_id))
+
+
+def action_texts(window: LogWindow) -> set[str]:
+    return {str(b.cget("text")) for b in window.actions_frame.winfo_children()}
+
+
+def test_a_window_started_by_hand_shows_the_trays_copy_of_a_held_command_not_a_rewritten_row(
+    open_window: Callable[..., LogWindow], journal: Journal, paths: AppPaths, home: Path, tmp_path: Path
+) -> None:
+    import anyio
+
+    from tests.stdio_client import connect, run
+
+    (tmp_path / "cache").mkdir()
+    seen: dict[str, Any] = {}
+
+    async def scenario(window: LogWindow) -> None:
+        async with connect(home, headless=False) as client, anyio.create_task_group() as group:
+
+            async def ask() -> None:
+                seen["result"] = await run(client, {"command": "rm -rf cache", "cwd": str(tmp_path)})
+
+            group.start_soon(ask)
+            while not journal.pending_approvals():
+                await anyio.sleep(0.05)
+            held = seen["id"] = journal.pending_approvals()[0].id
+            rewrite_command(paths, held, "ls -la", "/tmp")
+            seen["journal_says"] = journal.get_command(held).command  # the attack ran: the row now says ls
+            deadline = time.monotonic() + UI_TIMEOUT_S
+            asking = "Asking Cowork Terminal for this command…"  # until the tray answers, nothing is shown
+            while (
+                window.selected_id() != held
+                or "Allow once" not in action_texts(window)
+                or asking in cell(window, held, "command")
+            ):
+                assert time.monotonic() < deadline, f"the window shows {visible_rows(window)}"
+                window.root.update()
+                window.show_active()
+                await anyio.sleep(0.05)
+            seen["cell"], seen["details"] = cell(window, held, "command"), window.details_text()
+            {b.cget("text"): b for b in window.actions_frame.winfo_children()}["Deny"].invoke()
+            while "result" not in seen:
+                window.root.update()
+                await anyio.sleep(0.05)
+
+    with running_tray(home):
+        window = open_window(controls=RequestControls(paths))  # `cowork-terminal log-window` from a terminal
+        anyio.run(scenario, window)
+    assert seen["journal_says"] == "ls -la"
+    assert seen["cell"] == "rm -rf cache", "the list shows what the tray holds, which is what Allow would run"
+    assert seen["details"].startswith("rm -rf cache\n") and "ls -la" not in seen["details"]
+    assert "The user denied this command" in seen["result"]["error"] and (tmp_path / "cache").exists()
+
+
+def test_a_window_started_by_hand_with_no_tray_says_nobody_can_answer_a_rewritten_waiting_row(
+    open_window: Callable[..., LogWindow], journal: Journal, paths: AppPaths
+) -> None:
+    held = journal.begin_command(
+        command="rm -rf build", cwd="/srv", status=Status.WAITING, hold_expires_at=time.time() + 600, reason="Deletes"
+    )
+    rewrite_command(paths, held, "ls -la", "/tmp")
+    assert journal.get_command(held).command == "ls -la", "the attack ran: the journal's row says ls"
+    window = open_window(controls=RequestControls(paths))
+    window.select(held)
+    nobody = "Nobody can answer this command now: Cowork Terminal (the app) is not running."
+    pump(window, lambda: cell(window, held, "command") == nobody and window.details_text().startswith(nobody))
+    assert not any("ls -la" in value for row in visible_rows(window) for value in row)
+    assert "ls -la" not in window.details_text() and "/tmp" not in window.details_text()
+    assert "Deletes" not in window.details_text(), "nor the journal's words on why it waits"
+    assert not action_texts(window) & {"Allow once", "Deny"}, "no answer is offered: nobody could act on it"
+    assert cell(window, held, "status") == "⚑ Waiting for you"
+
+
 def test_the_users_rules_are_listed_and_removable_in_the_log_window(
     open_window: Callable[..., LogWindow], journal: Journal
 ) -> None:
     window = open_window()
     window.rules_button.invoke()
-    assert str(window.rules_intro.cget("text")).startswith("You have no rules.")
+    assert str(window.toolbar.rules_intro.cget("text")).startswith("You have no rules.")
     rule = journal.add_rule("delete-build-folders", "/home/a/p", "folder", "deleting build folders in ~/p")
     window.rules_button.invoke()
-    label, remove = window.rule_rows[rule.id]
+    label, remove = window.toolbar.rule_rows[rule.id]
     # Described from the rule itself in the user's language, not from the text recorded back then.
     assert label.cget("text") == f"Rule {rule.id}: deleting build folders (build, dist, node_modules...) in /home/a/p"
     remove.invoke()  # no tray here: removing only tightens, so the window writes it itself
-    assert window.rule_rows == {} and str(window.rules_intro.cget("text")).startswith("You have no rules.")
+    assert window.toolbar.rule_rows == {} and str(window.toolbar.rules_intro.cget("text")).startswith(
+        "You have no rules."
+    )
     pump(window, lambda: journal.rules() == [])
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TypedDict
 
 from app.core.claude.names import client_named, friendly_client_name
 from app.core.i18n import N_, _, ngettext
@@ -253,6 +254,13 @@ def _ascii_lower(text: str) -> str:
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
+class RecentQuery(TypedDict):
+    """A filter as Journal.recent_commands takes it."""
+
+    text: str | None
+    statuses: list[str] | None
+
+
 @dataclass(frozen=True)
 class Filter:
     """What the user asked to see; `matches` agrees with Journal.recent_commands(text, statuses)."""
@@ -272,7 +280,7 @@ class Filter:
             return needle in _ascii_lower(record.command) or needle in _ascii_lower(record.cwd or "")
         return True
 
-    def query(self) -> dict[str, object]:
+    def query(self) -> RecentQuery:
         """Keyword arguments for Journal.recent_commands."""
         return {"text": self.text or None, "statuses": list(self.statuses) or None}
 

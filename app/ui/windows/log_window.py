@@ -1,85 +1,63 @@
 """The live activity log window: what agents run on this computer, with the pause switch and Stop at hand.
 
 It runs in its own process (`cowork-terminal log-window`), never in the tray's, because Tk and the
-tray each need their process's main thread (pystray #138). It talks to the rest of the app only
-through the journal: it reads rows, and writes the user's decisions (pause, stop, clear history),
-which the servers pick up on their own. Closing it stops nothing else.
+tray each need their process's main thread (pystray #138). It reads the journal; what its buttons
+change goes to the tray (controls.py), which the servers pick up. Closing it stops nothing else.
 
 Staying live without busy work: every POLL_INTERVAL_MS it asks SQLite's `data_version` whether any
 other connection committed; only then does it fetch rows newer than the newest it knows and
 re-read the commands that were active. It holds at most MAX_HELD_ROWS rows, paging older ones in as
 the user scrolls and dropping the far end, so a journal of 100,000 rows opens as fast as one of 10.
+
+This module is the window's shell (the list, reading the journal, the poll loop); its parts are the
+banner (log_banner.py), the toolbar and its dialogs (log_toolbar.py) and the details pane
+(log_details.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import logging
 import sys
 import time
 import tkinter as tk
 from collections.abc import Callable, Iterable, Sequence
-from tkinter import font as tkfont
 from tkinter import messagebox, ttk
+from typing import Literal
 
 from app.core import app_log
-from app.core.claude.names import CLIENT_NAMES
-from app.core.i18n import N_, _, ngettext
-from app.core.i18n.formats import format_number
+from app.core.i18n import N_, _
 from app.core.journal.store import CommandRecord, Journal, ServerRecord, Status
 from app.core.paths import AppPaths, protected_paths
-from app.core.visible_text import visible
-from app.ui.windows.controls import Controls, RequestControls, TrayLineControls
+from app.ui.windows.controls import Controls, RequestControls, TrayLineControls, as_told
 from app.ui.windows.link import TrayLine
+from app.ui.windows.log_banner import ON_TITLE, PAUSED_TITLE, Banner, set_icon, setup_style
+from app.ui.windows.log_details import DetailsPane, WaitingActions, approval_buttons
+from app.ui.windows.log_list import apply_diff, build_tree, first_visible, insert_row, list_status, row_menu
 from app.ui.windows.log_model import (
-    COLUMNS,
     MAX_HELD_ROWS,
     PAGE_SIZE,
-    STATUS_FILTERS,
-    STATUS_STYLES,
     Diff,
-    Filter,
     Row,
     RowWindow,
-    describe_activity,
-    describe_agents,
-    detail_lines,
-    filter_label,
-    outcome_text,
-    size_text,
-    status_tag,
 )
+from app.ui.windows.log_toolbar import Toolbar
 from app.ui.windows.real_input import ArmedButtons, ask_armed, protect_window
+
+__all__ = ["EMPTY_FILTERED", "EMPTY_LIST", "ON_TITLE", "PAUSED_TITLE", "WINDOW_TITLE", "LogWindow", "main"]
 
 log = logging.getLogger(__name__)
 
 WINDOW_TITLE = N_("Cowork Terminal: activity")
 WINDOW_SIZE = (1180, 760)  # pixels, at open
 POLL_INTERVAL_MS = 250  # new and finished commands show up within this, plus one query's time
-FILTER_DEBOUNCE_MS = 250  # typing in the filter box re-queries once the user pauses
 DURATION_REFRESH_S = 1.0  # running rows count their seconds up
 LIVENESS_CHECK_S = 5.0  # how often to notice a server that died without a word
 LOAD_OLDER_AT = 0.92  # scrolled past this fraction of the held rows: fetch the next older page
 
-# The window's words, in English and marked: `_()` gives them in the user's language where shown.
-ON_TITLE = N_("Host access is ON")
-ON_HINT = N_("Agents can run commands on this computer. Everything they run is listed below.")
-PAUSED_TITLE = N_("PAUSED: new commands are refused")
-PAUSED_HINT = N_("Nothing runs while paused; commands that were running have been stopped.")
-PAUSE_BUTTON = N_("❚❚  Pause host access")
-RESUME_BUTTON = N_("▶  Resume host access")
-STOP_BUTTON = N_("■  Stop this command")
 EMPTY_LIST = N_("No commands yet. When an agent runs a command on this computer, it appears here.")
 EMPTY_FILTERED = N_("No command matches the filter.")
-NO_SELECTION = N_("Select a command above to see everything about it: the full command, folder, timings and output.")
 
-ON_COLOURS = ("#e7f5ea", "#14532d", "#2f6b3f")  # background, title, hint
-PAUSED_COLOURS = ("#b3261e", "#ffffff", "#fde7e4")
-
-# Another engineer adds Allow/Deny for waiting commands: this callback fills the frame under the
-# details header whenever a waiting command is selected (see issue 5).
-WaitingActions = Callable[[ttk.Frame, CommandRecord, "LogWindow"], None]
 # Asks the user a yes/no question (title, message); tests answer for the user.
 Confirm = Callable[[str, str], bool]
 
@@ -104,9 +82,9 @@ class LogWindow:
         # The window only reads the journal; what its buttons change goes to the tray.
         self.from_tray = controls is not None
         self.controls: Controls = controls or RequestControls(journal.paths, self._problem_later)
-        self.waiting_actions = waiting_actions or approval_buttons
+        self.waiting_actions: WaitingActions = waiting_actions or approval_buttons
         # Yes in the question is armed and deaf to sent clicks, like the prompt's Allow.
-        self.confirm = confirm or (lambda title, text: ask_armed(self.root, title, text, _("Yes"), _("No")))
+        self.confirm: Confirm = confirm or (lambda title, text: ask_armed(self.root, title, text, _("Yes"), _("No")))
         self.switch_arming = ArmedButtons(root)  # Resume: only the user's own click, once armed
         self.decision_arming = ArmedButtons(root)  # Allow and Deny of the waiting command shown
         self.page_size = page_size
@@ -120,123 +98,42 @@ class LogWindow:
         self._active_ids: set[int] = set()
         self._shown_record: CommandRecord | None = None
         self._after_poll: str | None = None
-        self._after_filter: str | None = None
         self._loading_older = False
         self._last_durations = 0.0
         self._last_liveness = time.monotonic()
         self._closed = False
 
-        self._setup_style()
+        self.style, self.fonts = setup_style(root)
         self._build()
         self.reload()
         self._after_poll = self.root.after(POLL_INTERVAL_MS, self._tick)
 
     # -- layout -----------------------------------------------------------------------------
 
-    def _setup_style(self) -> None:
-        self.style = ttk.Style(self.root)
-        x11 = self.root.tk.call("tk", "windowingsystem") == "x11"
-        if x11 and "clam" in self.style.theme_names():
-            self.style.theme_use("clam")  # Tk's X11 'default' theme looks dated; Windows and macOS keep native
-        base = tkfont.nametofont("TkDefaultFont")
-        if x11:
-            for name in ("TkDefaultFont", "TkTextFont", "TkHeadingFont", "TkMenuFont"):
-                tkfont.nametofont(name).configure(size=10)
-            tkfont.nametofont("TkFixedFont").configure(size=10)
-        family = base.actual("family")
-        size = base.actual("size")
-        self.fonts = {
-            "title": tkfont.Font(self.root, family=family, size=size + 7, weight="bold"),
-            "hint": tkfont.Font(self.root, family=family, size=size),
-            "bold": tkfont.Font(self.root, family=family, size=size, weight="bold"),
-            "switch": tkfont.Font(self.root, family=family, size=size + 2, weight="bold"),
-            "details_title": tkfont.Font(self.root, family=family, size=size + 2, weight="bold"),
-            "link": tkfont.Font(self.root, family=family, size=size, weight="bold", underline=True),
-            "mono": tkfont.nametofont("TkFixedFont"),
-        }
-        line = base.metrics("linespace")
-        self.style.configure("Treeview", rowheight=int(line * 1.6))
-        self.style.configure("Treeview.Heading", font=self.fonts["bold"], padding=(6, 4))
-        self.style.configure("Switch.TButton", font=self.fonts["switch"], padding=(18, 10))
-        self.style.configure("Small.TButton", padding=(2, 1))
-        self.style.configure("Stop.TButton", foreground="#b3261e", font=self.fonts["bold"])
-        self.style.configure("Status.TLabel", foreground="#555555", padding=(10, 4))
-        self.style.configure("Muted.TLabel", foreground="#666666")
-
     def _build(self) -> None:
         root = self.root
         root.title(_(WINDOW_TITLE))
         root.minsize(760, 480)
         root.protocol("WM_DELETE_WINDOW", self.close)
-        self._set_icon()
+        self._icon = set_icon(root)
 
         # The switch and the state in words sit on a coloured band that changes with the state.
-        self.banner = tk.Frame(root, padx=18, pady=12, highlightthickness=0)
-        self.banner.pack(fill="x")
-        texts = tk.Frame(self.banner, highlightthickness=0)
-        texts.pack(side="left", fill="x", expand=True)
-        self.state_label = tk.Label(texts, font=self.fonts["title"], anchor="w")
-        self.state_label.pack(fill="x")
-        self.hint_label = tk.Label(texts, font=self.fonts["hint"], anchor="w", justify="left")
-        self.hint_label.pack(fill="x")
-        self.agents_label = tk.Label(texts, font=self.fonts["hint"], anchor="w", justify="left")
-        self.agents_label.pack(fill="x", pady=(6, 0))
-        activity = tk.Frame(texts, highlightthickness=0)
-        activity.pack(fill="x")
-        self.activity_label = tk.Label(activity, font=self.fonts["bold"], anchor="w")
-        self.activity_label.pack(side="left")
-        self.show_link = tk.Label(activity, text=_("Show"), font=self.fonts["link"], cursor="hand2")
-        self.show_link.bind("<Button-1>", lambda _e: self.show_active())
-        self._banner_parts = (
-            self.banner,
-            texts,
-            activity,
-            self.state_label,
-            self.hint_label,
-            self.agents_label,
-            self.activity_label,
-            self.show_link,
+        self.band = Banner(
+            root,
+            self.fonts,
+            self.switch_arming,
+            toggle=self.toggle_pause,
+            show_active=self.show_active,
+            paused=lambda: self.paused,
         )
-        self.pause_button = ttk.Button(self.banner, style="Switch.TButton")
-        self.switch_arming.guard(self.pause_button, self.toggle_pause, loosens=lambda: bool(self.paused))
-        self.pause_button.pack(side="right", padx=(12, 0))
+        self.state_label, self.pause_button = self.band.state_label, self.band.pause_button
+        self.agents_label, self.activity_label = self.band.agents_label, self.band.activity_label
+        self.show_link, self.banner = self.band.show_link, self.band.frame
 
-        bar = ttk.Frame(root, padding=(12, 10, 12, 6))
-        bar.pack(fill="x")
-        self.filter_caption = ttk.Label(bar, text=_("Filter:"))
-        self.filter_caption.pack(side="left")
-        self.filter_text = tk.StringVar()
-        choices = [filter_label(f) for f in STATUS_FILTERS]
-        text_font = tkfont.nametofont("TkTextFont")
-        widest = max(text_font.measure(choice) for choice in choices)
-        # In characters ("0"s): the status box as wide as its longest choice in this language, at
-        # least the English size; the filter box gives up what the status box needs beyond that.
-        box_width = max(34, -(-widest // text_font.measure("0")) + 3)
-        self.filter_entry = ttk.Entry(bar, textvariable=self.filter_text, width=max(16, 36 - (box_width - 34)))
-        self.filter_entry.pack(side="left", padx=(6, 4))
-        self.filter_text.trace_add("write", lambda *_: self._filter_changed_later())
-        self.clear_filter_button = ttk.Button(bar, text="✕", width=2, style="Small.TButton", command=self.clear_filter)
-        self.clear_filter_button.pack(side="left")
-        ttk.Label(bar, text=_("Show:")).pack(side="left", padx=(14, 6))
-        self.status_choice = tk.StringVar(value=filter_label(STATUS_FILTERS[0]))
-        self.status_box = ttk.Combobox(
-            bar,
-            textvariable=self.status_choice,
-            values=choices,
-            state="readonly",
-            width=box_width,
-        )
-        self.status_box.pack(side="left")
-        self.status_box.bind("<<ComboboxSelected>>", lambda _e: self.apply_filter())
-        self.clear_button = ttk.Button(bar, text=_("Clear history…"), command=self.clear_history)
-        # Packed before the filters: when a translation makes the bar too long, the filter box
-        # gives way, not these buttons.
-        self.clear_button.pack(side="right", before=self.filter_caption)
-        self.rules_button = ttk.Button(bar, text=_("Your rules…"), command=self.show_rules)
-        self.rules_button.pack(side="right", padx=(0, 6), before=self.filter_caption)
-        self.rules_window: tk.Toplevel | None = None
-        self._removed_rules: set[int] = set()
-        self.newest_button = ttk.Button(bar, text=_("↑ Back to newest"), command=self.reload)
+        self.toolbar = bar = Toolbar(root, self)
+        self.filter_entry, self.status_box, self.status_choice = bar.filter_entry, bar.status_box, bar.status_choice
+        self.clear_button, self.rules_button, self.newest_button = bar.clear_button, bar.rules_button, bar.newest_button
+        self.clear_filter_button = bar.clear_filter_button
 
         # Packed before the panes so that a small window squeezes the panes, never the status line.
         self.status_bar = ttk.Label(root, style="Status.TLabel", anchor="w")
@@ -246,28 +143,7 @@ class LogWindow:
         panes.pack(fill="both", expand=True, padx=12)
 
         list_frame = ttk.Frame(panes)
-        self.tree = ttk.Treeview(
-            list_frame, columns=[c[0] for c in COLUMNS], show="headings", selectmode="browse", height=12
-        )
-        scale = max(1.0, self.root.winfo_fpixels("1i") / 96)  # widths are given at 96 dpi
-        # A translated heading ("Exit-Code", "Длительность") may need more room than the English one:
-        # the command column gives it up, so the columns still fit the window.
-        heading_font = tkfont.nametofont("TkHeadingFont")
-        widths = {c[0]: max(int(c[2] * scale), heading_font.measure(_(c[1])) + 16) for c in COLUMNS}
-        # The agents are named as people know them ("Claude Desktop"): the longest known name fits whole.
-        row_font = tkfont.nametofont("TkDefaultFont")
-        widths["client"] = max(widths["client"], max(row_font.measure(n) for n in CLIENT_NAMES.values()) + 16)
-        widths["command"] -= sum(widths[c[0]] - int(c[2] * scale) for c in COLUMNS)
-        for column, heading, _width, stretch in COLUMNS:
-            self.tree.heading(column, text=_(heading), anchor="w")
-            self.tree.column(column, width=widths[column], minwidth=40, stretch=stretch, anchor="w")
-        self.tree.column("exit", anchor="e")
-        self.tree.column("duration", anchor="e")
-        for status, look in STATUS_STYLES.items():
-            options = {"foreground": look.foreground}
-            if look.background:
-                options["background"] = look.background
-            self.tree.tag_configure(status_tag(status), **options)
+        self.tree = build_tree(list_frame, root)
         scroll = ttk.Scrollbar(list_frame, orient="vertical", command=self.tree.yview)
         self.tree.configure(yscrollcommand=lambda first, last: self._tree_scrolled(scroll, first, last))
         self.tree.pack(side="left", fill="both", expand=True)
@@ -275,79 +151,26 @@ class LogWindow:
         self.tree.bind("<<TreeviewSelect>>", lambda _e: self._selection_changed())
         self.tree.bind("<Delete>", lambda _e: self.stop_selected())
         self.tree.bind("<Control-c>", lambda _e: self.copy_command())
-        self.row_menu = tk.Menu(self.tree, tearoff=False)
-        self.row_menu.add_command(label=_("Stop this command"), command=self.stop_selected)
-        self.row_menu.add_command(label=_("Copy command"), command=self.copy_command)
-        right_click = "<Button-2>" if self.root.tk.call("tk", "windowingsystem") == "aqua" else "<Button-3>"
-        self.tree.bind(right_click, self._open_row_menu)
+        self.row_menu = row_menu(self.tree, root, self.stop_selected, self.copy_command, self._row_opened)
         self.empty_label = ttk.Label(list_frame, text=_(EMPTY_LIST), style="Muted.TLabel")
         panes.add(list_frame, weight=3)
 
-        details = ttk.Frame(panes, padding=(0, 10, 0, 0))
-        head = ttk.Frame(details)
-        head.pack(fill="x")
-        self.details_title = ttk.Label(head, text=_("Details"), font=self.fonts["details_title"])
-        self.details_title.pack(side="left")
-        self.stop_button = ttk.Button(head, text=_(STOP_BUTTON), style="Stop.TButton", command=self.stop_selected)
-        self.copy_button = ttk.Button(head, text=_("Copy command"), command=self.copy_command)
-        # The hook for Allow / Deny on waiting commands: `waiting_actions` fills this frame.
-        self.actions_frame = ttk.Frame(head)
-        body = ttk.Frame(details)
-        body.pack(fill="both", expand=True, pady=(6, 0))
-        self.details = tk.Text(
-            body,
-            wrap="word",
-            height=12,
-            relief="flat",
-            borderwidth=1,
-            highlightthickness=1,
-            highlightbackground="#c9c9c9",
-            padx=10,
-            pady=8,
-            font=self.fonts["hint"],
-            cursor="xterm",
-        )
-        details_scroll = ttk.Scrollbar(body, orient="vertical", command=self.details.yview)
-        self.details.configure(yscrollcommand=details_scroll.set)
-        self.details.pack(side="left", fill="both", expand=True)
-        details_scroll.pack(side="right", fill="y")
-        labels = (_("Why"), _("Stop"), _("Folder"), _("Agent"), _("When"), _("Settings"))
-        label_width = max(self.fonts["bold"].measure(label + "  ") for label in labels) + 12
-        self.details.configure(tabs=(label_width,))
-        self.details.tag_configure("label", foreground="#555555")
-        self.details.tag_configure("heading", font=self.fonts["bold"], spacing1=10, spacing3=4)
-        self.details.tag_configure("mono", font=self.fonts["mono"], background="#f5f5f5", lmargin1=4, lmargin2=4)
-        self.details.tag_configure("muted", foreground="#666666")
-        self.details.tag_configure("gap", spacing1=2)
-        # Read-only yet selectable and copyable: a disabled Text only takes focus this way.
-        self.details.bind("<Button-1>", lambda _e: self.details.focus_set(), add="+")
-        self.details.configure(state="disabled")
-        panes.add(details, weight=2)
+        self.details_pane = pane = DetailsPane(panes, self.fonts, self)
+        self.details, self.details_title, self.actions_frame = pane.text, pane.title, pane.actions_frame
+        self.stop_button, self.copy_button = pane.stop_button, pane.copy_button
+        panes.add(pane.frame, weight=2)
 
         root.bind("<Control-f>", lambda _e: self.filter_entry.focus_set())
         root.bind("<Control-w>", lambda _e: self.close())
         root.bind("<F5>", lambda _e: self.reload())
         self._show_details(None)
 
-    def _open_row_menu(self, event: tk.Event) -> None:
-        iid = self.tree.identify_row(event.y)
-        if not iid:
-            return
+    def _row_opened(self, iid: str) -> bool:
+        """A right click selected row `iid`: whether its menu may offer Stop."""
         self.tree.selection_set(iid)
         self._selection_changed()
         row = self.model.row(int(iid))
-        can_stop = row is not None and row.status.is_active and not row.stop_requested
-        self.row_menu.entryconfigure(0, state="normal" if can_stop else "disabled")
-        self.row_menu.tk_popup(event.x_root, event.y_root)
-
-    def _set_icon(self) -> None:
-        try:
-            from app.ui.icons import icon_path
-
-            self._icon = tk.PhotoImage(master=self.root, file=str(icon_path("app", 64)))
-            self.root.iconphoto(True, self._icon)
-        except (ImportError, ValueError, OSError, tk.TclError):
-            log.debug("no window icon", exc_info=True)  # cosmetic: the window works without it
+        return row is not None and row.status.is_active and not row.stop_requested
 
     # -- reading the journal ----------------------------------------------------------------
 
@@ -409,16 +232,14 @@ class LogWindow:
         self._update_chrome()
 
     def _as_held(self, records: Iterable[CommandRecord]) -> list[CommandRecord]:
-        """Waiting commands as the tray holds them, in a window the tray started: any program can
-        rewrite the journal's text of a waiting row, and the tray's copy is what Allow runs."""
+        """Waiting commands as the tray holds them: any program can rewrite the journal's text of a
+        waiting row, and the tray's copy is what Allow runs. One the tray does not vouch for (it
+        does not hold it, or no tray answers) shows why instead of the journal's text (issue 23)."""
+        records = list(records)
+        if not any(record.status is Status.WAITING for record in records):
+            return records
         holds = self.controls.told_holds()
-        if holds is None:
-            return list(records)
-        shown = []
-        for record in records:
-            held = holds.get(record.id) if record.status is Status.WAITING else None
-            shown.append(record if held is None else dataclasses.replace(record, command=held.command, cwd=held.cwd))
-        return shown
+        return [as_told(record, holds, self.controls.unvouched) for record in records]
 
     def _held_rows_deleted(self) -> bool:
         """Whether rows the list holds were deleted (history cleared, or old rows expired)."""
@@ -480,35 +301,17 @@ class LogWindow:
 
     # -- applying changes to the widgets ----------------------------------------------------
 
-    def _insert(self, index: int | str, row: Row) -> None:
-        self.tree.insert("", index, iid=str(row.id), values=row.values, tags=(row.tag,))
+    def _insert(self, index: int | Literal["end"], row: Row) -> None:
+        insert_row(self.tree, index, row)
 
     def _first_visible(self) -> str | None:
-        children = self.tree.get_children()
-        if not children:
-            return None
-        first = float(self.tree.yview()[0])
-        if first <= 0.0:
-            return None  # at the top: stay at the top, so new rows come into view
-        return children[min(len(children) - 1, round(first * len(children)))]
+        return first_visible(self.tree)
 
     def _apply(self, diff: Diff, *, anchor: str | None = None) -> None:
-        if not diff:
-            return
-        anchor = anchor if anchor is not None else self._first_visible()
-        gone = [str(i) for i in diff.removed if self.tree.exists(str(i))]
-        if gone:
-            self.tree.delete(*gone)
-        for row in diff.updated:
-            self.tree.item(str(row.id), values=row.values, tags=(row.tag,))
-        for index, row in diff.inserted:
-            self._insert(index, row)
-        if anchor is not None and self.tree.exists(anchor):
-            # Rows added or dropped above the view must not move what the user is reading.
-            count = len(self.tree.get_children())
-            self.tree.yview_moveto(self.tree.index(anchor) / count)
+        if diff:
+            apply_diff(self.tree, diff, anchor if anchor is not None else self._first_visible())
 
-    def _tree_scrolled(self, scrollbar: ttk.Scrollbar, first: str, last: str) -> None:
+    def _tree_scrolled(self, scrollbar: ttk.Scrollbar, first: float | str, last: float | str) -> None:
         scrollbar.set(first, last)
         if float(last) >= LOAD_OLDER_AT and self.model.has_older and not self._loading_older:
             self._loading_older = True
@@ -523,48 +326,20 @@ class LogWindow:
             self._loading_older = False
 
     def _paint_banner(self) -> None:
-        background, title, hint = PAUSED_COLOURS if self.paused else ON_COLOURS
-        for part in self._banner_parts:
-            part.configure(background=background)
-        self.state_label.configure(text=_(PAUSED_TITLE if self.paused else ON_TITLE), foreground=title)
-        self.hint_label.configure(text=_(PAUSED_HINT if self.paused else ON_HINT), foreground=hint)
-        self.agents_label.configure(foreground=hint)
-        self.activity_label.configure(foreground=title)
-        self.show_link.configure(foreground=title)
-        self.pause_button.configure(text=_(RESUME_BUTTON if self.paused else PAUSE_BUTTON))
-        if self.paused:  # Resume loosens: a click aimed at Pause (or sent by a program) does nothing
-            self.switch_arming.disarm()
-        else:  # Pause tightens: always at hand
-            self.switch_arming.arm_now()
+        self.band.paint(bool(self.paused))
 
     def _update_chrome(self) -> None:
         """Everything around the list: agents, activity, the empty message, the status bar."""
-        self.agents_label.configure(text=describe_agents(self.servers))
-        self.activity_label.configure(text=describe_activity(self.active))
-        if self.active:
-            self.show_link.pack(side="left", padx=(10, 0))
-        else:
-            self.show_link.pack_forget()
+        self.band.describe(self.servers, self.active)
         held = len(self.model)
         if held:
             self.empty_label.place_forget()
         else:
             self.empty_label.configure(text=_(EMPTY_LIST if self.model.filter.is_empty else EMPTY_FILTERED))
             self.empty_label.place(relx=0.5, rely=0.45, anchor="center")
-        if self.model.has_newer:
-            self.newest_button.pack(side="right", padx=(0, 8))
-        else:
-            self.newest_button.pack_forget()
-        total = ngettext(
-            "{count} command in the history", "{count} commands in the history", self.total_commands
-        ).format(count=format_number(self.total_commands))
-        if not self.model.filter.is_empty:
-            count = format_number(held) + ("+" if self.model.has_older else "")
-            shown = ngettext("{count} matching the filter", "{count} matching the filter", held).format(count=count)
-        else:
-            shown = _("showing {count}").format(count=format_number(held))
-        more = " · " + _("scroll down for older ones") if self.model.has_older else ""
-        self.status_bar.configure(text=f"{total}, {shown}{more}")
+        self.toolbar.show_newest_button(self.model.has_newer)
+        model = self.model
+        self.status_bar.configure(text=list_status(self.total_commands, held, model.has_older, model.filter.is_empty))
 
     # -- details ----------------------------------------------------------------------------
 
@@ -588,57 +363,10 @@ class LogWindow:
         if record is not None and record == self._shown_record:
             return  # unchanged: keep the user's text selection and scroll position
         self._shown_record = record
-        text = self.details
-        text.configure(state="normal")
-        text.delete("1.0", "end")
-        for widget in self.actions_frame.winfo_children():
-            widget.destroy()
-        self.stop_button.pack_forget()
-        self.copy_button.pack_forget()
-        self.actions_frame.pack_forget()
-        if record is None:
-            self.details_title.configure(text=_("Details"))
-            text.insert("end", _(NO_SELECTION), "muted")
-            text.configure(state="disabled")
-            return
-        self.details_title.configure(
-            text=_("Command #{id}: {outcome}").format(id=record.id, outcome=outcome_text(record))
-        )
-        self.copy_button.pack(side="right")
-        if record.status.is_active:
-            self.stop_button.pack(side="right", padx=(0, 8))
-            stopping = record.stop_requested_at is not None
-            self.stop_button.configure(
-                state="disabled" if stopping else "normal", text=_("Stopping…") if stopping else _(STOP_BUTTON)
-            )
-        if record.status is Status.WAITING and self.waiting_actions is not None:
-            self.actions_frame.pack(side="right", padx=(0, 8))
-            self.waiting_actions(self.actions_frame, record, self)
-        text.insert("end", visible(record.command.rstrip("\n")) + "\n", "mono")
-        text.insert("end", "\n", "gap")
-        for line in detail_lines(record, protected=self.protected, rules=self.journal.rules()):
-            text.insert("end", f"{line.label}\t", "label")
-            text.insert("end", f"{line.value}\n")
-        self._insert_stream(record, _("Output"), record.stdout_preview, record.stdout_bytes)
-        self._insert_stream(record, _("Error messages"), record.stderr_preview, record.stderr_bytes)
-        text.configure(state="disabled")
-
-    def _insert_stream(self, record: CommandRecord, title: str, preview: str | None, size: int | None) -> None:
-        text = self.details
-        heading = title if size is None else f"{title}, {size_text(size)}"
-        text.insert("end", heading + "\n", "heading")
-        if record.status.is_active and preview:  # the output so far, sent each second while it runs
-            text.insert("end", preview.rstrip("\n") + "\n", "mono")
-            text.insert("end", _("Still running: more may follow.") + "\n", "muted")
-        elif record.status.is_active:
-            text.insert("end", _("Nothing yet.") + "\n", "muted")
-        elif preview:
-            text.insert("end", preview.rstrip("\n") + "\n", "mono")
-        else:
-            text.insert("end", _("(empty)") + "\n", "muted")
+        self.details_pane.show(record)
 
     def details_text(self) -> str:
-        return self.details.get("1.0", "end-1c")
+        return self.details_pane.shown_text()
 
     # -- the user's actions -----------------------------------------------------------------
 
@@ -683,93 +411,23 @@ class LogWindow:
 
     def clear_history(self) -> int:
         """Delete the journal's finished rows after the user confirms; running ones stay."""
-        finished = self.total_commands - len(self.active)
-        if finished <= 0:
-            return 0
-        question = ngettext(
-            "Delete the history of {count} finished command?",
-            "Delete the history of {count} finished commands?",
-            finished,
-        ).format(count=format_number(finished))
-        question += "\n\n" + _(
-            "Running and waiting commands stay. Only this list is cleared: no file or program on "
-            "your computer is touched. This cannot be undone."
-        )
-        if not self.confirm(_("Clear history"), question):
-            return 0
-        self.controls.clear_history()
-        return finished
-
-    # -- the user's rules (core/policy/rules.py): listed here, removable; only the approval window makes them --
+        return self.toolbar.clear_history()
 
     def show_rules(self) -> tk.Toplevel:
-        """A small window listing the user's rules, each with Remove (removing tightens: no question)."""
-        if self.rules_window is not None and self.rules_window.winfo_exists():
-            self.rules_window.destroy()
-        window = self.rules_window = tk.Toplevel(self.root)
-        window.title(_("Cowork Terminal: your rules"))
-        frame = ttk.Frame(window, padding=12)
-        frame.pack(fill="both", expand=True)
-        rules = [rule for rule in self.journal.rules() if rule.id not in self._removed_rules]
-        intro = (
-            _("Commands these rules cover run without asking you. Only you make rules, from the approval window.")
-            if rules
-            else _("You have no rules. When a command waits for you, the approval window may offer one.")
-        )
-        self.rules_intro = ttk.Label(frame, text=intro, wraplength=460, justify="left")
-        self.rules_intro.pack(anchor="w", pady=(0, 8))
-        self.rule_rows: dict[int, tuple[ttk.Label, ttk.Button]] = {}
-        for rule in rules:
-            row = ttk.Frame(frame)
-            row.pack(fill="x", pady=2)
-            text = _("Rule {number}: {description}").format(number=rule.id, description=rule.shown())
-            label = ttk.Label(row, text=text, wraplength=360, justify="left")
-            label.pack(side="left")
-            remove = ttk.Button(row, text=_("Remove"), command=lambda r=rule.id: self.remove_rule(r))
-            remove.pack(side="right")
-            self.rule_rows[rule.id] = (label, remove)
-        ttk.Button(frame, text=_("Close"), command=window.destroy).pack(anchor="e", pady=(10, 0))
-        return window
+        return self.toolbar.show_rules()
 
     def remove_rule(self, rule_id: int) -> None:
-        """Removing a rule tightens control: the tray applies it at once, so the list drops it now."""
-        self.controls.remove_rule(rule_id)
-        self._removed_rules.add(rule_id)
-        self.show_rules()
-
-    # -- filters ----------------------------------------------------------------------------
-
-    def _filter_changed_later(self) -> None:
-        if self._after_filter is not None:
-            self.root.after_cancel(self._after_filter)
-        self._after_filter = self.root.after(FILTER_DEBOUNCE_MS, self.apply_filter)
+        self.toolbar.remove_rule(rule_id)
 
     def apply_filter(self) -> None:
-        self._after_filter = None
-        label = self.status_choice.get()
-        choice = next((f for f in STATUS_FILTERS if filter_label(f) == label), STATUS_FILTERS[0])
-        wanted = Filter(text=self.filter_text.get().strip(), statuses=choice.statuses)
-        if wanted != self.model.filter:
-            self.model.filter = wanted
-            self.reload()
+        self.toolbar.apply_filter()
 
     def set_filter(self, text: str = "", status_label: str | None = None) -> None:
         """Set both filters at once (what typing and picking do, without the typing delay)."""
-        self.filter_text.set(text)
-        self.status_choice.set(status_label or filter_label(STATUS_FILTERS[0]))
-        if self._after_filter is not None:
-            self.root.after_cancel(self._after_filter)
-        self.apply_filter()
+        self.toolbar.set_filter(text, status_label)
 
     def clear_filter(self, *, reload: bool = True) -> None:
-        self.filter_text.set("")
-        self.status_choice.set(filter_label(STATUS_FILTERS[0]))
-        if self._after_filter is not None:
-            self.root.after_cancel(self._after_filter)
-            self._after_filter = None
-        self.model.filter = Filter()
-        if reload:
-            self.reload()
+        self.toolbar.clear_filter(reload=reload)
 
     # -- lifetime ---------------------------------------------------------------------------
 
@@ -778,9 +436,9 @@ class LogWindow:
         if self._closed:
             return
         self._closed = True
-        for pending in (self._after_poll, self._after_filter):
-            if pending is not None:
-                self.root.after_cancel(pending)
+        if self._after_poll is not None:
+            self.root.after_cancel(self._after_poll)
+        self.toolbar.cancel_pending()
         self.switch_arming.cancel()
         self.decision_arming.cancel()
         self.journal.close()
@@ -801,24 +459,6 @@ def build_parser() -> argparse.ArgumentParser:
     # The tray starts the window with this: its clicks then go to the tray over stdin/stdout.
     parser.add_argument("--tray-line", action="store_true", help=argparse.SUPPRESS)
     return parser
-
-
-def approval_buttons(frame: ttk.Frame, record: CommandRecord, window: LogWindow) -> None:
-    """Allow and Deny for a command held for the user's approval: the same answer as the prompt's."""
-    for child in frame.winfo_children():
-        child.destroy()
-
-    def answer(allowed: bool) -> None:
-        window.controls.decide(record.id, allowed, record.command)  # the text shown: the tray's own copy
-
-    holds = window.controls.told_holds()
-    if holds is None or record.id in holds:  # a row the tray does not hold has nothing to allow
-        allow = ttk.Button(frame, text=_("Allow once"))
-        allow.pack(side="left", padx=(0, 6))
-        window.decision_arming.guard(allow, lambda: answer(True))
-        window.decision_arming.disarm()  # a new command shown: its Allow arms after a moment
-    deny = ttk.Button(frame, text=_("Deny"), command=lambda: answer(False))  # tightens: always at hand
-    deny.pack(side="left")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

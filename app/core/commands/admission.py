@@ -1,0 +1,287 @@
+"""Admission and holding: check, classify and journal a request, and keep a command that waits for
+the user's answer until the tray says allowed, denied, paused or gone (then run exactly what the
+user was shown, or refuse)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import anyio
+
+from app.core.channel.protocol import Pin, command_digest
+from app.core.classifier import Tier, classify
+from app.core.commands.authority import NotRecorded
+from app.core.commands.pins import changed_since, pin_command
+from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest, validate_request
+from app.core.commands.tray_link import Decision
+from app.core.errors import CoworkError
+from app.core.execution import read_only
+from app.core.execution.output import OutputHook
+from app.core.journal.store import Outcome, Status
+from app.core.messages import (
+    APP_GONE_HOLD_REASON,
+    DENIED_BY_REASON,
+    DENIED_MESSAGE,
+    HELD_MESSAGE,
+    HOLD_EXPIRED_REASON,
+    NO_APPROVER_MESSAGE,
+    OTHER_COMMAND_REASON,
+    PAUSED_HOLD_REASON,
+    PAUSED_MESSAGE,
+    PROTECTED_WRITE_PLAIN,
+    UNKNOWN_DECIDER,
+    WITHDRAWN_MESSAGE,
+    WITHDRAWN_REASON,
+    held_reason,
+)
+from app.core.policy.approval import (
+    HOLD_LIFETIME_S,
+    HOLD_UNSEEN_MAX_S,
+    hold_expiry,
+    needs_approval,
+    new_confirmation_id,
+)
+
+if TYPE_CHECKING:
+    from app.core.commands.service import CommandService
+
+log = logging.getLogger(__name__)
+
+DECISION_POLL_S = 0.1  # a held call looks again at least this often (a tray's push wakes it at once)
+
+Runner = Callable[[int, ValidRequest, str, "OutputHook | None"], Awaitable[Any]]
+
+
+def reasons_text(reasons: tuple[str, ...]) -> str:
+    return "; ".join(reasons) if reasons else "it needs the user's approval"
+
+
+class CommandHeld(CommandRefused):
+    """The command waits for the user's answer beyond this call; the model may confirm it later."""
+
+    def __init__(self, message: str, *, confirmation_id: str) -> None:
+        super().__init__(message)
+        self.confirmation_id = confirmation_id
+
+
+class Hold(NamedTuple):
+    """A command waiting for the user's answer, with what is needed to run it (env values stay in memory)."""
+
+    command_id: int
+    request: ValidRequest
+    runner: Runner
+    expires_at: float
+    reasons: str
+    pin: Pin | None = None  # what the user is asked about: the folder, the scripts, the environment
+
+
+class Admitted(NamedTuple):
+    """A journaled request that may run now, or waits for the user when `confirmation_id` is set."""
+
+    command_id: int
+    request: ValidRequest
+    bash: str
+    confirmation_id: str | None = None
+
+
+class Holds:
+    """One server's admission of requests and its commands waiting for the user."""
+
+    def __init__(self, service: CommandService) -> None:
+        self.service = service
+        self._held: dict[str, Hold] = {}
+
+    async def admit(
+        self, request: ExecuteRequest, tool: str, runner: Runner, *, proven_read_only: bool = False
+    ) -> Admitted:
+        """Check, classify and journal a request: it may run now, or (`confirmation_id`) it waits for
+        the user. Raises CommandRefused when it may not run at all (journaled as refused).
+        `proven_read_only`: refuse what the classifier cannot prove read-only (no OS containment)."""
+        service = self.service
+        try:
+            valid = validate_request(request, service.home)
+            service.check_allowed()
+            bash = service.bash()
+        except CoworkError as refusal:
+            await service.journal_refusal(request, str(refusal), tool)
+            raise CommandRefused(str(refusal)) from None
+
+        # The real folder: a symlink to the data folder must not pass for somewhere else.
+        verdict = classify(valid.command, cwd=os.path.realpath(valid.cwd), protected_paths=service.protected_paths)
+        if proven_read_only and verdict.tier is not Tier.SAFE:
+            reason = read_only.NOT_PROVEN_MESSAGE.format(reasons=reasons_text(verdict.reasons))
+            await service.journal_refusal(request, reason, tool)
+            raise CommandRefused(reason)
+        protected_write = not proven_read_only and service.runs.changes_protected(valid.command, verdict.tier)
+        plain = (*verdict.plain, PROTECTED_WRITE_PLAIN) if protected_write else verdict.plain
+        said = held_reason(plain, verdict.reasons)
+        if not needs_approval(service.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE or protected_write):
+            return Admitted(await self._begin(valid, tool, verdict.tier.name.lower()), valid, bash)
+
+        if not service.authority.present():
+            reason = NO_APPROVER_MESSAGE.format(reasons=said)
+            await service.journal_refusal(request, reason, tool)
+            raise CommandRefused(reason)
+        try:  # what runs is fixed now, as the user is asked (core/commands/pins.py)
+            pin = await anyio.to_thread.run_sync(pin_command, valid.command, valid.cwd, valid.env)  # hashes files
+        except OSError as exc:
+            reason = f"`cwd` cannot be examined: {valid.cwd} ({exc.strerror}). Give a folder this user can open."
+            await service.journal_refusal(request, reason, tool)
+            raise CommandRefused(reason) from None
+        confirmation_id = new_confirmation_id()
+        expires_at = time.time() + HOLD_UNSEEN_MAX_S  # the tray starts the real clock when the user sees it
+        command_id = await self._begin(
+            valid,
+            tool,
+            verdict.tier.name.lower(),
+            status=Status.WAITING,
+            reason=said,
+            confirmation_id=confirmation_id,
+            pin=pin,
+        )
+        self._held[confirmation_id] = Hold(command_id, valid, runner, expires_at, said, pin)
+        return Admitted(command_id, valid, bash, confirmation_id)
+
+    async def _begin(self, valid: ValidRequest, tool: str, tier: str, **row: object) -> int:
+        if row.get("status") is Status.WAITING:
+            row["hold_expires_at"] = hold_expiry()
+        return await self.service.journal_row(
+            command=valid.command, cwd=valid.cwd, env_keys=valid.env.keys(), timeout_ms=valid.timeout_ms,
+            tool=tool, tier=tier, **row,
+        )  # fmt: skip
+
+    async def confirm(self, confirmation_id: str, on_output: OutputHook | None = None) -> Any:
+        """The model asks again for a held command: run it if the user allowed it, else wait a while."""
+        command_id = self._lookup(confirmation_id).command_id
+        try:
+            bash = self.service.bash()
+        except CoworkError as problem:
+            self._close(confirmation_id, command_id, str(problem))
+            raise CommandRefused(str(problem)) from None
+        return await self.wait_and_run(confirmation_id, bash, on_output)
+
+    def cancel(self, confirmation_id: str) -> str:
+        """The model withdraws a held command; the user's prompt for it disappears."""
+        hold = self._lookup(confirmation_id)
+        self._close(confirmation_id, hold.command_id, WITHDRAWN_REASON)
+        return f"Withdrawn: the held command will not run ({hold.request.command[:80]!r})."
+
+    def _lookup(self, confirmation_id: str) -> Hold:
+        held = self._held.get(confirmation_id)
+        if held is None:
+            raise CommandRefused(
+                f"No held command has the confirmation_id {confirmation_id!r} on this server. "
+                "Run the command again to ask the user."
+            )
+        if self.expires_at(held) <= time.time():
+            self._close(confirmation_id, held.command_id, HOLD_EXPIRED_REASON)
+            raise CommandRefused(
+                "The held command can no longer run: the hold expired before it was confirmed. Run it again to "
+                "ask the user anew."
+            )
+        return held
+
+    def _close(self, confirmation_id: str, command_id: int, reason: str) -> None:
+        self._held.pop(confirmation_id, None)
+        self.service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=reason))
+
+    async def await_approval(self, confirmation_id: str, bash: str, on_output: OutputHook | None) -> Any:
+        """A job's hold: wait for the user's answer until the hold expires (not only the approval
+        window), and run the command at the click; raises CommandRefused when it will not run."""
+        if confirmation_id not in self._held:  # withdrawn (command_stop) before its task started
+            raise CommandRefused(WITHDRAWN_MESSAGE)
+        return await self.wait_and_run(confirmation_id, bash, on_output, until_expiry=True)
+
+    def expires_at(self, hold: Hold) -> float:
+        """When a hold runs out: HOLD_LIFETIME_S after the user could first see it (the tray says when)."""
+        return self.service.authority.hold_expiry(hold.command_id, hold.expires_at)
+
+    def of(self, confirmation_id: str) -> Hold | None:
+        return self._held.get(confirmation_id)
+
+    def withdraw(self, confirmation_id: str) -> None:
+        """The model withdraws a job's hold (command_stop): its prompt disappears."""
+        hold = self._held.get(confirmation_id)
+        if hold is not None:
+            self._close(confirmation_id, hold.command_id, WITHDRAWN_REASON)
+
+    async def wait_and_run(
+        self, confirmation_id: str, bash: str, on_output: OutputHook | None, *, until_expiry: bool = False
+    ) -> Any:
+        """Wait for the user's answer to a hold and run the command if allowed; raises CommandHeld
+        when the answer has not come within the approval window."""
+        authority = self.service.authority
+        hold = self._held[confirmation_id]
+        command_id, valid = hold.command_id, hold.request
+        decision = await self._wait_for_decision(hold, until_expiry=until_expiry)
+        if not authority.present() and decision is None:
+            self._close(confirmation_id, command_id, APP_GONE_HOLD_REASON)
+            raise CommandRefused(authority.absence_message())
+        if authority.paused():
+            self._close(confirmation_id, command_id, PAUSED_HOLD_REASON)
+            raise CommandRefused(PAUSED_MESSAGE)
+        stopped = command_id in authority.stop_requests([command_id])  # Stop on a held row = Deny
+        if stopped or (decision is not None and not decision.allowed):
+            who = decision.by if decision else UNKNOWN_DECIDER
+            self._close(confirmation_id, command_id, DENIED_BY_REASON.format(who=who))
+            raise CommandRefused(DENIED_MESSAGE)
+        if decision is not None:
+            self._held.pop(confirmation_id, None)
+            # The tray sends a digest of what the user saw: run only that, never a row rewritten on disk.
+            if decision.digest != command_digest(valid.command, valid.cwd, sorted(valid.env), hold.pin):
+                self._close(confirmation_id, command_id, OTHER_COMMAND_REASON)
+                raise CommandRefused("The approval did not match this command, so it was not run. Run it again.")
+            if hold.pin is not None:  # the folder, scripts and environment the user was asked about
+                changed = await anyio.to_thread.run_sync(changed_since, hold.pin, valid.env)
+                if changed is not None:
+                    log.warning("held command %s not run: %s", command_id, changed)
+                    self._close(confirmation_id, command_id, changed)
+                    raise CommandRefused(
+                        f"The command was not run: {changed}. Check what changed, then run it again to ask "
+                        "the user anew."
+                    )
+                valid = replace(valid, cwd=hold.pin.folder)  # that very folder, not where a link points now
+            try:
+                await authority.started(command_id)
+            except NotRecorded as refused:
+                self._close(confirmation_id, command_id, str(refused))
+                raise CommandRefused(str(refused)) from None
+            self.service.runs.allowed_by_user(command_id, valid.command)
+            return await hold.runner(command_id, valid, bash, on_output)
+        if self.expires_at(hold) <= time.time():
+            self._close(confirmation_id, command_id, HOLD_EXPIRED_REASON)
+            raise CommandRefused("The held command expired before the user answered. Run it again to ask anew.")
+        raise CommandHeld(
+            HELD_MESSAGE.format(
+                confirmation_id=confirmation_id,
+                minutes=int(HOLD_LIFETIME_S // 60),
+                reasons=hold.reasons,
+            ),
+            confirmation_id=confirmation_id,
+        )
+
+    async def _wait_for_decision(self, hold: Hold, *, until_expiry: bool = False) -> Decision | None:
+        """Wait up to the approval window (or the hold's expiry) for the user's answer, a pause, a
+        Stop or the tray's absence."""
+        service = self.service
+        authority = service.authority
+        window_s = HOLD_UNSEEN_MAX_S if until_expiry else authority.approval_window_s()
+        deadline = anyio.current_time() + window_s
+        while True:
+            decision = authority.decision(hold.command_id)
+            if (
+                decision is not None
+                or authority.paused()
+                or not authority.present()
+                or authority.stop_requests([hold.command_id])
+                or self.expires_at(hold) <= time.time()
+                or anyio.current_time() >= deadline
+            ):
+                return decision
+            with anyio.move_on_after(min(DECISION_POLL_S, max(0.0, deadline - anyio.current_time()))):
+                await service.pulse.wait()

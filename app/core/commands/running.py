@@ -1,0 +1,292 @@
+"""The commands one server runs now: start them in their container, apply pause and Stop to them,
+and report their output so far to the record while they run."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import sqlite3
+import sys
+import time
+from typing import TYPE_CHECKING
+
+import anyio
+
+from app.core.classifier import Tier
+from app.core.commands.jobs import why_cancelled
+from app.core.commands.request import CommandRefused, ValidRequest
+from app.core.data_folder import is_corrupt
+from app.core.errors import CoworkError
+from app.core.execution import container as containers
+from app.core.execution import read_only
+from app.core.execution.container import Container
+from app.core.execution.executor import CommandSpec, ExecutionResult, StopSignal, run_command
+from app.core.execution.output import CommandOutput, OutputBudget, OutputHook, budget_from, output_budget
+from app.core.execution.output_decoding import console_code_pages
+from app.core.journal.store import Outcome, Status
+from app.core.messages import (
+    APP_GONE_STOP_REASON,
+    BASH_NOT_STARTED_REASON,
+    KILLED_BY_REASON,
+    PAUSE_STOP_REASON,
+    SERVER_EXITED_REASON,
+    TIMED_OUT_REASON,
+    UNPROTECTED_REASON,
+    USER_STOP_REASON,
+)
+
+if TYPE_CHECKING:
+    from app.core.commands.service import CommandService
+
+log = logging.getLogger(__name__)
+
+WATCH_INTERVAL_S = 0.2  # how often a busy headless server looks for pause and Stop in the journal
+LIVE_OUTPUT_S = 1.0  # how often a running command's output so far goes to the record (the live log)
+
+
+class Runs:
+    """What runs now on one server, each with its stop signal and its output so far."""
+
+    def __init__(self, service: CommandService) -> None:
+        self.service = service
+        self.running: dict[int, StopSignal] = {}
+        self._live: dict[int, CommandOutput] = {}  # running commands' output, reported while they run
+        self._live_bytes: dict[int, int] = {}  # how much of each was reported
+        self._live_reported_at = 0.0
+        self._wake = anyio.Event()
+        self._containment: read_only.Containment | None = None
+        self.unbound: dict[int, list[str]] = {}  # allowed by the user to change these protected members
+        self._privileged: set[int] = set()  # allowed by the user to gain privileges: run outside
+
+    # -- where a command runs -------------------------------------------------------------------
+
+    def container(self) -> Container:
+        """The OS container for this process's commands, probed once (container.py); none when
+        the user switched it off in the app."""
+        if not self.service.authority.contained():
+            return Container(containers.OFF)
+        return containers.for_paths(self.service.paths)
+
+    def container_for(self, command_id: int) -> Container:
+        """The container one command runs in: none when the user allowed it to gain privileges;
+        with the members it names writable when the user allowed it to change them."""
+        if command_id in self._privileged:
+            return Container(containers.PRIVILEGED)
+        if command_id in self.unbound:
+            return self.container().without(self.unbound[command_id])
+        return self.container()
+
+    def changes_protected(self, command: str, tier: Tier) -> bool:
+        """A command that may write (not read-only) and names a member of the protected set: held,
+        so that the user can allow it to run without the read-only binds (issue 21)."""
+        found = self.container()
+        if not found.on or tier is Tier.SAFE:
+            return False
+        return containers.touches_protected(command, containers.hold_members(found.protected), self.service.home)
+
+    def allowed_by_user(self, command_id: int, command: str) -> None:
+        """The user allowed a held command: let it out of the container as far as it must go
+        (sudo cannot work inside; a named member of the protected set becomes writable)."""
+        found = self.container()
+        if found.on and containers.gains_privileges(command):
+            self._privileged.add(command_id)
+        elif found.on:
+            named = containers.named_members(command, found.protected.all(), self.service.home)
+            if named:
+                self.unbound[command_id] = named
+
+    def read_only_containment(self) -> read_only.Containment:
+        if self._containment is None:
+            self._containment = read_only.containment(sys.platform, shutil.which, os.path.exists)
+        return self._containment
+
+    def mark(self, what: str) -> str | None:
+        run_mark = self.service.run_mark
+        return f"{run_mark}:{what}" if run_mark else None
+
+    # -- output ---------------------------------------------------------------------------------
+
+    def new_output(self, command_id: int, labels: tuple[str, ...]) -> CommandOutput:
+        """Where a command's output goes: the user's budget, the private folder for whole outputs."""
+        outputs = self.service.paths.outputs
+        return CommandOutput(self._budget(), outputs, f"cmd{command_id}", labels, console_code_pages())
+
+    def _budget(self) -> OutputBudget:
+        """The user's output budget. A journal damaged under this server (SQLite finds it only as it
+        reads) is opened again, which moves it aside for a new one; the budget is no control, so
+        the command runs on with the default if even that fails."""
+        journal = self.service.journal
+        try:
+            return output_budget(journal)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, CoworkError) or not is_corrupt(exc):
+                raise
+            log.warning("the journal is damaged (%s): opening it again", exc)
+        try:
+            journal.reopen()
+            return output_budget(journal)
+        except (CoworkError, sqlite3.Error) as exc:
+            log.warning("the output budget could not be read (%s): the default is used", exc)
+            return budget_from(None, os.environ)
+
+    def report_live_output(self) -> None:
+        """While commands run, their output so far goes to the record each LIVE_OUTPUT_S (from the
+        watch loop), so the activity log shows it live, not "Shown when the command ends" (issue 24)."""
+        now = time.monotonic()
+        if now - self._live_reported_at < LIVE_OUTPUT_S:
+            return
+        self._live_reported_at = now
+        for command_id, output in list(self._live.items()):
+            if output.total_bytes != self._live_bytes.get(command_id):
+                self._live_bytes[command_id] = output.total_bytes
+                out, err = output.streams[0], output.streams[1]
+                self.service.authority.progress(command_id, out.raw(), err.raw(), out.total, err.total)
+        for gone in set(self._live_bytes) - set(self._live):
+            del self._live_bytes[gone]
+
+    # -- running --------------------------------------------------------------------------------
+
+    def track(self, command_id: int) -> StopSignal:
+        """Register a command that is about to run, so that pause and Stop reach it; whoever calls
+        this must also remove it when the command ends."""
+        stop = self.running[command_id] = StopSignal()
+        self._wake.set()
+        return stop
+
+    async def run_read_only(
+        self, command_id: int, valid: ValidRequest, bash: str, on_output: OutputHook | None = None
+    ) -> ExecutionResult:
+        """Run a command of execute_read_only_command: inside bwrap or sandbox-exec where there is one
+        (where there is none, `admit` let only commands proven read-only through)."""
+        way = self.read_only_containment()
+        prefix = read_only.prefix_for(way, valid.cwd, self.service.home, os.environ, shutil.which)
+        return await self.run(command_id, valid, bash, on_output, prefix=tuple(prefix))
+
+    async def run(
+        self,
+        command_id: int,
+        valid: ValidRequest,
+        bash: str,
+        on_output: OutputHook | None = None,
+        prefix: tuple[str, ...] = (),
+    ) -> ExecutionResult:
+        """Run an admitted command to its end and journal how it ended."""
+        authority = self.service.authority
+        stop = self.track(command_id)
+        self.apply_user_stops()  # a pause that landed after check_allowed, while another command ran
+        spec = CommandSpec(
+            command=valid.command,
+            cwd=valid.cwd,
+            env=self.service.environment(valid.env),
+            timeout_s=valid.timeout_ms / 1000,
+            bash=bash,
+            mark=self.mark(str(command_id)),
+            prefix=prefix,
+            container=None if prefix else self.container_for(command_id),
+        )
+        output = self.new_output(command_id, ("stdout", "stderr"))
+        if on_output is not None:
+            on_output(output)
+        self._live[command_id] = output  # its output so far goes to the record (report_live_output)
+        try:
+            result = await run_command(spec, stop, output)
+        except OSError as exc:
+            message = BASH_NOT_STARTED_REASON.format(bash=bash, error=exc.strerror or exc)
+            authority.finish(command_id, Outcome(status=Status.FAILED, reason=message))
+            raise CommandRefused(message) from None
+        except BaseException:  # its task was cancelled: Jobs.end, or the server ends (jobs.why_cancelled)
+            reason = why_cancelled()
+            status = Status.INTERRUPTED if reason == SERVER_EXITED_REASON else Status.KILLED
+            with anyio.CancelScope(shield=True):
+                authority.finish(command_id, Outcome(status=status, reason=reason))
+            raise
+        finally:
+            self.running.pop(command_id, None)
+            self._live.pop(command_id, None)
+            self.unbound.pop(command_id, None)
+        privileged = command_id in self._privileged
+        self._privileged.discard(command_id)
+        used = Container(containers.PRIVILEGED) if privileged else self.container()
+        if not prefix:  # the read-only tool runs in its own container (read_only.py)
+            result.protection_note = protection_note(result, self.container())
+        authority.finish(command_id, outcome_of(result, used))
+        return result
+
+    # -- pause and Stop -------------------------------------------------------------------------
+
+    def stop_running(self, command_id: int, reason: str) -> bool:
+        """End a command this server runs, whole tree; False when it runs nothing by that id."""
+        stop = self.running.get(command_id)
+        if stop is None:
+            return False
+        stop.set(reason)
+        return True
+
+    def apply_user_stops(self) -> None:
+        """End what runs when the tray went away or the user paused, and what the user stopped."""
+        running = dict(self.running)
+        if not running:
+            return
+        authority = self.service.authority
+        if authority.tethered and not authority.present():  # the tray went away: nobody watches
+            for stop in running.values():
+                stop.set(APP_GONE_STOP_REASON)
+            return
+        if authority.paused():
+            for stop in running.values():
+                stop.set(PAUSE_STOP_REASON)
+            return
+        for command_id in authority.stop_requests(list(running)):
+            running[command_id].set(USER_STOP_REASON)
+
+    async def watch(self) -> None:
+        """While commands run, apply pause and Stop: a headless server polls the journal; a tray's
+        pushes arrive through `pushed` at once, and this loop is only a backstop for them."""
+        seen_version = -1
+        while True:
+            if not self.running:
+                self._wake = anyio.Event()
+                await self._wake.wait()
+                seen_version = -1
+            version = self.service.authority.version()
+            if version != seen_version:
+                seen_version = version
+                self.apply_user_stops()
+            self.report_live_output()
+            await anyio.sleep(WATCH_INTERVAL_S)
+
+
+def protection_note(result: ExecutionResult, container: Container) -> str | None:
+    """What the model reads when a command failed on the protected set (container.py)."""
+    if not result.contained:
+        return None
+    stderr = result.stderr.raw().decode("utf-8", "replace")
+    return containers.protected_hint(stderr, result.exit_code, container.protected.all())
+
+
+def outcome_of(result: ExecutionResult, container: Container | None = None) -> Outcome:
+    """The journal's record of how a command ended (and whether it ran outside the container)."""
+    if result.timed_out:
+        status, reason = Status.TIMED_OUT, TIMED_OUT_REASON
+    elif result.stopped_reason:
+        status, reason = Status.KILLED, result.stopped_reason
+    elif result.exit_code == 0:
+        status, reason = Status.FINISHED, None
+    else:
+        status = Status.FAILED
+        reason = KILLED_BY_REASON.format(signal=result.signal_name) if result.signal_name else None
+    if container is not None and not result.contained and container.state != containers.UNSUPPORTED:
+        unprotected = UNPROTECTED_REASON.format(why=containers.log_message(container.state))
+        reason = f"{reason}; {unprotected}" if reason else unprotected
+    return Outcome(
+        status=status,
+        exit_code=result.exit_code,
+        timed_out=result.timed_out,
+        reason=reason,
+        stdout=result.stdout.raw(),
+        stderr=result.stderr.raw(),
+        stdout_bytes=result.stdout.total,
+        stderr_bytes=result.stderr.total,
+        duration_ms=result.duration_ms,
+    )

@@ -1,0 +1,249 @@
+"""One server's long-lived shell (terminal_run, terminal_send_keys): its commands are admitted
+like any other, run one at a time, and end with the whole shell on pause, Stop or cancellation."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import anyio
+
+from app.core.classifier import Tier, classify_typed, repl_program
+from app.core.commands.admission import reasons_text
+from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest
+from app.core.execution import orphans, process_marks
+from app.core.execution.executor import StopSignal
+from app.core.execution.output import OutputHook
+from app.core.execution.output_decoding import console_code_pages
+from app.core.execution.shell_session import (
+    SCROLLBACK_MAX_LINES,
+    InputNotRead,
+    RunningCommand,
+    SessionResult,
+    ShellSession,
+)
+from app.core.journal.store import Outcome, Status
+from app.core.messages import (
+    CANCEL_REASON,
+    KEYS_HELD_REASON,
+    KEYS_NOT_READ_REASON,
+    SERVER_STOPPED_REASON,
+    SESSION_BUSY_MESSAGE,
+    SESSION_BUSY_REASON,
+    SESSION_ENDED_REASON,
+    SESSION_MOVED_REASON,
+)
+from app.core.policy.approval import needs_approval
+
+if TYPE_CHECKING:
+    from app.core.commands.service import CommandService
+
+INTERRUPT_SETTLE_S = 5.0  # at most, for the interrupted command to end (it returns as soon as it does)
+MAX_KEYS_BYTES = 64 * 1024
+STARTING_MESSAGE = "The server is still starting; try again in a moment."
+
+
+@dataclass(frozen=True)
+class SessionOutcome:
+    result: SessionResult
+    restarted: bool
+    stopped_reason: str | None = None  # pause, the user's Stop
+
+
+class SessionShell:
+    """The shell one server keeps for the model, started at its first command."""
+
+    def __init__(self, service: CommandService) -> None:
+        self.service = service
+        self._session: ShellSession | None = None
+        self._lock = anyio.Lock()
+        self._typed_line = ""  # what send_keys typed since the last newline
+
+    def current_dir(self) -> str | None:
+        """Where the next session command runs, for the journal, the approval prompt and the
+        classifier: the shell's folder, or None (home) when a new shell will start."""
+        session = self._session
+        if session is None or not session.alive or not os.path.isdir(session.current_dir):
+            return None
+        return session.current_dir
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+    async def _ready(self, bash: str) -> tuple[ShellSession, bool]:
+        service = self.service
+        background = service.background
+        if background is None:
+            raise CommandRefused(STARTING_MESSAGE)
+        if self._session is None:
+            self._session = ShellSession(
+                bash,
+                service.home,
+                service.environment({}),
+                mark=service.runs.mark(orphans.SHELL),
+                code_pages=console_code_pages(),
+                container=service.runs.container(),
+            )
+        restarted = await self._session.start(background)
+        return self._session, restarted
+
+    async def run(
+        self, command_id: int, valid: ValidRequest, bash: str, on_output: OutputHook | None = None
+    ) -> SessionOutcome:
+        """Run an admitted command in the shell (the runner of terminal_run's holds too)."""
+        service, runs = self.service, self.service.runs
+        async with self._lock:  # two first calls at once must not start two shells
+            session, restarted = await self._ready(bash)
+            if not session.busy and not await session.protect_again():  # an allowed change stayed writable
+                await session.close()  # so that shell's container ends, and a new one starts
+                session, restarted = await self._ready(bash)
+            if session.busy:
+                service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=SESSION_BUSY_REASON))
+                raise CommandRefused(SESSION_BUSY_MESSAGE)
+            self._typed_line = ""
+            here = self.current_dir() or service.home
+            if os.path.realpath(here) != os.path.realpath(valid.cwd):  # it was judged (and shown) elsewhere
+                reason = SESSION_MOVED_REASON.format(here=here)
+                service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=reason))
+                raise CommandRefused(
+                    f"The shell session is now in {here}, not in {valid.cwd} where this command was checked "
+                    "(and shown to the user). Run it again with terminal_run if it is still wanted."
+                )
+            members = runs.unbound.pop(command_id, None)  # the user allowed it to change these
+            if members:
+                await session.lift(members)
+            stop = runs.track(command_id)  # only now: a refusal above must not leave it registered
+            output = runs.new_output(command_id, ("output",))
+            running = await session.send_command(valid.command, mark=runs.mark(str(command_id)), output=output)
+        if on_output is not None:
+            on_output(output)
+        journaled = anyio.Event()
+        background = service.background
+        assert background is not None
+        # The finisher watches pause and Stop from now on, and journals the end whenever it comes,
+        # even after this call has returned (the command may outlive its time limit).
+        background.start_soon(self._finish_command, command_id, running, stop, journaled)
+        runs.apply_user_stops()  # a pause that landed while the shell was starting
+        try:
+            with anyio.move_on_after(valid.timeout_ms / 1000):
+                await running.done.wait()
+        except BaseException:
+            stop.set(CANCEL_REASON)  # the finisher interrupts it (and ends the shell if it must)
+            raise
+        finished = running.done.is_set()
+        if finished:
+            await journaled.wait()
+        return SessionOutcome(
+            result=running.result(finished=finished, restarted=restarted),
+            restarted=restarted,
+            stopped_reason=stop.reason if finished else None,
+        )
+
+    async def _finish_command(
+        self, command_id: int, running: RunningCommand, stop: StopSignal, journaled: anyio.Event
+    ) -> None:
+        """Apply pause, Stop and cancellation to a session command, and journal how it ended."""
+        service = self.service
+        try:
+            async with anyio.create_task_group() as group:
+
+                async def on_stop() -> None:
+                    await stop.wait()
+                    # Pause, Stop and cancellation end the whole shell: Ctrl-C would only end the
+                    # foreground program, and the rest of a command list (`a; b`) would run on.
+                    await self.close()
+
+                group.start_soon(on_stop)
+                await running.done.wait()
+                group.cancel_scope.cancel()
+        finally:
+            service.runs.running.pop(command_id, None)
+            running.output.finish()  # keeps or removes the whole output's file
+            kept = running.output.streams[0]
+            reason: str | None
+            if not running.done.is_set():  # the server is shutting down under it
+                status, reason = Status.INTERRUPTED, SERVER_STOPPED_REASON
+            elif stop.reason is not None:
+                status, reason = Status.KILLED, stop.reason
+            elif running.ended_session:
+                status, reason = Status.FAILED, SESSION_ENDED_REASON
+            else:
+                status = Status.FINISHED if running.exit_code == 0 else Status.FAILED
+                reason = None
+            with anyio.CancelScope(shield=True):
+                if self._session is not None and not await self._session.protect_again():
+                    await self._session.close()  # never leave the shell's container open (container_lift)
+                service.authority.finish(
+                    command_id,
+                    Outcome(
+                        status=status,
+                        exit_code=running.exit_code,
+                        reason=reason,
+                        stdout=kept.raw(),
+                        stdout_bytes=kept.total,
+                    ),
+                )
+                mark = service.runs.mark(str(command_id))
+                cut_short = status in (Status.INTERRUPTED, Status.KILLED) or running.ended_session
+                if mark and cut_short:  # it ended with the shell: what escaped the shell's group too
+                    await anyio.to_thread.run_sync(process_marks.end_marked, mark)
+            journaled.set()
+
+    async def send_keys(self, keys: object) -> str:
+        """Type into the program running in the session, journaled, and judged like a command."""
+        service = self.service
+        if not isinstance(keys, str) or keys == "":
+            raise CommandRefused("`keys` is empty: give the text to type.")
+        if len(keys.encode()) > MAX_KEYS_BYTES:
+            raise CommandRefused(f"`keys` is longer than {MAX_KEYS_BYTES:,} bytes: send less at a time.")
+        try:
+            service.check_allowed()
+        except CommandRefused as refusal:
+            await service.journal_refusal(ExecuteRequest(command=keys), str(refusal), "terminal_send_keys")
+            raise
+        session = self._session
+        if session is None or not session.alive or not session.busy:
+            raise CommandRefused(
+                "Nothing in the session is waiting for input, so the keys were not sent (they would not reach "
+                "a program). Use terminal_run to run a command."
+            )
+        # Typed text reaches the running program: a shell reads it as commands, an interpreter's
+        # prompt as its own code, anything else may run what it is given (classify_typed holds it).
+        # The whole line being typed is judged (keys sent in pieces add up).
+        line = self._typed_line + keys
+        verdict = classify_typed(
+            line, repl_program(session.foreground), cwd=session.current_dir, protected_paths=service.protected_paths
+        )
+        if needs_approval(service.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE):
+            reason = KEYS_HELD_REASON.format(reasons=reasons_text(verdict.reasons))
+            await service.journal_refusal(ExecuteRequest(command=keys), reason, "terminal_send_keys")
+            raise CommandRefused(reason)
+        self._typed_line = line.rsplit("\n", 1)[1] if "\n" in line else line
+        command_id = await service.journal_row(
+            command=keys, cwd=None, tool="terminal_send_keys", tier=verdict.tier.name.lower()
+        )
+        try:
+            answer = await session.send_keys(keys)
+        except InputNotRead:
+            service.authority.finish(command_id, Outcome(status=Status.FAILED, reason=KEYS_NOT_READ_REASON))
+            raise CommandRefused(
+                "The program in the session is not reading its input, so not all keys were sent."
+            ) from None
+        service.authority.finish(command_id, Outcome(status=Status.FINISHED, exit_code=0))
+        return answer
+
+    async def interrupt(self) -> bool | None:
+        """Ctrl-C to the session. None: no session; else whether nothing runs in it a moment later
+        (so that a terminal_run right after does not find it busy while bash finishes the line)."""
+        if self._session is None or not self._session.interrupt():
+            return None
+        return await self._session.wait_idle(INTERRUPT_SETTLE_S)
+
+    def scrollback(self, lines: object) -> str:
+        if isinstance(lines, bool) or not isinstance(lines, int) or not 1 <= lines <= SCROLLBACK_MAX_LINES:
+            raise CommandRefused(f"`lines` must be a whole number from 1 to {SCROLLBACK_MAX_LINES}.")
+        if self._session is None:
+            return ""
+        return self._session.scrollback(lines)

@@ -1,0 +1,298 @@
+"""The journal's commands table: a command's row from its start (or hold) to its end, the user's
+answers and Stop requests, and the reads the log window, the CLI and the servers make."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from app.core import data_folder
+from app.core.journal import retention
+from app.core.journal.connection import Connection, row_id
+from app.core.journal.records import (
+    ACTIVE_MARKS,
+    ACTIVE_STATUSES,
+    REFUSED_ENV_KEYS_KEPT,
+    CommandRecord,
+    Outcome,
+    Status,
+    bounded,
+    placeholders,
+    preview,
+    storable,
+)
+from app.core.journal.schema import COMMAND_COLUMNS
+from app.core.messages import HOLD_EXPIRED_REASON
+
+log = logging.getLogger(__name__)
+
+
+class CommandsTable(Connection):
+    """Every query of the commands table."""
+
+    def begin_command(
+        self,
+        *,
+        command: str,
+        cwd: str | None,
+        env_keys: Iterable[str] = (),
+        timeout_ms: int | None = None,
+        server_id: int | None = None,
+        server_pid: int | None = None,
+        client_name: str | None = None,
+        client_version: str | None = None,
+        tool: str = "execute_command",
+        tier: str | None = None,
+        status: Status = Status.RUNNING,
+        reason: str | None = None,
+        confirmation_id: str | None = None,
+        hold_expires_at: float | None = None,
+    ) -> int:
+        """Write the row before anything runs, so even a crash mid-command leaves a record."""
+        now = time.time()
+        keys = sorted(storable(k) for k in env_keys)
+        command, cwd = storable(command), None if cwd is None else storable(cwd)
+        if status is Status.REFUSED:
+            command, cwd = bounded(command), None if cwd is None else bounded(cwd)
+            keys = [bounded(k, 200) for k in keys[:REFUSED_ENV_KEYS_KEPT]]
+            reason = None if reason is None else bounded(storable(reason))
+        with self._write() as db:
+            cursor = db.execute(
+                "INSERT INTO commands(server_id, server_pid, client_name, client_version, tool, command, "
+                "cwd, env_keys, timeout_ms, tier, status, reason, created_at, started_at, confirmation_id, "
+                "hold_expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    server_id,
+                    server_pid,
+                    client_name,
+                    client_version,
+                    tool,
+                    command,
+                    cwd,
+                    json.dumps(keys),
+                    timeout_ms,
+                    tier,
+                    status.value,
+                    reason,
+                    now,
+                    now if status is Status.RUNNING else None,
+                    confirmation_id,
+                    hold_expires_at,
+                ),
+            )
+            if server_id is not None:  # "last seen" for the supervisor, in the same transaction
+                db.execute("UPDATE servers SET last_seen = ? WHERE id = ?", (now, server_id))
+        return row_id(cursor)
+
+    def mark_started(self, command_id: int) -> None:
+        with self._write() as db:
+            db.execute(
+                "UPDATE commands SET status = ?, started_at = ? WHERE id = ?",
+                (Status.RUNNING.value, time.time(), command_id),
+            )
+
+    def finish_command(self, command_id: int, outcome: Outcome) -> None:
+        """Record how a command ended. On a full disk the ending is logged, not raised: the command
+        already ran, and its result still reaches the model; the row is closed when the server
+        ends, or marked interrupted by the next process if that cannot be written either."""
+        try:
+            self._finish_command(command_id, outcome)
+        except data_folder.DataFolderError as problem:
+            log.warning(
+                "command #%s ended (%s) but the journal could not record it: %s",
+                command_id,
+                outcome.status.value,
+                problem,
+            )
+
+    def set_live_output(
+        self, command_id: int, stdout: bytes, stderr: bytes, stdout_bytes: int, stderr_bytes: int
+    ) -> None:
+        """The output so far of a command that still runs, so the log shows it live (issue 24, item 5);
+        its end writes the final one."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE commands SET stdout_bytes = ?, stderr_bytes = ?, stdout_preview = ?, stderr_preview = ? "
+                "WHERE id = ? AND status = ?",
+                (stdout_bytes, stderr_bytes, preview(stdout), preview(stderr), command_id, Status.RUNNING.value),
+            )
+
+    def _finish_command(self, command_id: int, outcome: Outcome) -> None:
+        now = time.time()
+        with self._write() as db:
+            db.execute(
+                "UPDATE commands SET status = ?, reason = ?, exit_code = ?, timed_out = ?, ended_at = ?, "
+                "duration_ms = ?, stdout_bytes = ?, stderr_bytes = ?, stdout_preview = ?, "
+                "stderr_preview = ? WHERE id = ?",
+                (
+                    outcome.status.value,
+                    outcome.reason,
+                    outcome.exit_code,
+                    int(outcome.timed_out),
+                    now,
+                    outcome.duration_ms,
+                    outcome.stdout_bytes,
+                    outcome.stderr_bytes,
+                    outcome.extra.get("stdout_preview", preview(outcome.stdout)),
+                    outcome.extra.get("stderr_preview", preview(outcome.stderr)),
+                    command_id,
+                ),
+            )
+
+    # -- approvals: decided by the user through the tray, the log window or the CLI, never the model --
+
+    def decide(self, command_id: int, *, allowed: bool, by: str, rule_id: int | None = None) -> bool:
+        """Record the user's answer to a held command; False when it is no longer waiting.
+        `rule_id`: the user's rule that answered it (the tray applies rules; see core/policy/rules.py)."""
+        now = time.time()
+        with self._write() as db:
+            cursor = db.execute(
+                "UPDATE commands SET decision = ?, decided_by = ?, decided_at = ?, allowed_by_rule = ? "
+                "WHERE id = ? AND status = ? AND decision IS NULL AND hold_expires_at > ?",
+                (
+                    "allowed" if allowed else "denied",
+                    by,
+                    now,
+                    rule_id if allowed else None,
+                    command_id,
+                    Status.WAITING.value,
+                    now,
+                ),
+            )
+        return cursor.rowcount == 1
+
+    def find_held(self, confirmation_id: str) -> CommandRecord | None:
+        row = self._db.execute(
+            f"SELECT {COMMAND_COLUMNS} FROM commands WHERE confirmation_id = ?", (confirmation_id,)
+        ).fetchone()
+        return None if row is None else CommandRecord.from_row(row)
+
+    def pending_approvals(self, now: float | None = None) -> list[CommandRecord]:
+        """Held commands still waiting for the user's answer, oldest first."""
+        rows = self._db.execute(
+            f"SELECT {COMMAND_COLUMNS} FROM commands WHERE status = ? AND decision IS NULL "
+            f"AND hold_expires_at > ? ORDER BY id",
+            (Status.WAITING.value, now or time.time()),
+        ).fetchall()
+        return [CommandRecord.from_row(r) for r in rows]
+
+    def set_hold_expiry(self, command_id: int, expires_at: float) -> None:
+        """A held command's clock restarts when the user can see it (the tray's approval prompt)."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE commands SET hold_expires_at = ? WHERE id = ? AND status = ?",
+                (expires_at, command_id, Status.WAITING.value),
+            )
+
+    def expire_holds(self, now: float | None = None) -> int:
+        """Close holds nobody confirmed in time: they can never run any more."""
+        now = now or time.time()
+        with self._write() as db:
+            cursor = db.execute(
+                "UPDATE commands SET status = ?, reason = ?, ended_at = ? WHERE status = ? AND hold_expires_at <= ?",
+                (Status.REFUSED.value, HOLD_EXPIRED_REASON, now, Status.WAITING.value, now),
+            )
+        return cursor.rowcount
+
+    def was_left_running(self, command_id: int) -> bool:
+        """Whether the command was still running when its server went: its processes are orphans."""
+        record = self.get_command(command_id)
+        return record is not None and (record.status is Status.INTERRUPTED or record.status.is_active)
+
+    def request_stop(self, command_id: int) -> bool:
+        """The user's Stop button: the server running the command ends its whole tree."""
+        with self._write() as db:
+            cursor = db.execute(
+                f"UPDATE commands SET stop_requested_at = ? WHERE id = ? AND status IN ({ACTIVE_MARKS}) "
+                "AND stop_requested_at IS NULL",
+                (time.time(), command_id, *ACTIVE_STATUSES),
+            )
+        return cursor.rowcount == 1
+
+    def stop_requests(self, command_ids: Sequence[int]) -> set[int]:
+        if not command_ids:
+            return set()
+        marks = placeholders(len(command_ids))
+        rows = self._db.execute(
+            f"SELECT id FROM commands WHERE id IN ({marks}) AND stop_requested_at IS NOT NULL",
+            tuple(command_ids),
+        ).fetchall()
+        return {r["id"] for r in rows}
+
+    def get_command(self, command_id: int) -> CommandRecord | None:
+        row = self._db.execute(f"SELECT {COMMAND_COLUMNS} FROM commands WHERE id = ?", (command_id,)).fetchone()
+        return None if row is None else CommandRecord.from_row(row)
+
+    def recent_commands(
+        self,
+        *,
+        limit: int = 20,
+        before_id: int | None = None,
+        after_id: int | None = None,
+        text: str | None = None,
+        statuses: Sequence[str] | None = None,
+    ) -> list[CommandRecord]:
+        """Newest first; `before_id` pages back into history, `after_id` fetches what is new."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        if before_id is not None:
+            clauses.append("id < ?")
+            params.append(before_id)
+        if after_id is not None:
+            clauses.append("id > ?")
+            params.append(after_id)
+        if text:
+            clauses.append("(instr(lower(command), lower(?)) > 0 OR instr(lower(coalesce(cwd, '')), lower(?)) > 0)")
+            params.extend([text, text])
+        if statuses:
+            clauses.append(f"status IN ({placeholders(len(statuses))})")
+            params.extend(statuses)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self._db.execute(
+            f"SELECT {COMMAND_COLUMNS} FROM commands {where} ORDER BY id DESC LIMIT ?",
+            (*params, limit),
+        ).fetchall()
+        return [CommandRecord.from_row(r) for r in rows]
+
+    def commands_by_id(self, command_ids: Sequence[int]) -> list[CommandRecord]:
+        if not command_ids:
+            return []
+        marks = placeholders(len(command_ids))
+        rows = self._db.execute(
+            f"SELECT {COMMAND_COLUMNS} FROM commands WHERE id IN ({marks}) ORDER BY id DESC", tuple(command_ids)
+        ).fetchall()
+        return [CommandRecord.from_row(r) for r in rows]
+
+    def active_commands(self) -> list[CommandRecord]:
+        rows = self._db.execute(
+            f"SELECT {COMMAND_COLUMNS} FROM commands WHERE status IN ({ACTIVE_MARKS}) ORDER BY id DESC", ACTIVE_STATUSES
+        ).fetchall()
+        return [CommandRecord.from_row(r) for r in rows]
+
+    def count_commands(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM commands").fetchone()[0]
+
+    def clear_history(self) -> int:
+        """Delete finished rows (never a running or waiting one, whose server still updates it)."""
+        with self._write() as db:
+            cursor = db.execute(f"DELETE FROM commands WHERE status NOT IN ({ACTIVE_MARKS})", ACTIVE_STATUSES)
+        return cursor.rowcount
+
+    # -- retention --------------------------------------------------------------------------
+
+    def apply_retention(
+        self,
+        *,
+        max_age_days: float = retention.DEFAULT_RETENTION_DAYS,
+        max_commands: int = retention.DEFAULT_MAX_COMMANDS,
+        max_bytes: int = retention.DEFAULT_MAX_BYTES,
+        now: float | None = None,
+    ) -> int:
+        """Forget old history so the journal never grows without bound; returns rows deleted."""
+        with self._write() as db:
+            return retention.forget_old(
+                db, max_age_days=max_age_days, max_commands=max_commands, max_bytes=max_bytes, now=now
+            )
