@@ -592,6 +592,8 @@ async def test_a_headless_server_the_app_cannot_link_is_told_apart_in_the_menu_a
             }
             shown = await anyio.to_thread.run_sync(lambda: wait_for(lambda: want <= set(lines()) and lines(), 20))
             assert not any("headless" in line for line in shown), shown
+            # One line per server: the refused tray never registered the server that refused it.
+            assert len(shown) == 2, shown
     finally:
         linked.close()
         app.shutdown()

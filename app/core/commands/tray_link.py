@@ -108,6 +108,13 @@ class TrayLink:
             channel, peer = connect(self.address)
         except ChannelUnavailable:
             return False
+        # The OS's facts before a word is sent: a look-alike learns nothing of this server, and the
+        # tray does not register a server that would refuse it (a second row for one server).
+        refusal = tray_refusal(peer, self.own, self.own.data_dir)
+        if refusal:
+            channel.close()
+            self._refuse(refusal)
+            return False
         hello = Hello(
             "server", os.getpid(), self.headless, self.lock_key, self.server_id,
             self.state.to_wire() if self.state else None,
