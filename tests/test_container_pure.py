@@ -236,11 +236,12 @@ def test_switching_the_container_off_is_a_loosening_and_on_a_tightening() -> Non
 
 def test_the_menu_offers_the_container_as_a_checkbox_under_ask_before_running() -> None:
     from app.ui.tray import menu
+    from app.ui.tray.tray_state import TrayState
 
     for on in (True, False):
-        entry = menu.find_entry(menu.build_menu(menu.TrayState(container=on), now=0), "container")
+        entry = menu.find_entry(menu.build_menu(TrayState(container=on), now=0), "container")
         assert entry is not None and entry.action == menu.TOGGLE_CONTAINER and entry.checked is on
-    approval = menu.find_entry(menu.build_menu(menu.TrayState(), now=0), "approval")
+    approval = menu.find_entry(menu.build_menu(TrayState(), now=0), "approval")
     assert approval is not None and approval.submenu is not None and approval.submenu[-1].key == "container"
 
 

@@ -16,10 +16,11 @@ from app.core.channel.transport import address_for
 from app.core.channel.transport import connect as channel_connect
 from app.core.claude.config import ABSENT, ALTERED, CHANGED, CURRENT, FOREIGN, INVALID, STALE, UNKNOWN
 from app.core.paths import AppPaths
-from app.ui.tray import menu
+from app.ui.tray import menu, tray_state
 from app.ui.tray import platforms as tray_platform
 from app.ui.tray.app import TrayApp
-from app.ui.tray.menu import ClientView, CrashView, MenuEntry, ServerView, TrayState
+from app.ui.tray.menu import MenuEntry
+from app.ui.tray.tray_state import ClientView, CrashView, ServerView, TrayState
 from tests.clicks import shown_window
 from tests.desktop_env import make_fake_desktop, wait_for
 from tests.stdio_client import connect, run
@@ -289,7 +290,7 @@ def test_every_clickable_entry_names_a_known_action() -> None:
 
 # ---- every action keeps its place, whatever the state (issue 12)
 
-HELD = (menu.HeldView(7, "rm -rf build", "Claude Desktop"), menu.HeldView(8, "sudo reboot", "Claude Code"))
+HELD = (tray_state.HeldView(7, "rm -rf build", "Claude Desktop"), tray_state.HeldView(8, "sudo reboot", "Claude Code"))
 STATES = {
     "before the first look": TrayState(),
     "first run": TrayState(clients=(CODE_ABSENT,)),
@@ -301,9 +302,9 @@ STATES = {
     "crash": TrayState(clients=(DESKTOP_CONNECTED,), crash=CrashView("x", NOW, 1)),
     "busy": TrayState(clients=(DESKTOP_CONNECTED,), busy="Checking Claude Desktop..."),
     "problem": TrayState(problem="bash is missing: commands cannot run", waiting=1),
-    "rules": TrayState(clients=(DESKTOP_CONNECTED,), rules=(menu.RuleView(3, "deleting build folders in ~/p"),)),
+    "rules": TrayState(clients=(DESKTOP_CONNECTED,), rules=(tray_state.RuleView(3, "deleting build folders in ~/p"),)),
     "a long job": TrayState(
-        clients=(DESKTOP_CONNECTED,), running=1, jobs=(menu.JobView(9, "npm ci", "Cowork", STARTED),)
+        clients=(DESKTOP_CONNECTED,), running=1, jobs=(tray_state.JobView(9, "npm ci", "Cowork", STARTED),)
     ),
 }
 ACTION_KEYS = (
@@ -403,7 +404,9 @@ def test_in_another_language_the_menu_still_says_language_in_english_too() -> No
 
 
 def test_a_command_running_longer_than_a_claude_call_is_listed_under_quit_with_stop() -> None:
-    job = menu.JobView(9, "npm ci   --no-audit && npm run build:all -- --verbose --watch=false", "Cowork", STARTED)
+    job = tray_state.JobView(
+        9, "npm ci   --no-audit && npm run build:all -- --verbose --watch=false", "Cowork", STARTED
+    )
     state = TrayState(clients=(DESKTOP_CONNECTED,), running=1, jobs=(job,))
     line = entry(state, "job:9")
     assert line.text == "npm ci --no-audit && npm run build:all … · running since 14:02 · Cowork"
@@ -412,18 +415,18 @@ def test_a_command_running_longer_than_a_claude_call_is_listed_under_quit_with_s
 
 
 def test_only_commands_older_than_the_shortest_claude_patience_are_listed_oldest_first() -> None:
-    young = menu.JobView(3, "make", "Claude Code", NOW - 10)
-    old = menu.JobView(2, "pytest", "Cowork", NOW - 300)
-    older = menu.JobView(1, "npm ci", "Cowork", NOW - 600)
-    assert menu.long_jobs((young, old, older), NOW) == (older, old)
+    young = tray_state.JobView(3, "make", "Claude Code", NOW - 10)
+    old = tray_state.JobView(2, "pytest", "Cowork", NOW - 300)
+    older = tray_state.JobView(1, "npm ci", "Cowork", NOW - 600)
+    assert tray_state.long_jobs((young, old, older), NOW) == (older, old)
 
 
 def test_a_long_command_that_ended_gets_one_notice_naming_its_agent() -> None:
-    job = menu.JobView(2, "pytest  -x", "Cowork", NOW - 300)
-    other = menu.JobView(3, "make", "Claude Code", NOW - 100)
-    assert menu.ended_jobs((job, other), (other,)) == (job,)
-    assert menu.ended_jobs((other,), (other,)) == ()
-    assert menu.job_notice(job, "✓ Finished, exit code 0") == (
+    job = tray_state.JobView(2, "pytest  -x", "Cowork", NOW - 300)
+    other = tray_state.JobView(3, "make", "Claude Code", NOW - 100)
+    assert tray_state.ended_jobs((job, other), (other,)) == (job,)
+    assert tray_state.ended_jobs((other,), (other,)) == ()
+    assert tray_state.job_notice(job, "✓ Finished, exit code 0") == (
         "Cowork's long command ended",
         "pytest -x\n✓ Finished, exit code 0",
     )
@@ -452,7 +455,7 @@ def test_a_timed_pause_says_until_when_in_the_status_line() -> None:
 
 
 def test_recent_activity_lists_the_newest_commands_in_plain_words_and_opens_the_log() -> None:
-    recent = tuple(menu.RecentView(i, "✓ Finished", STARTED, f"npm test --shard {i}") for i in range(7, 0, -1))
+    recent = tuple(tray_state.RecentView(i, "✓ Finished", STARTED, f"npm test --shard {i}") for i in range(7, 0, -1))
     items = entry(TrayState(clients=(DESKTOP_CONNECTED,), recent=recent), "recent").submenu
     assert len(items) == menu.RECENT_SHOWN
     assert items[0].text == "14:02  ✓ Finished  npm test --shard 7" and items[0].action == menu.OPEN_LOG
@@ -512,12 +515,14 @@ def test_every_click_the_menu_can_ask_for_has_a_function_in_the_trays_action_tab
 
     connected = (DESKTOP_CONNECTED, CODE_ABSENT)
     busy = TrayState(
-        clients=connected, servers=(SERVER,), running=1, waiting=1, jobs=(menu.JobView(7, "make", "Claude", STARTED),),
-        rules=(menu.RuleView(3, "deleting build folders"),), recent=(menu.RecentView(9, "Finished", NOW, "ls"),),
+        clients=connected, servers=(SERVER,), running=1, waiting=1,
+        jobs=(tray_state.JobView(7, "make", "Claude", STARTED),),
+        rules=(tray_state.RuleView(3, "deleting build folders"),),
+        recent=(tray_state.RecentView(9, "Finished", NOW, "ls"),),
         crash=CrashView("claude-ai", STARTED, 1),
     )  # fmt: skip
     without_windows = TrayState(
-        clients=connected, windows=False, waiting=1, held=(menu.HeldView(5, "rm -rf x", "Claude"),),
+        clients=connected, windows=False, waiting=1, held=(tray_state.HeldView(5, "rm -rf x", "Claude"),),
         confirm_disconnect="claude-desktop",
     )  # fmt: skip
     asked = every_action(entries(busy)) | every_action(entries(without_windows)) | every_action(entries(TrayState()))

@@ -48,7 +48,7 @@ from app.ui.tray import actions, menu
 from app.ui.tray.actions import FIRST_LOOK, JOURNAL_ACTIONS
 from app.ui.tray.claude_watch import ClaudeWatch
 from app.ui.tray.loop import Monitor
-from app.ui.tray.menu import MenuEntry, TrayState
+from app.ui.tray.menu import MenuEntry
 from app.ui.tray.platforms import (
     Notifier,
     UiDispatcher,
@@ -60,6 +60,7 @@ from app.ui.tray.platforms import (
 )
 from app.ui.tray.pystray_menu import PystrayMenu, find_item
 from app.ui.tray.signals import Wakeup
+from app.ui.tray.tray_state import TrayState
 from app.ui.tray.windows import TrayWindows
 
 log = logging.getLogger(__name__)

@@ -17,8 +17,8 @@ from app.core.errors import CoworkError
 from app.core.i18n import _
 from app.ui.connection_probe import check_notice, run_check
 from app.ui.tray import menu
-from app.ui.tray.menu import ClientView
 from app.ui.tray.platforms import Notifier
+from app.ui.tray.tray_state import ClientView
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,18 @@ from app.core.journal.store import CommandRecord, Journal, ServerRecord
 from app.core.policy import approval
 from app.ui.tray import menu
 from app.ui.tray.actions import REFRESH_CLIENTS, TIMED_PAUSE_BY
-from app.ui.tray.menu import CrashView, HeldView, JobView, RecentView, RuleView, ServerView, TrayState
+from app.ui.tray.tray_state import (
+    CrashView,
+    HeldView,
+    JobView,
+    RecentView,
+    RuleView,
+    ServerView,
+    TrayState,
+    ended_jobs,
+    job_notice,
+    long_jobs,
+)
 from app.ui.windows.log_model import outcome_text, status_label
 
 if TYPE_CHECKING:
@@ -162,7 +173,7 @@ class Monitor:
             container=self.hub.container,
             output_budget=snapshot.output_budget,
             held=self._held if not app.windows else (),
-            jobs=menu.long_jobs(
+            jobs=long_jobs(
                 tuple(
                     JobView(r.id, r.command, friendly_client_name(r.client_name), r.started_at or r.created_at)
                     for r in snapshot.running_rows
@@ -179,7 +190,7 @@ class Monitor:
         previous = app.state
         if state == previous:
             return
-        self._tell_ended_jobs(menu.ended_jobs(previous.jobs, state.jobs))
+        self._tell_ended_jobs(ended_jobs(previous.jobs, state.jobs))
         if state.paused != previous.paused:  # the log window shows the tray's pause, not the file's
             app.tray_windows.tell_log_windows({"op": "state", "paused": state.paused})
         app.show(state)
@@ -193,7 +204,7 @@ class Monitor:
 
             record = self.hub.with_journal(read)
             if record is not None and not record.status.is_active:
-                self.app.notifier.notify(*menu.job_notice(job, outcome_text(record)))
+                self.app.notifier.notify(*job_notice(job, outcome_text(record)))
 
 
 def _server_view(record: ServerRecord, linked: set[int | None]) -> ServerView:

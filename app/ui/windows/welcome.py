@@ -38,8 +38,8 @@ from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.self_command import app_argv
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, check_notice, live_client_names, run_check
-from app.ui.tray.menu import client_state_text
 from app.ui.tray.platforms import run_captured
+from app.ui.tray.tray_state import client_state_text
 from app.ui.windows.look import use_native_look
 from app.ui.windows.real_input import ArmedButtons, protect_window
 
