@@ -387,13 +387,16 @@ class FakeTray:
         self.received: list[dict[str, Any]] = []
         self.channel: Any = None
         self.connected = threading.Event()
+        self.knocked = threading.Event()  # a server connected (whatever it said then)
+        self.hello: dict[str, Any] | None = None
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
 
     def _serve(self) -> None:
         with suppress(OSError, EOFError):
             self.channel = self.listener.accept().channel
-            self.channel.receive(STOP_DEADLINE_S)  # hello
+            self.knocked.set()
+            self.hello = self.channel.receive(STOP_DEADLINE_S)
             state = {"paused": False, "approval_mode": "destructive", "approval_window_s": 40, "tools": "all"}
             self.channel.send({"op": "ack", "data_dir": self.data_dir, "server_id": 1, "state": state})
             self.connected.set()
@@ -441,20 +444,23 @@ async def test_an_allow_for_another_command_is_refused_and_nothing_runs(paths: A
 
 
 @pytest.mark.parametrize(
-    ("as_frozen", "data_dir", "why"),
+    ("as_frozen", "data_dir", "why", "said_hello"),
     [
-        (True, "/somewhere/else", "the tray there keeps its data in another folder (/somewhere/else)"),
-        (False, None, "the process at the tray's address does not run Cowork Terminal"),
+        (True, "/somewhere/else", "the tray there keeps its data in another folder (/somewhere/else)", True),
+        # The OS's facts are read before a word is sent: this look-alike learns nothing of the server.
+        (False, None, "the process at the tray's address does not run Cowork Terminal", False),
     ],
     ids=["another data folder", "a script, not the app"],
 )
 async def test_a_server_refuses_a_program_at_the_trays_address_and_tells_the_model_why(
-    paths: AppPaths, as_frozen: bool, data_dir: str | None, why: str
+    paths: AppPaths, as_frozen: bool, data_dir: str | None, why: str, said_hello: bool
 ) -> None:
     with fake_tray(paths, data_dir) as tray:
         link = tray_link(paths, as_frozen=as_frozen)
         assert not link.try_connect()
-        assert tray.connected.wait(STOP_DEADLINE_S), "the server did knock"
+        assert tray.knocked.wait(STOP_DEADLINE_S), "the server did knock"
+        assert tray.connected.wait(STOP_DEADLINE_S) if said_hello else not tray.connected.wait(1), tray.hello
+        assert (tray.hello is not None) is said_hello, tray.hello
         assert link.refusal is not None and link.refusal.startswith(why)
         async with serving(paths, link) as service:
             refused = await refusal_of(service, "echo should not run")
