@@ -53,6 +53,7 @@ def test_the_window_lists_what_goes_asks_and_then_uninstalls(display: str, paths
         assert "--data" not in text, "the window's own checkbox deletes them: no command-line option there"
         assert json.loads(config.read_text())["mcpServers"].get("cowork-terminal"), "nothing changes before the click"
 
+        pump_until(root, lambda: window.box_arming.armed)  # the box takes clicks a moment after it shows
         window.data_box.invoke()  # the tick box: the list now says the data goes too
         assert f"Delete {paths.journal}" in window.body.cget("text")
         window.data_box.invoke()

@@ -155,6 +155,7 @@ def test_the_welcome_windows_start_at_login_box_shows_the_setting_and_turns_it_o
         pump_until(root, lambda: window.busy == 0 and window.apps is not None)
         assert AUTOSTART_LABEL in texts(root) and AUTOSTART_WHY in texts(root)
         assert window.autostart_on.get() and desktop.autostart_file.exists(), "on by default at the first run"
+        pump_until(root, lambda: window.autostart_input.armed)  # the box takes clicks a moment after it shows
         window.autostart_box.invoke()  # the user unticks it
         pump_until(root, lambda: window.busy == 0)
         assert not window.autostart_on.get() and not desktop.autostart_file.exists()

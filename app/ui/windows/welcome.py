@@ -6,8 +6,9 @@ terminal welcome` opens it too. It says what the app does in one sentence, then 
 connect each Claude app found (one big button each), restart Claude (with a button where the app
 can do it: `claude.locations.can_restart`), and "Try it", which runs the same connection check as
 the tray and shows success or the reason. The tray records that it showed it (WELCOME_SHOWN_SETTING).
-Connect, Restart and Check act on Claude and this computer, so they are armed like the approval
-prompt's buttons (`real_input.ArmedButtons`): a moment after they show, and only for real input.
+Connect, Restart, Check and the start-at-login box act on Claude and this computer, so they are
+armed like the approval prompt's buttons (`real_input.ArmedButtons`): a moment after they show, and
+only for real input.
 
 Slow work (asking `claude mcp get`, connecting, the check) runs on worker threads; they hand
 results to the Tk thread through a queue read every POLL_MS, because Tk may only be touched from
@@ -162,9 +163,13 @@ class WelcomeWindow:
         self.live.pack(anchor="w", pady=(6, 0))
 
         self.autostart_on = tk.BooleanVar(root, value=False)
-        self.autostart_box = ttk.Checkbutton(
-            frame, text=_(AUTOSTART_LABEL), variable=self.autostart_on, command=self._autostart_clicked
-        )
+        self.autostart_box = ttk.Checkbutton(frame, text=_(AUTOSTART_LABEL), variable=self.autostart_on)
+        # Start at login changes this computer: a real click, once the box shows the setting as it is
+        # (greyed until then); a program's click puts the tick back.
+        self.autostart_input = ArmedButtons(root)
+        self.autostart_input.guard(self.autostart_box, self._autostart_clicked, refused=self._autostart_untouched)
+        self.autostart_box.state(["disabled"])
+        self._autostart_known = False
         self.autostart_box.pack(anchor="w", pady=(16, 0))
         self.autostart_problem = ttk.Label(frame, foreground="#555555", wraplength=WRAP_PX, justify="left")
         self.autostart_problem.configure(text=_(AUTOSTART_WHY))
@@ -209,12 +214,19 @@ class WelcomeWindow:
     # -- start at login: on by default at the first run, one click to undo -------------------------
 
     def _show_autostart(self, result: Any) -> None:
+        if not self._autostart_known:  # the box now shows the truth: it takes clicks a moment later
+            self._autostart_known = True
+            self.autostart_input.disarm()
         if isinstance(result, Exception):
             self.autostart_on.set(False)
             problem = result.for_person() if isinstance(result, CoworkError) else str(result)
             self.autostart_problem.configure(text=problem)
             return
         self.autostart_on.set(bool(result))
+
+    def _autostart_untouched(self) -> None:
+        """A click that does not count: Tk already flipped the tick, so flip it back."""
+        self.autostart_on.set(not self.autostart_on.get())
 
     def _autostart_clicked(self) -> None:
         wanted = self.autostart_on.get()
