@@ -398,3 +398,21 @@ def test_each_class_of_danger_says_what_would_be_lost_and_the_worst_are_severe()
     assert danger_words(None) is None and danger_words("from_a_newer_version") is None
     ordinary = held("rm -rf build", "/home/ana/project")
     assert WaitingCommand.from_json(ordinary.to_json()) == ordinary and not ordinary.severe
+
+
+def test_the_windows_texts_use_its_whole_width_and_the_class_of_danger_reads_as_two_sentences(display: str) -> None:
+    """The texts wrapped at 560 px beside an empty band, since the rule buttons make the window wider;
+    and the class's title ran into its sentence with a second colon ("…files: What it deletes…: this…")."""
+    from app.ui.windows.approval_prompt import FRAME_PAD_PX, WRAP_PX
+
+    with prompt_on_pipes() as (prompt, tray):
+        root = shown(prompt, tray, held("rm -rf build dist", "/home/ana/projects/recipes-app"))
+        pump_until(root, lambda: prompt.rules_row.winfo_ismapped())
+        root.update()
+        width = prompt.heading.master.winfo_width()
+        assert width > WRAP_PX + 2 * FRAME_PAD_PX, "the rule buttons make the window wider than the texts' minimum"
+        for label in (prompt.heading, prompt.what, prompt.danger_line, prompt.advice):
+            assert int(str(label.cget("wraplength"))) == width - 2 * FRAME_PAD_PX
+        assert prompt.danger_line.cget("text") == (
+            "Irreversible loss of your files. What it deletes does not go to the Trash: this cannot be undone."
+        )

@@ -43,6 +43,7 @@ SEVERE_TEXT = N_("This is one of the most dangerous commands: what it deletes or
 CONFIRM_WORD = N_("allow")  # typed, in the user's language, before a most dangerous command may run
 REVEAL_AFTER_S = 0.5  # a hidden prompt comes back this soon: long enough for a close to be seen to work
 WRAP_PX = 560
+FRAME_PAD_PX = 14
 
 
 class Line(Protocol):
@@ -98,7 +99,7 @@ class ApprovalPrompt:
         root.protocol("WM_DELETE_WINDOW", self.root.withdraw)
         self._hidden_since: float | None = None
 
-        frame = ttk.Frame(root, padding=14)
+        frame = ttk.Frame(root, padding=FRAME_PAD_PX)
         frame.pack(fill="both", expand=True)
         self.heading = ttk.Label(frame, font=("TkDefaultFont", 13, "bold"), wraplength=WRAP_PX, justify="left")
         self.heading.pack(anchor="w")
@@ -161,6 +162,17 @@ class ApprovalPrompt:
         for button in (*self.allowing, self.deny_button):
             self.arming.watch(button)
         root.bind("<Escape>", lambda _e: self.answer(False))
+        # The texts use the window's whole width (the rule buttons make it wider than WRAP_PX), instead
+        # of a column of text beside an empty band.
+        self._wrapping = (self.heading, self.what, self.danger_line, self.command_facts, self.details,
+                          self.advice, self.severe_text)  # fmt: skip
+        frame.bind("<Configure>", self._rewrap, add="+")
+
+    def _rewrap(self, event: tk.Event) -> None:
+        width = max(WRAP_PX, event.width - 2 * FRAME_PAD_PX)
+        for label in self._wrapping:
+            if int(str(label.cget("wraplength")) or 0) != width:
+                label.configure(wraplength=width)
 
     def take(self, message: dict[str, Any]) -> None:
         """One message from the tray: a command to ask about, or one that no longer waits."""
@@ -223,7 +235,7 @@ class ApprovalPrompt:
         said = danger_words(held.danger)
         if said is not None:
             self.danger_line.configure(
-                text=f"{said[0]}: {said[1]}",
+                text=f"{said[0]}. {said[1]}",  # the sentence has its own colon: a full stop between
                 foreground="#b3261e" if held.severe else "#9a3412",
                 font=("TkDefaultFont", 11, "bold") if held.severe else ("TkDefaultFont", 11),
             )
