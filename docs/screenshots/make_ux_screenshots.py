@@ -8,6 +8,8 @@ PICTURE picks some of welcome, approval, menu (default: all three).
   home where Claude Desktop's config folder exists; the check starts our server as Claude would), then
   Claude Desktop itself connecting (an MCP client named claude-ai), so the live step shows "✓ connected".
 - approval-window.png: the approval window for `rm -rf build dist` in a project folder.
+- approval-danger.png (picture `danger`, not made by default): the same window for `rm -rf ~/`, the
+  most dangerous class, which waits for the folder's path to be typed.
 - menu.png: the tray menu as `app.ui.tray.menu.build_menu` describes it while a command waits, drawn as a
   Tk menu with its "Pause for…" submenu open (a tray's own menu cannot be captured on Xvfb).
 """
@@ -125,12 +127,12 @@ def claude_desktop_connects(app_home: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", CLAUDE_CONNECTS], env=env, cwd=REPO)
 
 
-def approval(tk) -> None:  # type: ignore[no-untyped-def]
+def approval(tk, command: str = "rm -rf build dist", name: str = "approval-window.png") -> None:  # type: ignore[no-untyped-def]
     from app.ui.windows.approval_prompt import ApprovalPrompt
     from app.ui.windows.held_command import judged
 
     os.environ["HOME"] = "/home/ana"
-    held = judged(7, "rm -rf build dist", PROJECT, client="Claude Code", expires_at=time.time() + 287, protected=())
+    held = judged(7, command, PROJECT, client="Claude Code", expires_at=time.time() + 287, protected=())
 
     class Line:  # what the tray writes to the window's stdin
         def __init__(self) -> None:
@@ -148,8 +150,13 @@ def approval(tk) -> None:  # type: ignore[no-untyped-def]
     prompt = ApprovalPrompt(root, Line())
     prompt.poll()
     settle(root, 1.3)
-    capture(root, "approval-window.png")
+    capture(root, name)
     root.destroy()
+
+
+def danger(tk) -> None:  # type: ignore[no-untyped-def]
+    """The most dangerous class: deleting the whole home folder waits for its path, typed."""
+    approval(tk, "rm -rf ~/", "approval-danger.png")
 
 
 def tray_menu(tk) -> None:  # type: ignore[no-untyped-def]
@@ -221,7 +228,7 @@ def main() -> int:
     try:
         import tkinter as tk
 
-        pictures = {"approval": approval, "menu": tray_menu, "welcome": welcome}
+        pictures = {"approval": approval, "menu": tray_menu, "welcome": welcome, "danger": danger}
         for name in wanted:
             pictures[name](tk)
     finally:

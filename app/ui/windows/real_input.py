@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 
 ARM_DELAY_MS = 1000
 IGNORED_SENT_EVENT = "ignored a click another program sent to the window"  # in the window's log
+IGNORED_SENT_TYPING = "ignored keys or clicks another program sent to a text box"  # in the window's log
 
 
 def protect_window(root: tk.Misc) -> None:
@@ -51,6 +52,21 @@ def close_window(root: tk.Misc) -> None:
 
 # What ArmedButtons can guard: anything ttk invokes from a click or a key, with a `command`.
 Deciding: TypeAlias = ttk.Button | ttk.Checkbutton | ttk.Radiobutton
+
+
+def deaf_to_sent_input(entry: tk.Misc) -> None:
+    """Let only the user type in `entry` (a confirm word, a name): keys and clicks another program
+    sends to it (XSendEvent: typing, a paste with Ctrl+V or the middle button) stop before Tk's own
+    bindings see them."""
+
+    def refuse(event: tk.Event) -> str | None:
+        if getattr(event, "send_event", False):
+            log.warning(IGNORED_SENT_TYPING)
+            return "break"
+        return None
+
+    for sequence in ("<KeyPress>", "<ButtonPress>", "<ButtonRelease>"):
+        entry.bind(sequence, refuse, add="+")
 
 
 class ArmedButtons:
