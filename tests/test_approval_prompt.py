@@ -424,6 +424,33 @@ def test_deleting_every_file_on_the_computer_asks_for_the_word_since_its_name_is
     assert WaitingCommand.from_json(root_wipe.to_json()) == root_wipe
 
 
+def test_erasing_a_whole_disk_is_the_most_dangerous_class_and_waits_for_the_disks_name(
+    display: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`dd of=/dev/sdb` and `mkfs /dev/sdb1` were "loss of your files", like deleting a build folder,
+    allowed with one click (issue 24: the strongest class includes a whole disk)."""
+    monkeypatch.setenv("HOME", "/home/ana")
+    assert held("mkfs.ext4 /dev/sdb1", "/home/ana").confirm_name == "/dev/sdb1"
+    assert held("dd if=backup.img of=restored.img", "/home/ana").danger == "loses_files", "a file is not a disk"
+    both = held("rm -rf ~ && wipefs -a /dev/nvme0n1", "/home/ana")
+    assert both.danger == "erases_disk" and both.confirm_name == "/dev/nvme0n1", "the name of the class it asks for"
+    wipe = held("dd if=/dev/zero of=/dev/sdb bs=1M", "/home/ana", command_id=4)
+    with prompt_on_pipes() as (prompt, tray):
+        root = shown(prompt, tray, wipe)
+        assert prompt.danger_line.cget("text") == (
+            "Erases a whole disk. Everything on that disk would be lost for good: this cannot be undone."
+        )
+        assert prompt.confirm_label.cget("text") == "To allow it, type the disk it erases, /dev/sdb:"
+        pump_until(root, lambda: enabled(prompt.deny_button))
+        for typed in ("allow", "/dev/sda", "sdb"):
+            prompt.typed.set(typed)
+            assert not enabled(prompt.allow_button), typed
+        prompt.typed.set("/dev/sdb")
+        assert enabled(prompt.allow_button)
+        prompt.allow_button.invoke()
+        assert tray.heard() == {"op": "decide", "id": 4, "allowed": True, "rule": None}
+
+
 def pump_for(root: tk.Tk, seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:

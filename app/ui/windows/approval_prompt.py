@@ -42,6 +42,7 @@ TITLE = N_("Cowork Terminal: approve a command?")
 CONFIRM_WORD = N_("allow")  # typed, in the user's language, before a most dangerous command may run
 # ... or, where it deletes a folder people can name (the whole home folder), that folder's path.
 CONFIRM_FOLDER = N_("To allow it, type the folder it deletes, {folder}:")
+CONFIRM_DISK = N_("To allow it, type the disk it erases, {disk}:")
 REVEAL_AFTER_S = 0.5  # a hidden prompt comes back this soon: long enough for a close to be seen to work
 WRAP_PX = 560
 FRAME_PAD_PX = 14
@@ -242,7 +243,9 @@ class ApprovalPrompt:
             self.danger_line.pack_forget()
         if held.severe:
             self.typed.set("")
-            if held.confirm_name:
+            if held.confirm_name and held.danger == "erases_disk":
+                self.confirm_label.configure(text=_(CONFIRM_DISK).format(disk=visible(held.confirm_name)))
+            elif held.confirm_name:
                 self.confirm_label.configure(text=_(CONFIRM_FOLDER).format(folder=visible(held.confirm_name)))
             else:
                 self.confirm_label.configure(text=_("To allow it, type {word}:").format(word=_(CONFIRM_WORD)))

@@ -22,7 +22,7 @@ from app.core.policy.rules import SESSION_SCOPE, RuleProposal, proposal_for
 
 # The most dangerous classes (classifier.danger.Danger, by name): styled as such, allowed only after a
 # typed word, and never covered by a rule offered in the window.
-SEVERE_DANGERS = frozenset({"loses_everything", "downloaded"})
+SEVERE_DANGERS = frozenset({"loses_everything", "erases_disk", "downloaded"})
 
 
 def danger_of(verdict: Classification) -> str | None:
@@ -32,12 +32,14 @@ def danger_of(verdict: Classification) -> str | None:
 
 
 def confirm_name_of(verdict: Classification) -> str | None:
-    """The folder a most dangerous command deletes, as a person types it to allow the command (the
-    "type the name to delete" of the apps people trust): the whole home folder's path. None where no
-    name would be a real confirmation: every file on the computer ("/", one keystroke) or a class with
-    no folder (a downloaded program); the window then asks for a word instead."""
-    for finding in verdict.findings:
-        if finding.danger is Danger.LOSES_EVERYTHING and finding.target:
+    """The folder or disk a most dangerous command deletes, as a person types it to allow the command
+    (the "type the name to delete" of the apps people trust): the whole home folder's path, the
+    disk's device. None where no name would be a real confirmation: every file on the computer ("/",
+    one keystroke) or a class with no folder (a downloaded program); the window then asks for a word."""
+    if verdict.danger not in (Danger.LOSES_EVERYTHING, Danger.ERASES_DISK):
+        return None
+    for finding in verdict.findings:  # of the worst class only: the window names the class it asks for
+        if finding.danger is verdict.danger and finding.target:
             folder = finding.target.removesuffix("/*").removesuffix("/.*").rstrip("/")
             if folder and "*" not in folder:
                 return folder
