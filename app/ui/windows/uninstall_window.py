@@ -112,7 +112,7 @@ class UninstallWindow:
         steps = self.plan.steps()
         if not steps:
             self.heading.configure(text=_("Nothing of Cowork Terminal is set up for you here."))
-            self.body.configure(text="\n".join(uninstall.closing_words(self.plan)))
+            self.body.configure(text="\n".join(uninstall.closing_words(self.plan, in_window=True)))
             self.arming.cancel()
             self.uninstall_button.state(["disabled"])
             self.cancel_button.configure(text=_("Close"))
@@ -139,7 +139,7 @@ class UninstallWindow:
         assert isinstance(report, uninstall.UninstallReport) and self.plan is not None
         failed = bool(report.failed)
         self.heading.configure(text=_("Some steps failed.") if failed else _("Cowork Terminal is uninstalled."))
-        lines = report.done + report.failed + [""] + uninstall.closing_words(self.plan, report)
+        lines = report.done + report.failed + [""] + uninstall.closing_words(self.plan, report, in_window=True)
         self.body.configure(text="\n".join(lines))
         self.cancel_button.configure(text=_("Close"))
         self.cancel_button.state(["!disabled"])
