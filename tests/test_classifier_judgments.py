@@ -223,6 +223,25 @@ def test_each_destructive_command_gets_one_class_of_danger_and_the_worst_decides
     assert classify("npm install").danger is None
 
 
+@pytest.mark.parametrize(
+    ("command", "danger"),
+    [
+        ("dd if=/dev/zero of=/dev/sda bs=1M", Danger.ERASES_DISK),
+        ("sudo dd of=/dev/mmcblk0 if=raspios.img", Danger.ERASES_DISK),
+        ("mkfs.ext4 /dev/sdb1", Danger.ERASES_DISK),
+        ("wipefs -a /dev/nvme0n1", Danger.ERASES_DISK),
+        ("parted /dev/sda rm 1", Danger.ERASES_DISK),
+        ("dd if=disk.img of=copy.img", Danger.LOSES_FILES),
+        ("dd if=/dev/zero of=/dev/null count=1", Danger.LOSES_FILES),
+        ("mkfs.ext4 disk.img", Danger.LOSES_FILES),
+    ],
+)
+def test_erasing_a_whole_disk_named_as_one_is_its_own_strongest_class_and_a_file_is_not(
+    command: str, danger: Danger
+) -> None:
+    assert classify(command).danger is danger
+
+
 def test_every_destructive_finding_has_a_class_with_a_title_and_a_sentence() -> None:
     from tests.test_classifier import PROTECTED, ROWS
 

@@ -15,7 +15,7 @@ from app.core.paths import AppPaths
 from app.ui.tray import platforms as tray_platform
 from app.ui.tray.app import TrayApp
 from app.ui.windows.settings_window import SettingsWindow
-from tests.desktop_env import make_fake_desktop, wait_for
+from tests.desktop_env import make_fake_desktop, pump_until, wait_for
 from tests.test_welcome import texts
 
 pytestmark = pytest.mark.gui
@@ -38,6 +38,7 @@ def test_each_choice_has_one_plain_sentence_and_a_click_says_what_was_chosen(dis
         ):
             assert words in shown, words
         assert window.mode.get() == "destructive" and window.autostart.get() is True
+        pump_until(root, lambda: window.arming.armed)  # the choices take clicks a moment after they show
         window.choices[("approval_mode", "all")].invoke()
         window.choices[("autostart", "")].invoke()
         assert sent == [

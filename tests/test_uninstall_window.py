@@ -53,6 +53,7 @@ def test_the_window_lists_what_goes_asks_and_then_uninstalls(display: str, paths
         assert "--data" not in text, "the window's own checkbox deletes them: no command-line option there"
         assert json.loads(config.read_text())["mcpServers"].get("cowork-terminal"), "nothing changes before the click"
 
+        pump_until(root, lambda: window.box_arming.armed)  # the box takes clicks a moment after it shows
         window.data_box.invoke()  # the tick box: the list now says the data goes too
         assert f"Delete {paths.journal}" in window.body.cget("text")
         window.data_box.invoke()
@@ -65,6 +66,7 @@ def test_the_window_lists_what_goes_asks_and_then_uninstalls(display: str, paths
         assert not autostart.is_enabled()
         assert paths.journal.exists(), "the data stays when the box is not ticked"
         assert "pip uninstall cowork-terminal" in window.body.cget("text").splitlines()[-1]
+        assert "--data" not in window.body.cget("text"), "said in the window that has the box: no option's name"
         assert window.cancel_button.cget("text") == "Close"
     finally:
         if root.winfo_exists():
@@ -78,5 +80,25 @@ def test_the_uninstall_button_waits_until_the_list_is_shown(display: str, paths:
         assert window.uninstall_button.instate(["disabled"])
         window.uninstall_button.invoke()  # a click before the list: nothing happens
         assert autostart.is_enabled()
+    finally:
+        root.destroy()
+
+
+def test_with_nothing_set_up_the_window_says_what_stays_without_the_command_lines_option(
+    display: str, paths: AppPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "(delete them with --data)" stood beside the box that deletes them (issue 24, item 7)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "user-home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "user-home" / ".config"))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    Journal(paths).close()
+    root = tk.Tk()
+    try:
+        window = UninstallWindow(root, paths)
+        window.start()
+        pump_until(root, lambda: window.heading.cget("text") == "Nothing of Cowork Terminal is set up for you here.")
+        text = window.body.cget("text")
+        assert f"Kept: your command history and logs in {paths.data_dir}" in text and "--data" not in text
+        assert window.data_box.winfo_ismapped(), "the box that deletes them is right there"
     finally:
         root.destroy()

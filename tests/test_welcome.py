@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tkinter as tk
@@ -110,16 +111,25 @@ def test_a_failed_check_shows_the_reason_in_the_window(display: str, desktop: Fa
         root.destroy()
 
 
-def test_the_welcome_command_opens_a_window_whose_title_says_welcome(
+def test_the_welcome_and_uninstall_windows_open_with_their_titles_and_the_apps_own_window_class(
     display: str, desktop: FakeDesktop, cli_env: dict[str, str]
 ) -> None:
     env = dict(cli_env, HOME=str(desktop.home), XDG_CONFIG_HOME=str(desktop.config_home), DISPLAY=display)
-    process = subprocess.Popen([sys.executable, "-m", "app", "welcome"], env=env)
-    try:
-        assert shown_window(display, "Welcome"), "a window whose title contains Welcome"
-    finally:
-        process.terminate()
-        process.wait(10)
+    for argv, title in ((["welcome"], "Welcome"), (["uninstall-window"], "Uninstall Cowork Terminal")):
+        process = subprocess.Popen([sys.executable, "-m", "app", *argv], env=env)
+        try:
+            window = shown_window(display, title)
+            # Named "Tk" in the dock and the window list before (only the log window had its name).
+            said = run_on_display(display, ["xprop", "-id", str(int(window)), "WM_CLASS"])
+            assert said == 'WM_CLASS(STRING) = "cowork-terminal", "Cowork-terminal"', argv
+        finally:
+            process.terminate()
+            process.wait(10)
+
+
+def run_on_display(display: str, argv: list[str]) -> str:
+    env = {**os.environ, "DISPLAY": display}
+    return subprocess.run(argv, env=env, capture_output=True, text=True, check=True, timeout=30).stdout.strip()
 
 
 def test_a_windows_own_options_reach_it_through_the_cli(cli_env: dict[str, str]) -> None:
@@ -155,6 +165,7 @@ def test_the_welcome_windows_start_at_login_box_shows_the_setting_and_turns_it_o
         pump_until(root, lambda: window.busy == 0 and window.apps is not None)
         assert AUTOSTART_LABEL in texts(root) and AUTOSTART_WHY in texts(root)
         assert window.autostart_on.get() and desktop.autostart_file.exists(), "on by default at the first run"
+        pump_until(root, lambda: window.autostart_input.armed)  # the box takes clicks a moment after it shows
         window.autostart_box.invoke()  # the user unticks it
         pump_until(root, lambda: window.busy == 0)
         assert not window.autostart_on.get() and not desktop.autostart_file.exists()

@@ -334,3 +334,100 @@ def pump_for(root: tk.Tk, seconds: float) -> None:
     while time.monotonic() < deadline:
         root.update()
         time.sleep(0.02)
+
+
+def widget_box(widget: tk.Misc) -> Box:
+    """Where a widget of a window built in the test's process is on the screen."""
+    return (widget.winfo_rootx(), widget.winfo_rooty(), widget.winfo_width(), widget.winfo_height())
+
+
+def sent_click_reaches(root: tk.Tk, display: str, widget: tk.Misc, caplog: pytest.LogCaptureFixture) -> None:
+    """Send a program's click to `widget` and wait until the window has seen it and said it ignored it."""
+    caplog.clear()
+    sent_click(display, hex(widget.winfo_id()))
+    pump_until(root, lambda: IGNORED_SENT_EVENT in caplog.text)  # the click reached the box...
+    pump_for(root, SETTLE_S)
+
+
+def test_a_sent_click_on_welcomes_start_at_login_box_changes_nothing_and_the_users_click_does(
+    display: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Start at login changes this computer: the box was a plain Tk tick box that took any click (issue 23)."""
+    desktop = make_fake_desktop(tmp_path, monkeypatch)
+    root = tk.Tk()
+    try:
+        root.geometry("+0+0")
+        window = WelcomeWindow(root, check_command=[sys.executable, "-m", "app", "check"], restart_command=["true"])
+        box = window.autostart_box
+        assert box.instate(["disabled"]), "greyed until it shows the setting as it is"
+        pump_until(root, lambda: window.busy == 0 and window.autostart_input.armed, timeout_s=60)
+        assert not window.autostart_on.get() and not desktop.autostart_file.exists()
+        assert box.instate(["!disabled"])
+
+        sent_click_reaches(root, display, box, caplog)
+        assert not window.autostart_on.get(), "...and the tick went back"
+        assert window.busy == 0 and not desktop.autostart_file.exists(), "...and nothing was turned on"
+
+        click_at(display, widget_box(box))
+        pump_until(root, lambda: window.busy == 0 and desktop.autostart_file.exists(), timeout_s=60)
+        assert window.autostart_on.get()
+    finally:
+        root.destroy()
+
+
+def test_sent_clicks_on_the_settings_windows_choices_send_nothing_and_the_users_click_does(
+    display: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """ "Never ask" and the others went to the tray from a click any program could send, with no delay."""
+    from app.ui.windows.settings_window import SettingsWindow
+
+    root = tk.Tk()
+    sent: list[dict] = []
+    try:
+        root.geometry("+0+0")
+        window = SettingsWindow(root, sent.append)
+        never, box = window.choices[("approval_mode", "never")], window.choices[("autostart", "")]
+        never.invoke()  # before the tray said the settings: greyed, nothing chosen
+        assert sent == [] and never.instate(["disabled"])
+        window.show({"approval_mode": "destructive", "output_budget": "30000", "autostart": True})
+        pump_for(root, ARMED_S)
+
+        for choice in (never, box):
+            sent_click_reaches(root, display, choice, caplog)
+            assert sent == [], "...and nothing went to the tray"
+        assert window.mode.get() == "destructive" and window.autostart.get() is True, "the shown choices are back"
+
+        click_at(display, widget_box(never))
+        pump_until(root, lambda: sent)
+        assert sent == [{"op": "set", "key": "approval_mode", "value": "never"}]
+    finally:
+        root.destroy()
+
+
+def test_a_sent_click_on_the_uninstall_windows_history_box_changes_nothing_and_the_users_click_does(
+    display: str, paths: AppPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Ticking "Also delete my command history" decides that the record goes: only the user may tick it."""
+    from app.ui.windows.uninstall_window import UninstallWindow
+
+    monkeypatch.setenv("HOME", str(tmp_path / "user-home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "user-home" / ".config"))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no `claude` to ask
+    Journal(paths).close()
+    deletes_history = f"Delete {paths.journal}"
+    root = tk.Tk()
+    try:
+        root.geometry("+0+0")
+        window = UninstallWindow(root, paths)
+        window.start()
+        pump_until(root, lambda: window.data_box.winfo_ismapped() and window.box_arming.armed, timeout_s=30)
+        assert deletes_history not in window.body.cget("text")
+
+        sent_click_reaches(root, display, window.data_box, caplog)
+        assert not window.delete_data.get() and deletes_history not in window.body.cget("text"), "...and stays unticked"
+
+        click_at(display, widget_box(window.data_box))
+        pump_until(root, lambda: deletes_history in window.body.cget("text"))
+        assert window.delete_data.get()
+    finally:
+        root.destroy()

@@ -1,11 +1,15 @@
 """Regenerates docs/screenshots/{welcome,approval-window,menu}.png from the app's own windows and model.
 
 Run on Linux with Xvfb installed (`apt-get install -y xvfb`; Pillow, a dependency, takes the picture):
-    python docs/screenshots/make_ux_screenshots.py
+    python docs/screenshots/make_ux_screenshots.py [LANGUAGE [PICTURE ...]]
+LANGUAGE is en (default), es, de or ru; another language's pictures are named with it (menu-de.png).
+PICTURE picks some of welcome, approval, menu (default: all three).
 - welcome.png: the Welcome window after "Connect Claude Desktop" and a real connection check (a fake
   home where Claude Desktop's config folder exists; the check starts our server as Claude would), then
   Claude Desktop itself connecting (an MCP client named claude-ai), so the live step shows "✓ connected".
 - approval-window.png: the approval window for `rm -rf build dist` in a project folder.
+- approval-danger.png (picture `danger`, not made by default): the same window for `rm -rf ~/`, the
+  most dangerous class, which waits for the folder's path to be typed.
 - menu.png: the tray menu as `app.ui.tray.menu.build_menu` describes it while a command waits, drawn as a
   Tk menu with its "Pause for…" submenu open (a tray's own menu cannot be captured on Xvfb).
 """
@@ -49,11 +53,15 @@ def settle(root, seconds: float, until=lambda: True) -> None:  # type: ignore[no
         time.sleep(0.02)
 
 
+LANGUAGE = "en"
+
+
 def capture(root, name: str, width: int | None = None, height: int | None = None) -> None:  # type: ignore[no-untyped-def]
     root.update()
     width = width or root.winfo_width()
     height = height or root.winfo_height()
-    target = OUT / name
+    stem, suffix = name.rsplit(".", 1)
+    target = OUT / (name if LANGUAGE == "en" else f"{stem}-{LANGUAGE}.{suffix}")
     from PIL import ImageGrab  # Pillow reads the X display itself: no ImageMagick needed
 
     ImageGrab.grab(bbox=(0, 0, width, height), xdisplay=os.environ["DISPLAY"]).save(target)
@@ -119,12 +127,12 @@ def claude_desktop_connects(app_home: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", CLAUDE_CONNECTS], env=env, cwd=REPO)
 
 
-def approval(tk) -> None:  # type: ignore[no-untyped-def]
+def approval(tk, command: str = "rm -rf build dist", name: str = "approval-window.png") -> None:  # type: ignore[no-untyped-def]
     from app.ui.windows.approval_prompt import ApprovalPrompt
     from app.ui.windows.held_command import judged
 
     os.environ["HOME"] = "/home/ana"
-    held = judged(7, "rm -rf build dist", PROJECT, client="Claude Code", expires_at=time.time() + 287, protected=())
+    held = judged(7, command, PROJECT, client="Claude Code", expires_at=time.time() + 287, protected=())
 
     class Line:  # what the tray writes to the window's stdin
         def __init__(self) -> None:
@@ -142,8 +150,13 @@ def approval(tk) -> None:  # type: ignore[no-untyped-def]
     prompt = ApprovalPrompt(root, Line())
     prompt.poll()
     settle(root, 1.3)
-    capture(root, "approval-window.png")
+    capture(root, name)
     root.destroy()
+
+
+def danger(tk) -> None:  # type: ignore[no-untyped-def]
+    """The most dangerous class: deleting the whole home folder waits for its path, typed."""
+    approval(tk, "rm -rf ~/", "approval-danger.png")
 
 
 def tray_menu(tk) -> None:  # type: ignore[no-untyped-def]
@@ -157,7 +170,7 @@ def tray_menu(tk) -> None:  # type: ignore[no-untyped-def]
         clients=(ClientView("claude-desktop", "Claude Desktop", True, CURRENT),
                  ClientView("claude-code", "Claude Code", True, ABSENT)),
         servers=(ServerView("Claude Desktop", now - 3600, 12),),
-        running=1, waiting=1,
+        running=1, waiting=1, autostart=True,
         rules=(RuleView(1, "deleting build folders (build, dist, node_modules...) in ~/projects"),),
         recent=(RecentView(12, "● Running", now - 20, "npm test"),
                 RecentView(11, "⊘ Denied by you", now - 300, "git push --force origin main"),
@@ -165,7 +178,11 @@ def tray_menu(tk) -> None:  # type: ignore[no-untyped-def]
         version=__version__,
     )  # fmt: skip
     root = tk.Tk(className="cowork-terminal")
-    root.geometry("1x1+0+0")
+    root.geometry("700x600+0+0")  # a light desktop behind the menus, instead of the display's black
+    root.configure(background="#f4f4f2")
+    settle(root, 0.3)  # shown before the menus, so that they open on top of it
+
+    kept: list = []
 
     def build(parent, entries):  # type: ignore[no-untyped-def]
         widget = tk.Menu(parent, tearoff=False)
@@ -178,31 +195,42 @@ def tray_menu(tk) -> None:  # type: ignore[no-untyped-def]
                 variable = tk.BooleanVar(value=entry.checked)
                 state = "normal" if entry.enabled else "disabled"
                 widget.add_checkbutton(label=entry.text, variable=variable, state=state)
-                widget.variable = variable  # type: ignore[attr-defined]
+                kept.append(variable)  # a Tk variable Python forgets loses its tick
             else:
                 widget.add_command(label=entry.text, state="normal" if entry.enabled else "disabled")
         return widget
 
-    top = build(root, menu.build_menu(state))
+    entries = menu.build_menu(state)
+    top = build(root, entries)
     top.post(0, 0)
     settle(root, 0.5)
+    [pause_for] = [entry.text for entry in entries if entry.key == "pause-for"]
     connect_index = next(i for i in range(top.index("end") + 1) if top.type(i) == "cascade" and
-                         top.entrycget(i, "label") == "Pause for…")  # fmt: skip
+                         top.entrycget(i, "label") == pause_for)  # fmt: skip
     top.activate(connect_index)
     top.tk.call(top._w, "postcascade", connect_index)
     settle(root, 0.5)
-    capture(root, "menu.png", 580, top.winfo_reqheight() + 4)
+    submenu = root.nametowidget(top.entrycget(connect_index, "menu"))
+    width = max(top.winfo_rootx() + top.winfo_width(), submenu.winfo_rootx() + submenu.winfo_width())
+    capture(root, "menu.png", width, top.winfo_reqheight())  # the menus and nothing beside them
     root.destroy()
 
 
 def main() -> int:
+    global LANGUAGE
+    from app.core import i18n
+
+    LANGUAGE = sys.argv[1] if len(sys.argv) > 1 else "en"
+    i18n.use_language(LANGUAGE)
+    os.environ["LANGUAGE"] = LANGUAGE  # the tray and the check the Welcome window starts speak it too
+    wanted = sys.argv[2:] or ["approval", "menu", "welcome"]
     xvfb = start_xvfb()
     try:
         import tkinter as tk
 
-        approval(tk)
-        tray_menu(tk)
-        welcome(tk)
+        pictures = {"approval": approval, "menu": tray_menu, "welcome": welcome, "danger": danger}
+        for name in wanted:
+            pictures[name](tk)
     finally:
         xvfb.terminate()
         xvfb.wait(5)

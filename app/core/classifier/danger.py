@@ -27,6 +27,7 @@ class Danger(enum.IntEnum):
     DOWNLOADED = 7
     LOSES_FILES = 8
     LOSES_EVERYTHING = 9  # the whole home folder, or every file on the computer
+    ERASES_DISK = 10  # a whole disk or partition, written over or formatted
 
     @property
     def title(self) -> str:
@@ -49,6 +50,7 @@ _TITLES = {
     Danger.DOWNLOADED: N_("Runs a program downloaded from the internet"),
     Danger.LOSES_FILES: N_("Irreversible loss of your files"),
     Danger.LOSES_EVERYTHING: N_("Deletes everything you have"),
+    Danger.ERASES_DISK: N_("Erases a whole disk"),
 }
 _SENTENCES = {
     Danger.CANNOT_TELL: N_("Cowork Terminal cannot tell what this command would do: allow it only if you know."),
@@ -68,4 +70,5 @@ _SENTENCES = {
     Danger.LOSES_EVERYTHING: N_(
         "All your documents, photos and settings would be deleted for good: this cannot be undone."
     ),
+    Danger.ERASES_DISK: N_("Everything on that disk would be lost for good: this cannot be undone."),
 }

@@ -77,8 +77,29 @@ def cmd_init(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
         ctx.add(M, "{name}: talks to the init system", name=name)
 
 
+# A whole disk or partition, by the names the kernels give them (not /dev/null, a tty, a pipe...).
+_DISK_DEVICE = re.compile(r"/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|r?disk\d|md\d|dm-\d|mapper/|loop\d)")
+
+
+def _disk_named(values: list[str | None]) -> str | None:
+    """The first whole disk or partition among `values` (`of=/dev/sdb` for dd), or None."""
+    for value in values:
+        device = (value or "").removeprefix("of=")
+        if _DISK_DEVICE.match(device):
+            return device
+    return None
+
+
+def _disk_danger(disk: str | None) -> Danger:
+    """Erasing a disk named as one is the strongest class (confirmed by typing its name); a file,
+    or a device the command does not name, stays a loss of files."""
+    return Danger.ERASES_DISK if disk is not None else Danger.LOSES_FILES
+
+
 def cmd_dd(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    ctx.add(D, "{name}: writes raw data, can overwrite disks", name=name, danger=Danger.LOSES_FILES)
+    disk = _disk_named([a.value for a in args if (a.value or "").startswith("of=")] if name != "ddrescue" else
+                       [a.value for a in _operands(args)][1:])  # fmt: skip
+    ctx.add(D, "{name}: writes raw data, can overwrite disks", None, None, disk, _disk_danger(disk), name=name)
 
 
 def cmd_diskutil(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -96,7 +117,8 @@ def disk_tool(ctx: Analysis, name: str, args: list[_Word]) -> None:
     values = [a.value for a in args]
     if any(v in listing for v in values) and all(v in listing or (v or "").startswith("/dev/") for v in values):
         return  # fdisk -l and the like only print the partition table
-    ctx.add(D, "{name}: can erase or repartition disks", name=name, danger=Danger.LOSES_FILES)
+    disk = _disk_named([a.value for a in _operands(args)])
+    ctx.add(D, "{name}: can erase or repartition disks", None, None, disk, _disk_danger(disk), name=name)
 
 
 def cmd_zpool(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -112,7 +134,8 @@ def cmd_disk_tool(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
 
 
 def cmd_mkfs(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    ctx.add(D, "{name}: creates a filesystem, erasing the device", name=name, danger=Danger.LOSES_FILES)
+    disk = _disk_named([a.value for a in _operands(args)])
+    ctx.add(D, "{name}: creates a filesystem, erasing the device", None, None, disk, _disk_danger(disk), name=name)
 
 
 def cmd_power(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

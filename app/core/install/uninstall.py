@@ -270,9 +270,9 @@ def _delete(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-def closing_words(plan: UninstallPlan, report: UninstallReport | None = None) -> list[str]:
+def closing_words(plan: UninstallPlan, report: UninstallReport | None = None, *, in_window: bool = False) -> list[str]:
     """What the user reads last: what stays, what is left for them to do, how to remove the program."""
-    lines = plan.stays() + list(plan.manual)
+    lines = plan.stays(in_window=in_window) + list(plan.manual)
     if plan.clients and any(c.location.config_path is not None for c in plan.clients):
         lines.append(_("Quit Claude Desktop and open it again: it reads its config only at start."))
     if report is not None and report.failed:

@@ -29,7 +29,7 @@ from app.core.visible_text import hidden_count, visible
 from app.ui.windows.held_command import Decision, WaitingCommand, danger_words
 from app.ui.windows.link import TrayLine, open_tk_root
 from app.ui.windows.look import use_native_look
-from app.ui.windows.real_input import ARM_DELAY_MS, ArmedButtons, close_window
+from app.ui.windows.real_input import ARM_DELAY_MS, ArmedButtons, close_window, deaf_to_sent_input
 
 log = logging.getLogger(__name__)
 
@@ -39,10 +39,13 @@ POLL_MS = 100
 # must never approve one the user has not read; nor can a program's keystroke sent the moment it opens.
 __all__ = ["ARM_DELAY_MS", "ApprovalPrompt", "main"]
 TITLE = N_("Cowork Terminal: approve a command?")
-SEVERE_TEXT = N_("This is one of the most dangerous commands: what it deletes or changes cannot be undone.")
 CONFIRM_WORD = N_("allow")  # typed, in the user's language, before a most dangerous command may run
+# ... or, where it deletes a folder people can name (the whole home folder), that folder's path.
+CONFIRM_FOLDER = N_("To allow it, type the folder it deletes, {folder}:")
+CONFIRM_DISK = N_("To allow it, type the disk it erases, {disk}:")
 REVEAL_AFTER_S = 0.5  # a hidden prompt comes back this soon: long enough for a close to be seen to work
 WRAP_PX = 560
+FRAME_PAD_PX = 14
 
 
 class Line(Protocol):
@@ -98,7 +101,7 @@ class ApprovalPrompt:
         root.protocol("WM_DELETE_WINDOW", self.root.withdraw)
         self._hidden_since: float | None = None
 
-        frame = ttk.Frame(root, padding=14)
+        frame = ttk.Frame(root, padding=FRAME_PAD_PX)
         frame.pack(fill="both", expand=True)
         self.heading = ttk.Label(frame, font=("TkDefaultFont", 13, "bold"), wraplength=WRAP_PX, justify="left")
         self.heading.pack(anchor="w")
@@ -127,21 +130,18 @@ class ApprovalPrompt:
             text=_("Allow only if you know what it does: it runs with your full permissions. Esc denies."),
         )  # fmt: skip
         self.advice.pack(anchor="w", pady=(2, 0))
-        # The most dangerous class: said as such, and Allow waits until a word is typed (like the
-        # "type the name to delete" of the apps people trust), so no habit click can allow it.
+        # The most dangerous class (said as such by its danger line, in red and bold): Allow waits until
+        # the folder it deletes, or a word, is typed (like the "type the name to delete" of the apps
+        # people trust), so no habit click can allow it.
         self.severe_row = ttk.Frame(frame)
-        self.severe_text = ttk.Label(
-            self.severe_row, text=_(SEVERE_TEXT), foreground="#b3261e", wraplength=WRAP_PX, justify="left",
-            font=("TkDefaultFont", 11, "bold"),
-        )  # fmt: skip
-        self.severe_text.pack(anchor="w")
         typing = ttk.Frame(self.severe_row)
         typing.pack(anchor="w", pady=(4, 0))
         self.confirm_label = ttk.Label(typing, text=_("To allow it, type {word}:").format(word=_(CONFIRM_WORD)))
         self.confirm_label.pack(side="left")
         self.typed = tk.StringVar(root)
-        self.confirm_entry = ttk.Entry(typing, textvariable=self.typed, width=16)
+        self.confirm_entry = ttk.Entry(typing, textvariable=self.typed, width=24)
         self.confirm_entry.pack(side="left", padx=(6, 0))
+        deaf_to_sent_input(self.confirm_entry)  # a program typing the word would make the click a habit again
         self.typed.trace_add("write", lambda *_a: self._arm_allow())
 
         buttons = ttk.Frame(frame)
@@ -161,6 +161,17 @@ class ApprovalPrompt:
         for button in (*self.allowing, self.deny_button):
             self.arming.watch(button)
         root.bind("<Escape>", lambda _e: self.answer(False))
+        # The texts use the window's whole width (the rule buttons make it wider than WRAP_PX), instead
+        # of a column of text beside an empty band.
+        self._wrapping = (self.heading, self.what, self.danger_line, self.command_facts, self.details,
+                          self.advice)  # fmt: skip
+        frame.bind("<Configure>", self._rewrap, add="+")
+
+    def _rewrap(self, event: tk.Event) -> None:
+        width = max(WRAP_PX, event.width - 2 * FRAME_PAD_PX)
+        for label in self._wrapping:
+            if int(str(label.cget("wraplength")) or 0) != width:
+                label.configure(wraplength=width)
 
     def take(self, message: dict[str, Any]) -> None:
         """One message from the tray: a command to ask about, or one that no longer waits."""
@@ -223,7 +234,7 @@ class ApprovalPrompt:
         said = danger_words(held.danger)
         if said is not None:
             self.danger_line.configure(
-                text=f"{said[0]}: {said[1]}",
+                text=f"{said[0]}. {said[1]}",  # the sentence has its own colon: a full stop between
                 foreground="#b3261e" if held.severe else "#9a3412",
                 font=("TkDefaultFont", 11, "bold") if held.severe else ("TkDefaultFont", 11),
             )
@@ -232,6 +243,12 @@ class ApprovalPrompt:
             self.danger_line.pack_forget()
         if held.severe:
             self.typed.set("")
+            if held.confirm_name and held.danger == "erases_disk":
+                self.confirm_label.configure(text=_(CONFIRM_DISK).format(disk=visible(held.confirm_name)))
+            elif held.confirm_name:
+                self.confirm_label.configure(text=_(CONFIRM_FOLDER).format(folder=visible(held.confirm_name)))
+            else:
+                self.confirm_label.configure(text=_("To allow it, type {word}:").format(word=_(CONFIRM_WORD)))
             self.severe_row.pack(anchor="w", fill="x", pady=(6, 0), before=self.advice)
             self.what.configure(foreground="#b3261e", font=("TkDefaultFont", 13, "bold"))
         else:
@@ -264,10 +281,14 @@ class ApprovalPrompt:
         self.root.after(ARM_DELAY_MS + 1, self._arm_allow)
 
     def _typed_ok(self) -> bool:
-        """A most dangerous command needs the confirm word typed; any other needs nothing."""
+        """A most dangerous command needs the folder it deletes typed (exactly, a final / aside), or
+        the confirm word where it names no folder; any other command needs nothing."""
         if self.current is None or not self.current.severe:
             return True
-        return self.typed.get().strip().casefold() == _(CONFIRM_WORD).casefold()
+        typed = self.typed.get().strip()
+        if self.current.confirm_name:
+            return typed != "" and typed.rstrip("/") == self.current.confirm_name
+        return typed.casefold() == _(CONFIRM_WORD).casefold()
 
     def _arm_allow(self) -> None:
         ready = self.arming.armed and self._typed_ok()

@@ -22,13 +22,28 @@ from app.core.policy.rules import SESSION_SCOPE, RuleProposal, proposal_for
 
 # The most dangerous classes (classifier.danger.Danger, by name): styled as such, allowed only after a
 # typed word, and never covered by a rule offered in the window.
-SEVERE_DANGERS = frozenset({"loses_everything", "downloaded"})
+SEVERE_DANGERS = frozenset({"loses_everything", "erases_disk", "downloaded"})
 
 
 def danger_of(verdict: Classification) -> str | None:
     """The worst class of danger of a classification, by its name (`loses_files`), or None below
     destructive: sent to the window as JSON, which names it back with `danger_words`."""
     return None if verdict.danger is None else verdict.danger.name.lower()
+
+
+def confirm_name_of(verdict: Classification) -> str | None:
+    """The folder or disk a most dangerous command deletes, as a person types it to allow the command
+    (the "type the name to delete" of the apps people trust): the whole home folder's path, the
+    disk's device. None where no name would be a real confirmation: every file on the computer ("/",
+    one keystroke) or a class with no folder (a downloaded program); the window then asks for a word."""
+    if verdict.danger not in (Danger.LOSES_EVERYTHING, Danger.ERASES_DISK):
+        return None
+    for finding in verdict.findings:  # of the worst class only: the window names the class it asks for
+        if finding.danger is verdict.danger and finding.target:
+            folder = finding.target.removesuffix("/*").removesuffix("/.*").rstrip("/")
+            if folder and "*" not in folder:
+                return folder
+    return None
 
 
 def danger_words(name: str | None) -> tuple[str, str] | None:
@@ -55,6 +70,7 @@ class WaitingCommand:
     proposal: RuleProposal | None = None  # the rule the window may offer
     words: tuple[Words, ...] = ()  # `plain` as templates and values: the window says them in its language
     danger: str | None = None  # the classifier's danger class (danger_of), when it names one
+    confirm_name: str | None = None  # what to type to allow a most dangerous command (confirm_name_of)
 
     @property
     def severe(self) -> bool:
@@ -72,7 +88,7 @@ class WaitingCommand:
             "plain": list(self.plain), "reasons": list(self.reasons), "expires_at": self.expires_at,
             "env_keys": list(self.env_keys), "tool": self.tool, "session": self.session,
             "proposal": None if proposal is None else {"kind": proposal.kind, "folder": proposal.folder},
-            "words": [w.to_json() for w in self.words], "danger": self.danger,
+            "words": [w.to_json() for w in self.words], "danger": self.danger, "confirm_name": self.confirm_name,
         }  # fmt: skip
 
     @classmethod
@@ -99,6 +115,7 @@ class WaitingCommand:
             proposal=None if not proposal else RuleProposal(str(proposal["kind"]), str(proposal["folder"])),
             words=() if None in words else tuple(w for w in words if w is not None),
             danger=None if data.get("danger") is None else str(data["danger"]),
+            confirm_name=None if data.get("confirm_name") is None else str(data["confirm_name"]),
         )
 
 
@@ -122,6 +139,7 @@ def judged(
         id=command_id, command=command, cwd=cwd, client=client, plain=verdict.plain, reasons=verdict.reasons,
         expires_at=expires_at, env_keys=tuple(env_keys), tool=tool, session=session,
         proposal=proposal_for(command, real_cwd, verdict), words=verdict.words, danger=danger_of(verdict),
+        confirm_name=confirm_name_of(verdict),
     )  # fmt: skip
 
 

@@ -37,10 +37,11 @@ def open_tk_root(problem: str) -> Any:
     the user's language) on stderr when no display can be had: the tray shows it to the user."""
     import tkinter as tk
 
+    from app.ui.windows.look import CLASS_NAME
     from app.ui.windows.real_input import protect_window  # Tk: only in the window's own process
 
     try:
-        root = tk.Tk()
+        root = tk.Tk(className=CLASS_NAME)
     except tk.TclError as exc:
         print(f"cowork-terminal: {problem.format(error=exc)}", file=sys.stderr)
         return None

@@ -1,10 +1,14 @@
 """One look for every window: on X11 the 'clam' theme (Tk's 'default' looks dated next to the
-desktop's own apps); Windows and macOS keep their native themes. The log window does the same."""
+desktop's own apps); Windows and macOS keep their native themes. The log window does the same.
+Every window's Tk root is made with CLASS_NAME: without it the desktop's dock and window list name
+the app "Tk"."""
 
 from __future__ import annotations
 
 import tkinter as tk
 from tkinter import ttk
+
+CLASS_NAME = "cowork-terminal"  # the X window class (WM_CLASS) of every window of the app
 
 
 def use_native_look(root: tk.Misc) -> ttk.Style:

@@ -33,10 +33,13 @@ def show_problem(text: str) -> None:
         from tkinter import ttk
     except ImportError:  # no tkinter: stderr (and the app's log) is all there is
         return
+    from app.ui.windows.look import CLASS_NAME, use_native_look
+
     try:
-        root = tk.Tk()
+        root = tk.Tk(className=CLASS_NAME)
     except tk.TclError:
         return
+    use_native_look(root)
     root.title(_("Cowork Terminal cannot start"))
     root.attributes("-topmost", True)
     frame = ttk.Frame(root, padding=16)

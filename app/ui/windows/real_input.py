@@ -6,7 +6,9 @@ command, which runs any Tcl in any Tk process on the display (it could call a bu
 So each window closes `send` as it opens (`close_tk_send`), and each deciding button goes through
 `ArmedButtons`: disabled for ARM_DELAY_MS whenever what it decides on shows or changes (a click
 aimed at the previous question never answers the new one), and deaf to sent events. No button is
-the default and Enter does nothing: a person picks one with the mouse, or Tab and Space.
+the default and Enter does nothing: a person picks one with the mouse, or Tab and Space. Tick boxes
+and choices that decide (start at login, a setting) are guarded the same way: Tk flips their value
+before their command runs, so a refused click puts the value back (`guard`'s `refused`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import logging
 import tkinter as tk
 from collections.abc import Callable
 from tkinter import ttk
-from typing import Any
+from typing import Any, TypeAlias
 
 from app.core.private_process import forbid_dumps
 
@@ -24,6 +26,7 @@ log = logging.getLogger(__name__)
 
 ARM_DELAY_MS = 1000
 IGNORED_SENT_EVENT = "ignored a click another program sent to the window"  # in the window's log
+IGNORED_SENT_TYPING = "ignored keys or clicks another program sent to a text box"  # in the window's log
 
 
 def protect_window(root: tk.Misc) -> None:
@@ -47,18 +50,37 @@ def close_window(root: tk.Misc) -> None:
     root.destroy()
 
 
+# What ArmedButtons can guard: anything ttk invokes from a click or a key, with a `command`.
+Deciding: TypeAlias = ttk.Button | ttk.Checkbutton | ttk.Radiobutton
+
+
+def deaf_to_sent_input(entry: tk.Misc) -> None:
+    """Let only the user type in `entry` (a confirm word, a name): keys and clicks another program
+    sends to it (XSendEvent: typing, a paste with Ctrl+V or the middle button) stop before Tk's own
+    bindings see them."""
+
+    def refuse(event: tk.Event) -> str | None:
+        if getattr(event, "send_event", False):
+            log.warning(IGNORED_SENT_TYPING)
+            return "break"
+        return None
+
+    for sequence in ("<KeyPress>", "<ButtonPress>", "<ButtonRelease>"):
+        entry.bind(sequence, refuse, add="+")
+
+
 class ArmedButtons:
     """The deciding buttons of one window: armed together, after a delay, and only for real input."""
 
     def __init__(self, root: tk.Misc, delay_ms: int = ARM_DELAY_MS) -> None:
         self.root = root
         self.delay_ms = delay_ms
-        self.buttons: list[ttk.Button] = []
+        self.buttons: list[Deciding] = []
         self._arming: str | None = None
         self._sent = False  # the last press on a guarded button came from another program
         self._greyed = True
 
-    def watch(self, button: ttk.Button) -> None:
+    def watch(self, button: Deciding) -> None:
         """Note where each press on `button` comes from, and arm and disarm it with the others."""
         for sequence in ("<ButtonPress-1>", "<ButtonRelease-1>", "<KeyPress>"):
             button.bind(sequence, self._note_origin, add="+")
@@ -68,14 +90,22 @@ class ArmedButtons:
             button.state(["disabled"])
 
     def guard(
-        self, button: ttk.Button, action: Callable[[], Any], *, loosens: Callable[[], bool] | None = None
+        self,
+        button: Deciding,
+        action: Callable[[], Any],
+        *,
+        loosens: Callable[[], bool] | None = None,
+        refused: Callable[[], Any] | None = None,
     ) -> None:
         """Make `action` the button's command, run only for the user's own armed click. With `loosens`,
-        the guard holds only while it says True (a tightening, such as Pause, may come from anywhere)."""
+        the guard holds only while it says True (a tightening, such as Pause, may come from anywhere).
+        `refused` runs instead for a click that does not count (a tick box puts its tick back)."""
         self.watch(button)
 
         def run() -> None:
             if (loosens is None or loosens()) and not self.allows():
+                if refused is not None:
+                    refused()
                 return
             action()
 

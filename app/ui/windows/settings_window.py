@@ -3,8 +3,9 @@
 The tray starts it with pipes, like the approval prompt: the settings as they stand arrive on stdin
 ({"op": "state", ...}), and each click leaves on stdout ({"op": "set", "key": ..., "value": ...}).
 Only the tray applies them, and only from this pipe: asking less often is a loosening, so it counts
-only from a window the tray itself started. Clicks another program sends to the window (XSendEvent)
-are ignored, as in the approval prompt.
+only from a window the tray itself started. Its choices are armed like the approval prompt's
+buttons (`real_input.ArmedButtons`): greyed until the tray has said the settings, taking clicks a
+moment later, and deaf to clicks another program sends (XSendEvent), which put the shown choice back.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from app.core.i18n import N_, _
 from app.core.policy.approval import ApprovalMode
 from app.ui.windows.link import TrayLine, open_tk_root
 from app.ui.windows.look import use_native_look
+from app.ui.windows.real_input import ArmedButtons
 
 TITLE = N_("Cowork Terminal: settings")
 POLL_MS = 100
@@ -47,7 +49,8 @@ class SettingsWindow:
     def __init__(self, root: tk.Tk, send: Callable[[dict[str, Any]], None]) -> None:
         self.root = root
         self.send = send
-        self._synthetic = False
+        self.arming = ArmedButtons(root)
+        self._told: dict[str, Any] | None = None  # the settings as the tray last said them
         root.title(_(TITLE))
         root.minsize(560, 200)
         style = use_native_look(root)
@@ -68,12 +71,9 @@ class SettingsWindow:
             sentence = _(BUDGET_SENTENCES[budget.setting])
             self._choice(frame, OUTPUT_KEY, str(budget.setting), budget.label, sentence, self.budget)
         ttk.Label(frame, text=_("Start at login"), style="Section.TLabel").pack(anchor="w", pady=(12, 0))
-        box = ttk.Checkbutton(
-            frame, text=_("Start Cowork Terminal when I log in"), variable=self.autostart,
-            command=lambda: self._chosen(AUTOSTART_KEY, "on" if self.autostart.get() else "off"),
-        )  # fmt: skip
+        box = ttk.Checkbutton(frame, text=_("Start Cowork Terminal when I log in"), variable=self.autostart)
         box.pack(anchor="w", pady=(4, 0))
-        self._watch(box)
+        self._guard(box, lambda: self._chosen(AUTOSTART_KEY, "on" if self.autostart.get() else "off"))
         self.choices[(AUTOSTART_KEY, "")] = box
         ttk.Label(frame, text=_(AUTOSTART_SENTENCE), style="Hint.TLabel", wraplength=WRAP_PX).pack(
             anchor="w", padx=(24, 0)
@@ -84,30 +84,32 @@ class SettingsWindow:
         root.bind("<Escape>", lambda _e: root.destroy())
 
     def _choice(self, frame: ttk.Frame, key: str, value: str, label: str, sentence: str, var: tk.StringVar) -> None:
-        button = ttk.Radiobutton(frame, text=label, value=value, variable=var, command=lambda: self._chosen(key, value))
+        button = ttk.Radiobutton(frame, text=label, value=value, variable=var)
         button.pack(anchor="w", pady=(4, 0))
-        self._watch(button)
+        self._guard(button, lambda: self._chosen(key, value))
         ttk.Label(frame, text=sentence, style="Hint.TLabel", wraplength=WRAP_PX, justify="left").pack(
             anchor="w", padx=(24, 0)
         )
         self.choices[(key, value)] = button
 
-    def _watch(self, widget: ttk.Widget) -> None:
-        for sequence in ("<ButtonPress-1>", "<KeyPress>"):
-            widget.bind(sequence, self._note_origin, add="+")
+    def _guard(self, widget: ttk.Checkbutton | ttk.Radiobutton, action: Callable[[], None]) -> None:
+        """Greyed until the tray says the settings; then only the user's own armed click counts."""
+        self.arming.guard(widget, action, refused=self._put_back)
+        widget.state(["disabled"])
 
-    def _note_origin(self, event: tk.Event) -> None:
-        self._synthetic = bool(getattr(event, "send_event", False))
+    def _put_back(self) -> None:
+        """A click that does not count: Tk already moved the choice, so show the tray's settings again."""
+        if self._told is not None:
+            self.show(self._told)
 
     def _chosen(self, key: str, value: str) -> None:
-        if self._synthetic:  # a program's click: put the shown choice back, send nothing
-            self._synthetic = False
-            self.send({"op": "state?"})
-            return
         self.send({"op": "set", "key": key, "value": value})
 
     def show(self, state: dict[str, Any]) -> None:
         """The settings as the tray holds them (after each change, and at the start)."""
+        if self._told is None:  # the choices now show the truth: they take clicks a moment later
+            self.arming.disarm()
+        self._told = dict(state)
         if isinstance(state.get(APPROVAL_KEY), str):
             self.mode.set(state[APPROVAL_KEY])
         if state.get(OUTPUT_KEY) is not None:

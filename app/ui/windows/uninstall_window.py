@@ -53,8 +53,12 @@ class UninstallWindow:
         self.body.pack(anchor="w", fill="x", pady=(8, 8))
         self.delete_data = tk.BooleanVar(value=False)
         self.data_box = ttk.Checkbutton(
-            frame, text=_("Also delete my command history and logs"), variable=self.delete_data, command=self._show_plan
+            frame, text=_("Also delete my command history and logs"), variable=self.delete_data
         )
+        # Whether the record goes too: the user's own click only, a moment after the list shows; a
+        # program's click puts the tick back.
+        self.box_arming = ArmedButtons(root)
+        self.box_arming.guard(self.data_box, self._show_plan, refused=self._untick)
         buttons = ttk.Frame(frame)
         buttons.pack(side="bottom", fill="x", pady=(10, 0))
         self.cancel_button = ttk.Button(buttons, text=_("Cancel"), command=root.destroy)
@@ -94,7 +98,12 @@ class UninstallWindow:
         self.plan = plan
         if plan.data:
             self.data_box.pack(anchor="w", after=self.body)
+            self.box_arming.disarm()
         self._show_plan()
+
+    def _untick(self) -> None:
+        """A click that does not count: Tk already flipped the tick, so flip it back."""
+        self.delete_data.set(not self.delete_data.get())
 
     def _show_plan(self) -> None:
         if self.plan is None:
@@ -103,7 +112,7 @@ class UninstallWindow:
         steps = self.plan.steps()
         if not steps:
             self.heading.configure(text=_("Nothing of Cowork Terminal is set up for you here."))
-            self.body.configure(text="\n".join(uninstall.closing_words(self.plan)))
+            self.body.configure(text="\n".join(uninstall.closing_words(self.plan, in_window=True)))
             self.arming.cancel()
             self.uninstall_button.state(["disabled"])
             self.cancel_button.configure(text=_("Close"))
@@ -119,6 +128,7 @@ class UninstallWindow:
         if plan is None or not self.uninstall_button.instate(["!disabled"]):
             return
         self.arming.cancel()
+        self.box_arming.cancel()
         self.uninstall_button.state(["disabled"])
         self.cancel_button.state(["disabled"])
         self.data_box.state(["disabled"])
@@ -129,7 +139,7 @@ class UninstallWindow:
         assert isinstance(report, uninstall.UninstallReport) and self.plan is not None
         failed = bool(report.failed)
         self.heading.configure(text=_("Some steps failed.") if failed else _("Cowork Terminal is uninstalled."))
-        lines = report.done + report.failed + [""] + uninstall.closing_words(self.plan, report)
+        lines = report.done + report.failed + [""] + uninstall.closing_words(self.plan, report, in_window=True)
         self.body.configure(text="\n".join(lines))
         self.cancel_button.configure(text=_("Close"))
         self.cancel_button.state(["!disabled"])

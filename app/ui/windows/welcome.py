@@ -6,8 +6,9 @@ terminal welcome` opens it too. It says what the app does in one sentence, then 
 connect each Claude app found (one big button each), restart Claude (with a button where the app
 can do it: `claude.locations.can_restart`), and "Try it", which runs the same connection check as
 the tray and shows success or the reason. The tray records that it showed it (WELCOME_SHOWN_SETTING).
-Connect, Restart and Check act on Claude and this computer, so they are armed like the approval
-prompt's buttons (`real_input.ArmedButtons`): a moment after they show, and only for real input.
+Connect, Restart, Check and the start-at-login box act on Claude and this computer, so they are
+armed like the approval prompt's buttons (`real_input.ArmedButtons`): a moment after they show, and
+only for real input.
 
 Slow work (asking `claude mcp get`, connecting, the check) runs on worker threads; they hand
 results to the Tk thread through a queue read every POLL_MS, because Tk may only be touched from
@@ -40,7 +41,7 @@ from app.core.self_command import app_argv
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, check_notice, live_client_names, run_check
 from app.ui.tray.platforms import run_captured
 from app.ui.tray.tray_state import client_state_text
-from app.ui.windows.look import use_native_look
+from app.ui.windows.look import CLASS_NAME, use_native_look
 from app.ui.windows.real_input import ArmedButtons, protect_window
 
 log = logging.getLogger(__name__)
@@ -162,9 +163,13 @@ class WelcomeWindow:
         self.live.pack(anchor="w", pady=(6, 0))
 
         self.autostart_on = tk.BooleanVar(root, value=False)
-        self.autostart_box = ttk.Checkbutton(
-            frame, text=_(AUTOSTART_LABEL), variable=self.autostart_on, command=self._autostart_clicked
-        )
+        self.autostart_box = ttk.Checkbutton(frame, text=_(AUTOSTART_LABEL), variable=self.autostart_on)
+        # Start at login changes this computer: a real click, once the box shows the setting as it is
+        # (greyed until then); a program's click puts the tick back.
+        self.autostart_input = ArmedButtons(root)
+        self.autostart_input.guard(self.autostart_box, self._autostart_clicked, refused=self._autostart_untouched)
+        self.autostart_box.state(["disabled"])
+        self._autostart_known = False
         self.autostart_box.pack(anchor="w", pady=(16, 0))
         self.autostart_problem = ttk.Label(frame, foreground="#555555", wraplength=WRAP_PX, justify="left")
         self.autostart_problem.configure(text=_(AUTOSTART_WHY))
@@ -209,12 +214,19 @@ class WelcomeWindow:
     # -- start at login: on by default at the first run, one click to undo -------------------------
 
     def _show_autostart(self, result: Any) -> None:
+        if not self._autostart_known:  # the box now shows the truth: it takes clicks a moment later
+            self._autostart_known = True
+            self.autostart_input.disarm()
         if isinstance(result, Exception):
             self.autostart_on.set(False)
             problem = result.for_person() if isinstance(result, CoworkError) else str(result)
             self.autostart_problem.configure(text=problem)
             return
         self.autostart_on.set(bool(result))
+
+    def _autostart_untouched(self) -> None:
+        """A click that does not count: Tk already flipped the tick, so flip it back."""
+        self.autostart_on.set(not self.autostart_on.get())
 
     def _autostart_clicked(self) -> None:
         wanted = self.autostart_on.get()
@@ -438,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first-run", action="store_true", help=argparse.SUPPRESS)  # the tray's first start
     args = parser.parse_args(argv or [])
     try:
-        root = tk.Tk()
+        root = tk.Tk(className=CLASS_NAME)
     except tk.TclError as exc:
         print("cowork-terminal:", _("cannot open the Welcome window: {error}").format(error=exc), file=sys.stderr)
         return 1
