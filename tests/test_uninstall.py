@@ -216,6 +216,9 @@ def test_install_desktop_entry_adds_a_valid_menu_entry_that_uninstall_removes(us
     assert f"TryExec={os.path.abspath(sys.executable)}\n" in text
     expected = [os.path.abspath(sys.executable), "-I", "-m", "app", "tray"]
     assert autostart.parse_exec_value(_key(text, "Exec")) == expected
+    # Docks group our windows (WM_CLASS, ui/windows/look.py) under this launcher, as under the .deb's.
+    deb_entry = (Path(__file__).parent.parent / "installer/linux/cowork-terminal.desktop").read_text()
+    assert _key(text, "StartupWMClass") == _key(deb_entry, "StartupWMClass") == "cowork-terminal"
     validate = shutil.which("desktop-file-validate")
     if validate:
         checked = subprocess.run([validate, str(entry)], capture_output=True, text=True)

@@ -68,6 +68,7 @@ def menu_desktop_entry(command: Sequence[str]) -> str:
         "Categories=Utility;\n"
         "Keywords=Claude;MCP;AI;agent;terminal;shell;\n"
         "StartupNotify=false\n"
+        "StartupWMClass=cowork-terminal\n"  # our windows' X class (ui/windows/look.py): docks group them here
     )
 
 
