@@ -9,6 +9,7 @@ The server runs with a home folder of the test's own, so a write that got throug
 from __future__ import annotations
 
 import base64
+import errno
 import json
 import os
 import select
@@ -23,7 +24,7 @@ import pytest
 
 from app.core.channel.client import ask_tray
 from app.core.channel.transport import address_for
-from app.core.execution import container
+from app.core.execution import container, landlock
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
@@ -39,6 +40,7 @@ pytestmark = [
 PY = sys.executable
 PACKAGE = Path(container.__file__).resolve().parents[2]
 WAIT_S = 30.0
+SCOPED = landlock.plan(sys.platform, landlock.kernel_abi(), landlock.find_perl()) == landlock.SCOPED
 
 
 def agent_script(code: str, *, background: bool = False) -> str:
@@ -241,14 +243,20 @@ print("detached")
 """
 # Runs detached (setsid, no run mark) and talks straight to the tray's address, as an attacker would.
 DRIVER = """
-import json, os, subprocess, sys
+import json, os, socket, subprocess, sys
 from app.core.channel.transport import address_for, connect
 from app.core.paths import AppPaths
 out = {}
 asks = {"resume": {}, "approve": {"id": 1}, "quit": {}, "open_log": {}, "clear_history": {},
         "settings": {"changes": {"approval_mode": "never"}}, "state": {}, "pause": {}}
 for op, fields in asks.items():
-    channel, _peer = connect(address_for(AppPaths.from_environment()))
+    address = address_for(AppPaths.from_environment())
+    try:
+        socket.socket(socket.AF_UNIX).connect(address.sockaddr())
+    except OSError as exc:  # Landlock's scope: the tray's abstract socket is out of reach
+        out[op] = {"op": "unreachable", "errno": exc.errno}
+        continue
+    channel, _peer = connect(address)
     channel.send({"op": "hello", "role": "cli", "pid": os.getpid()})  # a valid hello: pid 0 is cut off there
     channel.receive(5)
     channel.send({"op": op, "seq": 1, **fields})
@@ -264,9 +272,8 @@ os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 """
 
 
-async def test_a_detached_process_from_a_command_may_pause_but_not_resume_approve_quit_or_open_the_log(
-    home: Path, paths: AppPaths, tmp_path: Path
-) -> None:
+async def detached_asks(home: Path, paths: AppPaths, tmp_path: Path) -> tuple[dict, dict]:
+    """A detached process from a command asks the tray everything: its answers, and the tray's state."""
     report = tmp_path / "detached.json"
     script = DETACHED.replace("DRIVER", repr(DRIVER)).replace("REPORT", repr(str(report)))
     never_ask(paths)
@@ -277,17 +284,36 @@ async def test_a_detached_process_from_a_command_may_pause_but_not_resume_approv
             deadline = time.monotonic() + WAIT_S * 2
             while not report.exists() and time.monotonic() < deadline:
                 await anyio.sleep(0.1)
-        answers = json.loads(report.read_text())  # the detached process ran and reached the tray
+        answers = json.loads(report.read_text())  # the detached process ran and asked
         assert tray.poll() is None, "the tray did not quit"
         state = json.loads((await anyio.to_thread.run_sync(ask_tray, paths, "state"))["message"])
-        assert state["paused"] is True, "pause, a tightening, was taken from inside the container"
-        tray_namespace = os.readlink(f"/proc/{tray.pid}/ns/pid")
-    assert tray_namespace == own_namespace()
+        assert os.readlink(f"/proc/{tray.pid}/ns/pid") == own_namespace()
+    return answers, state
+
+
+@pytest.mark.skipif(SCOPED, reason="with Landlock's scopes a command cannot reach the tray at all (below)")
+async def test_a_detached_process_from_a_command_may_pause_but_not_resume_approve_quit_or_open_the_log(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    answers, state = await detached_asks(home, paths, tmp_path)
+    assert state["paused"] is True, "pause, a tightening, was taken from inside the container"
     for op in ("resume", "approve", "quit", "open_log", "clear_history", "settings", "state"):
         assert answers[op]["op"] == "error" and "inside a command's container" in answers[op]["message"], op
     assert answers["pause"]["op"] == "ack", answers["pause"]
     code, said = answers["cli stop"]
     assert "inside a command's container" not in said, "stop reaches the tray from inside too"
+
+
+@pytest.mark.skipif(not SCOPED, reason="needs Landlock's scopes (Linux 6.12) and perl")
+async def test_with_landlock_scopes_a_detached_process_from_a_command_cannot_even_reach_the_tray(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    answers, state = await detached_asks(home, paths, tmp_path)
+    for op in ("resume", "approve", "quit", "open_log", "clear_history", "settings", "state", "pause"):
+        assert answers[op] == {"op": "unreachable", "errno": errno.EPERM}, (op, answers[op])
+    assert state["paused"] is False
+    code, said = answers["cli stop"]
+    assert code == 1 and "Read-only file system" in said, "nor can it stop a command through the journal"
 
 
 LOOK_ALIKE = """
