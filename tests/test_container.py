@@ -15,6 +15,7 @@ import os
 import select
 import shlex
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -133,6 +134,8 @@ async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_d
         "claude desktop": user_home / ".config" / "Claude",
         "autostart": user_home / ".config" / "autostart",
         "systemd user": user_home / ".config" / "systemd" / "user",
+        "systemd": user_home / ".config" / "systemd",
+        "environment.d": user_home / ".config" / "environment.d",
         "dbus services": user_home / ".local" / "share" / "dbus-1",
         "user site": user_home / ".local" / "lib",
         "program": PACKAGE / "app",
@@ -513,3 +516,18 @@ async def test_a_lone_protected_file_replaced_by_rename_outside_stays_read_only_
     finally:
         go.unlink(missing_ok=True)
         log.unlink(missing_ok=True)
+
+
+def test_a_package_installed_in_a_protected_venv_leaves_no_folder_of_the_venv_writable(tmp_path: Path) -> None:
+    """Binding the folders between the venv and the package in it onto themselves made them
+    writable again: a `.pth` in `site-packages` then ran in every start of our Python."""
+    venv = tmp_path / "venv"
+    site = venv / "lib" / "python3" / "site-packages"
+    (site / "app").mkdir(parents=True)
+    protected = container.ProtectedSet((str(venv), str(site / "app")))
+    mounts = container.mount_args(protected, lambda path: os.access(os.path.dirname(path), os.W_OK))
+    write = f"(echo x > {site}/evil.pth) 2>&1; echo tried"  # the init's status goes to fd 2
+    argv = container.bwrap_argv("bwrap", mounts, [], ["bash", "-c", write])
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=WAIT_S)
+    assert done.stdout.endswith("tried\n"), done  # the write ran
+    assert "Read-only file system" in done.stdout and not (site / "evil.pth").exists()

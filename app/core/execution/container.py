@@ -114,7 +114,8 @@ def protected_set(
         desktop = (join(config, "Claude"),)
         folders += [
             join(config, "autostart"),
-            join(config, "systemd", "user"),
+            join(config, "systemd"),  # user units, and user.conf (the user manager's environment)
+            join(config, "environment.d"),  # variables for every program the user manager starts
             join(config, "fish"),
             join(data, "dbus-1"),
         ]
@@ -147,9 +148,13 @@ def mount_args(protected: ProtectedSet, writable_parent: Callable[[str], bool]) 
     (its parent is writable) bound onto itself first, since `mv ~/.claude ~/.x; mkdir ~/.claude`
     defeats a bind of the folder alone; then each member, shallow before deep.
 
+    A member inside another read-only folder gets no bind of its own (nor do the ancestors between):
+    it is read-only already, and a writable bind of such an ancestor (a venv's `site-packages`
+    between the venv and the package in it) would make it writable again.
+
     Paths must be resolved and exist (`prepare`): bwrap fails on a missing one and follows a
     symlink to where it points."""
-    members = set(protected.all())
+    members = bound_members(protected)
     ancestors: set[str] = set()
     for path in members:
         for ancestor in Path(path).parents:
@@ -161,6 +166,16 @@ def mount_args(protected: ProtectedSet, writable_parent: Callable[[str], bool]) 
     for path in sorted(ancestors | members, key=lambda p: (p.count("/"), p)):
         args += ["--bind", path, path] if path in ancestors else ["--ro-bind", path, path]
     return args
+
+
+def bound_members(protected: ProtectedSet) -> set[str]:
+    """The members that need a bind of their own: those not inside another protected folder."""
+    folders = {folder.rstrip("/") for folder in (*protected.folders, *protected.if_present)}
+    return {
+        member
+        for member in protected.all()
+        if not any(member.startswith(folder + "/") for folder in folders if folder != member.rstrip("/"))
+    }
 
 
 def hidden_args(environ: Mapping[str, str], exists: Callable[[str], bool]) -> list[str]:
