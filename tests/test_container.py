@@ -9,6 +9,7 @@ The server runs with a home folder of the test's own, so a write that got throug
 from __future__ import annotations
 
 import base64
+import dataclasses
 import errno
 import json
 import os
@@ -531,3 +532,21 @@ def test_a_package_installed_in_a_protected_venv_leaves_no_folder_of_the_venv_wr
     done = subprocess.run(argv, capture_output=True, text=True, timeout=WAIT_S)
     assert done.stdout.endswith("tried\n"), done  # the write ran
     assert "Read-only file system" in done.stdout and not (site / "evil.pth").exists()
+
+
+@pytest.mark.parametrize("scoped", [True, False], ids=["perl init", "bash init"])
+def test_a_command_started_from_a_terminal_has_no_terminal_in_its_container_and_leads_its_own_group(
+    tmp_path: Path, scoped: bool
+) -> None:
+    """No controlling terminal inside, so no TIOCSTI typing into the user's shell; the init leads
+    the command's process group, which Stop and Ctrl-C signal."""
+    found = container.linux_container([str(tmp_path / "data")])
+    if not scoped:
+        found = dataclasses.replace(found, init=())
+    assert found.on and bool(found.init) == scoped
+    look = "(exec 3</dev/tty) 2>/dev/null && echo has-tty || echo no-tty; ps -o pgid= -p $$ 1"
+    inner = shlex.join(found.wrap(["bash", "-c", look], 2))  # the status comes last
+    done = subprocess.run(["script", "-qec", inner, "/dev/null"], capture_output=True, text=True, timeout=WAIT_S)
+    said = done.stdout.split()
+    assert said[0] == "no-tty", done
+    assert said[1:3] == ["1", "1"], "the command is in the init's group, and the init leads it"

@@ -108,6 +108,8 @@ def test_the_bwrap_line_has_its_own_pid_namespace_dies_with_its_parent_and_start
     argv = container.bwrap_argv("bwrap", ["--ro-bind", "/p", "/p"], [], ["bash", "-c", "ls"], status_fd=7)
     for flag in ("--unshare-pid", "--die-with-parent", "--as-pid-1", "--new-session"):
         assert flag in argv
+    scoping = container.bwrap_argv("bwrap", [], [], ["ls"], status_fd=7, init=["/usr/bin/perl", "-e", "..."])
+    assert "--new-session" not in scoping, "the Perl init makes the command's group itself (landlock.py)"
     assert argv[argv.index("--proc") + 1] == "/proc"
     assert argv[argv.index("--") + 1 :][:4] == ["/bin/bash", "--norc", "--noprofile", "-c"]
     assert argv[-5:] == ["cowork-init", "7", "bash", "-c", "ls"]

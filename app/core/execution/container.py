@@ -204,14 +204,15 @@ def bwrap_argv(
     init: Sequence[str] = (),
 ) -> list[str]:
     """The whole bwrap command line: the host's files, a pid namespace of its own (`--proc`), the
-    init as pid 1 (`init`: the Landlock-scoping one, landlock.py; else the bash one), a new session
-    (its process group is the command's, and no TIOCSTI), and death with the thread that started it."""
+    init as pid 1, whose process group is the command's, and death with the thread that started it.
+    `init`: the Landlock-scoping one (landlock.py), which makes its group itself; else the bash one,
+    in a new session made by bwrap (its group, and no TIOCSTI)."""
     first = list(init) or ["/bin/bash", "--norc", "--noprofile", "-c", INIT_SCRIPT, "cowork-init"]
     return [
         bwrap,
         "--dev-bind", "/", "/",
         "--unshare-pid", "--proc", "/proc",
-        "--die-with-parent", "--new-session", "--as-pid-1",
+        "--die-with-parent", *([] if init else ["--new-session"]), "--as-pid-1",
         *mounts, *hidden,
         "--", *first, str(status_fd), *command,
     ]  # fmt: skip

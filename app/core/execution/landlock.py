@@ -36,10 +36,15 @@ NOT_LINUX = "not-linux"
 # restrict to it: bwrap already set no_new_privs), writes its status to the fd named first, then
 # reaps until the namespace is empty so a finished command's background job lives on. The init
 # itself stays outside the domain, so the command cannot signal it either. Empty handlers (not
-# IGNORE, which exec would pass on) keep Ctrl-C and a polite SIGTERM for the command. A scope that
+# IGNORE, which exec would pass on) keep Ctrl-C and a polite SIGTERM for the command. The init leads
+# the command's process group (Stop and Ctrl-C signal it), made with setpgid rather than bwrap's
+# --new-session: every caller starts bwrap in a session of its own without a terminal already
+# (executor.spawn_options), and each further setsid cost some 3-6 ms here (a scheduler autogroup
+# per session); where a terminal is still there (TIOCSTI), it takes a new session. A scope that
 # fails fails the command (exit 126, said on its stderr): it never runs unscoped by surprise.
 PERL_INIT = r"""
 $SIG{$_} = sub {} for qw(INT TERM HUP QUIT);
+if (open(my $tty, "<", "/dev/tty")) { close $tty; require POSIX; POSIX::setsid() } else { setpgrp(0, 0) }
 my $fd = shift @ARGV;
 open(my $status, ">&=", $fd) or die "cowork-init: status fd $fd: $!\n";
 my $pid = fork;
