@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import socket
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -190,3 +191,21 @@ async def test_a_command_cannot_signal_a_process_outside_its_domain_but_can_its_
     assert said["init"] == errno.EPERM, said
     assert said["own"] == "sent" and said["own_end"] == -15, said
     assert said["pid1"].endswith("perl"), "pid 1 is our init, and it lives on"
+
+
+@real
+def test_a_locale_that_is_not_installed_adds_no_warning_of_the_init_and_its_quieting_does_not_reach_the_command(
+    tmp_path: Path,
+) -> None:
+    found = container.linux_container([str(tmp_path / "data")])
+    assert found.init, found.scoping
+    status_read, status_write = os.pipe()
+    env = {**os.environ, "LC_ALL": "xx_YY.UTF-8"}
+    look = ["bash", "-c", "echo ran; env | grep -c PERL_BADLANG"]
+    done = subprocess.run(
+        found.wrap(look, status_write), capture_output=True, text=True, env=env, pass_fds=(status_write,), timeout=30
+    )
+    os.close(status_write)
+    assert os.read(status_read, 16) == b"1\n" and done.stdout == "ran\n0\n", done  # it ran; grep found none
+    os.close(status_read)
+    assert "perl" not in done.stderr, done.stderr

@@ -212,7 +212,7 @@ def bwrap_argv(
         bwrap,
         "--dev-bind", "/", "/",
         "--unshare-pid", "--proc", "/proc",
-        "--die-with-parent", *([] if init else ["--new-session"]), "--as-pid-1",
+        "--die-with-parent", *(landlock.INIT_ENV if init else ["--new-session"]), "--as-pid-1",
         *mounts, *hidden,
         "--", *first, str(status_fd), *command,
     ]  # fmt: skip

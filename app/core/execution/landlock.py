@@ -51,6 +51,7 @@ my $pid = fork;
 defined $pid or die "cowork-init: fork: $!\n";
 if ($pid == 0) {
     close $status;
+    delete $ENV{PERL_BADLANG};
     my $attr = pack("QQQ", 0, 0, 3);
     my $ruleset = syscall(444, $attr, 24, 0);
     if ($ruleset < 0 || syscall(446, $ruleset, 0) != 0) {
@@ -83,6 +84,11 @@ def plan(platform: str, abi: int, perl: str | None) -> str:
     if not perl:
         return NO_PERL
     return SCOPED
+
+
+# bwrap's flags for the Perl init: no warning of Perl's about a locale that is not installed (five
+# lines on every command's stderr); the init takes the variable out of the command's environment.
+INIT_ENV = ("--setenv", "PERL_BADLANG", "0")
 
 
 def init_argv(perl: str) -> list[str]:
