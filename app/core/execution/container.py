@@ -38,7 +38,8 @@ SHELL_FILES = (
     ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".pam_environment",
 )  # fmt: skip
 
-# The container's first process: runs the command, writes its status to the fd named first (one
+# The container's first process where Landlock scopes cannot be had (landlock.py's Perl init does the
+# same job and scopes the command): runs the command, writes its status to the fd named first (one
 # line, the exit code; the command does not inherit it), then lives until the
 # namespace is empty so a finished command's background job lives on (bash reaps orphans on
 # SIGCHLD). bash, not Python: a Python init cost about 30 ms per command here, bash about 2.
