@@ -9,11 +9,14 @@ The server runs with a home folder of the test's own, so a write that got throug
 from __future__ import annotations
 
 import base64
+import dataclasses
+import errno
 import json
 import os
 import select
 import shlex
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -23,7 +26,7 @@ import pytest
 
 from app.core.channel.client import ask_tray
 from app.core.channel.transport import address_for
-from app.core.execution import container
+from app.core.execution import container, landlock
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
@@ -39,6 +42,7 @@ pytestmark = [
 PY = sys.executable
 PACKAGE = Path(container.__file__).resolve().parents[2]
 WAIT_S = 30.0
+SCOPED = landlock.plan(sys.platform, landlock.kernel_abi(), landlock.find_perl()) == landlock.SCOPED
 
 
 def agent_script(code: str, *, background: bool = False) -> str:
@@ -131,6 +135,8 @@ async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_d
         "claude desktop": user_home / ".config" / "Claude",
         "autostart": user_home / ".config" / "autostart",
         "systemd user": user_home / ".config" / "systemd" / "user",
+        "systemd": user_home / ".config" / "systemd",
+        "environment.d": user_home / ".config" / "environment.d",
         "dbus services": user_home / ".local" / "share" / "dbus-1",
         "user site": user_home / ".local" / "lib",
         "program": PACKAGE / "app",
@@ -241,14 +247,20 @@ print("detached")
 """
 # Runs detached (setsid, no run mark) and talks straight to the tray's address, as an attacker would.
 DRIVER = """
-import json, os, subprocess, sys
+import json, os, socket, subprocess, sys
 from app.core.channel.transport import address_for, connect
 from app.core.paths import AppPaths
 out = {}
 asks = {"resume": {}, "approve": {"id": 1}, "quit": {}, "open_log": {}, "clear_history": {},
         "settings": {"changes": {"approval_mode": "never"}}, "state": {}, "pause": {}}
 for op, fields in asks.items():
-    channel, _peer = connect(address_for(AppPaths.from_environment()))
+    address = address_for(AppPaths.from_environment())
+    try:
+        socket.socket(socket.AF_UNIX).connect(address.sockaddr())
+    except OSError as exc:  # Landlock's scope: the tray's abstract socket is out of reach
+        out[op] = {"op": "unreachable", "errno": exc.errno}
+        continue
+    channel, _peer = connect(address)
     channel.send({"op": "hello", "role": "cli", "pid": os.getpid()})  # a valid hello: pid 0 is cut off there
     channel.receive(5)
     channel.send({"op": op, "seq": 1, **fields})
@@ -264,9 +276,8 @@ os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 """
 
 
-async def test_a_detached_process_from_a_command_may_pause_but_not_resume_approve_quit_or_open_the_log(
-    home: Path, paths: AppPaths, tmp_path: Path
-) -> None:
+async def detached_asks(home: Path, paths: AppPaths, tmp_path: Path) -> tuple[dict, dict]:
+    """A detached process from a command asks the tray everything: its answers, and the tray's state."""
     report = tmp_path / "detached.json"
     script = DETACHED.replace("DRIVER", repr(DRIVER)).replace("REPORT", repr(str(report)))
     never_ask(paths)
@@ -277,17 +288,36 @@ async def test_a_detached_process_from_a_command_may_pause_but_not_resume_approv
             deadline = time.monotonic() + WAIT_S * 2
             while not report.exists() and time.monotonic() < deadline:
                 await anyio.sleep(0.1)
-        answers = json.loads(report.read_text())  # the detached process ran and reached the tray
+        answers = json.loads(report.read_text())  # the detached process ran and asked
         assert tray.poll() is None, "the tray did not quit"
         state = json.loads((await anyio.to_thread.run_sync(ask_tray, paths, "state"))["message"])
-        assert state["paused"] is True, "pause, a tightening, was taken from inside the container"
-        tray_namespace = os.readlink(f"/proc/{tray.pid}/ns/pid")
-    assert tray_namespace == own_namespace()
+        assert os.readlink(f"/proc/{tray.pid}/ns/pid") == own_namespace()
+    return answers, state
+
+
+@pytest.mark.skipif(SCOPED, reason="with Landlock's scopes a command cannot reach the tray at all (below)")
+async def test_a_detached_process_from_a_command_may_pause_but_not_resume_approve_quit_or_open_the_log(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    answers, state = await detached_asks(home, paths, tmp_path)
+    assert state["paused"] is True, "pause, a tightening, was taken from inside the container"
     for op in ("resume", "approve", "quit", "open_log", "clear_history", "settings", "state"):
         assert answers[op]["op"] == "error" and "inside a command's container" in answers[op]["message"], op
     assert answers["pause"]["op"] == "ack", answers["pause"]
     code, said = answers["cli stop"]
     assert "inside a command's container" not in said, "stop reaches the tray from inside too"
+
+
+@pytest.mark.skipif(not SCOPED, reason="needs Landlock's scopes (Linux 6.12) and perl")
+async def test_with_landlock_scopes_a_detached_process_from_a_command_cannot_even_reach_the_tray(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    answers, state = await detached_asks(home, paths, tmp_path)
+    for op in ("resume", "approve", "quit", "open_log", "clear_history", "settings", "state", "pause"):
+        assert answers[op] == {"op": "unreachable", "errno": errno.EPERM}, (op, answers[op])
+    assert state["paused"] is False
+    code, said = answers["cli stop"]
+    assert code == 1 and "Read-only file system" in said, "nor can it stop a command through the journal"
 
 
 LOOK_ALIKE = """
@@ -487,3 +517,36 @@ async def test_a_lone_protected_file_replaced_by_rename_outside_stays_read_only_
     finally:
         go.unlink(missing_ok=True)
         log.unlink(missing_ok=True)
+
+
+def test_a_package_installed_in_a_protected_venv_leaves_no_folder_of_the_venv_writable(tmp_path: Path) -> None:
+    """Binding the folders between the venv and the package in it onto themselves made them
+    writable again: a `.pth` in `site-packages` then ran in every start of our Python."""
+    venv = tmp_path / "venv"
+    site = venv / "lib" / "python3" / "site-packages"
+    (site / "app").mkdir(parents=True)
+    protected = container.ProtectedSet((str(venv), str(site / "app")))
+    mounts = container.mount_args(protected, lambda path: os.access(os.path.dirname(path), os.W_OK))
+    write = f"(echo x > {site}/evil.pth) 2>&1; echo tried"  # the init's status goes to fd 2
+    argv = container.bwrap_argv("bwrap", mounts, [], ["bash", "-c", write])
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=WAIT_S)
+    assert done.stdout.endswith("tried\n"), done  # the write ran
+    assert "Read-only file system" in done.stdout and not (site / "evil.pth").exists()
+
+
+@pytest.mark.parametrize("scoped", [True, False], ids=["perl init", "bash init"])
+def test_a_command_started_from_a_terminal_has_no_terminal_in_its_container_and_leads_its_own_group(
+    tmp_path: Path, scoped: bool
+) -> None:
+    """No controlling terminal inside, so no TIOCSTI typing into the user's shell; the init leads
+    the command's process group, which Stop and Ctrl-C signal."""
+    found = container.linux_container([str(tmp_path / "data")])
+    if not scoped:
+        found = dataclasses.replace(found, init=())
+    assert found.on and bool(found.init) == scoped
+    look = "(exec 3</dev/tty) 2>/dev/null && echo has-tty || echo no-tty; ps -o pgid= -p $$ 1"
+    inner = shlex.join(found.wrap(["bash", "-c", look], 2))  # the status comes last
+    done = subprocess.run(["script", "-qec", inner, "/dev/null"], capture_output=True, text=True, timeout=WAIT_S)
+    said = done.stdout.split()
+    assert said[0] == "no-tty", done
+    assert said[1:3] == ["1", "1"], "the command is in the init's group, and the init leads it"

@@ -31,7 +31,8 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
         "/home/ann/.local/lib",
         "/home/ann/.claude",
         "/home/ann/.config/autostart",
-        "/home/ann/.config/systemd/user",
+        "/home/ann/.config/systemd",
+        "/home/ann/.config/environment.d",
         "/home/ann/.local/share/dbus-1",
     ):
         assert folder in protected.folders
@@ -83,6 +84,19 @@ def test_every_ancestor_a_command_could_rename_is_bound_onto_itself_before_the_r
     assert ("--ro-bind", "/home/ann/.claude.json", "/home/ann/.claude.json") in triples
 
 
+def test_a_member_inside_another_protected_folder_and_the_folders_between_get_no_bind_of_their_own() -> None:
+    """A package installed in a venv: binding its ancestors inside the venv writable would open
+    `site-packages` (a `.pth` there runs in every start of our Python)."""
+    venv, package = "/home/ann/.venvs/ct", "/home/ann/.venvs/ct/lib/python3.11/site-packages/app"
+    protected = ProtectedSet((venv, package, "/home/ann/.local/share/ct", "/home/ann/.local/share/ct/outputs"))
+    args = container.mount_args(protected, lambda _path: True)
+    bound = [args[i + 1] for i in range(0, len(args), 3)]
+    ancestors = ["/home", "/home/ann", "/home/ann/.local", "/home/ann/.venvs", "/home/ann/.local/share"]
+    assert sorted(bound) == sorted([*ancestors, venv, "/home/ann/.local/share/ct"])
+    assert not any(path.startswith(venv + "/") for path in bound)
+    assert container.bound_members(protected) == {venv, "/home/ann/.local/share/ct"}
+
+
 def test_the_bus_systemd_and_x11_sockets_are_hidden_where_they_exist() -> None:
     present = {"/run/user/1000/bus", "/tmp/.X11-unix"}
     args = container.hidden_args({"XDG_RUNTIME_DIR": "/run/user/1000"}, present.__contains__)
@@ -94,6 +108,8 @@ def test_the_bwrap_line_has_its_own_pid_namespace_dies_with_its_parent_and_start
     argv = container.bwrap_argv("bwrap", ["--ro-bind", "/p", "/p"], [], ["bash", "-c", "ls"], status_fd=7)
     for flag in ("--unshare-pid", "--die-with-parent", "--as-pid-1", "--new-session"):
         assert flag in argv
+    scoping = container.bwrap_argv("bwrap", [], [], ["ls"], status_fd=7, init=["/usr/bin/perl", "-e", "..."])
+    assert "--new-session" not in scoping, "the Perl init makes the command's group itself (landlock.py)"
     assert argv[argv.index("--proc") + 1] == "/proc"
     assert argv[argv.index("--") + 1 :][:4] == ["/bin/bash", "--norc", "--noprofile", "-c"]
     assert argv[-5:] == ["cowork-init", "7", "bash", "-c", "ls"]

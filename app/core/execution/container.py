@@ -12,6 +12,7 @@ What it does not stop is said in the README: a same-user service that starts pro
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
@@ -21,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.core.execution import lone_files
+from app.core.execution import landlock, lone_files
 from app.core.i18n import _
 from app.core.paths import AppPaths, protected_paths
 
@@ -37,7 +38,8 @@ SHELL_FILES = (
     ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".pam_environment",
 )  # fmt: skip
 
-# The container's first process: runs the command, writes its status to the fd named first (one
+# The container's first process where Landlock scopes cannot be had (landlock.py's Perl init does the
+# same job and scopes the command): runs the command, writes its status to the fd named first (one
 # line, the exit code; the command does not inherit it), then lives until the
 # namespace is empty so a finished command's background job lives on (bash reaps orphans on
 # SIGCHLD). bash, not Python: a Python init cost about 30 ms per command here, bash about 2.
@@ -113,7 +115,8 @@ def protected_set(
         desktop = (join(config, "Claude"),)
         folders += [
             join(config, "autostart"),
-            join(config, "systemd", "user"),
+            join(config, "systemd"),  # user units, and user.conf (the user manager's environment)
+            join(config, "environment.d"),  # variables for every program the user manager starts
             join(config, "fish"),
             join(data, "dbus-1"),
         ]
@@ -146,9 +149,13 @@ def mount_args(protected: ProtectedSet, writable_parent: Callable[[str], bool]) 
     (its parent is writable) bound onto itself first, since `mv ~/.claude ~/.x; mkdir ~/.claude`
     defeats a bind of the folder alone; then each member, shallow before deep.
 
+    A member inside another read-only folder gets no bind of its own (nor do the ancestors between):
+    it is read-only already, and a writable bind of such an ancestor (a venv's `site-packages`
+    between the venv and the package in it) would make it writable again.
+
     Paths must be resolved and exist (`prepare`): bwrap fails on a missing one and follows a
     symlink to where it points."""
-    members = set(protected.all())
+    members = bound_members(protected)
     ancestors: set[str] = set()
     for path in members:
         for ancestor in Path(path).parents:
@@ -160,6 +167,16 @@ def mount_args(protected: ProtectedSet, writable_parent: Callable[[str], bool]) 
     for path in sorted(ancestors | members, key=lambda p: (p.count("/"), p)):
         args += ["--bind", path, path] if path in ancestors else ["--ro-bind", path, path]
     return args
+
+
+def bound_members(protected: ProtectedSet) -> set[str]:
+    """The members that need a bind of their own: those not inside another protected folder."""
+    folders = {folder.rstrip("/") for folder in (*protected.folders, *protected.if_present)}
+    return {
+        member
+        for member in protected.all()
+        if not any(member.startswith(folder + "/") for folder in folders if folder != member.rstrip("/"))
+    }
 
 
 def hidden_args(environ: Mapping[str, str], exists: Callable[[str], bool]) -> list[str]:
@@ -180,18 +197,25 @@ def hidden_args(environ: Mapping[str, str], exists: Callable[[str], bool]) -> li
 
 
 def bwrap_argv(
-    bwrap: str, mounts: Sequence[str], hidden: Sequence[str], command: Sequence[str], status_fd: int = 2
+    bwrap: str,
+    mounts: Sequence[str],
+    hidden: Sequence[str],
+    command: Sequence[str],
+    status_fd: int = 2,
+    init: Sequence[str] = (),
 ) -> list[str]:
     """The whole bwrap command line: the host's files, a pid namespace of its own (`--proc`), the
-    init as pid 1, a new session (its process group is the command's, and no TIOCSTI), and death
-    with the thread that started it."""
+    init as pid 1, whose process group is the command's, and death with the thread that started it.
+    `init`: the Landlock-scoping one (landlock.py), which makes its group itself; else the bash one,
+    in a new session made by bwrap (its group, and no TIOCSTI)."""
+    first = list(init) or ["/bin/bash", "--norc", "--noprofile", "-c", INIT_SCRIPT, "cowork-init"]
     return [
         bwrap,
         "--dev-bind", "/", "/",
         "--unshare-pid", "--proc", "/proc",
-        "--die-with-parent", "--new-session", "--as-pid-1",
+        "--die-with-parent", *(landlock.INIT_ENV if init else ["--new-session"]), "--as-pid-1",
         *mounts, *hidden,
-        "--", "/bin/bash", "--norc", "--noprofile", "-c", INIT_SCRIPT, "cowork-init", str(status_fd), *command,
+        "--", *first, str(status_fd), *command,
     ]  # fmt: skip
 
 
@@ -206,10 +230,11 @@ def classify_failure(returncode: int | None, stderr: str) -> str:
     return FAILED
 
 
-def person_message(state: str) -> str | None:
-    """What the tray says once when commands run unprotected; None when protected."""
+def person_message(state: str, scoping: str = landlock.SCOPED) -> str | None:
+    """What the tray says once when commands run unprotected, or contained but able to reach
+    sockets outside (no Landlock scopes); None when protected."""
     if state == ON:
-        return None
+        return landlock.person_message(scoping)
     if state == MISSING:
         return _(
             "Commands run without protection: bubblewrap is missing. "
@@ -230,8 +255,8 @@ def person_message(state: str) -> str | None:
     return _("Commands run without protection: bubblewrap could not start. See the log for why.")
 
 
-def log_message(state: str, detail: str = "") -> str:
-    """The English line for the log and the journal: why a command ran unprotected."""
+def log_message(state: str, detail: str = "", scoping: str = landlock.SCOPED) -> str:
+    """The English line for the log and the journal: why a command ran unprotected (or unscoped)."""
     reasons = {
         ON: "commands run in the bwrap container",
         MISSING: "bwrap is not installed (apt install bubblewrap)",
@@ -243,7 +268,9 @@ def log_message(state: str, detail: str = "") -> str:
         PRIVILEGED: "the user allowed a command that gains privileges (sudo, pkexec), which cannot inside",
     }
     text = reasons.get(state, state)
-    return f"{text}: {detail.strip()[:300]}" if detail.strip() and state != ON else text
+    if state == ON and scoping != landlock.SCOPED:
+        text = f"{text}; {landlock.log_message(scoping)}"
+    return f"{text}: {detail.strip()[:300]}" if detail.strip() and (state != ON or scoping != landlock.SCOPED) else text
 
 
 @dataclass(frozen=True)
@@ -257,6 +284,8 @@ class Container:
     hidden: tuple[str, ...] = ()
     detail: str = ""
     protected: ProtectedSet = field(default_factory=ProtectedSet)
+    init: tuple[str, ...] = ()  # the scoping init's argv (landlock.py); empty: the bash init
+    scoping: str = landlock.NOT_LINUX  # whether commands are scoped with Landlock, or why not
 
     @property
     def on(self) -> bool:
@@ -270,8 +299,7 @@ class Container:
             tuple(f for f in self.protected.folders if f not in lifted),
             tuple(f for f in self.protected.files if f not in lifted),
         )
-        mounts = tuple(mount_args(kept, _writable_parent))
-        return Container(self.state, self.bwrap, mounts, self.hidden, self.detail, self.protected)
+        return dataclasses.replace(self, mounts=tuple(mount_args(kept, _writable_parent)))
 
     def wrap(self, command: Sequence[str], status_fd: int, *, read_only_binds: bool = True) -> list[str]:
         """`command` inside the container, or unchanged when there is none. Without the read-only
@@ -280,7 +308,7 @@ class Container:
             return list(command)
         assert self.bwrap is not None
         mounts = self.mounts if read_only_binds else ()
-        return bwrap_argv(self.bwrap, mounts, self.hidden, command, status_fd)
+        return bwrap_argv(self.bwrap, mounts, self.hidden, command, status_fd, self.init)
 
 
 def prepare(protected: ProtectedSet) -> ProtectedSet:
@@ -327,11 +355,11 @@ def this_protected_set(app_folders: Iterable[str]) -> ProtectedSet:
     )
 
 
-def probe(bwrap: str, mounts: Sequence[str], hidden: Sequence[str]) -> tuple[str, str]:
+def probe(bwrap: str, mounts: Sequence[str], hidden: Sequence[str], init: Sequence[str] = ()) -> tuple[str, str]:
     """Start the real container once with `true`: its state and bwrap's own words when it failed."""
     try:
         done = subprocess.run(
-            bwrap_argv(bwrap, mounts, hidden, ["true"]),
+            bwrap_argv(bwrap, mounts, hidden, ["true"], 2, init),
             capture_output=True,
             text=True,
             timeout=PROBE_TIMEOUT_S,
@@ -349,14 +377,21 @@ def probe(bwrap: str, mounts: Sequence[str], hidden: Sequence[str]) -> tuple[str
 
 
 def linux_container(app_folders: Iterable[str], environ: Mapping[str, str] | None = None) -> Container:
-    """Make the protected set ready and probe bwrap with it (about 10 ms, once per process)."""
+    """Make the protected set ready and probe bwrap with it (about 10 ms, once per process), with
+    the Landlock-scoping init where the kernel has scopes; when only that fails, without it."""
     environ = os.environ if environ is None else environ
     bwrap = environ.get(BWRAP_ENV) or "bwrap"
     protected = prepare(this_protected_set(app_folders))
     mounts = tuple(mount_args(protected, _writable_parent))
     hidden = tuple(hidden_args(environ, os.path.exists))
-    state, detail = probe(bwrap, mounts, hidden)
-    return Container(state, bwrap if state == ON else None, mounts, hidden, detail, protected)
+    perl = landlock.find_perl()
+    scoping = landlock.plan(sys.platform, landlock.kernel_abi(), perl)
+    init = tuple(landlock.init_argv(perl)) if scoping == landlock.SCOPED and perl else ()
+    state, detail = probe(bwrap, mounts, hidden, init)
+    if state != ON and init:
+        state, unscoped_detail = probe(bwrap, mounts, hidden)
+        scoping, init, detail = (landlock.FAILED, (), detail) if state == ON else (scoping, init, unscoped_detail)
+    return Container(state, bwrap if state == ON else None, mounts, hidden, detail, protected, init, scoping)
 
 
 @functools.lru_cache(maxsize=4)

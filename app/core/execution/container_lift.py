@@ -83,7 +83,12 @@ def helper_argv(action: str, pid: int, members: Sequence[str], nested: Sequence[
 
 def change(action: str, pid: int, members: Sequence[str], protected: Iterable[str]) -> str | None:
     """LIFT or PROTECT `members` in the container whose process `pid` is (its init); None when done,
-    else what went wrong (blocking: a fresh interpreter, some 30 ms)."""
+    else what went wrong (blocking: a fresh interpreter, some 30 ms). A member inside another
+    protected folder has no bind of its own (container.mount_args): there is nothing to change."""
+    protected = list(protected)
+    members = [m for m in members if not any(m.startswith(p.rstrip("/") + "/") for p in protected if p != m)]
+    if not members:
+        return None
     argv = helper_argv(action, pid, members, nested_members(members, protected))
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=HELPER_TIMEOUT_S, check=False)

@@ -298,9 +298,9 @@ def _say_if_unprotected(app: TrayApp) -> None:
     from app.core.execution import container
 
     found = container.for_paths(app.paths)
-    said = container.person_message(found.state)
+    said = container.person_message(found.state, found.scoping)
     if said:
-        log.warning("commands are not contained: %s", container.log_message(found.state, found.detail))
+        log.warning("commands are less protected: %s", container.log_message(found.state, found.detail, found.scoping))
         app.notifier.notify(_("Commands are less protected"), said)
 
 

@@ -1,0 +1,145 @@
+"""Landlock scopes in the container: a command cannot reach an abstract Unix socket made outside
+(the tray's `\\0cowork-terminal/...`, X11's, a bus on an abstract address) nor signal a process
+outside its domain, while the network stays up (issue 21, ../shared/containment-notes.md).
+
+Why here and how: the domain must be applied inside the container, to the command only (not to
+the server or the tray, which need their sockets), before it runs; it is inherited by all it
+starts. `preexec_fn` is unsafe in a threaded server, nothing may be compiled at install time, and
+a Python helper costs an interpreter start (about 25 ms here). So the container's init, which
+already forks the command, is a short Perl program when the kernel has scopes: Perl starts as
+fast as bash (the init it replaces) and has `syscall`, so the scoping costs one fork's worth of
+nothing. Perl is on every Debian and Ubuntu system (`perl-base` is essential); where it is
+missing the bash init runs, unscoped, and the tray says so once.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import sys
+
+from app.core.i18n import _
+
+SCOPE_ABI = 6  # LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET and LANDLOCK_SCOPE_SIGNAL: Linux 6.12
+CREATE_RULESET = 444  # the same number on every architecture (added after the syscall table merge)
+CREATE_RULESET_VERSION = 1
+
+SCOPED = "scoped"  # commands are scoped
+OLD_KERNEL = "old-kernel"  # the kernel has no scopes (Landlock ABI < 6, or Landlock off)
+NO_PERL = "no-perl"  # no Perl to apply them
+FAILED = "failed"  # the probe failed with them, and passed without
+NOT_LINUX = "not-linux"
+
+# The container's init with scopes: the bash init's job (containers.INIT_SCRIPT) in Perl. It forks
+# the command, scopes it (create a ruleset that handles no access right but both scopes, 3, and
+# restrict to it: bwrap already set no_new_privs), writes its status to the fd named first, then
+# reaps until the namespace is empty so a finished command's background job lives on. The init
+# itself stays outside the domain, so the command cannot signal it either. Empty handlers (not
+# IGNORE, which exec would pass on) keep Ctrl-C and a polite SIGTERM for the command. The init leads
+# the command's process group (Stop and Ctrl-C signal it), made with setpgid rather than bwrap's
+# --new-session: every caller starts bwrap in a session of its own without a terminal already
+# (executor.spawn_options), and each further setsid cost some 3-6 ms here (a scheduler autogroup
+# per session); where a terminal is still there (TIOCSTI), it takes a new session. A scope that
+# fails fails the command (exit 126, said on its stderr): it never runs unscoped by surprise.
+PERL_INIT = r"""
+$SIG{$_} = sub {} for qw(INT TERM HUP QUIT);
+if (open(my $tty, "<", "/dev/tty")) { close $tty; require POSIX; POSIX::setsid() } else { setpgrp(0, 0) }
+my $fd = shift @ARGV;
+open(my $status, ">&=", $fd) or die "cowork-init: status fd $fd: $!\n";
+my $pid = fork;
+defined $pid or die "cowork-init: fork: $!\n";
+if ($pid == 0) {
+    close $status;
+    delete $ENV{PERL_BADLANG};
+    my $attr = pack("QQQ", 0, 0, 3);
+    my $ruleset = syscall(444, $attr, 24, 0);
+    if ($ruleset < 0 || syscall(446, $ruleset, 0) != 0) {
+        print STDERR "cowork-init: Landlock scopes could not be applied: $!\n";
+        exit 126;
+    }
+    exec { $ARGV[0] } @ARGV;
+    print STDERR "cowork-init: $ARGV[0]: $!\n";
+    exit 127;
+}
+waitpid($pid, 0);
+my $code = ($? & 127) ? 128 + ($? & 127) : $? >> 8;
+print $status "$code\n";
+close $status;
+open(STDIN, "<", "/dev/null");
+open(STDOUT, ">", "/dev/null");
+open(STDERR, ">", "/dev/null");
+1 while wait() != -1;
+exit $code;
+"""
+
+
+def plan(platform: str, abi: int, perl: str | None) -> str:
+    """Whether commands get scopes here: SCOPED, or why not (the kernel's Landlock ABI, from
+    `kernel_abi`; 0 when it has none)."""
+    if not platform.startswith("linux"):
+        return NOT_LINUX
+    if abi < SCOPE_ABI:
+        return OLD_KERNEL
+    if not perl:
+        return NO_PERL
+    return SCOPED
+
+
+# bwrap's flags for the Perl init: no warning of Perl's about a locale that is not installed (five
+# lines on every command's stderr); the init takes the variable out of the command's environment.
+INIT_ENV = ("--setenv", "PERL_BADLANG", "0")
+
+
+def init_argv(perl: str) -> list[str]:
+    """The scoping init's argv, before the status fd and the command."""
+    return [perl, "-e", PERL_INIT]
+
+
+def kernel_abi() -> int:
+    """The running kernel's Landlock ABI version, 0 without Landlock (asking changes nothing)."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        found = libc.syscall(CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(CREATE_RULESET_VERSION))
+    except (OSError, AttributeError):
+        return 0
+    return max(int(found), 0)
+
+
+def find_perl(environ_path: str | None = None) -> str | None:
+    """Perl from the system's folders first (a `perl` a command put on PATH must not be our init)."""
+    for folder in ("/usr/bin", "/bin", "/usr/local/bin"):
+        candidate = os.path.join(folder, "perl")
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return shutil.which("perl", path=environ_path)
+
+
+def person_message(state: str) -> str | None:
+    """What the tray says once when commands are contained but not scoped; None when they are."""
+    if state == OLD_KERNEL:
+        return _(
+            "Commands can still reach other programs' sockets (the desktop's, the tray's): "
+            "this needs Linux 6.12 or newer."
+        )
+    if state == NO_PERL:
+        return _(
+            "Commands can still reach other programs' sockets (the desktop's, the tray's): "
+            "install Perl (sudo apt install perl) and restart Cowork Terminal."
+        )
+    if state == FAILED:
+        return _("Commands can still reach other programs' sockets: see the log for why.")
+    return None
+
+
+def log_message(state: str) -> str:
+    """The English line for the log: whether commands are scoped, and why not."""
+    return {
+        SCOPED: "abstract sockets and signals are scoped with Landlock",
+        OLD_KERNEL: "no Landlock scopes: the kernel is older than 6.12 (Landlock ABI < 6)",
+        NO_PERL: "no Landlock scopes: perl is missing (the scoping init is a Perl program)",
+        FAILED: "no Landlock scopes: the container did not start with them",
+        NOT_LINUX: "no Landlock here",
+    }.get(state, state)
