@@ -30,6 +30,7 @@ from mcp.server import MCPServer
 from app import __version__
 from app.server import stdio_transport
 from app.server.argument_gate import CallGate, ServiceUnavailable, declared_parameters
+from app.server.forwarding import TrayForwarder
 
 if TYPE_CHECKING:
     from app.core.commands.service import CommandService
@@ -96,13 +97,19 @@ def build_server(open_host: Callable[[], HostSide]) -> MCPServer[Any]:
         finally:
             relay.close()
 
+    def client() -> tuple[Any, Any]:
+        service = host.service if host is not None else None
+        return (service.client.name, service.client.version) if service is not None else (None, None)
+
     gate = CallGate()
+    # After the gate: the tray runs every call of a server bound to it (issue 21).
+    forwarder = TrayForwarder(lambda: host.link if host is not None else None, client)
     server: MCPServer[Any] = MCPServer(
         name=SERVER_NAME,
         version=__version__,
         instructions=INSTRUCTIONS,
         lifespan=lifespan,
-        middleware=[gate],
+        middleware=[gate, forwarder],
     )
     gate.declared = declared_parameters(server)
     return server

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from app.core import data_folder
+from app.core.authority.command_host import CommandHost
 from app.core.authority.errors import RequestError
 from app.core.authority.holds import MAX_HOLDS_PER_PEER, HeldCommand, Holds, rule_for
 from app.core.authority.peers import Connections, Peer
@@ -92,6 +93,8 @@ class Hub:
         self.holds = Holds()
         self.questions = Questions(self, ask_user)
         self.paused_by: str | None = None  # who set the pause in force (set_paused's `by`)
+        # Runs the tool calls servers forward (issue 21); None: servers run their commands themselves.
+        self.command_host: CommandHost | None = None
 
     # -- start and stop -----------------------------------------------------------------------
 
@@ -112,6 +115,8 @@ class Hub:
 
     def forget(self, peer: Peer) -> None:
         """A peer went away: its holds go, its questions have nobody to answer."""
+        if self.command_host is not None and peer.role == "server":
+            self.command_host.peer_gone(peer)
         with self.lock:
             gone = self.holds.drop_peer(peer)
             self.questions.forget_peer(peer)

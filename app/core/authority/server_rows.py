@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.core.authority.errors import RequestError
 from app.core.authority.holds import MAX_HOLDS_PER_PEER, HeldCommand
+from app.core.channel.call_messages import Call, CallCancel
 from app.core.channel.protocol import Begin, ClientName, End, Finish, Progress, Started
 from app.core.i18n import _
 from app.core.journal.store import Status
@@ -142,7 +143,24 @@ def _owned(peer: Peer, command_id: int) -> int:
     return command_id
 
 
+def call(hub: Hub, peer: Peer, message: Call) -> dict[str, Any]:
+    """A tool call to run here: accepted at once; its progress and result are pushed to the peer."""
+    host = hub.command_host
+    if host is None:
+        raise RequestError("this Cowork Terminal app does not run tool calls; run them in the server")
+    host.submit(peer, message)
+    return {}
+
+
+def call_cancel(hub: Hub, peer: Peer, message: CallCancel) -> dict[str, Any]:
+    if hub.command_host is not None:
+        hub.command_host.cancel(peer, message.call_id)
+    return {}
+
+
 SERVER_OPS: dict[str, Callable[[Hub, Peer, Any], dict[str, Any]]] = {
+    "call": call,
+    "call_cancel": call_cancel,
     "begin": begin,
     "started": started,
     "finish": finish,

@@ -56,6 +56,7 @@ class ClientInfo:
     name: str | None = None
     version: str | None = None
     protocol: str | None = None  # the protocol version the client speaks, when it said
+    patience: str | None = None  # COWORK_TERMINAL_PATIENCE_S of the server that forwarded the call (in a tray)
 
 
 class CommandService:

@@ -34,6 +34,7 @@ from types import ModuleType
 from typing import Any
 
 from app.core import data_folder
+from app.core.authority.command_host import CommandHost, RunnerOpener
 from app.core.authority.hub import Hub, Question
 from app.core.channel.transport import AddressTaken
 from app.core.errors import CoworkError
@@ -88,6 +89,7 @@ class TrayApp:
         check_timeout_s: float = CHECK_PROCESS_TIMEOUT_S,
         platform: str = sys.platform,
         poll_s: float = POLL_S,
+        open_runner: RunnerOpener | None = None,
     ) -> None:
         self.paths = data_folder.ensure(paths)
         # Create and migrate the journal here, once: two threads switching a brand-new database to
@@ -160,6 +162,12 @@ class TrayApp:
             open_log=lambda: self.submit(menu.OPEN_LOG),
             quit_app=self.request_quit,
         )
+        # The tray runs the tool calls servers hand it, from one thread of its own (issue 21).
+        self.command_host: CommandHost | None = None
+        if open_runner is not None:
+            self.command_host = CommandHost(open_runner)
+            self.command_host.start()
+            self.hub.command_host = self.command_host
         self.hub.start()
 
     # -- the menu: built from the model each time pystray asks ------------------------------
@@ -296,6 +304,8 @@ class TrayApp:
         self.tray_windows.close_all()
         self.notifier.withdraw()
         self.hub.close()  # servers end what runs: nobody would watch it any more
+        if self.command_host is not None:  # the tray's own runners end what they ran
+            self.command_host.close()
         if self._lock is not None:
             self._lock.release()
             self._lock = None
@@ -405,7 +415,7 @@ class TrayApp:
             self.kick()
 
 
-def run_tray(paths: AppPaths, lock: HeldLock) -> int:
+def run_tray(paths: AppPaths, lock: HeldLock, open_runner: RunnerOpener | None = None) -> int:
     """The `tray` command after it took the tray lock: load pystray, build the app, run it."""
     # Not forbid_dumps() here: every server checks the tray's program through /proc/<pid>/exe, which
     # the kernel hides from other processes of a non-dumpable one (core/private_process.py).
@@ -416,7 +426,7 @@ def run_tray(paths: AppPaths, lock: HeldLock) -> int:
         print(f"cowork-terminal: {no_icon_message(sys.platform, os.environ, exc)}", file=sys.stderr)
         return 1
     try:
-        app = TrayApp(paths, lock, pystray)
+        app = TrayApp(paths, lock, pystray, open_runner=open_runner)
     except AddressTaken as exc:
         log.error("cannot start: %s", exc)
         problem = _(
