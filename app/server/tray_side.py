@@ -85,13 +85,15 @@ class TrayRunner:
                     await self._closed.wait()
                 group.cancel_scope.cancel()
         finally:
-            if relay is not None:
-                relay.close()
-            if self.host.link is not None:
-                self.host.link.on_change = lambda: None
-            with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(self.host.leave)
-            self._ended.set()
+            try:
+                if relay is not None:
+                    relay.close()
+                if self.host.link is not None:
+                    self.host.link.on_change = lambda: None
+                # On this thread: its journal connection was made here (the tray answers `end` at once).
+                self.host.leave()
+            finally:
+                self._ended.set()
 
     async def call(self, call: Call, progress: ProgressSink | None) -> Mapping[str, Any]:
         assert self.client is not None
@@ -103,6 +105,11 @@ class TrayRunner:
         if service is None:
             return False
         return any(job.status in (JobStatus.RUNNING, JobStatus.WAITING) for job in service.jobs.jobs())
+
+    def closing(self) -> None:
+        # As when a server loses its tray: what runs ends with the "app stopped" reason.
+        if self.host.link is not None:
+            self.host.link.close()
 
     async def aclose(self) -> None:
         self._closed.set()

@@ -29,6 +29,7 @@ from app.core.channel.call_messages import Call, CallProgress, CallResult
 log = logging.getLogger(__name__)
 
 REAP_INTERVAL_S = 1.0  # how often runners of servers that went away are checked for idleness
+CLOSE_WAIT_S = 2.0  # at quit, how long the calls get to return their "the app stopped" results
 # English: the model reads it (the MCP shape of a failed call).
 HOST_FAILED = (
     "Error executing tool {tool}: the Cowork Terminal app could not run this call ({error}). Try again; if it "
@@ -47,6 +48,10 @@ class CallRunner(Protocol):
 
     def busy(self) -> bool:
         """Whether one of its jobs runs or waits for the user."""
+        ...
+
+    def closing(self) -> None:
+        """The app stops: end what runs now (the calls then return, saying why)."""
         ...
 
     async def aclose(self) -> None: ...
@@ -92,7 +97,8 @@ class CommandHost:
         self._ready.wait(5.0)
 
     def close(self) -> None:
-        """End every runner (their jobs end with them) and the thread."""
+        """End every runner (their jobs end with them) and the thread. Before the hub closes: the
+        calls' results, which say the app stopped, then reach their servers ahead of `closing`."""
         portal, self._portal = self._portal, None
         if portal is None:
             return
@@ -136,6 +142,12 @@ class CommandHost:
             await anyio.sleep_forever()
 
     async def _close_all(self) -> None:
+        for served in list(self._served.values()):
+            if served.runner is not None:
+                served.runner.closing()
+        with anyio.move_on_after(CLOSE_WAIT_S):
+            while any(served.calls for served in list(self._served.values())):
+                await anyio.sleep(0.02)
         for key in list(self._served):
             await self._drop(key)
         if self._group is not None:

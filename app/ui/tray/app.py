@@ -303,9 +303,9 @@ class TrayApp:
                 thread.join(THREAD_JOIN_S)  # the actions thread may be inside a check: it is a daemon
         self.tray_windows.close_all()
         self.notifier.withdraw()
-        self.hub.close()  # servers end what runs: nobody would watch it any more
-        if self.command_host is not None:  # the tray's own runners end what they ran
+        if self.command_host is not None:  # what the tray runs ends first, and its servers are told why
             self.command_host.close()
+        self.hub.close()  # servers end what runs: nobody would watch it any more
         if self._lock is not None:
             self._lock.release()
             self._lock = None
