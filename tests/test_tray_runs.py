@@ -22,6 +22,7 @@ import app
 from app.core.channel.client import ask_tray
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
+from tests.channel_peers import FakePeer
 from tests.stdio_client import connect, run, server_params
 from tests.tray_process import running_tray
 
@@ -137,3 +138,56 @@ async def test_a_server_patched_to_skip_holds_still_has_its_rm_rf_held_by_the_tr
             assert [hold["command"] for hold in pending] == ["rm -rf victim"], pending
             await patched.call_tool("command_stop", {"jobId": held["jobId"]})
     assert (work / "victim").is_dir()
+
+
+async def test_a_server_that_runs_a_command_itself_gets_no_row_and_no_hold_from_a_tray_that_runs_them(
+    home: Path, paths: AppPaths
+) -> None:
+    with running_tray(home):
+        patched = FakePeer(paths)  # a server patched to run its commands itself, in another process
+        try:
+            welcome = patched.hello("server", pid=os.getpid(), headless=False, lock_key="patched")
+            assert welcome["op"] == "ack" and welcome["runs_commands"] is True
+            for status in ("running", "waiting"):
+                answer = patched.begin("rm -rf victim", status=status)
+                assert answer["op"] == "error" and "runs every command of its servers itself" in answer["message"]
+            assert json.loads(ask_tray(paths, "holds")["message"]) == []
+            refused = patched.begin("rm -rf victim", status="refused", reason="bad arguments")
+            assert refused["op"] == "ack", "a refusal is still recorded: the user sees what was refused"
+        finally:
+            patched.close()
+    with Journal(paths) as journal:
+        assert [row.status.value for row in journal.recent_commands()] == ["refused"]
+
+
+async def test_a_tool_the_server_was_started_without_is_not_run_by_the_tray_either(home: Path, tmp_path: Path) -> None:
+    with running_tray(home):
+        params = server_params(home, "--tools", "execute")
+        async with Client(params, mode="legacy") as narrowed:
+            listed = {tool.name for tool in (await narrowed.list_tools()).tools}
+            assert "execute_command" in listed and "terminal_run" not in listed
+            ran = await run(narrowed, {"command": "echo through-the-tray", "cwd": str(tmp_path)})
+            assert ran.get("stdout") == "through-the-tray\n", ran
+            refused = await narrowed.call_tool(
+                "terminal_run", {"command": "touch made-by-session", "cwd": str(tmp_path)}
+            )
+    assert refused.is_error
+    assert not (tmp_path / "made-by-session").exists()
+
+
+async def test_a_call_the_client_cancels_ends_its_command_in_the_tray(home: Path, paths: AppPaths) -> None:
+    marker = f"cancelled-in-tray-{os.getpid()}"
+    with running_tray(home):
+        async with connect(home, headless=False) as agent:
+            with anyio.move_on_after(20):
+                async with anyio.create_task_group() as group:
+                    group.start_soon(run, agent, {"command": f"sleep 300 # {marker}"})
+                    with anyio.fail_after(10):
+                        while not pids_of(marker):
+                            await anyio.sleep(0.05)
+                    group.cancel_scope.cancel()  # the client cancels the call (Claude's stop button)
+            with anyio.fail_after(10):
+                while pids_of(marker):
+                    await anyio.sleep(0.05)
+            alive = await run(agent, {"command": "echo still-served"})
+    assert alive.get("stdout") == "still-served\n", alive

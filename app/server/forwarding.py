@@ -16,7 +16,7 @@ import logging
 import math
 import os
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -42,9 +42,15 @@ TRAY_REFUSED_CALL = "the Cowork Terminal app did not take this call ({reason}). 
 class TrayForwarder(ServerMiddleware[Any]):
     """Sends each tool call to the tray while the link says the tray runs them (see the module)."""
 
-    def __init__(self, link_of: Callable[[], TrayLink | None], client_of: Callable[[], tuple[Any, Any]]) -> None:
+    def __init__(
+        self,
+        link_of: Callable[[], TrayLink | None],
+        client_of: Callable[[], tuple[Any, Any]],
+        declared: Callable[[str], Awaitable[Collection[str] | None]],
+    ) -> None:
         self._link_of = link_of
         self._client_of = client_of
+        self._declared = declared  # the tools this server lists (`serve --tools` narrows them)
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         link = self._link_of() if ctx.method == "tools/call" else None
@@ -55,6 +61,8 @@ class TrayForwarder(ServerMiddleware[Any]):
         if not isinstance(tool, str) or not isinstance(arguments, Mapping):
             return await call_next(ctx)
         if not link.connected:  # bound, the tray gone: the local service refuses, in its words
+            return await call_next(ctx)
+        if await self._declared(tool) is None:  # a tool this server does not list: the SDK says so
             return await call_next(ctx)
         return await forward(ctx, link, tool, arguments, self._client_of())
 

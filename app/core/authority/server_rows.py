@@ -9,6 +9,7 @@ core/channel/protocol.py), and returns the fields of the ack.
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import time
 from collections.abc import Callable
@@ -31,9 +32,20 @@ log = logging.getLogger(__name__)
 LIVE_OUTPUT_MAX_CHARS = 32 * 1024  # per stream: the journal keeps a preview, not the whole output
 
 
+# English: a server reads it (one of ours never gets it: it forwards its calls to a tray that runs them).
+RUNS_ITS_OWN = (
+    "refused: this Cowork Terminal app decides about and runs every command of its servers itself; "
+    "send the tool call to it"
+)
+
+
 def begin(hub: Hub, peer: Peer, message: Begin) -> dict[str, Any]:
     row = message.row
     status = row.status
+    if status.is_active and hub.command_host is not None and peer.facts.pid != os.getpid():
+        # Only the tray's own runners run or hold commands: a server that runs one itself (patched to
+        # skip the tray's decision) gets no row, no hold and no Allow for it.
+        raise RequestError(RUNS_ITS_OWN)
     with hub.lock:
         journal = hub.record.journal
         if status in (Status.RUNNING, Status.WAITING) and hub.state.paused:
