@@ -70,6 +70,7 @@ class TrayRunner:
                 else:
                     self.service = opened
                     opened.client.patience = self.patience
+                    opened.repairs_journal = False  # the hub, in this same process, does it
                     group.start_soon(opened.run_background)
                     if self.host.link is not None:  # the hub's pushes reach the service on this loop
                         relay = PushRelay(anyio.lowlevel.current_token(), opened.pushed)

@@ -22,10 +22,9 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.core import data_folder
-from app.core.authority.command_host import CommandHost
 from app.core.authority.errors import RequestError
 from app.core.authority.holds import MAX_HOLDS_PER_PEER, HeldCommand, Holds, rule_for
 from app.core.authority.peers import Connections, Peer
@@ -42,6 +41,9 @@ from app.core.journal.store import JOURNAL_REPLACED_SETTING, CommandRecord, Jour
 from app.core.paths import AppPaths, protected_paths
 from app.core.policy.approval import HOLD_LIFETIME_S
 from app.core.policy.rules import Rule
+
+if TYPE_CHECKING:  # anyio loads with the command host, not with the tray's first import
+    from app.core.authority.command_host import CommandHost
 
 log = logging.getLogger(__name__)
 

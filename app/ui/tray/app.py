@@ -31,10 +31,9 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core import data_folder
-from app.core.authority.command_host import CommandHost, RunnerOpener
 from app.core.authority.hub import Hub, Question
 from app.core.channel.transport import AddressTaken
 from app.core.errors import CoworkError
@@ -62,6 +61,9 @@ from app.ui.tray.platforms import (
 from app.ui.tray.pystray_menu import PystrayMenu, find_item
 from app.ui.tray.signals import Wakeup
 from app.ui.tray.windows import TrayWindows
+
+if TYPE_CHECKING:
+    from app.core.authority.command_host import CommandHost, RunnerOpener
 
 log = logging.getLogger(__name__)
 
@@ -165,7 +167,9 @@ class TrayApp:
         # The tray runs the tool calls servers hand it, from one thread of its own (issue 21).
         self.command_host: CommandHost | None = None
         if open_runner is not None:
-            self.command_host = CommandHost(open_runner)
+            from app.core.authority.command_host import CommandHost as Host  # anyio: only when it runs calls
+
+            self.command_host = Host(open_runner)
             self.command_host.start()
             self.hub.command_host = self.command_host
         self.hub.start()
