@@ -191,3 +191,17 @@ async def test_a_call_the_client_cancels_ends_its_command_in_the_tray(home: Path
                     await anyio.sleep(0.05)
             alive = await run(agent, {"command": "echo still-served"})
     assert alive.get("stdout") == "still-served\n", alive
+
+
+async def test_progress_of_a_command_the_tray_runs_reaches_a_client_that_asked_for_it(home: Path) -> None:
+    said: list[str] = []
+
+    async def progress(_value: float, _total: float | None, message: str | None) -> None:
+        said.append(message or "")
+
+    with running_tray(home):
+        async with connect(home, headless=False) as agent:
+            command = "for n in one two three four; do echo line-$n; sleep 0.7; done"
+            done = await run(agent, {"command": command}, progress_callback=progress)
+    assert done.get("exitCode") == 0, done
+    assert any(message.startswith("line-") for message in said), said
