@@ -128,10 +128,6 @@ class CommandHost:
             with suppress(RuntimeError):
                 portal.start_task_soon(self._gone, id(peer))
 
-    def served_count(self) -> int:
-        """How many runners are open now (a server's, or one whose server went away with jobs left)."""
-        return sum(1 for served in list(self._served.values()) if served.runner is not None)
-
     # -- on the host's loop ------------------------------------------------------------------------
 
     async def _main(self) -> None:
