@@ -196,11 +196,12 @@ LIBFAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1")
 
 
 async def test_an_expired_hold_ends_denied_and_its_prompt_disappears(
-    home: Path, paths: AppPaths, tray: subprocess.Popen, tmp_path: Path
+    home: Path, paths: AppPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if not LIBFAKETIME.exists():
         pytest.fail("libfaketime is missing, so a hold's 5 minutes cannot pass quickly: apt-get install -y libfaketime")
-    clock = tmp_path / "server-clock"  # the server's wall clock, moved on by the test (libfaketime reads it)
+    # The tray's wall clock (it holds the job, issue 21), moved on by the test (libfaketime reads it).
+    clock = tmp_path / "tray-clock"
     clock.write_text("+0\n")
     env = {
         "LD_PRELOAD": str(LIBFAKETIME),
@@ -208,6 +209,13 @@ async def test_an_expired_hold_ends_denied_and_its_prompt_disappears(
         "FAKETIME_NO_CACHE": "1",
         "FAKETIME_DONT_FAKE_MONOTONIC": "1",
     }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with running_tray(home):
+        await expired_hold_is_denied(home, paths, clock, env)
+
+
+async def expired_hold_is_denied(home: Path, paths: AppPaths, clock: Path, env: dict[str, str]) -> None:
     set_window(home, 1)
     async with connect(home, headless=False, env=env) as client:
         first = await run(client, {"command": "sudo true"})
@@ -264,9 +272,17 @@ async def test_no_tool_or_argument_lets_the_model_approve_its_own_command(
         waiting, refused = rows(paths)
         assert refused.status is Status.REFUSED and refused.decision is None
         assert waiting.status is Status.WAITING and waiting.decision is None
-    assert holds(paths) == [], "the tray no longer asks about a command whose server is gone"
+    # The tray holds the job, not the server (issue 21): the user can still answer it after the server
+    # is gone, and another server of the same app reads the answer. Deny is a tightening: from anywhere.
+    [still_held] = holds(paths)
+    assert still_held["command"] == "sudo true"
     waiting, _refused = rows(paths)
-    assert waiting.status is Status.INTERRUPTED, "a server that exits closes what it still held"
+    assert waiting.status is Status.WAITING, "a held job outlives its server"
+    assert cli(home, "deny", str(waiting.id)).returncode == 0
+    with anyio.fail_after(10):
+        while rows(paths)[0].status is Status.WAITING:
+            await anyio.sleep(0.05)
+    assert rows(paths)[0].status is Status.REFUSED
 
 
 async def test_a_harmless_looking_command_run_in_the_apps_own_folder_is_held(

@@ -53,6 +53,13 @@ def connect(home: Path, *, headless: bool = True) -> Any:
     return connect_server(home, headless=headless, env={container.BWRAP_ENV: str(home / "no-bwrap")})
 
 
+@pytest.fixture(autouse=True)
+def trays_without_the_container(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tray runs the commands of a server bound to it (issue 21): it runs them without the
+    container too, so that these attacks reach the tray itself (the container stops them first)."""
+    monkeypatch.setenv(container.BWRAP_ENV, str(home / "no-bwrap"))
+
+
 def agent_script(code: str, *, background: bool = False) -> str:
     """A command that writes `code` to a file in /tmp and runs it: the classifier cannot read it.
     The script deletes its file as it starts (Python has read it by then), so none is left behind."""
@@ -415,13 +422,13 @@ told.write_text(json.dumps({{"code": code, "said": said.getvalue()}}))
     assert answer["error"].endswith(PAUSED_MESSAGE)
 
 
-async def cut_short(agent, paths: AppPaths, act) -> dict:
+async def cut_short(agent, paths: AppPaths, act, command: str = "sleep 41000") -> dict:
     """Start a command that would run for hours, do `act()` once it runs, return what the model got."""
     result: dict = {}
     async with anyio.create_task_group() as group:
 
         async def long() -> None:
-            result.update(await run(agent, {"command": "sleep 41000"}))
+            result.update(await run(agent, {"command": command}))
 
         group.start_soon(long)
         await wait_until_running(paths)
@@ -432,19 +439,35 @@ async def cut_short(agent, paths: AppPaths, act) -> dict:
     return result
 
 
+def running_with(text: str) -> list[int]:
+    """Live processes whose whole command line holds `text` (ps cuts long lines to its width)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            alive = entry.name.isdigit() and (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+            if alive and text.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+    return found
+
+
 async def test_commands_stop_within_moments_when_the_tray_dies_and_the_model_is_told_why(
-    home: Path, paths: AppPaths
+    home: Path, paths: AppPaths, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The tray runs the command, in its container: the container ends with the tray (--die-with-parent).
+    monkeypatch.delenv(container.BWRAP_ENV)
+    command = f"sleep 41000 # tray-dies-{os.getpid()}"
     async with connect(home, headless=False) as agent:
         with running_tray(home) as tray:
             await wait_until_bound(agent)
 
             async def kill() -> None:
+                wait_for(lambda: running_with(command), timeout_s=STOP_DEADLINE_S)  # it runs
                 tray.send_signal(signal.SIGKILL)
 
-            result = await cut_short(agent, paths, kill)
-        assert "Cowork Terminal app stopped" in result["note"]
-        assert result["exitCode"] is None
+            result = await cut_short(agent, paths, kill, command)
+        assert "Cowork Terminal app went away during this call" in result["error"]
+        assert "every command it ran was stopped with it" in result["error"]
+        wait_for(lambda: not running_with(command), timeout_s=STOP_DEADLINE_S)
         refused = await run(agent, {"command": "echo after"})
     assert "Cowork Terminal is not running" in refused["error"]
 
@@ -484,8 +507,8 @@ print("replaced")
             wait_for(lambda: "started a new activity journal" in tray_log(home), timeout_s=STOP_DEADLINE_S)
             after = await run(agent, {"command": "echo after"})
             assert after.get("stdout") == "after\n", "the tray registered its live server in the new journal"
-            with Journal(paths) as journal:
-                assert [row.client_name for row in journal.servers()] == ["mcp"], "with its client's name"
+            with Journal(paths) as journal:  # the server, and the tray's runner of its calls
+                assert [row.client_name for row in journal.servers()] == ["mcp", "mcp"], "with its client's name"
     told = tray_log(home)
     assert told.count("started a new activity journal") == 1
     assert "The activity log was deleted" not in told, "one notice for one event"

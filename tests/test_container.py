@@ -380,8 +380,10 @@ async def test_a_container_switched_off_in_the_app_runs_commands_unprotected_and
 
 
 async def test_a_change_to_a_protected_file_waits_for_the_user_and_once_allowed_runs_without_the_binds(
-    home: Path, paths: AppPaths, user_home: Path, display: str
+    home: Path, paths: AppPaths, user_home: Path, display: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The tray runs the server's commands (issue 21): it is the one that sees this user's home.
+    monkeypatch.setenv("HOME", str(user_home))
     seen: list[dict] = []
 
     async def allow_when_held() -> None:
@@ -447,10 +449,12 @@ async def test_an_allowed_command_that_needs_sudo_runs_outside_the_container_and
 
 
 async def test_an_allowed_change_of_a_protected_file_in_the_session_shell_works_and_the_file_is_read_only_again_after(
-    home: Path, paths: AppPaths, user_home: Path, display: str
+    home: Path, paths: AppPaths, user_home: Path, display: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The session's shell lives in one container: the user's Allow lifts the file's read-only bind
     there for that one command, and the next command meets it again."""
+    # The tray runs the server's commands (issue 21): it is the one that sees this user's home.
+    monkeypatch.setenv("HOME", str(user_home))
     seen: list[dict] = []
 
     async def allow_when_held() -> None:

@@ -45,30 +45,49 @@ async def tray_bound(home: Path, name: str) -> AsyncIterator[Client]:
         yield client
 
 
-@pytest.mark.parametrize("bound", ["headless", "tray"])
-async def test_a_job_whose_server_is_closed_by_claude_is_recorded_as_ended_with_its_server(
-    home: Path, paths: AppPaths, bound: str
+async def test_a_job_whose_headless_server_is_closed_by_claude_is_recorded_as_ended_with_its_server(
+    home: Path, paths: AppPaths
 ) -> None:
     marker = f"51{os.getpid() % 1000}.5"
-    server = client_named if bound == "headless" else tray_bound
-    with running_tray(home) if bound == "tray" else contextlib.nullcontext():
-        async with server(home, COWORK) as client:
-            started = await call(client, "execute_command", {"command": f"sleep {marker}", "background": True})
-            await wait_for_process(marker)
-        deadline = time.monotonic() + STOP_DEADLINE_S
-        while time.monotonic() < deadline and (
-            live_processes(marker) or row_of(paths, started["jobId"]).status.is_active
-        ):
-            await anyio.sleep(0.1)
-        assert live_processes(marker) == [], "the job ended with its server"
-        row = row_of(paths, started["jobId"])
-        assert row.status is Status.INTERRUPTED, row
-        assert row.reason == "the server exited while it ran or waited", row
-        async with server(home, COWORK) as another:
-            read = await call(another, "command_wait", {"jobId": started["jobId"]})
+    async with client_named(home, COWORK) as client:
+        started = await call(client, "execute_command", {"command": f"sleep {marker}", "background": True})
+        await wait_for_process(marker)
+    deadline = time.monotonic() + STOP_DEADLINE_S
+    while time.monotonic() < deadline and (live_processes(marker) or row_of(paths, started["jobId"]).status.is_active):
+        await anyio.sleep(0.1)
+    assert live_processes(marker) == [], "the job ended with its server"
+    row = row_of(paths, started["jobId"])
+    assert row.status is Status.INTERRUPTED, row
+    assert row.reason == "the server exited while it ran or waited", row
+    async with client_named(home, COWORK) as another:
+        read = await call(another, "command_wait", {"jobId": started["jobId"]})
     assert read["status"] == "finished" and read["exitCode"] is None
     assert read["note"].startswith("the server exited while it ran or waited"), read
     assert "run it again with execute_command" in read["note"] and "cancel" not in read["note"]
+
+
+async def test_a_job_whose_tray_bound_server_is_closed_by_claude_goes_on_in_the_tray_until_stopped(
+    home: Path, paths: AppPaths
+) -> None:
+    """The tray runs the job (issue 21): its server's end is not the job's; another server of the
+    same app still finds it running and can stop it."""
+    marker = f"51{os.getpid() % 1000}.5"
+    with running_tray(home):
+        async with tray_bound(home, COWORK) as client:
+            started = await call(client, "execute_command", {"command": f"sleep {marker}", "background": True})
+            await wait_for_process(marker)
+        await anyio.sleep(1.0)  # the server is gone: its job is not
+        assert live_processes(marker), "the job goes on after its server"
+        assert row_of(paths, started["jobId"]).status is Status.RUNNING
+        async with tray_bound(home, COWORK) as another:
+            listed = await call(another, "command_list", {})
+            assert started["jobId"] in [job["jobId"] for job in listed["jobs"]], listed
+            stopped = await call(another, "command_stop", {"jobId": started["jobId"]})
+        assert stopped["status"] == "finished" and stopped["exitCode"] is None, stopped
+        row = row_of(paths, started["jobId"])
+        assert row.status is Status.KILLED and row.reason == "stopped by the user", row
+        await anyio.sleep(0.5)
+        assert live_processes(marker) == []
 
 
 async def test_a_job_whose_server_gets_sigterm_is_recorded_as_ended_with_its_server(

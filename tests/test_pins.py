@@ -20,6 +20,7 @@ import anyio
 import pytest
 
 from app.core.channel.client import current_tray_state
+from app.core.execution import container
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from tests.clicks import PROMPT_TITLE, click_yes
@@ -95,8 +96,10 @@ class CuedAttack:
 
 @pytest.mark.gui
 async def test_a_nan_approval_window_sent_from_a_command_changes_nothing_and_neither_does_55_after_it(
-    home: Path, paths: AppPaths, display: str
+    home: Path, paths: AppPaths, display: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The tray runs the server's commands (issue 21): it too runs them without the container here.
+    monkeypatch.setenv(container.BWRAP_ENV, str(home / "no-bwrap"))
     ask = """
 from app.core.channel.client import TrayRefused, ask_tray
 from app.core.paths import AppPaths

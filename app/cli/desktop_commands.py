@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import sys
+from typing import Any
 
 from app.core import app_log, data_folder, liveness
 from app.core.channel.client import NoTray, TrayRefused, ask_tray
@@ -94,7 +95,7 @@ def start_tray(args: argparse.Namespace) -> int:
         app_log.configure(paths, "tray", echo_to_stderr=args.verbose)
         from app.ui.tray.app import run_tray as run_tray_app  # pystray and PIL: only for the tray itself
 
-        return run_tray_app(paths, lock)
+        return run_tray_app(paths, lock, open_runner=tray_runner_opener(paths))
     except CoworkError:  # a full disk, a read-only folder: the CLI says it in words, no traceback
         raise
     except Exception:  # the top of the tray process: a windowed app has no stderr, so log it
@@ -102,6 +103,18 @@ def start_tray(args: argparse.Namespace) -> int:
         raise
     finally:
         lock.release()
+
+
+def tray_runner_opener(paths: AppPaths) -> Any:
+    """How the tray opens the runner of a server that hands it its calls: the MCP layer's, loaded at
+    the first forwarded call (the tray itself starts without the MCP SDK)."""
+
+    async def open_runner(call: Any, group: Any) -> Any:
+        from app.server.tray_side import open_runner as open_in_tray
+
+        return await open_in_tray(paths, call, group)
+
+    return open_runner
 
 
 def quit_running_tray(paths: AppPaths) -> int:

@@ -26,7 +26,7 @@ from app.core.commands.jobs import (
     read_file_part,
     record_status,
 )
-from app.core.commands.patience import patience_s
+from app.core.commands.patience import PATIENCE_ENV, patience_s
 from app.core.commands.request import (
     DEFAULT_TIMEOUT_MS,
     CommandRefused,
@@ -217,7 +217,9 @@ def answer(reply: Callable[[BaseModel], CallToolResult], result: JobResult) -> C
 def client_patience(service: CommandService, ctx: Context) -> float:
     session = getattr(ctx.request_context, "session", None)
     protocol = getattr(getattr(session, "client_params", None), "protocol_version", None)
-    return patience_s(service.client.name, protocol if isinstance(protocol, str) else None, os.environ)
+    # In the tray, the override is the forwarding server's (set in Claude's entry for it), not the tray's.
+    environ = os.environ if service.client.patience is None else {PATIENCE_ENV: service.client.patience}
+    return patience_s(service.client.name, protocol if isinstance(protocol, str) else None, environ)
 
 
 async def wait_for_job(

@@ -15,7 +15,7 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Collection
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -30,6 +30,7 @@ from mcp.server import MCPServer
 from app import __version__
 from app.server import stdio_transport
 from app.server.argument_gate import CallGate, ServiceUnavailable, declared_parameters
+from app.server.forwarding import TrayForwarder
 
 if TYPE_CHECKING:
     from app.core.commands.service import CommandService
@@ -96,13 +97,23 @@ def build_server(open_host: Callable[[], HostSide]) -> MCPServer[Any]:
         finally:
             relay.close()
 
+    def client() -> tuple[Any, Any]:
+        service = host.service if host is not None else None
+        return (service.client.name, service.client.version) if service is not None else (None, None)
+
     gate = CallGate()
+
+    # After the gate: the tray runs every call of a server bound to it (issue 21).
+    async def declared(tool: str) -> Collection[str] | None:
+        return await gate.declared(tool) if gate.declared is not None else None
+
+    forwarder = TrayForwarder(lambda: host.link if host is not None else None, client, declared)
     server: MCPServer[Any] = MCPServer(
         name=SERVER_NAME,
         version=__version__,
         instructions=INSTRUCTIONS,
         lifespan=lifespan,
-        middleware=[gate],
+        middleware=[gate, forwarder],
     )
     gate.declared = declared_parameters(server)
     return server

@@ -22,7 +22,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.core import data_folder
 from app.core.authority.errors import RequestError
@@ -41,6 +41,9 @@ from app.core.journal.store import JOURNAL_REPLACED_SETTING, CommandRecord, Jour
 from app.core.paths import AppPaths, protected_paths
 from app.core.policy.approval import HOLD_LIFETIME_S
 from app.core.policy.rules import Rule
+
+if TYPE_CHECKING:  # anyio loads with the command host, not with the tray's first import
+    from app.core.authority.command_host import CommandHost
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +95,8 @@ class Hub:
         self.holds = Holds()
         self.questions = Questions(self, ask_user)
         self.paused_by: str | None = None  # who set the pause in force (set_paused's `by`)
+        # Runs the tool calls servers forward (issue 21); None: servers run their commands themselves.
+        self.command_host: CommandHost | None = None
 
     # -- start and stop -----------------------------------------------------------------------
 
@@ -112,6 +117,8 @@ class Hub:
 
     def forget(self, peer: Peer) -> None:
         """A peer went away: its holds go, its questions have nobody to answer."""
+        if self.command_host is not None and peer.role == "server":
+            self.command_host.peer_gone(peer)
         with self.lock:
             gone = self.holds.drop_peer(peer)
             self.questions.forget_peer(peer)

@@ -284,4 +284,6 @@ class Connections:
                 hub.record.wrote()
             server_id = peer.server_id
             hub.on_change()
-        return Welcome(hub.real_data_dir, os.getpid(), hub.state.to_wire(), server_id).fields()
+        # A server elsewhere hands this tray its tool calls; the tray's own runners (this process) run them.
+        runs = hello.role == "server" and hub.command_host is not None and peer.facts.pid != os.getpid()
+        return Welcome(hub.real_data_dir, os.getpid(), hub.state.to_wire(), server_id, runs).fields()

@@ -8,6 +8,7 @@ replaced or damaged in place is found here; the hub starts a new one and writes 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import sqlite3
 import time
@@ -111,7 +112,16 @@ class Record:
         with contextlib.suppress(sqlite3.Error):
             self.journal.close()
         data_folder.ensure(self.paths)
-        self.journal = self._open()
+        try:
+            self.journal = self._open()
+        except sqlite3.DatabaseError as exc:
+            if not data_folder.is_corrupt(exc):
+                raise
+            # Damaged in a page only a read finds (opening did not): moved aside here for a new one. The
+            # tray's runners keep no repair of their own (they share this process's file locks).
+            replaced = data_folder.move_aside(self.paths.journal, str(exc))
+            self.journal = self._open()
+            self.journal.set_setting(settings.JOURNAL_REPLACED, dataclasses.asdict(replaced))
 
     def changed_by_others(self) -> bool:
         """True when another program wrote the file or the pause file since we last looked."""

@@ -9,6 +9,7 @@ core/channel/protocol.py), and returns the fields of the ack.
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import time
 from collections.abc import Callable
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.core.authority.errors import RequestError
 from app.core.authority.holds import MAX_HOLDS_PER_PEER, HeldCommand
+from app.core.channel.call_messages import Call, CallCancel
 from app.core.channel.protocol import Begin, ClientName, End, Finish, Progress, Started
 from app.core.i18n import _
 from app.core.journal.store import Status
@@ -30,9 +32,20 @@ log = logging.getLogger(__name__)
 LIVE_OUTPUT_MAX_CHARS = 32 * 1024  # per stream: the journal keeps a preview, not the whole output
 
 
+# English: a server reads it (one of ours never gets it: it forwards its calls to a tray that runs them).
+RUNS_ITS_OWN = (
+    "refused: this Cowork Terminal app decides about and runs every command of its servers itself; "
+    "send the tool call to it"
+)
+
+
 def begin(hub: Hub, peer: Peer, message: Begin) -> dict[str, Any]:
     row = message.row
     status = row.status
+    if status.is_active and hub.command_host is not None and peer.facts.pid != os.getpid():
+        # Only the tray's own runners run or hold commands: a server that runs one itself (patched to
+        # skip the tray's decision) gets no row, no hold and no Allow for it.
+        raise RequestError(RUNS_ITS_OWN)
     with hub.lock:
         journal = hub.record.journal
         if status in (Status.RUNNING, Status.WAITING) and hub.state.paused:
@@ -142,7 +155,24 @@ def _owned(peer: Peer, command_id: int) -> int:
     return command_id
 
 
+def call(hub: Hub, peer: Peer, message: Call) -> dict[str, Any]:
+    """A tool call to run here: accepted at once; its progress and result are pushed to the peer."""
+    host = hub.command_host
+    if host is None:
+        raise RequestError("this Cowork Terminal app does not run tool calls; run them in the server")
+    host.submit(peer, message)
+    return {}
+
+
+def call_cancel(hub: Hub, peer: Peer, message: CallCancel) -> dict[str, Any]:
+    if hub.command_host is not None:
+        hub.command_host.cancel(peer, message.call_id)
+    return {}
+
+
 SERVER_OPS: dict[str, Callable[[Hub, Peer, Any], dict[str, Any]]] = {
+    "call": call,
+    "call_cancel": call_cancel,
     "begin": begin,
     "started": started,
     "finish": finish,

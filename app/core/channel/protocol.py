@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
+from app.core.channel.call_messages import Call, CallCancel, CallProgress, CallResult
 from app.core.channel.outcome import MAX_BYTES, outcome_from_wire, outcome_to_wire
 from app.core.channel.pin import MAX_ENV_SHOWN, MAX_PIN_SCRIPTS, Pin, command_digest
 from app.core.channel.values import (
@@ -122,11 +123,14 @@ class Welcome:
     tray_pid: int | None
     state: Mapping[str, Any]
     server_id: int | None = None
+    runs_commands: bool = False  # the tray runs this server's tool calls (it sends each as `call`)
 
     def fields(self) -> dict[str, Any]:
         fields: dict[str, Any] = {"data_dir": self.data_dir, "tray_pid": self.tray_pid, "state": dict(self.state)}
         if self.server_id is not None:
             fields["server_id"] = self.server_id
+        if self.runs_commands:
+            fields["runs_commands"] = True
         return fields
 
     @classmethod
@@ -137,6 +141,7 @@ class Welcome:
             tray_pid=optional_whole(fields.get("tray_pid"), "tray_pid", 1, MAX_ID),
             state=fields_of(fields.get("state"), "state"),
             server_id=optional_whole(fields.get("server_id"), "server_id", 1, MAX_ID),
+            runs_commands=fields.get("runs_commands") is True,
         )
 
 
@@ -505,9 +510,12 @@ class Message(Protocol):
 
 # What each receiver accepts, by op (a request from anyone is read by `decode_request` below).
 FROM_TRAY: dict[str, Any] = {
-    kind.OP: kind for kind in (Ack, ErrorReply, StatePush, DecisionPush, StopPush, HoldClock, Closing)
+    kind.OP: kind
+    for kind in (Ack, ErrorReply, StatePush, DecisionPush, StopPush, HoldClock, Closing, CallProgress, CallResult)
 }
-FROM_SERVER: dict[str, Any] = {kind.OP: kind for kind in (Begin, Started, Finish, Progress, ClientName, End)}
+FROM_SERVER: dict[str, Any] = {
+    kind.OP: kind for kind in (Begin, Started, Finish, Progress, ClientName, End, Call, CallCancel)
+}
 
 
 def encode(message: Message) -> dict[str, Any]:

@@ -122,6 +122,9 @@ class Runs:
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, CoworkError) or not is_corrupt(exc):
                 raise
+            if not self.service.repairs_journal:  # in the tray: its hub moves the file aside, not this thread
+                log.warning("the journal is damaged (%s): the default output budget is used", exc)
+                return budget_from(None, os.environ)
             log.warning("the journal is damaged (%s): opening it again", exc)
         try:
             journal.reopen()

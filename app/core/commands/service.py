@@ -56,6 +56,7 @@ class ClientInfo:
     name: str | None = None
     version: str | None = None
     protocol: str | None = None  # the protocol version the client speaks, when it said
+    patience: str | None = None  # COWORK_TERMINAL_PATIENCE_S of the server that forwarded the call (in a tray)
 
 
 class CommandService:
@@ -83,6 +84,9 @@ class CommandService:
         self.home = home or str(Path.home())
         self.run_mark = run_mark  # orphans.server_mark: every process we start carries it
         self.client = ClientInfo()
+        # Whether this service moves a damaged journal aside itself: a runner in the tray leaves it to
+        # the hub (the repair's lock is a file lock, which does not order threads of one process).
+        self.repairs_journal = True
         self.protected_paths = protected_paths(paths)  # as named, and as real
         self.background: anyio.abc.TaskGroup | None = None
         self.pulse = anyio.Event()  # set and replaced whenever the tray pushes something

@@ -23,6 +23,7 @@ from typing import Any
 import anyio.to_thread
 
 from app.core.authority.state import STRICTEST, ControlState
+from app.core.channel.call_messages import CallProgress, CallResult
 from app.core.channel.peer import OwnFacts, own_facts, tray_refusal
 from app.core.channel.protocol import (
     FROM_TRAY,
@@ -85,6 +86,10 @@ class TrayLink:
         self.stops: set[int] = set()
         self.hold_clocks: dict[int, float] = {}  # held command -> when it expires, from when the user saw it
         self.version = 0
+        self.runs_commands = False  # the tray runs this server's tool calls (its welcome said so)
+        # Forwarded calls waiting for the tray's answer: each gets its call_progress and call_result,
+        # and None when the tray goes away. Called on the reader's thread: they must not block.
+        self.calls: dict[str, Callable[[CallProgress | CallResult | None], None]] = {}
         self._seq = itertools.count(1)
         self._waiting: dict[int, tuple[threading.Event, list[Ack | ErrorReply]]] = {}
         # Ends sent without waiting (the model has its result at once): kept until the tray
@@ -146,6 +151,7 @@ class TrayLink:
         if welcome.server_id is not None:
             self.server_id = welcome.server_id
         self.state = ControlState.from_wire(dict(welcome.state))
+        self.runs_commands = welcome.runs_commands
         self.refusal = None
         self.closing_reason = None
         self.bound = True
@@ -198,6 +204,8 @@ class TrayLink:
         for event, box in waiting:
             box.append(ErrorReply(None, "the Cowork Terminal app went away"))
             event.set()
+        for deliver in list(self.calls.values()):
+            deliver(None)
         self._bump()
 
     def _take(self, raw: dict[str, Any]) -> None:
@@ -219,6 +227,11 @@ class TrayLink:
             if waiter is not None:
                 waiter[1].append(message)
                 waiter[0].set()
+            return
+        if isinstance(message, (CallProgress, CallResult)):
+            deliver = self.calls.get(message.call_id)
+            if deliver is not None:
+                deliver(message)
             return
         if isinstance(message, StatePush):
             self.state = ControlState.from_wire(dict(message.state))
@@ -252,6 +265,17 @@ class TrayLink:
         except (OSError, ProtocolError):
             with self._lock:
                 self._unacked.pop(seq, None)
+            return False
+        return True
+
+    def tell(self, message: Message) -> bool:
+        """Send and forget (a cancellation): the tray's answer is not waited for, and not kept."""
+        channel = self.channel
+        if channel is None:
+            return False
+        try:
+            channel.send({**encode(message), "seq": next(self._seq)})
+        except (OSError, ProtocolError):
             return False
         return True
 

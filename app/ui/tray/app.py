@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core import data_folder
 from app.core.authority.hub import Hub, Question
@@ -63,6 +63,9 @@ from app.ui.tray.signals import Wakeup
 from app.ui.tray.tray_state import TrayState
 from app.ui.tray.windows import TrayWindows
 
+if TYPE_CHECKING:
+    from app.core.authority.command_host import CommandHost, RunnerOpener
+
 log = logging.getLogger(__name__)
 
 POLL_S = 0.25  # the icon follows the journal within this (the requirement is half a second)
@@ -89,6 +92,7 @@ class TrayApp:
         check_timeout_s: float = CHECK_PROCESS_TIMEOUT_S,
         platform: str = sys.platform,
         poll_s: float = POLL_S,
+        open_runner: RunnerOpener | None = None,
     ) -> None:
         self.paths = data_folder.ensure(paths)
         # Create and migrate the journal here, once: two threads switching a brand-new database to
@@ -161,6 +165,14 @@ class TrayApp:
             open_log=lambda: self.submit(menu.OPEN_LOG),
             quit_app=self.request_quit,
         )
+        # The tray runs the tool calls servers hand it, from one thread of its own (issue 21).
+        self.command_host: CommandHost | None = None
+        if open_runner is not None:
+            from app.core.authority.command_host import CommandHost as Host  # anyio: only when it runs calls
+
+            self.command_host = Host(open_runner)
+            self.command_host.start()
+            self.hub.command_host = self.command_host
         self.hub.start()
 
     # -- the menu: built from the model each time pystray asks ------------------------------
@@ -296,6 +308,8 @@ class TrayApp:
                 thread.join(THREAD_JOIN_S)  # the actions thread may be inside a check: it is a daemon
         self.tray_windows.close_all()
         self.notifier.withdraw()
+        if self.command_host is not None:  # what the tray runs ends first, and its servers are told why
+            self.command_host.close()
         self.hub.close()  # servers end what runs: nobody would watch it any more
         if self._lock is not None:
             self._lock.release()
@@ -406,7 +420,7 @@ class TrayApp:
             self.kick()
 
 
-def run_tray(paths: AppPaths, lock: HeldLock) -> int:
+def run_tray(paths: AppPaths, lock: HeldLock, open_runner: RunnerOpener | None = None) -> int:
     """The `tray` command after it took the tray lock: load pystray, build the app, run it."""
     # Not forbid_dumps() here: every server checks the tray's program through /proc/<pid>/exe, which
     # the kernel hides from other processes of a non-dumpable one (core/private_process.py).
@@ -417,7 +431,7 @@ def run_tray(paths: AppPaths, lock: HeldLock) -> int:
         print(f"cowork-terminal: {no_icon_message(sys.platform, os.environ, exc)}", file=sys.stderr)
         return 1
     try:
-        app = TrayApp(paths, lock, pystray)
+        app = TrayApp(paths, lock, pystray, open_runner=open_runner)
     except AddressTaken as exc:
         log.error("cannot start: %s", exc)
         problem = _(

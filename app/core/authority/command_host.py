@@ -1,0 +1,223 @@
+"""The tray's command host: it runs the tool calls that servers hand it, each server's in its own runner.
+
+A server bound to a tray does not decide or run commands (issue 21): it sends each tool call here as
+`call`, and the runner made for that server checks, classifies, holds or refuses it and starts its
+command, exactly as a server's CommandService does, then the result goes back as `call_result`.
+
+Everything runs on one thread with one event loop that lives as long as the tray: bubblewrap's
+`--die-with-parent` follows the thread that started it, so every container is started from here.
+A runner outlives its server: a job whose server went away goes on until it ends (its own time
+limit, Stop, pause or quit); the runner is closed once its server is gone and none of its jobs
+runs or waits. The runners themselves are made by `open_runner` (the MCP layer, given by the
+entry point: the core imports no MCP).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import suppress
+from typing import Any, Protocol
+
+import anyio
+import anyio.from_thread
+from anyio.abc import TaskGroup
+
+from app.core.channel.call_messages import Call, CallProgress, CallResult
+
+log = logging.getLogger(__name__)
+
+REAP_INTERVAL_S = 1.0  # how often runners of servers that went away are checked for idleness
+CLOSE_WAIT_S = 2.0  # at quit, how long the calls get to return their "the app stopped" results
+# English: the model reads it (the MCP shape of a failed call).
+HOST_FAILED = (
+    "Error executing tool {tool}: the Cowork Terminal app could not run this call ({error}). Try again; if it "
+    "fails again, ask the user to restart Cowork Terminal."
+)
+
+ProgressSink = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+class CallRunner(Protocol):
+    """The tools of one server, run in the tray (app/server/tray_side.py makes them)."""
+
+    async def call(self, call: Call, progress: ProgressSink | None) -> Mapping[str, Any]:
+        """Run one tool call; its MCP CallToolResult as JSON."""
+        ...
+
+    def busy(self) -> bool:
+        """Whether one of its jobs runs or waits for the user."""
+        ...
+
+    def closing(self) -> None:
+        """The app stops: end what runs now (the calls then return, saying why)."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+class PeerLike(Protocol):
+    def push(self, message: Any) -> None: ...
+
+
+RunnerOpener = Callable[[Call, TaskGroup], Awaitable[CallRunner]]
+
+
+class _Served:
+    """What the host keeps for one server: its runner (made at its first call) and its calls now."""
+
+    def __init__(self, peer: PeerLike) -> None:
+        self.peer = peer
+        self.runner: CallRunner | None = None
+        self.opening = anyio.Lock()
+        self.calls: dict[str, anyio.CancelScope] = {}
+        self.gone = False
+
+
+class CommandHost:
+    """One thread, one event loop, one runner per server that forwards its calls."""
+
+    def __init__(self, open_runner: RunnerOpener) -> None:
+        self._open_runner = open_runner
+        self._served: dict[int, _Served] = {}  # by id(peer): the hub's Peer objects are not hashable by value
+        self._portal: anyio.from_thread.BlockingPortal | None = None
+        self._portal_cm: Any = None
+        self._group: TaskGroup | None = None
+        self._ready = threading.Event()
+        self._lock = threading.Lock()
+
+    # -- from any thread --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the host's thread and its event loop (the thread every container is started from)."""
+        self._portal_cm = anyio.from_thread.start_blocking_portal(name="tray-command-host")
+        self._portal = self._portal_cm.__enter__()
+        self._portal.start_task_soon(self._main)
+        self._ready.wait(5.0)
+
+    def close(self) -> None:
+        """End every runner (their jobs end with them) and the thread. Before the hub closes: the
+        calls' results, which say the app stopped, then reach their servers ahead of `closing`."""
+        portal, self._portal = self._portal, None
+        if portal is None:
+            return
+        with suppress(Exception):
+            portal.call(self._close_all)
+        with suppress(Exception):
+            self._portal_cm.__exit__(None, None, None)
+
+    def submit(self, peer: PeerLike, call: Call) -> None:
+        """Run `call` for `peer` (thread-safe, returns at once); its result is pushed to the peer."""
+        portal = self._portal
+        if portal is None:
+            raise RuntimeError("the command host is not running")
+        portal.start_task_soon(self._run, peer, call)
+
+    def cancel(self, peer: PeerLike, call_id: str) -> None:
+        """The client cancelled the call: cancel it as the server would have (execute_command ends its job)."""
+        portal = self._portal
+        if portal is not None:
+            with suppress(RuntimeError):
+                portal.start_task_soon(self._cancel, id(peer), call_id)
+
+    def peer_gone(self, peer: PeerLike) -> None:
+        """The server went away: its runner lives on while one of its jobs runs or waits."""
+        portal = self._portal
+        if portal is not None:
+            with suppress(RuntimeError):
+                portal.start_task_soon(self._gone, id(peer))
+
+    # -- on the host's loop ------------------------------------------------------------------------
+
+    async def _main(self) -> None:
+        async with anyio.create_task_group() as group:
+            self._group = group
+            group.start_soon(self._reap)
+            self._ready.set()
+            await anyio.sleep_forever()
+
+    async def _close_all(self) -> None:
+        for served in list(self._served.values()):
+            if served.runner is not None:
+                served.runner.closing()
+        with anyio.move_on_after(CLOSE_WAIT_S):
+            while any(served.calls for served in list(self._served.values())):
+                await anyio.sleep(0.02)
+        for key in list(self._served):
+            await self._drop(key)
+        if self._group is not None:
+            self._group.cancel_scope.cancel()
+
+    async def _run(self, peer: PeerLike, call: Call) -> None:
+        served = self._served.get(id(peer))
+        if served is None:
+            served = self._served[id(peer)] = _Served(peer)
+        with anyio.CancelScope() as scope:
+            served.calls[call.call_id] = scope
+            try:
+                result = await self._answer(served, call)
+            finally:
+                served.calls.pop(call.call_id, None)
+            peer.push(CallResult(call.call_id, result))
+
+    async def _answer(self, served: _Served, call: Call) -> Mapping[str, Any]:
+        try:
+            async with served.opening:
+                if served.runner is None:
+                    assert self._group is not None
+                    served.runner = await self._open_runner(call, self._group)
+            progress = self._progress_to(served.peer, call.call_id) if call.progress else None
+            return await served.runner.call(call, progress)
+        except anyio.get_cancelled_exc_class():
+            raise
+        except Exception as problem:  # the top of a call: the model is told, the tray lives on
+            log.exception("the command host could not run %s", call.tool)
+            text = HOST_FAILED.format(tool=call.tool, error=problem)
+            return {"content": [{"type": "text", "text": text}], "isError": True}
+
+    @staticmethod
+    def _progress_to(peer: PeerLike, call_id: str) -> ProgressSink:
+        async def send(progress: float, total: float | None, message: str | None) -> None:
+            peer.push(CallProgress(call_id, progress, total, message))
+
+        return send
+
+    async def _cancel(self, key: int, call_id: str) -> None:
+        served = self._served.get(key)
+        scope = served.calls.get(call_id) if served is not None else None
+        if scope is not None:
+            scope.cancel()
+
+    async def _gone(self, key: int) -> None:
+        served = self._served.get(key)
+        if served is None:
+            return
+        # Its calls are not cancelled: in Claude a cancellation is the user's Stop, and a server that
+        # died is not one. They end within the client's patience; their jobs go on as detached ones.
+        served.gone = True
+        await self._reap_one(key)
+
+    async def _reap(self) -> None:
+        while True:
+            await anyio.sleep(REAP_INTERVAL_S)
+            for key in list(self._served):
+                await self._reap_one(key)
+
+    async def _reap_one(self, key: int) -> None:
+        served = self._served.get(key)
+        if served is None or not served.gone or served.calls:
+            return
+        if served.runner is not None and served.runner.busy():
+            return
+        await self._drop(key)
+
+    async def _drop(self, key: int) -> None:
+        served = self._served.pop(key, None)
+        if served is None or served.runner is None:
+            return
+        with anyio.CancelScope(shield=True):
+            try:
+                await served.runner.aclose()
+            except Exception:  # closing must not take the host down
+                log.exception("closing a runner failed")

@@ -1,0 +1,128 @@
+"""A server bound to a tray that runs commands hands it every tool call, and passes back its answer.
+
+The tray decides about and runs every command (issue 21): a server modified in any way cannot skip
+a hold, because it no longer decides. This middleware sits after the argument gate: each
+`tools/call` goes to the tray as one `call` message (with the client's name and version, which set
+its patience), the tray's `call_progress` become the client's progress notifications, and its
+`call_result` is the call's result. A cancellation by the client is sent on as `call_cancel`.
+`initialize` and `tools/list` stay here. A server that never met a tray (`--headless` with no
+tray) runs its calls itself, as does one whose tray does not offer to run them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import os
+import secrets
+from collections.abc import Awaitable, Callable, Collection, Mapping
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
+from mcp_types import CallToolResult
+
+from app.core.channel.call_messages import Call, CallCancel, CallProgress, CallResult
+from app.server.argument_gate import error_result
+
+if TYPE_CHECKING:  # loaded with the host side, after the handshake (lean start, see mcp_server)
+    from app.core.commands.tray_link import TrayLink
+
+log = logging.getLogger(__name__)
+
+# English: the model reads them.
+TRAY_GONE_DURING_CALL = (
+    "the Cowork Terminal app went away during this call, and every command it ran was stopped with it. "
+    "Ask the user to start Cowork Terminal, then run the command again (check first what it already changed)."
+)
+TRAY_REFUSED_CALL = "the Cowork Terminal app did not take this call ({reason}). Try again in a moment."
+
+
+class TrayForwarder(ServerMiddleware[Any]):
+    """Sends each tool call to the tray while the link says the tray runs them (see the module)."""
+
+    def __init__(
+        self,
+        link_of: Callable[[], TrayLink | None],
+        client_of: Callable[[], tuple[Any, Any]],
+        declared: Callable[[str], Awaitable[Collection[str] | None]],
+    ) -> None:
+        self._link_of = link_of
+        self._client_of = client_of
+        self._declared = declared  # the tools this server lists (`serve --tools` narrows them)
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        link = self._link_of() if ctx.method == "tools/call" else None
+        params = ctx.params
+        if link is None or not link.runs_commands or not isinstance(params, Mapping):
+            return await call_next(ctx)
+        tool, arguments = params.get("name"), params.get("arguments") or {}
+        if not isinstance(tool, str) or not isinstance(arguments, Mapping):
+            return await call_next(ctx)
+        if not link.connected:  # bound, the tray gone: the local service refuses, in its words
+            return await call_next(ctx)
+        if await self._declared(tool) is None:  # a tool this server does not list: the SDK says so
+            return await call_next(ctx)
+        return await forward(ctx, link, tool, arguments, self._client_of())
+
+
+def progress_token_of(params: Mapping[str, Any]) -> str | int | None:
+    meta = params.get("_meta")
+    token = meta.get("progressToken") if isinstance(meta, Mapping) else None
+    return token if isinstance(token, (str, int)) and not isinstance(token, bool) else None
+
+
+async def forward(
+    ctx: ServerRequestContext[Any, Any],
+    link: TrayLink,
+    tool: str,
+    arguments: Mapping[str, Any],
+    client: tuple[Any, Any],
+) -> CallToolResult:
+    """One tool call, run by the tray: its result, or why there is none."""
+    from app.core.commands.patience import PATIENCE_ENV  # loaded already, with the host side
+    from app.core.commands.tray_link import LinkRefused
+
+    token = progress_token_of(ctx.params or {})
+    call_id = secrets.token_hex(12)
+    name, version = (value if isinstance(value, str) else None for value in client)
+    send, receive = anyio.create_memory_object_stream[CallProgress | CallResult | None](math.inf)
+    loop = asyncio.get_running_loop()
+
+    def deliver(message: CallProgress | CallResult | None) -> None:  # on the link's reader thread
+        loop.call_soon_threadsafe(send.send_nowait, message)
+
+    link.calls[call_id] = deliver
+    try:
+        try:
+            patience = os.environ.get(PATIENCE_ENV)
+            call = Call(call_id, tool, dict(arguments), name, version, token is not None, patience)
+            await link.request_async(call)
+        except LinkRefused as refused:
+            return error_result(tool, TRAY_REFUSED_CALL.format(reason=refused))
+        async for message in receive:
+            if message is None:
+                return error_result(tool, TRAY_GONE_DURING_CALL)
+            if isinstance(message, CallResult):
+                return CallToolResult.model_validate(dict(message.result))
+            if token is not None:
+                try:
+                    await ctx.session.send_progress_notification(
+                        token,
+                        message.progress,
+                        message.total,
+                        message.message,
+                        related_request_id=None if ctx.request_id is None else str(ctx.request_id),
+                    )
+                except Exception:  # the client went away: the call's own result still counts
+                    log.debug("progress notification failed", exc_info=True)
+        return error_result(tool, TRAY_GONE_DURING_CALL)
+    except anyio.get_cancelled_exc_class():
+        with anyio.CancelScope(shield=True):
+            link.tell(CallCancel(call_id))
+        raise
+    finally:
+        link.calls.pop(call_id, None)
+        send.close()
+        receive.close()

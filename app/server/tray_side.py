@@ -1,0 +1,124 @@
+"""The tray's side of a forwarding server: the same tools, on the same CommandService, in the tray.
+
+For each server that hands the tray its tool calls, the tray's command host
+(core/authority/command_host.py) opens one `TrayRunner`: a host side as `serve` has one (a tray link
+to this very tray, so the hub sees an ordinary server whose commands it holds, stops and records),
+an in-memory MCP server with the argument gate and `register_tools`, and an in-memory client that
+says it is the real client (its name sets the patience). So every result, text and refusal is what
+a server produces, but the decision and the command are the tray's, and a job outlives the server
+that asked for it. Loaded only at the first forwarded call: the tray starts without the MCP SDK.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Mapping
+from typing import Any, cast
+
+import anyio
+import anyio.lowlevel
+import anyio.to_thread
+from anyio.abc import TaskGroup
+from mcp import Client
+from mcp.server import MCPServer
+from mcp_types import Implementation
+
+from app import __version__
+from app.core.authority.command_host import ProgressSink
+from app.core.channel.call_messages import Call
+from app.core.commands.jobs import JobStatus
+from app.core.commands.service import CommandService
+from app.core.paths import AppPaths
+from app.server.argument_gate import CallGate, ServiceUnavailable, declared_parameters
+from app.server.host_side import HostSide
+from app.server.mcp_server import INSTRUCTIONS, SERVER_NAME, PushRelay
+
+log = logging.getLogger(__name__)
+
+UNNAMED_CLIENT = "unknown"
+
+
+class TrayRunner:
+    """One forwarding server's tools, run in the tray (see the module)."""
+
+    def __init__(self, paths: AppPaths, call: Call) -> None:
+        self.host = HostSide(paths, headless=False, tools=None)
+        self.gate = CallGate()
+        self.server: MCPServer[Any] = MCPServer(
+            name=SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, middleware=[self.gate]
+        )
+        self.gate.declared = declared_parameters(self.server)
+        self.client_info = Implementation(name=call.client_name or UNNAMED_CLIENT, version=call.client_version or "")
+        self.patience = call.patience
+        self.client: Client | None = None
+        self.service: CommandService | None = None
+        self._closed = anyio.Event()
+        self._ended = anyio.Event()
+
+    async def start(self, group: TaskGroup) -> None:
+        await group.start(self._life)
+
+    async def _life(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
+        # On this loop, as `serve` does it: the journal connection it opens is used from this thread.
+        opened = self.host.open(self.server)
+        relay: PushRelay | None = None
+        try:
+            async with anyio.create_task_group() as group:
+                if isinstance(opened, ServiceUnavailable):
+                    self.gate.serve_with(opened)
+                else:
+                    self.service = opened
+                    opened.client.patience = self.patience
+                    opened.repairs_journal = False  # the hub, in this same process, does it
+                    group.start_soon(opened.run_background)
+                    if self.host.link is not None:  # the hub's pushes reach the service on this loop
+                        relay = PushRelay(anyio.lowlevel.current_token(), opened.pushed)
+                        self.host.link.on_change = relay.kick
+                        relay.start()
+                    group.start_soon(
+                        functools.partial(anyio.to_thread.run_sync, self.host.prepare, abandon_on_cancel=True)
+                    )
+                    self.gate.serve_with(opened)
+                async with Client(self.server, client_info=self.client_info, mode="legacy") as client:
+                    self.client = client
+                    task_status.started()
+                    await self._closed.wait()
+                group.cancel_scope.cancel()
+        finally:
+            try:
+                if relay is not None:
+                    relay.close()
+                if self.host.link is not None:
+                    self.host.link.on_change = lambda: None
+                # On this thread: its journal connection was made here (the tray answers `end` at once).
+                self.host.leave()
+            finally:
+                self._ended.set()
+
+    async def call(self, call: Call, progress: ProgressSink | None) -> Mapping[str, Any]:
+        assert self.client is not None
+        result = await self.client.call_tool(call.tool, dict(call.arguments), progress_callback=cast(Any, progress))
+        return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    def busy(self) -> bool:
+        service = self.service
+        if service is None:
+            return False
+        return any(job.status in (JobStatus.RUNNING, JobStatus.WAITING) for job in service.jobs.jobs())
+
+    def closing(self) -> None:
+        # As when a server loses its tray: what runs ends with the "app stopped" reason.
+        if self.host.link is not None:
+            self.host.link.close()
+
+    async def aclose(self) -> None:
+        self._closed.set()
+        await self._ended.wait()
+
+
+async def open_runner(paths: AppPaths, call: Call, group: TaskGroup) -> TrayRunner:
+    """A runner for the server whose first call is `call`, its tasks in `group` (the host's)."""
+    runner = TrayRunner(paths, call)
+    await runner.start(group)
+    return runner
