@@ -108,6 +108,7 @@ wants_workers() {
 }
 
 if wants_workers "$@"; then
-  set -- -n "${COWORK_TERMINAL_TEST_WORKERS:-4}" "$@"
+  # loadgroup: tests marked xdist_group share a worker (and an expensive module fixture).
+  set -- -n "${COWORK_TERMINAL_TEST_WORKERS:-4}" --dist loadgroup "$@"
 fi
 exec .venv/bin/pytest "$@"
