@@ -3,6 +3,7 @@
 #
 #   scripts/test.sh                       the default suite (what the README's test command runs)
 #   scripts/test.sh -x -q tests/test_x.py  any other arguments go to pytest
+#   scripts/test.sh -p no:xdist            one process, in order (or -n 0)
 #
 # 1. The system programs the tests drive for real: a virtual screen and X tools for the tray and its
 #    windows, libfaketime (one server's clock moved past a held command's 5 minutes), bubblewrap
@@ -11,7 +12,10 @@
 #    sudo without a password); otherwise it names them and stops. COWORK_TERMINAL_SKIP_SYSTEM=1
 #    skips this step (another system: install the equivalents yourself).
 # 2. .venv with the app and its test extras (`pip install -e ".[test]"`), made if missing.
-# 3. pytest, with this script's arguments.
+# 3. pytest, with this script's arguments, in COWORK_TERMINAL_TEST_WORKERS processes (pytest-xdist,
+#    default 4: most tests wait on real processes, windows and timeouts, so 4 workers keep 2 cores
+#    busy; CONTRIBUTING.md has the figures). Not when the arguments choose themselves (-n, -p
+#    no:xdist, --pdb) or ask for the slow or wine lanes, which build one frozen app or Wine prefix.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -84,4 +88,27 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 .venv/bin/pip install -q -e ".[test]"
+
+# Whether the caller's pytest arguments leave the number of processes to this script.
+wants_workers() {
+  local previous="" arg lanes
+  for arg in "$@"; do
+    case "$arg" in
+      -n | -n* | --numprocesses | --numprocesses=* | -pno:xdist | --pdb | --trace) return 1 ;;
+    esac
+    [ "$previous" = -p ] && [ "$arg" = no:xdist ] && return 1
+    if [ "$previous" = -m ]; then
+      lanes="${arg//not slow/}"
+      lanes="${lanes//not wine/}"
+      case "$lanes" in *slow* | *wine*) return 1 ;; esac
+    fi
+    previous="$arg"
+  done
+  return 0
+}
+
+if wants_workers "$@"; then
+  # loadgroup: tests marked xdist_group share a worker (and an expensive module fixture).
+  set -- -n "${COWORK_TERMINAL_TEST_WORKERS:-4}" --dist loadgroup "$@"
+fi
 exec .venv/bin/pytest "$@"

@@ -23,8 +23,17 @@ def xdotool(display: str, *args: str) -> str:
 
 
 def shown_window(display: str, name: str) -> str:
-    """The first mapped window whose title contains `name` (waits until one shows)."""
-    return xdotool(display, "search", "--sync", "--onlyvisible", "--name", name).splitlines()[0]
+    """The first mapped window whose title contains `name` (waits until one shows). xdotool exits 1
+    when a window it looks at is destroyed under it (a question just answered, still closing while
+    the next one opens, slow on a loaded machine): it is asked again until the deadline."""
+    deadline = time.monotonic() + STOP_DEADLINE_S
+    while True:
+        try:
+            return xdotool(display, "search", "--sync", "--onlyvisible", "--name", name).splitlines()[0]
+        except subprocess.CalledProcessError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
 
 
 def press(display: str, window: str, *keys: str) -> None:

@@ -26,6 +26,11 @@ from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po, write_po
 
+try:
+    from tests.python_source import parse_file
+except ImportError:  # run as a script: tests/ is on sys.path itself
+    from python_source import parse_file  # type: ignore[no-redef]
+
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE_DIR = ROOT / "app" / "locale"
 TRANSLATED = ("es", "de", "ru")
@@ -68,7 +73,7 @@ def classifier_messages() -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     folder = ROOT / "app" / "core" / "classifier"
     for path in sorted(folder.glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parse_file(path)):
             if not (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)

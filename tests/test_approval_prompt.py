@@ -110,18 +110,20 @@ def test_allow_and_deny_stay_disabled_for_a_moment_whenever_the_shown_command_ch
     arm_s = ARM_DELAY_MS / 1000
     with prompt_on_pipes() as (prompt, tray):
         root = prompt.root
+        # Timed from before the message: the window cannot start arming earlier, while the moment
+        # the test sees it showing can come late on a loaded machine.
+        shown = time.monotonic()
         tray.tell({"op": "show", "hold": hold(21, "rm -rf dist")})
         tray.tell({"op": "show", "hold": hold(22, "sudo rm -rf /var/www")})
         pump_until(root, lambda: showing(prompt, 21))
-        shown = time.monotonic()
         assert not enabled(prompt.allow_button) and not enabled(prompt.deny_button), "not live as it opens"
         pump_until(root, lambda: enabled(prompt.allow_button) and enabled(prompt.deny_button))
         assert time.monotonic() - shown >= arm_s * 0.9
 
         # The shown command is answered elsewhere: the next one takes its place under the cursor.
+        replaced = time.monotonic()
         tray.tell({"op": "gone", "id": 21})
         pump_until(root, lambda: showing(prompt, 22))
-        replaced = time.monotonic()
         assert not enabled(prompt.allow_button) and not enabled(prompt.deny_button)
         prompt.allow_button.invoke()  # the click meant for the previous command
         prompt.answer(True)  # nor any other way to allow it yet

@@ -48,6 +48,8 @@ def frames(path: Path) -> dict[tuple[int, ...], bytes]:
         return {image.size: image.convert("RGBA").tobytes()}
 
 
+# One worker runs both: the fixture takes about 18 s of a core under `pytest -n` (scripts/test.sh).
+@pytest.mark.xdist_group("icons")
 @pytest.mark.parametrize("which", ["installer", "package"])
 def test_the_script_regenerates_the_committed_files_pixel_for_pixel(regenerated: tuple[Path, Path], which: str) -> None:
     fresh, committed = (regenerated[0], COMMITTED_OUT) if which == "installer" else (regenerated[1], icons.ICONS_DIR)

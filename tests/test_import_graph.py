@@ -13,6 +13,8 @@ import functools
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.python_source import parse_file
+
 APP = Path(__file__).resolve().parent.parent / "app"
 LAYERS_ABOVE_CORE = ("app.ui", "app.server", "app.cli")
 
@@ -47,7 +49,7 @@ def _imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
 def _top_level_names(path: Path) -> set[str]:
     """The names a module binds at its top level (what `from module import name` can find)."""
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parse_file(path)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -75,7 +77,7 @@ def import_graph() -> tuple[dict[str, set[str]], list[str]]:
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         edges: set[str] = set()
-        for node in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _imports(parse_file(path)):
             where = f"{name}:{node.lineno}"
             if isinstance(node, ast.Import):
                 for alias in node.names:

@@ -32,6 +32,18 @@ async def call(client: Any, tool: str, arguments: dict[str, Any] | None = None) 
     return json.loads(text) if tool == "terminal_run" else text
 
 
+async def running_in_the_journal(paths: AppPaths, command: str) -> None:
+    """Wait until the server has journaled `command` as running (it may take a while under load)."""
+    deadline = time.monotonic() + STOP_DEADLINE_S
+    while time.monotonic() < deadline:
+        if paths.journal.exists():
+            with Journal.open(paths) as journal:
+                if any(r.command == command and r.status is Status.RUNNING for r in journal.recent_commands()):
+                    return
+        await anyio.sleep(0.05)
+    raise AssertionError(f"{command!r} was not running within {STOP_DEADLINE_S} s")
+
+
 async def test_cd_and_exported_variables_persist_between_calls(home: Path, tmp_path: Path) -> None:
     async with connect(home) as client:
         await call(client, "terminal_run", {"command": f"cd {tmp_path} && export GREETING=hi"})
@@ -258,7 +270,7 @@ async def test_pausing_stops_a_session_command_while_its_call_is_still_waiting(h
 
         async with anyio.create_task_group() as group:
             group.start_soon(long_call)
-            await anyio.sleep(0.6)
+            await running_in_the_journal(paths, "sleep 30; echo ran")  # a pause before it would refuse it
             paused_at = time.monotonic()
             with Journal.open(paths) as journal:
                 journal.set_paused(True)

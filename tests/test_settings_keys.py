@@ -10,6 +10,7 @@ import ast
 from pathlib import Path
 
 from app.core import settings
+from tests.python_source import parse_file
 
 APP = Path(__file__).resolve().parent.parent / "app"
 SETTINGS_FILE = APP / "core" / "settings.py"
@@ -18,7 +19,7 @@ SETTING_CALLS = ("get_setting", "set_setting", "_stored_setting", "_store_settin
 
 def _findings(path: Path) -> tuple[list[str], list[str]]:
     """(settings read or written by a literal key this module spells, `*_SETTING = "..."` constants)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse_file(path)
     literal_keys, constants = [], []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SETTING_CALLS:

@@ -27,6 +27,7 @@ from tests.i18n_catalogs import (
     read_catalog,
     write_nsis_translations,
 )
+from tests.python_source import parse_file
 
 DOMAINS = {APP_DOMAIN: app_messages, INSTALLER_DOMAIN: lambda: {**installer_messages(), **desktop_messages()}}
 CATALOGS = [(language, domain) for language in TRANSLATED for domain in DOMAINS]
@@ -149,7 +150,7 @@ def test_no_function_that_translates_also_assigns_the_name_underscore() -> None:
 
     offenders = []
     for path in sorted((ROOT / "app").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parse_file(path)):
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             names = [n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == "_"]

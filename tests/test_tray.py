@@ -42,6 +42,7 @@ from app.ui.tray import loop, menu
 from app.ui.tray import platforms as tray_platform
 from app.ui.tray.app import TrayApp
 from tests.clicks import PROMPT_TITLE, shown_window, xdotool
+from tests.python_source import parse_file
 from tests.stdio_client import STOP_DEADLINE_S, live_processes
 from tests.tray_process import running_tray, wait_for_tray
 
@@ -947,7 +948,7 @@ def test_no_ui_module_imports_the_server_side_or_the_mcp_sdk() -> None:
     ui = Path(tray.__file__).parent
     offenders = []
     for source in sorted(ui.glob("*.py")):
-        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        for node in ast.walk(parse_file(source)):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
             if isinstance(node, ast.ImportFrom) and node.module:
                 names = [node.module]
