@@ -32,6 +32,14 @@ def tray(home: Path) -> Iterator[subprocess.Popen]:
         yield process
 
 
+@pytest.fixture
+def tray_without_bash(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[subprocess.Popen]:
+    """The tray runs the commands (issue 21), so the bash that is missing is the tray's."""
+    monkeypatch.setenv(BASH_PATH_ENV, "/nonexistent/bash")
+    with running_tray(home) as process:
+        yield process
+
+
 def desktop_location() -> cl.ClientLocation:
     platform, environ, home = cl.this_machine()
     locations = cl.locate_clients(platform, environ, home, cl.real_exists)
@@ -99,10 +107,10 @@ def test_a_command_that_cannot_be_started_is_named(tmp_path: Path) -> None:
     assert "cannot be run: No such file or directory" in result.message
 
 
-def test_a_missing_bash_is_reported_as_such(desktop: FakeDesktop, paths: AppPaths, tray: subprocess.Popen) -> None:
-    entry = cc.this_app_entry()
-    entry["env"] = {**entry.get("env", {}), BASH_PATH_ENV: "/nonexistent/bash"}
-    write_entry(desktop, entry)
+def test_a_missing_bash_is_reported_as_such(
+    desktop: FakeDesktop, paths: AppPaths, tray_without_bash: subprocess.Popen
+) -> None:
+    write_entry(desktop, cc.this_app_entry())
     result = check.check_client(desktop_location(), cc.this_app_entry())
     assert result.kind == check.BASH_NOT_FOUND, result
     assert "/nonexistent/bash" in result.message
@@ -153,14 +161,12 @@ def test_the_check_command_prints_one_line_per_client_and_fails_when_one_fails(
 
 
 def test_a_missing_bash_is_explained_to_a_russian_user_in_russian(
-    desktop: FakeDesktop, paths: AppPaths, tray: subprocess.Popen
+    desktop: FakeDesktop, paths: AppPaths, tray_without_bash: subprocess.Popen
 ) -> None:
     """The server answers in English (the model's words); the check says it again in the user's language."""
     from app.core import i18n
 
-    entry = cc.this_app_entry()
-    entry["env"] = {**entry.get("env", {}), BASH_PATH_ENV: "/nonexistent/bash"}
-    write_entry(desktop, entry)
+    write_entry(desktop, cc.this_app_entry())
     i18n.use_language("ru")
     try:
         result = check.check_client(desktop_location(), cc.this_app_entry())

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import errno
+import functools
 import json
 import os
 import select
@@ -379,19 +380,22 @@ async def test_a_container_switched_off_in_the_app_runs_commands_unprotected_and
         assert journal.recent_commands()[0].reason == "ran without the container: the user switched it off in the app"
 
 
+async def allow_once_held(paths: AppPaths, display: str, seen: list[dict]) -> None:
+    """Click the prompt's Allow once the tray holds a command; `seen` gets the holds as the tray told them."""
+    deadline = time.monotonic() + WAIT_S
+    while not seen and time.monotonic() < deadline:
+        seen.extend(json.loads((await anyio.to_thread.run_sync(ask_tray, paths, "holds"))["message"]))
+        await anyio.sleep(0.1)
+    await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
+
+
 async def test_a_change_to_a_protected_file_waits_for_the_user_and_once_allowed_runs_without_the_binds(
     home: Path, paths: AppPaths, user_home: Path, display: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The tray runs the server's commands (issue 21): it is the one that sees this user's home.
     monkeypatch.setenv("HOME", str(user_home))
     seen: list[dict] = []
-
-    async def allow_when_held() -> None:
-        deadline = time.monotonic() + WAIT_S
-        while not seen and time.monotonic() < deadline:
-            seen.extend(json.loads((await anyio.to_thread.run_sync(ask_tray, paths, "holds"))["message"]))
-            await anyio.sleep(0.1)
-        await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
+    allow_when_held = functools.partial(allow_once_held, paths, display, seen)
 
     with running_tray(home, display=display):
         async with connect(home, headless=False, env=server_env(user_home)) as client, anyio.create_task_group() as g:
@@ -436,13 +440,7 @@ async def test_a_command_leaving_a_quiet_background_job_returns_at_once_and_a_ta
 async def test_an_allowed_command_that_needs_sudo_runs_outside_the_container_and_the_journal_says_so(
     home: Path, paths: AppPaths, user_home: Path, display: str
 ) -> None:
-    async def allow_when_held() -> None:
-        deadline = time.monotonic() + WAIT_S
-        while time.monotonic() < deadline:
-            if json.loads((await anyio.to_thread.run_sync(ask_tray, paths, "holds"))["message"]):
-                break
-            await anyio.sleep(0.1)
-        await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
+    allow_when_held = functools.partial(allow_once_held, paths, display, [])
 
     with running_tray(home, display=display):
         async with connect(home, headless=False, env=server_env(user_home)) as client, anyio.create_task_group() as g:
@@ -463,13 +461,7 @@ async def test_an_allowed_change_of_a_protected_file_in_the_session_shell_works_
     # The tray runs the server's commands (issue 21): it is the one that sees this user's home.
     monkeypatch.setenv("HOME", str(user_home))
     seen: list[dict] = []
-
-    async def allow_when_held() -> None:
-        deadline = time.monotonic() + WAIT_S
-        while not seen and time.monotonic() < deadline:
-            seen.extend(json.loads((await anyio.to_thread.run_sync(ask_tray, paths, "holds"))["message"]))
-            await anyio.sleep(0.1)
-        await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
+    allow_when_held = functools.partial(allow_once_held, paths, display, seen)
 
     async def session(client, command: str) -> dict:
         result = await client.call_tool("terminal_run", {"command": command})

@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 import pytest
 
+from app.core.execution import container
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
@@ -29,6 +30,13 @@ from tests.tray_process import running_tray
 pytestmark = pytest.mark.anyio
 
 FOREIGN_NOTICE = "The activity log was changed by another program"
+
+
+@pytest.fixture(autouse=True)
+def trays_without_the_container(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tray runs the commands (issue 21): without the container, so that these attacks reach
+    the journal and the tray itself (the container makes the journal read-only first)."""
+    monkeypatch.setenv(container.BWRAP_ENV, str(home / "no-bwrap"))
 
 
 def never_ask(paths: AppPaths) -> None:

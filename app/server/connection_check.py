@@ -18,6 +18,7 @@ The check runs a real command, so it appears in the activity log under the clien
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -172,11 +173,14 @@ def _leaves(error: BaseException) -> list[BaseException]:
 
 def _bash_problem(entry_env: dict[str, str] | None, text: str) -> str:
     """Why bash is missing, for the person: the server's words are the model's (English), so the
-    same search is made here, in the environment the server had, and said in the user's language."""
-    try:
-        find_bash({**get_default_environment(), **(entry_env or {})})
-    except BashNotFoundError as problem:
-        return problem.for_person()
+    same search is made here, in the environment the server had, then in this one (a tray that runs
+    the commands gives them its own: the check runs in it, or in the user's shell), and said in the
+    user's language."""
+    for environ in ({**get_default_environment(), **(entry_env or {})}, dict(os.environ)):
+        try:
+            find_bash(environ)
+        except BashNotFoundError as problem:
+            return problem.for_person()
     return text  # found here: the server's own words say what went wrong there
 
 

@@ -193,6 +193,19 @@ def check_arguments(tool: str, arguments: Mapping[str, object], accepted: Collec
                 raise CommandRefused(missing_message(argument))
             continue
         check_kind(argument, value)
+    command = arguments.get("command")
+    if isinstance(command, str):  # at the edge: a call the tray would run must fit its channel too
+        check_command_size(command)
+
+
+def check_command_size(command: str) -> None:
+    size = len(command.encode("utf-8", errors="surrogatepass"))
+    if size > MAX_COMMAND_BYTES:
+        raise CommandRefused(
+            f"`command` is {size:,} bytes; the limit is {MAX_COMMAND_BYTES:,} bytes (the operating system's "
+            "limit for one argument). Write large content to a file over several smaller calls "
+            "(for example with heredocs appending `>>` to it), then run the file."
+        )
 
 
 def check_names(tool: str, arguments: Mapping[str, object], accepted: Collection[str]) -> None:
@@ -352,13 +365,7 @@ def validate_request(request: ExecuteRequest, home: str) -> ValidRequest:
         raise CommandRefused(f"`command` must be a string: the bash command to run (got {got(command)}).")
     if not isinstance(command, str) or not command.strip():
         raise CommandRefused("`command` is empty: give the bash command to run.")
-    size = len(command.encode("utf-8", errors="surrogatepass"))
-    if size > MAX_COMMAND_BYTES:
-        raise CommandRefused(
-            f"`command` is {size:,} bytes; the limit is {MAX_COMMAND_BYTES:,} bytes (the operating system's "
-            "limit for one argument). Write large content to a file over several smaller calls "
-            "(for example with heredocs appending `>>` to it), then run the file."
-        )
+    check_command_size(command)
     cwd = working_folder(request.cwd, home)
     timeout = timeout_ms(request.timeout_ms)
     return ValidRequest(command=command, cwd=cwd, timeout_ms=timeout, env=environment(request.env))
