@@ -127,6 +127,25 @@ async def test_a_timed_out_command_keeps_running_and_its_output_can_be_read_late
     assert slow.status is Status.FINISHED and slow.exit_code == 0 and slow.tool == "terminal_run"
 
 
+async def test_a_session_commands_output_reaches_the_activity_log_while_it_runs(home: Path, paths: AppPaths) -> None:
+    """The log shows what a session command printed so far, as for execute_command (issue 24)."""
+    command = "echo first-line; sleep 30; echo never"
+    async with connect(home) as client, anyio.create_task_group() as group:
+        group.start_soon(call, client, "terminal_run", {"command": command, "timeout": 300})
+        await running_in_the_journal(paths, command)
+        deadline = time.monotonic() + STOP_DEADLINE_S
+        preview = None
+        while time.monotonic() < deadline and not preview:
+            with Journal.open(paths) as journal:
+                row = next(r for r in journal.recent_commands() if r.command == command)
+            preview = row.stdout_preview
+            await anyio.sleep(0.1)
+        assert row.status is Status.RUNNING, row
+        assert (preview or "").startswith("first-line"), row
+        await call(client, "terminal_interrupt")
+        group.cancel_scope.cancel()
+
+
 async def test_send_keys_answers_a_program_waiting_for_input(home: Path) -> None:
     async with connect(home) as client:
         waiting = await call(client, "terminal_run", {"command": "read -r name; echo hello $name", "timeout": 300})

@@ -133,6 +133,13 @@ class Runs:
             log.warning("the output budget could not be read (%s): the default is used", exc)
             return budget_from(None, os.environ)
 
+    def show_live(self, command_id: int, output: CommandOutput) -> None:
+        """Report this command's output while it runs (report_live_output), until `hide_live`."""
+        self._live[command_id] = output
+
+    def hide_live(self, command_id: int) -> None:
+        self._live.pop(command_id, None)
+
     def report_live_output(self) -> None:
         """While commands run, their output so far goes to the record each LIVE_OUTPUT_S (from the
         watch loop), so the activity log shows it live, not "Shown when the command ends" (issue 24)."""
@@ -143,8 +150,11 @@ class Runs:
         for command_id, output in list(self._live.items()):
             if output.total_bytes != self._live_bytes.get(command_id):
                 self._live_bytes[command_id] = output.total_bytes
-                out, err = output.streams[0], output.streams[1]
-                self.service.authority.progress(command_id, out.raw(), err.raw(), out.total, err.total)
+                out = output.streams[0]
+                err = output.streams[1] if len(output.streams) > 1 else None  # a session's one stream
+                self.service.authority.progress(
+                    command_id, out.raw(), b"" if err is None else err.raw(), out.total, 0 if err is None else err.total
+                )
         for gone in set(self._live_bytes) - set(self._live):
             del self._live_bytes[gone]
 
@@ -191,7 +201,7 @@ class Runs:
         output = self.new_output(command_id, ("stdout", "stderr"))
         if on_output is not None:
             on_output(output)
-        self._live[command_id] = output  # its output so far goes to the record (report_live_output)
+        self.show_live(command_id, output)
         try:
             result = await run_command(spec, stop, output)
         except OSError as exc:
@@ -206,7 +216,7 @@ class Runs:
             raise
         finally:
             self.running.pop(command_id, None)
-            self._live.pop(command_id, None)
+            self.hide_live(command_id)
             self.unbound.pop(command_id, None)
         privileged = command_id in self._privileged
         self._privileged.discard(command_id)

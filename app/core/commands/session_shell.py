@@ -116,6 +116,7 @@ class SessionShell:
                 await session.lift(members)
             stop = runs.track(command_id)  # only now: a refusal above must not leave it registered
             output = runs.new_output(command_id, ("output",))
+            runs.show_live(command_id, output)  # the activity log shows it as it comes (issue 24)
             running = await session.send_command(valid.command, mark=runs.mark(str(command_id)), output=output)
         if on_output is not None:
             on_output(output)
@@ -160,6 +161,7 @@ class SessionShell:
                 group.cancel_scope.cancel()
         finally:
             service.runs.running.pop(command_id, None)
+            service.runs.hide_live(command_id)
             running.output.finish()  # keeps or removes the whole output's file
             kept = running.output.streams[0]
             reason: str | None
