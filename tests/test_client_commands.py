@@ -342,7 +342,7 @@ def test_the_restart_hint_names_restart_claude_only_where_it_works():
 
 
 def test_the_readmes_claude_code_line_is_connected_not_an_older_install(user, cli_env):
-    """The README says `.venv/bin/python -m app serve`; the app writes `.venv/bin/python3`: one
+    """The README says `.venv/bin/python -I -m app serve`; the app writes `.venv/bin/python3`: one
     interpreter under two names, so the entry is ours as it stands (it used to read "stale")."""
     claude, _, _ = user.install_claude_code()
     folder = Path(sys.executable).parent
@@ -350,7 +350,8 @@ def test_the_readmes_claude_code_line_is_connected_not_an_older_install(user, cl
     readme_python = folder / other_name
     assert readme_python.exists() and os.path.abspath(readme_python) != os.path.abspath(sys.executable)
     user.env.pop("COWORK_TERMINAL_HOME")  # as the README's reader has it: the default data folder
-    readme_line = ["mcp", "add", "--scope", "user", "cowork-terminal", "--", str(readme_python), "-m", "app", "serve"]
+    server = [str(readme_python), "-I", "-m", "app", "serve"]
+    readme_line = ["mcp", "add", "--scope", "user", "cowork-terminal", "--", *server]
     added = subprocess.run(
         [str(claude), *readme_line], env=user.env, capture_output=True, text=True, timeout=CLI_TIMEOUT_S
     )
@@ -359,6 +360,7 @@ def test_the_readmes_claude_code_line_is_connected_not_an_older_install(user, cl
     assert listed.returncode == 0, listed.stderr
     [code_line] = [line for line in listed.stdout.splitlines() if line.startswith("claude-code ")]
     assert "connected" in code_line and "stale" not in code_line, listed.stdout
+    assert "needs an update" not in code_line and "settings were added" not in code_line, listed.stdout
     connected = user.run("connect", "--client", "claude-code")
     assert connected.returncode == 0, connected.stderr
 
