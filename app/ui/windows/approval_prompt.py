@@ -92,6 +92,9 @@ class ApprovalPrompt:
         self.pending: dict[int, WaitingCommand] = {}
         self.current: WaitingCommand | None = None
         self.arming = ArmedButtons(root)  # armed after a delay; deaf to events other programs send
+        # ArmedButtons enables every button once armed; a most dangerous command's Allow stays greyed
+        # until its confirm word is typed (answer() checks the word again either way).
+        self.arming.on_armed = self._arm_allow
         use_native_look(root)
         root.title(_(TITLE))
         root.attributes("-topmost", True)
@@ -276,9 +279,6 @@ class ApprovalPrompt:
     def _disarm(self) -> None:
         """Disable the answers for ARM_DELAY_MS, counted from the newest change of command."""
         self.arming.disarm()
-        # ArmedButtons enables every button once armed; a most dangerous command's Allow stays greyed
-        # until its confirm word is typed (answer() checks the word again either way).
-        self.root.after(ARM_DELAY_MS + 1, self._arm_allow)
 
     def _typed_ok(self) -> bool:
         """A most dangerous command needs the folder it deletes typed (exactly, a final / aside), or

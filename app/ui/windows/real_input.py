@@ -79,6 +79,7 @@ class ArmedButtons:
         self._arming: str | None = None
         self._sent = False  # the last press on a guarded button came from another program
         self._greyed = True
+        self.on_armed: Callable[[], None] | None = None  # the window's own states, set as they arm
 
     def watch(self, button: Deciding) -> None:
         """Note where each press on `button` comes from, and arm and disarm it with the others."""
@@ -142,6 +143,8 @@ class ArmedButtons:
         self.buttons = [b for b in self.buttons if b.winfo_exists()]
         for button in self.buttons if self._greyed else ():
             button.state(["!disabled"])
+        if self.on_armed is not None:  # in the same callback: no moment shows a button the window greys
+            self.on_armed()
 
     def cancel(self) -> None:
         """Forget the pending arming (the window closes)."""
