@@ -22,13 +22,18 @@ def outcome_to_wire(outcome: Outcome) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def status_of(value: object) -> Status:
+    """A command's status from the wire (`BadValue` for one the journal does not know)."""
+    try:
+        return Status(value)
+    except ValueError:
+        raise BadValue(f"unknown status {value!r}") from None
+
+
 def outcome_from_wire(data: object) -> Outcome:
     """How a command ended, every number checked (`BadValue` otherwise)."""
     fields = fields_of(data, "outcome")
-    try:
-        status = Status(fields.get("status", Status.FAILED.value))
-    except ValueError:
-        raise BadValue(f"unknown status {fields.get('status')!r}") from None
+    status = status_of(fields.get("status", Status.FAILED.value))
     duration = fields.get("duration_ms")
     return Outcome(
         status=status,

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from app.core.channel.call_messages import Call, CallCancel, CallProgress, CallResult
-from app.core.channel.outcome import MAX_BYTES, outcome_from_wire, outcome_to_wire
+from app.core.channel.outcome import MAX_BYTES, outcome_from_wire, outcome_to_wire, status_of
 from app.core.channel.pin import MAX_ENV_SHOWN, MAX_PIN_SCRIPTS, Pin, command_digest
 from app.core.channel.values import (
     MAX_ID,
@@ -172,10 +172,7 @@ class BeginRow:
         env_keys = row.get("env_keys") or []
         if not isinstance(env_keys, list):
             raise BadValue("env_keys must be a list")
-        try:
-            status = Status(row.get("status", Status.RUNNING.value))
-        except ValueError:
-            raise BadValue(f"unknown status {row.get('status')!r}") from None
+        status = status_of(row.get("status", Status.RUNNING.value))
         pin = row.get("pin")
         return cls(
             command=optional_text(row.get("command"), "command") or "",
