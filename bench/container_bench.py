@@ -115,7 +115,13 @@ def spawns(count: int) -> dict[str, list[float]]:
             random.shuffle(order)
             for name, line in order:
                 began = time.perf_counter()
-                subprocess.run(line, check=True, stderr=subprocess.DEVNULL, start_new_session=True)
+                subprocess.run(
+                    line,
+                    check=True,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,
+                    pass_fds=(container.lifeline(),),
+                )
                 times[name].append(time.perf_counter() - began)
     return times
 

@@ -66,7 +66,12 @@ def run(line: str, cwd: str, inside: container.Container | None) -> int:
     read, write = os.pipe()
     try:
         subprocess.run(
-            inside.wrap(argv, write), cwd=cwd, capture_output=True, timeout=TIMEOUT_S, check=False, pass_fds=(write,)
+            inside.wrap(argv, write),
+            cwd=cwd,
+            capture_output=True,
+            timeout=TIMEOUT_S,
+            check=False,
+            pass_fds=container.inherited(write),
         )
     except subprocess.TimeoutExpired:
         return -1

@@ -450,11 +450,6 @@ def running_with(text: str) -> list[int]:
     return found
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known race, open (issue 21): 1 run in 3 under -n 4 a container outlived the killed tray "
-    "(its Perl init reparented to pid 1, still running); see the closing note",
-)
 async def test_commands_stop_within_moments_when_the_tray_dies_and_the_model_is_told_why(
     home: Path, paths: AppPaths, monkeypatch: pytest.MonkeyPatch
 ) -> None:

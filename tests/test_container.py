@@ -9,6 +9,7 @@ The server runs with a home folder of the test's own, so a write that got throug
 from __future__ import annotations
 
 import base64
+import contextlib
 import dataclasses
 import errno
 import functools
@@ -27,7 +28,7 @@ import pytest
 
 from app.core.channel.client import ask_tray
 from app.core.channel.transport import address_for
-from app.core.execution import container, landlock
+from app.core.execution import container, landlock, read_only
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
@@ -532,7 +533,7 @@ def test_a_package_installed_in_a_protected_venv_leaves_no_folder_of_the_venv_wr
     mounts = container.mount_args(protected, lambda path: os.access(os.path.dirname(path), os.W_OK))
     write = f"(echo x > {site}/evil.pth) 2>&1; echo tried"  # the init's status goes to fd 2
     argv = container.bwrap_argv("bwrap", mounts, [], ["bash", "-c", write])
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=WAIT_S)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=WAIT_S, pass_fds=(container.lifeline(),))
     assert done.stdout.endswith("tried\n"), done  # the write ran
     assert "Read-only file system" in done.stdout and not (site / "evil.pth").exists()
 
@@ -549,7 +550,83 @@ def test_a_command_started_from_a_terminal_has_no_terminal_in_its_container_and_
     assert found.on and bool(found.init) == scoped
     look = "(exec 3</dev/tty) 2>/dev/null && echo has-tty || echo no-tty; ps -o pgid= -p $$ 1"
     inner = shlex.join(found.wrap(["bash", "-c", look], 2))  # the status comes last
-    done = subprocess.run(["script", "-qec", inner, "/dev/null"], capture_output=True, text=True, timeout=WAIT_S)
+    done = subprocess.run(
+        ["script", "-qec", inner, "/dev/null"],
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+        pass_fds=(container.lifeline(),),
+    )
     said = done.stdout.split()
     assert said[0] == "no-tty", done
     assert said[1:3] == ["1", "1"], "the command is in the init's group, and the init leads it"
+
+
+@pytest.mark.parametrize("kind", ["perl init", "bash init", "read-only tool"])
+def test_a_container_whose_starter_is_already_gone_starts_nothing(tmp_path: Path, kind: str) -> None:
+    """bwrap 0.8 arms --die-with-parent too late when its starter dies while it sets up; the init
+    (or the read-only tool's check) then reads the starter's lifeline and starts nothing."""
+    found = container.linux_container([str(tmp_path / "data")])
+    if kind == "bash init":
+        found = dataclasses.replace(found, init=())
+    assert found.on and bool(found.init) == (kind == "perl init") or kind == "read-only tool"
+    command = ["bash", "-c", "echo ran"]
+
+    def line(life: int) -> list[str]:
+        if kind == "read-only tool":
+            return [*read_only.bwrap_prefix(found.bwrap or "bwrap", str(tmp_path), None, lifeline_fd=life), *command]
+        return container.bwrap_argv(found.bwrap or "bwrap", found.mounts, found.hidden, command, 2, found.init, life)
+
+    for starter_alive in (True, False):
+        life_read, life_write = os.pipe()
+        if not starter_alive:
+            os.close(life_write)
+        done = subprocess.run(line(life_read), capture_output=True, text=True, timeout=WAIT_S, pass_fds=(life_read,))
+        os.close(life_read)
+        if starter_alive:
+            os.close(life_write)
+            assert done.returncode == 0 and done.stdout == "ran\n", done  # the same line runs while it lives
+        else:
+            assert done.returncode == 137 and done.stdout == "", done
+
+
+def test_a_starter_killed_while_its_containers_start_leaves_no_command_behind(tmp_path: Path) -> None:
+    """The tray killed at any moment of a container's start: measured before the lifeline, 24 of 40
+    such containers lived on (their init reparented to pid 1, the command running)."""
+    starter = tmp_path / "starter.py"
+    starter.write_text(
+        "import os, subprocess, sys, time\n"
+        "from app.core.execution import container\n"
+        f"found = container.linux_container([{str(tmp_path / 'data')!r}])\n"
+        "status_read, status_write = os.pipe()\n"
+        "line = found.wrap(['bash', '-c', 'sleep 41000; : ' + sys.argv[1]], status_write)\n"
+        "subprocess.Popen(line, pass_fds=container.inherited(status_write), start_new_session=True)\n"
+        "print('started', flush=True)\n"
+        "time.sleep(100)\n"
+    )
+    left: list[int] = []
+    for attempt in range(16):
+        mark = f"starter-killed-{os.getpid()}-{attempt}"
+        process = subprocess.Popen([PY, str(starter), mark], cwd=PACKAGE, stdout=subprocess.PIPE, text=True)
+        assert process.stdout is not None and process.stdout.readline() == "started\n"
+        time.sleep(attempt * 0.0005)  # from the moment bwrap was started to a few ms into its setup
+        process.kill()
+        process.wait()
+        deadline = time.monotonic() + 3.0
+        while (found := _running_with(mark)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, 9)
+        left += found
+    assert not left, "a container outlived its starter"
+
+
+def _running_with(text: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            alive = entry.name.isdigit() and (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+            if alive and text.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+    return found

@@ -112,7 +112,8 @@ def test_the_bwrap_line_has_its_own_pid_namespace_dies_with_its_parent_and_start
     assert "--new-session" not in scoping, "the Perl init makes the command's group itself (landlock.py)"
     assert argv[argv.index("--proc") + 1] == "/proc"
     assert argv[argv.index("--") + 1 :][:4] == ["/bin/bash", "--norc", "--noprofile", "-c"]
-    assert argv[-5:] == ["cowork-init", "7", "bash", "-c", "ls"]
+    assert argv[-6:-3] == ["cowork-init", "7", str(container.lifeline())], "the status fd, then the lifeline"
+    assert argv[-3:] == ["bash", "-c", "ls"]
     assert argv.index("--ro-bind") > argv.index("--dev-bind"), "binds after the whole filesystem"
 
 

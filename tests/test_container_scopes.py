@@ -57,8 +57,8 @@ def test_the_tray_says_once_when_a_contained_command_can_still_reach_other_progr
 
 def test_the_scoping_init_is_pid_1_and_gets_the_status_fd_then_the_command() -> None:
     init = landlock.init_argv("/usr/bin/perl")
-    argv = container.bwrap_argv("bwrap", [], [], ["bash", "-c", "ls"], status_fd=7, init=init)
-    assert argv[argv.index("--") + 1 :] == ["/usr/bin/perl", "-e", landlock.PERL_INIT, "7", "bash", "-c", "ls"]
+    argv = container.bwrap_argv("bwrap", [], [], ["bash", "-c", "ls"], status_fd=7, init=init, lifeline_fd=9)
+    assert argv[argv.index("--") + 1 :] == ["/usr/bin/perl", "-e", landlock.PERL_INIT, "7", "9", "bash", "-c", "ls"]
     assert "--as-pid-1" in argv
 
 
@@ -203,7 +203,12 @@ def test_a_locale_that_is_not_installed_adds_no_warning_of_the_init_and_its_quie
     env = {**os.environ, "LC_ALL": "xx_YY.UTF-8"}
     look = ["bash", "-c", "echo ran; env | grep -c PERL_BADLANG"]
     done = subprocess.run(
-        found.wrap(look, status_write), capture_output=True, text=True, env=env, pass_fds=(status_write,), timeout=30
+        found.wrap(look, status_write),
+        capture_output=True,
+        text=True,
+        env=env,
+        pass_fds=container.inherited(status_write),
+        timeout=30,
     )
     os.close(status_write)
     assert os.read(status_read, 16) == b"1\n" and done.stdout == "ran\n0\n", done  # it ran; grep found none

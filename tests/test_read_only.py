@@ -57,18 +57,20 @@ def test_the_runtime_folder_is_found_even_when_the_client_did_not_pass_its_varia
 
 
 def test_bwrap_makes_everything_read_only_hides_tmp_the_network_and_the_session_sockets() -> None:
-    argv = read_only.bwrap_prefix("/usr/bin/bwrap", "/home/ana/project", "/run/user/1000", ["/home/ana"])
+    argv = read_only.bwrap_prefix("/usr/bin/bwrap", "/home/ana/project", "/run/user/1000", ["/home/ana"], lifeline_fd=9)
     joined = " ".join(argv)
     assert argv[:5] == ["/usr/bin/bwrap", "--ro-bind", "/", "/", "--dev"]
     for part in ("--tmpfs /tmp", "--tmpfs /run ", "--tmpfs /run/user/1000", "--unshare-net", "--unshare-pid"):
         assert part in joined
-    assert argv[-3:] == ["--chdir", "/home/ana/project", "--"]
+    tail = argv[argv.index("--") - 2 :]
+    assert tail[:3] == ["--chdir", "/home/ana/project", "--"]
+    assert tail[-2:] == ["cowork-check", "9"], "the command starts only while its starter lives (the lifeline)"
     assert "--bind" not in argv, "nothing is bound writable"
     assert argv.count("--ro-bind") == 1, "folders outside /tmp need no binding back"
 
 
 def test_a_folder_under_tmp_is_bound_back_read_only_and_the_sockets_are_hidden_after_it() -> None:
-    argv = read_only.bwrap_prefix("bwrap", "/tmp/work", "/tmp/work/run", [])
+    argv = read_only.bwrap_prefix("bwrap", "/tmp/work", "/tmp/work/run", [], lifeline_fd=9)
     assert argv.index("--ro-bind", 1) < argv.index("/tmp/work/run"), "the runtime folder is hidden last"
     assert argv[argv.index("/tmp/work") - 1 : argv.index("/tmp/work") + 2] == ["--ro-bind", "/tmp/work", "/tmp/work"]
 

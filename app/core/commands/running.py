@@ -173,8 +173,10 @@ class Runs:
         """Run a command of execute_read_only_command: inside bwrap or sandbox-exec where there is one
         (where there is none, `admit` let only commands proven read-only through)."""
         way = self.read_only_containment()
-        prefix = read_only.prefix_for(way, valid.cwd, self.service.home, os.environ, shutil.which)
-        return await self.run(command_id, valid, bash, on_output, prefix=tuple(prefix))
+        life = containers.lifeline()
+        prefix = read_only.prefix_for(way, valid.cwd, self.service.home, os.environ, shutil.which, life)
+        inherit = (life,) if way is read_only.Containment.BWRAP else ()
+        return await self.run(command_id, valid, bash, on_output, prefix=tuple(prefix), inherit=inherit)
 
     async def run(
         self,
@@ -183,6 +185,7 @@ class Runs:
         bash: str,
         on_output: OutputHook | None = None,
         prefix: tuple[str, ...] = (),
+        inherit: tuple[int, ...] = (),
     ) -> ExecutionResult:
         """Run an admitted command to its end and journal how it ended."""
         authority = self.service.authority
@@ -196,6 +199,7 @@ class Runs:
             bash=bash,
             mark=self.mark(str(command_id)),
             prefix=prefix,
+            inherit=inherit,
             container=None if prefix else self.container_for(command_id),
         )
         output = self.new_output(command_id, ("stdout", "stderr"))

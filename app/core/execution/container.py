@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,9 +45,18 @@ SHELL_FILES = (
 # namespace is empty so a finished command's background job lives on (bash reaps orphans on
 # SIGCHLD). bash, not Python: a Python init cost about 30 ms per command here, bash about 2.
 # The traps keep Ctrl-C and a polite SIGTERM for the command; they are not inherited as "ignore".
+# Before anything it checks the lifeline named second, and starts nothing when its starter is gone.
+# The check of a starter's lifeline (see `lifeline`), in bash: end of file (or anything to read)
+# means whoever started the container is gone; a lifeline that is not open is a caller's mistake.
+LIFELINE_CHECK = (
+    '{ : <&"$life"; } 2>/dev/null || { echo "cowork-init: no lifeline on fd $life" >&2; exit 126; }\n'
+    'read -t 0 -u "$life" && exit 137\n'
+    "exec {life}<&-\n"
+)
 INIT_SCRIPT = (
     "trap : INT TERM HUP QUIT\n"
-    "fd=$1; shift\n"
+    "fd=$1 life=$2; shift 2\n"
+    f"{LIFELINE_CHECK}"
     '"$@" {fd}>&-\n'
     'printf \'%s\\n\' "$?" >&"$fd"\n'
     "exec {fd}>&- </dev/null >/dev/null 2>&1\n"
@@ -196,6 +206,40 @@ def hidden_args(environ: Mapping[str, str], exists: Callable[[str], bool]) -> li
     return args
 
 
+_lifeline: tuple[int, int] | None = None  # (read end, write end), made by this process
+_lifeline_lock = threading.Lock()
+
+
+def lifeline() -> int:
+    """The read end of a pipe whose write end only this process holds, so it reads end of file
+    once this process is gone. Why: bwrap 0.8's --die-with-parent misses a starter that dies while
+    bwrap sets up (the inner process arms its death signal after the outer one died; fixed upstream
+    in 2026, a071f9d, not in the distributions), and the command then outlives the tray that started
+    it: 24 of 40 containers did, their starter killed within 6 ms of starting them. The init checks
+    the lifeline before it starts the command; after that check --die-with-parent holds."""
+    global _lifeline
+    with _lifeline_lock:
+        if _lifeline is None:
+            read_end, write_end = os.pipe()  # both close-on-exec: no other child inherits the write end
+            _lifeline = (read_end, write_end)
+        return _lifeline[0]
+
+
+def _forget_lifeline() -> None:
+    """A forked child holds its parent's write end: its containers watch a lifeline of their own."""
+    global _lifeline
+    _lifeline = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_lifeline)
+
+
+def inherited(status_fd: int) -> tuple[int, ...]:
+    """The file descriptors a contained command's bwrap is started with (`pass_fds`)."""
+    return (status_fd, lifeline())
+
+
 def bwrap_argv(
     bwrap: str,
     mounts: Sequence[str],
@@ -203,11 +247,14 @@ def bwrap_argv(
     command: Sequence[str],
     status_fd: int = 2,
     init: Sequence[str] = (),
+    lifeline_fd: int | None = None,
 ) -> list[str]:
     """The whole bwrap command line: the host's files, a pid namespace of its own (`--proc`), the
     init as pid 1, whose process group is the command's, and death with the thread that started it.
     `init`: the Landlock-scoping one (landlock.py), which makes its group itself; else the bash one,
-    in a new session made by bwrap (its group, and no TIOCSTI)."""
+    in a new session made by bwrap (its group, and no TIOCSTI). The init is given the status fd,
+    then the lifeline (this process's, unless told), then the command."""
+    life = lifeline() if lifeline_fd is None else lifeline_fd
     first = list(init) or ["/bin/bash", "--norc", "--noprofile", "-c", INIT_SCRIPT, "cowork-init"]
     return [
         bwrap,
@@ -215,7 +262,7 @@ def bwrap_argv(
         "--unshare-pid", "--proc", "/proc",
         "--die-with-parent", *(landlock.INIT_ENV if init else ["--new-session"]), "--as-pid-1",
         *mounts, *hidden,
-        "--", *first, str(status_fd), *command,
+        "--", *first, str(status_fd), str(life), *command,
     ]  # fmt: skip
 
 
@@ -364,7 +411,7 @@ def probe(bwrap: str, mounts: Sequence[str], hidden: Sequence[str], init: Sequen
             text=True,
             timeout=PROBE_TIMEOUT_S,
             check=False,
-            pass_fds=(),
+            pass_fds=(lifeline(),),
             stdin=subprocess.DEVNULL,
         )
     except FileNotFoundError:

@@ -51,6 +51,7 @@ class CommandSpec:
     bash: str
     mark: str | None = None  # set as process_marks.MARK_ENV, so that what escapes the group can be found
     prefix: tuple[str, ...] = ()  # what bash runs inside (read_only: bwrap, sandbox-exec)
+    inherit: tuple[int, ...] = ()  # file descriptors the prefix needs (read_only's bwrap: the lifeline)
     container: Container | None = None  # the OS container to run in (container.py); None: none
     read_only_binds: bool = True  # False: the user allowed this command to change the protected set
 
@@ -258,7 +259,7 @@ async def run_command(
             stderr=subprocess.PIPE,
             cwd=spec.cwd,
             env={**spec.env, process_marks.MARK_ENV: spec.mark} if spec.mark else dict(spec.env),
-            pass_fds=(status_write,) if contained else (),
+            pass_fds=containers.inherited(status_write) if contained else spec.inherit,
             **spawn_options(sys.platform, suspended=True),
         )
     finally:

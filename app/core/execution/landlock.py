@@ -41,12 +41,19 @@ NOT_LINUX = "not-linux"
 # --new-session: every caller starts bwrap in a session of its own without a terminal already
 # (executor.spawn_options), and each further setsid cost some 3-6 ms here (a scheduler autogroup
 # per session); where a terminal is still there (TIOCSTI), it takes a new session. A scope that
-# fails fails the command (exit 126, said on its stderr): it never runs unscoped by surprise.
+# fails fails the command (exit 126, said on its stderr): it never runs unscoped by surprise. Before all
+# that it reads the lifeline named second (container.lifeline: nothing is ever written to it, so
+# end of file means whoever started the container is gone) and then starts nothing.
 PERL_INIT = r"""
 $SIG{$_} = sub {} for qw(INT TERM HUP QUIT);
 if (open(my $tty, "<", "/dev/tty")) { close $tty; require POSIX; POSIX::setsid() } else { setpgrp(0, 0) }
 my $fd = shift @ARGV;
+my $life = shift @ARGV;
 open(my $status, ">&=", $fd) or die "cowork-init: status fd $fd: $!\n";
+open(my $alive, "<&=", $life) or die "cowork-init: no lifeline on fd $life: $!\n";
+my $gone = ""; vec($gone, fileno($alive), 1) = 1;
+exit 137 if select($gone, undef, undef, 0) > 0;
+close $alive;
 my $pid = fork;
 defined $pid or die "cowork-init: fork: $!\n";
 if ($pid == 0) {

@@ -22,6 +22,8 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 
+from app.core.execution.container import LIFELINE_CHECK
+
 BWRAP = "bwrap"
 SANDBOX_EXEC = "/usr/bin/sandbox-exec"
 
@@ -77,9 +79,12 @@ def _under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def bwrap_prefix(bwrap: str, cwd: str, sockets: str | None, visible: Sequence[str] = ()) -> list[str]:
+def bwrap_prefix(
+    bwrap: str, cwd: str, sockets: str | None, visible: Sequence[str] = (), *, lifeline_fd: int
+) -> list[str]:
     """bwrap's arguments before `bash -c COMMAND`. Folders the command needs (its cwd, the user's
-    home) that lie under a hidden place (/tmp, /run, the runtime folder) are bound back, read-only."""
+    home) that lie under a hidden place (/tmp, /run, the runtime folder) are bound back, read-only.
+    The command starts only while its starter lives (container.lifeline: bwrap 0.8 may miss its death)."""
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
     hidden = ["/tmp", "/run", *([sockets] if sockets else [])]
     for folder in dict.fromkeys([cwd, *visible]):
@@ -87,7 +92,19 @@ def bwrap_prefix(bwrap: str, cwd: str, sockets: str | None, visible: Sequence[st
             argv += ["--ro-bind", folder, folder]
     if sockets:  # last: a folder bound back above may hold it (a cwd above the runtime folder)
         argv += ["--tmpfs", sockets]
-    return [*argv, "--unshare-net", "--unshare-pid", "--die-with-parent", "--chdir", cwd, "--"]
+    check = ["/bin/bash", "--norc", "--noprofile", "-c", f'life=$1; shift\n{LIFELINE_CHECK}exec "$@"']
+    return [
+        *argv,
+        "--unshare-net",
+        "--unshare-pid",
+        "--die-with-parent",
+        "--chdir",
+        cwd,
+        "--",
+        *check,
+        "cowork-check",
+        str(lifeline_fd),
+    ]
 
 
 def macos_profile() -> str:
@@ -111,13 +128,18 @@ def sandbox_exec_prefix(sandbox_exec: str = SANDBOX_EXEC) -> list[str]:
 
 
 def prefix_for(
-    way: Containment, cwd: str, home: str, environ: Mapping[str, str], which: Callable[[str], str | None]
+    way: Containment,
+    cwd: str,
+    home: str,
+    environ: Mapping[str, str],
+    which: Callable[[str], str | None],
+    lifeline_fd: int,
 ) -> list[str]:
     """What to run before `bash -c COMMAND` for `way` (nothing: the classifier already proved it)."""
     if way is Containment.BWRAP:
         bwrap = which(BWRAP) or BWRAP
         uid = os.getuid() if hasattr(os, "getuid") else None
-        return bwrap_prefix(bwrap, cwd, runtime_dir(environ, uid, os.path.isdir), visible=[home])
+        return bwrap_prefix(bwrap, cwd, runtime_dir(environ, uid, os.path.isdir), [home], lifeline_fd=lifeline_fd)
     if way is Containment.SANDBOX_EXEC:
         return sandbox_exec_prefix()
     return []
