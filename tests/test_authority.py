@@ -450,12 +450,15 @@ def running_with(text: str) -> list[int]:
     return found
 
 
+@pytest.mark.parametrize("contained", [True, False], ids=["in its container", "without a container"])
 async def test_commands_stop_within_moments_when_the_tray_dies_and_the_model_is_told_why(
-    home: Path, paths: AppPaths, monkeypatch: pytest.MonkeyPatch
+    home: Path, paths: AppPaths, monkeypatch: pytest.MonkeyPatch, contained: bool
 ) -> None:
-    # The tray runs the command, in its container: the container ends with the tray (--die-with-parent).
-    monkeypatch.delenv(container.BWRAP_ENV)
-    command = f"sleep 41000 # tray-dies-{os.getpid()}"
+    """The tray runs the command. In its container, the container ends with the tray
+    (--die-with-parent); without one, the server the tray ran it for ends it (tray_link)."""
+    if contained:
+        monkeypatch.delenv(container.BWRAP_ENV)
+    command = f"sleep 41000; : tray-dies-{os.getpid()}"  # not the last command: bash keeps this line
     async with connect(home, headless=False) as agent:
         with running_tray(home) as tray:
             await wait_until_bound(agent)

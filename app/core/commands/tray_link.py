@@ -17,7 +17,9 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
@@ -43,6 +45,9 @@ from app.core.channel.protocol import (
 )
 from app.core.channel.transport import ChannelUnavailable, address_for, connect
 from app.core.channel.wire import Channel, ProtocolError
+from app.core.errors import CoworkError
+from app.core.execution import orphans
+from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 
 log = logging.getLogger(__name__)
@@ -50,6 +55,7 @@ log = logging.getLogger(__name__)
 ACK_TIMEOUT_S = 5.0  # no answer from the tray in this long: the command is refused
 HELLO_TIMEOUT_S = 2.0
 RECONNECT_S = 0.5
+TRAY_EXIT_WAIT_S = 3.0  # after the channel broke: a tray still there this long did not die
 
 
 class LinkRefused(Exception):
@@ -87,6 +93,7 @@ class TrayLink:
         self.hold_clocks: dict[int, float] = {}  # held command -> when it expires, from when the user saw it
         self.version = 0
         self.runs_commands = False  # the tray runs this server's tool calls (its welcome said so)
+        self.tray_pid: int | None = None
         # Forwarded calls waiting for the tray's answer: each gets its call_progress and call_result,
         # and None when the tray goes away. Called on the reader's thread: they must not block.
         self.calls: dict[str, Callable[[CallProgress | CallResult | None], None]] = {}
@@ -152,6 +159,7 @@ class TrayLink:
             self.server_id = welcome.server_id
         self.state = ControlState.from_wire(dict(welcome.state))
         self.runs_commands = welcome.runs_commands
+        self.tray_pid = peer.pid
         self.refusal = None
         self.closing_reason = None
         self.bound = True
@@ -207,6 +215,27 @@ class TrayLink:
         for deliver in list(self.calls.values()):
             deliver(None)
         self._bump()
+        if self.runs_commands and self.tray_pid is not None and sys.platform == "linux":
+            threading.Thread(target=self._end_what_a_dead_tray_ran, args=(self.tray_pid,), daemon=True).start()
+
+    def _end_what_a_dead_tray_ran(self, tray_pid: int) -> None:
+        """A tray killed without a word ends its contained commands with it (--die-with-parent), but
+        not those it ran without a container (bwrap missing or switched off): once the tray is gone,
+        the server it ran them for ends them, as the next tray would (core/execution/orphans)."""
+        deadline = time.monotonic() + TRAY_EXIT_WAIT_S
+        while not _exited(tray_pid):
+            if time.monotonic() > deadline:
+                return  # the channel broke, the tray did not: it still runs and ends its commands
+            time.sleep(0.05)
+        try:
+            with Journal(self.paths) as journal:
+                journal.recover_dead_servers()
+                ended = orphans.end_orphans(self.paths, journal.was_left_running)
+        except CoworkError as problem:  # a full disk or a damaged journal: the next tray retries
+            log.warning("could not end what the tray left running: %s", problem)
+            return
+        if ended:
+            log.info("ended %d processes the lost tray left running", len(ended))
 
     def _take(self, raw: dict[str, Any]) -> None:
         try:
@@ -314,3 +343,11 @@ class TrayLink:
         """`request` for the event loop: the wait happens in a worker thread, so the server goes on
         answering (other tools, pings, pushes from the tray) while the tray writes the row."""
         return await anyio.to_thread.run_sync(functools.partial(self.request, message))
+
+
+def _exited(pid: int, proc: Path = Path("/proc")) -> bool:
+    """Whether `pid` is gone or a zombie: its files (and the locks of its runners) are closed."""
+    try:
+        return (proc / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return True
