@@ -29,7 +29,8 @@ from app.core.channel.protocol import (
     whole,
 )
 from app.core.commands.tray_link import Decision, LinkRefused, TrayLink
-from app.core.journal.store import Journal, Outcome, Status, preview
+from app.core.errors import CoworkError
+from app.core.journal.store import Journal, Outcome, Status, damage_on_disk, preview
 from app.core.messages import NO_TRAY_MESSAGE, PAUSED_MESSAGE
 from app.core.policy.approval import ApprovalMode, approval_mode, approval_window_s
 
@@ -176,6 +177,7 @@ class ServerAuthority:
         """A row this server writes itself (headless, no tray). Its server's row may have vanished
         (another program deleted it): it is made again, once, and the command goes on."""
         row = _journal_row(row)
+        self._repair_damage()
         if self._own_row is not None:
             row = {**row, "server_id": self._own_row}
         try:
@@ -190,6 +192,31 @@ class ServerAuthority:
         if self.link is not None:
             self.link.server_id = self._own_row
         return self.journal.begin_command(**{**row, "server_id": self._own_row})
+
+    def _repair_damage(self) -> None:
+        """A journal overwritten in place under this server (same file, garbage pages) is read from
+        this connection's cache and would take our rows unnoticed: a fresh connection looks first
+        (about a millisecond). Found damaged, it is moved aside whole for a new one (the user is told)
+        and this command is refused, so the next one is judged by the new journal's settings."""
+        damage = damage_on_disk(self.journal.path)
+        if damage is None:
+            return
+        log.warning("the journal at %s is damaged (%s): moving it aside", self.journal.path, damage)
+        try:
+            self.journal.reopen()
+        except (CoworkError, sqlite3.Error) as exc:
+            raise NotRecorded(
+                _refusal_text(f"its activity log is damaged ({damage}) and no new one could be started ({exc})")
+            ) from None
+        replaced = self.journal.replaced
+        told = (
+            replaced.message
+            if replaced is not None
+            else f"The activity journal was damaged ({damage}), so a new one was started."
+        )
+        raise NotRecorded(
+            f"Cowork Terminal could not record this command, so it was not run. {told} Run the command again."
+        )
 
     async def started(self, command_id: int) -> None:
         """A held command the user allowed starts now: the tray records it (and refuses while
