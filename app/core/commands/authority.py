@@ -177,7 +177,8 @@ class ServerAuthority:
         """A row this server writes itself (headless, no tray). Its server's row may have vanished
         (another program deleted it): it is made again, once, and the command goes on."""
         row = _journal_row(row)
-        self._repair_damage()
+        if not self.tethered:  # bound to a tray (or its runner in the tray): the hub repairs the file
+            self._repair_damage()
         if self._own_row is not None:
             row = {**row, "server_id": self._own_row}
         try:
@@ -196,7 +197,7 @@ class ServerAuthority:
     def _repair_damage(self) -> None:
         """A journal overwritten in place under this server (same file, garbage pages) is read from
         this connection's cache and would take our rows unnoticed: a fresh connection looks first
-        (about a millisecond). Found damaged, it is moved aside whole for a new one (the user is told)
+        (0.2 ms median here). Found damaged, it is moved aside whole for a new one (the user is told)
         and this command is refused, so the next one is judged by the new journal's settings."""
         damage = damage_on_disk(self.journal.path)
         if damage is None:
