@@ -31,7 +31,7 @@ from tests.stdio_client import STOP_DEADLINE_S, live_processes, server_params
 from tests.test_authority import cli, wait_until_held
 from tests.tray_process import running_tray
 
-pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.timeout(300)]  # the suite's 120 s is too short
 
 COWORK = "local-agent-mode-cowork-terminal"  # what Cowork sends: local-agent-mode-<the entry's key>
 COWORK_CUT_S = 60.0  # Cowork gives up on a call after about this long (-32001)
