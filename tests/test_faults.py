@@ -255,9 +255,16 @@ def test_a_headless_server_whose_journal_a_command_damaged_in_place_moves_it_asi
     assert kept.stat().st_ino == inode, "the damaged file itself is kept aside, never deleted"
     assert opening.damage_on_disk(kept), "as it was: still damaged, not rebuilt over"
     with sqlite3.connect(paths.journal) as db:
-        commands = [c for (c,) in db.execute("SELECT command FROM commands ORDER BY id")]
+        commands = db.execute("SELECT id, command, status, reason FROM commands ORDER BY id").fetchall()
         [(replaced,)] = db.execute("SELECT value FROM settings WHERE key = ?", (JOURNAL_REPLACED_SETTING,))
-    assert commands == ["echo again", "echo more"], "nothing after the damage went into the damaged file"
+    last_before = json.loads(damage)["jobId"]
+    assert [row[:3] for row in commands] == [
+        (last_before + 1, "echo after", "refused"),
+        (last_before + 2, "echo again", "finished"),
+        (last_before + 3, "echo more", "finished"),
+    ], "nothing after the damage went into the damaged file, and its ids go on: no job id names two commands"
+    assert "The activity journal was damaged" in commands[0][3]
+    assert json.loads(second)["jobId"] == last_before + 2
     assert str(kept) in replaced, "the tray tells the user at its next start"
 
 
