@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from app.core.execution import container
+from app.core.journal import opening
+from app.core.journal.store import JOURNAL_REPLACED_SETTING
 from app.core.paths import HOME_ENV, AppPaths
 from tests.desktop_env import wait_for
 from tests.raw_stdio import RawServer
@@ -187,3 +190,102 @@ def test_a_headless_server_whose_row_was_deleted_registers_again_and_runs(home: 
     with sqlite3.connect(paths.journal) as db:
         assert db.execute("SELECT count(*) FROM servers").fetchone() == (1,), "registered again, once"
         assert db.execute("SELECT state FROM servers").fetchone() == ("exited",), "and its end recorded"
+
+
+DAMAGE_SCRIPT = """import os
+base = bytes.fromhex(open('target.hex').read().strip()).decode()
+for suffix, keep in (('', 100), ('-wal', 32)):
+    if os.path.exists(base + suffix):
+        size = os.path.getsize(base + suffix)
+        with open(base + suffix, 'r+b') as file:
+            file.seek(keep)
+            file.write(os.urandom(size - keep))
+print('overwrote', base)
+"""
+
+
+def agent_damages_journal(server: RawServer, journal: Path, work: Path) -> str:
+    """What an agent runs: a script that names no file of ours (the journal's path arrives hex-encoded
+    in a file of its own), so the classifier sees nothing of Cowork Terminal's to hold."""
+
+    def call(command: str) -> str:
+        answer = server.call("execute_command", json.dumps({"command": command, "cwd": str(work)}))
+        assert answer is not None, "the call got no answer"
+        return answer
+
+    assert ran(call(f"echo {str(journal).encode().hex()} > target.hex && echo ok"), "ok")
+    assert ran(call(f"cat > damage.py <<'EOF'\n{DAMAGE_SCRIPT}EOF\necho ok"), "ok")
+    return call("python3 damage.py")
+
+
+def test_a_headless_server_whose_journal_a_command_damaged_in_place_moves_it_aside_and_tells_the_model_and_user(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    """No tray, and the container switched off (the only way a command reaches the data folder: in
+    the container it is read-only). The server's own connection reads its cached pages and would go
+    on writing into the damaged file; a fresh look before each row finds it."""
+    work = tmp_path / "work"
+    work.mkdir()
+    server = RawServer(home, "--headless", env={container.BWRAP_ENV: str(tmp_path / "no-bwrap")})
+    try:
+        assert server.initialize() is not None
+        for number in range(20):
+            assert ran(echo(server, f"row{number}"), f"row{number}")
+        inode = paths.journal.stat().st_ino
+        damage = agent_damages_journal(server, paths.journal, work)
+        assert json.loads(damage)["stdout"] == f"overwrote {paths.journal}\n", "the attack ran"
+        assert opening.damage_on_disk(paths.journal), "and damaged the journal where it is"
+        assert paths.journal.stat().st_ino == inode
+        first, second, third = echo(server, "after"), echo(server, "again"), echo(server, "more")
+    finally:
+        stderr = stopped(server)
+    [kept] = home.glob("journal.corrupt-*.sqlite3")
+    assert first.strip() != BARE_ERROR, first
+    assert (
+        "Cowork Terminal could not record this command, so it was not run. The activity journal was damaged "
+        f"(file is not a database), so it was moved aside to {kept} and a new one was started. Nothing was "
+        "deleted; the old history is in that file. Run the command again." in first
+    ), first
+    assert ran(second, "again") and ran(third, "more"), "the next calls run, recorded in a new journal"
+    assert "Traceback" not in stderr, stderr
+    assert (
+        f"cowork-terminal: The activity log was damaged (file is not a database), so it was moved aside to {kept}"
+        in (stderr)
+    ), "the user is told in plain words (serve's log in Claude; the tray shows it at its next start)"
+    assert kept.stat().st_ino == inode, "the damaged file itself is kept aside, never deleted"
+    assert opening.damage_on_disk(kept), "as it was: still damaged, not rebuilt over"
+    with sqlite3.connect(paths.journal) as db:
+        commands = db.execute("SELECT id, command, status, reason FROM commands ORDER BY id").fetchall()
+        [(replaced,)] = db.execute("SELECT value FROM settings WHERE key = ?", (JOURNAL_REPLACED_SETTING,))
+    last_before = json.loads(damage)["jobId"]
+    assert [row[:3] for row in commands] == [
+        (last_before + 1, "echo after", "refused"),
+        (last_before + 2, "echo again", "finished"),
+        (last_before + 3, "echo more", "finished"),
+    ], "nothing after the damage went into the damaged file, and its ids go on: no job id names two commands"
+    assert "The activity journal was damaged" in commands[0][3]
+    assert json.loads(second)["jobId"] == last_before + 2
+    assert str(kept) in replaced, "the tray tells the user at its next start"
+
+
+def test_in_its_container_a_command_cannot_damage_the_journal_at_all(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    """The default: the data folder is bound read-only in the command's container."""
+    if not container.for_paths(paths).on:
+        pytest.skip("no bwrap container on this machine")
+    work = tmp_path / "work"
+    work.mkdir()
+    server = RawServer(home, "--headless")
+    try:
+        assert server.initialize() is not None
+        assert ran(echo(server, "before"), "before")
+        damage = json.loads(agent_damages_journal(server, paths.journal, work))
+        after = echo(server, "after")
+    finally:
+        stderr = stopped(server)
+    assert damage["exitCode"] != 0 and "Read-only file system" in damage["stderr"], damage
+    assert opening.damage_on_disk(paths.journal) is None
+    assert ran(after, "after")
+    assert "Traceback" not in stderr, stderr
+    assert not list(home.glob("journal.corrupt-*"))

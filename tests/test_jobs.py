@@ -24,9 +24,12 @@ from app.core.commands.patience import (
     CLAUDE_CODE_PATIENCE_S,
     COWORK_PATIENCE_S,
     DESKTOP_CHAT_PATIENCE_S,
+    MAX_PATIENCE_S,
     PATIENCE_ENV,
     UNKNOWN_PATIENCE_S,
+    WAITED_META,
     patience_s,
+    waited_before,
 )
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
@@ -65,6 +68,13 @@ def test_the_environment_variable_overrides_the_table_and_nonsense_in_it_is_igno
     assert patience_s("claude-ai", None, {PATIENCE_ENV: "0"}) == 0
     for nonsense in ("", "soon", "nan", "-1", "inf", "1e9"):
         assert patience_s("claude-ai", None, {PATIENCE_ENV: nonsense}) == 210, nonsense
+
+
+def test_the_time_a_forwarded_call_waited_in_the_tray_comes_out_of_the_patience_and_nonsense_counts_as_none() -> None:
+    assert waited_before({WAITED_META: 2.5}) == 2.5
+    assert waited_before({WAITED_META: 10**9}) == MAX_PATIENCE_S
+    for nonsense in (None, {}, {WAITED_META: -1}, {WAITED_META: float("nan")}, {WAITED_META: "9"}, {WAITED_META: True}):
+        assert waited_before(nonsense) == 0.0, nonsense
 
 
 # -- real servers ------------------------------------------------------------------------------------

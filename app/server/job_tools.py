@@ -26,7 +26,7 @@ from app.core.commands.jobs import (
     read_file_part,
     record_status,
 )
-from app.core.commands.patience import PATIENCE_ENV, patience_s
+from app.core.commands.patience import PATIENCE_ENV, patience_s, waited_before
 from app.core.commands.request import (
     DEFAULT_TIMEOUT_MS,
     CommandRefused,
@@ -261,7 +261,7 @@ def register_job_tools(
     async def start_and_wait(ctx: Context, request: ExecuteRequest, tool: str, *, background: bool = False) -> Any:
         """Start a command as a job, then wait for it as long as this client is patient (at once when
         `background`); the one path of execute_command and the read-only tool."""
-        started = anyio.current_time()
+        started = anyio.current_time() - waited_before(ctx.request_context.meta)  # in the tray, before the runner
         service = service_of()
         jobs = service.jobs
         await service.until_serving()
@@ -320,7 +320,7 @@ def register_job_tools(
         ctx: Context,
         timeout: Annotated[OptionalNumber, Field(description="Wait at most this many milliseconds.")] = None,
     ) -> Annotated[CallToolResult, JobResult]:
-        started = anyio.current_time()
+        started = anyio.current_time() - waited_before(ctx.request_context.meta)  # in the tray, before the runner
         service = service_of()
         jobs = service.jobs
         patience = client_patience(service, ctx)

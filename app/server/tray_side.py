@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -28,6 +29,7 @@ from app import __version__
 from app.core.authority.command_host import ProgressSink
 from app.core.channel.call_messages import Call
 from app.core.commands.jobs import JobStatus
+from app.core.commands.patience import WAITED_META
 from app.core.commands.service import CommandService
 from app.core.paths import AppPaths
 from app.server.argument_gate import CallGate, ServiceUnavailable, declared_parameters
@@ -98,7 +100,12 @@ class TrayRunner:
 
     async def call(self, call: Call, progress: ProgressSink | None) -> Mapping[str, Any]:
         assert self.client is not None
-        result = await self.client.call_tool(call.tool, dict(call.arguments), progress_callback=cast(Any, progress))
+        # The time the call waited in the tray (a runner is built at a server's first call: 2 s here,
+        # 10 s under load) comes out of the client's patience (job_tools.WAITED_META).
+        waited = cast(Any, {WAITED_META: max(0.0, time.monotonic() - call.arrived)})
+        result = await self.client.call_tool(
+            call.tool, dict(call.arguments), progress_callback=cast(Any, progress), meta=waited
+        )
         return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     def busy(self) -> bool:

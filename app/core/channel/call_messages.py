@@ -8,8 +8,9 @@ value is checked here, at the edge, as every channel message is (core/channel/pr
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from app.core.channel.values import BadValue, fields_of, finite, optional_text, text
@@ -37,6 +38,8 @@ class Call:
     client_version: str | None = None
     progress: bool = False
     patience: str | None = None  # the server's COWORK_TERMINAL_PATIENCE_S, set in Claude's entry for it
+    # When this process read it (not sent): the tray's runner counts the client's patience from here.
+    arrived: float = field(default_factory=time.monotonic, compare=False)
     OP: ClassVar[str] = "call"
 
     def to_wire(self) -> dict[str, Any]:

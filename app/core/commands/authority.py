@@ -13,6 +13,7 @@ import logging
 import os
 import sqlite3
 from collections.abc import Sequence
+from contextlib import suppress
 from typing import Any
 
 from app.core import settings
@@ -29,7 +30,8 @@ from app.core.channel.protocol import (
     whole,
 )
 from app.core.commands.tray_link import Decision, LinkRefused, TrayLink
-from app.core.journal.store import Journal, Outcome, Status, preview
+from app.core.errors import CoworkError
+from app.core.journal.store import Journal, Outcome, Status, damage_on_disk, preview
 from app.core.messages import NO_TRAY_MESSAGE, PAUSED_MESSAGE
 from app.core.policy.approval import ApprovalMode, approval_mode, approval_window_s
 
@@ -46,6 +48,7 @@ class ServerAuthority:
         self.link = link
         self.headless = headless
         self._own_row: int | None = None  # this server's row, made again after it vanished
+        self._last_row = 0  # the highest command id this server wrote itself
 
     @property
     def tethered(self) -> bool:
@@ -176,10 +179,13 @@ class ServerAuthority:
         """A row this server writes itself (headless, no tray). Its server's row may have vanished
         (another program deleted it): it is made again, once, and the command goes on."""
         row = _journal_row(row)
+        if not self.tethered:  # bound to a tray (or its runner in the tray): the hub repairs the file
+            self._repair_damage(row)
         if self._own_row is not None:
             row = {**row, "server_id": self._own_row}
         try:
-            return self.journal.begin_command(**row)
+            self._last_row = self.journal.begin_command(**row)
+            return self._last_row
         except sqlite3.IntegrityError:
             server_id = row.get("server_id")
             if server_id is None or self.journal.live_server_pid(server_id) is not None:
@@ -190,6 +196,42 @@ class ServerAuthority:
         if self.link is not None:
             self.link.server_id = self._own_row
         return self.journal.begin_command(**{**row, "server_id": self._own_row})
+
+    def _repair_damage(self, row: dict[str, Any]) -> None:
+        """A journal overwritten in place under this server (same file, garbage pages) is read from
+        this connection's cache and would take our rows unnoticed: a fresh connection looks first
+        (0.2 ms median here). Found damaged, it is moved aside whole for a new one (the user is told)
+        and this command is refused, so the next one is judged by the new journal's settings. Its
+        refusal is the new journal's first row, numbered after every id known of the old one: a
+        job id the model holds, or a job still running here, never names a new command."""
+        damage = damage_on_disk(self.journal.path)
+        if damage is None:
+            return
+        log.warning("the journal at %s is damaged (%s): moving it aside", self.journal.path, damage)
+        last = self._last_row
+        with suppress(sqlite3.Error):  # what this connection still has of the old file, if it reads
+            last = max(last, self.journal.last_command_id())
+        try:
+            self.journal.reopen()
+        except (CoworkError, sqlite3.Error) as exc:
+            raise NotRecorded(
+                _refusal_text(f"its activity log is damaged ({damage}) and no new one could be started ({exc})")
+            ) from None
+        replaced = self.journal.replaced
+        told = (
+            replaced.message
+            if replaced is not None
+            else f"The activity journal was damaged ({damage}), so a new one was started."
+        )
+        refused = {key: value for key, value in row.items() if key not in ("confirmation_id", "hold_expires_at")}
+        refused.update(server_id=None, status=Status.REFUSED, reason=f"not run: {told}")
+        with suppress(sqlite3.Error, CoworkError):
+            self._last_row = self.journal.begin_command(
+                **refused, command_id=max(last, self.journal.last_command_id()) + 1
+            )
+        raise NotRecorded(
+            f"Cowork Terminal could not record this command, so it was not run. {told} Run the command again."
+        )
 
     async def started(self, command_id: int) -> None:
         """A held command the user allowed starts now: the tray records it (and refuses while

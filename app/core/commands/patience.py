@@ -47,3 +47,17 @@ def patience_s(client_name: str | None, protocol_version: str | None, environ: M
         if name == key or (key.endswith("-") and name.startswith(key)):
             return seconds
     return UNKNOWN_PATIENCE_S
+
+
+# Request `_meta` key: seconds a forwarded call already waited before the tray's runner took it (the
+# runner is built at its server's first call); they come out of the client's patience.
+WAITED_META = "cowork-terminal/waitedS"
+
+
+def waited_before(meta: Mapping[str, object] | None) -> float:
+    """Seconds the call waited before its handler ran, from the request's `_meta` (0 when not said or
+    not a finite, non-negative number). Only ever shortens a wait, so anyone may say it."""
+    value = (meta or {}).get(WAITED_META)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        return 0.0
+    return min(float(value), MAX_PATIENCE_S)

@@ -50,8 +50,11 @@ class CommandsTable(Connection):
         reason: str | None = None,
         confirmation_id: str | None = None,
         hold_expires_at: float | None = None,
+        command_id: int | None = None,
     ) -> int:
-        """Write the row before anything runs, so even a crash mid-command leaves a record."""
+        """Write the row before anything runs, so even a crash mid-command leaves a record. `command_id`
+        only in a journal started anew under running servers: its ids go on after the old file's,
+        so that no job id a model holds names another command."""
         now = time.time()
         keys = sorted(storable(k) for k in env_keys)
         command, cwd = storable(command), None if cwd is None else storable(cwd)
@@ -61,10 +64,11 @@ class CommandsTable(Connection):
             reason = None if reason is None else bounded(storable(reason))
         with self._write() as db:
             cursor = db.execute(
-                "INSERT INTO commands(server_id, server_pid, client_name, client_version, tool, command, "
+                "INSERT INTO commands(id, server_id, server_pid, client_name, client_version, tool, command, "
                 "cwd, env_keys, timeout_ms, tier, status, reason, created_at, started_at, confirmation_id, "
-                "hold_expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "hold_expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
+                    command_id,
                     server_id,
                     server_pid,
                     client_name,
@@ -86,6 +90,10 @@ class CommandsTable(Connection):
             if server_id is not None:  # "last seen" for the supervisor, in the same transaction
                 db.execute("UPDATE servers SET last_seen = ? WHERE id = ?", (now, server_id))
         return row_id(cursor)
+
+    def last_command_id(self) -> int:
+        """The highest command id in the journal (0 when none)."""
+        return int(self._db.execute("SELECT coalesce(max(id), 0) FROM commands").fetchone()[0])
 
     def mark_started(self, command_id: int) -> None:
         with self._write() as db:
