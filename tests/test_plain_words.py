@@ -73,6 +73,8 @@ def test_a_german_and_a_russian_user_read_which_folder_is_deleted_and_the_model_
     assert held_reason(verdict.plain, verdict.reasons) == (
         "Deletes the folder /home/ana/project/build and everything in it (rm -r: recursive removal)"
     )
+    again = classify("echo x > ~/.cowork-terminal/pause", cwd=PROJECT)
+    assert held_reason(again.plain, again.reasons) == "Writes to ~/.cowork-terminal/pause", "a reason is said once"
 
 
 def test_a_value_is_never_translated_only_the_words_around_it(speaking: None) -> None:

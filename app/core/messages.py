@@ -83,4 +83,5 @@ def held_reason(plain: tuple[str, ...], reasons: tuple[str, ...]) -> str:
     if not plain and not reasons:
         return "it needs the user's approval"
     said = "; ".join(plain) if plain else "; ".join(reasons)
-    return f"{said} ({'; '.join(reasons)})" if plain and reasons else said
+    terse = [reason for reason in reasons if reason.casefold() not in said.casefold()]  # not twice
+    return f"{said} ({'; '.join(terse)})" if plain and terse else said
