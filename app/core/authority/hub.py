@@ -25,9 +25,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.core import data_folder
+from app.core.authority.connection import Peer
 from app.core.authority.errors import RequestError
 from app.core.authority.holds import MAX_HOLDS_PER_PEER, HeldCommand, Holds, rule_for
-from app.core.authority.peers import Connections, Peer
+from app.core.authority.peers import Connections
 from app.core.authority.questions import ASK_COOLDOWN_S, Question, Questions, describe_changes
 from app.core.authority.record import WRITE_BUSY_TIMEOUT_S, Record
 from app.core.authority.rule_book import RuleBook
