@@ -11,7 +11,7 @@ import dataclasses
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from app import __version__
 from app.core.authority.hub import Hub
@@ -19,9 +19,13 @@ from app.core.authority.supervisor import APPROVAL_NEEDED, Snapshot, Supervisor
 from app.core.claude.names import friendly_client_name
 from app.core.i18n import _
 from app.core.journal.store import CommandRecord, Journal, ServerRecord
+from app.core.paths import AppPaths
 from app.core.policy import approval
 from app.ui.tray import menu
 from app.ui.tray.actions import REFRESH_CLIENTS, TIMED_PAUSE_BY
+from app.ui.tray.claude_watch import ClaudeWatch
+from app.ui.tray.platforms import Notifier
+from app.ui.tray.signals import Wakeup
 from app.ui.tray.tray_state import (
     CrashView,
     HeldView,
@@ -34,20 +38,46 @@ from app.ui.tray.tray_state import (
     job_notice,
     long_jobs,
 )
+from app.ui.tray.windows import TrayWindows
 from app.ui.windows.log_model import outcome_text, status_label
-
-if TYPE_CHECKING:
-    from app.ui.tray.app import TrayApp
 
 log = logging.getLogger(__name__)
 
 CLIENT_FILES_CHECK_S = 1.0  # how often Claude Desktop config files are looked at for outside edits
 
 
+class LoopApp(Protocol):
+    """What the monitor reaches of the tray (app.TrayApp): the hub's public reads, what the menu shows,
+    and how to show it or stop."""
+
+    hub: Hub
+    paths: AppPaths
+    notifier: Notifier
+    claude: ClaudeWatch
+    tray_windows: TrayWindows
+    wakeup: Wakeup
+    state: TrayState
+    poll_s: float
+    windows: bool
+    has_menu: bool
+    autostart: bool | None
+    language: str | None
+    problem: str | None
+    confirming: str | None
+    paused_until: float | None
+
+    def submit(self, action: str, target: str | None = None) -> None: ...
+    def show(self, state: TrayState) -> None: ...
+    def count_tick(self) -> None: ...
+    def quitting(self) -> bool: ...
+    def request_quit(self) -> None: ...
+    def stop_icon(self) -> None: ...
+
+
 class Monitor:
     """What the "tray-monitor" thread runs (`run`), and the views of the hub it keeps for the menu."""
 
-    def __init__(self, app: TrayApp) -> None:
+    def __init__(self, app: LoopApp) -> None:
         self.app = app
         self._held: tuple[HeldView, ...] = ()  # for the menu, when no approval window can open
         self._rules: tuple[RuleView, ...] = ()
