@@ -7,7 +7,6 @@ each tightening is one call of the hub's public controls, the same ones the tray
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
 from app.core.authority.connection import Peer
@@ -15,9 +14,8 @@ from app.core.authority.errors import RequestError
 from app.core.authority.holds import HeldCommand
 from app.core.authority.questions import Questions
 from app.core.authority.state import ControlState
-from app.core.execution.output import parse_budget, set_output_budget
+from app.core.execution.output import OutputBudget, parse_budget
 from app.core.i18n import _
-from app.core.journal.store import Journal
 from app.core.messages import REQUEST_DECIDED_BY
 from app.core.policy.direction import LOOSEN, REFUSE, classify_request
 
@@ -39,7 +37,7 @@ class RequestsHub(Protocol):
     def quit_app(self) -> None: ...
     def open_log(self) -> None: ...
     def set_settings(self, **changes: Any) -> None: ...
-    def with_journal(self, work: Callable[[Journal], T]) -> T: ...
+    def set_output_budget(self, budget: OutputBudget) -> None: ...
 
 
 def handle_request(
@@ -84,7 +82,7 @@ def tighten(hub: RequestsHub, op: str, typed: Any) -> str:
             budget = parse_budget(typed.budget)
         except ValueError as exc:
             raise RequestError(str(exc)) from None
-        hub.with_journal(lambda journal: set_output_budget(journal, budget))
+        hub.set_output_budget(budget)
         return _("Output budget changed.")
     if op == "open_log":
         hub.open_log()

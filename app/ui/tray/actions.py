@@ -22,7 +22,7 @@ from app.core.authority.hub import Hub, Question, RequestError
 from app.core.claude import locations as cl
 from app.core.errors import CoworkError
 from app.core.execution.bash_resolver import BashNotFoundError, find_bash
-from app.core.execution.output import parse_budget, set_output_budget
+from app.core.execution.output import parse_budget
 from app.core.i18n import _
 from app.core.i18n.language import choose_language, system_language
 from app.core.install import autostart, stale_entries
@@ -132,7 +132,7 @@ def toggle_container(app: ActionsApp, _target: str | None) -> None:
 
 def set_budget(app: ActionsApp, target: str | None) -> None:
     budget = parse_budget(str(target))
-    app.hub.with_journal(lambda journal: set_output_budget(journal, budget))
+    app.hub.set_output_budget(budget)
     log.info("output budget set to %s from the tray", target)
     app.tray_windows.push_settings()
 

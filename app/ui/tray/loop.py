@@ -11,14 +11,14 @@ import dataclasses
 import logging
 import threading
 import time
-from typing import Any, Protocol
+from typing import Protocol
 
 from app import __version__
 from app.core.authority.hub import Hub
-from app.core.authority.supervisor import APPROVAL_NEEDED, Snapshot, Supervisor
+from app.core.authority.supervisor import APPROVAL_NEEDED, Snapshot
 from app.core.claude.names import friendly_client_name
 from app.core.i18n import _
-from app.core.journal.store import CommandRecord, Journal, ServerRecord
+from app.core.journal.store import ServerRecord
 from app.core.paths import AppPaths
 from app.core.policy import approval
 from app.ui.tray import menu
@@ -98,9 +98,7 @@ class Monitor:
         app, hub = self.app, self.hub
         try:
             # The supervisor shares the hub's connection (the tray's only writer) under its lock.
-            supervisor = hub.with_journal(
-                lambda journal: Supervisor(journal, version=hub.data_version, has_menu=app.has_menu)
-            )
+            supervisor = hub.new_supervisor(has_menu=app.has_menu)
             next_files_check = 0.0
             while not app.quitting():
                 hub.tick()
@@ -109,12 +107,7 @@ class Monitor:
                 if self._acknowledge.is_set():
                     self._acknowledge.clear()
                     supervisor.acknowledge()
-
-                def poll(journal: Journal) -> tuple[Snapshot, list[Any]]:
-                    supervisor.journal = journal  # the hub may have started a new journal
-                    return supervisor.poll()
-
-                snapshot, notices = hub.with_journal(poll)
+                snapshot, notices = hub.poll_servers(supervisor)
                 # Pause, approval mode and held commands: the hub's memory is the truth, not the file.
                 snapshot = dataclasses.replace(
                     snapshot,
@@ -228,11 +221,7 @@ class Monitor:
     def _tell_ended_jobs(self, ended: tuple[JobView, ...]) -> None:
         """A long command (listed in the menu) ended: one notice naming its agent and how it ended."""
         for job in ended:
-
-            def read(journal: Journal, job_id: int = job.id) -> CommandRecord | None:
-                return journal.get_command(job_id)
-
-            record = self.hub.with_journal(read)
+            record = self.hub.command(job.id)
             if record is not None and not record.status.is_active:
                 self.app.notifier.notify(*job_notice(job, outcome_text(record)))
 

@@ -17,10 +17,9 @@ import time
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from app.core import settings
 from app.core.authority.hub import HeldCommand, Hub, Question
 from app.core.claude.names import friendly_client_name
-from app.core.execution.output import BUDGET_CHOICES, output_budget
+from app.core.execution.output import BUDGET_CHOICES
 from app.core.i18n import _
 from app.core.i18n.formats import shorten_command
 from app.core.messages import LOG_WINDOW_DECIDED_BY, PROMPT_DECIDED_BY
@@ -299,7 +298,7 @@ class TrayWindows:
         window = self._settings
         if window is None or not window.alive():
             return
-        budget = self.hub.with_journal(output_budget)
+        budget = self.hub.output_budget()
         window.send(
             {"op": "state", "approval_mode": self.hub.approval_mode,
              "output_budget": str(budget.setting), "autostart": self.app.autostart is True}
@@ -316,7 +315,7 @@ class TrayWindows:
         if self.welcome is not None:
             stop_process_now(self.welcome, WINDOW_STOP_GRACE_S)  # one at a time: a new one comes to the front
         self.welcome = spawn(argv)
-        self.hub.with_journal(lambda journal: journal.set_setting(settings.WELCOME_SHOWN, True))
+        self.hub.welcome_shown()
         log.info("welcome window started: %s", argv)
 
     # -- the activity log --------------------------------------------------------------------------
