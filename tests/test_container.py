@@ -34,7 +34,7 @@ from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.clicks import PROMPT_TITLE, click_yes
 from tests.raw_stdio import RawServer
-from tests.stdio_client import connect, run
+from tests.stdio_client import connect, live_processes, run
 from tests.tray_process import running_tray
 
 pytestmark = [
@@ -431,11 +431,19 @@ async def test_a_command_leaving_a_quiet_background_job_returns_at_once_and_a_ta
     # first, while the job still held the pipes it inherited, and the executor rightly waited for it.
     alone_s, said = await timed("echo started")
     assert said == "started\n"
-    quiet = 'nohup sleep 2 >/dev/null 2>&1 & until [ "$(readlink /proc/$!/fd/2)" = /dev/null ]; do sleep 0.01; done'
+    job = f"sleep 2.{os.getpid() % 1000:03d}7"  # an unusual duration, to find this job among the machine's processes
+    quiet = f'nohup {job} >/dev/null 2>&1 & until [ "$(readlink /proc/$!/fd/2)" = /dev/null ]; do sleep 0.01; done'
     quiet_s, said = await timed(f"{quiet}; echo started")
     assert said == "started\n" and quiet_s - alone_s < DRAIN_AFTER_EXIT_S, "bwrap holds the pipes, the job does not"
     _talking_s, said = await timed("(sleep 0.2; echo late) & echo now")
     assert said == "now\nlate\n"
+    # The quiet job's container (bwrap, our child) ends with the job: this test's event loop sees it
+    # end, or its process transport is left to the garbage collector after the loop closed (a warning
+    # in whatever test runs next).
+    with anyio.fail_after(WAIT_S):
+        while live_processes(job):
+            await anyio.sleep(0.1)
+        await anyio.sleep(0.2)  # the loop hears of bwrap's exit from the child watcher's thread
 
 
 async def test_an_allowed_command_that_needs_sudo_runs_outside_the_container_and_the_journal_says_so(

@@ -8,18 +8,22 @@ tray that dies) stays in tests/test_authority.py.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
+from app.core import liveness, settings
 from app.core.authority.hub import (
     ASK_COOLDOWN_S,
     MAX_HOLDS_PER_PEER,
     WRITE_BUSY_TIMEOUT_S,
 )
 from app.core.channel.protocol import command_digest
+from app.core.execution.output import OutputBudget, output_budget, parse_budget
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
@@ -342,3 +346,53 @@ def test_the_trays_view_of_the_hub_moves_with_each_row_and_lists_it(paths: AppPa
         assert [r.id for r in hub.recent_commands(limit=5)] == [written["id"]]
         hub.set_settings(approval_mode="all")
         assert (hub.approval_mode, hub.get_setting("approval_mode")) == ("all", "all")
+
+
+def test_the_output_budget_set_from_the_menu_or_asked_by_anyone_is_what_the_hub_and_the_file_say(
+    paths: AppPaths, peers
+) -> None:
+    with running_hub(paths) as (hub, _seen):
+        hub.set_output_budget(parse_budget("seed"))  # the menu's or the Settings window's click
+        assert hub.output_budget() == OutputBudget(None)
+        with Journal(paths) as journal:
+            assert output_budget(journal, environ={}) == OutputBudget(None)
+        cli = peers("cli")
+        answer = cli.ask("output_budget", budget="30000")  # no control: anyone may set it
+        assert answer["op"] == "ack", answer
+        assert hub.output_budget() == parse_budget("30000")
+        with Journal(paths) as journal:
+            assert output_budget(journal, environ={}) == parse_budget("30000")
+
+
+def test_the_trays_supervisor_follows_the_hub_to_a_new_journal_when_the_old_one_is_deleted(
+    paths: AppPaths, peers
+) -> None:
+    # Like a real server it holds its lock: without it the supervisor calls it crashed at once.
+    server_lock = liveness.try_hold(paths.server_lock("follows-the-journal"))
+    assert server_lock is not None
+    with running_hub(paths) as (hub, seen):
+        supervisor = hub.new_supervisor(has_menu=True)
+        server = peers("server", headless=False, lock_key="follows-the-journal")
+        first, _notices = hub.poll_servers(supervisor)
+        assert [s.pid for s in first.servers] == [os.getpid()]
+        assert [s.pid for s in hub.live_servers()] == [os.getpid()]
+        old = supervisor.journal
+        for suffix in ("", "-wal", "-shm"):  # another program deletes the activity log under the tray
+            Path(f"{paths.journal}{suffix}").unlink(missing_ok=True)
+        hub.tick()
+        assert any(title == "The activity log was deleted" for title, _text in seen.notices), seen.notices
+        after, _notices = hub.poll_servers(supervisor)  # it polls the new file, not the closed connection
+        assert [s.pid for s in after.servers] == [os.getpid()], "the live server has its row again"
+        assert supervisor.journal is not old
+        written = server.begin("echo after")
+        assert hub.command(written["id"]).command == "echo after"
+        assert [s.pid for s in hub.live_servers()] == [os.getpid()]
+    server_lock.release()
+
+
+def test_the_welcome_window_once_shown_is_recorded_through_the_hub(paths: AppPaths) -> None:
+    with running_hub(paths) as (hub, _seen):
+        assert not hub.get_setting(settings.WELCOME_SHOWN)
+        hub.welcome_shown()
+        with Journal(paths) as journal:
+            assert journal.get_setting(settings.WELCOME_SHOWN) is True

@@ -202,7 +202,9 @@ async def test_closing_the_client_ends_running_commands(home: Path) -> None:
     marker = f"34{os.getpid() % 1000}.5"
     async with connect(home) as client, anyio.create_task_group() as group:
         group.start_soon(run, client, {"command": f"sleep {marker}"})
-        await anyio.sleep(1.0)
+        with anyio.fail_after(STOP_DEADLINE_S):  # it runs: then the client goes
+            while not live_processes(f"sleep {marker}"):
+                await anyio.sleep(0.05)
         group.cancel_scope.cancel()
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and live_processes(marker):

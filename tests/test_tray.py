@@ -1072,9 +1072,9 @@ def test_a_held_command_shows_in_the_menu_and_the_tray_opens_its_prompt(
         wait_for(lambda: app.state.waiting == 1, timeout_s=FOLLOW_DEADLINE_S)
         assert app.icon_state == menu.ATTENTION
         assert app.pystray_item("waiting").text == "1 command waiting for you"
-        assert ("A command is waiting for your approval", "Claude Desktop wants to run: rm -rf build") in (
-            app.notifier.history
-        )
+        notice = ("A command is waiting for your approval", "Claude Desktop wants to run: rm -rf build")
+        # The prompt's process may start (and the menu follow) before the actions thread sends the notice.
+        wait_for(lambda: notice in app.notifier.history, timeout_s=FOLLOW_DEADLINE_S)
         assert app.hub.decide(held, allowed=False, by=PROMPT_DECIDED_BY)  # what the prompt's Deny does
         decision = answer_to(channel, None, op="decision")
         assert (decision["id"], decision["allowed"]) == (held, False), "the server is told at once"

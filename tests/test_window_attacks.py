@@ -38,7 +38,7 @@ from tests.clicks import (
     xdotool,
 )
 from tests.desktop_env import make_fake_desktop, pump_until, wait_for
-from tests.stdio_client import connect, run
+from tests.stdio_client import STOP_DEADLINE_S, connect, run
 from tests.test_authority import cli, wait_until_held
 from tests.tray_process import running_tray
 
@@ -162,9 +162,12 @@ async def test_sent_clicks_on_allow_and_on_clear_history_in_the_log_window_do_no
             with Journal(paths) as journal:
                 assert journal.count_commands() == 4, "the sent click cleared nothing"
             click_at(display, yes[1])  # the user's own Yes
-            await anyio.sleep(SETTLE_S)
-            with Journal(paths) as journal:
-                assert journal.count_commands() == 1, "only the waiting command stays"
+
+            def cleared_to_one() -> bool:
+                with Journal(paths) as journal:
+                    return journal.count_commands() == 1  # only the waiting command stays
+
+            await anyio.to_thread.run_sync(lambda: wait_for(cleared_to_one, STOP_DEADLINE_S, 0.1))
 
             click_at(display, allow[1])  # and the user's own Allow runs it
             with anyio.fail_after(10):
@@ -211,9 +214,11 @@ async def test_a_prompt_another_program_unmaps_comes_back_while_the_command_wait
             for _round in range(2):  # an agent's background job would do it again
                 xdotool(display, "windowunmap", prompt)  # what `xdotool search ... windowunmap` does
                 assert map_state(display, prompt) == "IsUnMapped", "the attack hid the prompt"
-                started = time.monotonic()
-                await anyio.to_thread.run_sync(lambda: wait_for(lambda: map_state(display, prompt) == "IsViewable"))
-                assert time.monotonic() - started < 2.0, "it came back within 2 s"
+                # It comes back REVEAL_AFTER_S later, or as soon as a loaded machine lets it: waited for,
+                # not timed (the command waits for minutes). xwininfo is a process: asked 10 times a second.
+                await anyio.to_thread.run_sync(
+                    lambda: wait_for(lambda: map_state(display, prompt) == "IsViewable", STOP_DEADLINE_S, 0.1)
+                )
             press(display, prompt, "Escape")  # the user denies it: the command never ran
             with anyio.fail_after(10):
                 while not result:

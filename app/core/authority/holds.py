@@ -11,14 +11,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from app.core.authority.connection import Peer
 from app.core.channel.protocol import Pin
 from app.core.classifier import classify
 from app.core.policy.rules import Rule, matching_rule
-
-if TYPE_CHECKING:
-    from app.core.authority.peers import Peer
 
 MAX_HOLDS_PER_PEER = 5  # a server (or a program posing as one) cannot bury the user in questions
 

@@ -24,20 +24,24 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from app.core import data_folder
+from app.core import data_folder, settings
+from app.core.authority.connection import Peer
 from app.core.authority.errors import RequestError
 from app.core.authority.holds import MAX_HOLDS_PER_PEER, HeldCommand, Holds, rule_for
-from app.core.authority.peers import Connections, Peer
+from app.core.authority.peers import Connections
 from app.core.authority.questions import ASK_COOLDOWN_S, Question, Questions, describe_changes
 from app.core.authority.record import WRITE_BUSY_TIMEOUT_S, Record
 from app.core.authority.rule_book import RuleBook
 from app.core.authority.state import DEFAULTS, ControlState, loosened, strictest, with_changes
+from app.core.authority.supervisor import Notice, Snapshot, Supervisor
 from app.core.channel.peer import OwnFacts, own_facts
 from app.core.channel.protocol import DecisionPush, HoldClock, StatePush, StopPush
 from app.core.channel.transport import address_for
 from app.core.data_folder import is_corrupt
+from app.core.execution import output
+from app.core.execution.output import OutputBudget
 from app.core.i18n import _
-from app.core.journal.store import JOURNAL_REPLACED_SETTING, CommandRecord, Journal
+from app.core.journal.store import JOURNAL_REPLACED_SETTING, CommandRecord, Journal, ServerRecord
 from app.core.paths import AppPaths, protected_paths
 from app.core.policy.approval import HOLD_LIFETIME_S
 from app.core.policy.rules import Rule
@@ -167,6 +171,18 @@ class Hub:
         with self.lock:
             return self.record.journal.get_setting(key, default)
 
+    def command(self, command_id: int) -> CommandRecord | None:
+        """One command's row as the journal has it now (the tray tells how a long job ended)."""
+        return self._with_journal(lambda journal: journal.get_command(command_id))
+
+    def live_servers(self) -> list[ServerRecord]:
+        """The servers whose rows say they run now (which Claude apps are connected)."""
+        return self._with_journal(lambda journal: journal.servers(live_only=True))
+
+    def output_budget(self) -> OutputBudget:
+        """How much of a command's output the model reads, as stored (the Settings window shows it)."""
+        return self._with_journal(output.output_budget)
+
     def looser_than_default(self) -> list[str]:
         """Settings the tray starts with that ask less than a fresh install: the user hears of them."""
         return loosened(DEFAULTS, self.state)
@@ -190,6 +206,14 @@ class Hub:
         log.info("host access %s (%s)", "paused" if paused else "resumed", by)
         self.paused_by = by if paused else None  # a timed pause ends only if it is still the one in force
         self.change_state(lambda state: with_changes(state, paused=paused))
+
+    def set_output_budget(self, budget: OutputBudget) -> None:
+        """What the model reads of each output: no control over what runs, so anyone may set it."""
+        self._with_journal(lambda journal: output.set_output_budget(journal, budget))
+
+    def welcome_shown(self) -> None:
+        """The Welcome window was shown: a later start does not open it again by itself."""
+        self._with_journal(lambda journal: journal.set_setting(settings.WELCOME_SHOWN, True))
 
     def set_settings(self, **changes: Any) -> None:
         self.change_state(lambda state: with_changes(state, **changes))
@@ -344,6 +368,21 @@ class Hub:
         if foreign:
             self.record.tell_foreign_change()
 
+    def new_supervisor(self, *, has_menu: bool) -> Supervisor:
+        """A watcher of the servers' rows (crashes, ended jobs, notices) on the hub's journal
+        connection, the tray's only writer; poll it with `poll_servers`."""
+        return self._with_journal(lambda journal: Supervisor(journal, version=self.data_version, has_menu=has_menu))
+
+    def poll_servers(self, supervisor: Supervisor) -> tuple[Snapshot, list[Notice]]:
+        """One round of `supervisor` under the hub's lock, on the journal in use now (the hub may
+        have started a new one since the last round)."""
+
+        def poll(journal: Journal) -> tuple[Snapshot, list[Notice]]:
+            supervisor.journal = journal
+            return supervisor.poll()
+
+        return self._with_journal(poll)
+
     def reopen_journal(self) -> None:
         """Start a new journal (the old one was deleted, replaced or damaged) and write the hub's
         memory into it: the settings, the rules, and a row for each server still connected."""
@@ -368,7 +407,7 @@ class Hub:
             ),
         )
 
-    def with_journal(self, work: Callable[[Journal], T]) -> T:
+    def _with_journal(self, work: Callable[[Journal], T]) -> T:
         """Run `work` on the hub's journal connection (the tray's only writer), under its lock; on a
         journal found damaged as it reads, once more on a new one."""
         with self.lock:

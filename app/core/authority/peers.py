@@ -10,19 +10,19 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import queue
 import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from app.core.authority.connection import Peer
 from app.core.authority.errors import RequestError
 from app.core.authority.record import JOURNAL_DAMAGED
-from app.core.authority.requests import handle_request
-from app.core.authority.server_rows import SERVER_OPS
+from app.core.authority.requests import RequestsHub, handle_request
+from app.core.authority.server_rows import SERVER_OPS, RowsHub
 from app.core.authority.state import ControlState
-from app.core.channel.peer import PeerFacts, client_refusal, from_container
+from app.core.channel.peer import OwnFacts, client_refusal, from_container
 from app.core.channel.protocol import (
     FROM_SERVER,
     Ack,
@@ -34,21 +34,16 @@ from app.core.channel.protocol import (
     Welcome,
     decode,
     decode_request,
-    encode,
     optional_whole,
 )
-from app.core.channel.transport import Accepted, Listener
+from app.core.channel.transport import Listener
 from app.core.channel.wire import ProtocolError
 from app.core.data_folder import is_corrupt
 from app.core.i18n import _
 from app.core.policy.direction import KNOWN_OPS
 
-if TYPE_CHECKING:
-    from app.core.authority.hub import Hub
-
 log = logging.getLogger(__name__)
 
-OUTBOX_LIMIT = 1000  # messages queued for one peer that does not read: then it is dropped
 SEND_JOIN_S = 1.0  # at close, how long the writers get to deliver "closing"
 CONTAINER_OPS = frozenset({"hello", "pause", "stop"})  # all a peer inside a command container may ask
 # English: only a command the agent ran (or what it started) reads it.
@@ -59,64 +54,22 @@ CONTAINED_REFUSAL = (
 )
 
 
-class Peer:
-    """One connection: a server, the CLI, or something pretending; all untrusted until proven."""
-
-    def __init__(self, accepted: Accepted) -> None:
-        self.channel = accepted.channel
-        self.facts: PeerFacts = accepted.peer
-        self.role: str | None = None
-        self.server_id: int | None = None
-        self.registration: dict[str, Any] = {}  # what its row was made from, to make it again
-        self.commands: set[int] = set()
-        self.waiting: set[int] = set()  # held for the user, not running: Quit does not count them
-        self.remembered: ControlState | None = None
-        self.ended = False
-        self._outbox: queue.Queue[Message | None] = queue.Queue(OUTBOX_LIMIT)
+class PeersHub(RequestsHub, RowsHub, Protocol):
+    """What the connections reach of the hub: what requests and rows do, and a peer's arrival and leaving."""
 
     @property
-    def label(self) -> str:
-        return f"{self.role or 'peer'} pid {self.facts.pid}"
-
-    def push(self, message: Message) -> None:
-        """Queue a message for the writer thread; a peer that lets OUTBOX_LIMIT pile up is dropped."""
-        try:
-            self._outbox.put_nowait(message)
-        except queue.Full:
-            log.warning("%s does not read its messages: disconnecting it", self.label)
-            self.channel.close()
-
-    def answer(self, message: Ack | ErrorReply) -> None:
-        """An answer to the request just read, sent from the reader's own thread: the caller waits
-        for it (a server starts its command only then), so no hop through the outbox. A peer that
-        stops reading its answers blocks only its own reader, for at most the send timeout."""
-        try:
-            self.channel.send(encode(message))
-        except (OSError, ProtocolError) as exc:
-            log.info("%s: answer failed (%s); closing", self.label, exc)
-            self.channel.close()
-
-    def write_loop(self) -> None:
-        while True:
-            message = self._outbox.get()
-            if message is None or self.channel.closed:
-                return
-            try:
-                self.channel.send(encode(message))
-            except (OSError, ProtocolError) as exc:
-                log.info("%s: send failed (%s); closing", self.label, exc)
-                self.channel.close()
-                return
-
-    def stop_writing(self) -> None:
-        with contextlib.suppress(queue.Full):
-            self._outbox.put_nowait(None)
+    def own(self) -> OwnFacts: ...
+    @property
+    def real_data_dir(self) -> str: ...
+    def forget(self, peer: Peer) -> None: ...
+    def merge_remembered(self, remembered: ControlState) -> None: ...
+    def reopen_journal(self) -> None: ...
 
 
 class Connections:
     """The listener, the peers connected now and their threads; each message goes to its handler."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: PeersHub) -> None:
         self.hub = hub
         self._peers: list[Peer] = []
         self._lock = threading.Lock()  # the list only: a push never waits for the hub's lock (or the disk)

@@ -13,11 +13,14 @@ import json
 import logging
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from app.core.authority.connection import Peer
 from app.core.authority.errors import RequestError
+from app.core.authority.holds import HeldCommand
 from app.core.authority.no_streak import NoStreak
 from app.core.authority.state import ControlState, with_changes
 from app.core.channel.protocol import Ack, ErrorReply
@@ -25,13 +28,28 @@ from app.core.claude.names import friendly_client_name
 from app.core.i18n import _, ngettext
 from app.core.i18n.formats import format_number
 from app.core.messages import CONFIRMED_DECIDED_BY
-from app.core.paths import protected_paths
+from app.core.paths import AppPaths, protected_paths
 from app.core.policy.approval import ApprovalMode
 from app.core.policy.plain_words import held_reason_for_person
 
-if TYPE_CHECKING:
-    from app.core.authority.hub import Hub
-    from app.core.authority.peers import Peer
+
+class QuestionsHub(Protocol):
+    """What a question reaches of the hub: its lock, what it shows, and the controls a Yes applies."""
+
+    @property
+    def lock(self) -> AbstractContextManager[Any]: ...
+    @property
+    def paths(self) -> AppPaths: ...
+    @property
+    def state(self) -> ControlState: ...
+    def notify(self, title: str, message: str) -> None: ...
+    def server_pids(self) -> set[int | None]: ...
+    def held(self, command_id: int) -> HeldCommand | None: ...
+    def set_paused(self, paused: bool, *, by: str = "user") -> None: ...
+    def decide(self, command_id: int, *, allowed: bool, by: str, rule_id: int | None = None) -> bool: ...
+    def set_settings(self, **changes: Any) -> None: ...
+    def clear_history(self) -> int: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +73,7 @@ class Question:
 class Questions:
     """The questions open now, and what the user said lately. Calls back into the hub to apply a Yes."""
 
-    def __init__(self, hub: Hub, ask_user: Callable[[Question], None] | None) -> None:
+    def __init__(self, hub: QuestionsHub, ask_user: Callable[[Question], None] | None) -> None:
         self.hub = hub
         self.ask_user = ask_user
         self.open: dict[str, Question] = {}

@@ -7,21 +7,41 @@ each tightening is one call of the hub's public controls, the same ones the tray
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, TypeVar
 
+from app.core.authority.connection import Peer
 from app.core.authority.errors import RequestError
-from app.core.execution.output import parse_budget, set_output_budget
+from app.core.authority.holds import HeldCommand
+from app.core.authority.questions import Questions
+from app.core.authority.state import ControlState
+from app.core.execution.output import OutputBudget, parse_budget
 from app.core.i18n import _
 from app.core.messages import REQUEST_DECIDED_BY
 from app.core.policy.direction import LOOSEN, REFUSE, classify_request
 
-if TYPE_CHECKING:
-    from app.core.authority.hub import Hub
-    from app.core.authority.peers import Peer
+T = TypeVar("T")
+
+
+class RequestsHub(Protocol):
+    """What a request may reach of the hub: its public controls, the same ones the tray's menu calls."""
+
+    @property
+    def state(self) -> ControlState: ...
+    @property
+    def questions(self) -> Questions: ...
+    def pending_holds(self) -> list[HeldCommand]: ...
+    def set_paused(self, paused: bool, *, by: str = "user") -> None: ...
+    def stop(self, command_id: int | None, by: str = "user") -> str: ...
+    def decide(self, command_id: int, *, allowed: bool, by: str, rule_id: int | None = None) -> bool: ...
+    def remove_rule(self, rule_id: int) -> bool: ...
+    def quit_app(self) -> None: ...
+    def open_log(self) -> None: ...
+    def set_settings(self, **changes: Any) -> None: ...
+    def set_output_budget(self, budget: OutputBudget) -> None: ...
 
 
 def handle_request(
-    hub: Hub, peer: Peer, op: str, message: dict[str, Any], seq: int | None, typed: Any
+    hub: RequestsHub, peer: Peer, op: str, message: dict[str, Any], seq: int | None, typed: Any
 ) -> dict[str, Any] | None:
     """The fields of the ack, or None when the answer comes later (after the user's click)."""
     kind = classify_request(op, message, hub.state)
@@ -33,7 +53,7 @@ def handle_request(
     return None
 
 
-def tighten(hub: Hub, op: str, typed: Any) -> str:
+def tighten(hub: RequestsHub, op: str, typed: Any) -> str:
     """Do a request that asks nothing of the user; the words the CLI prints."""
     if op == "state":
         return json.dumps(hub.state.to_wire())
@@ -62,7 +82,7 @@ def tighten(hub: Hub, op: str, typed: Any) -> str:
             budget = parse_budget(typed.budget)
         except ValueError as exc:
             raise RequestError(str(exc)) from None
-        hub.with_journal(lambda journal: set_output_budget(journal, budget))
+        hub.set_output_budget(budget)
         return _("Output budget changed.")
     if op == "open_log":
         hub.open_log()

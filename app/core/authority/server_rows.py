@@ -13,19 +13,42 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Protocol
 
+from app.core.authority.connection import Peer
 from app.core.authority.errors import RequestError
-from app.core.authority.holds import MAX_HOLDS_PER_PEER, HeldCommand
+from app.core.authority.holds import MAX_HOLDS_PER_PEER, HeldCommand, Holds
+from app.core.authority.record import Record
+from app.core.authority.state import ControlState
 from app.core.channel.call_messages import Call, CallCancel
 from app.core.channel.protocol import Begin, ClientName, End, Finish, Progress, Started
 from app.core.i18n import _
 from app.core.journal.store import Status
 from app.core.policy.approval import HOLD_UNSEEN_MAX_S
 
-if TYPE_CHECKING:
-    from app.core.authority.hub import Hub
-    from app.core.authority.peers import Peer
+if TYPE_CHECKING:  # anyio loads with the command host, not with the tray's first import
+    from app.core.authority.command_host import CommandHost
+
+
+class RowsHub(Protocol):
+    """What a server's rows reach of the hub: the record and the holds under its lock, and its callbacks."""
+
+    @property
+    def lock(self) -> AbstractContextManager[Any]: ...
+    @property
+    def record(self) -> Record: ...
+    @property
+    def state(self) -> ControlState: ...
+    @property
+    def holds(self) -> Holds: ...
+    @property
+    def command_host(self) -> CommandHost | None: ...
+    def register(self, peer: Peer) -> int: ...
+    def held_arrived(self, hold: HeldCommand) -> None: ...
+    def on_holds(self) -> None: ...
+    def on_change(self) -> None: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +62,7 @@ RUNS_ITS_OWN = (
 )
 
 
-def begin(hub: Hub, peer: Peer, message: Begin) -> dict[str, Any]:
+def begin(hub: RowsHub, peer: Peer, message: Begin) -> dict[str, Any]:
     row = message.row
     status = row.status
     if status.is_active and hub.command_host is not None and peer.facts.pid != os.getpid():
@@ -90,7 +113,7 @@ def begin(hub: Hub, peer: Peer, message: Begin) -> dict[str, Any]:
     return {"id": command_id}
 
 
-def started(hub: Hub, peer: Peer, message: Started) -> dict[str, Any]:
+def started(hub: RowsHub, peer: Peer, message: Started) -> dict[str, Any]:
     command_id = _owned(peer, message.id)
     with hub.lock:
         if hub.state.paused:
@@ -101,7 +124,7 @@ def started(hub: Hub, peer: Peer, message: Started) -> dict[str, Any]:
     return {}
 
 
-def finish(hub: Hub, peer: Peer, message: Finish) -> dict[str, Any]:
+def finish(hub: RowsHub, peer: Peer, message: Finish) -> dict[str, Any]:
     command_id = _owned(peer, message.id)
     outcome = message.outcome
     with hub.lock:
@@ -116,7 +139,7 @@ def finish(hub: Hub, peer: Peer, message: Finish) -> dict[str, Any]:
     return {}
 
 
-def progress(hub: Hub, peer: Peer, message: Progress) -> dict[str, Any]:
+def progress(hub: RowsHub, peer: Peer, message: Progress) -> dict[str, Any]:
     """A running command's output so far (a server sends it at most once a second)."""
     command_id = _owned(peer, message.id)
     with hub.lock:
@@ -128,7 +151,7 @@ def progress(hub: Hub, peer: Peer, message: Progress) -> dict[str, Any]:
     return {}
 
 
-def client(hub: Hub, peer: Peer, message: ClientName) -> dict[str, Any]:
+def client(hub: RowsHub, peer: Peer, message: ClientName) -> dict[str, Any]:
     if peer.server_id is not None:
         with hub.lock:
             name = (message.name, message.version)
@@ -139,7 +162,7 @@ def client(hub: Hub, peer: Peer, message: ClientName) -> dict[str, Any]:
     return {}
 
 
-def end(hub: Hub, peer: Peer, message: End) -> dict[str, Any]:
+def end(hub: RowsHub, peer: Peer, message: End) -> dict[str, Any]:
     if peer.server_id is not None and not peer.ended:
         peer.ended = True
         with hub.lock:
@@ -155,7 +178,7 @@ def _owned(peer: Peer, command_id: int) -> int:
     return command_id
 
 
-def call(hub: Hub, peer: Peer, message: Call) -> dict[str, Any]:
+def call(hub: RowsHub, peer: Peer, message: Call) -> dict[str, Any]:
     """A tool call to run here: accepted at once; its progress and result are pushed to the peer."""
     host = hub.command_host
     if host is None:
@@ -164,13 +187,13 @@ def call(hub: Hub, peer: Peer, message: Call) -> dict[str, Any]:
     return {}
 
 
-def call_cancel(hub: Hub, peer: Peer, message: CallCancel) -> dict[str, Any]:
+def call_cancel(hub: RowsHub, peer: Peer, message: CallCancel) -> dict[str, Any]:
     if hub.command_host is not None:
         hub.command_host.cancel(peer, message.call_id)
     return {}
 
 
-SERVER_OPS: dict[str, Callable[[Hub, Peer, Any], dict[str, Any]]] = {
+SERVER_OPS: dict[str, Callable[[RowsHub, Peer, Any], dict[str, Any]]] = {
     "call": call,
     "call_cancel": call_cancel,
     "begin": begin,

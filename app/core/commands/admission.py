@@ -9,13 +9,13 @@ import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import anyio
 
 from app.core.channel.protocol import Pin, command_digest
 from app.core.classifier import Tier, classify
-from app.core.commands.authority import NotRecorded
+from app.core.commands.authority import NotRecorded, ServerAuthority
 from app.core.commands.pins import changed_since, pin_command
 from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest, validate_request
 from app.core.commands.tray_link import Decision
@@ -47,8 +47,33 @@ from app.core.policy.approval import (
     new_confirmation_id,
 )
 
-if TYPE_CHECKING:
-    from app.core.commands.service import CommandService
+
+class ContainerGate(Protocol):
+    """What admission asks of the running commands: whether a command touches a protected member,
+    and letting one the user allowed out of the container as far as it must go."""
+
+    def changes_protected(self, command: str, tier: Tier) -> bool: ...
+    def allowed_by_user(self, command_id: int, command: str) -> None: ...
+
+
+class AdmissionService(Protocol):
+    """What admission reaches of its command service (service.CommandService)."""
+
+    @property
+    def authority(self) -> ServerAuthority: ...
+    @property
+    def home(self) -> str: ...
+    @property
+    def protected_paths(self) -> list[str]: ...
+    @property
+    def pulse(self) -> anyio.Event: ...
+    @property
+    def runs(self) -> ContainerGate: ...
+    def bash(self) -> str: ...
+    def check_allowed(self) -> None: ...
+    async def journal_row(self, **row: Any) -> int: ...
+    async def journal_refusal(self, request: ExecuteRequest, reason: str, tool: str) -> None: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +117,7 @@ class Admitted(NamedTuple):
 class Holds:
     """One server's admission of requests and its commands waiting for the user."""
 
-    def __init__(self, service: CommandService) -> None:
+    def __init__(self, service: AdmissionService) -> None:
         self.service = service
         self._held: dict[str, Hold] = {}
 

@@ -18,26 +18,54 @@ import contextvars
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Generic, Protocol, TypeVar
 
 import anyio
 
-from app.core.commands.request import CommandRefused, ExecuteRequest
+from app.core.commands.admission import Admitted, Runner
+from app.core.commands.request import ClientInfo, CommandRefused, ExecuteRequest, ValidRequest
 from app.core.execution.executor import ExecutionResult
 from app.core.execution.output import CommandOutput, OutputHook
 from app.core.execution.output_files import OUTPUT_FILE_SUFFIX
 from app.core.execution.read_only import Containment
-from app.core.journal.store import CommandRecord, Status
+from app.core.journal.store import CommandRecord, Journal, Status
 from app.core.messages import MODEL_STOP_REASON, SERVER_EXITED_REASON, WITHDRAWN_MESSAGE
 
 log = logging.getLogger(__name__)
 
-if TYPE_CHECKING:
-    from app.core.commands.service import Admitted, CommandService
+
+class JobsService(Protocol):
+    """What jobs reach of their command service (service.CommandService)."""
+
+    @property
+    def journal(self) -> Journal: ...
+    @property
+    def client(self) -> ClientInfo: ...
+    @property
+    def server_id(self) -> int | None: ...
+    @property
+    def serving(self) -> bool: ...
+    def read_only_containment(self) -> Containment: ...
+    async def admit(
+        self, request: ExecuteRequest, tool: str, runner: Runner, *, proven_read_only: bool = False
+    ) -> Admitted: ...
+    async def run_admitted(
+        self, command_id: int, valid: ValidRequest, bash: str, on_output: OutputHook | None = None
+    ) -> ExecutionResult: ...
+    async def run_read_only(
+        self, command_id: int, valid: ValidRequest, bash: str, on_output: OutputHook | None = None
+    ) -> ExecutionResult: ...
+    async def await_approval(self, confirmation_id: str, bash: str, on_output: OutputHook | None) -> Any: ...
+    def spawn(self, work: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None: ...
+    def stop_running(self, command_id: int, reason: str) -> bool: ...
+    def withdraw(self, confirmation_id: str) -> None: ...
+
+
+ServiceT = TypeVar("ServiceT", bound=JobsService)  # the server reads its own service back through `jobs.service`
 
 READ_ONLY_TOOL = "execute_read_only_command"
 KEEP_ENDED_JOBS = 20  # ended jobs this server remembers for command_wait and command_list
@@ -123,10 +151,10 @@ def why_cancelled() -> str:
     return job.end_reason if job is not None and job.end_reason else SERVER_EXITED_REASON
 
 
-class Jobs:
+class Jobs(Generic[ServiceT]):
     """This server's jobs: started, followed, stopped; and others' jobs of the same agent, read."""
 
-    def __init__(self, service: CommandService) -> None:
+    def __init__(self, service: ServiceT) -> None:
         self.service = service
         self._jobs: dict[int, Job] = {}
 

@@ -369,3 +369,13 @@ def validate_request(request: ExecuteRequest, home: str) -> ValidRequest:
     cwd = working_folder(request.cwd, home)
     timeout = timeout_ms(request.timeout_ms)
     return ValidRequest(command=command, cwd=cwd, timeout_ms=timeout, env=environment(request.env))
+
+
+@dataclass
+class ClientInfo:
+    """Who sends the requests: the MCP client as it named itself at initialize."""
+
+    name: str | None = None
+    version: str | None = None
+    protocol: str | None = None  # the protocol version the client speaks, when it said
+    patience: str | None = None  # COWORK_TERMINAL_PATIENCE_S of the server that forwarded the call (in a tray)

@@ -9,11 +9,13 @@ import shutil
 import sqlite3
 import sys
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Protocol
 
 import anyio
 
 from app.core.classifier import Tier
+from app.core.commands.authority import ServerAuthority
 from app.core.commands.jobs import why_cancelled
 from app.core.commands.request import CommandRefused, ValidRequest
 from app.core.data_folder import is_corrupt
@@ -24,7 +26,7 @@ from app.core.execution.container import Container
 from app.core.execution.executor import CommandSpec, ExecutionResult, StopSignal, run_command
 from app.core.execution.output import CommandOutput, OutputBudget, OutputHook, budget_from, output_budget
 from app.core.execution.output_decoding import console_code_pages
-from app.core.journal.store import Outcome, Status
+from app.core.journal.store import Journal, Outcome, Status
 from app.core.messages import (
     APP_GONE_STOP_REASON,
     BASH_NOT_STARTED_REASON,
@@ -35,9 +37,7 @@ from app.core.messages import (
     UNPROTECTED_REASON,
     USER_STOP_REASON,
 )
-
-if TYPE_CHECKING:
-    from app.core.commands.service import CommandService
+from app.core.paths import AppPaths
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +45,28 @@ WATCH_INTERVAL_S = 0.2  # how often a busy headless server looks for pause and S
 LIVE_OUTPUT_S = 1.0  # how often a running command's output so far goes to the record (the live log)
 
 
+class RunsService(Protocol):
+    """What the running commands reach of their command service (service.CommandService)."""
+
+    @property
+    def authority(self) -> ServerAuthority: ...
+    @property
+    def journal(self) -> Journal: ...
+    @property
+    def paths(self) -> AppPaths: ...
+    @property
+    def home(self) -> str: ...
+    @property
+    def run_mark(self) -> str | None: ...
+    @property
+    def repairs_journal(self) -> bool: ...
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]: ...
+
+
 class Runs:
     """What runs now on one server, each with its stop signal and its output so far."""
 
-    def __init__(self, service: CommandService) -> None:
+    def __init__(self, service: RunsService) -> None:
         self.service = service
         self.running: dict[int, StopSignal] = {}
         self._live: dict[int, CommandOutput] = {}  # running commands' output, reported while they run

@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ import anyio.abc
 from app.core.commands.admission import Admitted, CommandHeld, Hold, Holds, Runner
 from app.core.commands.authority import NotRecorded, ServerAuthority
 from app.core.commands.jobs import Jobs
-from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest
+from app.core.commands.request import ClientInfo, CommandRefused, ExecuteRequest, ValidRequest
 from app.core.commands.running import Runs, outcome_of, protection_note
 from app.core.commands.session_shell import STARTING_MESSAGE, SessionOutcome, SessionShell
 from app.core.errors import CoworkError
@@ -49,14 +48,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 SERVING_WAIT_S = 5.0  # a call waits at most this long for a service opened at that call to start
-
-
-@dataclass
-class ClientInfo:
-    name: str | None = None
-    version: str | None = None
-    protocol: str | None = None  # the protocol version the client speaks, when it said
-    patience: str | None = None  # COWORK_TERMINAL_PATIENCE_S of the server that forwarded the call (in a tray)
 
 
 class CommandService:
@@ -94,7 +85,7 @@ class CommandService:
         self.holds = Holds(self)
         self.runs = Runs(self)
         self.shell = SessionShell(self)
-        self.jobs = Jobs(self)  # every execute_command is a job (issue 22)
+        self.jobs: Jobs[CommandService] = Jobs(self)  # every execute_command is a job (issue 22)
 
     def pushed(self) -> None:
         """The tray pushed a change (pause, Stop, a decision, or it went away): act on it now.

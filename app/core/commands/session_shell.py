@@ -4,14 +4,18 @@ like any other, run one at a time, and end with the whole shell on pause, Stop o
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import anyio
+import anyio.abc
 
 from app.core.classifier import Tier, classify_typed, repl_program
 from app.core.commands.admission import reasons_text
+from app.core.commands.authority import ServerAuthority
 from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest
+from app.core.commands.running import Runs
 from app.core.execution import orphans, process_marks
 from app.core.execution.executor import StopSignal
 from app.core.execution.output import OutputHook
@@ -36,9 +40,6 @@ from app.core.messages import (
 )
 from app.core.policy.approval import needs_approval
 
-if TYPE_CHECKING:
-    from app.core.commands.service import CommandService
-
 INTERRUPT_SETTLE_S = 5.0  # at most, for the interrupted command to end (it returns as soon as it does)
 MAX_KEYS_BYTES = 64 * 1024
 STARTING_MESSAGE = "The server is still starting; try again in a moment."
@@ -51,10 +52,29 @@ class SessionOutcome:
     stopped_reason: str | None = None  # pause, the user's Stop
 
 
+class ShellService(Protocol):
+    """What the session shell reaches of its command service (service.CommandService)."""
+
+    @property
+    def authority(self) -> ServerAuthority: ...
+    @property
+    def home(self) -> str: ...
+    @property
+    def protected_paths(self) -> list[str]: ...
+    @property
+    def runs(self) -> Runs: ...
+    @property
+    def background(self) -> anyio.abc.TaskGroup | None: ...
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]: ...
+    def check_allowed(self) -> None: ...
+    async def journal_row(self, **row: Any) -> int: ...
+    async def journal_refusal(self, request: ExecuteRequest, reason: str, tool: str) -> None: ...
+
+
 class SessionShell:
     """The shell one server keeps for the model, started at its first command."""
 
-    def __init__(self, service: CommandService) -> None:
+    def __init__(self, service: ShellService) -> None:
         self.service = service
         self._session: ShellSession | None = None
         self._lock = anyio.Lock()

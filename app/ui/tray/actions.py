@@ -14,21 +14,24 @@ import sys
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from app import __version__
 from app.core import i18n, settings
-from app.core.authority.hub import Question, RequestError
+from app.core.authority.hub import Hub, Question, RequestError
 from app.core.claude import locations as cl
 from app.core.errors import CoworkError
 from app.core.execution.bash_resolver import BashNotFoundError, find_bash
-from app.core.execution.output import parse_budget, set_output_budget
+from app.core.execution.output import parse_budget
 from app.core.i18n import _
 from app.core.i18n.language import choose_language, system_language
 from app.core.install import autostart, stale_entries
+from app.core.paths import AppPaths
 from app.core.policy import approval
 from app.ui.tray import menu
+from app.ui.tray.claude_watch import ClaudeWatch
 from app.ui.tray.platforms import (
+    Notifier,
     bash_problem,
     connect_hint,
     looser_hint,
@@ -38,9 +41,7 @@ from app.ui.tray.platforms import (
     spawn,
     system_has_gi,
 )
-
-if TYPE_CHECKING:
-    from app.ui.tray.app import TrayApp
+from app.ui.tray.windows import ASK_USER, TrayWindows
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +50,6 @@ TIMED_PAUSE_BY = "user (timed pause)"  # the pause a "Pause for…" click set: t
 # Actions that only run inside the tray (not from a menu entry).
 FIRST_LOOK = "first-look"
 REFRESH_CLIENTS = "refresh-clients"
-ASK_USER = "ask-user"  # show the next question (a loosening someone asked for) in a confirm window
 # Quick actions (the user's controls, the approval and confirm windows): their own queue, so
 # nothing slow (a connection check, the `claude` CLI) ever delays them.
 JOURNAL_ACTIONS = frozenset(
@@ -64,10 +64,36 @@ JOURNAL_ACTIONS = frozenset(
     }
 )
 
-Action = Callable[["TrayApp", "str | None"], None]
+
+class ActionsApp(Protocol):
+    """What an action reaches of the tray (app.TrayApp): the hub's public controls, its windows and
+    notices, and the few fields the menu shows (each replaced whole)."""
+
+    hub: Hub
+    paths: AppPaths
+    platform: str
+    backend: str
+    windows: bool
+    has_menu: bool
+    has_loop: bool
+    notifier: Notifier
+    claude: ClaudeWatch
+    tray_windows: TrayWindows
+    uninstall_window_command: list[str]
+    autostart: bool | None
+    language: str | None
+    problem: str | None
+    confirming: str | None
+    paused_until: float | None
+
+    def submit(self, action: str, target: str | None = None) -> None: ...
+    def read_rules_and_holds(self) -> None: ...
 
 
-def perform(app: TrayApp, action: str, target: str | None = None) -> None:
+Action = Callable[[ActionsApp, "str | None"], None]
+
+
+def perform(app: ActionsApp, action: str, target: str | None = None) -> None:
     """Do one action now, on the calling thread."""
     run = ACTIONS.get(action)
     if run is None:
@@ -79,57 +105,57 @@ def perform(app: TrayApp, action: str, target: str | None = None) -> None:
 # -- the user's controls (the journal queue) ----------------------------------------------------
 
 
-def toggle_pause(app: TrayApp, target: str | None) -> None:
+def toggle_pause(app: ActionsApp, target: str | None) -> None:
     app.paused_until = None  # a click on the switch replaces any timed pause
     app.hub.set_paused(target == "on", by="user (tray menu)")
 
 
-def pause_for(app: TrayApp, target: str | None) -> None:
+def pause_for(app: ActionsApp, target: str | None) -> None:
     until = menu.resume_time(str(target), datetime.now())
     app.paused_until = until.timestamp()
     app.hub.set_paused(True, by=TIMED_PAUSE_BY)
     log.info("host access paused from the tray menu until %s", until)
 
 
-def set_approval_mode(app: TrayApp, target: str | None) -> None:
+def set_approval_mode(app: ActionsApp, target: str | None) -> None:
     app.hub.set_settings(approval_mode=approval.ApprovalMode(str(target)).value)
     log.info("approval mode set to %s from the tray", target)
     app.tray_windows.push_settings()
 
 
-def toggle_container(app: TrayApp, _target: str | None) -> None:
+def toggle_container(app: ActionsApp, _target: str | None) -> None:
     """The user's click: the one way to switch the OS container off."""
     app.hub.set_settings(container=not app.hub.container)
     log.info("commands %s from the tray", "contained" if app.hub.container else "not contained")
     app.tray_windows.push_settings()
 
 
-def set_budget(app: TrayApp, target: str | None) -> None:
+def set_budget(app: ActionsApp, target: str | None) -> None:
     budget = parse_budget(str(target))
-    app.hub.with_journal(lambda journal: set_output_budget(journal, budget))
+    app.hub.set_output_budget(budget)
     log.info("output budget set to %s from the tray", target)
     app.tray_windows.push_settings()
 
 
-def open_approvals(app: TrayApp, _target: str | None) -> None:
+def open_approvals(app: ActionsApp, _target: str | None) -> None:
     app.tray_windows.sync_approval_prompt()
 
 
-def ask_user(app: TrayApp, _target: str | None) -> None:
+def ask_user(app: ActionsApp, _target: str | None) -> None:
     app.tray_windows.show_next_question()
 
 
 # -- held commands, running jobs and rules ------------------------------------------------------
 
 
-def decide(app: TrayApp, target: str | None, *, allowed: bool) -> None:
+def decide(app: ActionsApp, target: str | None, *, allowed: bool) -> None:
     """Allow once / Deny in the menu (a tray without windows lists held commands there)."""
     if app.hub.decide(int(str(target)), allowed=allowed, by=DECIDED_IN_MENU):
         log.info("held command %s %s from the tray menu", target, "allowed" if allowed else "denied")
     app.read_rules_and_holds()
 
 
-def stop_job(app: TrayApp, target: str | None) -> None:
+def stop_job(app: ActionsApp, target: str | None) -> None:
     """A tightening: at once."""
     try:
         log.info("%s", app.hub.stop(int(str(target))))
@@ -137,7 +163,7 @@ def stop_job(app: TrayApp, target: str | None) -> None:
         log.info("%s", gone)
 
 
-def remove_rule(app: TrayApp, target: str | None) -> None:
+def remove_rule(app: ActionsApp, target: str | None) -> None:
     app.hub.remove_rule(int(str(target)))
     app.read_rules_and_holds()
     log.info("rule %s removed from the tray menu", target)
@@ -146,20 +172,20 @@ def remove_rule(app: TrayApp, target: str | None) -> None:
 # -- Claude apps --------------------------------------------------------------------------------
 
 
-def change_client(app: TrayApp, target: str | None, *, action: str) -> None:
+def change_client(app: ActionsApp, target: str | None, *, action: str) -> None:
     app.confirming = None
     app.claude.change(action, str(target))
 
 
-def check_client(app: TrayApp, target: str | None) -> None:
+def check_client(app: ActionsApp, target: str | None) -> None:
     app.claude.check(str(target))
 
 
-def refresh_clients(app: TrayApp, _target: str | None) -> None:
+def refresh_clients(app: ActionsApp, _target: str | None) -> None:
     app.claude.refresh(include_cli=False)
 
 
-def ask_disconnect(app: TrayApp, target: str | None) -> None:
+def ask_disconnect(app: ActionsApp, target: str | None) -> None:
     """ "Disconnect…": ask in the confirm window, then disconnect on yes. Without Tk, the menu
     itself asks (a "Yes, disconnect" item takes the place of "Disconnect…")."""
     client_id = str(target)
@@ -190,7 +216,7 @@ def ask_disconnect(app: TrayApp, target: str | None) -> None:
 # -- this app: windows, start at login, language ------------------------------------------------
 
 
-def toggle_autostart(app: TrayApp, target: str | None) -> None:
+def toggle_autostart(app: ActionsApp, target: str | None) -> None:
     if target == "on":
         autostart.enable()
     else:
@@ -199,7 +225,7 @@ def toggle_autostart(app: TrayApp, target: str | None) -> None:
     app.tray_windows.push_settings()
 
 
-def set_language(app: TrayApp, target: str | None) -> None:
+def set_language(app: ActionsApp, target: str | None) -> None:
     picked = None if target == menu.FOLLOW_SYSTEM else str(target)
     choose_language(app.paths.data_dir, picked)  # windows opened from now on read it too
     i18n.use_language(picked or system_language())
@@ -207,35 +233,35 @@ def set_language(app: TrayApp, target: str | None) -> None:
     log.info("language set to %s from the tray", picked or "the system's")
 
 
-def open_log(app: TrayApp, _target: str | None) -> None:
+def open_log(app: ActionsApp, _target: str | None) -> None:
     app.tray_windows.open_log_window()
 
 
-def open_welcome(app: TrayApp, _target: str | None) -> None:
+def open_welcome(app: ActionsApp, _target: str | None) -> None:
     app.tray_windows.open_welcome()
 
 
-def open_settings(app: TrayApp, _target: str | None) -> None:
+def open_settings(app: ActionsApp, _target: str | None) -> None:
     app.tray_windows.open_settings()
 
 
-def open_data_folder(app: TrayApp, _target: str | None) -> None:
+def open_data_folder(app: ActionsApp, _target: str | None) -> None:
     spawn(open_folder_argv(app.platform, app.paths.data_dir))
 
 
-def uninstall(app: TrayApp, _target: str | None) -> None:
+def uninstall(app: ActionsApp, _target: str | None) -> None:
     spawn(app.uninstall_window_command)  # the window asks, then quits this tray itself
 
 
-def show_about(app: TrayApp, _target: str | None) -> None:
+def show_about(app: ActionsApp, _target: str | None) -> None:
     _tell(app, _("About Cowork Terminal"), menu.about_text(__version__))
 
 
-def show_help(app: TrayApp, _target: str | None) -> None:
+def show_help(app: ActionsApp, _target: str | None) -> None:
     _tell(app, *menu.help_notice())
 
 
-def _tell(app: TrayApp, title: str, text: str) -> None:
+def _tell(app: ActionsApp, title: str, text: str) -> None:
     """A window when Tk is there, else a notification."""
     (app.tray_windows.show_notice if app.windows else app.notifier.notify)(title, text)
 
@@ -243,7 +269,7 @@ def _tell(app: TrayApp, title: str, text: str) -> None:
 # -- the first look at start ---------------------------------------------------------------------
 
 
-def first_look(app: TrayApp, _target: str | None = None) -> None:
+def first_look(app: ActionsApp, _target: str | None = None) -> None:
     """At start: bash first (nothing works without it), then Claude apps, then start at login."""
     log.info("tray started (backend %s, pid %s)", app.backend, os.getpid())
     has_gi = importlib.util.find_spec("gi") is not None
@@ -293,7 +319,7 @@ def first_look(app: TrayApp, _target: str | None = None) -> None:
         app.notifier.notify(_("Connect Cowork Terminal to Claude"), connect_hint(app.has_menu, app.windows))
 
 
-def _say_if_unprotected(app: TrayApp) -> None:
+def _say_if_unprotected(app: ActionsApp) -> None:
     """Once at start: commands run without the OS container (issue 21), in plain words and how to fix it."""
     from app.core.execution import container
 
@@ -304,7 +330,7 @@ def _say_if_unprotected(app: TrayApp) -> None:
         app.notifier.notify(_("Commands are less protected"), said)
 
 
-def _repair_stale_entries(app: TrayApp) -> None:
+def _repair_stale_entries(app: ActionsApp) -> None:
     """Start at login and Claude's entries that name a removed program or another copy run this one."""
     platform, environ, home = cl.this_machine()
     frozen = bool(getattr(sys, "frozen", False))

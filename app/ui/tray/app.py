@@ -221,7 +221,7 @@ class TrayApp:
         actions.perform(self, action, target)
 
     def _live_clients(self) -> set[str]:
-        servers = self.hub.with_journal(lambda journal: journal.servers(live_only=True))
+        servers = self.hub.live_servers()
         return live_client_names(servers)
 
     def refresh_clients(self, *, include_cli: bool) -> None:

@@ -11,17 +11,21 @@ import dataclasses
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Protocol
 
 from app import __version__
 from app.core.authority.hub import Hub
-from app.core.authority.supervisor import APPROVAL_NEEDED, Snapshot, Supervisor
+from app.core.authority.supervisor import APPROVAL_NEEDED, Snapshot
 from app.core.claude.names import friendly_client_name
 from app.core.i18n import _
-from app.core.journal.store import CommandRecord, Journal, ServerRecord
+from app.core.journal.store import ServerRecord
+from app.core.paths import AppPaths
 from app.core.policy import approval
 from app.ui.tray import menu
 from app.ui.tray.actions import REFRESH_CLIENTS, TIMED_PAUSE_BY
+from app.ui.tray.claude_watch import ClaudeWatch
+from app.ui.tray.platforms import Notifier
+from app.ui.tray.signals import Wakeup
 from app.ui.tray.tray_state import (
     CrashView,
     HeldView,
@@ -34,20 +38,46 @@ from app.ui.tray.tray_state import (
     job_notice,
     long_jobs,
 )
+from app.ui.tray.windows import TrayWindows
 from app.ui.windows.log_model import outcome_text, status_label
-
-if TYPE_CHECKING:
-    from app.ui.tray.app import TrayApp
 
 log = logging.getLogger(__name__)
 
 CLIENT_FILES_CHECK_S = 1.0  # how often Claude Desktop config files are looked at for outside edits
 
 
+class LoopApp(Protocol):
+    """What the monitor reaches of the tray (app.TrayApp): the hub's public reads, what the menu shows,
+    and how to show it or stop."""
+
+    hub: Hub
+    paths: AppPaths
+    notifier: Notifier
+    claude: ClaudeWatch
+    tray_windows: TrayWindows
+    wakeup: Wakeup
+    state: TrayState
+    poll_s: float
+    windows: bool
+    has_menu: bool
+    autostart: bool | None
+    language: str | None
+    problem: str | None
+    confirming: str | None
+    paused_until: float | None
+
+    def submit(self, action: str, target: str | None = None) -> None: ...
+    def show(self, state: TrayState) -> None: ...
+    def count_tick(self) -> None: ...
+    def quitting(self) -> bool: ...
+    def request_quit(self) -> None: ...
+    def stop_icon(self) -> None: ...
+
+
 class Monitor:
     """What the "tray-monitor" thread runs (`run`), and the views of the hub it keeps for the menu."""
 
-    def __init__(self, app: TrayApp) -> None:
+    def __init__(self, app: LoopApp) -> None:
         self.app = app
         self._held: tuple[HeldView, ...] = ()  # for the menu, when no approval window can open
         self._rules: tuple[RuleView, ...] = ()
@@ -68,9 +98,7 @@ class Monitor:
         app, hub = self.app, self.hub
         try:
             # The supervisor shares the hub's connection (the tray's only writer) under its lock.
-            supervisor = hub.with_journal(
-                lambda journal: Supervisor(journal, version=hub.data_version, has_menu=app.has_menu)
-            )
+            supervisor = hub.new_supervisor(has_menu=app.has_menu)
             next_files_check = 0.0
             while not app.quitting():
                 hub.tick()
@@ -79,12 +107,7 @@ class Monitor:
                 if self._acknowledge.is_set():
                     self._acknowledge.clear()
                     supervisor.acknowledge()
-
-                def poll(journal: Journal) -> tuple[Snapshot, list[Any]]:
-                    supervisor.journal = journal  # the hub may have started a new journal
-                    return supervisor.poll()
-
-                snapshot, notices = hub.with_journal(poll)
+                snapshot, notices = hub.poll_servers(supervisor)
                 # Pause, approval mode and held commands: the hub's memory is the truth, not the file.
                 snapshot = dataclasses.replace(
                     snapshot,
@@ -198,11 +221,7 @@ class Monitor:
     def _tell_ended_jobs(self, ended: tuple[JobView, ...]) -> None:
         """A long command (listed in the menu) ended: one notice naming its agent and how it ended."""
         for job in ended:
-
-            def read(journal: Journal, job_id: int = job.id) -> CommandRecord | None:
-                return journal.get_command(job_id)
-
-            record = self.hub.with_journal(read)
+            record = self.hub.command(job.id)
             if record is not None and not record.status.is_active:
                 self.app.notifier.notify(*job_notice(job, outcome_text(record)))
 

@@ -15,29 +15,26 @@ import subprocess
 import threading
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from app.core import settings
 from app.core.authority.hub import HeldCommand, Hub, Question
 from app.core.claude.names import friendly_client_name
-from app.core.execution.output import BUDGET_CHOICES, output_budget
+from app.core.execution.output import BUDGET_CHOICES
 from app.core.i18n import _
 from app.core.i18n.formats import shorten_command
 from app.core.messages import LOG_WINDOW_DECIDED_BY, PROMPT_DECIDED_BY
-from app.core.paths import make_private_file
+from app.core.paths import AppPaths, make_private_file
 from app.core.policy import approval
 from app.core.policy.rules import SCOPES, SESSION_SCOPE
 from app.ui.tray import menu
-from app.ui.tray.actions import ASK_USER
 from app.ui.tray.holds import for_window
 from app.ui.tray.notice_actions import DENY, SHOW, hold_actions
-from app.ui.tray.platforms import missing_tk_message, spawn
+from app.ui.tray.platforms import Notifier, missing_tk_message, spawn
 from app.ui.windows.link import PipedWindow
 
-if TYPE_CHECKING:
-    from app.ui.tray.app import TrayApp
-
 log = logging.getLogger(__name__)
+
+ASK_USER = "ask-user"  # the action that shows the next question (a loosening someone asked for)
 
 PROMPT_RESTARTS = 3  # a killed prompt opens again at most this often per PROMPT_RESTART_WINDOW_S
 PROMPT_RESTART_WINDOW_S = 60.0
@@ -45,10 +42,45 @@ DECIDED_IN_NOTIFICATION = "user (notification)"
 WINDOW_STOP_GRACE_S = 1.0  # a log window gets this long to close when replaced or at quit
 
 
+class WindowsApp(Protocol):
+    """What the windows reach of the tray (app.TrayApp): the hub's public controls, the commands
+    that start each window, notices, and the action queue their clicks go to."""
+
+    @property
+    def hub(self) -> Hub: ...
+    @property
+    def paths(self) -> AppPaths: ...
+    @property
+    def platform(self) -> str: ...
+    @property
+    def windows(self) -> bool: ...
+    @property
+    def has_menu(self) -> bool: ...
+    @property
+    def autostart(self) -> bool | None: ...
+    @property
+    def notifier(self) -> Notifier: ...
+    @property
+    def log_window_command(self) -> list[str]: ...
+    @property
+    def approval_prompt_command(self) -> list[str]: ...
+    @property
+    def confirm_command(self) -> list[str]: ...
+    @property
+    def settings_command(self) -> list[str]: ...
+    @property
+    def welcome_command(self) -> list[str]: ...
+    def submit(self, action: str, target: str | None = None) -> None: ...
+    def kick(self) -> None: ...
+    def quitting(self) -> bool: ...
+    def read_rules_and_holds(self) -> None: ...
+    def acknowledge_crashes(self) -> None: ...
+
+
 class TrayWindows:
     """The windows one tray opened, and what their clicks do. Started from the actions threads."""
 
-    def __init__(self, app: TrayApp) -> None:
+    def __init__(self, app: WindowsApp) -> None:
         self.app = app
         self.log_windows: list[PipedWindow] = []  # the activity log: one at most
         self.notices: list[PipedWindow] = []  # windows that only tell something (show_notice)
@@ -266,7 +298,7 @@ class TrayWindows:
         window = self._settings
         if window is None or not window.alive():
             return
-        budget = self.hub.with_journal(output_budget)
+        budget = self.hub.output_budget()
         window.send(
             {"op": "state", "approval_mode": self.hub.approval_mode,
              "output_budget": str(budget.setting), "autostart": self.app.autostart is True}
@@ -283,7 +315,7 @@ class TrayWindows:
         if self.welcome is not None:
             stop_process_now(self.welcome, WINDOW_STOP_GRACE_S)  # one at a time: a new one comes to the front
         self.welcome = spawn(argv)
-        self.hub.with_journal(lambda journal: journal.set_setting(settings.WELCOME_SHOWN, True))
+        self.hub.welcome_shown()
         log.info("welcome window started: %s", argv)
 
     # -- the activity log --------------------------------------------------------------------------

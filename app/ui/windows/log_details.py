@@ -6,28 +6,44 @@ from __future__ import annotations
 import tkinter as tk
 from collections.abc import Callable
 from tkinter import ttk
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from app.core.i18n import N_, _
-from app.core.journal.store import CommandRecord, Status
+from app.core.journal.store import CommandRecord, Journal, Status
 from app.core.visible_text import visible
+from app.ui.windows.controls import Controls
 from app.ui.windows.log_banner import Fonts
 from app.ui.windows.log_model import detail_lines, outcome_text, size_text
-
-if TYPE_CHECKING:
-    from app.ui.windows.log_window import LogWindow
+from app.ui.windows.real_input import ArmedButtons
 
 STOP_BUTTON = N_("■  Stop this command")
 NO_SELECTION = N_("Select a command above to see everything about it: the full command, folder, timings and output.")
 
 # Fills the frame under the details header whenever a waiting command is selected (Allow, Deny).
-WaitingActions = Callable[[ttk.Frame, CommandRecord, "LogWindow"], None]
+WaitingActions = Callable[[ttk.Frame, CommandRecord, "DetailsHost"], None]
+
+
+class DetailsHost(Protocol):
+    """What the pane reaches of its window (log_window.LogWindow): its journal, controls and buttons."""
+
+    @property
+    def journal(self) -> Journal: ...
+    @property
+    def controls(self) -> Controls: ...
+    @property
+    def protected(self) -> list[str]: ...
+    @property
+    def decision_arming(self) -> ArmedButtons: ...
+    @property
+    def waiting_actions(self) -> WaitingActions | None: ...
+    def stop_selected(self) -> None: ...
+    def copy_command(self) -> None: ...
 
 
 class DetailsPane:
     """The lower pane; `show` draws a record (or the hint when nothing is selected)."""
 
-    def __init__(self, parent: ttk.PanedWindow, fonts: Fonts, window: LogWindow) -> None:
+    def __init__(self, parent: ttk.PanedWindow, fonts: Fonts, window: DetailsHost) -> None:
         self.window = window
         self.frame = details = ttk.Frame(parent, padding=(0, 10, 0, 0))
         head = ttk.Frame(details)
@@ -126,7 +142,7 @@ class DetailsPane:
         return self.text.get("1.0", "end-1c")
 
 
-def approval_buttons(frame: ttk.Frame, record: CommandRecord, window: LogWindow) -> None:
+def approval_buttons(frame: ttk.Frame, record: CommandRecord, window: DetailsHost) -> None:
     """Allow and Deny for a command held for the user's approval: the same answer as the prompt's."""
     for child in frame.winfo_children():
         child.destroy()

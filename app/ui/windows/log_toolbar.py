@@ -7,22 +7,40 @@ import tkinter as tk
 from functools import partial
 from tkinter import font as tkfont
 from tkinter import ttk
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from app.core.i18n import _, ngettext
 from app.core.i18n.formats import format_number
-from app.ui.windows.log_model import STATUS_FILTERS, Filter, filter_label
-
-if TYPE_CHECKING:
-    from app.ui.windows.log_window import LogWindow
+from app.core.journal.store import CommandRecord, Journal
+from app.ui.windows.controls import Controls
+from app.ui.windows.log_model import STATUS_FILTERS, Filter, RowWindow, filter_label
 
 FILTER_DEBOUNCE_MS = 250  # typing in the filter box re-queries once the user pauses
+
+
+class ToolbarHost(Protocol):
+    """What the toolbar reaches of its window (log_window.LogWindow): its rows, journal and controls."""
+
+    @property
+    def model(self) -> RowWindow: ...
+    @property
+    def journal(self) -> Journal: ...
+    @property
+    def controls(self) -> Controls: ...
+    @property
+    def active(self) -> list[CommandRecord]: ...
+    @property
+    def total_commands(self) -> int: ...
+    def reload(self) -> None: ...
+    def clear_history(self) -> int: ...
+    def show_rules(self) -> tk.Toplevel: ...
+    def confirm(self, title: str, text: str) -> bool: ...
 
 
 class Toolbar:
     """The bar above the list. The window owns the rows; this sets its filter and asks for reloads."""
 
-    def __init__(self, root: tk.Tk | tk.Toplevel, window: LogWindow) -> None:
+    def __init__(self, root: tk.Tk | tk.Toplevel, window: ToolbarHost) -> None:
         self.root = root
         self.window = window
         self._after_filter: str | None = None
