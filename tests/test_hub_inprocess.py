@@ -364,9 +364,12 @@ def test_the_output_budget_set_from_the_menu_or_asked_by_anyone_is_what_the_hub_
             assert output_budget(journal, environ={}) == parse_budget("30000")
 
 
+@pytest.mark.parametrize("deleted", [("", "-wal", "-shm"), ("",)], ids=["all its files", "the main file only"])
 def test_the_trays_supervisor_follows_the_hub_to_a_new_journal_when_the_old_one_is_deleted(
-    paths: AppPaths, peers
+    paths: AppPaths, peers, deleted: tuple[str, ...]
 ) -> None:
+    """Deleting the main file alone leaves its write-ahead log, which SQLite would replay into the
+    new file: the old rows (and a second row for each live server) came back."""
     # Like a real server it holds its lock: without it the supervisor calls it crashed at once.
     server_lock = liveness.try_hold(paths.server_lock("follows-the-journal"))
     assert server_lock is not None
@@ -376,8 +379,9 @@ def test_the_trays_supervisor_follows_the_hub_to_a_new_journal_when_the_old_one_
         first, _notices = hub.poll_servers(supervisor)
         assert [s.pid for s in first.servers] == [os.getpid()]
         assert [s.pid for s in hub.live_servers()] == [os.getpid()]
+        before = server.begin("echo before")
         old = supervisor.journal
-        for suffix in ("", "-wal", "-shm"):  # another program deletes the activity log under the tray
+        for suffix in deleted:  # another program deletes the activity log under the tray
             Path(f"{paths.journal}{suffix}").unlink(missing_ok=True)
         hub.tick()
         assert any(title == "The activity log was deleted" for title, _text in seen.notices), seen.notices
@@ -387,6 +391,8 @@ def test_the_trays_supervisor_follows_the_hub_to_a_new_journal_when_the_old_one_
         written = server.begin("echo after")
         assert hub.command(written["id"]).command == "echo after"
         assert [s.pid for s in hub.live_servers()] == [os.getpid()]
+        old_row = hub.command(before["id"])
+        assert old_row is None or old_row.command != "echo before", "the deleted journal's rows stay gone"
     server_lock.release()
 
 

@@ -111,6 +111,10 @@ class Record:
         log.warning("the journal at %s was deleted or replaced: starting a new one", self.paths.journal)
         with contextlib.suppress(sqlite3.Error):
             self.journal.close()
+        if not self.paths.journal.exists():  # deleted: SQLite would replay its write-ahead log into the new file
+            for suffix in ("-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    Path(f"{self.paths.journal}{suffix}").unlink()
         data_folder.ensure(self.paths)
         try:
             self.journal = self._open()
