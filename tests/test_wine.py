@@ -466,3 +466,101 @@ def test_a_command_joins_its_job_before_it_runs_and_the_job_tells_its_processes_
     assert report["job"] is True
     assert report["command_in_job"] is True and report["detached_grandchild_in_job"] is True, report
     assert report["outsider_in_job"] is False and report["self_in_job"] is False, report
+
+
+def _tray_log(wine: WineEnv) -> str:
+    return (wine.user_dir / ".cowork-terminal" / "logs" / "tray.log").read_text(errors="replace")
+
+
+def _reset_pause(wine: WineEnv) -> None:
+    """As a fresh profile for the tests after this one: not paused, asking (no tray runs now to ask)."""
+    from app.core.journal.store import Journal
+    from app.core.paths import AppPaths
+    from app.core.policy import approval
+
+    data = wine.user_dir / ".cowork-terminal"
+    with Journal(AppPaths(data_dir=data, log_dir=data / "logs")) as journal:
+        journal.set_paused(False)
+        approval.set_approval_mode(journal, approval.ApprovalMode.DESTRUCTIVE)
+
+
+def _start_tray(wine: WineEnv):  # noqa: ANN202 - a Popen
+    """A Windows tray with busybox bash as its Git Bash, not in any job (started by Wine's loader). The
+    user chose earlier never to be asked, so the test's Python commands run unheld."""
+    from app.core.journal.store import Journal
+    from app.core.paths import AppPaths
+    from app.core.policy import approval
+
+    data = wine.user_dir / ".cowork-terminal"
+    with Journal(AppPaths(data_dir=data, log_dir=data / "logs")) as journal:
+        approval.set_approval_mode(journal, approval.ApprovalMode.NEVER)
+    return wine.popen([str(wine.python), "-m", "app", "tray"], env={"COWORK_TERMINAL_BASH": wine.bash})
+
+
+def _tray_script(wine: WineEnv, tray, name: str, *args: str) -> dict:  # noqa: ANN001 - a Popen
+    """script(), and when it fails, what the tray said and logged."""
+    try:
+        return script(wine, name, *args)
+    except (AssertionError, subprocess.TimeoutExpired) as exc:
+        said = getattr(exc, "stderr", None) or b""
+        tray.kill()
+        tray_err = tray.stderr.read() if tray.stderr else b""
+        log = _tray_log(wine)[-4000:] if (wine.user_dir / ".cowork-terminal" / "logs" / "tray.log").exists() else ""
+        raise AssertionError(
+            f"{exc}\nscript said: {said.decode(errors='replace')}\ntray said: {tray_err.decode(errors='replace')}"
+            f"\ntray log: {log}"
+        ) from None
+
+
+def _quit_tray(wine: WineEnv, tray) -> None:  # noqa: ANN001 - a Popen
+    try:
+        if tray.poll() is None:
+            wine.python_run(["-m", "app", "tray", "--quit"], timeout=SCRIPT_TIMEOUT_S, check=False)
+            tray.wait(timeout=30)
+    finally:
+        if tray.poll() is None:
+            tray.kill()
+        _reset_pause(wine)
+
+
+def test_a_serve_bound_to_the_windows_tray_has_its_commands_run_by_the_tray_in_the_trays_job(
+    wine: WineEnv, display: str
+) -> None:
+    """Issue 21 on Windows: `serve` (not headless) forwards each call over the named pipe; the tray's
+    runner starts bash in a job of its own. A Windows Python run as a command finds itself in a job,
+    under bash, under the tray (not under `serve`); a timed-out tree ends; the CLI's pause ends a
+    running command and refuses the next."""
+    tray = _start_tray(wine)
+    try:
+        report = _tray_script(wine, tray, "tray_client.py", wine.win(SCRIPTS / "job_probe.py"))
+    finally:
+        _quit_tray(wine, tray)
+    tray_pid = report["tray_pid"]
+
+    assert report["echo"]["exitCode"] == 0, report["echo"]
+    assert report["echo"]["stdout"].replace("\r\n", "\n") == "hi\n"
+
+    assert report["probe"]["exitCode"] == 0, report["probe"]
+    probe = json.loads(report["probe"]["stdout"])
+    assert probe["in_job_call_ok"] and probe["in_job"], probe
+    assert probe["breakaway"] == "PermissionError: winerror 5", "the job must allow no breakaway"
+    images = [image for _pid, image, _argv in probe["chain"]]
+    assert images[:2] == ["python.exe", "bash.exe"], probe["chain"]
+    parent_pids = [pid for pid, _image, _argv in probe["chain"][1:]]
+    assert tray_pid in parent_pids, (tray_pid, probe["chain"])
+    assert not any("serve" in argv for _pid, _image, argv in probe["chain"]), "run by serve, not by the tray"
+
+    rows = {row["command"]: row for row in reversed(report["rows"])}  # the newest of each
+    assert rows["echo hi"]["status"] == "finished" and rows["echo hi"]["server_pid"] == tray_pid, report["rows"]
+    assert len({server["pid"] for server in report["servers"]} - {tray_pid}) == 1, "one serve and the tray's runner"
+
+    assert report["timeout"]["timedOut"] is True and report["timeout"]["exitCode"] is None, report["timeout"]
+    assert report["timeout_s"] < 20, "returns once the timeout ends the tree, not when the sleeps end"
+    assert report["bash_after_timeout"] == report["bash_before"], "the job must end the whole tree"
+
+    assert report["bash_while_running"] > report["bash_before"]
+    assert report["pause_cli"]["code"] == 0, report["pause_cli"]
+    assert report["paused"]["exitCode"] is None and "paused host access" in report["paused"]["note"], report["paused"]
+    assert report["pause_stop_s"] < 20
+    assert report["bash_after_pause"] == report["bash_before"]
+    assert "paused" in report["refused_while_paused"]["error"], report["refused_while_paused"]
