@@ -564,3 +564,45 @@ def test_a_serve_bound_to_the_windows_tray_has_its_commands_run_by_the_tray_in_t
     assert report["pause_stop_s"] < 20
     assert report["bash_after_pause"] == report["bash_before"]
     assert "paused" in report["refused_while_paused"]["error"], report["refused_while_paused"]
+
+
+CONTAINED = "Refused: this request comes from inside a command's container"
+
+
+def test_a_command_in_the_trays_job_may_pause_but_not_resume_quit_or_open_the_log_and_the_same_from_outside_works(
+    wine: WineEnv, display: str
+) -> None:
+    """Provenance by job membership (issue 21): a Windows Python run as a command asks the tray over its
+    pipe; the tray asks IsProcessInJob with its own job handles. Refused without a window: resume,
+    quit, open the log (and a state read); accepted: pause. From outside the job, open_log and quit
+    are done and resume goes to the user's question (here: no Tk, so the window cannot open)."""
+    log_before = len(_tray_log(wine)) if (wine.user_dir / ".cowork-terminal" / "logs" / "tray.log").exists() else 0
+    tray = _start_tray(wine)
+    try:
+        report = _tray_script(wine, tray, "tray_provenance.py", wine.win(SCRIPTS / "contained_asker.py"))
+        tray.wait(timeout=30)  # the outside quit
+    finally:
+        _quit_tray(wine, tray)
+    log = _tray_log(wine)[log_before:]
+
+    assert report["state_before"]["paused"] is False, report
+    inside = report["inside"]
+    for op in ("resume", "quit", "open_log", "state"):
+        assert inside[op].startswith("TrayRefused: " + CONTAINED), (op, inside)  # it reached the tray: refused
+        assert f"refused {op!r} from cli pid" in log, log
+    assert report["state_after_inside"]["paused"] is True, "a pause from inside the job is a tightening: done"
+    assert "host access paused (a request)" in log
+    assert "stopped because the user paused host access" in report["command"]["note"], report["command"]
+
+    inside_part, _, outside_part = log.partition("host access paused (a request)")
+    assert "notice: The activity log cannot open" not in inside_part, "no window for a contained request"
+    assert "confirmation window" not in inside_part and "log window started" not in inside_part
+
+    outside = report["outside"]
+    assert outside["open_log"] == "accepted: Opened the activity log.", outside
+    assert "notice: The activity log cannot open" in outside_part, "the tray tried to open it (no Tk here)"
+    assert not outside["resume"].startswith("TrayRefused: " + CONTAINED), outside
+    assert outside["resume"] == "TrayRefused: The confirmation window could not open, so nothing changed."
+    assert report["state_after_outside"]["paused"] is True, "a resume nobody clicked changes nothing"
+    assert outside["quit"] == "accepted: Cowork Terminal is quitting.", outside
+    assert tray.returncode == 0
