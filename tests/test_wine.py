@@ -10,11 +10,13 @@ own behaviour: the `bash.exe` here is busybox-w32.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import pkgutil
 import re
 import shutil
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -28,6 +30,7 @@ pytestmark = [pytest.mark.wine, pytest.mark.timeout(600)]
 SCRIPTS = ROOT / "tests" / "wine_scripts"
 SCRIPT_TIMEOUT_S = 180
 READY_TIMEOUT_S = 60
+PIPE_DRAIN_S = 5.0  # after a Windows script exits, how long its output may take to arrive
 
 
 def script(
@@ -466,6 +469,8 @@ def test_a_command_joins_its_job_before_it_runs_and_the_job_tells_its_processes_
     assert report["job"] is True
     assert report["command_in_job"] is True and report["detached_grandchild_in_job"] is True, report
     assert report["outsider_in_job"] is False and report["self_in_job"] is False, report
+    assert report["grandchild_in_job_after_close"] is True, "a job's leftover is still told after its command"
+    assert report["jobs_after_leftover_ended"] == 0, "the handle is let go once nothing runs in the job"
 
 
 def _tray_log(wine: WineEnv) -> str:
@@ -497,26 +502,48 @@ def _start_tray(wine: WineEnv):  # noqa: ANN202 - a Popen
     return wine.popen([str(wine.python), "-m", "app", "tray"], env={"COWORK_TERMINAL_BASH": wine.bash})
 
 
+def _drain(stream, into: list[bytes]) -> threading.Thread:  # noqa: ANN001 - a pipe
+    def read() -> None:
+        for chunk in iter(lambda: stream.read1(1 << 16), b""):
+            into.append(chunk)
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    return thread
+
+
 def _tray_script(wine: WineEnv, tray, name: str, *args: str) -> dict:  # noqa: ANN001 - a Popen
-    """script(), and when it fails, what the tray said and logged."""
+    """script(), waiting for the script's own exit rather than for its pipes to close (a Windows
+    process started under it may hold them open: a run once printed its report and then seemed to
+    hang for minutes); when it fails, what it, the tray and the tray's log said."""
+    process = wine.popen([str(wine.python), wine.win(SCRIPTS / name), *args])
+    out: list[bytes] = []
+    err: list[bytes] = []
+    readers = [_drain(process.stdout, out), _drain(process.stderr, err)]
     try:
-        return script(wine, name, *args)
-    except (AssertionError, subprocess.TimeoutExpired) as exc:
-        said = getattr(exc, "stderr", None) or b""
+        process.wait(timeout=SCRIPT_TIMEOUT_S)
+        for reader in readers:
+            reader.join(PIPE_DRAIN_S)
+        return json.loads(parse_json_line(b"".join(out)))
+    except (AssertionError, ValueError, subprocess.TimeoutExpired) as exc:
+        process.kill()
         tray.kill()
-        tray_err = tray.stderr.read() if tray.stderr else b""
+        tray_err: list[bytes] = []
+        _drain(tray.stderr, tray_err).join(PIPE_DRAIN_S)
         log = _tray_log(wine)[-4000:] if (wine.user_dir / ".cowork-terminal" / "logs" / "tray.log").exists() else ""
+        printed, said = (b"".join(part).decode(errors="replace") for part in (out, err))
+        tray_said = b"".join(tray_err).decode(errors="replace")
         raise AssertionError(
-            f"{exc}\nscript said: {said.decode(errors='replace')}\ntray said: {tray_err.decode(errors='replace')}"
-            f"\ntray log: {log}"
+            f"{name}: {exc!r}\nit printed: {printed[-2000:]}\nit said: {said}\ntray said: {tray_said}\ntray log: {log}"
         ) from None
 
 
 def _quit_tray(wine: WineEnv, tray) -> None:  # noqa: ANN001 - a Popen
     try:
         if tray.poll() is None:
-            wine.python_run(["-m", "app", "tray", "--quit"], timeout=SCRIPT_TIMEOUT_S, check=False)
-            tray.wait(timeout=30)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                wine.python_run(["-m", "app", "tray", "--quit"], timeout=SCRIPT_TIMEOUT_S, check=False)
+                tray.wait(timeout=30)
     finally:
         if tray.poll() is None:
             tray.kill()
@@ -574,8 +601,10 @@ def test_a_command_in_the_trays_job_may_pause_but_not_resume_quit_or_open_the_lo
 ) -> None:
     """Provenance by job membership (issue 21): a Windows Python run as a command asks the tray over its
     pipe; the tray asks IsProcessInJob with its own job handles. Refused without a window: resume,
-    quit, open the log (and a state read); accepted: pause. From outside the job, open_log and quit
-    are done and resume goes to the user's question (here: no Tk, so the window cannot open)."""
+    quit, open the log (and a state read); accepted: pause. The same from a job left behind by a
+    command that has ended (its job once lost its handle with its command: that leftover quit the
+    tray). From outside the job, open_log and quit are done and resume goes to the user's question
+    (here: no Tk, so the window cannot open)."""
     log_before = len(_tray_log(wine)) if (wine.user_dir / ".cowork-terminal" / "logs" / "tray.log").exists() else 0
     tray = _start_tray(wine)
     try:
@@ -586,10 +615,12 @@ def test_a_command_in_the_trays_job_may_pause_but_not_resume_quit_or_open_the_lo
     log = _tray_log(wine)[log_before:]
 
     assert report["state_before"]["paused"] is False, report
-    inside = report["inside"]
-    for op in ("resume", "quit", "open_log", "state"):
-        assert inside[op].startswith("TrayRefused: " + CONTAINED), (op, inside)  # it reached the tray: refused
-        assert f"refused {op!r} from cli pid" in log, log
+    assert report["left_command"]["exitCode"] == 0, "its command ended before the job it left asked"
+    for side in ("left_behind", "inside"):
+        for op in ("resume", "quit", "open_log", "state"):
+            assert report[side][op].startswith("TrayRefused: " + CONTAINED), (side, op, report[side])
+    for op in ("resume", "quit", "open_log", "state"):  # each reached the tray, and was refused there
+        assert log.count(f"refused {op!r} from cli pid") == 2, log
     assert report["state_after_inside"]["paused"] is True, "a pause from inside the job is a tightening: done"
     assert "host access paused (a request)" in log
     assert "stopped because the user paused host access" in report["command"]["note"], report["command"]

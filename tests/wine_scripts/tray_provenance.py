@@ -1,7 +1,8 @@
 """Runs under Windows Python (the wine lane): provenance by job membership (issue 21).
 
-A command the tray runs (so in the tray's job) asks the tray to resume, quit and open the log, then
-to pause; then this process, outside every job of the tray, asks the same. One JSON line: what each
+A job left behind by a command that has ended asks the tray to resume, quit and open the log; then
+a command the tray runs (so in the tray's job) asks the same, then to pause; then this process,
+outside every job of the tray, asks the same. One JSON line: what each
 side was answered and what the tray's state was.
 """
 
@@ -21,6 +22,7 @@ from app.core.channel.client import NoTray, TrayRefused, ask_tray
 from app.core.paths import AppPaths
 
 TRAY_WAIT_S = 90.0
+ANSWER_WAIT_S = 120.0
 ASKER = sys.argv[1]  # contained_asker.py, as a Windows path
 
 
@@ -55,9 +57,21 @@ def wait_for_tray(paths: AppPaths) -> dict:
 async def main() -> dict:
     paths = AppPaths.from_environment()
     report: dict = {"state_before": wait_for_tray(paths)}
-    answers = os.path.join(tempfile.mkdtemp(), "answers.json")
+    folder = tempfile.mkdtemp()
+    answers, left_answers, go = (os.path.join(folder, name) for name in ("answers.json", "left.json", "go"))
     params = StdioServerParameters(command=sys.executable, args=["-I", "-m", "app", "serve"])
     async with Client(params, mode="legacy") as client:
+        step("left behind")
+        command = f"C:/python/python.exe '{ASKER}' '{left_answers}' '{go}' >/dev/null 2>&1 &"
+        result = await client.call_tool("execute_command", {"command": command})
+        report["left_command"] = json.loads(result.content[0].text) if not result.is_error else result.content[0].text
+        open(go, "w").close()  # its command has ended: now it asks
+        deadline = time.monotonic() + ANSWER_WAIT_S
+        while not os.path.exists(left_answers) and time.monotonic() < deadline:
+            await anyio.sleep(0.1)
+        await anyio.sleep(0.5)  # written, and closed
+        with open(left_answers, encoding="utf-8") as told:
+            report["left_behind"] = json.load(told)
         step("asker")
         command = f"C:/python/python.exe '{ASKER}' '{answers}'"
         result = await client.call_tool("execute_command", {"command": command, "timeout": 120000})
@@ -75,3 +89,5 @@ async def main() -> dict:
 
 if __name__ == "__main__":
     print(json.dumps(anyio.run(main)), flush=True)
+    sys.stderr.flush()
+    os._exit(0)  # the report is out: nothing left at exit (a worker thread, a handle) may hold the run up
