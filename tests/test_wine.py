@@ -10,11 +10,13 @@ own behaviour: the `bash.exe` here is busybox-w32.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import pkgutil
 import re
 import shutil
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -28,6 +30,7 @@ pytestmark = [pytest.mark.wine, pytest.mark.timeout(600)]
 SCRIPTS = ROOT / "tests" / "wine_scripts"
 SCRIPT_TIMEOUT_S = 180
 READY_TIMEOUT_S = 60
+PIPE_DRAIN_S = 5.0  # after a Windows script exits, how long its output may take to arrive
 
 
 def script(
@@ -466,3 +469,171 @@ def test_a_command_joins_its_job_before_it_runs_and_the_job_tells_its_processes_
     assert report["job"] is True
     assert report["command_in_job"] is True and report["detached_grandchild_in_job"] is True, report
     assert report["outsider_in_job"] is False and report["self_in_job"] is False, report
+    assert report["grandchild_in_job_after_close"] is True, "a job's leftover is still told after its command"
+    assert report["jobs_after_leftover_ended"] == 0, "the handle is let go once nothing runs in the job"
+
+
+def _tray_log(wine: WineEnv) -> str:
+    return (wine.user_dir / ".cowork-terminal" / "logs" / "tray.log").read_text(errors="replace")
+
+
+def _reset_pause(wine: WineEnv) -> None:
+    """As a fresh profile for the tests after this one: not paused, asking (no tray runs now to ask)."""
+    from app.core.journal.store import Journal
+    from app.core.paths import AppPaths
+    from app.core.policy import approval
+
+    data = wine.user_dir / ".cowork-terminal"
+    with Journal(AppPaths(data_dir=data, log_dir=data / "logs")) as journal:
+        journal.set_paused(False)
+        approval.set_approval_mode(journal, approval.ApprovalMode.DESTRUCTIVE)
+
+
+def _start_tray(wine: WineEnv):  # noqa: ANN202 - a Popen
+    """A Windows tray with busybox bash as its Git Bash, not in any job (started by Wine's loader). The
+    user chose earlier never to be asked, so the test's Python commands run unheld."""
+    from app.core.journal.store import Journal
+    from app.core.paths import AppPaths
+    from app.core.policy import approval
+
+    data = wine.user_dir / ".cowork-terminal"
+    with Journal(AppPaths(data_dir=data, log_dir=data / "logs")) as journal:
+        approval.set_approval_mode(journal, approval.ApprovalMode.NEVER)
+    return wine.popen([str(wine.python), "-m", "app", "tray"], env={"COWORK_TERMINAL_BASH": wine.bash})
+
+
+def _drain(stream, into: list[bytes]) -> threading.Thread:  # noqa: ANN001 - a pipe
+    def read() -> None:
+        for chunk in iter(lambda: stream.read1(1 << 16), b""):
+            into.append(chunk)
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    return thread
+
+
+def _tray_script(wine: WineEnv, tray, name: str, *args: str) -> dict:  # noqa: ANN001 - a Popen
+    """script(), waiting for the script's own exit rather than for its pipes to close (a Windows
+    process started under it may hold them open: a run once printed its report and then seemed to
+    hang for minutes); when it fails, what it, the tray and the tray's log said."""
+    process = wine.popen([str(wine.python), wine.win(SCRIPTS / name), *args])
+    out: list[bytes] = []
+    err: list[bytes] = []
+    readers = [_drain(process.stdout, out), _drain(process.stderr, err)]
+    try:
+        process.wait(timeout=SCRIPT_TIMEOUT_S)
+        for reader in readers:
+            reader.join(PIPE_DRAIN_S)
+        return json.loads(parse_json_line(b"".join(out)))
+    except (AssertionError, ValueError, subprocess.TimeoutExpired) as exc:
+        process.kill()
+        tray.kill()
+        tray_err: list[bytes] = []
+        _drain(tray.stderr, tray_err).join(PIPE_DRAIN_S)
+        log = _tray_log(wine)[-4000:] if (wine.user_dir / ".cowork-terminal" / "logs" / "tray.log").exists() else ""
+        printed, said = (b"".join(part).decode(errors="replace") for part in (out, err))
+        tray_said = b"".join(tray_err).decode(errors="replace")
+        raise AssertionError(
+            f"{name}: {exc!r}\nit printed: {printed[-2000:]}\nit said: {said}\ntray said: {tray_said}\ntray log: {log}"
+        ) from None
+
+
+def _quit_tray(wine: WineEnv, tray) -> None:  # noqa: ANN001 - a Popen
+    try:
+        if tray.poll() is None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                wine.python_run(["-m", "app", "tray", "--quit"], timeout=SCRIPT_TIMEOUT_S, check=False)
+                tray.wait(timeout=30)
+    finally:
+        if tray.poll() is None:
+            tray.kill()
+        _reset_pause(wine)
+
+
+def test_a_serve_bound_to_the_windows_tray_has_its_commands_run_by_the_tray_in_the_trays_job(
+    wine: WineEnv, display: str
+) -> None:
+    """Issue 21 on Windows: `serve` (not headless) forwards each call over the named pipe; the tray's
+    runner starts bash in a job of its own. A Windows Python run as a command finds itself in a job,
+    under bash, under the tray (not under `serve`); a timed-out tree ends; the CLI's pause ends a
+    running command and refuses the next."""
+    tray = _start_tray(wine)
+    try:
+        report = _tray_script(wine, tray, "tray_client.py", wine.win(SCRIPTS / "job_probe.py"))
+    finally:
+        _quit_tray(wine, tray)
+    tray_pid = report["tray_pid"]
+
+    assert report["echo"]["exitCode"] == 0, report["echo"]
+    assert report["echo"]["stdout"].replace("\r\n", "\n") == "hi\n"
+
+    assert report["probe"]["exitCode"] == 0, report["probe"]
+    probe = json.loads(report["probe"]["stdout"])
+    assert probe["in_job_call_ok"] and probe["in_job"], probe
+    assert probe["breakaway"] == "PermissionError: winerror 5", "the job must allow no breakaway"
+    images = [image for _pid, image, _argv in probe["chain"]]
+    assert images[:2] == ["python.exe", "bash.exe"], probe["chain"]
+    parent_pids = [pid for pid, _image, _argv in probe["chain"][1:]]
+    assert tray_pid in parent_pids, (tray_pid, probe["chain"])
+    assert not any("serve" in argv for _pid, _image, argv in probe["chain"]), "run by serve, not by the tray"
+
+    rows = {row["command"]: row for row in reversed(report["rows"])}  # the newest of each
+    assert rows["echo hi"]["status"] == "finished" and rows["echo hi"]["server_pid"] == tray_pid, report["rows"]
+    assert len({server["pid"] for server in report["servers"]} - {tray_pid}) == 1, "one serve and the tray's runner"
+
+    assert report["timeout"]["timedOut"] is True and report["timeout"]["exitCode"] is None, report["timeout"]
+    assert report["timeout_s"] < 20, "returns once the timeout ends the tree, not when the sleeps end"
+    assert report["bash_after_timeout"] == report["bash_before"], "the job must end the whole tree"
+
+    assert report["bash_while_running"] > report["bash_before"]
+    assert report["pause_cli"]["code"] == 0, report["pause_cli"]
+    assert report["paused"]["exitCode"] is None and "paused host access" in report["paused"]["note"], report["paused"]
+    assert report["pause_stop_s"] < 20
+    assert report["bash_after_pause"] == report["bash_before"]
+    assert "paused" in report["refused_while_paused"]["error"], report["refused_while_paused"]
+
+
+CONTAINED = "Refused: this request comes from inside a command's container"
+
+
+def test_a_command_in_the_trays_job_may_pause_but_not_resume_quit_or_open_the_log_and_the_same_from_outside_works(
+    wine: WineEnv, display: str
+) -> None:
+    """Provenance by job membership (issue 21): a Windows Python run as a command asks the tray over its
+    pipe; the tray asks IsProcessInJob with its own job handles. Refused without a window: resume,
+    quit, open the log (and a state read); accepted: pause. The same from a job left behind by a
+    command that has ended (its job once lost its handle with its command: that leftover quit the
+    tray). From outside the job, open_log and quit are done and resume goes to the user's question
+    (here: no Tk, so the window cannot open)."""
+    log_before = len(_tray_log(wine)) if (wine.user_dir / ".cowork-terminal" / "logs" / "tray.log").exists() else 0
+    tray = _start_tray(wine)
+    try:
+        report = _tray_script(wine, tray, "tray_provenance.py", wine.win(SCRIPTS / "contained_asker.py"))
+        tray.wait(timeout=30)  # the outside quit
+    finally:
+        _quit_tray(wine, tray)
+    log = _tray_log(wine)[log_before:]
+
+    assert report["state_before"]["paused"] is False, report
+    assert report["left_command"]["exitCode"] == 0, "its command ended before the job it left asked"
+    for side in ("left_behind", "inside"):
+        for op in ("resume", "quit", "open_log", "state"):
+            assert report[side][op].startswith("TrayRefused: " + CONTAINED), (side, op, report[side])
+    for op in ("resume", "quit", "open_log", "state"):  # each reached the tray, and was refused there
+        assert log.count(f"refused {op!r} from cli pid") == 2, log
+    assert report["state_after_inside"]["paused"] is True, "a pause from inside the job is a tightening: done"
+    assert "host access paused (a request)" in log
+    assert "stopped because the user paused host access" in report["command"]["note"], report["command"]
+
+    inside_part, _, outside_part = log.partition("host access paused (a request)")
+    assert "notice: The activity log cannot open" not in inside_part, "no window for a contained request"
+    assert "confirmation window" not in inside_part and "log window started" not in inside_part
+
+    outside = report["outside"]
+    assert outside["open_log"] == "accepted: Opened the activity log.", outside
+    assert "notice: The activity log cannot open" in outside_part, "the tray tried to open it (no Tk here)"
+    assert not outside["resume"].startswith("TrayRefused: " + CONTAINED), outside
+    assert outside["resume"] == "TrayRefused: The confirmation window could not open, so nothing changed."
+    assert report["state_after_outside"]["paused"] is True, "a resume nobody clicked changes nothing"
+    assert outside["quit"] == "accepted: Cowork Terminal is quitting.", outside
+    assert tray.returncode == 0

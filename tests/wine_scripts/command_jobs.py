@@ -49,7 +49,13 @@ report = {
     "self_in_job": windows_jobs.in_any_job(os.getpid()),
 }
 if job is not None:
-    job.terminate()
+    command.kill()  # its command is gone; the detached grandchild runs on in the job
+    command.wait()
     job.close()
+    report["grandchild_in_job_after_close"] = windows_jobs.in_any_job(grandchild_pid)
+    job.terminate()  # the handle was kept for the leftover, so this still ends it
+    time.sleep(1.0)
+    windows_jobs.in_any_job(os.getpid())  # each check first lets go of jobs nothing runs in
+    report["jobs_after_leftover_ended"] = len(windows_jobs._JOBS)
 outsider.kill()
 print(json.dumps(report))

@@ -11,18 +11,24 @@ Race closed (issue 21): bash starts suspended (`CREATE_SUSPENDED`), joins the jo
 nothing it starts can run before it is in the job. The job forbids breakaway (no BREAKAWAY_OK).
 `in_any_job` tells the tray whether a peer runs inside one of our jobs: it opens the process with
 PROCESS_QUERY_INFORMATION and checks IsProcessInJob's return, since under Wine a LIMITED handle
-makes the call fail and leave "not in the job" in its out value.
+makes the call fail and leave "not in the job" in its out value; a call that fails counts as inside
+(unsure: the peer may still pause and stop). A finished command's job keeps its handle while
+processes it left behind (`sleep 600 &`, a detached helper) still run in it: else such a leftover
+would pass for the user once its command ended (found by the wine lane's provenance test).
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
 from typing import Any
 
 PROCESS_SET_QUOTA = 0x0100
 PROCESS_TERMINATE = 0x0001
 PROCESS_SUSPEND_RESUME = 0x0800
 PROCESS_QUERY_INFORMATION = 0x0400
+PROCESS_QUERY_LIMITED_INFORMATION = 0x1000  # enough for IsProcessInJob on Windows, not under Wine
+JOB_OBJECT_BASIC_ACCOUNTING_INFORMATION = 1
 CREATE_SUSPENDED = 0x00000004
 KILLED_EXIT_CODE = 1
 
@@ -45,6 +51,14 @@ def _api() -> Any:
         kernel32.CloseHandle.argtypes = [wintypes.HANDLE]
         kernel32.IsProcessInJob.argtypes = [wintypes.HANDLE, wintypes.HANDLE, ctypes.POINTER(wintypes.BOOL)]
         kernel32.IsProcessInJob.restype = wintypes.BOOL
+        kernel32.QueryInformationJobObject.argtypes = [
+            wintypes.HANDLE,
+            ctypes.c_int,
+            ctypes.c_void_p,
+            wintypes.DWORD,
+            ctypes.POINTER(wintypes.DWORD),
+        ]
+        kernel32.QueryInformationJobObject.restype = wintypes.BOOL
         ntdll = ctypes.WinDLL("ntdll")
         ntdll.NtResumeProcess.argtypes = [wintypes.HANDLE]
         ntdll.NtResumeProcess.restype = ctypes.c_long
@@ -70,22 +84,25 @@ class ProcessJob:
                 raise ctypes.WinError(ctypes.get_last_error())
             if not kernel32.AssignProcessToJobObject(self._handle, process):
                 error = ctypes.get_last_error()
-                self.close()
+                self._close_handle()
                 raise ctypes.WinError(error)
-            _JOBS.add(self)
+            with _LOCK:
+                _JOBS.add(self)
         finally:
             if resume:
                 ntdll.NtResumeProcess(process)
             kernel32.CloseHandle(process)
 
     _handle: int | None = None
+    _released = False
 
     def terminate(self) -> None:
         if self._handle:
             _api()[1].TerminateJobObject(self._handle, KILLED_EXIT_CODE)
 
-    def holds(self, process: int) -> bool:
-        """Whether the process behind the handle `process` runs in this job (False when unsure)."""
+    def holds(self, process: int) -> bool | None:
+        """Whether the process behind the handle `process` runs in this job; None when the call
+        failed (its out value then means nothing)."""
         if not self._handle:
             return False
         ctypes, kernel32, _ntdll = _api()
@@ -93,33 +110,79 @@ class ProcessJob:
 
         inside = wintypes.BOOL(False)
         if not kernel32.IsProcessInJob(process, self._handle, ctypes.byref(inside)):
-            return False  # the call failed: its out value means nothing
+            return None
         return bool(inside.value)
 
+    def active_processes(self) -> int | None:
+        """How many processes run in the job now; None when the OS does not say."""
+        if not self._handle:
+            return 0
+        ctypes, kernel32, _ntdll = _api()
+        info = (ctypes.c_ulonglong * 6)()  # JOBOBJECT_BASIC_ACCOUNTING_INFORMATION: 4 times, then 4 counts
+        if not kernel32.QueryInformationJobObject(
+            self._handle, JOB_OBJECT_BASIC_ACCOUNTING_INFORMATION, info, ctypes.sizeof(info), None
+        ):
+            return None
+        counts = (ctypes.c_uint32 * 4).from_buffer(info, 32)  # TotalPageFault, Total, Active, Terminated
+        return int(counts[2])
+
     def close(self) -> None:
-        """Forget the job; what still runs in it runs on."""
-        _JOBS.discard(self)
-        handle, self._handle = self._handle, None
+        """The command ended: what still runs in the job runs on. Its handle is kept while something
+        does, so that in_any_job still tells those processes (see the module's docstring)."""
+        with _LOCK:
+            self._released = True
+            _prune(self)
+
+    def _close_handle(self) -> None:
+        with _LOCK:  # the command's thread and the tray's accept thread both prune
+            _JOBS.discard(self)
+            handle, self._handle = self._handle, None
         if handle:
             _api()[1].CloseHandle(handle)
 
 
-_JOBS: set[ProcessJob] = set()  # the live jobs of this process, for in_any_job
+_JOBS: set[ProcessJob] = set()  # this process's jobs: the running commands' and those with leftovers
+_LOCK = threading.RLock()  # a handle is never closed while another thread asks about it
+
+
+def keeps_handle(released: bool, active_processes: int | None) -> bool:
+    """Whether the tray keeps a job's handle: while its command runs, and after, while anything still
+    runs in it or the OS will not say (unsure: keep telling its processes apart)."""
+    return not released or active_processes is None or active_processes > 0
+
+
+def peer_in_job(opened: bool, answers: list[bool | None]) -> bool:
+    """The verdict on a peer from IsProcessInJob's answers, one per job (None: the call failed).
+    Unsure counts as inside: such a peer may still pause and stop, and nothing else."""
+    if not answers:
+        return False  # no job: nothing can be in one
+    return not opened or any(answer is not False for answer in answers)
+
+
+def _prune(job: ProcessJob) -> None:
+    if not keeps_handle(job._released, job.active_processes() if job._released else None):
+        job._close_handle()
 
 
 def in_any_job(pid: int) -> bool:
     """Whether `pid` runs in one of this process's command jobs (its commands and all they started,
-    detached ones too)."""
-    if not _JOBS:
-        return False
-    ctypes, kernel32, _ntdll = _api()
-    process = kernel32.OpenProcess(PROCESS_QUERY_INFORMATION, False, pid)
-    if not process:
-        return False
-    try:
-        return any(job.holds(process) for job in list(_JOBS))
-    finally:
-        kernel32.CloseHandle(process)
+    detached ones too, also after their command ended). A limited handle is tried after a full one
+    (a peer of higher integrity); under Wine its call fails, which counts as inside."""
+    with _LOCK:
+        for job in list(_JOBS):
+            _prune(job)
+        if not _JOBS:
+            return False
+        ctypes, kernel32, _ntdll = _api()
+        process = kernel32.OpenProcess(PROCESS_QUERY_INFORMATION, False, pid) or kernel32.OpenProcess(
+            PROCESS_QUERY_LIMITED_INFORMATION, False, pid
+        )
+        if not process:
+            return peer_in_job(False, [None for _job in _JOBS])
+        try:
+            return peer_in_job(True, [job.holds(process) for job in _JOBS])
+        finally:
+            kernel32.CloseHandle(process)
 
 
 def job_for(pid: int, *, resume: bool = False) -> ProcessJob | None:

@@ -1,0 +1,52 @@
+"""Windows job decisions as values (app/core/execution/windows_jobs.py); the wine lane runs the real
+calls (tests/test_wine.py)."""
+
+from __future__ import annotations
+
+from app.core.channel.peer import OwnFacts, PeerFacts, from_container
+from app.core.execution.windows_jobs import keeps_handle, peer_in_job
+
+TRAY = OwnFacts("S-1-5-21-1", "C:\\python\\python.exe", False, "C:\\users\\me\\.cowork-terminal")
+
+
+def test_a_running_commands_job_keeps_its_handle_whatever_the_count_says() -> None:
+    assert keeps_handle(False, 0) and keeps_handle(False, None) and keeps_handle(False, 3)
+
+
+def test_a_finished_commands_job_keeps_its_handle_while_a_process_it_left_behind_runs() -> None:
+    assert keeps_handle(True, 1)
+
+
+def test_a_finished_commands_job_keeps_its_handle_when_the_os_does_not_say_how_many_run() -> None:
+    assert keeps_handle(True, None)
+
+
+def test_a_finished_commands_empty_job_lets_go_of_its_handle() -> None:
+    assert not keeps_handle(True, 0)
+
+
+def test_with_no_job_no_peer_is_inside_one() -> None:
+    assert not peer_in_job(True, []) and not peer_in_job(False, [])
+
+
+def test_a_peer_in_any_of_the_jobs_is_inside() -> None:
+    assert peer_in_job(True, [False, True, False])
+
+
+def test_a_peer_every_job_says_no_to_is_outside() -> None:
+    assert not peer_in_job(True, [False, False])
+
+
+def test_a_failed_is_process_in_job_call_counts_as_inside_not_as_its_false_out_value() -> None:
+    """Under Wine a limited-rights handle makes IsProcessInJob fail and leave FALSE in its out value."""
+    assert peer_in_job(True, [False, None])
+
+
+def test_a_peer_the_tray_cannot_open_counts_as_inside_while_the_tray_has_jobs() -> None:
+    assert peer_in_job(False, [None])
+
+
+def test_a_peer_inside_a_job_may_only_pause_and_stop_as_the_hub_reads_it() -> None:
+    inside = PeerFacts(4, "S-1-5-21-1", "C:\\python\\python.exe", in_command_job=peer_in_job(True, [None]))
+    outside = PeerFacts(5, "S-1-5-21-1", "C:\\python\\python.exe", in_command_job=peer_in_job(True, [False]))
+    assert from_container(inside, TRAY) and not from_container(outside, TRAY)
