@@ -1,0 +1,186 @@
+"""The container started ahead of the next command (app/core/execution/spare.py), through real servers
+and a real tray: what the command sees must be what a container started for it would give it."""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+from app.core.execution import container, landlock, spare
+from app.core.journal.store import Journal
+from app.core.paths import AppPaths
+from tests.stdio_client import connect, run
+from tests.tray_process import running_tray
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.skipif(not sys.platform.startswith("linux") or shutil.which("bwrap") is None, reason="bwrap (Linux)"),
+    pytest.mark.skipif(
+        landlock.plan(sys.platform, landlock.kernel_abi(), landlock.find_perl()) != landlock.SCOPED,
+        reason="spares are started with the Perl init, which needs Landlock scopes",
+    ),
+]
+WAIT_S = 10.0
+# The age of the container's init (pid 1 inside) when the command runs, in seconds.
+INIT_AGE = "echo $(cut -d' ' -f22 /proc/1/stat) $(cut -d' ' -f1 /proc/uptime)"
+
+
+def init_age(stdout: str) -> float:
+    started, now = stdout.split()[-2:]
+    return float(now) - int(started) / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid: int) -> list[int]:
+    """Every child of `pid`, from each of its threads (the tray starts containers from one of them)."""
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as handle:
+                found += [int(child) for child in handle.read().split()]
+        except OSError:
+            continue
+    return found
+
+
+def cmdline(pid: int) -> list[str]:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read().decode(errors="replace").split("\0")
+    except OSError:
+        return []
+
+
+def spares_of(pid: int) -> list[int]:
+    """The spare containers (bwrap processes whose init is the spare's) that `pid` started."""
+    return [child for child in children(pid) if spare.PERL_SPARE_INIT in cmdline(child)]
+
+
+def server_pid() -> int:
+    """The one `serve` this test process started."""
+    [found] = [child for child in children(os.getpid()) if cmdline(child)[1:4] == ["-m", "app", "serve"]]
+    return found
+
+
+def wait_for(condition, timeout_s: float = WAIT_S) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+async def test_a_second_command_in_a_row_runs_in_a_container_started_before_it_was_called(home: Path) -> None:
+    async with connect(home) as client:
+        first = await run(client, {"command": f"readlink /proc/self/ns/pid; {INIT_AGE}"})
+        await anyio.sleep(1.5)
+        second = await run(client, {"command": f"readlink /proc/self/ns/pid; {INIT_AGE}"})
+    assert first["exitCode"] == 0 and second["exitCode"] == 0
+    assert init_age(first["stdout"]) < 1.0, "the first command's container was started for it"
+    assert init_age(second["stdout"]) >= 1.0, "the second one's was waiting for it"
+    namespaces = {first["stdout"].split()[0], second["stdout"].split()[0], os.readlink("/proc/self/ns/pid")}
+    assert len(namespaces) == 3, "each command has a pid namespace of its own, neither the host's"
+
+
+async def test_the_init_of_a_spare_names_its_command_as_a_container_started_for_it_does(home: Path) -> None:
+    show = "tr '\\0' ' ' < /proc/1/cmdline # named-in-ps"
+    async with connect(home) as client:
+        cold = await run(client, {"command": show})
+        await anyio.sleep(0.5)
+        warm = await run(client, {"command": show})
+    assert "named-in-ps" in cold["stdout"] and "my $orders" not in cold["stdout"]
+    assert warm["stdout"].startswith("cowork-init ") and f"-c {show}" in warm["stdout"]
+
+
+async def test_a_command_in_a_spare_gets_exactly_its_folder_environment_and_process_mark(
+    home: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "a folder with spaces"
+    folder.mkdir()
+    env = {"ODD": "two\nlines = and spaces", "EMPTY": ""}
+    show = f"pwd; env -0 | sort -z | base64 -w0; echo; {INIT_AGE}"
+    async with connect(home) as client:
+        cold = await run(client, {"command": show, "cwd": str(folder), "env": env})
+        await anyio.sleep(1.2)
+        warm = await run(client, {"command": show, "cwd": str(folder), "env": env})
+    assert init_age(cold["stdout"]) < 1.0 <= init_age(warm["stdout"]), "the second ran in a spare"
+
+    def seen(result: dict) -> tuple[str, dict[str, str]]:
+        where, encoded = result["stdout"].split("\n")[:2]
+        pairs = [entry.split("=", 1) for entry in base64.b64decode(encoded).decode().split("\0") if entry]
+        return where, dict(pairs)
+
+    (cold_folder, cold_env), (warm_folder, warm_env) = seen(cold), seen(warm)
+    assert cold_folder == warm_folder == str(folder)
+    assert warm_env["ODD"] == env["ODD"] and warm_env["EMPTY"] == ""
+    cold_mark, warm_mark = cold_env.pop("COWORK_TERMINAL_RUN"), warm_env.pop("COWORK_TERMINAL_RUN")
+    assert cold_mark.rsplit(":", 1)[0] == warm_mark.rsplit(":", 1)[0] and cold_mark != warm_mark
+    assert warm_env == cold_env, "the same variables as a container started for the command"
+
+
+async def test_a_time_limit_ends_a_command_running_in_a_spare_with_its_background_jobs(home: Path) -> None:
+    marker = f"31{os.getpid() % 1000}.5"
+    async with connect(home) as client:
+        await run(client, {"command": "true"})
+        await anyio.sleep(0.5)
+        began = time.monotonic()
+        result = await run(client, {"command": f"{INIT_AGE}; sleep {marker} & sleep {marker}", "timeout": 1000})
+    assert init_age(result["stdout"]) >= 0.3, "it ran in a spare"
+    assert result["timedOut"] is True and time.monotonic() - began < WAIT_S
+    assert wait_for(lambda: f"sleep {marker}" not in subprocess.run(["ps", "-eo", "args"], capture_output=True,
+                                                                    text=True).stdout)  # fmt: skip
+
+
+async def test_a_spare_started_before_the_container_was_switched_off_is_not_used_after_it(
+    home: Path, paths: AppPaths
+) -> None:
+    async with connect(home) as client:
+        await run(client, {"command": "true"})
+        pid = server_pid()
+        assert wait_for(lambda: len(spares_of(pid)) == 1), "a spare waits for the next command"
+        [waiting] = spares_of(pid)
+        with Journal.open(paths) as journal:  # what the tray stores after the user's click in its menu
+            journal.set_setting("container", False)
+        off = await run(client, {"command": "readlink /proc/self/ns/pid"})
+        assert off["stdout"].strip() == os.readlink("/proc/self/ns/pid"), "it ran outside any container"
+        assert wait_for(lambda: not os.path.exists(f"/proc/{waiting}")), "the spare was ended unused"
+        with Journal.open(paths) as journal:
+            journal.set_setting("container", True)
+        await anyio.sleep(1.2)
+        on = await run(client, {"command": INIT_AGE})
+        assert init_age(on["stdout"]) < 1.0, "its container was started for it, not kept from before"
+
+
+async def test_a_spare_ends_unused_when_its_command_pipe_is_closed(tmp_path: Path) -> None:
+    found = container.linux_container([str(tmp_path / "data")])
+    waiting = await spare.start(found)
+    await anyio.sleep(0.5)
+    assert waiting.process.returncode is None, "it waits for its command"
+    await waiting.end()
+    assert waiting.process.returncode == 0
+
+
+def test_a_spare_does_not_outlive_the_tray_that_started_it(home: Path) -> None:
+    async def one_command() -> None:
+        async with connect(home, headless=False) as client:
+            said = await run(client, {"command": "echo hi"})
+            assert said["stdout"] == "hi\n"
+
+    with running_tray(home) as tray:
+        anyio.run(one_command)
+        assert wait_for(lambda: len(spares_of(tray.pid)) == 1), "the tray keeps a spare for the next command"
+        [waiting] = spares_of(tray.pid)
+        inits = container.children(waiting)
+        assert inits, "the spare's init runs"
+        tray.send_signal(signal.SIGKILL)
+        tray.wait()
+        assert wait_for(lambda: not any(os.path.exists(f"/proc/{p}") for p in [waiting, *inits]), 3.0)
