@@ -41,6 +41,18 @@ from app.core.channel.client import ask_tray, current_tray_state  # noqa: E402
 from app.core.journal.store import Journal, Status  # noqa: E402
 from app.core.paths import HOME_ENV, AppPaths  # noqa: E402
 
+# The SDK's minimal server with a tool that runs the same command as `serve` does (bash, pipes, wait):
+# the floor for a call that runs a command, where the no-op tool is the floor for a call at all.
+SDK_ECHO_SERVER = """
+import subprocess
+from mcp.server import MCPServer
+server = MCPServer(name="minimal-echo")
+@server.tool()
+def echo_hi() -> str:
+    done = subprocess.run(["bash", "-c", "echo hi"], capture_output=True, start_new_session=True)
+    return done.stdout.decode()
+server.run("stdio")
+"""
 TRAY_OVER_SDK_MS = 4.0
 HEADLESS_OVER_SDK_MS = 1.0
 IDLE_RSS_OVER_SDK_MB = 6.0
@@ -98,6 +110,8 @@ async def calls(folder: Path, count: int, before: Path | None) -> tuple[dict[str
     trays = [start_tray(folder / f"{tag}tray", root, folder / f"{tag}tray.log") for tag, root in roots.items()]
     minimal = folder / "minimal_server.py"
     minimal.write_text(MINIMAL_SDK_SERVER)
+    echo_server = folder / "minimal_echo_server.py"
+    echo_server.write_text(SDK_ECHO_SERVER)
     times: dict[str, list[float]] = {}
     rss: dict[str, float] = {}
     try:
@@ -117,19 +131,23 @@ async def calls(folder: Path, count: int, before: Path | None) -> tuple[dict[str
                     f"{tag}headless", server(folder / f"{tag}headless", root, "--headless")
                 )
             sdk = await enter("sdk", StdioServerParameters(command=sys.executable, args=[str(minimal)]))
+            sdk_echo = await enter("sdk, bash", StdioServerParameters(command=sys.executable, args=[str(echo_server)]))
             for name, client in clients.items():  # the first calls warm the probe, classifier, bash resolver
                 for _ in range(3):
                     said = await client.call_tool("execute_command", {"command": "readlink /proc/self/ns/pid"})
                     assert not said.is_error and os.readlink("/proc/self/ns/pid") not in str(said), (name, said)
             await sdk.call_tool("noop", {})
-            times = {name: [] for name in [*clients, "sdk"]}
+            await sdk_echo.call_tool("echo_hi", {})
+            times = {name: [] for name in [*clients, "sdk", "sdk, bash"]}
             for _ in range(count):
-                order = [*clients.items(), ("sdk", sdk)]
+                order = [*clients.items(), ("sdk", sdk), ("sdk, bash", sdk_echo)]
                 random.shuffle(order)
                 for name, client in order:
                     began = time.perf_counter()
                     if client is sdk:
                         said = await client.call_tool("noop", {})
+                    elif client is sdk_echo:
+                        said = await client.call_tool("echo_hi", {})
                     else:
                         said = await client.call_tool("execute_command", {"command": "echo hi"})
                     times[name].append((time.perf_counter() - began) * 1000)
@@ -197,17 +215,23 @@ def main() -> None:
     print(f"{platform.platform()}, Python {platform.python_version()}, {os.cpu_count()} cores, ", end="")
     print(f"load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end\n")
     print("| what | median / p95 | target |\n| --- | --- | --- |")
-    sdk = median["sdk"]
+    sdk, sdk_bash = median["sdk"], median["sdk, bash"]
     for name, values in times.items():
         if name == "sdk":
             print(line("SDK-minimal server, a no-op tool", values))
             continue
-        over = median[name] - sdk
+        if name == "sdk, bash":
+            print(line("SDK-minimal server, a tool running `bash -c 'echo hi'`", values))
+            continue
+        over, over_bash = median[name] - sdk, median[name] - sdk_bash
         limit = TRAY_OVER_SDK_MS if name.endswith("tray-bound") else HEADLESS_OVER_SDK_MS
-        target = f"SDK +{over:.1f} ms; ≤ +{limit:g} ({verdict(over, limit)})"
+        target = f"no-op +{over:.1f} ({verdict(over, limit)}), "
+        target += f"bash +{over_bash:.1f} ms ({verdict(over_bash, limit)}); ≤ +{limit:g}"
         print(line(f"`echo hi`, {name}", values, target))
     for name, value in rss.items():
         over = value - rss.get("sdk", float("nan"))
+        if name == "sdk, bash":
+            continue
         target = "" if name == "sdk" else f"SDK +{over:.1f} MB; ≤ +{IDLE_RSS_OVER_SDK_MB:g} ({verdict(over, 6.0)})"
         print(f"| idle RSS, {name} | {value:.1f} MB | {target} |")
     if paused is not None:
