@@ -18,6 +18,7 @@ import pytest
 from app.core.execution import container, landlock, spare
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
+from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.stdio_client import connect, run
 from tests.tray_process import running_tray
 
@@ -184,3 +185,29 @@ def test_a_spare_does_not_outlive_the_tray_that_started_it(home: Path) -> None:
         tray.send_signal(signal.SIGKILL)
         tray.wait()
         assert wait_for(lambda: not any(os.path.exists(f"/proc/{p}") for p in [waiting, *inits]), 3.0)
+
+
+async def test_a_lone_protected_file_replaced_by_rename_while_a_spare_waits_stays_read_only_in_it(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    """A spare started before Claude saved ~/.claude.json (a new file renamed over it, which takes
+    the read-only bind out of every container) gets the bind back, as a running container does."""
+    user_home = tmp_path / "user"
+    (user_home / ".config").mkdir(parents=True)
+    target = user_home / ".claude.json"
+    target.write_text('{"mcpServers": {}}\n')
+    with Journal.open(paths) as journal:  # the user's earlier choice: nothing waits for a click
+        set_approval_mode(journal, ApprovalMode.NEVER)
+    hidden = base64.b64encode(str(target).encode()).decode()
+    attempt = f'{INIT_AGE}; echo x >> "$(echo {hidden} | base64 -d)" && echo WROTE'
+    async with connect(home, env={"HOME": str(user_home)}) as client:
+        await run(client, {"command": "true"})
+        await anyio.sleep(1.0)  # the spare waits
+        fresh = user_home / ".claude.json.tmp"
+        fresh.write_text('{"saved": "by Claude"}\n')
+        os.replace(fresh, target)  # as Claude and editors save
+        await anyio.sleep(1.0)
+        result = await run(client, {"command": attempt})
+    assert init_age(result["stdout"]) >= 1.5, "it ran in the spare that waited through the rename"
+    assert "WROTE" not in result["stdout"] and "Read-only file system" in result["stderr"], result
+    assert target.read_text() == '{"saved": "by Claude"}\n'
