@@ -16,6 +16,7 @@ import anyio
 import pytest
 
 from app.core.execution import container, landlock, spare
+from app.core.execution.executor import CommandSpec, run_command
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
@@ -211,3 +212,28 @@ async def test_a_lone_protected_file_replaced_by_rename_while_a_spare_waits_stay
     assert init_age(result["stdout"]) >= 1.5, "it ran in the spare that waited through the rename"
     assert "WROTE" not in result["stdout"] and "Read-only file system" in result["stderr"], result
     assert target.read_text() == '{"saved": "by Claude"}\n'
+
+
+def test_a_loop_that_ended_before_its_next_spare_started_leaves_the_next_loop_on_that_thread_its_own(
+    tmp_path: Path,
+) -> None:
+    """The executor on one thread, two event loops in turn (as a test suite or a restarted host
+    runs them): the first ends before its next spare's start is due; the second still gets spares."""
+    found = container.linux_container([str(tmp_path / "data")])
+
+    def spec(command: str) -> CommandSpec:
+        env = {"PATH": os.environ["PATH"]}
+        return CommandSpec(command, str(tmp_path), env, 10.0, "/bin/bash", container=found, spare=True)
+
+    async def first_loop() -> None:
+        assert (await run_command(spec("true"))).exit_code == 0  # and the loop ends at once
+
+    async def second_loop() -> tuple[str, str]:
+        cold = await run_command(spec(INIT_AGE))
+        await anyio.sleep(1.5)
+        warm = await run_command(spec(INIT_AGE))
+        return cold.to_model()["stdout"], warm.to_model()["stdout"]
+
+    anyio.run(first_loop)
+    cold, warm = anyio.run(second_loop)
+    assert init_age(cold) < 1.0 <= init_age(warm), "the second loop's second command ran in a spare"

@@ -197,9 +197,10 @@ async def start(found: Container, environ: Mapping[str, str] | None = None) -> S
 
 
 class _Slot:
-    """One thread's spare, and whether one is being started."""
+    """One thread's spare, and whether one is being started, for the loop that runs there now."""
 
-    def __init__(self) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
         self.spare: Spare | None = None
         self.starting = False
         self.tasks: set[asyncio.Future[None]] = set()
@@ -210,8 +211,14 @@ _slots_lock = threading.Lock()
 
 
 def _slot() -> _Slot:
+    """This thread's slot; a new one when another loop runs here now (a spare's pipes belong to the
+    loop that started it, which ended it as it closed)."""
+    loop = asyncio.get_running_loop()
     with _slots_lock:
-        return _slots.setdefault(threading.get_ident(), _Slot())
+        slot = _slots.get(threading.get_ident())
+        if slot is None or slot.loop is not loop:
+            slot = _slots[threading.get_ident()] = _Slot(loop)
+        return slot
 
 
 async def take(found: Container | None) -> Spare | None:
@@ -234,14 +241,13 @@ def refill_soon(found: Container) -> None:
     if slot.starting or (slot.spare is not None and slot.spare.container == found):
         return
     slot.starting = True
-    loop = asyncio.get_running_loop()
 
     def begin() -> None:
-        task = loop.create_task(_refill(slot, found))
+        task = slot.loop.create_task(_refill(slot, found))
         slot.tasks.add(task)
         task.add_done_callback(slot.tasks.discard)
 
-    loop.call_later(REFILL_DELAY_S, begin)
+    slot.loop.call_later(REFILL_DELAY_S, begin)
 
 
 async def _refill(slot: _Slot, found: Container) -> None:
@@ -262,7 +268,3 @@ async def _refill(slot: _Slot, found: Container) -> None:
             slot.spare = None
             await spare.end()
 
-
-def waiting() -> Spare | None:
-    """This thread's spare, if one waits (for tests and benches)."""
-    return _slot().spare
