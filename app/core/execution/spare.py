@@ -267,4 +267,3 @@ async def _refill(slot: _Slot, found: Container) -> None:
         if slot.spare is spare:
             slot.spare = None
             await spare.end()
-
