@@ -237,3 +237,24 @@ def test_a_loop_that_ended_before_its_next_spare_started_leaves_the_next_loop_on
     anyio.run(first_loop)
     cold, warm = anyio.run(second_loop)
     assert init_age(cold) < 1.0 <= init_age(warm), "the second loop's second command ran in a spare"
+
+
+async def test_a_spare_whose_starter_went_away_in_the_middle_of_the_command_starts_nothing(tmp_path: Path) -> None:
+    found = container.linux_container([str(tmp_path / "data")])
+    touched = tmp_path / "ran"
+    whole = spare.order(["/bin/bash", "-c", f"touch {touched}"], str(tmp_path), {"PATH": os.environ["PATH"]})
+    assert whole is not None
+    for cut in (len(whole), len(whole) - 1, len(whole) // 2):
+        waiting = await spare.start(found)
+        os.set_blocking(waiting.order_write, True)
+        os.write(waiting.order_write, whole[:cut])
+        os.close(waiting.order_write)  # as a starter that died while writing
+        waiting.order_write = -1
+        with anyio.fail_after(WAIT_S):
+            await waiting.process.wait()
+        if cut == len(whole):  # the same pipe, the whole command: it runs
+            assert waiting.process.returncode == 0 and wait_for(touched.exists)
+            touched.unlink()
+        else:
+            assert waiting.process.returncode == 125 and not touched.exists()
+        await waiting.end()
