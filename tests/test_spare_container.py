@@ -258,3 +258,29 @@ async def test_a_spare_whose_starter_went_away_in_the_middle_of_the_command_star
         else:
             assert waiting.process.returncode == 125 and not touched.exists()
         await waiting.end()
+
+
+def test_a_spare_waiting_for_its_command_ends_when_its_lifeline_reads_end_of_file(tmp_path: Path) -> None:
+    """Its starter gone (the lifeline's write end closed), a waiting spare ends and starts nothing,
+    even with its command pipe still open and --die-with-parent not firing (the starter lives here)."""
+    found = container.linux_container([str(tmp_path / "data")])
+    assert found.bwrap is not None and found.init
+    life_read, life_write = os.pipe()
+    order_read, order_write = os.pipe()
+    init = [found.init[0], "-e", spare.PERL_SPARE_INIT]
+    line = container.bwrap_argv(found.bwrap, found.mounts, found.hidden, [str(order_read)], 2, init, life_read)
+    waiting = subprocess.Popen(line, pass_fds=(life_read, order_read), stderr=subprocess.PIPE, start_new_session=True)
+    os.close(life_read)
+    os.close(order_read)
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            waiting.wait(1.0)  # it waits for its command while its lifeline is open
+        os.close(life_write)
+        assert waiting.wait(WAIT_S) == 137
+    finally:
+        os.close(order_write)
+        if waiting.poll() is None:
+            waiting.kill()
+            waiting.wait()
+        assert waiting.stderr is not None
+        waiting.stderr.close()
