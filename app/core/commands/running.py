@@ -219,6 +219,8 @@ class Runs:
             prefix=prefix,
             inherit=inherit,
             container=None if prefix else self.container_for(command_id),
+            # the default container may have been started ahead (spare.py); a lifted one never
+            spare=not prefix and command_id not in self.unbound and command_id not in self._privileged,
         )
         output = self.new_output(command_id, ("stdout", "stderr"))
         if on_output is not None:

@@ -1,0 +1,269 @@
+"""A container started ahead of the next command, so that a call does not wait for bwrap to set up.
+
+Why (issue 21's targets): bwrap with the protected set's binds costs 5-35 ms per command here,
+most of it before the command runs (namespaces, mounts, the init). So after each command, the
+thread that starts commands starts one spare container whose init (the Perl one of landlock.py,
+scoping as it does) waits for its command on a pipe; the next command is written to that pipe
+(argv, folder, environment with its process mark) and the init forks it as it would have. The
+status fd, the lifeline, Landlock, the process group and the output pipes are the cold start's.
+
+Only the default container gets a spare: a lifted one (`Container.without`), one without the
+read-only binds, the session shell and the bash init (no Perl or no Landlock) start as before.
+One spare per thread, for the last container value asked for: a command that asks for another
+value (the user switched the container off, the protected set changed) ends it unused. A spare
+older than SPARE_MAX_AGE_S is ended unused too: its mount namespace is a copy of the host's from
+when it started, and a drive mounted since may not show in it (containment-notes.md, section 1).
+A spare waiting for its command ends with its starter: at end of file of its lifeline or of its
+command pipe (its starter's end is close-on-exec), and by --die-with-parent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import anyio
+from anyio.abc import Process
+
+from app.core.execution import container as containers
+from app.core.execution.container import Container
+
+log = logging.getLogger(__name__)
+
+SPARE_MAX_AGE_S = 60.0
+REFILL_DELAY_S = 0.02  # after the call's result went back: the next spare's fork does not delay it
+
+# The spare's init: landlock.PERL_INIT, but the command comes over the pipe named third, as
+# NUL-ended fields: the folder, the number of variables, the number of arguments, the variables
+# (NAME=value), the arguments. It waits for that, or for the end of its lifeline; end of file
+# without a whole command (its starter went away, or ended it unused) starts nothing. Once it runs the
+# command, its own command line names it (`ps`, /proc/<pid>/cmdline), as a cold container's does.
+PERL_SPARE_INIT = r"""
+$SIG{$_} = sub {} for qw(INT TERM HUP QUIT);
+if (open(my $tty, "<", "/dev/tty")) { close $tty; require POSIX; POSIX::setsid() } else { setpgrp(0, 0) }
+my $fd = shift @ARGV;
+my $life = shift @ARGV;
+my $orders = shift @ARGV;
+open(my $status, ">&=", $fd) or die "cowork-init: status fd $fd: $!\n";
+open(my $alive, "<&=", $life) or die "cowork-init: no lifeline on fd $life: $!\n";
+open(my $order, "<&=", $orders) or die "cowork-init: no command pipe on fd $orders: $!\n";
+my $gone = ""; vec($gone, fileno($alive), 1) = 1;
+exit 137 if select(my $now = $gone, undef, undef, 0) > 0;
+my $either = $gone; vec($either, fileno($order), 1) = 1;
+my $ready;
+1 while select($ready = $either, undef, undef, undef) < 0;
+exit 137 if vec($ready, fileno($alive), 1);
+close $alive;
+my $text = do { local $/; <$order> };
+close $order;
+exit 0 unless defined $text && length $text;
+my @field = split /\0/, $text, -1;
+pop @field;
+my ($cwd, $vars, $args) = splice(@field, 0, 3);
+exit 125 unless substr($text, -1) eq "\0" && $args > 0 && @field == $vars + $args;
+my %env = map { split /=/, $_, 2 } @field[0 .. $vars - 1];
+my @argv = @field[$vars .. $#field];
+my $pid = fork;
+defined $pid or die "cowork-init: fork: $!\n";
+if ($pid == 0) {
+    close $status;
+    %ENV = %env;
+    chdir $cwd or do { print STDERR "cowork-init: $cwd: $!\n"; exit 127 };
+    my $attr = pack("QQQ", 0, 0, 3);
+    my $ruleset = syscall(444, $attr, 24, 0);
+    if ($ruleset < 0 || syscall(446, $ruleset, 0) != 0) {
+        print STDERR "cowork-init: Landlock scopes could not be applied: $!\n";
+        exit 126;
+    }
+    exec { $argv[0] } @argv;
+    print STDERR "cowork-init: $argv[0]: $!\n";
+    exit 127;
+}
+$0 = join(" ", "cowork-init", @argv);
+waitpid($pid, 0);
+my $code = ($? & 127) ? 128 + ($? & 127) : $? >> 8;
+print $status "$code\n";
+close $status;
+open(STDIN, "<", "/dev/null");
+open(STDOUT, ">", "/dev/null");
+open(STDERR, ">", "/dev/null");
+1 while wait() != -1;
+exit $code;
+"""
+
+
+def order(argv: Sequence[str], cwd: str, env: Mapping[str, str]) -> bytes | None:
+    """The command as the spare's init reads it; None when a part cannot pass (a NUL in it, a
+    variable name with `=`): such a command starts as before, where the OS says what is wrong."""
+    variables = [f"{name}={value}" for name, value in env.items()]
+    if any("=" in name or not name for name in env):
+        return None
+    fields = [cwd, str(len(variables)), str(len(argv)), *variables, *argv]
+    encoded = [os.fsencode(field) for field in fields]
+    if any(b"\0" in field for field in encoded) or not argv:
+        return None
+    return b"".join(field + b"\0" for field in encoded)
+
+
+def usable(found: Container | None, read_only_binds: bool) -> bool:
+    """Whether commands in this container can run in a spare: the default, scoped one."""
+    return found is not None and found.on and read_only_binds and bool(found.init)
+
+
+@dataclass
+class Spare:
+    """A started container whose init waits for its command."""
+
+    container: Container
+    process: Process
+    status_read: int  # the command's exit code, written by the init (non-blocking)
+    order_write: int  # where the command goes; closing it unused ends the spare
+    started: float
+
+    async def hand(self, argv: Sequence[str], cwd: str, env: Mapping[str, str]) -> bool:
+        """Give the spare its command; False when it cannot take it (it is then ended)."""
+        message = order(argv, cwd, env)
+        if message is None or self.process.returncode is not None:
+            await self.end()
+            return False
+        try:
+            while message:
+                await anyio.wait_writable(self.order_write)
+                try:
+                    message = message[os.write(self.order_write, message) :]
+                except BlockingIOError:
+                    continue
+        except OSError:  # its init is gone (BrokenPipeError)
+            await self.end()
+            return False
+        os.close(self.order_write)
+        self.order_write = -1
+        return True
+
+    async def end(self) -> None:
+        """End it unused: its init reads end of file and exits, and bwrap with it."""
+        for fd in (self.order_write, self.status_read):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.order_write = self.status_read = -1
+        with anyio.CancelScope(shield=True):
+            with anyio.move_on_after(1.0):
+                await self.process.wait()
+            if self.process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    self.process.kill()
+            for stream in (self.process.stdout, self.process.stderr):
+                if stream is not None:
+                    with contextlib.suppress(Exception):
+                        await stream.aclose()
+
+
+async def start(found: Container, environ: Mapping[str, str] | None = None) -> Spare:
+    """Start a spare of `found` (must be `usable`) from this thread, which it dies with."""
+    assert found.bwrap is not None and found.init
+    status_read, status_write = os.pipe()
+    order_read, order_write = os.pipe()  # both close-on-exec: only this spare gets the read end
+    os.set_blocking(status_read, False)
+    os.set_blocking(order_write, False)
+    init = [found.init[0], "-e", PERL_SPARE_INIT]
+    argv = containers.bwrap_argv(found.bwrap, found.mounts, found.hidden, [str(order_read)], status_write, init)
+    try:
+        process = await anyio.open_process(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd="/",
+            env=dict(os.environ if environ is None else environ),
+            pass_fds=(status_write, containers.lifeline(), order_read),
+            start_new_session=True,
+        )
+    except BaseException:
+        os.close(status_read)
+        os.close(order_write)
+        raise
+    finally:
+        os.close(status_write)
+        os.close(order_read)
+    return Spare(found, process, status_read, order_write, time.monotonic())
+
+
+class _Slot:
+    """One thread's spare, and whether one is being started, for the loop that runs there now."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.spare: Spare | None = None
+        self.starting = False
+        self.tasks: set[asyncio.Future[None]] = set()
+
+
+_slots: dict[int, _Slot] = {}
+_slots_lock = threading.Lock()
+
+
+def _slot() -> _Slot:
+    """This thread's slot; a new one when another loop runs here now (a spare's pipes belong to the
+    loop that started it, which ended it as it closed)."""
+    loop = asyncio.get_running_loop()
+    with _slots_lock:
+        slot = _slots.get(threading.get_ident())
+        if slot is None or slot.loop is not loop:
+            slot = _slots[threading.get_ident()] = _Slot(loop)
+        return slot
+
+
+async def take(found: Container | None) -> Spare | None:
+    """This thread's spare for `found`, taken out of its slot; a spare of another container value,
+    or too old, or gone, is ended (None: the command starts as before)."""
+    slot = _slot()
+    spare, slot.spare = slot.spare, None
+    if spare is None:
+        return None
+    fresh = time.monotonic() - spare.started < SPARE_MAX_AGE_S
+    if found is None or spare.container != found or not fresh or spare.process.returncode is not None:
+        await spare.end()
+        return None
+    return spare
+
+
+def refill_soon(found: Container) -> None:
+    """Start the next spare of `found` in the background, on this thread's loop, shortly."""
+    slot = _slot()
+    if slot.starting or (slot.spare is not None and slot.spare.container == found):
+        return
+    slot.starting = True
+
+    def begin() -> None:
+        task = slot.loop.create_task(_refill(slot, found))
+        slot.tasks.add(task)
+        task.add_done_callback(slot.tasks.discard)
+
+    slot.loop.call_later(REFILL_DELAY_S, begin)
+
+
+async def _refill(slot: _Slot, found: Container) -> None:
+    try:
+        spare = await start(found)
+    except OSError as problem:  # bwrap went missing: the next command says so, cold
+        log.debug("no spare container: %s", problem)
+        return
+    finally:
+        slot.starting = False
+    old, slot.spare = slot.spare, spare
+    if old is not None:
+        await old.end()
+    try:  # kept on the loop while it lives: a loop that ends cancels this, and the unused spare ends
+        await spare.process.wait()
+    finally:
+        if slot.spare is spare:
+            slot.spare = None
+            await spare.end()
