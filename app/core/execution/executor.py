@@ -281,10 +281,15 @@ async def run_command(
     env = {**spec.env, process_marks.MARK_ENV: spec.mark} if spec.mark else dict(spec.env)
     warm = spec.spare and spare.usable(spec.container, spec.read_only_binds) and os.path.isdir(spec.cwd)
     ready = await spare.take(spec.container if warm else None) if spec.spare else None
+    stdout: ByteReceiveStream | None
+    stderr: ByteReceiveStream | None
     if ready is not None and await ready.hand(argv, spec.cwd, env):
         process, status_read = ready.process, ready.status_read
+        stdout, stderr = ready.stdout, ready.stderr
     else:
+        ready = None
         process, status_read = await _start(spec, argv, env, contained)
+        stdout, stderr = process.stdout, process.stderr
     if warm:
         assert spec.container is not None
         spare.refill_soon(spec.container)
@@ -293,8 +298,8 @@ async def run_command(
     status: int | None = None
     try:
         async with anyio.create_task_group() as pumps:
-            pumps.start_soon(_pump, process.stdout, output, 0)
-            pumps.start_soon(_pump, process.stderr, output, 1)
+            pumps.start_soon(_pump, stdout, output, 0)
+            pumps.start_soon(_pump, stderr, output, 1)
             with anyio.move_on_after(spec.timeout_s if math.isfinite(spec.timeout_s) else None):
                 async with anyio.create_task_group() as race:
 
@@ -333,6 +338,9 @@ async def run_command(
         if contained:
             os.close(status_read)
         with anyio.CancelScope(shield=True):
+            if ready is not None:  # its output pipes are its own (spare.py)
+                await ready.stdout.aclose()
+                await ready.stderr.aclose()
             if contained and process.returncode is None:
                 await close_streams(process)
             else:

@@ -15,6 +15,10 @@ older than SPARE_MAX_AGE_S is ended unused too: its mount namespace is a copy of
 when it started, and a drive mounted since may not show in it (containment-notes.md, section 1).
 A spare waiting for its command ends with its starter: at end of file of its lifeline or of its
 command pipe (its starter's end is close-on-exec), and by --die-with-parent.
+
+Its output pipes are made here, not by asyncio: a spare is started by a task of its own, which a
+closing loop may cancel while asyncio still connects the pipes it made, and asyncio then waits for
+those never-connected pipes forever (Python 3.11: a test's loop hung in its shutdown).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import anyio
-from anyio.abc import Process
+from anyio.abc import ByteReceiveStream, Process
 
 from app.core.execution import container as containers
 from app.core.execution.container import Container
@@ -117,6 +121,31 @@ def usable(found: Container | None, read_only_binds: bool) -> bool:
     return found is not None and found.on and read_only_binds and bool(found.init)
 
 
+class PipeStream(ByteReceiveStream):
+    """The read end of a pipe of ours (non-blocking), read on the loop."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        os.set_blocking(fd, False)
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        while self.fd >= 0:
+            await anyio.wait_readable(self.fd)
+            try:
+                data = os.read(self.fd, max_bytes)
+            except BlockingIOError:
+                continue
+            if not data:
+                raise anyio.EndOfStream
+            return data
+        raise anyio.ClosedResourceError
+
+    async def aclose(self) -> None:
+        if self.fd >= 0:
+            fd, self.fd = self.fd, -1
+            os.close(fd)
+
+
 @dataclass
 class Spare:
     """A started container whose init waits for its command."""
@@ -126,6 +155,8 @@ class Spare:
     status_read: int  # the command's exit code, written by the init (non-blocking)
     order_write: int  # where the command goes; closing it unused ends the spare
     started: float
+    stdout: PipeStream
+    stderr: PipeStream
 
     async def hand(self, argv: Sequence[str], cwd: str, env: Mapping[str, str]) -> bool:
         """Give the spare its command; False when it cannot take it (it is then ended)."""
@@ -160,10 +191,8 @@ class Spare:
             if self.process.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     self.process.kill()
-            for stream in (self.process.stdout, self.process.stderr):
-                if stream is not None:
-                    with contextlib.suppress(Exception):
-                        await stream.aclose()
+            await self.stdout.aclose()
+            await self.stderr.aclose()
 
 
 async def start(found: Container, environ: Mapping[str, str] | None = None) -> Spare:
@@ -171,6 +200,8 @@ async def start(found: Container, environ: Mapping[str, str] | None = None) -> S
     assert found.bwrap is not None and found.init
     status_read, status_write = os.pipe()
     order_read, order_write = os.pipe()  # both close-on-exec: only this spare gets the read end
+    out_read, out_write = os.pipe()
+    err_read, err_write = os.pipe()
     os.set_blocking(status_read, False)
     os.set_blocking(order_write, False)
     init = [found.init[0], "-e", PERL_SPARE_INIT]
@@ -179,21 +210,21 @@ async def start(found: Container, environ: Mapping[str, str] | None = None) -> S
         process = await anyio.open_process(
             argv,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stdout=out_write,
+            stderr=err_write,
             cwd="/",
             env=dict(os.environ if environ is None else environ),
             pass_fds=(status_write, containers.lifeline(), order_read),
             start_new_session=True,
         )
     except BaseException:
-        os.close(status_read)
-        os.close(order_write)
+        for fd in (status_read, order_write, out_read, err_read):
+            os.close(fd)
         raise
     finally:
-        os.close(status_write)
-        os.close(order_read)
-    return Spare(found, process, status_read, order_write, time.monotonic())
+        for fd in (status_write, order_read, out_write, err_write):
+            os.close(fd)
+    return Spare(found, process, status_read, order_write, time.monotonic(), PipeStream(out_read), PipeStream(err_read))
 
 
 class _Slot:
