@@ -33,7 +33,8 @@ pytestmark = [
 ]
 WAIT_S = 10.0
 # The age of the container's init (pid 1 inside) when the command runs, in seconds.
-INIT_AGE = "echo $(cut -d' ' -f22 /proc/1/stat) $(cut -d' ' -f1 /proc/uptime)"
+# Its start time is the 22nd field of /proc/1/stat, the 20th after the name, which may hold spaces.
+INIT_AGE = "echo $(sed 's/.*) //' /proc/1/stat | cut -d' ' -f20) $(cut -d' ' -f1 /proc/uptime)"
 
 
 def init_age(stdout: str) -> float:
@@ -63,7 +64,7 @@ def cmdline(pid: int) -> list[str]:
 
 def spares_of(pid: int) -> list[int]:
     """The spare containers (bwrap processes whose init is the spare's) that `pid` started."""
-    return [child for child in children(pid) if spare.PERL_SPARE_INIT in cmdline(child)]
+    return [child for child in children(pid) if any(arg.startswith(spare.ORDERS_ARG) for arg in cmdline(child))]
 
 
 def server_pid() -> int:
@@ -267,8 +268,8 @@ def test_a_spare_waiting_for_its_command_ends_when_its_lifeline_reads_end_of_fil
     assert found.bwrap is not None and found.init
     life_read, life_write = os.pipe()
     order_read, order_write = os.pipe()
-    init = [found.init[0], "-e", spare.PERL_SPARE_INIT]
-    line = container.bwrap_argv(found.bwrap, found.mounts, found.hidden, [str(order_read)], 2, init, life_read)
+    orders = [f"{spare.ORDERS_ARG}{order_read}"]
+    line = container.bwrap_argv(found.bwrap, found.mounts, found.hidden, orders, 2, found.init, life_read)
     waiting = subprocess.Popen(line, pass_fds=(life_read, order_read), stderr=subprocess.PIPE, start_new_session=True)
     os.close(life_read)
     os.close(order_read)

@@ -43,7 +43,11 @@ NOT_LINUX = "not-linux"
 # per session); where a terminal is still there (TIOCSTI), it takes a new session. A scope that
 # fails fails the command (exit 126, said on its stderr): it never runs unscoped by surprise. Before all
 # that it reads the lifeline named second (container.lifeline: nothing is ever written to it, so
-# end of file means whoever started the container is gone) and then starts nothing.
+# end of file means whoever started the container is gone) and then starts nothing. A spare
+# container (spare.py) is given `--orders=FD` instead of a command: it waits for its command on that
+# pipe, as NUL-ended fields (the folder, the number of variables, the number of arguments, the
+# variables as NAME=value, the arguments), or for the end of its lifeline; end of file without a whole
+# command (ended unused) starts nothing. Once its command runs, a spare's init names it in its own command line.
 PERL_INIT = r"""
 $SIG{$_} = sub {} for qw(INT TERM HUP QUIT);
 if (open(my $tty, "<", "/dev/tty")) { close $tty; require POSIX; POSIX::setsid() } else { setpgrp(0, 0) }
@@ -52,23 +56,46 @@ my $life = shift @ARGV;
 open(my $status, ">&=", $fd) or die "cowork-init: status fd $fd: $!\n";
 open(my $alive, "<&=", $life) or die "cowork-init: no lifeline on fd $life: $!\n";
 my $gone = ""; vec($gone, fileno($alive), 1) = 1;
-exit 137 if select($gone, undef, undef, 0) > 0;
+exit 137 if select(my $now = $gone, undef, undef, 0) > 0;
+my ($cwd, %env, @argv);
+if (@ARGV == 1 && $ARGV[0] =~ /^--orders=(\d+)$/) {
+    open(my $order, "<&=", $1) or die "cowork-init: no command pipe on fd $1: $!\n";
+    my $either = $gone; vec($either, fileno($order), 1) = 1;
+    my $ready;
+    1 while select($ready = $either, undef, undef, undef) < 0;
+    exit 137 if vec($ready, fileno($alive), 1);
+    my $text = do { local $/; <$order> };
+    close $order;
+    exit 0 unless defined $text && length $text;
+    my @field = split /\0/, $text, -1;
+    pop @field;
+    ($cwd, my $vars, my $args) = splice(@field, 0, 3);
+    exit 125 unless substr($text, -1) eq "\0" && $args > 0 && @field == $vars + $args;
+    %env = map { split /=/, $_, 2 } @field[0 .. $vars - 1];
+    @argv = @field[$vars .. $#field];
+} else {
+    %env = %ENV;
+    delete $env{PERL_BADLANG};
+    @argv = @ARGV;
+}
 close $alive;
 my $pid = fork;
 defined $pid or die "cowork-init: fork: $!\n";
 if ($pid == 0) {
     close $status;
-    delete $ENV{PERL_BADLANG};
+    %ENV = %env;
+    if (defined $cwd) { chdir $cwd or do { print STDERR "cowork-init: $cwd: $!\n"; exit 127 } }
     my $attr = pack("QQQ", 0, 0, 3);
     my $ruleset = syscall(444, $attr, 24, 0);
     if ($ruleset < 0 || syscall(446, $ruleset, 0) != 0) {
         print STDERR "cowork-init: Landlock scopes could not be applied: $!\n";
         exit 126;
     }
-    exec { $ARGV[0] } @ARGV;
-    print STDERR "cowork-init: $ARGV[0]: $!\n";
+    exec { $argv[0] } @argv;
+    print STDERR "cowork-init: $argv[0]: $!\n";
     exit 127;
 }
+$0 = join(" ", "cowork-init", @argv) if defined $cwd;
 waitpid($pid, 0);
 my $code = ($? & 127) ? 128 + ($? & 127) : $? >> 8;
 print $status "$code\n";

@@ -44,63 +44,7 @@ log = logging.getLogger(__name__)
 SPARE_MAX_AGE_S = 60.0
 REFILL_DELAY_S = 0.02  # after the call's result went back: the next spare's fork does not delay it
 
-# The spare's init: landlock.PERL_INIT, but the command comes over the pipe named third, as
-# NUL-ended fields: the folder, the number of variables, the number of arguments, the variables
-# (NAME=value), the arguments. It waits for that, or for the end of its lifeline; end of file
-# without a whole command (its starter went away, or ended it unused) starts nothing. Once it runs the
-# command, its own command line names it (`ps`, /proc/<pid>/cmdline), as a cold container's does.
-PERL_SPARE_INIT = r"""
-$SIG{$_} = sub {} for qw(INT TERM HUP QUIT);
-if (open(my $tty, "<", "/dev/tty")) { close $tty; require POSIX; POSIX::setsid() } else { setpgrp(0, 0) }
-my $fd = shift @ARGV;
-my $life = shift @ARGV;
-my $orders = shift @ARGV;
-open(my $status, ">&=", $fd) or die "cowork-init: status fd $fd: $!\n";
-open(my $alive, "<&=", $life) or die "cowork-init: no lifeline on fd $life: $!\n";
-open(my $order, "<&=", $orders) or die "cowork-init: no command pipe on fd $orders: $!\n";
-my $gone = ""; vec($gone, fileno($alive), 1) = 1;
-exit 137 if select(my $now = $gone, undef, undef, 0) > 0;
-my $either = $gone; vec($either, fileno($order), 1) = 1;
-my $ready;
-1 while select($ready = $either, undef, undef, undef) < 0;
-exit 137 if vec($ready, fileno($alive), 1);
-close $alive;
-my $text = do { local $/; <$order> };
-close $order;
-exit 0 unless defined $text && length $text;
-my @field = split /\0/, $text, -1;
-pop @field;
-my ($cwd, $vars, $args) = splice(@field, 0, 3);
-exit 125 unless substr($text, -1) eq "\0" && $args > 0 && @field == $vars + $args;
-my %env = map { split /=/, $_, 2 } @field[0 .. $vars - 1];
-my @argv = @field[$vars .. $#field];
-my $pid = fork;
-defined $pid or die "cowork-init: fork: $!\n";
-if ($pid == 0) {
-    close $status;
-    %ENV = %env;
-    chdir $cwd or do { print STDERR "cowork-init: $cwd: $!\n"; exit 127 };
-    my $attr = pack("QQQ", 0, 0, 3);
-    my $ruleset = syscall(444, $attr, 24, 0);
-    if ($ruleset < 0 || syscall(446, $ruleset, 0) != 0) {
-        print STDERR "cowork-init: Landlock scopes could not be applied: $!\n";
-        exit 126;
-    }
-    exec { $argv[0] } @argv;
-    print STDERR "cowork-init: $argv[0]: $!\n";
-    exit 127;
-}
-$0 = join(" ", "cowork-init", @argv);
-waitpid($pid, 0);
-my $code = ($? & 127) ? 128 + ($? & 127) : $? >> 8;
-print $status "$code\n";
-close $status;
-open(STDIN, "<", "/dev/null");
-open(STDOUT, ">", "/dev/null");
-open(STDERR, ">", "/dev/null");
-1 while wait() != -1;
-exit $code;
-"""
+ORDERS_ARG = "--orders="  # instead of a command: the init waits for it on this fd (landlock.PERL_INIT)
 
 
 def order(argv: Sequence[str], cwd: str, env: Mapping[str, str]) -> bytes | None:
@@ -204,8 +148,8 @@ async def start(found: Container, environ: Mapping[str, str] | None = None) -> S
     err_read, err_write = os.pipe()
     os.set_blocking(status_read, False)
     os.set_blocking(order_write, False)
-    init = [found.init[0], "-e", PERL_SPARE_INIT]
-    argv = containers.bwrap_argv(found.bwrap, found.mounts, found.hidden, [str(order_read)], status_write, init)
+    orders = [f"{ORDERS_ARG}{order_read}"]
+    argv = containers.bwrap_argv(found.bwrap, found.mounts, found.hidden, orders, status_write, found.init)
     try:
         process = await anyio.open_process(
             argv,
