@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,17 @@ async def run(client: Client, arguments: dict[str, Any], **kwargs: Any) -> dict[
     data = json.loads(text)
     assert data == result.structured_content, "the text block and the structured content must agree"
     return data
+
+
+def running_with(text: str) -> list[int]:
+    """Live processes (not zombies) whose whole command line holds `text` (ps cuts long lines)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        with suppress(OSError, IndexError):
+            alive = entry.name.isdigit() and (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+            if alive and text.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+    return found
 
 
 def live_processes(marker: str) -> list[str]:

@@ -40,7 +40,7 @@ from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.clicks import PROMPT_TITLE, click_yes
 from tests.desktop_env import wait_for
-from tests.stdio_client import STOP_DEADLINE_S, run
+from tests.stdio_client import STOP_DEADLINE_S, run, running_with
 from tests.stdio_client import connect as connect_server
 from tests.tray_process import TRAY_STOP_S, running_tray
 
@@ -437,17 +437,6 @@ async def cut_short(agent, paths: AppPaths, act, command: str = "sleep 41000") -
             while not result:
                 await anyio.sleep(0.05)
     return result
-
-
-def running_with(text: str) -> list[int]:
-    """Live processes whose whole command line holds `text` (ps cuts long lines to its width)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        with contextlib.suppress(OSError):
-            alive = entry.name.isdigit() and (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-            if alive and text.encode() in (entry / "cmdline").read_bytes():
-                found.append(int(entry.name))
-    return found
 
 
 @pytest.mark.parametrize("contained", [True, False], ids=["in its container", "without a container"])

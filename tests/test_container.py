@@ -34,7 +34,7 @@ from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.clicks import PROMPT_TITLE, click_yes
 from tests.raw_stdio import RawServer
-from tests.stdio_client import connect, live_processes, run
+from tests.stdio_client import connect, live_processes, run, running_with
 from tests.tray_process import running_tray
 
 pytestmark = [
@@ -621,20 +621,10 @@ def test_a_starter_killed_while_its_containers_start_leaves_no_command_behind(tm
         process.kill()
         process.wait()
         deadline = time.monotonic() + 3.0
-        while (found := _running_with(mark)) and time.monotonic() < deadline:
+        while (found := running_with(mark)) and time.monotonic() < deadline:
             time.sleep(0.05)
         for pid in found:
             with contextlib.suppress(OSError):
                 os.kill(pid, 9)
         left += found
     assert not left, "a container outlived its starter"
-
-
-def _running_with(text: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        with contextlib.suppress(OSError):
-            alive = entry.name.isdigit() and (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-            if alive and text.encode() in (entry / "cmdline").read_bytes():
-                found.append(int(entry.name))
-    return found
