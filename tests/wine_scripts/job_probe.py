@@ -10,8 +10,6 @@ import subprocess
 import sys
 from ctypes import wintypes
 
-from toolhelp import processes  # beside this script
-
 from app.core.channel import windows_pipe
 
 kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
@@ -23,7 +21,32 @@ inside = wintypes.BOOL(False)
 called = bool(kernel32.IsProcessInJob(kernel32.GetCurrentProcess(), None, ctypes.byref(inside)))
 
 
-parents = {pid: (parent, image) for pid, parent, image in processes()}
+class PROCESSENTRY32W(ctypes.Structure):  # noqa: N801 - the Win32 name
+    _fields_ = [
+        ("dwSize", wintypes.DWORD),
+        ("cntUsage", wintypes.DWORD),
+        ("th32ProcessID", wintypes.DWORD),
+        ("th32DefaultHeapID", ctypes.c_void_p),
+        ("th32ModuleID", wintypes.DWORD),
+        ("cntThreads", wintypes.DWORD),
+        ("th32ParentProcessID", wintypes.DWORD),
+        ("pcPriClassBase", ctypes.c_long),
+        ("dwFlags", wintypes.DWORD),
+        ("szExeFile", ctypes.c_wchar * 260),
+    ]
+
+
+kernel32.CreateToolhelp32Snapshot.restype = wintypes.HANDLE
+kernel32.Process32FirstW.argtypes = [wintypes.HANDLE, ctypes.POINTER(PROCESSENTRY32W)]
+kernel32.Process32NextW.argtypes = [wintypes.HANDLE, ctypes.POINTER(PROCESSENTRY32W)]
+snapshot = kernel32.CreateToolhelp32Snapshot(0x2, 0)
+entry = PROCESSENTRY32W()
+entry.dwSize = ctypes.sizeof(entry)
+parents: dict[int, tuple[int, str]] = {}
+ok = kernel32.Process32FirstW(snapshot, ctypes.byref(entry))
+while ok:
+    parents[entry.th32ProcessID] = (entry.th32ParentProcessID, entry.szExeFile.lower())
+    ok = kernel32.Process32NextW(snapshot, ctypes.byref(entry))
 
 chain = []  # (pid, image, arguments) from this process up
 pid = os.getpid()

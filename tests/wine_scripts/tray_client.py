@@ -8,16 +8,17 @@ running command with the CLI's `pause`. One JSON line.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import subprocess
 import sys
 import time
+from ctypes import wintypes
 
 import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-from toolhelp import processes  # beside this script
 
 from app.core.channel import windows_pipe
 from app.core.channel.client import NoTray, TrayRefused, ask_tray
@@ -26,6 +27,40 @@ from app.core.paths import AppPaths
 
 TRAY_WAIT_S = 90.0
 PROBE = sys.argv[1]  # job_probe.py, as a Windows path
+
+
+class PROCESSENTRY32W(ctypes.Structure):  # noqa: N801 - the Win32 name
+    _fields_ = [
+        ("dwSize", wintypes.DWORD),
+        ("cntUsage", wintypes.DWORD),
+        ("th32ProcessID", wintypes.DWORD),
+        ("th32DefaultHeapID", ctypes.c_void_p),
+        ("th32ModuleID", wintypes.DWORD),
+        ("cntThreads", wintypes.DWORD),
+        ("th32ParentProcessID", wintypes.DWORD),
+        ("pcPriClassBase", ctypes.c_long),
+        ("dwFlags", wintypes.DWORD),
+        ("szExeFile", ctypes.c_wchar * 260),
+    ]
+
+
+def processes() -> list[tuple[int, int, str]]:
+    """(pid, parent pid, image name) of every process now (Toolhelp snapshot)."""
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    kernel32.CreateToolhelp32Snapshot.restype = wintypes.HANDLE
+    kernel32.Process32FirstW.argtypes = [wintypes.HANDLE, ctypes.POINTER(PROCESSENTRY32W)]
+    kernel32.Process32NextW.argtypes = [wintypes.HANDLE, ctypes.POINTER(PROCESSENTRY32W)]
+    kernel32.CloseHandle.argtypes = [wintypes.HANDLE]
+    snapshot = kernel32.CreateToolhelp32Snapshot(0x2, 0)
+    entry = PROCESSENTRY32W()
+    entry.dwSize = ctypes.sizeof(entry)
+    found = []
+    ok = kernel32.Process32FirstW(snapshot, ctypes.byref(entry))
+    while ok:
+        found.append((entry.th32ProcessID, entry.th32ParentProcessID, entry.szExeFile.lower()))
+        ok = kernel32.Process32NextW(snapshot, ctypes.byref(entry))
+    kernel32.CloseHandle(snapshot)
+    return found
 
 
 def live_bash() -> int:
