@@ -12,6 +12,10 @@ from ctypes import wintypes
 
 from app.core.channel import windows_pipe
 
+# This Windows Python (the embeddable one) does not put a script's folder on sys.path.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from toolhelp import processes  # noqa: E402 - beside this script
+
 kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
 kernel32.GetCurrentProcess.restype = wintypes.HANDLE
 kernel32.IsProcessInJob.argtypes = [wintypes.HANDLE, wintypes.HANDLE, ctypes.POINTER(wintypes.BOOL)]
@@ -21,32 +25,7 @@ inside = wintypes.BOOL(False)
 called = bool(kernel32.IsProcessInJob(kernel32.GetCurrentProcess(), None, ctypes.byref(inside)))
 
 
-class PROCESSENTRY32W(ctypes.Structure):  # noqa: N801 - the Win32 name
-    _fields_ = [
-        ("dwSize", wintypes.DWORD),
-        ("cntUsage", wintypes.DWORD),
-        ("th32ProcessID", wintypes.DWORD),
-        ("th32DefaultHeapID", ctypes.c_void_p),
-        ("th32ModuleID", wintypes.DWORD),
-        ("cntThreads", wintypes.DWORD),
-        ("th32ParentProcessID", wintypes.DWORD),
-        ("pcPriClassBase", ctypes.c_long),
-        ("dwFlags", wintypes.DWORD),
-        ("szExeFile", ctypes.c_wchar * 260),
-    ]
-
-
-kernel32.CreateToolhelp32Snapshot.restype = wintypes.HANDLE
-kernel32.Process32FirstW.argtypes = [wintypes.HANDLE, ctypes.POINTER(PROCESSENTRY32W)]
-kernel32.Process32NextW.argtypes = [wintypes.HANDLE, ctypes.POINTER(PROCESSENTRY32W)]
-snapshot = kernel32.CreateToolhelp32Snapshot(0x2, 0)
-entry = PROCESSENTRY32W()
-entry.dwSize = ctypes.sizeof(entry)
-parents: dict[int, tuple[int, str]] = {}
-ok = kernel32.Process32FirstW(snapshot, ctypes.byref(entry))
-while ok:
-    parents[entry.th32ProcessID] = (entry.th32ParentProcessID, entry.szExeFile.lower())
-    ok = kernel32.Process32NextW(snapshot, ctypes.byref(entry))
+parents = {pid: (parent, image) for pid, parent, image in processes()}
 
 chain = []  # (pid, image, arguments) from this process up
 pid = os.getpid()

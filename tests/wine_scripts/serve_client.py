@@ -7,12 +7,10 @@ took, which bash.exe processes were left, and where the journal and locks are. O
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import sys
 import time
-from ctypes import wintypes
 
 import anyio
 from mcp import Client
@@ -21,41 +19,16 @@ from mcp.client.stdio import StdioServerParameters
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 
+# This Windows Python (the embeddable one) does not put a script's folder on sys.path.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from toolhelp import processes  # noqa: E402 - beside this script
+
 BASH = os.environ["COWORK_TERMINAL_BASH"]
 
 
 def live_images(name: str) -> int:
-    """How many processes with this image name run now (Toolhelp snapshot)."""
-
-    class PROCESSENTRY32W(ctypes.Structure):  # noqa: N801 - the Win32 name
-        _fields_ = [
-            ("dwSize", wintypes.DWORD),
-            ("cntUsage", wintypes.DWORD),
-            ("th32ProcessID", wintypes.DWORD),
-            ("th32DefaultHeapID", ctypes.c_void_p),
-            ("th32ModuleID", wintypes.DWORD),
-            ("cntThreads", wintypes.DWORD),
-            ("th32ParentProcessID", wintypes.DWORD),
-            ("pcPriClassBase", ctypes.c_long),
-            ("dwFlags", wintypes.DWORD),
-            ("szExeFile", ctypes.c_wchar * 260),
-        ]
-
-    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
-    kernel32.CreateToolhelp32Snapshot.restype = wintypes.HANDLE
-    kernel32.Process32FirstW.argtypes = [wintypes.HANDLE, ctypes.POINTER(PROCESSENTRY32W)]
-    kernel32.Process32NextW.argtypes = [wintypes.HANDLE, ctypes.POINTER(PROCESSENTRY32W)]
-    kernel32.CloseHandle.argtypes = [wintypes.HANDLE]
-    snapshot = kernel32.CreateToolhelp32Snapshot(0x2, 0)
-    entry = PROCESSENTRY32W()
-    entry.dwSize = ctypes.sizeof(entry)
-    count = 0
-    ok = kernel32.Process32FirstW(snapshot, ctypes.byref(entry))
-    while ok:
-        count += entry.szExeFile.lower() == name.lower()
-        ok = kernel32.Process32NextW(snapshot, ctypes.byref(entry))
-    kernel32.CloseHandle(snapshot)
-    return count
+    """How many processes with this image name run now."""
+    return sum(image == name.lower() for _pid, _parent, image in processes())
 
 
 async def call(client: Client, arguments: dict) -> dict:

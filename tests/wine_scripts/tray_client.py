@@ -8,13 +8,11 @@ running command with the CLI's `pause`. One JSON line.
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import subprocess
 import sys
 import time
-from ctypes import wintypes
 
 import anyio
 from mcp import Client
@@ -25,42 +23,12 @@ from app.core.channel.client import NoTray, TrayRefused, ask_tray
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 
+# This Windows Python (the embeddable one) does not put a script's folder on sys.path.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from toolhelp import processes  # noqa: E402 - beside this script
+
 TRAY_WAIT_S = 90.0
 PROBE = sys.argv[1]  # job_probe.py, as a Windows path
-
-
-class PROCESSENTRY32W(ctypes.Structure):  # noqa: N801 - the Win32 name
-    _fields_ = [
-        ("dwSize", wintypes.DWORD),
-        ("cntUsage", wintypes.DWORD),
-        ("th32ProcessID", wintypes.DWORD),
-        ("th32DefaultHeapID", ctypes.c_void_p),
-        ("th32ModuleID", wintypes.DWORD),
-        ("cntThreads", wintypes.DWORD),
-        ("th32ParentProcessID", wintypes.DWORD),
-        ("pcPriClassBase", ctypes.c_long),
-        ("dwFlags", wintypes.DWORD),
-        ("szExeFile", ctypes.c_wchar * 260),
-    ]
-
-
-def processes() -> list[tuple[int, int, str]]:
-    """(pid, parent pid, image name) of every process now (Toolhelp snapshot)."""
-    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
-    kernel32.CreateToolhelp32Snapshot.restype = wintypes.HANDLE
-    kernel32.Process32FirstW.argtypes = [wintypes.HANDLE, ctypes.POINTER(PROCESSENTRY32W)]
-    kernel32.Process32NextW.argtypes = [wintypes.HANDLE, ctypes.POINTER(PROCESSENTRY32W)]
-    kernel32.CloseHandle.argtypes = [wintypes.HANDLE]
-    snapshot = kernel32.CreateToolhelp32Snapshot(0x2, 0)
-    entry = PROCESSENTRY32W()
-    entry.dwSize = ctypes.sizeof(entry)
-    found = []
-    ok = kernel32.Process32FirstW(snapshot, ctypes.byref(entry))
-    while ok:
-        found.append((entry.th32ProcessID, entry.th32ParentProcessID, entry.szExeFile.lower()))
-        ok = kernel32.Process32NextW(snapshot, ctypes.byref(entry))
-    kernel32.CloseHandle(snapshot)
-    return found
 
 
 def live_bash() -> int:
