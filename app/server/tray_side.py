@@ -28,6 +28,7 @@ from mcp_types import Implementation
 from app import __version__
 from app.core.authority.command_host import ProgressSink
 from app.core.channel.call_messages import Call
+from app.core.commands.hop_times import mark
 from app.core.commands.jobs import JobStatus
 from app.core.commands.patience import WAITED_META
 from app.core.commands.service import CommandService
@@ -103,10 +104,14 @@ class TrayRunner:
         # The time the call waited in the tray (a runner is built at a server's first call: 2 s here,
         # 10 s under load) comes out of the client's patience (job_tools.WAITED_META).
         waited = cast(Any, {WAITED_META: max(0.0, time.monotonic() - call.arrived)})
+        mark("runner: client call")
         result = await self.client.call_tool(
             call.tool, dict(call.arguments), progress_callback=cast(Any, progress), meta=waited
         )
-        return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        mark("runner: client result")
+        dumped = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        mark("runner: result dumped")
+        return dumped
 
     def busy(self) -> bool:
         service = self.service

@@ -38,6 +38,7 @@ from app.core.channel.protocol import (
 )
 from app.core.channel.transport import Listener
 from app.core.channel.wire import ProtocolError
+from app.core.commands.hop_times import mark
 from app.core.data_folder import is_corrupt
 from app.core.i18n import _
 from app.core.policy.direction import KNOWN_OPS
@@ -161,6 +162,7 @@ class Connections:
     def _handle(self, peer: Peer, message: dict[str, Any]) -> None:
         hub = self.hub
         op = message["op"]
+        mark(f"hub: {op} in")
         try:  # every answer carries the request's number back: a whole number, or none
             seq = optional_whole(message.get("seq"), "seq")
         except BadValue as bad:
@@ -207,6 +209,7 @@ class Connections:
             hub.reopen_journal()
             peer.answer(ErrorReply(seq, JOURNAL_DAMAGED.format(error=exc)))
             return
+        mark(f"hub: {op} answered")
         peer.answer(Ack(seq, reply))
 
     def _hello(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:

@@ -45,6 +45,7 @@ from app.core.channel.protocol import (
 )
 from app.core.channel.transport import ChannelUnavailable, address_for, connect
 from app.core.channel.wire import Channel, ProtocolError
+from app.core.commands.hop_times import mark
 from app.core.errors import CoworkError
 from app.core.execution import orphans
 from app.core.journal.store import Journal
@@ -319,6 +320,7 @@ class TrayLink:
         channel = self.channel
         if channel is None:
             raise LinkRefused("the Cowork Terminal app is not running")
+        mark(f"link: {message.OP} request")
         seq = next(self._seq)
         event = threading.Event()
         box: list[Ack | ErrorReply] = []
@@ -334,6 +336,7 @@ class TrayLink:
             with self._lock:
                 self._waiting.pop(seq, None)
             raise LinkRefused(f"the Cowork Terminal app did not answer within {ACK_TIMEOUT_S:g} s")
+        mark(f"link: {message.OP} acked")
         reply = box[0]
         if isinstance(reply, ErrorReply):
             raise LinkRefused(reply.message or "refused by the app")
