@@ -20,6 +20,7 @@ from mcp.server import MCPServer
 
 from app.core import classifier, liveness
 from app.core.commands.authority import ServerAuthority
+from app.core.commands.local_link import Dial
 from app.core.commands.service import CommandService
 from app.core.commands.tray_link import TrayLink
 from app.core.data_folder import DataFolderError
@@ -46,8 +47,9 @@ def say(message: object) -> None:
 class HostSide:
     """What one `serve` process holds on the host, from the end of its handshake to its exit."""
 
-    def __init__(self, paths: AppPaths, *, headless: bool, tools: str | None) -> None:
+    def __init__(self, paths: AppPaths, *, headless: bool, tools: str | None, dial: Dial | None = None) -> None:
         self.paths = paths
+        self.dial = dial  # a runner in the tray: its link reaches the hub of that process directly
         self.headless = headless
         self.tools = tools  # `serve --tools`: it only narrows what the user chose
         self.lock_key = secrets.token_hex(8)
@@ -79,7 +81,7 @@ class HostSide:
         # The lock first, then the row: nobody may see this server registered and not holding its lock.
         with suppress(OSError):  # a read-only folder: the registration below says so
             self._lock = liveness.try_hold(self.paths.server_lock(self.lock_key))
-        self.link = link = TrayLink(self.paths, headless=self.headless, lock_key=self.lock_key)
+        self.link = link = TrayLink(self.paths, headless=self.headless, lock_key=self.lock_key, dial=self.dial)
         if not link.try_connect():  # no tray: the server registers itself (a tray writes the row otherwise)
             try:
                 link.server_id = journal.register_server(os.getpid(), headless=self.headless, lock_key=self.lock_key)

@@ -28,6 +28,7 @@ from mcp_types import Implementation
 from app import __version__
 from app.core.authority.command_host import ProgressSink
 from app.core.channel.call_messages import Call
+from app.core.commands import local_link
 from app.core.commands.hop_times import mark
 from app.core.commands.jobs import JobStatus
 from app.core.commands.patience import WAITED_META
@@ -46,7 +47,7 @@ class TrayRunner:
     """One forwarding server's tools, run in the tray (see the module)."""
 
     def __init__(self, paths: AppPaths, call: Call) -> None:
-        self.host = HostSide(paths, headless=False, tools=None)
+        self.host = HostSide(paths, headless=False, tools=None, dial=local_link.hub_dial())
         self.gate = CallGate()
         self.server: MCPServer[Any] = MCPServer(
             name=SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, middleware=[self.gate]
