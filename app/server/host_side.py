@@ -18,7 +18,7 @@ from typing import Any
 
 from mcp.server import MCPServer
 
-from app.core import classifier, liveness
+from app.core import liveness
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.local_link import Dial
 from app.core.commands.service import CommandService
@@ -37,6 +37,12 @@ from app.server.argument_gate import ServiceUnavailable
 from app.server.tools import register_tools
 
 log = logging.getLogger(__name__)
+
+
+def runs_its_own_commands(tray_runs_them: bool) -> bool:
+    """Whether this server decides and runs its commands itself: not while a tray runs them (its
+    welcome said so; a server once bound stays bound, and refuses commands while the tray is away)."""
+    return not tray_runs_them
 
 
 def say(message: object) -> None:
@@ -97,7 +103,8 @@ class HostSide:
         try:
             bash()
         except CoworkError as missing:  # every command the model sends says it too
-            say(missing)
+            if runs_its_own_commands(link.runs_commands):  # else the tray runs them, with its bash
+                say(missing)
         self.service = CommandService(
             journal,
             self.paths,
@@ -124,8 +131,8 @@ class HostSide:
         ending what servers killed without a word left running."""
         if self.service is None:
             return
-        classifier.warm_up(cwd=self.service.home, protected_paths=self.service.protected_paths)
-        self._resolver.prepare()
+        if runs_its_own_commands(self.link is not None and self.link.runs_commands):
+            self.warm_up()
         if self._authority is None or self._authority.tethered:
             return  # the tray writes the journal, and it recovers crashed servers and their orphans
         try:
@@ -136,6 +143,16 @@ class HostSide:
                 orphans.end_orphans(self.paths, background.was_left_running)  # what a killed server left
         except DataFolderError as problem:  # a full disk: the calls say so; the next start retries
             log.warning("start-up upkeep skipped: %s", problem)
+
+    def warm_up(self) -> None:
+        """The classifier, tree-sitter and the login-shell probe: only for a server that runs its
+        commands itself (2 MB of a server's memory, issue 21; a tray-bound one never does)."""
+        if self.service is None:
+            return
+        from app.core import classifier
+
+        classifier.warm_up(cwd=self.service.home, protected_paths=self.service.protected_paths)
+        self._resolver.prepare()
 
     def leave(self) -> None:
         """Close this server's rows, leave its tray and give up its lock; once, however serving ended."""
