@@ -73,8 +73,8 @@ def server(home: Path, root: Path, *args: str) -> StdioServerParameters:
     )
 
 
-def start_tray(home: Path, root: Path, log: Path) -> subprocess.Popen:
-    env = {**base_env(home, root), "PYSTRAY_BACKEND": "dummy"}
+def start_tray(home: Path, root: Path, log: Path, extra: dict[str, str] | None = None) -> subprocess.Popen:
+    env = {**base_env(home, root), "PYSTRAY_BACKEND": "dummy", **(extra or {})}
     with open(log, "ab") as out:
         tray = subprocess.Popen([sys.executable, "-m", "app", "tray"], env=env, stdout=out, stderr=out, cwd=root)
     paths = AppPaths.from_environment({HOME_ENV: str(home)})

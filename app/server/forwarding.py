@@ -82,9 +82,11 @@ async def forward(
     """One tool call, run by the tray: its result, or why there is none."""
     # Loaded already, with the host side (not before the handshake: 4 ms of a lean start).
     from app.core.channel.call_messages import Call, CallCancel, CallProgress, CallResult
+    from app.core.commands.hop_times import mark
     from app.core.commands.patience import PATIENCE_ENV
     from app.core.commands.tray_link import LinkRefused
 
+    mark("serve: call in")
     token = progress_token_of(ctx.params or {})
     call_id = secrets.token_hex(12)
     name, version = (value if isinstance(value, str) else None for value in client)
@@ -92,6 +94,7 @@ async def forward(
     loop = asyncio.get_running_loop()
 
     def deliver(message: CallProgress | CallResult | None) -> None:  # on the link's reader thread
+        mark("serve: result read")
         loop.call_soon_threadsafe(send.send_nowait, message)
 
     link.calls[call_id] = deliver
@@ -100,13 +103,16 @@ async def forward(
             patience = os.environ.get(PATIENCE_ENV)
             call = Call(call_id, tool, dict(arguments), name, version, token is not None, patience)
             await link.request_async(call)
+            mark("serve: call acked")
         except LinkRefused as refused:
             return error_result(tool, TRAY_REFUSED_CALL.format(reason=refused))
         async for message in receive:
             if message is None:
                 return error_result(tool, TRAY_GONE_DURING_CALL)
             if isinstance(message, CallResult):
-                return CallToolResult.model_validate(dict(message.result))
+                result = CallToolResult.model_validate(dict(message.result))
+                mark("serve: call out")
+                return result
             if token is not None:
                 try:
                     await ctx.session.send_progress_notification(

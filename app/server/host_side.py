@@ -18,8 +18,9 @@ from typing import Any
 
 from mcp.server import MCPServer
 
-from app.core import classifier, liveness
+from app.core import liveness
 from app.core.commands.authority import ServerAuthority
+from app.core.commands.local_link import Dial
 from app.core.commands.service import CommandService
 from app.core.commands.tray_link import TrayLink
 from app.core.data_folder import DataFolderError
@@ -38,6 +39,12 @@ from app.server.tools import register_tools
 log = logging.getLogger(__name__)
 
 
+def runs_its_own_commands(tray_runs_them: bool) -> bool:
+    """Whether this server decides and runs its commands itself: not while a tray runs them (its
+    welcome said so; a server once bound stays bound, and refuses commands while the tray is away)."""
+    return not tray_runs_them
+
+
 def say(message: object) -> None:
     """Claude's log for this server shows stderr: a person reading it sees why at once."""
     print(f"cowork-terminal: {message}", file=sys.stderr, flush=True)
@@ -46,8 +53,9 @@ def say(message: object) -> None:
 class HostSide:
     """What one `serve` process holds on the host, from the end of its handshake to its exit."""
 
-    def __init__(self, paths: AppPaths, *, headless: bool, tools: str | None) -> None:
+    def __init__(self, paths: AppPaths, *, headless: bool, tools: str | None, dial: Dial | None = None) -> None:
         self.paths = paths
+        self.dial = dial  # a runner in the tray: its link reaches the hub of that process directly
         self.headless = headless
         self.tools = tools  # `serve --tools`: it only narrows what the user chose
         self.lock_key = secrets.token_hex(8)
@@ -79,7 +87,7 @@ class HostSide:
         # The lock first, then the row: nobody may see this server registered and not holding its lock.
         with suppress(OSError):  # a read-only folder: the registration below says so
             self._lock = liveness.try_hold(self.paths.server_lock(self.lock_key))
-        self.link = link = TrayLink(self.paths, headless=self.headless, lock_key=self.lock_key)
+        self.link = link = TrayLink(self.paths, headless=self.headless, lock_key=self.lock_key, dial=self.dial)
         if not link.try_connect():  # no tray: the server registers itself (a tray writes the row otherwise)
             try:
                 link.server_id = journal.register_server(os.getpid(), headless=self.headless, lock_key=self.lock_key)
@@ -95,7 +103,8 @@ class HostSide:
         try:
             bash()
         except CoworkError as missing:  # every command the model sends says it too
-            say(missing)
+            if runs_its_own_commands(link.runs_commands):  # else the tray runs them, with its bash
+                say(missing)
         self.service = CommandService(
             journal,
             self.paths,
@@ -122,8 +131,8 @@ class HostSide:
         ending what servers killed without a word left running."""
         if self.service is None:
             return
-        classifier.warm_up(cwd=self.service.home, protected_paths=self.service.protected_paths)
-        self._resolver.prepare()
+        if runs_its_own_commands(self.link is not None and self.link.runs_commands):
+            self.warm_up()
         if self._authority is None or self._authority.tethered:
             return  # the tray writes the journal, and it recovers crashed servers and their orphans
         try:
@@ -134,6 +143,16 @@ class HostSide:
                 orphans.end_orphans(self.paths, background.was_left_running)  # what a killed server left
         except DataFolderError as problem:  # a full disk: the calls say so; the next start retries
             log.warning("start-up upkeep skipped: %s", problem)
+
+    def warm_up(self) -> None:
+        """The classifier, tree-sitter and the login-shell probe: only for a server that runs its
+        commands itself (2 MB of a server's memory, issue 21; a tray-bound one never does)."""
+        if self.service is None:
+            return
+        from app.core import classifier
+
+        classifier.warm_up(cwd=self.service.home, protected_paths=self.service.protected_paths)
+        self._resolver.prepare()
 
     def leave(self) -> None:
         """Close this server's rows, leave its tray and give up its lock; once, however serving ended."""

@@ -16,6 +16,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field, WithJsonSchema
 
+from app.core.commands.hop_times import mark
 from app.core.commands.jobs import (
     READ_ONLY_TOOL,
     Job,
@@ -261,14 +262,18 @@ def register_job_tools(
     async def start_and_wait(ctx: Context, request: ExecuteRequest, tool: str, *, background: bool = False) -> Any:
         """Start a command as a job, then wait for it as long as this client is patient (at once when
         `background`); the one path of execute_command and the read-only tool."""
+        mark("tool: in")
         started = anyio.current_time() - waited_before(ctx.request_context.meta)  # in the tray, before the runner
         service = service_of()
         jobs = service.jobs
         await service.until_serving()
         with refusals_as_errors():
             job = await jobs.start(request, tool)
+        mark("tool: job started")
         patience = 0.0 if background else client_patience(service, ctx)
-        return await wait_for_job(ctx, jobs, job, max(0.0, patience - (anyio.current_time() - started)), reply)
+        said = await wait_for_job(ctx, jobs, job, max(0.0, patience - (anyio.current_time() - started)), reply)
+        mark("tool: out")
+        return said
 
     @server.tool(
         description=execute_description,

@@ -2,8 +2,9 @@
 
 For each server that hands the tray its tool calls, the tray's command host
 (core/authority/command_host.py) opens one `TrayRunner`: a host side as `serve` has one (a tray link
-to this very tray, so the hub sees an ordinary server whose commands it holds, stops and records),
-an in-memory MCP server with the argument gate and `register_tools`, and an in-memory client that
+to the hub of this very process, core/commands/local_link.py, so the hub sees an ordinary server
+whose commands it holds, stops and records), an MCP server with the argument gate and
+`register_tools`, and the SDK's in-process client (it awaits the server's handlers directly), which
 says it is the real client (its name sets the patience). So every result, text and refusal is what
 a server produces, but the decision and the command are the tray's, and a job outlives the server
 that asked for it. Loaded only at the first forwarded call: the tray starts without the MCP SDK.
@@ -28,6 +29,8 @@ from mcp_types import Implementation
 from app import __version__
 from app.core.authority.command_host import ProgressSink
 from app.core.channel.call_messages import Call
+from app.core.commands import local_link
+from app.core.commands.hop_times import mark
 from app.core.commands.jobs import JobStatus
 from app.core.commands.patience import WAITED_META
 from app.core.commands.service import CommandService
@@ -39,13 +42,27 @@ from app.server.mcp_server import INSTRUCTIONS, SERVER_NAME, PushRelay
 log = logging.getLogger(__name__)
 
 UNNAMED_CLIENT = "unknown"
+IN_PROCESS_MODE = "auto"  # for an in-process server: the SDK's direct dispatcher
+SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"  # the modern era's stamp on every result
+
+
+def as_forwarded(result: dict[str, Any]) -> dict[str, Any]:
+    """A result as the forwarding server passes it on: without the stamp the in-process session adds
+    (the client learns the server from `serve` itself), so what it reads is what `serve` made."""
+    meta = result.get("_meta")
+    if isinstance(meta, dict) and SERVER_INFO_META in meta:
+        rest = {key: value for key, value in meta.items() if key != SERVER_INFO_META}
+        result = {key: value for key, value in result.items() if key != "_meta"}
+        if rest:
+            result["_meta"] = rest
+    return result
 
 
 class TrayRunner:
     """One forwarding server's tools, run in the tray (see the module)."""
 
     def __init__(self, paths: AppPaths, call: Call) -> None:
-        self.host = HostSide(paths, headless=False, tools=None)
+        self.host = HostSide(paths, headless=False, tools=None, dial=local_link.hub_dial())
         self.gate = CallGate()
         self.server: MCPServer[Any] = MCPServer(
             name=SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, middleware=[self.gate]
@@ -82,7 +99,9 @@ class TrayRunner:
                         functools.partial(anyio.to_thread.run_sync, self.host.prepare, abandon_on_cancel=True)
                     )
                     self.gate.serve_with(opened)
-                async with Client(self.server, client_info=self.client_info, mode="legacy") as client:
+                # The SDK's in-process path: the client awaits the server's handler directly, with no
+                # streams and no JSON-RPC framing (a third of the legacy in-memory session's cost).
+                async with Client(self.server, client_info=self.client_info, mode=IN_PROCESS_MODE) as client:
                     self.client = client
                     task_status.started()
                     await self._closed.wait()
@@ -102,11 +121,17 @@ class TrayRunner:
         assert self.client is not None
         # The time the call waited in the tray (a runner is built at a server's first call: 2 s here,
         # 10 s under load) comes out of the client's patience (job_tools.WAITED_META).
-        waited = cast(Any, {WAITED_META: max(0.0, time.monotonic() - call.arrived)})
+        waited: dict[str, Any] = {WAITED_META: max(0.0, time.monotonic() - call.arrived)}
+        if progress is not None:  # the SDK's direct path calls back with no token: the tools look for one
+            waited["progressToken"] = call.call_id
+        mark("runner: client call")
         result = await self.client.call_tool(
-            call.tool, dict(call.arguments), progress_callback=cast(Any, progress), meta=waited
+            call.tool, dict(call.arguments), progress_callback=cast(Any, progress), meta=cast(Any, waited)
         )
-        return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        mark("runner: client result")
+        dumped = as_forwarded(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+        mark("runner: result dumped")
+        return dumped
 
     def busy(self) -> bool:
         service = self.service

@@ -25,6 +25,7 @@ import anyio.from_thread
 from anyio.abc import TaskGroup
 
 from app.core.channel.call_messages import Call, CallProgress, CallResult
+from app.core.commands.hop_times import mark
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +151,7 @@ class CommandHost:
             self._group.cancel_scope.cancel()
 
     async def _run(self, peer: PeerLike, call: Call) -> None:
+        mark("host: call on its loop")
         served = self._served.get(id(peer))
         if served is None:
             served = self._served[id(peer)] = _Served(peer)
@@ -159,6 +161,7 @@ class CommandHost:
                 result = await self._answer(served, call)
             finally:
                 served.calls.pop(call.call_id, None)
+            mark("host: result pushed")
             peer.push(CallResult(call.call_id, result))
 
     async def _answer(self, served: _Served, call: Call) -> Mapping[str, Any]:

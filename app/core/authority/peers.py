@@ -11,10 +11,11 @@ import contextlib
 import logging
 import os
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from app.core.authority.connection import Peer
 from app.core.authority.errors import RequestError
@@ -22,7 +23,7 @@ from app.core.authority.record import JOURNAL_DAMAGED
 from app.core.authority.requests import RequestsHub, handle_request
 from app.core.authority.server_rows import SERVER_OPS, RowsHub
 from app.core.authority.state import ControlState
-from app.core.channel.peer import OwnFacts, client_refusal, from_container
+from app.core.channel.peer import OwnFacts, PeerFacts, client_refusal, from_container
 from app.core.channel.protocol import (
     FROM_SERVER,
     Ack,
@@ -36,8 +37,11 @@ from app.core.channel.protocol import (
     decode_request,
     optional_whole,
 )
-from app.core.channel.transport import Listener
+from app.core.channel.transport import Accepted, Listener
 from app.core.channel.wire import ProtocolError
+from app.core.commands import local_link
+from app.core.commands.hop_times import mark
+from app.core.commands.local_link import LocalEnd, local_pair
 from app.core.data_folder import is_corrupt
 from app.core.i18n import _
 from app.core.policy.direction import KNOWN_OPS
@@ -81,6 +85,36 @@ class Connections:
         """Listen; raises AddressTaken when another process holds the tray's address."""
         self._listener = Listener(address)
         self._spawn("tray-hub-accept", self._accept_loop)
+        local_link.offer(self.dial_local)
+
+    def dial_local(self) -> LocalEnd:
+        """A connection from this very process (a runner's link, core/commands/local_link.py): the
+        same peer as over the socket, its messages handled on the sender's thread, one at a time."""
+        hub_end, link_end = local_pair()
+        own = self.hub.own
+        facts = PeerFacts(
+            os.getpid(), own.uid, own.executable, tuple(sys.argv),
+            pid_namespace=own.pid_namespace, pid_depth=own.pid_depth,
+        )  # fmt: skip
+        peer = Peer(Accepted(cast(Any, hub_end), facts))
+        with self._lock:
+            self._peers.append(peer)
+        self._spawn("tray-hub-send-local", peer.write_loop)
+        one_at_a_time = threading.Lock()
+
+        def deliver(message: dict[str, Any]) -> None:
+            with one_at_a_time:
+                try:
+                    self._handle(peer, message)
+                except ProtocolError as exc:
+                    log.warning("%s sent a bad message (%s): disconnected", peer.label, exc)
+                    hub_end.close()
+                except Exception:  # as a reader thread's top: the peer is dropped, the hub lives on
+                    log.exception("handling a message from %s failed", peer.label)
+                    hub_end.close()
+
+        hub_end.listen(deliver, on_close=lambda: self._drop(peer))
+        return link_end
 
     def snapshot(self) -> list[Peer]:
         """The peers connected now (a copy)."""
@@ -105,6 +139,7 @@ class Connections:
         for thread in self._threads:
             if thread.name.startswith("tray-hub-send"):
                 thread.join(max(0.0, deadline - time.monotonic()))
+        local_link.withdraw(self.dial_local)
         if self._listener is not None:
             self._listener.close()
         for peer in self.snapshot():
@@ -151,16 +186,22 @@ class Connections:
         except Exception:  # the top of a thread: log it; the peer is dropped, the hub lives on
             log.exception("handling a message from %s failed", peer.label)
         finally:
-            peer.channel.close()
-            peer.stop_writing()
-            with self._lock:
-                if peer in self._peers:
-                    self._peers.remove(peer)
-            self.hub.forget(peer)
+            self._drop(peer)
+
+    def _drop(self, peer: Peer) -> None:
+        """The peer is gone: its channel closed, its writer ended, and the hub forgets it."""
+        peer.channel.close()
+        peer.stop_writing()
+        with self._lock:
+            if peer not in self._peers:
+                return
+            self._peers.remove(peer)
+        self.hub.forget(peer)
 
     def _handle(self, peer: Peer, message: dict[str, Any]) -> None:
         hub = self.hub
         op = message["op"]
+        mark(f"hub: {op} in")
         try:  # every answer carries the request's number back: a whole number, or none
             seq = optional_whole(message.get("seq"), "seq")
         except BadValue as bad:
@@ -207,6 +248,7 @@ class Connections:
             hub.reopen_journal()
             peer.answer(ErrorReply(seq, JOURNAL_DAMAGED.format(error=exc)))
             return
+        mark(f"hub: {op} answered")
         peer.answer(Ack(seq, reply))
 
     def _hello(self, peer: Peer, message: dict[str, Any]) -> dict[str, Any]:

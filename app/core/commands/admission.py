@@ -16,6 +16,7 @@ import anyio
 from app.core.channel.protocol import Pin, command_digest
 from app.core.classifier import Tier, classify
 from app.core.commands.authority import NotRecorded, ServerAuthority
+from app.core.commands.hop_times import mark
 from app.core.commands.pins import changed_since, pin_command
 from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest, validate_request
 from app.core.commands.tray_link import Decision
@@ -135,6 +136,7 @@ class Holds:
         except CoworkError as refusal:
             await service.journal_refusal(request, str(refusal), tool)
             raise CommandRefused(str(refusal)) from None
+        mark("admission: checked")
 
         # The real folder: a symlink to the data folder must not pass for somewhere else.
         verdict = classify(valid.command, cwd=os.path.realpath(valid.cwd), protected_paths=service.protected_paths)
@@ -142,7 +144,9 @@ class Holds:
             reason = read_only.NOT_PROVEN_MESSAGE.format(reasons=reasons_text(verdict.reasons))
             await service.journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
+        mark("admission: classified")
         protected_write = not proven_read_only and service.runs.changes_protected(valid.command, verdict.tier)
+        mark("admission: protected set checked")
         plain = (*verdict.plain, PROTECTED_WRITE_PLAIN) if protected_write else verdict.plain
         said = held_reason(plain, verdict.reasons)
         if not needs_approval(service.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE or protected_write):

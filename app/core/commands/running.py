@@ -16,6 +16,7 @@ import anyio
 
 from app.core.classifier import Tier
 from app.core.commands.authority import ServerAuthority
+from app.core.commands.hop_times import mark
 from app.core.commands.jobs import why_cancelled
 from app.core.commands.request import CommandRefused, ValidRequest
 from app.core.data_folder import is_corrupt
@@ -227,7 +228,9 @@ class Runs:
             on_output(output)
         self.show_live(command_id, output)
         try:
+            mark("exec: start")
             result = await run_command(spec, stop, output)
+            mark("exec: end")
         except OSError as exc:
             message = BASH_NOT_STARTED_REASON.format(bash=bash, error=exc.strerror or exc)
             authority.finish(command_id, Outcome(status=Status.FAILED, reason=message))

@@ -11,16 +11,18 @@ checked as it arrives.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import itertools
 import logging
 import os
+import queue
 import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio.to_thread
 
@@ -45,6 +47,8 @@ from app.core.channel.protocol import (
 )
 from app.core.channel.transport import ChannelUnavailable, address_for, connect
 from app.core.channel.wire import Channel, ProtocolError
+from app.core.commands.hop_times import mark
+from app.core.commands.local_link import Dial, LocalEnd
 from app.core.errors import CoworkError
 from app.core.execution import orphans
 from app.core.journal.store import Journal
@@ -75,15 +79,18 @@ class TrayLink:
         headless: bool,
         lock_key: str,
         on_change: Callable[[], None] = lambda: None,
+        dial: Dial | None = None,
     ) -> None:
         self.paths = paths
+        # The hub of this same process (a runner in the tray): no socket, no OS facts to check.
+        self.dial = dial
         self.headless = headless
         self.lock_key = lock_key
         self.on_change = on_change
         self.address = address_for(paths)
         self.own: OwnFacts = own_facts(os.path.realpath(paths.data_dir))
         self.server_id: int | None = None
-        self.channel: Channel | None = None
+        self.channel: Channel | LocalEnd | None = None
         self.bound = False  # a tray accepted us once: from now on only a tray decides
         self.state: ControlState | None = None  # what the tray last pushed
         self.refusal: str | None = None  # why the last peer at the tray's address was not trusted
@@ -106,6 +113,7 @@ class TrayLink:
         self._lock = threading.Lock()
         self._stopped = threading.Event()
         self._thread: threading.Thread | None = None
+        self._posts: queue.SimpleQueue[Callable[[], None] | None] | None = None  # local: the sending thread's
         self._warned: str | None = None
 
     @property
@@ -116,6 +124,8 @@ class TrayLink:
 
     def try_connect(self) -> bool:
         """One attempt to reach and check the tray; True when bound to it now."""
+        if self.dial is not None:
+            return self._connect_local(self.dial)
         try:
             channel, peer = connect(self.address)
         except ChannelUnavailable:
@@ -127,12 +137,8 @@ class TrayLink:
             channel.close()
             self._refuse(refusal)
             return False
-        hello = Hello(
-            "server", os.getpid(), self.headless, self.lock_key, self.server_id,
-            self.state.to_wire() if self.state else None,
-        )  # fmt: skip
         try:
-            channel.send(encode(hello))
+            channel.send(encode(self._hello()))
             answer = channel.receive(HELLO_TIMEOUT_S)
         except (OSError, EOFError, ProtocolError):
             channel.close()
@@ -155,18 +161,43 @@ class TrayLink:
             channel.close()
             self._refuse(refusal)
             return False
+        self._bind(channel, welcome, peer.pid)
+        return True
+
+    def _connect_local(self, dial: Dial) -> bool:
+        """Bind to the hub of this process (local_link.py): the same hello and welcome, no socket."""
+        channel = dial()
+        try:
+            channel.send(encode(self._hello()))
+            answer = channel.receive(HELLO_TIMEOUT_S)
+            ack = None if answer is None else decode(answer, FROM_TRAY)
+            welcome = Welcome.from_ack(ack) if isinstance(ack, Ack) else None
+        except (OSError, EOFError, BadValue):
+            welcome = None
+        if welcome is None:
+            channel.close()
+            return False
+        self._bind(channel, welcome, os.getpid())
+        return True
+
+    def _hello(self) -> Hello:
+        return Hello(
+            "server", os.getpid(), self.headless, self.lock_key, self.server_id,
+            self.state.to_wire() if self.state else None,
+        )  # fmt: skip
+
+    def _bind(self, channel: Channel | LocalEnd, welcome: Welcome, tray_pid: int | None) -> None:
         if welcome.server_id is not None:
             self.server_id = welcome.server_id
         self.state = ControlState.from_wire(dict(welcome.state))
         self.runs_commands = welcome.runs_commands
-        self.tray_pid = peer.pid
+        self.tray_pid = tray_pid
         self.refusal = None
         self.closing_reason = None
         self.bound = True
         self.channel = channel
         self._bump()
-        log.info("bound to the tray (pid %s)", peer.pid)
-        return True
+        log.info("bound to the tray (pid %s)", tray_pid)
 
     def _refuse(self, reason: str) -> None:
         self.refusal = reason
@@ -175,14 +206,48 @@ class TrayLink:
             print(f"cowork-terminal: not taking orders from the tray's address: {reason}", file=sys.stderr, flush=True)
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="tray-link", daemon=True)
+        channel = self.channel
+        if isinstance(channel, LocalEnd):  # the hub's messages come on its own thread: no reader
+            channel.listen(functools.partial(self._take_local, channel), lambda: self._lost(channel, None))
+            self._posts = queue.SimpleQueue()
+            self._thread = threading.Thread(target=self._send_posts, name="tray-link-posts", daemon=True)
+        else:
+            self._thread = threading.Thread(target=self._run, name="tray-link", daemon=True)
         self._thread.start()
+
+    def _take_local(self, channel: LocalEnd, message: dict[str, Any]) -> None:
+        try:
+            self._take(message)
+        except Exception:  # as the reader thread's top: the tray counts as gone (fail closed)
+            log.exception("the tray link failed")
+            channel.close()
+
+    def _send_posts(self) -> None:
+        """What goes to the hub of this process, in order, on this thread: the hub writes rows on the
+        sender's thread, and neither a post nor a request may hold up the event loop that sent it."""
+        assert self._posts is not None
+        while True:
+            work = self._posts.get()
+            if work is None:
+                return
+            work()
+
+    def _send_local(self, channel: LocalEnd, wire: dict[str, Any], seq: int | None) -> None:
+        try:
+            channel.send(wire)
+        except (OSError, ProtocolError):
+            with self._lock:
+                posted = self._unacked.pop(seq, None) if seq is not None else None
+                if posted is not None:
+                    self._undelivered.append(posted)
 
     def close(self) -> None:
         self._stopped.set()
         channel = self.channel
         if channel is not None:
             channel.close()
+        if self._posts is not None:
+            self._posts.put(None)
 
     def _run(self) -> None:
         while not self._stopped.is_set():
@@ -289,6 +354,9 @@ class TrayLink:
         seq = next(self._seq)
         with self._lock:
             self._unacked[seq] = message
+        if self._posts is not None and isinstance(channel, LocalEnd):
+            self._posts.put(functools.partial(self._send_local, channel, {**encode(message), "seq": seq}, seq))
+            return True
         try:
             channel.send({**encode(message), "seq": seq})
         except (OSError, ProtocolError):
@@ -302,6 +370,11 @@ class TrayLink:
         channel = self.channel
         if channel is None:
             return False
+        if self._posts is not None and isinstance(channel, LocalEnd):
+            self._posts.put(
+                functools.partial(self._send_local, channel, {**encode(message), "seq": next(self._seq)}, None)
+            )
+            return True
         try:
             channel.send({**encode(message), "seq": next(self._seq)})
         except (OSError, ProtocolError):
@@ -316,9 +389,31 @@ class TrayLink:
     def request(self, message: Message) -> Ack:
         """Send a request and wait for the tray's answer, blocking this thread for at most
         ACK_TIMEOUT_S; LinkRefused when it did not do it. On the event loop, use `request_async`."""
+        posts = self._posts
+        if posts is None or threading.current_thread() is self._thread:
+            return self._request_now(message)
+        box: list[Ack | LinkRefused] = []
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                box.append(self._request_now(message))
+            except LinkRefused as refused:
+                box.append(refused)
+            done.set()
+
+        posts.put(work)  # after what was posted before it, as over the socket
+        if not done.wait(ACK_TIMEOUT_S):
+            raise LinkRefused(f"the Cowork Terminal app did not answer within {ACK_TIMEOUT_S:g} s")
+        if isinstance(box[0], LinkRefused):
+            raise box[0]
+        return box[0]
+
+    def _request_now(self, message: Message) -> Ack:
         channel = self.channel
         if channel is None:
             raise LinkRefused("the Cowork Terminal app is not running")
+        mark(f"link: {message.OP} request")
         seq = next(self._seq)
         event = threading.Event()
         box: list[Ack | ErrorReply] = []
@@ -334,6 +429,7 @@ class TrayLink:
             with self._lock:
                 self._waiting.pop(seq, None)
             raise LinkRefused(f"the Cowork Terminal app did not answer within {ACK_TIMEOUT_S:g} s")
+        mark(f"link: {message.OP} acked")
         reply = box[0]
         if isinstance(reply, ErrorReply):
             raise LinkRefused(reply.message or "refused by the app")
@@ -342,7 +438,33 @@ class TrayLink:
     async def request_async(self, message: Message) -> Ack:
         """`request` for the event loop: the wait happens in a worker thread, so the server goes on
         answering (other tools, pings, pushes from the tray) while the tray writes the row."""
-        return await anyio.to_thread.run_sync(functools.partial(self.request, message))
+        posts = self._posts
+        if posts is None:
+            return await anyio.to_thread.run_sync(functools.partial(self.request, message))
+        # The hub of this process: its sending thread does it and hands the answer back to the loop.
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[Ack] = loop.create_future()
+
+        def settle(ack: Ack | None, refused: LinkRefused | None) -> None:
+            if answer.done():
+                return
+            if refused is not None:
+                answer.set_exception(refused)
+            else:
+                answer.set_result(cast(Ack, ack))
+
+        def work() -> None:
+            try:
+                ack = self._request_now(message)
+            except LinkRefused as refused:
+                loop.call_soon_threadsafe(settle, None, refused)
+            else:
+                loop.call_soon_threadsafe(settle, ack, None)
+
+        posts.put(work)
+        with anyio.move_on_after(ACK_TIMEOUT_S):
+            return await answer
+        raise LinkRefused(f"the Cowork Terminal app did not answer within {ACK_TIMEOUT_S:g} s")
 
 
 def _exited(pid: int, proc: Path = Path("/proc")) -> bool:

@@ -28,6 +28,7 @@ import anyio
 import anyio.to_thread
 from anyio.abc import ByteReceiveStream, Process
 
+from app.core.commands.hop_times import mark
 from app.core.execution import container as containers
 from app.core.execution import process_marks, spare, windows_jobs
 from app.core.execution.container import Container
@@ -286,10 +287,12 @@ async def run_command(
     if ready is not None and await ready.hand(argv, spec.cwd, env):
         process, status_read = ready.process, ready.status_read
         stdout, stderr = ready.stdout, ready.stderr
+        mark("exec: handed to a spare")
     else:
         ready = None
         process, status_read = await _start(spec, argv, env, contained)
         stdout, stderr = process.stdout, process.stderr
+        mark("exec: started cold")
     if warm:
         assert spec.container is not None
         spare.refill_soon(spec.container)

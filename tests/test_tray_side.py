@@ -1,0 +1,31 @@
+"""The tray runs a bound server's tools through the SDK's in-process path; what the client reads is
+what `serve` itself would have made, without that path's server stamp."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.server.tray_side import SERVER_INFO_META, as_forwarded
+from tests.stdio_client import connect
+from tests.tray_process import running_tray
+
+pytestmark = pytest.mark.anyio
+
+
+def test_the_in_process_server_stamp_is_taken_off_and_any_other_meta_kept() -> None:
+    stamp = {SERVER_INFO_META: {"name": "cowork-terminal", "version": "1"}}
+    content = [{"type": "text", "text": "{}"}]
+    assert as_forwarded({"_meta": stamp, "content": content}) == {"content": content}
+    kept = as_forwarded({"_meta": {**stamp, "other/key": 1}, "content": content})
+    assert kept == {"_meta": {"other/key": 1}, "content": content}
+    assert as_forwarded({"content": content, "isError": True}) == {"content": content, "isError": True}
+
+
+async def test_a_result_the_tray_ran_reaches_the_client_with_no_server_stamp(home: Path) -> None:
+    with running_tray(home):
+        async with connect(home, headless=False) as agent:
+            result = await agent.call_tool("execute_command", {"command": "echo stamped-or-not"})
+    assert not result.is_error and "stamped-or-not" in result.content[0].text, result
+    assert result.meta is None or SERVER_INFO_META not in result.meta, result.meta
