@@ -7,22 +7,25 @@ command still running there could write the new file (`../shared/containment-not
 Folders do not have the gap, lone files do. So this process watches their folders (inotify), and on
 each new file of a watched name binds it again in each of its containers whose bwrap command line
 protects it, unless the user allowed that container to change it (container_lift.LIFTED).
+The same thread watches the protected files that do not exist yet, for start_files.py.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import os
+import select
 import struct
 import threading
 from collections.abc import Iterable
 
-from app.core.execution import container_lift
+from app.core.execution import container_lift, start_files
 
 log = logging.getLogger(__name__)
 
-IN_MOVED_TO, IN_CREATE, IN_CLOEXEC = 0x80, 0x100, 0o2000000
+IN_MOVED_TO, IN_CREATE, IN_CLOEXEC, IN_NONBLOCK = 0x80, 0x100, 0o2000000, 0o4000
 EVENT_HEADER = struct.Struct("iIII")  # wd, mask, cookie, len: then the name, NUL-padded
 _started: set[str] = set()
 _lock = threading.Lock()
@@ -83,35 +86,95 @@ def bind_again(path: str) -> int:
     return done
 
 
-def _watch(files: list[str]) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    fd = libc.inotify_init1(IN_CLOEXEC)
-    if fd < 0:
-        log.warning("cannot watch lone protected files: inotify_init1 failed (errno %s)", ctypes.get_errno())
-        return
-    names: dict[int, dict[str, str]] = {}
-    for path in files:
-        wd = libc.inotify_add_watch(fd, os.path.dirname(path).encode(), IN_MOVED_TO | IN_CREATE)
-        if wd >= 0:
-            names.setdefault(wd, {})[os.path.basename(path)] = path
-    while True:
-        try:
-            data = os.read(fd, 65536)
-        except OSError:
+class _Watcher:
+    """One inotify descriptor and one thread per process, for lone files and absent members."""
+
+    def __init__(self) -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        self.add_watch = libc.inotify_add_watch
+        self.fd = libc.inotify_init1(IN_CLOEXEC | IN_NONBLOCK)
+        if self.fd < 0:
+            raise OSError(ctypes.get_errno(), "inotify_init1 failed")
+        self.wake_read, self.wake_write = os.pipe()
+        os.set_blocking(self.wake_read, False)
+        os.set_blocking(self.wake_write, False)
+        self.names: dict[int, dict[str, tuple[str, bool]]] = {}  # wd -> name -> (path, absent)
+
+    def add(self, path: str, absent: bool) -> None:
+        wd = self.add_watch(self.fd, os.path.dirname(path).encode(), IN_MOVED_TO | IN_CREATE)
+        if wd < 0:
+            log.warning("cannot watch %s: its folder cannot be watched", path)
             return
-        for wd, name in parse_events(data):
-            replaced = names.get(wd, {}).get(name)
-            if replaced is not None:
+        self.names.setdefault(wd, {})[os.path.basename(path)] = (path, absent)
+
+    def wake(self) -> None:
+        with contextlib.suppress(BlockingIOError):
+            os.write(self.wake_write, b"x")
+
+    def run(self) -> None:
+        poller = select.poll()
+        poller.register(self.fd, select.POLLIN)
+        poller.register(self.wake_read, select.POLLIN)
+        polled: set[int] = set()
+        while True:
+            for fd in set(start_files.live()) - polled:  # POLLHUP: its container's init is gone
+                poller.register(fd, 0)
+                polled.add(fd)
+            ready = dict(poller.poll())
+            if self.wake_read in ready:
+                with contextlib.suppress(BlockingIOError):
+                    os.read(self.wake_read, 4096)
+            # The events first, then the ends seen with them: a file a command made just before its
+            # container ended is judged while that container still counts (start_files.py).
+            for path, absent in self._read_events():
                 try:
-                    bind_again(replaced)
+                    start_files.appeared(path) if absent else bind_again(path)
                 except Exception:  # the top of the watching thread: it must go on
-                    log.exception("binding %s again failed", replaced)
+                    log.exception("handling a new %s failed", path)
+            gone = [fd for fd in polled if ready.get(fd, 0) & (select.POLLHUP | select.POLLERR | select.POLLNVAL)]
+            for fd in gone:
+                poller.unregister(fd)
+                polled.discard(fd)
+            start_files.ended(gone)
+
+    def _read_events(self) -> list[tuple[str, bool]]:
+        found: list[tuple[str, bool]] = []
+        while True:
+            try:
+                data = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return found
+            if not data:
+                return found
+            for wd, name in parse_events(data):
+                if wd == -1:  # the queue overflowed (a flood of new files): look at every watched one
+                    found += [entry for names in self.names.values() for entry in names.values()]
+                elif name in self.names.get(wd, {}):
+                    found.append(self.names[wd][name])
 
 
-def watch(files: Iterable[str]) -> None:
-    """Watch these lone files from now on, for as long as this process lives (once per file)."""
+_watcher: _Watcher | None = None
+
+
+def watch(files: Iterable[str], absent: Iterable[str] = ()) -> None:
+    """Watch these lone files, and these absent members (start_files.py), from now on, for as long
+    as this process lives (once per path)."""
+    global _watcher
     with _lock:
-        new = [path for path in files if path not in _started]
-        _started.update(new)
-    if new:
-        threading.Thread(target=_watch, args=(new,), name="lone-file-watch", daemon=True).start()
+        new = [(path, False) for path in files if path not in _started]
+        new += [(path, True) for path in absent if path not in _started]
+        if not new:
+            return
+        _started.update(path for path, _absent in new)
+        if _watcher is None:
+            try:
+                _watcher = _Watcher()
+            except OSError as exc:
+                log.warning("cannot watch lone protected files: %s", exc)
+                return
+            threading.Thread(target=_watcher.run, name="lone-file-watch", daemon=True).start()
+        for path, is_absent in new:
+            _watcher.add(path, is_absent)
+        guarded = [path for path, is_absent in new if is_absent]
+    if guarded:
+        start_files.guarding(guarded, _watcher.wake)
