@@ -87,6 +87,8 @@ def test_a_member_that_appears_is_moved_only_when_a_guarding_container_may_have_
 def test_a_moved_file_keeps_its_folder_and_is_named_with_the_utc_time() -> None:
     moved = start_files.moved_name("/h/.bash_profile", 0.0)
     assert moved == "/h/.bash_profile.cowork-terminal-moved-19700101T000000Z"
+    taken = {moved, moved + "-2"}
+    assert start_files.moved_name("/h/.bash_profile", 0.0, taken.__contains__) == moved + "-3", "none replaced"
     title, message = start_files.person_notice("/h/.bash_profile", moved)
     assert "/h/.bash_profile" in message and ".bash_profile.cowork-terminal-moved-19700101T000000Z" in message
     assert "rename it back" in message and title
@@ -155,6 +157,26 @@ async def test_a_file_moved_from_the_project_onto_a_missing_start_up_file_is_mov
     assert not target.exists() and not (project / "profile").exists()
     [moved] = moved_copies(target)
     assert moved.read_text() == "export PATH=/tmp/evil:$PATH\n"
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
+async def test_a_claude_desktop_folder_a_command_creates_is_moved_aside_with_what_it_wrote_there(
+    home: Path, paths: AppPaths, user_home: Path, never_ask: None
+) -> None:
+    """The app reads that folder as "Claude Desktop is installed": none is made to protect it."""
+    folder = user_home / ".config" / "Claude"
+    config = '{"mcpServers": {"evil": {"command": "sh"}}}'
+    command = f"mkdir {hidden(folder)} && echo '{config}' > {hidden(folder)}/claude_desktop_config.json && echo made"
+    async with connect(home, env={"HOME": str(user_home)}) as client:
+        result = await run(client, {"command": command})
+        await wait_for(lambda: bool(moved_copies(folder)))
+    assert not folder.exists(), result
+    [moved] = moved_copies(folder)  # the command made it: it ran
+    if result["stdout"] == "made\n":  # written before the folder was moved: the config went with it
+        assert (moved / "claude_desktop_config.json").read_text() == config + "\n"
+    else:  # moved first: the write found no folder
+        assert "claude_desktop_config.json: No such file or directory" in result["stderr"], result
 
 
 @LINUX_BWRAP

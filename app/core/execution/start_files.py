@@ -87,9 +87,15 @@ def guards_in(mounts: Sequence[str]) -> tuple[str, ...]:
     )
 
 
-def moved_name(path: str, now: float) -> str:
-    """Where a member created by a command goes: beside it, named with the UTC time."""
-    return f"{path}{MOVED_MARK}{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(now))}"
+def moved_name(path: str, now: float, taken: Callable[[str], bool] = lambda _path: False) -> str:
+    """Where a member created by a command goes: beside it, named with the UTC time, and a number
+    when that name is `taken` (a command that made it twice in a second loses neither)."""
+    base = f"{path}{MOVED_MARK}{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(now))}"
+    name, number = base, 1
+    while taken(name):
+        number += 1
+        name = f"{base}-{number}"
+    return name
 
 
 def person_notice(path: str, moved: str) -> tuple[str, str]:
@@ -260,7 +266,7 @@ def appeared(path: str) -> str | None:
 
 def move_aside(path: str, now: float | None = None) -> str | None:
     """Rename `path` beside itself, log it and tell the user (once per file in NOTICE_INTERVAL_S)."""
-    moved = moved_name(path, time.time() if now is None else now)
+    moved = moved_name(path, time.time() if now is None else now, os.path.lexists)
     try:
         os.rename(path, moved)
     except OSError as exc:
