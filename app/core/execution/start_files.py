@@ -116,6 +116,8 @@ _lock = threading.Lock()
 _wake: Callable[[], None] | None = None  # set by the watching thread (lone_files): look at new fds
 _absent: set[str] = set()  # the members guarded in this process
 _told: dict[str, float] = {}
+_recent: list[tuple[float, str, str]] = []  # (monotonic time, path, moved to): the last RECENT_KEPT moves
+RECENT_KEPT = 20
 
 
 def guarding(paths: Iterable[str], wake: Callable[[], None]) -> None:
@@ -273,6 +275,8 @@ def move_aside(path: str, now: float | None = None) -> str | None:
         log.warning("a command created %s; moving it aside failed: %s", path, exc)
         return None
     log.warning("a command created %s (a protected start-up file that did not exist): moved to %s", path, moved)
+    with _lock:
+        _recent[:] = [*_recent[-(RECENT_KEPT - 1) :], (time.monotonic(), path, moved)]
     last = _told.get(path)
     if last is None or time.monotonic() - last >= NOTICE_INTERVAL_S:
         _told[path] = time.monotonic()
@@ -283,3 +287,19 @@ def move_aside(path: str, now: float | None = None) -> str | None:
             except Exception:  # the watching thread must go on
                 log.exception("telling the user failed")
     return moved
+
+
+def model_note(since: float) -> str | None:
+    """English for the model: the start-up files moved aside since `since` (monotonic), made by the
+    command that ran then or by another one running at the same time; None when none was."""
+    with _lock:
+        moved = [(path, to) for at, path, to in _recent if at >= since]
+    if not moved:
+        return None
+    said = "; ".join(f"{path} was moved to {to}" for path, to in moved)
+    return (
+        f"{said}. Cowork Terminal moves aside a protected start-up file that did not exist when a command "
+        "creates it (it would run at the user's next login, or configure Claude). If this file is needed, ask "
+        "the user, then call execute_command again with its path written out plainly in the command: the user "
+        "is asked to allow it."
+    )
