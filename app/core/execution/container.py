@@ -168,7 +168,9 @@ def mount_args(protected: ProtectedSet, writable_parent: Callable[[str], bool]) 
     between the venv and the package in it) would make it writable again.
 
     Paths must be resolved and exist (`prepare`): bwrap fails on a missing one and follows a
-    symlink to where it points. Absent members get `--ro-bind-try`, which binds only what exists."""
+    symlink to where it points. Lone files and absent members get `--ro-bind-try`, which binds them
+    where they exist when the container starts (one deleted since `prepare` must not fail every
+    command); where they do not, start_files.py guards them."""
     members = bound_members(protected)
     ancestors: set[str] = set()
     for path in members:
@@ -181,8 +183,10 @@ def mount_args(protected: ProtectedSet, writable_parent: Callable[[str], bool]) 
     for path in sorted(ancestors | members, key=lambda p: (p.count("/"), p)):
         if path in ancestors:
             args += ["--bind", path, path]
-        else:  # an absent member: bound if it exists when the container starts, else guarded (start_files)
-            args += [start_files.GUARD_FLAG if path in protected.absent else "--ro-bind", path, path]
+        elif path in protected.files or path in protected.absent:  # bound if it exists then, else guarded
+            args += [start_files.GUARD_FLAG, path, path]
+        else:
+            args += ["--ro-bind", path, path]
     return args
 
 
@@ -461,8 +465,8 @@ def container_for(app_folders: tuple[str, ...]) -> Container:
     if sys.platform != "linux":
         return Container(UNSUPPORTED)
     found = linux_container(app_folders)
-    if found.on:  # a file replaced by rename leaves the containers that bound it (lone_files.py)
-        lone_files.watch(found.protected.files, found.protected.absent)
+    if found.on:  # a lone file replaced by rename, or made by a command: lone_files.py, start_files.py
+        lone_files.watch((*found.protected.files, *found.protected.absent))
     return found
 
 

@@ -1,14 +1,16 @@
-"""Protected start-up files that do not exist yet (`~/.bash_profile`, `~/.claude.json`, Claude
-Desktop's folder...): one created by a command is moved aside (issue 21).
+"""Lone members of the protected set (`~/.claude.json`, shell start-up files, Claude Desktop's
+folder), and above all those that do not exist yet: one a command creates is moved aside (issue 21).
 
 Why: a container cannot bind a missing file read-only without creating a mount point on the host
 (an empty `~/.bash_profile` makes bash skip `~/.profile` at every login), and Landlock cannot deny
-one name in a folder. So such a member is `absent` in the protected set (container.prepare), bound
-by `--ro-bind-try` where it exists when a container starts, and guarded otherwise: the thread of
-lone_files.py watches its folder, and when it appears while a container that guards it runs a
-command, the new file is renamed to `<name>.cowork-terminal-moved-<UTC time>` in the same folder
-(nothing is lost) and the user is told. A file that appears while no command runs is the user's:
-it stays, and is bound read-only in the containers that live then and every one started after.
+one name in a folder. So lone members are passed to bwrap with GUARD_FLAG (`--ro-bind-try`): bound
+where they exist when a container starts, guarded where they do not. The thread of lone_files.py
+watches their folders; when one appears while a container that guards it runs a command, the new
+file is renamed to `<name>.cowork-terminal-moved-<UTC time>` in the same folder (nothing is lost)
+and the user is told. A file that appears while no command runs is the user's: it stays, and is
+bound read-only in the containers that live then, as in every one started after. A file replaced
+by rename outside (Claude and editors save so) loses its bind in the containers that had it: it
+is bound there again.
 
 Which containers guard a member: those whose bwrap command line names it with GUARD_FLAG (a
 command the user allowed to change it runs without, container.Container.without), unless the user
@@ -55,7 +57,7 @@ class Guarded:
 
     status_fd: int  # the status pipe's write end as numbered in the container (pass_fds keeps it)
     pipe: int  # that pipe's inode, to find the container's init
-    guards: tuple[str, ...]  # the absent members its command line guards
+    guards: tuple[str, ...]  # the lone members its command line binds or guards (GUARD_FLAG)
     existed: set[str]  # those bound there: they existed when it started, or were bound since
     init: int | None = None  # its init's pid, once found
 
@@ -81,7 +83,7 @@ def verdict(seen: Iterable[Seen]) -> str:
 
 
 def guards_in(mounts: Sequence[str]) -> tuple[str, ...]:
-    """The absent members a container's mount arguments guard (`GUARD_FLAG path path`)."""
+    """The lone members a container's mount arguments bind or guard (`GUARD_FLAG path path`)."""
     return tuple(
         mounts[i + 1] for i in range(len(mounts) - 2) if mounts[i] == GUARD_FLAG and mounts[i + 1] == mounts[i + 2]
     )
@@ -114,17 +116,16 @@ _guarded: dict[int, Guarded] = {}  # by our duplicate of the status pipe's read 
 _mounts_by_fd: dict[int, tuple[str, ...]] = {}  # what bwrap_argv guards for a status fd, until register
 _lock = threading.Lock()
 _wake: Callable[[], None] | None = None  # set by the watching thread (lone_files): look at new fds
-_absent: set[str] = set()  # the members guarded in this process
 _told: dict[str, float] = {}
 _recent: list[tuple[float, str, str]] = []  # (monotonic time, path, moved to): the last RECENT_KEPT moves
 RECENT_KEPT = 20
 
 
-def guarding(paths: Iterable[str], wake: Callable[[], None]) -> None:
-    """From now on, containers are tracked for these absent members (lone_files' thread watches them)."""
+def follow(wake: Callable[[], None]) -> None:
+    """From now on, containers are followed (lone_files' thread watches the lone members; `wake`
+    tells it to poll a new container's end). Each container's command line says what it guards."""
     global _wake
     with _lock:
-        _absent.update(paths)
         _wake = wake
 
 
@@ -140,7 +141,7 @@ def note_guards(status_fd: int, mounts: Sequence[str]) -> None:
 
 def register(status_fd: int) -> None:
     """A container is about to start with `status_fd` (its status pipe's write end): track it until
-    its init ends. A no-op where nothing is absent; costs a few syscalls where something is."""
+    its init ends. A no-op where nothing is watched; a few syscalls (some 0.1 ms) where something is."""
     with _lock:
         guards = _mounts_by_fd.pop(status_fd, ())
         wake = _wake
@@ -236,7 +237,7 @@ def _waiting(init: int, proc: str = "/proc") -> bool:
 
 
 def appeared(path: str) -> str | None:
-    """Called by the watching thread for each new file (or folder) named like an absent member, in
+    """Called by the watching thread for each new file (or folder) named like a lone member, in
     the order the kernel saw them: move it aside when a guarding container may have run a command
     then, else bind it in the live containers that guard it. Returns the moved name, or None."""
     if not os.path.lexists(path):
@@ -266,6 +267,16 @@ def appeared(path: str) -> str | None:
     return None
 
 
+def vanished(path: str) -> None:
+    """A lone member was deleted outside (or moved aside here): no container has it bound any more
+    (the kernel detached the binds), so from now on each one that guards it counts if it comes back.
+    One renamed away is not taken as gone: editors that keep a backup save so, and the file they
+    write next is bound again, not moved aside."""
+    with _lock:
+        for entry in _guarded.values():
+            entry.existed.discard(path)
+
+
 def move_aside(path: str, now: float | None = None) -> str | None:
     """Rename `path` beside itself, log it and tell the user (once per file in NOTICE_INTERVAL_S)."""
     moved = moved_name(path, time.time() if now is None else now, os.path.lexists)
@@ -274,6 +285,7 @@ def move_aside(path: str, now: float | None = None) -> str | None:
     except OSError as exc:
         log.warning("a command created %s; moving it aside failed: %s", path, exc)
         return None
+    vanished(path)
     log.warning("a command created %s (a protected start-up file that did not exist): moved to %s", path, moved)
     with _lock:
         _recent[:] = [*_recent[-(RECENT_KEPT - 1) :], (time.monotonic(), path, moved)]
