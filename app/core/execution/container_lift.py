@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 
 HELPER_TIMEOUT_S = 10.0
 LIFT, PROTECT = "lift", "protect"
-# Members made writable, by container (its init's pid): lone_files.py leaves them writable there.
+# Members made writable, by container (its init's pid): start_files.py leaves them writable there.
 LIFTED: dict[int, set[str]] = {}
 
 # Run as `python -I -c HELPER <lift|protect> <pid> [paths...] -- [nested paths...]`. `lift` unmounts
