@@ -84,6 +84,13 @@ def test_a_member_that_appears_is_moved_only_when_a_guarding_container_may_have_
     assert start_files.verdict([spare, running]) == start_files.MOVE
 
 
+def test_only_a_spare_init_waiting_for_its_orders_passes_for_idle() -> None:
+    waiting = b"/usr/bin/perl\0-e\0SCRIPT\0005\0006\0--orders=9\0"
+    assert start_files.waits_for_orders(waiting)
+    assert not start_files.waits_for_orders(b"cowork-init /bin/bash -c touch x\0\0\0\0"), "it runs its command"
+    assert not start_files.waits_for_orders(b"/usr/bin/perl\0-e\0SCRIPT\0005\0006\0/bin/bash\0-c\0--orders=9\0")
+
+
 def test_a_moved_file_keeps_its_folder_and_is_named_with_the_utc_time() -> None:
     moved = start_files.moved_name("/h/.bash_profile", 0.0)
     assert moved == "/h/.bash_profile.cowork-terminal-moved-19700101T000000Z"
@@ -186,19 +193,19 @@ async def test_a_claude_desktop_folder_a_command_creates_is_moved_aside_with_wha
 @LINUX_BWRAP
 @pytest.mark.anyio
 async def test_a_background_job_creating_a_start_up_file_after_its_command_returned_finds_it_moved_aside(
-    home: Path, paths: AppPaths, user_home: Path, never_ask: None
+    home: Path, paths: AppPaths, user_home: Path, never_ask: None, tmp_path: Path
 ) -> None:
-    target = user_home / ".claude.json"
-    job = f'(sleep 1; echo \'{{"mcpServers": {{"evil": {{}}}}}}\' > {hidden(target)}) > /dev/null 2>&1 &'
+    target, go = user_home / ".claude.json", tmp_path / "go"
+    config = '{"mcpServers": {"evil": {}}}'
+    job = f"(until [ -e {go} ]; do sleep 0.05; done; echo '{config}' > {hidden(target)}) > /dev/null 2>&1 &"
     async with connect(home, env={"HOME": str(user_home)}) as client:
-        started = time.monotonic()
         result = await run(client, {"command": f"{job} echo returned"})
-        returned_s = time.monotonic() - started
+        assert result["stdout"] == "returned\n" and not target.exists(), result
+        go.touch()  # the command has returned: now its job writes
         await wait_for(lambda: bool(moved_copies(target)))
-    assert result["stdout"] == "returned\n" and returned_s < 1.0, "the job wrote after the command returned"
     assert not target.exists()
     [moved] = moved_copies(target)
-    assert '"evil"' in moved.read_text()
+    assert moved.read_text() == config + "\n"
 
 
 @LINUX_BWRAP

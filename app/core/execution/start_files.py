@@ -227,10 +227,22 @@ def _waiting(init: int, proc: str = "/proc") -> bool:
     """Whether a spare's init still waits for its command (it renames itself once it runs one)."""
     try:
         with open(f"{proc}/{init}/cmdline", "rb") as handle:
-            args = handle.read().split(b"\0")
+            return waits_for_orders(handle.read())
     except OSError:
         return False
-    return any(ORDERS.fullmatch(arg.decode("utf-8", "replace")) for arg in args[-3:])
+
+
+def waits_for_orders(cmdline: bytes) -> bool:
+    """Whether an init's command line is a waiting spare's, `perl -e SCRIPT STATUS LIFE --orders=FD`
+    (landlock.PERL_INIT): nothing else, so that no command's own words can pass for it."""
+    args = cmdline.rstrip(b"\0").split(b"\0")
+    return (
+        len(args) == 6
+        and args[1] == b"-e"
+        and args[3].isdigit()
+        and args[4].isdigit()
+        and (ORDERS.fullmatch(args[5].decode("utf-8", "replace")) is not None)
+    )
 
 
 # -- a member appeared ---------------------------------------------------------------------------
