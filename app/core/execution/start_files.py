@@ -25,7 +25,6 @@ seen while that container is still counted, however late the watching thread rea
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import os
 import re
@@ -161,6 +160,8 @@ def _read_end(write_fd: int) -> int | None:
     """A duplicate of the read end of the pipe whose write end is `write_fd`, made by this process
     (os.pipe gives the read end the number before, as a rule; else every fd is looked at). Held, it
     reports POLLHUP once the last writer is gone: the container's init (never read from here)."""
+    import fcntl  # Linux: containers run there only (Windows has no fcntl)
+
     try:
         inode = os.fstat(write_fd).st_ino
     except OSError:
