@@ -11,8 +11,12 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import os
 import shutil
+import stat
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -99,6 +103,33 @@ def test_a_moved_file_keeps_its_folder_and_is_named_with_the_utc_time() -> None:
     title, message = start_files.person_notice("/h/.bash_profile", moved)
     assert "/h/.bash_profile" in message and ".bash_profile.cowork-terminal-moved-19700101T000000Z" in message
     assert "rename it back" in message and title
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("setpriv"), reason="root")
+def test_a_file_is_moved_aside_even_when_its_folder_lost_its_write_right_and_the_folder_stays_as_found() -> None:
+    """A command may make the file, then take the write right off the home folder; the user owns
+    the folder, so the right is given back for the rename. Run as an unprivileged user: root's
+    rename would not need it."""
+    nobody = 65534
+    folder = Path(tempfile.mkdtemp(prefix="start-files-"))
+    try:
+        (folder / ".bash_profile").write_text("evil\n")
+        os.chown(folder, nobody, nobody)
+        os.chown(folder / ".bash_profile", nobody, nobody)
+        folder.chmod(0o555)
+        code = "import sys; from app.core.execution import start_files; print(start_files.move_aside(sys.argv[1]))"
+        done = subprocess.run(
+            ["setpriv", f"--reuid={nobody}", f"--regid={nobody}", "--clear-groups", sys.executable, "-c", code,
+             str(folder / ".bash_profile")],  # fmt: skip
+            capture_output=True, text=True, timeout=WAIT_S, check=False, cwd=Path(container.__file__).parents[3],
+        )  # fmt: skip
+        moved = Path(done.stdout.strip())
+        assert done.returncode == 0 and moved.parent == folder, done.stderr
+        assert moved.read_text() == "evil\n" and not (folder / ".bash_profile").exists()
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o555, "left as found"
+    finally:
+        folder.chmod(0o755)
+        shutil.rmtree(folder)
 
 
 def test_missing_start_up_files_are_guarded_not_created_and_lone_files_are_bound_where_they_exist(

@@ -294,9 +294,9 @@ def move_aside(path: str, now: float | None = None) -> str | None:
     """Rename `path` beside itself, log it and tell the user (once per file in NOTICE_INTERVAL_S)."""
     moved = moved_name(path, time.time() if now is None else now, os.path.lexists)
     try:
-        os.rename(path, moved)
+        _rename(path, moved)
     except OSError as exc:
-        log.warning("a command created %s; moving it aside failed: %s", path, exc)
+        log.error("a command created %s; moving it aside failed: %s", path, exc)
         return None
     vanished(path)
     log.warning("a command created %s (a protected start-up file that did not exist): moved to %s", path, moved)
@@ -312,6 +312,22 @@ def move_aside(path: str, now: float | None = None) -> str | None:
             except Exception:  # the watching thread must go on
                 log.exception("telling the user failed")
     return moved
+
+
+def _rename(path: str, moved: str) -> None:
+    """Rename, also where the command took the write right off the folder after making the file
+    (the user owns it: the right is given back for the rename, then the folder is left as found)."""
+    try:
+        os.rename(path, moved)
+        return
+    except PermissionError:
+        folder = os.path.dirname(path)
+        mode = stat.S_IMODE(os.stat(folder).st_mode)
+    os.chmod(folder, mode | stat.S_IWUSR | stat.S_IXUSR)
+    try:
+        os.rename(path, moved)
+    finally:
+        os.chmod(folder, mode)
 
 
 def model_note(since: float) -> str | None:
