@@ -22,7 +22,7 @@ from app.core.commands.request import CommandRefused, ValidRequest
 from app.core.data_folder import is_corrupt
 from app.core.errors import CoworkError
 from app.core.execution import container as containers
-from app.core.execution import read_only
+from app.core.execution import read_only, start_files
 from app.core.execution.container import Container
 from app.core.execution.executor import CommandSpec, ExecutionResult, StopSignal, run_command
 from app.core.execution.output import CommandOutput, OutputBudget, OutputHook, budget_from, output_budget
@@ -302,7 +302,9 @@ def protection_note(result: ExecutionResult, container: Container) -> str | None
     if not result.contained:
         return None
     stderr = result.stderr.raw().decode("utf-8", "replace")
-    return containers.protected_hint(stderr, result.exit_code, container.protected.all())
+    hint = containers.protected_hint(stderr, result.exit_code, container.protected.all())
+    moved = start_files.model_note(time.monotonic() - result.duration_ms / 1000)  # start_files.py
+    return " ".join(note for note in (hint, moved) if note) or None
 
 
 def outcome_of(result: ExecutionResult, container: Container | None = None) -> Outcome:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.core.execution import landlock, lone_files
+from app.core.execution import landlock, lone_files, start_files
 from app.core.i18n import _
 from app.core.paths import AppPaths, protected_paths
 
@@ -41,9 +41,10 @@ SHELL_FILES = (
 
 # The container's first process where Landlock scopes cannot be had (landlock.py's Perl init does the
 # same job and scopes the command): runs the command, writes its status to the fd named first (one
-# line, the exit code; the command does not inherit it), then lives until the
-# namespace is empty so a finished command's background job lives on (bash reaps orphans on
-# SIGCHLD). bash, not Python: a Python init cost about 30 ms per command here, bash about 2.
+# line, the exit code; the command does not inherit it, and the init keeps it open until it ends, so
+# that its end tells start_files.py the container is gone), then lives until the namespace is empty
+# so a finished command's background job lives on (bash reaps orphans on SIGCHLD). bash, not
+# Python: a Python init cost about 30 ms per command here, bash about 2.
 # The traps keep Ctrl-C and a polite SIGTERM for the command; they are not inherited as "ignore".
 # Before anything it checks the lifeline named second, and starts nothing when its starter is gone.
 # The check of a starter's lifeline (see `lifeline`), in bash: end of file (or anything to read)
@@ -59,7 +60,7 @@ INIT_SCRIPT = (
     f"{LIFELINE_CHECK}"
     '"$@" {fd}>&-\n'
     'printf \'%s\\n\' "$?" >&"$fd"\n'
-    "exec {fd}>&- </dev/null >/dev/null 2>&1\n"
+    "exec </dev/null >/dev/null 2>&1\n"
     "while set -- /proc/[0-9]*; [ $# -gt 1 ]; do sleep 0.2; done\n"
 )
 
@@ -86,9 +87,12 @@ class ProtectedSet:
     # Protected only where they exist: the app takes a Claude Desktop folder as a sign that Claude
     # Desktop is installed (claude/locations.py), so none is created just to protect it.
     if_present: tuple[str, ...] = ()
+    # Lone files and `if_present` folders missing when prepared: not bound (a mount point would be
+    # created on the host), guarded instead (start_files.py).
+    absent: tuple[str, ...] = ()
 
     def all(self) -> tuple[str, ...]:
-        return (*self.folders, *self.files, *self.if_present)
+        return (*self.folders, *self.files, *self.if_present, *self.absent)
 
 
 def protected_set(
@@ -164,7 +168,9 @@ def mount_args(protected: ProtectedSet, writable_parent: Callable[[str], bool]) 
     between the venv and the package in it) would make it writable again.
 
     Paths must be resolved and exist (`prepare`): bwrap fails on a missing one and follows a
-    symlink to where it points."""
+    symlink to where it points. Lone files and absent members get `--ro-bind-try`, which binds them
+    where they exist when the container starts (one deleted since `prepare` must not fail every
+    command); where they do not, start_files.py guards them."""
     members = bound_members(protected)
     ancestors: set[str] = set()
     for path in members:
@@ -175,7 +181,12 @@ def mount_args(protected: ProtectedSet, writable_parent: Callable[[str], bool]) 
                 ancestors.add(str(ancestor))
     args: list[str] = []
     for path in sorted(ancestors | members, key=lambda p: (p.count("/"), p)):
-        args += ["--bind", path, path] if path in ancestors else ["--ro-bind", path, path]
+        if path in ancestors:
+            args += ["--bind", path, path]
+        elif path in protected.files or path in protected.absent:  # bound if it exists then, else guarded
+            args += [start_files.GUARD_FLAG, path, path]
+        else:
+            args += ["--ro-bind", path, path]
     return args
 
 
@@ -236,7 +247,9 @@ if hasattr(os, "register_at_fork"):
 
 
 def inherited(status_fd: int) -> tuple[int, ...]:
-    """The file descriptors a contained command's bwrap is started with (`pass_fds`)."""
+    """The file descriptors a contained command's bwrap is started with (`pass_fds`); the container
+    is guarded from here until its init ends (start_files.py)."""
+    start_files.register(status_fd)
     return (status_fd, lifeline())
 
 
@@ -255,6 +268,7 @@ def bwrap_argv(
     in a new session made by bwrap (its group, and no TIOCSTI). The init is given the status fd,
     then the lifeline (this process's, unless told), then the command."""
     life = lifeline() if lifeline_fd is None else lifeline_fd
+    start_files.note_guards(status_fd, mounts)
     first = list(init) or ["/bin/bash", "--norc", "--noprofile", "-c", INIT_SCRIPT, "cowork-init"]
     return [
         bwrap,
@@ -345,6 +359,7 @@ class Container:
         kept = ProtectedSet(
             tuple(f for f in self.protected.folders if f not in lifted),
             tuple(f for f in self.protected.files if f not in lifted),
+            absent=tuple(f for f in self.protected.absent if f not in lifted),
         )
         return dataclasses.replace(self, mounts=tuple(mount_args(kept, _writable_parent)))
 
@@ -360,8 +375,9 @@ class Container:
 
 def prepare(protected: ProtectedSet) -> ProtectedSet:
     """Resolve each member (bwrap binds where a symlink points, and fails on an absolute one) and
-    create missing folders first (a missing one cannot be bound); lone files that do not exist are
-    left out (creating them would change the user's shell), so are missing `if_present` folders."""
+    create missing folders first (a missing one cannot be bound); lone files that do not exist, and
+    missing `if_present` folders, are not created (an empty `~/.bash_profile` would change the
+    user's shell, a Claude folder says Claude Desktop is installed): they are `absent`, guarded."""
     folders = []
     for folder in protected.folders:
         real = os.path.realpath(folder)
@@ -373,7 +389,8 @@ def prepare(protected: ProtectedSet) -> ProtectedSet:
             folders.append(real)
     folders += [os.path.realpath(f) for f in protected.if_present if os.path.isdir(f)]
     files = [os.path.realpath(f) for f in protected.files if os.path.isfile(f)]
-    return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(files)))
+    absent = [os.path.realpath(f) for f in (*protected.files, *protected.if_present) if not os.path.lexists(f)]
+    return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(files)), absent=tuple(dict.fromkeys(absent)))
 
 
 def _writable_parent(path: str) -> bool:
@@ -448,8 +465,8 @@ def container_for(app_folders: tuple[str, ...]) -> Container:
     if sys.platform != "linux":
         return Container(UNSUPPORTED)
     found = linux_container(app_folders)
-    if found.on:  # a file replaced by rename leaves the containers that bound it (lone_files.py)
-        lone_files.watch(found.protected.files)
+    if found.on:  # a lone file replaced by rename, or made by a command: lone_files.py, start_files.py
+        lone_files.watch((*found.protected.files, *found.protected.absent))
     return found
 
 

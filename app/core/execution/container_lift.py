@@ -11,6 +11,7 @@ a fresh interpreter, never the server) and unmounts, or binds and remounts read-
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import sys
 from collections.abc import Iterable, Sequence
@@ -19,7 +20,7 @@ log = logging.getLogger(__name__)
 
 HELPER_TIMEOUT_S = 10.0
 LIFT, PROTECT = "lift", "protect"
-# Members made writable, by container (its init's pid): lone_files.py leaves them writable there.
+# Members made writable, by container (its init's pid): start_files.py leaves them writable there.
 LIFTED: dict[int, set[str]] = {}
 
 # Run as `python -I -c HELPER <lift|protect> <pid> [paths...] -- [nested paths...]`. `lift` unmounts
@@ -87,6 +88,12 @@ def change(action: str, pid: int, members: Sequence[str], protected: Iterable[st
     protected folder has no bind of its own (container.mount_args): there is nothing to change."""
     protected = list(protected)
     members = [m for m in members if not any(m.startswith(p.rstrip("/") + "/") for p in protected if p != m)]
+    absent = [m for m in members if not os.path.lexists(m)]  # no bind to change: start_files guards it
+    if action == LIFT:
+        LIFTED.setdefault(pid, set()).update(absent)
+    else:
+        LIFTED.get(pid, set()).difference_update(absent)
+    members = [m for m in members if m not in absent]
     if not members:
         return None
     argv = helper_argv(action, pid, members, nested_members(members, protected))

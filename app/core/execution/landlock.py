@@ -48,6 +48,7 @@ NOT_LINUX = "not-linux"
 # pipe, as NUL-ended fields (the folder, the number of variables, the number of arguments, the
 # variables as NAME=value, the arguments), or for the end of its lifeline; end of file without a whole
 # command (ended unused) starts nothing. Once its command runs, a spare's init names it in its own command line.
+# The init keeps the status fd open until it ends: its end tells start_files.py the container is gone.
 PERL_INIT = r"""
 $SIG{$_} = sub {} for qw(INT TERM HUP QUIT);
 if (open(my $tty, "<", "/dev/tty")) { close $tty; require POSIX; POSIX::setsid() } else { setpgrp(0, 0) }
@@ -98,8 +99,7 @@ if ($pid == 0) {
 $0 = join(" ", "cowork-init", @argv) if defined $cwd;
 waitpid($pid, 0);
 my $code = ($? & 127) ? 128 + ($? & 127) : $? >> 8;
-print $status "$code\n";
-close $status;
+syswrite($status, "$code\n");
 open(STDIN, "<", "/dev/null");
 open(STDOUT, ">", "/dev/null");
 open(STDERR, ">", "/dev/null");

@@ -321,8 +321,10 @@ def first_look(app: ActionsApp, _target: str | None = None) -> None:
 
 def _say_if_unprotected(app: ActionsApp) -> None:
     """Once at start: commands run without the OS container (issue 21), in plain words and how to fix it."""
-    from app.core.execution import container
+    from app.core.execution import container, start_files
 
+    # A start-up file a command created is moved aside: the user hears of it here (start_files.py).
+    start_files.tell_user = lambda title, message: app.notifier.notify(title, message)
     found = container.for_paths(app.paths)
     said = container.person_message(found.state, found.scoping)
     if said:

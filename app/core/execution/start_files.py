@@ -1,0 +1,346 @@
+"""Lone members of the protected set (`~/.claude.json`, shell start-up files, Claude Desktop's
+folder), and above all those that do not exist yet: one a command creates is moved aside (issue 21).
+
+Why: a container cannot bind a missing file read-only without creating a mount point on the host
+(an empty `~/.bash_profile` makes bash skip `~/.profile` at every login), and Landlock cannot deny
+one name in a folder. So lone members are passed to bwrap with GUARD_FLAG (`--ro-bind-try`): bound
+where they exist when a container starts, guarded where they do not. The thread of lone_files.py
+watches their folders; when one appears while a container that guards it runs a command, the new
+file is renamed to `<name>.cowork-terminal-moved-<UTC time>` in the same folder (nothing is lost)
+and the user is told. A file that appears while no command runs is the user's: it stays, and is
+bound read-only in the containers that live then, as in every one started after. A file replaced
+by rename outside (Claude and editors save so) loses its bind in the containers that had it: it
+is bound there again.
+
+Which containers guard a member: those whose bwrap command line names it with GUARD_FLAG (a
+command the user allowed to change it runs without, container.Container.without), unless the user
+lifted it in that container (container_lift.LIFTED), or it existed when the container started (it
+is bound there). An idle spare (spare.py) waiting for its command does not count; a session's
+shell runs in its container for as long as it lives, so that container always counts. Each
+container is known from its start (`register`, before bwrap runs) to the end of its init, which
+holds the command's status pipe until it ends: a file created by a command that ended at once is
+seen while that container is still counted, however late the watching thread reads the event.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import stat
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from app.core.execution import container_lift
+from app.core.i18n import _
+
+log = logging.getLogger(__name__)
+
+GUARD_FLAG = "--ro-bind-try"  # bwrap binds the path read-only if it exists, else skips it
+MOVED_MARK = ".cowork-terminal-moved-"
+NOTICE_INTERVAL_S = 60.0  # one notice per file in this time: a command that loops does not flood the desktop
+ORDERS = re.compile(r"--orders=\d+")  # a spare's init waiting for its command (spare.ORDERS_ARG)
+
+MOVE, KEEP = "move", "keep"
+
+# What the user is told; set by the tray (its notifier). Without one (a headless server) the log says it.
+tell_user: Callable[[str, str], None] | None = None
+
+
+@dataclass
+class Guarded:
+    """One container of ours, from its start to its init's end."""
+
+    status_fd: int  # the status pipe's write end as numbered in the container (pass_fds keeps it)
+    pipe: int  # that pipe's inode, to find the container's init
+    guards: tuple[str, ...]  # the lone members its command line binds or guards (GUARD_FLAG)
+    existed: set[str]  # those bound there: they existed when it started, or were bound since
+    init: int | None = None  # its init's pid, once found
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the watching thread knows of one container when a member appears (see `verdict`)."""
+
+    guards: bool  # its command line guards the member
+    existed: bool  # the member existed when it started
+    found: bool  # its init was found (else it ended before we looked, or is being started)
+    waiting: bool  # a spare's init waiting for its command
+    lifted: bool  # the user allowed its command to change the member
+
+
+def verdict(seen: Iterable[Seen]) -> str:
+    """MOVE when a container that guards the member may have run a command when it appeared (one
+    whose init is already gone counts: it may have ended right after), else KEEP."""
+    for one in seen:
+        if one.guards and not one.existed and not one.lifted and not (one.found and one.waiting):
+            return MOVE
+    return KEEP
+
+
+def guards_in(mounts: Sequence[str]) -> tuple[str, ...]:
+    """The lone members a container's mount arguments bind or guard (`GUARD_FLAG path path`)."""
+    return tuple(
+        mounts[i + 1] for i in range(len(mounts) - 2) if mounts[i] == GUARD_FLAG and mounts[i + 1] == mounts[i + 2]
+    )
+
+
+def moved_name(path: str, now: float, taken: Callable[[str], bool] = lambda _path: False) -> str:
+    """Where a member created by a command goes: beside it, named with the UTC time, and a number
+    when that name is `taken` (a command that made it twice in a second loses neither)."""
+    base = f"{path}{MOVED_MARK}{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(now))}"
+    name, number = base, 1
+    while taken(name):
+        number += 1
+        name = f"{base}-{number}"
+    return name
+
+
+def person_notice(path: str, moved: str) -> tuple[str, str]:
+    """What the user reads when a command's start-up file was moved aside: title and message."""
+    title = _("Start-up file moved aside")
+    message = _(
+        "A command created {name}, which would run or set up programs outside Cowork Terminal. "
+        "It was renamed to {moved}. If you made it yourself, rename it back when no command runs."
+    ).format(name=path, moved=os.path.basename(moved))
+    return title, message
+
+
+# -- the containers of this process ----------------------------------------------------------------
+
+_guarded: dict[int, Guarded] = {}  # by our duplicate of the status pipe's read end
+_mounts_by_fd: dict[int, tuple[str, ...]] = {}  # what bwrap_argv guards for a status fd, until register
+_lock = threading.Lock()
+_wake: Callable[[], None] | None = None  # set by the watching thread (lone_files): look at new fds
+_told: dict[str, float] = {}
+_recent: list[tuple[float, str, str]] = []  # (monotonic time, path, moved to): the last RECENT_KEPT moves
+RECENT_KEPT = 20
+
+
+def follow(wake: Callable[[], None]) -> None:
+    """From now on, containers are followed (lone_files' thread watches the lone members; `wake`
+    tells it to poll a new container's end). Each container's command line says what it guards."""
+    global _wake
+    with _lock:
+        _wake = wake
+
+
+def note_guards(status_fd: int, mounts: Sequence[str]) -> None:
+    """bwrap_argv's note of what the container it describes guards, for `register` (same status fd)."""
+    found = guards_in(mounts)
+    with _lock:
+        if found:
+            _mounts_by_fd[status_fd] = found
+        else:
+            _mounts_by_fd.pop(status_fd, None)
+
+
+def register(status_fd: int) -> None:
+    """A container is about to start with `status_fd` (its status pipe's write end): track it until
+    its init ends. A no-op where nothing is watched; a few syscalls (some 0.1 ms) where something is."""
+    with _lock:
+        guards = _mounts_by_fd.pop(status_fd, ())
+        wake = _wake
+    if not guards or wake is None:
+        return
+    read_end = _read_end(status_fd)
+    if read_end is None:
+        log.warning("cannot follow a container's end: its status pipe's read end was not found")
+        return
+    existed = {path for path in guards if os.path.lexists(path)}
+    with _lock:
+        _guarded[read_end] = Guarded(status_fd, os.fstat(status_fd).st_ino, guards, existed)
+    wake()
+
+
+def _read_end(write_fd: int) -> int | None:
+    """A duplicate of the read end of the pipe whose write end is `write_fd`, made by this process
+    (os.pipe gives the read end the number before, as a rule; else every fd is looked at). Held, it
+    reports POLLHUP once the last writer is gone: the container's init (never read from here)."""
+    import fcntl  # Linux: containers run there only (Windows has no fcntl)
+
+    try:
+        inode = os.fstat(write_fd).st_ino
+    except OSError:
+        return None
+    candidates: list[int] = [write_fd - 1]
+    with contextlib.suppress(OSError):
+        candidates += sorted(int(name) for name in os.listdir("/proc/self/fd"))
+    for fd in candidates:
+        try:
+            info = os.fstat(fd)
+            reads = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
+            if stat.S_ISFIFO(info.st_mode) and info.st_ino == inode and reads:
+                return os.dup(fd)
+        except OSError:
+            continue
+    return None
+
+
+def live() -> list[int]:
+    """The fds the watching thread polls for the end of a container."""
+    with _lock:
+        return list(_guarded)
+
+
+def ended(fds: Iterable[int]) -> None:
+    """These containers' inits are gone (their fds reported POLLHUP, after the events read with them)."""
+    with _lock:
+        for fd in fds:
+            if _guarded.pop(fd, None) is not None:
+                os.close(fd)
+
+
+def _init_of(entry: Guarded, proc: str = "/proc") -> int | None:
+    """The pid of the container's init: the child of one of our bwrap processes that holds its
+    status pipe (under the number it was passed as)."""
+    if entry.init is not None and os.path.exists(f"{proc}/{entry.init}"):
+        return entry.init
+    me = os.getpid()
+    try:
+        tasks = os.listdir(f"{proc}/{me}/task")
+    except OSError:
+        return None
+    for task in tasks:
+        try:
+            with open(f"{proc}/{me}/task/{task}/children") as handle:
+                bwraps = [int(pid) for pid in handle.read().split()]
+        except (OSError, ValueError):
+            continue
+        for bwrap in bwraps:
+            try:
+                with open(f"{proc}/{bwrap}/task/{bwrap}/children") as handle:
+                    inits = [int(pid) for pid in handle.read().split()]
+            except (OSError, ValueError):
+                continue
+            for init in inits[:1]:
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"{proc}/{init}/fd/{entry.status_fd}") == f"pipe:[{entry.pipe}]":
+                        entry.init = init
+                        return init
+    return None
+
+
+def _waiting(init: int, proc: str = "/proc") -> bool:
+    """Whether a spare's init still waits for its command (it renames itself once it runs one)."""
+    try:
+        with open(f"{proc}/{init}/cmdline", "rb") as handle:
+            return waits_for_orders(handle.read())
+    except OSError:
+        return False
+
+
+def waits_for_orders(cmdline: bytes) -> bool:
+    """Whether an init's command line is a waiting spare's, `perl -e SCRIPT STATUS LIFE --orders=FD`
+    (landlock.PERL_INIT): nothing else, so that no command's own words can pass for it."""
+    args = cmdline.rstrip(b"\0").split(b"\0")
+    return (
+        len(args) == 6
+        and args[1] == b"-e"
+        and args[3].isdigit()
+        and args[4].isdigit()
+        and (ORDERS.fullmatch(args[5].decode("utf-8", "replace")) is not None)
+    )
+
+
+# -- a member appeared ---------------------------------------------------------------------------
+
+
+def appeared(path: str) -> str | None:
+    """Called by the watching thread for each new file (or folder) named like a lone member, in
+    the order the kernel saw them: move it aside when a guarding container may have run a command
+    then, else bind it in the live containers that guard it. Returns the moved name, or None."""
+    if not os.path.lexists(path):
+        return None  # gone already (moved by us, or by whoever made it)
+    with _lock:
+        entries = list(_guarded.values())
+    seen, bind_in, lifted_in = [], [], []
+    for entry in entries:
+        init = _init_of(entry) if path in entry.guards else None
+        one = Seen(
+            guards=path in entry.guards,
+            existed=path in entry.existed,
+            found=init is not None,
+            waiting=init is not None and _waiting(init),
+            lifted=init is not None and path in container_lift.LIFTED.get(init, ()),
+        )
+        seen.append(one)
+        if init is not None and one.guards:
+            (lifted_in if one.lifted else bind_in).append((entry, init))
+    if verdict(seen) == MOVE:
+        return move_aside(path)
+    for entry, init in bind_in:  # a user's new file, or one replaced by rename: read-only there from now on
+        if container_lift.change(container_lift.PROTECT, init, [path], ()) is None:
+            entry.existed.add(path)
+    for entry, _init in lifted_in:  # made by a command the user allowed: bound there once it ends
+        entry.existed.add(path)
+    return None
+
+
+def vanished(path: str) -> None:
+    """A lone member was deleted outside (or moved aside here): no container has it bound any more
+    (the kernel detached the binds), so from now on each one that guards it counts if it comes back.
+    One renamed away is not taken as gone: editors that keep a backup save so, and the file they
+    write next is bound again, not moved aside."""
+    with _lock:
+        for entry in _guarded.values():
+            entry.existed.discard(path)
+
+
+def move_aside(path: str, now: float | None = None) -> str | None:
+    """Rename `path` beside itself, log it and tell the user (once per file in NOTICE_INTERVAL_S)."""
+    moved = moved_name(path, time.time() if now is None else now, os.path.lexists)
+    try:
+        _rename(path, moved)
+    except OSError as exc:
+        log.error("a command created %s; moving it aside failed: %s", path, exc)
+        return None
+    vanished(path)
+    log.warning("a command created %s (a protected start-up file that did not exist): moved to %s", path, moved)
+    with _lock:
+        _recent[:] = [*_recent[-(RECENT_KEPT - 1) :], (time.monotonic(), path, moved)]
+    last = _told.get(path)
+    if last is None or time.monotonic() - last >= NOTICE_INTERVAL_S:
+        _told[path] = time.monotonic()
+        title, message = person_notice(path, moved)
+        if tell_user is not None:
+            try:
+                tell_user(title, message)
+            except Exception:  # the watching thread must go on
+                log.exception("telling the user failed")
+    return moved
+
+
+def _rename(path: str, moved: str) -> None:
+    """Rename, also where the command took the write right off the folder after making the file
+    (the user owns it: the right is given back for the rename, then the folder is left as found)."""
+    try:
+        os.rename(path, moved)
+        return
+    except PermissionError:
+        folder = os.path.dirname(path)
+        mode = stat.S_IMODE(os.stat(folder).st_mode)
+    os.chmod(folder, mode | stat.S_IWUSR | stat.S_IXUSR)
+    try:
+        os.rename(path, moved)
+    finally:
+        os.chmod(folder, mode)
+
+
+def model_note(since: float) -> str | None:
+    """English for the model: the start-up files moved aside since `since` (monotonic), made by the
+    command that ran then or by another one running at the same time; None when none was."""
+    with _lock:
+        moved = [(path, to) for at, path, to in _recent if at >= since]
+    if not moved:
+        return None
+    said = "; ".join(f"{path} was moved to {to}" for path, to in moved)
+    return (
+        f"{said}. Cowork Terminal moves aside a protected start-up file that did not exist when a command "
+        "creates it (it would run at the user's next login, or configure Claude). If this file is needed, ask "
+        "the user, then call execute_command again with its path written out plainly in the command: the user "
+        "is asked to allow it."
+    )

