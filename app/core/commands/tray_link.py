@@ -266,7 +266,7 @@ class TrayLink:
                 log.exception("the tray link failed")
                 self._lost(channel, None)
 
-    def _lost(self, channel: Channel, exc: BaseException | None) -> None:
+    def _lost(self, channel: Channel | LocalEnd, exc: BaseException | None) -> None:
         channel.close()
         self.channel = None
         log.info("lost the tray (%s)", exc)
@@ -413,7 +413,7 @@ class TrayLink:
         channel = self.channel
         if channel is None:
             raise LinkRefused("the Cowork Terminal app is not running")
-        mark(f"link: {message.OP} request")
+        mark(f"link: {getattr(message, 'OP', '?')} request")
         seq = next(self._seq)
         event = threading.Event()
         box: list[Ack | ErrorReply] = []
@@ -429,7 +429,7 @@ class TrayLink:
             with self._lock:
                 self._waiting.pop(seq, None)
             raise LinkRefused(f"the Cowork Terminal app did not answer within {ACK_TIMEOUT_S:g} s")
-        mark(f"link: {message.OP} acked")
+        mark(f"link: {getattr(message, 'OP', '?')} acked")
         reply = box[0]
         if isinstance(reply, ErrorReply):
             raise LinkRefused(reply.message or "refused by the app")

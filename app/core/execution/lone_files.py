@@ -108,11 +108,11 @@ class _Watcher:
                 start_files.vanished(path) if gone else start_files.appeared(path)
             except Exception:  # one file's trouble must not stop the others
                 log.exception("handling a new %s failed", path)
-        gone = [fd for fd in polled if ready.get(fd, 0) & (select.POLLHUP | select.POLLERR | select.POLLNVAL)]
-        for fd in gone:
+        ended = [fd for fd in polled if ready.get(fd, 0) & (select.POLLHUP | select.POLLERR | select.POLLNVAL)]
+        for fd in ended:
             poller.unregister(fd)
             polled.discard(fd)
-        start_files.ended(gone)
+        start_files.ended(ended)
 
     def _read_events(self) -> list[tuple[str, bool]]:
         """(path, whether it went away) of each event on a watched name, in the kernel's order."""

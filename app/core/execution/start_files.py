@@ -257,7 +257,9 @@ def appeared(path: str) -> str | None:
         return None  # gone already (moved by us, or by whoever made it)
     with _lock:
         entries = list(_guarded.values())
-    seen, bind_in, lifted_in = [], [], []
+    seen: list[Seen] = []
+    bind_in: list[tuple[Guarded, int]] = []
+    lifted_in: list[tuple[Guarded, int]] = []
     for entry in entries:
         init = _init_of(entry) if path in entry.guards else None
         one = Seen(
