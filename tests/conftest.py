@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -44,6 +44,23 @@ PYTHON = sys.executable
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def shared_server(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> AsyncIterator[object]:
+    """One headless `serve` (the SDK's client over stdio) shared by a module's tests whose calls do
+    not depend on each other: a serve costs about a second of CPU to start, most of it `import mcp`.
+    Its home is its own, not the test's `home`: a test that reads the journal starts its own serve.
+    The handshake is `legacy` unless parametrized (indirect=True) with another of MODES. A module
+    using it declares a module-scoped `anyio_backend` and marks those tests with one xdist_group,
+    so they share one worker (and so this one server)."""
+    from tests.stdio_client import connect
+
+    mode = getattr(request, "param", "legacy")
+    async with connect(tmp_path_factory.mktemp("shared-serve") / "cowork-home", mode) as client:
+        yield client
 
 
 SCREEN = "1280x800x24"

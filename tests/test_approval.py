@@ -285,24 +285,6 @@ async def test_no_tool_or_argument_lets_the_model_approve_its_own_command(
     assert rows(paths)[0].status is Status.REFUSED
 
 
-async def test_a_harmless_looking_command_run_in_the_apps_own_folder_is_held(
-    home: Path, paths: AppPaths, tray: subprocess.Popen, tmp_path: Path
-) -> None:
-    # The route a model could take to write its own "allowed" into the journal: run a script whose
-    # text names no file of ours, from inside our folder.
-    script = tmp_path / "tool.py"
-    script.write_text("import pathlib; pathlib.Path('made-by-the-model').write_text('x')\n")
-    set_window(home, 1)
-    async with connect(home, headless=False) as client:
-        result = await run(client, {"command": f"python3 {script}", "cwd": str(paths.data_dir)})
-        elsewhere = await run(client, {"command": f"python3 {script}", "cwd": str(tmp_path)})
-        held = next(r for r in rows(paths) if r.cwd == str(paths.data_dir))
-    assert result["status"] == "waiting"
-    assert held.tier == "destructive" and "Cowork Terminal's own data" in held.reason
-    assert not (paths.data_dir / "made-by-the-model").exists()
-    assert elsewhere["exitCode"] == 0 and (tmp_path / "made-by-the-model").exists()
-
-
 @pytest.mark.gui
 async def test_a_held_session_command_runs_only_in_the_folder_it_was_shown_in(
     home: Path, paths: AppPaths, tray_with_windows: str, tmp_path: Path

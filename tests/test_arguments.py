@@ -25,6 +25,26 @@ def server(home: Path) -> Iterator[RawServer]:
     raw.close()
 
 
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RawServer, Path]]:
+    """One headless server and its home for the refusals below, which depend on nothing before them
+    (a serve costs about a second of CPU to start). Each checks the rows its own call added."""
+    home = tmp_path_factory.mktemp("arguments") / "cowork-home"
+    raw = RawServer(home, "--headless")
+    raw.initialize()
+    yield raw, home
+    raw.close()
+
+
+SHARED = pytest.mark.xdist_group("arguments-shared-serve")
+
+
+def newest_rows(home: Path, before: int) -> list:
+    """The rows added since the journal held `before` (newest first)."""
+    now = rows(home)
+    return now[: len(now) - before]
+
+
 def rows(home: Path) -> list:
     with Journal(AppPaths(home, home / "logs")) as journal:
         return journal.recent_commands(limit=100)
@@ -40,13 +60,16 @@ def rows(home: Path) -> list:
         ("terminal_run", '{"command": "echo @"}', "`command`"),
     ],
 )
+@SHARED
 def test_a_lone_surrogate_in_any_string_argument_is_answered_naming_it_and_journaled_as_refused(
-    home: Path, server: RawServer, tool: str, arguments: str, named: str
+    shared: tuple[RawServer, Path], tool: str, arguments: str, named: str
 ) -> None:
+    server, home = shared
+    before = len(rows(home))
     answer = server.call(tool, arguments.replace("@", LONE))
     assert answer is not None, "the call got no answer at all"
     assert answer.startswith("ERROR: ") and named in answer and "lone UTF-16 surrogate" in answer
-    [row] = rows(home)
+    [row] = newest_rows(home, before)
     assert row.status is Status.REFUSED and row.tool == tool
     assert json.loads(server.call("execute_command", '{"command": "echo alive"}'))["stdout"] == "alive\n"
 
@@ -59,13 +82,17 @@ def test_a_lone_surrogate_in_any_string_argument_is_answered_naming_it_and_journ
         ('{"command": "echo hi", "env": {"K": "a\\u0000"}}', "`env` value for K"),
     ],
 )
+@SHARED
 def test_a_nul_in_any_string_argument_is_refused_naming_it(
-    home: Path, server: RawServer, arguments: str, named: str
+    shared: tuple[RawServer, Path], arguments: str, named: str
 ) -> None:
+    server, home = shared
+    before = len(rows(home))
     answer = server.call("execute_command", arguments)
     assert answer is not None and answer.startswith("ERROR: ")
     assert named in answer and "NUL" in answer
-    assert rows(home)[0].status is Status.REFUSED
+    [row] = newest_rows(home, before)
+    assert row.status is Status.REFUSED
 
 
 WRONG_TYPES = [

@@ -20,9 +20,11 @@ PNG_SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)
 REGENERATE = "the committed icons differ from the artwork: run `python assets/make_icons.py` and commit"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def regenerated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The script run afresh into a temporary folder, as a contributor would run it."""
+    """The script run afresh into a temporary folder, as a contributor would run it. Once per worker
+    (session scope): a module-scoped fixture ran twice when the worker ran other files' tests between
+    the two cases, 4-8 s each."""
     base = tmp_path_factory.mktemp("icons")
     out, package = base / "generated", base / "package"
     subprocess.run(

@@ -20,6 +20,14 @@ from app.core.execution.output import DEFAULT_BUDGET_CHARS
 from tests.stdio_client import connect, run, server_params
 
 pytestmark = pytest.mark.anyio
+# Tests whose calls depend on nothing before them share one server (conftest's `shared_server`).
+SHARED = pytest.mark.xdist_group("output-stdio-shared-serve")
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
 
 SEQ_COMMAND = "seq 1 700000"
 SLOW_COMMAND = "for i in 1 2 3 4 5 6; do echo step $i; sleep 0.5; done"  # about 3 s, a line every half second
@@ -37,9 +45,9 @@ async def call(client: Client, tool: str, arguments: dict[str, Any], **kwargs: A
     return data
 
 
-async def test_seq_700000_comes_back_under_the_budget_with_its_first_and_last_lines(home: Path) -> None:
-    async with connect(home) as client:
-        raw = await client.call_tool("execute_command", {"command": SEQ_COMMAND})
+@SHARED
+async def test_seq_700000_comes_back_under_the_budget_with_its_first_and_last_lines(shared_server: Client) -> None:
+    raw = await shared_server.call_tool("execute_command", {"command": SEQ_COMMAND})
     result = json.loads(raw.content[0].text)
     assert len(result["stdout"]) + len(result["stderr"]) <= DEFAULT_BUDGET_CHARS
     assert result["stdout"].startswith("1\n2\n3\n") and result["stdout"].endswith("699999\n700000\n")
@@ -76,11 +84,11 @@ async def test_a_short_output_names_no_file_and_leaves_none_behind(home: Path) -
     assert not outputs.exists() or not list(outputs.iterdir())
 
 
-async def test_stdout_and_stderr_share_the_budget_fairly(home: Path) -> None:
+@SHARED
+async def test_stdout_and_stderr_share_the_budget_fairly(shared_server: Client) -> None:
     command = "seq 1 200000; seq 1 200000 | sed 's/^/E/' >&2; echo short"
-    async with connect(home) as client:
-        both = await run(client, {"command": command})
-        one = await run(client, {"command": "seq 1 200000; echo only-this >&2"})
+    both = await run(shared_server, {"command": command})
+    one = await run(shared_server, {"command": "seq 1 200000; echo only-this >&2"})
     assert abs(len(both["stdout"]) - len(both["stderr"])) < 1_000
     assert len(both["stdout"]) + len(both["stderr"]) <= DEFAULT_BUDGET_CHARS
     assert both["stderr"].startswith("E1\n") and both["stdout"].endswith("200000\nshort\n")
@@ -120,14 +128,16 @@ async def test_a_session_command_with_long_output_comes_back_under_the_budget_wi
 
 
 @pytest.mark.parametrize("tool", ["execute_command", "terminal_run"])
-async def test_a_3_s_command_called_with_a_progress_token_reports_its_newest_lines(home: Path, tool: str) -> None:
+@SHARED
+async def test_a_3_s_command_called_with_a_progress_token_reports_its_newest_lines(
+    shared_server: Client, tool: str
+) -> None:
     reports: list[tuple[float, str | None]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         reports.append((progress, message))
 
-    async with connect(home) as client:
-        await call(client, tool, {"command": SLOW_COMMAND}, progress_callback=on_progress)
+    await call(shared_server, tool, {"command": SLOW_COMMAND}, progress_callback=on_progress)
     messages = [m for _, m in reports]
     assert len(reports) >= 3, reports
     assert all(m and m.startswith("step ") for m in messages)

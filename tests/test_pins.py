@@ -32,6 +32,12 @@ from tests.tray_process import running_tray
 pytestmark = pytest.mark.anyio
 
 
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    """Module scope: the refusals below share one server (conftest's `shared_server`)."""
+    return "asyncio"
+
+
 def rows(paths: AppPaths) -> list:
     with Journal.open(paths) as journal:
         return journal.recent_commands()
@@ -295,9 +301,9 @@ async def test_a_path_sent_with_a_held_command_is_shown_to_the_user_with_its_val
         ("LESSOPEN", "|/tmp/evil %s"),
     ],
 )
-async def test_environment_that_loads_code_is_refused_with_its_name(home: Path, key: str, value: str) -> None:
-    async with connect(home) as client:
-        refused = await run(client, {"command": "git status", "env": {key: value}})
+@pytest.mark.xdist_group("pins-shared-serve")
+async def test_environment_that_loads_code_is_refused_with_its_name(shared_server: Any, key: str, value: str) -> None:
+    refused = await run(shared_server, {"command": "git status", "env": {key: value}})
     assert f"`env` may not set {key}" in refused["error"], refused
     assert "Put that code in the command itself" in refused["error"]
 

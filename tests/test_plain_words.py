@@ -45,14 +45,17 @@ def test_in_english_the_person_reads_exactly_the_plain_words_the_model_reads_for
 def test_no_destructive_corpus_command_is_explained_in_english_to_a_spanish_german_or_russian_user(
     speaking: None, language: str
 ) -> None:
-    for command, tier, _why in ROWS:
-        if tier is not Tier.DESTRUCTIVE:
-            continue
-        verdict = classify(command, cwd=PROJECT, protected_paths=PROTECTED)
-        english = set(verdict.plain)
-        i18n.use_language(language)
+    # Classified in English first, then read in the language once: loading a catalog costs ~25 ms.
+    i18n.use_language("en")
+    verdicts = [
+        (command, classify(command, cwd=PROJECT, protected_paths=PROTECTED))
+        for command, tier, _why in ROWS
+        if tier is Tier.DESTRUCTIVE
+    ]
+    i18n.use_language(language)
+    for command, verdict in verdicts:
         shown = lines_for_person(verdict)
-        assert shown and not english & set(shown), (command, shown)
+        assert shown and not set(verdict.plain) & set(shown), (command, shown)
 
 
 def test_a_german_and_a_russian_user_read_which_folder_is_deleted_and_the_model_still_reads_english(

@@ -30,6 +30,13 @@ from tests.stdio_client import connect
 
 pytestmark = pytest.mark.anyio
 
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    """Module scope: the write attempts share one server (conftest's `shared_server`), each in its own repo."""
+    return "asyncio"
+
+
 BWRAP = shutil.which("bwrap")
 needs_bwrap = pytest.mark.skipif(BWRAP is None, reason="bwrap is not installed (apt-get install -y bubblewrap)")
 
@@ -116,9 +123,9 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 
 @needs_bwrap
-async def test_the_tool_is_offered_as_read_only_and_not_destructive(home: Path) -> None:
-    async with connect(home) as client:
-        tools = {t.name: t for t in (await client.list_tools()).tools}
+@pytest.mark.xdist_group("read-only-shared-serve")
+async def test_the_tool_is_offered_as_read_only_and_not_destructive(shared_server: Client) -> None:
+    tools = {t.name: t for t in (await shared_server.list_tools()).tools}
     tool = tools["execute_read_only_command"]
     assert tool.annotations.read_only_hint is True and tool.annotations.destructive_hint is False
     assert set(tool.input_schema["properties"]) == {"command", "cwd", "timeout"}
@@ -164,10 +171,12 @@ WRITES = [
 
 @needs_bwrap
 @pytest.mark.parametrize(("command", "evidence"), WRITES, ids=[c for c, _ in WRITES])
-async def test_no_route_creates_changes_or_deletes_a_file(home: Path, repo: Path, command: str, evidence: str) -> None:
+@pytest.mark.xdist_group("read-only-shared-serve")
+async def test_no_route_creates_changes_or_deletes_a_file(
+    shared_server: Client, repo: Path, command: str, evidence: str
+) -> None:
     before = snapshot(repo)
-    async with connect(home) as client:
-        result = await look(client, command, repo)
+    result = await look(shared_server, command, repo)
     assert result["status"] == "finished" and evidence in result["stderr"], f"the attack ran: {result}"
     assert result["exitCode"] != 0
     assert snapshot(repo) == before

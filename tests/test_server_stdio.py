@@ -12,6 +12,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from mcp import Client
 
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.paths import AppPaths
@@ -20,6 +21,14 @@ from tests.stdio_client import MODES, STOP_DEADLINE_S, connect, live_processes, 
 
 LINUX_ONLY = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="setsid, and marks read from /proc")
 pytestmark = pytest.mark.anyio
+# Tests whose calls depend on nothing before them share one server per handshake (conftest's
+# `shared_server`); a test that reads the journal or needs its own environment starts its own.
+SHARED = pytest.mark.xdist_group("server-stdio-shared-serve")
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
 
 
 def journal_rows(home: Path) -> list:
@@ -27,12 +36,13 @@ def journal_rows(home: Path) -> list:
         return journal.recent_commands(limit=100)
 
 
-@pytest.mark.parametrize("mode", MODES)
-async def test_tool_list_offers_execute_command_with_the_seed_contract(home: Path, mode: str) -> None:
-    async with connect(home, mode) as client:
-        assert client.server_info.name == "cowork-terminal"
-        assert client.instructions and "host" in client.instructions
-        tools = {t.name: t for t in (await client.list_tools()).tools}
+@pytest.mark.parametrize("shared_server", MODES, indirect=True)
+@SHARED
+async def test_tool_list_offers_execute_command_with_the_seed_contract(shared_server: Client) -> None:
+    client = shared_server
+    assert client.server_info.name == "cowork-terminal"
+    assert client.instructions and "host" in client.instructions
+    tools = {t.name: t for t in (await client.list_tools()).tools}
     tool = tools["execute_command"]
     schema = tool.input_schema
     assert schema["required"] == ["command"]
@@ -46,27 +56,28 @@ async def test_tool_list_offers_execute_command_with_the_seed_contract(home: Pat
     assert "outputFile" in tool.output_schema["properties"]
 
 
-@pytest.mark.parametrize("mode", MODES)
-async def test_echo_exit_codes_stderr_cwd_and_env_reach_the_model(home: Path, mode: str, tmp_path: Path) -> None:
-    async with connect(home, mode) as client:
-        echo = await run(client, {"command": "echo hi"})
-        assert echo["stdout"] == "hi\n" and echo["stderr"] == "" and echo["exitCode"] == 0
-        assert echo["timedOut"] is False
+@pytest.mark.parametrize("shared_server", MODES, indirect=True)
+@SHARED
+async def test_echo_exit_codes_stderr_cwd_and_env_reach_the_model(shared_server: Client, tmp_path: Path) -> None:
+    client = shared_server
+    echo = await run(client, {"command": "echo hi"})
+    assert echo["stdout"] == "hi\n" and echo["stderr"] == "" and echo["exitCode"] == 0
+    assert echo["timedOut"] is False
 
-        failing = await run(client, {"command": "echo oops >&2; exit 7"})
-        assert failing["exitCode"] == 7 and failing["stderr"] == "oops\n"
+    failing = await run(client, {"command": "echo oops >&2; exit 7"})
+    assert failing["exitCode"] == 7 and failing["stderr"] == "oops\n"
 
-        default_cwd = await run(client, {"command": "pwd"})
-        assert default_cwd["stdout"].strip() == str(Path.home())
+    default_cwd = await run(client, {"command": "pwd"})
+    assert default_cwd["stdout"].strip() == str(Path.home())
 
-        given_cwd = await run(client, {"command": "pwd", "cwd": str(tmp_path)})
-        assert given_cwd["stdout"].strip() == str(tmp_path)
+    given_cwd = await run(client, {"command": "pwd", "cwd": str(tmp_path)})
+    assert given_cwd["stdout"].strip() == str(tmp_path)
 
-        env = await run(client, {"command": 'echo "$GREETING $PAGER"', "env": {"GREETING": "hello there"}})
-        assert env["stdout"] == "hello there cat\n"
+    env = await run(client, {"command": 'echo "$GREETING $PAGER"', "env": {"GREETING": "hello there"}})
+    assert env["stdout"] == "hello there cat\n"
 
-        overridden = await run(client, {"command": "echo $PAGER", "env": {"PAGER": "less"}})
-        assert overridden["stdout"] == "less\n"
+    overridden = await run(client, {"command": "echo $PAGER", "env": {"PAGER": "less"}})
+    assert overridden["stdout"] == "less\n"
 
 
 async def test_without_bash_the_server_says_so_at_start_and_in_every_refusal(home: Path) -> None:
@@ -83,26 +94,26 @@ async def test_without_bash_the_server_says_so_at_start_and_in_every_refusal(hom
     assert "/nowhere/bash" in result["error"] and "COWORK_TERMINAL_BASH" in result["error"]
 
 
-async def test_a_multi_line_heredoc_body_arrives_whole(home: Path) -> None:
+@SHARED
+async def test_a_multi_line_heredoc_body_arrives_whole(shared_server: Client) -> None:
     body = "## Summary\n\n- First item\n- Second item with `backticks` and $dollars\n"
     command = f"cat <<'EOF'\n{body}EOF"
-    async with connect(home) as client:
-        result = await run(client, {"command": command})
+    result = await run(shared_server, {"command": command})
     assert result["stdout"] == body
 
 
-async def test_unicode_and_invalid_utf8_come_back_readable(home: Path) -> None:
-    async with connect(home) as client:
-        unicode = await run(client, {"command": "echo 'héllo wörld ✓ 日本語 🚀'"})
-        invalid = await run(client, {"command": r"printf 'ok \xff\xfe end'"})
+@SHARED
+async def test_unicode_and_invalid_utf8_come_back_readable(shared_server: Client) -> None:
+    unicode = await run(shared_server, {"command": "echo 'héllo wörld ✓ 日本語 🚀'"})
+    invalid = await run(shared_server, {"command": r"printf 'ok \xff\xfe end'"})
     assert unicode["stdout"] == "héllo wörld ✓ 日本語 🚀\n"
     assert invalid["stdout"] == "ok \ufffd\ufffd end"
 
 
-async def test_stdin_is_closed_so_cat_returns_at_once(home: Path) -> None:
-    async with connect(home) as client:
-        started = time.monotonic()
-        result = await run(client, {"command": "cat; read -r line; echo read=$?", "timeout": 10_000})
+@SHARED
+async def test_stdin_is_closed_so_cat_returns_at_once(shared_server: Client) -> None:
+    started = time.monotonic()
+    result = await run(shared_server, {"command": "cat; read -r line; echo read=$?", "timeout": 10_000})
     assert result["stdout"] == "read=1\n"
     assert result["timedOut"] is False
     assert time.monotonic() - started < 8
@@ -160,22 +171,23 @@ def subprocess_cleanup(marker: str) -> None:
     subprocess.run(["pkill", "-f", f"sleep {marker}"], check=False)
 
 
-async def test_concurrent_calls_run_at_the_same_time(home: Path, tmp_path: Path) -> None:
+@SHARED
+async def test_concurrent_calls_run_at_the_same_time(shared_server: Client, tmp_path: Path) -> None:
     # Each command checks in, then waits until all four have: run one after another, each would see
     # only itself (and wait out its 10 s).
     results: list[dict] = []
     meeting = tmp_path / "meeting"
     meeting.mkdir()
     wait_for_all = f"for _ in $(seq 200); do [ $(ls {meeting} | wc -l) -ge 4 ] && break; sleep 0.05; done"
-    async with connect(home) as client:
+    client = shared_server
 
-        async def one(i: int) -> None:
-            command = f"touch {meeting}/{i}; {wait_for_all}; echo {i} saw $(ls {meeting} | wc -l)"
-            results.append(await run(client, {"command": command, "timeout": 30_000}))
+    async def one(i: int) -> None:
+        command = f"touch {meeting}/{i}; {wait_for_all}; echo {i} saw $(ls {meeting} | wc -l)"
+        results.append(await run(client, {"command": command, "timeout": 30_000}))
 
-        async with anyio.create_task_group() as group:
-            for i in range(4):
-                group.start_soon(one, i)
+    async with anyio.create_task_group() as group:
+        for i in range(4):
+            group.start_soon(one, i)
     assert sorted(r["stdout"] for r in results) == ["0 saw 4\n", "1 saw 4\n", "2 saw 4\n", "3 saw 4\n"]
 
 
