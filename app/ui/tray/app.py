@@ -369,10 +369,11 @@ class TrayApp:
 
     def show(self, state: TrayState) -> None:
         """The monitor composed a new state: push icon, tooltip and menu to the UI."""
-        self.state = state
         name, title = menu.icon_state(state), menu.tooltip(state)
         image = self._image(name)
+        # The icon's name before the state: whoever sees the new state sees its icon (a test does).
         self.icon_state = name
+        self.state = state
 
         def apply() -> None:
             if self.icon.icon is not image:
