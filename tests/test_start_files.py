@@ -88,13 +88,6 @@ def test_a_member_that_appears_is_moved_only_when_a_guarding_container_may_have_
     assert start_files.verdict([spare, running]) == start_files.MOVE
 
 
-def test_only_a_spare_init_waiting_for_its_orders_passes_for_idle() -> None:
-    waiting = b"/usr/bin/perl\0-e\0SCRIPT\0005\0006\0--orders=9\0"
-    assert start_files.waits_for_orders(waiting)
-    assert not start_files.waits_for_orders(b"cowork-init /bin/bash -c touch x\0\0\0\0"), "it runs its command"
-    assert not start_files.waits_for_orders(b"/usr/bin/perl\0-e\0SCRIPT\0005\0006\0/bin/bash\0-c\0--orders=9\0")
-
-
 def test_a_moved_file_keeps_its_folder_and_is_named_with_the_utc_time() -> None:
     moved = start_files.moved_name("/h/.bash_profile", 0.0)
     assert moved == "/h/.bash_profile.cowork-terminal-moved-19700101T000000Z"

@@ -37,6 +37,7 @@ import anyio
 from anyio.abc import ByteReceiveStream, Process
 
 from app.core.execution import container as containers
+from app.core.execution import start_files
 from app.core.execution.container import Container
 
 log = logging.getLogger(__name__)
@@ -101,9 +102,11 @@ class Spare:
     started: float
     stdout: PipeStream
     stderr: PipeStream
+    pipe: int = 0  # the status pipe's inode: start_files counts the container once it has its command
 
     async def hand(self, argv: Sequence[str], cwd: str, env: Mapping[str, str]) -> bool:
         """Give the spare its command; False when it cannot take it (it is then ended)."""
+        start_files.ordered(self.pipe)
         message = order(argv, cwd, env)
         if message is None or self.process.returncode is not None:
             await self.end()
@@ -124,6 +127,7 @@ class Spare:
 
     async def end(self) -> None:
         """End it unused: its init reads end of file and exits, and bwrap with it."""
+        start_files.ordered(self.pipe)
         for fd in (self.order_write, self.status_read):
             if fd >= 0:
                 with contextlib.suppress(OSError):
@@ -148,6 +152,8 @@ async def start(found: Container, environ: Mapping[str, str] | None = None) -> S
     err_read, err_write = os.pipe()
     os.set_blocking(status_read, False)
     os.set_blocking(order_write, False)
+    pipe = os.fstat(status_read).st_ino
+    start_files.awaiting_orders(pipe)
     orders = [f"{ORDERS_ARG}{order_read}"]
     argv = containers.bwrap_argv(found.bwrap, found.mounts, found.hidden, orders, status_write, found.init)
     try:
@@ -162,13 +168,16 @@ async def start(found: Container, environ: Mapping[str, str] | None = None) -> S
             start_new_session=True,
         )
     except BaseException:
+        start_files.ordered(pipe)
         for fd in (status_read, order_write, out_read, err_read):
             os.close(fd)
         raise
     finally:
         for fd in (status_write, order_read, out_write, err_write):
             os.close(fd)
-    return Spare(found, process, status_read, order_write, time.monotonic(), PipeStream(out_read), PipeStream(err_read))
+    return Spare(
+        found, process, status_read, order_write, time.monotonic(), PipeStream(out_read), PipeStream(err_read), pipe
+    )
 
 
 class _Slot:

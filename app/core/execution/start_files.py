@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import re
 import stat
 import threading
 import time
@@ -42,7 +41,6 @@ log = logging.getLogger(__name__)
 GUARD_FLAG = "--ro-bind-try"  # bwrap binds the path read-only if it exists, else skips it
 MOVED_MARK = ".cowork-terminal-moved-"
 NOTICE_INTERVAL_S = 60.0  # one notice per file in this time: a command that loops does not flood the desktop
-ORDERS = re.compile(r"--orders=\d+")  # a spare's init waiting for its command (spare.ORDERS_ARG)
 
 MOVE, KEEP = "move", "keep"
 
@@ -68,7 +66,7 @@ class Seen:
     guards: bool  # its command line guards the member
     existed: bool  # the member existed when it started
     found: bool  # its init was found (else it ended before we looked, or is being started)
-    waiting: bool  # a spare's init waiting for its command
+    waiting: bool  # a spare not given its command yet (known in this process: awaiting_orders)
     lifted: bool  # the user allowed its command to change the member
 
 
@@ -76,7 +74,7 @@ def verdict(seen: Iterable[Seen]) -> str:
     """MOVE when a container that guards the member may have run a command when it appeared (one
     whose init is already gone counts: it may have ended right after), else KEEP."""
     for one in seen:
-        if one.guards and not one.existed and not one.lifted and not (one.found and one.waiting):
+        if one.guards and not one.existed and not one.lifted and not one.waiting:
             return MOVE
     return KEEP
 
@@ -115,6 +113,7 @@ _guarded: dict[int, Guarded] = {}  # by our duplicate of the status pipe's read 
 _mounts_by_fd: dict[int, tuple[str, ...]] = {}  # what bwrap_argv guards for a status fd, until register
 _lock = threading.Lock()
 _wake: Callable[[], None] | None = None  # set by the watching thread (lone_files): look at new fds
+_awaiting: set[int] = set()  # status pipes (inodes) of spares not given their command yet (spare.py)
 _told: dict[str, float] = {}
 _recent: list[tuple[float, str, str]] = []  # (monotonic time, path, moved to): the last RECENT_KEPT moves
 RECENT_KEPT = 20
@@ -126,6 +125,20 @@ def follow(wake: Callable[[], None]) -> None:
     global _wake
     with _lock:
         _wake = wake
+
+
+def awaiting_orders(pipe: int) -> None:
+    """A spare whose status pipe is `pipe` (its inode) was started and runs nothing until `ordered`.
+    Known here, in the process that gives it its command, not read from the container: a command
+    there could make its init's command line look like a waiting one."""
+    with _lock:
+        _awaiting.add(pipe)
+
+
+def ordered(pipe: int) -> None:
+    """That spare is given its command now (or ended): from now on it counts as running one."""
+    with _lock:
+        _awaiting.discard(pipe)
 
 
 def note_guards(status_fd: int, mounts: Sequence[str]) -> None:
@@ -224,28 +237,6 @@ def _init_of(entry: Guarded, proc: str = "/proc") -> int | None:
     return None
 
 
-def _waiting(init: int, proc: str = "/proc") -> bool:
-    """Whether a spare's init still waits for its command (it renames itself once it runs one)."""
-    try:
-        with open(f"{proc}/{init}/cmdline", "rb") as handle:
-            return waits_for_orders(handle.read())
-    except OSError:
-        return False
-
-
-def waits_for_orders(cmdline: bytes) -> bool:
-    """Whether an init's command line is a waiting spare's, `perl -e SCRIPT STATUS LIFE --orders=FD`
-    (landlock.PERL_INIT): nothing else, so that no command's own words can pass for it."""
-    args = cmdline.rstrip(b"\0").split(b"\0")
-    return (
-        len(args) == 6
-        and args[1] == b"-e"
-        and args[3].isdigit()
-        and args[4].isdigit()
-        and (ORDERS.fullmatch(args[5].decode("utf-8", "replace")) is not None)
-    )
-
-
 # -- a member appeared ---------------------------------------------------------------------------
 
 
@@ -257,6 +248,7 @@ def appeared(path: str) -> str | None:
         return None  # gone already (moved by us, or by whoever made it)
     with _lock:
         entries = list(_guarded.values())
+        awaiting = set(_awaiting)
     seen: list[Seen] = []
     bind_in: list[tuple[Guarded, int]] = []
     lifted_in: list[tuple[Guarded, int]] = []
@@ -266,7 +258,7 @@ def appeared(path: str) -> str | None:
             guards=path in entry.guards,
             existed=path in entry.existed,
             found=init is not None,
-            waiting=init is not None and _waiting(init),
+            waiting=entry.pipe in awaiting,
             lifted=init is not None and path in container_lift.LIFTED.get(init, ()),
         )
         seen.append(one)
