@@ -4,7 +4,7 @@ Run (Linux, bwrap installed): python bench/tray_hops_bench.py [--calls 200] [--c
 
 A server refuses a tray started under a profiler (issue 21's look-alike check), so this starts a real
 tray (`python -m app tray`, pystray's dummy backend) and a `serve` bound to it with
-COWORK_TERMINAL_HOP_TIMES=1 (app/core/commands/hop_times.py): each process appends a monotonic time
+COWORK_TERMINAL_HOP_TIMES=1 (app/core/hop_times.py): each process appends a monotonic time
 stamp at each hop to hop-times.txt in the data folder. The calls are made one after another; for each,
 the marks between the client's call and its result are put in time order, and the table gives the
 median of each step from one mark to the next (with how many calls had it), then the whole call.
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from serve_bench import percentile  # noqa: E402 (bench/ is this script's folder)
 from tray_call_bench import server, start_tray  # noqa: E402
 
-from app.core.commands.hop_times import HOPS_ENV, HOPS_FILE  # noqa: E402
+from app.core.hop_times import HOPS_ENV, HOPS_FILE  # noqa: E402
 from app.core.paths import HOME_ENV, AppPaths  # noqa: E402
 
 

@@ -6,10 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.core.commands.hop_times import HOPS_ENV, HOPS_FILE
+from app.core.hop_times import HOPS_ENV, HOPS_FILE
 from app.core.paths import AppPaths
 
-MARK_TWICE = "from app.core.commands.hop_times import mark; mark('serve: call in'); mark('exec: end')"
+MARK_TWICE = "from app.core.hop_times import mark; mark('serve: call in'); mark('exec: end')"
 
 
 def test_a_process_started_with_the_variable_writes_one_line_per_hop_into_its_data_folder(

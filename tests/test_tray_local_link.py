@@ -1,4 +1,4 @@
-"""A runner in the tray reaches the hub of its own process without a socket (core/commands/local_link.py):
+"""A runner in the tray reaches the hub of its own process without a socket (core/channel/local_link.py):
 holds, the user's Stop and pause still reach the commands it runs, through a real tray and a real `serve`."""
 
 from __future__ import annotations

@@ -82,9 +82,9 @@ async def forward(
     """One tool call, run by the tray: its result, or why there is none."""
     # Loaded already, with the host side (not before the handshake: 4 ms of a lean start).
     from app.core.channel.call_messages import Call, CallCancel, CallProgress, CallResult
-    from app.core.commands.hop_times import mark
     from app.core.commands.patience import PATIENCE_ENV
     from app.core.commands.tray_link import LinkRefused
+    from app.core.hop_times import mark
 
     mark("serve: call in")
     token = progress_token_of(ctx.params or {})

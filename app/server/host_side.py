@@ -19,8 +19,8 @@ from typing import Any
 from mcp.server import MCPServer
 
 from app.core import liveness
+from app.core.channel.local_link import Dial
 from app.core.commands.authority import ServerAuthority
-from app.core.commands.local_link import Dial
 from app.core.commands.service import CommandService
 from app.core.commands.tray_link import TrayLink
 from app.core.data_folder import DataFolderError

@@ -16,7 +16,6 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field, WithJsonSchema
 
-from app.core.commands.hop_times import mark
 from app.core.commands.jobs import (
     READ_ONLY_TOOL,
     Job,
@@ -40,6 +39,7 @@ from app.core.commands.service import CommandService
 from app.core.execution import read_only
 from app.core.execution.output import output_budget
 from app.core.execution.output_decoding import decode_output
+from app.core.hop_times import mark
 from app.core.journal.store import CommandRecord, Status
 from app.core.messages import CANCEL_REASON
 from app.core.policy.approval import HOLD_LIFETIME_S

@@ -2,7 +2,7 @@
 
 For each server that hands the tray its tool calls, the tray's command host
 (core/authority/command_host.py) opens one `TrayRunner`: a host side as `serve` has one (a tray link
-to the hub of this very process, core/commands/local_link.py, so the hub sees an ordinary server
+to the hub of this very process, core/channel/local_link.py, so the hub sees an ordinary server
 whose commands it holds, stops and records), an MCP server with the argument gate and
 `register_tools`, and the SDK's in-process client (it awaits the server's handlers directly), which
 says it is the real client (its name sets the patience). So every result, text and refusal is what
@@ -28,12 +28,12 @@ from mcp_types import Implementation
 
 from app import __version__
 from app.core.authority.command_host import ProgressSink
+from app.core.channel import local_link
 from app.core.channel.call_messages import Call
-from app.core.commands import local_link
-from app.core.commands.hop_times import mark
 from app.core.commands.jobs import JobStatus
 from app.core.commands.patience import WAITED_META
 from app.core.commands.service import CommandService
+from app.core.hop_times import mark
 from app.core.paths import AppPaths
 from app.server.argument_gate import CallGate, ServiceUnavailable, declared_parameters
 from app.server.host_side import HostSide

@@ -25,7 +25,7 @@ import anyio.from_thread
 from anyio.abc import TaskGroup
 
 from app.core.channel.call_messages import Call, CallProgress, CallResult
-from app.core.commands.hop_times import mark
+from app.core.hop_times import mark
 
 log = logging.getLogger(__name__)
 

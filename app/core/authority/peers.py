@@ -23,6 +23,8 @@ from app.core.authority.record import JOURNAL_DAMAGED
 from app.core.authority.requests import RequestsHub, handle_request
 from app.core.authority.server_rows import SERVER_OPS, RowsHub
 from app.core.authority.state import ControlState
+from app.core.channel import local_link
+from app.core.channel.local_link import LocalEnd, local_pair
 from app.core.channel.peer import OwnFacts, PeerFacts, client_refusal, from_container
 from app.core.channel.protocol import (
     FROM_SERVER,
@@ -39,10 +41,8 @@ from app.core.channel.protocol import (
 )
 from app.core.channel.transport import Accepted, Listener
 from app.core.channel.wire import ProtocolError
-from app.core.commands import local_link
-from app.core.commands.hop_times import mark
-from app.core.commands.local_link import LocalEnd, local_pair
 from app.core.data_folder import is_corrupt
+from app.core.hop_times import mark
 from app.core.i18n import _
 from app.core.policy.direction import KNOWN_OPS
 
@@ -88,7 +88,7 @@ class Connections:
         local_link.offer(self.dial_local)
 
     def dial_local(self) -> LocalEnd:
-        """A connection from this very process (a runner's link, core/commands/local_link.py): the
+        """A connection from this very process (a runner's link, core/channel/local_link.py): the
         same peer as over the socket, its messages handled on the sender's thread, one at a time."""
         hub_end, link_end = local_pair()
         own = self.hub.own

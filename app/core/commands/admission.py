@@ -16,13 +16,13 @@ import anyio
 from app.core.channel.protocol import Pin, command_digest
 from app.core.classifier import Tier, classify
 from app.core.commands.authority import NotRecorded, ServerAuthority
-from app.core.commands.hop_times import mark
 from app.core.commands.pins import changed_since, pin_command
 from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest, validate_request
 from app.core.commands.tray_link import Decision
 from app.core.errors import CoworkError
 from app.core.execution import read_only
 from app.core.execution.output import OutputHook
+from app.core.hop_times import mark
 from app.core.journal.store import Outcome, Status
 from app.core.messages import (
     APP_GONE_HOLD_REASON,

@@ -16,7 +16,6 @@ import anyio
 
 from app.core.classifier import Tier
 from app.core.commands.authority import ServerAuthority
-from app.core.commands.hop_times import mark
 from app.core.commands.jobs import why_cancelled
 from app.core.commands.request import CommandRefused, ValidRequest
 from app.core.data_folder import is_corrupt
@@ -27,6 +26,7 @@ from app.core.execution.container import Container
 from app.core.execution.executor import CommandSpec, ExecutionResult, StopSignal, run_command
 from app.core.execution.output import CommandOutput, OutputBudget, OutputHook, budget_from, output_budget
 from app.core.execution.output_decoding import console_code_pages
+from app.core.hop_times import mark
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.messages import (
     APP_GONE_STOP_REASON,

@@ -28,6 +28,7 @@ import anyio.to_thread
 
 from app.core.authority.state import STRICTEST, ControlState
 from app.core.channel.call_messages import CallProgress, CallResult
+from app.core.channel.local_link import Dial, LocalEnd
 from app.core.channel.peer import OwnFacts, own_facts, tray_refusal
 from app.core.channel.protocol import (
     FROM_TRAY,
@@ -47,10 +48,9 @@ from app.core.channel.protocol import (
 )
 from app.core.channel.transport import ChannelUnavailable, address_for, connect
 from app.core.channel.wire import Channel, ProtocolError
-from app.core.commands.hop_times import mark
-from app.core.commands.local_link import Dial, LocalEnd
 from app.core.errors import CoworkError
 from app.core.execution import orphans
+from app.core.hop_times import mark
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 

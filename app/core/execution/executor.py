@@ -28,12 +28,12 @@ import anyio
 import anyio.to_thread
 from anyio.abc import ByteReceiveStream, Process
 
-from app.core.commands.hop_times import mark
 from app.core.execution import container as containers
 from app.core.execution import process_marks, spare, windows_jobs
 from app.core.execution.container import Container
 from app.core.execution.output import CommandOutput, StreamCapture
 from app.core.execution.windows_jobs import ProcessJob
+from app.core.hop_times import mark
 
 READ_CHUNK_BYTES = 64 * 1024
 STOP_GRACE_S = 0.5  # polite signal, then a hard kill
