@@ -128,4 +128,5 @@ def test_inotify_events_are_read_with_their_names() -> None:
         padded = name + b"\0" * (16 - len(name))
         return lone_files.EVENT_HEADER.pack(wd, lone_files.IN_MOVED_TO, 0, len(padded)) + padded
 
-    assert lone_files.parse_events(event(1, b".claude.json") + event(2, b"x")) == [(1, ".claude.json"), (2, "x")]
+    events = lone_files.parse_masked_events(event(1, b".claude.json") + event(2, b"x"))
+    assert [(wd, name) for wd, _mask, name in events] == [(1, ".claude.json"), (2, "x")]

@@ -74,15 +74,15 @@ def never_ask(paths: AppPaths) -> None:
 
 
 def test_a_member_that_appears_is_moved_only_when_a_guarding_container_may_have_run_a_command() -> None:
-    running = start_files.Seen(guards=True, existed=False, found=True, waiting=False, lifted=False)
+    running = start_files.Seen(guards=True, existed=False, waiting=False, lifted=False)
     assert start_files.verdict([running]) == start_files.MOVE
-    gone = start_files.Seen(guards=True, existed=False, found=False, waiting=False, lifted=False)
+    gone = start_files.Seen(guards=True, existed=False, waiting=False, lifted=False)
     assert start_files.verdict([gone]) == start_files.MOVE, "a container that ended right after may have made it"
-    spare = start_files.Seen(guards=True, existed=False, found=True, waiting=True, lifted=False)
+    spare = start_files.Seen(guards=True, existed=False, waiting=True, lifted=False)
     assert start_files.verdict([spare]) == start_files.KEEP, "an idle spare runs nothing"
-    lifted = start_files.Seen(guards=True, existed=False, found=True, waiting=False, lifted=True)
-    allowed = start_files.Seen(guards=False, existed=False, found=False, waiting=False, lifted=False)
-    bound = start_files.Seen(guards=True, existed=True, found=True, waiting=False, lifted=False)
+    lifted = start_files.Seen(guards=True, existed=False, waiting=False, lifted=True)
+    allowed = start_files.Seen(guards=False, existed=False, waiting=False, lifted=False)
+    bound = start_files.Seen(guards=True, existed=True, waiting=False, lifted=False)
     assert start_files.verdict([lifted, allowed, bound]) == start_files.KEEP
     assert start_files.verdict([]) == start_files.KEEP, "no command runs: the user's file"
     assert start_files.verdict([spare, running]) == start_files.MOVE

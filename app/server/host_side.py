@@ -14,12 +14,11 @@ import os
 import secrets
 import sys
 from contextlib import suppress
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server import MCPServer
 
 from app.core import liveness
-from app.core.channel.local_link import Dial
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.service import CommandService
 from app.core.commands.tray_link import TrayLink
@@ -35,6 +34,9 @@ from app.core.paths import AppPaths
 from app.core.policy.tool_sets import ALL_TOOLS, narrowest_tools, tool_set, tools_on
 from app.server.argument_gate import ServiceUnavailable
 from app.server.tools import register_tools
+
+if TYPE_CHECKING:  # a type only: `serve` loads no module it does not run
+    from app.core.channel.local_link import Dial
 
 log = logging.getLogger(__name__)
 
@@ -139,8 +141,7 @@ class HostSide:
             with Journal(self.paths) as background:
                 background.apply_retention()
                 prune_outputs(self.paths.outputs)  # whole outputs past their retention period
-                background.recover_dead_servers()
-                orphans.end_orphans(self.paths, background.was_left_running)  # what a killed server left
+                orphans.end_left_behind(self.paths, background)  # what a killed server left
         except DataFolderError as problem:  # a full disk: the calls say so; the next start retries
             log.warning("start-up upkeep skipped: %s", problem)
 

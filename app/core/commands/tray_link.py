@@ -294,8 +294,7 @@ class TrayLink:
             time.sleep(0.05)
         try:
             with Journal(self.paths) as journal:
-                journal.recover_dead_servers()
-                ended = orphans.end_orphans(self.paths, journal.was_left_running)
+                ended = orphans.end_left_behind(self.paths, journal)
         except CoworkError as problem:  # a full disk or a damaged journal: the next tray retries
             log.warning("could not end what the tray left running: %s", problem)
             return

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.core.execution import landlock, lone_files, start_files
+from app.core.execution.process_marks import children
 from app.core.i18n import _
 from app.core.paths import AppPaths, protected_paths
 
@@ -477,15 +478,6 @@ def for_paths(paths: AppPaths) -> Container:
 
 
 # -- the running container, from outside -----------------------------------------------------------
-
-
-def children(pid: int, proc: str = "/proc") -> list[int]:
-    """The direct children of `pid` (Linux; empty when unknown)."""
-    try:
-        with open(f"{proc}/{pid}/task/{pid}/children") as handle:
-            return [int(p) for p in handle.read().split()]
-    except (OSError, ValueError):
-        return []
 
 
 def init_pid(bwrap_pid: int) -> int | None:

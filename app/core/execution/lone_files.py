@@ -39,11 +39,6 @@ _started: set[str] = set()
 _lock = threading.Lock()
 
 
-def parse_events(data: bytes) -> list[tuple[int, str]]:
-    """(watch descriptor, file name) of each event in one read of an inotify descriptor."""
-    return [(wd, name) for wd, _mask, name in parse_masked_events(data)]
-
-
 def parse_masked_events(data: bytes) -> list[tuple[int, int, str]]:
     """(watch descriptor, mask, file name) of each event in one read of an inotify descriptor."""
     events, offset = [], 0

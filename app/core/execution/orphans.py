@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from app.core import liveness
 from app.core.execution import process_marks
@@ -28,6 +29,20 @@ def home_tag(paths: AppPaths) -> str:
 def server_mark(paths: AppPaths, server_key: str) -> str:
     """The mark prefix of one server; each process's mark adds `:<what>` to it."""
     return f"{home_tag(paths)}:{server_key}"
+
+
+class Record(Protocol):
+    """What `end_left_behind` needs of the journal (journal.store.Journal)."""
+
+    def recover_dead_servers(self) -> object: ...
+    def was_left_running(self, command_id: int) -> bool: ...
+
+
+def end_left_behind(paths: AppPaths, record: Record) -> list[int]:
+    """Mark dead servers crashed, then end what they left running (the order end_orphans needs);
+    the pids ended."""
+    record.recover_dead_servers()
+    return end_orphans(paths, record.was_left_running)
 
 
 def end_orphans(

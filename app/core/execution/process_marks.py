@@ -22,6 +22,16 @@ PROC_ROOT = Path("/proc")
 _MARK_PREFIX = f"{MARK_ENV}=".encode()
 
 
+def children(pid: int, proc: str = "/proc", task: int | None = None) -> list[int]:
+    """The direct children of `pid`, or of its thread `task` only (Linux; empty when unknown): a
+    process started from another thread is that thread's child in /proc."""
+    try:
+        with open(f"{proc}/{pid}/task/{pid if task is None else task}/children") as handle:
+            return [int(p) for p in handle.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
 def marked_processes(proc_root: Path = PROC_ROOT) -> dict[int, str]:
     """Every readable process with a mark, as {pid: mark}; empty where /proc does not exist."""
     found: dict[int, str] = {}

@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from app.core.execution import container_lift
+from app.core.execution.process_marks import children
 from app.core.i18n import _
 
 log = logging.getLogger(__name__)
@@ -65,7 +66,6 @@ class Seen:
 
     guards: bool  # its command line guards the member
     existed: bool  # the member existed when it started
-    found: bool  # its init was found (else it ended before we looked, or is being started)
     waiting: bool  # a spare not given its command yet (known in this process: awaiting_orders)
     lifted: bool  # the user allowed its command to change the member
 
@@ -208,32 +208,22 @@ def ended(fds: Iterable[int]) -> None:
 
 
 def _init_of(entry: Guarded, proc: str = "/proc") -> int | None:
-    """The pid of the container's init: the child of one of our bwrap processes that holds its
-    status pipe (under the number it was passed as)."""
+    """The pid of the container's init: the child of one of our bwrap processes (each thread's
+    children: a container may be started from any of them) that holds its status pipe (under the
+    number it was passed as)."""
     if entry.init is not None and os.path.exists(f"{proc}/{entry.init}"):
         return entry.init
     me = os.getpid()
     try:
-        tasks = os.listdir(f"{proc}/{me}/task")
-    except OSError:
+        tasks = [int(task) for task in os.listdir(f"{proc}/{me}/task")]
+    except (OSError, ValueError):
         return None
-    for task in tasks:
-        try:
-            with open(f"{proc}/{me}/task/{task}/children") as handle:
-                bwraps = [int(pid) for pid in handle.read().split()]
-        except (OSError, ValueError):
-            continue
-        for bwrap in bwraps:
-            try:
-                with open(f"{proc}/{bwrap}/task/{bwrap}/children") as handle:
-                    inits = [int(pid) for pid in handle.read().split()]
-            except (OSError, ValueError):
-                continue
-            for init in inits[:1]:
-                with contextlib.suppress(OSError):
-                    if os.readlink(f"{proc}/{init}/fd/{entry.status_fd}") == f"pipe:[{entry.pipe}]":
-                        entry.init = init
-                        return init
+    for bwrap in (pid for task in tasks for pid in children(me, proc, task)):
+        for init in children(bwrap, proc)[:1]:
+            with contextlib.suppress(OSError):
+                if os.readlink(f"{proc}/{init}/fd/{entry.status_fd}") == f"pipe:[{entry.pipe}]":
+                    entry.init = init
+                    return init
     return None
 
 
@@ -257,7 +247,6 @@ def appeared(path: str) -> str | None:
         one = Seen(
             guards=path in entry.guards,
             existed=path in entry.existed,
-            found=init is not None,
             waiting=entry.pipe in awaiting,
             lifted=init is not None and path in container_lift.LIFTED.get(init, ()),
         )
