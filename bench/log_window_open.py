@@ -30,6 +30,7 @@ sys.path.insert(0, str(REPO))
 
 from app.core.journal.store import Journal, Outcome, Status  # noqa: E402
 from app.core.paths import HOME_ENV, AppPaths  # noqa: E402
+from tests import xvfb as private_display  # noqa: E402
 
 OPEN_LIMIT_S = 1.0  # the promise
 READY_TIMEOUT_S = 30.0
@@ -75,26 +76,6 @@ def fill(journal: Journal, rows: int) -> float:
                 ),
             )
     return time.perf_counter() - started
-
-
-def start_xvfb() -> tuple[subprocess.Popen, str]:
-    reader, writer = os.pipe()
-    xvfb = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(writer), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-        pass_fds=(writer,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(writer)
-    data = b""
-    while b"\n" not in data:  # Xvfb writes the number and the newline apart; closing early kills it
-        ready, _, _ = select.select([reader], [], [], 10)
-        chunk = os.read(reader, 16) if ready else b""
-        if not chunk:
-            raise SystemExit("Xvfb did not start")
-        data += chunk
-    os.close(reader)
-    return xvfb, ":" + data.decode().strip()
 
 
 def cpu_seconds(pid: int) -> float:
@@ -160,7 +141,10 @@ def main() -> int:
     env = {**os.environ, HOME_ENV: str(home)}
     xvfb = None
     if not env.get("DISPLAY"):
-        xvfb, env["DISPLAY"] = start_xvfb()
+        try:
+            xvfb, env["DISPLAY"] = private_display.start(home / "xvfb.log")
+        except private_display.XvfbError as exc:
+            raise SystemExit(str(exc)) from None
     try:
         with Journal.open(AppPaths(home, home / "logs")) as journal:
             missing = args.rows - journal.count_commands()
@@ -218,8 +202,7 @@ def main() -> int:
         child.wait(10)
     finally:
         if xvfb is not None:
-            xvfb.terminate()
-            xvfb.wait(5)
+            private_display.stop(xvfb)
         if temporary is not None:
             temporary.cleanup()
     print(

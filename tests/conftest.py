@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import os
-import select
-import shutil
-import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -63,56 +59,26 @@ async def shared_server(
         yield client
 
 
-SCREEN = "1280x800x24"
-XVFB_START_TIMEOUT_S = 10.0
-APT_HINT = "apt-get install -y xvfb xauth x11-utils xdotool imagemagick"
-
-
 @pytest.fixture(scope="session")
-def display() -> Iterator[str]:
-    """A private X display for the whole session; missing Xvfb fails loudly, since CI installs it."""
-    xvfb = shutil.which("Xvfb")
-    if xvfb is None:
-        pytest.fail(f"Xvfb is not installed, so windows and the tray cannot be tested. Install it: {APT_HINT}")
-    reader, writer = os.pipe()
-    # -displayfd: Xvfb picks a free display number itself and writes it to us when it is ready.
-    process = subprocess.Popen(
-        [xvfb, "-displayfd", str(writer), "-screen", "0", SCREEN, "-nolisten", "tcp"],
-        pass_fds=(writer,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(writer)
-    number = read_line(reader, XVFB_START_TIMEOUT_S)
-    os.close(reader)
-    if not number:
-        process.kill()
-        pytest.fail(f"Xvfb did not start within {XVFB_START_TIMEOUT_S:.0f} s")
-    previous = os.environ.get("DISPLAY")
-    os.environ["DISPLAY"] = f":{number}"
+def display(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A private X display for the whole session (tests/xvfb.py); missing Xvfb fails loudly, since
+    CI installs it."""
+    from tests import xvfb
+
     try:
-        yield f":{number}"
+        process, name = xvfb.start(tmp_path_factory.mktemp("xvfb") / "xvfb.log")
+    except xvfb.XvfbError as exc:
+        pytest.fail(str(exc))
+    previous = os.environ.get("DISPLAY")
+    os.environ["DISPLAY"] = name
+    try:
+        yield name
     finally:
         if previous is None:
             os.environ.pop("DISPLAY", None)
         else:
             os.environ["DISPLAY"] = previous
-        process.terminate()
-        process.wait(5)
-
-
-def read_line(fd: int, timeout_s: float) -> str:
-    """Read up to a newline. Xvfb writes the number and the newline separately, and dies if the
-    pipe is closed in between (it treats the failed write as fatal)."""
-    data = b""
-    deadline = time.monotonic() + timeout_s
-    while b"\n" not in data:
-        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-        chunk = os.read(fd, 32) if ready else b""
-        if not chunk:
-            break
-        data += chunk
-    return data.decode().strip()
+        xvfb.stop(process)
 
 
 @pytest.fixture(scope="session")

@@ -10,12 +10,12 @@ import logging
 import os
 import queue
 import re
-import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -41,6 +41,7 @@ from app.ui.tray import app as tray
 from app.ui.tray import loop, menu
 from app.ui.tray import platforms as tray_platform
 from app.ui.tray.app import TrayApp
+from tests import xvfb
 from tests.clicks import PROMPT_TITLE, shown_window, xdotool
 from tests.python_source import parse_file
 from tests.stdio_client import STOP_DEADLINE_S, live_processes
@@ -836,27 +837,16 @@ def test_without_a_display_the_tray_says_why_and_lets_go_of_its_lock(
 
 
 @pytest.fixture
-def xvfb_display():
-    """A private Xvfb on a free display. Missing Xvfb fails the test: CI installs it (.ci/run)."""
-    xvfb = shutil.which("Xvfb")
-    if xvfb is None:
-        pytest.fail("Xvfb is not installed (apt-get install -y xvfb xauth); the tray's real-process test needs it")
-    read_end, write_end = os.pipe()
-    server = subprocess.Popen(
-        [xvfb, "-displayfd", str(write_end), "-nolisten", "tcp", "-screen", "0", "800x600x24"],
-        pass_fds=(write_end,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write_end)
+def xvfb_display(tmp_path: Path) -> Iterator[str]:
+    """A private Xvfb of this test's own (tests/xvfb.py). Missing Xvfb fails the test: CI installs it."""
     try:
-        with os.fdopen(read_end) as numbers:
-            number = numbers.readline().strip()  # Xvfb writes the display it picked once it accepts clients
-        assert number, "Xvfb did not start"
-        yield f":{number}"
+        server, name = xvfb.start(tmp_path / "xvfb.log", screen="800x600x24")
+    except xvfb.XvfbError as exc:
+        pytest.fail(str(exc))
+    try:
+        yield name
     finally:
-        server.terminate()
-        server.wait(PROCESS_STOP_S)
+        xvfb.stop(server)
 
 
 @pytest.mark.gui
