@@ -9,8 +9,9 @@ Started at once and called in a random order each round, so a noisy machine weig
 - the SDK's minimal server (a no-op tool): the floor every target is measured against.
 `--compare-root` adds a tray, a bound and a headless server of another checkout (the code before a
 change), so before and after are measured in the same run. Then, with every server idle for 2 s,
-each one's RSS. `--pause`: 20 `sleep 30` running through the bound server, paused from the tray's
-channel; the time until the last call returns. Medians are quoted.
+each one's RSS (`--rss-rounds N`: every server started N times, the median). `--pause`: 20
+`sleep 30` running through the bound server, paused from the tray's channel; the time until the
+last call returns. Medians are quoted.
 """
 
 from __future__ import annotations
@@ -203,6 +204,9 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--compare-root", type=Path, help="another checkout (before), run in turn with this one")
     parser.add_argument("--pause", action="store_true", help="also pause 20 running commands")
+    parser.add_argument(
+        "--rss-rounds", type=int, default=1, help="start every server this many times for its idle RSS (medians)"
+    )
     args = parser.parse_args()
     before = args.compare_root.resolve() if args.compare_root else None
     with tempfile.TemporaryDirectory() as name:
@@ -210,6 +214,12 @@ def main() -> None:
         os.environ["HOME"] = str(folder)  # the trays' first look reads Claude's folders: an empty home
         load = os.getloadavg()[0]
         times, rss = anyio.run(calls, folder, args.calls, before)
+        rounds = {name: [value] for name, value in rss.items()}
+        for again in range(1, args.rss_rounds):  # fresh servers (and trays), each read once idle
+            (folder / f"round{again}").mkdir()
+            for name, value in anyio.run(calls, folder / f"round{again}", 1, before)[1].items():
+                rounds[name].append(value)
+        rss = {name: statistics.median(values) for name, values in rounds.items()}
         paused = anyio.run(pause_twenty, folder) if args.pause else None
     median = {name: statistics.median(values) for name, values in times.items()}
     print(f"{platform.platform()}, Python {platform.python_version()}, {os.cpu_count()} cores, ", end="")
@@ -233,7 +243,7 @@ def main() -> None:
         if name == "sdk, bash":
             continue
         target = "" if name == "sdk" else f"SDK +{over:.1f} MB; ≤ +{IDLE_RSS_OVER_SDK_MB:g} ({verdict(over, 6.0)})"
-        print(f"| idle RSS, {name} | {value:.1f} MB | {target} |")
+        print(f"| idle RSS, {name} (median of {args.rss_rounds}) | {value:.1f} MB | {target} |")
     if paused is not None:
         print(f"| 20 running commands, pause to the last result | {paused * 1000:.0f} ms | ", end="")
         print(f"≤ {PAUSE_TARGET_S * 1000:g} ms ({verdict(paused, PAUSE_TARGET_S)}) |")

@@ -3,6 +3,8 @@ idle memory target): no classifier or tree-sitter warmed, no word about a bash i
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -16,6 +18,10 @@ WARM_UP_WAIT_S = 3.0  # a headless server has loaded tree-sitter well within thi
 
 def loads_tree_sitter(pid: int) -> bool:
     return "tree_sitter" in Path(f"/proc/{pid}/maps").read_text()
+
+
+def loads_ctypes(pid: int) -> bool:
+    return "_ctypes" in Path(f"/proc/{pid}/maps").read_text()
 
 
 def until_tree_sitter(pid: int, seconds: float) -> bool:
@@ -67,6 +73,9 @@ def test_a_tray_bound_server_does_not_load_tree_sitter_where_a_headless_one_does
         alone.initialize()
         alone.request("tools/list", {})
         assert until_tree_sitter(alone.process.pid, WARM_UP_WAIT_S)
+        said = alone.call("execute_command", '{"command": "echo ran-here"}')
+        assert said is not None and "ran-here" in said, said
+        assert loads_ctypes(alone.process.pid)  # its container asked the kernel for Landlock
     finally:
         alone.close()
     with running_tray(home):
@@ -76,5 +85,25 @@ def test_a_tray_bound_server_does_not_load_tree_sitter_where_a_headless_one_does
             said = bound.call("execute_command", '{"command": "echo ran-in-the-tray"}')
             assert said is not None and "ran-in-the-tray" in said, said
             assert not until_tree_sitter(bound.process.pid, WARM_UP_WAIT_S)
+            assert not loads_ctypes(bound.process.pid)  # nor the container's modules (below)
         finally:
             bound.close()
+
+
+# What only a server that runs its own commands needs (0.6 MB of an idle tray-bound server, with ctypes).
+RUNNING_MODULES = (
+    "app.core.execution.executor",
+    "app.core.execution.container",
+    "app.core.execution.spare",
+    "app.core.execution.shell_session",
+    "app.core.execution.start_files",
+    "app.core.execution.lone_files",
+    "ctypes",
+)
+
+
+def test_what_every_server_loads_leaves_the_executor_the_container_and_ctypes_unloaded() -> None:
+    serving = "app.cli.main, app.server.mcp_server, app.server.host_side, app.server.tools, app.server.job_tools"
+    code = f"import sys, {serving}; print(' '.join(m for m in {RUNNING_MODULES!r} if m in sys.modules))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert loaded == []

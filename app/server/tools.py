@@ -19,8 +19,8 @@ from pydantic import BaseModel, Field
 from app.core.commands.request import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
 from app.core.commands.service import CommandService, SessionOutcome
 from app.core.errors import CoworkError
-from app.core.execution.executor import ExecutionResult
 from app.core.execution.output import OutputBudget
+from app.core.execution.run_result import ExecutionResult
 from app.core.policy.tool_sets import EXECUTE_ONLY
 from app.server.job_tools import (
     Text,

@@ -28,10 +28,10 @@ import anyio
 
 from app.core.commands.admission import Admitted, Runner
 from app.core.commands.request import ClientInfo, CommandRefused, ExecuteRequest, ValidRequest
-from app.core.execution.executor import ExecutionResult
 from app.core.execution.output import CommandOutput, OutputHook
 from app.core.execution.output_files import OUTPUT_FILE_SUFFIX
 from app.core.execution.read_only import Containment
+from app.core.execution.run_result import ExecutionResult
 from app.core.journal.store import CommandRecord, Journal, Status
 from app.core.messages import MODEL_STOP_REASON, SERVER_EXITED_REASON, WITHDRAWN_MESSAGE
 

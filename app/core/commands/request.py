@@ -5,7 +5,6 @@ Each rule says why it exists; a broken request gets a message that tells the mod
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import os
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import TypeGuard
 
 from app.core.errors import CoworkError
-from app.core.execution.shell_session import SCROLLBACK_MAX_LINES
+from app.core.execution.output import SCROLLBACK_MAX_LINES
 
 DEFAULT_TIMEOUT_MS = 30_000
 MAX_TIMEOUT_MS = 600_000  # 10 minutes; clients cancel long before (about 60 s in Cowork)
@@ -216,6 +215,8 @@ def check_names(tool: str, arguments: Mapping[str, object], accepted: Collection
         return
     name = str(unknown[0])
     known = ", ".join(f"`{a}`" for a in accepted) or "none"
+    import difflib  # here: only a call with a misspelt argument needs it
+
     close = difflib.get_close_matches(name, [str(a) for a in accepted], n=1)
     hint = f" Did you mean `{close[0]}`?" if close else ""
     raise CommandRefused(

@@ -10,7 +10,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import Mapping
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
@@ -20,12 +20,10 @@ from app.core.commands.jobs import why_cancelled
 from app.core.commands.request import CommandRefused, ValidRequest
 from app.core.data_folder import is_corrupt
 from app.core.errors import CoworkError
-from app.core.execution import container as containers
-from app.core.execution import read_only, start_files
-from app.core.execution.container import Container
-from app.core.execution.executor import CommandSpec, ExecutionResult, StopSignal, run_command
+from app.core.execution import read_only
 from app.core.execution.output import CommandOutput, OutputBudget, OutputHook, budget_from, output_budget
 from app.core.execution.output_decoding import console_code_pages
+from app.core.execution.run_result import ExecutionResult, StopSignal
 from app.core.hop_times import mark
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.messages import (
@@ -39,6 +37,11 @@ from app.core.messages import (
     USER_STOP_REASON,
 )
 from app.core.paths import AppPaths
+
+# The container and the executor are imported where a command starts, not here: every server holds
+# a Runs, and one whose tray runs its commands never starts one (0.6 MB of its idle memory, issue 21).
+if TYPE_CHECKING:
+    from app.core.execution.container import Container
 
 log = logging.getLogger(__name__)
 
@@ -83,15 +86,19 @@ class Runs:
     def container(self) -> Container:
         """The OS container for this process's commands, probed once (container.py); none when
         the user switched it off in the app."""
+        from app.core.execution import container as containers
+
         if not self.service.authority.contained():
-            return Container(containers.OFF)
+            return containers.Container(containers.OFF)
         return containers.for_paths(self.service.paths)
 
     def container_for(self, command_id: int) -> Container:
         """The container one command runs in: none when the user allowed it to gain privileges;
         with the members it names writable when the user allowed it to change them."""
+        from app.core.execution import container as containers
+
         if command_id in self._privileged:
-            return Container(containers.PRIVILEGED)
+            return containers.Container(containers.PRIVILEGED)
         if command_id in self.unbound:
             return self.container().without(self.unbound[command_id])
         return self.container()
@@ -99,6 +106,8 @@ class Runs:
     def changes_protected(self, command: str, tier: Tier) -> bool:
         """A command that may write (not read-only) and names a member of the protected set: held,
         so that the user can allow it to run without the read-only binds (issue 21)."""
+        from app.core.execution import container as containers
+
         found = self.container()
         if not found.on or tier is Tier.SAFE:
             return False
@@ -107,6 +116,8 @@ class Runs:
     def allowed_by_user(self, command_id: int, command: str) -> None:
         """The user allowed a held command: let it out of the container as far as it must go
         (sudo cannot work inside; a named member of the protected set becomes writable)."""
+        from app.core.execution import container as containers
+
         found = self.container()
         if found.on and containers.gains_privileges(command):
             self._privileged.add(command_id)
@@ -191,6 +202,8 @@ class Runs:
     ) -> ExecutionResult:
         """Run a command of execute_read_only_command: inside bwrap or sandbox-exec where there is one
         (where there is none, `admit` let only commands proven read-only through)."""
+        from app.core.execution import container as containers
+
         way = self.read_only_containment()
         life = containers.lifeline()
         prefix = read_only.prefix_for(way, valid.cwd, self.service.home, os.environ, shutil.which, life)
@@ -207,6 +220,9 @@ class Runs:
         inherit: tuple[int, ...] = (),
     ) -> ExecutionResult:
         """Run an admitted command to its end and journal how it ended."""
+        from app.core.execution import container as containers
+        from app.core.execution.executor import CommandSpec, run_command
+
         authority = self.service.authority
         stop = self.track(command_id)
         self.apply_user_stops()  # a pause that landed after check_allowed, while another command ran
@@ -247,7 +263,7 @@ class Runs:
             self.unbound.pop(command_id, None)
         privileged = command_id in self._privileged
         self._privileged.discard(command_id)
-        used = Container(containers.PRIVILEGED) if privileged else self.container()
+        used = containers.Container(containers.PRIVILEGED) if privileged else self.container()
         if not prefix:  # the read-only tool runs in its own container (read_only.py)
             result.protection_note = protection_note(result, self.container())
         authority.finish(command_id, outcome_of(result, used))
@@ -301,6 +317,9 @@ def protection_note(result: ExecutionResult, container: Container) -> str | None
     """What the model reads when a command failed on the protected set (container.py)."""
     if not result.contained:
         return None
+    from app.core.execution import container as containers
+    from app.core.execution import start_files
+
     stderr = result.stderr.raw().decode("utf-8", "replace")
     hint = containers.protected_hint(stderr, result.exit_code, container.protected.all())
     moved = start_files.model_note(time.monotonic() - result.duration_ms / 1000)  # start_files.py
@@ -318,6 +337,8 @@ def outcome_of(result: ExecutionResult, container: Container | None = None) -> O
     else:
         status = Status.FAILED
         reason = KILLED_BY_REASON.format(signal=result.signal_name) if result.signal_name else None
+    from app.core.execution import container as containers
+
     if container is not None and not result.contained and container.state != containers.UNSUPPORTED:
         unprotected = UNPROTECTED_REASON.format(why=containers.log_message(container.state))
         reason = f"{reason}; {unprotected}" if reason else unprotected

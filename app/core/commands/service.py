@@ -29,8 +29,8 @@ from app.core.commands.running import Runs, outcome_of, protection_note
 from app.core.commands.session_shell import STARTING_MESSAGE, SessionOutcome, SessionShell
 from app.core.errors import CoworkError
 from app.core.execution import read_only
-from app.core.execution.executor import ExecutionResult
 from app.core.execution.output import OutputHook
+from app.core.execution.run_result import ExecutionResult
 from app.core.journal.store import Journal, Status, bounded, storable
 from app.core.paths import AppPaths, protected_paths
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import anyio.abc
@@ -15,18 +15,10 @@ from app.core.classifier import Tier, classify_typed, repl_program
 from app.core.commands.admission import reasons_text
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest
-from app.core.commands.running import Runs
 from app.core.execution import orphans, process_marks
-from app.core.execution.executor import StopSignal
-from app.core.execution.output import OutputHook
+from app.core.execution.output import SCROLLBACK_MAX_LINES, OutputHook
 from app.core.execution.output_decoding import console_code_pages
-from app.core.execution.shell_session import (
-    SCROLLBACK_MAX_LINES,
-    InputNotRead,
-    RunningCommand,
-    SessionResult,
-    ShellSession,
-)
+from app.core.execution.run_result import InputNotRead, StopSignal
 from app.core.journal.store import Outcome, Status
 from app.core.messages import (
     CANCEL_REASON,
@@ -39,6 +31,10 @@ from app.core.messages import (
     SESSION_MOVED_REASON,
 )
 from app.core.policy.approval import needs_approval
+
+if TYPE_CHECKING:
+    from app.core.commands.running import Runs
+    from app.core.execution.shell_session import RunningCommand, SessionResult, ShellSession
 
 INTERRUPT_SETTLE_S = 5.0  # at most, for the interrupted command to end (it returns as soon as it does)
 MAX_KEYS_BYTES = 64 * 1024
@@ -98,6 +94,9 @@ class SessionShell:
         if background is None:
             raise CommandRefused(STARTING_MESSAGE)
         if self._session is None:
+            # Loaded by the first session command: a server whose tray runs its commands never has one.
+            from app.core.execution.shell_session import ShellSession
+
             self._session = ShellSession(
                 bash,
                 service.home,

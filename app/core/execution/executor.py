@@ -31,7 +31,8 @@ from anyio.abc import ByteReceiveStream, Process
 from app.core.execution import container as containers
 from app.core.execution import process_marks, spare, windows_jobs
 from app.core.execution.container import Container
-from app.core.execution.output import CommandOutput, StreamCapture
+from app.core.execution.output import CommandOutput
+from app.core.execution.run_result import ExecutionResult, StopSignal
 from app.core.execution.windows_jobs import ProcessJob
 from app.core.hop_times import mark
 
@@ -58,54 +59,6 @@ class CommandSpec:
     container: Container | None = None  # the OS container to run in (container.py); None: none
     read_only_binds: bool = True  # False: the user allowed this command to change the protected set
     spare: bool = False  # may run in a container started ahead (spare.py): the default container only
-
-
-@dataclass
-class ExecutionResult:
-    output: CommandOutput
-    exit_code: int | None
-    timed_out: bool
-    stopped_reason: str | None  # set when something other than the timeout ended it
-    signal_name: str | None
-    duration_ms: float
-    contained: bool = False  # ran in the OS container
-    protection_note: str | None = None  # for the model: a write hit the protected set (container.py)
-
-    @property
-    def stdout(self) -> StreamCapture:
-        return self.output.streams[0]
-
-    @property
-    def stderr(self) -> StreamCapture:
-        return self.output.streams[1]
-
-    def to_model(self) -> dict[str, Any]:
-        """The seed's result shape, `{stdout, stderr, exitCode, timedOut}`, plus a few extras."""
-        fitted = self.output.finish()
-        return {
-            "stdout": fitted.texts[0],
-            "stderr": fitted.texts[1],
-            "exitCode": self.exit_code,
-            "timedOut": self.timed_out,
-            "durationMs": round(self.duration_ms, 1),
-            "outputFile": fitted.output_file,
-        }
-
-
-class StopSignal:
-    """Set from elsewhere (pause, the user's Stop button) to end a running command with a reason."""
-
-    def __init__(self) -> None:
-        self._event = anyio.Event()
-        self.reason: str | None = None
-
-    def set(self, reason: str) -> None:
-        if self.reason is None:
-            self.reason = reason
-        self._event.set()
-
-    async def wait(self) -> None:
-        await self._event.wait()
 
 
 def spawn_options(platform: str, *, suspended: bool = False) -> dict[str, Any]:

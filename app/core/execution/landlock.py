@@ -14,7 +14,6 @@ missing the bash init runs, unscoped, and the tray says so once.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import shutil
 import sys
@@ -134,6 +133,8 @@ def kernel_abi() -> int:
     """The running kernel's Landlock ABI version, 0 without Landlock (asking changes nothing)."""
     if not sys.platform.startswith("linux"):
         return 0
+    import ctypes  # here: a server whose tray runs its commands never asks (ctypes is ~0.3 MB)
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         found = libc.syscall(CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(CREATE_RULESET_VERSION))

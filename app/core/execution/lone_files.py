@@ -15,7 +15,6 @@ may have made it (start_files.py).
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import logging
 import os
 import select
@@ -54,6 +53,8 @@ class _Watcher:
     """One inotify descriptor and one thread per process."""
 
     def __init__(self) -> None:
+        import ctypes  # here: only a process that starts containers watches (ctypes is ~0.3 MB)
+
         libc = ctypes.CDLL(None, use_errno=True)
         self.add_watch = libc.inotify_add_watch
         self.fd = libc.inotify_init1(IN_CLOEXEC | IN_NONBLOCK)

@@ -36,6 +36,7 @@ SEED_BUDGET = "seed"  # the cowork-terminal-mcp package's 1 MB per stream, head 
 SEED_STREAM_BYTES = 1024 * 1024
 SEED_TAIL_SHARE = 0.25
 HEAD_SHARE = 1 / 3  # of a stream's share, kept from its start; the rest from its end (errors are there)
+SCROLLBACK_MAX_LINES = 500  # of a session shell's output, kept for terminal_scrollback (shell_session.py)
 BYTES_PER_CHAR_MAX = 4  # UTF-8: a stream keeps 4 bytes per character it may show, so a cut never starves
 LINE_CUT_REACH = 0.5  # look this far back (share of the room) for a line boundary to cut at
 LATEST_LINE_WINDOW_BYTES = 4096

@@ -22,8 +22,6 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 
-from app.core.execution.container import LIFELINE_CHECK
-
 BWRAP = "bwrap"
 SANDBOX_EXEC = "/usr/bin/sandbox-exec"
 
@@ -92,6 +90,10 @@ def bwrap_prefix(
             argv += ["--ro-bind", folder, folder]
     if sockets:  # last: a folder bound back above may hold it (a cwd above the runtime folder)
         argv += ["--tmpfs", sockets]
+    # Here, not at the top: admission and the jobs read this module in every server, and the container
+    # module is only for one that runs its commands itself (issue 21's idle memory).
+    from app.core.execution.container import LIFELINE_CHECK
+
     check = ["/bin/bash", "--norc", "--noprofile", "-c", f'life=$1; shift\n{LIFELINE_CHECK}exec "$@"']
     return [
         *argv,

@@ -30,10 +30,10 @@ from app.core.execution import container as containers
 from app.core.execution import container_lift, process_marks
 from app.core.execution.container import Container
 from app.core.execution.executor import READ_CHUNK_BYTES, end_tree, read_status, spawn_options
-from app.core.execution.output import CommandOutput
+from app.core.execution.output import SCROLLBACK_MAX_LINES, CommandOutput
 from app.core.execution.output_decoding import StreamDecoder
+from app.core.execution.run_result import InputNotRead
 
-SCROLLBACK_MAX_LINES = 500
 SCROLLBACK_LINE_MAX_CHARS = 4096  # a longer line is cut in the scrollback (the result keeps it)
 PARTIAL_LINE_MAX_CHARS = 64 * 1024  # output with no newline is passed on in pieces of this size
 PENDING_PROMPT_MAX_CHARS = 1000  # of a line still being written, shown while the command runs
@@ -56,10 +56,6 @@ class SessionResult:
 
 class SessionBusy(Exception):
     """A command is still running in the session."""
-
-
-class InputNotRead(Exception):
-    """The program in the session does not read its input: the pipe stayed full."""
 
 
 class ShellSession:

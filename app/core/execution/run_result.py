@@ -1,0 +1,64 @@
+"""What running a command gives back and what stops it: what the commands layer holds of a run
+without loading the executor and the container (a server whose tray runs its commands never
+starts one, and keeps their modules out of its memory: issue 21's idle target)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from app.core.execution.output import CommandOutput, StreamCapture
+
+
+@dataclass
+class ExecutionResult:
+    output: CommandOutput
+    exit_code: int | None
+    timed_out: bool
+    stopped_reason: str | None  # set when something other than the timeout ended it
+    signal_name: str | None
+    duration_ms: float
+    contained: bool = False  # ran in the OS container
+    protection_note: str | None = None  # for the model: a write hit the protected set (container.py)
+
+    @property
+    def stdout(self) -> StreamCapture:
+        return self.output.streams[0]
+
+    @property
+    def stderr(self) -> StreamCapture:
+        return self.output.streams[1]
+
+    def to_model(self) -> dict[str, Any]:
+        """The seed's result shape, `{stdout, stderr, exitCode, timedOut}`, plus a few extras."""
+        fitted = self.output.finish()
+        return {
+            "stdout": fitted.texts[0],
+            "stderr": fitted.texts[1],
+            "exitCode": self.exit_code,
+            "timedOut": self.timed_out,
+            "durationMs": round(self.duration_ms, 1),
+            "outputFile": fitted.output_file,
+        }
+
+
+class StopSignal:
+    """Set from elsewhere (pause, the user's Stop button) to end a running command with a reason."""
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+        self.reason: str | None = None
+
+    def set(self, reason: str) -> None:
+        if self.reason is None:
+            self.reason = reason
+        self._event.set()
+
+    async def wait(self) -> None:
+        await self._event.wait()
+
+
+class InputNotRead(Exception):
+    """The program in the session does not read its input: the pipe stayed full."""
