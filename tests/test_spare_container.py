@@ -285,3 +285,47 @@ def test_a_spare_waiting_for_its_command_ends_when_its_lifeline_reads_end_of_fil
             waiting.wait()
         assert waiting.stderr is not None
         waiting.stderr.close()
+
+
+def test_a_command_in_a_spare_keeps_every_byte_it_wrote_to_both_streams_until_its_end(tmp_path: Path) -> None:
+    """A spare's output is read to the end without waiting for bwrap's exit, once nothing in the
+    container can write to it: each stream here is several pipe buffers long, and its last pipe
+    buffer's worth comes in one write just before the command ends."""
+    found = container.linux_container([str(tmp_path / "data")])
+    env = {"PATH": os.environ["PATH"]}
+    # The last 50 and 60 kB in one write each (printf, a builtin), just before bash ends.
+    both = "head -c 300000 /dev/zero | tr '\\0' o; head -c 200000 /dev/zero | tr '\\0' e >&2; "
+    both += "printf '%50000s' ERR >&2; printf '%60000s' END"
+
+    async def commands() -> list[tuple[float, int, bytes, int, bytes]]:
+        runs = []
+        await run_command(CommandSpec("true", str(tmp_path), env, 10.0, "/bin/bash", container=found, spare=True))
+        for _ in range(5):
+            await anyio.sleep(0.5)  # the next spare is ready
+            spec = CommandSpec(
+                f"{INIT_AGE} >&2; {both}", str(tmp_path), env, 10.0, "/bin/bash", container=found, spare=True
+            )
+            result = await run_command(spec)
+            assert result.exit_code == 0 and result.contained
+            age = init_age(result.stderr.raw().decode().split("e")[0])
+            runs.append((age, result.stdout.total, result.stdout.raw(), result.stderr.total, result.stderr.raw()))
+        return runs
+
+    for age, out_total, out, err_total, err in anyio.run(commands):
+        assert age >= 0.3, "it ran in a spare started before it"
+        assert out_total == 300000 + 60000 and out.endswith(b"   END")
+        assert err_total > 200000 + 50000 and err.endswith(b"   ERR")
+
+
+def test_the_rest_of_a_spares_pipe_is_read_without_waiting_for_its_writers_to_close_it() -> None:
+    read_end, write_end = os.pipe()
+    stream = spare.PipeStream(read_end)
+    try:
+        assert stream.rest() == b""  # a writer is alive and wrote nothing: no wait
+        os.write(write_end, b"x" * 60000)
+        os.write(write_end, b"END")
+        assert stream.rest() == b"x" * 60000 + b"END"  # while the write end is still open
+        os.close(write_end)
+        assert stream.rest() == b""
+    finally:
+        anyio.run(stream.aclose)
