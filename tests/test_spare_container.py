@@ -3,7 +3,10 @@ and a real tray: what the command sees must be what a container started for it w
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import gc
+import logging
 import os
 import shutil
 import signal
@@ -329,3 +332,32 @@ def test_the_rest_of_a_spares_pipe_is_read_without_waiting_for_its_writers_to_cl
         assert stream.rest() == b""
     finally:
         anyio.run(stream.aclose)
+
+
+def test_a_loop_that_is_ending_when_its_next_spare_is_due_cancels_that_start(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The next spare is due shortly after a command is handed over. A loop that ends meanwhile (a
+    server Claude closed right after the result, whose tasks take a moment to end) must cancel that
+    start with its other tasks, not begin it during its shutdown and destroy it pending (a traceback on
+    the server's stderr, and a container started after the end)."""
+    found = container.linux_container([str(tmp_path / "data")])
+
+    async def ends_slowly() -> None:
+        try:
+            await anyio.sleep_forever()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await anyio.sleep(10 * spare.REFILL_DELAY_S)  # the next spare falls due meanwhile
+
+    async def main() -> None:
+        asyncio.get_running_loop().create_task(ends_slowly())
+        await anyio.sleep(0)
+        spare.refill_soon(found)  # as a command handed to a spare does
+
+    before = set(spares_of(os.getpid()))
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        anyio.run(main)
+        gc.collect()
+    assert "Task was destroyed" not in caplog.text, caplog.text
+    assert wait_for(lambda: set(spares_of(os.getpid())) <= before), "no container outlives its loop"

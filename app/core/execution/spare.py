@@ -238,17 +238,16 @@ def refill_soon(found: Container) -> None:
     if slot.starting or (slot.spare is not None and slot.spare.container == found):
         return
     slot.starting = True
-
-    def begin() -> None:
-        task = slot.loop.create_task(_refill(slot, found))
-        slot.tasks.add(task)
-        task.add_done_callback(slot.tasks.discard)
-
-    slot.loop.call_later(REFILL_DELAY_S, begin)
+    # A task from now, not a timer that makes one later: a loop that ends meanwhile cancels its tasks,
+    # but a task a timer made during that shutdown would start a container after the end.
+    task = slot.loop.create_task(_refill(slot, found))
+    slot.tasks.add(task)
+    task.add_done_callback(slot.tasks.discard)
 
 
 async def _refill(slot: _Slot, found: Container) -> None:
     try:
+        await asyncio.sleep(REFILL_DELAY_S)
         spare = await start(found)
     except OSError as problem:  # bwrap went missing: the next command says so, cold
         log.debug("no spare container: %s", problem)
