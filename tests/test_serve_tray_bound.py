@@ -99,6 +99,7 @@ RUNNING_MODULES = (
     "app.core.execution.start_files",
     "app.core.execution.lone_files",
     "ctypes",
+    "difflib",  # for a misspelt argument's "did you mean"
 )
 
 

@@ -178,6 +178,25 @@ def test_a_command_creating_a_missing_bash_profile_finds_it_moved_aside_with_wha
 
 @LINUX_BWRAP
 @pytest.mark.anyio
+async def test_a_command_in_a_spare_that_creates_a_start_up_file_as_its_last_act_is_told_it_was_moved(
+    home: Path, paths: AppPaths, user_home: Path, never_ask: None
+) -> None:
+    """A command in a container started ahead returns without waiting for bwrap's exit: the model's
+    note must still name the file the command made just before it ended."""
+    targets = [user_home / name for name in (".bash_profile", ".profile", ".zshenv", ".zprofile", ".bash_login")]
+    async with connect(home, env={"HOME": str(user_home)}) as client:
+        await run(client, {"command": "true"})  # the first starts cold; each next one takes a spare
+        results = []
+        for target in targets:
+            await anyio.sleep(0.5)  # the spare is ready
+            results.append(await run(client, {"command": f"echo ran; printf 'x' > {hidden(target)}"}))
+    for target, result in zip(targets, results, strict=True):
+        [moved] = moved_copies(target)
+        assert result["stdout"] == "ran\n" and result["note"].startswith(f"{target} was moved to {moved}."), result
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
 async def test_a_file_moved_from_the_project_onto_a_missing_start_up_file_is_moved_aside(
     home: Path, paths: AppPaths, user_home: Path, never_ask: None, tmp_path: Path
 ) -> None:

@@ -61,6 +61,10 @@ def _start_one(xvfb: str, number: int, screen: str, log: Path) -> tuple[subproce
     os.close(writer)
     try:
         answer = read_line(reader, READY_TIMEOUT_S)
+    except BaseException:  # interrupted (Ctrl-C): no Xvfb left behind
+        process.kill()
+        process.wait()
+        raise
     finally:
         os.close(reader)
     if answer == str(number):

@@ -9,6 +9,7 @@ until it is done. It is torn down once, however serving ends (`HostSide.leave`).
 from __future__ import annotations
 
 import functools
+import importlib
 import logging
 import os
 import secrets
@@ -146,14 +147,16 @@ class HostSide:
             log.warning("start-up upkeep skipped: %s", problem)
 
     def warm_up(self) -> None:
-        """The classifier, tree-sitter and the login-shell probe: only for a server that runs its
-        commands itself (2 MB of a server's memory, issue 21; a tray-bound one never does)."""
+        """The classifier, tree-sitter, the login-shell probe and the executor's modules: only for a
+        server that runs its commands itself (2.7 MB of a server's memory, issue 21; a tray-bound one
+        never does)."""
         if self.service is None:
             return
         from app.core import classifier
 
         classifier.warm_up(cwd=self.service.home, protected_paths=self.service.protected_paths)
         self._resolver.prepare()
+        importlib.import_module("app.core.execution.executor")  # with the container: not at the first command
 
     def leave(self) -> None:
         """Close this server's rows, leave its tray and give up its lock; once, however serving ended."""

@@ -221,6 +221,7 @@ class Runs:
     ) -> ExecutionResult:
         """Run an admitted command to its end and journal how it ended."""
         from app.core.execution import container as containers
+        from app.core.execution import lone_files
         from app.core.execution.executor import CommandSpec, run_command
 
         authority = self.service.authority
@@ -265,6 +266,8 @@ class Runs:
         self._privileged.discard(command_id)
         used = containers.Container(containers.PRIVILEGED) if privileged else self.container()
         if not prefix:  # the read-only tool runs in its own container (read_only.py)
+            if result.contained:  # a start-up file it made as it ended: moved and noted first
+                await lone_files.handled()
             result.protection_note = protection_note(result, self.container())
         authority.finish(command_id, outcome_of(result, used))
         return result

@@ -14,6 +14,7 @@ may have made it (start_files.py).
 
 from __future__ import annotations
 
+import array
 import contextlib
 import logging
 import os
@@ -22,6 +23,8 @@ import struct
 import threading
 import time
 from collections.abc import Iterable
+
+import anyio
 
 from app.core.execution import start_files
 
@@ -34,6 +37,8 @@ GONE = IN_DELETE
 EVENT_HEADER = struct.Struct("iIII")  # wd, mask, cookie, len: then the name, NUL-padded
 OVERFLOW_WD = -1  # IN_Q_OVERFLOW comes with no watch: events were lost
 FAILED_PAUSE_S = 1.0  # after an unexpected error in the loop, before it goes on
+HANDLED_WAIT_S = 1.0  # at most, for the files a finished command made to be judged
+HANDLED_POLL_S = 0.001
 _started: set[str] = set()
 _lock = threading.Lock()
 
@@ -64,6 +69,18 @@ class _Watcher:
         os.set_blocking(self.wake_read, False)
         os.set_blocking(self.wake_write, False)
         self.names: dict[int, dict[str, str]] = {}  # wd -> name -> path
+        self.busy = False  # between a poll that returned and the end of what it found
+
+    def handled(self) -> bool:
+        """Whether every event the kernel has queued so far has been read and acted on."""
+        import fcntl  # here: this module is imported on Windows too, where there is no watcher
+        import termios
+
+        if self.busy:
+            return False
+        pending = array.array("i", [0])
+        fcntl.ioctl(self.fd, termios.FIONREAD, pending, True)
+        return pending[0] == 0 and not self.busy  # busy again: it read them meanwhile, and acts now
 
     def add(self, path: str) -> None:
         wd = self.add_watch(self.fd, os.path.dirname(path).encode(), IN_MOVED_TO | IN_CREATE | GONE)
@@ -94,16 +111,20 @@ class _Watcher:
             poller.register(fd, 0)
             polled.add(fd)
         ready = dict(poller.poll())
-        if self.wake_read in ready:
-            with contextlib.suppress(BlockingIOError):
-                os.read(self.wake_read, 4096)
-        # The events first, then the ends seen with them: a file a command made just before its
-        # container ended is judged while that container still counts (start_files.py).
-        for path, gone in self._read_events():
-            try:
-                start_files.vanished(path) if gone else start_files.appeared(path)
-            except Exception:  # one file's trouble must not stop the others
-                log.exception("handling a new %s failed", path)
+        self.busy = True
+        try:
+            if self.wake_read in ready:
+                with contextlib.suppress(BlockingIOError):
+                    os.read(self.wake_read, 4096)
+            # The events first, then the ends seen with them: a file a command made just before its
+            # container ended is judged while that container still counts (start_files.py).
+            for path, gone in self._read_events():
+                try:
+                    start_files.vanished(path) if gone else start_files.appeared(path)
+                except Exception:  # one file's trouble must not stop the others
+                    log.exception("handling a new %s failed", path)
+        finally:
+            self.busy = False
         ended = [fd for fd in polled if ready.get(fd, 0) & (select.POLLHUP | select.POLLERR | select.POLLNVAL)]
         for fd in ended:
             poller.unregister(fd)
@@ -128,6 +149,15 @@ class _Watcher:
 
 
 _watcher: _Watcher | None = None
+
+
+async def handled(timeout_s: float = HANDLED_WAIT_S) -> None:
+    """Wait (briefly) until the files made before now are judged: a start-up file a command made as
+    it ended is moved aside, and noted for the model (start_files.model_note), before its result
+    is made. At once when nothing is queued, as after nearly every command."""
+    deadline = time.monotonic() + timeout_s
+    while _watcher is not None and not _watcher.handled() and time.monotonic() < deadline:
+        await anyio.sleep(HANDLED_POLL_S)
 
 
 def watch(paths: Iterable[str]) -> None:

@@ -86,16 +86,21 @@ class PipeStream(ByteReceiveStream):
         raise anyio.ClosedResourceError
 
     def rest(self) -> bytes:
-        """What the pipe holds now, without waiting: the whole rest once nothing can write to it."""
+        """What the pipe holds now, without waiting: the whole rest once nothing can write to it.
+        At most one pipe's worth, all it can hold: a writer missed by output_held goes on unread."""
+        import fcntl  # here: spare.py is imported on Windows too, where no spare is ever started
+
+        left = fcntl.fcntl(self.fd, fcntl.F_GETPIPE_SZ) if self.fd >= 0 else 0
         chunks = []
-        while self.fd >= 0:
+        while left > 0:
             try:
-                data = os.read(self.fd, 65536)
+                data = os.read(self.fd, left)
             except BlockingIOError:
                 break
             if not data:
                 break
             chunks.append(data)
+            left -= len(data)
         return b"".join(chunks)
 
     async def aclose(self) -> None:
