@@ -141,6 +141,7 @@ def main() -> int:
     env = {**os.environ, HOME_ENV: str(home)}
     xvfb = None
     if not env.get("DISPLAY"):
+        home.mkdir(parents=True, exist_ok=True)  # a --home not made yet holds Xvfb's log too
         try:
             xvfb, env["DISPLAY"] = private_display.start(home / "xvfb.log")
         except private_display.XvfbError as exc:
