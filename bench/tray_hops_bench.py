@@ -123,7 +123,7 @@ def run(root: Path, folder: Path, count: int, headless: bool) -> dict[str, list[
     return offsets(marks, windows)
 
 
-def table(found: dict[str, list[float]], count: int) -> None:
+def table(found: dict[str, list[float]]) -> None:
     print("| hop | ms after the client's call: median / p95 | calls |\n| --- | --- | --- |")
     order = sorted(found, key=lambda hop: statistics.median(found[hop]))
     for hop in order[1:]:
@@ -149,7 +149,7 @@ def main() -> None:
             os.environ["HOME"] = name
             found = run(root, Path(name), args.calls, args.headless)
         print(f"\n{tag} ({root}), load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} now\n")
-        table(found, args.calls)
+        table(found)
 
 
 if __name__ == "__main__":

@@ -101,12 +101,13 @@ class HostSide:
         self._server_id = link.server_id
         self._authority = ServerAuthority(journal, link, headless=self.headless)
         link.start()
-        # Found once, then kept; a bash that is missing is looked for again at each command.
+        # Found once, then kept; a bash that is missing is looked for again at each command. Looked
+        # for now only by a server that runs its commands (else the tray runs them, with its bash).
         bash = functools.cache(find_bash)
-        try:
-            bash()
-        except CoworkError as missing:  # every command the model sends says it too
-            if runs_its_own_commands(link.runs_commands):  # else the tray runs them, with its bash
+        if runs_its_own_commands(link.runs_commands):
+            try:
+                bash()
+            except CoworkError as missing:  # every command the model sends says it too
                 say(missing)
         self.service = CommandService(
             journal,

@@ -24,6 +24,7 @@ import anyio.to_thread
 from anyio.abc import TaskGroup
 from mcp import Client
 from mcp.server import MCPServer
+from mcp_types import SERVER_INFO_META_KEY as SERVER_INFO_META  # the modern era's stamp on every result
 from mcp_types import Implementation
 
 from app import __version__
@@ -43,7 +44,6 @@ log = logging.getLogger(__name__)
 
 UNNAMED_CLIENT = "unknown"
 IN_PROCESS_MODE = "auto"  # for an in-process server: the SDK's direct dispatcher
-SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"  # the modern era's stamp on every result
 
 
 def as_forwarded(result: dict[str, Any]) -> dict[str, Any]:

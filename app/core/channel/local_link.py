@@ -11,11 +11,12 @@ threads. Closing either end closes both, and each side then acts as when a socke
 
 from __future__ import annotations
 
-import json
 import queue
 import threading
 from collections.abc import Callable
 from typing import Any
+
+from app.core.channel import wire
 
 Deliver = Callable[[dict[str, Any]], None]
 
@@ -49,8 +50,9 @@ class LocalEnd:
         other = self.other
         if self.closed or other is None or other.closed:
             raise OSError("the in-process channel is closed")
-        # Through JSON as on the wire: the other side gets plain values, never a shared object.
-        other._arrive(json.loads(json.dumps(message)))
+        # Encoded and decoded as on the wire (its limit and checks): the other side gets plain values,
+        # never a shared object.
+        other._arrive(wire.decode(wire.encode(message)))
 
     def _arrive(self, message: dict[str, Any]) -> None:
         with self._lock:

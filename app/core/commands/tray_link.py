@@ -57,6 +57,7 @@ from app.core.paths import AppPaths
 log = logging.getLogger(__name__)
 
 ACK_TIMEOUT_S = 5.0  # no answer from the tray in this long: the command is refused
+NO_ANSWER = f"the Cowork Terminal app did not answer within {ACK_TIMEOUT_S:g} s"
 HELLO_TIMEOUT_S = 2.0
 RECONNECT_S = 0.5
 TRAY_EXIT_WAIT_S = 3.0  # after the channel broke: a tray still there this long did not die
@@ -403,7 +404,7 @@ class TrayLink:
 
         posts.put(work)  # after what was posted before it, as over the socket
         if not done.wait(ACK_TIMEOUT_S):
-            raise LinkRefused(f"the Cowork Terminal app did not answer within {ACK_TIMEOUT_S:g} s")
+            raise LinkRefused(NO_ANSWER)
         if isinstance(box[0], LinkRefused):
             raise box[0]
         return box[0]
@@ -427,7 +428,7 @@ class TrayLink:
         if not event.wait(ACK_TIMEOUT_S):
             with self._lock:
                 self._waiting.pop(seq, None)
-            raise LinkRefused(f"the Cowork Terminal app did not answer within {ACK_TIMEOUT_S:g} s")
+            raise LinkRefused(NO_ANSWER)
         mark(f"link: {getattr(message, 'OP', '?')} acked")
         reply = box[0]
         if isinstance(reply, ErrorReply):
@@ -463,7 +464,7 @@ class TrayLink:
         posts.put(work)
         with anyio.move_on_after(ACK_TIMEOUT_S):
             return await answer
-        raise LinkRefused(f"the Cowork Terminal app did not answer within {ACK_TIMEOUT_S:g} s")
+        raise LinkRefused(NO_ANSWER)
 
 
 def _exited(pid: int, proc: Path = Path("/proc")) -> bool:

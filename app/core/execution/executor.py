@@ -205,7 +205,7 @@ async def _start(spec: CommandSpec, argv: list[str], env: dict[str, str], contai
             stderr=subprocess.PIPE,
             cwd=spec.cwd,
             env=env,
-            pass_fds=containers.inherited(status_write) if contained else spec.inherit,
+            pass_fds=containers.inherited(status_write, status_read) if contained else spec.inherit,
             **spawn_options(sys.platform, suspended=True),
         )
     except BaseException:

@@ -132,7 +132,9 @@ class ShellSession:
                 stderr=subprocess.STDOUT,
                 cwd=self.cwd,
                 env=self.env,
-                pass_fds=(read_fd, *containers.inherited(status_write)) if self.container is not None else (read_fd,),
+                pass_fds=(read_fd, *containers.inherited(status_write, status_read))
+                if self.container is not None
+                else (read_fd,),
                 **spawn_options(sys.platform),
             )
         finally:

@@ -182,7 +182,7 @@ async def start(found: Container, environ: Mapping[str, str] | None = None) -> S
             stderr=err_write,
             cwd="/",
             env=dict(os.environ if environ is None else environ),
-            pass_fds=(*containers.inherited(status_write), order_read),
+            pass_fds=(*containers.inherited(status_write, status_read), order_read),
             start_new_session=True,
         )
     except BaseException:
