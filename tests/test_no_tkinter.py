@@ -17,8 +17,9 @@ import anyio
 import pytest
 from desktop_env import FakeDesktop, make_fake_desktop
 
-from app.core.paths import HOME_ENV
+from app.core.paths import HOME_ENV, AppPaths
 from tests.stdio_client import connect, run
+from tests.test_authority import wait_until_held
 
 BLOCK_TK = '''
 import sys
@@ -104,7 +105,7 @@ TRAY = """
 
 @pytest.mark.anyio
 async def test_without_tk_the_tray_says_once_what_to_install_and_the_menu_answers_held_commands(
-    no_tk_env: dict[str, str], home: Path, tmp_path: Path
+    no_tk_env: dict[str, str], home: Path, paths: AppPaths, tmp_path: Path
 ) -> None:
     (tmp_path / "www").mkdir()
     (tmp_path / "keep").mkdir()
@@ -124,7 +125,7 @@ async def test_without_tk_the_tray_says_once_what_to_install_and_the_menu_answer
                 results[name] = await run(client, {"command": command, "cwd": str(tmp_path)})
 
             group.start_soon(ask, "allowed", "rm -rf www")
-            await anyio.sleep(0.5)  # in this order: the first held is the one allowed
+            await wait_until_held(paths)  # in this order: the first held is the one allowed
             group.start_soon(ask, "denied", "rm -rf keep")
         out, err = await anyio.to_thread.run_sync(lambda: tray.communicate(timeout=120))
     finally:
