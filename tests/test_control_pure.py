@@ -129,6 +129,24 @@ def test_a_frozen_app_checks_the_executable_not_the_arguments() -> None:
     assert tray_refusal(copy, OWN_FROZEN, "/d") is not None
 
 
+def test_a_tray_that_hides_its_program_is_judged_by_its_arguments() -> None:
+    """Our tray is not dumpable: a server without root's powers cannot read its /proc/<pid>/exe."""
+    python = OWN_SOURCE.executable
+    genuine = PeerFacts(41, 1000, None, (python, "-I", "-m", "app", "tray"), hidden=True)
+    assert tray_refusal(genuine, OWN_SOURCE, OWN_SOURCE.data_dir) is None
+    script = PeerFacts(42, 1000, None, (python, "/tmp/fake_tray.py"), hidden=True)
+    assert "does not run Cowork Terminal" in tray_refusal(script, OWN_SOURCE, OWN_SOURCE.data_dir)
+    gone = PeerFacts(43, 1000, None, genuine.argv)  # neither hidden nor told: the process ended
+    assert "did not tell" in tray_refusal(gone, OWN_SOURCE, OWN_SOURCE.data_dir)
+    contained = PeerFacts(44, 1000, None, genuine.argv, pid_depth=2, hidden=True)
+    own = OwnFacts(1000, python, False, OWN_SOURCE.data_dir, "pid:[1]", pid_depth=1)
+    assert "inside a command's container" in tray_refusal(contained, own, own.data_dir)
+    frozen = PeerFacts(7, 1000, None, ("cowork-terminal", "tray"), hidden=True)
+    assert tray_refusal(frozen, OWN_FROZEN, "/d") is None
+    other = PeerFacts(8, 1000, None, ("/tmp/x", "tray"), hidden=True)
+    assert "does not run Cowork Terminal" in tray_refusal(other, OWN_FROZEN, "/d")
+
+
 def test_windows_peers_compare_sids() -> None:
     own = OwnFacts("S-1-5-21-1-2-3-1001", r"C:\Program Files\Cowork Terminal\cowork-terminal.exe", True, r"C:\d")
     assert client_refusal(PeerFacts(9, "S-1-5-21-1-2-3-1001", None), own) is None

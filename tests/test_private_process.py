@@ -1,6 +1,6 @@
-"""The tray's windows keep other programs of the same user out of their memory (Linux): no
-debugger attaches, /proc/<pid>/environ and mem stay closed (core/private_process.py); the tray
-itself stays dumpable so that servers can check which program it is.
+"""The tray and its windows keep other programs of the same user out of their memory (Linux): no
+debugger attaches, /proc/<pid>/environ and mem stay closed (core/private_process.py); servers,
+which can no longer read the tray's program, still know it and work through it.
 
 The tests run as root, and root's CAP_SYS_PTRACE passes every such check; so the tray, the server
 and the attacker here run without any capability (`setpriv`), as a user's programs do."""
@@ -25,6 +25,12 @@ from tests.tray_process import running_tray
 AS_A_USER = ["setpriv", "--bounding-set=-all", "--inh-caps=-all"]  # root's name, none of its powers
 
 
+def as_a_user(params: StdioServerParameters) -> StdioServerParameters:
+    """A server started as Claude would start it, without root's powers."""
+    return StdioServerParameters(command=AS_A_USER[0], args=[*AS_A_USER[1:], params.command, *params.args],
+                                 env=params.env)  # fmt: skip
+
+
 def read_environ(pid: int) -> subprocess.CompletedProcess[str]:
     """What a program of the same user (an agent's background job) would try: read the environment."""
     return subprocess.run([*AS_A_USER, "cat", f"/proc/{pid}/environ"], capture_output=True, text=True, timeout=30)
@@ -46,7 +52,7 @@ def test_a_failing_prctl_is_said_and_not_fatal(caplog: pytest.LogCaptureFixture)
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_DUMPABLE is Linux's")
 @pytest.mark.gui
 @pytest.mark.anyio
-async def test_a_program_of_the_same_user_cannot_read_the_windows_memory_and_servers_still_know_the_tray(
+async def test_a_program_of_the_same_user_cannot_read_the_trays_or_the_windows_memory_and_servers_still_know_the_tray(
     home: Path, display: str
 ) -> None:
     neighbour = subprocess.Popen([*AS_A_USER, "sleep", "60"])  # an ordinary process of the same user
@@ -59,13 +65,12 @@ async def test_a_program_of_the_same_user_cannot_read_the_windows_memory_and_ser
             found = wait_for(lambda: re.search(r"log window started \(pid (\d+)\)", log.read_text()))
             refused = read_environ(int(found.group(1)))
             assert refused.returncode != 0 and "Permission denied" in refused.stderr
-            # The tray stays dumpable: a server without root's powers must still read which program
-            # is at the tray's address (/proc/<pid>/exe), or it would refuse the genuine tray.
-            assert read_environ(tray.pid).returncode == 0
-            params = server_params(home)
-            params = StdioServerParameters(command=AS_A_USER[0], args=[*AS_A_USER[1:], params.command, *params.args],
-                                           env=params.env)  # fmt: skip
-            async with Client(params, mode="legacy") as client:
+            refused = read_environ(tray.pid)
+            assert refused.returncode != 0 and "Permission denied" in refused.stderr
+            hidden = subprocess.run([*AS_A_USER, "readlink", f"/proc/{tray.pid}/exe"], capture_output=True, text=True)
+            assert hidden.returncode != 0, "a server cannot read which program the tray runs"
+            # So it judges the tray by its arguments and pid namespace, and takes it.
+            async with Client(as_a_user(server_params(home)), mode="legacy") as client:
                 ran = await run(client, {"command": "echo through the tray"})
             assert ran.get("stdout") == "through the tray\n", ran
     finally:

@@ -1,27 +1,24 @@
 """A command, and a detached process it leaves behind, try to get into the tray (issue 23).
 
-The tray stays dumpable: every server checks its program through /proc/<tray>/exe, which the
-kernel hides for a non-dumpable process (docs/security.md, "Same-user code injection"). What keeps
-a command out of it:
-
 - In its container (the default on Linux), a command runs in a pid namespace of its own: the
   tray's pid does not exist there, so there is nothing to attach to, read or signal (tested below,
   for a command and for a detached process it starts; the script is unreadable to the classifier
   and the user asked never to be asked, so the container alone must stop it).
 - Without the container (bwrap missing, or switched off by the user's click): the tray is the
-  commands' ancestor. Yama's `ptrace_scope` 1 (most distributions' default) lets a process trace
-  only its own descendants, so a command cannot trace the tray; at 0, or with no Yama at all (this
-  machine: no /proc/sys/kernel/yama), a process of the same user can attach, and only the
-  classifier stands in the way: it holds `gdb -p`, `strace -p` and their kind in plain words
-  (tested below). A debugger it cannot see (the script above, run with the user's "never ask" and
-  the container off) attaches: tried by hand on this machine, `ptrace(PTRACE_ATTACH)` returned 0.
-  Root, as in CI, may attach to anything, dumpable or not.
+  commands' ancestor and in their namespace. Yama's `ptrace_scope` 1 (most distributions' default)
+  lets a process trace only its own descendants; at 0, or with no Yama at all (this machine: no
+  /proc/sys/kernel/yama), only the tray's being not dumpable (core/private_process.py) stops a
+  debugger the classifier cannot see: tested below as a user's programs run, without root's
+  powers (root's CAP_SYS_PTRACE may attach to anything, dumpable or not, as in CI). The classifier
+  still holds `gdb -p`, `strace -p` and their kind in plain words (tested below).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,9 +28,10 @@ import pytest
 
 from app.core.execution import container
 from app.core.paths import AppPaths
-from tests.stdio_client import connect, run
+from tests.stdio_client import Client, connect, run, server_params
 from tests.test_authority import cli
 from tests.test_container import agent_script, never_ask, own_namespace
+from tests.test_private_process import AS_A_USER, as_a_user
 from tests.tray_process import running_tray
 
 pytestmark = [
@@ -43,6 +41,7 @@ pytestmark = [
 WAIT_S = 30.0
 PTRACE_ATTACH = 16
 ESRCH = 3
+EPERM = 1
 
 # What a command can learn of, and do to, the process whose pid it was given: the tray's.
 ATTACH = """
@@ -66,8 +65,12 @@ try:
 except OSError as exc:
     seen["signal"] = exc.__class__.__name__
 debugger = "g" + "db"
-done = subprocess.run([debugger, "-n", "-batch", "-p", str(pid), "-ex", "info proc"], capture_output=True, text=True)
-seen["debugger"] = done.stdout + done.stderr
+try:
+    ask = [debugger, "-n", "-batch", "-p", str(pid), "-ex", "info proc"]
+    done = subprocess.run(ask, capture_output=True, text=True)
+    seen["debugger"] = done.stdout + done.stderr
+except FileNotFoundError:
+    seen["debugger"] = None
 with open(report, "w") as out:
     json.dump(seen, out)
 print("looked")
@@ -137,3 +140,45 @@ async def test_without_the_container_a_debugger_attaching_to_the_tray_is_held_an
             assert denied.returncode == 0, denied.stderr
         assert tray.poll() is None and tracer_of(tray.pid) == 0
     assert "Attaches to a running program and can read or change what it does" in result["note"], result["note"]
+
+
+def yama_allows_attaching_to_any_process() -> bool:
+    scope = Path("/proc/sys/kernel/yama/ptrace_scope")
+    return not scope.exists() or scope.read_text().strip() == "0"
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="root, to drop its powers")
+async def test_without_the_container_a_command_of_the_same_user_cannot_attach_to_or_read_the_tray(
+    home: Path, paths: AppPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tray, server and command run as a user's programs do: root's name, none of its powers."""
+    monkeypatch.setenv(container.BWRAP_ENV, str(home / "no-bwrap"))  # the tray runs the commands as they are
+    never_ask(paths)
+    if yama_allows_attaching_to_any_process():  # the attack works on a process that is dumpable
+        neighbour = subprocess.Popen([*AS_A_USER, "sleep", "60"])
+        try:
+            time.sleep(0.2)
+            probe = tmp_path / "neighbour.json"
+            script = tmp_path / "attach.py"
+            script.write_text(attach_script(neighbour.pid, probe))
+            subprocess.run([*AS_A_USER, sys.executable, str(script)], capture_output=True, timeout=60, check=True)
+            assert json.loads(probe.read_text())["ptrace_attach"] == [0, 0]
+        finally:
+            neighbour.kill()
+            neighbour.wait()
+    report = tmp_path / "seen.json"
+    with running_tray(home, wrapper=AS_A_USER) as tray:
+        async with Client(as_a_user(server_params(home)), mode="legacy") as client:
+            command = agent_script(attach_script(tray.pid, report), background=True)
+            assert (await run(client, {"command": command})).get("exitCode") == 0
+            seen = await report_of(report)
+            # The attack ran, beside the tray, with every right of its user but the debugger's.
+            assert seen["own_ns"] == own_namespace() and seen["tray_in_proc"] is True
+            assert seen["signal"] == "delivered"
+            # And could not get in (a dumpable tray is attached to and stopped: the call never returns).
+            assert seen["ptrace_attach"] == [-1, EPERM], seen
+            assert seen["mem"] == "PermissionError"
+            if seen["debugger"] is not None:
+                assert "Operation not permitted" in seen["debugger"], seen["debugger"]
+            assert (await run(client, {"command": "echo still here"})).get("stdout") == "still here\n"
+        assert tray.poll() is None and tracer_of(tray.pid) == 0, "the tray runs on, traced by nobody"

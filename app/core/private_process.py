@@ -1,16 +1,15 @@
-"""Keep other programs of the same user out of the windows' memory (Linux).
+"""Keep other programs of the same user out of the tray's and the windows' memory (Linux).
 
 A process is "dumpable" by default: any program running as the same user may attach a debugger to
 it (`gdb -p`), read its memory or its environment (/proc/<pid>/environ, /proc/<pid>/mem) and so
-press a window's button from inside. PR_SET_DUMPABLE 0 makes the kernel refuse all of that to
-anything without CAP_SYS_PTRACE (it also turns off core dumps, which is fine: the windows hold no
-work of the user's). Other systems have no such switch here.
+press a window's button or answer a held command from inside. PR_SET_DUMPABLE 0 makes the kernel
+refuse all of that to anything without CAP_SYS_PTRACE (it also turns off core dumps, which is
+fine: the tray's crashes are in its log). Other systems have no such switch here.
 
-The tray itself stays dumpable, on purpose: each server makes sure the process at the tray's
-address runs this app by reading /proc/<pid>/exe, and the kernel hides that link of a
-non-dumpable process from every process without CAP_SYS_PTRACE, so servers would refuse the
-genuine tray (and an impostor could hide the same way). Yama (ptrace_scope 1, the default on most
-distributions) keeps a debugger off the tray unless it started it; with Yama off it remains open.
+The kernel then hides the tray's program (/proc/<pid>/exe) from its servers too, so they judge it
+by its arguments and its pid namespace (core/channel/peer.py says what that gives up, and why it is
+little). Yama (ptrace_scope 1, most distributions' default) already kept a command off the tray,
+its ancestor; this closes the door where Yama is off or missing, without the container.
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ def _libc_prctl() -> Callable[..., int]:
 
 def forbid_dumps(platform: str = sys.platform, prctl: Callable[..., int] | None = None) -> bool:
     """Make this process non-dumpable; True when done. Called first thing by the tray and by every
-    window it starts. A failure is logged, never fatal: the app still works, only less shut."""
+    window. A failure is logged, never fatal: the app still works, only less shut."""
     if not can_forbid_dumps(platform):
         return False
     try:

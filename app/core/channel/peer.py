@@ -9,6 +9,12 @@ program can run our own executable with any arguments. The checks stop a script 
 tray; the data folder in the tray's hello stops our genuine program run for another folder. No
 loosening is ever based on them: loosening needs a click in the tray.
 
+The tray is not dumpable (core/private_process.py), so the kernel hides its program (/proc/<pid>/exe)
+from a server without root's powers: for such a peer its arguments are what is checked. Little is
+given up: a same-user process outside a container passes the program check anyway (our own Python
+with its module first on PYTHONPATH, our frozen program with LD_PRELOAD), and one inside a container
+is told by its pid namespace, which /proc/<pid>/status gives for a process that is not dumpable too.
+
 Provenance (issue 21) is the exception, because a process cannot shed it: a command runs in its own
 pid namespace (Linux, bwrap), so does all it starts, detached or not; a peer whose pid namespace is
 not ours is inside a command container (nested namespaces differ too). Windows: a peer in one of our
@@ -41,6 +47,7 @@ class PeerFacts:
     in_command_job: bool = False  # Windows: in one of this process's command jobs
     sandboxed: bool = False  # macOS: sandbox_check says so
     pid_depth: int | None = None  # Linux: how many pid namespaces deep (NSpid in /proc/<pid>/status)
+    hidden: bool = False  # Linux: not dumpable, so the kernel keeps its program from us (our tray)
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,14 @@ def _windows_sid() -> str:  # pragma: no cover - Windows only (tested under Wine
     return windows_pipe.current_user_sid()
 
 
+def started_as_this_app(argv: tuple[str, ...], own: OwnFacts) -> bool:
+    """What the arguments say of a process whose program the OS does not tell: our frozen program by
+    name, or our Python running this app. Any program can write its own arguments."""
+    if own.frozen:
+        return bool(argv) and Path(argv[0]).name == Path(own.executable).name
+    return runs_this_app(argv)
+
+
 def runs_this_app(argv: tuple[str, ...]) -> bool:
     """A source install's tray: our interpreter running `-m app` or the `cowork-terminal` script."""
     rest = list(argv[1:])
@@ -132,11 +147,11 @@ def tray_refusal(peer: PeerFacts, own: OwnFacts, hello_data_dir: object, platfor
         return f"the process at the tray's address belongs to another user ({peer.uid})"
     if from_container(peer, own):  # a look-alike started by a command: it would allow anything
         return "the process at the tray's address runs inside a command's container, so it is not the user's tray"
-    if peer.executable is None:
+    if peer.executable is None and not peer.hidden:
         return "the operating system did not tell which program is at the tray's address"
-    if not same_path(peer.executable, own.executable, platform):
+    if peer.executable is not None and not same_path(peer.executable, own.executable, platform):
         return f"the process at the tray's address is not Cowork Terminal ({peer.executable})"
-    if not own.frozen and not runs_this_app(peer.argv):
+    if (peer.hidden or not own.frozen) and not started_as_this_app(peer.argv, own):
         return f"the process at the tray's address does not run Cowork Terminal ({' '.join(peer.argv)[:200]})"
     if not same_path(hello_data_dir, own.data_dir, platform):
         return f"the tray there keeps its data in another folder ({hello_data_dir})"
@@ -167,9 +182,12 @@ def socket_peer(sock: socket.socket, platform: str = sys.platform) -> PeerFacts:
 
 def linux_process_facts(pid: int, uid: int, proc: Path = Path("/proc")) -> PeerFacts:
     base = proc / str(pid)
+    hidden = False
     try:
         executable: str | None = os.path.realpath(os.readlink(base / "exe"))
-    except OSError:
+    except PermissionError:  # same user (SO_PEERCRED), not dumpable: the kernel hides its program
+        executable, hidden = None, True
+    except OSError:  # gone meanwhile
         executable = None
     try:
         argv = tuple(a.decode("utf-8", "replace") for a in (base / "cmdline").read_bytes().split(b"\0") if a)
@@ -180,7 +198,9 @@ def linux_process_facts(pid: int, uid: int, proc: Path = Path("/proc")) -> PeerF
         marked = any(v.startswith(RUN_MARK_VARIABLE.encode() + b"=") for v in environ)
     except OSError:
         marked = False
-    return PeerFacts(pid, uid, executable, argv, marked, _pid_namespace(pid, proc), pid_depth=_pid_depth(pid, proc))
+    return PeerFacts(
+        pid, uid, executable, argv, marked, _pid_namespace(pid, proc), pid_depth=_pid_depth(pid, proc), hidden=hidden
+    )
 
 
 def _macos_sandboxed(pid: int) -> bool:  # pragma: no cover - macOS only

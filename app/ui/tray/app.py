@@ -42,6 +42,7 @@ from app.core.i18n.language import chosen_language
 from app.core.journal.store import Journal
 from app.core.liveness import HeldLock
 from app.core.paths import AppPaths
+from app.core.private_process import forbid_dumps
 from app.core.self_command import app_argv
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, live_client_names
 from app.ui.tray import actions, menu
@@ -423,8 +424,7 @@ class TrayApp:
 
 def run_tray(paths: AppPaths, lock: HeldLock, open_runner: RunnerOpener | None = None) -> int:
     """The `tray` command after it took the tray lock: load pystray, build the app, run it."""
-    # Not forbid_dumps() here: every server checks the tray's program through /proc/<pid>/exe, which
-    # the kernel hides from other processes of a non-dumpable one (core/private_process.py).
+    forbid_dumps()  # before anything of the user's is held in memory (core/private_process.py)
     try:
         pystray = load_pystray()
     except Exception as exc:  # no display, no backend: the top of the process, say it plainly
