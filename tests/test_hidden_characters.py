@@ -51,7 +51,8 @@ def test_the_prompt_shows_all_30_lines_and_the_zero_width_space_and_says_so(disp
     root = tk.Tk()
     prompt = ApprovalPrompt(root, line)
     try:
-        held = WaitingCommand(7, command, "/srv", "Claude", ("Deletes the folder",), (), time.time() + 300)
+        held = WaitingCommand(7, command, "/srv", "Claude", ("Deletes the folder",), (), time.time() + 300,
+                              env_keys=("PATH=/tmp/\u200bbin:/usr/bin",))  # fmt: skip
         prompt.pending[7] = held
         assert prompt.refresh()
         root.update()
@@ -61,6 +62,7 @@ def test_the_prompt_shows_all_30_lines_and_the_zero_width_space_and_says_so(disp
         assert "30 lines" in facts and "1 character that does not show" in facts
         assert prompt.command_facts.winfo_ismapped() and prompt.command_scroll.winfo_ismapped()
         assert prompt.command.yview()[1] < 1.0, "the box scrolls: the last lines are below"
+        assert "Extra environment: PATH=/tmp/\\u200bbin:/usr/bin" in prompt.details.cget("text")
     finally:
         root.destroy()
         tray.close()
@@ -69,7 +71,7 @@ def test_the_prompt_shows_all_30_lines_and_the_zero_width_space_and_says_so(disp
 @pytest.mark.gui
 def test_the_log_window_shows_the_hidden_characters_in_the_list_and_the_details(display: str, paths: AppPaths) -> None:
     with Journal(paths) as journal:
-        row = journal.begin_command(command="rm -rf bu\u200bild\x1b[8m", cwd="/srv/\u202eabc")
+        row = journal.begin_command(command="rm -rf bu\u200bild\x1b[8m", cwd="/srv/\u202eabc", env_keys=["A\u200bB"])
     root = tk.Tk()
     window = LogWindow(root, Journal.open(paths))
     try:
@@ -78,5 +80,6 @@ def test_the_log_window_shows_the_hidden_characters_in_the_list_and_the_details(
         assert window.tree.set(str(row), "command") == "rm -rf bu\\u200bild^[[8m"
         assert "rm -rf bu\\u200bild^[[8m" in window.details_text()
         assert "/srv/\\u202eabc" in window.details_text()
+        assert "extra environment: A\\u200bB" in window.details_text()
     finally:
         window.close()

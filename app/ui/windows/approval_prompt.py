@@ -232,7 +232,7 @@ class ApprovalPrompt:
         folder = visible(short_folder(held.cwd)) if held.cwd else _("the agent's shell session")
         details = [_("In folder: {folder}").format(folder=folder)]
         if held.env_keys:
-            details.append(_("Extra environment: {names}").format(names=", ".join(held.env_keys)))
+            details.append(_("Extra environment: {names}").format(names=visible(", ".join(held.env_keys))))
         self.details.configure(text="    ".join(details))
         said = danger_words(held.danger)
         if said is not None:

@@ -559,7 +559,7 @@ def detail_lines(
     limits = []
     if record.timeout_ms is not None:
         limits.append(_("time limit {duration}").format(duration=format_duration(record.timeout_ms)))
-    names = ", ".join(record.env_keys) if record.env_keys else _("none")
+    names = visible(", ".join(record.env_keys)) if record.env_keys else _("none")
     limits.append(_("extra environment: {names}").format(names=names))
     lines.append(DetailLine(_("Settings"), "; ".join(limits)))
     return lines
