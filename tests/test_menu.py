@@ -604,3 +604,12 @@ async def test_a_headless_server_the_app_cannot_link_is_told_apart_in_the_menu_a
         app.shutdown()
         if lock is not None:
             lock.release()
+
+
+def test_a_hidden_character_in_a_held_command_shows_in_the_menu_and_in_a_notice() -> None:
+    held = (tray_state.HeldView(5, "rm -rf bu\u200bild\x1b[8m", "Claude"),)
+    state = TrayState(clients=(DESKTOP_CONNECTED,), windows=False, waiting=1, held=held)
+    assert texts(entry(state, "waiting").submenu or ()) == ["Claude: rm -rf bu\\u200bild^[[8m"]
+    notifier = tray_platform.Notifier(object(), "dummy", tray_platform.UiDispatcher(), platform="test")
+    notifier.notify("Cowork\u200b Terminal", "Waiting: rm -rf bu\u200bild")
+    assert notifier.history == [("Cowork\\u200b Terminal", "Waiting: rm -rf bu\\u200bild")]
