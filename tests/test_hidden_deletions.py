@@ -1,0 +1,75 @@
+"""Deletions the classifier once read as harmless, tried through a real server as an agent would
+(issue 23): a script written by one call and run by file in the next, and the remove options of
+tools that are not deleters by name. Each route is first shown to delete, run directly on a copy."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.stdio_client import connect, run
+
+pytestmark = pytest.mark.anyio
+HELD = "This command needs the user's approval"  # headless: no one can click, so it did not run
+
+
+def a_project(folder: Path) -> Path:
+    (folder / "data").mkdir(parents=True)
+    (folder / "data" / "results.csv").write_text("1,2,3\n")
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("script", "content", "runs_it"),
+    [
+        ("tidy.sh", "echo tidying\nrm -rf data\n", "bash tidy.sh"),
+        ("tidy.py", "import shutil\nprint('tidying')\nshutil.rmtree('data')\n", f"{Path(sys.executable).name} tidy.py"),
+    ],
+    ids=["bash", "python"],
+)
+async def test_a_script_written_by_one_call_and_run_by_file_in_the_next_is_judged_by_its_content(
+    home: Path, tmp_path: Path, script: str, content: str, runs_it: str
+) -> None:
+    copy = a_project(tmp_path / "copy")
+    (copy / script).write_text(content)
+    direct = subprocess.run(runs_it, shell=True, cwd=copy, capture_output=True, text=True, timeout=60,
+                            env={"PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin"})  # fmt: skip
+    assert direct.returncode == 0 and not (copy / "data").exists(), "run directly, the script deletes"
+    project = a_project(tmp_path / "project")
+    async with connect(home) as client:
+        written = await run(client, {"command": f"cat > {script} <<'EOF'\n{content}EOF", "cwd": str(project)})
+        assert written.get("exitCode") == 0 and (project / script).read_text() == content, written
+        harmless = await run(client, {"command": "bash -c 'echo fine'", "cwd": str(project)})
+        assert harmless.get("stdout") == "fine\n", harmless
+        refused = await run(client, {"command": runs_it, "cwd": str(project)})
+    said = refused.get("error", "")
+    assert HELD in said and ("Deletes the folder" in said or "the program deletes files" in said), said
+    assert (project / "data" / "results.csv").exists()
+
+
+REMOVE_OPTIONS = {
+    "tar --remove-files": "tar --remove-files -cf keep.tar data",
+    "zip -m": "zip -qrm keep.zip data",
+}
+
+
+@pytest.mark.parametrize("command", REMOVE_OPTIONS.values(), ids=REMOVE_OPTIONS.keys())
+async def test_the_remove_option_of_an_archiver_is_held_as_a_deletion(home: Path, tmp_path: Path, command: str) -> None:
+    program = command.split()[0]
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed")
+    copy = a_project(tmp_path / "copy")
+    subprocess.run(command, shell=True, cwd=copy, check=True, capture_output=True, timeout=60)
+    assert not (copy / "data").exists(), "run directly, the archiver deletes what it packed"
+    project = a_project(tmp_path / "project")
+    async with connect(home) as client:
+        listed = await run(client, {"command": f"{program} --help > /dev/null 2>&1; echo $?", "cwd": str(project)})
+        assert listed.get("exitCode") == 0, listed  # the program itself runs here
+        refused = await run(client, {"command": command, "cwd": str(project)})
+    said = refused.get("error", "")
+    assert HELD in said and "deletes the files it packs" in said, said
+    assert (project / "data" / "results.csv").exists() and not (project / "keep.tar").exists()
