@@ -5,6 +5,7 @@ that it decided nothing, then that the user's own click (XTEST, as from a mouse)
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -19,6 +20,7 @@ import anyio
 import pytest
 
 from app.core.channel.client import current_tray_state
+from app.core.execution import container
 from app.core.journal.store import Journal, Status
 from app.core.messages import LOG_WINDOW_DECIDED_BY
 from app.core.paths import AppPaths
@@ -26,6 +28,7 @@ from app.ui.windows.real_input import IGNORED_SENT_EVENT
 from app.ui.windows.welcome import WelcomeWindow
 from tests.clicks import (
     ARMED_S,
+    CONFIRM_TITLE,
     PROMPT_TITLE,
     Box,
     buttons_along,
@@ -40,6 +43,7 @@ from tests.clicks import (
 from tests.desktop_env import make_fake_desktop, pump_until, wait_for
 from tests.stdio_client import STOP_DEADLINE_S, connect, run
 from tests.test_authority import cli, wait_until_held
+from tests.test_container import agent_script, never_ask
 from tests.tray_process import running_tray
 
 pytestmark = [pytest.mark.gui, pytest.mark.anyio]
@@ -176,6 +180,73 @@ async def test_sent_clicks_on_allow_and_on_clear_history_in_the_log_window_do_no
             assert not (tmp_path / "cache").exists()
             with Journal(paths) as journal:
                 assert journal.get_command(held["id"]).decided_by == LOG_WINDOW_DECIDED_BY
+
+
+# An agent's background job: it waits for the user's pause, asks to resume as a person would (its
+# run mark dropped), and clicks the confirm window's Resume itself once it is armed, with a click
+# sent to that button (XSendEvent: `xdotool click --window`). Which X window the button is, the
+# test tells it (a job finds it as easily with `xwininfo -tree`).
+RESUME_JOB = """
+import json, os, subprocess, sys, time
+paused, button, report, display, home = PAUSED, BUTTON, REPORT, DISPLAY, HOME
+def wait(path):
+    while not os.path.exists(path):
+        time.sleep(0.05)
+wait(paused)
+env = {k: v for k, v in os.environ.items() if k != "COWORK_TERMINAL_RUN"}
+env.update(DISPLAY=display, COWORK_TERMINAL_HOME=home)
+asking = subprocess.Popen([sys.executable, "-m", "app", "resume"], env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, start_new_session=True)
+wait(button)
+time.sleep(0.2)
+sent = subprocess.run(["xdotool", "click", "--window", open(button).read().strip(), "1"], env=env)
+with open(report + ".sent", "w") as out:
+    json.dump({"sent": sent.returncode}, out)
+said, why = asking.communicate(timeout=120)
+with open(report, "w") as out:
+    json.dump({"code": asking.returncode, "out": said, "err": why}, out)
+"""
+
+
+async def test_an_agents_background_job_asking_to_resume_cannot_click_yes_in_the_confirm_window(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the container (with it, a command sees no display and may not ask to resume at all):
+    the job's click reaches Resume and decides nothing; the user's Escape then says no."""
+    monkeypatch.setenv(container.BWRAP_ENV, str(home / "no-bwrap"))
+    never_ask(paths)  # the user's own choice: the job starts without a question
+    paused, button, report = tmp_path / "paused", tmp_path / "button", tmp_path / "job.json"
+    job = RESUME_JOB
+    for name, value in {"PAUSED": paused, "BUTTON": button, "REPORT": report, "DISPLAY": display, "HOME": home}.items():
+        job = job.replace(name, repr(str(value)), 1)
+    with running_tray(home, display=display):
+        async with connect(home, headless=False) as client:
+            started = await run(client, {"command": agent_script(job, background=True)})
+        assert started.get("exitCode") == 0, started
+        assert cli(home, "pause").returncode == 0  # the user pauses; the job lives on
+        paused.touch()
+        window = await anyio.to_thread.run_sync(shown_window, display, CONFIRM_TITLE)  # the job asked
+        top = hex(int(window))
+        boxes = window_boxes(display, top)
+        x, y, w, h = boxes[0][2]
+        no, resume = buttons_along(boxes, y + h - 30, x + w - 1, x)[:2]
+        time.sleep(ARMED_S + 0.5)  # armed: a click of the user's would count now
+        button.write_text(str(int(resume[0], 16)))
+        sent = Path(f"{report}.sent")
+        await anyio.to_thread.run_sync(lambda: wait_for(sent.exists, timeout_s=30))
+        assert json.loads(sent.read_text())["sent"] == 0, "the click was sent to Resume"
+        confirm_log = paths.log_dir / "confirm-window.log"
+        await anyio.to_thread.run_sync(
+            lambda: wait_for(lambda: confirm_log.exists() and IGNORED_SENT_EVENT in confirm_log.read_text())
+        )  # ...and reached the button
+        time.sleep(SETTLE_S)
+        assert current_tray_state(paths)["paused"] is True, "...which decided nothing"
+        press(display, window, "Escape")  # the user's own answer
+        await anyio.to_thread.run_sync(lambda: wait_for(report.exists, timeout_s=STOP_DEADLINE_S))
+    said = json.loads(report.read_text())
+    assert said["code"] != 0 and "You said no; nothing changed." in said["err"], said
+    with Journal(paths) as journal:
+        assert journal.is_paused() is True
 
 
 def test_tk_send_from_another_program_cannot_reach_the_trays_windows(home: Path, display: str) -> None:

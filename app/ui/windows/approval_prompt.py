@@ -346,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
         print("cowork-terminal:", _("the Cowork Terminal app opens this window when a command waits for you."),
               file=sys.stderr)  # fmt: skip
         return 2
-    root = open_tk_root(_("cannot open the approval prompt: {error}"))
+    root = open_tk_root(_("cannot open the approval prompt: {error}"), "approval-prompt")
     if root is None:
         return 1
     prompt = ApprovalPrompt(root, TrayLine())

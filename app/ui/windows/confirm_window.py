@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     question = line.incoming.get()
     if question is None or question.get("op") != "ask":
         return 0
-    root = open_tk_root(_("cannot open the confirm window: {error}"))
+    root = open_tk_root(_("cannot open the confirm window: {error}"), "confirm-window")
     if root is None:
         return 1
     window = ConfirmWindow(root, line, {k: str(v) for k, v in question.items()})

@@ -32,10 +32,18 @@ def _decode(line: bytes) -> dict[str, Any] | None:
     return message if isinstance(message, dict) and isinstance(message.get("op"), str) else None
 
 
-def open_tk_root(problem: str) -> Any:
+def open_tk_root(problem: str, log_name: str | None = None) -> Any:
     """The window's Tk root, or None after printing `problem` (a "...: {error}" text, already in
-    the user's language) on stderr when no display can be had: the tray shows it to the user."""
+    the user's language) on stderr when no display can be had: the tray shows it to the user.
+    With `log_name`, the window's warnings (a click another program sent, a hidden prompt shown
+    again) are kept in `<log dir>/<log_name>.log`, beside the tray's: its stderr goes nowhere."""
     import tkinter as tk
+
+    if log_name is not None:
+        from app.core import app_log
+        from app.core.paths import AppPaths
+
+        app_log.configure(AppPaths.from_environment(), log_name, level=logging.WARNING)
 
     from app.ui.windows.look import CLASS_NAME
     from app.ui.windows.real_input import protect_window  # Tk: only in the window's own process

@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     if sys.stdin is None or sys.stdin.isatty():
         print("cowork-terminal:", _("the Cowork Terminal app opens this window from its menu."), file=sys.stderr)
         return 2
-    root = open_tk_root(_("cannot open the settings window: {error}"))
+    root = open_tk_root(_("cannot open the settings window: {error}"), "settings-window")
     if root is None:
         return 1
     line = TrayLine()  # after the root: a reader thread on stdin must not outlive a failed start
