@@ -43,7 +43,7 @@ from tests.clicks import (
 from tests.desktop_env import make_fake_desktop, pump_until, wait_for
 from tests.stdio_client import STOP_DEADLINE_S, connect, run
 from tests.test_authority import cli, wait_until_held
-from tests.test_container import agent_script, never_ask
+from tests.test_container import agent_script, allow_once_held, never_ask
 from tests.tray_process import running_tray
 
 pytestmark = [pytest.mark.gui, pytest.mark.anyio]
@@ -103,35 +103,42 @@ def window_log(paths: AppPaths) -> str:
     return file.read_text(errors="replace") if file.exists() else ""
 
 
-def test_a_click_another_program_sends_to_resume_in_the_log_window_does_nothing_and_the_users_click_does(
-    home: Path, paths: AppPaths, display: str
+async def test_a_click_an_agents_job_sends_to_resume_in_the_log_window_does_nothing_and_the_users_click_does(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path, weaker_mode: None
 ) -> None:
+    job = AgentJob(tmp_path / "job", display, home)
     with running_tray(home, display=display):
-        shown_window(display, LOG_TITLE)  # with no tray menu on this desktop, the tray opens it at start
-        assert cli(home, "pause").returncode == 0
-        wait_for(lambda: current_tray_state(paths)["paused"] is True)
-        time.sleep(SETTLE_S + ARMED_S)  # the window shows Resume, and it is armed
-        resume, box = switch_button(display)
+        await anyio.to_thread.run_sync(shown_window, display, LOG_TITLE)  # no tray menu here: it opens at start
+        async with connect(home, headless=False) as client:
+            assert (await run(client, {"command": job.command()})).get("exitCode") == 0
+        assert cli(home, "pause").returncode == 0  # the user pauses; the job lives on
+        await anyio.to_thread.run_sync(wait_for, lambda: current_tray_state(paths)["paused"] is True)
+        await anyio.sleep(SETTLE_S + ARMED_S)  # the window shows Resume, and it is armed
+        resume, box = await anyio.to_thread.run_sync(switch_button, display)
 
-        sent_click(display, resume)
-        wait_for(lambda: IGNORED_SENT_EVENT in window_log(paths))  # the click reached the button...
-        time.sleep(SETTLE_S)
+        await job.click(resume)
+        await anyio.to_thread.run_sync(wait_for, lambda: IGNORED_SENT_EVENT in window_log(paths))  # it got there
+        await anyio.sleep(SETTLE_S)
         assert current_tray_state(paths)["paused"] is True, "...and resumed nothing"
+        job.stop()
 
         click_at(display, box)  # the same button, clicked as by the user's mouse
-        wait_for(lambda: current_tray_state(paths)["paused"] is False)
+        await anyio.to_thread.run_sync(wait_for, lambda: current_tray_state(paths)["paused"] is False)
         with Journal(paths) as journal:
             assert journal.is_paused() is False
 
 
-async def test_sent_clicks_on_allow_and_on_clear_history_in_the_log_window_do_nothing(
-    home: Path, paths: AppPaths, display: str, tmp_path: Path
+async def test_clicks_an_agents_job_sends_to_allow_and_to_clear_history_in_the_log_window_do_nothing(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path, no_container: None
 ) -> None:
     (tmp_path / "cache").mkdir()
+    job = AgentJob(tmp_path / "job", display, home)
     with running_tray(home, display=display):
         await anyio.to_thread.run_sync(shown_window, display, LOG_TITLE)
         async with connect(home, headless=False) as client, anyio.create_task_group() as group:
-            for number in range(3):
+            group.start_soon(allow_once_held, paths, display, [])  # the user allowed the agent's script once
+            assert (await run(client, {"command": job.command()})).get("exitCode") == 0
+            for number in range(2):
                 await run(client, {"command": f"echo {number}"})
             result: dict = {}
 
@@ -145,7 +152,7 @@ async def test_sent_clicks_on_allow_and_on_clear_history_in_the_log_window_do_no
             allow = row[3]  # from the right: Copy command, Stop, Deny, Allow once
             await anyio.sleep(ARMED_S)
 
-            sent_click(display, allow[0])
+            await job.click(allow[0])
             await anyio.to_thread.run_sync(wait_for, lambda: IGNORED_SENT_EVENT in window_log(paths))
             await anyio.sleep(SETTLE_S)
             assert not result and (tmp_path / "cache").exists(), "the sent click allowed nothing"
@@ -160,8 +167,9 @@ async def test_sent_clicks_on_allow_and_on_clear_history_in_the_log_window_do_no
             dx, dy, dw, dh = dialog_boxes[0][2]
             no, yes = buttons_along(dialog_boxes, dy + dh - 30, dx + dw - 5, dx)[:2]
             await anyio.sleep(ARMED_S)
-            sent_click(display, yes[0])
+            await job.click(yes[0])
             await anyio.to_thread.run_sync(wait_for, lambda: window_log(paths).count(IGNORED_SENT_EVENT) > before)
+            job.stop()
             await anyio.sleep(SETTLE_S)
             with Journal(paths) as journal:
                 assert journal.count_commands() == 4, "the sent click cleared nothing"
@@ -182,69 +190,111 @@ async def test_sent_clicks_on_allow_and_on_clear_history_in_the_log_window_do_no
                 assert journal.get_command(held["id"]).decided_by == LOG_WINDOW_DECIDED_BY
 
 
-# An agent's background job: it waits for the user's pause, asks to resume as a person would (its
-# run mark dropped), and clicks the confirm window's Resume itself once it is armed, with a click
-# sent to that button (XSendEvent: `xdotool click --window`). Which X window the button is, the
-# test tells it (a job finds it as easily with `xwininfo -tree`).
-RESUME_JOB = """
+# An agent's detached background job, started through execute_command without the container (with
+# it, a command sees no display and may not ask for a loosening at all). It drops its run mark, as a
+# person's program has none, and does what the test orders in a folder, one numbered file at a time:
+# "resume" asks the tray to resume as `cowork-terminal resume` (a confirm window then asks the user),
+# a window id sends a click to that window (XSendEvent: `xdotool click --window`). The test names the
+# window, as a job finds it as easily with `xwininfo -tree`.
+AGENT_JOB = """
 import json, os, subprocess, sys, time
-paused, button, report, display, home = PAUSED, BUTTON, REPORT, DISPLAY, HOME
-def wait(path):
-    while not os.path.exists(path):
-        time.sleep(0.05)
-wait(paused)
+folder, display, home = FOLDER, DISPLAY, HOME
 env = {k: v for k, v in os.environ.items() if k != "COWORK_TERMINAL_RUN"}
 env.update(DISPLAY=display, COWORK_TERMINAL_HOME=home)
-asking = subprocess.Popen([sys.executable, "-m", "app", "resume"], env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, start_new_session=True)
-wait(button)
-time.sleep(0.2)
-sent = subprocess.run(["xdotool", "click", "--window", open(button).read().strip(), "1"], env=env)
-with open(report + ".sent", "w") as out:
-    json.dump({"sent": sent.returncode}, out)
-said, why = asking.communicate(timeout=120)
-with open(report, "w") as out:
-    json.dump({"code": asking.returncode, "out": said, "err": why}, out)
+asking, n, deadline = None, 0, time.monotonic() + 300
+while time.monotonic() < deadline and not os.path.exists(os.path.join(folder, "stop")):
+    order = os.path.join(folder, str(n))
+    if not os.path.exists(order):
+        time.sleep(0.05)
+        continue
+    what = open(order).read()
+    if what == "resume":
+        asking = subprocess.Popen([sys.executable, "-m", "app", "resume"], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, start_new_session=True)
+        code = 0
+    else:
+        code = subprocess.run(["xdotool", "click", "--window", what, "1"], env=env).returncode
+    with open(order + ".done", "w") as out:
+        out.write(str(code))
+    n += 1
+if asking is not None:
+    said, why = asking.communicate(timeout=120)
+    with open(os.path.join(folder, "resume.json"), "w") as out:
+        json.dump({"code": asking.returncode, "out": said, "err": why}, out)
 """
 
 
-async def test_an_agents_background_job_asking_to_resume_cannot_click_yes_in_the_confirm_window(
-    home: Path, paths: AppPaths, display: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+class AgentJob:
+    """The test's handle on AGENT_JOB: what it orders, and what the job said it did."""
+
+    def __init__(self, folder: Path, display: str, home: Path) -> None:
+        self.folder = folder
+        self.folder.mkdir()
+        self.script = AGENT_JOB
+        for name, value in {"FOLDER": folder, "DISPLAY": display, "HOME": home}.items():
+            self.script = self.script.replace(name, repr(str(value)), 1)
+        self.orders = 0
+
+    def command(self) -> str:
+        return agent_script(self.script, background=True)
+
+    async def order(self, what: str) -> None:
+        order = self.folder / str(self.orders)
+        self.orders += 1
+        order.write_text(what)
+        done = order.with_name(order.name + ".done")
+        await anyio.to_thread.run_sync(lambda: wait_for(done.exists, timeout_s=30))
+        assert done.read_text() == "0", f"the job could not do {what!r}"
+
+    async def click(self, window: str) -> None:
+        await self.order(str(int(window, 16)))
+
+    def stop(self) -> None:
+        (self.folder / "stop").touch()
+
+
+@pytest.fixture
+def no_container(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(container.BWRAP_ENV, str(home / "no-bwrap"))  # bwrap missing: the weaker mode
+
+
+@pytest.fixture
+def weaker_mode(paths: AppPaths, no_container: None) -> None:
+    """No container, and the user's choice never to be asked: the job starts unheld."""
+    never_ask(paths)
+
+
+def confirm_log(paths: AppPaths) -> str:
+    file = paths.log_dir / "confirm-window.log"
+    return file.read_text(errors="replace") if file.exists() else ""
+
+
+async def test_an_agents_background_job_asking_to_resume_cannot_click_resume_in_the_confirm_window(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path, weaker_mode: None
 ) -> None:
-    """Without the container (with it, a command sees no display and may not ask to resume at all):
-    the job's click reaches Resume and decides nothing; the user's Escape then says no."""
-    monkeypatch.setenv(container.BWRAP_ENV, str(home / "no-bwrap"))
-    never_ask(paths)  # the user's own choice: the job starts without a question
-    paused, button, report = tmp_path / "paused", tmp_path / "button", tmp_path / "job.json"
-    job = RESUME_JOB
-    for name, value in {"PAUSED": paused, "BUTTON": button, "REPORT": report, "DISPLAY": display, "HOME": home}.items():
-        job = job.replace(name, repr(str(value)), 1)
+    """The job's click reaches Resume and decides nothing (without the window's protection, the
+    tray resumed: "user (confirmed)"); the user's Escape then says no."""
+    job = AgentJob(tmp_path / "job", display, home)
     with running_tray(home, display=display):
         async with connect(home, headless=False) as client:
-            started = await run(client, {"command": agent_script(job, background=True)})
-        assert started.get("exitCode") == 0, started
+            assert (await run(client, {"command": job.command()})).get("exitCode") == 0
         assert cli(home, "pause").returncode == 0  # the user pauses; the job lives on
-        paused.touch()
-        window = await anyio.to_thread.run_sync(shown_window, display, CONFIRM_TITLE)  # the job asked
-        top = hex(int(window))
-        boxes = window_boxes(display, top)
+        await job.order("resume")
+        window = await anyio.to_thread.run_sync(shown_window, display, CONFIRM_TITLE)
+        boxes = window_boxes(display, hex(int(window)))
         x, y, w, h = boxes[0][2]
-        no, resume = buttons_along(boxes, y + h - 30, x + w - 1, x)[:2]
-        time.sleep(ARMED_S + 0.5)  # armed: a click of the user's would count now
-        button.write_text(str(int(resume[0], 16)))
-        sent = Path(f"{report}.sent")
-        await anyio.to_thread.run_sync(lambda: wait_for(sent.exists, timeout_s=30))
-        assert json.loads(sent.read_text())["sent"] == 0, "the click was sent to Resume"
-        confirm_log = paths.log_dir / "confirm-window.log"
-        await anyio.to_thread.run_sync(
-            lambda: wait_for(lambda: confirm_log.exists() and IGNORED_SENT_EVENT in confirm_log.read_text())
-        )  # ...and reached the button
-        time.sleep(SETTLE_S)
-        assert current_tray_state(paths)["paused"] is True, "...which decided nothing"
+        _no, resume = buttons_along(boxes, y + h - 30, x + w - 1, x)[:2]
+        await anyio.sleep(ARMED_S + 0.5)  # armed: a click of the user's would count now
+        await job.click(resume[0])
+        await anyio.to_thread.run_sync(wait_for, lambda: IGNORED_SENT_EVENT in confirm_log(paths))  # it got there
+        await anyio.sleep(SETTLE_S)
+        assert current_tray_state(paths)["paused"] is True, "...and decided nothing"
+        job.stop()
         press(display, window, "Escape")  # the user's own answer
-        await anyio.to_thread.run_sync(lambda: wait_for(report.exists, timeout_s=STOP_DEADLINE_S))
-    said = json.loads(report.read_text())
-    assert said["code"] != 0 and "You said no; nothing changed." in said["err"], said
+        said = job.folder / "resume.json"
+        await anyio.to_thread.run_sync(lambda: wait_for(said.exists, timeout_s=STOP_DEADLINE_S))
+    answer = json.loads(said.read_text())
+    assert answer["code"] != 0 and "You said no; nothing changed." in answer["err"], answer
     with Journal(paths) as journal:
         assert journal.is_paused() is True
 
