@@ -1,14 +1,15 @@
-"""Attacks on the tray's own windows from another program on the same display, as an agent's
-command or background job would make them: clicks sent to a window (XSendEvent, what
-`xdotool click --window` does) and Tk's `send`. Each test shows the attack reached the window, then
-that it decided nothing, then that the user's own click (XTEST, as from a mouse) still works."""
+"""Attacks on the tray's own windows from another program on the same display: clicks sent to a
+window (XSendEvent, what `xdotool click --window` does), a prompt hidden or killed, and Tk's `send`.
+Where the route is an agent's, the attack comes from its detached background job, started through
+execute_command (AgentJob; without the container, which hides the display from commands). Each
+test shows the attack reached the window, then that it decided nothing, then that the user's own
+click (XTEST, as from a mouse) still works."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -38,7 +39,6 @@ from tests.clicks import (
     sent_click,
     shown_window,
     window_boxes,
-    xdotool,
 )
 from tests.desktop_env import make_fake_desktop, pump_until, wait_for
 from tests.stdio_client import STOP_DEADLINE_S, connect, run
@@ -49,6 +49,7 @@ from tests.tray_process import running_tray
 pytestmark = [pytest.mark.gui, pytest.mark.anyio]
 LOG_TITLE = "Cowork Terminal: activity"
 SETTLE_S = 1.0  # long enough for a window and the tray to act on a click
+PROMPT_STARTED = re.compile(r"approval prompt started \(pid (\d+)\)")  # in the tray's log
 
 
 def log_window(display: str) -> tuple[str, list]:
@@ -194,8 +195,9 @@ async def test_clicks_an_agents_job_sends_to_allow_and_to_clear_history_in_the_l
 # it, a command sees no display and may not ask for a loosening at all). It drops its run mark, as a
 # person's program has none, and does what the test orders in a folder, one numbered file at a time:
 # "resume" asks the tray to resume as `cowork-terminal resume` (a confirm window then asks the user),
-# a window id sends a click to that window (XSendEvent: `xdotool click --window`). The test names the
-# window, as a job finds it as easily with `xwininfo -tree`.
+# "click W" sends a click to window W (XSendEvent: `xdotool click --window`), "unmap W" hides it
+# (and says its map state at once), "kill P" ends process P. The test names the window or process,
+# as a job finds them as easily with `xwininfo -tree` or `pgrep`.
 AGENT_JOB = """
 import json, os, subprocess, sys, time
 folder, display, home = FOLDER, DISPLAY, HOME
@@ -207,15 +209,22 @@ while time.monotonic() < deadline and not os.path.exists(os.path.join(folder, "s
     if not os.path.exists(order):
         time.sleep(0.05)
         continue
-    what = open(order).read()
+    what, _, target = open(order).read().partition(" ")
+    said = ""
     if what == "resume":
         asking = subprocess.Popen([sys.executable, "-m", "app", "resume"], env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
         code = 0
-    else:
-        code = subprocess.run(["xdotool", "click", "--window", what, "1"], env=env).returncode
+    elif what == "kill":
+        os.kill(int(target), 15)
+        code = 0
+    elif what == "click":
+        code = subprocess.run(["xdotool", "click", "--window", target, "1"], env=env).returncode
+    else:  # unmap
+        code = subprocess.run(["xdotool", "windowunmap", target], env=env).returncode
+        said = subprocess.run(["xwininfo", "-id", target], env=env, capture_output=True, text=True).stdout
     with open(order + ".done", "w") as out:
-        out.write(str(code))
+        json.dump({"code": code, "said": said}, out)
     n += 1
 if asking is not None:
     said, why = asking.communicate(timeout=120)
@@ -238,16 +247,19 @@ class AgentJob:
     def command(self) -> str:
         return agent_script(self.script, background=True)
 
-    async def order(self, what: str) -> None:
+    async def order(self, what: str) -> str:
+        """Have the job do `what`; what it saw right after."""
         order = self.folder / str(self.orders)
         self.orders += 1
         order.write_text(what)
         done = order.with_name(order.name + ".done")
         await anyio.to_thread.run_sync(lambda: wait_for(done.exists, timeout_s=30))
-        assert done.read_text() == "0", f"the job could not do {what!r}"
+        report = json.loads(await anyio.to_thread.run_sync(wait_for, done.read_text))
+        assert report["code"] == 0, f"the job could not do {what!r}"
+        return str(report["said"])
 
     async def click(self, window: str) -> None:
-        await self.order(str(int(window, 16)))
+        await self.order(f"click {int(window, 16)}")
 
     def stop(self) -> None:
         (self.folder / "stop").touch()
@@ -318,12 +330,15 @@ def map_state(display: str, window: str) -> str:
     return next(line.split(":")[1].strip() for line in said.splitlines() if "Map State" in line)
 
 
-async def test_a_prompt_another_program_unmaps_comes_back_while_the_command_waits(
-    home: Path, paths: AppPaths, display: str, tmp_path: Path
+async def test_a_prompt_an_agents_job_unmaps_comes_back_while_the_command_waits(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path, no_container: None
 ) -> None:
     (tmp_path / "cache").mkdir()
+    job = AgentJob(tmp_path / "job", display, home)
     with running_tray(home, display=display):
         async with connect(home, headless=False) as client, anyio.create_task_group() as group:
+            group.start_soon(allow_once_held, paths, display, [])  # the user allowed the agent's script once
+            assert (await run(client, {"command": job.command()})).get("exitCode") == 0
             result: dict = {}
 
             async def ask() -> None:
@@ -332,14 +347,15 @@ async def test_a_prompt_another_program_unmaps_comes_back_while_the_command_wait
             group.start_soon(ask)
             await wait_until_held(paths)
             prompt = await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)
-            for _round in range(2):  # an agent's background job would do it again
-                xdotool(display, "windowunmap", prompt)  # what `xdotool search ... windowunmap` does
-                assert map_state(display, prompt) == "IsUnMapped", "the attack hid the prompt"
+            for _round in range(2):  # the job does it again
+                seen = await job.order(f"unmap {int(prompt)}")  # what `xdotool search ... windowunmap` does
+                assert "IsUnMapped" in seen, "the attack hid the prompt"
                 # It comes back REVEAL_AFTER_S later, or as soon as a loaded machine lets it: waited for,
                 # not timed (the command waits for minutes). xwininfo is a process: asked 10 times a second.
                 await anyio.to_thread.run_sync(
                     lambda: wait_for(lambda: map_state(display, prompt) == "IsViewable", STOP_DEADLINE_S, 0.1)
                 )
+            job.stop()
             press(display, prompt, "Escape")  # the user denies it: the command never ran
             with anyio.fail_after(10):
                 while not result:
@@ -381,13 +397,16 @@ async def test_a_waiting_row_rewritten_in_the_journal_shows_in_the_log_window_as
             assert not (tmp_path / "cache").exists()
 
 
-async def test_a_prompt_another_program_kills_opens_again_while_the_command_waits(
-    home: Path, paths: AppPaths, display: str, tmp_path: Path
+async def test_a_prompt_an_agents_job_kills_opens_again_while_the_command_waits(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path, no_container: None
 ) -> None:
     (tmp_path / "cache").mkdir()
     log = home.parent / "tray.log"
+    job = AgentJob(tmp_path / "job", display, home)
     with running_tray(home, display=display, log=log):
         async with connect(home, headless=False) as client, anyio.create_task_group() as group:
+            group.start_soon(allow_once_held, paths, display, [])  # the user allowed the agent's script once
+            assert (await run(client, {"command": job.command()})).get("exitCode") == 0
             result: dict = {}
 
             async def ask() -> None:
@@ -396,12 +415,14 @@ async def test_a_prompt_another_program_kills_opens_again_while_the_command_wait
             group.start_soon(ask)
             await wait_until_held(paths)
             await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)
-            [first] = re.findall(r"approval prompt started \(pid (\d+)\)", log.read_text())
-            os.kill(int(first), signal.SIGTERM)  # what `pkill -f approval-prompt` in a background job does
+            started = PROMPT_STARTED.findall(log.read_text())
+            first = started[-1]
+            await job.order(f"kill {first}")  # what `pkill -f approval-prompt` in a background job does
             await anyio.to_thread.run_sync(lambda: wait_for(lambda: not Path(f"/proc/{first}").exists()))
+            job.stop()
 
             pids = await anyio.to_thread.run_sync(
-                lambda: wait_for(lambda: re.findall(r"approval prompt started \(pid (\d+)\)", log.read_text())[1:])
+                lambda: wait_for(lambda: PROMPT_STARTED.findall(log.read_text())[len(started) :])
             )
             assert pids[0] != first
             prompt = await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)  # shown again
