@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
 import subprocess
 import sys
 import time
@@ -196,8 +195,9 @@ async def test_clicks_an_agents_job_sends_to_allow_and_to_clear_history_in_the_l
 # person's program has none, and does what the test orders in a folder, one numbered file at a time:
 # "resume" asks the tray to resume as `cowork-terminal resume` (a confirm window then asks the user),
 # "click W" sends a click to window W (XSendEvent: `xdotool click --window`), "unmap W" hides it
-# (and says its map state at once), "kill P" ends process P. The test names the window or process,
-# as a job finds them as easily with `xwininfo -tree` or `pgrep`.
+# (and says its map state at once), "kill P" ends process P, "sql {...}" writes into an SQLite file.
+# The test names the window, process or row, as a job finds them as easily (`xwininfo -tree`,
+# `pgrep`, a SELECT).
 AGENT_JOB = """
 import json, os, subprocess, sys, time
 folder, display, home = FOLDER, DISPLAY, HOME
@@ -218,6 +218,11 @@ while time.monotonic() < deadline and not os.path.exists(os.path.join(folder, "s
     elif what == "kill":
         os.kill(int(target), 15)
         code = 0
+    elif what == "sql":
+        import sqlite3
+        query = json.loads(target)
+        with sqlite3.connect(query["file"]) as db:
+            code = 0 if db.execute(query["statement"], query["values"]).rowcount == 1 else 1
     elif what == "click":
         code = subprocess.run(["xdotool", "click", "--window", target, "1"], env=env).returncode
     else:  # unmap
@@ -363,13 +368,16 @@ async def test_a_prompt_an_agents_job_unmaps_comes_back_while_the_command_waits(
             assert (tmp_path / "cache").exists()
 
 
-async def test_a_waiting_row_rewritten_in_the_journal_shows_in_the_log_window_as_the_tray_holds_it(
-    home: Path, paths: AppPaths, display: str, tmp_path: Path
+async def test_a_waiting_row_an_agents_job_rewrites_in_the_journal_shows_in_the_log_window_as_the_tray_holds_it(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path, no_container: None
 ) -> None:
     (tmp_path / "cache").mkdir()
+    job = AgentJob(tmp_path / "job", display, home)
     with running_tray(home, display=display):
         await anyio.to_thread.run_sync(shown_window, display, LOG_TITLE)
         async with connect(home, headless=False) as client, anyio.create_task_group() as group:
+            group.start_soon(allow_once_held, paths, display, [])  # the user allowed the agent's script once
+            assert (await run(client, {"command": job.command()})).get("exitCode") == 0
             result: dict = {}
 
             async def ask() -> None:
@@ -377,9 +385,11 @@ async def test_a_waiting_row_rewritten_in_the_journal_shows_in_the_log_window_as
 
             group.start_soon(ask)
             held = await wait_until_held(paths)
-            # What an allowed command of the agent can do: rewrite the waiting row to look harmless.
-            with sqlite3.connect(paths.journal) as db:
-                db.execute("UPDATE commands SET command = 'ls -la' WHERE id = ?", (held["id"],))
+            # What the agent's job can do without the container: rewrite the waiting row to look harmless.
+            rewrite = {"file": str(paths.journal), "statement": "UPDATE commands SET command = 'ls -la' WHERE id = ?",
+                       "values": [held["id"]]}  # fmt: skip
+            await job.order(f"sql {json.dumps(rewrite)}")
+            job.stop()
             with Journal(paths) as journal:
                 assert journal.get_command(held["id"]).command == "ls -la", "the row was rewritten"
             await anyio.sleep(SETTLE_S)
