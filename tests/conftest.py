@@ -99,3 +99,21 @@ def wine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
         yield env
     finally:
         env.stop()
+
+
+@pytest.fixture
+def no_container(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """bwrap missing: the weaker mode, where commands run without the OS container."""
+    from app.core.execution import container
+
+    monkeypatch.setenv(container.BWRAP_ENV, str(home / "no-bwrap"))
+
+
+@pytest.fixture
+def weaker_mode(paths: AppPaths, no_container: None) -> None:
+    """No container, and the user's earlier choice never to be asked: an agent's job starts unheld."""
+    from app.core.journal.store import Journal
+    from app.core.policy.approval import ApprovalMode, set_approval_mode
+
+    with Journal.open(paths) as journal:
+        set_approval_mode(journal, ApprovalMode.NEVER)

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 from app.core.authority.no_streak import NoStreak
@@ -17,9 +18,10 @@ from app.core.install.record_deletion import agent_run_reason, ancestors, runs_s
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
+from tests.agent_job import AgentJob
 from tests.clicks import CONFIRM_TITLE, press, shown_window
 from tests.desktop_env import wait_for
-from tests.stdio_client import STOP_DEADLINE_S, run
+from tests.stdio_client import STOP_DEADLINE_S, connect, run
 from tests.test_authority import connect as connect_without_container
 from tests.tray_process import running_tray
 
@@ -120,3 +122,26 @@ def test_with_the_app_running_uninstall_data_waits_for_the_click_and_a_run_of_no
         assert time.monotonic() - started < 5, "refused at once, with no window"
         assert paths.journal.exists()
         assert log.read_text().count("Cowork Terminal stops asking for a while") == 1
+
+
+@pytest.mark.gui
+@pytest.mark.anyio
+async def test_uninstall_data_from_an_agents_detached_job_waits_for_the_users_click_and_a_no_keeps_everything(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path, weaker_mode: None
+) -> None:
+    """The job leaves the server's ancestry and drops its mark: the tray cannot tell it from the user,
+    so it asks the user, as for the user's own request."""
+    job = AgentJob(tmp_path / "job", display, home)
+    with running_tray(home, display=display):
+        async with connect(home, headless=False) as client:
+            assert (await run(client, {"command": job.command()})).get("exitCode") == 0
+        await job.order("app uninstall --yes --data")
+        window = await anyio.to_thread.run_sync(shown_window, display, CONFIRM_TITLE)  # the user is asked
+        assert paths.journal.exists()
+        job.stop()
+        press(display, window, "Escape")  # the user says no
+        [answer] = await job.answers()
+    assert "Uninstall will:" in answer["out"], answer  # the attack ran, and meant --data...
+    assert answer["code"] != 0 and "You said no" in answer["err"], answer
+    with Journal(paths) as journal:  # ...and deleted nothing
+        assert journal.count_commands() == 1

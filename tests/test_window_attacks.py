@@ -20,12 +20,12 @@ import anyio
 import pytest
 
 from app.core.channel.client import current_tray_state
-from app.core.execution import container
 from app.core.journal.store import Journal, Status
 from app.core.messages import LOG_WINDOW_DECIDED_BY
 from app.core.paths import AppPaths
 from app.ui.windows.real_input import IGNORED_SENT_EVENT
 from app.ui.windows.welcome import WelcomeWindow
+from tests.agent_job import AgentJob
 from tests.clicks import (
     ARMED_S,
     CONFIRM_TITLE,
@@ -42,7 +42,7 @@ from tests.clicks import (
 from tests.desktop_env import make_fake_desktop, pump_until, wait_for
 from tests.stdio_client import STOP_DEADLINE_S, connect, run
 from tests.test_authority import cli, wait_until_held
-from tests.test_container import agent_script, allow_once_held, never_ask
+from tests.test_container import allow_once_held
 from tests.tray_process import running_tray
 
 pytestmark = [pytest.mark.gui, pytest.mark.anyio]
@@ -190,97 +190,6 @@ async def test_clicks_an_agents_job_sends_to_allow_and_to_clear_history_in_the_l
                 assert journal.get_command(held["id"]).decided_by == LOG_WINDOW_DECIDED_BY
 
 
-# An agent's detached background job, started through execute_command without the container (with
-# it, a command sees no display and may not ask for a loosening at all). It drops its run mark, as a
-# person's program has none, and does what the test orders in a folder, one numbered file at a time:
-# "resume" asks the tray to resume as `cowork-terminal resume` (a confirm window then asks the user),
-# "click W" sends a click to window W (XSendEvent: `xdotool click --window`), "unmap W" hides it
-# (and says its map state at once), "kill P" ends process P, "sql {...}" writes into an SQLite file.
-# The test names the window, process or row, as a job finds them as easily (`xwininfo -tree`,
-# `pgrep`, a SELECT).
-AGENT_JOB = """
-import json, os, subprocess, sys, time
-folder, display, home = FOLDER, DISPLAY, HOME
-env = {k: v for k, v in os.environ.items() if k != "COWORK_TERMINAL_RUN"}
-env.update(DISPLAY=display, COWORK_TERMINAL_HOME=home)
-asking, n, deadline = None, 0, time.monotonic() + 300
-while time.monotonic() < deadline and not os.path.exists(os.path.join(folder, "stop")):
-    order = os.path.join(folder, str(n))
-    if not os.path.exists(order):
-        time.sleep(0.05)
-        continue
-    what, _, target = open(order).read().partition(" ")
-    said = ""
-    if what == "resume":
-        asking = subprocess.Popen([sys.executable, "-m", "app", "resume"], env=env, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, start_new_session=True)
-        code = 0
-    elif what == "kill":
-        os.kill(int(target), 15)
-        code = 0
-    elif what == "sql":
-        import sqlite3
-        query = json.loads(target)
-        with sqlite3.connect(query["file"]) as db:
-            code = 0 if db.execute(query["statement"], query["values"]).rowcount == 1 else 1
-    elif what == "click":
-        code = subprocess.run(["xdotool", "click", "--window", target, "1"], env=env).returncode
-    else:  # unmap
-        code = subprocess.run(["xdotool", "windowunmap", target], env=env).returncode
-        said = subprocess.run(["xwininfo", "-id", target], env=env, capture_output=True, text=True).stdout
-    with open(order + ".done", "w") as out:
-        json.dump({"code": code, "said": said}, out)
-    n += 1
-if asking is not None:
-    said, why = asking.communicate(timeout=120)
-    with open(os.path.join(folder, "resume.json"), "w") as out:
-        json.dump({"code": asking.returncode, "out": said, "err": why}, out)
-"""
-
-
-class AgentJob:
-    """The test's handle on AGENT_JOB: what it orders, and what the job said it did."""
-
-    def __init__(self, folder: Path, display: str, home: Path) -> None:
-        self.folder = folder
-        self.folder.mkdir()
-        self.script = AGENT_JOB
-        for name, value in {"FOLDER": folder, "DISPLAY": display, "HOME": home}.items():
-            self.script = self.script.replace(name, repr(str(value)), 1)
-        self.orders = 0
-
-    def command(self) -> str:
-        return agent_script(self.script, background=True)
-
-    async def order(self, what: str) -> str:
-        """Have the job do `what`; what it saw right after."""
-        order = self.folder / str(self.orders)
-        self.orders += 1
-        order.write_text(what)
-        done = order.with_name(order.name + ".done")
-        await anyio.to_thread.run_sync(lambda: wait_for(done.exists, timeout_s=30))
-        report = json.loads(await anyio.to_thread.run_sync(wait_for, done.read_text))
-        assert report["code"] == 0, f"the job could not do {what!r}"
-        return str(report["said"])
-
-    async def click(self, window: str) -> None:
-        await self.order(f"click {int(window, 16)}")
-
-    def stop(self) -> None:
-        (self.folder / "stop").touch()
-
-
-@pytest.fixture
-def no_container(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(container.BWRAP_ENV, str(home / "no-bwrap"))  # bwrap missing: the weaker mode
-
-
-@pytest.fixture
-def weaker_mode(paths: AppPaths, no_container: None) -> None:
-    """No container, and the user's choice never to be asked: the job starts unheld."""
-    never_ask(paths)
-
-
 def confirm_log(paths: AppPaths) -> str:
     file = paths.log_dir / "confirm-window.log"
     return file.read_text(errors="replace") if file.exists() else ""
@@ -296,7 +205,7 @@ async def test_an_agents_background_job_asking_to_resume_cannot_click_resume_in_
         async with connect(home, headless=False) as client:
             assert (await run(client, {"command": job.command()})).get("exitCode") == 0
         assert cli(home, "pause").returncode == 0  # the user pauses; the job lives on
-        await job.order("resume")
+        await job.order("app resume")
         window = await anyio.to_thread.run_sync(shown_window, display, CONFIRM_TITLE)
         boxes = window_boxes(display, hex(int(window)))
         x, y, w, h = boxes[0][2]
@@ -308,9 +217,7 @@ async def test_an_agents_background_job_asking_to_resume_cannot_click_resume_in_
         assert current_tray_state(paths)["paused"] is True, "...and decided nothing"
         job.stop()
         press(display, window, "Escape")  # the user's own answer
-        said = job.folder / "resume.json"
-        await anyio.to_thread.run_sync(lambda: wait_for(said.exists, timeout_s=STOP_DEADLINE_S))
-    answer = json.loads(said.read_text())
+        [answer] = await job.answers()
     assert answer["code"] != 0 and "You said no; nothing changed." in answer["err"], answer
     with Journal(paths) as journal:
         assert journal.is_paused() is True
