@@ -468,7 +468,7 @@ def test_sent_clicks_on_the_settings_windows_choices_send_nothing_and_the_users_
         root.destroy()
 
 
-def test_a_sent_click_on_the_uninstall_windows_history_box_changes_nothing_and_the_users_click_does(
+def test_sent_clicks_on_the_uninstall_windows_history_box_and_button_change_nothing_and_the_users_click_does(
     display: str, paths: AppPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Ticking "Also delete my command history" decides that the record goes: only the user may tick it."""
@@ -493,5 +493,10 @@ def test_a_sent_click_on_the_uninstall_windows_history_box_changes_nothing_and_t
         click_at(display, widget_box(window.data_box))
         pump_until(root, lambda: deletes_history in window.body.cget("text"))
         assert window.delete_data.get()
+
+        # Uninstall itself, now that it would delete the history too, once armed.
+        pump_until(root, lambda: window.arming.armed and window.uninstall_button.instate(["!disabled"]))
+        sent_click_reaches(root, display, window.uninstall_button, caplog)
+        assert window.heading.cget("text") == "Uninstall will:" and paths.journal.exists(), "...starts nothing"
     finally:
         root.destroy()
