@@ -350,10 +350,11 @@ async def test_a_prompt_an_agents_job_kills_opens_again_while_the_command_waits(
             assert (tmp_path / "cache").exists()
 
 
-def test_sent_clicks_on_welcomes_restart_and_check_buttons_do_nothing_and_the_users_clicks_do(
+def test_sent_clicks_on_welcomes_connect_restart_and_check_buttons_do_nothing_and_the_users_clicks_do(
     display: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Restart quits the user's Claude and Check starts a server: only the user's own click may."""
+    """Connect writes Claude's config, Restart quits the user's Claude and Check starts a server: only
+    the user's own click may."""
     make_fake_desktop(tmp_path, monkeypatch)
     restarted = tmp_path / "restarted"
     restart = [sys.executable, "-c", "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('yes')", str(restarted)]
@@ -364,7 +365,10 @@ def test_sent_clicks_on_welcomes_restart_and_check_buttons_do_nothing_and_the_us
         pump_until(root, lambda: window.apps is not None, timeout_s=60)
         window.platform = "darwin"  # where the app can restart Claude: the window shows a Restart button
         pump_until(root, lambda: window.real_input.armed)
-        window.connect_buttons["claude-desktop"].invoke()
+        connect = window.connect_buttons["claude-desktop"]
+        sent_click_reaches(root, display, connect, caplog)
+        assert window.busy == 0 and connect.instate(["!disabled"]), "...and connected nothing"
+        connect.invoke()
         pump_until(root, lambda: window.busy == 0 and window.check_buttons.winfo_children(), timeout_s=60)
         [restart_button] = window.restart_buttons.winfo_children()
         [check_button] = window.check_buttons.winfo_children()
