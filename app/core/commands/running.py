@@ -92,16 +92,16 @@ class Runs:
             return containers.Container(containers.OFF)
         return containers.for_paths(self.service.paths)
 
-    def container_for(self, command_id: int) -> Container:
-        """The container one command runs in: none when the user allowed it to gain privileges;
-        with the members it names writable when the user allowed it to change them."""
+    def container_for(self, command_id: int, base: Container | None = None) -> Container:
+        """The container one command runs in (`base`: this process's, already read): none when
+        the user allowed it to gain privileges; with the members it names writable when the user
+        allowed it to change them."""
         from app.core.execution import container as containers
 
         if command_id in self._privileged:
             return containers.Container(containers.PRIVILEGED)
-        if command_id in self.unbound:
-            return self.container().without(self.unbound[command_id])
-        return self.container()
+        found = base if base is not None else self.container()
+        return found.without(self.unbound[command_id]) if command_id in self.unbound else found
 
     def changes_protected(self, command: str, tier: Tier) -> bool:
         """A command that may write (not read-only) and names a member of the protected set: held,
@@ -227,6 +227,7 @@ class Runs:
         authority = self.service.authority
         stop = self.track(command_id)
         self.apply_user_stops()  # a pause that landed after check_allowed, while another command ran
+        base = self.container()  # read once: the journal says what it ran in, whatever the user switches meanwhile
         spec = CommandSpec(
             command=valid.command,
             cwd=valid.cwd,
@@ -236,7 +237,7 @@ class Runs:
             mark=self.mark(str(command_id)),
             prefix=prefix,
             inherit=inherit,
-            container=None if prefix else self.container_for(command_id),
+            container=None if prefix else self.container_for(command_id, base),
             # the default container may have been started ahead (spare.py); a lifted one never
             spare=not prefix and command_id not in self.unbound and command_id not in self._privileged,
         )
@@ -264,11 +265,11 @@ class Runs:
             self.unbound.pop(command_id, None)
         privileged = command_id in self._privileged
         self._privileged.discard(command_id)
-        used = containers.Container(containers.PRIVILEGED) if privileged else self.container()
+        used = containers.Container(containers.PRIVILEGED) if privileged else base
         if not prefix:  # the read-only tool runs in its own container (read_only.py)
             if result.contained:  # a start-up file it made as it ended: moved and noted first
                 await lone_files.handled()
-            result.protection_note = protection_note(result, self.container())
+            result.protection_note = protection_note(result, base)
         authority.finish(command_id, outcome_of(result, used))
         return result
 
