@@ -98,8 +98,9 @@ def clipboard(display: str) -> str:
     return subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=30).stdout
 
 
-def window_log(paths: AppPaths) -> str:
-    file = paths.log_dir / "log-window.stderr.log"
+def window_log(paths: AppPaths, name: str = "log-window.stderr.log") -> str:
+    """What a window process wrote to its log in the logs folder (the log window's, by default)."""
+    file = paths.log_dir / name
     return file.read_text(errors="replace") if file.exists() else ""
 
 
@@ -190,11 +191,6 @@ async def test_clicks_an_agents_job_sends_to_allow_and_to_clear_history_in_the_l
                 assert journal.get_command(held["id"]).decided_by == LOG_WINDOW_DECIDED_BY
 
 
-def confirm_log(paths: AppPaths) -> str:
-    file = paths.log_dir / "confirm-window.log"
-    return file.read_text(errors="replace") if file.exists() else ""
-
-
 async def test_an_agents_background_job_asking_to_resume_cannot_click_resume_in_the_confirm_window(
     home: Path, paths: AppPaths, display: str, tmp_path: Path, weaker_mode: None
 ) -> None:
@@ -212,7 +208,9 @@ async def test_an_agents_background_job_asking_to_resume_cannot_click_resume_in_
         _no, resume = buttons_along(boxes, y + h - 30, x + w - 1, x)[:2]
         await anyio.sleep(ARMED_S + 0.5)  # armed: a click of the user's would count now
         await job.click(resume[0])
-        await anyio.to_thread.run_sync(wait_for, lambda: IGNORED_SENT_EVENT in confirm_log(paths))  # it got there
+        await anyio.to_thread.run_sync(
+            wait_for, lambda: IGNORED_SENT_EVENT in window_log(paths, "confirm-window.log")
+        )  # it got there
         await anyio.sleep(SETTLE_S)
         assert current_tray_state(paths)["paused"] is True, "...and decided nothing"
         job.stop()
