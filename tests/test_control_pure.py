@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from app.core.authority.state import DEFAULTS, STRICTEST, ControlState, loosened, strictest, with_changes
 from app.core.channel.address import MACOS_SUN_PATH_MAX, channel_address, data_dir_key
-from app.core.channel.peer import OwnFacts, PeerFacts, client_refusal, runs_this_app, tray_refusal
+from app.core.channel.peer import OwnFacts, PeerFacts, client_refusal, not_dumpable, runs_this_app, tray_refusal
 from app.core.channel.wire import MAX_FRAME_BYTES, ProtocolError, decode, encode
 from app.core.policy.direction import LOOSEN, NEUTRAL, REFUSE, TIGHTEN, classify_request
 
@@ -145,6 +148,18 @@ def test_a_tray_that_hides_its_program_is_judged_by_its_arguments() -> None:
     assert tray_refusal(frozen, OWN_FROZEN, "/d") is None
     other = PeerFacts(8, 1000, None, ("/tmp/x", "tray"), hidden=True)
     assert "does not run Cowork Terminal" in tray_refusal(other, OWN_FROZEN, "/d")
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="root, to give a file away")
+def test_only_a_process_whose_proc_files_belong_to_root_counts_as_not_dumpable(tmp_path: Path) -> None:
+    """A program hidden by a security module's rule, not by the process itself, stays refused."""
+    status = tmp_path / "41" / "status"
+    status.parent.mkdir()
+    status.write_text("Name:\tpython3\n")
+    assert not_dumpable(41, tmp_path) is True  # what the kernel shows of a non-dumpable process
+    os.chown(status, 1000, 1000)
+    assert not_dumpable(41, tmp_path) is False  # its user's: dumpable, hidden for another reason
+    assert not_dumpable(42, tmp_path) is False  # gone
 
 
 def test_windows_peers_compare_sids() -> None:

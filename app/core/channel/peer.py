@@ -77,7 +77,7 @@ def _pid_namespace(pid: int | str, proc: Path = Path("/proc")) -> str | None:
 
 def _pid_depth(pid: int | str, proc: Path = Path("/proc")) -> int | None:
     """How many pid namespaces deep a process is, seen from this /proc: the count of its NSpid
-    entries. /proc/<pid>/status is readable even for a process that is not dumpable (our windows),
+    entries. /proc/<pid>/status is readable even for a process that is not dumpable (our tray and windows),
     whose /proc/<pid>/ns/pid link is not, to a tray without root's powers."""
     try:
         for line in (proc / str(pid) / "status").read_text().splitlines():
@@ -185,8 +185,8 @@ def linux_process_facts(pid: int, uid: int, proc: Path = Path("/proc")) -> PeerF
     hidden = False
     try:
         executable: str | None = os.path.realpath(os.readlink(base / "exe"))
-    except PermissionError:  # same user (SO_PEERCRED), not dumpable: the kernel hides its program
-        executable, hidden = None, True
+    except PermissionError:  # not dumpable (as our tray), or a security module's rule
+        executable, hidden = None, not_dumpable(pid, proc)
     except OSError:  # gone meanwhile
         executable = None
     try:
@@ -201,6 +201,16 @@ def linux_process_facts(pid: int, uid: int, proc: Path = Path("/proc")) -> PeerF
     return PeerFacts(
         pid, uid, executable, argv, marked, _pid_namespace(pid, proc), pid_depth=_pid_depth(pid, proc), hidden=hidden
     )
+
+
+def not_dumpable(pid: int | str, proc: Path = Path("/proc")) -> bool:
+    """The kernel's own sign of a process that is not dumpable: the files under /proc/<pid> belong
+    to root (proc(5)). For a root process it tells nothing: taken as hidden, as only a reader
+    without root's powers is refused its program."""
+    try:
+        return (proc / str(pid) / "status").stat().st_uid == 0
+    except OSError:
+        return False
 
 
 def _macos_sandboxed(pid: int) -> bool:  # pragma: no cover - macOS only

@@ -92,16 +92,15 @@ class Runs:
             return containers.Container(containers.OFF)
         return containers.for_paths(self.service.paths)
 
-    def container_for(self, command_id: int, base: Container | None = None) -> Container:
-        """The container one command runs in (`base`: this process's, already read): none when
+    def container_for(self, command_id: int, base: Container) -> Container:
+        """The container one command runs in (`base`: this process's, read as it starts): none when
         the user allowed it to gain privileges; with the members it names writable when the user
         allowed it to change them."""
         from app.core.execution import container as containers
 
         if command_id in self._privileged:
             return containers.Container(containers.PRIVILEGED)
-        found = base if base is not None else self.container()
-        return found.without(self.unbound[command_id]) if command_id in self.unbound else found
+        return base.without(self.unbound[command_id]) if command_id in self.unbound else base
 
     def changes_protected(self, command: str, tier: Tier) -> bool:
         """A command that may write (not read-only) and names a member of the protected set: held,

@@ -41,9 +41,11 @@ def open_tk_root(problem: str, log_name: str | None = None) -> Any:
 
     if log_name is not None:
         from app.core import app_log
+        from app.core.errors import CoworkError
         from app.core.paths import AppPaths
 
-        app_log.configure(AppPaths.from_environment(), log_name, level=logging.WARNING)
+        with contextlib.suppress(OSError, CoworkError):  # a full disk: the window still opens, unlogged
+            app_log.configure(AppPaths.from_environment(), log_name, level=logging.WARNING)
 
     from app.ui.windows.look import CLASS_NAME
     from app.ui.windows.real_input import protect_window  # Tk: only in the window's own process
