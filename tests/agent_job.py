@@ -4,12 +4,15 @@ what the test orders, as the agent's own program would (tests/test_window_attack
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import anyio
 
 from tests.desktop_env import wait_for
-from tests.stdio_client import STOP_DEADLINE_S
+from tests.stdio_client import STOP_DEADLINE_S, Client, run
 from tests.test_container import agent_script
 
 # An agent's detached background job, started through execute_command without the container (with
@@ -20,11 +23,19 @@ from tests.test_container import agent_script
 # (and says its map state at once), "kill P" ends process P, "sql {...}" writes into an SQLite file.
 # The test names the window, process or row, as a job finds them as easily (`xwininfo -tree`,
 # `pgrep`, a SELECT).
+SEEN_S = 3.0  # for a window to log a click it ignored
+
 AGENT_JOB = """
 import json, os, subprocess, sys, time
-folder, display, home = FOLDER, DISPLAY, HOME
+folder, display, home = json.loads(sys.argv[1])
 env = {k: v for k, v in os.environ.items() if k != "COWORK_TERMINAL_RUN"}
 env.update(DISPLAY=display, COWORK_TERMINAL_HOME=home)
+
+def tell(name, what):  # whole or not at all: the test reads it as soon as it exists
+    with open(os.path.join(folder, name + ".part"), "w") as out:
+        json.dump(what, out)
+    os.replace(os.path.join(folder, name + ".part"), os.path.join(folder, name))
+
 asked, n, deadline = [], 0, time.monotonic() + 300
 while time.monotonic() < deadline and not os.path.exists(os.path.join(folder, "stop")):
     order = os.path.join(folder, str(n))
@@ -32,15 +43,13 @@ while time.monotonic() < deadline and not os.path.exists(os.path.join(folder, "s
         time.sleep(0.05)
         continue
     what, _, target = open(order).read().partition(" ")
-    said = ""
+    said, code = "", 0
     if what == "app":
         asked.append(subprocess.Popen([sys.executable, "-m", "app", *target.split()], env=env, text=True,
                                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                       start_new_session=True))
-        code = 0
     elif what == "kill":
         os.kill(int(target), 15)
-        code = 0
     elif what == "sql":
         import sqlite3
         query = json.loads(target)
@@ -48,18 +57,18 @@ while time.monotonic() < deadline and not os.path.exists(os.path.join(folder, "s
             code = 0 if db.execute(query["statement"], query["values"]).rowcount == 1 else 1
     elif what == "click":
         code = subprocess.run(["xdotool", "click", "--window", target, "1"], env=env).returncode
-    else:  # unmap
+    elif what == "unmap":
         code = subprocess.run(["xdotool", "windowunmap", target], env=env).returncode
         said = subprocess.run(["xwininfo", "-id", target], env=env, capture_output=True, text=True).stdout
-    with open(order + ".done", "w") as out:
-        json.dump({"code": code, "said": said}, out)
+    else:
+        code, said = 2, "no such order"
+    tell(str(n) + ".done", {"code": code, "said": said})
     n += 1
 answers = []
 for asking in asked:
-    said, why = asking.communicate(timeout=120)
-    answers.append({"code": asking.returncode, "out": said, "err": why})
-with open(os.path.join(folder, "answers.json"), "w") as out:
-    json.dump(answers, out)
+    out, err = asking.communicate(timeout=120)
+    answers.append({"code": asking.returncode, "out": out, "err": err})
+tell("answers.json", answers)
 """
 
 
@@ -69,33 +78,45 @@ class AgentJob:
     def __init__(self, folder: Path, display: str, home: Path) -> None:
         self.folder = folder
         self.folder.mkdir()
-        self.script = AGENT_JOB
-        for name, value in {"FOLDER": folder, "DISPLAY": display, "HOME": home}.items():
-            self.script = self.script.replace(name, repr(str(value)), 1)
+        self.values = json.dumps([str(folder), display, str(home)])
         self.orders = 0
 
-    def command(self) -> str:
-        return agent_script(self.script, background=True)
+    async def start(self, client: Client) -> None:
+        """The agent sends the job through execute_command: written to a file, run detached."""
+        command = agent_script(AGENT_JOB, background=True, args=(self.values,))
+        started = await run(client, {"command": command})
+        assert started.get("exitCode") == 0, started
 
     async def order(self, what: str) -> str:
         """Have the job do `what`; what it saw right after."""
         order = self.folder / str(self.orders)
         self.orders += 1
-        order.write_text(what)
+        part = order.with_name(order.name + ".part")
+        part.write_text(what)
+        part.replace(order)  # the job never reads half an order
         done = order.with_name(order.name + ".done")
         await anyio.to_thread.run_sync(lambda: wait_for(done.exists, timeout_s=30))
-        report = json.loads(await anyio.to_thread.run_sync(wait_for, done.read_text))
+        report = json.loads(done.read_text())
         assert report["code"] == 0, f"the job could not do {what!r}"
         return str(report["said"])
 
-    async def click(self, window: str) -> None:
-        await self.order(f"click {int(window, 16)}")
+    async def click(self, window: str, *, until: Callable[[], bool], tries: int = 5) -> None:
+        """Send a click to `window` (hex id) until `until` says the window saw one: a button still
+        greyed on a loaded machine takes none, and every retry is as sent as the first."""
+        for _try in range(tries):
+            await self.order(f"click {int(window, 16)}")
+            deadline = time.monotonic() + SEEN_S
+            while time.monotonic() < deadline:
+                if until():
+                    return
+                await anyio.sleep(0.05)
+        raise AssertionError(f"the window never said it saw a click ({tries} sent)")
 
     def stop(self) -> None:
         (self.folder / "stop").touch()
 
-    async def answers(self) -> list[dict]:
+    async def answers(self) -> list[dict[str, Any]]:
         """What each `app ...` it ran said, once they ended (after `stop`)."""
         said = self.folder / "answers.json"
         await anyio.to_thread.run_sync(lambda: wait_for(said.exists, timeout_s=STOP_DEADLINE_S))
-        return json.loads(await anyio.to_thread.run_sync(wait_for, said.read_text))
+        return list(json.loads(said.read_text()))

@@ -47,11 +47,13 @@ WAIT_S = 30.0
 SCOPED = landlock.plan(sys.platform, landlock.kernel_abi(), landlock.find_perl()) == landlock.SCOPED
 
 
-def agent_script(code: str, *, background: bool = False) -> str:
-    """A command that writes `code` to a file in /tmp and runs it: the classifier cannot read it."""
+def agent_script(code: str, *, background: bool = False, args: tuple[str, ...] = ()) -> str:
+    """A command that writes `code` to a file in /tmp and runs it (with `args`): the classifier
+    cannot read it."""
     encoded = base64.b64encode(code.encode()).decode()
     name = f"/tmp/agent-{os.getpid()}-{abs(hash(code)) % 10**8}.py"
-    run_it = f"nohup {PY} {name} > /dev/null 2>&1 &" if background else f"{PY} {name}"
+    program = " ".join([PY, name, *map(shlex.quote, args)])
+    run_it = f"nohup {program} > /dev/null 2>&1 &" if background else program
     return f"printf %s {encoded} | base64 -d > {name} && {run_it}"
 
 

@@ -134,7 +134,7 @@ async def test_uninstall_data_from_an_agents_detached_job_waits_for_the_users_cl
     job = AgentJob(tmp_path / "job", display, home)
     with running_tray(home, display=display):
         async with connect(home, headless=False) as client:
-            assert (await run(client, {"command": job.command()})).get("exitCode") == 0
+            await job.start(client)
         await job.order("app uninstall --yes --data")
         window = await anyio.to_thread.run_sync(shown_window, display, CONFIRM_TITLE)  # the user is asked
         assert paths.journal.exists()

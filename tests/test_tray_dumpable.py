@@ -51,6 +51,10 @@ seen = {"own_ns": os.readlink("/proc/self/ns/pid"),
         "visible_pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit())}
 seen["tray_in_proc"] = os.path.exists(f"/proc/{pid}")
 try:
+    seen["program"] = os.readlink(f"/proc/{pid}/exe")
+except OSError as exc:
+    seen["program"] = exc.__class__.__name__
+try:
     with open(f"/proc/{pid}/mem", "rb") as mem:
         seen["mem"] = "opened"
 except OSError as exc:
@@ -149,15 +153,18 @@ def yama_allows_attaching_to_any_process() -> bool:
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="root, to drop its powers")
 async def test_without_the_container_a_command_of_the_same_user_cannot_attach_to_or_read_the_tray(
-    home: Path, paths: AppPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    home: Path, paths: AppPaths, tmp_path: Path, weaker_mode: None
 ) -> None:
-    """Tray, server and command run as a user's programs do: root's name, none of its powers."""
-    monkeypatch.setenv(container.BWRAP_ENV, str(home / "no-bwrap"))  # the tray runs the commands as they are
-    never_ask(paths)
+    """Tray, server and command run as a user's programs do: root's name, none of its powers. Where
+    Yama is on, it refuses the attach too (the tray is the command's ancestor); the program link,
+    which Yama does not guard, shows the tray itself is closed."""
     if yama_allows_attaching_to_any_process():  # the attack works on a process that is dumpable
         neighbour = subprocess.Popen([*AS_A_USER, "sleep", "60"])
         try:
-            time.sleep(0.2)
+            comm = Path(f"/proc/{neighbour.pid}/comm")  # setpriv has dropped root's powers once it is `sleep`
+            deadline = time.monotonic() + WAIT_S
+            while comm.read_text().strip() != "sleep" and time.monotonic() < deadline:
+                time.sleep(0.02)
             probe = tmp_path / "neighbour.json"
             script = tmp_path / "attach.py"
             script.write_text(attach_script(neighbour.pid, probe))
@@ -177,6 +184,7 @@ async def test_without_the_container_a_command_of_the_same_user_cannot_attach_to
             assert seen["signal"] == "delivered"
             # And could not get in (a dumpable tray is attached to and stopped: the call never returns).
             assert seen["ptrace_attach"] == [-1, EPERM], seen
+            assert seen["program"] == "PermissionError", "not dumpable: its program is hidden too"
             assert seen["mem"] == "PermissionError"
             if seen["debugger"] is not None:
                 assert "Operation not permitted" in seen["debugger"], seen["debugger"]

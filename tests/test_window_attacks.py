@@ -111,14 +111,13 @@ async def test_a_click_an_agents_job_sends_to_resume_in_the_log_window_does_noth
     with running_tray(home, display=display):
         await anyio.to_thread.run_sync(shown_window, display, LOG_TITLE)  # no tray menu here: it opens at start
         async with connect(home, headless=False) as client:
-            assert (await run(client, {"command": job.command()})).get("exitCode") == 0
+            await job.start(client)
         assert cli(home, "pause").returncode == 0  # the user pauses; the job lives on
         await anyio.to_thread.run_sync(wait_for, lambda: current_tray_state(paths)["paused"] is True)
         await anyio.sleep(SETTLE_S + ARMED_S)  # the window shows Resume, and it is armed
         resume, box = await anyio.to_thread.run_sync(switch_button, display)
 
-        await job.click(resume)
-        await anyio.to_thread.run_sync(wait_for, lambda: IGNORED_SENT_EVENT in window_log(paths))  # it got there
+        await job.click(resume, until=lambda: IGNORED_SENT_EVENT in window_log(paths))  # it got there
         await anyio.sleep(SETTLE_S)
         assert current_tray_state(paths)["paused"] is True, "...and resumed nothing"
         job.stop()
@@ -138,7 +137,7 @@ async def test_clicks_an_agents_job_sends_to_allow_and_to_clear_history_in_the_l
         await anyio.to_thread.run_sync(shown_window, display, LOG_TITLE)
         async with connect(home, headless=False) as client, anyio.create_task_group() as group:
             group.start_soon(allow_once_held, paths, display, [])  # the user allowed the agent's script once
-            assert (await run(client, {"command": job.command()})).get("exitCode") == 0
+            await job.start(client)
             for number in range(2):
                 await run(client, {"command": f"echo {number}"})
             result: dict = {}
@@ -153,8 +152,7 @@ async def test_clicks_an_agents_job_sends_to_allow_and_to_clear_history_in_the_l
             allow = row[3]  # from the right: Copy command, Stop, Deny, Allow once
             await anyio.sleep(ARMED_S)
 
-            await job.click(allow[0])
-            await anyio.to_thread.run_sync(wait_for, lambda: IGNORED_SENT_EVENT in window_log(paths))
+            await job.click(allow[0], until=lambda: IGNORED_SENT_EVENT in window_log(paths))
             await anyio.sleep(SETTLE_S)
             assert not result and (tmp_path / "cache").exists(), "the sent click allowed nothing"
             with Journal(paths) as journal:
@@ -168,8 +166,7 @@ async def test_clicks_an_agents_job_sends_to_allow_and_to_clear_history_in_the_l
             dx, dy, dw, dh = dialog_boxes[0][2]
             no, yes = buttons_along(dialog_boxes, dy + dh - 30, dx + dw - 5, dx)[:2]
             await anyio.sleep(ARMED_S)
-            await job.click(yes[0])
-            await anyio.to_thread.run_sync(wait_for, lambda: window_log(paths).count(IGNORED_SENT_EVENT) > before)
+            await job.click(yes[0], until=lambda: window_log(paths).count(IGNORED_SENT_EVENT) > before)
             job.stop()
             await anyio.sleep(SETTLE_S)
             with Journal(paths) as journal:
@@ -199,7 +196,7 @@ async def test_an_agents_background_job_asking_to_resume_cannot_click_resume_in_
     job = AgentJob(tmp_path / "job", display, home)
     with running_tray(home, display=display):
         async with connect(home, headless=False) as client:
-            assert (await run(client, {"command": job.command()})).get("exitCode") == 0
+            await job.start(client)
         assert cli(home, "pause").returncode == 0  # the user pauses; the job lives on
         await job.order("app resume")
         window = await anyio.to_thread.run_sync(shown_window, display, CONFIRM_TITLE)
@@ -207,10 +204,7 @@ async def test_an_agents_background_job_asking_to_resume_cannot_click_resume_in_
         x, y, w, h = boxes[0][2]
         _no, resume = buttons_along(boxes, y + h - 30, x + w - 1, x)[:2]
         await anyio.sleep(ARMED_S + 0.5)  # armed: a click of the user's would count now
-        await job.click(resume[0])
-        await anyio.to_thread.run_sync(
-            wait_for, lambda: IGNORED_SENT_EVENT in window_log(paths, "confirm-window.log")
-        )  # it got there
+        await job.click(resume[0], until=lambda: IGNORED_SENT_EVENT in window_log(paths, "confirm-window.log"))
         await anyio.sleep(SETTLE_S)
         assert current_tray_state(paths)["paused"] is True, "...and decided nothing"
         job.stop()
@@ -248,7 +242,7 @@ async def test_a_prompt_an_agents_job_unmaps_comes_back_while_the_command_waits(
     with running_tray(home, display=display):
         async with connect(home, headless=False) as client, anyio.create_task_group() as group:
             group.start_soon(allow_once_held, paths, display, [])  # the user allowed the agent's script once
-            assert (await run(client, {"command": job.command()})).get("exitCode") == 0
+            await job.start(client)
             result: dict = {}
 
             async def ask() -> None:
@@ -282,7 +276,7 @@ async def test_a_waiting_row_an_agents_job_rewrites_in_the_journal_shows_in_the_
         await anyio.to_thread.run_sync(shown_window, display, LOG_TITLE)
         async with connect(home, headless=False) as client, anyio.create_task_group() as group:
             group.start_soon(allow_once_held, paths, display, [])  # the user allowed the agent's script once
-            assert (await run(client, {"command": job.command()})).get("exitCode") == 0
+            await job.start(client)
             result: dict = {}
 
             async def ask() -> None:
@@ -321,7 +315,7 @@ async def test_a_prompt_an_agents_job_kills_opens_again_while_the_command_waits(
     with running_tray(home, display=display, log=log):
         async with connect(home, headless=False) as client, anyio.create_task_group() as group:
             group.start_soon(allow_once_held, paths, display, [])  # the user allowed the agent's script once
-            assert (await run(client, {"command": job.command()})).get("exitCode") == 0
+            await job.start(client)
             result: dict = {}
 
             async def ask() -> None:
@@ -353,7 +347,7 @@ def test_sent_clicks_on_welcomes_connect_restart_and_check_buttons_do_nothing_an
 ) -> None:
     """Connect writes Claude's config, Restart quits the user's Claude and Check starts a server: only
     the user's own click may."""
-    make_fake_desktop(tmp_path, monkeypatch)
+    desktop = make_fake_desktop(tmp_path, monkeypatch)
     restarted = tmp_path / "restarted"
     restart = [sys.executable, "-c", "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('yes')", str(restarted)]
     root = tk.Tk()
@@ -366,6 +360,7 @@ def test_sent_clicks_on_welcomes_connect_restart_and_check_buttons_do_nothing_an
         connect = window.connect_buttons["claude-desktop"]
         sent_click_reaches(root, display, connect, caplog)
         assert window.busy == 0 and connect.instate(["!disabled"]), "...and connected nothing"
+        assert "cowork-terminal" not in (desktop.desktop_config.read_text() if desktop.desktop_config.exists() else "")
         connect.invoke()
         pump_until(root, lambda: window.busy == 0 and window.check_buttons.winfo_children(), timeout_s=60)
         [restart_button] = window.restart_buttons.winfo_children()
