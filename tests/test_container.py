@@ -610,7 +610,7 @@ def test_a_starter_killed_while_its_containers_start_leaves_no_command_behind(tm
         f"found = container.linux_container([{str(tmp_path / 'data')!r}])\n"
         "status_read, status_write = os.pipe()\n"
         "line = found.wrap(['bash', '-c', 'sleep 41000; : ' + sys.argv[1]], status_write)\n"
-        "subprocess.Popen(line, pass_fds=container.inherited(status_write), start_new_session=True)\n"
+        "subprocess.Popen(line, pass_fds=container.inherited(status_write, status_read), start_new_session=True)\n"
         "print('started', flush=True)\n"
         "time.sleep(100)\n"
     )

@@ -207,7 +207,7 @@ def test_a_locale_that_is_not_installed_adds_no_warning_of_the_init_and_its_quie
         capture_output=True,
         text=True,
         env=env,
-        pass_fds=container.inherited(status_write),
+        pass_fds=container.inherited(status_write, status_read),
         timeout=30,
     )
     os.close(status_write)

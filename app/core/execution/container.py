@@ -247,10 +247,10 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_lifeline)
 
 
-def inherited(status_fd: int, read_fd: int | None = None) -> tuple[int, ...]:
-    """The file descriptors a contained command's bwrap is started with (`pass_fds`); the container
-    is guarded from here until its init ends (start_files.py). `read_fd`: the status pipe's read end,
-    when the caller has it (else start_files looks for it)."""
+def inherited(status_fd: int, read_fd: int) -> tuple[int, ...]:
+    """The file descriptors a contained command's bwrap is started with (`pass_fds`), for its status
+    pipe (`status_fd` the write end, `read_fd` the read end); the container is guarded from here
+    until its init ends (start_files.py)."""
     start_files.register(status_fd, read_fd)
     return (status_fd, lifeline())
 

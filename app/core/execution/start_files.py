@@ -151,10 +151,11 @@ def note_guards(status_fd: int, mounts: Sequence[str]) -> None:
             _mounts_by_fd.pop(status_fd, None)
 
 
-def register(status_fd: int, read_fd: int | None = None) -> None:
-    """A container is about to start with `status_fd` (its status pipe's write end; `read_fd` its
-    read end, when the caller has it): track it until its init ends. A no-op where nothing is
-    watched; a few syscalls (some 0.1 ms) where something is."""
+def register(status_fd: int, read_fd: int) -> None:
+    """A container is about to start with `status_fd`, its status pipe's write end (`read_fd` its
+    read end): track it until its init ends. A duplicate of the read end is held here: it reports
+    POLLHUP once the last writer is gone, the container's init (never read from here). A no-op
+    where nothing is watched; a few syscalls (some 0.1 ms) where something is."""
     with _lock:
         guards = _mounts_by_fd.pop(status_fd, ())
         wake = _wake
@@ -162,39 +163,14 @@ def register(status_fd: int, read_fd: int | None = None) -> None:
         return
     try:
         inode = os.fstat(status_fd).st_ino
-        read_end = os.dup(read_fd) if read_fd is not None else _read_end(status_fd, inode)
+        read_end = os.dup(read_fd)
     except OSError:
-        read_end = None
-    if read_end is None:
-        log.warning("cannot follow a container's end: its status pipe's read end was not found")
+        log.warning("cannot follow a container's end: its status pipe is closed")
         return
     existed = {path for path in guards if os.path.lexists(path)}
     with _lock:
         _guarded[read_end] = Guarded(status_fd, inode, guards, existed)
     wake()
-
-
-def _read_end(write_fd: int, inode: int) -> int | None:
-    """A duplicate of the read end of the pipe `inode` whose write end is `write_fd`, made by this
-    process (os.pipe gives the read end the number before, as a rule; else every fd is looked at).
-    Held, it reports POLLHUP once the last writer is gone: the container's init (never read from here)."""
-    import fcntl  # Linux: containers run there only (Windows has no fcntl)
-
-    def read_end_of_pipe(fd: int) -> bool:
-        try:
-            info = os.fstat(fd)
-            reads = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
-        except OSError:
-            return False
-        return stat.S_ISFIFO(info.st_mode) and info.st_ino == inode and reads
-
-    if read_end_of_pipe(write_fd - 1):
-        return os.dup(write_fd - 1)
-    with contextlib.suppress(OSError):
-        for fd in sorted(int(name) for name in os.listdir("/proc/self/fd")):
-            if read_end_of_pipe(fd):
-                return os.dup(fd)
-    return None
 
 
 def live() -> list[int]:
