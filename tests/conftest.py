@@ -112,8 +112,6 @@ def no_container(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def weaker_mode(paths: AppPaths, no_container: None) -> None:
     """No container, and the user's earlier choice never to be asked: an agent's job starts unheld."""
-    from app.core.journal.store import Journal
-    from app.core.policy.approval import ApprovalMode, set_approval_mode
+    from tests.test_container import never_ask
 
-    with Journal.open(paths) as journal:
-        set_approval_mode(journal, ApprovalMode.NEVER)
+    never_ask(paths)
