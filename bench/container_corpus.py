@@ -124,7 +124,7 @@ def run(line: str, cwd: str, inside: container.Container | None) -> int:
             capture_output=True,
             timeout=TIMEOUT_S,
             check=False,
-            pass_fds=container.inherited(write),
+            pass_fds=container.inherited(write, read),
         )
     except subprocess.TimeoutExpired:
         return -1
