@@ -110,7 +110,10 @@ def holds(paths: AppPaths) -> list[dict]:
 async def wait_until_held(paths: AppPaths) -> dict:
     deadline = time.monotonic() + STOP_DEADLINE_S
     while time.monotonic() < deadline:
-        pending = await anyio.to_thread.run_sync(holds, paths)
+        try:
+            pending = await anyio.to_thread.run_sync(holds, paths)
+        except NoTray:  # a tray busy with the hold it is making answered the hello late: ask again
+            pending = []
         if pending:
             return pending[0]
         await anyio.sleep(0.05)
