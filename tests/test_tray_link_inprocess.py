@@ -23,6 +23,7 @@ from app.core.authority.state import STRICTEST
 from app.core.channel.protocol import Started
 from app.core.channel.transport import Listener, address_for
 from app.core.commands.request import ExecuteRequest
+from app.core.commands.tray_link import exited
 from app.core.paths import AppPaths
 from tests.channel_peers import running_hub, wait_until
 from tests.test_command_service_inprocess import bound_link, fake_tray, serving, tray_link
@@ -151,3 +152,22 @@ async def test_a_server_keeps_serving_while_the_tray_writes_a_commands_row_slowl
             ticks, took = await ticks_while(run)
     assert took >= SLOW_TRAY_S * 0.9, "the row waited for the tray"
     assert ticks >= took / TICK_S / 4, f"the loop ran only {ticks} times in {took:.2f} s"
+
+
+@pytest.mark.parametrize(
+    ("stat", "gone"),
+    [
+        ("41 (python3) S 1 41 41 0 -1 4194560 0 0", False),  # sleeping, alive
+        ("41 (python3 (tray)) R 1 41 41 0 -1 4194564 0 0", True),  # PF_EXITING: SIGKILLed, still ending
+        ("41 (python3) Z 1 41 41 0 -1 4194316 0 0", True),  # a zombie
+        (None, True),  # reaped
+    ],
+    ids=["running", "exiting", "zombie", "gone"],
+)
+def test_a_tray_counts_as_gone_as_soon_as_it_starts_to_exit(tmp_path: Path, stat: str | None, gone: bool) -> None:
+    """A server ends what a dead tray ran once the tray is gone; a SIGKILLed tray on a loaded machine
+    may take seconds to finish exiting, and it runs nothing more from the moment it starts."""
+    if stat is not None:
+        (tmp_path / "41").mkdir()
+        (tmp_path / "41" / "stat").write_text(stat + "\n")
+    assert exited(41, tmp_path) is gone

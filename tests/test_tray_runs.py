@@ -20,6 +20,7 @@ from mcp_types import TextContent
 
 import app
 from app.core.channel.client import ask_tray
+from app.core.commands.tray_link import exited
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from tests.channel_peers import FakePeer
@@ -85,7 +86,7 @@ async def test_a_background_job_goes_on_after_its_server_is_killed_and_a_second_
             killed = serve_pid(paths, tray.pid)
             os.kill(killed, signal.SIGKILL)
             with anyio.fail_after(10):
-                while Path(f"/proc/{killed}").exists() and "Z" not in Path(f"/proc/{killed}/stat").read_text()[:60]:
+                while not exited(killed):
                     await anyio.sleep(0.05)
             killed_at = time.monotonic()
         async with connect(home, headless=False) as second:

@@ -61,6 +61,7 @@ NO_ANSWER = f"the Cowork Terminal app did not answer within {ACK_TIMEOUT_S:g} s"
 HELLO_TIMEOUT_S = 2.0
 RECONNECT_S = 0.5
 TRAY_EXIT_WAIT_S = 3.0  # after the channel broke: a tray still there this long did not die
+PF_EXITING = 0x4  # <linux/sched.h>: the flags field of /proc/<pid>/stat, set as a process starts to exit
 
 
 class LinkRefused(Exception):
@@ -289,7 +290,7 @@ class TrayLink:
         not those it ran without a container (bwrap missing or switched off): once the tray is gone,
         the server it ran them for ends them, as the next tray would (core/execution/orphans)."""
         deadline = time.monotonic() + TRAY_EXIT_WAIT_S
-        while not _exited(tray_pid):
+        while not exited(tray_pid):
             if time.monotonic() > deadline:
                 return  # the channel broke, the tray did not: it still runs and ends its commands
             time.sleep(0.05)
@@ -467,9 +468,11 @@ class TrayLink:
         raise LinkRefused(NO_ANSWER)
 
 
-def _exited(pid: int, proc: Path = Path("/proc")) -> bool:
-    """Whether `pid` is gone or a zombie: its files (and the locks of its runners) are closed."""
+def exited(pid: int, proc: Path = Path("/proc")) -> bool:
+    """Whether `pid` is gone, a zombie, or exiting (a SIGKILLed tray on a loaded machine can take
+    seconds to finish: its locks close as it ends, and it never runs another command)."""
     try:
-        return (proc / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except (OSError, IndexError):
+        fields = (proc / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+        return fields[0] in ("Z", "X") or bool(int(fields[6]) & PF_EXITING)
+    except (OSError, IndexError, ValueError):
         return True
