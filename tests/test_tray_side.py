@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.server.tray_side import SERVER_INFO_META, as_forwarded
+from tests.desktop_env import wait_for
 from tests.stdio_client import connect
 from tests.tray_process import running_tray
 
@@ -29,3 +30,21 @@ async def test_a_result_the_tray_ran_reaches_the_client_with_no_server_stamp(hom
             result = await agent.call_tool("execute_command", {"command": "echo stamped-or-not"})
     assert not result.is_error and "stamped-or-not" in result.content[0].text, result
     assert result.meta is None or SERVER_INFO_META not in result.meta, result.meta
+
+
+async def test_a_server_that_binds_has_the_tray_load_its_runners_before_its_first_call(home: Path) -> None:
+    """The MCP layer takes most of a second to load: the tray loads it once a server binds, while
+    Claude is still starting, so that the first command does not wait for it (once per tray)."""
+    log = home / "logs" / "tray.log"
+    loaded = "command runners loaded ahead of the first call"
+    with running_tray(home):
+        async with connect(home, headless=False) as agent:
+            wait_for(lambda: loaded in log.read_text(), timeout_s=30)  # no call sent yet
+            first = await agent.call_tool("execute_command", {"command": "echo first"})
+        async with connect(home, headless=False) as again:
+            second = await again.call_tool("execute_command", {"command": "echo second"})
+    assert not first.is_error and "first" in first.content[0].text, first
+    assert not second.is_error and "second" in second.content[0].text, second
+    told = log.read_text()
+    assert told.count(loaded) == 1, told
+    assert "loading the command runners ahead failed" not in told, told

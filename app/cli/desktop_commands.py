@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from app.core import app_log, data_folder, liveness
@@ -95,7 +96,7 @@ def start_tray(args: argparse.Namespace) -> int:
         app_log.configure(paths, "tray", echo_to_stderr=args.verbose)
         from app.ui.tray.app import run_tray as run_tray_app  # pystray and PIL: only for the tray itself
 
-        return run_tray_app(paths, lock, open_runner=tray_runner_opener(paths))
+        return run_tray_app(paths, lock, open_runner=tray_runner_opener(paths), warm_runner=tray_runner_warmer(paths))
     except CoworkError:  # a full disk, a read-only folder: the CLI says it in words, no traceback
         raise
     except Exception:  # the top of the tray process: a windowed app has no stderr, so log it
@@ -115,6 +116,18 @@ def tray_runner_opener(paths: AppPaths) -> Any:
         return await open_in_tray(paths, call, group)
 
     return open_runner
+
+
+def tray_runner_warmer(paths: AppPaths) -> Callable[[], None]:
+    """How the tray loads what its runners need (most of a second), once a server binds: before
+    that server's first call needs it."""
+
+    def warm() -> None:
+        from app.server.tray_side import warm as warm_in_tray
+
+        warm_in_tray(paths)
+
+    return warm
 
 
 def quit_running_tray(paths: AppPaths) -> int:

@@ -12,10 +12,13 @@ that asked for it. Loaded only at the first forwarded call: the tray starts with
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import importlib
 import logging
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, cast
 
 import anyio
@@ -35,7 +38,7 @@ from app.core.commands.jobs import JobStatus
 from app.core.commands.patience import WAITED_META
 from app.core.commands.service import CommandService
 from app.core.hop_times import mark
-from app.core.paths import AppPaths
+from app.core.paths import AppPaths, protected_paths
 from app.server.argument_gate import CallGate, ServiceUnavailable, declared_parameters
 from app.server.host_side import HostSide
 from app.server.mcp_server import INSTRUCTIONS, SERVER_NAME, PushRelay
@@ -147,6 +150,17 @@ class TrayRunner:
     async def aclose(self) -> None:
         self._closed.set()
         await self._ended.wait()
+
+
+def warm(paths: AppPaths) -> None:
+    """Once a server has bound, before its first call: what that call would load cold besides this
+    module (the SDK's check of each tool result, the classifier and tree-sitter), loaded while
+    Claude is still starting, so the first command returns as fast as the next (issue 21)."""
+    with contextlib.suppress(ImportError):  # the SDK's client loads it at the first result it checks
+        importlib.import_module("jsonschema")
+    from app.core import classifier
+
+    classifier.warm_up(cwd=str(Path.home()), protected_paths=protected_paths(paths))
 
 
 async def open_runner(paths: AppPaths, call: Call, group: TaskGroup) -> TrayRunner:

@@ -9,13 +9,15 @@ Everything runs on one thread with one event loop that lives as long as the tray
 A runner outlives its server: a job whose server went away goes on until it ends (its own time
 limit, Stop, pause or quit); the runner is closed once its server is gone and none of its jobs
 runs or waits. The runners themselves are made by `open_runner` (the MCP layer, given by the
-entry point: the core imports no MCP).
+entry point: the core imports no MCP). Loading that layer takes most of a second, so `warm` loads it
+as soon as a server binds (`expect_calls`), while Claude is still starting up, not at the first call.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import suppress
 from typing import Any, Protocol
@@ -79,8 +81,9 @@ class _Served:
 class CommandHost:
     """One thread, one event loop, one runner per server that forwards its calls."""
 
-    def __init__(self, open_runner: RunnerOpener) -> None:
+    def __init__(self, open_runner: RunnerOpener, warm: Callable[[], None] | None = None) -> None:
         self._open_runner = open_runner
+        self._warm = warm  # loads what open_runner needs; once, at the first server that binds
         self._served: dict[int, _Served] = {}  # by id(peer): the hub's Peer objects are not hashable by value
         self._portal: anyio.from_thread.BlockingPortal | None = None
         self._portal_cm: Any = None
@@ -115,6 +118,15 @@ class CommandHost:
             raise RuntimeError("the command host is not running")
         portal.start_task_soon(self._run, peer, call)
 
+    def expect_calls(self) -> None:
+        """A server that hands this tray its calls has bound: load the runners' modules now, on the
+        host's loop (so a call that comes meanwhile waits behind it, as it would have at once)."""
+        warm, self._warm = self._warm, None
+        portal = self._portal
+        if warm is not None and portal is not None:
+            with suppress(RuntimeError):
+                portal.start_task_soon(self._warm_up, warm)
+
     def cancel(self, peer: PeerLike, call_id: str) -> None:
         """The client cancelled the call: cancel it as the server would have (execute_command ends its job)."""
         portal = self._portal
@@ -137,6 +149,18 @@ class CommandHost:
             group.start_soon(self._reap)
             self._ready.set()
             await anyio.sleep_forever()
+
+    @staticmethod
+    async def _warm_up(warm: Callable[[], None]) -> None:
+        mark("host: warm-up start")
+        began = time.monotonic()
+        try:
+            warm()
+        except Exception:  # the first call loads it again, and says what fails
+            log.exception("loading the command runners ahead failed")
+        else:
+            log.info("command runners loaded ahead of the first call (%.2f s)", time.monotonic() - began)
+        mark("host: warm-up end")
 
     async def _close_all(self) -> None:
         for served in list(self._served.values()):

@@ -280,5 +280,8 @@ class Connections:
             server_id = peer.server_id
             hub.on_change()
         # A server elsewhere hands this tray its tool calls; the tray's own runners (this process) run them.
-        runs = hello.role == "server" and hub.command_host is not None and peer.facts.pid != os.getpid()
+        host = hub.command_host
+        runs = hello.role == "server" and host is not None and peer.facts.pid != os.getpid()
+        if runs and host is not None:
+            host.expect_calls()  # its calls will come: the runners' modules load now, not at the first
         return Welcome(hub.real_data_dir, os.getpid(), hub.state.to_wire(), server_id, runs).fields()

@@ -94,6 +94,7 @@ class TrayApp:
         platform: str = sys.platform,
         poll_s: float = POLL_S,
         open_runner: RunnerOpener | None = None,
+        warm_runner: Callable[[], None] | None = None,
     ) -> None:
         self.paths = data_folder.ensure(paths)
         # Create and migrate the journal here, once: two threads switching a brand-new database to
@@ -171,7 +172,7 @@ class TrayApp:
         if open_runner is not None:
             from app.core.authority.command_host import CommandHost as Host  # anyio: only when it runs calls
 
-            self.command_host = Host(open_runner)
+            self.command_host = Host(open_runner, warm_runner)
             self.command_host.start()
             self.hub.command_host = self.command_host
         self.hub.start()
@@ -422,7 +423,12 @@ class TrayApp:
             self.kick()
 
 
-def run_tray(paths: AppPaths, lock: HeldLock, open_runner: RunnerOpener | None = None) -> int:
+def run_tray(
+    paths: AppPaths,
+    lock: HeldLock,
+    open_runner: RunnerOpener | None = None,
+    warm_runner: Callable[[], None] | None = None,
+) -> int:
     """The `tray` command after it took the tray lock: load pystray, build the app, run it."""
     forbid_dumps()  # before anything of the user's is held in memory (core/private_process.py)
     try:
@@ -432,7 +438,7 @@ def run_tray(paths: AppPaths, lock: HeldLock, open_runner: RunnerOpener | None =
         print(f"cowork-terminal: {no_icon_message(sys.platform, os.environ, exc)}", file=sys.stderr)
         return 1
     try:
-        app = TrayApp(paths, lock, pystray, open_runner=open_runner)
+        app = TrayApp(paths, lock, pystray, open_runner=open_runner, warm_runner=warm_runner)
     except AddressTaken as exc:
         log.error("cannot start: %s", exc)
         problem = _(
