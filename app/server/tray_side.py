@@ -7,7 +7,8 @@ whose commands it holds, stops and records), an MCP server with the argument gat
 `register_tools`, and the SDK's in-process client (it awaits the server's handlers directly), which
 says it is the real client (its name sets the patience). So every result, text and refusal is what
 a server produces, but the decision and the command are the tray's, and a job outlives the server
-that asked for it. Loaded only at the first forwarded call: the tray starts without the MCP SDK.
+that asked for it. The tray starts without the MCP SDK: this module is loaded once the first server binds
+(`warm`, through CommandHost.expect_calls), ahead of that server's first call.
 """
 
 from __future__ import annotations
