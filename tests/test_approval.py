@@ -240,7 +240,8 @@ async def test_command_stop_withdraws_a_held_command_and_its_prompt_disappears(
         assert [h["command"] for h in holds(paths)] == ["sudo reboot"], "the tray asks the user about it"
         stopped = await client.call_tool("command_stop", {"jobId": first["jobId"]})
         unknown = await client.call_tool("command_wait", {"jobId": 987654})
-        assert holds(paths) == [], "nothing is left to ask the user"
+        # The withdrawal reaches the tray on the link's sending thread, after the answer.
+        assert await wait_for(lambda: holds(paths) == []), "nothing is left to ask the user"
     result = json.loads(stopped.content[0].text)
     assert result["status"] == "denied" and "withdrawn" in result["note"]
     assert unknown.is_error and "There is no job 987654" in unknown.content[0].text

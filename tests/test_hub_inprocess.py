@@ -25,6 +25,7 @@ from app.core.authority.hub import (
 from app.core.channel.protocol import command_digest
 from app.core.execution.output import OutputBudget, output_budget, parse_budget
 from app.core.journal.store import Journal, Status
+from app.core.messages import PAUSED_MESSAGE
 from app.core.paths import AppPaths
 from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
 from tests.channel_peers import FakePeer, running_hub, wait_until
@@ -78,6 +79,13 @@ def test_a_pause_reaches_every_server_at_once_and_drops_what_waits(paths: AppPat
         assert first.begin("echo new")["message"] == "host access is paused"
         assert first.begin("rm -rf again", status="waiting")["message"] == "host access is paused"
         assert second.ask("started", id=running["id"])["message"] == "host access is paused"
+        with Journal(paths) as journal:  # a server that had not heard of the pause yet: its tries are shown
+            refused = [(r.command, r.status, r.reason) for r in journal.recent_commands(limit=2)]
+        assert refused == [
+            ("rm -rf again", Status.REFUSED, PAUSED_MESSAGE),
+            ("echo new", Status.REFUSED, PAUSED_MESSAGE),
+        ]
+        assert hub.pending_holds() == [], "a refused hold waits for nobody"
         assert [p["op"] for p in first.quiet_for(0.1)] == [], "no decision was ever pushed for the dropped hold"
 
 
@@ -158,9 +166,9 @@ def test_repeats_of_one_loosening_share_one_window_and_a_no_answers_them_all(pat
         first, second = peers("cli"), peers("cli")
         asked = [first.send("resume"), second.send("resume")]
         assert seen.asked.wait(1.0)
-        time.sleep(0.05)  # the second request reaches the hub and joins the first
-        [question] = seen.questions
-        assert len(question.waiting) == 2, "one window for both"
+        # The second request reaches the hub on its own reader thread, and joins the first.
+        wait_until(lambda: len(seen.questions) == 1 and len(seen.questions[0].waiting) == 2)
+        [question] = seen.questions  # one window for both
         hub.answer(question, False)
         answers = [first.answer_to(asked[0]), second.answer_to(asked[1])]
         assert [a["message"] for a in answers] == ["You said no; nothing changed."] * 2

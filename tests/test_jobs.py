@@ -164,9 +164,8 @@ async def test_background_returns_at_once_and_command_output_and_command_list_fo
         first = await call(client, "execute_command", {"command": "seq 1 200; sleep 2; echo last", "background": True})
         assert time.monotonic() - started < 2, "background: true does not wait"
         assert first["status"] == "running"
-        await anyio.sleep(0.5)
-        tail = await call(client, "command_output", {"jobId": first["jobId"], "tail": 3})
-        assert tail["output"] == "198\n199\n200\n" and tail["status"] == "running"
+        tail = await output_once_there(client, {"jobId": first["jobId"], "tail": 3}, "198\n199\n200\n")
+        assert tail["status"] == "running"
         head = await call(client, "command_output", {"jobId": first["jobId"], "offset": 0, "limit": 6})
         assert head["output"] == "1\n2\n3\n" and head["nextOffset"] == 6
         listed = await call(client, "command_list", {})
@@ -200,9 +199,8 @@ async def test_a_second_server_of_the_same_app_follows_and_waits_for_the_first_o
             first, "execute_command", {"command": "echo one; sleep 2; echo two; exit 4", "background": True}
         )
         job = started["jobId"]
-        await anyio.sleep(0.5)
-        so_far = await call(second, "command_output", {"jobId": job})
-        assert so_far["status"] == "running" and so_far["output"] == "one\n", "read from the job's output file"
+        so_far = await output_once_there(second, {"jobId": job}, "one\n")
+        assert so_far["status"] == "running", "read from the job's output file"
         listed = await call(second, "command_list", {})
         assert [(j["jobId"], j["server"]) for j in listed["jobs"]] == [(job, "another")]
         waited = await call(second, "command_wait", {"jobId": job})
@@ -211,10 +209,31 @@ async def test_a_second_server_of_the_same_app_follows_and_waits_for_the_first_o
     assert waited["outputFile"] and Path(waited["outputFile"]).read_text() == "one\ntwo\n"
 
 
+async def output_once_there(client: Any, arguments: dict[str, Any], expected: str) -> dict[str, Any]:
+    """`command_output` once the job has printed `expected` (its container may take a second to start
+    on a loaded machine); fails if it is not there within the deadline."""
+    deadline = time.monotonic() + STOP_DEADLINE_S
+    while True:
+        said = await call(client, "command_output", arguments)
+        if said.get("output") == expected or time.monotonic() > deadline:
+            assert said.get("output") == expected, said
+            return said
+        await anyio.sleep(0.05)
+
+
+async def job_process_started(marker: str) -> None:
+    """A background call returns at once; its job's process starts a moment later (in a container)."""
+    deadline = time.monotonic() + 10.0
+    while time.monotonic() < deadline and not live_processes(marker):
+        await anyio.sleep(0.05)
+    assert len(live_processes(marker)) == 1, "the job's process runs"
+
+
 async def test_another_agent_cannot_follow_or_stop_a_job(home: Path, paths: AppPaths) -> None:
     marker = f"42{os.getpid() % 1000}.5"
     async with client_named(home, COWORK) as owner, client_named(home, "claude-code") as stranger:
         started = await call(owner, "execute_command", {"command": f"sleep {marker}", "background": True})
+        await job_process_started(marker)
         for tool in ("command_wait", "command_output", "command_stop"):
             refused = await call(stranger, tool, {"jobId": started["jobId"]})
             assert "There is no job" in refused["error"], tool
@@ -239,11 +258,7 @@ async def test_a_second_server_of_the_same_app_can_stop_the_first_ones_job(home:
     marker = f"43{os.getpid() % 1000}.5"
     async with client_named(home, COWORK) as first, client_named(home, COWORK) as second:
         started = await call(first, "execute_command", {"command": f"sleep {marker}", "background": True})
-        # A background call returns at once; its job's process starts a moment later (in a container).
-        deadline = time.monotonic() + 10.0
-        while time.monotonic() < deadline and not live_processes(marker):
-            await anyio.sleep(0.05)
-        assert len(live_processes(marker)) == 1, "the job runs before the other server stops it"
+        await job_process_started(marker)
         stopped = await call(second, "command_stop", {"jobId": started["jobId"]})
         assert live_processes(marker) == []
         finished = await wait_until_finished(first, started["jobId"])

@@ -742,7 +742,7 @@ def test_a_crashed_server_shows_in_the_menu_until_the_user_opens_the_activity_lo
         _kill_processes_running(f"sleep {marker}")
     assert app.icon_state == menu.PROBLEM
     assert app.pystray_item("crash").text.endswith("1 command interrupted")
-    assert "Cowork Terminal server crashed" in titles(app)
+    wait_for(lambda: "Cowork Terminal server crashed" in titles(app), timeout_s=10)  # told after the menu shows it
     click(app, "crash")  # opens the log: the user has seen it
     wait_for(lambda: app.state.crash is None, timeout_s=10)
 

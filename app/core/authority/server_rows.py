@@ -25,6 +25,7 @@ from app.core.channel.call_messages import Call, CallCancel
 from app.core.channel.protocol import Begin, ClientName, End, Finish, Progress, Started
 from app.core.i18n import _
 from app.core.journal.store import Status
+from app.core.messages import PAUSED_MESSAGE
 from app.core.policy.approval import HOLD_UNSEEN_MAX_S
 
 if TYPE_CHECKING:  # anyio loads with the command host, not with the tray's first import
@@ -71,20 +72,22 @@ def begin(hub: RowsHub, peer: Peer, message: Begin) -> dict[str, Any]:
         raise RequestError(RUNS_ITS_OWN)
     with hub.lock:
         journal = hub.record.journal
-        if status in (Status.RUNNING, Status.WAITING) and hub.state.paused:
-            raise RequestError("host access is paused")
-        if status is Status.WAITING and hub.holds.full_for(peer):
+        paused = status in (Status.RUNNING, Status.WAITING) and hub.state.paused
+        if not paused and status is Status.WAITING and hub.holds.full_for(peer):
             raise RequestError(f"{MAX_HOLDS_PER_PEER} commands from this server already wait for the user")
         if peer.server_id is None:  # its row was not written at its hello (a full disk)
             peer.server_id = hub.register(peer)
 
         def write_row() -> int:
+            written, reason, confirmation_id = status, row.reason, row.confirmation_id
+            if paused:  # the runner had not yet heard of the pause: refused here, and shown as such
+                written, reason, confirmation_id = Status.REFUSED, PAUSED_MESSAGE, None
             return journal.begin_command(
                 command=row.command, cwd=row.cwd, env_keys=list(row.env_keys), timeout_ms=row.timeout_ms,
                 server_id=peer.server_id, server_pid=peer.facts.pid, client_name=row.client_name,
-                client_version=row.client_version, tool=row.tool, tier=row.tier, status=status,
-                reason=row.reason, confirmation_id=row.confirmation_id,
-                hold_expires_at=time.time() + HOLD_UNSEEN_MAX_S if status is Status.WAITING else None,
+                client_version=row.client_version, tool=row.tool, tier=row.tier, status=written,
+                reason=reason, confirmation_id=confirmation_id,
+                hold_expires_at=time.time() + HOLD_UNSEEN_MAX_S if written is Status.WAITING else None,
             )  # fmt: skip
 
         try:
@@ -94,6 +97,8 @@ def begin(hub: RowsHub, peer: Peer, message: Begin) -> dict[str, Any]:
             peer.server_id = hub.register(peer)
             command_id = write_row()
         hub.record.wrote()
+        if paused:
+            raise RequestError("host access is paused")
         if status.is_active:
             peer.commands.add(command_id)
         if status is Status.WAITING:
