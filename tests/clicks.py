@@ -10,7 +10,7 @@ import time
 
 from tests.stdio_client import STOP_DEADLINE_S
 
-ARMED_S = 1.3  # the windows' buttons arm 1 s after they show a question
+ARMED_S = 1.8  # the windows' buttons arm 1 s after they show a question (a busy window's timer runs late)
 PROMPT_TITLE = "approve a command"
 CONFIRM_TITLE = "Cowork Terminal: confirm"
 

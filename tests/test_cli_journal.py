@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -96,12 +95,12 @@ def test_log_follow_streams_commands_as_they_start_and_end(paths: AppPaths, cli_
         [sys.executable, "-m", "app", "log", "--follow", "--json"], env=cli_env, stdout=subprocess.PIPE, text=True
     )
     try:
-        time.sleep(1.0)
         with Journal.open(paths) as journal:
             cid = journal.begin_command(command="make build", cwd="/tmp")
-            time.sleep(0.6)
+            # Shown running (at its start if the follower starts after it, else at its next poll),
+            # and only then ended: the follower must see both states.
+            first = json.loads(follower.stdout.readline())
             journal.finish_command(cid, Outcome(status=Status.FAILED, exit_code=2))
-        first = json.loads(follower.stdout.readline())
         second = json.loads(follower.stdout.readline())
     finally:
         follower.terminate()

@@ -85,10 +85,18 @@ def wait_for(condition, timeout_s: float = WAIT_S) -> bool:
     return condition()
 
 
+async def spare_waits(age_s: float = 1.2) -> None:
+    """Until a spare waits for this test's server's next command, then `age_s` more (its init's age
+    is what the tests read): a spare starts within tens of ms here, but over a second under load."""
+    pid = server_pid()
+    assert wait_for(lambda: len(spares_of(pid)) == 1), "a spare waits for the next command"
+    await anyio.sleep(age_s)
+
+
 async def test_a_second_command_in_a_row_runs_in_a_container_started_before_it_was_called(home: Path) -> None:
     async with connect(home) as client:
         first = await run(client, {"command": f"readlink /proc/self/ns/pid; {INIT_AGE}"})
-        await anyio.sleep(2.0)
+        await spare_waits()
         second = await run(client, {"command": f"readlink /proc/self/ns/pid; {INIT_AGE}"})
     assert first["exitCode"] == 0 and second["exitCode"] == 0
     assert init_age(first["stdout"]) < 1.0, "the first command's container was started for it"
@@ -101,7 +109,7 @@ async def test_the_init_of_a_spare_names_its_command_as_a_container_started_for_
     show = "tr '\\0' ' ' < /proc/1/cmdline # named-in-ps"
     async with connect(home) as client:
         cold = await run(client, {"command": show})
-        await anyio.sleep(1.5)
+        await spare_waits()
         warm = await run(client, {"command": show})
     assert "named-in-ps" in cold["stdout"] and "my $orders" not in cold["stdout"]
     assert warm["stdout"].startswith("cowork-init ") and f"-c {show}" in warm["stdout"]
@@ -116,7 +124,7 @@ async def test_a_command_in_a_spare_gets_exactly_its_folder_environment_and_proc
     show = f"pwd; env -0 | sort -z | base64 -w0; echo; {INIT_AGE}"
     async with connect(home) as client:
         cold = await run(client, {"command": show, "cwd": str(folder), "env": env})
-        await anyio.sleep(2.0)
+        await spare_waits()
         warm = await run(client, {"command": show, "cwd": str(folder), "env": env})
     assert init_age(cold["stdout"]) < 1.0 <= init_age(warm["stdout"]), "the second ran in a spare"
 
@@ -137,7 +145,7 @@ async def test_a_time_limit_ends_a_command_running_in_a_spare_with_its_backgroun
     marker = f"31{os.getpid() % 1000}.5"
     async with connect(home) as client:
         await run(client, {"command": "true"})
-        await anyio.sleep(2.0)
+        await spare_waits()
         began = time.monotonic()
         result = await run(client, {"command": f"{INIT_AGE}; sleep {marker} & sleep {marker}", "timeout": 1000})
     assert init_age(result["stdout"]) >= 1.0, "it ran in a spare"
@@ -207,7 +215,7 @@ async def test_a_lone_protected_file_replaced_by_rename_while_a_spare_waits_stay
     attempt = f'{INIT_AGE}; echo x >> "$(echo {hidden} | base64 -d)" && echo WROTE'
     async with connect(home, env={"HOME": str(user_home)}) as client:
         await run(client, {"command": "true"})
-        await anyio.sleep(1.5)  # the spare waits
+        await spare_waits(0.5)
         fresh = user_home / ".claude.json.tmp"
         fresh.write_text('{"saved": "by Claude"}\n')
         os.replace(fresh, target)  # as Claude and editors save
