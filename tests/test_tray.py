@@ -882,6 +882,40 @@ def test_the_tray_runs_for_real_under_xvfb_holds_the_lock_and_stops_cleanly_on_s
         stop_process(process)
 
 
+def children_states(pid: int) -> dict[int, str]:
+    """The process state of each child of `pid` (Z: a zombie nobody has waited for)."""
+    found = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            with contextlib.suppress(OSError):
+                found[int(child)] = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    return found
+
+
+def test_a_welcome_window_that_cannot_open_is_logged_with_its_reason_and_reaped(
+    desktop: FakeDesktop, home: Path, paths: AppPaths
+) -> None:
+    """No display for the window (here: none at all, pystray's dummy icon): the Welcome the first start
+    opens fails at once. The tray says why in its log and waits for it, instead of keeping a zombie
+    until the next Welcome opens."""
+    env = tray_env(desktop, home, PYSTRAY_BACKEND="dummy")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app", "tray"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        log = paths.log_dir / "tray.log"
+        wait_for(lambda: log.exists() and "welcome window started" in log.read_text(), timeout_s=PROCESS_START_S)
+        said = wait_for(
+            lambda: [line for line in log.read_text().splitlines() if "the welcome window exited with code 1" in line],
+            timeout_s=PROCESS_START_S,
+        )
+        assert said[0].endswith("cannot open the Welcome window: no display name and no $DISPLAY environment variable")
+        assert "Z" not in children_states(process.pid).values(), children_states(process.pid)
+        assert process.poll() is None, "the tray runs on"
+    finally:
+        stop_process(process)
+
+
 # --- what each process imports ------------------------------------------------------------------------
 
 

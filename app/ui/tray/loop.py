@@ -119,7 +119,7 @@ class Monitor:
                 for notice in notices:
                     if notice.kind != APPROVAL_NEEDED:  # the hub announces holds (see sync_approval_prompt)
                         app.notifier.notify(notice.title, notice.message)
-                app.tray_windows.check_log_windows()
+                app.tray_windows.check_windows()
                 if time.monotonic() >= next_files_check:
                     next_files_check = time.monotonic() + CLIENT_FILES_CHECK_S
                     if app.claude.edited_outside():

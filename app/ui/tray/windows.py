@@ -15,7 +15,8 @@ import subprocess
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any, Protocol
+from pathlib import Path
+from typing import IO, Any, Protocol
 
 from app.core.authority.hub import HeldCommand, Hub, Question
 from app.core.claude.names import friendly_client_name
@@ -86,6 +87,7 @@ class TrayWindows:
         self.notices: list[PipedWindow] = []  # windows that only tell something (show_notice)
         self.welcome: subprocess.Popen[bytes] | None = None
         self._window_stderr = app.paths.log_dir / "log-window.stderr.log"
+        self._welcome_stderr = app.paths.log_dir / "welcome.stderr.log"
         self._prompt: PipedWindow | None = None
         self._prompt_restarts: list[float] = []  # when the prompt was opened again after being killed
         self._prompt_shown: set[int] = set()
@@ -312,9 +314,11 @@ class TrayWindows:
             *([] if self.app.has_menu else ["--no-menu"]),
             *(["--first-run"] if first_run else []),
         ]
-        if self.welcome is not None:
-            stop_process_now(self.welcome, WINDOW_STOP_GRACE_S)  # one at a time: a new one comes to the front
-        self.welcome = spawn(argv)
+        with self._lock:  # the monitor thread reaps a Welcome that closed (check_windows)
+            if self.welcome is not None:
+                stop_process_now(self.welcome, WINDOW_STOP_GRACE_S)  # one at a time: a new one comes to the front
+            with open_stderr_file(self._welcome_stderr) as stderr:
+                self.welcome = spawn(argv, stderr=stderr)
         self.hub.welcome_shown()
         log.info("welcome window started: %s", argv)
 
@@ -330,10 +334,8 @@ class TrayWindows:
             return
         for window in self.log_windows:
             window.close()
-        self._window_stderr.parent.mkdir(parents=True, exist_ok=True)
-        make_private_file(self._window_stderr)  # like every log the app writes: the user's eyes only
         command = self.app.log_window_command
-        with open(self._window_stderr, "wb") as stderr:
+        with open_stderr_file(self._window_stderr) as stderr:
             window = PipedWindow([*command, "--tray-line"], self.log_window_said, stderr=stderr)
         window.send({"op": "state", "paused": self.hub.paused})
         window.send(holds_message(self.hub.pending_holds()))
@@ -374,8 +376,16 @@ class TrayWindows:
         else:
             log.warning("the log window sent an unknown request %r", op)
 
-    def check_log_windows(self) -> None:
-        """A log window that failed at once (no Tk, no display) is reported, not silently lost."""
+    def check_windows(self) -> None:
+        """At each poll: a log window that failed at once (no Tk, no display) is reported, not silently
+        lost; a Welcome that ended is reaped then, not left a zombie until the next one opens."""
+        with self._lock:
+            welcome = self.welcome
+            if welcome is not None and welcome.poll() is not None:
+                self.welcome = None
+                if welcome.returncode != 0:
+                    log.warning("the welcome window exited with code %s: %s", welcome.returncode,
+                                last_said(self._welcome_stderr))  # fmt: skip
         alive = []
         for window in self.log_windows:
             code = window.process.poll()
@@ -384,9 +394,7 @@ class TrayWindows:
             elif code != 0:
                 said = self._window_stderr.read_text(encoding="utf-8", errors="replace").strip()
                 log.warning("the log window exited with code %s: %s", code, said[-4000:])
-                lines = said.splitlines()
-                # The last line says what failed ("cannot open ...: no display"); never a traceback.
-                why = lines[-1].removeprefix("cowork-terminal: ").rstrip(".")[:300] if lines else ""
+                why = last_said(self._window_stderr)
                 self.app.notifier.notify(
                     _("The activity log could not open"),
                     _("{error}. The app log in {folder} has the details.").format(
@@ -394,6 +402,22 @@ class TrayWindows:
                     ),
                 )
         self.log_windows = alive
+
+
+def open_stderr_file(path: Path) -> IO[bytes]:
+    """Where a window's stderr goes (made anew at each start), private like every log the app writes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_file(path)
+    return open(path, "wb")
+
+
+def last_said(path: Path) -> str:
+    """The last line a window wrote to its stderr file: what failed ("cannot open ...: no display"),
+    never a traceback; empty when it said nothing."""
+    with contextlib.suppress(OSError):
+        lines = path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+        return lines[-1].removeprefix("cowork-terminal: ").rstrip(".")[:300] if lines else ""
+    return ""
 
 
 def stop_process_now(process: subprocess.Popen[bytes], grace_s: float) -> None:
