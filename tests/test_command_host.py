@@ -80,3 +80,12 @@ def test_a_load_that_fails_is_logged_and_the_calls_still_run(caplog: pytest.LogC
     finally:
         host.close()
     assert results(peer) == ["ran echo still"]
+
+
+def test_a_server_that_binds_while_the_tray_quits_loads_nothing_more() -> None:
+    loads: list[str] = []
+    host = CommandHost(open_echo, warm=lambda: loads.append("loaded"))
+    host.start()
+    host.close()
+    host.expect_calls()  # its hello was read just as the app quit
+    assert loads == [], "the quit does not wait for a load nobody will use"

@@ -274,6 +274,24 @@ def test_a_journal_locked_by_another_program_refuses_a_command_in_moments_and_te
         assert server.begin("echo again")["op"] == "ack", "written once the lock is gone"
 
 
+def test_while_paused_a_command_is_refused_for_the_pause_even_when_its_row_cannot_be_written(
+    paths: AppPaths, peers
+) -> None:
+    with running_hub(paths) as (hub, _seen):
+        server = peers("server")
+        hub.set_paused(True)
+        blocker = sqlite3.connect(paths.journal, timeout=1)
+        blocker.execute("BEGIN IMMEDIATE")  # another program holds the write lock
+        try:
+            refused = server.begin("echo while paused and locked")
+        finally:
+            blocker.rollback()
+            blocker.close()
+        assert refused["message"] == "host access is paused", "the reason the model reads, not the disk's"
+        with Journal(paths) as journal:
+            assert [r.command for r in journal.recent_commands()] == [], "nothing could be recorded"
+
+
 def test_a_pause_reaches_the_servers_while_the_journal_is_locked_and_is_written_after(paths: AppPaths, peers) -> None:
     with running_hub(paths) as (hub, _seen):
         server = peers("server")

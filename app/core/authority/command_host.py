@@ -103,7 +103,8 @@ class CommandHost:
     def close(self) -> None:
         """End every runner (their jobs end with them) and the thread. Before the hub closes: the
         calls' results, which say the app stopped, then reach their servers ahead of `closing`."""
-        portal, self._portal = self._portal, None
+        with self._lock:  # no warm-up is scheduled after this
+            portal, self._portal, self._warm = self._portal, None, None
         if portal is None:
             return
         with suppress(Exception):
@@ -121,11 +122,12 @@ class CommandHost:
     def expect_calls(self) -> None:
         """A server that hands this tray its calls has bound: load the runners' modules now, on the
         host's loop (so a call that comes meanwhile waits behind it, as it would have at once)."""
-        warm, self._warm = self._warm, None
-        portal = self._portal
-        if warm is not None and portal is not None:
-            with suppress(RuntimeError):
-                portal.start_task_soon(self._warm_up, warm)
+        with self._lock:  # servers bind on their own threads: one of them schedules it
+            warm, self._warm = self._warm, None
+            portal = self._portal
+            if warm is not None and portal is not None:
+                with suppress(RuntimeError):
+                    portal.start_task_soon(self._warm_up, warm)
 
     def cancel(self, peer: PeerLike, call_id: str) -> None:
         """The client cancelled the call: cancel it as the server would have (execute_command ends its job)."""

@@ -22,7 +22,7 @@ from app.core.authority.holds import MAX_HOLDS_PER_PEER, HeldCommand, Holds
 from app.core.authority.record import Record
 from app.core.authority.state import ControlState
 from app.core.channel.call_messages import Call, CallCancel
-from app.core.channel.protocol import Begin, ClientName, End, Finish, Progress, Started
+from app.core.channel.protocol import Begin, BeginRow, ClientName, End, Finish, Progress, Started
 from app.core.i18n import _
 from app.core.journal.store import Status
 from app.core.messages import PAUSED_MESSAGE
@@ -71,34 +71,16 @@ def begin(hub: RowsHub, peer: Peer, message: Begin) -> dict[str, Any]:
         # skip the tray's decision) gets no row, no hold and no Allow for it.
         raise RequestError(RUNS_ITS_OWN)
     with hub.lock:
-        journal = hub.record.journal
-        paused = status in (Status.RUNNING, Status.WAITING) and hub.state.paused
-        if not paused and status is Status.WAITING and hub.holds.full_for(peer):
-            raise RequestError(f"{MAX_HOLDS_PER_PEER} commands from this server already wait for the user")
-        if peer.server_id is None:  # its row was not written at its hello (a full disk)
-            peer.server_id = hub.register(peer)
-
-        def write_row() -> int:
-            written, reason, confirmation_id = status, row.reason, row.confirmation_id
-            if paused:  # the runner had not yet heard of the pause: refused here, and shown as such
-                written, reason, confirmation_id = Status.REFUSED, PAUSED_MESSAGE, None
-            return journal.begin_command(
-                command=row.command, cwd=row.cwd, env_keys=list(row.env_keys), timeout_ms=row.timeout_ms,
-                server_id=peer.server_id, server_pid=peer.facts.pid, client_name=row.client_name,
-                client_version=row.client_version, tool=row.tool, tier=row.tier, status=written,
-                reason=reason, confirmation_id=confirmation_id,
-                hold_expires_at=time.time() + HOLD_UNSEEN_MAX_S if written is Status.WAITING else None,
-            )  # fmt: skip
-
-        try:
-            command_id = write_row()
-        except sqlite3.IntegrityError:  # its server's row was deleted by another program: made again
-            log.warning("the row of %s vanished from the journal: registering it again", peer.label)
-            peer.server_id = hub.register(peer)
-            command_id = write_row()
-        hub.record.wrote()
-        if paused:
+        if status in (Status.RUNNING, Status.WAITING) and hub.state.paused:
+            # Its server had not yet heard of the pause: refused here, and shown as such in the log.
+            try:
+                _write_row(hub, peer, row, Status.REFUSED, PAUSED_MESSAGE, None)
+            except sqlite3.Error as problem:  # a full disk: the pause is still what the model is told
+                log.warning("a command refused for the pause could not be recorded: %s", problem)
             raise RequestError("host access is paused")
+        if status is Status.WAITING and hub.holds.full_for(peer):
+            raise RequestError(f"{MAX_HOLDS_PER_PEER} commands from this server already wait for the user")
+        command_id = _write_row(hub, peer, row, status, row.reason, row.confirmation_id)
         if status.is_active:
             peer.commands.add(command_id)
         if status is Status.WAITING:
@@ -116,6 +98,33 @@ def begin(hub: RowsHub, peer: Peer, message: Begin) -> dict[str, Any]:
     # Plain rows wake nobody: the tray's icon follows them at its next poll (a quarter second),
     # and waking its monitor for each row would make every call wait for the journal's lock.
     return {"id": command_id}
+
+
+def _write_row(
+    hub: RowsHub, peer: Peer, row: BeginRow, status: Status, reason: str | None, confirmation_id: str | None
+) -> int:
+    """The journal row of a command `peer` begins, as `status` (under the hub's lock)."""
+    journal = hub.record.journal
+    if peer.server_id is None:  # its row was not written at its hello (a full disk)
+        peer.server_id = hub.register(peer)
+
+    def write() -> int:
+        return journal.begin_command(
+            command=row.command, cwd=row.cwd, env_keys=list(row.env_keys), timeout_ms=row.timeout_ms,
+            server_id=peer.server_id, server_pid=peer.facts.pid, client_name=row.client_name,
+            client_version=row.client_version, tool=row.tool, tier=row.tier, status=status,
+            reason=reason, confirmation_id=confirmation_id,
+            hold_expires_at=time.time() + HOLD_UNSEEN_MAX_S if status is Status.WAITING else None,
+        )  # fmt: skip
+
+    try:
+        command_id = write()
+    except sqlite3.IntegrityError:  # its server's row was deleted by another program: made again
+        log.warning("the row of %s vanished from the journal: registering it again", peer.label)
+        peer.server_id = hub.register(peer)
+        command_id = write()
+    hub.record.wrote()
+    return command_id
 
 
 def started(hub: RowsHub, peer: Peer, message: Started) -> dict[str, Any]:

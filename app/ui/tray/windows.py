@@ -315,10 +315,13 @@ class TrayWindows:
             *(["--first-run"] if first_run else []),
         ]
         with self._lock:  # the monitor thread reaps a Welcome that closed (check_windows)
-            if self.welcome is not None:
-                stop_process_now(self.welcome, WINDOW_STOP_GRACE_S)  # one at a time: a new one comes to the front
-            with open_stderr_file(self._welcome_stderr) as stderr:
-                self.welcome = spawn(argv, stderr=stderr)
+            earlier, self.welcome = self.welcome, None
+        if earlier is not None:  # one at a time: a new one comes to the front
+            stop_process_now(earlier, WINDOW_STOP_GRACE_S)  # before its stderr file is made anew
+        with open_stderr_file(self._welcome_stderr) as stderr:  # as the log window's
+            welcome = spawn(argv, stderr=stderr)
+        with self._lock:
+            self.welcome = welcome
         self.hub.welcome_shown()
         log.info("welcome window started: %s", argv)
 
