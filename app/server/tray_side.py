@@ -156,7 +156,7 @@ class TrayRunner:
 def warm(paths: AppPaths) -> None:
     """Once a server has bound, before its first call: what that call would load cold besides this
     module (the SDK's check of each tool result, the classifier and tree-sitter), loaded while
-    Claude is still starting, so the first command returns as fast as the next (issue 21)."""
+    Claude is still starting, so the first command does not wait for them (issue 21)."""
     with contextlib.suppress(ImportError):  # the SDK's client loads it at the first result it checks
         importlib.import_module("jsonschema")
     from app.core import classifier
