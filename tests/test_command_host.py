@@ -46,9 +46,18 @@ def results(peer: Peer) -> list[str]:
     return [m.result["content"][0]["text"] for m in peer.pushed if isinstance(m, CallResult)]
 
 
-def test_the_runners_load_once_at_the_first_server_that_binds_and_not_before() -> None:
+def test_the_runners_load_once_at_the_first_server_that_binds_and_calls_are_taken_meanwhile() -> None:
+    """The load runs beside the host's loop: the hub waits for that loop to take each call (and the
+    server for the hub's answer), so a load on the loop made a call wait for it, past the server's
+    5 s on a loaded machine."""
     loads: list[str] = []
-    host = CommandHost(open_echo, warm=lambda: loads.append(threading.current_thread().name))
+    release = threading.Event()
+
+    def slow_load() -> None:
+        loads.append(threading.current_thread().name)
+        release.wait(10)
+
+    host = CommandHost(open_echo, warm=slow_load)
     host.start()
     try:
         assert loads == [], "nothing binds yet: the tray stays without the MCP layer"
@@ -56,11 +65,13 @@ def test_the_runners_load_once_at_the_first_server_that_binds_and_not_before() -
         host.expect_calls()  # a second server, or the first one again
         wait_for(lambda: loads)
         peer = Peer()
-        host.submit(peer, Call("c1", "execute_command", {"command": "echo hi"}))
-        wait_for(lambda: results(peer))
+        host.submit(peer, Call("c1", "execute_command", {"command": "echo hi"}))  # returns once taken
+        wait_for(lambda: results(peer), timeout_s=5)
+        assert not release.is_set(), "answered while the load still ran"
     finally:
+        release.set()
         host.close()
-    assert loads == ["tray-command-host"], "once, on the host's own thread (calls wait behind it)"
+    assert len(loads) == 1 and loads[0] != "tray-command-host", "once, beside the host's own thread"
     assert results(peer) == ["ran echo hi"]
 
 

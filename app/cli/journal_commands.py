@@ -208,7 +208,9 @@ def follow(journal: Journal, shown: list[CommandRecord], as_json: bool, protecte
     """Print new commands when they start and again when they end; cheap while nothing changes."""
     last_id = max((r.id for r in shown), default=0)
     active = {r.id for r in shown if r.status.is_active}
-    version = journal.data_version()
+    # None, not the version now: a command that ended after `shown` was read and before this line
+    # would leave the version unchanged, and its end would never be shown.
+    version: int | None = None
     while True:
         time.sleep(FOLLOW_POLL_S)
         current = journal.data_version()

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 import anyio
 import anyio.from_thread
+import anyio.to_thread
 from anyio.abc import TaskGroup
 
 from app.core.channel.call_messages import Call, CallProgress, CallResult
@@ -120,8 +121,9 @@ class CommandHost:
         portal.start_task_soon(self._run, peer, call)
 
     def expect_calls(self) -> None:
-        """A server that hands this tray its calls has bound: load the runners' modules now, on the
-        host's loop (so a call that comes meanwhile waits behind it, as it would have at once)."""
+        """A server that hands this tray its calls has bound: load the runners' modules now, in a
+        worker thread: the host's loop must stay free, as the hub's `call` waits for it to take the
+        call (a call that comes meanwhile is taken at once, and its runner waits for the load)."""
         with self._lock:  # servers bind on their own threads: one of them schedules it
             warm, self._warm = self._warm, None
             portal = self._portal
@@ -157,7 +159,7 @@ class CommandHost:
         mark("host: warm-up start")
         began = time.monotonic()
         try:
-            warm()
+            await anyio.to_thread.run_sync(warm)
         except Exception:  # the first call loads it again, and says what fails
             log.exception("loading the command runners ahead failed")
         else:
