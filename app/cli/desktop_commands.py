@@ -8,6 +8,7 @@ GUI libraries are imported inside the handlers, so no other command pays for the
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import logging
 import os
@@ -111,9 +112,12 @@ def tray_runner_opener(paths: AppPaths) -> Any:
     the first forwarded call (the tray itself starts without the MCP SDK)."""
 
     async def open_runner(call: Any, group: Any) -> Any:
-        from app.server.tray_side import open_runner as open_in_tray
+        import anyio.to_thread  # loaded with the command host already
 
-        return await open_in_tray(paths, call, group)
+        # Loaded beside the host's loop (most of a second, if the warm-up has not done it yet): the
+        # loop must stay free to take other servers' calls, which the hub waits for.
+        tray_side = await anyio.to_thread.run_sync(importlib.import_module, "app.server.tray_side")
+        return await tray_side.open_runner(paths, call, group)
 
     return open_runner
 
