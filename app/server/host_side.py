@@ -14,6 +14,7 @@ import logging
 import os
 import secrets
 import sys
+from collections.abc import Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,15 @@ def runs_its_own_commands(tray_runs_them: bool) -> bool:
 def say(message: object) -> None:
     """Claude's log for this server shows stderr: a person reading it sees why at once."""
     print(f"cowork-terminal: {message}", file=sys.stderr, flush=True)
+
+
+def load_for_commands(home: str, protected: Sequence[str]) -> None:
+    """What the first command would load cold: the classifier and tree-sitter (the expressions for
+    `home` and the protected paths compiled too) and the executor's modules, with the container's."""
+    from app.core import classifier
+
+    classifier.warm_up(cwd=home, protected_paths=protected)
+    importlib.import_module("app.core.execution.executor")
 
 
 class HostSide:
@@ -153,11 +163,8 @@ class HostSide:
         never does)."""
         if self.service is None:
             return
-        from app.core import classifier
-
-        classifier.warm_up(cwd=self.service.home, protected_paths=self.service.protected_paths)
+        load_for_commands(self.service.home, self.service.protected_paths)
         self._resolver.prepare()
-        importlib.import_module("app.core.execution.executor")  # with the container: not at the first command
 
     def leave(self) -> None:
         """Close this server's rows, leave its tray and give up its lock; once, however serving ended."""

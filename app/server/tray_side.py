@@ -41,7 +41,7 @@ from app.core.commands.service import CommandService
 from app.core.hop_times import mark
 from app.core.paths import AppPaths, protected_paths
 from app.server.argument_gate import CallGate, ServiceUnavailable, declared_parameters
-from app.server.host_side import HostSide
+from app.server.host_side import HostSide, load_for_commands
 from app.server.mcp_server import INSTRUCTIONS, SERVER_NAME, PushRelay
 
 log = logging.getLogger(__name__)
@@ -155,13 +155,11 @@ class TrayRunner:
 
 def warm(paths: AppPaths) -> None:
     """Once a server has bound, before its first call: what that call would load cold besides this
-    module (the SDK's check of each tool result, the classifier and tree-sitter), loaded while
+    module (the SDK's check of each tool result, the classifier, tree-sitter, the executor), loaded while
     Claude is still starting, so the first command does not wait for them (issue 21)."""
     with contextlib.suppress(ImportError):  # the SDK's client loads it at the first result it checks
         importlib.import_module("jsonschema")
-    from app.core import classifier
-
-    classifier.warm_up(cwd=str(Path.home()), protected_paths=protected_paths(paths))
+    load_for_commands(str(Path.home()), protected_paths(paths))
 
 
 async def open_runner(paths: AppPaths, call: Call, group: TaskGroup) -> TrayRunner:

@@ -388,16 +388,16 @@ class TrayWindows:
                 self.welcome = None
                 if welcome.returncode != 0:
                     log.warning("the welcome window exited with code %s: %s", welcome.returncode,
-                                last_said(self._welcome_stderr))  # fmt: skip
+                                last_line(stderr_text(self._welcome_stderr)))  # fmt: skip
         alive = []
         for window in self.log_windows:
             code = window.process.poll()
             if code is None:
                 alive.append(window)
             elif code != 0:
-                said = self._window_stderr.read_text(encoding="utf-8", errors="replace").strip()
+                said = stderr_text(self._window_stderr)
                 log.warning("the log window exited with code %s: %s", code, said[-4000:])
-                why = last_said(self._window_stderr)
+                why = last_line(said)
                 self.app.notifier.notify(
                     _("The activity log could not open"),
                     _("{error}. The app log in {folder} has the details.").format(
@@ -414,13 +414,18 @@ def open_stderr_file(path: Path) -> IO[bytes]:
     return open(path, "wb")
 
 
-def last_said(path: Path) -> str:
-    """The last line a window wrote to its stderr file: what failed ("cannot open ...: no display"),
-    never a traceback; empty when it said nothing."""
+def stderr_text(path: Path) -> str:
+    """What a window wrote to its stderr file (empty when the file cannot be read)."""
     with contextlib.suppress(OSError):
-        lines = path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
-        return lines[-1].removeprefix("cowork-terminal: ").rstrip(".")[:300] if lines else ""
+        return path.read_text(encoding="utf-8", errors="replace").strip()
     return ""
+
+
+def last_line(said: str) -> str:
+    """The last line of a window's stderr: what failed ("cannot open ...: no display"), never a
+    traceback; empty when it said nothing."""
+    lines = said.splitlines()
+    return lines[-1].removeprefix("cowork-terminal: ").rstrip(".")[:300] if lines else ""
 
 
 def stop_process_now(process: subprocess.Popen[bytes], grace_s: float) -> None:
