@@ -314,6 +314,29 @@ def test_a_pause_on_a_full_disk_stops_a_running_command(tmpfs: Path) -> None:
         server.close()
 
 
+@LINUX_ROOT
+def test_a_pause_on_a_full_disk_stops_a_command_whose_live_output_can_no_longer_be_written(tmpfs: Path) -> None:
+    """The live log's copy of a running command's output is written each second: on a full disk that
+    write fails, and it must not end the server's watch for pause and Stop."""
+    home = tmpfs / "home"
+    server = RawServer(home, "--headless")
+    try:
+        server.initialize()
+        call = server.send_call("execute_command", json.dumps({"command": "while :; do echo more; sleep 0.1; done"}))
+        deadline = time.monotonic() + STOP_DEADLINE_S
+        while time.monotonic() < deadline and not running(home):
+            time.sleep(0.05)
+        assert running(home)
+        fill(tmpfs)
+        time.sleep(2.5)  # two live-output writes fail meanwhile
+        assert cli(home, "pause").returncode == 0
+        answer = server.answer(call, STOP_DEADLINE_S)
+        assert answer is not None, "the pause did not reach the running command"
+        assert "paused host access" in json.dumps(answer)
+    finally:
+        server.close()
+
+
 def test_an_old_journal_without_a_pause_file_keeps_its_pause(home: Path) -> None:
     with Journal(AppPaths(home, home / "logs")) as journal:
         journal.set_paused(True)

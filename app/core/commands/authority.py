@@ -254,7 +254,10 @@ class ServerAuthority:
         if link is not None:
             link.post(Progress(command_id, preview(stdout), preview(stderr), stdout_bytes, stderr_bytes))
         elif not self.tethered and self.headless:
-            self.journal.set_live_output(command_id, stdout, stderr, stdout_bytes, stderr_bytes)
+            try:
+                self.journal.set_live_output(command_id, stdout, stderr, stdout_bytes, stderr_bytes)
+            except CoworkError as problem:  # a full disk: raised, it would end the watch for pause and Stop
+                log.debug("a running command's output so far was not recorded: %s", problem)
 
     def finish(self, command_id: int, outcome: Outcome) -> None:
         """The end of a command, sent to the tray without waiting (the model's result need not wait
