@@ -8,29 +8,32 @@ import re
 import subprocess
 import time
 
-from tests.stdio_client import STOP_DEADLINE_S
+from tests.stdio_client import FIRST_CALL_DEADLINE_S, STOP_DEADLINE_S
 
 ARMED_S = 1.8  # the windows' buttons arm 1 s after they show a question (a busy window's timer runs late)
 PROMPT_TITLE = "approve a command"
 CONFIRM_TITLE = "Cowork Terminal: confirm"
 
 
-def xdotool(display: str, *args: str) -> str:
+def xdotool(display: str, *args: str, timeout_s: float = STOP_DEADLINE_S) -> str:
     env = {**os.environ, "DISPLAY": display}
     return subprocess.run(
-        ["xdotool", *args], env=env, capture_output=True, text=True, check=True, timeout=STOP_DEADLINE_S
+        ["xdotool", *args], env=env, capture_output=True, text=True, check=True, timeout=timeout_s
     ).stdout.strip()
 
 
 def shown_window(display: str, name: str) -> str:
     """The first mapped window whose title contains `name` (waits until one shows). xdotool exits 1
     when a window it looks at is destroyed under it (a question just answered, still closing while
-    the next one opens, slow on a loaded machine): it is asked again until the deadline."""
-    deadline = time.monotonic() + STOP_DEADLINE_S
+    the next one opens, slow on a loaded machine): it is asked again until the deadline, which allows
+    for a fresh tray's first call (FIRST_CALL_DEADLINE_S)."""
+    deadline = time.monotonic() + FIRST_CALL_DEADLINE_S
     while True:
+        left = max(0.1, deadline - time.monotonic())
         try:
-            return xdotool(display, "search", "--sync", "--onlyvisible", "--name", name).splitlines()[0]
-        except subprocess.CalledProcessError:
+            found = xdotool(display, "search", "--sync", "--onlyvisible", "--name", name, timeout_s=left)
+            return found.splitlines()[0]
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.1)

@@ -20,6 +20,10 @@ MODES = ("legacy", "auto")  # the classic initialize handshake (Claude Desktop) 
 # A timeout, Stop or pause ends a command tree in well under a second (bench/latency_bench.py: about
 # 190 ms). Tests give it this deadline, which only a stop that waits for the sleeps it should end misses.
 STOP_DEADLINE_S = 10.0
+# How long a test waits for a fresh tray's first command to run or be held: the tray loads the MCP
+# SDK and the classifier for its runners when the first server binds (a second of CPU), and with
+# 6 workers on 2 cores that load took 11 s. Only a wait for something to happen uses it.
+FIRST_CALL_DEADLINE_S = 30.0
 
 
 def server_params(home: Path, *extra_args: str, env: dict[str, str] | None = None) -> StdioServerParameters:

@@ -41,7 +41,7 @@ from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.clicks import PROMPT_TITLE, click_yes
 from tests.desktop_env import wait_for
-from tests.stdio_client import STOP_DEADLINE_S, run, running_with
+from tests.stdio_client import FIRST_CALL_DEADLINE_S, STOP_DEADLINE_S, run, running_with
 from tests.stdio_client import connect as connect_server
 from tests.tray_process import TRAY_STOP_S, running_tray
 
@@ -112,7 +112,7 @@ def holds(paths: AppPaths) -> list[dict]:
 
 
 async def wait_until_held(paths: AppPaths) -> dict:
-    deadline = time.monotonic() + STOP_DEADLINE_S
+    deadline = time.monotonic() + FIRST_CALL_DEADLINE_S
     while time.monotonic() < deadline:
         try:
             pending = await anyio.to_thread.run_sync(holds, paths)
@@ -641,7 +641,7 @@ async def wait_until_running(paths: AppPaths) -> None:
         with Journal(paths) as journal:
             return any(row.status is Status.RUNNING for row in journal.active_commands())
 
-    with anyio.fail_after(STOP_DEADLINE_S):
+    with anyio.fail_after(FIRST_CALL_DEADLINE_S):
         while not await anyio.to_thread.run_sync(running):
             await anyio.sleep(0.05)
 

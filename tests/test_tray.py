@@ -44,7 +44,7 @@ from app.ui.tray.app import TrayApp
 from tests import xvfb
 from tests.clicks import PROMPT_TITLE, shown_window, xdotool
 from tests.python_source import parse_file
-from tests.stdio_client import STOP_DEADLINE_S, live_processes
+from tests.stdio_client import FIRST_CALL_DEADLINE_S, STOP_DEADLINE_S, live_processes
 from tests.tray_process import running_tray, wait_for_tray
 
 # Icon and tooltip follow a state change within half a second: bench/latency_bench.py measures that
@@ -633,7 +633,7 @@ def test_a_pause_taken_by_the_running_tray_stops_a_command_launched_through_a_re
 
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(call)
-                with anyio.fail_after(10):
+                with anyio.fail_after(FIRST_CALL_DEADLINE_S):
                     while not running_commands(paths):
                         await anyio.sleep(0.02)
                 clicked = time.monotonic()
@@ -681,7 +681,7 @@ def test_a_server_that_dies_mid_command_is_reported_and_its_command_goes_on_in_t
 
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(call)
-                with anyio.fail_after(10):
+                with anyio.fail_after(FIRST_CALL_DEADLINE_S):
                     while not running_commands(paths):
                         await anyio.sleep(0.02)
                 with Journal(paths) as journal:  # the server's row, not the tray's runner of its calls
@@ -724,7 +724,7 @@ def test_a_crashed_server_shows_in_the_menu_until_the_user_opens_the_activity_lo
 
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(call)
-                with anyio.fail_after(10):
+                with anyio.fail_after(FIRST_CALL_DEADLINE_S):
                     while app.state.running != 1:
                         await anyio.sleep(0.02)
                 with Journal(paths) as journal:

@@ -24,7 +24,7 @@ from app.core.commands.tray_link import exited
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from tests.channel_peers import FakePeer
-from tests.stdio_client import connect, run, server_params
+from tests.stdio_client import FIRST_CALL_DEADLINE_S, connect, run, server_params
 from tests.tray_process import running_tray
 
 pytestmark = pytest.mark.anyio
@@ -183,7 +183,7 @@ async def test_a_call_the_client_cancels_ends_its_command_in_the_tray(home: Path
             with anyio.move_on_after(20):
                 async with anyio.create_task_group() as group:
                     group.start_soon(run, agent, {"command": f"sleep 300 # {marker}"})
-                    with anyio.fail_after(10):
+                    with anyio.fail_after(FIRST_CALL_DEADLINE_S):
                         while not pids_of(marker):
                             await anyio.sleep(0.05)
                     group.cancel_scope.cancel()  # the client cancels the call (Claude's stop button)
