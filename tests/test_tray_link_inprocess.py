@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import math
 import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -19,11 +22,15 @@ from typing import Any
 import anyio
 import pytest
 
+from app.core import liveness
 from app.core.authority.state import STRICTEST
 from app.core.channel.protocol import Started
 from app.core.channel.transport import Listener, address_for
 from app.core.commands.request import ExecuteRequest
-from app.core.commands.tray_link import exited
+from app.core.commands.tray_link import TrayLink, exited
+from app.core.execution import orphans
+from app.core.execution.process_marks import MARK_ENV
+from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from tests.channel_peers import running_hub, wait_until
 from tests.test_command_service_inprocess import bound_link, fake_tray, serving, tray_link
@@ -171,3 +178,53 @@ def test_a_tray_counts_as_gone_as_soon_as_it_starts_to_exit(tmp_path: Path, stat
         (tmp_path / "41").mkdir()
         (tmp_path / "41" / "stat").write_text(stat + "\n")
     assert exited(41, tmp_path) is gone
+
+
+# A tray that has begun to die but still holds its runner's lock: its main thread ends at once (it
+# then shows as a zombie, "gone" to `exited`) while another thread keeps the process, and with it the
+# lock, for the seconds given; as a SIGKILLed tray's last threads do on a loaded machine.
+DYING_TRAY = """
+import ctypes, os, sys, threading, time
+from pathlib import Path
+from app.core import liveness
+held = liveness.try_hold(Path(sys.argv[1]))  # kept: a lock nobody refers to is let go
+assert held is not None
+def last_thread():
+    time.sleep(float(sys.argv[2]))
+    os._exit(0)
+threading.Thread(target=last_thread).start()
+print("holding", flush=True)
+ctypes.CDLL(None).pthread_exit(None)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="marks are read from /proc")
+def test_what_a_dead_tray_ran_without_a_container_is_ended_once_the_trays_locks_close(paths: AppPaths) -> None:
+    """CI saw a command outlive its SIGKILLed tray: the server looked once, as the tray began to exit,
+    when the tray's lock still said its runner lived. It now looks until the tray's locks close."""
+    key = "runner-of-a-dying-tray"
+    tray = subprocess.Popen(
+        [sys.executable, "-c", DYING_TRAY, str(paths.server_lock(key)), "1.5"], stdout=subprocess.PIPE, text=True
+    )
+    left = None
+    try:
+        assert tray.stdout is not None and tray.stdout.readline().strip() == "holding"
+        with Journal(paths) as journal:
+            server_id = journal.register_server(tray.pid, headless=False, lock_key=key)
+            command_id = journal.begin_command(command="sleep 300", cwd="/", server_id=server_id)
+        mark = f"{orphans.server_mark(paths, key)}:{command_id}"
+        left = subprocess.Popen(
+            [sys.executable, "-c", "import time; time.sleep(300)"], env={**os.environ, MARK_ENV: mark}
+        )
+        wait_until(lambda: exited(tray.pid))
+        assert liveness.is_held(paths.server_lock(key)), "the dying tray still holds its runner's lock"
+        TrayLink(paths, headless=False, lock_key="the-server")._end_what_a_dead_tray_ran(tray.pid)
+        assert left.wait(10) == -signal.SIGKILL
+        with Journal(paths) as journal:
+            record = journal.get_command(command_id)
+        assert record is not None and record.status is Status.INTERRUPTED
+    finally:
+        for process in (left, tray):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()

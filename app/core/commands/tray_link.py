@@ -61,6 +61,7 @@ NO_ANSWER = f"the Cowork Terminal app did not answer within {ACK_TIMEOUT_S:g} s"
 HELLO_TIMEOUT_S = 2.0
 RECONNECT_S = 0.5
 TRAY_EXIT_WAIT_S = 3.0  # after the channel broke: a tray still there this long did not die
+TRAY_LOCKS_WAIT_S = 30.0  # a dying tray's locks close with its last thread: how long to wait for that
 PF_EXITING = 0x4  # <linux/sched.h>: the flags field of /proc/<pid>/stat, set as a process starts to exit
 
 
@@ -294,9 +295,20 @@ class TrayLink:
             if time.monotonic() > deadline:
                 return  # the channel broke, the tray did not: it still runs and ends its commands
             time.sleep(0.05)
+        # A dying tray holds its locks until its last thread is gone (seconds on a loaded machine),
+        # and only a server whose lock is free counts as dead: ask again until the tray's count.
+        deadline = time.monotonic() + TRAY_LOCKS_WAIT_S
+        ended: list[int] = []
         try:
             with Journal(self.paths) as journal:
-                ended = orphans.end_left_behind(self.paths, journal)
+                while True:
+                    ended += orphans.end_left_behind(self.paths, journal)
+                    if not any(server.pid == tray_pid for server in journal.servers(limit=-1)):
+                        break
+                    if time.monotonic() > deadline:
+                        log.warning("the lost tray (pid %d) still holds its locks: what it ran goes on", tray_pid)
+                        break
+                    time.sleep(0.1)
         except CoworkError as problem:  # a full disk or a damaged journal: the next tray retries
             log.warning("could not end what the tray left running: %s", problem)
             return
