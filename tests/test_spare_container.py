@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -249,6 +250,30 @@ def test_a_loop_that_ended_before_its_next_spare_started_leaves_the_next_loop_on
     anyio.run(first_loop)
     cold, warm = anyio.run(second_loop)
     assert init_age(cold) < 1.0 <= init_age(warm), "the second loop's second command ran in a spare"
+
+
+def test_a_loop_that_ends_while_one_of_its_tasks_starts_a_spare_still_closes(tmp_path: Path) -> None:
+    """A closing loop cancels its tasks. One caught starting a spare through asyncio's process start
+    hung the loop's shutdown forever on Python 3.11 (CI: a test's loop, after a command's refill);
+    the spare now starts without awaiting anything (popen_process.py)."""
+    found = container.linux_container([str(tmp_path / "data")])
+    started: list[spare.Spare] = []
+
+    async def start_one() -> None:
+        started.append(await spare.start(found))
+
+    async def main() -> None:
+        asyncio.get_running_loop().create_task(start_one())
+        await asyncio.sleep(0)  # the task runs to its first wait, where asyncio's start waited
+
+    closed = threading.Event()
+    threading.Thread(target=lambda: (anyio.run(main), closed.set()), daemon=True).start()
+    try:
+        assert closed.wait(WAIT_S), "the loop's shutdown hung"
+    finally:
+        for waiting in started:
+            anyio.run(waiting.end)
+    assert [waiting.process.returncode is not None for waiting in started] == [True]
 
 
 async def test_a_spare_whose_starter_went_away_in_the_middle_of_the_command_starts_nothing(tmp_path: Path) -> None:

@@ -16,9 +16,9 @@ when it started, and a drive mounted since may not show in it (containment-notes
 A spare waiting for its command ends with its starter: at end of file of its lifeline or of its
 command pipe (its starter's end is close-on-exec), and by --die-with-parent.
 
-Its output pipes are made here, not by asyncio: a spare is started by a task of its own, which a
-closing loop may cancel while asyncio still connects the pipes it made, and asyncio then waits for
-those never-connected pipes forever (Python 3.11: a test's loop hung in its shutdown).
+Its process is started with `subprocess.Popen` and its output pipes are made here, not by asyncio:
+a spare is started by a task of its own, which a closing loop may cancel while asyncio is still
+starting the process, and the loop's shutdown then hangs on Python 3.11 (popen_process.py).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from anyio.abc import ByteReceiveStream, Process
 from app.core.execution import container as containers
 from app.core.execution import start_files
 from app.core.execution.container import Container
+from app.core.execution.popen_process import PopenProcess
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +176,7 @@ async def start(found: Container, environ: Mapping[str, str] | None = None) -> S
     orders = [f"{ORDERS_ARG}{order_read}"]
     argv = containers.bwrap_argv(found.bwrap, found.mounts, found.hidden, orders, status_write, found.init)
     try:
-        process = await anyio.open_process(
+        popen = subprocess.Popen(  # not asyncio's: see popen_process.py
             argv,
             stdin=subprocess.DEVNULL,
             stdout=out_write,
@@ -193,6 +194,7 @@ async def start(found: Container, environ: Mapping[str, str] | None = None) -> S
     finally:
         for fd in (status_write, order_read, out_write, err_write):
             os.close(fd)
+    process = PopenProcess(popen)
     return Spare(
         found, process, status_read, order_write, time.monotonic(), PipeStream(out_read), PipeStream(err_read), pipe
     )
