@@ -22,7 +22,6 @@ import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, Process
 
 POLL_S = 0.02  # where the kernel has no pidfd: how often a waiting task looks
-REAPED_POLL_S = 0.001  # after the pidfd said it ended: how often to look whether its thread reaped it
 
 
 class PopenProcess(Process):
@@ -41,9 +40,8 @@ class PopenProcess(Process):
             while (code := self._popen.returncode) is None:
                 if pidfd >= 0:
                     await anyio.wait_readable(pidfd)  # readable from the moment it has ended
-                    await anyio.sleep(REAPED_POLL_S)  # its thread reaps it at once
-                else:
-                    await anyio.sleep(POLL_S)
+                    return self._popen.wait()  # at once: reaped here, or by its thread just now
+                await anyio.sleep(POLL_S)
             return code
         finally:
             if pidfd >= 0:
