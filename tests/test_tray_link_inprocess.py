@@ -26,6 +26,7 @@ from app.core import liveness
 from app.core.authority.state import STRICTEST
 from app.core.channel.protocol import Started
 from app.core.channel.transport import Listener, address_for
+from app.core.commands import tray_link as tray_link_module
 from app.core.commands.request import ExecuteRequest
 from app.core.commands.tray_link import TrayLink, exited
 from app.core.execution import orphans
@@ -199,12 +200,19 @@ ctypes.CDLL(None).pthread_exit(None)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="marks are read from /proc")
-def test_what_a_dead_tray_ran_without_a_container_is_ended_once_the_trays_locks_close(paths: AppPaths) -> None:
+@pytest.mark.parametrize("locks_close", [True, False], ids=["its locks close", "its locks never close"])
+def test_what_a_dead_tray_ran_without_a_container_is_ended_once_the_trays_locks_close(
+    paths: AppPaths, locks_close: bool, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     """CI saw a command outlive its SIGKILLed tray: the server looked once, as the tray began to exit,
-    when the tray's lock still said its runner lived. It now looks until the tray's locks close."""
+    when the tray's lock still said its runner lived. It now looks until the tray's locks close, and
+    says so when they do not (nothing is ended while a process holds them)."""
+    if not locks_close:
+        monkeypatch.setattr(tray_link_module, "TRAY_LOCKS_WAIT_S", 0.5)
     key = "runner-of-a-dying-tray"
+    hold_s = "1.5" if locks_close else "60"
     tray = subprocess.Popen(
-        [sys.executable, "-c", DYING_TRAY, str(paths.server_lock(key)), "1.5"], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", DYING_TRAY, str(paths.server_lock(key)), hold_s], stdout=subprocess.PIPE, text=True
     )
     left = None
     try:
@@ -219,10 +227,15 @@ def test_what_a_dead_tray_ran_without_a_container_is_ended_once_the_trays_locks_
         wait_until(lambda: exited(tray.pid))
         assert liveness.is_held(paths.server_lock(key)), "the dying tray still holds its runner's lock"
         TrayLink(paths, headless=False, lock_key="the-server")._end_what_a_dead_tray_ran(tray.pid)
-        assert left.wait(10) == -signal.SIGKILL
         with Journal(paths) as journal:
             record = journal.get_command(command_id)
-        assert record is not None and record.status is Status.INTERRUPTED
+        assert record is not None
+        if locks_close:
+            assert left.wait(10) == -signal.SIGKILL
+            assert record.status is Status.INTERRUPTED
+        else:
+            assert left.poll() is None and record.status is Status.RUNNING
+            assert f"the lost tray (pid {tray.pid}) still holds its locks" in caplog.text
     finally:
         for process in (left, tray):
             if process is not None and process.poll() is None:
