@@ -26,6 +26,7 @@ from typing import Any, cast
 
 import anyio.to_thread
 
+from app.core import liveness
 from app.core.authority.state import STRICTEST, ControlState
 from app.core.channel.call_messages import CallProgress, CallResult
 from app.core.channel.local_link import Dial, LocalEnd
@@ -295,20 +296,22 @@ class TrayLink:
             if time.monotonic() > deadline:
                 return  # the channel broke, the tray did not: it still runs and ends its commands
             time.sleep(0.05)
-        # A dying tray holds its locks until its last thread is gone (seconds on a loaded machine),
-        # and only a server whose lock is free counts as dead: ask again until the tray's count.
-        deadline = time.monotonic() + TRAY_LOCKS_WAIT_S
-        ended: list[int] = []
         try:
             with Journal(self.paths) as journal:
-                while True:
-                    ended += orphans.end_left_behind(self.paths, journal)
-                    if not any(server.pid == tray_pid for server in journal.servers(limit=-1)):
-                        break
+                # A dying tray holds its runners' locks until its last thread is gone (seconds on a
+                # loaded machine), and only a server whose lock is free counts as dead.
+                locks = [
+                    self.paths.server_lock(s.lock_key)
+                    for s in journal.servers(limit=-1)
+                    if s.pid == tray_pid and s.lock_key
+                ]
+                deadline = time.monotonic() + TRAY_LOCKS_WAIT_S
+                while any(liveness.is_held(lock) for lock in locks):
                     if time.monotonic() > deadline:
                         log.warning("the lost tray (pid %d) still holds its locks: what it ran goes on", tray_pid)
                         break
                     time.sleep(0.1)
+                ended = orphans.end_left_behind(self.paths, journal)
         except CoworkError as problem:  # a full disk or a damaged journal: the next tray retries
             log.warning("could not end what the tray left running: %s", problem)
             return
