@@ -106,7 +106,9 @@ def our_children() -> dict[int, str]:
     return found
 
 
-async def calls(folder: Path, count: int, before: Path | None) -> tuple[dict[str, list[float]], dict[str, float]]:
+async def calls(
+    folder: Path, count: int, before: Path | None, gap_s: float = 0.0
+) -> tuple[dict[str, list[float]], dict[str, float]]:
     roots = {"": ROOT} | ({"before, ": before} if before else {})
     trays = [start_tray(folder / f"{tag}tray", root, folder / f"{tag}tray.log") for tag, root in roots.items()]
     minimal = folder / "minimal_server.py"
@@ -141,6 +143,7 @@ async def calls(folder: Path, count: int, before: Path | None) -> tuple[dict[str
             await sdk_echo.call_tool("echo_hi", {})
             times = {name: [] for name in [*clients, "sdk", "sdk, bash"]}
             for _ in range(count):
+                await anyio.sleep(gap_s)  # the model's turn between two calls (--gap-ms)
                 order = [*clients.items(), ("sdk", sdk), ("sdk, bash", sdk_echo)]
                 random.shuffle(order)
                 for name, client in order:
@@ -207,13 +210,19 @@ def main() -> None:
     parser.add_argument(
         "--rss-rounds", type=int, default=1, help="start every server this many times for its idle RSS (medians)"
     )
+    parser.add_argument(
+        "--gap-ms",
+        type=float,
+        default=0.0,
+        help="idle time before each round, as the model's turn between two calls (0: back to back)",
+    )
     args = parser.parse_args()
     before = args.compare_root.resolve() if args.compare_root else None
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         os.environ["HOME"] = str(folder)  # the trays' first look reads Claude's folders: an empty home
         load = os.getloadavg()[0]
-        times, rss = anyio.run(calls, folder, args.calls, before)
+        times, rss = anyio.run(calls, folder, args.calls, before, args.gap_ms / 1000)
         rounds = {name: [value] for name, value in rss.items()}
         for again in range(1, args.rss_rounds):  # fresh servers (and trays), each read once idle
             (folder / f"round{again}").mkdir()

@@ -34,7 +34,9 @@ from app.core.hop_times import HOPS_ENV, HOPS_FILE  # noqa: E402
 from app.core.paths import HOME_ENV, AppPaths  # noqa: E402
 
 
-async def timed_calls(home: Path, root: Path, count: int, headless: bool) -> list[tuple[int, int]]:
+async def timed_calls(
+    home: Path, root: Path, count: int, headless: bool, gap_s: float = 0.0
+) -> list[tuple[int, int]]:
     """`count` calls of `echo hi` through a tray-bound server: each call's (start, end) in monotonic ns."""
     params = server(home, root, *(["--headless"] if headless else []))
     assert params.env is not None
@@ -44,6 +46,7 @@ async def timed_calls(home: Path, root: Path, count: int, headless: bool) -> lis
         for _ in range(3):  # the runner, the classifier and the spare container warm up
             await client.call_tool("execute_command", {"command": "echo hi"})
         for _ in range(count):
+            await anyio.sleep(gap_s)  # the model's turn between two calls (--gap-ms)
             began = time.monotonic_ns()
             said = await client.call_tool("execute_command", {"command": "echo hi"})
             windows.append((began, time.monotonic_ns()))
@@ -106,11 +109,11 @@ def steps(found: dict[str, list[float]]) -> list[tuple[str, float]]:
     return rows
 
 
-def run(root: Path, folder: Path, count: int, headless: bool) -> dict[str, list[float]]:
+def run(root: Path, folder: Path, count: int, headless: bool, gap_s: float = 0.0) -> dict[str, list[float]]:
     home = folder / "home"
     tray = None if headless else start_tray(home, root, folder / "tray.log", extra={HOPS_ENV: "1"})
     try:
-        windows = anyio.run(timed_calls, home, root, count, headless)
+        windows = anyio.run(timed_calls, home, root, count, headless, gap_s)
     finally:
         if tray is not None:
             tray.terminate()
@@ -139,6 +142,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--compare-root", type=Path, help="another checkout with the same marks, measured first")
     parser.add_argument("--headless", action="store_true", help="a headless server with no tray instead")
+    parser.add_argument("--gap-ms", type=float, default=0.0, help="idle time before each call (0: back to back)")
     args = parser.parse_args()
     import os
 
@@ -147,7 +151,7 @@ def main() -> None:
     for tag, root in roots:
         with tempfile.TemporaryDirectory() as name:
             os.environ["HOME"] = name
-            found = run(root, Path(name), args.calls, args.headless)
+            found = run(root, Path(name), args.calls, args.headless, args.gap_ms / 1000)
         print(f"\n{tag} ({root}), load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} now\n")
         table(found)
 
