@@ -24,6 +24,7 @@ from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from app.core.policy.approval import HOLD_LIFETIME_S
 from tests.clicks import PROMPT_TITLE, click_yes
+from tests.in_process_server import serving
 from tests.stdio_client import connect, run
 from tests.test_authority import cli, holds, wait_until_held
 from tests.tray_process import running_tray
@@ -250,7 +251,7 @@ async def test_command_stop_withdraws_a_held_command_and_its_prompt_disappears(
 
 
 async def test_without_the_tray_a_command_needing_approval_is_refused_and_says_why(home: Path, paths: AppPaths) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         result = await run(client, {"command": "git push --force origin main"})
         harmless = await run(client, {"command": "echo fine"})
     assert "needs the user's approval" in result["error"] and "not running" in result["error"]

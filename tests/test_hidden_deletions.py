@@ -1,6 +1,7 @@
-"""Deletions the classifier once read as harmless, tried through a real server as an agent would
-(issue 23): a script written by one call and run by file in the next, and the remove options of
-tools that are not deleters by name. Each route is first shown to delete, run directly on a copy."""
+"""Deletions the classifier once read as harmless, tried through execute_command as an agent would
+(issue 23; the server in this process, tests/in_process_server.py): a script written by one call
+and run by file in the next, and the remove options of tools that are not deleters by name. Each
+route is first shown to delete, run directly on a copy."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.stdio_client import connect, run
+from tests.in_process_server import serving
+from tests.stdio_client import run
 
 pytestmark = pytest.mark.anyio
 HELD = "This command needs the user's approval"  # headless: no one can click, so it did not run
@@ -40,7 +42,7 @@ async def test_a_script_written_by_one_call_and_run_by_file_in_the_next_is_judge
                             env={"PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin"})  # fmt: skip
     assert direct.returncode == 0 and not (copy / "data").exists(), "run directly, the script deletes"
     project = a_project(tmp_path / "project")
-    async with connect(home) as client:
+    async with serving(home) as client:
         written = await run(client, {"command": f"cat > {script} <<'EOF'\n{content}EOF", "cwd": str(project)})
         assert written.get("exitCode") == 0 and (project / script).read_text() == content, written
         harmless = await run(client, {"command": "bash -c 'echo fine'", "cwd": str(project)})
@@ -66,7 +68,7 @@ async def test_the_remove_option_of_an_archiver_is_held_as_a_deletion(home: Path
     subprocess.run(command, shell=True, cwd=copy, check=True, capture_output=True, timeout=60)
     assert not (copy / "data").exists(), "run directly, the archiver deletes what it packed"
     project = a_project(tmp_path / "project")
-    async with connect(home) as client:
+    async with serving(home) as client:
         listed = await run(client, {"command": f"{program} --help > /dev/null 2>&1; echo $?", "cwd": str(project)})
         assert listed.get("stdout") == "0\n", listed  # the program itself runs here
         refused = await run(client, {"command": command, "cwd": str(project)})

@@ -1,8 +1,9 @@
 """Jobs (issue 22): a command outlives the call that started it, within each Claude app's patience.
 
-Real `serve` processes driven by the SDK's client, named as each Claude app names itself; the
-patience is shortened through COWORK_TERMINAL_PATIENCE_S so that the tests stay fast (the table's
-own values are checked as a pure function).
+The SDK's client, named as each Claude app names itself, drives one server in this process for what
+one server does (tests/in_process_server.py), and real `serve` processes for both handshakes and
+for jobs shared by two servers; the patience is shortened through COWORK_TERMINAL_PATIENCE_S so
+that the tests stay fast (the table's own values are checked as a pure function).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from app.core.commands.patience import (
 )
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
+from tests.in_process_server import serving
 from tests.stdio_client import STOP_DEADLINE_S, live_processes, server_params
 
 pytestmark = pytest.mark.anyio
@@ -89,6 +91,17 @@ async def client_named(
         yield client
 
 
+@asynccontextmanager
+async def named_here(
+    home: Path, name: str, monkeypatch: pytest.MonkeyPatch, env: dict[str, str] | None = None
+) -> AsyncIterator[Client]:
+    """`client_named`'s server in this process (tests/in_process_server.py), for what one server does."""
+    for variable, value in (env or {}).items():
+        monkeypatch.setenv(variable, value)
+    async with serving(home, client_info=Implementation(name=name, version="1.0.0")) as client:
+        yield client
+
+
 async def call(client: Client, tool: str, arguments: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     result = await client.call_tool(tool, arguments, **kwargs)
     text = result.content[0].text
@@ -133,20 +146,22 @@ async def test_a_long_command_from_cowork_returns_a_job_within_the_patience_and_
     assert row.id == first["jobId"] and row.status is Status.FAILED and row.exit_code == 3
 
 
-async def test_a_short_command_keeps_the_seed_contract_in_one_call(home: Path) -> None:
-    async with client_named(home, COWORK, SHORT_PATIENCE) as client:
+async def test_a_short_command_keeps_the_seed_contract_in_one_call(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    async with named_here(home, COWORK, monkeypatch, SHORT_PATIENCE) as client:
         result = await call(client, "execute_command", {"command": "echo hi"})
     assert result["stdout"] == "hi\n" and result["exitCode"] == 0 and result["timedOut"] is False
     assert result["status"] == "finished" and isinstance(result["jobId"], int)
 
 
-async def test_claude_code_runs_a_command_to_its_end_in_one_call_with_progress(home: Path) -> None:
+async def test_claude_code_runs_a_command_to_its_end_in_one_call_with_progress(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seen: list[str | None] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         seen.append(message)
 
-    async with client_named(home, "claude-code") as client:
+    async with named_here(home, "claude-code", monkeypatch) as client:
         result = await call(
             client,
             "execute_command",
@@ -158,8 +173,10 @@ async def test_claude_code_runs_a_command_to_its_end_in_one_call_with_progress(h
     assert any(message and message.startswith("step") for message in seen), seen
 
 
-async def test_background_returns_at_once_and_command_output_and_command_list_follow_the_job(home: Path) -> None:
-    async with client_named(home, COWORK) as client:
+async def test_background_returns_at_once_and_command_output_and_command_list_follow_the_job(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with named_here(home, COWORK, monkeypatch) as client:
         started = time.monotonic()
         first = await call(client, "execute_command", {"command": "seq 1 200; sleep 2; echo last", "background": True})
         assert time.monotonic() - started < 2, "background: true does not wait"
@@ -177,10 +194,10 @@ async def test_background_returns_at_once_and_command_output_and_command_list_fo
 
 
 async def test_command_stop_ends_the_whole_tree_and_the_journal_says_the_agent_stopped_it(
-    home: Path, paths: AppPaths
+    home: Path, paths: AppPaths, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     marker = f"41{os.getpid() % 1000}.5"
-    async with client_named(home, COWORK, SHORT_PATIENCE) as client:
+    async with named_here(home, COWORK, monkeypatch, SHORT_PATIENCE) as client:
         first = await call(client, "execute_command", {"command": f"sleep {marker} & sleep {marker}; echo never"})
         assert first["status"] == "running" and len(live_processes(marker)) >= 2
         stopped = await call(client, "command_stop", {"jobId": first["jobId"]})
@@ -245,8 +262,10 @@ async def test_another_agent_cannot_follow_or_stop_a_job(home: Path, paths: AppP
     assert live_processes(marker) == []
 
 
-async def test_a_job_id_that_is_not_a_whole_number_is_refused_in_plain_words(home: Path) -> None:
-    async with client_named(home, COWORK) as client:
+async def test_a_job_id_that_is_not_a_whole_number_is_refused_in_plain_words(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with named_here(home, COWORK, monkeypatch) as client:
         for value in ("12", True, 1.5, -3, None):
             refused = await call(client, "command_wait", {"jobId": value})
             assert "`jobId`" in refused["error"] and "pydantic" not in refused["error"], value
@@ -269,9 +288,9 @@ async def test_a_second_server_of_the_same_app_can_stop_the_first_ones_job(home:
 
 
 async def test_a_cancelled_command_wait_leaves_the_job_running_but_a_cancelled_call_ends_its_own(
-    home: Path, paths: AppPaths
+    home: Path, paths: AppPaths, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with client_named(home, COWORK) as client:
+    async with named_here(home, COWORK, monkeypatch) as client:
         started = await call(client, "execute_command", {"command": "sleep 2; echo done", "background": True})
         with pytest.raises(Exception):  # noqa: B017 - the SDK's timeout error; what matters is the job
             await client.call_tool("command_wait", {"jobId": started["jobId"]}, read_timeout_seconds=0.5)

@@ -1,4 +1,5 @@
-"""Long output and long commands as Claude sees them: a real `serve` process and the SDK's client."""
+"""Long output and long commands as Claude sees them: the SDK's client and a real `serve` process, or
+the same server in this process (tests/in_process_server.py) where only the tools' results count."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from mcp import Client
 from mcp_types import ProgressNotification
 
 from app.core.execution.output import DEFAULT_BUDGET_CHARS
+from tests.in_process_server import serving
 from tests.stdio_client import connect, run, server_params
 
 pytestmark = pytest.mark.anyio
@@ -58,7 +60,7 @@ async def test_seq_700000_comes_back_under_the_budget_with_its_first_and_last_li
 async def test_output_file_holds_it_all_privately_and_tail_grep_sed_on_it_run_without_approval(home: Path) -> None:
     # Headless, in the default approval mode: with no tray to ask, a command that needed approval
     # would be refused; so these run only because reading the output file is not held.
-    async with connect(home) as client:
+    async with serving(home) as client:
         result = await run(client, {"command": SEQ_COMMAND})
         output_file = Path(result["outputFile"])
         tail = await run(client, {"command": f"tail -n 2 {output_file}"})
@@ -76,7 +78,7 @@ async def test_output_file_holds_it_all_privately_and_tail_grep_sed_on_it_run_wi
 
 
 async def test_a_short_output_names_no_file_and_leaves_none_behind(home: Path) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         result = await run(client, {"command": "seq 1 1000; echo warning >&2"})
     assert result["outputFile"] is None
     assert result["stdout"].endswith("999\n1000\n") and result["stderr"] == "warning\n"
@@ -110,7 +112,7 @@ async def test_the_budget_set_with_the_cli_applies_to_the_next_command(home: Pat
     argv = [server_params(home).command, "-m", "app", "output-budget", "4000"]
     said = subprocess.run(argv, env=cli_env, capture_output=True, text=True, check=True).stdout
     assert "4,000 characters" in said
-    async with connect(home) as client:
+    async with serving(home) as client:
         result = await run(client, {"command": SEQ_COMMAND})
     assert len(result["stdout"]) <= 4_000
     refused = subprocess.run([*argv[:-1], "12"], env=cli_env, capture_output=True, text=True)
@@ -118,7 +120,7 @@ async def test_the_budget_set_with_the_cli_applies_to_the_next_command(home: Pat
 
 
 async def test_a_session_command_with_long_output_comes_back_under_the_budget_with_its_file(home: Path) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         result = await call(client, "terminal_run", {"command": SEQ_COMMAND})
         after = await call(client, "terminal_run", {"command": "echo still here"})
     assert len(result["output"]) <= DEFAULT_BUDGET_CHARS
@@ -181,7 +183,7 @@ async def test_a_starting_server_removes_whole_outputs_past_their_retention(home
         path.write_text("output\n")
         then = time.time() - age_days * 86_400
         os.utime(path, (then, then))
-    async with connect(home) as client:
+    async with serving(home) as client:
         await run(client, {"command": "true"})
         with anyio.fail_after(20):
             while old.exists():

@@ -24,6 +24,7 @@ from app.core.execution import container
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from tests.clicks import PROMPT_TITLE, click_yes
+from tests.in_process_server import serving
 from tests.stdio_client import connect, run
 from tests.test_authority import agent_script, cli, wait_until_held
 from tests.test_authority import connect as connect_uncontained
@@ -315,7 +316,7 @@ async def test_git_config_in_the_environment_would_run_hidden_code_and_is_refuse
     subprocess.run(["git", "status"], env={**os.environ, **env}, cwd=tmp_path / "repo", capture_output=True)
     assert marker.exists(), "git runs the fsmonitor named in the environment"
     marker.unlink()
-    async with connect(home) as client:
+    async with serving(home) as client:
         refused = await run(client, {"command": "git status", "cwd": str(tmp_path / "repo"), "env": env})
     assert "`env` may not set GIT_CONFIG" in refused["error"], refused
     assert not marker.exists()

@@ -26,6 +26,7 @@ from app.core.execution import read_only
 from app.core.execution.read_only import Containment
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
+from tests.in_process_server import serving
 from tests.stdio_client import connect
 
 pytestmark = pytest.mark.anyio
@@ -134,7 +135,7 @@ async def test_the_tool_is_offered_as_read_only_and_not_destructive(shared_serve
 
 @needs_bwrap
 async def test_looking_around_works_ls_cat_grep_git_and_find(home: Path, paths: AppPaths, repo: Path) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         listed = await look(client, "ls", repo)
         shown = await look(client, "cat notes.txt", repo)
         found = await look(client, "grep -rn beta . --exclude-dir=.git | sort", repo)

@@ -1,4 +1,6 @@
-"""The MCP server as Claude sees it: a real `serve` process, the SDK's client, both handshakes."""
+"""The MCP server as Claude sees it: a real `serve` process, the SDK's client, both handshakes; what
+the server does with a command's time, a pause and the journal, on the same server in this process
+(tests/in_process_server.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from mcp import Client
 
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.paths import AppPaths
+from tests.in_process_server import serving
 from tests.raw_stdio import RawServer
 from tests.stdio_client import MODES, STOP_DEADLINE_S, connect, live_processes, run
 
@@ -137,7 +140,7 @@ async def test_the_seed_budget_caps_each_stream_at_one_mebibyte_with_the_seed_ma
 async def test_a_timed_out_command_leaves_no_process_behind(home: Path) -> None:
     marker = f"31{os.getpid() % 1000}.5"
     command = f"sleep {marker}1 & bash -c 'sleep {marker}2 & wait' & sleep {marker}3"
-    async with connect(home) as client:
+    async with serving(home) as client:
         started = time.monotonic()
         result = await run(client, {"command": command, "timeout": 500})
         elapsed = time.monotonic() - started
@@ -154,7 +157,7 @@ async def test_a_timeout_returns_promptly_even_when_a_descendant_keeps_the_pipe_
     # setsid puts the child in a new session: out of our process group, holding stdout open.
     command = f"echo before; setsid sleep {marker} & sleep 30"
     try:
-        async with connect(home) as client:
+        async with serving(home) as client:
             started = time.monotonic()
             result = await run(client, {"command": command, "timeout": 300})
             elapsed = time.monotonic() - started
@@ -267,7 +270,7 @@ async def test_a_bash_that_cannot_be_started_is_reported_at_the_call(home: Path)
 
 
 async def test_pause_refuses_new_calls_with_a_message_for_the_model_and_journals_it(home: Path) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         with Journal.open(AppPaths.from_environment()) as journal:
             journal.set_paused(True)
         refused = await run(client, {"command": "echo should-not-run"})
@@ -283,7 +286,7 @@ async def test_pause_refuses_new_calls_with_a_message_for_the_model_and_journals
 
 async def test_pausing_stops_a_running_command_within_a_second(home: Path) -> None:
     marker = f"35{os.getpid() % 1000}.5"
-    async with connect(home) as client:
+    async with serving(home) as client:
         outcome: dict = {}
 
         async def long_call() -> None:
@@ -307,7 +310,7 @@ async def test_pausing_stops_a_running_command_within_a_second(home: Path) -> No
 
 
 async def test_the_journal_records_each_command_with_its_client_and_never_env_values(home: Path) -> None:
-    async with connect(home, "legacy") as client:
+    async with serving(home) as client:
         await run(client, {"command": "echo secret-free; exit 3", "env": {"API_TOKEN": "s3cr3t"}})
     [row] = journal_rows(home)
     assert row.status is Status.FAILED and row.exit_code == 3
@@ -376,7 +379,7 @@ async def test_a_server_forgets_history_past_the_retention_age_after_its_handsha
         journal.finish_command(old, Outcome(status=Status.FINISHED, exit_code=0))
     with sqlite3.connect(home / "journal.sqlite3") as db:
         db.execute("UPDATE commands SET created_at = created_at - 40 * 86400 WHERE id = ?", (old,))
-    async with connect(home) as client:
+    async with serving(home) as client:
         await run(client, {"command": "echo today"})
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline and len(journal_rows(home)) != 1:

@@ -1,4 +1,8 @@
-"""The persistent shell session: state that carries across calls, prompts, interrupts, restarts."""
+"""The persistent shell session: state that carries across calls, prompts, interrupts, restarts.
+
+What the session does is tested on the server in this process (tests/in_process_server.py); what
+only a `serve` process shows (its session and container ending with it, the client leaving) on a
+real one over stdio."""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from app.core.execution.output import DEFAULT_BUDGET_CHARS
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from app.core.policy import approval
+from tests.in_process_server import serving
 from tests.stdio_client import STOP_DEADLINE_S, connect, live_processes
 
 LINUX = sys.platform.startswith("linux")
@@ -45,7 +50,7 @@ async def running_in_the_journal(paths: AppPaths, command: str) -> None:
 
 
 async def test_cd_and_exported_variables_persist_between_calls(home: Path, tmp_path: Path) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         await call(client, "terminal_run", {"command": f"cd {tmp_path} && export GREETING=hi"})
         second = await call(client, "terminal_run", {"command": "pwd; echo $GREETING; echo oops >&2; false"})
     assert second["output"] == f"{tmp_path}\nhi\noops\n"
@@ -59,7 +64,7 @@ async def test_session_commands_are_journaled_and_judged_in_the_folder_the_shell
     # A spelling of the app's folder the classifier cannot read: the shell reports where it went.
     # It also tells the shell it is elsewhere: $PWD is the shell's word, the folder is the OS's (Linux).
     hidden_cd = f'cd "$(printf %s {data[:-1]}@ | tr @ {data[-1]})"' + ("; PWD=/tmp" if LINUX else "")
-    async with connect(home) as client:
+    async with serving(home) as client:
         await call(client, "terminal_run", {"command": f"cd {tmp_path}"})
         here = await call(client, "terminal_run", {"command": "touch made-here"})
         moved = await call(client, "terminal_run", {"command": hidden_cd})
@@ -104,7 +109,7 @@ async def test_when_the_server_ends_its_session_the_running_commands_escapees_en
 async def test_a_syntax_error_is_reported_without_losing_the_session(home: Path, paths: AppPaths) -> None:
     with Journal.open(paths) as journal:  # unparsable text is "cannot tell": it would ask the user first
         approval.set_approval_mode(journal, approval.ApprovalMode.NEVER)
-    async with connect(home) as client:
+    async with serving(home) as client:
         await call(client, "terminal_run", {"command": "export KEPT=yes"})
         broken = await call(client, "terminal_run", {"command": "if then fi ("})
         after = await call(client, "terminal_run", {"command": "echo $KEPT"})
@@ -113,7 +118,7 @@ async def test_a_syntax_error_is_reported_without_losing_the_session(home: Path,
 
 
 async def test_a_timed_out_command_keeps_running_and_its_output_can_be_read_later(home: Path, paths: AppPaths) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         first = await call(client, "terminal_run", {"command": "echo start; sleep 1.5; echo finish", "timeout": 300})
         assert first["timedOut"] is True and first["exitCode"] is None and first["output"] == "start\n"
         busy = await call(client, "terminal_run", {"command": "echo other"})
@@ -130,7 +135,7 @@ async def test_a_timed_out_command_keeps_running_and_its_output_can_be_read_late
 async def test_a_session_commands_output_reaches_the_activity_log_while_it_runs(home: Path, paths: AppPaths) -> None:
     """The log shows what a session command printed so far, as for execute_command (issue 24)."""
     command = "echo first-line; sleep 30; echo never"
-    async with connect(home) as client, anyio.create_task_group() as group:
+    async with serving(home) as client, anyio.create_task_group() as group:
         group.start_soon(call, client, "terminal_run", {"command": command, "timeout": 300})
         await running_in_the_journal(paths, command)
         deadline = time.monotonic() + STOP_DEADLINE_S
@@ -147,7 +152,7 @@ async def test_a_session_commands_output_reaches_the_activity_log_while_it_runs(
 
 
 async def test_send_keys_answers_a_program_waiting_for_input(home: Path) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         waiting = await call(client, "terminal_run", {"command": "read -r name; echo hello $name", "timeout": 300})
         assert waiting["timedOut"] is True
         answer = await call(client, "terminal_send_keys", {"keys": "Ada\n"})
@@ -158,7 +163,7 @@ async def test_send_keys_answers_a_program_waiting_for_input(home: Path) -> None
 
 async def test_keys_typed_after_a_program_ends_never_run_as_commands(home: Path, tmp_path: Path) -> None:
     target = tmp_path / "must-not-exist"
-    async with connect(home) as client:
+    async with serving(home) as client:
         await call(client, "terminal_run", {"command": "read -r one; echo got $one", "timeout": 300})
         await call(client, "terminal_send_keys", {"keys": f"first\ntouch {target}\n"})
         await call(client, "terminal_run", {"command": "true"})
@@ -167,7 +172,7 @@ async def test_keys_typed_after_a_program_ends_never_run_as_commands(home: Path,
 
 async def test_interrupt_stops_the_running_job_and_keeps_the_session(home: Path) -> None:
     marker = f"51{os.getpid() % 1000}.5"
-    async with connect(home) as client:
+    async with serving(home) as client:
         await call(client, "terminal_run", {"command": "export STAYS=here"})
         await call(client, "terminal_run", {"command": f"sleep {marker}", "timeout": 300})
         said = await call(client, "terminal_interrupt")
@@ -178,7 +183,7 @@ async def test_interrupt_stops_the_running_job_and_keeps_the_session(home: Path)
 
 
 async def test_interrupt_says_so_when_the_program_ignores_ctrl_c(home: Path) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         before = await call(client, "terminal_interrupt")
         await call(client, "terminal_run", {"command": "(trap '' INT; sleep 60)", "timeout": 300})
         said = await call(client, "terminal_interrupt")
@@ -187,7 +192,7 @@ async def test_interrupt_says_so_when_the_program_ignores_ctrl_c(home: Path) -> 
 
 
 async def test_scrollback_is_limited_to_the_lines_asked_and_at_most_500(home: Path) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         await call(client, "terminal_run", {"command": "seq 1 700"})
         three = await call(client, "terminal_read_scrollback", {"lines": 3})
         everything = await call(client, "terminal_read_scrollback", {"lines": 500})
@@ -198,7 +203,7 @@ async def test_scrollback_is_limited_to_the_lines_asked_and_at_most_500(home: Pa
 
 
 async def test_after_exit_the_next_command_gets_a_new_session_and_is_told_state_was_lost(home: Path) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         await call(client, "terminal_run", {"command": "export GONE=soon"})
         ended = await call(client, "terminal_run", {"command": "exit 3"})
         fresh = await call(client, "terminal_run", {"command": "echo [$GONE]"})
@@ -209,7 +214,7 @@ async def test_after_exit_the_next_command_gets_a_new_session_and_is_told_state_
 
 async def test_pausing_stops_a_session_command_and_refuses_the_next(home: Path, paths: AppPaths) -> None:
     marker = f"52{os.getpid() % 1000}.5"
-    async with connect(home) as client:
+    async with serving(home) as client:
         await call(client, "terminal_run", {"command": f"sleep {marker}", "timeout": 300})
         with Journal.open(paths) as journal:
             journal.set_paused(True)
@@ -256,7 +261,7 @@ async def test_the_tools_setting_chosen_with_the_cli_decides_what_a_new_server_o
         [sys.executable, "-m", "app", "tools", "execute"], env=cli_env, capture_output=True, text=True, check=True
     ).stdout
     assert "execute_command alone" in said
-    async with connect(home) as client:
+    async with serving(home) as client:
         names = {t.name for t in (await client.list_tools()).tools}
     assert names == {  # the execute set: execute_command and what follows its jobs (issue 22)
         "execute_command", "execute_read_only_command", "command_wait", "command_output", "command_stop",
@@ -265,7 +270,7 @@ async def test_the_tools_setting_chosen_with_the_cli_decides_what_a_new_server_o
 
 
 async def test_keys_typed_in_pieces_are_judged_as_one_line_and_journaled(home: Path, paths: AppPaths) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         await call(client, "terminal_run", {"command": "read -r a; read -r b; echo done", "timeout": 300})
         first = await call(client, "terminal_send_keys", {"keys": "r"})
         second = await call(client, "terminal_send_keys", {"keys": "m -rf /tmp/somewhere\n"})
@@ -281,7 +286,7 @@ async def test_keys_typed_in_pieces_are_judged_as_one_line_and_journaled(home: P
 
 
 async def test_pausing_stops_a_session_command_while_its_call_is_still_waiting(home: Path, paths: AppPaths) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         outcome: dict = {}
 
         async def long_call() -> None:
@@ -302,7 +307,7 @@ async def test_pausing_stops_a_session_command_while_its_call_is_still_waiting(h
 
 
 async def test_a_program_that_does_not_read_its_input_cannot_freeze_the_server(home: Path) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         await call(client, "terminal_run", {"command": "sleep 20", "timeout": 300})
         started = time.monotonic()
         answers = [await call(client, "terminal_send_keys", {"keys": "x" * 60_000}) for _ in range(3)]
@@ -317,7 +322,7 @@ async def test_a_program_that_does_not_read_its_input_cannot_freeze_the_server(h
 
 
 async def test_session_output_without_newlines_is_cut_to_the_budget_and_kept_whole_in_its_file(home: Path) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         started = time.monotonic()
         command = "head -c 8000000 /dev/zero | tr '\\0' a; echo; echo end"
         result = await call(client, "terminal_run", {"command": command})
@@ -332,7 +337,7 @@ async def test_session_output_without_newlines_is_cut_to_the_budget_and_kept_who
 
 async def test_two_first_session_calls_at_once_share_one_shell(home: Path) -> None:
     results: list = []
-    async with connect(home) as client:
+    async with serving(home) as client:
 
         async def one(i: int) -> None:
             results.append(await call(client, "terminal_run", {"command": f"echo {i}", "timeout": 5000}))
@@ -361,7 +366,7 @@ async def test_lines_typed_into_a_python_prompt_in_the_session_are_judged_as_pyt
     # a deletion through Python's library is held in Python's words (issue 23).
     notes = tmp_path / "notes.txt"
     notes.write_text("keep")
-    async with connect(home) as client:
+    async with serving(home) as client:
         started = await call(client, "terminal_run", {"command": "python3 -i -q", "timeout": 300})
         assert started.get("timedOut") is True, started
         answer = await call(client, "terminal_send_keys", {"keys": "print(6*7)\n"})

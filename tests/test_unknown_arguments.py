@@ -1,5 +1,6 @@
 """A misspelled or unknown argument is refused, naming it and the tool's arguments as declared
-(a real `serve` process over the SDK's client): `cwdir` must never run the command in the home folder."""
+(the server in this process, tests/in_process_server.py, called by the SDK's client): `cwdir` must
+never run the command in the home folder."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import pytest
 
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
-from tests.stdio_client import connect, run
+from tests.in_process_server import serving
+from tests.stdio_client import run
 
 pytestmark = pytest.mark.anyio
 
@@ -17,7 +19,7 @@ pytestmark = pytest.mark.anyio
 async def test_a_misspelled_cwd_is_refused_naming_it_and_the_command_does_not_run(
     home: Path, paths: AppPaths, tmp_path: Path
 ) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         refused = await run(client, {"command": "touch made-here", "cwdir": str(tmp_path)})
     error = refused["error"]
     assert "`cwdir` is not an argument of execute_command, so nothing was run. Did you mean `cwd`?" in error, error
@@ -29,7 +31,7 @@ async def test_a_misspelled_cwd_is_refused_naming_it_and_the_command_does_not_ru
 
 
 async def test_every_tool_names_exactly_the_arguments_it_declares(home: Path) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         tools = (await client.list_tools()).tools
         assert len(tools) >= 2
         for tool in tools:
