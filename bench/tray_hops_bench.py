@@ -34,9 +34,7 @@ from app.core.hop_times import HOPS_ENV, HOPS_FILE  # noqa: E402
 from app.core.paths import HOME_ENV, AppPaths  # noqa: E402
 
 
-async def timed_calls(
-    home: Path, root: Path, count: int, headless: bool, gap_s: float = 0.0
-) -> list[tuple[int, int]]:
+async def timed_calls(home: Path, root: Path, count: int, headless: bool, gap_s: float = 0.0) -> list[tuple[int, int]]:
     """`count` calls of `echo hi` through a tray-bound server: each call's (start, end) in monotonic ns."""
     params = server(home, root, *(["--headless"] if headless else []))
     assert params.env is not None
