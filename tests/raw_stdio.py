@@ -3,6 +3,7 @@ lone surrogate escapes, a bare initialize followed by a signal (Claude Code's `c
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -15,6 +16,7 @@ from typing import Any
 from app.core.paths import HOME_ENV
 
 ANSWER_DEADLINE_S = 30.0  # a call answered later than this was not answered (the bug was: never)
+CLOSE_WAIT_S = 10.0  # a server leaves in well under a second once its stdin ends
 
 
 class RawServer:
@@ -96,9 +98,15 @@ class RawServer:
         return self.process.stderr.read().decode("utf-8", "replace")
 
     def close(self) -> None:
+        """As Claude leaves a server: its stdin ends, and it exits by itself (which also keeps its
+        coverage data: a killed process writes none). Killed only when it does not."""
         if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+            if self.process.stdin is not None and not self.process.stdin.closed:
+                with contextlib.suppress(BrokenPipeError):
+                    self.process.stdin.close()
+            if self.wait(CLOSE_WAIT_S) is None:
+                self.process.kill()
+                self.process.wait()
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             if stream is not None:
                 stream.close()
