@@ -480,3 +480,24 @@ def test_a_peer_in_another_pid_namespace_may_pause_but_not_resume_quit_open_the_
         assert answers["pause"]["op"] == "ack", answers["pause"]
         assert hub.state.paused and hub.state.approval_mode == mode
         assert seen.questions == [] and quits == [], "no window was shown, nothing else was done"
+
+
+def test_removing_a_rule_is_a_tightening_anyone_may_ask_and_what_is_not_there_is_named(
+    paths: AppPaths, peers, tmp_path
+) -> None:
+    with running_hub(paths) as (hub, seen):
+        rule = hub.add_rule(DELETE_BUILD_FOLDERS, str(tmp_path), FOLDER_SCOPE, "deleting build folders")
+        cli = peers("cli")
+        removed = cli.ask("remove_rule", id=rule.id)
+        again = cli.ask("remove_rule", id=rule.id)
+        not_held = cli.ask("deny", id=12345)
+        budget = cli.ask("output_budget", budget="12")
+        unknown = cli.ask("format_disk")
+    assert removed == {**removed, "op": "ack", "message": f"Removed rule {rule.id}."}
+    assert again == {**again, "op": "error", "message": f"There is no rule {rule.id}."}
+    assert not_held == {**not_held, "op": "error", "message": "Command #12345 is not waiting for approval."}
+    assert budget["op"] == "error" and "2,000" in budget["message"], budget
+    assert unknown == {**unknown, "op": "error", "message": "unknown request 'format_disk'"}
+    assert seen.questions == [], "none of them asks the user"
+    with Journal(paths) as journal:
+        assert journal.rules() == []

@@ -16,6 +16,7 @@ from app.core import liveness
 from app.core.journal.schema import SCHEMA_VERSION
 from app.core.journal.store import Journal, Outcome, Status, preview
 from app.core.paths import AppPaths
+from app.core.settings import DEFAULT_APPROVAL_WINDOW_S, MAX_APPROVAL_WINDOW_S
 
 
 def test_a_new_journal_is_in_wal_mode_at_the_current_schema_and_private(paths: AppPaths) -> None:
@@ -179,3 +180,27 @@ def test_a_lock_taken_with_patience_waits_out_a_probe(paths: AppPaths) -> None:
     assert held is not None
     assert stat.S_IMODE(paths.tray_lock.stat().st_mode) == 0o600
     held.release()
+
+
+@pytest.mark.parametrize(
+    ("stored_mode", "stored_window", "mode", "window"),
+    [
+        ("ask-me-nothing", "ten", "destructive", DEFAULT_APPROVAL_WINDOW_S),  # unknown words: the defaults
+        ("never", "nan", "never", 1.0),  # a NaN would end every wait at once, or never: the shortest
+        ("all", 1e9, "all", MAX_APPROVAL_WINDOW_S),  # past the longest window: the longest
+    ],
+    ids=["unknown words", "nan", "too long"],
+)
+def test_approval_settings_another_program_wrote_are_read_on_the_safe_side(
+    paths: AppPaths, stored_mode: str, stored_window: object, mode: str, window: float
+) -> None:
+    from app.core import settings
+    from app.core.policy import approval
+
+    with Journal(paths) as journal:
+        journal.set_setting(settings.APPROVAL_MODE, stored_mode)
+        journal.set_setting(settings.APPROVAL_WINDOW_S, stored_window)
+        assert approval.approval_mode(journal).value == mode
+        assert approval.approval_window_s(journal) == window
+        with pytest.raises(ValueError, match="between 1 and"):
+            approval.set_approval_window_s(journal, float("nan"))
