@@ -140,6 +140,10 @@ def test_the_digest_covers_the_folders_identity_the_scripts_and_the_environment(
         {"command": "ls", "status": "done"},
         {"command": "ls", "pin": {"folder": "/x", "folder_id": [1, True]}},
         {"command": "ls", "pin": {"folder": "/x", "folder_id": [1, -2]}},
+        {"command": "ls", "pin": {"folder": "/x", "folder_id": 7}},
+        {"command": "ls", "pin": {"folder": "/x", "folder_id": [1, 2], "scripts": "/x/run.sh"}},
+        {"command": "ls", "pin": {"folder": "/x", "folder_id": [1, 2], "scripts": [["/x/run.sh"]]}},
+        {"command": "ls", "pin": {"folder": "/x", "folder_id": [1, 2], "env_shown": [["A", "1"]] * 10_000}},
         "ls",
     ],
 )
