@@ -71,13 +71,31 @@ def desktop_home(home: Path) -> Path:
     return home.parent.with_name(home.parent.name + "-desktop-home")
 
 
+def connect_claude_desktop(env: Mapping[str, str], home: Path) -> None:
+    """A returning user's desktop: Claude Desktop there (its config folder) with this app's entry for
+    `home` in its config, so the tray starts as it does every day after the first, without the
+    Welcome window (a Tk process of about 0.3 s of CPU in every test's tray). The tray's own tests
+    of a first start (tests/test_tray.py, tests/test_welcome.py) make their own desktops."""
+    from app.core.claude.config import connect_desktop, this_app_entry
+    from app.core.claude.locations import desktop_config_path
+
+    path = Path(desktop_config_path(sys.platform, env, Path(env["HOME"])))
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        connect_desktop(path, this_app_entry(environ={HOME_ENV: str(home)}))
+
+
 @contextmanager
 def running_tray(
     home: Path, *, display: str | None = None, log: Path | None = None, wrapper: Sequence[str] = ()
 ) -> Iterator[subprocess.Popen]:
-    """The tray, started through `wrapper` when given (e.g. `setpriv` to run it without root's powers)."""
+    """The tray, started through `wrapper` when given (e.g. `setpriv` to run it without root's powers).
+    In the home it makes for the tray (`desktop_home`), Claude Desktop is connected already; a test's
+    own fake desktop is left as the test made it."""
     env = isolated_desktop_env(os.environ, desktop_home(home), REAL_HOMES)
     Path(env["HOME"]).mkdir(parents=True, exist_ok=True)
+    if env["HOME"] != os.environ.get("HOME"):
+        connect_claude_desktop(env, home)
     env[HOME_ENV] = str(home)
     env.pop("DISPLAY", None)
     if display:
