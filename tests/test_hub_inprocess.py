@@ -501,3 +501,15 @@ def test_removing_a_rule_is_a_tightening_anyone_may_ask_and_what_is_not_there_is
     assert seen.questions == [], "none of them asks the user"
     with Journal(paths) as journal:
         assert journal.rules() == []
+
+
+def test_a_setting_out_of_range_is_refused_by_the_requests_own_check_too(paths: AppPaths) -> None:
+    """Decoding refuses such a value first (test_protocol.py); the direction check behind it refuses
+    it as well, so no change of the decoder can let a NaN pass for a tightening."""
+    from app.core.authority.requests import RequestError, handle_request
+
+    with running_hub(paths) as (hub, seen):
+        before = hub.state
+        with pytest.raises(RequestError, match="out of range"):
+            handle_request(hub, None, "settings", {"changes": {"approval_window_s": float("nan")}}, 1, None)  # type: ignore[arg-type]
+        assert hub.state == before and seen.questions == []
