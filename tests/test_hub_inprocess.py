@@ -437,47 +437,29 @@ def test_the_welcome_window_once_shown_is_recorded_through_the_hub(paths: AppPat
 # A peer in a pid namespace of its own, as a command in its container is: every request the hub
 # refuses from there, and the two tightenings it takes. On a kernel with Landlock's scopes such a
 # peer cannot even reach the hub (tests/test_container.py); this is the hub's own check behind them.
-IN_A_NAMESPACE = """
-import json, os, sys
-from app.core.channel.transport import address_for, connect
-from app.core.paths import AppPaths
-answers = {}
-for op, fields in json.loads(sys.argv[1]).items():
-    channel, _tray = connect(address_for(AppPaths.from_environment()))
-    channel.send({"op": "hello", "role": "cli", "pid": os.getpid(), "seq": 1})
-    channel.receive(5)
-    channel.send({"op": op, "seq": 2, **fields})
-    reply = channel.receive(5)
-    while reply is not None and reply.get("seq") != 2:  # a push (the new state) may come first
-        reply = channel.receive(5)
-    answers[op] = reply
-    channel.close()
-print(json.dumps(answers))
-"""
-
-
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap makes the pid namespace (CI installs it)")
-def test_a_peer_in_another_pid_namespace_may_pause_but_not_resume_quit_open_the_log_or_allow(
-    paths: AppPaths, home: Path
+def test_a_peer_in_another_pid_namespace_may_pause_and_stop_but_not_resume_quit_open_the_log_or_allow(
+    paths: AppPaths, home: Path, tmp_path: Path
 ) -> None:
     from app.core.authority.peers import CONTAINED_REFUSAL
+    from tests.test_container import DRIVER  # asks each request once, as an agent's detached job would
 
-    asks = {"resume": {}, "quit": {}, "open_log": {}, "settings": {"changes": {"approval_mode": "never"}},
-            "approve": {"id": 1}, "state": {}, "pause": {}}  # fmt: skip
+    report = tmp_path / "asked.json"
     quits: list[bool] = []
     with running_hub(paths, quit_app=lambda: quits.append(True)) as (hub, seen):
         hub.set_paused(False, by="the test")
         mode = hub.state.approval_mode
         inside = subprocess.run(
             ["bwrap", "--dev-bind", "/", "/", "--unshare-pid", "--die-with-parent",
-             sys.executable, "-c", IN_A_NAMESPACE, json.dumps(asks)],
+             sys.executable, "-c", DRIVER, str(report)],
             capture_output=True, text=True, timeout=60, env={**os.environ, HOME_ENV: str(home)},
         )  # fmt: skip
         assert inside.returncode == 0, inside.stderr
-        answers = json.loads(inside.stdout)
-        for op in ("resume", "quit", "open_log", "settings", "approve", "state"):
-            assert answers[op] == {"op": "error", "seq": 2, "message": CONTAINED_REFUSAL}, op
+        answers = json.loads(report.read_text())
+        for op in ("resume", "approve", "quit", "open_log", "clear_history", "settings", "state"):
+            assert answers[op] == {"op": "error", "seq": 1, "message": CONTAINED_REFUSAL}, op
         assert answers["pause"]["op"] == "ack", answers["pause"]
+        assert "inside a command's container" not in answers["cli stop"][1], "stop reaches the hub from inside"
         assert hub.state.paused and hub.state.approval_mode == mode
         assert seen.questions == [] and quits == [], "no window was shown, nothing else was done"
 
