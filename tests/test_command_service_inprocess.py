@@ -14,7 +14,7 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
@@ -256,6 +256,30 @@ async def test_a_server_whose_tray_went_away_refuses_new_commands_until_it_is_ba
     assert result.to_model()["stdout"] == "back\n"
 
 
+async def test_while_its_tray_is_away_a_bound_server_asks_the_most_contains_and_records_nothing(
+    paths: AppPaths,
+) -> None:
+    """What a bound server falls back on if a command gets past the refusal as its tray leaves: every
+    answer on the side of the user's control, and no row written by itself (the tray writes them)."""
+    from app.core.commands.authority import NotRecorded
+    from app.core.policy.approval import ApprovalMode
+
+    with running_hub(paths) as (hub, _seen):
+        link = bound_link(paths)
+        async with serving(paths, link) as service:
+            hub.close()
+            await eventually(lambda: not link.connected)
+            authority = service.authority
+            assert authority.approval_mode() is ApprovalMode.ALL and authority.contained() is True
+            assert authority.paused() and not authority.present()
+            with pytest.raises(NotRecorded, match="not running"):
+                await authority.begin(command="echo unrecorded", cwd="/tmp", env_keys=[], tool="execute_command")
+            with pytest.raises(NotRecorded, match="not running"):
+                await authority.started(1)
+    with Journal(paths) as journal:
+        assert [row.command for row in journal.recent_commands()] == [], "nothing was written"
+
+
 async def test_a_journal_locked_by_another_program_refuses_the_command_with_words_the_model_can_act_on(
     paths: AppPaths,
 ) -> None:
@@ -389,6 +413,8 @@ class FakeTray:
         self.connected = threading.Event()
         self.knocked = threading.Event()  # a server connected (whatever it said then)
         self.hello: dict[str, Any] | None = None
+        # How it answers a `begin`: the row's id, or (`answer_begin`) any other reply, as `seq` → message.
+        self.answer_begin: Callable[[int], dict[str, Any]] = lambda seq: {"op": "ack", "seq": seq, "id": 7}
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
 
@@ -404,7 +430,9 @@ class FakeTray:
                 message = self.channel.receive()
                 assert message is not None  # no timeout: a message, or EOFError once closed
                 self.received.append(message)
-                if message["op"] in ("begin", "started", "finish", "end", "client"):
+                if message["op"] == "begin":
+                    self.channel.send(self.answer_begin(message["seq"]))
+                elif message["op"] in ("started", "finish", "end", "client"):
                     self.channel.send({"op": "ack", "seq": message["seq"], "id": 7})
 
     def push(self, message: dict[str, Any]) -> None:
@@ -441,6 +469,25 @@ async def test_an_allow_for_another_command_is_refused_and_nothing_runs(paths: A
     assert (tmp_path / "victim").exists()
     ended = [m for m in tray.received if m["op"] == "finish"]
     assert [m["outcome"]["reason"] for m in ended] == [OTHER_COMMAND_REASON]
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ({"op": "error", "message": "host access is paused"}, PAUSED_MESSAGE),
+        ({"op": "ack", "id": "seven"}, "Cowork Terminal could not record this command, so it was not run: id must"),
+    ],
+    ids=["paused meanwhile", "no row id"],
+)
+async def test_a_begin_the_tray_does_not_record_runs_nothing_and_the_model_is_told_why(
+    paths: AppPaths, tmp_path: Path, answer: dict[str, Any], said: str
+) -> None:
+    with fake_tray(paths) as tray:
+        tray.answer_begin = lambda seq: {**answer, "seq": seq}
+        async with serving(paths, bound_link(paths)) as service:
+            refused = await refusal_of(service, f"touch {tmp_path / 'made'}")
+    assert refused.startswith(said), refused
+    assert not (tmp_path / "made").exists()
 
 
 @pytest.mark.parametrize(
