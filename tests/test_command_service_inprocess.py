@@ -415,6 +415,7 @@ class FakeTray:
         self.hello: dict[str, Any] | None = None
         # How it answers a `begin`: the row's id, or (`answer_begin`) any other reply, as `seq` → message.
         self.answer_begin: Callable[[int], dict[str, Any]] = lambda seq: {"op": "ack", "seq": seq, "id": 7}
+        self.answer_hello: dict[str, Any] = {}  # fields that replace the tray's own in its welcome
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
 
@@ -424,7 +425,8 @@ class FakeTray:
             self.knocked.set()
             self.hello = self.channel.receive(STOP_DEADLINE_S)
             state = {"paused": False, "approval_mode": "destructive", "approval_window_s": 40, "tools": "all"}
-            self.channel.send({"op": "ack", "data_dir": self.data_dir, "server_id": 1, "state": state})
+            welcome = {"op": "ack", "data_dir": self.data_dir, "server_id": 1, "state": state}
+            self.channel.send({**welcome, **self.answer_hello})
             self.connected.set()
             while True:
                 message = self.channel.receive()
@@ -512,6 +514,26 @@ async def test_a_server_refuses_a_program_at_the_trays_address_and_tells_the_mod
         async with serving(paths, link) as service:
             refused = await refusal_of(service, "echo should not run")
     assert refused.startswith(NO_TRAY_MESSAGE + " (A program that is not Cowork Terminal answered instead: " + why)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [{"seq": "one"}, {"server_id": "one"}, {"op": "error", "message": "busy"}],
+    ids=["a malformed reply", "a welcome with a malformed value", "no welcome"],
+)
+async def test_a_program_at_the_trays_address_that_answers_unlike_the_tray_is_refused(
+    paths: AppPaths, answer: dict[str, Any]
+) -> None:
+    with fake_tray(paths) as tray:
+        tray.answer_hello = answer
+        link = tray_link(paths)
+        assert not link.try_connect()
+        assert tray.connected.wait(STOP_DEADLINE_S), "it did answer the server's hello"
+        async with serving(paths, link) as service:
+            refused = await refusal_of(service, "echo should not run")
+    assert link.refusal is not None
+    assert link.refusal.startswith("the program at the tray's address did not answer as Cowork Terminal does")
+    assert refused.startswith(NO_TRAY_MESSAGE + " (A program that is not Cowork Terminal answered instead")
 
 
 # -- headless, no tray ever -------------------------------------------------------------------------
