@@ -32,7 +32,7 @@ from app.core.journal.store import Journal, Status
 from app.core.messages import PAUSED_MESSAGE
 from app.core.paths import HOME_ENV, AppPaths
 from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
-from tests.channel_peers import FakePeer, running_hub, wait_until
+from tests.channel_peers import ANSWER_S, FakePeer, running_hub, wait_until
 
 
 @pytest.fixture
@@ -495,3 +495,39 @@ def test_a_setting_out_of_range_is_refused_by_the_requests_own_check_too(paths: 
         with pytest.raises(RequestError, match="out of range"):
             handle_request(hub, None, "settings", {"changes": {"approval_window_s": float("nan")}}, 1, None)  # type: ignore[arg-type]
         assert hub.state == before and seen.questions == []
+
+
+def test_a_value_out_of_range_is_refused_in_words_and_a_message_no_program_of_ours_sends_drops_its_sender(
+    paths: AppPaths, peers
+) -> None:
+    with running_hub(paths) as (hub, seen):
+        hub.set_paused(False, by="the test")
+        cli = peers("cli")
+        nan = cli.ask("settings", changes={"approval_window_s": float("nan")})
+        assert nan["op"] == "error" and nan["message"].startswith("Refused: ") and "Nothing changed" in nan["message"]
+        window = hub.state.approval_window_s
+
+        def dropped(first: dict, then: dict | None = None) -> bool:
+            peer = FakePeer(paths)
+            try:
+                peer.channel.send(first)
+                if then is not None:  # after a welcome: what is dropped is `then`
+                    welcome = peer.channel.receive(ANSWER_S)
+                    assert welcome is not None and welcome["op"] == "ack", welcome
+                    peer.channel.send(then)
+                while True:  # the hub's answers and pushes, until it closes the connection
+                    if peer.channel.receive(ANSWER_S) is None:
+                        return False
+            except (EOFError, OSError):
+                return True
+            finally:
+                peer.close()
+
+        hello = {"op": "hello", "role": "cli", "pid": os.getpid(), "seq": 1}
+        assert dropped({"op": "state", "seq": 1}), "the first message must be hello"
+        assert dropped({**hello, "role": "root"}), "a hello no program of ours sends"
+        assert dropped(hello, {**hello, "seq": 2}), "hello twice"
+        assert dropped(hello, {"op": "state", "seq": "first"}), "a request number that is no whole number"
+        server_hello = {"op": "hello", "role": "server", "pid": os.getpid(), "headless": False, "seq": 1}
+        assert dropped(server_hello, {"op": "begin", "seq": 2, "row": {"command": 3}}), "a row no server sends"
+        assert seen.questions == [] and not hub.state.paused and hub.state.approval_window_s == window
