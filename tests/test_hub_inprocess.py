@@ -531,3 +531,30 @@ def test_a_value_out_of_range_is_refused_in_words_and_a_message_no_program_of_ou
         server_hello = {"op": "hello", "role": "server", "pid": os.getpid(), "headless": False, "seq": 1}
         assert dropped(server_hello, {"op": "begin", "seq": 2, "row": {"command": 3}}), "a row no server sends"
         assert seen.questions == [] and not hub.state.paused and hub.state.approval_window_s == window
+
+
+OTHER_USER_ASKS = """
+import os, sys
+from app.core.channel.address import channel_address
+from app.core.channel.transport import connect
+# The tray's own address, as its user's processes compute it (argv: that user's id, the data folder).
+channel, _tray = connect(channel_address(sys.platform, sys.argv[1], sys.argv[2]))  # it is reached
+try:
+    channel.send({"op": "hello", "role": "cli", "pid": os.getpid(), "seq": 1})
+    print("answered" if channel.receive(5) is not None else "no answer")
+except (EOFError, OSError):
+    print("closed")
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root to become nobody")
+def test_a_process_of_another_user_is_shut_out_before_a_word(paths: AppPaths, home: Path) -> None:
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    with running_hub(paths) as (hub, seen):
+        hub.set_paused(True, by="the test")
+        asked = subprocess.run(
+            [*nobody, sys.executable, "-c", OTHER_USER_ASKS, str(os.getuid()), os.path.realpath(paths.data_dir)],
+            capture_output=True, text=True, timeout=60, env={**os.environ, HOME_ENV: str(home)},
+        )  # fmt: skip
+        assert asked.stdout.strip() == "closed", (asked.stdout, asked.stderr)
+        assert hub.state.paused and seen.questions == []
