@@ -28,7 +28,7 @@ from app.core.channel.transport import Listener, address_for
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.request import CommandRefused, ExecuteRequest
 from app.core.commands.service import CommandHeld, CommandService
-from app.core.commands.tray_link import TrayLink
+from app.core.commands.tray_link import NO_ANSWER, TrayLink
 from app.core.journal.store import Journal, Status
 from app.core.messages import (
     APP_GONE_STOP_REASON,
@@ -414,7 +414,7 @@ class FakeTray:
         self.knocked = threading.Event()  # a server connected (whatever it said then)
         self.hello: dict[str, Any] | None = None
         # How it answers a `begin`: the row's id, or (`answer_begin`) any other reply, as `seq` → message.
-        self.answer_begin: Callable[[int], dict[str, Any]] = lambda seq: {"op": "ack", "seq": seq, "id": 7}
+        self.answer_begin: Callable[[int], dict[str, Any] | None] = lambda seq: {"op": "ack", "seq": seq, "id": 7}
         self.answer_hello: dict[str, Any] = {}  # fields that replace the tray's own in its welcome
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
@@ -433,7 +433,9 @@ class FakeTray:
                 assert message is not None  # no timeout: a message, or EOFError once closed
                 self.received.append(message)
                 if message["op"] == "begin":
-                    self.channel.send(self.answer_begin(message["seq"]))
+                    answer = self.answer_begin(message["seq"])
+                    if answer is not None:  # None: it never answers
+                        self.channel.send(answer)
                 elif message["op"] in ("started", "finish", "end", "client"):
                     self.channel.send({"op": "ack", "seq": message["seq"], "id": 7})
 
@@ -478,14 +480,15 @@ async def test_an_allow_for_another_command_is_refused_and_nothing_runs(paths: A
     [
         ({"op": "error", "message": "host access is paused"}, PAUSED_MESSAGE),
         ({"op": "ack", "id": "seven"}, "Cowork Terminal could not record this command, so it was not run: id must"),
+        (None, f"Cowork Terminal could not record this command, so it was not run: {NO_ANSWER}"),
     ],
-    ids=["paused meanwhile", "no row id"],
+    ids=["paused meanwhile", "no row id", "no answer"],
 )
 async def test_a_begin_the_tray_does_not_record_runs_nothing_and_the_model_is_told_why(
-    paths: AppPaths, tmp_path: Path, answer: dict[str, Any], said: str
+    paths: AppPaths, tmp_path: Path, answer: dict[str, Any] | None, said: str
 ) -> None:
     with fake_tray(paths) as tray:
-        tray.answer_begin = lambda seq: {**answer, "seq": seq}
+        tray.answer_begin = lambda seq: None if answer is None else {**answer, "seq": seq}
         async with serving(paths, bound_link(paths)) as service:
             refused = await refusal_of(service, f"touch {tmp_path / 'made'}")
     assert refused.startswith(said), refused
