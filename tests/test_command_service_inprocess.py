@@ -402,6 +402,11 @@ async def test_a_harmless_looking_command_run_in_the_apps_own_folder_is_held(pat
 # -- a fake tray at the tray's address ------------------------------------------------------------
 
 
+def acked(seq: int) -> dict[str, Any]:
+    """A tray's ack of a server's request: the row it wrote is number 7."""
+    return {"op": "ack", "seq": seq, "id": 7}
+
+
 class FakeTray:
     """A program listening at the tray's address that answers like a tray, or almost."""
 
@@ -413,8 +418,10 @@ class FakeTray:
         self.connected = threading.Event()
         self.knocked = threading.Event()  # a server connected (whatever it said then)
         self.hello: dict[str, Any] | None = None
-        # How it answers a `begin`: the row's id, or (`answer_begin`) any other reply, as `seq` → message.
-        self.answer_begin: Callable[[int], dict[str, Any] | None] = lambda seq: {"op": "ack", "seq": seq, "id": 7}
+        # How it answers a server's `begin` and `started`: an ack with the row's id, or any other
+        # reply made from the request's `seq` (None: it never answers).
+        self.answer_begin: Callable[[int], dict[str, Any] | None] = acked
+        self.answer_started: Callable[[int], dict[str, Any] | None] = acked
         self.answer_hello: dict[str, Any] = {}  # fields that replace the tray's own in its welcome
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
@@ -432,12 +439,11 @@ class FakeTray:
                 message = self.channel.receive()
                 assert message is not None  # no timeout: a message, or EOFError once closed
                 self.received.append(message)
-                if message["op"] == "begin":
-                    answer = self.answer_begin(message["seq"])
-                    if answer is not None:  # None: it never answers
-                        self.channel.send(answer)
-                elif message["op"] in ("started", "finish", "end", "client"):
-                    self.channel.send({"op": "ack", "seq": message["seq"], "id": 7})
+                answer = {"begin": self.answer_begin, "started": self.answer_started}.get(message["op"], acked)
+                if message["op"] in ("begin", "started", "finish", "end", "client"):
+                    reply = answer(message["seq"])
+                    if reply is not None:
+                        self.channel.send(reply)
 
     def push(self, message: dict[str, Any]) -> None:
         self.channel.send(message)
@@ -473,6 +479,33 @@ async def test_an_allow_for_another_command_is_refused_and_nothing_runs(paths: A
     assert (tmp_path / "victim").exists()
     ended = [m for m in tray.received if m["op"] == "finish"]
     assert [m["outcome"]["reason"] for m in ended] == [OTHER_COMMAND_REASON]
+
+
+async def test_an_allowed_command_the_tray_will_not_start_after_all_runs_nothing(
+    paths: AppPaths, tmp_path: Path
+) -> None:
+    """A pause that lands between the user's Allow and the command's start wins: the tray refuses
+    the `started`, and the server runs nothing."""
+    from app.core.channel.protocol import Pin, command_digest
+
+    (tmp_path / "victim").mkdir()
+    with fake_tray(paths) as tray:
+        tray.answer_started = lambda seq: {"op": "error", "seq": seq, "message": "host access is paused"}
+        async with serving(paths, bound_link(paths)) as service, anyio.create_task_group() as group:
+            refusals: list[str] = []
+
+            async def ask() -> None:
+                refusals.append(await refusal_of(service, "rm -rf victim", tmp_path))
+
+            group.start_soon(ask)
+            await eventually(lambda: any(m["op"] == "begin" for m in tray.received))
+            row = next(m for m in tray.received if m["op"] == "begin")["row"]
+            pin = Pin.from_wire(row["pin"]) if row.get("pin") else None
+            allowed = command_digest(row["command"], row["cwd"], row["env_keys"], pin)  # what the user saw
+            tray.push({"op": "decision", "id": 7, "allowed": True, "by": "user", "digest": allowed})
+    assert refusals == [PAUSED_MESSAGE]
+    assert (tmp_path / "victim").exists()
+    assert any(m["op"] == "started" for m in tray.received), "the server did ask to start it"
 
 
 @pytest.mark.parametrize(
