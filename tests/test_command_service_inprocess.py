@@ -463,19 +463,36 @@ def fake_tray(paths: AppPaths, data_dir: str | None = None) -> Iterator[FakeTray
         tray.close()
 
 
+async def refusal_after_an_allow(paths: AppPaths, tray: FakeTray, folder: Path, digest: Callable[[dict], str]) -> str:
+    """`rm -rf victim` in `folder`, held by the fake tray, then allowed with the digest `digest`
+    makes of the row the server sent: what the model reads (the command must not run)."""
+    refusals: list[str] = []
+    async with serving(paths, bound_link(paths)) as service, anyio.create_task_group() as group:
+
+        async def ask() -> None:
+            refusals.append(await refusal_of(service, "rm -rf victim", folder))
+
+        group.start_soon(ask)
+        await eventually(lambda: any(m["op"] == "begin" for m in tray.received))
+        row = next(m for m in tray.received if m["op"] == "begin")["row"]
+        tray.push({"op": "decision", "id": 7, "allowed": True, "by": "user", "digest": digest(row)})
+    [refusal] = refusals
+    return refusal
+
+
+def digest_of(row: dict[str, Any]) -> str:
+    """The digest of what the user saw, as the tray makes it from the row the server sent."""
+    from app.core.channel.protocol import Pin, command_digest
+
+    pin = Pin.from_wire(row["pin"]) if row.get("pin") else None
+    return command_digest(row["command"], row["cwd"], row["env_keys"], pin)
+
+
 async def test_an_allow_for_another_command_is_refused_and_nothing_runs(paths: AppPaths, tmp_path: Path) -> None:
     (tmp_path / "victim").mkdir()
     with fake_tray(paths) as tray:
-        async with serving(paths, bound_link(paths)) as service, anyio.create_task_group() as group:
-            refusals: list[str] = []
-
-            async def ask() -> None:
-                refusals.append(await refusal_of(service, "rm -rf victim", tmp_path))
-
-            group.start_soon(ask)
-            await eventually(lambda: any(m["op"] == "begin" for m in tray.received))
-            tray.push({"op": "decision", "id": 7, "allowed": True, "by": "user", "digest": "0" * 64})
-    assert refusals == ["The approval did not match this command, so it was not run. Run it again."]
+        refused = await refusal_after_an_allow(paths, tray, tmp_path, lambda _row: "0" * 64)
+    assert refused == "The approval did not match this command, so it was not run. Run it again."
     assert (tmp_path / "victim").exists()
     ended = [m for m in tray.received if m["op"] == "finish"]
     assert [m["outcome"]["reason"] for m in ended] == [OTHER_COMMAND_REASON]
@@ -486,24 +503,11 @@ async def test_an_allowed_command_the_tray_will_not_start_after_all_runs_nothing
 ) -> None:
     """A pause that lands between the user's Allow and the command's start wins: the tray refuses
     the `started`, and the server runs nothing."""
-    from app.core.channel.protocol import Pin, command_digest
-
     (tmp_path / "victim").mkdir()
     with fake_tray(paths) as tray:
         tray.answer_started = lambda seq: {"op": "error", "seq": seq, "message": "host access is paused"}
-        async with serving(paths, bound_link(paths)) as service, anyio.create_task_group() as group:
-            refusals: list[str] = []
-
-            async def ask() -> None:
-                refusals.append(await refusal_of(service, "rm -rf victim", tmp_path))
-
-            group.start_soon(ask)
-            await eventually(lambda: any(m["op"] == "begin" for m in tray.received))
-            row = next(m for m in tray.received if m["op"] == "begin")["row"]
-            pin = Pin.from_wire(row["pin"]) if row.get("pin") else None
-            allowed = command_digest(row["command"], row["cwd"], row["env_keys"], pin)  # what the user saw
-            tray.push({"op": "decision", "id": 7, "allowed": True, "by": "user", "digest": allowed})
-    assert refusals == [PAUSED_MESSAGE]
+        refused = await refusal_after_an_allow(paths, tray, tmp_path, digest_of)
+    assert refused == PAUSED_MESSAGE
     assert (tmp_path / "victim").exists()
     assert any(m["op"] == "started" for m in tray.received), "the server did ask to start it"
 
