@@ -196,10 +196,11 @@ DAMAGE_SCRIPT = """import os
 base = bytes.fromhex(open('target.hex').read().strip()).decode()
 for suffix, keep in (('', 100), ('-wal', 32)):
     if os.path.exists(base + suffix):
-        size = os.path.getsize(base + suffix)
+        before = os.stat(base + suffix)
         with open(base + suffix, 'r+b') as file:
             file.seek(keep)
-            file.write(os.urandom(size - keep))
+            file.write(os.urandom(before.st_size - keep))
+        os.utime(base + suffix, ns=(before.st_atime_ns, before.st_mtime_ns))  # the write hidden, but its ctime
 print('overwrote', base)
 """
 
@@ -223,7 +224,8 @@ def test_a_headless_server_whose_journal_a_command_damaged_in_place_moves_it_asi
 ) -> None:
     """No tray, and the container switched off (the only way a command reaches the data folder: in
     the container it is read-only). The server's own connection reads its cached pages and would go
-    on writing into the damaged file; a fresh look before each row finds it."""
+    on writing into the damaged file; a fresh look before each row finds it, also when the attack
+    sets the file's modification time back (its change time still moves)."""
     work = tmp_path / "work"
     work.mkdir()
     server = RawServer(home, "--headless", env={container.BWRAP_ENV: str(tmp_path / "no-bwrap")})
@@ -231,6 +233,7 @@ def test_a_headless_server_whose_journal_a_command_damaged_in_place_moves_it_asi
         assert server.initialize() is not None
         for number in range(20):
             assert ran(echo(server, f"row{number}"), f"row{number}")
+        time.sleep(opening.SETTLED_S + 0.2)  # the file now reads whole as it is: its next look is skipped
         inode = paths.journal.stat().st_ino
         damage = agent_damages_journal(server, paths.journal, work)
         assert json.loads(damage)["stdout"] == f"overwrote {paths.journal}\n", "the attack ran"

@@ -31,7 +31,8 @@ from app.core.channel.protocol import (
 )
 from app.core.commands.tray_link import Decision, LinkRefused, TrayLink
 from app.core.errors import CoworkError
-from app.core.journal.store import Journal, Outcome, Status, damage_on_disk, preview
+from app.core.journal.opening import DamageWatch
+from app.core.journal.store import Journal, Outcome, Status, preview
 from app.core.messages import NO_TRAY_MESSAGE, PAUSED_MESSAGE
 from app.core.policy.approval import ApprovalMode, approval_mode, approval_window_s
 
@@ -49,6 +50,7 @@ class ServerAuthority:
         self.headless = headless
         self._own_row: int | None = None  # this server's row, made again after it vanished
         self._last_row = 0  # the highest command id this server wrote itself
+        self._damage = DamageWatch(journal.path)
 
     @property
     def tethered(self) -> bool:
@@ -200,11 +202,12 @@ class ServerAuthority:
     def _repair_damage(self, row: dict[str, Any]) -> None:
         """A journal overwritten in place under this server (same file, garbage pages) is read from
         this connection's cache and would take our rows unnoticed: a fresh connection looks first
-        (0.2 ms median here). Found damaged, it is moved aside whole for a new one (the user is told)
-        and this command is refused, so the next one is judged by the new journal's settings. Its
-        refusal is the new journal's first row, numbered after every id known of the old one: a
-        job id the model holds, or a job still running here, never names a new command."""
-        damage = damage_on_disk(self.journal.path)
+        (0.2 ms median here), unless nothing wrote the file since it last read whole. Found
+        damaged, it is moved aside whole for a new one (the user is told) and this command is
+        refused, so the next one is judged by the new journal's settings. Its refusal is the new
+        journal's first row, numbered after every id known of the old one: a job id the model
+        holds, or a job still running here, never names a new command."""
+        damage = self._damage.damage()
         if damage is None:
             return
         log.warning("the journal at %s is damaged (%s): moving it aside", self.journal.path, damage)
