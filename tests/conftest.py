@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.core import data_folder
+from app.core.authority.hub import Hub
 from app.core.paths import HOME_ENV, AppPaths
 
 
@@ -35,6 +36,18 @@ def cli_env(home: Path) -> dict[str, str]:
 
 
 PYTHON = sys.executable
+
+
+@pytest.fixture
+def hub(paths: AppPaths) -> Iterator[Hub]:
+    """The tray's authority in this process, at the tray's real address for this test's home: it holds,
+    decides, records and pauses the commands of a server bound to it (tests/in_process_server.py,
+    `serving(home, bound=True)`), and the CLI and `ask_tray` reach it over the real channel. For what
+    a held or paused command does; what only a tray process shows stays with tests/tray_process.py."""
+    from tests.channel_peers import running_hub
+
+    with running_hub(paths) as (made, _seen):
+        yield made
 
 
 @pytest.fixture

@@ -1,5 +1,8 @@
 """`serve --headless` in this process: the same server (`build_server`, its handshake, argument gate,
 host side and tools), reached by the SDK's client over its in-memory streams instead of stdio.
+With `bound=True` it is a server of the hub of this process instead (tests/channel_peers.py
+`running_hub`), linked to it as the tray's own runners are (core/channel/local_link.py): the hub
+holds, decides, records and pauses its commands, as a tray does those of every server bound to it.
 
 For tests of what the tools do (the session shell, jobs, output): a `serve` process costs about a
 second of CPU to start (issue 20), most of it `import mcp`, which this process has done already.
@@ -15,9 +18,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import anyio
 from mcp import Client
 from mcp_types import Implementation
 
+from app.core.authority.holds import HeldCommand
+from app.core.authority.hub import Hub
+from app.core.channel import local_link
+from app.core.messages import REQUEST_DECIDED_BY
 from app.core.paths import HOME_ENV, AppPaths
 from app.server.host_side import HostSide
 from app.server.mcp_server import build_server
@@ -25,15 +33,18 @@ from app.server.mcp_server import build_server
 
 @asynccontextmanager
 async def serving(
-    home: Path, *, tools: str | None = None, client_info: Implementation | None = None
+    home: Path, *, tools: str | None = None, client_info: Implementation | None = None, bound: bool = False
 ) -> AsyncIterator[Client]:
     """A headless server for `home`, as `serve --headless [--tools]` opens it, called by a client that
-    names itself `client_info` (the SDK's name when None); left as `serve` leaves."""
+    names itself `client_info` (the SDK's name when None); left as `serve` leaves. `bound`: a server
+    of the hub this process runs for `home` (started first), as the tray's runner for a server is."""
     paths = AppPaths.from_environment({HOME_ENV: str(home)})
     hosts: list[HostSide] = []
+    dial = local_link.hub_dial() if bound else None
+    assert dial is not None or not bound, "start the hub first (tests/channel_peers.py running_hub)"
 
     def open_host() -> HostSide:
-        hosts.append(HostSide(paths, headless=True, tools=tools))
+        hosts.append(HostSide(paths, headless=not bound, tools=tools, dial=dial))
         return hosts[0]
 
     try:
@@ -44,3 +55,16 @@ async def serving(
     finally:
         while hosts:
             hosts.pop().leave()
+
+
+async def held_by(hub: Hub, count: int = 1, seconds: float = 10.0) -> list[HeldCommand]:
+    """The commands the hub of this process holds for the user, once `count` of them wait."""
+    with anyio.fail_after(seconds):
+        while len(hub.pending_holds()) < count:
+            await anyio.sleep(0.02)
+    return hub.pending_holds()
+
+
+def deny(hub: Hub, command_id: int) -> None:
+    """What `cowork-terminal deny ID` asks of the tray (a tightening, from anyone)."""
+    assert hub.decide(command_id, allowed=False, by=REQUEST_DECIDED_BY)

@@ -2,7 +2,9 @@
 
 A real tray process holds the commands of real `serve` processes. Denying goes through the CLI
 (a tightening, applied at once); allowing is a click on Allow in the tray's approval prompt, under
-Xvfb, which is the only way a held command can be allowed.
+Xvfb, which is the only way a held command can be allowed. What a deny, no answer or a withdrawal
+does to a held command is tested with the tray's hub in this process (`hub`, and a server bound to
+it as the tray's runners are), denied through the hub's own call for the CLI's deny.
 
 Held commands' other edges (a deny, confirm after a deny, cancel, the app's own folder, the approval
 mode of a headless server) are tested in this process: tests/test_command_service_inprocess.py.
@@ -20,11 +22,12 @@ from typing import Any
 import anyio
 import pytest
 
+from app.core.authority.hub import Hub
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from app.core.policy.approval import HOLD_LIFETIME_S
 from tests.clicks import PROMPT_TITLE, click_yes
-from tests.in_process_server import serving
+from tests.in_process_server import deny, held_by, serving
 from tests.stdio_client import connect, run
 from tests.test_authority import cli, holds, wait_until_held
 from tests.tray_process import running_tray
@@ -94,11 +97,16 @@ async def test_an_allowed_destructive_command_runs_and_the_journal_says_who_appr
 
 
 async def test_a_denied_command_does_not_run_and_the_model_is_told(
-    home: Path, paths: AppPaths, tray: subprocess.Popen, tmp_path: Path
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
 ) -> None:
     (tmp_path / "keep").mkdir()
-    async with connect(home, headless=False) as client, anyio.create_task_group() as group:
-        group.start_soon(deny_when_held, home, paths, [])
+
+    async def deny_it() -> None:
+        [held] = await held_by(hub)
+        deny(hub, held.command_id)
+
+    async with serving(home, bound=True) as client, anyio.create_task_group() as group:
+        group.start_soon(deny_it)
         result = await run(client, {"command": "rm -rf keep", "cwd": str(tmp_path)})
     denied = json.loads(result["error"])  # an error result, whose JSON says why
     assert denied["status"] == "denied" and "The user denied this command" in denied["note"]
@@ -180,14 +188,12 @@ async def test_two_held_commands_each_get_their_full_time_on_screen(
     assert "left to answer" in waited["note"]
 
 
-async def test_no_answer_then_denied_makes_command_wait_say_denied(
-    home: Path, paths: AppPaths, tray: subprocess.Popen
-) -> None:
-    set_window(home, 1)
-    async with connect(home, headless=False) as client:
+async def test_no_answer_then_denied_makes_command_wait_say_denied(home: Path, paths: AppPaths, hub: Hub) -> None:
+    hub.set_settings(approval_window_s=1.0)
+    async with serving(home, bound=True) as client:
         first = await run(client, {"command": "sudo true"})
         assert first["status"] == "waiting"
-        await deny_when_held(home, paths, [])
+        deny(hub, (await held_by(hub))[0].command_id)
         waited = await client.call_tool("command_wait", {"jobId": first["jobId"]})
     result = json.loads(waited.content[0].text)
     assert waited.is_error and result["status"] == "denied" and "denied" in result["note"]
@@ -233,16 +239,16 @@ async def expired_hold_is_denied(home: Path, paths: AppPaths, clock: Path, env: 
 
 
 async def test_command_stop_withdraws_a_held_command_and_its_prompt_disappears(
-    home: Path, paths: AppPaths, tray: subprocess.Popen
+    home: Path, paths: AppPaths, hub: Hub
 ) -> None:
-    set_window(home, 1)
-    async with connect(home, headless=False) as client:
+    hub.set_settings(approval_window_s=1.0)
+    async with serving(home, bound=True) as client:
         first = await run(client, {"command": "sudo reboot"})
-        assert [h["command"] for h in holds(paths)] == ["sudo reboot"], "the tray asks the user about it"
+        assert [h.command for h in hub.pending_holds()] == ["sudo reboot"], "the tray asks the user about it"
         stopped = await client.call_tool("command_stop", {"jobId": first["jobId"]})
         unknown = await client.call_tool("command_wait", {"jobId": 987654})
         # The withdrawal reaches the tray on the link's sending thread, after the answer.
-        assert await wait_for(lambda: holds(paths) == []), "nothing is left to ask the user"
+        assert await wait_for(lambda: hub.pending_holds() == []), "nothing is left to ask the user"
     result = json.loads(stopped.content[0].text)
     assert result["status"] == "denied" and "withdrawn" in result["note"]
     assert unknown.is_error and "There is no job 987654" in unknown.content[0].text
