@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 from mcp import Client
@@ -25,7 +26,7 @@ from mcp_types import Implementation
 from app.core.authority.holds import HeldCommand
 from app.core.authority.hub import Hub
 from app.core.channel import local_link
-from app.core.messages import REQUEST_DECIDED_BY
+from app.core.messages import PROMPT_DECIDED_BY, REQUEST_DECIDED_BY
 from app.core.paths import HOME_ENV, AppPaths
 from app.server.host_side import HostSide
 from app.server.mcp_server import build_server
@@ -65,6 +66,26 @@ async def held_by(hub: Hub, count: int = 1, seconds: float = 10.0) -> list[HeldC
     return hub.pending_holds()
 
 
+def holds_shown(hub: Hub) -> list[dict[str, Any]]:
+    """What the tray answers `cowork-terminal approvals` (and the prompt shows) about each hold."""
+    return [hold.to_window() for hold in hub.pending_holds()]
+
+
 def deny(hub: Hub, command_id: int) -> None:
     """What `cowork-terminal deny ID` asks of the tray (a tightening, from anyone)."""
     assert hub.decide(command_id, allowed=False, by=REQUEST_DECIDED_BY)
+
+
+def allow(hub: Hub, command_id: int) -> None:
+    """What a click on Allow in the tray's approval prompt does: the hold shown, then allowed. Only
+    the person at the screen can do this; tests of the click itself use the real prompt
+    (tests/test_approval_prompt.py, tests/test_authority_windows.py)."""
+    hub.seen(command_id)
+    assert hub.decide(command_id, allowed=True, by=PROMPT_DECIDED_BY)
+
+
+async def allow_when_held(hub: Hub) -> HeldCommand:
+    """The user allows the first command the hub holds, as soon as it waits."""
+    [held, *_] = await held_by(hub)
+    allow(hub, held.command_id)
+    return held
