@@ -17,7 +17,6 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
@@ -27,7 +26,7 @@ from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from app.core.policy.approval import HOLD_LIFETIME_S
 from tests.clicks import PROMPT_TITLE, click_yes
-from tests.in_process_server import deny, held_by, serving
+from tests.in_process_server import allow_when_held, deny, held_by, holds_shown, serving
 from tests.stdio_client import connect, run
 from tests.test_authority import cli, holds, wait_until_held
 from tests.tray_process import running_tray
@@ -55,14 +54,7 @@ def set_window(home: Path, seconds: float) -> None:
     assert done.returncode == 0, done.stderr
 
 
-async def deny_when_held(home: Path, paths: AppPaths, seen: list) -> None:
-    """The user denies from the command line, as soon as the command waits."""
-    seen.append(await wait_until_held(paths))
-    denied = await anyio.to_thread.run_sync(cli, home, "deny", str(seen[-1]["id"]))
-    assert denied.returncode == 0, denied.stderr
-
-
-async def allow_when_held(paths: AppPaths, display: str, seen: list) -> None:
+async def click_allow_when_held(paths: AppPaths, display: str, seen: list) -> None:
     """The user clicks Allow in the approval prompt the tray opened."""
     seen.append(await wait_until_held(paths))
     await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
@@ -85,7 +77,7 @@ async def test_an_allowed_destructive_command_runs_and_the_journal_says_who_appr
     (tmp_path / "victim" / "sub").mkdir(parents=True)
     seen: list = []
     async with connect(home, headless=False) as client, anyio.create_task_group() as group:
-        group.start_soon(allow_when_held, paths, tray_with_windows, seen)
+        group.start_soon(click_allow_when_held, paths, tray_with_windows, seen)
         result = await run(client, {"command": "rm -rf victim", "cwd": str(tmp_path)})
     assert result["exitCode"] == 0
     assert not (tmp_path / "victim").exists()
@@ -125,20 +117,19 @@ async def wait_for(check: Callable[[], bool], seconds: float = 10.0) -> bool:
     return check()
 
 
-@pytest.mark.gui
 async def test_a_held_command_allowed_after_the_call_returned_runs_at_the_click_and_command_wait_reads_it(
-    home: Path, paths: AppPaths, tray_with_windows: str, tmp_path: Path
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
 ) -> None:
-    set_window(home, 1)
+    hub.set_settings(approval_window_s=1.0)
     (tmp_path / "later").mkdir()
-    async with connect(home, headless=False) as client:
+    async with serving(home, bound=True) as client:
         started = time.monotonic()
         first = await run(client, {"command": "rm -rf later && echo gone", "cwd": str(tmp_path)})
         assert 0.9 < time.monotonic() - started < 20, "held after the 1 s window, not the default one"
         assert first["status"] == "waiting" and first["exitCode"] is None
         assert "command_wait" in first["note"] and "to answer" in first["note"]
         assert (tmp_path / "later").exists()
-        await allow_when_held(paths, tray_with_windows, [])  # the user answers after the call returned
+        await allow_when_held(hub)  # the user answers after the call returned
         assert await wait_for(lambda: not (tmp_path / "later").exists()), "it ran at the click, unasked"
         done = json.loads((await client.call_tool("command_wait", {"jobId": first["jobId"]})).content[0].text)
     assert done["status"] == "finished" and done["exitCode"] == 0 and done["stdout"] == "gone\n"
@@ -154,11 +145,6 @@ async def wait_until_seen(paths: AppPaths, command: str) -> dict:
             return shown[0]
         await anyio.sleep(0.1)
     raise AssertionError(f"{command!r} was never shown")
-
-
-async def look_at(client: Any, job: int) -> dict:
-    """command_wait that does not wait: what the model reads about a job now."""
-    return json.loads((await client.call_tool("command_wait", {"jobId": job, "timeout": 1})).content[0].text)
 
 
 @pytest.mark.gui
@@ -293,20 +279,19 @@ async def test_no_tool_or_argument_lets_the_model_approve_its_own_command(
     assert rows(paths)[0].status is Status.REFUSED
 
 
-@pytest.mark.gui
 async def test_a_held_session_command_runs_only_in_the_folder_it_was_shown_in(
-    home: Path, paths: AppPaths, tray_with_windows: str, tmp_path: Path
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
 ) -> None:
     for folder in ("shown", "elsewhere"):
         (tmp_path / folder / "victim").mkdir(parents=True)
-    set_window(home, 1)
-    async with connect(home, headless=False) as client:
+    hub.set_settings(approval_window_s=1.0)
+    async with serving(home, bound=True) as client:
         await client.call_tool("terminal_run", {"command": f"cd {tmp_path / 'shown'}"})
         held = await client.call_tool("terminal_run", {"command": "rm -rf victim"})
         await client.call_tool("terminal_run", {"command": f"cd {tmp_path / 'elsewhere'}"})  # harmless alone
-        [pending] = holds(paths)
+        [pending] = holds_shown(hub)
         assert pending["cwd"] == str(tmp_path / "shown"), "the user is shown where it would run"
-        await allow_when_held(paths, tray_with_windows, [])
+        await allow_when_held(hub)
         confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(held.content[0].text)})
     assert confirmed.is_error and "not in" in confirmed.content[0].text and "Run it again" in confirmed.content[0].text
     assert (tmp_path / "elsewhere" / "victim").exists() and (tmp_path / "shown" / "victim").exists()

@@ -1,7 +1,10 @@
 """The tray is the authority: what an agent runs cannot approve, resume or relax anything.
 
-Every attack goes through `execute_command` of a real server while a real tray runs, the way an
-agent would try it. The servers here run without the OS container (issue 21, tests/test_container.py),
+Every attack goes through `execute_command`, the way an agent would try it: of a real server while a
+real tray runs where the attack is on the processes (a killed or look-alike tray, the CLI run by
+the agent, what the tray notices), and otherwise of a server bound to the tray's hub in this
+process, as the tray's runners are (tests/in_process_server.py), where a click on Allow is the
+hub's own call for it. The servers here run without the OS container (issue 21, tests/test_container.py),
 which now stops most of these attacks before they reach the tray: these tests show the second line.
 Since the classifier reads scripts, an attack script is held like any command it cannot judge: the
 tests allow it as the user would, then show that even an allowed command cannot loosen a control.
@@ -31,6 +34,7 @@ from typing import Any
 import anyio
 import pytest
 
+from app.core.authority.hub import Hub
 from app.core.channel.client import NoTray, ask_tray, current_tray_state
 from app.core.channel.transport import address_for
 from app.core.execution import container
@@ -39,8 +43,10 @@ from app.core.journal.store import Journal, Status
 from app.core.messages import PAUSED_MESSAGE
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
+from tests.channel_peers import FakePeer, running_hub
 from tests.clicks import PROMPT_TITLE, click_yes
 from tests.desktop_env import wait_for
+from tests.in_process_server import allow_when_held, deny, held_by, holds_shown, serving
 from tests.stdio_client import FIRST_CALL_DEADLINE_S, STOP_DEADLINE_S, run, running_with
 from tests.stdio_client import connect as connect_server
 from tests.tray_process import TRAY_STOP_S, running_tray
@@ -124,25 +130,23 @@ async def wait_until_held(paths: AppPaths) -> dict:
     raise AssertionError("no command was held")
 
 
-@pytest.mark.gui
 async def test_a_journal_write_by_an_allowed_command_cannot_approve_a_held_rm_rf(
-    home: Path, paths: AppPaths, tmp_path: Path, display: str
+    home: Path, paths: AppPaths, tmp_path: Path, hub: Hub
 ) -> None:
     (tmp_path / "victim" / "sub").mkdir(parents=True)
     outcome: dict = {}
     attack: dict = {}
-    with running_tray(home, display=display):
-        async with connect(home, headless=False) as held_client, connect(home, headless=False) as agent:
+    async with serving(home, bound=True) as held_client, serving(home, bound=True) as agent:
 
-            async def ask() -> None:
-                outcome.update(await run(held_client, {"command": "rm -rf victim", "cwd": str(tmp_path)}))
+        async def ask() -> None:
+            outcome.update(await run(held_client, {"command": "rm -rf victim", "cwd": str(tmp_path)}))
 
-            async def write_the_journal() -> None:  # waits for the held rm -rf, then "approves" it
-                attack.update(
-                    await run(
-                        agent,
-                        {
-                            "command": agent_script(f"""
+        async def write_the_journal() -> None:  # waits for the held rm -rf, then "approves" it
+            attack.update(
+                await run(
+                    agent,
+                    {
+                        "command": agent_script(f"""
 import base64, sqlite3, sys, time
 db = sqlite3.connect({hidden(paths.journal)}, timeout=5)
 deadline = time.time() + 30
@@ -156,31 +160,29 @@ for _ in range(10):
     time.sleep(0.1)
 print("approved in the file")
 """)
-                        },
-                    )
+                    },
                 )
+            )
 
-            async with anyio.create_task_group() as group:
-                group.start_soon(write_the_journal)
-                await allow_the_held_command(paths, display)  # the attack, held alone, allowed by the user
-                group.start_soon(ask)
-                hold = await wait_until_held(paths)
-                with anyio.fail_after(STOP_DEADLINE_S + 30):
-                    while not attack:
-                        await anyio.sleep(0.05)
-                assert attack.get("stdout") == "approved in the file\n", attack
-                await anyio.sleep(1.0)
-                assert (tmp_path / "victim" / "sub").exists(), "the journal's 'allowed' must not run it"
-                assert await anyio.to_thread.run_sync(holds, paths), "it still waits for the user"
-                denied = await anyio.to_thread.run_sync(cli, home, "deny", str(hold["id"]))
-                assert denied.returncode == 0, denied.stderr
+        async with anyio.create_task_group() as group:
+            group.start_soon(write_the_journal)
+            await allow_when_held(hub)  # the attack, held alone, allowed by the user
+            group.start_soon(ask)
+            [hold] = await held_by(hub)
+            with anyio.fail_after(STOP_DEADLINE_S + 30):
+                while not attack:
+                    await anyio.sleep(0.05)
+            assert attack.get("stdout") == "approved in the file\n", attack
+            await anyio.sleep(1.0)
+            assert (tmp_path / "victim" / "sub").exists(), "the journal's 'allowed' must not run it"
+            assert hub.pending_holds(), "it still waits for the user"
+            deny(hub, hold.command_id)
     assert "The user denied this command" in outcome["error"]
     assert (tmp_path / "victim" / "sub").exists()
 
 
-@pytest.mark.gui
 async def test_a_held_row_rewritten_in_the_file_is_still_shown_as_the_server_sent_it(
-    home: Path, paths: AppPaths, tmp_path: Path, display: str
+    home: Path, paths: AppPaths, tmp_path: Path, hub: Hub
 ) -> None:
     (tmp_path / "victim").mkdir()
     attack: dict = {}
@@ -206,32 +208,31 @@ print("rewritten")
             )
         )
 
-    with running_tray(home, display=display):
-        async with (
-            connect(home, headless=False) as held_client,
-            connect(home, headless=False) as agent,
-            anyio.create_task_group() as group,
-        ):
-            group.start_soon(rewrite, agent)
-            await allow_the_held_command(paths, display)  # the attack, held alone, allowed by the user
-            group.start_soon(run, held_client, {"command": "rm -rf victim", "cwd": str(tmp_path)})
-            hold = await wait_until_held(paths)
-            with anyio.fail_after(STOP_DEADLINE_S + 30):
-                while not attack:
-                    await anyio.sleep(0.05)
-            assert attack.get("stdout") == "rewritten\n", attack
-            with Journal(paths) as journal:
-                assert journal.get_command(hold["id"]).command == "ls", "the file says ls"
-            [shown] = await anyio.to_thread.run_sync(holds, paths)
-            assert shown["command"] == "rm -rf victim", "what the user is asked about is the real command"
-            await anyio.to_thread.run_sync(cli, home, "deny", str(hold["id"]))
-            group.cancel_scope.cancel()
+    async with (
+        serving(home, bound=True) as held_client,
+        serving(home, bound=True) as agent,
+        anyio.create_task_group() as group,
+    ):
+        group.start_soon(rewrite, agent)
+        await allow_when_held(hub)  # the attack, held alone, allowed by the user
+        group.start_soon(run, held_client, {"command": "rm -rf victim", "cwd": str(tmp_path)})
+        [hold] = await held_by(hub)
+        with anyio.fail_after(STOP_DEADLINE_S + 30):
+            while not attack:
+                await anyio.sleep(0.05)
+        assert attack.get("stdout") == "rewritten\n", attack
+        with Journal(paths) as journal:
+            assert journal.get_command(hold.command_id).command == "ls", "the file says ls"
+        [shown] = holds_shown(hub)
+        assert shown["command"] == "rm -rf victim", "what the user is asked about is the real command"
+        deny(hub, hold.command_id)
+        group.cancel_scope.cancel()
 
 
 async def test_a_loop_writing_paused_false_cannot_undo_the_users_pause(home: Path, paths: AppPaths) -> None:
     users_earlier_choice_never(paths)
-    with running_tray(home):
-        async with connect(home, headless=False) as agent:
+    with running_hub(paths) as (hub, _seen):
+        async with serving(home, bound=True) as agent:
             started = await run(
                 agent,
                 {
@@ -257,8 +258,7 @@ for _ in range(40):
             with sqlite3.connect(paths.journal) as db:  # the row itself (Journal also reads the pause file)
                 [(stored,)] = db.execute("SELECT value FROM settings WHERE key = 'paused'").fetchall()
             assert stored == "false", "the loop did write the file"
-            status = cli(home, "status")
-            assert "Host access: PAUSED" in status.stdout
+            assert hub.state.paused, "the tray's own state is still paused"
 
 
 async def test_a_killed_tray_restarted_over_an_unpaused_file_keeps_the_servers_paused(
@@ -552,7 +552,7 @@ print("rewritten")
                 wait_for(lambda told=told: told in tray_log(home), timeout_s=STOP_DEADLINE_S)
 
 
-def test_bad_frames_close_that_connection_and_the_tray_lives_on(home: Path, paths: AppPaths) -> None:
+def test_bad_frames_close_that_connection_and_the_tray_lives_on(home: Path, paths: AppPaths, hub: Hub) -> None:
     import pickle
 
     address = "\0" + address_for(paths).name
@@ -562,16 +562,19 @@ def test_bad_frames_close_that_connection_and_the_tray_lives_on(home: Path, path
         struct.pack("!i", len(pickle.dumps({"op": "x"}))) + pickle.dumps({"op": "x"}),
         struct.pack("!i", 15) + b'{"op": "pause"}',  # a request before hello
     ]
-    with running_tray(home):
-        for frame in frames:
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-                sock.connect(address)
-                sock.sendall(frame)
-                sock.settimeout(STOP_DEADLINE_S)
-                sock.shutdown(socket.SHUT_WR) if frame.endswith(b"{") else None
-                assert sock.recv(16) == b"", "the tray closes the connection"
-        state = current_tray_state(paths)
-    assert state is not None and state["paused"] is False
+    for frame in frames:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.connect(address)
+            sock.sendall(frame)
+            sock.settimeout(STOP_DEADLINE_S)
+            sock.shutdown(socket.SHUT_WR) if frame.endswith(b"{") else None
+            assert sock.recv(16) == b"", "the tray closes the connection"
+    assert hub.state.paused is False
+    server = FakePeer(paths)
+    try:
+        assert server.hello("server")["op"] == "ack", "and still answers the next connection"
+    finally:
+        server.close()
 
 
 def test_without_a_tray_the_cli_changes_nothing_that_loosens(home: Path, paths: AppPaths) -> None:
@@ -590,18 +593,19 @@ def test_without_a_tray_the_cli_changes_nothing_that_loosens(home: Path, paths: 
         ask_tray(paths, "state")
 
 
-async def test_a_held_command_answered_while_paused_does_not_run(home: Path, paths: AppPaths, tmp_path: Path) -> None:
+async def test_a_held_command_answered_while_paused_does_not_run(
+    home: Path, paths: AppPaths, tmp_path: Path, hub: Hub
+) -> None:
     (tmp_path / "victim").mkdir()
-    with running_tray(home):
-        async with connect(home, headless=False) as held_client, anyio.create_task_group() as group:
-            outcome: dict = {}
+    async with serving(home, bound=True) as held_client, anyio.create_task_group() as group:
+        outcome: dict = {}
 
-            async def ask() -> None:
-                outcome.update(await run(held_client, {"command": "rm -rf victim", "cwd": str(tmp_path)}))
+        async def ask() -> None:
+            outcome.update(await run(held_client, {"command": "rm -rf victim", "cwd": str(tmp_path)}))
 
-            group.start_soon(ask)
-            await wait_until_held(paths)
-            assert cli(home, "pause").returncode == 0
+        group.start_soon(ask)
+        await held_by(hub)
+        assert cli(home, "pause").returncode == 0
     refused = json.loads(outcome["error"])  # a held command is a job: it ends denied, with the reason
     assert refused["status"] == "denied" and refused["note"] == PAUSED_MESSAGE
     assert (tmp_path / "victim").exists()
