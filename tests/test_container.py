@@ -1,5 +1,7 @@
 """Attacks on the OS container every command runs in (issue 21), through `execute_command` of a real
-server, with a real tray where the attack needs one.
+server, with a real tray where the attack needs one. Where the user allows a held command, the tray's
+hub runs in this process (`hub`) and so does the server bound to it, as the tray's runners are; the
+Allow is what a click on it in the prompt does (tests/in_process_server.py `allow`).
 
 Each attack is a script written to /tmp and run with Python (the classifier cannot read it), so the
 container is what stops it; each test checks that the attack ran before it checks that it failed.
@@ -12,7 +14,6 @@ import base64
 import contextlib
 import dataclasses
 import errno
-import functools
 import json
 import os
 import select
@@ -26,13 +27,14 @@ from pathlib import Path
 import anyio
 import pytest
 
+from app.core.authority.hub import Hub
 from app.core.channel.client import ask_tray
 from app.core.channel.transport import address_for
 from app.core.execution import container, landlock, read_only
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
-from tests.clicks import PROMPT_TITLE, click_yes
+from tests.in_process_server import allow, held_by, holds_shown, serving
 from tests.raw_stdio import RawServer
 from tests.stdio_client import connect, live_processes, run, running_with
 from tests.tray_process import running_tray
@@ -383,29 +385,26 @@ async def test_a_container_switched_off_in_the_app_runs_commands_unprotected_and
         assert journal.recent_commands()[0].reason == "ran without the container: the user switched it off in the app"
 
 
-async def allow_once_held(paths: AppPaths, display: str, seen: list[dict]) -> None:
-    """Click the prompt's Allow once the tray holds a command; `seen` gets the holds as the tray told them."""
-    deadline = time.monotonic() + WAIT_S
-    while not seen and time.monotonic() < deadline:
-        seen.extend(json.loads((await anyio.to_thread.run_sync(ask_tray, paths, "holds"))["message"]))
-        await anyio.sleep(0.1)
-    await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
+async def allow_once_held(hub: Hub, seen: list[dict]) -> None:
+    """Allow the command once the hub holds it, as a click on Allow in the prompt does; `seen` gets
+    the holds as the tray tells them (`cowork-terminal approvals`, the prompt)."""
+    [held] = await held_by(hub, seconds=WAIT_S)
+    seen.extend(holds_shown(hub))
+    allow(hub, held.command_id)
 
 
 async def test_a_change_to_a_protected_file_waits_for_the_user_and_once_allowed_runs_without_the_binds(
-    home: Path, paths: AppPaths, user_home: Path, display: str, monkeypatch: pytest.MonkeyPatch
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The tray runs the server's commands (issue 21): it is the one that sees this user's home.
+    # The hub's runner runs the server's commands in this process (issue 21): it sees this user's home.
     monkeypatch.setenv("HOME", str(user_home))
     seen: list[dict] = []
-    allow_when_held = functools.partial(allow_once_held, paths, display, seen)
 
-    with running_tray(home, display=display):
-        async with connect(home, headless=False, env=server_env(user_home)) as client, anyio.create_task_group() as g:
-            g.start_soon(allow_when_held)
-            hidden = base64.b64encode(str(paths.data_dir / "sneaked").encode()).decode()
-            command = f"echo '# allowed' >> ~/.bashrc; touch \"$(echo {hidden} | base64 -d)\""
-            result = await run(client, {"command": command})
+    async with serving(home, bound=True) as client, anyio.create_task_group() as g:
+        g.start_soon(allow_once_held, hub, seen)
+        hidden = base64.b64encode(str(paths.data_dir / "sneaked").encode()).decode()
+        command = f"echo '# allowed' >> ~/.bashrc; touch \"$(echo {hidden} | base64 -d)\""
+        result = await run(client, {"command": command})
     assert "Read-only file system" in result["stderr"], "what it does not name stays read-only"
     assert not (paths.data_dir / "sneaked").exists()
     assert (user_home / ".bashrc").read_text().endswith("# allowed\n"), "it ran with ~/.bashrc writable"
@@ -449,15 +448,14 @@ async def test_a_command_leaving_a_quiet_background_job_returns_at_once_and_a_ta
 
 
 async def test_an_allowed_command_that_needs_sudo_runs_outside_the_container_and_the_journal_says_so(
-    home: Path, paths: AppPaths, user_home: Path, display: str
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    allow_when_held = functools.partial(allow_once_held, paths, display, [])
-
-    with running_tray(home, display=display):
-        async with connect(home, headless=False, env=server_env(user_home)) as client, anyio.create_task_group() as g:
-            g.start_soon(allow_when_held)
-            # sudo itself may be missing here: where the command ran is what the test reads.
-            result = await run(client, {"command": "sudo -n true; readlink /proc/self/ns/pid"})
+    # The hub's runner runs the server's commands in this process: with the test's home folder.
+    monkeypatch.setenv("HOME", str(user_home))
+    async with serving(home, bound=True) as client, anyio.create_task_group() as g:
+        g.start_soon(allow_once_held, hub, [])
+        # sudo itself may be missing here: where the command ran is what the test reads.
+        result = await run(client, {"command": "sudo -n true; readlink /proc/self/ns/pid"})
     assert result["stdout"].strip() == own_namespace(), result
     with Journal.open(paths) as journal:
         reason = journal.recent_commands()[0].reason or ""
@@ -465,14 +463,13 @@ async def test_an_allowed_command_that_needs_sudo_runs_outside_the_container_and
 
 
 async def test_an_allowed_change_of_a_protected_file_in_the_session_shell_works_and_the_file_is_read_only_again_after(
-    home: Path, paths: AppPaths, user_home: Path, display: str, monkeypatch: pytest.MonkeyPatch
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The session's shell lives in one container: the user's Allow lifts the file's read-only bind
     there for that one command, and the next command meets it again."""
-    # The tray runs the server's commands (issue 21): it is the one that sees this user's home.
+    # The hub's runner runs the server's commands in this process (issue 21): it sees this user's home.
     monkeypatch.setenv("HOME", str(user_home))
     seen: list[dict] = []
-    allow_when_held = functools.partial(allow_once_held, paths, display, seen)
 
     async def session(client, command: str) -> dict:
         result = await client.call_tool("terminal_run", {"command": command})
@@ -481,15 +478,14 @@ async def test_an_allowed_change_of_a_protected_file_in_the_session_shell_works_
 
     hidden_rc = base64.b64encode(str(user_home / ".bashrc").encode()).decode()
     hidden_data = base64.b64encode(str(paths.data_dir / "sneaked").encode()).decode()
-    with running_tray(home, display=display):
-        async with connect(home, headless=False, env=server_env(user_home)) as client:
-            before = await session(client, f'echo before >> "$(echo {hidden_rc} | base64 -d)"')
-            async with anyio.create_task_group() as g:
-                g.start_soon(allow_when_held)
-                allowed = await session(
-                    client, f"echo '# allowed' >> ~/.bashrc; touch \"$(echo {hidden_data} | base64 -d)\""
-                )
-            after = await session(client, f'echo after >> "$(echo {hidden_rc} | base64 -d)"')
+    async with serving(home, bound=True) as client:
+        before = await session(client, f'echo before >> "$(echo {hidden_rc} | base64 -d)"')
+        async with anyio.create_task_group() as g:
+            g.start_soon(allow_once_held, hub, seen)
+            allowed = await session(
+                client, f"echo '# allowed' >> ~/.bashrc; touch \"$(echo {hidden_data} | base64 -d)\""
+            )
+        after = await session(client, f'echo after >> "$(echo {hidden_rc} | base64 -d)"')
     assert "Read-only file system" in before["output"], "the session's container protects it at first"
     assert "Cowork Terminal protects" in seen[0]["reasons"], seen
     assert "Read-only file system" in allowed["output"], "what it does not name stays read-only"

@@ -1,8 +1,11 @@
 """The approval pins what runs: the folder by identity, the scripts by content, the environment by value.
 
-Each attack goes through `execute_command` with a real tray: a destructive command waits for the
-user, and while the prompt is up a second agent (or the request itself) tries to change what the
-user's Allow will run. Each test checks that the attack took effect before checking that it failed.
+Each attack goes through `execute_command` of a server bound to the tray's hub, run in this process
+(`hub`, and servers bound to it as the tray's runners are): a destructive command waits for the
+user, and while it is held a second agent (or the request itself) tries to change what the user's
+Allow will run; the Allow is what a click on it in the prompt does (tests/in_process_server.py
+`allow`). Each test checks that the attack took effect before checking that it failed. A setting
+sent from a command goes to a real tray process, whose own check of its peer is what is tested.
 """
 
 from __future__ import annotations
@@ -13,18 +16,20 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
+from app.core.authority.hub import Hub
 from app.core.channel.client import current_tray_state
 from app.core.execution import container
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from tests.clicks import PROMPT_TITLE, click_yes
-from tests.in_process_server import serving
+from tests.in_process_server import allow, allow_when_held, deny, held_by, holds_shown, serving
 from tests.stdio_client import connect, run
 from tests.test_authority import agent_script, cli, wait_until_held
 from tests.test_authority import connect as connect_uncontained
@@ -44,13 +49,17 @@ def rows(paths: AppPaths) -> list:
         return journal.recent_commands()
 
 
-async def allow(display: str) -> None:
+async def click_allow_when_held(paths: AppPaths, display: str) -> None:
+    """The user clicks Allow in a real tray's approval prompt, once it holds a command."""
+    await wait_until_held(paths)
     await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
 
 
-async def run_allowed(client: Any, paths: AppPaths, display: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """A command the classifier holds (it cannot read the script), allowed by the user in the
-    approval prompt: what the model reads once it ran (through command_wait if the call returned first)."""
+async def run_allowed(
+    client: Any, arguments: dict[str, Any], allow_held: Callable[[], Awaitable[object]]
+) -> dict[str, Any]:
+    """A command the classifier holds (it cannot read the script), allowed by the user (`allow_held`):
+    what the model reads once it ran (through command_wait if the call returned first)."""
     result: dict[str, Any] = {}
 
     async def call() -> None:
@@ -58,8 +67,7 @@ async def run_allowed(client: Any, paths: AppPaths, display: str, arguments: dic
 
     async with anyio.create_task_group() as group:
         group.start_soon(call)
-        await wait_until_held(paths)
-        await allow(display)
+        await allow_held()
     if result.get("status") == "waiting":
         waited = await client.call_tool("command_wait", {"jobId": result["jobId"]})
         result = json.loads(waited.content[0].text)
@@ -87,8 +95,8 @@ class CuedAttack:
             f"(setsid nohup {sys.executable} {name} > {self.report}.tmp 2>&1 < /dev/null &) && echo started"
         )
 
-    async def start(self, client: Any, paths: AppPaths, display: str) -> None:
-        started = await run_allowed(client, paths, display, {"command": self.command})
+    async def start(self, client: Any, hub: Hub) -> None:
+        started = await run_allowed(client, {"command": self.command}, lambda: allow_when_held(hub))
         assert started.get("stdout") == "started\n", started
 
     async def go(self) -> str:
@@ -123,7 +131,8 @@ for value in (float("nan"), 55):
         # The script runs Cowork Terminal: the user allows it. Without the OS container, which would
         # keep it from the tray's address: the tray's own check is what is tested.
         async with connect_uncontained(home, headless=False) as agent:
-            attack = await run_allowed(agent, paths, display, {"command": agent_script(ask)})
+            arguments = {"command": agent_script(ask)}
+            attack = await run_allowed(agent, arguments, lambda: click_allow_when_held(paths, display))
         said = attack["stdout"].splitlines()
         assert len(said) == 2, attack  # the script reached the tray twice
         assert said[0].startswith("refused Refused: approval_window_s must be a number from 1 to 55 (got nan)")
@@ -136,9 +145,8 @@ for value in (float("nan"), 55):
             assert held.get("status") == "waiting", held  # the call returned: the command waits as a job
 
 
-@pytest.mark.gui
 async def test_a_symlinked_folder_re_pointed_while_the_prompt_is_up_does_not_move_the_deletion(
-    home: Path, paths: AppPaths, display: str, tmp_path: Path
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
 ) -> None:
     (tmp_path / "approved" / "data").mkdir(parents=True)
     (tmp_path / "precious" / "data").mkdir(parents=True)
@@ -150,29 +158,28 @@ os.symlink({str(tmp_path / "precious")!r}, {str(tmp_path / "link")!r})
 print(os.readlink({str(tmp_path / "link")!r}))
 """
     attack = CuedAttack(tmp_path, re_point)
-    with running_tray(home, display=display):
-        async with connect(home, headless=False) as held, connect(home, headless=False) as agent:
-            await attack.start(agent, paths, display)
-            outcome: dict = {}
+    async with serving(home, bound=True) as held, serving(home, bound=True) as agent:
+        await attack.start(agent, hub)
+        outcome: dict = {}
 
-            async def ask() -> None:
-                outcome.update(await run(held, {"command": "rm -rf data", "cwd": str(tmp_path / "link")}))
+        async def ask() -> None:
+            outcome.update(await run(held, {"command": "rm -rf data", "cwd": str(tmp_path / "link")}))
 
-            async with anyio.create_task_group() as group:
-                group.start_soon(ask)
-                shown = await wait_until_held(paths)
-                assert shown["folder"] == str(tmp_path / "approved"), "the prompt names the real folder"
-                said = await attack.go()
-                assert said.strip() == str(tmp_path / "precious"), said  # the link points elsewhere
-                await allow(display)
+        async with anyio.create_task_group() as group:
+            group.start_soon(ask)
+            [waiting] = await held_by(hub)
+            [shown] = holds_shown(hub)
+            assert shown["folder"] == str(tmp_path / "approved"), "the prompt names the real folder"
+            said = await attack.go()
+            assert said.strip() == str(tmp_path / "precious"), said  # the link points elsewhere
+            allow(hub, waiting.command_id)
     assert outcome.get("exitCode") == 0, outcome
     assert not (tmp_path / "approved" / "data").exists(), "it ran where the user was asked"
     assert (tmp_path / "precious" / "data").exists(), "the re-pointed link moved nothing"
 
 
-@pytest.mark.gui
 async def test_a_folder_replaced_while_the_prompt_is_up_is_refused_and_the_model_told(
-    home: Path, paths: AppPaths, display: str, tmp_path: Path
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
 ) -> None:
     (tmp_path / "work" / "data").mkdir(parents=True)
     swap = f"""
@@ -182,29 +189,27 @@ os.makedirs({str(tmp_path / "work" / "data")!r})
 print("swapped")
 """
     attack = CuedAttack(tmp_path, swap)
-    with running_tray(home, display=display):
-        async with connect(home, headless=False) as held, connect(home, headless=False) as agent:
-            await attack.start(agent, paths, display)
-            outcome: dict = {}
+    async with serving(home, bound=True) as held, serving(home, bound=True) as agent:
+        await attack.start(agent, hub)
+        outcome: dict = {}
 
-            async def ask() -> None:
-                outcome.update(await run(held, {"command": "rm -rf data", "cwd": str(tmp_path / "work")}))
+        async def ask() -> None:
+            outcome.update(await run(held, {"command": "rm -rf data", "cwd": str(tmp_path / "work")}))
 
-            async with anyio.create_task_group() as group:
-                group.start_soon(ask)
-                await wait_until_held(paths)
-                said = await attack.go()
-                assert said == "swapped\n", said
-                await allow(display)
+        async with anyio.create_task_group() as group:
+            group.start_soon(ask)
+            [waiting] = await held_by(hub)
+            said = await attack.go()
+            assert said == "swapped\n", said
+            allow(hub, waiting.command_id)
     assert f"the folder {tmp_path / 'work'} was replaced by another folder" in outcome["error"], outcome
     assert (tmp_path / "work" / "data").exists() and (tmp_path / "old-work" / "data").exists()
     held_row = next(r for r in rows(paths) if r.command == "rm -rf data")
     assert held_row.status is Status.REFUSED and "was replaced" in held_row.reason
 
 
-@pytest.mark.gui
 async def test_a_script_rewritten_after_the_prompt_showed_is_not_run(
-    home: Path, paths: AppPaths, display: str, tmp_path: Path
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
 ) -> None:
     (tmp_path / "build").mkdir()
     script = tmp_path / "post.sh"
@@ -214,40 +219,36 @@ open({str(script)!r}, "w").write("touch {tmp_path / "pwned"}\\n")
 print(open({str(script)!r}).read(), end="")
 """
     attack = CuedAttack(tmp_path, rewrite)
-    with running_tray(home, display=display):
-        async with connect(home, headless=False) as held, connect(home, headless=False) as agent:
-            await attack.start(agent, paths, display)
-            outcome: dict = {}
+    async with serving(home, bound=True) as held, serving(home, bound=True) as agent:
+        await attack.start(agent, hub)
+        outcome: dict = {}
 
-            async def ask() -> None:
-                outcome.update(await run(held, {"command": "rm -rf build && bash ./post.sh", "cwd": str(tmp_path)}))
+        async def ask() -> None:
+            outcome.update(await run(held, {"command": "rm -rf build && bash ./post.sh", "cwd": str(tmp_path)}))
 
-            async with anyio.create_task_group() as group:
-                group.start_soon(ask)
-                await wait_until_held(paths)
-                said = await attack.go()
-                assert said == f"touch {tmp_path / 'pwned'}\n", said  # the script is rewritten
-                await allow(display)
+        async with anyio.create_task_group() as group:
+            group.start_soon(ask)
+            [waiting] = await held_by(hub)
+            said = await attack.go()
+            assert said == f"touch {tmp_path / 'pwned'}\n", said  # the script is rewritten
+            allow(hub, waiting.command_id)
     assert f"the script {script} changed after the user was asked" in outcome["error"], outcome
     assert "run it again" in outcome["error"]
     assert not (tmp_path / "pwned").exists(), "the rewritten script did not run"
     assert (tmp_path / "build").exists(), "nothing of the command ran"
 
 
-@pytest.mark.gui
-async def test_an_unchanged_script_runs_once_allowed(home: Path, paths: AppPaths, display: str, tmp_path: Path) -> None:
+async def test_an_unchanged_script_runs_once_allowed(home: Path, paths: AppPaths, hub: Hub, tmp_path: Path) -> None:
     (tmp_path / "build").mkdir()
     (tmp_path / "post.sh").write_text("echo tidy\n")
-    with running_tray(home, display=display):
-        async with connect(home, headless=False) as held, anyio.create_task_group() as group:
-            outcome: dict = {}
+    async with serving(home, bound=True) as held, anyio.create_task_group() as group:
+        outcome: dict = {}
 
-            async def ask() -> None:
-                outcome.update(await run(held, {"command": "rm -rf build && bash ./post.sh", "cwd": str(tmp_path)}))
+        async def ask() -> None:
+            outcome.update(await run(held, {"command": "rm -rf build && bash ./post.sh", "cwd": str(tmp_path)}))
 
-            group.start_soon(ask)
-            await wait_until_held(paths)
-            await allow(display)
+        group.start_soon(ask)
+        await allow_when_held(hub)
     assert outcome.get("stdout") == "tidy\n", outcome
 
 
@@ -261,7 +262,7 @@ def fake_git(folder: Path, marker: Path) -> Path:
 
 
 async def test_a_path_sent_with_a_held_command_is_shown_to_the_user_with_its_value(
-    home: Path, paths: AppPaths, tmp_path: Path
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
 ) -> None:
     marker = tmp_path / "fake-git-ran"
     evilbin = fake_git(tmp_path, marker)
@@ -270,19 +271,18 @@ async def test_a_path_sent_with_a_held_command_is_shown_to_the_user_with_its_val
     assert proof.returncode == 0 and marker.exists(), "with this PATH, git is the attacker's"
     marker.unlink()
     (tmp_path / "build").mkdir()
-    with running_tray(home):
-        async with connect(home, headless=False) as held, anyio.create_task_group() as group:
-            outcome: dict = {}
+    async with serving(home, bound=True) as held, anyio.create_task_group() as group:
+        outcome: dict = {}
 
-            async def ask() -> None:
-                arguments = {"command": "rm -rf build && git status", "cwd": str(tmp_path), "env": {"PATH": path}}
-                outcome.update(await run(held, arguments))
+        async def ask() -> None:
+            arguments = {"command": "rm -rf build && git status", "cwd": str(tmp_path), "env": {"PATH": path}}
+            outcome.update(await run(held, arguments))
 
-            group.start_soon(ask)
-            shown = await wait_until_held(paths)
-            assert f"PATH={path}" in shown["env_shown"], shown  # what the prompt lists, value and all
-            denied = await anyio.to_thread.run_sync(cli, home, "deny", str(shown["id"]))
-            assert denied.returncode == 0, denied.stderr
+        group.start_soon(ask)
+        await held_by(hub)
+        [shown] = holds_shown(hub)
+        assert f"PATH={path}" in shown["env_shown"], shown  # what the prompt lists, value and all
+        deny(hub, shown["id"])
     assert "The user denied this command" in outcome["error"]
     assert not marker.exists() and (tmp_path / "build").exists()
 

