@@ -1,4 +1,5 @@
-"""Bad arguments, as the model reads them: a real `serve` process, over the SDK's client and raw lines."""
+"""Bad arguments, as the model reads them: a real `serve` process, over the SDK's client and raw lines;
+one bound to the tray's hub in this process (tests/in_process_server.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from app.core.authority.hub import Hub
 from app.core.journal.store import REFUSED_TEXT_KEEP_CHARS, Journal, Status
 from app.core.paths import AppPaths
+from tests.in_process_server import serving
 from tests.raw_stdio import RawServer
 from tests.stdio_client import connect
 
@@ -174,21 +177,20 @@ def test_a_refused_five_megabyte_command_keeps_a_few_kilobytes_in_the_journal(ho
     assert after - before < 256 * 1024, f"the journal grew by {after - before:,} bytes"
 
 
-def test_a_refused_five_megabyte_command_reaches_the_trays_journal_bounded_and_the_server_keeps_its_tray(
-    home: Path,
+@pytest.mark.anyio
+async def test_a_refused_five_megabyte_command_reaches_the_trays_journal_bounded_and_the_server_keeps_its_tray(
+    home: Path, hub: Hub
 ) -> None:
-    from tests.tray_process import running_tray
-
-    with running_tray(home):
-        bound = RawServer(home)  # not headless: the tray writes its rows
-        try:
-            bound.initialize()
-            answer = bound.call("execute_command", json.dumps({"command": "echo " + "y" * 5_000_000}))
-            assert answer is not None and "the limit is 102,400 bytes" in answer
-            after = bound.call("execute_command", '{"command": "echo still bound"}')
-            assert after is not None and json.loads(after)["stdout"] == "still bound\n"
-        finally:
-            bound.close()
+    """Bound to the tray's hub (in this process, as the tray's runner of a server's calls is): the
+    refused row crosses the channel, with its size limit, and the link lives on."""
+    async with serving(home, bound=True) as client:
+        refused_call = await client.call_tool("execute_command", {"command": "echo " + "y" * 5_000_000})
+        answer = refused_call.content[0].text
+        assert refused_call.is_error and "the limit is 102,400 bytes" in answer
+        after = await client.call_tool("execute_command", {"command": "echo still bound"})
+        assert not after.is_error and json.loads(after.content[0].text)["stdout"] == "still bound\n"
+        assert [peer.role for peer in hub.peers] == ["server"], "the tray still has its server"
     refused = [r for r in rows(home) if r.status is Status.REFUSED]
     assert [len(r.command) < REFUSED_TEXT_KEEP_CHARS + 200 for r in refused] == [True]
     assert "of 5,000,005 bytes kept" in refused[0].command
+    assert rows(home)[0].command == "echo still bound" and rows(home)[0].status is Status.FINISHED

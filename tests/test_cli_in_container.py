@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from app.core import liveness
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
+from tests.channel_peers import running_hub
+from tests.in_process_server import serving
 from tests.stdio_client import connect, run
-from tests.tray_process import running_tray
 
 pytestmark = [
     pytest.mark.anyio,
@@ -54,10 +56,18 @@ async def test_log_and_status_work_inside_a_command_while_pausing_from_there_sti
 async def test_status_inside_a_command_sees_the_running_tray_through_its_read_only_lock(
     home: Path, paths: AppPaths
 ) -> None:
+    """The tray is this process: it holds the tray's lock as `cowork-terminal tray` takes it, and its
+    hub runs the command of a server bound to it (tests/in_process_server.py). In the container the
+    CLI cannot reach the tray's socket: the lock, read through the read-only folder, is all it has."""
     never_ask(paths)
-    with running_tray(home):
-        async with connect(home, headless=False) as client:
-            status = await run(client, {"command": f"{CLI} status"})
+    lock = liveness.try_hold(paths.tray_lock)
+    assert lock is not None
+    try:
+        with running_hub(paths):
+            async with serving(home, bound=True) as client:
+                status = await run(client, {"command": f"{CLI} status"})
+    finally:
+        lock.release()
     assert status["exitCode"] == 0 and status["stderr"] == "", status
     assert "Tray app: running" in status["stdout"].splitlines()
 

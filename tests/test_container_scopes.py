@@ -1,7 +1,8 @@
 """Landlock's scopes in the container (issue 21): a command cannot reach an abstract Unix socket
 made outside it (the tray's, X11's, a bus's) nor signal a process outside its domain, while the
 network stays up. The decision is a pure function, tested with each platform's values; the attacks
-run through a real `serve` and `execute_command`, and each prints what it got, so it ran."""
+run through `execute_command` (of a real `serve`, or of a server bound to the tray's hub in this
+process), and each prints what it got, so it ran."""
 
 from __future__ import annotations
 
@@ -20,9 +21,10 @@ import pytest
 from app.core.channel.transport import address_for
 from app.core.execution import container, landlock
 from app.core.paths import AppPaths
+from tests.channel_peers import running_hub
+from tests.in_process_server import serving
 from tests.stdio_client import connect, run
 from tests.test_container import agent_script, never_ask, server_env, user_home  # noqa: F401 (a fixture)
-from tests.tray_process import running_tray
 
 SCOPED = landlock.plan(sys.platform, landlock.kernel_abi(), landlock.find_perl()) == landlock.SCOPED
 real = pytest.mark.skipif(
@@ -128,21 +130,26 @@ async def test_a_command_cannot_connect_to_the_trays_or_any_abstract_socket_made
     home: Path,
     paths: AppPaths,
     user_home: Path,  # noqa: F811 (the fixture)
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """The tray's hub listens at the tray's address from this process, and runs the command of a
+    server bound to it (tests/in_process_server.py), as the tray runs its servers' calls."""
     tray_address = address_for(paths).sockaddr()
     mine = f"\0cowork-test-{os.getpid()}".encode()
     listener, connections = abstract_listener(mine)
     tcp, received = tcp_echo()
     port = tcp.getsockname()[1]
     never_ask(paths)
+    for name, value in server_env(user_home).items():
+        monkeypatch.setenv(name, value)
     try:
-        with running_tray(home):
+        with running_hub(paths):
             probe = socket.socket(socket.AF_UNIX)
             probe.connect(tray_address)  # outside, the tray's address answers
             probe.close()
             connections_before = len(connections)
             code = PROBE.replace("TRAY", repr(tray_address)).replace("MINE", repr(mine)).replace("PORT", str(port))
-            async with connect(home, env=server_env(user_home)) as client:
+            async with serving(home, bound=True) as client:
                 result = await run(client, {"command": agent_script(code)})
     finally:
         listener.close()

@@ -1,5 +1,6 @@
 """A damaged journal, a read-only or missing data folder and a full disk, as each entry point tells
-them: real processes, real SQLite files, and (as root) real small tmpfs mounts."""
+them: real processes (the tray's hub in this process where only the hub is at stake), real SQLite
+files, and (as root) real small tmpfs mounts."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 
 from app.core.authority.supervisor import JOURNAL_REPLACED, Supervisor
@@ -349,14 +351,14 @@ def test_an_old_journal_without_a_pause_file_keeps_its_pause(home: Path) -> None
 
 
 def test_a_pause_that_reached_only_the_pause_file_is_kept_by_the_tray_that_starts_next(home: Path) -> None:
-    from app.core.channel.client import current_tray_state
-    from tests.tray_process import running_tray
+    """The tray's hub (here in this process, tests/channel_peers.py) reads the stored settings as it
+    starts: its state is what the tray answers a `state` request (`status`) and pushes to its servers."""
+    from tests.channel_peers import running_hub
 
     make_journal(home, commands=1)
     pause_file.write(home / "pause", True)  # as `pause` does on a full disk with no tray
-    with running_tray(home):
-        state = current_tray_state(AppPaths.from_environment())
-    assert state is not None and state["paused"] is True
+    with running_hub(AppPaths.from_environment()) as (hub, _seen):
+        assert hub.state.paused is True
 
 
 # ---- the person reads these in their language; the model keeps the English words
@@ -421,27 +423,41 @@ def test_on_a_full_disk_a_russian_user_pausing_reads_why_in_russian(tmpfs: Path)
 
 @LINUX_ROOT
 def test_on_a_full_disk_a_german_trays_server_tells_the_model_in_english(
-    tmpfs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmpfs: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The tray writes the rows and answers its servers why it could not: in English, because a
-    server passes it on to the model, whatever language the tray speaks."""
-    from tests.tray_process import running_tray
+    server passes it on to the model, whatever language the tray speaks. The tray's hub and a server
+    bound to it run in this process (tests/in_process_server.py), which speaks German meanwhile."""
+    from app.core import i18n
+    from tests.channel_peers import running_hub
+    from tests.in_process_server import serving
 
     home = tmpfs / "home"
     make_journal(home, commands=3)
-    for name, value in speaking("de").items():
-        monkeypatch.setenv(name, value)
-    with running_tray(home, log=tmp_path / "tray.log"):
-        server = RawServer(home, env=speaking("de"))
-        try:
-            assert server.initialize() is not None
-            assert json.loads(server.call("execute_command", '{"command": "echo before"}'))["stdout"] == "before\n"
+    monkeypatch.setenv(HOME_ENV, str(home))
+
+    async def scenario() -> str:
+        async with serving(home, bound=True) as client:
+            before = await client.call_tool("execute_command", {"command": "echo before"})
+            assert json.loads(before.content[0].text)["stdout"] == "before\n"
             filler = fill(tmpfs)
-            answer = server.call("execute_command", '{"command": "echo during"}')
-            filler.unlink()
-        finally:
-            server.close()
-    assert answer is not None and "Cowork Terminal could not record this command, so it was not run" in answer
+            try:
+                during = await client.call_tool("execute_command", {"command": "echo during"})
+            finally:
+                filler.unlink()
+        assert during.is_error
+        return during.content[0].text
+
+    spoken = i18n.current_language()
+    i18n.use_language("de")  # the whole process: the tray's words, and its server's
+    try:
+        with running_hub(AppPaths.from_environment()) as (_hub, seen):
+            answer = anyio.run(scenario)
+        told = [message for _title, message in seen.notices]
+    finally:
+        i18n.use_language(spoken)
+    assert any("Datenträger" in message for message in told), "the user reads it in German"
+    assert "Cowork Terminal could not record this command, so it was not run" in answer
     assert f"the disk that holds Cowork Terminal's data is full ({home}, " in answer, answer
     assert "Datenträger" not in answer
 

@@ -1,6 +1,7 @@
 """Faults that used to end in a bare error (issue 23): each now ends in a plain message to the model
 and the user, no traceback, and a notice that says what really happened. Real processes: a tray,
-`serve` spoken to line by line (its stderr is what Claude's log for it shows), the CLI in a pipe.
+`serve` spoken to line by line (its stderr is what Claude's log for it shows), the CLI in a pipe;
+and, where only the tray's hub is at stake, the hub and a server bound to it in this process.
 """
 
 from __future__ import annotations
@@ -14,19 +15,24 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
+from mcp import Client
 
 from app.core.execution import container
 from app.core.journal import opening
 from app.core.journal.store import JOURNAL_REPLACED_SETTING
 from app.core.paths import HOME_ENV, AppPaths
+from tests.channel_peers import running_hub
 from tests.desktop_env import wait_for
+from tests.in_process_server import serving
 from tests.raw_stdio import RawServer
 from tests.stdio_client import STOP_DEADLINE_S
 from tests.test_data_folder import LINUX_ROOT, fill, make_journal
 from tests.tray_process import running_tray
 
 BARE_ERROR = "ERROR: Error executing tool execute_command"  # the SDK's words when our code raised
+FOREIGN_CHANGE = "Cowork Terminal did not make this change. Your settings and answers are unaffected."
 NOT_RECORDED = "Cowork Terminal could not record this command, so it was not run: "
 
 
@@ -112,29 +118,37 @@ def test_a_journal_damaged_in_place_under_a_running_tray_is_replaced_and_command
 
 
 def test_a_server_whose_journal_row_vanished_still_runs_commands_and_the_user_is_told(
-    home: Path, paths: AppPaths, tmp_path: Path
+    home: Path, paths: AppPaths
 ) -> None:
-    log = tmp_path / "tray.log"
-    with running_tray(home, log=log):
-        server = RawServer(home)
-        try:
-            assert server.initialize() is not None
-            assert ran(echo(server, "before"), "before")
+    """The tray's hub and a server bound to it, in this process (tests/in_process_server.py), as the
+    tray's runner of a server's calls is bound to it: the hub writes its rows."""
+
+    async def scenario() -> tuple[str, str, str]:
+        async with serving(home, bound=True) as client:
+            before = await echoed(client, "before")
             with sqlite3.connect(paths.journal) as db:  # another program deletes the servers' rows
-                # The server's, and the row of the tray's runner of its calls (issue 21).
-                assert db.execute("DELETE FROM servers").rowcount == 2
-            answer = echo(server, "after")
-            again = echo(server, "again")
-        finally:
-            stderr = stopped(server)
+                assert db.execute("DELETE FROM servers").rowcount == 1
+            return before, await echoed(client, "after"), await echoed(client, "again")
+
+    with running_hub(paths) as (hub, seen):
+        before, answer, again = anyio.run(scenario)
+        hub.tick()  # as the tray's monitor does at each poll
+    assert ran(before, "before"), before
     assert ran(answer, "after"), answer
     assert ran(again, "again"), again
-    assert "Traceback" not in stderr + tray_log(log), tray_log(log)
+    assert ("The activity log was changed by another program", FOREIGN_CHANGE) in seen.notices, seen.notices
     with sqlite3.connect(paths.journal) as db:
         [(servers,)] = db.execute("SELECT count(*) FROM servers").fetchall()
         commands = [c for (c,) in db.execute("SELECT command FROM commands ORDER BY id")]
     assert servers == 1, "the tray registered it again"
     assert commands[-2:] == ["echo after", "echo again"]
+
+
+async def echoed(client: Client, text: str) -> str:
+    """What the model reads of `echo text`, as `echo` above reads it (tests/raw_stdio.py marks an
+    error result with "ERROR: ")."""
+    result = await client.call_tool("execute_command", {"command": f"echo {text}"})
+    return ("ERROR: " if result.is_error else "") + result.content[0].text
 
 
 @pytest.fixture

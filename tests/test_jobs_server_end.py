@@ -19,6 +19,8 @@ from mcp_types import Implementation
 
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
+from tests.channel_peers import running_hub
+from tests.in_process_server import serving
 from tests.stdio_client import STOP_DEADLINE_S, live_processes, server_params
 from tests.test_jobs import COWORK, call, client_named
 from tests.tray_process import running_tray
@@ -42,6 +44,13 @@ async def wait_for_process(marker: str) -> None:
 async def tray_bound(home: Path, name: str) -> AsyncIterator[Client]:
     params = server_params(home)  # no --headless: bound to the running tray
     async with Client(params, mode="legacy", client_info=Implementation(name=name, version="1.0.0")) as client:
+        yield client
+
+
+@asynccontextmanager
+async def bound_here(home: Path, name: str) -> AsyncIterator[Client]:
+    """A server bound to the hub of this process (started first), called by the app `name`."""
+    async with serving(home, bound=True, client_info=Implementation(name=name, version="1.0.0")) as client:
         yield client
 
 
@@ -115,10 +124,12 @@ async def test_command_stop_from_another_server_right_after_a_background_job_ret
     home: Path, paths: AppPaths, bound: str
 ) -> None:
     """The job's process starts a moment after the call returned: a stop asked in that moment waits
-    (in the record, or in the tray's push) and reaches the job as it starts."""
+    (in the record, or in the tray's push) and reaches the job as it starts. Two headless `serve`
+    processes; or two servers bound to the tray's hub, in this process as the tray's runners of two
+    servers' calls are (tests/in_process_server.py)."""
     marker = f"53{os.getpid() % 1000}.5"
-    server = client_named if bound == "headless" else tray_bound
-    with running_tray(home) if bound == "tray" else contextlib.nullcontext():
+    server = client_named if bound == "headless" else bound_here
+    with running_hub(paths) if bound == "tray" else contextlib.nullcontext():
         async with server(home, COWORK) as first, server(home, COWORK) as second:
             for _ in range(3):
                 started = await call(first, "execute_command", {"command": f"sleep {marker}", "background": True})

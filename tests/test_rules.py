@@ -19,9 +19,9 @@ from app.core.policy.rules import (
     matching_rule,
     proposal_for,
 )
-from tests.stdio_client import connect, run
-from tests.test_authority import cli
-from tests.tray_process import running_tray
+from tests.channel_peers import running_hub
+from tests.in_process_server import serving
+from tests.stdio_client import run
 
 PROJECT = "/home/ana/project"
 
@@ -120,19 +120,21 @@ def test_a_journal_from_before_rules_gains_the_table_and_column_on_open(paths: A
 
 
 @pytest.mark.anyio
-async def test_a_users_rule_lets_a_real_serve_delete_a_build_folder_at_once_and_others_still_wait(
+async def test_a_users_rule_lets_the_tray_delete_a_build_folder_at_once_and_others_still_wait(
     home: Path, paths: AppPaths, tmp_path: Path
 ) -> None:
-    """The tray applies the rules: a real tray, a real serve. The rule is written here as the
-    approval window's click writes it (tests/test_approval_prompt.py makes one by a real click)."""
+    """The tray applies the rules: its hub, here in this process, with a server bound to it as the
+    tray's runner of a server's calls is (tests/in_process_server.py); the command runs for real.
+    The rule is written here as the approval window's click writes it, before the tray starts
+    (tests/test_approval_prompt.py makes one by a real click)."""
     project = tmp_path / "project"
     for name in ("build", "src"):
         (project / name).mkdir(parents=True)
     with Journal.open(paths) as journal:
         rule = journal.add_rule(DELETE_BUILD_FOLDERS, str(project.resolve()), FOLDER_SCOPE, "deleting build folders")
-    with running_tray(home):
-        assert cli(home, "approval-mode", "--window", "2").returncode == 0  # a shorter wait only tightens
-        async with connect(home, headless=False) as client:
+    with running_hub(paths) as (hub, _seen):
+        hub.set_settings(approval_window_s=1.0)  # as `approval-mode --window 1` asks: a shorter wait only tightens
+        async with serving(home, bound=True) as client:
             ran = await run(client, {"command": "rm -rf build", "cwd": str(project)})
             waited = await run(client, {"command": "rm -rf src", "cwd": str(project)})
     assert ran.get("exitCode") == 0 and not (project / "build").exists(), ran

@@ -28,8 +28,9 @@ import pytest
 
 from app.core.execution import container
 from app.core.paths import AppPaths
+from tests.channel_peers import running_hub
+from tests.in_process_server import deny, serving
 from tests.stdio_client import Client, connect, run, server_params
-from tests.test_authority import cli
 from tests.test_container import agent_script, never_ask, own_namespace
 from tests.test_private_process import AS_A_USER, as_a_user
 from tests.tray_process import running_tray
@@ -132,17 +133,22 @@ async def test_in_its_container_a_command_cannot_see_attach_to_read_or_signal_th
 async def test_without_the_container_a_debugger_attaching_to_the_tray_is_held_and_never_runs_unasked(
     home: Path, paths: AppPaths, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Weaker mode (no bwrap): nothing but the classifier keeps `gdb -p` off the tray here."""
+    """Weaker mode (no bwrap): nothing but the classifier keeps `gdb -p` off the tray here. The tray
+    is this process: its hub holds the command of a server bound to it (tests/in_process_server.py),
+    and `gdb -p` names this process's pid, as an agent would name the tray's."""
     monkeypatch.setenv(container.BWRAP_ENV, str(home / "no-bwrap"))  # the tray runs the commands
-    with running_tray(home) as tray:
-        assert cli(home, "approval-mode", "--window", "1").returncode == 0
-        async with connect(home, headless=False) as client:
-            result = await run(client, {"command": f"gdb -p {tray.pid} -batch -ex 'call (int)getpid()'"})
+    tray_pid = os.getpid()
+    with running_hub(paths) as (hub, _seen):
+        hub.set_settings(approval_window_s=1.0)  # as `approval-mode --window 1` asks
+        async with serving(home, bound=True) as client:
+            result = await run(client, {"command": f"gdb -p {tray_pid} -batch -ex 'call (int)getpid()'"})
             assert result["status"] == "waiting", result
-            assert tracer_of(tray.pid) == 0, "held: nothing attached"
-            denied = await anyio.to_thread.run_sync(cli, home, "deny", str(result["jobId"]))
-            assert denied.returncode == 0, denied.stderr
-        assert tray.poll() is None and tracer_of(tray.pid) == 0
+            assert [held.command_id for held in hub.pending_holds()] == [result["jobId"]], "the tray asks the user"
+            assert tracer_of(tray_pid) == 0, "held: nothing attached"
+            deny(hub, result["jobId"])  # as `cowork-terminal deny` asks
+            waited = await client.call_tool("command_wait", {"jobId": result["jobId"]})
+        assert tracer_of(tray_pid) == 0
+    assert waited.is_error and json.loads(waited.content[0].text)["status"] == "denied", waited
     assert "Attaches to a running program and can read or change what it does" in result["note"], result["note"]
 
 
