@@ -108,6 +108,25 @@ class CuedAttack:
             await anyio.sleep(0.05)
         return self.report.read_text()
 
+    async def while_held(self, home: Path, hub: Hub, arguments: dict) -> tuple[dict, str, list[dict]]:
+        """Start the attack (the user allows it), then have `arguments` held, give the cue while the
+        prompt is up, and allow the held command: what the model read, what the attack printed, and
+        the holds as the prompt showed them before the attack."""
+        async with serving(home, bound=True) as held, serving(home, bound=True) as agent:
+            await self.start(agent, hub)
+            outcome: dict = {}
+
+            async def ask() -> None:
+                outcome.update(await run(held, arguments))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(ask)
+                [waiting] = await held_by(hub)
+                shown = holds_shown(hub)
+                said = await self.go()
+                allow(hub, waiting.command_id)
+        return outcome, said, shown
+
 
 @pytest.mark.gui
 async def test_a_nan_approval_window_sent_from_a_command_changes_nothing_and_neither_does_55_after_it(
@@ -158,21 +177,11 @@ os.symlink({str(tmp_path / "precious")!r}, {str(tmp_path / "link")!r})
 print(os.readlink({str(tmp_path / "link")!r}))
 """
     attack = CuedAttack(tmp_path, re_point)
-    async with serving(home, bound=True) as held, serving(home, bound=True) as agent:
-        await attack.start(agent, hub)
-        outcome: dict = {}
-
-        async def ask() -> None:
-            outcome.update(await run(held, {"command": "rm -rf data", "cwd": str(tmp_path / "link")}))
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(ask)
-            [waiting] = await held_by(hub)
-            [shown] = holds_shown(hub)
-            assert shown["folder"] == str(tmp_path / "approved"), "the prompt names the real folder"
-            said = await attack.go()
-            assert said.strip() == str(tmp_path / "precious"), said  # the link points elsewhere
-            allow(hub, waiting.command_id)
+    outcome, said, [shown] = await attack.while_held(
+        home, hub, {"command": "rm -rf data", "cwd": str(tmp_path / "link")}
+    )
+    assert shown["folder"] == str(tmp_path / "approved"), "the prompt names the real folder"
+    assert said.strip() == str(tmp_path / "precious"), said  # the link points elsewhere
     assert outcome.get("exitCode") == 0, outcome
     assert not (tmp_path / "approved" / "data").exists(), "it ran where the user was asked"
     assert (tmp_path / "precious" / "data").exists(), "the re-pointed link moved nothing"
@@ -189,19 +198,10 @@ os.makedirs({str(tmp_path / "work" / "data")!r})
 print("swapped")
 """
     attack = CuedAttack(tmp_path, swap)
-    async with serving(home, bound=True) as held, serving(home, bound=True) as agent:
-        await attack.start(agent, hub)
-        outcome: dict = {}
-
-        async def ask() -> None:
-            outcome.update(await run(held, {"command": "rm -rf data", "cwd": str(tmp_path / "work")}))
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(ask)
-            [waiting] = await held_by(hub)
-            said = await attack.go()
-            assert said == "swapped\n", said
-            allow(hub, waiting.command_id)
+    outcome, said, _shown = await attack.while_held(
+        home, hub, {"command": "rm -rf data", "cwd": str(tmp_path / "work")}
+    )
+    assert said == "swapped\n", said
     assert f"the folder {tmp_path / 'work'} was replaced by another folder" in outcome["error"], outcome
     assert (tmp_path / "work" / "data").exists() and (tmp_path / "old-work" / "data").exists()
     held_row = next(r for r in rows(paths) if r.command == "rm -rf data")
@@ -219,19 +219,9 @@ open({str(script)!r}, "w").write("touch {tmp_path / "pwned"}\\n")
 print(open({str(script)!r}).read(), end="")
 """
     attack = CuedAttack(tmp_path, rewrite)
-    async with serving(home, bound=True) as held, serving(home, bound=True) as agent:
-        await attack.start(agent, hub)
-        outcome: dict = {}
-
-        async def ask() -> None:
-            outcome.update(await run(held, {"command": "rm -rf build && bash ./post.sh", "cwd": str(tmp_path)}))
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(ask)
-            [waiting] = await held_by(hub)
-            said = await attack.go()
-            assert said == f"touch {tmp_path / 'pwned'}\n", said  # the script is rewritten
-            allow(hub, waiting.command_id)
+    arguments = {"command": "rm -rf build && bash ./post.sh", "cwd": str(tmp_path)}
+    outcome, said, _shown = await attack.while_held(home, hub, arguments)
+    assert said == f"touch {tmp_path / 'pwned'}\n", said  # the script is rewritten
     assert f"the script {script} changed after the user was asked" in outcome["error"], outcome
     assert "run it again" in outcome["error"]
     assert not (tmp_path / "pwned").exists(), "the rewritten script did not run"
