@@ -565,6 +565,35 @@ def test_the_activity_log_opens_once_reopening_replaces_it_and_quitting_closes_i
     assert not second.alive(), "quitting the app closes its windows"
 
 
+def test_reopening_the_activity_log_while_the_monitor_looks_at_the_windows_keeps_the_new_one_quietly(
+    app: TrayApp, window_marker: Path
+) -> None:
+    """The monitor looks at the windows on its own thread (check_windows) while the menu reopens the
+    log: the window the tray itself closed is no failure to tell the user about, and the new window
+    stays the tray's (it gets the pause switch and the holds, and quitting closes it)."""
+    stop = threading.Event()
+
+    def look() -> None:
+        while not stop.is_set():
+            app.tray_windows.check_windows()
+
+    looker = threading.Thread(target=look, daemon=True)
+    looker.start()
+    try:
+        for _ in range(5):
+            window_marker.unlink(missing_ok=True)
+            click(app, "open-log")
+            wait_for(window_marker.exists)
+            (window,) = app.tray_windows.log_windows
+            assert window.alive()
+    finally:
+        stop.set()
+        looker.join()
+    assert "The activity log could not open" not in titles(app), messages(app)
+    app.shutdown()
+    assert not window.alive(), "quitting the app closes its windows"
+
+
 def test_quit_from_the_menu_ends_run_and_releases_the_tray_lock(
     paths: AppPaths, pystray: ModuleType, desktop: FakeDesktop, window_marker: Path
 ) -> None:

@@ -102,10 +102,11 @@ class TrayWindows:
 
     def close_all(self) -> None:
         """At quit: every window this tray opened goes with it."""
-        for window in [*self.log_windows, *self.notices, self._prompt, self._confirm, self._settings]:
+        with self._lock:
+            log_windows, self.log_windows = self.log_windows, []
+        for window in [*log_windows, *self.notices, self._prompt, self._confirm, self._settings]:
             if window is not None:
                 window.close()
-        self.log_windows = []
         if self.welcome is not None:  # its check needs this tray: it goes with it
             stop_process_now(self.welcome, WINDOW_STOP_GRACE_S)
 
@@ -335,14 +336,20 @@ class TrayWindows:
                 _("The activity log cannot open"), missing_tk_message(self.app.platform, self.app.has_menu)
             )
             return
-        for window in self.log_windows:
+        # Taken from the list before it is closed, and the new one put in whole: the monitor's look at
+        # the windows (check_windows, on its thread) never takes this tray's own close for a window
+        # that failed, nor drops the new one.
+        with self._lock:
+            replaced, self.log_windows = self.log_windows, []
+        for window in replaced:
             window.close()
         command = self.app.log_window_command
         with open_stderr_file(self._window_stderr) as stderr:
             window = PipedWindow([*command, "--tray-line"], self.log_window_said, stderr=stderr)
         window.send({"op": "state", "paused": self.hub.paused})
         window.send(holds_message(self.hub.pending_holds()))
-        self.log_windows = [window]
+        with self._lock:
+            self.log_windows = [window]
         log.info("log window started (pid %s): %s", window.pid, command)
 
     def tell_log_windows(self, message: dict[str, Any]) -> None:
@@ -389,12 +396,11 @@ class TrayWindows:
                 if welcome.returncode != 0:
                     log.warning("the welcome window exited with code %s: %s", welcome.returncode,
                                 last_line(stderr_text(self._welcome_stderr)))  # fmt: skip
-        alive = []
-        for window in self.log_windows:
-            code = window.process.poll()
-            if code is None:
-                alive.append(window)
-            elif code != 0:
+            ended = [window for window in self.log_windows if window.process.poll() is not None]
+            self.log_windows = [window for window in self.log_windows if window not in ended]
+        for window in ended:
+            code = window.process.returncode
+            if code != 0:
                 said = stderr_text(self._window_stderr)
                 log.warning("the log window exited with code %s: %s", code, said[-4000:])
                 why = last_line(said)
@@ -404,7 +410,6 @@ class TrayWindows:
                         error=why or _("It exited with code {code}").format(code=code), folder=self.app.paths.log_dir
                     ),
                 )
-        self.log_windows = alive
 
 
 def open_stderr_file(path: Path) -> IO[bytes]:
