@@ -426,6 +426,27 @@ def test_the_trays_supervisor_follows_the_hub_to_a_new_journal_when_the_old_one_
     server_lock.release()
 
 
+def test_the_users_rules_go_on_in_a_new_journal_when_the_old_one_is_deleted(paths: AppPaths, tmp_path: Path) -> None:
+    """The rules live in the hub's memory: a deleted activity log takes none of them, and one made in
+    an earlier run is still told apart (the tray lists those at start) under its new id."""
+    earlier, later = tmp_path / "earlier", tmp_path / "later"
+    with Journal(paths) as journal:
+        journal.add_rule(DELETE_BUILD_FOLDERS, str(earlier), FOLDER_SCOPE, "deleting build folders")
+    with running_hub(paths) as (hub, seen):
+        hub.add_rule(DELETE_BUILD_FOLDERS, str(later), FOLDER_SCOPE, "deleting build folders")
+        for suffix in ("", "-wal", "-shm"):  # another program deletes the activity log under the tray
+            Path(f"{paths.journal}{suffix}").unlink(missing_ok=True)
+        hub.tick()
+        assert any(title == "The activity log was deleted" for title, _text in seen.notices), seen.notices
+        assert [rule.folder for rule in hub.rules()] == [str(earlier), str(later)]
+        assert [rule.folder for rule in hub.rules_from_before()] == [str(earlier)]
+        in_force = {rule.id for rule in hub.rules()}
+    with Journal(paths) as journal:
+        assert {rule.id: rule.folder for rule in journal.rules()} == {
+            rule_id: folder for rule_id, folder in zip(sorted(in_force), (str(earlier), str(later)), strict=True)
+        }, "the new file holds them, with the ids the tray now knows them by"
+
+
 def test_the_welcome_window_once_shown_is_recorded_through_the_hub(paths: AppPaths) -> None:
     with running_hub(paths) as (hub, _seen):
         assert not hub.get_setting(settings.WELCOME_SHOWN)
