@@ -227,6 +227,26 @@ def test_a_loosening_asked_from_a_server_process_is_refused_without_a_window(pat
     assert hub.state.paused is True
 
 
+def test_a_tray_that_cannot_show_a_window_refuses_every_loosening_and_changes_nothing(paths: AppPaths, peers) -> None:
+    """No Tk (the tray asks through its menu only): a request to loosen cannot be confirmed by a
+    click, so it is refused in words and nothing changes."""
+    with running_hub(paths, ask_user=None) as (hub, _seen):
+        hub.set_paused(True)
+        cli = peers("cli")
+        resumed = cli.ask("resume")
+        relaxed = cli.ask("settings", changes={"approval_mode": "never"})
+        assert hub.state.paused is True and hub.state.approval_mode != "never"
+    for answer in (resumed, relaxed):
+        assert answer["message"] == "Cowork Terminal cannot show a window to ask you, so nothing changed.", answer
+
+
+def test_approving_a_command_that_is_not_held_is_refused_without_a_window(paths: AppPaths, peers) -> None:
+    with running_hub(paths) as (_hub, seen):
+        refused = peers("cli").ask("approve", id=4242)
+    assert refused["message"] == "Command #4242 is not waiting for approval.", refused
+    assert seen.questions == []
+
+
 def test_a_tightening_from_anyone_takes_effect_at_once_and_reaches_the_servers(paths: AppPaths, peers) -> None:
     with running_hub(paths) as (hub, seen):
         server = peers("server")
