@@ -42,8 +42,10 @@ PYTHON = sys.executable
 def hub(paths: AppPaths) -> Iterator[Hub]:
     """The tray's authority in this process, at the tray's real address for this test's home: it holds,
     decides, records and pauses the commands of a server bound to it (tests/in_process_server.py,
-    `serving(home, bound=True)`), and the CLI and `ask_tray` reach it over the real channel. For what
-    a held or paused command does; what only a tray process shows stays with tests/tray_process.py."""
+    `serving(home, bound=True)`). Only a pause and a stop from the CLI reach it: the CLI and
+    `ask_tray` refuse a program at the tray's address that is not Cowork Terminal's, as pytest is.
+    For what a held or paused command does; what only a tray process shows stays with
+    tests/tray_process.py."""
     from tests.channel_peers import running_hub
 
     with running_hub(paths) as (made, _seen):
