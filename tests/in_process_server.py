@@ -84,8 +84,8 @@ def allow(hub: Hub, command_id: int) -> None:
     assert hub.decide(command_id, allowed=True, by=PROMPT_DECIDED_BY)
 
 
-async def allow_when_held(hub: Hub) -> HeldCommand:
+async def allow_when_held(hub: Hub, seconds: float = 10.0) -> HeldCommand:
     """The user allows the first command the hub holds, as soon as it waits."""
-    [held, *_] = await held_by(hub)
+    [held, *_] = await held_by(hub, seconds=seconds)
     allow(hub, held.command_id)
     return held

@@ -25,10 +25,9 @@ from app.core.authority.hub import Hub
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from app.core.policy.approval import HOLD_LIFETIME_S
-from tests.clicks import PROMPT_TITLE, click_yes
 from tests.in_process_server import allow_when_held, deny, held_by, holds_shown, serving
 from tests.stdio_client import connect, run
-from tests.test_authority import cli, holds, wait_until_held
+from tests.test_authority import cli, click_allow_when_held, holds
 from tests.tray_process import running_tray
 
 pytestmark = pytest.mark.anyio
@@ -54,12 +53,6 @@ def set_window(home: Path, seconds: float) -> None:
     assert done.returncode == 0, done.stderr
 
 
-async def click_allow_when_held(paths: AppPaths, display: str, seen: list) -> None:
-    """The user clicks Allow in the approval prompt the tray opened."""
-    seen.append(await wait_until_held(paths))
-    await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
-
-
 def rows(paths: AppPaths) -> list:
     with Journal.open(paths) as journal:
         return journal.recent_commands()
@@ -76,8 +69,12 @@ async def test_an_allowed_destructive_command_runs_and_the_journal_says_who_appr
 ) -> None:
     (tmp_path / "victim" / "sub").mkdir(parents=True)
     seen: list = []
+
+    async def allow_it() -> None:  # the user clicks Allow in the prompt the tray opened
+        seen.append(await click_allow_when_held(paths, tray_with_windows))
+
     async with connect(home, headless=False) as client, anyio.create_task_group() as group:
-        group.start_soon(click_allow_when_held, paths, tray_with_windows, seen)
+        group.start_soon(allow_it)
         result = await run(client, {"command": "rm -rf victim", "cwd": str(tmp_path)})
     assert result["exitCode"] == 0
     assert not (tmp_path / "victim").exists()

@@ -87,10 +87,17 @@ def users_earlier_choice_never(paths: AppPaths) -> None:
         set_approval_mode(journal, ApprovalMode.NEVER)
 
 
+async def click_allow_when_held(paths: AppPaths, display: str) -> dict:
+    """The user clicks Allow in a real tray's approval prompt once it holds a command: the hold, as
+    the tray told it."""
+    shown = await wait_until_held(paths)
+    await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
+    return shown
+
+
 async def allow_the_held_command(paths: AppPaths, display: str) -> None:
     """The user clicks Allow in the approval prompt for the one command held now, then it runs."""
-    await wait_until_held(paths)
-    await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
+    await click_allow_when_held(paths, display)
     with anyio.fail_after(STOP_DEADLINE_S):
         while await anyio.to_thread.run_sync(holds, paths):
             await anyio.sleep(0.05)

@@ -34,7 +34,7 @@ from app.core.execution import container, landlock, read_only
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
-from tests.in_process_server import allow, held_by, holds_shown, serving
+from tests.in_process_server import allow_when_held, serving
 from tests.raw_stdio import RawServer
 from tests.stdio_client import connect, live_processes, run, running_with
 from tests.tray_process import running_tray
@@ -388,9 +388,7 @@ async def test_a_container_switched_off_in_the_app_runs_commands_unprotected_and
 async def allow_once_held(hub: Hub, seen: list[dict]) -> None:
     """Allow the command once the hub holds it, as a click on Allow in the prompt does; `seen` gets
     the holds as the tray tells them (`cowork-terminal approvals`, the prompt)."""
-    [held] = await held_by(hub, seconds=WAIT_S)
-    seen.extend(holds_shown(hub))
-    allow(hub, held.command_id)
+    seen.append((await allow_when_held(hub, seconds=WAIT_S)).to_window())
 
 
 async def test_a_change_to_a_protected_file_waits_for_the_user_and_once_allowed_runs_without_the_binds(

@@ -28,10 +28,9 @@ from app.core.channel.client import current_tray_state
 from app.core.execution import container
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
-from tests.clicks import PROMPT_TITLE, click_yes
 from tests.in_process_server import allow, allow_when_held, deny, held_by, holds_shown, serving
 from tests.stdio_client import connect, run
-from tests.test_authority import agent_script, cli, wait_until_held
+from tests.test_authority import agent_script, cli, click_allow_when_held
 from tests.test_authority import connect as connect_uncontained
 from tests.tray_process import running_tray
 
@@ -47,12 +46,6 @@ def anyio_backend() -> str:
 def rows(paths: AppPaths) -> list:
     with Journal.open(paths) as journal:
         return journal.recent_commands()
-
-
-async def click_allow_when_held(paths: AppPaths, display: str) -> None:
-    """The user clicks Allow in a real tray's approval prompt, once it holds a command."""
-    await wait_until_held(paths)
-    await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
 
 
 async def run_allowed(

@@ -30,10 +30,10 @@ from app.core.execution import container, start_files
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
-from tests.clicks import PROMPT_TITLE, click_yes
 from tests.in_process_server import allow_when_held, serving
 from tests.raw_stdio import RawServer
 from tests.stdio_client import connect, run
+from tests.test_authority import click_allow_when_held
 from tests.tray_process import running_tray
 
 LINUX_BWRAP = pytest.mark.skipif(
@@ -358,16 +358,6 @@ async def test_in_the_session_shell_an_allowed_command_may_create_a_start_up_fil
 
 
 # -- a real tray: the user's click, and the user's notice --------------------------------------------
-
-
-async def click_allow_when_held(paths: AppPaths, display: str) -> None:
-    """Click Allow on the prompt once the tray holds a command."""
-    from app.core.channel.client import ask_tray
-
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline and ask_tray(paths, "holds")["message"] in ("[]", ""):
-        await anyio.sleep(0.1)
-    await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
 
 
 @LINUX_BWRAP

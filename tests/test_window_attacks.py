@@ -33,7 +33,6 @@ from tests.clicks import (
     Box,
     buttons_along,
     click_at,
-    click_yes,
     deepest_at,
     press,
     sent_click,
@@ -42,19 +41,13 @@ from tests.clicks import (
 )
 from tests.desktop_env import make_fake_desktop, pump_until, wait_for
 from tests.stdio_client import STOP_DEADLINE_S, connect, run
-from tests.test_authority import cli, wait_until_held
+from tests.test_authority import cli, click_allow_when_held, wait_until_held
 from tests.tray_process import running_tray
 
 pytestmark = [pytest.mark.gui, pytest.mark.anyio]
 LOG_TITLE = "Cowork Terminal: activity"
 SETTLE_S = 1.0  # long enough for a window and the tray to act on a click
 PROMPT_STARTED = re.compile(r"approval prompt started \(pid (\d+)\)")  # in the tray's log
-
-
-async def click_allow_once_held(paths: AppPaths, display: str) -> None:
-    """The user clicks Allow in the tray's approval prompt once it holds a command."""
-    await wait_until_held(paths)
-    await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
 
 
 def log_window(display: str) -> tuple[str, list]:
@@ -146,7 +139,7 @@ async def test_clicks_an_agents_job_sends_to_allow_and_to_clear_history_in_the_l
     with running_tray(home, display=display):
         await anyio.to_thread.run_sync(shown_window, display, LOG_TITLE)
         async with connect(home, headless=False) as client, anyio.create_task_group() as group:
-            group.start_soon(click_allow_once_held, paths, display)  # the user allowed the agent's script once
+            group.start_soon(click_allow_when_held, paths, display)  # the user allowed the agent's script once
             await job.start(client)
             for number in range(2):
                 await run(client, {"command": f"echo {number}"})
@@ -251,7 +244,7 @@ async def test_a_prompt_an_agents_job_unmaps_comes_back_while_the_command_waits(
     job = AgentJob(tmp_path / "job", display, home)
     with running_tray(home, display=display):
         async with connect(home, headless=False) as client, anyio.create_task_group() as group:
-            group.start_soon(click_allow_once_held, paths, display)  # the user allowed the agent's script once
+            group.start_soon(click_allow_when_held, paths, display)  # the user allowed the agent's script once
             await job.start(client)
             result: dict = {}
 
@@ -285,7 +278,7 @@ async def test_a_waiting_row_an_agents_job_rewrites_in_the_journal_shows_in_the_
     with running_tray(home, display=display):
         await anyio.to_thread.run_sync(shown_window, display, LOG_TITLE)
         async with connect(home, headless=False) as client, anyio.create_task_group() as group:
-            group.start_soon(click_allow_once_held, paths, display)  # the user allowed the agent's script once
+            group.start_soon(click_allow_when_held, paths, display)  # the user allowed the agent's script once
             await job.start(client)
             result: dict = {}
 
@@ -324,7 +317,7 @@ async def test_a_prompt_an_agents_job_kills_opens_again_while_the_command_waits(
     job = AgentJob(tmp_path / "job", display, home)
     with running_tray(home, display=display, log=log):
         async with connect(home, headless=False) as client, anyio.create_task_group() as group:
-            group.start_soon(click_allow_once_held, paths, display)  # the user allowed the agent's script once
+            group.start_soon(click_allow_when_held, paths, display)  # the user allowed the agent's script once
             await job.start(client)
             result: dict = {}
 
