@@ -224,14 +224,9 @@ print(open({str(script)!r}).read(), end="")
 async def test_an_unchanged_script_runs_once_allowed(home: Path, paths: AppPaths, hub: Hub, tmp_path: Path) -> None:
     (tmp_path / "build").mkdir()
     (tmp_path / "post.sh").write_text("echo tidy\n")
-    async with serving(home, bound=True) as held, anyio.create_task_group() as group:
-        outcome: dict = {}
-
-        async def ask() -> None:
-            outcome.update(await run(held, {"command": "rm -rf build && bash ./post.sh", "cwd": str(tmp_path)}))
-
-        group.start_soon(ask)
-        await allow_when_held(hub)
+    arguments = {"command": "rm -rf build && bash ./post.sh", "cwd": str(tmp_path)}
+    async with serving(home, bound=True) as held:
+        outcome = await run_allowed(held, arguments, lambda: allow_when_held(hub))
     assert outcome.get("stdout") == "tidy\n", outcome
 
 
