@@ -97,8 +97,11 @@ def display(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def wine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+def wine(tmp_path_factory: pytest.TempPathFactory, display: str) -> Iterator[object]:
     """A Windows CPython under Wine with this checkout installed (tests/wine_env.py), for `-m wine`.
+
+    Its services (the desktop and Wine's tray window among them) run for the whole session, on
+    the session's X display, as on a Windows desktop (WineEnv.keep_running).
 
     A missing Wine or shared/wine folder fails the lane with what to install, never skips it.
     """
@@ -111,6 +114,7 @@ def wine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
         pytest.fail(str(exc))
     print("wine lane setup:", "; ".join(log))
     try:
+        env.keep_running()
         yield env
     finally:
         env.stop()

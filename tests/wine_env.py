@@ -200,9 +200,24 @@ class WineEnv:
             cwd=self.drive_c,
         )
 
+    def keep_running(self) -> None:
+        """One wineserver and one set of Windows services for the whole session, until `stop`.
+
+        By default each Windows program started with no other running boots the prefix's services
+        (about 2 s) and the wineserver exits with the last program; a program started while it
+        exits can fail to start without a word (seen once in CI: `clients --json` exited 1 with both
+        streams empty). Started here with no pipes, the services outlive every program, which then
+        starts in under a second; started by a test's program, they would hold its pipes open.
+        """
+        quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+        subprocess.run([_wineserver(), "-p"], env=self.env(), timeout=30, check=True, **quiet)
+        subprocess.run(
+            [self.wine, "cmd", "/c", "exit"], env=self.env(), timeout=WINEBOOT_TIMEOUT_S, check=True, **quiet
+        )
+
     def stop(self) -> None:
         """End this prefix's wineserver and every Windows process in it."""
-        wineserver = shutil.which("wineserver") or "/usr/lib/wine/wineserver"
+        wineserver = _wineserver()
         subprocess.run(
             [wineserver, "-k"],
             env=self.env(),
@@ -219,6 +234,10 @@ class WineEnv:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+
+
+def _wineserver() -> str:
+    return shutil.which("wineserver") or "/usr/lib/wine/wineserver"
 
 
 def _wine_version(wine: str) -> str:
