@@ -6,9 +6,8 @@
 #   scripts/test.sh -p no:xdist            one process, in order (or -n 0)
 #
 # 1. The system programs the tests drive for real: a virtual screen and X tools for the tray and its
-#    windows, libfaketime (one server's clock moved past a held command's 5 minutes), bubblewrap
-#    (commands run in a container), desktop-file-validate (the autostart entry and the launcher),
-#    Tk and venv for Python. Missing ones are installed with apt-get when this script may (root, or
+#    windows, bubblewrap (commands run in a container), desktop-file-validate (the autostart entry
+#    and the launcher), Tk and venv for Python. Missing ones are installed with apt-get when this script may (root, or
 #    sudo without a password); otherwise it names them and stops. COWORK_TERMINAL_SKIP_SYSTEM=1
 #    skips this step (another system: install the equivalents yourself).
 # 2. .venv with the app and its test extras (`pip install -e ".[test]"`), made if missing.
@@ -27,7 +26,6 @@ REQUIREMENTS=(
   "xauth:command:xauth"
   "x11-utils:command:xwininfo"
   "xdotool:command:xdotool"
-  "libfaketime:glob:/usr/lib/*/faketime/libfaketimeMT.so.1"
   "fonts-dejavu-core:glob:/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
   "desktop-file-utils:command:desktop-file-validate"
   "bubblewrap:command:bwrap"
