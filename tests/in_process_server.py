@@ -21,6 +21,7 @@ from typing import Any
 
 import anyio
 from mcp import Client
+from mcp.client.session import MessageHandlerFnT
 from mcp_types import Implementation
 
 from app.core.authority.holds import HeldCommand
@@ -34,11 +35,17 @@ from app.server.mcp_server import build_server
 
 @asynccontextmanager
 async def serving(
-    home: Path, *, tools: str | None = None, client_info: Implementation | None = None, bound: bool = False
+    home: Path,
+    *,
+    tools: str | None = None,
+    client_info: Implementation | None = None,
+    bound: bool = False,
+    message_handler: MessageHandlerFnT | None = None,
 ) -> AsyncIterator[Client]:
     """A headless server for `home`, as `serve --headless [--tools]` opens it, called by a client that
-    names itself `client_info` (the SDK's name when None); left as `serve` leaves. `bound`: a server
-    of the hub this process runs for `home` (started first), as the tray's runner for a server is."""
+    names itself `client_info` (the SDK's name when None) and sees every message the server sends
+    through `message_handler`; left as `serve` leaves. `bound`: a server of the hub this process runs
+    for `home` (started first), as the tray's runner for a server is."""
     paths = AppPaths.from_environment({HOME_ENV: str(home)})
     hosts: list[HostSide] = []
     dial = local_link.hub_dial() if bound else None
@@ -51,7 +58,9 @@ async def serving(
     try:
         # `legacy`: the classic handshake over memory streams, so the server's lifespan and its
         # argument gate run as they do for Claude Desktop.
-        async with Client(build_server(open_host), mode="legacy", client_info=client_info) as client:
+        async with Client(
+            build_server(open_host), mode="legacy", client_info=client_info, message_handler=message_handler
+        ) as client:
             yield client
     finally:
         while hosts:

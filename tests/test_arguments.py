@@ -1,5 +1,7 @@
-"""Bad arguments, as the model reads them: a real `serve` process, over the SDK's client and raw lines;
-one bound to the tray's hub in this process (tests/in_process_server.py)."""
+"""Bad arguments, as the model reads them. Over raw lines to one real `serve` process shared by the
+module: what the SDK's client cannot send (lone surrogates), NULs, folders that cannot be examined,
+a 5 MB command on one line. Over the SDK's client to the server in this process
+(tests/in_process_server.py): wrong types for every tool, and a server bound to the tray's hub."""
 
 from __future__ import annotations
 
@@ -15,23 +17,14 @@ from app.core.journal.store import REFUSED_TEXT_KEEP_CHARS, Journal, Status
 from app.core.paths import AppPaths
 from tests.in_process_server import serving
 from tests.raw_stdio import RawServer
-from tests.stdio_client import connect
 
 LONE = "\\ud800"  # as the raw JSON text carries it: an unpaired high surrogate escape
-
-
-@pytest.fixture
-def server(home: Path) -> Iterator[RawServer]:
-    raw = RawServer(home, "--headless")
-    raw.initialize()
-    yield raw
-    raw.close()
 
 
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RawServer, Path]]:
     """One headless server and its home for the refusals below, which depend on nothing before them
-    (a serve costs about a second of CPU to start). Each checks the rows its own call added."""
+    (a serve costs about a second of CPU to start). Each checks the rows (and bytes) its own call added."""
     home = tmp_path_factory.mktemp("arguments") / "cowork-home"
     raw = RawServer(home, "--headless")
     raw.initialize()
@@ -132,7 +125,7 @@ WRONG_TYPES = [
 
 @pytest.mark.anyio
 async def test_wrong_or_missing_arguments_of_every_tool_are_answered_in_plain_words(home: Path) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         for tool, arguments, expected in WRONG_TYPES:
             result = await client.call_tool(tool, arguments)
             text = result.content[0].text
@@ -147,7 +140,11 @@ async def test_wrong_or_missing_arguments_of_every_tool_are_answered_in_plain_wo
     assert len(refused) == sum(1 for tool, _, _ in WRONG_TYPES if tool in journaled_tools)
 
 
-def test_a_cwd_that_cannot_be_examined_gets_its_folder_and_reason(server: RawServer, tmp_path: Path) -> None:
+@SHARED
+def test_a_cwd_that_cannot_be_examined_gets_its_folder_and_reason(
+    shared: tuple[RawServer, Path], tmp_path: Path
+) -> None:
+    server, _ = shared
     loop = tmp_path / "loop"
     loop.symlink_to(loop)
     long_name = "/" + "a" * 5000
@@ -163,18 +160,21 @@ def test_a_cwd_that_cannot_be_examined_gets_its_folder_and_reason(server: RawSer
         assert answer.rstrip().endswith("Give a folder this user can open."), answer
 
 
-def test_a_refused_five_megabyte_command_keeps_a_few_kilobytes_in_the_journal(home: Path, server: RawServer) -> None:
+@SHARED
+def test_a_refused_five_megabyte_command_keeps_a_few_kilobytes_in_the_journal(shared: tuple[RawServer, Path]) -> None:
+    server, home = shared
     journal_files = [home / "journal.sqlite3", home / "journal.sqlite3-wal"]
-    before = sum(f.stat().st_size for f in journal_files if f.exists())
+    before_bytes = sum(f.stat().st_size for f in journal_files if f.exists())
+    before = len(rows(home))
     command = "echo " + "x" * 5_000_000
     answer = server.call("execute_command", json.dumps({"command": command}))
     assert answer is not None and "the limit is 102,400 bytes" in answer
-    [row] = rows(home)
+    [row] = newest_rows(home, before)
     assert row.status is Status.REFUSED
     assert len(row.command) < REFUSED_TEXT_KEEP_CHARS + 200
     assert row.command.startswith("echo xxx") and "of 5,000,005 bytes kept" in row.command
-    after = sum(f.stat().st_size for f in journal_files if f.exists())
-    assert after - before < 256 * 1024, f"the journal grew by {after - before:,} bytes"
+    grown = sum(f.stat().st_size for f in journal_files if f.exists()) - before_bytes
+    assert grown < 256 * 1024, f"the journal grew by {grown:,} bytes"
 
 
 @pytest.mark.anyio

@@ -1,5 +1,7 @@
-"""Long output and long commands as Claude sees them: the SDK's client and a real `serve` process, or
-the same server in this process (tests/in_process_server.py) where only the tools' results count."""
+"""Long output and long commands as Claude sees them: the SDK's client and the server in this process
+(tests/in_process_server.py), as `serve --headless` opens it; progress notifications come over its
+memory streams as over stdio. The output budget chosen with the CLI is set by a real
+`cowork-terminal output-budget` process."""
 
 from __future__ import annotations
 
@@ -17,18 +19,11 @@ import pytest
 from mcp import Client
 from mcp_types import ProgressNotification
 
-from app.core.execution.output import DEFAULT_BUDGET_CHARS
+from app.core.execution.output import BUDGET_ENV, DEFAULT_BUDGET_CHARS
 from tests.in_process_server import serving
-from tests.stdio_client import connect, run, server_params
+from tests.stdio_client import run, server_params
 
 pytestmark = pytest.mark.anyio
-# Tests whose calls depend on nothing before them share one server (conftest's `shared_server`).
-SHARED = pytest.mark.xdist_group("output-stdio-shared-serve")
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 SEQ_COMMAND = "seq 1 700000"
@@ -47,9 +42,9 @@ async def call(client: Client, tool: str, arguments: dict[str, Any], **kwargs: A
     return data
 
 
-@SHARED
-async def test_seq_700000_comes_back_under_the_budget_with_its_first_and_last_lines(shared_server: Client) -> None:
-    raw = await shared_server.call_tool("execute_command", {"command": SEQ_COMMAND})
+async def test_seq_700000_comes_back_under_the_budget_with_its_first_and_last_lines(home: Path) -> None:
+    async with serving(home) as client:
+        raw = await client.call_tool("execute_command", {"command": SEQ_COMMAND})
     result = json.loads(raw.content[0].text)
     assert len(result["stdout"]) + len(result["stderr"]) <= DEFAULT_BUDGET_CHARS
     assert result["stdout"].startswith("1\n2\n3\n") and result["stdout"].endswith("699999\n700000\n")
@@ -86,11 +81,11 @@ async def test_a_short_output_names_no_file_and_leaves_none_behind(home: Path) -
     assert not outputs.exists() or not list(outputs.iterdir())
 
 
-@SHARED
-async def test_stdout_and_stderr_share_the_budget_fairly(shared_server: Client) -> None:
+async def test_stdout_and_stderr_share_the_budget_fairly(home: Path) -> None:
     command = "seq 1 200000; seq 1 200000 | sed 's/^/E/' >&2; echo short"
-    both = await run(shared_server, {"command": command})
-    one = await run(shared_server, {"command": "seq 1 200000; echo only-this >&2"})
+    async with serving(home) as client:
+        both = await run(client, {"command": command})
+        one = await run(client, {"command": "seq 1 200000; echo only-this >&2"})
     assert abs(len(both["stdout"]) - len(both["stderr"])) < 1_000
     assert len(both["stdout"]) + len(both["stderr"]) <= DEFAULT_BUDGET_CHARS
     assert both["stderr"].startswith("E1\n") and both["stdout"].endswith("200000\nshort\n")
@@ -99,8 +94,11 @@ async def test_stdout_and_stderr_share_the_budget_fairly(shared_server: Client) 
     assert text.count("\n") == 400_001 and "E200000\n" in text and "short\n" in text
 
 
-async def test_the_budget_setting_from_the_environment_reaches_the_result_and_the_description(home: Path) -> None:
-    async with connect(home, env={"COWORK_TERMINAL_OUTPUT_BUDGET": "5000"}) as client:
+async def test_the_budget_setting_from_the_environment_reaches_the_result_and_the_description(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(BUDGET_ENV, "5000")  # as Claude's configuration of the server sets it
+    async with serving(home) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         result = await run(client, {"command": SEQ_COMMAND})
     assert "5,000 characters" in tools["execute_command"].description
@@ -130,16 +128,14 @@ async def test_a_session_command_with_long_output_comes_back_under_the_budget_wi
 
 
 @pytest.mark.parametrize("tool", ["execute_command", "terminal_run"])
-@SHARED
-async def test_a_3_s_command_called_with_a_progress_token_reports_its_newest_lines(
-    shared_server: Client, tool: str
-) -> None:
+async def test_a_3_s_command_called_with_a_progress_token_reports_its_newest_lines(home: Path, tool: str) -> None:
     reports: list[tuple[float, str | None]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         reports.append((progress, message))
 
-    await call(shared_server, tool, {"command": SLOW_COMMAND}, progress_callback=on_progress)
+    async with serving(home) as client:
+        await call(client, tool, {"command": SLOW_COMMAND}, progress_callback=on_progress)
     messages = [m for _, m in reports]
     assert len(reports) >= 3, reports
     assert all(m and m.startswith("step ") for m in messages)
@@ -154,9 +150,9 @@ async def test_a_client_that_sends_no_progress_token_gets_no_progress_notificati
     async def on_message(message: object) -> None:
         seen.append(message)
 
-    async with Client(server_params(home, "--headless"), mode="legacy", message_handler=on_message) as client:
-        await call(client, "execute_command", {"command": SLOW_COMMAND})
-        await call(client, "terminal_run", {"command": SLOW_COMMAND})
+    async with serving(home, message_handler=on_message) as client, anyio.create_task_group() as group:
+        group.start_soon(call, client, "execute_command", {"command": SLOW_COMMAND})
+        group.start_soon(call, client, "terminal_run", {"command": SLOW_COMMAND})
     assert not [m for m in seen if isinstance(m, ProgressNotification)]
 
 
@@ -170,7 +166,7 @@ async def test_the_message_handler_would_see_progress_notifications(home: Path) 
     async def ignore(progress: float, total: float | None, message: str | None) -> None:
         pass
 
-    async with Client(server_params(home, "--headless"), mode="legacy", message_handler=on_message) as client:
+    async with serving(home, message_handler=on_message) as client:
         await call(client, "execute_command", {"command": SLOW_COMMAND}, progress_callback=ignore)
     assert [m for m in seen if isinstance(m, ProgressNotification)]
 

@@ -1,6 +1,8 @@
-"""The MCP server as Claude sees it: a real `serve` process, the SDK's client, both handshakes; what
-the server does with a command's time, a pause and the journal, on the same server in this process
-(tests/in_process_server.py)."""
+"""The MCP server as Claude sees it: a real `serve` process, the SDK's client, both handshakes (what
+comes over stdio: text, a closed stdin, a cancellation and bad input in the `auto` handshake, bash
+missing at start, signals, the client leaving, no tray); what the server does with a command (its
+time, heredocs, concurrency, a cancellation, bad input, the output budget, a pause, the journal), on
+the same server in this process (tests/in_process_server.py)."""
 
 from __future__ import annotations
 
@@ -88,23 +90,25 @@ async def test_without_bash_the_server_says_so_at_start_and_in_every_refusal(hom
     started = RawServer(home, "--headless", env=missing)
     started.initialize()
     started.request("tools/list", {})  # answered once the server has set up, and has said it
+    refusals = [started.call("execute_command", '{"command": "echo hi"}') for _ in range(2)]
     started.process.stdin.close()
     assert started.wait(STOP_DEADLINE_S) == 0
     stderr = started.stderr()
     assert "cowork-terminal: " in stderr and "/nowhere/bash" in stderr
-    async with connect(home, env=missing) as client:
-        result = await run(client, {"command": "echo hi"})
-    assert "/nowhere/bash" in result["error"] and "COWORK_TERMINAL_BASH" in result["error"]
+    for refusal in refusals:
+        assert refusal is not None and refusal.startswith("ERROR: "), refusal
+        assert "/nowhere/bash" in refusal and "COWORK_TERMINAL_BASH" in refusal
 
 
-@SHARED
-async def test_a_multi_line_heredoc_body_arrives_whole(shared_server: Client) -> None:
+async def test_a_multi_line_heredoc_body_arrives_whole(home: Path) -> None:
     body = "## Summary\n\n- First item\n- Second item with `backticks` and $dollars\n"
     command = f"cat <<'EOF'\n{body}EOF"
-    result = await run(shared_server, {"command": command})
+    async with serving(home) as client:
+        result = await run(client, {"command": command})
     assert result["stdout"] == body
 
 
+@pytest.mark.parametrize("shared_server", ["legacy"], indirect=True)
 @SHARED
 async def test_unicode_and_invalid_utf8_come_back_readable(shared_server: Client) -> None:
     unicode = await run(shared_server, {"command": "echo 'héllo wörld ✓ 日本語 🚀'"})
@@ -113,6 +117,7 @@ async def test_unicode_and_invalid_utf8_come_back_readable(shared_server: Client
     assert invalid["stdout"] == "ok \ufffd\ufffd end"
 
 
+@pytest.mark.parametrize("shared_server", ["legacy"], indirect=True)
 @SHARED
 async def test_stdin_is_closed_so_cat_returns_at_once(shared_server: Client) -> None:
     started = time.monotonic()
@@ -122,9 +127,12 @@ async def test_stdin_is_closed_so_cat_returns_at_once(shared_server: Client) -> 
     assert time.monotonic() - started < 8
 
 
-async def test_the_seed_budget_caps_each_stream_at_one_mebibyte_with_the_seed_marker(home: Path) -> None:
+async def test_the_seed_budget_caps_each_stream_at_one_mebibyte_with_the_seed_marker(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     command = "head -c 3000000 /dev/zero | tr '\\0' a; echo; echo THE-END; echo err >&2"
-    async with connect(home, env={"COWORK_TERMINAL_OUTPUT_BUDGET": "seed"}) as client:
+    monkeypatch.setenv("COWORK_TERMINAL_OUTPUT_BUDGET", "seed")  # as Claude's configuration sets it
+    async with serving(home) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         result = await run(client, {"command": command})
     assert "capped at 1 MB" in tools["execute_command"].description
@@ -174,36 +182,39 @@ def subprocess_cleanup(marker: str) -> None:
     subprocess.run(["pkill", "-f", f"sleep {marker}"], check=False)
 
 
-@SHARED
-async def test_concurrent_calls_run_at_the_same_time(shared_server: Client, tmp_path: Path) -> None:
+async def test_concurrent_calls_run_at_the_same_time(home: Path, tmp_path: Path) -> None:
     # Each command checks in, then waits until all four have: run one after another, each would see
     # only itself (and wait out its 10 s).
     results: list[dict] = []
     meeting = tmp_path / "meeting"
     meeting.mkdir()
     wait_for_all = f"for _ in $(seq 200); do [ $(ls {meeting} | wc -l) -ge 4 ] && break; sleep 0.05; done"
-    client = shared_server
 
-    async def one(i: int) -> None:
+    async def one(client: Client, i: int) -> None:
         command = f"touch {meeting}/{i}; {wait_for_all}; echo {i} saw $(ls {meeting} | wc -l)"
         results.append(await run(client, {"command": command, "timeout": 30_000}))
 
-    async with anyio.create_task_group() as group:
+    async with serving(home) as client, anyio.create_task_group() as group:
         for i in range(4):
-            group.start_soon(one, i)
+            group.start_soon(one, client, i)
     assert sorted(r["stdout"] for r in results) == ["0 saw 4\n", "1 saw 4\n", "2 saw 4\n", "3 saw 4\n"]
 
 
-@pytest.mark.parametrize("mode", MODES)
-async def test_a_cancelled_call_ends_the_command_tree_and_the_journal_says_so(home: Path, mode: str) -> None:
+async def cancel_once_running(client: Client, marker: str) -> None:
+    """Call `sleep marker & sleep marker`, and cancel the call once both sleeps run (a loaded machine
+    can start it late): the SDK tells the server (notifications/cancelled)."""
+    async with anyio.create_task_group() as group:
+        group.start_soon(run, client, {"command": f"sleep {marker} & sleep {marker}"})
+        with anyio.fail_after(STOP_DEADLINE_S):
+            while sum(line.split(None, 1)[1].startswith("sleep ") for line in live_processes(marker)) < 2:
+                await anyio.sleep(0.05)
+        group.cancel_scope.cancel()
+
+
+async def test_a_cancelled_call_ends_the_command_tree_and_the_journal_says_so(home: Path) -> None:
     marker = f"33{os.getpid() % 1000}.5"
-    async with connect(home, mode) as client:
-        async with anyio.create_task_group() as group:  # cancelled once it runs (a loaded machine can
-            group.start_soon(run, client, {"command": f"sleep {marker} & sleep {marker}"})  # start it late)
-            with anyio.fail_after(STOP_DEADLINE_S):
-                while sum(line.split(None, 1)[1].startswith("sleep ") for line in live_processes(marker)) < 2:
-                    await anyio.sleep(0.05)
-            group.cancel_scope.cancel()  # the SDK tells the server (notifications/cancelled)
+    async with serving(home) as client:
+        await cancel_once_running(client, marker)
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline and journal_rows(home)[0].status is Status.RUNNING:
             await anyio.sleep(0.05)
@@ -213,6 +224,17 @@ async def test_a_cancelled_call_ends_the_command_tree_and_the_journal_says_so(ho
     row = journal_rows(home)[1]
     assert row.status is Status.KILLED
     assert "cancelled by the client" in row.reason
+
+
+@pytest.mark.parametrize("shared_server", ["auto"], indirect=True)
+@SHARED
+async def test_a_call_cancelled_in_the_auto_handshake_ends_its_command_tree(shared_server: Client) -> None:
+    marker = f"40{os.getpid() % 1000}.5"
+    await cancel_once_running(shared_server, marker)
+    with anyio.fail_after(STOP_DEADLINE_S):
+        while live_processes(marker):
+            await anyio.sleep(0.05)
+    assert (await run(shared_server, {"command": "echo still serving"}))["stdout"] == "still serving\n"
 
 
 async def test_closing_the_client_ends_running_commands(home: Path) -> None:
@@ -249,22 +271,35 @@ BAD_INPUTS = [
 ]
 
 
-@pytest.mark.parametrize("mode", MODES)
-async def test_bad_input_gets_a_clear_message_and_the_server_keeps_running(home: Path, mode: str) -> None:
-    async with connect(home, mode) as client:
-        for arguments, expected in BAD_INPUTS:
-            result = await run(client, arguments)
-            assert expected in result.get("error", ""), (arguments, result)
-            assert "ENOENT" not in result["error"]
-        assert (await run(client, {"command": "echo alive"}))["stdout"] == "alive\n"
+async def answers_bad_input_and_keeps_running(client: Client) -> None:
+    for arguments, expected in BAD_INPUTS:
+        result = await run(client, arguments)
+        assert expected in result.get("error", ""), (arguments, result)
+        assert "ENOENT" not in result["error"]
+    assert (await run(client, {"command": "echo alive"}))["stdout"] == "alive\n"
+
+
+async def test_bad_input_gets_a_clear_message_and_the_server_keeps_running(home: Path) -> None:
+    async with serving(home) as client:
+        await answers_bad_input_and_keeps_running(client)
     rows = journal_rows(home)
     refused = [r for r in rows if r.status is Status.REFUSED]
     assert len(refused) == len(BAD_INPUTS)
     assert any("`cwd` does not exist" in r.reason for r in refused)
 
 
-async def test_a_bash_that_cannot_be_started_is_reported_at_the_call(home: Path) -> None:
-    async with connect(home, env={"COWORK_TERMINAL_BASH": "/no/such/bash"}) as client:
+@pytest.mark.parametrize("shared_server", ["auto"], indirect=True)
+@SHARED
+async def test_bad_input_over_stdio_in_the_auto_handshake_gets_the_same_messages(shared_server: Client) -> None:
+    """Over stdio too, a 3 MB command among them; its journal rows are the test's above."""
+    await answers_bad_input_and_keeps_running(shared_server)
+
+
+async def test_a_bash_that_cannot_be_started_is_reported_at_the_call(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COWORK_TERMINAL_BASH", "/no/such/bash")  # as Claude's configuration sets it
+    async with serving(home) as client:
         result = await run(client, {"command": "echo hi"})
     assert "/no/such/bash" in result["error"]
 

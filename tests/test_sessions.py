@@ -230,11 +230,7 @@ async def test_pausing_stops_a_session_command_and_refuses_the_next(home: Path, 
 
 
 async def test_the_one_tool_surface_offers_execute_command_alone(home: Path) -> None:
-    from mcp import Client
-
-    from tests.stdio_client import server_params
-
-    async with Client(server_params(home, "--headless", "--tools", "execute"), mode="legacy") as client:
+    async with serving(home, tools="execute") as client:  # serve --headless --tools execute
         names = {t.name for t in (await client.list_tools()).tools}
     assert "execute_command" in names and "terminal_run" not in names
 
