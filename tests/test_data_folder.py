@@ -1,6 +1,8 @@
 """A damaged journal, a read-only or missing data folder and a full disk, as each entry point tells
-them: real processes (the tray's hub in this process where only the hub is at stake), real SQLite
-files, and (as root) real small tmpfs mounts."""
+them: the CLI and the tray as real processes, and `serve` where its stderr at start is the subject;
+what a server answers the model runs on the headless server in this process (tests/in_process_server.py),
+and where only the tray's hub is at stake, the hub in this process. Real SQLite files, and (as root)
+real small tmpfs mounts."""
 
 from __future__ import annotations
 
@@ -15,11 +17,13 @@ from pathlib import Path
 
 import anyio
 import pytest
+from mcp import Client
 
 from app.core.authority.supervisor import JOURNAL_REPLACED, Supervisor
 from app.core.journal import pause_file
 from app.core.journal.store import Journal, Status
 from app.core.paths import HOME_ENV, AppPaths
+from tests.in_process_server import serving
 from tests.raw_stdio import RawServer
 from tests.stdio_client import STOP_DEADLINE_S
 
@@ -187,20 +191,32 @@ def test_a_problem_at_start_is_shown_in_a_window_only_where_nobody_reads_stderr(
     assert not shows_a_window("darwin", {}, stderr_is_terminal=True)
 
 
+async def said(client: Client, command: str, tool: str = "execute_command") -> str:
+    """What the model reads of `command`, an error marked "ERROR: " as tests/raw_stdio.py marks it."""
+    result = await client.call_tool(tool, {"command": command})
+    return ("ERROR: " if result.is_error else "") + result.content[0].text
+
+
+def stdout_of(answer: str) -> str:
+    assert not answer.startswith("ERROR: "), answer
+    return json.loads(answer)["stdout"]
+
+
 @LINUX_ROOT
-def test_serve_on_a_read_only_data_folder_answers_every_call_with_the_reason(tmpfs: Path) -> None:
+def test_serve_on_a_read_only_data_folder_answers_every_call_with_the_reason(
+    tmpfs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = read_only_home(tmpfs)
-    server = RawServer(home, "--headless")
-    try:
-        assert server.initialize() is not None
-        for tool, arguments in (("execute_command", '{"command": "echo hi"}'), ("terminal_run", '{"command": "ls"}')):
-            answer = server.call(tool, arguments)
-            assert answer is not None and answer.startswith("ERROR: ")
-            assert "cannot be written (Read-only file system); commands are refused" in answer
-            assert answer.count("cannot be written") == 1, "the reason is said once, not wrapped in itself"
-        ends_cleanly(server)
-    finally:
-        server.close()
+    monkeypatch.setenv(HOME_ENV, str(home))
+
+    async def scenario() -> list[str]:
+        async with serving(home) as client:
+            return [await said(client, "echo hi"), await said(client, "ls", "terminal_run")]
+
+    for answer in anyio.run(scenario):
+        assert answer.startswith("ERROR: ")
+        assert "cannot be written (Read-only file system); commands are refused" in answer
+        assert answer.count("cannot be written") == 1, "the reason is said once, not wrapped in itself"
 
 
 def test_a_data_folder_that_cannot_be_created_is_explained(tmp_path: Path) -> None:
@@ -210,13 +226,6 @@ def test_a_data_folder_that_cannot_be_created_is_explained(tmp_path: Path) -> No
     result = cli(home, "status")
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert f"data folder {home} does not exist and cannot be created" in result.stderr
-
-
-def ends_cleanly(server: RawServer) -> None:
-    """The client closes the pipe: the server exits 0 and printed no traceback."""
-    server.process.stdin.close()
-    assert server.wait(STOP_DEADLINE_S) == 0
-    assert "Traceback" not in server.stderr()
 
 
 def fill(disk: Path) -> Path:
@@ -232,36 +241,39 @@ def fill(disk: Path) -> Path:
 
 
 @LINUX_ROOT
-def test_on_a_full_disk_calls_are_refused_in_words_and_pause_still_works(tmpfs: Path) -> None:
+def test_on_a_full_disk_calls_are_refused_in_words_and_pause_still_works(
+    tmpfs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The headless server in this process; the agent's CLI pauses and reads the status, as a process."""
     home = tmpfs / "home"
-    server = RawServer(home, "--headless")
-    try:
-        assert server.initialize() is not None
-        assert json.loads(server.call("execute_command", '{"command": "echo before"}'))["stdout"] == "before\n"
-        filler = fill(tmpfs)
+    monkeypatch.setenv(HOME_ENV, str(home))
 
-        began = time.monotonic()
-        answer = server.call("execute_command", '{"command": "echo during"}')
-        assert answer is not None, "a call on a full disk got no answer"
-        assert time.monotonic() - began < STOP_DEADLINE_S
-        assert f"the disk that holds Cowork Terminal's data is full ({home}, " in answer
-        assert "commands are refused until space is freed" in answer
+    async def scenario() -> None:
+        async with serving(home) as client:
+            assert stdout_of(await said(client, "echo before")) == "before\n"
+            filler = fill(tmpfs)
 
-        paused = cli(home, "pause")
-        assert paused.returncode == 0 and "PAUSED" in paused.stdout, paused.stderr
-        assert "Traceback" not in paused.stderr
-        assert pause_file.read(home / "pause") is True
-        assert "paused by the user" in server.call("execute_command", '{"command": "echo paused"}')
-        status = cli(home, "status")
-        assert "Host access: PAUSED" in status.stdout and "Traceback" not in status.stderr
+            began = time.monotonic()
+            with anyio.fail_after(STOP_DEADLINE_S):  # a call on a full disk is answered
+                answer = await said(client, "echo during")
+            assert time.monotonic() - began < STOP_DEADLINE_S
+            assert f"the disk that holds Cowork Terminal's data is full ({home}, " in answer
+            assert "commands are refused until space is freed" in answer
 
-        filler.unlink()
-        with Journal(AppPaths(home, home / "logs")) as journal:  # as the user's click in the app would
-            journal.set_paused(False)
-        assert json.loads(server.call("execute_command", '{"command": "echo after"}'))["stdout"] == "after\n"
-        ends_cleanly(server)
-    finally:
-        server.close()
+            paused = await anyio.to_thread.run_sync(cli, home, "pause")
+            assert paused.returncode == 0 and "PAUSED" in paused.stdout, paused.stderr
+            assert "Traceback" not in paused.stderr
+            assert pause_file.read(home / "pause") is True
+            assert "paused by the user" in await said(client, "echo paused")
+            status = await anyio.to_thread.run_sync(cli, home, "status")
+            assert "Host access: PAUSED" in status.stdout and "Traceback" not in status.stderr
+
+            filler.unlink()
+            with Journal(AppPaths(home, home / "logs")) as journal:  # as the user's click in the app would
+                journal.set_paused(False)
+            assert stdout_of(await said(client, "echo after")) == "after\n"
+
+    anyio.run(scenario)
     with Journal(AppPaths(home, home / "logs")) as journal:
         assert [r.command for r in journal.recent_commands() if r.status is Status.FINISHED] == [
             "echo after",
@@ -270,22 +282,23 @@ def test_on_a_full_disk_calls_are_refused_in_words_and_pause_still_works(tmpfs: 
 
 
 @LINUX_ROOT
-def test_a_server_started_on_a_full_disk_serves_once_there_is_room_without_a_restart(tmpfs: Path) -> None:
+def test_a_server_started_on_a_full_disk_serves_once_there_is_room_without_a_restart(
+    tmpfs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = tmpfs / "home"
     home.mkdir()
+    monkeypatch.setenv(HOME_ENV, str(home))
     filler = fill(tmpfs)
-    server = RawServer(home, "--headless")
-    try:
-        assert server.initialize() is not None
-        answer = server.call("execute_command", '{"command": "echo during"}')
-        assert answer is not None and answer.startswith("ERROR: ")
-        assert "commands are refused until space is freed" in answer and "restart" not in answer
-        filler.unlink()
-        answer = server.call("execute_command", '{"command": "echo after"}')
-        assert answer is not None and json.loads(answer)["stdout"] == "after\n", answer
-        ends_cleanly(server)
-    finally:
-        server.close()
+
+    async def scenario() -> None:
+        async with serving(home) as client:
+            answer = await said(client, "echo during")
+            assert answer.startswith("ERROR: ")
+            assert "commands are refused until space is freed" in answer and "restart" not in answer
+            filler.unlink()
+            assert stdout_of(await said(client, "echo after")) == "after\n"
+
+    anyio.run(scenario)
     with Journal(AppPaths(home, home / "logs")) as journal:
         assert [r.command for r in journal.recent_commands()] == ["echo after"]
 
@@ -295,48 +308,47 @@ def running(home: Path) -> bool:
         return any(r.status is Status.RUNNING for r in journal.recent_commands())
 
 
-@LINUX_ROOT
-def test_a_pause_on_a_full_disk_stops_a_running_command(tmpfs: Path) -> None:
+async def paused_on_a_full_disk(tmpfs: Path, command: str, fails_meanwhile_s: float = 0.0) -> str:
+    """`command` runs on the headless server in this process; the disk fills, and after
+    `fails_meanwhile_s` the agent's CLI (a process) pauses: what the model reads of the command."""
     home = tmpfs / "home"
-    marker = f"52{os.getpid() % 1000}.5"
-    server = RawServer(home, "--headless")
-    try:
-        server.initialize()
-        call = server.send_call("execute_command", json.dumps({"command": f"sleep {marker}"}))
-        deadline = time.monotonic() + STOP_DEADLINE_S
-        while time.monotonic() < deadline and not running(home):
-            time.sleep(0.05)
-        assert running(home)
-        fill(tmpfs)
-        assert cli(home, "pause").returncode == 0
-        answer = server.answer(call, STOP_DEADLINE_S)
-        assert answer is not None, "the pause did not reach the running command"
-        assert "paused host access" in json.dumps(answer)
-    finally:
-        server.close()
+    answers: list[str] = []
+    async with serving(home) as client:
+
+        async def call() -> None:
+            answers.append(await said(client, command))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(call)
+            with anyio.fail_after(STOP_DEADLINE_S):
+                while not running(home):
+                    await anyio.sleep(0.05)
+            fill(tmpfs)
+            await anyio.sleep(fails_meanwhile_s)
+            assert (await anyio.to_thread.run_sync(cli, home, "pause")).returncode == 0
+            with anyio.fail_after(STOP_DEADLINE_S):  # the pause reaches the running command
+                while not answers:
+                    await anyio.sleep(0.05)
+    return answers[0]
 
 
 @LINUX_ROOT
-def test_a_pause_on_a_full_disk_stops_a_command_whose_live_output_can_no_longer_be_written(tmpfs: Path) -> None:
+def test_a_pause_on_a_full_disk_stops_a_running_command(tmpfs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(HOME_ENV, str(tmpfs / "home"))
+    marker = f"52{os.getpid() % 1000}.5"
+    answer = anyio.run(paused_on_a_full_disk, tmpfs, f"sleep {marker}")
+    assert "paused host access" in answer, answer
+
+
+@LINUX_ROOT
+def test_a_pause_on_a_full_disk_stops_a_command_whose_live_output_can_no_longer_be_written(
+    tmpfs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The live log's copy of a running command's output is written each second: on a full disk that
     write fails, and it must not end the server's watch for pause and Stop."""
-    home = tmpfs / "home"
-    server = RawServer(home, "--headless")
-    try:
-        server.initialize()
-        call = server.send_call("execute_command", json.dumps({"command": "while :; do echo more; sleep 0.1; done"}))
-        deadline = time.monotonic() + STOP_DEADLINE_S
-        while time.monotonic() < deadline and not running(home):
-            time.sleep(0.05)
-        assert running(home)
-        fill(tmpfs)
-        time.sleep(2.5)  # two live-output writes fail meanwhile
-        assert cli(home, "pause").returncode == 0
-        answer = server.answer(call, STOP_DEADLINE_S)
-        assert answer is not None, "the pause did not reach the running command"
-        assert "paused host access" in json.dumps(answer)
-    finally:
-        server.close()
+    monkeypatch.setenv(HOME_ENV, str(tmpfs / "home"))
+    answer = anyio.run(paused_on_a_full_disk, tmpfs, "while :; do echo more; sleep 0.1; done", 2.5)
+    assert "paused host access" in answer, answer  # two live-output writes failed meanwhile
 
 
 def test_an_old_journal_without_a_pause_file_keeps_its_pause(home: Path) -> None:
@@ -390,9 +402,7 @@ def test_a_russian_user_reads_in_russian_that_a_damaged_journal_was_moved_aside(
 
 
 @LINUX_ROOT
-def test_a_read_only_data_folder_is_explained_in_german_to_the_person_and_in_english_to_the_model(
-    tmpfs: Path,
-) -> None:
+def test_a_read_only_data_folder_is_explained_in_german_to_the_person(tmpfs: Path) -> None:
     home = read_only_home(tmpfs)
     for args in ENTRY_POINTS:  # from a terminal session with no display: the words on stderr
         no_display = {"DISPLAY": "", "WAYLAND_DISPLAY": ""}
@@ -401,13 +411,30 @@ def test_a_read_only_data_folder_is_explained_in_german_to_the_person_and_in_eng
         assert f"In den Datenordner von Cowork Terminal {home} kann nicht geschrieben werden" in result.stderr, (
             args, result.stderr
         )  # fmt: skip
-    server = RawServer(home, "--headless", env=speaking("de"))
+
+
+@LINUX_ROOT
+def test_on_a_read_only_data_folder_a_german_server_tells_the_model_in_english(
+    tmpfs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The headless server in this process, which speaks German meanwhile (as `serve` started in a
+    German session does)."""
+    from app.core import i18n
+
+    home = read_only_home(tmpfs)
+    monkeypatch.setenv(HOME_ENV, str(home))
+
+    async def scenario() -> str:
+        async with serving(home) as client:
+            return await said(client, "echo hi")
+
+    spoken = i18n.current_language()
+    i18n.use_language("de")
     try:
-        assert server.initialize() is not None
-        answer = server.call("execute_command", '{"command": "echo hi"}')
-        assert answer is not None and "cannot be written (Read-only file system); commands are refused" in answer
+        answer = anyio.run(scenario)
     finally:
-        server.close()
+        i18n.use_language(spoken)
+    assert "cannot be written (Read-only file system); commands are refused" in answer, answer
 
 
 @LINUX_ROOT

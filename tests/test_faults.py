@@ -1,7 +1,9 @@
 """Faults that used to end in a bare error (issue 23): each now ends in a plain message to the model
 and the user, no traceback, and a notice that says what really happened. Real processes: a tray,
-`serve` spoken to line by line (its stderr is what Claude's log for it shows), the CLI in a pipe;
-and, where only the tray's hub is at stake, the hub and a server bound to it in this process.
+`serve` spoken to line by line under it (its stderr is what Claude's log for it shows), the CLI in a
+pipe; a headless server in this process (tests/in_process_server.py) where what it answers and
+records is the subject (what it prints for the user is read from this process's stderr); and, where
+only the tray's hub is at stake, the hub and a server bound to it in this process.
 """
 
 from __future__ import annotations
@@ -189,16 +191,18 @@ def test_a_server_started_on_a_full_disk_under_a_tray_says_the_disk_is_full_not_
     assert "Traceback" not in stderr + tray_log(log)
 
 
-def test_a_headless_server_whose_row_was_deleted_registers_again_and_runs(home: Path, paths: AppPaths) -> None:
-    server = RawServer(home, "--headless")
-    try:
-        assert server.initialize() is not None
-        assert ran(echo(server, "before"), "before")
-        with sqlite3.connect(paths.journal) as db:
-            assert db.execute("DELETE FROM servers").rowcount == 1
-        answers = [echo(server, "after"), echo(server, "again")]
-    finally:
-        stderr = stopped(server)
+def test_a_headless_server_whose_row_was_deleted_registers_again_and_runs(
+    home: Path, paths: AppPaths, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async def scenario() -> list[str]:
+        async with serving(home) as client:
+            assert ran(await echoed(client, "before"), "before")
+            with sqlite3.connect(paths.journal) as db:
+                assert db.execute("DELETE FROM servers").rowcount == 1
+            return [await echoed(client, "after"), await echoed(client, "again")]
+
+    answers = anyio.run(scenario)
+    stderr = capsys.readouterr().err
     assert all(ran(answer, text) for answer, text in zip(answers, ("after", "again"), strict=True)), answers
     assert "Traceback" not in stderr, stderr
     with sqlite3.connect(paths.journal) as db:
@@ -219,22 +223,21 @@ print('overwrote', base)
 """
 
 
-def agent_damages_journal(server: RawServer, journal: Path, work: Path) -> str:
+async def agent_damages_journal(client: Client, journal: Path, work: Path) -> str:
     """What an agent runs: a script that names no file of ours (the journal's path arrives hex-encoded
     in a file of its own), so the classifier sees nothing of Cowork Terminal's to hold."""
 
-    def call(command: str) -> str:
-        answer = server.call("execute_command", json.dumps({"command": command, "cwd": str(work)}))
-        assert answer is not None, "the call got no answer"
-        return answer
+    async def call(command: str) -> str:
+        result = await client.call_tool("execute_command", {"command": command, "cwd": str(work)})
+        return ("ERROR: " if result.is_error else "") + result.content[0].text
 
-    assert ran(call(f"echo {str(journal).encode().hex()} > target.hex && echo ok"), "ok")
-    assert ran(call(f"cat > damage.py <<'EOF'\n{DAMAGE_SCRIPT}EOF\necho ok"), "ok")
-    return call("python3 damage.py")
+    assert ran(await call(f"echo {str(journal).encode().hex()} > target.hex && echo ok"), "ok")
+    assert ran(await call(f"cat > damage.py <<'EOF'\n{DAMAGE_SCRIPT}EOF\necho ok"), "ok")
+    return await call("python3 damage.py")
 
 
 def test_a_headless_server_whose_journal_a_command_damaged_in_place_moves_it_aside_and_tells_the_model_and_user(
-    home: Path, paths: AppPaths, tmp_path: Path
+    home: Path, paths: AppPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """No tray, and the container switched off (the only way a command reaches the data folder: in
     the container it is read-only). The server's own connection reads its cached pages and would go
@@ -242,20 +245,24 @@ def test_a_headless_server_whose_journal_a_command_damaged_in_place_moves_it_asi
     sets the file's modification time back (its change time still moves)."""
     work = tmp_path / "work"
     work.mkdir()
-    server = RawServer(home, "--headless", env={container.BWRAP_ENV: str(tmp_path / "no-bwrap")})
-    try:
-        assert server.initialize() is not None
-        for number in range(20):
-            assert ran(echo(server, f"row{number}"), f"row{number}")
-        time.sleep(opening.SETTLED_S + 0.2)  # the file now reads whole as it is: its next look is skipped
-        inode = paths.journal.stat().st_ino
-        damage = agent_damages_journal(server, paths.journal, work)
-        assert json.loads(damage)["stdout"] == f"overwrote {paths.journal}\n", "the attack ran"
-        assert opening.damage_on_disk(paths.journal), "and damaged the journal where it is"
-        assert paths.journal.stat().st_ino == inode
-        first, second, third = echo(server, "after"), echo(server, "again"), echo(server, "more")
-    finally:
-        stderr = stopped(server)
+    monkeypatch.setenv(container.BWRAP_ENV, str(tmp_path / "no-bwrap"))
+    inode = 0
+
+    async def scenario() -> tuple[str, str, str, str]:
+        nonlocal inode
+        async with serving(home) as client:
+            for number in range(20):
+                assert ran(await echoed(client, f"row{number}"), f"row{number}")
+            await anyio.sleep(opening.SETTLED_S + 0.2)  # the file now reads whole as it is: its next look is skipped
+            inode = paths.journal.stat().st_ino
+            damage = await agent_damages_journal(client, paths.journal, work)
+            assert json.loads(damage)["stdout"] == f"overwrote {paths.journal}\n", "the attack ran"
+            assert opening.damage_on_disk(paths.journal), "and damaged the journal where it is"
+            assert paths.journal.stat().st_ino == inode
+            return damage, await echoed(client, "after"), await echoed(client, "again"), await echoed(client, "more")
+
+    damage, first, second, third = anyio.run(scenario)
+    stderr = capsys.readouterr().err  # what `serve` prints on its stderr, the server's log in Claude
     [kept] = home.glob("journal.corrupt-*.sqlite3")
     assert first.strip() != BARE_ERROR, first
     assert (
@@ -286,21 +293,22 @@ def test_a_headless_server_whose_journal_a_command_damaged_in_place_moves_it_asi
 
 
 def test_in_its_container_a_command_cannot_damage_the_journal_at_all(
-    home: Path, paths: AppPaths, tmp_path: Path
+    home: Path, paths: AppPaths, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The default: the data folder is bound read-only in the command's container."""
     if not container.for_paths(paths).on:
         pytest.skip("no bwrap container on this machine")
     work = tmp_path / "work"
     work.mkdir()
-    server = RawServer(home, "--headless")
-    try:
-        assert server.initialize() is not None
-        assert ran(echo(server, "before"), "before")
-        damage = json.loads(agent_damages_journal(server, paths.journal, work))
-        after = echo(server, "after")
-    finally:
-        stderr = stopped(server)
+
+    async def scenario() -> tuple[dict, str]:
+        async with serving(home) as client:
+            assert ran(await echoed(client, "before"), "before")
+            damage = json.loads(await agent_damages_journal(client, paths.journal, work))
+            return damage, await echoed(client, "after")
+
+    damage, after = anyio.run(scenario)
+    stderr = capsys.readouterr().err
     assert damage["exitCode"] != 0 and "Read-only file system" in damage["stderr"], damage
     assert opening.damage_on_disk(paths.journal) is None
     assert ran(after, "after")

