@@ -1,9 +1,11 @@
 """Jobs (issue 22): a command outlives the call that started it, within each Claude app's patience.
 
-The SDK's client, named as each Claude app names itself, drives one server in this process for what
-one server does (tests/in_process_server.py), and real `serve` processes for both handshakes and
-for jobs shared by two servers; the patience is shortened through COWORK_TERMINAL_PATIENCE_S so
-that the tests stay fast (the table's own values are checked as a pure function).
+The SDK's client, named as each Claude app names itself, drives servers in this process
+(tests/in_process_server.py): one for what one server does, two for jobs shared by two servers of
+the same app (each server keeps its own jobs and its own row in the journal, as two processes do).
+Real `serve` processes stay for both handshakes; the patience is shortened through
+COWORK_TERMINAL_PATIENCE_S so that the tests stay fast (the table's own values are checked as a
+pure function).
 """
 
 from __future__ import annotations
@@ -95,7 +97,8 @@ async def client_named(
 async def named_here(
     home: Path, name: str, monkeypatch: pytest.MonkeyPatch, env: dict[str, str] | None = None
 ) -> AsyncIterator[Client]:
-    """`client_named`'s server in this process (tests/in_process_server.py), for what one server does."""
+    """`client_named`'s server in this process (tests/in_process_server.py): each call is another server,
+    with its own jobs and its own row in the journal."""
     for variable, value in (env or {}).items():
         monkeypatch.setenv(variable, value)
     async with serving(home, client_info=Implementation(name=name, version="1.0.0")) as client:
@@ -209,9 +212,9 @@ async def test_command_stop_ends_the_whole_tree_and_the_journal_says_the_agent_s
 
 
 async def test_a_second_server_of_the_same_app_follows_and_waits_for_the_first_ones_job(
-    home: Path, paths: AppPaths
+    home: Path, paths: AppPaths, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with client_named(home, COWORK, SHORT_PATIENCE) as first, client_named(home, COWORK) as second:
+    async with named_here(home, COWORK, monkeypatch) as first, named_here(home, COWORK, monkeypatch) as second:
         started = await call(
             first, "execute_command", {"command": "echo one; sleep 2; echo two; exit 4", "background": True}
         )
@@ -246,9 +249,11 @@ async def job_process_started(marker: str) -> None:
     assert len(live_processes(marker)) == 1, "the job's process runs"
 
 
-async def test_another_agent_cannot_follow_or_stop_a_job(home: Path, paths: AppPaths) -> None:
+async def test_another_agent_cannot_follow_or_stop_a_job(
+    home: Path, paths: AppPaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
     marker = f"42{os.getpid() % 1000}.5"
-    async with client_named(home, COWORK) as owner, client_named(home, "claude-code") as stranger:
+    async with named_here(home, COWORK, monkeypatch) as owner, named_here(home, "claude-code", monkeypatch) as stranger:
         started = await call(owner, "execute_command", {"command": f"sleep {marker}", "background": True})
         await job_process_started(marker)
         for tool in ("command_wait", "command_output", "command_stop"):
@@ -273,9 +278,11 @@ async def test_a_job_id_that_is_not_a_whole_number_is_refused_in_plain_words(
     assert "`background` must be true or false" in bad_flag["error"]
 
 
-async def test_a_second_server_of_the_same_app_can_stop_the_first_ones_job(home: Path, paths: AppPaths) -> None:
+async def test_a_second_server_of_the_same_app_can_stop_the_first_ones_job(
+    home: Path, paths: AppPaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
     marker = f"43{os.getpid() % 1000}.5"
-    async with client_named(home, COWORK) as first, client_named(home, COWORK) as second:
+    async with named_here(home, COWORK, monkeypatch) as first, named_here(home, COWORK, monkeypatch) as second:
         started = await call(first, "execute_command", {"command": f"sleep {marker}", "background": True})
         await job_process_started(marker)
         stopped = await call(second, "command_stop", {"jobId": started["jobId"]})

@@ -1,6 +1,10 @@
 """What a job's record says when its server ends under it (issue 22): Claude closed the server, or it
 was sent SIGTERM. The row and what another server of the same app reads must say the server ended,
-not that the client cancelled the command."""
+not that the client cancelled the command.
+
+The server that ends is a real `serve` process (its client closes stdio, or it gets SIGTERM), and
+so are a real tray and its servers where the tray runs the job; the other server of the same app,
+which only reads the record or asks a stop, runs in this process (tests/in_process_server.py)."""
 
 from __future__ import annotations
 
@@ -48,6 +52,13 @@ async def tray_bound(home: Path, name: str) -> AsyncIterator[Client]:
 
 
 @asynccontextmanager
+async def headless_here(home: Path, name: str) -> AsyncIterator[Client]:
+    """A headless server in this process, called by the app `name` (another server of that app)."""
+    async with serving(home, client_info=Implementation(name=name, version="1.0.0")) as client:
+        yield client
+
+
+@asynccontextmanager
 async def bound_here(home: Path, name: str) -> AsyncIterator[Client]:
     """A server bound to the hub of this process (started first), called by the app `name`."""
     async with serving(home, bound=True, client_info=Implementation(name=name, version="1.0.0")) as client:
@@ -68,7 +79,7 @@ async def test_a_job_whose_headless_server_is_closed_by_claude_is_recorded_as_en
     row = row_of(paths, started["jobId"])
     assert row.status is Status.INTERRUPTED, row
     assert row.reason == "the server exited while it ran or waited", row
-    async with client_named(home, COWORK) as another:
+    async with headless_here(home, COWORK) as another:
         read = await call(another, "command_wait", {"jobId": started["jobId"]})
     assert read["status"] == "finished" and read["exitCode"] is None
     assert read["note"].startswith("the server exited while it ran or waited"), read
@@ -124,11 +135,11 @@ async def test_command_stop_from_another_server_right_after_a_background_job_ret
     home: Path, paths: AppPaths, bound: str
 ) -> None:
     """The job's process starts a moment after the call returned: a stop asked in that moment waits
-    (in the record, or in the tray's push) and reaches the job as it starts. Two headless `serve`
-    processes; or two servers bound to the tray's hub, in this process as the tray's runners of two
-    servers' calls are (tests/in_process_server.py)."""
+    (in the record, or in the tray's push) and reaches the job as it starts. Two headless servers; or
+    two servers bound to the tray's hub, as the tray's runners of two servers' calls are; both in
+    this process (tests/in_process_server.py)."""
     marker = f"53{os.getpid() % 1000}.5"
-    server = client_named if bound == "headless" else bound_here
+    server = headless_here if bound == "headless" else bound_here
     with running_hub(paths) if bound == "tray" else contextlib.nullcontext():
         async with server(home, COWORK) as first, server(home, COWORK) as second:
             for _ in range(3):

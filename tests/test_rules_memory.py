@@ -1,9 +1,14 @@
 """The tray's rules live in its memory, and another program's writes to the journal are told.
 
-A real tray and real `serve` processes: the attacks are commands an agent runs through
-`execute_command`, writing the journal file behind the tray's back. The servers run without the OS
-container (tests/test_authority.py `connect`), which would make the journal read-only: what is
-tested here is the tray's own second line. The attack scripts are commands the user allowed.
+The attacks are commands an agent runs through `execute_command`, writing the journal file behind
+the tray's back. Where what is tested is the tray's authority (a rule in the file allows nothing, a
+rule from a previous run applies), the tray's hub runs in this process with servers bound to it
+(tests/in_process_server.py): a click on Allow is the hub's own call for it, and `hub.tick()` is
+what the tray's monitor does each poll. A real tray stays for its notice at start and for an
+attack that asks the tray itself (`ask_tray` refuses a hub in pytest), with a real `serve`. The
+commands run without the OS container (tests/test_authority.py `connect`), which would make the
+journal read-only: what is tested here is the tray's own second line. The attack scripts are
+commands the user allowed.
 """
 
 from __future__ import annotations
@@ -16,15 +21,17 @@ from typing import Any
 import anyio
 import pytest
 
+from app.core.authority.hub import Hub
 from app.core.execution import container
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
 from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
-from tests.clicks import PROMPT_TITLE, click_yes
+from tests.channel_peers import Seen, running_hub
 from tests.desktop_env import wait_for
+from tests.in_process_server import allow_when_held, deny, held_by, serving
 from tests.stdio_client import STOP_DEADLINE_S, run
-from tests.test_authority import agent_script, cli, connect, hidden, holds, tray_log, wait_until_held
+from tests.test_authority import agent_script, connect, hidden, tray_log
 from tests.tray_process import running_tray
 
 pytestmark = pytest.mark.anyio
@@ -45,9 +52,10 @@ def never_ask(paths: AppPaths) -> None:
         set_approval_mode(journal, ApprovalMode.NEVER)
 
 
-async def run_allowed(client: Any, paths: AppPaths, display: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """A command the classifier holds (it cannot read the script), allowed by the user in the
-    approval prompt: what the model reads once it ran (through command_wait if the call returned first)."""
+async def run_allowed_here(client: Any, hub: Hub, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A command the classifier holds (it cannot read the script), allowed by the user (the hub's
+    own call for a click on Allow): what the model reads once it ran (through command_wait if the
+    call returned first)."""
     result: dict[str, Any] = {}
 
     async def call() -> None:
@@ -55,12 +63,16 @@ async def run_allowed(client: Any, paths: AppPaths, display: str, arguments: dic
 
     async with anyio.create_task_group() as group:
         group.start_soon(call)
-        await wait_until_held(paths)
-        await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
+        await allow_when_held(hub)
     if result.get("status") == "waiting":
         waited = await client.call_tool("command_wait", {"jobId": result["jobId"]})
         result = json.loads(waited.content[0].text)
     return result
+
+
+def told(seen: Seen) -> list[str]:
+    """The titles of what the hub told the user."""
+    return [title for title, _text in seen.notices]
 
 
 def insert_rule(paths: AppPaths, folder: str) -> str:
@@ -76,15 +88,19 @@ print(db.execute("SELECT count(*) FROM rules").fetchone()[0], "rule in the file"
 
 
 async def test_a_rule_inserted_into_the_file_while_the_tray_runs_allows_nothing(
-    home: Path, paths: AppPaths, tmp_path: Path, display: str
+    home: Path, paths: AppPaths, tmp_path: Path
 ) -> None:
     (tmp_path / "build").mkdir()
     attack = agent_script(insert_rule(paths, "/"))
-    with running_tray(home, display=display):
-        async with connect(home, headless=False) as agent, connect(home, headless=False) as held:
+    with running_hub(paths) as (hub, seen):
+        async with serving(home, bound=True) as agent, serving(home, bound=True) as held:
+            hub.tick()  # the tray's monitor looks before the attack: nothing foreign yet
+            assert FOREIGN_NOTICE not in told(seen), seen.notices
             # The user allows the attack script (a command they allowed), then the rm must still wait.
-            inserted = await run_allowed(agent, paths, display, {"command": attack})
+            inserted = await run_allowed_here(agent, hub, {"command": attack})
             assert inserted.get("stdout") == "1 rule in the file\n", inserted  # the row is there
+            hub.tick()  # the tray's monitor notices the write; the rule in the file stays in the file
+            assert FOREIGN_NOTICE in told(seen), seen.notices
             outcome: dict = {}
 
             async def ask() -> None:
@@ -92,12 +108,11 @@ async def test_a_rule_inserted_into_the_file_while_the_tray_runs_allows_nothing(
 
             async with anyio.create_task_group() as group:
                 group.start_soon(ask)
-                hold = await wait_until_held(paths)
+                [hold] = await held_by(hub)
                 await anyio.sleep(1.0)
-                assert await anyio.to_thread.run_sync(holds, paths), "still waiting for the user: no rule allowed it"
-                denied = await anyio.to_thread.run_sync(cli, home, "deny", str(hold["id"]))
-                assert denied.returncode == 0, denied.stderr
-            wait_for(lambda: FOREIGN_NOTICE in tray_log(home), timeout_s=STOP_DEADLINE_S)
+                hub.tick()
+                assert hub.pending_holds(), "still waiting for the user: no rule allowed it"
+                deny(hub, hold.command_id)
     assert "The user denied this command" in outcome["error"]
     assert (tmp_path / "build").exists()
     with Journal.open(paths) as journal:
@@ -105,16 +120,21 @@ async def test_a_rule_inserted_into_the_file_while_the_tray_runs_allows_nothing(
     assert row.decided_by != "rule 1" and row.decision == "denied"
 
 
-async def test_a_rule_from_a_previous_run_is_told_at_start_and_applied(
-    home: Path, paths: AppPaths, tmp_path: Path
-) -> None:
-    (tmp_path / "build").mkdir()
+async def test_a_rule_from_a_previous_run_is_told_at_start(home: Path, paths: AppPaths, tmp_path: Path) -> None:
     with Journal(paths) as journal:
-        rule = journal.add_rule(DELETE_BUILD_FOLDERS, str(tmp_path), FOLDER_SCOPE, "deleting build folders")
+        journal.add_rule(DELETE_BUILD_FOLDERS, str(tmp_path), FOLDER_SCOPE, "deleting build folders")
     with running_tray(home):
         wait_for(lambda: "Rules from a previous run are in force" in tray_log(home), timeout_s=STOP_DEADLINE_S)
         assert str(tmp_path) in tray_log(home), "the notice names the rule's folder"
-        async with connect(home, headless=False) as client:
+
+
+async def test_a_rule_from_a_previous_run_is_applied(home: Path, paths: AppPaths, tmp_path: Path) -> None:
+    (tmp_path / "build").mkdir()
+    with Journal(paths) as journal:
+        rule = journal.add_rule(DELETE_BUILD_FOLDERS, str(tmp_path), FOLDER_SCOPE, "deleting build folders")
+    with running_hub(paths) as (hub, _seen):
+        assert [r.folder for r in hub.rules_from_before()] == [str(tmp_path)], "what the tray tells at start"
+        async with serving(home, bound=True) as client:
             result = await run(client, {"command": "rm -rf build", "cwd": str(tmp_path)})
     assert result.get("exitCode") == 0, result
     assert not (tmp_path / "build").exists()
