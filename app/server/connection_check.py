@@ -26,9 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
-from mcp_types import Implementation
 
 from app import __version__
 from app.core.authority.supervisor import CHECK_CLIENT_NAME
@@ -176,6 +173,8 @@ def _bash_problem(entry_env: dict[str, str] | None, text: str) -> str:
     same search is made here, in the environment the server had, then in this one (a tray that runs
     the commands gives them its own: the check runs in it, or in the user's shell), and said in the
     user's language."""
+    from mcp.client.stdio import get_default_environment
+
     for environ in ({**get_default_environment(), **(entry_env or {})}, dict(os.environ)):
         try:
             find_bash(environ)
@@ -190,6 +189,12 @@ def _excerpt(text: str) -> str:
 
 
 async def _probe(client_id: str, client_name: str, entry: dict[str, Any], timeout_s: float) -> CheckResult:
+    # The SDK (about 0.7 s of CPU to import) only for an entry that is run: an entry that is
+    # missing, stale, another program's or altered is answered without it.
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from mcp_types import Implementation
+
     command = str(entry["command"])
     params = StdioServerParameters(
         command=command,
