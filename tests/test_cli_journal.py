@@ -1,4 +1,8 @@
-"""`status`, `pause`, `resume` and `log`, run as the user runs them."""
+"""`status`, `pause`, `resume`, `stop` and `log`, run as the user runs them: the CLI is a process.
+
+The headless server a `stop` reaches (through the journal) is `serve --headless` in this process
+(tests/in_process_server.py); the tray a `resume` asks is a real one, clicked on Xvfb.
+"""
 
 from __future__ import annotations
 
@@ -109,23 +113,26 @@ def test_log_follow_streams_commands_as_they_start_and_end(paths: AppPaths, cli_
     assert (second["command"], second["status"], second["exit_code"]) == ("make build", "failed", 2)
 
 
-def test_stop_ends_a_command_running_in_a_real_serve(home, cli_env: dict[str, str]) -> None:
+def test_stop_ends_a_command_running_in_a_headless_server(home: Path, cli_env: dict[str, str]) -> None:
+    """`stop` is the CLI, a process; the headless server it reaches through the journal runs in this one."""
     import anyio
 
-    from tests.stdio_client import connect, run
+    from tests.in_process_server import serving
+    from tests.stdio_client import run
 
     async def scenario() -> tuple[dict, subprocess.CompletedProcess[str]]:
-        async with connect(home) as client, anyio.create_task_group() as group:
+        async with serving(home) as client, anyio.create_task_group() as group:
             result: dict = {}
 
             async def call() -> None:
                 result.update(await run(client, {"command": "sleep 30"}))
 
             group.start_soon(call)
-            with Journal.open(AppPaths.from_environment()) as journal:
+            with Journal.open(AppPaths.from_environment()) as journal, anyio.fail_after(10):
                 while not journal.active_commands():
                     await anyio.sleep(0.05)
                 command_id = journal.active_commands()[0].id
+            # In a thread: the server runs on this event loop while the CLI asks it to stop.
             stopped = await anyio.to_thread.run_sync(lambda: cli(cli_env, "stop", str(command_id)))
         return result, stopped
 

@@ -1,10 +1,16 @@
-"""The activity log window, for real: a Tk window on a private Xvfb display, fed by a real `serve`.
+"""The activity log window, for real: a Tk window on a private Xvfb display, fed by a real server.
 
 The display comes from the shared session fixture `display` in conftest.py (Xvfb missing fails).
 
 Each test builds the window in this process and pumps Tk's event loop until what the user would
-see holds, while the MCP SDK's client drives a `cowork-terminal serve` child from a background
-event loop (anyio's blocking portal), as Claude would.
+see holds, while the MCP SDK's client drives a server from a background event loop (anyio's
+blocking portal), as Claude would. A headless server is `serve --headless` in this process
+(tests/in_process_server.py) on that loop's thread: the window reads what it writes in the journal,
+and a stop or a pause reaches it through the journal, as from a tray process. A server bound to a
+tray, whose holds the window asks the tray about, is a real `serve` process beside a real tray
+(tests/tray_process.py): a tray takes only Cowork Terminal's program as its peer. So is the server
+beside a window that asks the tray to resume: a tray refuses a loosening asked from a server's
+process. The window's own process, its closing and the command without a display stay processes.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from app.ui.windows.controls import RequestControls, TrayLineControls
 from app.ui.windows.log_window import EMPTY_FILTERED, EMPTY_LIST, ON_TITLE, PAUSED_TITLE, LogWindow
 from tests.clicks import CONFIRM_TITLE, click_yes, shown_window
 from tests.desktop_env import wait_for
+from tests.in_process_server import serving
 from tests.tray_process import running_tray
 from tests.window_pipes import QUIET_S, TrayEnd
 
@@ -134,7 +141,7 @@ def shown_ids(window: LogWindow) -> list[int]:
 
 @dataclass
 class Server:
-    """A real `cowork-terminal serve --headless`, driven by the SDK's client from another thread."""
+    """A server Claude calls, driven by the SDK's client from another thread."""
 
     portal: BlockingPortal
     client: Client
@@ -144,7 +151,16 @@ class Server:
 
 
 @contextmanager
-def serve(home: Path, *, headless: bool = True) -> Iterator[Server]:
+def serve(home: Path, *, headless: bool = True, process: bool = False) -> Iterator[Server]:
+    """`serve --headless` in this process (tests/in_process_server.py), on the event loop of a thread
+    of its own: this thread may block while it pumps Tk or clicks, the server runs on. A real
+    `cowork-terminal serve` process when not headless (the only server a real tray takes as its
+    peer) or when asked: a tray refuses a loosening asked from a server's process, as from the
+    commands it runs, so a window that asks one must not share its process with a server."""
+    if headless and not process:
+        with start_blocking_portal() as portal, portal.wrap_async_context_manager(serving(home)) as client:
+            yield Server(portal, client)
+        return
     # The SDK's stdio client passes only a few variables on: give the child its home explicitly.
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "USER", "LOGNAME", "SHELL")}
     env[HOME_ENV] = str(home)
@@ -283,7 +299,7 @@ def test_the_pause_switch_pauses_at_once_and_resumes_only_after_the_users_click_
     with running_tray(home, display=display):
         window = open_window(controls=RequestControls(paths))  # `cowork-terminal log-window` started by hand
         assert window.state_label.cget("text") == ON_TITLE and "Pause" in window.pause_button.cget("text")
-        with serve(home) as server:
+        with serve(home, process=True) as server:  # the window asks the tray to resume: not from a server
             payload(result_of(server.call("echo before"), window))
             window.pause_button.invoke()
             pump(window, lambda: window.state_label.cget("text") == PAUSED_TITLE)

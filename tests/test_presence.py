@@ -1,4 +1,9 @@
-"""The running tray is the user's presence: `serve` refuses commands while no tray runs, unless `--headless`."""
+"""The running tray is the user's presence: `serve` refuses commands while no tray runs, unless `--headless`.
+
+A `serve` process meets a real tray process (tests/tray_process.py) as the tray comes and goes: the
+tray takes only Cowork Terminal's program as its peer. `serve --headless` runs in this process
+(tests/in_process_server.py): with no tray to meet, what it does is the server's alone.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ from app.core import liveness
 from app.core.journal.store import Journal, Status
 from app.core.messages import NO_TRAY_MESSAGE
 from app.core.paths import AppPaths
+from tests.in_process_server import serving
 from tests.stdio_client import STOP_DEADLINE_S
 from tests.tray_process import running_tray
 
@@ -71,7 +77,7 @@ async def echo_once_unbound(client: Client) -> tuple[bool, str]:
 
 def test_serve_headless_runs_without_a_tray(home: Path, paths: AppPaths) -> None:
     async def scenario() -> tuple[bool, str]:
-        async with Client(serve_params(home, headless=True), mode="legacy") as client:
+        async with serving(home) as client:  # `serve --headless` in this process
             return await echo(client)
 
     assert not liveness.is_held(paths.tray_lock)
