@@ -1,7 +1,11 @@
-"""Attacks on the OS container every command runs in (issue 21), through `execute_command` of a real
-server, with a real tray where the attack needs one. Where the user allows a held command, the tray's
+"""Attacks on the OS container every command runs in (issue 21), through `execute_command` of a
+server. What a command can or cannot do inside its container runs on the headless server in this
+process (tests/in_process_server.py `serving`): its commands run in the same real container, with
+the protected set of the `HOME` set here for it. Where the user allows a held command, the tray's
 hub runs in this process (`hub`) and so does the server bound to it, as the tray's runners are; the
-Allow is what a click on it in the prompt does (tests/in_process_server.py `allow`).
+Allow is what a click on it in the prompt does (tests/in_process_server.py `allow`). Real processes
+stay for a look at a peer: a detached process from a command asking a real tray, a look-alike tray
+refused by a real `serve`, a starter killed while its containers start, the tray's notice in its log.
 
 Each attack is a script written to /tmp and run with Python (the classifier cannot read it), so the
 container is what stops it; each test checks that the attack ran before it checks that it failed.
@@ -19,6 +23,7 @@ import os
 import select
 import shlex
 import shutil
+import site
 import subprocess
 import sys
 import time
@@ -76,8 +81,11 @@ def user_home(tmp_path: Path) -> Path:
     return folder
 
 
-def server_env(user_home: Path, **more: str) -> dict[str, str]:
-    return {"HOME": str(user_home), **more}
+def as_user(user_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server in this process, and its commands, see `user_home` as a process started with that
+    HOME would: `~` and the user site (~/.local/lib), which Python works out once per process."""
+    monkeypatch.setenv("HOME", str(user_home))
+    monkeypatch.setattr(site, "USER_BASE", None)  # worked out again from HOME when next asked
 
 
 def own_namespace() -> str:
@@ -132,8 +140,9 @@ def attack_command(routes: dict[str, str]) -> str:
 
 
 async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_disguised_routes(
-    home: Path, paths: AppPaths, user_home: Path
+    home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    as_user(user_home, monkeypatch)
     folders = {
         "data": paths.data_dir,
         "outputs": paths.outputs,
@@ -164,7 +173,7 @@ async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_d
     before = {name: (user_home / name).read_text() for name in (".bashrc", ".claude.json")}
     never_ask(paths)
     try:
-        async with connect(home, env=server_env(user_home)) as client:
+        async with serving(home) as client:
             result = await run(client, {"command": attack_command(routes), "timeout": 120_000})
         assert result.get("exitCode") == 0, result
         outcomes = json.loads(result["stdout"])  # the attack ran: every route reported back
@@ -185,12 +194,13 @@ async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_d
 
 
 async def test_a_write_refused_by_the_container_tells_the_model_why_and_what_to_do(
-    home: Path, paths: AppPaths, user_home: Path
+    home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    as_user(user_home, monkeypatch)
     target = user_home / ".claude" / "settings.json"
     never_ask(paths)
     write = f"open(__import__('base64').b64decode({base64.b64encode(str(target).encode())!r}).decode(), 'w')"
-    async with connect(home, env=server_env(user_home)) as client:
+    async with serving(home) as client:
         result = await run(client, {"command": agent_script(write)})
     assert "Read-only file system" in result["stderr"], result  # it ran, and the OS said no
     assert result["note"].startswith(f"{target.parent} is protected by Cowork Terminal"), result
@@ -199,10 +209,11 @@ async def test_a_write_refused_by_the_container_tells_the_model_why_and_what_to_
 
 
 async def test_a_command_runs_in_a_pid_namespace_of_its_own_and_its_background_job_outlives_it(
-    home: Path, paths: AppPaths, user_home: Path
+    home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    as_user(user_home, monkeypatch)
     marker = f"17{os.getpid() % 1000}.25"
-    async with connect(home, env=server_env(user_home)) as client:
+    async with serving(home) as client:
         first = await run(client, {"command": f"readlink /proc/self/ns/pid; (setsid sleep {marker} &)"})
         assert first["exitCode"] == 0 and first["stdout"].strip() != own_namespace()
         assert first["stdout"].startswith("pid:[")
@@ -212,17 +223,17 @@ async def test_a_command_runs_in_a_pid_namespace_of_its_own_and_its_background_j
         assert time.monotonic() - started < 5
         still = await run(client, {"command": "pgrep -x sleep || echo gone"})
         assert still["stdout"].strip() == "gone", "another command's container cannot see it"
-        assert any(f"sleep {marker}" in line for line in os.popen("ps -eo args").read().splitlines())
+        assert running_with(f"sleep {marker}"), "the job outlives its command"
     with Journal.open(paths) as journal:
         reasons = [row.reason for row in journal.recent_commands()]
     assert not any(reason and "without the container" in reason for reason in reasons)
 
 
 async def test_without_bwrap_commands_still_run_and_each_journal_row_says_it_was_unprotected(
-    home: Path, paths: AppPaths, user_home: Path
+    home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch, no_container: None
 ) -> None:
-    env = server_env(user_home, **{container.BWRAP_ENV: str(user_home / "no-bwrap")})
-    async with connect(home, env=env) as client:
+    as_user(user_home, monkeypatch)
+    async with serving(home) as client:
         result = await run(client, {"command": "readlink /proc/self/ns/pid; echo ok"})
     assert result["stdout"].split() == [own_namespace(), "ok"], "it ran, in the host's namespace"
     with Journal.open(paths) as journal:
@@ -374,11 +385,12 @@ def read_stderr_until(server: RawServer, text: str, timeout_s: float) -> str:
 
 
 async def test_a_container_switched_off_in_the_app_runs_commands_unprotected_and_says_so(
-    home: Path, paths: AppPaths, user_home: Path
+    home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    as_user(user_home, monkeypatch)
     with Journal.open(paths) as journal:  # what the tray stores after the user's click in its menu
         journal.set_setting("container", False)
-    async with connect(home, env=server_env(user_home)) as client:
+    async with serving(home) as client:
         result = await run(client, {"command": "readlink /proc/self/ns/pid"})
     assert result["stdout"].strip() == own_namespace()
     with Journal.open(paths) as journal:
@@ -493,7 +505,7 @@ async def test_an_allowed_change_of_a_protected_file_in_the_session_shell_works_
 
 
 async def test_a_lone_protected_file_replaced_by_rename_outside_stays_read_only_in_a_running_command(
-    home: Path, paths: AppPaths, user_home: Path
+    home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Claude saves ~/.claude.json by renaming a new file over it, which takes the file's read-only
     bind out of every container: a command running then would write the new file, unless the bind
@@ -506,9 +518,10 @@ async def test_a_lone_protected_file_replaced_by_rename_outside_stays_read_only_
         f'if (echo x >> "$(echo {base64.b64encode(str(target).encode()).decode()} | base64 -d)") 2>/dev/null; '
         f"then echo W; else echo R; fi >> {log}; sleep 0.1; done"
     )
+    as_user(user_home, monkeypatch)
     never_ask(paths)
     try:
-        async with connect(home, env=server_env(user_home)) as client:
+        async with serving(home) as client:
             started = await run(client, {"command": tries, "background": True})
             assert started["status"] == "running", started
             await anyio.sleep(1.0)  # the command waits in its container
