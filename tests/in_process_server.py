@@ -14,7 +14,8 @@ environment, not the few variables the SDK's stdio client passes on.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,17 @@ async def serving(
     finally:
         while hosts:
             hosts.pop().leave()
+
+
+async def came(check: Callable[[], bool], seconds: float = 10.0) -> bool:
+    """Whether `check` holds within `seconds`, asked on the event loop: a server in this process
+    works on that loop, so a blocking wait would freeze it."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        await anyio.sleep(0.05)
+    return check()
 
 
 async def held_by(hub: Hub, count: int = 1, seconds: float = 10.0) -> list[HeldCommand]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -25,7 +25,7 @@ from app.core.authority.hub import Hub
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from app.core.policy.approval import HOLD_LIFETIME_S
-from tests.in_process_server import allow_when_held, deny, held_by, holds_shown, serving
+from tests.in_process_server import allow_when_held, came, deny, held_by, holds_shown, serving
 from tests.stdio_client import connect, run
 from tests.test_authority import cli, click_allow_when_held, holds
 from tests.tray_process import running_tray
@@ -105,15 +105,6 @@ async def test_a_denied_command_does_not_run_and_the_model_is_told(
     assert row.decision == "denied"
 
 
-async def wait_for(check: Callable[[], bool], seconds: float = 10.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        await anyio.sleep(0.05)
-    return check()
-
-
 async def test_a_held_command_allowed_after_the_call_returned_runs_at_the_click_and_command_wait_reads_it(
     home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
 ) -> None:
@@ -127,7 +118,7 @@ async def test_a_held_command_allowed_after_the_call_returned_runs_at_the_click_
         assert "command_wait" in first["note"] and "to answer" in first["note"]
         assert (tmp_path / "later").exists()
         await allow_when_held(hub)  # the user answers after the call returned
-        assert await wait_for(lambda: not (tmp_path / "later").exists()), "it ran at the click, unasked"
+        assert await came(lambda: not (tmp_path / "later").exists()), "it ran at the click, unasked"
         done = json.loads((await client.call_tool("command_wait", {"jobId": first["jobId"]})).content[0].text)
     assert done["status"] == "finished" and done["exitCode"] == 0 and done["stdout"] == "gone\n"
     [row] = rows(paths)
@@ -217,7 +208,7 @@ async def test_command_stop_withdraws_a_held_command_and_its_prompt_disappears(
         stopped = await client.call_tool("command_stop", {"jobId": first["jobId"]})
         unknown = await client.call_tool("command_wait", {"jobId": 987654})
         # The withdrawal reaches the tray on the link's sending thread, after the answer.
-        assert await wait_for(lambda: hub.pending_holds() == []), "nothing is left to ask the user"
+        assert await came(lambda: hub.pending_holds() == []), "nothing is left to ask the user"
     result = json.loads(stopped.content[0].text)
     assert result["status"] == "denied" and "withdrawn" in result["note"]
     assert unknown.is_error and "There is no job 987654" in unknown.content[0].text

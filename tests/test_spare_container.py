@@ -26,7 +26,7 @@ from app.core.execution.executor import CommandSpec, run_command
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
-from tests.in_process_server import serving
+from tests.in_process_server import came, serving
 from tests.stdio_client import connect, run
 from tests.tray_process import running_tray
 
@@ -83,22 +83,12 @@ def wait_for(condition, timeout_s: float = WAIT_S) -> bool:
     return condition()
 
 
-async def came(condition, timeout_s: float = WAIT_S) -> bool:  # noqa: ANN001 - any callable
-    """`wait_for` on the event loop: the server in this process starts and ends its spares on it."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        await anyio.sleep(0.05)
-    return condition()
-
-
 async def spare_waits(age_s: float = 1.2) -> None:
     """Until a spare waits for this test's server's next command, then `age_s` more (its init's age
     is what the tests read): a spare starts within tens of ms here, but over a second under load.
     The server runs in this process (tests/in_process_server.py): its spares are this process's."""
     pid = os.getpid()
-    assert await came(lambda: len(spares_of(pid)) == 1), "a spare waits for the next command"
+    assert await came(lambda: len(spares_of(pid)) == 1, seconds=WAIT_S), "a spare waits for the next command"
     await anyio.sleep(age_s)
 
 
@@ -169,13 +159,13 @@ async def test_a_spare_started_before_the_container_was_switched_off_is_not_used
     async with serving(home) as client:
         await run(client, {"command": "true"})
         pid = os.getpid()
-        assert await came(lambda: len(spares_of(pid)) == 1), "a spare waits for the next command"
+        assert await came(lambda: len(spares_of(pid)) == 1, seconds=WAIT_S), "a spare waits for the next command"
         [waiting] = spares_of(pid)
         with Journal.open(paths) as journal:  # what the tray stores after the user's click in its menu
             journal.set_setting("container", False)
         off = await run(client, {"command": "readlink /proc/self/ns/pid"})
         assert off["stdout"].strip() == os.readlink("/proc/self/ns/pid"), "it ran outside any container"
-        assert await came(lambda: not os.path.exists(f"/proc/{waiting}")), "the spare was ended unused"
+        assert await came(lambda: not os.path.exists(f"/proc/{waiting}"), seconds=WAIT_S), "the spare was ended unused"
         with Journal.open(paths) as journal:
             journal.set_setting("container", True)
         await anyio.sleep(1.2)
