@@ -24,7 +24,7 @@ from app.core.paths import AppPaths
 from tests.channel_peers import running_hub
 from tests.in_process_server import serving
 from tests.stdio_client import connect, run
-from tests.test_container import agent_script, never_ask, server_env, user_home  # noqa: F401 (a fixture)
+from tests.test_container import agent_script, never_ask, user_home  # noqa: F401 (a fixture)
 
 SCOPED = landlock.plan(sys.platform, landlock.kernel_abi(), landlock.find_perl()) == landlock.SCOPED
 real = pytest.mark.skipif(
@@ -140,8 +140,7 @@ async def test_a_command_cannot_connect_to_the_trays_or_any_abstract_socket_made
     tcp, received = tcp_echo()
     port = tcp.getsockname()[1]
     never_ask(paths)
-    for name, value in server_env(user_home).items():
-        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("HOME", str(user_home))
     try:
         with running_hub(paths):
             probe = socket.socket(socket.AF_UNIX)
@@ -191,7 +190,7 @@ async def test_a_command_cannot_signal_a_process_outside_its_domain_but_can_its_
     """The container's init (pid 1 inside) runs outside the command's domain: the one process
     outside that the command can name. Its own background job it may stop."""
     never_ask(paths)
-    async with connect(home, env=server_env(user_home)) as client:
+    async with connect(home, env={"HOME": str(user_home)}) as client:
         result = await run(client, {"command": agent_script(KILL)})
     assert result.get("stdout"), result
     said = json.loads(result["stdout"])  # the attempts ran and reported back
