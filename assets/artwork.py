@@ -14,6 +14,7 @@ must therefore be recognisable by its badge's shape alone, not only by its colou
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -387,8 +388,11 @@ def _over(base: Image.Image, colour: RGB, coverage: Image.Image) -> Image.Image:
     return Image.alpha_composite(base, layer)
 
 
+@functools.cache
 def _masks(state: str, size: int) -> dict[str, Image.Image]:
-    """Every shape of `state` at `size`, as output-size coverage masks."""
+    """Every shape of `state` at `size`, as output-size coverage masks. Kept: the script draws each
+    (state, size) for several files (installer, package, .ico, .icns, templates, the sheet), and the
+    callers only read them."""
     geo = Geometry(size=size, scale=supersampling(size))
     inset = APP_TILE_INSET if state == APP and size >= 48 else TILE_INSET
     masks = {"tile": tile_mask(geo, inset), "prompt": prompt_mask(geo)}
