@@ -325,7 +325,7 @@ def protection_note(result: ExecutionResult, container: Container) -> str | None
 
     stderr = result.stderr.raw().decode("utf-8", "replace")
     hint = containers.protected_hint(stderr, result.exit_code, container.protected.all())
-    moved = start_files.model_note(time.monotonic() - result.duration_ms / 1000)  # start_files.py
+    moved = start_files.model_note(result.started)  # start_files.py
     return " ".join(note for note in (hint, moved) if note) or None
 
 

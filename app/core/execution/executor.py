@@ -322,5 +322,6 @@ async def run_command(
         stopped_reason=None if exited else stop.reason,
         signal_name=signal_name,
         duration_ms=(time.monotonic() - started) * 1000,
+        started=started,
         contained=contained,
     )

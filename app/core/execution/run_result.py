@@ -20,6 +20,7 @@ class ExecutionResult:
     stopped_reason: str | None  # set when something other than the timeout ended it
     signal_name: str | None
     duration_ms: float
+    started: float  # time.monotonic() as it started: what happened since is this command's doing
     contained: bool = False  # ran in the OS container
     protection_note: str | None = None  # for the model: a write hit the protected set (container.py)
 
