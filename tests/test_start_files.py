@@ -203,6 +203,30 @@ async def test_a_command_in_a_spare_that_creates_a_start_up_file_as_its_last_act
         assert result["stdout"] == "ran\n" and result["note"].startswith(f"{target} was moved to {moved}."), result
 
 
+def test_the_models_note_names_a_file_moved_during_a_quick_command_whose_result_came_late(
+    as_user: Path, paths: AppPaths
+) -> None:
+    """The note covers what was moved since the command started, however long its result took to be
+    made after it ended: reckoned back from the result's time by the command's duration instead,
+    a quick command's note lost the file on a busy machine (seen in a full run under load)."""
+    from app.core.commands.running import protection_note
+    from app.core.execution.output import CommandOutput
+    from app.core.execution.run_result import ExecutionResult
+
+    target = as_user / ".zshenv"
+    started = time.monotonic()
+    target.write_text("x")  # what the command did as it ended
+    moved = start_files.move_aside(str(target))  # what the watching thread does with it
+    took_ms = (time.monotonic() - started) * 1000
+    time.sleep(0.05)  # the result is made later than the command took: the machine is busy
+    result = ExecutionResult(
+        output=CommandOutput(), exit_code=0, timed_out=False, stopped_reason=None, signal_name=None,
+        duration_ms=took_ms, started=started, contained=True,
+    )  # fmt: skip
+    note = protection_note(result, container.for_paths(paths))
+    assert note is not None and note.startswith(f"{target} was moved to {moved}."), note
+
+
 @LINUX_BWRAP
 @pytest.mark.anyio
 async def test_a_file_moved_from_the_project_onto_a_missing_start_up_file_is_moved_aside(
