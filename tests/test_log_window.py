@@ -4,13 +4,16 @@ The display comes from the shared session fixture `display` in conftest.py (Xvfb
 
 Each test builds the window in this process and pumps Tk's event loop until what the user would
 see holds, while the MCP SDK's client drives a server from a background event loop (anyio's
-blocking portal), as Claude would. A headless server is `serve --headless` in this process
+blocking portal), as Claude would. A server is `serve --headless` in this process
 (tests/in_process_server.py) on that loop's thread: the window reads what it writes in the journal,
-and a stop or a pause reaches it through the journal, as from a tray process. A server bound to a
-tray, whose holds the window asks the tray about, is a real `serve` process beside a real tray
-(tests/tray_process.py): a tray takes only Cowork Terminal's program as its peer. So is the server
-beside a window that asks the tray to resume: a tray refuses a loosening asked from a server's
-process. The window's own process, its closing and the command without a display stay processes.
+and a stop or a pause reaches it through the journal, as from a tray process. A server bound to the
+tray, whose rows the tray writes and whose commands it stops, is bound to the tray's hub in this
+process (the `hub` fixture): a stop from a window started by hand reaches that hub too. A window
+started by hand takes the holds only from a real tray (tests/tray_process.py), which holds the
+commands of a server in this process as of any server linked to it; only a real tray shows a
+confirm window to click. The server beside a window that asks the tray to resume is a real
+`serve` process: a tray refuses a loosening asked from a server's process. The window's own process,
+its closing and the command without a display stay processes.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from app.core import app_log
+from app.core.authority.hub import Hub
 from app.core.channel.client import current_tray_state
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.messages import PAUSED_MESSAGE, USER_STOP_REASON
@@ -151,21 +155,24 @@ class Server:
 
 
 @contextmanager
-def serve(home: Path, *, headless: bool = True, process: bool = False) -> Iterator[Server]:
+def serve(home: Path, *, bound: bool = False, process: bool = False) -> Iterator[Server]:
     """`serve --headless` in this process (tests/in_process_server.py), on the event loop of a thread
-    of its own: this thread may block while it pumps Tk or clicks, the server runs on. A real
-    `cowork-terminal serve` process when not headless (the only server a real tray takes as its
-    peer) or when asked: a tray refuses a loosening asked from a server's process, as from the
-    commands it runs, so a window that asks one must not share its process with a server."""
-    if headless and not process:
-        with start_blocking_portal() as portal, portal.wrap_async_context_manager(serving(home)) as client:
+    of its own: this thread may block while it pumps Tk or clicks, the server runs on. `bound`: a
+    server of the hub of this process (the `hub` fixture), as the tray's runners are. A real
+    `cowork-terminal serve --headless` process when asked: a tray refuses a loosening asked from a
+    server's process, as from the commands it runs, so a window that asks one must not share its
+    process with a server."""
+    if not process:
+        with (
+            start_blocking_portal() as portal,
+            portal.wrap_async_context_manager(serving(home, bound=bound)) as client,
+        ):
             yield Server(portal, client)
         return
     # The SDK's stdio client passes only a few variables on: give the child its home explicitly.
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "USER", "LOGNAME", "SHELL")}
     env[HOME_ENV] = str(home)
-    args = ["-m", "app", "serve", *(["--headless"] if headless else [])]
-    params = StdioServerParameters(command=sys.executable, args=args, env=env)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "app", "serve", "--headless"], env=env)
     with start_blocking_portal() as portal, portal.wrap_async_context_manager(Client(params, mode="legacy")) as c:
         yield Server(portal, c)
 
@@ -329,24 +336,25 @@ def test_the_pause_switch_pauses_at_once_and_resumes_only_after_the_users_click_
 
 
 def test_stop_ends_a_running_sleep_tree_through_the_server_and_the_row_says_so(
-    open_window: Callable[..., LogWindow], home: Path, paths: AppPaths, journal: Journal
+    open_window: Callable[..., LogWindow], home: Path, paths: AppPaths, journal: Journal, hub: Hub
 ) -> None:
+    """Stop in a window started by hand asks the tray (the hub of this process: a stop is taken from
+    anyone), which stops the command in the server that runs it, a server bound to it."""
     marker = "30.4242"  # an unusual duration, to find exactly these sleeps among the machine's processes
-    with running_tray(home):
-        window = open_window(controls=RequestControls(paths))
-        with serve(home) as server:
-            call = server.call(f"sleep {marker} & sleep {marker}; wait")
-            pump(window, lambda: len(live_processes(f"sleep {marker}")) >= 3 and shown_ids(window))  # bash, 2 sleeps
-            [running] = journal.active_commands()
-            window.select(running.id)
-            pump(window, window.stop_button.winfo_ismapped)
-            assert str(window.stop_button.cget("state")) == "normal"
+    window = open_window(controls=RequestControls(paths))
+    with serve(home, bound=True) as server:
+        call = server.call(f"sleep {marker} & sleep {marker}; wait")
+        pump(window, lambda: len(live_processes(f"sleep {marker}")) >= 3 and shown_ids(window))  # bash, 2 sleeps
+        [running] = journal.active_commands()
+        window.select(running.id)
+        pump(window, window.stop_button.winfo_ismapped)
+        assert str(window.stop_button.cget("state")) == "normal"
 
-            window.stop_button.invoke()
-            clicked = time.monotonic()
-            pump(window, lambda: cell(window, running.id, "status") in ("● Stopping…", "■ Stopped by the user"))
-            result = payload(result_of(call, window))
-            assert time.monotonic() - clicked < UI_TIMEOUT_S, "the server ended the tree, not the sleeps"
+        window.stop_button.invoke()
+        clicked = time.monotonic()
+        pump(window, lambda: cell(window, running.id, "status") in ("● Stopping…", "■ Stopped by the user"))
+        result = payload(result_of(call, window))
+        assert time.monotonic() - clicked < UI_TIMEOUT_S, "the server ended the tree, not the sleeps"
     assert result["note"] == USER_STOP_REASON and result["exitCode"] is None
     pump(window, lambda: cell(window, running.id, "status") == "■ Stopped by the user")
     assert journal.get_command(running.id).status is Status.KILLED
@@ -599,49 +607,6 @@ def test_without_a_display_the_command_says_so_instead_of_a_traceback(cli_env: d
     assert "cannot open the activity log window" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_deny_in_the_details_answers_a_real_held_command(
-    open_window: Callable[..., LogWindow], journal: Journal, paths: AppPaths, home: Path, tmp_path: Path
-) -> None:
-    import anyio
-
-    from tests.stdio_client import connect, run
-
-    (tmp_path / "cache").mkdir()
-    result: dict = {}
-
-    async def scenario(window: LogWindow) -> None:
-        async with connect(home, headless=False) as client, anyio.create_task_group() as group:
-
-            async def ask() -> None:
-                result.update(await run(client, {"command": "rm -rf cache", "cwd": str(tmp_path)}))
-
-            group.start_soon(ask)
-            while not journal.pending_approvals():
-                await anyio.sleep(0.05)
-            held = journal.pending_approvals()[0].id
-            deadline = time.monotonic() + 5
-            while window.selected_id() != held and time.monotonic() < deadline:
-                window.root.update()
-                window.show_active()
-                await anyio.sleep(0.05)
-            while "Deny" not in (buttons := {b.cget("text"): b for b in window.actions_frame.winfo_children()}):
-                assert time.monotonic() < deadline, "the window did not get the tray's copy of the held command"
-                window.root.update()  # started by hand, it asks the tray for its copy first
-                await anyio.sleep(0.05)
-            buttons["Deny"].invoke()
-            while not result:
-                window.root.update()
-                await anyio.sleep(0.05)
-
-    with running_tray(home):
-        window = open_window(controls=RequestControls(paths))  # started by hand: it asks the tray
-        anyio.run(scenario, window)
-    assert "The user denied this command" in result["error"]
-    assert (tmp_path / "cache").exists()
-    row = journal.recent_commands(limit=1)[0]
-    assert row.decision == "denied" and row.status is Status.REFUSED
-
-
 def rewrite_command(paths: AppPaths, command_id: int, command: str, cwd: str) -> None:
     """What any program of the user can do: write another text into a waiting row of the journal."""
     with contextlib.closing(sqlite3.connect(paths.journal)) as db, db:
@@ -655,15 +620,18 @@ def action_texts(window: LogWindow) -> set[str]:
 def test_a_window_started_by_hand_shows_the_trays_copy_of_a_held_command_not_a_rewritten_row(
     open_window: Callable[..., LogWindow], journal: Journal, paths: AppPaths, home: Path, tmp_path: Path
 ) -> None:
+    """And Deny there answers the held command. The tray is a real one: a window takes the holds only
+    from Cowork Terminal's own program. The server whose command it holds runs in this process: a
+    tray holds (and runs) the commands of every server linked to it."""
     import anyio
 
-    from tests.stdio_client import connect, run
+    from tests.stdio_client import run
 
     (tmp_path / "cache").mkdir()
     seen: dict[str, Any] = {}
 
     async def scenario(window: LogWindow) -> None:
-        async with connect(home, headless=False) as client, anyio.create_task_group() as group:
+        async with serving(home) as client, anyio.create_task_group() as group:
 
             async def ask() -> None:
                 seen["result"] = await run(client, {"command": "rm -rf cache", "cwd": str(tmp_path)})
@@ -687,7 +655,9 @@ def test_a_window_started_by_hand_shows_the_trays_copy_of_a_held_command_not_a_r
                 await anyio.sleep(0.05)
             seen["cell"], seen["details"] = cell(window, held, "command"), window.details_text()
             {b.cget("text"): b for b in window.actions_frame.winfo_children()}["Deny"].invoke()
+            deadline = time.monotonic() + UI_TIMEOUT_S
             while "result" not in seen:
+                assert time.monotonic() < deadline, "the held command was not answered"
                 window.root.update()
                 await anyio.sleep(0.05)
 
@@ -698,6 +668,8 @@ def test_a_window_started_by_hand_shows_the_trays_copy_of_a_held_command_not_a_r
     assert seen["cell"] == "rm -rf cache", "the list shows what the tray holds, which is what Allow would run"
     assert seen["details"].startswith("rm -rf cache\n") and "ls -la" not in seen["details"]
     assert "The user denied this command" in seen["result"]["error"] and (tmp_path / "cache").exists()
+    row = journal.get_command(seen["id"])
+    assert row.decision == "denied" and row.status is Status.REFUSED
 
 
 def test_a_window_started_by_hand_with_no_tray_says_nobody_can_answer_a_rewritten_waiting_row(
@@ -748,14 +720,14 @@ def test_a_command_allowed_by_a_rule_says_so_in_its_details(journal: Journal) ->
 
 @pytest.mark.parametrize("with_tray", [False, True], ids=["headless", "through-the-tray"])
 def test_a_running_commands_output_shows_live_in_its_details(
-    open_window: Callable[..., LogWindow], home: Path, journal: Journal, with_tray: bool
+    open_window: Callable[..., LogWindow], home: Path, journal: Journal, with_tray: bool, request: pytest.FixtureRequest
 ) -> None:
-    """It said "Shown when the command ends." until the end (issue 24, item 5)."""
+    """It said "Shown when the command ends." until the end (issue 24, item 5). Through the tray: a
+    server bound to the tray's hub (in this process), whose journal rows the hub writes."""
+    if with_tray:
+        request.getfixturevalue("hub")
     window = open_window()
-    with contextlib.ExitStack() as stack:
-        if with_tray:
-            stack.enter_context(running_tray(home))
-        server = stack.enter_context(serve(home, headless=not with_tray))
+    with serve(home, bound=with_tray) as server:
         future = server.call("printf 'out-%s\\n' one; sleep 4; printf 'out-%s\\n' two")  # the text: not in the command
         [row] = wait_for(lambda: journal.active_commands())
         pump(window, lambda: row.id in shown_ids(window))

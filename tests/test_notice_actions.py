@@ -1,5 +1,9 @@
 """Answering a held command from its notification (issue 24): Deny and Show only, since a button
-press in a notification comes over the session bus, where any program of the user can fake it."""
+press in a notification comes over the session bus, where any program of the user can fake it.
+
+The tray is a real process (its notices, its prompt window); the server whose commands it holds is
+`serve --headless` in this process (tests/in_process_server.py): a tray holds the commands of every
+server linked to it."""
 
 from __future__ import annotations
 
@@ -21,7 +25,8 @@ from app.ui.tray.notice_actions import (
 )
 from tests.clicks import PROMPT_TITLE, press, shown_window
 from tests.desktop_env import FakeDesktop, make_fake_desktop
-from tests.stdio_client import connect, run
+from tests.in_process_server import serving
+from tests.stdio_client import run
 from tests.test_authority import wait_until_held
 from tests.tray_process import running_tray
 
@@ -109,7 +114,7 @@ async def test_deny_in_a_notification_denies_and_a_faked_allow_there_allows_noth
     for name in ("cache", "build"):
         (tmp_path / name).mkdir()
     with running_tray(home, display=display):
-        async with connect(home, headless=False) as client, anyio.create_task_group() as group:
+        async with serving(home) as client, anyio.create_task_group() as group:
             first: dict = {}
 
             async def ask_first() -> None:

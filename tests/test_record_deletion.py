@@ -21,7 +21,8 @@ from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.agent_job import AgentJob
 from tests.clicks import CONFIRM_TITLE, press, shown_window
 from tests.desktop_env import wait_for
-from tests.stdio_client import STOP_DEADLINE_S, connect, run
+from tests.in_process_server import serving
+from tests.stdio_client import STOP_DEADLINE_S, run
 from tests.test_authority import connect as connect_without_container
 from tests.tray_process import running_tray
 
@@ -130,10 +131,11 @@ async def test_uninstall_data_from_an_agents_detached_job_waits_for_the_users_cl
     home: Path, paths: AppPaths, display: str, tmp_path: Path, weaker_mode: None
 ) -> None:
     """The job leaves the server's ancestry and drops its mark: the tray cannot tell it from the user,
-    so it asks the user, as for the user's own request."""
+    so it asks the user, as for the user's own request. The agent's server, which hands the job to
+    the tray to run, is in this process; it has left before the job asks."""
     job = AgentJob(tmp_path / "job", display, home)
     with running_tray(home, display=display):
-        async with connect(home, headless=False) as client:
+        async with serving(home) as client:
             await job.start(client)
         await job.order("app uninstall --yes --data")
         window = await anyio.to_thread.run_sync(shown_window, display, CONFIRM_TITLE)  # the user is asked
