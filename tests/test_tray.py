@@ -1,5 +1,7 @@
 """The tray glue: pystray items clicked for real against a temporary app home and a fake Claude folder,
-real `serve` processes, and the tray process itself (dummy backend, and xorg under Xvfb)."""
+real `serve` processes, and the tray process itself (dummy backend, and xorg under Xvfb). What the
+CLI's pause does to a command the tray runs is shown with the tray's hub and a server bound to it in
+this process (tests/in_process_server.py)."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from mcp import Client
 from mcp_types import Implementation
 
 from app.core import app_log, liveness, settings
+from app.core.authority.hub import Hub
 from app.core.channel.client import current_tray_state
 from app.core.channel.transport import address_for
 from app.core.channel.transport import connect as connect_channel
@@ -43,8 +46,9 @@ from app.ui.tray import platforms as tray_platform
 from app.ui.tray.app import TrayApp
 from tests import xvfb
 from tests.clicks import PROMPT_TITLE, shown_window, xdotool
+from tests.in_process_server import serving
 from tests.python_source import parse_file
-from tests.stdio_client import FIRST_CALL_DEADLINE_S, STOP_DEADLINE_S, live_processes
+from tests.stdio_client import FIRST_CALL_DEADLINE_S, STOP_DEADLINE_S, live_processes, run
 from tests.tray_process import running_tray, wait_for_tray
 
 # Icon and tooltip follow a state change within half a second: bench/latency_bench.py measures that
@@ -648,16 +652,20 @@ def test_each_platform_gets_its_own_commands_and_advice() -> None:
 # --- against real servers ------------------------------------------------------------------------
 
 
-def test_a_pause_taken_by_the_running_tray_stops_a_command_launched_through_a_real_serve(
-    desktop: FakeDesktop, home: Path, paths: AppPaths
+def test_a_pause_asked_by_the_cli_stops_a_command_the_trays_hub_runs_for_its_server_at_once(
+    home: Path, paths: AppPaths, hub: Hub
 ) -> None:
+    """`cowork-terminal pause` (the real CLI) reaches the tray's hub, which ends a command it runs for
+    a bound server at once. The hub and the server bound to it run in this process, as a tray's hub
+    and its runner for that server do; a real tray and a real `serve` show the same through the
+    tray's own channel in tests/test_tray_local_link.py."""
+
     async def scenario() -> tuple[dict, float]:
-        async with Client(serve_params(home, headless=False), mode="legacy") as client:
+        async with serving(home, bound=True) as client:
             outcome: dict = {}
 
             async def call() -> None:
-                result = await client.call_tool("execute_command", {"command": "sleep 30"})
-                outcome.update(json.loads(result.content[0].text))
+                outcome.update(await run(client, {"command": "sleep 30"}))
                 outcome["at"] = time.monotonic()
 
             async with anyio.create_task_group() as tasks:
@@ -671,8 +679,8 @@ def test_a_pause_taken_by_the_running_tray_stops_a_command_launched_through_a_re
                 assert paused.returncode == 0, paused.stderr
             return outcome, outcome["at"] - clicked
 
-    with running_tray(home):
-        outcome, took = anyio.run(scenario)
+    outcome, took = anyio.run(scenario)
+    assert hub.state.paused, "the tray's own state says paused"
     assert outcome["exitCode"] is None and outcome["note"] == "stopped because the user paused host access"
     assert took < STOP_DEADLINE_S, f"the command stopped {took:.2f} s after the pause, not when `sleep 30` ended"
     with Journal(paths) as journal:

@@ -1,5 +1,13 @@
 """The tray decides about and runs every command of a server bound to it (issue 21; issue 22's
-"jobs live in the tray"): a real tray, real `serve` processes over stdio with the SDK's client."""
+"jobs live in the tray"): a real tray, real `serve` processes over stdio with the SDK's client.
+
+A tray costs about two seconds of CPU to start and meet its first server (it loads the MCP SDK and
+the classifier for its runners then), so the tests here share one real tray (`shared_tray`, one
+xdist group, so one worker); those whose calls depend on nothing before them share one server bound
+to it as well (`agent`). A test that needs a server of its own (narrowed tools, a patched copy, one
+it kills) starts it against that tray. Each test's commands carry their own marker or folder, and
+what a test reads of the journal and the holds is its own.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +17,9 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -19,15 +28,44 @@ from mcp import Client
 from mcp_types import TextContent
 
 import app
+from app.core import data_folder
 from app.core.channel.client import ask_tray
 from app.core.commands.tray_link import exited
 from app.core.journal.store import Journal
-from app.core.paths import AppPaths
+from app.core.paths import HOME_ENV, AppPaths
 from tests.channel_peers import FakePeer
 from tests.stdio_client import FIRST_CALL_DEADLINE_S, connect, run, server_params
 from tests.tray_process import running_tray
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.xdist_group("tray-runs-shared-tray")]
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@dataclass(frozen=True)
+class SharedTray:
+    home: Path
+    paths: AppPaths
+    process: subprocess.Popen
+
+
+@pytest.fixture(scope="module")
+def shared_tray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedTray]:
+    """One real tray (`python -m app tray`, dummy backend) for the module's tests, in its own home."""
+    home = tmp_path_factory.mktemp("tray-runs") / "cowork-home"
+    paths = data_folder.ensure(AppPaths.from_environment({HOME_ENV: str(home)}))
+    with running_tray(home) as process:
+        yield SharedTray(home, paths, process)
+
+
+@pytest.fixture(scope="module")
+async def agent(shared_tray: SharedTray) -> AsyncIterator[Client]:
+    """One real `serve` bound to the shared tray, for tests whose calls depend on nothing before them."""
+    async with connect(shared_tray.home, headless=False) as client:
+        yield client
 
 
 def ancestors(pid: int) -> list[int]:
@@ -51,53 +89,83 @@ def live_server_pids(paths: AppPaths) -> set[int]:
 
 
 async def test_a_command_of_a_tray_bound_server_runs_in_the_trays_process_tree_not_the_servers(
-    home: Path, paths: AppPaths
+    shared_tray: SharedTray, agent: Client
 ) -> None:
     marker = f"tray-runs-marker-{os.getpid()}"
-    with running_tray(home) as tray:
-        async with connect(home, headless=False) as agent:
-            started = await run(agent, {"command": f"sleep 30 # {marker}", "background": True})
-            assert started.get("status") == "running", started
-            sleeper = pids_of(marker)
-            assert sleeper, "the command does not run"
-            chain = ancestors(sleeper[0])
-            serve_pids = live_server_pids(paths) - {tray.pid}
-            assert tray.pid in chain, (chain, tray.pid)
-            assert serve_pids and not serve_pids & set(chain), (chain, serve_pids)
-            stopped = await agent.call_tool("command_stop", {"jobId": started["jobId"]})
-            assert not stopped.is_error, stopped
+    started = await run(agent, {"command": f"sleep 30 # {marker}", "background": True})
+    assert started.get("status") == "running", started
+    sleeper = pids_of(marker)
+    assert sleeper, "the command does not run"
+    chain = ancestors(sleeper[0])
+    tray_pid = shared_tray.process.pid
+    serve_pids = live_server_pids(shared_tray.paths) - {tray_pid}
+    assert tray_pid in chain, (chain, tray_pid)
+    assert serve_pids and not serve_pids & set(chain), (chain, serve_pids)
+    stopped = await agent.call_tool("command_stop", {"jobId": started["jobId"]})
+    assert not stopped.is_error, stopped
 
 
-def serve_pid(paths: AppPaths, tray_pid: int, known: set[int] = frozenset()) -> int:  # type: ignore[assignment]
-    """The pid of the one `serve` bound to the tray (not the tray's own runners, nor `known` ones)."""
-    pids = live_server_pids(paths) - {tray_pid} - set(known)
-    assert len(pids) == 1, pids
-    return pids.pop()
-
-
-async def test_a_background_job_goes_on_after_its_server_is_killed_and_a_second_server_reads_its_result(
-    home: Path, paths: AppPaths, tmp_path: Path
-) -> None:
-    command = "sleep 10; echo finished-in-the-tray"
-    with running_tray(home) as tray:
-        async with connect(home, headless=False) as first:
-            started = await run(first, {"command": command, "cwd": str(tmp_path), "background": True})
-            assert started.get("status") == "running", started
-            killed = serve_pid(paths, tray.pid)
-            os.kill(killed, signal.SIGKILL)
-            with anyio.fail_after(10):
-                while not exited(killed):
+async def test_a_call_the_client_cancels_ends_its_command_in_the_tray(agent: Client) -> None:
+    marker = f"cancelled-in-tray-{os.getpid()}"
+    with anyio.move_on_after(20):
+        async with anyio.create_task_group() as group:
+            group.start_soon(run, agent, {"command": f"sleep 300 # {marker}"})
+            with anyio.fail_after(FIRST_CALL_DEADLINE_S):
+                while not pids_of(marker):
                     await anyio.sleep(0.05)
-            killed_at = time.monotonic()
-        async with connect(home, headless=False) as second:
-            waited = await second.call_tool("command_wait", {"jobId": started["jobId"], "timeout": 30000})
-        block = waited.content[0]
-        assert isinstance(block, TextContent), waited
-        result = json.loads(block.text)
-        assert not waited.is_error, result
-        assert result["exitCode"] == 0, result
-        assert "finished-in-the-tray" in result["stdout"], result
-        assert time.monotonic() - killed_at > 3, "the job ended before its server was gone: nothing was shown"
+            group.cancel_scope.cancel()  # the client cancels the call (Claude's stop button)
+    with anyio.fail_after(10):
+        while pids_of(marker):
+            await anyio.sleep(0.05)
+    alive = await run(agent, {"command": "echo still-served"})
+    assert alive.get("stdout") == "still-served\n", alive
+
+
+async def test_progress_of_a_command_the_tray_runs_reaches_a_client_that_asked_for_it(agent: Client) -> None:
+    said: list[str] = []
+
+    async def progress(_value: float, _total: float | None, message: str | None) -> None:
+        said.append(message or "")
+
+    command = "for n in one two three four; do echo line-$n; sleep 0.7; done"
+    done = await run(agent, {"command": command}, progress_callback=progress)
+    assert done.get("exitCode") == 0, done
+    assert any(message.startswith("line-") for message in said), said
+
+
+async def test_a_server_that_runs_a_command_itself_gets_no_row_and_no_hold_from_a_tray_that_runs_them(
+    shared_tray: SharedTray,
+) -> None:
+    paths = shared_tray.paths
+    command = f"rm -rf victim-of-a-server-that-runs-it-{os.getpid()}"
+    patched = FakePeer(paths)  # a server patched to run its commands itself, in another process
+    try:
+        welcome = patched.hello("server", pid=os.getpid(), headless=False, lock_key="patched")
+        assert welcome["op"] == "ack" and welcome["runs_commands"] is True
+        for status in ("running", "waiting"):
+            answer = patched.begin(command, status=status)
+            assert answer["op"] == "error" and "runs every command of its servers itself" in answer["message"]
+        assert json.loads(ask_tray(paths, "holds")["message"]) == []
+        refused = patched.begin(command, status="refused", reason="bad arguments")
+        assert refused["op"] == "ack", "a refusal is still recorded: the user sees what was refused"
+    finally:
+        patched.close()
+    with Journal(paths) as journal:
+        assert [row.status.value for row in journal.recent_commands() if row.command == command] == ["refused"]
+
+
+async def test_a_tool_the_server_was_started_without_is_not_run_by_the_tray_either(
+    shared_tray: SharedTray, tmp_path: Path
+) -> None:
+    params = server_params(shared_tray.home, "--tools", "execute")
+    async with Client(params, mode="legacy") as narrowed:
+        listed = {tool.name for tool in (await narrowed.list_tools()).tools}
+        assert "execute_command" in listed and "terminal_run" not in listed
+        ran = await run(narrowed, {"command": "echo through-the-tray", "cwd": str(tmp_path)})
+        assert ran.get("stdout") == "through-the-tray\n", ran
+        refused = await narrowed.call_tool("terminal_run", {"command": "touch made-by-session", "cwd": str(tmp_path)})
+    assert refused.is_error
+    assert not (tmp_path / "made-by-session").exists()
 
 
 def patched_tree(folder: Path) -> Path:
@@ -120,89 +188,54 @@ async def patched_server(home: Path, tree: Path, *, headless: bool) -> AsyncIter
 
 
 async def test_a_server_patched_to_skip_holds_still_has_its_rm_rf_held_by_the_tray(
-    home: Path, paths: AppPaths, tmp_path: Path
+    home: Path, shared_tray: SharedTray, tmp_path: Path
 ) -> None:
     tree = patched_tree(tmp_path / "patched")
     work = tmp_path / "work"
     (work / "first-victim").mkdir(parents=True)
     (work / "victim").mkdir()
-    # The patch works: with no tray, the patched server runs a destructive command unheld.
+    # The patch works: with no tray (in this test's own home), the patched server runs a destructive
+    # command unheld.
     async with patched_server(home, tree, headless=True) as unguarded:
         ran = await run(unguarded, {"command": "rm -rf first-victim", "cwd": str(work)})
     assert ran.get("exitCode") == 0 and not (work / "first-victim").exists(), ran
-    with running_tray(home):
-        async with patched_server(home, tree, headless=False) as patched:
-            held = await run(patched, {"command": "rm -rf victim", "cwd": str(work), "background": True})
-            assert held.get("status") == "waiting", held
-            assert (work / "victim").is_dir()
-            pending = json.loads(ask_tray(paths, "holds")["message"])
-            assert [hold["command"] for hold in pending] == ["rm -rf victim"], pending
-            await patched.call_tool("command_stop", {"jobId": held["jobId"]})
+    async with patched_server(shared_tray.home, tree, headless=False) as patched:
+        held = await run(patched, {"command": "rm -rf victim", "cwd": str(work), "background": True})
+        assert held.get("status") == "waiting", held
+        assert (work / "victim").is_dir()
+        pending = json.loads(ask_tray(shared_tray.paths, "holds")["message"])
+        assert [hold["command"] for hold in pending if hold["cwd"] == str(work)] == ["rm -rf victim"], pending
+        await patched.call_tool("command_stop", {"jobId": held["jobId"]})
     assert (work / "victim").is_dir()
 
 
-async def test_a_server_that_runs_a_command_itself_gets_no_row_and_no_hold_from_a_tray_that_runs_them(
-    home: Path, paths: AppPaths
+def serve_pid(paths: AppPaths, tray_pid: int, known: set[int] = frozenset()) -> int:  # type: ignore[assignment]
+    """The pid of the one `serve` bound to the tray (not the tray's own runners, nor `known` ones)."""
+    pids = live_server_pids(paths) - {tray_pid} - set(known)
+    assert len(pids) == 1, pids
+    return pids.pop()
+
+
+async def test_a_background_job_goes_on_after_its_server_is_killed_and_a_second_server_reads_its_result(
+    shared_tray: SharedTray, tmp_path: Path
 ) -> None:
-    with running_tray(home):
-        patched = FakePeer(paths)  # a server patched to run its commands itself, in another process
-        try:
-            welcome = patched.hello("server", pid=os.getpid(), headless=False, lock_key="patched")
-            assert welcome["op"] == "ack" and welcome["runs_commands"] is True
-            for status in ("running", "waiting"):
-                answer = patched.begin("rm -rf victim", status=status)
-                assert answer["op"] == "error" and "runs every command of its servers itself" in answer["message"]
-            assert json.loads(ask_tray(paths, "holds")["message"]) == []
-            refused = patched.begin("rm -rf victim", status="refused", reason="bad arguments")
-            assert refused["op"] == "ack", "a refusal is still recorded: the user sees what was refused"
-        finally:
-            patched.close()
-    with Journal(paths) as journal:
-        assert [row.status.value for row in journal.recent_commands()] == ["refused"]
-
-
-async def test_a_tool_the_server_was_started_without_is_not_run_by_the_tray_either(home: Path, tmp_path: Path) -> None:
-    with running_tray(home):
-        params = server_params(home, "--tools", "execute")
-        async with Client(params, mode="legacy") as narrowed:
-            listed = {tool.name for tool in (await narrowed.list_tools()).tools}
-            assert "execute_command" in listed and "terminal_run" not in listed
-            ran = await run(narrowed, {"command": "echo through-the-tray", "cwd": str(tmp_path)})
-            assert ran.get("stdout") == "through-the-tray\n", ran
-            refused = await narrowed.call_tool(
-                "terminal_run", {"command": "touch made-by-session", "cwd": str(tmp_path)}
-            )
-    assert refused.is_error
-    assert not (tmp_path / "made-by-session").exists()
-
-
-async def test_a_call_the_client_cancels_ends_its_command_in_the_tray(home: Path, paths: AppPaths) -> None:
-    marker = f"cancelled-in-tray-{os.getpid()}"
-    with running_tray(home):
-        async with connect(home, headless=False) as agent:
-            with anyio.move_on_after(20):
-                async with anyio.create_task_group() as group:
-                    group.start_soon(run, agent, {"command": f"sleep 300 # {marker}"})
-                    with anyio.fail_after(FIRST_CALL_DEADLINE_S):
-                        while not pids_of(marker):
-                            await anyio.sleep(0.05)
-                    group.cancel_scope.cancel()  # the client cancels the call (Claude's stop button)
-            with anyio.fail_after(10):
-                while pids_of(marker):
-                    await anyio.sleep(0.05)
-            alive = await run(agent, {"command": "echo still-served"})
-    assert alive.get("stdout") == "still-served\n", alive
-
-
-async def test_progress_of_a_command_the_tray_runs_reaches_a_client_that_asked_for_it(home: Path) -> None:
-    said: list[str] = []
-
-    async def progress(_value: float, _total: float | None, message: str | None) -> None:
-        said.append(message or "")
-
-    with running_tray(home):
-        async with connect(home, headless=False) as agent:
-            command = "for n in one two three four; do echo line-$n; sleep 0.7; done"
-            done = await run(agent, {"command": command}, progress_callback=progress)
-    assert done.get("exitCode") == 0, done
-    assert any(message.startswith("line-") for message in said), said
+    command = "sleep 10; echo finished-in-the-tray"
+    others = live_server_pids(shared_tray.paths)  # the servers of the tests before this one
+    async with connect(shared_tray.home, headless=False) as first:
+        started = await run(first, {"command": command, "cwd": str(tmp_path), "background": True})
+        assert started.get("status") == "running", started
+        killed = serve_pid(shared_tray.paths, shared_tray.process.pid, others)
+        os.kill(killed, signal.SIGKILL)
+        with anyio.fail_after(10):
+            while not exited(killed):
+                await anyio.sleep(0.05)
+        killed_at = time.monotonic()
+    async with connect(shared_tray.home, headless=False) as second:
+        waited = await second.call_tool("command_wait", {"jobId": started["jobId"], "timeout": 30000})
+    block = waited.content[0]
+    assert isinstance(block, TextContent), waited
+    result = json.loads(block.text)
+    assert not waited.is_error, result
+    assert result["exitCode"] == 0, result
+    assert "finished-in-the-tray" in result["stdout"], result
+    assert time.monotonic() - killed_at > 3, "the job ended before its server was gone: nothing was shown"
