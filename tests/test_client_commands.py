@@ -1,6 +1,12 @@
-"""`clients`, `connect`, `disconnect`, `restart-claude` as a user runs them: real child processes.
+"""`clients`, `connect`, `disconnect`, `restart-claude` as a user runs them.
 
-Every child gets HOME and XDG_CONFIG_HOME in a temporary folder and a PATH with only system
+Each command runs once as a real child process, as a user types it (`user.run`: `clients` with
+nothing installed, `connect` in the end-to-end test, `disconnect --dry-run`, `restart-claude`);
+the other tests call the CLI's own entry (`app.cli.main.main`) in this process (`user.call`), with
+the same arguments and environment, and read what it prints and returns. `check` runs as a process
+in tests/test_connection_check.py.
+
+Every command gets HOME and XDG_CONFIG_HOME in a temporary folder and a PATH with only system
 folders and, where a test wants one, a fake `claude`: no real Claude config is ever touched.
 """
 
@@ -18,6 +24,7 @@ from mcp.client.stdio import StdioServerParameters
 from test_client_config import FOREIGN_ENTRY, OTHER_SERVERS, RICH_CONFIG, install_fake_claude
 
 from app.cli import client_commands
+from app.cli.main import main
 from app.core import liveness
 from app.core.claude import config as cc
 from app.core.errors import CoworkError
@@ -27,7 +34,7 @@ CLI_TIMEOUT_S = 60
 
 
 @pytest.fixture
-def user(tmp_path: Path, cli_env: dict[str, str]):
+def user(tmp_path: Path, cli_env: dict[str, str], capfd: pytest.CaptureFixture[str]):
     """A fake user: a home folder, its env for the CLI, and the Linux community-build config path."""
     home = tmp_path / "user-home"
     home.mkdir()
@@ -46,6 +53,22 @@ def user(tmp_path: Path, cli_env: dict[str, str]):
                 [sys.executable, "-m", "app", *args],
                 env=self.env, capture_output=True, text=True, timeout=CLI_TIMEOUT_S,
             )  # fmt: skip
+
+        def call(self, *args: str) -> subprocess.CompletedProcess[str]:
+            """The same command through the CLI's own entry in this process, with this user's
+            environment (and nothing else of this process's): what it prints and returns."""
+            with pytest.MonkeyPatch.context() as scope:
+                for name in set(os.environ) - set(self.env):
+                    scope.delenv(name)
+                for name, value in self.env.items():
+                    scope.setenv(name, value)
+                capfd.readouterr()
+                try:
+                    code = main(list(args))
+                except SystemExit as usage:  # argparse's usage errors
+                    code = usage.code
+                out, err = capfd.readouterr()
+            return subprocess.CompletedProcess(["cowork-terminal", *args], int(code or 0), out, err)
 
         def install_desktop(self, content: str | None = None) -> bytes | None:
             """A Linux community build: its config folder, and optionally a config file."""
@@ -99,7 +122,7 @@ def test_clients_with_nothing_installed_says_so_and_names_the_restart_rule(user)
 def test_clients_json_reports_each_client_and_our_entry(user, cli_env):
     user.install_desktop(json.dumps({"mcpServers": {"cowork-terminal": FOREIGN_ENTRY}}))
     claude, _, _ = user.install_claude_code({"cowork-terminal": expected_entry(cli_env)})
-    result = user.run("clients", "--json")
+    result = user.call("clients", "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["entry"] == expected_entry(cli_env)
@@ -113,7 +136,7 @@ def test_clients_json_reports_each_client_and_our_entry(user, cli_env):
 
 def test_clients_shows_why_a_config_is_unreadable(user):
     user.install_desktop('{"mcpServers": {},}')
-    result = user.run("clients")
+    result = user.call("clients")
     assert "config unreadable" in result.stdout and "line 1, column 19" in result.stdout
 
 
@@ -123,7 +146,7 @@ def test_clients_shows_why_a_config_is_unreadable(user):
 def test_connect_with_no_claude_installed_names_the_default_location_and_writes_nothing(user):
     if real_claude_code_outside_path():
         pytest.skip("a real Claude Code is installed in a folder this test cannot hide")
-    result = user.run("connect")
+    result = user.call("connect")
     assert result.returncode == 2
     assert "no Claude install found" in result.stderr and str(user.config) in result.stderr
     assert "--client claude-desktop" in result.stderr
@@ -133,7 +156,7 @@ def test_connect_with_no_claude_installed_names_the_default_location_and_writes_
 def test_connect_writes_every_installed_client_and_reminds_to_restart(user, cli_env):
     user.install_desktop(json.dumps(RICH_CONFIG))
     _, state, log = user.install_claude_code()
-    result = user.run("connect")
+    result = user.call("connect")
     assert result.returncode == 0, result.stderr
     assert f"claude-desktop: connected ({user.config})" in result.stdout
     assert "claude-code: connected" in result.stdout
@@ -145,7 +168,7 @@ def test_connect_writes_every_installed_client_and_reminds_to_restart(user, cli_
     argvs = [json.loads(line) for line in log.read_text().splitlines()]
     assert argvs[-1][:5] == ["mcp", "add-json", "--scope", "user", "cowork-terminal"]
 
-    again = user.run("connect")
+    again = user.call("connect")
     assert again.returncode == 0
     assert again.stdout.count("already connected, nothing changed") == 2
     assert "reads its config" not in again.stdout  # nothing was written, so no restart needed
@@ -155,7 +178,7 @@ def test_connect_writes_every_installed_client_and_reminds_to_restart(user, cli_
 def test_connect_client_option_creates_a_missing_config_at_the_default_location(user, cli_env, paths):
     tray = liveness.try_hold(paths.tray_lock)  # the tray is running: no hint about it
     try:
-        result = user.run("connect", "--client", "claude-desktop")
+        result = user.call("connect", "--client", "claude-desktop")
     finally:
         tray.release()
     assert result.returncode == 0, result.stderr
@@ -166,7 +189,7 @@ def test_connect_client_option_creates_a_missing_config_at_the_default_location(
 def test_connect_dry_run_prints_the_exact_json_and_path_and_writes_nothing(user, cli_env):
     original = user.install_desktop(json.dumps({"mcpServers": OTHER_SERVERS, "zoom": 2}))
     user.install_claude_code()
-    result = user.run("connect", "--dry-run")
+    result = user.call("connect", "--dry-run")
     assert "run only while" not in result.stdout, "a dry run connects nothing"
     assert result.returncode == 0, result.stderr
     first, *rest = result.stdout.splitlines()
@@ -176,18 +199,18 @@ def test_connect_dry_run_prints_the_exact_json_and_path_and_writes_nothing(user,
     assert rest[code_at + 1].strip().startswith(f"{user.env['PATH'].split(':')[0]}/claude mcp add-json --scope user")
     assert user.config.read_bytes() == original and cc.list_backups(user.config) == []
     assert not Path(user.env["FAKE_CLAUDE_STATE"]).exists()
-    assert user.run("connect").returncode == 0
+    assert user.call("connect").returncode == 0
     assert user.config.read_text("utf-8") == printed  # exactly what the dry run showed
 
 
 def test_connect_refuses_a_foreign_entry_until_replace(user, cli_env):
     original = user.install_desktop(json.dumps({"mcpServers": {"cowork-terminal": FOREIGN_ENTRY}}))
-    refused = user.run("connect")
+    refused = user.call("connect")
     assert refused.returncode == 1
     assert "cowork-terminal: claude-desktop:" in refused.stderr and "--replace" in refused.stderr
     assert "cowork-terminal-mcp" in refused.stderr
     assert user.config.read_bytes() == original
-    replaced = user.run("connect", "--replace")
+    replaced = user.call("connect", "--replace")
     assert replaced.returncode == 0, replaced.stderr
     assert "replaced the foreign entry" in replaced.stdout
     assert user.entry() == expected_entry(cli_env)
@@ -198,7 +221,7 @@ def test_connect_refuses_a_foreign_entry_until_replace(user, cli_env):
 def test_an_invalid_config_fails_its_client_but_not_the_others(user, cli_env):
     original = user.install_desktop('{\n  "mcpServers": {\n    "a": {"command": "a"}\n    "b": {}\n  }\n}')
     _, state, _ = user.install_claude_code()
-    result = user.run("connect")
+    result = user.call("connect")
     assert result.returncode == 2
     assert "line 4, column 5" in result.stderr and "Nothing was changed" in result.stderr
     assert user.config.read_bytes() == original
@@ -208,28 +231,28 @@ def test_an_invalid_config_fails_its_client_but_not_the_others(user, cli_env):
 def test_a_read_only_config_is_refused_with_advice(user):
     original = user.install_desktop(json.dumps({"mcpServers": {}}))
     user.config.chmod(0o444)
-    result = user.run("connect")
+    result = user.call("connect")
     assert result.returncode == 1 and "read-only" in result.stderr
     assert user.config.read_bytes() == original
 
 
 def test_headless_is_carried_in_args_and_switching_back_needs_no_replace(user, cli_env):
     user.install_desktop()
-    assert user.run("connect", "--headless").returncode == 0
+    assert user.call("connect", "--headless").returncode == 0
     assert user.entry() == expected_entry(cli_env, "--headless")
-    switched = user.run("connect")
+    switched = user.call("connect")
     assert switched.returncode == 0, switched.stderr
     assert "replaced the changed entry" in switched.stdout
     assert user.entry() == expected_entry(cli_env)
 
 
 def test_an_unknown_client_id_is_a_usage_error(user):
-    result = user.run("connect", "--client", "claude-web")
+    result = user.call("connect", "--client", "claude-web")
     assert result.returncode == 2 and "invalid choice" in result.stderr
 
 
 def test_the_store_client_is_refused_off_windows(user):
-    result = user.run("connect", "--client", "claude-desktop-store")
+    result = user.call("connect", "--client", "claude-desktop-store")
     assert result.returncode == 2 and "does not exist on this platform" in result.stderr
 
 
@@ -239,22 +262,22 @@ def test_the_store_client_is_refused_off_windows(user):
 def test_disconnect_removes_our_entry_from_each_client_and_nothing_else(user):
     user.install_desktop(json.dumps(RICH_CONFIG))
     _, state, _ = user.install_claude_code({"other": FOREIGN_ENTRY})
-    assert user.run("connect").returncode == 0
-    result = user.run("disconnect")
+    assert user.call("connect").returncode == 0
+    result = user.call("disconnect")
     assert result.returncode == 0, result.stderr
     assert f"claude-desktop: disconnected ({user.config})" in result.stdout
     assert "claude-code: disconnected" in result.stdout
     assert json.loads(user.config.read_text("utf-8")) == RICH_CONFIG
     assert json.loads(state.read_text()) == {"other": FOREIGN_ENTRY}
-    again = user.run("disconnect", "--client", "claude-desktop")
+    again = user.call("disconnect", "--client", "claude-desktop")
     assert "not connected, nothing to remove" in again.stdout
 
 
 def test_disconnect_dry_run_changes_nothing(user):
     user.install_desktop()
-    assert user.run("connect").returncode == 0
+    assert user.call("connect").returncode == 0
     before = user.config.read_bytes()
-    result = user.run("disconnect", "--dry-run")
+    result = user.run("disconnect", "--dry-run")  # as a user runs it
     assert result.returncode == 0 and "would write" in result.stdout
     assert user.config.read_bytes() == before
 
@@ -356,12 +379,12 @@ def test_the_readmes_claude_code_line_is_connected_not_an_older_install(user, cl
         [str(claude), *readme_line], env=user.env, capture_output=True, text=True, timeout=CLI_TIMEOUT_S
     )
     assert added.returncode == 0, added.stderr
-    listed = user.run("clients")
+    listed = user.call("clients")
     assert listed.returncode == 0, listed.stderr
     [code_line] = [line for line in listed.stdout.splitlines() if line.startswith("claude-code ")]
     assert "connected" in code_line and "stale" not in code_line, listed.stdout
     assert "needs an update" not in code_line and "settings were added" not in code_line, listed.stdout
-    connected = user.run("connect", "--client", "claude-code")
+    connected = user.call("connect", "--client", "claude-code")
     assert connected.returncode == 0, connected.stderr
 
 
@@ -393,15 +416,15 @@ def test_our_entry_with_an_env_block_or_an_extra_argument_is_not_connected_and_c
     entry["args"] = entry["args"] + added.get("args_after_serve", [])
     entry["env"] = {**entry["env"], "COWORK_TERMINAL_BASH": "/bin/bash", **added.get("env", {})}
     user.install_desktop(json.dumps({"mcpServers": {"cowork-terminal": entry}}))
-    listed = user.run("clients")
+    listed = user.call("clients")
     assert listed.returncode == 0, listed.stderr
     assert "not connected (settings added)" in listed.stdout.splitlines()[1], listed.stdout
-    checked = user.run("check", "--client", "claude-desktop")
+    checked = user.call("check", "--client", "claude-desktop")
     assert checked.returncode == 1
     assert "claude-desktop: altered-entry:" in checked.stdout and named in checked.stdout, checked.stdout
-    repaired = user.run("connect")
+    repaired = user.call("connect")
     assert repaired.returncode == 0, repaired.stderr
     assert "replaced the entry with added settings" in repaired.stdout
     wanted = expected_entry(cli_env)
     assert user.entry() == {**wanted, "env": {**wanted["env"], "COWORK_TERMINAL_BASH": "/bin/bash"}}
-    assert "connected" in user.run("clients").stdout.splitlines()[1].split()
+    assert "connected" in user.call("clients").stdout.splitlines()[1].split()

@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 from desktop_env import FakeDesktop, make_fake_desktop, wait_for
 
+from app.cli.main import main
 from app.core.claude import config as cc
 from app.core.claude import locations as cl
 from app.core.execution.bash_resolver import BASH_PATH_ENV
@@ -23,13 +24,6 @@ from tests.tray_process import running_tray
 @pytest.fixture
 def desktop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path) -> FakeDesktop:
     return make_fake_desktop(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def tray(home: Path) -> Iterator[subprocess.Popen]:
-    """The tray app, running for real: the checked server binds to it and obeys it."""
-    with running_tray(home) as process:
-        yield process
 
 
 @pytest.fixture
@@ -48,24 +42,6 @@ def desktop_location() -> cl.ClientLocation:
 
 def write_entry(desktop: FakeDesktop, entry: object) -> None:
     desktop.desktop_config.write_text(json.dumps({"mcpServers": {"cowork-terminal": entry}}))
-
-
-def test_a_good_entry_starts_the_server_and_runs_echo_ok(
-    desktop: FakeDesktop, paths: AppPaths, tray: subprocess.Popen
-) -> None:
-    cc.connect_client(desktop_location(), cc.this_app_entry())
-    result = check.check_client(desktop_location(), cc.this_app_entry())
-    assert result.ok, result
-    assert result.message == "Claude Desktop's entry works: the server it starts ran `echo ok`."
-    with Journal(paths) as journal:
-        ran = journal.recent_commands(limit=1)[0]
-        assert (ran.command, ran.client_name) == ("echo ok", "cowork-terminal-check"), "the check shows in the log"
-
-    def states() -> list[str]:  # the tray ends its runner for that server once it has seen it go
-        with Journal(paths) as journal:
-            return [server.state for server in journal.servers(live_only=False)]
-
-    wait_for(lambda: states() and set(states()) == {"exited"})  # the checked server exits cleanly
 
 
 def test_no_entry_is_reported_without_starting_anything(desktop: FakeDesktop) -> None:
@@ -121,17 +97,31 @@ def test_a_missing_bash_is_reported_as_such(
     assert "/nonexistent/bash" in result.message
 
 
-def test_a_paused_host_and_a_missing_tray_are_reported_as_the_server_answers(
-    desktop: FakeDesktop, paths: AppPaths, home: Path
+def test_a_good_entry_starts_the_server_and_runs_echo_ok_and_no_tray_or_a_pause_is_said_as_the_server_answers(
+    desktop: FakeDesktop, paths: AppPaths, home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """The same entry checked before the app starts, while it runs and once the user paused it (one
+    tray for both of its outcomes)."""
     cc.connect_client(desktop_location(), cc.this_app_entry())
     no_tray = check.check_client(desktop_location(), cc.this_app_entry())
     assert no_tray.kind == check.NO_TRAY, no_tray
     assert "app is not running" in no_tray.message
 
-    with running_tray(home):
-        paused_by_user = subprocess.run([sys.executable, "-m", "app", "pause"], capture_output=True, timeout=30)
-        assert paused_by_user.returncode == 0, paused_by_user.stderr
+    def states() -> list[str]:  # the tray ends its runner for that server once it has seen it go
+        with Journal(paths) as journal:
+            return [server.state for server in journal.servers(live_only=False)]
+
+    with running_tray(home):  # the checked server binds to it and obeys it
+        result = check.check_client(desktop_location(), cc.this_app_entry())
+        assert result.ok, result
+        assert result.message == "Claude Desktop's entry works: the server it starts ran `echo ok`."
+        with Journal(paths) as journal:
+            ran = journal.recent_commands(limit=1)[0]
+            assert (ran.command, ran.client_name) == ("echo ok", "cowork-terminal-check"), "the check shows in the log"
+        wait_for(lambda: states() and set(states()) == {"exited"})  # the checked servers exit cleanly
+
+        assert main(["pause"]) == 0  # the CLI's own entry, here in this process, asks the tray
+        assert "PAUSED" in capsys.readouterr().out
         paused = check.check_client(desktop_location(), cc.this_app_entry())
     assert paused.kind == check.PAUSED and "host access is paused" in paused.message
 
@@ -165,13 +155,14 @@ def test_the_check_command_prints_one_line_per_client_and_fails_when_one_fails(
     assert (report["client"], report["ok"], report["kind"]) == ("claude-desktop", False, check.STALE_ENTRY)
 
 
-def test_a_missing_bash_is_explained_to_a_russian_user_in_russian(
-    desktop: FakeDesktop, paths: AppPaths, tray_without_bash: subprocess.Popen
-) -> None:
-    """The server answers in English (the model's words); the check says it again in the user's language."""
+def test_a_missing_bash_is_explained_to_a_russian_user_in_russian(desktop: FakeDesktop, paths: AppPaths) -> None:
+    """The server answers in English (the model's words); the check says it again in the user's language.
+    Here a headless server's bash is missing, named by its entry (a tray's missing bash: above)."""
     from app.core import i18n
 
-    write_entry(desktop, cc.this_app_entry())
+    entry = cc.this_app_entry(["--headless"])
+    entry["env"] = {**entry.get("env", {}), BASH_PATH_ENV: "/nonexistent/bash"}
+    write_entry(desktop, entry)
     i18n.use_language("ru")
     try:
         result = check.check_client(desktop_location(), cc.this_app_entry())

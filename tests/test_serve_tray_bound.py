@@ -1,5 +1,10 @@
 """A `serve` whose tray runs its commands loads and says only what such a server needs (issue 21's
-idle memory target): no classifier or tree-sitter warmed, no word about a bash it will not use."""
+idle memory target): no classifier or tree-sitter warmed, no word about a bash it will not use.
+
+Real `serve` and tray processes: what a process loads (its /proc maps, a fresh interpreter's
+modules) and what it writes to its stderr; one tray and one bound server show all a bound server
+leaves out. The headless server that does speak of a missing bash, beside the tray-bound one that
+does not, runs in this process (tests/in_process_server.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +13,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from app.server.host_side import runs_its_own_commands
+from tests.in_process_server import serving
 from tests.raw_stdio import RawServer
 from tests.tray_process import running_tray
 
@@ -45,29 +53,25 @@ def test_only_a_server_no_tray_runs_commands_for_decides_and_runs_them_itself() 
     assert not runs_its_own_commands(tray_runs_them=True)
 
 
-def test_a_tray_bound_server_without_bash_says_nothing_of_it_and_its_commands_run_in_the_tray(home: Path) -> None:
+@pytest.mark.anyio
+async def test_a_tray_bound_server_runs_its_commands_in_the_tray_loads_no_tree_sitter_and_says_nothing_of_bash(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One tray-bound server, its bash missing, against a headless one: the first has its command run
+    by the tray's bash, warms nothing up and says nothing of the bash; the other does both."""
     with running_tray(home):
-        bound = RawServer(home, env=MISSING_BASH)
+        bound = RawServer(home, env=MISSING_BASH)  # not headless: bound to the tray
         try:
             bound.initialize()
             said = bound.call("execute_command", '{"command": "echo ran-in-the-tray"}')
             assert said is not None and "ran-in-the-tray" in said, said  # the tray's bash ran it
+            assert not until_tree_sitter(bound.process.pid, WARM_UP_WAIT_S)
+            assert not loads_ctypes(bound.process.pid)  # nor the container's modules (below)
             stderr = stop(bound)
         finally:
             bound.close()
     assert "/nowhere/bash" not in stderr, stderr
-    # The same variable does make bash missing for a server that runs its own commands: it says so.
-    alone = RawServer(home, "--headless", env=MISSING_BASH)
-    try:
-        alone.initialize()
-        alone.request("tools/list", {})
-        stderr = stop(alone)
-    finally:
-        alone.close()
-    assert "/nowhere/bash" in stderr, stderr
 
-
-def test_a_tray_bound_server_does_not_load_tree_sitter_where_a_headless_one_does(home: Path) -> None:
     alone = RawServer(home, "--headless")
     try:
         alone.initialize()
@@ -78,16 +82,15 @@ def test_a_tray_bound_server_does_not_load_tree_sitter_where_a_headless_one_does
         assert loads_ctypes(alone.process.pid)  # its container asked the kernel for Landlock
     finally:
         alone.close()
-    with running_tray(home):
-        bound = RawServer(home)
-        try:
-            bound.initialize()
-            said = bound.call("execute_command", '{"command": "echo ran-in-the-tray"}')
-            assert said is not None and "ran-in-the-tray" in said, said
-            assert not until_tree_sitter(bound.process.pid, WARM_UP_WAIT_S)
-            assert not loads_ctypes(bound.process.pid)  # nor the container's modules (below)
-        finally:
-            bound.close()
+    # The same variable does make bash missing for a server that runs its own commands (`serve
+    # --headless`, here in this process; as a process: tests/test_server_stdio.py): it says so.
+    for name, value in MISSING_BASH.items():
+        monkeypatch.setenv(name, value)
+    capsys.readouterr()
+    async with serving(home) as headless:
+        await headless.list_tools()  # answered once the server has set up, and has said it
+    said = capsys.readouterr().err
+    assert "cowork-terminal: " in said and "/nowhere/bash" in said, said
 
 
 # What only a server that runs its own commands needs (0.6 MB of an idle tray-bound server, with ctypes).

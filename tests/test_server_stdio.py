@@ -1,8 +1,8 @@
 """The MCP server as Claude sees it: a real `serve` process, the SDK's client, both handshakes (what
 comes over stdio: text, a closed stdin, a cancellation and bad input in the `auto` handshake, bash
-missing at start, signals, the client leaving, no tray); what the server does with a command (its
-time, heredocs, concurrency, a cancellation, bad input, the output budget, a pause, the journal), on
-the same server in this process (tests/in_process_server.py)."""
+missing at start, a killed server, the client leaving); what the server does with a command (its
+time, heredocs, concurrency, a cancellation, bad input, the output budget, a pause, the journal, no
+tray to run it), on the same server in this process (tests/in_process_server.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
@@ -19,7 +21,9 @@ import pytest
 from mcp import Client
 
 from app.core.journal.store import Journal, Outcome, Status
-from app.core.paths import AppPaths
+from app.core.paths import HOME_ENV, AppPaths
+from app.server.host_side import HostSide
+from app.server.mcp_server import build_server
 from tests.in_process_server import serving
 from tests.raw_stdio import RawServer
 from tests.stdio_client import MODES, STOP_DEADLINE_S, connect, live_processes, run
@@ -402,10 +406,30 @@ async def test_a_killed_servers_running_command_is_marked_interrupted_and_its_pr
         subprocess_cleanup(background)
 
 
+@asynccontextmanager
+async def serving_without_tray(home: Path) -> AsyncIterator[Client]:
+    """`serve` without --headless in this process, as `mcp_server.serve` opens it: its host side
+    looks for the tray at the tray's address for `home`, as a server process does."""
+    hosts: list[HostSide] = []
+
+    def open_host() -> HostSide:
+        hosts.append(HostSide(AppPaths.from_environment({HOME_ENV: str(home)}), headless=False, tools=None))
+        return hosts[0]
+
+    try:
+        async with Client(build_server(open_host), mode="legacy") as client:
+            yield client
+    finally:
+        while hosts:
+            hosts.pop().leave()
+
+
 async def test_without_the_tray_serve_refuses_and_says_to_start_cowork_terminal(home: Path) -> None:
-    async with connect(home, headless=False) as client:
+    async with serving_without_tray(home) as client:
         result = await run(client, {"command": "echo hi"})
     assert "Ask the user to start the Cowork Terminal app" in result["error"]
+    [row] = journal_rows(home)
+    assert row.command == "echo hi" and row.status is Status.REFUSED
 
 
 async def test_a_server_forgets_history_past_the_retention_age_after_its_handshake(home: Path) -> None:
