@@ -2,10 +2,13 @@
 
 Every attack goes through `execute_command`, the way an agent would try it: of a real server while a
 real tray runs where the attack is on the processes (a killed or look-alike tray, the CLI run by
-the agent, what the tray notices), and otherwise of a server bound to the tray's hub in this
-process, as the tray's runners are (tests/in_process_server.py), where a click on Allow is the
-hub's own call for it. The servers here run without the OS container (issue 21, tests/test_container.py),
-which now stops most of these attacks before they reach the tray: these tests show the second line.
+the agent, what the tray notices of Claude's configuration), and otherwise of a server bound to the
+tray's hub in this process, as the tray's runners are (tests/in_process_server.py), where a click on
+Allow is the hub's own call for it. What the tray notices of its journal (written, replaced or
+deleted under it) is its monitor's poll of that hub (`hub.tick()`), and what it tells the user the
+hub's notices (tests/channel_peers.py `running_hub`). The servers here run without the OS container
+(issue 21, tests/test_container.py), which now stops most of these attacks before they reach the
+tray: these tests show the second line.
 Since the classifier reads scripts, an attack script is held like any command it cannot judge: the
 tests allow it as the user would, then show that even an allowed command cannot loosen a control.
 Each test checks that the attack really ran.
@@ -35,6 +38,7 @@ import anyio
 import pytest
 
 from app.core.authority.hub import Hub
+from app.core.authority.supervisor import APPROVAL_NEEDED, Supervisor
 from app.core.channel.client import NoTray, ask_tray, current_tray_state
 from app.core.channel.transport import address_for
 from app.core.execution import container
@@ -43,7 +47,7 @@ from app.core.journal.store import Journal, Status
 from app.core.messages import PAUSED_MESSAGE
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
-from tests.channel_peers import FakePeer, running_hub
+from tests.channel_peers import FakePeer, Seen, running_hub
 from tests.clicks import PROMPT_TITLE, click_yes
 from tests.desktop_env import wait_for
 from tests.in_process_server import allow_when_held, deny, held_by, holds_shown, serving
@@ -53,6 +57,13 @@ from tests.tray_process import TRAY_STOP_S, running_tray
 
 pytestmark = pytest.mark.anyio
 PY = sys.executable
+# What the tray tells the user (its notices' titles and texts).
+DELETED_TOLD = (
+    "Another program deleted or replaced Cowork Terminal's activity log. A new one was started; "
+    "your settings are unchanged."
+)
+NEW_JOURNAL_TOLD = "Cowork Terminal started a new activity journal"
+FOREIGN_CHANGE_TOLD = "Cowork Terminal did not make this change. Your settings and answers are unaffected."
 
 
 def connect(home: Path, *, headless: bool = True) -> Any:
@@ -396,16 +407,17 @@ async def test_the_cli_run_by_the_agent_cannot_relax_approvals_even_without_its_
         "import sys; sys.argv = ['cowork-terminal', 'approval-mode', 'never']; "
         "m = __import__('ap' + 'p.cli.main', fromlist=['main']); sys.exit(m.main())"
     )
+    # Both attempts in one command, so the user allows both with one click: with the mark every
+    # command of an agent carries, and without it (an agent that knows of it sheds it).
+    both = f"{agent_script(relax)}; echo marked $?; env -u COWORK_TERMINAL_RUN {agent_script(relax)}; echo unmarked $?"
     with running_tray(home, display=display):
-        async with connect(home, headless=False) as agent:  # the user allows both attempts
-            marked = await run_allowed(agent, paths, display, {"command": agent_script(relax)})
-            unmarked = await run_allowed(
-                agent, paths, display, {"command": "env -u COWORK_TERMINAL_RUN " + agent_script(relax)}
-            )
+        async with connect(home, headless=False) as agent:
+            answer = await run_allowed(agent, paths, display, {"command": both})
         state = current_tray_state(paths)
-    for answer in (marked, unmarked):
-        assert answer["exitCode"] != 0
-        assert "comes from a command an AI agent runs" in answer["stdout"] + answer["stderr"]
+    said = answer["stdout"] + answer["stderr"]
+    codes = dict(line.split() for line in answer["stdout"].splitlines() if line.startswith(("marked ", "unmarked ")))
+    assert set(codes) == {"marked", "unmarked"} and "0" not in codes.values(), answer
+    assert said.count("comes from a command an AI agent runs") == 2, answer
     assert state["approval_mode"] == "destructive"
 
 
@@ -483,21 +495,37 @@ async def test_commands_stop_within_moments_when_the_tray_dies_and_the_model_is_
 async def test_pause_reaches_a_running_server_after_its_data_folder_was_deleted(home: Path, paths: AppPaths) -> None:
     import shutil
 
-    with running_tray(home):
-        async with connect(home, headless=False) as agent:
-            await run(agent, {"command": "echo first"})
+    with running_hub(paths) as (hub, seen):
+        async with serving(home, bound=True) as agent:
+            assert (await run(agent, {"command": "echo first"})).get("stdout") == "first\n"
             shutil.rmtree(home)
             assert cli(home, "pause").returncode == 0
-            await wait_for_refusal(agent, PAUSED_MESSAGE)
-            wait_for(paths.journal.exists, timeout_s=STOP_DEADLINE_S)  # the tray started a new journal
-            wait_for(lambda: "The activity log was deleted" in tray_log(home), timeout_s=STOP_DEADLINE_S)
+            await wait_for_refusal(agent, PAUSED_MESSAGE)  # before the tray's monitor looked at the folder
+            hub.tick()  # the tray's monitor, at its next poll
+            assert paths.journal.exists(), "the tray started a new journal"
+            assert ("The activity log was deleted", DELETED_TOLD) in seen.notices, seen.notices
+            assert hub.state.paused, "and the pause lives on in it"
+
+
+def monitor(hub: Hub, supervisor: Supervisor, seen: Seen) -> list[str]:
+    """One poll of the tray's monitor (app/ui/tray/loop.py): the hub's look at the file, then the
+    servers' rows; the titles of everything told to the user so far (the hub's notices and the
+    supervisor's, but for the approval notices the prompt stands for)."""
+    hub.tick()
+    _snapshot, notices = hub.poll_servers(supervisor)
+    seen.notices.extend((n.title, n.message) for n in notices if n.kind != APPROVAL_NEEDED)
+    return [title for title, _message in seen.notices]
 
 
 async def test_a_damaged_file_put_in_place_of_the_journal_is_told_once(home: Path, paths: AppPaths) -> None:
+    """The tray's hub in this process, polled as the tray's monitor polls it; `seen` is what the
+    tray tells the user."""
     users_earlier_choice_never(paths)
-    with running_tray(home):
-        async with connect(home, headless=False) as agent:
+    with running_hub(paths) as (hub, seen):
+        supervisor = hub.new_supervisor(has_menu=True)
+        async with serving(home, bound=True) as agent:
             await run(agent, {"command": "echo first"})
+            monitor(hub, supervisor, seen)
             attack = await run(
                 agent,
                 {
@@ -512,14 +540,19 @@ print("replaced")
                 },
             )
             assert attack.get("stdout") == "replaced\n", attack
-            wait_for(lambda: "started a new activity journal" in tray_log(home), timeout_s=STOP_DEADLINE_S)
+            with anyio.fail_after(STOP_DEADLINE_S):
+                while NEW_JOURNAL_TOLD not in monitor(hub, supervisor, seen):
+                    await anyio.sleep(0.05)
             after = await run(agent, {"command": "echo after"})
             assert after.get("stdout") == "after\n", "the tray registered its live server in the new journal"
-            with Journal(paths) as journal:  # the server, and the tray's runner of its calls
-                assert [row.client_name for row in journal.servers()] == ["mcp", "mcp"], "with its client's name"
-    told = tray_log(home)
-    assert told.count("started a new activity journal") == 1
+            with Journal(paths) as journal:
+                assert [row.client_name for row in journal.servers()] == ["mcp"], "with its client's name"
+            for _ in range(3):
+                told = monitor(hub, supervisor, seen)
+    assert told.count(NEW_JOURNAL_TOLD) == 1, told
     assert "The activity log was deleted" not in told, "one notice for one event"
+    [kept] = home.glob("journal.corrupt-*.sqlite3")
+    assert kept.read_bytes().startswith(b"SQLite format 3\0" + b"\xff" * 16), "the forged file is kept aside"
 
 
 async def test_an_agent_rewriting_our_claude_entry_is_told_to_the_user_by_the_running_tray(
@@ -664,15 +697,18 @@ def tray_log(home: Path) -> str:
 
 
 async def test_a_program_writing_the_journal_under_the_tray_is_reported(home: Path, paths: AppPaths) -> None:
-    with running_tray(home):
-        async with connect(home, headless=False) as agent:
-            await run(agent, {"command": "echo recorded by the tray"})
+    """The tray's hub in this process: `hub.tick()` is its monitor's look at the file, `seen` what it
+    tells the user."""
+    with running_hub(paths) as (hub, seen):
+        async with serving(home, bound=True) as agent:
+            recorded = await run(agent, {"command": "echo recorded by the tray"})
+            assert recorded.get("stdout") == "recorded by the tray\n"
             assert cli(home, "pause").returncode == 0  # the tray's own pause rewrites the pause file too
-            time.sleep(1.0)  # the tray looks four times a second
-            assert "changed by another program" not in tray_log(home), "the tray's own writes are not news"
+            hub.tick()
+            assert hub.state.paused
+            assert seen.notices == [], "the tray's own writes are not news"
             with Journal(paths) as journal:
                 journal.set_setting("approval_mode", "never")
-            wait_for(
-                lambda: "The activity log was changed by another program" in tray_log(home), timeout_s=STOP_DEADLINE_S
-            )
-            assert current_tray_state(paths)["approval_mode"] == "destructive"
+            hub.tick()
+            assert seen.notices == [("The activity log was changed by another program", FOREIGN_CHANGE_TOLD)]
+            assert hub.approval_mode == "destructive"

@@ -1,8 +1,8 @@
 """A damaged journal, a read-only or missing data folder and a full disk, as each entry point tells
-them: the CLI and the tray as real processes, and `serve` where its stderr at start is the subject;
-what a server answers the model runs on the headless server in this process (tests/in_process_server.py),
-and where only the tray's hub is at stake, the hub in this process. Real SQLite files, and (as root)
-real small tmpfs mounts."""
+them: the CLI and the tray as real processes; what a server answers the model, and what `serve`
+prints on its stderr for the user, on the headless server in this process (tests/in_process_server.py);
+each kind of damage as the journal opened in this process finds it; and where only the tray's hub is
+at stake, the hub in this process. Real SQLite files, and (as root) real small tmpfs mounts."""
 
 from __future__ import annotations
 
@@ -24,7 +24,6 @@ from app.core.journal import pause_file
 from app.core.journal.store import Journal, Status
 from app.core.paths import HOME_ENV, AppPaths
 from tests.in_process_server import serving
-from tests.raw_stdio import RawServer
 from tests.stdio_client import STOP_DEADLINE_S
 
 LINUX_ROOT = pytest.mark.skipif(
@@ -68,8 +67,27 @@ DAMAGES = ["garbage header", "truncated in half", "truncated at a page boundary"
 
 
 @pytest.mark.parametrize("how", DAMAGES)
-def test_a_damaged_journal_is_moved_aside_a_new_one_started_and_the_cli_says_so(home: Path, how: str) -> None:
+def test_each_kind_of_damage_is_found_the_file_kept_as_it_was_and_a_new_journal_started(
+    home: Path, how: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The journal opened in this process, as each entry point opens it (the CLI through a process
+    below); what it prints for the user is read from this process's stderr."""
     damaged = damage(home, how)
+    with Journal.open(AppPaths.from_environment()) as journal:
+        assert journal.recent_commands() == [], "a new journal"
+        journal.begin_command(command="echo recorded", cwd="/")
+    said = capsys.readouterr().err
+    [kept] = corrupt_copies(home)
+    assert kept.read_bytes() == damaged, "nothing is deleted: the damaged file is kept as it was"
+    assert f"moved aside to {kept}" in said and "a new one was started" in said, said
+    with Journal.open(AppPaths.from_environment()) as journal:
+        assert [row.command for row in journal.recent_commands()] == ["echo recorded"]
+    assert "moved aside" not in capsys.readouterr().err, "told once, when it happened"
+    assert corrupt_copies(home) == [kept]
+
+
+def test_a_damaged_journal_is_moved_aside_a_new_one_started_and_the_cli_says_so(home: Path) -> None:
+    damaged = damage(home, "truncated at a page boundary")
     result = cli(home, "status")
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr + result.stdout
@@ -92,20 +110,26 @@ def test_the_tray_tells_of_a_replaced_journal_once(home: Path) -> None:
     assert JOURNAL_REPLACED not in [n.kind for n in later]
 
 
-def test_serve_on_a_damaged_journal_says_so_on_stderr_and_runs_commands(home: Path) -> None:
-    damage(home, "truncated in half")
-    server = RawServer(home, "--headless")
-    try:
-        assert server.initialize() is not None, "serve exited before the handshake"
-        answer = server.call("execute_command", json.dumps({"command": "echo fine"}))
-        assert answer is not None and json.loads(answer)["stdout"] == "fine\n"
-        server.process.stdin.close()
-        assert server.wait(STOP_DEADLINE_S) == 0
-        stderr = server.stderr()
-    finally:
-        server.close()
-    assert "moved aside to" in stderr and "Traceback" not in stderr
-    assert len(corrupt_copies(home)) == 1
+def test_serve_on_a_damaged_journal_says_so_on_stderr_and_runs_commands(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The headless server in this process: what it prints for the user (Claude's log for the server
+    shows its stderr) is read from this process's stderr."""
+    damaged = damage(home, "truncated in half")
+
+    async def scenario() -> str:
+        async with serving(home) as client:
+            return await said(client, "echo fine")
+
+    answer = anyio.run(scenario)
+    out, stderr = capsys.readouterr()
+    assert stdout_of(answer) == "fine\n"
+    [kept] = corrupt_copies(home)
+    assert "cowork-terminal: The activity log was damaged (" in stderr, stderr
+    assert f"so it was moved aside to {kept} and a new one was started" in stderr, stderr
+    assert "moved aside" not in out, "stdout belongs to the protocol"
+    assert "Traceback" not in stderr
+    assert kept.read_bytes() == damaged
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,12 +20,13 @@ import anyio
 import pytest
 from mcp import Client
 
+from app.core.authority.hub import Hub
+from app.core.authority.supervisor import APPROVAL_NEEDED, Supervisor
 from app.core.execution import container
 from app.core.journal import opening
 from app.core.journal.store import JOURNAL_REPLACED_SETTING
 from app.core.paths import HOME_ENV, AppPaths
-from tests.channel_peers import running_hub
-from tests.desktop_env import wait_for
+from tests.channel_peers import Seen, running_hub
 from tests.in_process_server import serving
 from tests.raw_stdio import RawServer
 from tests.stdio_client import STOP_DEADLINE_S
@@ -36,6 +36,7 @@ from tests.tray_process import running_tray
 BARE_ERROR = "ERROR: Error executing tool execute_command"  # the SDK's words when our code raised
 FOREIGN_CHANGE = "Cowork Terminal did not make this change. Your settings and answers are unaffected."
 NOT_RECORDED = "Cowork Terminal could not record this command, so it was not run: "
+NEW_JOURNAL = "Cowork Terminal started a new activity journal"  # the notice's title
 
 
 def tray_log(log: Path) -> str:
@@ -86,37 +87,56 @@ def damage_in_place(journal: Path) -> None:
 
 
 def test_a_journal_damaged_in_place_under_a_running_tray_is_replaced_and_commands_run_on(
-    home: Path, paths: AppPaths, tmp_path: Path
+    home: Path, paths: AppPaths, caplog: pytest.LogCaptureFixture
 ) -> None:
-    log = tmp_path / "tray.log"
-    with running_tray(home, log=log):
-        server = RawServer(home)
-        try:
-            assert server.initialize() is not None
+    """The tray's hub and a server bound to it in this process, polled as the tray's monitor polls
+    it (app/ui/tray/loop.py: `hub.tick()`, then the servers' rows); `seen` is what the tray tells."""
+
+    async def scenario(hub: Hub, seen: Seen) -> list[str]:
+        supervisor = hub.new_supervisor(has_menu=True)
+
+        def titles() -> list[str]:
+            return monitor(hub, supervisor, seen)
+
+        async with serving(home, bound=True) as client:
             for number in range(20):
-                assert ran(echo(server, f"row{number}"), f"row{number}")
+                assert ran(await echoed(client, f"row{number}"), f"row{number}")
+            titles()
             inode = paths.journal.stat().st_ino
             damage_in_place(paths.journal)
             assert paths.journal.stat().st_ino == inode, "damaged where it is, not replaced"
-            answers = []
-            deadline = time.monotonic() + STOP_DEADLINE_S
-            while not (answers and ran(answers[-1], "after")):
-                assert time.monotonic() < deadline, answers
-                answers.append(echo(server, "after"))
-                time.sleep(0.2)
-            wait_for(lambda: "started a new activity journal" in tray_log(log), timeout_s=STOP_DEADLINE_S)
-        finally:
-            stderr = stopped(server)
-    told = tray_log(log)
+            answers: list[str] = []
+            with anyio.fail_after(STOP_DEADLINE_S):
+                while not (answers and ran(answers[-1], "after")):
+                    answers.append(await echoed(client, "after"))
+                    titles()
+                    await anyio.sleep(0.2)
+                while NEW_JOURNAL not in titles():
+                    await anyio.sleep(0.05)
+            assert ran(await echoed(client, "again"), "again")
+            titles()
+        return answers
+
+    with running_hub(paths) as (hub, seen):
+        answers = anyio.run(scenario, hub, seen)
+    told = [title for title, _message in seen.notices]
     assert all(answer.strip() != BARE_ERROR for answer in answers), answers
     assert all(NOT_RECORDED in answer for answer in answers[:-1]), answers
-    assert "Traceback" not in stderr, stderr
-    assert "Traceback" not in told, told
-    assert told.count("started a new activity journal") == 1, told
+    assert not [record for record in caplog.records if record.exc_info], "no traceback in the tray's log"
+    assert told.count(NEW_JOURNAL) == 1, told
     assert "The activity log was deleted" not in told, "it was damaged, not deleted"
-    assert "stopped" not in told.split("tray started", 1)[1].split("signal 15")[0], "the tray lived on"
     [kept] = home.glob("journal.corrupt-*.sqlite3")
-    assert f"It was kept as {kept}" in told
+    [message] = [message for title, message in seen.notices if title == NEW_JOURNAL]
+    assert f"It was kept as {kept}" in message
+
+
+def monitor(hub: Hub, supervisor: Supervisor, seen: Seen) -> list[str]:
+    """One poll of the tray's monitor: the hub's look at the file, then the servers' rows; the
+    titles of all the tray has told so far (the hub's notices and the supervisor's)."""
+    hub.tick()
+    _snapshot, notices = hub.poll_servers(supervisor)
+    seen.notices.extend((n.title, n.message) for n in notices if n.kind != APPROVAL_NEEDED)
+    return [title for title, _message in seen.notices]
 
 
 def test_a_server_whose_journal_row_vanished_still_runs_commands_and_the_user_is_told(
