@@ -10,7 +10,8 @@
 #    and the launcher), Tk and venv for Python. Missing ones are installed with apt-get when this script may (root, or
 #    sudo without a password); otherwise it names them and stops. COWORK_TERMINAL_SKIP_SYSTEM=1
 #    skips this step (another system: install the equivalents yourself).
-# 2. .venv with the app and its test extras (`pip install -e ".[test]"`), made if missing.
+# 2. .venv with the app and its test extras (`pip install -e ".[test]"`), made if missing, and
+#    installed again when pyproject.toml (or the version) changed.
 # 3. pytest, with this script's arguments, in COWORK_TERMINAL_TEST_WORKERS processes (pytest-xdist,
 #    default 4: most tests wait on real processes, windows and timeouts, so 4 workers keep 2 cores
 #    busy; CONTRIBUTING.md has the figures). Not when the arguments choose themselves (-n, -p
@@ -85,7 +86,12 @@ fi
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
-.venv/bin/pip install -q -e ".[test]"
+# pip takes some 5-12 s to find an up-to-date venv up to date: it runs again only when what it
+# installs from changed (pyproject.toml, and app/__init__.py for the version), kept in .venv.
+if ! cat pyproject.toml app/__init__.py | cmp -s - .venv/installed-from; then
+  .venv/bin/pip install -q -e ".[test]"
+  cat pyproject.toml app/__init__.py >.venv/installed-from
+fi
 
 # Whether the caller's pytest arguments leave the number of processes to this script.
 wants_workers() {
