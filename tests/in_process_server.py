@@ -42,18 +42,20 @@ async def serving(
     client_info: Implementation | None = None,
     bound: bool = False,
     message_handler: MessageHandlerFnT | None = None,
+    headless: bool = True,
 ) -> AsyncIterator[Client]:
     """A headless server for `home`, as `serve --headless [--tools]` opens it, called by a client that
     names itself `client_info` (the SDK's name when None) and sees every message the server sends
     through `message_handler`; left as `serve` leaves. `bound`: a server of the hub this process runs
-    for `home` (started first), as the tray's runner for a server is."""
+    for `home` (started first), as the tray's runner for a server is. `headless=False`: `serve`
+    without `--headless`, which looks for the tray at its address for `home` (a tray process)."""
     paths = AppPaths.from_environment({HOME_ENV: str(home)})
     hosts: list[HostSide] = []
     dial = local_link.hub_dial() if bound else None
     assert dial is not None or not bound, "start the hub first (tests/channel_peers.py running_hub)"
 
     def open_host() -> HostSide:
-        hosts.append(HostSide(paths, headless=not bound, tools=tools, dial=dial))
+        hosts.append(HostSide(paths, headless=headless and not bound, tools=tools, dial=dial))
         return hosts[0]
 
     try:

@@ -12,8 +12,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
@@ -21,9 +19,7 @@ import pytest
 from mcp import Client
 
 from app.core.journal.store import Journal, Outcome, Status
-from app.core.paths import HOME_ENV, AppPaths
-from app.server.host_side import HostSide
-from app.server.mcp_server import build_server
+from app.core.paths import AppPaths
 from tests.in_process_server import serving
 from tests.raw_stdio import RawServer
 from tests.stdio_client import MODES, STOP_DEADLINE_S, connect, live_processes, run
@@ -406,26 +402,8 @@ async def test_a_killed_servers_running_command_is_marked_interrupted_and_its_pr
         subprocess_cleanup(background)
 
 
-@asynccontextmanager
-async def serving_without_tray(home: Path) -> AsyncIterator[Client]:
-    """`serve` without --headless in this process, as `mcp_server.serve` opens it: its host side
-    looks for the tray at the tray's address for `home`, as a server process does."""
-    hosts: list[HostSide] = []
-
-    def open_host() -> HostSide:
-        hosts.append(HostSide(AppPaths.from_environment({HOME_ENV: str(home)}), headless=False, tools=None))
-        return hosts[0]
-
-    try:
-        async with Client(build_server(open_host), mode="legacy") as client:
-            yield client
-    finally:
-        while hosts:
-            hosts.pop().leave()
-
-
 async def test_without_the_tray_serve_refuses_and_says_to_start_cowork_terminal(home: Path) -> None:
-    async with serving_without_tray(home) as client:
+    async with serving(home, headless=False) as client:  # `serve` without --headless, no tray
         result = await run(client, {"command": "echo hi"})
     assert "Ask the user to start the Cowork Terminal app" in result["error"]
     [row] = journal_rows(home)
