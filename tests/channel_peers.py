@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.authority.hub import HeldCommand, Hub, Question
+from app.core.authority.supervisor import APPROVAL_NEEDED, Supervisor
 from app.core.channel.transport import AddressTaken, address_for, connect
 from app.core.channel.wire import Channel
 from app.core.paths import AppPaths
@@ -68,6 +69,16 @@ def running_hub(paths: AppPaths, **callbacks: Any) -> Iterator[tuple[Hub, Seen]]
         yield hub, seen
     finally:
         hub.close()
+
+
+def monitor(hub: Hub, supervisor: Supervisor, seen: Seen) -> list[str]:
+    """One poll of the tray's monitor (app/ui/tray/loop.py): the hub's look at the file, then the
+    servers' rows; the titles of all the tray has told so far (the hub's notices and the
+    supervisor's, but for the approval notices the prompt stands for)."""
+    hub.tick()
+    _snapshot, notices = hub.poll_servers(supervisor)
+    seen.notices.extend((n.title, n.message) for n in notices if n.kind != APPROVAL_NEEDED)
+    return [title for title, _message in seen.notices]
 
 
 class FakePeer:

@@ -38,7 +38,6 @@ import anyio
 import pytest
 
 from app.core.authority.hub import Hub
-from app.core.authority.supervisor import APPROVAL_NEEDED, Supervisor
 from app.core.channel.client import NoTray, ask_tray, current_tray_state
 from app.core.channel.transport import address_for
 from app.core.execution import container
@@ -47,7 +46,7 @@ from app.core.journal.store import Journal, Status
 from app.core.messages import PAUSED_MESSAGE
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
-from tests.channel_peers import FakePeer, Seen, running_hub
+from tests.channel_peers import FakePeer, monitor, running_hub
 from tests.clicks import PROMPT_TITLE, click_yes
 from tests.desktop_env import wait_for
 from tests.in_process_server import allow_when_held, deny, held_by, holds_shown, serving
@@ -505,16 +504,6 @@ async def test_pause_reaches_a_running_server_after_its_data_folder_was_deleted(
             assert paths.journal.exists(), "the tray started a new journal"
             assert ("The activity log was deleted", DELETED_TOLD) in seen.notices, seen.notices
             assert hub.state.paused, "and the pause lives on in it"
-
-
-def monitor(hub: Hub, supervisor: Supervisor, seen: Seen) -> list[str]:
-    """One poll of the tray's monitor (app/ui/tray/loop.py): the hub's look at the file, then the
-    servers' rows; the titles of everything told to the user so far (the hub's notices and the
-    supervisor's, but for the approval notices the prompt stands for)."""
-    hub.tick()
-    _snapshot, notices = hub.poll_servers(supervisor)
-    seen.notices.extend((n.title, n.message) for n in notices if n.kind != APPROVAL_NEEDED)
-    return [title for title, _message in seen.notices]
 
 
 async def test_a_damaged_file_put_in_place_of_the_journal_is_told_once(home: Path, paths: AppPaths) -> None:

@@ -21,12 +21,11 @@ import pytest
 from mcp import Client
 
 from app.core.authority.hub import Hub
-from app.core.authority.supervisor import APPROVAL_NEEDED, Supervisor
 from app.core.execution import container
 from app.core.journal import opening
 from app.core.journal.store import JOURNAL_REPLACED_SETTING
 from app.core.paths import HOME_ENV, AppPaths
-from tests.channel_peers import Seen, running_hub
+from tests.channel_peers import Seen, monitor, running_hub
 from tests.in_process_server import serving
 from tests.raw_stdio import RawServer
 from tests.stdio_client import STOP_DEADLINE_S
@@ -128,15 +127,6 @@ def test_a_journal_damaged_in_place_under_a_running_tray_is_replaced_and_command
     [kept] = home.glob("journal.corrupt-*.sqlite3")
     [message] = [message for title, message in seen.notices if title == NEW_JOURNAL]
     assert f"It was kept as {kept}" in message
-
-
-def monitor(hub: Hub, supervisor: Supervisor, seen: Seen) -> list[str]:
-    """One poll of the tray's monitor: the hub's look at the file, then the servers' rows; the
-    titles of all the tray has told so far (the hub's notices and the supervisor's)."""
-    hub.tick()
-    _snapshot, notices = hub.poll_servers(supervisor)
-    seen.notices.extend((n.title, n.message) for n in notices if n.kind != APPROVAL_NEEDED)
-    return [title for title, _message in seen.notices]
 
 
 def test_a_server_whose_journal_row_vanished_still_runs_commands_and_the_user_is_told(
