@@ -39,6 +39,14 @@ def shown_window(display: str, name: str) -> str:
             time.sleep(0.1)
 
 
+def on_screen(display: str, name: str) -> bool:
+    """Whether a window whose title contains `name` is shown now (xdotool exits 1 when none is)."""
+    try:
+        return bool(xdotool(display, "search", "--onlyvisible", "--name", name))
+    except subprocess.CalledProcessError:
+        return False
+
+
 def press(display: str, window: str, *keys: str) -> None:
     """Keys as from the keyboard: focus the window, then XTEST key events."""
     xdotool(display, "windowfocus", "--sync", window)

@@ -27,7 +27,7 @@ from app.core.paths import AppPaths
 from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
 from app.ui.windows.approval_prompt import ARM_DELAY_MS, POLL_MS, ApprovalPrompt
 from app.ui.windows.held_command import Decision, WaitingCommand, judged
-from tests.clicks import ARMED_S, PROMPT_TITLE, click_yes, press, shown_window, xdotool
+from tests.clicks import ARMED_S, PROMPT_TITLE, click_yes, on_screen, press, shown_window, xdotool
 from tests.desktop_env import pump_until as pump_tk_until
 from tests.stdio_client import STOP_DEADLINE_S, connect, run
 from tests.tray_process import running_tray
@@ -163,13 +163,6 @@ def test_the_prompt_process_takes_holds_on_stdin_and_says_the_users_keys_on_stdo
             process.wait()
 
 
-def xdotool_finds(display: str, name: str) -> bool:
-    try:
-        return bool(xdotool(display, "search", "--onlyvisible", "--name", name))
-    except subprocess.CalledProcessError:  # xdotool exits 1 when nothing matches
-        return False
-
-
 def test_the_prompt_started_by_hand_in_a_terminal_says_the_app_opens_it(cli_env: dict[str, str]) -> None:
     terminal, child_end = pty.openpty()
     try:
@@ -297,7 +290,7 @@ async def test_a_rule_made_by_a_click_lets_the_next_build_folder_deletion_run_an
                 assert not third, "an unmatched command still waits for the user"
                 await anyio.to_thread.run_sync(lambda: press_in(display, PROMPT_TITLE, "Escape"))  # Escape is Deny
             with anyio.fail_after(WAIT_S):
-                while await anyio.to_thread.run_sync(xdotool_finds, display, PROMPT_TITLE):
+                while await anyio.to_thread.run_sync(on_screen, display, PROMPT_TITLE):
                     await anyio.sleep(0.1)  # the prompt closes when nothing is left to answer
     assert first.get("exitCode") == 0 and not (project / "build").exists(), first
     assert second.get("exitCode") == 0 and not (project / "dist").exists(), second

@@ -17,7 +17,7 @@ import pytest
 
 from app.core.channel.client import current_tray_state
 from app.core.paths import AppPaths
-from tests.clicks import ARMED_S, CONFIRM_TITLE, press, shown_window, xdotool
+from tests.clicks import ARMED_S, CONFIRM_TITLE, on_screen, press, shown_window
 from tests.desktop_env import wait_for
 from tests.stdio_client import STOP_DEADLINE_S
 from tests.test_authority import cli
@@ -33,14 +33,6 @@ def pause_then_ask_to_resume(home: Path, display: str) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "app", "resume"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-
-
-def shows(display: str, name: str) -> bool:
-    """Whether a window titled `name` is on the screen now (xdotool exits 1 when none is)."""
-    try:
-        return bool(xdotool(display, "search", "--onlyvisible", "--name", name))
-    except subprocess.CalledProcessError:
-        return False
 
 
 def test_a_cli_resume_changes_nothing_until_the_user_clicks_resume_and_escape_keeps_the_pause(
@@ -59,7 +51,7 @@ def test_a_cli_resume_changes_nothing_until_the_user_clicks_resume_and_escape_ke
         assert asking.returncode == 0, err
         assert "Host access is ON" in out
         assert current_tray_state(paths)["paused"] is False
-        wait_for(lambda: not shows(display, CONFIRM_TITLE), timeout_s=STOP_DEADLINE_S)  # not the next one's
+        wait_for(lambda: not on_screen(display, CONFIRM_TITLE), timeout_s=STOP_DEADLINE_S)  # not the next one's
 
         asking = pause_then_ask_to_resume(home, display)  # Escape in the confirm window keeps the pause
         press(display, shown_window(display, CONFIRM_TITLE), "Escape")

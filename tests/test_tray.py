@@ -45,7 +45,7 @@ from app.ui.tray import loop, menu
 from app.ui.tray import platforms as tray_platform
 from app.ui.tray.app import TrayApp
 from tests import xvfb
-from tests.clicks import PROMPT_TITLE, shown_window, xdotool
+from tests.clicks import PROMPT_TITLE, on_screen, shown_window, xdotool
 from tests.in_process_server import serving
 from tests.python_source import parse_file
 from tests.stdio_client import FIRST_CALL_DEADLINE_S, STOP_DEADLINE_S, live_processes, run
@@ -1252,20 +1252,13 @@ def test_a_held_command_notifies_and_opens_the_approval_prompt(
 
     with running_tray(home, display=display):
         outcome = anyio.run(scenario)
-        wait_for(lambda: not shown_windows(display, PROMPT_TITLE), timeout_s=10)  # nothing left to answer
+        wait_for(lambda: not on_screen(display, PROMPT_TITLE), timeout_s=10)  # nothing left to answer
     assert "The user denied this command" in outcome["error"]
     assert any(
         title == "A command is waiting for your approval" and message.endswith(" wants to run: rm -rf build")
         for title, message in notices(desktop)
     ), notices(desktop)
     assert (tmp_path / "build").exists()
-
-
-def shown_windows(display: str, name: str) -> bool:
-    try:
-        return bool(xdotool(display, "search", "--onlyvisible", "--name", name))
-    except subprocess.CalledProcessError:  # nothing matches
-        return False
 
 
 def test_uninstall_from_the_menu_opens_the_uninstall_window_in_its_own_process(app: TrayApp, tmp_path: Path) -> None:
@@ -1380,7 +1373,7 @@ def test_a_python_without_the_systems_gtk_says_so_in_a_window_not_only_a_notific
 ) -> None:
     import importlib.util
 
-    from tests.clicks import shown_window, xdotool
+    from tests.clicks import shown_window
     from tests.tray_process import running_tray
 
     if importlib.util.find_spec("gi") is not None or not tray_platform.system_has_gi():
