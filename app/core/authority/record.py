@@ -20,7 +20,8 @@ from app.core.authority.state import DEFAULTS, ControlState
 from app.core.data_folder import DataFolderError
 from app.core.i18n import N_, _
 from app.core.journal import pause_file
-from app.core.journal.store import Journal, damage_on_disk
+from app.core.journal.opening import DamageWatch
+from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import MODE_SETTING, WINDOW_SETTING
 from app.core.policy.tool_sets import TOOLS_SETTING
@@ -29,7 +30,6 @@ log = logging.getLogger(__name__)
 
 WRITE_BUSY_TIMEOUT_S = 2.0  # a journal locked by another program: refuse, never hang the hub
 FOREIGN_WRITE_NOTICE_GAP_S = 60.0
-DAMAGE_PROBE_EVERY_S = 1.0  # a journal damaged in place is found within this long, even with no write
 # Why the journal could not be written: English in a server's answer (the model reads it), marked
 # for the user's notice.
 JOURNAL_LOCKED = N_("the activity log is locked by another program")
@@ -47,7 +47,7 @@ class Record:
         self.writes = 0  # our own writes so far: with data_version, tells the tray's views to refresh
         self._last_foreign_notice = 0.0
         self._problem_told: str | None = None
-        self._next_damage_probe = 0.0
+        self._damage = DamageWatch(paths.journal)
         self.journal = self._open()
 
     def _open(self) -> Journal:
@@ -97,11 +97,9 @@ class Record:
 
     def _damaged_in_place(self) -> bool:
         """A journal overwritten where it is (same file, garbage pages): our own connection reads
-        its cached pages and would not notice, so a fresh one looks, once a second."""
-        if time.monotonic() < self._next_damage_probe:
-            return False
-        self._next_damage_probe = time.monotonic() + DAMAGE_PROBE_EVERY_S
-        damage = damage_on_disk(self.paths.journal)
+        its cached pages and would not notice, so a fresh one looks whenever the file changed since
+        a look found it whole (a stat otherwise: cheap enough before each command's row)."""
+        damage = self._damage.damage()
         if damage:
             log.warning("the journal at %s is damaged (%s)", self.paths.journal, damage)
         return damage is not None

@@ -24,7 +24,6 @@ from app.core import data_folder, liveness, settings
 from app.core.data_folder import Replacement
 from app.core.journal import opening, pause_file, schema
 from app.core.journal.commands_table import CommandsTable
-from app.core.journal.opening import damage_on_disk  # noqa: F401 - re-exported for the hub
 from app.core.journal.records import (  # noqa: F401 - re-exported: callers import the records from the store
     REFUSED_TEXT_KEEP_CHARS,
     CommandRecord,
