@@ -37,6 +37,10 @@ class Seen:
     def notify(self, title: str, message: str) -> None:
         self.notices.append((title, message))
 
+    def titles(self) -> list[str]:
+        """The titles of what the hub told the user so far."""
+        return [title for title, _message in self.notices]
+
     def ask_user(self, question: Question) -> None:
         self.questions.append(question)
         self.asked.set()
@@ -78,7 +82,7 @@ def monitor(hub: Hub, supervisor: Supervisor, seen: Seen) -> list[str]:
     hub.tick()
     _snapshot, notices = hub.poll_servers(supervisor)
     seen.notices.extend((n.title, n.message) for n in notices if n.kind != APPROVAL_NEEDED)
-    return [title for title, _message in seen.notices]
+    return seen.titles()
 
 
 class FakePeer:

@@ -6,11 +6,12 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -54,6 +55,37 @@ async def run(client: Client, arguments: dict[str, Any], **kwargs: Any) -> dict[
     data = json.loads(text)
     assert data == result.structured_content, "the text block and the structured content must agree"
     return data
+
+
+async def said(client: Client, command: str, tool: str = "execute_command") -> str:
+    """What the model reads of `command` as text, an error marked "ERROR: " as tests/raw_stdio.py marks it."""
+    result = await client.call_tool(tool, {"command": command})
+    return ("ERROR: " if result.is_error else "") + result.content[0].text
+
+
+def stdout_of(answer: str) -> str:
+    """The stdout in `said`'s answer, which must not be an error."""
+    assert not answer.startswith("ERROR: "), answer
+    return json.loads(answer)["stdout"]
+
+
+async def run_when_allowed(
+    client: Client, arguments: dict[str, Any], allow_held: Callable[[], Awaitable[object]]
+) -> dict[str, Any]:
+    """A command the classifier holds (it cannot read the script), allowed by the user (`allow_held`):
+    what the model reads once it ran (through command_wait if the call returned first)."""
+    result: dict[str, Any] = {}
+
+    async def call() -> None:
+        result.update(await run(client, arguments))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(call)
+        await allow_held()
+    if result.get("status") == "waiting":
+        waited = await client.call_tool("command_wait", {"jobId": result["jobId"]})
+        result = json.loads(waited.content[0].text)
+    return result
 
 
 def running_with(text: str) -> list[int]:

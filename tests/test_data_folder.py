@@ -17,14 +17,13 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client
 
 from app.core.authority.supervisor import JOURNAL_REPLACED, Supervisor
 from app.core.journal import pause_file
 from app.core.journal.store import Journal, Status
 from app.core.paths import HOME_ENV, AppPaths
 from tests.in_process_server import serving
-from tests.stdio_client import STOP_DEADLINE_S
+from tests.stdio_client import STOP_DEADLINE_S, said, stdout_of
 
 LINUX_ROOT = pytest.mark.skipif(
     not sys.platform.startswith("linux") or os.geteuid() != 0, reason="mounts a small tmpfs (Linux, as root; CI is)"
@@ -213,17 +212,6 @@ def test_a_problem_at_start_is_shown_in_a_window_only_where_nobody_reads_stderr(
     assert shows_a_window("win32", {}, stderr_is_terminal=False)  # a windowed build has no stderr at all
     assert shows_a_window("darwin", {}, stderr_is_terminal=False)
     assert not shows_a_window("darwin", {}, stderr_is_terminal=True)
-
-
-async def said(client: Client, command: str, tool: str = "execute_command") -> str:
-    """What the model reads of `command`, an error marked "ERROR: " as tests/raw_stdio.py marks it."""
-    result = await client.call_tool(tool, {"command": command})
-    return ("ERROR: " if result.is_error else "") + result.content[0].text
-
-
-def stdout_of(answer: str) -> str:
-    assert not answer.startswith("ERROR: "), answer
-    return json.loads(answer)["stdout"]
 
 
 @LINUX_ROOT

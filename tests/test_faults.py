@@ -28,7 +28,7 @@ from app.core.paths import HOME_ENV, AppPaths
 from tests.channel_peers import Seen, monitor, running_hub
 from tests.in_process_server import serving
 from tests.raw_stdio import RawServer
-from tests.stdio_client import STOP_DEADLINE_S
+from tests.stdio_client import STOP_DEADLINE_S, said
 from tests.test_data_folder import LINUX_ROOT, fill, make_journal
 from tests.tray_process import running_tray
 
@@ -101,24 +101,24 @@ def test_a_journal_damaged_in_place_under_a_running_tray_is_replaced_and_command
 
         async with serving(home, bound=True) as client:
             for number in range(20):
-                assert ran(await echoed(client, f"row{number}"), f"row{number}")
+                assert ran(await said(client, f"echo row{number}"), f"row{number}")
             titles()
             inode = paths.journal.stat().st_ino
             damage_in_place(paths.journal)
             assert paths.journal.stat().st_ino == inode, "damaged where it is, not replaced"
-            answers = [await echoed(client, "after")]  # no monitor poll since the damage
+            answers = [await said(client, "echo after")]  # no monitor poll since the damage
             with Journal(paths) as journal:
                 assert [row.command for row in journal.recent_commands()] == ["echo after"], "in the new journal"
             with anyio.fail_after(STOP_DEADLINE_S):
                 while NEW_JOURNAL not in titles():
                     await anyio.sleep(0.05)
-            answers.append(await echoed(client, "again"))
+            answers.append(await said(client, "echo again"))
             titles()
         return answers
 
     with running_hub(paths) as (hub, seen):
         answers = anyio.run(scenario, hub, seen)
-    told = [title for title, _message in seen.notices]
+    told = seen.titles()
     assert ran(answers[0], "after") and ran(answers[1], "again"), answers
     assert not [record for record in caplog.records if record.exc_info], "no traceback in the tray's log"
     assert told.count(NEW_JOURNAL) == 1, told
@@ -136,10 +136,10 @@ def test_a_server_whose_journal_row_vanished_still_runs_commands_and_the_user_is
 
     async def scenario() -> tuple[str, str, str]:
         async with serving(home, bound=True) as client:
-            before = await echoed(client, "before")
+            before = await said(client, "echo before")
             with sqlite3.connect(paths.journal) as db:  # another program deletes the servers' rows
                 assert db.execute("DELETE FROM servers").rowcount == 1
-            return before, await echoed(client, "after"), await echoed(client, "again")
+            return before, await said(client, "echo after"), await said(client, "echo again")
 
     with running_hub(paths) as (hub, seen):
         before, answer, again = anyio.run(scenario)
@@ -153,13 +153,6 @@ def test_a_server_whose_journal_row_vanished_still_runs_commands_and_the_user_is
         commands = [c for (c,) in db.execute("SELECT command FROM commands ORDER BY id")]
     assert servers == 1, "the tray registered it again"
     assert commands[-2:] == ["echo after", "echo again"]
-
-
-async def echoed(client: Client, text: str) -> str:
-    """What the model reads of `echo text`, as `echo` above reads it (tests/raw_stdio.py marks an
-    error result with "ERROR: ")."""
-    result = await client.call_tool("execute_command", {"command": f"echo {text}"})
-    return ("ERROR: " if result.is_error else "") + result.content[0].text
 
 
 @pytest.fixture
@@ -205,10 +198,10 @@ def test_a_headless_server_whose_row_was_deleted_registers_again_and_runs(
 ) -> None:
     async def scenario() -> list[str]:
         async with serving(home) as client:
-            assert ran(await echoed(client, "before"), "before")
+            assert ran(await said(client, "echo before"), "before")
             with sqlite3.connect(paths.journal) as db:
                 assert db.execute("DELETE FROM servers").rowcount == 1
-            return [await echoed(client, "after"), await echoed(client, "again")]
+            return [await said(client, "echo after"), await said(client, "echo again")]
 
     answers = anyio.run(scenario)
     stderr = capsys.readouterr().err
@@ -261,14 +254,19 @@ def test_a_headless_server_whose_journal_a_command_damaged_in_place_moves_it_asi
         nonlocal inode
         async with serving(home) as client:
             for number in range(20):
-                assert ran(await echoed(client, f"row{number}"), f"row{number}")
+                assert ran(await said(client, f"echo row{number}"), f"row{number}")
             await anyio.sleep(opening.SETTLED_S + 0.2)  # the file now reads whole as it is: its next look is skipped
             inode = paths.journal.stat().st_ino
             damage = await agent_damages_journal(client, paths.journal, work)
             assert json.loads(damage)["stdout"] == f"overwrote {paths.journal}\n", "the attack ran"
             assert opening.damage_on_disk(paths.journal), "and damaged the journal where it is"
             assert paths.journal.stat().st_ino == inode
-            return damage, await echoed(client, "after"), await echoed(client, "again"), await echoed(client, "more")
+            return (
+                damage,
+                await said(client, "echo after"),
+                await said(client, "echo again"),
+                await said(client, "echo more"),
+            )
 
     damage, first, second, third = anyio.run(scenario)
     stderr = capsys.readouterr().err  # what `serve` prints on its stderr, the server's log in Claude
@@ -312,9 +310,9 @@ def test_in_its_container_a_command_cannot_damage_the_journal_at_all(
 
     async def scenario() -> tuple[dict, str]:
         async with serving(home) as client:
-            assert ran(await echoed(client, "before"), "before")
+            assert ran(await said(client, "echo before"), "before")
             damage = json.loads(await agent_damages_journal(client, paths.journal, work))
-            return damage, await echoed(client, "after")
+            return damage, await said(client, "echo after")
 
     damage, after = anyio.run(scenario)
     stderr = capsys.readouterr().err

@@ -11,12 +11,10 @@ sent from a command goes to a real tray process, whose own check of its peer is 
 from __future__ import annotations
 
 import base64
-import json
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +27,7 @@ from app.core.execution import container
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from tests.in_process_server import allow, allow_when_held, deny, held_by, holds_shown, serving
-from tests.stdio_client import connect, run
+from tests.stdio_client import connect, run, run_when_allowed
 from tests.test_authority import agent_script, cli, click_allow_when_held
 from tests.test_authority import connect as connect_uncontained
 from tests.tray_process import running_tray
@@ -46,25 +44,6 @@ def anyio_backend() -> str:
 def rows(paths: AppPaths) -> list:
     with Journal.open(paths) as journal:
         return journal.recent_commands()
-
-
-async def run_allowed(
-    client: Any, arguments: dict[str, Any], allow_held: Callable[[], Awaitable[object]]
-) -> dict[str, Any]:
-    """A command the classifier holds (it cannot read the script), allowed by the user (`allow_held`):
-    what the model reads once it ran (through command_wait if the call returned first)."""
-    result: dict[str, Any] = {}
-
-    async def call() -> None:
-        result.update(await run(client, arguments))
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(call)
-        await allow_held()
-    if result.get("status") == "waiting":
-        waited = await client.call_tool("command_wait", {"jobId": result["jobId"]})
-        result = json.loads(waited.content[0].text)
-    return result
 
 
 class CuedAttack:
@@ -89,7 +68,7 @@ class CuedAttack:
         )
 
     async def start(self, client: Any, hub: Hub) -> None:
-        started = await run_allowed(client, {"command": self.command}, lambda: allow_when_held(hub))
+        started = await run_when_allowed(client, {"command": self.command}, lambda: allow_when_held(hub))
         assert started.get("stdout") == "started\n", started
 
     async def go(self) -> str:
@@ -144,7 +123,7 @@ for value in (float("nan"), 55):
         # keep it from the tray's address: the tray's own check is what is tested.
         async with connect_uncontained(home, headless=False) as agent:
             arguments = {"command": agent_script(ask)}
-            attack = await run_allowed(agent, arguments, lambda: click_allow_when_held(paths, display))
+            attack = await run_when_allowed(agent, arguments, lambda: click_allow_when_held(paths, display))
         said = attack["stdout"].splitlines()
         assert len(said) == 2, attack  # the script reached the tray twice
         assert said[0].startswith("refused Refused: approval_window_s must be a number from 1 to 55 (got nan)")
@@ -226,7 +205,7 @@ async def test_an_unchanged_script_runs_once_allowed(home: Path, paths: AppPaths
     (tmp_path / "post.sh").write_text("echo tidy\n")
     arguments = {"command": "rm -rf build && bash ./post.sh", "cwd": str(tmp_path)}
     async with serving(home, bound=True) as held:
-        outcome = await run_allowed(held, arguments, lambda: allow_when_held(hub))
+        outcome = await run_when_allowed(held, arguments, lambda: allow_when_held(hub))
     assert outcome.get("stdout") == "tidy\n", outcome
 
 

@@ -13,24 +13,21 @@ commands the user allowed.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
 
-from app.core.authority.hub import Hub
 from app.core.execution import container
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
 from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
-from tests.channel_peers import Seen, running_hub
+from tests.channel_peers import running_hub
 from tests.desktop_env import wait_for
 from tests.in_process_server import allow_when_held, deny, held_by, serving
-from tests.stdio_client import STOP_DEADLINE_S, run
+from tests.stdio_client import STOP_DEADLINE_S, run, run_when_allowed
 from tests.test_authority import agent_script, connect, hidden, tray_log
 from tests.tray_process import running_tray
 
@@ -50,29 +47,6 @@ def never_ask(paths: AppPaths) -> None:
     """The user's own earlier choice, made before the tray starts: no command waits for them."""
     with Journal.open(paths) as journal:
         set_approval_mode(journal, ApprovalMode.NEVER)
-
-
-async def run_allowed_here(client: Any, hub: Hub, arguments: dict[str, Any]) -> dict[str, Any]:
-    """A command the classifier holds (it cannot read the script), allowed by the user (the hub's
-    own call for a click on Allow): what the model reads once it ran (through command_wait if the
-    call returned first)."""
-    result: dict[str, Any] = {}
-
-    async def call() -> None:
-        result.update(await run(client, arguments))
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(call)
-        await allow_when_held(hub)
-    if result.get("status") == "waiting":
-        waited = await client.call_tool("command_wait", {"jobId": result["jobId"]})
-        result = json.loads(waited.content[0].text)
-    return result
-
-
-def told(seen: Seen) -> list[str]:
-    """The titles of what the hub told the user."""
-    return [title for title, _text in seen.notices]
 
 
 def insert_rule(paths: AppPaths, folder: str) -> str:
@@ -95,12 +69,12 @@ async def test_a_rule_inserted_into_the_file_while_the_tray_runs_allows_nothing(
     with running_hub(paths) as (hub, seen):
         async with serving(home, bound=True) as agent, serving(home, bound=True) as held:
             hub.tick()  # the tray's monitor looks before the attack: nothing foreign yet
-            assert FOREIGN_NOTICE not in told(seen), seen.notices
+            assert FOREIGN_NOTICE not in seen.titles(), seen.notices
             # The user allows the attack script (a command they allowed), then the rm must still wait.
-            inserted = await run_allowed_here(agent, hub, {"command": attack})
+            inserted = await run_when_allowed(agent, {"command": attack}, lambda: allow_when_held(hub))
             assert inserted.get("stdout") == "1 rule in the file\n", inserted  # the row is there
             hub.tick()  # the tray's monitor notices the write; the rule in the file stays in the file
-            assert FOREIGN_NOTICE in told(seen), seen.notices
+            assert FOREIGN_NOTICE in seen.titles(), seen.notices
             outcome: dict = {}
 
             async def ask() -> None:

@@ -358,11 +358,9 @@ class Hub:
         """Expire holds, and notice a journal changed or deleted under the tray."""
         with self.lock:
             expired = self.holds.expire(time.time())
-            replaced = self.record.gone_or_damaged()
-            foreign = not replaced and self.record.changed_by_others()
-        if replaced:
-            self.reopen_journal()
-            return
+            if self.renew_journal_if_gone():
+                return
+            foreign = self.record.changed_by_others()
         if expired:
             self.on_holds()
         if foreign:
@@ -382,6 +380,15 @@ class Hub:
             return supervisor.poll()
 
         return self._with_journal(poll)
+
+    def renew_journal_if_gone(self) -> bool:
+        """A new journal when the file was deleted, replaced or damaged in place since the last look
+        (a stat or two when it was not: cheap enough before each command's row); True when renewed."""
+        with self.lock:
+            gone = self.record.gone_or_damaged()
+            if gone:
+                self.reopen_journal()
+            return gone
 
     def reopen_journal(self) -> None:
         """Start a new journal (the old one was deleted, replaced or damaged) and write the hub's
