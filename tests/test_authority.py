@@ -544,6 +544,39 @@ print("replaced")
     assert kept.read_bytes().startswith(b"SQLite format 3\0" + b"\xff" * 16), "the forged file is kept aside"
 
 
+async def test_an_agent_damaging_the_journal_in_place_under_a_real_tray_cannot_lose_its_next_commands_row(
+    home: Path, paths: AppPaths
+) -> None:
+    """A real tray and `serve`: an agent's command (no container here) overwrites the journal's pages
+    where they are, and calls again at once, before the tray's monitor looks. That next command runs
+    and its row is in a new journal, not in the damaged file the tray's connection reads from its
+    cache; the user is told once."""
+    users_earlier_choice_never(paths)
+    damage = f"""
+import base64, os, pathlib
+for path, keep in ((pathlib.Path({hidden(paths.journal)}), 100), (pathlib.Path({hidden(paths.journal)} + "-wal"), 32)):
+    if path.exists():
+        size = path.stat().st_size
+        with open(path, "r+b") as file:
+            file.seek(keep)
+            file.write(os.urandom(size - keep))
+print("damaged")
+"""
+    with running_tray(home):
+        async with connect(home, headless=False) as agent:
+            assert (await run(agent, {"command": "echo first"})).get("stdout") == "first\n"
+            inode = paths.journal.stat().st_ino
+            attack = await run(agent, {"command": agent_script(damage)})
+            assert attack.get("stdout") == "damaged\n", attack
+            after = await run(agent, {"command": "echo after"})
+            assert after.get("stdout") == "after\n", after
+            assert paths.journal.stat().st_ino != inode, "a new journal"
+            with Journal(paths) as journal:
+                assert "echo after" in [row.command for row in journal.recent_commands()], "its row is in it"
+            wait_for(lambda: "started a new activity journal" in tray_log(home), timeout_s=STOP_DEADLINE_S)
+    assert tray_log(home).count("started a new activity journal") == 1
+
+
 async def test_an_agent_rewriting_our_claude_entry_is_told_to_the_user_by_the_running_tray(
     home: Path, paths: AppPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
