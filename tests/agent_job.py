@@ -11,9 +11,9 @@ from typing import Any
 
 import anyio
 
+from tests.agent_scripts import agent_script
 from tests.desktop_env import wait_for
 from tests.stdio_client import STOP_DEADLINE_S, Client, run
-from tests.test_container import agent_script
 
 # An agent's detached background job, started through execute_command without the container (with
 # it, a command sees no display and may not ask for a loosening at all). It drops its run mark, as a

@@ -41,11 +41,11 @@ from app.core.authority.hub import Hub
 from app.core.channel.client import NoTray, ask_tray, current_tray_state
 from app.core.channel.transport import address_for
 from app.core.execution import container
-from app.core.execution.process_marks import MARK_ENV
 from app.core.journal.store import Journal, Status
 from app.core.messages import PAUSED_MESSAGE
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
+from tests.agent_scripts import agent_script
 from tests.channel_peers import FakePeer, monitor, running_hub
 from tests.clicks import PROMPT_TITLE, click_yes
 from tests.desktop_env import wait_for
@@ -75,19 +75,6 @@ def trays_without_the_container(home: Path, monkeypatch: pytest.MonkeyPatch) -> 
     """The tray runs the commands of a server bound to it (issue 21): it runs them without the
     container too, so that these attacks reach the tray itself (the container stops them first)."""
     monkeypatch.setenv(container.BWRAP_ENV, str(home / "no-bwrap"))
-
-
-def agent_script(code: str, *, background: bool = False, unmarked: bool = False) -> str:
-    """A command that writes `code` to a file in /tmp and runs it: the classifier cannot read it.
-    The script deletes its file as it starts (Python has read it by then), so none is left behind.
-    `unmarked`: it sheds the mark by which a lost tray's server ends what the tray ran without a
-    container (core/execution/orphans), as an agent that knows of it would."""
-    code = "import os as _os\n_os.unlink(__file__)\n" + code
-    encoded = base64.b64encode(code.encode()).decode()
-    name = f"/tmp/agent-{os.getpid()}-{abs(hash(code)) % 10**8}.py"
-    program = f"env -u {MARK_ENV} {PY} {name}" if unmarked else f"{PY} {name}"
-    run_it = f"nohup {program} > /dev/null 2>&1 &" if background else program
-    return f"printf %s {encoded} | base64 -d > {name} && {run_it}"
 
 
 def users_earlier_choice_never(paths: AppPaths) -> None:

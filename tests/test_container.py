@@ -39,6 +39,7 @@ from app.core.execution import container, landlock, read_only
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
+from tests.agent_scripts import agent_script
 from tests.in_process_server import allow_when_held, serving
 from tests.raw_stdio import RawServer
 from tests.stdio_client import connect, live_processes, run, running_with
@@ -51,17 +52,8 @@ pytestmark = [
 PY = sys.executable
 PACKAGE = Path(container.__file__).resolve().parents[2]
 WAIT_S = 30.0
+SCRATCH = f"/tmp/agent-{os.getpid()}-scratch"  # a route's own file, deleted by the route
 SCOPED = landlock.plan(sys.platform, landlock.kernel_abi(), landlock.find_perl()) == landlock.SCOPED
-
-
-def agent_script(code: str, *, background: bool = False, args: tuple[str, ...] = ()) -> str:
-    """A command that writes `code` to a file in /tmp and runs it (with `args`): the classifier
-    cannot read it."""
-    encoded = base64.b64encode(code.encode()).decode()
-    name = f"/tmp/agent-{os.getpid()}-{abs(hash(code)) % 10**8}.py"
-    program = " ".join([PY, name, *map(shlex.quote, args)])
-    run_it = f"nohup {program} > /dev/null 2>&1 &" if background else program
-    return f"printf %s {encoded} | base64 -d > {name} && {run_it}"
 
 
 def never_ask(paths: AppPaths) -> None:
@@ -98,7 +90,7 @@ def routes_into_folder(target: Path, existing: Path) -> dict[str, str]:
     quoted = shlex.quote(str(target))
     return {
         "redirect": f"echo x > {quoted}",
-        "script": f"printf 'echo x > \"$1\"' > /tmp/w-{os.getpid()}.sh && bash /tmp/w-{os.getpid()}.sh {quoted}",
+        "script": f'printf \'rm -- "$0"; echo x > "$1"\' > {SCRATCH}.sh && bash {SCRATCH}.sh {quoted}',
         "base64 path": f'echo x > "$(echo {encoded} | base64 -d)"',
         "python -c": f"{PY} -c {shlex.quote(f'open({str(target)!r}, chr(119)).write(chr(120))')}",
         "cp": f"cp /etc/hostname {quoted}",
@@ -114,15 +106,17 @@ def routes_onto_file(target: Path) -> dict[str, str]:
         "sed -i": f"sed -i s/l/L/ {quoted}",
         "cp over": f"cp /etc/hostname {quoted}",
         "ln -sf": f"ln -sf /etc/hostname {quoted}",
-        "mv over": f"echo x > /tmp/n-{os.getpid()} && mv /tmp/n-{os.getpid()} {quoted}",
+        "mv over": f"echo x > {SCRATCH} && mv {SCRATCH} {quoted}; s=$?; rm -f {SCRATCH}; exit $s",
         "rm": f"rm -f {quoted}",
         "python -c": f"{PY} -c {shlex.quote(f'open({str(target)!r}, chr(97)).write(chr(120))')}",
     }
 
 
 ATTACK = """
-import json, subprocess, sys
-routes = json.loads(sys.argv[1]) if len(sys.argv) > 1 else json.load(open(__file__ + ".json"))
+import json, os, subprocess
+routes = json.load(open(__file__ + ".json"))
+for made in (__file__, __file__ + ".json"):  # none is left in /tmp
+    os.unlink(made)
 out = {}
 for name, line in routes.items():
     done = subprocess.run(["bash", "-c", line], capture_output=True, text=True)

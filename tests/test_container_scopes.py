@@ -21,10 +21,11 @@ import pytest
 from app.core.channel.transport import address_for
 from app.core.execution import container, landlock
 from app.core.paths import AppPaths
+from tests.agent_scripts import agent_script
 from tests.channel_peers import running_hub
 from tests.in_process_server import serving
 from tests.stdio_client import connect, run
-from tests.test_container import agent_script, never_ask, user_home  # noqa: F401 (a fixture)
+from tests.test_container import never_ask, user_home  # noqa: F401 (a fixture)
 
 SCOPED = landlock.plan(sys.platform, landlock.kernel_abi(), landlock.find_perl()) == landlock.SCOPED
 real = pytest.mark.skipif(

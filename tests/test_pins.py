@@ -26,9 +26,10 @@ from app.core.channel.client import current_tray_state
 from app.core.execution import container
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
+from tests.agent_scripts import agent_script
 from tests.in_process_server import allow, allow_when_held, deny, held_by, holds_shown, serving
 from tests.stdio_client import connect, run, run_when_allowed
-from tests.test_authority import agent_script, cli, click_allow_when_held
+from tests.test_authority import cli, click_allow_when_held
 from tests.test_authority import connect as connect_uncontained
 from tests.tray_process import running_tray
 
@@ -55,6 +56,7 @@ class CuedAttack:
         self.report = folder / "attack-report"
         wrapped = (
             "import os as _os, sys as _sys, time as _time\n"
+            "_os.unlink(__file__)\n"  # none is left in /tmp
             f"while not _os.path.exists({str(self.cue)!r}):\n    _time.sleep(0.02)\n"
             f"{code}\n"
             "_sys.stdout.flush()\n"

@@ -24,11 +24,12 @@ from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
 from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
+from tests.agent_scripts import agent_script
 from tests.channel_peers import running_hub
 from tests.desktop_env import wait_for
 from tests.in_process_server import allow_when_held, deny, held_by, serving
 from tests.stdio_client import STOP_DEADLINE_S, run, run_when_allowed
-from tests.test_authority import agent_script, connect, hidden, tray_log
+from tests.test_authority import connect, hidden, tray_log
 from tests.tray_process import running_tray
 
 pytestmark = pytest.mark.anyio

@@ -28,10 +28,11 @@ import pytest
 
 from app.core.execution import container
 from app.core.paths import AppPaths
+from tests.agent_scripts import agent_script
 from tests.channel_peers import running_hub
 from tests.in_process_server import deny, serving
 from tests.stdio_client import Client, connect, run, server_params
-from tests.test_container import agent_script, never_ask, own_namespace
+from tests.test_container import never_ask, own_namespace
 from tests.test_private_process import AS_A_USER, as_a_user
 from tests.tray_process import running_tray
 
