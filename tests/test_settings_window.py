@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
 import sys
+import time
 import tkinter as tk
 from pathlib import Path
 from types import ModuleType
@@ -14,8 +17,11 @@ from app.core import liveness
 from app.core.paths import AppPaths
 from app.ui.tray import platforms as tray_platform
 from app.ui.tray.app import TrayApp
+from app.ui.windows import confirm_window, settings_window
 from app.ui.windows.settings_window import SettingsWindow
+from tests.clicks import ARMED_S, on_screen, press, shown_window
 from tests.desktop_env import make_fake_desktop, pump_until, wait_for
+from tests.stdio_client import STOP_DEADLINE_S
 from tests.test_welcome import texts
 
 pytestmark = pytest.mark.gui
@@ -90,6 +96,40 @@ def test_a_value_the_window_does_not_offer_changes_nothing(tray: TrayApp, tmp_pa
     lines = wait_for(lambda: heard.exists() and len(heard.read_text().splitlines()) == 2 and heard.read_text())
     assert json.loads(lines.splitlines()[1])["approval_mode"] == "destructive", "told what holds, unchanged"
     assert tray.hub.state.approval_mode == "destructive"
+
+
+def test_the_users_keys_in_the_real_settings_window_ask_less_and_escape_closes_it(tray: TrayApp, display: str) -> None:
+    """The window the tray starts (its own process, the tray's settings on its stdin): the user's own
+    keys choose "never ask", a loosening, which the tray applies; Escape closes the window."""
+    tray.pystray_item("settings")(tray.icon)
+    window = shown_window(display, "Cowork Terminal: settings")
+    time.sleep(ARMED_S)  # the choices take keys a moment after the tray's settings arrive
+    press(display, window, "Tab", "Tab", "Tab", "space")  # the third choice of "Ask before running"
+    wait_for(lambda: tray.hub.state.approval_mode == "never")
+    press(display, window, "Escape")
+    opened = tray.tray_windows._settings
+    assert opened is not None
+    assert opened.process.wait(timeout=STOP_DEADLINE_S) == 0
+    assert not on_screen(display, "Cowork Terminal: settings")
+
+
+@pytest.mark.parametrize("window", [settings_window, confirm_window])
+def test_a_window_started_by_hand_in_a_terminal_says_the_app_opens_it(
+    window: ModuleType, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    terminal, child_end = pty.openpty()
+    try:
+        with open(child_end, closefd=False) as typed:
+            monkeypatch.setattr(sys, "stdin", typed)
+            assert window.main([]) == 2
+        monkeypatch.setattr(sys, "stdin", None)  # a windowed build started with no console at all
+        assert window.main([]) == 2
+    finally:
+        os.close(child_end)
+        os.close(terminal)
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) == 2 and said[0] == said[1]
+    assert said[0].startswith("cowork-terminal: the Cowork Terminal app opens this window")
 
 
 def test_every_window_has_the_same_modern_look_on_x11_not_tks_dated_default(display: str) -> None:

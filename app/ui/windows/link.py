@@ -11,16 +11,18 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import queue
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
 log = logging.getLogger(__name__)
 
 MAX_LINE_BYTES = 1 << 20
+READ_BYTES = 1 << 16
 STOP_GRACE_S = 1.0
 
 
@@ -30,6 +32,21 @@ def _decode(line: bytes) -> dict[str, Any] | None:
     except ValueError:
         return None
     return message if isinstance(message, dict) and isinstance(message.get("op"), str) else None
+
+
+def _lines(fd: int) -> Iterator[bytes]:
+    """The lines read from `fd` until its end; a line longer than MAX_LINE_BYTES is dropped whole."""
+    pending, skipping = b"", False
+    while chunk := os.read(fd, READ_BYTES):
+        *lines, pending = (pending + chunk).split(b"\n")
+        for line in lines:
+            if not skipping and len(line) <= MAX_LINE_BYTES:
+                yield line
+            skipping = False
+        if len(pending) > MAX_LINE_BYTES:
+            pending, skipping = b"", True
+    if pending and not skipping:  # the last line, with no newline after it
+        yield pending
 
 
 def open_tk_root(problem: str, log_name: str | None = None) -> Any:
@@ -150,8 +167,11 @@ class TrayLine:
         threading.Thread(target=self._read, name="window-tray-line", daemon=True).start()
 
     def _read(self) -> None:
+        """Reads the descriptor itself, not through `sys.stdin.buffer`: this thread waits in a read
+        for as long as the window is open, and a buffered reader's lock held there makes the
+        interpreter abort at exit (SIGABRT, a crash report on macOS) when the user closes the window."""
         try:
-            for line in iter(lambda: self._stdin.readline(MAX_LINE_BYTES), b""):
+            for line in _lines(self._stdin.fileno()):
                 message = _decode(line)
                 if message is not None:
                     self.incoming.put(message)
