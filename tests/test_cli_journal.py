@@ -1,18 +1,21 @@
 """`status`, `pause`, `resume`, `stop` and `log`, run as the user runs them: the CLI is a process.
 
 The headless server a `stop` reaches (through the journal) is `serve --headless` in this process
-(tests/in_process_server.py); the tray a `resume` asks is a real one, clicked on Xvfb.
+(tests/in_process_server.py); the tray a `resume` asks is a real one, clicked on Xvfb. argparse's
+refusal of an unknown option is `main` in this process.
 """
 
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from app.cli.main import main
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.paths import AppPaths
 from tests.clicks import CONFIRM_TITLE, click_yes
@@ -94,9 +97,15 @@ def test_log_rejects_a_bad_limit_with_an_exit_code(cli_env: dict[str, str]) -> N
     assert "--limit must be at least 1" in result.stderr
 
 
-def test_log_follow_streams_commands_as_they_start_and_end(paths: AppPaths, cli_env: dict[str, str]) -> None:
+def test_log_follow_streams_commands_as_they_start_and_end_until_ctrl_c(
+    paths: AppPaths, cli_env: dict[str, str]
+) -> None:
     follower = subprocess.Popen(
-        [sys.executable, "-m", "app", "log", "--follow", "--json"], env=cli_env, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-m", "app", "log", "--follow", "--json"],
+        env=cli_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         with Journal.open(paths) as journal:
@@ -106,11 +115,22 @@ def test_log_follow_streams_commands_as_they_start_and_end(paths: AppPaths, cli_
             first = json.loads(follower.stdout.readline())
             journal.finish_command(cid, Outcome(status=Status.FAILED, exit_code=2))
         second = json.loads(follower.stdout.readline())
+        follower.send_signal(signal.SIGINT)  # the user's Ctrl+C in the terminal
+        _, said = follower.communicate(timeout=10)
     finally:
-        follower.terminate()
-        follower.wait(timeout=10)
+        if follower.poll() is None:
+            follower.kill()
+            follower.wait()
     assert (first["command"], first["status"]) == ("make build", "running")
     assert (second["command"], second["status"], second["exit_code"]) == ("make build", "failed", 2)
+    assert follower.returncode == 130 and said == "", "Ctrl+C ends it as a shell expects, with no traceback"
+
+
+def test_an_option_no_command_has_is_refused_with_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as refused:
+        main(["status", "--colour"])
+    assert refused.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == "cowork-terminal: error: unrecognized arguments: --colour"
 
 
 def test_stop_ends_a_command_running_in_a_headless_server(home: Path, cli_env: dict[str, str]) -> None:
