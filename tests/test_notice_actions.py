@@ -3,7 +3,8 @@ press in a notification comes over the session bus, where any program of the use
 
 The tray is a real process (its notices, its prompt window); the server whose commands it holds is
 `serve --headless` in this process (tests/in_process_server.py): a tray holds the commands of every
-server linked to it."""
+server linked to it. The notices' own bookkeeping (one per held command, withdrawn when it is
+answered elsewhere) is `ActionNotices` in this process, with the same stand-in notify-send."""
 
 from __future__ import annotations
 
@@ -18,9 +19,11 @@ from app.core.paths import AppPaths
 from app.ui.tray.notice_actions import (
     DENY,
     SHOW,
+    ActionNotices,
     action_argv,
     chosen_action,
     hold_actions,
+    notify_send_help,
     supports_actions,
 )
 from tests.clicks import PROMPT_TITLE, press, shown_window
@@ -165,3 +168,73 @@ def _wait(condition):  # type: ignore[no-untyped-def]
     from tests.desktop_env import wait_for
 
     return wait_for(condition, timeout_s=20)
+
+
+# ActionNotices in this process, with the stand-in notify-send above (a real program it starts).
+
+
+def test_a_notice_shown_again_under_its_key_replaces_the_first_whose_press_then_answers_nothing(
+    desktop: FakeDesktop,
+) -> None:
+    notices = ActionNotices(str(desktop.bin / "notify-send"), "Cowork Terminal")
+    pressed: list[tuple[str, str]] = []
+    notices.show("hold:1", "A command is waiting", "rm -rf cache", {DENY: "Deny"}, lambda a: pressed.append(("1", a)))
+    _wait(lambda: len(button_notices(desktop)) == 1)
+    notices.show("hold:1", "A command is waiting", "rm -rf cache", {DENY: "Deny"}, lambda a: pressed.append(("2", a)))
+    _wait(lambda: len(button_notices(desktop)) == 2)
+    (desktop.bin / "pressed").write_text("deny")
+    _wait(lambda: pressed)
+    assert pressed == [("2", DENY)], "only the notice now shown answers"
+
+
+def showing(desktop: FakeDesktop, message: str) -> bool:
+    """Whether the stand-in notify-send still shows `message` (its process, as /proc lists it)."""
+    program = str(desktop.bin / "notify-send").encode()
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if message.encode() in argv and program in argv:
+            return True
+    return False
+
+
+def test_a_withdrawn_notice_is_ended_and_its_press_answers_nothing(desktop: FakeDesktop) -> None:
+    notices = ActionNotices(str(desktop.bin / "notify-send"), "Cowork Terminal")
+    pressed: list[tuple[str, str]] = []
+    notices.show("hold:7", "A command is waiting", "rm -rf build", {DENY: "Deny"}, lambda a: pressed.append(("7", a)))
+    notices.show("hold:8", "A command is waiting", "rm -rf dist", {DENY: "Deny"}, lambda a: pressed.append(("8", a)))
+    _wait(lambda: len(button_notices(desktop)) == 2)
+    notices.withdraw(keep={"hold:8"})  # hold 7 was answered in the window
+    notices.withdraw(keep={"hold:8"})  # again, as at every change of what waits: nothing left to end
+    _wait(lambda: not showing(desktop, "rm -rf build"))
+    assert showing(desktop, "rm -rf dist")
+    (desktop.bin / "pressed").write_text("deny")
+    _wait(lambda: pressed)
+    assert pressed == [("8", DENY)]
+
+
+def test_a_press_whose_action_fails_is_logged_and_the_next_notice_still_answers(
+    desktop: FakeDesktop, caplog: pytest.LogCaptureFixture
+) -> None:
+    notices = ActionNotices(str(desktop.bin / "notify-send"), "Cowork Terminal")
+    answered: list[str] = []
+
+    def fails(_action: str) -> None:
+        raise RuntimeError("the hold was already gone")
+
+    notices.show("hold:1", "A command is waiting", "rm -rf cache", {DENY: "Deny"}, fails)
+    _wait(lambda: button_notices(desktop))
+    (desktop.bin / "pressed").write_text("deny")
+    _wait(lambda: "acting on the notification's deny failed" in caplog.text)
+    notices.show("hold:2", "A command is waiting", "rm -rf build", {DENY: "Deny"}, answered.append)
+    _wait(lambda: len(button_notices(desktop)) == 2)
+    (desktop.bin / "pressed").write_text("deny")
+    _wait(lambda: answered == [DENY])
+
+
+def test_a_notify_send_that_cannot_run_means_notices_without_buttons(tmp_path: Path) -> None:
+    help_text = notify_send_help(str(tmp_path / "no-notify-send"))
+    assert help_text == ""
+    assert supports_actions("linux", help_text) is False
