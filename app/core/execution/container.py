@@ -19,6 +19,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,6 +95,11 @@ class ProtectedSet:
 
     def all(self) -> tuple[str, ...]:
         return (*self.folders, *self.files, *self.if_present, *self.absent)
+
+    def folders_gone(self) -> bool:
+        """Whether a folder bound read-only was deleted since `prepare` (the user removed `~/.claude`):
+        bwrap, which cannot bind a missing folder, would then refuse every command."""
+        return not all(os.path.isdir(folder) for folder in self.folders)
 
 
 def protected_set(
@@ -349,6 +355,10 @@ class Container:
     protected: ProtectedSet = field(default_factory=ProtectedSet)
     init: tuple[str, ...] = ()  # the scoping init's argv (landlock.py); empty: the bash init
     scoping: str = landlock.NOT_LINUX  # whether commands are scoped with Landlock, or why not
+    # When the protected set was prepared (monotonic ns): one prepared again, after a folder of it was
+    # deleted, is another value, so that a spare container started before (whose bind of that folder
+    # the kernel dropped with it) is ended, never used.
+    prepared: int = 0
 
     @property
     def on(self) -> bool:
@@ -377,9 +387,10 @@ class Container:
 
 def prepare(protected: ProtectedSet) -> ProtectedSet:
     """Resolve each member (bwrap binds where a symlink points, and fails on an absolute one) and
-    create missing folders first (a missing one cannot be bound); lone files that do not exist, and
-    missing `if_present` folders, are not created (an empty `~/.bash_profile` would change the
-    user's shell, a Claude folder says Claude Desktop is installed): they are `absent`, guarded."""
+    create missing folders first (a missing one cannot be bound; `for_paths` prepares again when one
+    is deleted later); lone files that do not exist, and missing `if_present` folders, are not
+    created (an empty `~/.bash_profile` would change the user's shell, a Claude folder says Claude
+    Desktop is installed): they are `absent`, guarded."""
     folders = []
     for folder in protected.folders:
         real = os.path.realpath(folder)
@@ -391,7 +402,9 @@ def prepare(protected: ProtectedSet) -> ProtectedSet:
             folders.append(real)
     folders += [os.path.realpath(f) for f in protected.if_present if os.path.isdir(f)]
     files = [os.path.realpath(f) for f in protected.files if os.path.isfile(f)]
-    absent = [os.path.realpath(f) for f in (*protected.files, *protected.if_present) if not os.path.lexists(f)]
+    # Not there, or a symlink to nothing (`~/.bash_profile` -> a dotfiles folder's missing file): a
+    # command could make it, through the symlink too, so it is guarded where the symlink points.
+    absent = [os.path.realpath(f) for f in (*protected.files, *protected.if_present) if not os.path.exists(f)]
     return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(files)), absent=tuple(dict.fromkeys(absent)))
 
 
@@ -457,7 +470,8 @@ def linux_container(app_folders: Iterable[str], environ: Mapping[str, str] | Non
     if state != ON and init:
         state, unscoped_detail = probe(bwrap, mounts, hidden)
         scoping, init, detail = (landlock.FAILED, (), detail) if state == ON else (scoping, init, unscoped_detail)
-    return Container(state, bwrap if state == ON else None, mounts, hidden, detail, protected, init, scoping)
+    on = bwrap if state == ON else None
+    return Container(state, on, mounts, hidden, detail, protected, init, scoping, prepared=time.monotonic_ns())
 
 
 @functools.lru_cache(maxsize=4)
@@ -474,8 +488,12 @@ def container_for(app_folders: tuple[str, ...]) -> Container:
 
 def for_paths(paths: AppPaths) -> Container:
     """The container for an app home: our data and log folders (as named and real) and outputs."""
-    folders = (*protected_paths(paths), str(paths.outputs))
-    return container_for(tuple(sorted(set(folders))))
+    folders = tuple(sorted({*protected_paths(paths), str(paths.outputs)}))
+    found = container_for(folders)
+    if found.on and found.protected.folders_gone():  # made again and bound anew; the old spare ends
+        container_for.cache_clear()
+        found = container_for(folders)
+    return found
 
 
 # -- the running container, from outside -----------------------------------------------------------
