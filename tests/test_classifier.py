@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import inspect
 import os
 import random
@@ -383,3 +384,123 @@ def test_plain_words_say_when_the_name_is_known_only_when_it_runs_or_is_a_patter
         "Deletes everything matching /home/ana/project/build/*, folders and all they hold",
     )
     assert classify("rm -rf").plain == ("Deletes folders and everything in them",)
+
+
+# ---- branches whose tier alone does not show what they decide: the reasons and plain words do
+
+
+def test_a_name_bash_reads_as_a_control_character_is_named_as_bash_reads_it() -> None:
+    # $'\cA' is Ctrl-A: the program bash looks for is "to\x01ol", not "tool" nor "to\cAol"
+    assert classify("$'to\\cAol' --go").reasons == ("to\x01ol: not known to be read-only",)
+
+
+def test_a_whitespace_only_quoted_name_is_that_file_not_an_empty_word() -> None:
+    result = classify('rm -f " "', cwd="/home/ana/project")
+    assert result.tier is Tier.MODERATE
+    assert "Deletes the file /home/ana/project/ " in result.plain
+
+
+def test_deleting_a_pattern_in_the_home_folder_is_not_said_as_the_whole_home_folder() -> None:
+    result = classify("rm -rf ~/*.log")
+    assert result.tier is Tier.DESTRUCTIVE
+    assert result.plain == (f"Deletes everything matching {HOME}/*.log, folders and all they hold",)
+
+
+def test_the_root_or_an_empty_path_given_as_protected_is_ignored_not_everything_held() -> None:
+    assert classify("ls /usr", protected_paths=["/", ""]).tier is Tier.SAFE
+    assert classify("ls /srv/cowork-data", protected_paths=["/", "/srv/cowork-data"]).tier is Tier.DESTRUCTIVE
+
+
+def test_a_command_nested_past_the_depth_limit_asks_and_says_why() -> None:
+    """Subshells deepen the tree and each wrapper one more level: past the limit it is not guessed."""
+    assert classify("( " * 280 + "nohup " * 5 + "ls" + " )" * 280).tier is Tier.SAFE
+    result = classify("( " * 280 + "nohup " * 30 + "ls" + " )" * 280)
+    assert result.tier is Tier.DESTRUCTIVE
+    assert result.reasons == ("cannot tell what runs: the command is too deeply nested to check",)
+
+
+def test_what_su_runs_is_judged_besides_running_as_another_user() -> None:
+    su = "su: runs as another user"
+    assert classify("su --command='rm -rf build'").reasons == (su, "rm -r: recursive removal")
+    assert classify("su --command='ls'").reasons == (su,)
+
+
+def test_crontab_judges_its_jobs_but_not_comment_or_variable_lines() -> None:
+    handoff = "crontab: starts a program outside Cowork Terminal's watch"
+    # a job commented out, and a variable whose value, read as a command, would not even parse
+    quiet = classify("""crontab <<< $'# 0 3 * * * rm -rf ~\\nGREETING="good night"\\n0 3 * * * ls'""")
+    assert quiet.reasons == (handoff,)
+    assert classify("crontab <<< $'PATH=/usr/bin\\n0 3 * * * rm -rf build'").reasons == (
+        handoff,
+        "rm -r: recursive removal",
+    )
+
+
+def _said(reasons: tuple[str, ...], pattern: str, *, only: bool = False) -> bool:
+    """`pattern` (`*` for a path, which a reason cuts to 60 characters) is among `reasons`, or all of them."""
+    matched = [r for r in reasons if fnmatch.fnmatchcase(r, pattern)]
+    return bool(matched) and (not only or len(matched) == len(reasons))
+
+
+@pytest.mark.parametrize(
+    ("program", "reason"),
+    [
+        ("import os\nos.system('make')\n", "cannot tell what runs: {path} starts other programs"),
+        (
+            "import importlib\nmod = importlib.import_module('os')\n",
+            "cannot tell what runs: {path} calls functions by names made when it runs",
+        ),
+        (
+            "import pyautogui\npyautogui.press('enter')\n",
+            "python3 {path}: sends keys, clicks or window changes to other programs",
+        ),
+        ("db = open('/srv/cowork-data/journal.sqlite3')\n", classifier.TOUCHES_APP_DATA),
+        ("from app.cli.main import main\nmain(['approve', '1'])\n", classifier.RUNS_ITSELF),
+    ],
+)
+def test_a_python_program_file_is_held_for_what_its_code_names(tmp_path: Path, program: str, reason: str) -> None:
+    (tmp_path / "job.py").write_text(program)
+    result = classify("python3 job.py", cwd=str(tmp_path), protected_paths=["/srv/cowork-data"])
+    assert result.tier is Tier.DESTRUCTIVE
+    assert _said(result.reasons, reason.format(path="*")), result.reasons
+
+
+def test_a_script_that_is_not_text_or_has_an_unreadable_first_line_is_held(tmp_path: Path) -> None:
+    (tmp_path / "latin1.sh").write_bytes(b"echo caf\xe9\n")
+    result = classify("bash latin1.sh", cwd=str(tmp_path))
+    assert _said(result.reasons, "cannot tell what runs: the script * is not text", only=True)
+    (tmp_path / "blank").write_text("#!   \n")
+    (tmp_path / "blank").chmod(0o755)
+    result = classify("./blank", cwd=str(tmp_path))
+    assert result.tier is Tier.DESTRUCTIVE
+    assert _said(
+        result.reasons, "cannot tell what runs: the script * starts with a #! line that cannot be read", only=True
+    )
+
+
+def test_a_script_that_fails_when_read_is_held(tmp_path: Path) -> None:
+    # A link to this process's memory opens as a regular file, and reading it fails (EIO at 0).
+    (tmp_path / "mem.sh").symlink_to("/proc/self/mem")
+    result = classify("bash mem.sh", cwd=str(tmp_path))
+    assert result.tier is Tier.DESTRUCTIVE
+    assert _said(result.reasons, "cannot tell what runs: the script * cannot be read here", only=True)
+
+
+def test_only_a_bare_interpreter_in_the_session_reads_typed_lines_as_its_code() -> None:
+    for bare in ("python3", "python3 -u", "node -i", "irb"):
+        assert classifier.repl_program(bare) == bare.split()[0], bare
+    for other in (None, "", "   ", "'unclosed", "python3 job.py", "python3 -m http.server", "less notes.txt", "bash"):
+        assert classifier.repl_program(other) is None, other
+
+
+def test_typed_input_the_classifier_fails_on_asks_instead_of_passing() -> None:
+    # A wrapper chain this long recurses past Python's limit before the depth guard: caught, held.
+    result = classifier.classify_typed("!" + "nohup " * 400 + "ls", "ipython")
+    assert result.tier is Tier.DESTRUCTIVE
+    assert result.reasons[0].startswith("cannot tell what runs:"), result.reasons
+
+
+def test_typed_ipython_lines_are_python_and_its_bang_lines_are_shell_commands() -> None:
+    assert classifier.classify_typed("x = 1\nprint(x)", "ipython").reasons == ("python: runs inline code",)
+    held = classifier.classify_typed("x = 1\n!rm -rf build\nprint(x)", "ipython")
+    assert held.tier is Tier.DESTRUCTIVE and "rm -r: recursive removal" in held.reasons

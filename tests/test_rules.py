@@ -16,9 +16,11 @@ from app.core.policy.rules import (
     FOLDER_SCOPE,
     SESSION_SCOPE,
     Rule,
+    describe,
     matching_rule,
     proposal_for,
 )
+from app.core.policy.tool_sets import ALL_TOOLS, EXECUTE_ONLY, set_tool_set, tool_set
 from tests.channel_peers import running_hub
 from tests.in_process_server import serving
 from tests.stdio_client import run
@@ -78,6 +80,29 @@ def test_a_session_rule_counts_only_for_its_own_session() -> None:
     assert _match("rm -rf dist", rules, session="12") == rules[0]
     assert _match("rm -rf dist", rules, session="13") is None
     assert _match("rm -rf dist", rules) is None
+
+
+def test_a_rule_of_a_kind_this_version_does_not_know_covers_nothing_and_cannot_be_described() -> None:
+    """A journal written by a newer version may hold kinds this one cannot judge: skipped, not guessed."""
+    unknown = Rule(2, "delete-anything", PROJECT, FOLDER_SCOPE, 0.0, "deleting anything")
+    assert _match("rm -rf build", [unknown]) is None
+    assert _match("rm -rf build", [unknown, _rule(5)]) == _rule(5)
+    with pytest.raises(ValueError, match="unknown rule kind 'delete-anything'"):
+        describe("delete-anything", PROJECT)
+
+
+def test_an_empty_command_is_covered_by_no_rule() -> None:
+    assert matching_rule([_rule()], "  ", PROJECT, classify("rm -rf build", cwd=PROJECT)) is None
+
+
+def test_a_tool_set_that_does_not_exist_is_refused_and_the_choice_kept(paths: AppPaths) -> None:
+    with Journal.open(paths) as journal:
+        set_tool_set(journal, EXECUTE_ONLY)
+        with pytest.raises(ValueError, match="tools must be one of"):
+            set_tool_set(journal, "everything")
+        assert tool_set(journal) == EXECUTE_ONLY
+        set_tool_set(journal, ALL_TOOLS)
+        assert tool_set(journal) == ALL_TOOLS
 
 
 def test_rules_live_in_the_journal_without_raising_its_schema_version(paths: AppPaths) -> None:

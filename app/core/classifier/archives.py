@@ -12,6 +12,7 @@ from app.core.i18n import N_
 from .danger import Danger
 from .findings import D, M, _snip
 from .options import _long_flags, _operands
+from .packages import expanded
 from .rule import Analysis
 from .stdin import _Stdin
 from .tables import _names
@@ -82,11 +83,11 @@ _RCLONE_READING = _names(
 
 
 def cmd_rclone(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if expanded(ctx, next(iter(_operands(args)), None), name):
+        return
     sub = next((a.value for a in _operands(args)), "") or ""
     if sub in _RCLONE_DELETING or any((a.value or "").startswith(("--delete", "--max-delete")) for a in args):
         deletes(ctx, "{name} {sub}: deletes files", REMOTE_WORDS, name=name, sub=_snip(sub))
-    elif any(a.value is None for a in args[:1]):
-        ctx.add(D, "cannot tell: {name} subcommand from {source}", name=name, source=_snip(args[0].source))
     elif sub not in _RCLONE_READING:
         ctx.add(M, "{name} {sub}: copies files", name=name, sub=_snip(sub))
 

@@ -39,7 +39,7 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         return
     sub = args[i].value or ""
     rest = args[i + 1 :]
-    if {"--help", "-h"} & {a.value for a in rest}:
+    if rest and rest[0].value in ("--help", "-h"):  # further on, it may be an option's value (`-e -h`)
         return
     if sub in ("push", "reset", "clean", "checkout", "restore", "branch", "stash", "rm", "switch"):
         dynamic = [a for a in rest if a.value is None]

@@ -7,6 +7,7 @@ import re
 from .danger import Danger
 from .findings import D, M
 from .options import _operands
+from .packages import expanded
 from .rule import Analysis
 from .stdin import _Stdin
 from .tables import (
@@ -103,6 +104,8 @@ def cmd_dd(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
 
 
 def cmd_diskutil(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if expanded(ctx, next(iter(_operands(args)), None), name):
+        return
     sub = (next((a.value for a in _operands(args)), "") or "").casefold()
     if sub in ("list", "info", "information", "activity", "listfilesystems", ""):
         return
@@ -122,6 +125,8 @@ def disk_tool(ctx: Analysis, name: str, args: list[_Word]) -> None:
 
 
 def cmd_zpool(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if expanded(ctx, next(iter(_operands(args)), None), name):
+        return
     sub = next((a.value for a in _operands(args)), "") or ""
     if sub in ("destroy", "labelclear", "remove", "detach", "offline", "split"):
         ctx.add(D, "{name} {sub}: destroys storage", name=name, sub=sub, danger=Danger.LOSES_FILES)

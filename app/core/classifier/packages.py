@@ -17,12 +17,20 @@ from .tables import (
 from .words import _Word
 
 
+def expanded(ctx: Analysis, word: _Word | None, what: str) -> bool:
+    """Whether `word`, the subcommand of `what`, comes from an expansion: it may then be any of them,
+    the most dangerous included, so the command is held ("cannot tell")."""
+    if word is None or word.value is not None:
+        return False
+    ctx.add(D, "cannot tell: {what} subcommand from {source}", what=what, source=_snip(word.source))
+    return True
+
+
 def subcommand(ctx: Analysis, args: list[_Word], what: str) -> str | None:
     for a in args:
-        if a.value is None:
-            ctx.add(D, "cannot tell: {what} subcommand from {source}", what=what, source=_snip(a.source))
+        if expanded(ctx, a, what):
             return None
-        if not a.value.startswith("-"):
+        if a.value is not None and not a.value.startswith("-"):
             return a.value
     return ""
 
@@ -44,6 +52,8 @@ def package_manager(ctx: Analysis, name: str, args: list[_Word]) -> None:
 
 
 def cmd_dpkg(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if any(expanded(ctx, a, name) for a in args[:1]):
+        return
     values = {a.value for a in args}
     flags = _short_flags(args)
     if {"r", "P"} & flags or {"--remove", "--purge"} & values:
@@ -57,6 +67,8 @@ def cmd_dpkg(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
 
 
 def cmd_pacman(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if any(expanded(ctx, a, name) for a in args if a.value is None or a.value.startswith("-")):
+        return
     first = next((a.value for a in args if a.value and a.value.startswith("-")), "") or ""
     if first.startswith("-R") or first == "--remove":
         ctx.add(D, "{name} -R: removes packages", name=name)
@@ -67,6 +79,8 @@ def cmd_pacman(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
 
 
 def cmd_nix_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if any(expanded(ctx, a, name) for a in args[:1]):
+        return
     values = {a.value for a in args}
     if {"-e", "--uninstall"} & values:
         ctx.add(D, "nix-env --uninstall: removes packages")
@@ -75,7 +89,10 @@ def cmd_nix_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
 
 
 def cmd_nix(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    ops = [a.value for a in _operands(args)]
+    words = _operands(args)
+    if any(expanded(ctx, a, name) for a in words[:2]):
+        return
+    ops = [a.value for a in words]
     if ops[:2] == ["profile", "remove"]:
         ctx.add(D, "nix profile remove: removes packages")
     else:
@@ -84,6 +101,8 @@ def cmd_nix(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
 
 def cmd_uv(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     ops = _operands(args)
+    if expanded(ctx, ops[0] if ops else None, name):
+        return
     sub = ops[0].value if ops else None
     if sub == "pip":
         package_manager(ctx, "pip", args[args.index(ops[0]) + 1 :])

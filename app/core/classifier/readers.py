@@ -23,6 +23,8 @@ def cmd_sed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     while i < len(args):
         v = args[i].value or ""
         if v in ("-e", "--expression") and i + 1 < len(args):
+            if code_from_expansion(ctx, args[i + 1], name):
+                return
             scripts.append(args[i + 1].value or "")
             i += 2
             continue
@@ -33,6 +35,8 @@ def cmd_sed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         elif v.startswith("--in-place") or (v.startswith("-") and not v.startswith("--") and "i" in v[1:]):
             inplace = True
         elif not v.startswith("-") and not scripts:  # the script, unless -e gave one
+            if code_from_expansion(ctx, args[i], name):
+                return
             scripts.append(v)
         i += 1
     for script in scripts:
@@ -44,26 +48,58 @@ def cmd_sed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         ctx.add(M, "sed -i: edits files in place")
 
 
+def code_from_expansion(ctx: Analysis, word: _Word, name: str) -> bool:
+    """Whether the program text `word` comes from an expansion: it may then do anything (awk's
+    `system()`, sed's `e`), so the command is held."""
+    if word.value is not None:
+        return False
+    ctx.add(D, "cannot tell what runs: {name} code from an expansion", name=name)
+    return True
+
+
 def cmd_awk(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    program = ""
+    programs: list[str] = []
     i = 0
     inplace = False
     while i < len(args):
         v = args[i].value or ""
-        if v in ("-f", "--file"):
+        key, eq, attached = v.partition("=")
+        long = v.startswith("--")
+        joined = v[2:] if not long and len(v) > 2 else None  # `-fprog.awk`: the value joined to the option
+        following = args[i + 1] if i + 1 < len(args) else None
+        if key in ("-f", "--file", "-E", "--exec") or (joined is not None and v[1] in "fE"):
             ctx.add(M, "{name} -f: runs an awk program file", name=name)
             return
-        if v in ("-i", "--include") and i + 1 < len(args):
-            inplace = inplace or args[i + 1].value == "inplace"
+        if key in ("-i", "--include") or (joined is not None and v[1] == "i"):
+            library = attached if long and eq else joined if joined is not None else following and following.value
+            if library != "inplace":  # a library file (or one from an expansion): awk code run from a file
+                ctx.add(M, "{name} -f: runs an awk program file", name=name)
+                return
+            inplace = True
+            i += 1 if (long and eq) or joined is not None else 2
+            continue
+        if key in ("-e", "--source") or (joined is not None and v[1] == "e"):
+            if (long and eq) or joined is not None:
+                programs.append(attached if long else v[2:])
+                i += 1
+                continue
+            if following is not None and code_from_expansion(ctx, following, name):
+                return
+            programs.append(following.value or "" if following is not None else "")
             i += 2
             continue
         if v in ("-v", "-F", "--assign", "--field-separator"):
             i += 2
             continue
-        if not v.startswith("-"):
-            program = v
+        if v == "--" or not v.startswith("-"):
+            word = args[i + 1] if v == "--" and i + 1 < len(args) else args[i] if v != "--" else None
+            if not programs and word is not None:  # the program, unless -e or --source gave one
+                if code_from_expansion(ctx, word, name):
+                    return
+                programs.append(word.value or "")
             break
         i += 1
+    program = "\n".join(programs)
     if re.search(r"\bsystem\s*\(|\|\s*getline|\|&|print[f]?\b[^;}]*\|", program):
         ctx.add(D, "cannot tell what runs: {name} starts shell commands", name=name)
     elif ">" in program:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .danger import Danger
 from .findings import D, M
 from .options import _operands
+from .packages import expanded
 from .rule import Analysis
 from .stdin import _Stdin
 from .words import _Word
@@ -23,7 +24,10 @@ def cmd_docker(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
 
 
 def cmd_kubectl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    sub = next((a.value for a in _operands(args, frozenset({"-n", "--namespace", "--context"}))), "")
+    ops = _operands(args, frozenset({"-n", "--namespace", "--context"}))
+    if expanded(ctx, next(iter(ops), None), name):
+        return
+    sub = next((a.value for a in ops), "")
     if sub == "delete":
         ctx.add(D, "kubectl delete: deletes cluster resources", danger=Danger.LOSES_FILES)
     elif sub not in ("get", "describe", "logs", "version", "explain", "top", "api-resources", "config"):
@@ -31,6 +35,8 @@ def cmd_kubectl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
 
 
 def cmd_terraform(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if expanded(ctx, next(iter(_operands(args)), None), name):
+        return
     sub = next((a.value for a in _operands(args)), "")
     if sub == "destroy" or "-destroy" in {a.value for a in args}:
         ctx.add(D, "{name} destroy: deletes infrastructure", name=name, danger=Danger.LOSES_FILES)
