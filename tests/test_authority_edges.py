@@ -251,6 +251,30 @@ async def test_a_hub_of_this_process_that_answers_too_late_has_the_command_refus
     assert loop_errors == []
 
 
+def test_a_request_whose_event_loop_ended_before_its_answer_leaves_the_link_sending(paths: AppPaths) -> None:
+    """The answer to a request from an event loop that has ended since (a runner that left) has
+    nowhere to go: the link's sending thread died of it, and every later post (a command's end, the
+    client's name) was taken and never sent, while the link looked alive."""
+    hub = ScriptedHub(paths)
+    hub.reply = lambda message: None if message["op"] == "begin" else {"op": "ack", "seq": message["seq"]}
+    link = local_link_to(hub, paths)
+    assert link.try_connect(), link.refusal
+    link.start()
+    try:
+
+        async def ask_then_leave() -> None:
+            with anyio.move_on_after(0.2):  # the runner leaves while the tray writes the row
+                await link.request_async(Begin.of_row({"command": "echo hi", "cwd": "/tmp", "env_keys": []}))
+
+        anyio.run(ask_then_leave)
+        [begin] = [m for m in hub.received if m["op"] == "begin"]
+        hub.end.send({"op": "ack", "seq": begin["seq"], "id": 7})  # the answer, once that loop is gone
+        assert link.post(ClientName("Claude", "1"))
+        wait_until(lambda: "client" in hub.ops())
+    finally:
+        link.close()
+
+
 # -- a program at the tray's address, played by the test -------------------------------------------
 
 

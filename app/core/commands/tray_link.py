@@ -12,6 +12,7 @@ checked as it arrives.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import itertools
 import logging
@@ -234,7 +235,10 @@ class TrayLink:
             work = self._posts.get()
             if work is None:
                 return
-            work()
+            try:
+                work()
+            except Exception:  # the top of the thread: one post's failure must not silence the rest
+                log.exception("sending to the tray failed")
 
     def _send_local(self, channel: LocalEnd, wire: dict[str, Any], seq: int | None) -> None:
         try:
@@ -471,11 +475,12 @@ class TrayLink:
 
         def work() -> None:
             try:
-                ack = self._request_now(message)
-            except LinkRefused as refused:
-                loop.call_soon_threadsafe(settle, None, refused)
-            else:
-                loop.call_soon_threadsafe(settle, ack, None)
+                ack: Ack | None = self._request_now(message)
+                refused = None
+            except LinkRefused as problem:
+                ack, refused = None, problem
+            with contextlib.suppress(RuntimeError):  # its loop ended meanwhile: nobody waits for the answer
+                loop.call_soon_threadsafe(settle, ack, refused)
 
         posts.put(work)
         with anyio.move_on_after(ACK_TIMEOUT_S):
