@@ -288,7 +288,7 @@ def test_an_msix_copy_alone_brings_its_history_even_from_a_folder_whose_name_rea
     assert sorted(p.name for p in msix.parent.iterdir()) == ["cowork-terminal"], "nothing created beside it"
 
 
-def test_a_damaged_old_journal_is_left_as_it_was_and_nothing_is_written_in_its_place(tmp_path: Path) -> None:
+def test_a_damaged_old_journal_is_left_as_it_was_and_the_new_one_starts_empty_and_says_so(tmp_path: Path) -> None:
     local = tmp_path / "Local" / "cowork-terminal"
     local.mkdir(parents=True)
     damaged = b"this is not SQLite" * 200
@@ -297,10 +297,54 @@ def test_a_damaged_old_journal_is_left_as_it_was_and_nothing_is_written_in_its_p
 
     report = migration.migrate(new, LegacySources(local=local, msix_local=tmp_path / "no-msix"))
 
+    problem = "The old activity log could not be read (file is not a database); it starts empty."
     assert report is not None and not report.copied_journal
-    assert report.problems == ["The old activity log could not be read (file is not a database); it starts empty."]
+    assert report.problems == [problem]
     assert (local / "journal.sqlite3").read_bytes() == damaged, "the old file is kept as it was"
-    assert not new.journal.exists() and not list(new.data_dir.glob("*.moving")), "no half-made journal left"
+    assert not list(new.data_dir.glob("*.moving")), "no half-made journal left"
+    with Journal(new) as journal:  # the user is told once (the tray's notice), not only the log
+        assert journal.recent_commands() == []
+        assert (
+            journal.get_setting(migration.NOTICE_SETTING)
+            == f"Cowork Terminal moved its data to a new folder. {problem}"
+        )
+
+
+def test_a_damaged_store_copy_keeps_the_old_journals_commands_and_pause_and_says_what_was_lost(
+    tmp_path: Path,
+) -> None:
+    local, msix = tmp_path / "Local" / "cowork-terminal", tmp_path / "msix" / "cowork-terminal"
+    with old_journal(local) as old:
+        old.begin_command(command="echo kept", cwd=None, status=Status.FINISHED)
+        old.set_paused(True)
+    msix.mkdir(parents=True)
+    (msix / "journal.sqlite3").write_bytes(b"not SQLite" * 200)
+    new = new_paths(tmp_path)
+
+    report = migration.migrate(new, LegacySources(local=local, msix_local=msix))
+
+    assert report is not None and report.copied_journal
+    with Journal(new) as journal:
+        assert [c.command for c in journal.recent_commands()] == ["echo kept"]
+        assert journal.is_paused(), "a pause never gets lost on the way"
+        notice = journal.get_setting(migration.NOTICE_SETTING)
+    assert "The commands run from Claude's Store version could not be read (file is not a database)." in notice
+
+
+def test_a_store_copy_in_a_folder_whose_name_holds_a_hash_or_question_mark_comes_along(tmp_path: Path) -> None:
+    """A Windows user name may hold `#`: unquoted in SQLite's URI it ended the path there."""
+    local = tmp_path / "Local" / "cowork-terminal"
+    msix = tmp_path / "Ann#1?x" / "msix" / "cowork-terminal"
+    with old_journal(msix) as redirected:
+        redirected.begin_command(command="echo from the store", cwd=None, status=Status.FINISHED)
+    new = new_paths(tmp_path)
+
+    report = migration.migrate(new, LegacySources(local=local, msix_local=msix))
+
+    assert report is not None and report.problems == []
+    with Journal(new) as journal:
+        assert [c.command for c in journal.recent_commands()] == ["echo from the store"]
+    assert sorted(p.name for p in (tmp_path / "Ann#1?x").parent.iterdir()) == ["Ann#1?x", "profile"]
 
 
 def waits_for_a_lock(thread: threading.Thread) -> bool:

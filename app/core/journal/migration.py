@@ -16,6 +16,7 @@ import os
 import shutil
 import sqlite3
 import time
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,16 +109,23 @@ def migrate(paths: AppPaths, sources: LegacySources) -> MigrationReport | None:
         report = MigrationReport()
         staging = paths.data_dir / f".{paths.journal.name}.moving"
         staging.unlink(missing_ok=True)
-        try:
-            if old_journal.is_file():
-                _copy_journal(old_journal, staging, report)
-            if msix_journal.is_file():
-                _import_history(msix_journal, staging, report)
-        except sqlite3.DatabaseError as exc:
-            unreadable = _("The old activity log could not be read ({error}); it starts empty.")
-            report.problems.append(unreadable.format(error=exc))
-            staging.unlink(missing_ok=True)
-            logger.warning("could not move the old journal from %s", sources.local, exc_info=True)
+        # Each copy on its own: a damaged MSIX copy must not take the old journal's rows and pause with it.
+        for step, source in ((_copy_journal, old_journal), (_import_history, msix_journal)):
+            if not source.is_file():
+                continue
+            try:
+                step(source, staging, report)
+            except sqlite3.DatabaseError as exc:
+                if step is _copy_journal:
+                    unreadable = _("The old activity log could not be read ({error}); it starts empty.")
+                else:
+                    unreadable = _("The commands run from Claude's Store version could not be read ({error}).")
+                report.problems.append(unreadable.format(error=exc))
+                logger.warning("could not move the old journal from %s", source, exc_info=True)
+                if step is _copy_journal:  # its copy may be half made; the import's is rolled back
+                    staging.unlink(missing_ok=True)
+        if report.problems and not staging.exists():
+            _create(staging)  # a journal that tells the user what could not come along
         if staging.exists():
             with sqlite3.connect(staging) as db:
                 _set_notice(db, report.notice)
@@ -162,21 +170,26 @@ def _close_active(db: sqlite3.Connection, now: float) -> None:
     )
 
 
+def _create(target: Path) -> None:
+    """An empty journal of this version at `target`."""
+    with sqlite3.connect(target) as db:
+        for statement in MIGRATIONS[0].split(";"):
+            if statement.strip():
+                db.execute(statement)
+        db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+    db.close()
+
+
 def _import_history(source: Path, target: Path, report: MigrationReport) -> None:
     """Add the MSIX copy's commands (history only: no settings, no servers) to the staged journal."""
     if not target.exists():
-        with sqlite3.connect(target) as db:
-            for statement in MIGRATIONS[0].split(";"):
-                if statement.strip():
-                    db.execute(statement)
-            db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
-        db.close()
+        _create(target)
     db = sqlite3.connect(target)
-    try:
-        db.execute("ATTACH DATABASE ? AS msix", (f"file:{source.as_posix()}?mode=ro",))
-    except sqlite3.OperationalError:
-        db.execute("ATTACH DATABASE ? AS msix", (str(source),))
-    try:
+    try:  # closed whatever fails, the ATTACH included: left open, it kept the staged file's WAL apart
+        try:  # the path quoted: a `#` or `?` in it (a Windows user name may hold one) would end it
+            db.execute("ATTACH DATABASE ? AS msix", (f"file:{urllib.parse.quote(source.as_posix())}?mode=ro",))
+        except sqlite3.OperationalError:
+            db.execute("ATTACH DATABASE ? AS msix", (str(source),))
         theirs = {row[1] for row in db.execute("PRAGMA msix.table_info(commands)")}
         ours = {row[1] for row in db.execute("PRAGMA main.table_info(commands)")}
         # No ids (they would collide), no server, no confirmation id (unique, and nobody can answer it).
