@@ -215,6 +215,8 @@ def git_rebase(ctx: Analysis, rest: list[_Word]) -> None:
 
 def git_worktree(ctx: Analysis, rest: list[_Word]) -> None:
     sub = next((a.value for a in _operands(rest)), None)
+    if sub == "remove" and ("f" in _short_flags(rest) or "--force" in _long_flags(rest)):
+        ctx.add(D, "git worktree remove --force: discards uncommitted changes", danger=Danger.LOSES_FILES)
     if sub != "list":
         ctx.add(M, "git worktree {sub}: changes worktrees", sub=sub or "")
 

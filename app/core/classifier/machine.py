@@ -128,7 +128,8 @@ def cmd_zpool(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
     if expanded(ctx, next(iter(_operands(args)), None), name):
         return
     sub = next((a.value for a in _operands(args)), "") or ""
-    if sub in ("destroy", "labelclear", "remove", "detach", "offline", "split"):
+    # rollback: everything written since the snapshot is lost (with -r, the later snapshots too)
+    if sub in ("destroy", "labelclear", "remove", "detach", "offline", "split", "rollback"):
         ctx.add(D, "{name} {sub}: destroys storage", name=name, sub=sub, danger=Danger.LOSES_FILES)
     elif sub not in ("list", "status", "get", "iostat", "history", "events", ""):
         ctx.add(M, "{name} {sub}: changes storage", name=name, sub=sub)

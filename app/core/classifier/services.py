@@ -45,8 +45,16 @@ def cmd_terraform(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
 
 
 def cmd_gh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    ops = [a.value for a in _operands(args)]
-    if len(ops) >= 2 and ops[1] == "delete":
+    ops = [a.value for a in _operands(args, frozenset({"-X", "--method", "-R", "--repo"}))]
+    methods = [args[i + 1] for i in range(len(args) - 1) if args[i].value in ("-X", "--method")]
+    if ops[:1] == ["api"] and any(expanded(ctx, word, "gh api") for word in methods):
+        return
+    said = [word.value or "" for word in methods] + [
+        (a.value or "").split("=", 1)[1] for a in args if (a.value or "").startswith("--method=")
+    ]
+    if ops[:1] == ["api"] and "DELETE" in (method.upper() for method in said):
+        ctx.add(D, "gh {value} delete: deletes it on GitHub", value="api", danger=Danger.LOSES_FILES)
+    elif len(ops) >= 2 and ops[1] == "delete":
         ctx.add(D, "gh {value} delete: deletes it on GitHub", value=ops[0] or "", danger=Danger.LOSES_FILES)
     elif len(ops) >= 2 and ops[1] in ("view", "list", "status", "diff", "checks"):
         return
