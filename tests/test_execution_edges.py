@@ -862,6 +862,33 @@ def test_a_contained_session_that_exits_leaving_a_background_job_is_seen_to_end_
 
 
 @NEEDS_BWRAP
+def test_a_lift_right_as_a_contained_shell_starts_makes_the_member_writable_for_its_command(
+    tmp_path: Path, user_home: Path
+) -> None:
+    """What the session does for the first command the user allowed to change a protected folder:
+    it lifts as soon as the shell is started. Before its container was made, that lift found no init
+    (one try in ten), and the allowed command met the read-only bind."""
+
+    async def main() -> None:
+        data = tmp_path / "data"
+        found = container.linux_container([str(data)])
+        for attempt in range(10):
+            session = ShellSession(BASH, str(tmp_path), dict(os.environ), container=found)
+            async with anyio.create_task_group() as group:
+                await session.start(group)
+                assert await session.lift([str(data)]) is True, attempt
+                running = await session.send_command(f"touch {data}/allowed-{attempt} && echo ok")
+                with anyio.fail_after(10):
+                    await running.done.wait()
+                assert "ok" in running.result(finished=True, restarted=False).output, attempt
+                await session.protect_again()
+                await session.close()
+                group.cancel_scope.cancel()
+
+    anyio.run(main)
+
+
+@NEEDS_BWRAP
 def test_a_lift_that_fails_leaves_nothing_lifted_and_a_lift_in_a_shell_that_ended_is_forgotten(
     tmp_path: Path, user_home: Path
 ) -> None:

@@ -41,6 +41,7 @@ SEND_KEYS_SETTLE_S = 0.5  # how long send_keys waits for the program to answer
 SEND_KEYS_WRITE_TIMEOUT_S = 1.0
 SEND_KEYS_RETRY_S = 0.01
 SHELL_END_DRAIN_S = 0.1  # after a contained shell ended: its last output is still in the pipe
+LIFT_WAIT_S = 2.0  # for a shell just started to be in its container, before a lift
 
 
 @dataclass
@@ -174,6 +175,13 @@ class ShellSession:
         """Make `members` of the protected set writable in the shell's container, for the one command
         the user allowed to change them (`protect_again` after it); False when that could not be done
         (the command then meets the read-only binds and the model is told why)."""
+        # A shell just started: its container's mounts are made once bwrap has started its init and
+        # the init the shell, a moment later (lifting before that found no init, one time in ten).
+        deadline = anyio.current_time() + LIFT_WAIT_S
+        while self.container is not None and self.alive and self._shell_pid() is None:
+            if anyio.current_time() > deadline:
+                break
+            await anyio.sleep(0.01)
         pid = self._group_leader() if self.container is not None else None
         if pid is None or not members or self.container is None:
             return False
