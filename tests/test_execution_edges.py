@@ -73,18 +73,6 @@ def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-def open_fds() -> set[str]:
-    """The pipes this process holds open (what a leak would leave): other descriptors come and go
-    with the threads earlier tests in this worker left (a watcher's inotify, a loop's socket)."""
-    found = set()
-    for fd in os.listdir("/proc/self/fd"):
-        with contextlib.suppress(OSError):
-            target = os.readlink(f"/proc/self/fd/{fd}")
-            if target.startswith("pipe:"):
-                found.add(f"{fd} {target}")
-    return found
-
-
 def child(code: str, *args: str, env: dict[str, str] | None = None, timeout: float = WAIT_S, prefix: tuple = ()):
     """Python running `code` in a process of its own, from the repository (it imports `app`)."""
     return subprocess.run(
@@ -411,16 +399,48 @@ def test_a_command_whose_environment_cannot_pass_to_a_spare_ends_it_unused(tmp_p
     anyio.run(main)
 
 
+# A failure `attempt` must raise, in a process of its own (another thread of the test's worker may
+# open a pipe meanwhile): it prints the pipes it held before and after.
+PIPES_AROUND = """
+import anyio, dataclasses, json, os, sys
+from app.core.execution import container, spare
+from app.core.execution.executor import CommandSpec, run_command
+
+def pipes():
+    found = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("pipe:"):
+            found.add(f"{fd} {target}")
+    return sorted(found)
+
+async def main():
+    folder = sys.argv[1]
+    found = container.linux_container([os.path.join(folder, "data")])
+    before = pipes()
+    try:
+        await ATTEMPT
+    except OSError as problem:
+        print(json.dumps({"before": before, "after": pipes(), "raised": type(problem).__name__}))
+
+anyio.run(main)
+"""
+
+
+def pipes_around(attempt: str, folder: Path) -> dict[str, Any]:
+    done = child(PIPES_AROUND.replace("ATTEMPT", attempt), str(folder))
+    assert done.returncode == 0 and done.stdout, done.stderr
+    return json.loads(done.stdout)
+
+
 @NEEDS_SPARES
 def test_a_spare_whose_bwrap_went_missing_leaves_no_pipe_open(tmp_path: Path) -> None:
-    async def main() -> None:
-        found = container.linux_container([str(tmp_path / "data")])
-        before = open_fds()
-        with pytest.raises(FileNotFoundError):
-            await spare.start(dataclasses.replace(found, bwrap=str(tmp_path / "no-bwrap")))
-        assert open_fds() == before
-
-    anyio.run(main)
+    seen = pipes_around('spare.start(dataclasses.replace(found, bwrap=os.path.join(folder, "no-bwrap")))', tmp_path)
+    assert seen["raised"] == "FileNotFoundError"
+    assert seen["after"] == seen["before"]
 
 
 def spares_here() -> list[int]:
@@ -564,15 +584,12 @@ def test_a_containers_status_is_read_by_whoever_gets_it_and_a_line_that_is_no_nu
 
 @NEEDS_BWRAP
 def test_a_contained_command_whose_folder_is_missing_raises_and_leaves_no_status_pipe_open(tmp_path: Path) -> None:
-    async def main() -> None:
-        found = container.linux_container([str(tmp_path / "data")])
-        spec = CommandSpec("true", str(tmp_path / "missing"), dict(os.environ), 10, BASH, container=found)
-        before = open_fds()
-        with pytest.raises(OSError):
-            await run_command(spec)
-        assert open_fds() == before
-
-    anyio.run(main)
+    missing = 'os.path.join(folder, "missing")'
+    seen = pipes_around(
+        f"run_command(CommandSpec('true', {missing}, dict(os.environ), 10, {BASH!r}, container=found))", tmp_path
+    )
+    assert seen["raised"], "an OSError, raised"
+    assert seen["after"] == seen["before"]
 
 
 @NEEDS_BWRAP
