@@ -9,16 +9,18 @@ transport, so the hub sees it exactly as it sees any connection.
 from __future__ import annotations
 
 import itertools
+import os
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.authority.hub import HeldCommand, Hub, Question
+from app.core.authority.state import ControlState
 from app.core.authority.supervisor import APPROVAL_NEEDED, Supervisor
-from app.core.channel.transport import AddressTaken, address_for, connect
+from app.core.channel.transport import AddressTaken, Listener, address_for, connect
 from app.core.channel.wire import Channel
 from app.core.paths import AppPaths
 
@@ -168,4 +170,86 @@ def wait_until(condition: Any, timeout_s: float = ANSWER_S) -> None:
         time.sleep(0.005)
 
 
-__all__ = ["FakePeer", "HeldCommand", "Seen", "running_hub", "wait_until"]
+# -- a program at the tray's address, played by the test -------------------------------------------
+
+
+def state_wire(**changes: Any) -> dict[str, Any]:
+    """The control state a tray says in its welcome: never asking, unless `changes` say otherwise."""
+    return {**ControlState(approval_mode="never").to_wire(), **changes}
+
+
+class AtTheTraysAddress:
+    """A program listening at the tray's address: it takes one peer and reads its hello, then does
+    what `after_hello` says (set everything it uses before calling this `__init__`)."""
+
+    def __init__(self, paths: AppPaths) -> None:
+        self.listener = Listener(address_for(paths))
+        self.channel: Any = None
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        with suppress(OSError, EOFError):
+            self.channel = self.listener.accept().channel
+            self.channel.receive(ANSWER_S)  # the hello
+            self.after_hello()
+
+    def after_hello(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self.listener.close()
+        if self.channel is not None:
+            self.channel.close()
+
+
+class ScriptedTray(AtTheTraysAddress):
+    """A program at the tray's address that welcomes one server, then answers each of its messages
+    with `reply(message)` (None: no answer), as no tray of ours does."""
+
+    def __init__(self, paths: AppPaths, state: dict[str, Any] | None = None) -> None:
+        self.data_dir = os.path.realpath(paths.data_dir)
+        self.state = state or state_wire()
+        rows = itertools.count(7)  # the row ids it says it wrote
+        self.reply: Callable[[dict[str, Any]], dict[str, Any] | None] = lambda m: {
+            "op": "ack", "seq": m["seq"], **({"id": next(rows)} if m["op"] == "begin" else {}),
+        }  # fmt: skip
+        self.received: list[dict[str, Any]] = []
+        super().__init__(paths)
+
+    def after_hello(self) -> None:
+        self.channel.send({"op": "ack", "data_dir": self.data_dir, "server_id": 1, "state": self.state})
+        while True:
+            message = self.channel.receive()
+            self.received.append(message)
+            answer = self.reply(message)
+            if answer is not None:
+                self.channel.send(answer)
+
+    def push(self, message: dict[str, Any]) -> None:
+        self.channel.send(message)
+
+    def ops(self) -> list[str]:
+        return [m["op"] for m in self.received]
+
+
+@contextmanager
+def scripted_tray(paths: AppPaths, state: dict[str, Any] | None = None) -> Iterator[ScriptedTray]:
+    tray = ScriptedTray(paths, state)
+    try:
+        yield tray
+    finally:
+        tray.close()
+
+
+__all__ = [
+    "AtTheTraysAddress",
+    "FakePeer",
+    "HeldCommand",
+    "ScriptedTray",
+    "Seen",
+    "running_hub",
+    "scripted_tray",
+    "state_wire",
+    "wait_until",
+]

@@ -10,7 +10,6 @@ elsewhere; the server's end is the real TrayLink and ServerAuthority.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import os
 import sqlite3
 import subprocess
@@ -18,7 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,6 @@ from app.core.channel.call_messages import CallCancel
 from app.core.channel.client import NoTray, TrayRefused, ask_tray
 from app.core.channel.local_link import LocalEnd, local_pair
 from app.core.channel.protocol import Begin, ClientName, Started
-from app.core.channel.transport import Listener, address_for
 from app.core.commands.admission import CommandHeld
 from app.core.commands.authority import NotRecorded, ServerAuthority
 from app.core.commands.request import (
@@ -46,16 +44,12 @@ from app.core.commands.tray_link import NO_ANSWER, LinkRefused, TrayLink
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.messages import HOLD_EXPIRED_REASON, NO_TRAY_MESSAGE, OTHER_COMMAND_REASON, WITHDRAWN_MESSAGE
 from app.core.paths import AppPaths
-from tests.channel_peers import FakePeer, running_hub, wait_until
+from tests.channel_peers import AtTheTraysAddress, FakePeer, running_hub, scripted_tray, state_wire, wait_until
 from tests.test_command_service_inprocess import BASH, refusal_of, tray_link
 from tests.test_command_service_inprocess import serving as serving_service
 
 ANSWER_S = 5.0  # bounds a wait that would otherwise hang a broken test
 LOCKED = "the activity log is locked by another program"
-
-
-def state_wire(**changes: Any) -> dict[str, Any]:
-    return {**ControlState(approval_mode="never").to_wire(), **changes}
 
 
 # -- a hub of this process, played by the test -----------------------------------------------------
@@ -276,57 +270,6 @@ def test_a_request_whose_event_loop_ended_before_its_answer_leaves_the_link_send
 
 
 # -- a program at the tray's address, played by the test -------------------------------------------
-
-
-class ScriptedTray:
-    """A program at the tray's address that welcomes one server, then answers each of its messages
-    with `reply(message)` (None: no answer), as no tray of ours does."""
-
-    def __init__(self, paths: AppPaths, state: dict[str, Any] | None = None) -> None:
-        self.listener = Listener(address_for(paths))
-        self.data_dir = os.path.realpath(paths.data_dir)
-        self.state = state or state_wire()
-        rows = itertools.count(7)  # the row ids it says it wrote
-        self.reply: Callable[[dict[str, Any]], dict[str, Any] | None] = lambda m: {
-            "op": "ack", "seq": m["seq"], **({"id": next(rows)} if m["op"] == "begin" else {}),
-        }  # fmt: skip
-        self.received: list[dict[str, Any]] = []
-        self.channel: Any = None
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        with suppress(OSError, EOFError):
-            self.channel = self.listener.accept().channel
-            self.channel.receive(ANSWER_S)  # the hello
-            welcome = {"op": "ack", "data_dir": self.data_dir, "server_id": 1, "state": self.state}
-            self.channel.send(welcome)
-            while True:
-                message = self.channel.receive()
-                self.received.append(message)
-                answer = self.reply(message)
-                if answer is not None:
-                    self.channel.send(answer)
-
-    def push(self, message: dict[str, Any]) -> None:
-        self.channel.send(message)
-
-    def ops(self) -> list[str]:
-        return [m["op"] for m in self.received]
-
-    def close(self) -> None:
-        self.listener.close()
-        if self.channel is not None:
-            self.channel.close()
-
-
-@contextmanager
-def scripted_tray(paths: AppPaths, state: dict[str, Any] | None = None) -> Iterator[ScriptedTray]:
-    tray = ScriptedTray(paths, state)
-    try:
-        yield tray
-    finally:
-        tray.close()
 
 
 def bound_to(paths: AppPaths) -> TrayLink:
@@ -717,38 +660,27 @@ def test_a_headless_server_whose_row_another_program_deleted_registers_again_and
 # -- the CLI's question to the tray (core/channel/client.py) ---------------------------------------
 
 
-class Impostor:
+class Impostor(AtTheTraysAddress):
     """A program at the tray's address that answers the CLI's hello with `welcome` (None: never),
     then each request with `reply(message)`."""
 
     def __init__(self, paths: AppPaths, welcome: dict[str, Any] | None) -> None:
-        self.listener = Listener(address_for(paths))
         self.welcome = welcome
         self.reply: Callable[[dict[str, Any]], list[dict[str, Any]] | None] = lambda _message: None
-        self.channel: Any = None
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
+        super().__init__(paths)
 
-    def _serve(self) -> None:
-        with suppress(OSError, EOFError):
-            self.channel = self.listener.accept().channel
-            self.channel.receive(ANSWER_S)
-            if self.welcome is None:
-                self.channel.receive()  # until the CLI gives up
+    def after_hello(self) -> None:
+        if self.welcome is None:
+            self.channel.receive()  # until the CLI gives up
+            return
+        self.channel.send(self.welcome)
+        while True:
+            answers = self.reply(self.channel.receive())
+            if answers is None:
+                self.channel.close()
                 return
-            self.channel.send(self.welcome)
-            while True:
-                answers = self.reply(self.channel.receive())
-                if answers is None:
-                    self.channel.close()
-                    return
-                for answer in answers:
-                    self.channel.send(answer)
-
-    def close(self) -> None:
-        self.listener.close()
-        if self.channel is not None:
-            self.channel.close()
+            for answer in answers:
+                self.channel.send(answer)
 
 
 @contextmanager

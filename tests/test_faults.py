@@ -13,7 +13,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -153,20 +152,6 @@ def test_a_server_whose_journal_row_vanished_still_runs_commands_and_the_user_is
         commands = [c for (c,) in db.execute("SELECT command FROM commands ORDER BY id")]
     assert servers == 1, "the tray registered it again"
     assert commands[-2:] == ["echo after", "echo again"]
-
-
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 2 MiB tmpfs of our own (as tests/test_data_folder.py mounts), unmounted afterwards."""
-    mount_point = tmp_path / "small-disk"
-    mount_point.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount_point)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
-    try:
-        yield mount_point
-    finally:
-        subprocess.run(["umount", "-l", str(mount_point)], check=False)
 
 
 @LINUX_ROOT

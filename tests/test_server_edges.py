@@ -382,20 +382,6 @@ def test_a_journal_another_process_moved_in_while_we_waited_for_the_lock_is_not_
         assert [c.command for c in journal.recent_commands()] == ["echo written by the other process"]
 
 
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 2 MiB tmpfs of the test's own (Linux, as root: CI is), unmounted afterwards."""
-    mount_point = tmp_path / "small-disk"
-    mount_point.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount_point)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
-    try:
-        yield mount_point
-    finally:
-        subprocess.run(["umount", "-l", str(mount_point)], check=False)
-
-
 # Opening the journal: what is at its path decides, and the user reads why in words.
 
 

@@ -12,10 +12,9 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,6 @@ import pytest
 from app.core import liveness
 from app.core.authority.state import STRICTEST
 from app.core.channel.protocol import Started
-from app.core.channel.transport import Listener, address_for
 from app.core.commands import tray_link as tray_link_module
 from app.core.commands.request import ExecuteRequest
 from app.core.commands.tray_link import TrayLink, exited
@@ -33,7 +31,7 @@ from app.core.execution import orphans
 from app.core.execution.process_marks import MARK_ENV
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
-from tests.channel_peers import running_hub, wait_until
+from tests.channel_peers import ScriptedTray, running_hub, scripted_tray, wait_until
 from tests.test_command_service_inprocess import bound_link, fake_tray, serving, tray_link
 
 SLOW_TRAY_S = 1.0  # how long the slow tray below takes to answer each request
@@ -79,40 +77,17 @@ def test_a_hold_clock_of_nan_is_refused_and_a_good_one_after_it_is_taken(paths: 
             link.close()
 
 
-class SlowTray:
+@contextmanager
+def slow_tray(paths: AppPaths) -> Iterator[ScriptedTray]:
     """A program at the tray's address that welcomes a server, then answers each request late."""
 
-    def __init__(self, paths: AppPaths) -> None:
-        self.data_dir = os.path.realpath(paths.data_dir)
-        self.listener = Listener(address_for(paths))
-        self.channel: Any = None
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
+    def late(message: dict[str, Any]) -> dict[str, Any]:
+        time.sleep(SLOW_TRAY_S)
+        return {"op": "ack", "seq": message["seq"], "id": 7}
 
-    def _serve(self) -> None:
-        with suppress(OSError, EOFError):
-            self.channel = self.listener.accept().channel
-            self.channel.receive(5.0)  # hello
-            state = {"paused": False, "approval_mode": "never", "approval_window_s": 40, "tools": "all"}
-            self.channel.send({"op": "ack", "data_dir": self.data_dir, "server_id": 1, "state": state})
-            while True:
-                message = self.channel.receive()
-                time.sleep(SLOW_TRAY_S)
-                self.channel.send({"op": "ack", "seq": message["seq"], "id": 7})
-
-    def close(self) -> None:
-        self.listener.close()
-        if self.channel is not None:
-            self.channel.close()
-
-
-@contextmanager
-def slow_tray(paths: AppPaths) -> Iterator[SlowTray]:
-    tray = SlowTray(paths)
-    try:
+    with scripted_tray(paths) as tray:
+        tray.reply = late
         yield tray
-    finally:
-        tray.close()
 
 
 async def ticks_while(work: Any) -> tuple[int, float]:
