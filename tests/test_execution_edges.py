@@ -639,15 +639,17 @@ try:
 finally:
     resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 print("followed" if start_files._wake is not None else "not followed")
+lone_files.watch([sys.argv[1]])  # the next container's watch, with descriptors to spare again
+print("followed" if start_files._wake is not None else "not followed")
 """
 
 
 @pytest.mark.skipif(not LINUX, reason="inotify (Linux)")
-def test_a_process_that_cannot_watch_lone_files_says_so_in_its_log_and_follows_no_container(tmp_path: Path) -> None:
+def test_a_process_that_cannot_watch_lone_files_says_so_in_its_log_and_tries_again_next_time(tmp_path: Path) -> None:
     done = child(NO_INOTIFY, str(tmp_path / ".bash_profile"))
     assert done.returncode == 0, done.stderr
     assert "cannot watch lone protected files: [Errno 24] inotify_init1 failed" in done.stderr
-    assert done.stdout.strip() == "not followed"
+    assert done.stdout.split() == ["not", "followed", "followed"], "the path was not taken as watched"
 
 
 @pytest.mark.skipif(not LINUX, reason="inotify (Linux)")

@@ -168,14 +168,14 @@ def watch(paths: Iterable[str]) -> None:
         new = [path for path in paths if path not in _started]
         if not new:
             return
-        _started.update(new)
         if _watcher is None:
             try:
                 _watcher = _Watcher()
-            except OSError as exc:
+            except OSError as exc:  # not marked as watched: the next container's watch tries again
                 log.warning("cannot watch lone protected files: %s", exc)
                 return
             threading.Thread(target=_watcher.run, name="lone-file-watch", daemon=True).start()
+        _started.update(new)
         for path in new:
             _watcher.add(path)
         start_files.follow(_watcher.wake)
