@@ -49,6 +49,7 @@ from app.core.journal.store import Journal, Status
 from app.core.messages import CANCEL_REASON
 from app.core.paths import AppPaths
 from tests.stdio_client import running_with
+from tests.test_sessions import call
 
 LINUX = sys.platform.startswith("linux")
 BWRAP = LINUX and shutil.which("bwrap") is not None
@@ -443,6 +444,12 @@ def test_a_spare_whose_bwrap_went_missing_leaves_no_pipe_open(tmp_path: Path) ->
     assert seen["after"] == seen["before"]
 
 
+def spare_taken_next() -> bool:
+    """Whether this thread's next command will be handed to a spare: its process shows in /proc a
+    moment before the spare is in the thread's slot, and a command meanwhile starts cold."""
+    return spare._slot().spare is not None
+
+
 def spares_here(folder: Path) -> list[int]:
     """The waiting spares this process started for a container protecting `folder` (bwrap processes
     whose init waits for orders): not those an earlier test of this worker left on another thread."""
@@ -468,7 +475,7 @@ def test_a_spare_whose_init_died_while_it_waited_is_not_used_and_the_command_run
         spec = CommandSpec("echo $$", str(tmp_path), dict(os.environ), 10, BASH, container=found, spare=True)
         first = await run_command(spec)
         assert first.exit_code == 0
-        assert await eventually(lambda: len(spares_here(tmp_path)) == 1), "a spare waits for the next command"
+        assert await eventually(lambda: len(spares_here(tmp_path)) == 1 and spare_taken_next()), "a spare waits"
         [waiting] = spares_here(tmp_path)
         init = container.init_pid(waiting)
         assert init is not None
@@ -503,7 +510,7 @@ def test_a_bwrap_removed_after_its_spare_started_runs_the_next_command_there_and
         found = dataclasses.replace(container.linux_container([str(tmp_path / "data")]), bwrap=str(link))
         spec = CommandSpec("echo ran", str(tmp_path), dict(os.environ), 10, BASH, container=found, spare=True)
         assert (await run_command(spec)).exit_code == 0
-        assert await eventually(lambda: len(spares_here(tmp_path)) == 1)
+        assert await eventually(lambda: len(spares_here(tmp_path)) == 1 and spare_taken_next())
         link.unlink()
         with caplog.at_level(logging.DEBUG, logger=spare.__name__):
             warm = await run_command(spec)
@@ -950,14 +957,6 @@ def test_a_lift_that_fails_leaves_nothing_lifted_and_a_lift_in_a_shell_that_ende
 # -- session_shell.py: the session through the server's tools ---------------------------------------
 
 
-async def tool(client: Any, name: str, arguments: dict[str, Any] | None = None) -> Any:
-    result = await client.call_tool(name, arguments or {})
-    text = result.content[0].text
-    if result.is_error:
-        return {"error": text}
-    return json.loads(text) if name == "terminal_run" else text
-
-
 @pytest.mark.anyio
 async def test_the_session_tools_refuse_what_cannot_be_done_and_a_pause_refuses_typed_keys_on_the_record(
     home: Path, paths: AppPaths, user_home: Path
@@ -965,13 +964,13 @@ async def test_the_session_tools_refuse_what_cannot_be_done_and_a_pause_refuses_
     from tests.in_process_server import serving
 
     async with serving(home) as client:
-        nothing = await tool(client, "terminal_read_scrollback", {"lines": 5})
-        too_many = await tool(client, "terminal_read_scrollback", {"lines": 501})
-        empty = await tool(client, "terminal_send_keys", {"keys": ""})
-        done = await tool(client, "terminal_run", {"command": "echo hi"})
+        nothing = await call(client, "terminal_read_scrollback", {"lines": 5})
+        too_many = await call(client, "terminal_read_scrollback", {"lines": 501})
+        empty = await call(client, "terminal_send_keys", {"keys": ""})
+        done = await call(client, "terminal_run", {"command": "echo hi"})
         with Journal.open(paths) as journal:
             journal.set_paused(True)
-        paused = await tool(client, "terminal_send_keys", {"keys": "y\n"})
+        paused = await call(client, "terminal_send_keys", {"keys": "y\n"})
     assert nothing == ""
     assert "from 1 to 500" in too_many["error"]
     assert "`keys` is empty" in empty["error"]
@@ -993,7 +992,7 @@ async def test_a_session_call_the_client_cancels_ends_its_command_and_the_journa
     marker = f"61{os.getpid() % 1000}.5"
     async with serving(home) as client:
         with anyio.move_on_after(2.0):
-            await tool(client, "terminal_run", {"command": f"sleep {marker}", "timeout": 60_000})
+            await call(client, "terminal_run", {"command": f"sleep {marker}", "timeout": 60_000})
         assert await eventually(lambda: running_with(f"sleep {marker}") == [])
         with Journal.open(paths) as journal:
             assert await eventually(

@@ -95,7 +95,7 @@ def test_only_settings_stricter_than_the_defaults_survive_the_move() -> None:
     assert data_migration.stricter_settings({"approval_window_s": True, "paused": "yes"}) == {}
 
 
-def _old_journal(folder: Path) -> Journal:
+def old_journal(folder: Path) -> Journal:
     return Journal(AppPaths(data_dir=folder, log_dir=folder / "Logs"))
 
 
@@ -103,14 +103,14 @@ def test_an_old_windows_folder_is_copied_over_once_with_only_strict_settings_and
     tmp_path: Path,
 ) -> None:
     local, msix = tmp_path / "Local" / "cowork-terminal", tmp_path / "msix" / "cowork-terminal"
-    with _old_journal(local) as old:
+    with old_journal(local) as old:
         old.begin_command(command="echo from the real folder", cwd=None, status=Status.FINISHED)
         old.begin_command(command="sleep 100", cwd=None)  # was running when the app was updated
         old.set_paused(True)
         approval.set_approval_mode(old, approval.ApprovalMode.NEVER)  # looser: may be the agent's work
         tool_sets.set_tool_set(old, tool_sets.EXECUTE_ONLY)
     (local / "Logs" / "tray.log").write_text("old tray log\n")
-    with _old_journal(msix) as redirected:
+    with old_journal(msix) as redirected:
         redirected.begin_command(command="echo from the msix copy", cwd=None, status=Status.FINISHED)
         redirected.set_setting("approval_mode", "never")  # settings from here are never taken
     new_dir = tmp_path / "profile" / ".cowork-terminal"

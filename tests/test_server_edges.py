@@ -48,6 +48,7 @@ from app.server.stdio_transport import (
 )
 from tests.in_process_server import serving
 from tests.test_data_folder import LINUX_ROOT, fill
+from tests.test_paths import old_journal
 
 if sys.version_info >= (3, 11):
     from builtins import BaseExceptionGroup
@@ -234,10 +235,6 @@ def test_news_from_the_tray_after_the_servers_loop_ended_ends_the_relay_quietly(
 def new_paths(tmp_path: Path) -> AppPaths:
     folder = tmp_path / "profile" / ".cowork-terminal"
     return AppPaths(data_dir=folder, log_dir=folder / "logs")
-
-
-def old_journal(folder: Path) -> Journal:
-    return Journal(AppPaths(data_dir=folder, log_dir=folder / "Logs"))
 
 
 def test_an_old_folder_without_an_msix_copy_comes_over_whole_and_no_newer_log_is_overwritten(tmp_path: Path) -> None:

@@ -15,9 +15,14 @@ from .rule import Analysis
 from .tables import _CODE_CONTROLS, _CODE_DELETES, _CODE_HIDES, _CODE_RUNS, _PYTHON
 
 
+def code_from_expansion(ctx: Analysis, name: str) -> None:
+    """Program text for `name` that comes from an expansion: it may do anything, so it is held."""
+    ctx.add(D, "cannot tell what runs: {name} code from an expansion", name=name)
+
+
 def inline_code(ctx: Analysis, name: str, code: str | None) -> None:
     if code is None:
-        ctx.add(D, "cannot tell what runs: {name} code from an expansion", name=name)
+        code_from_expansion(ctx, name)
         return
     if ctx.protected.mentioned_in(code):
         ctx.add(D, TOUCHES_APP_DATA)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from .code import code_from_expansion
 from .findings import D, M, _snip
 from .options import _long_flags, _operands, _short_flags
 from .rule import Analysis
@@ -23,7 +24,8 @@ def cmd_sed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     while i < len(args):
         v = args[i].value or ""
         if v in ("-e", "--expression") and i + 1 < len(args):
-            if code_from_expansion(ctx, args[i + 1], name):
+            if args[i + 1].value is None:
+                code_from_expansion(ctx, name)
                 return
             scripts.append(args[i + 1].value or "")
             i += 2
@@ -35,7 +37,8 @@ def cmd_sed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         elif v.startswith("--in-place") or (v.startswith("-") and not v.startswith("--") and "i" in v[1:]):
             inplace = True
         elif not v.startswith("-") and not scripts:  # the script, unless -e gave one
-            if code_from_expansion(ctx, args[i], name):
+            if args[i].value is None:
+                code_from_expansion(ctx, name)
                 return
             scripts.append(v)
         i += 1
@@ -46,15 +49,6 @@ def cmd_sed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             ctx.add(M, "sed w: writes a file")
     if inplace:
         ctx.add(M, "sed -i: edits files in place")
-
-
-def code_from_expansion(ctx: Analysis, word: _Word, name: str) -> bool:
-    """Whether the program text `word` comes from an expansion: it may then do anything (awk's
-    `system()`, sed's `e`), so the command is held."""
-    if word.value is not None:
-        return False
-    ctx.add(D, "cannot tell what runs: {name} code from an expansion", name=name)
-    return True
 
 
 def cmd_awk(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -83,7 +77,8 @@ def cmd_awk(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
                 programs.append(attached if long else v[2:])
                 i += 1
                 continue
-            if following is not None and code_from_expansion(ctx, following, name):
+            if following is not None and following.value is None:
+                code_from_expansion(ctx, name)
                 return
             programs.append(following.value or "" if following is not None else "")
             i += 2
@@ -94,7 +89,8 @@ def cmd_awk(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         if v == "--" or not v.startswith("-"):
             word = args[i + 1] if v == "--" and i + 1 < len(args) else args[i] if v != "--" else None
             if not programs and word is not None:  # the program, unless -e or --source gave one
-                if code_from_expansion(ctx, word, name):
+                if word.value is None:
+                    code_from_expansion(ctx, name)
                     return
                 programs.append(word.value or "")
             break

@@ -107,8 +107,10 @@ class Runs:
         so that the user can allow it to run without the read-only binds (issue 21)."""
         from app.core.execution import container as containers
 
+        if tier is Tier.SAFE:
+            return False
         found = self.container()
-        if not found.on or tier is Tier.SAFE:
+        if not found.on:
             return False
         return containers.touches_protected(command, containers.hold_members(found.protected), self.service.home)
 

@@ -177,11 +177,9 @@ class ShellSession:
         (the command then meets the read-only binds and the model is told why)."""
         # A shell just started: its container's mounts are made once bwrap has started its init and
         # the init the shell, a moment later (lifting before that found no init, one time in ten).
-        deadline = anyio.current_time() + LIFT_WAIT_S
-        while self.container is not None and self.alive and self._shell_pid() is None:
-            if anyio.current_time() > deadline:
-                break
-            await anyio.sleep(0.01)
+        with anyio.move_on_after(LIFT_WAIT_S):
+            while self.container is not None and self.alive and self._shell_pid() is None:
+                await anyio.sleep(0.01)
         pid = self._group_leader() if self.container is not None else None
         if pid is None or not members or self.container is None:
             return False
