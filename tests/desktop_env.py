@@ -1,6 +1,7 @@
 """A fake desktop for the tray's tests: a home with a Claude Desktop folder, and small stand-in programs.
 
-The stand-ins (`claude`, `xdg-open`, `notify-send`) are real executables on PATH that record how
+The stand-ins (`claude`, `xdg-open`, `notify-send`) are real executables on PATH (and named in
+COWORK_TERMINAL_PROGRAMS, where the app looks for the last two) that record how
 they were called, so the tray's own code runs unchanged: it finds them, starts them, reads them.
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 from mcp.client.stdio import StdioServerParameters
 
+from app.core.system_programs import PROGRAMS_ENV
 from tests.stdio_client import server_params
 
 # A `claude` CLI that keeps one `cowork-terminal` entry in a JSON file, speaking just enough of
@@ -126,6 +128,8 @@ def make_fake_desktop(
     monkeypatch.setenv("XDG_CONFIG_HOME", str(desktop.config_home))
     # Only system folders after ours: a real `claude` elsewhere on this machine must not be found.
     monkeypatch.setenv("PATH", os.pathsep.join([str(desktop.bin), "/usr/bin", "/bin"]))
+    # xdg-open and notify-send are never taken from PATH (core/system_programs.py): named here instead.
+    monkeypatch.setenv(PROGRAMS_ENV, str(desktop.bin))
     monkeypatch.delenv("COWORK_TERMINAL_BASH", raising=False)
     return desktop
 

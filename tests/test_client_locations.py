@@ -186,9 +186,9 @@ def test_selecting_an_unknown_id_or_the_store_client_off_windows_is_refused():
 
 def test_restart_on_macos_quits_waits_and_opens_the_app():
     quit_argv, running, start = cl.restart_argvs("darwin", "claude-desktop", {}, MAC_HOME)
-    assert quit_argv == ["osascript", "-e", 'quit app "Claude"']
-    assert running == ["pgrep", "-x", "Claude"]
-    assert start == ["open", "-a", "Claude"]
+    assert quit_argv == ["/usr/bin/osascript", "-e", 'quit app "Claude"']  # never through PATH
+    assert running == ["/usr/bin/pgrep", "-x", "Claude"]
+    assert start == ["/usr/bin/open", "-a", "Claude"]
 
 
 def test_restart_on_windows_ends_claude_and_starts_the_right_install():

@@ -631,3 +631,27 @@ def test_a_starter_killed_while_its_containers_start_leaves_no_command_behind(tm
                 os.kill(pid, 9)
         left += found
     assert not left, "a container outlived its starter"
+
+
+async def test_a_bwrap_a_command_plants_first_on_path_never_starts_the_next_commands(
+    home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ubuntu's ~/.profile puts ~/.local/bin ahead of /usr/bin, and Claude Code's installer makes that
+    # folder: a command may write there, and a `bwrap` found there would start every later command
+    # outside any container (and write the app's data first, as this one does).
+    as_user(user_home, monkeypatch)
+    planted_in = user_home / ".local" / "bin"
+    planted_in.mkdir(parents=True)
+    monkeypatch.setenv("PATH", f"{planted_in}{os.pathsep}{os.environ['PATH']}")
+    escaped = paths.data_dir / "escaped"
+    fake = f'#!/bin/sh\necho outside >> {shlex.quote(str(escaped))}\nexec {shutil.which("bwrap")} "$@"\n'
+    plant = f"p = {str(planted_in / 'bwrap')!r}\nopen(p, 'w').write({fake!r})\n__import__('os').chmod(p, 0o755)\n"
+    never_ask(paths)
+    async with serving(home) as client:
+        planted = await run(client, {"command": agent_script(plant)})
+        assert planted.get("exitCode") == 0 and (planted_in / "bwrap").exists(), planted  # the plant took
+        after = [await run(client, {"command": "readlink /proc/self/ns/pid"}) for _ in range(3)]
+        looked = await client.call_tool("execute_read_only_command", {"command": "readlink /proc/self/ns/pid"})
+    assert not escaped.exists(), escaped.read_text()
+    assert all(result["stdout"].strip() not in ("", own_namespace()) for result in after), after
+    assert not looked.is_error and own_namespace() not in looked.content[0].text, looked

@@ -233,19 +233,25 @@ def test_a_lift_whose_helper_cannot_start_says_why(tmp_path: Path, monkeypatch: 
 
 
 @NEEDS_BWRAP
-def test_perl_is_taken_from_path_only_where_the_system_folders_have_none(tmp_path: Path) -> None:
+def test_perl_is_taken_from_path_only_where_the_system_folders_have_none_and_no_command_can_change_it(
+    tmp_path: Path,
+) -> None:
     own = tmp_path / "bin"
     own.mkdir()
     (own / "perl").write_text("#!/bin/sh\n")
     (own / "perl").chmod(0o755)
     hide = [arg for folder in ("/usr/bin", "/bin", "/usr/local/bin")
             for arg in ("--ro-bind-try", "/dev/null", f"{folder}/perl")]  # fmt: skip
-    code = "import sys; from app.core.execution import landlock; print(landlock.find_perl(sys.argv[1]))"
-    prefix = ("bwrap", "--dev-bind", "/", "/", *hide, "--")
-    done = child(code, str(own), prefix=prefix)
+    code = "import sys; from app.core.execution import landlock; print(landlock.find_perl({'PATH': sys.argv[1]}))"
+    # The whole file system read-only: neither `own` nor a parent can be changed, even by root.
+    fixed = ("bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *hide, "--")
+    done = child(code, str(own), prefix=fixed)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == str(own / "perl")
-    gone = child(code, str(tmp_path), prefix=prefix)
+    changeable = ("bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", str(own), str(own))
+    planted = child(code, str(own), prefix=(*changeable, *hide, "--"))
+    assert planted.stdout.strip() == "None", "a Perl a command could have put there is not our init"
+    gone = child(code, str(tmp_path), prefix=fixed)
     assert gone.stdout.strip() == "None", "no Perl at all: the bash init runs, unscoped"
 
 

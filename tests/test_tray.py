@@ -633,9 +633,12 @@ def test_a_missing_bash_shows_the_error_icon_and_says_what_to_install(
 
 def test_each_platform_gets_its_own_commands_and_advice() -> None:
     folder = Path("/data")
-    assert tray_platform.open_folder_argv("darwin", folder) == ["open", "/data"]
+    assert tray_platform.open_folder_argv("darwin", folder) == ["/usr/bin/open", "/data"]
     assert tray_platform.open_folder_argv("win32", folder) == ["explorer.exe", str(folder)]
-    assert tray_platform.open_folder_argv("linux", folder) == ["xdg-open", "/data"]
+    found = {"xdg-open": "/run/current-system/sw/bin/xdg-open"}.get
+    assert tray_platform.open_folder_argv("linux", folder, found) == ["/run/current-system/sw/bin/xdg-open", "/data"]
+    missing = tray_platform.open_folder_argv("linux", folder, lambda name: None)
+    assert missing == ["/usr/bin/xdg-open", "/data"], "fails to start rather than search PATH"
     assert app_argv(True, "/app/cowork-terminal", "log-window") == ["/app/cowork-terminal", "log-window"]
     assert app_argv(False, "/venv/python", "log-window") == ["/venv/python", "-I", "-m", "app", "log-window"]
     assert "AppIndicator" in tray_platform.missing_tray_support("linux", "xorg")

@@ -236,7 +236,11 @@ def restart_argvs(
     """
     family = platform_family(platform)
     if family == MACOS and client_id == CLAUDE_DESKTOP:
-        return (["osascript", "-e", 'quit app "Claude"'], ["pgrep", "-x", "Claude"], ["open", "-a", "Claude"])
+        return (
+            ["/usr/bin/osascript", "-e", 'quit app "Claude"'],
+            ["/usr/bin/pgrep", "-x", "Claude"],
+            ["/usr/bin/open", "-a", "Claude"],
+        )  # the system's own: a command may write a folder early on PATH (core/system_programs.py)
     if family == WINDOWS and client_id in (CLAUDE_DESKTOP, CLAUDE_DESKTOP_STORE):
         running = [
             "powershell", "-NoProfile", "-Command",

@@ -28,7 +28,9 @@ from app.core.execution import landlock, lone_files, start_files
 from app.core.execution.process_marks import children
 from app.core.i18n import _
 from app.core.paths import AppPaths, protected_paths
+from app.core.system_programs import system_program
 
+BWRAP = "bwrap"
 BWRAP_ENV = "COWORK_TERMINAL_BWRAP"  # another bwrap program; tests point it at a missing one
 PROBE_TIMEOUT_S = 10.0
 
@@ -455,15 +457,21 @@ def probe(bwrap: str, mounts: Sequence[str], hidden: Sequence[str], init: Sequen
     return classify_failure(done.returncode, done.stderr), done.stderr
 
 
+def bwrap_program(environ: Mapping[str, str]) -> str:
+    """The bwrap to start: the override as given, else the system's. Never a search of PATH when it
+    starts: a command may write a folder early on PATH (system_programs.py)."""
+    return environ.get(BWRAP_ENV) or system_program(BWRAP, environ) or f"/usr/bin/{BWRAP}"
+
+
 def linux_container(app_folders: Iterable[str], environ: Mapping[str, str] | None = None) -> Container:
     """Make the protected set ready and probe bwrap with it (about 10 ms, once per process), with
     the Landlock-scoping init where the kernel has scopes; when only that fails, without it."""
     environ = os.environ if environ is None else environ
-    bwrap = environ.get(BWRAP_ENV) or "bwrap"
+    bwrap = bwrap_program(environ)
     protected = prepare(this_protected_set(app_folders))
     mounts = tuple(mount_args(protected, _writable_parent))
     hidden = tuple(hidden_args(environ, os.path.exists))
-    perl = landlock.find_perl()
+    perl = landlock.find_perl(environ)
     scoping = landlock.plan(sys.platform, landlock.kernel_abi(), perl)
     init = tuple(landlock.init_argv(perl)) if scoping == landlock.SCOPED and perl else ()
     state, detail = probe(bwrap, mounts, hidden, init)

@@ -14,11 +14,11 @@ missing the bash init runs, unscoped, and the tray says so once.
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
+from collections.abc import Mapping
 
 from app.core.i18n import _
+from app.core.system_programs import system_program
 
 SCOPE_ABI = 6  # LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET and LANDLOCK_SCOPE_SIGNAL: Linux 6.12
 CREATE_RULESET = 444  # the same number on every architecture (added after the syscall table merge)
@@ -143,13 +143,9 @@ def kernel_abi() -> int:
     return max(int(found), 0)
 
 
-def find_perl(environ_path: str | None = None) -> str | None:
-    """Perl from the system's folders first (a `perl` a command put on PATH must not be our init)."""
-    for folder in ("/usr/bin", "/bin", "/usr/local/bin"):
-        candidate = os.path.join(folder, "perl")
-        if os.access(candidate, os.X_OK):
-            return candidate
-    return shutil.which("perl", path=environ_path)
+def find_perl(environ: Mapping[str, str] | None = None) -> str | None:
+    """Perl where no command can change it (a `perl` a command put on PATH must not be our init)."""
+    return system_program("perl", environ)
 
 
 def person_message(state: str) -> str | None:

@@ -139,7 +139,7 @@ def prefix_for(
 ) -> list[str]:
     """What to run before `bash -c COMMAND` for `way` (nothing: the classifier already proved it)."""
     if way is Containment.BWRAP:
-        bwrap = which(BWRAP) or BWRAP
+        bwrap = which(BWRAP) or f"/usr/bin/{BWRAP}"  # never a PATH search: system_programs.py
         uid = os.getuid() if hasattr(os, "getuid") else None
         return bwrap_prefix(bwrap, cwd, runtime_dir(environ, uid, os.path.isdir), [home], lifeline_fd=lifeline_fd)
     if way is Containment.SANDBOX_EXEC:

@@ -83,7 +83,7 @@ def apple_languages(environ: Mapping[str, str]) -> list[str]:
         return []
     try:
         output = subprocess.run(
-            ["defaults", "read", "-g", "AppleLanguages"],
+            ["/usr/bin/defaults", "read", "-g", "AppleLanguages"],
             capture_output=True,
             text=True,
             timeout=APPLE_LANGUAGES_TIMEOUT_S,

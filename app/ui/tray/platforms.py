@@ -11,7 +11,6 @@ import glob
 import importlib.util
 import logging
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from typing import Any
 from app.core.execution import bundle_runtime
 from app.core.execution.bash_resolver import BashNotFoundError
 from app.core.i18n import _
+from app.core.system_programs import system_program
 from app.core.visible_text import visible
 from app.ui.tray.menu import APP_TITLE
 from app.ui.tray.notice_actions import ActionNotices, notify_send_help, supports_actions
@@ -157,13 +157,14 @@ def no_icon_message(platform: str, environ: Mapping[str, str], error: BaseExcept
     ).format(reason=reason)
 
 
-def open_folder_argv(platform: str, folder: Path) -> list[str]:
-    """The platform's "show this folder" command."""
+def open_folder_argv(platform: str, folder: Path, find: Callable[[str], str | None] = system_program) -> list[str]:
+    """The platform's "show this folder" command, never found through PATH on Linux and macOS
+    (a command may write a folder early on it: core/system_programs.py)."""
     if platform == "darwin":
-        return ["open", str(folder)]
+        return ["/usr/bin/open", str(folder)]
     if platform == "win32":
         return ["explorer.exe", str(folder)]
-    return ["xdg-open", str(folder)]
+    return [find("xdg-open") or "/usr/bin/xdg-open", str(folder)]
 
 
 def bash_problem(error: BashNotFoundError, platform: str) -> str:
@@ -274,7 +275,7 @@ class Notifier:
         self._dispatch = dispatch
         self._platform = platform
         self.native = backend in NATIVE_NOTIFY_BACKENDS and bool(getattr(icon, "HAS_NOTIFICATION", False))
-        self.fallback = None if self.native or not platform.startswith("linux") else shutil.which("notify-send")
+        self.fallback = None if self.native or not platform.startswith("linux") else system_program("notify-send")
         self.history: list[tuple[str, str]] = []
         self._actions: ActionNotices | None | bool = False  # False: not looked for yet
 
@@ -311,7 +312,7 @@ class Notifier:
     def _action_notices(self) -> ActionNotices | None:
         """notify-send with buttons, looked for once (Linux only, also beside native notices)."""
         if self._actions is False:
-            found = shutil.which("notify-send") if self._platform.startswith("linux") else None
+            found = system_program("notify-send") if self._platform.startswith("linux") else None
             usable = found is not None and supports_actions(self._platform, notify_send_help(found))
             self._actions = ActionNotices(found, APP_TITLE) if usable and found else None
         return self._actions if isinstance(self._actions, ActionNotices) else None
