@@ -37,6 +37,7 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
     ):
         assert folder in protected.folders
     assert "/home/ann/.claude.json" in protected.files and "/home/ann/.bashrc" in protected.files
+    assert "/home/ann/.local/share/applications/cowork-terminal.desktop" in protected.files, "our launcher"
     assert "/home/ann/.claude.json" not in protected.folders, "a lone file is bound as a file"
     assert protected.if_present == ("/home/ann/.config/Claude",), "never created: it means Claude Desktop is here"
 
@@ -45,6 +46,7 @@ def test_the_linux_set_follows_xdg_folders_and_ignores_relative_ones() -> None:
     moved = linux_set({"XDG_CONFIG_HOME": "/cfg", "XDG_DATA_HOME": "relative"})
     assert "/cfg/autostart" in moved.folders and moved.if_present == ("/cfg/Claude",)
     assert "/home/ann/.local/share/dbus-1" in moved.folders
+    assert "/data/applications/cowork-terminal.desktop" in linux_set({"XDG_DATA_HOME": "/data"}).files
 
 
 def test_macos_protects_claude_support_folder_and_launch_agents() -> None:

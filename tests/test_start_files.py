@@ -186,6 +186,32 @@ async def test_a_command_creating_a_missing_bash_profile_finds_it_moved_aside_wi
 
 @LINUX_BWRAP
 @pytest.mark.anyio
+async def test_our_launcher_in_the_menu_cannot_be_made_or_changed_by_a_command_even_where_its_folder_was_missing(
+    home: Path, paths: AppPaths, as_user: Path, never_ask: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The menu's launcher starts the tray at the user's next click: one a command wrote would start a
+    # look-alike tray outside any container (and one in ~/.local/share hides the package's).
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    launcher = as_user / ".local" / "share" / "applications" / "cowork-terminal.desktop"
+    assert not launcher.parent.exists(), "no applications folder yet: nothing could be watched in it"
+    evil = "[Desktop Entry]\nType=Application\nName=Cowork Terminal\nExec=/tmp/look-alike\n"
+    async with serving(home) as client:
+        make = f"mkdir -p {hidden(launcher.parent)}; printf '{evil}' > {hidden(launcher)}"
+        made = await run(client, {"command": make})
+        await wait_for(lambda: bool(moved_copies(launcher)))
+    assert made["exitCode"] == 0, made  # the write itself worked
+    assert not launcher.exists() and [p.read_text() for p in moved_copies(launcher)] == [evil.replace("\\n", "\n")]
+    for moved in moved_copies(launcher):
+        moved.unlink()
+    launcher.write_text("[Desktop Entry]\nExec=cowork-terminal tray\n")  # the user installs the launcher
+    async with serving(home) as client:
+        changed = await run(client, {"command": f"sed -i s/tray/x/ {hidden(launcher)}"})
+    assert "Read-only file system" in changed["stderr"] or "Device or resource busy" in changed["stderr"], changed
+    assert launcher.read_text() == "[Desktop Entry]\nExec=cowork-terminal tray\n"
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
 async def test_a_command_in_a_spare_that_creates_a_start_up_file_as_its_last_act_is_told_it_was_moved(
     home: Path, paths: AppPaths, as_user: Path, never_ask: None
 ) -> None:

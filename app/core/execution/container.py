@@ -12,6 +12,7 @@ What it does not stop is said in the README: a same-user service that starts pro
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import os
@@ -27,7 +28,7 @@ from pathlib import Path
 from app.core.execution import landlock, lone_files, start_files
 from app.core.execution.process_marks import children
 from app.core.i18n import _
-from app.core.paths import AppPaths, protected_paths
+from app.core.paths import DESKTOP_FILE_NAME, AppPaths, protected_paths
 from app.core.system_programs import system_program
 
 BWRAP = "bwrap"
@@ -143,6 +144,9 @@ def protected_set(
             join(config, "fish"),
             join(data, "dbus-1"),
         ]
+        # The launcher in the menu starts the tray: a changed one would start a look-alike at the
+        # user's next click (and one made where the package's is would hide it).
+        files.append(join(data, "applications", DESKTOP_FILE_NAME))
     files += [join(home, name) for name in SHELL_FILES]
     return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(files)), desktop)
 
@@ -390,7 +394,8 @@ class Container:
 def prepare(protected: ProtectedSet) -> ProtectedSet:
     """Resolve each member (bwrap binds where a symlink points, and fails on an absolute one) and
     create missing folders first (a missing one cannot be bound; `for_paths` prepares again when one
-    is deleted later); lone files that do not exist, and missing `if_present` folders, are not
+    is deleted later), and the folder of each lone file (so that it can be watched: an XDG
+    `applications` folder may not exist yet); lone files that do not exist, and missing `if_present` folders, are not
     created (an empty `~/.bash_profile` would change the user's shell, a Claude folder says Claude
     Desktop is installed): they are `absent`, guarded."""
     folders = []
@@ -403,6 +408,9 @@ def prepare(protected: ProtectedSet) -> ProtectedSet:
         if os.path.isdir(real):
             folders.append(real)
     folders += [os.path.realpath(f) for f in protected.if_present if os.path.isdir(f)]
+    for lone in (*protected.files, *protected.if_present):  # its folder is watched (lone_files.py)
+        with contextlib.suppress(OSError):
+            os.makedirs(os.path.dirname(lone), mode=0o700, exist_ok=True)
     files = [os.path.realpath(f) for f in protected.files if os.path.isfile(f)]
     # Not there, or a symlink to nothing (`~/.bash_profile` -> a dotfiles folder's missing file): a
     # command could make it, through the symlink too, so it is guarded where the symlink points.
@@ -411,7 +419,9 @@ def prepare(protected: ProtectedSet) -> ProtectedSet:
 
 
 def _writable_parent(path: str) -> bool:
-    return os.access(os.path.dirname(path), os.W_OK)
+    """Whether a command could rename `path` away; a missing folder has nothing to bind (bwrap would
+    fail every command on it)."""
+    return os.path.isdir(path) and os.access(os.path.dirname(path), os.W_OK)
 
 
 def this_protected_set(app_folders: Iterable[str]) -> ProtectedSet:

@@ -23,11 +23,11 @@ from app.core.claude.locations import xdg_config_home
 from app.core.errors import CoworkError
 from app.core.i18n import LANGUAGES, N_, _, load_translation
 from app.core.install.installation import same_program
+from app.core.paths import DESKTOP_FILE_NAME
 from app.core.self_command import app_argv
 
 DISPLAY_NAME = "Cowork Terminal"
 LAUNCH_AGENT_LABEL = "org.coworkterminal.tray"
-DESKTOP_FILE_NAME = "cowork-terminal.desktop"
 # A theme icon name: installers put the app icon in the hicolor theme under this name.
 DESKTOP_ICON = "cowork-terminal"
 COMMENT = N_("Lets an AI agent use this computer's terminal while you stay in charge")
