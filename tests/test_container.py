@@ -70,6 +70,7 @@ def user_home(tmp_path: Path) -> Path:
     (folder / ".config").mkdir(parents=True)
     (folder / ".bashrc").write_text("alias ll='ls -l'\n")
     (folder / ".claude.json").write_text('{"mcpServers": {}}\n')
+    (folder / ".xprofile").write_text("xset s off\n")
     return folder
 
 
@@ -147,6 +148,9 @@ async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_d
         "systemd": user_home / ".config" / "systemd",
         "environment.d": user_home / ".config" / "environment.d",
         "dbus services": user_home / ".local" / "share" / "dbus-1",
+        "gtk settings": user_home / ".config" / "gtk-3.0",  # made before the server: where it exists
+        "dconf": user_home / ".config" / "dconf",
+        "plasma": user_home / ".config" / "plasma-workspace",
         "user site": user_home / ".local" / "lib",
         "program": PACKAGE / "app",
         "venv": Path(sys.prefix),
@@ -159,12 +163,12 @@ async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_d
         existing.write_text("a\n")
         for route, line in routes_into_folder(folder / stamp, existing).items():
             routes[f"{label}: {route}"] = line
-    for name in (".bashrc", ".claude.json"):
+    for name in (".bashrc", ".claude.json", ".xprofile"):
         for route, line in routes_onto_file(user_home / name).items():
             routes[f"{name}: {route}"] = line
     for ancestor in (user_home / ".config", user_home / ".local", user_home / ".claude", paths.data_dir):
         routes[f"mv {ancestor.name}"] = f"mv {shlex.quote(str(ancestor))} {shlex.quote(str(ancestor))}-moved"
-    before = {name: (user_home / name).read_text() for name in (".bashrc", ".claude.json")}
+    before = {name: (user_home / name).read_text() for name in (".bashrc", ".claude.json", ".xprofile")}
     never_ask(paths)
     try:
         async with serving(home) as client:

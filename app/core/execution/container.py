@@ -43,6 +43,7 @@ SHELL_FILES = (
     ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
     ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".pam_environment",
 )  # fmt: skip
+X_SESSION_FILES = (".xprofile", ".xsessionrc", ".xsession", ".xinitrc")  # run by display managers and startx
 
 # The container's first process where Landlock scopes cannot be had (landlock.py's Perl init does the
 # same job and scopes the command): runs the command, writes its status to the fd named first (one
@@ -90,7 +91,8 @@ class ProtectedSet:
     folders: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     # Protected only where they exist: the app takes a Claude Desktop folder as a sign that Claude
-    # Desktop is installed (claude/locations.py), so none is created just to protect it.
+    # Desktop is installed (claude/locations.py), and a desktop's settings folders (GTK's, dconf's,
+    # Plasma's) belong to desktops the user may not have, so none is created just to protect it.
     if_present: tuple[str, ...] = ()
     # Lone files and `if_present` folders missing when prepared: not bound (a mount point would be
     # created on the host), guarded instead (start_files.py).
@@ -128,15 +130,25 @@ def protected_set(
         appdata = environ.get("APPDATA") or join(home, "AppData", "Roaming")
         local = environ.get("LOCALAPPDATA") or join(home, "AppData", "Local")
         folders.append(join(appdata, "Microsoft", "Windows", "Start Menu", "Programs", "Startup"))
-        desktop: tuple[str, ...] = (join(appdata, "Claude"), join(local, *MSIX_CLAUDE))
-        return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(files), desktop)
+        where_present: tuple[str, ...] = (join(appdata, "Claude"), join(local, *MSIX_CLAUDE))
+        return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(files), where_present)
     if platform == "darwin":
-        desktop = (join(home, "Library", "Application Support", "Claude"),)
+        where_present = (join(home, "Library", "Application Support", "Claude"),)
         folders.append(join(home, "Library", "LaunchAgents"))
     else:
         config = _xdg(environ, "XDG_CONFIG_HOME", join(home, ".config"))
         data = _xdg(environ, "XDG_DATA_HOME", join(home, ".local", "share"))
-        desktop = (join(config, "Claude"),)
+        # Protected where they exist, guarded where not (a command that makes one finds it moved aside):
+        # GTK 3 loads the shared libraries `gtk-modules` names in gtk-3.0/settings.ini into every GTK
+        # program, the tray's menu on most desktops included (so do GNOME's X settings, from dconf's
+        # database); Plasma runs the scripts in plasma-workspace/env at login.
+        where_present = (
+            join(config, "Claude"),
+            join(config, "gtk-3.0"),
+            join(config, "dconf"),
+            join(config, "plasma-workspace"),
+        )
+        files += [join(home, name) for name in X_SESSION_FILES]
         folders += [
             join(config, "autostart"),
             join(config, "systemd"),  # user units, and user.conf (the user manager's environment)
@@ -148,7 +160,7 @@ def protected_set(
         # user's next click (and one made where the package's is would hide it).
         files.append(join(data, "applications", DESKTOP_FILE_NAME))
     files += [join(home, name) for name in SHELL_FILES]
-    return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(files)), desktop)
+    return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(files)), where_present)
 
 
 def _xdg(environ: Mapping[str, str], name: str, default: str) -> str:
