@@ -500,3 +500,25 @@ def test_sent_clicks_on_the_uninstall_windows_history_box_and_button_change_noth
         assert window.heading.cget("text") == "Uninstall will:" and paths.journal.exists(), "...starts nothing"
     finally:
         root.destroy()
+
+
+def test_a_tk_profile_a_command_writes_into_the_home_folder_is_not_run_by_a_window_opened_from_a_terminal(
+    home: Path, paths: AppPaths, tmp_path: Path, display: str
+) -> None:
+    # tkinter runs ~/.<class>.py and ~/.<class>.tcl unless Python ignores the environment; the
+    # tray starts its windows with `-I`, but `cowork-terminal log-window` typed in a terminal is the
+    # console script, which does not. A command may write the home folder (it is not protected).
+    user = tmp_path / "user"
+    user.mkdir()
+    marker = tmp_path / "profile-ran"
+    (user / ".cowork-terminal.py").write_text(f"open({str(marker)!r}, 'w')\n")  # the class's and the program's
+    (user / ".cowork-terminal.tcl").write_text(f'set f [open "{marker}.tcl" w]; close $f\n')
+    env = {**os.environ, "HOME": str(user), "COWORK_TERMINAL_HOME": str(home), "DISPLAY": display}
+    script = Path(sys.executable).parent / "cowork-terminal"
+    window = subprocess.Popen([str(script), "log-window"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        shown_window(display, LOG_TITLE)  # Tk is up: the profiles would have run by now
+    finally:
+        window.terminate()
+        window.wait(10)
+    assert not marker.exists() and not Path(f"{marker}.tcl").exists()

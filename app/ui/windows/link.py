@@ -64,11 +64,11 @@ def open_tk_root(problem: str, log_name: str | None = None) -> Any:
         with contextlib.suppress(OSError, CoworkError):  # a full disk: the window still opens, unlogged
             app_log.configure(AppPaths.from_environment(), log_name, level=logging.WARNING)
 
-    from app.ui.windows.look import CLASS_NAME
+    from app.ui.windows.look import new_root
     from app.ui.windows.real_input import protect_window  # Tk: only in the window's own process
 
     try:
-        root = tk.Tk(className=CLASS_NAME)
+        root = new_root()
     except tk.TclError as exc:
         print(f"cowork-terminal: {problem.format(error=exc)}", file=sys.stderr)
         return None

@@ -42,6 +42,7 @@ from app.ui.windows.log_model import (
     RowWindow,
 )
 from app.ui.windows.log_toolbar import Toolbar
+from app.ui.windows.look import new_root
 from app.ui.windows.real_input import ArmedButtons, ask_armed, protect_window
 
 __all__ = ["EMPTY_FILTERED", "EMPTY_LIST", "ON_TITLE", "PAUSED_TITLE", "WINDOW_TITLE", "LogWindow", "main"]
@@ -469,7 +470,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Its own rotating file beside the tray's; stderr too, for a terminal or the tray's capture of it.
     app_log.configure(paths, "log-window", level=logging.WARNING, echo_to_stderr=True)
     try:
-        root = tk.Tk(className="cowork-terminal")
+        root = new_root()
     except tk.TclError as exc:
         problem = _("cannot open the activity log window: {error}").format(error=exc)
         print(f"cowork-terminal: {problem}", file=sys.stderr)

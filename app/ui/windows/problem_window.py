@@ -33,10 +33,10 @@ def show_problem(text: str) -> None:
         from tkinter import ttk
     except ImportError:  # no tkinter: stderr (and the app's log) is all there is
         return
-    from app.ui.windows.look import CLASS_NAME, use_native_look
+    from app.ui.windows.look import new_root, use_native_look
 
     try:
-        root = tk.Tk(className=CLASS_NAME)
+        root = new_root()
     except tk.TclError:
         return
     use_native_look(root)

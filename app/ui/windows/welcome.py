@@ -41,7 +41,7 @@ from app.core.self_command import app_argv
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, check_notice, live_client_names, run_check
 from app.ui.tray.platforms import run_captured
 from app.ui.tray.tray_state import client_state_text
-from app.ui.windows.look import CLASS_NAME, use_native_look
+from app.ui.windows.look import new_root, use_native_look
 from app.ui.windows.real_input import ArmedButtons, protect_window
 
 log = logging.getLogger(__name__)
@@ -450,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first-run", action="store_true", help=argparse.SUPPRESS)  # the tray's first start
     args = parser.parse_args(argv or [])
     try:
-        root = tk.Tk(className=CLASS_NAME)
+        root = new_root()
     except tk.TclError as exc:
         print("cowork-terminal:", _("cannot open the Welcome window: {error}").format(error=exc), file=sys.stderr)
         return 1
