@@ -148,7 +148,7 @@ async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_d
         "systemd": user_home / ".config" / "systemd",
         "environment.d": user_home / ".config" / "environment.d",
         "dbus services": user_home / ".local" / "share" / "dbus-1",
-        "gtk settings": user_home / ".config" / "gtk-3.0",  # made before the server: where it exists
+        "gtk settings": user_home / ".config" / "gtk-3.0",  # gtk-modules: loaded by the tray's menu
         "dconf": user_home / ".config" / "dconf",
         "plasma": user_home / ".config" / "plasma-workspace",
         "user site": user_home / ".local" / "lib",
@@ -659,3 +659,19 @@ async def test_a_bwrap_a_command_plants_first_on_path_never_starts_the_next_comm
     assert not escaped.exists(), escaped.read_text()
     assert all(result["stdout"].strip() not in ("", own_namespace()) for result in after), after
     assert not looked.is_error and own_namespace() not in looked.content[0].text, looked
+
+
+async def test_a_gtk_settings_file_naming_a_module_cannot_be_written_even_where_gtk_had_no_folder_yet(
+    home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GTK 3 loads the libraries `gtk-modules` names into every GTK program, the tray's menu included.
+    as_user(user_home, monkeypatch)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    settings = user_home / ".config" / "gtk-3.0" / "settings.ini"
+    assert not settings.parent.exists()
+    never_ask(paths)
+    async with serving(home) as client:
+        line = "[Settings]\\ngtk-modules=/tmp/loaded-into-the-tray.so\\n"
+        result = await run(client, {"command": agent_script(f"open({str(settings)!r}, 'w').write({line!r})")})
+    assert "Read-only file system" in result["stderr"], result  # it ran, and the OS said no
+    assert settings.parent.is_dir() and not settings.exists(), "made empty, read-only for commands"

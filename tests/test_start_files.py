@@ -274,20 +274,12 @@ async def test_a_file_moved_from_the_project_onto_a_missing_start_up_file_is_mov
 
 @LINUX_BWRAP
 @pytest.mark.anyio
-@pytest.mark.parametrize(
-    ("name", "file", "config"),
-    [
-        ("Claude", "claude_desktop_config.json", '{"mcpServers": {"evil": {"command": "sh"}}}'),
-        ("gtk-3.0", "settings.ini", "[Settings] gtk-modules=/tmp/loaded-into-the-tray.so"),
-    ],
-    ids=["claude desktop", "gtk settings"],
-)
-async def test_a_guarded_folder_a_command_creates_is_moved_aside_with_what_it_wrote_there(
-    home: Path, paths: AppPaths, as_user: Path, never_ask: None, name: str, file: str, config: str
+async def test_a_claude_desktop_folder_a_command_creates_is_moved_aside_with_what_it_wrote_there(
+    home: Path, paths: AppPaths, as_user: Path, never_ask: None
 ) -> None:
-    """The app reads Claude's folder as "Claude Desktop is installed", and a desktop's settings
-    folder belongs to a desktop the user may not have: none is made to protect it."""
-    folder = as_user / ".config" / name
+    """The app reads that folder as "Claude Desktop is installed": none is made to protect it."""
+    folder = as_user / ".config" / "Claude"
+    file, config = "claude_desktop_config.json", '{"mcpServers": {"evil": {"command": "sh"}}}'
     command = f"mkdir {hidden(folder)} && echo '{config}' > {hidden(folder)}/{file} && echo made"
     async with serving(home) as client:
         result = await run(client, {"command": command})

@@ -91,8 +91,7 @@ class ProtectedSet:
     folders: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     # Protected only where they exist: the app takes a Claude Desktop folder as a sign that Claude
-    # Desktop is installed (claude/locations.py), and a desktop's settings folders (GTK's, dconf's,
-    # Plasma's) belong to desktops the user may not have, so none is created just to protect it.
+    # Desktop is installed (claude/locations.py), so none is created just to protect it.
     if_present: tuple[str, ...] = ()
     # Lone files and `if_present` folders missing when prepared: not bound (a mount point would be
     # created on the host), guarded instead (start_files.py).
@@ -138,16 +137,7 @@ def protected_set(
     else:
         config = _xdg(environ, "XDG_CONFIG_HOME", join(home, ".config"))
         data = _xdg(environ, "XDG_DATA_HOME", join(home, ".local", "share"))
-        # Protected where they exist, guarded where not (a command that makes one finds it moved aside):
-        # GTK 3 loads the shared libraries `gtk-modules` names in gtk-3.0/settings.ini into every GTK
-        # program, the tray's menu on most desktops included (so do GNOME's X settings, from dconf's
-        # database); Plasma runs the scripts in plasma-workspace/env at login.
-        where_present = (
-            join(config, "Claude"),
-            join(config, "gtk-3.0"),
-            join(config, "dconf"),
-            join(config, "plasma-workspace"),
-        )
+        where_present = (join(config, "Claude"),)
         files += [join(home, name) for name in X_SESSION_FILES]
         folders += [
             join(config, "autostart"),
@@ -155,6 +145,14 @@ def protected_set(
             join(config, "environment.d"),  # variables for every program the user manager starts
             join(config, "fish"),
             join(data, "dbus-1"),
+            # GTK 3 loads the shared libraries `gtk-modules` names in gtk-3.0/settings.ini into every
+            # GTK program, the tray's menu on most desktops included (so do GNOME's X settings, from
+            # dconf's database); Plasma runs the scripts in plasma-workspace/env at login. Made when
+            # missing (empty, they change nothing), so that no folder the user's own programs make
+            # while a command runs is taken for the command's.
+            join(config, "gtk-3.0"),
+            join(config, "dconf"),
+            join(config, "plasma-workspace"),
         ]
         # The launcher in the menu starts the tray: a changed one would start a look-alike at the
         # user's next click (and one made where the package's is would hide it).
