@@ -357,6 +357,18 @@ async def test_a_session_command_left_running_is_closed_in_the_journal_when_the_
     assert row.status in (Status.INTERRUPTED, Status.FAILED) and row.reason
 
 
+async def test_a_session_command_still_running_when_its_server_stops_is_journaled_as_interrupted(
+    home: Path, paths: AppPaths
+) -> None:
+    # Not "failed: the shell session ended": the shell ended because its server did (Claude quit).
+    async with serving(home) as client:
+        result = await call(client, "terminal_run", {"command": "sleep 30", "timeout": 300})
+        assert result["exitCode"] is None and result["note"].startswith("Still running in the session"), result
+    with Journal.open(paths) as journal:
+        row = next(r for r in journal.recent_commands() if r.command == "sleep 30")
+    assert (row.status, row.reason) == (Status.INTERRUPTED, "the server stopped while it ran")
+
+
 async def test_lines_typed_into_a_python_prompt_in_the_session_are_judged_as_python(home: Path, tmp_path: Path) -> None:
     # Read as bash, `print(6*7)` was "cannot tell" and held; as Python it is harmless and runs, while
     # a deletion through Python's library is held in Python's words (issue 23).

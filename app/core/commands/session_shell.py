@@ -87,7 +87,6 @@ class SessionShell:
     async def close(self) -> None:
         if self._session is not None:
             await self._session.close()
-
     async def _ready(self, bash: str) -> tuple[ShellSession, bool]:
         service = self.service
         background = service.background
@@ -166,6 +165,7 @@ class SessionShell:
     ) -> None:
         """Apply pause, Stop and cancellation to a session command, and journal how it ended."""
         service = self.service
+        server_stopping = False
         try:
             async with anyio.create_task_group() as group:
 
@@ -178,14 +178,17 @@ class SessionShell:
                 group.start_soon(on_stop)
                 await running.done.wait()
                 group.cancel_scope.cancel()
+        except BaseException:  # cancelled: the server stops (its shell goes with it, perhaps first)
+            server_stopping = True
+            raise
         finally:
             service.runs.running.pop(command_id, None)
             service.runs.hide_live(command_id)
             running.output.finish()  # keeps or removes the whole output's file
             kept = running.output.streams[0]
             reason: str | None
-            if not running.done.is_set():  # the server is shutting down under it
-                status, reason = Status.INTERRUPTED, SERVER_STOPPED_REASON
+            if not running.done.is_set() or (server_stopping and stop.reason is None):
+                status, reason = Status.INTERRUPTED, SERVER_STOPPED_REASON  # not "the shell session ended"
             elif stop.reason is not None:
                 status, reason = Status.KILLED, stop.reason
             elif running.ended_session:
