@@ -355,16 +355,24 @@ class Hub:
     # -- housekeeping (the tray's monitor calls it every poll) ----------------------------------
 
     def tick(self) -> None:
-        """Expire holds, and notice a journal changed or deleted under the tray."""
+        """Expire holds, notice a journal changed or deleted under the tray, and write the ends of
+        commands the file refused before."""
         with self.lock:
             expired = self.holds.expire(time.time())
             if self.renew_journal_if_gone():
                 return
+            self.record.write_unwritten()
             foreign = self.record.changed_by_others()
         if expired:
             self.on_holds()
         if foreign:
             self.record.tell_foreign_change()
+
+    def journal_refused(self, exc: sqlite3.OperationalError) -> None:
+        """The journal refused the tray's own upkeep (locked by another program, a full disk): the
+        user is told once, until a write succeeds again; commands are refused meanwhile."""
+        with self.lock:
+            self.record.problem(exc)
 
     def new_supervisor(self, *, has_menu: bool) -> Supervisor:
         """A watcher of the servers' rows (crashes, ended jobs, notices) on the hub's journal

@@ -21,7 +21,7 @@ from app.core.data_folder import DataFolderError
 from app.core.i18n import N_, _
 from app.core.journal import pause_file
 from app.core.journal.opening import DamageWatch
-from app.core.journal.store import Journal
+from app.core.journal.store import Journal, Outcome
 from app.core.paths import AppPaths
 from app.core.policy.approval import MODE_SETTING, WINDOW_SETTING
 from app.core.policy.tool_sets import TOOLS_SETTING
@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 
 WRITE_BUSY_TIMEOUT_S = 2.0  # a journal locked by another program: refuse, never hang the hub
 FOREIGN_WRITE_NOTICE_GAP_S = 60.0
+PROBLEM_NOTICE_GAP_S = 300.0
+UNWRITTEN_RETRY_S = 5.0
 # Why the journal could not be written: English in a server's answer (the model reads it), marked
 # for the user's notice.
 JOURNAL_LOCKED = N_("the activity log is locked by another program")
@@ -46,7 +48,9 @@ class Record:
         self.notify = notify
         self.writes = 0  # our own writes so far: with data_version, tells the tray's views to refresh
         self._last_foreign_notice = 0.0
-        self._problem_told: str | None = None
+        self._problem_told: tuple[str, float] | None = None  # what the user was told, and when
+        self.unwritten_ends: dict[int, Outcome] = {}  # ends the file refused (locked, full): kept for later
+        self._unwritten_tried = 0.0  # when the file last refused one (monotonic)
         self._damage = DamageWatch(paths.journal)
         self.journal = self._open()
 
@@ -88,8 +92,30 @@ class Record:
         """After each of our own writes: the pause file we may have rewritten is not someone else's
         change. (Our commits do not move data_version: that one is never reset here.)"""
         self.writes += 1
-        self._problem_told = None
         self._seen_pause_stamp = pause_file.stamp(self.paths.pause_file)
+
+    def finish(self, command_id: int, outcome: Outcome) -> None:
+        """Record how a command ended; when the file refuses (another program holds its lock, the
+        disk is full) the end is kept and written by `write_unwritten`, never lost or sent back."""
+        self.unwritten_ends[command_id] = outcome
+        self.write_unwritten(retry_after_s=0.0)
+
+    def write_unwritten(self, retry_after_s: float = UNWRITTEN_RETRY_S) -> None:
+        """Write the ends kept so far, oldest first, until the file refuses one (told once); not
+        sooner than `retry_after_s` after the last refusal (each try may wait WRITE_BUSY_TIMEOUT_S
+        under the hub's lock, which every request needs)."""
+        if time.monotonic() - self._unwritten_tried < retry_after_s:
+            return
+        while self.unwritten_ends:
+            command_id, outcome = next(iter(self.unwritten_ends.items()))
+            try:
+                self.journal.finish_command(command_id, outcome)
+            except sqlite3.OperationalError as exc:
+                self._unwritten_tried = time.monotonic()
+                self.problem(exc)
+                return
+            del self.unwritten_ends[command_id]
+            self.wrote()
 
     def gone_or_damaged(self) -> bool:
         """The file was deleted or replaced under us, or damaged in place."""
@@ -145,7 +171,8 @@ class Record:
 
     def problem(self, exc: sqlite3.OperationalError) -> tuple[str, str]:
         """Why a write failed: in English (what a server tells the model) and in the user's words;
-        the user is told once, until a write succeeds again."""
+        the user is told once, and again only after PROBLEM_NOTICE_GAP_S (a lock held for long is
+        met by every round of the tray's upkeep)."""
         text = str(exc)
         if isinstance(exc, DataFolderError):
             english, why = text, exc.for_person()
@@ -159,12 +186,17 @@ class Record:
             english = JOURNAL_NOT_WRITTEN.format(error=text)
             why = _(JOURNAL_NOT_WRITTEN).format(error=text)
         log.warning("journal write failed: %s", text)
-        if self._problem_told != why:  # once, until a write succeeds again
-            self._problem_told = why
+        now = time.monotonic()
+        told = self._problem_told
+        if told is None or told[0] != why or now - told[1] >= PROBLEM_NOTICE_GAP_S:
+            self._problem_told = (why, now)
             self.notify(_("Cowork Terminal cannot record commands"), _("Commands are refused: {why}.").format(why=why))
         return english, why
 
     def close(self) -> None:
+        self.write_unwritten(retry_after_s=0.0)
+        for command_id in self.unwritten_ends:  # the tray quits with the file still refusing
+            log.warning("the end of command %s could not be recorded", command_id)
         self.journal.close()
 
 

@@ -146,8 +146,7 @@ def finish(hub: RowsHub, peer: Peer, message: Finish) -> dict[str, Any]:
     command_id = _owned(peer, message.id)
     outcome = message.outcome
     with hub.lock:
-        hub.record.journal.finish_command(command_id, outcome)
-        hub.record.wrote()
+        hub.record.finish(command_id, outcome)
         peer.commands.discard(command_id)
         peer.waiting.discard(command_id)
         was_held = hub.holds.pop(command_id) is not None

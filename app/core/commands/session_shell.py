@@ -87,6 +87,7 @@ class SessionShell:
     async def close(self) -> None:
         if self._session is not None:
             await self._session.close()
+
     async def _ready(self, bash: str) -> tuple[ShellSession, bool]:
         service = self.service
         background = service.background

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import sqlite3
 import threading
 import time
 from typing import Protocol
 
 from app import __version__
 from app.core.authority.hub import Hub
-from app.core.authority.supervisor import APPROVAL_NEEDED, Snapshot
+from app.core.authority.supervisor import APPROVAL_NEEDED, Snapshot, Supervisor
 from app.core.claude.names import friendly_client_name
 from app.core.i18n import _
 from app.core.journal.store import ServerRecord
@@ -101,30 +102,12 @@ class Monitor:
             supervisor = hub.new_supervisor(has_menu=app.has_menu)
             next_files_check = 0.0
             while not app.quitting():
-                hub.tick()
-                self._end_timed_pause()
-                self.read_rules_and_holds()
-                if self._acknowledge.is_set():
-                    self._acknowledge.clear()
-                    supervisor.acknowledge()
-                snapshot, notices = hub.poll_servers(supervisor)
-                # Pause, approval mode and held commands: the hub's memory is the truth, not the file.
-                snapshot = dataclasses.replace(
-                    snapshot,
-                    paused=hub.paused,
-                    approval_mode=approval.ApprovalMode(hub.approval_mode),
-                    waiting=len(hub.pending_holds()),
-                )
-                self._publish(snapshot)
-                for notice in notices:
-                    if notice.kind != APPROVAL_NEEDED:  # the hub announces holds (see sync_approval_prompt)
-                        app.notifier.notify(notice.title, notice.message)
-                app.tray_windows.check_windows()
-                if time.monotonic() >= next_files_check:
-                    next_files_check = time.monotonic() + CLIENT_FILES_CHECK_S
-                    if app.claude.edited_outside():
-                        app.submit(REFRESH_CLIENTS)
-                app.count_tick()
+                try:
+                    next_files_check = self._round(supervisor, next_files_check)
+                except sqlite3.OperationalError as exc:
+                    # Another program holds the journal's lock (a command can, through a read-only
+                    # file), or the disk is full: said once; commands are refused; the next round tries.
+                    hub.journal_refused(exc)
                 if app.wakeup.wait(app.poll_s):
                     app.request_quit()
         except Exception:  # the top of a thread: log it, tell the user, and quit
@@ -139,6 +122,35 @@ class Monitor:
                 ).format(app=menu.APP_TITLE, folder=app.paths.log_dir),
             )
         app.stop_icon()
+
+    def _round(self, supervisor: Supervisor, next_files_check: float) -> float:
+        """One poll: the hub's upkeep, what the servers' rows say, the icon, notices and windows."""
+        app, hub = self.app, self.hub
+        hub.tick()
+        self._end_timed_pause()
+        self.read_rules_and_holds()
+        if self._acknowledge.is_set():
+            self._acknowledge.clear()
+            supervisor.acknowledge()
+        snapshot, notices = hub.poll_servers(supervisor)
+        # Pause, approval mode and held commands: the hub's memory is the truth, not the file.
+        snapshot = dataclasses.replace(
+            snapshot,
+            paused=hub.paused,
+            approval_mode=approval.ApprovalMode(hub.approval_mode),
+            waiting=len(hub.pending_holds()),
+        )
+        self._publish(snapshot)
+        for notice in notices:
+            if notice.kind != APPROVAL_NEEDED:  # the hub announces holds (see sync_approval_prompt)
+                app.notifier.notify(notice.title, notice.message)
+        app.tray_windows.check_windows()
+        if time.monotonic() >= next_files_check:
+            next_files_check = time.monotonic() + CLIENT_FILES_CHECK_S
+            if app.claude.edited_outside():
+                app.submit(REFRESH_CLIENTS)
+        app.count_tick()
+        return next_files_check
 
     def read_rules_and_holds(self) -> None:
         """The user's rules and the recent commands for the menu, and, without windows, the held

@@ -1,0 +1,72 @@
+"""An agent's command that holds a lock on the journal (issue 21, a red-team route): the data
+folder is read-only in its container, but a read-only file still takes a shared lock, and a shared
+lock on byte 120 of SQLite's `-shm` file (the write lock of its write-ahead log) refuses every
+writer. Before, the tray's monitor died on the first refused write and took the tray with it, and
+the end of a command that finished meanwhile was lost. Now the tray lives on, refuses what it cannot
+record (failing closed), says why once, and records the end once the lock is gone."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.core.journal.store import Journal, Status
+from app.core.paths import AppPaths
+from app.core.policy.approval import ApprovalMode, set_approval_mode
+from tests.agent_scripts import agent_script
+from tests.desktop_env import wait_for
+from tests.stdio_client import connect, run
+from tests.tray_process import running_tray
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.skipif(not sys.platform.startswith("linux") or shutil.which("bwrap") is None, reason="bwrap (Linux)"),
+]
+
+LOCKER = """
+import fcntl, os, sys, time
+while not os.path.exists(sys.argv[2]):  # the next command runs: its row is written
+    time.sleep(0.05)
+fd = os.open(sys.argv[1], os.O_RDONLY)  # read-only: all the container allows
+fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, 1, 120)
+open(sys.argv[3], "w").write("locked")
+while not os.path.exists(sys.argv[4]):  # held until the test has seen what it does
+    time.sleep(0.05)
+"""
+
+
+async def test_a_command_holding_the_journals_lock_neither_stops_the_tray_nor_loses_another_commands_end(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    with Journal.open(paths) as journal:  # the user's choice: nothing waits for a click here
+        set_approval_mode(journal, ApprovalMode.NEVER)
+    running, locked, release = tmp_path / "running", tmp_path / "locked", tmp_path / "release"
+    shm = f"{paths.journal}-shm"
+    with running_tray(home) as tray:
+        async with connect(home, headless=False) as client:
+            job = agent_script(LOCKER, background=True, args=(shm, str(running), str(locked), str(release)))
+            assert (await run(client, {"command": job}))["exitCode"] == 0
+            ended = await run(client, {"command": f"touch {running}; sleep 3; echo finished; exit 7"})
+            assert (ended["stdout"], ended["exitCode"]) == ("finished\n", 7), ended  # the model has it
+            assert locked.exists(), "the lock was taken while it ran"
+            refused = await run(client, {"command": "echo while locked"})
+            # No row, so not run: "locked by another program", or no answer while the tray waits on the lock.
+            assert "could not record this command, so it was not run" in refused.get("error", ""), refused
+            assert tray.poll() is None, "the tray lives on"
+            release.touch()
+
+            def recorded() -> bool:
+                with Journal.open(paths) as journal:
+                    row = next(r for r in journal.recent_commands() if r.command.startswith(f"touch {running}"))
+                return row.status is Status.FAILED and row.exit_code == 7
+
+            wait_for(recorded, timeout_s=20)  # once the lock is gone
+            again = await run(client, {"command": "echo recorded again"})
+            assert again["stdout"] == "recorded again\n", again
+        assert tray.poll() is None
+    log = (home.parent / "tray.log").read_text()
+    assert "the tray's monitor thread failed" not in log
+    assert log.count("notice: Cowork Terminal cannot record commands") == 1, "said once"
