@@ -71,6 +71,7 @@ def user_home(tmp_path: Path) -> Path:
     (folder / ".bashrc").write_text("alias ll='ls -l'\n")
     (folder / ".claude.json").write_text('{"mcpServers": {}}\n')
     (folder / ".xprofile").write_text("xset s off\n")
+    (folder / ".Xdefaults").write_text("*background: grey\n")
     return folder
 
 
@@ -163,12 +164,12 @@ async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_d
         existing.write_text("a\n")
         for route, line in routes_into_folder(folder / stamp, existing).items():
             routes[f"{label}: {route}"] = line
-    for name in (".bashrc", ".claude.json", ".xprofile"):
+    for name in (".bashrc", ".claude.json", ".xprofile", ".Xdefaults"):
         for route, line in routes_onto_file(user_home / name).items():
             routes[f"{name}: {route}"] = line
     for ancestor in (user_home / ".config", user_home / ".local", user_home / ".claude", paths.data_dir):
         routes[f"mv {ancestor.name}"] = f"mv {shlex.quote(str(ancestor))} {shlex.quote(str(ancestor))}-moved"
-    before = {name: (user_home / name).read_text() for name in (".bashrc", ".claude.json", ".xprofile")}
+    before = {name: (user_home / name).read_text() for name in (".bashrc", ".claude.json", ".xprofile", ".Xdefaults")}
     never_ask(paths)
     try:
         async with serving(home) as client:

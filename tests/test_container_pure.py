@@ -40,6 +40,7 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
     assert "/home/ann/.local/share/applications/cowork-terminal.desktop" in protected.files, "our launcher"
     assert "/home/ann/.claude.json" not in protected.folders, "a lone file is bound as a file"
     assert "/home/ann/.xprofile" in protected.files and "/home/ann/.xsessionrc" in protected.files, "X's start-up"
+    assert "/home/ann/.Xdefaults" in protected.files and "/home/ann/.Xresources" in protected.files, "Tk reads them"
     assert protected.if_present == ("/home/ann/.config/Claude",), "never created: it means Claude Desktop is here"
     for folder in ("gtk-3.0", "dconf", "plasma-workspace"):  # gtk-modules: a library loaded by the tray's menu
         assert f"/home/ann/.config/{folder}" in protected.folders

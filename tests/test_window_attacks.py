@@ -42,7 +42,7 @@ from tests.clicks import (
 from tests.desktop_env import make_fake_desktop, pump_until, wait_for
 from tests.stdio_client import STOP_DEADLINE_S, connect, run
 from tests.test_authority import cli, click_allow_when_held, wait_until_held
-from tests.tray_process import running_tray
+from tests.tray_process import desktop_home, running_tray
 
 pytestmark = [pytest.mark.gui, pytest.mark.anyio]
 LOG_TITLE = "Cowork Terminal: activity"
@@ -522,3 +522,40 @@ def test_a_tk_profile_a_command_writes_into_the_home_folder_is_not_run_by_a_wind
         window.terminate()
         window.wait(10)
     assert not marker.exists() and not Path(f"{marker}.tcl").exists()
+
+
+async def test_x_resources_that_name_scripts_for_widget_options_run_nothing_in_the_approval_prompt(
+    home: Path, paths: AppPaths, display: str, tmp_path: Path
+) -> None:
+    # Tk fills every option a widget is not given from X resources: the display's, or ~/.Xdefaults
+    # where it has none (as here); ~/.Xresources becomes the display's at the next login. A script
+    # there for the prompt's text box scrolled it into running code in the prompt's process, which
+    # could answer the prompt itself (a red-team route). A command can no longer write either file
+    # (tests/test_container.py); here the file is there already, as after a login.
+    (tmp_path / "cache").mkdir()
+    marker = tmp_path / "resource-ran"
+    user = desktop_home(home)
+    user.mkdir(parents=True, exist_ok=True)
+    options = ("*Text.xScrollCommand", "*takeFocus", "*Button.takeFocus", "*validateCommand")
+    lines = [f"{option}: exec touch {marker}-{i} ;#\n" for i, option in enumerate(options)]
+    (user / ".Xdefaults").write_text("".join(lines))
+    with running_tray(home, display=display):
+        async with connect(home, headless=False) as client, anyio.create_task_group() as group:
+            result: dict = {}
+
+            async def ask() -> None:
+                result.update(await run(client, {"command": "rm -rf cache", "cwd": str(tmp_path)}))
+
+            group.start_soon(ask)
+            await wait_until_held(paths)
+            prompt = await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)
+            await anyio.sleep(SETTLE_S)  # drawn, scrolled
+            press(display, prompt, "Tab", "Tab", "shift+Tab")  # focus moves: -takefocus is asked
+            await anyio.sleep(SETTLE_S)
+            ran = sorted(p.name for p in tmp_path.glob(f"{marker.name}-*"))
+            assert ran == [], f"a resource's script ran in the prompt: {ran}"
+            press(display, prompt, "Escape")  # the user denies it
+            with anyio.fail_after(10):
+                while not result:
+                    await anyio.sleep(0.05)
+    assert (tmp_path / "cache").exists() and not list(tmp_path.glob(f"{marker.name}-*"))

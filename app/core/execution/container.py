@@ -43,7 +43,10 @@ SHELL_FILES = (
     ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
     ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".pam_environment",
 )  # fmt: skip
-X_SESSION_FILES = (".xprofile", ".xsessionrc", ".xsession", ".xinitrc")  # run by display managers and startx
+# Run by display managers and startx; and X resources, which Tk takes into every window's options
+# (`~/.Xdefaults` where the display has none, `~/.Xresources` through xrdb at the next login): a
+# resource naming a script for a widget's option ran it in the approval prompt.
+X_SESSION_FILES = (".xprofile", ".xsessionrc", ".xsession", ".xinitrc", ".Xdefaults", ".Xresources")
 
 # The container's first process where Landlock scopes cannot be had (landlock.py's Perl init does the
 # same job and scopes the command): runs the command, writes its status to the fd named first (one

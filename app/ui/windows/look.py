@@ -11,6 +11,15 @@ from tkinter import ttk
 CLASS_NAME = "cowork-terminal"  # the X window class (WM_CLASS) of every window of the app
 
 
+# Widget options whose value Tk runs as a script, and their defaults: X resources (the display's,
+# or `~/.Xdefaults`) fill every option a widget is not given, and a command may have written them.
+SCRIPT_OPTIONS = ("command", "xScrollCommand", "yScrollCommand", "validateCommand", "invalidCommand",
+                  "postCommand", "tearOffCommand")  # fmt: skip
+TTK_TAKES_FOCUS = ("TButton", "TEntry", "TCheckbutton", "TRadiobutton", "TCombobox", "Treeview", "TNotebook",
+                   "TScale", "TSpinbox", "TMenubutton")  # fmt: skip
+NO_FOCUS = ("Label", "Frame", "Toplevel", "Menu", "Message")
+
+
 class _Root(tk.Tk):
     def readprofile(self, baseName: str, className: str) -> None:  # noqa: N803 - tkinter's names
         """Never: tkinter runs `~/.<class>.py` and `~/.<class>.tcl` (and the program name's) unless
@@ -19,8 +28,19 @@ class _Root(tk.Tk):
 
 
 def new_root(class_name: str = CLASS_NAME) -> tk.Tk:
-    """Every window's Tk root: named CLASS_NAME, and without Tk's profiles in the home folder."""
-    return _Root(className=class_name)
+    """Every window's Tk root: named CLASS_NAME, without Tk's profiles in the home folder, and with
+    no script from X resources: each option Tk runs as a script (`-takefocus` too, on Tab) gets its
+    built-in default at the highest priority, above whatever the resources say."""
+    root = _Root(className=class_name)
+    for name in SCRIPT_OPTIONS:
+        root.option_add(f"*{name}", "", "interactive")
+    root.option_add("*takeFocus", "", "interactive")
+    for widget_class in TTK_TAKES_FOCUS:
+        root.option_add(f"*{widget_class}.takeFocus", "ttk::takefocus", "interactive")
+    for widget_class in NO_FOCUS:
+        root.option_add(f"*{widget_class}.takeFocus", "0", "interactive")
+    root.configure(takefocus=0)  # the root itself was made before these: as the resources said
+    return root
 
 
 def use_native_look(root: tk.Misc) -> ttk.Style:
