@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.core.system_programs import PROGRAMS_ENV, find, system_program, user_may_change
+from tests.tray_process import running_tray
 
 LINUX_PATH = "/home/ann/.local/bin:/home/ann/.cargo/bin:/usr/local/bin:/usr/bin:/bin"
 
@@ -98,3 +99,20 @@ def test_for_another_user_the_systems_folders_cannot_be_changed_and_their_home_c
 def test_this_machines_bwrap_is_taken_from_the_systems_folder() -> None:
     found = system_program("bwrap", {"PATH": "/nowhere"})
     assert found is None or found in ("/usr/bin/bwrap", "/bin/bwrap")
+
+
+@pytest.mark.gui
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pystray's X backend")
+def test_a_uname_a_command_put_first_on_path_is_not_run_by_the_tray_as_it_connects_to_the_display(
+    home: Path, tmp_path: Path, display: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # python-xlib asks platform.uname(), whose processor Python gets by running `uname -p` from PATH.
+    planted = tmp_path / "bin"
+    planted.mkdir()
+    marker = tmp_path / "uname-ran"
+    (planted / "uname").write_text(f'#!/bin/sh\necho ran > {marker}\nexec /usr/bin/uname "$@"\n')
+    (planted / "uname").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{planted}:{os.environ['PATH']}")
+    with running_tray(home, display=display):
+        pass  # it answers on its channel: its icon is up
+    assert not marker.exists()

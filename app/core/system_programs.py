@@ -17,6 +17,7 @@ protected, and the session bus and systemd's user manager are hidden from it).
 from __future__ import annotations
 
 import os
+import platform
 import posixpath
 import sys
 from collections.abc import Callable, Mapping
@@ -69,6 +70,24 @@ def user_may_change(folder: str) -> bool:
 
 def _is_executable(path: str) -> bool:
     return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def answer_uname_now() -> None:
+    """Have Python work out `platform.uname()`'s processor now, with only the system's folders on
+    PATH: it runs `uname -p` found on PATH, once per process, and pystray's X backend (python-xlib)
+    asks for it as it connects. A `uname` a command put in `~/.local/bin` ran in the tray."""
+    folders = SYSTEM_FOLDERS.get("linux" if sys.platform.startswith("linux") else sys.platform)
+    if folders is None:
+        return
+    saved = os.environ.get("PATH")
+    os.environ["PATH"] = ":".join(folders)
+    try:
+        platform.uname().processor  # noqa: B018 - asked for its cached answer
+    finally:
+        if saved is None:
+            del os.environ["PATH"]
+        else:
+            os.environ["PATH"] = saved
 
 
 def system_program(name: str, environ: Mapping[str, str] | None = None) -> str | None:

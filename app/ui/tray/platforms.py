@@ -22,7 +22,7 @@ from typing import Any
 from app.core.execution import bundle_runtime
 from app.core.execution.bash_resolver import BashNotFoundError
 from app.core.i18n import _
-from app.core.system_programs import system_program
+from app.core.system_programs import answer_uname_now, system_program
 from app.core.visible_text import visible
 from app.ui.tray.menu import APP_TITLE
 from app.ui.tray.notice_actions import ActionNotices, notify_send_help, supports_actions
@@ -41,6 +41,7 @@ def load_pystray(backend: str | None = None) -> ModuleType:
     """
     if backend:
         os.environ["PYSTRAY_BACKEND"] = backend
+    answer_uname_now()  # python-xlib asks it as it connects
     import pystray
 
     return pystray
