@@ -676,3 +676,22 @@ async def test_a_gtk_settings_file_naming_a_module_cannot_be_written_even_where_
         result = await run(client, {"command": agent_script(f"open({str(settings)!r}, 'w').write({line!r})")})
     assert "Read-only file system" in result["stderr"], result  # it ran, and the OS said no
     assert settings.parent.is_dir() and not settings.exists(), "made empty, read-only for commands"
+
+
+@pytest.mark.skipif(
+    not Path(sys.base_prefix).is_relative_to(Path.home()), reason="the Python under test lives outside the home folder"
+)
+async def test_the_python_the_app_runs_on_is_read_only_for_commands_where_it_lives_in_the_home_folder(
+    home: Path, paths: AppPaths
+) -> None:
+    # pyenv, uv and conda keep their Pythons in the home folder: a module added to its standard
+    # library ran in our windows, `-I` or not (a red-team route edited tkinter).
+    target = Path(sys.base_prefix) / "lib" / f"cowork-terminal-attack-{os.getpid()}.py"
+    never_ask(paths)
+    try:
+        async with serving(home) as client:
+            result = await run(client, {"command": agent_script(f"open({str(target)!r}, 'w').write('x')")})
+        assert "Read-only file system" in result["stderr"], result
+        assert not target.exists()
+    finally:
+        target.unlink(missing_ok=True)

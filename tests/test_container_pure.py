@@ -73,8 +73,16 @@ def test_windows_protects_both_claude_configs_the_msix_one_too_and_the_startup_f
 
 
 def test_a_venv_is_program_files_but_the_system_python_is_not() -> None:
-    assert container.program_folders("/v/app", "/v/.venv", "/usr") == ["/v/app", "/v/.venv"]
-    assert container.program_folders("/usr/lib/python3/app", "/usr", "/usr") == ["/usr/lib/python3/app"]
+    assert container.program_folders("/v/app", "/v/.venv", "/usr", "/home/ann") == ["/v/app", "/v/.venv"]
+    assert container.program_folders("/usr/lib/python3/app", "/usr", "/usr", "/home/ann") == ["/usr/lib/python3/app"]
+
+
+def test_a_python_that_lives_in_the_home_folder_is_the_programs_own_files_too() -> None:
+    pyenv = "/home/ann/.pyenv/versions/3.11.7"  # or uv's ~/.local/share/uv/python/..., conda's ~/miniconda3
+    assert container.program_folders("/v/app", "/v/.venv", pyenv, "/home/ann") == ["/v/app", "/v/.venv", pyenv]
+    installed_there = f"{pyenv}/lib/python3.11/site-packages/app"  # pip install into that Python itself
+    assert container.program_folders(installed_there, pyenv, pyenv, "/home/ann/") == [installed_there, pyenv]
+    assert container.program_folders("/v/app", "/v/.venv", "/home/annie/py", "/home/ann") == ["/v/app", "/v/.venv"]
 
 
 def test_every_ancestor_a_command_could_rename_is_bound_onto_itself_before_the_read_only_binds() -> None:

@@ -173,11 +173,16 @@ def _win_join(*parts: str) -> str:
     return "\\".join(p.rstrip("\\") for p in parts)
 
 
-def program_folders(package_dir: str, prefix: str, base_prefix: str) -> list[str]:
-    """The program's own files: the package (an editable install's source too) and a venv."""
+def program_folders(package_dir: str, prefix: str, base_prefix: str, home: str) -> list[str]:
+    """The program's own files: the package (an editable install's source too), a venv, and the
+    Python it runs on where that lives in the home folder (pyenv, uv, conda): its standard library
+    is imported by every process of ours, `-I` or not (a red-team route edited tkinter there)."""
     folders = [package_dir]
     if os.path.normcase(prefix) != os.path.normcase(base_prefix):  # a venv, not the system's Python
         folders.append(prefix)
+    base, home = os.path.normcase(base_prefix), os.path.normcase(home).rstrip("/\\")
+    if home and base.startswith(home + os.sep):
+        folders.append(base_prefix)
     return folders
 
 
@@ -454,7 +459,7 @@ def this_protected_set(app_folders: Iterable[str]) -> ProtectedSet:
         os.environ,
         os.path.expanduser("~"),
         app_folders,
-        program_folders(package, sys.prefix, sys.base_prefix),
+        program_folders(package, sys.prefix, sys.base_prefix, os.path.expanduser("~")),
         user_site,
     )
 
