@@ -152,6 +152,9 @@ async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_d
         "gtk settings": user_home / ".config" / "gtk-3.0",  # gtk-modules: loaded by the tray's menu
         "dconf": user_home / ".config" / "dconf",
         "plasma": user_home / ".config" / "plasma-workspace",
+        "glib schemas": user_home / ".local" / "share" / "glib-2.0",
+        "fontconfig": user_home / ".config" / "fontconfig",
+        "bashrc.d": user_home / ".bashrc.d",
         "user site": user_home / ".local" / "lib",
         "program": PACKAGE / "app",
         "venv": Path(sys.prefix),

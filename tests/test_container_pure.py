@@ -42,8 +42,10 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
     assert "/home/ann/.xprofile" in protected.files and "/home/ann/.xsessionrc" in protected.files, "X's start-up"
     assert "/home/ann/.Xdefaults" in protected.files and "/home/ann/.Xresources" in protected.files, "Tk reads them"
     assert protected.if_present == ("/home/ann/.config/Claude",), "never created: it means Claude Desktop is here"
-    for folder in ("gtk-3.0", "dconf", "plasma-workspace"):  # gtk-modules: a library loaded by the tray's menu
+    for folder in ("gtk-3.0", "dconf", "plasma-workspace", "fontconfig"):  # gtk-modules: loaded by the tray's menu
         assert f"/home/ann/.config/{folder}" in protected.folders
+    assert "/home/ann/.local/share/glib-2.0" in protected.folders and "/home/ann/.bashrc.d" in protected.folders
+    assert "/home/ann/.bash_aliases" in protected.files and "/home/ann/.fonts.conf" in protected.files
 
 
 def test_the_linux_set_follows_xdg_folders_and_ignores_relative_ones() -> None:

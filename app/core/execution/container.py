@@ -42,6 +42,7 @@ MSIX_CLAUDE = ("Packages", "Claude_pzs8sxrjxfjjc", "LocalCache", "Roaming", "Cla
 SHELL_FILES = (
     ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
     ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".pam_environment",
+    ".bash_aliases",  # sourced by Debian's and Ubuntu's own ~/.bashrc
 )  # fmt: skip
 # Run by display managers and startx; and X resources, which Tk takes into every window's options
 # (`~/.Xdefaults` where the display has none, `~/.Xresources` through xrdb at the next login): a
@@ -156,7 +157,11 @@ def protected_set(
             join(config, "gtk-3.0"),
             join(config, "dconf"),
             join(config, "plasma-workspace"),
+            join(data, "glib-2.0"),  # GSettings schemas: the defaults of GNOME's settings, such X settings too
+            join(config, "fontconfig"),  # which font a name means: the prompt's text could be made blank
+            join(home, ".bashrc.d"),  # every file in it is sourced by Fedora's own ~/.bashrc
         ]
+        files.append(join(home, ".fonts.conf"))  # fontconfig's older place
         # The launcher in the menu starts the tray: a changed one would start a look-alike at the
         # user's next click (and one made where the package's is would hide it).
         files.append(join(data, "applications", DESKTOP_FILE_NAME))
