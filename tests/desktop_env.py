@@ -1,7 +1,7 @@
 """A fake desktop for the tray's tests: a home with a Claude Desktop folder, and small stand-in programs.
 
-The stand-ins (`claude`, `xdg-open`, `notify-send`) are real executables on PATH (and named in
-COWORK_TERMINAL_PROGRAMS, where the app looks for the last two) that record how
+The stand-ins (`claude`, `xdg-open`, `notify-send`, `gdbus`) are real executables on PATH (and named
+in COWORK_TERMINAL_PROGRAMS, where the app looks for all but `claude`) that record how
 they were called, so the tray's own code runs unchanged: it finds them, starts them, reads them.
 """
 
@@ -123,6 +123,7 @@ def make_fake_desktop(
     if claude_code:
         desktop.add_program("claude", FAKE_CLAUDE)
     desktop.add_program("xdg-open", RECORDER)
+    desktop.add_program("gdbus", RECORDER)  # a file manager answers on the session bus
     desktop.add_program("notify-send", RECORDER)
     monkeypatch.setenv("HOME", str(desktop.home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(desktop.config_home))

@@ -548,9 +548,23 @@ def test_start_at_login_is_switched_from_the_menu(app: TrayApp, desktop: FakeDes
     assert not desktop.autostart_file.exists() and item.checked is False
 
 
-def test_open_data_folder_shows_the_app_home(app: TrayApp, desktop: FakeDesktop, paths: AppPaths) -> None:
+def test_open_data_folder_asks_the_file_manager_on_the_session_bus_never_xdg_open(
+    app: TrayApp, desktop: FakeDesktop, paths: AppPaths
+) -> None:
+    # xdg-open chooses the program by file associations in the home folder, which a command may write.
     click(app, "data-folder")
-    assert wait_for(lambda: desktop.calls("xdg-open")) == [["xdg-open", str(paths.data_dir)]]
+    [call] = wait_for(lambda: desktop.calls("gdbus"))
+    assert call[call.index("--method") + 1] == "org.freedesktop.FileManager1.ShowFolders"
+    assert call[-2:] == [f"['{paths.data_dir.as_uri()}']", ""] and desktop.calls("xdg-open") == []
+
+
+def test_open_data_folder_with_no_file_manager_answering_names_the_folder_in_a_notice(
+    app: TrayApp, desktop: FakeDesktop, paths: AppPaths
+) -> None:
+    desktop.add_program("gdbus", "#!/bin/sh\necho 'Error: GDBus.Error: ServiceUnknown' >&2\nexit 1\n")
+    click(app, "data-folder")
+    assert wait_for(lambda: ("Cowork Terminal", f"The data folder is {paths.data_dir}") in app.notifier.history)
+    assert desktop.calls("xdg-open") == []
 
 
 def test_the_activity_log_opens_once_reopening_replaces_it_and_quitting_closes_it(
@@ -635,10 +649,13 @@ def test_each_platform_gets_its_own_commands_and_advice() -> None:
     folder = Path("/data")
     assert tray_platform.open_folder_argv("darwin", folder) == ["/usr/bin/open", "/data"]
     assert tray_platform.open_folder_argv("win32", folder) == ["explorer.exe", str(folder)]
-    found = {"xdg-open": "/run/current-system/sw/bin/xdg-open"}.get
-    assert tray_platform.open_folder_argv("linux", folder, found) == ["/run/current-system/sw/bin/xdg-open", "/data"]
-    missing = tray_platform.open_folder_argv("linux", folder, lambda name: None)
-    assert missing == ["/usr/bin/xdg-open", "/data"], "fails to start rather than search PATH"
+    found = {"gdbus": "/run/current-system/sw/bin/gdbus"}.get
+    linux = tray_platform.open_folder_argv("linux", folder, found)
+    assert linux[:4] == ["/run/current-system/sw/bin/gdbus", "call", "--session", "--dest"]
+    assert linux[-2:] == ["['file:///data']", ""], "a file: URI, which quotes what GVariant would not take"
+    missing = tray_platform.open_folder_argv("linux", Path("/it's here"), lambda name: None)
+    assert missing[0] == "/usr/bin/gdbus", "fails to start rather than search PATH"
+    assert missing[-2] == "['file:///it%27s%20here']"
     assert app_argv(True, "/app/cowork-terminal", "log-window") == ["/app/cowork-terminal", "log-window"]
     assert app_argv(False, "/venv/python", "log-window") == ["/venv/python", "-I", "-m", "app", "log-window"]
     assert "AppIndicator" in tray_platform.missing_tray_support("linux", "xorg")

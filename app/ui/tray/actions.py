@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from datetime import datetime
@@ -31,6 +32,7 @@ from app.core.policy import approval
 from app.ui.tray import menu
 from app.ui.tray.claude_watch import ClaudeWatch
 from app.ui.tray.platforms import (
+    SHOW_FOLDER_TIMEOUT_S,
     Notifier,
     bash_problem,
     connect_hint,
@@ -38,6 +40,7 @@ from app.ui.tray.platforms import (
     missing_tk_message,
     missing_tray_support,
     open_folder_argv,
+    run_captured,
     spawn,
     system_has_gi,
 )
@@ -246,7 +249,17 @@ def open_settings(app: ActionsApp, _target: str | None) -> None:
 
 
 def open_data_folder(app: ActionsApp, _target: str | None) -> None:
-    spawn(open_folder_argv(app.platform, app.paths.data_dir))
+    """Show the data folder; where no file manager answers on Linux, the notice names it."""
+    argv = open_folder_argv(app.platform, app.paths.data_dir)
+    if not app.platform.startswith("linux"):
+        spawn(argv)
+        return
+    try:
+        shown = run_captured(argv, SHOW_FOLDER_TIMEOUT_S)[0] == 0
+    except (OSError, subprocess.TimeoutExpired):
+        shown = False
+    if not shown:
+        app.notifier.notify(menu.APP_TITLE, _("The data folder is {folder}").format(folder=app.paths.data_dir))
 
 
 def uninstall(app: ActionsApp, _target: str | None) -> None:

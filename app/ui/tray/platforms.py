@@ -158,14 +158,24 @@ def no_icon_message(platform: str, environ: Mapping[str, str], error: BaseExcept
     ).format(reason=reason)
 
 
+FILE_MANAGER = "org.freedesktop.FileManager1"
+SHOW_FOLDER_TIMEOUT_S = 10.0  # the file manager may be started for it (D-Bus activation)
+
+
 def open_folder_argv(platform: str, folder: Path, find: Callable[[str], str | None] = system_program) -> list[str]:
-    """The platform's "show this folder" command, never found through PATH on Linux and macOS
-    (a command may write a folder early on it: core/system_programs.py)."""
+    """The platform's "show this folder" command, never found through PATH (a command may write a
+    folder early on it: core/system_programs.py). On Linux the desktop's file manager is asked
+    over the session bus, as file managers offer: xdg-open would choose the program by file
+    associations in the home folder, which a command may write (~/.config/mimeapps.list)."""
     if platform == "darwin":
         return ["/usr/bin/open", str(folder)]
     if platform == "win32":
         return ["explorer.exe", str(folder)]
-    return [find("xdg-open") or "/usr/bin/xdg-open", str(folder)]
+    return [
+        find("gdbus") or "/usr/bin/gdbus", "call", "--session", "--dest", FILE_MANAGER,
+        "--object-path", "/org/freedesktop/FileManager1", "--method", f"{FILE_MANAGER}.ShowFolders",
+        f"['{folder.as_uri()}']", "",
+    ]  # fmt: skip
 
 
 def bash_problem(error: BashNotFoundError, platform: str) -> str:
