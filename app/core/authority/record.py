@@ -10,12 +10,14 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import os
 import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from app.core import data_folder, settings
+from app.core.authority import lock_holders
 from app.core.authority.state import DEFAULTS, ControlState
 from app.core.data_folder import DataFolderError
 from app.core.i18n import N_, _
@@ -179,6 +181,13 @@ class Record:
         elif "locked" in text or "busy" in text:
             english = JOURNAL_LOCKED
             why = _(JOURNAL_LOCKED)
+            journal = self.paths.journal
+            ends = [journal, journal.with_name(f"{journal.name}-wal"), journal.with_name(f"{journal.name}-shm")]
+            if lock_holders.end_contained_holders(ends, os.getpid()):
+                self.notify(
+                    _("A command locked the activity log"),
+                    _("A process of a command held Cowork Terminal's activity log locked, so it was ended."),
+                )
         elif "full" in text:
             english = JOURNAL_DISK_FULL
             why = _(JOURNAL_DISK_FULL)
