@@ -15,6 +15,7 @@ import sys
 import time
 import tkinter as tk
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -48,6 +49,18 @@ pytestmark = [pytest.mark.gui, pytest.mark.anyio]
 LOG_TITLE = "Cowork Terminal: activity"
 SETTLE_S = 1.0  # long enough for a window and the tray to act on a click
 PROMPT_STARTED = re.compile(r"approval prompt started \(pid (\d+)\)")  # in the tray's log
+
+
+async def ask_deletion(client: Any, folder: Path, result: dict) -> None:
+    """The command these tests have held: `rm -rf cache` in `folder`; what the model reads goes to `result`."""
+    result.update(await run(client, {"command": "rm -rf cache", "cwd": str(folder)}))
+
+
+async def answered(result: dict) -> None:
+    """Until the model has its answer (the user's click decided the held command)."""
+    with anyio.fail_after(10):
+        while not result:
+            await anyio.sleep(0.05)
 
 
 def log_window(display: str) -> tuple[str, list]:
@@ -145,10 +158,7 @@ async def test_clicks_an_agents_job_sends_to_allow_and_to_clear_history_in_the_l
                 await run(client, {"command": f"echo {number}"})
             result: dict = {}
 
-            async def ask() -> None:
-                result.update(await run(client, {"command": "rm -rf cache", "cwd": str(tmp_path)}))
-
-            group.start_soon(ask)
+            group.start_soon(ask_deletion, client, tmp_path, result)
             held = await wait_until_held(paths)
             await anyio.sleep(SETTLE_S)
             clear, row = await anyio.to_thread.run_sync(select_newest_row, display)
@@ -183,9 +193,7 @@ async def test_clicks_an_agents_job_sends_to_allow_and_to_clear_history_in_the_l
             await anyio.to_thread.run_sync(lambda: wait_for(cleared_to_one, STOP_DEADLINE_S, 0.1))
 
             click_at(display, allow[1])  # and the user's own Allow runs it
-            with anyio.fail_after(10):
-                while not result:
-                    await anyio.sleep(0.05)
+            await answered(result)
             assert not (tmp_path / "cache").exists()
             with Journal(paths) as journal:
                 assert journal.get_command(held["id"]).decided_by == LOG_WINDOW_DECIDED_BY
@@ -248,10 +256,7 @@ async def test_a_prompt_an_agents_job_unmaps_comes_back_while_the_command_waits(
             await job.start(client)
             result: dict = {}
 
-            async def ask() -> None:
-                result.update(await run(client, {"command": "rm -rf cache", "cwd": str(tmp_path)}))
-
-            group.start_soon(ask)
+            group.start_soon(ask_deletion, client, tmp_path, result)
             await wait_until_held(paths)
             prompt = await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)
             for _round in range(2):  # the job does it again
@@ -264,9 +269,7 @@ async def test_a_prompt_an_agents_job_unmaps_comes_back_while_the_command_waits(
                 )
             job.stop()
             press(display, prompt, "Escape")  # the user denies it: the command never ran
-            with anyio.fail_after(10):
-                while not result:
-                    await anyio.sleep(0.05)
+            await answered(result)
             assert (tmp_path / "cache").exists()
 
 
@@ -282,10 +285,7 @@ async def test_a_waiting_row_an_agents_job_rewrites_in_the_journal_shows_in_the_
             await job.start(client)
             result: dict = {}
 
-            async def ask() -> None:
-                result.update(await run(client, {"command": "rm -rf cache", "cwd": str(tmp_path)}))
-
-            group.start_soon(ask)
+            group.start_soon(ask_deletion, client, tmp_path, result)
             held = await wait_until_held(paths)
             # What the agent's job can do without the container: rewrite the waiting row to look harmless.
             rewrite = {"file": str(paths.journal), "statement": "UPDATE commands SET command = 'ls -la' WHERE id = ?",
@@ -303,9 +303,7 @@ async def test_a_waiting_row_an_agents_job_rewrites_in_the_journal_shows_in_the_
 
             await anyio.sleep(ARMED_S)
             click_at(display, allow[1])  # the user allows what the window showed: exactly that runs
-            with anyio.fail_after(10):
-                while not result:
-                    await anyio.sleep(0.05)
+            await answered(result)
             assert not (tmp_path / "cache").exists()
 
 
@@ -321,10 +319,7 @@ async def test_a_prompt_an_agents_job_kills_opens_again_while_the_command_waits(
             await job.start(client)
             result: dict = {}
 
-            async def ask() -> None:
-                result.update(await run(client, {"command": "rm -rf cache", "cwd": str(tmp_path)}))
-
-            group.start_soon(ask)
+            group.start_soon(ask_deletion, client, tmp_path, result)
             await wait_until_held(paths)
             await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)
             started = PROMPT_STARTED.findall(log.read_text())
@@ -339,9 +334,7 @@ async def test_a_prompt_an_agents_job_kills_opens_again_while_the_command_waits(
             assert pids[0] != first
             prompt = await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)  # shown again
             press(display, prompt, "Escape")
-            with anyio.fail_after(10):
-                while not result:
-                    await anyio.sleep(0.05)
+            await answered(result)
             assert (tmp_path / "cache").exists()
 
 
@@ -543,10 +536,7 @@ async def test_x_resources_that_name_scripts_for_widget_options_run_nothing_in_t
         async with connect(home, headless=False) as client, anyio.create_task_group() as group:
             result: dict = {}
 
-            async def ask() -> None:
-                result.update(await run(client, {"command": "rm -rf cache", "cwd": str(tmp_path)}))
-
-            group.start_soon(ask)
+            group.start_soon(ask_deletion, client, tmp_path, result)
             await wait_until_held(paths)
             prompt = await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)
             await anyio.sleep(SETTLE_S)  # drawn, scrolled
@@ -555,7 +545,5 @@ async def test_x_resources_that_name_scripts_for_widget_options_run_nothing_in_t
             ran = sorted(p.name for p in tmp_path.glob(f"{marker.name}-*"))
             assert ran == [], f"a resource's script ran in the prompt: {ran}"
             press(display, prompt, "Escape")  # the user denies it
-            with anyio.fail_after(10):
-                while not result:
-                    await anyio.sleep(0.05)
+            await answered(result)
     assert (tmp_path / "cache").exists() and not list(tmp_path.glob(f"{marker.name}-*"))
