@@ -46,6 +46,11 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
         assert f"/home/ann/.config/{folder}" in protected.folders
     assert "/home/ann/.local/share/glib-2.0" in protected.folders and "/home/ann/.bashrc.d" in protected.folders
     assert "/home/ann/.bash_aliases" in protected.files and "/home/ann/.fonts.conf" in protected.files
+    for name in (".bash_completion", ".zlogout", ".inputrc", ".xinputrc", ".i18n", ".config/bash_completion",
+                 ".config/locale.conf"):  # fmt: skip
+        assert f"/home/ann/{name}" in protected.files, name
+    assert "/home/ann/.fonts.conf.d" in protected.folders
+    assert "/home/ann/.Xdefaults-vm" in container.protected_set("linux", {}, HOME, [], [], None, "vm").files
 
 
 def test_the_linux_set_follows_xdg_folders_and_ignores_relative_ones() -> None:

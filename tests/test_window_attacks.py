@@ -547,3 +547,28 @@ async def test_x_resources_that_name_scripts_for_widget_options_run_nothing_in_t
             press(display, prompt, "Escape")  # the user denies it
             await answered(result)
     assert (tmp_path / "cache").exists() and not list(tmp_path.glob(f"{marker.name}-*"))
+
+
+def test_x_resources_naming_variables_for_labels_and_buttons_leave_the_apps_words(
+    display: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `*TLabel.textVariable: ::tcl_platform(os)` made every label and button of the prompt read "Linux".
+    from tkinter import ttk
+
+    from app.ui.windows.look import new_root
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / ".Xdefaults").write_text(
+        "*TLabel.textVariable: ::tcl_platform(os)\n*TButton.textVariable: ::tcl_platform(os)\n*listVariable: ::env\n"
+    )
+    root = new_root()
+    try:
+        label, button = ttk.Label(root, text="Deletes the folder"), ttk.Button(root, text="Deny")
+        listbox = tk.Listbox(root)
+        label.pack(), button.pack(), listbox.pack()
+        root.update()
+        assert (label.cget("textvariable"), button.cget("textvariable"), listbox.cget("listvariable")) == ("",) * 3
+        assert (label.cget("text"), button.cget("text")) == ("Deletes the folder", "Deny")
+        assert tk.Label(root).option_get("textVariable", "Variable") == ""
+    finally:
+        root.destroy()

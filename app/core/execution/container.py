@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import os
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -43,11 +44,24 @@ SHELL_FILES = (
     ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
     ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".pam_environment",
     ".bash_aliases",  # sourced by Debian's and Ubuntu's own ~/.bashrc
+    ".bash_completion", ".zlogout", ".inputrc",  # bash-completion's, zsh's at logout, readline's key macros
 )  # fmt: skip
 # Run by display managers and startx; and X resources, which Tk takes into every window's options
 # (`~/.Xdefaults` where the display has none, `~/.Xresources` through xrdb at the next login): a
 # resource naming a script for a widget's option ran it in the approval prompt.
-X_SESSION_FILES = (".xprofile", ".xsessionrc", ".xsession", ".xinitrc", ".Xdefaults", ".Xresources")
+X_SESSION_FILES = (
+    ".xprofile",
+    ".xsessionrc",
+    ".xsession",
+    ".xinitrc",
+    ".Xdefaults",
+    ".Xresources",
+    ".xinputrc",
+    ".i18n",
+)  # im-config's, at every X login; Fedora's older lang.sh sources ~/.i18n
+# Files in the XDG configuration folder that login scripts source: /etc/profile.d/bash_completion.sh,
+# Arch's locale.sh (`locale.conf`).
+CONFIG_FILES = ("bash_completion", "locale.conf")
 
 # The container's first process where Landlock scopes cannot be had (landlock.py's Perl init does the
 # same job and scopes the command): runs the command, writes its status to the fd named first (one
@@ -117,6 +131,7 @@ def protected_set(
     app_folders: Iterable[str],
     program_folders: Iterable[str],
     user_site: str | None,
+    hostname: str = "",
 ) -> ProtectedSet:
     """The protected set for one OS, as plain paths (not yet resolved or created).
 
@@ -143,6 +158,9 @@ def protected_set(
         data = _xdg(environ, "XDG_DATA_HOME", join(home, ".local", "share"))
         where_present = (join(config, "Claude"),)
         files += [join(home, name) for name in X_SESSION_FILES]
+        files += [join(config, name) for name in CONFIG_FILES]
+        if hostname:  # Xlib reads ~/.Xdefaults-<host> on every display, and Xft its dpi: text unreadable
+            files.append(join(home, f".Xdefaults-{hostname}"))
         folders += [
             join(config, "autostart"),
             join(config, "systemd"),  # user units, and user.conf (the user manager's environment)
@@ -159,6 +177,7 @@ def protected_set(
             join(config, "plasma-workspace"),
             join(data, "glib-2.0"),  # GSettings schemas: the defaults of GNOME's settings, such X settings too
             join(config, "fontconfig"),  # which font a name means: the prompt's text could be made blank
+            join(home, ".fonts.conf.d"),  # fontconfig's older folder, still included
             join(home, ".bashrc.d"),  # every file in it is sourced by Fedora's own ~/.bashrc
         ]
         files.append(join(home, ".fonts.conf"))  # fontconfig's older place
@@ -466,6 +485,7 @@ def this_protected_set(app_folders: Iterable[str]) -> ProtectedSet:
         app_folders,
         program_folders(package, sys.prefix, sys.base_prefix, os.path.expanduser("~")),
         user_site,
+        socket.gethostname(),
     )
 
 

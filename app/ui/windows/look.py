@@ -18,6 +18,9 @@ SCRIPT_OPTIONS = ("command", "xScrollCommand", "yScrollCommand", "validateComman
 TTK_TAKES_FOCUS = ("TButton", "TEntry", "TCheckbutton", "TRadiobutton", "TCombobox", "Treeview", "TNotebook",
                    "TScale", "TSpinbox", "TMenubutton")  # fmt: skip
 NO_FOCUS = ("Label", "Frame", "Toplevel", "Menu", "Message")
+# A variable named for a label or button shows its value instead of the app's words (every label
+# and button of the prompt read "Linux" with `*TLabel.textVariable: ::tcl_platform(os)`).
+NAMED_VARIABLES = ("textVariable", "listVariable")
 
 
 class _Root(tk.Tk):
@@ -29,10 +32,11 @@ class _Root(tk.Tk):
 
 def new_root(class_name: str = CLASS_NAME) -> tk.Tk:
     """Every window's Tk root: named CLASS_NAME, without Tk's profiles in the home folder, and with
-    no script from X resources: each option Tk runs as a script (`-takefocus` too, on Tab) gets its
-    built-in default at the highest priority, above whatever the resources say."""
+    no script or variable from X resources: each option Tk runs as a script (`-takefocus` too, on
+    Tab) or reads a variable's value from gets its built-in default at the highest priority, above
+    whatever the resources say. (Colours and fonts still come from them: said in docs/security.md.)"""
     root = _Root(className=class_name)
-    for name in SCRIPT_OPTIONS:
+    for name in (*SCRIPT_OPTIONS, *NAMED_VARIABLES):
         root.option_add(f"*{name}", "", "interactive")
     root.option_add("*takeFocus", "", "interactive")
     for widget_class in TTK_TAKES_FOCUS:
