@@ -559,7 +559,7 @@ def test_x_resources_naming_variables_for_labels_and_buttons_leave_the_apps_word
 
     monkeypatch.setenv("HOME", str(tmp_path))
     (tmp_path / ".Xdefaults").write_text(
-        "*TLabel.textVariable: ::tcl_platform(os)\n*TButton.textVariable: ::tcl_platform(os)\n*listVariable: ::env\n"
+        "*TLabel.textVariable: ::tcl_platform(os)\n*TButton.textVariable: ::tcl_platform(os)\n*listVariable: ::tcl_platform(os)\n"
     )
     root = new_root()
     try:
