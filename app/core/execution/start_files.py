@@ -117,6 +117,16 @@ _awaiting: set[int] = set()  # status pipes (inodes) of spares not given their c
 _told: dict[str, float] = {}
 _recent: list[tuple[float, str, str]] = []  # (monotonic time, path, moved to): the last RECENT_KEPT moves
 RECENT_KEPT = 20
+_links: dict[str, tuple[str, str]] = {}  # protected members that are symlinks: link -> (its text, real path)
+
+
+def remember_links(links: Iterable[tuple[str, str]]) -> None:
+    """Members that are symlinks (container.ProtectedSet.links): a command that replaces or deletes
+    one, which the bind of what it points to cannot stop, finds the link put back. Each container
+    that binds what a link points to guards the link's name."""
+    found = {link: (text, os.path.realpath(link)) for link, text in links}
+    with _lock:
+        _links.update(found)
 
 
 def follow(wake: Callable[[], None]) -> None:
@@ -143,8 +153,9 @@ def ordered(pipe: int) -> None:
 
 def note_guards(status_fd: int, mounts: Sequence[str]) -> None:
     """bwrap_argv's note of what the container it describes guards, for `register` (same status fd)."""
-    found = guards_in(mounts)
     with _lock:
+        bound = set(mounts)
+        found = (*guards_in(mounts), *(link for link, (_text, real) in _links.items() if real in bound))
         if found:
             _mounts_by_fd[status_fd] = found
         else:
@@ -167,7 +178,9 @@ def register(status_fd: int, read_fd: int) -> None:
     except OSError:
         log.warning("cannot follow a container's end: its status pipe is closed")
         return
-    existed = {path for path in guards if os.path.lexists(path)}
+    with _lock:
+        links = set(_links)
+    existed = {path for path in guards if os.path.lexists(path) and path not in links}  # a link is never bound
     with _lock:
         _guarded[read_end] = Guarded(status_fd, inode, guards, existed)
     wake()
@@ -217,6 +230,27 @@ def appeared(path: str) -> str | None:
     if not os.path.lexists(path):
         return None  # gone already (moved by us, or by whoever made it)
     with _lock:
+        target = _links.get(path, (None, None))[0]
+    if target is not None and _is_link_to(path, target):
+        return None  # the link itself, as it was (put back here, or by the user)
+    decided, bind_in, lifted_in = _judge(path)
+    if decided == MOVE:
+        moved = move_aside(path)
+        if target is not None:
+            _put_back(path, target)
+        return moved
+    for entry, init in bind_in:  # a user's new file, or one replaced by rename: read-only there from now on
+        if container_lift.change(container_lift.PROTECT, init, [path], ()) is None:
+            entry.existed.add(path)
+    for entry, _init in lifted_in:  # made by a command the user allowed: bound there once it ends
+        entry.existed.add(path)
+    return None
+
+
+def _judge(path: str) -> tuple[str, list[tuple[Guarded, int]], list[tuple[Guarded, int]]]:
+    """`verdict` for `path` over this process's containers, and those that guard it (their init
+    found), not lifted and lifted."""
+    with _lock:
         entries = list(_guarded.values())
         awaiting = set(_awaiting)
     seen: list[Seen] = []
@@ -233,14 +267,26 @@ def appeared(path: str) -> str | None:
         seen.append(one)
         if init is not None and one.guards:
             (lifted_in if one.lifted else bind_in).append((entry, init))
-    if verdict(seen) == MOVE:
-        return move_aside(path)
-    for entry, init in bind_in:  # a user's new file, or one replaced by rename: read-only there from now on
-        if container_lift.change(container_lift.PROTECT, init, [path], ()) is None:
-            entry.existed.add(path)
-    for entry, _init in lifted_in:  # made by a command the user allowed: bound there once it ends
-        entry.existed.add(path)
-    return None
+    return verdict(seen), bind_in, lifted_in
+
+
+def _is_link_to(path: str, target: str) -> bool:
+    try:
+        return os.readlink(path) == target
+    except OSError:
+        return False
+
+
+def _put_back(link: str, target: str) -> None:
+    """The user's symlink, as it was (the command's file was moved aside, or it only deleted it)."""
+    try:
+        os.symlink(target, link)
+    except FileExistsError:  # made again at once: the next event moves it aside and puts the link back
+        return
+    except OSError as exc:
+        log.error("putting back the link %s -> %s failed: %s", link, target, exc)
+        return
+    log.warning("a command replaced or deleted the link %s: put back (-> %s)", link, target)
 
 
 def vanished(path: str) -> None:
@@ -251,6 +297,9 @@ def vanished(path: str) -> None:
     with _lock:
         for entry in _guarded.values():
             entry.existed.discard(path)
+        target = _links.get(path, (None, None))[0]
+    if target is not None and not os.path.lexists(path) and _judge(path)[0] == MOVE:
+        _put_back(path, target)  # a command deleted the user's link (rm ~/.bashrc)
 
 
 def move_aside(path: str, now: float | None = None) -> str | None:
