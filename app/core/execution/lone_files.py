@@ -39,6 +39,7 @@ OVERFLOW_WD = -1  # IN_Q_OVERFLOW comes with no watch: events were lost
 FAILED_PAUSE_S = 1.0  # after an unexpected error in the loop, before it goes on
 HANDLED_WAIT_S = 1.0  # at most, for the files a finished command made to be judged
 HANDLED_POLL_S = 0.001
+END_WAIT_S = 2.0  # at most, at the app's exit, for its containers' ends to be seen
 _started: set[str] = set()
 _lock = threading.Lock()
 
@@ -158,6 +159,17 @@ async def handled(timeout_s: float = HANDLED_WAIT_S) -> None:
     deadline = time.monotonic() + timeout_s
     while _watcher is not None and not _watcher.handled() and time.monotonic() < deadline:
         await anyio.sleep(HANDLED_POLL_S)
+
+
+def end_containers(wait_s: float = END_WAIT_S) -> None:
+    """At the app's exit: end every container of this process, then wait (at most `wait_s`) until
+    their ends and what they made before them are judged. Else a command's job, which outlives the
+    app by a moment, could make a start-up file after the watching thread has stopped."""
+    if start_files.end_all() == 0 or _watcher is None:
+        return
+    deadline = time.monotonic() + wait_s
+    while (start_files.live() or not _watcher.handled()) and time.monotonic() < deadline:
+        time.sleep(HANDLED_POLL_S * 20)
 
 
 def watch(paths: Iterable[str]) -> None:

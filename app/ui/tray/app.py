@@ -312,6 +312,9 @@ class TrayApp:
         self.notifier.withdraw()
         if self.command_host is not None:  # what the tray runs ends first, and its servers are told why
             self.command_host.close()
+        from app.core.execution import lone_files  # here: importing the tray loads no anyio
+
+        lone_files.end_containers()  # and what commands left behind, before the guard of start-up files goes
         self.hub.close()  # servers end what runs: nobody would watch it any more
         if self._lock is not None:
             self._lock.release()
