@@ -24,7 +24,7 @@ from typing import Any
 import anyio
 import pytest
 
-from app.core.authority.questions import _parent_pid, describe_changes
+from app.core.authority.questions import describe_changes
 from app.core.authority.state import ControlState
 from app.core.channel.call_messages import CallCancel
 from app.core.channel.client import NoTray, TrayRefused, ask_tray
@@ -41,6 +41,7 @@ from app.core.commands.request import (
     whole_number,
 )
 from app.core.commands.tray_link import NO_ANSWER, LinkRefused, TrayLink
+from app.core.execution.process_marks import parent_pid
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.messages import HOLD_EXPIRED_REASON, NO_TRAY_MESSAGE, OTHER_COMMAND_REASON, WITHDRAWN_MESSAGE
 from app.core.paths import AppPaths
@@ -609,8 +610,8 @@ def test_a_settings_question_names_each_setting_it_would_change() -> None:
 def test_a_process_gone_before_its_ancestry_is_read_has_no_parent() -> None:
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
-    assert _parent_pid(child.pid) is None
-    assert _parent_pid(os.getpid()) == os.getppid()
+    assert parent_pid(child.pid) is None
+    assert parent_pid(os.getpid()) == os.getppid()
 
 
 # -- the hub's journal writer ---------------------------------------------------------------------

@@ -26,7 +26,7 @@ def fake_proc(tmp_path: Path, processes: dict[int, tuple[int, str]]) -> Path:
     for pid, (parent, namespace) in processes.items():
         (proc / str(pid) / "ns").mkdir(parents=True)
         (proc / str(pid) / "ns" / "pid").symlink_to(namespace)
-        (proc / str(pid) / "status").write_text(f"Name:\tx\nPPid:\t{parent}\n")
+        (proc / str(pid) / "stat").write_text(f"{pid} (a (name)) S {parent} {pid} {pid} 0")
     return proc
 
 

@@ -14,10 +14,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import signal
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+
+from app.core.channel.peer import pid_namespace
+from app.core.execution.process_marks import kill, parent_pid
 
 log = logging.getLogger(__name__)
 
@@ -47,20 +49,15 @@ def file_id(path: Path) -> FileId | None:
 
 def started_by_us_in_a_container(pid: int, tray_pid: int, proc: Path = Path("/proc")) -> bool:
     """Whether `pid` runs in another pid namespace than the tray and descends from it."""
-    try:
-        if os.readlink(proc / str(pid) / "ns" / "pid") == os.readlink(proc / str(tray_pid) / "ns" / "pid"):
-            return False
-    except OSError:
+    theirs, ours = pid_namespace(pid, proc), pid_namespace(tray_pid, proc)
+    if theirs is None or ours is None or theirs == ours:
         return False
-    seen = set()
-    while pid > 1 and pid not in seen:
-        seen.add(pid)
-        try:
-            status = (proc / str(pid) / "status").read_text()
-        except OSError:
-            return False
-        pid = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("PPid:")), 0)
-        if pid == tray_pid:
+    seen: set[int] = set()
+    parent: int | None = pid
+    while parent is not None and parent > 1 and parent not in seen:
+        seen.add(parent)
+        parent = parent_pid(parent, proc)
+        if parent == tray_pid:
             return True
     return False
 
@@ -74,11 +71,8 @@ def end_contained_holders(files: Iterable[Path], tray_pid: int, proc: Path = Pat
         locks = parse_locks((proc / "locks").read_text())
     except OSError:
         return []
-    ended = []
-    for pid in sorted({pid for pid, fid in locks if fid in wanted and pid != tray_pid}):
-        if started_by_us_in_a_container(pid, tray_pid, proc):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-                ended.append(pid)
-                log.warning("ended process %s of a command's container: it held a lock on the journal", pid)
+    holders = {pid for pid, fid in locks if fid in wanted and pid != tray_pid}
+    ended = kill(sorted(pid for pid in holders if started_by_us_in_a_container(pid, tray_pid, proc)), proc)
+    for pid in ended:
+        log.warning("ended process %s of a command's container: it held a lock on the journal", pid)
     return ended

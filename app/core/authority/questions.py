@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
 from app.core.authority.connection import Peer
@@ -25,6 +24,7 @@ from app.core.authority.no_streak import NoStreak
 from app.core.authority.state import ControlState, with_changes
 from app.core.channel.protocol import Ack, ErrorReply
 from app.core.claude.names import friendly_client_name
+from app.core.execution.process_marks import parent_pid
 from app.core.i18n import _, ngettext
 from app.core.i18n.formats import format_number
 from app.core.messages import CONFIRMED_DECIDED_BY
@@ -148,7 +148,7 @@ class Questions:
                 return False
             if pid in servers:
                 return True
-            pid = _parent_pid(pid)
+            pid = parent_pid(pid)
         return False
 
     def _question(self, op: str, typed: Any) -> Question:
@@ -243,14 +243,3 @@ def describe_changes(before: ControlState, after: ControlState) -> str:
     if after.container != before.container:
         words.append(_("commands run in a protected container") if after.container else _("commands run unprotected"))
     return "; ".join(words) or _("no change")
-
-
-def _parent_pid(pid: int) -> int | None:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    try:
-        return int(stat.rsplit(")", 1)[1].split()[1])
-    except (IndexError, ValueError):
-        return None

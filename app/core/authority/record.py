@@ -181,13 +181,7 @@ class Record:
         elif "locked" in text or "busy" in text:
             english = JOURNAL_LOCKED
             why = _(JOURNAL_LOCKED)
-            journal = self.paths.journal
-            ends = [journal, journal.with_name(f"{journal.name}-wal"), journal.with_name(f"{journal.name}-shm")]
-            if lock_holders.end_contained_holders(ends, os.getpid()):
-                self.notify(
-                    _("A command locked the activity log"),
-                    _("A process of a command held Cowork Terminal's activity log locked, so it was ended."),
-                )
+            self._end_contained_lock_holders()
         elif "full" in text:
             english = JOURNAL_DISK_FULL
             why = _(JOURNAL_DISK_FULL)
@@ -201,6 +195,16 @@ class Record:
             self._problem_told = (why, now)
             self.notify(_("Cowork Terminal cannot record commands"), _("Commands are refused: {why}.").format(why=why))
         return english, why
+
+    def _end_contained_lock_holders(self) -> None:
+        """A process of one of the tray's containers holding the journal's lock is ended (a
+        tightening, as Stop is: core/authority/lock_holders.py), and the user told."""
+        files = [Path(f"{self.paths.journal}{suffix}") for suffix in ("", "-wal", "-shm")]
+        if lock_holders.end_contained_holders(files, os.getpid()):
+            self.notify(
+                _("A command locked the activity log"),
+                _("A process of a command held Cowork Terminal's activity log locked, so it was ended."),
+            )
 
     def close(self) -> None:
         self.write_unwritten(retry_after_s=0.0)

@@ -64,11 +64,11 @@ def own_facts(real_data_dir: str) -> OwnFacts:
     uid: int | str = os.getuid() if hasattr(os, "getuid") else _windows_sid()
     frozen = bool(getattr(sys, "frozen", False))
     return OwnFacts(
-        uid, os.path.realpath(sys.executable), frozen, real_data_dir, _pid_namespace("self"), _pid_depth("self")
+        uid, os.path.realpath(sys.executable), frozen, real_data_dir, pid_namespace("self"), _pid_depth("self")
     )
 
 
-def _pid_namespace(pid: int | str, proc: Path = Path("/proc")) -> str | None:
+def pid_namespace(pid: int | str, proc: Path = Path("/proc")) -> str | None:
     try:
         return os.readlink(proc / str(pid) / "ns" / "pid")
     except OSError:
@@ -199,7 +199,7 @@ def linux_process_facts(pid: int, uid: int, proc: Path = Path("/proc")) -> PeerF
     except OSError:
         marked = False
     return PeerFacts(
-        pid, uid, executable, argv, marked, _pid_namespace(pid, proc), pid_depth=_pid_depth(pid, proc), hidden=hidden
+        pid, uid, executable, argv, marked, pid_namespace(pid, proc), pid_depth=_pid_depth(pid, proc), hidden=hidden
     )
 
 

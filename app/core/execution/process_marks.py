@@ -53,16 +53,22 @@ def marked_processes(proc_root: Path = PROC_ROOT) -> dict[int, str]:
     return found
 
 
+def parent_pid(pid: int, proc_root: Path = PROC_ROOT) -> int | None:
+    """The parent of `pid` as this /proc shows it (Linux), or None when it cannot be read."""
+    try:
+        stat = (proc_root / str(pid) / "stat").read_text()
+        return int(stat.rsplit(")", 1)[1].split()[1])  # the field after the state is the parent's pid
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def _ancestors(proc_root: Path) -> set[int]:
     """This process and those above it: a mark inherited from far up must never end them."""
-    chain, pid = set(), os.getpid()
-    while pid > 1 and pid not in chain:
+    chain: set[int] = set()
+    pid: int | None = os.getpid()
+    while pid is not None and pid > 1 and pid not in chain:
         chain.add(pid)
-        try:
-            stat = (proc_root / str(pid) / "stat").read_text()
-        except OSError:
-            break
-        pid = int(stat.rsplit(")", 1)[1].split()[1])  # the field after the state is the parent's pid
+        pid = parent_pid(pid, proc_root)
     return chain
 
 

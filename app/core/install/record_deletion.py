@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from app.core.execution.process_marks import MARK_ENV
+from app.core.execution.process_marks import MARK_ENV, parent_pid
 from app.core.i18n import N_
 
 ANCESTRY_DEPTH = 64
@@ -52,9 +52,10 @@ def ancestors(pid: int | None = None, proc_root: Path = Path("/proc")) -> list[l
             break
         try:
             argv = (proc_root / str(pid) / "cmdline").read_bytes().split(b"\0")
-            stat = (proc_root / str(pid) / "stat").read_text()
-            parent = int(stat.rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
+        except OSError:
+            break
+        parent = parent_pid(pid, proc_root)
+        if parent is None:
             break
         found.append([a.decode("utf-8", "replace") for a in argv if a])
         pid = parent
