@@ -483,6 +483,7 @@ def test_a_spare_whose_init_died_while_it_waited_is_not_used_and_the_command_run
         assert first.exit_code == 0
         assert await eventually(lambda: len(spares_here(tmp_path)) == 1 and spare_taken_next()), "a spare waits"
         [waiting] = spares_here(tmp_path)
+        await eventually(lambda: container.init_pid(waiting) is not None)  # bwrap shows a moment before its init
         init = container.init_pid(waiting)
         assert init is not None
         os.kill(waiting, signal.SIGSTOP)
