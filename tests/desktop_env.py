@@ -21,44 +21,8 @@ import pytest
 from mcp.client.stdio import StdioServerParameters
 
 from app.core.system_programs import PROGRAMS_ENV
+from tests.fake_claude import install_fake_claude
 from tests.stdio_client import server_params
-
-# A `claude` CLI that keeps one `cowork-terminal` entry in a JSON file, speaking just enough of
-# `claude mcp get/add/add-json/remove` for app.core.claude.config.
-FAKE_CLAUDE = """#!{python}
-import json, pathlib, sys, time
-here = pathlib.Path(__file__).parent
-state = here / "claude-code-entry.json"
-args = sys.argv[1:]
-with open(here / "calls.log", "a") as log:
-    log.write(json.dumps(["claude", *args]) + "\\n")
-delay = here / "claude-delay-s"
-if delay.exists():
-    time.sleep(float(delay.read_text()))
-if args[:2] == ["mcp", "get"]:
-    if not state.exists():
-        print("No MCP server found with name: " + args[2], file=sys.stderr)
-        sys.exit(1)
-    entry = json.loads(state.read_text())
-    print(args[2] + ":")
-    print("  Scope: User config")
-    print("  Type: stdio")
-    print("  Command: " + entry["command"])
-    print("  Args: " + " ".join(entry["args"]))
-    if entry.get("env"):
-        print("  Environment:")
-        for key, value in entry["env"].items():
-            print("    " + key + "=" + value)
-elif args[:2] == ["mcp", "add-json"]:
-    entry = json.loads(args[-1])
-    entry.pop("type", None)
-    state.write_text(json.dumps(entry))
-elif args[:2] == ["mcp", "add"]:
-    rest = args[args.index("--") + 1:]
-    state.write_text(json.dumps({{"command": rest[0], "args": rest[1:]}}))
-elif args[:2] == ["mcp", "remove"]:
-    state.unlink(missing_ok=True)
-"""
 
 # `xdg-open` and `notify-send`: write their arguments to calls.log and exit.
 RECORDER = """#!{python}
@@ -79,8 +43,9 @@ class FakeDesktop:
         return self.config_home / "Claude" / "claude_desktop_config.json"
 
     @property
-    def claude_code_state(self) -> Path:
-        return self.bin / "claude-code-entry.json"
+    def claude_code_file(self) -> Path:
+        """Claude Code's own file, where the stand-in `claude` keeps its user-scope servers."""
+        return self.home / ".claude.json"
 
     @property
     def autostart_file(self) -> Path:
@@ -121,7 +86,7 @@ def make_fake_desktop(
     if claude_desktop:
         desktop.desktop_config.parent.mkdir(parents=True)
     if claude_code:
-        desktop.add_program("claude", FAKE_CLAUDE)
+        install_fake_claude(desktop.bin)
     desktop.add_program("xdg-open", RECORDER)
     desktop.add_program("gdbus", RECORDER)  # a file manager answers on the session bus
     desktop.add_program("notify-send", RECORDER)
@@ -132,6 +97,7 @@ def make_fake_desktop(
     # xdg-open and notify-send are never taken from PATH (core/system_programs.py): named here instead.
     monkeypatch.setenv(PROGRAMS_ENV, str(desktop.bin))
     monkeypatch.delenv("COWORK_TERMINAL_BASH", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)  # Claude Code's file is the home folder's
     return desktop
 
 

@@ -17,17 +17,19 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from unittest.mock import ANY
 
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-from test_client_config import FOREIGN_ENTRY, OTHER_SERVERS, RICH_CONFIG, install_fake_claude
+from test_client_config import FOREIGN_ENTRY, OTHER_SERVERS, RICH_CONFIG
 
 from app.cli import client_commands
 from app.cli.main import main
 from app.core import liveness
 from app.core.claude import config as cc
 from app.core.errors import CoworkError
+from tests.fake_claude import claude_calls, install_fake_claude, user_servers, write_user_servers
 
 SYSTEM_PATH = "/usr/bin:/bin"
 CLI_TIMEOUT_S = 60
@@ -39,7 +41,7 @@ def user(tmp_path: Path, cli_env: dict[str, str], capfd: pytest.CaptureFixture[s
     home = tmp_path / "user-home"
     home.mkdir()
     env = dict(cli_env, HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), PATH=SYSTEM_PATH)
-    for name in ("FAKE_CLAUDE_STATE", "FAKE_CLAUDE_LOG", "FAKE_CLAUDE_FAIL"):
+    for name in ("FAKE_CLAUDE_FAIL", "CLAUDE_CONFIG_DIR"):
         env.pop(name, None)
 
     class User:
@@ -79,13 +81,13 @@ def user(tmp_path: Path, cli_env: dict[str, str], capfd: pytest.CaptureFixture[s
             return self.config.read_bytes()
 
         def install_claude_code(self, servers: dict | None = None):
-            claude, state, log = install_fake_claude(tmp_path / "claude-bin")
-            self.env.update(
-                PATH=f"{claude.parent}:{SYSTEM_PATH}", FAKE_CLAUDE_STATE=str(state), FAKE_CLAUDE_LOG=str(log)
-            )
+            """The stand-in `claude` on PATH; Claude Code's file in the home folder, with `servers`."""
+            claude = install_fake_claude(tmp_path / "claude-bin")
+            self.env.update(PATH=f"{claude.parent}:{SYSTEM_PATH}")
+            state = home / ".claude.json"
             if servers is not None:
-                state.write_text(json.dumps(servers))
-            return claude, state, log
+                write_user_servers(state, servers)
+            return claude, state, claude.parent
 
         def entry(self) -> dict:
             return json.loads(self.config.read_text("utf-8"))["mcpServers"]["cowork-terminal"]
@@ -164,9 +166,8 @@ def test_connect_writes_every_installed_client_and_reminds_to_restart(user, cli_
     assert "restart-claude" not in result.stdout, "restart-claude does not work on Linux: never suggested here"
     assert "run only while the Cowork Terminal app is running" in result.stdout and "--headless" in result.stdout
     assert user.entry() == expected_entry(cli_env)
-    assert json.loads(state.read_text())["cowork-terminal"] == {"type": "stdio", **expected_entry(cli_env)}
-    argvs = [json.loads(line) for line in log.read_text().splitlines()]
-    assert argvs[-1][:5] == ["mcp", "add-json", "--scope", "user", "cowork-terminal"]
+    assert user_servers(state)["cowork-terminal"] == {"type": "stdio", **expected_entry(cli_env)}
+    assert claude_calls(log) == [["claude", "mcp", "add-json", "--scope", "user", "cowork-terminal", ANY]]
 
     again = user.call("connect")
     assert again.returncode == 0
@@ -188,7 +189,7 @@ def test_connect_client_option_creates_a_missing_config_at_the_default_location(
 
 def test_connect_dry_run_prints_the_exact_json_and_path_and_writes_nothing(user, cli_env):
     original = user.install_desktop(json.dumps({"mcpServers": OTHER_SERVERS, "zoom": 2}))
-    user.install_claude_code()
+    claude, state, calls = user.install_claude_code()
     result = user.call("connect", "--dry-run")
     assert "run only while" not in result.stdout, "a dry run connects nothing"
     assert result.returncode == 0, result.stderr
@@ -198,7 +199,7 @@ def test_connect_dry_run_prints_the_exact_json_and_path_and_writes_nothing(user,
     printed = "\n".join(rest[:code_at]) + "\n"
     assert rest[code_at + 1].strip().startswith(f"{user.env['PATH'].split(':')[0]}/claude mcp add-json --scope user")
     assert user.config.read_bytes() == original and cc.list_backups(user.config) == []
-    assert not Path(user.env["FAKE_CLAUDE_STATE"]).exists()
+    assert not state.exists() and claude_calls(calls) == [], "nothing run, nothing written"
     assert user.call("connect").returncode == 0
     assert user.config.read_text("utf-8") == printed  # exactly what the dry run showed
 
@@ -225,7 +226,7 @@ def test_an_invalid_config_fails_its_client_but_not_the_others(user, cli_env):
     assert result.returncode == 2
     assert "line 4, column 5" in result.stderr and "Nothing was changed" in result.stderr
     assert user.config.read_bytes() == original
-    assert "claude-code: connected" in result.stdout and "cowork-terminal" in json.loads(state.read_text())
+    assert "claude-code: connected" in result.stdout and "cowork-terminal" in user_servers(state)
 
 
 def test_a_read_only_config_is_refused_with_advice(user):
@@ -268,7 +269,7 @@ def test_disconnect_removes_our_entry_from_each_client_and_nothing_else(user):
     assert f"claude-desktop: disconnected ({user.config})" in result.stdout
     assert "claude-code: disconnected" in result.stdout
     assert json.loads(user.config.read_text("utf-8")) == RICH_CONFIG
-    assert json.loads(state.read_text()) == {"other": FOREIGN_ENTRY}
+    assert user_servers(state) == {"other": FOREIGN_ENTRY}
     again = user.call("disconnect", "--client", "claude-desktop")
     assert "not connected, nothing to remove" in again.stdout
 

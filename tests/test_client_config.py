@@ -15,6 +15,7 @@ import pytest
 from app.core.claude import config as cc
 from app.core.claude.locations import ClientLocation
 from app.core.paths import HOME_ENV
+from tests.fake_claude import claude_calls, install_fake_claude, user_servers, write_user_servers
 
 PYTHON = "/opt/cowork/venv/bin/python"
 ENTRY = cc.build_entry(False, PYTHON)
@@ -507,151 +508,106 @@ def test_dry_run_writes_nothing_and_previews_exactly_what_would_be_written(confi
 
 # --- Claude Code, through a fake `claude` --------------------------------------------------------
 
-FAKE_CLAUDE = '''\
-#!{python}
-"""A stand-in for Claude Code's CLI: records its argv, keeps user-scope servers in a JSON file."""
-import json, os, sys
-state_file, log_file = os.environ["FAKE_CLAUDE_STATE"], os.environ["FAKE_CLAUDE_LOG"]
-with open(log_file, "a") as log:
-    log.write(json.dumps(sys.argv[1:]) + "\\n")
-servers = json.load(open(state_file)) if os.path.exists(state_file) else {{}}
-args = sys.argv[1:]
-def save():
-    json.dump(servers, open(state_file, "w"))
-if os.environ.get("FAKE_CLAUDE_FAIL") in args:
-    print("fake failure", file=sys.stderr); sys.exit(3)
-if args[:2] == ["mcp", "get"]:
-    name = args[2]
-    if name not in servers:
-        print(f'No MCP server found with name: "{{name}}"', file=sys.stderr); sys.exit(1)
-    e = servers[name]
-    print(f"{{name}}:\\n  Scope: User config (available in all your projects)\\n  Status: ✓ Connected")
-    if "url" in e:
-        print(f"  Type: http\\n  URL: {{e['url']}}"); sys.exit(0)
-    print(f"  Type: stdio\\n  Command: {{e['command']}}\\n  Args: {{' '.join(e.get('args', []))}}")
-    if e.get("env"):
-        print("  Environment:")
-        for k, v in e["env"].items():
-            print(f"    {{k}}={{v}}")
-    print(f'\\nTo remove this server, run: claude mcp remove "{{name}}" -s user')
-elif args[:4] == ["mcp", "add", "--scope", "user"] and args[5] == "--":
-    if args[4] in servers:
-        print("exists", file=sys.stderr); sys.exit(1)
-    servers[args[4]] = {{"command": args[6], "args": args[7:]}}; save()
-elif args[:4] == ["mcp", "add-json", "--scope", "user"]:
-    servers[args[4]] = json.loads(args[5]); save()
-elif args[:4] == ["mcp", "remove", "--scope", "user"]:
-    if servers.pop(args[4], None) is None:
-        sys.exit(1)
-    save()
-else:
-    print("unexpected", args, file=sys.stderr); sys.exit(2)
-'''
-
-
-def install_fake_claude(folder: Path) -> tuple[Path, Path, Path]:
-    """Write a fake `claude` into `folder`; returns (executable, state file, argv log)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    claude = folder / "claude"
-    claude.write_text(FAKE_CLAUDE.format(python=sys.executable))
-    claude.chmod(0o755)
-    return claude, folder / "claude-state.json", folder / "claude-argv.log"
-
 
 @pytest.fixture
 def fake_claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    claude, state, log = install_fake_claude(tmp_path / "bin")
-    monkeypatch.setenv("FAKE_CLAUDE_STATE", str(state))
-    monkeypatch.setenv("FAKE_CLAUDE_LOG", str(log))
+    """The stand-in `claude` (tests/fake_claude.py), keeping Claude Code's file in $CLAUDE_CONFIG_DIR."""
+    claude = install_fake_claude(tmp_path / "bin")
+    servers_file = tmp_path / "claude-config" / ".claude.json"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(servers_file.parent))
 
     def calls() -> list[list[str]]:
-        return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        return [call[1:] for call in claude_calls(claude.parent)]
 
-    def servers() -> dict:
-        return json.loads(state.read_text()) if state.exists() else {}
-
-    return str(claude), calls, servers, state
+    return str(claude), calls, lambda: user_servers(servers_file), servers_file
 
 
-def test_claude_code_connect_runs_mcp_add_at_user_scope(fake_claude):
-    claude, calls, servers, _ = fake_claude
-    change = cc.connect_claude_code(claude, ENTRY)
+def added(entry: dict) -> dict:
+    """An entry as `claude mcp add` writes it into Claude Code's file."""
+    return {"type": "stdio", **entry, "env": {}}
+
+
+def test_claude_code_connect_reads_its_file_and_runs_mcp_add_at_user_scope(fake_claude):
+    claude, calls, servers, servers_file = fake_claude
+    write_user_servers(servers_file, OTHER_SERVERS)
+    change = cc.connect_claude_code(claude, servers_file, ENTRY)
     assert change.action == "written" and change.previous == cc.ABSENT
-    assert calls() == [
-        ["mcp", "get", "cowork-terminal"],
-        ["mcp", "add", "--scope", "user", "cowork-terminal", "--", PYTHON, "-I", "-m", "app", "serve"],
-    ]
-    assert servers() == {"cowork-terminal": ENTRY}
-    assert cc.connect_claude_code(claude, ENTRY).action == "unchanged"
-    assert calls()[-1] == ["mcp", "get", "cowork-terminal"]
+    assert calls() == [["mcp", "add", "--scope", "user", "cowork-terminal", "--", PYTHON, "-I", "-m", "app", "serve"]]
+    assert servers() == {**OTHER_SERVERS, "cowork-terminal": added(ENTRY)}
+    assert cc.claude_code_entry(servers_file) == {"type": "stdio", **ENTRY}, "the empty env it writes is none"
+    assert cc.connect_claude_code(claude, servers_file, ENTRY).action == "unchanged"
+    assert len(calls()) == 1, "read from the file: no `claude` run to find it connected"
 
 
 def test_claude_code_entry_with_env_goes_through_add_json(fake_claude):
-    claude, calls, servers, _ = fake_claude
+    claude, calls, servers, servers_file = fake_claude
     entry = cc.build_entry(False, PYTHON, home="/data/ct home")
-    cc.connect_claude_code(claude, entry)
+    cc.connect_claude_code(claude, servers_file, entry)
     assert calls()[-1][:5] == ["mcp", "add-json", "--scope", "user", "cowork-terminal"]
     assert servers()["cowork-terminal"] == {"type": "stdio", **entry}
-    assert cc.claude_code_entry(claude) == entry  # read back through `mcp get`
-    assert cc.connect_claude_code(claude, entry).action == "unchanged"
+    assert cc.claude_code_entry(servers_file) == {"type": "stdio", **entry}, "exactly: a space in a path stays"
+    assert cc.connect_claude_code(claude, servers_file, entry).action == "unchanged"
 
 
 def test_claude_code_foreign_entry_needs_replace_then_is_removed_and_added(fake_claude):
-    claude, calls, servers, state = fake_claude
-    state.write_text(json.dumps({"cowork-terminal": FOREIGN_ENTRY}))
+    claude, calls, servers, servers_file = fake_claude
+    write_user_servers(servers_file, {"cowork-terminal": FOREIGN_ENTRY})
     with pytest.raises(cc.EntryConflictError, match="--replace"):
-        cc.connect_claude_code(claude, ENTRY)
+        cc.connect_claude_code(claude, servers_file, ENTRY)
     assert servers() == {"cowork-terminal": FOREIGN_ENTRY}
-    dry = cc.connect_claude_code(claude, ENTRY, replace=True, dry_run=True)
+    dry = cc.connect_claude_code(claude, servers_file, ENTRY, replace=True, dry_run=True)
     assert [argv[1:3] for argv in dry.commands] == [["mcp", "remove"], ["mcp", "add"]]
     assert servers() == {"cowork-terminal": FOREIGN_ENTRY}
-    change = cc.connect_claude_code(claude, ENTRY, replace=True)
-    assert change.previous == cc.FOREIGN and servers() == {"cowork-terminal": ENTRY}
+    change = cc.connect_claude_code(claude, servers_file, ENTRY, replace=True)
+    assert change.previous == cc.FOREIGN and servers() == {"cowork-terminal": added(ENTRY)}
     assert calls()[-2] == ["mcp", "remove", "--scope", "user", "cowork-terminal"]
 
 
 def test_claude_code_update_keeps_the_users_settings(fake_claude):
-    claude, calls, servers, state = fake_claude
+    claude, calls, servers, servers_file = fake_claude
     older = {**ENTRY, "args": ["-m", "app", "serve", "--headless"], "env": USER_SETTING}
-    state.write_text(json.dumps({"cowork-terminal": older}))
-    change = cc.connect_claude_code(claude, ENTRY)
+    write_user_servers(servers_file, {"cowork-terminal": older})
+    change = cc.connect_claude_code(claude, servers_file, ENTRY)
     assert change.previous == cc.CHANGED
     assert servers()["cowork-terminal"] == {"type": "stdio", **ENTRY, "env": USER_SETTING}
-    assert cc.connect_claude_code(claude, ENTRY).action == "unchanged"
+    assert cc.connect_claude_code(claude, servers_file, ENTRY).action == "unchanged"
 
 
 def test_claude_code_disconnect_runs_mcp_remove(fake_claude):
-    claude, calls, servers, state = fake_claude
-    assert cc.disconnect_claude_code(claude, ENTRY).action == "nothing to remove"
-    state.write_text(json.dumps({"cowork-terminal": ENTRY, "other": FOREIGN_ENTRY}))
-    assert cc.disconnect_claude_code(claude, ENTRY, dry_run=True).action == "dry run"
-    assert cc.disconnect_claude_code(claude, ENTRY).action == "removed"
+    claude, calls, servers, servers_file = fake_claude
+    assert cc.disconnect_claude_code(claude, servers_file, ENTRY).action == "nothing to remove"
+    assert calls() == [], "nothing to remove, read from the file"
+    write_user_servers(servers_file, {"cowork-terminal": added(ENTRY), "other": FOREIGN_ENTRY})
+    assert cc.disconnect_claude_code(claude, servers_file, ENTRY, dry_run=True).action == "dry run"
+    assert cc.disconnect_claude_code(claude, servers_file, ENTRY).action == "removed"
     assert servers() == {"other": FOREIGN_ENTRY}
     assert calls()[-1] == ["mcp", "remove", "--scope", "user", "cowork-terminal"]
 
 
 def test_claude_code_failure_is_reported_with_what_claude_said(fake_claude, monkeypatch):
-    claude, _, servers, _ = fake_claude
+    claude, _, servers, servers_file = fake_claude
     monkeypatch.setenv("FAKE_CLAUDE_FAIL", "add")
     with pytest.raises(cc.ClaudeCliError, match=r"mcp add.*exit 3.*fake failure"):
-        cc.connect_claude_code(claude, ENTRY)
+        cc.connect_claude_code(claude, servers_file, ENTRY)
     assert servers() == {}
 
 
 def test_claude_code_that_cannot_start_is_a_clear_error(tmp_path):
     with pytest.raises(cc.ClaudeCliError, match="could not run"):
-        cc.connect_claude_code(str(tmp_path / "no-such-claude"), ENTRY)
+        cc.connect_claude_code(str(tmp_path / "no-such-claude"), tmp_path / ".claude.json", ENTRY)
 
 
-def test_claude_code_entry_we_cannot_read_counts_as_foreign(fake_claude):
-    claude, _, _, state = fake_claude
-    state.write_text(json.dumps({"cowork-terminal": {"type": "http", "url": "https://example.com/mcp"}}))
-    existing = cc.claude_code_entry(claude)
-    assert (
-        existing["unparsed"].startswith("cowork-terminal:") and "URL: https://example.com/mcp" in existing["unparsed"]
-    )
+def test_claude_code_entry_of_another_kind_counts_as_foreign_and_a_broken_file_is_named(fake_claude):
+    claude, calls, _, servers_file = fake_claude
+    remote = {"type": "http", "url": "https://example.com/mcp"}
+    write_user_servers(servers_file, {"cowork-terminal": remote})
+    assert cc.claude_code_entry(servers_file) == remote
     with pytest.raises(cc.EntryConflictError, match="another program"):
-        cc.connect_claude_code(claude, ENTRY)
+        cc.connect_claude_code(claude, servers_file, ENTRY)
+    servers_file.write_text('{"numStartups": 3,')
+    with pytest.raises(cc.ConfigFileError, match=str(servers_file)):
+        cc.claude_code_entry(servers_file)
+    assert calls() == [] and servers_file.read_text() == '{"numStartups": 3,', "never run, never written"
 
 
 # --- status of one client ------------------------------------------------------------------------------
@@ -671,24 +627,24 @@ def test_status_reports_each_state_of_a_desktop_config(config):
     assert broken.state == cc.INVALID and "line 1, column 2" in broken.problem
 
 
-def test_status_of_claude_code_asks_its_cli_or_is_unknown_without_it(fake_claude):
-    claude, _, _, state = fake_claude
-    code = ClientLocation("claude-code", "Claude Code", True, None, PurePosixPath(claude), "found")
-    state.write_text(json.dumps({"cowork-terminal": ENTRY}))
-    assert cc.client_status(code, ENTRY).state == cc.CURRENT
-    missing = ClientLocation("claude-code", "Claude Code", False, None, None, "not found")
+def test_status_of_claude_code_reads_its_file_or_is_unknown_without_its_cli(fake_claude):
+    claude, calls, _, servers_file = fake_claude
+    code = ClientLocation("claude-code", "Claude Code", True, None, PurePosixPath(claude), "found", "", servers_file)
+    write_user_servers(servers_file, {"cowork-terminal": added(ENTRY)})
+    assert cc.client_status(code, ENTRY).state == cc.CURRENT and calls() == []
+    missing = ClientLocation("claude-code", "Claude Code", False, None, None, "not found", "", servers_file)
     assert cc.client_status(missing, ENTRY).state == cc.UNKNOWN
     with pytest.raises(cc.UsageError, match="not installed"):
         cc.connect_client(missing, ENTRY)
 
 
 def test_connect_client_and_disconnect_client_dispatch_by_kind(config, fake_claude):
-    claude, _, servers, _ = fake_claude
-    code = ClientLocation("claude-code", "Claude Code", True, None, PurePosixPath(claude), "found")
+    claude, _, servers, servers_file = fake_claude
+    code = ClientLocation("claude-code", "Claude Code", True, None, PurePosixPath(claude), "found", "", servers_file)
     cc.connect_client(desktop(config), ENTRY)
     cc.connect_client(code, ENTRY)
     assert "cowork-terminal" in json.loads(config.read_text("utf-8"))["mcpServers"]
-    assert servers() == {"cowork-terminal": ENTRY}
+    assert servers() == {"cowork-terminal": added(ENTRY)}
     cc.disconnect_client(desktop(config), ENTRY)
     cc.disconnect_client(code, ENTRY)
     assert json.loads(config.read_text("utf-8")) == {"mcpServers": {}} and servers() == {}

@@ -128,6 +128,17 @@ def test_claude_code_is_found_on_path():
     assert code.config_path is None
 
 
+def test_claude_codes_servers_are_read_from_its_file_in_the_home_folder_or_in_claude_config_dir():
+    code = by_id(cl.locate_clients("linux", {}, LINUX_HOME, fake_fs()))["claude-code"]
+    assert code.servers_file == LINUX_HOME / ".claude.json" and not code.installed
+    moved = cl.claude_code_file("darwin", {"CLAUDE_CONFIG_DIR": "/Users/ada/.claude"}, MAC_HOME)
+    assert moved == PurePosixPath("/Users/ada/.claude/.claude.json")
+    assert cl.claude_code_file("linux", {"CLAUDE_CONFIG_DIR": "relative"}, LINUX_HOME) == LINUX_HOME / ".claude.json"
+    assert cl.claude_code_file("win32", {}, WIN_HOME) == PureWindowsPath(r"C:\Users\Ada\.claude.json")
+    moved = cl.claude_code_file("win32", {"CLAUDE_CONFIG_DIR": r"D:\claude"}, WIN_HOME)
+    assert moved == PureWindowsPath(r"D:\claude\.claude.json")
+
+
 def test_claude_code_is_found_in_its_installer_folder_when_path_is_the_minimal_gui_path():
     """A tray app started from the macOS Finder has PATH=/usr/bin:/bin:/usr/sbin:/sbin."""
     exists = fake_fs(MAC_HOME / ".local" / "bin" / "claude")

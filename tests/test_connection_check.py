@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import pytest
 from desktop_env import FakeDesktop, make_fake_desktop, wait_for
@@ -18,6 +18,7 @@ from app.core.execution.bash_resolver import BASH_PATH_ENV
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.server import connection_check as check
+from tests.fake_claude import write_user_servers
 from tests.tray_process import running_tray
 
 
@@ -126,16 +127,19 @@ def test_a_good_entry_starts_the_server_and_runs_echo_ok_and_no_tray_or_a_pause_
     assert paused.kind == check.PAUSED and "host access is paused" in paused.message
 
 
-def test_claude_codes_entry_is_read_through_its_cli(
+def test_claude_codes_entry_is_read_from_its_own_file_without_running_its_cli(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path
 ) -> None:
     desktop = make_fake_desktop(tmp_path, monkeypatch, claude_code=True)
-    location = cl.ClientLocation(
-        cl.CLAUDE_CODE, "Claude Code", True, None, PurePosixPath(desktop.bin / "claude"), "found"
-    )
+    [location] = [loc for loc in cl.clients_here()[1] if loc.client_id == cl.CLAUDE_CODE]
+    assert location.servers_file == desktop.claude_code_file
+    write_user_servers(desktop.claude_code_file, {"github": {"command": "npx", "args": ["github-mcp"]}})
     result = check.check_client(location, cc.this_app_entry())
     assert result.kind == check.NO_ENTRY and "Claude Code has no" in result.message
-    assert desktop.calls("claude") == [["claude", "mcp", "get", "cowork-terminal"]]
+    desktop.claude_code_file.write_text("{")
+    broken = check.check_client(location, cc.this_app_entry())
+    assert str(desktop.claude_code_file) in broken.message, broken
+    assert desktop.calls("claude") == []
 
 
 def test_the_check_command_prints_one_line_per_client_and_fails_when_one_fails(

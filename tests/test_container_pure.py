@@ -61,6 +61,15 @@ def test_the_linux_set_follows_xdg_folders_and_ignores_relative_ones() -> None:
     assert "/data/applications/cowork-terminal.desktop" in linux_set({"XDG_DATA_HOME": "/data"}).files
 
 
+def test_claude_codes_folder_is_protected_where_claude_config_dir_moved_it() -> None:
+    """Its settings' hooks run commands outside the container when Claude Code next runs."""
+    assert "/work/claude-alt" in linux_set({"CLAUDE_CONFIG_DIR": "/work/claude-alt"}).folders
+    assert "/home/ann/.claude" in linux_set({"CLAUDE_CONFIG_DIR": "/work/claude-alt"}).folders, "still"
+    assert linux_set({"CLAUDE_CONFIG_DIR": "claude-alt"}).folders == linux_set().folders, "relative: ignored"
+    windows = container.protected_set("win32", {"CLAUDE_CONFIG_DIR": r"D:\claude"}, r"C:\Users\ann", [], [], None)
+    assert r"D:\claude" in windows.folders
+
+
 def test_macos_protects_claude_support_folder_and_launch_agents() -> None:
     protected = container.protected_set("darwin", {}, "/Users/ann", ["/Users/ann/Library/x"], [], None)
     assert protected.if_present == ("/Users/ann/Library/Application Support/Claude",)

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from test_client_config import install_fake_claude
 
 from app.core.claude import config as cc
 from app.core.install import autostart
 from app.core.install.stale_entries import ALTERED, MISSING, OTHER_COPY, repair_stale_entries
+from tests.fake_claude import install_fake_claude, write_user_servers
 
 THIS_COPY = "/home/ann/Applications/cowork-terminal/cowork-terminal"  # the .tar.gz the tray runs from
 DEB_COPY = "/opt/cowork-terminal/cowork-terminal"
@@ -20,10 +20,11 @@ FOREIGN_ENTRY = {"command": "npx", "args": ["-y", "cowork-terminal-mcp"]}
 @pytest.fixture
 def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     home = tmp_path / "home"
-    claude, state, log = install_fake_claude(tmp_path / "bin")
+    claude = install_fake_claude(tmp_path / "bin")
     environ = {"XDG_CONFIG_HOME": str(home / ".config"), "PATH": f"{claude.parent}:/usr/bin:/bin"}
-    monkeypatch.setenv("FAKE_CLAUDE_STATE", str(state))
-    monkeypatch.setenv("FAKE_CLAUDE_LOG", str(log))
+    monkeypatch.setenv("HOME", str(home))  # where the stand-in `claude` keeps Claude Code's file
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    state = home / ".claude.json"
     config = home / ".config" / "Claude" / "claude_desktop_config.json"
     config.parent.mkdir(parents=True)
     return home, environ, config, state
@@ -39,7 +40,7 @@ def repair(machine, exists) -> list:
 def test_entries_of_another_existing_copy_are_pointed_at_this_one_and_say_so(machine) -> None:
     home, environ, config, state = machine
     config.write_text(json.dumps({"mcpServers": {"cowork-terminal": {"command": DEB_COPY, "args": ["serve"]}}}))
-    state.write_text(json.dumps({"cowork-terminal": {"command": DEB_COPY, "args": ["serve", "--headless"]}}))
+    write_user_servers(state, {"cowork-terminal": {"command": DEB_COPY, "args": ["serve", "--headless"]}})
     autostart.enable("linux", environ, home, command=[DEB_COPY, "tray"])
 
     repairs = repair(machine, exists=lambda path: path == DEB_COPY)
@@ -49,7 +50,7 @@ def test_entries_of_another_existing_copy_are_pointed_at_this_one_and_say_so(mac
     ]  # fmt: skip
     assert autostart.read_command("linux", environ, home) == [THIS_COPY, "tray"]
     assert json.loads(config.read_text())["mcpServers"]["cowork-terminal"] == {"command": THIS_COPY, "args": ["serve"]}
-    assert json.loads(state.read_text())["cowork-terminal"] == {"command": THIS_COPY, "args": ["serve", "--headless"]}
+    assert cc.claude_code_entry(state) == {"type": "stdio", "command": THIS_COPY, "args": ["serve", "--headless"]}
     assert repairs[0].notice == (
         f"Start at login started {DEB_COPY} (another copy of Cowork Terminal); it now starts this copy, {THIS_COPY}."
     )
@@ -66,7 +67,7 @@ def test_a_missing_program_is_named_as_such(machine) -> None:
 def test_another_programs_entry_and_entries_of_this_copy_are_left_alone(machine) -> None:
     home, environ, config, state = machine
     config.write_text(json.dumps({"mcpServers": {"cowork-terminal": FOREIGN_ENTRY}}))
-    state.write_text(json.dumps({"cowork-terminal": {"command": THIS_COPY, "args": ["serve"]}}))
+    write_user_servers(state, {"cowork-terminal": {"command": THIS_COPY, "args": ["serve"]}})
     autostart.enable("linux", environ, home, command=[THIS_COPY, "tray"])
     before = (config.read_bytes(), state.read_bytes())
     assert repair(machine, exists=lambda path: True) == []

@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from unittest.mock import ANY
 
 import anyio
 import pytest
@@ -46,6 +47,7 @@ from app.ui.tray import platforms as tray_platform
 from app.ui.tray.app import TrayApp
 from tests import xvfb
 from tests.clicks import PROMPT_TITLE, on_screen, shown_window, xdotool
+from tests.fake_claude import user_servers, write_user_servers
 from tests.in_process_server import serving
 from tests.python_source import parse_file
 from tests.stdio_client import FIRST_CALL_DEADLINE_S, STOP_DEADLINE_S, live_processes, run
@@ -417,19 +419,50 @@ def test_only_our_entry_with_serve_headless_counts_as_headless() -> None:
     assert not cc.starts_headless(None)
 
 
-def test_claude_code_is_connected_through_its_own_cli(
+def test_claude_code_is_read_from_its_file_and_connected_through_its_own_cli_only_at_a_click(
     paths: AppPaths, pystray: ModuleType, code_desktop: FakeDesktop, window_marker: Path
 ) -> None:
+    """The tray runs no `claude` of its own accord: a command may have replaced that program (it lies
+    in a folder of the user's), and `claude mcp get` would start every server Claude Code lists."""
     desktop = code_desktop
+    write_user_servers(desktop.claude_code_file, {"github": {"command": "npx", "args": ["github-mcp"]}})
     app = start_tray(paths, pystray, window_marker)
     try:
         item = app.pystray_item("client:claude-code")
         assert (item.text, item.enabled) == ("Claude Code: not connected · click to connect", True)
+        assert desktop.calls("claude") == [], "read from Claude Code's file, not asked of its CLI"
         item(app.icon)
         assert app.settle()
-        assert json.loads(desktop.claude_code_state.read_text()) == cc.this_app_entry()
-        assert desktop.calls("claude")[-2][:6] == ["claude", "mcp", "add-json", "--scope", "user", "cowork-terminal"]
+        assert desktop.calls("claude") == [["claude", "mcp", "add-json", "--scope", "user", "cowork-terminal", ANY]], (
+            "the user's click runs Claude Code's own CLI, once, and the look after it reads the file"
+        )
+        servers = user_servers(desktop.claude_code_file)
+        assert servers["cowork-terminal"] == {"type": "stdio", **cc.this_app_entry()} and "github" in servers
         assert app.pystray_item("client:claude-code").text == "Claude Code: connected"
+    finally:
+        app.shutdown()
+
+
+def test_claude_codes_entry_turned_headless_outside_the_tray_is_told_with_no_claude_run(
+    paths: AppPaths, pystray: ModuleType, code_desktop: FakeDesktop, window_marker: Path
+) -> None:
+    """Claude Code's file is watched as Claude Desktop's is (a program, or `claude mcp add` typed in a
+    terminal, may change it while the tray runs); reading it runs nothing."""
+    desktop = code_desktop
+    entry = cc.this_app_entry()
+    write_user_servers(desktop.claude_code_file, {"cowork-terminal": {"type": "stdio", **entry}})
+    app = start_tray(paths, pystray, window_marker)
+    try:
+        assert app.pystray_item("client:claude-code").text == "Claude Code: connected"
+        headless = {"type": "stdio", **entry, "args": [*entry["args"], "--headless"]}
+        write_user_servers(desktop.claude_code_file, {"cowork-terminal": headless})
+        told = "Claude Code can run commands without this app"
+        wait_for(lambda: told in titles(app), timeout_s=loop.CLIENT_FILES_CHECK_S * 4)
+        wait_for(
+            lambda: app.pystray_item("client:claude-code").text == "Claude Code: connected, its entry needs an update",
+            timeout_s=loop.CLIENT_FILES_CHECK_S * 4,
+        )
+        assert desktop.calls("claude") == []
     finally:
         app.shutdown()
 
@@ -1015,7 +1048,7 @@ def test_a_check_connection_run_by_the_tray_never_loads_the_mcp_sdk_in_the_tray(
         "import app.ui.tray.app as t\n"
         "from app.core.paths import AppPaths\n"
         "app = t.TrayApp(AppPaths.from_environment(), None, t.load_pystray())\n"
-        "app.refresh_clients(include_cli=False)\n"
+        "app.refresh_clients()\n"
         "app.perform('check', 'claude-desktop')\n"
         "assert app.notifier.history[-1][0] == 'Connection problem: Claude Desktop', app.notifier.history\n"
     )

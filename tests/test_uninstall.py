@@ -1,8 +1,8 @@
 """`cowork-terminal uninstall` as a user runs it, against a fake home: real child processes, real files.
 
 Every child gets HOME, XDG_CONFIG_HOME and XDG_DATA_HOME in a temporary folder and a PATH with only
-system folders and a fake `claude` (a stand-in for Claude Code's CLI that keeps its servers in a
-JSON file): no real Claude config, autostart entry or menu is ever touched.
+system folders and the stand-in `claude` (tests/fake_claude.py, which keeps Claude Code's servers in
+the fake home's `.claude.json`): no real Claude config, autostart entry or menu is ever touched.
 """
 
 from __future__ import annotations
@@ -16,13 +16,14 @@ from pathlib import Path
 
 import pytest
 from desktop_env import wait_for
-from test_client_config import OTHER_SERVERS, RICH_CONFIG, install_fake_claude
+from test_client_config import OTHER_SERVERS, RICH_CONFIG
 
 from app.core import data_folder, liveness
 from app.core.claude import config as cc
 from app.core.install import autostart, installation, menu_entry
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
+from tests.fake_claude import claude_calls, install_fake_claude, user_servers, write_user_servers
 
 SYSTEM_PATH = "/usr/bin:/bin"
 CLI_TIMEOUT_S = 60
@@ -40,20 +41,21 @@ class User:
         self.config = self.home / ".config" / "Claude" / "claude_desktop_config.json"
         self.autostart = self.home / ".config" / "autostart" / autostart.DESKTOP_FILE_NAME
         self.app_home = Path(cli_env["COWORK_TERMINAL_HOME"])
-        claude, self.claude_state, self.claude_log = install_fake_claude(tmp_path / "claude-bin")
+        self.claude_bin = install_fake_claude(tmp_path / "claude-bin").parent
+        self.claude_state = self.home / ".claude.json"  # Claude Code's own file
         self.env = dict(
             cli_env, HOME=str(self.home), XDG_CONFIG_HOME=str(self.home / ".config"),
-            XDG_DATA_HOME=str(self.home / ".local" / "share"), PATH=f"{claude.parent}:{SYSTEM_PATH}",
-            FAKE_CLAUDE_STATE=str(self.claude_state), FAKE_CLAUDE_LOG=str(self.claude_log),
+            XDG_DATA_HOME=str(self.home / ".local" / "share"), PATH=f"{self.claude_bin}:{SYSTEM_PATH}",
         )  # fmt: skip
         self.env.pop("FAKE_CLAUDE_FAIL", None)
+        self.env.pop("CLAUDE_CONFIG_DIR", None)
         self.ours = cc.build_entry(False, os.path.abspath(sys.executable), [], str(self.app_home))
 
     def set_up_everything(self) -> None:
         self.config.parent.mkdir(parents=True)
         servers = {**OTHER_SERVERS, "cowork-terminal": self.ours}
         self.config.write_text(json.dumps({**RICH_CONFIG, "mcpServers": servers}))
-        self.claude_state.write_text(json.dumps({"github": GITHUB, "cowork-terminal": self.ours}))
+        write_user_servers(self.claude_state, {"github": GITHUB, "cowork-terminal": self.ours})
         autostart.enable("linux", self.env, self.home, command=[sys.executable, "-m", "app", "tray"])
         paths = data_folder.ensure(AppPaths.from_environment(self.env))
         Journal(paths).close()
@@ -66,7 +68,7 @@ class User:
         )  # fmt: skip
 
     def claude_code_servers(self) -> dict:
-        return json.loads(self.claude_state.read_text())
+        return user_servers(self.claude_state)
 
     def backups(self) -> list[Path]:
         return cc.list_backups(self.config)
@@ -279,7 +281,7 @@ def test_a_source_install_outside_a_venv_is_never_told_to_delete_its_python_fold
 
 
 def _calls(user: User) -> list[list[str]]:
-    return [json.loads(line) for line in user.claude_log.read_text().splitlines()] if user.claude_log.exists() else []
+    return [call[1:] for call in claude_calls(user.claude_bin)]
 
 
 def _key(text: str, key: str) -> str:

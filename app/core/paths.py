@@ -19,6 +19,7 @@ from pathlib import Path, PurePath, PureWindowsPath
 
 APP_NAME = "cowork-terminal"
 DESKTOP_FILE_NAME = f"{APP_NAME}.desktop"  # the launcher's and the start-at-login entry's (XDG)
+CLAUDE_CONFIG_DIR_ENV = "CLAUDE_CONFIG_DIR"  # where Claude Code keeps its folder and `.claude.json`, when moved
 HOME_ENV = "COWORK_TERMINAL_HOME"
 WINDOWS_DIR_NAME = ".cowork-terminal"  # in the user's profile folder, like .ssh or .docker
 PRIVATE_DIR_MODE = 0o700

@@ -88,11 +88,9 @@ class CheckResult:
 
 
 def read_entry(location: ClientLocation) -> Any:
-    """Our entry in `location`'s config (Desktop: the JSON file; Claude Code: `claude mcp get`), or None."""
-    if location.config_path is not None:
-        return cc.desktop_entry(Path(location.config_path))
-    if location.cli_path is not None:
-        return cc.claude_code_entry(str(location.cli_path))
+    """Our entry in `location`'s config (Desktop's JSON file, Claude Code's servers file), or None."""
+    if location.config_path is not None or location.cli_path is not None:
+        return cc.location_entry(location)
     raise CoworkError(
         _("{client} is not installed here: {evidence}").format(client=location.name, evidence=location.evidence)
     )

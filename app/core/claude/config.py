@@ -301,10 +301,6 @@ def desktop_entry(path: Path) -> Any:
 # --- Claude Code ---------------------------------------------------------------------------
 
 
-def claude_get_argv(claude: str) -> list[str]:
-    return [claude, "mcp", "get", SERVER_NAME]
-
-
 def claude_remove_argv(claude: str) -> list[str]:
     return [claude, "mcp", "remove", "--scope", "user", SERVER_NAME]
 
@@ -318,32 +314,6 @@ def claude_add_argv(claude: str, entry: Mapping[str, Any]) -> list[str]:
     if entry.get("env"):
         return [claude, "mcp", "add-json", "--scope", "user", SERVER_NAME, json.dumps({"type": "stdio", **entry})]
     return [claude, "mcp", "add", "--scope", "user", SERVER_NAME, "--", entry["command"], *entry["args"]]
-
-
-def parse_claude_get(text: str) -> dict[str, Any] | None:
-    """The entry `claude mcp get` describes, or None when its output has no `Command:` line.
-
-    It prints `Command: ...`, `Args: a b c` (joined with spaces, so this splits on spaces: our own
-    arguments contain none) and `Environment:` followed by indented `KEY=value` lines.
-    """
-    command, args, env, in_env = None, [], {}, False
-    for line in text.splitlines():
-        stripped = line.strip()
-        if in_env and line.startswith("    ") and "=" in stripped:
-            key, _, value = stripped.partition("=")
-            env[key] = value
-            continue
-        in_env = stripped == "Environment:"
-        if stripped.startswith("Command:"):
-            command = stripped.removeprefix("Command:").strip()
-        elif stripped.startswith("Args:"):
-            args = stripped.removeprefix("Args:").split()
-    if command is None:
-        return None
-    entry: dict[str, Any] = {"command": command, "args": args}
-    if env:
-        entry["env"] = env
-    return entry
 
 
 def _run_claude(argv: list[str]) -> subprocess.CompletedProcess[str]:
@@ -368,20 +338,32 @@ def _check(result: subprocess.CompletedProcess[str]) -> None:
         )
 
 
-def claude_code_entry(claude: str) -> Any:
-    """Our entry as Claude Code reports it, or None; a non-zero `mcp get` means there is none."""
-    result = _run_claude(claude_get_argv(claude))
-    if result.returncode != 0:
-        return None
-    parsed = parse_claude_get(result.stdout)
-    return parsed if parsed is not None else {"unparsed": result.stdout.strip()}
+def claude_code_entry(servers_file: Path) -> Any:
+    """Our entry at Claude Code's user scope, read from its own file (`locations.claude_code_file`), or
+    None. Raises ConfigFileError for a broken file. `claude mcp add` writes an empty `env`, which
+    this app's entries do not carry: it is read as none."""
+    entry = read_config(servers_file).servers.get(SERVER_NAME)
+    if isinstance(entry, Mapping) and entry.get("env") == {}:
+        entry = {key: value for key, value in entry.items() if key != "env"}
+    return entry
+
+
+def location_entry(location: ClientLocation) -> Any:
+    """Our entry in one client's file (Claude Desktop's config, or Claude Code's servers file), or
+    None. Raises ConfigFileError for a broken file."""
+    if location.config_path is not None:
+        return desktop_entry(Path(location.config_path))
+    if location.servers_file is not None:
+        return claude_code_entry(Path(location.servers_file))
+    return None
 
 
 def connect_claude_code(
-    claude: str, entry: Mapping[str, Any], *, replace: bool = False, dry_run: bool = False
+    claude: str, servers_file: Path, entry: Mapping[str, Any], *, replace: bool = False, dry_run: bool = False
 ) -> ConfigChange:
-    """Register our server with Claude Code at user scope (all projects), through its CLI."""
-    existing = claude_code_entry(claude)
+    """Register our server with Claude Code at user scope (all projects), through its CLI: Claude Code
+    writes its own file, which its running sessions write too."""
+    existing = claude_code_entry(servers_file)
     state = classify_entry(existing, entry)
     if state == CURRENT:
         return ConfigChange(claude, "unchanged", state, existing)
@@ -396,9 +378,11 @@ def connect_claude_code(
     return ConfigChange(claude, "written", state, existing, commands=commands)
 
 
-def disconnect_claude_code(claude: str, wanted: Mapping[str, Any], *, dry_run: bool = False) -> ConfigChange:
+def disconnect_claude_code(
+    claude: str, servers_file: Path, wanted: Mapping[str, Any], *, dry_run: bool = False
+) -> ConfigChange:
     """Remove our server from Claude Code's user scope."""
-    existing = claude_code_entry(claude)
+    existing = claude_code_entry(servers_file)
     state = classify_entry(existing, wanted)
     if existing is None:
         return ConfigChange(claude, "nothing to remove", state)
@@ -430,16 +414,14 @@ class ClientStatus:
 
 def client_status(location: ClientLocation, wanted: Mapping[str, Any]) -> ClientStatus:
     """Where `location` stands. A Desktop config is read even when the app was not detected, since
-    the file may exist anyway; Claude Code can only be asked through its CLI, so without it: UNKNOWN."""
+    the file may exist anyway; Claude Code's file only when its CLI is found (it is what connects),
+    so without it: UNKNOWN."""
     config = str(location.config_path) if location.config_path else None
     cli = str(location.cli_path) if location.cli_path else None
     problem, entry = "", None
     try:
-        if config:
-            entry = desktop_entry(Path(config))
-            state = classify_entry(entry, wanted)
-        elif cli:
-            entry = claude_code_entry(cli)
+        if config or cli:
+            entry = location_entry(location)
             state = classify_entry(entry, wanted)
         else:
             state = UNKNOWN
@@ -451,12 +433,14 @@ def client_status(location: ClientLocation, wanted: Mapping[str, Any]) -> Client
     )  # fmt: skip
 
 
-def _cli_of(location: ClientLocation) -> str:
+def _claude_code_of(location: ClientLocation) -> tuple[str, Path]:
+    """Claude Code's CLI (which writes) and its servers file (which we read)."""
     if location.cli_path is None:
         raise UsageError(
             _("{client} is not installed here: {evidence}").format(client=location.name, evidence=location.evidence)
         )
-    return str(location.cli_path)
+    assert location.servers_file is not None, "locate_clients names Claude Code's file"
+    return str(location.cli_path), Path(location.servers_file)
 
 
 def connect_client(
@@ -465,11 +449,11 @@ def connect_client(
     """`connect_desktop` or `connect_claude_code`, by the kind of client."""
     if location.config_path is not None:
         return connect_desktop(Path(location.config_path), entry, replace=replace, dry_run=dry_run)
-    return connect_claude_code(_cli_of(location), entry, replace=replace, dry_run=dry_run)
+    return connect_claude_code(*_claude_code_of(location), entry, replace=replace, dry_run=dry_run)
 
 
 def disconnect_client(location: ClientLocation, wanted: Mapping[str, Any], *, dry_run: bool = False) -> ConfigChange:
     """`disconnect_desktop` or `disconnect_claude_code`, by the kind of client."""
     if location.config_path is not None:
         return disconnect_desktop(Path(location.config_path), wanted, dry_run=dry_run)
-    return disconnect_claude_code(_cli_of(location), wanted, dry_run=dry_run)
+    return disconnect_claude_code(*_claude_code_of(location), wanted, dry_run=dry_run)

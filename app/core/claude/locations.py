@@ -15,7 +15,7 @@ from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 
 from app.core.errors import UsageError
 from app.core.i18n import _
-from app.core.paths import MSIX_PACKAGE_FAMILY  # the Claude package, which also hid our old data
+from app.core.paths import CLAUDE_CONFIG_DIR_ENV, MSIX_PACKAGE_FAMILY  # the Claude package, which also hid our old data
 
 CLAUDE_DESKTOP = "claude-desktop"
 CLAUDE_DESKTOP_STORE = "claude-desktop-store"
@@ -24,6 +24,7 @@ CLAUDE_CODE = "claude-code"
 CLIENT_IDS = (CLAUDE_DESKTOP, CLAUDE_DESKTOP_STORE, CLAUDE_CODE)
 
 CONFIG_FILE_NAME = "claude_desktop_config.json"
+CLAUDE_CODE_FILE_NAME = ".claude.json"
 # The Microsoft Store / MSIX package family; its AppData writes are redirected under this folder.
 MSIX_APP_ID = f"{MSIX_PACKAGE_FAMILY}!Claude"  # as `Get-StartApps` lists it
 # The standard (Squirrel) Windows installer puts the app here; an MSIX install never creates it.
@@ -40,7 +41,7 @@ class ClientLocation:
     client_id: str
     name: str
     installed: bool
-    # The JSON file we edit (Claude Desktop); None for Claude Code, which we drive through its CLI.
+    # The JSON file we edit (Claude Desktop); None for Claude Code, which we change through its CLI.
     config_path: PurePath | None
     # The `claude` executable (Claude Code only).
     cli_path: PurePath | None
@@ -48,6 +49,8 @@ class ClientLocation:
     evidence: str
     # A warning for the user, e.g. the standard config file that a Store install ignores.
     note: str = ""
+    # Claude Code's own file of user-scope servers (`claude_code_file`): read, never written by us.
+    servers_file: PurePath | None = None
 
 
 def platform_family(platform: str) -> str:
@@ -101,6 +104,15 @@ def store_config_path(environ: Mapping[str, str], home: PurePath) -> PureWindows
     """The config file a Microsoft Store / MSIX install really reads (its virtualized AppData)."""
     _roaming, local = windows_appdata(environ, home)
     return local / "Packages" / MSIX_PACKAGE_FAMILY / "LocalCache" / "Roaming" / "Claude" / CONFIG_FILE_NAME
+
+
+def claude_code_file(platform: str, environ: Mapping[str, str], home: PurePath) -> PurePath:
+    """Where Claude Code keeps its user-scope MCP servers: `.claude.json` in `$CLAUDE_CONFIG_DIR`
+    when that is set, else in the home folder. Read directly: asking `claude mcp get` would run a
+    program a command may have replaced, and it starts every server it lists."""
+    pure = _pure(platform)
+    folder = environ.get(CLAUDE_CONFIG_DIR_ENV, "")
+    return (pure(folder) if folder and pure(folder).is_absolute() else pure(home)) / CLAUDE_CODE_FILE_NAME
 
 
 def find_executable(
@@ -176,7 +188,8 @@ def _desktop_store(environ: Mapping[str, str], home: PurePath, exists: Exists) -
 def _claude_code(platform: str, environ: Mapping[str, str], home: PurePath, exists: Exists) -> ClientLocation:
     cli = find_executable("claude", platform, environ, home, exists)
     evidence = _("found {path}").format(path=cli) if cli else _("`claude` not found on PATH")
-    return ClientLocation(CLAUDE_CODE, "Claude Code", cli is not None, None, cli, evidence)
+    servers = claude_code_file(platform, environ, home)
+    return ClientLocation(CLAUDE_CODE, "Claude Code", cli is not None, None, cli, evidence, servers_file=servers)
 
 
 def locate_clients(platform: str, environ: Mapping[str, str], home: PurePath, exists: Exists) -> list[ClientLocation]:

@@ -24,12 +24,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from app.core.execution import landlock, lone_files, start_files
 from app.core.execution.process_marks import children
 from app.core.i18n import _
-from app.core.paths import DESKTOP_FILE_NAME, AppPaths, protected_paths
+from app.core.paths import CLAUDE_CONFIG_DIR_ENV, DESKTOP_FILE_NAME, AppPaths, protected_paths
 from app.core.system_programs import system_program
 
 BWRAP = "bwrap"
@@ -149,6 +149,9 @@ def protected_set(
         folders.append(user_site)
     folders.append(join(home, ".claude"))
     files = [join(home, ".claude.json")]
+    moved = environ.get(CLAUDE_CONFIG_DIR_ENV, "")
+    if moved and (PureWindowsPath if platform == "win32" else PurePosixPath)(moved).is_absolute():
+        folders.append(moved)  # Claude Code's folder and its `.claude.json`, where the user moved them
     if platform == "win32":
         appdata = environ.get("APPDATA") or join(home, "AppData", "Roaming")
         local = environ.get("LOCALAPPDATA") or join(home, "AppData", "Local")

@@ -118,12 +118,9 @@ def _repair_client(
     environ: Mapping[str, str],
     exists: Callable[[str], bool],
 ) -> Repair | None:
-    if location.config_path is not None:
-        entry = cc.desktop_entry(Path(location.config_path))
-    elif location.cli_path is not None:
-        entry = cc.claude_code_entry(str(location.cli_path))
-    else:
-        return None
+    if location.config_path is None and location.cli_path is None:
+        return None  # Claude Code without its CLI, which alone writes its file
+    entry = cc.location_entry(location)
     if not isinstance(entry, Mapping) or not cc.is_app_entry(entry):
         return None
     program = app_argv(frozen, executable)[0]

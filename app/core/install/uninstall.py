@@ -21,7 +21,7 @@ import shutil
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePath
+from pathlib import Path
 
 from app.core.claude import config as cc
 from app.core.claude import locations as cl
@@ -35,7 +35,6 @@ from app.core.paths import APP_NAME, HOME_ENV, AppPaths
 # What the app itself writes into its data folder: only these are deleted by `--data`, so a
 # COWORK_TERMINAL_HOME pointed at a folder that holds other things loses nothing else.
 DATA_NAMES = ("journal.sqlite3", "journal.sqlite3-wal", "journal.sqlite3-shm", "locks", "logs")
-CLAUDE_CODE_CONFIG = ".claude.json"  # Claude Code's user config; read only, to say what is left
 
 
 @dataclass(frozen=True)
@@ -117,16 +116,6 @@ def _is_ours(entry: object) -> bool:
     return isinstance(entry, Mapping) and cc.is_app_entry(entry)
 
 
-def _claude_code_config_entry(home: PurePath) -> object:
-    """Our entry in Claude Code's own config file, read (never written) when `claude` is not found."""
-    try:
-        data = json.loads(Path(home, CLAUDE_CODE_CONFIG).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    servers = data.get(cc.MCP_SERVERS_KEY) if isinstance(data, dict) else None
-    return servers.get(cc.SERVER_NAME) if isinstance(servers, dict) else None
-
-
 def plan_uninstall(
     paths: AppPaths,
     install: Install,
@@ -143,17 +132,14 @@ def plan_uninstall(
     clients, left_alone, manual = [], [], []
     for location in cl.locate_clients(platform, environ, home, cl.real_exists):
         try:
-            if location.config_path is not None:
-                entry = cc.desktop_entry(Path(location.config_path))
-            elif location.cli_path is not None:
-                entry = cc.claude_code_entry(str(location.cli_path))
-            else:
-                if _is_ours(_claude_code_config_entry(home)):
+            entry = cc.location_entry(location)
+            if location.config_path is None and location.cli_path is None:  # Claude Code, its CLI not found
+                if _is_ours(entry):
                     manual.append(
                         _(
                             "{client} still lists Cowork Terminal in {path}, and its `claude` command was not found: "
                             "run `claude mcp remove --scope user {name}`."
-                        ).format(client=location.name, path=Path(home, CLAUDE_CODE_CONFIG), name=cc.SERVER_NAME)
+                        ).format(client=location.name, path=location.servers_file, name=cc.SERVER_NAME)
                     )
                 continue
         except CoworkError as exc:

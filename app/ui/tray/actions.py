@@ -185,7 +185,7 @@ def check_client(app: ActionsApp, target: str | None) -> None:
 
 
 def refresh_clients(app: ActionsApp, _target: str | None) -> None:
-    app.claude.refresh(include_cli=False)
+    app.claude.refresh()
 
 
 def ask_disconnect(app: ActionsApp, target: str | None) -> None:
@@ -306,7 +306,7 @@ def first_look(app: ActionsApp, _target: str | None = None) -> None:
     if not app.windows:
         said = missing_tk_message(app.platform, app.has_menu)
         app.notifier.notify(_("Cowork Terminal's windows cannot open"), said)
-    app.claude.refresh(include_cli=True)
+    app.claude.refresh()
     app.autostart = read_autostart()
     loose = app.hub.looser_than_default()
     if loose:  # set while no tray watched, perhaps by a program: the user should know

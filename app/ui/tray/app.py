@@ -226,9 +226,9 @@ class TrayApp:
         servers = self.hub.live_servers()
         return live_client_names(servers)
 
-    def refresh_clients(self, *, include_cli: bool) -> None:
+    def refresh_clients(self) -> None:
         """Look at every Claude client's config again (see ClaudeWatch.refresh)."""
-        self.claude.refresh(include_cli=include_cli)
+        self.claude.refresh()
 
     # -- lifetime ---------------------------------------------------------------------------
 

@@ -67,21 +67,18 @@ class ClaudeWatch:
             return True
         return False
 
-    def refresh(self, *, include_cli: bool) -> None:
-        """Look at every Claude client's config again. Claude Code is asked through `claude mcp get`,
-        which starts a server: only at start and after our own changes, never on a timer."""
+    def refresh(self) -> None:
+        """Look at every Claude client's config again: Claude Desktop's files and Claude Code's own
+        file are read, never its CLI (which would start every server it lists)."""
         _platform, locations = cl.clients_here()
         # Stamped before reading: an edit that lands while we read still counts as news.
-        stamps = {Path(loc.config_path): file_stamp(Path(loc.config_path)) for loc in locations if loc.config_path}
+        files = [Path(f) for loc in locations for f in (loc.config_path, loc.servers_file) if f is not None]
+        stamps = {file: file_stamp(file) for file in files}
         wanted = cc.this_app_entry()
-        known = {c.client_id: c for c in self.clients or ()}
         views = []
         seen = dict(self._entries_seen)
         news: list[tuple[str, cc.ClientStatus]] = []
         for location in locations:
-            if location.config_path is None and not include_cli and location.client_id in known:
-                views.append(known[location.client_id])
-                continue
             status = cc.client_status(location, wanted)
             views.append(ClientView(status.client_id, status.name, status.installed, status.state, status.problem))
             said = cc.entry_news(seen.get(status.client_id), status)
@@ -143,7 +140,7 @@ class ClaudeWatch:
                 change = cc.disconnect_client(location, wanted)
                 done = [_("Disconnected {client}.").format(client=location.name)]
         finally:
-            self.refresh(include_cli=location.config_path is None)
+            self.refresh()
         log.info("%s %s: %s", action, client_id, change.action)
         if cc.needs_restart(location, change):
             done.append(_("Quit and reopen {client}: it reads its config only at start.").format(client=location.name))

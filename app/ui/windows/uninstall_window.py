@@ -2,8 +2,8 @@
 
 The tray starts it (`cowork-terminal uninstall-window`) and is itself one of the things that go: the
 work runs here, in `app.core.install.uninstall`, exactly as `cowork-terminal uninstall` does it. Looking at
-the machine can take seconds (Claude Code is asked through `claude mcp get`), so it runs on a
-worker thread and the window says it is looking.
+the machine can take a moment (every Claude config, start at login, the data folders), so it runs
+on a worker thread and the window says it is looking.
 """
 
 from __future__ import annotations

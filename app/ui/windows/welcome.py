@@ -10,7 +10,7 @@ Connect, Restart, Check and the start-at-login box act on Claude and this comput
 armed like the approval prompt's buttons (`real_input.ArmedButtons`): a moment after they show, and
 only for real input.
 
-Slow work (asking `claude mcp get`, connecting, the check) runs on worker threads; they hand
+Slow work (reading the configs, connecting through `claude mcp add`, the check) runs on worker threads; they hand
 results to the Tk thread through a queue read every POLL_MS, because Tk may only be touched from
 the thread that created it.
 """
