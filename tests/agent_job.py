@@ -87,8 +87,8 @@ class AgentJob:
         started = await run(client, {"command": command})
         assert started.get("exitCode") == 0, started
 
-    async def order(self, what: str) -> str:
-        """Have the job do `what`; what it saw right after."""
+    async def order(self, what: str, *, check: bool = True) -> str | None:
+        """Have the job do `what`; what it saw right after (None when it could not and `check` is off)."""
         order = self.folder / str(self.orders)
         self.orders += 1
         part = order.with_name(order.name + ".part")
@@ -97,14 +97,19 @@ class AgentJob:
         done = order.with_name(order.name + ".done")
         await anyio.to_thread.run_sync(lambda: wait_for(done.exists, timeout_s=30))
         report = json.loads(done.read_text())
+        if report["code"] != 0 and not check:
+            return None
         assert report["code"] == 0, f"the job could not do {what!r}"
         return str(report["said"])
 
-    async def click(self, window: str, *, until: Callable[[], bool], tries: int = 5) -> None:
-        """Send a click to `window` (hex id) until `until` says the window saw one: a button still
-        greyed on a loaded machine takes none, and every retry is as sent as the first."""
+    async def click(self, window: str | Callable[[], str], *, until: Callable[[], bool], tries: int = 5) -> None:
+        """Send a click to `window` (hex id, or a function that finds it again before each try) until
+        `until` says the window saw one: a button still greyed on a loaded machine takes none, one
+        drawn again since it was found is gone (the click fails), and every retry is as sent as the first."""
         for _try in range(tries):
-            await self.order(f"click {int(window, 16)}")
+            target = await anyio.to_thread.run_sync(window) if callable(window) else window
+            if await self.order(f"click {int(target, 16)}", check=False) is None:
+                continue
             deadline = time.monotonic() + SEEN_S
             while time.monotonic() < deadline:
                 if until():

@@ -97,10 +97,15 @@ def select_newest_row(display: str) -> tuple[tuple[str, Box], list[tuple[str, Bo
     _list, (lx, ly, lw, _lh) = deepest_at(boxes, cx - 200, cy + ch + 60)
     click_at(display, (lx + lw - 160, ly + 30, 100, 16))  # at its right end: the prompt may cover its left
     time.sleep(SETTLE_S)
+    return clear, details_buttons(display)
+
+
+def details_buttons(display: str) -> list[tuple[str, Box]]:
+    """The buttons of the selected command's details head, from the right (as they are drawn now)."""
     copy = right_column_buttons(display)[1]
     _top, boxes = log_window(display)
     x, y, w, h = copy[1]
-    return clear, buttons_along(boxes, y + h // 2, x + w - 1, x - 600)
+    return buttons_along(boxes, y + h // 2, x + w - 1, x - 600)
 
 
 def clipboard(display: str) -> str:
@@ -165,7 +170,9 @@ async def test_clicks_an_agents_job_sends_to_allow_and_to_clear_history_in_the_l
             allow = row[3]  # from the right: Copy command, Stop, Deny, Allow once
             await anyio.sleep(ARMED_S)
 
-            await job.click(allow[0], until=lambda: IGNORED_SENT_EVENT in window_log(paths))
+            await job.click(
+                lambda: details_buttons(display)[3][0], until=lambda: IGNORED_SENT_EVENT in window_log(paths)
+            )
             await anyio.sleep(SETTLE_S)
             assert not result and (tmp_path / "cache").exists(), "the sent click allowed nothing"
             with Journal(paths) as journal:
