@@ -118,6 +118,9 @@ def test_protected_folder_under_home_is_caught_in_every_spelling() -> None:
         assert result.tier is Tier.DESTRUCTIVE, spelling
         assert classifier.TOUCHES_APP_DATA in result.reasons, spelling
     assert classify("cd && rm .local/share/cowork-terminal/pause", protected_paths=[data]).tier is Tier.DESTRUCTIVE
+    for cd in ("cd $HOME/.local", 'cd "${HOME}/.local"', "cd ~/.local"):  # then a name only the cd completes
+        assert classify(f"{cd} && rm share/cowork-terminal/pause", protected_paths=[data]).tier is Tier.DESTRUCTIVE, cd
+    assert classify("cd $PROJECT && rm share/cowork-terminal/pause", protected_paths=[data]).tier is Tier.MODERATE
 
 
 def test_running_cowork_terminal_itself_asks_with_a_reason_that_says_so() -> None:

@@ -192,6 +192,8 @@ def cmd_cd(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
     """Follow `cd` within one command line, so `cd ~/x && rm y` is checked as ~/x/y."""
     operands = _operands(args)
     target = operands[0].literal if operands else ctx.home
+    if target is None and operands and not operands[0].glob and "*" not in operands[0].pattern:
+        target = operands[0].pattern  # `cd $HOME/.config`: only the home folder was expanded
     if target is None or target == "-":
         ctx.cwd = None
     elif target.startswith("/") or re.match(r"^[A-Za-z]:[/\\]", target):
