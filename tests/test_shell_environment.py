@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from app.core.execution import read_only
 from app.core.execution.shell_environment import (
     LOGIN_SHELL_ENV,
     NON_INTERACTIVE_DEFAULTS,
@@ -304,3 +308,45 @@ def test_a_path_list_the_bundle_prepended_to_keeps_the_users_own_entries() -> No
     assert "GI_TYPELIB_PATH" not in env
     assert env["PATH"] == "/usr/bin"
     assert env["HOME"] == "/home/ada"
+
+
+# -- the probe in the read-only container ------------------------------------------------------
+
+PLANTING_SHELL = (
+    'echo planted > "$HOME/planted.txt"\n'  # as code a command put where the rc files source it
+    "export FROM_RC=yes\n"
+    'exec /bin/bash -c "$cmd"'
+)
+
+
+def test_the_probe_runs_in_the_read_only_container_where_what_the_rc_files_run_writes_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    shell = fake_shell(home, PLANTING_SHELL)
+    prefix, fds = read_only.wrapped_here("linux", str(home), str(home), {"HOME": str(home)})
+    assert prefix and fds, "bwrap is here (scripts/test.sh installs it)"
+    env = read_login_environment(
+        shell, timeout_s=10, base_env={"PATH": "/usr/bin:/bin", "HOME": str(home)}, prefix=prefix, pass_fds=fds
+    )
+    assert env is not None and env["FROM_RC"] == "yes", "the environment is still read"
+    assert not (home / "planted.txt").exists()
+    assert read_login_environment(shell, timeout_s=10, base_env={"PATH": "/usr/bin:/bin", "HOME": str(home)})
+    assert (home / "planted.txt").exists(), "outside the container it would have written"
+
+
+def test_the_app_probes_the_login_shell_in_the_read_only_container(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    shell = fake_shell(home, PLANTING_SHELL)
+    environ = {
+        **os.environ, "HOME": str(home), "SHELL": shell, LOGIN_SHELL_ENV: "1", "PATH": "/usr/bin:/bin",
+    }  # fmt: skip
+    code = (
+        "import json; from app.core.execution import shell_environment as s; "
+        "print(json.dumps(s.resolve_base_environment()))"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-I", "-c", code], env=environ, capture_output=True, text=True, timeout=60, cwd=Path.cwd()
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["FROM_RC"] == "yes" and not (home / "planted.txt").exists()

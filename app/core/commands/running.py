@@ -128,7 +128,7 @@ class Runs:
 
     def read_only_containment(self) -> read_only.Containment:
         if self._containment is None:
-            self._containment = read_only.containment(sys.platform, _bwrap_here, os.path.exists)
+            self._containment = read_only.containment(sys.platform, read_only.bwrap_here, os.path.exists)
         return self._containment
 
     def mark(self, what: str) -> str | None:
@@ -206,7 +206,7 @@ class Runs:
 
         way = self.read_only_containment()
         life = containers.lifeline()
-        prefix = read_only.prefix_for(way, valid.cwd, self.service.home, os.environ, _bwrap_here, life)
+        prefix = read_only.prefix_for(way, valid.cwd, self.service.home, os.environ, read_only.bwrap_here, life)
         inherit = (life,) if way is read_only.Containment.BWRAP else ()
         return await self.run(command_id, valid, bash, on_output, prefix=tuple(prefix), inherit=inherit)
 
@@ -315,14 +315,6 @@ class Runs:
                 self.apply_user_stops()
             self.report_live_output()
             await anyio.sleep(WATCH_INTERVAL_S)
-
-
-def _bwrap_here(_name: str) -> str | None:
-    """The bwrap the read-only tool starts (container.bwrap_program), where there is one."""
-    from app.core.execution import container as containers
-
-    found = containers.bwrap_program(os.environ)
-    return found if os.access(found, os.X_OK) else None
 
 
 def protection_note(result: ExecutionResult, container: Container) -> str | None:

@@ -136,15 +136,40 @@ def prefix_for(
     environ: Mapping[str, str],
     which: Callable[[str], str | None],
     lifeline_fd: int,
+    visible: Sequence[str] = (),
 ) -> list[str]:
-    """What to run before `bash -c COMMAND` for `way` (nothing: the classifier already proved it)."""
+    """What to run before `bash -c COMMAND` for `way` (nothing: the classifier already proved it).
+    `visible`: folders besides the home one that the program needs, where bwrap hides them (/tmp)."""
     if way is Containment.BWRAP:
         bwrap = which(BWRAP) or f"/usr/bin/{BWRAP}"  # never a PATH search: system_programs.py
         uid = os.getuid() if hasattr(os, "getuid") else None
-        return bwrap_prefix(bwrap, cwd, runtime_dir(environ, uid, os.path.isdir), [home], lifeline_fd=lifeline_fd)
+        sockets = runtime_dir(environ, uid, os.path.isdir)
+        return bwrap_prefix(bwrap, cwd, sockets, [home, *visible], lifeline_fd=lifeline_fd)
     if way is Containment.SANDBOX_EXEC:
         return sandbox_exec_prefix()
     return []
+
+
+def bwrap_here(_name: str = BWRAP) -> str | None:
+    """The bwrap this process starts (container.bwrap_program), where it is there to run."""
+    from app.core.execution import container
+
+    found = container.bwrap_program(os.environ)
+    return found if os.access(found, os.X_OK) else None
+
+
+def wrapped_here(
+    platform: str, cwd: str, home: str, environ: Mapping[str, str], visible: Sequence[str] = ()
+) -> tuple[list[str], tuple[int, ...]]:
+    """What runs a program in this computer's read-only container, and the descriptors it must pass
+    on (bwrap's lifeline); nothing where there is none."""
+    way = containment(platform, bwrap_here, os.path.exists)
+    if way is not Containment.BWRAP:
+        return prefix_for(way, cwd, home, environ, bwrap_here, -1, visible), ()
+    from app.core.execution.container import lifeline
+
+    life = lifeline()
+    return prefix_for(way, cwd, home, environ, bwrap_here, life, visible), (life,)
 
 
 def blocked(stderr: str, exit_code: int | None) -> bool:

@@ -20,7 +20,7 @@ import signal
 import subprocess
 import sys
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from app.core.execution import bundle_runtime
 
@@ -154,12 +154,15 @@ def read_login_environment(
     shell: str,
     timeout_s: float = LOGIN_SHELL_TIMEOUT_S,
     base_env: Mapping[str, str] | None = None,
+    prefix: Sequence[str] = (),
+    pass_fds: Sequence[int] = (),
 ) -> dict[str, str] | None:
     """Run `shell -l -i -c <print env>` and return what it printed, or None on any failure.
 
     Login and interactive, because users put PATH edits in either kind of rc file. stdin is
     /dev/null so nothing can wait for input; the shell gets its own session (no controlling
-    terminal, and one process group to kill whole on timeout, grandchildren included).
+    terminal, and one process group to kill whole on timeout, grandchildren included). `prefix`
+    runs it in a container (`read_only.wrapped_here`), passed `pass_fds`.
     """
     printer = _env_printer_argv()
     if printer is None:
@@ -174,12 +177,13 @@ def read_login_environment(
     env[RESOLVING_ENV] = "1"
     try:
         proc = subprocess.Popen(
-            [shell, "-l", "-i", "-c", command],
+            [*prefix, shell, "-l", "-i", "-c", command],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             env=env,
             start_new_session=True,
+            pass_fds=tuple(pass_fds),
         )
     except OSError:
         return None
@@ -320,5 +324,14 @@ def resolve_base_environment() -> dict[str, str]:
     if should_use_login_shell(sys.platform, environ):
         shell = login_shell(environ)
         if shell:
-            login_env = read_login_environment(shell, base_env=strip_own_variables(environ, bundle_dir))
+            # In the read-only container: the start-up files are protected, but not all they source
+            # (oh-my-zsh's custom folder, nvm, a pyenv shim), where a command may have planted code.
+            from app.core.execution import read_only
+
+            home = environ.get("HOME") or os.path.expanduser("~")
+            printer = () if getattr(sys, "frozen", False) else (sys.prefix,)  # a venv may lie in /tmp
+            visible = (os.path.dirname(shell), *printer)
+            prefix, fds = read_only.wrapped_here(sys.platform, home, home, environ, visible)
+            base = strip_own_variables(environ, bundle_dir)
+            login_env = read_login_environment(shell, base_env=base, prefix=prefix, pass_fds=fds)
     return base_environment(sys.platform, environ, login_env, bundle_dir=bundle_dir)
