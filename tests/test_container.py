@@ -123,16 +123,18 @@ out = {}
 for name, line in routes.items():
     done = subprocess.run(["bash", "-c", line], capture_output=True, text=True)
     out[name] = [done.returncode, done.stderr.strip()[-200:]]
-print(json.dumps(out))
+with open(__file__ + ".out", "w") as report:  # a file: on stdout it would meet the output budget
+    json.dump(out, report)
 """
 
 
-def attack_command(routes: dict[str, str]) -> str:
-    """Writes the routes beside the script, then runs them all in one call."""
+def attack_command(routes: dict[str, str]) -> tuple[str, Path]:
+    """Writes the routes beside the script, then runs them all in one call; where it reports."""
     encoded = base64.b64encode(json.dumps(routes).encode()).decode()
     name = f"/tmp/agent-{os.getpid()}-routes.py"
     script = base64.b64encode(ATTACK.encode()).decode()
-    return f"printf %s {script} | base64 -d > {name} && printf %s {encoded} | base64 -d > {name}.json && {PY} {name}"
+    command = f"printf %s {script} | base64 -d > {name} && printf %s {encoded} | base64 -d > {name}.json && {PY} {name}"
+    return command, Path(f"{name}.out")
 
 
 async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_disguised_routes(
@@ -154,6 +156,8 @@ async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_d
         "plasma": user_home / ".config" / "plasma-workspace",
         "glib schemas": user_home / ".local" / "share" / "glib-2.0",
         "fontconfig": user_home / ".config" / "fontconfig",
+        "user fonts": user_home / ".local" / "share" / "fonts",
+        "older user fonts": user_home / ".fonts",
         "bashrc.d": user_home / ".bashrc.d",
         "user site": user_home / ".local" / "lib",
         "program": PACKAGE / "app",
@@ -175,10 +179,12 @@ async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_d
     before = {name: (user_home / name).read_text() for name in (".bashrc", ".claude.json", ".xprofile", ".Xdefaults")}
     never_ask(paths)
     try:
+        command, report = attack_command(routes)
         async with serving(home) as client:
-            result = await run(client, {"command": attack_command(routes), "timeout": 120_000})
+            result = await run(client, {"command": command, "timeout": 120_000})
         assert result.get("exitCode") == 0, result
-        outcomes = json.loads(result["stdout"])  # the attack ran: every route reported back
+        outcomes = json.loads(report.read_text())  # the attack ran: every route reported back
+        report.unlink()
         assert set(outcomes) == set(routes)
         got_through = {name: outcome for name, outcome in outcomes.items() if outcome[0] == 0}
         assert got_through == {}, got_through

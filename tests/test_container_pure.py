@@ -41,7 +41,10 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
     assert "/home/ann/.claude.json" not in protected.folders, "a lone file is bound as a file"
     assert "/home/ann/.xprofile" in protected.files and "/home/ann/.xsessionrc" in protected.files, "X's start-up"
     assert "/home/ann/.Xdefaults" in protected.files and "/home/ann/.Xresources" in protected.files, "Tk reads them"
-    assert protected.if_present == ("/home/ann/.config/Claude",), "never created: it means Claude Desktop is here"
+    assert protected.if_present == ("/home/ann/.config/Claude", "/home/ann/.fonts"), (
+        "never created: Claude's means it is here"
+    )
+    assert "/home/ann/.local/share/fonts" in protected.folders, "a font can draw the prompt's words as others"
     for folder in ("gtk-3.0", "dconf", "plasma-workspace", "fontconfig"):  # gtk-modules: loaded by the tray's menu
         assert f"/home/ann/.config/{folder}" in protected.folders
     assert "/home/ann/.local/share/glib-2.0" in protected.folders and "/home/ann/.bashrc.d" in protected.folders
@@ -55,7 +58,7 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
 
 def test_the_linux_set_follows_xdg_folders_and_ignores_relative_ones() -> None:
     moved = linux_set({"XDG_CONFIG_HOME": "/cfg", "XDG_DATA_HOME": "relative"})
-    assert "/cfg/autostart" in moved.folders and moved.if_present == ("/cfg/Claude",)
+    assert "/cfg/autostart" in moved.folders and moved.if_present == ("/cfg/Claude", "/home/ann/.fonts")
     assert "/cfg/gtk-3.0" in moved.folders
     assert "/home/ann/.local/share/dbus-1" in moved.folders
     assert "/data/applications/cowork-terminal.desktop" in linux_set({"XDG_DATA_HOME": "/data"}).files

@@ -164,7 +164,9 @@ def protected_set(
     else:
         config = _xdg(environ, "XDG_CONFIG_HOME", join(home, ".config"))
         data = _xdg(environ, "XDG_DATA_HOME", join(home, ".local", "share"))
-        where_present = (join(config, "Claude"),)
+        # ~/.fonts: fontconfig's older folder, read still; not made where missing (clutter in the home
+        # folder), guarded instead.
+        where_present = (join(config, "Claude"), join(home, ".fonts"))
         files += [join(home, name) for name in X_SESSION_FILES]
         files += [join(config, name) for name in CONFIG_FILES]
         if hostname:  # Xlib reads ~/.Xdefaults-<host> on every display, and Xft its dpi: text unreadable
@@ -185,6 +187,7 @@ def protected_set(
             join(config, "plasma-workspace"),
             join(data, "glib-2.0"),  # GSettings schemas: the defaults of GNOME's settings, such X settings too
             join(config, "fontconfig"),  # which font a name means: the prompt's text could be made blank
+            join(data, "fonts"),  # a font named as a system one, its glyphs swapped: "Deny" drawn as "Allow"
             join(home, ".fonts.conf.d"),  # fontconfig's older folder, still included
             join(home, ".bashrc.d"),  # every file in it is sourced by Fedora's own ~/.bashrc
         ]
