@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from app.core.execution import container, seatbelt
 from app.core.execution.container import Container, ProtectedSet
 from app.core.execution.executor import spawn_options
@@ -338,3 +340,20 @@ def test_a_command_allowed_to_change_named_members_leaves_the_others_read_only()
     on = Container(container.ON, "bwrap", tuple(container.mount_args(protected, lambda _p: False)), (), "", protected)
     lifted = on.without(["/home/ann/.bashrc"]).wrap(["true"], 5)
     assert "/home/ann/.bashrc" not in lifted and "/home/ann/.claude" in lifted and "/d/data" in lifted
+
+
+@pytest.mark.parametrize(
+    ("value", "protected"),
+    [
+        ("/work/claude-alt/", "/work/claude-alt"),  # a trailing slash would lose a symlink's guard
+        ("/home/ann/.claude-work", "/home/ann/.claude-work"),
+        ("/home/ann", None),  # the whole home read-only: not what the user meant
+        ("/home/ann/", None),
+        ("/home", None),
+        ("/", None),
+        ("", None),
+    ],
+)
+def test_claude_config_dir_is_normalised_and_never_the_home_folder_or_above(value: str, protected: str | None) -> None:
+    assert container.claude_config_dir("linux", {"CLAUDE_CONFIG_DIR": value}, "/home/ann") == protected
+    assert container.claude_config_dir("win32", {"CLAUDE_CONFIG_DIR": "C:\\Users\\ann"}, "C:\\Users\\ann") is None

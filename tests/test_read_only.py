@@ -280,3 +280,19 @@ async def test_without_bwrap_only_what_the_classifier_proves_read_only_runs(
     assert snapshot(repo) == before
     with Journal.open(paths) as journal:
         assert [r.status for r in journal.recent_commands()][:3] == [Status.REFUSED] * 3
+
+
+def test_the_login_shell_probes_profile_lets_it_write_only_the_temporary_folders() -> None:
+    """zsh writes its here-documents under /tmp: denied, an rc file's PATH edits would be lost."""
+    temp = read_only.macos_temp_folders({"TMPDIR": "/var/folders/ab/cd/T/"}, lambda p: "/private" + p)
+    assert temp == ["/private/tmp", "/private/var/folders/ab/cd/T"]
+    assert read_only.macos_temp_folders({"TMPDIR": "relative"}) == ["/private/tmp"]
+    profile = read_only.macos_profile(temp)
+    assert profile.splitlines()[-1] == (
+        '(allow file-write* (subpath "/private/tmp") (subpath "/private/var/folders/ab/cd/T"))'
+    ), "last: it wins over the denial above"
+    assert "(allow file-write* " not in read_only.macos_profile(), "the read-only tool writes nowhere"
+    prefix = read_only.prefix_for(
+        read_only.Containment.SANDBOX_EXEC, "/Users/ann", "/Users/ann", {}, lambda _n: None, -1, temp_writable=True
+    )
+    assert prefix[:2] == ["/usr/bin/sandbox-exec", "-p"] and '(subpath "/private/tmp")' in prefix[2]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.execution import read_only
+from app.core.execution import read_only, shell_environment
 from app.core.execution.shell_environment import (
     LOGIN_SHELL_ENV,
     NON_INTERACTIVE_DEFAULTS,
@@ -350,3 +350,39 @@ def test_the_app_probes_the_login_shell_in_the_read_only_container(tmp_path: Pat
     )
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["FROM_RC"] == "yes" and not (home / "planted.txt").exists()
+
+
+def test_an_agent_the_start_up_files_start_in_the_probes_container_is_not_handed_to_commands() -> None:
+    """`eval "$(ssh-agent -s)"` in an rc file: in the container the agent ends with the probe, and its
+    socket with the private /tmp; the app's own agent (or none) serves commands instead."""
+    dead = {"SSH_AUTH_SOCK": "/tmp/ssh-x/agent.3", "SSH_AGENT_PID": "3", "PATH": "/login/bin"}
+    ours = {"SSH_AUTH_SOCK": "/run/user/1000/keyring/ssh", "PATH": "/usr/bin"}
+    assert shell_environment.without_dead_agents(dead, ours, lambda _p: False) == {
+        "SSH_AUTH_SOCK": "/run/user/1000/keyring/ssh",
+        "PATH": "/login/bin",
+    }
+    assert shell_environment.without_dead_agents(dead, {}, lambda _p: False) == {"PATH": "/login/bin"}
+    live = {"SSH_AUTH_SOCK": "/run/user/1000/gcr/ssh", "PATH": "/login/bin"}  # an rc naming a running agent
+    assert shell_environment.without_dead_agents(live, ours, lambda p: p == "/run/user/1000/gcr/ssh") == live
+
+
+def test_the_app_drops_an_agent_its_contained_probe_started(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    shell = fake_shell(
+        home,
+        "mkdir -p /tmp/ssh-probe && touch /tmp/ssh-probe/agent.1\n"  # the container's own /tmp
+        "export SSH_AUTH_SOCK=/tmp/ssh-probe/agent.1 SSH_AGENT_PID=1 FROM_RC=yes\n"
+        'exec /bin/bash -c "$cmd"',
+    )
+    environ = {**os.environ, "HOME": str(home), "SHELL": shell, LOGIN_SHELL_ENV: "1", "PATH": "/usr/bin:/bin"}
+    environ.pop("SSH_AUTH_SOCK", None)
+    environ.pop("SSH_AGENT_PID", None)
+    code = (
+        "import json; from app.core.execution import shell_environment as s; "
+        "print(json.dumps(s.resolve_base_environment()))"
+    )
+    ran = subprocess.run([sys.executable, "-I", "-c", code], env=environ, capture_output=True, text=True, timeout=60)
+    env = json.loads(ran.stdout)
+    assert env["FROM_RC"] == "yes" and "SSH_AUTH_SOCK" not in env and "SSH_AGENT_PID" not in env
+    assert not Path("/tmp/ssh-probe/agent.1").exists()

@@ -38,7 +38,7 @@ from app.core.paths import HOME_ENV
 from app.core.self_command import app_argv
 
 SERVER_NAME = "cowork-terminal"
-# `claude mcp get` starts the server to check its health, which takes a few seconds.
+# `claude mcp add/remove` start Claude Code itself (node, its settings), which can take seconds.
 CLAUDE_CLI_TIMEOUT_S = 60.0
 
 # What an existing `cowork-terminal` entry is, compared with the one this app would write.

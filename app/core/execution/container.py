@@ -149,8 +149,8 @@ def protected_set(
         folders.append(user_site)
     folders.append(join(home, ".claude"))
     files = [join(home, ".claude.json")]
-    moved = environ.get(CLAUDE_CONFIG_DIR_ENV, "")
-    if moved and (PureWindowsPath if platform == "win32" else PurePosixPath)(moved).is_absolute():
+    moved = claude_config_dir(platform, environ, home)
+    if moved is not None:
         folders.append(moved)  # Claude Code's folder and its `.claude.json`, where the user moved them
     if platform == "win32":
         appdata = environ.get("APPDATA") or join(home, "AppData", "Roaming")
@@ -197,6 +197,19 @@ def protected_set(
         files.append(join(data, "applications", DESKTOP_FILE_NAME))
     files += [join(home, name) for name in SHELL_FILES]
     return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(files)), where_present)
+
+
+def claude_config_dir(platform: str, environ: Mapping[str, str], home: str) -> str | None:
+    """`$CLAUDE_CONFIG_DIR`, normalised (a trailing separator would lose its symlink's guard), or None
+    when unset, relative, or the home folder or one above it (that would make the home read-only)."""
+    pure = PureWindowsPath if platform == "win32" else PurePosixPath
+    value = environ.get(CLAUDE_CONFIG_DIR_ENV, "")
+    if not value or not pure(value).is_absolute():
+        return None
+    folder, where = pure(value), pure(home)
+    if folder == where or folder in where.parents:
+        return None
+    return str(folder)
 
 
 def _xdg(environ: Mapping[str, str], name: str, default: str) -> str:

@@ -18,6 +18,7 @@ platform's values.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
@@ -109,24 +110,35 @@ def bwrap_prefix(
     ]
 
 
-def macos_profile() -> str:
-    """A sandbox-exec profile: everything but writes (other than to the null and tty devices) and the network."""
-    return "\n".join(
-        (
-            "(version 1)",
-            "(allow default)",
-            "(deny file-write*)",
-            '(allow file-write-data (literal "/dev/null") (literal "/dev/zero") (regex #"^/dev/tty") '
-            '(regex #"^/dev/fd/"))',
-            "(deny network*)",
-            "(deny appleevent-send)",
-            "(deny lsopen)",
-        )
-    )
+def macos_profile(writable: Sequence[str] = ()) -> str:
+    """A sandbox-exec profile: everything but writes (other than to the null and tty devices, and
+    under `writable`) and the network. Later rules win over earlier ones."""
+    lines = [
+        "(version 1)",
+        "(allow default)",
+        "(deny file-write*)",
+        '(allow file-write-data (literal "/dev/null") (literal "/dev/zero") (regex #"^/dev/tty") (regex #"^/dev/fd/"))',
+        "(deny network*)",
+        "(deny appleevent-send)",
+        "(deny lsopen)",
+    ]
+    if writable:
+        lines.append(f"(allow file-write* {' '.join(f'(subpath {json.dumps(path)})' for path in writable)})")
+    return "\n".join(lines)
 
 
-def sandbox_exec_prefix(sandbox_exec: str = SANDBOX_EXEC) -> list[str]:
-    return [sandbox_exec, "-p", macos_profile()]
+def sandbox_exec_prefix(sandbox_exec: str = SANDBOX_EXEC, writable: Sequence[str] = ()) -> list[str]:
+    return [sandbox_exec, "-p", macos_profile(writable)]
+
+
+def macos_temp_folders(environ: Mapping[str, str], realpath: Callable[[str], str] = os.path.realpath) -> list[str]:
+    """Where a shell writes its temporary files on macOS (zsh's here-documents: /tmp/zsh*), which the
+    login-shell probe may write in its container: /private/tmp and the user's $TMPDIR."""
+    folders = ["/private/tmp"]
+    tmpdir = environ.get("TMPDIR", "")
+    if tmpdir.startswith("/"):
+        folders.append(realpath(tmpdir).rstrip("/"))
+    return folders
 
 
 def prefix_for(
@@ -137,16 +149,18 @@ def prefix_for(
     which: Callable[[str], str | None],
     lifeline_fd: int,
     visible: Sequence[str] = (),
+    temp_writable: bool = False,
 ) -> list[str]:
     """What to run before `bash -c COMMAND` for `way` (nothing: the classifier already proved it).
-    `visible`: folders besides the home one that the program needs, where bwrap hides them (/tmp)."""
+    `visible`: folders besides the home one that the program needs, where bwrap hides them (/tmp).
+    `temp_writable`: the temporary folders may be written (bwrap's /tmp is a private one anyway)."""
     if way is Containment.BWRAP:
         bwrap = which(BWRAP) or f"/usr/bin/{BWRAP}"  # never a PATH search: system_programs.py
         uid = os.getuid() if hasattr(os, "getuid") else None
         sockets = runtime_dir(environ, uid, os.path.isdir)
         return bwrap_prefix(bwrap, cwd, sockets, [home, *visible], lifeline_fd=lifeline_fd)
     if way is Containment.SANDBOX_EXEC:
-        return sandbox_exec_prefix()
+        return sandbox_exec_prefix(writable=macos_temp_folders(environ) if temp_writable else ())
     return []
 
 
@@ -161,15 +175,15 @@ def bwrap_here(_name: str = BWRAP) -> str | None:
 def wrapped_here(
     platform: str, cwd: str, home: str, environ: Mapping[str, str], visible: Sequence[str] = ()
 ) -> tuple[list[str], tuple[int, ...]]:
-    """What runs a program in this computer's read-only container, and the descriptors it must pass
-    on (bwrap's lifeline); nothing where there is none."""
+    """What runs a program in this computer's read-only container (its temporary folders writable),
+    and the descriptors it must pass on (bwrap's lifeline); nothing where there is none."""
     way = containment(platform, bwrap_here, os.path.exists)
     if way is not Containment.BWRAP:
-        return prefix_for(way, cwd, home, environ, bwrap_here, -1, visible), ()
+        return prefix_for(way, cwd, home, environ, bwrap_here, -1, visible, temp_writable=True), ()
     from app.core.execution.container import lifeline
 
     life = lifeline()
-    return prefix_for(way, cwd, home, environ, bwrap_here, life, visible), (life,)
+    return prefix_for(way, cwd, home, environ, bwrap_here, life, visible, temp_writable=True), (life,)
 
 
 def blocked(stderr: str, exit_code: int | None) -> bool:

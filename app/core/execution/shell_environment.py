@@ -14,6 +14,7 @@ Three layers, lowest first:
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shlex
 import signal
@@ -23,6 +24,8 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 
 from app.core.execution import bundle_runtime
+
+log = logging.getLogger(__name__)
 
 # Opt in (1) or out (0) of the login-shell probe; the default is on for macOS only.
 LOGIN_SHELL_ENV = "COWORK_TERMINAL_LOGIN_SHELL"
@@ -270,6 +273,29 @@ def _with_fallback_path(env: dict[str, str], platform: str, is_dir: Callable[[st
     return env
 
 
+# An agent the start-up files start (`eval "$(ssh-agent -s)"`), with what names it: in the probe's
+# container it ends with the probe, and its socket with the container's private /tmp.
+AGENT_VARIABLES = {"SSH_AUTH_SOCK": ("SSH_AGENT_PID",)}
+
+
+def without_dead_agents(
+    login_env: Mapping[str, str], environ: Mapping[str, str], exists: Callable[[str], bool] = os.path.exists
+) -> dict[str, str]:
+    """The login environment without an agent whose socket is gone (started in the probe's
+    container): the app's own value, if it has one, is kept for commands instead."""
+    env = dict(login_env)
+    for socket, companions in AGENT_VARIABLES.items():
+        value = env.get(socket)
+        if value is None or value == environ.get(socket) or exists(value):
+            continue
+        for name in (socket, *companions):
+            if name in environ:
+                env[name] = environ[name]
+            else:
+                env.pop(name, None)
+    return env
+
+
 def base_environment(
     platform: str,
     environ: Mapping[str, str],
@@ -334,4 +360,8 @@ def resolve_base_environment() -> dict[str, str]:
             prefix, fds = read_only.wrapped_here(sys.platform, home, home, environ, visible)
             base = strip_own_variables(environ, bundle_dir)
             login_env = read_login_environment(shell, base_env=base, prefix=prefix, pass_fds=fds)
+            if login_env is not None and prefix:
+                login_env = without_dead_agents(login_env, environ)
+            elif prefix:  # never tried again outside: its start-up files could make it fail on purpose
+                log.warning("the login shell's environment could not be read in its container")
     return base_environment(sys.platform, environ, login_env, bundle_dir=bundle_dir)

@@ -58,7 +58,8 @@ class ClaudeWatch:
 
     def edited_outside(self) -> bool:
         """Whether a watched config file changed since it was read (once per reading): a Claude
-        Desktop config edited outside the tray, by `connect` or by hand, is news for the menu."""
+        Desktop config or Claude Code's file edited outside the tray, by `connect`, by hand or by
+        Claude Code, is news for the menu."""
         watched = self._watched_files
         if watched is self._refresh_asked_for:
             return False  # a refresh for exactly this reading is already queued
