@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.execution import read_only, shell_environment
+from app.core.execution import shell_environment
 from app.core.execution.shell_environment import (
     LOGIN_SHELL_ENV,
     NON_INTERACTIVE_DEFAULTS,
@@ -323,7 +323,7 @@ def test_the_probe_runs_in_the_read_only_container_where_what_the_rc_files_run_w
     home = tmp_path / "home"
     home.mkdir()
     shell = fake_shell(home, PLANTING_SHELL)
-    prefix, fds = read_only.wrapped_here("linux", str(home), str(home), {"HOME": str(home)})
+    prefix, fds = shell_environment.contained_probe(shell, str(home), {"HOME": str(home)})
     assert prefix and fds, "bwrap is here (scripts/test.sh installs it)"
     env = read_login_environment(
         shell, timeout_s=10, base_env={"PATH": "/usr/bin:/bin", "HOME": str(home)}, prefix=prefix, pass_fds=fds

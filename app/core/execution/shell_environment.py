@@ -338,6 +338,15 @@ def command_environment(
     return env
 
 
+def contained_probe(shell: str, home: str, environ: Mapping[str, str]) -> tuple[list[str], tuple[int, ...]]:
+    """What the login-shell probe runs in (`read_only.wrapped_here`), with the folders it needs seen
+    where the container hides them (/tmp): the shell's, and the venv its printer runs from."""
+    from app.core.execution import read_only
+
+    printer = () if getattr(sys, "frozen", False) else (sys.prefix,)
+    return read_only.wrapped_here(sys.platform, home, home, environ, (os.path.dirname(shell), *printer))
+
+
 def resolve_base_environment() -> dict[str, str]:
     """`base_environment` for this process: probe the login shell when it applies. Call once.
 
@@ -352,12 +361,7 @@ def resolve_base_environment() -> dict[str, str]:
         if shell:
             # In the read-only container: the start-up files are protected, but not all they source
             # (oh-my-zsh's custom folder, nvm, a pyenv shim), where a command may have planted code.
-            from app.core.execution import read_only
-
-            home = environ.get("HOME") or os.path.expanduser("~")
-            printer = () if getattr(sys, "frozen", False) else (sys.prefix,)  # a venv may lie in /tmp
-            visible = (os.path.dirname(shell), *printer)
-            prefix, fds = read_only.wrapped_here(sys.platform, home, home, environ, visible)
+            prefix, fds = contained_probe(shell, environ.get("HOME") or os.path.expanduser("~"), environ)
             base = strip_own_variables(environ, bundle_dir)
             login_env = read_login_environment(shell, base_env=base, prefix=prefix, pass_fds=fds)
             if login_env is not None and prefix:
