@@ -605,8 +605,11 @@ def test_claude_code_entry_of_another_kind_counts_as_foreign_and_a_broken_file_i
     with pytest.raises(cc.EntryConflictError, match="another program"):
         cc.connect_claude_code(claude, servers_file, ENTRY)
     servers_file.write_text('{"numStartups": 3,')
-    with pytest.raises(cc.ConfigFileError, match=str(servers_file)):
+    with pytest.raises(cc.UsageError) as broken:
         cc.claude_code_entry(servers_file)
+    said = str(broken.value)
+    assert said.startswith(f"{servers_file} (Claude Code's own settings) could not be read: ") and "(line 1," in said
+    assert "Do not delete or rename it" in said and "rename the file to start a fresh one" not in said
     assert calls() == [] and servers_file.read_text() == '{"numStartups": 3,', "never run, never written"
 
 

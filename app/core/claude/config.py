@@ -23,7 +23,7 @@ from app.core.claude.config_file import (  # the rest re-exported: callers use t
     BACKUPS_KEPT,  # noqa: F401
     MCP_SERVERS_KEY,
     ConfigDocument,  # noqa: F401
-    ConfigFileError,  # noqa: F401
+    ConfigFileError,
     ConfigWriteError,  # noqa: F401
     backup_path,  # noqa: F401
     list_backups,  # noqa: F401
@@ -340,9 +340,18 @@ def _check(result: subprocess.CompletedProcess[str]) -> None:
 
 def claude_code_entry(servers_file: Path) -> Any:
     """Our entry at Claude Code's user scope, read from its own file (`locations.claude_code_file`), or
-    None. Raises ConfigFileError for a broken file. `claude mcp add` writes an empty `env`, which
+    None. Raises UsageError for a broken file. `claude mcp add` writes an empty `env`, which
     this app's entries do not carry: it is read as none."""
-    entry = read_config(servers_file).servers.get(SERVER_NAME)
+    try:
+        entry = read_config(servers_file).servers.get(SERVER_NAME)
+    except ConfigFileError as broken:  # the Desktop config's advice (rename it) would lose Claude Code's state
+        raise UsageError(
+            _(
+                "{path} (Claude Code's own settings) could not be read: {problem} (line {line}, column {column}). "
+                "Nothing was changed. Do not delete or rename it: it also holds Claude Code's projects and "
+                "sign-in. Correct that spot in a text editor, or restore a copy from Claude Code's backups folder."
+            ).format(path=servers_file, problem=broken.problem, line=broken.line, column=broken.column)
+        ) from broken
     if isinstance(entry, Mapping) and entry.get("env") == {}:
         entry = {key: value for key, value in entry.items() if key != "env"}
     return entry
