@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path, PurePath, PureWindowsPath
+from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 
 APP_NAME = "cowork-terminal"
 DESKTOP_FILE_NAME = f"{APP_NAME}.desktop"  # the launcher's and the start-at-login entry's (XDG)
@@ -27,6 +27,14 @@ PRIVATE_FILE_MODE = 0o600
 # Where an older version kept its data on Windows (journal.migration moves it over once).
 LEGACY_DIR_NAME = "cowork-terminal"
 MSIX_PACKAGE_FAMILY = "Claude_pzs8sxrjxfjjc"
+
+
+def claude_config_folder(platform: str, environ: Mapping[str, str]) -> PurePath | None:
+    """`$CLAUDE_CONFIG_DIR` as Claude Code reads it, normalised (no trailing separator), or None when
+    unset or relative."""
+    pure = PureWindowsPath if platform == "win32" else PurePosixPath
+    value = environ.get(CLAUDE_CONFIG_DIR_ENV, "")
+    return pure(value) if value and pure(value).is_absolute() else None
 
 
 def windows_profile(environ: Mapping[str, str], home: str) -> PureWindowsPath:

@@ -15,7 +15,7 @@ from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 
 from app.core.errors import UsageError
 from app.core.i18n import _
-from app.core.paths import CLAUDE_CONFIG_DIR_ENV, MSIX_PACKAGE_FAMILY  # the Claude package, which also hid our old data
+from app.core.paths import MSIX_PACKAGE_FAMILY, claude_config_folder  # the Claude package, which also hid our old data
 
 CLAUDE_DESKTOP = "claude-desktop"
 CLAUDE_DESKTOP_STORE = "claude-desktop-store"
@@ -110,9 +110,7 @@ def claude_code_file(platform: str, environ: Mapping[str, str], home: PurePath) 
     """Where Claude Code keeps its user-scope MCP servers: `.claude.json` in `$CLAUDE_CONFIG_DIR`
     when that is set, else in the home folder. Read directly: asking `claude mcp get` would run a
     program a command may have replaced, and it starts every server it lists."""
-    pure = _pure(platform)
-    folder = environ.get(CLAUDE_CONFIG_DIR_ENV, "")
-    return (pure(folder) if folder and pure(folder).is_absolute() else pure(home)) / CLAUDE_CODE_FILE_NAME
+    return (claude_config_folder(platform, environ) or _pure(platform)(home)) / CLAUDE_CODE_FILE_NAME
 
 
 def find_executable(

@@ -29,7 +29,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from app.core.execution import landlock, lone_files, start_files
 from app.core.execution.process_marks import children
 from app.core.i18n import _
-from app.core.paths import CLAUDE_CONFIG_DIR_ENV, DESKTOP_FILE_NAME, AppPaths, protected_paths
+from app.core.paths import DESKTOP_FILE_NAME, AppPaths, claude_config_folder, protected_paths
 from app.core.system_programs import system_program
 
 BWRAP = "bwrap"
@@ -200,14 +200,11 @@ def protected_set(
 
 
 def claude_config_dir(platform: str, environ: Mapping[str, str], home: str) -> str | None:
-    """`$CLAUDE_CONFIG_DIR`, normalised (a trailing separator would lose its symlink's guard), or None
-    when unset, relative, or the home folder or one above it (that would make the home read-only)."""
-    pure = PureWindowsPath if platform == "win32" else PurePosixPath
-    value = environ.get(CLAUDE_CONFIG_DIR_ENV, "")
-    if not value or not pure(value).is_absolute():
-        return None
-    folder, where = pure(value), pure(home)
-    if folder == where or folder in where.parents:
+    """`$CLAUDE_CONFIG_DIR` (`paths.claude_config_folder`: a trailing separator would lose its symlink's
+    guard), or None when it is the home folder or one above it (that would make the home read-only)."""
+    folder = claude_config_folder(platform, environ)
+    where = (PureWindowsPath if platform == "win32" else PurePosixPath)(home)
+    if folder is None or folder == where or folder in where.parents:
         return None
     return str(folder)
 

@@ -178,12 +178,13 @@ def wrapped_here(
     """What runs a program in this computer's read-only container (its temporary folders writable),
     and the descriptors it must pass on (bwrap's lifeline); nothing where there is none."""
     way = containment(platform, bwrap_here, os.path.exists)
-    if way is not Containment.BWRAP:
-        return prefix_for(way, cwd, home, environ, bwrap_here, -1, visible, temp_writable=True), ()
-    from app.core.execution.container import lifeline
+    fds: tuple[int, ...] = ()
+    if way is Containment.BWRAP:
+        from app.core.execution.container import lifeline
 
-    life = lifeline()
-    return prefix_for(way, cwd, home, environ, bwrap_here, life, visible, temp_writable=True), (life,)
+        fds = (lifeline(),)
+    life = fds[0] if fds else -1
+    return prefix_for(way, cwd, home, environ, bwrap_here, life, visible, temp_writable=True), fds
 
 
 def blocked(stderr: str, exit_code: int | None) -> bool:
