@@ -240,8 +240,9 @@ def test_perl_is_taken_from_path_only_where_the_system_folders_have_none_and_no_
     own.mkdir()
     (own / "perl").write_text("#!/bin/sh\n")
     (own / "perl").chmod(0o755)
-    hide = [arg for folder in ("/usr/bin", "/bin", "/usr/local/bin")
-            for arg in ("--ro-bind-try", "/dev/null", f"{folder}/perl")]  # fmt: skip
+    # Each system Perl there is hidden (one missing cannot be: its mount point cannot be made).
+    hide = [arg for folder in ("/usr/bin", "/bin", "/usr/local/bin") if os.path.exists(f"{folder}/perl")
+            for arg in ("--ro-bind", "/dev/null", f"{folder}/perl")]  # fmt: skip
     code = "import sys; from app.core.execution import landlock; print(landlock.find_perl({'PATH': sys.argv[1]}))"
     # The whole file system read-only: neither `own` nor a parent can be changed, even by root.
     fixed = ("bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *hide, "--")

@@ -132,6 +132,23 @@ def test_stop_reaches_only_the_server_that_runs_the_command(paths: AppPaths, pee
     }
 
 
+def test_an_end_that_reaches_the_hub_as_the_tray_quits_is_logged_and_quitting_twice_is_harmless(
+    paths: AppPaths, peers, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A server's end read just before the hub closed waits for the hub's lock while the journal
+    closes: it is named in the log (the row stays running, as for a tray killed), never a traceback."""
+    from app.core.journal.store import Outcome
+
+    with running_hub(paths) as (hub, _seen):
+        running = peers("server").begin("sleep 100")
+        hub.close()
+        with hub.lock:
+            hub.record.finish(running["id"], Outcome(Status.FINISHED, exit_code=0))
+        hub.close()
+    assert f"the end of command {running['id']} could not be recorded" in caplog.text
+    assert row_of(paths, running["id"]).status is Status.RUNNING
+
+
 def test_stop_on_a_held_command_denies_it(paths: AppPaths, peers) -> None:
     with running_hub(paths) as (hub, _seen):
         server, cli = peers("server"), peers("cli")

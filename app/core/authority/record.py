@@ -54,6 +54,7 @@ class Record:
         self.unwritten_ends: dict[int, Outcome] = {}  # ends the file refused (locked, full): kept for later
         self._unwritten_tried = 0.0  # when the file last refused one (monotonic)
         self._damage = DamageWatch(paths.journal)
+        self.closed = False  # the tray quit: a server's late end is kept in the log, not written
         self.journal = self._open()
 
     def _open(self) -> Journal:
@@ -100,13 +101,16 @@ class Record:
         """Record how a command ended; when the file refuses (another program holds its lock, the
         disk is full) the end is kept and written by `write_unwritten`, never lost or sent back."""
         self.unwritten_ends[command_id] = outcome
+        if self.closed:
+            self._log_unwritten()
+            self.unwritten_ends.clear()
         self.write_unwritten(retry_after_s=0.0)
 
     def write_unwritten(self, retry_after_s: float = UNWRITTEN_RETRY_S) -> None:
         """Write the ends kept so far, oldest first, until the file refuses one (told once); not
         sooner than `retry_after_s` after the last refusal (each try may wait WRITE_BUSY_TIMEOUT_S
         under the hub's lock, which every request needs)."""
-        if time.monotonic() - self._unwritten_tried < retry_after_s:
+        if self.closed or time.monotonic() - self._unwritten_tried < retry_after_s:
             return
         while self.unwritten_ends:
             command_id, outcome = next(iter(self.unwritten_ends.items()))
@@ -207,10 +211,18 @@ class Record:
             )
 
     def close(self) -> None:
+        """Write what waits and close the file. A server's end that arrives after this (it was on
+        its way as the tray quit) is logged by `finish` instead; closing twice does nothing."""
+        if self.closed:
+            return
         self.write_unwritten(retry_after_s=0.0)
+        self.closed = True
+        self._log_unwritten()
+        self.journal.close()
+
+    def _log_unwritten(self) -> None:
         for command_id in self.unwritten_ends:  # the tray quits with the file still refusing
             log.warning("the end of command %s could not be recorded", command_id)
-        self.journal.close()
 
 
 def _inode(path: Path) -> tuple[int, int] | None:
