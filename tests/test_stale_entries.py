@@ -10,7 +10,7 @@ import pytest
 from app.core.claude import config as cc
 from app.core.install import autostart
 from app.core.install.stale_entries import ALTERED, MISSING, OTHER_COPY, repair_stale_entries
-from tests.fake_claude import install_fake_claude, write_user_servers
+from tests.fake_claude import claude_calls, install_fake_claude, write_user_servers
 
 THIS_COPY = "/home/ann/Applications/cowork-terminal/cowork-terminal"  # the .tar.gz the tray runs from
 DEB_COPY = "/opt/cowork-terminal/cowork-terminal"
@@ -48,13 +48,37 @@ def test_entries_of_another_existing_copy_are_pointed_at_this_one_and_say_so(mac
     assert [(r.what, r.why) for r in repairs] == [
         ("Start at login", OTHER_COPY), ("Claude Desktop", OTHER_COPY), ("Claude Code", OTHER_COPY),
     ]  # fmt: skip
+    assert cc.claude_code_entry(state) == {"command": DEB_COPY, "args": ["serve", "--headless"]}, "told, not rewritten"
     assert autostart.read_command("linux", environ, home) == [THIS_COPY, "tray"]
     assert json.loads(config.read_text())["mcpServers"]["cowork-terminal"] == {"command": THIS_COPY, "args": ["serve"]}
-    assert cc.claude_code_entry(state) == {"type": "stdio", "command": THIS_COPY, "args": ["serve", "--headless"]}
+    assert repairs[0].title == "Start at login updated"
     assert repairs[0].notice == (
         f"Start at login started {DEB_COPY} (another copy of Cowork Terminal); it now starts this copy, {THIS_COPY}."
     )
     assert "The previous file is kept as" in repairs[1].notice
+
+
+def test_claude_codes_entry_of_another_copy_is_told_and_its_program_is_not_run_without_a_click(machine) -> None:
+    """Only Claude Code's CLI writes its file, and `claude` lives where commands can write (issue 21):
+    the tray's start runs it for nobody; the user connects Claude Code again."""
+    home, _environ, _config, state = machine
+    write_user_servers(state, {"cowork-terminal": {"command": DEB_COPY, "args": ["serve", "--headless"]}})
+    before = state.read_bytes()
+
+    [told] = repair(machine, exists=lambda path: path == DEB_COPY)
+    [gone] = repair(machine, exists=lambda path: False)
+
+    assert claude_calls(home.parent / "bin") == []
+    assert state.read_bytes() == before
+    assert (told.what, told.why, told.title) == ("Claude Code", OTHER_COPY, "Claude Code starts another copy")
+    assert told.notice == (
+        f"Claude Code starts {DEB_COPY}, another copy of Cowork Terminal. "
+        f"Connect Claude Code again to start this copy, {THIS_COPY}."
+    )
+    assert gone.notice == (
+        f"Claude Code starts {DEB_COPY}, which no longer exists. "
+        f"Connect Claude Code again to start this copy, {THIS_COPY}."
+    )
 
 
 def test_a_missing_program_is_named_as_such(machine) -> None:

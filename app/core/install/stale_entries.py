@@ -7,6 +7,10 @@ app: login then starts nothing, or the wrong copy, and Claude shows a failed ser
 the options the user gave it (`--headless`, other `env` keys), with the usual backup, and each
 repair comes back as a `Repair` whose `notice` tells the user. Entries of other programs under our
 name are not ours to change.
+
+Claude Code's entry is told, not rewritten: only its CLI writes its file, and the tray runs that
+program only at the user's click (issue 21: `claude` lives in `~/.local/bin`, which commands can
+write, so running it of the tray's own accord would run whatever a command put there).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ ALTERED = "altered"  # this copy, with variables or arguments this app never wri
 
 @dataclass(frozen=True)
 class Repair:
-    """One entry rewritten to run this copy."""
+    """One entry rewritten to run this copy, or (Claude Code's) found naming another and left to the user."""
 
     what: str  # "Start at login" (in the user's language), or the Claude client's name
     old_program: str
@@ -40,10 +44,26 @@ class Repair:
     why: str  # MISSING, OTHER_COPY or ALTERED
     backup: str | None = None
     added: str = ""  # ALTERED: what was added, as `autostart.added_to_command` names it
+    left_to_user: bool = False  # Claude Code: not rewritten, the user connects it again (module docstring)
+
+    @property
+    def title(self) -> str:
+        if self.left_to_user:
+            return _("{what} starts another copy").format(what=self.what)
+        return _("{what} updated").format(what=self.what)
 
     @property
     def notice(self) -> str:
         """The words the user reads: what it was, what it is now, where the old file went."""
+        if self.left_to_user:
+            if self.why == MISSING:
+                text = _("{what} starts {old}, which no longer exists. Connect {what} again to start this copy, {new}.")
+            else:
+                text = _(
+                    "{what} starts {old}, another copy of Cowork Terminal. "
+                    "Connect {what} again to start this copy, {new}."
+                )
+            return text.format(what=self.what, old=self.old_program, new=self.new_program)
         if self.why == ALTERED:
             text = _(
                 "{what} started {old} with settings Cowork Terminal did not write ({added}); "
@@ -127,6 +147,8 @@ def _repair_client(
     why = staleness(str(entry["command"]), program, exists)
     if why is None:
         return None
+    if location.config_path is None:  # Claude Code: its CLI only at the user's click (module docstring)
+        return Repair(location.name, str(entry["command"]), program, why, left_to_user=True)
     override = environ.get(HOME_ENV)
     data_home = str(Path(override).expanduser().absolute()) if override else None
     wanted = cc.build_entry(frozen, executable, _serve_options(entry), data_home)

@@ -352,7 +352,7 @@ def _repair_stale_entries(app: ActionsApp) -> None:
     for repair in stale_entries.repair_stale_entries(
         frozen=frozen, executable=os.path.abspath(sys.executable), platform=platform, environ=environ, home=Path(home)
     ):
-        app.notifier.notify(_("{what} updated").format(what=repair.what), repair.notice)
+        app.notifier.notify(repair.title, repair.notice)
 
 
 def read_autostart() -> bool | None:
