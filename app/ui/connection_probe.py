@@ -12,7 +12,6 @@ import logging
 import subprocess
 from collections.abc import Iterable, Sequence
 
-from app.core.claude import config as cc
 from app.core.claude import locations as cl
 from app.core.claude.names import friendly_client_name
 from app.core.i18n import N_, _
@@ -22,9 +21,9 @@ from app.ui.tray.platforms import run_captured
 
 log = logging.getLogger(__name__)
 
-# Bounded: reading Claude Code's entry through `claude` (up to its own timeout), the 30 s probe of
-# the server, and the helper's start-up.
-CHECK_PROCESS_TIMEOUT_S = cc.CLAUDE_CLI_TIMEOUT_S + 45.0
+# Bounded: the 30 s probe of the server and the helper's start-up (the check reads Claude Code's
+# entry from its file: no `claude` to wait for).
+CHECK_PROCESS_TIMEOUT_S = 45.0
 CHECK_STDERR_EXCERPT_CHARS = 500
 
 
