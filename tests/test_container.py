@@ -405,6 +405,30 @@ async def test_a_container_switched_off_in_the_app_runs_commands_unprotected_and
         assert journal.recent_commands()[0].reason == "ran without the container: the user switched it off in the app"
 
 
+@pytest.mark.parametrize("contained", [True, False], ids=["in its container", "container switched off"])
+async def test_a_background_job_that_prints_after_its_command_returned_goes_on_and_the_model_is_told_it_is_not_kept(
+    home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch, contained: bool
+) -> None:
+    """`npm run dev &`: a job that logs after its command returned. Our ends of its pipes closed, it
+    died at its next line (SIGPIPE); left unread, it hung once the pipe was full (about 200 kB)."""
+    from app.core.execution.run_result import LEFT_RUNNING_NOTE
+
+    as_user(user_home, monkeypatch)
+    if not contained:
+        with Journal.open(paths) as journal:
+            journal.set_setting("container", False)
+    done = user_home / "done"
+    talker = f"(sleep 2; i=0; while [ $i -lt 40000 ]; do echo log line $i; i=$((i+1)); done; touch {done}) &"
+    async with serving(home) as client:
+        result = await run(client, {"command": f"{talker} echo started"})
+        assert (result["stdout"], result["note"]) == ("started\n", LEFT_RUNNING_NOTE)
+        with anyio.fail_after(WAIT_S):
+            while not done.exists():
+                await anyio.sleep(0.1)
+        quiet = await run(client, {"command": f"(sleep 0.1; rm {done}) >/dev/null 2>&1 & echo quiet"})
+    assert (quiet["stdout"], quiet["note"]) == ("quiet\n", None), "a job that keeps no pipe is not mentioned"
+
+
 async def allow_once_held(hub: Hub, seen: list[dict]) -> None:
     """Allow the command once the hub holds it, as a click on Allow in the prompt does; `seen` gets
     the holds as the tray tells them (`cowork-terminal approvals`, the prompt)."""

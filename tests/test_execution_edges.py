@@ -37,6 +37,7 @@ from app.core.execution import (
     landlock,
     lone_files,
     output_decoding,
+    pipes,
     process_marks,
     shell_environment,
     spare,
@@ -362,16 +363,16 @@ def test_a_library_path_partly_in_the_bundle_keeps_the_users_own_entries() -> No
     assert env == {"LD_LIBRARY_PATH": "/usr/local/lib"}, "no empty entry either (the current folder)"
 
 
-# -- spare.py: a container started ahead ------------------------------------------------------------
+# -- spare.py, pipes.py: a container started ahead, its pipes --------------------------------------------
 
 
 def test_a_spares_output_pipe_waits_again_when_another_reader_took_its_data_and_is_closed_once() -> None:
     async def main() -> None:
         read_end, write_end = os.pipe()
-        first, second = spare.PipeStream(read_end), spare.PipeStream(os.dup(read_end))
+        first, second = pipes.PipeStream(read_end), pipes.PipeStream(os.dup(read_end))
         got: list[bytes] = []
 
-        async def read(stream: spare.PipeStream) -> None:
+        async def read(stream: pipes.PipeStream) -> None:
             got.append(await stream.receive())
 
         async with anyio.create_task_group() as group:

@@ -21,7 +21,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from app.core.execution import container, landlock, spare
+from app.core.execution import container, landlock, pipes, spare
 from app.core.execution.executor import CommandSpec, run_command
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
@@ -354,7 +354,7 @@ def test_a_command_in_a_spare_keeps_every_byte_it_wrote_to_both_streams_until_it
 
 def test_the_rest_of_a_spares_pipe_is_read_without_waiting_for_its_writers_to_close_it() -> None:
     read_end, write_end = os.pipe()
-    stream = spare.PipeStream(read_end)
+    stream = pipes.PipeStream(read_end)
     try:
         assert stream.rest() == b""  # a writer is alive and wrote nothing: no wait
         os.write(write_end, b"x" * 60000)

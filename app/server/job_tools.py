@@ -158,7 +158,7 @@ def job_result(service: CommandService, job: Job, patience: float) -> JobResult:
     if job.result is not None:
         model = job.result.to_model()
         # A write the container refused tells the model why and what to do (service.protection_note).
-        note = " ".join(n for n in (job.result.stopped_reason, job.result.protection_note) if n) or None
+        note = job.result.model_note()
         if job.tool == READ_ONLY_TOOL and read_only.blocked(model["stderr"], model["exitCode"]):
             note = read_only.BLOCKED_NOTE
         return JobResult(jobId=job.id, status=status.value, note=note, **model)

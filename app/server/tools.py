@@ -145,8 +145,7 @@ def refusals_as_errors() -> Iterator[None]:
 
 
 def command_result(result: ExecutionResult) -> CommandResult:
-    notes = [note for note in (result.stopped_reason, result.protection_note) if note]
-    return CommandResult(**result.to_model(), note=" ".join(notes) or None)
+    return CommandResult(**result.to_model(), note=result.model_note())
 
 
 def reply(result: BaseModel, *, wrapped: bool = False) -> CallToolResult:

@@ -29,7 +29,7 @@ import anyio.to_thread
 from anyio.abc import ByteReceiveStream, Process
 
 from app.core.execution import container as containers
-from app.core.execution import process_marks, spare, windows_jobs
+from app.core.execution import pipes, process_marks, spare, windows_jobs
 from app.core.execution.container import Container
 from app.core.execution.output import CommandOutput
 from app.core.execution.run_result import ExecutionResult, StopSignal
@@ -178,31 +178,40 @@ async def close_streams(process: Process) -> None:
                 await stream.aclose()
 
 
-async def _pump(stream: ByteReceiveStream | None, output: CommandOutput, index: int) -> None:
+async def _pump(stream: ByteReceiveStream | None, output: CommandOutput, index: int, ended: list[bool]) -> None:
+    """Feed `output` until the stream ends (`ended[index]` then says so) or the pump is cancelled."""
     if stream is None:
+        ended[index] = True
         return
     try:
         while True:
             output.feed(index, await stream.receive(READ_CHUNK_BYTES))
-    except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+    except anyio.EndOfStream:
+        ended[index] = True
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
         return
 
 
-async def _start(spec: CommandSpec, argv: list[str], env: dict[str, str], contained: bool) -> tuple[Process, int]:
-    """Start the command as is, or in a container of its own: the process, and the status fd's
-    read end (-1 when not contained)."""
+Started = tuple[Process, int, ByteReceiveStream | None, ByteReceiveStream | None]
+
+
+async def _start(spec: CommandSpec, argv: list[str], env: dict[str, str], contained: bool) -> Started:
+    """Start the command as is, or in a container of its own: the process, the status fd's read end
+    (-1 when not contained), and its stdout and stderr (pipes of ours on POSIX: pipes.py)."""
     status_read = status_write = -1
     if contained:
         assert spec.container is not None
         status_read, status_write = os.pipe()
         os.set_blocking(status_read, False)
         argv = spec.container.wrap(argv, status_write, read_only_binds=spec.read_only_binds)
+    ours = sys.platform != "win32"  # Windows: asyncio's pipes (its loop cannot wait on a pipe's fd)
+    streams = (pipes.output_pipe(), pipes.output_pipe()) if ours else None
     try:
         process = await anyio.open_process(
             argv,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stdout=streams[0][1] if streams else subprocess.PIPE,
+            stderr=streams[1][1] if streams else subprocess.PIPE,
             cwd=spec.cwd,
             env=env,
             pass_fds=containers.inherited(status_write, status_read) if contained else spec.inherit,
@@ -211,11 +220,17 @@ async def _start(spec: CommandSpec, argv: list[str], env: dict[str, str], contai
     except BaseException:
         if contained:
             os.close(status_read)
+        for stream, _write_end in streams or ():
+            os.close(stream.take())
         raise
     finally:
         if contained:
             os.close(status_write)
-    return process, status_read
+        for _stream, write_end in streams or ():
+            os.close(write_end)
+    if streams:
+        return process, status_read, streams[0][0], streams[1][0]
+    return process, status_read, process.stdout, process.stderr
 
 
 async def run_command(
@@ -243,8 +258,7 @@ async def run_command(
         mark("exec: handed to a spare")
     else:
         ready = None
-        process, status_read = await _start(spec, argv, env, contained)
-        stdout, stderr = process.stdout, process.stderr
+        process, status_read, stdout, stderr = await _start(spec, argv, env, contained)
         mark("exec: started cold")
     if warm:
         assert spec.container is not None
@@ -252,10 +266,11 @@ async def run_command(
     job = windows_jobs.job_for(process.pid, resume=True) if sys.platform == "win32" else None
     exited = quiet = False
     status: int | None = None
+    ended = [False, False]  # each stream read to its end
     try:
         async with anyio.create_task_group() as pumps:
-            pumps.start_soon(_pump, stdout, output, 0)
-            pumps.start_soon(_pump, stderr, output, 1)
+            pumps.start_soon(_pump, stdout, output, 0, ended)
+            pumps.start_soon(_pump, stderr, output, 1, ended)
             with anyio.move_on_after(spec.timeout_s if math.isfinite(spec.timeout_s) else None):
                 async with anyio.create_task_group() as race:
 
@@ -300,10 +315,15 @@ async def run_command(
             job.close()
         if contained:
             os.close(status_read)
+        # A job the command left running (`cmd &`) may still write: its output is read and dropped
+        # (pipes.py). Otherwise nothing but a container's init holds the pipes: closed.
+        left_running = exited and not quiet and not all(ended)
+        ours = [stream for stream in (stdout, stderr) if isinstance(stream, pipes.PipeStream)]
+        if left_running:
+            pipes.discard(*(stream.take() for stream in ours))
         with anyio.CancelScope(shield=True):
-            if ready is not None:  # its output pipes are its own (spare.py)
-                await ready.stdout.aclose()
-                await ready.stderr.aclose()
+            for stream in ours:
+                await stream.aclose()
             if contained and process.returncode is None:
                 await close_streams(process)
             else:
@@ -324,4 +344,5 @@ async def run_command(
         duration_ms=(time.monotonic() - started) * 1000,
         started=started,
         contained=contained,
+        left_running=left_running,
     )

@@ -11,6 +11,14 @@ import anyio
 
 from app.core.execution.output import CommandOutput, StreamCapture
 
+# For the model, when the command returned while a process it started in the background still held
+# its output (executor.py, pipes.py).
+LEFT_RUNNING_NOTE = (
+    "A process this command started in the background is still running, and what it prints from now "
+    "on is not kept. To read its output later, start it with the output going to a file "
+    "(`cmd > out.log 2>&1 &`), or run the command with `background: true`."
+)
+
 
 @dataclass
 class ExecutionResult:
@@ -23,6 +31,13 @@ class ExecutionResult:
     started: float  # time.monotonic() as it started: what happened since is this command's doing
     contained: bool = False  # ran in the OS container
     protection_note: str | None = None  # for the model: a write hit the protected set (container.py)
+    left_running: bool = False  # a background process of the command still held its output at the end
+
+    def model_note(self) -> str | None:
+        """What the model reads beside the output: why the command ended early, a write the container
+        refused, a background process left running."""
+        notes = (self.stopped_reason, self.protection_note, LEFT_RUNNING_NOTE if self.left_running else None)
+        return " ".join(note for note in notes if note) or None
 
     @property
     def stdout(self) -> StreamCapture:

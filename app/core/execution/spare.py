@@ -34,11 +34,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import anyio
-from anyio.abc import ByteReceiveStream, Process
+from anyio.abc import Process
 
 from app.core.execution import container as containers
 from app.core.execution import start_files
 from app.core.execution.container import Container
+from app.core.execution.pipes import PipeStream, output_pipe
 from app.core.execution.popen_process import PopenProcess
 
 log = logging.getLogger(__name__)
@@ -65,49 +66,6 @@ def order(argv: Sequence[str], cwd: str, env: Mapping[str, str]) -> bytes | None
 def usable(found: Container | None, read_only_binds: bool) -> bool:
     """Whether commands in this container can run in a spare: the default, scoped one."""
     return found is not None and found.on and read_only_binds and bool(found.init)
-
-
-class PipeStream(ByteReceiveStream):
-    """The read end of a pipe of ours (non-blocking), read on the loop."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        os.set_blocking(fd, False)
-
-    async def receive(self, max_bytes: int = 65536) -> bytes:
-        while self.fd >= 0:
-            await anyio.wait_readable(self.fd)
-            try:
-                data = os.read(self.fd, max_bytes)
-            except BlockingIOError:
-                continue
-            if not data:
-                raise anyio.EndOfStream
-            return data
-        raise anyio.ClosedResourceError
-
-    def rest(self) -> bytes:
-        """What the pipe holds now, without waiting: the whole rest once nothing can write to it.
-        At most one pipe's worth, all it can hold: a writer missed by output_held goes on unread."""
-        import fcntl  # here: spare.py is imported on Windows too, where no spare is ever started
-
-        left = fcntl.fcntl(self.fd, fcntl.F_GETPIPE_SZ) if self.fd >= 0 else 0
-        chunks = []
-        while left > 0:
-            try:
-                data = os.read(self.fd, left)
-            except BlockingIOError:
-                break
-            if not data:
-                break
-            chunks.append(data)
-            left -= len(data)
-        return b"".join(chunks)
-
-    async def aclose(self) -> None:
-        if self.fd >= 0:
-            fd, self.fd = self.fd, -1
-            os.close(fd)
 
 
 @dataclass
@@ -167,8 +125,8 @@ async def start(found: Container, environ: Mapping[str, str] | None = None) -> S
     assert found.bwrap is not None and found.init
     status_read, status_write = os.pipe()
     order_read, order_write = os.pipe()  # both close-on-exec: only this spare gets the read end
-    out_read, out_write = os.pipe()
-    err_read, err_write = os.pipe()
+    stdout, out_write = output_pipe()
+    stderr, err_write = output_pipe()
     os.set_blocking(status_read, False)
     os.set_blocking(order_write, False)
     pipe = os.fstat(status_read).st_ino
@@ -188,16 +146,14 @@ async def start(found: Container, environ: Mapping[str, str] | None = None) -> S
         )
     except BaseException:
         start_files.ordered(pipe)
-        for fd in (status_read, order_write, out_read, err_read):
+        for fd in (status_read, order_write, stdout.take(), stderr.take()):
             os.close(fd)
         raise
     finally:
         for fd in (status_write, order_read, out_write, err_write):
             os.close(fd)
     process = PopenProcess(popen)
-    return Spare(
-        found, process, status_read, order_write, time.monotonic(), PipeStream(out_read), PipeStream(err_read), pipe
-    )
+    return Spare(found, process, status_read, order_write, time.monotonic(), stdout, stderr, pipe)
 
 
 class _Slot:
