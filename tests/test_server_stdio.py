@@ -56,7 +56,7 @@ async def test_tool_list_offers_execute_command_with_the_seed_contract(shared_se
     assert tool.annotations.read_only_hint is False
     assert tool.annotations.destructive_hint is True
     assert tool.annotations.open_world_hint is True
-    for lesson in ("bash", "cwd", "heredoc", "TTY", "30,000 characters", "outputFile", "tail"):
+    for lesson in ("bash", "cwd", "heredoc", "TTY", "30,000 characters", "outputFile", "tail", "2>&1 &"):
         assert lesson in tool.description
     assert "outputFile" in tool.output_schema["properties"]
 
