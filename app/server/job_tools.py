@@ -157,7 +157,7 @@ def job_result(service: CommandService, job: Job, patience: float) -> JobResult:
         )  # fmt: skip
     if job.result is not None:
         model = job.result.to_model()
-        # A write the container refused tells the model why and what to do (service.protection_note).
+        # Why it ended early, a write the container refused, a job left running (ExecutionResult).
         note = job.result.model_note()
         if job.tool == READ_ONLY_TOOL and read_only.blocked(model["stderr"], model["exitCode"]):
             note = read_only.BLOCKED_NOTE

@@ -100,10 +100,10 @@ class Record:
     def finish(self, command_id: int, outcome: Outcome) -> None:
         """Record how a command ended; when the file refuses (another program holds its lock, the
         disk is full) the end is kept and written by `write_unwritten`, never lost or sent back."""
+        if self.closed:  # it was on its way as the tray quit (close)
+            log.warning("the end of command %s could not be recorded", command_id)
+            return
         self.unwritten_ends[command_id] = outcome
-        if self.closed:
-            self._log_unwritten()
-            self.unwritten_ends.clear()
         self.write_unwritten(retry_after_s=0.0)
 
     def write_unwritten(self, retry_after_s: float = UNWRITTEN_RETRY_S) -> None:
@@ -217,12 +217,9 @@ class Record:
             return
         self.write_unwritten(retry_after_s=0.0)
         self.closed = True
-        self._log_unwritten()
-        self.journal.close()
-
-    def _log_unwritten(self) -> None:
         for command_id in self.unwritten_ends:  # the tray quits with the file still refusing
             log.warning("the end of command %s could not be recorded", command_id)
+        self.journal.close()
 
 
 def _inode(path: Path) -> tuple[int, int] | None:

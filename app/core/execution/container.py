@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 
 from app.core.execution import landlock, lone_files, start_files
 from app.core.execution.process_marks import children
@@ -203,8 +203,10 @@ def claude_config_dir(platform: str, environ: Mapping[str, str], home: str) -> s
     """`$CLAUDE_CONFIG_DIR` (`paths.claude_config_folder`: a trailing separator would lose its symlink's
     guard), or None when it is the home folder or one above it (that would make the home read-only)."""
     folder = claude_config_folder(platform, environ)
-    where = (PureWindowsPath if platform == "win32" else PurePosixPath)(home)
-    if folder is None or folder == where or folder in where.parents:
+    if folder is None:
+        return None
+    where = type(folder)(home)  # the same flavour of path
+    if folder == where or folder in where.parents:
         return None
     return str(folder)
 

@@ -178,13 +178,13 @@ def wrapped_here(
     """What runs a program in this computer's read-only container (its temporary folders writable),
     and the descriptors it must pass on (bwrap's lifeline); nothing where there is none."""
     way = containment(platform, bwrap_here, os.path.exists)
-    fds: tuple[int, ...] = ()
+    life = -1
     if way is Containment.BWRAP:
         from app.core.execution.container import lifeline
 
-        fds = (lifeline(),)
-    life = fds[0] if fds else -1
-    return prefix_for(way, cwd, home, environ, bwrap_here, life, visible, temp_writable=True), fds
+        life = lifeline()
+    prefix = prefix_for(way, cwd, home, environ, bwrap_here, life, visible, temp_writable=True)
+    return prefix, (life,) if life >= 0 else ()
 
 
 def blocked(stderr: str, exit_code: int | None) -> bool:
