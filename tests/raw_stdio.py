@@ -20,15 +20,19 @@ CLOSE_WAIT_S = 10.0  # a server leaves in well under a second once its stdin end
 
 
 class RawServer:
-    def __init__(self, home: Path, *args: str, env: dict[str, str] | None = None) -> None:
+    """`output`: the server's stdout goes to this file (not a pipe) and is read back from it."""
+
+    def __init__(self, home: Path, *args: str, env: dict[str, str] | None = None, output: Path | None = None) -> None:
         child_env = {**os.environ, HOME_ENV: str(home), **(env or {})}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "app", "serve", *args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=child_env,
-        )
+        with open(output or os.devnull, "wb") as written:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "app", "serve", *args],
+                stdin=subprocess.PIPE,
+                stdout=written if output else subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=child_env,
+            )
+        self._output = open(output, "rb") if output else None  # noqa: SIM115 (closed in close())
         self._next_id = 0
         self._buffer = b""
 
@@ -54,21 +58,30 @@ class RawServer:
 
     def answer(self, request_id: int, deadline_s: float = ANSWER_DEADLINE_S) -> Any:
         deadline = time.monotonic() + deadline_s
-        assert self.process.stdout is not None
         while time.monotonic() < deadline:
             while b"\n" in self._buffer:
                 line, self._buffer = self._buffer.split(b"\n", 1)
                 message = json.loads(line)
                 if message.get("id") == request_id:
                     return message
-            ready, _, _ = select.select([self.process.stdout], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                break
-            chunk = os.read(self.process.stdout.fileno(), 65536)
+            chunk = self._more(deadline)
             if not chunk:
                 break
             self._buffer += chunk
         return None
+
+    def _more(self, deadline: float) -> bytes:
+        """What the server wrote next, waiting until `deadline`; empty when nothing more came."""
+        if self._output is not None:
+            while time.monotonic() < deadline and self.process.poll() is None:
+                chunk = self._output.read(65536)
+                if chunk:
+                    return chunk
+                time.sleep(0.02)
+            return self._output.read(65536)
+        assert self.process.stdout is not None
+        ready, _, _ = select.select([self.process.stdout], [], [], max(0.0, deadline - time.monotonic()))
+        return os.read(self.process.stdout.fileno(), 65536) if ready else b""
 
     def initialize(self, client: str = "claude-code", version: str = "2.1.0") -> Any:
         answer = self.request(
@@ -107,6 +120,6 @@ class RawServer:
             if self.wait(CLOSE_WAIT_S) is None:
                 self.process.kill()
                 self.process.wait()
-        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr, self._output):
             if stream is not None:
                 stream.close()

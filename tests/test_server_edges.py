@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import threading
@@ -47,6 +48,7 @@ from app.server.stdio_transport import (
     stop_signal_in,
 )
 from tests.in_process_server import serving
+from tests.raw_stdio import RawServer
 from tests.test_data_folder import LINUX_ROOT, fill
 from tests.test_paths import old_journal
 
@@ -128,6 +130,76 @@ def test_a_stop_signal_at_start_up_is_found_even_inside_nested_exception_groups(
     assert stop_signal_in(nested) == "SIGHUP"
     assert stop_signal_in(BaseExceptionGroup("loop", [ValueError("no signal here")])) is None
     assert stop_signal_in(RuntimeError("a real failure")) is None, "a failure is not taken for a stop"
+
+
+def test_the_loop_serves_stdio_only_from_pipes_and_sockets_on_posix() -> None:
+    fifo, sock, regular, tty = stat.S_IFIFO, stat.S_IFSOCK, stat.S_IFREG | 0o644, stat.S_IFCHR | 0o620
+    assert stdio_transport.loop_fits("linux", [fifo, fifo]) and stdio_transport.loop_fits("darwin", [sock, fifo])
+    assert not stdio_transport.loop_fits("win32", [fifo, fifo]), "Windows' loop cannot wait on a pipe"
+    assert not stdio_transport.loop_fits("linux", [fifo, regular]), "epoll refuses a regular file"
+    assert not stdio_transport.loop_fits("linux", [tty, tty]), "a terminal is left blocking, as the shell wants it"
+
+
+# fds 0 and 1 are pipes here, as from a client: what the child's code prints must not reach the wire.
+LOOP_CHILD = r"""
+import os, sys, anyio
+from app.server.stdio_transport import loop_streams
+
+async def main():
+    with loop_streams() as streams:
+        lines, writer = streams
+        print("stray print", flush=True)
+        os.write(1, b"stray write\n")
+        got = [line async for line in lines]
+        await writer.write(f"{[len(line) for line in got]} {got[-1]!r} {os.read(0, 8)!r}\n")
+        await writer.write("x" * 300_000 + "\n")
+    print("restored", os.get_blocking(1), os.get_blocking(0), flush=True)
+
+anyio.run(main)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the loop serves stdio on POSIX only")
+def test_stdio_on_the_loop_reads_long_and_unfinished_lines_writes_past_a_full_pipe_and_keeps_strays_off_the_wire(
+    cli_env: dict[str, str],
+) -> None:
+    child = subprocess.Popen(
+        [sys.executable, "-c", LOOP_CHILD],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**cli_env, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+    )
+    assert child.stdin is not None and child.stdout is not None
+    long_line = b"a" * 200_000 + b"\n"
+    for start in range(0, len(long_line), 50_000):  # arrives in pieces, as a big request does
+        child.stdin.write(long_line[start : start + 50_000])
+        child.stdin.flush()
+        time.sleep(0.05)
+    child.stdin.write(b'{"jsonrpc":"2.0"}\r\nlast line, no newline')
+    child.stdin.close()
+    time.sleep(0.5)  # the child's 300 kB line waits for room in the pipe meanwhile
+    assert child.stderr is not None
+    out, err = child.stdout.read(), child.stderr.read()
+    assert child.wait(timeout=30) == 0, err.decode()
+    first, second, third = out.decode().split("\n", 2)
+    assert first == "[200001, 19, 21] 'last line, no newline' b''", "fd 0 read the null device while serving"
+    assert second == "x" * 300_000
+    assert third == "restored True True\n", "the wire is back on fds 0 and 1, blocking as it was"
+    assert "stray print" in err.decode() and "stray write" in err.decode()
+
+
+def test_a_server_whose_stdout_is_a_file_is_served_by_the_sdks_transport_and_answers(
+    home: Path, tmp_path: Path
+) -> None:
+    server = RawServer(home, "--headless", output=tmp_path / "answers.jsonl")
+    try:
+        assert server.initialize()["result"]["serverInfo"]["name"] == "cowork-terminal"
+        answer = server.call("execute_command", '{"command": "echo from a file"}')
+        assert answer is not None and json.loads(answer)["stdout"] == "from a file\n"
+    finally:
+        server.close()
+    assert server.process.returncode == 0
 
 
 @pytest.fixture

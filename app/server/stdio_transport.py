@@ -7,6 +7,11 @@ Two things the SDK's stdio server leaves to us (issue 11):
   its call forever. Such a line is parsed here instead, each lone surrogate replaced by U+FFFD, and
   the request carries in its `_meta` which arguments held one, so the argument gate refuses the
   call with a message naming them.
+- The SDK's transport hands every read, write and flush to a worker thread: about 0.5 ms a call
+  here (issue 21's targets). Where stdin and stdout are pipes or sockets on POSIX, as from every
+  client, the lines are read and written on the event loop instead (`loop_streams`), with fds 0
+  and 1 pointed away from the wire while serving, as the SDK does. Elsewhere (Windows, whose loop
+  cannot wait on a pipe; a file or a terminal) the SDK's own transport serves.
 - Clients stop servers with a signal (Claude Code's `claude mcp list` does so after `initialize`).
   SIGTERM, SIGINT and SIGHUP (Windows: Ctrl+C, Ctrl+Break and the console's close, logoff and
   shutdown events, which the C runtime raises as SIGINT and SIGBREAK) cancel the serving scope, as
@@ -16,14 +21,17 @@ Two things the SDK's stdio server leaves to us (issue 11):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import re
 import signal
+import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 import anyio
 import mcp_types as types
@@ -35,6 +43,7 @@ UNENCODABLE_META = "cowork-terminal/unencodable"  # labels of the arguments that
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 POSIX_STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
 WINDOWS_STOP_SIGNALS = ("SIGINT", "SIGBREAK")
+READ_BYTES = 64 * 1024
 
 
 def stop_signal_names(platform: str) -> tuple[str, ...]:
@@ -173,6 +182,108 @@ class RepairingReader:
         await self.aclose()
 
 
+def loop_fits(platform: str, modes: Sequence[int]) -> bool:
+    """Whether the event loop can serve stdio whose files have these `st_mode`s: pipes and sockets
+    on POSIX. Not a regular file or a terminal (epoll refuses the one; making the other
+    non-blocking would leave the person's shell so after we exit), nor any Windows handle."""
+    return platform != "win32" and all(stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) for mode in modes)
+
+
+class LoopLines:
+    """stdin's lines (str, as the SDK's reader yields them) read on the event loop from `fd`."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._buffer = bytearray()
+        self._searched = 0  # no newline before this offset
+
+    def __aiter__(self) -> LoopLines:
+        return self
+
+    async def __anext__(self) -> str:
+        while (end := self._buffer.find(b"\n", self._searched)) < 0:
+            self._searched = len(self._buffer)
+            await anyio.wait_readable(self._fd)
+            try:
+                chunk = os.read(self._fd, READ_BYTES)
+            except BlockingIOError:
+                continue
+            if not chunk:  # end of file: a last line without its newline still counts, as in the SDK
+                if not self._buffer:
+                    raise StopAsyncIteration
+                end = len(self._buffer) - 1
+                break
+            self._buffer += chunk
+        line = bytes(self._buffer[: end + 1])
+        del self._buffer[: end + 1]
+        self._searched = 0
+        return line.decode("utf-8", errors="replace")
+
+
+class LoopWriter:
+    """stdout for the SDK's writer: each line written on the event loop to `fd` (non-blocking)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    async def write(self, text: str) -> None:
+        view = memoryview(text.encode("utf-8"))
+        while view:
+            try:
+                view = view[os.write(self._fd, view) :]
+            except BlockingIOError:  # the client reads slower than we write: wait for room
+                await anyio.wait_writable(self._fd)
+
+    async def flush(self) -> None:
+        """Nothing is buffered: each line went out whole in `write`."""
+
+
+def _wire_fd(stream: TextIO) -> int | None:
+    try:
+        return stream.buffer.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+@contextmanager
+def loop_streams() -> Iterator[tuple[LoopLines, LoopWriter] | None]:
+    """stdin and stdout served on the loop while the context lasts, when `loop_fits`; else None.
+
+    The wire is used through private duplicates, and fds 0 and 1 read the null device and write to
+    stderr meanwhile (as the SDK's transport arranges): what a handler prints cannot tear a frame."""
+    found = (_wire_fd(sys.stdin), _wire_fd(sys.stdout))
+    if found[0] is None or found[1] is None:
+        return (yield None)
+    wire = (found[0], found[1])
+    try:
+        fits = loop_fits(sys.platform, [os.fstat(fd).st_mode for fd in wire])
+    except OSError:
+        fits = False
+    if not fits:
+        return (yield None)
+    import fcntl  # POSIX only, as loop_fits is
+
+    private = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3) for fd in wire]
+    diverted: list[int] = []
+    try:
+        for fd, flags in zip(wire, (os.O_RDONLY, os.O_WRONLY), strict=True):
+            if fd in (0, 1):
+                away = os.open(os.devnull, flags) if fd == 0 else os.dup(2)
+                os.dup2(away, fd)
+                os.close(away)
+                diverted.append(fd)
+        for fd in private:
+            os.set_blocking(fd, False)
+        yield LoopLines(private[0]), LoopWriter(private[1])
+    finally:
+        for fd, duplicate in zip(wire, private, strict=True):
+            with contextlib.suppress(OSError):
+                os.set_blocking(duplicate, True)  # shared with the client's end: as we found it
+                if fd in diverted:
+                    os.dup2(duplicate, fd)
+                os.close(duplicate)
+
+
 @contextmanager
 def signals_cancel(stop: Callable[[str], None]) -> Iterator[None]:
     """Route the stop signals to `stop(name)` on the running event loop, for the duration."""
@@ -199,8 +310,8 @@ async def serve_stdio(lowlevel_server: Any, on_stopped: Callable[[str], NoReturn
 
     The loop takes the signals over first thing, so a signal that comes while the transport
     starts is kept and acted on as soon as serving begins. `on_stopped` runs inside the stdio
-    transport: leaving it would wait for its stdin reader, a thread blocked on a read that only the
-    client can end, so `on_stopped` ends the process.
+    transport: leaving the SDK's would wait for its stdin reader, a thread blocked on a read that
+    only the client can end, so `on_stopped` ends the process.
     """
     stopped_by: list[str] = []
     serving: list[anyio.CancelScope] = []
@@ -210,8 +321,9 @@ async def serve_stdio(lowlevel_server: Any, on_stopped: Callable[[str], NoReturn
         for scope in serving:
             scope.cancel()
 
-    with signals_cancel(stop):
-        async with stdio_server() as (read_stream, write_stream):
+    with signals_cancel(stop), loop_streams() as on_loop:
+        streams: tuple[Any, Any] = on_loop or (None, None)  # duck-typed as the SDK's AsyncFile[str]
+        async with stdio_server(*streams) as (read_stream, write_stream):
             with anyio.CancelScope() as scope:
                 serving.append(scope)
                 if stopped_by:
