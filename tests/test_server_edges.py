@@ -37,6 +37,7 @@ from app.core.journal import migration, opening, pause_file
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.paths import AppPaths, LegacySources
 from app.server import stdio_transport
+from app.server.argument_gate import CallGate, ServiceUnavailable
 from app.server.host_side import HostSide
 from app.server.mcp_server import PushRelay, build_server
 from app.server.stdio_transport import (
@@ -200,6 +201,25 @@ def test_a_server_whose_stdout_is_a_file_is_served_by_the_sdks_transport_and_ans
     finally:
         server.close()
     assert server.process.returncode == 0
+
+
+@pytest.mark.anyio
+async def test_the_gate_keeps_each_tools_parameters_until_its_service_changes_and_no_invented_name() -> None:
+    asked: list[str] = []
+
+    async def declared(tool: str) -> list[str] | None:  # as the SDK's server lists its tools
+        asked.append(tool)
+        return ["command", "cwd"] if tool == "execute_command" else None
+
+    gate = CallGate()
+    gate.declared = declared
+    for _ in range(3):
+        assert await gate.parameters_of("execute_command") == ["command", "cwd"]
+        assert await gate.parameters_of("made_up_tool") is None
+    assert asked == ["execute_command", *["made_up_tool"] * 3], "a tool's parameters are listed once"
+    gate.serve_with(ServiceUnavailable("the disk is full"))  # a service (re)opens: its tools may differ
+    assert await gate.parameters_of("execute_command") == ["command", "cwd"]
+    assert asked[-1] == "execute_command" and len(asked) == 5
 
 
 @pytest.fixture

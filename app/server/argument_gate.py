@@ -109,6 +109,7 @@ class CallGate(ServerMiddleware[Any]):
         self._reopen: Callable[[], Awaitable[CommandService | ServiceUnavailable]] | None = None
         # The parameters each tool declares (its signature is its schema): the names a call may use.
         self.declared: Callable[[str], Awaitable[Collection[str] | None]] | None = None
+        self._parameters: dict[str, Collection[str]] = {}  # what `declared` said, until the service changes
 
     def serve_with(
         self,
@@ -118,9 +119,19 @@ class CallGate(ServerMiddleware[Any]):
         """What calls run on from now; `reopen` tries again, at each call, while it is unavailable."""
         self._service = service
         self._reopen = reopen
+        self._parameters.clear()  # the tools are registered as the service opens
         if self._client is not None and not isinstance(service, ServiceUnavailable):
             note_client(service, *self._client)
         self._ready.set()
+
+    async def parameters_of(self, tool: str) -> Collection[str] | None:
+        """`declared(tool)`, kept: listing every tool's schema at each call cost about 0.1 ms."""
+        if tool not in self._parameters and self.declared is not None:
+            found = await self.declared(tool)
+            if found is None:  # not a tool of ours: not kept, so no name a model invents stays
+                return None
+            self._parameters[tool] = found
+        return self._parameters.get(tool)
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.method == "initialize":
@@ -152,7 +163,7 @@ class CallGate(ServerMiddleware[Any]):
         tool, arguments = params.get("name"), params.get("arguments") or {}
         if not isinstance(tool, str) or not isinstance(arguments, Mapping):
             return await call_next(ctx)
-        accepted = None if self.declared is None else await self.declared(tool)
+        accepted = await self.parameters_of(tool)
         reason = refusal_of(tool, arguments, params.get("_meta"), accepted)
         if reason is None:
             return await call_next(ctx)

@@ -15,7 +15,7 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable, Collection
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -104,10 +104,7 @@ def build_server(open_host: Callable[[], HostSide]) -> MCPServer[Any]:
     gate = CallGate()
 
     # After the gate: the tray runs every call of a server bound to it (issue 21).
-    async def declared(tool: str) -> Collection[str] | None:
-        return await gate.declared(tool) if gate.declared is not None else None
-
-    forwarder = TrayForwarder(lambda: host.link if host is not None else None, client, declared)
+    forwarder = TrayForwarder(lambda: host.link if host is not None else None, client, gate.parameters_of)
     server: MCPServer[Any] = MCPServer(
         name=SERVER_NAME,
         version=__version__,
