@@ -149,6 +149,20 @@ def test_an_end_that_reaches_the_hub_as_the_tray_quits_is_logged_and_quitting_tw
     assert row_of(paths, running["id"]).status is Status.RUNNING
 
 
+def test_a_request_read_just_before_the_tray_quit_is_answered_that_the_app_stopped_not_with_a_traceback(
+    paths: AppPaths, peers, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A server's `begin` (or any request) the hub's reader had read as the journal closed."""
+    with running_hub(paths) as (hub, _seen):
+        peers("server")
+        server = next(peer for peer in hub.peers if peer.role == "server")
+        hub.close()
+        row = {"command": "echo late", "cwd": "/tmp", "env_keys": [], "status": "running", "tool": "execute_command"}
+        hub.connections._handle(server, {"op": "begin", "seq": 7, "row": row})  # as its reader thread would
+    assert "'begin' from" in caplog.text and "came as the app stopped" in caplog.text
+    assert "Traceback" not in caplog.text and "failed" not in caplog.text
+
+
 def test_stop_on_a_held_command_denies_it(paths: AppPaths, peers) -> None:
     with running_hub(paths) as (hub, _seen):
         server, cli = peers("server"), peers("cli")

@@ -30,7 +30,7 @@ from app.core.authority.errors import RequestError
 from app.core.authority.holds import MAX_HOLDS_PER_PEER, HeldCommand, Holds, rule_for
 from app.core.authority.peers import Connections
 from app.core.authority.questions import ASK_COOLDOWN_S, Question, Questions, describe_changes
-from app.core.authority.record import WRITE_BUSY_TIMEOUT_S, Record
+from app.core.authority.record import CLOSING_REASON, WRITE_BUSY_TIMEOUT_S, Record
 from app.core.authority.rule_book import RuleBook
 from app.core.authority.state import DEFAULTS, ControlState, loosened, strictest, with_changes
 from app.core.authority.supervisor import Notice, Snapshot, Supervisor
@@ -51,7 +51,6 @@ if TYPE_CHECKING:  # anyio loads with the command host, not with the tray's firs
 
 log = logging.getLogger(__name__)
 
-CLOSING_REASON = "Cowork Terminal (the app) stopped"
 T = TypeVar("T")
 
 __all__ = [

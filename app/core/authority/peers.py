@@ -19,7 +19,7 @@ from typing import Any, Protocol, cast
 
 from app.core.authority.connection import Peer
 from app.core.authority.errors import RequestError
-from app.core.authority.record import JOURNAL_DAMAGED
+from app.core.authority.record import CLOSING_REASON, JOURNAL_DAMAGED
 from app.core.authority.requests import RequestsHub, handle_request
 from app.core.authority.server_rows import SERVER_OPS, RowsHub
 from app.core.authority.state import ControlState
@@ -243,6 +243,10 @@ class Connections:
             peer.answer(ErrorReply(seq, person if peer.role == "cli" else english))
             return
         except sqlite3.DatabaseError as exc:  # damage SQLite found only now, as it read a page
+            if hub.record.closed:  # read just before the tray quit (Hub.close): the file is closed
+                log.warning("%r from %s came as the app stopped: not done", op, peer.label)
+                peer.answer(ErrorReply(seq, CLOSING_REASON))
+                return
             if not is_corrupt(exc):
                 raise
             hub.reopen_journal()

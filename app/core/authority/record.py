@@ -39,6 +39,7 @@ UNWRITTEN_RETRY_S = 5.0
 JOURNAL_LOCKED = N_("the activity log is locked by another program")
 JOURNAL_DISK_FULL = N_("the disk that holds the activity log is full")
 JOURNAL_NOT_WRITTEN = N_("the activity log cannot be written ({error})")
+CLOSING_REASON = "Cowork Terminal (the app) stopped"  # English: what servers hear as the tray quits
 JOURNAL_DAMAGED = "the activity log was damaged ({error}), so a new one was started"  # English: servers pass it on
 
 
