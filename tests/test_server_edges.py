@@ -141,6 +141,18 @@ def test_the_loop_serves_stdio_only_from_pipes_and_sockets_on_posix() -> None:
     assert not stdio_transport.loop_fits("linux", [tty, tty]), "a terminal is left blocking, as the shell wants it"
 
 
+def test_stdio_without_a_file_behind_it_is_left_to_the_sdks_transport(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO())  # no fd at all (an embedding host, pythonw)
+    with stdio_transport.loop_streams() as streams:
+        assert streams is None
+    read_end, write_end = os.pipe()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.FileIO(read_end, "rb", closefd=False)))
+    os.close(write_end)
+    os.close(read_end)  # an fd that is no longer open: fstat fails
+    with stdio_transport.loop_streams() as streams:
+        assert streams is None
+
+
 # fds 0 and 1 are pipes here, as from a client: what the child's code prints must not reach the wire.
 LOOP_CHILD = r"""
 import os, sys, anyio

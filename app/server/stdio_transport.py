@@ -203,10 +203,10 @@ class LoopLines:
     async def __anext__(self) -> str:
         while (end := self._buffer.find(b"\n", self._searched)) < 0:
             self._searched = len(self._buffer)
-            await anyio.wait_readable(self._fd)
             try:
                 chunk = os.read(self._fd, READ_BYTES)
-            except BlockingIOError:
+            except BlockingIOError:  # nothing yet: wait for the client's next line
+                await anyio.wait_readable(self._fd)
                 continue
             if not chunk:  # end of file: a last line without its newline still counts, as in the SDK
                 if not self._buffer:
