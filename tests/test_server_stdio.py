@@ -6,6 +6,7 @@ tray to run it), on the same server in this process (tests/in_process_server.py)
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -34,6 +35,31 @@ SHARED = pytest.mark.xdist_group("server-stdio-shared-serve")
 @pytest.fixture(scope="module")
 def anyio_backend() -> str:
     return "asyncio"
+
+
+NODE_CLIENT = Path(__file__).parent / "data" / "node_stdio_client.js"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed (CI has it)")
+def test_a_nodejs_client_whose_stdio_is_socket_pairs_gets_long_lines_parallel_answers_and_a_clean_exit(
+    cli_env: dict[str, str],
+) -> None:
+    """Claude Desktop, Claude Code and the Inspector are Node.js programs: a server's stdin and stdout
+    are socket pairs there (libuv), which `serve` reads and writes on its loop."""
+    done = subprocess.run(
+        ["node", str(NODE_CLIENT), sys.executable],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=cli_env,
+        cwd=Path(__file__).resolve().parent.parent,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["name"] == "cowork-terminal" and report["long"] == "long\n"
+    assert report["together"] == ["1", "2", "3", "4", "5"], "five calls at once, each answered"
+    assert report["exit"] == 0, report["stderr"]
 
 
 def journal_rows(home: Path) -> list:
