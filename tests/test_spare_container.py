@@ -104,6 +104,17 @@ async def test_a_second_command_in_a_row_runs_in_a_container_started_before_it_w
     assert len(namespaces) == 3, "each command has a pid namespace of its own, neither the host's"
 
 
+async def test_a_command_longer_than_a_pipe_holds_reaches_its_spare_whole(home: Path) -> None:
+    filler = "a" * 90_000  # the order pipe holds 64 kB: the rest is written as the init reads
+    async with serving(home) as client:
+        await run(client, {"command": "true"})
+        await spare_waits()
+        long = await run(client, {"command": f": {filler}; echo ${{#BASH_EXECUTION_STRING}}; {INIT_AGE}"})
+    assert long["exitCode"] == 0, long
+    assert int(long["stdout"].split()[0]) > 90_000, "the whole command arrived"
+    assert init_age(long["stdout"].split("\n", 1)[1]) >= 1.0, "it ran in the spare"
+
+
 async def test_the_init_of_a_spare_names_its_command_as_a_container_started_for_it_does(home: Path) -> None:
     show = "tr '\\0' ' ' < /proc/1/cmdline # named-in-ps"
     async with serving(home) as client:

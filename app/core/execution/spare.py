@@ -90,11 +90,10 @@ class Spare:
             return False
         try:
             while message:
-                await anyio.wait_writable(self.order_write)
-                try:
+                try:  # a command fits the empty pipe at once, mostly: no wait first
                     message = message[os.write(self.order_write, message) :]
-                except BlockingIOError:
-                    continue
+                except BlockingIOError:  # longer than the pipe holds: the init reads as we write
+                    await anyio.wait_writable(self.order_write)
         except OSError:  # its init is gone (BrokenPipeError)
             await self.end()
             return False
