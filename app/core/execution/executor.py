@@ -271,22 +271,14 @@ async def run_command(
         async with anyio.create_task_group() as pumps:
             pumps.start_soon(_pump, stdout, output, 0, ended)
             pumps.start_soon(_pump, stderr, output, 1, ended)
-            with anyio.move_on_after(spec.timeout_s if math.isfinite(spec.timeout_s) else None):
-                async with anyio.create_task_group() as race:
-
-                    async def watch_stop() -> None:
-                        await stop.wait()
-                        race.cancel_scope.cancel()
-
-                    race.start_soon(watch_stop)
-                    if contained:
-                        status = await read_status(status_read)
-                        if status is None:  # bwrap itself ended first: its exit code says why
-                            await process.wait()
-                    else:
+            with anyio.move_on_after(spec.timeout_s if math.isfinite(spec.timeout_s) else None), stop.cancels():
+                if contained:
+                    status = await read_status(status_read)
+                    if status is None:  # bwrap itself ended first: its exit code says why
                         await process.wait()
-                    exited = True
-                    race.cancel_scope.cancel()
+                else:
+                    await process.wait()
+                exited = True
             if not exited:
                 await end_tree(process, mark=spec.mark, job=job, contained=contained)
             # On the loop: a few /proc reads of the container's own processes (tens of µs), where a

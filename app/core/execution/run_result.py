@@ -4,6 +4,8 @@ starts one, and keeps their modules out of its memory: issue 21's idle target)."
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,14 +68,30 @@ class StopSignal:
     def __init__(self) -> None:
         self._event = anyio.Event()
         self.reason: str | None = None
+        self._scopes: set[anyio.CancelScope] = set()
 
     def set(self, reason: str) -> None:
         if self.reason is None:
             self.reason = reason
         self._event.set()
+        for scope in list(self._scopes):
+            scope.cancel()
 
     async def wait(self) -> None:
         await self._event.wait()
+
+    @contextmanager
+    def cancels(self) -> Iterator[anyio.CancelScope]:
+        """A scope that this stop cancels, now or later: no task of its own waits for the stop (a
+        task per command, and its cancellation, cost about 0.1 ms a call)."""
+        with anyio.CancelScope() as scope:
+            self._scopes.add(scope)
+            try:
+                if self._event.is_set():
+                    scope.cancel()
+                yield scope
+            finally:
+                self._scopes.discard(scope)
 
 
 class InputNotRead(Exception):
