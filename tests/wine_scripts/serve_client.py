@@ -1,7 +1,8 @@
 """Runs under Windows Python (the wine lane): the MCP SDK's own client drives `serve --headless`.
 
-It runs `echo` through the bash given as COWORK_TERMINAL_BASH, lets a command tree time out, and
-pauses a running command through the journal; then reports what the model read, how long each
+It runs `echo` through the bash given as COWORK_TERMINAL_BASH, lets a command tree time out,
+pauses a running command through the journal, and leaves two background jobs (one printing, one
+printing to a file); then reports what the model read, how long each
 took, which bash.exe processes were left, and where the journal and locks are. One JSON line.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 import time
 
 import anyio
@@ -74,6 +76,20 @@ async def main() -> dict:
         report["refused_while_paused"] = await call(client, {"command": "echo should not run"})
         with Journal.open(paths) as journal:
             journal.set_paused(False)
+        # A job that prints after its command returned (its output's pipes closed with the command),
+        # and one whose output goes to a file.
+        folder = tempfile.mkdtemp()
+        talking = "(sleep 1; echo late; echo > talked) & echo ok"
+        quiet = "(sleep 1; echo late; echo > quiet) > job.log 2>&1 &"
+        report["talking_job"] = await call(client, {"command": talking, "cwd": folder})
+        report["quiet_job"] = await call(client, {"command": quiet, "cwd": folder})
+        for _ in range(200):  # 20 s at most: busybox under Wine starts slowly
+            if os.path.exists(os.path.join(folder, "quiet")):
+                break
+            await anyio.sleep(0.1)
+        await anyio.sleep(1.0)
+        report["job_files"] = sorted(os.listdir(folder))
+        with Journal.open(paths) as journal:
             report["rows"] = [
                 {"command": c.command, "status": c.status.value, "reason": c.reason}
                 for c in journal.recent_commands(limit=10)
