@@ -159,8 +159,8 @@ import os, sys, anyio
 from app.server.stdio_transport import loop_streams
 
 async def main():
-    with loop_streams() as streams:
-        lines, writer = streams
+    with loop_streams() as stdio:
+        lines, writer = stdio.lines, stdio.writer
         print("stray print", flush=True)
         os.write(1, b"stray write\n")
         got = [line async for line in lines]
@@ -202,14 +202,121 @@ def test_stdio_on_the_loop_reads_long_and_unfinished_lines_writes_past_a_full_pi
     assert "stray print" in err.decode() and "stray write" in err.decode()
 
 
+# With every fd but `free` taken, a step of the claim fails: 1 free, the second duplicate; 2 free, the
+# null device for fd 0.
+CLAIM_CHILD = r"""
+import json, os, resource, sys
+from app.server.stdio_transport import loop_streams
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+report = []
+for free in (1, 2):
+    taken = []
+    while True:
+        try:
+            taken.append(os.open(os.devnull, os.O_RDONLY))
+        except OSError:
+            break
+    for fd in taken[:free]:
+        os.close(fd)
+    with loop_streams() as stdio:
+        report.append(stdio is None)
+    for fd in taken[free:]:
+        os.close(fd)
+    report.append(len(os.listdir("/proc/self/fd")))
+report += [os.path.realpath("/proc/self/fd/0") != os.devnull, os.get_blocking(0), os.get_blocking(1)]
+print(json.dumps(report))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc, and the loop serves stdio on POSIX only")
+def test_when_the_os_refuses_a_step_of_taking_stdio_for_the_loop_it_is_left_as_it_was(cli_env: dict[str, str]) -> None:
+    child = subprocess.run(
+        [sys.executable, "-c", CLAIM_CHILD],
+        input=b"",
+        capture_output=True,
+        env={**cli_env, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+        timeout=30,
+        check=False,
+    )
+    assert child.returncode == 0, child.stderr.decode()
+    refused_dup, fds_after_dup, refused_null, fds_after_null, wire_on_0, *blocking = json.loads(child.stdout)
+    assert refused_dup and refused_null, "the SDK's transport serves instead"
+    assert fds_after_dup == fds_after_null, "no duplicate was left open"
+    assert wire_on_0 and blocking == [True, True], "fds 0 and 1 as they were"
+
+
+HELLO = json.dumps(
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "edge", "version": "1"}}}
+)  # fmt: skip
+
+
+def serve_process(cli_env: dict[str, str], stdin: int, stdout: int) -> subprocess.Popen[bytes]:
+    argv = [sys.executable, "-m", "app", "serve", "--headless"]
+    return subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, env=cli_env)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the loop serves stdio on POSIX only")
+@pytest.mark.parametrize("last", ["\n", ""], ids=["last line ends", "last line unfinished"])
+def test_requests_sent_just_before_the_client_closes_stdin_are_answered(cli_env: dict[str, str], last: str) -> None:
+    """The SDK cancels what is in flight at end of file; a quick request that came with it still
+    gets its answer (on the loop, end of file once came before its handler had started)."""
+    server = serve_process(cli_env, subprocess.PIPE, subprocess.PIPE)
+    assert server.stdin is not None and server.stdout is not None and server.stderr is not None
+    server.stdin.write(f"{HELLO}\n".encode())
+    server.stdin.flush()
+    assert json.loads(server.stdout.readline())["id"] == 1
+    requests = ['{"jsonrpc":"2.0","method":"notifications/initialized"}', '{"jsonrpc":"2.0","id":2,"method":"ping"}']
+    requests.append('{"jsonrpc":"2.0","id":3,"method":"tools/list"}')
+    server.stdin.write(("\n".join(requests) + last).encode())
+    server.stdin.close()  # at once, with the requests
+    answers = {message["id"]: message for message in map(json.loads, server.stdout.read().splitlines())}
+    assert server.wait(timeout=30) == 0, server.stderr.read()
+    server.stdout.close()
+    server.stderr.close()
+    assert "result" in answers[2] and "result" in answers[3], answers
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the loop serves stdio on POSIX only")
+def test_serve_reads_its_pipes_on_the_loop_and_leaves_them_blocking_when_a_signal_stops_it(
+    cli_env: dict[str, str],
+) -> None:
+    """A wrapper script that starts `serve` without `exec` shares its pipes: their mode is the
+    pipes' own, so `serve` must give them back blocking, also when a signal ends it."""
+    into_read, into_write = os.pipe()
+    out_read, out_write = os.pipe()  # the test keeps the server's ends too, as such a wrapper does
+    server = serve_process(cli_env, into_read, out_write)
+    try:
+        os.write(into_write, f"{HELLO}\n".encode())
+        with os.fdopen(os.dup(out_read), "rb") as answers:
+            assert json.loads(answers.readline())["id"] == 1
+        assert not os.get_blocking(into_read) and not os.get_blocking(out_write), "served on the loop"
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=30) == 0
+        assert os.get_blocking(into_read) and os.get_blocking(out_write), "given back as it found them"
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        assert server.stderr is not None
+        server.stderr.close()
+        for fd in (into_read, into_write, out_read, out_write):
+            os.close(fd)
+
+
+@pytest.mark.parametrize("ending", ["stdin closed", "SIGTERM"])
 def test_a_server_whose_stdout_is_a_file_is_served_by_the_sdks_transport_and_answers(
-    home: Path, tmp_path: Path
+    home: Path, tmp_path: Path, ending: str
 ) -> None:
     server = RawServer(home, "--headless", output=tmp_path / "answers.jsonl")
     try:
         assert server.initialize()["result"]["serverInfo"]["name"] == "cowork-terminal"
         answer = server.call("execute_command", '{"command": "echo from a file"}')
         assert answer is not None and json.loads(answer)["stdout"] == "from a file\n"
+        if ending == "SIGTERM" and sys.platform != "win32":
+            server.process.send_signal(signal.SIGTERM)
+            assert server.wait(30) == 0
+            assert "stopped by SIGTERM" in server.stderr()
     finally:
         server.close()
     assert server.process.returncode == 0

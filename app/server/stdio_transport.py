@@ -210,6 +210,9 @@ class LoopLines:
                 continue
             if not chunk:  # end of file: a last line without its newline still counts, as in the SDK
                 if not self._buffer:
+                    # The SDK cancels what is in flight at end of file: let the last requests'
+                    # handlers start and answer first, as its reader thread's hand-over let them.
+                    await anyio.wait_all_tasks_blocked()
                     raise StopAsyncIteration
                 end = len(self._buffer) - 1
                 break
@@ -245,8 +248,63 @@ def _wire_fd(stream: TextIO) -> int | None:
         return None
 
 
+class LoopStdio:
+    """The wire's private duplicates, served on the loop, and how to give fds 0 and 1 back."""
+
+    def __init__(self, wire: tuple[int, int], private: list[int], blocking: list[bool]) -> None:
+        self.wire, self.private, self._blocking = wire, private, blocking
+        self.diverted: list[int] = []
+        self.lines, self.writer = LoopLines(private[0]), LoopWriter(private[1])
+
+    def unblock(self) -> None:
+        """The wire's blocking mode as we found it: the pipe may be another process's too (a wrapper
+        script's), which must not be left non-blocking when this process exits, by a signal too."""
+        for duplicate, blocking in zip(self.private, self._blocking, strict=True):
+            with contextlib.suppress(OSError):
+                os.set_blocking(duplicate, blocking)
+
+    def give_back(self) -> None:
+        """The wire on fds 0 and 1 again, as we found it. Once; each step on its own."""
+        self.unblock()
+        for fd, duplicate in zip(self.wire, self.private, strict=True):
+            if fd in self.diverted:
+                with contextlib.suppress(OSError):
+                    os.dup2(duplicate, fd)
+            with contextlib.suppress(OSError):
+                os.close(duplicate)
+        self.private, self._blocking, self.diverted = [], [], []
+
+
+def _claim(wire: tuple[int, int]) -> LoopStdio | None:
+    """Take the wire for the loop: private non-blocking duplicates, fds 0 and 1 pointed away. None
+    (nothing changed) when the OS refuses a step: the SDK's transport serves instead."""
+    import fcntl  # POSIX only, as loop_fits is
+
+    private: list[int] = []
+    stdio: LoopStdio | None = None
+    try:
+        for fd in wire:
+            private.append(fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3))
+        stdio = LoopStdio(wire, private, [os.get_blocking(fd) for fd in private])
+        for fd, flags in zip(wire, (os.O_RDONLY, os.O_WRONLY), strict=True):
+            if fd in (0, 1):
+                away = os.open(os.devnull, flags) if fd == 0 else os.dup(2)
+                os.dup2(away, fd)
+                os.close(away)
+                stdio.diverted.append(fd)
+        for fd in private:
+            os.set_blocking(fd, False)
+    except OSError:
+        if stdio is not None:
+            stdio.give_back()
+        for fd in private if stdio is None else ():
+            os.close(fd)
+        return None
+    return stdio
+
+
 @contextmanager
-def loop_streams() -> Iterator[tuple[LoopLines, LoopWriter] | None]:
+def loop_streams() -> Iterator[LoopStdio | None]:
     """stdin and stdout served on the loop while the context lasts, when `loop_fits`; else None.
 
     The wire is used through private duplicates, and fds 0 and 1 read the null device and write to
@@ -259,29 +317,12 @@ def loop_streams() -> Iterator[tuple[LoopLines, LoopWriter] | None]:
         fits = loop_fits(sys.platform, [os.fstat(fd).st_mode for fd in wire])
     except OSError:
         fits = False
-    if not fits:
-        return (yield None)
-    import fcntl  # POSIX only, as loop_fits is
-
-    private = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3) for fd in wire]
-    diverted: list[int] = []
+    stdio = _claim(wire) if fits else None
     try:
-        for fd, flags in zip(wire, (os.O_RDONLY, os.O_WRONLY), strict=True):
-            if fd in (0, 1):
-                away = os.open(os.devnull, flags) if fd == 0 else os.dup(2)
-                os.dup2(away, fd)
-                os.close(away)
-                diverted.append(fd)
-        for fd in private:
-            os.set_blocking(fd, False)
-        yield LoopLines(private[0]), LoopWriter(private[1])
+        yield stdio
     finally:
-        for fd, duplicate in zip(wire, private, strict=True):
-            with contextlib.suppress(OSError):
-                os.set_blocking(duplicate, True)  # shared with the client's end: as we found it
-                if fd in diverted:
-                    os.dup2(duplicate, fd)
-                os.close(duplicate)
+        if stdio is not None:
+            stdio.give_back()
 
 
 @contextmanager
@@ -322,7 +363,8 @@ async def serve_stdio(lowlevel_server: Any, on_stopped: Callable[[str], NoReturn
             scope.cancel()
 
     with signals_cancel(stop), loop_streams() as on_loop:
-        streams: tuple[Any, Any] = on_loop or (None, None)  # duck-typed as the SDK's AsyncFile[str]
+        # duck-typed as the SDK's AsyncFile[str]
+        streams: tuple[Any, Any] = (on_loop.lines, on_loop.writer) if on_loop else (None, None)
         async with stdio_server(*streams) as (read_stream, write_stream):
             with anyio.CancelScope() as scope:
                 serving.append(scope)
@@ -332,6 +374,8 @@ async def serve_stdio(lowlevel_server: Any, on_stopped: Callable[[str], NoReturn
                     RepairingReader(read_stream), write_stream, lowlevel_server.create_initialization_options()
                 )
             if stopped_by:
+                if on_loop is not None:
+                    on_loop.unblock()  # on_stopped ends the process: give_back would not run
                 on_stopped(stopped_by[0])
 
 
