@@ -278,6 +278,24 @@ def test_requests_sent_just_before_the_client_closes_stdin_are_answered(cli_env:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the loop serves stdio on POSIX only")
+def test_a_client_that_stops_reading_answers_ends_serving_as_the_end_of_stdin_does(cli_env: dict[str, str]) -> None:
+    server = serve_process(cli_env, subprocess.PIPE, subprocess.PIPE)
+    assert server.stdin is not None and server.stdout is not None and server.stderr is not None
+    server.stdin.write(f"{HELLO}\n".encode())
+    server.stdin.flush()
+    assert json.loads(server.stdout.readline())["id"] == 1
+    server.stdout.close()  # the client closes its end of the answers, and asks once more
+    server.stdin.write(b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n')
+    server.stdin.flush()
+    try:
+        assert server.wait(timeout=30) == 0
+        assert "Traceback" not in server.stderr.read().decode()
+    finally:
+        server.stdin.close()
+        server.stderr.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the loop serves stdio on POSIX only")
 def test_serve_reads_its_pipes_on_the_loop_and_leaves_them_blocking_when_a_signal_stops_it(
     cli_env: dict[str, str],
 ) -> None:

@@ -196,6 +196,14 @@ class LoopLines:
         self._fd = fd
         self._buffer = bytearray()
         self._searched = 0  # no newline before this offset
+        self._ended = False
+        self._waiting: anyio.CancelScope | None = None
+
+    def end(self) -> None:
+        """Read nothing more: the lines end here, as at the end of the client's stdin."""
+        self._ended = True
+        if self._waiting is not None:
+            self._waiting.cancel()
 
     def __aiter__(self) -> LoopLines:
         return self
@@ -203,10 +211,14 @@ class LoopLines:
     async def __anext__(self) -> str:
         while (end := self._buffer.find(b"\n", self._searched)) < 0:
             self._searched = len(self._buffer)
+            if self._ended:
+                raise StopAsyncIteration
             try:
                 chunk = os.read(self._fd, READ_BYTES)
             except BlockingIOError:  # nothing yet: wait for the client's next line
-                await anyio.wait_readable(self._fd)
+                with anyio.CancelScope() as self._waiting:
+                    await anyio.wait_readable(self._fd)
+                self._waiting = None
                 continue
             if not chunk:  # end of file: a last line without its newline still counts, as in the SDK
                 if not self._buffer:
@@ -224,18 +236,24 @@ class LoopLines:
 
 
 class LoopWriter:
-    """stdout for the SDK's writer: each line written on the event loop to `fd` (non-blocking)."""
+    """stdout for the SDK's writer: each line written on the event loop to `fd` (non-blocking).
+    A client that closed its end gets nothing more, and `on_gone` runs once: serving ends as at the
+    end of stdin, not in a traceback."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, on_gone: Callable[[], None]) -> None:
         self._fd = fd
+        self._on_gone: Callable[[], None] | None = on_gone
 
     async def write(self, text: str) -> None:
         view = memoryview(text.encode("utf-8"))
-        while view:
+        while view and self._on_gone is not None:
             try:
                 view = view[os.write(self._fd, view) :]
             except BlockingIOError:  # the client reads slower than we write: wait for room
                 await anyio.wait_writable(self._fd)
+            except (BrokenPipeError, ConnectionResetError):
+                gone, self._on_gone = self._on_gone, None
+                gone()
 
     async def flush(self) -> None:
         """Nothing is buffered: each line went out whole in `write`."""
@@ -251,10 +269,18 @@ def _wire_fd(stream: TextIO) -> int | None:
 class LoopStdio:
     """The wire's private duplicates, served on the loop, and how to give fds 0 and 1 back."""
 
-    def __init__(self, wire: tuple[int, int], private: list[int], blocking: list[bool]) -> None:
+    def __init__(
+        self, wire: tuple[int, int], private: list[int], blocking: list[bool], on_gone: Callable[[], None]
+    ) -> None:
         self.wire, self.private, self._blocking = wire, private, blocking
         self.diverted: list[int] = []
-        self.lines, self.writer = LoopLines(private[0]), LoopWriter(private[1])
+        self.lines = LoopLines(private[0])
+
+        def gone() -> None:  # no more answers can reach the client: no more questions are read
+            self.lines.end()
+            on_gone()
+
+        self.writer = LoopWriter(private[1], gone)
 
     def unblock(self) -> None:
         """The wire's blocking mode as we found it: the pipe may be another process's too (a wrapper
@@ -275,7 +301,7 @@ class LoopStdio:
         self.private, self._blocking, self.diverted = [], [], []
 
 
-def _claim(wire: tuple[int, int]) -> LoopStdio | None:
+def _claim(wire: tuple[int, int], on_gone: Callable[[], None]) -> LoopStdio | None:
     """Take the wire for the loop: private non-blocking duplicates, fds 0 and 1 pointed away. None
     (nothing changed) when the OS refuses a step: the SDK's transport serves instead."""
     import fcntl  # POSIX only, as loop_fits is
@@ -285,7 +311,7 @@ def _claim(wire: tuple[int, int]) -> LoopStdio | None:
     try:
         for fd in wire:
             private.append(fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3))
-        stdio = LoopStdio(wire, private, [os.get_blocking(fd) for fd in private])
+        stdio = LoopStdio(wire, private, [os.get_blocking(fd) for fd in private], on_gone)
         for fd, flags in zip(wire, (os.O_RDONLY, os.O_WRONLY), strict=True):
             if fd in (0, 1):
                 away = os.open(os.devnull, flags) if fd == 0 else os.dup(2)
@@ -304,8 +330,9 @@ def _claim(wire: tuple[int, int]) -> LoopStdio | None:
 
 
 @contextmanager
-def loop_streams() -> Iterator[LoopStdio | None]:
+def loop_streams(on_gone: Callable[[], None] = lambda: None) -> Iterator[LoopStdio | None]:
     """stdin and stdout served on the loop while the context lasts, when `loop_fits`; else None.
+    `on_gone`: the client closed its end of stdout.
 
     The wire is used through private duplicates, and fds 0 and 1 read the null device and write to
     stderr meanwhile (as the SDK's transport arranges): what a handler prints cannot tear a frame."""
@@ -317,7 +344,7 @@ def loop_streams() -> Iterator[LoopStdio | None]:
         fits = loop_fits(sys.platform, [os.fstat(fd).st_mode for fd in wire])
     except OSError:
         fits = False
-    stdio = _claim(wire) if fits else None
+    stdio = _claim(wire, on_gone) if fits else None
     try:
         yield stdio
     finally:
@@ -347,7 +374,8 @@ def signals_cancel(stop: Callable[[str], None]) -> Iterator[None]:
 
 
 async def serve_stdio(lowlevel_server: Any, on_stopped: Callable[[str], NoReturn]) -> None:
-    """Serve until stdin ends, or until a stop signal arrives: then `on_stopped(name)`.
+    """Serve until stdin ends or the client closes stdout (on the loop), or until a stop signal
+    arrives: then `on_stopped(name)`.
 
     The loop takes the signals over first thing, so a signal that comes while the transport
     starts is kept and acted on as soon as serving begins. `on_stopped` runs inside the stdio
@@ -357,12 +385,15 @@ async def serve_stdio(lowlevel_server: Any, on_stopped: Callable[[str], NoReturn
     stopped_by: list[str] = []
     serving: list[anyio.CancelScope] = []
 
-    def stop(name: str) -> None:
-        stopped_by.append(name)
+    def end_serving() -> None:
         for scope in serving:
             scope.cancel()
 
-    with signals_cancel(stop), loop_streams() as on_loop:
+    def stop(name: str) -> None:
+        stopped_by.append(name)
+        end_serving()
+
+    with signals_cancel(stop), loop_streams(on_gone=end_serving) as on_loop:
         # duck-typed as the SDK's AsyncFile[str]
         streams: tuple[Any, Any] = (on_loop.lines, on_loop.writer) if on_loop else (None, None)
         async with stdio_server(*streams) as (read_stream, write_stream):
