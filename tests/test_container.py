@@ -429,18 +429,6 @@ async def test_a_background_job_that_prints_after_its_command_returned_goes_on_a
     assert (quiet["stdout"], quiet["note"]) == ("quiet\n", None), "a job that keeps no pipe is not mentioned"
 
 
-def test_the_model_is_told_what_becomes_of_a_talking_background_process_on_each_system() -> None:
-    """POSIX reads and drops its later output; on Windows its next output fails (tests/test_wine.py
-    runs that for real)."""
-    from app.core.execution.run_result import LEFT_RUNNING_NOTE, left_running_note
-
-    assert left_running_note("linux") == left_running_note("darwin") == LEFT_RUNNING_NOTE
-    windows = left_running_note("win32")
-    assert "a broken pipe" in windows and "ends most programs" in windows and "not kept" not in windows
-    for note in (LEFT_RUNNING_NOTE, windows):
-        assert "`cmd > out.log 2>&1 &`" in note and "`background: true`" in note, "what to do instead"
-
-
 async def allow_once_held(hub: Hub, seen: list[dict]) -> None:
     """Allow the command once the hub holds it, as a click on Allow in the prompt does; `seen` gets
     the holds as the tray tells them (`cowork-terminal approvals`, the prompt)."""

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import app
-from app.core.execution.run_result import left_running_note
+from app.core.execution.run_result import LEFT_RUNNING_NOTE
 from tests.wine_env import ROOT, WineEnv, parse_json_line
 
 pytestmark = [pytest.mark.wine, pytest.mark.timeout(600)]
@@ -183,10 +183,10 @@ def test_serve_over_stdio_runs_busybox_bash_ends_timed_out_trees_and_stops_on_pa
     assert "paused" in report["refused_while_paused"]["error"]
 
     talking, quiet = report["talking_job"], report["quiet_job"]
-    assert talking["stdout"].strip() == "ok" and talking["note"] == left_running_note("win32"), talking
+    assert talking["stdout"].strip() == "ok" and talking["note"] == LEFT_RUNNING_NOTE, talking
     # Windows cannot tell them apart: a new process inherits every inheritable handle, the pipes too.
     assert quiet["note"] == talking["note"], quiet
-    assert report["job_files"] == ["job.log", "quiet"], "the printing job ended at its next line, as the model is told"
+    assert report["job_files"] == ["job.log", "quiet", "talked"], "a job that prints after its command lives on"
 
     statuses = [row["status"] for row in reversed(report["rows"])]
     assert statuses == ["finished", "timed_out", "killed", "refused", "finished", "finished"], report["rows"]

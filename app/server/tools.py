@@ -62,8 +62,8 @@ EXECUTE_DESCRIPTION = """Run a bash command on the user's computer and return it
   `status: "running"` with a `jobId` and the output so far; the command goes on. Follow it with
   command_wait (its result), command_output (more output) or command_stop. `background: true`
   returns at once. A command held for the user's approval returns `status: "waiting"` the same way.
-- A process started with `&` (a dev server) outlives the call, but what it prints later is lost (on
-  Windows, printing ends it): send its output to a file (`npm run dev > dev.log 2>&1 &`) and read it.
+- A process started with `&` (a dev server) outlives the call, but what it prints later is lost:
+  send its output to a file (`npm run dev > dev.log 2>&1 &`) and read it.
 - To look around (ls, cat, grep, find, git status/log/diff), use execute_read_only_command instead.
 - {budget}
 - {output_file}"""

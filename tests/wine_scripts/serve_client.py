@@ -76,15 +76,15 @@ async def main() -> dict:
         report["refused_while_paused"] = await call(client, {"command": "echo should not run"})
         with Journal.open(paths) as journal:
             journal.set_paused(False)
-        # A job that prints after its command returned (its output's pipes closed with the command),
-        # and one whose output goes to a file.
+        # A job that prints after its command returned, more than a pipe holds (its output is read
+        # and dropped, so it neither breaks nor blocks), and one whose output goes to a file.
         folder = tempfile.mkdtemp()
-        talking = "(sleep 1; echo late; echo > talked) & echo ok"
+        talking = "(sleep 1; echo late; yes late | head -n 60000; echo > talked) & echo ok"
         quiet = "(sleep 1; echo late; echo > quiet) > job.log 2>&1 &"
         report["talking_job"] = await call(client, {"command": talking, "cwd": folder})
         report["quiet_job"] = await call(client, {"command": quiet, "cwd": folder})
-        for _ in range(200):  # 20 s at most: busybox under Wine starts slowly
-            if os.path.exists(os.path.join(folder, "quiet")):
+        for _ in range(300):  # 30 s at most: busybox under Wine starts slowly
+            if {"quiet", "talked"} <= set(os.listdir(folder)):
                 break
             await anyio.sleep(0.1)
         await anyio.sleep(1.0)

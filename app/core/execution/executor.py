@@ -316,7 +316,9 @@ async def run_command(
         with anyio.CancelScope(shield=True):
             for stream in ours:
                 await stream.aclose()
-            if contained and process.returncode is None:
+            if left_running and not ours:  # Windows: asyncio's pipes, read to their end on this loop
+                pipes.discard_on_loop(process)
+            elif contained and process.returncode is None:
                 await close_streams(process)
             else:
                 await process.aclose()

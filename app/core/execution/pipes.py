@@ -3,17 +3,20 @@ background job holding them.
 
 A job started with `&` keeps the command's stdout and stderr. Once the command has returned, closing
 our read ends would kill such a job at its next write (SIGPIPE: a dev server dies at its first log
-line), and leaving them unread would stop it as soon as the pipe is full (about 200 kB: a dev server
-hangs). So `discard` reads them to their end in a thread of its own and throws away what comes.
+line; on Windows a broken pipe, which busybox's bash answers by exiting 141), and leaving them unread
+would stop it as soon as the pipe is full (about 200 kB: a dev server hangs). So `discard` reads them
+to their end in a thread of its own and throws away what comes; on Windows, where the pipes are
+asyncio's and only its loop can read them, `discard_on_loop` does the same in a task of that loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 
 import anyio
-from anyio.abc import ByteReceiveStream
+from anyio.abc import ByteReceiveStream, Process
 
 READ_BYTES = 65536
 
@@ -97,3 +100,34 @@ def _read_to_end(*fds: int) -> None:
                 if not data:  # every writer is gone
                     selector.unregister(key.fd)
                     os.close(key.fd)
+
+
+_late_readers: set[asyncio.Task[None]] = set()  # held here: the loop keeps only weak references
+
+
+def discard_on_loop(process: Process) -> None:
+    """Read the process's stdout and stderr (asyncio's pipes) to their end in a task of the running
+    loop, throwing away what comes, then close them. The task lives as long as the loop does (the
+    server's or the tray's), as `discard`'s thread lives as long as the process."""
+    task = asyncio.get_running_loop().create_task(_drain_and_close(process))
+    _late_readers.add(task)
+    task.add_done_callback(_late_readers.discard)
+
+
+async def _drain_and_close(process: Process) -> None:
+    try:
+        async with anyio.create_task_group() as group:
+            for stream in (process.stdout, process.stderr):
+                if stream is not None:
+                    group.start_soon(_drain, stream)
+    finally:
+        with anyio.CancelScope(shield=True):
+            await process.aclose()
+
+
+async def _drain(stream: ByteReceiveStream) -> None:
+    try:
+        while True:
+            await stream.receive(READ_BYTES)
+    except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+        return

@@ -4,7 +4,6 @@ starts one, and keeps their modules out of its memory: issue 21's idle target)."
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,27 +14,13 @@ import anyio
 from app.core.execution.output import CommandOutput, StreamCapture
 
 # For the model, when the command returned while a process it started in the background still held
-# its output (executor.py, pipes.py).
+# its output (executor.py, pipes.py). On Windows a job whose output goes to a file is told this too:
+# a new process inherits every inheritable handle, the command's pipes with the rest.
 LEFT_RUNNING_NOTE = (
     "A process this command started in the background is still running, and what it prints from now "
     "on is not kept. To read its output later, start it with the output going to a file "
     "(`cmd > out.log 2>&1 &`), or run the command with `background: true`."
 )
-# Windows: asyncio's pipes close with the command, so the job's next output fails (measured under
-# Wine: busybox's bash exits 141 at its next `echo`; a native program gets a broken pipe). A job whose
-# output goes to a file holds the pipes too (a new process inherits every inheritable handle), so
-# this is said of it as well.
-LEFT_RUNNING_NOTE_WINDOWS = (
-    "A process this command started in the background is still running. If it prints to the "
-    "command's output from now on, that fails (a broken pipe), which ends most programs. To keep it "
-    "running and read its output, start it with the output going to a file (`cmd > out.log 2>&1 &`), "
-    "or run the command with `background: true`."
-)
-
-
-def left_running_note(platform: str) -> str:
-    """What the model is told of a background process that still held the command's output."""
-    return LEFT_RUNNING_NOTE_WINDOWS if platform == "win32" else LEFT_RUNNING_NOTE
 
 
 @dataclass
@@ -54,7 +39,7 @@ class ExecutionResult:
     def model_note(self) -> str | None:
         """What the model reads beside the output: why the command ended early, a write the container
         refused, a background process left running."""
-        left = left_running_note(sys.platform) if self.left_running else None
+        left = LEFT_RUNNING_NOTE if self.left_running else None
         notes = (self.stopped_reason, self.protection_note, left)
         return " ".join(note for note in notes if note) or None
 
