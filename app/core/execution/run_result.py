@@ -39,8 +39,7 @@ class ExecutionResult:
     def model_note(self) -> str | None:
         """What the model reads beside the output: why the command ended early, a write the container
         refused, a background process left running."""
-        left = LEFT_RUNNING_NOTE if self.left_running else None
-        notes = (self.stopped_reason, self.protection_note, left)
+        notes = (self.stopped_reason, self.protection_note, LEFT_RUNNING_NOTE if self.left_running else None)
         return " ".join(note for note in notes if note) or None
 
     @property
