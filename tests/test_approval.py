@@ -198,6 +198,27 @@ async def test_an_expired_hold_ends_denied_and_its_prompt_disappears(
     assert row.status is Status.REFUSED and row.reason == "the hold expired before it was confirmed"
 
 
+async def test_a_hold_past_its_time_is_not_run_by_the_server_even_before_the_tray_expires_it(
+    home: Path, paths: AppPaths, hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server keeps its own count of a hold's 5 minutes: when the tray has not expired it yet
+    (its monitor ticks now and then), the job still ends refused, not waiting for an answer that can
+    no longer count."""
+    hub.set_settings(approval_window_s=1.0)
+    async with serving(home, bound=True) as client:
+        first = await run(client, {"command": "sudo true"})
+        assert first["status"] == "waiting"
+        [held] = await held_by(hub)
+        hub.seen(held.command_id)
+        real_time = time.time
+        monkeypatch.setattr(time, "time", lambda: real_time() + HOLD_LIFETIME_S + 60)  # no tick follows
+        waited = await client.call_tool("command_wait", {"jobId": first["jobId"]})
+    result = json.loads(waited.content[0].text)
+    assert result["status"] == "denied" and "expired" in result["note"], result
+    [row] = rows(paths)
+    assert row.status is Status.REFUSED and row.reason == "the hold expired before it was confirmed"
+
+
 async def test_command_stop_withdraws_a_held_command_and_its_prompt_disappears(
     home: Path, paths: AppPaths, hub: Hub
 ) -> None:
