@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ import pytest
 
 from app.core.authority.hub import Hub
 from app.core.journal.store import Journal, Status
+from app.core.messages import PROMPT_DECIDED_BY
 from app.core.paths import AppPaths
 from app.core.policy.approval import HOLD_LIFETIME_S
 from tests.in_process_server import allow_when_held, came, deny, held_by, holds_shown, serving
@@ -217,6 +219,32 @@ async def test_a_hold_past_its_time_is_not_run_by_the_server_even_before_the_tra
     assert result["status"] == "denied" and "expired" in result["note"], result
     [row] = rows(paths)
     assert row.status is Status.REFUSED and row.reason == "the hold expired before it was confirmed"
+
+
+async def test_an_allow_that_comes_after_a_pause_runs_nothing(home: Path, paths: AppPaths, hub: Hub) -> None:
+    """A prompt still on the screen when the user paused: its Allow is not taken, and the command
+    ends refused for the pause (a pause stops host access at once, held commands too)."""
+    hub.set_settings(approval_window_s=1.0)
+    marker = paths.data_dir.parent / "ran-after-pause"
+    async with serving(home, bound=True) as client:
+        first = await run(client, {"command": f"sudo true; touch {marker}"})
+        assert first["status"] == "waiting"
+        [held] = await held_by(hub)
+        hub.seen(held.command_id)
+        # The click lands between the pause taking effect and the pause dropping what waits (the
+        # hub's lock, held here, keeps the pause at that point).
+        with hub.lock:
+            pausing = threading.Thread(target=hub.set_paused, args=(True,))
+            pausing.start()
+            assert await came(lambda: hub.paused), "the pause is in force"
+            assert not hub.decide(held.command_id, allowed=True, by=PROMPT_DECIDED_BY), "the click is not taken"
+        pausing.join()
+        waited = await client.call_tool("command_wait", {"jobId": first["jobId"]})
+    result = json.loads(waited.content[0].text)
+    assert waited.is_error and result["status"] == "denied" and "paused" in result["note"], result
+    assert not marker.exists()
+    [row] = rows(paths)
+    assert row.status is Status.REFUSED and row.decided_by is None, row
 
 
 async def test_command_stop_withdraws_a_held_command_and_its_prompt_disappears(
