@@ -36,7 +36,7 @@ from app.core.authority.hub import Hub
 from app.core.channel.client import ask_tray
 from app.core.channel.transport import address_for
 from app.core.execution import container, landlock, read_only
-from app.core.journal.store import Journal
+from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.agent_scripts import agent_script
@@ -534,6 +534,49 @@ async def test_an_allowed_change_of_a_protected_file_in_the_session_shell_works_
     assert not (paths.data_dir / "sneaked").exists()
     assert "Read-only file system" in after["output"], "read-only again for the next command"
     assert (user_home / ".bashrc").read_text() == "alias ll='ls -l'\n# allowed\n"
+
+
+async def test_a_job_left_in_the_session_cannot_use_the_lift_the_user_allowed_for_a_later_command(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lift opens the member in the whole session container: a loop an earlier, unheld command left
+    there would write it meanwhile. So a session with such a process refuses the allowed command, and
+    tells the model how to go on."""
+    monkeypatch.setenv("HOME", str(user_home))
+    hidden_rc = base64.b64encode(str(user_home / ".bashrc").encode()).decode()
+    loop = (
+        f't="$(echo {hidden_rc} | base64 -d)"; ( for i in $(seq 1 400); do '
+        '(echo planted >> "$t") 2>/dev/null && break; sleep 0.02; done ) >/dev/null 2>&1 &'
+    )
+    async with serving(home, bound=True) as client:
+        await client.call_tool("terminal_run", {"command": loop})
+        async with anyio.create_task_group() as g:
+            g.start_soon(allow_once_held, hub, [])
+            refused = await client.call_tool("terminal_run", {"command": "echo '# allowed' >> ~/.bashrc"})
+        await anyio.sleep(0.5)
+    assert refused.is_error and "processes started in the background" in refused.content[0].text
+    assert "execute_command" in refused.content[0].text, "what to do instead"
+    assert (user_home / ".bashrc").read_text() == "alias ll='ls -l'\n", "neither the loop nor the command wrote"
+    with Journal.open(paths) as journal:
+        row = journal.recent_commands()[0]
+    assert row.status is Status.REFUSED and "background processes" in (row.reason or ""), row
+
+
+async def test_an_allowed_command_naming_a_longer_name_does_not_open_the_member_it_starts_with(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`~/.claude.json` starts with `~/.claude`: allowing a command that names the file leaves the folder
+    (Claude Code's settings and hooks) read-only."""
+    monkeypatch.setenv("HOME", str(user_home))
+    (user_home / ".claude").mkdir(exist_ok=True)
+    hidden = base64.b64encode(str(user_home / ".claude" / "settings.json").encode()).decode()
+    async with serving(home, bound=True) as client, anyio.create_task_group() as g:
+        g.start_soon(allow_once_held, hub, [])
+        command = f"echo '{{}}' > ~/.claude.json; echo '{{\"hooks\": 1}}' > \"$(echo {hidden} | base64 -d)\""
+        result = await run(client, {"command": command})
+    assert "Read-only file system" in result["stderr"], result
+    assert not (user_home / ".claude" / "settings.json").exists()
+    assert (user_home / ".claude.json").read_text() == "{}\n", "the file it names was allowed"
 
 
 async def test_a_lone_protected_file_replaced_by_rename_outside_stays_read_only_in_a_running_command(

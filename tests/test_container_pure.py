@@ -36,6 +36,11 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
         "/home/ann/.config/systemd",
         "/home/ann/.config/environment.d",
         "/home/ann/.local/share/dbus-1",
+        "/home/ann/.local/share/systemd",  # user units and drop-ins there too (systemd.unit(5))
+        "/home/ann/.config/autostart-scripts",  # Plasma 5's scripts at login
+        "/home/ann/.config/pipewire",  # context.exec: a program PipeWire starts
+        "/home/ann/.config/wireplumber",
+        "/home/ann/.local/share/wireplumber",
     ):
         assert folder in protected.folders
     assert "/home/ann/.claude.json" in protected.files and "/home/ann/.bashrc" in protected.files
@@ -336,6 +341,13 @@ def test_a_missing_claude_desktop_folder_is_not_created_to_protect_it_and_an_exi
 def test_a_command_allowed_to_change_named_members_leaves_the_others_read_only() -> None:
     members = ["/home/ann/.bashrc", "/home/ann/.claude", "/d/data"]
     assert container.named_members("sed -i s/a/b/ ~/.bashrc && ls /d", members, HOME) == ["/home/ann/.bashrc"]
+    # Whole names only: a longer name that starts with a member's is another file.
+    assert container.named_members("cp ~/.claude.json /tmp/b", members, HOME) == []
+    assert container.named_members("ls ~/.bashrc.d; cat $HOME/.claude-old/x", members, HOME) == []
+    assert container.named_members("echo x >~/.claude/settings.json", members, HOME) == ["/home/ann/.claude"]
+    assert container.named_members('rm "$HOME/.bashrc"', members, HOME) == ["/home/ann/.bashrc"]
+    assert container.named_members("ls ~/.claude*", members, HOME) == ["/home/ann/.claude"]
+    assert container.named_members("rm -r /d/data", members, HOME) == ["/d/data"]
     protected = ProtectedSet(("/home/ann/.claude", "/d/data"), ("/home/ann/.bashrc",))
     on = Container(container.ON, "bwrap", tuple(container.mount_args(protected, lambda _p: False)), (), "", protected)
     lifted = on.without(["/home/ann/.bashrc"]).wrap(["true"], 5)

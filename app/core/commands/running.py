@@ -122,7 +122,8 @@ class Runs:
         if found.on and containers.gains_privileges(command):
             self._privileged.add(command_id)
         elif found.on:
-            named = containers.named_members(command, found.protected.all(), self.service.home)
+            # The members it was held for naming (hold_members): never the program's own folders.
+            named = containers.named_members(command, containers.hold_members(found.protected), self.service.home)
             if named:
                 self.unbound[command_id] = named
 

@@ -28,6 +28,8 @@ from app.core.messages import (
     SESSION_BUSY_MESSAGE,
     SESSION_BUSY_REASON,
     SESSION_ENDED_REASON,
+    SESSION_JOBS_MESSAGE,
+    SESSION_JOBS_REASON,
     SESSION_MOVED_REASON,
 )
 from app.core.policy.approval import needs_approval
@@ -131,6 +133,9 @@ class SessionShell:
                     "(and shown to the user). Run it again with terminal_run if it is still wanted."
                 )
             members = runs.unbound.pop(command_id, None)  # the user allowed it to change these
+            if members and session.others_running():  # a lift would open the members to them too
+                service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=SESSION_JOBS_REASON))
+                raise CommandRefused(SESSION_JOBS_MESSAGE)
             if members:
                 await session.lift(members)
             stop = runs.track(command_id)  # only now: a refusal above must not leave it registered

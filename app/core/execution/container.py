@@ -173,7 +173,13 @@ def protected_set(
             files.append(join(home, f".Xdefaults-{hostname}"))
         folders += [
             join(config, "autostart"),
+            join(config, "autostart-scripts"),  # Plasma 5 runs each script in it at login
             join(config, "systemd"),  # user units, and user.conf (the user manager's environment)
+            join(data, "systemd"),  # user units too (systemd.unit(5): $XDG_DATA_HOME/systemd/user)
+            # PipeWire's `context.exec` and WirePlumber's scripts: programs its daemons start at login.
+            join(config, "pipewire"),
+            join(config, "wireplumber"),
+            join(data, "wireplumber"),
             join(config, "environment.d"),  # variables for every program the user manager starts
             join(config, "fish"),
             join(data, "dbus-1"),
@@ -678,6 +684,11 @@ def gains_privileges(command: str) -> bool:
     return PRIVILEGED_PROGRAMS.search(command) is not None
 
 
+# After a member's name: not a character that would make it a longer name (`~/.claude` in
+# `~/.claude.json`); a `/`, a quote, a space, `*` or the end of the command end it.
+NAME_ENDS = r"(?![\w.\-])"
+
+
 def touches_protected(command: str, members: Iterable[str], home: str) -> bool:
     """Whether a command names a member of the protected set (as is, from `~` or `$HOME`): such a
     command, once the user allowed it, runs with those members writable."""
@@ -685,7 +696,8 @@ def touches_protected(command: str, members: Iterable[str], home: str) -> bool:
 
 
 def named_members(command: str, members: Iterable[str], home: str) -> list[str]:
-    """The members of the protected set a command names, as is or from `~` or `$HOME`."""
+    """The members of the protected set a command names, as is or from `~` or `$HOME`: whole names
+    only, so that naming `~/.claude.json` does not name `~/.claude` (nor `~/.bashrc.d` `~/.bashrc`)."""
     home = home.rstrip("/")
     named = []
     for member in members:
@@ -693,6 +705,6 @@ def named_members(command: str, members: Iterable[str], home: str) -> list[str]:
         if home and (member == home or member.startswith(home + "/")):
             rest = member[len(home) :]
             spellings |= {"~" + rest, "$HOME" + rest, "${HOME}" + rest}
-        if any(spelling in command for spelling in spellings):
+        if any(re.search(re.escape(spelling) + NAME_ENDS, command) for spelling in spellings):
             named.append(member)
     return named

@@ -189,6 +189,15 @@ class ShellSession:
             self._lifted = (pid, members, protected)
         return problem is None
 
+    def others_running(self) -> bool:
+        """Whether a process other than the idle shell lives in its container: a job an earlier command
+        left (`cmd &`, `setsid`), which `lift` would let change the members too."""
+        shell = self._shell_pid()
+        leader = self._group_leader() if self.container is not None else None
+        if shell is None or leader is None:
+            return False
+        return bool(set(containers.children(leader)) - {shell} or containers.children(shell))
+
     async def protect_again(self) -> bool:
         """Bind read-only again what `lift` made writable; False when it could not: the caller must
         then end this shell, whose container would stay open to the next commands."""
