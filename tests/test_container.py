@@ -263,6 +263,41 @@ def test_without_bwrap_the_tray_says_once_that_commands_are_less_protected_and_h
     assert "sudo apt install bubblewrap" in said
 
 
+def test_a_program_file_with_a_second_name_is_found_and_one_name_each_is_not(tmp_path: Path) -> None:
+    """uv fills a venv with hard links into its cache, conda an environment into its `pkgs`: a command
+    could change the program through the other name, which the read-only bind does not cover."""
+    venv, cache = tmp_path / "venv", tmp_path / "cache"
+    (venv / "lib" / "pkg").mkdir(parents=True)
+    cache.mkdir()
+    for name in ("a.py", "b.py"):
+        (venv / "lib" / "pkg" / name).write_text("x = 1\n")
+    os.symlink(venv / "lib" / "pkg" / "a.py", venv / "lib" / "alias.py")  # a symlink is one file, one name
+    assert container.linked_program_file([str(venv)]) is None
+    os.link(venv / "lib" / "pkg" / "b.py", cache / "b.py")
+    assert container.linked_program_file([str(tmp_path / "gone"), str(venv)]) == str(venv / "lib" / "pkg" / "b.py")
+    assert container.linked_program_file([str(venv)], limit=1) is None, "only the first files are looked at"
+
+
+def test_a_tray_whose_program_files_are_hard_links_says_once_that_commands_can_change_them(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tray runs from a copy of the package whose first file has a second name in a "cache"."""
+    root = tmp_path / "program"
+    shutil.copytree(Path(container.__file__).parents[2], root / "app", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "cache").mkdir()
+    os.link(root / "app" / "__init__.py", tmp_path / "cache" / "__init__.py")
+    monkeypatch.chdir(root)  # `python -m app` takes the package from the working folder first
+    log = tmp_path / "tray.log"
+    with running_tray(home, log=log):
+        deadline = time.monotonic() + WAIT_S
+        while "notice: Cowork Terminal's files are not protected" not in log.read_text():
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+    said = log.read_text()
+    assert said.count("notice: Cowork Terminal's files are not protected") == 1
+    assert "see the README (Hard links)" in said and str(root / "app" / "__init__.py") in said
+
+
 DETACHED = """
 import os, subprocess, sys
 env = {k: v for k, v in os.environ.items() if k != "COWORK_TERMINAL_RUN"}

@@ -18,6 +18,7 @@ import functools
 import os
 import re
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -35,6 +36,7 @@ from app.core.system_programs import system_program
 BWRAP = "bwrap"
 BWRAP_ENV = "COWORK_TERMINAL_BWRAP"  # another bwrap program; tests point it at a missing one
 PROBE_TIMEOUT_S = 10.0
+LINKS_LOOKED_AT = 400  # files of each program folder looked at for a second name (a few ms)
 
 # Claude Desktop's MSIX package keeps its config here (platform-notes.md).
 MSIX_CLAUDE = ("Packages", "Claude_pzs8sxrjxfjjc", "LocalCache", "Roaming", "Claude")
@@ -376,6 +378,14 @@ def classify_failure(returncode: int | None, stderr: str) -> str:
     return FAILED
 
 
+def linked_message() -> str:
+    """What the tray says once when the program's files are hard links (`linked_program_file`)."""
+    return _(
+        "Its files are shared with a package cache (uv or conda), where commands can change them. "
+        "Reinstall Cowork Terminal with copies: see the README (Hard links)."
+    )
+
+
 def person_message(state: str, scoping: str = landlock.SCOPED) -> str | None:
     """What the tray says once when commands run unprotected, or contained but able to reach
     sockets outside (no Landlock scopes); None when protected."""
@@ -505,13 +515,44 @@ def _writable_parent(path: str) -> bool:
     return os.path.isdir(path) and os.access(os.path.dirname(path), os.W_OK)
 
 
+def this_program_folders() -> list[str]:
+    """`program_folders` of this process: its package, venv and Python."""
+    import app
+
+    package = os.path.dirname(os.path.abspath(app.__file__))
+    home = os.path.expanduser("~")
+    return program_folders(package, sys.prefix, sys.base_prefix, home)
+
+
+def linked_program_file(folders: Iterable[str], limit: int = LINKS_LOOKED_AT) -> str | None:
+    """A file of the program's own folders that has another name: a hard link, as uv fills a venv from
+    its cache and conda an environment from its `pkgs`. The read-only bind covers this name only, so a
+    command can change the file through the other. Such installers link every file: the first
+    `limit` files of each folder, in order, tell. None when each has one name."""
+    for folder in folders:
+        looked = 0
+        for root, dirs, files in os.walk(folder):
+            dirs.sort()
+            for name in sorted(files):
+                path = os.path.join(root, name)
+                try:
+                    info = os.lstat(path)
+                except OSError:
+                    continue
+                if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+                    return path
+                looked += 1
+                if looked >= limit:
+                    break
+            if looked >= limit:
+                break
+    return None
+
+
 def this_protected_set(app_folders: Iterable[str]) -> ProtectedSet:
     """The protected set of this process's platform, environment and program."""
     import site
 
-    import app
-
-    package = os.path.dirname(os.path.abspath(app.__file__))
     user_site = None
     if sys.platform == "linux":
         user_site = os.path.join(site.getuserbase(), "lib")  # ~/.local/lib: every Python's user hooks
@@ -522,7 +563,7 @@ def this_protected_set(app_folders: Iterable[str]) -> ProtectedSet:
         os.environ,
         os.path.expanduser("~"),
         app_folders,
-        program_folders(package, sys.prefix, sys.base_prefix, os.path.expanduser("~")),
+        this_program_folders(),
         user_site,
         socket.gethostname(),
     )
