@@ -48,9 +48,12 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
     assert "/home/ann/.claude.json" not in protected.folders, "a lone file is bound as a file"
     assert "/home/ann/.xprofile" in protected.files and "/home/ann/.xsessionrc" in protected.files, "X's start-up"
     assert "/home/ann/.Xdefaults" in protected.files and "/home/ann/.Xresources" in protected.files, "Tk reads them"
-    assert protected.if_present == ("/home/ann/.config/Claude", "/home/ann/.fonts"), (
+    assert protected.if_present == ("/home/ann/.config/Claude", "/home/ann/.fonts", "/home/ann/.config/zsh"), (
         "never created: Claude's means it is here"
     )
+    zdotdir = container.protected_set("linux", {"ZDOTDIR": "/home/ann/zsh"}, HOME, [], [], None)
+    assert zdotdir.if_present[-2:] == ("/home/ann/.config/zsh", "/home/ann/zsh"), "zsh's start-up files"
+    assert container.protected_set("linux", {"ZDOTDIR": HOME}, HOME, [], [], None).if_present[-1].endswith("zsh")
     assert "/home/ann/.local/share/fonts" in protected.folders, "a font can draw the prompt's words as others"
     for folder in ("gtk-3.0", "dconf", "plasma-workspace", "fontconfig"):  # gtk-modules: loaded by the tray's menu
         assert f"/home/ann/.config/{folder}" in protected.folders
@@ -65,7 +68,7 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
 
 def test_the_linux_set_follows_xdg_folders_and_ignores_relative_ones() -> None:
     moved = linux_set({"XDG_CONFIG_HOME": "/cfg", "XDG_DATA_HOME": "relative"})
-    assert "/cfg/autostart" in moved.folders and moved.if_present == ("/cfg/Claude", "/home/ann/.fonts")
+    assert "/cfg/autostart" in moved.folders and moved.if_present == ("/cfg/Claude", "/home/ann/.fonts", "/cfg/zsh")
     assert "/cfg/gtk-3.0" in moved.folders
     assert "/home/ann/.local/share/dbus-1" in moved.folders
     assert "/data/applications/cowork-terminal.desktop" in linux_set({"XDG_DATA_HOME": "/data"}).files
@@ -336,6 +339,33 @@ def test_a_missing_claude_desktop_folder_is_not_created_to_protect_it_and_an_exi
     made = container.prepare(ProtectedSet((str(tmp_path / "data"),), (), (str(missing), str(present))))
     assert not missing.exists() and (tmp_path / "data").is_dir()
     assert made.folders == (str(tmp_path / "data"), str(present))
+
+
+def test_what_links_in_a_configuration_folder_point_to_is_protected_too_where_a_command_could_change_it(
+    tmp_path: Path,
+) -> None:
+    """GNU stow: `~/.config/autostart/x.desktop` -> `~/dotfiles/x.desktop`. The folder's bind covers
+    the link; what it points to is protected as a member of its own."""
+    home, dotfiles = tmp_path / "home", tmp_path / "home" / "dotfiles"
+    autostart, claude = home / ".config" / "autostart", home / ".claude"
+    for folder in (autostart, claude, dotfiles / "fish"):
+        folder.mkdir(parents=True)
+    (dotfiles / "x.desktop").write_text("[Desktop Entry]\n")
+    (autostart / "x.desktop").symlink_to(dotfiles / "x.desktop")
+    (autostart / "fish").symlink_to(dotfiles / "fish")
+    (autostart / "soon.desktop").symlink_to(dotfiles / "not-yet.desktop")  # a command could make it
+    (autostart / "inner").symlink_to(claude)  # already protected
+    (autostart / "home").symlink_to(home)  # would make the whole home read-only
+    (autostart / "config").symlink_to(home / ".config")  # holds protected folders
+    members = ProtectedSet((str(autostart), str(claude)), follow_links=(str(autostart),))
+    made = container.prepare(members)
+    assert str(dotfiles / "x.desktop") in made.files and str(dotfiles / "fish") in made.folders
+    assert str(dotfiles / "not-yet.desktop") in made.absent
+    assert str(home) not in made.folders and str(home / ".config") not in made.folders
+    assert made.folders.count(str(claude)) == 1
+    unfollowed = container.prepare(ProtectedSet((str(autostart),)))
+    assert unfollowed.files == () and unfollowed.folders == (str(autostart),), "only where the set says"
+    assert container.link_targets([str(autostart)], [str(autostart)], limit=1) == ([], [], []), "looked at 1"
 
 
 def test_a_command_allowed_to_change_named_members_leaves_the_others_read_only() -> None:

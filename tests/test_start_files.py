@@ -516,6 +516,27 @@ async def test_a_protected_member_that_is_a_symlink_cannot_be_replaced_or_delete
 
 @LINUX_BWRAP
 @pytest.mark.anyio
+async def test_what_a_link_in_a_protected_folder_points_to_is_read_only_and_the_rest_of_its_folder_is_not(
+    home: Path, paths: AppPaths, as_user: Path, never_ask: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GNU stow links each file: `~/.config/autostart/x.desktop` -> `~/dotfiles/x.desktop`. The autostart
+    # folder's bind covered the link only; the file was changed through its target (a red-team route).
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    dotfiles = as_user / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "x.desktop").write_text("[Desktop Entry]\nExec=true\n")
+    (as_user / ".config" / "autostart").mkdir()
+    (as_user / ".config" / "autostart" / "x.desktop").symlink_to(dotfiles / "x.desktop")
+    async with serving(home) as client:
+        changed = await run(client, {"command": f"echo Exec=evil >> {hidden(dotfiles / 'x.desktop')}"})
+        beside = await run(client, {"command": f"echo notes > {hidden(dotfiles / 'notes.txt')}"})
+    assert "Read-only file system" in changed["stderr"], changed
+    assert (dotfiles / "x.desktop").read_text() == "[Desktop Entry]\nExec=true\n"
+    assert beside["exitCode"] == 0 and (dotfiles / "notes.txt").read_text() == "notes\n", "the rest is the user's"
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
 async def test_a_job_making_a_start_up_file_in_a_loop_as_the_tray_quits_leaves_none_behind(
     home: Path, paths: AppPaths, never_ask: None
 ) -> None:

@@ -37,6 +37,7 @@ BWRAP = "bwrap"
 BWRAP_ENV = "COWORK_TERMINAL_BWRAP"  # another bwrap program; tests point it at a missing one
 PROBE_TIMEOUT_S = 10.0
 LINKS_LOOKED_AT = 400  # files of each program folder looked at for a second name (a few ms)
+LINK_ENTRIES_LOOKED_AT = 2000  # entries of each configuration folder looked at for symlinks
 
 # Claude Desktop's MSIX package keeps its config here (platform-notes.md).
 MSIX_CLAUDE = ("Packages", "Claude_pzs8sxrjxfjjc", "LocalCache", "Roaming", "Claude")
@@ -121,6 +122,10 @@ class ProtectedSet:
     # write, so its name is guarded wherever what it points to is bound, and the link put back
     # (start_files.py). Not a bwrap argument: bwrap cannot bind onto a symlink's own name.
     links: tuple[tuple[str, str], ...] = ()
+    # Folders whose symlinks have what they point to protected too, where a command could change it
+    # (`link_targets`): the configuration folders; not the program's (its links are its own) nor the
+    # user site's (a package linked there is the user's work).
+    follow_links: tuple[str, ...] = ()
 
     def all(self) -> tuple[str, ...]:
         return (*self.folders, *self.files, *self.if_present, *self.absent)
@@ -149,6 +154,7 @@ def protected_set(
     folders = [*app_folders, *program_folders]
     if user_site:
         folders.append(user_site)
+    configuration = len(folders)  # from here on: folders whose symlinks are followed (ProtectedSet)
     folders.append(join(home, ".claude"))
     files = [join(home, ".claude.json")]
     moved = claude_config_dir(platform, environ, home)
@@ -168,7 +174,10 @@ def protected_set(
         data = _xdg(environ, "XDG_DATA_HOME", join(home, ".local", "share"))
         # ~/.fonts: fontconfig's older folder, read still; not made where missing (clutter in the home
         # folder), guarded instead.
-        where_present = (join(config, "Claude"), join(home, ".fonts"))
+        # zsh reads its start-up files from $ZDOTDIR, which ~/.zshenv often sets to ~/.config/zsh.
+        zdotdir = environ.get("ZDOTDIR", "")
+        zsh = [zdotdir] if os.path.isabs(zdotdir) and zdotdir.rstrip("/") != home.rstrip("/") else []
+        where_present = (join(config, "Claude"), join(home, ".fonts"), join(config, "zsh"), *zsh)
         files += [join(home, name) for name in X_SESSION_FILES]
         files += [join(config, name) for name in CONFIG_FILES]
         if hostname:  # Xlib reads ~/.Xdefaults-<host> on every display, and Xft its dpi: text unreadable
@@ -204,7 +213,10 @@ def protected_set(
         # user's next click (and one made where the package's is would hide it).
         files.append(join(data, "applications", DESKTOP_FILE_NAME))
     files += [join(home, name) for name in SHELL_FILES]
-    return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(files)), where_present)
+    unique = tuple(dict.fromkeys(folders))
+    return ProtectedSet(
+        unique, tuple(dict.fromkeys(files)), where_present, follow_links=tuple(dict.fromkeys(folders[configuration:]))
+    )
 
 
 def claude_config_dir(platform: str, environ: Mapping[str, str], home: str) -> str | None:
@@ -501,12 +513,60 @@ def prepare(protected: ProtectedSet) -> ProtectedSet:
         named = os.path.join(os.path.realpath(os.path.dirname(member)), os.path.basename(member))
         with contextlib.suppress(OSError):
             links[named] = os.readlink(named)
+    followed = [os.path.realpath(f) for f in protected.follow_links if os.path.isdir(f)]
+    linked_folders, linked_files, linked_absent = link_targets(followed, folders)
+    folders += linked_folders
+    files += linked_files
+    absent += linked_absent
     return ProtectedSet(
         tuple(dict.fromkeys(folders)),
         tuple(dict.fromkeys(files)),
         absent=tuple(dict.fromkeys(absent)),
         links=tuple(links.items()),
     )
+
+
+def link_targets(
+    within: Iterable[str], protected: Sequence[str], limit: int = LINK_ENTRIES_LOOKED_AT
+) -> tuple[list[str], list[str], list[str]]:
+    """What the symlinks in the folders `within` point to outside the folders `protected`, where a
+    command could change it (GNU stow's `~/.config/fish/config.fish` -> `~/dotfiles/fish/config.fish`):
+    a folder's read-only bind covers the link, not what it points to. (folders, files, missing ones)
+    to protect too; at most `limit` entries of each folder are looked at. Not a folder that holds the
+    home folder or a protected one (a link to `~` or `~/.config` would make them read-only whole)."""
+    found: tuple[list[str], list[str], list[str]] = ([], [], [])
+    roots = [folder.rstrip("/") for folder in protected]
+    holders = [*roots, os.path.realpath(os.path.expanduser("~"))]
+    for top in within:
+        looked = 0
+        for root, dirs, names in os.walk(top):
+            dirs.sort()
+            for name in (*dirs, *sorted(names)):
+                if looked >= limit:
+                    break
+                looked += 1
+                path = os.path.join(root, name)
+                if not os.path.islink(path):
+                    continue
+                target = os.path.realpath(path)
+                covered = any(target == r or target.startswith(r + "/") for r in roots)
+                holds = any(h == target or h.startswith(target.rstrip("/") + "/") for h in holders)
+                if covered or holds or not _changeable(target):
+                    continue
+                found[0 if os.path.isdir(target) else 1 if os.path.exists(target) else 2].append(target)
+            if looked >= limit:
+                break
+    return found
+
+
+def _changeable(path: str) -> bool:
+    """Whether this user could change `path`, or make it (its nearest existing folder is writable)."""
+    while not os.path.lexists(path):
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
+    return os.access(path, os.W_OK) or os.access(os.path.dirname(path), os.W_OK)
 
 
 def _writable_parent(path: str) -> bool:
