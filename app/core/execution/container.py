@@ -23,7 +23,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -213,10 +213,8 @@ def protected_set(
         # user's next click (and one made where the package's is would hide it).
         files.append(join(data, "applications", DESKTOP_FILE_NAME))
     files += [join(home, name) for name in SHELL_FILES]
-    unique = tuple(dict.fromkeys(folders))
-    return ProtectedSet(
-        unique, tuple(dict.fromkeys(files)), where_present, follow_links=tuple(dict.fromkeys(folders[configuration:]))
-    )
+    unique, followed = tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(folders[configuration:]))
+    return ProtectedSet(unique, tuple(dict.fromkeys(files)), where_present, follow_links=followed)
 
 
 def claude_config_dir(platform: str, environ: Mapping[str, str], home: str) -> str | None:
@@ -538,25 +536,28 @@ def link_targets(
     roots = [folder.rstrip("/") for folder in protected]
     holders = [*roots, os.path.realpath(os.path.expanduser("~"))]
     for top in within:
-        looked = 0
-        for root, dirs, names in os.walk(top):
-            dirs.sort()
-            for name in (*dirs, *sorted(names)):
-                if looked >= limit:
-                    break
-                looked += 1
-                path = os.path.join(root, name)
-                if not os.path.islink(path):
-                    continue
-                target = os.path.realpath(path)
-                covered = any(target == r or target.startswith(r + "/") for r in roots)
-                holds = any(h == target or h.startswith(target.rstrip("/") + "/") for h in holders)
-                if covered or holds or not _changeable(target):
-                    continue
-                found[0 if os.path.isdir(target) else 1 if os.path.exists(target) else 2].append(target)
-            if looked >= limit:
-                break
+        for path in _first_entries(top, limit, folders=True):
+            if not os.path.islink(path):
+                continue
+            target = os.path.realpath(path)
+            covered = any(target == r or target.startswith(r + "/") for r in roots)
+            holds = any(h == target or h.startswith(target.rstrip("/") + "/") for h in holders)
+            if covered or holds or not _changeable(target):
+                continue
+            found[0 if os.path.isdir(target) else 1 if os.path.exists(target) else 2].append(target)
     return found
+
+
+def _first_entries(top: str, limit: int, *, folders: bool) -> Iterator[str]:
+    """The first `limit` entries under `top`, in name order: its files, and its folders too."""
+    looked = 0
+    for root, dirs, names in os.walk(top):
+        dirs.sort()
+        for name in (*dirs, *sorted(names)) if folders else sorted(names):
+            if looked >= limit:
+                return
+            looked += 1
+            yield os.path.join(root, name)
 
 
 def _changeable(path: str) -> bool:
@@ -590,22 +591,13 @@ def linked_program_file(folders: Iterable[str], limit: int = LINKS_LOOKED_AT) ->
     command can change the file through the other. Such installers link every file: the first
     `limit` files of each folder, in order, tell. None when each has one name."""
     for folder in folders:
-        looked = 0
-        for root, dirs, files in os.walk(folder):
-            dirs.sort()
-            for name in sorted(files):
-                path = os.path.join(root, name)
-                try:
-                    info = os.lstat(path)
-                except OSError:
-                    continue
-                if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
-                    return path
-                looked += 1
-                if looked >= limit:
-                    break
-            if looked >= limit:
-                break
+        for path in _first_entries(folder, limit, folders=False):
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+                return path
     return None
 
 
