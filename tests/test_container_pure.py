@@ -281,6 +281,10 @@ def test_a_peer_is_placed_by_its_pid_namespace_depth_even_when_its_link_cannot_b
     facts = {pid: linux_process_facts(pid, 1000, proc=tmp_path) for pid in (10, 11, 12, 13)}
     assert [from_container(facts[pid], own) for pid in (10, 11, 12, 13)] == [False, True, True, False]
     assert facts[11].pid_depth == 2 and facts[10].pid_namespace is None
+    (tmp_path / "14").mkdir()
+    (tmp_path / "14" / "status").write_text("Name:\tpython3\nUid:\t1000\n")  # no NSpid (Linux < 4.1)
+    assert linux_process_facts(14, 1000, proc=tmp_path).pid_depth is None
+    assert linux_process_facts(15, 1000, proc=tmp_path).pid_depth is None, "gone: no status to read"
 
 
 def test_switching_the_container_off_is_a_loosening_and_on_a_tightening() -> None:

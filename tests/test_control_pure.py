@@ -123,6 +123,8 @@ def test_a_tray_must_be_the_same_user_the_same_program_running_this_app_for_this
     assert "another folder" in other_home
     unknown = PeerFacts(45, 1000, None)
     assert "did not tell" in tray_refusal(unknown, OWN_SOURCE, OWN_SOURCE.data_dir)
+    for malformed in (None, 7, [OWN_SOURCE.data_dir]):  # a hello whose data folder is not a path
+        assert "another folder" in tray_refusal(genuine, OWN_SOURCE, malformed), malformed
 
 
 def test_a_frozen_app_checks_the_executable_not_the_arguments() -> None:
