@@ -24,8 +24,10 @@ import select
 import shlex
 import shutil
 import site
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -261,6 +263,47 @@ def test_without_bwrap_the_tray_says_once_that_commands_are_less_protected_and_h
     said = log.read_text()
     assert said.count("notice: Commands are less protected") == 1
     assert "sudo apt install bubblewrap" in said
+
+
+async def test_a_bus_where_its_address_puts_it_and_the_accessibility_bus_cannot_be_reached_from_a_command(
+    home: Path, paths: AppPaths, user_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bus starts the services it knows with the environment a client gave it: a command that set
+    LD_PRELOAD there ran code outside (a red-team route, through a `dbus-launch` session bus in /tmp
+    and through at-spi's bus in the runtime folder). Stand-ins listen where each bus would."""
+    runtime = tmp_path / "runtime"
+    (runtime / "at-spi").mkdir(parents=True, mode=0o700)
+    session_bus = Path(tempfile.mkdtemp(prefix="dbus-", dir="/tmp")) / "bus"  # where dbus-launch puts it
+    listeners = []
+    for path in (session_bus, runtime / "at-spi" / "bus_0"):
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(path))
+        listener.listen()
+        listeners.append(listener)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={session_bus},guid=00")
+    as_user(user_home, monkeypatch)
+    never_ask(paths)
+    probe = (
+        "import glob, socket, sys\n"
+        "for path in [sys.argv[1], *glob.glob(sys.argv[2] + '/at-spi/bus*')] or ['none']:\n"
+        "    try:\n"
+        "        socket.socket(socket.AF_UNIX).connect(path)\n"
+        "        print('reached', path)\n"
+        "    except OSError as exc:\n"
+        "        print('refused', exc.errno)\n"
+    )
+    try:
+        for listener in listeners:  # from outside, both answer
+            socket.socket(socket.AF_UNIX).connect(listener.getsockname())
+        async with serving(home) as client:
+            result = await run(client, {"command": agent_script(probe, args=(str(session_bus), str(runtime)))})
+    finally:
+        for listener in listeners:
+            listener.close()
+        shutil.rmtree(session_bus.parent, ignore_errors=True)
+    assert "stdout" in result and "reached" not in result["stdout"], result
+    assert result["stdout"].count("refused") == 1, "the session bus refuses; at-spi's folder is empty inside"
 
 
 def test_a_program_file_with_a_second_name_is_found_and_one_name_each_is_not(tmp_path: Path) -> None:

@@ -149,6 +149,24 @@ def test_the_bus_systemd_and_x11_sockets_are_hidden_where_they_exist() -> None:
     assert container.hidden_args({}, lambda _path: False) == []
 
 
+def test_a_session_bus_wherever_its_address_puts_it_and_the_accessibility_bus_are_hidden() -> None:
+    """dbus-launch and sessions without systemd put the bus in /tmp; at-spi's launcher starts a bus of
+    its own in the runtime folder. Any bus starts the services it knows, with the environment a
+    client gave it (`UpdateActivationEnvironment LD_PRELOAD=...`): code outside (a red-team route)."""
+    address = "unix:path=/tmp/dbus-Ab%2dc,guid=9f;unix:abstract=/tmp/dbus-Zz,guid=9f;tcp:host=localhost,port=1"
+    assert container.bus_socket_paths(address) == ["/tmp/dbus-Ab-c"]
+    assert container.bus_socket_paths("") == [] and container.bus_socket_paths("unix:path=relative") == []
+    present = {"/tmp/dbus-Ab-c", "/run/user/1000/bus", "/run/user/1000/at-spi"}
+    environ = {"XDG_RUNTIME_DIR": "/run/user/1000", "DBUS_SESSION_BUS_ADDRESS": address}
+    assert container.hidden_args(environ, present.__contains__) == [
+        "--ro-bind", "/dev/null", "/run/user/1000/bus",
+        "--ro-bind", "/dev/null", "/tmp/dbus-Ab-c",
+        "--tmpfs", "/run/user/1000/at-spi",
+    ]  # fmt: skip
+    usual = {"XDG_RUNTIME_DIR": "/run/user/1000", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/1000/bus"}
+    assert container.hidden_args(usual, present.__contains__).count("/run/user/1000/bus") == 1, "hidden once"
+
+
 def test_the_bwrap_line_has_its_own_pid_namespace_dies_with_its_parent_and_starts_our_init() -> None:
     argv = container.bwrap_argv("bwrap", ["--ro-bind", "/p", "/p"], [], ["bash", "-c", "ls"], status_fd=7)
     for flag in ("--unshare-pid", "--die-with-parent", "--as-pid-1", "--new-session"):

@@ -298,19 +298,44 @@ def bound_members(protected: ProtectedSet) -> set[str]:
 
 def hidden_args(environ: Mapping[str, str], exists: Callable[[str], bool]) -> list[str]:
     """Hide what starts programs outside the container for the asking: the session bus (a D-Bus
-    service file registered from inside was started by dbus-daemon outside), systemd's user
-    manager and X11's path sockets. The abstract X socket stays (Landlock scoping needs code in the
-    init; not done: said in the README)."""
+    service file registered from inside was started by dbus-daemon outside; and any bus starts a
+    service it knows with the environment a client gave it), wherever its address puts it
+    (`dbus-launch` and sessions without systemd: `/tmp/dbus-...`), the accessibility bus (its
+    launcher's, in the runtime folder), systemd's user manager and X11's path sockets. Abstract
+    sockets are Landlock's to scope (landlock.py)."""
     args: list[str] = []
+    sockets: list[str] = []
     runtime = environ.get("XDG_RUNTIME_DIR", "")
     if os.path.isabs(runtime):
-        if exists(f"{runtime}/bus"):
-            args += ["--ro-bind", "/dev/null", f"{runtime}/bus"]
-        if exists(f"{runtime}/systemd"):
-            args += ["--tmpfs", f"{runtime}/systemd"]
+        sockets.append(f"{runtime}/bus")
+    sockets += bus_socket_paths(environ.get("DBUS_SESSION_BUS_ADDRESS", ""))
+    for socket_path in dict.fromkeys(sockets):
+        if exists(socket_path):
+            args += ["--ro-bind", "/dev/null", socket_path]
+    if os.path.isabs(runtime):
+        for folder in ("systemd", "at-spi"):
+            if exists(f"{runtime}/{folder}"):
+                args += ["--tmpfs", f"{runtime}/{folder}"]
     if exists("/tmp/.X11-unix"):
         args += ["--tmpfs", "/tmp/.X11-unix"]
     return args
+
+
+def bus_socket_paths(address: str) -> list[str]:
+    """The socket files a D-Bus address names (`unix:path=/tmp/dbus-x,guid=...;...`: each of its
+    addresses, values %-escaped); not abstract ones, which have no file."""
+    from urllib.parse import unquote
+
+    found = []
+    for entry in address.split(";"):
+        transport, _, pairs = entry.partition(":")
+        if transport != "unix":
+            continue
+        for pair in pairs.split(","):
+            key, _, value = pair.partition("=")
+            if key == "path" and os.path.isabs(unquote(value)):
+                found.append(unquote(value))
+    return found
 
 
 _lifeline: tuple[int, int] | None = None  # (read end, write end), made by this process
