@@ -364,30 +364,60 @@ def test_a_missing_claude_desktop_folder_is_not_created_to_protect_it_and_an_exi
 
 
 def test_what_links_in_a_configuration_folder_point_to_is_protected_too_where_a_command_could_change_it(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """GNU stow: `~/.config/autostart/x.desktop` -> `~/dotfiles/x.desktop`. The folder's bind covers
     the link; what it points to is protected as a member of its own."""
-    home, dotfiles = tmp_path / "home", tmp_path / "home" / "dotfiles"
-    autostart, claude = home / ".config" / "autostart", home / ".claude"
-    for folder in (autostart, claude, dotfiles / "fish"):
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    code, autostart, claude = home / "code" / "dotfiles", home / ".config" / "autostart", home / ".claude"
+    for folder in (autostart, claude, code / "fish"):
         folder.mkdir(parents=True)
-    (dotfiles / "x.desktop").write_text("[Desktop Entry]\n")
+    (home / "dotfiles").symlink_to(code)  # the stow folder is itself a link: guarded on the way
+    dotfiles = home / "dotfiles"
+    (code / "x.desktop").write_text("[Desktop Entry]\n")
     (autostart / "x.desktop").symlink_to(dotfiles / "x.desktop")
     (autostart / "fish").symlink_to(dotfiles / "fish")
     (autostart / "soon.desktop").symlink_to(dotfiles / "not-yet.desktop")  # a command could make it
+    (autostart / "later.desktop").symlink_to(home / "gone" / "deeper" / "y.desktop")  # its folder too
     (autostart / "inner").symlink_to(claude)  # already protected
     (autostart / "home").symlink_to(home)  # would make the whole home read-only
     (autostart / "config").symlink_to(home / ".config")  # holds protected folders
+    (autostart / "masked.service").symlink_to("/dev/null")  # `systemctl --user mask`: never bound
+    (autostart / "scratch").symlink_to(tmp_path)  # outside the home folder
     members = ProtectedSet((str(autostart), str(claude)), follow_links=(str(autostart),))
     made = container.prepare(members)
-    assert str(dotfiles / "x.desktop") in made.files and str(dotfiles / "fish") in made.folders
-    assert str(dotfiles / "not-yet.desktop") in made.absent
+    assert made.files == (str(code / "x.desktop"),) and str(code / "fish") in made.folders
+    assert set(made.absent) == {str(code / "not-yet.desktop"), str(home / "gone")}, "the first missing folder"
     assert str(home) not in made.folders and str(home / ".config") not in made.folders
-    assert made.folders.count(str(claude)) == 1
+    assert made.folders == (str(autostart), str(claude), str(code / "fish")), "nothing else: not /dev/null, /tmp"
+    assert (str(dotfiles), str(code)) in made.links, "`rm ~/dotfiles && mkdir ~/dotfiles` is undone"
+    allowed = [str(code / "fish"), str(home / "gone"), str(code / "not-yet.desktop"), str(code / "x.desktop")]
+    assert container.linked_from(made, [str(autostart)]) == allowed, "what an Allow of the folder opens too"
+    assert container.linked_from(made, [str(claude)]) == []
     unfollowed = container.prepare(ProtectedSet((str(autostart),)))
     assert unfollowed.files == () and unfollowed.folders == (str(autostart),), "only where the set says"
-    assert container.link_targets([str(autostart)], [str(autostart)], limit=1) == ([], [], []), "looked at 1"
+
+
+def test_links_near_the_top_of_a_folder_are_found_before_its_deep_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`~/.claude/hooks/guard.sh` -> `~/dotfiles/guard.sh` beside thousands of files in `projects/`."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    claude, dotfiles = home / ".claude", home / "dotfiles"
+    (claude / "projects" / "a").mkdir(parents=True)
+    (claude / "zz-hooks").mkdir()
+    dotfiles.mkdir()
+    for number in range(50):
+        (claude / "projects" / "a" / f"{number}.jsonl").write_text("{}\n")
+    (dotfiles / "guard.sh").write_text("exit 0\n")
+    (claude / "zz-hooks" / "guard.sh").symlink_to(dotfiles / "guard.sh")
+    found = container.link_targets([str(claude)], [str(claude)], str(home), limit=10)
+    assert found.files == [str(dotfiles / "guard.sh")] and found.pairs == [
+        (str(claude / "zz-hooks" / "guard.sh"), str(dotfiles / "guard.sh"))
+    ]
+    assert container.link_targets([str(claude)], [str(claude)], str(home), limit=2).files == [], "looked at 2"
 
 
 def test_a_command_allowed_to_change_named_members_leaves_the_others_read_only() -> None:

@@ -537,6 +537,53 @@ async def test_what_a_link_in_a_protected_folder_points_to_is_read_only_and_the_
 
 @LINUX_BWRAP
 @pytest.mark.anyio
+async def test_a_masked_unit_and_a_stow_folder_that_is_a_link_neither_break_commands_nor_open_a_way_round(
+    home: Path, paths: AppPaths, as_user: Path, never_ask: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `systemctl --user mask` links a unit to /dev/null, which must stay a device for every command (a
+    # review found it bound read-only, `nodev`: "/dev/null: Permission denied"). And `~/dotfiles`
+    # itself a link: replacing it by a folder of one's own re-pointed the autostart entry (a review).
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    units = as_user / ".config" / "systemd" / "user"
+    units.mkdir(parents=True)
+    (units / "tracker.service").symlink_to("/dev/null")
+    code = as_user / "code" / "dotfiles"
+    code.mkdir(parents=True)
+    (code / "x.desktop").write_text("[Desktop Entry]\nExec=true\n")
+    (as_user / "dotfiles").symlink_to(code)
+    (as_user / ".config" / "autostart").mkdir()
+    (as_user / ".config" / "autostart" / "x.desktop").symlink_to(Path("../../dotfiles/x.desktop"))
+    async with serving(home) as client:
+        quiet = await run(client, {"command": "echo hidden > /dev/null && echo shown"})
+        swap = "cd ~ && rm dotfiles && mkdir dotfiles && printf '[Desktop Entry]\\nExec=evil\\n' > dotfiles/x.desktop"
+        swapped = await run(client, {"command": swap})
+        await wait_for(lambda: (as_user / "dotfiles").is_symlink())
+    assert quiet["stdout"] == "shown\n" and quiet["exitCode"] == 0, quiet
+    assert os.readlink(as_user / "dotfiles") == str(code), ("the link is put back", swapped)
+    assert (as_user / ".config" / "autostart" / "x.desktop").read_text() == "[Desktop Entry]\nExec=true\n"
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
+async def test_an_allowed_change_of_a_stowed_file_reaches_the_file_its_link_points_to(
+    home: Path, paths: AppPaths, as_user: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user allows `echo ... >> ~/.config/fish/config.fish`, a link into `~/dotfiles`: the write
+    lands (what the link points to is a member of its own, opened with the folder)."""
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    (as_user / "dotfiles" / "fish").mkdir(parents=True)
+    (as_user / "dotfiles" / "fish" / "config.fish").write_text("set -x A 1\n")
+    (as_user / ".config" / "fish").mkdir()
+    (as_user / ".config" / "fish" / "config.fish").symlink_to(as_user / "dotfiles" / "fish" / "config.fish")
+    async with serving(home, bound=True) as client, anyio.create_task_group() as group:
+        group.start_soon(allow_when_held, hub)
+        result = await run(client, {"command": "echo 'set -x B 2' >> ~/.config/fish/config.fish"})
+    assert result["exitCode"] == 0, result
+    assert (as_user / "dotfiles" / "fish" / "config.fish").read_text() == "set -x A 1\nset -x B 2\n"
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
 async def test_a_job_making_a_start_up_file_in_a_loop_as_the_tray_quits_leaves_none_behind(
     home: Path, paths: AppPaths, never_ask: None
 ) -> None:

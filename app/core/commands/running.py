@@ -124,6 +124,7 @@ class Runs:
         elif found.on:
             # The members it was held for naming (hold_members): never the program's own folders.
             named = containers.named_members(command, containers.hold_members(found.protected), self.service.home)
+            named += containers.linked_from(found.protected, named)  # a stowed file: what its link points to
             if named:
                 self.unbound[command_id] = named
 

@@ -12,6 +12,7 @@ What it does not stop is said in the README: a same-user service that starts pro
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import functools
@@ -126,6 +127,7 @@ class ProtectedSet:
     # (`link_targets`): the configuration folders; not the program's (its links are its own) nor the
     # user site's (a package linked there is the user's work).
     follow_links: tuple[str, ...] = ()
+    link_pairs: tuple[tuple[str, str], ...] = ()  # (a symlink in a protected folder, what it points to)
 
     def all(self) -> tuple[str, ...]:
         return (*self.folders, *self.files, *self.if_present, *self.absent)
@@ -175,8 +177,9 @@ def protected_set(
         # ~/.fonts: fontconfig's older folder, read still; not made where missing (clutter in the home
         # folder), guarded instead.
         # zsh reads its start-up files from $ZDOTDIR, which ~/.zshenv often sets to ~/.config/zsh.
-        zdotdir = environ.get("ZDOTDIR", "")
-        zsh = [zdotdir] if os.path.isabs(zdotdir) and zdotdir.rstrip("/") != home.rstrip("/") else []
+        zdotdir = os.path.normpath(environ.get("ZDOTDIR", "") or ".")
+        above_home = zdotdir == os.path.normpath(home) or os.path.normpath(home).startswith(zdotdir.rstrip("/") + "/")
+        zsh = [zdotdir] if os.path.isabs(zdotdir) and not above_home else []
         where_present = (join(config, "Claude"), join(home, ".fonts"), join(config, "zsh"), *zsh)
         files += [join(home, name) for name in X_SESSION_FILES]
         files += [join(config, name) for name in CONFIG_FILES]
@@ -213,7 +216,7 @@ def protected_set(
         # user's next click (and one made where the package's is would hide it).
         files.append(join(data, "applications", DESKTOP_FILE_NAME))
     files += [join(home, name) for name in SHELL_FILES]
-    unique, followed = tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(folders[configuration:]))
+    unique, followed = tuple(dict.fromkeys(folders)), tuple(dict.fromkeys([*folders[configuration:], *where_present]))
     return ProtectedSet(unique, tuple(dict.fromkeys(files)), where_present, follow_links=followed)
 
 
@@ -523,7 +526,12 @@ def prepare(protected: ProtectedSet) -> ProtectedSet:
             continue
         if os.path.isdir(real):
             folders.append(real)
-    folders += [os.path.realpath(f) for f in protected.if_present if os.path.isdir(f)]
+    # Never one that holds the home folder (`$ZDOTDIR` may name it by another path: Silverblue's /home).
+    home = os.path.realpath(os.path.expanduser("~"))
+    for present in protected.if_present:
+        real = os.path.realpath(present)
+        if os.path.isdir(real) and not (home == real or home.startswith(real.rstrip("/") + "/")):
+            folders.append(real)
     for lone in (*protected.files, *protected.if_present):  # its folder is watched (lone_files.py)
         with contextlib.suppress(OSError):
             os.makedirs(os.path.dirname(lone), mode=0o700, exist_ok=True)
@@ -537,52 +545,125 @@ def prepare(protected: ProtectedSet) -> ProtectedSet:
         with contextlib.suppress(OSError):
             links[named] = os.readlink(named)
     followed = [os.path.realpath(f) for f in protected.follow_links if os.path.isdir(f)]
-    linked_folders, linked_files, linked_absent = link_targets(followed, folders)
-    folders += linked_folders
-    files += linked_files
-    absent += linked_absent
+    linked = link_targets(followed, folders, os.path.expanduser("~"))
+    links.update(linked.on_the_way)
     return ProtectedSet(
-        tuple(dict.fromkeys(folders)),
-        tuple(dict.fromkeys(files)),
-        absent=tuple(dict.fromkeys(absent)),
+        tuple(dict.fromkeys([*folders, *linked.folders])),
+        tuple(dict.fromkeys([*files, *linked.files])),
+        absent=tuple(dict.fromkeys([*absent, *linked.absent])),
         links=tuple(links.items()),
+        link_pairs=tuple(linked.pairs),
     )
 
 
+@dataclass(frozen=True)
+class LinkTargets:
+    """What symlinks in protected folders point to (`link_targets`), to protect as members too."""
+
+    folders: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    absent: list[str] = field(default_factory=list)  # missing: the first missing folder on the way, or the file
+    on_the_way: dict[str, str] = field(default_factory=dict)  # other symlinks met resolving them: guarded
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # (the link, the member made of its target)
+
+
 def link_targets(
-    within: Iterable[str], protected: Sequence[str], limit: int = LINK_ENTRIES_LOOKED_AT
-) -> tuple[list[str], list[str], list[str]]:
-    """What the symlinks in the folders `within` point to outside the folders `protected`, where a
-    command could change it (GNU stow's `~/.config/fish/config.fish` -> `~/dotfiles/fish/config.fish`):
-    a folder's read-only bind covers the link, not what it points to. (folders, files, missing ones)
-    to protect too; at most `limit` entries of each folder are looked at. Not a folder that holds the
-    home folder or a protected one (a link to `~` or `~/.config` would make them read-only whole)."""
-    found: tuple[list[str], list[str], list[str]] = ([], [], [])
+    within: Iterable[str], protected: Sequence[str], home: str, limit: int = LINK_ENTRIES_LOOKED_AT
+) -> LinkTargets:
+    """What the symlinks in the folders `within` point to outside the folders `protected` (GNU stow's
+    `~/.config/fish/config.fish` -> `~/dotfiles/fish/config.fish`): a folder's read-only bind covers
+    the link, not what it points to. Only a file or folder in the home folder that this user could
+    change (never `/dev/null`, which `systemctl --user mask` links to, nor /tmp), and never a folder
+    that holds the home folder or a protected one. Every other symlink met on the way (`~/dotfiles`
+    itself a link) is guarded as a member's own link is. The first `limit` entries of each folder,
+    nearest first."""
+    found = LinkTargets()
     roots = [folder.rstrip("/") for folder in protected]
-    holders = [*roots, os.path.realpath(os.path.expanduser("~"))]
+    home = os.path.realpath(home).rstrip("/")
     for top in within:
         for path in _first_entries(top, limit, folders=True):
             if not os.path.islink(path):
                 continue
             target = os.path.realpath(path)
             covered = any(target == r or target.startswith(r + "/") for r in roots)
-            holds = any(h == target or h.startswith(target.rstrip("/") + "/") for h in holders)
-            if covered or holds or not _changeable(target):
+            holds = any(h == target or h.startswith(target.rstrip("/") + "/") for h in (*roots, home))
+            if covered or holds or not target.startswith(home + "/") or not _changeable(target):
                 continue
-            found[0 if os.path.isdir(target) else 1 if os.path.exists(target) else 2].append(target)
+            try:
+                mode = os.stat(target).st_mode
+            except FileNotFoundError:
+                target = _first_missing(target)
+                found.absent.append(target)
+            except OSError:
+                continue
+            else:
+                if stat.S_ISDIR(mode):
+                    found.folders.append(target)
+                elif stat.S_ISREG(mode):
+                    found.files.append(target)
+                else:  # a socket, a pipe, a device: nothing a program reads its code from
+                    continue
+            found.pairs.append((path, target))
+            found.on_the_way.update(_links_on_the_way(path)[1:])
     return found
 
 
+def linked_from(protected: ProtectedSet, members: Iterable[str]) -> list[str]:
+    """What the symlinks inside `members` point to: a command allowed to change a stowed file
+    (`~/.config/fish/config.fish`) must find the file it points to writable too."""
+    roots = [member.rstrip("/") for member in members]
+    return [target for link, target in protected.link_pairs if any(link.startswith(r + "/") for r in roots)]
+
+
 def _first_entries(top: str, limit: int, *, folders: bool) -> Iterator[str]:
-    """The first `limit` entries under `top`, in name order: its files, and its folders too."""
+    """The first `limit` entries under `top`, nearest first and in name order within a folder: its
+    files, and its folders too. Breadth first: `~/.claude/hooks` before the thousands of files in
+    `~/.claude/projects`."""
     looked = 0
-    for root, dirs, names in os.walk(top):
-        dirs.sort()
-        for name in (*dirs, *sorted(names)) if folders else sorted(names):
+    queue = collections.deque([top])
+    while queue:
+        try:
+            with os.scandir(queue.popleft()) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            is_folder = entry.is_dir(follow_symlinks=False)
+            if is_folder:
+                queue.append(entry.path)
+            if is_folder and not folders:
+                continue
             if looked >= limit:
                 return
             looked += 1
-            yield os.path.join(root, name)
+            yield entry.path
+
+
+def _links_on_the_way(path: str, most: int = 40) -> list[tuple[str, str]]:
+    """Each symlink met resolving `path` (its own name first), with what it says; at most `most`,
+    as the kernel follows at most 40."""
+    found: list[tuple[str, str]] = []
+    todo = os.path.abspath(path)
+    while len(found) < most:
+        parts = todo.split("/")
+        for end in range(2, len(parts) + 1):
+            prefix = "/".join(parts[:end])
+            if os.path.islink(prefix):
+                text = os.readlink(prefix)
+                found.append((prefix, text))
+                todo = os.path.normpath(os.path.join(os.path.dirname(prefix), text, *parts[end:]))
+                break
+        else:
+            break
+    return found
+
+
+def _first_missing(path: str) -> str:
+    """The first folder on the way to `path` that does not exist (or `path`): what a command would
+    make first to put something there, so what is guarded."""
+    while not os.path.lexists(os.path.dirname(path)) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    return path
 
 
 def _changeable(path: str) -> bool:
