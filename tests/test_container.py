@@ -614,6 +614,25 @@ async def test_an_allowed_change_of_a_protected_file_in_the_session_shell_works_
     assert (user_home / ".bashrc").read_text() == "alias ll='ls -l'\n# allowed\n"
 
 
+async def test_an_allowed_command_that_also_names_the_program_cannot_change_the_program(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Held for naming `~/.bashrc` and allowed: what it names of the program's own folders (the venv
+    it may run, the package) stays read-only, as the approval window never offered it."""
+    monkeypatch.setenv("HOME", str(user_home))
+    marker = Path(sys.prefix) / f"cowork-test-{os.getpid()}"
+    command = f"echo '# allowed' >> ~/.bashrc; touch {marker}; echo made"
+    try:
+        async with serving(home, bound=True) as client, anyio.create_task_group() as g:
+            g.start_soon(allow_once_held, hub, [])
+            result = await run(client, {"command": command})
+    finally:
+        stray = marker.exists()
+        marker.unlink(missing_ok=True)
+    assert not stray and "Read-only file system" in result["stderr"], result
+    assert (user_home / ".bashrc").read_text().endswith("# allowed\n")
+
+
 async def test_a_job_left_in_the_session_cannot_use_the_lift_the_user_allowed_for_a_later_command(
     home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -867,9 +867,7 @@ def protected_hint(stderr: str, exit_code: int | None, protected: Iterable[str])
 def hold_members(protected: ProtectedSet) -> tuple[str, ...]:
     """The members a command is held for naming: not the program's own folders, which commands name
     to run them (the venv's python), never to change them."""
-    import app
-
-    program = {os.path.realpath(sys.prefix), os.path.realpath(os.path.dirname(os.path.abspath(app.__file__)))}
+    program = {os.path.realpath(folder) for folder in this_program_folders()}
     return tuple(member for member in protected.all() if member not in program)
 
 
