@@ -54,6 +54,16 @@ def moved_copies(path: Path) -> list[Path]:
     return sorted(path.parent.glob(path.name + start_files.MOVED_MARK + "*"))
 
 
+def stow(link: Path, target: Path, text: str) -> Path:
+    """`link` made as GNU stow makes it: a symlink to `target` (in a dotfiles folder), which holds
+    `text`; both folders made as needed. Returns `target`."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text)
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(target)
+    return target
+
+
 async def wait_for(check, timeout_s: float = WAIT_S) -> None:  # noqa: ANN001 - any callable
     deadline = time.monotonic() + timeout_s
     while not check() and time.monotonic() < deadline:
@@ -523,10 +533,7 @@ async def test_what_a_link_in_a_protected_folder_points_to_is_read_only_and_the_
     # folder's bind covered the link only; the file was changed through its target (a red-team route).
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     dotfiles = as_user / "dotfiles"
-    dotfiles.mkdir()
-    (dotfiles / "x.desktop").write_text("[Desktop Entry]\nExec=true\n")
-    (as_user / ".config" / "autostart").mkdir()
-    (as_user / ".config" / "autostart" / "x.desktop").symlink_to(dotfiles / "x.desktop")
+    stow(as_user / ".config" / "autostart" / "x.desktop", dotfiles / "x.desktop", "[Desktop Entry]\nExec=true\n")
     async with serving(home) as client:
         changed = await run(client, {"command": f"echo Exec=evil >> {hidden(dotfiles / 'x.desktop')}"})
         beside = await run(client, {"command": f"echo notes > {hidden(dotfiles / 'notes.txt')}"})
@@ -548,10 +555,9 @@ async def test_a_masked_unit_and_a_stow_folder_that_is_a_link_neither_break_comm
     units.mkdir(parents=True)
     (units / "tracker.service").symlink_to("/dev/null")
     code = as_user / "code" / "dotfiles"
-    code.mkdir(parents=True)
-    (code / "x.desktop").write_text("[Desktop Entry]\nExec=true\n")
+    stow(as_user / ".config" / "autostart" / "x.desktop", code / "x.desktop", "[Desktop Entry]\nExec=true\n")
     (as_user / "dotfiles").symlink_to(code)
-    (as_user / ".config" / "autostart").mkdir()
+    (as_user / ".config" / "autostart" / "x.desktop").unlink()  # relative, through ~/dotfiles, as stow links
     (as_user / ".config" / "autostart" / "x.desktop").symlink_to(Path("../../dotfiles/x.desktop"))
     async with serving(home) as client:
         quiet = await run(client, {"command": "echo hidden > /dev/null && echo shown"})
@@ -571,15 +577,14 @@ async def test_an_allowed_change_of_a_stowed_file_reaches_the_file_its_link_poin
     """The user allows `echo ... >> ~/.config/fish/config.fish`, a link into `~/dotfiles`: the write
     lands (what the link points to is a member of its own, opened with the folder)."""
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    (as_user / "dotfiles" / "fish").mkdir(parents=True)
-    (as_user / "dotfiles" / "fish" / "config.fish").write_text("set -x A 1\n")
-    (as_user / ".config" / "fish").mkdir()
-    (as_user / ".config" / "fish" / "config.fish").symlink_to(as_user / "dotfiles" / "fish" / "config.fish")
+    stowed = stow(
+        as_user / ".config" / "fish" / "config.fish", as_user / "dotfiles" / "fish" / "config.fish", "set -x A 1\n"
+    )
     async with serving(home, bound=True) as client, anyio.create_task_group() as group:
         group.start_soon(allow_when_held, hub)
         result = await run(client, {"command": "echo 'set -x B 2' >> ~/.config/fish/config.fish"})
     assert result["exitCode"] == 0, result
-    assert (as_user / "dotfiles" / "fish" / "config.fish").read_text() == "set -x A 1\nset -x B 2\n"
+    assert stowed.read_text() == "set -x A 1\nset -x B 2\n"
 
 
 @LINUX_BWRAP
