@@ -270,12 +270,16 @@ async def test_a_bus_where_its_address_puts_it_and_the_accessibility_bus_cannot_
 ) -> None:
     """A bus starts the services it knows with the environment a client gave it: a command that set
     LD_PRELOAD there ran code outside (a red-team route, through a `dbus-launch` session bus in /tmp
-    and through at-spi's bus in the runtime folder). Stand-ins listen where each bus would."""
+    and through at-spi's bus in the runtime folder). Stand-ins listen where each bus, and each sound
+    server, would."""
     runtime = tmp_path / "runtime"
     (runtime / "at-spi").mkdir(parents=True, mode=0o700)
+    (runtime / "pulse").mkdir()
     session_bus = Path(tempfile.mkdtemp(prefix="dbus-", dir="/tmp")) / "bus"  # where dbus-launch puts it
+    # The sound servers too: they load modules that make a pipe at any path a client names.
+    elsewhere = [runtime / "at-spi" / "bus_0", runtime / "pipewire-0", runtime / "pulse" / "native"]
     listeners = []
-    for path in (session_bus, runtime / "at-spi" / "bus_0"):
+    for path in (session_bus, *elsewhere):
         listener = socket.socket(socket.AF_UNIX)
         listener.bind(str(path))
         listener.listen()
@@ -285,8 +289,8 @@ async def test_a_bus_where_its_address_puts_it_and_the_accessibility_bus_cannot_
     as_user(user_home, monkeypatch)
     never_ask(paths)
     probe = (
-        "import glob, socket, sys\n"
-        "for path in [sys.argv[1], *glob.glob(sys.argv[2] + '/at-spi/bus*')] or ['none']:\n"
+        "import socket, sys\n"
+        "for path in sys.argv[1:]:\n"
         "    try:\n"
         "        socket.socket(socket.AF_UNIX).connect(path)\n"
         "        print('reached', path)\n"
@@ -297,13 +301,15 @@ async def test_a_bus_where_its_address_puts_it_and_the_accessibility_bus_cannot_
         for listener in listeners:  # from outside, both answer
             socket.socket(socket.AF_UNIX).connect(listener.getsockname())
         async with serving(home) as client:
-            result = await run(client, {"command": agent_script(probe, args=(str(session_bus), str(runtime)))})
+            result = await run(
+                client, {"command": agent_script(probe, args=tuple(map(str, (session_bus, *elsewhere))))}
+            )
     finally:
         for listener in listeners:
             listener.close()
         shutil.rmtree(session_bus.parent, ignore_errors=True)
     assert "stdout" in result and "reached" not in result["stdout"], result
-    assert result["stdout"].count("refused") == 1, "the session bus refuses; at-spi's folder is empty inside"
+    assert result["stdout"].count("refused") == 4, "all refused: the sockets are /dev/null, their folders empty"
 
 
 def test_a_program_file_with_a_second_name_is_found_and_one_name_each_is_not(tmp_path: Path) -> None:

@@ -304,19 +304,21 @@ def hidden_args(environ: Mapping[str, str], exists: Callable[[str], bool]) -> li
     service file registered from inside was started by dbus-daemon outside; and any bus starts a
     service it knows with the environment a client gave it), wherever its address puts it
     (`dbus-launch` and sessions without systemd: `/tmp/dbus-...`), the accessibility bus (its
-    launcher's, in the runtime folder), systemd's user manager and X11's path sockets. Abstract
-    sockets are Landlock's to scope (landlock.py)."""
+    launcher's, in the runtime folder), the sound servers, systemd's user manager and X11's path
+    sockets. Abstract sockets are Landlock's to scope (landlock.py)."""
     args: list[str] = []
     sockets: list[str] = []
     runtime = environ.get("XDG_RUNTIME_DIR", "")
     if os.path.isabs(runtime):
-        sockets.append(f"{runtime}/bus")
+        # PipeWire's and PulseAudio's daemons load modules on request, some of which make a pipe at
+        # any path the client names (`module-pipe-sink file=...`): files made outside, anywhere.
+        sockets += [f"{runtime}/bus", f"{runtime}/pipewire-0", f"{runtime}/pipewire-0-manager"]
     sockets += bus_socket_paths(environ.get("DBUS_SESSION_BUS_ADDRESS", ""))
     for socket_path in dict.fromkeys(sockets):
         if exists(socket_path):
             args += ["--ro-bind", "/dev/null", socket_path]
     if os.path.isabs(runtime):
-        for folder in ("systemd", "at-spi"):
+        for folder in ("systemd", "at-spi", "pulse"):
             if exists(f"{runtime}/{folder}"):
                 args += ["--tmpfs", f"{runtime}/{folder}"]
     if exists("/tmp/.X11-unix"):
