@@ -53,7 +53,11 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
     )
     zdotdir = container.protected_set("linux", {"ZDOTDIR": "/home/ann/zsh"}, HOME, [], [], None)
     assert zdotdir.if_present[-2:] == ("/home/ann/.config/zsh", "/home/ann/zsh"), "zsh's start-up files"
-    assert container.protected_set("linux", {"ZDOTDIR": HOME}, HOME, [], [], None).if_present[-1].endswith("zsh")
+    for above in (HOME, HOME + "/.", HOME + "/../ann", "/home", "/"):  # the home folder, however spelt, or above
+        assert container.protected_set("linux", {"ZDOTDIR": above}, HOME, [], [], None).if_present[-1].endswith("/zsh")
+    followed = linux_set().follow_links
+    assert "/home/ann/.config/zsh" in followed and "/home/ann/.config/Claude" in followed, "links in them too"
+    assert "/home/ann/.local/lib" not in followed and "/home/ann/src/cowork/.venv" not in followed
     assert "/home/ann/.local/share/fonts" in protected.folders, "a font can draw the prompt's words as others"
     for folder in ("gtk-3.0", "dconf", "plasma-workspace", "fontconfig"):  # gtk-modules: loaded by the tray's menu
         assert f"/home/ann/.config/{folder}" in protected.folders
