@@ -128,6 +128,7 @@ class ProtectedSet:
     # user site's (a package linked there is the user's work).
     follow_links: tuple[str, ...] = ()
     link_pairs: tuple[tuple[str, str], ...] = ()  # (a symlink in a protected folder, what it points to)
+    program: tuple[str, ...] = ()  # the program's own folders among them (`hold_members` leaves them out)
 
     def all(self) -> tuple[str, ...]:
         return (*self.folders, *self.files, *self.if_present, *self.absent)
@@ -178,8 +179,7 @@ def protected_set(
         # folder), guarded instead.
         # zsh reads its start-up files from $ZDOTDIR, which ~/.zshenv often sets to ~/.config/zsh.
         zdotdir = os.path.normpath(environ.get("ZDOTDIR", "") or ".")
-        above_home = zdotdir == os.path.normpath(home) or os.path.normpath(home).startswith(zdotdir.rstrip("/") + "/")
-        zsh = [zdotdir] if os.path.isabs(zdotdir) and not above_home else []
+        zsh = [zdotdir] if os.path.isabs(zdotdir) and not _holds(zdotdir, os.path.normpath(home)) else []
         where_present = (join(config, "Claude"), join(home, ".fonts"), join(config, "zsh"), *zsh)
         files += [join(home, name) for name in X_SESSION_FILES]
         files += [join(config, name) for name in CONFIG_FILES]
@@ -217,7 +217,9 @@ def protected_set(
         files.append(join(data, "applications", DESKTOP_FILE_NAME))
     files += [join(home, name) for name in SHELL_FILES]
     unique, followed = tuple(dict.fromkeys(folders)), tuple(dict.fromkeys([*folders[configuration:], *where_present]))
-    return ProtectedSet(unique, tuple(dict.fromkeys(files)), where_present, follow_links=followed)
+    return ProtectedSet(
+        unique, tuple(dict.fromkeys(files)), where_present, follow_links=followed, program=tuple(program_folders)
+    )
 
 
 def claude_config_dir(platform: str, environ: Mapping[str, str], home: str) -> str | None:
@@ -306,23 +308,22 @@ def hidden_args(environ: Mapping[str, str], exists: Callable[[str], bool]) -> li
     (`dbus-launch` and sessions without systemd: `/tmp/dbus-...`), the accessibility bus (its
     launcher's, in the runtime folder), the sound servers, systemd's user manager and X11's path
     sockets. Abstract sockets are Landlock's to scope (landlock.py)."""
-    args: list[str] = []
     sockets: list[str] = []
+    folders: list[str] = []
     runtime = environ.get("XDG_RUNTIME_DIR", "")
     if os.path.isabs(runtime):
         # PipeWire's and PulseAudio's daemons load modules on request, some of which make a pipe at
         # any path the client names (`module-pipe-sink file=...`): files made outside, anywhere.
         sockets += [f"{runtime}/bus", f"{runtime}/pipewire-0", f"{runtime}/pipewire-0-manager"]
+        folders += [f"{runtime}/systemd", f"{runtime}/at-spi", f"{runtime}/pulse"]
     sockets += bus_socket_paths(environ.get("DBUS_SESSION_BUS_ADDRESS", ""))
+    args: list[str] = []
     for socket_path in dict.fromkeys(sockets):
         if exists(socket_path):
             args += ["--ro-bind", "/dev/null", socket_path]
-    if os.path.isabs(runtime):
-        for folder in ("systemd", "at-spi", "pulse"):
-            if exists(f"{runtime}/{folder}"):
-                args += ["--tmpfs", f"{runtime}/{folder}"]
-    if exists("/tmp/.X11-unix"):
-        args += ["--tmpfs", "/tmp/.X11-unix"]
+    for folder in (*folders, "/tmp/.X11-unix"):
+        if exists(folder):
+            args += ["--tmpfs", folder]
     return args
 
 
@@ -532,7 +533,7 @@ def prepare(protected: ProtectedSet) -> ProtectedSet:
     home = os.path.realpath(os.path.expanduser("~"))
     for present in protected.if_present:
         real = os.path.realpath(present)
-        if os.path.isdir(real) and not (home == real or home.startswith(real.rstrip("/") + "/")):
+        if os.path.isdir(real) and not _holds(real, home):
             folders.append(real)
     for lone in (*protected.files, *protected.if_present):  # its folder is watched (lone_files.py)
         with contextlib.suppress(OSError):
@@ -555,6 +556,7 @@ def prepare(protected: ProtectedSet) -> ProtectedSet:
         absent=tuple(dict.fromkeys([*absent, *linked.absent])),
         links=tuple(links.items()),
         link_pairs=tuple(linked.pairs),
+        program=tuple(os.path.realpath(folder) for folder in protected.program),
     )
 
 
@@ -580,16 +582,15 @@ def link_targets(
     itself a link) is guarded as a member's own link is. The first `limit` entries of each folder,
     nearest first."""
     found = LinkTargets()
-    roots = [folder.rstrip("/") for folder in protected]
-    home = os.path.realpath(home).rstrip("/")
+    home = os.path.realpath(home)
     for top in within:
         for path in _first_entries(top, limit, folders=True):
             if not os.path.islink(path):
                 continue
             target = os.path.realpath(path)
-            covered = any(target == r or target.startswith(r + "/") for r in roots)
-            holds = any(h == target or h.startswith(target.rstrip("/") + "/") for h in (*roots, home))
-            if covered or holds or not target.startswith(home + "/") or not _changeable(target):
+            covered = any(_holds(root, target) for root in protected)
+            holds = any(_holds(target, held) for held in (*protected, home))
+            if covered or holds or not _holds(home, target) or not _changeable(target):
                 continue
             try:
                 mode = os.stat(target).st_mode
@@ -613,8 +614,8 @@ def link_targets(
 def linked_from(protected: ProtectedSet, members: Iterable[str]) -> list[str]:
     """What the symlinks inside `members` point to: a command allowed to change a stowed file
     (`~/.config/fish/config.fish`) must find the file it points to writable too."""
-    roots = [member.rstrip("/") for member in members]
-    return [target for link, target in protected.link_pairs if any(link.startswith(r + "/") for r in roots)]
+    members = list(members)
+    return [target for link, target in protected.link_pairs if any(_holds(member, link) for member in members)]
 
 
 def _first_entries(top: str, limit: int, *, folders: bool) -> Iterator[str]:
@@ -670,27 +671,21 @@ def _first_missing(path: str) -> str:
 
 def _changeable(path: str) -> bool:
     """Whether this user could change `path`, or make it (its nearest existing folder is writable)."""
-    while not os.path.lexists(path):
-        parent = os.path.dirname(path)
-        if parent == path:
-            return False
-        path = parent
+    if not os.path.lexists(path):
+        path = os.path.dirname(_first_missing(path))
     return os.access(path, os.W_OK) or os.access(os.path.dirname(path), os.W_OK)
+
+
+def _holds(folder: str, path: str) -> bool:
+    """Whether `path` is `folder` or lies inside it (both absolute, spelt alike)."""
+    folder = folder.rstrip("/")
+    return path == folder or path.startswith(folder + "/")
 
 
 def _writable_parent(path: str) -> bool:
     """Whether a command could rename `path` away; a missing folder has nothing to bind (bwrap would
     fail every command on it)."""
     return os.path.isdir(path) and os.access(os.path.dirname(path), os.W_OK)
-
-
-def this_program_folders() -> list[str]:
-    """`program_folders` of this process: its package, venv and Python."""
-    import app
-
-    package = os.path.dirname(os.path.abspath(app.__file__))
-    home = os.path.expanduser("~")
-    return program_folders(package, sys.prefix, sys.base_prefix, home)
 
 
 def linked_program_file(folders: Iterable[str], limit: int = LINKS_LOOKED_AT) -> str | None:
@@ -713,6 +708,9 @@ def this_protected_set(app_folders: Iterable[str]) -> ProtectedSet:
     """The protected set of this process's platform, environment and program."""
     import site
 
+    import app
+
+    package = os.path.dirname(os.path.abspath(app.__file__))
     user_site = None
     if sys.platform == "linux":
         user_site = os.path.join(site.getuserbase(), "lib")  # ~/.local/lib: every Python's user hooks
@@ -723,7 +721,7 @@ def this_protected_set(app_folders: Iterable[str]) -> ProtectedSet:
         os.environ,
         os.path.expanduser("~"),
         app_folders,
-        this_program_folders(),
+        program_folders(package, sys.prefix, sys.base_prefix, os.path.expanduser("~")),
         user_site,
         socket.gethostname(),
     )
@@ -869,8 +867,7 @@ def protected_hint(stderr: str, exit_code: int | None, protected: Iterable[str])
 def hold_members(protected: ProtectedSet) -> tuple[str, ...]:
     """The members a command is held for naming: not the program's own folders, which commands name
     to run them (the venv's python), never to change them."""
-    program = {os.path.realpath(folder) for folder in this_program_folders()}
-    return tuple(member for member in protected.all() if member not in program)
+    return tuple(member for member in protected.all() if member not in protected.program)
 
 
 # Set-uid programs cannot gain privileges in the container (bwrap sets no_new_privs).

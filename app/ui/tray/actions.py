@@ -343,7 +343,7 @@ def _say_if_unprotected(app: ActionsApp) -> None:
     if said:
         log.warning("commands are less protected: %s", container.log_message(found.state, found.detail, found.scoping))
         app.notifier.notify(_("Commands are less protected"), said)
-    linked = container.linked_program_file(container.this_program_folders()) if found.on else None
+    linked = container.linked_program_file(found.protected.program) if found.on else None
     if linked is not None:  # the read-only bind covers one of its names
         log.warning("commands can change the program's files through another name (a hard link): %s", linked)
         app.notifier.notify(_("Cowork Terminal's files are not protected"), container.linked_message())
