@@ -4,21 +4,21 @@ For each server that hands the tray its tool calls, the tray's command host
 (core/authority/command_host.py) opens one `TrayRunner`: a host side as `serve` has one (a tray link
 to the hub of this very process, core/channel/local_link.py, so the hub sees an ordinary server
 whose commands it holds, stops and records), an MCP server with the argument gate and
-`register_tools`, and the SDK's in-process client (it awaits the server's handlers directly), which
-says it is the real client (its name sets the patience). So every result, text and refusal is what
-a server produces, but the decision and the command are the tray's, and a job outlives the server
-that asked for it. The tray starts without the MCP SDK: this module is loaded once the first server binds
-(`warm`, through CommandHost.expect_calls), ahead of that server's first call.
+`register_tools`, and the SDK's direct dispatcher to it (the server's handlers awaited in place, raw
+dicts both ways), whose requests say they come from the real client (its name sets the patience).
+So every result, text and refusal is what a server produces, but the decision and the command are
+the tray's, and a job outlives the server that asked for it. The tray starts without the MCP SDK:
+this module is loaded once the first server binds (`warm`, through CommandHost.expect_calls), ahead
+of that server's first call.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import importlib
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any, cast
 
@@ -26,10 +26,12 @@ import anyio
 import anyio.lowlevel
 import anyio.to_thread
 from anyio.abc import TaskGroup
-from mcp import Client
 from mcp.server import MCPServer
+from mcp.server.runner import modern_on_request
+from mcp.shared.direct_dispatcher import DirectDispatcher, create_direct_dispatcher_pair
+from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
 from mcp_types import SERVER_INFO_META_KEY as SERVER_INFO_META  # the modern era's stamp on every result
-from mcp_types import Implementation
+from mcp_types.version import LATEST_MODERN_VERSION
 
 from app import __version__
 from app.core.authority.command_host import ProgressSink
@@ -47,7 +49,6 @@ from app.server.mcp_server import INSTRUCTIONS, SERVER_NAME, PushRelay
 log = logging.getLogger(__name__)
 
 UNNAMED_CLIENT = "unknown"
-IN_PROCESS_MODE = "auto"  # for an in-process server: the SDK's direct dispatcher
 
 
 def as_forwarded(result: dict[str, Any]) -> dict[str, Any]:
@@ -72,9 +73,13 @@ class TrayRunner:
             name=SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, middleware=[self.gate]
         )
         self.gate.declared = declared_parameters(self.server)
-        self.client_info = Implementation(name=call.client_name or UNNAMED_CLIENT, version=call.client_version or "")
+        self.envelope = {  # what a modern client says with each request: its protocol, name, abilities
+            PROTOCOL_VERSION_META_KEY: LATEST_MODERN_VERSION,
+            CLIENT_INFO_META_KEY: {"name": call.client_name or UNNAMED_CLIENT, "version": call.client_version or ""},
+            CLIENT_CAPABILITIES_META_KEY: {},
+        }
         self.patience = call.patience
-        self.client: Client | None = None
+        self.line: DirectDispatcher | None = None
         self.service: CommandService | None = None
         self._closed = anyio.Event()
         self._ended = anyio.Event()
@@ -103,10 +108,8 @@ class TrayRunner:
                         functools.partial(anyio.to_thread.run_sync, self.host.prepare, abandon_on_cancel=True)
                     )
                     self.gate.serve_with(opened)
-                # The SDK's in-process path: the client awaits the server's handler directly, with no
-                # streams and no JSON-RPC framing (a third of the legacy in-memory session's cost).
-                async with Client(self.server, client_info=self.client_info, mode=IN_PROCESS_MODE) as client:
-                    self.client = client
+                async with direct_line(self.server) as line:
+                    self.line = line
                     task_status.started()
                     await self._closed.wait()
                 group.cancel_scope.cancel()
@@ -122,20 +125,21 @@ class TrayRunner:
                 self._ended.set()
 
     async def call(self, call: Call, progress: ProgressSink | None) -> Mapping[str, Any]:
-        assert self.client is not None
+        assert self.line is not None
         # The time the call waited in the tray (a runner is built at a server's first call: 2 s here,
         # 10 s under load) comes out of the client's patience (job_tools.WAITED_META).
-        waited: dict[str, Any] = {WAITED_META: max(0.0, time.monotonic() - call.arrived)}
-        if progress is not None:  # the SDK's direct path calls back with no token: the tools look for one
-            waited["progressToken"] = call.call_id
+        meta: dict[str, Any] = {**self.envelope, WAITED_META: max(0.0, time.monotonic() - call.arrived)}
+        opts: dict[str, Any] = {}
+        if progress is not None:  # the direct path calls back with no token: the tools look for one
+            meta["progressToken"] = call.call_id
+            opts["on_progress"] = progress
+        params = {"name": call.tool, "arguments": dict(call.arguments), "_meta": meta}
         mark("runner: client call")
-        result = await self.client.call_tool(
-            call.tool, dict(call.arguments), progress_callback=cast(Any, progress), meta=cast(Any, waited)
-        )
+        # The raw result, passed on as the server made it: `serve`'s client checks it against the
+        # tool's schemas, so no second check here (0.3 ms a call, hop_times).
+        result = await self.line.send_raw_request("tools/call", params, cast(Any, opts))
         mark("runner: client result")
-        dumped = as_forwarded(result.model_dump(mode="json", by_alias=True, exclude_none=True))
-        mark("runner: result dumped")
-        return dumped
+        return as_forwarded(result)
 
     def busy(self) -> bool:
         service = self.service
@@ -153,12 +157,35 @@ class TrayRunner:
         await self._ended.wait()
 
 
+async def _nothing_inbound(_ctx: Any, _method: str, _params: Mapping[str, Any] | None) -> None:
+    """Neither side takes notifications: the modern era has none from client to server, and what the
+    tools say meanwhile is progress, which comes back through the call's own callback."""
+
+
+async def _no_server_requests(_ctx: Any, method: str, _params: Mapping[str, Any] | None) -> dict[str, Any]:
+    raise RuntimeError(f"a server request ({method}) reached the tray's runner")  # the modern era has none
+
+
+@contextlib.asynccontextmanager
+async def direct_line(server: MCPServer[Any]) -> AsyncIterator[DirectDispatcher]:
+    """The SDK's in-process path to `server` (what its `Client` opens in `auto` mode, without the
+    client): requests go to the server's handlers as dicts, results come back as dicts."""
+    lowlevel = server._lowlevel_server  # the SDK's own in-process client reaches it the same way
+    async with lowlevel.lifespan(lowlevel) as state, anyio.create_task_group() as group:
+        line, served = create_direct_dispatcher_pair(raise_handler_exceptions=False)
+        await group.start(served.run, modern_on_request(lowlevel, state), _nothing_inbound)
+        await group.start(line.run, _no_server_requests, _nothing_inbound)
+        try:
+            yield line
+        finally:
+            line.close()
+            served.close()
+
+
 def warm(paths: AppPaths) -> None:
     """Once a server has bound, before its first call: what that call would load cold besides this
-    module (the SDK's check of each tool result, the classifier, tree-sitter, the executor), loaded while
-    Claude is still starting, so the first command does not wait for them (issue 21)."""
-    with contextlib.suppress(ImportError):  # the SDK's client loads it at the first result it checks
-        importlib.import_module("jsonschema")
+    module (the classifier, tree-sitter, the executor), loaded while Claude is still starting, so the
+    first command does not wait for them (issue 21)."""
     load_for_commands(str(Path.home()), protected_paths(paths))
 
 
