@@ -15,10 +15,12 @@ as soon as a server binds (`expect_calls`), while Claude is still starting up, n
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import logging
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from contextlib import suppress
 from typing import Any, Protocol
 
@@ -89,6 +91,7 @@ class CommandHost:
         self._portal: anyio.from_thread.BlockingPortal | None = None
         self._portal_cm: Any = None
         self._group: TaskGroup | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._ready = threading.Event()
         self._lock = threading.Lock()
 
@@ -115,15 +118,21 @@ class CommandHost:
 
     def submit(self, peer: PeerLike, call: Call) -> None:
         """Run `call` for `peer` (thread-safe, returns at once); its result is pushed to the peer."""
-        portal = self._portal
-        if portal is None:
+        self._soon(self._run, peer, call)
+
+    def _soon(self, func: Callable[..., Coroutine[Any, Any, None]], *args: Any) -> None:
+        """Start `func(*args)` on the host's loop without waiting for that loop to wake (a portal's
+        `start_task_soon` waits): the hub's reader, which calls this, answers its server meanwhile
+        instead of when the host's loop runs (0.3 ms a call, contending with it for the GIL)."""
+        loop, group = self._loop, self._group
+        if loop is None or group is None or self._portal is None:
             raise RuntimeError("the command host is not running")
-        portal.start_task_soon(self._run, peer, call)
+        loop.call_soon_threadsafe(functools.partial(group.start_soon, func, *args))
 
     def expect_calls(self) -> None:
         """A server that hands this tray its calls has bound: load the runners' modules now, in a
-        worker thread: the host's loop must stay free, as the hub's `call` waits for it to take the
-        call (a call that comes meanwhile is taken at once, and its runner waits for the load)."""
+        worker thread: the host's loop must stay free, as every call waits for it to be taken
+        (a call that comes meanwhile is taken at once, and its runner waits for the load)."""
         with self._lock:  # servers bind on their own threads: one of them schedules it
             warm, self._warm = self._warm, None
             portal = self._portal
@@ -133,23 +142,19 @@ class CommandHost:
 
     def cancel(self, peer: PeerLike, call_id: str) -> None:
         """The client cancelled the call: cancel it as the server would have (execute_command ends its job)."""
-        portal = self._portal
-        if portal is not None:
-            with suppress(RuntimeError):
-                portal.start_task_soon(self._cancel, id(peer), call_id)
+        with suppress(RuntimeError):
+            self._soon(self._cancel, id(peer), call_id)
 
     def peer_gone(self, peer: PeerLike) -> None:
         """The server went away: its runner lives on while one of its jobs runs or waits."""
-        portal = self._portal
-        if portal is not None:
-            with suppress(RuntimeError):
-                portal.start_task_soon(self._gone, id(peer))
+        with suppress(RuntimeError):
+            self._soon(self._gone, id(peer))
 
     # -- on the host's loop ------------------------------------------------------------------------
 
     async def _main(self) -> None:
         async with anyio.create_task_group() as group:
-            self._group = group
+            self._group, self._loop = group, asyncio.get_running_loop()
             group.start_soon(self._reap)
             self._ready.set()
             await anyio.sleep_forever()
