@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import posixpath
 import re
@@ -24,9 +25,15 @@ def _norm_path(path: str) -> str:
     return path
 
 
+_ABSOLUTE = re.compile(r"^/|^[a-z]:/")
+_DRIVE = re.compile(r"^([a-z]):/(.*)$")
+_ANY_DRIVE = re.compile(r"^(?:([a-z]):|/cygdrive/([a-z])|/mnt/([a-z]))(?=/|$)(.*)$")
+_ESCAPE = re.compile(r"\\(.)")
+
+
 def _canonical(path: str) -> str:
     """One spelling for a Windows path: C:/x, /cygdrive/c/x and /mnt/c/x all become /c/x (Git Bash's)."""
-    drive = re.match(r"^(?:([a-z]):|/cygdrive/([a-z])|/mnt/([a-z]))(?=/|$)(.*)$", path)
+    drive = _ANY_DRIVE.match(path)
     if drive:
         return f"/{drive[1] or drive[2] or drive[3]}{drive[4]}"
     return path
@@ -41,19 +48,25 @@ class _Protected:
 
     paths: tuple[str, ...]  # absolute, normalised
     needle: re.Pattern[str] | None  # any spelling of one of them, with path-name boundaries
+    parts: tuple[tuple[str, ...], ...] = ()  # each path's names, one spelling (what `relation` compares)
 
     @classmethod
     def build(cls, raw: Sequence[str]) -> _Protected:
-        home = _norm_path(_home())
+        """Built once per set of paths and home folder: every command is classified against the same."""
+        return _built(tuple(str(item) for item in raw), _home())
+
+    @classmethod
+    def _build(cls, raw: tuple[str, ...], home: str) -> _Protected:
+        home = _norm_path(home)
         paths: list[str] = []
         texts: set[str] = set()
         for item in raw:
-            path = _norm_path(os.path.expanduser(str(item)))
+            path = _norm_path(os.path.expanduser(item))
             if not path or path == "/":
                 continue
             paths.append(path)
             texts.add(path)
-            drive = re.match(r"^([a-z]):/(.*)$", path)
+            drive = _DRIVE.match(path)
             if drive:  # Git Bash and Cygwin spell C:/x as /c/x and /cygdrive/c/x
                 texts.add(f"/{drive[1]}/{drive[2]}")
                 texts.add(f"/cygdrive/{drive[1]}/{drive[2]}")
@@ -64,13 +77,14 @@ class _Protected:
             return cls((), None)
         alternatives = "|".join(re.escape(t) for t in sorted(texts, key=len, reverse=True))
         needle = re.compile(rf"(?<!{_NAME_CHAR})(?:{alternatives})(?!{_NAME_CHAR})")
-        return cls(tuple(paths), needle)
+        parts = tuple(tuple(s for s in _canonical(path).split("/") if s) for path in paths)
+        return cls(tuple(paths), needle, parts)
 
     def mentioned_in(self, text: str) -> bool:
         if self.needle is None:
             return False
         folded = text.casefold()
-        variants = (folded, folded.replace("\\", "/"), re.sub(r"\\(.)", r"\1", folded))
+        variants = (folded, folded.replace("\\", "/"), _ESCAPE.sub(r"\1", folded))
         return any(self.needle.search(v) for v in variants)
 
     def relation(self, word: _Word) -> str | None:
@@ -80,15 +94,14 @@ class _Protected:
         if word.value is not None and self.mentioned_in(word.value):
             return "inside"
         path = _norm_path(word.pattern)
-        if not re.match(r"^/|^[a-z]:/", path):
+        if not _ABSOLUTE.match(path):
             return None
         fuzzy = word.value is None or word.glob
         if not fuzzy:
             path = posixpath.normpath(path)
         mine = [s for s in _canonical(path).split("/") if s not in ("", ".")]
         found = None
-        for protected in self.paths:
-            theirs = [s for s in _canonical(protected).split("/") if s]
+        for theirs in self.parts:
             pairs = zip(mine, theirs, strict=False)  # the shorter decides: inside, or above
             if not all(fnmatch.fnmatchcase(t, m) if fuzzy else m == t for m, t in pairs):
                 continue
@@ -96,3 +109,8 @@ class _Protected:
                 return "inside"
             found = "above"
         return found
+
+
+@functools.lru_cache(maxsize=8)
+def _built(raw: tuple[str, ...], home: str) -> _Protected:
+    return _Protected._build(raw, home)
