@@ -41,15 +41,16 @@ class Peer:
     def push(self, message: Any) -> None:
         self.pushed.append(message)
 
+    push_now = push
+
 
 def results(peer: Peer) -> list[str]:
     return [m.result["content"][0]["text"] for m in peer.pushed if isinstance(m, CallResult)]
 
 
 def test_the_runners_load_once_at_the_first_server_that_binds_and_calls_are_taken_meanwhile() -> None:
-    """The load runs beside the host's loop: the hub waits for that loop to take each call (and the
-    server for the hub's answer), so a load on the loop made a call wait for it, past the server's
-    5 s on a loaded machine."""
+    """The load runs beside the host's loop: every call waits for that loop to take it, so a load on
+    the loop made a call wait for it, past the server's 5 s on a loaded machine."""
     loads: list[str] = []
     release = threading.Event()
 

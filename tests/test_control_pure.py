@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,7 @@ import pytest
 from app.core.authority.state import DEFAULTS, STRICTEST, ControlState, loosened, strictest, with_changes
 from app.core.channel.address import MACOS_SUN_PATH_MAX, channel_address, data_dir_key
 from app.core.channel.peer import OwnFacts, PeerFacts, client_refusal, not_dumpable, runs_this_app, tray_refusal
-from app.core.channel.wire import MAX_FRAME_BYTES, ProtocolError, decode, encode
+from app.core.channel.wire import MAX_FRAME_BYTES, QUICK_FRAME_BYTES, Channel, ProtocolError, decode, encode
 from app.core.policy.direction import LOOSEN, NEUTRAL, REFUSE, TIGHTEN, classify_request
 
 OWN_SOURCE = OwnFacts(uid=1000, executable="/usr/bin/python3.11", frozen=False, data_dir="/home/ana/.local/share/ct")
@@ -193,6 +195,36 @@ def test_frames_are_json_objects_with_an_op_and_a_size_limit() -> None:
             decode(bad)
     with pytest.raises(ProtocolError):
         encode({"op": "x", "data": "y" * MAX_FRAME_BYTES})
+
+
+@pytest.mark.skipif(os.name == "nt", reason="sockets that select writable: POSIX")
+def test_a_small_frame_is_sent_at_once_and_never_blocks_on_a_full_socket_or_a_busy_sender() -> None:
+    """The command host sends a call's result from its loop (Peer.push_now): that send must never
+    wait, or one server that stops reading would hold up every other server's commands."""
+    import socket
+    from multiprocessing.connection import Connection
+
+    ours, theirs = socket.socketpair()
+    channel, peer = Channel(Connection(ours.detach())), Connection(theirs.detach())
+    try:
+        assert channel.send_if_room({"op": "call_result", "text": "hi"})
+        assert decode(peer.recv_bytes()) == {"op": "call_result", "text": "hi"}
+        assert not channel.send_if_room({"op": "call_result", "text": "x" * QUICK_FRAME_BYTES})  # too big to be sure
+        with channel._send_lock:  # another thread mid-frame: not waited for
+            assert not channel.send_if_room({"op": "call_result"})
+        os.set_blocking(channel.connection.fileno(), False)
+        filled = 0
+        with contextlib.suppress(BlockingIOError):  # the peer reads nothing: fill its socket
+            while True:
+                filled += os.write(channel.connection.fileno(), b"\0" * 4096)
+        os.set_blocking(channel.connection.fileno(), True)
+        assert filled > 0
+        began = time.monotonic()
+        assert not channel.send_if_room({"op": "call_result", "text": "hi"})
+        assert time.monotonic() - began < 1.0
+    finally:
+        channel.close()
+        peer.close()
 
 
 def test_windows_paths_compare_without_case_and_others_exactly() -> None:

@@ -66,6 +66,8 @@ class CallRunner(Protocol):
 class PeerLike(Protocol):
     def push(self, message: Any) -> None: ...
 
+    def push_now(self, message: Any) -> None: ...
+
 
 RunnerOpener = Callable[[Call, TaskGroup], Awaitable[CallRunner]]
 
@@ -195,7 +197,7 @@ class CommandHost:
             finally:
                 served.calls.pop(call.call_id, None)
             mark("host: result pushed")
-            peer.push(CallResult(call.call_id, result))
+            peer.push_now(CallResult(call.call_id, result))
 
     async def _answer(self, served: _Served, call: Call) -> Mapping[str, Any]:
         try:

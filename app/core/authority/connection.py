@@ -49,6 +49,20 @@ class Peer:
             log.warning("%s does not read its messages: disconnecting it", self.label)
             self.channel.close()
 
+    def push_now(self, message: Message) -> None:
+        """`push`, but sent from this thread when nothing queued waits before it and the send
+        cannot block (a tool call's result, from the command host: one thread hop less, about
+        0.1 ms a call); otherwise queued."""
+        if self._outbox.unfinished_tasks == 0:  # nothing queued, nor being sent by the writer
+            try:
+                if self.channel.send_if_room(encode(message)):
+                    return
+            except (OSError, ProtocolError) as exc:
+                log.info("%s: send failed (%s); closing", self.label, exc)
+                self.channel.close()
+                return
+        self.push(message)
+
     def answer(self, message: Ack | ErrorReply) -> None:
         """An answer to the request just read, sent from the reader's own thread: the caller waits
         for it (a server starts its command only then), so no hop through the outbox. A peer that
@@ -62,14 +76,16 @@ class Peer:
     def write_loop(self) -> None:
         while True:
             message = self._outbox.get()
-            if message is None or self.channel.closed:
-                return
             try:
+                if message is None or self.channel.closed:
+                    return
                 self.channel.send(encode(message))
             except (OSError, ProtocolError) as exc:
                 log.info("%s: send failed (%s); closing", self.label, exc)
                 self.channel.close()
                 return
+            finally:
+                self._outbox.task_done()  # `push_now` sends itself only when all are done
 
     def stop_writing(self) -> None:
         with contextlib.suppress(queue.Full):

@@ -46,6 +46,10 @@ class LocalEnd:
         if self.closed:
             self._closed()
 
+    def send_if_room(self, message: dict[str, Any]) -> bool:
+        """Never at once: the hub's own runners get their messages in order from the writer thread."""
+        return False
+
     def send(self, message: dict[str, Any]) -> None:
         other = self.other
         if self.closed or other is None or other.closed:

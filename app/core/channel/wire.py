@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import contextlib
 import json
+import select
+import sys
 import threading
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
 MAX_FRAME_BYTES = 1 << 20  # previews are 8 KiB per stream; nothing legitimate comes close
+# A frame this small goes whole into a socket that selects writable (macOS's low-water mark for that
+# is 2,048 bytes; Linux keeps three quarters of the buffer free), so sending it cannot block.
+QUICK_FRAME_BYTES = 2000
 
 
 class ProtocolError(Exception):
@@ -52,6 +57,20 @@ class Channel:
         data = encode(message)
         with self._send_lock:
             self.connection.send_bytes(data)
+
+    def send_if_room(self, message: dict[str, Any]) -> bool:
+        """Send now when that cannot block: a small frame, a POSIX socket with room, no other
+        thread mid-frame. False when nothing was sent (then a writer thread should send it)."""
+        data = encode(message)
+        if len(data) > QUICK_FRAME_BYTES or sys.platform == "win32" or not self._send_lock.acquire(blocking=False):
+            return False
+        try:
+            if self.closed or not select.select([], [self.connection.fileno()], [], 0)[1]:
+                return False
+            self.connection.send_bytes(data)
+            return True
+        finally:
+            self._send_lock.release()
 
     def receive(self, timeout_s: float | None = None) -> dict[str, Any] | None:
         """The next message; None on timeout. Raises EOFError/OSError when the peer is gone."""
