@@ -227,6 +227,42 @@ def test_a_small_frame_is_sent_at_once_and_never_blocks_on_a_full_socket_or_a_bu
         peer.close()
 
 
+@pytest.mark.skipif(os.name == "nt", reason="sockets that select writable: POSIX")
+def test_a_result_sent_at_once_never_overtakes_what_was_queued_for_that_server_before_it() -> None:
+    """A call's progress waits in the peer's outbox; the result the command host then sends must not
+    reach the server first (it would close the call, and the progress would come after its end)."""
+    import socket
+    import threading
+    from multiprocessing.connection import Connection
+
+    from app.core.authority.connection import Peer
+    from app.core.channel.call_messages import CallProgress, CallResult
+    from app.core.channel.peer import PeerFacts
+    from app.core.channel.protocol import encode as encode_message
+    from app.core.channel.transport import Accepted
+
+    ours, theirs = socket.socketpair()
+    peer = Peer(Accepted(Channel(Connection(ours.detach())), PeerFacts(pid=None, uid=None, executable=None)))
+    server = Connection(theirs.detach())
+    try:
+        progress, result = CallProgress("c1", 1.0, None, "half"), CallResult("c1", {"content": []})
+        peer.push(progress)  # no writer runs yet: it waits
+        peer.push_now(result)
+        assert not server.poll(0.2)  # not sent ahead of the progress
+        writer = threading.Thread(target=peer.write_loop, daemon=True)
+        writer.start()
+        got = [decode(server.recv_bytes()) for _ in range(2)]
+        assert got == [encode_message(progress), encode_message(result)]
+        peer.stop_writing()
+        writer.join(5)
+        peer.push_now(result)  # nothing waits, and no writer runs: only a send from this thread arrives
+        assert server.poll(5)
+        assert decode(server.recv_bytes()) == encode_message(result)
+    finally:
+        peer.channel.close()
+        server.close()
+
+
 def test_windows_paths_compare_without_case_and_others_exactly() -> None:
     own = OwnFacts(
         "S-1-5-21-1-2-3-1001",
