@@ -228,6 +228,32 @@ def test_a_small_frame_is_sent_at_once_and_never_blocks_on_a_full_socket_or_a_bu
 
 
 @pytest.mark.skipif(os.name == "nt", reason="sockets that select writable: POSIX")
+def test_a_small_frame_goes_at_once_on_a_descriptor_above_the_1024_that_select_can_watch() -> None:
+    """A tray with many servers and commands open may hold a socket numbered above 1023, which
+    select() refuses with a ValueError: the result would have been lost with its task."""
+    import resource
+    import socket
+    from multiprocessing.connection import Connection
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    high = 2000
+    if hard != resource.RLIM_INFINITY and hard <= high:
+        pytest.skip(f"this machine allows no descriptor numbered {high}")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, high + 1), hard))
+    ours, theirs = socket.socketpair()
+    try:
+        os.dup2(ours.fileno(), high)
+        channel, peer = Channel(Connection(high)), Connection(theirs.detach())
+        assert channel.send_if_room({"op": "call_result", "text": "hi"})
+        assert decode(peer.recv_bytes()) == {"op": "call_result", "text": "hi"}
+        channel.close()
+        peer.close()
+    finally:
+        ours.close()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+@pytest.mark.skipif(os.name == "nt", reason="sockets that select writable: POSIX")
 def test_a_result_sent_at_once_never_overtakes_what_was_queued_for_that_server_before_it() -> None:
     """A call's progress waits in the peer's outbox; the result the command host then sends must not
     reach the server first (it would close the call, and the progress would come after its end)."""

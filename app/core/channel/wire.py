@@ -17,7 +17,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 MAX_FRAME_BYTES = 1 << 20  # previews are 8 KiB per stream; nothing legitimate comes close
-# A frame this small goes whole into a socket that selects writable (macOS's low-water mark for that
+# A frame this small goes whole into a socket that polls writable (macOS's low-water mark for that
 # is 2,048 bytes; Linux keeps three quarters of the buffer free), so sending it cannot block.
 QUICK_FRAME_BYTES = 2000
 
@@ -65,7 +65,14 @@ class Channel:
         if len(data) > QUICK_FRAME_BYTES or sys.platform == "win32" or not self._send_lock.acquire(blocking=False):
             return False
         try:
-            if self.closed or not select.select([], [self.connection.fileno()], [], 0)[1]:
+            if self.closed:
+                return False
+            room = select.poll()  # not select(): it refuses a descriptor above 1023
+            try:
+                room.register(self.connection.fileno(), select.POLLOUT)
+            except OSError:  # closed by another thread meanwhile
+                return False
+            if not any(events & select.POLLOUT for _fd, events in room.poll(0)):
                 return False
             self.connection.send_bytes(data)
             return True
