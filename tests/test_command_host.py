@@ -41,8 +41,6 @@ class Peer:
     def push(self, message: Any) -> None:
         self.pushed.append(message)
 
-    push_now = push
-
 
 def results(peer: Peer) -> list[str]:
     return [m.result["content"][0]["text"] for m in peer.pushed if isinstance(m, CallResult)]

@@ -199,7 +199,7 @@ def test_frames_are_json_objects_with_an_op_and_a_size_limit() -> None:
 
 @pytest.mark.skipif(os.name == "nt", reason="sockets that select writable: POSIX")
 def test_a_small_frame_is_sent_at_once_and_never_blocks_on_a_full_socket_or_a_busy_sender() -> None:
-    """The command host sends a call's result from its loop (Peer.push_now): that send must never
+    """The command host sends a call's result from its loop (Peer.push): that send must never
     wait, or one server that stops reading would hold up every other server's commands."""
     import socket
     from multiprocessing.connection import Connection
@@ -207,11 +207,12 @@ def test_a_small_frame_is_sent_at_once_and_never_blocks_on_a_full_socket_or_a_bu
     ours, theirs = socket.socketpair()
     channel, peer = Channel(Connection(ours.detach())), Connection(theirs.detach())
     try:
-        assert channel.send_if_room({"op": "call_result", "text": "hi"})
+        assert channel.send_if_room(encode({"op": "call_result", "text": "hi"}))
         assert decode(peer.recv_bytes()) == {"op": "call_result", "text": "hi"}
-        assert not channel.send_if_room({"op": "call_result", "text": "x" * QUICK_FRAME_BYTES})  # too big to be sure
+        too_big = encode({"op": "call_result", "text": "x" * QUICK_FRAME_BYTES})  # too big to be sure
+        assert not channel.send_if_room(too_big)
         with channel._send_lock:  # another thread mid-frame: not waited for
-            assert not channel.send_if_room({"op": "call_result"})
+            assert not channel.send_if_room(encode({"op": "call_result"}))
         os.set_blocking(channel.connection.fileno(), False)
         filled = 0
         with contextlib.suppress(BlockingIOError):  # the peer reads nothing: fill its socket
@@ -220,7 +221,7 @@ def test_a_small_frame_is_sent_at_once_and_never_blocks_on_a_full_socket_or_a_bu
         os.set_blocking(channel.connection.fileno(), True)
         assert filled > 0
         began = time.monotonic()
-        assert not channel.send_if_room({"op": "call_result", "text": "hi"})
+        assert not channel.send_if_room(encode({"op": "call_result", "text": "hi"}))
         assert time.monotonic() - began < 1.0
     finally:
         channel.close()
@@ -245,7 +246,7 @@ def test_a_small_frame_goes_at_once_on_a_descriptor_above_the_1024_that_select_c
     channel, peer = Channel(Connection(fcntl.fcntl(ours.fileno(), fcntl.F_DUPFD, high))), Connection(theirs.detach())
     try:
         assert channel.connection.fileno() >= high
-        assert channel.send_if_room({"op": "call_result", "text": "hi"})
+        assert channel.send_if_room(encode({"op": "call_result", "text": "hi"}))
         assert decode(peer.recv_bytes()) == {"op": "call_result", "text": "hi"}
     finally:
         channel.close()
@@ -272,9 +273,11 @@ def test_a_result_sent_at_once_never_overtakes_what_was_queued_for_that_server_b
     peer = Peer(Accepted(Channel(Connection(ours.detach())), PeerFacts(pid=None, uid=None, executable=None)))
     server = Connection(theirs.detach())
     try:
-        progress, result = CallProgress("c1", 1.0, None, "half"), CallResult("c1", {"content": []})
-        peer.push(progress)  # no writer runs yet: it waits
-        peer.push_now(result)
+        # A progress too long to be sent at once waits for the writer, which does not run yet.
+        progress = CallProgress("c1", 1.0, None, "x" * QUICK_FRAME_BYTES)
+        result = CallResult("c1", {"content": []})
+        peer.push(progress)
+        peer.push(result)
         assert not server.poll(0.2)  # not sent ahead of the progress
         writer = threading.Thread(target=peer.write_loop, daemon=True)
         writer.start()
@@ -282,7 +285,7 @@ def test_a_result_sent_at_once_never_overtakes_what_was_queued_for_that_server_b
         assert got == [encode_message(progress), encode_message(result)]
         peer.stop_writing()
         writer.join(5)
-        peer.push_now(result)  # nothing waits, and no writer runs: only a send from this thread arrives
+        peer.push(result)  # nothing waits, and no writer runs: only a send from this thread arrives
         assert server.poll(5)
         assert decode(server.recv_bytes()) == encode_message(result)
     finally:

@@ -66,8 +66,6 @@ class CallRunner(Protocol):
 class PeerLike(Protocol):
     def push(self, message: Any) -> None: ...
 
-    def push_now(self, message: Any) -> None: ...
-
 
 RunnerOpener = Callable[[Call, TaskGroup], Awaitable[CallRunner]]
 
@@ -197,7 +195,7 @@ class CommandHost:
             finally:
                 served.calls.pop(call.call_id, None)
             mark("host: result pushed")
-            peer.push_now(CallResult(call.call_id, result))
+            peer.push(CallResult(call.call_id, result))
 
     async def _answer(self, served: _Served, call: Call) -> Mapping[str, Any]:
         try:

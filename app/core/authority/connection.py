@@ -16,6 +16,7 @@ from app.core.channel.peer import PeerFacts
 from app.core.channel.protocol import Ack, ErrorReply, Message, encode
 from app.core.channel.transport import Accepted
 from app.core.channel.wire import ProtocolError
+from app.core.channel.wire import encode as wire_encode
 
 log = logging.getLogger(__name__)
 
@@ -35,33 +36,30 @@ class Peer:
         self.waiting: set[int] = set()  # held for the user, not running: Quit does not count them
         self.remembered: ControlState | None = None
         self.ended = False
-        self._outbox: queue.Queue[Message | None] = queue.Queue(OUTBOX_LIMIT)
+        self._outbox: queue.Queue[bytes | None] = queue.Queue(OUTBOX_LIMIT)  # encoded messages
 
     @property
     def label(self) -> str:
         return f"{self.role or 'peer'} pid {self.facts.pid}"
 
     def push(self, message: Message) -> None:
-        """Queue a message for the writer thread; a peer that lets OUTBOX_LIMIT pile up is dropped."""
+        """Send without ever waiting on the peer: from this thread when nothing queued waits before
+        it and the frame fits the socket's room (a call's result from the command host: one thread
+        hop less, about 0.1 ms a call), otherwise through the writer thread. A peer that lets
+        OUTBOX_LIMIT pile up is dropped."""
         try:
-            self._outbox.put_nowait(message)
+            frame = wire_encode(encode(message))
+            if self._outbox.unfinished_tasks == 0 and self.channel.send_if_room(frame):
+                return  # nothing was queued, nor being sent by the writer: the order holds
+        except (OSError, ProtocolError) as exc:
+            log.info("%s: send failed (%s); closing", self.label, exc)
+            self.channel.close()
+            return
+        try:
+            self._outbox.put_nowait(frame)
         except queue.Full:
             log.warning("%s does not read its messages: disconnecting it", self.label)
             self.channel.close()
-
-    def push_now(self, message: Message) -> None:
-        """`push`, but sent from this thread when nothing queued waits before it and the send
-        cannot block (a tool call's result, from the command host: one thread hop less, about
-        0.1 ms a call); otherwise queued."""
-        if self._outbox.unfinished_tasks == 0:  # nothing queued, nor being sent by the writer
-            try:
-                if self.channel.send_if_room(encode(message)):
-                    return
-            except (OSError, ProtocolError) as exc:
-                log.info("%s: send failed (%s); closing", self.label, exc)
-                self.channel.close()
-                return
-        self.push(message)
 
     def answer(self, message: Ack | ErrorReply) -> None:
         """An answer to the request just read, sent from the reader's own thread: the caller waits
@@ -75,17 +73,17 @@ class Peer:
 
     def write_loop(self) -> None:
         while True:
-            message = self._outbox.get()
+            frame = self._outbox.get()
             try:
-                if message is None or self.channel.closed:
+                if frame is None or self.channel.closed:
                     return
-                self.channel.send(encode(message))
-            except (OSError, ProtocolError) as exc:
+                self.channel.send_frame(frame)
+            except OSError as exc:
                 log.info("%s: send failed (%s); closing", self.label, exc)
                 self.channel.close()
                 return
             finally:
-                self._outbox.task_done()  # `push_now` sends itself only when all are done
+                self._outbox.task_done()  # `push` sends itself only when all are done
 
     def stop_writing(self) -> None:
         with contextlib.suppress(queue.Full):

@@ -46,17 +46,20 @@ class LocalEnd:
         if self.closed:
             self._closed()
 
-    def send_if_room(self, message: dict[str, Any]) -> bool:
+    def send_if_room(self, data: bytes) -> bool:
         """Never at once: the hub's own runners get their messages in order from the writer thread."""
         return False
 
     def send(self, message: dict[str, Any]) -> None:
+        # Encoded and decoded as on the wire (its limit and checks): the other side gets plain values,
+        # never a shared object.
+        self.send_frame(wire.encode(message))
+
+    def send_frame(self, data: bytes) -> None:
         other = self.other
         if self.closed or other is None or other.closed:
             raise OSError("the in-process channel is closed")
-        # Encoded and decoded as on the wire (its limit and checks): the other side gets plain values,
-        # never a shared object.
-        other._arrive(wire.decode(wire.encode(message)))
+        other._arrive(wire.decode(data))
 
     def _arrive(self, message: dict[str, Any]) -> None:
         with self._lock:

@@ -54,14 +54,16 @@ class Channel:
         self.closed = False
 
     def send(self, message: dict[str, Any]) -> None:
-        data = encode(message)
+        self.send_frame(encode(message))
+
+    def send_frame(self, data: bytes) -> None:
+        """Send a message `encode` made already (a peer's outbox holds them so)."""
         with self._send_lock:
             self.connection.send_bytes(data)
 
-    def send_if_room(self, message: dict[str, Any]) -> bool:
-        """Send now when that cannot block: a small frame, a POSIX socket with room, no other
-        thread mid-frame. False when nothing was sent (then a writer thread should send it)."""
-        data = encode(message)
+    def send_if_room(self, data: bytes) -> bool:
+        """Send an encoded message now when that cannot block: a small frame, a POSIX socket with
+        room, no other thread mid-frame. False when nothing was sent (a writer thread sends it)."""
         if len(data) > QUICK_FRAME_BYTES or sys.platform == "win32" or not self._send_lock.acquire(blocking=False):
             return False
         try:

@@ -50,13 +50,14 @@ class _Protected:
     needle: re.Pattern[str] | None  # any spelling of one of them, with path-name boundaries
     parts: tuple[tuple[str, ...], ...] = ()  # each path's names, one spelling (what `relation` compares)
 
-    @classmethod
-    def build(cls, raw: Sequence[str]) -> _Protected:
+    @staticmethod
+    def build(raw: Sequence[str]) -> _Protected:
         """Built once per set of paths and home folder: every command is classified against the same."""
-        return _built(tuple(str(item) for item in raw), _home())
+        return _Protected._built(tuple(str(item) for item in raw), _home())
 
     @classmethod
-    def _build(cls, raw: tuple[str, ...], home: str) -> _Protected:
+    @functools.lru_cache(maxsize=8)
+    def _built(cls, raw: tuple[str, ...], home: str) -> _Protected:
         home = _norm_path(home)
         paths: list[str] = []
         texts: set[str] = set()
@@ -109,8 +110,3 @@ class _Protected:
                 return "inside"
             found = "above"
         return found
-
-
-@functools.lru_cache(maxsize=8)
-def _built(raw: tuple[str, ...], home: str) -> _Protected:
-    return _Protected._build(raw, home)

@@ -478,19 +478,18 @@ class TrayLink:
             with contextlib.suppress(RuntimeError):  # its loop ended meanwhile: nobody waits for the answer
                 loop.call_soon_threadsafe(put)
 
-        posts = self._posts
-        if posts is None:
-            seq: int | None = self._send_request(message, settle)
+        sent: list[int] = []
+
+        def send() -> None:
+            try:
+                sent.append(self._send_request(message, settle))
+            except LinkRefused as problem:
+                settle(problem)
+
+        if self._posts is None:
+            send()
         else:
-            seq = None
-
-            def work() -> None:
-                try:
-                    settle(self._request_now(message))
-                except LinkRefused as problem:
-                    settle(problem)
-
-            posts.put(work)
+            self._posts.put(send)
         try:
             with anyio.move_on_after(ACK_TIMEOUT_S):
                 reply = await answer
@@ -499,8 +498,8 @@ class TrayLink:
                 return accepted(reply)
             raise LinkRefused(NO_ANSWER)
         finally:
-            if seq is not None:
-                with self._lock:
+            with self._lock:
+                for seq in sent:  # unanswered (timed out, or the call was cancelled): forgotten
                     self._waiting.pop(seq, None)
 
 
