@@ -152,6 +152,8 @@ async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_d
         "systemd user": user_home / ".config" / "systemd" / "user",
         "systemd": user_home / ".config" / "systemd",
         "environment.d": user_home / ".config" / "environment.d",
+        "user tmpfiles": user_home / ".config" / "user-tmpfiles.d",  # its lines run as the user manager starts
+        "user tmpfiles data": user_home / ".local" / "share" / "user-tmpfiles.d",
         "dbus services": user_home / ".local" / "share" / "dbus-1",
         "gtk settings": user_home / ".config" / "gtk-3.0",  # gtk-modules: loaded by the tray's menu
         "dconf": user_home / ".config" / "dconf",

@@ -41,6 +41,8 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
         "/home/ann/.config/pipewire",  # context.exec: a program PipeWire starts
         "/home/ann/.config/wireplumber",
         "/home/ann/.local/share/wireplumber",
+        "/home/ann/.config/user-tmpfiles.d",  # systemd-tmpfiles' lines, run as the user manager starts
+        "/home/ann/.local/share/user-tmpfiles.d",
     ):
         assert folder in protected.folders
     assert "/home/ann/.claude.json" in protected.files and "/home/ann/.bashrc" in protected.files

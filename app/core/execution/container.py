@@ -195,6 +195,10 @@ def protected_set(
             join(config, "wireplumber"),
             join(data, "wireplumber"),
             join(config, "environment.d"),  # variables for every program the user manager starts
+            # Lines of systemd-tmpfiles' user service, run as the user manager starts: `w+ %h/.bashrc`
+            # appends to a protected file outside any container (tmpfiles.d(5), red team 2026-12-04).
+            join(config, "user-tmpfiles.d"),
+            join(data, "user-tmpfiles.d"),
             join(config, "fish"),
             join(data, "dbus-1"),
             # GTK 3 loads the shared libraries `gtk-modules` names in gtk-3.0/settings.ini into every
