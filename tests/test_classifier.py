@@ -16,6 +16,7 @@ import pytest
 
 from app.core import classifier
 from app.core.classifier import Classification, Tier, analyzer, classify
+from app.core.classifier.findings import DELETE_RECURSIVE
 
 CORPUS = Path(__file__).parent / "data" / "command_tiers.tsv"
 HOME = os.path.expanduser("~")
@@ -361,7 +362,7 @@ def test_a_recursive_removal_outside_the_working_folder_carries_no_rule_kind() -
     for command in ("rm -rf ../other", "rm -rf /", "rm -rf .", "rm -rf *", 'rm -rf "$dir"', "sudo rm -rf build"):
         result = classify(command, cwd="/home/ana/project")
         assert result.tier is Tier.DESTRUCTIVE, command
-        assert not all(f.kind for f in result.findings), command
+        assert not all(f.kind == DELETE_RECURSIVE for f in result.findings), command
 
 
 def test_plain_words_for_a_force_push_and_for_sudo() -> None:

@@ -34,6 +34,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from app.core.authority.holds import HeldCommand
 from app.core.authority.hub import Hub
 from app.core.channel.client import ask_tray
 from app.core.channel.transport import address_for
@@ -580,14 +581,65 @@ async def test_an_allowed_command_that_needs_sudo_runs_outside_the_container_and
 ) -> None:
     # The hub's runner runs the server's commands in this process: with the test's home folder.
     monkeypatch.setenv("HOME", str(user_home))
+    seen: list[dict] = []
     async with serving(home, bound=True) as client, anyio.create_task_group() as g:
-        g.start_soon(allow_once_held, hub, [])
+        g.start_soon(allow_once_held, hub, seen)
         # sudo itself may be missing here: where the command ran is what the test reads.
         result = await run(client, {"command": "sudo -n true; readlink /proc/self/ns/pid"})
     assert result["stdout"].strip() == own_namespace(), result
+    assert "it runs without that protection" in seen[0]["reasons"], "the prompt says where it will run"
     with Journal.open(paths) as journal:
         reason = journal.recent_commands()[0].reason or ""
     assert "gains privileges" in reason, reason
+
+
+async def test_an_allowed_command_that_only_names_a_privileged_program_still_runs_in_the_container(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team, 2026-12-04: `su` as a word (`: su`, `grep -rn snap`) in a command the user allowed
+    for what it deletes ran the whole command outside the container."""
+    monkeypatch.setenv("HOME", str(user_home))
+    (user_home / "proj" / "build").mkdir(parents=True)
+    seen: list[dict] = []
+    command = 'rm -rf build; : su; readlink /proc/self/ns/pid; echo "# sneaked" >> "$HOME/.bash"rc'
+    async with serving(home, bound=True) as client, anyio.create_task_group() as g:
+        g.start_soon(allow_once_held, hub, seen)
+        result = await run(client, {"command": command, "cwd": str(user_home / "proj")})
+    assert result["stdout"].strip() != own_namespace(), result
+    assert "Read-only file system" in result["stderr"], result
+    assert "# sneaked" not in (user_home / ".bashrc").read_text()
+    assert "administrator" not in seen[0]["reasons"], seen
+
+
+async def test_a_rule_never_answers_a_command_that_would_run_without_protection_nor_lifts_it(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team, 2026-12-04: the user's "always allow deleting build folders here" allowed a command
+    that also wrote the autostart folder and ~/.bashrc, and the rule's Allow made them writable."""
+    from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE, describe
+    from tests.in_process_server import held_by
+
+    monkeypatch.setenv("HOME", str(user_home))
+    project = user_home / "proj"
+    (project / "build").mkdir(parents=True)
+    rule = hub.add_rule(DELETE_BUILD_FOLDERS, str(project), FOLDER_SCOPE, describe(DELETE_BUILD_FOLDERS, str(project)))
+    entry = user_home / ".config" / "autostart" / "upd.desktop"
+    command = f"rm -rf build; printf '[Desktop Entry]\\nExec=id\\n' > {entry}; echo '# planted' >> ~/.bashrc"
+    before = (user_home / ".bashrc").read_text()
+    answered: list[HeldCommand] = []
+
+    async def as_a_rule_would() -> None:  # the hold waits for a person: decided here as by the rule
+        [held] = await held_by(hub, seconds=WAIT_S)
+        answered.append(held)
+        assert hub.decide(held.command_id, allowed=True, by=f"rule {rule.id}", rule_id=rule.id)
+
+    async with serving(home, bound=True) as client, anyio.create_task_group() as g:
+        g.start_soon(as_a_rule_would)
+        result = await run(client, {"command": command, "cwd": str(project)})
+    assert answered and answered[0].unprotected, "shown to the user: the rule did not answer it"
+    assert "Read-only file system" in result["stderr"], result
+    assert not entry.exists() and (user_home / ".bashrc").read_text() == before
+    assert not (project / "build").exists(), "what the rule covers ran"
 
 
 async def test_an_allowed_change_of_a_protected_file_in_the_session_shell_works_and_the_file_is_read_only_again_after(

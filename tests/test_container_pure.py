@@ -345,7 +345,7 @@ def test_the_menu_offers_the_container_as_a_checkbox_under_ask_before_running() 
 def test_the_person_reads_why_a_protected_write_waits_in_their_language() -> None:
     from app.core import i18n
     from app.core.classifier import classify
-    from app.core.messages import PROTECTED_WRITE_PLAIN, held_reason
+    from app.core.messages import PRIVILEGED_PLAIN, PROTECTED_WRITE_PLAIN, held_reason
     from app.core.policy.plain_words import held_reason_for_person
 
     command = "echo x >> ~/.bashrc"
@@ -357,13 +357,27 @@ def test_the_person_reads_why_a_protected_write_waits_in_their_language() -> Non
     finally:
         i18n.use_language("en")
     assert said.endswith("wenn Sie es erlauben, läuft es ohne diesen Schutz") and said.startswith("Schreibt"), said
+    command = "sudo tee -a ~/.bashrc"
+    verdict = classify(command, cwd="/tmp")
+    stored = held_reason((*verdict.plain, PROTECTED_WRITE_PLAIN, PRIVILEGED_PLAIN), verdict.reasons)
+    try:
+        i18n.use_language("de")
+        said = held_reason_for_person(stored, command, "/tmp", ()) or ""
+    finally:
+        i18n.use_language("en")
+    assert "Ändert eine Datei" in said and "Braucht Administratorrechte" in said, said
 
 
-def test_set_uid_programs_are_recognised_wherever_they_start_a_command() -> None:
-    for command in ("sudo apt install x", "ls && sudo -n true", "echo x | sudo tee /etc/y", "pkexec id", "(su -c id)"):
-        assert container.gains_privileges(command), command
-    for command in ("sudoku", "echo sudo-less", "pseudo", "ls /snapshots", "git log --grep=su"):
-        assert not container.gains_privileges(command), command
+def test_a_command_gains_privileges_where_it_runs_such_a_program_not_where_it_only_names_one() -> None:
+    from app.core.classifier import classify
+
+    for command in ("sudo apt install x", "ls && sudo -n true", "echo x | sudo tee /etc/y", "pkexec id", "(su -c id)",
+                    "bash -c 'doas id'", "env sudo ls"):  # fmt: skip
+        assert classify(command, cwd="/tmp").gains_privileges, command
+    # Red team, 2026-12-04: the word alone, anywhere in an allowed command, ran all of it outside.
+    for command in ("sudoku", "echo sudo-less", "pseudo", "ls /snapshots", "git log --grep=su", ": su",
+                    "rm -rf build; grep -rn snap docs", "echo sudo"):  # fmt: skip
+        assert not classify(command, cwd="/tmp").gains_privileges, command
 
 
 def test_a_missing_claude_desktop_folder_is_not_created_to_protect_it_and_an_existing_one_is_protected(

@@ -58,6 +58,11 @@ KILLED_BY_REASON = "killed by {signal}"
 BASH_NOT_STARTED_REASON = "bash could not be started ({bash}): {error}"
 # After what a held command does, when it would change the OS container's protected set (issue 21).
 PROTECTED_WRITE_PLAIN = "Changes a file Cowork Terminal protects; if you allow it, it runs without that protection"
+# After what a held command does, when it runs a program that gains privileges (sudo): none works inside.
+PRIVILEGED_PLAIN = (
+    "Needs administrator rights, which do not work inside Cowork Terminal's protection; "
+    "if you allow it, it runs without that protection"
+)
 UNPROTECTED_REASON = "ran without the container: {why}"  # container.py: bwrap missing or failing
 KEYS_HELD_REASON = (
     "These keys would need the user's approval ({reasons}); typed input "
@@ -68,6 +73,8 @@ PROMPT_DECIDED_BY = "user (approval prompt)"
 LOG_WINDOW_DECIDED_BY = "user (activity log)"
 CONFIRMED_DECIDED_BY = "user (confirmed)"
 REQUEST_DECIDED_BY = "a request (command line or a window)"
+# A person's click: only such an Allow lets a command out of the container (never a rule's).
+PERSON_DECIDERS = frozenset({PROMPT_DECIDED_BY, LOG_WINDOW_DECIDED_BY, CONFIRMED_DECIDED_BY})
 UNKNOWN_DECIDER = "the user"
 DENIED_MESSAGE = "The user denied this command in Cowork Terminal, so it did not run. Do not retry it; ask the user."
 HELD_MESSAGE = (

@@ -38,6 +38,7 @@ class HeldCommand:
     explanation: str | None = None
     pin: Pin | None = None  # what runs: the real folder, the scripts' content, the environment
     seen_at: float | None = None  # when the user could first see it: its clock starts then
+    unprotected: bool = False  # it would run without some of the container's protection: no rule answers it
 
     @property
     def folder(self) -> str | None:
@@ -108,8 +109,9 @@ def rule_for(hold: HeldCommand, rules: list[Rule], protected: list[str]) -> int 
     """The id of the first of the user's rules that allows this held command, or None.
 
     `rules` must be the tray's own (the hub's rule book): a row written into the file never counts.
-    The command is judged in its real folder, as it will run."""
-    if not rules:
+    The command is judged in its real folder, as it will run. A hold to run without some of the
+    container's protection is the user's alone to answer."""
+    if not rules or hold.unprotected:
         return None
     real_cwd = hold.folder if hold.pin is not None else os.path.realpath(hold.cwd) if hold.cwd else None
     verdict = classify(hold.command, cwd=real_cwd, protected_paths=protected)

@@ -94,7 +94,7 @@ def begin(hub: RowsHub, peer: Peer, message: Begin) -> dict[str, Any]:
             hold = HeldCommand(
                 command_id, row.command, row.cwd, list(row.env_keys), row.tool, row.reason or "",
                 row.client_name or _("An AI agent"), time.time() + HOLD_UNSEEN_MAX_S, row.digest(), peer,
-                row.explanation, row.pin,
+                row.explanation, row.pin, unprotected=row.unprotected,
             )  # fmt: skip
             hub.holds.add(hold)
     if hold is not None:

@@ -165,6 +165,9 @@ class BeginRow:
     confirmation_id: str | None = None
     explanation: str | None = None
     pin: Pin | None = None
+    # Held to run without some of the container's protection (a protected write, sudo): only a
+    # person answers it, never one of the user's rules.
+    unprotected: bool = False
 
     @classmethod
     def from_wire(cls, data: object) -> BeginRow:
@@ -188,6 +191,7 @@ class BeginRow:
             confirmation_id=optional_text(row.get("confirmation_id"), "confirmation_id"),
             explanation=optional_text(row.get("explanation"), "explanation"),
             pin=None if pin is None else Pin.from_wire(pin),
+            unprotected=flag(row.get("unprotected", False), "unprotected"),
         )
 
     def digest(self) -> str:
@@ -199,7 +203,7 @@ class BeginRow:
             "status": self.status.value, "timeout_ms": self.timeout_ms, "client_name": self.client_name,
             "client_version": self.client_version, "tool": self.tool, "tier": self.tier, "reason": self.reason,
             "confirmation_id": self.confirmation_id, "explanation": self.explanation,
-            "pin": None if self.pin is None else self.pin.to_wire(),
+            "pin": None if self.pin is None else self.pin.to_wire(), "unprotected": self.unprotected or None,
         }  # fmt: skip
         return {key: value for key, value in wire.items() if value is not None}
 

@@ -93,6 +93,11 @@ class Classification:
         return tuple(plain_template(r.replace("{", "{{").replace("}", "}}"), {}) for r in self.reasons)
 
     @property
+    def gains_privileges(self) -> bool:
+        """Whether the command runs a program that gains privileges, as parsed (not a word in it)."""
+        return any(f.kind == GAINS_PRIVILEGES for f in self.findings)
+
+    @property
     def danger(self) -> Danger | None:
         """The worst class of danger among the deciding findings (None unless destructive): the
         approval window says its sentence and styles the worst class most strongly."""
@@ -115,6 +120,9 @@ S = Tier.SAFE
 
 # Rule kinds (app/core/policy/rules.py): findings a rule the user made may cover.
 DELETE_RECURSIVE = "delete-recursive"  # target: the absolute path removed with everything in it
+# A program that gains privileges (sudo, su, pkexec...): set-uid, so it cannot work in the container
+# (bwrap sets no_new_privs); a person's Allow runs such a command outside it (commands/running.py).
+GAINS_PRIVILEGES = "gains-privileges"
 
 
 CANNOT_TELL_WORDS = "Cowork Terminal cannot tell what this command would do ({what})"

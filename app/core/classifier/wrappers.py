@@ -6,7 +6,7 @@ import re
 
 from app.core.i18n import N_
 
-from .findings import D, M, _snip
+from .findings import GAINS_PRIVILEGES, D, M, _snip
 from .handoff import hands_off, local_host
 from .options import _long_flags, _short_flags, _split_options
 from .rule import Analysis
@@ -138,7 +138,9 @@ def cmd_chroot(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
 
 def privileged(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     other = name == "su" or any(a.value in ("-u", "--user") or (a.value or "").startswith("--user=") for a in args)
-    ctx.add(D, "{name}: runs as another user", None if other else N_("Runs as administrator"), name=name)
+    ctx.add(
+        D, "{name}: runs as another user", None if other else N_("Runs as administrator"), GAINS_PRIVILEGES, name=name
+    )
     if name == "su":
         for i, a in enumerate(args):
             if a.value in ("-c", "--command") and i + 1 < len(args):

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, Protocol
 import anyio
 
 from app.core.channel.protocol import Pin, command_digest
-from app.core.classifier import Tier, classify
+from app.core.classifier import Classification, Tier, classify
 from app.core.commands.authority import NotRecorded, ServerAuthority
 from app.core.commands.pins import changed_since, pin_command
 from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest, validate_request
@@ -34,7 +34,7 @@ from app.core.messages import (
     OTHER_COMMAND_REASON,
     PAUSED_HOLD_REASON,
     PAUSED_MESSAGE,
-    PROTECTED_WRITE_PLAIN,
+    PERSON_DECIDERS,
     UNKNOWN_DECIDER,
     WITHDRAWN_MESSAGE,
     WITHDRAWN_REASON,
@@ -53,8 +53,8 @@ class ContainerGate(Protocol):
     """What admission asks of the running commands: whether a command touches a protected member,
     and letting one the user allowed out of the container as far as it must go."""
 
-    def changes_protected(self, command: str, tier: Tier) -> bool: ...
-    def allowed_by_user(self, command_id: int, command: str) -> None: ...
+    def unprotected_asks(self, command: str, verdict: Classification) -> tuple[str, ...]: ...
+    def allowed_by_user(self, command_id: int, command: str, asks: tuple[str, ...]) -> None: ...
 
 
 class AdmissionService(Protocol):
@@ -104,6 +104,7 @@ class Hold(NamedTuple):
     expires_at: float
     reasons: str
     pin: Pin | None = None  # what the user is asked about: the folder, the scripts, the environment
+    asks: tuple[str, ...] = ()  # what it asks of the container that only a person's Allow gives (running.py)
 
 
 class Admitted(NamedTuple):
@@ -145,11 +146,10 @@ class Holds:
             await service.journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
         mark("admission: classified")
-        protected_write = not proven_read_only and service.runs.changes_protected(valid.command, verdict.tier)
+        asks = () if proven_read_only else service.runs.unprotected_asks(valid.command, verdict)
         mark("admission: protected set checked")
-        plain = (*verdict.plain, PROTECTED_WRITE_PLAIN) if protected_write else verdict.plain
-        said = held_reason(plain, verdict.reasons)
-        if not needs_approval(service.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE or protected_write):
+        said = held_reason((*verdict.plain, *asks), verdict.reasons)
+        if not needs_approval(service.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE or bool(asks)):
             return Admitted(await self._begin(valid, tool, verdict.tier.name.lower()), valid, bash)
 
         if not service.authority.present():
@@ -172,8 +172,9 @@ class Holds:
             reason=said,
             confirmation_id=confirmation_id,
             pin=pin,
+            unprotected=bool(asks),  # no rule of the user's answers it: a person must (the hub)
         )
-        self._held[confirmation_id] = Hold(command_id, valid, runner, expires_at, said, pin)
+        self._held[confirmation_id] = Hold(command_id, valid, runner, expires_at, said, pin, asks)
         return Admitted(command_id, valid, bash, confirmation_id)
 
     async def _begin(self, valid: ValidRequest, tool: str, tier: str, **row: object) -> int:
@@ -280,7 +281,8 @@ class Holds:
             except NotRecorded as refused:
                 self._close(confirmation_id, command_id, str(refused))
                 raise CommandRefused(str(refused)) from None
-            self.service.runs.allowed_by_user(command_id, valid.command)
+            if hold.asks and decision.by in PERSON_DECIDERS:  # a rule's Allow runs it in the container
+                self.service.runs.allowed_by_user(command_id, valid.command, hold.asks)
             return await hold.runner(command_id, valid, bash, on_output)
         if self.expires_at(hold) <= time.time():
             self._close(confirmation_id, command_id, HOLD_EXPIRED_REASON)

@@ -304,8 +304,9 @@ class ServerAuthority:
 
 
 def _journal_row(row: dict[str, Any]) -> dict[str, Any]:
-    """A row for the journal itself: what pins a held command goes only to the tray."""
-    return {key: value for key, value in row.items() if key != "pin"}
+    """A row for the journal itself: what pins a held command, and whether a rule may answer it, go
+    only to the tray."""
+    return {key: value for key, value in row.items() if key not in ("pin", "unprotected")}
 
 
 def _row_id(reply: Ack) -> int:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
-from app.core.classifier import Tier
+from app.core.classifier import Classification, Tier
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.jobs import why_cancelled
 from app.core.commands.request import CommandRefused, ValidRequest
@@ -30,6 +30,8 @@ from app.core.messages import (
     BASH_NOT_STARTED_REASON,
     KILLED_BY_REASON,
     PAUSE_STOP_REASON,
+    PRIVILEGED_PLAIN,
+    PROTECTED_WRITE_PLAIN,
     SERVER_EXITED_REASON,
     TIMED_OUT_REASON,
     UNPROTECTED_REASON,
@@ -101,27 +103,30 @@ class Runs:
             return containers.Container(containers.PRIVILEGED)
         return base.without(self.unbound[command_id]) if command_id in self.unbound else base
 
-    def changes_protected(self, command: str, tier: Tier) -> bool:
-        """A command that may write (not read-only) and names a member of the protected set: held,
-        so that the user can allow it to run without the read-only binds (issue 21)."""
+    def unprotected_asks(self, command: str, verdict: Classification) -> tuple[str, ...]:
+        """What a command asks of the container that only a person's Allow may give, said for the
+        approval window (issue 21): to write a member of the protected set (it may write and names
+        one), to gain privileges (sudo, as parsed: no container allows it). Empty: nothing."""
         from app.core.execution import container as containers
 
-        if tier is Tier.SAFE:
-            return False
+        if verdict.tier is Tier.SAFE:
+            return ()
         found = self.container()
         if not found.on:
-            return False
-        return containers.touches_protected(command, containers.hold_members(found.protected), self.service.home)
+            return ()
+        members = containers.hold_members(found.protected)
+        writes = containers.touches_protected(command, members, self.service.home)
+        return (PROTECTED_WRITE_PLAIN,) * writes + (PRIVILEGED_PLAIN,) * verdict.gains_privileges
 
-    def allowed_by_user(self, command_id: int, command: str) -> None:
-        """The user allowed a held command: let it out of the container as far as it must go
-        (sudo cannot work inside; a named member of the protected set becomes writable)."""
+    def allowed_by_user(self, command_id: int, command: str, asks: tuple[str, ...]) -> None:
+        """A person allowed a held command that `asks` (unprotected_asks): let it out of the container
+        as far as it must go (sudo cannot work inside; a named member becomes writable)."""
         from app.core.execution import container as containers
 
         found = self.container()
-        if found.on and containers.gains_privileges(command):
+        if found.on and PRIVILEGED_PLAIN in asks:
             self._privileged.add(command_id)
-        elif found.on:
+        elif found.on and PROTECTED_WRITE_PLAIN in asks:
             # The members it was held for naming (hold_members): never the program's own folders.
             named = containers.named_members(command, containers.hold_members(found.protected), self.service.home)
             named += containers.linked_from(found.protected, named)  # a stowed file: what its link points to

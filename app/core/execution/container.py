@@ -874,16 +874,6 @@ def hold_members(protected: ProtectedSet) -> tuple[str, ...]:
     return tuple(member for member in protected.all() if member not in protected.program)
 
 
-# Set-uid programs cannot gain privileges in the container (bwrap sets no_new_privs).
-PRIVILEGED_PROGRAMS = re.compile(r"(?:^|[\s;&|(`$])(?:sudo|su|pkexec|doas|fusermount3?|snap)(?=$|[\s;&|)])")
-
-
-def gains_privileges(command: str) -> bool:
-    """Whether a command runs a set-uid program: once the user allowed it, it runs outside the
-    container, where it can work (inside, sudo says "no new privileges")."""
-    return PRIVILEGED_PROGRAMS.search(command) is not None
-
-
 # After a member's name: not a character that would make it a longer name (`~/.claude` in
 # `~/.claude.json`); a `/`, a quote, a space, `*` or the end of the command end it.
 NAME_ENDS = r"(?![\w.\-])"

@@ -9,9 +9,15 @@ from collections.abc import Sequence
 from app.core.classifier import Classification, classify
 from app.core.classifier.findings import Words
 from app.core.i18n import N_, _
-from app.core.messages import PROTECTED_WRITE_PLAIN, held_reason
+from app.core.messages import PRIVILEGED_PLAIN, PROTECTED_WRITE_PLAIN, held_reason
 
 N_("Changes a file Cowork Terminal protects; if you allow it, it runs without that protection")
+N_(
+    "Needs administrator rights, which do not work inside Cowork Terminal's protection; "
+    "if you allow it, it runs without that protection"
+)
+# What running.unprotected_asks may add after the classifier's words, in its order (issue 21).
+UNPROTECTED_ASKS = ((PROTECTED_WRITE_PLAIN,), (PRIVILEGED_PLAIN,), (PROTECTED_WRITE_PLAIN, PRIVILEGED_PLAIN))
 
 
 def for_person(words: Words) -> str:
@@ -47,8 +53,9 @@ def held_reason_for_person(stored: str, command: str, cwd: str | None, protected
     keeps: plain words and terse reasons) is what the classifier says of that command today; None
     when it is not (an older version's words, another folder): then the stored text is shown."""
     verdict = classify(command, cwd=os.path.realpath(cwd) if cwd else None, protected_paths=protected)
-    if held_reason((*verdict.plain, PROTECTED_WRITE_PLAIN), verdict.reasons) == stored:  # issue 21
-        return "; ".join((*lines_for_person(verdict), _(PROTECTED_WRITE_PLAIN)))
+    for asks in UNPROTECTED_ASKS:
+        if held_reason((*verdict.plain, *asks), verdict.reasons) == stored:
+            return "; ".join((*lines_for_person(verdict), *(_(ask) for ask in asks)))
     if not verdict.reasons or held_reason(verdict.plain, verdict.reasons) != stored:
         return None
     return "; ".join(lines_for_person(verdict))
