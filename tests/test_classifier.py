@@ -358,8 +358,24 @@ def test_rm_rf_build_is_still_held_and_says_which_folder_in_plain_words() -> Non
     assert [(f.kind, f.target) for f in result.findings] == [("delete-recursive", "/home/ana/project/build")]
 
 
+def test_env_runs_its_command_in_the_folder_it_names_and_its_attached_options_are_read() -> None:
+    """Red team, 2026-12-04: `env -C` was skipped, so `rm -rf bin` was judged in the working folder."""
+    said = classify("env -C /home/ana/.local rm -rf bin", cwd="/home/ana/project")
+    assert said.findings[0].target == "/home/ana/.local/bin", said
+    assert classify("env --chdir=/home/ana/.local rm -rf bin", cwd="/home/ana/project").findings[0].target == (
+        "/home/ana/.local/bin"
+    )
+    assert classify("env -iC /x rm -rf /", cwd="/home/ana/project").plain[0].startswith("Deletes every file")
+    for command in ("env -S'rm -rf /'", "env --split-string='rm -rf /'", "env -iS 'rm -rf /'"):
+        assert classify(command, cwd="/home/ana/project").tier is Tier.DESTRUCTIVE, command
+    assert classify("env -C /tmp rm -rf x; rm -rf build", cwd="/home/ana/project").findings[1].target == (
+        "/home/ana/project/build"
+    ), "only env's command runs there"
+
+
 def test_a_recursive_removal_outside_the_working_folder_carries_no_rule_kind() -> None:
-    for command in ("rm -rf ../other", "rm -rf /", "rm -rf .", "rm -rf *", 'rm -rf "$dir"', "sudo rm -rf build"):
+    for command in ("rm -rf ../other", "rm -rf /", "rm -rf .", "rm -rf *", 'rm -rf "$dir"', "sudo rm -rf build",
+                    "rm -rf build/"):  # fmt: skip
         result = classify(command, cwd="/home/ana/project")
         assert result.tier is Tier.DESTRUCTIVE, command
         assert not all(f.kind == DELETE_RECURSIVE for f in result.findings), command

@@ -71,8 +71,34 @@ def test_a_folder_rule_covers_build_folders_in_its_folder_and_below_only() -> No
     assert _match("rm -rf build", rules, cwd="/home/ana/other") is None
     assert _match("rm -rf src", rules) is None
     assert _match("rm -rf build; git reset --hard", rules) is None
-    assert _match("rm -rf build/", rules) == rules[0]
     assert _match("ls", rules) is None
+    assert _match("cd packages && ls && rm -rf dist", rules) == rules[0], "reading besides is fine"
+
+
+def test_a_rule_covers_no_command_that_could_change_where_its_names_lead_before_the_deletion() -> None:
+    """Red team, 2026-12-04: each of these deleted or emptied a folder outside the project with no click."""
+    rules = [_rule(7)]
+    for command in (
+        "rm -rf build/",  # GNU rm follows a symlink named so, and empties what it points to
+        "ln -sfn ~/Documents build && rm -rf build",  # the command makes the name lead elsewhere first
+        "mv ~/Documents dist; rm -rf dist",
+        "env -C ~/.local rm -rf bin",  # runs in another folder
+        "env --chdir=/home/ana/.local rm -rf bin",
+        "rm -rf node_modules && npm install",  # anything besides reading: split it, the rule covers the rm
+        "rm -rf build && rm stale.txt",
+    ):
+        assert _match(command, rules) is None, command
+
+
+def test_a_rule_covers_no_name_that_leads_through_a_symlink_when_the_tray_decides(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "build").mkdir(parents=True)
+    (project / "up").symlink_to(tmp_path)  # an earlier command made it
+    (project / "dist").symlink_to(tmp_path / "Documents")
+    rules = [_rule(2, folder=str(project))]
+    assert _match("rm -rf build", rules, cwd=str(project)) == rules[0]
+    assert _match("rm -rf up/bin", rules, cwd=str(project)) is None, "it deletes tmp_path/bin"
+    assert _match("rm -rf dist", rules, cwd=str(project)) is None, "a link: the user says"
 
 
 def test_a_session_rule_counts_only_for_its_own_session() -> None:
@@ -170,3 +196,32 @@ async def test_a_users_rule_lets_the_tray_delete_a_build_folder_at_once_and_othe
         rows = {r.command: r for r in journal.recent_commands(limit=5)}
     assert rows["rm -rf build"].allowed_by_rule == rule.id and rows["rm -rf build"].decided_by == f"rule {rule.id}"
     assert rows["rm -rf src"].decision is None and rows["rm -rf src"].allowed_by_rule is None
+
+
+@pytest.mark.anyio
+async def test_through_a_real_server_a_rule_deletes_nothing_outside_its_folder_and_the_user_is_asked(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    """Red team, 2026-12-04: with the user's build-folder rule for ~/project, these deleted ~/.local/bin
+    and ~/bin and emptied ~/Documents, with no click."""
+    user = tmp_path / "user"
+    project = user / "project"
+    project.mkdir(parents=True)
+    kept = [user / ".local" / "bin", user / "bin", user / "Documents"]
+    for folder in kept:
+        folder.mkdir(parents=True)
+        (folder / "keep").write_text("x")
+    (project / "up").symlink_to(user)  # made by an earlier command
+    with Journal.open(paths) as journal:
+        journal.add_rule(DELETE_BUILD_FOLDERS, str(project.resolve()), FOLDER_SCOPE, "deleting build folders")
+    routes = [
+        f"env -C {user}/.local rm -rf bin",
+        "rm -rf up/bin",
+        f"ln -sfn {user}/Documents build && rm -rf build/",
+    ]
+    with running_hub(paths) as (hub, _seen):
+        hub.set_settings(approval_window_s=1.0)
+        async with serving(home, bound=True) as client:
+            said = [await run(client, {"command": command, "cwd": str(project)}) for command in routes]
+    assert [result["status"] for result in said] == ["waiting"] * 3, said
+    assert all((folder / "keep").exists() for folder in kept)

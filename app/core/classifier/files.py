@@ -20,6 +20,7 @@ from .words import _GLOB, _Word
 
 
 def cmd_rm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    before = len(ctx.report.findings)
     flags: set[str] = set()
     longs: set[str] = set()
     operands: list[_Word] = []
@@ -58,7 +59,8 @@ def cmd_rm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
                 plain = N_("Deletes everything matching {shown}, folders and all they hold")
             else:
                 plain = N_("Deletes the folder {shown} and everything in it")
-            kind = DELETE_RECURSIVE if inside else None
+            # `build/`: rm follows a symlink named so (GNU), and empties the folder it points to.
+            kind = DELETE_RECURSIVE if inside and not (w.value or "").endswith("/") else None
             danger = Danger.LOSES_EVERYTHING if whole is not None else Danger.LOSES_FILES
             ctx.add(D, "rm -r: recursive removal", plain, kind, shown, danger=danger, shown=shown or "",
                     source=_snip(w.source))  # fmt: skip
@@ -79,7 +81,8 @@ def cmd_rm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
                 source=_snip(w.source))  # fmt: skip
     if bulk:
         ctx.add(D, "rm via xargs or find: removes every file it is given", danger=Danger.LOSES_FILES)
-    ctx.add(M, "rm: removes files")
+    if len(ctx.report.findings) == before:  # what it deletes was said above, if anything was
+        ctx.add(M, "rm: removes files")
 
 
 _WHOLE_WORDS = {

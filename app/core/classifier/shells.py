@@ -191,15 +191,21 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
 def cmd_cd(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """Follow `cd` within one command line, so `cd ~/x && rm y` is checked as ~/x/y."""
     operands = _operands(args)
-    target = operands[0].literal if operands else ctx.home
-    if target is None and operands and not operands[0].glob and "*" not in operands[0].pattern:
-        target = operands[0].pattern  # `cd $HOME/.config`: only the home folder was expanded
+    ctx.cwd = folder_after(ctx, operands[0]) if operands else ctx.home
+
+
+def folder_after(ctx: Analysis, word: _Word) -> str | None:
+    """Where `cd WORD` (or `env -C WORD`) leads from the folder analysed; None when it cannot be told."""
+    target = word.literal
+    if target is None and not word.glob and "*" not in word.pattern:
+        target = word.pattern  # `cd $HOME/.config`: only the home folder was expanded
     if target is None or target == "-":
-        ctx.cwd = None
-    elif target.startswith("/") or re.match(r"^[A-Za-z]:[/\\]", target):
-        ctx.cwd = posixpath.normpath(target.replace("\\", "/"))
-    elif ctx.cwd is not None:
-        ctx.cwd = posixpath.normpath(posixpath.join(ctx.cwd, target))
+        return None
+    if target.startswith("/") or re.match(r"^[A-Za-z]:[/\\]", target):
+        return posixpath.normpath(target.replace("\\", "/"))
+    if ctx.cwd is not None:
+        return posixpath.normpath(posixpath.join(ctx.cwd, target))
+    return None
 
 
 def cmd_shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

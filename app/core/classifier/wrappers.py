@@ -10,6 +10,7 @@ from .findings import GAINS_PRIVILEGES, D, M, _snip
 from .handoff import hands_off, local_host
 from .options import _long_flags, _short_flags, _split_options
 from .rule import Analysis
+from .shells import folder_after
 from .stdin import _Stdin
 from .tables import (
     _SPECIAL_VARIABLES,
@@ -72,18 +73,25 @@ def cmd_caffeinate(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | 
 
 def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     i = 0
+    chdir: _Word | None = None  # env -C DIR: the command runs there (red team: `env -C ~/.local rm -rf bin`)
     while i < len(args):
         v = args[i].value
         if v is None:
             break
-        if v in ("-S", "--split-string") or v.startswith("--split-string="):
-            rest = args[i + 1 :] if "=" not in v else [args[i]]
-            ctx.code_words(rest, "env -S")
+        short = re.match(r"^-[^-]*?([uCS])(.*)$", v)  # -u NAME, -C DIR, -S TEXT, alone or after other letters
+        # Its value at the end of this word (`-C/tmp`, `--chdir=/tmp`, `-iS'rm x'`), as a word of its own.
+        attached = len(short[2]) if short else len(v) - v.index("=") - 1 if v.startswith("--") and "=" in v else 0
+        rest = _word_end(args[i], attached) if attached else None
+        if v in ("-S", "--split-string") or v.startswith("--split-string=") or (short and short[1] == "S"):
+            ctx.code_words([rest] if rest else args[i + 1 :], "env -S")
             return
         if v == "--":
             i += 1
             break
-        if v in ("-u", "--unset", "-C", "--chdir"):
+        if v == "--chdir" or v.startswith("--chdir=") or (short and short[1] == "C"):
+            chdir = rest or (args[i + 1] if i + 1 < len(args) else None)
+            i += 1 if attached else 2
+        elif v in ("-u", "--unset") or (short and short[1] == "u" and not short[2]):
             i += 2
         elif v.startswith("-") or re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", v):
             name_part = v.split("=", 1)[0]
@@ -92,7 +100,20 @@ def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             i += 1
         else:
             break
-    ctx.inner(args[i:], stdin, bulk, depth)
+    if chdir is None:
+        ctx.inner(args[i:], stdin, bulk, depth)
+        return
+    here, ctx.cwd = ctx.cwd, folder_after(ctx, chdir)
+    try:
+        ctx.inner(args[i:], stdin, bulk, depth)
+    finally:
+        ctx.cwd = here
+
+
+def _word_end(word: _Word, length: int) -> _Word:
+    """The last `length` characters of a word that is literal there (an option's attached value)."""
+    value = None if word.value is None else word.value[len(word.value) - length :]
+    return _Word(value, word.source, word.pattern[len(word.pattern) - length :], word.glob)
 
 
 def cmd_xargs(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

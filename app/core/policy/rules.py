@@ -6,7 +6,10 @@ the user's rules, if any, covers a held command (`matching_rule`). Rules are sto
 tray applies them, never a server or an agent.
 
 A rule covers a command only when every finding that made it destructive is of the rule's kind and
-inside the rule's folder: `rm -rf build && sudo reboot` is never covered by a build-folder rule.
+inside the rule's folder, and the command does nothing else but read: `rm -rf build && sudo reboot`
+is never covered by a build-folder rule, nor `ln -sfn ~/Documents build && rm -rf build`, where
+what the name means changes before the deletion (red team, 2026-12-04). Nor is a name that leads
+through a symlink when the tray decides (`rm -rf up/bin`, `up` a link to the home folder).
 The one kind today is deleting regenerable build folders (`rm -rf build dist node_modules`), the
 most frequent reason an agent at work is held; a rule for anything that holds real work (`rm -rf
 src`) would teach the user to click "always" on exactly the command the hold is for.
@@ -16,7 +19,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from app.core.classifier import Classification, Tier
@@ -91,8 +94,9 @@ def _inside(path: str, folder: str) -> bool:
 
 
 def _build_folder_targets(verdict: Classification) -> list[str] | None:
-    """The folders a destructive command deletes, when that is all it does and each is a build folder."""
-    if verdict.tier is not Tier.DESTRUCTIVE or not verdict.findings:
+    """The folders a destructive command deletes, when that is all it does besides reading and
+    each is a build folder."""
+    if verdict.tier is not Tier.DESTRUCTIVE or not verdict.findings or verdict.lesser:
         return None
     targets = []
     for finding in verdict.findings:
@@ -119,16 +123,22 @@ def proposal_for(command: str, cwd: str | None, verdict: Classification) -> Rule
 
 
 def matching_rule(
-    rules: Iterable[Rule], command: str, cwd: str | None, verdict: Classification, session: str | None = None
+    rules: Iterable[Rule],
+    command: str,
+    cwd: str | None,
+    verdict: Classification,
+    session: str | None = None,
+    real: Callable[[str], str] = os.path.realpath,
 ) -> Rule | None:
     """The first of the user's rules that covers `command` (judged in `cwd` as `verdict`), or None.
 
     A session rule counts only for its own `session`. A rule covers the command when every
-    destructive finding deletes a build folder inside the rule's folder (or below it)."""
+    destructive finding deletes a build folder inside the rule's folder (or below it), by a path
+    with no symlink on it (`real`: where a path leads now, as the tray decides)."""
     if not command.strip():
         return None
     targets = _build_folder_targets(verdict)
-    if not targets:
+    if not targets or any(real(target) != target for target in targets):
         return None
     for rule in sorted(rules, key=lambda r: r.id):
         if rule.kind != DELETE_BUILD_FOLDERS:
