@@ -39,7 +39,7 @@ from app.core.authority.hub import Hub
 from app.core.channel.client import ask_tray
 from app.core.channel.transport import address_for
 from app.core.execution import container, landlock, read_only
-from app.core.journal.store import Journal, Status
+from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.agent_scripts import agent_script
@@ -642,36 +642,60 @@ async def test_a_rule_never_answers_a_command_that_would_run_without_protection_
     assert not (project / "build").exists(), "what the rule covers ran"
 
 
-async def test_an_allowed_change_of_a_protected_file_in_the_session_shell_works_and_the_file_is_read_only_again_after(
+async def session_command(client, command: str) -> dict:
+    result = await client.call_tool("terminal_run", {"command": command})
+    assert not result.is_error, result.content[0].text
+    return json.loads(result.content[0].text)
+
+
+async def test_an_allowed_change_of_a_protected_file_from_the_session_runs_apart_in_its_folder_never_in_its_shell(
     home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The session's shell lives in one container: the user's Allow lifts the file's read-only bind
-    there for that one command, and the next command meets it again."""
+    """A session command the user allowed to change a protected file runs in a container of its own,
+    in the session's folder; the session's container never opens it, before or after."""
     # The hub's runner runs the server's commands in this process (issue 21): it sees this user's home.
     monkeypatch.setenv("HOME", str(user_home))
+    (user_home / "proj").mkdir()
     seen: list[dict] = []
-
-    async def session(client, command: str) -> dict:
-        result = await client.call_tool("terminal_run", {"command": command})
-        assert not result.is_error, result.content[0].text
-        return json.loads(result.content[0].text)
-
     hidden_rc = base64.b64encode(str(user_home / ".bashrc").encode()).decode()
     hidden_data = base64.b64encode(str(paths.data_dir / "sneaked").encode()).decode()
     async with serving(home, bound=True) as client:
-        before = await session(client, f'echo before >> "$(echo {hidden_rc} | base64 -d)"')
+        before = await session_command(client, f'cd proj; echo before >> "$(echo {hidden_rc} | base64 -d)"')
         async with anyio.create_task_group() as g:
             g.start_soon(allow_once_held, hub, seen)
-            allowed = await session(
-                client, f"echo '# allowed' >> ~/.bashrc; touch \"$(echo {hidden_data} | base64 -d)\""
+            allowed = await session_command(
+                client, f"echo '# allowed' >> ~/.bashrc; touch \"$(echo {hidden_data} | base64 -d)\"; pwd"
             )
-        after = await session(client, f'echo after >> "$(echo {hidden_rc} | base64 -d)"')
-    assert "Read-only file system" in before["output"], "the session's container protects it at first"
+        after = await session_command(client, f'echo after >> "$(echo {hidden_rc} | base64 -d)"; pwd')
+    assert "Read-only file system" in before["output"], "the session's container protects it"
     assert "Cowork Terminal protects" in seen[0]["reasons"], seen
     assert "Read-only file system" in allowed["output"], "what it does not name stays read-only"
+    assert str(user_home / "proj") in allowed["output"].splitlines(), "in the session's folder"
+    assert "shell of its own" in (allowed["note"] or ""), allowed
     assert not (paths.data_dir / "sneaked").exists()
-    assert "Read-only file system" in after["output"], "read-only again for the next command"
+    assert "Read-only file system" in after["output"] and str(user_home / "proj") in after["output"].splitlines()
     assert (user_home / ".bashrc").read_text() == "alias ll='ls -l'\n# allowed\n"
+
+
+async def test_what_the_agent_left_in_the_session_never_shares_what_the_user_allowed_for_one_command(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team, 2026-12-04: the Allow lifted the bind inside the session's own container, so a DEBUG
+    trap the agent had set there ran during the allowed command, kept a descriptor on the writable
+    folder, and a later, unheld command wrote Claude Code's settings through it."""
+    monkeypatch.setenv("HOME", str(user_home))
+    (user_home / ".claude").mkdir(exist_ok=True)
+    trap = """trap 'exec 7<"$HOME/.cla""ude"; echo "# trap" >> "$HOME/.bash"rc' DEBUG"""
+    async with serving(home, bound=True) as client:
+        await session_command(client, trap)
+        async with anyio.create_task_group() as g:
+            g.start_soon(allow_once_held, hub, [])
+            allowed = await session_command(client, """echo '{"theme": 1}' > ~/.claude/settings.json; echo done""")
+        later = await session_command(client, """echo '{"hooks": 1}' > /proc/self/fd/7/settings.json""")
+    assert allowed["exitCode"] == 0 and "done" in allowed["output"], allowed
+    assert (user_home / ".claude" / "settings.json").read_text() == '{"theme": 1}\n', "the allowed change"
+    assert "Read-only file system" in later["output"], later
+    assert "# trap" not in (user_home / ".bashrc").read_text(), "the trap never ran with the file writable"
 
 
 async def test_an_allowed_command_that_also_names_the_program_cannot_change_the_program(
@@ -691,32 +715,6 @@ async def test_an_allowed_command_that_also_names_the_program_cannot_change_the_
         marker.unlink(missing_ok=True)
     assert not stray and "Read-only file system" in result["stderr"], result
     assert (user_home / ".bashrc").read_text().endswith("# allowed\n")
-
-
-async def test_a_job_left_in_the_session_cannot_use_the_lift_the_user_allowed_for_a_later_command(
-    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A lift opens the member in the whole session container: a loop an earlier, unheld command left
-    there would write it meanwhile. So a session with such a process refuses the allowed command, and
-    tells the model how to go on."""
-    monkeypatch.setenv("HOME", str(user_home))
-    hidden_rc = base64.b64encode(str(user_home / ".bashrc").encode()).decode()
-    loop = (
-        f't="$(echo {hidden_rc} | base64 -d)"; ( for i in $(seq 1 400); do '
-        '(echo planted >> "$t") 2>/dev/null && break; sleep 0.02; done ) >/dev/null 2>&1 &'
-    )
-    async with serving(home, bound=True) as client:
-        await client.call_tool("terminal_run", {"command": loop})
-        async with anyio.create_task_group() as g:
-            g.start_soon(allow_once_held, hub, [])
-            refused = await client.call_tool("terminal_run", {"command": "echo '# allowed' >> ~/.bashrc"})
-        await anyio.sleep(0.5)
-    assert refused.is_error and "processes started in the background" in refused.content[0].text
-    assert "execute_command" in refused.content[0].text, "what to do instead"
-    assert (user_home / ".bashrc").read_text() == "alias ll='ls -l'\n", "neither the loop nor the command wrote"
-    with Journal.open(paths) as journal:
-        row = journal.recent_commands()[0]
-    assert row.status is Status.REFUSED and "background processes" in (row.reason or ""), row
 
 
 async def test_an_allowed_command_naming_a_longer_name_does_not_open_the_member_it_starts_with(

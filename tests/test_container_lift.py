@@ -1,5 +1,5 @@
-"""Lifting members of the protected set inside a live container and binding them again
-(container_lift.py), with a real bubblewrap container, as root and as an unprivileged user."""
+"""Binding a member of the protected set read-only inside a live container (container_lift.py),
+with a real bubblewrap container, as root and as an unprivileged user."""
 
 from __future__ import annotations
 
@@ -20,12 +20,6 @@ LINUX_BWRAP = pytest.mark.skipif(
     not sys.platform.startswith("linux") or shutil.which("bwrap") is None, reason="bwrap (Linux)"
 )
 NOBODY = 65534
-
-
-def test_the_members_under_a_lifted_one_are_bound_again_shallow_before_deep() -> None:
-    protected = ["/h/.config/a", "/h/.config/a/b/c", "/h/.config/a/b", "/h/.config/ab", "/h/.claude.json"]
-    assert container_lift.nested_members(["/h/.config/a"], protected) == ["/h/.config/a/b", "/h/.config/a/b/c"]
-    assert container_lift.nested_members(["/h/.claude.json"], protected) == []
 
 
 class Shell:
@@ -59,7 +53,7 @@ def contained_shell(home: Path, members: list[Path], wrapper: list[str]) -> Iter
     process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         shell = Shell(process)
-        assert not shell.can_write(members[0]), "the container protects it"
+        assert shell.can_write(home / ".started"), "the contained shell runs (and its init is there)"
         yield shell
     finally:
         process.kill()
@@ -79,24 +73,24 @@ def a_home(tmp_path: Path, owner: int | None = None) -> tuple[Path, Path, Path, 
 
 
 @LINUX_BWRAP
-def test_a_lifted_folder_and_lone_file_are_writable_until_bound_again_and_what_is_under_them_stays_protected(
+def test_a_folder_and_a_lone_file_bound_in_a_live_container_are_read_only_there_from_then_on(
     tmp_path: Path,
 ) -> None:
+    """What start_files.py does for a lone member that appears, or is replaced by rename, while a
+    container lives: the container did not bind it, and from then on it is read-only there."""
     home, folder, nested, lone = a_home(tmp_path)
-    protected = [str(folder), str(nested), str(lone)]
-    with contained_shell(home, [folder, nested, lone], []) as shell:
-        lifted = [str(folder), str(lone)]
-        assert container_lift.change(container_lift.LIFT, shell.init_pid, lifted, protected) is None
+    with contained_shell(home, [nested], []) as shell:
+        assert not shell.can_write(nested / "g"), "the container protects what it bound"
         assert shell.can_write(folder / "f") and shell.can_write(lone)
-        assert not shell.can_write(nested / "g"), "a member under the lifted one is bound again at once"
-        assert container_lift.change(container_lift.PROTECT, shell.init_pid, lifted, protected) is None
-        assert not shell.can_write(folder / "f2") and not shell.can_write(lone) and not shell.can_write(nested / "g")
+        assert container_lift.protect(shell.init_pid, [str(folder), str(lone)]) is None
+        assert not shell.can_write(folder / "f2") and not shell.can_write(lone)
     assert (folder / "f").read_text() == "x\n" and lone.read_text() == "a\nx\n"
+    assert not (folder / "f2").exists()
 
 
 @LINUX_BWRAP
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root to become nobody")
-def test_lifting_works_for_an_unprivileged_user_whose_container_has_its_own_user_namespace(tmp_path: Path) -> None:
+def test_binding_works_for_an_unprivileged_user_whose_container_has_its_own_user_namespace(tmp_path: Path) -> None:
     """The helper joins the container's user namespace first (its owner may), then its mounts."""
     system_python = "/usr/bin/python3"
     if not os.path.exists(system_python):
@@ -105,18 +99,12 @@ def test_lifting_works_for_an_unprivileged_user_whose_container_has_its_own_user
     os.chmod(base, 0o755)
     home, folder, _nested, _lone = a_home(base, owner=NOBODY)
     become = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-    with contained_shell(home, [folder], become) as shell:
+    with contained_shell(home, [], become) as shell:
         assert os.readlink(f"/proc/{shell.init_pid}/ns/user") != os.readlink("/proc/self/ns/user")
-
-        def helper(action: str) -> subprocess.CompletedProcess[str]:
-            argv = container_lift.helper_argv(action, shell.init_pid, [str(folder)], [])
-            return subprocess.run([*become, system_python, *argv[1:]], capture_output=True, text=True, timeout=30)
-
-        lifted = helper(container_lift.LIFT)
-        assert lifted.stdout.strip() == "ok", lifted.stderr
         assert shell.can_write(folder / "f")
-        protected = helper(container_lift.PROTECT)
-        assert protected.stdout.strip() == "ok", protected.stderr
+        argv = container_lift.helper_argv(shell.init_pid, [str(folder)])
+        bound = subprocess.run([*become, system_python, *argv[1:]], capture_output=True, text=True, timeout=30)
+        assert bound.stdout.strip() == "ok", bound.stderr
         assert not shell.can_write(folder / "f2")
     shutil.rmtree(base)
 

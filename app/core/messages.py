@@ -39,13 +39,6 @@ FOLDER_REPLACED_REASON = "the folder {folder} was replaced by another folder aft
 SCRIPT_CHANGED_REASON = "the script {script} changed after the user was asked"
 ENV_CHANGED_REASON = "the environment changed after the user was asked"
 SESSION_BUSY_REASON = "the session was busy"
-SESSION_JOBS_REASON = "background processes of the shell session could have changed the protected files too"
-SESSION_JOBS_MESSAGE = (
-    "Not run: processes started in the background earlier in this shell session are still running, and "
-    "while this command may change protected files they could change them too. End them first (`jobs -l`, "
-    "then `kill`), or run the command with execute_command, which gives it a container of its own; "
-    "either way the user is asked again."
-)
 SESSION_MOVED_REASON = "the session is now in {here}, not where the command was checked"
 SERVER_STOPPED_REASON = "the server stopped while it ran"
 SESSION_ENDED_REASON = "the shell session ended"

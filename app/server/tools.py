@@ -120,6 +120,8 @@ def session_result(outcome: SessionOutcome) -> SessionCommandResult:
         notes.append("The previous shell session had ended, so a new one was started: cwd and variables were reset.")
     if outcome.stopped_reason:
         notes.append(f"The command was {outcome.stopped_reason}.")
+    if outcome.note:
+        notes.append(outcome.note)
     if result.ended_session:
         notes.append("The shell session ended (for example with `exit`); the next terminal_run starts a new one.")
     if not result.finished:

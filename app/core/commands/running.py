@@ -133,6 +133,10 @@ class Runs:
             if named:
                 self.unbound[command_id] = named
 
+    def lets_out(self, command_id: int) -> bool:
+        """Whether a person allowed this command to run without some of the container's protection."""
+        return command_id in self.unbound or command_id in self._privileged
+
     def read_only_containment(self) -> read_only.Containment:
         if self._containment is None:
             self._containment = read_only.containment(sys.platform, read_only.bwrap_here, os.path.exists)

@@ -4,7 +4,7 @@ like any other, run one at a time, and end with the whole shell on pause, Stop o
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -18,7 +18,7 @@ from app.core.commands.request import CommandRefused, ExecuteRequest, ValidReque
 from app.core.execution import orphans, process_marks
 from app.core.execution.output import SCROLLBACK_MAX_LINES, OutputHook
 from app.core.execution.output_decoding import console_code_pages
-from app.core.execution.run_result import InputNotRead, StopSignal
+from app.core.execution.run_result import LEFT_RUNNING_NOTE, ExecutionResult, InputNotRead, StopSignal
 from app.core.journal.store import Outcome, Status
 from app.core.messages import (
     CANCEL_REASON,
@@ -28,9 +28,8 @@ from app.core.messages import (
     SESSION_BUSY_MESSAGE,
     SESSION_BUSY_REASON,
     SESSION_ENDED_REASON,
-    SESSION_JOBS_MESSAGE,
-    SESSION_JOBS_REASON,
     SESSION_MOVED_REASON,
+    TIMED_OUT_REASON,
 )
 from app.core.policy.approval import needs_approval
 
@@ -43,11 +42,24 @@ MAX_KEYS_BYTES = 64 * 1024
 STARTING_MESSAGE = "The server is still starting; try again in a moment."
 
 
+# For the model, after a session command a person allowed to run without some protection.
+APART_NOTE = (
+    "The user allowed this command to run without part of Cowork Terminal's protection, so it ran in a "
+    "shell of its own, in the session's folder: the session's variables, functions and aliases did not "
+    "apply to it, and nothing it set stays in the session."
+)
+SHELL_ENDED_FIRST_NOTE = (
+    "The session's shell was ended first, so that the start-up file this command may create is kept; "
+    "the next terminal_run starts a new shell."
+)
+
+
 @dataclass(frozen=True)
 class SessionOutcome:
     result: SessionResult
     restarted: bool
     stopped_reason: str | None = None  # pause, the user's Stop
+    note: str | None = None  # for the model: it ran apart (APART_NOTE), what the container refused
 
 
 class ShellService(Protocol):
@@ -115,29 +127,20 @@ class SessionShell:
     ) -> SessionOutcome:
         """Run an admitted command in the shell (the runner of terminal_run's holds too)."""
         service, runs = self.service, self.service.runs
+        if runs.lets_out(command_id):
+            # A person allowed it to run without some of the container's protection: in a container
+            # of its own, never in the session's, where what the agent left there (a DEBUG trap, a
+            # function named `echo`, an open descriptor) would share the opening (red team, 2026-12-04).
+            self._check_still_in(command_id, valid)
+            ended = await self._end_idle_shell_for(runs.unbound.get(command_id, ()))
+            return apart(await runs.run(command_id, valid, bash, on_output), ended)
         async with self._lock:  # two first calls at once must not start two shells
             session, restarted = await self._ready(bash)
-            if not session.busy and not await session.protect_again():  # an allowed change stayed writable
-                await session.close()  # so that shell's container ends, and a new one starts
-                session, restarted = await self._ready(bash)
             if session.busy:
                 service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=SESSION_BUSY_REASON))
                 raise CommandRefused(SESSION_BUSY_MESSAGE)
             self._typed_line = ""
-            here = self.current_dir() or service.home
-            if os.path.realpath(here) != os.path.realpath(valid.cwd):  # it was judged (and shown) elsewhere
-                reason = SESSION_MOVED_REASON.format(here=here)
-                service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=reason))
-                raise CommandRefused(
-                    f"The shell session is now in {here}, not in {valid.cwd} where this command was checked "
-                    "(and shown to the user). Run it again with terminal_run if it is still wanted."
-                )
-            members = runs.unbound.pop(command_id, None)  # the user allowed it to change these
-            if members and session.others_running():  # a lift would open the members to them too
-                service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=SESSION_JOBS_REASON))
-                raise CommandRefused(SESSION_JOBS_MESSAGE)
-            if members:
-                await session.lift(members)
+            self._check_still_in(command_id, valid)
             stop = runs.track(command_id)  # only now: a refusal above must not leave it registered
             output = runs.new_output(command_id, ("output",))
             runs.show_live(command_id, output)  # the activity log shows it as it comes (issue 24)
@@ -165,6 +168,27 @@ class SessionShell:
             restarted=restarted,
             stopped_reason=stop.reason if finished else None,
         )
+
+    async def _end_idle_shell_for(self, members: Sequence[str]) -> bool:
+        """End the idle session shell when the allowed command may create a start-up file that does
+        not exist: while the shell's container lives, a new one is moved aside (start_files.py:
+        what runs there cannot be told from outside). True when a shell was ended."""
+        session = self._session
+        if session is None or not session.alive or session.busy or all(os.path.lexists(m) for m in members):
+            return False
+        await session.close()
+        return True
+
+    def _check_still_in(self, command_id: int, valid: ValidRequest) -> None:
+        """Refuse the command when the session left the folder it was judged (and shown) in."""
+        here = self.current_dir() or self.service.home
+        if os.path.realpath(here) != os.path.realpath(valid.cwd):
+            reason = SESSION_MOVED_REASON.format(here=here)
+            self.service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=reason))
+            raise CommandRefused(
+                f"The shell session is now in {here}, not in {valid.cwd} where this command was checked "
+                "(and shown to the user). Run it again with terminal_run if it is still wanted."
+            )
 
     async def _finish_command(
         self, command_id: int, running: RunningCommand, stop: StopSignal, journaled: anyio.Event
@@ -203,8 +227,6 @@ class SessionShell:
                 status = Status.FINISHED if running.exit_code == 0 else Status.FAILED
                 reason = None
             with anyio.CancelScope(shield=True):
-                if self._session is not None and not await self._session.protect_again():
-                    await self._session.close()  # never leave the shell's container open (container_lift)
                 service.authority.finish(
                     command_id,
                     Outcome(
@@ -277,3 +299,29 @@ class SessionShell:
         if self._session is None:
             return ""
         return self._session.scrollback(lines)
+
+
+def apart(result: ExecutionResult, ended: bool = False) -> SessionOutcome:
+    """A session command that ran in a container of its own, told as the session's tool tells one
+    (`ended`: the session's shell was ended first)."""
+    from app.core.execution.shell_session import SessionResult  # loaded where commands run, as here
+
+    said = result.to_model()
+    notes = (
+        APART_NOTE,
+        SHELL_ENDED_FIRST_NOTE if ended else None,
+        result.protection_note,
+        LEFT_RUNNING_NOTE if result.left_running else None,
+    )
+    return SessionOutcome(
+        SessionResult(
+            output=said["stdout"] + said["stderr"],
+            exit_code=result.exit_code,
+            finished=True,
+            restarted=False,
+            output_file=said["outputFile"],
+        ),
+        restarted=False,
+        stopped_reason=TIMED_OUT_REASON if result.timed_out else result.stopped_reason,
+        note=" ".join(note for note in notes if note),
+    )

@@ -27,7 +27,7 @@ import anyio
 from anyio.abc import Process
 
 from app.core.execution import container as containers
-from app.core.execution import container_lift, process_marks
+from app.core.execution import process_marks
 from app.core.execution.container import Container
 from app.core.execution.executor import READ_CHUNK_BYTES, end_tree, read_status, spawn_options
 from app.core.execution.output import SCROLLBACK_MAX_LINES, CommandOutput
@@ -41,7 +41,6 @@ SEND_KEYS_SETTLE_S = 0.5  # how long send_keys waits for the program to answer
 SEND_KEYS_WRITE_TIMEOUT_S = 1.0
 SEND_KEYS_RETRY_S = 0.01
 SHELL_END_DRAIN_S = 0.1  # after a contained shell ended: its last output is still in the pipe
-LIFT_WAIT_S = 2.0  # for a shell just started to be in its container, before a lift
 
 
 @dataclass
@@ -90,9 +89,6 @@ class ShellSession:
         # Where the shell is, as its last command left it: shown to the user and used to judge
         # relative paths in the next command.
         self.current_dir = cwd
-        # Protected members made writable in the shell's container for one allowed command, and the
-        # whole protected set (to bind again what an unmount took with it): container_lift.py.
-        self._lifted: tuple[int, list[str], tuple[str, ...]] | None = None
 
     @property
     def alive(self) -> bool:
@@ -170,47 +166,6 @@ class ShellSession:
         if self.container is None:
             return self.process.pid
         return containers.init_pid(self.process.pid)
-
-    async def lift(self, members: list[str]) -> bool:
-        """Make `members` of the protected set writable in the shell's container, for the one command
-        the user allowed to change them (`protect_again` after it); False when that could not be done
-        (the command then meets the read-only binds and the model is told why)."""
-        # A shell just started: its container's mounts are made once bwrap has started its init and
-        # the init the shell, a moment later (lifting before that found no init, one time in ten).
-        with anyio.move_on_after(LIFT_WAIT_S):
-            while self.container is not None and self.alive and self._shell_pid() is None:
-                await anyio.sleep(0.01)
-        pid = self._group_leader() if self.container is not None else None
-        if pid is None or not members or self.container is None:
-            return False
-        protected = self.container.protected.all()
-        problem = await anyio.to_thread.run_sync(container_lift.change, container_lift.LIFT, pid, members, protected)
-        if problem is None:
-            self._lifted = (pid, members, protected)
-        return problem is None
-
-    def others_running(self) -> bool:
-        """Whether a process other than the idle shell lives in its container: a job an earlier command
-        left (`cmd &`, `setsid`), which `lift` would let change the members too."""
-        shell = self._shell_pid()
-        leader = self._group_leader() if self.container is not None else None
-        if shell is None or leader is None:
-            return False
-        return bool(set(containers.children(leader)) - {shell} or containers.children(shell))
-
-    async def protect_again(self) -> bool:
-        """Bind read-only again what `lift` made writable; False when it could not: the caller must
-        then end this shell, whose container would stay open to the next commands."""
-        if self._lifted is None:
-            return True
-        pid, members, protected = self._lifted
-        if self._group_leader() != pid:  # the container is gone, and its mounts with it
-            self._lifted = None
-            container_lift.LIFTED.pop(pid, None)  # its pid may come back as another process's
-            return True
-        problem = await anyio.to_thread.run_sync(container_lift.change, container_lift.PROTECT, pid, members, protected)
-        self._lifted = None
-        return problem is None
 
     def _shell_pid(self) -> int | None:
         if self.process is None:

@@ -13,13 +13,13 @@ by rename outside (Claude and editors save so) loses its bind in the containers 
 is bound there again.
 
 Which containers guard a member: those whose bwrap command line names it with GUARD_FLAG (a
-command the user allowed to change it runs without, container.Container.without), unless the user
-lifted it in that container (container_lift.LIFTED), or it existed when the container started (it
-is bound there). An idle spare (spare.py) waiting for its command does not count; a session's
-shell runs in its container for as long as it lives, so that container always counts. Each
-container is known from its start (`register`, before bwrap runs) to the end of its init, which
-holds the command's status pipe until it ends: a file created by a command that ended at once is
-seen while that container is still counted, however late the watching thread reads the event.
+command a person allowed to change it runs without, container.Container.without), unless it
+existed when the container started (it is bound there). An idle spare (spare.py) waiting for its
+command does not count; a session's shell runs in its container for as long as it lives, so that
+container always counts. Each container is known from its start (`register`, before bwrap runs)
+to the end of its init, which holds the command's status pipe until it ends: a file created by a
+command that ended at once is seen while that container is still counted, however late the
+watching thread reads the event.
 """
 
 from __future__ import annotations
@@ -68,14 +68,13 @@ class Seen:
     guards: bool  # its command line guards the member
     existed: bool  # the member existed when it started
     waiting: bool  # a spare not given its command yet (known in this process: awaiting_orders)
-    lifted: bool  # the user allowed its command to change the member
 
 
 def verdict(seen: Iterable[Seen]) -> str:
     """MOVE when a container that guards the member may have run a command when it appeared (one
     whose init is already gone counts: it may have ended right after), else KEEP."""
     for one in seen:
-        if one.guards and not one.existed and not one.lifted and not one.waiting:
+        if one.guards and not one.existed and not one.waiting:
             return MOVE
     return KEEP
 
@@ -249,41 +248,33 @@ def appeared(path: str) -> str | None:
         target = _links.get(path, (None, None))[0]
     if target is not None and _is_link_to(path, target):
         return None  # the link itself, as it was (put back here, or by the user)
-    decided, bind_in, lifted_in = _judge(path)
+    decided, bind_in = _judge(path)
     if decided == MOVE:
         moved = move_aside(path)
         if target is not None:
             _put_back(path, target)
         return moved
     for entry, init in bind_in:  # a user's new file, or one replaced by rename: read-only there from now on
-        if container_lift.change(container_lift.PROTECT, init, [path], ()) is None:
+        if container_lift.protect(init, [path]) is None:
             entry.existed.add(path)
-    for entry, _init in lifted_in:  # made by a command the user allowed: bound there once it ends
-        entry.existed.add(path)
     return None
 
 
-def _judge(path: str) -> tuple[str, list[tuple[Guarded, int]], list[tuple[Guarded, int]]]:
+def _judge(path: str) -> tuple[str, list[tuple[Guarded, int]]]:
     """`verdict` for `path` over this process's containers, and those that guard it (their init
-    found), not lifted and lifted."""
+    found)."""
     with _lock:
         entries = list(_guarded.values())
         awaiting = set(_awaiting)
     seen: list[Seen] = []
     bind_in: list[tuple[Guarded, int]] = []
-    lifted_in: list[tuple[Guarded, int]] = []
     for entry in entries:
         init = _init_of(entry) if path in entry.guards else None
-        one = Seen(
-            guards=path in entry.guards,
-            existed=path in entry.existed,
-            waiting=entry.pipe in awaiting,
-            lifted=init is not None and path in container_lift.LIFTED.get(init, ()),
-        )
+        one = Seen(guards=path in entry.guards, existed=path in entry.existed, waiting=entry.pipe in awaiting)
         seen.append(one)
         if init is not None and one.guards:
-            (lifted_in if one.lifted else bind_in).append((entry, init))
-    return verdict(seen), bind_in, lifted_in
+            bind_in.append((entry, init))
+    return verdict(seen), bind_in
 
 
 def _is_link_to(path: str, target: str) -> bool:

@@ -35,9 +35,6 @@ KNOWN_REASONS: dict[str, str] = {
     messages.PAUSED_HOLD_REASON: N_("Host access was paused before you answered"),
     messages.OTHER_COMMAND_REASON: N_("The approval was for another command"),
     messages.SESSION_BUSY_REASON: N_("The shell session was still busy with an earlier command"),
-    messages.SESSION_JOBS_REASON: N_(
-        "Not run: processes left running in the shell session could have changed the protected files too"
-    ),
     messages.SERVER_STOPPED_REASON: N_("The agent's server stopped while it ran"),
     messages.SESSION_ENDED_REASON: N_("The shell session ended"),
     messages.KEYS_NOT_READ_REASON: N_("The program did not read the keys"),
