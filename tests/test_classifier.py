@@ -366,8 +366,17 @@ def test_env_runs_its_command_in_the_folder_it_names_and_its_attached_options_ar
         "/home/ana/.local/bin"
     )
     assert classify("env -iC /x rm -rf /", cwd="/home/ana/project").plain[0].startswith("Deletes every file")
-    for command in ("env -S'rm -rf /'", "env --split-string='rm -rf /'", "env -iS 'rm -rf /'"):
+    for command in ("env -S'rm -rf /'", "env --split-string='rm -rf /'", "env -iS 'rm -rf /'",
+                    "env --sp='rm -rf /home/ana/Documents'",  # getopt_long takes any unambiguous prefix
+                    "env --un X rm -rf /home/ana/Documents", "env -P /usr/bin rm -rf /home/ana/Documents",
+                    "env -a x rm -rf /home/ana/Documents", "env - rm -rf /home/ana/Documents"):  # fmt: skip
         assert classify(command, cwd="/home/ana/project").tier is Tier.DESTRUCTIVE, command
+    assert classify("env --ch=/home/ana/.local rm -rf bin", cwd="/home/ana/project").findings[0].target == (
+        "/home/ana/.local/bin"
+    )
+    unknown = classify("env --frobnicate rm -rf x", cwd="/home/ana/project")
+    assert unknown.findings[0].reason == "cannot tell what runs: env --frobnicate", "a newer env's option"
+    assert classify("env --block-signal=PIPE -v ls", cwd="/home/ana/project").tier is Tier.SAFE
     assert classify("env -C /tmp rm -rf x; rm -rf build", cwd="/home/ana/project").findings[1].target == (
         "/home/ana/project/build"
     ), "only env's command runs there"

@@ -71,6 +71,16 @@ def cmd_caffeinate(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | 
     wrapper(ctx, args, stdin, bulk, depth, frozenset({"-t", "-w"}))
 
 
+# GNU env's long options (getopt_long takes any unambiguous prefix: `--ch=DIR`, `--sp='...'`), and
+# the short option each value-taking one is; None: it takes no value of its own.
+_ENV_LONG = {
+    "ignore-environment": None, "null": None, "unset": "u", "chdir": "C", "split-string": "S",
+    "block-signal": None, "default-signal": None, "ignore-signal": None, "list-signal-handling": None,
+    "debug": None, "help": None, "version": None, "argv0": "a",
+}  # fmt: skip
+_ENV_SHORT = re.compile(r"^-[^-]*?([uCSaP])(.*)$")  # -u NAME, -C DIR, -S TEXT, -a NAME, -P PATH (BSD)
+
+
 def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     i = 0
     chdir: _Word | None = None  # env -C DIR: the command runs there (red team: `env -C ~/.local rm -rf bin`)
@@ -78,28 +88,36 @@ def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         v = args[i].value
         if v is None:
             break
-        short = re.match(r"^-[^-]*?([uCS])(.*)$", v)  # -u NAME, -C DIR, -S TEXT, alone or after other letters
-        # Its value at the end of this word (`-C/tmp`, `--chdir=/tmp`, `-iS'rm x'`), as a word of its own.
-        attached = len(short[2]) if short else len(v) - v.index("=") - 1 if v.startswith("--") and "=" in v else 0
-        rest = _word_end(args[i], attached) if attached else None
-        if v in ("-S", "--split-string") or v.startswith("--split-string=") or (short and short[1] == "S"):
-            ctx.code_words([rest] if rest else args[i + 1 :], "env -S")
-            return
         if v == "--":
             i += 1
             break
-        if v == "--chdir" or v.startswith("--chdir=") or (short and short[1] == "C"):
-            chdir = rest or (args[i + 1] if i + 1 < len(args) else None)
-            i += 1 if attached else 2
-        elif v in ("-u", "--unset") or (short and short[1] == "u" and not short[2]):
-            i += 2
-        elif v.startswith("-") or re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", v):
+        letter, attached = None, None  # the option taking a value, and that value when in this word
+        if v.startswith("--"):
+            option, equals, value = v[2:].partition("=")
+            known = [o for o in _ENV_LONG if o == option] or [o for o in _ENV_LONG if o.startswith(option)]
+            if len(known) != 1:  # env refuses it, or a newer env knows it: what runs cannot be told
+                ctx.add(D, "cannot tell what runs: env {option}", option=_snip(v))
+                return
+            letter = _ENV_LONG[known[0]]
+            attached = _word_end(args[i], len(value)) if equals and letter else None
+        elif short := _ENV_SHORT.match(v):
+            letter = short[1]
+            attached = _word_end(args[i], len(short[2])) if short[2] else None
+        elif not v.startswith("-") and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", v):
+            break  # the command
+        if letter is None:  # -i, -0, -v, a flag; NAME=VALUE
             name_part = v.split("=", 1)[0]
             if name_part in _SPECIAL_VARIABLES:
                 ctx.add(M, "sets {name_part}: changes how later commands run", name_part=name_part)
             i += 1
-        else:
-            break
+            continue
+        value_word = attached or (args[i + 1] if i + 1 < len(args) else None)
+        i += 1 if attached else 2
+        if letter == "S":
+            ctx.code_words([attached] if attached else args[i - 1 :], "env -S")
+            return
+        if letter == "C":
+            chdir = value_word
     if chdir is None:
         ctx.inner(args[i:], stdin, bulk, depth)
         return
