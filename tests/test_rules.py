@@ -72,22 +72,30 @@ def test_a_folder_rule_covers_build_folders_in_its_folder_and_below_only() -> No
     assert _match("rm -rf src", rules) is None
     assert _match("rm -rf build; git reset --hard", rules) is None
     assert _match("ls", rules) is None
-    assert _match("cd packages && ls && rm -rf dist", rules) == rules[0], "reading besides is fine"
+    assert _match("rm -rf build && rm -rf ./dist; rm -r -f -- out", rules) == rules[0]
 
 
 def test_a_rule_covers_no_command_that_could_change_where_its_names_lead_before_the_deletion() -> None:
-    """Red team, 2026-12-04: each of these deleted or emptied a folder outside the project with no click."""
+    """Red team and review, 2026-12-04: each of these deleted or emptied a folder outside the project
+    with no click. A rule covers `rm` of literal relative paths and nothing else."""
     rules = [_rule(7)]
     for command in (
         "rm -rf build/",  # GNU rm follows a symlink named so, and empties what it points to
         "ln -sfn ~/Documents build && rm -rf build",  # the command makes the name lead elsewhere first
         "mv ~/Documents dist; rm -rf dist",
         "env -C ~/.local rm -rf bin",  # runs in another folder
-        "env --chdir=/home/ana/.local rm -rf bin",
-        "rm -rf node_modules && npm install",  # anything besides reading: split it, the rule covers the rm
-        "rm -rf build && rm stale.txt",
+        "env --ch=/home/ana/.local rm -rf bin",
+        "CDPATH=/home/ana cd .local && rm -rf bin",
+        "cd ~+/../.local && rm -rf bin",
+        "eval 'cd $HOME/.local'; rm -rf bin",
+        "cd packages && rm -rf dist",
+        "rm -rf node_modules && npm install",  # anything else: split it, the rule covers the rm alone
+        "rm -rf build > log.txt",
+        "rm -rf build &",
+        "rm -rf build\nrm -rf dist",
     ):
         assert _match(command, rules) is None, command
+        assert _proposal(command) is None, command
 
 
 def test_a_rule_covers_no_name_that_leads_through_a_symlink_when_the_tray_decides(tmp_path: Path) -> None:
@@ -225,3 +233,37 @@ async def test_through_a_real_server_a_rule_deletes_nothing_outside_its_folder_a
             said = [await run(client, {"command": command, "cwd": str(project)}) for command in routes]
     assert [result["status"] for result in said] == ["waiting"] * 3, said
     assert all((folder / "keep").exists() for folder in kept)
+
+
+@pytest.mark.anyio
+async def test_a_rule_answers_no_session_command_nor_one_with_an_environment_of_the_models(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    """Review, 2026-12-04: in the session a function the agent defined may be what `rm` is, and an
+    `env` PATH of the model's picks another `rm`: the user is asked."""
+    project = tmp_path / "project"
+    for name in ("build", "dist"):
+        (project / name).mkdir(parents=True)
+    with Journal.open(paths) as journal:
+        journal.add_rule(DELETE_BUILD_FOLDERS, str(project.resolve()), FOLDER_SCOPE, "deleting build folders")
+    with running_hub(paths) as (hub, _seen):
+        hub.set_settings(approval_window_s=1.0)
+        async with serving(home, bound=True) as client:
+            path = await run(client, {"command": "rm -rf build", "cwd": str(project), "env": {"PATH": "/usr/bin"}})
+            await client.call_tool("terminal_run", {"command": f"cd {project}"})
+            session = await client.call_tool("terminal_run", {"command": "rm -rf dist"})
+            shown = [hold.to_window() for hold in hub.pending_holds()]
+    assert path["status"] == "waiting" and (project / "build").exists(), path
+    assert "confirmation_id" in session.content[0].text and (project / "dist").exists(), session
+    assert len(shown) == 2
+
+
+def test_the_window_offers_no_rule_where_no_rule_may_answer() -> None:
+    from app.ui.windows.held_command import judged
+
+    held = judged(1, "rm -rf build", PROJECT, client="Claude", expires_at=0.0, protected=())
+    assert held.proposal is not None
+    assert (
+        judged(1, "rm -rf build", PROJECT, client="Claude", expires_at=0.0, protected=(), offer_rule=False).proposal
+        is None
+    )

@@ -105,13 +105,20 @@ class Holds:
         return [h for h in sorted(self._by_id.values(), key=lambda h: h.command_id) if h.expires_at > now]
 
 
+def rule_may_answer(hold: HeldCommand) -> bool:
+    """Whether any rule of the user's may answer this hold (else the window offers none): never one
+    to run without some of the container's protection; only a fresh `bash -c` (execute_command),
+    where no function, alias or variable the agent set before can change what `rm` is, and with no
+    `env` of the model's (a PATH of its own would pick another `rm`)."""
+    return not hold.unprotected and hold.tool == "execute_command" and not hold.env_keys
+
+
 def rule_for(hold: HeldCommand, rules: list[Rule], protected: list[str]) -> int | None:
     """The id of the first of the user's rules that allows this held command, or None.
 
     `rules` must be the tray's own (the hub's rule book): a row written into the file never counts.
-    The command is judged in its real folder, as it will run. A hold to run without some of the
-    container's protection is the user's alone to answer."""
-    if not rules or hold.unprotected:
+    The command is judged in its real folder, as it will run."""
+    if not rules or not rule_may_answer(hold):
         return None
     real_cwd = hold.folder if hold.pin is not None else os.path.realpath(hold.cwd) if hold.cwd else None
     verdict = classify(hold.command, cwd=real_cwd, protected_paths=protected)

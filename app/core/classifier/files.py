@@ -20,7 +20,6 @@ from .words import _GLOB, _Word
 
 
 def cmd_rm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    before = len(ctx.report.findings)
     flags: set[str] = set()
     longs: set[str] = set()
     operands: list[_Word] = []
@@ -81,8 +80,7 @@ def cmd_rm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
                 source=_snip(w.source))  # fmt: skip
     if bulk:
         ctx.add(D, "rm via xargs or find: removes every file it is given", danger=Danger.LOSES_FILES)
-    if len(ctx.report.findings) == before:  # what it deletes was said above, if anything was
-        ctx.add(M, "rm: removes files")
+    ctx.add(M, "rm: removes files")
 
 
 _WHOLE_WORDS = {

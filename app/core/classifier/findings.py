@@ -78,7 +78,6 @@ class Classification:
     reasons: tuple[str, ...]
     findings: tuple[Finding, ...] = ()  # the deciding tier's findings, in the order they were found
     scripts: tuple[str, ...] = ()  # script files the command runs, read and judged (absolute paths)
-    lesser: tuple[str, ...] = ()  # the reasons of what it does below the deciding tier, above safe
 
     @property
     def plain(self) -> tuple[str, ...]:
@@ -195,8 +194,7 @@ class _Report:
             return Classification(S, (), scripts=scripts)
         deciding = tuple(f for f in self.findings if f.tier == tier)
         reasons = dict.fromkeys(f.reason for f in deciding)
-        lesser = dict.fromkeys(f.reason for f in self.findings if S < f.tier < tier)
-        return Classification(tier, tuple(reasons), deciding, scripts, tuple(lesser))
+        return Classification(tier, tuple(reasons), deciding, scripts)
 
 
 def _snip(text: str) -> str:

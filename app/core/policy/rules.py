@@ -5,11 +5,13 @@ the user's rules, if any, covers a held command (`matching_rule`). Rules are sto
 (`Journal.add_rule`, `rules`, `remove_rule`), and only a click in the app's own UI creates one; the
 tray applies them, never a server or an agent.
 
-A rule covers a command only when every finding that made it destructive is of the rule's kind and
-inside the rule's folder, and the command does nothing else but read: `rm -rf build && sudo reboot`
-is never covered by a build-folder rule, nor `ln -sfn ~/Documents build && rm -rf build`, where
-what the name means changes before the deletion (red team, 2026-12-04). Nor is a name that leads
-through a symlink when the tray decides (`rm -rf up/bin`, `up` a link to the home folder).
+A rule covers a command only when it is `rm` of literal relative paths and nothing else
+(`plain_deletions`), every finding that made it destructive is of the rule's kind and inside the
+rule's folder, and no deleted path leads through a symlink when the tray decides: `rm -rf build &&
+sudo reboot` is never covered by a build-folder rule, nor `ln -sfn ~/Documents build && rm -rf
+build/`, `env -C ~/.local rm -rf bin` or `rm -rf up/bin` with `up` a link to the home folder (red
+team, 2026-12-04). The tray applies rules only to `execute_command` without an `env` of the
+model's (authority/holds.rule_may_answer).
 The one kind today is deleting regenerable build folders (`rm -rf build dist node_modules`), the
 most frequent reason an agent at work is held; a rule for anything that holds real work (`rm -rf
 src`) would teach the user to click "always" on exactly the command the hold is for.
@@ -19,6 +21,8 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
+import shlex
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -93,10 +97,53 @@ def _inside(path: str, folder: str) -> bool:
     return posixpath.normpath(path).startswith(folder.rstrip("/") + "/")
 
 
+_NAME = re.compile(r"[A-Za-z0-9_@%+=,.-]+")  # one part of a literal relative path
+_RM_OPTIONS = frozenset({"--recursive", "--force", "--verbose", "--dir"})
+
+
+def plain_deletions(command: str) -> bool:
+    """Whether `command` is `rm` of literal relative paths and nothing else (`rm -rf build dist`,
+    joined by `;`, `&&` or `||`): no `cd`, wrapper, variable, glob, redirect or second line, each
+    of which could make a name lead elsewhere than the classifier saw (red team, 2026-12-04:
+    `CDPATH=~ cd .local && rm -rf bin`, `env --ch=...`, `cd ~+/..`)."""
+    if "\n" in command:
+        return False
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
+        lexer.whitespace_split = True
+        words = list(lexer)
+    except ValueError:
+        return False
+    segments: list[list[str]] = [[]]
+    for word in words:
+        if word in (";", "&&", "||"):
+            segments.append([])
+        else:
+            segments[-1].append(word)
+    return all(_plain_rm(segment) for segment in segments if segment) and any(segments)
+
+
+def _plain_rm(words: list[str]) -> bool:
+    if words[0] != "rm" or len(words) < 2:
+        return False
+    operands, options_end = [], False
+    for word in words[1:]:
+        if not options_end and word == "--":
+            options_end = True
+        elif not options_end and word.startswith("-"):
+            if not (re.fullmatch(r"-[rRfvd]+", word) or word in _RM_OPTIONS):
+                return False
+        else:
+            operands.append(word)
+    return bool(operands) and all(
+        parts[0] != "" and all(_NAME.fullmatch(part) and part != ".." for part in parts)
+        for parts in (operand.split("/") for operand in operands)
+    )
+
+
 def _build_folder_targets(verdict: Classification) -> list[str] | None:
-    """The folders a destructive command deletes, when that is all it does besides reading and
-    each is a build folder."""
-    if verdict.tier is not Tier.DESTRUCTIVE or not verdict.findings or verdict.lesser:
+    """The folders a destructive command deletes, when that is all it does and each is a build folder."""
+    if verdict.tier is not Tier.DESTRUCTIVE or not verdict.findings:
         return None
     targets = []
     for finding in verdict.findings:
@@ -113,8 +160,8 @@ def proposal_for(command: str, cwd: str | None, verdict: Classification) -> Rule
     """The rule the approval window may offer for `command` held in `cwd`, or None.
 
     `verdict` is the classifier's result for this command in this folder. Offered only when the
-    command does nothing destructive but delete build folders strictly inside `cwd`."""
-    if not cwd or not command.strip():
+    command does nothing but delete build folders strictly inside `cwd` (`plain_deletions`)."""
+    if not cwd or not command.strip() or not plain_deletions(command):
         return None
     targets = _build_folder_targets(verdict)
     if not targets or not all(_inside(t, cwd) for t in targets):
@@ -135,7 +182,7 @@ def matching_rule(
     A session rule counts only for its own `session`. A rule covers the command when every
     destructive finding deletes a build folder inside the rule's folder (or below it), by a path
     with no symlink on it (`real`: where a path leads now, as the tray decides)."""
-    if not command.strip():
+    if not command.strip() or not plain_deletions(command):
         return None
     targets = _build_folder_targets(verdict)
     if not targets or any(real(target) != target for target in targets):

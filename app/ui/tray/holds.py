@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.core.authority.holds import rule_may_answer
 from app.core.authority.hub import HeldCommand
 from app.core.claude.names import friendly_client_name
 from app.core.paths import AppPaths, protected_paths
@@ -15,5 +16,5 @@ def for_window(hold: HeldCommand, paths: AppPaths) -> WaitingCommand:
     return judged(
         hold.command_id, hold.command, hold.folder, client=friendly_client_name(hold.client),
         expires_at=hold.expires_at, protected=protected_paths(paths), env_keys=hold.env_shown(),
-        tool=hold.tool, session=session,
+        tool=hold.tool, session=session, offer_rule=rule_may_answer(hold),
     )  # fmt: skip

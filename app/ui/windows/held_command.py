@@ -130,6 +130,7 @@ def judged(
     env_keys: Sequence[str] = (),
     tool: str = "execute_command",
     session: str | None = None,
+    offer_rule: bool = True,
 ) -> WaitingCommand:
     """A held command with the classifier's plain words and the rule the window may offer, judged
     here (in the tray) from the command and folder the server sent."""
@@ -138,7 +139,8 @@ def judged(
     return WaitingCommand(
         id=command_id, command=command, cwd=cwd, client=client, plain=verdict.plain, reasons=verdict.reasons,
         expires_at=expires_at, env_keys=tuple(env_keys), tool=tool, session=session,
-        proposal=proposal_for(command, real_cwd, verdict), words=verdict.words, danger=danger_of(verdict),
+        proposal=proposal_for(command, real_cwd, verdict) if offer_rule else None, words=verdict.words,
+        danger=danger_of(verdict),
         confirm_name=confirm_name_of(verdict),
     )  # fmt: skip
 
