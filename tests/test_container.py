@@ -677,6 +677,23 @@ async def test_an_allowed_change_of_a_protected_file_from_the_session_runs_apart
     assert (user_home / ".bashrc").read_text() == "alias ll='ls -l'\n# allowed\n"
 
 
+async def test_a_start_up_file_changed_with_the_users_allow_is_sourced_into_the_session_without_asking(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review, 2026-12-04: the allowed change runs apart, and `source ~/.bashrc` was held too (it
+    names a protected file), so it also ran apart and the session never got the variable."""
+    monkeypatch.setenv("HOME", str(user_home))
+    seen: list[dict] = []
+    async with serving(home, bound=True) as client:
+        async with anyio.create_task_group() as g:
+            g.start_soon(allow_once_held, hub, seen)
+            await session_command(client, "echo 'export BAZ=from-bashrc' >> ~/.bashrc")
+        sourced = await session_command(client, 'source ~/.bashrc && echo "BAZ=$BAZ"')
+        again = await session_command(client, 'echo "still $BAZ"')
+    assert len(seen) == 1, "only the change waited for the user"
+    assert "BAZ=from-bashrc" in sourced["output"] and "still from-bashrc" in again["output"], (sourced, again)
+
+
 async def test_what_the_agent_left_in_the_session_never_shares_what_the_user_allowed_for_one_command(
     home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
 ) -> None:

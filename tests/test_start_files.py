@@ -463,6 +463,26 @@ async def test_in_the_session_shell_an_allowed_command_may_create_a_start_up_fil
     assert target.read_text() == ". ~/.profile\n" and moved_copies(target) == [moved]
 
 
+@LINUX_BWRAP
+@pytest.mark.anyio
+async def test_an_allowed_command_that_may_create_a_start_up_file_is_refused_while_the_session_is_busy(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session's shell must end first (see above); while a command still runs there it cannot, and
+    the new file would be moved aside: the model is told the session is busy, and nothing is made."""
+    monkeypatch.setenv("HOME", str(user_home))
+    target = user_home / ".bash_profile"
+    async with serving(home, bound=True) as client:
+        running = await client.call_tool("terminal_run", {"command": "sleep 5", "timeout": 300})
+        async with anyio.create_task_group() as group:
+            group.start_soon(allow_when_held, hub)
+            refused = await client.call_tool("terminal_run", {"command": "echo '. ~/.profile' > ~/.bash_profile"})
+        await client.call_tool("terminal_interrupt", {})
+    assert "Still running" in running.content[0].text, running
+    assert refused.is_error and "still running an earlier command" in refused.content[0].text, refused
+    assert not target.exists() and moved_copies(target) == []
+
+
 # -- a real tray: the user's click, and the user's notice --------------------------------------------
 
 

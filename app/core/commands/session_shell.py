@@ -4,7 +4,7 @@ like any other, run one at a time, and end with the whole shell on pause, Stop o
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -46,7 +46,8 @@ STARTING_MESSAGE = "The server is still starting; try again in a moment."
 APART_NOTE = (
     "The user allowed this command to run without part of Cowork Terminal's protection, so it ran in a "
     "shell of its own, in the session's folder: the session's variables, functions and aliases did not "
-    "apply to it, and nothing it set stays in the session."
+    "apply to it, and nothing it set stays in the session. To load a start-up file it changed into the "
+    "session, run `source FILE` there next: reading it needs no approval."
 )
 SHELL_ENDED_FIRST_NOTE = (
     "The session's shell was ended first, so that the start-up file this command may create is kept; "
@@ -131,9 +132,23 @@ class SessionShell:
             # A person allowed it to run without some of the container's protection: in a container
             # of its own, never in the session's, where what the agent left there (a DEBUG trap, a
             # function named `echo`, an open descriptor) would share the opening (red team, 2026-12-04).
-            self._check_still_in(command_id, valid)
-            ended = await self._end_idle_shell_for(runs.unbound.get(command_id, ()))
-            return apart(await runs.run(command_id, valid, bash, on_output), ended)
+            members = runs.unbound.get(command_id, ())
+            if all(os.path.lexists(member) for member in members):
+                self._check_still_in(command_id, valid)
+                return apart(await runs.run(command_id, valid, bash, on_output))
+            # It may create a start-up file that does not exist: while the session's container lives, a
+            # new one is moved aside (start_files.py: what runs there cannot be told from outside). So
+            # the idle shell ends first, and no new one starts until the command has ended.
+            async with self._lock:
+                self._check_still_in(command_id, valid)
+                session = self._session
+                if session is not None and session.busy:
+                    service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=SESSION_BUSY_REASON))
+                    raise CommandRefused(SESSION_BUSY_MESSAGE)
+                ended = session is not None and session.alive
+                if session is not None:
+                    await session.close()
+                return apart(await runs.run(command_id, valid, bash, on_output), ended)
         async with self._lock:  # two first calls at once must not start two shells
             session, restarted = await self._ready(bash)
             if session.busy:
@@ -168,16 +183,6 @@ class SessionShell:
             restarted=restarted,
             stopped_reason=stop.reason if finished else None,
         )
-
-    async def _end_idle_shell_for(self, members: Sequence[str]) -> bool:
-        """End the idle session shell when the allowed command may create a start-up file that does
-        not exist: while the shell's container lives, a new one is moved aside (start_files.py:
-        what runs there cannot be told from outside). True when a shell was ended."""
-        session = self._session
-        if session is None or not session.alive or session.busy or all(os.path.lexists(m) for m in members):
-            return False
-        await session.close()
-        return True
 
     def _check_still_in(self, command_id: int, valid: ValidRequest) -> None:
         """Refuse the command when the session left the folder it was judged (and shown) in."""

@@ -880,9 +880,15 @@ NAME_ENDS = r"(?![\w.\-])"
 
 
 def touches_protected(command: str, members: Iterable[str], home: str) -> bool:
-    """Whether a command names a member of the protected set (as is, from `~` or `$HOME`): such a
-    command, once the user allowed it, runs with those members writable."""
-    return bool(named_members(command, members, home))
+    """Whether a command names a member of the protected set (as is, from `~` or `$HOME`) other
+    than as a file it sources: such a command, once the user allowed it, runs with those members
+    writable. A looser reading only holds less: what is not held still meets the read-only binds."""
+    return bool(named_members(SOURCED.sub("", command), members, home))
+
+
+# `source FILE` and `. FILE` only read FILE, which the container allows (`source ~/.bashrc` in the
+# session after an allowed change to it: held, it ran apart and never reached the session).
+SOURCED = re.compile(r"(?:^|(?<=[\s;&|(]))(?:source|\.)\s+(?:\"[^\"]*\"|'[^']*'|[^\s;&|)]+)")
 
 
 def named_members(command: str, members: Iterable[str], home: str) -> list[str]:
