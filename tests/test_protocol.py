@@ -115,6 +115,15 @@ def test_a_begin_row_with_its_pin_decodes_to_the_digest_the_server_computes() ->
     assert decoded.digest() == command_digest("bash ./post.sh", "/home/ana/link", ["PATH"], PIN)
 
 
+def test_a_hold_to_run_without_protection_says_so_both_ways_and_a_plain_row_does_not() -> None:
+    """`unprotected`: no rule of the user's may answer it (authority/holds.rule_may_answer)."""
+    row = {"command": "sudo ls", "cwd": "/x", "status": Status.WAITING, "unprotected": True}
+    decoded = BeginRow.from_wire(begin_row_to_wire(row))
+    assert decoded.unprotected and BeginRow.from_wire(decoded.to_wire()).unprotected
+    plain = BeginRow.from_wire(begin_row_to_wire({"command": "ls", "cwd": "/x"}))
+    assert not plain.unprotected and "unprotected" not in plain.to_wire()
+
+
 @pytest.mark.parametrize(
     "other",
     [
@@ -138,6 +147,7 @@ def test_the_digest_covers_the_folders_identity_the_scripts_and_the_environment(
         {"command": "ls", "env_keys": "PATH"},
         {"command": 3},
         {"command": "ls", "status": "done"},
+        {"command": "ls", "unprotected": 1},
         {"command": "ls", "pin": {"folder": "/x", "folder_id": [1, True]}},
         {"command": "ls", "pin": {"folder": "/x", "folder_id": [1, -2]}},
         {"command": "ls", "pin": {"folder": "/x", "folder_id": 7}},

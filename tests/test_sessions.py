@@ -390,3 +390,24 @@ async def test_lines_typed_into_a_python_prompt_in_the_session_are_judged_as_pyt
         "would need the user's approval" in deletion["error"] and "python3 code that deletes files" in deletion["error"]
     )
     assert notes.read_text() == "keep"
+
+
+def test_a_session_command_that_ran_apart_tells_the_model_why_it_ended_and_where_it_ran() -> None:
+    """`apart`: what terminal_run says of a command a person let out of the container (it ran in one
+    of its own): a time limit reads as the command's end, never as "still running in the session"."""
+    from app.core.commands.session_shell import APART_NOTE, SHELL_ENDED_FIRST_NOTE, apart
+    from app.core.execution.output import CommandOutput
+    from app.core.execution.run_result import ExecutionResult
+    from app.core.messages import TIMED_OUT_REASON
+    from app.server.tools import session_result
+
+    output = CommandOutput()
+    output.feed(0, b"out\n")
+    output.feed(1, b"err\n")
+    timed_out = ExecutionResult(output, None, True, None, None, 10.0, 0.0, contained=True)
+    said = session_result(apart(timed_out, ended=True))
+    assert said.exitCode is None and not said.timedOut and said.output == "out\nerr\n"
+    assert f"The command was {TIMED_OUT_REASON}." in (said.note or "")
+    assert APART_NOTE in (said.note or "") and SHELL_ENDED_FIRST_NOTE in (said.note or "")
+    finished = session_result(apart(ExecutionResult(CommandOutput(), 0, False, None, None, 1.0, 0.0)))
+    assert finished.exitCode == 0 and SHELL_ENDED_FIRST_NOTE not in (finished.note or "")

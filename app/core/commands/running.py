@@ -249,8 +249,8 @@ class Runs:
             prefix=prefix,
             inherit=inherit,
             container=None if prefix else self.container_for(command_id, base),
-            # the default container may have been started ahead (spare.py); a lifted one never
-            spare=not prefix and command_id not in self.unbound and command_id not in self._privileged,
+            # the default container may have been started ahead (spare.py); one a person let out never
+            spare=not prefix and not self.lets_out(command_id),
         )
         output = self.new_output(command_id, ("stdout", "stderr"))
         if on_output is not None:
@@ -274,8 +274,8 @@ class Runs:
             self.running.pop(command_id, None)
             self.hide_live(command_id)
             self.unbound.pop(command_id, None)
-        privileged = command_id in self._privileged
-        self._privileged.discard(command_id)
+            privileged = command_id in self._privileged
+            self._privileged.discard(command_id)
         used = containers.Container(containers.PRIVILEGED) if privileged else base
         if not prefix:  # the read-only tool runs in its own container (read_only.py)
             if result.contained:  # a start-up file it made as it ended: moved and noted first

@@ -7,8 +7,9 @@ scoping as it does) waits for its command on a pipe; the next command is written
 (argv, folder, environment with its process mark) and the init forks it as it would have. The
 status fd, the lifeline, Landlock, the process group and the output pipes are the cold start's.
 
-Only the default container gets a spare: a lifted one (`Container.without`), one without the
-read-only binds, the session shell and the bash init (no Perl or no Landlock) start as before.
+Only the default container gets a spare: one with members made writable (`Container.without`), one
+without the read-only binds, the session shell and the bash init (no Perl or no Landlock) start as
+before.
 One spare per thread, for the last container value asked for: a command that asks for another
 value (the user switched the container off, the protected set changed) ends it unused. A spare
 older than SPARE_MAX_AGE_S is ended unused too: its mount namespace is a copy of the host's from
