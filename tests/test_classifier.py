@@ -374,6 +374,14 @@ def test_env_runs_its_command_in_the_folder_it_names_and_its_attached_options_ar
     assert classify("env --ch=/home/ana/.local rm -rf bin", cwd="/home/ana/project").findings[0].target == (
         "/home/ana/.local/bin"
     )
+    # Text env splits by its own rules (an option of its own first, blank, escapes, comments), what
+    # busybox is told it is, BSD's search path: each ran `rm` unheld or unseen (review, 2026-12-04).
+    for command in ("env -S' ' rm -rf /home/ana/Documents", "env -S'#' rm -rf /home/ana/Documents",
+                    "env -S'-i' rm -rf /home/ana/Documents", "env --split-string= rm -rf /home/ana/Documents",
+                    "env -S'\\_rm -rf /home/ana/Documents'", "env -P ./evil ls",
+                    "env -a rm busybox -rf /home/ana/Documents", "env -S'rm -rf' /home/ana/Documents"):  # fmt: skip
+        assert classify(command, cwd="/home/ana/project").tier is Tier.DESTRUCTIVE, command
+    assert classify("env -S'echo hi' there", cwd="/home/ana/project").tier is Tier.SAFE
     unknown = classify("env --frobnicate rm -rf x", cwd="/home/ana/project")
     assert unknown.findings[0].reason == "cannot tell what runs: env --frobnicate", "a newer env's option"
     assert classify("env --block-signal=PIPE -v ls", cwd="/home/ana/project").tier is Tier.SAFE

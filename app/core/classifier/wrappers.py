@@ -113,8 +113,14 @@ def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             continue
         value_word = attached or (args[i + 1] if i + 1 < len(args) else None)
         i += 1 if attached else 2
-        if letter == "S":
-            ctx.code_words([attached] if attached else args[i - 1 :], "env -S")
+        if letter in "aP" or (letter == "S" and not _plain_split_string(value_word)):
+            # -a names what the program is told it is (busybox runs that applet); BSD's -P is where
+            # the program is looked for; -S text env reads by rules of its own: `-S'-i'` and
+            # `-S' '` ran the words after them (review, 2026-12-04).
+            ctx.add(D, "cannot tell what runs: env {option}", option=_snip(v))
+            return
+        if letter == "S":  # env splits the text into words, and adds the words after it
+            ctx.code_words([attached, *args[i:]] if attached else args[i - 1 :], "env -S")
             return
         if letter == "C":
             chdir = value_word
@@ -126,6 +132,13 @@ def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         ctx.inner(args[i:], stdin, bulk, depth)
     finally:
         ctx.cwd = here
+
+
+def _plain_split_string(word: _Word | None) -> bool:
+    """Whether env -S text splits into words as the shell would split it: no option of env's own
+    first, nothing blank, none of the escapes, comments or variables env reads by its own rules."""
+    text = "" if word is None else word.literal or ""
+    return bool(text.strip()) and not text.lstrip().startswith("-") and not re.search(r"[\\#$]", text)
 
 
 def _word_end(word: _Word, length: int) -> _Word:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-import shlex
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -97,30 +96,32 @@ def _inside(path: str, folder: str) -> bool:
     return posixpath.normpath(path).startswith(folder.rstrip("/") + "/")
 
 
-_NAME = re.compile(r"[A-Za-z0-9_@%+=,.-]+")  # one part of a literal relative path
+# What a command a rule may cover is written with: plain ASCII letters and a few signs, no quote,
+# `#`, `$`, backslash, glob, redirect or line break (review, 2026-12-04: shlex took `sub#/build;
+# rm ~/x` for a comment after `sub`, where bash reads one word and runs the rest).
+_PLAIN_TEXT = re.compile(r"[A-Za-z0-9_@%+=,./ ;&|-]+")
+_NAME = re.compile(r"(?:\./)?[A-Za-z0-9_@%+=,.-]+")  # one name in the working folder, `./` before it or not
 _RM_OPTIONS = frozenset({"--recursive", "--force", "--verbose", "--dir"})
 
 
 def plain_deletions(command: str) -> bool:
-    """Whether `command` is `rm` of literal relative paths and nothing else (`rm -rf build dist`,
-    joined by `;`, `&&` or `||`): no `cd`, wrapper, variable, glob, redirect or second line, each
-    of which could make a name lead elsewhere than the classifier saw (red team, 2026-12-04:
-    `CDPATH=~ cd .local && rm -rf bin`, `env --ch=...`, `cd ~+/..`)."""
-    if "\n" in command:
-        return False
-    try:
-        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
-        lexer.whitespace_split = True
-        words = list(lexer)
-    except ValueError:
+    """Whether `command` is `rm` of names in its own folder and nothing else (`rm -rf build dist`,
+    joined by `;`, `&&` or `||`): no `cd`, wrapper, variable, quote or redirect, each of which could
+    make a name lead elsewhere than the classifier saw (red team, 2026-12-04: `CDPATH=~ cd .local &&
+    rm -rf bin`, `env --ch=...`), and no folder before the name, which a job running meanwhile could
+    turn into a link after the tray decided (`rm -rf build sub/bin`, `sub` made a link to the home
+    folder while `build` was being deleted). rm never follows the last part of a path."""
+    if not _PLAIN_TEXT.fullmatch(command):
         return False
     segments: list[list[str]] = [[]]
-    for word in words:
+    for word in re.findall(r"&&|\|\||[;&|]|[^\s;&|]+", command):
         if word in (";", "&&", "||"):
             segments.append([])
+        elif word in ("&", "|"):
+            return False
         else:
             segments[-1].append(word)
-    return all(_plain_rm(segment) for segment in segments if segment) and any(segments)
+    return any(segments) and all(_plain_rm(segment) for segment in segments if segment)
 
 
 def _plain_rm(words: list[str]) -> bool:
@@ -135,10 +136,7 @@ def _plain_rm(words: list[str]) -> bool:
                 return False
         else:
             operands.append(word)
-    return bool(operands) and all(
-        parts[0] != "" and all(_NAME.fullmatch(part) and part != ".." for part in parts)
-        for parts in (operand.split("/") for operand in operands)
-    )
+    return bool(operands) and all(_NAME.fullmatch(operand) and operand.strip("./") for operand in operands)
 
 
 def _build_folder_targets(verdict: Classification) -> list[str] | None:
