@@ -390,6 +390,17 @@ def test_env_runs_its_command_in_the_folder_it_names_and_its_attached_options_ar
     ), "only env's command runs there"
 
 
+def test_a_wrappers_option_value_is_never_taken_for_the_command_it_runs() -> None:
+    """Review, 2026-12-04: getopt takes any unambiguous prefix of a long option and a short option
+    last in its cluster takes the next word; read otherwise, the value was taken for the command and
+    `rm` was never seen (judged moderate: not held by default)."""
+    for wrapped in ("timeout --kill 1 5", "timeout --sig KILL 5", "timeout -vs KILL 5", "nice --adj 5",
+                    "xargs --arg-f list", "stdbuf --out 0"):  # fmt: skip
+        command = f"{wrapped} rm -rf /home/ana/Documents"
+        assert classify(command, cwd="/home/ana/project").tier is Tier.DESTRUCTIVE, command
+    assert classify("timeout -s KILL 5 ls", cwd="/home/ana/project").tier is Tier.SAFE
+
+
 def test_a_recursive_removal_outside_the_working_folder_carries_no_rule_kind() -> None:
     for command in ("rm -rf ../other", "rm -rf /", "rm -rf .", "rm -rf *", 'rm -rf "$dir"', "sudo rm -rf build",
                     "rm -rf build/"):  # fmt: skip

@@ -22,8 +22,22 @@ def _split_options(args: list[_Word], with_value: frozenset[str] = frozenset()) 
             break
         if value == "--":
             return args[:i], i + 1
-        i += 2 if value in with_value else 1
+        i += 2 if takes_value(value, with_value) else 1
     return args[:i], i
+
+
+def takes_value(option: str, with_value: frozenset[str]) -> bool:
+    """Whether the next word is this option's value, as getopt reads it: a long option by any
+    unambiguous prefix (`timeout --kill 1 5 rm ...` is `--kill-after 1`), a short one last in its
+    cluster (`-vs KILL`). Read otherwise, the value was taken for the command (review, 2026-12-04)."""
+    if option in with_value:
+        return True
+    if option.startswith("--"):
+        return "=" not in option and any(o.startswith(option) for o in with_value if o.startswith("--"))
+    for k, letter in enumerate(option[1:], 1):
+        if f"-{letter}" in with_value:
+            return k == len(option) - 1  # else the rest of the word is its value
+    return False
 
 
 def _short_flags(words: list[_Word]) -> set[str]:
@@ -50,7 +64,7 @@ def _operands(args: list[_Word], with_value: frozenset[str] = frozenset()) -> li
         if not end and v == "--":
             end = True
         elif not end and v is not None and v.startswith("-") and v != "-":
-            if v in with_value:
+            if takes_value(v, with_value):
                 i += 1
         else:
             out.append(w)
