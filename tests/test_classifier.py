@@ -394,11 +394,32 @@ def test_a_wrappers_option_value_is_never_taken_for_the_command_it_runs() -> Non
     """Review, 2026-12-04: getopt takes any unambiguous prefix of a long option and a short option
     last in its cluster takes the next word; read otherwise, the value was taken for the command and
     `rm` was never seen (judged moderate: not held by default)."""
-    for wrapped in ("timeout --kill 1 5", "timeout --sig KILL 5", "timeout -vs KILL 5", "nice --adj 5",
-                    "xargs --arg-f list", "stdbuf --out 0"):  # fmt: skip
+    for wrapped in ("timeout --kill 1 5", "timeout --sig KILL 5", "nice --adj 5", "xargs --arg-f list",
+                    "stdbuf --out 0", "cd /home/ana && find Documents | xargs -iL"):  # fmt: skip
         command = f"{wrapped} rm -rf /home/ana/Documents"
         assert classify(command, cwd="/home/ana/project").tier is Tier.DESTRUCTIVE, command
     assert classify("timeout -s KILL 5 ls", cwd="/home/ana/project").tier is Tier.SAFE
+
+
+def test_what_makes_a_name_or_a_wrapper_run_another_program_is_seen() -> None:
+    """Third review, 2026-12-04: each ran `rm -rf` on a real folder while judged safe or moderate."""
+    documents = "/home/ana/Documents"
+    for command in (
+        f"hash -p /bin/rm ls; ls -rf {documents}",  # `ls` runs rm from then on
+        "hash -p /bin/rm cat",  # in the session, for a later `cat`
+        f"BASH_CMDS[ls]=/bin/rm; ls -rf {documents}",
+        f"flock --wait 5 echo rm -rf {documents}",  # --wait is -w: `echo` is the lock file
+        f"env 'x-y=1' rm -rf {documents}",  # any word with `=` is a setting to env
+        f"env -- LC_ALL=C rm -rf {documents}",
+        f"strace --trace file rm -rf {documents}",  # a long option's value, or not: cannot tell
+        f"script -qc 'rm -rf {documents}' /dev/null",
+        f"script -qc'rm -rf {documents}'",
+        f"script --comm 'rm -rf {documents}'",
+    ):
+        assert classify(command, cwd="/home/ana/project").tier is Tier.DESTRUCTIVE, command
+    for command in ("hash", "hash -r", "env -- ls", "script -q out.txt"):
+        assert classify(command, cwd="/home/ana/project").tier is not Tier.DESTRUCTIVE, command
+    assert classify(f"strace -f --follow-forks rm -rf {documents}", cwd="/").findings[-1].target == documents
 
 
 def test_a_recursive_removal_outside_the_working_folder_carries_no_rule_kind() -> None:

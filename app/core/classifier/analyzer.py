@@ -258,7 +258,10 @@ class _Analyzer:
 
     def assignment(self, node: Node) -> None:
         name = node.child_by_field_name("name")
-        if name is not None and self.node_text(name).split("[")[0] in _SPECIAL_VARIABLES:
+        if name is not None and self.node_text(name).split("[")[0] in ("BASH_CMDS", "BASH_ALIASES"):
+            # bash's command and alias tables: `BASH_CMDS[ls]=/bin/rm` makes `ls` run rm (review, 2026-12-04)
+            self.add(D, "cannot tell what runs: {value} makes a name run another program", value=self.node_text(name))
+        elif name is not None and self.node_text(name).split("[")[0] in _SPECIAL_VARIABLES:
             self.add(M, "sets {value}: changes how later commands run", value=self.node_text(name))
         value = node.child_by_field_name("value")
         fresh = value is not None and assigned_from_mktemp(self.node_text(value))

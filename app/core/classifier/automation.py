@@ -10,7 +10,7 @@ from __future__ import annotations
 from app.core.i18n import N_
 
 from .danger import Danger
-from .findings import D, M
+from .findings import D, M, _snip
 from .options import _split_options
 from .rule import Analysis
 from .stdin import _Stdin
@@ -90,6 +90,12 @@ def cmd_lldb(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
         ctx.add(M, "{name}: runs a program under a debugger", name=name)
 
 
+_TRACER_FLAGS = frozenset(
+    {"--follow-forks", "--output-separately", "--summary-only", "--summary", "--summary-wall-clock", "--no-abbrev",
+     "--seccomp-bpf", "--kill-on-exit", "--instruction-pointer", "--stack-trace", "--daemonize", "--demangle"}
+)  # fmt: skip
+
+
 def cmd_tracer(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """strace and ltrace: attaching with -p is held; tracing a program they start runs it, judged too."""
     if _pid_option(args, frozenset({"-p", "--attach"})):
@@ -97,7 +103,14 @@ def cmd_tracer(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
         return
     ctx.add(M, "{name}: traces a program", name=name)
     values = frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-P", "-I", "-b", "-X", "-O", "-S"})
-    _, i = _split_options(args, values)
+    options, i = _split_options(args, values)
+    # A long option written without `=` may take the next word or not (`--trace file`, `--quiet`):
+    # read the wrong way, the program it traces was never seen (review, 2026-12-04).
+    unclear = [o.value for o in options if o.value and o.value.startswith("--") and "=" not in o.value]
+    unclear = [option for option in unclear if option not in _TRACER_FLAGS]
+    if unclear:
+        ctx.add(D, "cannot tell what runs: {name} {option}", name=name, option=_snip(unclear[0]))
+        return
     ctx.inner(args[i:], stdin, bulk, depth)
 
 

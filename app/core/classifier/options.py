@@ -27,17 +27,17 @@ def _split_options(args: list[_Word], with_value: frozenset[str] = frozenset()) 
 
 
 def takes_value(option: str, with_value: frozenset[str]) -> bool:
-    """Whether the next word is this option's value, as getopt reads it: a long option by any
-    unambiguous prefix (`timeout --kill 1 5 rm ...` is `--kill-after 1`), a short one last in its
-    cluster (`-vs KILL`). Read otherwise, the value was taken for the command (review, 2026-12-04)."""
+    """Whether the next word is this option's value: a long one also by any unambiguous prefix, as
+    getopt reads it (`timeout --kill 1 5 rm ...` is `--kill-after 1`; read as a flag, its value was
+    taken for the command: review, 2026-12-04). Short options only as listed: in a cluster a letter
+    whose value is optional takes the rest of the word (`xargs -iL rm`), which a table cannot tell."""
     if option in with_value:
         return True
-    if option.startswith("--"):
-        return "=" not in option and any(o.startswith(option) for o in with_value if o.startswith("--"))
-    for k, letter in enumerate(option[1:], 1):
-        if f"-{letter}" in with_value:
-            return k == len(option) - 1  # else the rest of the word is its value
-    return False
+    return (
+        option.startswith("--")
+        and "=" not in option
+        and any(o.startswith(option) for o in with_value if o.startswith("--"))
+    )
 
 
 def _short_flags(words: list[_Word]) -> set[str]:

@@ -88,6 +88,7 @@ RULES: dict[str, Rule] = {
     ".": shells.cmd_source,
     "trap": shells.cmd_trap,
     "alias": shells.cmd_alias,
+    "hash": shells.cmd_hash,
     "cd": shells.cmd_cd,
     "pushd": shells.cmd_cd,
     # Removing, moving, re-permissioning files (files.py)

@@ -126,6 +126,13 @@ def cmd_alias(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
             ctx.sub_script(a.value.split("=", 1)[1], "alias")
 
 
+def cmd_hash(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`hash -p FILE NAME` makes NAME run FILE from then on (`hash -p /bin/rm ls; ls -rf ~/x`, review
+    2026-12-04); listing or forgetting (`hash`, `hash -r`) changes nothing that runs."""
+    if any(a.value is None or (a.value.startswith("-") and "p" in a.value) for a in args):
+        ctx.add(D, "cannot tell what runs: hash -p makes a name run another program")
+
+
 def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None) -> None:
     python = bool(_PYTHON.match(name))
     perl = bool(_PERL.match(name))

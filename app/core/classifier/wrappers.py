@@ -84,15 +84,20 @@ _ENV_SHORT = re.compile(r"^-[^-]*?([uCSaP])(.*)$")  # -u NAME, -C DIR, -S TEXT, 
 def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     i = 0
     chdir: _Word | None = None  # env -C DIR: the command runs there (red team: `env -C ~/.local rm -rf bin`)
+    options = True  # until `--`; NAME=VALUE words are read after it too, and any word with `=` is one
     while i < len(args):
         v = args[i].value
         if v is None:
             break
-        if v == "--":
+        if v == "--" and options:
+            options = False
             i += 1
-            break
+            continue
         letter, attached = None, None  # the option taking a value, and that value when in this word
-        if v.startswith("--"):
+        if not options or not v.startswith("-"):
+            if "=" not in v:
+                break  # the command
+        elif v.startswith("--"):
             option, equals, value = v[2:].partition("=")
             known = [o for o in _ENV_LONG if o == option] or [o for o in _ENV_LONG if o.startswith(option)]
             if len(known) != 1:  # env refuses it, or a newer env knows it: what runs cannot be told
@@ -103,8 +108,6 @@ def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         elif short := _ENV_SHORT.match(v):
             letter = short[1]
             attached = _word_end(args[i], len(short[2])) if short[2] else None
-        elif not v.startswith("-") and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", v):
-            break  # the command
         if letter is None:  # -i, -0, -v, a flag; NAME=VALUE
             name_part = v.split("=", 1)[0]
             if name_part in _SPECIAL_VARIABLES:
@@ -169,7 +172,7 @@ def cmd_watch(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
 
 
 def cmd_flock(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    values = frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"})
+    values = frozenset({"-w", "--timeout", "--wait", "-E", "--conflict-exit-code"})
     _, i = _split_options(args, values)
     rest = args[i + 1 :]
     if rest and rest[0].value in ("-c", "--command"):
@@ -251,7 +254,11 @@ def cmd_socat(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
 def cmd_script(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     ctx.add(M, "script: records a terminal session")
     for i, a in enumerate(args):
-        if a.value in ("-c", "--command") and i + 1 < len(args):
-            ctx.code_words([args[i + 1]], "script -c")
-        elif a.value is not None and a.value.startswith("--command="):
-            ctx.code_words([a], "script -c", strip_prefix="--command=")
+        v = a.value or ""
+        short = re.match(r"^-[^-]*?c(.*)$", v)  # -c, -qc, -qc'CODE' (review, 2026-12-04)
+        long = v.startswith("--") and "--command".startswith(v.split("=", 1)[0]) and len(v.split("=", 1)[0]) > 3
+        if (short and not short[1]) or (long and "=" not in v):
+            if i + 1 < len(args):
+                ctx.code_words([args[i + 1]], "script -c")
+        elif short or long:
+            ctx.code_words([_word_end(a, len(short[1]) if short else len(v) - v.index("=") - 1)], "script -c")
