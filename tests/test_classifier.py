@@ -415,9 +415,15 @@ def test_what_makes_a_name_or_a_wrapper_run_another_program_is_seen() -> None:
         f"script -qc 'rm -rf {documents}' /dev/null",
         f"script -qc'rm -rf {documents}'",
         f"script --comm 'rm -rf {documents}'",
+        f"unshare rm -rf {documents}",  # programs that run a command in a changed setting
+        f"setpriv --reuid=1000 rm -rf {documents}",
+        f"nsenter -t 1 -m rm -rf {documents}",
+        f"prlimit --nofile=10 rm -rf {documents}",
+        f"setarch x86_64 -R rm -rf {documents}",
+        f"eatmydata rm -rf {documents}",
     ):
         assert classify(command, cwd="/home/ana/project").tier is Tier.DESTRUCTIVE, command
-    for command in ("hash", "hash -r", "env -- ls", "script -q out.txt"):
+    for command in ("hash", "hash -r", "env -- ls", "script -q out.txt", "unshare --map-root-user ls"):
         assert classify(command, cwd="/home/ana/project").tier is not Tier.DESTRUCTIVE, command
     assert classify(f"strace -f --follow-forks rm -rf {documents}", cwd="/").findings[-1].target == documents
 

@@ -62,6 +62,34 @@ def cmd_taskset(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
     wrapper(ctx, args, stdin, bulk, depth, skip=1)
 
 
+# Programs that run a command in a changed setting (namespaces, limits, CPUs, a debugger), and their
+# options that take the next word: judged moderate themselves, and the command they run is judged
+# too (review, 2026-12-04: `unshare rm -rf ~/Documents` ran unheld, `rm` never looked at). The
+# number: words before the options (setarch's architecture).
+_RUNNERS: dict[str, tuple[frozenset[str], int]] = {
+    "unshare": (frozenset({"-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd", "--map-user",
+                           "--map-group", "--map-users", "--map-groups", "--propagation", "--monotonic",
+                           "--boottime"}), 0),
+    "nsenter": (frozenset({"-t", "--target", "-S", "--setuid", "-G", "--setgid"}), 0),
+    "setpriv": (frozenset(), 0),  # its options are --name=value
+    "prlimit": (frozenset({"-p", "--pid"}), 0),
+    "setarch": (frozenset(), 1),  # the architecture comes first
+    "numactl": (frozenset({"-C", "--physcpubind", "-m", "--membind", "-N", "--cpunodebind", "-i", "--interleave",
+                           "-p", "--preferred", "-P", "--preferred-many", "-w", "--weighted-interleave"}), 0),
+    "eatmydata": (frozenset(), 0),
+    "firejail": (frozenset(), 0),  # its options are --name=value
+    "cgexec": (frozenset({"-g"}), 0),
+    "valgrind": (frozenset(), 0),  # its options are --name=value
+}  # fmt: skip
+
+
+def cmd_runner(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """One of _RUNNERS: itself moderate, and the command it runs judged as if run alone."""
+    ctx.add(M, "{name}: runs a program in a changed setting", name=name)
+    values, lead = _RUNNERS[name]
+    wrapper(ctx, args[lead:], stdin, bulk, depth, values)
+
+
 def cmd_stdbuf(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     values = frozenset({"-i", "-o", "-e", "--input", "--output", "--error"})
     wrapper(ctx, args, stdin, bulk, depth, values)
