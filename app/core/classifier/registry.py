@@ -69,7 +69,7 @@ RULES: dict[str, Rule] = {
     "parallel": wrappers.cmd_parallel,
     "watch": wrappers.cmd_watch,
     "flock": wrappers.cmd_flock,
-    **dict.fromkeys(wrappers._RUNNERS, wrappers.cmd_runner),
+    **dict.fromkeys(wrappers.RUNNERS, wrappers.cmd_runner),
     "busybox": wrappers.cmd_busybox,
     "toybox": wrappers.cmd_busybox,
     "chroot": wrappers.cmd_chroot,

@@ -66,7 +66,7 @@ def cmd_taskset(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
 # options that take the next word: judged moderate themselves, and the command they run is judged
 # too (review, 2026-12-04: `unshare rm -rf ~/Documents` ran unheld, `rm` never looked at). The
 # number: words before the options (setarch's architecture).
-_RUNNERS: dict[str, tuple[frozenset[str], int]] = {
+RUNNERS: dict[str, tuple[frozenset[str], int]] = {
     "unshare": (frozenset({"-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd", "--map-user",
                            "--map-group", "--map-users", "--map-groups", "--propagation", "--monotonic",
                            "--boottime"}), 0),
@@ -84,9 +84,9 @@ _RUNNERS: dict[str, tuple[frozenset[str], int]] = {
 
 
 def cmd_runner(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    """One of _RUNNERS: itself moderate, and the command it runs judged as if run alone."""
+    """One of RUNNERS: itself moderate, and the command it runs judged as if run alone."""
     ctx.add(M, "{name}: runs a program in a changed setting", name=name)
-    values, lead = _RUNNERS[name]
+    values, lead = RUNNERS[name]
     wrapper(ctx, args[lead:], stdin, bulk, depth, values)
 
 
