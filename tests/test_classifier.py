@@ -421,6 +421,7 @@ def test_what_makes_a_name_or_a_wrapper_run_another_program_is_seen() -> None:
         f"prlimit --nofile=10 rm -rf {documents}",
         f"setarch x86_64 -R rm -rf {documents}",
         f"eatmydata rm -rf {documents}",
+        f"ltrace -S rm -rf {documents}",  # a flag of ltrace's, a value-taking option of strace's
     ):
         assert classify(command, cwd="/home/ana/project").tier is Tier.DESTRUCTIVE, command
     for command in ("hash", "hash -r", "env -- ls", "script -q out.txt", "unshare --map-root-user ls"):

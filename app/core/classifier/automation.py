@@ -96,14 +96,20 @@ _TRACER_FLAGS = frozenset(
 )  # fmt: skip
 
 
+# The short options that take the next word, each program's own: ltrace's -S and -b are flags.
+_TRACER_VALUES = {
+    "strace": frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-P", "-I", "-b", "-X", "-O", "-S"}),
+    "ltrace": frozenset({"-a", "-A", "-D", "-e", "-F", "-l", "-n", "-o", "-p", "-s", "-u", "-w", "-x"}),
+}
+
+
 def cmd_tracer(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """strace and ltrace: attaching with -p is held; tracing a program they start runs it, judged too."""
     if _pid_option(args, frozenset({"-p", "--attach"})):
         attaches(ctx, name)
         return
     ctx.add(M, "{name}: traces a program", name=name)
-    values = frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-P", "-I", "-b", "-X", "-O", "-S"})
-    options, i = _split_options(args, values)
+    options, i = _split_options(args, _TRACER_VALUES.get(name, _TRACER_VALUES["strace"]))
     # A long option written without `=` may take the next word or not (`--trace file`, `--quiet`):
     # read the wrong way, the program it traces was never seen (review, 2026-12-04).
     unclear = [o.value for o in options if o.value and o.value.startswith("--") and "=" not in o.value]
