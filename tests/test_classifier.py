@@ -422,9 +422,14 @@ def test_what_makes_a_name_or_a_wrapper_run_another_program_is_seen() -> None:
         f"setarch x86_64 -R rm -rf {documents}",
         f"eatmydata rm -rf {documents}",
         f"ltrace -S rm -rf {documents}",  # a flag of ltrace's, a value-taking option of strace's
+        f"GIT_EDITOR='rm -rf {documents}; true' git commit",  # a variable whose value a program runs as code
+        f"GIT_PAGER='rm -rf {documents}' git -p log",
+        f"env PAGER='rm -rf {documents}' git --paginate log",
+        f"export EDITOR='rm -rf {documents}'",
     ):
         assert classify(command, cwd="/home/ana/project").tier is Tier.DESTRUCTIVE, command
-    for command in ("hash", "hash -r", "env -- ls", "script -q out.txt", "unshare --map-root-user ls"):
+    for command in ("hash", "hash -r", "env -- ls", "script -q out.txt", "unshare --map-root-user ls",
+                    "GIT_PAGER=cat git -p log"):  # fmt: skip
         assert classify(command, cwd="/home/ana/project").tier is not Tier.DESTRUCTIVE, command
     assert classify(f"strace -f --follow-forks rm -rf {documents}", cwd="/").findings[-1].target == documents
 

@@ -31,6 +31,7 @@ from .shells import runs_download
 from .stdin import _PIPE, _Stdin
 from .tables import (
     _BLOCK_DEVICE,
+    _CODE_VARIABLES,
     _DOWNLOADERS,
     _DOWNLOADS,
     _HARMLESS_DEVICES,
@@ -264,6 +265,8 @@ class _Analyzer:
         elif name is not None and self.node_text(name).split("[")[0] in _SPECIAL_VARIABLES:
             self.add(M, "sets {value}: changes how later commands run", value=self.node_text(name))
         value = node.child_by_field_name("value")
+        if name is not None and value is not None and self.node_text(name) in _CODE_VARIABLES:
+            self.code_words([self.word([value])], self.node_text(name))
         fresh = value is not None and assigned_from_mktemp(self.node_text(value))
         if name is not None and fresh and self.node_text(name) in self.scratch_names:
             self.scratch_seen.add(self.node_text(name))

@@ -180,6 +180,12 @@ _MAY_WRITE = _WRITERS | frozenset(
     {"ln", "sed", "dd", "curl", "wget", "truncate", "patch", "unzip", "tar", "git", "awk", "gawk",
      "gzip", "gunzip", "bzip2", "xz", "zstd", "7z", "zip", "rclone", "scp", "touch"}
 )  # fmt: skip
+# Variables whose value a program runs as shell code (`GIT_EDITOR='rm -rf ~/x; true' git commit` ran
+# rm, judged moderate: 2026-12-04): the value is judged as code, as `git -c core.pager=...` is.
+_CODE_VARIABLES = frozenset(
+    {"GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR", "GIT_SSH_COMMAND",
+     "PROMPT_COMMAND"}
+)  # fmt: skip
 _SPECIAL_VARIABLES = frozenset(
     {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
      "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "BASH_FUNC", "PYTHONSTARTUP", "NODE_OPTIONS", "GIT_SSH",

@@ -13,6 +13,7 @@ from .rule import Analysis
 from .shells import folder_after
 from .stdin import _Stdin
 from .tables import (
+    _CODE_VARIABLES,
     _SPECIAL_VARIABLES,
     _names,
 )
@@ -138,6 +139,8 @@ def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             attached = _word_end(args[i], len(short[2])) if short[2] else None
         if letter is None:  # -i, -0, -v, a flag; NAME=VALUE
             name_part = v.split("=", 1)[0]
+            if name_part in _CODE_VARIABLES:  # its value runs as code (tables.py)
+                ctx.code_words([_word_end(args[i], len(v) - len(name_part) - 1)], name_part)
             if name_part in _SPECIAL_VARIABLES:
                 ctx.add(M, "sets {name_part}: changes how later commands run", name_part=name_part)
             i += 1
