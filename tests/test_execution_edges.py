@@ -32,9 +32,9 @@ import pytest
 
 from app.core.execution import (
     container,
-    container_lift,
     executor,
     landlock,
+    live_binds,
     lone_files,
     output_decoding,
     pipes,
@@ -203,7 +203,7 @@ def test_a_forked_process_watches_a_lifeline_of_its_own_not_its_parents() -> Non
     assert sorted(done.stdout.split("\n")[:2]) == ["child True", "parent True"]
 
 
-# -- container_lift.py: binding a member read-only in a live container ----------------------------
+# -- live_binds.py: binding a member read-only in a live container ------------------------------------
 
 
 @pytest.mark.skipif(not LINUX, reason="namespaces (Linux)")
@@ -212,8 +212,8 @@ def test_binding_in_a_container_that_is_gone_says_why(tmp_path: Path, caplog: py
     member.mkdir()
     gone = subprocess.Popen(["true"])
     gone.wait()
-    with caplog.at_level(logging.WARNING, logger=container_lift.__name__):
-        problem = container_lift.protect(gone.pid, [str(member)])
+    with caplog.at_level(logging.WARNING, logger=live_binds.__name__):
+        problem = live_binds.protect(gone.pid, [str(member)])
     assert problem is not None and "No such file or directory" in problem and f"/proc/{gone.pid}/ns" in problem
     assert f"binding ['{member}'] read-only in container {gone.pid} failed" in caplog.text
 
@@ -223,7 +223,7 @@ def test_binding_whose_helper_cannot_start_says_why(tmp_path: Path, monkeypatch:
     member = tmp_path / "settings"
     member.mkdir()
     monkeypatch.setattr(sys, "executable", str(tmp_path / "gone" / "python"))
-    problem = container_lift.protect(os.getpid(), [str(member)])
+    problem = live_binds.protect(os.getpid(), [str(member)])
     assert problem is not None and "No such file or directory" in problem and "gone/python" in problem
 
 

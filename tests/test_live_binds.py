@@ -1,4 +1,4 @@
-"""Binding a member of the protected set read-only inside a live container (container_lift.py),
+"""Binding a member of the protected set read-only inside a live container (live_binds.py),
 with a real bubblewrap container, as root and as an unprivileged user."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.execution import container, container_lift
+from app.core.execution import container, live_binds
 
 LINUX_BWRAP = pytest.mark.skipif(
     not sys.platform.startswith("linux") or shutil.which("bwrap") is None, reason="bwrap (Linux)"
@@ -82,7 +82,7 @@ def test_a_folder_and_a_lone_file_bound_in_a_live_container_are_read_only_there_
     with contained_shell(home, [nested], []) as shell:
         assert not shell.can_write(nested / "g"), "the container protects what it bound"
         assert shell.can_write(folder / "f") and shell.can_write(lone)
-        assert container_lift.protect(shell.init_pid, [str(folder), str(lone)]) is None
+        assert live_binds.protect(shell.init_pid, [str(folder), str(lone)]) is None
         assert not shell.can_write(folder / "f2") and not shell.can_write(lone)
     assert (folder / "f").read_text() == "x\n" and lone.read_text() == "a\nx\n"
     assert not (folder / "f2").exists()
@@ -102,7 +102,7 @@ def test_binding_works_for_an_unprivileged_user_whose_container_has_its_own_user
     with contained_shell(home, [], become) as shell:
         assert os.readlink(f"/proc/{shell.init_pid}/ns/user") != os.readlink("/proc/self/ns/user")
         assert shell.can_write(folder / "f")
-        argv = container_lift.helper_argv(shell.init_pid, [str(folder)])
+        argv = live_binds.helper_argv(shell.init_pid, [str(folder)])
         bound = subprocess.run([*become, system_python, *argv[1:]], capture_output=True, text=True, timeout=30)
         assert bound.stdout.strip() == "ok", bound.stderr
         assert not shell.can_write(folder / "f2")

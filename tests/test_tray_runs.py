@@ -239,3 +239,28 @@ async def test_a_background_job_goes_on_after_its_server_is_killed_and_a_second_
     assert result["exitCode"] == 0, result
     assert "finished-in-the-tray" in result["stdout"], result
     assert time.monotonic() - killed_at > 3, "the job ended before its server was gone: nothing was shown"
+
+
+async def test_through_a_real_tray_a_rule_deletes_its_build_folder_and_nothing_outside_its_folder(
+    home: Path, tmp_path: Path
+) -> None:
+    """The red team's route (2026-12-04) as an agent runs it, against a real tray: with the user's
+    rule for the project, `env -C` once deleted ~/.local/bin with no click."""
+    from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
+
+    paths = data_folder.ensure(AppPaths.from_environment({HOME_ENV: str(home)}))
+    project, outside = tmp_path / "project", tmp_path / "user" / ".local" / "bin"
+    (project / "build").mkdir(parents=True)
+    outside.mkdir(parents=True)
+    (outside / "keep").write_text("x")
+    with Journal.open(paths) as journal:  # the user's click made it, before this tray started
+        journal.add_rule(DELETE_BUILD_FOLDERS, str(project.resolve()), FOLDER_SCOPE, "deleting build folders")
+    with running_tray(home):
+        async with connect(home, headless=False) as client:
+            ran = await run(client, {"command": "rm -rf build", "cwd": str(project)})
+            held = await run(
+                client, {"command": f"env -C {outside.parent} rm -rf bin", "cwd": str(project), "background": True}
+            )
+            await client.call_tool("command_stop", {"jobId": held["jobId"]})
+    assert ran.get("exitCode") == 0 and not (project / "build").exists(), ran
+    assert held.get("status") == "waiting" and (outside / "keep").exists(), held

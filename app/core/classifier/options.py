@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from .words import _Word
 
 
@@ -24,6 +26,14 @@ def _split_options(args: list[_Word], with_value: frozenset[str] = frozenset()) 
             return args[:i], i + 1
         i += 2 if takes_value(value, with_value) else 1
     return args[:i], i
+
+
+def long_option(word: str, names: Iterable[str]) -> str | None:
+    """The long option `word` (`--ch=DIR`) names among `names` (without `--`), as getopt_long reads
+    it: exactly, or the one name it is a prefix of; None when none or several are."""
+    option = word[2:].partition("=")[0]
+    found = [name for name in names if name == option] or [name for name in names if name.startswith(option)]
+    return found[0] if len(found) == 1 else None
 
 
 def takes_value(option: str, with_value: frozenset[str]) -> bool:

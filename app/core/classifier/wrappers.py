@@ -8,7 +8,7 @@ from app.core.i18n import N_
 
 from .findings import GAINS_PRIVILEGES, D, M, _snip
 from .handoff import hands_off, local_host
-from .options import _long_flags, _short_flags, _split_options
+from .options import _long_flags, _short_flags, _split_options, long_option
 from .rule import Analysis
 from .shells import folder_after
 from .stdin import _Stdin
@@ -127,12 +127,12 @@ def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             if "=" not in v:
                 break  # the command
         elif v.startswith("--"):
-            option, equals, value = v[2:].partition("=")
-            known = [o for o in _ENV_LONG if o == option] or [o for o in _ENV_LONG if o.startswith(option)]
-            if len(known) != 1:  # env refuses it, or a newer env knows it: what runs cannot be told
+            _option, equals, value = v[2:].partition("=")
+            known = long_option(v, _ENV_LONG)
+            if known is None:  # env refuses it, or a newer env knows it: what runs cannot be told
                 ctx.add(D, "cannot tell what runs: env {option}", option=_snip(v))
                 return
-            letter = _ENV_LONG[known[0]]
+            letter = _ENV_LONG[known]
             attached = _word_end(args[i], len(value)) if equals and letter else None
         elif short := _ENV_SHORT.match(v):
             letter = short[1]
@@ -282,12 +282,32 @@ def cmd_socat(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
     ctx.add(M, "socat: opens a connection")
 
 
+_SCRIPT_LONG = (
+    "append",
+    "command",
+    "echo",
+    "return",
+    "flush",
+    "force",
+    "log-in",
+    "log-out",
+    "log-io",
+    "log-timing",
+    "logging-format",
+    "output-limit",
+    "quiet",
+    "timing",
+    "help",
+    "version",
+)
+
+
 def cmd_script(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     ctx.add(M, "script: records a terminal session")
     for i, a in enumerate(args):
         v = a.value or ""
         short = re.match(r"^-[^-]*?c(.*)$", v)  # -c, -qc, -qc'CODE' (review, 2026-12-04)
-        long = v.startswith("--") and "--command".startswith(v.split("=", 1)[0]) and len(v.split("=", 1)[0]) > 3
+        long = v.startswith("--") and long_option(v, _SCRIPT_LONG) == "command"
         if (short and not short[1]) or (long and "=" not in v):
             if i + 1 < len(args):
                 ctx.code_words([args[i + 1]], "script -c")

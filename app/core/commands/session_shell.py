@@ -3,6 +3,7 @@ like any other, run one at a time, and end with the whole shell on pause, Stop o
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -132,16 +133,13 @@ class SessionShell:
             # A person allowed it to run without some of the container's protection: in a container
             # of its own, never in the session's, where what the agent left there (a DEBUG trap, a
             # function named `echo`, an open descriptor) would share the opening (red team, 2026-12-04).
-            members = runs.unbound.get(command_id, ())
-            if all(os.path.lexists(member) for member in members):
+            # When it may create a start-up file that does not exist, the idle shell ends first, and no
+            # new one starts until the command has ended: while the session's container lives, a new
+            # file is moved aside (start_files.py: what runs there cannot be told from outside).
+            creates = not all(os.path.lexists(member) for member in runs.unbound.get(command_id, ()))
+            async with self._lock if creates else contextlib.nullcontext():
                 self._check_still_in(command_id, valid)
-                return apart(await runs.run(command_id, valid, bash, on_output))
-            # It may create a start-up file that does not exist: while the session's container lives, a
-            # new one is moved aside (start_files.py: what runs there cannot be told from outside). So
-            # the idle shell ends first, and no new one starts until the command has ended.
-            async with self._lock:
-                self._check_still_in(command_id, valid)
-                session = self._session
+                session = self._session if creates else None
                 if session is not None and session.busy:
                     service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=SESSION_BUSY_REASON))
                     raise CommandRefused(SESSION_BUSY_MESSAGE)

@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from app.core.execution import container_lift
+from app.core.execution import live_binds
 from app.core.execution.process_marks import children
 from app.core.i18n import _
 
@@ -255,7 +255,7 @@ def appeared(path: str) -> str | None:
             _put_back(path, target)
         return moved
     for entry, init in bind_in:  # a user's new file, or one replaced by rename: read-only there from now on
-        if container_lift.protect(init, [path]) is None:
+        if live_binds.protect(init, [path]) is None:
             entry.existed.add(path)
     return None
 

@@ -139,9 +139,10 @@ def _plain_rm(words: list[str]) -> bool:
     return bool(operands) and all(_NAME.fullmatch(operand) and operand.strip("./") for operand in operands)
 
 
-def _build_folder_targets(verdict: Classification) -> list[str] | None:
-    """The folders a destructive command deletes, when that is all it does and each is a build folder."""
-    if verdict.tier is not Tier.DESTRUCTIVE or not verdict.findings:
+def _build_folder_targets(command: str, verdict: Classification) -> list[str] | None:
+    """The folders a destructive command deletes, when that is all it does (`plain_deletions`) and each
+    is a build folder."""
+    if verdict.tier is not Tier.DESTRUCTIVE or not verdict.findings or not plain_deletions(command):
         return None
     targets = []
     for finding in verdict.findings:
@@ -159,9 +160,9 @@ def proposal_for(command: str, cwd: str | None, verdict: Classification) -> Rule
 
     `verdict` is the classifier's result for this command in this folder. Offered only when the
     command does nothing but delete build folders strictly inside `cwd` (`plain_deletions`)."""
-    if not cwd or not command.strip() or not plain_deletions(command):
+    if not cwd:
         return None
-    targets = _build_folder_targets(verdict)
+    targets = _build_folder_targets(command, verdict)
     if not targets or not all(_inside(t, cwd) for t in targets):
         return None
     return RuleProposal(DELETE_BUILD_FOLDERS, posixpath.normpath(cwd))
@@ -180,9 +181,7 @@ def matching_rule(
     A session rule counts only for its own `session`. A rule covers the command when every
     destructive finding deletes a build folder inside the rule's folder (or below it), by a path
     with no symlink on it (`real`: where a path leads now, as the tray decides)."""
-    if not command.strip() or not plain_deletions(command):
-        return None
-    targets = _build_folder_targets(verdict)
+    targets = _build_folder_targets(command, verdict)
     if not targets or any(real(target) != target for target in targets):
         return None
     for rule in sorted(rules, key=lambda r: r.id):
