@@ -152,7 +152,7 @@ async def test_two_held_commands_each_get_their_full_time_on_screen(
         behind = json.loads(
             (await client.call_tool("command_wait", {"jobId": second["jobId"], "timeout": 1})).content[0].text
         )
-        assert behind["status"] == "waiting" and behind["userHasS"] is None
+        assert behind["status"] == "waiting" and behind["secondsToAnswer"] is None
         assert "once the commands before it are answered" in behind["note"]
         await anyio.to_thread.run_sync(cli, home, "deny", str(first["jobId"]))  # the first is answered
         now_shown = await wait_until_seen(paths, "sudo false")
@@ -160,7 +160,7 @@ async def test_two_held_commands_each_get_their_full_time_on_screen(
         waited = json.loads(
             (await client.call_tool("command_wait", {"jobId": second["jobId"], "timeout": 1})).content[0].text
         )
-    assert waited["status"] == "waiting" and HOLD_LIFETIME_S - 30 < waited["userHasS"] <= HOLD_LIFETIME_S
+    assert waited["status"] == "waiting" and HOLD_LIFETIME_S - 30 < waited["secondsToAnswer"] <= HOLD_LIFETIME_S
     assert "left to answer" in waited["note"]
 
 

@@ -115,7 +115,7 @@ async def test_a_held_command_from_cowork_allowed_after_its_call_returned_runs_a
             )
             assert first["status"] == "waiting" and first["exitCode"] is None, first
             assert took < COWORK_CUT_S - 10, f"returned after {took:.1f} s, before Cowork gives up"
-            assert 0 < first["userHasS"] <= HOLD_LIFETIME_S and "command_wait" in first["note"], first
+            assert 0 < first["secondsToAnswer"] <= HOLD_LIFETIME_S and "command_wait" in first["note"], first
             assert (tmp_path / "later").exists(), "nothing ran before the click"
             await wait_until_held(paths)
             await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)  # no call is waiting now

@@ -93,7 +93,7 @@ class JobResult(BaseModel):
     outputFile: str | None = Field(
         default=None, description="absolute path of a file holding the whole output, when some of it was left out"
     )
-    userHasS: int | None = Field(
+    secondsToAnswer: int | None = Field(
         default=None, description="seconds the user still has to answer a waiting command, once it is shown to them"
     )
 
@@ -169,7 +169,7 @@ def job_result(service: CommandService, job: Job, patience: float) -> JobResult:
         return JobResult(
             jobId=job.id, status=status.value, stdout="", stderr="", exitCode=None, timedOut=False,
             note=waiting_note(job.id, hold.reasons if hold else "it needs the user's approval", left, patience),
-            userHasS=left,
+            secondsToAnswer=left,
         )  # fmt: skip
     assert job.output is not None
     so_far = job.output.snapshot()
