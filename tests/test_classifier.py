@@ -434,6 +434,42 @@ def test_what_makes_a_name_or_a_wrapper_run_another_program_is_seen() -> None:
     assert classify(f"strace -f --follow-forks rm -rf {documents}", cwd="/").findings[-1].target == documents
 
 
+def test_a_program_no_rule_knows_is_judged_by_the_commands_and_code_it_is_given() -> None:
+    """2026-12-04: each ran `rm -rf` while judged moderate (a program no rule knows), so unheld; an
+    option read as a flag (`timeout -vs`, `parallel -j2`) made its value such a program too."""
+    documents = "/home/ana/Documents"
+    for command in (
+        f"faketime '2020-01-01' rm -rf {documents}",
+        f"runuser -u ana -- rm -rf {documents}",
+        f"linux64 rm -rf {documents}",
+        f"ssh-agent /bin/rm -rf {documents}",
+        f"tmux new -d 'rm -rf {documents}'",
+        f"nix-shell -p hello --run 'cd /; rm -rf {documents}'",
+        f"expect -c 'spawn rm -rf {documents}'",
+        f"timeout -vs KILL 5 rm -rf {documents}",
+        f"parallel -j2 rm -rf ::: {documents}",
+        f"conda run -n base rm -rf {documents}",
+        f"npm exec -- rimraf {documents}",
+        f"poetry run python -c 'import shutil; shutil.rmtree(\"{documents}\")'",
+    ):
+        assert classify(command, cwd="/home/ana/project").tier is Tier.DESTRUCTIVE, command
+    for command in ("make test", "pytest -k 'not slow'", "mytool '{\"a\": 1}'", "mytool ls cat -- x",
+                    "mytool 'a string with $(words)'", "npm run build", "conda run -n base pytest"):  # fmt: skip
+        assert classify(command, cwd="/home/ana/project").tier is Tier.MODERATE, command
+    # What it may run is judged where it stands: a `cd` among the words leads nowhere after it.
+    judged = classify("mytool cd /tmp; rm -rf out", cwd="/home/ana/project")
+    assert [f.target for f in judged.findings] == ["/home/ana/project/out"]
+
+
+def test_a_program_no_rule_knows_given_too_many_commands_to_check_is_held_at_once() -> None:
+    """Judging each word as a command again is bounded: too many is "cannot tell", not seconds."""
+    for command in ("mytool " + "cat " * 64 + "ls", "mytool " + "nohup mytool " * 40 + "ls",
+                    "mytool " + "cat " * 10 + "x " * 5_000):  # fmt: skip
+        judged = classify(command, cwd="/home/ana/project")
+        assert judged.reasons == ("cannot tell what runs: a program no rule knows is given too many commands to check",)
+    assert classify("mytool " + "cat " * 63 + "ls", cwd="/home/ana/project").tier is Tier.MODERATE
+
+
 def test_a_recursive_removal_outside_the_working_folder_carries_no_rule_kind() -> None:
     for command in ("rm -rf ../other", "rm -rf /", "rm -rf .", "rm -rf *", 'rm -rf "$dir"', "sudo rm -rf build",
                     "rm -rf build/"):  # fmt: skip

@@ -75,3 +75,27 @@ async def test_the_remove_option_of_an_archiver_is_held_as_a_deletion(home: Path
     said = refused.get("error", "")
     assert HELD in said and "deletes the files it packs" in said, said
     assert (project / "data" / "results.csv").exists() and not any(project.glob("keep.*"))
+
+
+GIVEN_TO_ANOTHER_PROGRAM = {
+    "linux64": "linux64 rm -rf data",  # util-linux: runs its command for another architecture
+    "ssh-agent": "ssh-agent rm -rf data",  # runs its command with an agent started for it
+    "timeout -vs": "timeout -vs KILL 5 rm -rf data",  # `-v` then `-s KILL`: `5` was read as the program
+}
+
+
+@pytest.mark.parametrize("command", GIVEN_TO_ANOTHER_PROGRAM.values(), ids=GIVEN_TO_ANOTHER_PROGRAM.keys())
+async def test_a_deletion_given_to_a_program_no_rule_knows_is_held(home: Path, tmp_path: Path, command: str) -> None:
+    """2026-12-04: each was judged moderate (a program no rule knows), so it ran unheld and deleted."""
+    program = command.split()[0]
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed")
+    copy = a_project(tmp_path / "copy")
+    subprocess.run(command, shell=True, cwd=copy, check=True, capture_output=True, timeout=60)
+    assert not (copy / "data").exists(), "run directly, the program runs the deletion it is given"
+    project = a_project(tmp_path / "project")
+    async with serving(home) as client:
+        refused = await run(client, {"command": command, "cwd": str(project)})
+    said = refused.get("error", "")
+    assert HELD in said and f"Deletes the folder {project.resolve()}/data and everything in it" in said, said
+    assert (project / "data" / "results.csv").exists()

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from .danger import Danger
 from .findings import (
+    CANNOT_TELL_PROBES,
     MAX_COMMAND_CHARS,
     MAX_NODES,
+    MAX_PROBED_WORDS,
+    MAX_PROBES,
     MAX_SHELL_NESTING,
     MAX_TREE_DEPTH,
+    PROBE_LIMIT,
     RUNS_ITSELF,
     TOUCHES_APP_DATA,
     D,
@@ -47,6 +53,9 @@ from .words import _EXPANSIONS, _WORDISH, _ansi_c, _double_quoted, _Word, _WordB
 
 if TYPE_CHECKING:
     from tree_sitter import Node
+
+# The first program of a string that may be code, after any NAME=VALUE settings.
+_FIRST_PROGRAM = re.compile(r"\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*([^\s;&|()<>'\"]+)")
 
 
 class _Analyzer:
@@ -425,7 +434,55 @@ class _Analyzer:
             rule(self, name, args, stdin, bulk, depth)
         else:
             self.add(M, "{value}: not known to be read-only", value=_snip(head.value))
+            self.may_run(args, depth)
         self.after_command(name, words, rule, bulk, start)
+
+    def may_run(self, args: list[_Word], depth: int) -> None:
+        """A program no rule knows may run what it is given (`faketime 0 rm -rf DIR`, `runuser -u me
+        -- rm ...`, `tmux new 'rm -rf DIR'`: each was judged moderate, so it ran unheld; 2026-12-04),
+        and so does a package manager's `run` or `exec` (`conda run -n base rm -rf DIR`).
+        Words that name a known program, and words that read as code, are judged as the command they
+        would be; what that finds destructive is kept. "Cannot tell" is not: any word may be anything."""
+        for k, w in enumerate(args):
+            v = w.literal
+            if v is None or v.startswith("-"):
+                continue
+            if any(c.isspace() for c in v):
+                first = _FIRST_PROGRAM.match(v)  # code begins with a program (`'cd /; rm -rf DIR'`), a
+                if first is None or rule_for(_command_name(first[1])) is None:  # title (`'fix: rm -rf'`) may not
+                    continue
+                judge = functools.partial(self.sub_script, v, "a string it is given")
+            elif rule_for(_command_name(v)) is not None and (
+                "/" not in v.replace("\\", "/") or installed_program(script_path(self.cwd, v) or v)
+            ):
+                judge = functools.partial(self.argv, args[k:], None, bulk=False, depth=depth + 1)
+            else:
+                continue
+            self.report.probes += 1
+            self.report.probed_words += len(args) - k
+            if self.report.probes > MAX_PROBES or self.report.probed_words > MAX_PROBED_WORDS:
+                self.add(D, CANNOT_TELL_PROBES, kind=PROBE_LIMIT)
+                return
+            if self.keep_if_destructive(judge):
+                return
+
+    def keep_if_destructive(self, judge: Callable[[], None]) -> bool:
+        """Judge something a command may run, and keep what it finds only if that is destructive
+        (and not a "cannot tell"); everything else it changed (its `cd`, scripts read) is undone."""
+        report, cwd = self.report, self.cwd
+        findings, scripts, written = len(report.findings), len(report.scripts), set(report.written)
+        judge()
+        self.cwd = cwd
+        found = [
+            f for f in report.findings[findings:]
+            if f.tier is D and (f.danger is not Danger.CANNOT_TELL or f.kind == PROBE_LIMIT)
+        ]  # fmt: skip
+        del report.findings[findings:]
+        report.findings.extend(found)
+        if not found:
+            del report.scripts[scripts:]
+            report.written = written
+        return bool(found)
 
     def after_command(self, name: str, words: list[_Word], rule: Rule | None, bulk: bool, start: int) -> None:
         """What holds for every command whatever its rule: bulk operands, disk devices, our files,

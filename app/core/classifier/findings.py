@@ -109,6 +109,13 @@ MAX_COMMAND_CHARS = 1_000_000
 MAX_NODES = 100_000
 MAX_TREE_DEPTH = 300
 MAX_SHELL_NESTING = 12
+# Words an unknown program is given, judged as the commands they may be (`_Analyzer.may_run`):
+# at most this many in one classification, and this many words judged so (`a b c ...` would otherwise
+# be judged again at each word: a long command would take seconds).
+MAX_PROBES = 64
+MAX_PROBED_WORDS = 20_000
+PROBE_LIMIT = "probe-limit"
+CANNOT_TELL_PROBES = "cannot tell what runs: a program no rule knows is given too many commands to check"
 REASON_SNIPPET_CHARS = 60
 TOUCHES_APP_DATA = "touches Cowork Terminal's own data or settings"
 RUNS_ITSELF = "runs Cowork Terminal itself (it could change its own settings or answer its own approvals)"
@@ -156,6 +163,8 @@ class _Report:
     def __init__(self) -> None:
         self.findings: list[Finding] = []
         self.nodes = 0
+        self.probes = 0  # words of unknown programs judged as commands (MAX_PROBES)
+        self.probed_words = 0  # ... and the words those commands had (MAX_PROBED_WORDS)
         self.scripts: list[str] = []  # script files run, in the order they were judged
         self.written: set[tuple[str, str]] = set()  # (pattern of a file it may write, the script that writes it)
 

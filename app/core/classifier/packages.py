@@ -35,7 +35,12 @@ def subcommand(ctx: Analysis, args: list[_Word], what: str) -> str | None:
     return ""
 
 
-def package_manager(ctx: Analysis, name: str, args: list[_Word]) -> None:
+# Subcommands that run a program they are given (`conda run -n base CMD`, `npm exec -- CMD`, `yarn
+# dlx CMD`): what they are given is judged by `Analysis.may_run`.
+_RUNS_GIVEN = frozenset({"run", "exec", "dlx"})
+
+
+def package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int = 0) -> None:
     remove, read = _PACKAGE_MANAGERS[name]
     if name in ("conda", "mamba", "micromamba") and [a.value for a in _operands(args)][:2] == ["env", "remove"]:
         ctx.add(D, "{name} env remove: deletes an environment", name=name)
@@ -49,6 +54,8 @@ def package_manager(ctx: Analysis, name: str, args: list[_Word]) -> None:
         return
     else:
         ctx.add(M, "{name} {sub}: changes installed software", name=name, sub=sub)
+        if sub in _RUNS_GIVEN:
+            ctx.may_run(args, depth)
 
 
 def cmd_dpkg(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -121,7 +128,7 @@ def cmd_uv(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
         ctx.add(M, "uv {sub}: changes the project or installed software", sub=sub)
 
 
-def js_package_manager(ctx: Analysis, name: str, args: list[_Word]) -> None:
+def js_package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int = 0) -> None:
     values = [a.value for a in args]
     everywhere = any(v in ("-g", "--global", "--location=global") for v in values)
     sub = subcommand(ctx, args, name)
@@ -139,16 +146,18 @@ def js_package_manager(ctx: Analysis, name: str, args: list[_Word]) -> None:
         return
     else:
         ctx.add(M, "{name} {sub}: changes or runs the project", name=name, sub=sub or "")
+        if sub in _RUNS_GIVEN:
+            ctx.may_run(args, depth)
 
 
 def cmd_package_manager(
     ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int
 ) -> None:
     """A system or language package manager of `tables._PACKAGE_MANAGERS` (pip3.12 is pip)."""
-    package_manager(ctx, name if name in _PACKAGE_MANAGERS else "pip", args)
+    package_manager(ctx, name if name in _PACKAGE_MANAGERS else "pip", args, depth)
 
 
 def cmd_js_package_manager(
     ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int
 ) -> None:
-    js_package_manager(ctx, name, args)
+    js_package_manager(ctx, name, args, depth)

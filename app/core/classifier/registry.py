@@ -174,6 +174,7 @@ RULES: dict[str, Rule] = {
     # Containers, clusters, clouds, databases (services.py)
     "docker": services.cmd_docker,
     "podman": services.cmd_docker,
+    "docker-compose": services.cmd_docker,  # Compose v1, a program of its own
     "kubectl": services.cmd_kubectl,
     "terraform": services.cmd_terraform,
     "tofu": services.cmd_terraform,

@@ -115,6 +115,7 @@ _INLINE_CODE_FLAGS: dict[str, frozenset[str]] = {
     "luajit": frozenset({"-e"}),
     "rscript": frozenset({"-e"}),
     "osascript": frozenset({"-e"}),
+    "expect": frozenset({"-c"}),
     "pwsh": frozenset({"-c", "-command"}),
     "powershell": frozenset({"-c", "-command"}),
     "cmd": frozenset({"/c", "/k", "//c", "//k"}),
@@ -136,13 +137,14 @@ _CODE_DELETES = re.compile(
     r"\brmdir\s+/s|\bdel\s+/[sfq]|Format-Volume|Clear-Disk|Stop-Computer|Restart-Computer|\bunlink\b|"
     r"\bshutdown\b|\breboot\b|\bshut\s+down\b|\brestart\b|\berase\b|"
     r"\.rm\s*\(|\brm\s*\(|promises\.rm\b|Deno\.remove|remove_tree|FileUtils\.remove|\brmdir\s*\(|remove_file|"
-    r"Files\.delete|Directory\.Delete|\.truncate\s*\(|os\.truncate",
+    r"Files\.delete|Directory\.Delete|\.truncate\s*\(|os\.truncate|\bfile\s+delete\b",
     re.I,
 )
 _CODE_RUNS = re.compile(
     r"os\.(system|exec\w*|spawn\w*|popen)|subprocess|child_process|\bexecSync\b|\bspawnSync\b|"
     r"\bsystem\s*\(|\bexec\s*\(|\beval\s*\(|Runtime\.getRuntime|Start-Process|Invoke-Expression|\biex\b|"
-    r"do shell script|\bpty\.spawn|commands\.getoutput|%x\{|\bqx\b|\bopen3\b",
+    r"do shell script|\bpty\.spawn|commands\.getoutput|%x\{|\bqx\b|\bopen3\b|"
+    r"(?:^|[;\[{\n])\s*(?:exec|spawn)\s",  # Tcl and expect (`spawn rm -rf DIR`), Ruby's and Perl's `exec "..."`
     re.I,
 )
 # Programs that fetch from the network: what they print, piped into a shell, is a downloaded program.
