@@ -454,11 +454,21 @@ def test_a_program_no_rule_knows_is_judged_by_the_commands_and_code_it_is_given(
     ):
         assert classify(command, cwd="/home/ana/project").tier is Tier.DESTRUCTIVE, command
     for command in ("make test", "pytest -k 'not slow'", "mytool '{\"a\": 1}'", "mytool ls cat -- x",
-                    "mytool 'a string with $(words)'", "npm run build", "conda run -n base pytest"):  # fmt: skip
+                    "mytool 'a string with $(words)'", "npm run build", "conda run -n base pytest",
+                    "mytool ./rm -rf /home/ana/Documents", "mytool ' ' '(x y)'"):  # fmt: skip
         assert classify(command, cwd="/home/ana/project").tier is Tier.MODERATE, command
     # What it may run is judged where it stands: a `cd` among the words leads nowhere after it.
     judged = classify("mytool cd /tmp; rm -rf out", cwd="/home/ana/project")
     assert [f.target for f in judged.findings] == ["/home/ana/project/out"]
+
+
+def test_a_script_given_to_a_program_no_rule_knows_is_read_only_when_it_can_be_run(tmp_path: Path) -> None:
+    (tmp_path / "tidy.sh").write_text("#!/bin/sh\nrm -rf /home/ana/Documents\n")
+    (tmp_path / "tidy.sh").chmod(0o755)
+    (tmp_path / "README.md").write_text("Start again:\n\n    rm -rf node_modules\n")
+    judged = classify("faketime 0 ./tidy.sh", cwd=str(tmp_path))
+    assert judged.tier is Tier.DESTRUCTIVE and str(tmp_path / "tidy.sh") in judged.scripts, judged
+    assert classify("pandoc README.md -o out.html", cwd=str(tmp_path)).tier is Tier.MODERATE
 
 
 def test_a_program_no_rule_knows_given_too_many_commands_to_check_is_held_at_once() -> None:

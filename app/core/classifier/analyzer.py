@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import posixpath
 import re
 from collections.abc import Callable, Sequence
@@ -440,21 +441,20 @@ class _Analyzer:
     def may_run(self, args: list[_Word], depth: int) -> None:
         """A program no rule knows may run what it is given (`faketime 0 rm -rf DIR`, `runuser -u me
         -- rm ...`, `tmux new 'rm -rf DIR'`: each was judged moderate, so it ran unheld; 2026-12-04),
-        and so does a package manager's `run` or `exec` (`conda run -n base rm -rf DIR`).
-        Words that name a known program, and words that read as code, are judged as the command they
-        would be; what that finds destructive is kept. "Cannot tell" is not: any word may be anything."""
+        and so does a package manager's `run` or `exec` (`conda run -n base rm -rf DIR`). Words that
+        may be a program, and strings that read as code, are judged as the command they would be;
+        what that finds destructive is kept. "Cannot tell" is not: any word may be anything."""
         for k, w in enumerate(args):
             v = w.literal
             if v is None or v.startswith("-"):
                 continue
             if any(c.isspace() for c in v):
-                first = _FIRST_PROGRAM.match(v)  # code begins with a program (`'cd /; rm -rf DIR'`), a
-                if first is None or rule_for(_command_name(first[1])) is None:  # title (`'fix: rm -rf'`) may not
+                # Code begins with a program (`'cd /; rm -rf DIR'`); a title (`'fix: rm -rf'`) need not.
+                first = _FIRST_PROGRAM.match(v)
+                if first is None or rule_for(_command_name(first[1])) is None:
                     continue
                 judge = functools.partial(self.sub_script, v, "a string it is given")
-            elif rule_for(_command_name(v)) is not None and (
-                "/" not in v.replace("\\", "/") or installed_program(script_path(self.cwd, v) or v)
-            ):
+            elif self.may_be_program(v):
                 judge = functools.partial(self.argv, args[k:], None, bulk=False, depth=depth + 1)
             else:
                 continue
@@ -465,6 +465,17 @@ class _Analyzer:
                 return
             if self.keep_if_destructive(judge):
                 return
+
+    def may_be_program(self, value: str) -> bool:
+        """A word another program may run: the name of a program a rule knows, an installed program by
+        path, or a file by path that can be run (`faketime 0 ./tidy.sh`: the script is read). A file
+        that cannot be run is not read: `pandoc README.md` must not judge the README as a script."""
+        if "/" not in value.replace("\\", "/"):
+            return rule_for(_command_name(value)) is not None
+        path = script_path(self.cwd, value)
+        if path is None:
+            return False
+        return installed_program(path) or (os.path.isfile(path) and os.access(path, os.X_OK))
 
     def keep_if_destructive(self, judge: Callable[[], None]) -> bool:
         """Judge something a command may run, and keep what it finds only if that is destructive
