@@ -488,6 +488,15 @@ def test_a_recursive_removal_outside_the_working_folder_carries_no_rule_kind() -
         assert not all(f.kind == DELETE_RECURSIVE for f in result.findings), command
 
 
+def test_what_sudo_or_run0_deletes_in_the_folder_it_is_told_to_run_in_is_said_there() -> None:
+    for command in ("sudo -D /srv rm -rf data", "sudo -D/srv rm -rf data", "sudo --chdir=/srv rm -rf data",
+                    "sudo --chdir /srv -u bob rm -rf data", "run0 --chdir=/srv rm -rf data"):  # fmt: skip
+        judged = classify(command, cwd="/home/ana/project")
+        assert "Deletes the folder /srv/data and everything in it" in judged.plain, (command, judged.plain)
+    judged = classify("sudo rm -rf data", cwd="/home/ana/project")
+    assert "Deletes the folder /home/ana/project/data and everything in it" in judged.plain
+
+
 def test_plain_words_for_a_force_push_and_for_sudo() -> None:
     assert classify("git push --force origin main").plain == ("Rewrites the history of origin/main",)
     assert classify("git push origin +feature").plain == ("Rewrites the history of origin/feature",)

@@ -158,12 +158,19 @@ def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             return
         if letter == "C":
             chdir = value_word
-    if chdir is None:
-        ctx.inner(args[i:], stdin, bulk, depth)
+    inner_in(ctx, chdir, args[i:], stdin, bulk, depth)
+
+
+def inner_in(ctx: Analysis, folder: _Word | None, args: list[_Word], stdin: _Stdin | None, bulk: bool,
+             depth: int) -> None:  # fmt: skip
+    """The command a wrapper runs in another folder (`env -C DIR`, `sudo -D DIR`): its relative
+    paths lead there, and what it deletes is said there."""
+    if folder is None:
+        ctx.inner(args, stdin, bulk, depth)
         return
-    here, ctx.cwd = ctx.cwd, folder_after(ctx, chdir)
+    here, ctx.cwd = ctx.cwd, folder_after(ctx, folder)
     try:
-        ctx.inner(args[i:], stdin, bulk, depth)
+        ctx.inner(args, stdin, bulk, depth)
     finally:
         ctx.cwd = here
 
@@ -237,7 +244,22 @@ def privileged(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
     values = frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U", "--user", "--group",
                         "--host", "--prompt", "--chdir", "--role", "--type", "--other-user",
                         "--close-from", "--command-timeout", "--setenv", "--property", "--machine"})  # fmt: skip
-    wrapper(ctx, args, stdin, bulk, depth, values)
+    options, i = _split_options(args, values)
+    inner_in(ctx, _chdir_of(options), args[i:], stdin, bulk, depth)
+
+
+def _chdir_of(options: list[_Word]) -> _Word | None:
+    """The folder `sudo -D DIR` or `run0 --chdir=DIR` runs its command in (the last one given)."""
+    folder = None
+    for j, o in enumerate(options):
+        v = o.value or ""
+        if v in ("-D", "--chdir") and j + 1 < len(options):
+            folder = options[j + 1]
+        elif v.startswith("--chdir="):
+            folder = _word_end(o, len(v) - len("--chdir="))
+        elif v.startswith("-D") and len(v) > 2:
+            folder = _word_end(o, len(v) - 2)
+    return folder
 
 
 def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
