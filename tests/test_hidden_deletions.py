@@ -99,3 +99,14 @@ async def test_a_deletion_given_to_a_program_no_rule_knows_is_held(home: Path, t
     said = refused.get("error", "")
     assert HELD in said and f"Deletes the folder {project.resolve()}/data and everything in it" in said, said
     assert (project / "data" / "results.csv").exists()
+
+
+async def test_a_long_command_is_judged_as_a_short_one_is(home: Path, tmp_path: Path) -> None:
+    """A command over 4 KB is judged on a worker thread (the loop goes on with other calls)."""
+    project = a_project(tmp_path / "project")
+    long_but_harmless = "echo " + "word " * 1_000
+    async with serving(home) as client:
+        ran = await run(client, {"command": long_but_harmless, "cwd": str(project)})
+        refused = await run(client, {"command": "rm -rf data # " + "padding " * 1_000, "cwd": str(project)})
+    assert ran.get("stdout") == "word " * 999 + "word\n", ran
+    assert HELD in refused.get("error", "") and (project / "data" / "results.csv").exists(), refused

@@ -18,6 +18,7 @@ from .findings import (
     MAX_PROBES,
     MAX_SHELL_NESTING,
     MAX_TREE_DEPTH,
+    MAX_WORDS_SEEN,
     PROBE_LIMIT,
     RUNS_ITSELF,
     TOUCHES_APP_DATA,
@@ -75,7 +76,6 @@ class _Analyzer:
         self.protected = protected
         self.nesting = nesting
         self.home = _home()
-        self.too_big = False
         self.cwd = cwd  # where relative paths lead: the caller's folder, then each literal `cd`
         self.scratch_names = scratch_variables(text)  # may hold the agent's own mktemp files
         self.scratch_seen: set[str] = set()  # ... and were assigned from mktemp before this point
@@ -117,6 +117,11 @@ class _Analyzer:
         origin = self.script if script is None else script
         _Analyzer(text, self.report, self.protected, self.nesting + 1, self.cwd, origin).run()
 
+    def too_large(self) -> None:
+        if not self.report.too_large:
+            self.report.too_large = True
+            self.add(D, "cannot tell what runs: the command is too large or deeply nested to check")
+
     # ---- tree walking
 
     def node_text(self, node: Node) -> str:
@@ -125,9 +130,7 @@ class _Analyzer:
     def walk(self, node: Node, stdin: _Stdin | None, depth: int) -> None:
         self.report.nodes += 1
         if self.report.nodes > MAX_NODES or depth > MAX_TREE_DEPTH:
-            if not self.too_big:
-                self.too_big = True
-                self.add(D, "cannot tell what runs: the command is too large or deeply nested to check")
+            self.too_large()
             return
         kind = node.type
         if kind == "command":
@@ -404,6 +407,11 @@ class _Analyzer:
         """One command after its words are known. `bulk`: xargs or find adds operands we cannot see."""
         if depth > MAX_TREE_DEPTH:
             self.add(D, "cannot tell what runs: the command is too deeply nested to check")
+            return
+        # Each wrapper looks at every word after it: `nohup nohup ... x x x` would take seconds.
+        self.report.words_seen += len(words)
+        if self.report.words_seen > MAX_WORDS_SEEN:
+            self.too_large()
             return
         head = words[0]
         if head.value is None:

@@ -107,6 +107,7 @@ class Classification:
 # Limits that keep a huge or hostile input from taking the server down; past them we ask.
 MAX_COMMAND_CHARS = 1_000_000
 MAX_NODES = 100_000
+MAX_WORDS_SEEN = 400_000  # words of simple commands, counted again at each wrapper (`nohup nohup ...`)
 MAX_TREE_DEPTH = 300
 MAX_SHELL_NESTING = 12
 # Words an unknown program is given, judged as the commands they may be (`_Analyzer.may_run`):
@@ -163,6 +164,8 @@ class _Report:
     def __init__(self) -> None:
         self.findings: list[Finding] = []
         self.nodes = 0
+        self.words_seen = 0  # MAX_WORDS_SEEN
+        self.too_large = False  # said once: the command is too large or deeply nested to check
         self.probes = 0  # words of unknown programs judged as commands (MAX_PROBES)
         self.probed_words = 0  # ... and the words those commands had (MAX_PROBED_WORDS)
         self.scripts: list[str] = []  # script files run, in the order they were judged

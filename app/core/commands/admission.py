@@ -4,6 +4,7 @@ user was shown, or refuse)."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
@@ -47,6 +48,10 @@ from app.core.policy.approval import (
     needs_approval,
     new_confirmation_id,
 )
+
+# A command longer than this is judged on a worker thread: a long one takes the classifier up to a
+# second (its word bound), while the loop runs every other call of this tray or server.
+CLASSIFY_ON_A_THREAD_CHARS = 4096
 
 
 class ContainerGate(Protocol):
@@ -140,7 +145,13 @@ class Holds:
         mark("admission: checked")
 
         # The real folder: a symlink to the data folder must not pass for somewhere else.
-        verdict = classify(valid.command, cwd=os.path.realpath(valid.cwd), protected_paths=service.protected_paths)
+        judge = functools.partial(
+            classify, valid.command, cwd=os.path.realpath(valid.cwd), protected_paths=service.protected_paths
+        )
+        if len(valid.command) > CLASSIFY_ON_A_THREAD_CHARS:  # up to a second: other calls and a pause go on
+            verdict = await anyio.to_thread.run_sync(judge)
+        else:
+            verdict = judge()
         if proven_read_only and verdict.tier is not Tier.SAFE:
             reason = read_only.NOT_PROVEN_MESSAGE.format(reasons=reasons_text(verdict.reasons))
             await service.journal_refusal(request, reason, tool)
