@@ -59,7 +59,8 @@ def cmd_awk(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         v = args[i].value or ""
         key, eq, attached = v.partition("=")
         long = v.startswith("--")
-        joined = v[2:] if not long and len(v) > 2 else None  # `-fprog.awk`: the value joined to the option
+        # `-fprog.awk`: the value joined to the option (only an option: `'BEGIN{...}'` is the program)
+        joined = v[2:] if v.startswith("-") and not long and len(v) > 2 else None
         following = args[i + 1] if i + 1 < len(args) else None
         if key in ("-f", "--file", "-E", "--exec") or (joined is not None and v[1] in "fE"):
             ctx.add(M, "{name} -f: runs an awk program file", name=name)
