@@ -490,6 +490,30 @@ def test_a_program_no_rule_knows_given_too_many_commands_to_check_is_held_at_onc
     assert classify("mytool " + "cat " * 63 + "ls", cwd="/home/ana/project").tier is Tier.MODERATE
 
 
+def test_what_git_or_less_runs_as_a_shell_command_from_an_option_or_a_variable_is_judged() -> None:
+    """Red team, 2026-12-04: each ran `rm -rf` on a real folder while judged safe or moderate."""
+    documents = "/home/ana/Documents"
+    for command in (
+        f"git ls-remote --upload-pack='rm -rf {documents}; git-upload-pack' .",
+        f"git clone -u 'rm -rf {documents}' . copy",
+        f"git fetch --upload-pack='rm -rf {documents}' .",
+        f"git grep -O'rm -rf {documents};' -e x",
+        f"git grep --open-files-in-pager='rm -rf {documents}' -e x",
+        f"git rebase -x 'rm -rf {documents}' HEAD~1",
+        f"git rebase --exec='rm -rf {documents}' HEAD~1",
+        f"git bisect run rm -rf {documents}",
+        f"git difftool -y -x 'rm -rf {documents} #' HEAD~1",
+        f"git send-email --to-cmd='rm -rf {documents}' x.patch",
+        f"GIT_EXTERNAL_DIFF='rm -rf {documents} #' git diff HEAD~1",
+        f"LESSOPEN='|rm -rf {documents}; echo %s' less README",
+        f"env LESSCLOSE='rm -rf {documents}' less README",
+    ):
+        assert classify(command, cwd="/home/ana/project").tier is Tier.DESTRUCTIVE, command
+    for command in ("git push -u origin main", "git grep -O foo", "git rebase -i HEAD~3", "git bisect run make test",
+                    "LESSOPEN='| lesspipe %s' less README", "git ls-remote origin"):  # fmt: skip
+        assert classify(command, cwd="/home/ana/project").tier is not Tier.DESTRUCTIVE, command
+
+
 def test_a_recursive_removal_outside_the_working_folder_carries_no_rule_kind() -> None:
     for command in ("rm -rf ../other", "rm -rf /", "rm -rf .", "rm -rf *", 'rm -rf "$dir"', "sudo rm -rf build",
                     "rm -rf build/"):  # fmt: skip

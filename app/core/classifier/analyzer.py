@@ -50,6 +50,7 @@ from .tables import (
     _SELF_PROGRAM,
     _SPECIAL_VARIABLES,
     _WRITERS,
+    code_prefix,
 )
 from .words import _EXPANSIONS, _WORDISH, _ansi_c, _double_quoted, _Word, _WordBuilder
 
@@ -279,7 +280,8 @@ class _Analyzer:
             self.add(M, "sets {value}: changes how later commands run", value=self.node_text(name))
         value = node.child_by_field_name("value")
         if name is not None and value is not None and self.node_text(name) in _CODE_VARIABLES:
-            self.code_words([self.word([value])], self.node_text(name))
+            said = self.word([value])
+            self.code_words([said], self.node_text(name), code_prefix(self.node_text(name), said.literal))
         fresh = value is not None and assigned_from_mktemp(self.node_text(value))
         if name is not None and fresh and self.node_text(name) in self.scratch_names:
             self.scratch_seen.add(self.node_text(name))

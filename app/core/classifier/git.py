@@ -17,7 +17,7 @@ from .tables import (
     _GIT_KNOWN,
     _GIT_READ,
 )
-from .words import _Word
+from .words import _Word, _word_end
 
 
 def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -45,6 +45,7 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         dynamic = [a for a in rest if a.value is None]
         if dynamic:
             ctx.add(D, "cannot tell: git {sub} takes options from {source}", sub=sub, source=_snip(dynamic[0].source))
+    _code_options(ctx, sub, rest, depth)
     handler = _SUBCOMMANDS.get(sub)
     if handler is not None:
         handler(ctx, rest)
@@ -56,6 +57,35 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         ctx.add(M, "git {sub}: changes the repository", sub=sub)
     else:
         ctx.add(M, "git {sub}: not a known git command (may be an alias)", sub=_snip(sub))
+
+
+# Options whose value git runs as a shell command, by subcommand (red team, 2026-12-04: `git
+# ls-remote --upload-pack='rm -rf DIR; git-upload-pack' .` was judged safe, `git rebase -x '...'`,
+# `git difftool -x` and `tar`-like hooks moderate; each ran rm).
+_PACK = ("--upload-pack", "--receive-pack", "--exec")
+_GIT_CODE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "clone": (*_PACK, "-u"), "ls-remote": (*_PACK, "-u"), "fetch": _PACK, "pull": _PACK, "push": _PACK,
+    "archive": _PACK, "remote": _PACK, "submodule": _PACK,
+    "rebase": ("-x", "--exec"), "difftool": ("-x", "--extcmd"), "grep": ("-O", "--open-files-in-pager"),
+    "send-email": ("--to-cmd", "--cc-cmd", "--header-cmd", "--sendmail-cmd"),
+}  # fmt: skip
+_VALUE_ATTACHED_ONLY = frozenset({"-O", "--open-files-in-pager"})  # alone, git grep -O uses the pager
+
+
+def _code_options(ctx: Analysis, sub: str, rest: list[_Word], depth: int) -> None:
+    """What `git SUB` runs as a shell command from its options, and `git bisect run CMD`."""
+    if sub == "bisect" and rest and rest[0].value == "run":
+        ctx.inner(rest[1:], None, False, depth)
+    options = _GIT_CODE_OPTIONS.get(sub, ())
+    for j, a in enumerate(rest):
+        v = a.value or ""
+        if v == "--":
+            return
+        for option in options:
+            if v == option and j + 1 < len(rest) and option not in _VALUE_ATTACHED_ONLY:
+                ctx.code_words([rest[j + 1]], f"git {sub} {option}")
+            elif v.startswith(option + "=") or (not option.startswith("--") and v.startswith(option) and v != option):
+                ctx.code_words([_word_end(a, len(v) - len(option) - option.startswith("--"))], f"git {sub} {option}")
 
 
 def git_push(ctx: Analysis, rest: list[_Word]) -> None:

@@ -186,8 +186,18 @@ _MAY_WRITE = _WRITERS | frozenset(
 # rm, judged moderate: 2026-12-04): the value is judged as code, as `git -c core.pager=...` is.
 _CODE_VARIABLES = frozenset(
     {"GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR", "GIT_SSH_COMMAND",
-     "PROMPT_COMMAND"}
+     "PROMPT_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "LESSOPEN", "LESSCLOSE"}
 )  # fmt: skip
+
+
+def code_prefix(variable: str, value: str | None) -> str:
+    """What starts the value of one of _CODE_VARIABLES and is not code: less's `|`, `||` or `-`
+    before its LESSOPEN and LESSCLOSE commands (`LESSOPEN='|lesspipe %s'`)."""
+    if variable not in ("LESSOPEN", "LESSCLOSE") or value is None:
+        return ""
+    return re.match(r"\s*\|{0,2}-?", value)[0]  # type: ignore[index]  # always matches
+
+
 _SPECIAL_VARIABLES = frozenset(
     {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
      "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "BASH_FUNC", "PYTHONSTARTUP", "NODE_OPTIONS", "GIT_SSH",

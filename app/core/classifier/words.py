@@ -125,3 +125,9 @@ class _WordBuilder:
         glob = bool(_GLOB.search("".join(self.unquoted)))
         value = None if self.dynamic else "".join(self.value)
         return _Word(value, source, "".join(self.pattern), glob, self.procsub)
+
+
+def _word_end(word: _Word, length: int) -> _Word:
+    """The last `length` characters of a word that is literal there (an option's attached value)."""
+    value = None if word.value is None else word.value[len(word.value) - length :]
+    return _Word(value, word.source, word.pattern[len(word.pattern) - length :], word.glob)

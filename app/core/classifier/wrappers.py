@@ -16,8 +16,9 @@ from .tables import (
     _CODE_VARIABLES,
     _SPECIAL_VARIABLES,
     _names,
+    code_prefix,
 )
-from .words import _Word
+from .words import _Word, _word_end
 
 
 def wrapper(ctx: Analysis, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int,
@@ -140,7 +141,8 @@ def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         if letter is None:  # -i, -0, -v, a flag; NAME=VALUE
             name_part = v.split("=", 1)[0]
             if name_part in _CODE_VARIABLES:  # its value runs as code (tables.py)
-                ctx.code_words([_word_end(args[i], len(v) - len(name_part) - 1)], name_part)
+                said = _word_end(args[i], len(v) - len(name_part) - 1)
+                ctx.code_words([said], name_part, code_prefix(name_part, said.literal))
             if name_part in _SPECIAL_VARIABLES:
                 ctx.add(M, "sets {name_part}: changes how later commands run", name_part=name_part)
             i += 1
@@ -180,12 +182,6 @@ def _plain_split_string(word: _Word | None) -> bool:
     first, nothing blank, none of the escapes, comments or variables env reads by its own rules."""
     text = "" if word is None else word.literal or ""
     return bool(text.strip()) and not text.lstrip().startswith("-") and not re.search(r"[\\#$]", text)
-
-
-def _word_end(word: _Word, length: int) -> _Word:
-    """The last `length` characters of a word that is literal there (an option's attached value)."""
-    value = None if word.value is None else word.value[len(word.value) - length :]
-    return _Word(value, word.source, word.pattern[len(word.pattern) - length :], word.glob)
 
 
 def cmd_xargs(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
