@@ -514,6 +514,32 @@ def test_what_git_or_less_runs_as_a_shell_command_from_an_option_or_a_variable_i
         assert classify(command, cwd="/home/ana/project").tier is not Tier.DESTRUCTIVE, command
 
 
+def test_an_option_whose_value_a_program_runs_as_a_shell_command_is_judged_as_that_code() -> None:
+    """Red team, 2026-12-04: each ran (or would run) `rm -rf` while judged safe or moderate."""
+    documents = "/home/ana/Documents"
+    for command in (
+        f"tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='rm -rf {documents}' .",
+        f"tar -xf x.tar --to-command='rm -rf {documents}'",
+        f"tar -cf x.tar -I 'rm -rf {documents};' f",
+        f"zip -r x.zip . -T -TT 'rm -rf {documents};'",
+        f"gdb -batch -ex 'shell rm -rf {documents}'",
+        f"gdb -batch -ex '!rm -rf {documents}'",
+        f"strace -o '|rm -rf {documents}' true",
+        f"man -P 'rm -rf {documents}; cat' ls",
+        f"man -P'rm -rf {documents}' ls",
+        f"rg --pre rm '' {documents}",  # rm on every file it searches
+        f"bat --pager='rm -rf {documents}' notes.md",
+        f"rsync -e 'sh -c \"rm -rf {documents}\"' f host:y",
+        f"hyperfine --prepare='rm -rf {documents}' true",
+        'gdb -batch -ex "$X"',
+    ):
+        assert classify(command, cwd="/home/ana/project").tier is Tier.DESTRUCTIVE, command
+    for command in ("tar -I zstd -cf x.tar.zst src", "gdb -batch -ex bt ./a.out", "strace -o trace.txt ls",
+                    "man -P cat ls", "rg --pre pdftotext foo docs", "rsync -a -e 'ssh -p 2222' src/ host:dst",
+                    "bat --pager=less notes.md"):  # fmt: skip
+        assert classify(command, cwd="/home/ana/project").tier is not Tier.DESTRUCTIVE, command
+
+
 def test_a_recursive_removal_outside_the_working_folder_carries_no_rule_kind() -> None:
     for command in ("rm -rf ../other", "rm -rf /", "rm -rf .", "rm -rf *", 'rm -rf "$dir"', "sudo rm -rf build",
                     "rm -rf build/"):  # fmt: skip

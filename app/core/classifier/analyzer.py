@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from .code_options import judge_code_options
 from .danger import Danger
 from .findings import (
     CANNOT_TELL_PROBES,
@@ -435,7 +436,7 @@ class _Analyzer:
                 rule = rule_for(name)  # and as the program it is named after (.venv/bin/pip uninstall x)
                 if rule is not None:
                     rule(self, name, args, stdin, bulk, depth)
-                self.after_command(name, words, rule, bulk, start)
+                self.after_command(name, words, rule, bulk, start, depth)
                 return
         key = re.sub(r"\W", "_", name)
         if name not in _PRIVILEGE and key != _SELF_PROGRAM and [a.value for a in args] in (["--version"], ["--help"]):
@@ -446,7 +447,7 @@ class _Analyzer:
         else:
             self.add(M, "{value}: not known to be read-only", value=_snip(head.value))
             self.may_run(args, depth)
-        self.after_command(name, words, rule, bulk, start)
+        self.after_command(name, words, rule, bulk, start, depth)
 
     def may_run(self, args: list[_Word], depth: int) -> None:
         """A program no rule knows may run what it is given (`faketime 0 rm -rf DIR`, `runuser -u me
@@ -505,10 +506,14 @@ class _Analyzer:
             report.written = written
         return bool(found)
 
-    def after_command(self, name: str, words: list[_Word], rule: Rule | None, bulk: bool, start: int) -> None:
-        """What holds for every command whatever its rule: bulk operands, disk devices, our files,
-        and the files it may write (a script run by this command line must not be one of them)."""
+    def after_command(
+        self, name: str, words: list[_Word], rule: Rule | None, bulk: bool, start: int, depth: int
+    ) -> None:
+        """What holds for every command whatever its rule: code in its options, bulk operands, disk
+        devices, our files, and the files it may write (a script run by this command line must not
+        be one of them)."""
         args = words[1:]
+        judge_code_options(self, name, args, depth)
         in_place = _PERL.match(name) and any(re.match(r"^-[a-zA-Z]*i", a.value or "") for a in args)  # perl -pi
         if rule is None or name in _MAY_WRITE or in_place:
             for a in args:
