@@ -451,9 +451,21 @@ def test_a_program_no_rule_knows_is_judged_by_the_commands_and_code_it_is_given(
         f"conda run -n base rm -rf {documents}",
         f"npm exec -- rimraf {documents}",
         f"poetry run python -c 'import shutil; shutil.rmtree(\"{documents}\")'",
+        # Red team, after the first version: strings that begin with no program, and what was skipped.
+        f"tmux new -d '(rm -rf {documents})'",
+        f"tmux new -d 'if true; then rm -rf {documents}; fi'",
+        f"tmux new -d 'myscript; rm -rf {documents}'",
+        "tmux new -d $'# tidy\\nrm -rf /home/ana/Documents'",
+        'tmux new -d "rm -rf $HOME/Documents"',  # what is known of a string with an expansion
+        'runuser -u ana -- sh -c "rm -rf $HOME/Documents"',  # a shell given code: its "cannot tell" stands
+        f"start-stop-daemon --start --exec /bin/rm -- -rf {documents}",  # the `--` was the daemon's
+        f"npm exec --call='rm -rf {documents}'",
+        f"npm x -c 'rm -rf {documents}'",
     ):
         assert classify(command, cwd="/home/ana/project").tier is Tier.DESTRUCTIVE, command
     for command in ("make test", "pytest -k 'not slow'", "mytool '{\"a\": 1}'", "mytool ls cat -- x",
+                    'glab mr create -t "rm -rf build dir before tests"', "mytool 'fix: rm -rf in the Makefile'",
+                    "jira issue create --summary='find -delete removes too much'", "tmux new-session bash",
                     "mytool 'a string with $(words)'", "npm run build", "conda run -n base pytest",
                     "mytool ./rm -rf /home/ana/Documents", "mytool ' ' '(x y)'"):  # fmt: skip
         assert classify(command, cwd="/home/ana/project").tier is Tier.MODERATE, command

@@ -44,11 +44,14 @@ from .tables import (
     _DOWNLOADERS,
     _DOWNLOADS,
     _HARMLESS_DEVICES,
+    _INLINE_CODE_FLAGS,
     _MAY_WRITE,
     _PERL,
     _PRIVILEGE,
+    _PYTHON,
     _SAFE,
     _SELF_PROGRAM,
+    _SHELLS,
     _SPECIAL_VARIABLES,
     _WRITERS,
     code_prefix,
@@ -58,8 +61,14 @@ from .words import _EXPANSIONS, _WORDISH, _ansi_c, _double_quoted, _Word, _WordB
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-# The first program of a string that may be code, after any NAME=VALUE settings.
-_FIRST_PROGRAM = re.compile(r"\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*([^\s;&|()<>'\"]+)")
+# Options whose value is a message for people, not code (`glab mr create -t "fix: rm -rf in x"`).
+_MESSAGE_OPTIONS = frozenset({"-m", "-t", "-s", "-b", "--message", "--title", "--subject", "--body", "--description",
+                              "--comment", "--summary", "--text", "--note", "--reason"})  # fmt: skip
+
+
+def _is_interpreter(name: str) -> bool:
+    """A shell or a language's interpreter: given code, its "cannot tell" stands."""
+    return name in _SHELLS or name in _INLINE_CODE_FLAGS or bool(_PYTHON.match(name) or _PERL.match(name))
 
 
 class _Analyzer:
@@ -454,19 +463,17 @@ class _Analyzer:
         -- rm ...`, `tmux new 'rm -rf DIR'`: each was judged moderate, so it ran unheld; 2026-12-04),
         and so does a package manager's `run` or `exec` (`conda run -n base rm -rf DIR`). Words that
         may be a program, and strings that read as code, are judged as the command they would be;
-        what that finds destructive is kept. "Cannot tell" is not: any word may be anything."""
+        what that finds destructive is kept. "Cannot tell" is not (any word may be anything), but
+        for a shell or an interpreter given code (`runuser -- sh -c "$CMD"`)."""
+        if self.report.in_string:
+            return  # a string's own first words: a title (`"fix: rm -rf in the Makefile"`) runs nothing
         for k, w in enumerate(args):
-            v = w.literal
-            if v is None or v.startswith("-"):
-                continue
-            if any(c.isspace() for c in v):
-                # Code begins with a program (`'cd /; rm -rf DIR'`); a title (`'fix: rm -rf'`) need not.
-                first = _FIRST_PROGRAM.match(v)
-                if first is None or rule_for(_command_name(first[1])) is None:
-                    continue
-                judge = functools.partial(self.sub_script, v, "a string it is given")
-            elif self.may_be_program(v):
-                judge = functools.partial(self.argv, args[k:], None, bulk=False, depth=depth + 1)
+            code = self.string_code(w, args[k - 1] if k else None)
+            if code is not None:
+                judge, keep_cannot_tell = functools.partial(self.judge_string, code), False
+            elif w.literal is not None and not w.literal.startswith("-") and self.may_be_program(w.literal):
+                judge = functools.partial(self.judge_words, args[k:], depth)
+                keep_cannot_tell = len(args) - k > 2 and _is_interpreter(_command_name(w.literal))
             else:
                 continue
             self.report.probes += 1
@@ -474,8 +481,34 @@ class _Analyzer:
             if self.report.probes > MAX_PROBES or self.report.probed_words > MAX_PROBED_WORDS:
                 self.add(D, CANNOT_TELL_PROBES, kind=PROBE_LIMIT)
                 return
-            if self.keep_if_destructive(judge):
+            if self.keep_if_destructive(judge, keep_cannot_tell):
                 return
+
+    def string_code(self, w: _Word, before: _Word | None) -> str | None:
+        """The text of a word given to a program that may be code bash would run: words apart (`'rm
+        -rf DIR'`, `--call='rm -rf DIR'`, `"rm -rf $HOME/x"` with what is known of it), and not the
+        value of an option that names a message (`-m`, `--title`...)."""
+        text = w.literal if w.literal is not None else w.pattern
+        name, equals, value = text.partition("=")
+        if text.startswith("--") and equals:
+            text = value if name not in _MESSAGE_OPTIONS else ""
+        elif before is not None and before.value in _MESSAGE_OPTIONS:
+            return None
+        return text if any(c.isspace() for c in text.strip()) else None
+
+    def judge_string(self, code: str) -> None:
+        self.report.in_string += 1
+        try:
+            self.sub_script(code, "a string it is given")
+        finally:
+            self.report.in_string -= 1
+
+    def judge_words(self, words: list[_Word], depth: int) -> None:
+        """`words` as a command; and, after `PROGRAM --`, without that `--`: it may end the options of
+        the program that was given them (`start-stop-daemon --exec /bin/rm -- -rf DIR`)."""
+        self.argv(words, None, bulk=False, depth=depth + 1)
+        if len(words) > 2 and words[1].value == "--":
+            self.argv([words[0], *words[2:]], None, bulk=False, depth=depth + 1)
 
     def may_be_program(self, value: str) -> bool:
         """A word another program may run: the name of a program a rule knows, an installed program by
@@ -488,16 +521,17 @@ class _Analyzer:
             return False
         return installed_program(path) or (os.path.isfile(path) and os.access(path, os.X_OK))
 
-    def keep_if_destructive(self, judge: Callable[[], None]) -> bool:
+    def keep_if_destructive(self, judge: Callable[[], None], keep_cannot_tell: bool = False) -> bool:
         """Judge something a command may run, and keep what it finds only if that is destructive
-        (and not a "cannot tell"); everything else it changed (its `cd`, scripts read) is undone."""
+        (and not a "cannot tell", unless asked); everything else it changed (its `cd`, scripts read)
+        is undone."""
         report, cwd = self.report, self.cwd
         findings, scripts, written = len(report.findings), len(report.scripts), set(report.written)
         judge()
         self.cwd = cwd
         found = [
             f for f in report.findings[findings:]
-            if f.tier is D and (f.danger is not Danger.CANNOT_TELL or f.kind == PROBE_LIMIT)
+            if f.tier is D and (keep_cannot_tell or f.danger is not Danger.CANNOT_TELL or f.kind == PROBE_LIMIT)
         ]  # fmt: skip
         del report.findings[findings:]
         report.findings.extend(found)

@@ -168,6 +168,7 @@ class _Report:
         self.too_large = False  # said once: the command is too large or deeply nested to check
         self.probes = 0  # words of unknown programs judged as commands (MAX_PROBES)
         self.probed_words = 0  # ... and the words those commands had (MAX_PROBED_WORDS)
+        self.in_string = 0  # judging a string an unknown program was given: its own words are not probed
         self.scripts: list[str] = []  # script files run, in the order they were judged
         self.written: set[tuple[str, str]] = set()  # (pattern of a file it may write, the script that writes it)
 

@@ -37,7 +37,7 @@ def subcommand(ctx: Analysis, args: list[_Word], what: str) -> str | None:
 
 # Subcommands that run a program they are given (`conda run -n base CMD`, `npm exec -- CMD`, `yarn
 # dlx CMD`): what they are given is judged by `Analysis.may_run`.
-_RUNS_GIVEN = frozenset({"run", "exec", "dlx"})
+_RUNS_GIVEN = frozenset({"run", "exec", "x", "dlx"})
 
 
 def package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int = 0) -> None:
