@@ -175,6 +175,8 @@ RULES: dict[str, Rule] = {
     "docker": services.cmd_docker,
     "podman": services.cmd_docker,
     "docker-compose": services.cmd_docker,  # Compose v1, a program of its own
+    **dict.fromkeys(("psql", "mysql", "mariadb", "sqlite3", "sqlcmd", "duckdb", "clickhouse-client", "redis-cli",
+                     "valkey-cli", "keydb-cli", "mongosh", "mongo", "cqlsh"), services.cmd_database),
     "kubectl": services.cmd_kubectl,
     "terraform": services.cmd_terraform,
     "tofu": services.cmd_terraform,

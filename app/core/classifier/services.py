@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .danger import Danger
 from .findings import D, M
 from .options import _long_flags, _operands, _short_flags
@@ -75,3 +77,30 @@ def cmd_gh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
 
 def cmd_dropdb(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     ctx.add(D, "{name}: deletes a database", name=name, danger=Danger.LOSES_FILES)
+
+
+# Statements that delete a database's data for good: DROP, TRUNCATE, DELETE with no WHERE, Redis's
+# FLUSHALL/FLUSHDB, MongoDB's drops and deleteMany({}) (red team, 2026-12-04: `sqlite3 app.db 'DROP
+# TABLE users'` and `psql -c 'DROP DATABASE prod'` were moderate).
+_DROPS = re.compile(
+    r"\b(?:drop\s+(?:database|schema|table|collection|keyspace)\b|truncate(?:\s+table)?\s+[\w.\"`]+|"
+    r"delete\s+from\s+[\w.\"`]+\s*(?:;|$)|flushall\b|flushdb\b)|"
+    r"\.(?:drop(?:Database)?\s*\(|deleteMany\s*\(\s*\{\s*\}\s*\))",
+    re.I | re.M,
+)
+
+
+def cmd_database(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """A database's client (psql, mysql, sqlite3, redis-cli, mongosh...): what it is told to run, in
+    its words or typed into it, may delete the database's data."""
+    texts = [a.literal or "" for a in args]
+    if stdin is not None and stdin.kind == "text":
+        texts.append(stdin.text)
+    if name in ("redis-cli", "valkey-cli", "keydb-cli"):  # `redis-cli FLUSHALL`: the command is its words
+        texts.append(" ".join(texts))
+    dropped = next((m for m in map(_DROPS.search, texts) if m is not None), None)
+    if dropped is not None:
+        value = " ".join(dropped[0].split()[:2]).strip(".(; ")
+        ctx.add(D, "{name} {value}: deletes data", name=name, value=value, danger=Danger.LOSES_FILES)
+    else:
+        ctx.add(M, "{name}: changes or reads a database", name=name)
