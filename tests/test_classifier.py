@@ -544,11 +544,14 @@ def test_an_option_whose_value_a_program_runs_as_a_shell_command_is_judged_as_th
         f"rsync -e 'sh -c \"rm -rf {documents}\"' f host:y",
         f"hyperfine --prepare='rm -rf {documents}' true",
         'gdb -batch -ex "$X"',
+        f"vim -es -c '!rm -rf {documents}' -c q",  # an Ex command the shell runs
+        f"vi -es '+!rm -rf {documents}' +q",
+        f"nvim --headless -c 'silent !rm -rf {documents}' -c q",
     ):
         assert classify(command, cwd="/home/ana/project").tier is Tier.DESTRUCTIVE, command
     for command in ("tar -I zstd -cf x.tar.zst src", "gdb -batch -ex bt ./a.out", "strace -o trace.txt ls",
                     "man -P cat ls", "rg --pre pdftotext foo docs", "rsync -a -e 'ssh -p 2222' src/ host:dst",
-                    "bat --pager=less notes.md"):  # fmt: skip
+                    "bat --pager=less notes.md", "vim +10 notes.md", "vim +'%s/a/b/g' +wq notes.md"):  # fmt: skip
         assert classify(command, cwd="/home/ana/project").tier is not Tier.DESTRUCTIVE, command
 
 

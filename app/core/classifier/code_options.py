@@ -9,6 +9,7 @@ import re
 from .rule import Analysis
 from .words import _Word, _word_end
 
+_VIM_SHELL = r"\s*:?\s*(?:silent!?\s*)?!"  # `vim -es -c '!rm -rf DIR'`, `+!...`: an Ex command run by the shell
 # program: (option, what starts its value before the code: a regular expression, "" for nothing)
 _CODE_OPTIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "tar": (("--to-command", ""), ("-I", ""), ("--use-compress-program", ""), ("--info-script", ""), ("-F", ""),
@@ -21,6 +22,8 @@ _CODE_OPTIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "gdb": (("-ex", r"\s*(?:shell\b|!)"), ("-iex", r"\s*(?:shell\b|!)"), ("--eval-command", r"\s*(?:shell\b|!)"),
             ("--init-eval-command", r"\s*(?:shell\b|!)")),
     "strace": (("-o", r"[|!]"), ("--output", r"[|!]")),
+    **dict.fromkeys(("vim", "vi", "nvim", "ex", "view", "vim.basic", "vim.tiny"),
+                    (("-c", _VIM_SHELL), ("--cmd", _VIM_SHELL), ("+", _VIM_SHELL))),
     "ltrace": (("-o", r"[|!]"), ("--output", r"[|!]")),
 }  # fmt: skip
 # rg --pre PROGRAM runs PROGRAM on every file it searches: as `xargs PROGRAM` would.
@@ -56,4 +59,6 @@ def _values(args: list[_Word], options: list[str]) -> list[tuple[str, _Word]]:
                 found.append((option, _word_end(a, len(v) - len(option) - 1)))
             elif len(option) == 2 and v.startswith(option) and len(v) > 2:
                 found.append((option, _word_end(a, len(v) - 2)))
+            elif option == "+" and v.startswith("+") and len(v) > 1:  # vim's `+COMMAND`
+                found.append((option, _word_end(a, len(v) - 1)))
     return found
