@@ -163,6 +163,8 @@ async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_d
         "fontconfig": user_home / ".config" / "fontconfig",
         "user fonts": user_home / ".local" / "share" / "fonts",
         "older user fonts": user_home / ".fonts",
+        "fontconfig cache": user_home / ".cache" / "fontconfig",  # a forged one names another font file
+        "older fontconfig cache": user_home / ".fontconfig",
         "bashrc.d": user_home / ".bashrc.d",
         "user site": user_home / ".local" / "lib",
         "program": PACKAGE / "app",

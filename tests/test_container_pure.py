@@ -50,9 +50,12 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
     assert "/home/ann/.claude.json" not in protected.folders, "a lone file is bound as a file"
     assert "/home/ann/.xprofile" in protected.files and "/home/ann/.xsessionrc" in protected.files, "X's start-up"
     assert "/home/ann/.Xdefaults" in protected.files and "/home/ann/.Xresources" in protected.files, "Tk reads them"
-    assert protected.if_present == ("/home/ann/.config/Claude", "/home/ann/.fonts", "/home/ann/.config/zsh"), (
-        "never created: Claude's means it is here"
-    )
+    assert protected.if_present == (
+        "/home/ann/.config/Claude",
+        "/home/ann/.fonts",
+        "/home/ann/.fontconfig",
+        "/home/ann/.config/zsh",
+    ), "never created: Claude's means it is here"
     zdotdir = container.protected_set("linux", {"ZDOTDIR": "/home/ann/zsh"}, HOME, [], [], None)
     assert zdotdir.if_present[-2:] == ("/home/ann/.config/zsh", "/home/ann/zsh"), "zsh's start-up files"
     for above in (HOME, HOME + "/.", HOME + "/../ann", "/home", "/"):  # the home folder, however spelt, or above
@@ -69,12 +72,14 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
                  ".config/locale.conf"):  # fmt: skip
         assert f"/home/ann/{name}" in protected.files, name
     assert "/home/ann/.fonts.conf.d" in protected.folders
+    assert "/home/ann/.cache/fontconfig" in protected.folders, "a forged cache names another font file"
     assert "/home/ann/.Xdefaults-vm" in container.protected_set("linux", {}, HOME, [], [], None, "vm").files
 
 
 def test_the_linux_set_follows_xdg_folders_and_ignores_relative_ones() -> None:
-    moved = linux_set({"XDG_CONFIG_HOME": "/cfg", "XDG_DATA_HOME": "relative"})
-    assert "/cfg/autostart" in moved.folders and moved.if_present == ("/cfg/Claude", "/home/ann/.fonts", "/cfg/zsh")
+    moved = linux_set({"XDG_CONFIG_HOME": "/cfg", "XDG_DATA_HOME": "relative", "XDG_CACHE_HOME": "/cache"})
+    assert "/cfg/autostart" in moved.folders and "/cache/fontconfig" in moved.folders
+    assert moved.if_present == ("/cfg/Claude", "/home/ann/.fonts", "/home/ann/.fontconfig", "/cfg/zsh")
     assert "/cfg/gtk-3.0" in moved.folders
     assert "/home/ann/.local/share/dbus-1" in moved.folders
     assert "/data/applications/cowork-terminal.desktop" in linux_set({"XDG_DATA_HOME": "/data"}).files

@@ -175,12 +175,14 @@ def protected_set(
     else:
         config = _xdg(environ, "XDG_CONFIG_HOME", join(home, ".config"))
         data = _xdg(environ, "XDG_DATA_HOME", join(home, ".local", "share"))
-        # ~/.fonts: fontconfig's older folder, read still; not made where missing (clutter in the home
-        # folder), guarded instead.
+        cache = _xdg(environ, "XDG_CACHE_HOME", join(home, ".cache"))
+        # ~/.fonts and ~/.fontconfig: fontconfig's older folders, read still; not made where missing
+        # (clutter in the home folder), guarded instead.
         # zsh reads its start-up files from $ZDOTDIR, which ~/.zshenv often sets to ~/.config/zsh.
         zdotdir = os.path.normpath(environ.get("ZDOTDIR", "") or ".")
         zsh = [zdotdir] if os.path.isabs(zdotdir) and not _holds(zdotdir, os.path.normpath(home)) else []
-        where_present = (join(config, "Claude"), join(home, ".fonts"), join(config, "zsh"), *zsh)
+        where_present = (join(config, "Claude"), join(home, ".fonts"), join(home, ".fontconfig"), join(config, "zsh"),
+                         *zsh)  # fmt: skip
         files += [join(home, name) for name in X_SESSION_FILES]
         files += [join(config, name) for name in CONFIG_FILES]
         if hostname:  # Xlib reads ~/.Xdefaults-<host> on every display, and Xft its dpi: text unreadable
@@ -213,6 +215,9 @@ def protected_set(
             join(config, "fontconfig"),  # which font a name means: the prompt's text could be made blank
             join(data, "fonts"),  # a font named as a system one, its glyphs swapped: "Deny" drawn as "Allow"
             join(home, ".fonts.conf.d"),  # fontconfig's older folder, still included
+            # fontconfig takes a font's file from a cache there, even for the system's fonts: a copy
+            # of /var/cache/fontconfig's with one path changed drew "DejaVu Sans" from another file.
+            join(cache, "fontconfig"),
             join(home, ".bashrc.d"),  # every file in it is sourced by Fedora's own ~/.bashrc
         ]
         files.append(join(home, ".fonts.conf"))  # fontconfig's older place
