@@ -484,22 +484,46 @@ def test_a_command_whose_wrappers_would_each_look_at_many_words_is_too_large_to_
     )
 
 
-def test_a_script_given_to_a_program_no_rule_knows_is_read_only_when_it_can_be_run(tmp_path: Path) -> None:
-    (tmp_path / "tidy.sh").write_text("#!/bin/sh\nrm -rf /home/ana/Documents\n")
-    (tmp_path / "tidy.sh").chmod(0o755)
-    (tmp_path / "README.md").write_text("Start again:\n\n    rm -rf node_modules\n")
-    judged = classify("faketime 0 ./tidy.sh", cwd=str(tmp_path))
-    assert judged.tier is Tier.DESTRUCTIVE and str(tmp_path / "tidy.sh") in judged.scripts, judged
-    assert classify("pandoc README.md -o out.html", cwd=str(tmp_path)).tier is Tier.MODERATE
+def test_what_a_program_no_rule_knows_only_names_is_not_held() -> None:
+    """Review, 2026-12-04: the first version held about 85 of 475 everyday commands, for a program
+    they name (`make format`, `vagrant halt`) or a message that reads as one."""
+    for command in ("make format", "ruff format .", "dart format .", "vagrant halt", "virsh shutdown vm1",
+                    "pytest -k shutdown", "apt-cache show dd", "apt-cache policy sudo", "getent group sudo",
+                    "ldd /usr/bin/sudo", "todo add meeting at 5pm", 'jj describe -m "reboot loop fix"',
+                    "npm run format", "npm run clean -- rm -rf dist", "docker compose down --volumes=false",
+                    "python3 -c '# refresh the cache on file delete'"):  # fmt: skip
+        assert classify(command, cwd="/home/ana/project").tier is not Tier.DESTRUCTIVE, command
+
+
+def test_a_guess_at_what_a_program_runs_never_lets_it_out_and_never_hides_the_rest() -> None:
+    """Review, 2026-12-04: a guessed `sudo` carried "gains privileges" (an Allow would have run the
+    whole command outside the container); a guess that ran out of the word bound left the rest of
+    the command unjudged, so `rm -rf ~` after it ran unheld."""
+    guessed = classify("mytool sudo rm -rf /home/ana/x", cwd="/home/ana/project")
+    assert guessed.tier is Tier.DESTRUCTIVE and not guessed.gains_privileges
+    hidden = classify(('x "' + "env " * 200 + 'true" ') * 21 + "; rm -rf ~", cwd="/home/ana/project")
+    assert hidden.tier is Tier.DESTRUCTIVE, hidden
+    nested = classify("env " * 247 + "true", cwd="/home/ana/project")  # not a RecursionError
+    assert nested.reasons == ("cannot tell what runs: the command is too deeply nested to check",)
+
+
+def test_a_file_given_to_a_program_no_rule_knows_is_not_read_as_a_script(tmp_path: Path) -> None:
+    """Editors, linters and copies are given scripts too (review, 2026-12-04: `vim scripts/deploy.sh`
+    was held for the `rm -rf build` in it): only an installed program by path is judged."""
+    (tmp_path / "deploy.sh").write_text("#!/bin/sh\nrm -rf /home/ana/Documents\n")
+    (tmp_path / "deploy.sh").chmod(0o755)
+    for command in ("vim deploy.sh", "shellcheck ./deploy.sh", "faketime 0 ./deploy.sh"):
+        assert classify(command, cwd=str(tmp_path)).tier is Tier.MODERATE, command
+    assert classify("faketime 0 /bin/rm -rf /home/ana/Documents", cwd=str(tmp_path)).tier is Tier.DESTRUCTIVE
 
 
 def test_a_program_no_rule_knows_given_too_many_commands_to_check_is_held_at_once() -> None:
     """Judging each word as a command again is bounded: too many is "cannot tell", not seconds."""
-    for command in ("mytool " + "cat " * 64 + "ls", "mytool " + "nohup mytool " * 40 + "ls",
+    for command in ("mytool " + "cat " * 65 + "ls", "mytool " + "nohup mytool " * 40 + "ls",
                     "mytool " + "cat " * 10 + "x " * 5_000):  # fmt: skip
         judged = classify(command, cwd="/home/ana/project")
         assert judged.reasons == ("cannot tell what runs: a program no rule knows is given too many commands to check",)
-    assert classify("mytool " + "cat " * 63 + "ls", cwd="/home/ana/project").tier is Tier.MODERATE
+    assert classify("mytool " + "cat " * 64 + "ls", cwd="/home/ana/project").tier is Tier.MODERATE
 
 
 def test_what_git_or_less_runs_as_a_shell_command_from_an_option_or_a_variable_is_judged() -> None:

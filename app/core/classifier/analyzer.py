@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-import os
 import posixpath
 import re
 from collections.abc import Callable, Sequence
@@ -20,8 +20,9 @@ from .findings import (
     MAX_SHELL_NESTING,
     MAX_TREE_DEPTH,
     MAX_WORDS_SEEN,
-    PROBE_LIMIT,
+    MAX_WRAPPERS,
     RUNS_ITSELF,
+    TOO_DEEP,
     TOUCHES_APP_DATA,
     D,
     M,
@@ -64,6 +65,11 @@ if TYPE_CHECKING:
 # Options whose value is a message for people, not code (`glab mr create -t "fix: rm -rf in x"`).
 _MESSAGE_OPTIONS = frozenset({"-m", "-t", "-s", "-b", "--message", "--title", "--subject", "--body", "--description",
                               "--comment", "--summary", "--text", "--note", "--reason"})  # fmt: skip
+# Names of programs that are everyday subcommands of others (`ruff format .`, `dart format .`): never
+# taken for the program (Windows' disk `format`) when a program no rule knows is given them.
+_SUBCOMMAND_WORDS = frozenset({"format"})
+# What a guess at what a program runs may hold a command for: a deletion (see `may_run`).
+_DELETES = frozenset({Danger.LOSES_FILES, Danger.LOSES_EVERYTHING, Danger.ERASES_DISK})
 
 
 def _is_interpreter(name: str) -> bool:
@@ -418,7 +424,7 @@ class _Analyzer:
     def argv(self, words: list[_Word], stdin: _Stdin | None, *, bulk: bool, depth: int) -> None:
         """One command after its words are known. `bulk`: xargs or find adds operands we cannot see."""
         if depth > MAX_TREE_DEPTH:
-            self.add(D, "cannot tell what runs: the command is too deeply nested to check")
+            self.add(D, TOO_DEEP)
             return
         # Each wrapper looks at every word after it: `nohup nohup ... x x x` would take seconds.
         self.report.words_seen += len(words)
@@ -438,15 +444,14 @@ class _Analyzer:
         name = _command_name(head.value)
         args = words[1:]
         start = len(self.report.findings)
-        if "/" in head.value.replace("\\", "/"):
-            path = script_path(self.cwd, head.value)
-            if path is None or not installed_program(path):  # ./x.sh, ~/bin/tool: a file the agent may have written
-                run_script(self, name, head, "exec")
-                rule = rule_for(name)  # and as the program it is named after (.venv/bin/pip uninstall x)
-                if rule is not None:
-                    rule(self, name, args, stdin, bulk, depth)
-                self.after_command(name, words, rule, bulk, start, depth)
-                return
+        # ./x.sh, ~/bin/tool: a file the agent may have written
+        if "/" in head.value.replace("\\", "/") and not self.installed(head.value):
+            run_script(self, name, head, "exec")
+            rule = rule_for(name)  # and as the program it is named after (.venv/bin/pip uninstall x)
+            if rule is not None:
+                rule(self, name, args, stdin, bulk, depth)
+            self.after_command(name, words, rule, bulk, start, depth)
+            return
         key = re.sub(r"\W", "_", name)
         if name not in _PRIVILEGE and key != _SELF_PROGRAM and [a.value for a in args] in (["--version"], ["--help"]):
             return
@@ -461,27 +466,28 @@ class _Analyzer:
     def may_run(self, args: list[_Word], depth: int) -> None:
         """A program no rule knows may run what it is given (`faketime 0 rm -rf DIR`, `runuser -u me
         -- rm ...`, `tmux new 'rm -rf DIR'`: each was judged moderate, so it ran unheld; 2026-12-04),
-        and so does a package manager's `run` or `exec` (`conda run -n base rm -rf DIR`). Words that
-        may be a program, and strings that read as code, are judged as the command they would be;
-        what that finds destructive is kept. "Cannot tell" is not (any word may be anything), but
-        for a shell or an interpreter given code (`runuser -- sh -c "$CMD"`)."""
+        and so does a package manager's `exec` (`conda run -n base rm -rf DIR`). A known program
+        given words of its own, and a string that reads as code, are judged as the command they would
+        be, and a deletion found there is held. Nothing else found there counts: `make format`,
+        `vagrant halt` and `apt-cache show sudo` only name a program (review, 2026-12-04)."""
         if self.report.in_string:
             return  # a string's own first words: a title (`"fix: rm -rf in the Makefile"`) runs nothing
+        probes = 0
         for k, w in enumerate(args):
             code = self.string_code(w, args[k - 1] if k else None)
             if code is not None:
-                judge, keep_cannot_tell = functools.partial(self.judge_string, code), False
-            elif w.literal is not None and not w.literal.startswith("-") and self.may_be_program(w.literal):
-                judge = functools.partial(self.judge_words, args[k:], depth)
+                judge, cost, keep_cannot_tell = functools.partial(self.judge_string, code), len(code.split()), False
+            elif len(args) - k > 1 and w.literal is not None and self.may_be_program(w.literal):
+                judge, cost = functools.partial(self.judge_words, args[k:], depth), len(args) - k
                 keep_cannot_tell = len(args) - k > 2 and _is_interpreter(_command_name(w.literal))
             else:
                 continue
-            self.report.probes += 1
-            self.report.probed_words += len(args) - k
-            if self.report.probes > MAX_PROBES or self.report.probed_words > MAX_PROBED_WORDS:
-                self.add(D, CANNOT_TELL_PROBES, kind=PROBE_LIMIT)
+            probes += 1
+            self.report.probed_words += cost
+            if probes > MAX_PROBES or self.report.probed_words > MAX_PROBED_WORDS:
+                self.add(D, CANNOT_TELL_PROBES, danger=Danger.CANNOT_TELL)
                 return
-            if self.keep_if_destructive(judge, keep_cannot_tell):
+            if self.keep_deletions(judge, keep_cannot_tell):
                 return
 
     def string_code(self, w: _Word, before: _Word | None) -> str | None:
@@ -511,34 +517,34 @@ class _Analyzer:
             self.argv([words[0], *words[2:]], None, bulk=False, depth=depth + 1)
 
     def may_be_program(self, value: str) -> bool:
-        """A word another program may run: the name of a program a rule knows, an installed program by
-        path, or a file by path that can be run (`faketime 0 ./tidy.sh`: the script is read). A file
-        that cannot be run is not read: `pandoc README.md` must not judge the README as a script."""
-        if "/" not in value.replace("\\", "/"):
-            return rule_for(_command_name(value)) is not None
-        path = script_path(self.cwd, value)
-        if path is None:
+        """A word another program may run: an option is not, nor a file of the agent's (`vim
+        scripts/deploy.sh` must not judge the script); a name a rule knows, or an installed program
+        by path, is."""
+        if value.startswith("-"):
             return False
-        return installed_program(path) or (os.path.isfile(path) and os.access(path, os.X_OK))
+        if "/" not in value.replace("\\", "/"):
+            return _command_name(value) not in _SUBCOMMAND_WORDS and rule_for(_command_name(value)) is not None
+        return self.installed(value)
 
-    def keep_if_destructive(self, judge: Callable[[], None], keep_cannot_tell: bool = False) -> bool:
-        """Judge something a command may run, and keep what it finds only if that is destructive
-        (and not a "cannot tell", unless asked); everything else it changed (its `cd`, scripts read)
-        is undone."""
+    def installed(self, value: str) -> bool:
+        """A program by path that is installed software, not a file the agent may have written."""
+        path = script_path(self.cwd, value)
+        return path is not None and installed_program(path)
+
+    def keep_deletions(self, judge: Callable[[], None], keep_cannot_tell: bool) -> bool:
+        """Judge what a command may run, and keep what it finds only where it deletes (and its "cannot
+        tell", when asked); the rest of what it changed is undone (its `cd`, the scripts it read). A
+        guess never lets a command out of the container: a finding kept has no kind. When the
+        command is too large to judge, that stands."""
         report, cwd = self.report, self.cwd
-        findings, scripts, written = len(report.findings), len(report.scripts), set(report.written)
+        mark = report.mark()
         judge()
         self.cwd = cwd
-        found = [
-            f for f in report.findings[findings:]
-            if f.tier is D and (keep_cannot_tell or f.danger is not Danger.CANNOT_TELL or f.kind == PROBE_LIMIT)
+        kept = [
+            dataclasses.replace(f, kind=None) for f in report.findings[mark.findings :]
+            if f.tier is D and (f.danger in _DELETES or (keep_cannot_tell and f.danger is Danger.CANNOT_TELL))
         ]  # fmt: skip
-        del report.findings[findings:]
-        report.findings.extend(found)
-        if not found:
-            del report.scripts[scripts:]
-            report.written = written
-        return bool(found)
+        return report.undo(mark, kept)
 
     def after_command(
         self, name: str, words: list[_Word], rule: Rule | None, bulk: bool, start: int, depth: int
@@ -562,8 +568,16 @@ class _Analyzer:
             self.check_word(a)
 
     def inner(self, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-        if args:
+        if not args:
+            return
+        if self.report.wrappers >= MAX_WRAPPERS:  # `env env env ...`: each costs Python 4-5 frames of its 1,000
+            self.add(D, TOO_DEEP)
+            return
+        self.report.wrappers += 1
+        try:
             self.argv(args, stdin, bulk=bulk, depth=depth + 1)
+        finally:
+            self.report.wrappers -= 1
 
     def guard_parents(self, name: str, words: list[_Word]) -> None:
         for w in words:

@@ -7,6 +7,7 @@ import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from .danger import Danger
 
@@ -107,15 +108,16 @@ class Classification:
 # Limits that keep a huge or hostile input from taking the server down; past them we ask.
 MAX_COMMAND_CHARS = 1_000_000
 MAX_NODES = 100_000
-MAX_WORDS_SEEN = 400_000  # words of simple commands, counted again at each wrapper (`nohup nohup ...`)
+MAX_WORDS_SEEN = 200_000  # words of simple commands, counted again at each wrapper (`nohup nohup ...`)
 MAX_TREE_DEPTH = 300
+MAX_WRAPPERS = 80  # a command inside wrappers inside wrappers (`nohup env sudo ... cmd`)
+TOO_DEEP = "cannot tell what runs: the command is too deeply nested to check"
 MAX_SHELL_NESTING = 12
-# Words an unknown program is given, judged as the commands they may be (`_Analyzer.may_run`):
-# at most this many in one classification, and this many words judged so (`a b c ...` would otherwise
-# be judged again at each word: a long command would take seconds).
+# Words a program no rule knows is given, judged as the commands they may be (`_Analyzer.may_run`):
+# at most this many for one program, and this many words judged so in all (`a b c ...` would
+# otherwise be judged again at each word: a long command would take seconds).
 MAX_PROBES = 64
 MAX_PROBED_WORDS = 20_000
-PROBE_LIMIT = "probe-limit"
 CANNOT_TELL_PROBES = "cannot tell what runs: a program no rule knows is given too many commands to check"
 REASON_SNIPPET_CHARS = 60
 TOUCHES_APP_DATA = "touches Cowork Terminal's own data or settings"
@@ -158,6 +160,12 @@ def plain_template(reason: str, values: Mapping[str, str]) -> Words:
     return words_of(tail if sep and " " in tail.strip() else reason, values)
 
 
+class _Mark(NamedTuple):
+    findings: int
+    scripts: int
+    written: frozenset[tuple[str, str]]
+
+
 class _Report:
     """What the analysis found, shared by a command and every string re-parsed inside it."""
 
@@ -166,8 +174,9 @@ class _Report:
         self.nodes = 0
         self.words_seen = 0  # MAX_WORDS_SEEN
         self.too_large = False  # said once: the command is too large or deeply nested to check
-        self.probes = 0  # words of unknown programs judged as commands (MAX_PROBES)
-        self.probed_words = 0  # ... and the words those commands had (MAX_PROBED_WORDS)
+        self.probed_words = 0  # words judged again as what a program no rule knows may run (MAX_PROBED_WORDS)
+        self.scripts_read = 0  # never undone: each read costs up to MAX_SCRIPT_BYTES (scripts.MAX_SCRIPTS)
+        self.wrappers = 0  # wrappers around the command being judged (MAX_WRAPPERS)
         self.in_string = 0  # judging a string an unknown program was given: its own words are not probed
         self.scripts: list[str] = []  # script files run, in the order they were judged
         self.written: set[tuple[str, str]] = set()  # (pattern of a file it may write, the script that writes it)
@@ -196,6 +205,23 @@ class _Report:
         else:
             words = words_of(plain, values)
             self.findings.append(Finding(tier, said, plain.format(**values), kind, target, words, danger))
+
+    def mark(self) -> _Mark:
+        """Where the analysis stands, to undo what judging a guess added (`undo`)."""
+        return _Mark(len(self.findings), len(self.scripts), frozenset(self.written))
+
+    def undo(self, mark: _Mark, kept: list[Finding]) -> bool:
+        """Back to `mark`, keeping `kept` of the findings added since. The counts that bound a
+        command's cost stay (a guess costs as much as what it judges), and when they ran out the
+        command is too large: that stands. True when something was kept, or it was too large."""
+        if self.too_large:
+            return True
+        del self.findings[mark.findings :]
+        self.findings.extend(kept)
+        if not kept:
+            del self.scripts[mark.scripts :]
+            self.written = set(mark.written)
+        return bool(kept)
 
     def top(self, since: int = 0) -> Tier:
         return max((f.tier for f in self.findings[since:]), default=S)

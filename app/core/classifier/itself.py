@@ -28,7 +28,7 @@ def python_module(ctx: Analysis, name: str, module: _Word | None, rest: list[_Wo
     elif _SELF_MODULE.match(module.value):
         ctx.add(D, RUNS_ITSELF)
     elif module.value == "pip":
-        package_manager(ctx, "pip", rest)
+        package_manager(ctx, "pip", rest, 0)  # pip runs no program it is given: the depth is moot
     else:
         ctx.add(M, "{name} -m {value}: runs a module", name=name, value=_snip(module.value))
 

@@ -36,11 +36,13 @@ def subcommand(ctx: Analysis, args: list[_Word], what: str) -> str | None:
 
 
 # Subcommands that run a program they are given (`conda run -n base CMD`, `npm exec -- CMD`, `yarn
-# dlx CMD`): what they are given is judged by `Analysis.may_run`.
+# dlx CMD`): what they are given is judged by `Analysis.may_run`. A JS manager's `run` runs a script
+# of package.json by name, and gives it the words after it (review, 2026-12-04).
 _RUNS_GIVEN = frozenset({"run", "exec", "x", "dlx"})
+_JS_RUNS_GIVEN = frozenset({"exec", "x", "dlx"})
 
 
-def package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int = 0) -> None:
+def package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
     remove, read = _PACKAGE_MANAGERS[name]
     if name in ("conda", "mamba", "micromamba") and [a.value for a in _operands(args)][:2] == ["env", "remove"]:
         ctx.add(D, "{name} env remove: deletes an environment", name=name)
@@ -112,7 +114,7 @@ def cmd_uv(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
         return
     sub = ops[0].value if ops else None
     if sub == "pip":
-        package_manager(ctx, "pip", args[args.index(ops[0]) + 1 :])
+        package_manager(ctx, "pip", args[args.index(ops[0]) + 1 :], depth)
     elif sub == "tool" and len(ops) > 1 and ops[1].value == "uninstall":
         ctx.add(D, "uv tool uninstall: removes packages")
     elif sub == "run":
@@ -128,7 +130,7 @@ def cmd_uv(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
         ctx.add(M, "uv {sub}: changes the project or installed software", sub=sub)
 
 
-def js_package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int = 0) -> None:
+def js_package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
     values = [a.value for a in args]
     everywhere = any(v in ("-g", "--global", "--location=global") for v in values)
     sub = subcommand(ctx, args, name)
@@ -146,7 +148,7 @@ def js_package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int =
         return
     else:
         ctx.add(M, "{name} {sub}: changes or runs the project", name=name, sub=sub or "")
-        if sub in _RUNS_GIVEN:
+        if sub in _JS_RUNS_GIVEN:
             ctx.may_run(args, depth)
 
 

@@ -116,7 +116,8 @@ def run_script(ctx: Analysis, name: str, word: _Word, how: str) -> None:
                 value=_snip(value))  # fmt: skip
         return
     ctx.report.scripts.append(path)
-    if len(ctx.report.scripts) > MAX_SCRIPTS:  # each read costs up to MAX_SCRIPT_BYTES
+    ctx.report.scripts_read += 1
+    if ctx.report.scripts_read > MAX_SCRIPTS:  # each read costs up to MAX_SCRIPT_BYTES
         ctx.add(D, "cannot tell what runs: the command runs too many scripts to check")
         return
     text, why = read_script(path)

@@ -6,27 +6,24 @@ import re
 
 from .danger import Danger
 from .findings import D, M
-from .options import _long_flags, _operands, _short_flags
+from .options import _operands, _short_flags
 from .packages import expanded
 from .rule import Analysis
 from .stdin import _Stdin
 from .words import _Word
 
+_DOCKER_VALUES = frozenset({"-H", "--host", "--context", "-c", "--config", "-l", "--log-level"})
 _COMPOSE_VALUES = frozenset({"-f", "--file", "-p", "--project-name", "--profile", "--env-file", "--project-directory",
                              "--ansi", "--parallel", "--progress"})  # fmt: skip
 
 
 def cmd_docker(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    ops = [a.value for a in _operands(args, frozenset({"-H", "--host", "--context", "-c", "--config"}))]
+    words = _operands(args, _DOCKER_VALUES)
+    ops = [a.value for a in words]
     pair = tuple(ops[:2])
-    compose = name == "docker-compose" or pair[:1] == ("compose",)
-    if compose:  # `docker compose -f FILE down -v`: its own options before the subcommand
-        after = args if name == "docker-compose" else args[[a.value for a in args].index("compose") + 1 :]
-        sub = next(iter(_operands(after, _COMPOSE_VALUES)), None)
-        down = sub is not None and sub.value == "down"
     if pair in (("system", "prune"), ("volume", "rm"), ("volume", "prune"), ("volume", "remove")):
         ctx.add(D, "{name} {value}: deletes data", name=name, value=" ".join(pair), danger=Danger.LOSES_FILES)
-    elif compose and down and ("--volumes" in _long_flags(args) or "v" in _short_flags(args)):
+    elif _compose_down_volumes(name, args, words):
         said = name if name == "docker-compose" else f"{name} compose"
         ctx.add(D, "{name} down --volumes: deletes data", name=said, danger=Danger.LOSES_FILES)
     elif ops[:1] and ops[0] in ("ps", "images", "logs", "inspect", "version", "info", "stats", "top",
@@ -34,6 +31,21 @@ def cmd_docker(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
         return
     else:
         ctx.add(M, "{name}: changes containers", name=name)
+
+
+def _compose_down_volumes(name: str, args: list[_Word], operands: list[_Word]) -> bool:
+    """`docker compose [-f FILE] down -v` (or `docker-compose ...`): the project's volumes go too."""
+    if name == "docker-compose":
+        after = args
+    elif operands and operands[0].value == "compose":
+        after = args[next(i for i, a in enumerate(args) if a is operands[0]) + 1 :]
+    else:
+        return False
+    sub = next(iter(_operands(after, _COMPOSE_VALUES)), None)
+    if sub is None or sub.value != "down":
+        return False
+    volumes = [a.value for a in after if (a.value or "").startswith("--volumes")]
+    return "v" in _short_flags(after) or any(v in ("--volumes", "--volumes=true") for v in volumes)
 
 
 def cmd_kubectl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

@@ -137,7 +137,8 @@ _CODE_DELETES = re.compile(
     r"\brmdir\s+/s|\bdel\s+/[sfq]|Format-Volume|Clear-Disk|Stop-Computer|Restart-Computer|\bunlink\b|"
     r"\bshutdown\b|\breboot\b|\bshut\s+down\b|\brestart\b|\berase\b|"
     r"\.rm\s*\(|\brm\s*\(|promises\.rm\b|Deno\.remove|remove_tree|FileUtils\.remove|\brmdir\s*\(|remove_file|"
-    r"Files\.delete|Directory\.Delete|\.truncate\s*\(|os\.truncate|\bfile\s+delete\b",
+    r"Files\.delete|Directory\.Delete|\.truncate\s*\(|os\.truncate|"
+    r"(?:^|[;\[{\n])\s*file\s+delete\b",  # Tcl's, at the start of a command (a comment may say "file delete")
     re.I,
 )
 _CODE_RUNS = re.compile(

@@ -49,9 +49,9 @@ from app.core.policy.approval import (
     new_confirmation_id,
 )
 
-# A command longer than this is judged on a worker thread: a long one takes the classifier up to a
+# A command longer than this is judged on a worker thread: a long one takes the classifier up to half a
 # second (its word bound), while the loop runs every other call of this tray or server.
-CLASSIFY_ON_A_THREAD_CHARS = 4096
+CLASSIFY_ON_A_THREAD_CHARS = 1024
 
 
 class ContainerGate(Protocol):
