@@ -487,12 +487,11 @@ def test_a_command_whose_wrappers_would_each_look_at_many_words_is_too_large_to_
 def test_what_a_program_no_rule_knows_only_names_is_not_held() -> None:
     """Review, 2026-12-04: the first version held about 85 of 475 everyday commands, for a program
     they name (`make format`, `vagrant halt`) or a message that reads as one."""
-    for command in ("make format", "ruff format .", "dart format .", "vagrant halt", "virsh shutdown vm1",
+    assert_not_held("make format", "ruff format .", "dart format .", "vagrant halt", "virsh shutdown vm1",
                     "pytest -k shutdown", "apt-cache show dd", "apt-cache policy sudo", "getent group sudo",
                     "ldd /usr/bin/sudo", "todo add meeting at 5pm", 'jj describe -m "reboot loop fix"',
                     "npm run format", "npm run clean -- rm -rf dist", "docker compose down --volumes=false",
-                    "python3 -c '# refresh the cache on file delete'"):  # fmt: skip
-        assert classify(command, cwd="/home/ana/project").tier is not Tier.DESTRUCTIVE, command
+                    "python3 -c '# refresh the cache on file delete'")  # fmt: skip
 
 
 def test_a_guess_at_what_a_program_runs_never_lets_it_out_and_never_hides_the_rest() -> None:
@@ -529,7 +528,7 @@ def test_a_program_no_rule_knows_given_too_many_commands_to_check_is_held_at_onc
 def test_what_git_or_less_runs_as_a_shell_command_from_an_option_or_a_variable_is_judged() -> None:
     """Red team, 2026-12-04: each ran `rm -rf` on a real folder while judged safe or moderate."""
     documents = "/home/ana/Documents"
-    for command in (
+    assert_held(
         f"git ls-remote --upload-pack='rm -rf {documents}; git-upload-pack' .",
         f"git clone -u 'rm -rf {documents}' . copy",
         f"git fetch --upload-pack='rm -rf {documents}' .",
@@ -543,17 +542,25 @@ def test_what_git_or_less_runs_as_a_shell_command_from_an_option_or_a_variable_i
         f"GIT_EXTERNAL_DIFF='rm -rf {documents} #' git diff HEAD~1",
         f"LESSOPEN='|rm -rf {documents}; echo %s' less README",
         f"env LESSCLOSE='rm -rf {documents}' less README",
-    ):
+    )
+    assert_not_held("git push -u origin main", "git grep -O foo", "git rebase -i HEAD~3", "git bisect run make test",
+                    "LESSOPEN='| lesspipe %s' less README", "git ls-remote origin")  # fmt: skip
+
+
+def assert_held(*commands: str) -> None:
+    for command in commands:
         assert classify(command, cwd="/home/ana/project").tier is Tier.DESTRUCTIVE, command
-    for command in ("git push -u origin main", "git grep -O foo", "git rebase -i HEAD~3", "git bisect run make test",
-                    "LESSOPEN='| lesspipe %s' less README", "git ls-remote origin"):  # fmt: skip
+
+
+def assert_not_held(*commands: str) -> None:
+    for command in commands:
         assert classify(command, cwd="/home/ana/project").tier is not Tier.DESTRUCTIVE, command
 
 
 def test_an_option_whose_value_a_program_runs_as_a_shell_command_is_judged_as_that_code() -> None:
     """Red team, 2026-12-04: each ran (or would run) `rm -rf` while judged safe or moderate."""
     documents = "/home/ana/Documents"
-    for command in (
+    assert_held(
         f"tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='rm -rf {documents}' .",
         f"tar -xf x.tar --to-command='rm -rf {documents}'",
         f"tar -cf x.tar -I 'rm -rf {documents};' f",
@@ -571,12 +578,10 @@ def test_an_option_whose_value_a_program_runs_as_a_shell_command_is_judged_as_th
         f"vim -es -c '!rm -rf {documents}' -c q",  # an Ex command the shell runs
         f"vi -es '+!rm -rf {documents}' +q",
         f"nvim --headless -c 'silent !rm -rf {documents}' -c q",
-    ):
-        assert classify(command, cwd="/home/ana/project").tier is Tier.DESTRUCTIVE, command
-    for command in ("tar -I zstd -cf x.tar.zst src", "gdb -batch -ex bt ./a.out", "strace -o trace.txt ls",
+    )
+    assert_not_held("tar -I zstd -cf x.tar.zst src", "gdb -batch -ex bt ./a.out", "strace -o trace.txt ls",
                     "man -P cat ls", "rg --pre pdftotext foo docs", "rsync -a -e 'ssh -p 2222' src/ host:dst",
-                    "bat --pager=less notes.md", "vim +10 notes.md", "vim +'%s/a/b/g' +wq notes.md"):  # fmt: skip
-        assert classify(command, cwd="/home/ana/project").tier is not Tier.DESTRUCTIVE, command
+                    "bat --pager=less notes.md", "vim +10 notes.md", "vim +'%s/a/b/g' +wq notes.md")  # fmt: skip
 
 
 def test_a_recursive_removal_outside_the_working_folder_carries_no_rule_kind() -> None:

@@ -59,14 +59,21 @@ REMOVE_OPTIONS = {
 }
 
 
-@pytest.mark.parametrize("command", REMOVE_OPTIONS.values(), ids=REMOVE_OPTIONS.keys())
-async def test_the_remove_option_of_an_archiver_is_held_as_a_deletion(home: Path, tmp_path: Path, command: str) -> None:
+def shown_to_delete(command: str, copy: Path) -> str:
+    """Run directly on a copy of the project, the route deletes its data (skipped where its program
+    is not installed): the test that holds it can fail. Its program's name."""
     program = command.split()[0]
     if shutil.which(program) is None:
         pytest.skip(f"{program} is not installed")
-    copy = a_project(tmp_path / "copy")
+    a_project(copy)
     subprocess.run(command, shell=True, cwd=copy, check=True, capture_output=True, timeout=60)
-    assert not (copy / "data").exists(), "run directly, the archiver deletes what it packed"
+    assert not (copy / "data").exists(), "run directly, it deletes"
+    return program
+
+
+@pytest.mark.parametrize("command", REMOVE_OPTIONS.values(), ids=REMOVE_OPTIONS.keys())
+async def test_the_remove_option_of_an_archiver_is_held_as_a_deletion(home: Path, tmp_path: Path, command: str) -> None:
+    program = shown_to_delete(command, tmp_path / "copy")
     project = a_project(tmp_path / "project")
     async with serving(home) as client:
         listed = await run(client, {"command": f"{program} --help > /dev/null 2>&1; echo $?", "cwd": str(project)})
@@ -87,12 +94,7 @@ GIVEN_TO_ANOTHER_PROGRAM = {
 @pytest.mark.parametrize("command", GIVEN_TO_ANOTHER_PROGRAM.values(), ids=GIVEN_TO_ANOTHER_PROGRAM.keys())
 async def test_a_deletion_given_to_a_program_no_rule_knows_is_held(home: Path, tmp_path: Path, command: str) -> None:
     """2026-12-04: each was judged moderate (a program no rule knows), so it ran unheld and deleted."""
-    program = command.split()[0]
-    if shutil.which(program) is None:
-        pytest.skip(f"{program} is not installed")
-    copy = a_project(tmp_path / "copy")
-    subprocess.run(command, shell=True, cwd=copy, check=True, capture_output=True, timeout=60)
-    assert not (copy / "data").exists(), "run directly, the program runs the deletion it is given"
+    shown_to_delete(command, tmp_path / "copy")
     project = a_project(tmp_path / "project")
     async with serving(home) as client:
         refused = await run(client, {"command": command, "cwd": str(project)})
