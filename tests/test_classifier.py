@@ -557,6 +557,26 @@ def assert_not_held(*commands: str) -> None:
         assert classify(command, cwd="/home/ana/project").tier is not Tier.DESTRUCTIVE, command
 
 
+def test_git_configuration_given_in_the_environment_or_by_an_abbreviated_option_is_judged() -> None:
+    """Second red team, 2026-12-04: each ran `rm -rf` on a real folder while judged safe or moderate."""
+    documents = "/home/ana/Documents"
+    assert_held(
+        f"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm -rf {documents}; false' git status",
+        f"GIT_CONFIG_PARAMETERS=\"'core.fsmonitor'='rm -rf {documents}'\" git status",
+        "export GIT_CONFIG_PARAMETERS=x; git status",
+        "env GIT_CONFIG_GLOBAL=/tmp/agent.gitconfig git status",  # a file the agent may have written
+        f"git -c core.fsmonitor='rm -rf {documents}' status",
+        f"git ls-remote --upload-p='rm -rf {documents}; git-upload-pack' .",  # any unambiguous prefix
+        f"git rebase --exe='rm -rf {documents}' HEAD~1",
+        f"git submodule foreach rm -rf {documents}",  # unquoted: its `-rf` was dropped as an option
+        f"fd . {documents} --exec-batch=rm -rf",
+        f"dc -e '!rm -rf {documents}'",
+    )
+    # What `git -c` runs is judged where it is written (it was "cannot tell" whatever it was).
+    assert_not_held("git -c core.pager=cat log", "git -c core.editor=vim commit", "git submodule foreach git pull",
+                    "GIT_DIR=.git git status", "dc -e '2 3 + p'")  # fmt: skip
+
+
 def test_an_option_whose_value_a_program_runs_as_a_shell_command_is_judged_as_that_code() -> None:
     """Red team, 2026-12-04: each ran (or would run) `rm -rf` while judged safe or moderate."""
     documents = "/home/ana/Documents"

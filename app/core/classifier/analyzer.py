@@ -44,6 +44,7 @@ from .tables import (
     _CODE_VARIABLES,
     _DOWNLOADERS,
     _DOWNLOADS,
+    _GIT_CONFIG_VARIABLES,
     _HARMLESS_DEVICES,
     _INLINE_CODE_FLAGS,
     _MAY_WRITE,
@@ -292,6 +293,8 @@ class _Analyzer:
         if name is not None and self.node_text(name).split("[")[0] in ("BASH_CMDS", "BASH_ALIASES"):
             # bash's command and alias tables: `BASH_CMDS[ls]=/bin/rm` makes `ls` run rm (review, 2026-12-04)
             self.add(D, "cannot tell what runs: {value} makes a name run another program", value=self.node_text(name))
+        elif name is not None and _GIT_CONFIG_VARIABLES.fullmatch(self.node_text(name)):
+            self.add(D, "cannot tell what runs: {value} sets git's configuration", value=self.node_text(name))
         elif name is not None and self.node_text(name).split("[")[0] in _SPECIAL_VARIABLES:
             self.add(M, "sets {value}: changes how later commands run", value=self.node_text(name))
         value = node.child_by_field_name("value")

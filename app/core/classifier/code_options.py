@@ -22,6 +22,7 @@ _CODE_OPTIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "gdb": (("-ex", r"\s*(?:shell\b|!)"), ("-iex", r"\s*(?:shell\b|!)"), ("--eval-command", r"\s*(?:shell\b|!)"),
             ("--init-eval-command", r"\s*(?:shell\b|!)")),
     "strace": (("-o", r"[|!]"), ("--output", r"[|!]")),
+    "dc": (("-e", r"[^!]*!"), ("--expression", r"[^!]*!")),  # `!` runs the rest of its line in the shell
     **dict.fromkeys(("vim", "vi", "nvim", "ex", "view", "vim.basic", "vim.tiny"),
                     (("-c", _VIM_SHELL), ("--cmd", _VIM_SHELL), ("+", _VIM_SHELL))),
     "ltrace": (("-o", r"[|!]"), ("--output", r"[|!]")),

@@ -14,7 +14,7 @@ from .options import _operands
 from .protected import _norm_path
 from .rule import Analysis
 from .stdin import _Stdin
-from .words import _GLOB, _Word
+from .words import _GLOB, _Word, _word_end
 
 # ---- removal
 
@@ -184,9 +184,12 @@ def cmd_find(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
 
 def cmd_fd(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     for i, a in enumerate(args):
-        if a.value in ("-x", "--exec", "-X", "--exec-batch"):
+        v = a.value or ""
+        joined = v.startswith(("--exec=", "--exec-batch=")) or (v[:2] in ("-x", "-X") and len(v) > 2)
+        if v in ("-x", "--exec", "-X", "--exec-batch") or joined:  # `--exec-batch=rm -rf`: red team
             end = next((j for j in range(i + 1, len(args)) if args[j].value == ";"), len(args))
-            ctx.inner(args[i + 1 : end], None, True, depth)
+            first = [_word_end(a, len(v) - (v.index("=") + 1 if "=" in v else 2))] if joined else []
+            ctx.inner([*first, *args[i + 1 : end]], None, True, depth)
             return
 
 

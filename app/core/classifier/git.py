@@ -8,7 +8,7 @@ from app.core.i18n import N_
 
 from .danger import Danger
 from .findings import D, M, _snip
-from .options import _long_flags, _operands, _short_flags
+from .options import _long_flags, _operands, _short_flags, long_option
 from .rule import Analysis
 from .stdin import _Stdin
 from .tables import (
@@ -32,8 +32,11 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         key = v.split("=", 1)[0]
         if key in ("-c", "--config-env"):
             setting = v.split("=", 1)[1] if "=" in v else (args[i + 1].value if i + 1 < len(args) else "")
-            if setting is None or _GIT_EXEC_CONFIG.match(setting.split("=", 1)[0]):
+            name, equals, value = (setting or "").partition("=")
+            if setting is None or (_GIT_EXEC_CONFIG.match(name) and (key == "--config-env" or not equals)):
                 ctx.add(D, "cannot tell what runs: git -c {value}", value=_snip(setting or ""))
+            elif _GIT_EXEC_CONFIG.match(name):  # `git -c core.pager=cat log`: what runs is written here
+                ctx.sub_script(value.lstrip("!"), f"git -c {name}")
         i += 2 if v in _GIT_GLOBAL_WITH_VALUE else 1
     if i >= len(args):
         return
@@ -81,11 +84,16 @@ def _code_options(ctx: Analysis, sub: str, rest: list[_Word], depth: int) -> Non
         v = a.value or ""
         if v == "--":
             return
+        # A long option by any unambiguous prefix, as git reads it (`--upload-p=...`: red team).
+        long = long_option(v, [o[2:] for o in options if o.startswith("--")]) if v.startswith("--") else None
         for option in options:
-            if v == option and j + 1 < len(rest) and option not in _VALUE_ATTACHED_ONLY:
+            named = v == option or (long is not None and option == "--" + long)
+            if named and "=" not in v and j + 1 < len(rest) and option not in _VALUE_ATTACHED_ONLY:
                 ctx.code_words([rest[j + 1]], f"git {sub} {option}")
-            elif v.startswith(option + "=") or (not option.startswith("--") and v.startswith(option) and v != option):
-                ctx.code_words([_word_end(a, len(v) - len(option) - option.startswith("--"))], f"git {sub} {option}")
+            elif named and "=" in v:
+                ctx.code_words([_word_end(a, len(v) - v.index("=") - 1)], f"git {sub} {option}")
+            elif not option.startswith("--") and v.startswith(option) and v != option:
+                ctx.code_words([_word_end(a, len(v) - len(option))], f"git {sub} {option}")
 
 
 def git_push(ctx: Analysis, rest: list[_Word]) -> None:
@@ -255,8 +263,11 @@ def git_submodule(ctx: Analysis, rest: list[_Word]) -> None:
     sub = next((a.value for a in _operands(rest)), "status")
     if sub not in ("status", "summary", "foreach"):
         ctx.add(M, "git submodule {sub}: changes submodules", sub=sub or "")
-    if sub == "foreach":
-        ctx.code_words(_operands(rest)[1:], "git submodule foreach")
+    if sub == "foreach":  # the words after it as written: `_operands` would drop `-rf` (red team)
+        after = rest[next(i for i, a in enumerate(rest) if a.value == "foreach") + 1 :]
+        while after and after[0].value in ("--recursive", "-q", "--quiet"):
+            after = after[1:]
+        ctx.code_words(after, "git submodule foreach")
 
 
 # git's subcommands that have a rule of their own; the rest are judged by the lists in `tables`.

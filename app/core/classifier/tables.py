@@ -22,7 +22,7 @@ _SAFE = _names(
     iostat ps pgrep top htop btop lsof lsblk blkid findmnt printenv seq yes sleep wait jobs basename
     dirname realpath readlink tree jq yq column fold fmt paste join expand unexpand rev man info help
     apropos whatis tldr read set shopt unset unalias hash tput clear nproc arch locale getconf lscpu
-    lsusb lspci sw_vers netstat ss zcat zless bzcat xzcat expr let bc dc cowsay fortune ping host dig
+    lsusb lspci sw_vers netstat ss zcat zless bzcat xzcat expr let bc cowsay fortune ping host dig
     nslookup whois traceroute tracepath mtr uniq sort sed awk gawk mawk nawk tee date hostname history
     kill env export local declare typeset readonly getopts shift return break continue caller
     logname tty stty pstree numfmt factor look units sum
@@ -199,6 +199,9 @@ def code_prefix(variable: str, value: str | None) -> str:
     return re.match(r"\s*\|{0,2}-?", value)[0]  # type: ignore[index]  # always matches
 
 
+# git's configuration given in the environment (`GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0=...
+# git status` ran the value; red team, 2026-12-04): which program git runs cannot be told.
+_GIT_CONFIG_VARIABLES = re.compile(r"GIT_CONFIG_(?:PARAMETERS|COUNT|KEY_\d+|VALUE_\d+|GLOBAL|SYSTEM)|GIT_CONFIG")
 _SPECIAL_VARIABLES = frozenset(
     {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
      "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "BASH_FUNC", "PYTHONSTARTUP", "NODE_OPTIONS", "GIT_SSH",

@@ -14,6 +14,7 @@ from .shells import folder_after
 from .stdin import _Stdin
 from .tables import (
     _CODE_VARIABLES,
+    _GIT_CONFIG_VARIABLES,
     _SPECIAL_VARIABLES,
     _names,
     code_prefix,
@@ -143,6 +144,8 @@ def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             if name_part in _CODE_VARIABLES:  # its value runs as code (tables.py)
                 said = _word_end(args[i], len(v) - len(name_part) - 1)
                 ctx.code_words([said], name_part, code_prefix(name_part, said.literal))
+            if _GIT_CONFIG_VARIABLES.fullmatch(name_part):
+                ctx.add(D, "cannot tell what runs: {value} sets git's configuration", value=name_part)
             if name_part in _SPECIAL_VARIABLES:
                 ctx.add(M, "sets {name_part}: changes how later commands run", name_part=name_part)
             i += 1
