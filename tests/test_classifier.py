@@ -557,6 +557,28 @@ def assert_not_held(*commands: str) -> None:
         assert classify(command, cwd="/home/ana/project").tier is not Tier.DESTRUCTIVE, command
 
 
+def test_what_a_program_no_rule_knows_is_given_in_any_spelling_is_judged() -> None:
+    """Second red team, 2026-12-04: each ran `rm -rf` on a real folder while judged moderate."""
+    documents = "/home/ana/Documents"
+    assert_held(
+        f"sg ana \"sg ana 'rm -rf {documents}'\"",  # a program in a string, given the deletion
+        f"tmux new -d 'faketime 0 rm -rf {documents}'",
+        f"tmux new -d 'rm${{IFS}}-rf${{IFS}}{documents}'",  # bash splits there
+        f"tmux -c '{{rm,-rf,{documents}}}'",  # a brace list is three words
+        f"scp -o ProxyCommand='rm -rf {documents}' x:y .",  # a setting's value
+        f"tmux -c'rm -rf {documents}'",  # joined to its option
+        f"tmux split-window -b 'rm -rf {documents}'",  # -b is no message
+        f"start-stop-daemon --start --exec=/bin/rm -- -rf {documents}",  # the program after `=`
+        "tmux send-keys -t work -H 72 6d 20 2d 72 66 0a",  # typed into a shell, in hexadecimal
+        f"tmux send-keys -t work 'rm -rf {documents}' Enter",  # typed into a shell: what it runs
+        f"screen -S work -X stuff 'rm -rf {documents}\n'",
+        "tmux paste-buffer -t work",
+    )
+    assert_not_held("mytool 'Fix: rm -rf in the Makefile'", "mytool 'fix: rm -rf in the Makefile'", "tmux ls",
+                    "tmux new -s work", "cmake -DCMAKE_BUILD_TYPE=Release ..", "tmux send-keys -t dev 'npm test' Enter",
+                    "screen -S work -X stuff 'make test^M'")  # fmt: skip
+
+
 def test_git_configuration_given_in_the_environment_or_by_an_abbreviated_option_is_judged() -> None:
     """Second red team, 2026-12-04: each ran `rm -rf` on a real folder while judged safe or moderate."""
     documents = "/home/ana/Documents"

@@ -58,14 +58,17 @@ from .tables import (
     _WRITERS,
     code_prefix,
 )
-from .words import _EXPANSIONS, _WORDISH, _ansi_c, _double_quoted, _Word, _WordBuilder
+from .words import _EXPANSIONS, _WORDISH, _ansi_c, _double_quoted, _Word, _word_end, _WordBuilder
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 # Options whose value is a message for people, not code (`glab mr create -t "fix: rm -rf in x"`).
-_MESSAGE_OPTIONS = frozenset({"-m", "-t", "-s", "-b", "--message", "--title", "--subject", "--body", "--description",
+_MESSAGE_OPTIONS = frozenset({"-m", "-t", "--message", "--title", "--subject", "--body", "--description",
                               "--comment", "--summary", "--text", "--note", "--reason"})  # fmt: skip
+_PROGRAM_NAME = re.compile(r"[a-z0-9][a-z0-9._+-]*")  # not a title's first word: `Fix`, `fix:`
+_IFS = re.compile(r"\$\{?IFS\}?")  # bash splits there: `rm${IFS}-rf${IFS}DIR` is three words
+_BRACE_LIST = re.compile(r"\{([^{}\s]*,[^{}\s]*)\}")  # `{rm,-rf,DIR}` becomes `rm -rf DIR`
 # Names of programs that are everyday subcommands of others (`ruff format .`, `dart format .`): never
 # taken for the program (Windows' disk `format`) when a program no rule knows is given them.
 _SUBCOMMAND_WORDS = frozenset({"format"})
@@ -463,7 +466,8 @@ class _Analyzer:
             rule(self, name, args, stdin, bulk, depth)
         else:
             self.add(M, "{value}: not known to be read-only", value=_snip(head.value))
-            self.may_run(args, depth)
+            if not self.report.in_string or _PROGRAM_NAME.fullmatch(name):
+                self.may_run(args, depth)  # in a string, not a title's first word (`"Fix: rm -rf in x"`)
         self.after_command(name, words, rule, bulk, start, depth)
 
     def may_run(self, args: list[_Word], depth: int) -> None:
@@ -473,16 +477,15 @@ class _Analyzer:
         given words of its own, and a string that reads as code, are judged as the command they would
         be, and a deletion found there is held. Nothing else found there counts: `make format`,
         `vagrant halt` and `apt-cache show sudo` only name a program (review, 2026-12-04)."""
-        if self.report.in_string:
-            return  # a string's own first words: a title (`"fix: rm -rf in the Makefile"`) runs nothing
         probes = 0
         for k, w in enumerate(args):
             code = self.string_code(w, args[k - 1] if k else None)
             if code is not None:
                 judge, cost, keep_cannot_tell = functools.partial(self.judge_string, code), len(code.split()), False
-            elif len(args) - k > 1 and w.literal is not None and self.may_be_program(w.literal):
-                judge, cost = functools.partial(self.judge_words, args[k:], depth), len(args) - k
-                keep_cannot_tell = len(args) - k > 2 and _is_interpreter(_command_name(w.literal))
+            elif len(args) - k > 1 and (program := self.program_in(w)) is not None:
+                words = [program, *args[k + 1 :]]  # `--exec=/bin/rm -- -rf DIR`: the program after `=`
+                judge, cost = functools.partial(self.judge_words, words, depth), len(words)
+                keep_cannot_tell = len(words) > 2 and _is_interpreter(_command_name(program.value or ""))
             else:
                 continue
             probes += 1
@@ -495,14 +498,22 @@ class _Analyzer:
 
     def string_code(self, w: _Word, before: _Word | None) -> str | None:
         """The text of a word given to a program that may be code bash would run: words apart (`'rm
-        -rf DIR'`, `--call='rm -rf DIR'`, `"rm -rf $HOME/x"` with what is known of it), and not the
-        value of an option that names a message (`-m`, `--title`...)."""
+        -rf DIR'`, `--call='rm -rf DIR'`, `-c'rm -rf DIR'`, `"rm -rf $HOME/x"` with what is known of
+        it, `'rm${IFS}-rf${IFS}DIR'`, `'{rm,-rf,DIR}'`), and not the value of an option that names a
+        message (`-m`, `--title`...)."""
         text = w.literal if w.literal is not None else w.pattern
         name, equals, value = text.partition("=")
         if text.startswith("--") and equals:
             text = value if name not in _MESSAGE_OPTIONS else ""
         elif before is not None and before.value in _MESSAGE_OPTIONS:
             return None
+        elif re.match(r"-[A-Za-z]\S*\s", text):
+            text = text[2:]  # `tmux -c'rm -rf DIR'`: the value joined to its option
+        elif equals and re.fullmatch(r"[A-Za-z_][\w.-]*", name):
+            text = value  # `scp -o ProxyCommand='rm -rf DIR'`: a setting's value
+        text = _IFS.sub(" ", text)
+        if (braces := _BRACE_LIST.fullmatch(text.strip())) is not None:
+            text = braces[1].replace(",", " ")
         return text if any(c.isspace() for c in text.strip()) else None
 
     def judge_string(self, code: str) -> None:
@@ -518,6 +529,14 @@ class _Analyzer:
         self.argv(words, None, bulk=False, depth=depth + 1)
         if len(words) > 2 and words[1].value == "--":
             self.argv([words[0], *words[2:]], None, bulk=False, depth=depth + 1)
+
+    def program_in(self, w: _Word) -> _Word | None:
+        """The program a word names, if it may be one: the word, or an option's value (`--exec=PROG`)."""
+        v = w.literal
+        if v is not None and v.startswith("--") and "=" in v:
+            w = _word_end(w, len(v) - v.index("=") - 1)
+            v = w.literal
+        return w if v is not None and self.may_be_program(v) else None
 
     def may_be_program(self, value: str) -> bool:
         """A word another program may run: an option is not, nor a file of the agent's (`vim

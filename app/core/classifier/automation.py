@@ -35,6 +35,44 @@ def cmd_input(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
     synthetic_input(ctx, name)
 
 
+_TYPES_INTO_A_SHELL = frozenset({"send-keys", "send", "stuff", "paste-buffer", "pasteb"})
+_KEY_NAMES = {"Enter": "\n", "C-m": "\n", "C-j": "\n", "KPEnter": "\n", "Space": " ", "Tab": "\t"}
+
+
+def cmd_multiplexer(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """tmux and screen: typing into a shell in one (`tmux send-keys -H 72 6d ...`, `screen -X
+    stuff`) runs whatever it types, unseen here (second red team, 2026-12-04); what else they are
+    given may be a command they run (`tmux new -d 'rm -rf DIR'`)."""
+    at = next((i for i, a in enumerate(args) if a.value in _TYPES_INTO_A_SHELL), None)
+    ctx.add(M, "{name}: runs programs in a terminal of its own", name=name)
+    if at is None:
+        ctx.may_run(args, depth)
+        return
+    typed = None if args[at].value in ("paste-buffer", "pasteb") else _typed_text(args[at + 1 :])
+    if typed is None:  # hexadecimal keys, keys from an expansion, a paste buffer: unseen here
+        synthetic_input(ctx, f"{name} {args[at].value}")
+    else:  # what a shell in it would read, judged as what it would run
+        ctx.sub_script(typed, f"{name} {args[at].value}")
+
+
+def _typed_text(words: list[_Word]) -> str | None:
+    """The text `tmux send-keys` or `screen -X stuff` types, keys named as tmux names them (`Enter`),
+    or None when it cannot be told (`-H` hexadecimal, an expansion, a paste buffer)."""
+    text: list[str] = []
+    skip = False
+    for w in words:
+        v = w.literal
+        if v is None or v == "-H":
+            return None
+        if skip:
+            skip = False
+        elif v in ("-t", "-c", "-N", "-T"):
+            skip = True
+        elif not v.startswith("-"):
+            text.append(_KEY_NAMES.get(v, v))
+    return "".join(text).replace("\\n", "\n").replace("^M", "\n")
+
+
 def cmd_osascript(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """AppleScript exists to drive other applications (Apple Events, System Events' keystrokes and
     clicks); what it would do cannot be told from outside, so every run is held."""

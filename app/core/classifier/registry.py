@@ -152,6 +152,7 @@ RULES: dict[str, Rule] = {
     # Acting inside other programs: synthetic input, debuggers and tracers (automation.py)
     **dict.fromkeys(["xdotool", "ydotool", "wtype", "xte", "cliclick", "xdo", "dotool"], automation.cmd_input),
     "osascript": automation.cmd_osascript,
+    **dict.fromkeys(["tmux", "screen"], automation.cmd_multiplexer),
     "gdb": automation.cmd_gdb,
     "lldb": automation.cmd_lldb,
     "strace": automation.cmd_tracer,
