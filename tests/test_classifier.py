@@ -620,10 +620,28 @@ def test_an_option_whose_value_a_program_runs_as_a_shell_command_is_judged_as_th
         f"vim -es -c '!rm -rf {documents}' -c q",  # an Ex command the shell runs
         f"vi -es '+!rm -rf {documents}' +q",
         f"nvim --headless -c 'silent !rm -rf {documents}' -c q",
+        # Second red team: as getopt reads options (a prefix, a cluster), and more of each program.
+        f"tar -cf /dev/null --checkpoint=1 --checkpoint-act=exec='rm -rf {documents}' .",
+        f"tar -xf x.tar --to-com='rm -rf {documents}'",
+        f"tar -cvI 'rm -rf {documents} #' -f x.tar f",
+        f"zip -T --unzip-comm='rm -rf {documents}' x.zip y",
+        f"rsync -ae 'rm -rf {documents} #' x: y",
+        f"gdb -batch -eval-command='shell rm -rf {documents}'",
+        f"gdb -batch --ex='shell rm -rf {documents}'",
+        f"gdb -batch -ex 'python import shutil; shutil.rmtree(\"{documents}\")'",
+        f"gdb -batch -ex 'pipe echo | rm -rf {documents}'",
+        f"vim -es -c '%!rm -rf {documents}'",
+        f"vim -es -c 'call system(\"rm -rf {documents}\")'",
+        f"vimdiff -c '!rm -rf {documents}' a b",
+        f"apt-get -o APT::Update::Pre-Invoke::='rm -rf {documents}' update",
+        f"dpkg --pre-invoke='rm -rf {documents}' -i x.deb",
     )
     assert_not_held("tar -I zstd -cf x.tar.zst src", "gdb -batch -ex bt ./a.out", "strace -o trace.txt ls",
                     "man -P cat ls", "rg --pre pdftotext foo docs", "rsync -a -e 'ssh -p 2222' src/ host:dst",
-                    "bat --pager=less notes.md", "vim +10 notes.md", "vim +'%s/a/b/g' +wq notes.md")  # fmt: skip
+                    "bat --pager=less notes.md", "vim +10 notes.md", "vim +'%s/a/b/g' +wq notes.md",
+                    "tar -xzf x.tgz -C out", "tar --checkpoint=100 -cf x.tar src", "rsync -av --exclude=dist src/ dst/",
+                    "gdb -ex run --args ./a.out", "vim -c 'normal gg=G' -c wq notes.md", "strace -fo trace.txt ls",
+                    "apt-get -o Dpkg::Options::=--force-confold install git")  # fmt: skip
 
 
 def test_a_recursive_removal_outside_the_working_folder_carries_no_rule_kind() -> None:
