@@ -190,10 +190,10 @@ class _Analyzer:
         if previous is not None and previous.type == "command":
             words = self.command_words(previous)
             name = _command_name(words[0].value) if words and words[0].value is not None else ""
-            if name == "echo":
+            if name in ("echo", "printf"):  # `printf 'DROP TABLE t' | sqlite3 db` (red team)
                 values = [w.literal for w in words[1:]]
                 if all(v is not None and not v.startswith("-") for v in values):
-                    return _Stdin("text", " ".join(v for v in values if v is not None))
+                    return _Stdin("text", " ".join(v for v in values if v is not None).replace("\\n", "\n"))
             if name in _DOWNLOADERS:
                 return _Stdin("pipe", source=name)  # `curl ... | sh`: said as a download
         return _PIPE

@@ -91,26 +91,37 @@ def cmd_dropdb(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
     ctx.add(D, "{name}: deletes a database", name=name, danger=Danger.LOSES_FILES)
 
 
-# Statements that delete a database's data for good: DROP, TRUNCATE, DELETE with no WHERE, Redis's
-# FLUSHALL/FLUSHDB, MongoDB's drops and deleteMany({}) (red team, 2026-12-04: `sqlite3 app.db 'DROP
-# TABLE users'` and `psql -c 'DROP DATABASE prod'` were moderate).
+# Statements that delete a database's data for good: DROP, TRUNCATE, DELETE with no WHERE (or one
+# that is always true), Redis's FLUSHALL/FLUSHDB, MongoDB's drops, remove({}) and deleteMany({}),
+# sqlite3's `.open --new` and `.restore` (red team, 2026-12-04: `sqlite3 app.db 'DROP TABLE users'`,
+# `DROP/**/TABLE`, `DELETE FROM t WHERE 1` were moderate). Comments are taken out first.
 _DROPS = re.compile(
-    r"\b(?:drop\s+(?:database|schema|table|collection|keyspace)\b|truncate(?:\s+table)?\s+[\w.\"`]+|"
-    r"delete\s+from\s+[\w.\"`]+\s*(?:;|$)|flushall\b|flushdb\b)|"
-    r"\.(?:drop(?:Database)?\s*\(|deleteMany\s*\(\s*\{\s*\}\s*\))",
+    r"\b(?:drop\s+(?:database|schema|table|collection|keyspace|owned)\b|truncate(?:\s+table)?\s+[\w.\"`]+|"
+    r"delete\s+from\s*[\w.\"`]+\s*(?:;|$|where\s+(?:1|true|'1'\s*=\s*'1'|1\s*=\s*1)\s*(?:;|$))|"
+    r"flushall\b|flushdb\b)|"
+    r"\.(?:drop(?:Database)?\s*\(|(?:deleteMany|remove)\s*\(\s*\{\s*\}\s*\))",
     re.I | re.M,
 )
+_DOT_WIPES = re.compile(r"^\s*\.(?:open\s+.*--new|restore)\b", re.M)  # sqlite3's, read before comments go
+_SQL_COMMENTS = re.compile(r"/\*.*?\*/|--[^\n]*", re.S)
+# A client's way to run a shell command: sqlite3's `.shell`/`.system`, psql's `\!`, mysql's `system`.
+_SHELL_ESCAPE = re.compile(r"(?:^|[;\n])\s*(?:\.shell|\.system|\\!|system)\s+(.*)", re.I)
 
 
 def cmd_database(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """A database's client (psql, mysql, sqlite3, redis-cli, mongosh...): what it is told to run, in
-    its words or typed into it, may delete the database's data."""
+    its words or typed into it, may delete the database's data, or run a shell command."""
     texts = [a.literal or "" for a in args]
     if stdin is not None and stdin.kind == "text":
         texts.append(stdin.text)
     if name in ("redis-cli", "valkey-cli", "keydb-cli"):  # `redis-cli FLUSHALL`: the command is its words
         texts.append(" ".join(texts))
-    dropped = next((m for m in map(_DROPS.search, texts) if m is not None), None)
+    for text in texts:
+        for escape in _SHELL_ESCAPE.finditer(text):
+            ctx.sub_script(escape[1], f"{name} shell command")
+    statements = [_SQL_COMMENTS.sub(" ", text) for text in texts]
+    found = (*map(_DOT_WIPES.search, texts), *map(_DROPS.search, statements))
+    dropped = next((m for m in found if m is not None), None)
     if dropped is not None:
         value = " ".join(dropped[0].split()[:2]).strip(".(; ")
         ctx.add(D, "{name} {value}: deletes data", name=name, value=value, danger=Danger.LOSES_FILES)
