@@ -579,6 +579,32 @@ def test_what_a_program_no_rule_knows_is_given_in_any_spelling_is_judged() -> No
                     "screen -S work -X stuff 'make test^M'")  # fmt: skip
 
 
+def test_more_programs_that_run_or_delete_what_they_are_given_are_judged() -> None:
+    """Second red team, 2026-12-04: each ran or deleted while judged moderate."""
+    documents = "/home/ana/Documents"
+    assert_held(
+        f"nix develop -c rm -rf {documents}",
+        f"npm explore lodash -- rm -rf {documents}",
+        f"cmake -E remove_directory {documents}",
+        f"cmake -E rm -rf {documents}",
+        f"cmake -E env FOO=1 rm -rf {documents}",
+        f"perl -e 'open(F,\"|rm -rf {documents}\")'",
+        f"ruby -e 'IO.popen(\"rm -rf {documents}\")'",
+        f"php -r 'passthru(\"rm -rf {documents}\");'",
+        f"python3 -c 'from os import system as s; s(\"rm -rf {documents}\")'",
+        f'node -e \'require("fs")["r"+"mSync"]("{documents}",{{recursive:true}})\'',
+        f"tclsh <<< 'file delete -force {documents}'",
+    )
+    assert_not_held(
+        "nix develop -c make",
+        "cmake -S . -B build",
+        "cmake -E make_directory out",
+        "cmake -E rm build.ninja",
+        'python3 -c \'d = {"a": 1}; print(d["a"] + 1)\'',
+        "node -e 'console.log([1, 2].map(x => x + 1))'",
+    )
+
+
 def test_git_configuration_given_in_the_environment_or_by_an_abbreviated_option_is_judged() -> None:
     """Second red team, 2026-12-04: each ran `rm -rf` on a real folder while judged safe or moderate."""
     documents = "/home/ana/Documents"

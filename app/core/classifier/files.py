@@ -266,3 +266,25 @@ def is_broad(ctx: Analysis, w: _Word) -> bool:
     return any(_GLOB.search(part) for part in path.split("/")[1:3]) or any(
         fnmatch.fnmatchcase(c, path) for c in candidates
     )
+
+
+def cmd_cmake(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """cmake's `-E` tools: `remove_directory` and `rm -r` delete folders as rm does, `env` runs a
+    command (red team, 2026-12-04: `cmake -E remove_directory ~/Documents` was moderate)."""
+    at = next((i for i, a in enumerate(args) if a.value == "-E"), None)
+    tool = args[at + 1].value if at is not None and at + 1 < len(args) else None
+    if tool is None and at is not None:
+        ctx.add(D, "cannot tell what runs: cmake -E from an expansion")
+    elif tool in ("remove_directory", "rm"):
+        rest = args[at + 2 :] if at is not None else []
+        if tool == "remove_directory" or any(re.fullmatch(r"-[a-zA-Z]*[rR][a-zA-Z]*", a.value or "") for a in rest):
+            ctx.add(D, "cmake -E {tool}: recursive removal", tool=tool, danger=Danger.LOSES_FILES)
+        else:
+            ctx.add(M, "cmake -E rm: removes files")
+    elif tool == "env" and at is not None:  # `cmake -E env [--unset=NAME] [NAME=VALUE]... CMD`
+        after = args[at + 2 :]
+        while after and after[0].value is not None and (after[0].value.startswith("-") or "=" in after[0].value):
+            after = after[1:]
+        ctx.inner(after, None, bulk, depth)
+    else:
+        ctx.add(M, "{name}: builds software", name=name)

@@ -39,7 +39,7 @@ def subcommand(ctx: Analysis, args: list[_Word], what: str) -> str | None:
 # dlx CMD`): what they are given is judged by `Analysis.may_run`. A JS manager's `run` runs a script
 # of package.json by name, and gives it the words after it (review, 2026-12-04).
 _RUNS_GIVEN = frozenset({"run", "exec", "x", "dlx"})
-_JS_RUNS_GIVEN = frozenset({"exec", "x", "dlx"})
+_JS_RUNS_GIVEN = frozenset({"exec", "x", "dlx", "explore"})  # `npm explore PKG -- CMD` too
 
 
 def package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
@@ -106,6 +106,9 @@ def cmd_nix(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         ctx.add(D, "nix profile remove: removes packages")
     else:
         ctx.add(M, "nix: builds or changes software")
+    command = next((i for i, a in enumerate(args) if a.value in ("-c", "--command")), None)
+    if ops[:1] in (["develop"], ["shell"]) and command is not None:  # `nix develop -c CMD...` (red team)
+        ctx.inner(args[command + 1 :], None, bulk, depth)
 
 
 def cmd_uv(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

@@ -103,6 +103,7 @@ RULES: dict[str, Rule] = {
     "del-cli": files.cmd_rimraf,
     "find": files.cmd_find,
     "fd": files.cmd_fd,
+    "cmake": files.cmd_cmake,
     "fdfind": files.cmd_fd,
     "mv": files.cmd_mv,
     "rsync": files.cmd_rsync,

@@ -116,6 +116,8 @@ _INLINE_CODE_FLAGS: dict[str, frozenset[str]] = {
     "rscript": frozenset({"-e"}),
     "osascript": frozenset({"-e"}),
     "expect": frozenset({"-c"}),
+    "tclsh": frozenset(),  # Tcl: a script file, or code typed into it (`tclsh <<< 'file delete -force DIR'`)
+    "wish": frozenset(),
     "pwsh": frozenset({"-c", "-command"}),
     "powershell": frozenset({"-c", "-command"}),
     "cmd": frozenset({"/c", "/k", "//c", "//k"}),
@@ -145,7 +147,10 @@ _CODE_RUNS = re.compile(
     r"os\.(system|exec\w*|spawn\w*|popen)|subprocess|child_process|\bexecSync\b|\bspawnSync\b|"
     r"\bsystem\s*\(|\bexec\s*\(|\beval\s*\(|Runtime\.getRuntime|Start-Process|Invoke-Expression|\biex\b|"
     r"do shell script|\bpty\.spawn|commands\.getoutput|%x\{|\bqx\b|\bopen3\b|"
-    r"(?:^|[;\[{\n])\s*(?:exec|spawn)\s",  # Tcl and expect (`spawn rm -rf DIR`), Ruby's and Perl's `exec "..."`
+    r"(?:^|[;\[{\n])\s*(?:exec|spawn)\s|"  # Tcl and expect (`spawn rm -rf DIR`), Ruby's and Perl's `exec "..."`
+    r"\bpopen\b|\bpassthru\s*\(|\bshell_exec\s*\(|\bproc_open\s*\(|%x[(\[{]|"  # Ruby's, PHP's (red team)
+    r"\bopen\s*\(\s*\w+\s*,\s*['\"]\s*\||\bopen\s*\(\s*\w+\s*,\s*['\"]-?\|['\"]|"  # Perl's `open(F, "|rm ...")`
+    r"\bimport\s+[\w\s,]*\b(?:system|popen|spawn\w*|exec\w*)\b",  # `from os import system as s`
     re.I,
 )
 # Programs that fetch from the network: what they print, piped into a shell, is a downloaded program.
@@ -161,7 +166,11 @@ _CODE_CONTROLS = re.compile(
 )
 
 # Inline code that calls what it names only when it runs (getattr(os, "re" + "move")): cannot tell.
-_CODE_HIDES = re.compile(r"\bgetattr\s*\(|\bimportlib\b|__builtins__|\bcompile\s*\(|\bglobals\s*\(\s*\)\s*\[", re.I)
+_CODE_HIDES = re.compile(
+    r"\bgetattr\s*\(|\bimportlib\b|__builtins__|\bcompile\s*\(|\bglobals\s*\(\s*\)\s*\[|__dict__|"
+    r"\[\s*['\"][^'\"]*['\"]\s*\+",  # `require('fs')['r'+'mSync']`: a name put together (red team)
+    re.I,
+)
 
 # sed's `e` runs a shell command, `w` writes a file: as a command (after an address) or an s/// flag.
 _SED_ADDRESS = r"(?:^|[;\n{}])\s*(?:\d+|\$|/(?:\\.|[^/])*/)?(?:\s*,\s*(?:\d+|\$|/(?:\\.|[^/])*/))?\s*!?\s*"
