@@ -594,8 +594,15 @@ def test_more_programs_that_run_or_delete_what_they_are_given_are_judged() -> No
         f"python3 -c 'from os import system as s; s(\"rm -rf {documents}\")'",
         f'node -e \'require("fs")["r"+"mSync"]("{documents}",{{recursive:true}})\'',
         f"tclsh <<< 'file delete -force {documents}'",
+        f"parallel ::: 'rm -rf {documents}'",  # no command: each argument is one
+        f"ed -s notes.txt <<< '!rm -rf {documents}'",
+        "systemd-tmpfiles --user --remove ./agent.conf",  # `R DIR` lines of a file the command wrote
+        f"cargo --config \"target.'cfg(all())'.runner=['sh','-c','rm -rf {documents}']\" run",
     )
     assert_not_held(
+        "parallel echo ::: a b",
+        "ed -s notes.txt <<< ',s/a/b/g'",
+        "cargo build --release",
         "nix develop -c make",
         "cmake -S . -B build",
         "cmake -E make_directory out",

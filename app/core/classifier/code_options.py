@@ -54,6 +54,8 @@ _CODE_OPTIONS: dict[str, tuple[_CodeOption, ...]] = {
     "dc": (_CodeOption("-e", r"[^!]*!"), _CodeOption("--expression", r"[^!]*!")),  # `!`: the rest of its line
     **dict.fromkeys(("apt", "apt-get"), (_CodeOption("-o", _APT_HOOK), _CodeOption("--option", _APT_HOOK))),
     "dpkg": tuple(_CodeOption(o) for o in ("--pre-invoke", "--post-invoke")),
+    # `cargo --config "target.X.runner=['sh','-c','...']" run`: a program given as TOML, not readable here
+    "cargo": (_CodeOption("--config", r"(?s).*\b(?:runner|rustc[-_]wrapper|linker)\b"),),
     **dict.fromkeys(("vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim", "rvim", "evim", "gview", "rview",
                      "vim.basic", "vim.tiny", "nvim-qt"), _VIM),
 }  # fmt: skip

@@ -288,3 +288,23 @@ def cmd_cmake(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
         ctx.inner(after, None, bulk, depth)
     else:
         ctx.add(M, "{name}: builds software", name=name)
+
+
+def cmd_ed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """ed: a line typed into it that starts with `!` runs in the shell (red team, 2026-12-04)."""
+    ctx.add(M, "{name}: edits files", name=name)
+    if stdin is not None and stdin.kind == "text":
+        for line in stdin.text.splitlines():
+            if line.lstrip().startswith("!"):
+                ctx.sub_script(line.lstrip()[1:], f"{name} !")
+
+
+def cmd_systemd_tmpfiles(
+    ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int
+) -> None:
+    """`--remove`, `--clean` and `--purge` delete what the configuration it is given names, which a
+    command may have written (red team, 2026-12-04: `R DIR` in a file of its own)."""
+    if {"--remove", "--clean", "--purge"} & {a.value for a in args}:
+        ctx.add(D, "{name} --remove: deletes what its configuration names", name=name, danger=Danger.LOSES_FILES)
+    else:
+        ctx.add(M, "{name}: makes or changes files its configuration names", name=name)

@@ -104,6 +104,8 @@ RULES: dict[str, Rule] = {
     "find": files.cmd_find,
     "fd": files.cmd_fd,
     "cmake": files.cmd_cmake,
+    "ed": files.cmd_ed,
+    "systemd-tmpfiles": files.cmd_systemd_tmpfiles,
     "fdfind": files.cmd_fd,
     "mv": files.cmd_mv,
     "rsync": files.cmd_rsync,

@@ -197,6 +197,11 @@ def cmd_xargs(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
 
 def cmd_parallel(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     cut = next((i for i, a in enumerate(args) if a.value in (":::", "::::", ":::+")), len(args))
+    if cut == 0:  # no command: each argument is one (`parallel ::: 'rm -rf DIR'`, red team)
+        for a in args[1:]:
+            if a.value not in (":::", "::::", ":::+"):
+                ctx.code_words([a], "parallel")
+        return
     ctx.code_words(args[:cut], "parallel")
 
 
