@@ -506,6 +506,44 @@ def test_a_guess_at_what_a_program_runs_never_lets_it_out_and_never_hides_the_re
     assert nested.reasons == ("cannot tell what runs: the command is too deeply nested to check",)
 
 
+def test_the_second_review_of_what_programs_are_given() -> None:
+    """Second review, 2026-12-04: each ran `rm -rf` while judged moderate (three had been held before
+    the evening's changes), or was held though harmless."""
+    documents = "/home/ana/Documents"
+    assert_held(
+        "git -c alias.x='clean -fdx' x",  # an alias is a git command
+        "git -c core.hooksPath=hooks commit -m x",  # a folder of code: which cannot be told
+        "git -c include.path=./agent.cfg st",
+        f"tmux new -d 'rm -rf {documents}' \\; send-keys ls Enter",  # each tmux command apart
+        f"tmux send-keys -lt work 'rm -rf {documents}' Enter",  # `-lt work`: the target, not typed
+        f"printf 'r !rm -rf {documents}\\n' | ed",
+        f"cmake -E chdir /tmp rm -rf {documents}",
+        f"cmake -E time rm -rf {documents}",
+        'faketime 0 "' * 13 + f"rm -rf {documents}" + '"' * 13,  # too deep stands inside a guess
+        "fd -Hx rm -rf",
+        f"git rebase -ix 'rm -rf {documents}' HEAD~3",
+        f"git clone -qu 'rm -rf {documents}' . copy",
+        f"apt-get -o DPkg::Pre-Install-Pkgs::='rm -rf {documents}' install git",
+        f"dpkg --status-logger='rm -rf {documents}' -i x.deb",
+        f"lldb -o 'platform shell rm -rf {documents}'",
+    )
+    assert_not_held(
+        "git -c alias.st=status st",
+        "GIT_CONFIG_GLOBAL=/dev/null git status",
+        "psql -c \"select * from t where note like '%drop table%'\"",
+        "notify-send 'format done'",
+        "notify-send 'Fix rm -rf in cleanup'",
+        "pytest -k 'rm -rf'",
+        "vim -c 'source Session.vim'",
+        "vim -c 'call setline(1, \"x\")'",
+        "vim -c 'g/^$/delete' notes.md",
+        "vim -es -c '%!sort' notes.md",
+        "tmux send -t work ls Enter \\; kill-server",
+        "fd -tx build",
+        "tar -cfI x.tar notes.md",
+    )
+
+
 def test_a_file_given_to_a_program_no_rule_knows_is_not_read_as_a_script(tmp_path: Path) -> None:
     """Editors, linters and copies are given scripts too (review, 2026-12-04: `vim scripts/deploy.sh`
     was held for the `rm -rf build` in it): only an installed program by path is judged."""

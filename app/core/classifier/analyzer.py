@@ -44,7 +44,6 @@ from .tables import (
     _CODE_VARIABLES,
     _DOWNLOADERS,
     _DOWNLOADS,
-    _GIT_CONFIG_VARIABLES,
     _HARMLESS_DEVICES,
     _INLINE_CODE_FLAGS,
     _MAY_WRITE,
@@ -57,6 +56,7 @@ from .tables import (
     _SPECIAL_VARIABLES,
     _WRITERS,
     code_prefix,
+    sets_git_config,
 )
 from .words import _EXPANSIONS, _WORDISH, _ansi_c, _double_quoted, _Word, _word_end, _WordBuilder
 
@@ -64,16 +64,19 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 # Options whose value is a message for people, not code (`glab mr create -t "fix: rm -rf in x"`).
-_MESSAGE_OPTIONS = frozenset({"-m", "-t", "--message", "--title", "--subject", "--body", "--description",
-                              "--comment", "--summary", "--text", "--note", "--reason"})  # fmt: skip
+# Not -b, -d, -s or -e: tmux's -b and -d, entr's -s and xterm's -e are given a command.
+_MESSAGE_OPTIONS = frozenset({"-m", "-t", "-k", "--message", "--title", "--subject", "--body", "--description",
+                              "--comment", "--summary", "--text", "--note", "--reason", "--grep",
+                              "--pattern"})  # fmt: skip
 _PROGRAM_NAME = re.compile(r"[a-z0-9][a-z0-9._+-]*")  # not a title's first word: `Fix`, `fix:`
 _IFS = re.compile(r"\$\{?IFS\}?")  # bash splits there: `rm${IFS}-rf${IFS}DIR` is three words
-_BRACE_LIST = re.compile(r"\{([^{}\s]*,[^{}\s]*)\}")  # `{rm,-rf,DIR}` becomes `rm -rf DIR`
+_BRACE_LIST = re.compile(r"\{([^{},\s]*(?:,[^{},\s]*)+)\}")  # `{rm,-rf,DIR}` becomes `rm -rf DIR`
 # Names of programs that are everyday subcommands of others (`ruff format .`, `dart format .`): never
 # taken for the program (Windows' disk `format`) when a program no rule knows is given them.
 _SUBCOMMAND_WORDS = frozenset({"format"})
 # What a guess at what a program runs may hold a command for: a deletion (see `may_run`).
-_DELETES = frozenset({Danger.LOSES_FILES, Danger.LOSES_EVERYTHING, Danger.ERASES_DISK})
+# A disk's erasure is not one: `notify-send "format done"`, and a user's command cannot reach a disk.
+_DELETES = frozenset({Danger.LOSES_FILES, Danger.LOSES_EVERYTHING})
 
 
 def _is_interpreter(name: str) -> bool:
@@ -133,6 +136,7 @@ class _Analyzer:
         """Analyse code that bash (or a wrapper) would itself parse and run; `script`: the file it
         was read from, when it is a script's content."""
         if self.nesting >= MAX_SHELL_NESTING:
+            self.report.too_large = True  # it stands even inside a guess (review: 13 nested `faketime 0 "..."`)
             self.add(D, "cannot tell what runs: {what} nested too deeply to check", what=what)
             return
         origin = self.script if script is None else script
@@ -296,11 +300,12 @@ class _Analyzer:
         if name is not None and self.node_text(name).split("[")[0] in ("BASH_CMDS", "BASH_ALIASES"):
             # bash's command and alias tables: `BASH_CMDS[ls]=/bin/rm` makes `ls` run rm (review, 2026-12-04)
             self.add(D, "cannot tell what runs: {value} makes a name run another program", value=self.node_text(name))
-        elif name is not None and _GIT_CONFIG_VARIABLES.fullmatch(self.node_text(name)):
+        value = node.child_by_field_name("value")
+        literal = "" if value is None else self.word([value]).literal
+        if name is not None and sets_git_config(self.node_text(name), literal):
             self.add(D, "cannot tell what runs: {value} sets git's configuration", value=self.node_text(name))
         elif name is not None and self.node_text(name).split("[")[0] in _SPECIAL_VARIABLES:
             self.add(M, "sets {value}: changes how later commands run", value=self.node_text(name))
-        value = node.child_by_field_name("value")
         if name is not None and value is not None and self.node_text(name) in _CODE_VARIABLES:
             said = self.word([value])
             self.code_words([said], self.node_text(name), code_prefix(self.node_text(name), said.literal))
@@ -430,6 +435,7 @@ class _Analyzer:
     def argv(self, words: list[_Word], stdin: _Stdin | None, *, bulk: bool, depth: int) -> None:
         """One command after its words are known. `bulk`: xargs or find adds operands we cannot see."""
         if depth > MAX_TREE_DEPTH:
+            self.report.too_large = True  # it stands even inside a guess
             self.add(D, TOO_DEEP)
             return
         # Each wrapper looks at every word after it: `nohup nohup ... x x x` would take seconds.
@@ -461,12 +467,13 @@ class _Analyzer:
         key = re.sub(r"\W", "_", name)
         if name not in _PRIVILEGE and key != _SELF_PROGRAM and [a.value for a in args] in (["--version"], ["--help"]):
             return
-        rule = rule_for(name)
+        # In a string a program was given, `format` is a word (`notify-send "format done"`), not a disk's.
+        rule = None if self.report.in_string and name in _SUBCOMMAND_WORDS else rule_for(name)
         if rule is not None:
             rule(self, name, args, stdin, bulk, depth)
         else:
             self.add(M, "{value}: not known to be read-only", value=_snip(head.value))
-            if not self.report.in_string or _PROGRAM_NAME.fullmatch(name):
+            if not self.report.in_string or _PROGRAM_NAME.fullmatch(head.value):
                 self.may_run(args, depth)  # in a string, not a title's first word (`"Fix: rm -rf in x"`)
         self.after_command(name, words, rule, bulk, start, depth)
 
@@ -512,7 +519,8 @@ class _Analyzer:
         elif equals and re.fullmatch(r"[A-Za-z_][\w.-]*", name):
             text = value  # `scp -o ProxyCommand='rm -rf DIR'`: a setting's value
         text = _IFS.sub(" ", text)
-        if (braces := _BRACE_LIST.fullmatch(text.strip())) is not None:
+        stripped = text.strip()
+        if stripped[:1] == "{" and stripped[-1:] == "}" and (braces := _BRACE_LIST.fullmatch(stripped)):
             text = braces[1].replace(",", " ")
         return text if any(c.isspace() for c in text.strip()) else None
 
@@ -578,7 +586,8 @@ class _Analyzer:
         judge_code_options(self, name, args, depth)
         in_place = _PERL.match(name) and any(re.match(r"^-[a-zA-Z]*i", a.value or "") for a in args)  # perl -pi
         if rule is None or name in _MAY_WRITE or in_place:
-            for a in args:
+            runs = next((i for i, a in enumerate(args) if a.value == "run"), len(args)) if name == "git" else len(args)
+            for a in args[:runs]:  # `git bisect run ./test.sh` runs it, and writes it no more than `./test.sh` does
                 self.note_written(a)
         if bulk and self.report.top(start) is S and name not in _SAFE:
             self.add(M, "{name} via xargs or find", name=name)
@@ -593,6 +602,7 @@ class _Analyzer:
         if not args:
             return
         if self.report.wrappers >= MAX_WRAPPERS:  # `env env env ...`: each costs Python 4-5 frames of its 1,000
+            self.report.too_large = True  # it stands even inside a guess
             self.add(D, TOO_DEEP)
             return
         self.report.wrappers += 1

@@ -41,34 +41,39 @@ _KEY_NAMES = {"Enter": "\n", "C-m": "\n", "C-j": "\n", "KPEnter": "\n", "Space":
 
 def cmd_multiplexer(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """tmux and screen: typing into a shell in one (`tmux send-keys -H 72 6d ...`, `screen -X
-    stuff`) runs whatever it types, unseen here (second red team, 2026-12-04); what else they are
-    given may be a command they run (`tmux new -d 'rm -rf DIR'`)."""
-    at = next((i for i, a in enumerate(args) if a.value in _TYPES_INTO_A_SHELL), None)
+    stuff`) runs whatever it types (second red team, 2026-12-04); what else they are given may be a
+    command they run (`tmux new -d 'rm -rf DIR'`). tmux runs each of its commands split by `;`."""
     ctx.add(M, "{name}: runs programs in a terminal of its own", name=name)
-    if at is None:
-        ctx.may_run(args, depth)
-        return
-    typed = None if args[at].value in ("paste-buffer", "pasteb") else _typed_text(args[at + 1 :])
-    if typed is None:  # hexadecimal keys, keys from an expansion, a paste buffer: unseen here
-        synthetic_input(ctx, f"{name} {args[at].value}")
-    else:  # what a shell in it would read, judged as what it would run
-        ctx.sub_script(typed, f"{name} {args[at].value}")
+    part: list[_Word] = []
+    for a in [*args, None]:
+        if a is not None and a.value not in (";", "\\;"):
+            part.append(a)
+            continue
+        at = next((i for i, w in enumerate(part) if w.value in _TYPES_INTO_A_SHELL), None)
+        if at is None:
+            ctx.may_run(part, depth)
+        elif part[at].value in ("paste-buffer", "pasteb") or (typed := _typed_text(part[at + 1 :])) is None:
+            synthetic_input(ctx, f"{name} {part[at].value}")  # hexadecimal keys, an expansion: unseen here
+        else:  # what a shell in it would read, judged as what it would run
+            ctx.sub_script(typed, f"{name} {part[at].value}")
+        part = []
 
 
 def _typed_text(words: list[_Word]) -> str | None:
     """The text `tmux send-keys` or `screen -X stuff` types, keys named as tmux names them (`Enter`),
-    or None when it cannot be told (`-H` hexadecimal, an expansion, a paste buffer)."""
+    or None when it cannot be told (`-H` hexadecimal, an expansion). Options read as getopt reads
+    them: in `-lt x`, `x` is the target."""
     text: list[str] = []
     skip = False
     for w in words:
         v = w.literal
-        if v is None or v == "-H":
+        if v is None or (v.startswith("-") and "H" in v and not skip):
             return None
         if skip:
             skip = False
-        elif v in ("-t", "-c", "-N", "-T"):
-            skip = True
-        elif not v.startswith("-"):
+        elif v.startswith("-") and len(v) > 1:
+            skip = v[-1] in "tcNT"  # the last letter of a cluster takes the next word
+        else:
             text.append(_KEY_NAMES.get(v, v))
     return "".join(text).replace("\\n", "\n").replace("^M", "\n")
 

@@ -2,7 +2,8 @@
 `tar --checkpoint-action=exec='rm -rf DIR'`, `zip -TT`, `gdb -ex 'shell ...'`, `strace -o '|...'`,
 `man -P`, `rsync -e`, `vim -c '!...'`, `apt-get -o APT::Update::Pre-Invoke::=...` each ran rm while
 judged safe or moderate). Options are read as getopt reads them: a long one by any unambiguous
-prefix of three letters or more, a short one in a cluster (`tar -cvI CMD`). git's are in git.py."""
+prefix of three letters or more that does not end where a word of its name does (`--status` is an
+option of its own, not `--status-logger`), a short one in a cluster (`tar -cvI CMD`)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from .words import _Word, _word_end
 
 class _CodeOption(NamedTuple):
     option: str  # as written in full: `--to-command`, `-I`, `-ex` (gdb's one-dash long options), `+`
-    lead: str = ""  # a regular expression for what starts the value before its code (None: not code)
+    lead: str = ""  # a regular expression for what starts the value before its code; no match: not code
     language: str = "bash"  # or "python", or "vim" (an Ex command: held unless it is `!` and bash)
 
 
@@ -38,7 +39,7 @@ _GDB = tuple(
     for entry in (_CodeOption(option, _GDB_SHELL), _CodeOption(option, _GDB_PYTHON, "python"))
 )
 _VIM = tuple(_CodeOption(option, "", "vim") for option in ("-c", "--cmd", "+"))
-_APT_HOOK = r"[\w:-]*(?:Pre|Post)-Invoke[\w:-]*="  # `-o APT::Update::Pre-Invoke::=CMD`, `-o DPkg::Post-Invoke=...`
+_APT_HOOK = r"[\w:-]*(?:(?:Pre|Post)-Invoke|Pre-Install-Pkgs)[\w:-]*="  # `-o APT::Update::Pre-Invoke::=CMD`
 
 _CODE_OPTIONS: dict[str, tuple[_CodeOption, ...]] = {
     "tar": tuple(_CodeOption(o) for o in ("--to-command", "-I", "--use-compress-program", "--info-script", "-F",
@@ -53,20 +54,29 @@ _CODE_OPTIONS: dict[str, tuple[_CodeOption, ...]] = {
     "ltrace": (_CodeOption("-o", r"[|!]"), _CodeOption("--output", r"[|!]")),
     "dc": (_CodeOption("-e", r"[^!]*!"), _CodeOption("--expression", r"[^!]*!")),  # `!`: the rest of its line
     **dict.fromkeys(("apt", "apt-get"), (_CodeOption("-o", _APT_HOOK), _CodeOption("--option", _APT_HOOK))),
-    "dpkg": tuple(_CodeOption(o) for o in ("--pre-invoke", "--post-invoke")),
+    "dpkg": tuple(_CodeOption(o) for o in ("--pre-invoke", "--post-invoke", "--status-logger")),
+    "lldb": tuple(
+        entry
+        for option in ("-o", "--one-line", "-O", "--one-line-before-file", "-k", "--one-line-on-crash")
+        for entry in (_CodeOption(option, r"\s*(?:platform\s+)?shell\b"), _CodeOption(option, r"\s*script\b", "python"))
+    ),
     # `cargo --config "target.X.runner=['sh','-c','...']" run`: a program given as TOML, not readable here
     "cargo": (_CodeOption("--config", r"(?s).*\b(?:runner|rustc[-_]wrapper|linker)\b"),),
     **dict.fromkeys(("vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim", "rvim", "evim", "gview", "rview",
                      "vim.basic", "vim.tiny", "nvim-qt"), _VIM),
 }  # fmt: skip
+# Letters that take a value in the programs above (tar's -f, -C, -T; rsync's -B; ...): in a cluster,
+# what follows one is its value, not another option.
+_TAKES_VALUE = frozenset("fCTBbgNtuoOkwx")
 # rg --pre PROGRAM runs PROGRAM on every file it searches: as `xargs PROGRAM` would.
 _EACH_FILE = {"rg": ("--pre",)}
 # An Ex command that may start a program: `!`, `:r !`, `%!`, system(), an interpreter, a terminal.
 _VIM_RUNS = re.compile(
-    r"!|\b(?:system|systemlist|delete|exe|execute|py3?|python3?|pyx|pythonx|lua|luado|perl|ruby|term|terminal"
-    r"|call|source|so)\b"
+    r"!|\b(?:system|systemlist|delete|libcall|job_start|term_start)\s*\(|"
+    r"\b(?:exe|execute|py3?|python3?|pyx|pythonx|lua|luado|perl|ruby|term|terminal)\b"
 )
-_VIM_SHELL = re.compile(r"\s*:?\s*(?:sil(?:ent)?!?\s*)?!")  # `!rm -rf DIR`: the rest is for the shell
+# `!rm -rf DIR`, `%!sort`, `r !cmd`, `w !cmd`: the rest is for the shell.
+_VIM_SHELL = re.compile(r"\s*:?\s*(?:sil(?:ent)?!?\s*)?(?:[%.$\d,]*\s*(?:r(?:ead)?|w(?:rite)?)?\s*)?!")
 
 
 def judge_code_options(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
@@ -100,6 +110,11 @@ def _vim_command(ctx: Analysis, name: str, option: str, word: _Word) -> None:
         ctx.add(D, "cannot tell what runs: {name} {option} may start a program", name=name, option=option)
 
 
+def option_values(args: list[_Word], options: list[str]) -> list[tuple[str, _Word]]:
+    """Each of `options` in `args` with its value, as getopt reads them (see `_values`)."""
+    return [(entry.option, word) for entry, word in _values(args, tuple(_CodeOption(o) for o in options))]
+
+
 def _values(args: list[_Word], options: tuple[_CodeOption, ...]) -> list[tuple[_CodeOption, _Word]]:
     """Each of `options` given in `args`, with its value: the next word, after `=` (`--opt=VALUE`),
     joined to a one-letter option (`-Pless`), or after a cluster of one-letter flags (`-cvI CMD`,
@@ -131,12 +146,14 @@ def _value_of(option: str, v: str, word: _Word, following: _Word | None) -> _Wor
         given = name[dashes:]
         if not name.startswith(option[:dashes]) or name[dashes : dashes + 1] == "-" or len(given) < 3:
             return None
-        if not option[dashes:].startswith(given):
-            return None
+        if not option[dashes:].startswith(given) or option[dashes + len(given) :][:1] == "-":
+            return None  # `--status` is not `--status-logger`: a prefix that ends at a word may be an option
         return _word_end(word, len(v) - len(name) - 1) if equals else following
     letter = option[1]
     if not v.startswith("-") or v.startswith("--") or letter not in v[1:]:
         return None
     at = v.index(letter, 1)
+    if any(c in _TAKES_VALUE for c in v[1:at]):  # `tar -cfI x.tar`: `f` took `I` as its value
+        return None
     rest = v[at + 1 :]
     return _word_end(word, len(rest)) if rest else following

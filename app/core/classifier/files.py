@@ -185,10 +185,13 @@ def cmd_find(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
 def cmd_fd(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     for i, a in enumerate(args):
         v = a.value or ""
-        joined = v.startswith(("--exec=", "--exec-batch=")) or (v[:2] in ("-x", "-X") and len(v) > 2)
-        if v in ("-x", "--exec", "-X", "--exec-batch") or joined:  # `--exec-batch=rm -rf`: red team
+        # `-Hx`, `-uXrm`: flags, then x; after a letter that takes a value (`-tx`: type x), it is that value
+        cluster = re.fullmatch(r"-[a-zA-DF-Zabfghik-npq-rsuvwyz]*?[xX](.*)", v) if not v.startswith("--") else None
+        joined = v.startswith(("--exec=", "--exec-batch=")) or (cluster is not None and cluster[1] != "")
+        if v in ("--exec", "--exec-batch") or cluster is not None or joined:  # `--exec-batch=rm -rf`: red team
             end = next((j for j in range(i + 1, len(args)) if args[j].value == ";"), len(args))
-            first = [_word_end(a, len(v) - (v.index("=") + 1 if "=" in v else 2))] if joined else []
+            value = len(v) - v.index("=") - 1 if "=" in v and v.startswith("--") else len(cluster[1]) if cluster else 0
+            first = [_word_end(a, value)] if joined else []
             ctx.inner([*first, *args[i + 1 : end]], None, True, depth)
             return
 
@@ -273,7 +276,7 @@ def cmd_cmake(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
     command (red team, 2026-12-04: `cmake -E remove_directory ~/Documents` was moderate)."""
     at = next((i for i, a in enumerate(args) if a.value == "-E"), None)
     tool = args[at + 1].value if at is not None and at + 1 < len(args) else None
-    if tool is None and at is not None:
+    if tool is None and at is not None and at + 1 < len(args):
         ctx.add(D, "cannot tell what runs: cmake -E from an expansion")
     elif tool in ("remove_directory", "rm"):
         rest = args[at + 2 :] if at is not None else []
@@ -286,6 +289,8 @@ def cmd_cmake(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
         while after and after[0].value is not None and (after[0].value.startswith("-") or "=" in after[0].value):
             after = after[1:]
         ctx.inner(after, None, bulk, depth)
+    elif tool in ("chdir", "time") and at is not None:  # `cmake -E chdir DIR CMD`, `cmake -E time CMD`
+        ctx.inner(args[at + (3 if tool == "chdir" else 2) :], None, bulk, depth)
     else:
         ctx.add(M, "{name}: builds software", name=name)
 
@@ -293,10 +298,10 @@ def cmd_cmake(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
 def cmd_ed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """ed: a line typed into it that starts with `!` runs in the shell (red team, 2026-12-04)."""
     ctx.add(M, "{name}: edits files", name=name)
-    if stdin is not None and stdin.kind == "text":
+    if stdin is not None and stdin.kind == "text":  # `!CMD`, `r !CMD`, `w !CMD`, `1,$w !CMD`
         for line in stdin.text.splitlines():
-            if line.lstrip().startswith("!"):
-                ctx.sub_script(line.lstrip()[1:], f"{name} !")
+            if "!" in line:
+                ctx.sub_script(line.split("!", 1)[1], f"{name} !")
 
 
 def cmd_systemd_tmpfiles(
@@ -304,7 +309,9 @@ def cmd_systemd_tmpfiles(
 ) -> None:
     """`--remove`, `--clean` and `--purge` delete what the configuration it is given names, which a
     command may have written (red team, 2026-12-04: `R DIR` in a file of its own)."""
-    if {"--remove", "--clean", "--purge"} & {a.value for a in args}:
-        ctx.add(D, "{name} --remove: deletes what its configuration names", name=name, danger=Danger.LOSES_FILES)
+    deleting = sorted({"--remove", "--clean", "--purge"} & {a.value for a in args})
+    if deleting:
+        ctx.add(D, "{name} {option}: deletes what its configuration names", name=name, option=deleting[0],
+                danger=Danger.LOSES_FILES)  # fmt: skip
     else:
         ctx.add(M, "{name}: makes or changes files its configuration names", name=name)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from app.core.i18n import N_
 
+from .code_options import option_values
 from .danger import Danger
 from .findings import D, M, _snip
-from .options import _long_flags, _operands, _short_flags, long_option
+from .options import _long_flags, _operands, _short_flags
 from .rule import Analysis
 from .stdin import _Stdin
 from .tables import (
@@ -17,7 +19,7 @@ from .tables import (
     _GIT_KNOWN,
     _GIT_READ,
 )
-from .words import _Word, _word_end
+from .words import _Word
 
 
 def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -33,9 +35,13 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         if key in ("-c", "--config-env"):
             setting = v.split("=", 1)[1] if "=" in v else (args[i + 1].value if i + 1 < len(args) else "")
             name, equals, value = (setting or "").partition("=")
-            if setting is None or (_GIT_EXEC_CONFIG.match(name) and (key == "--config-env" or not equals)):
+            runs = _GIT_EXEC_CONFIG.match(name)
+            if setting is None or (runs and (key == "--config-env" or not equals or _GIT_NAMES_A_FILE.match(name))):
+                # A hooks folder or an included file names code elsewhere (review: `core.hooksPath=hooks`).
                 ctx.add(D, "cannot tell what runs: git -c {value}", value=_snip(setting or ""))
-            elif _GIT_EXEC_CONFIG.match(name):  # `git -c core.pager=cat log`: what runs is written here
+            elif runs and name.lower().startswith("alias.") and not value.startswith("!"):
+                ctx.sub_script(f"git {value}", f"git -c {name}")  # `alias.x='clean -fdx'`: a git command
+            elif runs:  # `git -c core.pager=cat log`: what runs is written here
                 ctx.sub_script(value.lstrip("!"), f"git -c {name}")
         i += 2 if v in _GIT_GLOBAL_WITH_VALUE else 1
     if i >= len(args):
@@ -73,27 +79,18 @@ _GIT_CODE_OPTIONS: dict[str, tuple[str, ...]] = {
     "send-email": ("--to-cmd", "--cc-cmd", "--header-cmd", "--sendmail-cmd"),
 }  # fmt: skip
 _VALUE_ATTACHED_ONLY = frozenset({"-O", "--open-files-in-pager"})  # alone, git grep -O uses the pager
+_GIT_NAMES_A_FILE = re.compile(r"^(core\.hookspath|include\.path|includeif\..*\.path|.*\.path)$", re.I)
 
 
 def _code_options(ctx: Analysis, sub: str, rest: list[_Word], depth: int) -> None:
-    """What `git SUB` runs as a shell command from its options, and `git bisect run CMD`."""
+    """What `git SUB` runs as a shell command from its options (read as getopt reads them: a
+    prefix, a cluster), and `git bisect run CMD`."""
     if sub == "bisect" and rest and rest[0].value == "run":
         ctx.inner(rest[1:], None, False, depth)
-    options = _GIT_CODE_OPTIONS.get(sub, ())
-    for j, a in enumerate(rest):
-        v = a.value or ""
-        if v == "--":
-            return
-        # A long option by any unambiguous prefix, as git reads it (`--upload-p=...`: red team).
-        long = long_option(v, [o[2:] for o in options if o.startswith("--")]) if v.startswith("--") else None
-        for option in options:
-            named = v == option or (long is not None and option == "--" + long)
-            if named and "=" not in v and j + 1 < len(rest) and option not in _VALUE_ATTACHED_ONLY:
-                ctx.code_words([rest[j + 1]], f"git {sub} {option}")
-            elif named and "=" in v:
-                ctx.code_words([_word_end(a, len(v) - v.index("=") - 1)], f"git {sub} {option}")
-            elif not option.startswith("--") and v.startswith(option) and v != option:
-                ctx.code_words([_word_end(a, len(v) - len(option))], f"git {sub} {option}")
+    for option, word in option_values(rest, list(_GIT_CODE_OPTIONS.get(sub, ()))):
+        if option in _VALUE_ATTACHED_ONLY and any(word is r for r in rest):
+            continue  # `git grep -O` alone uses the pager; the next word is not its value
+        ctx.code_words([word], f"git {sub} {option}")
 
 
 def git_push(ctx: Analysis, rest: list[_Word]) -> None:

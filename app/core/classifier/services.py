@@ -104,6 +104,7 @@ _DROPS = re.compile(
 )
 _DOT_WIPES = re.compile(r"^\s*\.(?:open\s+.*--new|restore)\b", re.M)  # sqlite3's, read before comments go
 _SQL_COMMENTS = re.compile(r"/\*.*?\*/|--[^\n]*", re.S)
+_SQL_STRINGS = re.compile(r"'(?:[^']|'')*'")  # `... like '%drop table%'`: text, not a statement
 # A client's way to run a shell command: sqlite3's `.shell`/`.system`, psql's `\!`, mysql's `system`.
 _SHELL_ESCAPE = re.compile(r"(?:^|[;\n])\s*(?:\.shell|\.system|\\!|system)\s+(.*)", re.I)
 
@@ -119,7 +120,7 @@ def cmd_database(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
     for text in texts:
         for escape in _SHELL_ESCAPE.finditer(text):
             ctx.sub_script(escape[1], f"{name} shell command")
-    statements = [_SQL_COMMENTS.sub(" ", text) for text in texts]
+    statements = [_SQL_STRINGS.sub("''", _SQL_COMMENTS.sub(" ", text)) for text in texts]
     found = (*map(_DOT_WIPES.search, texts), *map(_DROPS.search, statements))
     dropped = next((m for m in found if m is not None), None)
     if dropped is not None:

@@ -150,7 +150,7 @@ _CODE_RUNS = re.compile(
     r"(?:^|[;\[{\n])\s*(?:exec|spawn)\s|"  # Tcl and expect (`spawn rm -rf DIR`), Ruby's and Perl's `exec "..."`
     r"\bpopen\b|\bpassthru\s*\(|\bshell_exec\s*\(|\bproc_open\s*\(|%x[(\[{]|"  # Ruby's, PHP's (red team)
     r"\bopen\s*\(\s*\w+\s*,\s*['\"]\s*\||\bopen\s*\(\s*\w+\s*,\s*['\"]-?\|['\"]|"  # Perl's `open(F, "|rm ...")`
-    r"\bimport\s+[\w\s,]*\b(?:system|popen|spawn\w*|exec\w*)\b",  # `from os import system as s`
+    r"\bimport[ \t]+[\w \t,]{0,200}?\b(?:system|popen|spawn\w*|exec\w*)\b",  # `from os import system as s`
     re.I,
 )
 # Programs that fetch from the network: what they print, piped into a shell, is a downloaded program.
@@ -211,6 +211,14 @@ def code_prefix(variable: str, value: str | None) -> str:
 # git's configuration given in the environment (`GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0=...
 # git status` ran the value; red team, 2026-12-04): which program git runs cannot be told.
 _GIT_CONFIG_VARIABLES = re.compile(r"GIT_CONFIG_(?:PARAMETERS|COUNT|KEY_\d+|VALUE_\d+|GLOBAL|SYSTEM)|GIT_CONFIG")
+
+
+def sets_git_config(variable: str, value: str | None) -> bool:
+    """Whether setting `variable` to `value` gives git a configuration the command line does not
+    show: any of git's configuration variables, but to nothing (`GIT_CONFIG_GLOBAL=/dev/null`)."""
+    return bool(_GIT_CONFIG_VARIABLES.fullmatch(variable)) and value not in ("/dev/null", "")
+
+
 _SPECIAL_VARIABLES = frozenset(
     {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
      "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "BASH_FUNC", "PYTHONSTARTUP", "NODE_OPTIONS", "GIT_SSH",

@@ -14,10 +14,10 @@ from .shells import folder_after
 from .stdin import _Stdin
 from .tables import (
     _CODE_VARIABLES,
-    _GIT_CONFIG_VARIABLES,
     _SPECIAL_VARIABLES,
     _names,
     code_prefix,
+    sets_git_config,
 )
 from .words import _Word, _word_end
 
@@ -144,7 +144,7 @@ def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             if name_part in _CODE_VARIABLES:  # its value runs as code (tables.py)
                 said = _word_end(args[i], len(v) - len(name_part) - 1)
                 ctx.code_words([said], name_part, code_prefix(name_part, said.literal))
-            if _GIT_CONFIG_VARIABLES.fullmatch(name_part):
+            if sets_git_config(name_part, v.split("=", 1)[1] if "=" in v else None):
                 ctx.add(D, "cannot tell what runs: {value} sets git's configuration", value=name_part)
             if name_part in _SPECIAL_VARIABLES:
                 ctx.add(M, "sets {name_part}: changes how later commands run", name_part=name_part)
