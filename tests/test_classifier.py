@@ -647,6 +647,7 @@ def test_more_programs_that_run_or_delete_what_they_are_given_are_judged() -> No
         "cmake -E rm build.ninja",
         'python3 -c \'d = {"a": 1}; print(d["a"] + 1)\'',
         "node -e 'console.log([1, 2].map(x => x + 1))'",
+        "python3 -c \"open('/tmp/pytest-of-ana/popen-gw2/notes.txt')\"",  # popen in a path is no call
     )
 
 

@@ -563,7 +563,7 @@ class _Analyzer:
 
     def keep_deletions(self, judge: Callable[[], None], keep_cannot_tell: bool) -> bool:
         """Judge what a command may run, and keep what it finds only where it deletes (and its "cannot
-        tell", when asked); the rest of what it changed is undone (its `cd`, the scripts it read). A
+        tell", when asked); its `cd` and the scripts it read are undone (not the files it may write). A
         guess never lets a command out of the container: a finding kept has no kind. When the
         command is too large to judge, that stands."""
         report, cwd = self.report, self.cwd

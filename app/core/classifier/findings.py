@@ -163,7 +163,6 @@ def plain_template(reason: str, values: Mapping[str, str]) -> Words:
 class _Mark(NamedTuple):
     findings: int
     scripts: int
-    written: frozenset[tuple[str, str]]
 
 
 class _Report:
@@ -208,7 +207,7 @@ class _Report:
 
     def mark(self) -> _Mark:
         """Where the analysis stands, to undo what judging a guess added (`undo`)."""
-        return _Mark(len(self.findings), len(self.scripts), frozenset(self.written))
+        return _Mark(len(self.findings), len(self.scripts))
 
     def undo(self, mark: _Mark, kept: list[Finding]) -> bool:
         """Back to `mark`, keeping `kept` of the findings added since. The counts that bound a
@@ -218,9 +217,8 @@ class _Report:
             return True
         del self.findings[mark.findings :]
         self.findings.extend(kept)
-        if not kept:
+        if not kept:  # the files it may write stay: more of them only holds more
             del self.scripts[mark.scripts :]
-            self.written = set(mark.written)
         return bool(kept)
 
     def top(self, since: int = 0) -> Tier:
