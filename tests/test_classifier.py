@@ -502,6 +502,8 @@ def test_a_guess_at_what_a_program_runs_never_lets_it_out_and_never_hides_the_re
     assert guessed.tier is Tier.DESTRUCTIVE and not guessed.gains_privileges
     hidden = classify(('x "' + "env " * 200 + 'true" ') * 21 + "; rm -rf ~", cwd="/home/ana/project")
     assert hidden.tier is Tier.DESTRUCTIVE, hidden
+    inside = classify('mytool "mytool ' + "cat a " * 65 + 'faketime 0 rm -rf ~/Documents"', cwd="/home/ana/project")
+    assert inside.tier is Tier.DESTRUCTIVE, "a bound met inside a guess stands: what it left unjudged may delete"
     nested = classify("env " * 247 + "true", cwd="/home/ana/project")  # not a RecursionError
     assert nested.reasons == ("cannot tell what runs: the command is too deeply nested to check",)
 

@@ -498,6 +498,7 @@ class _Analyzer:
             probes += 1
             self.report.probed_words += cost
             if probes > MAX_PROBES or self.report.probed_words > MAX_PROBED_WORDS:
+                self.report.too_large = True  # it stands even inside a guess: what was not judged may delete
                 self.add(D, CANNOT_TELL_PROBES, danger=Danger.CANNOT_TELL)
                 return
             if self.keep_deletions(judge, keep_cannot_tell):
