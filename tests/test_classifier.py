@@ -638,11 +638,14 @@ def test_more_programs_that_run_or_delete_what_they_are_given_are_judged() -> No
         f"ed -s notes.txt <<< '!rm -rf {documents}'",
         "systemd-tmpfiles --user --remove ./agent.conf",  # `R DIR` lines of a file the command wrote
         f"cargo --config \"target.'cfg(all())'.runner=['sh','-c','rm -rf {documents}']\" run",
+        f"docker run --rm -v {documents}:/d alpine rm -rf /d",  # the container's command, in the folder mounted
     )
     assert_not_held(
         "parallel echo ::: a b",
         "ed -s notes.txt <<< ',s/a/b/g'",
         "cargo build --release",
+        'docker run --rm -v "$PWD":/app -w /app node:20 npm test',
+        "docker run --rm alpine rm -rf /tmp/x",  # nothing of this machine's is mounted
         "nix develop -c make",
         "cmake -S . -B build",
         "cmake -E make_directory out",

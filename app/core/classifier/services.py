@@ -31,6 +31,14 @@ def cmd_docker(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
         return
     else:
         ctx.add(M, "{name}: changes containers", name=name)
+        if ops[:1] in (["run"], ["create"]) and _mounts_a_folder(args):
+            # `docker run -v ~/Documents:/d alpine rm -rf /d`: the container's command reaches the folder.
+            ctx.may_run(args, depth)
+
+
+def _mounts_a_folder(args: list[_Word]) -> bool:
+    values = [a.value or "" for a in args]
+    return any(v in ("-v", "--volume", "--mount") or v.startswith(("-v", "--volume=", "--mount=")) for v in values)
 
 
 def _compose_down_volumes(name: str, args: list[_Word], operands: list[_Word]) -> bool:
