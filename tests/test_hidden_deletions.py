@@ -88,18 +88,25 @@ GIVEN_TO_ANOTHER_PROGRAM = {
     "linux64": "linux64 rm -rf data",  # util-linux: runs its command for another architecture
     "ssh-agent": "ssh-agent rm -rf data",  # runs its command with an agent started for it
     "timeout -vs": "timeout -vs KILL 5 rm -rf data",  # `-v` then `-s KILL`: `5` was read as the program
+    # Second red team, 2026-12-04: code in a program's options or text, each judged safe or moderate.
+    "awk BEGIN": "awk 'BEGIN{system(\"rm -rf data\")}'",  # said as awk starting shell commands
+    "tar --checkpoint-action": "tar -cf /dev/null --checkpoint=1 --checkpoint-act=exec='rm -rf data' .",
+    "sqlite3 .shell": "sqlite3 :memory: '.shell rm -rf data'",
+    "vim -c !": "vim -es -c '!rm -rf data' -c q",
+    "ed r !": "printf 'r !rm -rf data\\nq\\n' | ed -s",
 }
 
 
 @pytest.mark.parametrize("command", GIVEN_TO_ANOTHER_PROGRAM.values(), ids=GIVEN_TO_ANOTHER_PROGRAM.keys())
-async def test_a_deletion_given_to_a_program_no_rule_knows_is_held(home: Path, tmp_path: Path, command: str) -> None:
-    """2026-12-04: each was judged moderate (a program no rule knows), so it ran unheld and deleted."""
+async def test_a_deletion_given_to_another_program_waits_for_a_click(home: Path, tmp_path: Path, command: str) -> None:
+    """2026-12-04: each was judged safe or moderate, so it ran unheld and deleted (run directly, it does)."""
     shown_to_delete(command, tmp_path / "copy")
     project = a_project(tmp_path / "project")
     async with serving(home) as client:
         refused = await run(client, {"command": command, "cwd": str(project)})
     said = refused.get("error", "")
-    assert HELD in said and f"Deletes the folder {project.resolve()}/data and everything in it" in said, said
+    words = "awk starts shell commands" if command.startswith("awk") else f"Deletes the folder {project.resolve()}/data"
+    assert HELD in said and words in said, said
     assert (project / "data" / "results.csv").exists()
 
 
