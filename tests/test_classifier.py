@@ -546,6 +546,49 @@ def test_the_second_review_of_what_programs_are_given() -> None:
     )
 
 
+def test_the_third_red_team_routes_are_held() -> None:
+    """Third red team, 2026-12-04: each deleted a folder or emptied a table while judged safe or
+    moderate (all but the psql ones run for real)."""
+    documents = "/home/ana/Documents"
+    assert_held(
+        f"git -c protocol.ext.allow=always ls-remote 'ext::sh -c rm% -rf% {documents}'",  # safe
+        f"GIT_ALLOW_PROTOCOL=ext git ls-remote 'ext::sh -c rm% -rf% {documents}'",
+        f'git ls-remote --upload="rm -rf {documents};" /tmp/src',  # a prefix that ends at a word
+        f'git grep --open="rm -rf {documents};true" hello',
+        f'git -c diff.external="rm -rf {documents};true" diff',
+        f'git -c remote.o.url=/tmp/src -c remote.o.uploadpack="rm -rf {documents};" ls-remote o',
+        f"git -c core.alternateRefsCommand='rm -rf {documents};' clone -q --reference src file:///tmp/src dst",
+        f'tar -cf x.tar --use="rm -rf {documents};cat" notes.md',
+        f"tmux new -d 'X=#;rm -rf {documents}'",  # a setting first: all of it is judged
+        f"tmux new -d 'IFS=,;x=rm,-rf,{documents};$x'",  # no space, yet code
+        f"tmux new -d 'rm${{IFS:0:1}}-rf${{IFS:0:1}}{documents}'",
+        f"tmux new -d \\; neww -k 'rm -rf {documents}'",  # -k is tmux's flag, not a message
+        f"tmux new -d '/usr/bin/dbus-run-session -- rm -rf {documents}'",
+        "tmux new -d 'eval \"$(echo cm0gLXJmIH4= | base64 -d)\"'",  # tmux runs it with sh -c
+        f"tmux send-ke -t work 'rm -rf {documents}' Enter",  # a prefix of send-keys
+        "sqlite3 app.db \"SELECT '--'; DROP TABLE t\"",
+        "sqlite3 app.db 'DELETE FROM t WHERE 2'",
+        "echo -e 'DROP TABLE t;' | sqlite3 app.db",
+        f"sqlite3 app.db '.sy rm -rf {documents}'",
+        f"sqlite3 app.db \".output '|rm -rf {documents}'\"",
+        f"psql -c '\\o |rm -rf {documents}'",
+        f"psql -c \"\\copy t to program 'rm -rf {documents}'\"",
+        f"echo -e '!rm -rf {documents}' | ed -s",
+        "echo -e 'r\\x6d -rf ~/Documents' | bash",  # what echo -e prints: rm
+        "printf 'r\\x6d -rf ~/Documents' | bash",  # printf's escapes: cannot tell
+    )
+    assert_not_held(
+        "dpkg --status bash",
+        "tar --checkpoint=10 -cf x.tar src",
+        "git -c color.ui=auto log",
+        "scp -o StrictHostKeyChecking=no x:y .",
+        "tmux new -d 'npm run dev'",
+        "sqlite3 app.db 'DELETE FROM t WHERE id = 2'",
+        "sqlite3 app.db '.output out.csv'",
+        "echo -n ls | bash",
+    )
+
+
 def test_a_file_given_to_a_program_no_rule_knows_is_not_read_as_a_script(tmp_path: Path) -> None:
     """Editors, linters and copies are given scripts too (review, 2026-12-04: `vim scripts/deploy.sh`
     was held for the `rm -rf build` in it): only an installed program by path is judged."""

@@ -69,7 +69,7 @@ _MESSAGE_OPTIONS = frozenset({"-m", "-t", "-k", "--message", "--title", "--subje
                               "--comment", "--summary", "--text", "--note", "--reason", "--grep",
                               "--pattern"})  # fmt: skip
 _PROGRAM_NAME = re.compile(r"[a-z0-9][a-z0-9._+-]*")  # not a title's first word: `Fix`, `fix:`
-_IFS = re.compile(r"\$\{?IFS\}?")  # bash splits there: `rm${IFS}-rf${IFS}DIR` is three words
+_IFS = re.compile(r"\$\{IFS[^}]*\}|\$IFS\b")  # bash splits there: `rm${IFS}-rf${IFS:0:1}DIR` is three words
 _BRACE_LIST = re.compile(r"\{([^{},\s]*(?:,[^{},\s]*)+)\}")  # `{rm,-rf,DIR}` becomes `rm -rf DIR`
 # Names of programs that are everyday subcommands of others (`ruff format .`, `dart format .`): never
 # taken for the program (Windows' disk `format`) when a program no rule knows is given them.
@@ -77,6 +77,27 @@ _SUBCOMMAND_WORDS = frozenset({"format"})
 # What a guess at what a program runs may hold a command for: a deletion (see `may_run`).
 # A disk's erasure is not one: `notify-send "format done"`, and a user's command cannot reach a disk.
 _DELETES = frozenset({Danger.LOSES_FILES, Danger.LOSES_EVERYTHING})
+
+
+def _printed_text(name: str, values: list[str | None]) -> str | None:
+    """What `echo` or `printf` of these words prints, or None when it cannot be told here: an
+    expansion, printf's `%` or escapes (`printf 'r\x6d -rf DIR'` prints `rm`), echo's options but its
+    own (`echo -e '!rm -rf DIR' | ed`: third red team; `-e` decodes escapes as `$'...'` does)."""
+    if name == "printf":
+        if not values or None in values or (values[0] or "").startswith("-"):
+            return None
+        text = " ".join(v for v in values if v is not None)
+        if "%" in text or "\\" in text.replace("\\n", ""):
+            return None
+        return text.replace("\\n", "\n")
+    escapes = False
+    while values and values[0] in ("-e", "-n", "-E", "-ne", "-en", "-nE", "-En"):
+        escapes = "e" in (values[0] or "")
+        values = values[1:]
+    if any(v is None or v.startswith("-") for v in values):
+        return None
+    text = " ".join(v for v in values if v is not None)
+    return _ansi_c(text) if escapes else text
 
 
 def _is_interpreter(name: str) -> bool:
@@ -194,10 +215,10 @@ class _Analyzer:
         if previous is not None and previous.type == "command":
             words = self.command_words(previous)
             name = _command_name(words[0].value) if words and words[0].value is not None else ""
-            if name in ("echo", "printf"):  # `printf 'DROP TABLE t' | sqlite3 db` (red team)
-                values = [w.literal for w in words[1:]]
-                if all(v is not None and not v.startswith("-") for v in values):
-                    return _Stdin("text", " ".join(v for v in values if v is not None).replace("\\n", "\n"))
+            if name in ("echo", "printf"):
+                text = _printed_text(name, [w.literal for w in words[1:]])
+                if text is not None:
+                    return _Stdin("text", text)
             if name in _DOWNLOADERS:
                 return _Stdin("pipe", source=name)  # `curl ... | sh`: said as a download
         return _PIPE
@@ -473,22 +494,26 @@ class _Analyzer:
             rule(self, name, args, stdin, bulk, depth)
         else:
             self.add(M, "{value}: not known to be read-only", value=_snip(head.value))
-            if not self.report.in_string or _PROGRAM_NAME.fullmatch(head.value):
+            written = _command_name(head.value) if "/" in head.value else head.value  # `/usr/bin/x`: as `x`
+            if not self.report.in_string or _PROGRAM_NAME.fullmatch(written):
                 self.may_run(args, depth)  # in a string, not a title's first word (`"Fix: rm -rf in x"`)
         self.after_command(name, words, rule, bulk, start, depth)
 
-    def may_run(self, args: list[_Word], depth: int) -> None:
+    def may_run(self, args: list[_Word], depth: int, *, shell_strings: bool = False) -> None:
         """A program no rule knows may run what it is given (`faketime 0 rm -rf DIR`, `runuser -u me
         -- rm ...`, `tmux new 'rm -rf DIR'`: each was judged moderate, so it ran unheld; 2026-12-04),
         and so does a package manager's `exec` (`conda run -n base rm -rf DIR`). A known program
         given words of its own, and a string that reads as code, are judged as the command they would
         be, and a deletion found there is held. Nothing else found there counts: `make format`,
-        `vagrant halt` and `apt-cache show sudo` only name a program (review, 2026-12-04)."""
+        `vagrant halt` and `apt-cache show sudo` only name a program (review, 2026-12-04).
+        `shell_strings`: the program runs its strings with a shell (tmux): no option's value is a
+        message, and what cannot be told in them stands."""
         probes = 0
         for k, w in enumerate(args):
-            code = self.string_code(w, args[k - 1] if k else None)
+            code = self.string_code(w, args[k - 1] if k else None, messages=not shell_strings)
             if code is not None:
-                judge, cost, keep_cannot_tell = functools.partial(self.judge_string, code), len(code.split()), False
+                judge, cost = functools.partial(self.judge_string, code), len(code.split())
+                keep_cannot_tell = shell_strings
             elif len(args) - k > 1 and (program := self.program_in(w)) is not None:
                 words = [program, *args[k + 1 :]]  # `--exec=/bin/rm -- -rf DIR`: the program after `=`
                 judge, cost = functools.partial(self.judge_words, words, depth), len(words)
@@ -504,26 +529,27 @@ class _Analyzer:
             if self.keep_deletions(judge, keep_cannot_tell):
                 return
 
-    def string_code(self, w: _Word, before: _Word | None) -> str | None:
+    def string_code(self, w: _Word, before: _Word | None, *, messages: bool = True) -> str | None:
         """The text of a word given to a program that may be code bash would run: words apart (`'rm
         -rf DIR'`, `--call='rm -rf DIR'`, `-c'rm -rf DIR'`, `"rm -rf $HOME/x"` with what is known of
         it, `'rm${IFS}-rf${IFS}DIR'`, `'{rm,-rf,DIR}'`), and not the value of an option that names a
         message (`-m`, `--title`...)."""
         text = w.literal if w.literal is not None else w.pattern
         name, equals, value = text.partition("=")
+        message_options = _MESSAGE_OPTIONS if messages else frozenset()
         if text.startswith("--") and equals:
-            text = value if name not in _MESSAGE_OPTIONS else ""
-        elif before is not None and before.value in _MESSAGE_OPTIONS:
+            text = value if name not in message_options else ""
+        elif before is not None and before.value in message_options:
             return None
         elif re.match(r"-[A-Za-z]\S*\s", text):
             text = text[2:]  # `tmux -c'rm -rf DIR'`: the value joined to its option
-        elif equals and re.fullmatch(r"[A-Za-z_][\w.-]*", name):
-            text = value  # `scp -o ProxyCommand='rm -rf DIR'`: a setting's value
+        elif equals and re.fullmatch(r"[A-Za-z_][\w.-]*", name) and (before and before.value or "").startswith("-"):
+            text = f"{text}\n{value}"  # `-o ProxyCommand='rm -rf DIR'`: a setting's value; `'X=#;rm'`: all
         text = _IFS.sub(" ", text)
         stripped = text.strip()
         if stripped[:1] == "{" and stripped[-1:] == "}" and (braces := _BRACE_LIST.fullmatch(stripped)):
             text = braces[1].replace(",", " ")
-        return text if any(c.isspace() for c in text.strip()) else None
+        return text if any(c.isspace() or c in ";&|" for c in text.strip()) else None  # `'x=rm;$x'` too
 
     def judge_string(self, code: str) -> None:
         self.report.in_string += 1

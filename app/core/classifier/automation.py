@@ -36,6 +36,14 @@ def cmd_input(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
 
 
 _TYPES_INTO_A_SHELL = frozenset({"send-keys", "send", "stuff", "paste-buffer", "pasteb"})
+
+
+def _types_into_a_shell(value: str | None) -> bool:
+    """tmux takes a command by any unambiguous prefix (`send-ke`, `paste-b`): third red team."""
+    v = value or ""
+    return v in _TYPES_INTO_A_SHELL or (len(v) >= 6 and ("send-keys".startswith(v) or "paste-buffer".startswith(v)))
+
+
 _KEY_NAMES = {"Enter": "\n", "C-m": "\n", "C-j": "\n", "KPEnter": "\n", "Space": " ", "Tab": "\t"}
 
 
@@ -49,10 +57,10 @@ def cmd_multiplexer(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin |
         if a is not None and a.value not in (";", "\\;"):
             part.append(a)
             continue
-        at = next((i for i, w in enumerate(part) if w.value in _TYPES_INTO_A_SHELL), None)
+        at = next((i for i, w in enumerate(part) if _types_into_a_shell(w.value)), None)
         if at is None:
-            ctx.may_run(part, depth)
-        elif part[at].value in ("paste-buffer", "pasteb") or (typed := _typed_text(part[at + 1 :])) is None:
+            ctx.may_run(part, depth, shell_strings=True)  # tmux runs a command string with `sh -c`
+        elif "paste-buffer".startswith(part[at].value or "") or (typed := _typed_text(part[at + 1 :])) is None:
             synthetic_input(ctx, f"{name} {part[at].value}")  # hexadecimal keys, an expansion: unseen here
         else:  # what a shell in it would read, judged as what it would run
             ctx.sub_script(typed, f"{name} {part[at].value}")

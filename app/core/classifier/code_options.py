@@ -2,8 +2,8 @@
 `tar --checkpoint-action=exec='rm -rf DIR'`, `zip -TT`, `gdb -ex 'shell ...'`, `strace -o '|...'`,
 `man -P`, `rsync -e`, `vim -c '!...'`, `apt-get -o APT::Update::Pre-Invoke::=...` each ran rm while
 judged safe or moderate). Options are read as getopt reads them: a long one by any unambiguous
-prefix of three letters or more that does not end where a word of its name does (`--status` is an
-option of its own, not `--status-logger`), a short one in a cluster (`tar -cvI CMD`)."""
+prefix of three letters or more (not one that is an option of its own: dpkg's `--status`), a short
+one in a cluster (`tar -cvI CMD`)."""
 
 from __future__ import annotations
 
@@ -65,6 +65,8 @@ _CODE_OPTIONS: dict[str, tuple[_CodeOption, ...]] = {
     **dict.fromkeys(("vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim", "rvim", "evim", "gview", "rview",
                      "vim.basic", "vim.tiny", "nvim-qt"), _VIM),
 }  # fmt: skip
+# Options of their own that are also prefixes of a code option above: getopt takes them whole.
+_OPTIONS_OF_THEIR_OWN = frozenset({"--status", "--checkpoint", "--exec-path", "--info"})
 # Letters that take a value in the programs above (tar's -f, -C, -T; rsync's -B; ...): in a cluster,
 # what follows one is its value, not another option.
 _TAKES_VALUE = frozenset("fCTBbgNtuoOkwx")
@@ -146,8 +148,8 @@ def _value_of(option: str, v: str, word: _Word, following: _Word | None) -> _Wor
         given = name[dashes:]
         if not name.startswith(option[:dashes]) or name[dashes : dashes + 1] == "-" or len(given) < 3:
             return None
-        if not option[dashes:].startswith(given) or option[dashes + len(given) :][:1] == "-":
-            return None  # `--status` is not `--status-logger`: a prefix that ends at a word may be an option
+        if not option[dashes:].startswith(given) or name in _OPTIONS_OF_THEIR_OWN:
+            return None  # `dpkg --status` is an option of its own, not `--status-logger`
         return _word_end(word, len(v) - len(name) - 1) if equals else following
     letter = option[1]
     if not v.startswith("-") or v.startswith("--") or letter not in v[1:]:

@@ -105,16 +105,24 @@ def cmd_dropdb(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
 # `DROP/**/TABLE`, `DELETE FROM t WHERE 1` were moderate). Comments are taken out first.
 _DROPS = re.compile(
     r"\b(?:drop\s+(?:database|schema|table|collection|keyspace|owned)\b|truncate(?:\s+table)?\s+[\w.\"`]+|"
-    r"delete\s+from\s*[\w.\"`]+\s*(?:;|$|where\s+(?:1|true|'1'\s*=\s*'1'|1\s*=\s*1)\s*(?:;|$))|"
+    r"delete\s+from\s*[\w.\"`]+\s*(?:;|$|where\s+(?:not\s+)?(?:\d+|true|''|(\w+)\s*=\s*\1)\s*(?:;|$))|"
     r"flushall\b|flushdb\b)|"
     r"\.(?:drop(?:Database)?\s*\(|(?:deleteMany|remove)\s*\(\s*\{\s*\}\s*\))",
     re.I | re.M,
 )
 _DOT_WIPES = re.compile(r"^\s*\.(?:open\s+.*--new|restore)\b", re.M)  # sqlite3's, read before comments go
-_SQL_COMMENTS = re.compile(r"/\*.*?\*/|--[^\n]*", re.S)
-_SQL_STRINGS = re.compile(r"'(?:[^']|'')*'")  # `... like '%drop table%'`: text, not a statement
-# A client's way to run a shell command: sqlite3's `.shell`/`.system`, psql's `\!`, mysql's `system`.
-_SHELL_ESCAPE = re.compile(r"(?:^|[;\n])\s*(?:\.shell|\.system|\\!|system)\s+(.*)", re.I)
+# Strings and comments, read in one pass from the left (`SELECT '--'; DROP TABLE t` drops): a string
+# becomes '' (`like '%drop table%'` is text), a comment a space (`DROP/**/TABLE` drops).
+_SQL_TEXT = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.S)
+# A client's way to run a shell command: sqlite3's `.shell`/`.system` (by any prefix: `.sy`), psql's
+# `\!`, mysql's `system`; and output or input through one: sqlite3's `.output '|CMD'` (`.once`,
+# `.import`, `.read`), psql's `\o |CMD` and `\copy ... to program 'CMD'` (third red team).
+_SHELL_ESCAPE = re.compile(
+    r"(?:^|[;\n])\s*(?:\.sh(?:e(?:ll?)?)?|\.sy(?:s(?:t(?:em?)?)?)?|\\!|system)\s+(.*)|"
+    r"(?:^|[;\n])\s*(?:\.(?:output|once|import|read|o)|\\o|\\g)\s*['\"]?\|\s*([^'\"\n]*)|"
+    r"\bprogram\s+'([^']*)'",
+    re.I,
+)
 
 
 def cmd_database(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -127,8 +135,8 @@ def cmd_database(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
         texts.append(" ".join(texts))
     for text in texts:
         for escape in _SHELL_ESCAPE.finditer(text):
-            ctx.sub_script(escape[1], f"{name} shell command")
-    statements = [_SQL_STRINGS.sub("''", _SQL_COMMENTS.sub(" ", text)) for text in texts]
+            ctx.sub_script(next(group for group in escape.groups() if group is not None), f"{name} shell command")
+    statements = [_SQL_TEXT.sub(lambda m: "''" if m[0][:1] in "'\"" else " ", text) for text in texts]
     found = (*map(_DOT_WIPES.search, texts), *map(_DROPS.search, statements))
     dropped = next((m for m in found if m is not None), None)
     if dropped is not None:

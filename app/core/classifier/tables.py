@@ -97,8 +97,11 @@ _GIT_KNOWN = _GIT_READ | _names(
 )
 # `git -c` keys whose value git runs as a command.
 _GIT_EXEC_CONFIG = re.compile(
-    r"^(alias\.|core\.(sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy)|"
-    r".*\.(command|cmd|textconv|clean|smudge|process|helper|program|tool|path)$|sequence\.editor|credential)",
+    r"^(alias\.|core\.(sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|"
+    r".*\.(command|cmd|textconv|clean|smudge|process|helper|program|tool|path)$|sequence\.editor|credential|"
+    # Third red team, 2026-12-04: each ran `rm -rf` from `git -c KEY=...` while judged safe or moderate.
+    r"diff\.external|.*\.(uploadpack|receivepack|driver|vcs|update|difffilter)$|pager\.|"
+    r"uploadpack\.packobjectshook|protocol\.)",
     re.I,
 )
 _GIT_GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
@@ -210,7 +213,9 @@ def code_prefix(variable: str, value: str | None) -> str:
 
 # git's configuration given in the environment (`GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0=...
 # git status` ran the value; red team, 2026-12-04): which program git runs cannot be told.
-_GIT_CONFIG_VARIABLES = re.compile(r"GIT_CONFIG_(?:PARAMETERS|COUNT|KEY_\d+|VALUE_\d+|GLOBAL|SYSTEM)|GIT_CONFIG")
+_GIT_CONFIG_VARIABLES = re.compile(
+    r"GIT_CONFIG_(?:PARAMETERS|COUNT|KEY_\d+|VALUE_\d+|GLOBAL|SYSTEM)|GIT_CONFIG|GIT_ALLOW_PROTOCOL"
+)  # GIT_ALLOW_PROTOCOL=ext lets `ext::sh -c ...` run
 
 
 def sets_git_config(variable: str, value: str | None) -> bool:
