@@ -589,6 +589,33 @@ def test_the_third_red_team_routes_are_held() -> None:
     )
 
 
+def test_the_review_of_the_third_red_teams_fixes() -> None:
+    """Third review, 2026-12-04: each was held before the third red team's fixes and not after, or the
+    other way round."""
+    project = "/home/ana/project"
+    assert_held(
+        f"echo -e -n 'r\\x6d -rf {project}' | sh",  # -n after -e keeps the escapes
+        f"echo -e 'r\\0155 -rf {project}' | sh",  # echo's octal: cannot tell
+        "printf 'DROP TABLE %s;\\n' users | sqlite3 app.db",  # printf's words, near enough for a client
+        "printf '%s\\n' 'DROP TABLE users;' | sqlite3 app.db",
+        f"printf '%s\\n' '!rm -rf {project}' | ed",
+        "sqlite3 app.db 'DELETE FROM \"users\";'",  # a quoted name is a name
+        'psql -c \'TRUNCATE "public"."users"\' shop',
+        "psql -c \"SELECT E'\\\\''; DROP TABLE users; --'\" shop",  # a backslash escape in a string
+        f"xyzrun ACTION='rm -rf {project}'",  # a setting's value, with no option before it
+        "tmux pasteb -t 0",
+        'xyz "' + "a|" * 5000 + 'a"',  # too many commands in one string to judge: held at once
+    )
+    assert_not_held(
+        "git -c protocol.version=2 fetch",
+        "git -c protocol.file.allow=always submodule update --init",
+        "GIT_ALLOW_PROTOCOL=https:ssh git submodule update --init",
+        "git diff HEAD -- 'src/ext::x'",
+        "mysql -e 'SELECT \"drop table\" AS x' shop",
+        'llm "' + "word " * 3000 + '"',
+    )
+
+
 def test_a_file_given_to_a_program_no_rule_knows_is_not_read_as_a_script(tmp_path: Path) -> None:
     """Editors, linters and copies are given scripts too (review, 2026-12-04: `vim scripts/deploy.sh`
     was held for the `rm -rf build` in it): only an installed program by path is judged."""

@@ -92,11 +92,14 @@ def _printed_text(name: str, values: list[str | None]) -> str | None:
         return text.replace("\\n", "\n")
     escapes = False
     while values and values[0] in ("-e", "-n", "-E", "-ne", "-en", "-nE", "-En"):
-        escapes = "e" in (values[0] or "")
+        option = values[0] or ""
+        escapes = "e" in option or (escapes and "E" not in option)  # `-e -n`: still escapes
         values = values[1:]
     if any(v is None or v.startswith("-") for v in values):
         return None
     text = " ".join(v for v in values if v is not None)
+    if escapes and re.search(r"\\0|\\c", text):
+        return None  # echo's `\0NNN` octal and `\c` are not $'...''s
     return _ansi_c(text) if escapes else text
 
 
@@ -216,9 +219,13 @@ class _Analyzer:
             words = self.command_words(previous)
             name = _command_name(words[0].value) if words and words[0].value is not None else ""
             if name in ("echo", "printf"):
-                text = _printed_text(name, [w.literal for w in words[1:]])
+                values = [w.literal for w in words[1:]]
+                text = _printed_text(name, values)
                 if text is not None:
                     return _Stdin("text", text)
+                if None not in values:  # its words, near enough for a database client or ed; a shell cannot tell
+                    said = _ansi_c(" ".join(v for v in values if v is not None))
+                    return _Stdin("unknown", said, f"the output of {name}")
             if name in _DOWNLOADERS:
                 return _Stdin("pipe", source=name)  # `curl ... | sh`: said as a download
         return _PIPE
@@ -511,9 +518,10 @@ class _Analyzer:
         probes = 0
         for k, w in enumerate(args):
             code = self.string_code(w, args[k - 1] if k else None, messages=not shell_strings)
+            commands = 0
             if code is not None:
-                judge, cost = functools.partial(self.judge_string, code), len(code.split())
-                keep_cannot_tell = shell_strings
+                cost, commands = len(code.split()), sum(code.count(c) for c in ";&|\n")  # `a|a|a...`: one each
+                judge, keep_cannot_tell = functools.partial(self.judge_string, code), shell_strings
             elif len(args) - k > 1 and (program := self.program_in(w)) is not None:
                 words = [program, *args[k + 1 :]]  # `--exec=/bin/rm -- -rf DIR`: the program after `=`
                 judge, cost = functools.partial(self.judge_words, words, depth), len(words)
@@ -522,7 +530,7 @@ class _Analyzer:
                 continue
             probes += 1
             self.report.probed_words += cost
-            if probes > MAX_PROBES or self.report.probed_words > MAX_PROBED_WORDS:
+            if probes > MAX_PROBES or self.report.probed_words > MAX_PROBED_WORDS or commands > MAX_PROBES * 8:
                 self.report.too_large = True  # it stands even inside a guess: what was not judged may delete
                 self.add(D, CANNOT_TELL_PROBES, danger=Danger.CANNOT_TELL)
                 return
@@ -543,8 +551,8 @@ class _Analyzer:
             return None
         elif re.match(r"-[A-Za-z]\S*\s", text):
             text = text[2:]  # `tmux -c'rm -rf DIR'`: the value joined to its option
-        elif equals and re.fullmatch(r"[A-Za-z_][\w.-]*", name) and (before and before.value or "").startswith("-"):
-            text = f"{text}\n{value}"  # `-o ProxyCommand='rm -rf DIR'`: a setting's value; `'X=#;rm'`: all
+        elif equals and re.fullmatch(r"[A-Za-z_][\w.-]*", name):
+            text = f"{text}\n{value}"  # `-o ProxyCommand='rm -rf DIR'`, `ACTION='rm ...'`: the value; `'X=#;rm'`: all
         text = _IFS.sub(" ", text)
         stripped = text.strip()
         if stripped[:1] == "{" and stripped[-1:] == "}" and (braces := _BRACE_LIST.fullmatch(stripped)):

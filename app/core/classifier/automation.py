@@ -60,7 +60,11 @@ def cmd_multiplexer(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin |
         at = next((i for i, w in enumerate(part) if _types_into_a_shell(w.value)), None)
         if at is None:
             ctx.may_run(part, depth, shell_strings=True)  # tmux runs a command string with `sh -c`
-        elif "paste-buffer".startswith(part[at].value or "") or (typed := _typed_text(part[at + 1 :])) is None:
+        elif (
+            part[at].value == "pasteb"
+            or "paste-buffer".startswith(part[at].value or "")
+            or (typed := _typed_text(part[at + 1 :])) is None
+        ):
             synthetic_input(ctx, f"{name} {part[at].value}")  # hexadecimal keys, an expansion: unseen here
         else:  # what a shell in it would read, judged as what it would run
             ctx.sub_script(typed, f"{name} {part[at].value}")

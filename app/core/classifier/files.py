@@ -298,7 +298,7 @@ def cmd_cmake(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
 def cmd_ed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """ed: a line typed into it that starts with `!` runs in the shell (red team, 2026-12-04)."""
     ctx.add(M, "{name}: edits files", name=name)
-    if stdin is not None and stdin.kind == "text":  # `!CMD`, `r !CMD`, `w !CMD`, `1,$w !CMD`
+    if stdin is not None and stdin.kind in ("text", "unknown"):  # `!CMD`, `r !CMD`, `w !CMD`, `1,$w !CMD`
         for line in stdin.text.splitlines():
             if "!" in line:
                 ctx.sub_script(line.split("!", 1)[1], f"{name} !")

@@ -55,7 +55,8 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         if dynamic:
             ctx.add(D, "cannot tell: git {sub} takes options from {source}", sub=sub, source=_snip(dynamic[0].source))
     _code_options(ctx, sub, rest, depth)
-    if any((a.value or "").startswith("ext::") or "ext::" in (a.value or "").split("=", 1)[-1] for a in rest):
+    operands = rest[: next((i for i, a in enumerate(rest) if a.value == "--"), len(rest))]
+    if any((a.value or "").startswith("ext::") or "=ext::" in (a.value or "") for a in operands):
         # git's `ext::` transport runs its text as a command (`ext::sh -c rm% -rf% DIR`): third red team
         ctx.add(D, "cannot tell what runs: git {sub} ext::", sub=sub)
     handler = _SUBCOMMANDS.get(sub)
@@ -83,7 +84,9 @@ _GIT_CODE_OPTIONS: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 _VALUE_ATTACHED_ONLY = frozenset({"-O", "--open-files-in-pager"})  # alone, git grep -O uses the pager
 # Settings whose value names code elsewhere, or allows it: which runs cannot be told.
-_GIT_NAMES_A_FILE = re.compile(r"^(core\.hookspath|include\.path|includeif\..*\.path|.*\.path|protocol\..*)$", re.I)
+_GIT_NAMES_A_FILE = re.compile(
+    r"^(core\.hookspath|include\.path|includeif\..*\.path|.*\.path|protocol\.(?:ext\.)?allow)$", re.I
+)
 
 
 def _code_options(ctx: Analysis, sub: str, rest: list[_Word], depth: int) -> None:

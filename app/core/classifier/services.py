@@ -114,6 +114,8 @@ _DOT_WIPES = re.compile(r"^\s*\.(?:open\s+.*--new|restore)\b", re.M)  # sqlite3'
 # Strings and comments, read in one pass from the left (`SELECT '--'; DROP TABLE t` drops): a string
 # becomes '' (`like '%drop table%'` is text), a comment a space (`DROP/**/TABLE` drops).
 _SQL_TEXT = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.S)
+# ... and as PostgreSQL's E'...' and MySQL read strings, with backslash escapes: either reading counts.
+_SQL_TEXT_ESCAPED = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"|--[^\n]*|/\*.*?\*/", re.S)
 # A client's way to run a shell command: sqlite3's `.shell`/`.system` (by any prefix: `.sy`), psql's
 # `\!`, mysql's `system`; and output or input through one: sqlite3's `.output '|CMD'` (`.once`,
 # `.import`, `.read`), psql's `\o |CMD` and `\copy ... to program 'CMD'` (third red team).
@@ -125,18 +127,24 @@ _SHELL_ESCAPE = re.compile(
 )
 
 
+def _sql_blank(match: re.Match[str]) -> str:
+    """A string becomes '' (text), a quoted name `x` (`DELETE FROM "users"`), a comment a space."""
+    first = match[0][:1]
+    return "''" if first == "'" else "x" if first == '"' else " "
+
+
 def cmd_database(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """A database's client (psql, mysql, sqlite3, redis-cli, mongosh...): what it is told to run, in
     its words or typed into it, may delete the database's data, or run a shell command."""
     texts = [a.literal or "" for a in args]
-    if stdin is not None and stdin.kind == "text":
+    if stdin is not None and stdin.kind in ("text", "unknown"):  # `printf 'DROP TABLE %s' t |`: its words
         texts.append(stdin.text)
     if name in ("redis-cli", "valkey-cli", "keydb-cli"):  # `redis-cli FLUSHALL`: the command is its words
         texts.append(" ".join(texts))
     for text in texts:
         for escape in _SHELL_ESCAPE.finditer(text):
             ctx.sub_script(next(group for group in escape.groups() if group is not None), f"{name} shell command")
-    statements = [_SQL_TEXT.sub(lambda m: "''" if m[0][:1] in "'\"" else " ", text) for text in texts]
+    statements = [pattern.sub(_sql_blank, text) for text in texts for pattern in (_SQL_TEXT, _SQL_TEXT_ESCAPED)]
     found = (*map(_DOT_WIPES.search, texts), *map(_DROPS.search, statements))
     dropped = next((m for m in found if m is not None), None)
     if dropped is not None:

@@ -101,7 +101,7 @@ _GIT_EXEC_CONFIG = re.compile(
     r".*\.(command|cmd|textconv|clean|smudge|process|helper|program|tool|path)$|sequence\.editor|credential|"
     # Third red team, 2026-12-04: each ran `rm -rf` from `git -c KEY=...` while judged safe or moderate.
     r"diff\.external|.*\.(uploadpack|receivepack|driver|vcs|update|difffilter)$|pager\.|"
-    r"uploadpack\.packobjectshook|protocol\.)",
+    r"uploadpack\.packobjectshook|protocol\.(?:ext\.)?allow$)",
     re.I,
 )
 _GIT_GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
@@ -221,6 +221,8 @@ _GIT_CONFIG_VARIABLES = re.compile(
 def sets_git_config(variable: str, value: str | None) -> bool:
     """Whether setting `variable` to `value` gives git a configuration the command line does not
     show: any of git's configuration variables, but to nothing (`GIT_CONFIG_GLOBAL=/dev/null`)."""
+    if variable == "GIT_ALLOW_PROTOCOL":  # `https:ssh` is everyday; `ext` runs its address as a command
+        return value is None or "ext" in value
     return bool(_GIT_CONFIG_VARIABLES.fullmatch(variable)) and value not in ("/dev/null", "")
 
 
