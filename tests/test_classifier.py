@@ -616,6 +616,28 @@ def test_the_review_of_the_third_red_teams_fixes() -> None:
     )
 
 
+def test_the_fourth_red_team_routes_are_held(tmp_path: Path) -> None:
+    """Fourth red team, 2026-12-04: each deleted a copy of the folder while judged safe or moderate."""
+    documents = "/home/ana/Documents"
+    (tmp_path / "tidy").symlink_to("/bin/rm")  # made by an earlier command
+    for command in (
+        f"less $'+!rm -rf {documents}\\n' README",  # a command less runs at start
+        f"perl -e 'print `rm -rf {documents}`'",
+        f'perl -e \'open my $f, "-|", "rm -rf {documents}"\'',
+        f'perl -e \'system "r"."m", "-rf", "{documents}"\'',
+        f'node --eval=\'require("fs").rmSync("{documents}",{{recursive:true,force:true}})\'',
+        f"echo '!rm -rf {documents}' | ex -s",  # Ex commands typed in
+        f'ex -s <<< \'call delete("{documents}","rf")\'',
+        f"make -f - <<< $'x:\\n\\trm -rf {documents}'",  # a makefile written in the command
+        f"awk -f /dev/stdin <<< 'BEGIN{{system(\"rm -rf {documents}\")}}'",
+        f"./tidy -rf {documents}",  # the link's program is rm
+    ):
+        assert classify(command, cwd=str(tmp_path)).tier is Tier.DESTRUCTIVE, command
+    for command in ("less +G log.txt", "make test", "vim notes.md", "node --eval='console.log(1)'",
+                    "echo ':wq' | vim -es notes.md"):  # fmt: skip
+        assert classify(command, cwd=str(tmp_path)).tier is not Tier.DESTRUCTIVE, command
+
+
 def test_a_file_given_to_a_program_no_rule_knows_is_not_read_as_a_script(tmp_path: Path) -> None:
     """Editors, linters and copies are given scripts too (review, 2026-12-04: `vim scripts/deploy.sh`
     was held for the `rm -rf build` in it): only an installed program by path is judged."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import posixpath
 import re
 from collections.abc import Callable, Sequence
@@ -495,6 +496,9 @@ class _Analyzer:
         key = re.sub(r"\W", "_", name)
         if name not in _PRIVILEGE and key != _SELF_PROGRAM and [a.value for a in args] in (["--version"], ["--help"]):
             return
+        if "/" in head.value.replace("\\", "/") and rule_for(name) is None:
+            # `./tidy` a link to /bin/rm (made by an earlier command): the program it is (fourth red team)
+            name = _command_name(os.path.realpath(script_path(self.cwd, head.value) or head.value))
         # In a string a program was given, `format` is a word (`notify-send "format done"`), not a disk's.
         rule = None if self.report.in_string and name in _SUBCOMMAND_WORDS else rule_for(name)
         if rule is not None:

@@ -12,7 +12,7 @@ from .danger import Danger
 from .findings import TOUCHES_APP_DATA, D, M, _snip
 from .itself import code_runs_itself
 from .rule import Analysis
-from .tables import _CODE_CONTROLS, _CODE_DELETES, _CODE_HIDES, _CODE_RUNS, _PYTHON
+from .tables import _CODE_CONTROLS, _CODE_DELETES, _CODE_HIDES, _CODE_RUNS, _PERL, _PYTHON
 
 
 def code_from_expansion(ctx: Analysis, name: str) -> None:
@@ -34,7 +34,7 @@ def inline_code(ctx: Analysis, name: str, code: str | None) -> None:
         ctx.add(D, "{name} code that deletes files or stops the machine", name=name, danger=Danger.LOSES_FILES)
     elif _CODE_HIDES.search(code):
         ctx.add(D, "cannot tell what runs: {name} code calls functions by names made when it runs", name=name)
-    elif _CODE_RUNS.search(code):
+    elif _CODE_RUNS.search(code) or ("`" in code and (_PERL.match(name) or name in ("ruby", "php"))):
         ctx.add(D, "cannot tell what runs: {name} code starts other programs", name=name)
     else:
         ctx.add(M, "{name}: runs inline code", name=name)
@@ -55,7 +55,7 @@ def judge_code(ctx: Analysis, name: str, code: str, path: str) -> None:
                 name=name, path=shown)  # fmt: skip
     elif _CODE_HIDES.search(code):
         ctx.add(D, "cannot tell what runs: {path} calls functions by names made when it runs", path=shown)
-    elif _CODE_RUNS.search(code):
+    elif _CODE_RUNS.search(code) or ("`" in code and (_PERL.match(name) or name in ("ruby", "php"))):
         ctx.add(D, "cannot tell what runs: {path} starts other programs", path=shown)
     else:
         ctx.add(M, "{name} {path}: runs a program (checked)", N_("Runs the program {path}"), name=name, path=shown)

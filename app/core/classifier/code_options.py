@@ -53,6 +53,8 @@ _CODE_OPTIONS: dict[str, tuple[_CodeOption, ...]] = {
     "strace": (_CodeOption("-o", r"[|!]"), _CodeOption("--output", r"[|!]")),
     "ltrace": (_CodeOption("-o", r"[|!]"), _CodeOption("--output", r"[|!]")),
     "dc": (_CodeOption("-e", r"[^!]*!"), _CodeOption("--expression", r"[^!]*!")),  # `!`: the rest of its line
+    # `less '+!rm -rf DIR'`: a command less runs at start; `!` and `|` hand the rest to the shell
+    **dict.fromkeys(("less", "more"), (_CodeOption("+", r"[^!|]*[!|]"),)),
     **dict.fromkeys(("apt", "apt-get"), (_CodeOption("-o", _APT_HOOK), _CodeOption("--option", _APT_HOOK))),
     "dpkg": tuple(_CodeOption(o) for o in ("--pre-invoke", "--post-invoke", "--status-logger")),
     "lldb": tuple(
@@ -87,7 +89,7 @@ def judge_code_options(ctx: Analysis, name: str, args: list[_Word], depth: int) 
     for entry, word in _values(args, options):
         literal = word.literal
         if entry.language == "vim":
-            _vim_command(ctx, name, entry.option, word)
+            vim_command(ctx, name, entry.option, word)
             continue
         start = None if literal is None else re.match(entry.lead, literal)
         if literal is not None and start is None:
@@ -101,7 +103,7 @@ def judge_code_options(ctx: Analysis, name: str, args: list[_Word], depth: int) 
         ctx.argv([word], None, bulk=True, depth=depth + 1)
 
 
-def _vim_command(ctx: Analysis, name: str, option: str, word: _Word) -> None:
+def vim_command(ctx: Analysis, name: str, option: str, word: _Word) -> None:
     """An Ex command given to vim: `!CMD` is judged as bash; anything else that may start a program
     (`%!`, `w !`, `call system(...)`, `py3 ...`) cannot be told; the rest (`+10`, `set nu`) is not code."""
     literal = word.literal

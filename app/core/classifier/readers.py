@@ -63,6 +63,10 @@ def cmd_awk(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         joined = v[2:] if v.startswith("-") and not long and len(v) > 2 else None
         following = args[i + 1] if i + 1 < len(args) else None
         if key in ("-f", "--file", "-E", "--exec") or (joined is not None and v[1] in "fE"):
+            file = attached if long and eq else joined if joined is not None else following and following.value
+            if file in ("-", "/dev/stdin") and stdin is not None and stdin.kind in ("text", "unknown"):
+                programs.append(stdin.text)  # `awk -f /dev/stdin <<< 'BEGIN{system(...)}'` (fourth red team)
+                break
             ctx.add(M, "{name} -f: runs an awk program file", name=name)
             return
         if key in ("-i", "--include") or (joined is not None and v[1] == "i"):

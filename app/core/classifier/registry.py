@@ -105,6 +105,8 @@ RULES: dict[str, Rule] = {
     "fd": files.cmd_fd,
     "cmake": files.cmd_cmake,
     "ed": files.cmd_ed,
+    **dict.fromkeys(["vim", "vi", "ex", "nvim", "view", "vim.basic", "vim.tiny"], files.cmd_vim),
+    **dict.fromkeys(["make", "gmake"], files.cmd_make),
     "systemd-tmpfiles": files.cmd_systemd_tmpfiles,
     "fdfind": files.cmd_fd,
     "mv": files.cmd_mv,

@@ -170,6 +170,10 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
                 following = args[i + 1].literal if i + 1 < len(args) else ""
                 inline_code(ctx, name, cluster[k + 1 :] or following)
                 return
+        flag, equals, joined = lowered.partition("=")
+        if equals and flag in flags and flag.startswith("--"):  # `node --eval='...'` (fourth red team)
+            inline_code(ctx, name, v.partition("=")[2])
+            return
         if lowered in flags:
             rest = args[i + 1 :] if name in ("cmd", "pwsh", "powershell") else args[i + 1 : i + 2]
             literal = [w.literal for w in rest]

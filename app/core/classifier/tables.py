@@ -153,7 +153,8 @@ _CODE_RUNS = re.compile(
     r"(?:^|[;\[{\n])\s*(?:exec|spawn)\s|"  # Tcl and expect (`spawn rm -rf DIR`), Ruby's and Perl's `exec "..."`
     r"\bpopen\s*\(|\bpassthru\s*\(|\bshell_exec\s*\(|\bproc_open\s*\(|%x[(\[{]|"  # Ruby's, PHP's (red team)
     r"\bopen\s*\(\s*\w+\s*,\s*['\"]\s*\||\bopen\s*\(\s*\w+\s*,\s*['\"]-?\|['\"]|"  # Perl's `open(F, "|rm ...")`
-    r"\bimport[ \t]+[\w \t,]{0,200}?\b(?:system|popen|spawn\w*|exec\w*)\b",  # `from os import system as s`
+    r"\bimport[ \t]+[\w \t,]{0,200}?\b(?:system|popen|spawn\w*|exec\w*)\b|"  # `from os import system as s`
+    r"['\"]\s*(?:-\||\|-)\s*['\"]|\b(?:system|exec)[ \t]+['\"$@]",  # Perl's open mode "-|", `system "r"."m"`
     re.I,
 )
 # Programs that fetch from the network: what they print, piped into a shell, is a downloaded program.
