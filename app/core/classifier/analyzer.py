@@ -496,11 +496,13 @@ class _Analyzer:
         key = re.sub(r"\W", "_", name)
         if name not in _PRIVILEGE and key != _SELF_PROGRAM and [a.value for a in args] in (["--version"], ["--help"]):
             return
-        if "/" in head.value.replace("\\", "/") and rule_for(name) is None:
+        rule = rule_for(name)
+        if rule is None and "/" in head.value.replace("\\", "/"):
             # `./tidy` a link to /bin/rm (made by an earlier command): the program it is (fourth red team)
             name = _command_name(os.path.realpath(script_path(self.cwd, head.value) or head.value))
-        # In a string a program was given, `format` is a word (`notify-send "format done"`), not a disk's.
-        rule = None if self.report.in_string and name in _SUBCOMMAND_WORDS else rule_for(name)
+            rule = rule_for(name)
+        if self.report.in_string and name in _SUBCOMMAND_WORDS:
+            rule = None  # in a string a program was given, `format` is a word (`notify-send "format done"`)
         if rule is not None:
             rule(self, name, args, stdin, bulk, depth)
         else:
@@ -591,9 +593,10 @@ class _Analyzer:
         by path, is."""
         if value.startswith("-"):
             return False
-        if "/" not in value.replace("\\", "/"):
-            return _command_name(value) not in _SUBCOMMAND_WORDS and rule_for(_command_name(value)) is not None
-        return self.installed(value)
+        if "/" in value.replace("\\", "/"):
+            return self.installed(value)
+        name = _command_name(value)
+        return name not in _SUBCOMMAND_WORDS and rule_for(name) is not None
 
     def installed(self, value: str) -> bool:
         """A program by path that is installed software, not a file the agent may have written."""

@@ -8,7 +8,7 @@ import re
 
 from app.core.i18n import N_
 
-from .code_options import vim_command
+from .code_options import option_values, vim_command
 from .danger import Danger
 from .findings import DELETE_RECURSIVE, D, M, _snip
 from .options import _operands
@@ -331,11 +331,8 @@ def cmd_make(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
     """make: the project's makefile is the project's (not read here), but one typed into it (`make -f -
     <<< ...`) is written in the command: its recipe lines are judged as the shell runs them."""
     ctx.add(M, "{name}: builds software", name=name)
-    values = [a.value or "" for a in args]
-    files = [v for i, v in enumerate(values) if i and values[i - 1] in ("-f", "--file", "--makefile")]
-    joined = [v for v in values if v.startswith(("--file=", "--makefile=", "-f")) and v != "-f"]
-    files += [v.partition("=")[2] or v[2:] for v in joined]
-    typed = any(v in ("-", "/dev/stdin") for v in files)
+    files = option_values(args, ["-f", "--file", "--makefile"])
+    typed = any(word.value in ("-", "/dev/stdin") for _option, word in files)
     if typed and stdin is not None and stdin.kind in ("text", "unknown"):
         for line in stdin.text.splitlines():
             recipe = line[1:] if line.startswith("\t") else line.partition(";")[2] if ":" in line else ""

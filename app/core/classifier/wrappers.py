@@ -6,6 +6,7 @@ import re
 
 from app.core.i18n import N_
 
+from .code_options import option_values
 from .findings import GAINS_PRIVILEGES, D, M, _snip
 from .handoff import hands_off, local_host
 from .options import _long_flags, _short_flags, _split_options, long_option
@@ -254,16 +255,8 @@ def privileged(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
 
 def _chdir_of(options: list[_Word]) -> _Word | None:
     """The folder `sudo -D DIR` or `run0 --chdir=DIR` runs its command in (the last one given)."""
-    folder = None
-    for j, o in enumerate(options):
-        v = o.value or ""
-        if v in ("-D", "--chdir") and j + 1 < len(options):
-            folder = options[j + 1]
-        elif v.startswith("--chdir="):
-            folder = _word_end(o, len(v) - len("--chdir="))
-        elif v.startswith("-D") and len(v) > 2:
-            folder = _word_end(o, len(v) - 2)
-    return folder
+    given = option_values(options, ["-D", "--chdir"])
+    return given[-1][1] if given else None
 
 
 def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
