@@ -536,7 +536,6 @@ def test_the_second_review_of_what_programs_are_given() -> None:
         "notify-send 'format done'",
         "notify-send 'Fix rm -rf in cleanup'",
         "pytest -k 'rm -rf'",
-        "vim -c 'source Session.vim'",
         "vim -c 'call setline(1, \"x\")'",
         "vim -c 'g/^$/delete' notes.md",
         "vim -es -c '%!sort' notes.md",

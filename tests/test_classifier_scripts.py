@@ -215,3 +215,121 @@ def test_a_perl_script_is_read_not_taken_for_a_file_perl_edits_unless_it_edits_i
     assert classify("perl count.pl < data.txt", cwd=str(project)).tier is Tier.MODERATE
     edit = "perl -pi -e 's/ls/rm -rf ~/' tidy.sh && bash tidy.sh"
     assert classify(edit, cwd=str(project)).tier is Tier.DESTRUCTIVE
+
+
+WIPE = "rm -rf ~/Documents"
+
+
+@pytest.fixture
+def code_files(tmp_path: Path) -> Path:
+    """Files of commands, one harmless and one that deletes for each language that reads them."""
+    files = {
+        "env.sh": f"{WIPE}\n", "askpass": f"#!/bin/sh\n{WIPE}\n", "drop.sql": "DROP TABLE users;\n",
+        "escape.sql": f".shell {WIPE}\n", "outer.sql": ".read drop.sql\n", "wipe.sed": f"1e {WIPE}\n",
+        "wipe.awk": f'BEGIN {{ system("{WIPE}") }}\n', "wipe.vim": f'" a session\n!{WIPE}\n',
+        "wipe.gdb": f"break main\nshell {WIPE}\n", "outer.gdb": "source wipe.gdb\n",
+        "py.gdb": "python\nimport shutil\nshutil.rmtree('/home/ana/x')\nend\n",
+        "proxy.cfg": f"Host *\n  ProxyCommand {WIPE}\n",
+        "match.cfg": f'Match host x exec "{WIPE}"\n', "include.cfg": f"Include {tmp_path}/proxy.cfg\n",
+        "wipe.el": '(delete-directory "~/Documents" t)\n',
+        "ok.sql": "SELECT 1;\n", "ok.sed": "s/a/b/\n", "ok.awk": "{ print $1 }\n", "ok.vim": '" comment!\nset nu\n',
+        "ok.gdb": "break main\nrun\n", "ok.cfg": "Host x\n  User me\n  ProxyJump y\n", "ok.el": '(message "hi")\n',
+    }  # fmt: skip
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "askpass").chmod(0o755)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "BASH_ENV=./env.sh bash -c true",
+        "export BASH_ENV=env.sh; bash -c true",
+        "env BASH_ENV=env.sh bash -c true",
+        "GIT_SSH=./askpass git fetch",
+        "GIT_ASKPASS=./askpass git push",
+        "SSH_ASKPASS=./askpass ssh-add",
+        "psql -f drop.sql",
+        "psql --file=drop.sql",
+        "sqlite3 db '.read drop.sql'",
+        "sqlite3 db '.read outer.sql'",
+        "sqlite3 -init escape.sql db .quit",
+        "sqlite3 db < drop.sql",
+        "mysql db < drop.sql",
+        "mysql -e 'source drop.sql'",
+        "psql -c '\\i drop.sql'",
+        "sed -f wipe.sed notes",
+        "sed -nf wipe.sed notes",
+        "sed --file=wipe.sed notes",
+        "sed -f - notes < wipe.sed",
+        "awk -f wipe.awk data",
+        "awk -fwipe.awk data",
+        "gawk -f ok.awk -f wipe.awk data",
+        "vim -S wipe.vim",
+        "vim -u wipe.vim notes",
+        "vim -c 'source wipe.vim'",
+        "vim -c 'so ./wipe.vim'",
+        "ex -s notes < wipe.vim",
+        "ed notes < wipe.vim",
+        "gdb -x wipe.gdb ./a.out",
+        "gdb -ex 'source wipe.gdb'",
+        "gdb -ex 'so outer.gdb' ./a.out",
+        "gdb --command=py.gdb",
+        "ssh -F proxy.cfg host",
+        "ssh -Fmatch.cfg host",
+        "ssh -F include.cfg host",
+        "git -c core.sshCommand='ssh -F proxy.cfg' fetch",
+        f"tar cIf '{WIPE}' a.tar .",
+        f"LESS='-R +!{WIPE}' less notes",
+        "emacs --batch -l wipe.el",
+        "emacs --script wipe.el",
+        "emacs --batch --eval '(delete-directory \"~/Documents\" t)'",
+        'emacs --batch --eval \'(call-process "rm" nil nil nil "-rf" "x")\'',
+        "echo 's/a/b/' > new.sed; sed -f new.sed notes",  # written by the command itself: not read yet
+        "sed -f missing.sed notes",
+        "vim -S missing.vim",
+    ],  # fmt: skip
+)
+def test_a_file_of_commands_a_program_is_told_to_run_is_judged_by_what_it_says(code_files: Path, command: str) -> None:
+    """Files a command names, read as the program reads them (2026-12-04: `BASH_ENV=./x.sh bash -c`,
+    `psql -f`, `sed -f`, `awk -f`, `vim -S`, `gdb -x`, `ssh -F`, `tar cIf CMD` and `LESS='+!CMD'`
+    each ran what they held while judged moderate or safe); one that cannot be read is held."""
+    verdict = classify(command, cwd=str(code_files))
+    assert verdict.tier is Tier.DESTRUCTIVE, verdict
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "psql -f ok.sql",
+        "sqlite3 db '.read ok.sql'",
+        "sqlite3 db < ok.sql",
+        "sqlite3 db < /dev/null",
+        "sed -f ok.sed notes",
+        "sed -n -f ok.sed notes",
+        "awk -f ok.awk data",
+        "vim -S ok.vim",
+        "vim -u NONE notes",
+        "gdb -ex 'break main' -ex run ./a.out",
+        "ssh -F ok.cfg host",
+        "ssh -F none host",
+        "emacs --batch -l ok.el",
+        "emacs --batch --eval '(message \"hi\")'",
+        "GIT_SSH=ssh git fetch",
+        "GIT_SSH=/usr/bin/ssh git fetch",
+        "LESS=-R git log",
+        "LESS='-R +G' less notes",
+        "tar cf a.tar notes",
+        "tar xzf a.tar.gz",
+    ],  # fmt: skip
+)
+def test_a_harmless_file_of_commands_does_not_hold_the_command(code_files: Path, command: str) -> None:
+    verdict = classify(command, cwd=str(code_files))
+    assert verdict.tier is not Tier.DESTRUCTIVE, verdict
+
+
+def test_each_file_of_commands_read_is_listed_for_pinning(code_files: Path) -> None:
+    """An Allow pins what was read: a file changed before the command runs is asked about again."""
+    verdict = classify("sqlite3 db '.read outer.sql'; sed -f ok.sed notes", cwd=str(code_files))
+    assert verdict.scripts == tuple(f"{code_files}/{name}" for name in ("outer.sql", "drop.sql", "ok.sed"))

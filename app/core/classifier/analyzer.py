@@ -38,11 +38,10 @@ from .registry import rule_for
 from .rule import Rule
 from .scratch import assigned_from_mktemp, scratch_variables, scratch_word
 from .scripts import installed_program, run_script, script_path
-from .shells import runs_download
+from .shells import runs_download, variable_set
 from .stdin import _PIPE, _Stdin
 from .tables import (
     _BLOCK_DEVICE,
-    _CODE_VARIABLES,
     _DOWNLOADERS,
     _DOWNLOADS,
     _HARMLESS_DEVICES,
@@ -54,10 +53,7 @@ from .tables import (
     _SAFE,
     _SELF_PROGRAM,
     _SHELLS,
-    _SPECIAL_VARIABLES,
     _WRITERS,
-    code_prefix,
-    sets_git_config,
 )
 from .words import _EXPANSIONS, _WORDISH, _ansi_c, _double_quoted, _Word, _word_end, _WordBuilder
 
@@ -326,18 +322,9 @@ class _Analyzer:
 
     def assignment(self, node: Node) -> None:
         name = node.child_by_field_name("name")
-        if name is not None and self.node_text(name).split("[")[0] in ("BASH_CMDS", "BASH_ALIASES"):
-            # bash's command and alias tables: `BASH_CMDS[ls]=/bin/rm` makes `ls` run rm (review, 2026-12-04)
-            self.add(D, "cannot tell what runs: {value} makes a name run another program", value=self.node_text(name))
         value = node.child_by_field_name("value")
-        literal = "" if value is None else self.word([value]).literal
-        if name is not None and sets_git_config(self.node_text(name), literal):
-            self.add(D, "cannot tell what runs: {value} sets git's configuration", value=self.node_text(name))
-        elif name is not None and self.node_text(name).split("[")[0] in _SPECIAL_VARIABLES:
-            self.add(M, "sets {value}: changes how later commands run", value=self.node_text(name))
-        if name is not None and value is not None and self.node_text(name) in _CODE_VARIABLES:
-            said = self.word([value])
-            self.code_words([said], self.node_text(name), code_prefix(self.node_text(name), said.literal))
+        if name is not None:
+            variable_set(self, self.node_text(name), _Word("", "", "") if value is None else self.word([value]))
         fresh = value is not None and assigned_from_mktemp(self.node_text(value))
         if name is not None and fresh and self.node_text(name) in self.scratch_names:
             self.scratch_seen.add(self.node_text(name))
@@ -484,14 +471,14 @@ class _Analyzer:
             return
         name = _command_name(head.value)
         args = words[1:]
-        start = len(self.report.findings)
+        start, read_from = len(self.report.findings), len(self.report.scripts)
         # ./x.sh, ~/bin/tool: a file the agent may have written
         if "/" in head.value.replace("\\", "/") and not self.installed(head.value):
             run_script(self, name, head, "exec")
             rule = rule_for(name)  # and as the program it is named after (.venv/bin/pip uninstall x)
             if rule is not None:
                 rule(self, name, args, stdin, bulk, depth)
-            self.after_command(name, words, rule, bulk, start, depth)
+            self.after_command(name, words, rule, bulk, (start, read_from), depth)
             return
         key = re.sub(r"\W", "_", name)
         if name not in _PRIVILEGE and key != _SELF_PROGRAM and [a.value for a in args] in (["--version"], ["--help"]):
@@ -510,7 +497,7 @@ class _Analyzer:
             written = _command_name(head.value) if "/" in head.value else head.value  # `/usr/bin/x`: as `x`
             if not self.report.in_string or _PROGRAM_NAME.fullmatch(written):
                 self.may_run(args, depth)  # in a string, not a title's first word (`"Fix: rm -rf in x"`)
-        self.after_command(name, words, rule, bulk, start, depth)
+        self.after_command(name, words, rule, bulk, (start, read_from), depth)
 
     def may_run(self, args: list[_Word], depth: int, *, shell_strings: bool = False) -> None:
         """A program no rule knows may run what it is given (`faketime 0 rm -rf DIR`, `runuser -u me
@@ -619,18 +606,23 @@ class _Analyzer:
         return report.undo(mark, kept)
 
     def after_command(
-        self, name: str, words: list[_Word], rule: Rule | None, bulk: bool, start: int, depth: int
+        self, name: str, words: list[_Word], rule: Rule | None, bulk: bool, since: tuple[int, int], depth: int
     ) -> None:
         """What holds for every command whatever its rule: code in its options, bulk operands, disk
         devices, our files, and the files it may write (a script run by this command line must not
-        be one of them)."""
+        be one of them). `since`: where this command's findings and the scripts it read start."""
+        start, read_from = since
         args = words[1:]
         judge_code_options(self, name, args, depth)
         in_place = _PERL.match(name) and any(re.match(r"^-[a-zA-Z]*i", a.value or "") for a in args)  # perl -pi
         if rule is None or name in _MAY_WRITE or in_place:
             runs = next((i for i, a in enumerate(args) if a.value == "run"), len(args)) if name == "git" else len(args)
-            for a in args[:runs]:  # `git bisect run ./test.sh` runs it, and writes it no more than `./test.sh` does
-                self.note_written(a)
+            # `git bisect run ./test.sh` runs it, and writes it no more than `./test.sh` does; nor does
+            # `awk -f prog.awk` write the program it reads
+            read_here = set(self.report.scripts[read_from:])
+            for a in args[:runs]:
+                if a.value is None or script_path(self.cwd, a.value) not in read_here:
+                    self.note_written(a)
         if bulk and self.report.top(start) is S and name not in _SAFE:
             self.add(M, "{name} via xargs or find", name=name)
         if name in _WRITERS:

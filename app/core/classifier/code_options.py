@@ -8,11 +8,13 @@ one in a cluster (`tar -cvI CMD`)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 from .code import inline_code
 from .findings import D
 from .rule import Analysis
+from .scripts import script_text
 from .words import _Word, _word_end
 
 
@@ -24,6 +26,7 @@ class _CodeOption(NamedTuple):
 
 _GDB_SHELL = r"\s*(?:shell\b|shel\b|she\b|!|pipe\b|\|)"  # gdb runs the rest in the shell
 _GDB_PYTHON = r"\s*(?:python\b|py\b|pi\b)"
+_GDB_SOURCE = r"\s*so(?:u(?:r(?:ce?)?)?)?\s+(?:-[sv]\s+)*"  # `source [-s] [-v] FILE`: its commands run
 _GDB = tuple(
     entry
     for option in (
@@ -36,8 +39,14 @@ _GDB = tuple(
         "-init-eval-command",
         "--init-eval-command",
     )  # fmt: skip
-    for entry in (_CodeOption(option, _GDB_SHELL), _CodeOption(option, _GDB_PYTHON, "python"))
+    for entry in (
+        _CodeOption(option, _GDB_SHELL),
+        _CodeOption(option, _GDB_PYTHON, "python"),
+        _CodeOption(option, _GDB_SOURCE, "gdb"),
+    )
 )
+_VIM_NAMES = ("vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim", "rvim", "evim", "gview", "rview", "vim.basic",
+              "vim.tiny", "nvim-qt")  # fmt: skip
 _VIM = tuple(_CodeOption(option, "", "vim") for option in ("-c", "--cmd", "+"))
 _APT_HOOK = r"[\w:-]*(?:(?:Pre|Post)-Invoke|Pre-Install-Pkgs)[\w:-]*="  # `-o APT::Update::Pre-Invoke::=CMD`
 
@@ -64,8 +73,10 @@ _CODE_OPTIONS: dict[str, tuple[_CodeOption, ...]] = {
     ),
     # `cargo --config "target.X.runner=['sh','-c','...']" run`: a program given as TOML, not readable here
     "cargo": (_CodeOption("--config", r"(?s).*\b(?:runner|rustc[-_]wrapper|linker)\b"),),
-    **dict.fromkeys(("vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim", "rvim", "evim", "gview", "rview",
-                     "vim.basic", "vim.tiny", "nvim-qt"), _VIM),
+    **dict.fromkeys(_VIM_NAMES, _VIM),
+    # `emacs --batch --eval '(delete-directory "DIR" t)'`: Emacs Lisp, judged by the calls it names
+    **dict.fromkeys(("emacs", "emacs-nox", "emacsclient"), tuple(
+        _CodeOption(option, "", "elisp") for option in ("--eval", "-eval", "--execute", "-execute"))),
 }  # fmt: skip
 # Options of their own that are also prefixes of a code option above: getopt takes them whole.
 _OPTIONS_OF_THEIR_OWN = frozenset({"--status", "--checkpoint", "--exec-path", "--info"})
@@ -74,6 +85,20 @@ _OPTIONS_OF_THEIR_OWN = frozenset({"--status", "--checkpoint", "--exec-path", "-
 _TAKES_VALUE = frozenset("fCTBbgNtuoOkwx")
 # rg --pre PROGRAM runs PROGRAM on every file it searches: as `xargs PROGRAM` would.
 _EACH_FILE = {"rg": ("--pre",)}
+# Files of commands a program runs (`vim -S FILE`, `vim -u VIMRC`, `gdb -x FILE`), read and judged as
+# its commands are; vim's -u also takes names that are not files.
+_Reader = Callable[[Analysis, str, str, str], None]  # (ctx, name, what, the file's text)
+_CODE_FILES: dict[str, tuple[tuple[str, ...], _Reader]] = {  # the readers are defined below
+    **dict.fromkeys(_VIM_NAMES, (("-S", "-u", "-U"), lambda *a: vim_script(*a))),
+    "gdb": (("-command", "--command", "-init-command", "--init-command", "-ix", "--ix"), lambda *a: gdb_script(*a)),
+    **dict.fromkeys(("emacs", "emacs-nox"), (("--load", "-load", "--script", "-script"), lambda *a: _elisp(*a))),
+}
+_EXACT_FILES = {"gdb": ("-x",), "emacs": ("-l",), "emacs-nox": ("-l",)}  # one letter, not in a cluster (`-ex`)
+_NOT_A_FILE = frozenset({"NONE", "NORC", "DEFAULTS", "NOPLUGIN", "-"})
+# tar's letters that take a value, in its old style: b, C, f, F, g, H, I, K, L, N, T, V, X
+_TAR_VALUES = frozenset("bCfFgHIKLNTVX")
+# `:so FILE`, `:source! FILE`: the file's Ex commands run
+_VIM_SOURCE = re.compile(r"\s*:?\s*so(?:u(?:r(?:ce?)?)?)?!?\s+(\S.*)")
 # An Ex command that may start a program: `!`, `:r !`, `%!`, system(), an interpreter, a terminal.
 _VIM_RUNS = re.compile(
     r"!|\b(?:system|systemlist|delete|libcall|job_start|term_start)\s*\(|"
@@ -84,34 +109,105 @@ _VIM_SHELL = re.compile(r"\s*:?\s*(?:sil(?:ent)?!?\s*)?(?:[%.$\d,]*\s*(?:r(?:ead
 
 
 def judge_code_options(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
-    """The code in `name`'s options, judged as what runs it would run it."""
-    options = _CODE_OPTIONS.get(name, ())
-    for entry, word in _values(args, options):
-        literal = word.literal
-        if entry.language == "vim":
-            vim_command(ctx, name, entry.option, word)
-            continue
-        start = None if literal is None else re.match(entry.lead, literal)
-        if literal is not None and start is None:
-            continue  # `gdb -ex 'break main'`, `strace -o out.txt`: not code
-        code = word if start is None else _word_end(word, len(literal or "") - start.end())
-        if entry.language == "python":
-            inline_code(ctx, f"{name} {entry.option} python", code.literal)
-        else:
-            ctx.code_words([code], f"{name} {entry.option}")
+    """The code in `name`'s options, and in the files of code they name, judged as what runs it
+    would run it."""
+    if name == "tar":
+        args = tar_new_style(args)
+    for entry, word in _values(args, _CODE_OPTIONS.get(name, ())):
+        _judge_value(ctx, name, entry, word)
     for _entry, word in _values(args, tuple(_CodeOption(o) for o in _EACH_FILE.get(name, ()))):
         ctx.argv([word], None, bulk=True, depth=depth + 1)
+    options, read = _CODE_FILES.get(name, ((), None))
+    files = _values(args, tuple(_CodeOption(o) for o in options))
+    exact = _EXACT_FILES.get(name, ())
+    files += [(_CodeOption(a.value or ""), args[j + 1]) for j, a in enumerate(args[:-1]) if a.value in exact]
+    for entry, word in files:
+        if read is not None and word.value not in _NOT_A_FILE:
+            code_file(ctx, name, f"{name} {entry.option}", word, read)
+
+
+def _judge_value(ctx: Analysis, name: str, entry: _CodeOption, word: _Word) -> None:
+    literal = word.literal
+    if entry.language == "vim":
+        vim_command(ctx, name, entry.option, word)
+        return
+    start = None if literal is None else re.match(entry.lead, literal)
+    if literal is not None and start is None:
+        return  # `gdb -ex 'break main'`, `strace -o out.txt`: not code
+    code = word if start is None else _word_end(word, len(literal or "") - start.end())
+    if entry.language in ("python", "elisp"):
+        inline_code(ctx, f"{name} {entry.option}" + (" python" if entry.language == "python" else ""), code.literal)
+    elif entry.language == "gdb":
+        file = (code.literal or "").strip()
+        code_file(ctx, name, f"{name} {entry.option}", _Word(file, file, file), gdb_script)
+    else:
+        ctx.code_words([code], f"{name} {entry.option}")
+
+
+def code_file(ctx: Analysis, name: str, what: str, word: _Word, read: _Reader) -> None:
+    """A file of commands `name` runs (`vim -S FILE`, `gdb -x FILE`, `:source FILE`), read and judged
+    line by line by `read` (see scripts.script_text for what cannot be read)."""
+    value = word.value
+    if value is not None and value.startswith("~/"):
+        word = _Word(ctx.home + value[1:], word.source, ctx.home + value[1:])
+    found = script_text(ctx, name, word)
+    if found is not None:
+        read(ctx, name, what, found[1])
 
 
 def vim_command(ctx: Analysis, name: str, option: str, word: _Word) -> None:
-    """An Ex command given to vim: `!CMD` is judged as bash; anything else that may start a program
-    (`%!`, `w !`, `call system(...)`, `py3 ...`) cannot be told; the rest (`+10`, `set nu`) is not code."""
+    """An Ex command given to vim: `!CMD` is judged as bash, `source FILE` by what the file says;
+    anything else that may start a program (`%!`, `w !`, `call system(...)`, `py3 ...`) cannot be
+    told; the rest (`+10`, `set nu`) is not code."""
     literal = word.literal
     shell = None if literal is None else _VIM_SHELL.match(literal)
+    sourced = None if literal is None else _VIM_SOURCE.match(literal)
     if shell is not None:
         ctx.code_words([_word_end(word, len(literal or "") - shell.end())], f"{name} {option}")
+    elif sourced is not None:
+        file = sourced[1].strip()
+        code_file(ctx, name, f"{name} {option}", _Word(file, file, file), vim_script)
     elif literal is None or _VIM_RUNS.search(literal):
         ctx.add(D, "cannot tell what runs: {name} {option} may start a program", name=name, option=option)
+
+
+def vim_script(ctx: Analysis, name: str, what: str, text: str) -> None:
+    """Ex commands, one a line (a `-S` session, a vimrc, what is typed into `ex`); comments skipped."""
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith('"'):
+            vim_command(ctx, name, what.rpartition(" ")[2] or "typed", _Word(line, line, line))
+
+
+def gdb_script(ctx: Analysis, name: str, what: str, text: str) -> None:
+    """gdb's commands, one a line (`gdb -x FILE`, `source FILE`): each judged as an `-ex` would be;
+    a `python` ... `end` block as Python."""
+    lines = iter(text.splitlines())
+    for line in lines:
+        if line.strip() in ("python", "py", "python-interactive", "pi"):
+            block = "\n".join(iter(lambda: next(lines, "end"), "end"))  # up to its `end`
+            inline_code(ctx, f"{what} python", block)
+            continue
+        for entry in _GDB[:3]:  # -ex's three readings: the shell's, Python's, another file's
+            _judge_value(ctx, name, entry, _Word(line, line, line))
+
+
+def _elisp(ctx: Analysis, name: str, what: str, text: str) -> None:
+    inline_code(ctx, what, text)
+
+
+def tar_new_style(args: list[_Word]) -> list[_Word]:
+    """tar's old style (`tar cIf CMD a.tar .`: letters with no dash, their values after them in
+    order) as the same options with dashes (`-c -I CMD -f a.tar .`)."""
+    first = (args[0].value or "") if args else ""
+    if not re.fullmatch(r"[A-Za-z]+", first):
+        return args
+    out: list[_Word] = []
+    rest = iter(args[1:])
+    for letter in first:
+        out.append(_Word("-" + letter, "-" + letter, "-" + letter))
+        if letter in _TAR_VALUES and (value := next(rest, None)) is not None:
+            out.append(value)
+    return out + list(rest)
 
 
 def option_values(args: list[_Word], options: list[str]) -> list[tuple[str, _Word]]:

@@ -8,12 +8,13 @@ import re
 
 from app.core.i18n import N_
 
-from .code_options import option_values, vim_command
+from .code_options import option_values, vim_script
 from .danger import Danger
 from .findings import DELETE_RECURSIVE, D, M, _snip
 from .options import _operands
 from .protected import _norm_path
 from .rule import Analysis
+from .scripts import typed_text
 from .stdin import _Stdin
 from .words import _GLOB, _Word, _word_end
 
@@ -299,8 +300,9 @@ def cmd_cmake(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
 def cmd_ed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """ed: a line typed into it that starts with `!` runs in the shell (red team, 2026-12-04)."""
     ctx.add(M, "{name}: edits files", name=name)
-    if stdin is not None and stdin.kind in ("text", "unknown"):  # `!CMD`, `r !CMD`, `w !CMD`, `1,$w !CMD`
-        for line in stdin.text.splitlines():
+    typed = typed_text(ctx, name, stdin)
+    if typed is not None:  # `!CMD`, `r !CMD`, `w !CMD`, `1,$w !CMD`
+        for line in typed.splitlines():
             if "!" in line:
                 ctx.sub_script(line.split("!", 1)[1], f"{name} !")
 
@@ -322,9 +324,9 @@ def cmd_vim(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     """vim, vi, ex: what is typed into it is Ex commands (`echo '!rm -rf DIR' | ex -s`: fourth red team),
     judged as its `-c` commands are (code_options.py); its own options are judged there too."""
     ctx.add(M, "{name}: edits files", name=name)
-    if stdin is not None and stdin.kind in ("text", "unknown"):
-        for line in stdin.text.splitlines():
-            vim_command(ctx, name, "typed", _Word(line, line, line))
+    typed = typed_text(ctx, name, stdin)
+    if typed is not None:
+        vim_script(ctx, name, "typed", typed)
 
 
 def cmd_make(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -333,8 +335,9 @@ def cmd_make(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
     ctx.add(M, "{name}: builds software", name=name)
     files = option_values(args, ["-f", "--file", "--makefile"])
     typed = any(word.value in ("-", "/dev/stdin") for _option, word in files)
-    if typed and stdin is not None and stdin.kind in ("text", "unknown"):
-        for line in stdin.text.splitlines():
+    text = typed_text(ctx, name, stdin) if typed else None
+    if text is not None:
+        for line in text.splitlines():
             recipe = line[1:] if line.startswith("\t") else line.partition(";")[2] if ":" in line else ""
             if recipe.strip():
                 ctx.sub_script(recipe, f"{name} recipe")

@@ -5,16 +5,18 @@ from __future__ import annotations
 import re
 
 from .code import code_from_expansion
+from .code_options import option_values
 from .findings import D, M, _snip
 from .options import _long_flags, _operands, _short_flags
 from .rule import Analysis
-from .stdin import _Stdin
+from .scripts import script_text, typed_text
+from .stdin import _STDIN_FILES, _Stdin
 from .tables import (
     _HARMLESS_DEVICES,
     _SED_EXEC,
     _SED_WRITE,
 )
-from .words import _Word
+from .words import _Word, _word_end
 
 
 def cmd_sed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -30,10 +32,17 @@ def cmd_sed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             scripts.append(args[i + 1].value or "")
             i += 2
             continue
+        joined = option_values([args[i]], ["-f", "--file"])  # `-fFILE`, `-nfFILE`, `--file=FILE`
+        given = joined or [f for f in option_values(args[i : i + 2], ["-f", "--file"]) if f[1] is args[i + 1]]
+        if given:  # `sed -f FILE`: its commands, read as a script is (`-f -`: what is typed into it)
+            program = program_file(ctx, name, given[0][1], stdin)
+            if program is None:
+                return
+            scripts.append(program)
+            i += 1 if joined else 2
+            continue
         if v.startswith("--expression="):
             scripts.append(v.split("=", 1)[1])
-        elif v in ("-f", "--file") or v.startswith("--file="):
-            ctx.add(M, "sed -f: runs a sed script file")
         elif v.startswith("--in-place") or (v.startswith("-") and not v.startswith("--") and "i" in v[1:]):
             inplace = True
         elif not v.startswith("-") and not scripts:  # the script, unless -e gave one
@@ -63,12 +72,14 @@ def cmd_awk(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         joined = v[2:] if v.startswith("-") and not long and len(v) > 2 else None
         following = args[i + 1] if i + 1 < len(args) else None
         if key in ("-f", "--file", "-E", "--exec") or (joined is not None and v[1] in "fE"):
-            file = attached if long and eq else joined if joined is not None else following and following.value
-            if file in ("-", "/dev/stdin") and stdin is not None and stdin.kind in ("text", "unknown"):
-                programs.append(stdin.text)  # `awk -f /dev/stdin <<< 'BEGIN{system(...)}'` (fourth red team)
-                break
-            ctx.add(M, "{name} -f: runs an awk program file", name=name)
-            return
+            file = _word_end(args[i], len(attached)) if long and eq else _word_end(args[i], len(joined)) if joined \
+                is not None else following  # fmt: skip
+            program = None if file is None else program_file(ctx, name, file, stdin)
+            if program is None:  # `awk -f /dev/stdin <<< 'BEGIN{system(...)}'` (fourth red team) is read
+                return
+            programs.append(program)
+            i += 1 if (long and eq) or joined is not None else 2
+            continue
         if key in ("-i", "--include") or (joined is not None and v[1] == "i"):
             library = attached if long and eq else joined if joined is not None else following and following.value
             if library != "inplace":  # a library file (or one from an expansion): awk code run from a file
@@ -143,3 +154,15 @@ def cmd_history(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
 
 def cmd_exit(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     ctx.add(M, "{name}: ends the shell session", name=name)
+
+
+def program_file(ctx: Analysis, name: str, file: _Word, stdin: _Stdin | None) -> str | None:
+    """The program `sed -f FILE` or `awk -f FILE` runs: the file, read as a script is (`-` and
+    /dev/stdin: what is typed into it); None, and the command held, when it cannot be read."""
+    if file.value in _STDIN_FILES:
+        typed = typed_text(ctx, name, stdin)
+        if typed is None:
+            ctx.add(D, "cannot tell what runs: {name} reads its commands from a pipe", name=name)
+        return typed
+    read = script_text(ctx, name, file)
+    return None if read is None else read[1]

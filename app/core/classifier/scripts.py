@@ -23,6 +23,7 @@ from app.core.i18n import N_
 from .code import judge_code
 from .findings import D, M, _snip
 from .rule import Analysis
+from .stdin import _Stdin
 from .tables import _INLINE_CODE_FLAGS, _PERL, _PYTHON, _SHELLS
 from .words import _Word
 
@@ -109,21 +110,46 @@ def run_script(ctx: Analysis, name: str, word: _Word, how: str) -> None:
     """Judge the script `word` that `name` runs. `how`: "shell" (bash x, source x: read as bash
     whatever its first line), "program" (python3 x.py: read as `name`'s code), "exec" (./x: by its
     `#!` line)."""
-    value = word.value or ""
+    read = script_text(ctx, name, word, compiled_ok=how == "exec" and _compiled_interpreter(name))
+    if read is None:
+        return
+    path, text = read
+    shown = _snip(path)
+    language = name if how == "program" else "bash" if how == "shell" else shebang_program(text)
+    if language == "" or language in _SHELLS:
+        ctx.sub_script(text, f"the script {shown}", script=path)
+        ctx.add(M, "{name} {path}: runs a script (checked)", N_("Runs the script {path}"), name=name, path=shown)
+    elif language is not None and (_PYTHON.match(language) or _PERL.match(language) or language in _KNOWN_CODE):
+        judge_code(ctx, language, text, path)
+    elif language is None:
+        ctx.add(D, "cannot tell what runs: the script {path} starts with a #! line that cannot be read", path=shown)
+    else:
+        ctx.add(D, "cannot tell what runs: the script {path} is run by {program}", path=shown, program=_snip(language))
+
+
+def script_text(ctx: Analysis, name: str, word: _Word, *, compiled_ok: bool = False) -> tuple[str, str] | None:
+    """The path and text of a file `name` reads as code (a script; an SQL, sed, awk, vim or gdb
+    script; an ssh configuration), listed on the classification and counted like every script.
+    None, and the command held, when it cannot be read; `compiled_ok`: a compiled program is not
+    held here (its name's rule judges it)."""
+    value = word.value
+    if value is None:
+        ctx.add(D, "cannot tell what runs: {name} code from an expansion", name=name)
+        return None
     path = script_path(ctx.cwd, value)
     if path is None:
         ctx.add(D, "cannot tell what runs: {name} runs {value}, a script in a folder not known here", name=name,
                 value=_snip(value))  # fmt: skip
-        return
+        return None
     ctx.report.scripts.append(path)
     ctx.report.scripts_read += 1
     if ctx.report.scripts_read > MAX_SCRIPTS:  # each read costs up to MAX_SCRIPT_BYTES
         ctx.add(D, "cannot tell what runs: the command runs too many scripts to check")
-        return
+        return None
     text, why = read_script(path)
     shown = _snip(path)
-    if why == "compiled" and how == "exec" and _compiled_interpreter(name):
-        return
+    if why == "compiled" and compiled_ok:
+        return None
     if why == "unreadable":
         ctx.add(D, "cannot tell what runs: the script {path} cannot be read here", path=shown)
     elif why == "large":
@@ -132,18 +158,20 @@ def run_script(ctx: Analysis, name: str, word: _Word, how: str) -> None:
         ctx.add(D, "cannot tell what runs: the script {path} is a compiled program", path=shown)
     elif text is None:
         ctx.add(D, "cannot tell what runs: the script {path} is not text", path=shown)
-    if text is None:
-        return
-    language = name if how == "program" else "bash" if how == "shell" else shebang_program(text)
-    if language == "" or language in _SHELLS:
-        ctx.sub_script(text, f"the script {_snip(path)}", script=path)
-        ctx.add(M, "{name} {path}: runs a script (checked)", N_("Runs the script {path}"), name=name, path=_snip(path))
-    elif language is not None and (_PYTHON.match(language) or _PERL.match(language) or language in _KNOWN_CODE):
-        judge_code(ctx, language, text, path)
-    elif language is None:
-        ctx.add(D, "cannot tell what runs: the script {path} starts with a #! line that cannot be read", path=shown)
-    else:
-        ctx.add(D, "cannot tell what runs: the script {path} is run by {program}", path=shown, program=_snip(language))
+    return None if text is None else (path, text)
+
+
+def typed_text(ctx: Analysis, name: str, stdin: _Stdin | None) -> str | None:
+    """What is typed into `name` (a database client, an editor, make -f -): known text, or the file
+    `< FILE` names, read as a script is; None when nothing known is."""
+    if stdin is None or stdin.kind == "pipe":
+        return None
+    if stdin.kind != "file":
+        return stdin.text
+    if stdin.text == "/dev/null":
+        return ""
+    read = script_text(ctx, name, _Word(stdin.text, stdin.source, stdin.text))
+    return None if read is None else read[1]
 
 
 _KNOWN_CODE = frozenset(_INLINE_CODE_FLAGS) - {"cmd", "osascript"}

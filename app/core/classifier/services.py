@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 
+from .code_options import option_values
 from .danger import Danger
 from .findings import D, M
 from .options import _operands, _short_flags
 from .packages import expanded
 from .rule import Analysis
+from .scripts import script_text, typed_text
 from .stdin import _Stdin
 from .words import _Word
 
@@ -127,6 +129,15 @@ _SHELL_ESCAPE = re.compile(
 )
 
 
+_SQL_FILE_OPTIONS = {"psql": ["-f", "--file"], "sqlite3": ["-init", "--init"], "duckdb": ["-init", "--init"]}
+# A file read and run from inside: sqlite3's `.read FILE`, psql's `\i`/`\ir`/`\include`, mysql's
+# `source FILE` and `\. FILE` (a `|CMD` there is a shell escape, above).
+_READS_FILE = re.compile(
+    r"(?:^|[;\n])\s*(?:\.read|\\i(?:r|nclude(?:_relative)?)?|source|\\\.)\s+['\"]?([^'\"|;\s][^'\";\n]*?)['\"]?\s*(?:;|$)",
+    re.I | re.M,
+)
+
+
 def _sql_blank(match: re.Match[str]) -> str:
     """A string becomes '' (text), a quoted name `x` (`DELETE FROM "users"`), a comment a space."""
     first = match[0][:1]
@@ -137,10 +148,21 @@ def cmd_database(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
     """A database's client (psql, mysql, sqlite3, redis-cli, mongosh...): what it is told to run, in
     its words or typed into it, may delete the database's data, or run a shell command."""
     texts = [a.literal or "" for a in args]
-    if stdin is not None and stdin.kind in ("text", "unknown"):  # `printf 'DROP TABLE %s' t |`: its words
-        texts.append(stdin.text)
+    typed = typed_text(ctx, name, stdin)  # `printf 'DROP TABLE %s' t |`, `< drop.sql`: its words
+    if typed is not None:
+        texts.append(typed)
     if name in ("redis-cli", "valkey-cli", "keydb-cli"):  # `redis-cli FLUSHALL`: the command is its words
         texts.append(" ".join(texts))
+    # SQL files it is told to run (`psql -f`, `sqlite3 -init`; `.read`, `\i`, `source` in what it runs),
+    # read and judged with the rest; a file read inside one is read too (MAX_SCRIPTS bounds them).
+    files = [word for _option, word in option_values(args, _SQL_FILE_OPTIONS.get(name, []))]
+    looked = 0
+    while files or looked < len(texts):
+        if not files:
+            files = [_Word(f, f, f) for f in _READS_FILE.findall(texts[looked])]
+            looked += 1
+        elif (read := script_text(ctx, name, files.pop(0))) is not None:
+            texts.append(read[1])
     for text in texts:
         for escape in _SHELL_ESCAPE.finditer(text):
             ctx.sub_script(next(group for group in escape.groups() if group is not None), f"{name} shell command")

@@ -13,14 +13,19 @@ from .findings import D, M
 from .itself import python_module
 from .options import _operands, _split_options
 from .rule import Analysis
-from .scripts import run_script
+from .scripts import installed_program, run_script, script_path
 from .stdin import _STDIN_FILES, _Stdin
 from .tables import (
+    _CODE_VARIABLES,
     _DOWNLOADERS,
     _DOWNLOADS,
     _INLINE_CODE_FLAGS,
     _PERL,
     _PYTHON,
+    _SCRIPT_VARIABLES,
+    _SPECIAL_VARIABLES,
+    code_prefix,
+    sets_git_config,
 )
 from .words import _Word
 
@@ -233,3 +238,26 @@ def runs_download(ctx: Analysis, name: str) -> None:
     """`curl ... | sh`, `bash <(curl ...)`: the strongest words, not just "cannot tell"."""
     ctx.add(D, "{name} runs a program downloaded from the internet", N_("Runs a program downloaded from the internet"),
             danger=Danger.DOWNLOADED, name=name)  # fmt: skip
+
+
+def variable_set(ctx: Analysis, name: str, value: _Word) -> None:
+    """`NAME=VALUE`, alone, before a command or given to env: a value run as code is judged as that
+    code (`GIT_EDITOR=...`), a script it names by what the script says (`BASH_ENV=./x.sh`,
+    `GIT_SSH=./x`: both ran `rm` judged moderate, 2026-12-04); git's configuration cannot be told;
+    the others change how later commands run."""
+    base = name.split("[")[0]
+    if base in ("BASH_CMDS", "BASH_ALIASES"):
+        # bash's command and alias tables: `BASH_CMDS[ls]=/bin/rm` makes `ls` run rm (review, 2026-12-04)
+        ctx.add(D, "cannot tell what runs: {value} makes a name run another program", value=name)
+    if sets_git_config(name, value.literal):
+        ctx.add(D, "cannot tell what runs: {value} sets git's configuration", value=name)
+    elif base in _SPECIAL_VARIABLES:
+        ctx.add(M, "sets {value}: changes how later commands run", value=name)
+    prefix = code_prefix(name, value.literal) if name in _CODE_VARIABLES else None
+    if prefix is not None:
+        ctx.code_words([value], name, prefix)
+    how = _SCRIPT_VARIABLES.get(name)
+    if how is not None and value.value != "":
+        path = None if value.value is None else script_path(ctx.cwd, value.value)
+        if how == "shell" or value.value is None or "/" in value.value and not (path and installed_program(path)):
+            run_script(ctx, name, value, how)  # GIT_SSH=plink, =/usr/bin/ssh: a program, by its name

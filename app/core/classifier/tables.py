@@ -143,6 +143,7 @@ _CODE_DELETES = re.compile(
     r"\bshutdown\b|\breboot\b|\bshut\s+down\b|\brestart\b|\berase\b|"
     r"\.rm\s*\(|\brm\s*\(|promises\.rm\b|Deno\.remove|remove_tree|FileUtils\.remove|\brmdir\s*\(|remove_file|"
     r"Files\.delete|Directory\.Delete|\.truncate\s*\(|os\.truncate|"
+    r"\(\s*delete-(?:directory|file)\b|"  # Emacs Lisp's
     r"(?:^|[;\[{\n])\s*file\s+delete\b",  # Tcl's, at the start of a command (a comment may say "file delete")
     re.I,
 )
@@ -154,7 +155,8 @@ _CODE_RUNS = re.compile(
     r"\bpopen\s*\(|\bpassthru\s*\(|\bshell_exec\s*\(|\bproc_open\s*\(|%x[(\[{]|"  # Ruby's, PHP's (red team)
     r"\bopen\s*\(\s*\w+\s*,\s*['\"]\s*\||\bopen\s*\(\s*\w+\s*,\s*['\"]-?\|['\"]|"  # Perl's `open(F, "|rm ...")`
     r"\bimport[ \t]+[\w \t,]{0,200}?\b(?:system|popen|spawn\w*|exec\w*)\b|"  # `from os import system as s`
-    r"['\"]\s*(?:-\||\|-)\s*['\"]|\b(?:system|exec)[ \t]+['\"$@]",  # Perl's open mode "-|", `system "r"."m"`
+    r"['\"]\s*(?:-\||\|-)\s*['\"]|\b(?:system|exec)[ \t]+['\"$@]"  # Perl's open mode "-|", `system "r"."m"`
+    r"|\(\s*(?:async-)?(?:shell-command|call-process|start-process|make-process|process-file)",  # Emacs Lisp's
     re.I,
 )
 # Programs that fetch from the network: what they print, piped into a shell, is a downloaded program.
@@ -200,15 +202,23 @@ _MAY_WRITE = _WRITERS | frozenset(
 # rm, judged moderate: 2026-12-04): the value is judged as code, as `git -c core.pager=...` is.
 _CODE_VARIABLES = frozenset(
     {"GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR", "GIT_SSH_COMMAND",
-     "PROMPT_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "LESSOPEN", "LESSCLOSE"}
+     "PROMPT_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "LESSOPEN", "LESSCLOSE", "LESS"}
 )  # fmt: skip
+# Variables that name a script run later: as bash reads it ("shell": BASH_ENV, and ENV for an
+# interactive sh), or as a program (GIT_SSH, the askpass helpers: by its `#!` line).
+_SCRIPT_VARIABLES = {"BASH_ENV": "shell", "ENV": "shell", "GIT_SSH": "exec", "GIT_ASKPASS": "exec",
+                     "SSH_ASKPASS": "exec"}  # fmt: skip
 
 
-def code_prefix(variable: str, value: str | None) -> str:
+def code_prefix(variable: str, value: str | None) -> str | None:
     """What starts the value of one of _CODE_VARIABLES and is not code: less's `|`, `||` or `-`
-    before its LESSOPEN and LESSCLOSE commands (`LESSOPEN='|lesspipe %s'`)."""
-    if variable not in ("LESSOPEN", "LESSCLOSE") or value is None:
+    before its LESSOPEN and LESSCLOSE commands (`LESSOPEN='|lesspipe %s'`), LESS's options up to a
+    `+!` or `+|` that runs the rest (`LESS='-R +!CMD'`). None: the value holds no code (`LESS=-R`)."""
+    if value is None or variable not in ("LESSOPEN", "LESSCLOSE", "LESS"):
         return ""
+    if variable == "LESS":
+        command = re.match(r"(?s).*?(?:^|\s)\+[^!|\s]*[!|]", value)
+        return None if command is None else command[0]
     return re.match(r"\s*\|{0,2}-?", value)[0]  # type: ignore[index]  # always matches
 
 

@@ -6,19 +6,15 @@ import re
 
 from app.core.i18n import N_
 
-from .code_options import option_values
+from .code_options import code_file, option_values
 from .findings import GAINS_PRIVILEGES, D, M, _snip
 from .handoff import hands_off, local_host
 from .options import _long_flags, _short_flags, _split_options, long_option
 from .rule import Analysis
-from .shells import folder_after
+from .shells import folder_after, variable_set
 from .stdin import _Stdin
 from .tables import (
-    _CODE_VARIABLES,
-    _SPECIAL_VARIABLES,
     _names,
-    code_prefix,
-    sets_git_config,
 )
 from .words import _Word, _word_end
 
@@ -141,14 +137,9 @@ def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             letter = short[1]
             attached = _word_end(args[i], len(short[2])) if short[2] else None
         if letter is None:  # -i, -0, -v, a flag; NAME=VALUE
-            name_part = v.split("=", 1)[0]
-            if name_part in _CODE_VARIABLES:  # its value runs as code (tables.py)
-                said = _word_end(args[i], len(v) - len(name_part) - 1)
-                ctx.code_words([said], name_part, code_prefix(name_part, said.literal))
-            if sets_git_config(name_part, v.split("=", 1)[1] if "=" in v else None):
-                ctx.add(D, "cannot tell what runs: {value} sets git's configuration", value=name_part)
-            if name_part in _SPECIAL_VARIABLES:
-                ctx.add(M, "sets {name_part}: changes how later commands run", name_part=name_part)
+            name_part, equals, _value = v.partition("=")
+            if equals:
+                variable_set(ctx, name_part, _word_end(args[i], len(v) - len(name_part) - 1))
             i += 1
             continue
         value_word = attached or (args[i + 1] if i + 1 < len(args) else None)
@@ -269,8 +260,11 @@ def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             setting = options[j + 1].literal
         if setting is None and o.value in ("-o", None):
             ctx.add(D, "cannot tell what runs: {name} -o from an expansion", name=name)
-        elif setting and re.match(r"(?i)\s*(proxycommand|localcommand|knownhostscommand)\s*[= ]", setting):
-            ctx.sub_script(re.split(r"[= ]", setting.strip(), maxsplit=1)[1], f"{name} -o")
+        elif setting:
+            _ssh_setting(ctx, name, "-o", setting)
+    for _option, file in option_values(options, ["-F"]):  # `ssh -F FILE`: the same settings, in a file
+        if file.value != "none":
+            code_file(ctx, name, f"{name} -F", file, _ssh_config)
     if i < len(args) and (local_host(args[i]) or args[i].value is None):
         hands_off(ctx, f"{name} {_snip(args[i].source)}")  # this machine (or maybe), outside the command's reach
     else:
@@ -278,6 +272,29 @@ def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     remote = args[i + 1 :]
     if remote:
         ctx.code_words(remote, "ssh")
+
+
+def _ssh_setting(ctx: Analysis, name: str, where: str, setting: str) -> None:
+    """One of ssh's settings (`-o`, or a line of its configuration): what its commands run, runs here."""
+    if re.match(r"(?i)\s*(proxycommand|localcommand|knownhostscommand)\s*[= ]", setting):
+        ctx.sub_script(re.split(r"[= ]", setting.strip(), maxsplit=1)[1], f"{name} {where}")
+    elif match := re.match(r"(?i)\s*match\b.*?\bexec\s*[= ]\s*(?:\"([^\"]*)\"|(\S+))", setting):
+        ctx.sub_script(match[1] if match[1] is not None else match[2], f"{name} {where} Match exec")
+
+
+def _ssh_config(ctx: Analysis, name: str, what: str, text: str) -> None:
+    """An ssh configuration file (`ssh -F FILE`): its settings, and the files it includes (by a
+    name alone: in ~/.ssh)."""
+    for line in text.splitlines():
+        include = re.match(r"(?i)\s*include\s*[= ]\s*(.*)", line)
+        for file in include[1].split() if include else ():
+            path = file if file.startswith(("/", "~")) else f"{ctx.home}/.ssh/{file}"
+            if any(c in path for c in "*?["):
+                ctx.add(D, "cannot tell what runs: {name} reads the files {value}", name=name, value=_snip(path))
+            else:
+                code_file(ctx, name, what, _Word(path, path, path), _ssh_config)
+        if not include:
+            _ssh_setting(ctx, name, what.partition(" ")[2], line)
 
 
 def cmd_npx(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
