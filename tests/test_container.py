@@ -101,6 +101,9 @@ def routes_into_folder(target: Path, existing: Path) -> dict[str, str]:
         "cp": f"cp /etc/hostname {quoted}",
         "ln -s": f"ln -s /etc/hostname {quoted}",
         "sed -i": f"sed -i s/a/b/ {shlex.quote(str(existing))}",
+        # root's capabilities are dropped (red team, 2026-12-04: as root, a command unmounted the bind)
+        "umount": f"umount {shlex.quote(str(target.parent))} && echo x > {quoted}",
+        "remount": f"mount -o remount,rw,bind {shlex.quote(str(target.parent))} && echo x > {quoted}",
     }
 
 
@@ -113,6 +116,7 @@ def routes_onto_file(target: Path) -> dict[str, str]:
         "ln -sf": f"ln -sf /etc/hostname {quoted}",
         "mv over": f"echo x > {SCRATCH} && mv {SCRATCH} {quoted}; s=$?; rm -f {SCRATCH}; exit $s",
         "rm": f"rm -f {quoted}",
+        "umount": f"umount {quoted} && echo x >> {quoted}",
         "python -c": f"{PY} -c {shlex.quote(f'open({str(target)!r}, chr(97)).write(chr(120))')}",
     }
 

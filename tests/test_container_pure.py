@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -154,7 +155,7 @@ def test_a_member_inside_another_protected_folder_and_the_folders_between_get_no
 
 
 def test_the_bus_systemd_and_x11_sockets_are_hidden_where_they_exist() -> None:
-    present = {"/run/user/1000/bus", "/tmp/.X11-unix"}
+    present = {"/run/user/1000", "/run/user/1000/bus", "/tmp/.X11-unix"}
     args = container.hidden_args({"XDG_RUNTIME_DIR": "/run/user/1000"}, present.__contains__)
     assert args == ["--ro-bind", "/dev/null", "/run/user/1000/bus", "--tmpfs", "/tmp/.X11-unix"]
     assert container.hidden_args({}, lambda _path: False) == []
@@ -167,7 +168,7 @@ def test_a_session_bus_wherever_its_address_puts_it_and_the_accessibility_bus_ar
     address = "unix:path=/tmp/dbus-Ab%2dc,guid=9f;unix:abstract=/tmp/dbus-Zz,guid=9f;tcp:host=localhost,port=1"
     assert container.bus_socket_paths(address) == ["/tmp/dbus-Ab-c"]
     assert container.bus_socket_paths("") == [] and container.bus_socket_paths("unix:path=relative") == []
-    present = {"/tmp/dbus-Ab-c", "/run/user/1000/bus", "/run/user/1000/at-spi"}
+    present = {"/tmp/dbus-Ab-c", "/run/user/1000", "/run/user/1000/bus", "/run/user/1000/at-spi"}
     environ = {"XDG_RUNTIME_DIR": "/run/user/1000", "DBUS_SESSION_BUS_ADDRESS": address}
     assert container.hidden_args(environ, present.__contains__) == [
         "--ro-bind", "/dev/null", "/run/user/1000/bus",
@@ -175,7 +176,7 @@ def test_a_session_bus_wherever_its_address_puts_it_and_the_accessibility_bus_ar
         "--tmpfs", "/run/user/1000/at-spi",
     ]  # fmt: skip
     # The sound servers load modules that make pipes at any path a client names.
-    sound = {"/run/user/1000/pipewire-0", "/run/user/1000/pipewire-0-manager", "/run/user/1000/pulse"}
+    sound = {"/run/user/1000", "/run/user/1000/pipewire-0", "/run/user/1000/pipewire-0-manager", "/run/user/1000/pulse"}
     assert container.hidden_args({"XDG_RUNTIME_DIR": "/run/user/1000"}, sound.__contains__) == [
         "--ro-bind", "/dev/null", "/run/user/1000/pipewire-0",
         "--ro-bind", "/dev/null", "/run/user/1000/pipewire-0-manager",
@@ -183,6 +184,37 @@ def test_a_session_bus_wherever_its_address_puts_it_and_the_accessibility_bus_ar
     ]  # fmt: skip
     usual = {"XDG_RUNTIME_DIR": "/run/user/1000", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/1000/bus"}
     assert container.hidden_args(usual, present.__contains__).count("/run/user/1000/bus") == 1, "hidden once"
+
+
+def test_the_runtime_folder_is_found_without_its_variable_and_dbus_and_wayland_are_hidden_there() -> None:
+    """Red team, 2026-12-04: a headless server started without XDG_RUNTIME_DIR (as MCP clients start
+    them) left /run/user/<uid>/bus in reach, and a service file planted in dbus-daemon's own folder
+    there was started outside when the tray opened a folder; a Wayland compositor may let any
+    client type into other windows."""
+    runtime = "/run/user/1000"
+    present = {runtime, f"{runtime}/bus", f"{runtime}/dbus-1", f"{runtime}/wayland-0", f"{runtime}/wayland-9"}
+    expected = [
+        "--ro-bind", "/dev/null", f"{runtime}/bus",
+        "--ro-bind", "/dev/null", f"{runtime}/wayland-0",
+        "--tmpfs", f"{runtime}/dbus-1",
+    ]  # fmt: skip
+    assert container.hidden_args({}, present.__contains__, 1000) == expected
+    named = container.hidden_args({"WAYLAND_DISPLAY": "wayland-9"}, present.__contains__, 1000)
+    assert named[3:6] == ["--ro-bind", "/dev/null", f"{runtime}/wayland-9"], named
+    assert container.hidden_args({}, present.__contains__, 1001) == [], "another user's folder is not theirs"
+
+
+def test_a_container_started_by_root_keeps_only_the_capabilities_a_package_install_needs() -> None:
+    """As root, bwrap keeps every capability: a command unmounted a read-only bind and wrote
+    ~/.bashrc (red team, 2026-12-04). Anyone else's commands have none to drop."""
+    assert container.capability_args(1000) == []
+    args = container.capability_args(0)
+    assert args[:2] == ["--cap-drop", "ALL"]
+    kept = set(args[3::2])
+    assert {"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_SETUID"} <= kept
+    assert not {"CAP_SYS_ADMIN", "CAP_DAC_READ_SEARCH", "CAP_SYS_MODULE", "CAP_SYS_PTRACE", "CAP_MKNOD"} & kept
+    root_line = container.bwrap_argv("bwrap", [], [], ["true"])
+    assert ("--cap-drop" in root_line) is (os.geteuid() == 0)
 
 
 def test_the_bwrap_line_has_its_own_pid_namespace_dies_with_its_parent_and_starts_our_init() -> None:

@@ -109,7 +109,7 @@ def test_a_protected_root_folder_has_no_ancestor_to_bind_and_is_bound_read_only_
 
 
 def test_systemds_socket_folder_is_hidden_even_where_there_is_no_session_bus() -> None:
-    present = {"/run/user/1000/systemd"}
+    present = {"/run/user/1000", "/run/user/1000/systemd"}
     args = container.hidden_args({"XDG_RUNTIME_DIR": "/run/user/1000"}, present.__contains__)
     assert args == ["--tmpfs", "/run/user/1000/systemd"]
 

@@ -310,21 +310,30 @@ def bound_members(protected: ProtectedSet) -> set[str]:
     }
 
 
-def hidden_args(environ: Mapping[str, str], exists: Callable[[str], bool]) -> list[str]:
+def hidden_args(environ: Mapping[str, str], exists: Callable[[str], bool], uid: int | None = None) -> list[str]:
     """Hide what starts programs outside the container for the asking: the session bus (a D-Bus
     service file registered from inside was started by dbus-daemon outside; and any bus starts a
     service it knows with the environment a client gave it), wherever its address puts it
-    (`dbus-launch` and sessions without systemd: `/tmp/dbus-...`), the accessibility bus (its
-    launcher's, in the runtime folder), the sound servers, systemd's user manager and X11's path
-    sockets. Abstract sockets are Landlock's to scope (landlock.py)."""
+    (`dbus-launch` and sessions without systemd: `/tmp/dbus-...`), dbus-daemon's own folder of
+    services in the runtime folder (one planted there was started when the tray opened a folder),
+    the accessibility bus (its launcher's, in the runtime folder), the sound servers, systemd's user
+    manager, Wayland's and X11's path sockets (a Wayland compositor may let any client type). The
+    runtime folder is found without $XDG_RUNTIME_DIR too (`uid`): MCP clients start servers without
+    it, and its bus was then in reach (red team, 2026-12-04). Abstract sockets are Landlock's to
+    scope (landlock.py)."""
+    from app.core.execution.read_only import runtime_dir
+
     sockets: list[str] = []
     folders: list[str] = []
-    runtime = environ.get("XDG_RUNTIME_DIR", "")
-    if os.path.isabs(runtime):
+    runtime = runtime_dir(environ, uid, exists)
+    if runtime is not None:
         # PipeWire's and PulseAudio's daemons load modules on request, some of which make a pipe at
         # any path the client names (`module-pipe-sink file=...`): files made outside, anywhere.
         sockets += [f"{runtime}/bus", f"{runtime}/pipewire-0", f"{runtime}/pipewire-0-manager"]
-        folders += [f"{runtime}/systemd", f"{runtime}/at-spi", f"{runtime}/pulse"]
+        wayland = environ.get("WAYLAND_DISPLAY", "")
+        sockets += [wayland if wayland.startswith("/") else f"{runtime}/{wayland}"] if wayland else []
+        sockets += [f"{runtime}/wayland-0", f"{runtime}/wayland-1"]
+        folders += [f"{runtime}/systemd", f"{runtime}/at-spi", f"{runtime}/pulse", f"{runtime}/dbus-1"]
     sockets += bus_socket_paths(environ.get("DBUS_SESSION_BUS_ADDRESS", ""))
     args: list[str] = []
     for socket_path in dict.fromkeys(sockets):
@@ -390,6 +399,24 @@ def inherited(status_fd: int, read_fd: int) -> tuple[int, ...]:
     return (status_fd, lifeline())
 
 
+# The capabilities a command keeps when the app runs as root (Docker's default set, less MKNOD):
+# enough to install packages and own files. Without CAP_SYS_ADMIN (umount and remount) and
+# CAP_DAC_READ_SEARCH (open_by_handle_at reaches any file) root's commands are held by the read-only
+# binds as anyone's are: with all of root's, one unmounted ~/.bashrc's bind and wrote it (red team,
+# 2026-12-04). bwrap sets no_new_privs, so no program run inside gains them back.
+ROOT_CAPABILITIES = ("CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL", "CAP_SETGID",
+                     "CAP_SETUID", "CAP_SETFCAP", "CAP_NET_BIND_SERVICE", "CAP_NET_RAW", "CAP_SYS_CHROOT",
+                     "CAP_AUDIT_WRITE")  # fmt: skip
+
+
+def capability_args(euid: int) -> list[str]:
+    """bwrap's arguments that limit a container started by root (`ROOT_CAPABILITIES`); none for
+    anyone else, whose commands have no capabilities in the host's namespaces."""
+    if euid != 0:
+        return []
+    return ["--cap-drop", "ALL", *[arg for capability in ROOT_CAPABILITIES for arg in ("--cap-add", capability)]]
+
+
 def bwrap_argv(
     bwrap: str,
     mounts: Sequence[str],
@@ -412,7 +439,7 @@ def bwrap_argv(
         "--dev-bind", "/", "/",
         "--unshare-pid", "--proc", "/proc",
         "--die-with-parent", *(landlock.INIT_ENV if init else ["--new-session"]), "--as-pid-1",
-        *mounts, *hidden,
+        *capability_args(os.geteuid()), *mounts, *hidden,
         "--", *first, str(status_fd), str(life), *command,
     ]  # fmt: skip
 
@@ -770,7 +797,7 @@ def linux_container(app_folders: Iterable[str], environ: Mapping[str, str] | Non
     bwrap = bwrap_program(environ)
     protected = prepare(this_protected_set(app_folders))
     mounts = tuple(mount_args(protected, _writable_parent))
-    hidden = tuple(hidden_args(environ, os.path.exists))
+    hidden = tuple(hidden_args(environ, os.path.exists, os.getuid()))
     perl = landlock.find_perl(environ)
     scoping = landlock.plan(sys.platform, landlock.kernel_abi(), perl)
     init = tuple(landlock.init_argv(perl)) if scoping == landlock.SCOPED and perl else ()
