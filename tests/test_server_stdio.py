@@ -370,6 +370,26 @@ async def test_pausing_stops_a_running_command_within_a_second(home: Path) -> No
     assert row.status is Status.KILLED and "paused" in row.reason
 
 
+async def test_pausing_ends_the_background_job_a_finished_command_left(home: Path) -> None:
+    """A pause stops everything the agent started (red team, 2026-12-04: a loop left by `nohup ...
+    &` went on writing after the pause, until the app quit)."""
+    marker = f"36{os.getpid() % 1000}.5"
+    async with serving(home) as client:
+        first = await run(client, {"command": f"nohup sleep {marker} >/dev/null 2>&1 & echo started"})
+        assert first["stdout"] == "started\n" and live_processes(marker), "the job outlives its command"
+        paused_at = time.monotonic()
+        with Journal.open(AppPaths.from_environment()) as journal:
+            journal.set_paused(True)
+        while live_processes(marker) and time.monotonic() - paused_at < 3 * STOP_DEADLINE_S:
+            await anyio.sleep(0.05)
+        ended_after = time.monotonic() - paused_at
+        with Journal.open(AppPaths.from_environment()) as journal:
+            journal.set_paused(False)
+        again = await run(client, {"command": "echo back"})
+    assert live_processes(marker) == [] and ended_after < STOP_DEADLINE_S, ended_after
+    assert again["stdout"] == "back\n"
+
+
 async def test_the_journal_records_each_command_with_its_client_and_never_env_values(home: Path) -> None:
     async with serving(home) as client:
         await run(client, {"command": "echo secret-free; exit 3", "env": {"API_TOKEN": "s3cr3t"}})

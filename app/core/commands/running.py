@@ -9,6 +9,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import Mapping
+from types import ModuleType
 from typing import TYPE_CHECKING, Protocol
 
 import anyio
@@ -295,11 +296,15 @@ class Runs:
         return True
 
     def apply_user_stops(self) -> None:
-        """End what runs when the tray went away or the user paused, and what the user stopped."""
+        """End what runs when the tray went away or the user paused, and what the user stopped; a
+        pause ends the background jobs finished commands left too."""
+        authority = self.service.authority
+        lingering = _lingering_containers()
+        if lingering is not None and (authority.paused() or (authority.tethered and not authority.present())):
+            lingering.end_lingering()
         running = dict(self.running)
         if not running:
             return
-        authority = self.service.authority
         if authority.tethered and not authority.present():  # the tray went away: nobody watches
             for stop in running.values():
                 stop.set(APP_GONE_STOP_REASON)
@@ -312,11 +317,12 @@ class Runs:
             running[command_id].set(USER_STOP_REASON)
 
     async def watch(self) -> None:
-        """While commands run, apply pause and Stop: a headless server polls the journal; a tray's
-        pushes arrive through `pushed` at once, and this loop is only a backstop for them."""
+        """While commands run, or a finished one's background job, apply pause and Stop: a headless
+        server polls the journal; a tray's pushes arrive through `pushed` at once, and this loop is
+        only a backstop for them."""
         seen_version = -1
         while True:
-            if not self.running:
+            if not self.running and _lingering_containers() is None:
                 self._wake = anyio.Event()
                 await self._wake.wait()
                 seen_version = -1
@@ -326,6 +332,13 @@ class Runs:
                 self.apply_user_stops()
             self.report_live_output()
             await anyio.sleep(WATCH_INTERVAL_S)
+
+
+def _lingering_containers() -> ModuleType | None:
+    """start_files, when a container of this process lives on after its command (a background job);
+    None otherwise. Not imported for the asking: a server that never ran a command has none."""
+    start_files = sys.modules.get("app.core.execution.start_files")
+    return start_files if start_files is not None and start_files.lingering() else None
 
 
 def protection_note(result: ExecutionResult, container: Container) -> str | None:

@@ -306,6 +306,8 @@ async def run_command(
         if job is not None:
             job.close()
         if contained:
+            if exited:  # its container may live on for a background job: a pause ends it (start_files)
+                containers.start_files.command_done(status_read)
             os.close(status_read)
         # A job the command left running (`cmd &`) may still write: its output is read and dropped
         # (pipes.py). Otherwise nothing but a container's init holds the pipes: closed.

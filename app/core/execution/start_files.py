@@ -114,6 +114,7 @@ _mounts_by_fd: dict[int, tuple[str, ...]] = {}  # what bwrap_argv guards for a s
 _lock = threading.Lock()
 _wake: Callable[[], None] | None = None  # set by the watching thread (lone_files): look at new fds
 _awaiting: set[int] = set()  # status pipes (inodes) of spares not given their command yet (spare.py)
+_done: set[int] = set()  # status pipes (inodes) of containers whose command ended: a background job may live on
 _told: dict[str, float] = {}
 _recent: list[tuple[float, str, str]] = []  # (monotonic time, path, moved to): the last RECENT_KEPT moves
 RECENT_KEPT = 20
@@ -186,11 +187,42 @@ def register(status_fd: int, read_fd: int) -> None:
     wake()
 
 
+def command_done(status_read: int) -> None:
+    """The command of the container whose status pipe's read end is `status_read` ended; its
+    container lives on while a background job it left runs (`end_lingering` ends it)."""
+    try:
+        inode = os.fstat(status_read).st_ino
+    except OSError:
+        return
+    with _lock:
+        if any(entry.pipe == inode for entry in _guarded.values()):
+            _done.add(inode)
+
+
+def lingering() -> bool:
+    """Whether a container of this process lives on after its command ended."""
+    with _lock:
+        return any(entry.pipe in _done for entry in _guarded.values())
+
+
+def end_lingering() -> int:
+    """End the containers whose command ended but whose background job runs on (`npm run dev &`):
+    a pause stops everything the agent started, not only what runs in a call (red team, 2026-12-04:
+    a loop left by `nohup ... &` kept writing after the pause). How many were ended."""
+    with _lock:
+        entries = [entry for entry in _guarded.values() if entry.pipe in _done]
+    return _end(entries)
+
+
 def end_all() -> int:
     """End every container of this process by its init (the kernel then ends the rest of its pid
     namespace): at the app's exit, before the watching thread goes. How many were ended."""
     with _lock:
         entries = list(_guarded.values())
+    return _end(entries)
+
+
+def _end(entries: list[Guarded]) -> int:
     count = 0
     for entry in entries:
         init = _init_of(entry)
@@ -211,7 +243,9 @@ def ended(fds: Iterable[int]) -> None:
     """These containers' inits are gone (their fds reported POLLHUP, after the events read with them)."""
     with _lock:
         for fd in fds:
-            if _guarded.pop(fd, None) is not None:
+            entry = _guarded.pop(fd, None)
+            if entry is not None:
+                _done.discard(entry.pipe)
                 os.close(fd)
 
 
