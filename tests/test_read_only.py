@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from app.core import paths
 from app.core.execution import read_only
 from app.core.execution.read_only import Containment
 from app.core.journal.store import Journal, Status
@@ -61,9 +62,9 @@ def test_macos_uses_sandbox_exec_and_windows_the_classifier() -> None:
 
 def test_the_runtime_folder_is_found_even_when_the_client_did_not_pass_its_variable() -> None:
     exists = {"/run/user/1000", "/run/user/1001"}.__contains__
-    assert read_only.runtime_dir({"XDG_RUNTIME_DIR": "/run/user/1001"}, 1000, exists) == "/run/user/1001"
-    assert read_only.runtime_dir({}, 1000, exists) == "/run/user/1000"
-    assert read_only.runtime_dir({"XDG_RUNTIME_DIR": "relative"}, 7, exists) is None
+    assert paths.runtime_dir({"XDG_RUNTIME_DIR": "/run/user/1001"}, 1000, exists) == "/run/user/1001"
+    assert paths.runtime_dir({}, 1000, exists) == "/run/user/1000"
+    assert paths.runtime_dir({"XDG_RUNTIME_DIR": "relative"}, 7, exists) is None
 
 
 def test_bwrap_makes_everything_read_only_hides_tmp_the_network_and_the_session_sockets() -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 
@@ -180,3 +180,13 @@ def protected_paths(paths: AppPaths) -> list[str]:
     release the old Windows ones), as named and with symlinks resolved."""
     folders = (str(paths.data_dir), str(paths.log_dir), *legacy_folders())
     return sorted({*folders, *map(os.path.realpath, folders)})
+
+
+def runtime_dir(environ: Mapping[str, str], uid: int | None, exists: Callable[[str], bool]) -> str | None:
+    """The folder holding this user's session sockets: $XDG_RUNTIME_DIR, or /run/user/<uid> (MCP
+    clients pass on few variables, so the variable is often missing while the folder is there)."""
+    named = environ.get("XDG_RUNTIME_DIR", "")
+    if named.startswith("/") and exists(named):
+        return named
+    guessed = f"/run/user/{uid}" if uid is not None else None
+    return guessed if guessed and exists(guessed) else None

@@ -23,6 +23,8 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 
+from app.core.paths import runtime_dir
+
 BWRAP = "bwrap"
 SANDBOX_EXEC = "/usr/bin/sandbox-exec"
 
@@ -62,16 +64,6 @@ def containment(platform: str, which: Callable[[str], str | None], exists: Calla
     if platform == "darwin" and exists(SANDBOX_EXEC):
         return Containment.SANDBOX_EXEC
     return Containment.CLASSIFIER
-
-
-def runtime_dir(environ: Mapping[str, str], uid: int | None, exists: Callable[[str], bool]) -> str | None:
-    """The folder holding this user's session sockets: $XDG_RUNTIME_DIR, or /run/user/<uid> (MCP
-    clients pass on few variables, so the variable is often missing while the folder is there)."""
-    named = environ.get("XDG_RUNTIME_DIR", "")
-    if named.startswith("/") and exists(named):
-        return named
-    guessed = f"/run/user/{uid}" if uid is not None else None
-    return guessed if guessed and exists(guessed) else None
 
 
 def _under(path: str, folder: str) -> bool:
