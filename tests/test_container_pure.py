@@ -55,8 +55,12 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
         "/home/ann/.config/Claude",
         "/home/ann/.fonts",
         "/home/ann/.fontconfig",
+        "/home/ann/.config/xsettingsd",  # X settings can name a GTK module, as gtk-3.0's settings do
+        "/home/ann/.config/xfce4/xfconf",
+        "/home/ann/.local/share/flatpak/exports",  # in XDG_DATA_DIRS: dbus-1 services, systemd units
         "/home/ann/.config/zsh",
     ), "never created: Claude's means it is here"
+    assert "/home/ann/.local/share/applications/cowork/terminal.desktop" in protected.files, "the same desktop id"
     zdotdir = container.protected_set("linux", {"ZDOTDIR": "/home/ann/zsh"}, HOME, [], [], None)
     assert zdotdir.if_present[-2:] == ("/home/ann/.config/zsh", "/home/ann/zsh"), "zsh's start-up files"
     for above in (HOME, HOME + "/.", HOME + "/../ann", "/home", "/"):  # the home folder, however spelt, or above
@@ -80,7 +84,8 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
 def test_the_linux_set_follows_xdg_folders_and_ignores_relative_ones() -> None:
     moved = linux_set({"XDG_CONFIG_HOME": "/cfg", "XDG_DATA_HOME": "relative", "XDG_CACHE_HOME": "/cache"})
     assert "/cfg/autostart" in moved.folders and "/cache/fontconfig" in moved.folders
-    assert moved.if_present == ("/cfg/Claude", "/home/ann/.fonts", "/home/ann/.fontconfig", "/cfg/zsh")
+    assert moved.if_present == ("/cfg/Claude", "/home/ann/.fonts", "/home/ann/.fontconfig", "/cfg/xsettingsd",
+                                "/cfg/xfce4/xfconf", "/home/ann/.local/share/flatpak/exports", "/cfg/zsh")  # fmt: skip
     assert "/cfg/gtk-3.0" in moved.folders
     assert "/home/ann/.local/share/dbus-1" in moved.folders
     assert "/data/applications/cowork-terminal.desktop" in linux_set({"XDG_DATA_HOME": "/data"}).files

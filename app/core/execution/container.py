@@ -31,7 +31,7 @@ from pathlib import Path
 from app.core.execution import landlock, lone_files, start_files
 from app.core.execution.process_marks import children
 from app.core.i18n import _
-from app.core.paths import DESKTOP_FILE_NAME, AppPaths, claude_config_folder, protected_paths
+from app.core.paths import DESKTOP_FILE_NAME, AppPaths, claude_config_folder, protected_paths, runtime_dir
 from app.core.system_programs import system_program
 
 BWRAP = "bwrap"
@@ -181,8 +181,12 @@ def protected_set(
         # zsh reads its start-up files from $ZDOTDIR, which ~/.zshenv often sets to ~/.config/zsh.
         zdotdir = os.path.normpath(environ.get("ZDOTDIR", "") or ".")
         zsh = [zdotdir] if os.path.isabs(zdotdir) and not _holds(zdotdir, os.path.normpath(home)) else []
-        where_present = (join(config, "Claude"), join(home, ".fonts"), join(home, ".fontconfig"), join(config, "zsh"),
-                         *zsh)  # fmt: skip
+        # Where present too: the X settings daemons' files (xsettingsd's, Xfce's xfconf), which can name
+        # a GTK module for the tray's menu as gtk-3.0's do; Flatpak's exported folder, listed in
+        # XDG_DATA_DIRS, whose dbus-1 services and systemd units run outside (fifth red team, 2026-12-04).
+        where_present = (join(config, "Claude"), join(home, ".fonts"), join(home, ".fontconfig"),
+                         join(config, "xsettingsd"), join(config, "xfce4", "xfconf"), join(data, "flatpak", "exports"),
+                         join(config, "zsh"), *zsh)  # fmt: skip
         files += [join(home, name) for name in X_SESSION_FILES]
         files += [join(config, name) for name in CONFIG_FILES]
         if hostname:  # Xlib reads ~/.Xdefaults-<host> on every display, and Xft its dpi: text unreadable
@@ -224,6 +228,9 @@ def protected_set(
         # The launcher in the menu starts the tray: a changed one would start a look-alike at the
         # user's next click (and one made where the package's is would hide it).
         files.append(join(data, "applications", DESKTOP_FILE_NAME))
+        # ... and `applications/cowork/terminal.desktop` has the same desktop id (a subfolder's name joins
+        # it with a dash): guarded, like a missing start-up file (fifth red team, 2026-12-04).
+        files.append(join(data, "applications", *DESKTOP_FILE_NAME.split("-", 1)))
     files += [join(home, name) for name in SHELL_FILES]
     unique, followed = tuple(dict.fromkeys(folders)), tuple(dict.fromkeys([*folders[configuration:], *where_present]))
     return ProtectedSet(
@@ -321,8 +328,6 @@ def hidden_args(environ: Mapping[str, str], exists: Callable[[str], bool], uid: 
     runtime folder is found without $XDG_RUNTIME_DIR too (`uid`): MCP clients start servers without
     it, and its bus was then in reach (red team, 2026-12-04). Abstract sockets are Landlock's to
     scope (landlock.py)."""
-    from app.core.execution.read_only import runtime_dir
-
     sockets: list[str] = []
     folders: list[str] = []
     runtime = runtime_dir(environ, uid, exists)
