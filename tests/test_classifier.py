@@ -972,3 +972,73 @@ def test_typed_ipython_lines_are_python_and_its_bang_lines_are_shell_commands() 
     assert classifier.classify_typed("x = 1\nprint(x)", "ipython").reasons == ("python: runs inline code",)
     held = classifier.classify_typed("x = 1\n!rm -rf build\nprint(x)", "ipython")
     assert held.tier is Tier.DESTRUCTIVE and "rm -r: recursive removal" in held.reasons
+
+
+def test_the_fifth_red_team_routes_are_held() -> None:
+    """Fifth red team, 2026-12-04: each deleted or overwrote files while judged safe or moderate
+    (each run for real on a scratch copy; the deletions also through a server in
+    test_hidden_deletions.py)."""
+    documents = "/home/ana/Documents"
+    assert_held(
+        f"PS4='$(rm -rf {documents})'; set -x; ls",  # safe
+        f"PS0='$(rm -rf {documents})' bash -i <<< ls",
+        f"x='a[$(rm -rf {documents})]'; echo $((x))",
+        f"x='$(rm -rf {documents})'; echo \"${{x@P}}\"",
+        f"let 'a[$(rm -rf {documents})]'",
+        f"compgen -W '$(rm -rf {documents})'",
+        f"env 'BASH_FUNC_ls%%=() {{ rm -rf {documents}; }}' bash -c ls",
+        f"echo rm -rf {documents} | xargs env",
+        f"echo rm -rf {documents} | xargs timeout 9",
+        f"echo 'rm -rf {documents}' | xargs -I{{}} sh -c '{{}}'",
+        "find . -name x -exec {} \\;",
+        f"readarray -C eval -c 1 a <<< ';rm -rf {documents}'",
+        f"find {documents} -type f -exec unlink {{}} \\;",
+        f"ls -d {documents}/* | xargs -n1 unlink",
+        f"find {documents} -type f -exec truncate -s0 {{}} +",
+        f"git checkout HEAD {documents}",
+        "git checkout --ours docs",
+        "git checkout-index -f -a",
+        "git read-tree -u --reset HEAD",
+        "git reset --merge",
+        "git -c clean.requireForce=false clean -dx",
+        "git update-ref -d refs/heads/main",
+        f"python3 -m timeit -n1 -r1 'import os; os.system(\"rm -rf {documents}\")'",
+        f"python3 -m venv --clear --without-pip {documents}",
+        f"printf 'import shutil\\nshutil.rmtree(\"{documents}\")\\n' > x.py; python3 -m x",
+        f"printf 'all:\\n\\trm -rf {documents}\\n' > Makefile; make",
+        f'echo \'{{"scripts":{{"x":"rm -rf {documents}"}}}}\' > package.json && npm run x',
+        f"printf 'rm -rf {documents}' > x.cmake; cmake -P x.cmake",
+        f"mkdir -p d && printf '#!/bin/sh\\nrm -rf {documents}\\n' > d/x && run-parts d",
+        f"sqlite3 x.db \"select edit('x','rm -rf {documents}')\"",
+        'sqlite3 x.db "select edit(body) from notes"',
+        f'sqlite3 x.db ".shell $(echo rm) -rf {documents}"',
+        f"echo '[core] fsmonitor = rm -rf {documents}' >> .git/config; git status",
+        "cp hook .git/hooks/post-checkout",
+        "echo '[alias] st = !rm -rf x' >> ~/.gitconfig",
+        f"make .SHELLFLAGS='-c \"rm -rf {documents}\" #'",
+        f"npm pkg set scripts.x='rm -rf {documents}'",
+    )
+    assert_not_held(
+        "PS1='\\u@\\h $(git branch --show-current) $ '",
+        "x='$(date)'; echo $x",
+        "git checkout main",
+        "git checkout -b feature origin/feature",
+        "git clean -n",
+        "git diff --output-indicator-new=+",
+        "ls | xargs wc -l",
+        "ls | xargs -I{} mv {} {}.bak",
+        't=$(mktemp); make > "$t" 2>&1; rm -f "$t"',
+        'npm test > "$LOG" 2>&1',
+        "python3 -m venv .venv",
+        "python3 -m http.server 8000",
+        "sed -n '/url/p' .git/config",
+        "truncate -s 0 build.log",
+        'sqlite3 "$DB" .tables',
+        "mapfile -t lines < notes.txt",
+        "npm pkg set name=tool",
+        "run-parts --test /etc/cron.daily",
+    )
+    not_safe = ["yq -yi '.a = 1' config.yaml", "xxd in.bin out.hex", "git diff --output=patch.diff",
+                "git log --output notes.txt"]  # fmt: skip
+    for command in not_safe:  # each overwrote a file while judged safe
+        assert classify(command, cwd="/home/ana/project").tier is Tier.MODERATE, command

@@ -333,3 +333,23 @@ def test_each_file_of_commands_read_is_listed_for_pinning(code_files: Path) -> N
     """An Allow pins what was read: a file changed before the command runs is asked about again."""
     verdict = classify("sqlite3 db '.read outer.sql'; sed -f ok.sed notes", cwd=str(code_files))
     assert verdict.scripts == tuple(f"{code_files}/{name}" for name in ("outer.sql", "drop.sql", "ok.sed"))
+
+
+def test_a_java_source_a_module_of_the_folder_a_cmake_script_and_run_parts_are_read(tmp_path: Path) -> None:
+    """Fifth red team, 2026-12-04: `java R.java`, `python3 -m x` (the folder's own x.py), `cmake -P`
+    and `run-parts DIR` ran what their files said while judged moderate."""
+    (tmp_path / "R.java").write_text('class R { public static void main(String[] a) throws Exception {\n'
+                                     '  new ProcessBuilder("rm", "-rf", "/home/ana/x").start(); } }\n')  # fmt: skip
+    (tmp_path / "H.java").write_text("class H { public static void main(String[] a) { System.out.println(1); } }\n")
+    (tmp_path / "x.py").write_text("import shutil\nshutil.rmtree('/home/ana/x')\n")
+    (tmp_path / "wipe.cmake").write_text("file(REMOVE_RECURSE /home/ana/x)\n")
+    (tmp_path / "ok.cmake").write_text('message("hi")\n')
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "parts" / "clean").write_text("#!/bin/sh\nrm -rf /home/ana/x\n")
+    (tmp_path / "parts" / "clean").chmod(0o755)
+    cwd = str(tmp_path)
+    for held in ("java R.java", "python3 -m x", "cmake -P wipe.cmake", "run-parts parts"):
+        assert classify(held, cwd=cwd).tier is Tier.DESTRUCTIVE, held
+    for fine in ("java H.java", "cmake -P ok.cmake", "run-parts --list parts", "python3 -m json.tool a.json"):
+        assert classify(fine, cwd=cwd).tier is not Tier.DESTRUCTIVE, fine
+    assert classify("python3 -m x", cwd=cwd).scripts == (f"{tmp_path}/x.py",)

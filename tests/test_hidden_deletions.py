@@ -59,15 +59,15 @@ REMOVE_OPTIONS = {
 }
 
 
-def shown_to_delete(command: str, copy: Path) -> str:
-    """Run directly on a copy of the project, the route deletes its data (skipped where its program
-    is not installed): the test that holds it can fail. Its program's name."""
-    program = command.split()[0]
+def shown_to_delete(command: str, copy: Path, program: str | None = None) -> str:
+    """Run directly on a copy of the project (by bash, as the server runs it), the route deletes its
+    data (skipped where its program is not installed): the test that holds it can fail. Its program's name."""
+    program = program or command.split()[0]
     if shutil.which(program) is None:
         pytest.skip(f"{program} is not installed")
     a_project(copy)
-    subprocess.run(command, shell=True, cwd=copy, check=True, capture_output=True, timeout=60)
-    assert not (copy / "data").exists(), "run directly, it deletes"
+    subprocess.run(["bash", "-c", command], cwd=copy, check=False, capture_output=True, timeout=60)
+    assert not (copy / "data" / "results.csv").exists(), "run directly, it deletes"
     return program
 
 
@@ -119,3 +119,30 @@ async def test_a_long_command_is_judged_as_a_short_one_is(home: Path, tmp_path: 
         refused = await run(client, {"command": "rm -rf data # " + "padding " * 1_000, "cwd": str(project)})
     assert ran.get("stdout") == "word " * 999 + "word\n", ran
     assert HELD in refused.get("error", "") and (project / "data" / "results.csv").exists(), refused
+
+
+# Fifth red team, 2026-12-04: each was judged safe or moderate, so it ran unheld and deleted.
+FIFTH_RED_TEAM = {
+    "PS4 with set -x": ("PS4='$(rm -rf data)'; set -x; ls", "bash"),
+    "arithmetic name": ("x='a[$(rm -rf data)]'; echo $((x))", "bash"),
+    "exported function": ("env 'BASH_FUNC_ls%%=() { rm -rf data; }' bash -c ls", "env"),
+    "xargs env": ("echo rm -rf data | xargs env", "xargs"),
+    "xargs -I into sh -c": ("echo 'rm -rf data' | xargs -I{} sh -c '{}'", "xargs"),
+    "readarray -C eval": ("readarray -C eval -c 1 a <<< ';rm -rf data'", "bash"),
+    "find -exec unlink": ("find data -type f -exec unlink {} \\;", "find"),
+    "python -m timeit": (f"{Path(sys.executable).name} -m timeit -n1 -r1 'import shutil; shutil.rmtree(\"data\")'",
+                         Path(sys.executable).name),
+    "sqlite3 edit()": ("sqlite3 :memory: \"select edit('x', 'rm -rf data')\"", "sqlite3"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("command", "program"), FIFTH_RED_TEAM.values(), ids=FIFTH_RED_TEAM.keys())
+async def test_the_fifth_red_teams_deletions_wait_for_a_click(
+    home: Path, tmp_path: Path, command: str, program: str
+) -> None:
+    shown_to_delete(command, tmp_path / "copy", program)
+    project = a_project(tmp_path / "project")
+    async with serving(home) as client:
+        refused = await run(client, {"command": command, "cwd": str(project)})
+    assert HELD in refused.get("error", ""), refused
+    assert (project / "data" / "results.csv").exists()

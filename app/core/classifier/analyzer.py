@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from .code_options import judge_code_options
 from .danger import Danger
 from .findings import (
+    BULK_COMMAND,
     CANNOT_TELL_PROBES,
     MAX_COMMAND_CHARS,
     MAX_NODES,
@@ -37,7 +38,7 @@ from .protected import _home, _Protected
 from .registry import rule_for
 from .rule import Rule
 from .scratch import assigned_from_mktemp, scratch_variables, scratch_word
-from .scripts import installed_program, run_script, script_path
+from .scripts import installed_program, run_script, runs_project_files, script_path
 from .shells import runs_download, variable_set
 from .stdin import _PIPE, _Stdin
 from .tables import (
@@ -45,15 +46,14 @@ from .tables import (
     _DOWNLOADERS,
     _DOWNLOADS,
     _HARMLESS_DEVICES,
-    _INLINE_CODE_FLAGS,
+    _JS_PACKAGE_MANAGERS,
     _MAY_WRITE,
     _PERL,
     _PRIVILEGE,
-    _PYTHON,
     _SAFE,
     _SELF_PROGRAM,
-    _SHELLS,
     _WRITERS,
+    is_interpreter,
 )
 from .words import _EXPANSIONS, _WORDISH, _ansi_c, _double_quoted, _Word, _word_end, _WordBuilder
 
@@ -100,9 +100,15 @@ def _printed_text(name: str, values: list[str | None]) -> str | None:
     return _ansi_c(text) if escapes else text
 
 
-def _is_interpreter(name: str) -> bool:
-    """A shell or a language's interpreter: given code, its "cannot tell" stands."""
-    return name in _SHELLS or name in _INLINE_CODE_FLAGS or bool(_PYTHON.match(name) or _PERL.match(name))
+# Files whose commands git runs later: a repository's settings and hooks, the user's settings.
+_GIT_RUNS_FROM = re.compile(
+    r"(?:^|/)\.git/(?:config|hooks/|info/attributes)|^/\.gitconfig$|^/\.config/git/(?:config|attributes)$"
+)
+# Builtins that evaluate their words again, as arithmetic, names or word lists.
+_EVALUATES_WORDS = frozenset(
+    {"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "test", "[", "compgen",
+     "complete", "unset", "mapfile", "readarray"}
+)  # fmt: skip
 
 
 class _Analyzer:
@@ -304,7 +310,7 @@ class _Analyzer:
             if op in (">&", "<&") and re.fullmatch(r"\d+-?|-", target.value or ""):
                 continue  # 2>&1, >&- : file descriptors, not files
             self.check_word(target)
-            self.note_written(target)
+            self.note_written(target, writes=True)
             if target.value is None:
                 self.add(M, "writes to a file named by an expansion: {source}", source=_snip(target.source))
             elif _HARMLESS_DEVICES.match(target.value):
@@ -329,8 +335,11 @@ class _Analyzer:
         if name is not None and fresh and self.node_text(name) in self.scratch_names:
             self.scratch_seen.add(self.node_text(name))
 
-    def note_written(self, w: _Word) -> None:
-        """A file this command line may write, as a pattern (`*` where an expansion decides)."""
+    def note_written(self, w: _Word, *, writes: bool = False) -> None:
+        """A file this command line may write, as a pattern (`*` where an expansion decides).
+        `writes`: it surely writes it (a redirection, cp's or tee's operand): git's settings and
+        hooks are then held, since git runs what they name at its next command (fifth red team,
+        2026-12-04: `echo ... >> .git/config; git status` and a hook written then `git checkout`)."""
         pattern = w.pattern[3:] if w.pattern.startswith("of=") else w.pattern
         if pattern.startswith("-") or not pattern:
             return
@@ -338,6 +347,8 @@ class _Analyzer:
             pattern = posixpath.join(self.cwd, pattern) if self.cwd is not None else "*/" + pattern
         exact = w.value is not None and not w.glob
         self.report.written.add((posixpath.normpath(pattern) if exact else pattern, self.script))
+        if writes and _GIT_RUNS_FROM.search(posixpath.normpath(pattern).removeprefix(self.home)):
+            self.add(D, "cannot tell what runs: writes {source}, whose commands git runs", source=_snip(w.source))
 
     def scratch(self, w: _Word) -> bool:
         """`w` names the agent's own scratch file: see `scratch`."""
@@ -471,6 +482,9 @@ class _Analyzer:
             return
         name = _command_name(head.value)
         args = words[1:]
+        if bulk and head.value == "{}":  # `find . -exec {} \;`, `xargs -I{} {}`: what it finds runs
+            self.add(D, BULK_COMMAND)
+            return
         start, read_from = len(self.report.findings), len(self.report.scripts)
         # ./x.sh, ~/bin/tool: a file the agent may have written
         if "/" in head.value.replace("\\", "/") and not self.installed(head.value):
@@ -518,7 +532,7 @@ class _Analyzer:
             elif len(args) - k > 1 and (program := self.program_in(w)) is not None:
                 words = [program, *args[k + 1 :]]  # `--exec=/bin/rm -- -rf DIR`: the program after `=`
                 judge, cost = functools.partial(self.judge_words, words, depth), len(words)
-                keep_cannot_tell = len(words) > 2 and _is_interpreter(_command_name(program.value or ""))
+                keep_cannot_tell = len(words) > 2 and is_interpreter(_command_name(program.value or ""))
             else:
                 continue
             probes += 1
@@ -551,6 +565,20 @@ class _Analyzer:
         if stripped[:1] == "{" and stripped[-1:] == "}" and (braces := _BRACE_LIST.fullmatch(stripped)):
             text = braces[1].replace(",", " ")
         return text if any(c.isspace() or c in ";&|" for c in text.strip()) else None  # `'x=rm;$x'` too
+
+    def later_expanded(self, text: str, what: str, *, certain: bool) -> None:
+        """Text bash expands where it is used, not where it is written: a prompt (`PS4='$(rm -rf
+        DIR)'; set -x`), a name evaluated as arithmetic (`x='a[$(rm -rf DIR)]'; echo $((x))`),
+        `${x@P}`, `compgen -W` (fifth red team, 2026-12-04: each ran rm judged safe or moderate).
+        Its command substitutions are judged; unless `certain`, only a deletion found there holds."""
+        if "$(" not in text and "`" not in text:
+            return
+        quoted = ': "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        judge = functools.partial(self.judge_string, quoted)
+        if certain:
+            judge()
+        else:
+            self.keep_deletions(judge, keep_cannot_tell=False)
 
     def judge_string(self, code: str) -> None:
         self.report.in_string += 1
@@ -614,15 +642,22 @@ class _Analyzer:
         start, read_from = since
         args = words[1:]
         judge_code_options(self, name, args, depth)
+        if name in _JS_PACKAGE_MANAGERS and rule is not None:  # its scripts run: one written just before is held
+            runs_project_files(self, ["package.json"])
+        if name in _EVALUATES_WORDS:  # `let 'a[$(rm -rf DIR)]'`, `compgen -W '$(rm -rf DIR)'`
+            for a in args:
+                self.later_expanded(a.literal or "", name, certain=False)
         in_place = _PERL.match(name) and any(re.match(r"^-[a-zA-Z]*i", a.value or "") for a in args)  # perl -pi
         if rule is None or name in _MAY_WRITE or in_place:
             runs = next((i for i, a in enumerate(args) if a.value == "run"), len(args)) if name == "git" else len(args)
             # `git bisect run ./test.sh` runs it, and writes it no more than `./test.sh` does; nor does
             # `awk -f prog.awk` write the program it reads
             read_here = set(self.report.scripts[read_from:])
+            writes = rule is None or in_place or name in _WRITERS or name in ("ln", "dd") or (name == "sed" and any(
+                re.match(r"^-[a-zA-Z]*i|^--in-place", a.value or "") for a in args))  # fmt: skip
             for a in args[:runs]:
                 if a.value is None or script_path(self.cwd, a.value) not in read_here:
-                    self.note_written(a)
+                    self.note_written(a, writes=bool(writes))
         if bulk and self.report.top(start) is S and name not in _SAFE:
             self.add(M, "{name} via xargs or find", name=name)
         if name in _WRITERS:
@@ -634,6 +669,8 @@ class _Analyzer:
 
     def inner(self, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         if not args:
+            if bulk:  # `echo rm -rf DIR | xargs env` (or nice, timeout 9): the words read are the command
+                self.add(D, BULK_COMMAND)
             return
         if self.report.wrappers >= MAX_WRAPPERS:  # `env env env ...`: each costs Python 4-5 frames of its 1,000
             self.report.too_large = True  # it stands even inside a guess

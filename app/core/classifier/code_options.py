@@ -91,7 +91,7 @@ _Reader = Callable[[Analysis, str, str, str], None]  # (ctx, name, what, the fil
 _CODE_FILES: dict[str, tuple[tuple[str, ...], _Reader]] = {  # the readers are defined below
     **dict.fromkeys(_VIM_NAMES, (("-S", "-u", "-U"), lambda *a: vim_script(*a))),
     "gdb": (("-command", "--command", "-init-command", "--init-command", "-ix", "--ix"), lambda *a: gdb_script(*a)),
-    **dict.fromkeys(("emacs", "emacs-nox"), (("--load", "-load", "--script", "-script"), lambda *a: _elisp(*a))),
+    **dict.fromkeys(("emacs", "emacs-nox"), (("--load", "-load", "--script", "-script"), lambda *a: code_text(*a))),
 }
 _EXACT_FILES = {"gdb": ("-x",), "emacs": ("-l",), "emacs-nox": ("-l",)}  # one letter, not in a cluster (`-ex`)
 _NOT_A_FILE = frozenset({"NONE", "NORC", "DEFAULTS", "NOPLUGIN", "-"})
@@ -191,7 +191,8 @@ def gdb_script(ctx: Analysis, name: str, what: str, text: str) -> None:
             _judge_value(ctx, name, entry, _Word(line, line, line))
 
 
-def _elisp(ctx: Analysis, name: str, what: str, text: str) -> None:
+def code_text(ctx: Analysis, name: str, what: str, text: str) -> None:
+    """A file of code in a language judged by the calls it names (Emacs Lisp, CMake)."""
     inline_code(ctx, what, text)
 
 

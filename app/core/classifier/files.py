@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import fnmatch
+import os
 import posixpath
 import re
 
 from app.core.i18n import N_
 
-from .code_options import option_values, vim_script
+from .code_options import code_file, code_text, option_values, vim_script
 from .danger import Danger
 from .findings import DELETE_RECURSIVE, D, M, _snip
 from .options import _operands
 from .protected import _norm_path
 from .rule import Analysis
-from .scripts import typed_text
+from .scripts import run_script, runs_project_files, script_path, typed_text
 from .stdin import _Stdin
 from .words import _GLOB, _Word, _word_end
 
@@ -81,7 +82,7 @@ def cmd_rm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
         ctx.add(M, "rm: removes its own temporary file", N_("Deletes the temporary file {source} this command made"),
                 source=_snip(w.source))  # fmt: skip
     if bulk:
-        ctx.add(D, "rm via xargs or find: removes every file it is given", danger=Danger.LOSES_FILES)
+        ctx.add(D, "{name} via xargs or find: removes every file it is given", name=name, danger=Danger.LOSES_FILES)
     ctx.add(M, "rm: removes files")
 
 
@@ -157,8 +158,16 @@ _RSYNC_DELETING = frozenset({"--del", "--remove-source-files", "--remove-sent-fi
 
 
 def cmd_rmdir(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if bulk:  # `find DIR -type f -exec unlink {} \;`: every file found (fifth red team)
+        ctx.add(D, "{name} via xargs or find: removes every file it is given", name=name, danger=Danger.LOSES_FILES)
     ctx.add(M, "{name}: removes files", name=name)
     ctx.guard_parents(name, _operands(args))
+
+
+def cmd_truncate(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if bulk:  # `find DIR -type f -exec truncate -s0 {} +` empties every file found (fifth red team)
+        ctx.add(D, "{name} via xargs or find: empties every file it is given", name=name, danger=Danger.LOSES_FILES)
+    ctx.add(M, "{name}: changes the size of files", name=name)
 
 
 def cmd_shred(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -295,6 +304,46 @@ def cmd_cmake(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
         ctx.inner(args[at + (3 if tool == "chdir" else 2) :], None, bulk, depth)
     else:
         ctx.add(M, "{name}: builds software", name=name)
+    for option, script in option_values(args, ["-P"]):  # `cmake -P x.cmake`: a script (fifth red team)
+        code_file(ctx, name, f"{name} {option}", script, code_text)
+
+
+def cmd_run_parts(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """run-parts DIR runs every program in DIR: each is read as a script is (fifth red team: one
+    written there by the same command line deleted a folder)."""
+    operands = _operands(args, frozenset({"-u", "--umask", "--regex", "-a", "--arg"}))
+    if {"--test", "--list"} & {a.value for a in args} or not operands:
+        return
+    folder = operands[0]
+    path = None if folder.value is None else script_path(ctx.cwd, folder.value)
+    if path is None:
+        ctx.add(D, "cannot tell what runs: {name} runs {value}, a script in a folder not known here", name=name,
+                value=_snip(folder.source))  # fmt: skip
+        return
+    if any(p.startswith((path + "/", "*")) for p, _origin in ctx.report.written):
+        ctx.add(D, "cannot tell what runs: the command changes the script {path} before running it", path=_snip(path))
+        return
+    try:
+        found = sorted(entry for entry in os.listdir(path) if re.fullmatch(r"[A-Za-z0-9_-]+", entry))
+    except OSError:
+        found = []
+    for entry in found:
+        program = posixpath.join(path, entry)
+        if os.path.isfile(program):
+            run_script(ctx, name, _Word(program, program, program), "exec")
+    ctx.add(M, "{name}: runs the programs in {value}", name=name, value=_snip(folder.source))
+
+
+def cmd_java(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`java Tool.java` runs a source file: read as a script is (fifth red team: one that ran rm
+    was moderate); anything else is a program no rule knows."""
+    values = frozenset({"-cp", "-classpath", "--class-path", "-p", "--module-path", "--add-modules", "--source"})
+    operands = _operands(args, values)
+    if operands and (operands[0].value or "").endswith(".java"):
+        run_script(ctx, name, operands[0], "program")
+        return
+    ctx.add(M, "{value}: not known to be read-only", value=name)
+    ctx.may_run(args, depth)
 
 
 def cmd_ed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -333,7 +382,14 @@ def cmd_make(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
     """make: the project's makefile is the project's (not read here), but one typed into it (`make -f -
     <<< ...`) is written in the command: its recipe lines are judged as the shell runs them."""
     ctx.add(M, "{name}: builds software", name=name)
+    for a in args:  # `make .SHELLFLAGS='-c "rm -rf DIR" #'`: every recipe runs as `sh FLAGS` (fifth red team)
+        if (a.value or "").startswith(".SHELLFLAGS="):
+            ctx.code_words([_word_end(a, len(a.value or "") - len(".SHELLFLAGS="))], f"{name} .SHELLFLAGS", "")
+    folders = option_values(args, ["-C", "--directory"])
     files = option_values(args, ["-f", "--file", "--makefile"])
+    folder = folders[-1][1].value if folders else None
+    named = [word.value for _option, word in files if word.value not in (None, "-", "/dev/stdin")]
+    runs_project_files(ctx, [n for n in named if n] or ["GNUmakefile", "makefile", "Makefile"], folder)
     typed = any(word.value in ("-", "/dev/stdin") for _option, word in files)
     text = typed_text(ctx, name, stdin) if typed else None
     if text is not None:

@@ -120,6 +120,7 @@ MAX_PROBES = 64
 MAX_PROBED_WORDS = 20_000
 CANNOT_TELL_PROBES = "cannot tell what runs: a program no rule knows is given too many commands to check"
 REASON_SNIPPET_CHARS = 60
+BULK_COMMAND = "cannot tell what runs: the command comes from the words xargs or find adds"
 TOUCHES_APP_DATA = "touches Cowork Terminal's own data or settings"
 RUNS_ITSELF = "runs Cowork Terminal itself (it could change its own settings or answer its own approvals)"
 

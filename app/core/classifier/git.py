@@ -59,6 +59,9 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     if any((a.value or "").startswith("ext::") or "=ext::" in (a.value or "") for a in operands):
         # git's `ext::` transport runs its text as a command (`ext::sh -c rm% -rf% DIR`): third red team
         ctx.add(D, "cannot tell what runs: git {sub} ext::", sub=sub)
+    for _option, word in option_values(rest, ["--output"]):
+        ctx.add(M, "writes to {source}", source=_snip(word.value or word.source))
+        ctx.note_written(word)
     handler = _SUBCOMMANDS.get(sub)
     if handler is not None:
         handler(ctx, rest)
@@ -129,28 +132,57 @@ def git_push(ctx: Analysis, rest: list[_Word]) -> None:
 def git_reset(ctx: Analysis, rest: list[_Word]) -> None:
     if "--hard" in _long_flags(rest):
         ctx.add(D, "git reset --hard: discards uncommitted changes", danger=Danger.LOSES_FILES)
+    elif "--merge" in _long_flags(rest):  # it lost a staged change (fifth red team)
+        ctx.add(D, "git reset --merge: discards uncommitted changes", danger=Danger.LOSES_FILES)
     ctx.add(M, "git reset: moves the branch")
 
 
 def git_clean(ctx: Analysis, rest: list[_Word]) -> None:
+    """Held unless it only lists (or asks): without -f, `clean.requireForce=false`, set by `-c` or
+    an earlier command, makes it delete (fifth red team)."""
     flags = _short_flags(rest)
     longs = _long_flags(rest)
     if "n" in flags or "--dry-run" in longs:
         return
-    if "f" in flags or "--force" in longs:
+    if "i" in flags or "--interactive" in longs:
+        ctx.add(M, "git clean: deletes untracked files")
+    else:
         ctx.add(D, "git clean -f: deletes untracked files", danger=Danger.LOSES_FILES)
-    ctx.add(M, "git clean: deletes untracked files")
+
+
+_CHECKOUT_VALUES = frozenset({"-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"})
 
 
 def git_checkout(ctx: Analysis, rest: list[_Word]) -> None:
     flags = _short_flags(rest)
-    if "f" in flags or "--force" in _long_flags(rest):
+    longs = _long_flags(rest)
+    if "f" in flags or "--force" in longs:
         ctx.add(D, "git checkout -f: discards uncommitted changes", danger=Danger.LOSES_FILES)
     values = [a.value for a in rest]
     paths = "--" in values and values.index("--") < len(values) - 1
-    if paths or any(a.value == "." or a.glob for a in rest):
+    # `git checkout HEAD DIR`: a commit then paths; `--ours`/`--theirs` only take paths (fifth red team)
+    paths = paths or len(_operands(rest, _CHECKOUT_VALUES)) > 1 or bool({"--ours", "--theirs"} & longs)
+    if paths or "--pathspec-from-file" in longs or any(a.value == "." or a.glob for a in rest):
         ctx.add(D, "git checkout <paths>: discards uncommitted changes", danger=Danger.LOSES_FILES)
     ctx.add(M, "git checkout: changes the working tree")
+
+
+def git_checkout_index(ctx: Analysis, rest: list[_Word]) -> None:
+    if "f" in _short_flags(rest) or "--force" in _long_flags(rest):
+        ctx.add(D, "git checkout-index -f: discards uncommitted changes", danger=Danger.LOSES_FILES)
+    ctx.add(M, "git checkout-index: changes the working tree")
+
+
+def git_read_tree(ctx: Analysis, rest: list[_Word]) -> None:
+    if "--reset" in _long_flags(rest) and "u" in _short_flags(rest):
+        ctx.add(D, "git read-tree --reset -u: discards uncommitted changes", danger=Danger.LOSES_FILES)
+    ctx.add(M, "git read-tree: changes the repository")
+
+
+def git_update_ref(ctx: Analysis, rest: list[_Word]) -> None:
+    if "d" in _short_flags(rest) or "--stdin" in _long_flags(rest):  # `update-ref -d refs/heads/main`
+        ctx.add(D, "git update-ref -d: deletes a branch even if unmerged", danger=Danger.LOSES_FILES)
+    ctx.add(M, "git update-ref: changes the repository")
 
 
 def git_restore(ctx: Analysis, rest: list[_Word]) -> None:
@@ -280,6 +312,9 @@ _SUBCOMMANDS: dict[str, Callable[[Analysis, list[_Word]], None]] = {
     "reset": git_reset,
     "clean": git_clean,
     "checkout": git_checkout,
+    "checkout-index": git_checkout_index,
+    "read-tree": git_read_tree,
+    "update-ref": git_update_ref,
     "restore": git_restore,
     "switch": git_switch,
     "branch": git_branch,

@@ -153,6 +153,14 @@ def js_package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int) 
         ctx.add(M, "{name} {sub}: changes or runs the project", name=name, sub=sub or "")
         if sub in _JS_RUNS_GIVEN:
             ctx.may_run(args, depth)
+        # `npm pkg set scripts.x='rm -rf DIR'` (then `npm run x`), `npm set-script x CMD`: code (fifth red team)
+        for a in args:
+            script = re.match(r"scripts\.[^=]+=(.*)", a.literal or "", re.S)
+            if sub == "pkg" and script is not None:
+                ctx.sub_script(script[1], f"{name} pkg set")
+        ops = _operands(args)
+        if sub == "set-script" and len(ops) > 2:
+            ctx.code_words(ops[2:3], f"{name} set-script")
 
 
 def cmd_package_manager(

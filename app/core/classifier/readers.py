@@ -132,9 +132,21 @@ def cmd_sort(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
         ctx.add(M, "sort -o: writes a file")
 
 
-def cmd_uniq(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    if len(_operands(args, frozenset({"-f", "-s", "-w"}))) > 1:
-        ctx.add(M, "uniq: writes its output file")
+# Programs whose second operand is the file they write (`xxd in out`, `uniq in out`), and the options
+# of theirs that take a value.
+_OUTPUT_OPERAND = {"uniq": frozenset({"-f", "-s", "-w"}), "xxd": frozenset({"-c", "-g", "-l", "-n", "-o", "-s"})}
+
+
+def cmd_output_operand(
+    ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int
+) -> None:
+    if len(_operands(args, _OUTPUT_OPERAND[name])) > 1:
+        ctx.add(M, "{name}: writes its output file", name=name)
+
+
+def cmd_yq(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if "i" in _short_flags(args) or "--in-place" in _long_flags(args):  # `yq -yi . f` rewrote f (fifth red team)
+        ctx.add(M, "{name} -i: edits files in place", name=name)
 
 
 def cmd_date(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

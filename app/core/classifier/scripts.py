@@ -13,6 +13,7 @@ is not known yet.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import posixpath
 import re
@@ -161,6 +162,21 @@ def script_text(ctx: Analysis, name: str, word: _Word, *, compiled_ok: bool = Fa
     return None if text is None else (path, text)
 
 
+def runs_project_files(ctx: Analysis, names: list[str], folder: str | None = None) -> None:
+    """Files of the project a command runs without its words naming them (make's makefile, npm's
+    package.json, `python -m MOD`'s module): not read (a project's own recipes may well delete its
+    build folder), but one the command line wrote before is held (`echo ... > Makefile; make`:
+    fifth red team, 2026-12-04). A write whose target an expansion decides does not count here:
+    `make > "$log"` is everyday."""
+    where = ctx.cwd if folder is None else script_path(ctx.cwd, folder)
+    written = [pattern for pattern, _origin in ctx.report.written if not pattern.startswith("*")]
+    for name in names:
+        path = None if where is None else script_path(where, name)
+        if path is not None and any(fnmatch.fnmatchcase(path, pattern) for pattern in written):
+            ctx.add(D, "cannot tell what runs: the command changes the script {path} before running it",
+                    path=_snip(path))  # fmt: skip
+
+
 def typed_text(ctx: Analysis, name: str, stdin: _Stdin | None) -> str | None:
     """What is typed into `name` (a database client, an editor, make -f -): known text, or the file
     `< FILE` names, read as a script is; None when nothing known is."""
@@ -174,4 +190,4 @@ def typed_text(ctx: Analysis, name: str, stdin: _Stdin | None) -> str | None:
     return None if read is None else read[1]
 
 
-_KNOWN_CODE = frozenset(_INLINE_CODE_FLAGS) - {"cmd", "osascript"}
+_KNOWN_CODE = frozenset(_INLINE_CODE_FLAGS) - {"cmd", "osascript"} | {"java"}  # `java R.java`: its source

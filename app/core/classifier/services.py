@@ -124,9 +124,11 @@ _SQL_TEXT_ESCAPED = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"|
 _SHELL_ESCAPE = re.compile(
     r"(?:^|[;\n])\s*(?:\.sh(?:e(?:ll?)?)?|\.sy(?:s(?:t(?:em?)?)?)?|\\!|system)\s+(.*)|"
     r"(?:^|[;\n])\s*(?:\.(?:output|once|import|read|o)|\\o|\\g)\s*['\"]?\|\s*([^'\"\n]*)|"
-    r"\bprogram\s+'([^']*)'",
+    r"\bprogram\s+'([^']*)'|"
+    r"\bedit\s*\((?:[^,()']|'[^']*')*,\s*'((?:[^']|'')*)'",  # sqlite3's edit(TEXT, 'EDITOR') runs EDITOR
     re.I,
 )
+_EDITS = re.compile(r"\bedit\s*\(", re.I)  # edit(TEXT) runs $VISUAL; edit(TEXT, EDITOR) what it names
 
 
 _SQL_FILE_OPTIONS = {"psql": ["-f", "--file"], "sqlite3": ["-init", "--init"], "duckdb": ["-init", "--init"]}
@@ -147,7 +149,8 @@ def _sql_blank(match: re.Match[str]) -> str:
 def cmd_database(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """A database's client (psql, mysql, sqlite3, redis-cli, mongosh...): what it is told to run, in
     its words or typed into it, may delete the database's data, or run a shell command."""
-    texts = [a.literal or "" for a in args]
+    # a word with an expansion: its text as written (`".shell $(echo rm) -rf DIR"`: fifth red team)
+    texts = [a.literal if a.literal is not None else a.source.strip("'\"") for a in args]
     typed = typed_text(ctx, name, stdin)  # `printf 'DROP TABLE %s' t |`, `< drop.sql`: its words
     if typed is not None:
         texts.append(typed)
@@ -166,6 +169,8 @@ def cmd_database(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
     for text in texts:
         for escape in _SHELL_ESCAPE.finditer(text):
             ctx.sub_script(next(group for group in escape.groups() if group is not None), f"{name} shell command")
+        if _EDITS.search(text) and not any(e.lastindex == 4 for e in _SHELL_ESCAPE.finditer(text)):
+            ctx.add(D, "cannot tell what runs: {name} runs the editor its SQL names", name=name)
     statements = [pattern.sub(_sql_blank, text) for text in texts for pattern in (_SQL_TEXT, _SQL_TEXT_ESCAPED)]
     found = (*map(_DOT_WIPES.search, texts), *map(_DROPS.search, statements))
     dropped = next((m for m in found if m is not None), None)

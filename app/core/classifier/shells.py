@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
+import shlex
 
 from app.core.i18n import N_
 
 from .code import inline_code
+from .code_options import option_values
 from .danger import Danger
 from .findings import D, M
 from .itself import python_module
 from .options import _operands, _split_options
 from .rule import Analysis
-from .scripts import installed_program, run_script, script_path
+from .scripts import installed_program, run_script, runs_project_files, script_path, typed_text
 from .stdin import _STDIN_FILES, _Stdin
 from .tables import (
     _CODE_VARIABLES,
@@ -138,6 +141,44 @@ def cmd_hash(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
         ctx.add(D, "cannot tell what runs: hash -p makes a name run another program")
 
 
+def python_m(ctx: Analysis, name: str, module: _Word | None, rest: list[_Word]) -> None:
+    """`python -m MODULE`: one in the command's folder is what runs (python puts it first), read as
+    a script is, and listed so that one the command line writes first is held; `timeit` runs its
+    words as Python, `venv --clear` empties the folder (fifth red team, 2026-12-04)."""
+    value = None if module is None else module.value
+    if value == "timeit":
+        code = [w.literal for w in rest]
+        inline_code(ctx, f"{name} -m timeit", None if None in code else "\n".join(c for c in code if c))
+        return
+    if value in ("venv", "virtualenv") and any(w.value == "--clear" for w in rest):
+        ctx.add(D, "{name} -m venv --clear: deletes what the folder holds", name=name, danger=Danger.LOSES_FILES)
+    if value is not None and re.fullmatch(r"\w+(?:\.\w+)*", value) and ctx.cwd is not None:
+        here = posixpath.join(ctx.cwd, *value.split("."))
+        found = next((p for p in (f"{here}.py", f"{here}/__main__.py") if os.path.isfile(p)), None)
+        if found is not None:
+            run_script(ctx, name, _Word(found, found, found), "program")
+            return
+        runs_project_files(ctx, [f"{here}.py"])
+    python_module(ctx, name, module, rest)
+
+
+def cmd_mapfile(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`mapfile -C CALLBACK`: bash runs `CALLBACK INDEX 'LINE'` as code for the lines it reads
+    (`readarray -C eval -c 1 a <<< ';rm -rf DIR'` ran rm: fifth red team)."""
+    for _option, callback in option_values(args, ["-C"]):
+        typed = typed_text(ctx, name, stdin)
+        if callback.literal is None:
+            ctx.add(D, "cannot tell what runs: {name} code from an expansion", name=name)
+        elif typed is None or typed.count("\n") > MAX_CALLBACK_LINES:
+            ctx.add(D, "cannot tell what runs: {name} reads its commands from a pipe", name=name)
+        else:
+            lines = [f"{callback.literal} 0 {shlex.quote(line)}" for line in typed.splitlines()]
+            ctx.sub_script("\n".join(lines), f"{name} -C")
+
+
+MAX_CALLBACK_LINES = 200  # lines of a mapfile -C judged one by one; more are held
+
+
 def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None) -> None:
     python = bool(_PYTHON.match(name))
     perl = bool(_PERL.match(name))
@@ -161,9 +202,9 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
                 return
             if k < len(cluster) and cluster[k] == "m":
                 if attached:
-                    python_module(ctx, name, _Word(attached, a.source, attached), args[i + 1 :])
+                    python_m(ctx, name, _Word(attached, a.source, attached), args[i + 1 :])
                 else:
-                    python_module(ctx, name, args[i + 1] if i + 1 < len(args) else None, args[i + 2 :])
+                    python_m(ctx, name, args[i + 1] if i + 1 < len(args) else None, args[i + 2 :])
                 return
             i += 2 if k < len(cluster) and not attached else 1
             continue
@@ -256,6 +297,13 @@ def variable_set(ctx: Analysis, name: str, value: _Word) -> None:
     prefix = code_prefix(name, value.literal) if name in _CODE_VARIABLES else None
     if prefix is not None:
         ctx.code_words([value], name, prefix)
+    if name.startswith("BASH_FUNC_"):  # `env 'BASH_FUNC_ls%%=() { rm -rf DIR; }' bash -c ls`: a function
+        if value.literal is None:
+            ctx.add(D, "cannot tell what runs: {name} code from an expansion", name=name)
+        elif value.literal.startswith("()"):
+            ctx.sub_script("f" + value.literal, name)
+    elif value.literal:  # a prompt runs what it holds when shown; any value may be evaluated later
+        ctx.later_expanded(value.literal, name, certain=base in ("PS0", "PS1", "PS2", "PS3", "PS4"))
     how = _SCRIPT_VARIABLES.get(name)
     if how is not None and value.value != "":
         path = None if value.value is None else script_path(ctx.cwd, value.value)

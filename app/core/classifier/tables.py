@@ -127,6 +127,13 @@ _INLINE_CODE_FLAGS: dict[str, frozenset[str]] = {
 }
 _PYTHON = re.compile(r"^(python|pypy)[0-9.]*w?$")
 _PERL = re.compile(r"^perl[0-9.]*$")
+
+
+def is_interpreter(name: str) -> bool:
+    """A shell or a language's interpreter: given code, its "cannot tell" stands."""
+    return name in _SHELLS or name in _INLINE_CODE_FLAGS or bool(_PYTHON.match(name) or _PERL.match(name))
+
+
 # Cowork Terminal itself: its program (any spelling `re.sub(r"\W", "_", ...)` turns into cowork_terminal),
 # its Python package run as a module, and inline Python that imports the package.
 _SELF_PROGRAM = "cowork_terminal"
@@ -144,6 +151,7 @@ _CODE_DELETES = re.compile(
     r"\.rm\s*\(|\brm\s*\(|promises\.rm\b|Deno\.remove|remove_tree|FileUtils\.remove|\brmdir\s*\(|remove_file|"
     r"Files\.delete|Directory\.Delete|\.truncate\s*\(|os\.truncate|"
     r"\(\s*delete-(?:directory|file)\b|"  # Emacs Lisp's
+    r"\bfile\s*\(\s*REMOVE|deleteIfExists|FileUtils\.deleteDirectory|"  # CMake's, Java's
     r"(?:^|[;\[{\n])\s*file\s+delete\b",  # Tcl's, at the start of a command (a comment may say "file delete")
     re.I,
 )
@@ -156,7 +164,8 @@ _CODE_RUNS = re.compile(
     r"\bopen\s*\(\s*\w+\s*,\s*['\"]\s*\||\bopen\s*\(\s*\w+\s*,\s*['\"]-?\|['\"]|"  # Perl's `open(F, "|rm ...")`
     r"\bimport[ \t]+[\w \t,]{0,200}?\b(?:system|popen|spawn\w*|exec\w*)\b|"  # `from os import system as s`
     r"['\"]\s*(?:-\||\|-)\s*['\"]|\b(?:system|exec)[ \t]+['\"$@]"  # Perl's open mode "-|", `system "r"."m"`
-    r"|\(\s*(?:async-)?(?:shell-command|call-process|start-process|make-process|process-file)",  # Emacs Lisp's
+    r"|\(\s*(?:async-)?(?:shell-command|call-process|start-process|make-process|process-file)"  # Emacs Lisp's
+    r"|\bexecute_process\s*\(|\bProcessBuilder\b",  # CMake's, Java's
     re.I,
 )
 # Programs that fetch from the network: what they print, piped into a shell, is a downloaded program.

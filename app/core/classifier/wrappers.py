@@ -7,15 +7,13 @@ import re
 from app.core.i18n import N_
 
 from .code_options import code_file, option_values
-from .findings import GAINS_PRIVILEGES, D, M, _snip
+from .findings import BULK_COMMAND, GAINS_PRIVILEGES, D, M, _snip
 from .handoff import hands_off, local_host
-from .options import _long_flags, _short_flags, _split_options, long_option
+from .options import _command_name, _long_flags, _short_flags, _split_options, long_option
 from .rule import Analysis
 from .shells import folder_after, variable_set
 from .stdin import _Stdin
-from .tables import (
-    _names,
-)
+from .tables import _names, is_interpreter
 from .words import _Word, _word_end
 
 
@@ -182,9 +180,27 @@ def _plain_split_string(word: _Word | None) -> bool:
 def cmd_xargs(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     values = frozenset({"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-lines", "-n",
                         "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"})  # fmt: skip
-    _, i = _split_options(args, values)
+    options, i = _split_options(args, values)
+    replace = [v or "{}" for v in _replace_strings(options)]  # -I{} / -i: each word read goes where it is
+    shell = i < len(args) and is_interpreter(_command_name(args[i].value or ""))
+    if shell and any(r in (a.value or "") for a in args[i + 1 :] for r in replace):  # `xargs -I{} sh -c '{}'`
+        ctx.add(D, BULK_COMMAND)
     if args[i:]:
         ctx.argv(args[i:], None, bulk=True, depth=depth + 1)
+
+
+def _replace_strings(options: list[_Word]) -> list[str | None]:
+    """xargs's replace strings: `-I R`, `-IR`, `-i[R]`, `--replace[=R]` (None: the default `{}`)."""
+    found: list[str | None] = []
+    for j, o in enumerate(options):
+        v = o.value or ""
+        if v == "-I" and j + 1 < len(options):
+            found.append(options[j + 1].value)
+        elif v.startswith("-I") or v.startswith("-i"):
+            found.append(v[2:] or None)
+        elif v.startswith("--replace"):
+            found.append(v.partition("=")[2] or None)
+    return found
 
 
 def cmd_parallel(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
