@@ -353,3 +353,20 @@ def test_a_java_source_a_module_of_the_folder_a_cmake_script_and_run_parts_are_r
     for fine in ("java H.java", "cmake -P ok.cmake", "run-parts --list parts", "python3 -m json.tool a.json"):
         assert classify(fine, cwd=cwd).tier is not Tier.DESTRUCTIVE, fine
     assert classify("python3 -m x", cwd=cwd).scripts == (f"{tmp_path}/x.py",)
+
+
+def test_an_awk_library_from_the_folder_is_read_and_the_program_after_it_too(tmp_path: Path) -> None:
+    (tmp_path / "wipe.awk").write_text('BEGIN { system("rm -rf /home/ana/x") }\n')
+    (tmp_path / "fine.awk").write_text("function twice(n) { return 2 * n }\n")
+    cwd = str(tmp_path)
+    for held in ("gawk -i ./wipe.awk 1 f", "gawk -i wipe 1 f", "gawk -i fine 'BEGIN{system(\"rm -rf x\")}' f"):
+        assert classify(held, cwd=cwd).tier is Tier.DESTRUCTIVE, held
+    for fine in ("gawk -i fine '{ print twice($1) }' f", "gawk -i ord '{ print }' f", "gawk -i inplace 1 f"):
+        assert classify(fine, cwd=cwd).tier is not Tier.DESTRUCTIVE, fine
+
+
+def test_cowork_terminal_run_as_a_module_from_its_own_source_folder_is_itself(tmp_path: Path) -> None:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__main__.py").write_text("print('a look-alike')\n")
+    verdict = classify("python3 -m app resume", cwd=str(tmp_path))
+    assert verdict.tier is Tier.DESTRUCTIVE and "runs Cowork Terminal itself" in verdict.reasons[0], verdict

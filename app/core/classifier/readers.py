@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 from .code import code_from_expansion
@@ -9,7 +10,7 @@ from .code_options import option_values
 from .findings import D, M, _snip
 from .options import _long_flags, _operands, _short_flags
 from .rule import Analysis
-from .scripts import script_text, typed_text
+from .scripts import script_path, script_text, typed_text
 from .stdin import _STDIN_FILES, _Stdin
 from .tables import (
     _HARMLESS_DEVICES,
@@ -62,6 +63,7 @@ def cmd_sed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
 
 def cmd_awk(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     programs: list[str] = []
+    libraries: list[str] = []
     i = 0
     inplace = False
     while i < len(args):
@@ -82,10 +84,16 @@ def cmd_awk(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             continue
         if key in ("-i", "--include") or (joined is not None and v[1] == "i"):
             library = attached if long and eq else joined if joined is not None else following and following.value
-            if library != "inplace":  # a library file (or one from an expansion): awk code run from a file
+            here = library_file(ctx.cwd, library)  # AWKPATH starts with the current folder
+            if here is not None:  # `awk -i ./wipe.awk 1 f`: read as -f's file is
+                library_text = program_file(ctx, name, _Word(here, here, here), stdin)
+                if library_text is None:
+                    return
+                libraries.append(library_text)  # the program is still the first operand
+            elif library != "inplace":  # one of awk's own libraries, or one from an expansion
                 ctx.add(M, "{name} -f: runs an awk program file", name=name)
                 return
-            inplace = True
+            inplace = inplace or library == "inplace"
             i += 1 if (long and eq) or joined is not None else 2
             continue
         if key in ("-e", "--source") or (joined is not None and v[1] == "e"):
@@ -111,7 +119,7 @@ def cmd_awk(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
                 programs.append(word.value or "")
             break
         i += 1
-    program = "\n".join(programs)
+    program = "\n".join(programs + libraries)
     if re.search(r"\bsystem\s*\(|\|\s*getline|\|&|print[f]?\b[^;}]*\|", program):
         ctx.add(D, "cannot tell what runs: {name} starts shell commands", name=name)
     elif ">" in program:
@@ -178,3 +186,14 @@ def program_file(ctx: Analysis, name: str, file: _Word, stdin: _Stdin | None) ->
         return typed
     read = script_text(ctx, name, file)
     return None if read is None else read[1]
+
+
+def library_file(cwd: str | None, library: str | None) -> str | None:
+    """The file `awk -i LIBRARY` loads from the command's folder (as named, or with `.awk`), if any."""
+    if not library or cwd is None:
+        return None
+    for name in (library, f"{library}.awk"):
+        path = script_path(cwd, name)
+        if path is not None and os.path.isfile(path):
+            return path
+    return None

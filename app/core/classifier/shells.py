@@ -26,6 +26,7 @@ from .tables import (
     _PERL,
     _PYTHON,
     _SCRIPT_VARIABLES,
+    _SELF_MODULE,
     _SPECIAL_VARIABLES,
     code_prefix,
     sets_git_config,
@@ -152,7 +153,8 @@ def python_m(ctx: Analysis, name: str, module: _Word | None, rest: list[_Word]) 
         return
     if value in ("venv", "virtualenv") and any(w.value == "--clear" for w in rest):
         ctx.add(D, "{name} -m venv --clear: deletes what the folder holds", name=name, danger=Danger.LOSES_FILES)
-    if value is not None and re.fullmatch(r"\w+(?:\.\w+)*", value) and ctx.cwd is not None:
+    own = value is not None and _SELF_MODULE.match(value)  # Cowork Terminal itself, wherever it is found
+    if value is not None and not own and re.fullmatch(r"\w+(?:\.\w+)*", value) and ctx.cwd is not None:
         here = posixpath.join(ctx.cwd, *value.split("."))
         found = next((p for p in (f"{here}.py", f"{here}/__main__.py") if os.path.isfile(p)), None)
         if found is not None:
