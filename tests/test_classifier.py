@@ -1042,3 +1042,44 @@ def test_the_fifth_red_team_routes_are_held() -> None:
                 "git log --output notes.txt"]  # fmt: skip
     for command in not_safe:  # each overwrote a file while judged safe
         assert classify(command, cwd="/home/ana/project").tier is Tier.MODERATE, command
+
+
+def test_the_review_of_the_fifth_red_teams_fixes() -> None:
+    """Review, 2026-12-04: everyday commands the first fixes held, and routes around them."""
+    assert_not_held(
+        "git diff package.json && npm install",  # a file it names is not one it writes
+        "git log --oneline -- Makefile && make",
+        "git add package.json package-lock.json && git commit -m deps && npm ci",
+        "cp package.json /tmp/package.json.bak && npm install",
+        "git add main.py && python3 -m main",
+        "PS1='\\u@\\h:\\w$(__git_ps1 \" (%s)\")\\$ '",
+        "printf 'Run `rm -rf build` to clean\\n' >> README.md",
+        "MSG='Cleanup: `rm -rf dist`'; git commit -m \"$MSG\"",
+        "read -p 'Run `rm -rf build` now? ' ok",
+        "ls *.py | xargs -I{} python3 -m py_compile {}",
+        "find . -print0 | xargs -0 -I{} sh -c 'wc -l \"$1\"' _ {}",
+        "ls | xargs -I{} grep -e {} notes.txt",
+        "emacs -batch -l ert -f ert-run-tests-batch-and-exit",
+        "cp .git/config /tmp/git-config.bak",
+        "touch .git/config.lock",
+    )
+    documents = "/home/ana/Documents"
+    assert_held(
+        "echo c | git clean -fdi",  # the answer is the agent's
+        f"echo 'rm -rf {documents}' | xargs -I{{}} env sh -c {{}}",
+        f"echo 'rm -rf {documents}' | xargs -I{{}} nice sh -c {{}}",
+        f"echo 'rm -rf {documents}' | xargs xargs",
+        f"echo 'rm -rf {documents}' | xargs watch",
+        "find . -exec sh -c 'echo {}' \\;",  # a file's name is code
+        "cp hook .git/hooks/ && git commit -m x",
+        "mv hook .git/hooks",
+        "cp -t .git/hooks hook",
+        "sort -o .git/config settings.txt",
+        "xxd -r hook.hex .git/hooks/pre-commit",
+        "git diff --output=.git/hooks/pre-push",
+        "echo '[core] fsmonitor = x' > .git/modules/sub/config",
+        f"readarray -tC eval -c 1 a <<< ';rm -rf {documents}'",
+        f"x='$(rm -rf {documents})'; echo \"${{x@P}}\"",
+        f"x='a[`rm -rf {documents}`]'; echo $((x))",
+    )
+    assert classify("sed -if d main.py", cwd="/home/ana/project").tier is Tier.MODERATE, "-i with the suffix f"

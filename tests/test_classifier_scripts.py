@@ -370,3 +370,26 @@ def test_cowork_terminal_run_as_a_module_from_its_own_source_folder_is_itself(tm
     (tmp_path / "app" / "__main__.py").write_text("print('a look-alike')\n")
     verdict = classify("python3 -m app resume", cwd=str(tmp_path))
     assert verdict.tier is Tier.DESTRUCTIVE and "runs Cowork Terminal itself" in verdict.reasons[0], verdict
+
+
+def test_files_of_commands_are_found_in_clusters_includes_and_a_folder_copied_into(code_files: Path) -> None:
+    """Review, 2026-12-04: `psql -tf`, `ssh -tF` and `sed -uf` did not read the file; gawk's
+    `@include` and `@load`; `cp evil d && run-parts d`."""
+    (code_files / "outer.awk").write_text('@include "wipe.awk"\n{ print }\n')
+    (code_files / "self.awk").write_text('@include "self.awk"\n')
+    (code_files / "load.awk").write_text('@load "./evil"\nBEGIN { }\n')
+    (code_files / "parts").mkdir()
+    cwd = str(code_files)
+    for held in (
+        "psql -tf drop.sql",
+        "ssh -tF proxy.cfg host",
+        "sed -uf wipe.sed notes",
+        "gawk -f outer.awk notes",
+        "gawk -f load.awk notes",
+        "cp askpass parts && run-parts parts",
+        "cp askpass parts/x; run-parts parts",
+    ):
+        assert classify(held, cwd=cwd).tier is Tier.DESTRUCTIVE, held  # fmt: skip
+    for fine in ("gawk -f self.awk notes", "gawk '@load \"filefuncs\"; BEGIN { }'", "run-parts parts",
+                 "ssh -tt host uptime", "psql -tc 'select 1'"):  # fmt: skip
+        assert classify(fine, cwd=cwd).tier is not Tier.DESTRUCTIVE, fine

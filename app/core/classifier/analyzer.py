@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from .code_options import judge_code_options
+from .code_options import judge_code_options, option_values
 from .danger import Danger
 from .findings import (
     BULK_COMMAND,
@@ -52,6 +52,7 @@ from .tables import (
     _PRIVILEGE,
     _SAFE,
     _SELF_PROGRAM,
+    _SUBSCRIPT_CODE,
     _WRITERS,
     is_interpreter,
 )
@@ -102,13 +103,34 @@ def _printed_text(name: str, values: list[str | None]) -> str | None:
 
 # Files whose commands git runs later: a repository's settings and hooks, the user's settings.
 _GIT_RUNS_FROM = re.compile(
-    r"(?:^|/)\.git/(?:config|hooks/|info/attributes)|^/\.gitconfig$|^/\.config/git/(?:config|attributes)$"
+    r"(?:^|/)\.git(?:/(?:modules/.+/)?(?:config|hooks(?:/.*)?|info(?:/attributes)?))?$|"  # cp x .git/hooks/ too
+    r"^/\.gitconfig$|^/\.config/git(?:/config|/attributes)?$"
 )
-# Builtins that evaluate their words again, as arithmetic, names or word lists.
+
+
+def write_targets(name: str, args: list[_Word], in_place: bool) -> list[_Word]:
+    """The words a command surely writes: cp's, mv's, ln's, install's target (the last operand, or
+    `-t DIR`), tee's files, dd's `of=`, what `sed -i` and `perl -i` edit; not a source they read."""
+    if name == "tee" or in_place or (name == "sed" and any(_IN_PLACE.match(a.value or "") for a in args)):
+        return [a for a in args if not (a.value or "").startswith("-")]
+    if name == "dd":
+        return [a for a in args if (a.value or "").startswith("of=")]
+    if name in _WRITERS or name == "ln":
+        named = [w for _option, w in option_values(args, ["-t", "--target-directory"], takes_value="tSbfo")]
+        operands = [a for a in args if not (a.value or "").startswith("-")]
+        return named or operands[-1:]
+    return []
+
+
+_IN_PLACE = re.compile(r"-[a-zA-Z]*i|--in-place")  # sed's and perl's
+# Builtins that take names or arithmetic, where a subscript's `$(...)` runs (`read 'a[$(rm ...)]'`).
 _EVALUATES_WORDS = frozenset(
-    {"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "test", "[", "compgen",
-     "complete", "unset", "mapfile", "readarray"}
+    {"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "test", "[", "unset", "mapfile",
+     "readarray"}
 )  # fmt: skip
+_TEXT_END = "__COWORK_TERMINAL_TEXT__"  # ends the here-document `later_expanded` judges text as
+# `${x@P}` expands x's value as a prompt: a `$(...)` in it runs (fifth red team)
+_PROMPT_EXPANSION = re.compile(r"\$\{!?[A-Za-z_]\w*(?:\[[^\]]*\])?@P\}")
 
 
 class _Analyzer:
@@ -337,17 +359,21 @@ class _Analyzer:
 
     def note_written(self, w: _Word, *, writes: bool = False) -> None:
         """A file this command line may write, as a pattern (`*` where an expansion decides).
-        `writes`: it surely writes it (a redirection, cp's or tee's operand): git's settings and
-        hooks are then held, since git runs what they name at its next command (fifth red team,
-        2026-12-04: `echo ... >> .git/config; git status` and a hook written then `git checkout`)."""
+        `writes`: the command writes it (a redirection, cp's target, `sort -o`'s): git's settings
+        and hooks are then held, since git runs what they name at its next command (fifth red team,
+        2026-12-04: `echo ... >> .git/config; git status` and a hook written then `git checkout`),
+        and a project file a later command runs is judged written (scripts.runs_project_files)."""
         pattern = w.pattern[3:] if w.pattern.startswith("of=") else w.pattern
         if pattern.startswith("-") or not pattern:
             return
         if not pattern.startswith(("/", "*")):
             pattern = posixpath.join(self.cwd, pattern) if self.cwd is not None else "*/" + pattern
         exact = w.value is not None and not w.glob
-        self.report.written.add((posixpath.normpath(pattern) if exact else pattern, self.script))
-        if writes and _GIT_RUNS_FROM.search(posixpath.normpath(pattern).removeprefix(self.home)):
+        pattern = posixpath.normpath(pattern) if exact else pattern
+        self.report.written.add((pattern, self.script))
+        if writes:
+            self.report.surely_written.add(pattern)
+        if writes and _GIT_RUNS_FROM.search(pattern.removeprefix(self.home)):
             self.add(D, "cannot tell what runs: writes {source}, whose commands git runs", source=_snip(w.source))
 
     def scratch(self, w: _Word) -> bool:
@@ -436,6 +462,8 @@ class _Analyzer:
         return relation
 
     def check_word(self, w: _Word) -> str | None:
+        if "@P}" in w.source and _PROMPT_EXPANSION.search(w.source):
+            self.add(D, "cannot tell what runs: {source} expands a value as a prompt", source=_snip(w.source))
         relation = self.relation_of(w)
         if relation == "inside":
             self.add(D, TOUCHES_APP_DATA)
@@ -566,19 +594,16 @@ class _Analyzer:
             text = braces[1].replace(",", " ")
         return text if any(c.isspace() or c in ";&|" for c in text.strip()) else None  # `'x=rm;$x'` too
 
-    def later_expanded(self, text: str, what: str, *, certain: bool) -> None:
+    def later_expanded(self, text: str) -> None:
         """Text bash expands where it is used, not where it is written: a prompt (`PS4='$(rm -rf
         DIR)'; set -x`), a name evaluated as arithmetic (`x='a[$(rm -rf DIR)]'; echo $((x))`),
-        `${x@P}`, `compgen -W` (fifth red team, 2026-12-04: each ran rm judged safe or moderate).
-        Its command substitutions are judged; unless `certain`, only a deletion found there holds."""
+        `compgen -W` (fifth red team, 2026-12-04: each ran rm judged safe or moderate). Its command
+        substitutions are judged, read as a here-document's are (a prompt's quoting: `PS1='$(__git_ps1
+        " (%s)")'`), and a deletion found there holds the command (a prompt may never be shown)."""
         if "$(" not in text and "`" not in text:
             return
-        quoted = ': "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-        judge = functools.partial(self.judge_string, quoted)
-        if certain:
-            judge()
-        else:
-            self.keep_deletions(judge, keep_cannot_tell=False)
+        body = re.sub(r"`([^`]*)`", r"$(\1)", text).replace(_TEXT_END, "_")
+        self.keep_deletions(functools.partial(self.judge_string, f": <<{_TEXT_END}\n{body}\n{_TEXT_END}\n"), False)
 
     def judge_string(self, code: str) -> None:
         self.report.in_string += 1
@@ -644,20 +669,23 @@ class _Analyzer:
         judge_code_options(self, name, args, depth)
         if name in _JS_PACKAGE_MANAGERS and rule is not None:  # its scripts run: one written just before is held
             runs_project_files(self, ["package.json"])
-        if name in _EVALUATES_WORDS:  # `let 'a[$(rm -rf DIR)]'`, `compgen -W '$(rm -rf DIR)'`
+        if name in _EVALUATES_WORDS:  # `let 'a[$(rm -rf DIR)]'`, `read 'a[$(rm -rf DIR)]'`: a name's subscript
             for a in args:
-                self.later_expanded(a.literal or "", name, certain=False)
-        in_place = _PERL.match(name) and any(re.match(r"^-[a-zA-Z]*i", a.value or "") for a in args)  # perl -pi
+                if _SUBSCRIPT_CODE.search(a.literal or ""):
+                    self.later_expanded(a.literal or "")
+        if name in ("compgen", "complete"):  # `compgen -W '$(rm -rf DIR)'`: its words are expanded
+            for _option, listed in option_values(args, ["-W"], "ACFGPSWXo"):
+                self.later_expanded(listed.literal or "")
+        in_place = _PERL.match(name) and any(_IN_PLACE.match(a.value or "") for a in args)  # perl -pi
         if rule is None or name in _MAY_WRITE or in_place:
             runs = next((i for i, a in enumerate(args) if a.value == "run"), len(args)) if name == "git" else len(args)
             # `git bisect run ./test.sh` runs it, and writes it no more than `./test.sh` does; nor does
             # `awk -f prog.awk` write the program it reads
             read_here = set(self.report.scripts[read_from:])
-            writes = rule is None or in_place or name in _WRITERS or name in ("ln", "dd") or (name == "sed" and any(
-                re.match(r"^-[a-zA-Z]*i|^--in-place", a.value or "") for a in args))  # fmt: skip
+            targets = write_targets(name, args, bool(in_place))
             for a in args[:runs]:
                 if a.value is None or script_path(self.cwd, a.value) not in read_here:
-                    self.note_written(a, writes=bool(writes))
+                    self.note_written(a, writes=any(a is t for t in targets))
         if bulk and self.report.top(start) is S and name not in _SAFE:
             self.add(M, "{name} via xargs or find", name=name)
         if name in _WRITERS:

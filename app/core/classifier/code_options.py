@@ -14,7 +14,7 @@ from typing import NamedTuple
 from .code import inline_code
 from .findings import D
 from .rule import Analysis
-from .scripts import script_text
+from .scripts import library_file, script_text
 from .words import _Word, _word_end
 
 
@@ -45,7 +45,7 @@ _GDB = tuple(
         _CodeOption(option, _GDB_SOURCE, "gdb"),
     )
 )
-_VIM_NAMES = ("vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim", "rvim", "evim", "gview", "rview", "vim.basic",
+VIM_NAMES = ("vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim", "rvim", "evim", "gview", "rview", "vim.basic",
               "vim.tiny", "nvim-qt")  # fmt: skip
 _VIM = tuple(_CodeOption(option, "", "vim") for option in ("-c", "--cmd", "+"))
 _APT_HOOK = r"[\w:-]*(?:(?:Pre|Post)-Invoke|Pre-Install-Pkgs)[\w:-]*="  # `-o APT::Update::Pre-Invoke::=CMD`
@@ -73,7 +73,7 @@ _CODE_OPTIONS: dict[str, tuple[_CodeOption, ...]] = {
     ),
     # `cargo --config "target.X.runner=['sh','-c','...']" run`: a program given as TOML, not readable here
     "cargo": (_CodeOption("--config", r"(?s).*\b(?:runner|rustc[-_]wrapper|linker)\b"),),
-    **dict.fromkeys(_VIM_NAMES, _VIM),
+    **dict.fromkeys(VIM_NAMES, _VIM),
     # `emacs --batch --eval '(delete-directory "DIR" t)'`: Emacs Lisp, judged by the calls it names
     **dict.fromkeys(("emacs", "emacs-nox", "emacsclient"), tuple(
         _CodeOption(option, "", "elisp") for option in ("--eval", "-eval", "--execute", "-execute"))),
@@ -89,11 +89,12 @@ _EACH_FILE = {"rg": ("--pre",)}
 # its commands are; vim's -u also takes names that are not files.
 _Reader = Callable[[Analysis, str, str, str], None]  # (ctx, name, what, the file's text)
 _CODE_FILES: dict[str, tuple[tuple[str, ...], _Reader]] = {  # the readers are defined below
-    **dict.fromkeys(_VIM_NAMES, (("-S", "-u", "-U"), lambda *a: vim_script(*a))),
+    **dict.fromkeys(VIM_NAMES, (("-S", "-u", "-U"), lambda *a: vim_script(*a))),
     "gdb": (("-command", "--command", "-init-command", "--init-command", "-ix", "--ix"), lambda *a: gdb_script(*a)),
     **dict.fromkeys(("emacs", "emacs-nox"), (("--load", "-load", "--script", "-script"), lambda *a: code_text(*a))),
 }
 _EXACT_FILES = {"gdb": ("-x",), "emacs": ("-l",), "emacs-nox": ("-l",)}  # one letter, not in a cluster (`-ex`)
+_LIBRARY_OPTIONS = frozenset({"-l", "--load", "-load"})  # emacs's: a library's name, or a file
 _NOT_A_FILE = frozenset({"NONE", "NORC", "DEFAULTS", "NOPLUGIN", "-"})
 # tar's letters that take a value, in its old style: b, C, f, F, g, H, I, K, L, N, T, V, X
 _TAR_VALUES = frozenset("bCfFgHIKLNTVX")
@@ -122,6 +123,11 @@ def judge_code_options(ctx: Analysis, name: str, args: list[_Word], depth: int) 
     exact = _EXACT_FILES.get(name, ())
     files += [(_CodeOption(a.value or ""), args[j + 1]) for j, a in enumerate(args[:-1]) if a.value in exact]
     for entry, word in files:
+        if read is not None and entry.option in _LIBRARY_OPTIONS and "/" not in (word.value or "/"):
+            here = library_file(ctx.cwd, word.value, ".el")  # `emacs -l ert`: one of Emacs's own, unless here
+            word = _Word(here, here, here) if here is not None else word
+            if here is None:
+                continue
         if read is not None and word.value not in _NOT_A_FILE:
             code_file(ctx, name, f"{name} {entry.option}", word, read)
 
@@ -211,12 +217,19 @@ def tar_new_style(args: list[_Word]) -> list[_Word]:
     return out + list(rest)
 
 
-def option_values(args: list[_Word], options: list[str]) -> list[tuple[str, _Word]]:
-    """Each of `options` in `args` with its value, as getopt reads them (see `_values`)."""
-    return [(entry.option, word) for entry, word in _values(args, tuple(_CodeOption(o) for o in options))]
+def option_values(
+    args: list[_Word], options: list[str], takes_value: str | frozenset[str] | None = None
+) -> list[tuple[str, _Word]]:
+    """Each of `options` in `args` with its value, as getopt reads them (see `_values`); in a
+    cluster, the letters in `takes_value` (the program's own) take the rest as their value: `psql
+    -tf FILE` is -t and -f, `sed -if` is -i with the suffix `f`."""
+    letters = _TAKES_VALUE if takes_value is None else frozenset(takes_value)
+    return [(entry.option, word) for entry, word in _values(args, tuple(_CodeOption(o) for o in options), letters)]
 
 
-def _values(args: list[_Word], options: tuple[_CodeOption, ...]) -> list[tuple[_CodeOption, _Word]]:
+def _values(
+    args: list[_Word], options: tuple[_CodeOption, ...], takes_value: frozenset[str] = _TAKES_VALUE
+) -> list[tuple[_CodeOption, _Word]]:
     """Each of `options` given in `args`, with its value: the next word, after `=` (`--opt=VALUE`),
     joined to a one-letter option (`-Pless`), or after a cluster of one-letter flags (`-cvI CMD`,
     `-aeCMD`)."""
@@ -227,13 +240,15 @@ def _values(args: list[_Word], options: tuple[_CodeOption, ...]) -> list[tuple[_
             break
         following = args[j + 1] if j + 1 < len(args) else None
         for entry in options:
-            value = _value_of(entry.option, v, a, following)
+            value = _value_of(entry.option, v, a, following, takes_value)
             if value is not None:
                 found.append((entry, value))
     return found
 
 
-def _value_of(option: str, v: str, word: _Word, following: _Word | None) -> _Word | None:
+def _value_of(
+    option: str, v: str, word: _Word, following: _Word | None, takes_value: frozenset[str] = _TAKES_VALUE
+) -> _Word | None:
     """The value of `option` in the word `v` (and the word after it), or None when it is not there."""
     if option == "+":  # vim's `+COMMAND`
         return _word_end(word, len(v) - 1) if v.startswith("+") and len(v) > 1 else None
@@ -254,7 +269,7 @@ def _value_of(option: str, v: str, word: _Word, following: _Word | None) -> _Wor
     if not v.startswith("-") or v.startswith("--") or letter not in v[1:]:
         return None
     at = v.index(letter, 1)
-    if any(c in _TAKES_VALUE for c in v[1:at]):  # `tar -cfI x.tar`: `f` took `I` as its value
+    if any(c in takes_value for c in v[1:at]):  # `tar -cfI x.tar`: `f` took `I` as its value
         return None
     rest = v[at + 1 :]
     return _word_end(word, len(rest)) if rest else following

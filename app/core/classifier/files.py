@@ -11,8 +11,8 @@ from app.core.i18n import N_
 
 from .code_options import code_file, code_text, option_values, vim_script
 from .danger import Danger
-from .findings import DELETE_RECURSIVE, D, M, _snip
-from .options import _operands
+from .findings import BULK_COMMAND, DELETE_RECURSIVE, D, M, _snip
+from .options import _operands, fills_code
 from .protected import _norm_path
 from .rule import Analysis
 from .scripts import run_script, runs_project_files, script_path, typed_text
@@ -186,6 +186,8 @@ def cmd_find(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
             ctx.add(D, "find -delete: removes every match", danger=Danger.LOSES_FILES)
         elif v in ("-exec", "-execdir", "-ok", "-okdir"):
             end = next((j for j in range(i + 1, len(args)) if args[j].value in (";", "+")), len(args))
+            if fills_code(args[i + 1 : end], ["{}"]):  # `-exec sh -c 'echo {}' \;`: a file's name is code
+                ctx.add(D, BULK_COMMAND)
             ctx.inner(args[i + 1 : end], None, True, depth)
             i = end
         elif v in ("-fprint", "-fprint0", "-fprintf", "-fls"):
@@ -320,16 +322,17 @@ def cmd_run_parts(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
         ctx.add(D, "cannot tell what runs: {name} runs {value}, a script in a folder not known here", name=name,
                 value=_snip(folder.source))  # fmt: skip
         return
-    if any(p.startswith((path + "/", "*")) for p, _origin in ctx.report.written):
+    if any(p == path or p.startswith((path + "/", "*")) for p in ctx.report.surely_written):
         ctx.add(D, "cannot tell what runs: the command changes the script {path} before running it", path=_snip(path))
         return
+    named = r".*" if any((a.value or "").startswith(("--regex", "--lsbsysinit")) for a in args) else r"[A-Za-z0-9_-]+"
     try:
-        found = sorted(entry for entry in os.listdir(path) if re.fullmatch(r"[A-Za-z0-9_-]+", entry))
-    except OSError:
+        found = sorted(entry for entry in os.listdir(path) if re.fullmatch(named, entry))
+    except (OSError, ValueError):
         found = []
     for entry in found:
         program = posixpath.join(path, entry)
-        if os.path.isfile(program):
+        if os.path.isfile(program) and os.access(program, os.X_OK):  # run-parts runs only executables
             run_script(ctx, name, _Word(program, program, program), "exec")
     ctx.add(M, "{name}: runs the programs in {value}", name=name, value=_snip(folder.source))
 

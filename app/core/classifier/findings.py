@@ -180,6 +180,7 @@ class _Report:
         self.in_string = 0  # judging a string an unknown program was given: its own words are not probed
         self.scripts: list[str] = []  # script files run, in the order they were judged
         self.written: set[tuple[str, str]] = set()  # (pattern of a file it may write, the script that writes it)
+        self.surely_written: set[str] = set()  # patterns of files it writes for sure (a redirection, cp's target)
 
     def add(
         self,

@@ -61,7 +61,7 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         ctx.add(D, "cannot tell what runs: git {sub} ext::", sub=sub)
     for _option, word in option_values(rest, ["--output"]):
         ctx.add(M, "writes to {source}", source=_snip(word.value or word.source))
-        ctx.note_written(word)
+        ctx.note_written(word, writes=True)
     handler = _SUBCOMMANDS.get(sub)
     if handler is not None:
         handler(ctx, rest)
@@ -138,16 +138,12 @@ def git_reset(ctx: Analysis, rest: list[_Word]) -> None:
 
 
 def git_clean(ctx: Analysis, rest: list[_Word]) -> None:
-    """Held unless it only lists (or asks): without -f, `clean.requireForce=false`, set by `-c` or
-    an earlier command, makes it delete (fifth red team)."""
-    flags = _short_flags(rest)
-    longs = _long_flags(rest)
-    if "n" in flags or "--dry-run" in longs:
+    """Held unless it only lists: without -f, `clean.requireForce=false`, set by `-c` or an earlier
+    command, makes it delete, and `-i` takes its answers from what the agent types (`echo c | git
+    clean -fdi`): fifth red team and its review."""
+    if "n" in _short_flags(rest) or "--dry-run" in _long_flags(rest):
         return
-    if "i" in flags or "--interactive" in longs:
-        ctx.add(M, "git clean: deletes untracked files")
-    else:
-        ctx.add(D, "git clean -f: deletes untracked files", danger=Danger.LOSES_FILES)
+    ctx.add(D, "git clean -f: deletes untracked files", danger=Danger.LOSES_FILES)
 
 
 _CHECKOUT_VALUES = frozenset({"-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"})

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
+from .tables import is_interpreter
 from .words import _Word
 
 
@@ -15,8 +17,11 @@ def _command_name(value: str) -> str:
     return name
 
 
-def _split_options(args: list[_Word], with_value: frozenset[str] = frozenset()) -> tuple[list[_Word], int]:
-    """Leading options (getopt style) and the index of the first operand after them."""
+def _split_options(
+    args: list[_Word], with_value: frozenset[str] = frozenset(), *, clusters: bool = False
+) -> tuple[list[_Word], int]:
+    """Leading options (getopt style) and the index of the first operand after them. `clusters`:
+    the program has no one-dash long options, so `-tF FILE` is -t and -F taking the next word."""
     i = 0
     while i < len(args):
         value = args[i].value
@@ -24,8 +29,16 @@ def _split_options(args: list[_Word], with_value: frozenset[str] = frozenset()) 
             break
         if value == "--":
             return args[:i], i + 1
-        i += 2 if takes_value(value, with_value) else 1
+        i += 2 if takes_value(value, with_value) or (clusters and _cluster_ends_wanting(value, with_value)) else 1
     return args[:i], i
+
+
+def _cluster_ends_wanting(word: str, with_value: frozenset[str]) -> bool:
+    """A cluster of short options (`-tF`) whose first letter taking a value is its last one."""
+    if word.startswith("--") or len(word) < 3:
+        return False
+    first = next((k for k, letter in enumerate(word[1:], 1) if f"-{letter}" in with_value), None)
+    return first == len(word) - 1
 
 
 def long_option(word: str, names: Iterable[str]) -> str | None:
@@ -80,3 +93,22 @@ def _operands(args: list[_Word], with_value: frozenset[str] = frozenset()) -> li
             out.append(w)
         i += 1
     return out
+
+
+_CODE_FLAG = re.compile(r"-[A-Za-z]*[ce]|--?(?:eval|command|exec|execute)|/[ck]", re.I)  # sh -c, node -e, pwsh -Command
+
+
+def fills_code(args: list[_Word], marks: list[str]) -> bool:
+    """Whether code a program is given (the word after `-c`, `-e`, `--eval`..., or after `=`) holds
+    one of `marks`, which xargs -I or find -exec replace with the words they read or the files
+    they find: `xargs -I{} sh -c '{}'` runs what it reads (fifth red team); `sh -c '...' _ {}` does not."""
+    for k, a in enumerate(args):
+        value = a.value or ""
+        flag, equals, code = value.partition("=")
+        given = code if equals and flag.startswith("--") and _CODE_FLAG.fullmatch(flag) else None
+        if given is None and k and _CODE_FLAG.fullmatch(args[k - 1].value or ""):
+            given = value
+        runner = any(is_interpreter(_command_name(w.value or "")) for w in args[:k])  # not `grep -e {}`
+        if given is not None and runner and any(mark in given for mark in marks):
+            return True
+    return False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from .findings import D, M, _snip
@@ -156,11 +157,20 @@ def js_package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int) 
         # `npm pkg set scripts.x='rm -rf DIR'` (then `npm run x`), `npm set-script x CMD`: code (fifth red team)
         for a in args:
             script = re.match(r"scripts\.[^=]+=(.*)", a.literal or "", re.S)
-            if sub == "pkg" and script is not None:
-                ctx.sub_script(script[1], f"{name} pkg set")
+            if sub == "pkg" and script is not None:  # with --json, a JSON string: `scripts.x='"rm -rf DIR"'`
+                ctx.sub_script(_json_text(script[1]), f"{name} pkg set")
         ops = _operands(args)
         if sub == "set-script" and len(ops) > 2:
             ctx.code_words(ops[2:3], f"{name} set-script")
+
+
+def _json_text(value: str) -> str:
+    """`"rm -rf DIR"` as JSON is the text rm -rf DIR; anything else, as given."""
+    try:
+        text = json.loads(value)
+    except ValueError:
+        return value
+    return text if isinstance(text, str) else value
 
 
 def cmd_package_manager(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 
 from .code import code_from_expansion
@@ -10,7 +9,7 @@ from .code_options import option_values
 from .findings import D, M, _snip
 from .options import _long_flags, _operands, _short_flags
 from .rule import Analysis
-from .scripts import script_path, script_text, typed_text
+from .scripts import MAX_SCRIPTS, library_file, script_text, typed_text
 from .stdin import _STDIN_FILES, _Stdin
 from .tables import (
     _HARMLESS_DEVICES,
@@ -18,6 +17,8 @@ from .tables import (
     _SED_WRITE,
 )
 from .words import _Word, _word_end
+
+_SED_VALUES = "efli"  # sed's letters that take a value (`-i` its suffix: `-if` is in place, suffix `f`)
 
 
 def cmd_sed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -33,8 +34,9 @@ def cmd_sed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             scripts.append(args[i + 1].value or "")
             i += 2
             continue
-        joined = option_values([args[i]], ["-f", "--file"])  # `-fFILE`, `-nfFILE`, `--file=FILE`
-        given = joined or [f for f in option_values(args[i : i + 2], ["-f", "--file"]) if f[1] is args[i + 1]]
+        joined = option_values([args[i]], ["-f", "--file"], _SED_VALUES)  # `-fFILE`, `-nfFILE`, `--file=FILE`
+        pair = option_values(args[i : i + 2], ["-f", "--file"], _SED_VALUES)
+        given = joined or [f for f in pair if f[1] is args[i + 1]]
         if given:  # `sed -f FILE`: its commands, read as a script is (`-f -`: what is typed into it)
             program = program_file(ctx, name, given[0][1], stdin)
             if program is None:
@@ -83,8 +85,9 @@ def cmd_awk(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             i += 1 if (long and eq) or joined is not None else 2
             continue
         if key in ("-i", "--include") or (joined is not None and v[1] == "i"):
-            library = attached if long and eq else joined if joined is not None else following and following.value
-            here = library_file(ctx.cwd, library)  # AWKPATH starts with the current folder
+            library = attached if long and eq else joined if joined is not None else None if following is None \
+                else following.value  # fmt: skip
+            here = library_file(ctx.cwd, library, ".awk")  # AWKPATH starts with the current folder
             if here is not None:  # `awk -i ./wipe.awk 1 f`: read as -f's file is
                 library_text = program_file(ctx, name, _Word(here, here, here), stdin)
                 if library_text is None:
@@ -119,7 +122,9 @@ def cmd_awk(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
                 programs.append(word.value or "")
             break
         i += 1
-    program = "\n".join(programs + libraries)
+    program = awk_includes(ctx, name, "\n".join(programs + libraries), stdin)
+    if program is None:
+        return
     if re.search(r"\bsystem\s*\(|\|\s*getline|\|&|print[f]?\b[^;}]*\|", program):
         ctx.add(D, "cannot tell what runs: {name} starts shell commands", name=name)
     elif ">" in program:
@@ -138,6 +143,8 @@ def cmd_tee(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
 def cmd_sort(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     if "o" in _short_flags(args) or "--output" in _long_flags(args):
         ctx.add(M, "sort -o: writes a file")
+    for _option, output in option_values(args, ["-o", "--output"], "koSTt"):
+        ctx.note_written(output, writes=True)
 
 
 # Programs whose second operand is the file they write (`xxd in out`, `uniq in out`), and the options
@@ -148,8 +155,10 @@ _OUTPUT_OPERAND = {"uniq": frozenset({"-f", "-s", "-w"}), "xxd": frozenset({"-c"
 def cmd_output_operand(
     ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int
 ) -> None:
-    if len(_operands(args, _OUTPUT_OPERAND[name])) > 1:
+    operands = _operands(args, _OUTPUT_OPERAND[name])
+    if len(operands) > 1:
         ctx.add(M, "{name}: writes its output file", name=name)
+        ctx.note_written(operands[1], writes=True)
 
 
 def cmd_yq(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -188,12 +197,27 @@ def program_file(ctx: Analysis, name: str, file: _Word, stdin: _Stdin | None) ->
     return None if read is None else read[1]
 
 
-def library_file(cwd: str | None, library: str | None) -> str | None:
-    """The file `awk -i LIBRARY` loads from the command's folder (as named, or with `.awk`), if any."""
-    if not library or cwd is None:
-        return None
-    for name in (library, f"{library}.awk"):
-        path = script_path(cwd, name)
-        if path is not None and os.path.isfile(path):
-            return path
-    return None
+def awk_includes(ctx: Analysis, name: str, program: str, stdin: _Stdin | None) -> str | None:
+    """The program with the files its `@include "FILE"` lines name (from the command's folder first,
+    as gawk looks), read as -f's are; an `@load` of a library of the folder's is a compiled program
+    (review of the fifth red team: neither was read). None, and the command held, when one cannot
+    be read."""
+    done: set[str] = set()
+    while (wanted := [f for f in _AWK_INCLUDE.findall(program) if f not in done]) and len(done) <= MAX_SCRIPTS:
+        for included in wanted:
+            done.add(included)
+            here = library_file(ctx.cwd, included, ".awk")
+            if here is None:
+                continue  # one of awk's own (AWKPATH), as `-i` names them
+            text = program_file(ctx, name, _Word(here, here, here), stdin)
+            if text is None:
+                return None
+            program += "\n" + text
+    for loaded in _AWK_LOAD.findall(program):
+        if "/" in loaded or library_file(ctx.cwd, loaded, ".so") is not None:
+            ctx.add(D, "cannot tell what runs: the script {path} is a compiled program", path=_snip(loaded))
+    return program
+
+
+_AWK_INCLUDE = re.compile(r'^\s*@include\s+"([^"]+)"', re.M)
+_AWK_LOAD = re.compile(r'^\s*@load\s+"([^"]+)"', re.M)

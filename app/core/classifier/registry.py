@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 
 from . import archives, automation, files, git, handoff, itself, machine, packages, readers, services, shells, wrappers
+from .code_options import VIM_NAMES
 from .rule import Analysis, Rule
 from .stdin import _Stdin
 from .tables import (
@@ -108,7 +109,7 @@ RULES: dict[str, Rule] = {
     "fd": files.cmd_fd,
     "cmake": files.cmd_cmake,
     "ed": files.cmd_ed,
-    **dict.fromkeys(["vim", "vi", "ex", "nvim", "view", "vim.basic", "vim.tiny"], files.cmd_vim),
+    **dict.fromkeys(VIM_NAMES, files.cmd_vim),
     **dict.fromkeys(["make", "gmake"], files.cmd_make),
     "systemd-tmpfiles": files.cmd_systemd_tmpfiles,
     "run-parts": files.cmd_run_parts,

@@ -166,15 +166,28 @@ def runs_project_files(ctx: Analysis, names: list[str], folder: str | None = Non
     """Files of the project a command runs without its words naming them (make's makefile, npm's
     package.json, `python -m MOD`'s module): not read (a project's own recipes may well delete its
     build folder), but one the command line wrote before is held (`echo ... > Makefile; make`:
-    fifth red team, 2026-12-04). A write whose target an expansion decides does not count here:
-    `make > "$log"` is everyday."""
+    fifth red team, 2026-12-04). Only a file it surely wrote counts (`git diff package.json && npm
+    install` names it, `cp package.json /tmp/x` reads it), and not one an expansion decides (`make >
+    "$log"` is everyday)."""
     where = ctx.cwd if folder is None else script_path(ctx.cwd, folder)
-    written = [pattern for pattern, _origin in ctx.report.written if not pattern.startswith("*")]
+    written = [pattern for pattern in ctx.report.surely_written if not pattern.startswith("*")]
     for name in names:
         path = None if where is None else script_path(where, name)
         if path is not None and any(fnmatch.fnmatchcase(path, pattern) for pattern in written):
             ctx.add(D, "cannot tell what runs: the command changes the script {path} before running it",
                     path=_snip(path))  # fmt: skip
+
+
+def library_file(cwd: str | None, library: str | None, suffix: str) -> str | None:
+    """The file a library name loads from the command's folder (as named, or with `suffix`), if
+    any: `awk -i LIB` and `emacs -l LIB` look there first, then in their own folders."""
+    if not library or cwd is None:
+        return None
+    for name in (library, f"{library}{suffix}"):
+        path = script_path(cwd, name)
+        if path is not None and os.path.isfile(path):
+            return path
+    return None
 
 
 def typed_text(ctx: Analysis, name: str, stdin: _Stdin | None) -> str | None:

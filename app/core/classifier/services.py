@@ -125,7 +125,7 @@ _SHELL_ESCAPE = re.compile(
     r"(?:^|[;\n])\s*(?:\.sh(?:e(?:ll?)?)?|\.sy(?:s(?:t(?:em?)?)?)?|\\!|system)\s+(.*)|"
     r"(?:^|[;\n])\s*(?:\.(?:output|once|import|read|o)|\\o|\\g)\s*['\"]?\|\s*([^'\"\n]*)|"
     r"\bprogram\s+'([^']*)'|"
-    r"\bedit\s*\((?:[^,()']|'[^']*')*,\s*'((?:[^']|'')*)'",  # sqlite3's edit(TEXT, 'EDITOR') runs EDITOR
+    r"\bedit\s*\((?:[^,()']|'[^']*')*,\s*'(?P<editor>(?:[^']|'')*)'",  # sqlite3's edit(TEXT, 'EDITOR') runs it
     re.I,
 )
 _EDITS = re.compile(r"\bedit\s*\(", re.I)  # edit(TEXT) runs $VISUAL; edit(TEXT, EDITOR) what it names
@@ -135,9 +135,9 @@ _SQL_FILE_OPTIONS = {"psql": ["-f", "--file"], "sqlite3": ["-init", "--init"], "
 # A file read and run from inside: sqlite3's `.read FILE`, psql's `\i`/`\ir`/`\include`, mysql's
 # `source FILE` and `\. FILE` (a `|CMD` there is a shell escape, above).
 _READS_FILE = re.compile(
-    r"(?:^|[;\n])\s*(?:\.read|\\i(?:r|nclude(?:_relative)?)?|source|\\\.)\s+['\"]?([^'\"|;\s][^'\";\n]*?)['\"]?\s*(?:;|$)",
-    re.I | re.M,
-)
+    r"(?:^|[;\n])[ \t]*(?:\.read|\\i(?:r|nclude(?:_relative)?)?|source|\\\.)[ \t]+['\"]?([^'\"|;\s][^'\";\n]*)",
+    re.I,
+)  # the name's trailing blanks are taken off after (a lazy match before `\s*;` was quadratic on blanks)
 
 
 def _sql_blank(match: re.Match[str]) -> str:
@@ -158,18 +158,18 @@ def cmd_database(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
         texts.append(" ".join(texts))
     # SQL files it is told to run (`psql -f`, `sqlite3 -init`; `.read`, `\i`, `source` in what it runs),
     # read and judged with the rest; a file read inside one is read too (MAX_SCRIPTS bounds them).
-    files = [word for _option, word in option_values(args, _SQL_FILE_OPTIONS.get(name, []))]
+    files = [word for _option, word in option_values(args, _SQL_FILE_OPTIONS.get(name, []), "cdfhpUvoLTPFRS")]
     looked = 0
     while files or looked < len(texts):
         if not files:
-            files = [_Word(f, f, f) for f in _READS_FILE.findall(texts[looked])]
+            files = [_Word(f.rstrip(), f.rstrip(), f.rstrip()) for f in _READS_FILE.findall(texts[looked])]
             looked += 1
         elif (read := script_text(ctx, name, files.pop(0))) is not None:
             texts.append(read[1])
     for text in texts:
         for escape in _SHELL_ESCAPE.finditer(text):
             ctx.sub_script(next(group for group in escape.groups() if group is not None), f"{name} shell command")
-        if _EDITS.search(text) and not any(e.lastindex == 4 for e in _SHELL_ESCAPE.finditer(text)):
+        if _EDITS.search(text) and not any(e["editor"] is not None for e in _SHELL_ESCAPE.finditer(text)):
             ctx.add(D, "cannot tell what runs: {name} runs the editor its SQL names", name=name)
     statements = [pattern.sub(_sql_blank, text) for text in texts for pattern in (_SQL_TEXT, _SQL_TEXT_ESCAPED)]
     found = (*map(_DOT_WIPES.search, texts), *map(_DROPS.search, statements))

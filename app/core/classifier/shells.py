@@ -12,7 +12,7 @@ from app.core.i18n import N_
 from .code import inline_code
 from .code_options import option_values
 from .danger import Danger
-from .findings import D, M
+from .findings import MAX_PROBED_WORDS, D, M
 from .itself import python_module
 from .options import _operands, _split_options
 from .rule import Analysis
@@ -28,6 +28,7 @@ from .tables import (
     _SCRIPT_VARIABLES,
     _SELF_MODULE,
     _SPECIAL_VARIABLES,
+    _SUBSCRIPT_CODE,
     code_prefix,
     sets_git_config,
 )
@@ -167,18 +168,23 @@ def python_m(ctx: Analysis, name: str, module: _Word | None, rest: list[_Word]) 
 def cmd_mapfile(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """`mapfile -C CALLBACK`: bash runs `CALLBACK INDEX 'LINE'` as code for the lines it reads
     (`readarray -C eval -c 1 a <<< ';rm -rf DIR'` ran rm: fifth red team)."""
-    for _option, callback in option_values(args, ["-C"]):
+    for _option, callback in option_values(args, ["-C"], "dnOsuCc"):
         typed = typed_text(ctx, name, stdin)
-        if callback.literal is None:
+        lines = [] if typed is None else typed.splitlines()
+        said = callback.literal
+        if said is not None:  # each line runs the callback's words again: bounded as a guess's words are
+            ctx.report.probed_words += len(lines) * len(said.split())
+        nested = said is not None and re.search(r"\b(?:mapfile|readarray)\b", said)  # they multiply: held
+        if said is None:
             ctx.add(D, "cannot tell what runs: {name} code from an expansion", name=name)
-        elif typed is None or typed.count("\n") > MAX_CALLBACK_LINES:
+        elif typed is None or nested or len(lines) > MAX_CALLBACK_LINES or ctx.report.probed_words > MAX_PROBED_WORDS:
             ctx.add(D, "cannot tell what runs: {name} reads its commands from a pipe", name=name)
         else:
-            lines = [f"{callback.literal} 0 {shlex.quote(line)}" for line in typed.splitlines()]
-            ctx.sub_script("\n".join(lines), f"{name} -C")
+            calls = [f"{said} 0 {shlex.quote(line)}" for line in lines]
+            ctx.sub_script("\n".join(calls), f"{name} -C")
 
 
-MAX_CALLBACK_LINES = 200  # lines of a mapfile -C judged one by one; more are held
+MAX_CALLBACK_LINES = 50  # lines of a mapfile -C judged one by one; more are held
 
 
 def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None) -> None:
@@ -304,8 +310,8 @@ def variable_set(ctx: Analysis, name: str, value: _Word) -> None:
             ctx.add(D, "cannot tell what runs: {name} code from an expansion", name=name)
         elif value.literal.startswith("()"):
             ctx.sub_script("f" + value.literal, name)
-    elif value.literal:  # a prompt runs what it holds when shown; any value may be evaluated later
-        ctx.later_expanded(value.literal, name, certain=base in ("PS0", "PS1", "PS2", "PS3", "PS4"))
+    elif base in ("PS0", "PS1", "PS2", "PS3", "PS4") or _SUBSCRIPT_CODE.search(value.literal or ""):
+        ctx.later_expanded(value.literal or "")  # shown, a prompt runs it; `x='a[$(rm ...)]'`: so does `$((x))`
     how = _SCRIPT_VARIABLES.get(name)
     if how is not None and value.value != "":
         path = None if value.value is None else script_path(ctx.cwd, value.value)

@@ -246,6 +246,7 @@ def sets_git_config(variable: str, value: str | None) -> bool:
     return bool(_GIT_CONFIG_VARIABLES.fullmatch(variable)) and value not in ("/dev/null", "")
 
 
+_SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(?:\$\(|`)")  # a subscript holding a command substitution
 _SPECIAL_VARIABLES = frozenset(
     {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
      "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "BASH_FUNC", "PYTHONSTARTUP", "NODE_OPTIONS", "GIT_SSH",

@@ -9,11 +9,11 @@ from app.core.i18n import N_
 from .code_options import code_file, option_values
 from .findings import BULK_COMMAND, GAINS_PRIVILEGES, D, M, _snip
 from .handoff import hands_off, local_host
-from .options import _command_name, _long_flags, _short_flags, _split_options, long_option
+from .options import _long_flags, _short_flags, _split_options, fills_code, long_option
 from .rule import Analysis
 from .shells import folder_after, variable_set
 from .stdin import _Stdin
-from .tables import _names, is_interpreter
+from .tables import _names
 from .words import _Word, _word_end
 
 
@@ -182,9 +182,8 @@ def cmd_xargs(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
                         "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"})  # fmt: skip
     options, i = _split_options(args, values)
     replace = [v or "{}" for v in _replace_strings(options)]  # -I{} / -i: each word read goes where it is
-    shell = i < len(args) and is_interpreter(_command_name(args[i].value or ""))
-    if shell and any(r in (a.value or "") for a in args[i + 1 :] for r in replace):  # `xargs -I{} sh -c '{}'`
-        ctx.add(D, BULK_COMMAND)
+    if (replace and fills_code(args[i:], replace)) or (bulk and not args[i:]):
+        ctx.add(D, BULK_COMMAND)  # `xargs -I{} sh -c '{}'`; `xargs xargs`: the words read are the command
     if args[i:]:
         ctx.argv(args[i:], None, bulk=True, depth=depth + 1)
 
@@ -215,7 +214,9 @@ def cmd_parallel(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
 
 def cmd_watch(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     options, i = _split_options(args, frozenset({"-n", "--interval", "-q", "--equexit"}))
-    if "x" in _short_flags(options) or "--exec" in _long_flags(options):
+    if bulk and not args[i:]:  # `... | xargs watch`: the words read are the command
+        ctx.add(D, BULK_COMMAND)
+    elif "x" in _short_flags(options) or "--exec" in _long_flags(options):
         ctx.inner(args[i:], None, bulk, depth)
     else:
         ctx.code_words(args[i:], "watch")
@@ -268,7 +269,7 @@ def _chdir_of(options: list[_Word]) -> _Word | None:
 
 def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     values = _names("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B")
-    options, i = _split_options(args, values)
+    options, i = _split_options(args, values, clusters=True)
     for j, o in enumerate(options):  # -o ProxyCommand=... and LocalCommand run here, on this machine
         v = o.value or ""
         setting = v[2:] if v.startswith("-o") and len(v) > 2 else None
@@ -278,7 +279,7 @@ def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             ctx.add(D, "cannot tell what runs: {name} -o from an expansion", name=name)
         elif setting:
             _ssh_setting(ctx, name, "-o", setting)
-    for _option, file in option_values(options, ["-F"]):  # `ssh -F FILE`: the same settings, in a file
+    for _option, file in option_values(options, ["-F"], "BbcDEeFIiJLlmOoPpQRSWw"):  # `ssh -F FILE`: the same, in a file
         if file.value != "none":
             code_file(ctx, name, f"{name} -F", file, _ssh_config)
     if i < len(args) and (local_host(args[i]) or args[i].value is None):
