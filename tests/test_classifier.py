@@ -1083,3 +1083,54 @@ def test_the_review_of_the_fifth_red_teams_fixes() -> None:
         f"x='a[`rm -rf {documents}`]'; echo $((x))",
     )
     assert classify("sed -if d main.py", cwd="/home/ana/project").tier is Tier.MODERATE, "-i with the suffix f"
+
+
+def test_the_fifth_red_teams_second_pass_is_held() -> None:
+    """Second red-team pass on the fifth's fixes, 2026-12-04: each deleted Documents (or overwrote
+    files, or dropped a table) in a sandbox while judged safe or moderate."""
+    documents = "/home/ana/Documents"
+    assert_held(
+        f"echo rm -rf {documents} | xargs -0 awk",  # the program is the words read
+        "ls | xargs -0 -I{} sed -n {} notes.txt",
+        f"mapfile -tC eval -c1 a <<< ';rm -rf {documents}'",
+        "find . -exec sh -c {} \\;",
+        f"echo 'rm -rf {documents}' | xargs -I% env sh -c %",
+        "git reset --har",
+        "git reset --mer",
+        "git checkout-index --al --forc",
+        "git read-tree --rese -u HEAD",
+        "git init --template=tpl",
+        "git clone --template=tpl https://example.com/r.git",
+        "printf c | git clean -di",
+        "sqlite3 :memory: '.op -new Documents/a.txt'",
+        "sqlite3 db '.rest backup.db'",
+        "psql -c \"DO $$ BEGIN EXECUTE 'DROP TABLE t'; END $$\"",
+        "echo x | xargs -0 sqlite3 db",
+        "PSQLRC=rc psql",
+        "LESSKEYIN=k less notes.txt",
+        "NODE_OPTIONS='--require ./x.js' node app.js",
+        "PATH=.:$PATH ls",
+        "PATH=:$PATH ls",
+        f"make 'x!=rm -rf {documents}'",
+        f"make '.SHELLFLAGS:=-c \"rm -rf {documents}\" #'",
+        "make -f <(printf 'all:\\n\\trm -rf x\\n')",
+        f'npm pkg set --json \'scripts={{"x": "rm -rf {documents}"}}\'',
+        f"VIMINIT='!rm -rf {documents}' vim",
+        f"TAR_OPTIONS='--checkpoint-action=exec=\"rm -rf {documents}\"' tar cf a.tar .",
+        "BASH_ENV=x.sh bash -c true",
+        "env -C sub BASH_ENV=x.sh bash -c :",  # read where each bash starts
+    )
+    assert_not_held(
+        "GIT_SSH=ssh git fetch",
+        "LESS=-R less notes.txt",
+        "NODE_OPTIONS=--max-old-space-size=4096 npm test",
+        "export PATH=$HOME/.local/bin:$PATH",
+        "PATH=/usr/local/bin:$PATH make",
+        "make CFLAGS=-O2",
+        "make -j4 all",
+        "git checkout main",
+        "git reset --soft HEAD~1",
+        "git clean --dry",
+        "sqlite3 db .tables",
+        "find . -name '*.db' -exec sqlite3 {} .tables \\;",
+    )

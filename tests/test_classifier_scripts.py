@@ -393,3 +393,29 @@ def test_files_of_commands_are_found_in_clusters_includes_and_a_folder_copied_in
     for fine in ("gawk -f self.awk notes", "gawk '@load \"filefuncs\"; BEGIN { }'", "run-parts parts",
                  "ssh -tt host uptime", "psql -tc 'select 1'"):  # fmt: skip
         assert classify(fine, cwd=cwd).tier is not Tier.DESTRUCTIVE, fine
+
+
+def test_the_second_pass_files_a_program_reads_are_judged(code_files: Path) -> None:
+    """Second red-team pass, 2026-12-04: a package run with -m, a module imported by -c, CMake's
+    include and ctest -S, scp -F and a tab in an ssh configuration, sqlite3's `.rea`, vim's call()
+    and continued lines, `git checkout` of a folder, a write through a link to .git, java --source."""
+    (code_files / "pip").mkdir()
+    (code_files / "pip" / "__init__.py").write_text("import shutil\nshutil.rmtree('/home/ana/x')\n")
+    (code_files / "x.py").write_text("import shutil\nshutil.rmtree('/home/ana/x')\n")
+    (code_files / "inc.cmake").write_text("include(other.cmake)\n")
+    (code_files / "tab.cfg").write_text(f"Host *\n\tProxyCommand\t{WIPE}\n")
+    (code_files / "call.vim").write_text('call call("delete", ["/home/ana/x", "rf"])\n')
+    (code_files / "cont.vim").write_text('call\n  \\ system("rm -rf /home/ana/x")\n')
+    (code_files / "Documents").mkdir()
+    (code_files / "notes.txt").write_text("import java.io.*; class N { public static void main(String[] a) {\n"
+                                          "  new File(\"/home/ana/x\").delete(); } }\n")  # fmt: skip
+    (code_files / "repo" / ".git").mkdir(parents=True)
+    (code_files / "g").symlink_to(code_files / "repo" / ".git")
+    cwd = str(code_files)
+    for held in ("python3 -m pip list", "python3 -c 'import x'", "cmake -P inc.cmake", "ctest -S inc.cmake",
+                 "scp -F proxy.cfg a host:b", "ssh -F tab.cfg host", "sqlite3 db '.rea drop.sql'",
+                 "vim -S call.vim", "vim -S cont.vim", "git checkout Documents", "echo x >> g/config",
+                 "java --source 17 notes.txt"):  # fmt: skip
+        assert classify(held, cwd=cwd).tier is Tier.DESTRUCTIVE, held
+    for fine in ("python3 -m json.tool a.json", "python3 -c 'import json'", "git checkout feature"):
+        assert classify(fine, cwd=cwd).tier is not Tier.DESTRUCTIVE, fine

@@ -373,7 +373,8 @@ class _Analyzer:
         self.report.written.add((pattern, self.script))
         if writes:
             self.report.surely_written.add(pattern)
-        if writes and _GIT_RUNS_FROM.search(pattern.removeprefix(self.home)):
+        real = os.path.realpath(pattern) if writes and exact else pattern  # through a link to a .git
+        if writes and (_GIT_RUNS_FROM.search(pattern.removeprefix(self.home)) or _GIT_RUNS_FROM.search(real)):
             self.add(D, "cannot tell what runs: writes {source}, whose commands git runs", source=_snip(w.source))
 
     def scratch(self, w: _Word) -> bool:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from .code import inline_code
-from .findings import D
+from .findings import D, _snip
 from .rule import Analysis
 from .scripts import library_file, script_text
 from .words import _Word, _word_end
@@ -92,6 +92,7 @@ _CODE_FILES: dict[str, tuple[tuple[str, ...], _Reader]] = {  # the readers are d
     **dict.fromkeys(VIM_NAMES, (("-S", "-u", "-U"), lambda *a: vim_script(*a))),
     "gdb": (("-command", "--command", "-init-command", "--init-command", "-ix", "--ix"), lambda *a: gdb_script(*a)),
     **dict.fromkeys(("emacs", "emacs-nox"), (("--load", "-load", "--script", "-script"), lambda *a: code_text(*a))),
+    **dict.fromkeys(("scp", "sftp"), (("-F",), lambda *a: ssh_config(*a))),  # ssh's configuration, as `ssh -F`
 }
 _EXACT_FILES = {"gdb": ("-x",), "emacs": ("-l",), "emacs-nox": ("-l",)}  # one letter, not in a cluster (`-ex`)
 _LIBRARY_OPTIONS = frozenset({"-l", "--load", "-load"})  # emacs's: a library's name, or a file
@@ -102,7 +103,8 @@ _TAR_VALUES = frozenset("bCfFgHIKLNTVX")
 _VIM_SOURCE = re.compile(r"\s*:?\s*so(?:u(?:r(?:ce?)?)?)?!?\s+(\S.*)")
 # An Ex command that may start a program: `!`, `:r !`, `%!`, system(), an interpreter, a terminal.
 _VIM_RUNS = re.compile(
-    r"!|\b(?:system|systemlist|delete|libcall|job_start|term_start)\s*\(|"
+    r"!|\b(?:system|systemlist|delete|libcall|job_start|term_start|call|function|funcref)\s*\(|"
+    r"\b(?:set?|setl(?:ocal)?|setg(?:lobal)?)\s+(?:rtp|runtimepath|pp|packpath)\b|"
     r"\b(?:exe|execute|py3?|python3?|pyx|pythonx|lua|luado|perl|ruby|term|terminal)\b"
 )
 # `!rm -rf DIR`, `%!sort`, `r !cmd`, `w !cmd`: the rest is for the shell.
@@ -179,7 +181,7 @@ def vim_command(ctx: Analysis, name: str, option: str, word: _Word) -> None:
 
 def vim_script(ctx: Analysis, name: str, what: str, text: str) -> None:
     """Ex commands, one a line (a `-S` session, a vimrc, what is typed into `ex`); comments skipped."""
-    for line in text.splitlines():
+    for line in re.sub(r"\n\s*\\", " ", text).splitlines():  # a line starting with `\` continues the one before
         if line.strip() and not line.lstrip().startswith('"'):
             vim_command(ctx, name, what.rpartition(" ")[2] or "typed", _Word(line, line, line))
 
@@ -200,6 +202,29 @@ def gdb_script(ctx: Analysis, name: str, what: str, text: str) -> None:
 def code_text(ctx: Analysis, name: str, what: str, text: str) -> None:
     """A file of code in a language judged by the calls it names (Emacs Lisp, CMake)."""
     inline_code(ctx, what, text)
+
+
+def ssh_setting(ctx: Analysis, name: str, where: str, setting: str) -> None:
+    """One of ssh's settings (`-o`, or a line of its configuration): what its commands run, runs here."""
+    if re.match(r"(?i)\s*(proxycommand|localcommand|knownhostscommand)\s*[=\s]", setting):  # a tab too
+        ctx.sub_script(re.split(r"\s*=\s*|\s+", setting.strip(), maxsplit=1)[1], f"{name} {where}")
+    elif match := re.match(r"(?i)\s*match\b.*?\bexec\s*[=\s]\s*(?:\"([^\"]*)\"|(\S+))", setting):
+        ctx.sub_script(match[1] if match[1] is not None else match[2], f"{name} {where} Match exec")
+
+
+def ssh_config(ctx: Analysis, name: str, what: str, text: str) -> None:
+    """An ssh configuration file (`ssh -F FILE`): its settings, and the files it includes (by a
+    name alone: in ~/.ssh)."""
+    for line in text.splitlines():
+        include = re.match(r"(?i)\s*include\s*[=\s]\s*(.*)", line)
+        for file in include[1].split() if include else ():
+            path = file if file.startswith(("/", "~")) else f"{ctx.home}/.ssh/{file}"
+            if any(c in path for c in "*?["):
+                ctx.add(D, "cannot tell what runs: {name} reads the files {value}", name=name, value=_snip(path))
+            else:
+                code_file(ctx, name, what, _Word(path, path, path), ssh_config)
+        if not include:
+            ssh_setting(ctx, name, what.partition(" ")[2], line)
 
 
 def tar_new_style(args: list[_Word]) -> list[_Word]:

@@ -307,7 +307,23 @@ def cmd_cmake(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
     else:
         ctx.add(M, "{name}: builds software", name=name)
     for option, script in option_values(args, ["-P"]):  # `cmake -P x.cmake`: a script (fifth red team)
-        code_file(ctx, name, f"{name} {option}", script, code_text)
+        code_file(ctx, name, f"{name} {option}", script, cmake_script)
+
+
+def cmd_ctest(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`ctest -S x.cmake` runs a CMake script (fifth red team's second pass); otherwise it runs tests."""
+    ctx.add(M, "{name}: builds software", name=name)
+    for j, a in enumerate(args[:-1]):
+        if a.value in ("-S", "-SP", "-SR"):
+            code_file(ctx, name, f"{name} {a.value}", args[j + 1], cmake_script)
+
+
+def cmake_script(ctx: Analysis, name: str, what: str, text: str) -> None:
+    """A CMake script: judged by the calls it names; one that calls a command by a name made when
+    it runs (`cmake_language(CALL ...)`) or reads another file (`include()`) cannot be told."""
+    if re.search(r"\b(?:cmake_language|include|add_subdirectory)\s*\(", text, re.I):
+        ctx.add(D, "cannot tell what runs: {path} calls functions by names made when it runs", path=what)
+    code_text(ctx, name, what, text)
 
 
 def cmd_run_parts(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -342,7 +358,8 @@ def cmd_java(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
     was moderate); anything else is a program no rule knows."""
     values = frozenset({"-cp", "-classpath", "--class-path", "-p", "--module-path", "--add-modules", "--source"})
     operands = _operands(args, values)
-    if operands and (operands[0].value or "").endswith(".java"):
+    source = any((a.value or "").startswith("--source") for a in args)  # `java --source 17 notes.txt`
+    if operands and ((operands[0].value or "").endswith(".java") or source):
         run_script(ctx, name, operands[0], "program")
         return
     ctx.add(M, "{value}: not known to be read-only", value=name)
@@ -381,13 +398,20 @@ def cmd_vim(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         vim_script(ctx, name, "typed", typed)
 
 
+_MAKE_SETTING = re.compile(r"(?P<name>[^\s=:!?+]+)\s*(?P<op>!=|::?:?=|\+=|\?=|=)(?P<value>.*)", re.S)
+
+
 def cmd_make(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """make: the project's makefile is the project's (not read here), but one typed into it (`make -f -
     <<< ...`) is written in the command: its recipe lines are judged as the shell runs them."""
     ctx.add(M, "{name}: builds software", name=name)
-    for a in args:  # `make .SHELLFLAGS='-c "rm -rf DIR" #'`: every recipe runs as `sh FLAGS` (fifth red team)
-        if (a.value or "").startswith(".SHELLFLAGS="):
-            ctx.code_words([_word_end(a, len(a.value or "") - len(".SHELLFLAGS="))], f"{name} .SHELLFLAGS", "")
+    for a in args:  # `make .SHELLFLAGS='-c "rm -rf DIR" #'`: every recipe runs as `sh FLAGS`; `x!=CMD` runs CMD
+        setting = _MAKE_SETTING.match(a.value or "")
+        if setting is not None and (setting["op"] == "!=" or setting["name"] == ".SHELLFLAGS"):
+            shell = "" if setting["op"] == "!=" else "sh "
+            ctx.sub_script(shell + setting["value"], f"{name} {setting['name']}")
+    if any(word.procsub or word.value is None for _option, word in option_values(args, ["-f", "--file", "--makefile"])):
+        ctx.add(D, "cannot tell what runs: {name} runs the output of another command", name=name)
     folders = option_values(args, ["-C", "--directory"])
     files = option_values(args, ["-f", "--file", "--makefile"])
     folder = folders[-1][1].value if folders else None

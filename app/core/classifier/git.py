@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 
@@ -10,7 +11,8 @@ from app.core.i18n import N_
 from .code_options import option_values
 from .danger import Danger
 from .findings import D, M, _snip
-from .options import _long_flags, _operands, _short_flags
+from .options import _long_flags as _given_longs
+from .options import _operands, _short_flags
 from .rule import Analysis
 from .stdin import _Stdin
 from .tables import (
@@ -59,6 +61,8 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     if any((a.value or "").startswith("ext::") or "=ext::" in (a.value or "") for a in operands):
         # git's `ext::` transport runs its text as a command (`ext::sh -c rm% -rf% DIR`): third red team
         ctx.add(D, "cannot tell what runs: git {sub} ext::", sub=sub)
+    if option_values(rest, ["--template"]):  # `git init --template=tpl`: its hooks are copied in (fifth red team)
+        ctx.add(D, "cannot tell what runs: writes {source}, whose commands git runs", source="--template")
     for _option, word in option_values(rest, ["--output"]):
         ctx.add(M, "writes to {source}", source=_snip(word.value or word.source))
         ctx.note_written(word, writes=True)
@@ -129,6 +133,19 @@ def git_push(ctx: Analysis, rest: list[_Word]) -> None:
     ctx.add(M, "git push: publishes commits")
 
 
+# git's long options these rules look at: git takes any unique prefix of one (`--har`, `--forc`).
+_GIT_LONGS = ("--hard", "--merge", "--force", "--all", "--reset", "--delete", "--mirror", "--prune", "--ours",
+              "--theirs", "--pathspec-from-file", "--dry-run", "--staged", "--worktree", "--stdin", "--discard-changes",
+              "--force-with-lease", "--interactive", "--list", "--remotes", "--contains", "--merged", "--no-merged",
+              "--show-current")  # fmt: skip
+
+
+def _long_flags(words: list[_Word]) -> set[str]:
+    """The long options given, each also as every option of `_GIT_LONGS` it is a prefix of."""
+    given = _given_longs(words)
+    return given | {known for known in _GIT_LONGS for flag in given if len(flag) >= 5 and known.startswith(flag)}
+
+
 def git_reset(ctx: Analysis, rest: list[_Word]) -> None:
     if "--hard" in _long_flags(rest):
         ctx.add(D, "git reset --hard: discards uncommitted changes", danger=Danger.LOSES_FILES)
@@ -157,10 +174,22 @@ def git_checkout(ctx: Analysis, rest: list[_Word]) -> None:
     values = [a.value for a in rest]
     paths = "--" in values and values.index("--") < len(values) - 1
     # `git checkout HEAD DIR`: a commit then paths; `--ours`/`--theirs` only take paths (fifth red team)
-    paths = paths or len(_operands(rest, _CHECKOUT_VALUES)) > 1 or bool({"--ours", "--theirs"} & longs)
+    operands = _operands(rest, _CHECKOUT_VALUES)
+    paths = paths or len(operands) > 1 or bool({"--ours", "--theirs"} & longs)
+    # `git checkout Documents`: a name that is a file or folder here, not a branch
+    paths = paths or (len(operands) == 1 and _is_here(ctx, operands[0]) and not _flags_take(rest, "bB"))
     if paths or "--pathspec-from-file" in longs or any(a.value == "." or a.glob for a in rest):
         ctx.add(D, "git checkout <paths>: discards uncommitted changes", danger=Danger.LOSES_FILES)
     ctx.add(M, "git checkout: changes the working tree")
+
+
+def _is_here(ctx: Analysis, word: _Word) -> bool:
+    path = None if word.value is None or ctx.cwd is None else os.path.join(ctx.cwd, word.value)
+    return path is not None and os.path.lexists(path)
+
+
+def _flags_take(rest: list[_Word], letters: str) -> bool:
+    return any(letter in _short_flags(rest) for letter in letters) or "--orphan" in _long_flags(rest)
 
 
 def git_checkout_index(ctx: Analysis, rest: list[_Word]) -> None:

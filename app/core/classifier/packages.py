@@ -159,6 +159,10 @@ def js_package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int) 
             script = re.match(r"scripts\.[^=]+=(.*)", a.literal or "", re.S)
             if sub == "pkg" and script is not None:  # with --json, a JSON string: `scripts.x='"rm -rf DIR"'`
                 ctx.sub_script(_json_text(script[1]), f"{name} pkg set")
+            whole = re.match(r"scripts=(.*)", a.literal or "", re.S)  # `--json scripts='{"x": "rm -rf DIR"}'`
+            if sub == "pkg" and whole is not None:
+                for code in _json_values(whole[1]):
+                    ctx.sub_script(code, f"{name} pkg set")
         ops = _operands(args)
         if sub == "set-script" and len(ops) > 2:
             ctx.code_words(ops[2:3], f"{name} set-script")
@@ -171,6 +175,15 @@ def _json_text(value: str) -> str:
     except ValueError:
         return value
     return text if isinstance(text, str) else value
+
+
+def _json_values(value: str) -> list[str]:
+    """The strings of a JSON object (npm's scripts), or the text as given when it is none."""
+    try:
+        found = json.loads(value)
+    except ValueError:
+        return [value]
+    return [v for v in found.values() if isinstance(v, str)] if isinstance(found, dict) else [value]
 
 
 def cmd_package_manager(

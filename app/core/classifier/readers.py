@@ -6,7 +6,7 @@ import re
 
 from .code import code_from_expansion
 from .code_options import option_values
-from .findings import D, M, _snip
+from .findings import BULK_COMMAND, D, M, _snip
 from .options import _long_flags, _operands, _short_flags
 from .rule import Analysis
 from .scripts import MAX_SCRIPTS, library_file, script_text, typed_text
@@ -54,6 +54,8 @@ def cmd_sed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
                 return
             scripts.append(v)
         i += 1
+    if bulk and (not scripts or any("{}" in script for script in scripts)):  # `... | xargs -I{} sed -n {} f`
+        ctx.add(D, BULK_COMMAND)
     for script in scripts:
         if _SED_EXEC.search(script):
             ctx.add(D, "cannot tell what runs: sed e runs shell commands")
@@ -75,6 +77,9 @@ def cmd_awk(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         # `-fprog.awk`: the value joined to the option (only an option: `'BEGIN{...}'` is the program)
         joined = v[2:] if v.startswith("-") and not long and len(v) > 2 else None
         following = args[i + 1] if i + 1 < len(args) else None
+        if v == "-W" and following is not None and (following.value or "").startswith("e"):  # mawk -W exec FILE
+            key, joined, following = "-f", None, args[i + 2] if i + 2 < len(args) else None
+            i += 1
         if key in ("-f", "--file", "-E", "--exec") or (joined is not None and v[1] in "fE"):
             file = _word_end(args[i], len(attached)) if long and eq else _word_end(args[i], len(joined)) if joined \
                 is not None else following  # fmt: skip
@@ -125,7 +130,9 @@ def cmd_awk(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     program = awk_includes(ctx, name, "\n".join(programs + libraries), stdin)
     if program is None:
         return
-    if re.search(r"\bsystem\s*\(|\|\s*getline|\|&|print[f]?\b[^;}]*\|", program):
+    if bulk and not programs:  # `... | xargs -0 awk`: the words read are the program
+        ctx.add(D, BULK_COMMAND)
+    if re.search(r"\bsystem\s*\(|\|\s*getline|\|&|print[f]?\b(?:\"[^\"]*\"|[^;}\"])*\|", program):
         ctx.add(D, "cannot tell what runs: {name} starts shell commands", name=name)
     elif ">" in program:
         ctx.add(M, "{name}: may write files", name=name)

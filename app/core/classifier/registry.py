@@ -113,6 +113,7 @@ RULES: dict[str, Rule] = {
     **dict.fromkeys(["make", "gmake"], files.cmd_make),
     "systemd-tmpfiles": files.cmd_systemd_tmpfiles,
     "run-parts": files.cmd_run_parts,
+    "ctest": files.cmd_ctest,
     "java": files.cmd_java,
     "fdfind": files.cmd_fd,
     "mv": files.cmd_mv,

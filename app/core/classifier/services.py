@@ -6,7 +6,7 @@ import re
 
 from .code_options import option_values
 from .danger import Danger
-from .findings import D, M
+from .findings import BULK_COMMAND, D, M
 from .options import _operands, _short_flags
 from .packages import expanded
 from .rule import Analysis
@@ -112,7 +112,8 @@ _DROPS = re.compile(
     r"\.(?:drop(?:Database)?\s*\(|(?:deleteMany|remove)\s*\(\s*\{\s*\}\s*\))",
     re.I | re.M,
 )
-_DOT_WIPES = re.compile(r"^\s*\.(?:open\s+.*--new|restore)\b", re.M)  # sqlite3's, read before comments go
+# sqlite3's, read before comments go; its dot-commands by any prefix (`.op -new`, `.rest`)
+_DOT_WIPES = re.compile(r"^\s*\.(?:op(?:en?)?\s+.*-{1,2}new|rest(?:o(?:re?)?)?)\b", re.M)
 # Strings and comments, read in one pass from the left (`SELECT '--'; DROP TABLE t` drops): a string
 # becomes '' (`like '%drop table%'` is text), a comment a space (`DROP/**/TABLE` drops).
 _SQL_TEXT = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.S)
@@ -135,7 +136,7 @@ _SQL_FILE_OPTIONS = {"psql": ["-f", "--file"], "sqlite3": ["-init", "--init"], "
 # A file read and run from inside: sqlite3's `.read FILE`, psql's `\i`/`\ir`/`\include`, mysql's
 # `source FILE` and `\. FILE` (a `|CMD` there is a shell escape, above).
 _READS_FILE = re.compile(
-    r"(?:^|[;\n])[ \t]*(?:\.read|\\i(?:r|nclude(?:_relative)?)?|source|\\\.)[ \t]+['\"]?([^'\"|;\s][^'\";\n]*)",
+    r"(?:^|[;\n])[ \t]*(?:\.rea(?:d)?|\\i(?:r|nclude(?:_relative)?)?|source|\\\.)[ \t]+['\"]?([^'\"|;\s][^'\";\n]*)",
     re.I,
 )  # the name's trailing blanks are taken off after (a lazy match before `\s*;` was quadratic on blanks)
 
@@ -172,6 +173,10 @@ def cmd_database(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
         if _EDITS.search(text) and not any(e["editor"] is not None for e in _SHELL_ESCAPE.finditer(text)):
             ctx.add(D, "cannot tell what runs: {name} runs the editor its SQL names", name=name)
     statements = [pattern.sub(_sql_blank, text) for text in texts for pattern in (_SQL_TEXT, _SQL_TEXT_ESCAPED)]
+    # a statement in a string that is run: PostgreSQL's `EXECUTE 'DROP TABLE t'` in a DO block
+    statements += [text for text in texts if re.search(r"\bexecute\b", text, re.I)]
+    if bulk and len(_operands(args)) < 2:  # `... | xargs -0 sqlite3 db`: the statements are the words read
+        ctx.add(D, BULK_COMMAND)
     found = (*map(_DOT_WIPES.search, texts), *map(_DROPS.search, statements))
     dropped = next((m for m in found if m is not None), None)
     if dropped is not None:

@@ -10,9 +10,9 @@ import shlex
 from app.core.i18n import N_
 
 from .code import inline_code
-from .code_options import option_values
+from .code_options import judge_code_options, option_values, vim_script
 from .danger import Danger
-from .findings import MAX_PROBED_WORDS, D, M
+from .findings import MAX_PROBED_WORDS, D, M, _snip
 from .itself import python_module
 from .options import _operands, _split_options
 from .rule import Analysis
@@ -157,12 +157,24 @@ def python_m(ctx: Analysis, name: str, module: _Word | None, rest: list[_Word]) 
     own = value is not None and _SELF_MODULE.match(value)  # Cowork Terminal itself, wherever it is found
     if value is not None and not own and re.fullmatch(r"\w+(?:\.\w+)*", value) and ctx.cwd is not None:
         here = posixpath.join(ctx.cwd, *value.split("."))
-        found = next((p for p in (f"{here}.py", f"{here}/__main__.py") if os.path.isfile(p)), None)
-        if found is not None:
-            run_script(ctx, name, _Word(found, found, found), "program")
+        found = [p for p in (f"{here}.py", f"{here}/__init__.py", f"{here}/__main__.py") if os.path.isfile(p)]
+        for path in found:  # a package runs its __init__ too (`python3 -m pip` with ./pip/: second pass)
+            run_script(ctx, name, _Word(path, path, path), "program")
+        if found:
             return
         runs_project_files(ctx, [f"{here}.py"])
     python_module(ctx, name, module, rest)
+
+
+def local_imports(ctx: Analysis, name: str, code: str | None) -> None:
+    """`python3 -c 'import x'` imports the command's folder's x.py first: read as a script is
+    (second pass of the fifth red team)."""
+    if code is None or ctx.cwd is None:
+        return
+    for module in dict.fromkeys(re.findall(r"(?:^|[;\s])(?:import|from)\s+(\w+)", code)):
+        path = posixpath.join(ctx.cwd, f"{module}.py")
+        if os.path.isfile(path):
+            run_script(ctx, name, _Word(path, path, path), "program")
 
 
 def cmd_mapfile(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -207,6 +219,7 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
             if k < len(cluster) and cluster[k] == "c":
                 following = args[i + 1].literal if i + 1 < len(args) else ""
                 inline_code(ctx, name, attached or following)
+                local_imports(ctx, name, attached or following)
                 return
             if k < len(cluster) and cluster[k] == "m":
                 if attached:
@@ -313,7 +326,39 @@ def variable_set(ctx: Analysis, name: str, value: _Word) -> None:
     elif base in ("PS0", "PS1", "PS2", "PS3", "PS4") or _SUBSCRIPT_CODE.search(value.literal or ""):
         ctx.later_expanded(value.literal or "")  # shown, a prompt runs it; `x='a[$(rm ...)]'`: so does `$((x))`
     how = _SCRIPT_VARIABLES.get(name)
-    if how is not None and value.value != "":
+    relative = value.value not in ("", None) and not value.value.startswith("/")
+    if how is not None and relative and (how == "shell" or "/" in (value.value or "")):  # GIT_SSH=plink: by name
+        # bash reads BASH_ENV where each later bash starts (`env -C sub`, `cd sub; bash -c`), not here
+        ctx.add(D, "cannot tell what runs: {name} runs {value}, a script in a folder not known here", name=name,
+                value=_snip(value.value or ""))  # fmt: skip
+    elif how is not None and value.value != "":
         path = None if value.value is None else script_path(ctx.cwd, value.value)
-        if how == "shell" or value.value is None or "/" in value.value and not (path and installed_program(path)):
-            run_script(ctx, name, value, how)  # GIT_SSH=plink, =/usr/bin/ssh: a program, by its name
+        by_name = value.value is not None and "/" not in value.value  # GIT_SSH=plink: found on PATH
+        if how == "shell" or value.value is None or not (by_name or (path and installed_program(path))):
+            run_script(ctx, name, value, how)  # GIT_SSH=/usr/bin/ssh: a program, by its name
+    other_settings(ctx, name, value)
+
+
+def other_settings(ctx: Analysis, name: str, value: _Word) -> None:
+    """Variables that make a program run what another place says (fifth red team's second pass,
+    2026-12-04): vim's start-up commands, tar's options, a file of settings or a module that can run
+    commands (psql's, less's, node's `--require`), a PATH that looks in the command's folder first."""
+    literal = value.literal
+    if name in ("VIMINIT", "EXINIT", "GVIMINIT"):
+        vim_script(ctx, "vim", name, "" if literal is None else literal.replace("|", "\n"))
+    elif name == "TAR_OPTIONS":  # tar splits it as the shell would
+        try:
+            words = shlex.split(literal or "")
+        except ValueError:
+            words = (literal or "").split()
+        judge_code_options(ctx, "tar", [_Word(w, w, w) for w in words], 0)
+    elif name in _SETTINGS_FILES or (name == "NODE_OPTIONS" and _NODE_LOADS.search(value.source)):
+        ctx.add(D, "cannot tell what runs: {value} names a file of settings that can run commands", value=name)
+    elif name == "PATH" and any(not part.strip("'\"").startswith(("/", "~", "$")) for part in value.source.split(":")):
+        # `PATH=.:$PATH` (or an empty entry): `ls` may then be a file of the command's folder
+        ctx.add(D, "cannot tell what runs: {value} names a file of settings that can run commands", value=name)
+
+
+_SETTINGS_FILES = frozenset({"PSQLRC", "MYSQL_HOME", "LESSKEYIN", "LESSKEY", "LESSKEYIN_SYSTEM", "INPUTRC",
+                             "PYTHONSTARTUP"})  # fmt: skip
+_NODE_LOADS = re.compile(r"(?:^|[\s'\"=])(?:-r|--require|--import|--loader|--experimental-loader)\b")

@@ -151,7 +151,7 @@ _CODE_DELETES = re.compile(
     r"\.rm\s*\(|\brm\s*\(|promises\.rm\b|Deno\.remove|remove_tree|FileUtils\.remove|\brmdir\s*\(|remove_file|"
     r"Files\.delete|Directory\.Delete|\.truncate\s*\(|os\.truncate|"
     r"\(\s*delete-(?:directory|file)\b|"  # Emacs Lisp's
-    r"\bfile\s*\(\s*REMOVE|deleteIfExists|FileUtils\.deleteDirectory|"  # CMake's, Java's
+    r"\bfile\s*\(\s*REMOVE|deleteIfExists|FileUtils\.deleteDirectory|\.delete\s*\(\s*\)|"  # CMake's, Java's
     r"(?:^|[;\[{\n])\s*file\s+delete\b",  # Tcl's, at the start of a command (a comment may say "file delete")
     re.I,
 )
@@ -188,7 +188,8 @@ _CODE_HIDES = re.compile(
 )
 
 # sed's `e` runs a shell command, `w` writes a file: as a command (after an address) or an s/// flag.
-_SED_ADDRESS = r"(?:^|[;\n{}])\s*(?:\d+|\$|/(?:\\.|[^/])*/)?(?:\s*,\s*(?:\d+|\$|/(?:\\.|[^/])*/))?\s*!?\s*"
+_SED_ONE = r"(?:\d+(?:~\d+)?|\$|/(?:\\.|[^/])*/I?M?|\\[^\w\s\\][^;\n]*?)"  # GNU's first~step, \%re% too
+_SED_ADDRESS = rf"(?:^|[;\n{{}}])\s*{_SED_ONE}?(?:\s*,\s*(?:{_SED_ONE}|[+~]\d+))?\s*!?\s*"
 _SED_SUBST = r"s([^\w\s\\])(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiImM0-9ew]*"
 _SED_EXEC = re.compile(rf"{_SED_ADDRESS}e(?:\s|;|$)|{_SED_SUBST}(?<=e)", re.S)
 _SED_WRITE = re.compile(rf"{_SED_ADDRESS}[wW]\s|{_SED_SUBST}(?<=w)\s", re.S)

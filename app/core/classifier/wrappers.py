@@ -6,7 +6,7 @@ import re
 
 from app.core.i18n import N_
 
-from .code_options import code_file, option_values
+from .code_options import code_file, option_values, ssh_config, ssh_setting
 from .findings import BULK_COMMAND, GAINS_PRIVILEGES, D, M, _snip
 from .handoff import hands_off, local_host
 from .options import _long_flags, _short_flags, _split_options, fills_code, long_option
@@ -278,10 +278,10 @@ def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         if setting is None and o.value in ("-o", None):
             ctx.add(D, "cannot tell what runs: {name} -o from an expansion", name=name)
         elif setting:
-            _ssh_setting(ctx, name, "-o", setting)
+            ssh_setting(ctx, name, "-o", setting)
     for _option, file in option_values(options, ["-F"], "BbcDEeFIiJLlmOoPpQRSWw"):  # `ssh -F FILE`: the same, in a file
         if file.value != "none":
-            code_file(ctx, name, f"{name} -F", file, _ssh_config)
+            code_file(ctx, name, f"{name} -F", file, ssh_config)
     if i < len(args) and (local_host(args[i]) or args[i].value is None):
         hands_off(ctx, f"{name} {_snip(args[i].source)}")  # this machine (or maybe), outside the command's reach
     else:
@@ -289,29 +289,6 @@ def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     remote = args[i + 1 :]
     if remote:
         ctx.code_words(remote, "ssh")
-
-
-def _ssh_setting(ctx: Analysis, name: str, where: str, setting: str) -> None:
-    """One of ssh's settings (`-o`, or a line of its configuration): what its commands run, runs here."""
-    if re.match(r"(?i)\s*(proxycommand|localcommand|knownhostscommand)\s*[= ]", setting):
-        ctx.sub_script(re.split(r"[= ]", setting.strip(), maxsplit=1)[1], f"{name} {where}")
-    elif match := re.match(r"(?i)\s*match\b.*?\bexec\s*[= ]\s*(?:\"([^\"]*)\"|(\S+))", setting):
-        ctx.sub_script(match[1] if match[1] is not None else match[2], f"{name} {where} Match exec")
-
-
-def _ssh_config(ctx: Analysis, name: str, what: str, text: str) -> None:
-    """An ssh configuration file (`ssh -F FILE`): its settings, and the files it includes (by a
-    name alone: in ~/.ssh)."""
-    for line in text.splitlines():
-        include = re.match(r"(?i)\s*include\s*[= ]\s*(.*)", line)
-        for file in include[1].split() if include else ():
-            path = file if file.startswith(("/", "~")) else f"{ctx.home}/.ssh/{file}"
-            if any(c in path for c in "*?["):
-                ctx.add(D, "cannot tell what runs: {name} reads the files {value}", name=name, value=_snip(path))
-            else:
-                code_file(ctx, name, what, _Word(path, path, path), _ssh_config)
-        if not include:
-            _ssh_setting(ctx, name, what.partition(" ")[2], line)
 
 
 def cmd_npx(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
