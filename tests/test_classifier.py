@@ -1133,4 +1133,8 @@ def test_the_fifth_red_teams_second_pass_is_held() -> None:
         "git clean --dry",
         "sqlite3 db .tables",
         "find . -name '*.db' -exec sqlite3 {} .tables \\;",
+        "read -r name <<< hi",
+        "printf -v out '%s' hi",
+        "mapfile -t lines < notes.txt",
+        "less -R notes.txt",
     )

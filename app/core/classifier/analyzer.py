@@ -32,7 +32,7 @@ from .findings import (
     _Report,
     _snip,
 )
-from .options import _command_name
+from .options import _command_name, _operands
 from .parser import _parser
 from .protected import _home, _Protected
 from .registry import rule_for
@@ -54,6 +54,7 @@ from .tables import (
     _SELF_PROGRAM,
     _SUBSCRIPT_CODE,
     _WRITERS,
+    is_code_variable,
     is_interpreter,
 )
 from .words import _EXPANSIONS, _WORDISH, _ansi_c, _double_quoted, _Word, _word_end, _WordBuilder
@@ -123,6 +124,20 @@ def write_targets(name: str, args: list[_Word], in_place: bool) -> list[_Word]:
 
 
 _IN_PLACE = re.compile(r"-[a-zA-Z]*i|--in-place")  # sed's and perl's
+
+
+def _assigned_names(name: str, args: list[_Word]) -> list[str]:
+    """The variables `read`, `printf -v`, `mapfile` and `readarray` set, to values not seen here."""
+    if name == "printf":
+        return [w.value or "" for _option, w in option_values(args, ["-v"], "v")]
+    if name in ("read", "mapfile", "readarray"):
+        values = {"read": "-a -d -i -n -N -p -t -u", "mapfile": "-d -n -O -s -u -C -c"}.get(
+            name, "-d -n -O -s -u -C -c"
+        )
+        return [w.value or "" for w in _operands(args, frozenset(values.split()))]
+    return []
+
+
 # Builtins that take names or arithmetic, where a subscript's `$(...)` runs (`read 'a[$(rm ...)]'`).
 _EVALUATES_WORDS = frozenset(
     {"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "test", "[", "unset", "mapfile",
@@ -674,6 +689,9 @@ class _Analyzer:
             for a in args:
                 if _SUBSCRIPT_CODE.search(a.literal or ""):
                     self.later_expanded(a.literal or "")
+        for target in _assigned_names(name, args):  # `read PS4 <<< '$(rm ...)'`, `printf -v BASH_ENV %s x.sh`
+            if is_code_variable(target):
+                self.add(D, "cannot tell what runs: {name} code from an expansion", name=target)
         if name in ("compgen", "complete"):  # `compgen -W '$(rm -rf DIR)'`: its words are expanded
             for _option, listed in option_values(args, ["-W"], "ACFGPSWXo"):
                 self.later_expanded(listed.literal or "")

@@ -95,6 +95,8 @@ _CODE_FILES: dict[str, tuple[tuple[str, ...], _Reader]] = {  # the readers are d
     **dict.fromkeys(("scp", "sftp"), (("-F",), lambda *a: ssh_config(*a))),  # ssh's configuration, as `ssh -F`
 }
 _EXACT_FILES = {"gdb": ("-x",), "emacs": ("-l",), "emacs-nox": ("-l",)}  # one letter, not in a cluster (`-ex`)
+# Options naming a file of settings that can run commands (a lesskey file can set LESSOPEN)
+_SETTINGS_OPTIONS = {"less": ("--lesskey-src", "--lesskey-file", "-k")}
 _LIBRARY_OPTIONS = frozenset({"-l", "--load", "-load"})  # emacs's: a library's name, or a file
 _NOT_A_FILE = frozenset({"NONE", "NORC", "DEFAULTS", "NOPLUGIN", "-"})
 # tar's letters that take a value, in its old style: b, C, f, F, g, H, I, K, L, N, T, V, X
@@ -120,6 +122,8 @@ def judge_code_options(ctx: Analysis, name: str, args: list[_Word], depth: int) 
         _judge_value(ctx, name, entry, word)
     for _entry, word in _values(args, tuple(_CodeOption(o) for o in _EACH_FILE.get(name, ()))):
         ctx.argv([word], None, bulk=True, depth=depth + 1)
+    for option, _file in option_values(args, list(_SETTINGS_OPTIONS.get(name, ())), "bhjkKoOpPtTxyz#"):
+        ctx.add(D, "cannot tell what runs: {value} names a file of settings that can run commands", value=option)
     options, read = _CODE_FILES.get(name, ((), None))
     files = _values(args, tuple(_CodeOption(o) for o in options))
     exact = _EXACT_FILES.get(name, ())

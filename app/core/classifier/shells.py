@@ -24,6 +24,7 @@ from .tables import (
     _DOWNLOADS,
     _INLINE_CODE_FLAGS,
     _PERL,
+    _PROMPTS,
     _PYTHON,
     _SCRIPT_VARIABLES,
     _SELF_MODULE,
@@ -323,7 +324,7 @@ def variable_set(ctx: Analysis, name: str, value: _Word) -> None:
             ctx.add(D, "cannot tell what runs: {name} code from an expansion", name=name)
         elif value.literal.startswith("()"):
             ctx.sub_script("f" + value.literal, name)
-    elif base in ("PS0", "PS1", "PS2", "PS3", "PS4") or _SUBSCRIPT_CODE.search(value.literal or ""):
+    elif base in _PROMPTS or _SUBSCRIPT_CODE.search(value.literal or ""):
         ctx.later_expanded(value.literal or "")  # shown, a prompt runs it; `x='a[$(rm ...)]'`: so does `$((x))`
     how = _SCRIPT_VARIABLES.get(name)
     relative = value.value not in ("", None) and not value.value.startswith("/")

@@ -247,6 +247,19 @@ def sets_git_config(variable: str, value: str | None) -> bool:
     return bool(_GIT_CONFIG_VARIABLES.fullmatch(variable)) and value not in ("/dev/null", "")
 
 
+def is_code_variable(name: str) -> bool:
+    """A variable whose value a program runs, or reads as a script or settings that can run one."""
+    return (
+        name in _CODE_VARIABLES
+        or name in _SCRIPT_VARIABLES
+        or name in _SPECIAL_VARIABLES
+        or name in _PROMPTS
+        or name.startswith("BASH_FUNC_")
+        or name in ("TAR_OPTIONS", "VIMINIT", "EXINIT", "PSQLRC", "LESSKEYIN", "LESSKEY", "LESS")
+    )
+
+
+_PROMPTS = frozenset({"PS0", "PS1", "PS2", "PS3", "PS4"})
 _SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(?:\$\(|`)")  # a subscript holding a command substitution
 _SPECIAL_VARIABLES = frozenset(
     {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
