@@ -1119,6 +1119,10 @@ def test_the_fifth_red_teams_second_pass_is_held() -> None:
         f"TAR_OPTIONS='--checkpoint-action=exec=\"rm -rf {documents}\"' tar cf a.tar .",
         "BASH_ENV=x.sh bash -c true",
         "env -C sub BASH_ENV=x.sh bash -c :",  # read where each bash starts
+        "read PS4 <<< '$(rm -rf /home/ana/Documents)'; set -x; :",
+        "printf -v BASH_ENV %s sub/x.sh; bash -c :",
+        "less --lesskey-src=keys notes.txt",
+        "less -k keys notes.txt",
     )
     assert_not_held(
         "GIT_SSH=ssh git fetch",
@@ -1133,6 +1137,10 @@ def test_the_fifth_red_teams_second_pass_is_held() -> None:
         "git clean --dry",
         "sqlite3 db .tables",
         "find . -name '*.db' -exec sqlite3 {} .tables \\;",
+        "read -r name <<< hi",
+        "printf -v out '%s' hi",
+        "mapfile -t lines < notes.txt",
+        "less -R notes.txt",
         "read -r name <<< hi",
         "printf -v out '%s' hi",
         "mapfile -t lines < notes.txt",
