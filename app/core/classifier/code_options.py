@@ -8,7 +8,7 @@ one in a cluster (`tar -cvI CMD`)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from .code import inline_code
@@ -113,9 +113,19 @@ _VIM_RUNS = re.compile(
 _VIM_SHELL = re.compile(r"\s*:?\s*(?:sil(?:ent)?!?\s*)?(?:[%.$\d,]*\s*(?:r(?:ead)?|w(?:rite)?)?\s*)?!")
 
 
+def _judged() -> frozenset[str]:
+    tables: tuple[Mapping[str, object], ...] = (_CODE_OPTIONS, _EACH_FILE, _CODE_FILES, _EXACT_FILES, _SETTINGS_OPTIONS)
+    return frozenset(name for table in tables for name in table) | {"tar"}
+
+
+_JUDGED = _judged()  # the programs any table above names
+
+
 def judge_code_options(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
     """The code in `name`'s options, and in the files of code they name, judged as what runs it
     would run it."""
+    if name not in _JUDGED:  # most programs: nothing to look for (a pass over the words each, else)
+        return
     if name == "tar":
         args = tar_new_style(args)
     for entry, word in _values(args, _CODE_OPTIONS.get(name, ())):
