@@ -1109,8 +1109,6 @@ def test_the_fifth_red_teams_second_pass_is_held() -> None:
         "PSQLRC=rc psql",
         "LESSKEYIN=k less notes.txt",
         "NODE_OPTIONS='--require ./x.js' node app.js",
-        "PATH=.:$PATH ls",
-        "PATH=:$PATH ls",
         f"make 'x!=rm -rf {documents}'",
         f"make '.SHELLFLAGS:=-c \"rm -rf {documents}\" #'",
         "make -f <(printf 'all:\\n\\trm -rf x\\n')",
@@ -1134,7 +1132,6 @@ def test_the_fifth_red_teams_second_pass_is_held() -> None:
         "make -j4 all",
         "git checkout main",
         "git reset --soft HEAD~1",
-        "git clean --dry",
         "sqlite3 db .tables",
         "find . -name '*.db' -exec sqlite3 {} .tables \\;",
         "read -r name <<< hi",
@@ -1146,3 +1143,44 @@ def test_the_fifth_red_teams_second_pass_is_held() -> None:
         "mapfile -t lines < notes.txt",
         "less -R notes.txt",
     )
+
+
+def test_the_third_review_of_this_sittings_classifier_changes() -> None:
+    """Review, 2026-12-04: three commands its fixes let by, and everyday ones they held."""
+    assert_held(
+        'awk \'BEGIN{print "a\\"" | "sh"}\'',  # an escaped quote in the printed string
+        "ctest --test-command rm -rf /home/ana/Documents",
+        "git clean -fdx -e --dry",  # `--dry` is -e's value: it deletes
+        "git checkout '*.py'",
+        "echo x | xargs -I% sed % main.py",
+        "echo x | xargs -I{} sqlite3 db {}",
+    )
+    assert_not_held(
+        "env PATH=/usr/bin:/bin make",
+        "export PATH=./node_modules/.bin:$PATH",
+        "PATH+=:/opt/bin",
+        "git commit --template .gitmessage",
+        "java -jar app.jar --source x",
+        "scp -F /dev/null notes.txt host:notes.txt",
+        "sftp -F none host",
+        "make .SHELLFLAGS=-ec",
+        'make -f "$HOME/Makefile"',
+        "PSQLRC=/dev/null psql -c 'select 1'",
+        "NODE_OPTIONS='--import tsx' npm test",
+        "printf -v IFS '\\t'",
+        "sqlite3 db \"select * from log where msg like '%execute%drop table%'\"",
+        "vim -c 'set rtp?'",
+    )
+
+
+def test_git_checkout_of_a_name_that_is_a_branch_and_a_file_switches_branch(tmp_path: Path) -> None:
+    """`git checkout main` beside a built ./main: git switches branch (review, 2026-12-04)."""
+    (tmp_path / ".git" / "refs" / "heads").mkdir(parents=True)
+    (tmp_path / ".git" / "refs" / "heads" / "main").write_text("0" * 40 + "\n")
+    (tmp_path / ".git" / "packed-refs").write_text("# pack-refs\n" + "1" * 40 + " refs/remotes/origin/docs\n")
+    for name in ("main", "docs", "src"):
+        (tmp_path / name).mkdir()
+    cwd = str(tmp_path)
+    assert classify("git checkout main", cwd=cwd).tier is Tier.MODERATE
+    assert classify("git checkout docs", cwd=cwd).tier is Tier.MODERATE
+    assert classify("git checkout src", cwd=cwd).tier is Tier.DESTRUCTIVE, "a folder, not a branch: its changes go"

@@ -98,7 +98,7 @@ _EXACT_FILES = {"gdb": ("-x",), "emacs": ("-l",), "emacs-nox": ("-l",)}  # one l
 # Options naming a file of settings that can run commands (a lesskey file can set LESSOPEN)
 _SETTINGS_OPTIONS = {"less": ("--lesskey-src", "--lesskey-file", "-k")}
 _LIBRARY_OPTIONS = frozenset({"-l", "--load", "-load"})  # emacs's: a library's name, or a file
-_NOT_A_FILE = frozenset({"NONE", "NORC", "DEFAULTS", "NOPLUGIN", "-"})
+_NOT_A_FILE = frozenset({"NONE", "NORC", "DEFAULTS", "NOPLUGIN", "-", "none", "/dev/null"})
 # tar's letters that take a value, in its old style: b, C, f, F, g, H, I, K, L, N, T, V, X
 _TAR_VALUES = frozenset("bCfFgHIKLNTVX")
 # `:so FILE`, `:source! FILE`: the file's Ex commands run
@@ -106,7 +106,7 @@ _VIM_SOURCE = re.compile(r"\s*:?\s*so(?:u(?:r(?:ce?)?)?)?!?\s+(\S.*)")
 # An Ex command that may start a program: `!`, `:r !`, `%!`, system(), an interpreter, a terminal.
 _VIM_RUNS = re.compile(
     r"!|\b(?:system|systemlist|delete|libcall|job_start|term_start|call|function|funcref)\s*\(|"
-    r"\b(?:set?|setl(?:ocal)?|setg(?:lobal)?)\s+(?:rtp|runtimepath|pp|packpath)\b|"
+    r"\b(?:set?|setl(?:ocal)?|setg(?:lobal)?)\s+(?:rtp|runtimepath|pp|packpath)\s*[+^-]?=|"
     r"\b(?:exe|execute|py3?|python3?|pyx|pythonx|lua|luado|perl|ruby|term|terminal)\b"
 )
 # `!rm -rf DIR`, `%!sort`, `r !cmd`, `w !cmd`: the rest is for the shell.

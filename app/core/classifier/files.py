@@ -314,8 +314,9 @@ def cmd_ctest(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
     """`ctest -S x.cmake` runs a CMake script (fifth red team's second pass); otherwise it runs tests."""
     ctx.add(M, "{name}: builds software", name=name)
     for j, a in enumerate(args[:-1]):
-        if a.value in ("-S", "-SP", "-SR"):
+        if a.value in ("-S", "-SP", "-SR", "--script", "--script-new-process"):
             code_file(ctx, name, f"{name} {a.value}", args[j + 1], cmake_script)
+    ctx.may_run(args, depth)  # `ctest --test-command rm -rf DIR`
 
 
 def cmake_script(ctx: Analysis, name: str, what: str, text: str) -> None:
@@ -358,7 +359,8 @@ def cmd_java(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
     was moderate); anything else is a program no rule knows."""
     values = frozenset({"-cp", "-classpath", "--class-path", "-p", "--module-path", "--add-modules", "--source"})
     operands = _operands(args, values)
-    source = any((a.value or "").startswith("--source") for a in args)  # `java --source 17 notes.txt`
+    first = next((k for k, a in enumerate(args) if operands and a is operands[0]), len(args))
+    source = any((a.value or "").startswith("--source") for a in args[:first])  # `java --source 17 notes.txt`
     if operands and ((operands[0].value or "").endswith(".java") or source):
         run_script(ctx, name, operands[0], "program")
         return
@@ -408,9 +410,9 @@ def cmd_make(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
     for a in args:  # `make .SHELLFLAGS='-c "rm -rf DIR" #'`: every recipe runs as `sh FLAGS`; `x!=CMD` runs CMD
         setting = _MAKE_SETTING.match(a.value or "")
         if setting is not None and (setting["op"] == "!=" or setting["name"] == ".SHELLFLAGS"):
-            shell = "" if setting["op"] == "!=" else "sh "
-            ctx.sub_script(shell + setting["value"], f"{name} {setting['name']}")
-    if any(word.procsub or word.value is None for _option, word in option_values(args, ["-f", "--file", "--makefile"])):
+            code = setting["value"] if setting["op"] == "!=" else f"sh {setting['value']} :"  # `sh -ec :`
+            ctx.sub_script(code, f"{name} {setting['name']}")
+    if any(word.procsub for _option, word in option_values(args, ["-f", "--file", "--makefile"])):
         ctx.add(D, "cannot tell what runs: {name} runs the output of another command", name=name)
     folders = option_values(args, ["-C", "--directory"])
     files = option_values(args, ["-f", "--file", "--makefile"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Callable
@@ -61,7 +62,7 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     if any((a.value or "").startswith("ext::") or "=ext::" in (a.value or "") for a in operands):
         # git's `ext::` transport runs its text as a command (`ext::sh -c rm% -rf% DIR`): third red team
         ctx.add(D, "cannot tell what runs: git {sub} ext::", sub=sub)
-    if option_values(rest, ["--template"]):  # `git init --template=tpl`: its hooks are copied in (fifth red team)
+    if sub in ("init", "clone") and option_values(rest, ["--template"]):  # its hooks are copied in (fifth red team)
         ctx.add(D, "cannot tell what runs: writes {source}, whose commands git runs", source="--template")
     for _option, word in option_values(rest, ["--output"]):
         ctx.add(M, "writes to {source}", source=_snip(word.value or word.source))
@@ -133,11 +134,12 @@ def git_push(ctx: Analysis, rest: list[_Word]) -> None:
     ctx.add(M, "git push: publishes commits")
 
 
-# git's long options these rules look at: git takes any unique prefix of one (`--har`, `--forc`).
+# git's long options that make these rules hold a command: git takes any unique prefix of one (`--har`,
+# `--forc`). Only these: a prefix of one that lets a command by (`--dry`) may be another option's value
+# (`git clean -f -e --dry` deletes: review, 2026-12-04).
 _GIT_LONGS = ("--hard", "--merge", "--force", "--all", "--reset", "--delete", "--mirror", "--prune", "--ours",
-              "--theirs", "--pathspec-from-file", "--dry-run", "--staged", "--worktree", "--stdin", "--discard-changes",
-              "--force-with-lease", "--interactive", "--list", "--remotes", "--contains", "--merged", "--no-merged",
-              "--show-current")  # fmt: skip
+              "--theirs", "--pathspec-from-file", "--worktree", "--stdin", "--discard-changes",
+              "--force-with-lease")  # fmt: skip
 
 
 def _long_flags(words: list[_Word]) -> set[str]:
@@ -177,7 +179,10 @@ def git_checkout(ctx: Analysis, rest: list[_Word]) -> None:
     operands = _operands(rest, _CHECKOUT_VALUES)
     paths = paths or len(operands) > 1 or bool({"--ours", "--theirs"} & longs)
     # `git checkout Documents`: a name that is a file or folder here, not a branch
-    paths = paths or (len(operands) == 1 and _is_here(ctx, operands[0]) and not _flags_take(rest, "bB"))
+    only = operands[0] if len(operands) == 1 else None
+    named = only is not None and not _flags_take(rest, "bB") and not _is_branch(ctx.cwd, only.value or "")
+    paths = paths or (named and only is not None and _is_here(ctx, only))
+    paths = paths or any(re.search(r"[*?\[]", a.value or "") for a in operands)  # `git checkout '*.py'`
     if paths or "--pathspec-from-file" in longs or any(a.value == "." or a.glob for a in rest):
         ctx.add(D, "git checkout <paths>: discards uncommitted changes", danger=Danger.LOSES_FILES)
     ctx.add(M, "git checkout: changes the working tree")
@@ -186,6 +191,34 @@ def git_checkout(ctx: Analysis, rest: list[_Word]) -> None:
 def _is_here(ctx: Analysis, word: _Word) -> bool:
     path = None if word.value is None or ctx.cwd is None else os.path.join(ctx.cwd, word.value)
     return path is not None and os.path.lexists(path)
+
+
+def _is_branch(cwd: str | None, name: str) -> bool:
+    """Whether the repository around `cwd` has a branch (or a remote's branch) called `name`: git then
+    switches to it, even where a file of that name exists (`git checkout main` beside a ./main)."""
+    folder = cwd
+    while folder and not os.path.exists(os.path.join(folder, ".git")):
+        parent = os.path.dirname(folder)
+        folder = None if parent == folder else parent
+    if not folder or not name:
+        return False
+    git = os.path.join(folder, ".git")
+    if os.path.isfile(git):  # a worktree's or submodule's `gitdir: ...`
+        with contextlib.suppress(OSError, ValueError), open(git, encoding="utf-8") as pointer:
+            git = os.path.join(folder, pointer.read().partition("gitdir:")[2].strip())
+    refs = [os.path.join(git, "refs", "heads", name)]
+    with contextlib.suppress(OSError):
+        refs += [
+            os.path.join(git, "refs", "remotes", remote, name)
+            for remote in os.listdir(os.path.join(git, "refs", "remotes"))
+        ]
+    if any(os.path.isfile(ref) for ref in refs):
+        return True
+    try:
+        with open(os.path.join(git, "packed-refs"), encoding="utf-8") as packed:
+            return any(line.rstrip().endswith((f"refs/heads/{name}", f"/{name}")) for line in packed)
+    except OSError:
+        return False
 
 
 def _flags_take(rest: list[_Word], letters: str) -> bool:

@@ -132,7 +132,7 @@ def cmd_awk(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         return
     if bulk and not programs:  # `... | xargs -0 awk`: the words read are the program
         ctx.add(D, BULK_COMMAND)
-    if re.search(r"\bsystem\s*\(|\|\s*getline|\|&|print[f]?\b(?:\"[^\"]*\"|[^;}\"])*\|", program):
+    if re.search(r"\bsystem\s*\(|\|\s*getline|\|&|print[f]?\b(?:\"(?:[^\"\\]|\\.)*\"|[^;}\"])*\|", program):
         ctx.add(D, "cannot tell what runs: {name} starts shell commands", name=name)
     elif ">" in program:
         ctx.add(M, "{name}: may write files", name=name)

@@ -129,6 +129,7 @@ _SHELL_ESCAPE = re.compile(
     r"\bedit\s*\((?:[^,()']|'[^']*')*,\s*'(?P<editor>(?:[^']|'')*)'",  # sqlite3's edit(TEXT, 'EDITOR') runs it
     re.I,
 )
+_EXECUTED = re.compile(r"\bexecute\s+'((?:[^']|'')*)'", re.I)  # PostgreSQL's EXECUTE 'DROP TABLE t' in a DO block
 _EDITS = re.compile(r"\bedit\s*\(", re.I)  # edit(TEXT) runs $VISUAL; edit(TEXT, EDITOR) what it names
 
 
@@ -174,7 +175,7 @@ def cmd_database(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
             ctx.add(D, "cannot tell what runs: {name} runs the editor its SQL names", name=name)
     statements = [pattern.sub(_sql_blank, text) for text in texts for pattern in (_SQL_TEXT, _SQL_TEXT_ESCAPED)]
     # a statement in a string that is run: PostgreSQL's `EXECUTE 'DROP TABLE t'` in a DO block
-    statements += [text for text in texts if re.search(r"\bexecute\b", text, re.I)]
+    statements += [inner for text in texts for inner in _EXECUTED.findall(text)]
     if bulk and len(_operands(args)) < 2:  # `... | xargs -0 sqlite3 db`: the statements are the words read
         ctx.add(D, BULK_COMMAND)
     found = (*map(_DOT_WIPES.search, texts), *map(_DROPS.search, statements))

@@ -343,7 +343,7 @@ def variable_set(ctx: Analysis, name: str, value: _Word) -> None:
 def other_settings(ctx: Analysis, name: str, value: _Word) -> None:
     """Variables that make a program run what another place says (fifth red team's second pass,
     2026-12-04): vim's start-up commands, tar's options, a file of settings or a module that can run
-    commands (psql's, less's, node's `--require`), a PATH that looks in the command's folder first."""
+    commands (psql's, less's, node's `--require ./x.js`)."""
     literal = value.literal
     if name in ("VIMINIT", "EXINIT", "GVIMINIT"):
         vim_script(ctx, "vim", name, "" if literal is None else literal.replace("|", "\n"))
@@ -353,13 +353,12 @@ def other_settings(ctx: Analysis, name: str, value: _Word) -> None:
         except ValueError:
             words = (literal or "").split()
         judge_code_options(ctx, "tar", [_Word(w, w, w) for w in words], 0)
-    elif name in _SETTINGS_FILES or (name == "NODE_OPTIONS" and _NODE_LOADS.search(value.source)):
-        ctx.add(D, "cannot tell what runs: {value} names a file of settings that can run commands", value=name)
-    elif name == "PATH" and any(not part.strip("'\"").startswith(("/", "~", "$")) for part in value.source.split(":")):
-        # `PATH=.:$PATH` (or an empty entry): `ls` may then be a file of the command's folder
+    elif (name in _SETTINGS_FILES and literal not in ("", "/dev/null")) or (
+        name == "NODE_OPTIONS" and _NODE_LOADS.search(value.source)
+    ):
         ctx.add(D, "cannot tell what runs: {value} names a file of settings that can run commands", value=name)
 
 
-_SETTINGS_FILES = frozenset({"PSQLRC", "MYSQL_HOME", "LESSKEYIN", "LESSKEY", "LESSKEYIN_SYSTEM", "INPUTRC",
-                             "PYTHONSTARTUP"})  # fmt: skip
-_NODE_LOADS = re.compile(r"(?:^|[\s'\"=])(?:-r|--require|--import|--loader|--experimental-loader)\b")
+_SETTINGS_FILES = frozenset({"PSQLRC", "MYSQL_HOME", "LESSKEYIN", "LESSKEY", "LESSKEYIN_SYSTEM", "PYTHONSTARTUP"})
+# a module of the folder's (`--require ./x.js`); a package's name (`--import tsx`) is installed software
+_NODE_LOADS = re.compile(r"(?:^|[\s'\"=])(?:-r|--require|--import|--loader|--experimental-loader)[=\s]+['\"]?\.{0,2}/")

@@ -188,7 +188,7 @@ _CODE_HIDES = re.compile(
 )
 
 # sed's `e` runs a shell command, `w` writes a file: as a command (after an address) or an s/// flag.
-_SED_ONE = r"(?:\d+(?:~\d+)?|\$|/(?:\\.|[^/])*/I?M?|\\[^\w\s\\][^;\n]*?)"  # GNU's first~step, \%re% too
+_SED_ONE = r"(?:\d+(?:~\d+)?|\$|/(?:\\.|[^/])*/I?M?)"  # GNU's first~step too
 _SED_ADDRESS = rf"(?:^|[;\n{{}}])\s*{_SED_ONE}?(?:\s*,\s*(?:{_SED_ONE}|[+~]\d+))?\s*!?\s*"
 _SED_SUBST = r"s([^\w\s\\])(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiImM0-9ew]*"
 _SED_EXEC = re.compile(rf"{_SED_ADDRESS}e(?:\s|;|$)|{_SED_SUBST}(?<=e)", re.S)
@@ -252,7 +252,7 @@ def is_code_variable(name: str) -> bool:
     return (
         name in _CODE_VARIABLES
         or name in _SCRIPT_VARIABLES
-        or name in _SPECIAL_VARIABLES
+        or (name in _SPECIAL_VARIABLES and name != "IFS")
         or name in _PROMPTS
         or name.startswith("BASH_FUNC_")
         or name in ("TAR_OPTIONS", "VIMINIT", "EXINIT", "PSQLRC", "LESSKEYIN", "LESSKEY", "LESS")

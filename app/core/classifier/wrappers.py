@@ -9,7 +9,7 @@ from app.core.i18n import N_
 from .code_options import code_file, option_values, ssh_config, ssh_setting
 from .findings import BULK_COMMAND, GAINS_PRIVILEGES, D, M, _snip
 from .handoff import hands_off, local_host
-from .options import _long_flags, _short_flags, _split_options, fills_code, long_option
+from .options import _command_name, _long_flags, _short_flags, _split_options, fills_code, long_option
 from .rule import Analysis
 from .shells import folder_after, variable_set
 from .stdin import _Stdin
@@ -182,10 +182,16 @@ def cmd_xargs(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
                         "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"})  # fmt: skip
     options, i = _split_options(args, values)
     replace = [v or "{}" for v in _replace_strings(options)]  # -I{} / -i: each word read goes where it is
-    if (replace and fills_code(args[i:], replace)) or (bulk and not args[i:]):
+    program = _command_name(args[i].value or "") if i < len(args) else ""
+    into_text = program in _TEXT_PROGRAMS and any(r in (a.value or "") for a in args[i + 1 :] for r in replace)
+    if (replace and (fills_code(args[i:], replace) or into_text)) or (bulk and not args[i:]):
         ctx.add(D, BULK_COMMAND)  # `xargs -I{} sh -c '{}'`; `xargs xargs`: the words read are the command
     if args[i:]:
         ctx.argv(args[i:], None, bulk=True, depth=depth + 1)
+
+
+# Programs whose program text is one of their operands: what xargs -I puts there is code.
+_TEXT_PROGRAMS = frozenset({"sed", "gsed", "awk", "gawk", "mawk", "nawk", "sqlite3", "psql", "mysql", "duckdb"})
 
 
 def _replace_strings(options: list[_Word]) -> list[str | None]:
