@@ -1184,3 +1184,26 @@ def test_git_checkout_of_a_name_that_is_a_branch_and_a_file_switches_branch(tmp_
     assert classify("git checkout main", cwd=cwd).tier is Tier.MODERATE
     assert classify("git checkout docs", cwd=cwd).tier is Tier.MODERATE
     assert classify("git checkout src", cwd=cwd).tier is Tier.DESTRUCTIVE, "a folder, not a branch: its changes go"
+
+
+def test_the_final_review_of_the_sitting() -> None:
+    """Final review, 2026-12-04: everyday commands this sitting's checks had held, and one crash."""
+    assert_not_held(
+        "find . -name '*.md' | xargs -I{} sed -n '1,3p' {}",  # {} is the file, not sed's script
+        "ls *.txt | xargs -I{} sed -i 's/a/b/' {}",
+        "ls db/*.db | xargs -I{} sqlite3 {} .tables",
+        "xargs -I{} psql -d {} -c 'select 1' < names.txt",
+        "git clean --dry -d",
+        "git clean -d --dry-r",
+        "printf -v EDITOR '%s' vim",
+        "git init --template=",
+        "git checkout-index -f -a --prefix=export/",
+    )
+    assert_held(
+        "echo x | xargs -I{} sed {} notes.txt",
+        "echo x | xargs -I{} sqlite3 db {}",
+        "git clean -f -e --dry",
+        "printf -v PS1 '$(rm -rf /home/ana/Documents)'",
+    )
+    crashed = classify("ssh -o 'ProxyCommand   ' host", cwd="/home/ana/project")
+    assert not any("classifier failed" in reason for reason in crashed.reasons), crashed

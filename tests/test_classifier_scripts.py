@@ -419,3 +419,26 @@ def test_the_second_pass_files_a_program_reads_are_judged(code_files: Path) -> N
         assert classify(held, cwd=cwd).tier is Tier.DESTRUCTIVE, held
     for fine in ("python3 -m json.tool a.json", "python3 -c 'import json'", "git checkout feature"):
         assert classify(fine, cwd=cwd).tier is not Tier.DESTRUCTIVE, fine
+
+
+def test_a_module_node_preloads_and_a_package_python_imports_and_ssh_includes_by_pattern_are_read(
+    code_files: Path,
+) -> None:
+    """Final review, 2026-12-04: `NODE_OPTIONS='--require ./x.js'` is read as `node -r ./x.js` is;
+    `import pkg.mod` and `from pkg import mod` read pkg/mod.py; `Include conf.d/*` reads each file."""
+    (code_files / "tracing.js").write_text("console.log('tracing')\n")
+    (code_files / "wipe.js").write_text("require('fs').rmSync('/home/ana/x', {recursive: true})\n")
+    (code_files / "pkg").mkdir()
+    (code_files / "pkg" / "__init__.py").write_text("")
+    (code_files / "pkg" / "evil.py").write_text("import shutil\nshutil.rmtree('/home/ana/x')\n")
+    (code_files / "conf.d").mkdir()
+    (code_files / "conf.d" / "a.conf").write_text("Host a\n  User me\n")
+    (code_files / "conf.d" / "b.conf").write_text(f"Host *\n  ProxyCommand {WIPE}\n")
+    (code_files / "glob.cfg").write_text(f"Include {code_files}/conf.d/*\n")
+    (code_files / "fine.cfg").write_text(f"Include {code_files}/conf.d/a.conf\n")
+    cwd = str(code_files)
+    for held in ("NODE_OPTIONS='--require ./wipe.js' npm test", "python3 -c 'import pkg.evil'",
+                 "python3 -c 'from pkg import evil'", "ssh -F glob.cfg host"):  # fmt: skip
+        assert classify(held, cwd=cwd).tier is Tier.DESTRUCTIVE, held
+    for fine in ("NODE_OPTIONS='--require ./tracing.js' npm test", "python3 -c 'import pkg'", "ssh -F fine.cfg a"):
+        assert classify(fine, cwd=cwd).tier is not Tier.DESTRUCTIVE, fine

@@ -126,6 +126,21 @@ def write_targets(name: str, args: list[_Word], in_place: bool) -> list[_Word]:
 _IN_PLACE = re.compile(r"-[a-zA-Z]*i|--in-place")  # sed's and perl's
 
 
+def _printed_value(args: list[_Word]) -> str | None:
+    """What `printf -v NAME FORMAT ARGS` stores, when every word is written out and FORMAT has only
+    `%s` (None otherwise)."""
+    words = [a.literal for a in args]
+    at = next((k for k, w in enumerate(words) if w == "-v"), None)
+    rest = words[at + 2 :] if at is not None else []
+    if not rest or any(w is None for w in rest) or re.search(r"%[^s%]|\\", rest[0] or ""):
+        return None
+    fmt, values = rest[0] or "", [w or "" for w in rest[1:]]
+    try:
+        return fmt.replace("%%", "\0") % tuple(values[: fmt.count("%s")]) if "%s" in fmt else fmt
+    except (TypeError, ValueError):
+        return None
+
+
 def _assigned_names(name: str, args: list[_Word]) -> list[str]:
     """The variables `read`, `printf -v`, `mapfile` and `readarray` set, to values not seen here."""
     if name == "printf":
@@ -690,7 +705,10 @@ class _Analyzer:
                 if _SUBSCRIPT_CODE.search(a.literal or ""):
                     self.later_expanded(a.literal or "")
         for target in _assigned_names(name, args):  # `read PS4 <<< '$(rm ...)'`, `printf -v BASH_ENV %s x.sh`
-            if is_code_variable(target):
+            known = _printed_value(args) if name == "printf" else None
+            if known is not None:  # `printf -v EDITOR '%s' vim`: as `EDITOR=vim`
+                variable_set(self, target, _Word(known, known, known))
+            elif is_code_variable(target):
                 self.add(D, "cannot tell what runs: {name} code from an expansion", name=target)
         if name in ("compgen", "complete"):  # `compgen -W '$(rm -rf DIR)'`: its words are expanded
             for _option, listed in option_values(args, ["-W"], "ACFGPSWXo"):

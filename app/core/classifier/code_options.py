@@ -7,6 +7,8 @@ one in a cluster (`tar -cvI CMD`)."""
 
 from __future__ import annotations
 
+import glob
+import os
 import re
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
@@ -98,6 +100,7 @@ _EXACT_FILES = {"gdb": ("-x",), "emacs": ("-l",), "emacs-nox": ("-l",)}  # one l
 # Options naming a file of settings that can run commands (a lesskey file can set LESSOPEN)
 _SETTINGS_OPTIONS = {"less": ("--lesskey-src", "--lesskey-file", "-k")}
 _LIBRARY_OPTIONS = frozenset({"-l", "--load", "-load"})  # emacs's: a library's name, or a file
+MAX_INCLUDED = 20  # files one ssh Include pattern may name: more are held
 _NOT_A_FILE = frozenset({"NONE", "NORC", "DEFAULTS", "NOPLUGIN", "-", "none", "/dev/null"})
 # tar's letters that take a value, in its old style: b, C, f, F, g, H, I, K, L, N, T, V, X
 _TAR_VALUES = frozenset("bCfFgHIKLNTVX")
@@ -221,7 +224,7 @@ def code_text(ctx: Analysis, name: str, what: str, text: str) -> None:
 def ssh_setting(ctx: Analysis, name: str, where: str, setting: str) -> None:
     """One of ssh's settings (`-o`, or a line of its configuration): what its commands run, runs here."""
     if re.match(r"(?i)\s*(proxycommand|localcommand|knownhostscommand)\s*[=\s]", setting):  # a tab too
-        ctx.sub_script(re.split(r"\s*=\s*|\s+", setting.strip(), maxsplit=1)[1], f"{name} {where}")
+        ctx.sub_script((re.split(r"\s*=\s*|\s+", setting.strip(), maxsplit=1) + [""])[1], f"{name} {where}")
     elif match := re.match(r"(?i)\s*match\b.*?\bexec\s*[=\s]\s*(?:\"([^\"]*)\"|(\S+))", setting):
         ctx.sub_script(match[1] if match[1] is not None else match[2], f"{name} {where} Match exec")
 
@@ -233,10 +236,16 @@ def ssh_config(ctx: Analysis, name: str, what: str, text: str) -> None:
         include = re.match(r"(?i)\s*include\s*[=\s]\s*(.*)", line)
         for file in include[1].split() if include else ():
             path = file if file.startswith(("/", "~")) else f"{ctx.home}/.ssh/{file}"
-            if any(c in path for c in "*?["):
+            found = (
+                sorted(glob.glob(os.path.expanduser(path)))[: MAX_INCLUDED + 1]
+                if any(c in path for c in "*?[")
+                else [path]
+            )
+            if len(found) > MAX_INCLUDED:
                 ctx.add(D, "cannot tell what runs: {name} reads the files {value}", name=name, value=_snip(path))
-            else:
-                code_file(ctx, name, what, _Word(path, path, path), ssh_config)
+                continue
+            for one in found:  # `Include ~/.ssh/config.d/*`: each file it names
+                code_file(ctx, name, what, _Word(one, one, one), ssh_config)
         if not include:
             ssh_setting(ctx, name, what.partition(" ")[2], line)
 

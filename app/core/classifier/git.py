@@ -62,7 +62,10 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     if any((a.value or "").startswith("ext::") or "=ext::" in (a.value or "") for a in operands):
         # git's `ext::` transport runs its text as a command (`ext::sh -c rm% -rf% DIR`): third red team
         ctx.add(D, "cannot tell what runs: git {sub} ext::", sub=sub)
-    if sub in ("init", "clone") and option_values(rest, ["--template"]):  # its hooks are copied in (fifth red team)
+    templates = [
+        w.value for _option, w in option_values(rest, ["--template"]) if w.value not in ("", _SYSTEM_TEMPLATES)
+    ]
+    if sub in ("init", "clone") and templates:  # its hooks are copied in (fifth red team)
         ctx.add(D, "cannot tell what runs: writes {source}, whose commands git runs", source="--template")
     for _option, word in option_values(rest, ["--output"]):
         ctx.add(M, "writes to {source}", source=_snip(word.value or word.source))
@@ -95,6 +98,9 @@ _VALUE_ATTACHED_ONLY = frozenset({"-O", "--open-files-in-pager"})  # alone, git 
 _GIT_NAMES_A_FILE = re.compile(
     r"^(core\.hookspath|include\.path|includeif\..*\.path|.*\.path|protocol\.(?:ext\.)?allow)$", re.I
 )
+
+
+_SYSTEM_TEMPLATES = "/usr/share/git-core/templates"
 
 
 def _code_options(ctx: Analysis, sub: str, rest: list[_Word], depth: int) -> None:
@@ -160,8 +166,10 @@ def git_clean(ctx: Analysis, rest: list[_Word]) -> None:
     """Held unless it only lists: without -f, `clean.requireForce=false`, set by `-c` or an earlier
     command, makes it delete, and `-i` takes its answers from what the agent types (`echo c | git
     clean -fdi`): fifth red team and its review."""
-    if "n" in _short_flags(rest) or "--dry-run" in _long_flags(rest):
-        return
+    values = [a.value or "" for a in rest]
+    dry = [j for j, v in enumerate(values) if len(v) >= 5 and "--dry-run".startswith(v.partition("=")[0])]
+    if "n" in _short_flags(rest) or any(j == 0 or values[j - 1] not in ("-e", "--exclude") for j in dry):
+        return  # `git clean --dry -d` lists; in `git clean -f -e --dry`, `--dry` is a pattern (review)
     ctx.add(D, "git clean -f: deletes untracked files", danger=Danger.LOSES_FILES)
 
 
@@ -226,7 +234,8 @@ def _flags_take(rest: list[_Word], letters: str) -> bool:
 
 
 def git_checkout_index(ctx: Analysis, rest: list[_Word]) -> None:
-    if "f" in _short_flags(rest) or "--force" in _long_flags(rest):
+    prefixed = any((a.value or "").startswith("--prefix=") for a in rest)  # it writes under that folder only
+    if ("f" in _short_flags(rest) or "--force" in _long_flags(rest)) and not prefixed:
         ctx.add(D, "git checkout-index -f: discards uncommitted changes", danger=Danger.LOSES_FILES)
     ctx.add(M, "git checkout-index: changes the working tree")
 

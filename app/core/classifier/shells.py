@@ -172,10 +172,16 @@ def local_imports(ctx: Analysis, name: str, code: str | None) -> None:
     (second pass of the fifth red team)."""
     if code is None or ctx.cwd is None:
         return
-    for module in dict.fromkeys(re.findall(r"(?:^|[;\s])(?:import|from)\s+(\w+)", code)):
-        path = posixpath.join(ctx.cwd, f"{module}.py")
-        if os.path.isfile(path):
-            run_script(ctx, name, _Word(path, path, path), "program")
+    modules = re.findall(r"(?:^|[;\s])import\s+([\w.]+)", code)
+    for package, names in re.findall(r"(?:^|[;\s])from\s+([\w.]+)\s+import\s+([\w ,]+)", code):
+        modules += [package] + [f"{package}.{n.strip()}" for n in names.split(",") if n.strip()]
+    for module in dict.fromkeys(modules):  # `import a.b`: a/__init__.py, then a/b.py or a/b/__init__.py
+        parts = module.split(".")
+        for k in range(1, len(parts) + 1):
+            here = posixpath.join(ctx.cwd, *parts[:k])
+            for path in (f"{here}.py", f"{here}/__init__.py"):
+                if os.path.isfile(path):
+                    run_script(ctx, name, _Word(path, path, path), "program")
 
 
 def cmd_mapfile(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -353,12 +359,15 @@ def other_settings(ctx: Analysis, name: str, value: _Word) -> None:
         except ValueError:
             words = (literal or "").split()
         judge_code_options(ctx, "tar", [_Word(w, w, w) for w in words], 0)
-    elif (name in _SETTINGS_FILES and literal not in ("", "/dev/null")) or (
-        name == "NODE_OPTIONS" and _NODE_LOADS.search(value.source)
-    ):
+    elif name in _SETTINGS_FILES and literal not in ("", "/dev/null"):
         ctx.add(D, "cannot tell what runs: {value} names a file of settings that can run commands", value=name)
+    elif name == "NODE_OPTIONS":  # `--require ./tracing.js`: the module it preloads, read as a script is
+        for module in _NODE_LOADS.findall(value.source):
+            run_script(ctx, "node", _Word(module, module, module), "program")
 
 
 _SETTINGS_FILES = frozenset({"PSQLRC", "MYSQL_HOME", "LESSKEYIN", "LESSKEY", "LESSKEYIN_SYSTEM", "PYTHONSTARTUP"})
 # a module of the folder's (`--require ./x.js`); a package's name (`--import tsx`) is installed software
-_NODE_LOADS = re.compile(r"(?:^|[\s'\"=])(?:-r|--require|--import|--loader|--experimental-loader)[=\s]+['\"]?\.{0,2}/")
+_NODE_LOADS = re.compile(
+    r"(?:^|[\s'\"=])(?:-r|--require|--import|--loader|--experimental-loader)[=\s]+['\"]?(\.{0,2}/[^\s'\"]+)"
+)

@@ -183,15 +183,30 @@ def cmd_xargs(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
     options, i = _split_options(args, values)
     replace = [v or "{}" for v in _replace_strings(options)]  # -I{} / -i: each word read goes where it is
     program = _command_name(args[i].value or "") if i < len(args) else ""
-    into_text = program in _TEXT_PROGRAMS and any(r in (a.value or "") for a in args[i + 1 :] for r in replace)
+    into_text = any(r in (w.value or "") for w in program_text(program, args[i + 1 :]) for r in replace)
     if (replace and (fills_code(args[i:], replace) or into_text)) or (bulk and not args[i:]):
         ctx.add(D, BULK_COMMAND)  # `xargs -I{} sh -c '{}'`; `xargs xargs`: the words read are the command
     if args[i:]:
         ctx.argv(args[i:], None, bulk=True, depth=depth + 1)
 
 
-# Programs whose program text is one of their operands: what xargs -I puts there is code.
-_TEXT_PROGRAMS = frozenset({"sed", "gsed", "awk", "gawk", "mawk", "nawk", "sqlite3", "psql", "mysql", "duckdb"})
+def program_text(program: str, args: list[_Word]) -> list[_Word]:
+    """The words that are `program`'s own program text (what xargs -I puts there is code): sed's and
+    awk's script (its -e, else its first operand), sqlite3's statements (after the database),
+    psql's -c and mysql's -e; not a file or a database they are given (final review, 2026-12-04)."""
+    expressions = {"sed": ["-e", "--expression"], "gsed": ["-e", "--expression"], "psql": ["-c", "--command"],
+                   "mysql": ["-e", "--execute"]}  # fmt: skip
+    expression = expressions.get(program, ["-e", "--source"] if program in _AWKS else [])
+    given = [w for _option, w in option_values(args, expression, "efClLvFEWdDhpU")]
+    operands = [a for a in args if not (a.value or "-").startswith("-")]
+    if given or program in ("psql", "mysql"):
+        return given
+    if program in ("sed", "gsed") or program in _AWKS:
+        return operands[:1]
+    return operands[1:] if program in ("sqlite3", "duckdb") else []
+
+
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 
 
 def _replace_strings(options: list[_Word]) -> list[str | None]:
