@@ -442,3 +442,5 @@ def test_a_module_node_preloads_and_a_package_python_imports_and_ssh_includes_by
         assert classify(held, cwd=cwd).tier is Tier.DESTRUCTIVE, held
     for fine in ("NODE_OPTIONS='--require ./tracing.js' npm test", "python3 -c 'import pkg'", "ssh -F fine.cfg a"):
         assert classify(fine, cwd=cwd).tier is not Tier.DESTRUCTIVE, fine
+    (code_files / "deep.cfg").write_text("Include /*/*/*/*\n")  # not walked: held
+    assert classify("ssh -F deep.cfg host", cwd=cwd).tier is Tier.DESTRUCTIVE

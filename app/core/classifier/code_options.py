@@ -236,12 +236,9 @@ def ssh_config(ctx: Analysis, name: str, what: str, text: str) -> None:
         include = re.match(r"(?i)\s*include\s*[=\s]\s*(.*)", line)
         for file in include[1].split() if include else ():
             path = file if file.startswith(("/", "~")) else f"{ctx.home}/.ssh/{file}"
-            found = (
-                sorted(glob.glob(os.path.expanduser(path)))[: MAX_INCLUDED + 1]
-                if any(c in path for c in "*?[")
-                else [path]
-            )
-            if len(found) > MAX_INCLUDED:
+            wild = sum(any(c in part for c in "*?[") for part in path.split("/"))  # `/*/*/*`: not walked
+            found = sorted(glob.glob(os.path.expanduser(path)))[: MAX_INCLUDED + 1] if wild == 1 else [path]
+            if wild > 1 or len(found) > MAX_INCLUDED:
                 ctx.add(D, "cannot tell what runs: {name} reads the files {value}", name=name, value=_snip(path))
                 continue
             for one in found:  # `Include ~/.ssh/config.d/*`: each file it names
