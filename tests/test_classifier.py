@@ -1207,3 +1207,16 @@ def test_the_final_review_of_the_sitting() -> None:
     )
     crashed = classify("ssh -o 'ProxyCommand   ' host", cwd="/home/ana/project")
     assert not any("classifier failed" in reason for reason in crashed.reasons), crashed
+
+
+def test_a_write_into_the_systems_own_files_waits() -> None:
+    """Controls red team, 2026-12-04: an app run as root gave a command /etc and /proc/sys:
+    `/etc/ld.so.preload` ran code in the next bwrap, `kernel.core_pattern` at the next crash."""
+    assert_held(
+        "echo '|/tmp/x %e' > /proc/sys/kernel/core_pattern",
+        "echo /tmp/x.so > /etc/ld.so.preload",
+        "echo 'echo hi' >> /etc/bash.bashrc",
+        "cp tool /usr/local/bin/",
+    )
+    assert_not_held("echo hi > /tmp/notes.txt", "echo hi > out.txt")
+    assert classify("echo x > src/config.py", cwd="/usr/src/app").tier is not Tier.DESTRUCTIVE, "a project in /usr/src"

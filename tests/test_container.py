@@ -187,6 +187,8 @@ async def test_writes_into_every_member_of_the_protected_set_fail_by_plain_and_d
             routes[f"{name}: {route}"] = line
     for ancestor in (user_home / ".config", user_home / ".local", user_home / ".claude", paths.data_dir):
         routes[f"mv {ancestor.name}"] = f"mv {shlex.quote(str(ancestor))} {shlex.quote(str(ancestor))}-moved"
+    # the kernel's settings: as root, core_pattern ran a command's program outside (written back unchanged here)
+    routes["kernel settings"] = "cat /proc/sys/kernel/core_pattern > /proc/sys/kernel/core_pattern"
     before = {name: (user_home / name).read_text() for name in (".bashrc", ".claude.json", ".xprofile", ".Xdefaults")}
     never_ask(paths)
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -520,3 +521,19 @@ def test_a_command_allowed_to_change_named_members_leaves_the_others_read_only()
 def test_claude_config_dir_is_normalised_and_never_the_home_folder_or_above(value: str, protected: str | None) -> None:
     assert container.claude_config_dir("linux", {"CLAUDE_CONFIG_DIR": value}, "/home/ann") == protected
     assert container.claude_config_dir("win32", {"CLAUDE_CONFIG_DIR": "C:\\Users\\ann"}, "C:\\Users\\ann") is None
+
+
+def test_the_kernels_settings_are_read_only_and_every_session_bus_in_tmp_is_hidden(tmp_path: Path) -> None:
+    """Controls red team, 2026-12-04: as root, a command set kernel.core_pattern (the kernel ran its
+    program outside at the next crash); a `dbus-launch` bus in /tmp that the environment did not
+    name was reached, and its activation environment ran a library outside."""
+    argv = container.bwrap_argv("bwrap", [], [], ["true"])
+    at = argv.index("/proc")
+    assert argv[at + 1 : at + 4] == ["--ro-bind", "/proc/sys", "/proc/sys"] and "/sys" in argv
+    bus = tmp_path / "dbus-AbCd1234"
+    with socket.socket(socket.AF_UNIX) as listening:
+        listening.bind(str(bus))
+        (tmp_path / "dbus-notes.txt").write_text("not a socket")
+        assert container.tmp_buses(str(tmp_path)) == [str(bus)]
+    args = container.hidden_args({}, lambda path: path == str(bus), None, [str(bus)])
+    assert args == ["--ro-bind", "/dev/null", str(bus)]

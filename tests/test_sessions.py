@@ -411,3 +411,25 @@ def test_a_session_command_that_ran_apart_tells_the_model_why_it_ended_and_where
     assert APART_NOTE in (said.note or "") and SHELL_ENDED_FIRST_NOTE in (said.note or "")
     finished = session_result(apart(ExecutionResult(CommandOutput(), 0, False, None, None, 1.0, 0.0)))
     assert finished.exitCode == 0 and SHELL_ENDED_FIRST_NOTE not in (finished.note or "")
+
+
+async def test_a_pause_ends_what_the_session_left_running_and_the_next_call_starts_a_new_shell(home: Path) -> None:
+    """Controls red team, 2026-12-04: a loop `terminal_run` left in the background went on after a
+    pause until the app quit. A pause now ends the session's shell, and what it started."""
+    marker = f"37{os.getpid() % 1000}.5"
+    paths = AppPaths.from_environment()
+    async with serving(home) as client:
+        started = await call(client, "terminal_run", {"command": f"(sleep {marker} &) ; export KEPT=1; echo started"})
+        assert "started" in started["output"], started
+        assert live_processes(marker), "the job outlives its command"
+        paused_at = time.monotonic()
+        with Journal.open(paths) as journal:
+            journal.set_paused(True)
+        while live_processes(marker) and time.monotonic() - paused_at < 3 * STOP_DEADLINE_S:
+            await anyio.sleep(0.05)
+        ended_after = time.monotonic() - paused_at
+        with Journal.open(paths) as journal:
+            journal.set_paused(False)
+        again = await call(client, "terminal_run", {"command": "echo ${KEPT:-new}"})
+    assert live_processes(marker) == [] and ended_after < STOP_DEADLINE_S, ended_after
+    assert "new" in again["output"], again  # a new shell: what the old one set is gone

@@ -153,6 +153,11 @@ def _assigned_names(name: str, args: list[_Word]) -> list[str]:
     return []
 
 
+# The system's own files: written by a command of an app run as root, what they name runs outside the
+# container (`/etc/ld.so.preload` in the next bwrap, `kernel.core_pattern` at the next crash: red team).
+_SYSTEM_FILES = re.compile(
+    r"/(?:etc|boot|proc/sys|sys|lib\w*|bin|sbin|usr/(?:local/)?(?:bin|sbin|lib\w*|libexec)|usr/share/dbus-1)(?:/|$)"
+)  # not /usr/src or /opt, where a container's project often lives
 # Builtins that take names or arithmetic, where a subscript's `$(...)` runs (`read 'a[$(rm ...)]'`).
 _EVALUATES_WORDS = frozenset(
     {"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "test", "[", "unset", "mapfile",
@@ -404,6 +409,9 @@ class _Analyzer:
         if writes:
             self.report.surely_written.add(pattern)
         real = os.path.realpath(pattern) if writes and exact else pattern  # through a link to a .git
+        inside = self.cwd is not None and real.startswith(self.cwd.rstrip("/") + "/")  # the project's own
+        if writes and not inside and _SYSTEM_FILES.match(real):  # as root, /etc/ld.so.preload runs code outside
+            self.add(D, "writes {source}: changes the system's own files", source=_snip(w.source))
         if writes and (_GIT_RUNS_FROM.search(pattern.removeprefix(self.home)) or _GIT_RUNS_FROM.search(real)):
             self.add(D, "cannot tell what runs: writes {source}, whose commands git runs", source=_snip(w.source))
 

@@ -67,6 +67,8 @@ class RunsService(Protocol):
     @property
     def repairs_journal(self) -> bool: ...
     def environment(self, env: Mapping[str, str]) -> dict[str, str]: ...
+    def session_alive(self) -> bool: ...
+    def end_session(self) -> None: ...
 
 
 class Runs:
@@ -300,8 +302,11 @@ class Runs:
         pause ends the background jobs finished commands left too."""
         authority = self.service.authority
         lingering = _lingering_containers()
-        if lingering is not None and (authority.paused() or (authority.tethered and not authority.present())):
+        stopping = authority.paused() or (authority.tethered and not authority.present())
+        if lingering is not None and stopping:
             lingering.end_lingering()
+        if stopping and self.service.session_alive():
+            self.service.end_session()  # the session's shell, and its background jobs (red team, 2026-12-04)
         running = dict(self.running)
         if not running:
             return
@@ -322,7 +327,7 @@ class Runs:
         only a backstop for them."""
         seen_version = -1
         while True:
-            if not self.running and _lingering_containers() is None:
+            if not self.running and _lingering_containers() is None and not self.service.session_alive():
                 self._wake = anyio.Event()
                 await self._wake.wait()
                 seen_version = -1

@@ -87,6 +87,15 @@ class CommandService:
         self.shell = SessionShell(self)
         self.jobs: Jobs[CommandService] = Jobs(self)  # every execute_command is a job (issue 22)
 
+    def session_alive(self) -> bool:
+        return self.shell.alive()
+
+    def end_session(self) -> None:
+        """End the session's shell (a pause): what it left running goes with it; the next
+        terminal_run starts a new one, and the model is told so."""
+        if self.background is not None:
+            self.background.start_soon(self.shell.close)
+
     def pushed(self) -> None:
         """The tray pushed a change (pause, Stop, a decision, or it went away): act on it now.
         Runs on the event loop (the link's thread hands it over)."""

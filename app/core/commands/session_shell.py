@@ -100,6 +100,10 @@ class SessionShell:
             return None
         return session.current_dir
 
+    def alive(self) -> bool:
+        """A session shell runs now (a pause ends it, with what it left running)."""
+        return self._session is not None and self._session.alive
+
     async def close(self) -> None:
         if self._session is not None:
             await self._session.close()

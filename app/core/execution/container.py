@@ -317,7 +317,9 @@ def bound_members(protected: ProtectedSet) -> set[str]:
     }
 
 
-def hidden_args(environ: Mapping[str, str], exists: Callable[[str], bool], uid: int | None = None) -> list[str]:
+def hidden_args(
+    environ: Mapping[str, str], exists: Callable[[str], bool], uid: int | None = None, tmp_buses: Sequence[str] = ()
+) -> list[str]:
     """Hide what starts programs outside the container for the asking: the session bus (a D-Bus
     service file registered from inside was started by dbus-daemon outside; and any bus starts a
     service it knows with the environment a client gave it), wherever its address puts it
@@ -340,6 +342,7 @@ def hidden_args(environ: Mapping[str, str], exists: Callable[[str], bool], uid: 
         sockets += [f"{runtime}/wayland-0", f"{runtime}/wayland-1"]
         folders += [f"{runtime}/systemd", f"{runtime}/at-spi", f"{runtime}/pulse", f"{runtime}/dbus-1"]
     sockets += bus_socket_paths(environ.get("DBUS_SESSION_BUS_ADDRESS", ""))
+    sockets += list(tmp_buses)  # `dbus-launch`'s, a second session's: whatever this environment names (red team)
     args: list[str] = []
     for socket_path in dict.fromkeys(sockets):
         if exists(socket_path):
@@ -348,6 +351,23 @@ def hidden_args(environ: Mapping[str, str], exists: Callable[[str], bool], uid: 
         if exists(folder):
             args += ["--tmpfs", folder]
     return args
+
+
+def tmp_buses(folder: str = "/tmp") -> list[str]:
+    """The sockets of session buses in /tmp (`dbus-launch` and sessions without systemd make
+    `/tmp/dbus-XXXXXXXX`): hidden whether or not this process's environment names them."""
+    try:
+        names = sorted(name for name in os.listdir(folder) if name.startswith("dbus-"))
+    except OSError:
+        return []
+    return [path for path in (os.path.join(folder, name) for name in names) if _is_socket(path)]
+
+
+def _is_socket(path: str) -> bool:
+    try:
+        return stat.S_ISSOCK(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def bus_socket_paths(address: str) -> list[str]:
@@ -404,6 +424,11 @@ def inherited(status_fd: int, read_fd: int) -> tuple[int, ...]:
     return (status_fd, lifeline())
 
 
+# The kernel's settings, read-only inside: root needs no capability to write them, and one command
+# set kernel.core_pattern to a program of its own, which the kernel then ran as root outside on the
+# next crash (red team, 2026-12-04); sysfs's uevent_helper is the same kind of door.
+KERNEL_SETTINGS = ("--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
+                   "--ro-bind", "/sys", "/sys")  # fmt: skip
 # The capabilities a command keeps when the app runs as root (Docker's default set, less MKNOD):
 # enough to install packages and own files. Without CAP_SYS_ADMIN (umount and remount) and
 # CAP_DAC_READ_SEARCH (open_by_handle_at reaches any file) root's commands are held by the read-only
@@ -442,7 +467,7 @@ def bwrap_argv(
     return [
         bwrap,
         "--dev-bind", "/", "/",
-        "--unshare-pid", "--proc", "/proc",
+        "--unshare-pid", "--proc", "/proc", *KERNEL_SETTINGS,
         "--die-with-parent", *(landlock.INIT_ENV if init else ["--new-session"]), "--as-pid-1",
         *capability_args(os.geteuid()), *mounts, *hidden,
         "--", *first, str(status_fd), str(life), *command,
@@ -802,7 +827,7 @@ def linux_container(app_folders: Iterable[str], environ: Mapping[str, str] | Non
     bwrap = bwrap_program(environ)
     protected = prepare(this_protected_set(app_folders))
     mounts = tuple(mount_args(protected, _writable_parent))
-    hidden = tuple(hidden_args(environ, os.path.exists, os.getuid()))
+    hidden = tuple(hidden_args(environ, os.path.exists, os.getuid(), tmp_buses()))
     perl = landlock.find_perl(environ)
     scoping = landlock.plan(sys.platform, landlock.kernel_abi(), perl)
     init = tuple(landlock.init_argv(perl)) if scoping == landlock.SCOPED and perl else ()

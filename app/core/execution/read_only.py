@@ -85,11 +85,12 @@ def bwrap_prefix(
         argv += ["--tmpfs", sockets]
     # Here, not at the top: admission and the jobs read this module in every server, and the container
     # module is only for one that runs its commands itself (issue 21's idle memory).
-    from app.core.execution.container import LIFELINE_CHECK, capability_args
+    from app.core.execution.container import KERNEL_SETTINGS, LIFELINE_CHECK, capability_args
 
     check = ["/bin/bash", "--norc", "--noprofile", "-c", f'life=$1; shift\n{LIFELINE_CHECK}exec "$@"']
     return [
         *argv,
+        *KERNEL_SETTINGS,
         *capability_args(os.geteuid()),
         "--unshare-net",
         "--unshare-pid",
