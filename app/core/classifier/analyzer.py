@@ -136,7 +136,7 @@ def _printed_value(args: list[_Word]) -> str | None:
         return None
     fmt, values = rest[0] or "", [w or "" for w in rest[1:]]
     try:
-        return fmt.replace("%%", "\0") % tuple(values[: fmt.count("%s")]) if "%s" in fmt else fmt
+        return fmt % tuple(values[: fmt.replace("%%", "").count("%s")])
     except (TypeError, ValueError):
         return None
 

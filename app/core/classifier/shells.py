@@ -28,8 +28,10 @@ from .tables import (
     _PYTHON,
     _SCRIPT_VARIABLES,
     _SELF_MODULE,
+    _SETTINGS_FILES,
     _SPECIAL_VARIABLES,
     _SUBSCRIPT_CODE,
+    _VIM_INIT_VARIABLES,
     code_prefix,
     sets_git_config,
 )
@@ -351,7 +353,7 @@ def other_settings(ctx: Analysis, name: str, value: _Word) -> None:
     2026-12-04): vim's start-up commands, tar's options, a file of settings or a module that can run
     commands (psql's, less's, node's `--require ./x.js`)."""
     literal = value.literal
-    if name in ("VIMINIT", "EXINIT", "GVIMINIT"):
+    if name in _VIM_INIT_VARIABLES:
         vim_script(ctx, "vim", name, "" if literal is None else literal.replace("|", "\n"))
     elif name == "TAR_OPTIONS":  # tar splits it as the shell would
         try:
@@ -366,7 +368,6 @@ def other_settings(ctx: Analysis, name: str, value: _Word) -> None:
             run_script(ctx, "node", _Word(module, module, module), "program")
 
 
-_SETTINGS_FILES = frozenset({"PSQLRC", "MYSQL_HOME", "LESSKEYIN", "LESSKEY", "LESSKEYIN_SYSTEM", "PYTHONSTARTUP"})
 # a module of the folder's (`--require ./x.js`); a package's name (`--import tsx`) is installed software
 _NODE_LOADS = re.compile(
     r"(?:^|[\s'\"=])(?:-r|--require|--import|--loader|--experimental-loader)[=\s]+['\"]?(\.{0,2}/[^\s'\"]+)"

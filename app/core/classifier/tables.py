@@ -255,8 +255,15 @@ def is_code_variable(name: str) -> bool:
         or (name in _SPECIAL_VARIABLES and name != "IFS")
         or name in _PROMPTS
         or name.startswith("BASH_FUNC_")
-        or name in ("TAR_OPTIONS", "VIMINIT", "EXINIT", "PSQLRC", "LESSKEYIN", "LESSKEY", "LESS")
+        or name in _VIM_INIT_VARIABLES
+        or name in _SETTINGS_FILES
+        or name == "TAR_OPTIONS"
     )
+
+
+_VIM_INIT_VARIABLES = frozenset({"VIMINIT", "EXINIT", "GVIMINIT"})  # Ex commands vim runs as it starts
+# Variables naming a file of settings that can run commands (psql's, less's, python's start-up file)
+_SETTINGS_FILES = frozenset({"PSQLRC", "MYSQL_HOME", "LESSKEYIN", "LESSKEY", "LESSKEYIN_SYSTEM", "PYTHONSTARTUP"})
 
 
 _PROMPTS = frozenset({"PS0", "PS1", "PS2", "PS3", "PS4"})

@@ -302,7 +302,8 @@ class Runs:
         pause ends the background jobs finished commands left too."""
         authority = self.service.authority
         lingering = _lingering_containers()
-        stopping = authority.paused() or (authority.tethered and not authority.present())
+        gone = authority.tethered and not authority.present()  # the tray went away: nobody watches
+        stopping = gone or authority.paused()
         if lingering is not None and stopping:
             lingering.end_lingering()
         if stopping and self.service.session_alive():
@@ -310,7 +311,7 @@ class Runs:
         running = dict(self.running)
         if not running:
             return
-        if authority.tethered and not authority.present():  # the tray went away: nobody watches
+        if gone:
             for stop in running.values():
                 stop.set(APP_GONE_STOP_REASON)
             return

@@ -342,7 +342,7 @@ def hidden_args(
         sockets += [f"{runtime}/wayland-0", f"{runtime}/wayland-1"]
         folders += [f"{runtime}/systemd", f"{runtime}/at-spi", f"{runtime}/pulse", f"{runtime}/dbus-1"]
     sockets += bus_socket_paths(environ.get("DBUS_SESSION_BUS_ADDRESS", ""))
-    sockets += list(tmp_buses)  # `dbus-launch`'s, a second session's: whatever this environment names (red team)
+    sockets += list(tmp_buses)  # `dbus-launch`'s, a second session's: named in this environment or not (red team)
     args: list[str] = []
     for socket_path in dict.fromkeys(sockets):
         if exists(socket_path):

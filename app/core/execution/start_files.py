@@ -59,6 +59,7 @@ class Guarded:
     guards: tuple[str, ...]  # the lone members its command line binds or guards (GUARD_FLAG)
     existed: set[str]  # those bound there: they existed when it started, or were bound since
     init: int | None = None  # its init's pid, once found
+    done: bool = False  # its command ended; it lives on while a background job does (`end_lingering`)
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,6 @@ _mounts_by_fd: dict[int, tuple[str, ...]] = {}  # what bwrap_argv guards for a s
 _lock = threading.Lock()
 _wake: Callable[[], None] | None = None  # set by the watching thread (lone_files): look at new fds
 _awaiting: set[int] = set()  # status pipes (inodes) of spares not given their command yet (spare.py)
-_done: set[int] = set()  # status pipes (inodes) of containers whose command ended: a background job may live on
 _told: dict[str, float] = {}
 _recent: list[tuple[float, str, str]] = []  # (monotonic time, path, moved to): the last RECENT_KEPT moves
 RECENT_KEPT = 20
@@ -195,14 +195,14 @@ def command_done(status_read: int) -> None:
     except OSError:
         return
     with _lock:
-        if any(entry.pipe == inode for entry in _guarded.values()):
-            _done.add(inode)
+        for entry in _guarded.values():
+            entry.done = entry.done or entry.pipe == inode
 
 
 def lingering() -> bool:
     """Whether a container of this process lives on after its command ended."""
     with _lock:
-        return any(entry.pipe in _done for entry in _guarded.values())
+        return any(entry.done for entry in _guarded.values())
 
 
 def end_lingering() -> int:
@@ -210,7 +210,7 @@ def end_lingering() -> int:
     a pause stops everything the agent started, not only what runs in a call (red team, 2026-12-04:
     a loop left by `nohup ... &` kept writing after the pause). How many were ended."""
     with _lock:
-        entries = [entry for entry in _guarded.values() if entry.pipe in _done]
+        entries = [entry for entry in _guarded.values() if entry.done]
     return _end(entries)
 
 
@@ -243,9 +243,7 @@ def ended(fds: Iterable[int]) -> None:
     """These containers' inits are gone (their fds reported POLLHUP, after the events read with them)."""
     with _lock:
         for fd in fds:
-            entry = _guarded.pop(fd, None)
-            if entry is not None:
-                _done.discard(entry.pipe)
+            if _guarded.pop(fd, None) is not None:
                 os.close(fd)
 
 
