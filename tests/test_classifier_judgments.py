@@ -190,6 +190,17 @@ def test_deleting_all_that_is_in_the_home_folder_or_the_root_says_so() -> None:
     assert classify("rm -rf --no-preserve-root /*").plain[0].endswith("this cannot be undone")
 
 
+def test_deleting_everything_in_a_folder_named_by_a_variable_does_not_claim_the_whole_computer() -> None:
+    """`cd "$dir" && rm -rf *` was said to delete every file on the computer (a review, 2026-12-04):
+    after a `cd` to a folder only known when it runs, `*` is in that folder, not in the root."""
+    wipe = classify('cd "$dir" && rm -rf *', cwd=PROJECT)
+    assert wipe.plain == ("Deletes everything matching * in a folder known only when it runs",)
+    assert wipe.tier is Tier.DESTRUCTIVE and wipe.danger is Danger.LOSES_FILES
+    folder = classify('cd "$dir" && rm -rf build', cwd=PROJECT)
+    assert folder.plain == ("Deletes build and everything in it, in a folder known only when it runs",)
+    assert classify('cd "$dir" && rm -rf /*', cwd=PROJECT).danger is Danger.LOSES_EVERYTHING, "absolute: still"
+
+
 def test_deleting_a_folder_inside_home_keeps_its_plain_words() -> None:
     assert classify("rm -rf ~/project/build").plain == (
         f"Deletes the folder {i18n_home()}/project/build and everything in it",

@@ -34,6 +34,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from app.core import settings
 from app.core.authority.holds import HeldCommand
 from app.core.authority.hub import Hub
 from app.core.channel.client import ask_tray
@@ -219,13 +220,21 @@ async def test_a_write_refused_by_the_container_tells_the_model_why_and_what_to_
 ) -> None:
     as_user(user_home, monkeypatch)
     target = user_home / ".claude" / "settings.json"
+    hidden = base64.b64encode(str(target).encode()).decode()
+    async with serving(home) as client:  # the default mode: judged moderate, so it ran, and the OS said no
+        result = await run(client, {"command": f'cp /dev/null "$(echo {hidden} | base64 -d)"'})
+    assert "Read-only file system" in result["stderr"], result
+    assert result["note"].startswith(f"{target.parent} is protected by Cowork Terminal"), result
+    assert "ask the user" in result["note"] and "the user is asked to allow it" in result["note"]
     never_ask(paths)
-    write = f"open(__import__('base64').b64decode({base64.b64encode(str(target).encode())!r}).decode(), 'w')"
+    write = f"open(__import__('base64').b64decode({hidden!r}).decode(), 'w')"
     async with serving(home) as client:
         result = await run(client, {"command": agent_script(write)})
     assert "Read-only file system" in result["stderr"], result  # it ran, and the OS said no
     assert result["note"].startswith(f"{target.parent} is protected by Cowork Terminal"), result
-    assert "ask the user" in result["note"] and "execute_command" in result["note"]
+    # Never ask: no Allow can come, so the model is not sent to ask for one (a review, 2026-12-04).
+    assert "the user is asked" not in result["note"] and "the user chose Never ask" in result["note"], result
+    assert "make this change themselves" in result["note"]
     assert not target.exists()
 
 
@@ -260,6 +269,41 @@ async def test_without_bwrap_commands_still_run_and_each_journal_row_says_it_was
     with Journal.open(paths) as journal:
         row = journal.recent_commands()[0]
     assert row.reason == "ran without the container: bwrap is not installed (apt install bubblewrap)"
+
+
+async def test_without_bwrap_a_command_that_names_a_protected_file_waits_for_a_person_and_one_that_reads_it_runs(
+    home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch, no_container: None
+) -> None:
+    """Where no container keeps the protected set read-only (Linux without bwrap; Windows, where a job
+    protects no file), the approval rules guard it: a command that may write and names a member waits
+    for a person (red team, 2026-12-04: `echo calc >> ~/.bashrc` and a Claude config ran unasked on
+    Windows). Reading one, or sourcing a start-up file, runs as before."""
+    as_user(user_home, monkeypatch)
+    async with serving(home) as client:
+        appended = await run(client, {"command": "echo calc >> ~/.bashrc"})
+        claude = await run(client, {"command": f"cp /dev/null {user_home}/.claude.json"})
+        read = await run(client, {"command": "grep -c alias ~/.bashrc"})
+        sourced = await run(client, {"command": "source ~/.bashrc && alias ll"})
+    for refused in (appended, claude):
+        assert "nobody can approve it and it was not run" in refused.get("error", ""), refused
+        assert "Changes a file Cowork Terminal guards" in refused["error"]
+    assert (user_home / ".bashrc").read_text() == "alias ll='ls -l'\n"
+    assert (user_home / ".claude.json").read_text() == '{"mcpServers": {}}\n'
+    assert read["stdout"].strip() == "1", read
+    assert sourced["stdout"].strip() == "alias ll='ls -l'", sourced
+
+
+async def test_with_the_protection_switched_off_in_the_app_naming_a_protected_file_is_not_asked(
+    home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch, no_container: None
+) -> None:
+    """The user's click (Protect my settings from commands, off) lets commands change those files."""
+    as_user(user_home, monkeypatch)
+    with Journal.open(paths) as journal:
+        journal.set_setting(settings.CONTAINER, False)
+    async with serving(home) as client:
+        appended = await run(client, {"command": "echo calc >> ~/.bashrc"})
+    assert appended.get("exitCode") == 0, appended
+    assert (user_home / ".bashrc").read_text().endswith("calc\n")
 
 
 def test_without_bwrap_the_tray_says_once_that_commands_are_less_protected_and_how_to_fix_it(
@@ -648,6 +692,33 @@ async def test_a_rule_never_answers_a_command_that_would_run_without_protection_
     assert "Read-only file system" in result["stderr"], result
     assert not entry.exists() and (user_home / ".bashrc").read_text() == before
     assert not (project / "build").exists(), "what the rule covers ran"
+
+
+async def test_the_approval_window_says_that_an_allowed_change_of_a_protected_file_runs_without_protection(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The window showed only what the command does: the person was never told that Allow lifts the
+    protection for it (a review, 2026-12-04). The tray's window now says it after what it does."""
+    from app.ui.tray.holds import for_window
+    from tests.in_process_server import held_by
+
+    monkeypatch.setenv("HOME", str(user_home))
+    shown: list[tuple[str, ...]] = []
+
+    async def look_then_deny() -> None:
+        [held] = await held_by(hub, seconds=WAIT_S)
+        shown.append(for_window(held, paths).lines())
+        assert hub.decide(held.command_id, allowed=False, by="user (approval prompt)")
+
+    async with serving(home, bound=True) as client, anyio.create_task_group() as g:
+        g.start_soon(look_then_deny)
+        result = await run(client, {"command": "echo calc >> ~/.bashrc"})
+    assert "denied" in result.get("error", ""), result
+    assert (
+        shown
+        and shown[0][-1] == "Changes a file Cowork Terminal protects; if you allow it, it runs without that protection"
+    )
+    assert (user_home / ".bashrc").read_text() == "alias ll='ls -l'\n"
 
 
 async def session_command(client, command: str) -> dict:

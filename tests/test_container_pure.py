@@ -111,12 +111,22 @@ def test_macos_protects_claude_support_folder_and_launch_agents() -> None:
 def test_windows_protects_both_claude_configs_the_msix_one_too_and_the_startup_folder() -> None:
     environ = {"APPDATA": r"C:\Users\ann\AppData\Roaming", "LOCALAPPDATA": r"C:\Users\ann\AppData\Local"}
     protected = container.protected_set("win32", environ, r"C:\Users\ann", [], [], None)
-    assert protected.if_present == (
+    assert protected.if_present[:2] == (
         r"C:\Users\ann\AppData\Roaming\Claude",
         r"C:\Users\ann\AppData\Local\Packages\Claude_pzs8sxrjxfjjc\LocalCache\Roaming\Claude",
     )
     assert r"C:\Users\ann\AppData\Roaming\Microsoft\Windows\Start Menu\Programs\Startup" in protected.folders
-    assert protected.files == (r"C:\Users\ann\.claude.json",)
+    assert protected.files[0] == r"C:\Users\ann\.claude.json"
+
+
+def test_windows_protects_git_bashs_start_up_files_and_powershells_profiles_but_not_a_venv_it_runs() -> None:
+    """A red team wrote ~/.bashrc and a PowerShell profile unasked on Windows (2026-12-04): Git Bash
+    reads the one at every start, PowerShell the other."""
+    protected = container.protected_set("win32", {}, r"C:\Users\ann", [], [r"C:\p\app", r"C:\p\.venv"], None)
+    assert r"C:\Users\ann\.bashrc" in protected.files and r"C:\Users\ann\.bash_profile" in protected.files
+    assert r"C:\Users\ann\Documents\PowerShell" in protected.if_present
+    assert r"C:\Users\ann\Documents\WindowsPowerShell" in protected.if_present
+    assert container.hold_members(protected).count(r"C:\p\.venv") == 0, "commands run its Python"
 
 
 def test_a_venv_is_program_files_but_the_system_python_is_not() -> None:

@@ -16,6 +16,9 @@ from app.core.messages import (
     KILLED_BY_REASON,
     NO_APPROVER_MESSAGE,
     PROMPT_DECIDED_BY,
+    TIMED_OUT_REASON,
+    UNPROTECTED_REASON,
+    UNPROTECTED_WHY,
     held_reason,
 )
 from tests.test_log_model import record
@@ -46,6 +49,20 @@ def test_every_reason_the_app_writes_is_said_in_the_users_language(speaking: Non
                                  why="bwrap is not installed")  # fmt: skip
         shown = why(stored, language)
         assert shown != stored and not shown.startswith(english.split("{")[0]), (language, stored)
+
+
+@pytest.mark.parametrize("state", sorted(set(UNPROTECTED_WHY) - {"on"}))
+def test_why_a_command_ran_without_protection_is_said_in_the_users_words_also_after_another_reason(
+    speaking: None, state: str
+) -> None:
+    """The log's "Why" said "Ohne Schutz ausgeführt: the user allowed a command that gains privileges
+    ..." and "timed out; ran without the container: ..." all in English (a review, 2026-12-04)."""
+    unprotected = UNPROTECTED_REASON.format(why=UNPROTECTED_WHY[state])
+    alone, after = why(unprotected, "de"), why(f"{TIMED_OUT_REASON}; {unprotected}", "de")
+    assert alone.startswith("Ohne Schutz ausgeführt: ") and UNPROTECTED_WHY[state] not in alone, alone
+    assert after == f"Die Zeit ist abgelaufen; {alone}", after
+    failed = why(UNPROTECTED_REASON.format(why="bwrap failed: bwrap: Can't mount proc"), "de")
+    assert failed == "Ohne Schutz ausgeführt: bubblewrap konnte nicht starten: bwrap: Can't mount proc"
 
 
 def test_a_german_user_reads_who_denied_a_command_and_which_signal_ended_one(speaking: None) -> None:

@@ -51,12 +51,32 @@ KILLED_BY_REASON = "killed by {signal}"
 BASH_NOT_STARTED_REASON = "bash could not be started ({bash}): {error}"
 # After what a held command does, when it would change the OS container's protected set (issue 21).
 PROTECTED_WRITE_PLAIN = "Changes a file Cowork Terminal protects; if you allow it, it runs without that protection"
+# After what a held command does, where no container keeps the protected set read-only (Windows, no
+# bwrap): it names one of its members, and only a person may let it change one.
+PROTECTED_UNGUARDED_PLAIN = "Changes a file Cowork Terminal guards: its own, Claude's settings or start-up files"
 # After what a held command does, when it runs a program that gains privileges (sudo): none works inside.
 PRIVILEGED_PLAIN = (
     "Needs administrator rights, which do not work inside Cowork Terminal's protection; "
     "if you allow it, it runs without that protection"
 )
+# Where a protected file stopped a command and the user chose never to be asked: Allow cannot come.
+NEVER_ASKED_PROTECTED = (
+    "Approvals are off in Cowork Terminal (the user chose Never ask), so no command can be allowed to change "
+    "it: ask the user to make this change themselves, or to turn approvals back on in Cowork Terminal's menu "
+    "(Ask before running) and then call execute_command again with the path written out plainly."
+)
 UNPROTECTED_REASON = "ran without the container: {why}"  # container.py: bwrap missing or failing
+# The {why} of UNPROTECTED_REASON for each container state (container.py's states), in English.
+UNPROTECTED_WHY = {
+    "on": "commands run in the bwrap container",
+    "missing": "bwrap is not installed (apt install bubblewrap)",
+    "userns": "the kernel refuses unprivileged user namespaces",
+    "apparmor": "AppArmor restricts unprivileged user namespaces (Ubuntu); see the README",
+    "failed": "bwrap failed",
+    "unsupported": "no file protection on this OS",
+    "off": "the user switched it off in the app",
+    "privileged": "the user allowed a command that gains privileges (sudo, pkexec), which cannot work inside it",
+}
 KEYS_HELD_REASON = (
     "These keys would need the user's approval ({reasons}); typed input "
     "cannot be held. Run it with terminal_run instead so the user can approve it."

@@ -48,6 +48,8 @@ async def main() -> dict:
     async with Client(params, mode="legacy") as client:
         report["tools"] = sorted(tool.name for tool in (await client.list_tools()).tools)
         report["echo"] = await call(client, {"command": "echo hello from busybox; uname -s"})
+        # A job protects no file: the approval rules guard the protected set (no tray here: refused).
+        report["bashrc"] = await call(client, {"command": "echo calc >> ~/.bashrc"})
 
         started = time.monotonic()
         report["timeout"] = await call(client, {"command": "sleep 61 & sh -c 'sleep 62' & sleep 63", "timeout": 2000})

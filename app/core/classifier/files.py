@@ -57,6 +57,12 @@ def cmd_rm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
                 plain = _WHOLE_WORDS[whole[0]]
             elif shown is None:  # an expansion decides the name
                 plain = N_("Deletes {source} (a name known only when it runs) and everything in it")
+            elif ctx.cwd is None and not _ABSOLUTE.match(shown):  # after `cd "$dir"`
+                plain = (
+                    N_("Deletes everything matching {shown} in a folder known only when it runs")
+                    if w.glob
+                    else N_("Deletes {shown} and everything in it, in a folder known only when it runs")
+                )
             elif w.glob:
                 plain = N_("Deletes everything matching {shown}, folders and all they hold")
             else:
@@ -86,6 +92,8 @@ def cmd_rm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
     ctx.add(M, "rm: removes files")
 
 
+_ABSOLUTE = re.compile(r"/|[A-Za-z]:/")  # a path that does not depend on the working folder
+
 _WHOLE_WORDS = {
     "root": N_("Deletes every file on this computer you are allowed to delete ({shown}): this cannot be undone"),
     "home": N_("Deletes your whole home folder {shown} and everything in it: this cannot be undone"),
@@ -102,7 +110,9 @@ def whole_of(ctx: Analysis, w: _Word) -> tuple[str, str] | None:
     if w.value is None and "*" in w.pattern:
         return None  # a part only known when it runs: said as such
     path = w.pattern.replace("\\", "/")
-    if ctx.cwd is not None and not path.startswith("/"):
+    if not _ABSOLUTE.match(path):
+        if ctx.cwd is None:  # `cd "$dir" && rm -rf *`: a folder only known when it runs, not the root
+            return None
         path = posixpath.join(ctx.cwd, path)
     home = posixpath.normpath(ctx.home)
     folder, last = posixpath.split(path.rstrip("/")) if w.glob else (path, "")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
-from app.core.classifier import Classification, Tier
+from app.core.classifier import Classification, Tier, mentions
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.jobs import why_cancelled
 from app.core.commands.request import CommandRefused, ValidRequest
@@ -32,13 +32,15 @@ from app.core.messages import (
     KILLED_BY_REASON,
     PAUSE_STOP_REASON,
     PRIVILEGED_PLAIN,
+    PROTECTED_UNGUARDED_PLAIN,
     PROTECTED_WRITE_PLAIN,
     SERVER_EXITED_REASON,
     TIMED_OUT_REASON,
     UNPROTECTED_REASON,
     USER_STOP_REASON,
 )
-from app.core.paths import AppPaths
+from app.core.paths import AppPaths, protected_paths
+from app.core.policy.approval import ApprovalMode
 
 # The container and the executor are imported where a command starts, not here: every server holds
 # a Runs, and one whose tray runs its commands never starts one (0.6 MB of its idle memory, issue 21).
@@ -84,6 +86,7 @@ class Runs:
         self._containment: read_only.Containment | None = None
         self.unbound: dict[int, list[str]] = {}  # allowed by the user to change these protected members
         self._privileged: set[int] = set()  # allowed by the user to gain privileges: run outside
+        self._unguarded: tuple[str, ...] | None = None  # the protected set, where no container guards it
 
     # -- where a command runs -------------------------------------------------------------------
 
@@ -109,17 +112,32 @@ class Runs:
     def unprotected_asks(self, command: str, verdict: Classification) -> tuple[str, ...]:
         """What a command asks of the container that only a person's Allow may give, said for the
         approval window (issue 21): to write a member of the protected set (it may write and names
-        one), to gain privileges (sudo, as parsed: no container allows it). Empty: nothing."""
+        one), to gain privileges (sudo, as parsed: no container allows it). Where no container guards
+        the protected set, naming a member of it is asked the same way. Empty: nothing."""
         from app.core.execution import container as containers
 
         if verdict.tier is Tier.SAFE:
             return ()
         found = self.container()
-        if not found.on:
+        if found.state == containers.OFF:  # the user's click in the app: commands may change them
             return ()
+        if not found.on:
+            return (PROTECTED_UNGUARDED_PLAIN,) if self._names_unguarded(command) else ()
         members = containers.hold_members(found.protected)
         writes = containers.touches_protected(command, members, self.service.home)
         return (PROTECTED_WRITE_PLAIN,) * writes + (PRIVILEGED_PLAIN,) * verdict.gains_privileges
+
+    def _names_unguarded(self, command: str) -> bool:
+        """Whether a command names a member of this OS's protected set where no container keeps it
+        read-only (Windows, where a job protects no file; Linux without bwrap): then only the
+        approval rules guard it. Of the program's own folders only the package's (or a frozen app's):
+        commands name a venv's to run its Python."""
+        from app.core.execution import container as containers
+
+        if self._unguarded is None:
+            protected = containers.this_protected_set(protected_paths(self.service.paths))
+            self._unguarded = (*containers.hold_members(protected), *protected.program[:1])
+        return mentions(containers.SOURCED.sub("", command), self._unguarded)
 
     def allowed_by_user(self, command_id: int, command: str, asks: tuple[str, ...]) -> None:
         """A person allowed a held command that `asks` (unprotected_asks): let it out of the container
@@ -283,7 +301,8 @@ class Runs:
         if not prefix:  # the read-only tool runs in its own container (read_only.py)
             if result.contained:  # a start-up file it made as it ended: moved and noted first
                 await lone_files.handled()
-            result.protection_note = protection_note(result, base)
+            asked = self.service.authority.approval_mode() is not ApprovalMode.NEVER
+            result.protection_note = protection_note(result, base, asked=asked)
         authority.finish(command_id, outcome_of(result, used))
         return result
 
@@ -347,16 +366,17 @@ def _lingering_containers() -> ModuleType | None:
     return start_files if start_files is not None and start_files.lingering() else None
 
 
-def protection_note(result: ExecutionResult, container: Container) -> str | None:
-    """What the model reads when a command failed on the protected set (container.py)."""
+def protection_note(result: ExecutionResult, container: Container, *, asked: bool = True) -> str | None:
+    """What the model reads when a command failed on the protected set (container.py); `asked`:
+    whether such a command would wait for the user's Allow (not in the Never ask mode)."""
     if not result.contained:
         return None
     from app.core.execution import container as containers
     from app.core.execution import start_files
 
     stderr = result.stderr.raw().decode("utf-8", "replace")
-    hint = containers.protected_hint(stderr, result.exit_code, container.protected.all())
-    moved = start_files.model_note(result.started)  # start_files.py
+    hint = containers.protected_hint(stderr, result.exit_code, container.protected.all(), asked=asked)
+    moved = start_files.model_note(result.started, asked=asked)  # start_files.py
     return " ".join(note for note in (hint, moved) if note) or None
 
 

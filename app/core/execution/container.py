@@ -31,6 +31,7 @@ from pathlib import Path
 from app.core.execution import landlock, lone_files, start_files
 from app.core.execution.process_marks import children
 from app.core.i18n import _
+from app.core.messages import NEVER_ASKED_PROTECTED, UNPROTECTED_WHY
 from app.core.paths import DESKTOP_FILE_NAME, AppPaths, claude_config_folder, protected_paths, runtime_dir
 from app.core.system_programs import system_program
 
@@ -167,8 +168,14 @@ def protected_set(
         appdata = environ.get("APPDATA") or join(home, "AppData", "Roaming")
         local = environ.get("LOCALAPPDATA") or join(home, "AppData", "Local")
         folders.append(join(appdata, "Microsoft", "Windows", "Start Menu", "Programs", "Startup"))
-        where_present: tuple[str, ...] = (join(appdata, "Claude"), join(local, *MSIX_CLAUDE))
-        return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(files), where_present)
+        # Git Bash reads the shell's start-up files as bash does anywhere; PowerShell its profiles.
+        documents = join(home, "Documents")
+        where_present: tuple[str, ...] = (
+            join(appdata, "Claude"), join(local, *MSIX_CLAUDE),
+            join(documents, "PowerShell"), join(documents, "WindowsPowerShell"),
+        )  # fmt: skip
+        files += [join(home, name) for name in SHELL_FILES]
+        return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(files), where_present, program=tuple(program_folders))
     if platform == "darwin":
         where_present = (join(home, "Library", "Application Support", "Claude"),)
         folders.append(join(home, "Library", "LaunchAgents"))
@@ -520,17 +527,7 @@ def person_message(state: str, scoping: str = landlock.SCOPED) -> str | None:
 
 def log_message(state: str, detail: str = "", scoping: str = landlock.SCOPED) -> str:
     """The English line for the log and the journal: why a command ran unprotected (or unscoped)."""
-    reasons = {
-        ON: "commands run in the bwrap container",
-        MISSING: "bwrap is not installed (apt install bubblewrap)",
-        USERNS: "the kernel refuses unprivileged user namespaces",
-        APPARMOR: "AppArmor restricts unprivileged user namespaces (Ubuntu); see the README",
-        FAILED: "bwrap failed",
-        UNSUPPORTED: "no file protection on this OS",
-        OFF: "the user switched it off in the app",
-        PRIVILEGED: "the user allowed a command that gains privileges (sudo, pkexec), which cannot inside",
-    }
-    text = reasons.get(state, state)
+    text = UNPROTECTED_WHY.get(state, state)
     if state == ON and scoping != landlock.SCOPED:
         text = f"{text}; {landlock.log_message(scoping)}"
     return f"{text}: {detail.strip()[:300]}" if detail.strip() and (state != ON or scoping != landlock.SCOPED) else text
@@ -776,7 +773,9 @@ def this_protected_set(app_folders: Iterable[str]) -> ProtectedSet:
 
     import app
 
-    package = os.path.dirname(os.path.abspath(app.__file__))
+    # A frozen app's files are all beside its executable (PyInstaller's _internal holds the package).
+    frozen = getattr(sys, "frozen", False)
+    package = os.path.dirname(os.path.realpath(sys.executable) if frozen else os.path.abspath(app.__file__))
     user_site = None
     if sys.platform == "linux":
         user_site = os.path.join(site.getuserbase(), "lib")  # ~/.local/lib: every Python's user hooks
@@ -916,15 +915,21 @@ def pid_namespace(pid: int | str = "self", proc: str = "/proc") -> str | None:
 READ_ONLY_SIGNS = ("Read-only file system", "Device or resource busy", "Invalid cross-device link")
 
 
-def protected_hint(stderr: str, exit_code: int | None, protected: Iterable[str]) -> str | None:
-    """English for the model when a failing command looks like it wrote into the protected set."""
+def protected_hint(stderr: str, exit_code: int | None, protected: Iterable[str], *, asked: bool = True) -> str | None:
+    """English for the model when a failing command looks like it wrote into the protected set;
+    `asked`: whether the user's approval mode lets such a command wait for their Allow."""
     if exit_code in (0, None) or "Read-only file system" not in stderr:
         return None
     named = [p for p in protected if p in stderr]
     where = named[0] if named else "a file Cowork Terminal protects"
+    what = (
+        f"{where} is protected by Cowork Terminal (read-only for commands: its settings, Claude's configs, "
+        "start-up files)."
+    )
+    if not asked:
+        return f"{what} {NEVER_ASKED_PROTECTED}"
     return (
-        f"{where} is protected by Cowork Terminal (read-only for commands: its settings, Claude's "
-        "configs, start-up files). If this change is needed, ask the user, then call execute_command "
+        f"{what} If this change is needed, ask the user, then call execute_command "
         "again with the protected path written out plainly in the command: the user is asked to allow "
         "it, and once allowed it runs without the read-only protection."
     )

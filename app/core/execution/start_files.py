@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from app.core.execution import live_binds
 from app.core.execution.process_marks import children
 from app.core.i18n import _
+from app.core.messages import NEVER_ASKED_PROTECTED
 
 log = logging.getLogger(__name__)
 
@@ -381,17 +382,22 @@ def _rename(path: str, moved: str) -> None:
         os.chmod(folder, mode)
 
 
-def model_note(since: float) -> str | None:
+def model_note(since: float, *, asked: bool = True) -> str | None:
     """English for the model: the start-up files moved aside since `since` (monotonic), made by the
-    command that ran then or by another one running at the same time; None when none was."""
+    command that ran then or by another one running at the same time; None when none was. `asked`:
+    whether the user's approval mode lets such a command wait for their Allow."""
     with _lock:
         moved = [(path, to) for at, path, to in _recent if at >= since]
     if not moved:
         return None
     said = "; ".join(f"{path} was moved to {to}" for path, to in moved)
-    return (
+    why = (
         f"{said}. Cowork Terminal moves aside a protected start-up file that did not exist when a command "
-        "creates it (it would run at the user's next login, or configure Claude). If this file is needed, ask "
-        "the user, then call execute_command again with its path written out plainly in the command: the user "
-        "is asked to allow it."
+        "creates it (it would run at the user's next login, or configure Claude)."
+    )
+    if not asked:
+        return f"{why} {NEVER_ASKED_PROTECTED}"
+    return (
+        f"{why} If this file is needed, ask the user, then call execute_command again with its path written "
+        "out plainly in the command: the user is asked to allow it."
     )

@@ -8,6 +8,7 @@ not know (an older row, another version's words) is shown as it was stored.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import string
 from collections.abc import Sequence
@@ -67,6 +68,16 @@ KNOWN_TEMPLATES: tuple[tuple[str, str], ...] = (
         N_("It needed your approval ({reasons}), but the Cowork Terminal app was not running"),
     ),
 )
+# The {why} of UNPROTECTED_REASON (messages.UNPROTECTED_WHY, by container state), in the user's words.
+WHY_UNPROTECTED: dict[str, str] = {
+    "missing": N_("bubblewrap is not installed"),
+    "userns": N_("this system does not allow the protection"),
+    "apparmor": N_("Ubuntu's AppArmor blocks the protection"),
+    "failed": N_("bubblewrap could not start"),
+    "unsupported": N_("this system has no file protection"),
+    "off": N_("you switched the protection off"),
+    "privileged": N_("you allowed a command that needs administrator rights"),
+}
 DECIDERS: dict[str, str] = {
     messages.PROMPT_DECIDED_BY: N_("you, in the approval window"),
     messages.LOG_WINDOW_DECIDED_BY: N_("you, in the activity log"),
@@ -90,6 +101,11 @@ def who_for_person(decided_by: str | None) -> str:
 def reason_for_person(record: CommandRecord, protected: Sequence[str] = ()) -> str:
     """The row's reason in the user's language, or as stored when this version does not know it."""
     stored = record.reason or ""
+    unprotected = messages.UNPROTECTED_REASON.split("{")[0]
+    first, joined, why = stored.partition(f"; {unprotected}")  # "timed out; ran without the container: ..."
+    if joined:
+        parts = (first, joined[2:] + why)
+        return "; ".join(reason_for_person(dataclasses.replace(record, reason=part), protected) for part in parts)
     if stored in KNOWN_REASONS:
         return _(KNOWN_REASONS[stored])
     for template, said in KNOWN_TEMPLATES:
@@ -103,6 +119,11 @@ def reason_for_person(record: CommandRecord, protected: Sequence[str] = ()) -> s
 def _said(said: str, values: dict[str, str], record: CommandRecord, protected: Sequence[str]) -> str:
     if "who" in values:
         values["who"] = who_for_person(values["who"])
+    if "why" in values:  # bwrap's own words after a failure's English are kept as they are
+        for state, english in messages.UNPROTECTED_WHY.items():
+            if state in WHY_UNPROTECTED and values["why"].startswith(english):
+                values["why"] = _(WHY_UNPROTECTED[state]) + values["why"][len(english) :]
+                break
     if "reasons" in values and "{reasons}" in said:
         held = held_reason_for_person(values["reasons"], record.command, record.cwd, protected)
         values["reasons"] = held or values["reasons"]

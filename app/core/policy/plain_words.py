@@ -9,15 +9,22 @@ from collections.abc import Sequence
 from app.core.classifier import Classification, classify
 from app.core.classifier.findings import Words
 from app.core.i18n import N_, _
-from app.core.messages import PRIVILEGED_PLAIN, PROTECTED_WRITE_PLAIN, held_reason
+from app.core.messages import PRIVILEGED_PLAIN, PROTECTED_UNGUARDED_PLAIN, PROTECTED_WRITE_PLAIN, held_reason
 
 N_("Changes a file Cowork Terminal protects; if you allow it, it runs without that protection")
 N_(
     "Needs administrator rights, which do not work inside Cowork Terminal's protection; "
     "if you allow it, it runs without that protection"
 )
+N_("Changes a file Cowork Terminal guards: its own, Claude's settings or start-up files")
 # What running.unprotected_asks may add after the classifier's words, in its order (issue 21).
-UNPROTECTED_ASKS = ((PROTECTED_WRITE_PLAIN,), (PRIVILEGED_PLAIN,), (PROTECTED_WRITE_PLAIN, PRIVILEGED_PLAIN))
+UNPROTECTED_ASKS = (
+    (PROTECTED_WRITE_PLAIN,),
+    (PRIVILEGED_PLAIN,),
+    (PROTECTED_WRITE_PLAIN, PRIVILEGED_PLAIN),
+    (PROTECTED_UNGUARDED_PLAIN,),
+)
+ASKS = tuple(dict.fromkeys(ask for asks in UNPROTECTED_ASKS for ask in asks))
 
 
 def for_person(words: Words) -> str:

@@ -17,7 +17,7 @@ from app.core.classifier import Classification, classify
 from app.core.classifier.danger import Danger
 from app.core.classifier.findings import Words
 from app.core.i18n import _
-from app.core.policy.plain_words import for_person
+from app.core.policy.plain_words import ASKS, for_person
 from app.core.policy.rules import SESSION_SCOPE, RuleProposal, proposal_for
 
 # The most dangerous classes (classifier.danger.Danger, by name): styled as such, allowed only after a
@@ -71,6 +71,9 @@ class WaitingCommand:
     words: tuple[Words, ...] = ()  # `plain` as templates and values: the window says them in its language
     danger: str | None = None  # the classifier's danger class (danger_of), when it names one
     confirm_name: str | None = None  # what to type to allow a most dangerous command (confirm_name_of)
+    # What only a person's Allow gives it (plain_words.ASKS, in English): to run without the container's
+    # protection, or to change a file the app guards. Said after what it does.
+    asks: tuple[str, ...] = ()
 
     @property
     def severe(self) -> bool:
@@ -79,7 +82,8 @@ class WaitingCommand:
 
     def lines(self) -> tuple[str, ...]:
         """What it does, in the user's language; the English plain words when the tray sent no words."""
-        return tuple(dict.fromkeys(for_person(w) for w in self.words)) if self.words else self.plain
+        said = tuple(dict.fromkeys(for_person(w) for w in self.words)) if self.words else self.plain
+        return (*said, *(_(ask) for ask in self.asks))
 
     def to_json(self) -> dict[str, Any]:
         proposal = self.proposal
@@ -89,6 +93,7 @@ class WaitingCommand:
             "env_keys": list(self.env_keys), "tool": self.tool, "session": self.session,
             "proposal": None if proposal is None else {"kind": proposal.kind, "folder": proposal.folder},
             "words": [w.to_json() for w in self.words], "danger": self.danger, "confirm_name": self.confirm_name,
+            "asks": list(self.asks),
         }  # fmt: skip
 
     @classmethod
@@ -116,6 +121,7 @@ class WaitingCommand:
             words=() if None in words else tuple(w for w in words if w is not None),
             danger=None if data.get("danger") is None else str(data["danger"]),
             confirm_name=None if data.get("confirm_name") is None else str(data["confirm_name"]),
+            asks=tuple(ask for ask in ASKS if ask in (data.get("asks") or ())),
         )
 
 
@@ -131,9 +137,11 @@ def judged(
     tool: str = "execute_command",
     session: str | None = None,
     offer_rule: bool = True,
+    asks: Sequence[str] = (),
 ) -> WaitingCommand:
     """A held command with the classifier's plain words and the rule the window may offer, judged
-    here (in the tray) from the command and folder the server sent."""
+    here (in the tray) from the command and folder the server sent; `asks`: what only a person may
+    give it, as its runner said (plain_words.ASKS)."""
     real_cwd = os.path.realpath(cwd) if cwd else None
     verdict = classify(command, cwd=real_cwd, protected_paths=protected)
     return WaitingCommand(
@@ -141,7 +149,7 @@ def judged(
         expires_at=expires_at, env_keys=tuple(env_keys), tool=tool, session=session,
         proposal=proposal_for(command, real_cwd, verdict) if offer_rule else None, words=verdict.words,
         danger=danger_of(verdict),
-        confirm_name=confirm_name_of(verdict),
+        confirm_name=confirm_name_of(verdict), asks=tuple(asks),
     )  # fmt: skip
 
 
