@@ -24,7 +24,7 @@ import pytest
 
 from app.core.authority.hub import Hub
 from app.core.journal.store import Journal, Status
-from app.core.messages import PROMPT_DECIDED_BY
+from app.core.messages import CANCEL_REASON, PROMPT_DECIDED_BY
 from app.core.paths import AppPaths
 from app.core.policy.approval import HOLD_LIFETIME_S
 from tests.in_process_server import allow_when_held, came, deny, held_by, holds_shown, serving
@@ -263,6 +263,25 @@ async def test_command_stop_withdraws_a_held_command_and_its_prompt_disappears(
     assert unknown.is_error and "There is no job 987654" in unknown.content[0].text
     [row] = rows(paths)
     assert row.status is Status.REFUSED and "withdrawn" in row.reason
+
+
+async def test_a_cancelled_call_withdraws_its_held_command_and_says_so_not_that_command_stop_did(
+    home: Path, paths: AppPaths, hub: Hub
+) -> None:
+    """Claude's stop button cancels the call: the hold is withdrawn as cancelled, in the log and in
+    what a later command_wait says (both said command_stop did it, a review of 2026-12-04)."""
+    hub.set_settings(approval_window_s=30.0)
+    async with serving(home, bound=True) as client:
+        with pytest.raises(Exception):  # noqa: B017 - the SDK's timeout error, which cancels the call
+            await client.call_tool("execute_command", {"command": "sudo reboot"}, read_timeout_seconds=1.0)
+        assert await came(lambda: hub.pending_holds() == []), "nothing is left to ask the user"
+        [row] = rows(paths)
+        waited = await client.call_tool("command_wait", {"jobId": row.id})
+    result = json.loads(waited.content[0].text)
+    assert result["status"] == "denied" and result["note"].startswith("The call was cancelled before"), result
+    assert "command_stop" not in result["note"]
+    [row] = rows(paths)
+    assert row.status is Status.REFUSED and row.reason == CANCEL_REASON, row
 
 
 async def test_without_the_tray_a_command_needing_approval_is_refused_and_says_why(home: Path, paths: AppPaths) -> None:

@@ -164,6 +164,9 @@ def test_stop_ends_a_command_running_in_a_headless_server(home: Path, cli_env: d
 
     result, stopped = anyio.run(scenario)
     assert "Asked the server running command" in stopped.stdout
-    assert result["note"] == "stopped by the user" and result["exitCode"] is None
+    assert (
+        result["note"] == ("stopped by the user. Do not run it again unless the user asks; ask them how to go on.")
+        and result["exitCode"] is None
+    )
     again = cli(cli_env, "stop", "1")
     assert again.returncode == 2 and "is not running" in again.stderr

@@ -377,7 +377,7 @@ async def test_cancel_withdraws_a_held_command_and_the_user_is_no_longer_asked(p
             with pytest.raises(CommandRefused) as unknown:
                 await service.confirm("hold-nonsense")
     assert said.startswith("Withdrawn: the held command will not run")
-    assert str(unknown.value).startswith("No held command has the confirmation_id 'hold-nonsense'")
+    assert str(unknown.value).startswith("No command is held as 'hold-nonsense' on this server: it already ran")
     recorded = row(paths, hold.command_id)
     assert recorded.status is Status.REFUSED and recorded.reason == WITHDRAWN_REASON
 

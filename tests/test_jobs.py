@@ -289,7 +289,7 @@ async def test_a_second_server_of_the_same_app_can_stop_the_first_ones_job(
         assert live_processes(marker) == []
         finished = await wait_until_finished(first, started["jobId"])
     assert stopped["status"] == "finished" and stopped["exitCode"] is None
-    assert finished["exitCode"] is None and finished["note"] == "stopped by the user"
+    assert finished["exitCode"] is None and finished["note"].startswith("stopped by the user. Do not run it again")
     [row] = rows(paths)
     assert row.status is Status.KILLED
 

@@ -7,7 +7,8 @@ the user's language from what they are (`app.core.journal.reasons`), so each is 
 
 PAUSED_MESSAGE = (
     "Host access is paused by the user in Cowork Terminal, so this command was not run. "
-    "Ask the user to resume host access (tray icon or `cowork-terminal resume`), then try again."
+    "Ask the user to untick Pause host access in the Cowork Terminal icon's menu (or to run "
+    "`cowork-terminal resume`), then try again."
 )
 NO_TRAY_MESSAGE = (
     "Cowork Terminal is not running on this computer, so host commands are refused: the user must "
@@ -19,6 +20,14 @@ APP_GONE_STOP_REASON = (
     "Cowork Terminal again, then run it again if it is still needed"
 )
 USER_STOP_REASON = "stopped by the user"
+# What the model should do after a stop it did not ask for (said after the reason, not recorded).
+STOP_NEXT_STEPS = {
+    USER_STOP_REASON: "Do not run it again unless the user asks; ask them how to go on.",
+    PAUSE_STOP_REASON: (
+        "Commands are refused until the user resumes host access: tell the user, and run it again only "
+        "after they resume, checking first what it already did."
+    ),
+}
 MODEL_STOP_REASON = "stopped by the agent (command_stop)"
 CANCEL_REASON = "cancelled by the client (call cancelled or client disconnected)"
 SESSION_BUSY_MESSAGE = (
@@ -29,6 +38,9 @@ SESSION_BUSY_MESSAGE = (
 HOLD_EXPIRED_REASON = "the hold expired before it was confirmed"
 WITHDRAWN_REASON = "withdrawn by the model before the user answered"
 WITHDRAWN_MESSAGE = "The command was withdrawn with command_stop before the user answered; it did not run."
+CANCELLED_HOLD_MESSAGE = (
+    "The call was cancelled before the user answered, so the command was withdrawn; it did not run."
+)
 APP_GONE_HOLD_REASON = "the Cowork Terminal app stopped before the user answered"
 PAUSED_HOLD_REASON = "host access was paused before the user answered"
 DENIED_BY_REASON = "denied by {who}"
@@ -79,7 +91,8 @@ UNPROTECTED_WHY = {
 }
 KEYS_HELD_REASON = (
     "These keys would need the user's approval ({reasons}); typed input "
-    "cannot be held. Run it with terminal_run instead so the user can approve it."
+    "cannot be held, so none were sent. Stop the waiting program with terminal_interrupt, then run the "
+    "step as a command with terminal_run (the user is asked there), or ask the user to type it themselves."
 )
 # Who answered a held command (the journal's `decided_by`, and the {who} of DENIED_BY_REASON).
 PROMPT_DECIDED_BY = "user (approval prompt)"
@@ -89,11 +102,15 @@ REQUEST_DECIDED_BY = "a request (command line or a window)"
 # A person's click: only such an Allow lets a command out of the container (never a rule's).
 PERSON_DECIDERS = frozenset({PROMPT_DECIDED_BY, LOG_WINDOW_DECIDED_BY, CONFIRMED_DECIDED_BY})
 UNKNOWN_DECIDER = "the user"
-DENIED_MESSAGE = "The user denied this command in Cowork Terminal, so it did not run. Do not retry it; ask the user."
+DENIED_MESSAGE = (
+    "The user denied this command in Cowork Terminal, so it did not run. Do not run it or a variant of it "
+    "again; ask the user what they want instead."
+)
 HELD_MESSAGE = (
     "This command needs the user's approval in Cowork Terminal. What it does: {reasons}. "
     "The user is asked, and they have not answered yet. "
-    "It is held as confirmation_id {confirmation_id} for {minutes} minutes. Tell the user it is waiting for "
+    "It is held as confirmation_id {confirmation_id} until the user answers: they have {minutes} minutes from "
+    "when it is shown to them. Tell the user it is waiting for "
     "them, then call terminal_confirm with that confirmation_id (it waits for their answer), or "
     "terminal_cancel to withdraw it."
 )

@@ -70,8 +70,9 @@ list, read and search files (ls, cat, head, grep -r, find, wc, du), and read git
 diff, show, blame). Prefer it to execute_command whenever nothing needs to change: the user can allow
 it once and for all.
 
-It cannot create, change or delete files (a private empty /tmp is writable and thrown away) and cannot
-reach the network; anything that tries fails, and such work belongs to execute_command. Results have
+It cannot create, change or delete files (a private empty /tmp is writable and thrown away) and, where
+the OS allows it (Linux with bubblewrap), cannot reach the network; anything that tries fails or is
+refused, and such work belongs to execute_command. Results have
 the same fields as execute_command, long ones included (`status: "running"` and a `jobId` to follow
 with command_wait)."""
 

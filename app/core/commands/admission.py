@@ -216,8 +216,9 @@ class Holds:
         held = self._held.get(confirmation_id)
         if held is None:
             raise CommandRefused(
-                f"No held command has the confirmation_id {confirmation_id!r} on this server. "
-                "Run the command again to ask the user."
+                f"No command is held as {confirmation_id!r} on this server: it already ran, or was denied, "
+                "withdrawn or expired (the earlier result said which), or another server holds it. Run it "
+                "again only if it did not run and the user still wants it."
             )
         if self.expires_at(held) <= time.time():
             self._close(confirmation_id, held.command_id, HOLD_EXPIRED_REASON)
@@ -245,11 +246,11 @@ class Holds:
     def of(self, confirmation_id: str) -> Hold | None:
         return self._held.get(confirmation_id)
 
-    def withdraw(self, confirmation_id: str) -> None:
-        """The model withdraws a job's hold (command_stop): its prompt disappears."""
+    def withdraw(self, confirmation_id: str, reason: str = WITHDRAWN_REASON) -> None:
+        """The model withdraws a job's hold (command_stop, or a cancelled call): its prompt disappears."""
         hold = self._held.get(confirmation_id)
         if hold is not None:
-            self._close(confirmation_id, hold.command_id, WITHDRAWN_REASON)
+            self._close(confirmation_id, hold.command_id, reason)
 
     async def wait_and_run(
         self, confirmation_id: str, bash: str, on_output: OutputHook | None, *, until_expiry: bool = False

@@ -33,7 +33,14 @@ from app.core.execution.output_files import OUTPUT_FILE_SUFFIX
 from app.core.execution.read_only import Containment
 from app.core.execution.run_result import ExecutionResult
 from app.core.journal.store import CommandRecord, Journal, Status
-from app.core.messages import MODEL_STOP_REASON, SERVER_EXITED_REASON, WITHDRAWN_MESSAGE
+from app.core.messages import (
+    CANCEL_REASON,
+    CANCELLED_HOLD_MESSAGE,
+    MODEL_STOP_REASON,
+    SERVER_EXITED_REASON,
+    WITHDRAWN_MESSAGE,
+    WITHDRAWN_REASON,
+)
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +69,7 @@ class JobsService(Protocol):
     async def await_approval(self, confirmation_id: str, bash: str, on_output: OutputHook | None) -> Any: ...
     def spawn(self, work: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None: ...
     def stop_running(self, command_id: int, reason: str) -> bool: ...
-    def withdraw(self, confirmation_id: str) -> None: ...
+    def withdraw(self, confirmation_id: str, reason: str = WITHDRAWN_REASON) -> None: ...
 
 
 ServiceT = TypeVar("ServiceT", bound=JobsService)  # the server reads its own service back through `jobs.service`
@@ -188,7 +195,7 @@ class Jobs(Generic[ServiceT]):
                 else:
                     job.result = await service.await_approval(admitted.confirmation_id, admitted.bash, job.take_output)
             if scope.cancelled_caught and job.result is None:
-                job.refusal = WITHDRAWN_MESSAGE
+                job.refusal = CANCELLED_HOLD_MESSAGE if job.end_reason == CANCEL_REASON else WITHDRAWN_MESSAGE
         except CommandRefused as refused:
             job.refusal = str(refused)
         except Exception:  # the top of the job's task: the server's other work must go on
@@ -229,7 +236,7 @@ class Jobs(Generic[ServiceT]):
     def end(self, job: Job, reason: str = MODEL_STOP_REASON) -> None:
         """End a job of this server at once: its whole tree, or its hold (the user's prompt disappears)."""
         if not self.service.stop_running(job.id, reason) and job.confirmation_id is not None:
-            self.service.withdraw(job.confirmation_id)
+            self.service.withdraw(job.confirmation_id, CANCEL_REASON if reason == CANCEL_REASON else WITHDRAWN_REASON)
             if job.scope is not None:
                 job.end_reason = reason
                 job.scope.cancel()

@@ -32,6 +32,7 @@ from app.core.execution import read_only
 from app.core.execution.output import OutputHook
 from app.core.execution.run_result import ExecutionResult
 from app.core.journal.store import Journal, Status, bounded, storable
+from app.core.messages import WITHDRAWN_REASON
 from app.core.paths import AppPaths, protected_paths
 
 __all__ = [
@@ -207,9 +208,9 @@ class CommandService:
     def hold_of(self, confirmation_id: str) -> Hold | None:
         return self.holds.of(confirmation_id)
 
-    def withdraw(self, confirmation_id: str) -> None:
-        """The model withdraws a job's hold (command_stop): its prompt disappears."""
-        self.holds.withdraw(confirmation_id)
+    def withdraw(self, confirmation_id: str, reason: str = WITHDRAWN_REASON) -> None:
+        """The model withdraws a job's hold (command_stop, or a cancelled call): its prompt disappears."""
+        self.holds.withdraw(confirmation_id, reason)
 
     def stop_running(self, command_id: int, reason: str) -> bool:
         """End a command this server runs, whole tree; False when it runs nothing by that id."""

@@ -288,7 +288,8 @@ class SessionShell:
         except InputNotRead:
             service.authority.finish(command_id, Outcome(status=Status.FAILED, reason=KEYS_NOT_READ_REASON))
             raise CommandRefused(
-                "The program in the session is not reading its input, so not all keys were sent."
+                "The program in the session is not reading its input, so not all keys were sent. Read its "
+                "output with terminal_read_scrollback to see what it waits for, or stop it with terminal_interrupt."
             ) from None
         service.authority.finish(command_id, Outcome(status=Status.FINISHED, exit_code=0))
         return answer

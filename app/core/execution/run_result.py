@@ -12,6 +12,7 @@ from typing import Any
 import anyio
 
 from app.core.execution.output import CommandOutput, StreamCapture
+from app.core.messages import STOP_NEXT_STEPS
 
 # For the model, when the command returned while a process it started in the background still held
 # its output (executor.py, pipes.py). On Windows a job whose output goes to a file is told this too:
@@ -39,7 +40,10 @@ class ExecutionResult:
     def model_note(self) -> str | None:
         """What the model reads beside the output: why the command ended early, a write the container
         refused, a background process left running."""
-        notes = (self.stopped_reason, self.protection_note, LEFT_RUNNING_NOTE if self.left_running else None)
+        stopped = self.stopped_reason
+        if stopped in STOP_NEXT_STEPS:
+            stopped = f"{stopped}. {STOP_NEXT_STEPS[stopped]}"
+        notes = (stopped, self.protection_note, LEFT_RUNNING_NOTE if self.left_running else None)
         return " ".join(note for note in notes if note) or None
 
     @property
