@@ -15,7 +15,7 @@ from app.core.i18n import N_
 
 from .danger import Danger
 from .findings import D, M, _snip
-from .options import _operands, _short_flags, _split_options
+from .options import _operands, _short_flags, _split_options, windows_switch
 from .rule import Analysis
 from .stdin import _Stdin
 from .tables import _names
@@ -109,8 +109,10 @@ def cmd_launchctl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
 
 
 def cmd_schtasks(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    values = {(a.value or "").casefold().replace("-", "/") for a in args}
-    if values & {"/create", "/run", "/change"} or any(a.value is None for a in args):
+    """`/create`, `/run`, `/change` hand a program to the task scheduler; Git Bash's `//create` is
+    the same switch (red team, Windows: `schtasks //create ... //sc onlogon` was judged safe)."""
+    values = {windows_switch(a.value) for a in args}
+    if values & {"/create", "/run", "/change", "/xml"} or any(a.value is None for a in args):
         hands_off(ctx, name)
     elif values & {"/delete", "/end"}:
         ctx.add(M, "{name}: changes scheduled tasks", name=name)
