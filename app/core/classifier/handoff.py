@@ -8,6 +8,7 @@ what the scheduled command would run is still judged where it is known.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import socket
 
@@ -122,6 +123,25 @@ def local_host(word: _Word) -> bool:
     """ssh to this same machine (localhost, 127.x, ::1, its own host name, with or without a user)."""
     if word.value is None:
         return False
-    host = word.value.rsplit("@", 1)[-1].casefold()
+    host = word.value.rsplit("@", 1)[-1].casefold().removeprefix("[").removesuffix("]").rstrip(".")
     own = socket.gethostname().casefold()
-    return bool(_LOCAL_HOSTS.match(word.value)) or host in (own, own.split(".")[0], f"{own}.local")
+    return (
+        bool(_LOCAL_HOSTS.match(word.value))
+        or host in (own, own.split(".")[0], f"{own}.local", "localhost", "localhost.localdomain")
+        or loopback(host)
+    )
+
+
+def loopback(host: str) -> bool:
+    """An address of this machine in any spelling the system's resolver takes: 127.1, 0x7f000001,
+    2130706433, 0, ::ffff:127.0.0.1 (red team, Windows: each passed as another machine)."""
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        try:  # inet_aton reads the short, hexadecimal and octal forms (127.1, 0x7f.1, 017700000001)
+            address = ipaddress.ip_address(socket.inet_aton(host))
+        except (OSError, ValueError):
+            return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_loopback or address.is_unspecified
