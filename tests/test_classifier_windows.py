@@ -294,3 +294,49 @@ def test_ssh_to_this_machine_in_any_spelling_of_its_address_is_held(host: str) -
 @pytest.mark.parametrize("host", ["example.com", "10.0.0.7", "192.168.1.20", "2001:db8::1", "build01", "1.2.3.4"])
 def test_ssh_to_another_machine_is_not_held(host: str) -> None:
     not_held(f"ssh {host} make")
+
+
+WINDOWS_DATA = ["C:\\Users\\me\\AppData\\Local\\cowork-terminal", "C:\\Users\\me\\.cowork-terminal"]
+
+
+@pytest.fixture
+def windows_home(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", "C:/Users/me")
+    monkeypatch.setenv("LOCALAPPDATA", "C:\\Users\\me\\AppData\\Local")
+    monkeypatch.setenv("APPDATA", "C:\\Users\\me\\AppData\\Roaming")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat 'C:\\Users\\me\\.cowork-terminal.\\journal.sqlite3'",
+        "cat 'C:\\Users\\me\\.cowork-terminal \\journal.sqlite3'",
+        "cat C:\\\\Users\\\\me\\\\.cowork-t^erminal\\\\pause",
+        "cmd /c 'type C:\\Users\\me\\.cowork-t^erminal\\pause'",
+        "powershell -c 'cat $HOME\\.cowork-t`erminal\\settings'",
+        "cat ~/COWORK~1/journal.sqlite3",
+        "cat C:/Users/me/APPDAT~1/Local/cowork-terminal/journal.sqlite3",
+        "cp evil.sqlite3 $LOCALAPPDATA/cowork-terminal/journal.sqlite3",
+        "cp evil.sqlite3 ${LOCALAPPDATA}/cowork-terminal/journal.sqlite3",
+        'cp evil.sqlite3 "$LOCALAPPDATA"/cowork-terminal/journal.sqlite3',
+        "cmd /c 'copy evil %LOCALAPPDATA%\\cowork-terminal\\journal.sqlite3'",
+    ],
+)
+def test_the_apps_data_folder_in_windows_only_spellings_is_its_data_folder(command: str, windows_home: None) -> None:
+    held(command, protected_paths=WINDOWS_DATA)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls ~/Documents",
+        "ls ~/PROGRA~1",
+        "cat C:/Users/me/APPDAT~1/Local/other/x",
+        "echo $LOCALAPPDATA/other",
+        "cat %APPDATA%/Code/settings.json",
+        "cat notes.txt.",
+        "echo 'a^b `c`'",
+    ],
+)
+def test_other_folders_in_those_spellings_are_not_the_apps(command: str, windows_home: None) -> None:
+    not_held(command, protected_paths=WINDOWS_DATA)
