@@ -5,6 +5,8 @@ anywhere holds it, a comment included."""
 
 from __future__ import annotations
 
+import re
+
 from app.core.i18n import N_
 
 from .automation import synthetic_input
@@ -12,7 +14,16 @@ from .danger import Danger
 from .findings import TOUCHES_APP_DATA, D, M, _snip
 from .itself import code_runs_itself
 from .rule import Analysis
-from .tables import _CODE_CONTROLS, _CODE_DELETES, _CODE_HIDES, _CODE_RUNS, _PERL, _PYTHON
+from .tables import (
+    _CODE_CONTROLS,
+    _CODE_DELETES,
+    _CODE_HIDES,
+    _CODE_RUNS,
+    _CODE_SETTINGS,
+    _PERL,
+    _POWERSHELL_DELETES,
+    _PYTHON,
+)
 
 
 def code_from_expansion(ctx: Analysis, name: str) -> None:
@@ -30,7 +41,8 @@ def inline_code(ctx: Analysis, name: str, code: str | None) -> None:
         return
     if _CODE_CONTROLS.search(code):
         synthetic_input(ctx, f"{name} code")
-    if _CODE_DELETES.search(code):
+    changes_settings(ctx, name, code)
+    if deletes(name, code):
         ctx.add(D, "{name} code that deletes files or stops the machine", name=name, danger=Danger.LOSES_FILES)
     elif _CODE_HIDES.search(code):
         ctx.add(D, "cannot tell what runs: {name} code calls functions by names made when it runs", name=name)
@@ -49,7 +61,8 @@ def judge_code(ctx: Analysis, name: str, code: str, path: str) -> None:
     shown = _snip(path)
     if _CODE_CONTROLS.search(code):
         synthetic_input(ctx, f"{name} {shown}")
-    if _CODE_DELETES.search(code):
+    changes_settings(ctx, name, code)
+    if deletes(name, code):
         ctx.add(D, "{name} {path}: the program deletes files or stops the machine",
                 N_("Runs {path}, a program that can delete files or stop the machine"), danger=Danger.LOSES_FILES,
                 name=name, path=shown)  # fmt: skip
@@ -59,3 +72,20 @@ def judge_code(ctx: Analysis, name: str, code: str, path: str) -> None:
         ctx.add(D, "cannot tell what runs: {path} starts other programs", path=shown)
     else:
         ctx.add(M, "{name} {path}: runs a program (checked)", N_("Runs the program {path}"), name=name, path=shown)
+
+
+def deletes(name: str, code: str) -> bool:
+    """The code names a call that deletes files or stops the machine (PowerShell's `rm -r` too)."""
+    powershell = name in ("powershell", "pwsh")
+    return bool(_CODE_DELETES.search(code) or (powershell and _POWERSHELL_DELETES.search(code)))
+
+
+def changes_settings(ctx: Analysis, name: str, code: str) -> None:
+    """Code that writes the registry or stores a variable for every later program (red team, Windows)."""
+    found = _CODE_SETTINGS.search(code)
+    if found is None:
+        return
+    if re.search(r"SetEnvironmentVariable|setx", found[0], re.I):
+        ctx.add(D, "{name} code: sets a variable for every program started later", name=name)
+    else:
+        ctx.add(D, "{name} code: changes Windows settings that other programs read", name=name)

@@ -122,6 +122,7 @@ CANNOT_TELL_PROBES = "cannot tell what runs: a program no rule knows is given to
 REASON_SNIPPET_CHARS = 60
 BULK_COMMAND = "cannot tell what runs: the command comes from the words xargs or find adds"
 TOUCHES_APP_DATA = "touches Cowork Terminal's own data or settings"
+WINDOWS_SETTINGS = "{name} {sub}: changes Windows settings that other programs read"  # the registry (windows.py)
 RUNS_ITSELF = "runs Cowork Terminal itself (it could change its own settings or answer its own approvals)"
 
 D = Tier.DESTRUCTIVE

@@ -8,6 +8,7 @@ what the scheduled command would run is still judged where it is known.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import socket
 
@@ -15,7 +16,7 @@ from app.core.i18n import N_
 
 from .danger import Danger
 from .findings import D, M, _snip
-from .options import _operands, _short_flags, _split_options
+from .options import _operands, _short_flags, _split_options, windows_switch
 from .rule import Analysis
 from .stdin import _Stdin
 from .tables import _names
@@ -109,8 +110,10 @@ def cmd_launchctl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
 
 
 def cmd_schtasks(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    values = {(a.value or "").casefold().replace("-", "/") for a in args}
-    if values & {"/create", "/run", "/change"} or any(a.value is None for a in args):
+    """`/create`, `/run`, `/change` hand a program to the task scheduler; Git Bash's `//create` is
+    the same switch (red team, Windows: `schtasks //create ... //sc onlogon` was judged safe)."""
+    values = {windows_switch(a.value) for a in args}
+    if values & {"/create", "/run", "/change", "/xml"} or any(a.value is None for a in args):
         hands_off(ctx, name)
     elif values & {"/delete", "/end"}:
         ctx.add(M, "{name}: changes scheduled tasks", name=name)
@@ -120,6 +123,25 @@ def local_host(word: _Word) -> bool:
     """ssh to this same machine (localhost, 127.x, ::1, its own host name, with or without a user)."""
     if word.value is None:
         return False
-    host = word.value.rsplit("@", 1)[-1].casefold()
+    host = word.value.rsplit("@", 1)[-1].casefold().removeprefix("[").removesuffix("]").rstrip(".")
     own = socket.gethostname().casefold()
-    return bool(_LOCAL_HOSTS.match(word.value)) or host in (own, own.split(".")[0], f"{own}.local")
+    return (
+        bool(_LOCAL_HOSTS.match(word.value))
+        or host in (own, own.split(".")[0], f"{own}.local", "localhost", "localhost.localdomain")
+        or loopback(host)
+    )
+
+
+def loopback(host: str) -> bool:
+    """An address of this machine in any spelling the system's resolver takes: 127.1, 0x7f000001,
+    2130706433, 0, ::ffff:127.0.0.1 (red team, Windows: each passed as another machine)."""
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        try:  # inet_aton reads the short, hexadecimal and octal forms (127.1, 0x7f.1, 017700000001)
+            address = ipaddress.ip_address(socket.inet_aton(host))
+        except (OSError, ValueError):
+            return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_loopback or address.is_unspecified

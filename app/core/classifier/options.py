@@ -112,3 +112,15 @@ def fills_code(args: list[_Word], marks: list[str]) -> bool:
         if given is not None and runner and any(mark in given for mark in marks):
             return True
     return False
+
+
+def windows_switch(value: str | None) -> str:
+    """A Windows program's switch in one spelling, folded: `/create`. Git Bash turns a leading `//`
+    into `/` for native programs (`//create` is what a model writes so that MSYS does not read
+    `/create` as a path), and most of these programs take `-create` too."""
+    value = (value or "").casefold()
+    if value.startswith("//"):
+        return value[1:]
+    if value.startswith("-") and not value.startswith("--"):
+        return "/" + value[1:]
+    return value

@@ -40,6 +40,10 @@ def _canonical(path: str) -> str:
 
 
 _NAME_CHAR = r"[\w.\-]"
+_FOLDER_VARIABLES = ("LOCALAPPDATA", "APPDATA", "USERPROFILE")  # Windows' folders, as a command may name them
+_WINDOWS_ESCAPES = re.compile(r"[\^`'\"]")  # and quotes: `"$LOCALAPPDATA"/cowork-terminal`
+_TRAILING_DOTS = re.compile(r"(?<=[\w-])[. ]+(?=/|$|[\s'\"])")
+_MAX_SPELLINGS = 16
 
 
 @dataclass(frozen=True)
@@ -50,14 +54,18 @@ class _Protected:
     needle: re.Pattern[str] | None  # any spelling of one of them, with path-name boundaries
     parts: tuple[tuple[str, ...], ...] = ()  # each path's names, one spelling (what `relation` compares)
 
+    short: tuple[tuple[str, tuple[str, ...]], ...] = ()  # 8.3 short names' first letters -> the names they may be
+
     @staticmethod
     def build(raw: Sequence[str]) -> _Protected:
-        """Built once per set of paths and home folder: every command is classified against the same."""
-        return _Protected._built(tuple(str(item) for item in raw), _home())
+        """Built once per set of paths, home folder and Windows' folder variables: every command is
+        classified against the same."""
+        folders = tuple((name, os.environ.get(name, "")) for name in _FOLDER_VARIABLES)
+        return _Protected._built(tuple(str(item) for item in raw), _home(), folders)
 
     @classmethod
     @functools.lru_cache(maxsize=8)
-    def _built(cls, raw: tuple[str, ...], home: str) -> _Protected:
+    def _built(cls, raw: tuple[str, ...], home: str, folders: tuple[tuple[str, str], ...] = ()) -> _Protected:
         home = _norm_path(home)
         paths: list[str] = []
         texts: set[str] = set()
@@ -74,19 +82,44 @@ class _Protected:
             if home not in ("", "/") and path.startswith(home + "/"):
                 # The part under home covers ~/x, $HOME/x, ${HOME}/x, "$HOME"/x and `cd; ... x`.
                 texts.add(path[len(home) + 1 :])
+            for variable, value in folders:  # `$LOCALAPPDATA/cowork-terminal`, `%APPDATA%\\x` (red team, Windows)
+                folder = _norm_path(value)
+                if folder not in ("", "/") and path.startswith(folder + "/"):
+                    rest = path[len(folder) :]
+                    name = variable.casefold()
+                    texts.update((f"${name}{rest}", f"${{{name}}}{rest}", f"%{name}%{rest}"))
         if not texts:
             return cls((), None)
         alternatives = "|".join(re.escape(t) for t in sorted(texts, key=len, reverse=True))
         needle = re.compile(rf"(?<!{_NAME_CHAR})(?:{alternatives})(?!{_NAME_CHAR})")
         parts = tuple(tuple(s for s in _canonical(path).split("/") if s) for path in paths)
-        return cls(tuple(paths), needle, parts)
+        short: dict[str, set[str]] = {}
+        for names in parts:
+            for name in names:
+                short.setdefault(re.sub(r"[. ]", "", name)[:6], set()).add(name)
+        return cls(tuple(paths), needle, parts, tuple((k, tuple(sorted(v))) for k, v in short.items()))
 
     def mentioned_in(self, text: str) -> bool:
         if self.needle is None:
             return False
         folded = text.casefold()
-        variants = (folded, folded.replace("\\", "/"), _ESCAPE.sub(r"\1", folded))
+        variants = [folded, folded.replace("\\", "/"), _ESCAPE.sub(r"\1", folded)]
+        # Windows' own spellings of a name (red team, Windows): cmd's `^` and PowerShell's backtick
+        # escapes (and quotes, which split `"$LOCALAPPDATA"/x`), a trailing dot or space Win32 drops
+        # (`.cowork-terminal.`), an 8.3 short name (`COWORK~1`)
+        plain = _WINDOWS_ESCAPES.sub("", folded.replace("\\", "/"))
+        variants += [plain, _TRAILING_DOTS.sub("", plain)]
+        if "~" in plain:
+            variants += self._long_names(_TRAILING_DOTS.sub("", plain))
         return any(self.needle.search(v) for v in variants)
+
+    def _long_names(self, text: str) -> list[str]:
+        """`text` with each 8.3 short name (`cowork~1`) written as each protected name it may stand for."""
+        found = [text]
+        for prefix, names in self.short:
+            pattern = re.compile(rf"(?<![^/\s'\"=]){re.escape(prefix)}~\d+(?![^/\s'\"])")
+            found = [pattern.sub(name, t) for t in found for name in names][:_MAX_SPELLINGS]
+        return found
 
     def relation(self, word: _Word) -> str | None:
         """'inside' if the word may name a protected path or something in it, 'above' for a parent."""

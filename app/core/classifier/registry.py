@@ -12,7 +12,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from . import archives, automation, files, git, handoff, itself, machine, packages, readers, services, shells, wrappers
+from . import (
+    archives,
+    automation,
+    files,
+    git,
+    handoff,
+    itself,
+    machine,
+    packages,
+    readers,
+    services,
+    shells,
+    windows,
+    wrappers,
+)
 from .code_options import VIM_NAMES
 from .rule import Analysis, Rule
 from .stdin import _Stdin
@@ -228,6 +242,25 @@ RULES: dict[str, Rule] = {
     "history": readers.cmd_history,
     "exit": readers.cmd_exit,
     "logout": readers.cmd_exit,
+    # Windows programs: the registry, services that start programs, mirroring and wiping tools (windows.py)
+    "reg": windows.cmd_reg,
+    "regedit": windows.cmd_regedit,
+    "regedt32": windows.cmd_regedit,
+    "setx": windows.cmd_setx,
+    "wmic": windows.cmd_wmic,
+    "explorer": windows.cmd_explorer,
+    "bitsadmin": windows.cmd_bitsadmin,
+    **dict.fromkeys(["winrs", "psexec", "psexec64", "paexec"], windows.cmd_remote_shell),
+    "robocopy": windows.cmd_robocopy,
+    "wsl": windows.cmd_wsl,
+    "sdelete": files.cmd_shred,
+    "sdelete64": files.cmd_shred,
+    "fsutil": windows.cmd_fsutil,
+    "vssadmin": windows.cmd_backup_tool,
+    "wbadmin": windows.cmd_backup_tool,
+    **dict.fromkeys(["cscript", "wscript", "mshta", "regsvr32", "rundll32"], windows.cmd_script_host),
+    "certutil": windows.cmd_certutil,
+    "forfiles": windows.cmd_forfiles,
     # Cowork Terminal itself (itself.py); any spelling of its name is matched in `rule_for`
     "cowork-terminal": itself.cmd_cowork_terminal,
 }

@@ -21,6 +21,7 @@ import stat
 
 from app.core.i18n import N_
 
+from .cmdline import cmd_code
 from .code import judge_code
 from .findings import D, M, _snip
 from .rule import Analysis
@@ -117,6 +118,10 @@ def run_script(ctx: Analysis, name: str, word: _Word, how: str) -> None:
     path, text = read
     shown = _snip(path)
     language = name if how == "program" else "bash" if how == "shell" else shebang_program(text)
+    windows = _WINDOWS_SCRIPT.search(path) if how == "exec" and language == "" else None
+    if windows is not None:  # Windows runs it by its extension: `./x.bat` is cmd's, not bash's (red team)
+        windows_script(ctx, name, windows[1].casefold(), path, text)
+        return
     if language == "" or language in _SHELLS:
         ctx.sub_script(text, f"the script {shown}", script=path)
         ctx.add(M, "{name} {path}: runs a script (checked)", N_("Runs the script {path}"), name=name, path=shown)
@@ -126,6 +131,23 @@ def run_script(ctx: Analysis, name: str, word: _Word, how: str) -> None:
         ctx.add(D, "cannot tell what runs: the script {path} starts with a #! line that cannot be read", path=shown)
     else:
         ctx.add(D, "cannot tell what runs: the script {path} is run by {program}", path=shown, program=_snip(language))
+
+
+_WINDOWS_SCRIPT = re.compile(r"\.(bat|cmd|ps1|vbs|vbe|js|jse|wsf|wsh|hta)$", re.I)
+
+
+def windows_script(ctx: Analysis, name: str, extension: str, path: str, text: str) -> None:
+    """A script Windows runs by its extension: a .bat or .cmd file is read as cmd reads it, a .ps1
+    as PowerShell code; the Windows Script Host's (.vbs, .js...) cannot be told here."""
+    shown = _snip(path)
+    if extension in ("bat", "cmd"):
+        cmd_code(ctx, text, f"the script {shown}", script=path)
+        ctx.add(M, "{name} {path}: runs a script (checked)", N_("Runs the script {path}"), name=name, path=shown)
+    elif extension == "ps1":
+        judge_code(ctx, "powershell", text, path)
+    else:
+        ctx.add(D, "cannot tell what runs: the script {path} is run by {program}", path=shown,
+                program="Windows Script Host")  # fmt: skip
 
 
 def script_text(ctx: Analysis, name: str, word: _Word, *, compiled_ok: bool = False) -> tuple[str, str] | None:

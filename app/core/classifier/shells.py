@@ -9,6 +9,7 @@ import shlex
 
 from app.core.i18n import N_
 
+from .cmdline import cmd_code
 from .code import inline_code
 from .code_options import judge_code_options, option_values, vim_script
 from .danger import Danger
@@ -254,7 +255,11 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
             rest = args[i + 1 :] if name in ("cmd", "pwsh", "powershell") else args[i + 1 : i + 2]
             literal = [w.literal for w in rest]
             code = None if any(x is None for x in literal) else " ".join(x for x in literal if x)
+            if code == "-" and name != "cmd":  # `... | powershell -Command -`: the code comes from its input
+                break
             inline_code(ctx, name, code)
+            if name == "cmd" and code is not None:  # its commands, as cmd runs them (cmdline.py)
+                cmd_code(ctx, code, f"{name} {lowered}")
             return
         if name in ("pwsh", "powershell") and lowered.startswith(("-e", "-enc")):
             ctx.add(D, "cannot tell what runs: {name} with encoded code", name=name)

@@ -152,7 +152,21 @@ _CODE_DELETES = re.compile(
     r"Files\.delete|Directory\.Delete|\.truncate\s*\(|os\.truncate|"
     r"\(\s*delete-(?:directory|file)\b|"  # Emacs Lisp's
     r"\bfile\s*\(\s*REMOVE|deleteIfExists|FileUtils\.deleteDirectory|\.delete\s*\(\s*\)|"  # CMake's, Java's
-    r"(?:^|[;\[{\n])\s*file\s+delete\b",  # Tcl's, at the start of a command (a comment may say "file delete")
+    r"(?:^|[;\[{\n])\s*file\s+delete\b|"  # Tcl's, at the start of a command (a comment may say "file delete")
+    r"(?:Directory|File)\]?::Delete|Clear-Content|Clear-RecycleBin|Clear-Item\b",  # PowerShell's (red team, Windows)
+    re.I,
+)
+# PowerShell's short names for Remove-Item (`rm -r -fo DIR`, `ri`, `rd`, `del`...) at the start of a command.
+_POWERSHELL_DELETES = re.compile(r"(?:^|[;|&({}\n]|\bdo\b)\s*(?:rm|ri|rd|rmdir|del|erase|rp|clc|cli)\s", re.I)
+# Code that changes what other programs read as they start: the registry, a variable stored for
+# every later program (`[Environment]::SetEnvironmentVariable(..., 'User')`), `reg add`, `setx`.
+_CODE_SETTINGS = re.compile(
+    r"\b(?:New|Set|Remove|Rename|Move|Copy|Clear)-Item(?:Property)?\b[^\n;|]*?(?:\bHK(?:CU|LM|CR|U|CC):|Registry::)|"
+    r"(?:^|[;|&({}\n])\s*(?:sp|si|ni|rp|rni|mi|cpi)\s[^\n;|]*?(?:\bHK(?:CU|LM|CR|U|CC):|Registry::)|"
+    r"SetEnvironmentVariable\s*\([^)]*(?:User|Machine)|\bsetx\b|"
+    r"\breg(?:\.exe)?\s+(?:add|delete|import|restore|load|unload|copy)\b|"
+    r"\.(?:CreateSubKey|DeleteSubKey\w*|DeleteValue)\s*\(|\bRegistry\]?::SetValue|"
+    r"\bwinreg\.(?:SetValue\w*|CreateKey\w*|DeleteKey\w*|DeleteValue)",
     re.I,
 )
 _CODE_RUNS = re.compile(
@@ -165,7 +179,9 @@ _CODE_RUNS = re.compile(
     r"\bimport[ \t]+[\w \t,]{0,200}?\b(?:system|popen|spawn\w*|exec\w*)\b|"  # `from os import system as s`
     r"['\"]\s*(?:-\||\|-)\s*['\"]|\b(?:system|exec)[ \t]+['\"$@]"  # Perl's open mode "-|", `system "r"."m"`
     r"|\(\s*(?:async-)?(?:shell-command|call-process|start-process|make-process|process-file)"  # Emacs Lisp's
-    r"|\bexecute_process\s*\(|\bProcessBuilder\b",  # CMake's, Java's
+    r"|\bexecute_process\s*\(|\bProcessBuilder\b"  # CMake's, Java's
+    # Windows services that start a program (red team, Windows): WMI's Win32_Process, the task scheduler
+    r"|Win32_Process|Invoke-(?:Cim|Wmi)Method|\[wmiclass\]|(?:Register|Set|Start)-ScheduledTask\b|\bschtasks\b|New-Service|\bwmic\b",
     re.I,
 )
 # Programs that fetch from the network: what they print, piped into a shell, is a downloaded program.
@@ -206,7 +222,8 @@ _WRITERS = frozenset({"cp", "mv", "tee", "install", "rsync", "scp"})  # commands
 # runs must not be one of them (its content would not be what was read). Unknown programs count too.
 _MAY_WRITE = _WRITERS | frozenset(
     {"ln", "sed", "dd", "curl", "wget", "truncate", "patch", "unzip", "tar", "git", "awk", "gawk",
-     "gzip", "gunzip", "bzip2", "xz", "zstd", "7z", "zip", "rclone", "scp", "touch"}
+     "gzip", "gunzip", "bzip2", "xz", "zstd", "7z", "zip", "rclone", "scp", "touch",
+     "robocopy", "certutil", "reg", "regedit", "bitsadmin", "fsutil", "wsl", "wmic", "forfiles"}
 )  # fmt: skip
 # Variables whose value a program runs as shell code (`GIT_EDITOR='rm -rf ~/x; true' git commit` ran
 # rm, judged moderate: 2026-12-04): the value is judged as code, as `git -c core.pager=...` is.

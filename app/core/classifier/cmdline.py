@@ -1,0 +1,194 @@
+"""cmd.exe's code, read simply: `cmd /c "..."`, and a .bat or .cmd file run by name (red team, Windows).
+
+cmd is not bash: its built-in commands (`rd`, `del`, `for`, `call`, `start`, `if`...) are judged
+here, switches in any spelling (`/S`, `/s/q`, Git Bash's `//s`, `rd/s/q`), `^` escapes removed; any
+other program it names is judged as bash would judge that command (`schtasks /create`, `evil.bat`,
+`powershell -c ...`), through `Analysis.sub_script`. A command whose name a variable decides
+(`%x%`, `!x!`) cannot be told. The regular expressions of `tables._CODE_DELETES` still read the
+whole text as well (`code.inline_code`).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from .danger import Danger
+from .findings import D, M, _snip
+from .options import _command_name, windows_switch
+from .rule import Analysis
+from .tables import _names
+
+# cmd's own commands that read, or change only cmd's own state
+_QUIET = _names(
+    "echo echo. rem :: cls title ver vol pause setlocal endlocal pushd popd cd chdir dir type goto shift exit "
+    "set color prompt path verify break date time"
+)
+_WRITES = _names("copy move ren rename md mkdir mklink")  # cmd's own, that change files
+_REMOVES = frozenset({"rd", "rmdir", "del", "erase"})
+_ASSOCIATIONS = frozenset({"assoc", "ftype"})  # which program opens a kind of file: Windows' settings
+_BUILTINS = _QUIET | _WRITES | _REMOVES | _ASSOCIATIONS | {"call", "start", "if", "for", "else"}
+_OPERATORS = re.compile(r"&&|\|\||[&|()\n]")
+
+
+class _Token(str):
+    """A word of cmd code after its quotes and `^` escapes are removed; `quoted`: it had quotes."""
+
+    quoted: bool = False
+
+
+def tokens(code: str) -> list[str]:
+    """cmd's words and operators (`&`, `&&`, `||`, `|`, `(`, `)`, a line's end); a redirection and
+    its file are left out (what it writes is checked on the whole text)."""
+    out: list[str] = []
+    word: list[str] = []
+    quoted = in_quotes = False
+    i = 0
+
+    def end_word() -> None:
+        nonlocal quoted
+        if word or quoted:
+            token = _Token("".join(word))
+            token.quoted = quoted
+            out.append(token)
+        word.clear()
+        quoted = False
+
+    while i < len(code):
+        c = code[i]
+        if c == '"':
+            in_quotes = not in_quotes
+            quoted = True
+        elif in_quotes:
+            word.append(c)
+        elif c == "^" and i + 1 < len(code):
+            i += 1
+            word.append(code[i])
+        elif c in " \t\r,;=" and not (c in ",;=" and word):
+            end_word()
+        elif c in "<>":
+            end_word()
+            i += 1
+            while i < len(code) and code[i] in ">&0123456789 \t":
+                i += 1
+            while i < len(code) and code[i] not in " \t\r\n&|()<>":
+                i += 1
+            continue
+        else:
+            operator = _OPERATORS.match(code, i)
+            if operator is not None:
+                end_word()
+                out.append(operator[0])
+                i += len(operator[0])
+                continue
+            word.append(c)
+        i += 1
+    end_word()
+    return out
+
+
+def commands(code: str) -> list[tuple[list[str], bool]]:
+    """Each command of cmd code, with whether a `for` runs it once per file or line (`bulk`)."""
+    found: list[tuple[list[str], bool]] = []
+    current: list[str] = []
+    bulk = False
+    depth = 0  # inside a `for`'s set, `(...)` is its list, not a block
+    for token in tokens(code):
+        if current and current[0].casefold() == "for" and token == "(" and depth == 0:
+            depth = 1
+            current.append(token)
+        elif depth:
+            depth += 1 if token == "(" else -1 if token == ")" else 0
+            current.append(token)
+        elif current and current[0].casefold() == "for" and token.casefold() == "do":
+            current = []
+            bulk = True  # the rest of the line is its body
+        elif token in ("&", "&&", "||", "|", "(", ")", "\n"):
+            if current:
+                found.append((current, bulk))
+            current = []
+            if token == "\n":
+                bulk = False
+        else:
+            current.append(token)
+    if current:
+        found.append((current, bulk))
+    return found
+
+
+def switches(words: list[str]) -> set[str]:
+    """The letters of a command's switches: `/s /q`, `/S/Q`, `//s`, `-s` all give {"s", "q"}."""
+    letters: set[str] = set()
+    for w in words:
+        spelled = windows_switch(w)
+        if spelled.startswith("/"):
+            letters.update(part for part in spelled.split("/") if part)
+    return letters
+
+
+def cmd_code(ctx: Analysis, code: str, what: str, script: str | None = None) -> None:
+    """Judge `code` as cmd would run it: each of its commands, `call` and `start` followed, an
+    `if`'s command after its condition."""
+    for line in code.splitlines():
+        stripped = line.strip().lstrip("@").lstrip()
+        if stripped.casefold().startswith(("rem ", "::")) or stripped.casefold() == "rem" or stripped[:1] == ":":
+            continue  # a remark, or a label
+        for words, bulk in commands(stripped):
+            command(ctx, words, bulk, what, script)
+
+
+def command(ctx: Analysis, words: list[str], bulk: bool, what: str, script: str | None) -> None:
+    first = words[0].lstrip("@")
+    joined = re.fullmatch(r"([a-zA-Z]+)(/.*)", first)  # `rd/s/q`: cmd ends a built-in's name at a slash
+    if joined and joined[1].casefold() in _BUILTINS:
+        words = [joined[1], joined[2], *words[1:]]
+        first = joined[1]
+    if not first:
+        return
+    name = _command_name(first)
+    rest = words[1:]
+    if "%" in first or "!" in first:
+        ctx.add(D, "cannot tell what runs: the command name comes from {source}", source=_snip(first))
+    elif name in ("call", "start", "else"):
+        if name == "start":  # `start /b "title" /wait prog`: options, then a quoted title before a program
+            while rest and rest[0].startswith("/"):
+                rest = rest[1:]
+            if len(rest) > 1 and getattr(rest[0], "quoted", False):
+                rest = rest[1:]
+            while rest and rest[0].startswith("/"):
+                rest = rest[1:]
+        if rest and not rest[0].startswith(":"):  # `call :label` jumps within the script
+            command(ctx, rest, bulk, what, script)
+    elif name == "if":
+        condition = _if_command(rest)
+        if condition:
+            command(ctx, condition, bulk, what, script)
+    elif name in _REMOVES:
+        if "s" in switches(rest):
+            ctx.add(D, "{name} /s: recursive removal", name=name, danger=Danger.LOSES_FILES)
+        elif bulk:
+            ctx.add(D, "{name} in a for loop: removes every file it is given", name=name, danger=Danger.LOSES_FILES)
+        else:
+            ctx.add(M, "{name}: removes files", name=name)
+    elif name in _ASSOCIATIONS and any("=" in w for w in rest):
+        ctx.add(D, "{name}: changes Windows settings that other programs read", name=name)
+    elif name in _WRITES:
+        ctx.add(M, "{value}: not known to be read-only", value=name)
+    elif name not in _QUIET:
+        program = first if re.search(r"[/\\]", first) or not re.search(r"\.(?:bat|cmd)$", first, re.I) else f"./{first}"
+        ctx.sub_script(" ".join(shlex.quote(w) for w in [program, *rest]), what, script)
+
+
+def _if_command(words: list[str]) -> list[str]:
+    """The command an `if` runs: after `/i`, `not`, and `exist X`, `defined X`, `errorlevel N`,
+    `A==B` or `A EQU B`."""
+    i = 0
+    while i < len(words) and words[i].casefold() in ("/i", "not"):
+        i += 1
+    if i < len(words) and words[i].casefold() in ("exist", "defined", "errorlevel", "cmdextversion"):
+        i += 2
+    elif i + 2 < len(words) and words[i + 1].casefold() in ("==", "equ", "neq", "lss", "leq", "gtr", "geq"):
+        i += 3
+    elif i < len(words) and "==" in words[i]:
+        i += 1 if not words[i].endswith("==") else 2
+    return words[i:]
