@@ -20,8 +20,11 @@ would pass for the user once its command ended (found by the wine lane's provena
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 PROCESS_SET_QUOTA = 0x0100
 PROCESS_TERMINATE = 0x0001
@@ -190,7 +193,10 @@ def job_for(pid: int, *, resume: bool = False) -> ProcessJob | None:
     forbids nesting, or is gone): then taskkill /T is all there is. `resume`: see ProcessJob."""
     try:
         return ProcessJob(pid, resume=resume)
-    except OSError:
+    except OSError as exc:
+        # It runs without a job: what it starts counts as the user's own (the tray then asks with a
+        # confirm window instead of refusing), and Stop falls back to taskkill /T. Said in the log.
+        log.warning("process %s could not join a job (%s): it runs without one", pid, exc)
         if resume:  # never leave it frozen
             with contextlib.suppress(OSError):
                 _resume(pid)
