@@ -202,6 +202,38 @@ print(open({str(script)!r}).read(), end="")
     assert (tmp_path / "build").exists(), "nothing of the command ran"
 
 
+@pytest.mark.parametrize(
+    ("command", "rewritten"),
+    [
+        ("rm -rf build && timeout 60 ./post.sh", "post.sh"),  # behind a wrapper the text parser missed
+        ("rm -rf build; if ./post.sh; then :; fi", "post.sh"),
+        ("rm -rf build && ./outer.sh", "post.sh"),  # a script the judged one sources
+    ],
+)
+async def test_a_script_the_classifier_read_rewritten_after_the_prompt_showed_is_not_run(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path, command: str, rewritten: str
+) -> None:
+    """Red team, 2026-12-04: the approval pinned only the scripts its own parser found in the text, so
+    `timeout 60 ./x.sh`, `if ./x.sh` or a script sourced by the judged one was swapped after the
+    prompt and the new one ran. Every file the classifier read is pinned now."""
+    (tmp_path / "build").mkdir()
+    script = tmp_path / "post.sh"
+    script.write_text("echo tidy\n")
+    (tmp_path / "outer.sh").write_text(". ./post.sh\n")
+    for name in ("post.sh", "outer.sh"):
+        (tmp_path / name).chmod(0o755)
+    rewrite = f"""
+open({str(tmp_path / rewritten)!r}, "w").write("touch {tmp_path / "pwned"}\\n")
+print("rewritten")
+"""
+    attack = CuedAttack(tmp_path, rewrite)
+    outcome, said, _shown = await attack.while_held(home, hub, {"command": command, "cwd": str(tmp_path)})
+    assert said == "rewritten\n", said
+    assert f"the script {tmp_path / rewritten} changed after the user was asked" in outcome["error"], outcome
+    assert not (tmp_path / "pwned").exists(), "the rewritten script did not run"
+    assert (tmp_path / "build").exists(), "nothing of the command ran"
+
+
 async def test_an_unchanged_script_runs_once_allowed(home: Path, paths: AppPaths, hub: Hub, tmp_path: Path) -> None:
     (tmp_path / "build").mkdir()
     (tmp_path / "post.sh").write_text("echo tidy\n")

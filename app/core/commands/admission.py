@@ -168,7 +168,9 @@ class Holds:
             await service.journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
         try:  # what runs is fixed now, as the user is asked (core/commands/pins.py)
-            pin = await anyio.to_thread.run_sync(pin_command, valid.command, valid.cwd, valid.env)  # hashes files
+            pin = await anyio.to_thread.run_sync(  # hashes files
+                pin_command, valid.command, valid.cwd, valid.env, verdict.scripts
+            )
         except OSError as exc:
             reason = f"`cwd` cannot be examined: {valid.cwd} ({exc.strerror}). Give a folder this user can open."
             await service.journal_refusal(request, reason, tool)

@@ -6,9 +6,10 @@ re-pointed, a script rewritten), so the approval pins them: the folder by identi
 device and inode), each script by a hash of its content, the environment by a digest of every
 value. The command starts in the pinned folder, and only if nothing changed.
 
-Scripts are found in the simple commands of the text: a program named by path (`./x.sh`), and the
-words given to an interpreter (`bash x.sh`, `python3 x.py`, `source x`). A script made by the
-command itself (absent when asked) must still be absent at start.
+Scripts are the files the classifier read to judge the command (behind wrappers, in conditions, and
+those a script sources or runs), and those found in the simple commands of the text: a program named
+by path (`./x.sh`), and the words given to an interpreter (`bash x.sh`, `python3 x.py`, `source x`).
+A script made by the command itself (absent when asked) must still be absent at start.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import os
 import posixpath
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from app.core.channel.protocol import MAX_ENV_SHOWN, MAX_PIN_SCRIPTS, Pin
 from app.core.messages import (
@@ -133,11 +134,14 @@ def shown_value(key: str, value: str) -> str:
     return f"{value[:SHOWN_VALUE_CHARS]}... ({len(value):,} characters)"
 
 
-def pin_command(command: str, cwd: str, env: Mapping[str, str]) -> Pin:
-    """Fix what `command` runs in `cwd` with `env`, when the user is asked (OSError: the folder is gone)."""
+def pin_command(command: str, cwd: str, env: Mapping[str, str], read: Sequence[str] = ()) -> Pin:
+    """Fix what `command` runs in `cwd` with `env`, when the user is asked (OSError: the folder is gone).
+    `read`: the files the classifier read to judge it (classify's `scripts`: those a script runs or
+    sources too, and those behind a wrapper, `timeout 60 ./x.sh`), which the text alone does not show."""
     folder = os.path.realpath(cwd)
     identity = folder_identity(folder)
-    scripts = tuple((path, content_hash(path)) for path in script_paths(command, folder))
+    paths = list(dict.fromkeys([*script_paths(command, folder), *read]))[:MAX_PIN_SCRIPTS]
+    scripts = tuple((path, content_hash(path)) for path in paths)
     shown = tuple((key, shown_value(key, value)) for key, value in sorted(env.items()))[:MAX_ENV_SHOWN]
     return Pin(folder, identity, scripts, env_digest(env), shown)
 
