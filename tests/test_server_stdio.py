@@ -19,6 +19,7 @@ import anyio
 import pytest
 from mcp import Client
 
+from app.core.authority.hub import Hub
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.paths import AppPaths
 from tests.in_process_server import serving
@@ -388,6 +389,21 @@ async def test_pausing_ends_the_background_job_a_finished_command_left(home: Pat
         again = await run(client, {"command": "echo back"})
     assert live_processes(marker) == [] and ended_after < STOP_DEADLINE_S, ended_after
     assert again["stdout"] == "back\n"
+
+
+async def test_a_pause_ends_a_left_background_job_also_once_its_server_is_gone(home: Path, hub: Hub) -> None:
+    """Red team, 2026-12-04: with no server bound any more, a pause left a loop a finished command
+    had left running (only a server's watch ended such jobs); the tray's own pause ends them now."""
+    marker = f"37{os.getpid() % 1000}.5"
+    async with serving(home, bound=True) as client:
+        first = await run(client, {"command": f"nohup sleep {marker} >/dev/null 2>&1 & echo started"})
+    assert first["stdout"] == "started\n" and live_processes(marker), "the job outlives its command and server"
+    paused_at = time.monotonic()
+    hub.set_paused(True)
+    while live_processes(marker) and time.monotonic() - paused_at < 3 * STOP_DEADLINE_S:
+        await anyio.sleep(0.05)
+    assert live_processes(marker) == [], "ended by the pause"
+    assert time.monotonic() - paused_at < STOP_DEADLINE_S
 
 
 async def test_the_journal_records_each_command_with_its_client_and_never_env_values(home: Path) -> None:

@@ -19,6 +19,7 @@ import contextlib
 import logging
 import os
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -226,6 +227,8 @@ class Hub:
         with self._state_lock:  # two changes at once reach every server in the order they were made
             state = self.state = change(self.state)
             self.connections.push_all(StatePush(state.to_wire()))
+        if state.paused:
+            _end_lingering_jobs()
         with self.lock:
             dropped = self.holds.drop_all() if state.paused else []
             try:
@@ -434,3 +437,13 @@ class Hub:
                 result = work(self.record.journal)
             self.record.wrote()
             return result
+
+
+def _end_lingering_jobs() -> None:
+    """A pause ends the background jobs finished commands left in the containers this process (the
+    tray's runners) started, also when no server is bound any more to end them (red team,
+    2026-12-04: a loop went on writing through a pause). Not imported for the asking: a tray that
+    never ran a command has none."""
+    start_files = sys.modules.get("app.core.execution.start_files")
+    if start_files is not None:
+        start_files.end_lingering()
