@@ -355,7 +355,7 @@ def test_stop_ends_a_running_sleep_tree_through_the_server_and_the_row_says_so(
         pump(window, lambda: cell(window, running.id, "status") in ("● Stopping…", "■ Stopped by the user"))
         result = payload(result_of(call, window))
         assert time.monotonic() - clicked < UI_TIMEOUT_S, "the server ended the tree, not the sleeps"
-    assert result["note"] == USER_STOP_REASON and result["exitCode"] is None
+    assert result["note"].startswith(f"{USER_STOP_REASON}. Do not run it again") and result["exitCode"] is None
     pump(window, lambda: cell(window, running.id, "status") == "■ Stopped by the user")
     assert journal.get_command(running.id).status is Status.KILLED
     assert live_processes(f"sleep {marker}") == []

@@ -278,6 +278,32 @@ async def test_a_path_sent_with_a_held_command_is_shown_to_the_user_with_its_val
     assert not marker.exists() and (tmp_path / "build").exists()
 
 
+@pytest.mark.parametrize("key", ["PATH", "XDG_CONFIG_HOME", "GIT_DIR", "HOME"])
+async def test_a_harmless_command_with_a_variable_that_picks_programs_waits_and_shows_its_value(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path, key: str
+) -> None:
+    """Red team, 2026-12-04: `ls` with a PATH whose first folder held a planted `ls` (or `git status`
+    with an XDG_CONFIG_HOME or GIT_DIR whose config named a program) ran unasked: the values were to be
+    shown in the prompt, but a harmless-looking command was never held, so no prompt came."""
+    marker = tmp_path / "fake-git-ran"
+    evilbin = fake_git(tmp_path, marker)
+    value = f"{evilbin}:/usr/bin:/bin" if key == "PATH" else str(evilbin)
+    async with serving(home, bound=True) as held, anyio.create_task_group() as group:
+        outcome: dict = {}
+
+        async def ask() -> None:
+            outcome.update(await run(held, {"command": "git status", "cwd": str(tmp_path), "env": {key: value}}))
+
+        group.start_soon(ask)
+        await held_by(hub)
+        [shown] = holds_shown(hub)
+        assert f"{key}={value}" in shown["env_shown"], shown
+        assert "Runs with environment settings the agent chose" in shown["reasons"], shown
+        deny(hub, shown["id"])
+    assert "The user denied this command" in outcome["error"]
+    assert not marker.exists()
+
+
 @pytest.mark.parametrize(
     ("key", "value"),
     [

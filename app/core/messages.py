@@ -66,6 +66,9 @@ PROTECTED_WRITE_PLAIN = "Changes a file Cowork Terminal protects; if you allow i
 # After what a held command does, where no container keeps the protected set read-only (Windows, no
 # bwrap): it names one of its members, and only a person may let it change one.
 PROTECTED_UNGUARDED_PLAIN = "Changes a file Cowork Terminal guards: its own, Claude's settings or start-up files"
+# After what a held command does, when the model's `env` sets a variable that picks programs or
+# settings (PATH, HOME, XDG_*, GIT_*: pins.SHOWN_ENV): a planted `ls` earlier on PATH ran unasked.
+ENV_CHOSEN_PLAIN = "Runs with environment settings the agent chose, which decide which programs it runs"
 # After what a held command does, when it runs a program that gains privileges (sudo): none works inside.
 PRIVILEGED_PLAIN = (
     "Needs administrator rights, which do not work inside Cowork Terminal's protection; "

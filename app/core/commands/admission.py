@@ -17,7 +17,7 @@ import anyio
 from app.core.channel.protocol import Pin, command_digest
 from app.core.classifier import Classification, Tier, classify
 from app.core.commands.authority import NotRecorded, ServerAuthority
-from app.core.commands.pins import changed_since, pin_command
+from app.core.commands.pins import changed_since, picks_programs, pin_command
 from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest, validate_request
 from app.core.commands.tray_link import Decision
 from app.core.errors import CoworkError
@@ -29,6 +29,7 @@ from app.core.messages import (
     APP_GONE_HOLD_REASON,
     DENIED_BY_REASON,
     DENIED_MESSAGE,
+    ENV_CHOSEN_PLAIN,
     HELD_MESSAGE,
     HOLD_EXPIRED_REASON,
     NO_APPROVER_MESSAGE,
@@ -158,6 +159,8 @@ class Holds:
             raise CommandRefused(reason)
         mark("admission: classified")
         asks = () if proven_read_only else service.runs.unprotected_asks(valid.command, verdict)
+        if not proven_read_only and any(picks_programs(key, value) for key, value in valid.env.items()):
+            asks = (*asks, ENV_CHOSEN_PLAIN)  # the prompt shows their values (red team, 2026-12-04)
         mark("admission: protected set checked")
         said = held_reason((*verdict.plain, *asks), verdict.reasons)
         if not needs_approval(service.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE or bool(asks)):

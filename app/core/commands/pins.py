@@ -46,6 +46,13 @@ ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 # GIT_DIR, CC, RUSTC_WRAPPER, npm_config_script_shell...), and no list of them is complete. A value
 # whose name says it is a secret is masked, unless the name is one that picks a program.
 SHOWN_ENV = re.compile(r"^(PATH|HOME|CDPATH|TMPDIR|SHELL|EDITOR|VISUAL|PAGER|MANPAGER|XDG_.+|GIT_.+|.*_ASKPASS)$")
+# Of those, what makes a command wait for the user (admission): the folders programs, repositories and
+# settings files are found in, and a program named by its path; a program named alone (`PAGER=cat`)
+# is found on the PATH as before (red team, 2026-12-04: a planted `ls` first on a PATH ran unasked).
+PICKS_FOLDERS = re.compile(
+    r"^(PATH|HOME|CDPATH|XDG_.+|GIT_(?:DIR|WORK_TREE|COMMON_DIR|INDEX_FILE|OBJECT_DIRECTORY"
+    r"|ALTERNATE_OBJECT_DIRECTORIES|NAMESPACE|CEILING_DIRECTORIES))$"
+)
 SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|PASS$|CREDENTIAL|API_?KEY|PRIVATE|AUTH|COOKIE|SESSION)", re.I)
 MASKED = "********"
 SHOWN_VALUE_CHARS = 300  # the start of a value decides (PATH's first folders); the digest covers it all
@@ -165,3 +172,9 @@ def changed_since(pin: Pin, env: Mapping[str, str]) -> str | None:
     if env_digest(env) != pin.env_digest:
         return ENV_CHANGED_REASON
     return None
+
+
+def picks_programs(key: str, value: str) -> bool:
+    """Whether an environment variable the model sends decides which program, repository or settings
+    file a command uses, so the command waits for the user, who is shown its value."""
+    return bool(PICKS_FOLDERS.match(key)) or (bool(SHOWN_ENV.match(key)) and "/" in value)

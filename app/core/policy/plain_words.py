@@ -3,13 +3,20 @@ values (`classifier.findings.Words`), never by translating the English sentence 
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Sequence
 
 from app.core.classifier import Classification, classify
 from app.core.classifier.findings import Words
 from app.core.i18n import N_, _
-from app.core.messages import PRIVILEGED_PLAIN, PROTECTED_UNGUARDED_PLAIN, PROTECTED_WRITE_PLAIN, held_reason
+from app.core.messages import (
+    ENV_CHOSEN_PLAIN,
+    PRIVILEGED_PLAIN,
+    PROTECTED_UNGUARDED_PLAIN,
+    PROTECTED_WRITE_PLAIN,
+    held_reason,
+)
 
 N_("Changes a file Cowork Terminal protects; if you allow it, it runs without that protection")
 N_(
@@ -17,14 +24,10 @@ N_(
     "if you allow it, it runs without that protection"
 )
 N_("Changes a file Cowork Terminal guards: its own, Claude's settings or start-up files")
-# What running.unprotected_asks may add after the classifier's words, in its order (issue 21).
-UNPROTECTED_ASKS = (
-    (PROTECTED_WRITE_PLAIN,),
-    (PRIVILEGED_PLAIN,),
-    (PROTECTED_WRITE_PLAIN, PRIVILEGED_PLAIN),
-    (PROTECTED_UNGUARDED_PLAIN,),
-)
-ASKS = tuple(dict.fromkeys(ask for asks in UNPROTECTED_ASKS for ask in asks))
+N_("Runs with environment settings the agent chose, which decide which programs it runs")
+# What admission may add after the classifier's words (running.unprotected_asks, then the model's
+# `env`): some of these, always in this order (issue 21).
+ASKS = (PROTECTED_WRITE_PLAIN, PRIVILEGED_PLAIN, PROTECTED_UNGUARDED_PLAIN, ENV_CHOSEN_PLAIN)
 
 
 def for_person(words: Words) -> str:
@@ -60,7 +63,7 @@ def held_reason_for_person(stored: str, command: str, cwd: str | None, protected
     keeps: plain words and terse reasons) is what the classifier says of that command today; None
     when it is not (an older version's words, another folder): then the stored text is shown."""
     verdict = classify(command, cwd=os.path.realpath(cwd) if cwd else None, protected_paths=protected)
-    for asks in UNPROTECTED_ASKS:
+    for asks in (asks for count in range(1, len(ASKS) + 1) for asks in itertools.combinations(ASKS, count)):
         if held_reason((*verdict.plain, *asks), verdict.reasons) == stored:
             return "; ".join((*lines_for_person(verdict), *(_(ask) for ask in asks)))
     if not verdict.reasons or held_reason(verdict.plain, verdict.reasons) != stored:

@@ -14,7 +14,7 @@ def for_window(hold: HeldCommand, paths: AppPaths) -> WaitingCommand:
     """What the prompt shows: the command as its server sent it, judged here in plain words,
     with the rule the window may offer, and what only a person's Allow gives it (its runner's words)."""
     session = None if hold.peer.server_id is None else str(hold.peer.server_id)
-    asks = [ask for ask in ASKS if hold.unprotected and ask in hold.reasons]
+    asks = [ask for ask in ASKS if hold.unprotected and ask in hold.reasons]  # its runner's words: tightening only
     return judged(
         hold.command_id, hold.command, hold.folder, client=friendly_client_name(hold.client),
         expires_at=hold.expires_at, protected=protected_paths(paths), env_keys=hold.env_shown(),
