@@ -135,6 +135,13 @@ def test_a_person_reads_plain_words_where_the_models_reason_is_jargon(speaking: 
     assert said("init 6", "es") == ("Apaga o reinicia el ordenador, o cambia cómo funciona",)
 
 
+def test_german_says_encoded_not_encrypted_and_that_gh_changes_something(speaking: None) -> None:
+    assert said("gh pr create", "de") == ("Ändert etwas auf GitHub",)
+    assert said("powershell -EncodedCommand ZQBjAGgAbwA=", "de") == (
+        "Cowork Terminal kann nicht erkennen, was dieser Befehl tun würde (powershell mit kodiertem Code)",
+    )
+
+
 def test_a_value_is_never_translated_only_the_words_around_it(speaking: None) -> None:
     """A folder named like an English text stays the folder's name."""
     assert said("rm -rf 'Deletes folders and everything in them'", "de") == (
