@@ -163,7 +163,8 @@ def test_spanish_speaks_to_the_user_as_tu_and_calls_the_computer_ordenador() -> 
     """The approval window says "Permítelo solo si sabes…": every other text says tú too, not usted,
     and the computer is always "ordenador"."""
     usted = re.compile(
-        r"\b(usted|permítalo|lo permite|instálelo|elimínelas|devuélvale|conecte de nuevo|vuelva a conectar|ha dicho|"
+        r"\b(usted|permítalo|lo permite|instálelo|instale|reinstale|reinicie|elimínelas|devuélvale|"
+        r"conecte de nuevo|vuelva a conectar|ha dicho|"
         r"ha permitido|se le preguntara|sin preguntarle|su ordenador|de sus archivos|su carpeta personal|"
         r"sus documentos|lo que tiene|equipos?)\b",
         re.IGNORECASE,
