@@ -258,6 +258,21 @@ def test_a_failed_probe_is_told_apart_by_bwraps_own_words() -> None:
     assert container.classify_failure(1, "bwrap: something else") == container.FAILED
 
 
+def test_the_person_reads_what_hard_linked_program_files_mean_without_cache_jargon() -> None:
+    from app.core import i18n
+
+    assert container.linked_message() == (
+        "Cowork Terminal was installed in a way that lets commands change its own files. "
+        "Reinstall it: see the README (Hard links)."
+    )
+    try:
+        i18n.use_language("es")
+        assert container.linked_message().startswith("Cowork Terminal se instaló de una forma")
+        assert "Reinstálalo" in container.linked_message()
+    finally:
+        i18n.use_language("en")
+
+
 def test_the_person_is_told_how_to_fix_each_weaker_mode_and_nothing_when_protected() -> None:
     assert container.person_message(container.ON) is None
     assert "apt install bubblewrap" in (container.person_message(container.MISSING) or "")

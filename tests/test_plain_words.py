@@ -67,7 +67,7 @@ def test_a_german_and_a_russian_user_read_which_folder_is_deleted_and_the_model_
     assert said("sudo reboot", "ru")[0] == "Выполняется от имени администратора"
     assert said('eval "$x"', "de") == (
         "Cowork Terminal kann nicht erkennen, was dieser Befehl tun würde "
-        "(eval mit einem Wert, der erst beim Ausführen entsteht)",
+        "(eval führt Text aus, der erst beim Ausführen zusammengesetzt wird)",
     )
     assert said("pkill -f x", "ru") == ("Завершает сразу много процессов",)
     # The same verdict, as the model reads it, whatever the user's language.
@@ -78,6 +78,68 @@ def test_a_german_and_a_russian_user_read_which_folder_is_deleted_and_the_model_
     )
     again = classify("echo x > ~/.cowork-terminal/pause", cwd=PROJECT)
     assert held_reason(again.plain, again.reasons) == "Writes to ~/.cowork-terminal/pause", "a reason is said once"
+
+
+def test_a_person_reads_plain_words_where_the_models_reason_is_jargon(speaking: None) -> None:
+    """The model keeps its terse reason, exact; the person reads what it means, without git's,
+    bash's or the system's words for it."""
+    cases = {
+        'eval "$x"': (
+            "cannot tell what runs: eval of an expansion",
+            "Cowork Terminal cannot tell what this command would do "
+            "(eval runs text that is only put together when it runs)",
+        ),
+        "$cmd foo": (
+            "cannot tell what runs: the command name comes from $cmd",
+            "Cowork Terminal cannot tell what this command would do "
+            "(the program to run is only known when it runs ($cmd))",
+        ),
+        "bash -c": (
+            "cannot tell what runs: bash -c without a command",
+            "Cowork Terminal cannot tell what this command would do (bash would read its commands from somewhere else)",
+        ),
+        "my-own-tool --go": (
+            "my-own-tool: not known to be read-only",
+            "Runs my-own-tool, a program Cowork Terminal doesn't know: it may change things",
+        ),
+        "gh repo delete x": (
+            "gh repo delete: deletes it on GitHub",
+            "Deletes a GitHub repo (for example a repository or release)",
+        ),
+        "git reset --hard": (
+            "git reset --hard: discards uncommitted changes",
+            "Throws away changes not yet saved in git",
+        ),
+        "git clean -fd": ("git clean -f: deletes untracked files", "Deletes new files git has not been told to keep"),
+        "mkfs.ext4 /dev/sdb1": (
+            "mkfs.ext4: creates a filesystem, erasing the device",
+            "Formats a disk, erasing everything on it",
+        ),
+        "chroot /mnt ls": (
+            "chroot: runs as root in another root folder",
+            "Runs as administrator inside another system folder",
+        ),
+    }
+    for command, (reason, plain) in cases.items():
+        verdict = classify(command, cwd=PROJECT)
+        assert reason in verdict.reasons, command
+        assert plain in verdict.plain, command
+        assert plain in lines_for_person(verdict), command
+    assert classify("gh api -X DELETE /repos/a/b", cwd=PROJECT).plain == (
+        "Deletes something on GitHub (for example a repository or release)",
+    )
+    assert said("python3 -c 'import shutil; shutil.rmtree(\"x\")'", "en") == (
+        "Runs python3 code that can delete files or shut down the computer",
+    )
+    assert said("git reset --hard", "de") == ("Verwirft Änderungen, die noch nicht in git gespeichert sind",)
+    assert said("init 6", "es") == ("Apaga o reinicia el ordenador, o cambia cómo funciona",)
+
+
+def test_german_says_encoded_not_encrypted_and_that_gh_changes_something(speaking: None) -> None:
+    assert said("gh pr create", "de") == ("Ändert etwas auf GitHub",)
+    assert said("powershell -EncodedCommand ZQBjAGgAbwA=", "de") == (
+        "Cowork Terminal kann nicht erkennen, was dieser Befehl tun würde (powershell mit kodiertem Code)",
+    )
 
 
 def test_a_value_is_never_translated_only_the_words_around_it(speaking: None) -> None:

@@ -157,3 +157,23 @@ def test_no_function_that_translates_also_assigns_the_name_underscore() -> None:
             if any(isinstance(n.ctx, ast.Store) for n in names) and any(isinstance(n.ctx, ast.Load) for n in names):
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
     assert not offenders, offenders
+
+
+def test_spanish_speaks_to_the_user_as_tu_and_calls_the_computer_ordenador() -> None:
+    """The approval window says "Permítelo solo si sabes…": every other text says tú too, not usted,
+    and the computer is always "ordenador"."""
+    usted = re.compile(
+        r"\b(usted|permítalo|lo permite|instálelo|instale|reinstale|reinicie|elimínelas|devuélvale|"
+        r"conecte de nuevo|vuelva a conectar|ha dicho|"
+        r"ha permitido|se le preguntara|sin preguntarle|su ordenador|de sus archivos|su carpeta personal|"
+        r"sus documentos|lo que tiene|equipos?)\b",
+        re.IGNORECASE,
+    )
+    for domain in DOMAINS:
+        for message in messages(read_catalog("es", domain)).values():
+            strings = message.string if isinstance(message.string, tuple) else (message.string,)
+            for text in strings:
+                assert not usted.search(text), (message.id, text)
+    translation = load_translation("es")
+    assert translation.gettext("Changes your computer") == "Cambia tu ordenador"
+    assert translation.gettext("Deletes everything you have") == "Borra todo lo que tienes"

@@ -1,10 +1,10 @@
 ; The installer's texts in each language, generated from app/locale/*/LC_MESSAGES/installer.po
 ; by `python tests/i18n_catalogs.py update`: edit the catalogs, not this file.
-LangString T_WELCOME ${LANG_SPANISH} "Se instalará ${APP_NAME} ${VERSION} solo para tu cuenta (no hacen falta permisos de administrador).$\r$\n$\r$\n${APP_NAME} permite que Claude ejecute comandos en este equipo mientras tú mantienes el control: vive en el área de notificación, muestra lo que se ejecuta y pausa el acceso con un clic.$\r$\n$\r$\nHaz clic en Siguiente para continuar."
+LangString T_WELCOME ${LANG_SPANISH} "Se instalará ${APP_NAME} ${VERSION} solo para tu cuenta (no hacen falta permisos de administrador).$\r$\n$\r$\n${APP_NAME} permite que Claude ejecute comandos en este ordenador mientras tú mantienes el control: vive en el área de notificación, muestra lo que se ejecuta y pausa el acceso con un clic.$\r$\n$\r$\nHaz clic en Siguiente para continuar."
 LangString T_FINISHED ${LANG_SPANISH} "${APP_NAME} está instalado.$\r$\n$\r$\nEn el menú de su icono del área de notificación, elige $\"Conectar con Claude$\" y después reinicia Claude."
 LangString T_START_NOW ${LANG_SPANISH} "Abrir ${APP_NAME} ahora"
 LangString T_AUTOSTART ${LANG_SPANISH} "Abrir ${APP_NAME} al iniciar sesión"
-LangString T_NO_GIT ${LANG_SPANISH} "${APP_NAME} ejecuta los comandos con Git Bash, que viene con Git for Windows, y Git for Windows no está en este equipo.$\r$\n$\r$\nInstálalo desde ${GIT_URL} (las opciones predeterminadas sirven), antes o después de esta instalación.$\r$\n$\r$\n¿Abrir ahora la página de descarga?"
+LangString T_NO_GIT ${LANG_SPANISH} "${APP_NAME} ejecuta los comandos con Git Bash, que viene con Git for Windows, y Git for Windows no está en este ordenador.$\r$\n$\r$\nInstálalo desde ${GIT_URL} (las opciones predeterminadas sirven), antes o después de esta instalación.$\r$\n$\r$\n¿Abrir ahora la página de descarga?"
 LangString T_NEEDS_64BIT ${LANG_SPANISH} "${APP_NAME} necesita Windows de 64 bits."
 LangString T_DISCONNECTING ${LANG_SPANISH} "Quitando ${APP_NAME} de la configuración de Claude..."
 LangString T_WELCOME ${LANG_GERMAN} "${APP_NAME} ${VERSION} wird nur für Ihr Benutzerkonto installiert (keine Administratorrechte nötig).$\r$\n$\r$\n${APP_NAME} lässt Claude Befehle auf diesem Computer ausführen, während Sie die Kontrolle behalten: Es sitzt im Infobereich, zeigt, was läuft, und pausiert den Zugriff mit einem Klick.$\r$\n$\r$\nKlicken Sie auf Weiter, um fortzufahren."

@@ -139,6 +139,63 @@ GAINS_PRIVILEGES = "gains-privileges"
 
 CANNOT_TELL_WORDS = "Cowork Terminal cannot tell what this command would do ({what})"
 
+# The person's words where a reason's own tail is jargon: the reason's template (its tail, as
+# `plain_template` takes it) -> what a person reads. The model keeps the reason, exact.
+CANNOT_TELL_PLAIN = {
+    "{what} of an expansion": "{what} runs text that is only put together when it runs",
+    "{name} code from an expansion": "runs {name} code that is only put together when it runs",
+    "the command name comes from {source}": "the program to run is only known when it runs ({source})",
+    "the command name {source} is a pattern": "the program to run is picked by a wildcard ({source})",
+    "{source} expands a value as a prompt": "{source} can run hidden commands",
+    "the command comes from the words xargs or find adds": "runs commands built from a list of names it is given",
+    "the command does not parse as bash": "the command is not written correctly",
+    "the classifier failed on this command": "the check itself failed (an error in Cowork Terminal)",
+    "the classifier failed on this input": "the check itself failed (an error in Cowork Terminal)",
+    "git option from {source}": "what git is told to do is only known when it runs ({source})",
+    "git {sub} takes options from {source}": "what git {sub} is told to do is only known when it runs ({source})",
+    "{name} takes options from {source}": "what {name} is told to do is only known when it runs ({source})",
+    "{name} takes options from an expansion": "what {name} is told to do is only known when it runs",
+    "rm may take options from {source}": "what rm is told to do is only known when it runs ({source})",
+    "{what} subcommand from {source}": "what {what} is told to do is only known when it runs ({source})",
+    "{name} -o from an expansion": "what {name} is told to do is only known when it runs",
+    "cmake -E from an expansion": "what cmake is told to do is only known when it runs",
+    "alias of an expansion": "what alias is told to do is only known when it runs",
+    "{name} with arguments from an expansion": "what {name} is told to do is only known when it runs",
+    "git -c {value}": "sets a git setting that can run other programs ({value})",
+    "env {option}": "starts a program in a way that cannot be checked (env {option})",
+    "{name} {option}": "{name} is given an option that cannot be checked ({option})",
+    "git {sub} ext::": "git is told to run a command to reach another computer",
+    "{name} -c without a command": "{name} would read its commands from somewhere else",
+    "{name} -m {source}": "the Python module it runs is only known when it runs ({source})",
+    "{name} gives a network peer a program to drive": "lets another computer control a program here ({name})",
+}
+PLAIN = {
+    "writes to a file named by an expansion: {source}": (
+        "writes to a file whose name is only known when it runs ({source})"
+    ),
+    "not known to be read-only": "Runs {value}, a program Cowork Terminal doesn't know: it may change things",
+    "deletes it on GitHub": "Deletes a GitHub {value} (for example a repository or release)",
+    "{name} code that deletes files or stops the machine": (
+        "Runs {name} code that can delete files or shut down the computer"
+    ),
+    "discards uncommitted changes": "throws away changes not yet saved in git",
+    "removes files with uncommitted changes": "removes files with changes not yet saved in git",
+    "deletes untracked files": "deletes new files git has not been told to keep",
+    "deletes unreachable commits": "deletes old versions git no longer shows; they cannot be brought back",
+    "rewrites local commits (the reflog keeps the old ones)": (
+        "rewrites saved versions on this computer (git can still bring the old ones back)"
+    ),
+    "deletes a branch even if unmerged": "deletes a branch even if its work is saved nowhere else",
+    "unstages changes": "takes changes out of the next git save (files stay as they are)",
+    "changes the working tree": "changes the project's files",
+    "kills a whole process group or init": "stops a whole group of programs, or the system itself",
+    "talks to the init system": "gives orders to the part of the system that starts and stops programs",
+    "changes the machine's run level (shutdown, reboot)": "shuts down or restarts the computer, or changes how it runs",
+    "creates a filesystem, erasing the device": "formats a disk, erasing everything on it",
+    "runs as root in another root folder": "runs as administrator inside another system folder",
+    "runs a package from a registry": "downloads and runs a package from the internet",
+}
+
 
 def plain_words(reason: str) -> str:
     """A reason said for anyone: "git reset --hard: discards uncommitted changes" -> "Discards
@@ -153,13 +210,34 @@ def plain_words(reason: str) -> str:
 
 def plain_template(reason: str, values: Mapping[str, str]) -> Words:
     """`plain_words` on a reason's template ("{name}: kills every process with that name"): the
-    same words, with the values left as values. Decided on the template, so that a translation
-    depends on what the finding is, not on the text a value happens to hold. Capitalized where
-    shown (the template may start with a value)."""
+    same words, with the values left as values, or the person's own words for it (`PLAIN`,
+    `CANNOT_TELL_PLAIN`). Decided on the template, so that a translation depends on what the
+    finding is, not on the text a value happens to hold. Capitalized where shown (the template
+    may start with a value)."""
     head, sep, tail = reason.partition(": ")
     if head.startswith("cannot tell"):
-        return Words(CANNOT_TELL_WORDS, (("what", words_of(tail or head, values)),))
-    return words_of(tail if sep and " " in tail.strip() else reason, values)
+        what = tail or head
+        return Words(CANNOT_TELL_WORDS, (("what", words_of(CANNOT_TELL_PLAIN.get(what, what), values)),))
+    said = tail if sep and " " in tail.strip() else reason
+    return words_of(PLAIN.get(said, said), values)
+
+
+def english(words: Words) -> str:
+    """Words said in English, capitalized: a finding's `plain`."""
+    text = _english(words)
+    return text[:1].upper() + text[1:]
+
+
+def _english(words: Words) -> str:
+    return words.template.format(**{name: _english(v) if isinstance(v, Words) else v for name, v in words.values})
+
+
+def has_own_words(reason: str) -> bool:
+    """Whether `plain_template` gives `reason` words of its own rather than its tail."""
+    head, sep, tail = reason.partition(": ")
+    if head.startswith("cannot tell"):
+        return (tail or head) in CANNOT_TELL_PLAIN
+    return (tail if sep and " " in tail.strip() else reason) in PLAIN
 
 
 class _Mark(NamedTuple):
@@ -203,7 +281,8 @@ class _Report:
             danger = Danger.CANNOT_TELL if reason.startswith("cannot tell") else Danger.SYSTEM
         if plain is None:
             words = plain_template(reason, values)
-            self.findings.append(Finding(tier, said, plain_words(said), kind, target, words, danger))
+            plain = english(words) if has_own_words(reason) else plain_words(said)
+            self.findings.append(Finding(tier, said, plain, kind, target, words, danger))
         else:
             words = words_of(plain, values)
             self.findings.append(Finding(tier, said, plain.format(**values), kind, target, words, danger))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from app.core.i18n import N_
+
 from .code_options import option_values
 from .danger import Danger
 from .findings import BULK_COMMAND, D, M
@@ -79,6 +81,9 @@ def cmd_terraform(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
         ctx.add(M, "{name} {sub}: changes infrastructure", name=name, sub=sub or "")
 
 
+API_DELETE_WORDS = N_("Deletes something on GitHub (for example a repository or release)")
+
+
 def cmd_gh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     ops = [a.value for a in _operands(args, frozenset({"-X", "--method", "-R", "--repo"}))]
     methods = [args[i + 1] for i in range(len(args) - 1) if args[i].value in ("-X", "--method")]
@@ -88,7 +93,7 @@ def cmd_gh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
         (a.value or "").split("=", 1)[1] for a in args if (a.value or "").startswith("--method=")
     ]
     if ops[:1] == ["api"] and "DELETE" in (method.upper() for method in said):
-        ctx.add(D, "gh {value} delete: deletes it on GitHub", value="api", danger=Danger.LOSES_FILES)
+        ctx.add(D, "gh {value} delete: deletes it on GitHub", API_DELETE_WORDS, value="api", danger=Danger.LOSES_FILES)
     elif len(ops) >= 2 and ops[1] == "delete":
         ctx.add(D, "gh {value} delete: deletes it on GitHub", value=ops[0] or "", danger=Danger.LOSES_FILES)
     elif len(ops) >= 2 and ops[1] in ("view", "list", "status", "diff", "checks"):

@@ -495,8 +495,8 @@ def classify_failure(returncode: int | None, stderr: str) -> str:
 def linked_message() -> str:
     """What the tray says once when the program's files are hard links (`linked_program_file`)."""
     return _(
-        "Its files are shared with a package cache (uv or conda), where commands can change them. "
-        "Reinstall Cowork Terminal with copies: see the README (Hard links)."
+        "Cowork Terminal was installed in a way that lets commands change its own files. "
+        "Reinstall it: see the README (Hard links)."
     )
 
 

@@ -152,16 +152,16 @@ def person_message(state: str) -> str | None:
     """What the tray says once when commands are contained but not scoped; None when they are."""
     if state == OLD_KERNEL:
         return _(
-            "Commands can still reach other programs' sockets (the desktop's, the tray's): "
-            "this needs Linux 6.12 or newer."
+            "Commands can still talk to other programs on this computer, this app included. "
+            "Closing that needs Linux 6.12 or newer."
         )
     if state == NO_PERL:
         return _(
-            "Commands can still reach other programs' sockets (the desktop's, the tray's): "
-            "install Perl (sudo apt install perl) and restart Cowork Terminal."
+            "Commands can still talk to other programs on this computer, this app included. "
+            "To close that, install Perl (sudo apt install perl) and restart Cowork Terminal."
         )
     if state == FAILED:
-        return _("Commands can still reach other programs' sockets: see the log for why.")
+        return _("Commands can still talk to other programs on this computer, this app included. The log says why.")
     return None
 
 
