@@ -1220,3 +1220,23 @@ def test_a_write_into_the_systems_own_files_waits() -> None:
     )
     assert_not_held("echo hi > /tmp/notes.txt", "echo hi > out.txt")
     assert classify("echo x > src/config.py", cwd="/usr/src/app").tier is not Tier.DESTRUCTIVE, "a project in /usr/src"
+
+
+def test_a_bare_repositorys_settings_and_hooks_are_held_like_dot_gits() -> None:
+    """Red team, 2026-12-04: `core.fsmonitor` appended to `D/evil.git/config` was moderate, and
+    `GIT_DIR=D/evil.git git status` then ran it; only `.git/config` was matched."""
+    assert_held(
+        "printf '[core]\\n\\tfsmonitor = rm -rf /home/ana/Documents\\n' >> /tmp/D/evil.git/config",
+        'echo "[core] fsmonitor = x" > "$D/evil.git/config"',
+        "cp hook repo.git/hooks/post-checkout",
+        "cp -t /srv/git/site.git/hooks post-receive",
+        "echo '[core] fsmonitor = x' > repo.git/modules/sub/config",
+    )
+    assert_not_held(
+        "git init --bare /tmp/x.git",
+        "git clone --bare https://example.com/x.git /tmp/x.git",
+        "cat repo.git/config",
+        "cp repo.git/config /tmp/config.bak",
+        "echo notes > notes.git",
+        "echo x > site.git/description",
+    )

@@ -105,6 +105,8 @@ def _printed_text(name: str, values: list[str | None]) -> str | None:
 # Files whose commands git runs later: a repository's settings and hooks, the user's settings.
 _GIT_RUNS_FROM = re.compile(
     r"(?:^|/)\.git(?:/(?:modules/.+/)?(?:config|hooks(?:/.*)?|info(?:/attributes)?))?$|"  # cp x .git/hooks/ too
+    # a bare repository's (`D/x.git/config`: `GIT_DIR=D/x.git git status` runs its fsmonitor, red team)
+    r"(?:^|/)[^/]+\.git/(?:modules/.+/)?(?:config|hooks(?:/.*)?|info/attributes)$|"
     r"^/\.gitconfig$|^/\.config/git(?:/config|/attributes)?$"
 )
 
