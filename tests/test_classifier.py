@@ -1240,3 +1240,30 @@ def test_a_bare_repositorys_settings_and_hooks_are_held_like_dot_gits() -> None:
         "echo notes > notes.git",
         "echo x > site.git/description",
     )
+
+
+def test_writing_claude_codes_settings_is_held() -> None:
+    """Red team, 2026-12-04: Claude Code runs the hooks and MCP servers of `.claude/settings.json`,
+    `.claude/settings.local.json` and `.mcp.json` at its next start, outside any container; writing
+    them (`mkdir -p .claude && printf '{"hooks":...}' > .claude/settings.local.json`) was moderate."""
+    assert_held(
+        "mkdir -p .claude && printf '{\"hooks\":{}}' > .claude/settings.local.json",
+        "echo '{}' > .claude/settings.json",
+        "echo '{}' > /tmp/D/sub/.claude/settings.json",
+        "echo '{\"mcpServers\":{}}' > .mcp.json",
+        "jq '.x=1' .mcp.json > t && mv t .mcp.json",
+        "sed -i 's/a/b/' .claude/settings.json",
+        "cp settings.json .claude/",
+        "cp claude.json ~/.claude.json",
+        "tee ~/.claude/settings.json < x",
+    )
+    said = classify("echo '{}' > .mcp.json", cwd="/home/ana/project").plain
+    assert said == ("Changes .mcp.json, settings Claude Code reads: they can run programs",)
+    assert_not_held(
+        "cat .claude/settings.json",
+        "jq . .mcp.json",
+        "cp .mcp.json /tmp/mcp.json.bak",
+        "echo x > .claude/commands/review.md",
+        "git diff .claude/settings.json",
+        "mkdir -p .claude",
+    )

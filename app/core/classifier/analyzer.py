@@ -10,6 +10,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from app.core.i18n import N_
+
 from .code_options import judge_code_options, option_values
 from .danger import Danger
 from .findings import (
@@ -108,6 +110,13 @@ _GIT_RUNS_FROM = re.compile(
     # a bare repository's (`D/x.git/config`: `GIT_DIR=D/x.git git status` runs its fsmonitor, red team)
     r"(?:^|/)[^/]+\.git/(?:modules/.+/)?(?:config|hooks(?:/.*)?|info/attributes)$|"
     r"^/\.gitconfig$|^/\.config/git(?:/config|/attributes)?$"
+)
+# Files whose hooks, MCP servers and permissions Claude Code runs at its next start, outside any
+# container (red team: `printf '{"hooks":...}' > .claude/settings.local.json` was moderate): the
+# project's (any folder's) and the user's (`~/.claude/`, `~/.claude.json`); writing into `.claude/`
+# itself (`cp x .claude/`) is held too.
+_CLAUDE_RUNS_FROM = re.compile(
+    r"(?:^|/)\.claude(?:/settings(?:\.local)?\.json)?$|(?:^|/)\.mcp\.json$|^/\.claude\.json$"
 )
 
 
@@ -416,6 +425,10 @@ class _Analyzer:
             self.add(D, "writes {source}: changes the system's own files", source=_snip(w.source))
         if writes and (_GIT_RUNS_FROM.search(pattern.removeprefix(self.home)) or _GIT_RUNS_FROM.search(real)):
             self.add(D, "cannot tell what runs: writes {source}, whose commands git runs", source=_snip(w.source))
+        if writes and (_CLAUDE_RUNS_FROM.search(pattern.removeprefix(self.home)) or _CLAUDE_RUNS_FROM.search(real)):
+            self.add(D, "writes {source}: settings from which Claude Code runs programs",
+                     N_("Changes {source}, settings Claude Code reads: they can run programs"),
+                     source=_snip(w.source))  # fmt: skip
 
     def scratch(self, w: _Word) -> bool:
         """`w` names the agent's own scratch file: see `scratch`."""
