@@ -1267,3 +1267,57 @@ def test_writing_claude_codes_settings_is_held() -> None:
         "git diff .claude/settings.json",
         "mkdir -p .claude",
     )
+
+
+def test_aliases_turned_on_and_used_are_held() -> None:
+    """Red team, 2026-12-04: `shopt -s expand_aliases`, `alias zap=rm`, `zap -rf D/v5` in one command
+    deleted v5 unheld, and so did `zap -rf D/v1` in a later call of the session after the first two
+    (each call is judged alone). Turning aliases on is held; a name an alias of the same command
+    gave is judged as the alias's value with the words it is given."""
+    documents = "/home/ana/Documents"
+    assert_held(
+        f"shopt -s expand_aliases\nalias zap=rm\nzap -rf {documents}",
+        "shopt -s expand_aliases; alias zap=rm",
+        "shopt -s expand_aliases",
+        "shopt -qs expand_aliases",
+        "shopt -s extglob expand_aliases",
+        'shopt -s "$opt"',
+        "shopt -so posix",
+        "set -o posix",
+        "set -eo posix",
+        "POSIXLY_CORRECT=1",
+        "export POSIXLY_CORRECT=y",
+        "exec bash -O expand_aliases",
+        "bash --posix",
+        f"alias zap=rm\nzap -rf {documents}",  # aliases may be on already (an approved call)
+        f"bash -i -c 'alias zap=rm\nzap -rf {documents}'",
+        f"sh -c 'alias zap=rm\nzap -rf {documents}'",  # dash expands aliases in scripts
+        f"alias s='sudo ' z=rm\ns z -rf {documents}",  # a value ending in a space: the next word too
+        f"alias zap='command rm'\nzap -rf {documents}",
+    )
+    verdict = classify(f"alias zap=rm\nzap -rf {documents}", cwd="/home/ana/project")
+    assert verdict.plain == (f"Deletes the folder {documents} and everything in it",)
+    said = classify("shopt -s expand_aliases", cwd="/home/ana/project").plain
+    assert said == (
+        "Cowork Terminal cannot tell what this command would do (shopt turns on aliases, so a later command's "
+        "name may run another command)",
+    )
+    assert_not_held(
+        "alias ll='ls -l'",
+        "alias ll='ls -l'; ll",
+        "alias rm='rm -i'; rm notes.txt",
+        "alias a=b b=a; a x",  # each is expanded once
+        "shopt -s nullglob globstar",
+        "shopt -u expand_aliases",
+        "shopt expand_aliases",
+        "shopt -p",
+        "set -euo pipefail",
+        "set -o vi",
+        "set -o",
+        "set -- -o posix",
+        "POSIXLY_CORRECT=1 df -h",
+        "env POSIXLY_CORRECT=1 ls",
+        "bash -O extglob -c 'ls'",
+        "bash -o pipefail -c 'ls'",
+        "git status",
+    )

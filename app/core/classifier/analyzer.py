@@ -41,7 +41,7 @@ from .registry import rule_for
 from .rule import Rule
 from .scratch import assigned_from_mktemp, scratch_variables, scratch_word
 from .scripts import installed_program, run_script, runs_project_files, script_path
-from .shells import runs_download, variable_set
+from .shells import aliases_on, runs_download, variable_set
 from .stdin import _PIPE, _Stdin
 from .tables import (
     _BLOCK_DEVICE,
@@ -264,6 +264,9 @@ class _Analyzer:
         else:
             if kind == "variable_assignment":
                 self.assignment(node)
+                alone = node.parent is None or node.parent.type != "command"  # not `POSIXLY_CORRECT=1 df`
+                if alone and self.node_text(node).startswith("POSIXLY_CORRECT="):  # the shell's: POSIX mode, aliases on
+                    aliases_on(self, "POSIXLY_CORRECT")
             elif kind in _WORDISH:
                 self.check_word(self.word([node]))
             inner = stdin
@@ -586,6 +589,14 @@ class _Analyzer:
             rule = rule_for(name)
         if self.report.in_string and name in _SUBCOMMAND_WORDS:
             rule = None  # in a string a program was given, `format` is a word (`notify-send "format done"`)
+        alias = self.report.aliases.get(head.value)
+        if alias is not None and head.value not in self.report.expanding:
+            # defined earlier in this command: with aliases on, bash runs the value with these words
+            self.report.expanding.add(head.value)
+            try:
+                self.sub_script(" ".join([alias, *(a.source for a in args)]), f"alias {head.value}")
+            finally:
+                self.report.expanding.discard(head.value)
         if rule is not None:
             rule(self, name, args, stdin, bulk, depth)
         else:

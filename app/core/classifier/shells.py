@@ -13,7 +13,7 @@ from .cmdline import cmd_code
 from .code import inline_code
 from .code_options import judge_code_options, option_values, vim_script
 from .danger import Danger
-from .findings import MAX_PROBED_WORDS, D, M, _snip
+from .findings import ALIASES_ON, MAX_PROBED_WORDS, D, M, _snip
 from .itself import python_module
 from .options import _operands, _split_options
 from .rule import Analysis
@@ -48,8 +48,13 @@ def shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None) -> 
         if v is None:
             break
         if v in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            option = args[i + 1].value if i + 1 < len(args) else ""
+            if (v, option) in (("-O", "expand_aliases"), ("-o", "posix"), ("-O", None), ("-o", None)):
+                aliases_on(ctx, name)  # a shell that may stay (`exec bash -O expand_aliases`) expands them
             i += 2
             continue
+        if v == "--posix":
+            aliases_on(ctx, name)
         if v == "--":
             i += 1
             break
@@ -133,11 +138,55 @@ def cmd_trap(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
 
 
 def cmd_alias(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """Its value is judged, and remembered: a later command named after it in the same command line
+    is judged as the value too (`alias zap=rm` then `zap -rf DIR`; see `aliases_on`)."""
     for a in args:
         if a.value is None:
             ctx.add(D, "cannot tell what runs: alias of an expansion")
         elif "=" in a.value:
-            ctx.sub_script(a.value.split("=", 1)[1], "alias")
+            alias, value = a.value.split("=", 1)
+            ctx.sub_script(value, "alias")
+            ctx.report.aliases[alias] = value
+
+
+def aliases_on(ctx: Analysis, name: str) -> None:
+    """Aliases, off where bash runs a command line, are turned on (`shopt -s expand_aliases`, POSIX
+    mode): from then on, in this session, `zap -rf DIR` may be `rm -rf DIR` (red team, 2026-12-04:
+    `alias zap=rm` in one call, `zap -rf D` in a later one, judged alone, deleted D)."""
+    ctx.add(D, ALIASES_ON, name=name)
+
+
+def cmd_shopt(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`shopt -s expand_aliases` (or `-so posix`) turns aliases on; the rest set how bash matches
+    and shows things."""
+    sets = posix = False
+    for a in args:
+        v = a.value
+        if v is None:
+            if sets:
+                aliases_on(ctx, name)  # `shopt -s "$opt"`: cannot tell which
+                return
+            continue
+        if v.startswith("-") and len(v) > 1:
+            sets = sets or "s" in v
+            posix = posix or "o" in v
+        elif sets and (v == "expand_aliases" or (posix and v == "posix")):
+            aliases_on(ctx, name)
+            return
+
+
+def cmd_set(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`set -o posix` turns aliases on (POSIX mode expands them in scripts); other options change
+    how errors and expansions behave."""
+    for i, a in enumerate(args):
+        v = a.value
+        if v is None or v == "--" or not v.startswith("-") or v == "-":
+            return
+        if "o" in v[1:] and not v.startswith("--"):
+            following = args[i + 1].value if i + 1 < len(args) else ""
+            if following is None or following == "posix":
+                aliases_on(ctx, name)
+                return
 
 
 def cmd_hash(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
