@@ -471,6 +471,9 @@ def _modules(tmp_path: Path) -> Path:
     (tmp_path / "b.pl").write_text('use lib "mylib";\nuse My::Tool;\n')
     (tmp_path / "mylib" / "My").mkdir(parents=True)
     (tmp_path / "mylib" / "My" / "Tool.pm").write_text('package My::Tool;\nunlink "/tmp/D/f";\n1;\n')
+    (tmp_path / "tools" / "mylib" / "My").mkdir(parents=True)
+    (tmp_path / "tools" / "c.pl").write_text('use FindBin;\nuse lib "$FindBin::Bin/mylib";\nuse My::Tool;\n')
+    (tmp_path / "tools" / "mylib" / "My" / "Tool.pm").write_text('package My::Tool;\nunlink "/tmp/D/f";\n1;\n')
     return tmp_path
 
 
@@ -488,6 +491,7 @@ def _modules(tmp_path: Path) -> Path:
         "node x/a3.js",
         "perl a.pl",
         "perl b.pl",
+        "perl tools/c.pl",
     ],
 )
 def test_a_program_whose_own_modules_delete_is_held(tmp_path: Path, command: str) -> None:
@@ -506,7 +510,8 @@ def test_a_program_whose_modules_do_ordinary_things_is_not_held(tmp_path: Path) 
     (tmp_path / "index.js").write_text(
         'const ok = require("./ok");\nimport y from "./lib/y.mjs";\nconst fs = require("fs");\n'
     )
-    (tmp_path / "ok.js").write_text("module.exports = 1\n")
+    (tmp_path / "ok.js").write_text("module.exports = require('./data.json')\n")
+    (tmp_path / "data.json").write_text('{"note": "unlink the old build; rmSync"}')  # data, not code
     (tmp_path / "lib").mkdir()
     (tmp_path / "lib" / "y.mjs").write_text("export default 2\n")
     (tmp_path / "t.pl").write_text('use strict;\nuse warnings;\nuse lib ".";\nuse Util;\nprint "hi\\n";\n')

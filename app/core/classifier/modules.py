@@ -91,6 +91,7 @@ def _perl(text: str, folder: str, where: list[str]) -> Iterator[str]:
     for match in _PERL_LIB.finditer(text):
         for value in re.findall(r"""['"]([^'"]+)['"]|\bqw\s*[(\[{/<]([^)\]}/>]*)""", match[1]):
             for name in (value[0], *value[1].split()):
+                name = re.sub(r"^\$(?:FindBin::)?(?:Real)?Bin\b", folder, name)  # `use lib "$FindBin::Bin/lib"`
                 if name:
                     libs += [posixpath.normpath(posixpath.join(base, name)) for base in where]  # `.`: the cwd
     bases = list(dict.fromkeys([*where, *libs]))
@@ -112,6 +113,8 @@ def _relative(folder: str, values: Iterable[str], suffixes: tuple[str, ...]) -> 
         base = posixpath.normpath(posixpath.join(folder, value))
         for suffix in suffixes:
             candidate = base + suffix
+            if candidate.endswith(".json"):  # data, not code
+                break
             if os.path.isfile(candidate):
                 yield candidate
                 break
