@@ -1256,14 +1256,16 @@ def test_writing_claude_codes_settings_is_held() -> None:
         "cp settings.json .claude/",
         "cp claude.json ~/.claude.json",
         "tee ~/.claude/settings.json < x",
+        "cp fmt.sh .claude/hooks/format.sh",  # a hook script the settings may name
     )
     said = classify("echo '{}' > .mcp.json", cwd="/home/ana/project").plain
-    assert said == ("Changes .mcp.json, settings Claude Code reads: they can run programs",)
+    assert said == ("Changes .mcp.json, which Claude Code reads to run programs",)
     assert_not_held(
         "cat .claude/settings.json",
         "jq . .mcp.json",
         "cp .mcp.json /tmp/mcp.json.bak",
         "echo x > .claude/commands/review.md",
+        "cat .claude/hooks/format.sh",
         "git diff .claude/settings.json",
         "mkdir -p .claude",
     )

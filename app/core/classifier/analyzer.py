@@ -114,9 +114,9 @@ _GIT_RUNS_FROM = re.compile(
 # Files whose hooks, MCP servers and permissions Claude Code runs at its next start, outside any
 # container (red team: `printf '{"hooks":...}' > .claude/settings.local.json` was moderate): the
 # project's (any folder's) and the user's (`~/.claude/`, `~/.claude.json`); writing into `.claude/`
-# itself (`cp x .claude/`) is held too.
+# itself (`cp x .claude/`) and into `.claude/hooks/`, where hook scripts are kept, is held too.
 _CLAUDE_RUNS_FROM = re.compile(
-    r"(?:^|/)\.claude(?:/settings(?:\.local)?\.json)?$|(?:^|/)\.mcp\.json$|^/\.claude\.json$"
+    r"(?:^|/)\.claude(?:/settings(?:\.local)?\.json|/hooks(?:/.*)?)?$|(?:^|/)\.mcp\.json$|^/\.claude\.json$"
 )
 
 
@@ -429,8 +429,8 @@ class _Analyzer:
         if writes and (_GIT_RUNS_FROM.search(pattern.removeprefix(self.home)) or _GIT_RUNS_FROM.search(real)):
             self.add(D, "cannot tell what runs: writes {source}, whose commands git runs", source=_snip(w.source))
         if writes and (_CLAUDE_RUNS_FROM.search(pattern.removeprefix(self.home)) or _CLAUDE_RUNS_FROM.search(real)):
-            self.add(D, "writes {source}: settings from which Claude Code runs programs",
-                     N_("Changes {source}, settings Claude Code reads: they can run programs"),
+            self.add(D, "writes {source}: a file Claude Code runs programs from",
+                     N_("Changes {source}, which Claude Code reads to run programs"),
                      source=_snip(w.source))  # fmt: skip
 
     def scratch(self, w: _Word) -> bool:
