@@ -459,6 +459,8 @@ def _modules(tmp_path: Path) -> Path:
     (tmp_path / "pkg" / "rel.py").write_text("from . import mod\n")
     (tmp_path / "e.py").write_text("import json, helper3 as h\n")
     (tmp_path / "helper3.py").write_text("from helper2 import x\n")  # a module that loads another
+    (tmp_path / "f.py").write_text('h = __import__("helper2")\n')
+    (tmp_path / "g.py").write_text('import runpy\nrunpy.run_path("helper2.py")\n')
     (tmp_path / "a.js").write_text('const h = require("./h.js");\n')
     (tmp_path / "a2.js").write_text("import h from './h';\n")
     (tmp_path / "x").mkdir()
@@ -486,6 +488,12 @@ def _modules(tmp_path: Path) -> Path:
         "python3 e.py",
         "python3 pkg/rel.py",
         "python3 -m pkg.rel",
+        "python3 f.py",
+        "python3 g.py",
+        "python3 -c '__import__(\"helper2\")'",
+        "python3 -c 'from pkg import mod'",
+        "node -e 'require(\"./h\")'",
+        "node --eval='require(\"./h.js\")'",
         "node a.js",
         "node a2.js",
         "node x/a3.js",
@@ -501,7 +509,7 @@ def test_a_program_whose_own_modules_delete_is_held(tmp_path: Path, command: str
     project = _modules(tmp_path)
     verdict = classify(command, cwd=str(project))
     assert verdict.tier is Tier.DESTRUCTIVE, verdict
-    assert len(verdict.scripts) >= 2, verdict.scripts  # the modules are pinned with the program
+    assert verdict.scripts, verdict.scripts  # the modules are pinned with the program
 
 
 def test_a_program_whose_modules_do_ordinary_things_is_not_held(tmp_path: Path) -> None:
@@ -516,7 +524,13 @@ def test_a_program_whose_modules_do_ordinary_things_is_not_held(tmp_path: Path) 
     (tmp_path / "lib" / "y.mjs").write_text("export default 2\n")
     (tmp_path / "t.pl").write_text('use strict;\nuse warnings;\nuse lib ".";\nuse Util;\nprint "hi\\n";\n')
     (tmp_path / "Util.pm").write_text("package Util;\nsub f { 1 }\n1;\n")
-    for command in ("python3 app.py", "node index.js", "perl t.pl"):
+    for command in (
+        "python3 app.py",
+        "node index.js",
+        "perl t.pl",
+        "python3 -c 'import models'",
+        "node -e 'require(\"./ok\")'",
+    ):
         verdict = classify(command, cwd=str(tmp_path))
         assert verdict.tier is Tier.MODERATE, (command, verdict)
     assert classify("python3 app.py", cwd=str(tmp_path)).scripts == (f"{tmp_path}/app.py", f"{tmp_path}/models.py")

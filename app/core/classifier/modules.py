@@ -24,6 +24,7 @@ from .tables import _PERL, _PYTHON
 
 _PY_IMPORT = re.compile(r"(?:^|;)[ \t]*import[ \t]+([\w. \t,]+)", re.M)
 _PY_FROM = re.compile(r"(?:^|;)[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)", re.M)
+_PY_DUNDER = re.compile(r"""__import__\s*\(\s*[rRuU]?(['"])([\w.]+)\1""")
 _JS_LOAD = re.compile(r"""(?:\brequire\s*\(|\bimport\s*\(|\bfrom\s*|\bimport\s*)\s*(['"`])(\.{1,2}/[^'"`\n]*)\1""")
 _JS_SUFFIXES = ("", ".js", ".cjs", ".mjs", ".ts", ".mts", ".cts", "/index.js", "/index.cjs", "/index.mjs", "/index.ts")
 _PERL_LIB = re.compile(r"\buse[ \t]+lib\b([^;]*)")
@@ -57,6 +58,8 @@ def _python(text: str, folder: str, where: list[str]) -> Iterator[str]:
             words = part.split()
             if words:
                 yield from _python_module(where, words[0].split("."))
+    for match in _PY_DUNDER.finditer(text):  # `__import__("helper")`
+        yield from _python_module(where, match[2].split("."))
     for match in _PY_FROM.finditer(text):
         dots, package, listed = match[1], match[2], match[3]
         names = [n.split()[0] for n in listed.strip("()").replace("\\", " ").split(",") if n.split()]
