@@ -1220,3 +1220,106 @@ def test_a_write_into_the_systems_own_files_waits() -> None:
     )
     assert_not_held("echo hi > /tmp/notes.txt", "echo hi > out.txt")
     assert classify("echo x > src/config.py", cwd="/usr/src/app").tier is not Tier.DESTRUCTIVE, "a project in /usr/src"
+
+
+def test_a_bare_repositorys_settings_and_hooks_are_held_like_dot_gits() -> None:
+    """Red team, 2026-12-04: `core.fsmonitor` appended to `D/evil.git/config` was moderate, and
+    `GIT_DIR=D/evil.git git status` then ran it; only `.git/config` was matched."""
+    assert_held(
+        "printf '[core]\\n\\tfsmonitor = rm -rf /home/ana/Documents\\n' >> /tmp/D/evil.git/config",
+        'echo "[core] fsmonitor = x" > "$D/evil.git/config"',
+        "cp hook repo.git/hooks/post-checkout",
+        "cp -t /srv/git/site.git/hooks post-receive",
+        "echo '[core] fsmonitor = x' > repo.git/modules/sub/config",
+    )
+    assert_not_held(
+        "git init --bare /tmp/x.git",
+        "git clone --bare https://example.com/x.git /tmp/x.git",
+        "cat repo.git/config",
+        "cp repo.git/config /tmp/config.bak",
+        "echo notes > notes.git",
+        "echo x > site.git/description",
+    )
+
+
+def test_writing_claude_codes_settings_is_held() -> None:
+    """Red team, 2026-12-04: Claude Code runs the hooks and MCP servers of `.claude/settings.json`,
+    `.claude/settings.local.json` and `.mcp.json` at its next start, outside any container; writing
+    them (`mkdir -p .claude && printf '{"hooks":...}' > .claude/settings.local.json`) was moderate."""
+    assert_held(
+        "mkdir -p .claude && printf '{\"hooks\":{}}' > .claude/settings.local.json",
+        "echo '{}' > .claude/settings.json",
+        "echo '{}' > /tmp/D/sub/.claude/settings.json",
+        "echo '{\"mcpServers\":{}}' > .mcp.json",
+        "jq '.x=1' .mcp.json > t && mv t .mcp.json",
+        "sed -i 's/a/b/' .claude/settings.json",
+        "cp settings.json .claude/",
+        "cp claude.json ~/.claude.json",
+        "tee ~/.claude/settings.json < x",
+        "cp fmt.sh .claude/hooks/format.sh",  # a hook script the settings may name
+    )
+    said = classify("echo '{}' > .mcp.json", cwd="/home/ana/project").plain
+    assert said == ("Changes .mcp.json, which Claude Code reads to run programs",)
+    assert_not_held(
+        "cat .claude/settings.json",
+        "jq . .mcp.json",
+        "cp .mcp.json /tmp/mcp.json.bak",
+        "echo x > .claude/commands/review.md",
+        "cat .claude/hooks/format.sh",
+        "git diff .claude/settings.json",
+        "mkdir -p .claude",
+    )
+
+
+def test_aliases_turned_on_and_used_are_held() -> None:
+    """Red team, 2026-12-04: `shopt -s expand_aliases`, `alias zap=rm`, `zap -rf D/v5` in one command
+    deleted v5 unheld, and so did `zap -rf D/v1` in a later call of the session after the first two
+    (each call is judged alone). Turning aliases on is held; a name an alias of the same command
+    gave is judged as the alias's value with the words it is given."""
+    documents = "/home/ana/Documents"
+    assert_held(
+        f"shopt -s expand_aliases\nalias zap=rm\nzap -rf {documents}",
+        "shopt -s expand_aliases; alias zap=rm",
+        "shopt -s expand_aliases",
+        "shopt -qs expand_aliases",
+        "shopt -s extglob expand_aliases",
+        'shopt -s "$opt"',
+        "shopt -so posix",
+        "set -o posix",
+        "set -eo posix",
+        "POSIXLY_CORRECT=1",
+        "export POSIXLY_CORRECT=y",
+        "exec bash -O expand_aliases",
+        "bash --posix",
+        f"alias zap=rm\nzap -rf {documents}",  # aliases may be on already (an approved call)
+        f"bash -i -c 'alias zap=rm\nzap -rf {documents}'",
+        f"sh -c 'alias zap=rm\nzap -rf {documents}'",  # dash expands aliases in scripts
+        f"alias s='sudo ' z=rm\ns z -rf {documents}",  # a value ending in a space: the next word too
+        f"alias zap='command rm'\nzap -rf {documents}",
+    )
+    verdict = classify(f"alias zap=rm\nzap -rf {documents}", cwd="/home/ana/project")
+    assert verdict.plain == (f"Deletes the folder {documents} and everything in it",)
+    said = classify("shopt -s expand_aliases", cwd="/home/ana/project").plain
+    assert said == (
+        "Cowork Terminal cannot tell what this command would do (shopt turns on aliases, so a later command's "
+        "name may run another command)",
+    )
+    assert_not_held(
+        "alias ll='ls -l'",
+        "alias ll='ls -l'; ll",
+        "alias rm='rm -i'; rm notes.txt",
+        "alias a=b b=a; a x",  # each is expanded once
+        "shopt -s nullglob globstar",
+        "shopt -u expand_aliases",
+        "shopt expand_aliases",
+        "shopt -p",
+        "set -euo pipefail",
+        "set -o vi",
+        "set -o",
+        "set -- -o posix",
+        "POSIXLY_CORRECT=1 df -h",
+        "env POSIXLY_CORRECT=1 ls",
+        "bash -O extglob -c 'ls'",
+        "bash -o pipefail -c 'ls'",
+        "git status",
+    )

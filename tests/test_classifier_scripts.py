@@ -444,3 +444,113 @@ def test_a_module_node_preloads_and_a_package_python_imports_and_ssh_includes_by
         assert classify(fine, cwd=cwd).tier is not Tier.DESTRUCTIVE, fine
     (code_files / "deep.cfg").write_text("Include /*/*/*/*\n")  # not walked: held
     assert classify("ssh -F deep.cfg host", cwd=cwd).tier is Tier.DESTRUCTIVE
+
+
+def _modules(tmp_path: Path) -> Path:
+    """A project whose programs load modules of their own that delete a folder."""
+    rmtree = 'import shutil\nshutil.rmtree("/tmp/D/victimD")\n'
+    (tmp_path / "b.py").write_text("from helper2 import *\n")
+    (tmp_path / "helper2.py").write_text(rmtree)
+    (tmp_path / "c.py").write_text("import pkg.mod\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "mod.py").write_text(rmtree)
+    (tmp_path / "d.py").write_text("from pkg import (\n    other,\n    mod,\n)\n")
+    (tmp_path / "pkg" / "rel.py").write_text("from . import mod\n")
+    (tmp_path / "e.py").write_text("import json, helper3 as h\n")
+    (tmp_path / "helper3.py").write_text("from helper2 import x\n")  # a module that loads another
+    (tmp_path / "f.py").write_text('h = __import__("helper2")\n')
+    (tmp_path / "g.py").write_text('import runpy\nrunpy.run_path("helper2.py")\n')
+    (tmp_path / "a.js").write_text('const h = require("./h.js");\n')
+    (tmp_path / "a2.js").write_text("import h from './h';\n")
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "a3.js").write_text("require('../lib/index.js')\n")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "index.js").write_text('require("fs").rmSync("/tmp/D/v", {recursive: true})\n')
+    (tmp_path / "h.js").write_text('require("fs").rmSync("/tmp/D/v", {recursive: true})\n')
+    (tmp_path / "a.pl").write_text('use strict;\nuse lib ".";\nuse H;\n')
+    (tmp_path / "H.pm").write_text('package H;\nuse File::Path qw(rmtree);\nrmtree("/tmp/D/v");\n1;\n')
+    (tmp_path / "b.pl").write_text('use lib "mylib";\nuse My::Tool;\n')
+    (tmp_path / "mylib" / "My").mkdir(parents=True)
+    (tmp_path / "mylib" / "My" / "Tool.pm").write_text('package My::Tool;\nunlink "/tmp/D/f";\n1;\n')
+    (tmp_path / "tools" / "mylib" / "My").mkdir(parents=True)
+    (tmp_path / "tools" / "c.pl").write_text('use FindBin;\nuse lib "$FindBin::Bin/mylib";\nuse My::Tool;\n')
+    (tmp_path / "tools" / "mylib" / "My" / "Tool.pm").write_text('package My::Tool;\nunlink "/tmp/D/f";\n1;\n')
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 b.py",
+        "python3 c.py",
+        "python3 d.py",
+        "python3 e.py",
+        "python3 pkg/rel.py",
+        "python3 -m pkg.rel",
+        "python3 f.py",
+        "python3 g.py",
+        "python3 -c '__import__(\"helper2\")'",
+        "python3 -c 'from pkg import mod'",
+        "node -e 'require(\"./h\")'",
+        "node --eval='require(\"./h.js\")'",
+        "node a.js",
+        "node a2.js",
+        "node x/a3.js",
+        "perl a.pl",
+        "perl b.pl",
+        "perl tools/c.pl",
+    ],
+)
+def test_a_program_whose_own_modules_delete_is_held(tmp_path: Path, command: str) -> None:
+    """Red team, 2026-12-04: `python3 b.py` with b.py saying only `from helper2 import *` ran the
+    rmtree of helper2.py beside it unheld (as did node's `require("./h.js")` and perl's `use H`):
+    the modules a program loads from its project are read as the program is, and listed with it."""
+    project = _modules(tmp_path)
+    verdict = classify(command, cwd=str(project))
+    assert verdict.tier is Tier.DESTRUCTIVE, verdict
+    assert verdict.scripts, verdict.scripts  # the modules are pinned with the program
+
+
+def test_a_program_whose_modules_do_ordinary_things_is_not_held(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("import os, json\nfrom models import User\nfrom . import nothing\nprint(1)\n")
+    (tmp_path / "models.py").write_text("import dataclasses\n\n@dataclasses.dataclass\nclass User:\n    name: str\n")
+    (tmp_path / "index.js").write_text(
+        'const ok = require("./ok");\nimport y from "./lib/y.mjs";\nconst fs = require("fs");\n'
+    )
+    (tmp_path / "ok.js").write_text("module.exports = require('./data.json')\n")
+    (tmp_path / "data.json").write_text('{"note": "unlink the old build; rmSync"}')  # data, not code
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "y.mjs").write_text("export default 2\n")
+    (tmp_path / "t.pl").write_text('use strict;\nuse warnings;\nuse lib ".";\nuse Util;\nprint "hi\\n";\n')
+    (tmp_path / "Util.pm").write_text("package Util;\nsub f { 1 }\n1;\n")
+    for command in (
+        "python3 app.py",
+        "node index.js",
+        "perl t.pl",
+        "python3 -c 'import models'",
+        "node -e 'require(\"./ok\")'",
+    ):
+        verdict = classify(command, cwd=str(tmp_path))
+        assert verdict.tier is Tier.MODERATE, (command, verdict)
+    assert classify("python3 app.py", cwd=str(tmp_path)).scripts == (f"{tmp_path}/app.py", f"{tmp_path}/models.py")
+    assert script_paths("node index.js", cwd=str(tmp_path)) == tuple(
+        f"{tmp_path}/{name}" for name in ("index.js", "ok.js", "lib/y.mjs")
+    )
+
+
+def test_a_module_the_command_writes_before_the_program_runs_is_held(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("import models\n")
+    (tmp_path / "models.py").write_text("x = 1\n")
+    assert classify("python3 app.py", cwd=str(tmp_path)).tier is Tier.MODERATE
+    changed = classify("echo 'import shutil' > models.py; python3 app.py", cwd=str(tmp_path))
+    assert changed.tier is Tier.DESTRUCTIVE, changed
+
+
+def test_modules_that_load_each_other_are_read_once(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("import b\n")
+    (tmp_path / "b.py").write_text("import a\nimport c\n")
+    (tmp_path / "c.py").write_text("import b\n")
+    verdict = classify("python3 a.py", cwd=str(tmp_path))
+    assert verdict.tier is Tier.MODERATE
+    assert verdict.scripts == tuple(f"{tmp_path}/{n}.py" for n in "abc")

@@ -12,10 +12,11 @@ command is found wherever bash would run it (lists, pipelines, newlines, subshel
 unquoted the way bash does it (`'r''m'`, `\\rm`, `"rm"`, `$'\\x72m'`, `/bin/rm`), and wrappers are
 peeled off (`env`, `command`, `builtin`, `exec`, `nohup`, `time`, `nice`, `timeout`, `stdbuf`,
 `xargs`, `sudo`...). Strings that will run as code are parsed again: `sh -c`, `bash -c`, `eval`,
-`su -c`, `ssh host CMD`, `watch`, `trap`, `alias`, a git alias, a crontab or `at` job, and a
-heredoc or here-string fed to a shell. Where the command that would run cannot be known (a parse
-error, `eval "$x"`, `$cmd` as a command name, `curl ... | sh`), the result is destructive, with a
-reason that says so: asking is the safe side.
+`su -c`, `ssh host CMD`, `watch`, `trap`, `alias` (and its name used later in the command), a git
+alias, a crontab or `at` job, and a heredoc or here-string fed to a shell. Where the command that
+would run cannot be known (a parse error, `eval "$x"`, `$cmd` as a command name, `curl ... | sh`,
+aliases turned on for later calls by `shopt -s expand_aliases` or POSIX mode), the result is
+destructive, with a reason that says so: asking is the safe side.
 
 Why tree-sitter-bash rather than bashlex (both are on PyPI):
 - coverage: bashlex (last release 0.18, January 2023) raises on `case`, `$((...))`, `[[ ... ]]`,

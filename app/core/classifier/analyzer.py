@@ -10,6 +10,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from app.core.i18n import N_
+
 from .code_options import judge_code_options, option_values
 from .danger import Danger
 from .findings import (
@@ -39,7 +41,7 @@ from .registry import rule_for
 from .rule import Rule
 from .scratch import assigned_from_mktemp, scratch_variables, scratch_word
 from .scripts import installed_program, run_script, runs_project_files, script_path
-from .shells import runs_download, variable_set
+from .shells import aliases_on, runs_download, variable_set
 from .stdin import _PIPE, _Stdin
 from .tables import (
     _BLOCK_DEVICE,
@@ -105,7 +107,16 @@ def _printed_text(name: str, values: list[str | None]) -> str | None:
 # Files whose commands git runs later: a repository's settings and hooks, the user's settings.
 _GIT_RUNS_FROM = re.compile(
     r"(?:^|/)\.git(?:/(?:modules/.+/)?(?:config|hooks(?:/.*)?|info(?:/attributes)?))?$|"  # cp x .git/hooks/ too
+    # a bare repository's (`D/x.git/config`: `GIT_DIR=D/x.git git status` runs its fsmonitor, red team)
+    r"(?:^|/)[^/]+\.git/(?:modules/.+/)?(?:config|hooks(?:/.*)?|info/attributes)$|"
     r"^/\.gitconfig$|^/\.config/git(?:/config|/attributes)?$"
+)
+# Files whose hooks, MCP servers and permissions Claude Code runs at its next start, outside any
+# container (red team: `printf '{"hooks":...}' > .claude/settings.local.json` was moderate): the
+# project's (any folder's) and the user's (`~/.claude/`, `~/.claude.json`); writing into `.claude/`
+# itself (`cp x .claude/`) and into `.claude/hooks/`, where hook scripts are kept, is held too.
+_CLAUDE_RUNS_FROM = re.compile(
+    r"(?:^|/)\.claude(?:/settings(?:\.local)?\.json|/hooks(?:/.*)?)?$|(?:^|/)\.mcp\.json$|^/\.claude\.json$"
 )
 
 
@@ -253,6 +264,9 @@ class _Analyzer:
         else:
             if kind == "variable_assignment":
                 self.assignment(node)
+                alone = node.parent is None or node.parent.type != "command"  # not `POSIXLY_CORRECT=1 df`
+                if alone and self.node_text(node).startswith("POSIXLY_CORRECT="):  # the shell's: POSIX mode, aliases on
+                    aliases_on(self, "POSIXLY_CORRECT")
             elif kind in _WORDISH:
                 self.check_word(self.word([node]))
             inner = stdin
@@ -414,6 +428,10 @@ class _Analyzer:
             self.add(D, "writes {source}: changes the system's own files", source=_snip(w.source))
         if writes and (_GIT_RUNS_FROM.search(pattern.removeprefix(self.home)) or _GIT_RUNS_FROM.search(real)):
             self.add(D, "cannot tell what runs: writes {source}, whose commands git runs", source=_snip(w.source))
+        if writes and (_CLAUDE_RUNS_FROM.search(pattern.removeprefix(self.home)) or _CLAUDE_RUNS_FROM.search(real)):
+            self.add(D, "writes {source}: a file Claude Code runs programs from",
+                     N_("Changes {source}, which Claude Code reads to run programs"),
+                     source=_snip(w.source))  # fmt: skip
 
     def scratch(self, w: _Word) -> bool:
         """`w` names the agent's own scratch file: see `scratch`."""
@@ -571,6 +589,14 @@ class _Analyzer:
             rule = rule_for(name)
         if self.report.in_string and name in _SUBCOMMAND_WORDS:
             rule = None  # in a string a program was given, `format` is a word (`notify-send "format done"`)
+        alias = self.report.aliases.get(head.value)
+        if alias is not None and head.value not in self.report.expanding:
+            # defined earlier in this command: with aliases on, bash runs the value with these words
+            self.report.expanding.add(head.value)
+            try:
+                self.sub_script(" ".join([alias, *(a.source for a in args)]), f"alias {head.value}")
+            finally:
+                self.report.expanding.discard(head.value)
         if rule is not None:
             rule(self, name, args, stdin, bulk, depth)
         else:

@@ -123,6 +123,7 @@ REASON_SNIPPET_CHARS = 60
 BULK_COMMAND = "cannot tell what runs: the command comes from the words xargs or find adds"
 TOUCHES_APP_DATA = "touches Cowork Terminal's own data or settings"
 WINDOWS_SETTINGS = "{name} {sub}: changes Windows settings that other programs read"  # the registry (windows.py)
+ALIASES_ON = "cannot tell what runs: {name} turns on aliases, so a later command's name may run another command"
 RUNS_ITSELF = "runs Cowork Terminal itself (it could change its own settings or answer its own approvals)"
 
 D = Tier.DESTRUCTIVE
@@ -260,6 +261,8 @@ class _Report:
         self.scripts: list[str] = []  # script files run, in the order they were judged
         self.written: set[tuple[str, str]] = set()  # (pattern of a file it may write, the script that writes it)
         self.surely_written: set[str] = set()  # patterns of files it writes for sure (a redirection, cp's target)
+        self.aliases: dict[str, str] = {}  # alias name -> value, as the command defines them (shells.cmd_alias)
+        self.expanding: set[str] = set()  # aliases being judged as their value (bash expands each once)
 
     def add(
         self,

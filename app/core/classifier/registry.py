@@ -104,6 +104,8 @@ RULES: dict[str, Rule] = {
     ".": shells.cmd_source,
     "trap": shells.cmd_trap,
     "alias": shells.cmd_alias,
+    "shopt": shells.cmd_shopt,
+    "set": shells.cmd_set,
     "hash": shells.cmd_hash,
     "mapfile": shells.cmd_mapfile,
     "readarray": shells.cmd_mapfile,

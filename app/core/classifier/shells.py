@@ -13,8 +13,9 @@ from .cmdline import cmd_code
 from .code import inline_code
 from .code_options import judge_code_options, option_values, vim_script
 from .danger import Danger
-from .findings import MAX_PROBED_WORDS, D, M, _snip
+from .findings import ALIASES_ON, MAX_PROBED_WORDS, D, M, _snip
 from .itself import python_module
+from .modules import module_files
 from .options import _operands, _split_options
 from .rule import Analysis
 from .scripts import installed_program, run_script, runs_project_files, script_path, typed_text
@@ -48,8 +49,13 @@ def shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None) -> 
         if v is None:
             break
         if v in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            option = args[i + 1].value if i + 1 < len(args) else ""
+            if (v, option) in (("-O", "expand_aliases"), ("-o", "posix"), ("-O", None), ("-o", None)):
+                aliases_on(ctx, name)  # a shell that may stay (`exec bash -O expand_aliases`) expands them
             i += 2
             continue
+        if v == "--posix":
+            aliases_on(ctx, name)
         if v == "--":
             i += 1
             break
@@ -133,11 +139,55 @@ def cmd_trap(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
 
 
 def cmd_alias(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """Its value is judged, and remembered: a later command named after it in the same command line
+    is judged as the value too (`alias zap=rm` then `zap -rf DIR`; see `aliases_on`)."""
     for a in args:
         if a.value is None:
             ctx.add(D, "cannot tell what runs: alias of an expansion")
         elif "=" in a.value:
-            ctx.sub_script(a.value.split("=", 1)[1], "alias")
+            alias, value = a.value.split("=", 1)
+            ctx.sub_script(value, "alias")
+            ctx.report.aliases[alias] = value
+
+
+def aliases_on(ctx: Analysis, name: str) -> None:
+    """Aliases, off where bash runs a command line, are turned on (`shopt -s expand_aliases`, POSIX
+    mode): from then on, in this session, `zap -rf DIR` may be `rm -rf DIR` (red team, 2026-12-04:
+    `alias zap=rm` in one call, `zap -rf D` in a later one, judged alone, deleted D)."""
+    ctx.add(D, ALIASES_ON, name=name)
+
+
+def cmd_shopt(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`shopt -s expand_aliases` (or `-so posix`) turns aliases on; the rest set how bash matches
+    and shows things."""
+    sets = posix = False
+    for a in args:
+        v = a.value
+        if v is None:
+            if sets:
+                aliases_on(ctx, name)  # `shopt -s "$opt"`: cannot tell which
+                return
+            continue
+        if v.startswith("-") and len(v) > 1:
+            sets = sets or "s" in v
+            posix = posix or "o" in v
+        elif sets and (v == "expand_aliases" or (posix and v == "posix")):
+            aliases_on(ctx, name)
+            return
+
+
+def cmd_set(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`set -o posix` turns aliases on (POSIX mode expands them in scripts); other options change
+    how errors and expansions behave."""
+    for i, a in enumerate(args):
+        v = a.value
+        if v is None or v == "--" or not v.startswith("-") or v == "-":
+            return
+        if "o" in v[1:] and not v.startswith("--"):
+            following = args[i + 1].value if i + 1 < len(args) else ""
+            if following is None or following == "posix":
+                aliases_on(ctx, name)
+                return
 
 
 def cmd_hash(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -171,20 +221,14 @@ def python_m(ctx: Analysis, name: str, module: _Word | None, rest: list[_Word]) 
 
 
 def local_imports(ctx: Analysis, name: str, code: str | None) -> None:
-    """`python3 -c 'import x'` imports the command's folder's x.py first: read as a script is
-    (second pass of the fifth red team)."""
+    """`python3 -c 'import x'` imports the command's folder's x.py first (`node -e
+    "require('./x')"` its ./x.js): read as a script is (second pass of the fifth red team; the
+    modules those load too, red team 2026-12-04)."""
     if code is None or ctx.cwd is None:
         return
-    modules = re.findall(r"(?:^|[;\s])import\s+([\w.]+)", code)
-    for package, names in re.findall(r"(?:^|[;\s])from\s+([\w.]+)\s+import\s+([\w ,]+)", code):
-        modules += [package] + [f"{package}.{n.strip()}" for n in names.split(",") if n.strip()]
-    for module in dict.fromkeys(modules):  # `import a.b`: a/__init__.py, then a/b.py or a/b/__init__.py
-        parts = module.split(".")
-        for k in range(1, len(parts) + 1):
-            here = posixpath.join(ctx.cwd, *parts[:k])
-            for path in (f"{here}.py", f"{here}/__init__.py"):
-                if os.path.isfile(path):
-                    run_script(ctx, name, _Word(path, path, path), "program")
+    for path in module_files(name, code, posixpath.join(ctx.cwd, "-c"), [ctx.cwd]):
+        if path not in ctx.report.scripts:
+            run_script(ctx, name, _Word(path, path, path), "program")
 
 
 def cmd_mapfile(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -246,10 +290,12 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
             if k < len(cluster) and cluster[k] in "eE":
                 following = args[i + 1].literal if i + 1 < len(args) else ""
                 inline_code(ctx, name, cluster[k + 1 :] or following)
+                local_imports(ctx, name, cluster[k + 1 :] or following)
                 return
         flag, equals, joined = lowered.partition("=")
         if equals and flag in flags and flag.startswith("--"):  # `node --eval='...'` (fourth red team)
             inline_code(ctx, name, v.partition("=")[2])
+            local_imports(ctx, name, v.partition("=")[2])
             return
         if lowered in flags:
             rest = args[i + 1 :] if name in ("cmd", "pwsh", "powershell") else args[i + 1 : i + 2]
@@ -258,6 +304,7 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
             if code == "-" and name != "cmd":  # `... | powershell -Command -`: the code comes from its input
                 break
             inline_code(ctx, name, code)
+            local_imports(ctx, name, code)
             if name == "cmd" and code is not None:  # its commands, as cmd runs them (cmdline.py)
                 cmd_code(ctx, code, f"{name} {lowered}")
             return
