@@ -3,8 +3,7 @@
 
 The file is read (at most MAX_SCRIPT_BYTES, from the command's folder) and judged as the program
 that would read it: shell scripts as bash, line by line like a command; a Python, Node, Perl, Ruby...
-program by the calls in it that delete files, start programs or drive other programs, and the
-project's own modules it loads with it (`modules`: `from helper import *`, `require("./h")`). A script
+program by the calls in it that delete files, start programs or drive other programs. A script
 that cannot be read or judged (missing, too big, compiled, an interpreter we do not know, a
 relative path with no known folder) is held. Every script read is listed on the classification
 (`Classification.scripts`), so that an approval can pin its content; a script the same command
@@ -25,7 +24,6 @@ from app.core.i18n import N_
 from .cmdline import cmd_code
 from .code import judge_code
 from .findings import D, M, _snip
-from .modules import module_files
 from .rule import Analysis
 from .stdin import _Stdin
 from .tables import _INLINE_CODE_FLAGS, _PERL, _PYTHON, _SHELLS
@@ -129,25 +127,10 @@ def run_script(ctx: Analysis, name: str, word: _Word, how: str) -> None:
         ctx.add(M, "{name} {path}: runs a script (checked)", N_("Runs the script {path}"), name=name, path=shown)
     elif language is not None and (_PYTHON.match(language) or _PERL.match(language) or language in _KNOWN_CODE):
         judge_code(ctx, language, text, path)
-        load_modules(ctx, language, text, path, [posixpath.dirname(path), *([ctx.cwd] if ctx.cwd else [])])
     elif language is None:
         ctx.add(D, "cannot tell what runs: the script {path} starts with a #! line that cannot be read", path=shown)
     else:
         ctx.add(D, "cannot tell what runs: the script {path} is run by {program}", path=shown, program=_snip(language))
-
-
-def load_modules(ctx: Analysis, language: str, text: str, path: str, roots: list[str]) -> None:
-    """The project's modules the program at `path` loads (`modules.module_files`), read and judged
-    as it is, and theirs in turn; each once, within the command's budget of scripts. `roots`: where
-    its imports are looked up besides its own folder (the first script's folder, the command's)."""
-    for module in module_files(language, text, path, roots):
-        if module in ctx.report.scripts:
-            continue
-        read = script_text(ctx, language, _Word(module, module, module))
-        if read is None:  # held by script_text: unreadable, or too many to check
-            return
-        judge_code(ctx, language, read[1], module)
-        load_modules(ctx, language, read[1], module, roots)
 
 
 _WINDOWS_SCRIPT = re.compile(r"\.(bat|cmd|ps1|vbs|vbe|js|jse|wsf|wsh|hta)$", re.I)

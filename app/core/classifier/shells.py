@@ -15,7 +15,6 @@ from .code_options import judge_code_options, option_values, vim_script
 from .danger import Danger
 from .findings import ALIASES_ON, MAX_PROBED_WORDS, D, M, _snip
 from .itself import python_module
-from .modules import module_files
 from .options import _operands, _split_options
 from .rule import Analysis
 from .scripts import installed_program, run_script, runs_project_files, script_path, typed_text
@@ -221,14 +220,20 @@ def python_m(ctx: Analysis, name: str, module: _Word | None, rest: list[_Word]) 
 
 
 def local_imports(ctx: Analysis, name: str, code: str | None) -> None:
-    """`python3 -c 'import x'` imports the command's folder's x.py first (`node -e
-    "require('./x')"` its ./x.js): read as a script is (second pass of the fifth red team; the
-    modules those load too, red team 2026-12-04)."""
+    """`python3 -c 'import x'` imports the command's folder's x.py first: read as a script is
+    (second pass of the fifth red team)."""
     if code is None or ctx.cwd is None:
         return
-    for path in module_files(name, code, posixpath.join(ctx.cwd, "-c"), [ctx.cwd]):
-        if path not in ctx.report.scripts:
-            run_script(ctx, name, _Word(path, path, path), "program")
+    modules = re.findall(r"(?:^|[;\s])import\s+([\w.]+)", code)
+    for package, names in re.findall(r"(?:^|[;\s])from\s+([\w.]+)\s+import\s+([\w ,]+)", code):
+        modules += [package] + [f"{package}.{n.strip()}" for n in names.split(",") if n.strip()]
+    for module in dict.fromkeys(modules):  # `import a.b`: a/__init__.py, then a/b.py or a/b/__init__.py
+        parts = module.split(".")
+        for k in range(1, len(parts) + 1):
+            here = posixpath.join(ctx.cwd, *parts[:k])
+            for path in (f"{here}.py", f"{here}/__init__.py"):
+                if os.path.isfile(path):
+                    run_script(ctx, name, _Word(path, path, path), "program")
 
 
 def cmd_mapfile(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -290,12 +295,10 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
             if k < len(cluster) and cluster[k] in "eE":
                 following = args[i + 1].literal if i + 1 < len(args) else ""
                 inline_code(ctx, name, cluster[k + 1 :] or following)
-                local_imports(ctx, name, cluster[k + 1 :] or following)
                 return
         flag, equals, joined = lowered.partition("=")
         if equals and flag in flags and flag.startswith("--"):  # `node --eval='...'` (fourth red team)
             inline_code(ctx, name, v.partition("=")[2])
-            local_imports(ctx, name, v.partition("=")[2])
             return
         if lowered in flags:
             rest = args[i + 1 :] if name in ("cmd", "pwsh", "powershell") else args[i + 1 : i + 2]
@@ -304,7 +307,6 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
             if code == "-" and name != "cmd":  # `... | powershell -Command -`: the code comes from its input
                 break
             inline_code(ctx, name, code)
-            local_imports(ctx, name, code)
             if name == "cmd" and code is not None:  # its commands, as cmd runs them (cmdline.py)
                 cmd_code(ctx, code, f"{name} {lowered}")
             return

@@ -199,7 +199,6 @@ _CODE_CONTROLS = re.compile(
 # Inline code that calls what it names only when it runs (getattr(os, "re" + "move")): cannot tell.
 _CODE_HIDES = re.compile(
     r"\bgetattr\s*\(|\bimportlib\b|__builtins__|\bcompile\s*\(|\bglobals\s*\(\s*\)\s*\[|__dict__|"
-    r"__import__\s*\(\s*(?![rRuU]?['\"])|\brunpy\b|"  # a module by a computed name, or any file run as code
     r"\[\s*['\"][^'\"]*['\"]\s*\+",  # `require('fs')['r'+'mSync']`: a name put together (red team)
     re.I,
 )
