@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import socket
+import struct
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -26,7 +27,7 @@ import pytest
 from mcp import Client
 
 from app.core import paths
-from app.core.execution import read_only
+from app.core.execution import read_only, seccomp
 from app.core.execution.read_only import Containment
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
@@ -239,11 +240,55 @@ async def test_a_session_socket_in_the_runtime_folder_cannot_be_reached(
         monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
         async with serving(home) as client:
             result = await look(client, reach, tmp_path)
-        assert result.get("exitCode", 0) != 0 and "No such file" in result.get("stderr", ""), result
+            seen = await look(client, f"test -e {runtime / 'bus'} && echo there || echo hidden", tmp_path)
+        assert result.get("exitCode", 0) != 0, result  # no such file, and no Unix socket either (seccomp)
+        assert seen.get("stdout") == "hidden\n", seen
         with pytest.raises(TimeoutError):
             bus.accept()
     finally:
         bus.close()
+
+
+def test_the_seccomp_filter_refuses_only_a_unix_socket_and_is_built_for_the_machines_it_knows() -> None:
+    """A classic BPF program, 8 bytes an instruction, read by bwrap `--seccomp FD`."""
+    x86 = seccomp.program("x86_64")
+    assert x86 is not None and len(x86) == 9 * 8
+    instructions = [struct.unpack("<HBBI", x86[k : k + 8]) for k in range(0, len(x86), 8)]
+    assert instructions[1][3] == 0xC000003E and {41, 0x40000000 | 41} <= {i[3] for i in instructions}
+    assert instructions[-1] == (seccomp.RETURN, 0, 0, seccomp.ERRNO | seccomp.EACCES)
+    assert instructions[-2] == (seccomp.RETURN, 0, 0, seccomp.ALLOW)
+    arm = seccomp.program("aarch64")
+    assert arm is not None and len(arm) == 8 * 8 and struct.unpack("<HBBI", arm[24:32])[3] == 198
+    assert seccomp.program("riscv64") is None, "unknown table: no filter rather than a wrong one"
+    argv = read_only.bwrap_prefix("bwrap", "/w", None, lifeline_fd=9, seccomp_fd=11)
+    assert argv[argv.index("--seccomp") + 1] == "11"
+
+
+@needs_bwrap
+async def test_a_socket_in_the_home_folder_cannot_be_reached_and_a_socket_pair_still_works(
+    home: Path, tmp_path: Path
+) -> None:
+    """Red team, 2026-12-04: a read-only mount does not stop connect(): a daemon listening in the home
+    folder (Docker Desktop's) wrote a file for the read-only tool. No Unix socket can be made in it now."""
+    daemon = socket.socket(socket.AF_UNIX)
+    daemon.bind(str(tmp_path / "daemon.sock"))
+    daemon.listen()
+    daemon.settimeout(0.5)
+    reach = "python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('daemon.sock')\""
+    pair = "python3 -c \"import socket; a, b = socket.socketpair(); a.send(b'ok'); print(b.recv(2).decode())\""
+    try:
+        async with serving(home) as client:
+            control = await client.call_tool("execute_command", {"command": reach, "cwd": str(tmp_path)})
+            daemon.accept()[0].close()  # execute_command reaches it: the route is real
+            result = await look(client, reach, tmp_path)
+            paired = await look(client, pair, tmp_path)
+        assert not control.is_error and json.loads(control.content[0].text)["exitCode"] == 0
+        assert result.get("exitCode", 0) != 0 and "Permission denied" in result.get("stderr", ""), result
+        with pytest.raises(TimeoutError):
+            daemon.accept()
+        assert paired.get("stdout") == "ok\n", paired
+    finally:
+        daemon.close()
 
 
 @needs_bwrap
@@ -261,8 +306,10 @@ async def test_a_system_socket_under_run_cannot_be_reached(home: Path, tmp_path:
             control = await client.call_tool("execute_command", {"command": reach})
             daemon.accept()[0].close()  # execute_command reaches it: the route is real
             result = await look(client, reach, tmp_path)
+            seen = await look(client, f"test -e {path} && echo there || echo hidden", tmp_path)
         assert not control.is_error and json.loads(control.content[0].text)["exitCode"] == 0
-        assert result.get("exitCode", 0) != 0 and "No such file" in result.get("stderr", ""), result
+        assert result.get("exitCode", 0) != 0, result  # no such file, and no Unix socket either (seccomp)
+        assert seen.get("stdout") == "hidden\n", seen
         with pytest.raises(TimeoutError):
             daemon.accept()
     finally:

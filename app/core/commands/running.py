@@ -235,12 +235,21 @@ class Runs:
         """Run a command of execute_read_only_command: inside bwrap or sandbox-exec where there is one
         (where there is none, `admit` let only commands proven read-only through)."""
         from app.core.execution import container as containers
+        from app.core.execution import seccomp
 
         way = self.read_only_containment()
         life = containers.lifeline()
-        prefix = read_only.prefix_for(way, valid.cwd, self.service.home, os.environ, read_only.bwrap_here, life)
-        inherit = (life,) if way is read_only.Containment.BWRAP else ()
-        return await self.run(command_id, valid, bash, on_output, prefix=tuple(prefix), inherit=inherit)
+        contained = way is read_only.Containment.BWRAP
+        rules = seccomp.filter_fd() if contained else None  # no Unix socket: a daemon could write for it
+        try:
+            prefix = read_only.prefix_for(
+                way, valid.cwd, self.service.home, os.environ, read_only.bwrap_here, life, seccomp_fd=rules
+            )
+            inherit = (life, *([rules] if rules is not None else [])) if contained else ()
+            return await self.run(command_id, valid, bash, on_output, prefix=tuple(prefix), inherit=inherit)
+        finally:
+            if rules is not None:
+                os.close(rules)
 
     async def run(
         self,

@@ -7,6 +7,8 @@ network where it can, and elsewhere only commands the classifier proves read-onl
   connected to, so /run (the system bus, whose logind powers off for an active user; docker.sock;
   screen) and $XDG_RUNTIME_DIR (the session bus, dconf, systemd --user, agents) are hidden under
   empty tmpfs mounts, as /tmp hides X11's and tmux's (../shared/containment-notes.md, section 5);
+  and a seccomp filter lets no Unix socket be made at all (seccomp.py: a daemon's socket elsewhere,
+  Docker Desktop's in the home folder, would write for it);
 - macOS: a sandbox-exec profile that denies every write but to the null and tty devices, all
   network, Apple events and opening apps (another app would write for it); not tested here (no Mac);
 - elsewhere (no bwrap, Windows): only what the classifier proves read-only ("safe"); anything it
@@ -71,11 +73,18 @@ def _under(path: str, folder: str) -> bool:
 
 
 def bwrap_prefix(
-    bwrap: str, cwd: str, sockets: str | None, visible: Sequence[str] = (), *, lifeline_fd: int
+    bwrap: str,
+    cwd: str,
+    sockets: str | None,
+    visible: Sequence[str] = (),
+    *,
+    lifeline_fd: int,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """bwrap's arguments before `bash -c COMMAND`. Folders the command needs (its cwd, the user's
     home) that lie under a hidden place (/tmp, /run, the runtime folder) are bound back, read-only.
-    The command starts only while its starter lives (container.lifeline: bwrap 0.8 may miss its death)."""
+    The command starts only while its starter lives (container.lifeline: bwrap 0.8 may miss its death).
+    `seccomp_fd`: the filter that makes no Unix socket (seccomp.py) is read from it."""
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
     hidden = ["/tmp", "/run", *([sockets] if sockets else [])]
     for folder in dict.fromkeys([cwd, *visible]):
@@ -95,6 +104,7 @@ def bwrap_prefix(
         "--unshare-net",
         "--unshare-pid",
         "--die-with-parent",
+        *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
         "--chdir",
         cwd,
         "--",
@@ -144,15 +154,17 @@ def prefix_for(
     lifeline_fd: int,
     visible: Sequence[str] = (),
     temp_writable: bool = False,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """What to run before `bash -c COMMAND` for `way` (nothing: the classifier already proved it).
     `visible`: folders besides the home one that the program needs, where bwrap hides them (/tmp).
-    `temp_writable`: the temporary folders may be written (bwrap's /tmp is a private one anyway)."""
+    `temp_writable`: the temporary folders may be written (bwrap's /tmp is a private one anyway).
+    `seccomp_fd`: bwrap's filter (seccomp.py), read once."""
     if way is Containment.BWRAP:
         bwrap = which(BWRAP) or f"/usr/bin/{BWRAP}"  # never a PATH search: system_programs.py
         uid = os.getuid() if hasattr(os, "getuid") else None
         sockets = runtime_dir(environ, uid, os.path.isdir)
-        return bwrap_prefix(bwrap, cwd, sockets, [home, *visible], lifeline_fd=lifeline_fd)
+        return bwrap_prefix(bwrap, cwd, sockets, [home, *visible], lifeline_fd=lifeline_fd, seccomp_fd=seccomp_fd)
     if way is Containment.SANDBOX_EXEC:
         return sandbox_exec_prefix(writable=macos_temp_folders(environ) if temp_writable else ())
     return []
