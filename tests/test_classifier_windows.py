@@ -167,6 +167,10 @@ def test_reading_the_registry_is_not_held(command: str) -> None:
         "bitsadmin //SetNotifyCmdLine x calc.exe NUL",
         "winrs -r:localhost calc",
         "psexec -d calc",
+        "sc create evil binPath= C:\\x.exe",  # the service manager runs it, as the system
+        "sc.exe config svc binPath= calc",
+        "sc failure svc command= calc",
+        "sc start svc",
     ],
 )
 def test_a_windows_service_asked_to_start_a_program_is_held_in_plain_words(command: str) -> None:
@@ -340,3 +344,12 @@ def test_the_apps_data_folder_in_windows_only_spellings_is_its_data_folder(comma
 )
 def test_other_folders_in_those_spellings_are_not_the_apps(command: str, windows_home: None) -> None:
     not_held(command, protected_paths=WINDOWS_DATA)
+
+
+def test_a_windows_installer_is_held_and_reading_services_is_not() -> None:
+    """msiexec runs an installer's own actions; `sc query` only reads (a review, 2026-12-04)."""
+    for command in ("msiexec /i x.msi /qn", "msiexec //x {GUID}", "MSIEXEC.EXE /package x.msi"):
+        result = classify(command, cwd=PROJECT)
+        assert result.tier is Tier.DESTRUCTIVE and result.plain == ("Installs or removes a program on this computer",)
+    for command in ("sc query", "sc qc svc", "msiexec /?"):
+        not_held(command)

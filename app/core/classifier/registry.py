@@ -254,6 +254,8 @@ RULES: dict[str, Rule] = {
     "bitsadmin": windows.cmd_bitsadmin,
     **dict.fromkeys(["winrs", "psexec", "psexec64", "paexec"], windows.cmd_remote_shell),
     "robocopy": windows.cmd_robocopy,
+    "sc": windows.cmd_sc,
+    "msiexec": windows.cmd_msiexec,
     "wsl": windows.cmd_wsl,
     "sdelete": files.cmd_shred,
     "sdelete64": files.cmd_shred,

@@ -107,6 +107,30 @@ def cmd_remote_shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin 
     ctx.may_run(args, depth)
 
 
+_SERVICE_CHANGES = frozenset({"create", "config", "start", "failure", "delete", "sdset", "triggerinfo"})
+
+
+def cmd_sc(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`sc create NAME binPath= CMD` (or `config`, `failure ... command=`, `start`): the service manager
+    runs CMD, as the system, outside our watch; `sc query` and `sc qc` only read."""
+    words = _words(args)
+    if any(a.value is None for a in args) or set(words[:2]) & _SERVICE_CHANGES:  # `sc \\host create ...`
+        hands_off(ctx, f"{name} {_snip(' '.join(words[:2]))}")
+    not_known(ctx, name, args, depth)
+
+
+_INSTALLS = frozenset({"/i", "/a", "/x", "/p", "/f", "/fa", "/update", "/uninstall", "/package", "/j"})
+
+
+def cmd_msiexec(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`msiexec /i x.msi` (or /x, /p, /a...) runs a Windows installer, whose own actions may do anything."""
+    if {s.split(":")[0] for s in _switches(args)} & _INSTALLS or any(a.value is None for a in args):
+        ctx.add(D, "{name}: installs or removes a program", N_("Installs or removes a program on this computer"),
+                name=name)  # fmt: skip
+    else:
+        not_known(ctx, name, args, depth)
+
+
 def cmd_robocopy(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """`/MIR` and `/PURGE` delete what the source does not have, `/MOV` and `/MOVE` what was copied."""
     switches = _switches(args)
