@@ -353,3 +353,54 @@ def test_a_windows_installer_is_held_and_reading_services_is_not() -> None:
         assert result.tier is Tier.DESTRUCTIVE and result.plain == ("Installs or removes a program on this computer",)
     for command in ("sc query", "sc qc svc", "msiexec /?"):
         not_held(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'cmd //c "copy /y x.txt build.bat && build.bat"',  # the old build.bat was judged, the new one ran
+        'cmd /c "move /y x.txt build.bat & call build.bat"',
+        'cmd /c "type x.txt > build.bat & build.bat"',
+        'cmd /c "copy evil.sh .git\\hooks\\pre-commit"',
+        'cmd /c "echo calc > .git/hooks/pre-commit"',
+        'cmd /c "echo {} > .claude\\settings.local.json"',
+        "robocopy hooks .git/hooks",
+    ],
+)
+def test_what_cmd_writes_is_judged_as_bashs_targets_are(command: str, tmp_path) -> None:
+    """A review, 2026-12-04: cmd's redirections and copy/move targets were never noted, so a batch
+    file rewritten before it ran, a git hook or Claude's settings written through cmd ran unasked."""
+    (tmp_path / "build.bat").write_text("echo hi\r\n")
+    assert classify(command, cwd=str(tmp_path)).tier is Tier.DESTRUCTIVE
+
+
+@pytest.mark.parametrize(
+    "command",
+    ['cmd //c "copy a.txt b.txt"', 'cmd /c "echo hi > out.txt"', 'cmd /c "dir > NUL 2>&1"', "robocopy src dst /E"],
+)
+def test_everyday_cmd_writes_are_not_held(command: str) -> None:
+    not_held(command)
+
+
+@pytest.mark.parametrize(
+    ("command", "held"),
+    [
+        ('powershell -c "cd HKCU:\\Software\\Microsoft\\Windows\\CurrentVersion; Set-ItemProperty Run x calc"', True),
+        ('powershell -c "Push-Location HKCU:; Set-ItemProperty Software\\x\\Run x calc"', True),
+        ('powershell -c "Get-ItemProperty HKCU:\\Software\\x"', False),
+        ("explorer https://example.com", False),  # a web address opens the browser, not a program
+        ("exec sh", True),  # the session's later calls are read by a shell that expands aliases
+        ("exec dash", True),
+        ("sh -c 'ls'", False),
+        ("powershell -ExecutionPolicy Bypass -c Get-ChildItem", False),  # -ExecutionPolicy is not -EncodedCommand
+        ("pwsh -w hidden -e ZQBjAGgAbwA=", True),
+    ],
+)
+def test_a_reviews_findings_on_the_windows_rules(command: str, held: bool) -> None:
+    assert (classify(command, cwd=PROJECT).tier is Tier.DESTRUCTIVE) is held
+
+
+def test_a_powershell_script_after_an_execution_policy_is_read(tmp_path) -> None:
+    (tmp_path / "check.ps1").write_text("Get-ChildItem\n")
+    result = classify("powershell -NoProfile -ExecutionPolicy Bypass -File check.ps1", cwd=str(tmp_path))
+    assert result.tier is Tier.MODERATE and result.scripts == (str(tmp_path / "check.ps1"),)

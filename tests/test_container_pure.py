@@ -562,3 +562,21 @@ def test_the_kernels_settings_are_read_only_and_every_session_bus_in_tmp_is_hidd
         assert container.tmp_buses(str(tmp_path)) == [str(bus)]
     args = container.hidden_args({}, lambda path: path == str(bus), None, [str(bus)])
     assert args == ["--ro-bind", "/dev/null", str(bus)]
+
+
+def test_where_no_container_guards_a_project_folders_own_dot_claude_is_not_the_home_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A review, 2026-12-04: `git add .claude/commands/x.md` in a project was held on Windows as a
+    change to Claude's settings; a name under home alone counts only in the home folder, and `.`
+    as an argument (`tee -a . ~/.bashrc`) is not a `source`."""
+    from app.core.classifier import mentions
+
+    monkeypatch.setenv("HOME", "C:/Users/ann")  # the home folder as Git Bash gives it
+    members = container.hold_members(container.protected_set("win32", {}, r"C:\Users\ann", [], [], None))
+    assert not mentions("git add .claude/commands/review.md", members, bare=False)
+    assert mentions("git add .claude/commands/review.md", members, bare=True), "in the home folder it is home's"
+    for command in ("echo calc >> ~/.bashrc", 'echo x >> "$HOME"/.bashrc', "echo x > /c/Users/ann/.claude.json"):
+        assert mentions(command, members, bare=False), command
+    assert container.touches_protected("echo calc | tee -a . ~/.bashrc", ["/home/ann/.bashrc"], "/home/ann")
+    assert not container.touches_protected("cd x && . ~/.bashrc", ["/home/ann/.bashrc"], "/home/ann")

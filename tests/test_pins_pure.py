@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.commands.pins import ABSENT, changed_since, pin_command, script_paths
+from app.core.commands.pins import ABSENT, changed_since, picks_programs, pin_command, script_paths
 
 
 @pytest.mark.parametrize(
@@ -80,3 +80,44 @@ def test_every_environment_value_is_shown_cut_when_long_and_masked_when_its_name
     assert shown["AWS_SECRET_ACCESS_KEY"] == "********"
     assert shown["SSH_ASKPASS"] == "/tmp/a", "a name that picks a program is never masked"
     assert shown["LONG"] == "x" * 300 + "... (1,000 characters)"
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "waits"),
+    [
+        ("PATH", "/tmp/d/bin:/usr/bin", True),
+        ("Path", "C:\\evil;C:\\Windows", True),  # Windows' PATH in any case
+        ("HOME", "/tmp/d", True),
+        ("XDG_CONFIG_HOME", "/tmp/d/cfg", True),
+        ("GIT_DIR", "d/evil.git", True),
+        ("EDITOR", "./x", True),
+        ("EDITOR", "C:\\evil\\vim.exe", True),
+        ("SSH_ASKPASS", "/tmp/d/pass", True),
+        ("PAGER", "cat", False),  # found on the PATH, as before
+        ("VISUAL", "code --wait", False),
+        ("CDPATH", "", False),  # only turns it off
+        ("TMPDIR", "/tmp/build", False),
+        ("GIT_TRACE_PACKET", "/tmp/trace", False),
+        ("GIT_AUTHOR_NAME", "Ana", False),
+        ("NODE_ENV", "production", False),
+        ("CI", "1", False),
+    ],
+)
+def test_a_variable_that_picks_programs_or_their_settings_makes_a_command_wait(
+    key: str, value: str, waits: bool
+) -> None:
+    """Red team and review, 2026-12-04: a planted `ls` first on a PATH ran unasked; `TMPDIR` or an
+    empty CDPATH pick no program and were held."""
+    assert picks_programs(key, value) is waits
+
+
+def test_the_scripts_the_classifier_read_are_pinned_first_when_there_are_too_many_to_pin(tmp_path: Path) -> None:
+    """Its own parser does not follow `cd` (a review, 2026-12-04): the classifier's paths come first."""
+    (tmp_path / "sub").mkdir()
+    read = []
+    for k in range(64):
+        (tmp_path / "sub" / f"a{k}.sh").write_text("true\n")
+        read.append(str(tmp_path / "sub" / f"a{k}.sh"))
+    command = "cd sub; " + "; ".join(f"./a{k}.sh" for k in range(64))
+    pin = pin_command(command, str(tmp_path), {}, read)
+    assert [path for path, _digest in pin.scripts] == read

@@ -104,7 +104,7 @@ def test_a_person_reads_plain_words_where_the_models_reason_is_jargon(speaking: 
         ),
         "gh repo delete x": (
             "gh repo delete: deletes it on GitHub",
-            "Deletes a GitHub repo (for example a repository or release)",
+            "Deletes something on GitHub (repo)",
         ),
         "git reset --hard": (
             "git reset --hard: discards uncommitted changes",

@@ -138,13 +138,14 @@ def _classify(command: str, cwd: str | None, protected_paths: Sequence[str]) -> 
     return report.result()
 
 
-def mentions(command: str, paths: Sequence[str]) -> bool:
+def mentions(command: str, paths: Sequence[str], *, bare: bool = True) -> bool:
     """Whether `command`'s text names one of `paths` in a spelling the classifier knows (as is, from
-    `~` or `$HOME`, `C:/` or `/c/`, with backslashes, in any case): where no container keeps the
-    protected set read-only, a command that names a member of it waits for a person (running.py)."""
+    `~` or `$HOME`, `C:/` or `/c/`, with backslashes, in any case; `bare`: a path under home by its
+    part under home alone too): where no container keeps the protected set read-only, a command that
+    names a member of it waits for a person (running.py)."""
     from .protected import _Protected
 
-    return _Protected.build(paths).mentioned_in(command)
+    return _Protected.build(paths, bare=bare).mentioned_in(command)
 
 
 def repl_program(command: str | None) -> str | None:

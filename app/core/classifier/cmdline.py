@@ -10,6 +10,7 @@ whole text as well (`code.inline_code`).
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 
@@ -18,6 +19,7 @@ from .findings import D, M, _snip
 from .options import _command_name, windows_switch
 from .rule import Analysis
 from .tables import _names
+from .words import _Word
 
 # cmd's own commands that read, or change only cmd's own state
 _QUIET = _names(
@@ -37,9 +39,9 @@ class _Token(str):
     quoted: bool = False
 
 
-def tokens(code: str) -> list[str]:
+def tokens(code: str, written: list[str] | None = None) -> list[str]:
     """cmd's words and operators (`&`, `&&`, `||`, `|`, `(`, `)`, a line's end); a redirection and
-    its file are left out (what it writes is checked on the whole text)."""
+    its file are left out of them, the file added to `written` (judged as bash's targets are)."""
     out: list[str] = []
     word: list[str] = []
     quoted = in_quotes = False
@@ -68,11 +70,17 @@ def tokens(code: str) -> list[str]:
             end_word()
         elif c in "<>":
             end_word()
+            writes = c == ">"
             i += 1
             while i < len(code) and code[i] in ">&0123456789 \t":
+                writes = writes and code[i] != "&"  # `2>&1`: another handle, not a file
                 i += 1
+            start = i
             while i < len(code) and code[i] not in " \t\r\n&|()<>":
                 i += 1
+            target = code[start:i].strip('"').replace("^", "")
+            if writes and written is not None and target and target.casefold() != "nul":
+                written.append(target)
             continue
         else:
             operator = _OPERATORS.match(code, i)
@@ -87,13 +95,14 @@ def tokens(code: str) -> list[str]:
     return out
 
 
-def commands(code: str) -> list[tuple[list[str], bool]]:
-    """Each command of cmd code, with whether a `for` runs it once per file or line (`bulk`)."""
+def commands(code: str, written: list[str] | None = None) -> list[tuple[list[str], bool]]:
+    """Each command of cmd code, with whether a `for` runs it once per file or line (`bulk`); the
+    files its redirections write go to `written`."""
     found: list[tuple[list[str], bool]] = []
     current: list[str] = []
     bulk = False
     depth = 0  # inside a `for`'s set, `(...)` is its list, not a block
-    for token in tokens(code):
+    for token in tokens(code, written):
         if current and current[0].casefold() == "for" and token == "(" and depth == 0:
             depth = 1
             current.append(token)
@@ -133,8 +142,11 @@ def cmd_code(ctx: Analysis, code: str, what: str, script: str | None = None) -> 
         stripped = line.strip().lstrip("@").lstrip()
         if stripped.casefold().startswith(("rem ", "::")) or stripped.casefold() == "rem" or stripped[:1] == ":":
             continue  # a remark, or a label
-        for words, bulk in commands(stripped):
+        written: list[str] = []
+        for words, bulk in commands(stripped, written):
             command(ctx, words, bulk, what, script)
+        for target in written:
+            note_written(ctx, target)
 
 
 def command(ctx: Analysis, words: list[str], bulk: bool, what: str, script: str | None) -> None:
@@ -174,9 +186,26 @@ def command(ctx: Analysis, words: list[str], bulk: bool, what: str, script: str 
         ctx.add(D, "{name}: changes Windows settings that other programs read", name=name)
     elif name in _WRITES:
         ctx.add(M, "{value}: not known to be read-only", value=name)
+        operands = [w for w in rest if not windows_switch(w).startswith("/")]
+        if name in ("ren", "rename") and len(operands) == 2:  # `ren dir\old new`: new is beside old
+            note_written(ctx, posixpath.join(posixpath.dirname(operands[0].replace("\\", "/")), operands[1]))
+        elif name == "mklink" and operands:
+            note_written(ctx, operands[0])
+        elif name in ("copy", "move") and len(operands) > 1:
+            note_written(ctx, operands[-1])
     elif name not in _QUIET:
         program = first if re.search(r"[/\\]", first) or not re.search(r"\.(?:bat|cmd)$", first, re.I) else f"./{first}"
         ctx.sub_script(" ".join(shlex.quote(w) for w in [program, *rest]), what, script)
+
+
+def note_written(ctx: Analysis, target: str) -> None:
+    """A file cmd writes, judged as a bash target is (a script run after it, git's hooks, Claude's
+    settings: `Analysis.note_written`); C:\\x is Git Bash's /c/x."""
+    path = target.replace("\\", "/")
+    drive = re.match(r"([A-Za-z]):/(.*)", path)
+    if drive:
+        path = f"/{drive[1].lower()}/{drive[2]}"
+    ctx.note_written(_Word(path, _snip(target), path), writes=True)
 
 
 def _if_command(words: list[str]) -> list[str]:

@@ -175,7 +175,7 @@ PLAIN = {
         "writes to a file whose name is only known when it runs ({source})"
     ),
     "not known to be read-only": "Runs {value}, a program Cowork Terminal doesn't know: it may change things",
-    "deletes it on GitHub": "Deletes a GitHub {value} (for example a repository or release)",
+    "deletes it on GitHub": "Deletes something on GitHub ({value})",
     "{name} code that deletes files or stops the machine": (
         "Runs {name} code that can delete files or shut down the computer"
     ),

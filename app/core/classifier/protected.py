@@ -57,15 +57,18 @@ class _Protected:
     short: tuple[tuple[str, tuple[str, ...]], ...] = ()  # 8.3 short names' first letters -> the names they may be
 
     @staticmethod
-    def build(raw: Sequence[str]) -> _Protected:
+    def build(raw: Sequence[str], *, bare: bool = True) -> _Protected:
         """Built once per set of paths, home folder and Windows' folder variables: every command is
-        classified against the same."""
+        classified against the same. `bare`: a path under home is named by its part under home alone
+        (`.claude`, as after `cd;`); otherwise only from `~`, `$HOME` or `%USERPROFILE%`."""
         folders = tuple((name, os.environ.get(name, "")) for name in _FOLDER_VARIABLES)
-        return _Protected._built(tuple(str(item) for item in raw), _home(), folders)
+        return _Protected._built(tuple(str(item) for item in raw), _home(), folders, bare)
 
     @classmethod
     @functools.lru_cache(maxsize=8)
-    def _built(cls, raw: tuple[str, ...], home: str, folders: tuple[tuple[str, str], ...] = ()) -> _Protected:
+    def _built(
+        cls, raw: tuple[str, ...], home: str, folders: tuple[tuple[str, str], ...] = (), bare: bool = True
+    ) -> _Protected:
         home = _norm_path(home)
         paths: list[str] = []
         texts: set[str] = set()
@@ -81,7 +84,9 @@ class _Protected:
                 texts.add(f"/cygdrive/{drive[1]}/{drive[2]}")
             if home not in ("", "/") and path.startswith(home + "/"):
                 # The part under home covers ~/x, $HOME/x, ${HOME}/x, "$HOME"/x and `cd; ... x`.
-                texts.add(path[len(home) + 1 :])
+                rest = path[len(home) + 1 :]
+                homes = ("~", "$home", "${home}", "$userprofile", "${userprofile}", "%userprofile%")
+                texts.update([rest] if bare else (f"{start}/{rest}" for start in homes))
             for variable, value in folders:  # `$LOCALAPPDATA/cowork-terminal`, `%APPDATA%\\x` (red team, Windows)
                 folder = _norm_path(value)
                 if folder not in ("", "/") and path.startswith(folder + "/"):

@@ -67,6 +67,9 @@ def shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None) -> 
             continue
         break
     rest = args[i:]
+    reads_input = (from_input and not inline) or not (inline or (rest and rest[0].value not in _STDIN_FILES))
+    if reads_input and stdin is None and name in _ALIASING_SHELLS:
+        aliases_on(ctx, name)  # `exec sh` in the session: later calls are read by a shell that expands aliases
     if from_input and not inline:
         stdin_code(ctx, name, stdin, shell=True)
         return
@@ -147,6 +150,26 @@ def cmd_alias(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
             alias, value = a.value.split("=", 1)
             ctx.sub_script(value, "alias")
             ctx.report.aliases[alias] = value
+
+
+# Shells that expand aliases where no terminal is (bash does only in POSIX mode): dash, zsh, ksh...
+_ALIASING_SHELLS = frozenset({"sh", "dash", "ash", "zsh", "ksh", "mksh", "pdksh", "yash", "posh"})
+
+
+# PowerShell's options that take a value (and their short forms).
+_POWERSHELL_VALUES = frozenset({
+    "-executionpolicy", "-ep", "-ex", "-windowstyle", "-w", "-workingdirectory", "-wd", "-outputformat", "-o",
+    "-of", "-inputformat", "-inp", "-if", "-version", "-v", "-configurationname", "-config", "-psconsolefile",
+    "-settingsfile", "-settings", "-custompipename", "-configurationfile",
+})  # fmt: skip
+
+
+def _encoded(option: str) -> bool:
+    """PowerShell's -EncodedCommand (or -EncodedArguments) in any spelling it takes: `-e`, `-ec`, or a
+    prefix from `-en` (`-ExecutionPolicy`, which also starts with -e, is not one)."""
+    spelled = "-" + option.lstrip("-/")
+    full = ("-encodedcommand", "-encodedarguments")
+    return spelled in ("-e", "-ec", "-ea") or (len(spelled) >= 3 and any(f.startswith(spelled) for f in full))
 
 
 def aliases_on(ctx: Analysis, name: str) -> None:
@@ -310,9 +333,12 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
             if name == "cmd" and code is not None:  # its commands, as cmd runs them (cmdline.py)
                 cmd_code(ctx, code, f"{name} {lowered}")
             return
-        if name in ("pwsh", "powershell") and lowered.startswith(("-e", "-enc")):
+        if name in ("pwsh", "powershell") and _encoded(lowered):
             ctx.add(D, "cannot tell what runs: {name} with encoded code", name=name)
             return
+        if name in ("pwsh", "powershell") and "-" + lowered.lstrip("-/") in _POWERSHELL_VALUES:
+            i += 2  # `-ExecutionPolicy Bypass -File x.ps1`: the value is not the script
+            continue
         if v.startswith("-") and v != "-":
             i += 1
             continue

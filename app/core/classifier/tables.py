@@ -161,8 +161,10 @@ _POWERSHELL_DELETES = re.compile(r"(?:^|[;|&({}\n]|\bdo\b)\s*(?:rm|ri|rd|rmdir|d
 # Code that changes what other programs read as they start: the registry, a variable stored for
 # every later program (`[Environment]::SetEnvironmentVariable(..., 'User')`), `reg add`, `setx`.
 _CODE_SETTINGS = re.compile(
-    r"\b(?:New|Set|Remove|Rename|Move|Copy|Clear)-Item(?:Property)?\b[^\n;|]*?(?:\bHK(?:CU|LM|CR|U|CC):|Registry::)|"
-    r"(?:^|[;|&({}\n])\s*(?:sp|si|ni|rp|rni|mi|cpi)\s[^\n;|]*?(?:\bHK(?:CU|LM|CR|U|CC):|Registry::)|"
+    # An item verb and a registry drive anywhere in the code: `cd HKCU:\...; Set-ItemProperty Run x calc`
+    r"^(?=[\s\S]*(?:\bHK(?:CU|LM|CR|U|CC):|Registry::))"
+    r"(?=[\s\S]*(?:\b(?:New|Set|Remove|Rename|Move|Copy|Clear)-Item(?:Property)?\b"
+    r"|(?:^|[;|&({}\n])\s*(?:sp|si|ni|rp|rni|mi|cpi)\s))|"
     r"SetEnvironmentVariable\s*\([^)]*(?:User|Machine)|\bsetx\b|"
     r"\breg(?:\.exe)?\s+(?:add|delete|import|restore|load|unload|copy)\b|"
     r"\.(?:CreateSubKey|DeleteSubKey\w*|DeleteValue)\s*\(|\bRegistry\]?::SetValue|"

@@ -15,6 +15,7 @@ import re
 from app.core.i18n import N_
 
 from .cmdline import command as cmd_command
+from .cmdline import note_written as cmd_note_written
 from .cmdline import tokens as cmd_tokens
 from .danger import Danger
 from .files import SYNC_WORDS
@@ -88,7 +89,9 @@ def cmd_explorer(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
     """`explorer calc.exe` starts the program as Explorer's child; `explorer .` opens a folder."""
     for a in args:
         parts = (a.value or "").split(",")
-        if a.value is None or any(_RUNNABLE.search(part.strip().strip('"')) for part in parts):
+        if a.value is None or any(
+            "://" not in part and _RUNNABLE.search(part.strip().strip('"')) for part in parts
+        ):  # a web address opens the browser (`explorer https://example.com`)
             hands_off(ctx, f"{name} {_snip(a.source)}")
             return
     ctx.add(M, "{value}: not known to be read-only", value=name)
@@ -140,6 +143,9 @@ def cmd_robocopy(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
         ctx.add(D, "{name} {value}: deletes files", N_("Deletes the files it copies, once copied"),
                 danger=Danger.LOSES_FILES, name=name, value=switch)  # fmt: skip
     ctx.add(M, "{name}: copies files", name=name)
+    operands = [a for a in args if not windows_switch(a.value).startswith("/")]
+    if len(operands) > 1 and operands[1].value is not None:  # `robocopy hooks .git/hooks`: what lands there
+        cmd_note_written(ctx, operands[1].value.rstrip("/\\") + "/*")
 
 
 def cmd_wsl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

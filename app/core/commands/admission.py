@@ -59,7 +59,7 @@ class ContainerGate(Protocol):
     """What admission asks of the running commands: whether a command touches a protected member,
     and letting one the user allowed out of the container as far as it must go."""
 
-    def unprotected_asks(self, command: str, verdict: Classification) -> tuple[str, ...]: ...
+    def unprotected_asks(self, command: str, verdict: Classification, cwd: str | None = None) -> tuple[str, ...]: ...
     def allowed_by_user(self, command_id: int, command: str, asks: tuple[str, ...]) -> None: ...
 
 
@@ -158,7 +158,7 @@ class Holds:
             await service.journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
         mark("admission: classified")
-        asks = () if proven_read_only else service.runs.unprotected_asks(valid.command, verdict)
+        asks = () if proven_read_only else service.runs.unprotected_asks(valid.command, verdict, valid.cwd)
         if not proven_read_only and any(picks_programs(key, value) for key, value in valid.env.items()):
             asks = (*asks, ENV_CHOSEN_PLAIN)  # the prompt shows their values (red team, 2026-12-04)
         mark("admission: protected set checked")

@@ -49,10 +49,14 @@ SHOWN_ENV = re.compile(r"^(PATH|HOME|CDPATH|TMPDIR|SHELL|EDITOR|VISUAL|PAGER|MAN
 # Of those, what makes a command wait for the user (admission): the folders programs, repositories and
 # settings files are found in, and a program named by its path; a program named alone (`PAGER=cat`)
 # is found on the PATH as before (red team, 2026-12-04: a planted `ls` first on a PATH ran unasked).
+# Any case: Windows' `Path` is the PATH.
 PICKS_FOLDERS = re.compile(
     r"^(PATH|HOME|CDPATH|XDG_.+|GIT_(?:DIR|WORK_TREE|COMMON_DIR|INDEX_FILE|OBJECT_DIRECTORY"
-    r"|ALTERNATE_OBJECT_DIRECTORIES|NAMESPACE|CEILING_DIRECTORIES))$"
+    r"|ALTERNATE_OBJECT_DIRECTORIES|NAMESPACE|CEILING_DIRECTORIES))$",
+    re.I,
 )
+NAMES_PROGRAM = re.compile(r"^(SHELL|EDITOR|VISUAL|PAGER|MANPAGER|.*_ASKPASS)$", re.I)
+BY_PATH = re.compile(r"[/\\]|^[A-Za-z]:")  # a program named by its path, POSIX or Windows
 SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|PASS$|CREDENTIAL|API_?KEY|PRIVATE|AUTH|COOKIE|SESSION)", re.I)
 MASKED = "********"
 SHOWN_VALUE_CHARS = 300  # the start of a value decides (PATH's first folders); the digest covers it all
@@ -147,7 +151,8 @@ def pin_command(command: str, cwd: str, env: Mapping[str, str], read: Sequence[s
     sources too, and those behind a wrapper, `timeout 60 ./x.sh`), which the text alone does not show."""
     folder = os.path.realpath(cwd)
     identity = folder_identity(folder)
-    paths = list(dict.fromkeys([*script_paths(command, folder), *read]))[:MAX_PIN_SCRIPTS]
+    # The classifier's first: it follows `cd` and reads at most MAX_PIN_SCRIPTS (more is held).
+    paths = list(dict.fromkeys([*read, *script_paths(command, folder)]))[:MAX_PIN_SCRIPTS]
     scripts = tuple((path, content_hash(path)) for path in paths)
     shown = tuple((key, shown_value(key, value)) for key, value in sorted(env.items()))[:MAX_ENV_SHOWN]
     return Pin(folder, identity, scripts, env_digest(env), shown)
@@ -177,4 +182,6 @@ def changed_since(pin: Pin, env: Mapping[str, str]) -> str | None:
 def picks_programs(key: str, value: str) -> bool:
     """Whether an environment variable the model sends decides which program, repository or settings
     file a command uses, so the command waits for the user, who is shown its value."""
-    return bool(PICKS_FOLDERS.match(key)) or (bool(SHOWN_ENV.match(key)) and "/" in value)
+    if PICKS_FOLDERS.match(key):
+        return value != "" or key.upper() != "CDPATH"  # an empty CDPATH only turns it off
+    return bool(NAMES_PROGRAM.match(key)) and bool(BY_PATH.search(value))

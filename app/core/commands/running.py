@@ -109,7 +109,7 @@ class Runs:
             return containers.Container(containers.PRIVILEGED)
         return base.without(self.unbound[command_id]) if command_id in self.unbound else base
 
-    def unprotected_asks(self, command: str, verdict: Classification) -> tuple[str, ...]:
+    def unprotected_asks(self, command: str, verdict: Classification, cwd: str | None = None) -> tuple[str, ...]:
         """What a command asks of the container that only a person's Allow may give, said for the
         approval window (issue 21): to write a member of the protected set (it may write and names
         one), to gain privileges (sudo, as parsed: no container allows it). Where no container guards
@@ -122,22 +122,24 @@ class Runs:
         if found.state == containers.OFF:  # the user's click in the app: commands may change them
             return ()
         if not found.on:
-            return (PROTECTED_UNGUARDED_PLAIN,) if self._names_unguarded(command) else ()
+            return (PROTECTED_UNGUARDED_PLAIN,) if self._names_unguarded(command, cwd) else ()
         members = containers.hold_members(found.protected)
         writes = containers.touches_protected(command, members, self.service.home)
         return (PROTECTED_WRITE_PLAIN,) * writes + (PRIVILEGED_PLAIN,) * verdict.gains_privileges
 
-    def _names_unguarded(self, command: str) -> bool:
+    def _names_unguarded(self, command: str, cwd: str | None) -> bool:
         """Whether a command names a member of this OS's protected set where no container keeps it
         read-only (Windows, where a job protects no file; Linux without bwrap): then only the
         approval rules guard it. Of the program's own folders only the package's (or a frozen app's):
-        commands name a venv's to run its Python."""
+        commands name a venv's to run its Python. A member's name under home alone (`.claude`) counts
+        only in the home folder: elsewhere it is a project's own (`git add .claude/commands/x.md`)."""
         from app.core.execution import container as containers
 
         if self._unguarded is None:
             protected = containers.this_protected_set(protected_paths(self.service.paths))
             self._unguarded = (*containers.hold_members(protected), *protected.program[:1])
-        return mentions(containers.SOURCED.sub("", command), self._unguarded)
+        in_home = cwd is None or os.path.realpath(cwd) == os.path.realpath(self.service.home)
+        return mentions(containers.SOURCED.sub("", command), self._unguarded, bare=in_home)
 
     def allowed_by_user(self, command_id: int, command: str, asks: tuple[str, ...]) -> None:
         """A person allowed a held command that `asks` (unprotected_asks): let it out of the container

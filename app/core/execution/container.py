@@ -955,7 +955,8 @@ def touches_protected(command: str, members: Iterable[str], home: str) -> bool:
 
 # `source FILE` and `. FILE` only read FILE, which the container allows (`source ~/.bashrc` in the
 # session after an allowed change to it: held, it ran apart and never reached the session).
-SOURCED = re.compile(r"(?:^|(?<=[\s;&|(]))(?:source|\.)\s+(?:\"[^\"]*\"|'[^']*'|[^\s;&|)]+)")
+# Only where a command starts: `tee -a . ~/.bashrc` writes it (a review, 2026-12-04).
+SOURCED = re.compile(r"(?:^|(?<=[;&|(\n]))\s*(?:source|\.)\s+(?:\"[^\"]*\"|'[^']*'|[^\s;&|)]+)")
 
 
 def named_members(command: str, members: Iterable[str], home: str) -> list[str]:
