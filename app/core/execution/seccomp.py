@@ -4,7 +4,8 @@ Why: the read-only tool promises that a command changes nothing, and a read-only
 a connect() to a socket file: a daemon listening in the home folder (Docker Desktop's, gpg-agent's
 where there is no runtime folder) would then change files for it (red team, 2026-12-04). /run and the
 runtime folder are hidden, and the network namespace keeps TCP and abstract sockets out; this closes
-the rest. `socketpair` stays: it reaches nobody outside.
+the rest. `socketpair` stays: it reaches nobody outside. io_uring is refused whole: its own socket
+and connect operations pass by the socket call (red team, 2026-12-04).
 
 The program is a classic BPF one, as `seccomp_export_bpf` writes it (struct sock_filter: a 16-bit
 code, two 8-bit jumps, a 32-bit value), built here for the machine's own system call table. Another
@@ -32,6 +33,7 @@ MACHINES = {
     "x86_64": (0xC000003E, (41, 0x40000000 | 41)),  # the x32 ABI's number too
     "aarch64": (0xC00000B7, (198,)),
 }
+IO_URING = (425, 426, 427)  # io_uring_setup, _enter, _register: the same numbers on both machines
 
 
 def program(machine: str) -> bytes | None:
@@ -40,14 +42,17 @@ def program(machine: str) -> bytes | None:
     if machine not in MACHINES:
         return None
     arch, numbers = MACHINES[machine]
-    # Laid out as: check the architecture, load the call's number, one test per socket number, load
-    # the first argument, test AF_UNIX, allow, deny. Jumps count the instructions skipped.
-    count = len(numbers)
-    check_at = 3 + count  # where the first argument is loaded
+    # Laid out as: check the architecture, load the call's number, one test per io_uring call (to
+    # deny), one per socket number (to the argument's test), load the first argument, test AF_UNIX,
+    # allow, deny. Jumps count the instructions skipped.
+    refused, count = len(IO_URING), len(numbers)
+    check_at = 3 + refused + count  # where the first argument is loaded
     allow_at, deny_at = check_at + 2, check_at + 3
     code = [(LOAD_WORD, 0, 0, ARCH_AT), (JUMP_IF_EQUAL, 0, deny_at - 2, arch), (LOAD_WORD, 0, 0, NR_AT)]
+    for index, number in enumerate(IO_URING):
+        code.append((JUMP_IF_EQUAL, deny_at - (3 + index) - 1, 0, number))
     for index, number in enumerate(numbers):
-        here = 3 + index
+        here = 3 + refused + index
         last = index == count - 1
         code.append((JUMP_IF_EQUAL, check_at - here - 1, allow_at - here - 1 if last else 0, number))
     code += [
