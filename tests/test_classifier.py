@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.core import classifier
-from app.core.classifier import Classification, Tier, analyzer, classify
+from app.core.classifier import Classification, Danger, Tier, analyzer, classify
 from app.core.classifier.findings import DELETE_RECURSIVE
 
 CORPUS = Path(__file__).parent / "data" / "command_tiers.tsv"
@@ -465,7 +465,7 @@ def test_a_program_no_rule_knows_is_judged_by_the_commands_and_code_it_is_given(
         assert classify(command, cwd="/home/ana/project").tier is Tier.DESTRUCTIVE, command
     for command in ("make test", "pytest -k 'not slow'", "mytool '{\"a\": 1}'", "mytool ls cat -- x",
                     'glab mr create -t "rm -rf build dir before tests"', "mytool 'fix: rm -rf in the Makefile'",
-                    "jira issue create --summary='find -delete removes too much'", "tmux new-session bash",
+                    "jira issue create --summary='find -delete removes too much'",
                     "mytool 'a string with $(words)'", "npm run build", "conda run -n base pytest",
                     "mytool ./rm -rf /home/ana/Documents", "mytool ' ' '(x y)'"):  # fmt: skip
         assert classify(command, cwd="/home/ana/project").tier is Tier.MODERATE, command
@@ -539,7 +539,6 @@ def test_the_second_review_of_what_programs_are_given() -> None:
         "vim -c 'call setline(1, \"x\")'",
         "vim -c 'g/^$/delete' notes.md",
         "vim -es -c '%!sort' notes.md",
-        "tmux send -t work ls Enter \\; kill-server",
         "fd -tx build",
         "tar -cfI x.tar notes.md",
     )
@@ -581,7 +580,6 @@ def test_the_third_red_team_routes_are_held() -> None:
         "tar --checkpoint=10 -cf x.tar src",
         "git -c color.ui=auto log",
         "scp -o StrictHostKeyChecking=no x:y .",
-        "tmux new -d 'npm run dev'",
         "sqlite3 app.db 'DELETE FROM t WHERE id = 2'",
         "sqlite3 app.db '.output out.csv'",
         "echo -n ls | bash",
@@ -706,8 +704,7 @@ def test_what_a_program_no_rule_knows_is_given_in_any_spelling_is_judged() -> No
         "tmux paste-buffer -t work",
     )
     assert_not_held("mytool 'Fix: rm -rf in the Makefile'", "mytool 'fix: rm -rf in the Makefile'", "tmux ls",
-                    "tmux new -s work", "cmake -DCMAKE_BUILD_TYPE=Release ..", "tmux send-keys -t dev 'npm test' Enter",
-                    "screen -S work -X stuff 'make test^M'")  # fmt: skip
+                    "cmake -DCMAKE_BUILD_TYPE=Release ..")  # fmt: skip
 
 
 def test_more_programs_that_run_or_delete_what_they_are_given_are_judged() -> None:
@@ -1323,3 +1320,16 @@ def test_aliases_turned_on_and_used_are_held() -> None:
         "bash -o pipefail -c 'ls'",
         "git status",
     )
+
+
+def test_tmux_or_screen_asked_to_start_a_program_is_held_and_looking_at_them_is_not() -> None:
+    """The server a tmux command asks may be the user's own, outside the container: what it starts
+    runs there (red team, 2026-12-04: `tmux new-window -d 'cd; echo ... >> .bashrc'` wrote ~/.bashrc,
+    which the container keeps read-only for the command itself)."""
+    for command in ("tmux new-window -d 'cd; echo x >> .bashrc'", "tmux new -d -s dev 'npm run dev'", "tmux",
+                    "tmux split-window 'make'", "tmux run-shell 'touch x'", "screen -dmS x sleep 9", "tmux new -s work",
+                    "tmux send-keys -t dev 'npm test' Enter", "screen -S work -X stuff 'make test^M'"):  # fmt: skip
+        result = classify(command, cwd="/home/ana/project")
+        assert result.tier is Tier.DESTRUCTIVE and result.danger is Danger.OUTSIDE_WATCH, command
+    for command in ("tmux ls", "tmux capture-pane -p -t dev", "tmux kill-session -t dev", "screen -ls"):
+        assert classify(command, cwd="/home/ana/project").tier is not Tier.DESTRUCTIVE, command

@@ -359,3 +359,11 @@ def test_an_ssh_option_that_runs_a_local_command_is_judged_as_that_command() -> 
         Tier.DESTRUCTIVE
     )
     assert classify("ssh -o StrictHostKeyChecking=no build.example.com uptime").tier is Tier.MODERATE
+
+
+def test_a_settings_file_that_loads_a_library_named_before_a_harmless_command_is_held() -> None:
+    """Red team, 2026-12-04: an OpenSSL configuration's provider library ran under `curl --version`."""
+    for command in ("OPENSSL_CONF=ossl.cnf curl --version", "export OPENSSL_CONF=x; wget --version",
+                    "GTK_MODULES=./m.so zenity --info"):  # fmt: skip
+        assert classify(command, cwd=PROJECT).tier is Tier.DESTRUCTIVE, command
+    assert classify("MAKEFLAGS=-j4 make", cwd=PROJECT).tier is Tier.MODERATE

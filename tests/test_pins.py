@@ -317,6 +317,9 @@ async def test_a_harmless_command_with_a_variable_that_picks_programs_waits_and_
         ("RUBYOPT", "-revil"),
         ("JAVA_TOOL_OPTIONS", "-javaagent:/tmp/evil.jar"),
         ("LESSOPEN", "|/tmp/evil %s"),
+        ("LESSKEYIN", "k"),  # red team, 2026-12-04: its LESSOPEN ran under a plain `less README`
+        ("OPENSSL_CONF", "ossl.cnf"),  # its provider's library ran under `curl --version`
+        ("npm_config_script_shell", "./x"),
     ],
 )
 @pytest.mark.xdist_group("pins-shared-serve")

@@ -11,6 +11,7 @@ from app.core.i18n import N_
 
 from .danger import Danger
 from .findings import D, M, _snip
+from .handoff import hands_off
 from .options import _split_options
 from .rule import Analysis
 from .stdin import _Stdin
@@ -45,6 +46,27 @@ def _types_into_a_shell(value: str | None) -> bool:
 
 
 _KEY_NAMES = {"Enter": "\n", "C-m": "\n", "C-j": "\n", "KPEnter": "\n", "Space": " ", "Tab": "\t"}
+# tmux commands that start a program, by their names (tmux takes any unambiguous prefix), and their
+# aliases; typing into a shell in one starts what it types. The server they ask may be the user's
+# own, outside the container: what it starts runs there (red team, 2026-12-04: `tmux new-window -d
+# 'cd; echo ... >> .bashrc'` wrote ~/.bashrc, which the container keeps read-only for the command).
+_TMUX_STARTS = ("new-session", "new-window", "split-window", "respawn-pane", "respawn-window", "run-shell",
+                "if-shell", "pipe-pane", "display-popup", "source-file")  # fmt: skip
+_TMUX_ALIASES = frozenset({"new", "neww", "splitw", "respawnp", "respawnw", "run", "if", "pipep", "popup", "source"})
+_SCREEN_ONLY_LOOKS = frozenset({"-ls", "-list", "-v", "-version", "--version", "-h", "--help"})
+
+
+def _starts_a_program(name: str, args: list[_Word]) -> bool:
+    """Whether tmux or screen is asked to start a program (in a server that may be outside)."""
+    if name == "screen":
+        return not ({a.value for a in args} & _SCREEN_ONLY_LOOKS)
+    words = [a.value for a in args if a.value is not None and not a.value.startswith("-")]
+    if not words:
+        return True  # `tmux` alone starts a session
+    return any(
+        w in _TMUX_ALIASES or _types_into_a_shell(w) or (len(w) >= 3 and any(c.startswith(w) for c in _TMUX_STARTS))
+        for w in words
+    ) or any(a.value is None for a in args)
 
 
 def cmd_multiplexer(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -52,6 +74,8 @@ def cmd_multiplexer(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin |
     stuff`) runs whatever it types (second red team, 2026-12-04); what else they are given may be a
     command they run (`tmux new -d 'rm -rf DIR'`). tmux runs each of its commands split by `;`."""
     ctx.add(M, "{name}: runs programs in a terminal of its own", name=name)
+    if _starts_a_program(name, args):
+        hands_off(ctx, name)
     part: list[_Word] = []
     for a in [*args, None]:
         if a is not None and a.value not in (";", "\\;"):

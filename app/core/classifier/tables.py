@@ -282,7 +282,13 @@ def is_code_variable(name: str) -> bool:
 
 _VIM_INIT_VARIABLES = frozenset({"VIMINIT", "EXINIT", "GVIMINIT"})  # Ex commands vim runs as it starts
 # Variables naming a file of settings that can run commands (psql's, less's, python's start-up file)
-_SETTINGS_FILES = frozenset({"PSQLRC", "MYSQL_HOME", "LESSKEYIN", "LESSKEY", "LESSKEYIN_SYSTEM", "PYTHONSTARTUP"})
+_SETTINGS_FILES = frozenset(
+    {"PSQLRC", "MYSQL_HOME", "LESSKEYIN", "LESSKEY", "LESSKEYIN_SYSTEM", "LESSKEY_CONTENT", "PYTHONSTARTUP",
+     # an OpenSSL configuration loads a provider's library (red team, 2026-12-04: under `curl --version`);
+     # GTK, GIO and Qt load the modules these name
+     "OPENSSL_CONF", "OPENSSL_CONF_INCLUDE", "OPENSSL_MODULES", "OPENSSL_ENGINES", "GTK_MODULES", "GTK_PATH",
+     "GIO_EXTRA_MODULES", "QT_PLUGIN_PATH"}
+)  # fmt: skip
 
 
 _PROMPTS = frozenset({"PS0", "PS1", "PS2", "PS3", "PS4"})
