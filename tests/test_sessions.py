@@ -57,6 +57,24 @@ async def test_cd_and_exported_variables_persist_between_calls(home: Path, tmp_p
     assert second["exitCode"] == 1 and second["timedOut"] is False
 
 
+async def test_what_a_session_command_leaves_for_later_commands_waits_for_the_user(home: Path, tmp_path: Path) -> None:
+    """Red team, 2026-12-04: later session commands are judged alone, so a PATH with a planted `ls`
+    first, or a DEBUG trap sourcing a file rewritten afterwards, ran agent code under `ls` and `echo
+    hi`. Such a change waits for the user (here no app runs: refused); what execute_command runs in
+    a shell of its own is not asked for it."""
+    planted = tmp_path / "bin"
+    planted.mkdir()
+    async with serving(home) as client:
+        for command in (f"PATH={planted}:$PATH", f"trap 'source {tmp_path}/hook.sh' DEBUG", "ls() { echo mine; }"):
+            refused = await call(client, "terminal_run", {"command": command})
+            assert "Changes how the shell session runs later commands" in refused.get("error", ""), refused
+        after = await call(client, "terminal_run", {"command": "echo $PATH; trap -p DEBUG; type -t ls"})
+        once = await client.call_tool("execute_command", {"command": f"PATH={planted}:$PATH; echo set"})
+    assert str(planted) not in after["output"] and "source" not in after["output"], after
+    assert after["output"].rstrip().endswith("file"), "ls is still the program"
+    assert not once.is_error and json.loads(once.content[0].text)["stdout"] == "set\n"
+
+
 async def test_session_commands_are_journaled_and_judged_in_the_folder_the_shell_is_in(
     home: Path, paths: AppPaths, tmp_path: Path
 ) -> None:

@@ -69,6 +69,11 @@ PROTECTED_UNGUARDED_PLAIN = "Changes a file Cowork Terminal guards: its own, Cla
 # After what a held command does, when the model's `env` sets a variable that picks programs or
 # settings (PATH, HOME, XDG_*, GIT_*: pins.SHOWN_ENV): a planted `ls` earlier on PATH ran unasked.
 ENV_CHOSEN_PLAIN = "Runs with environment settings the agent chose, which decide which programs it runs"
+# After what a held session command does, when it changes what the shell does with later commands,
+# which are judged alone: where it finds programs, code it runs by itself (a trap, a function).
+SESSION_STATE_PLAIN = (
+    "Changes how the shell session runs later commands (where it finds programs, or code it runs by itself)"
+)
 # After what a held command does, when it runs a program that gains privileges (sudo): none works inside.
 PRIVILEGED_PLAIN = (
     "Needs administrator rights, which do not work inside Cowork Terminal's protection; "

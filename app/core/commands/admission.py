@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -37,6 +38,7 @@ from app.core.messages import (
     PAUSED_HOLD_REASON,
     PAUSED_MESSAGE,
     PERSON_DECIDERS,
+    SESSION_STATE_PLAIN,
     UNKNOWN_DECIDER,
     WITHDRAWN_MESSAGE,
     WITHDRAWN_REASON,
@@ -122,6 +124,19 @@ class Admitted(NamedTuple):
     confirmation_id: str | None = None
 
 
+SESSION_TOOL = "terminal_run"
+# What a session command leaves for the later ones, which are judged alone (red team, 2026-12-04: a
+# PATH that put a planted `ls` first, a DEBUG trap that sourced a file rewritten afterwards): a PATH
+# (or a variable that runs code) set in the shell, a trap, a function, a builtin loaded from a file.
+LASTS_IN_SESSION = re.compile(
+    r"(?:^|[\s;&|(])(?:(?:export|declare|typeset|local|readonly)\s+(?:-\w+\s+)*)?"
+    r"(?:PATH|CDPATH|BASH_ENV|ENV|PROMPT_COMMAND|BASH_LOADABLES_PATH)\+?="
+    # not `trap -p` (it lists them), `trap '' INT` (ignores a signal) or `trap - INT` (resets one)
+    r"|(?:^|[\s;&|(])(?:trap(?!\s+(?:-[lp]\b|''|\"\"|-\s))|enable\s+-f|function)\s"
+    r"|(?:^|[\s;&|(])[\w.:-]+\s*\(\s*\)\s*[{(]"
+)
+
+
 class Holds:
     """One server's admission of requests and its commands waiting for the user."""
 
@@ -161,6 +176,8 @@ class Holds:
         asks = () if proven_read_only else service.runs.unprotected_asks(valid.command, verdict, valid.cwd)
         if not proven_read_only and any(picks_programs(key, value) for key, value in valid.env.items()):
             asks = (*asks, ENV_CHOSEN_PLAIN)  # the prompt shows their values (red team, 2026-12-04)
+        if tool == SESSION_TOOL and LASTS_IN_SESSION.search(valid.command):
+            asks = (*asks, SESSION_STATE_PLAIN)
         mark("admission: protected set checked")
         said = held_reason((*verdict.plain, *asks), verdict.reasons)
         if not needs_approval(service.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE or bool(asks)):

@@ -15,6 +15,7 @@ from app.core.messages import (
     PRIVILEGED_PLAIN,
     PROTECTED_UNGUARDED_PLAIN,
     PROTECTED_WRITE_PLAIN,
+    SESSION_STATE_PLAIN,
     held_reason,
 )
 
@@ -25,9 +26,10 @@ N_(
 )
 N_("Changes a file Cowork Terminal guards: its own, Claude's settings or start-up files")
 N_("Runs with environment settings the agent chose, which decide which programs it runs")
+N_("Changes how the shell session runs later commands (where it finds programs, or code it runs by itself)")
 # What admission may add after the classifier's words (running.unprotected_asks, then the model's
 # `env`): some of these, always in this order (issue 21).
-ASKS = (PROTECTED_WRITE_PLAIN, PRIVILEGED_PLAIN, PROTECTED_UNGUARDED_PLAIN, ENV_CHOSEN_PLAIN)
+ASKS = (PROTECTED_WRITE_PLAIN, PRIVILEGED_PLAIN, PROTECTED_UNGUARDED_PLAIN, ENV_CHOSEN_PLAIN, SESSION_STATE_PLAIN)
 
 
 def for_person(words: Words) -> str:
