@@ -33,7 +33,8 @@ def project(tmp_path: Path) -> Path:
 def test_a_shell_script_that_only_reads_runs_as_a_checked_script(project: Path, command: str) -> None:
     verdict = classify(command, cwd=str(project))
     assert verdict.tier is Tier.MODERATE, verdict
-    assert verdict.scripts == (f"{project}/tidy.sh",)
+    # `source tidy.sh` lists where bash looks on the PATH first too (pinned absent by an approval)
+    assert verdict.scripts[-1] == f"{project}/tidy.sh" and all(s.endswith("/tidy.sh") for s in verdict.scripts)
 
 
 @pytest.mark.parametrize("command", ["bash wipe.sh", "sh ./wipe.sh", "source wipe.sh", ". wipe.sh", "./wipe.sh"])
@@ -444,3 +445,21 @@ def test_a_module_node_preloads_and_a_package_python_imports_and_ssh_includes_by
         assert classify(fine, cwd=cwd).tier is not Tier.DESTRUCTIVE, fine
     (code_files / "deep.cfg").write_text("Include /*/*/*/*\n")  # not walked: held
     assert classify("ssh -F deep.cfg host", cwd=cwd).tier is Tier.DESTRUCTIVE
+
+
+def test_a_file_sourced_by_its_name_alone_is_read_where_bash_finds_it_on_the_path_first(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team, 2026-12-04: `. lib.sh` in a script read the project's lib.sh here, while bash read the
+    one a command had put in ~/.local/bin (on the PATH), which deleted a folder. Each place on the
+    PATH is listed with the scripts, so that an approval pins it, absent ones too."""
+    (project / "b.sh").write_text(". lib.sh\necho done\n")
+    (project / "lib.sh").write_text("echo lib\n")
+    planted = tmp_path / "on-path"
+    planted.mkdir()
+    monkeypatch.setenv("PATH", f"{planted}:/usr/bin:/bin")
+    quiet = classify("bash b.sh", cwd=str(project))
+    assert quiet.tier is Tier.MODERATE and str(planted / "lib.sh") in quiet.scripts, quiet
+    (planted / "lib.sh").write_text("rm -rf /home/ana/Documents\n")
+    assert classify("bash b.sh", cwd=str(project)).tier is Tier.DESTRUCTIVE
+    assert classify("source ./lib.sh", cwd=str(project)).tier is Tier.MODERATE, "a path: only that file"

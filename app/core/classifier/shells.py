@@ -130,8 +130,27 @@ def cmd_source(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
             runs_download(ctx, name)
         else:
             ctx.add(D, "cannot tell what runs: {name} of another command's output", name=name)
+    elif "/" not in script.value:  # bash looks for it on the PATH first, then in the folder
+        found = sourced_from_path(ctx, script.value)
+        run_script(ctx, name, script if found is None else _Word(found, script.source, found), "shell")
     else:
         run_script(ctx, name, script, "shell")
+
+
+def sourced_from_path(ctx: Analysis, file: str) -> str | None:
+    """The file `source NAME` reads from the PATH (this process's, which commands get), or None when
+    none is there. Each place bash would look is listed with the scripts, so that an approval pins
+    it absent too: one planted on the PATH after the prompt is refused (red team, 2026-12-04: a
+    `lib.sh` in ~/.local/bin ran instead of the project's)."""
+    found = None
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        if not folder.startswith("/"):
+            continue
+        candidate = posixpath.join(folder, file)
+        ctx.report.scripts.append(candidate)
+        if found is None and os.path.isfile(candidate):
+            found = candidate
+    return found
 
 
 def cmd_trap(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
