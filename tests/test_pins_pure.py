@@ -121,3 +121,36 @@ def test_the_scripts_the_classifier_read_are_pinned_first_when_there_are_too_man
     command = "cd sub; " + "; ".join(f"./a{k}.sh" for k in range(64))
     pin = pin_command(command, str(tmp_path), {}, read)
     assert [path for path, _digest in pin.scripts] == read
+
+
+def test_a_program_named_alone_is_pinned_where_the_path_finds_it_and_where_one_could_be_put_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team, 2026-12-04: `deploy` in ~/.local/bin was rewritten after the user allowed the command,
+    and the new one ran; one put earlier on the PATH after the prompt would run as well."""
+    early, late = tmp_path / "early", tmp_path / "late"
+    early.mkdir()
+    late.mkdir()
+    (late / "deploy").write_text("#!/bin/sh\necho v1\n")
+    monkeypatch.setenv("PATH", f"{early}:{late}:/usr/bin")
+    pin = pin_command("rm -rf victim; deploy", str(tmp_path), {})
+    assert changed_since(pin, {}) is None
+    (late / "deploy").write_text("#!/bin/sh\nrm -rf ~\n")
+    assert changed_since(pin, {}) == f"the script {late / 'deploy'} changed after the user was asked"
+    (late / "deploy").write_text("#!/bin/sh\necho v1\n")
+    (early / "deploy").write_text("#!/bin/sh\nrm -rf ~\n")
+    assert changed_since(pin, {}) == f"the script {early / 'deploy'} changed after the user was asked"
+
+
+def test_the_modules_a_python_program_loads_are_pinned_with_it(tmp_path: Path) -> None:
+    """Red team, 2026-12-04: after the user allowed `python3 p.py`, the helper.py it imports was
+    rewritten, and the new one ran. The project's modules are pinned (not judged: security.md)."""
+    (tmp_path / "p.py").write_text("import helper\nfrom pkg import tool\nhelper.tidy()\n")
+    (tmp_path / "helper.py").write_text("def tidy():\n    pass\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "tool.py").write_text("import helper\n")
+    pin = pin_command("python3 p.py", str(tmp_path), {}, [str(tmp_path / "p.py")])
+    assert {str(tmp_path / n) for n in ("helper.py", "pkg/__init__.py", "pkg/tool.py")} <= dict(pin.scripts).keys()
+    (tmp_path / "helper.py").write_text("import shutil\nshutil.rmtree('/home/ana/Documents')\n")
+    assert changed_since(pin, {}) == f"the script {tmp_path / 'helper.py'} changed after the user was asked"

@@ -62,8 +62,8 @@ MASKED = "********"
 SHOWN_VALUE_CHARS = 300  # the start of a value decides (PATH's first folders); the digest covers it all
 
 
-def script_paths(command: str, folder: str) -> list[str]:
-    """The files `command` runs by path, resolved against `folder` (best effort, never raises)."""
+def _simple_commands(command: str) -> list[list[str]]:
+    """The words of each simple command of `command` (best effort: none where the quotes do not close)."""
     try:
         lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()")
         lexer.whitespace_split = True
@@ -71,14 +71,20 @@ def script_paths(command: str, folder: str) -> list[str]:
         words = list(lexer)
     except ValueError:  # unbalanced quotes: bash refuses it too
         return []
-    found: list[str] = []
+    simples: list[list[str]] = []
     simple: list[str] = []
     for word in [*words, ";"]:
         if word in SEPARATORS or word.strip("\n") == "":
-            found.extend(_scripts_of(simple))
+            simples.append(simple)
             simple = []
         else:
             simple.append(word)
+    return [s for s in simples if s]
+
+
+def script_paths(command: str, folder: str) -> list[str]:
+    """The files `command` runs by path, resolved against `folder` (best effort, never raises)."""
+    found = [script for simple in _simple_commands(command) for script in _scripts_of(simple)]
     paths = []
     for name in dict.fromkeys(found):
         if "$" in name or "`" in name or name.startswith("~"):
@@ -87,9 +93,21 @@ def script_paths(command: str, folder: str) -> list[str]:
     return paths[:MAX_PIN_SCRIPTS]
 
 
-def _scripts_of(words: list[str]) -> list[str]:
+def _program_of(words: list[str]) -> list[str]:
+    """A simple command's program and its arguments, past assignments and wrappers."""
     while words and (ASSIGNMENT.match(words[0]) or words[0] in WRAPPERS or words[0].startswith("-")):
         words = words[1:]
+    return words
+
+
+def programs_on_path(command: str) -> list[str]:
+    """For each program `command` names alone, where the PATH finds it (`on_path`)."""
+    words = (_program_of(simple) for simple in _simple_commands(command))
+    return list(dict.fromkeys(path for w in words if w and "/" not in w[0] for path in on_path(w[0])))
+
+
+def _scripts_of(words: list[str]) -> list[str]:
+    words = _program_of(words)
     if not words:
         return []
     program, args = words[0], words[1:]
@@ -103,6 +121,113 @@ def _scripts_of(words: list[str]) -> list[str]:
             if not arg.startswith("-"):
                 scripts.append(arg)
     return scripts
+
+
+# A program file's language by its name, for the modules it loads (classifier/modules.py).
+LANGUAGES = {".py": "python3", ".js": "node", ".mjs": "node", ".cjs": "node", ".ts": "node", ".pl": "perl",
+             ".pm": "perl", ".rb": "ruby"}  # fmt: skip
+MODULE_BYTES = 256 * 1024  # of each file, read for the modules it loads
+
+
+def modules_of(programs: Sequence[str], folder: str, most: int = MAX_PIN_SCRIPTS) -> list[str]:
+    """The project's modules the program files among `programs` load, and theirs in turn, at most
+    `most`: pinned with them, so that one rewritten after the prompt is refused."""
+    from app.core.classifier.modules import module_files
+
+    todo = [path for path in programs if posixpath.splitext(path)[1] in LANGUAGES]
+    found: list[str] = []
+    while todo and len(found) < most:
+        path = todo.pop(0)
+        try:
+            with open(path, "rb") as file:
+                text = file.read(MODULE_BYTES).decode("utf-8", "replace")
+        except OSError:
+            continue
+        language = LANGUAGES.get(posixpath.splitext(path)[1], "")
+        for module in module_files(language, text, path, [folder]):
+            if module not in found and module not in programs:
+                found.append(module)
+                todo.append(module)
+    return found[:most]
+
+
+def on_path(program: str) -> list[str]:
+    """Where a program named alone is looked for, in the folders of the PATH (this process's, which
+    commands get) this user may write, up to the first that has it: its file, and the places before
+    it where one could be put after the prompt (red team, 2026-12-04: `deploy` in ~/.local/bin was
+    rewritten after the user allowed the command, and the new one ran)."""
+    if not re.fullmatch(r"[\w.+-]+", program) or program in SHELL_WORDS:
+        return []
+    found = []
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        candidate = posixpath.join(folder, program)
+        exists = os.path.isfile(candidate)
+        if folder.startswith("/") and os.access(folder, os.W_OK):
+            found.append(candidate)
+        if exists:
+            break
+    return found
+
+
+# Words bash runs itself (its keywords and builtins), never from the PATH.
+SHELL_WORDS = frozenset(
+    [
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "case",
+        "esac",
+        "for",
+        "while",
+        "until",
+        "do",
+        "done",
+        "in",
+        "function",
+        "select",
+        "time",
+        "coproc",
+        "echo",
+        "printf",
+        "cd",
+        "pwd",
+        "export",
+        "unset",
+        "set",
+        "shopt",
+        "read",
+        "test",
+        "true",
+        "false",
+        "exit",
+        "return",
+        "source",
+        "alias",
+        "eval",
+        "exec",
+        "command",
+        "type",
+        "hash",
+        "declare",
+        "local",
+        "readonly",
+        "let",
+        "trap",
+        "wait",
+        "kill",
+        "jobs",
+        "fg",
+        "bg",
+        "umask",
+        "ulimit",
+        "getopts",
+        "shift",
+        "break",
+        "continue",
+    ]
+)
 
 
 def content_hash(path: str) -> str:
@@ -148,12 +273,14 @@ def shown_value(key: str, value: str) -> str:
 def pin_command(command: str, cwd: str, env: Mapping[str, str], read: Sequence[str] = ()) -> Pin:
     """Fix what `command` runs in `cwd` with `env`, when the user is asked (OSError: the folder is gone).
     `read`: the files the classifier read to judge it (classify's `scripts`: those a script runs or
-    sources too, and those behind a wrapper, `timeout 60 ./x.sh`), which the text alone does not show."""
+    sources too, and those behind a wrapper, `timeout 60 ./x.sh`), which the text alone does not show;
+    then the project's modules those programs load, and where the PATH finds each program named alone."""
     folder = os.path.realpath(cwd)
     identity = folder_identity(folder)
     # The classifier's first: it follows `cd` and reads at most MAX_PIN_SCRIPTS (more is held).
-    paths = list(dict.fromkeys([*read, *script_paths(command, folder)]))[:MAX_PIN_SCRIPTS]
-    scripts = tuple((path, content_hash(path)) for path in paths)
+    named = [*read, *script_paths(command, folder)]
+    paths = list(dict.fromkeys([*named, *modules_of(named, folder), *programs_on_path(command)]))
+    scripts = tuple((path, content_hash(path)) for path in paths[:MAX_PIN_SCRIPTS])
     shown = tuple((key, shown_value(key, value)) for key, value in sorted(env.items()))[:MAX_ENV_SHOWN]
     return Pin(folder, identity, scripts, env_digest(env), shown)
 
