@@ -391,6 +391,28 @@ async def test_pausing_ends_the_background_job_a_finished_command_left(home: Pat
     assert again["stdout"] == "back\n"
 
 
+async def test_without_bwrap_a_pause_ends_the_background_jobs_finished_commands_left(
+    home: Path, no_container: None
+) -> None:
+    """Red team, 2026-12-04: with no container, `nohup` and `setsid` loops went on writing through a
+    pause; what a command of this server left carries its mark, and a pause ends it."""
+    marker = f"38{os.getpid() % 1000}.5"
+    async with serving(home) as client:
+        first = await run(
+            client, {"command": f"nohup sleep {marker} >/dev/null 2>&1 & setsid sleep {marker} & echo ok"}
+        )
+        assert first["stdout"] == "ok\n" and len(live_processes(marker)) == 2, "both outlive their command"
+        paused_at = time.monotonic()
+        with Journal.open(AppPaths.from_environment()) as journal:
+            journal.set_paused(True)
+        while live_processes(marker) and time.monotonic() - paused_at < 3 * STOP_DEADLINE_S:
+            await anyio.sleep(0.05)
+        ended_after = time.monotonic() - paused_at
+        with Journal.open(AppPaths.from_environment()) as journal:
+            journal.set_paused(False)
+    assert live_processes(marker) == [] and ended_after < STOP_DEADLINE_S, ended_after
+
+
 async def test_a_pause_ends_a_left_background_job_also_once_its_server_is_gone(home: Path, hub: Hub) -> None:
     """Red team, 2026-12-04: with no server bound any more, a pause left a loop a finished command
     had left running (only a server's watch ended such jobs); the tray's own pause ends them now."""

@@ -87,6 +87,8 @@ class Runs:
         self.unbound: dict[int, list[str]] = {}  # allowed by the user to change these protected members
         self._privileged: set[int] = set()  # allowed by the user to gain privileges: run outside
         self._unguarded: tuple[str, ...] | None = None  # the protected set, where no container guards it
+        self._swept = False  # what finished commands left was ended for the pause in force
+        self._may_have_left = False  # a command ran without a container: a process it left may live on
 
     # -- where a command runs -------------------------------------------------------------------
 
@@ -309,6 +311,7 @@ class Runs:
             privileged = command_id in self._privileged
             self._privileged.discard(command_id)
         used = containers.Container(containers.PRIVILEGED) if privileged else base
+        self._may_have_left = self._may_have_left or (not result.contained and bool(self.service.run_mark))
         if not prefix:  # the read-only tool runs in its own container (read_only.py)
             if result.contained:  # a start-up file it made as it ended: moved and noted first
                 await lone_files.handled()
@@ -336,6 +339,16 @@ class Runs:
         stopping = gone or authority.paused()
         if lingering is not None and stopping:
             lingering.end_lingering()
+        if stopping and not self._swept and self.service.run_mark:
+            # Without a container (no bwrap, Windows' own jobs aside) nothing else ends what finished
+            # commands left running: each carries this server's mark (red team, 2026-12-04: `nohup`
+            # and `setsid` loops went on writing through a pause). Once per pause: it reads /proc.
+            from app.core.execution import process_marks
+
+            running_now = {f"{self.service.run_mark}:{command_id}" for command_id in self.running}
+            process_marks.end_marked_under(self.service.run_mark, running_now)
+            self._may_have_left = False
+        self._swept = stopping
         if stopping and self.service.session_alive():
             self.service.end_session()  # the session's shell, and its background jobs (red team, 2026-12-04)
         running = dict(self.running)
@@ -358,7 +371,8 @@ class Runs:
         only a backstop for them."""
         seen_version = -1
         while True:
-            if not self.running and _lingering_containers() is None and not self.service.session_alive():
+            idle = not self.running and not self._may_have_left and not self.service.session_alive()
+            if idle and _lingering_containers() is None:
                 self._wake = anyio.Event()
                 await self._wake.wait()
                 seen_version = -1

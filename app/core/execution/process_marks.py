@@ -87,6 +87,14 @@ def kill(pids: Collection[int], proc_root: Path = PROC_ROOT) -> list[int]:
     return ended
 
 
+def end_marked_under(run_mark: str, spared: Collection[str] = (), proc_root: Path = PROC_ROOT) -> list[int]:
+    """SIGKILL every process a command of the server with `run_mark` left (`{run_mark}:{what}`), but
+    those marked as one of `spared` (the commands that run now, which end as they end)."""
+    prefix = f"{run_mark}:"
+    found = marked_processes(proc_root).items()
+    return kill([pid for pid, mark in found if mark.startswith(prefix) and mark not in spared], proc_root)
+
+
 def end_marked(mark: str, proc_root: Path = PROC_ROOT) -> list[int]:
     """SIGKILL every process that carries exactly `mark`; returns their pids."""
     return kill([pid for pid, found in marked_processes(proc_root).items() if found == mark], proc_root)
