@@ -783,7 +783,9 @@ async def test_what_the_agent_left_in_the_session_never_shares_what_the_user_all
     (user_home / ".claude").mkdir(exist_ok=True)
     trap = """trap 'exec 7<"$HOME/.cla""ude"; echo "# trap" >> "$HOME/.bash"rc' DEBUG"""
     async with serving(home, bound=True) as client:
-        await session_command(client, trap)
+        async with anyio.create_task_group() as g:  # a trap waits for the user now (4f04f79): allowed
+            g.start_soon(allow_once_held, hub, [])
+            await session_command(client, trap)
         async with anyio.create_task_group() as g:
             g.start_soon(allow_once_held, hub, [])
             allowed = await session_command(client, """echo '{"theme": 1}' > ~/.claude/settings.json; echo done""")

@@ -371,6 +371,20 @@ async def test_pausing_stops_a_running_command_within_a_second(home: Path) -> No
     assert row.status is Status.KILLED and "paused" in row.reason
 
 
+async def paused_until_gone(marker: str) -> float:
+    """Pause through the journal, as the CLI does, until no process with `marker` lives (or three
+    deadlines pass), then resume: how long the pause took to end them."""
+    paused_at = time.monotonic()
+    with Journal.open(AppPaths.from_environment()) as journal:
+        journal.set_paused(True)
+    while live_processes(marker) and time.monotonic() - paused_at < 3 * STOP_DEADLINE_S:
+        await anyio.sleep(0.05)
+    ended_after = time.monotonic() - paused_at
+    with Journal.open(AppPaths.from_environment()) as journal:
+        journal.set_paused(False)
+    return ended_after
+
+
 async def test_pausing_ends_the_background_job_a_finished_command_left(home: Path) -> None:
     """A pause stops everything the agent started (red team, 2026-12-04: a loop left by `nohup ...
     &` went on writing after the pause, until the app quit)."""
@@ -378,14 +392,7 @@ async def test_pausing_ends_the_background_job_a_finished_command_left(home: Pat
     async with serving(home) as client:
         first = await run(client, {"command": f"nohup sleep {marker} >/dev/null 2>&1 & echo started"})
         assert first["stdout"] == "started\n" and live_processes(marker), "the job outlives its command"
-        paused_at = time.monotonic()
-        with Journal.open(AppPaths.from_environment()) as journal:
-            journal.set_paused(True)
-        while live_processes(marker) and time.monotonic() - paused_at < 3 * STOP_DEADLINE_S:
-            await anyio.sleep(0.05)
-        ended_after = time.monotonic() - paused_at
-        with Journal.open(AppPaths.from_environment()) as journal:
-            journal.set_paused(False)
+        ended_after = await paused_until_gone(marker)
         again = await run(client, {"command": "echo back"})
     assert live_processes(marker) == [] and ended_after < STOP_DEADLINE_S, ended_after
     assert again["stdout"] == "back\n"
@@ -402,14 +409,7 @@ async def test_without_bwrap_a_pause_ends_the_background_jobs_finished_commands_
             client, {"command": f"nohup sleep {marker} >/dev/null 2>&1 & setsid sleep {marker} & echo ok"}
         )
         assert first["stdout"] == "ok\n" and len(live_processes(marker)) == 2, "both outlive their command"
-        paused_at = time.monotonic()
-        with Journal.open(AppPaths.from_environment()) as journal:
-            journal.set_paused(True)
-        while live_processes(marker) and time.monotonic() - paused_at < 3 * STOP_DEADLINE_S:
-            await anyio.sleep(0.05)
-        ended_after = time.monotonic() - paused_at
-        with Journal.open(AppPaths.from_environment()) as journal:
-            journal.set_paused(False)
+        ended_after = await paused_until_gone(marker)
     assert live_processes(marker) == [] and ended_after < STOP_DEADLINE_S, ended_after
 
 
