@@ -154,3 +154,20 @@ def test_the_modules_a_python_program_loads_are_pinned_with_it(tmp_path: Path) -
     assert {str(tmp_path / n) for n in ("helper.py", "pkg/__init__.py", "pkg/tool.py")} <= dict(pin.scripts).keys()
     (tmp_path / "helper.py").write_text("import shutil\nshutil.rmtree('/home/ana/Documents')\n")
     assert changed_since(pin, {}) == f"the script {tmp_path / 'helper.py'} changed after the user was asked"
+
+
+def test_a_program_run_by_its_shebang_has_its_modules_pinned_and_many_absent_places_never_crowd_out_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review, 2026-12-04: `./tool` (`#!/usr/bin/env python3`) had no modules pinned, and places
+    pinned absent could push real files past the pin's limit."""
+    (tmp_path / "tool").write_text("#!/usr/bin/env python3\nimport helper\n")
+    (tmp_path / "helper.py").write_text("pass\n")
+    folders = [tmp_path / f"bin{k}" for k in range(70)]
+    for folder in folders:
+        folder.mkdir()
+    monkeypatch.setenv("PATH", ":".join(map(str, folders)))
+    pin = pin_command("deploy; ./tool", str(tmp_path), {}, [str(tmp_path / "tool")])
+    pinned = dict(pin.scripts)
+    assert pinned[str(tmp_path / "tool")] != ABSENT and pinned[str(tmp_path / "helper.py")] != ABSENT
+    assert len(pin.scripts) == 64, "the rest of the 70 places where `deploy` could be put"

@@ -138,19 +138,19 @@ def cmd_source(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
 
 
 def sourced_from_path(ctx: Analysis, file: str) -> str | None:
-    """The file `source NAME` reads from the PATH (this process's, which commands get), or None when
-    none is there. Each place bash would look is listed with the scripts, so that an approval pins
-    it absent too: one planted on the PATH after the prompt is refused (red team, 2026-12-04: a
-    `lib.sh` in ~/.local/bin ran instead of the project's)."""
-    found = None
+    """The file `source NAME` reads from the PATH (this process's: commands get it with a few
+    folders more), or None when none is there. Each place before it this user may write is listed
+    with the scripts, so that an approval pins it absent too: one planted on the PATH after the
+    prompt is refused (red team, 2026-12-04: a `lib.sh` in ~/.local/bin ran instead of the project's)."""
     for folder in os.environ.get("PATH", "").split(os.pathsep):
         if not folder.startswith("/"):
             continue
         candidate = posixpath.join(folder, file)
-        ctx.report.scripts.append(candidate)
-        if found is None and os.path.isfile(candidate):
-            found = candidate
-    return found
+        if os.path.isfile(candidate):
+            return candidate
+        if os.access(folder, os.W_OK):
+            ctx.report.scripts.append(candidate)
+    return None
 
 
 def cmd_trap(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

@@ -9,7 +9,7 @@ import logging
 import os
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any, NamedTuple, Protocol
 
@@ -80,6 +80,7 @@ class AdmissionService(Protocol):
     def runs(self) -> ContainerGate: ...
     def bash(self) -> str: ...
     def check_allowed(self) -> None: ...
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]: ...
     async def journal_row(self, **row: Any) -> int: ...
     async def journal_refusal(self, request: ExecuteRequest, reason: str, tool: str) -> None: ...
 
@@ -188,8 +189,9 @@ class Holds:
             await service.journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
         try:  # what runs is fixed now, as the user is asked (core/commands/pins.py)
+            path = service.environment(valid.env).get("PATH")  # the command's, where its programs are found
             pin = await anyio.to_thread.run_sync(  # hashes files
-                pin_command, valid.command, valid.cwd, valid.env, verdict.scripts
+                pin_command, valid.command, valid.cwd, valid.env, verdict.scripts, path
             )
         except OSError as exc:
             reason = f"`cwd` cannot be examined: {valid.cwd} ({exc.strerror}). Give a folder this user can open."

@@ -100,10 +100,10 @@ def _program_of(words: list[str]) -> list[str]:
     return words
 
 
-def programs_on_path(command: str) -> list[str]:
-    """For each program `command` names alone, where the PATH finds it (`on_path`)."""
+def programs_on_path(command: str, path: str) -> list[str]:
+    """For each program `command` names alone, where `path` (the command's PATH) finds it (`on_path`)."""
     words = (_program_of(simple) for simple in _simple_commands(command))
-    return list(dict.fromkeys(path for w in words if w and "/" not in w[0] for path in on_path(w[0])))
+    return list(dict.fromkeys(p for w in words if w and "/" not in w[0] for p in on_path(w[0], path)))
 
 
 def _scripts_of(words: list[str]) -> list[str]:
@@ -133,9 +133,10 @@ def modules_of(programs: Sequence[str], folder: str, most: int = MAX_PIN_SCRIPTS
     """The project's modules the program files among `programs` load, and theirs in turn, at most
     `most`: pinned with them, so that one rewritten after the prompt is refused."""
     from app.core.classifier.modules import module_files
+    from app.core.classifier.scripts import shebang_program
 
-    todo = [path for path in programs if posixpath.splitext(path)[1] in LANGUAGES]
-    found: list[str] = []
+    roots = list(dict.fromkeys([folder, *(posixpath.dirname(p) for p in programs[:1])]))  # as Python's path
+    todo, found = list(programs), list[str]()
     while todo and len(found) < most:
         path = todo.pop(0)
         try:
@@ -143,23 +144,24 @@ def modules_of(programs: Sequence[str], folder: str, most: int = MAX_PIN_SCRIPTS
                 text = file.read(MODULE_BYTES).decode("utf-8", "replace")
         except OSError:
             continue
-        language = LANGUAGES.get(posixpath.splitext(path)[1], "")
-        for module in module_files(language, text, path, [folder]):
+        # By its name, or its `#!` line (`./tool` run by python3)
+        language = LANGUAGES.get(posixpath.splitext(path)[1]) or posixpath.basename(shebang_program(text) or "")
+        for module in module_files(language, text, path, roots):
             if module not in found and module not in programs:
                 found.append(module)
                 todo.append(module)
     return found[:most]
 
 
-def on_path(program: str) -> list[str]:
-    """Where a program named alone is looked for, in the folders of the PATH (this process's, which
-    commands get) this user may write, up to the first that has it: its file, and the places before
-    it where one could be put after the prompt (red team, 2026-12-04: `deploy` in ~/.local/bin was
-    rewritten after the user allowed the command, and the new one ran)."""
+def on_path(program: str, path: str) -> list[str]:
+    """Where a program named alone is looked for, in the folders of `path` (the command's PATH) this
+    user may write, up to the first that has it: its file, and the places before it where one could
+    be put after the prompt (red team, 2026-12-04: `deploy` in ~/.local/bin was rewritten after the
+    user allowed the command, and the new one ran)."""
     if not re.fullmatch(r"[\w.+-]+", program) or program in SHELL_WORDS:
         return []
     found = []
-    for folder in os.environ.get("PATH", "").split(os.pathsep):
+    for folder in path.split(os.pathsep):
         candidate = posixpath.join(folder, program)
         exists = os.path.isfile(candidate)
         if folder.startswith("/") and os.access(folder, os.W_OK):
@@ -270,17 +272,22 @@ def shown_value(key: str, value: str) -> str:
     return f"{value[:SHOWN_VALUE_CHARS]}... ({len(value):,} characters)"
 
 
-def pin_command(command: str, cwd: str, env: Mapping[str, str], read: Sequence[str] = ()) -> Pin:
+def pin_command(
+    command: str, cwd: str, env: Mapping[str, str], read: Sequence[str] = (), path: str | None = None
+) -> Pin:
     """Fix what `command` runs in `cwd` with `env`, when the user is asked (OSError: the folder is gone).
     `read`: the files the classifier read to judge it (classify's `scripts`: those a script runs or
     sources too, and those behind a wrapper, `timeout 60 ./x.sh`), which the text alone does not show;
-    then the project's modules those programs load, and where the PATH finds each program named alone."""
+    then the project's modules those programs load, and where `path` (the command's PATH; this
+    process's when None) finds each program named alone. Beyond MAX_PIN_SCRIPTS the files that exist
+    are kept before the places pinned absent."""
     folder = os.path.realpath(cwd)
     identity = folder_identity(folder)
-    # The classifier's first: it follows `cd` and reads at most MAX_PIN_SCRIPTS (more is held).
     named = [*read, *script_paths(command, folder)]
-    paths = list(dict.fromkeys([*named, *modules_of(named, folder), *programs_on_path(command)]))
-    scripts = tuple((path, content_hash(path)) for path in paths[:MAX_PIN_SCRIPTS])
+    programs = programs_on_path(command, os.environ.get("PATH", "") if path is None else path)
+    hashed = [(p, content_hash(p)) for p in dict.fromkeys([*named, *modules_of(named, folder), *programs])]
+    hashed.sort(key=lambda pair: pair[1] == ABSENT)  # stable: what exists first, in order
+    scripts = tuple(hashed[:MAX_PIN_SCRIPTS])
     shown = tuple((key, shown_value(key, value)) for key, value in sorted(env.items()))[:MAX_ENV_SHOWN]
     return Pin(folder, identity, scripts, env_digest(env), shown)
 

@@ -311,7 +311,10 @@ class Runs:
             privileged = command_id in self._privileged
             self._privileged.discard(command_id)
         used = containers.Container(containers.PRIVILEGED) if privileged else base
-        self._may_have_left = self._may_have_left or (not result.contained and bool(self.service.run_mark))
+        # Watched for a pause (which ends it) only by a headless server, where /proc tells marks: a
+        # tray's pushes reach apply_user_stops at once, and elsewhere no mark can be read.
+        sweepable = not result.contained and bool(self.service.run_mark) and not authority.tethered
+        self._may_have_left = self._may_have_left or (sweepable and os.path.isdir("/proc/self"))
         if not prefix:  # the read-only tool runs in its own container (read_only.py)
             if result.contained:  # a start-up file it made as it ended: moved and noted first
                 await lone_files.handled()

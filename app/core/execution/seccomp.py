@@ -24,6 +24,7 @@ RETURN = 0x06  # BPF_RET | BPF_K
 ALLOW = 0x7FFF0000  # SECCOMP_RET_ALLOW
 ERRNO = 0x00050000  # SECCOMP_RET_ERRNO, with the errno in its low 16 bits
 EACCES = 13
+ENOSYS = 38  # io_uring's answer: "not here", which runtimes that can do without it recognise
 AF_UNIX = 1
 # struct seccomp_data: int nr; u32 arch; u64 instruction_pointer; u64 args[6] (little-endian: the
 # first argument's low 32 bits at 16)
@@ -34,6 +35,7 @@ MACHINES = {
     "aarch64": (0xC00000B7, (198,)),
 }
 IO_URING = (425, 426, 427)  # io_uring_setup, _enter, _register: the same numbers on both machines
+X32 = 0x40000000  # the x32 ABI's calls: x86-64's numbers with this bit
 
 
 def program(machine: str) -> bytes | None:
@@ -45,12 +47,13 @@ def program(machine: str) -> bytes | None:
     # Laid out as: check the architecture, load the call's number, one test per io_uring call (to
     # deny), one per socket number (to the argument's test), load the first argument, test AF_UNIX,
     # allow, deny. Jumps count the instructions skipped.
-    refused, count = len(IO_URING), len(numbers)
+    rings = [*IO_URING, *((n | X32 for n in IO_URING) if machine == "x86_64" else ())]
+    refused, count = len(rings), len(numbers)
     check_at = 3 + refused + count  # where the first argument is loaded
-    allow_at, deny_at = check_at + 2, check_at + 3
+    allow_at, deny_at, no_ring_at = check_at + 2, check_at + 3, check_at + 4
     code = [(LOAD_WORD, 0, 0, ARCH_AT), (JUMP_IF_EQUAL, 0, deny_at - 2, arch), (LOAD_WORD, 0, 0, NR_AT)]
-    for index, number in enumerate(IO_URING):
-        code.append((JUMP_IF_EQUAL, deny_at - (3 + index) - 1, 0, number))
+    for index, number in enumerate(rings):
+        code.append((JUMP_IF_EQUAL, no_ring_at - (3 + index) - 1, 0, number))
     for index, number in enumerate(numbers):
         here = 3 + refused + index
         last = index == count - 1
@@ -60,6 +63,7 @@ def program(machine: str) -> bytes | None:
         (JUMP_IF_EQUAL, deny_at - check_at - 2, 0, AF_UNIX),
         (RETURN, 0, 0, ALLOW),
         (RETURN, 0, 0, ERRNO | EACCES),
+        (RETURN, 0, 0, ERRNO | ENOSYS),
     ]
     return b"".join(struct.pack("<HBBI", *instruction) for instruction in code)
 
