@@ -75,6 +75,30 @@ async def test_what_a_session_command_leaves_for_later_commands_waits_for_the_us
     assert not once.is_error and json.loads(once.content[0].text)["stdout"] == "set\n"
 
 
+@pytest.mark.parametrize(
+    ("command", "lasts"),
+    [
+        ("ls() if true; then . ./lib.sh; fi", True),  # a function's body needs no braces
+        ("trap ''\". ./lib.sh\" DEBUG", True),
+        ("\\trap '. ./lib.sh' DEBUG", True),
+        ("eval 'PATH=/evil:$PATH'", True),
+        ("printf -v PATH %s /evil:$PATH", True),
+        ("PATH[0]=/evil", True),
+        ('git commit -m "Add helper function for parsing"', False),  # words in a string
+        ("grep -rn function src", False),
+        ("ENV=production node app.js", False),  # an assignment before a command does not last
+        ("PATH=$PWD/node_modules/.bin:$PATH jest", False),
+        ("trap '' INT; sleep 8", False),  # ignoring a signal runs nothing
+        ("export FOO=bar", False),
+    ],
+)
+def test_what_lasts_in_the_session_is_read_where_commands_start_not_in_strings(command: str, lasts: bool) -> None:
+    """A review, 2026-12-04: routes around the first reading, and everyday commands it held."""
+    from app.core.commands.admission import lasts_in_session
+
+    assert lasts_in_session(command) is lasts
+
+
 async def test_session_commands_are_journaled_and_judged_in_the_folder_the_shell_is_in(
     home: Path, paths: AppPaths, tmp_path: Path
 ) -> None:

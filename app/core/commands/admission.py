@@ -128,14 +128,24 @@ class Admitted(NamedTuple):
 SESSION_TOOL = "terminal_run"
 # What a session command leaves for the later ones, which are judged alone (red team, 2026-12-04: a
 # PATH that put a planted `ls` first, a DEBUG trap that sourced a file rewritten afterwards): a PATH
-# (or a variable that runs code) set in the shell, a trap, a function, a builtin loaded from a file.
+# (or a variable that runs code) set in the shell, a trap with code, a function, a builtin loaded from
+# a file, an `eval`. Read on the text with quoted strings blanked (`git commit -m "fix trap"`), where
+# a command starts; an assignment before a command (`PATH=./bin:$PATH jest`) does not last.
+_QUOTED = re.compile(r"'[^']+'|\"(?:\\.|[^\"\\])+\"")
+_AT = r"(?:^|[;&|(){}\n]|\bthen\b|\bdo\b|\belse\b)\s*\\?"
+_LASTING = r"(?:PATH|CDPATH|BASH_ENV|ENV|PROMPT_COMMAND|PS0|PS4|BASH_LOADABLES_PATH|EXECIGNORE|GLOBIGNORE)"
 LASTS_IN_SESSION = re.compile(
-    r"(?:^|[\s;&|(])(?:(?:export|declare|typeset|local|readonly)\s+(?:-\w+\s+)*)?"
-    r"(?:PATH|CDPATH|BASH_ENV|ENV|PROMPT_COMMAND|BASH_LOADABLES_PATH)\+?="
-    # not `trap -p` (it lists them), `trap '' INT` (ignores a signal) or `trap - INT` (resets one)
-    r"|(?:^|[\s;&|(])(?:trap(?!\s+(?:-[lp]\b|''|\"\"|-\s))|enable\s+-f|function)\s"
-    r"|(?:^|[\s;&|(])[\w.:-]+\s*\(\s*\)\s*[{(]"
+    rf"{_AT}(?:export|declare|typeset|local|readonly)\s+(?:-\w+\s+)*(?:\w+=\S*\s+)*{_LASTING}(?:\[[^]]*\])?\+?="
+    rf"|{_AT}{_LASTING}(?:\[[^]]*\])?\+?=\S*\s*(?:$|[;&|\n)])"
+    rf"|\b(?:printf\s+-v\s*|(?:read|mapfile|readarray)\b[^;&|\n]*\s){_LASTING}\b"
+    rf"|{_AT}trap\s+(?!(?:-[lp]|''|\"\"|-)(?:\s|$))"  # not `trap -p`, `trap '' INT` (ignores), `trap - INT`
+    rf"|{_AT}(?:enable\s+-f|function\s+[\w.:-]+|eval\b|[\w.:-]+\s*\(\s*\))"
 )
+
+
+def lasts_in_session(command: str) -> bool:
+    """Whether a session command changes how the shell runs later commands (LASTS_IN_SESSION)."""
+    return bool(LASTS_IN_SESSION.search(_QUOTED.sub("Q", command)))
 
 
 class Holds:
@@ -177,7 +187,7 @@ class Holds:
         asks = () if proven_read_only else service.runs.unprotected_asks(valid.command, verdict, valid.cwd)
         if not proven_read_only and any(picks_programs(key, value) for key, value in valid.env.items()):
             asks = (*asks, ENV_CHOSEN_PLAIN)  # the prompt shows their values (red team, 2026-12-04)
-        if tool == SESSION_TOOL and LASTS_IN_SESSION.search(valid.command):
+        if tool == SESSION_TOOL and lasts_in_session(valid.command):
             asks = (*asks, SESSION_STATE_PLAIN)
         mark("admission: protected set checked")
         said = held_reason((*verdict.plain, *asks), verdict.reasons)
