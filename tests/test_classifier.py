@@ -1328,8 +1328,13 @@ def test_tmux_or_screen_asked_to_start_a_program_is_held_and_looking_at_them_is_
     which the container keeps read-only for the command itself)."""
     for command in ("tmux new-window -d 'cd; echo x >> .bashrc'", "tmux new -d -s dev 'npm run dev'", "tmux",
                     "tmux split-window 'make'", "tmux run-shell 'touch x'", "screen -dmS x sleep 9", "tmux new -s work",
-                    "tmux send-keys -t dev 'npm test' Enter", "screen -S work -X stuff 'make test^M'"):  # fmt: skip
+                    "tmux send-keys -t dev 'npm test' Enter", "screen -S work -X stuff 'make test^M'",
+                    # a format's #(command) and a hook run in the server too (a review, 2026-12-04)
+                    "tmux display-message -p '#(touch x)'", "tmux set-hook -g alert-bell 'run-shell x'",
+                    "tmux set -g default-command 'x'"):  # fmt: skip
         result = classify(command, cwd="/home/ana/project")
         assert result.tier is Tier.DESTRUCTIVE and result.danger is Danger.OUTSIDE_WATCH, command
-    for command in ("tmux ls", "tmux capture-pane -p -t dev", "tmux kill-session -t dev", "screen -ls"):
+    for command in ("tmux ls", "tmux capture-pane -p -t dev", "tmux kill-session -t dev", "screen -ls",
+                    "tmux -V", "tmux attach -t new", "tmux capture-pane -pt run", "screen -r dev",
+                    "screen -S dev -X quit"):  # fmt: skip
         assert classify(command, cwd="/home/ana/project").tier is not Tier.DESTRUCTIVE, command

@@ -364,6 +364,7 @@ def test_an_ssh_option_that_runs_a_local_command_is_judged_as_that_command() -> 
 def test_a_settings_file_that_loads_a_library_named_before_a_harmless_command_is_held() -> None:
     """Red team, 2026-12-04: an OpenSSL configuration's provider library ran under `curl --version`."""
     for command in ("OPENSSL_CONF=ossl.cnf curl --version", "export OPENSSL_CONF=x; wget --version",
-                    "GTK_MODULES=./m.so zenity --info"):  # fmt: skip
+                    "GTK_MODULES=./m.so zenity --info", "npm_config_script_shell=./x.sh npm run build",
+                    "GST_PLUGIN_PATH=/tmp/x gst-inspect-1.0", "YARN_YARN_PATH=./x.cjs yarn --version"):  # fmt: skip
         assert classify(command, cwd=PROJECT).tier is Tier.DESTRUCTIVE, command
     assert classify("MAKEFLAGS=-j4 make", cwd=PROJECT).tier is Tier.MODERATE

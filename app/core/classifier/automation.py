@@ -7,6 +7,8 @@ held, in plain words. A debugger that starts its own program (`gdb ./a.out`) onl
 
 from __future__ import annotations
 
+import re
+
 from app.core.i18n import N_
 
 from .danger import Danger
@@ -51,22 +53,58 @@ _KEY_NAMES = {"Enter": "\n", "C-m": "\n", "C-j": "\n", "KPEnter": "\n", "Space":
 # own, outside the container: what it starts runs there (red team, 2026-12-04: `tmux new-window -d
 # 'cd; echo ... >> .bashrc'` wrote ~/.bashrc, which the container keeps read-only for the command).
 _TMUX_STARTS = ("new-session", "new-window", "split-window", "respawn-pane", "respawn-window", "run-shell",
-                "if-shell", "pipe-pane", "display-popup", "source-file")  # fmt: skip
+                "if-shell", "pipe-pane", "display-popup", "source-file", "set-hook", "command-prompt",
+                "confirm-before")  # fmt: skip
 _TMUX_ALIASES = frozenset({"new", "neww", "splitw", "respawnp", "respawnw", "run", "if", "pipep", "popup", "source"})
-_SCREEN_ONLY_LOOKS = frozenset({"-ls", "-list", "-v", "-version", "--version", "-h", "--help"})
+_TMUX_GLOBAL_VALUES = frozenset({"-L", "-S", "-f", "-c", "-T"})  # tmux's own options that take a value
+# Options a server runs: the program of every new window, and formats' `#(command)`.
+_TMUX_RUNS = re.compile(r"#\(|\bdefault-(?:command|shell)\b")
+_SCREEN_STARTS = re.compile(r"^-\w*[dD]\w*m")  # `-dm`, `-dmS`, `-Dm`: a session started detached
+_SCREEN_QUIET_X = frozenset({"quit", "kill", "detach", "hardcopy", "info", "select", "windows"})
 
 
 def _starts_a_program(name: str, args: list[_Word]) -> bool:
     """Whether tmux or screen is asked to start a program (in a server that may be outside)."""
+    values = [a.value for a in args]
+    if None in values:
+        return True
     if name == "screen":
-        return not ({a.value for a in args} & _SCREEN_ONLY_LOOKS)
-    words = [a.value for a in args if a.value is not None and not a.value.startswith("-")]
-    if not words:
-        return True  # `tmux` alone starts a session
-    return any(
-        w in _TMUX_ALIASES or _types_into_a_shell(w) or (len(w) >= 3 and any(c.startswith(w) for c in _TMUX_STARTS))
-        for w in words
-    ) or any(a.value is None for a in args)
+        if any(_SCREEN_STARTS.match(v or "") for v in values) or any(_TMUX_RUNS.search(v or "") for v in values):
+            return True
+        if "-X" in values:
+            told = values[values.index("-X") + 1 :]
+            return not told or told[0] not in _SCREEN_QUIET_X
+        return False
+    if any(_TMUX_RUNS.search(v or "") for v in values):
+        return True
+    return any(map(_tmux_starts, _tmux_commands([v or "" for v in values])))
+
+
+def _tmux_commands(values: list[str]) -> list[str]:
+    """The name of each tmux command in its arguments (past tmux's own options, split at `;`); ""
+    for none (`tmux` alone, which starts a session)."""
+    i = 0
+    while i < len(values) and values[i].startswith("-"):
+        if values[i] in ("-V", "-h", "-?"):
+            return []  # its version, its usage
+        i += 2 if values[i] in _TMUX_GLOBAL_VALUES else 1
+    names, expect = [], True
+    for v in values[i:]:
+        if v in (";", "\\;"):
+            expect = True
+        elif expect:
+            names.append(v)
+            expect = False
+    return names or [""]
+
+
+def _tmux_starts(command: str) -> bool:
+    return (
+        command == ""
+        or command in _TMUX_ALIASES
+        or _types_into_a_shell(command)
+        or (len(command) >= 3 and any(c.startswith(command) for c in _TMUX_STARTS))
+    )
 
 
 def cmd_multiplexer(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

@@ -231,7 +231,9 @@ _MAY_WRITE = _WRITERS | frozenset(
 # rm, judged moderate: 2026-12-04): the value is judged as code, as `git -c core.pager=...` is.
 _CODE_VARIABLES = frozenset(
     {"GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR", "GIT_SSH_COMMAND",
-     "PROMPT_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "LESSOPEN", "LESSCLOSE", "LESS"}
+     "PROMPT_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "LESSOPEN", "LESSCLOSE", "LESS",
+     # the shell npm runs scripts with, and the Yarn release it runs instead of itself
+     "npm_config_script_shell", "NPM_CONFIG_SCRIPT_SHELL", "YARN_YARN_PATH"}
 )  # fmt: skip
 # Variables that name a script run later: as bash reads it ("shell": BASH_ENV, and ENV for an
 # interactive sh), or as a program (GIT_SSH, the askpass helpers: by its `#!` line).
@@ -287,7 +289,8 @@ _SETTINGS_FILES = frozenset(
      # an OpenSSL configuration loads a provider's library (red team, 2026-12-04: under `curl --version`);
      # GTK, GIO and Qt load the modules these name
      "OPENSSL_CONF", "OPENSSL_CONF_INCLUDE", "OPENSSL_MODULES", "OPENSSL_ENGINES", "GTK_MODULES", "GTK_PATH",
-     "GIO_EXTRA_MODULES", "QT_PLUGIN_PATH"}
+     "GIO_EXTRA_MODULES", "GIO_MODULE_DIR", "QT_PLUGIN_PATH", "QT_QPA_PLATFORM_PLUGIN_PATH", "GST_PLUGIN_PATH",
+     "GST_PLUGIN_PATH_1_0", "GST_PLUGIN_SYSTEM_PATH", "GST_PLUGIN_SYSTEM_PATH_1_0"}
 )  # fmt: skip
 
 

@@ -38,7 +38,8 @@ CODE_IN_ENVIRONMENT = re.compile(
     # configuration's provider module, each under a harmless `less` or `curl --version`), the modules
     # GTK, GIO, Qt and GStreamer load, and npm's settings that name a shell or Node's options:
     r"|LESSKEY.*|OPENSSL_CONF.*|OPENSSL_MODULES|OPENSSL_ENGINES|GLIBC_TUNABLES"
-    r"|GTK_MODULES|GTK_PATH|GIO_EXTRA_MODULES|QT_PLUGIN_PATH|GST_PLUGIN_PATH.*"
+    r"|GTK_MODULES|GTK_PATH|GIO_EXTRA_MODULES|GIO_MODULE_DIR|QT_PLUGIN_PATH|QT_QPA_PLATFORM_PLUGIN_PATH"
+    r"|GST_PLUGIN.*|YARN_YARN_PATH"
     r"|NPM_CONFIG_(?:SCRIPT_SHELL|NODE_OPTIONS|USERCONFIG|GLOBALCONFIG|ONLOAD_SCRIPT|INIT_MODULE))$",
     re.I,
 )
