@@ -320,6 +320,7 @@ async def test_a_harmless_command_with_a_variable_that_picks_programs_waits_and_
         ("LESSKEYIN", "k"),  # red team, 2026-12-04: its LESSOPEN ran under a plain `less README`
         ("OPENSSL_CONF", "ossl.cnf"),  # its provider's library ran under `curl --version`
         ("npm_config_script_shell", "./x"),
+        ("GIT_TEST_FSMONITOR", "echo x; false"),  # git runs it where core.fsmonitor is unset (red team)
     ],
 )
 @pytest.mark.xdist_group("pins-shared-serve")

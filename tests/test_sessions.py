@@ -87,16 +87,27 @@ async def test_what_a_session_command_leaves_for_later_commands_waits_for_the_us
         ('git commit -m "Add helper function for parsing"', False),  # words in a string
         ("grep -rn function src", False),
         ("ENV=production node app.js", False),  # an assignment before a command does not last
-        ("PATH=$PWD/node_modules/.bin:$PATH jest", False),
+        # red team, 2026-12-04: quoted or escaped names, a nameref, if/!, and code-loading variables
+        ('export "PATH"=/x:$PATH', True),
+        ("export PA\\TH=/x:$PATH", True),
+        ("declare -n p=PATH; p=/x:$PATH", True),
+        ("if PATH=/x; then :; fi", True),
+        ("! PATH=/x", True),
+        ("export LD_PRELOAD=/x.so", True),
+        ("export PYTHONPATH=/x", True),
+        ("export HOME=/x", True),
+        ("export GIT_TEST_FSMONITOR=x", True),
+        ("export NODE_ENV=production", False),
         ("trap '' INT; sleep 8", False),  # ignoring a signal runs nothing
         ("export FOO=bar", False),
     ],
 )
 def test_what_lasts_in_the_session_is_read_where_commands_start_not_in_strings(command: str, lasts: bool) -> None:
     """A review, 2026-12-04: routes around the first reading, and everyday commands it held."""
+    from app.core.classifier import classify
     from app.core.commands.admission import lasts_in_session
 
-    assert lasts_in_session(command) is lasts
+    assert lasts_in_session(command, classify(command, cwd="/tmp")) is lasts
 
 
 async def test_session_commands_are_journaled_and_judged_in_the_folder_the_shell_is_in(

@@ -54,6 +54,7 @@ from .tables import (
     _PRIVILEGE,
     _SAFE,
     _SELF_PROGRAM,
+    _SPECIAL_VARIABLES,
     _SUBSCRIPT_CODE,
     _WRITERS,
     is_code_variable,
@@ -174,6 +175,7 @@ _EVALUATES_WORDS = frozenset(
     {"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "test", "[", "unset", "mapfile",
      "readarray"}
 )  # fmt: skip
+_DECLARED = re.compile(r"([A-Za-z_]\w*)(?:\[[^\]]*\])?\+?=(.*)", re.S)
 _TEXT_END = "__COWORK_TERMINAL_TEXT__"  # ends the here-document `later_expanded` judges text as
 # `${x@P}` expands x's value as a prompt: a `$(...)` in it runs (fifth red team)
 _PROMPT_EXPANSION = re.compile(r"\$\{!?[A-Za-z_]\w*(?:\[[^\]]*\])?@P\}")
@@ -269,6 +271,8 @@ class _Analyzer:
                     aliases_on(self, "POSIXLY_CORRECT")
             elif kind in _WORDISH:
                 self.check_word(self.word([node]))
+            elif kind == "declaration_command":  # export, declare...: the parser's words, judged as bash sees them
+                self.declared(node)
             inner = stdin
             if kind == "process_substitution":
                 inner = _PIPE if self.node_text(node).startswith(">(") else None
@@ -396,6 +400,23 @@ class _Analyzer:
                 self.add(D, "writes to a disk device: {source}", source=_snip(target.source))
             else:
                 self.add(M, "writes to {source}", source=_snip(target.source))
+
+    def declared(self, node: Node) -> None:
+        """`export "PATH"=x`, `export PA\\TH=x`: assignments bash sees once the quotes are gone, which
+        the parser took for words; `declare -n p=PATH`: a later `p=x` sets PATH (red team, 2026-12-04)."""
+        nameref = False
+        for child in node.children[1:]:
+            if child.type == "variable_assignment":
+                value = child.child_by_field_name("value")
+                target = self.node_text(value) if value is not None else ""
+                if nameref and (target in _SPECIAL_VARIABLES or is_code_variable(target)):
+                    self.add(M, "sets {value}: changes how later commands run", value=target)
+                continue
+            word = self.word([child])
+            nameref = nameref or bool(re.fullmatch(r"-\w*n\w*", word.pattern))
+            found = _DECLARED.match(word.pattern)
+            if found is not None:  # written so that the parser saw no assignment: bash does
+                variable_set(self, found[1], _Word(found[2], word.source, found[2]))
 
     def assignment(self, node: Node) -> None:
         name = node.child_by_field_name("name")

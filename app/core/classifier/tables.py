@@ -233,7 +233,8 @@ _CODE_VARIABLES = frozenset(
     {"GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR", "GIT_SSH_COMMAND",
      "PROMPT_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "LESSOPEN", "LESSCLOSE", "LESS",
      # the shell npm runs scripts with, and the Yarn release it runs instead of itself
-     "npm_config_script_shell", "NPM_CONFIG_SCRIPT_SHELL", "YARN_YARN_PATH"}
+     "npm_config_script_shell", "NPM_CONFIG_SCRIPT_SHELL", "YARN_YARN_PATH",
+     "GIT_TEST_FSMONITOR"}  # git runs it as core.fsmonitor where that is unset (red team, 2026-12-04)
 )  # fmt: skip
 # Variables that name a script run later: as bash reads it ("shell": BASH_ENV, and ENV for an
 # interactive sh), or as a program (GIT_SSH, the askpass helpers: by its `#!` line).

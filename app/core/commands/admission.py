@@ -18,8 +18,14 @@ import anyio
 from app.core.channel.protocol import Pin, command_digest
 from app.core.classifier import Classification, Tier, classify
 from app.core.commands.authority import NotRecorded, ServerAuthority
-from app.core.commands.pins import changed_since, picks_programs, pin_command
-from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest, validate_request
+from app.core.commands.pins import PICKS_FOLDERS, changed_since, picks_programs, pin_command
+from app.core.commands.request import (
+    CODE_IN_ENVIRONMENT,
+    CommandRefused,
+    ExecuteRequest,
+    ValidRequest,
+    validate_request,
+)
 from app.core.commands.tray_link import Decision
 from app.core.errors import CoworkError
 from app.core.execution import read_only
@@ -127,25 +133,39 @@ class Admitted(NamedTuple):
 
 SESSION_TOOL = "terminal_run"
 # What a session command leaves for the later ones, which are judged alone (red team, 2026-12-04: a
-# PATH that put a planted `ls` first, a DEBUG trap that sourced a file rewritten afterwards): a PATH
-# (or a variable that runs code) set in the shell, a trap with code, a function, a builtin loaded from
-# a file, an `eval`. Read on the text with quoted strings blanked (`git commit -m "fix trap"`), where
-# a command starts; an assignment before a command (`PATH=./bin:$PATH jest`) does not last.
+# PATH that put a planted `ls` first, a DEBUG trap that sourced a file rewritten afterwards, an
+# exported LD_PRELOAD, PYTHONPATH or HOME): a variable that picks programs or loads code set in the
+# shell, a trap with code, a function, a builtin loaded from a file, an `eval`. Read on the text with
+# quoted strings blanked (`git commit -m "fix trap"`), where a command starts; an assignment before a
+# command (`PATH=./bin:$PATH jest`) does not last. The classifier's own "sets PATH" counts too.
 _QUOTED = re.compile(r"'[^']+'|\"(?:\\.|[^\"\\])+\"")
-_AT = r"(?:^|[;&|(){}\n]|\bthen\b|\bdo\b|\belse\b)\s*\\?"
-_LASTING = r"(?:PATH|CDPATH|BASH_ENV|ENV|PROMPT_COMMAND|PS0|PS4|BASH_LOADABLES_PATH|EXECIGNORE|GLOBIGNORE)"
+_AT = r"(?:^|[;&|(){}\n!]|\b(?:then|do|else|if|elif|while|until|time)\b)\s*\\?"
+_EXPORTED = re.compile(rf"{_AT}(?:export|declare|typeset|local|readonly)\b([^;&|\n]*)")
+_ALONE = re.compile(rf"{_AT}([A-Za-z_]\w*)(?:\[[^]]*\])?\+?=\S*\s*(?:$|[;&|\n)])")
+_NAMED = re.compile(r"(?:^|\s)([A-Za-z_]\w*)(?:\[[^]]*\])?\+?=")
+_LASTING = frozenset({"PATH", "CDPATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS4", "BASH_LOADABLES_PATH",
+                      "EXECIGNORE", "GLOBIGNORE", "HISTFILE"})  # fmt: skip
+_SETS = re.compile(r"sets (\w+)(?:\[.*\])?: changes how later commands run")  # the classifier's words
 LASTS_IN_SESSION = re.compile(
-    rf"{_AT}(?:export|declare|typeset|local|readonly)\s+(?:-\w+\s+)*(?:\w+=\S*\s+)*{_LASTING}(?:\[[^]]*\])?\+?="
-    rf"|{_AT}{_LASTING}(?:\[[^]]*\])?\+?=\S*\s*(?:$|[;&|\n)])"
-    rf"|\b(?:printf\s+-v\s*|(?:read|mapfile|readarray)\b[^;&|\n]*\s){_LASTING}\b"
-    rf"|{_AT}trap\s+(?!(?:-[lp]|''|\"\"|-)(?:\s|$))"  # not `trap -p`, `trap '' INT` (ignores), `trap - INT`
+    rf"{_AT}trap\s+(?!(?:-[lp]|''|\"\"|-)(?:\s|$))"  # not `trap -p`, `trap '' INT` (ignores), `trap - INT`
     rf"|{_AT}(?:enable\s+-f|function\s+[\w.:-]+|eval\b|[\w.:-]+\s*\(\s*\))"
+    r"|\b(?:printf\s+-v\s*|(?:read|mapfile|readarray)\b[^;&|\n]*\s)(?:PATH|BASH_ENV|ENV|PROMPT_COMMAND)\b"
 )
 
 
-def lasts_in_session(command: str) -> bool:
-    """Whether a session command changes how the shell runs later commands (LASTS_IN_SESSION)."""
-    return bool(LASTS_IN_SESSION.search(_QUOTED.sub("Q", command)))
+def _lasting(name: str) -> bool:
+    return name in _LASTING or bool(CODE_IN_ENVIRONMENT.match(name)) or bool(PICKS_FOLDERS.match(name))
+
+
+def lasts_in_session(command: str, verdict: Classification | None = None) -> bool:
+    """Whether a session command changes how the shell runs later commands (see LASTS_IN_SESSION)."""
+    said = (_SETS.fullmatch(reason) for reason in (verdict.reasons if verdict is not None else ()))
+    if any(found is not None and found[1] != "IFS" for found in said):  # its own reading: `export "PATH"=x`
+        return True
+    text = _QUOTED.sub("Q", command)
+    exported = [name for found in _EXPORTED.finditer(text) for name in _NAMED.findall(found[1])]
+    alone = [found[1] for found in _ALONE.finditer(text)]
+    return any(map(_lasting, [*exported, *alone])) or bool(LASTS_IN_SESSION.search(text))
 
 
 class Holds:
@@ -187,7 +207,7 @@ class Holds:
         asks = () if proven_read_only else service.runs.unprotected_asks(valid.command, verdict, valid.cwd)
         if not proven_read_only and any(picks_programs(key, value) for key, value in valid.env.items()):
             asks = (*asks, ENV_CHOSEN_PLAIN)  # the prompt shows their values (red team, 2026-12-04)
-        if tool == SESSION_TOOL and lasts_in_session(valid.command):
+        if tool == SESSION_TOOL and lasts_in_session(valid.command, verdict):
             asks = (*asks, SESSION_STATE_PLAIN)
         mark("admission: protected set checked")
         said = held_reason((*verdict.plain, *asks), verdict.reasons)

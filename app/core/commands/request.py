@@ -33,7 +33,7 @@ CODE_IN_ENVIRONMENT = re.compile(
     r"|NODE_OPTIONS|NODE_PATH|PERL5OPT|PERL5LIB|PERLLIB|PERL5DB|RUBYOPT|RUBYLIB"
     r"|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS"
     r"|GIT_CONFIG.*|GIT_EXEC_PATH|GIT_SSH|GIT_SSH_COMMAND|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_ASKPASS"
-    r"|GIT_EXTERNAL_DIFF|GIT_PROXY_COMMAND|GIT_TEMPLATE_DIR|LESSOPEN|LESSCLOSE"
+    r"|GIT_EXTERNAL_DIFF|GIT_PROXY_COMMAND|GIT_TEMPLATE_DIR|GIT_TEST_FSMONITOR|LESSOPEN|LESSCLOSE"
     # A file of settings that names code (red team, 2026-12-04: a lesskey file's LESSOPEN, an OpenSSL
     # configuration's provider module, each under a harmless `less` or `curl --version`), the modules
     # GTK, GIO, Qt and GStreamer load, and npm's settings that name a shell or Node's options:
