@@ -1331,7 +1331,9 @@ def test_tmux_or_screen_asked_to_start_a_program_is_held_and_looking_at_them_is_
                     "tmux send-keys -t dev 'npm test' Enter", "screen -S work -X stuff 'make test^M'",
                     # a format's #(command) and a hook run in the server too (a review, 2026-12-04)
                     "tmux display-message -p '#(touch x)'", "tmux set-hook -g alert-bell 'run-shell x'",
-                    "tmux set -g default-command 'x'"):  # fmt: skip
+                    "tmux set -g default-command 'x'", "tmux -f ./t.conf start-server",
+                    "tmux bind-key x run-shell id", "tmux set-environment -g LD_PRELOAD /x.so", "screen id",
+                    "screen -c ./s.rc"):  # fmt: skip
         result = classify(command, cwd="/home/ana/project")
         assert result.tier is Tier.DESTRUCTIVE and result.danger is Danger.OUTSIDE_WATCH, command
     for command in ("tmux ls", "tmux capture-pane -p -t dev", "tmux kill-session -t dev", "screen -ls",

@@ -171,3 +171,20 @@ def test_a_program_run_by_its_shebang_has_its_modules_pinned_and_many_absent_pla
     pinned = dict(pin.scripts)
     assert pinned[str(tmp_path / "tool")] != ABSENT and pinned[str(tmp_path / "helper.py")] != ABSENT
     assert len(pin.scripts) == 64, "the rest of the 70 places where `deploy` could be put"
+
+
+def test_a_shadowing_module_a_makefile_and_an_imported_module_are_pinned(tmp_path: Path) -> None:
+    """Red team, 2026-12-04: after the prompt, a `json.py` put beside the program shadowed the
+    standard one, `importlib.import_module('helper')`'s helper was rewritten, and a Makefile's recipe
+    was changed; each ran."""
+    (tmp_path / "main.py").write_text("import json, importlib\nimportlib.import_module('helper')\n")
+    (tmp_path / "helper.py").write_text("pass\n")
+    (tmp_path / "Makefile").write_text("all:\n\techo hi\n")
+    pin = pin_command("python3 main.py && make", str(tmp_path), {}, [str(tmp_path / "main.py")])
+    pinned = dict(pin.scripts)
+    assert pinned[str(tmp_path / "json.py")] == ABSENT and str(tmp_path / "helper.py") in pinned
+    (tmp_path / "json.py").write_text("import shutil\n")
+    assert changed_since(pin, {}) == f"the script {tmp_path / 'json.py'} changed after the user was asked"
+    (tmp_path / "json.py").unlink()
+    (tmp_path / "Makefile").write_text("all:\n\trm -rf ~\n")
+    assert changed_since(pin, {}) == f"the script {tmp_path / 'Makefile'} changed after the user was asked"

@@ -72,7 +72,14 @@ def test_bwrap_makes_everything_read_only_hides_tmp_the_network_and_the_session_
     argv = read_only.bwrap_prefix("/usr/bin/bwrap", "/home/ana/project", "/run/user/1000", ["/home/ana"], lifeline_fd=9)
     joined = " ".join(argv)
     assert argv[:5] == ["/usr/bin/bwrap", "--ro-bind", "/", "/", "--dev"]
-    for part in ("--tmpfs /tmp", "--tmpfs /run ", "--tmpfs /run/user/1000", "--unshare-net", "--unshare-pid"):
+    for part in (
+        "--tmpfs /tmp",
+        "--tmpfs /run ",
+        "--tmpfs /run/user/1000",
+        "--unshare-net",
+        "--unshare-pid",
+        "--unshare-ipc",
+    ):  # System V's objects of host programs (red team, 2026-12-04)
         assert part in joined
     tail = argv[argv.index("--") - 2 :]
     assert tail[:3] == ["--chdir", "/home/ana/project", "--"]
@@ -301,6 +308,23 @@ async def test_a_socket_in_the_home_folder_cannot_be_reached_and_a_socket_pair_s
         assert ring.get("stdout") == "-1 38\n", ring
     finally:
         daemon.close()
+
+
+@needs_bwrap
+@pytest.mark.skipif(shutil.which("ipcmk") is None, reason="util-linux's ipcmk is not installed")
+async def test_a_host_programs_shared_memory_cannot_be_removed(home: Path, tmp_path: Path) -> None:
+    """Red team, 2026-12-04: `ipcrm -m ID` from the read-only tool removed a host program's System V
+    segment (X's MIT-SHM, a database's); it runs in an IPC namespace of its own now."""
+    made = subprocess.run(["ipcmk", "-M", "4096"], capture_output=True, text=True, check=True)
+    segment = made.stdout.split(":")[-1].strip()
+    try:
+        async with serving(home) as client:
+            result = await look(client, f"ipcrm -m {segment}; ipcs -m | grep -c ' {segment} ' || true", tmp_path)
+        kept = subprocess.run(["ipcs", "-m", "-i", segment], capture_output=True, text=True)
+        assert kept.returncode == 0, "the segment is still there"
+        assert result.get("stdout", "").strip().endswith("0"), result
+    finally:
+        subprocess.run(["ipcrm", "-m", segment], capture_output=True)
 
 
 @needs_bwrap

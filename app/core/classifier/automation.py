@@ -74,10 +74,27 @@ def _starts_a_program(name: str, args: list[_Word]) -> bool:
         if "-X" in values:
             told = values[values.index("-X") + 1 :]
             return not told or told[0] not in _SCREEN_QUIET_X
-        return False
+        # `-c FILE` reads commands; a program word starts a window running it
+        return "-c" in values or any(not (v or "").startswith("-") for v in _screen_operands(values))
     if any(_TMUX_RUNS.search(v or "") for v in values):
         return True
     return any(map(_tmux_starts, _tmux_commands([v or "" for v in values])))
+
+
+_SCREEN_VALUES = frozenset({"-S", "-r", "-R", "-x", "-d", "-D", "-p", "-T", "-t", "-e", "-h", "-s", "-L", "-Logfile"})
+
+
+def _screen_operands(values: list[str | None]) -> list[str | None]:
+    """screen's words that are not an option nor an option's value (`-r dev`, `-S work`)."""
+    operands, skip = [], False
+    for v in values:
+        if skip:
+            skip = False
+        elif v in _SCREEN_VALUES:
+            skip = True
+        elif not (v or "").startswith("-"):
+            operands.append(v)
+    return operands
 
 
 def _tmux_commands(values: list[str]) -> list[str]:
@@ -87,6 +104,8 @@ def _tmux_commands(values: list[str]) -> list[str]:
     while i < len(values) and values[i].startswith("-"):
         if values[i] in ("-V", "-h", "-?"):
             return []  # its version, its usage
+        if values[i].startswith("-f"):
+            return [""]  # a file of tmux commands, run by the server (`run-shell` in it): unread here
         i += 2 if values[i] in _TMUX_GLOBAL_VALUES else 1
     names, expect = [], True
     for v in values[i:]:
@@ -98,13 +117,21 @@ def _tmux_commands(values: list[str]) -> list[str]:
     return names or [""]
 
 
+# tmux commands that only look, or end or leave what runs; any other may run a program in the
+# server (bind-key, set-environment, display-menu, choose-tree...: a red team's list, 2026-12-04).
+_TMUX_LOOKS = frozenset({
+    "ls", "list-sessions", "list-windows", "lsw", "list-panes", "lsp", "list-clients", "lsc", "list-buffers", "lsb",
+    "list-keys", "lsk", "list-commands", "lscm", "has-session", "has", "capture-pane", "capturep", "show-options",
+    "show", "show-window-options", "showw", "show-environment", "showenv", "show-buffer", "showb",
+    "display-message", "display", "kill-session", "kill-server", "kill-window", "killw", "kill-pane", "killp",
+    "attach-session", "attach", "a", "at", "detach-client", "detach", "info", "server-info", "start-server", "start",
+    "select-window", "selectw", "select-pane", "selectp", "rename-session", "rename", "rename-window", "renamew",
+    "resize-pane", "resizep", "clear-history", "clearhist", "wait-for", "wait",
+})  # fmt: skip
+
+
 def _tmux_starts(command: str) -> bool:
-    return (
-        command == ""
-        or command in _TMUX_ALIASES
-        or _types_into_a_shell(command)
-        or (len(command) >= 3 and any(c.startswith(command) for c in _TMUX_STARTS))
-    )
+    return command not in _TMUX_LOOKS
 
 
 def cmd_multiplexer(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

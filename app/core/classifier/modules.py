@@ -23,7 +23,7 @@ from .tables import _PERL, _PYTHON
 
 _PY_IMPORT = re.compile(r"(?:^|;)[ \t]*import[ \t]+([\w. \t,]+)", re.M)
 _PY_FROM = re.compile(r"(?:^|;)[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)", re.M)
-_PY_DUNDER = re.compile(r"""__import__\s*\(\s*[rRuU]?(['"])([\w.]+)\1""")
+_PY_DUNDER = re.compile(r"""(?:__import__|import_module)\s*\(\s*[rRuU]?(['"])([\w.]+)\1""")  # importlib's too
 _JS_LOAD = re.compile(r"""(?:\brequire\s*\(|\bimport\s*\(|\bfrom\s*|\bimport\s*)\s*(['"`])(\.{1,2}/[^'"`\n]*)\1""")
 _JS_SUFFIXES = ("", ".js", ".cjs", ".mjs", ".ts", ".mts", ".cts", "/index.js", "/index.cjs", "/index.mjs", "/index.ts")
 _PERL_LIB = re.compile(r"\buse[ \t]+lib\b([^;]*)")
@@ -49,6 +49,16 @@ def module_files(language: str, text: str, path: str, roots: Iterable[str]) -> l
     else:
         return []
     return [p for p in dict.fromkeys(found) if p != path]
+
+
+def python_top_names(text: str) -> set[str]:
+    """The first names of the modules a Python program imports absolutely (`import json, x.y`: json,
+    x): a file of that name put beside the program shadows the one installed."""
+    names = {
+        part.split()[0].split(".")[0] for m in _PY_IMPORT.finditer(text) for part in m[1].split(",") if part.split()
+    }
+    names |= {m[2].split(".")[0] for m in _PY_FROM.finditer(text) if not m[1] and m[2]}
+    return {name for name in names if re.fullmatch(r"\w+", name)}
 
 
 def _python(text: str, folder: str, where: list[str]) -> Iterator[str]:

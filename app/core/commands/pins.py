@@ -100,6 +100,19 @@ def _program_of(words: list[str]) -> list[str]:
     return words
 
 
+# The files a build tool or package manager runs from the working folder: pinned with the command.
+PROJECT_FILES = {"make": ("GNUmakefile", "makefile", "Makefile"), "gmake": ("GNUmakefile", "makefile", "Makefile"),
+                 **dict.fromkeys(("npm", "yarn", "pnpm", "bun"), ("package.json",))}  # fmt: skip
+
+
+def project_files(command: str, folder: str) -> list[str]:
+    """The makefile or package.json of each build tool `command` runs in `folder` (red team,
+    2026-12-04: a Makefile's recipe rewritten after the prompt ran)."""
+    words = (_program_of(simple) for simple in _simple_commands(command))
+    names = (n for w in words if w for n in PROJECT_FILES.get(posixpath.basename(w[0]), ()))
+    return [posixpath.join(folder, name) for name in dict.fromkeys(names)]
+
+
 def programs_on_path(command: str, path: str) -> list[str]:
     """For each program `command` names alone, where `path` (the command's PATH) finds it (`on_path`)."""
     words = (_program_of(simple) for simple in _simple_commands(command))
@@ -132,7 +145,7 @@ MODULE_BYTES = 256 * 1024  # of each file, read for the modules it loads
 def modules_of(programs: Sequence[str], folder: str, most: int = MAX_PIN_SCRIPTS) -> list[str]:
     """The project's modules the program files among `programs` load, and theirs in turn, at most
     `most`: pinned with them, so that one rewritten after the prompt is refused."""
-    from app.core.classifier.modules import module_files
+    from app.core.classifier.modules import module_files, python_top_names
     from app.core.classifier.scripts import shebang_program
 
     roots = list(dict.fromkeys([folder, *(posixpath.dirname(p) for p in programs[:1])]))  # as Python's path
@@ -150,6 +163,9 @@ def modules_of(programs: Sequence[str], folder: str, most: int = MAX_PIN_SCRIPTS
             if module not in found and module not in programs:
                 found.append(module)
                 todo.append(module)
+        if language.startswith("python") and path in programs:  # `json.py` put beside it shadows the real one
+            beside = posixpath.dirname(path)
+            found += [f"{beside}/{name}.py" for name in sorted(python_top_names(text))]
     return found[:most]
 
 
@@ -285,7 +301,8 @@ def pin_command(
     identity = folder_identity(folder)
     named = [*read, *script_paths(command, folder)]
     programs = programs_on_path(command, os.environ.get("PATH", "") if path is None else path)
-    hashed = [(p, content_hash(p)) for p in dict.fromkeys([*named, *modules_of(named, folder), *programs])]
+    made = [*modules_of(named, folder), *project_files(command, folder), *programs]
+    hashed = [(p, content_hash(p)) for p in dict.fromkeys([*named, *made])]
     hashed.sort(key=lambda pair: pair[1] == ABSENT)  # stable: what exists first, in order
     scripts = tuple(hashed[:MAX_PIN_SCRIPTS])
     shown = tuple((key, shown_value(key, value)) for key, value in sorted(env.items()))[:MAX_ENV_SHOWN]

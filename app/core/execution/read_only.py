@@ -102,6 +102,7 @@ def bwrap_prefix(
         *KERNEL_SETTINGS,
         *capability_args(os.geteuid()),
         "--unshare-net",
+        "--unshare-ipc",  # System V's shared memory, queues and semaphores: a host program's (red team)
         "--unshare-pid",
         "--die-with-parent",
         *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
