@@ -319,10 +319,11 @@ async def test_a_host_programs_shared_memory_cannot_be_removed(home: Path, tmp_p
     segment = made.stdout.split(":")[-1].strip()
     try:
         async with serving(home) as client:
-            result = await look(client, f"ipcrm -m {segment}; ipcs -m | grep -c ' {segment} ' || true", tmp_path)
-        kept = subprocess.run(["ipcs", "-m", "-i", segment], capture_output=True, text=True)
-        assert kept.returncode == 0, "the segment is still there"
-        assert result.get("stdout", "").strip().endswith("0"), result
+            seen = await look(client, f"ipcs -m | grep -c ' {segment} ' || true", tmp_path)
+            await look(client, f"ipcrm -m {segment}", tmp_path)
+        listed = subprocess.run(["ipcs", "-m"], capture_output=True, text=True, check=True).stdout
+        assert f" {segment} " in listed, "the host's segment is still there"
+        assert seen.get("stdout", "").strip() == "0", seen
     finally:
         subprocess.run(["ipcrm", "-m", segment], capture_output=True)
 
