@@ -57,4 +57,6 @@ def test_a_process_nobody_waits_for_is_reaped_as_it_ends() -> None:
     while stat.exists() and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not stat.exists(), "reaped, not a zombie"
+    while process.returncode is None and time.monotonic() < deadline:  # the reaping thread sets it just after
+        time.sleep(0.01)
     assert process.returncode == 0
