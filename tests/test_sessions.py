@@ -87,6 +87,8 @@ async def test_what_a_session_command_leaves_for_later_commands_waits_for_the_us
         ('git commit -m "Add helper function for parsing"', False),  # words in a string
         ("grep -rn function src", False),
         ("ENV=production node app.js", False),  # an assignment before a command does not last
+        ("PATH=$PWD/node_modules/.bin:$PATH jest", False),
+        ("env PATH=/x ls", False),
         # red team, 2026-12-04: quoted or escaped names, a nameref, if/!, and code-loading variables
         ('export "PATH"=/x:$PATH', True),
         ("export PA\\TH=/x:$PATH", True),

@@ -422,7 +422,9 @@ class _Analyzer:
         name = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
         if name is not None:
-            variable_set(self, self.node_text(name), _Word("", "", "") if value is None else self.word([value]))
+            alone = node.parent is None or node.parent.type != "command"  # not `PATH=./bin:$PATH jest`
+            word = _Word("", "", "") if value is None else self.word([value])
+            variable_set(self, self.node_text(name), word, lasting=alone)
         fresh = value is not None and assigned_from_mktemp(self.node_text(value))
         if name is not None and fresh and self.node_text(name) in self.scratch_names:
             self.scratch_seen.add(self.node_text(name))

@@ -410,19 +410,21 @@ def runs_download(ctx: Analysis, name: str) -> None:
             danger=Danger.DOWNLOADED, name=name)  # fmt: skip
 
 
-def variable_set(ctx: Analysis, name: str, value: _Word) -> None:
+def variable_set(ctx: Analysis, name: str, value: _Word, *, lasting: bool = True) -> None:
     """`NAME=VALUE`, alone, before a command or given to env: a value run as code is judged as that
     code (`GIT_EDITOR=...`), a script it names by what the script says (`BASH_ENV=./x.sh`,
     `GIT_SSH=./x`: both ran `rm` judged moderate, 2026-12-04); git's configuration cannot be told;
-    the others change how later commands run."""
+    the others change how later commands run (`lasting`), or, before a command, that command's."""
     base = name.split("[")[0]
     if base in ("BASH_CMDS", "BASH_ALIASES"):
         # bash's command and alias tables: `BASH_CMDS[ls]=/bin/rm` makes `ls` run rm (review, 2026-12-04)
         ctx.add(D, "cannot tell what runs: {value} makes a name run another program", value=name)
     if sets_git_config(name, value.literal):
         ctx.add(D, "cannot tell what runs: {value} sets git's configuration", value=name)
-    elif base in _SPECIAL_VARIABLES:
+    elif base in _SPECIAL_VARIABLES and lasting:
         ctx.add(M, "sets {value}: changes how later commands run", value=name)
+    elif base in _SPECIAL_VARIABLES:  # `PATH=./bin:$PATH jest`: for jest alone (a session's next commands keep theirs)
+        ctx.add(M, "sets {value}: changes how the command after it runs", value=name)
     prefix = code_prefix(name, value.literal) if name in _CODE_VARIABLES else None
     if prefix is not None:
         ctx.code_words([value], name, prefix)

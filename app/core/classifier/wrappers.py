@@ -137,7 +137,7 @@ def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         if letter is None:  # -i, -0, -v, a flag; NAME=VALUE
             name_part, equals, _value = v.partition("=")
             if equals:
-                variable_set(ctx, name_part, _word_end(args[i], len(v) - len(name_part) - 1))
+                variable_set(ctx, name_part, _word_end(args[i], len(v) - len(name_part) - 1), lasting=False)
             i += 1
             continue
         value_word = attached or (args[i + 1] if i + 1 < len(args) else None)
