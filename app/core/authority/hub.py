@@ -19,7 +19,6 @@ import contextlib
 import logging
 import os
 import sqlite3
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -41,6 +40,7 @@ from app.core.channel.transport import address_for
 from app.core.data_folder import is_corrupt
 from app.core.execution import output
 from app.core.execution.output import OutputBudget
+from app.core.execution.run_result import lingering_containers
 from app.core.i18n import _
 from app.core.journal.store import JOURNAL_REPLACED_SETTING, CommandRecord, Journal, ServerRecord
 from app.core.paths import AppPaths, protected_paths
@@ -227,8 +227,9 @@ class Hub:
         with self._state_lock:  # two changes at once reach every server in the order they were made
             state = self.state = change(self.state)
             self.connections.push_all(StatePush(state.to_wire()))
-        if state.paused:
-            _end_lingering_jobs()
+        lingering = lingering_containers() if state.paused else None
+        if lingering is not None:  # also with no server bound to end them (red team, 2026-12-04)
+            lingering.end_lingering()
         with self.lock:
             dropped = self.holds.drop_all() if state.paused else []
             try:
@@ -437,13 +438,3 @@ class Hub:
                 result = work(self.record.journal)
             self.record.wrote()
             return result
-
-
-def _end_lingering_jobs() -> None:
-    """A pause ends the background jobs finished commands left in the containers this process (the
-    tray's runners) started, also when no server is bound any more to end them (red team,
-    2026-12-04: a loop went on writing through a pause). Not imported for the asking: a tray that
-    never ran a command has none."""
-    start_files = sys.modules.get("app.core.execution.start_files")
-    if start_files is not None:
-        start_files.end_lingering()

@@ -48,14 +48,6 @@ def _types_into_a_shell(value: str | None) -> bool:
 
 
 _KEY_NAMES = {"Enter": "\n", "C-m": "\n", "C-j": "\n", "KPEnter": "\n", "Space": " ", "Tab": "\t"}
-# tmux commands that start a program, by their names (tmux takes any unambiguous prefix), and their
-# aliases; typing into a shell in one starts what it types. The server they ask may be the user's
-# own, outside the container: what it starts runs there (red team, 2026-12-04: `tmux new-window -d
-# 'cd; echo ... >> .bashrc'` wrote ~/.bashrc, which the container keeps read-only for the command).
-_TMUX_STARTS = ("new-session", "new-window", "split-window", "respawn-pane", "respawn-window", "run-shell",
-                "if-shell", "pipe-pane", "display-popup", "source-file", "set-hook", "command-prompt",
-                "confirm-before")  # fmt: skip
-_TMUX_ALIASES = frozenset({"new", "neww", "splitw", "respawnp", "respawnw", "run", "if", "pipep", "popup", "source"})
 _TMUX_GLOBAL_VALUES = frozenset({"-L", "-S", "-f", "-c", "-T"})  # tmux's own options that take a value
 # Options a server runs: the program of every new window, and formats' `#(command)`.
 _TMUX_RUNS = re.compile(r"#\(|\bdefault-(?:command|shell)\b")
@@ -118,7 +110,9 @@ def _tmux_commands(values: list[str]) -> list[str]:
 
 
 # tmux commands that only look, or end or leave what runs; any other may run a program in the
-# server (bind-key, set-environment, display-menu, choose-tree...: a red team's list, 2026-12-04).
+# server (new-window, send-keys, bind-key, set-environment, display-menu...), which may be the
+# user's own, outside the container: what it starts runs there (red team, 2026-12-04: `tmux
+# new-window -d 'cd; echo ... >> .bashrc'` wrote ~/.bashrc, which the container keeps read-only).
 _TMUX_LOOKS = frozenset({
     "ls", "list-sessions", "list-windows", "lsw", "list-panes", "lsp", "list-clients", "lsc", "list-buffers", "lsb",
     "list-keys", "lsk", "list-commands", "lscm", "has-session", "has", "capture-pane", "capturep", "show-options",

@@ -108,6 +108,22 @@ def shebang_program(text: str) -> str | None:
     return program or None
 
 
+def looked_up(name: str, path: str) -> tuple[list[str], str | None]:
+    """Where the folders of `path` (absolute ones) are searched for `name`, as bash searches them:
+    the places this user may write before the first that has it (where one could be put later), and
+    that file, or None. What an approval pins of a program or a sourced file named alone."""
+    before: list[str] = []
+    for folder in path.split(os.pathsep):
+        if not folder.startswith("/"):
+            continue
+        candidate = posixpath.join(folder, name)
+        if os.path.isfile(candidate):
+            return before, candidate
+        if os.access(folder, os.W_OK):
+            before.append(candidate)
+    return before, None
+
+
 def run_script(ctx: Analysis, name: str, word: _Word, how: str) -> None:
     """Judge the script `word` that `name` runs. `how`: "shell" (bash x, source x: read as bash
     whatever its first line), "program" (python3 x.py: read as `name`'s code), "exec" (./x: by its

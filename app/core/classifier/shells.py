@@ -17,7 +17,7 @@ from .findings import ALIASES_ON, MAX_PROBED_WORDS, D, M, _snip
 from .itself import python_module
 from .options import _operands, _split_options
 from .rule import Analysis
-from .scripts import installed_program, run_script, runs_project_files, script_path, typed_text
+from .scripts import installed_program, looked_up, run_script, runs_project_files, script_path, typed_text
 from .stdin import _STDIN_FILES, _Stdin
 from .tables import (
     _CODE_VARIABLES,
@@ -142,15 +142,9 @@ def sourced_from_path(ctx: Analysis, file: str) -> str | None:
     folders more), or None when none is there. Each place before it this user may write is listed
     with the scripts, so that an approval pins it absent too: one planted on the PATH after the
     prompt is refused (red team, 2026-12-04: a `lib.sh` in ~/.local/bin ran instead of the project's)."""
-    for folder in os.environ.get("PATH", "").split(os.pathsep):
-        if not folder.startswith("/"):
-            continue
-        candidate = posixpath.join(folder, file)
-        if os.path.isfile(candidate):
-            return candidate
-        if os.access(folder, os.W_OK):
-            ctx.report.scripts.append(candidate)
-    return None
+    before, found = looked_up(file, os.environ.get("PATH", ""))
+    ctx.report.scripts.extend(before)
+    return found
 
 
 def cmd_trap(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

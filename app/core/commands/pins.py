@@ -176,15 +176,10 @@ def on_path(program: str, path: str) -> list[str]:
     user allowed the command, and the new one ran)."""
     if not re.fullmatch(r"[\w.+-]+", program) or program in SHELL_WORDS:
         return []
-    found = []
-    for folder in path.split(os.pathsep):
-        candidate = posixpath.join(folder, program)
-        exists = os.path.isfile(candidate)
-        if folder.startswith("/") and os.access(folder, os.W_OK):
-            found.append(candidate)
-        if exists:
-            break
-    return found
+    from app.core.classifier.scripts import looked_up
+
+    before, found = looked_up(program, path)
+    return [*before, found] if found is not None and os.access(posixpath.dirname(found), os.W_OK) else before
 
 
 # Words bash runs itself (its keywords and builtins), never from the PATH.

@@ -9,7 +9,6 @@ import sqlite3
 import sys
 import time
 from collections.abc import Mapping
-from types import ModuleType
 from typing import TYPE_CHECKING, Protocol
 
 import anyio
@@ -23,7 +22,7 @@ from app.core.errors import CoworkError
 from app.core.execution import read_only
 from app.core.execution.output import CommandOutput, OutputBudget, OutputHook, budget_from, output_budget
 from app.core.execution.output_decoding import console_code_pages
-from app.core.execution.run_result import ExecutionResult, StopSignal
+from app.core.execution.run_result import ExecutionResult, StopSignal, lingering_containers
 from app.core.hop_times import mark
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.messages import (
@@ -337,7 +336,7 @@ class Runs:
         """End what runs when the tray went away or the user paused, and what the user stopped; a
         pause ends the background jobs finished commands left too."""
         authority = self.service.authority
-        lingering = _lingering_containers()
+        lingering = lingering_containers()
         gone = authority.tethered and not authority.present()  # the tray went away: nobody watches
         stopping = gone or authority.paused()
         if lingering is not None and stopping:
@@ -348,7 +347,7 @@ class Runs:
             # and `setsid` loops went on writing through a pause). Once per pause: it reads /proc.
             from app.core.execution import process_marks
 
-            running_now = {f"{self.service.run_mark}:{command_id}" for command_id in self.running}
+            running_now = {given for command_id in self.running if (given := self.mark(str(command_id)))}
             process_marks.end_marked_under(self.service.run_mark, running_now)
             self._may_have_left = False
         self._swept = stopping
@@ -375,7 +374,7 @@ class Runs:
         seen_version = -1
         while True:
             idle = not self.running and not self._may_have_left and not self.service.session_alive()
-            if idle and _lingering_containers() is None:
+            if idle and lingering_containers() is None:
                 self._wake = anyio.Event()
                 await self._wake.wait()
                 seen_version = -1
@@ -385,13 +384,6 @@ class Runs:
                 self.apply_user_stops()
             self.report_live_output()
             await anyio.sleep(WATCH_INTERVAL_S)
-
-
-def _lingering_containers() -> ModuleType | None:
-    """start_files, when a container of this process lives on after its command (a background job);
-    None otherwise. Not imported for the asking: a server that never ran a command has none."""
-    start_files = sys.modules.get("app.core.execution.start_files")
-    return start_files if start_files is not None and start_files.lingering() else None
 
 
 def protection_note(result: ExecutionResult, container: Container, *, asked: bool = True) -> str | None:
