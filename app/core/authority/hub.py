@@ -38,9 +38,8 @@ from app.core.channel.peer import OwnFacts, own_facts
 from app.core.channel.protocol import DecisionPush, HoldClock, StatePush, StopPush
 from app.core.channel.transport import address_for
 from app.core.data_folder import is_corrupt
-from app.core.execution import output
+from app.core.execution import lingering_containers, output
 from app.core.execution.output import OutputBudget
-from app.core.execution.run_result import lingering_containers
 from app.core.i18n import _
 from app.core.journal.store import JOURNAL_REPLACED_SETTING, CommandRecord, Journal, ServerRecord
 from app.core.paths import AppPaths, protected_paths

@@ -19,10 +19,10 @@ from app.core.commands.jobs import why_cancelled
 from app.core.commands.request import CommandRefused, ValidRequest
 from app.core.data_folder import is_corrupt
 from app.core.errors import CoworkError
-from app.core.execution import read_only
+from app.core.execution import lingering_containers, read_only
 from app.core.execution.output import CommandOutput, OutputBudget, OutputHook, budget_from, output_budget
 from app.core.execution.output_decoding import console_code_pages
-from app.core.execution.run_result import ExecutionResult, StopSignal, lingering_containers
+from app.core.execution.run_result import ExecutionResult, StopSignal
 from app.core.hop_times import mark
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.messages import (

@@ -4,11 +4,9 @@ starts one, and keeps their modules out of its memory: issue 21's idle target)."
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 import anyio
@@ -24,13 +22,6 @@ LEFT_RUNNING_NOTE = (
     "on is not kept. To read its output later, start it with the output going to a file "
     "(`cmd > out.log 2>&1 &`), or run the command with `background: true`."
 )
-
-
-def lingering_containers() -> ModuleType | None:
-    """start_files, when a container of this process lives on after its command (a background job);
-    None otherwise. Not imported for the asking: a process that never ran a command has none."""
-    start_files = sys.modules.get("app.core.execution.start_files")
-    return start_files if start_files is not None and start_files.lingering() else None
 
 
 @dataclass
