@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.core import classifier
-from app.core.classifier import Classification, Danger, Tier, analyzer, classify
+from app.core.classifier import Classification, Danger, Tier, analyzer, classify, names_protected
 from app.core.classifier.findings import DELETE_RECURSIVE
 
 CORPUS = Path(__file__).parent / "data" / "command_tiers.tsv"
@@ -244,6 +244,7 @@ def test_internal_failure_asks_instead_of_letting_the_command_through(monkeypatc
     result = classify("ls")
     assert result.tier is Tier.DESTRUCTIVE
     assert result.reasons == ("cannot tell what runs: the classifier failed on this command",)
+    assert names_protected("ls", ["/nowhere"]), "where no container guards: the command is asked"
 
 
 def _noise(rng: random.Random) -> str:

@@ -279,12 +279,24 @@ async def test_without_bwrap_a_command_that_names_a_protected_file_waits_for_a_p
     for a person (red team, 2026-12-04: `echo calc >> ~/.bashrc` and a Claude config ran unasked on
     Windows). Reading one, or sourcing a start-up file, runs as before."""
     as_user(user_home, monkeypatch)
+    (user_home / "project").mkdir()
     async with serving(home) as client:
         appended = await run(client, {"command": "echo calc >> ~/.bashrc"})
         claude = await run(client, {"command": f"cp /dev/null {user_home}/.claude.json"})
+        # Routes the text alone does not show (left open by the thirteenth sitting): a glob, a
+        # variable, a relative path after `cd`, each read word by word as bash would.
+        disguised = [
+            await run(client, {"command": command, "cwd": str(user_home / "project")})
+            for command in (
+                "echo calc >> ~/.b?shrc",
+                "f=rc; echo calc >> ~/.bash$f",
+                "cd && echo calc >> .bashrc",
+                "cp /dev/null ~/.cl*.json",
+            )
+        ]
         read = await run(client, {"command": "grep -c alias ~/.bashrc"})
         sourced = await run(client, {"command": "source ~/.bashrc && alias ll"})
-    for refused in (appended, claude):
+    for refused in (appended, claude, *disguised):
         assert "nobody can approve it and it was not run" in refused.get("error", ""), refused
         assert "Changes a file Cowork Terminal guards" in refused["error"]
     assert (user_home / ".bashrc").read_text() == "alias ll='ls -l'\n"

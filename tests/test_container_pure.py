@@ -570,13 +570,29 @@ def test_where_no_container_guards_a_project_folders_own_dot_claude_is_not_the_h
     """A review, 2026-12-04: `git add .claude/commands/x.md` in a project was held on Windows as a
     change to Claude's settings; a name under home alone counts only in the home folder, and `.`
     as an argument (`tee -a . ~/.bashrc`) is not a `source`."""
-    from app.core.classifier import mentions
+    from app.core.classifier import names_protected
 
     monkeypatch.setenv("HOME", "C:/Users/ann")  # the home folder as Git Bash gives it
     members = container.hold_members(container.protected_set("win32", {}, r"C:\Users\ann", [], [], None))
-    assert not mentions("git add .claude/commands/review.md", members, bare=False)
-    assert mentions("git add .claude/commands/review.md", members, bare=True), "in the home folder it is home's"
-    for command in ("echo calc >> ~/.bashrc", 'echo x >> "$HOME"/.bashrc', "echo x > /c/Users/ann/.claude.json"):
-        assert mentions(command, members, bare=False), command
+    project = "C:/Users/ann/code/site"
+    assert not names_protected("git add .claude/commands/review.md", members, cwd=project, bare=False)
+    assert names_protected("git add .claude/commands/review.md", members, cwd="C:/Users/ann", bare=True), (
+        "in the home folder it is home's"
+    )
+    for command in (
+        "echo calc >> ~/.bashrc",
+        'echo x >> "$HOME"/.bashrc',
+        "echo x > /c/Users/ann/.claude.json",
+        # read word by word (left open by the thirteenth sitting): a glob, a variable, `cd`, a parent moved
+        "echo calc >> ~/.b?shrc",
+        "f=rc; echo calc >> ~/.bash$f",
+        "cd && echo calc >> .bashrc",
+        "cd ../.. && cp x.json .claude.json",
+        "cp x.json ~/AppData/Roaming/Cl*/claude_desktop_config.json",
+        "mv ~/AppData/Roaming ~/old-roaming",
+    ):
+        assert names_protected(command, members, cwd=project, bare=False), command
+    for command in ("cp -r build/* dist/", "echo x > ~/notes.txt", "rm -f *.o", "npm install"):
+        assert not names_protected(command, members, cwd=project, bare=False), command
     assert container.touches_protected("echo calc | tee -a . ~/.bashrc", ["/home/ann/.bashrc"], "/home/ann")
     assert not container.touches_protected("cd x && . ~/.bashrc", ["/home/ann/.bashrc"], "/home/ann")

@@ -84,7 +84,7 @@ import logging
 from collections.abc import Sequence
 
 from .danger import Danger
-from .findings import RUNS_ITSELF, TOUCHES_APP_DATA, Classification, D, Tier, _Report
+from .findings import HOLDS_APP_DATA, RUNS_ITSELF, TOUCHES_APP_DATA, Classification, D, Tier, _Report
 
 __all__ = [
     "RUNS_ITSELF",
@@ -94,6 +94,7 @@ __all__ = [
     "Tier",
     "classify",
     "classify_typed",
+    "names_protected",
     "repl_program",
     "script_paths",
     "warm_up",
@@ -117,7 +118,7 @@ def classify(command: str, *, cwd: str | None = None, protected_paths: Sequence[
         return report.result()
 
 
-def _classify(command: str, cwd: str | None, protected_paths: Sequence[str]) -> Classification:
+def _classify(command: str, cwd: str | None, protected_paths: Sequence[str], bare: bool = True) -> Classification:
     # The rules load at the first command, not at import: `serve` answers the handshake without
     # them, and loads them (and tree-sitter) in a worker thread right after it (see `warm_up`).
     from .analyzer import _Analyzer
@@ -125,7 +126,7 @@ def _classify(command: str, cwd: str | None, protected_paths: Sequence[str]) -> 
     from .words import _Word
 
     report = _Report()
-    protected = _Protected.build(protected_paths)
+    protected = _Protected.build(protected_paths, bare=bare)
     if cwd is not None:
         cwd = cwd.replace("\\", "/")
         if protected.relation(_Word(cwd, cwd, cwd)) == "inside":
@@ -138,14 +139,19 @@ def _classify(command: str, cwd: str | None, protected_paths: Sequence[str]) -> 
     return report.result()
 
 
-def mentions(command: str, paths: Sequence[str], *, bare: bool = True) -> bool:
-    """Whether `command`'s text names one of `paths` in a spelling the classifier knows (as is, from
-    `~` or `$HOME`, `C:/` or `/c/`, with backslashes, in any case; `bare`: a path under home by its
-    part under home alone too): where no container keeps the protected set read-only, a command that
-    names a member of it waits for a person (running.py)."""
-    from .protected import _Protected
-
-    return _Protected.build(paths, bare=bare).mentioned_in(command)
+def names_protected(command: str, paths: Sequence[str], *, cwd: str | None = None, bare: bool = True) -> bool:
+    """Whether `command` names one of `paths` as the classifier reads it: in the text in any spelling
+    it knows (as is, from `~` or `$HOME`, `C:/` or `/c/`, with backslashes, in any case; `bare`: a
+    path under home by its part under home alone too), and word by word, where a glob (`~/.b?shrc`),
+    a variable (`~/.bash$f`), a relative path after a literal `cd`, inline code or a script it runs
+    may lead to one, or a folder above one is moved. Where no container keeps the protected set
+    read-only, a command that names a member of it waits for a person (running.py)."""
+    try:
+        found = _classify(command, cwd, paths, bare).findings
+    except Exception:  # as in `classify`: a bug here asks the user
+        log.exception("classifier failed on a command; taking it as naming a protected file")
+        return True
+    return any(f.reason == TOUCHES_APP_DATA or HOLDS_APP_DATA in f.reason for f in found)
 
 
 def repl_program(command: str | None) -> str | None:

@@ -809,7 +809,7 @@ class _Analyzer:
             if self.relation_of(w) == "above":
                 self.add(
                     D,
-                    "{name}: changes a folder that holds Cowork Terminal's data: {source}",
+                    "{name}: changes a folder that holds Cowork Terminal's data: {source}",  # HOLDS_APP_DATA
                     name=name,
                     source=_snip(w.source),
                 )

@@ -122,6 +122,7 @@ CANNOT_TELL_PROBES = "cannot tell what runs: a program no rule knows is given to
 REASON_SNIPPET_CHARS = 60
 BULK_COMMAND = "cannot tell what runs: the command comes from the words xargs or find adds"
 TOUCHES_APP_DATA = "touches Cowork Terminal's own data or settings"
+HOLDS_APP_DATA = "changes a folder that holds Cowork Terminal's data"  # in the reason of a folder above it moved
 WINDOWS_SETTINGS = "{name} {sub}: changes Windows settings that other programs read"  # the registry (windows.py)
 ALIASES_ON = "cannot tell what runs: {name} turns on aliases, so a later command's name may run another command"
 RUNS_ITSELF = "runs Cowork Terminal itself (it could change its own settings or answer its own approvals)"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
-from app.core.classifier import Classification, Tier, mentions
+from app.core.classifier import Classification, Tier, names_protected
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.jobs import why_cancelled
 from app.core.commands.request import CommandRefused, ValidRequest
@@ -140,7 +140,8 @@ class Runs:
             protected = containers.this_protected_set(protected_paths(self.service.paths))
             self._unguarded = (*containers.hold_members(protected), *protected.program[:1])
         in_home = cwd is None or os.path.realpath(cwd) == os.path.realpath(self.service.home)
-        return mentions(containers.SOURCED.sub("", command), self._unguarded, bare=in_home)
+        read = containers.SOURCED.sub(" true", command)  # a file sourced is only read
+        return names_protected(read, self._unguarded, cwd=cwd, bare=in_home)
 
     def allowed_by_user(self, command_id: int, command: str, asks: tuple[str, ...]) -> None:
         """A person allowed a held command that `asks` (unprotected_asks): let it out of the container
