@@ -56,6 +56,9 @@ class _Protected:
     parts: tuple[tuple[str, ...], ...] = ()  # each path's names, one spelling (what `relation` compares)
 
     short: tuple[tuple[str, tuple[str, ...]], ...] = ()  # 8.3 short names' first letters -> the names they may be
+    folders: tuple[str, ...] = ()  # each path of `parts` as "/a/b/", what a path inside it starts with
+    named: frozenset[str] = frozenset()  # ... and as "/a/b"
+    above: frozenset[str] = frozenset()  # the folders above them: "/", "/a"
 
     @staticmethod
     def build(raw: Sequence[str], *, bare: bool = True) -> _Protected:
@@ -103,7 +106,10 @@ class _Protected:
         for names in parts:
             for name in names:
                 short.setdefault(re.sub(r"[. ]", "", name)[:6], set()).add(name)
-        return cls(tuple(paths), needle, parts, tuple((k, tuple(sorted(v))) for k, v in short.items()))
+        named = frozenset("/" + "/".join(names) for names in parts)
+        above = frozenset("/" + "/".join(names[:n]) for names in parts for n in range(len(names)))
+        shorts = tuple((k, tuple(sorted(v))) for k, v in short.items())
+        return cls(tuple(paths), needle, parts, shorts, tuple(f"{n}/" for n in named), named, above)
 
     def mentioned_in(self, text: str) -> bool:
         if self.needle is None:
@@ -144,10 +150,15 @@ class _Protected:
         if not fuzzy:
             path = posixpath.normpath(path)
         mine = [s for s in _canonical(path).split("/") if s not in ("", ".")]
+        if not fuzzy:  # as below, by prefixes: a 60-path set is searched for each word (no container)
+            joined = "/" + "/".join(mine)
+            if joined in self.named or joined.startswith(self.folders):
+                return "inside"
+            return "above" if joined in self.above else None
         found = None
         for theirs in self.parts:
             pairs = zip(mine, theirs, strict=False)  # the shorter decides: inside, or above
-            if not all(fnmatch.fnmatchcase(t, m) if fuzzy else m == t for m, t in pairs):
+            if not all(fnmatch.fnmatchcase(t, m) for m, t in pairs):
                 continue
             if len(mine) >= len(theirs):
                 return "inside"
