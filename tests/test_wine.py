@@ -171,7 +171,8 @@ def test_serve_over_stdio_runs_busybox_bash_ends_timed_out_trees_and_stops_on_pa
     ], "no session on Windows"  # fmt: skip
     assert report["echo"]["exitCode"] == 0, report["echo"]
     assert report["echo"]["stdout"].replace("\r\n", "\n") == "hello from busybox\nWindows_NT\n"
-    assert "Changes a file Cowork Terminal guards" in report["bashrc"]["error"], report["bashrc"]
+    for route in ("bashrc", "bashrc_hidden"):
+        assert "Changes a file Cowork Terminal guards" in report[route]["error"], report[route]
     assert not (wine.user_dir / ".bashrc").exists()
 
     assert report["timeout"]["timedOut"] is True and report["timeout"]["exitCode"] is None, report["timeout"]
@@ -191,7 +192,8 @@ def test_serve_over_stdio_runs_busybox_bash_ends_timed_out_trees_and_stops_on_pa
     assert report["job_files"] == ["job.log", "quiet", "talked"], "a job that prints after its command lives on"
 
     statuses = [row["status"] for row in reversed(report["rows"])]
-    assert statuses == ["finished", "refused", "timed_out", "killed", "refused", "finished", "finished"], report["rows"]
+    expected = ["finished", "refused", "refused", "timed_out", "killed", "refused", "finished", "finished"]
+    assert statuses == expected, report["rows"]
     profile = str(wine.win(wine.user_dir))
     assert report["data_dir"].lower() == (profile + "\\.cowork-terminal").lower()
     assert report["journal"].lower() == (profile + "\\.cowork-terminal\\journal.sqlite3").lower()

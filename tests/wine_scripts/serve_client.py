@@ -50,6 +50,7 @@ async def main() -> dict:
         report["echo"] = await call(client, {"command": "echo hello from busybox; uname -s"})
         # A job protects no file: the approval rules guard the protected set (no tray here: refused).
         report["bashrc"] = await call(client, {"command": "echo calc >> ~/.bashrc"})
+        report["bashrc_hidden"] = await call(client, {"command": "f=rc; echo calc >> ~/.bash$f"})  # read word by word
 
         started = time.monotonic()
         report["timeout"] = await call(client, {"command": "sleep 61 & sh -c 'sleep 62' & sleep 63", "timeout": 2000})
