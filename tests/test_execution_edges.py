@@ -873,6 +873,30 @@ def test_an_uncontained_session_runs_reads_and_is_interrupted_and_refuses_what_c
 
 
 @NEEDS_BWRAP
+def test_a_session_closed_twice_at_once_ends_its_shell_without_an_error(tmp_path: Path, user_home: Path) -> None:
+    """A pause and the server's end closed it together (a full run, 2026-12-04): the second close
+    found the process gone under it, and the error ended the server's task group."""
+
+    async def later(session: ShellSession, delay: float) -> None:
+        await anyio.sleep(delay)
+        await session.close()
+
+    async def main() -> None:
+        found = container.linux_container([str(tmp_path / "data")])
+        for delay in (0, 0.001, 0.003, 0.01, 0.03):  # the second close comes while the first ends the tree
+            session = ShellSession(BASH, str(tmp_path), dict(os.environ), container=found)
+            async with anyio.create_task_group() as group:
+                await session.start(group)
+                async with anyio.create_task_group() as closing:
+                    closing.start_soon(session.close)
+                    closing.start_soon(later, session, delay)
+                assert session.process is None and not session.alive, delay
+                group.cancel_scope.cancel()
+
+    anyio.run(main)
+
+
+@NEEDS_BWRAP
 def test_a_contained_session_that_exits_leaving_a_background_job_is_seen_to_end_at_once(
     tmp_path: Path, user_home: Path
 ) -> None:

@@ -259,13 +259,16 @@ class ShellSession:
         return "\n".join(tail)
 
     async def close(self) -> None:
-        if self.process is not None:
-            if self.process.returncode is None:
+        # A pause and the server's end may close the session at once: each works on the process it found.
+        process = self.process
+        if process is not None:
+            if process.returncode is None:
                 with anyio.CancelScope(shield=True):  # the server may be shutting down around us
-                    await end_tree(self.process, contained=self.container is not None)
+                    await end_tree(process, contained=self.container is not None)
             with anyio.CancelScope(shield=True):
-                await self.process.aclose()
-            self.process = None
+                await process.aclose()
+            if self.process is process:
+                self.process = None
         if self._input_write is not None:
             os.close(self._input_write)
             self._input_write = None
