@@ -280,7 +280,8 @@ def _values(
     `-aeCMD`)."""
     found: list[tuple[_CodeOption, _Word]] = []
     for j, a in enumerate(args):
-        v = a.value or ""
+        # An option whose value an expansion decides (`--output=$HOME/.bashrc`): by its pattern (a red team)
+        v = a.value if a.value is not None else a.pattern if a.pattern.startswith("-") else ""
         if v == "--":
             break
         following = args[j + 1] if j + 1 < len(args) else None

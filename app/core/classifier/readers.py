@@ -147,10 +147,22 @@ def cmd_tee(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         ctx.add(M, "tee: writes to {source}", source=_snip(files[0].source))
 
 
-def cmd_sort(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    if "o" in _short_flags(args) or "--output" in _long_flags(args):
-        ctx.add(M, "sort -o: writes a file")
-    for _option, output in option_values(args, ["-o", "--output"], "koSTt"):
+# Programs that write the file an option names, and their one-letter options that take a value:
+# `tree -o`, `info -o` and `less -o` wrote ~/.bashrc judged read-only (a red team, 2026-12-04).
+_OUTPUT_OPTIONS = {
+    "sort": (["-o", "--output"], "koSTt"),
+    "tree": (["-o"], "LPIoHT"),
+    "info": (["-o", "--output"], "dfno"),
+    "less": (["-o", "-O", "--log-file", "--LOG-FILE"], "bhjkoOpPtTxyz"),
+}
+
+
+def cmd_output_option(
+    ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int
+) -> None:
+    options, takes_value = _OUTPUT_OPTIONS[name]
+    for _option, output in option_values(args, options, takes_value):
+        ctx.add(M, "writes to {source}", source=_snip(output.value or output.source))
         ctx.note_written(output, writes=True)
 
 
