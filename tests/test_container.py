@@ -279,7 +279,8 @@ async def test_without_bwrap_a_command_that_names_a_protected_file_waits_for_a_p
     for a person (red team, 2026-12-04: `echo calc >> ~/.bashrc` and a Claude config ran unasked on
     Windows). Reading one, or sourcing a start-up file, runs as before."""
     as_user(user_home, monkeypatch)
-    (user_home / "project").mkdir()
+    (user_home / "project" / "evil").mkdir(parents=True)
+    (user_home / "project" / "evil" / ".bashrc").write_text("calc\n")
     async with serving(home) as client:
         appended = await run(client, {"command": "echo calc >> ~/.bashrc"})
         claude = await run(client, {"command": f"cp /dev/null {user_home}/.claude.json"})
@@ -292,8 +293,18 @@ async def test_without_bwrap_a_command_that_names_a_protected_file_waits_for_a_p
                 "f=rc; echo calc >> ~/.bash$f",
                 "cd && echo calc >> .bashrc",
                 "cp /dev/null ~/.cl*.json",
+                # a red team's, run for real (each wrote the file): into a folder above it, an option's
+                # value, find's matches, a brace expression
+                "cp evil/.bashrc ~",
+                "git log -1 --format=%B --output=$HOME/.bashrc",
+                "find ~ -maxdepth 1 -name .bashrc -exec cp evil/.bashrc {} \\;",
+                "echo calc | tee -a ~/.{bashrc,xprofile}",
             )
         ]
+        # In the home folder, a command that moves into a project names the project's own .claude
+        project_claude = await run(client, {"command": "cd project && mkdir -p .claude && echo x > .claude/notes.md"})
+        # A glob or a variable that only reads a member
+        glob_read = await run(client, {"command": "ls -a ~/.[bx]* > listing.txt", "cwd": str(user_home / "project")})
         read = await run(client, {"command": "grep -c alias ~/.bashrc"})
         sourced = await run(client, {"command": "source ~/.bashrc && alias ll"})
     for refused in (appended, claude, *disguised):
@@ -301,6 +312,10 @@ async def test_without_bwrap_a_command_that_names_a_protected_file_waits_for_a_p
         assert "Changes a file Cowork Terminal guards" in refused["error"]
     assert (user_home / ".bashrc").read_text() == "alias ll='ls -l'\n"
     assert (user_home / ".claude.json").read_text() == '{"mcpServers": {}}\n'
+    assert (user_home / ".xprofile").read_text() == "xset s off\n"
+    assert project_claude.get("exitCode") == 0, project_claude
+    assert glob_read.get("exitCode") == 0, glob_read
+    assert ".bashrc" in (user_home / "project" / "listing.txt").read_text()
     assert read["stdout"].strip() == "1", read
     assert sourced["stdout"].strip() == "alias ll='ls -l'", sourced
 

@@ -564,6 +564,71 @@ def test_the_kernels_settings_are_read_only_and_every_session_bus_in_tmp_is_hidd
     assert args == ["--ro-bind", "/dev/null", str(bus)]
 
 
+WINDOWS_FOLDERS = {
+    "APPDATA": r"C:\Users\ann\AppData\Roaming",
+    "LOCALAPPDATA": r"C:\Users\ann\AppData\Local",
+    "USERPROFILE": r"C:\Users\ann",
+}
+
+
+@pytest.mark.parametrize("platform", ["linux", "win32"])
+def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_where_it_lands(
+    platform: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A red team, 2026-12-04 (each ran unasked, five of them for real): a copy into a folder above
+    a member, an option's value, `find`'s matches, a brace expression, a variable that holds the home
+    folder, a relative path after `cd -`, Windows' folder variables. And a glob that only reads a
+    member (`du -sh ~/* > du.txt`) is not asked for: it matched the member and held everyday commands."""
+    from app.core.classifier import names_protected
+
+    if platform == "win32":
+        home = "C:/Users/ann"
+        for name, value in WINDOWS_FOLDERS.items():
+            monkeypatch.setenv(name, value)
+        members = container.hold_members(
+            container.protected_set("win32", WINDOWS_FOLDERS, r"C:\Users\ann", [], [], None)
+        )
+    else:
+        home = "/home/ann"
+        for name in WINDOWS_FOLDERS:
+            monkeypatch.delenv(name, raising=False)
+        members = container.hold_members(container.protected_set("linux", {}, home, [], [], None))
+    monkeypatch.setenv("HOME", home)
+    project = f"{home}/code/site"
+    held = [
+        "cp dotfiles/.bashrc ~",
+        "cp -r dotfiles/. ~",
+        "rsync -a dotfiles/ ~/",
+        "tar -xf dots.tar -C ~",
+        "unzip -o dots.zip -d ~",
+        "git log -1 --format=%B --output=$HOME/.bashrc",
+        "find ~ -maxdepth 1 -name .bashrc -exec cp evil.sh {} \\;",
+        "echo x | tee -a ~/.{bashrc,profile}",
+        'h=$HOME; cp x.json "$h/.claude.json"',
+        "d=~; echo x >> $d/.bashrc",
+        "cd - && echo x >> .bashrc",
+        'echo x >> "$(echo ~)/.bashrc"',
+    ]
+    if platform == "win32":
+        held += [
+            'cp x.json "$APPDATA"/Cl*/claude_desktop_config.json',
+            'cd "$APPDATA/Microsoft/Windows/Start Menu/Programs" && cp x.lnk Startup/',
+        ]
+    for command in held:
+        assert names_protected(command, members, cwd=project, bare=False), command
+    for command in (
+        "du -sh ~/* > du.txt",
+        "ls ~/.config/* > config.txt",
+        "grep -rl token ~/.config/* > found.txt",
+        "echo x > $OUT/app/notes.txt",
+        "find . -name '*.pyc' -delete",
+        "cd build && rm -rf app/x",
+        "mkdir -p ~/.config/myapp",
+        "cp -r ~/Downloads/x .",
+    ):
+        assert not names_protected(command, members, cwd=project, bare=False), command
+
+
 def test_where_no_container_guards_a_project_folders_own_dot_claude_is_not_the_home_ones(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -82,9 +82,13 @@ from __future__ import annotations
 import fnmatch
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .danger import Danger
 from .findings import HOLDS_APP_DATA, RUNS_ITSELF, TOUCHES_APP_DATA, Classification, D, Tier, _Report
+
+if TYPE_CHECKING:
+    from .protected import _Protected
 
 __all__ = [
     "RUNS_ITSELF",
@@ -118,15 +122,19 @@ def classify(command: str, *, cwd: str | None = None, protected_paths: Sequence[
         return report.result()
 
 
-def _classify(command: str, cwd: str | None, protected_paths: Sequence[str], bare: bool = True) -> Classification:
+def _classify(command: str, cwd: str | None, protected_paths: Sequence[str]) -> Classification:
+    from .protected import _Protected
+
+    return _analysed(command, cwd, _Protected.build(protected_paths)).result()
+
+
+def _analysed(command: str, cwd: str | None, protected: _Protected) -> _Report:
     # The rules load at the first command, not at import: `serve` answers the handshake without
     # them, and loads them (and tree-sitter) in a worker thread right after it (see `warm_up`).
     from .analyzer import _Analyzer
-    from .protected import _Protected
     from .words import _Word
 
     report = _Report()
-    protected = _Protected.build(protected_paths, bare=bare)
     if cwd is not None:
         cwd = cwd.replace("\\", "/")
         if protected.relation(_Word(cwd, cwd, cwd)) == "inside":
@@ -136,7 +144,7 @@ def _classify(command: str, cwd: str | None, protected_paths: Sequence[str], bar
     for path in dict.fromkeys(report.scripts):
         if any(fnmatch.fnmatchcase(path, pattern) and path != origin for pattern, origin in report.written):
             report.add(D, "cannot tell what runs: the command changes the script {path} before running it", path=path)
-    return report.result()
+    return report
 
 
 def names_protected(command: str, paths: Sequence[str], *, cwd: str | None = None, bare: bool = True) -> bool:
@@ -144,14 +152,21 @@ def names_protected(command: str, paths: Sequence[str], *, cwd: str | None = Non
     it knows (as is, from `~` or `$HOME`, `C:/` or `/c/`, with backslashes, in any case; `bare`: a
     path under home by its part under home alone too), and word by word, where a glob (`~/.b?shrc`),
     a variable (`~/.bash$f`), a relative path after a literal `cd`, inline code or a script it runs
-    may lead to one, or a folder above one is moved. Where no container keeps the protected set
-    read-only, a command that names a member of it waits for a person (running.py)."""
+    may lead to one, or a folder above one is moved. A glob or an expansion counts only where the
+    command may write (`cp x ~/.b?shrc`, `tar -C ~`, a `find ~ -exec`), not where it only reads
+    (`du -sh ~/* > du.txt`). Where no container keeps the protected set read-only, a command that
+    names a member of it waits for a person (running.py)."""
+    from .protected import _Protected
+
     try:
-        found = _classify(command, cwd, paths, bare).findings
+        protected = _Protected.build(paths, bare=bare, guarding=True)
+        report = _analysed(command, cwd, protected)
     except Exception:  # as in `classify`: a bug here asks the user
         log.exception("classifier failed on a command; taking it as naming a protected file")
         return True
-    return any(f.reason == TOUCHES_APP_DATA or HOLDS_APP_DATA in f.reason for f in found)
+    if any(f.reason == TOUCHES_APP_DATA or HOLDS_APP_DATA in f.reason for f in report.findings):
+        return True
+    return any(protected.written_into(pattern) for pattern, _script in report.written)
 
 
 def repl_program(command: str | None) -> str | None:

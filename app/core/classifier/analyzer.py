@@ -178,6 +178,7 @@ _EVALUATES_WORDS = frozenset(
 _DECLARED = re.compile(r"([A-Za-z_]\w*)(?:\[[^\]]*\])?\+?=(.*)", re.S)
 _TEXT_END = "__COWORK_TERMINAL_TEXT__"  # ends the here-document `later_expanded` judges text as
 # `${x@P}` expands x's value as a prompt: a `$(...)` in it runs (fifth red team)
+_WINDOWS_ABSOLUTE = re.compile(r"[A-Za-z]:[/\\]")  # `C:/Users/ann/x`: HOME in Git Bash
 _PROMPT_EXPANSION = re.compile(r"\$\{!?[A-Za-z_]\w*(?:\[[^\]]*\])?@P\}")
 
 
@@ -438,7 +439,7 @@ class _Analyzer:
         pattern = w.pattern[3:] if w.pattern.startswith("of=") else w.pattern
         if pattern.startswith("-") or not pattern:
             return
-        if not pattern.startswith(("/", "*")):
+        if not pattern.startswith(("/", "*")) and not _WINDOWS_ABSOLUTE.match(pattern):
             pattern = posixpath.join(self.cwd, pattern) if self.cwd is not None else "*/" + pattern
         exact = w.value is not None and not w.glob
         pattern = posixpath.normpath(pattern) if exact else pattern
@@ -545,8 +546,8 @@ class _Analyzer:
         if "@P}" in w.source and _PROMPT_EXPANSION.search(w.source):
             self.add(D, "cannot tell what runs: {source} expands a value as a prompt", source=_snip(w.source))
         relation = self.relation_of(w)
-        if relation == "inside":
-            self.add(D, TOUCHES_APP_DATA)
+        if relation == "inside" and not (self.protected.guarding and (w.glob or w.value is None)):
+            self.add(D, TOUCHES_APP_DATA)  # guarding: a glob or expansion counts where written (written_into)
         return relation
 
     # ---- simple commands

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import os
 import posixpath
 import re
@@ -189,6 +190,10 @@ def cmd_rimraf(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
 
 
 def cmd_find(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    starts = list(itertools.takewhile(lambda a: not (a.value or "-").startswith(("-", "(", "!")), args))
+    if any(a.value in _FIND_ACTIONS for a in args):  # what it acts on: any file under where it starts
+        for start in starts or [_Word(".", ".", ".")]:
+            ctx.note_written(_Word(None, start.source, start.pattern.rstrip("/") + "/*", glob=True))
     i = 0
     while i < len(args):
         v = args[i].value
@@ -203,6 +208,9 @@ def cmd_find(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
         elif v in ("-fprint", "-fprint0", "-fprintf", "-fls"):
             ctx.add(M, "find {v}: writes a file", v=v)
         i += 1
+
+
+_FIND_ACTIONS = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"})
 
 
 def cmd_fd(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

@@ -59,19 +59,26 @@ class _Protected:
     folders: tuple[str, ...] = ()  # each path of `parts` as "/a/b/", what a path inside it starts with
     named: frozenset[str] = frozenset()  # ... and as "/a/b"
     above: frozenset[str] = frozenset()  # the folders above them: "/", "/a"
+    guarding: bool = False  # names_protected's reading: a glob or expansion counts only where written
 
     @staticmethod
-    def build(raw: Sequence[str], *, bare: bool = True) -> _Protected:
+    def build(raw: Sequence[str], *, bare: bool = True, guarding: bool = False) -> _Protected:
         """Built once per set of paths, home folder and Windows' folder variables: every command is
         classified against the same. `bare`: a path under home is named by its part under home alone
-        (`.claude`, as after `cd;`); otherwise only from `~`, `$HOME` or `%USERPROFILE%`."""
+        (`.claude`, as after `cd;`); otherwise only from `~`, `$HOME` or `%USERPROFILE%`. `guarding`:
+        see `written_into`."""
         folders = tuple((name, os.environ.get(name, "")) for name in _FOLDER_VARIABLES)
-        return _Protected._built(tuple(str(item) for item in raw), _home(), folders, bare)
+        return _Protected._built(tuple(str(item) for item in raw), _home(), folders, bare, guarding)
 
     @classmethod
     @functools.lru_cache(maxsize=8)
     def _built(
-        cls, raw: tuple[str, ...], home: str, folders: tuple[tuple[str, str], ...] = (), bare: bool = True
+        cls,
+        raw: tuple[str, ...],
+        home: str,
+        folders: tuple[tuple[str, str], ...] = (),
+        bare: bool = True,
+        guarding: bool = False,
     ) -> _Protected:
         home = _norm_path(home)
         paths: list[str] = []
@@ -109,7 +116,7 @@ class _Protected:
         named = frozenset("/" + "/".join(names) for names in parts)
         above = frozenset("/" + "/".join(names[:n]) for names in parts for n in range(len(names)))
         shorts = tuple((k, tuple(sorted(v))) for k, v in short.items())
-        return cls(tuple(paths), needle, parts, shorts, tuple(f"{n}/" for n in named), named, above)
+        return cls(tuple(paths), needle, parts, shorts, tuple(f"{n}/" for n in named), named, above, guarding)
 
     def mentioned_in(self, text: str) -> bool:
         if self.needle is None:
@@ -137,15 +144,25 @@ class _Protected:
             found = [pattern.sub(name, t) for t in found for name in names][:_MAX_SPELLINGS]
         return found
 
+    def written_into(self, pattern: str) -> bool:
+        """Whether a file written at `pattern` (report.written: `*` where an expansion decides) may be
+        a protected path or in one, or lands in a folder above one (`cp .bashrc ~`, `tar -C ~`).
+        Where no container guards them (names_protected), a glob or an expansion counts only here,
+        where the command may write: `du -sh ~/* > du.txt` only reads the member a glob matches."""
+        return self.relation(_Word(None, pattern, pattern, glob=True)) is not None
+
     def relation(self, word: _Word) -> str | None:
         """'inside' if the word may name a protected path or something in it, 'above' for a parent."""
         if not self.paths:
             return None
         if word.value is not None and self.mentioned_in(word.value):
             return "inside"
+        if word.glob and _BRACES.search(word.pattern):  # `~/.{bashrc,x}`: each word bash makes of it
+            made = [self.relation(_Word(None, word.source, each, True)) for each in _braces(word.pattern)]
+            return "inside" if "inside" in made else "above" if "above" in made else None
         path = _norm_path(word.pattern)
         if not _ABSOLUTE.match(path):
-            return None
+            return self._by_tail(path) if path.startswith("*") else None
         fuzzy = word.value is None or word.glob
         if not fuzzy:
             path = posixpath.normpath(path)
@@ -164,3 +181,38 @@ class _Protected:
                 return "inside"
             found = "above"
         return found
+
+    def _by_tail(self, path: str) -> str | None:
+        """A path after an expansion nobody knows here (`$d/.bashrc`, a relative path after `cd -`):
+        'inside' when its start may be the end of a protected path, by two names or more, or by one
+        that starts with a dot (`.bashrc`, `.claude`: `$d/app` is not the program's folder)."""
+        tail = [s for s in path.split("/") if s not in ("", ".")]
+        if tail and tail[0] == "*":
+            tail = tail[1:]
+        for theirs in self.parts:
+            for k in range(min(len(tail), len(theirs)), 0, -1):
+                if (k > 1 or theirs[-1].startswith(".")) and all(
+                    fnmatch.fnmatchcase(t, m) for m, t in zip(tail[:k], theirs[-k:], strict=True)
+                ):
+                    return "inside"
+        return None
+
+
+_BRACES = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
+_MAX_BRACE_WORDS = 32
+
+
+def _braces(pattern: str) -> list[str]:
+    """The words bash makes of a brace expression (`.{bashrc,profile}`, nested too), 32 at most; a
+    sequence (`{1..9}`) stands for any text."""
+    found = _BRACES.search(pattern)
+    if found is None:
+        return [pattern]
+    body = found[0][1:-1]
+    choices = ["*"] if ".." in body and "," not in body else body.split(",")
+    words: list[str] = []
+    for choice in choices:
+        words += _braces(pattern[: found.start()] + choice + pattern[found.end() :])
+        if len(words) >= _MAX_BRACE_WORDS:
+            return words[:_MAX_BRACE_WORDS]
+    return words

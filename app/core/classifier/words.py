@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -74,6 +75,10 @@ def _double_quoted(text: str) -> str:
     return re.sub(r'\\([$`"\\\n])', lambda m: "" if m[1] == "\n" else m[1], text)
 
 
+_PLAIN_VARIABLE = re.compile(r"\$(\w+)|\$\{(\w+)\}")
+_WINDOWS_FOLDERS = frozenset({"APPDATA", "LOCALAPPDATA", "USERPROFILE"})  # as Git Bash's environment has them
+
+
 class _WordBuilder:
     def __init__(self, home: str) -> None:
         self.home = home
@@ -90,8 +95,12 @@ class _WordBuilder:
 
     def unknown(self, source: str) -> None:
         self.dynamic = True
-        if source in ("$HOME", "${HOME}"):
+        named = _PLAIN_VARIABLE.fullmatch(source)
+        name = (named[1] or named[2]) if named else ""
+        if name == "HOME":
             self.pattern.append(self.home)
+        elif name in _WINDOWS_FOLDERS and os.environ.get(name):  # `"$APPDATA"/Claude`
+            self.pattern.append(os.environ[name].replace("\\", "/"))
         else:
             self.pattern.append("*")
         self.unquoted.append("x")

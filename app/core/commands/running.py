@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sqlite3
 import sys
 import time
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+_CHANGES_FOLDER = re.compile(r"(?:^|[\s;&|(`])(?:cd|pushd|popd)(?=$|[\s;&|)`])")
 WATCH_INTERVAL_S = 0.2  # how often a busy headless server looks for pause and Stop in the journal
 LIVE_OUTPUT_S = 1.0  # how often a running command's output so far goes to the record (the live log)
 
@@ -133,15 +135,18 @@ class Runs:
         read-only (Windows, where a job protects no file; Linux without bwrap): then only the
         approval rules guard it. Of the program's own folders only the package's (or a frozen app's):
         commands name a venv's to run its Python. A member's name under home alone (`.claude`) counts
-        only in the home folder: elsewhere it is a project's own (`git add .claude/commands/x.md`)."""
+        only in the home folder, in a command that stays there: elsewhere it is a project's own
+        (`git add .claude/commands/x.md`), and the classifier follows a `cd` word by word."""
         from app.core.execution import container as containers
 
         if self._unguarded is None:
             protected = containers.this_protected_set(protected_paths(self.service.paths))
             self._unguarded = (*containers.hold_members(protected), *protected.program[:1])
         in_home = cwd is None or os.path.realpath(cwd) == os.path.realpath(self.service.home)
+        # A command that changes folder is followed word by word: `cd site && git add .claude/x` in home
+        moves = _CHANGES_FOLDER.search(command) is not None
         read = containers.SOURCED.sub(" true", command)  # a file sourced is only read
-        return names_protected(read, self._unguarded, cwd=cwd, bare=in_home)
+        return names_protected(read, self._unguarded, cwd=cwd, bare=in_home and not moves)
 
     def allowed_by_user(self, command_id: int, command: str, asks: tuple[str, ...]) -> None:
         """A person allowed a held command that `asks` (unprotected_asks): let it out of the container
