@@ -613,6 +613,8 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
         held += [
             'cp x.json "$APPDATA"/Cl*/claude_desktop_config.json',
             'cd "$APPDATA/Microsoft/Windows/Start Menu/Programs" && cp x.lnk Startup/',
+            "powershell -c 'Copy-Item x $env:APPDATA/Claude/claude_desktop_config.json'",
+            "powershell -c 'Add-Content $PROFILE calc'",
         ]
     for command in held:
         assert names_protected(command, members, cwd=project, bare=False), command

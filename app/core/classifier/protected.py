@@ -96,14 +96,16 @@ class _Protected:
             if home not in ("", "/") and path.startswith(home + "/"):
                 # The part under home covers ~/x, $HOME/x, ${HOME}/x, "$HOME"/x and `cd; ... x`.
                 rest = path[len(home) + 1 :]
-                homes = ("~", "$home", "${home}", "$userprofile", "${userprofile}", "%userprofile%")
+                homes = ("~", "$home", "${home}", "$userprofile", "${userprofile}", "%userprofile%", "$env:userprofile")
                 texts.update([rest] if bare else (f"{start}/{rest}" for start in homes))
             for variable, value in folders:  # `$LOCALAPPDATA/cowork-terminal`, `%APPDATA%\\x` (red team, Windows)
                 folder = _norm_path(value)
                 if folder not in ("", "/") and path.startswith(folder + "/"):
                     rest = path[len(folder) :]
                     name = variable.casefold()
-                    texts.update((f"${name}{rest}", f"${{{name}}}{rest}", f"%{name}%{rest}"))
+                    texts.update((f"${name}{rest}", f"${{{name}}}{rest}", f"%{name}%{rest}", f"$env:{name}{rest}"))
+            if re.search(r"/documents/(?:windows)?powershell$", path):  # PowerShell's profile file, by its variable
+                texts.add("$profile")
         if not texts:
             return cls((), None)
         alternatives = "|".join(re.escape(t) for t in sorted(texts, key=len, reverse=True))
