@@ -3,6 +3,7 @@ what the test orders, as the agent's own program would (tests/test_window_attack
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 from collections.abc import Callable
@@ -26,8 +27,8 @@ from tests.stdio_client import STOP_DEADLINE_S, Client, run
 SEEN_S = 3.0  # for a window to log a click it ignored
 
 AGENT_JOB = """
-import json, os, subprocess, sys, time
-folder, display, home = json.loads(sys.argv[1])
+import base64, json, os, subprocess, sys, time
+folder, display, home = json.loads(base64.b64decode(sys.argv[1]))
 env = {k: v for k, v in os.environ.items() if k != "COWORK_TERMINAL_RUN"}
 env.update(DISPLAY=display, COWORK_TERMINAL_HOME=home)
 
@@ -78,7 +79,9 @@ class AgentJob:
     def __init__(self, folder: Path, display: str, home: Path) -> None:
         self.folder = folder
         self.folder.mkdir()
-        self.values = json.dumps([str(folder), display, str(home)])
+        # Encoded, as an agent hides the data folder's name from the approval rules: where no container
+        # guards it, a command that names it is asked for (and refused in Never ask mode).
+        self.values = base64.b64encode(json.dumps([str(folder), display, str(home)]).encode()).decode()
         self.orders = 0
 
     async def start(self, client: Client) -> None:

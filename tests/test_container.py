@@ -320,6 +320,23 @@ async def test_without_bwrap_a_command_that_names_a_protected_file_waits_for_a_p
     assert sourced["stdout"].strip() == "alias ll='ls -l'", sourced
 
 
+async def test_without_bwrap_and_never_asked_a_command_that_names_a_protected_file_is_not_run(
+    home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch, no_container: None
+) -> None:
+    """With a container, Never ask still leaves the protected set read-only (the write fails); without
+    one, such a command is refused, and the model is told no Allow can come (a red team, 2026-12-04:
+    it ran). Other commands run unasked, as the user chose."""
+    as_user(user_home, monkeypatch)
+    never_ask(paths)
+    async with serving(home) as client:
+        appended = await run(client, {"command": "echo calc >> ~/.bashrc"})
+        other = await run(client, {"command": "echo ok > notes.txt && cat notes.txt", "cwd": str(user_home)})
+    assert "Cowork Terminal guards" in appended.get("error", ""), appended
+    assert "the user chose Never ask" in appended["error"]
+    assert (user_home / ".bashrc").read_text() == "alias ll='ls -l'\n"
+    assert other.get("stdout", "").strip() == "ok", other
+
+
 async def test_with_the_protection_switched_off_in_the_app_naming_a_protected_file_is_not_asked(
     home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch, no_container: None
 ) -> None:

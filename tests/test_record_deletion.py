@@ -78,8 +78,12 @@ def test_three_nos_stop_the_questions_for_some_minutes_and_say_so_once() -> None
 async def test_uninstall_data_run_by_the_agent_deletes_nothing_even_without_its_mark(
     home: Path, paths: AppPaths, tmp_path: Path
 ) -> None:
-    # In a script, as an agent hides what it runs from the classifier (which judges the command line).
-    (tmp_path / "u.sh").write_text(f"COWORK_TERMINAL_HOME={home} {sys.executable} -m app uninstall --yes --data\n")
+    # In a script, as an agent hides what it runs from the classifier (which reads the script too: the
+    # data folder's name comes from a file, read only when it runs).
+    (tmp_path / "where.txt").write_text(str(home))
+    (tmp_path / "u.sh").write_text(
+        f'COWORK_TERMINAL_HOME="$(cat where.txt)" {sys.executable} -m app uninstall --yes --data\n'
+    )
     with Journal.open(paths) as journal:  # the user's own earlier choice: the attack runs unheld
         set_approval_mode(journal, ApprovalMode.NEVER)
     # Without the OS container (tests/test_container.py), which would refuse it sooner (its data

@@ -85,6 +85,12 @@ NEVER_ASKED_PROTECTED = (
     "it: ask the user to make this change themselves, or to turn approvals back on in Cowork Terminal's menu "
     "(Ask before running) and then call execute_command again with the path written out plainly."
 )
+# Where no container guards the protected set and the command names a member of it, in Never ask mode:
+# a container would have made the write fail; here it is not run.
+NEVER_ASKED_UNGUARDED = (
+    "Not run: this command changes a file Cowork Terminal guards (its own files, Claude's settings or "
+    f"start-up files), and nothing else protects them on this computer. {NEVER_ASKED_PROTECTED}"
+)
 UNPROTECTED_REASON = "ran without the container: {why}"  # container.py: bwrap missing or failing
 # The {why} of UNPROTECTED_REASON for each container state (container.py's states), in English.
 UNPROTECTED_WHY = {

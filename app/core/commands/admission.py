@@ -39,11 +39,13 @@ from app.core.messages import (
     ENV_CHOSEN_PLAIN,
     HELD_MESSAGE,
     HOLD_EXPIRED_REASON,
+    NEVER_ASKED_UNGUARDED,
     NO_APPROVER_MESSAGE,
     OTHER_COMMAND_REASON,
     PAUSED_HOLD_REASON,
     PAUSED_MESSAGE,
     PERSON_DECIDERS,
+    PROTECTED_UNGUARDED_PLAIN,
     SESSION_STATE_PLAIN,
     UNKNOWN_DECIDER,
     WITHDRAWN_MESSAGE,
@@ -53,6 +55,7 @@ from app.core.messages import (
 from app.core.policy.approval import (
     HOLD_LIFETIME_S,
     HOLD_UNSEEN_MAX_S,
+    ApprovalMode,
     hold_expiry,
     needs_approval,
     new_confirmation_id,
@@ -211,7 +214,13 @@ class Holds:
             asks = (*asks, SESSION_STATE_PLAIN)
         mark("admission: protected set checked")
         said = held_reason((*verdict.plain, *asks), verdict.reasons)
-        if not needs_approval(service.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE or bool(asks)):
+        mode = service.authority.approval_mode()
+        if mode is ApprovalMode.NEVER and PROTECTED_UNGUARDED_PLAIN in asks:
+            # As a container would have made the write fail: no Allow can come (a red team, 2026-12-04)
+            reason = NEVER_ASKED_UNGUARDED
+            await service.journal_refusal(request, reason, tool)
+            raise CommandRefused(reason)
+        if not needs_approval(mode, verdict.tier is Tier.DESTRUCTIVE or bool(asks)):
             return Admitted(await self._begin(valid, tool, verdict.tier.name.lower()), valid, bash)
 
         if not service.authority.present():
