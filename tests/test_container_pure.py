@@ -608,6 +608,8 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
         "d=~; echo x >> $d/.bashrc",
         "cd - && echo x >> .bashrc",
         'echo x >> "$(echo ~)/.bashrc"',
+        "claude mcp add helper -- ./helper.sh",  # a program Claude Code starts, outside any container
+        "conda init bash",
     ]
     if platform == "win32":
         held += [
@@ -627,6 +629,8 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
         "cd build && rm -rf app/x",
         "mkdir -p ~/.config/myapp",
         "cp -r ~/Downloads/x .",
+        "claude mcp list",
+        "conda install numpy",
     ):
         assert not names_protected(command, members, cwd=project, bare=False), command
 

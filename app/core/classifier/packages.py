@@ -51,6 +51,9 @@ def package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int) -> 
     sub = subcommand(ctx, args, name)
     if sub is None:
         return
+    if name in ("conda", "mamba", "micromamba") and "init" in [a.value for a in _operands(args)][:2]:
+        # `conda init`, `mamba shell init`: they write the shell's start-up files
+        ctx.note_written(_Word(None, "~/.bashrc", f"{ctx.home}/.*", glob=True))
     if sub in remove:
         ctx.add(D, "{name} {sub}: removes packages", name=name, sub=sub)
     elif sub in read or (sub == "" and any(a.value in ("--version", "-V", "--help") for a in args)):
@@ -197,3 +200,19 @@ def cmd_js_package_manager(
     ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int
 ) -> None:
     js_package_manager(ctx, name, args, depth)
+
+
+# Claude Code's commands that change its user settings (~/.claude.json), which name the programs it
+# starts as MCP servers, outside any container: where none guards that file, a person is asked
+# (names_protected; a red team, 2026-12-04). Otherwise `claude` is a program no rule knows.
+_CLAUDE_SETTINGS = {"mcp": frozenset({"add", "add-json", "add-from-claude-desktop", "remove"}),
+                    "config": frozenset({"set", "add", "remove"})}  # fmt: skip
+
+
+def cmd_claude(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    words = [a.value for a in _operands(args)][:2]
+    if len(words) == 2 and words[1] in _CLAUDE_SETTINGS.get(words[0] or "", ()):
+        ctx.add(M, "writes to {source}", source="~/.claude.json")
+        ctx.note_written(_Word(None, "~/.claude.json", f"{ctx.home}/.claude.json"))
+    ctx.add(M, "{value}: not known to be read-only", value=name)
+    ctx.may_run(args, depth)

@@ -200,6 +200,7 @@ RULES: dict[str, Rule] = {
     "nix-env": packages.cmd_nix_env,
     "nix": packages.cmd_nix,
     "uv": packages.cmd_uv,
+    "claude": packages.cmd_claude,
     # Containers, clusters, clouds, databases (services.py)
     "docker": services.cmd_docker,
     "podman": services.cmd_docker,
