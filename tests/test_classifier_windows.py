@@ -404,3 +404,17 @@ def test_a_powershell_script_after_an_execution_policy_is_read(tmp_path) -> None
     (tmp_path / "check.ps1").write_text("Get-ChildItem\n")
     result = classify("powershell -NoProfile -ExecutionPolicy Bypass -File check.ps1", cwd=str(tmp_path))
     assert result.tier is Tier.MODERATE and result.scripts == (str(tmp_path / "check.ps1"),)
+
+
+def test_a_glob_after_an_unknown_folder_is_not_taken_for_the_data_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A review, 2026-12-04: with the data folder at ~/.cowork-terminal, `ls *.*` and `"$dir"/*`
+    were judged as touching it (a leading `*` matched its dot), and `git add *.*` was held."""
+    monkeypatch.setenv("HOME", "C:/Users/ann")
+    data = [r"C:\Users\ann\.cowork-terminal"]
+    for command, tier in (
+        ("ls *.*", Tier.SAFE),
+        ('for f in "$dir"/*; do echo "$f"; done', Tier.SAFE),
+        ("git add *.*", Tier.MODERATE),
+        ('echo x > "$d/.cowork-terminal/x"', Tier.DESTRUCTIVE),
+    ):
+        assert classify(command, cwd="C:/Users/ann/code/site", protected_paths=data).tier is tier, command

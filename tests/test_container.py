@@ -299,6 +299,15 @@ async def test_without_bwrap_a_command_that_names_a_protected_file_waits_for_a_p
                 "git log -1 --format=%B --output=$HOME/.bashrc",
                 "find ~ -maxdepth 1 -name .bashrc -exec cp evil/.bashrc {} \\;",
                 "echo calc | tee -a ~/.{bashrc,xprofile}",
+                f"echo {'x' * 1100} >> ~/.b?shrc",  # a long command: read on a worker thread
+            )
+        ]
+        # In the home folder: a `cd` that may leave it there, or leads back to it, is not followed
+        at_home = [
+            await run(client, {"command": command, "cwd": str(user_home)})
+            for command in (
+                "(cd project); echo calc >> .bashrc",
+                "cd . && python3 -c \"open('.bashrc', 'a').write('calc')\"",
             )
         ]
         # In the home folder, a command that moves into a project names the project's own .claude
@@ -307,7 +316,7 @@ async def test_without_bwrap_a_command_that_names_a_protected_file_waits_for_a_p
         glob_read = await run(client, {"command": "ls -a ~/.[bx]* > listing.txt", "cwd": str(user_home / "project")})
         read = await run(client, {"command": "grep -c alias ~/.bashrc"})
         sourced = await run(client, {"command": "source ~/.bashrc && alias ll"})
-    for refused in (appended, claude, *disguised):
+    for refused in (appended, claude, *disguised, *at_home):
         assert "nobody can approve it and it was not run" in refused.get("error", ""), refused
         assert "Changes a file Cowork Terminal guards" in refused["error"]
     assert (user_home / ".bashrc").read_text() == "alias ll='ls -l'\n"

@@ -610,6 +610,13 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
         'echo x >> "$(echo ~)/.bashrc"',
         "claude mcp add helper -- ./helper.sh",  # a program Claude Code starts, outside any container
         "conda init bash",
+        # a review of the above: `..` after a glob, deletions and modes through a glob, find's options
+        "echo x >> ../../.b?shrc",
+        'cp x "$PWD/../../.bashrc"',
+        "rm -f ~/.b?shrc",
+        "chmod 000 ~/.b?shrc",
+        "find $HOME -maxdepth 1 -name .bashrc -exec cp evil {} \\;",
+        "find -L ~ -name .bashrc -delete",
     ]
     if platform == "win32":
         held += [
@@ -631,6 +638,11 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
         "cp -r ~/Downloads/x .",
         "claude mcp list",
         "conda install numpy",
+        "cp notes.md ~/",  # lands as ~/notes.md: the home folder is not written as a whole
+        "mv out.log ~",
+        "chmod +x scripts/*.sh",
+        "rm -rf build/*",
+        "aws s3 cp x s3://b/ --profile $PROFILE",  # bash's variable, not PowerShell's profile
     ):
         assert not names_protected(command, members, cwd=project, bare=False), command
 

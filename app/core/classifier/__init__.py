@@ -166,7 +166,8 @@ def names_protected(command: str, paths: Sequence[str], *, cwd: str | None = Non
         return True
     if any(f.reason == TOUCHES_APP_DATA or HOLDS_APP_DATA in f.reason for f in report.findings):
         return True
-    return any(protected.written_into(pattern) for pattern, _script in report.written)
+    changed = [*(p for p, _script in report.written), *report.changed]
+    return any(protected.written_into(p, by_name=p in report.landed) for p in changed)
 
 
 def repl_program(command: str | None) -> str | None:

@@ -178,6 +178,8 @@ _EVALUATES_WORDS = frozenset(
 _DECLARED = re.compile(r"([A-Za-z_]\w*)(?:\[[^\]]*\])?\+?=(.*)", re.S)
 _TEXT_END = "__COWORK_TERMINAL_TEXT__"  # ends the here-document `later_expanded` judges text as
 # `${x@P}` expands x's value as a prompt: a `$(...)` in it runs (fifth red team)
+_LANDS_BY_NAME = frozenset({"cp", "mv", "install", "ln"})  # into a folder, each file keeps its name
+_TARGET_OPTIONS = frozenset({"-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g"})
 _WINDOWS_ABSOLUTE = re.compile(r"[A-Za-z]:[/\\]")  # `C:/Users/ann/x`: HOME in Git Bash
 _PROMPT_EXPANSION = re.compile(r"\$\{!?[A-Za-z_]\w*(?:\[[^\]]*\])?@P\}")
 
@@ -430,19 +432,25 @@ class _Analyzer:
         if name is not None and fresh and self.node_text(name) in self.scratch_names:
             self.scratch_seen.add(self.node_text(name))
 
-    def note_written(self, w: _Word, *, writes: bool = False) -> None:
+    def path_pattern(self, w: _Word) -> str | None:
+        """Where a word leads as a pattern (`*` where an expansion decides), from the folder known here."""
+        pattern = w.pattern[3:] if w.pattern.startswith("of=") else w.pattern
+        if pattern.startswith("-") or not pattern:
+            return None
+        if not pattern.startswith(("/", "*")) and not _WINDOWS_ABSOLUTE.match(pattern):
+            pattern = posixpath.join(self.cwd, pattern) if self.cwd is not None else "*/" + pattern
+        return posixpath.normpath(pattern) if w.value is not None and not w.glob else pattern
+
+    def note_written(self, w: _Word, *, writes: bool = False) -> str | None:
         """A file this command line may write, as a pattern (`*` where an expansion decides).
         `writes`: the command writes it (a redirection, cp's target, `sort -o`'s): git's settings
         and hooks are then held, since git runs what they name at its next command (fifth red team,
         2026-12-04: `echo ... >> .git/config; git status` and a hook written then `git checkout`),
         and a project file a later command runs is judged written (scripts.runs_project_files)."""
-        pattern = w.pattern[3:] if w.pattern.startswith("of=") else w.pattern
-        if pattern.startswith("-") or not pattern:
-            return
-        if not pattern.startswith(("/", "*")) and not _WINDOWS_ABSOLUTE.match(pattern):
-            pattern = posixpath.join(self.cwd, pattern) if self.cwd is not None else "*/" + pattern
+        pattern = self.path_pattern(w)
+        if pattern is None:
+            return None
         exact = w.value is not None and not w.glob
-        pattern = posixpath.normpath(pattern) if exact else pattern
         self.report.written.add((pattern, self.script))
         if writes:
             self.report.surely_written.add(pattern)
@@ -456,6 +464,7 @@ class _Analyzer:
             self.add(D, "writes {source}: a file Claude Code runs programs from",
                      N_("Changes {source}, which Claude Code reads to run programs"),
                      source=_snip(w.source))  # fmt: skip
+        return pattern
 
     def scratch(self, w: _Word) -> bool:
         """`w` names the agent's own scratch file: see `scratch`."""
@@ -781,6 +790,8 @@ class _Analyzer:
             for a in args[:runs]:
                 if a.value is None or script_path(self.cwd, a.value) not in read_here:
                     self.note_written(a, writes=any(a is t for t in targets))
+            if name in _LANDS_BY_NAME:
+                self.note_landed(args, targets)
         if bulk and self.report.top(start) is S and name not in _SAFE:
             self.add(M, "{name} via xargs or find", name=name)
         if name in _WRITERS:
@@ -789,6 +800,27 @@ class _Analyzer:
                     self.add(D, "{name}: writes to a disk device: {source}", name=name, source=_snip(a.source))
         for a in words:
             self.check_word(a)
+
+    def note_landed(self, args: list[_Word], targets: list[_Word]) -> None:
+        """cp, mv, install or ln into a folder: each file lands there under its own name (`cp notes.md
+        ~` writes ~/notes.md, not any file of ~), which counts as written and the folder no more; a
+        name not written out (a glob, `dir/.`) leaves the whole folder written (names_protected)."""
+        sources = [a for a in _operands(args, _TARGET_OPTIONS) if not any(a is t for t in targets)]
+        names = [(a.literal or "").rstrip("/") for a in sources]
+        if (
+            len(targets) != 1
+            or not sources
+            or any(not n or n in (".", "..") or n.endswith(("/.", "/..")) for n in names)
+        ):
+            return
+        target = targets[0]
+        for name in names:
+            base = posixpath.basename(name)
+            value = None if target.value is None else f"{target.value.rstrip('/')}/{base}"
+            self.note_written(_Word(value, target.source, f"{target.pattern.rstrip('/')}/{base}", target.glob))
+        folder = self.note_written(target)
+        if folder is not None:
+            self.report.landed.add(folder)
 
     def inner(self, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
         if not args:

@@ -35,7 +35,7 @@ def inline_code(ctx: Analysis, name: str, code: str | None) -> None:
     if code is None:
         code_from_expansion(ctx, name)
         return
-    if ctx.protected.mentioned_in(code):
+    if ctx.protected.mentioned_in(code) or (name in ("powershell", "pwsh") and ctx.protected.names_profile(code)):
         ctx.add(D, TOUCHES_APP_DATA)
     if _PYTHON.match(name) and code_runs_itself(ctx, code):
         return

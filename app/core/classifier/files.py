@@ -18,12 +18,23 @@ from .protected import _norm_path
 from .rule import Analysis
 from .scripts import run_script, runs_project_files, script_path, typed_text
 from .stdin import _Stdin
-from .words import _GLOB, _Word, _word_end
+from .words import _Word, _word_end, is_glob
 
 # ---- removal
 
 
+def note_changed(ctx: Analysis, words: list[_Word]) -> None:
+    """Files a command removes or re-permissions: where no container guards the protected set, a glob
+    that deletes one of it is seen there (`rm -f ~/.b?shrc`, names_protected). Not written: `chmod +x
+    x.sh && ./x.sh` runs the script that was read."""
+    for w in words:
+        pattern = ctx.path_pattern(w)
+        if pattern is not None:
+            ctx.report.changed.add(pattern)
+
+
 def cmd_rm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    note_changed(ctx, _operands(args))
     flags: set[str] = set()
     longs: set[str] = set()
     operands: list[_Word] = []
@@ -153,7 +164,7 @@ def inside_working_folder(ctx: Analysis, w: _Word, *, named_only: bool) -> bool:
     if value is None or (w.glob and named_only) or value.startswith("~"):
         return False
     parts = value.rstrip("/").split("/")
-    if any(part == ".." for part in parts) or (w.glob and any(_GLOB.search(p) for p in parts[:-1])):
+    if any(part == ".." for part in parts) or (w.glob and any(is_glob(p) for p in parts[:-1])):
         return False
     cwd = ctx.cwd
     if cwd is not None and is_broad(ctx, _Word(cwd, cwd, cwd)):
@@ -172,6 +183,7 @@ def cmd_rmdir(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
     if bulk:  # `find DIR -type f -exec unlink {} \;`: every file found (fifth red team)
         ctx.add(D, "{name} via xargs or find: removes every file it is given", name=name, danger=Danger.LOSES_FILES)
     ctx.add(M, "{name}: removes files", name=name)
+    note_changed(ctx, _operands(args))
     ctx.guard_parents(name, _operands(args))
 
 
@@ -179,10 +191,12 @@ def cmd_truncate(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
     if bulk:  # `find DIR -type f -exec truncate -s0 {} +` empties every file found (fifth red team)
         ctx.add(D, "{name} via xargs or find: empties every file it is given", name=name, danger=Danger.LOSES_FILES)
     ctx.add(M, "{name}: changes the size of files", name=name)
+    note_changed(ctx, _operands(args, frozenset({"-s", "--size", "-r", "--reference"})))
 
 
 def cmd_shred(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     ctx.add(D, "{name}: destroys file contents beyond recovery", name=name, danger=Danger.LOSES_FILES)
+    note_changed(ctx, _operands(args, frozenset({"-n", "--iterations", "-s", "--size"})))
 
 
 def cmd_rimraf(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -190,7 +204,8 @@ def cmd_rimraf(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
 
 
 def cmd_find(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    starts = list(itertools.takewhile(lambda a: not (a.value or "-").startswith(("-", "(", "!")), args))
+    given = args[_find_options(args) :]
+    starts = list(itertools.takewhile(lambda a: not (a.pattern or "-").startswith(("-", "(", "!")), given))
     if any(a.value in _FIND_ACTIONS for a in args):  # what it acts on: any file under where it starts
         for start in starts or [_Word(".", ".", ".")]:
             ctx.note_written(_Word(None, start.source, start.pattern.rstrip("/") + "/*", glob=True))
@@ -208,6 +223,18 @@ def cmd_find(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
         elif v in ("-fprint", "-fprint0", "-fprintf", "-fls"):
             ctx.add(M, "find {v}: writes a file", v=v)
         i += 1
+
+
+def _find_options(args: list[_Word]) -> int:
+    """How many words of find's own options come before where it starts (`-L`, `-H`, `-P`, `-D x`, `-O2`)."""
+    i = 0
+    while (
+        i < len(args)
+        and args[i].value in ("-H", "-L", "-P", "-D")
+        or (i < len(args) and (args[i].value or "").startswith("-O"))
+    ):
+        i += 2 if args[i].value == "-D" else 1
+    return i
 
 
 _FIND_ACTIONS = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"})
@@ -258,6 +285,7 @@ def cmd_chmod(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
         else:
             operands.append(a)
     targets = operands if reference else operands[1:]
+    note_changed(ctx, targets)
     if recursive:
         broad = [t for t in targets if is_broad(ctx, t)]
         if broad:
@@ -297,9 +325,7 @@ def is_broad(ctx: Analysis, w: _Word) -> bool:
     if not fuzzy or not path.startswith("/"):
         return False
     # A pattern in the first two levels (/home/*, /*/x, /Users/*) reaches whole home folders.
-    return any(_GLOB.search(part) for part in path.split("/")[1:3]) or any(
-        fnmatch.fnmatchcase(c, path) for c in candidates
-    )
+    return any(is_glob(part) for part in path.split("/")[1:3]) or any(fnmatch.fnmatchcase(c, path) for c in candidates)
 
 
 def cmd_cmake(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

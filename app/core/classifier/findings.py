@@ -261,6 +261,8 @@ class _Report:
         self.in_string = 0  # judging a string an unknown program was given: its own words are not probed
         self.scripts: list[str] = []  # script files run, in the order they were judged
         self.written: set[tuple[str, str]] = set()  # (pattern of a file it may write, the script that writes it)
+        self.changed: set[str] = set()  # patterns of files it removes or re-permissions (files.note_changed)
+        self.landed: set[str] = set()  # folders of `written` whose files land there by name (note_landed)
         self.surely_written: set[str] = set()  # patterns of files it writes for sure (a redirection, cp's target)
         self.aliases: dict[str, str] = {}  # alias name -> value, as the command defines them (shells.cmd_alias)
         self.expanding: set[str] = set()  # aliases being judged as their value (bash expands each once)

@@ -8,9 +8,9 @@ import os
 import posixpath
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .words import _Word
+from .words import _Word, brace_group
 
 
 def _home() -> str:
@@ -60,6 +60,11 @@ class _Protected:
     named: frozenset[str] = frozenset()  # ... and as "/a/b"
     above: frozenset[str] = frozenset()  # the folders above them: "/", "/a"
     guarding: bool = False  # names_protected's reading: a glob or expansion counts only where written
+    profile: bool = False  # PowerShell's profile folder is among them: its code names it `$PROFILE`
+    by_name: dict[str, tuple[tuple[tuple[str, ...], int], ...]] = field(default_factory=dict, compare=False)
+    # ... each name in `parts` -> (the path's names, where it is among them): `_by_tail` looks up
+    seen: dict[tuple[str, bool, bool], str | None] = field(default_factory=dict, compare=False, repr=False)
+    # ... a pattern's relation, once per command's words (a word repeated 10,000 times took 35 s)
 
     @staticmethod
     def build(raw: Sequence[str], *, bare: bool = True, guarding: bool = False) -> _Protected:
@@ -104,8 +109,6 @@ class _Protected:
                     rest = path[len(folder) :]
                     name = variable.casefold()
                     texts.update((f"${name}{rest}", f"${{{name}}}{rest}", f"%{name}%{rest}", f"$env:{name}{rest}"))
-            if re.search(r"/documents/(?:windows)?powershell$", path):  # PowerShell's profile file, by its variable
-                texts.add("$profile")
         if not texts:
             return cls((), None)
         alternatives = "|".join(re.escape(t) for t in sorted(texts, key=len, reverse=True))
@@ -118,7 +121,19 @@ class _Protected:
         named = frozenset("/" + "/".join(names) for names in parts)
         above = frozenset("/" + "/".join(names[:n]) for names in parts for n in range(len(names)))
         shorts = tuple((k, tuple(sorted(v))) for k, v in short.items())
-        return cls(tuple(paths), needle, parts, shorts, tuple(f"{n}/" for n in named), named, above, guarding)
+        by_name: dict[str, list[tuple[tuple[str, ...], int]]] = {}
+        for names in parts:
+            for i, name in enumerate(names):
+                by_name.setdefault(name, []).append((names, i))
+        folders_of = tuple(f"{n}/" for n in named)
+        tails = {name: tuple(found) for name, found in by_name.items()}
+        profile = any(_PROFILE_FOLDER.search(path) for path in paths)
+        return cls(tuple(paths), needle, parts, shorts, folders_of, named, above, guarding, profile, tails)
+
+    def names_profile(self, code: str) -> bool:
+        """Whether PowerShell `code` names its profile (`$PROFILE`, `$PROFILE.CurrentUserAllHosts`),
+        which lives in a protected folder: said in PowerShell only (`--profile $PROFILE` in bash is not)."""
+        return self.profile and _PROFILE_VARIABLE.search(code) is not None
 
     def mentioned_in(self, text: str) -> bool:
         if self.needle is None:
@@ -146,12 +161,13 @@ class _Protected:
             found = [pattern.sub(name, t) for t in found for name in names][:_MAX_SPELLINGS]
         return found
 
-    def written_into(self, pattern: str) -> bool:
+    def written_into(self, pattern: str, *, by_name: bool = False) -> bool:
         """Whether a file written at `pattern` (report.written: `*` where an expansion decides) may be
         a protected path or in one, or lands in a folder above one (`cp .bashrc ~`, `tar -C ~`).
         Where no container guards them (names_protected), a glob or an expansion counts only here,
         where the command may write: `du -sh ~/* > du.txt` only reads the member a glob matches."""
-        return self.relation(_Word(None, pattern, pattern, glob=True)) is not None
+        found = self.relation(_Word(None, pattern, pattern, glob=True))
+        return found == "inside" or (found == "above" and not by_name)  # `by_name`: each file's name is known
 
     def relation(self, word: _Word) -> str | None:
         """'inside' if the word may name a protected path or something in it, 'above' for a parent."""
@@ -159,13 +175,22 @@ class _Protected:
             return None
         if word.value is not None and self.mentioned_in(word.value):
             return "inside"
-        if word.glob and _BRACES.search(word.pattern):  # `~/.{bashrc,x}`: each word bash makes of it
-            made = [self.relation(_Word(None, word.source, each, True)) for each in _braces(word.pattern)]
+        key = (word.pattern, word.value is None or word.glob, word.glob)
+        if key not in self.seen:
+            if len(self.seen) > _MAX_SEEN:
+                self.seen.clear()
+            self.seen[key] = self._pattern_relation(*key)
+        return self.seen[key]
+
+    def _pattern_relation(self, pattern: str, fuzzy: bool, glob: bool) -> str | None:
+        if glob and "{" in pattern:  # `~/.{bashrc,x}`: each word bash makes of it
+            made = [self._pattern_relation(each, True, False) for each in _braces(pattern)]
             return "inside" if "inside" in made else "above" if "above" in made else None
-        path = _norm_path(word.pattern)
+        path = _norm_path(pattern)
+        if fuzzy:  # `../../.b?shrc` from a project: where `..` leads, as far as it can be told
+            path = _fold_dots(path)
         if not _ABSOLUTE.match(path):
-            return self._by_tail(path) if path.startswith("*") else None
-        fuzzy = word.value is None or word.glob
+            return self._by_tail(path) if path.startswith("*/") else None
         if not fuzzy:
             path = posixpath.normpath(path)
         mine = [s for s in _canonical(path).split("/") if s not in ("", ".")]
@@ -186,35 +211,74 @@ class _Protected:
 
     def _by_tail(self, path: str) -> str | None:
         """A path after an expansion nobody knows here (`$d/.bashrc`, a relative path after `cd -`):
-        'inside' when its start may be the end of a protected path, by two names or more, or by one
-        that starts with a dot (`.bashrc`, `.claude`: `$d/app` is not the program's folder)."""
-        tail = [s for s in path.split("/") if s not in ("", ".")]
-        if tail and tail[0] == "*":
-            tail = tail[1:]
-        for theirs in self.parts:
-            for k in range(min(len(tail), len(theirs)), 0, -1):
-                if (k > 1 or theirs[-1].startswith(".")) and all(
-                    fnmatch.fnmatchcase(t, m) for m, t in zip(tail[:k], theirs[-k:], strict=True)
-                ):
-                    return "inside"
+        'inside' when its first names, written out, may be the last of a protected path's, by two
+        names or more, or by one that starts with a dot (`.bashrc`, `.claude`: `$d/app` is not the
+        program's folder, and `"$dir"/*.*` names nothing)."""
+        tail = [s for s in path.split("/") if s not in ("", ".")][1:]
+        if not tail or _GLOB_CHARS.search(tail[0]):
+            return None
+        for theirs, i in self.by_name.get(tail[0], ()):
+            k = len(theirs) - i
+            if k > len(tail) or (k == 1 and not tail[0].startswith(".")):
+                continue
+            if all(fnmatch.fnmatchcase(theirs[i + j], tail[j]) for j in range(1, k)):
+                return "inside"
         return None
 
 
-_BRACES = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
+_MAX_SEEN = 4096
+_PROFILE_FOLDER = re.compile(r"/documents/(?:windows)?powershell$")
+_PROFILE_VARIABLE = re.compile(r"(?<![\w$])\$profile\b", re.I)
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+def _fold_dots(path: str) -> str:
+    """A pattern with `..` as bash would follow it: a written-out name before it goes, anything else
+    (`*`, `.b?sh`) leaves where it leads unknown (`*/`)."""
+    if ".." not in path:
+        return path
+    absolute = path.startswith("/")
+    names: list[str] = []
+    for name in path.split("/"):
+        if name in ("", "."):
+            continue
+        if name != "..":
+            names.append(name)
+        elif names and names[-1] != "*" and not _GLOB_CHARS.search(names[-1]) and not names[-1].endswith(":"):
+            names.pop()
+        elif names and names[-1].endswith(":"):  # `c:/..` is `c:/`
+            continue
+        elif names or not absolute:
+            names = ["*"]
+    joined = "/".join(names)
+    return joined if names[:1] == ["*"] or not absolute else "/" + joined
+
+
 _MAX_BRACE_WORDS = 32
 
 
 def _braces(pattern: str) -> list[str]:
-    """The words bash makes of a brace expression (`.{bashrc,profile}`, nested too), 32 at most; a
-    sequence (`{1..9}`) stands for any text."""
-    found = _BRACES.search(pattern)
-    if found is None:
-        return [pattern]
-    body = found[0][1:-1]
-    choices = ["*"] if ".." in body and "," not in body else body.split(",")
-    words: list[str] = []
-    for choice in choices:
-        words += _braces(pattern[: found.start()] + choice + pattern[found.end() :])
-        if len(words) >= _MAX_BRACE_WORDS:
-            return words[:_MAX_BRACE_WORDS]
-    return words
+    """The words bash makes of a brace expression (`.{bashrc,profile}`, nested too); a sequence
+    (`{1..9}`) stands for any text, and so does every group left when there would be more than 32."""
+    words = [pattern]
+    while True:
+        made: list[str] = []
+        for word in words:
+            found = brace_group(word)
+            if found is None:
+                made.append(word)
+                continue
+            body = found[1]
+            choices = ["*"] if ".." in body and "," not in body else body.split(",")
+            made += [word[: found.start()] + choice + word[found.end() :] for choice in choices]
+        if made == words:
+            return words
+        if len(made) > _MAX_BRACE_WORDS:
+            return [_any_braces(word) for word in words]
+        words = made
+
+
+def _any_braces(word: str) -> str:
+    while (found := brace_group(word)) is not None:
+        word = word[: found.start()] + "*" + word[found.end() :]
+    return word

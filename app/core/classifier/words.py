@@ -26,7 +26,21 @@ _ANSI_ESCAPES = {
     "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
     "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
 }  # fmt: skip
-_GLOB = re.compile(r"[*?]|\[[^\]]*\]|\{[^{}]*(?:,|\.\.)[^{}]*\}")
+_GLOB_SIGNS = re.compile(r"[*?]|\[[^\]]*\]")
+_BRACE_GROUP = re.compile(r"\{([^{}]*)\}")  # no group inside it: linear, the innermost first
+
+
+def is_glob(text: str) -> bool:
+    """Whether bash may make other words of `text`: `*`, `?`, `[...]`, or braces with `,` or `..`
+    (found group by group: one expression for it took a second for `{a,a,a,...` without its `}`)."""
+    return bool(_GLOB_SIGNS.search(text)) or brace_group(text) is not None
+
+
+def brace_group(text: str) -> re.Match[str] | None:
+    """The first brace expression in `text` that bash expands (`{a,b}`, `{1..9}`; not `{}`, `${x}`)."""
+    return next((m for m in _BRACE_GROUP.finditer(text) if "," in m[1] or ".." in m[1]), None)
+
+
 _EXPANSIONS = frozenset(
     {"simple_expansion", "expansion", "command_substitution", "arithmetic_expansion", "process_substitution"}
 )
@@ -131,7 +145,7 @@ class _WordBuilder:
         self.unquoted.append("".join(mask))
 
     def build(self, source: str) -> _Word:
-        glob = bool(_GLOB.search("".join(self.unquoted)))
+        glob = is_glob("".join(self.unquoted))
         value = None if self.dynamic else "".join(self.value)
         return _Word(value, source, "".join(self.pattern), glob, self.procsub)
 

@@ -70,7 +70,9 @@ class ContainerGate(Protocol):
     """What admission asks of the running commands: whether a command touches a protected member,
     and letting one the user allowed out of the container as far as it must go."""
 
-    def unprotected_asks(self, command: str, verdict: Classification, cwd: str | None = None) -> tuple[str, ...]: ...
+    async def unprotected_asks(
+        self, command: str, verdict: Classification, cwd: str | None = None, *, on_thread: bool = False
+    ) -> tuple[str, ...]: ...
     def allowed_by_user(self, command_id: int, command: str, asks: tuple[str, ...]) -> None: ...
 
 
@@ -207,7 +209,10 @@ class Holds:
             await service.journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
         mark("admission: classified")
-        asks = () if proven_read_only else service.runs.unprotected_asks(valid.command, verdict, valid.cwd)
+        asks: tuple[str, ...] = ()
+        if not proven_read_only:  # where no container runs, a second reading: on a thread as the first
+            long = len(valid.command) > CLASSIFY_ON_A_THREAD_CHARS
+            asks = await service.runs.unprotected_asks(valid.command, verdict, valid.cwd, on_thread=long)
         if not proven_read_only and any(picks_programs(key, value) for key, value in valid.env.items()):
             asks = (*asks, ENV_CHOSEN_PLAIN)  # the prompt shows their values (red team, 2026-12-04)
         if tool == SESSION_TOOL and lasts_in_session(valid.command, verdict):

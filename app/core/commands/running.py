@@ -3,6 +3,7 @@ and report their output so far to the record while they run."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+_LEADING_CD = re.compile(r"\s*cd\s+([^\s;&|()`$<>\\'\"]+)\s*&&")
 _CHANGES_FOLDER = re.compile(r"(?:^|[\s;&|(`])(?:cd|pushd|popd)(?=$|[\s;&|)`])")
 WATCH_INTERVAL_S = 0.2  # how often a busy headless server looks for pause and Stop in the journal
 LIVE_OUTPUT_S = 1.0  # how often a running command's output so far goes to the record (the live log)
@@ -112,7 +114,9 @@ class Runs:
             return containers.Container(containers.PRIVILEGED)
         return base.without(self.unbound[command_id]) if command_id in self.unbound else base
 
-    def unprotected_asks(self, command: str, verdict: Classification, cwd: str | None = None) -> tuple[str, ...]:
+    async def unprotected_asks(
+        self, command: str, verdict: Classification, cwd: str | None = None, *, on_thread: bool = False
+    ) -> tuple[str, ...]:
         """What a command asks of the container that only a person's Allow may give, said for the
         approval window (issue 21): to write a member of the protected set (it may write and names
         one), to gain privileges (sudo, as parsed: no container allows it). Where no container guards
@@ -124,8 +128,10 @@ class Runs:
         found = self.container()
         if found.state == containers.OFF:  # the user's click in the app: commands may change them
             return ()
-        if not found.on:
-            return (PROTECTED_UNGUARDED_PLAIN,) if self._names_unguarded(command, cwd) else ()
+        if not found.on:  # `on_thread`: a long command, read while the loop runs other calls
+            named = functools.partial(self._names_unguarded, command, cwd)
+            names = await anyio.to_thread.run_sync(named) if on_thread else named()
+            return (PROTECTED_UNGUARDED_PLAIN,) if names else ()
         members = containers.hold_members(found.protected)
         writes = containers.touches_protected(command, members, self.service.home)
         return (PROTECTED_WRITE_PLAIN,) * writes + (PRIVILEGED_PLAIN,) * verdict.gains_privileges
@@ -143,8 +149,15 @@ class Runs:
             protected = containers.this_protected_set(protected_paths(self.service.paths))
             self._unguarded = (*containers.hold_members(protected), *protected.program[:1])
         in_home = cwd is None or os.path.realpath(cwd) == os.path.realpath(self.service.home)
-        # A command that changes folder is followed word by word: `cd site && git add .claude/x` in home
-        moves = _CHANGES_FOLDER.search(command) is not None
+        # One that first moves into a named folder is followed word by word from there (`cd site && git
+        # add .claude/x` in home); one that may stay in home (a `cd` in a subshell, an `if`, after `;`) is not.
+        home = os.path.realpath(self.service.home)
+        first = _LEADING_CD.match(command)
+        moves = (
+            first is not None
+            and _CHANGES_FOLDER.search(command, first.end()) is None
+            and os.path.realpath(os.path.join(home, os.path.expanduser(first[1]))) != home  # not `cd . &&`
+        )
         read = containers.SOURCED.sub(" true", command)  # a file sourced is only read
         return names_protected(read, self._unguarded, cwd=cwd, bare=in_home and not moves)
 
