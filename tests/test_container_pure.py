@@ -617,6 +617,8 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
         "chmod 000 ~/.b?shrc",
         "find $HOME -maxdepth 1 -name .bashrc -exec cp evil {} \\;",
         "find -L ~ -name .bashrc -delete",
+        "cp --target-directory=$HOME x/.bashrc",
+        "tar xf dots.tar --directory=$HOME",
     ]
     if platform == "win32":
         held += [

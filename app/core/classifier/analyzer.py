@@ -435,6 +435,8 @@ class _Analyzer:
     def path_pattern(self, w: _Word) -> str | None:
         """Where a word leads as a pattern (`*` where an expansion decides), from the folder known here."""
         pattern = w.pattern[3:] if w.pattern.startswith("of=") else w.pattern
+        if pattern.startswith("--") and "=" in pattern:  # `--directory=$HOME`: where the option points
+            pattern = pattern.split("=", 1)[1]
         if pattern.startswith("-") or not pattern:
             return None
         if not pattern.startswith(("/", "*")) and not _WINDOWS_ABSOLUTE.match(pattern):
@@ -805,7 +807,8 @@ class _Analyzer:
         """cp, mv, install or ln into a folder: each file lands there under its own name (`cp notes.md
         ~` writes ~/notes.md, not any file of ~), which counts as written and the folder no more; a
         name not written out (a glob, `dir/.`) leaves the whole folder written (names_protected)."""
-        sources = [a for a in _operands(args, _TARGET_OPTIONS) if not any(a is t for t in targets)]
+        operands = [a for a in _operands(args, _TARGET_OPTIONS) if not a.pattern.startswith("-")]
+        sources = [a for a in operands if not any(a is t for t in targets)]
         names = [(a.literal or "").rstrip("/") for a in sources]
         if (
             len(targets) != 1
