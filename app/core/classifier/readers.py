@@ -180,6 +180,17 @@ def cmd_output_operand(
         ctx.note_written(operands[1], writes=True)
 
 
+def cmd_expand(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """coreutils' `expand` reads; Windows' `expand.exe SRC DEST` (and `-F:*`, `-r`) writes: in Git Bash the
+    two share a name, and `expand.exe x "$APPDATA/Claude/settings.json"` was judged read-only (a red team)."""
+    operands = _operands(args, frozenset({"-t", "--tabs"}))
+    windows = any((a.value or "").upper().startswith(("-F:", "/F:")) or a.value in ("-r", "/r", "-R") for a in args)
+    if len(operands) > 1 or windows:
+        ctx.add(M, "writes to {source}", source=_snip(operands[-1].source if operands else name))
+        for target in operands[-1:]:
+            ctx.note_written(target, writes=True)
+
+
 def cmd_yq(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     if "i" in _short_flags(args) or "--in-place" in _long_flags(args):  # `yq -yi . f` rewrote f (fifth red team)
         ctx.add(M, "{name} -i: edits files in place", name=name)

@@ -237,6 +237,7 @@ RULES: dict[str, Rule] = {
     "nawk": readers.cmd_awk,
     "tee": readers.cmd_tee,
     "sort": readers.cmd_output_option,
+    "expand": readers.cmd_expand,
     "tree": readers.cmd_output_option,
     "info": readers.cmd_output_option,
     "less": readers.cmd_output_option,

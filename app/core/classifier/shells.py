@@ -123,6 +123,8 @@ def cmd_source(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
     if not args:
         return
     script = args[0]
+    if ctx.protected.guarding and ctx.relation_of(script) == "inside":
+        return  # `source ~/.bashrc`: the user's own file, only read (names_protected)
     if script.value in _STDIN_FILES:
         stdin_code(ctx, name, stdin, shell=True)
     elif script.procsub or script.value is None:

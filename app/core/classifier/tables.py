@@ -224,7 +224,8 @@ _WRITERS = frozenset({"cp", "mv", "tee", "install", "rsync", "scp"})  # commands
 # runs must not be one of them (its content would not be what was read). Unknown programs count too.
 _MAY_WRITE = _WRITERS | frozenset(
     {"ln", "sed", "dd", "curl", "wget", "truncate", "patch", "unzip", "tar", "git", "awk", "gawk",
-     "gzip", "gunzip", "bzip2", "xz", "zstd", "7z", "zip", "rclone", "scp", "touch",
+     "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "lzma", "7z", "zip", "rclone",
+     "scp", "touch",
      "robocopy", "certutil", "reg", "regedit", "bitsadmin", "fsutil", "wsl", "wmic", "forfiles"}
 )  # fmt: skip
 # Variables whose value a program runs as shell code (`GIT_EDITOR='rm -rf ~/x; true' git commit` ran

@@ -89,6 +89,7 @@ def _double_quoted(text: str) -> str:
     return re.sub(r'\\([$`"\\\n])', lambda m: "" if m[1] == "\n" else m[1], text)
 
 
+_TILDE = re.compile(r"~[\w.+-]*(?=/|$)")
 _PLAIN_VARIABLE = re.compile(r"\$(\w+)|\$\{(\w+)\}")
 _WINDOWS_FOLDERS = frozenset({"APPDATA", "LOCALAPPDATA", "USERPROFILE"})  # as Git Bash's environment has them
 
@@ -121,11 +122,15 @@ class _WordBuilder:
 
     def bare(self, text: str) -> None:
         """Unquoted text: backslash quotes the next character, a leading ~ is the home folder."""
-        if not self.value and not self.dynamic and (text == "~" or text.startswith("~/")):
+        tilde = _TILDE.match(text) if not self.value and not self.dynamic else None
+        if tilde and tilde[0] == "~":
             self.value.append(self.home)
             self.pattern.append(self.home)
             self.unquoted.append("x")
             text = text[1:]
+        elif tilde:  # `~ann`, `~+`, `~-`: a home or a folder bash knows, not told here (a red team)
+            self.unknown(tilde[0])
+            text = text[len(tilde[0]) :]
         out: list[str] = []
         mask: list[str] = []
         i = 0

@@ -39,7 +39,13 @@ def cmd_command(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
 
 
 def cmd_time(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    wrapper(ctx, args, stdin, bulk, depth, frozenset({"-f", "--format", "-o", "--output"}))
+    options = frozenset({"-f", "--format", "-o", "--output"})
+    own = args[: next((i for i, a in enumerate(args) if not (a.value or "-").startswith("-") and (
+        i == 0 or args[i - 1].value not in options)), len(args))]  # fmt: skip
+    for _option, output in option_values(own, ["-o", "--output"], "fo"):  # GNU time's report, appended with -a
+        ctx.add(M, "writes to {source}", source=_snip(output.value or output.source))
+        ctx.note_written(output, writes=True)
+    wrapper(ctx, args, stdin, bulk, depth, options)
 
 
 def cmd_nice(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

@@ -158,8 +158,7 @@ class Runs:
             and _CHANGES_FOLDER.search(command, first.end()) is None
             and os.path.realpath(os.path.join(home, os.path.expanduser(first[1]))) != home  # not `cd . &&`
         )
-        read = containers.SOURCED.sub(" true", command)  # a file sourced is only read
-        return names_protected(read, self._unguarded, cwd=cwd, bare=in_home and not moves)
+        return names_protected(command, self._unguarded, cwd=cwd, bare=in_home and not moves)
 
     def allowed_by_user(self, command_id: int, command: str, asks: tuple[str, ...]) -> None:
         """A person allowed a held command that `asks` (unprotected_asks): let it out of the container

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.core.classifier.protected import SOURCED
 from app.core.execution import landlock, lone_files, start_files
 from app.core.execution.process_marks import children
 from app.core.i18n import _
@@ -169,10 +170,11 @@ def protected_set(
         local = environ.get("LOCALAPPDATA") or join(home, "AppData", "Local")
         folders.append(join(appdata, "Microsoft", "Windows", "Start Menu", "Programs", "Startup"))
         # Git Bash reads the shell's start-up files as bash does anywhere; PowerShell its profiles.
-        documents = join(home, "Documents")
+        # Documents moved to OneDrive (Windows 11's backup, often on) holds the profiles there (a red team)
+        documents = (join(home, "Documents"), join(home, "OneDrive", "Documents"))
         where_present: tuple[str, ...] = (
             join(appdata, "Claude"), join(local, *MSIX_CLAUDE),
-            join(documents, "PowerShell"), join(documents, "WindowsPowerShell"),
+            *(join(d, shell) for d in documents for shell in ("PowerShell", "WindowsPowerShell")),
         )  # fmt: skip
         files += [join(home, name) for name in SHELL_FILES]
         return ProtectedSet(tuple(dict.fromkeys(folders)), tuple(files), where_present, program=tuple(program_folders))
@@ -951,12 +953,6 @@ def touches_protected(command: str, members: Iterable[str], home: str) -> bool:
     than as a file it sources: such a command, once the user allowed it, runs with those members
     writable. A looser reading only holds less: what is not held still meets the read-only binds."""
     return bool(named_members(SOURCED.sub("", command), members, home))
-
-
-# `source FILE` and `. FILE` only read FILE, which the container allows (`source ~/.bashrc` in the
-# session after an allowed change to it: held, it ran apart and never reached the session).
-# Only where a command starts: `tee -a . ~/.bashrc` writes it (a review, 2026-12-04).
-SOURCED = re.compile(r"(?:^|(?<=[;&|(\n]))\s*(?:source|\.)\s+(?:\"[^\"]*\"|'[^']*'|[^\s;&|)]+)")
 
 
 def named_members(command: str, members: Iterable[str], home: str) -> list[str]:
