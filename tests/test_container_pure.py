@@ -632,6 +632,9 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
         "cp evil ~/.[[:alpha:]]ashrc",
         "cp evil ~/.[^a]ashrc",
         "cp evil /proc/self/cwd/../../.bashrc",
+        "GIT_WORK_TREE=~ git checkout -- .bashrc",
+        "env --chdir=$HOME cp evil .bashrc",
+        "pushd ~; pushd /tmp; popd; echo x >> .bashrc",
     ]
     if platform == "win32":
         held += [

@@ -179,6 +179,7 @@ _DECLARED = re.compile(r"([A-Za-z_]\w*)(?:\[[^\]]*\])?\+?=(.*)", re.S)
 _TEXT_END = "__COWORK_TERMINAL_TEXT__"  # ends the here-document `later_expanded` judges text as
 # `${x@P}` expands x's value as a prompt: a `$(...)` in it runs (fifth red team)
 _LANDS_BY_NAME = frozenset({"cp", "mv", "install", "ln"})  # into a folder, each file keeps its name
+_WRITTEN_THROUGH = frozenset({"GIT_WORK_TREE", "GIT_DIR"})  # `GIT_WORK_TREE=~ git checkout -- .bashrc`
 _DECOMPRESSORS = frozenset({"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "lzma"})
 _COMPRESSED = re.compile(r"\.(?:gz|bz2|xz|zst|lz4|lzma|z)$", re.I)
 _NOT_BY_NAME = frozenset({"--no-target-directory", "--parents"})
@@ -434,6 +435,8 @@ class _Analyzer:
             alone = node.parent is None or node.parent.type != "command"  # not `PATH=./bin:$PATH jest`
             word = _Word("", "", "") if value is None else self.word([value])
             variable_set(self, self.node_text(name), word, lasting=alone)
+            if self.node_text(name) in _WRITTEN_THROUGH and value is not None:  # git writes files there
+                self.note_written(_Word(None, word.source, word.pattern.rstrip("/") + "/*", glob=True))
         fresh = value is not None and assigned_from_mktemp(self.node_text(value))
         if name is not None and fresh and self.node_text(name) in self.scratch_names:
             self.scratch_seen.add(self.node_text(name))

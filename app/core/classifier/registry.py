@@ -111,6 +111,7 @@ RULES: dict[str, Rule] = {
     "readarray": shells.cmd_mapfile,
     "cd": shells.cmd_cd,
     "pushd": shells.cmd_cd,
+    "popd": shells.cmd_cd,
     # Removing, moving, re-permissioning files (files.py)
     "rm": files.cmd_rm,
     "rmdir": files.cmd_rmdir,

@@ -373,7 +373,10 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
 def cmd_cd(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """Follow `cd` within one command line, so `cd ~/x && rm y` is checked as ~/x/y."""
     operands = _operands(args)
-    ctx.cwd = folder_after(ctx, operands[0]) if operands else ctx.home
+    if name == "popd" or (name == "pushd" and not operands):  # back to, or swapped with, a folder not told here
+        ctx.cwd = None
+    else:
+        ctx.cwd = folder_after(ctx, operands[0]) if operands else ctx.home
 
 
 def folder_after(ctx: Analysis, word: _Word) -> str | None:

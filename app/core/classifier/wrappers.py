@@ -119,6 +119,8 @@ def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     options = True  # until `--`; NAME=VALUE words are read after it too, and any word with `=` is one
     while i < len(args):
         v = args[i].value
+        if v is None and options and args[i].pattern.startswith("-"):  # `--chdir=$HOME`: by its pattern
+            v = args[i].pattern
         if v is None:
             break
         if v == "--" and options:
