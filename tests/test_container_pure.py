@@ -610,6 +610,8 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
         'echo x >> "$(echo ~)/.bashrc"',
         "claude mcp add helper -- ./helper.sh",  # a program Claude Code starts, outside any container
         "conda init bash",
+        "pipx ensurepath",
+        "uv tool update-shell",
         # a review of the above: `..` after a glob, deletions and modes through a glob, find's options
         "echo x >> ../../.b?shrc",
         'cp x "$PWD/../../.bashrc"',

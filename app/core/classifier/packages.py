@@ -43,6 +43,9 @@ _RUNS_GIVEN = frozenset({"run", "exec", "x", "dlx"})
 _JS_RUNS_GIVEN = frozenset({"exec", "x", "dlx", "explore"})  # `npm explore PKG -- CMD` too
 
 
+_WRITES_SHELL_FILES = {"conda": "init", "mamba": "init", "micromamba": "init", "pipx": "ensurepath"}
+
+
 def package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
     remove, read = _PACKAGE_MANAGERS[name]
     if name in ("conda", "mamba", "micromamba") and [a.value for a in _operands(args)][:2] == ["env", "remove"]:
@@ -51,8 +54,8 @@ def package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int) -> 
     sub = subcommand(ctx, args, name)
     if sub is None:
         return
-    if name in ("conda", "mamba", "micromamba") and "init" in [a.value for a in _operands(args)][:2]:
-        # `conda init`, `mamba shell init`: they write the shell's start-up files
+    if _WRITES_SHELL_FILES.get(name, "-") in [a.value for a in _operands(args)][:2]:
+        # `conda init`, `mamba shell init`, `pipx ensurepath`: they write the shell's start-up files
         ctx.note_written(_Word(None, "~/.bashrc", f"{ctx.home}/.*", glob=True))
     if sub in remove:
         ctx.add(D, "{name} {sub}: removes packages", name=name, sub=sub)
@@ -124,6 +127,9 @@ def cmd_uv(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
         package_manager(ctx, "pip", args[args.index(ops[0]) + 1 :], depth)
     elif sub == "tool" and len(ops) > 1 and ops[1].value == "uninstall":
         ctx.add(D, "uv tool uninstall: removes packages")
+    elif sub == "tool" and len(ops) > 1 and ops[1].value == "update-shell":  # writes the shell's start-up files
+        ctx.add(M, "{name} {sub}: changes installed software", name=name, sub="tool update-shell")
+        ctx.note_written(_Word(None, "~/.bashrc", f"{ctx.home}/.*", glob=True))
     elif sub == "run":
         ctx.add(M, "uv run: runs a program")
         values = _names(
