@@ -637,6 +637,13 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
         "GIT_WORK_TREE=~ git checkout -- .bashrc",
         "env --chdir=$HOME cp evil .bashrc",
         "pushd ~; pushd /tmp; popd; echo x >> .bashrc",
+        # a third red team
+        "sed -n 'w/home/ann/.bashrc' x" if platform == "linux" else "sed -n 'wC:/Users/ann/.bashrc' x",
+        "sed 's/a/b/w/home/ann/.bashrc' x" if platform == "linux" else "sed 's/a/b/wC:/Users/ann/.bashrc' x",
+        "f=~/.b*rc; cp x $f",
+        "cd $X; cp x .b*rc",
+        "history -w ~/.b?shrc",
+        "dd if=x of=~/.bash$x",
     ]
     if platform == "win32":
         held += [
@@ -675,6 +682,9 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
         ". ~/.profile; make",
         "gcc -o build/x x.c",
         "gzip -d logs/old.log.gz",
+        "sed -n '/x/w out.txt' f",
+        "cd $X; cp x *.*",
+        "f=build; rm -rf $f",
     ):
         assert not names_protected(command, members, cwd=project, bare=False), command
 

@@ -437,6 +437,8 @@ class _Analyzer:
             variable_set(self, self.node_text(name), word, lasting=alone)
             if self.node_text(name) in _WRITTEN_THROUGH and value is not None:  # git writes files there
                 self.note_written(_Word(None, word.source, word.pattern.rstrip("/") + "/*", glob=True))
+            if self.protected.guarding and value is not None and self.relation_of(word) == "inside":
+                self.add(D, TOUCHES_APP_DATA)  # `f=~/.b*rc; cp x $f`: what it holds is not followed to its use
         fresh = value is not None and assigned_from_mktemp(self.node_text(value))
         if name is not None and fresh and self.node_text(name) in self.scratch_names:
             self.scratch_seen.add(self.node_text(name))
@@ -444,6 +446,8 @@ class _Analyzer:
     def path_pattern(self, w: _Word) -> str | None:
         """Where a word leads as a pattern (`*` where an expansion decides), from the folder known here."""
         pattern = w.pattern[3:] if w.pattern.startswith("of=") else w.pattern
+        if w.pattern.startswith("of=~/") or w.pattern == "of=~":  # bash expands `~` after `of=` too
+            pattern = self.home + pattern[1:]
         if pattern.startswith("--") and "=" in pattern:  # `--directory=$HOME`: where the option points
             pattern = pattern.split("=", 1)[1]
         pattern = attached_path(pattern) or pattern  # `-o$HOME/x`, 7z's `-o"$APPDATA"`

@@ -162,7 +162,7 @@ class _Protected:
         """`text` with each 8.3 short name (`cowork~1`) written as each protected name it may stand for."""
         found = [text]
         for prefix, names in self.short:
-            pattern = re.compile(rf"(?<![^/\s'\"=]){re.escape(prefix)}~\d+(?![^/\s'\"])")
+            pattern = re.compile(rf"(?<![^/\s'\"=]){re.escape(prefix)}~\d+(?:\.\w{{1,3}})?(?![^/\s'\"])")
             found = [pattern.sub(name, t) for t in found for name in names][:_MAX_SPELLINGS]
         return found
 
@@ -229,9 +229,17 @@ class _Protected:
         names or more, or by one that starts with a dot (`.bashrc`, `.claude`: `$d/app` is not the
         program's folder, and `"$dir"/*.*` names nothing)."""
         tail = [s for s in path.split("/") if s not in ("", ".")][1:]
-        if not tail or _GLOB_CHARS.search(tail[0]):
+        if not tail:
             return None
-        for theirs, i in self.by_name.get(tail[0], ()):
+        if _GLOB_CHARS.search(tail[0]):  # `.b*rc` may be a dotted member's name; `*.*` is left alone
+            if not tail[0].startswith("."):
+                return None
+            places = [
+                p for name, found in self.by_name.items() if name[:1] == "." and _matches(name, tail[0]) for p in found
+            ]
+        else:
+            places = list(self.by_name.get(tail[0], ()))
+        for theirs, i in places:
             k = len(theirs) - i
             if k > len(tail) or (k == 1 and not tail[0].startswith(".")):
                 continue

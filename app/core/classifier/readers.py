@@ -61,6 +61,9 @@ def cmd_sed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             ctx.add(D, "cannot tell what runs: sed e runs shell commands")
         elif _SED_WRITE.search(script):
             ctx.add(M, "sed w: writes a file")
+            for found in _SED_WRITE.finditer(script):
+                file = (found[2] or found[3]).strip()
+                ctx.note_written(_Word(file, file, file), writes=True)
     if inplace:
         ctx.add(M, "sed -i: edits files in place")
 
@@ -209,6 +212,9 @@ def cmd_hostname(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
 def cmd_history(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     if {"c", "d", "w", "a", "r", "n"} & _short_flags(args):
         ctx.add(M, "history: changes the shell history")
+    if {"w", "a"} & _short_flags(args):  # `history -w FILE` writes FILE (a red team: `history -w ~/.b?shrc`)
+        for file in _operands(args, frozenset({"-d"})):
+            ctx.note_written(file, writes=True)
 
 
 def cmd_exit(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
