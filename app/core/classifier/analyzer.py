@@ -14,6 +14,7 @@ from app.core.i18n import N_
 
 from .code_options import judge_code_options, option_values
 from .danger import Danger
+from .files import NAMED_ELSEWHERE, note_named_elsewhere
 from .findings import (
     BULK_COMMAND,
     CANNOT_TELL_PROBES,
@@ -815,6 +816,8 @@ class _Analyzer:
                     self.note_written(a, writes=any(a is t for t in targets))
             if name in _LANDS_BY_NAME and not bulk:  # xargs and find give it names not seen here
                 self.note_landed(args, targets)
+            if name in NAMED_ELSEWHERE:
+                note_named_elsewhere(self, name, args[:runs])
             for a in args if name in _DECOMPRESSORS else ():  # `gzip -d ~/.bashrc.gz` writes ~/.bashrc
                 plain = _COMPRESSED.sub("", a.pattern)
                 if plain != a.pattern:

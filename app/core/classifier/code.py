@@ -13,6 +13,7 @@ from .automation import synthetic_input
 from .danger import Danger
 from .findings import TOUCHES_APP_DATA, D, M, _snip
 from .itself import code_runs_itself
+from .protected import _norm_path
 from .rule import Analysis
 from .tables import (
     _CODE_CONTROLS,
@@ -31,11 +32,20 @@ def code_from_expansion(ctx: Analysis, name: str) -> None:
     ctx.add(D, "cannot tell what runs: {name} code from an expansion", name=name)
 
 
+def _names_protected(ctx: Analysis, name: str, code: str) -> bool:
+    """Whether code names one of the protected paths: PowerShell's by `$PROFILE` too, and where no
+    container guards them, code run in the home folder by its name alone (`open(".bashrc", "a")`)."""
+    if ctx.protected.mentioned_in(code) or (name in ("powershell", "pwsh") and ctx.protected.names_profile(code)):
+        return True
+    at_home = ctx.protected.guarding and ctx.cwd is not None and _norm_path(ctx.cwd) == _norm_path(ctx.home)
+    return at_home and ctx.protected.at_home().mentioned_in(code)
+
+
 def inline_code(ctx: Analysis, name: str, code: str | None) -> None:
     if code is None:
         code_from_expansion(ctx, name)
         return
-    if ctx.protected.mentioned_in(code) or (name in ("powershell", "pwsh") and ctx.protected.names_profile(code)):
+    if _names_protected(ctx, name, code):
         ctx.add(D, TOUCHES_APP_DATA)
     if _PYTHON.match(name) and code_runs_itself(ctx, code):
         return
@@ -54,7 +64,7 @@ def inline_code(ctx: Analysis, name: str, code: str | None) -> None:
 
 def judge_code(ctx: Analysis, name: str, code: str, path: str) -> None:
     """A program file `name` would run (`python3 tool.py`, `./tool.js` with its #! line)."""
-    if ctx.protected.mentioned_in(code):
+    if _names_protected(ctx, name, code):
         ctx.add(D, TOUCHES_APP_DATA)
     if _PYTHON.match(name) and code_runs_itself(ctx, code):
         return

@@ -471,3 +471,49 @@ def cmd_make(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
             if recipe.strip():
                 ctx.sub_script(recipe, f"{name} recipe")
     ctx.may_run(args, depth)
+
+
+# Where a command writes a file whose name it takes from elsewhere: a URL's last name in the current
+# folder (`cd ~ && curl -O https://x/.bashrc`), a clone's folder, `ln -s FILE` alone, what `rename`
+# renames, `split`'s prefix, a backup suffix (`cp -b -S rc x ~/.bash`). A third red team: each
+# wrote a member of the protected set where no container runs (names_protected).
+NAMED_ELSEWHERE = frozenset({"curl", "wget", "git", "ln", "rename", "prename", "perl-rename", "split", "csplit",
+                             "cp", "mv", "install", "sed", "perl"})  # fmt: skip
+
+
+def note_named_elsewhere(ctx: Analysis, name: str, args: list[_Word]) -> None:
+    values = [a.value or "" for a in args]
+    operands = _operands(args)
+    here = ctx.cwd if ctx.cwd is not None else "*"
+    urls = [v for v in values if "://" in v]
+    if name == "curl" and any(v in ("-O", "--remote-name", "--remote-name-all", "-J") or
+                              (re.fullmatch(r"-[a-zA-Z]*O[a-zA-Z]*", v)) for v in values):  # fmt: skip
+        folder = next((w.pattern for _o, w in option_values(args, ["--output-dir"])), here)
+        _write_names(ctx, folder, [posixpath.basename(u.split("?")[0]) for u in urls])
+    elif name == "wget" and not any(v.startswith(("-O", "--output-document")) for v in values):
+        folder = next((w.pattern for _o, w in option_values(args, ["-P", "--directory-prefix"], "P")), here)
+        recursive = any(v in ("-r", "--recursive", "-m", "--mirror") for v in values)
+        _write_names(ctx, folder, ["*"] if recursive else [posixpath.basename(u.split("?")[0]) for u in urls])
+    elif name == "git" and operands[:1] and operands[0].value == "clone" and len(operands) == 2:
+        _write_names(ctx, here, [posixpath.basename(values[args.index(operands[1])].rstrip("/")).removesuffix(".git")])
+    elif name == "ln" and len(operands) == 1:  # `ln -s FILE`: a link of the same name, here
+        _write_names(ctx, here, [posixpath.basename(operands[0].pattern.rstrip("/"))])
+    elif name in ("rename", "prename", "perl-rename"):  # anything in the folders of what it renames
+        for w in operands[1:]:
+            ctx.note_written(_Word(None, w.source, posixpath.join(posixpath.dirname(w.pattern) or ".", "*"), True))
+    elif name in ("split", "csplit") and operands:
+        prefix = next((w for _o, w in option_values(args, ["-f", "--prefix"], "f")), None)
+        last = prefix or (operands[-1] if name == "split" and len(operands) > 1 else None)
+        if last is not None:
+            ctx.note_written(_Word(None, last.source, last.pattern + "*", True))
+    suffixed = any(v in ("-S", "--suffix", "-b") or v.startswith(("--backup", "--suffix=")) for v in values)
+    in_place = name in ("sed", "perl") and any(re.fullmatch(r"-[a-zA-Z]*i.+", v) for v in values)
+    if (suffixed and name in ("cp", "mv", "install", "ln")) or in_place:  # `sed -irc 1p ~/.bash`
+        for w in operands[-1:] if not in_place else operands:
+            ctx.note_written(_Word(None, w.source, w.pattern.rstrip("/") + "*", True))
+
+
+def _write_names(ctx: Analysis, folder: str, names: list[str]) -> None:
+    for name in names:
+        if name:
+            ctx.note_written(_Word(None, name, posixpath.join(folder, name), True))

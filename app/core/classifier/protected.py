@@ -135,6 +135,10 @@ class _Protected:
         profile = any(_PROFILE_FOLDER.search(path) for path in paths)
         return cls(tuple(paths), needle, parts, shorts, folders_of, named, above, guarding, profile, tails)
 
+    def at_home(self) -> _Protected:
+        """The same paths named also by their part under home alone (`.bashrc`): for code run there."""
+        return _Protected.build(self.paths, bare=True)
+
     def names_profile(self, code: str) -> bool:
         """Whether PowerShell `code` names its profile (`$PROFILE`, `$PROFILE.CurrentUserAllHosts`),
         which lives in a protected folder: said in PowerShell only (`--profile $PROFILE` in bash is not)."""

@@ -91,7 +91,7 @@ def _double_quoted(text: str) -> str:
 
 _TILDE = re.compile(r"~[\w.+-]*(?=/|$)")
 _PLAIN_VARIABLE = re.compile(r"\$(\w+)|\$\{(\w+)\}")
-_WINDOWS_FOLDERS = frozenset({"APPDATA", "LOCALAPPDATA", "USERPROFILE"})  # as Git Bash's environment has them
+_WINDOWS_FOLDERS = frozenset({"APPDATA", "LOCALAPPDATA", "USERPROFILE", "HOMEDRIVE", "HOMEPATH"})  # Git Bash's
 
 
 class _WordBuilder:
