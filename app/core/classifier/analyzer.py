@@ -35,7 +35,7 @@ from .findings import (
     _Report,
     _snip,
 )
-from .options import _command_name, _operands
+from .options import _command_name, _operands, _short_flags
 from .parser import _parser
 from .protected import SOURCED, _home, _Protected, attached_path
 from .registry import rule_for
@@ -178,15 +178,23 @@ _EVALUATES_WORDS = frozenset(
 )  # fmt: skip
 _DECLARED = re.compile(r"([A-Za-z_]\w*)(?:\[[^\]]*\])?\+?=(.*)", re.S)
 _TEXT_END = "__COWORK_TERMINAL_TEXT__"  # ends the here-document `later_expanded` judges text as
-# `${x@P}` expands x's value as a prompt: a `$(...)` in it runs (fifth red team)
+# Where no container guards the protected set (names_protected): how commands write files named elsewhere.
 _LANDS_BY_NAME = frozenset({"cp", "mv", "install", "ln"})  # into a folder, each file keeps its name
-_WRITTEN_THROUGH = frozenset({"GIT_WORK_TREE", "GIT_DIR"})  # `GIT_WORK_TREE=~ git checkout -- .bashrc`
-_DECOMPRESSORS = frozenset({"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "lzma"})
-_COMPRESSED = re.compile(r"\.(?:gz|bz2|xz|zst|lz4|lzma|z)$", re.I)
 _NOT_BY_NAME = frozenset({"--no-target-directory", "--parents"})
 _NO_TARGET_FOLDER = re.compile(r"-[a-zA-Z]*T[a-zA-Z]*")
 _TARGET_OPTIONS = frozenset({"-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g"})
+_WRITTEN_THROUGH = frozenset({"GIT_WORK_TREE", "GIT_DIR"})  # `GIT_WORK_TREE=~ git checkout -- .bashrc`
+_DECOMPRESSORS = frozenset({"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "lzma"})
+_COMPRESSED = re.compile(r"\.(?:gz|bz2|xz|zst|lz4|lzma|z)$", re.I)
+_TO_STDOUT = frozenset({"-c", "--stdout", "--to-stdout", "-t", "--test", "-l", "--list"})  # `gzip -dc`: writes none
+# `source() { ...; }; source ~/.bashrc`, an alias: a `source` the command defines is not bash's (a review)
+_DEFINES_SOURCE = re.compile(
+    r"(?:^|[\s;&|({])(?:function\s+)?(?:source|\.)\s*\(\s*\)|\bfunction\s+(?:source|\.)(?=[\s{])"
+    r"|\balias\s+(?:\S+\s+)*['\"]?(?:source|\.)="
+)
+_ATTACHED_OUTPUT = frozenset("oOCdDPft")  # options that name where a command writes: not `-L/lib`, `-I/inc`
 _WINDOWS_ABSOLUTE = re.compile(r"[A-Za-z]:[/\\]")  # `C:/Users/ann/x`: HOME in Git Bash
+# `${x@P}` expands x's value as a prompt: a `$(...)` in it runs (fifth red team)
 _PROMPT_EXPANSION = re.compile(r"\$\{!?[A-Za-z_]\w*(?:\[[^\]]*\])?@P\}")
 
 
@@ -210,6 +218,9 @@ class _Analyzer:
         self.scratch_names = scratch_variables(text)  # may hold the agent's own mktemp files
         self.scratch_seen: set[str] = set()  # ... and were assigned from mktemp before this point
         self.only_read: set[int] = set()  # where the files `source` reads start (names_protected: not named)
+        self.pushed: list[str | None] = []  # the folders `pushd` left, for `popd`
+        # `source() { ...; }; source ~/.bashrc`: a `source` the command defines is not bash's (a review)
+        self.own_source = _DEFINES_SOURCE.search(text) is not None
 
     # ---- entry points
 
@@ -451,7 +462,8 @@ class _Analyzer:
             pattern = self.home + pattern[1:]
         if pattern.startswith("--") and "=" in pattern:  # `--directory=$HOME`: where the option points
             pattern = pattern.split("=", 1)[1]
-        pattern = attached_path(pattern) or pattern  # `-o$HOME/x`, 7z's `-o"$APPDATA"`
+        if pattern[1:2] in _ATTACHED_OUTPUT:  # `-o$HOME/x`, 7z's `-o"$APPDATA"`, tar's `-CC:/x`
+            pattern = attached_path(pattern) or pattern
         if pattern.startswith("-") or not pattern:
             return None
         if not pattern.startswith(("/", "*")) and not _WINDOWS_ABSOLUTE.match(pattern):
@@ -590,7 +602,8 @@ class _Analyzer:
         redirects = own + outer_redirects
         words = self.command_words(node, extra)
         fed = self.redirect_stdin(own) or stdin
-        if self.protected.guarding and words and words[0].value in ("source", ".") and len(words) > 1:
+        only_reads = self.protected.guarding and not self.own_source
+        if only_reads and words and words[0].value in ("source", ".") and len(words) > 1:
             self.only_read.update(n.start_byte for n in self.command_nodes(node)[1:2])
         for child in node.children:
             if child.type == "variable_assignment":
@@ -818,7 +831,10 @@ class _Analyzer:
                 self.note_landed(args, targets)
             if name in NAMED_ELSEWHERE:
                 note_named_elsewhere(self, name, args[:runs])
-            for a in args if name in _DECOMPRESSORS else ():  # `gzip -d ~/.bashrc.gz` writes ~/.bashrc
+            output = name in _DECOMPRESSORS and not (
+                any(a.value in _TO_STDOUT for a in args) or {"c", "t", "l"} & _short_flags(args)
+            )
+            for a in args if output else ():  # `gzip -d ~/.bashrc.gz` writes ~/.bashrc
                 plain = _COMPRESSED.sub("", a.pattern)
                 if plain != a.pattern:
                     self.note_written(_Word(a.value and _COMPRESSED.sub("", a.value), a.source, plain, a.glob))
@@ -828,7 +844,8 @@ class _Analyzer:
             for a in args:
                 if a.value is not None and _BLOCK_DEVICE.match(a.pattern):
                     self.add(D, "{name}: writes to a disk device: {source}", name=name, source=_snip(a.source))
-        sourced = words[1] if name in ("source", ".") and len(words) > 1 and self.protected.guarding else None
+        guarding = self.protected.guarding and not self.own_source
+        sourced = words[1] if name in ("source", ".") and len(words) > 1 and guarding else None
         for a in words:
             if a is not sourced:  # names_protected: a file sourced is only read (`source ~/.bashrc && nvm use`)
                 self.check_word(a)

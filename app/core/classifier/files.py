@@ -18,6 +18,7 @@ from .protected import _norm_path
 from .rule import Analysis
 from .scripts import run_script, runs_project_files, script_path, typed_text
 from .stdin import _Stdin
+from .tables import _names
 from .words import _Word, _word_end, is_glob
 
 # ---- removal
@@ -483,34 +484,57 @@ NAMED_ELSEWHERE = frozenset({"curl", "wget", "git", "ln", "rename", "prename", "
 
 def note_named_elsewhere(ctx: Analysis, name: str, args: list[_Word]) -> None:
     values = [a.value or "" for a in args]
-    operands = _operands(args)
     here = ctx.cwd if ctx.cwd is not None else "*"
-    urls = [v for v in values if "://" in v]
     if name == "curl" and any(v in ("-O", "--remote-name", "--remote-name-all", "-J") or
                               (re.fullmatch(r"-[a-zA-Z]*O[a-zA-Z]*", v)) for v in values):  # fmt: skip
         folder = next((w.pattern for _o, w in option_values(args, ["--output-dir"])), here)
-        _write_names(ctx, folder, [posixpath.basename(u.split("?")[0]) for u in urls])
+        _write_names(ctx, folder, [_last_name(w.pattern) for w in _operands(args, _CURL_VALUES)])
     elif name == "wget" and not any(v.startswith(("-O", "--output-document")) for v in values):
         folder = next((w.pattern for _o, w in option_values(args, ["-P", "--directory-prefix"], "P")), here)
-        recursive = any(v in ("-r", "--recursive", "-m", "--mirror") for v in values)
-        _write_names(ctx, folder, ["*"] if recursive else [posixpath.basename(u.split("?")[0]) for u in urls])
-    elif name == "git" and operands[:1] and operands[0].value == "clone" and len(operands) == 2:
-        _write_names(ctx, here, [posixpath.basename(values[args.index(operands[1])].rstrip("/")).removesuffix(".git")])
-    elif name == "ln" and len(operands) == 1:  # `ln -s FILE`: a link of the same name, here
-        _write_names(ctx, here, [posixpath.basename(operands[0].pattern.rstrip("/"))])
+        whole = any(v in ("-r", "--recursive", "-m", "--mirror", "--content-disposition") for v in values)
+        urls = [w for w in _operands(args, frozenset({"-P", "-e", "-t", "-T", "-U", "--user-agent"})) if w.value != "-"]
+        _write_names(ctx, folder, ["*"] if whole else [_last_name(w.pattern) for w in urls])
+    elif name == "git" and [a.value for a in _operands(args)][:1] == ["clone"]:
+        given = _operands(args, _CLONE_VALUES)[1:]
+        if len(given) == 1:  # into a folder named after the repository, here
+            _write_names(ctx, here, [_last_name(given[0].pattern).removesuffix(".git")])
+    elif name == "ln" and len(_operands(args)) == 1:  # `ln -s FILE`: a link of the same name, here
+        _write_names(ctx, here, [posixpath.basename(_operands(args)[0].pattern.rstrip("/"))])
     elif name in ("rename", "prename", "perl-rename"):  # anything in the folders of what it renames
-        for w in operands[1:]:
+        for w in _operands(args)[1:]:
             ctx.note_written(_Word(None, w.source, posixpath.join(posixpath.dirname(w.pattern) or ".", "*"), True))
-    elif name in ("split", "csplit") and operands:
+    elif name in ("split", "csplit") and _operands(args):
+        operands = _operands(args)
         prefix = next((w for _o, w in option_values(args, ["-f", "--prefix"], "f")), None)
         last = prefix or (operands[-1] if name == "split" and len(operands) > 1 else None)
         if last is not None:
             ctx.note_written(_Word(None, last.source, last.pattern + "*", True))
-    suffixed = any(v in ("-S", "--suffix", "-b") or v.startswith(("--backup", "--suffix=")) for v in values)
-    in_place = name in ("sed", "perl") and any(re.fullmatch(r"-[a-zA-Z]*i.+", v) for v in values)
-    if (suffixed and name in ("cp", "mv", "install", "ln")) or in_place:  # `sed -irc 1p ~/.bash`
-        for w in operands[-1:] if not in_place else operands:
-            ctx.note_written(_Word(None, w.source, w.pattern.rstrip("/") + "*", True))
+    backup = name in ("cp", "mv", "install", "ln") and any(
+        v in ("-S", "--suffix", "-b") or v.startswith(("--backup", "--suffix=")) for v in values
+    )
+    in_place = name in _IN_PLACE_SUFFIX and any(_IN_PLACE_SUFFIX[name].fullmatch(v) for v in values)
+    targets = _operands(args)[-1:] if backup else _operands(args) if in_place else []
+    for w in targets:  # `cp -b -S rc x ~/.bash`, `sed -irc 1p ~/.bash`: a name with a suffix beside it
+        if w.pattern.rstrip("/") not in ("", ctx.home) and not w.pattern.endswith("/"):
+            ctx.note_written(_Word(None, w.source, w.pattern + "*", True))
+
+
+# One-letter flags that take nothing may come before `i` (`sed -nirc`, `perl -pirc`): not `-Ilib`, `-Mstrict`.
+_IN_PLACE_SUFFIX = {"sed": re.compile(r"-[nrEsuz]*i.+|--in-place=.+"), "perl": re.compile(r"-[aclnpsTtuUwW0-9]*i.+")}
+_CURL_VALUES = _names(
+    "-o --output -H --header -d --data --data-raw --data-binary -X --request -u --user -A --user-agent -e --referer "
+    "-b --cookie -c --cookie-jar -F --form -T --upload-file -w --write-out --output-dir -m --max-time "
+    "--connect-timeout -x --proxy -r --range -K --config --retry -E --cert --cacert --key"
+)
+_CLONE_VALUES = _names(
+    "--depth -b --branch -o --origin -c --config --reference --separate-git-dir -u --upload-pack --template "
+    "-j --jobs --filter --shallow-since --shallow-exclude"
+)
+
+
+def _last_name(url: str) -> str:
+    """The name a download or a clone takes from its address (`https://x/a/.bashrc?v=1#top`: `.bashrc`)."""
+    return posixpath.basename(re.split(r"[?#]", url, maxsplit=1)[0].rstrip("/"))
 
 
 def _write_names(ctx: Analysis, folder: str, names: list[str]) -> None:

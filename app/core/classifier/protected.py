@@ -258,7 +258,7 @@ class _Protected:
 # only: what it blanks is still read word by word (`echo "a;. " > ~/.bashrc`, a red team).
 SOURCED = re.compile(r"(?:^|(?<=[;&|(\n]))\s*(?:source|\.)\s+(?:\"[^\"]*\"|'[^']*'|[^\s;&|)]+)")
 _MAX_SEEN = 4096
-_PROC_LINK = re.compile(r"/proc/(?:self|thread-self|\d+)/(root|cwd)(?=/|$)")
+_PROC_LINK = re.compile(r"/proc/(?:self|thread-self|\d+|\*)/(root|cwd)(?=/|$)")  # `*`: `/proc/$$/root`
 _POSIX_CLASS = re.compile(r"\[:(\w+):\]")
 _CLASSES = {"alpha": "a-z", "lower": "a-z", "upper": "a-z", "digit": "0-9", "alnum": "a-z0-9", "xdigit": "0-9a-f"}
 

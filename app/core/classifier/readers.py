@@ -14,7 +14,9 @@ from .stdin import _STDIN_FILES, _Stdin
 from .tables import (
     _HARMLESS_DEVICES,
     _SED_EXEC,
+    _SED_TEXTS,
     _SED_WRITE,
+    _SED_WRITE_COMMAND,
 )
 from .words import _Word, _word_end
 
@@ -59,11 +61,13 @@ def cmd_sed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     for script in scripts:
         if _SED_EXEC.search(script):
             ctx.add(D, "cannot tell what runs: sed e runs shell commands")
-        elif _SED_WRITE.search(script):
-            ctx.add(M, "sed w: writes a file")
-            for found in _SED_WRITE.finditer(script):
-                file = (found[2] or found[3]).strip()
-                ctx.note_written(_Word(file, file, file), writes=True)
+        else:
+            files = [found[2] for found in _SED_WRITE.finditer(script)]
+            files += [found[1] for found in _SED_WRITE_COMMAND.finditer(_SED_TEXTS.sub(" ", script))]
+            if files:
+                ctx.add(M, "sed w: writes a file")
+            for file in files:
+                ctx.note_written(_Word(file.strip(), file, file.strip()), writes=True)
     if inplace:
         ctx.add(M, "sed -i: edits files in place")
 

@@ -28,6 +28,8 @@ class Analysis(Protocol):
     protected: _Protected
     home: str
     cwd: str | None  # where relative paths lead; a rule for `cd` moves it
+    pushed: list[str | None]  # the folders `pushd` left, for `popd`
+    own_source: bool  # the command defines a `source` of its own (a function, an alias)
     nesting: int
 
     def add(

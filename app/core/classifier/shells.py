@@ -123,7 +123,7 @@ def cmd_source(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
     if not args:
         return
     script = args[0]
-    if ctx.protected.guarding and ctx.relation_of(script) == "inside":
+    if ctx.protected.guarding and not ctx.own_source and ctx.relation_of(script) == "inside":
         return  # `source ~/.bashrc`: the user's own file, only read (names_protected)
     if script.value in _STDIN_FILES:
         stdin_code(ctx, name, stdin, shell=True)
@@ -373,7 +373,13 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
 def cmd_cd(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """Follow `cd` within one command line, so `cd ~/x && rm y` is checked as ~/x/y."""
     operands = _operands(args)
-    if name == "popd" or (name == "pushd" and not operands):  # back to, or swapped with, a folder not told here
+    stack = ctx.pushed  # pushd's folders, as far as they are told here
+    if name == "pushd" and operands and not re.fullmatch(r"[+-]\d+", operands[0].value or ""):
+        stack.append(ctx.cwd)
+        ctx.cwd = folder_after(ctx, operands[0])
+    elif name == "popd" and stack and not operands:
+        ctx.cwd = stack.pop()
+    elif name in ("pushd", "popd"):  # swapped or rotated, or popped past what is told here
         ctx.cwd = None
     else:
         ctx.cwd = folder_after(ctx, operands[0]) if operands else ctx.home

@@ -211,8 +211,11 @@ _SED_ADDRESS = rf"(?:^|[;\n{{}}])\s*{_SED_ONE}?(?:\s*,\s*(?:{_SED_ONE}|[+~]\d+))
 _SED_SUBST = r"s([^\w\s\\])(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiImM0-9ew]*"
 _SED_EXEC = re.compile(rf"{_SED_ADDRESS}e(?:\s|;|$)|{_SED_SUBST}(?<=e)", re.S)
 # GNU sed takes the file after `w` with or without blanks, to the end of the line (a red team:
-# `sed -n 'w/home/ann/.bashrc' x` was judged read-only); group 2 or 3 is the file (1: s's delimiter).
-_SED_WRITE = re.compile(rf"{_SED_SUBST}(?<=w)\s*([^\s][^\n]*)|{_SED_ADDRESS}[wW]\s*([^\s][^\n]*)", re.S)
+# `sed -n 'w/home/ann/.bashrc' x` was judged read-only). The `w` command is looked for with the
+# s/// and y/// texts blanked (`s/{{WIDTH}}/100/` writes nothing: a review); group 2 or 3 is the file.
+_SED_TEXTS = re.compile(rf"{_SED_SUBST}|y([^\w\s\\])(?:\\.|(?!\2).)*\2(?:\\.|(?!\2).)*\2", re.S)
+_SED_WRITE = re.compile(rf"{_SED_SUBST}(?<=w)\s*([^\s][^\n]*)", re.S)
+_SED_WRITE_COMMAND = re.compile(rf"{_SED_ADDRESS}[wW]\s*([^\s][^\n]*)", re.S)
 
 _BLOCK_DEVICE = re.compile(
     r"^/dev/(?:[shv]d[a-z]+\d*|xvd[a-z]+\d*|nvme\d+(?:n\d+)?(?:p\d+)?|r?disk\d+(?:s\d+)*|"
