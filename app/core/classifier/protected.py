@@ -259,6 +259,7 @@ class _Protected:
 SOURCED = re.compile(r"(?:^|(?<=[;&|(\n]))\s*(?:source|\.)\s+(?:\"[^\"]*\"|'[^']*'|[^\s;&|)]+)")
 _MAX_SEEN = 4096
 _PROC_LINK = re.compile(r"/proc/(?:self|thread-self|\d+|\*)/(root|cwd)(?=/|$)")  # `*`: `/proc/$$/root`
+_LONGEST_PATTERN = 1024
 _POSIX_CLASS = re.compile(r"\[:(\w+):\]")
 _CLASSES = {"alpha": "a-z", "lower": "a-z", "upper": "a-z", "digit": "0-9", "alnum": "a-z0-9", "xdigit": "0-9a-f"}
 
@@ -267,6 +268,8 @@ def _matches(name: str, pattern: str) -> bool:
     """fnmatch with bash's spellings in brackets too: `[^a]` and `[[:alpha:]]` (a red team: `~/.[^a]ashrc`)."""
     if "[" in pattern:
         pattern = _POSIX_CLASS.sub(lambda m: _CLASSES.get(m[1], " -~"), pattern.replace("[^", "[!"))
+    if len(pattern) > _LONGEST_PATTERN:  # no file's name is that long; fnmatch took seconds on `[[[[...` (a review)
+        return True  # asking is the safe side
     return fnmatch.fnmatchcase(name, pattern)
 
 

@@ -208,7 +208,8 @@ _CODE_HIDES = re.compile(
 # sed's `e` runs a shell command, `w` writes a file: as a command (after an address) or an s/// flag.
 _SED_ONE = r"(?:\d+(?:~\d+)?|\$|/(?:\\.|[^/])*/I?M?)"  # GNU's first~step too
 _SED_ADDRESS = rf"(?:^|[;\n{{}}])\s*{_SED_ONE}?(?:\s*,\s*(?:{_SED_ONE}|[+~]\d+))?\s*!?\s*"
-_SED_SUBST = r"s([^\w\s\\])(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiImM0-9ew]*"
+# A backslash only as an escape: `(?!\1).` also took it alone, and `s/\/\/...` backtracked for seconds
+_SED_SUBST = r"s([^\w\s\\])(?:\\.|(?!\1)[^\\])*\1(?:\\.|(?!\1)[^\\])*\1[gpiImM0-9ew]*"
 _SED_EXEC = re.compile(rf"{_SED_ADDRESS}e(?:\s|;|$)|{_SED_SUBST}(?<=e)", re.S)
 # GNU sed takes the file after `w` with or without blanks, to the end of the line (a red team:
 # `sed -n 'w/home/ann/.bashrc' x` was judged read-only). The `w` command is looked for with the

@@ -26,14 +26,17 @@ _ANSI_ESCAPES = {
     "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
     "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
 }  # fmt: skip
-_GLOB_SIGNS = re.compile(r"[*?]|\[[^\]]*\]")
+_GLOB_SIGNS = re.compile(r"[*?]")
 _BRACE_GROUP = re.compile(r"\{([^{}]*)\}")  # no group inside it: linear, the innermost first
 
 
 def is_glob(text: str) -> bool:
     """Whether bash may make other words of `text`: `*`, `?`, `[...]`, or braces with `,` or `..`
     (found group by group: one expression for it took a second for `{a,a,a,...` without its `}`)."""
-    return bool(_GLOB_SIGNS.search(text)) or brace_group(text) is not None
+    opening = text.find("[")  # `[...]`: a `]` after the first `[` (an expression for it took seconds on `[[[[...`)
+    return (
+        bool(_GLOB_SIGNS.search(text)) or (opening >= 0 and "]" in text[opening + 1 :]) or brace_group(text) is not None
+    )
 
 
 def brace_group(text: str) -> re.Match[str] | None:
