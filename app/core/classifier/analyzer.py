@@ -14,7 +14,7 @@ from app.core.i18n import N_
 
 from .code_options import judge_code_options, option_values
 from .danger import Danger
-from .files import NAMED_ELSEWHERE, note_named_elsewhere
+from .files import LANDS_BY_NAME, NAMED_ELSEWHERE, note_named_elsewhere
 from .findings import (
     BULK_COMMAND,
     CANNOT_TELL_PROBES,
@@ -179,7 +179,6 @@ _EVALUATES_WORDS = frozenset(
 _DECLARED = re.compile(r"([A-Za-z_]\w*)(?:\[[^\]]*\])?\+?=(.*)", re.S)
 _TEXT_END = "__COWORK_TERMINAL_TEXT__"  # ends the here-document `later_expanded` judges text as
 # Where no container guards the protected set (names_protected): how commands write files named elsewhere.
-_LANDS_BY_NAME = frozenset({"cp", "mv", "install", "ln"})  # into a folder, each file keeps its name
 _NOT_BY_NAME = frozenset({"--no-target-directory", "--parents"})
 _NO_TARGET_FOLDER = re.compile(r"-[a-zA-Z]*T[a-zA-Z]*")
 _TARGET_OPTIONS = frozenset({"-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g"})
@@ -827,7 +826,7 @@ class _Analyzer:
             for a in args[:runs]:
                 if a.value is None or script_path(self.cwd, a.value) not in read_here:
                     self.note_written(a, writes=any(a is t for t in targets))
-            if name in _LANDS_BY_NAME and not bulk:  # xargs and find give it names not seen here
+            if name in LANDS_BY_NAME and not bulk:  # xargs and find give it names not seen here
                 self.note_landed(args, targets)
             if name in NAMED_ELSEWHERE:
                 note_named_elsewhere(self, name, args[:runs])

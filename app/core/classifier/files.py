@@ -474,12 +474,13 @@ def cmd_make(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
     ctx.may_run(args, depth)
 
 
+LANDS_BY_NAME = frozenset({"cp", "mv", "install", "ln"})  # into a folder, each file keeps its name (note_landed)
+
 # Where a command writes a file whose name it takes from elsewhere: a URL's last name in the current
 # folder (`cd ~ && curl -O https://x/.bashrc`), a clone's folder, `ln -s FILE` alone, what `rename`
 # renames, `split`'s prefix, a backup suffix (`cp -b -S rc x ~/.bash`). A third red team: each
 # wrote a member of the protected set where no container runs (names_protected).
-NAMED_ELSEWHERE = frozenset({"curl", "wget", "git", "ln", "rename", "prename", "perl-rename", "split", "csplit",
-                             "cp", "mv", "install", "sed", "perl"})  # fmt: skip
+NAMED_ELSEWHERE = LANDS_BY_NAME | _names("curl wget git rename prename perl-rename split csplit sed perl")
 
 
 def note_named_elsewhere(ctx: Analysis, name: str, args: list[_Word]) -> None:
@@ -509,7 +510,7 @@ def note_named_elsewhere(ctx: Analysis, name: str, args: list[_Word]) -> None:
         last = prefix or (operands[-1] if name == "split" and len(operands) > 1 else None)
         if last is not None:
             ctx.note_written(_Word(None, last.source, last.pattern + "*", True))
-    backup = name in ("cp", "mv", "install", "ln") and any(
+    backup = name in LANDS_BY_NAME and any(
         v in ("-S", "--suffix", "-b") or v.startswith(("--backup", "--suffix=")) for v in values
     )
     in_place = name in _IN_PLACE_SUFFIX and any(_IN_PLACE_SUFFIX[name].fullmatch(v) for v in values)

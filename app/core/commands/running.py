@@ -148,10 +148,10 @@ class Runs:
         if self._unguarded is None:
             protected = containers.this_protected_set(protected_paths(self.service.paths))
             self._unguarded = (*containers.hold_members(protected), *protected.program[:1])
-        in_home = cwd is None or os.path.realpath(cwd) == os.path.realpath(self.service.home)
+        home = os.path.realpath(self.service.home)
+        in_home = cwd is None or os.path.realpath(cwd) == home
         # One that first moves into a named folder is followed word by word from there (`cd site && git
         # add .claude/x` in home); one that may stay in home (a `cd` in a subshell, an `if`, after `;`) is not.
-        home = os.path.realpath(self.service.home)
         first = _LEADING_CD.match(command)
         moves = (
             first is not None

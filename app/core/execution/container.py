@@ -28,7 +28,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.core.classifier.protected import SOURCED
 from app.core.execution import landlock, lone_files, start_files
 from app.core.execution.process_marks import children
 from app.core.i18n import _
@@ -952,6 +951,8 @@ def touches_protected(command: str, members: Iterable[str], home: str) -> bool:
     """Whether a command names a member of the protected set (as is, from `~` or `$HOME`) other
     than as a file it sources: such a command, once the user allowed it, runs with those members
     writable. A looser reading only holds less: what is not held still meets the read-only binds."""
+    from app.core.classifier.protected import SOURCED  # here: the tray imports this module at its start
+
     return bool(named_members(SOURCED.sub("", command), members, home))
 
 
