@@ -60,6 +60,12 @@ DOCUMENTS = "C:\\Users\\me\\Documents"
         'cmd /c "schtasks /create /tn x /tr calc /sc onlogon"',
         "cmd /c 'assoc .txt=evilfile'",
         "cmd /c '%x% /s /q C:\\'",
+        f"cmd /c 'if exist {DOCUMENTS} rd /s /q {DOCUMENTS}'",  # an `if` without brackets: its command
+        f'cmd /c \'if /i not "%OS%"=="x" rd /s /q {DOCUMENTS}\'',
+        f"cmd /c 'if %a% EQU 1 rd /s /q {DOCUMENTS}'",
+        f"cmd /c 'if errorlevel 1 del /s /q {DOCUMENTS}\\*'",
+        f"cmd /c 'start \"title\" /wait rd /s /q {DOCUMENTS}'",  # start's window title, then its program
+        f"cmd /c 'start /b \"t\" /min rd /s /q {DOCUMENTS}'",
     ],
 )
 def test_cmd_code_is_read_command_by_command_as_cmd_runs_it(command: str) -> None:
@@ -81,6 +87,41 @@ def test_cmd_code_is_read_command_by_command_as_cmd_runs_it(command: str) -> Non
 )
 def test_everyday_cmd_code_is_not_held(command: str) -> None:
     not_held(command)
+
+
+@pytest.mark.parametrize(
+    ("command", "reason"),
+    [
+        (
+            "cmd /c 'ren .git\\hooks\\pre-commit.sample pre-commit'",  # the new name is beside the old
+            "cannot tell what runs: writes .git/hooks/pre-commit, whose commands git runs",
+        ),
+        (
+            "cmd /c 'mklink .git\\hooks\\pre-commit C:\\evil.bat'",
+            "cannot tell what runs: writes .git\\hooks\\pre-commit, whose commands git runs",
+        ),
+        (
+            "cmd /c 'copy evil.json .claude\\settings.json'",
+            "writes .claude\\settings.json: a file Claude Code runs programs from",
+        ),
+        (
+            "cmd /c 'move x.json C:\\Users\\me\\.claude\\settings.json'",
+            "writes C:\\Users\\me\\.claude\\settings.json: a file Claude Code runs programs from",
+        ),
+    ],
+)
+def test_what_cmds_ren_mklink_copy_and_move_write_is_judged_as_a_bash_target(command: str, reason: str) -> None:
+    result = classify(command, cwd=PROJECT)
+    assert result.tier is Tier.DESTRUCTIVE and reason in result.reasons, result.reasons
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["cmd /c 'ren notes.txt notes.md'", "cmd /c 'copy a.txt b.txt'", "cmd /c 'mklink /d docs shared'", "cmd /c '@'"],
+)
+def test_renaming_copying_or_linking_a_projects_own_files_in_cmd_is_not_held(command: str) -> None:
+    result = classify(command, cwd=PROJECT)
+    assert result.tier is Tier.MODERATE, result.reasons
 
 
 @pytest.mark.parametrize(

@@ -188,3 +188,43 @@ def test_a_shadowing_module_a_makefile_and_an_imported_module_are_pinned(tmp_pat
     (tmp_path / "json.py").unlink()
     (tmp_path / "Makefile").write_text("all:\n\trm -rf ~\n")
     assert changed_since(pin, {}) == f"the script {tmp_path / 'Makefile'} changed after the user was asked"
+
+
+def test_the_modules_a_node_perl_or_ruby_program_loads_are_pinned_with_it(tmp_path: Path) -> None:
+    """The same red team's route in the other languages the pins read: after the user allowed
+    `node app.js` (or `perl`, `ruby`), a module it loads was rewritten and the new one ran."""
+    (tmp_path / "lib" / "My").mkdir(parents=True)
+    (tmp_path / "app.js").write_text(
+        "const h = require('./lib/h')\nimport u from './util.mjs'\nrequire('./data.json')\n"
+    )
+    (tmp_path / "lib" / "h.js").write_text("module.exports = require('../deep')\n")
+    (tmp_path / "deep").mkdir()
+    (tmp_path / "deep" / "index.js").write_text("exports.x = 1\n")
+    (tmp_path / "util.mjs").write_text("export default 1\n")
+    (tmp_path / "data.json").write_text("{}\n")
+    (tmp_path / "tidy.pl").write_text(
+        'use FindBin;\nuse lib "$FindBin::Bin/lib";\nuse strict;\nuse My::Tool;\nrequire "conf.pl";\n'
+        f'do "{tmp_path}/abs.pl";\n'
+    )
+    (tmp_path / "lib" / "My" / "Tool.pm").write_text("package My::Tool;\n1;\n")
+    (tmp_path / "conf.pl").write_text("1;\n")
+    (tmp_path / "abs.pl").write_text("1;\n")
+    (tmp_path / "run.rb").write_text("require_relative 'lib/steps'\nrequire 'json'\n")
+    (tmp_path / "lib" / "steps.rb").write_text("puts 1\n")
+    programs = {"node app.js": "app.js", "perl tidy.pl": "tidy.pl", "ruby run.rb": "run.rb"}
+    loads = {
+        "node app.js": ["lib/h.js", "util.mjs", "deep/index.js"],
+        "perl tidy.pl": ["lib/My/Tool.pm", "conf.pl", "abs.pl"],
+        "ruby run.rb": ["lib/steps.rb"],
+    }
+    for command, program in programs.items():
+        pin = pin_command(command, str(tmp_path), {}, [str(tmp_path / program)])
+        pinned = dict(pin.scripts)
+        assert str(tmp_path / "data.json") not in pinned, "data a program reads is not code it loads"
+        for module in loads[command]:
+            assert pinned.get(str(tmp_path / module), ABSENT) != ABSENT, (command, module, pinned)
+            before = (tmp_path / module).read_text()
+            (tmp_path / module).write_text(before + "system('rm -rf ~')\n")
+            assert changed_since(pin, {}) == f"the script {tmp_path / module} changed after the user was asked"
+            (tmp_path / module).write_text(before)
+            assert changed_since(pin, {}) is None
