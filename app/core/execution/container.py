@@ -903,14 +903,6 @@ def _link(path: str) -> str | None:
         return None
 
 
-def pid_namespace(pid: int | str = "self", proc: str = "/proc") -> str | None:
-    """`pid:[4026531836]` for a process, None where unknown (not Linux, gone, another user)."""
-    try:
-        return os.readlink(f"{proc}/{pid}/ns/pid")
-    except OSError:
-        return None
-
-
 # -- the model's hint when a write hit the protected set ------------------------------------------
 
 READ_ONLY_SIGNS = ("Read-only file system", "Device or resource busy", "Invalid cross-device link")
