@@ -337,3 +337,40 @@ async def test_a_held_session_command_runs_only_in_the_folder_it_was_shown_in(
         confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(held.content[0].text)})
     assert confirmed.is_error and "not in" in confirmed.content[0].text and "Run it again" in confirmed.content[0].text
     assert (tmp_path / "elsewhere" / "victim").exists() and (tmp_path / "shown" / "victim").exists()
+
+
+async def test_one_allow_runs_a_held_command_once_however_many_calls_wait_for_it(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    """2026-12-05: a model that read a job's hold id from the journal called terminal_confirm beside
+    the job, and the user's one Allow ran `rm -rf later && echo ran >> count.txt` twice. The same
+    with two terminal_confirm calls for one terminal_run hold."""
+    hub.set_settings(approval_window_s=1.0)
+    (tmp_path / "later").mkdir()
+    async with serving(home, bound=True) as client:
+        job = await run(client, {"command": "rm -rf later && echo ran >> count.txt", "cwd": str(tmp_path)})
+        assert job["status"] == "waiting"
+        [row] = rows(paths)
+        beside = await client.call_tool("terminal_confirm", {"confirmation_id": row.confirmation_id})
+        assert beside.is_error and "Another call is already waiting" in beside.content[0].text
+        assert "command_wait" in beside.content[0].text
+        await allow_when_held(hub)
+        done = json.loads((await client.call_tool("command_wait", {"jobId": job["jobId"]})).content[0].text)
+        assert done["status"] == "finished", done
+
+        await client.call_tool("terminal_run", {"command": f"cd {tmp_path}"})
+        held = await client.call_tool("terminal_run", {"command": "rm -rf count.txt && echo again >> again.txt"})
+        said: list[str] = []
+
+        async def confirm() -> None:
+            answer = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(held.content[0].text)})
+            said.append(answer.content[0].text)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(confirm)
+            group.start_soon(confirm)
+            await anyio.sleep(0.5)  # both calls came before the answer
+            await allow_when_held(hub)
+    assert (tmp_path / "again.txt").read_text() == "again\n", "one Allow, one run"
+    assert sum("Another call is already waiting" in text for text in said) == 1, said
+    assert not (tmp_path / "count.txt").exists()

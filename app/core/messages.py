@@ -38,6 +38,13 @@ SESSION_BUSY_MESSAGE = (
 HOLD_EXPIRED_REASON = "the hold expired before it was confirmed"
 WITHDRAWN_REASON = "withdrawn by the model before the user answered"
 WITHDRAWN_MESSAGE = "The command was withdrawn with command_stop before the user answered; it did not run."
+# Two calls waiting for one hold would each run it at the user's one Allow (2026-12-05: a model that
+# read the hold's id from the journal called terminal_confirm beside the job, and the command ran twice).
+ALREADY_WAITING_MESSAGE = (
+    "Another call is already waiting for the user's answer to this held command (its job, or an earlier "
+    "terminal_confirm); that call runs it once, if allowed, and returns the result. Do not confirm it again: "
+    "follow a job with command_wait."
+)
 CANCELLED_HOLD_MESSAGE = (
     "The call was cancelled before the user answered, so the command was withdrawn; it did not run."
 )

@@ -33,6 +33,7 @@ from app.core.execution.output import OutputHook
 from app.core.hop_times import mark
 from app.core.journal.store import Outcome, Status
 from app.core.messages import (
+    ALREADY_WAITING_MESSAGE,
     APP_GONE_HOLD_REASON,
     DENIED_BY_REASON,
     DENIED_MESSAGE,
@@ -179,6 +180,7 @@ class Holds:
     def __init__(self, service: AdmissionService) -> None:
         self.service = service
         self._held: dict[str, Hold] = {}
+        self._waiting: set[str] = set()  # holds a call waits for: one at a time, so one Allow runs once
 
     async def admit(
         self, request: ExecuteRequest, tool: str, runner: Runner, *, proven_read_only: bool = False
@@ -324,7 +326,18 @@ class Holds:
         self, confirmation_id: str, bash: str, on_output: OutputHook | None, *, until_expiry: bool = False
     ) -> Any:
         """Wait for the user's answer to a hold and run the command if allowed; raises CommandHeld
-        when the answer has not come within the approval window."""
+        when the answer has not come within the approval window. One call waits at a time."""
+        if confirmation_id in self._waiting:
+            raise CommandRefused(ALREADY_WAITING_MESSAGE)
+        self._waiting.add(confirmation_id)
+        try:
+            return await self._wait_and_run(confirmation_id, bash, on_output, until_expiry=until_expiry)
+        finally:
+            self._waiting.discard(confirmation_id)
+
+    async def _wait_and_run(
+        self, confirmation_id: str, bash: str, on_output: OutputHook | None, *, until_expiry: bool
+    ) -> Any:
         authority = self.service.authority
         hold = self._held[confirmation_id]
         command_id, valid = hold.command_id, hold.request
