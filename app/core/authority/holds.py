@@ -65,12 +65,6 @@ class Holds:
     def __init__(self) -> None:
         self._by_id: dict[int, HeldCommand] = {}
 
-    def __contains__(self, command_id: object) -> bool:
-        return command_id in self._by_id
-
-    def __bool__(self) -> bool:
-        return bool(self._by_id)
-
     def get(self, command_id: int) -> HeldCommand | None:
         return self._by_id.get(command_id)
 

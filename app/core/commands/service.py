@@ -216,9 +216,6 @@ class CommandService:
         """End a command this server runs, whole tree; False when it runs nothing by that id."""
         return self.runs.stop_running(command_id, reason)
 
-    def apply_user_stops(self) -> None:
-        self.runs.apply_user_stops()
-
     async def run_admitted(
         self, command_id: int, valid: ValidRequest, bash: str, on_output: OutputHook | None = None
     ) -> ExecutionResult:
