@@ -99,6 +99,13 @@ def test_approval_mode_shows_and_changes_the_setting(paths: AppPaths, cli_env: d
     assert bad.returncode == 2 and "between 1 and 55" in bad.stderr
 
 
+def test_without_a_tray_deny_says_nothing_waits(cli_env: dict[str, str]) -> None:
+    """Only the tray holds commands: with none running, nothing can be waiting to be denied."""
+    denied = cli(cli_env, "deny", "7")
+    assert denied.returncode != 0
+    assert "Command #7 is not waiting for approval (see `cowork-terminal approvals`)." in denied.stderr
+
+
 def test_a_german_user_reads_why_a_command_waits_in_german_in_approvals_and_the_log(
     home: Path, cli_env: dict[str, str], tmp_path: Path
 ) -> None:
