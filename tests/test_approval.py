@@ -374,3 +374,25 @@ async def test_one_allow_runs_a_held_command_once_however_many_calls_wait_for_it
     assert (tmp_path / "again.txt").read_text() == "again\n", "one Allow, one run"
     assert sum("Another call is already waiting" in text for text in said) == 1, said
     assert not (tmp_path / "count.txt").exists()
+
+
+async def test_a_session_command_never_runs_in_a_folder_other_than_the_one_shown_after_a_rename(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    """A review, 2026-12-05: the session's folder was the path its last command ended in. A job
+    renamed that folder and put another under its name; the user was shown the other one, and
+    `rm -rf victim` ran in the renamed folder the shell was really in."""
+    (tmp_path / "precious" / "victim").mkdir(parents=True)
+    (tmp_path / "scratch" / "victim").mkdir(parents=True)
+    hub.set_settings(approval_window_s=1.0)
+    async with serving(home, bound=True) as client:
+        await client.call_tool("terminal_run", {"command": f"cd {tmp_path / 'precious'}"})
+        moved = await run(client, {"command": "mv precious moved && mv scratch precious", "cwd": str(tmp_path)})
+        assert moved["status"] == "finished", moved
+        held = await client.call_tool("terminal_run", {"command": "rm -rf victim"})
+        [pending] = holds_shown(hub)
+        assert pending["cwd"] == str(tmp_path / "moved"), "the user is shown where the shell really is"
+        await allow_when_held(hub)
+        confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(held.content[0].text)})
+        assert not confirmed.is_error, confirmed.content[0].text
+    assert not (tmp_path / "moved" / "victim").exists() and (tmp_path / "precious" / "victim").exists()

@@ -15,6 +15,7 @@ import anyio.abc
 from app.core.classifier import Tier, classify_typed, repl_program
 from app.core.commands.admission import reasons_text
 from app.core.commands.authority import ServerAuthority
+from app.core.commands.pins import folder_identity
 from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest
 from app.core.execution import orphans, process_marks
 from app.core.execution.output import SCROLLBACK_MAX_LINES, OutputHook
@@ -96,9 +97,10 @@ class SessionShell:
         """Where the next session command runs, for the journal, the approval prompt and the
         classifier: the shell's folder, or None (home) when a new shell will start."""
         session = self._session
-        if session is None or not session.alive or not os.path.isdir(session.current_dir):
+        if session is None or not session.alive:
             return None
-        return session.current_dir
+        here, _identity = session.folder_now()
+        return here if os.path.isdir(here) else None
 
     def alive(self) -> bool:
         """A session shell runs now (a pause ends it, with what it left running)."""
@@ -187,9 +189,14 @@ class SessionShell:
         )
 
     def _check_still_in(self, command_id: int, valid: ValidRequest) -> None:
-        """Refuse the command when the session left the folder it was judged (and shown) in."""
-        here = self.current_dir() or self.service.home
-        if os.path.realpath(here) != os.path.realpath(valid.cwd):
+        """Refuse the command when the session left the folder it was judged (and shown) in: the
+        same folder by its identity, not by a name another command may have given to another."""
+        session = self._session
+        if session is not None and session.alive:
+            here, where = session.folder_now()
+        else:
+            here, where = self.service.home, _identity(self.service.home)
+        if where is None or where != _identity(valid.cwd):
             reason = SESSION_MOVED_REASON.format(here=here)
             self.service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=reason))
             raise CommandRefused(
@@ -333,3 +340,10 @@ def apart(result: ExecutionResult, ended: bool = False) -> SessionOutcome:
         stopped_reason=TIMED_OUT_REASON if result.timed_out else result.stopped_reason,
         note=" ".join(note for note in notes if note),
     )
+
+
+def _identity(folder: str) -> tuple[int, int] | None:
+    try:
+        return folder_identity(folder)
+    except OSError:
+        return None

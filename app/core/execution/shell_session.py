@@ -242,6 +242,20 @@ class ShellSession:
         except OSError:
             return None
 
+    def folder_now(self) -> tuple[str, tuple[int, int] | None]:
+        """Where the shell is now, with the folder's (device, inode): on Linux as the OS knows it,
+        so a folder renamed since the last command ended is named as it is now (a review, 2026-12-05:
+        `mv` in a job left the session's last path naming another folder, which the user was shown);
+        elsewhere the folder the last command ended in. No identity when it cannot be read."""
+        pid = self._shell_pid()
+        where = f"/proc/{pid}/cwd" if pid is not None else self.current_dir
+        try:
+            info = os.stat(where)
+            here = os.readlink(where) if pid is not None else self.current_dir
+        except OSError:
+            return self.current_dir, None
+        return here, (info.st_dev, info.st_ino)
+
     async def wait_idle(self, timeout_s: float) -> bool:
         """Wait up to `timeout_s` for the running command (if any) to end; True when none runs."""
         running = self._current
