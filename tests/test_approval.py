@@ -24,7 +24,7 @@ import pytest
 
 from app.core.authority.hub import Hub
 from app.core.journal.store import Journal, Status
-from app.core.messages import CANCEL_REASON, PROMPT_DECIDED_BY
+from app.core.messages import CANCEL_REASON, PAUSED_MESSAGE, PROMPT_DECIDED_BY
 from app.core.paths import AppPaths
 from app.core.policy.approval import HOLD_LIFETIME_S
 from tests.in_process_server import allow_when_held, came, deny, held_by, holds_shown, serving
@@ -396,3 +396,26 @@ async def test_a_session_command_never_runs_in_a_folder_other_than_the_one_shown
         confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(held.content[0].text)})
         assert not confirmed.is_error, confirmed.content[0].text
     assert not (tmp_path / "moved" / "victim").exists() and (tmp_path / "precious" / "victim").exists()
+
+
+async def test_an_allow_given_before_a_pause_does_not_run_the_command_after_the_resume(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    """A review, 2026-12-05: a terminal_run hold allowed while no call waited for it, then a pause
+    and a resume; terminal_confirm ran it. A pause ends every held command (security.md)."""
+    (tmp_path / "victim").mkdir()
+    hub.set_settings(approval_window_s=1.0)
+    async with serving(home, bound=True) as client:
+        await client.call_tool("terminal_run", {"command": f"cd {tmp_path}"})
+        held = await client.call_tool("terminal_run", {"command": "rm -rf victim"})
+        assert held.is_error and "confirmation_id" in held.content[0].text
+        await allow_when_held(hub)  # nobody waits for it now
+        hub.set_paused(True)
+        await came(lambda: hub.state.paused)
+        hub.set_paused(False)
+        await client.call_tool("terminal_run", {"command": f"cd {tmp_path}"})  # the pause ended the shell
+        confirmed = await client.call_tool("terminal_confirm", {"confirmation_id": held_id(held.content[0].text)})
+    assert confirmed.is_error and "a pause ends every held command" in confirmed.content[0].text
+    assert (tmp_path / "victim").exists()
+    row = next(r for r in rows(paths) if r.command == "rm -rf victim")
+    assert row.status is Status.REFUSED and row.reason == PAUSED_MESSAGE

@@ -50,6 +50,10 @@ CANCELLED_HOLD_MESSAGE = (
 )
 APP_GONE_HOLD_REASON = "the Cowork Terminal app stopped before the user answered"
 PAUSED_HOLD_REASON = "host access was paused before the user answered"
+PAUSE_ENDED_HOLD_MESSAGE = (
+    "Host access was paused after this command was held, so it was not run, even if the user had allowed it: "
+    "a pause ends every held command. Run it again to ask the user anew."
+)
 DENIED_BY_REASON = "denied by {who}"
 OTHER_COMMAND_REASON = "the approval was for another command"
 # What a held command runs changed between the prompt and the start (core/commands/pins.py).

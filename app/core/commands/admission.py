@@ -43,6 +43,7 @@ from app.core.messages import (
     NEVER_ASKED_UNGUARDED,
     NO_APPROVER_MESSAGE,
     OTHER_COMMAND_REASON,
+    PAUSE_ENDED_HOLD_MESSAGE,
     PAUSED_HOLD_REASON,
     PAUSED_MESSAGE,
     PERSON_DECIDERS,
@@ -126,6 +127,7 @@ class Hold(NamedTuple):
     reasons: str
     pin: Pin | None = None  # what the user is asked about: the folder, the scripts, the environment
     asks: tuple[str, ...] = ()  # what it asks of the container that only a person's Allow gives (running.py)
+    pauses: int = 0  # the tray's pauses so far when it was held: one more ends it (authority.pauses)
 
 
 class Admitted(NamedTuple):
@@ -255,7 +257,8 @@ class Holds:
             pin=pin,
             unprotected=bool(asks),  # no rule of the user's answers it: a person must (the hub)
         )
-        self._held[confirmation_id] = Hold(command_id, valid, runner, expires_at, said, pin, asks)
+        pauses = service.authority.pauses()
+        self._held[confirmation_id] = Hold(command_id, valid, runner, expires_at, said, pin, asks, pauses)
         return Admitted(command_id, valid, bash, confirmation_id)
 
     async def _begin(self, valid: ValidRequest, tool: str, tier: str, **row: object) -> int:
@@ -290,6 +293,9 @@ class Holds:
                 "withdrawn or expired (the earlier result said which), or another server holds it. Run it "
                 "again only if it did not run and the user still wants it."
             )
+        if self.service.authority.pauses() != held.pauses:
+            self._close(confirmation_id, held.command_id, PAUSED_MESSAGE)
+            raise CommandRefused(PAUSE_ENDED_HOLD_MESSAGE)
         if self.expires_at(held) <= time.time():
             self._close(confirmation_id, held.command_id, HOLD_EXPIRED_REASON)
             raise CommandRefused(
@@ -348,6 +354,9 @@ class Holds:
         if authority.paused():
             self._close(confirmation_id, command_id, PAUSED_HOLD_REASON)
             raise CommandRefused(PAUSED_MESSAGE)
+        if authority.pauses() != hold.pauses:  # a pause and a resume while it waited, or before this call
+            self._close(confirmation_id, command_id, PAUSED_MESSAGE)
+            raise CommandRefused(PAUSE_ENDED_HOLD_MESSAGE)
         stopped = command_id in authority.stop_requests([command_id])  # Stop on a held row = Deny
         if stopped or (decision is not None and not decision.allowed):
             who = decision.by if decision else UNKNOWN_DECIDER
@@ -401,6 +410,7 @@ class Holds:
             if (
                 decision is not None
                 or authority.paused()
+                or authority.pauses() != hold.pauses
                 or not authority.present()
                 or authority.stop_requests([hold.command_id])
                 or self.expires_at(hold) <= time.time()

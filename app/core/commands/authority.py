@@ -87,6 +87,12 @@ class ServerAuthority:
             return True  # the tray went away: nothing runs until it is back
         return self.journal.is_paused()
 
+    def pauses(self) -> int:
+        """How many pauses the tray has said so far: a hold made before the last one is over, even
+        when the user had answered it (what was allowed before a pause does not run after it)."""
+        link = self.link
+        return 0 if link is None else link.pauses
+
     def present(self) -> bool:
         """Whether someone can answer a held command: a live tray."""
         return self._live_link() is not None

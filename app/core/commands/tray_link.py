@@ -98,6 +98,7 @@ class TrayLink:
         self.channel: Channel | LocalEnd | None = None
         self.bound = False  # a tray accepted us once: from now on only a tray decides
         self.state: ControlState | None = None  # what the tray last pushed
+        self.pauses = 0  # how many times the tray said paused after not paused: a pause ends every hold
         self.refusal: str | None = None  # why the last peer at the tray's address was not trusted
         self.closing_reason: str | None = None
         self.decisions: dict[int, Decision] = {}
@@ -194,7 +195,7 @@ class TrayLink:
     def _bind(self, channel: Channel | LocalEnd, welcome: Welcome, tray_pid: int | None) -> None:
         if welcome.server_id is not None:
             self.server_id = welcome.server_id
-        self.state = ControlState.from_wire(dict(welcome.state))
+        self._set_state(ControlState.from_wire(dict(welcome.state)))
         self.runs_commands = welcome.runs_commands
         self.tray_pid = tray_pid
         self.refusal = None
@@ -328,7 +329,7 @@ class TrayLink:
         except BadValue as bad:
             log.warning("ignored a malformed %r from the tray: %s", raw.get("op"), bad)
             if raw.get("op") == "state":  # settings that cannot be read: the strictest, never the last
-                self.state = STRICTEST
+                self._set_state(STRICTEST)
                 self._bump()
             return
         if isinstance(message, (Ack, ErrorReply)):
@@ -347,7 +348,7 @@ class TrayLink:
                 deliver(message)
             return
         if isinstance(message, StatePush):
-            self.state = ControlState.from_wire(dict(message.state))
+            self._set_state(ControlState.from_wire(dict(message.state)))
         elif isinstance(message, DecisionPush):
             self.decisions[message.id] = message
         elif isinstance(message, StopPush):
@@ -357,6 +358,11 @@ class TrayLink:
         elif isinstance(message, Closing):
             self.closing_reason = message.reason
         self._bump()
+
+    def _set_state(self, state: ControlState) -> None:
+        if state.paused and not (self.state is not None and self.state.paused):
+            self.pauses += 1
+        self.state = state
 
     def _bump(self) -> None:
         self.version += 1
