@@ -419,3 +419,27 @@ async def test_an_allow_given_before_a_pause_does_not_run_the_command_after_the_
     assert (tmp_path / "victim").exists()
     row = next(r for r in rows(paths) if r.command == "rm -rf victim")
     assert row.status is Status.REFUSED and row.reason == PAUSED_MESSAGE
+
+
+async def test_an_allow_answers_only_its_own_hold_even_when_a_later_one_reuses_its_id(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    """A review, 2026-12-05: after the user allowed `rm -rf victim && ...` once and cleared the
+    history, the same command got the same id again, and the Allow kept for that id ran it unasked."""
+    (tmp_path / "victim").mkdir()
+    hub.set_settings(approval_window_s=1.0)
+    command = {"command": "rm -rf victim && echo ran >> count.txt", "cwd": str(tmp_path)}
+    async with serving(home, bound=True) as client:
+        first = await run(client, command)
+        await allow_when_held(hub)
+        done = json.loads((await client.call_tool("command_wait", {"jobId": first["jobId"]})).content[0].text)
+        assert done["status"] == "finished", done
+        assert await came(lambda: rows(paths)[0].status is Status.FINISHED)
+        assert hub.clear_history() == 1  # the user's "Clear history…"
+        (tmp_path / "victim").mkdir()
+        second = await run(client, command)
+        assert second["jobId"] == first["jobId"], "the id is given again"
+        assert second["status"] == "waiting", second
+        [held] = await held_by(hub)
+        deny(hub, held.command_id)
+    assert (tmp_path / "count.txt").read_text() == "ran\n" and (tmp_path / "victim").exists()

@@ -485,7 +485,7 @@ def digest_of(row: dict[str, Any]) -> str:
     from app.core.channel.protocol import Pin, command_digest
 
     pin = Pin.from_wire(row["pin"]) if row.get("pin") else None
-    return command_digest(row["command"], row["cwd"], row["env_keys"], pin)
+    return command_digest(row["command"], row["cwd"], row["env_keys"], pin, row.get("confirmation_id"))
 
 
 async def test_an_allow_for_another_command_is_refused_and_nothing_runs(paths: AppPaths, tmp_path: Path) -> None:

@@ -275,3 +275,12 @@ def test_a_message_no_program_of_ours_sends_is_refused_at_the_edge_with_its_reas
 def test_a_welcome_without_a_data_folder_is_not_one() -> None:
     with pytest.raises(BadValue, match="data_dir must be text"):
         Welcome.from_ack(Ack(None, {"tray_pid": 7, "state": {}}))
+
+
+def test_the_digest_covers_the_hold_so_an_allow_kept_for_an_id_answers_no_later_hold_of_it() -> None:
+    """A review, 2026-12-05: ids start again after the history is cleared; the same command held
+    again under the same id must not match an Allow given to the first hold."""
+    first = BeginRow("rm -rf victim", "/x", (), Status.WAITING, confirmation_id="hold-aaaaaaaaaaaa")
+    again = BeginRow("rm -rf victim", "/x", (), Status.WAITING, confirmation_id="hold-bbbbbbbbbbbb")
+    assert first.digest() != again.digest()
+    assert first.digest() == command_digest("rm -rf victim", "/x", [], None, "hold-aaaaaaaaaaaa")

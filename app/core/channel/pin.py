@@ -66,9 +66,13 @@ def _pairs(value: object, name: str, limit: int) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def command_digest(command: str, cwd: str | None, env_keys: list[str], pin: Pin | None = None) -> str:
+def command_digest(
+    command: str, cwd: str | None, env_keys: list[str], pin: Pin | None = None, hold_id: str | None = None
+) -> str:
     """What the user saw and allowed; the server runs a held command only if its own copy matches.
-    With a pin it covers the folder's identity, the scripts' content and the environment's values."""
+    With a pin it covers the folder's identity, the scripts' content and the environment's values;
+    with the hold's confirmation id, that hold alone (a review, 2026-12-05: an Allow kept for a command
+    id answered a later hold of the same command that reused the id after the history was cleared)."""
     pinned = None if pin is None else pin.to_wire()
-    material = json.dumps([command, cwd, sorted(env_keys), pinned], ensure_ascii=False, sort_keys=True)
+    material = json.dumps([command, cwd, sorted(env_keys), pinned, hold_id], ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()

@@ -195,7 +195,7 @@ class BeginRow:
         )
 
     def digest(self) -> str:
-        return command_digest(self.command, self.cwd, list(self.env_keys), self.pin)
+        return command_digest(self.command, self.cwd, list(self.env_keys), self.pin, self.confirmation_id)
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {

@@ -306,6 +306,7 @@ class Holds:
 
     def _close(self, confirmation_id: str, command_id: int, reason: str) -> None:
         self._held.pop(confirmation_id, None)
+        self.service.authority.forget_hold(command_id)
         self.service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=reason))
 
     async def await_approval(self, confirmation_id: str, bash: str, on_output: OutputHook | None) -> Any:
@@ -364,8 +365,11 @@ class Holds:
             raise CommandRefused(DENIED_MESSAGE)
         if decision is not None:
             self._held.pop(confirmation_id, None)
+            authority.forget_hold(command_id)
             # The tray sends a digest of what the user saw: run only that, never a row rewritten on disk.
-            if decision.digest != command_digest(valid.command, valid.cwd, sorted(valid.env), hold.pin):
+            if decision.digest != command_digest(
+                valid.command, valid.cwd, sorted(valid.env), hold.pin, confirmation_id
+            ):
                 self._close(confirmation_id, command_id, OTHER_COMMAND_REASON)
                 raise CommandRefused("The approval did not match this command, so it was not run. Run it again.")
             if hold.pin is not None:  # the folder, scripts and environment the user was asked about

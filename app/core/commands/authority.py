@@ -156,6 +156,14 @@ class ServerAuthority:
         link = self.link
         return None if link is None else link.decisions.get(command_id)
 
+    def forget_hold(self, command_id: int) -> None:
+        """A hold ended (ran, refused, withdrawn): its answer and clock go, so that nothing kept for
+        this id answers a later hold that reuses it (ids start again after the history is cleared)."""
+        link = self.link
+        if link is not None:
+            link.decisions.pop(command_id, None)
+            link.hold_clocks.pop(command_id, None)
+
     # -- the record ---------------------------------------------------------------------------
 
     async def begin(self, **row: Any) -> int:
