@@ -27,7 +27,7 @@ from app.core.journal.store import Journal, Status
 from app.core.messages import CANCEL_REASON, PAUSED_MESSAGE, PROMPT_DECIDED_BY
 from app.core.paths import AppPaths
 from app.core.policy.approval import HOLD_LIFETIME_S
-from tests.in_process_server import allow_when_held, came, deny, held_by, holds_shown, serving
+from tests.in_process_server import allow, allow_when_held, came, deny, held_by, holds_shown, serving
 from tests.stdio_client import connect, run
 from tests.test_authority import cli, click_allow_when_held, holds
 from tests.tray_process import running_tray
@@ -443,3 +443,25 @@ async def test_an_allow_answers_only_its_own_hold_even_when_a_later_one_reuses_i
         [held] = await held_by(hub)
         deny(hub, held.command_id)
     assert (tmp_path / "count.txt").read_text() == "ran\n" and (tmp_path / "victim").exists()
+
+
+async def test_a_job_stopped_between_the_allow_and_its_start_leaves_no_row_waiting_or_running(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    """A review, 2026-12-05: command_stop came after the user's Allow and before the command started;
+    the job's task was cancelled as it recorded the start, and its row said running for good."""
+    (tmp_path / "victim").mkdir()
+    hub.set_settings(approval_window_s=1.0)
+    async with serving(home, bound=True) as client:
+        job = await run(client, {"command": "rm -rf victim", "cwd": str(tmp_path)})
+        [held] = await held_by(hub)
+        with hub.lock:  # the hub takes nothing meanwhile: the server waits for its `started` to be taken
+            allow(hub, held.command_id)
+            await anyio.sleep(0.5)  # the server took the Allow and asked to record the start
+            stopped = json.loads((await client.call_tool("command_stop", {"jobId": job["jobId"]})).content[0].text)
+        assert stopped["status"] in ("denied", "finished") and stopped["exitCode"] is None, stopped
+        assert await came(lambda: rows(paths)[0].status is not Status.WAITING)
+        await anyio.sleep(0.3)
+    [row] = rows(paths)
+    assert row.status is Status.REFUSED and row.reason == "stopped by the agent (command_stop)", row
+    assert (tmp_path / "victim").exists()

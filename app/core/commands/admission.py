@@ -18,6 +18,7 @@ import anyio
 from app.core.channel.protocol import Pin, command_digest
 from app.core.classifier import Classification, Tier, classify
 from app.core.commands.authority import NotRecorded, ServerAuthority
+from app.core.commands.cancellation import why_cancelled
 from app.core.commands.pins import PICKS_FOLDERS, changed_since, picks_programs, pin_command
 from app.core.commands.request import (
     CODE_IN_ENVIRONMENT,
@@ -366,27 +367,12 @@ class Holds:
         if decision is not None:
             self._held.pop(confirmation_id, None)
             authority.forget_hold(command_id)
-            # The tray sends a digest of what the user saw: run only that, never a row rewritten on disk.
-            if decision.digest != command_digest(
-                valid.command, valid.cwd, sorted(valid.env), hold.pin, confirmation_id
-            ):
-                self._close(confirmation_id, command_id, OTHER_COMMAND_REASON)
-                raise CommandRefused("The approval did not match this command, so it was not run. Run it again.")
-            if hold.pin is not None:  # the folder, scripts and environment the user was asked about
-                changed = await anyio.to_thread.run_sync(changed_since, hold.pin, valid.env)
-                if changed is not None:
-                    log.warning("held command %s not run: %s", command_id, changed)
-                    self._close(confirmation_id, command_id, changed)
-                    raise CommandRefused(
-                        f"The command was not run: {changed}. Check what changed, then run it again to ask "
-                        "the user anew."
-                    )
-                valid = replace(valid, cwd=hold.pin.folder)  # that very folder, not where a link points now
             try:
-                await authority.started(command_id)
-            except NotRecorded as refused:
-                self._close(confirmation_id, command_id, str(refused))
-                raise CommandRefused(str(refused)) from None
+                valid = await self._starting(confirmation_id, hold, decision)
+            except anyio.get_cancelled_exc_class():  # a command_stop or the server's end, before it ran
+                with anyio.CancelScope(shield=True):  # its row must not stay waiting or running
+                    authority.finish(command_id, Outcome(status=Status.REFUSED, reason=why_cancelled()))
+                raise
             if hold.asks and decision.by in PERSON_DECIDERS:  # a rule's Allow runs it in the container
                 self.service.runs.allowed_by_user(command_id, valid.command, hold.asks)
             return await hold.runner(command_id, valid, bash, on_output)
@@ -401,6 +387,29 @@ class Holds:
             ),
             confirmation_id=confirmation_id,
         )
+
+    async def _starting(self, confirmation_id: str, hold: Hold, decision: Decision) -> ValidRequest:
+        """An allowed hold checked once more and recorded as started: what runs, in the pinned folder."""
+        command_id, valid, authority = hold.command_id, hold.request, self.service.authority
+        # The tray sends a digest of what the user saw: run only that, never a row rewritten on disk.
+        if decision.digest != command_digest(valid.command, valid.cwd, sorted(valid.env), hold.pin, confirmation_id):
+            self._close(confirmation_id, command_id, OTHER_COMMAND_REASON)
+            raise CommandRefused("The approval did not match this command, so it was not run. Run it again.")
+        if hold.pin is not None:  # the folder, scripts and environment the user was asked about
+            changed = await anyio.to_thread.run_sync(changed_since, hold.pin, valid.env)
+            if changed is not None:
+                log.warning("held command %s not run: %s", command_id, changed)
+                self._close(confirmation_id, command_id, changed)
+                raise CommandRefused(
+                    f"The command was not run: {changed}. Check what changed, then run it again to ask the user anew."
+                )
+            valid = replace(valid, cwd=hold.pin.folder)  # that very folder, not where a link points now
+        try:
+            await authority.started(command_id)
+        except NotRecorded as refused:
+            self._close(confirmation_id, command_id, str(refused))
+            raise CommandRefused(str(refused)) from None
+        return valid
 
     async def _wait_for_decision(self, hold: Hold, *, until_expiry: bool = False) -> Decision | None:
         """Wait up to the approval window (or the hold's expiry) for the user's answer, a pause, a

@@ -14,7 +14,6 @@ spooled to its private file under the outputs folder once the job outlives its c
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import logging
 import os
 import time
@@ -27,6 +26,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import anyio
 
 from app.core.commands.admission import Admitted, Runner
+from app.core.commands.cancellation import explain_with
 from app.core.commands.request import ClientInfo, CommandRefused, ExecuteRequest, ValidRequest
 from app.core.execution.output import CommandOutput, OutputHook
 from app.core.execution.output_files import OUTPUT_FILE_SUFFIX
@@ -37,7 +37,6 @@ from app.core.messages import (
     CANCEL_REASON,
     CANCELLED_HOLD_MESSAGE,
     MODEL_STOP_REASON,
-    SERVER_EXITED_REASON,
     WITHDRAWN_MESSAGE,
     WITHDRAWN_REASON,
 )
@@ -147,17 +146,6 @@ class Job:
             self.listeners.remove(hook)
 
 
-_current_job: contextvars.ContextVar[Job | None] = contextvars.ContextVar("current_job", default=None)
-
-
-def why_cancelled() -> str:
-    """Why the command of the task asking was cancelled while it ran, for its record (issue 22).
-    A job's task is cancelled by `Jobs.end`, which says why, or because the server is ending
-    (Claude closed it, SIGTERM): its task group goes, and the client cancelled nothing."""
-    job = _current_job.get()
-    return job.end_reason if job is not None and job.end_reason else SERVER_EXITED_REASON
-
-
 class Jobs(Generic[ServiceT]):
     """This server's jobs: started, followed, stopped; and others' jobs of the same agent, read."""
 
@@ -185,7 +173,7 @@ class Jobs(Generic[ServiceT]):
 
     async def _run(self, job: Job, admitted: Admitted) -> None:
         service = self.service
-        _current_job.set(job)  # this task's own context: `why_cancelled` reads it
+        explain_with(lambda: job.end_reason)  # this task's own context: `why_cancelled` reads it
         try:
             with anyio.CancelScope() as scope:
                 job.scope = scope

@@ -17,7 +17,7 @@ import anyio
 
 from app.core.classifier import Classification, Tier, names_protected
 from app.core.commands.authority import ServerAuthority
-from app.core.commands.jobs import why_cancelled
+from app.core.commands.cancellation import why_cancelled
 from app.core.commands.request import CommandRefused, ValidRequest
 from app.core.data_folder import is_corrupt
 from app.core.errors import CoworkError
