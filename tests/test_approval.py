@@ -465,3 +465,42 @@ async def test_a_job_stopped_between_the_allow_and_its_start_leaves_no_row_waiti
     [row] = rows(paths)
     assert row.status is Status.REFUSED and row.reason == "stopped by the agent (command_stop)", row
     assert (tmp_path / "victim").exists()
+
+
+@pytest.mark.parametrize("tool", ["execute_command", "terminal_run"])
+async def test_a_call_cancelled_as_its_held_row_is_written_leaves_no_prompt_and_no_row_waiting(
+    tool: str, home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    """A review, 2026-12-05: a call cancelled while the tray wrote its held row left the prompt up
+    (its Allow ran nothing: no server waited for it) and the row waiting for good."""
+    (tmp_path / "victim").mkdir()
+    hub.set_settings(approval_window_s=1.0)
+    async with serving(home, bound=True) as client:
+        await client.call_tool("terminal_run", {"command": f"cd {tmp_path}"})
+        arguments = {"command": "rm -rf victim"} | ({"cwd": str(tmp_path)} if tool == "execute_command" else {})
+        with hub.lock:  # the hub takes nothing meanwhile: the server waits for its row to be written
+            async with anyio.create_task_group() as group:
+                group.start_soon(client.call_tool, tool, arguments)
+                await anyio.sleep(0.5)
+                group.cancel_scope.cancel()
+        assert await came(lambda: rows(paths)[0].status is Status.REFUSED)
+        assert not hub.pending_holds(), "no prompt is left whose answer nobody waits for"
+    assert rows(paths)[0].reason == CANCEL_REASON and (tmp_path / "victim").exists()
+
+
+async def test_a_jobs_hold_withdrawn_with_terminal_cancel_ends_the_job_at_once(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    """A review, 2026-12-05: the journal said refused, but the job went on waiting for an answer
+    that could no longer come (command_list said waiting, for up to an hour)."""
+    (tmp_path / "victim").mkdir()
+    hub.set_settings(approval_window_s=1.0)
+    async with serving(home, bound=True) as client:
+        job = await run(client, {"command": "rm -rf victim", "cwd": str(tmp_path)})
+        [row] = rows(paths)
+        withdrawn = await client.call_tool("terminal_cancel", {"confirmation_id": row.confirmation_id})
+        assert not withdrawn.is_error, withdrawn.content[0].text
+        with anyio.fail_after(5):
+            ended = json.loads((await client.call_tool("command_wait", {"jobId": job["jobId"]})).content[0].text)
+    assert ended["status"] == "denied" and "withdrawn" in ended["note"], ended
+    assert (tmp_path / "victim").exists() and not hub.pending_holds()

@@ -38,6 +38,7 @@ SESSION_BUSY_MESSAGE = (
 HOLD_EXPIRED_REASON = "the hold expired before it was confirmed"
 WITHDRAWN_REASON = "withdrawn by the model before the user answered"
 WITHDRAWN_MESSAGE = "The command was withdrawn with command_stop before the user answered; it did not run."
+HOLD_ENDED_MESSAGE = "The held command was withdrawn (terminal_cancel or command_stop) before it ran; it did not run."
 # Two calls waiting for one hold would each run it at the user's one Allow (2026-12-05: a model that
 # read the hold's id from the journal called terminal_confirm beside the job, and the command ran twice).
 ALREADY_WAITING_MESSAGE = (

@@ -40,6 +40,7 @@ from app.core.messages import (
     DENIED_MESSAGE,
     ENV_CHOSEN_PLAIN,
     HELD_MESSAGE,
+    HOLD_ENDED_MESSAGE,
     HOLD_EXPIRED_REASON,
     NEVER_ASKED_UNGUARDED,
     NO_APPROVER_MESSAGE,
@@ -265,10 +266,15 @@ class Holds:
     async def _begin(self, valid: ValidRequest, tool: str, tier: str, **row: object) -> int:
         if row.get("status") is Status.WAITING:
             row["hold_expires_at"] = hold_expiry()
-        return await self.service.journal_row(
-            command=valid.command, cwd=valid.cwd, env_keys=valid.env.keys(), timeout_ms=valid.timeout_ms,
-            tool=tool, tier=tier, **row,
-        )  # fmt: skip
+        # Shielded: once the tray has the row (and shows a held one), the call's cancellation must
+        # come after this server knows its id, so that the row is ended (a review, 2026-12-05: a
+        # call cancelled here left a prompt whose Allow ran nothing, and a row waiting for good).
+        with anyio.CancelScope(shield=True):
+            command_id: int = await self.service.journal_row(
+                command=valid.command, cwd=valid.cwd, env_keys=valid.env.keys(), timeout_ms=valid.timeout_ms,
+                tool=tool, tier=tier, **row,
+            )  # fmt: skip
+        return command_id
 
     async def confirm(self, confirmation_id: str, on_output: OutputHook | None = None) -> Any:
         """The model asks again for a held command: run it if the user allowed it, else wait a while."""
@@ -349,7 +355,9 @@ class Holds:
         authority = self.service.authority
         hold = self._held[confirmation_id]
         command_id, valid = hold.command_id, hold.request
-        decision = await self._wait_for_decision(hold, until_expiry=until_expiry)
+        decision = await self._wait_for_decision(confirmation_id, hold, until_expiry=until_expiry)
+        if self._held.get(confirmation_id) is not hold:  # withdrawn meanwhile: its row says so already
+            raise CommandRefused(HOLD_ENDED_MESSAGE)
         if not authority.present() and decision is None:
             self._close(confirmation_id, command_id, APP_GONE_HOLD_REASON)
             raise CommandRefused(authority.absence_message())
@@ -411,9 +419,11 @@ class Holds:
             raise CommandRefused(str(refused)) from None
         return valid
 
-    async def _wait_for_decision(self, hold: Hold, *, until_expiry: bool = False) -> Decision | None:
+    async def _wait_for_decision(
+        self, confirmation_id: str, hold: Hold, *, until_expiry: bool = False
+    ) -> Decision | None:
         """Wait up to the approval window (or the hold's expiry) for the user's answer, a pause, a
-        Stop or the tray's absence."""
+        Stop, the tray's absence, or the hold's end by another call (terminal_cancel)."""
         service = self.service
         authority = service.authority
         window_s = HOLD_UNSEEN_MAX_S if until_expiry else authority.approval_window_s()
@@ -422,6 +432,7 @@ class Holds:
             decision = authority.decision(hold.command_id)
             if (
                 decision is not None
+                or self._held.get(confirmation_id) is not hold
                 or authority.paused()
                 or authority.pauses() != hold.pauses
                 or not authority.present()

@@ -32,7 +32,7 @@ from app.core.execution import read_only
 from app.core.execution.output import OutputHook
 from app.core.execution.run_result import ExecutionResult
 from app.core.journal.store import Journal, Status, bounded, storable
-from app.core.messages import WITHDRAWN_REASON
+from app.core.messages import CANCEL_REASON, WITHDRAWN_REASON
 from app.core.paths import AppPaths, protected_paths
 
 __all__ = [
@@ -179,7 +179,11 @@ class CommandService:
         admitted = await self.admit(request, tool, runner)
         if admitted.confirmation_id is None:
             return await runner(admitted.command_id, admitted.request, admitted.bash, on_output)
-        return await self.holds.wait_and_run(admitted.confirmation_id, admitted.bash, on_output)
+        try:
+            return await self.holds.wait_and_run(admitted.confirmation_id, admitted.bash, on_output)
+        except anyio.get_cancelled_exc_class():  # the call was cancelled: its prompt goes, as a job's does
+            self.holds.withdraw(admitted.confirmation_id, CANCEL_REASON)
+            raise
 
     async def admit(
         self, request: ExecuteRequest, tool: str, runner: Runner, *, proven_read_only: bool = False
