@@ -44,7 +44,7 @@ from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.agent_scripts import agent_script
-from tests.in_process_server import allow_when_held, serving
+from tests.in_process_server import allow_when_held, came, serving
 from tests.raw_stdio import RawServer
 from tests.stdio_client import connect, live_processes, run, running_with
 from tests.tray_process import running_tray
@@ -1078,3 +1078,90 @@ async def test_the_python_the_app_runs_on_is_read_only_for_commands_where_it_liv
         assert not target.exists()
     finally:
         target.unlink(missing_ok=True)
+
+
+def hidden(path: Path) -> str:
+    """A path as an agent hides it from the classifier: only the container can stop the write."""
+    return f'"$(echo {base64.b64encode(str(path).encode()).decode()} | base64 -d)"'
+
+
+@pytest.mark.parametrize("pause_between", [False, True], ids=["switched on", "switched on, then a pause"])
+async def test_a_session_started_without_the_container_is_not_kept_once_the_user_switches_it_on(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch, pause_between: bool
+) -> None:
+    """A review, 2026-12-05: the session's shell kept the container setting it was started with;
+    after the user switched protection on (and even after a pause, whose new shell took the old
+    setting too), session commands still ran on the host and wrote into the data folder."""
+    monkeypatch.setenv("HOME", str(user_home))
+    hub.set_settings(container=False)
+    target = paths.data_dir / "from-the-session"
+    async with serving(home, bound=True) as client:
+        await session_command(client, "echo started")
+        hub.set_settings(container=True)
+        if pause_between:
+            hub.set_paused(True)
+            hub.set_paused(False)
+        after = await session_command(client, f"touch {hidden(target)}; readlink /proc/self/ns/pid")
+    assert "Read-only file system" in after["output"] and not target.exists(), after
+    assert os.readlink("/proc/self/ns/pid") not in after["output"], "in a container of its own"
+    assert "new one was started" in (after["note"] or ""), after
+
+
+@pytest.mark.parametrize("member", [".claude", ".config/autostart"])
+async def test_a_protected_folder_the_user_made_anew_is_protected_in_the_spare_and_the_session(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch, member: str
+) -> None:
+    """A review, 2026-12-05: a container started before (the spare made for the next command, the
+    session's) kept its bind on the old folder after `mv ~/.claude ~/.claude-old; mkdir ~/.claude`,
+    and the new folder was writable from it."""
+    monkeypatch.setenv("HOME", str(user_home))
+    folder = user_home / member
+    folder.mkdir(parents=True, exist_ok=True)
+    async with serving(home, bound=True) as client:
+        first = await run(client, {"command": f"touch {hidden(folder / 'one')} 2>&1"})
+        await session_command(client, "echo started")
+        await anyio.sleep(0.5)  # the spare for the next command is ready
+        folder.rename(folder.with_name(folder.name + "-old"))
+        folder.mkdir()
+        spare = await run(client, {"command": f"touch {hidden(folder / 'two')} 2>&1"})
+        session = await session_command(client, f"touch {hidden(folder / 'three')}")
+    assert "Read-only file system" in first["stdout"], first
+    assert "Read-only file system" in spare["stdout"], spare
+    assert "Read-only file system" in session["output"], session
+    assert not any(folder.iterdir())
+
+
+async def test_an_allow_whose_command_was_refused_lets_no_later_command_out_of_the_container(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review, 2026-12-05: the user allowed a session command to write ~/.bashrc, and it was
+    refused (the session was busy); what the Allow let out stayed with its id, and after the
+    history was cleared an unasked command given that id again wrote ~/.bashrc."""
+    monkeypatch.setenv("HOME", str(user_home))
+    seen: list[dict] = []
+    async with serving(home, bound=True) as client:
+        busy = await client.call_tool("terminal_run", {"command": "sleep 30", "timeout": 1})
+        assert not busy.is_error, busy.content[0].text
+        async with anyio.create_task_group() as g:
+            g.start_soon(allow_once_held, hub, seen)
+            refused = await client.call_tool(
+                "terminal_run", {"command": "echo x >> ~/.bash_profile; echo x >> ~/.bashrc"}
+            )
+        assert refused.is_error and "still running an earlier command" in refused.content[0].text
+        allowed_id = seen[0]["id"]
+        assert await came(lambda: row_status(paths, allowed_id) == "refused"), "its end is recorded"
+        hub.clear_history()
+        results = []
+        for _ in range(allowed_id + 1):
+            results.append(await run(client, {"command": f"echo planted >> {hidden(user_home / '.bashrc')}"}))
+            if results[-1]["jobId"] >= allowed_id:
+                break
+    assert results[-1]["jobId"] == allowed_id, "the id was given again"
+    assert all("Read-only file system" in r["stderr"] for r in results), results
+    assert (user_home / ".bashrc").read_text() == "alias ll='ls -l'\n"
+
+
+def row_status(paths: AppPaths, command_id: int) -> str | None:
+    with Journal.open(paths) as journal:
+        record = journal.get_command(command_id)
+    return None if record is None else record.status.value

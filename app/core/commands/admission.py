@@ -78,6 +78,7 @@ class ContainerGate(Protocol):
         self, command: str, verdict: Classification, cwd: str | None = None, *, on_thread: bool = False
     ) -> tuple[str, ...]: ...
     def allowed_by_user(self, command_id: int, command: str, asks: tuple[str, ...]) -> None: ...
+    def forget_allowed(self, command_id: int) -> bool: ...
 
 
 class AdmissionService(Protocol):
@@ -383,7 +384,10 @@ class Holds:
                 raise
             if hold.asks and decision.by in PERSON_DECIDERS:  # a rule's Allow runs it in the container
                 self.service.runs.allowed_by_user(command_id, valid.command, hold.asks)
-            return await hold.runner(command_id, valid, bash, on_output)
+            try:
+                return await hold.runner(command_id, valid, bash, on_output)
+            finally:  # run or refused (a session busy or moved): the Allow lets out this run only
+                self.service.runs.forget_allowed(command_id)
         if self.expires_at(hold) <= time.time():
             self._close(confirmation_id, command_id, HOLD_EXPIRED_REASON)
             raise CommandRefused("The held command expired before the user answered. Run it again to ask anew.")

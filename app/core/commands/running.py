@@ -175,6 +175,15 @@ class Runs:
             if named:
                 self.unbound[command_id] = named
 
+    def forget_allowed(self, command_id: int) -> bool:
+        """Its run is over, or it never came: what a person's Allow let out goes with it (ids start
+        again after the history is cleared: a review, 2026-12-05, found a refused command's Allow
+        letting a later command with its id out). Whether it was let out to gain privileges."""
+        self.unbound.pop(command_id, None)
+        privileged = command_id in self._privileged
+        self._privileged.discard(command_id)
+        return privileged
+
     def lets_out(self, command_id: int) -> bool:
         """Whether a person allowed this command to run without some of the container's protection."""
         return command_id in self.unbound or command_id in self._privileged
@@ -324,9 +333,7 @@ class Runs:
         finally:
             self.running.pop(command_id, None)
             self.hide_live(command_id)
-            self.unbound.pop(command_id, None)
-            privileged = command_id in self._privileged
-            self._privileged.discard(command_id)
+            privileged = self.forget_allowed(command_id)
         used = containers.Container(containers.PRIVILEGED) if privileged else base
         # Watched for a pause (which ends it) only by a headless server, where /proc tells marks: a
         # tray's pushes reach apply_user_stops at once, and elsewhere no mark can be read.

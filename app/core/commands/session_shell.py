@@ -115,6 +115,7 @@ class SessionShell:
         background = service.background
         if background is None:
             raise CommandRefused(STARTING_MESSAGE)
+        container = service.runs.container()
         if self._session is None:
             # Loaded by the first session command: a server whose tray runs its commands never has one.
             from app.core.execution.shell_session import ShellSession
@@ -125,8 +126,17 @@ class SessionShell:
                 service.environment({}),
                 mark=service.runs.mark(orphans.SHELL),
                 code_pages=console_code_pages(),
-                container=service.runs.container(),
+                container=container,
             )
+        else:
+            from app.core.execution.shell_session import usable_container
+
+            wanted = usable_container(container)
+            if self._session.container != wanted:
+                # Switched on or off, or prepared anew (a protected folder made again): a shell of the
+                # old container would keep what it gave (a review, 2026-12-05). The next one is new.
+                await self._session.close()
+                self._session.container = wanted
         restarted = await self._session.start(background)
         return self._session, restarted
 

@@ -130,14 +130,17 @@ class ProtectedSet:
     follow_links: tuple[str, ...] = ()
     link_pairs: tuple[tuple[str, str], ...] = ()  # (a symlink in a protected folder, what it points to)
     program: tuple[str, ...] = ()  # the program's own folders among them (`hold_members` leaves them out)
+    identities: tuple[tuple[int, int] | None, ...] = ()  # each folder's (device, inode) when prepared
 
     def all(self) -> tuple[str, ...]:
         return (*self.folders, *self.files, *self.if_present, *self.absent)
 
-    def folders_gone(self) -> bool:
-        """Whether a folder bound read-only was deleted since `prepare` (the user removed `~/.claude`):
-        bwrap, which cannot bind a missing folder, would then refuse every command."""
-        return not all(os.path.isdir(folder) for folder in self.folders)
+    def folders_changed(self) -> bool:
+        """Whether a folder bound read-only was deleted or made anew since `prepare`: bwrap cannot
+        bind a missing one, and a container started before (a spare, the session's) still binds the
+        old one, wherever it went, and leaves the new one writable (a review, 2026-12-05:
+        `mv ~/.claude ~/.claude-old; mkdir ~/.claude` by the user, then a command wrote into it)."""
+        return any(_identity(folder) != known for folder, known in zip(self.folders, self.identities, strict=False))
 
 
 def protected_set(
@@ -614,14 +617,24 @@ def prepare(protected: ProtectedSet) -> ProtectedSet:
     followed = [os.path.realpath(f) for f in protected.follow_links if os.path.isdir(f)]
     linked = link_targets(followed, folders, os.path.expanduser("~"))
     links.update(linked.on_the_way)
+    bound = tuple(dict.fromkeys([*folders, *linked.folders]))
     return ProtectedSet(
-        tuple(dict.fromkeys([*folders, *linked.folders])),
+        bound,
         tuple(dict.fromkeys([*files, *linked.files])),
         absent=tuple(dict.fromkeys([*absent, *linked.absent])),
         links=tuple(links.items()),
         link_pairs=tuple(linked.pairs),
         program=tuple(os.path.realpath(folder) for folder in protected.program),
+        identities=tuple(_identity(folder) for folder in bound),
     )
+
+
+def _identity(folder: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(folder)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
 
 
 @dataclass(frozen=True)
@@ -857,7 +870,7 @@ def for_paths(paths: AppPaths) -> Container:
     """The container for an app home: our data and log folders (as named and real) and outputs."""
     folders = tuple(sorted({*protected_paths(paths), str(paths.outputs)}))
     found = container_for(folders)
-    if found.on and found.protected.folders_gone():  # made again and bound anew; the old spare ends
+    if found.on and found.protected.folders_changed():  # prepared anew: a spare or session of the old one ends
         container_for.cache_clear()
         found = container_for(folders)
     return found

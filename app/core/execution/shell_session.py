@@ -58,6 +58,11 @@ class SessionBusy(Exception):
     """A command is still running in the session."""
 
 
+def usable_container(container: Container | None) -> Container | None:
+    """The container a session's shells start in: none where it is off, or on Windows."""
+    return container if container is not None and container.on and sys.platform != "win32" else None
+
+
 class ShellSession:
     """A bash kept alive between calls. One command at a time; it may outlive the call that started it."""
 
@@ -74,7 +79,7 @@ class ShellSession:
         `code_pages`: how to read output that is not UTF-8 (output_decoding). `container`: the OS
         container the shell runs in (container.py), when there is one."""
         self.bash = bash
-        self.container = container if container is not None and container.on and sys.platform != "win32" else None
+        self.container = usable_container(container)
         self.code_pages = code_pages
         self.cwd = cwd
         self.env = {**env, process_marks.MARK_ENV: mark} if mark else dict(env)
