@@ -504,3 +504,26 @@ async def test_a_jobs_hold_withdrawn_with_terminal_cancel_ends_the_job_at_once(
             ended = json.loads((await client.call_tool("command_wait", {"jobId": job["jobId"]})).content[0].text)
     assert ended["status"] == "denied" and "withdrawn" in ended["note"], ended
     assert (tmp_path / "victim").exists() and not hub.pending_holds()
+
+
+async def test_a_stop_the_user_gave_one_command_does_not_stop_a_later_one_given_its_id_again(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    """A review, 2026-12-05: what the tray said about an id (a Stop, an Allow) outlived the
+    command; after the history was cleared, the next command given that id was stopped at once."""
+    async with serving(home, bound=True) as client:
+        job = await run(client, {"command": "sleep 30", "cwd": str(tmp_path), "background": True})
+        assert await came(lambda: rows(paths)[0].status is Status.RUNNING)
+        hub.stop(job["jobId"])
+        await client.call_tool("command_wait", {"jobId": job["jobId"]})
+        assert await came(lambda: rows(paths)[0].status is Status.KILLED)
+        hub.clear_history()
+        (tmp_path / "victim").mkdir()
+        hub.set_settings(approval_window_s=1.0)
+        again = await run(client, {"command": "rm -rf victim", "cwd": str(tmp_path)})
+        assert again["jobId"] == job["jobId"], "the id was given again"
+        assert again["status"] == "waiting", again  # not denied by the old Stop: the user is asked
+        await allow_when_held(hub)
+        done = json.loads((await client.call_tool("command_wait", {"jobId": again["jobId"]})).content[0].text)
+    assert done["status"] == "finished" and done["exitCode"] == 0, done
+    assert not (tmp_path / "victim").exists()

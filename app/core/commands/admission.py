@@ -314,7 +314,7 @@ class Holds:
 
     def _close(self, confirmation_id: str, command_id: int, reason: str) -> None:
         self._held.pop(confirmation_id, None)
-        self.service.authority.forget_hold(command_id)
+        self.service.authority.forget(command_id)
         self.service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=reason))
 
     async def await_approval(self, confirmation_id: str, bash: str, on_output: OutputHook | None) -> Any:
@@ -375,7 +375,7 @@ class Holds:
             raise CommandRefused(DENIED_MESSAGE)
         if decision is not None:
             self._held.pop(confirmation_id, None)
-            authority.forget_hold(command_id)
+            authority.forget(command_id)
             try:
                 valid = await self._starting(confirmation_id, hold, decision)
             except anyio.get_cancelled_exc_class():  # a command_stop or the server's end, before it ran

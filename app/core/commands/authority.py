@@ -156,13 +156,15 @@ class ServerAuthority:
         link = self.link
         return None if link is None else link.decisions.get(command_id)
 
-    def forget_hold(self, command_id: int) -> None:
-        """A hold ended (ran, refused, withdrawn): its answer and clock go, so that nothing kept for
-        this id answers a later hold that reuses it (ids start again after the history is cleared)."""
+    def forget(self, command_id: int) -> None:
+        """A command's hold or run ended: what its tray said about the id (an answer, a hold's clock,
+        a Stop) goes, so that none of it reaches a later command that reuses the id (ids start again
+        after the history is cleared: a review, 2026-12-05)."""
         link = self.link
         if link is not None:
             link.decisions.pop(command_id, None)
             link.hold_clocks.pop(command_id, None)
+            link.stops.discard(command_id)
 
     # -- the record ---------------------------------------------------------------------------
 

@@ -334,6 +334,7 @@ class Runs:
             self.running.pop(command_id, None)
             self.hide_live(command_id)
             privileged = self.forget_allowed(command_id)
+            authority.forget(command_id)
         used = containers.Container(containers.PRIVILEGED) if privileged else base
         # Watched for a pause (which ends it) only by a headless server, where /proc tells marks: a
         # tray's pushes reach apply_user_stops at once, and elsewhere no mark can be read.

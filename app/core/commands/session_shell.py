@@ -237,6 +237,7 @@ class SessionShell:
             raise
         finally:
             service.runs.running.pop(command_id, None)
+            service.authority.forget(command_id)
             service.runs.hide_live(command_id)
             running.output.finish()  # keeps or removes the whole output's file
             kept = running.output.streams[0]
