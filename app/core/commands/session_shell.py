@@ -99,7 +99,7 @@ class SessionShell:
         session = self._session
         if session is None or not session.alive:
             return None
-        here, _identity = session.folder_now()
+        here, _ = session.folder_now()
         return here if os.path.isdir(here) else None
 
     def alive(self) -> bool:
