@@ -112,3 +112,15 @@ async def allow_when_held(hub: Hub, seconds: float = 10.0) -> HeldCommand:
     [held, *_] = await held_by(hub, seconds=seconds)
     allow(hub, held.command_id)
     return held
+
+
+def ids_given_again(paths: AppPaths) -> None:
+    """Another program deletes the journal's finished rows, past what "Clear history" keeps (the
+    highest id given): the next command gets an id an earlier one had. The tray's own renewals never
+    give an id again; what servers keep by id must not outlive its command anyway."""
+    import sqlite3
+
+    with sqlite3.connect(paths.journal) as db:
+        db.execute("DELETE FROM commands WHERE status NOT IN ('running', 'waiting')")
+        db.execute("DELETE FROM settings WHERE key = 'journal.command_id_floor'")
+    db.close()

@@ -27,7 +27,7 @@ from app.core.journal.store import Journal, Status
 from app.core.messages import CANCEL_REASON, PAUSED_MESSAGE, PROMPT_DECIDED_BY
 from app.core.paths import AppPaths
 from app.core.policy.approval import HOLD_LIFETIME_S
-from tests.in_process_server import allow, allow_when_held, came, deny, held_by, holds_shown, serving
+from tests.in_process_server import allow, allow_when_held, came, deny, held_by, holds_shown, ids_given_again, serving
 from tests.stdio_client import connect, run
 from tests.test_authority import cli, click_allow_when_held, holds
 from tests.tray_process import running_tray
@@ -425,7 +425,9 @@ async def test_an_allow_answers_only_its_own_hold_even_when_a_later_one_reuses_i
     home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
 ) -> None:
     """A review, 2026-12-05: after the user allowed `rm -rf victim && ...` once and cleared the
-    history, the same command got the same id again, and the Allow kept for that id ran it unasked."""
+    history, the same command got the same id again, and the Allow kept for that id ran it unasked.
+    Clear history no longer gives an id again (tests/test_ids_never_reused.py); a program that edits
+    the file still can, and nothing kept by id may outlive its command."""
     (tmp_path / "victim").mkdir()
     hub.set_settings(approval_window_s=1.0)
     command = {"command": "rm -rf victim && echo ran >> count.txt", "cwd": str(tmp_path)}
@@ -435,7 +437,7 @@ async def test_an_allow_answers_only_its_own_hold_even_when_a_later_one_reuses_i
         done = json.loads((await client.call_tool("command_wait", {"jobId": first["jobId"]})).content[0].text)
         assert done["status"] == "finished", done
         assert await came(lambda: rows(paths)[0].status is Status.FINISHED)
-        assert hub.clear_history() == 1  # the user's "Clear history…"
+        ids_given_again(paths)
         (tmp_path / "victim").mkdir()
         second = await run(client, command)
         assert second["jobId"] == first["jobId"], "the id is given again"
@@ -510,14 +512,15 @@ async def test_a_stop_the_user_gave_one_command_does_not_stop_a_later_one_given_
     home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
 ) -> None:
     """A review, 2026-12-05: what the tray said about an id (a Stop, an Allow) outlived the
-    command; after the history was cleared, the next command given that id was stopped at once."""
+    command; after the history was cleared, the next command given that id was stopped at once (now
+    only another program's edit of the file gives an id again)."""
     async with serving(home, bound=True) as client:
         job = await run(client, {"command": "sleep 30", "cwd": str(tmp_path), "background": True})
         assert await came(lambda: rows(paths)[0].status is Status.RUNNING)
         hub.stop(job["jobId"])
         await client.call_tool("command_wait", {"jobId": job["jobId"]})
         assert await came(lambda: rows(paths)[0].status is Status.KILLED)
-        hub.clear_history()
+        ids_given_again(paths)
         (tmp_path / "victim").mkdir()
         hub.set_settings(approval_window_s=1.0)
         again = await run(client, {"command": "rm -rf victim", "cwd": str(tmp_path)})

@@ -44,7 +44,7 @@ from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.agent_scripts import agent_script
-from tests.in_process_server import allow_when_held, came, serving
+from tests.in_process_server import allow_when_held, came, ids_given_again, serving
 from tests.raw_stdio import RawServer
 from tests.stdio_client import connect, live_processes, run, running_with
 from tests.tray_process import running_tray
@@ -1136,7 +1136,8 @@ async def test_an_allow_whose_command_was_refused_lets_no_later_command_out_of_t
 ) -> None:
     """A review, 2026-12-05: the user allowed a session command to write ~/.bashrc, and it was
     refused (the session was busy); what the Allow let out stayed with its id, and after the
-    history was cleared an unasked command given that id again wrote ~/.bashrc."""
+    history was cleared an unasked command given that id again wrote ~/.bashrc (now only another
+    program's edit of the file gives an id again)."""
     monkeypatch.setenv("HOME", str(user_home))
     seen: list[dict] = []
     async with serving(home, bound=True) as client:
@@ -1150,7 +1151,7 @@ async def test_an_allow_whose_command_was_refused_lets_no_later_command_out_of_t
         assert refused.is_error and "still running an earlier command" in refused.content[0].text
         allowed_id = seen[0]["id"]
         assert await came(lambda: row_status(paths, allowed_id) == "refused"), "its end is recorded"
-        hub.clear_history()
+        ids_given_again(paths)
         results = []
         for _ in range(allowed_id + 1):
             results.append(await run(client, {"command": f"echo planted >> {hidden(user_home / '.bashrc')}"}))

@@ -24,6 +24,9 @@ JOURNAL_REPLACED_TOLD = "tray.journal_replaced_told"  # the `at` of the replacem
 DATA_MOVED_NOTICE = "notice.data_moved"  # the sentence on the old Windows folder's move, shown once
 KNOWN_CLIENTS = "tray.known_clients"  # the Claude apps already announced as new
 WELCOME_SHOWN = "welcome.shown"  # the tray opened its Welcome window once
+# The highest command id ever given in this journal (or in the one it replaced): ids go on above it,
+# so that no job id a model holds, nor anything kept in memory by id, names a later command.
+COMMAND_ID_FLOOR = "journal.command_id_floor"
 
 DEFAULT_APPROVAL_MODE = "destructive"  # ask before dangerous commands
 DEFAULT_APPROVAL_WINDOW_S = 40.0  # clients cancel a call after about 60 s: answer well before
@@ -45,6 +48,7 @@ DEFAULTS: dict[str, Any] = {
     DATA_MOVED_NOTICE: None,
     KNOWN_CLIENTS: [],
     WELCOME_SHOWN: False,
+    COMMAND_ID_FLOOR: 0,
 }
 
 

@@ -188,7 +188,7 @@ INTERRUPTED_NOTE = "It did not finish: run it again with execute_command if it i
 def record_result(service: CommandService, row: CommandRecord, patience: float) -> JobResult:
     """What the model reads about another server's job: its journal row, and its output file."""
     status = record_status(row)
-    path = job_file(service.paths.outputs, row.id)
+    path = job_file(service.paths.outputs, row.id, since=row.created_at)
     note = row.reason
     if status is JobStatus.RUNNING:
         note = "Still running (in another server of this app); it goes on. " + follow_sentence(row.id, patience)
@@ -371,7 +371,7 @@ def register_job_tools(
             else:
                 row = jobs.record(number)
                 status = record_status(row).value
-                data, path = None, job_file(service.paths.outputs, number)
+                data, path = None, job_file(service.paths.outputs, number, since=row.created_at)
                 if path is None:  # it ended within its call: the journal kept the start and end of each stream
                     data = ((row.stdout_preview or "") + (row.stderr_preview or "")).encode()
             if data is None and path is not None:

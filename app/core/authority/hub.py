@@ -404,7 +404,8 @@ class Hub:
         """Start a new journal (the old one was deleted, replaced or damaged) and write the hub's
         memory into it: the settings, the rules, and a row for each server still connected."""
         with self.lock:
-            self.record.reopen()
+            servers = [peer for peer in self.connections.servers() if peer.role == "server"]
+            self.record.reopen(known=max((i for p in servers for i in (*p.commands, *p.waiting)), default=0))
             with contextlib.suppress(sqlite3.OperationalError):
                 self.record.write_state(self.state)  # the settings live on in memory: into the new file
             with contextlib.suppress(sqlite3.OperationalError):

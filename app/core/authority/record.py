@@ -137,9 +137,13 @@ class Record:
             log.warning("the journal at %s is damaged (%s)", self.paths.journal, damage)
         return damage is not None
 
-    def reopen(self) -> None:
-        """Start a new file where the old one was (the hub writes its memory into it next)."""
+    def reopen(self, known: int = 0) -> None:
+        """Start a new file where the old one was (the hub writes its memory into it next). Its ids
+        go on above the old file's and above `known`, the highest id a server of the hub still has."""
         log.warning("the journal at %s was deleted or replaced: starting a new one", self.paths.journal)
+        last = known
+        with contextlib.suppress(sqlite3.Error):
+            last = max(last, self.journal.last_command_id())  # a deleted file is still open here
         with contextlib.suppress(sqlite3.Error):
             self.journal.close()
         if not self.paths.journal.exists():  # deleted: SQLite would replay its write-ahead log into the new file
@@ -157,6 +161,11 @@ class Record:
             replaced = data_folder.move_aside(self.paths.journal, str(exc))
             self.journal = self._open()
             self.journal.set_setting(settings.JOURNAL_REPLACED, dataclasses.asdict(replaced))
+        if last:
+            try:
+                self.journal.raise_id_floor(last)
+            except sqlite3.OperationalError as exc:  # locked or full: ids may start again, said in the log
+                log.warning("the new journal could not be told to go on after id %s: %s", last, exc)
 
     def changed_by_others(self) -> bool:
         """True when another program wrote the file or the pause file since we last looked."""

@@ -243,6 +243,7 @@ class Jobs(Generic[ServiceT]):
 
     def record(self, job_id: int) -> CommandRecord:
         """The journal's row of another server's job of this agent; CommandRefused when there is none."""
+        self.service.journal.follow_renewal()
         row = self.service.journal.get_command(job_id)
         if row is None or row.client_name != self.service.client.name or not row.client_name:
             raise CommandRefused(
@@ -265,6 +266,7 @@ class Jobs(Generic[ServiceT]):
         name = self.service.client.name
         if not name:
             return []
+        self.service.journal.follow_renewal()
         return [
             row
             for row in self.service.journal.active_commands()
@@ -272,15 +274,22 @@ class Jobs(Generic[ServiceT]):
         ]
 
 
-def job_file(folder: Path, job_id: int) -> Path | None:
+FILE_TIME_SLACK_S = 1.0  # a file system's time and the journal's may differ by a clock tick
+
+
+def job_file(folder: Path, job_id: int, since: float = 0.0) -> Path | None:
     """The file holding a job's whole output (its spool, named `<time>-cmd<id>-<random>.log`), if any;
-    only a regular file of ours, never a link someone put there."""
+    only a regular file of ours, never a link someone put there, and none last written before `since`
+    (its row's creation: a journal started anew gives ids again, and an older command's file under the
+    same id is another agent's output, a review found)."""
     found: list[tuple[float, Path]] = []
     with contextlib.suppress(OSError), os.scandir(folder) as entries:
         for entry in entries:
             name = entry.name
             if name.endswith(OUTPUT_FILE_SUFFIX) and f"-cmd{job_id}-" in name and entry.is_file(follow_symlinks=False):
-                found.append((entry.stat(follow_symlinks=False).st_mtime, Path(entry.path)))
+                written = entry.stat(follow_symlinks=False).st_mtime
+                if written >= since - FILE_TIME_SLACK_S:
+                    found.append((written, Path(entry.path)))
     return max(found)[1] if found else None
 
 

@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from app.core import data_folder
+from app.core import data_folder, settings
 from app.core.journal import retention
 from app.core.journal.connection import Connection, row_id
 from app.core.journal.records import (
@@ -63,6 +63,10 @@ class CommandsTable(Connection):
             keys = [bounded(k, 200) for k in keys[:REFUSED_ENV_KEYS_KEPT]]
             reason = None if reason is None else bounded(storable(reason))
         with self._write() as db:
+            if command_id is None:  # above every id this journal gave before it was cleared or renewed
+                floor = db.execute("SELECT value FROM settings WHERE key = ?", (settings.COMMAND_ID_FLOOR,)).fetchone()
+                if floor is not None and _last_id(db) < (lowest := int(json.loads(floor[0]))):
+                    command_id = lowest + 1
             cursor = db.execute(
                 "INSERT INTO commands(id, server_id, server_pid, client_name, client_version, tool, command, "
                 "cwd, env_keys, timeout_ms, tier, status, reason, created_at, started_at, confirmation_id, "
@@ -93,7 +97,14 @@ class CommandsTable(Connection):
 
     def last_command_id(self) -> int:
         """The highest command id in the journal (0 when none)."""
-        return int(self._db.execute("SELECT coalesce(max(id), 0) FROM commands").fetchone()[0])
+        return _last_id(self._db)
+
+    def raise_id_floor(self, last: int) -> None:
+        """Ids go on above `last` (a new journal under servers and a tray that still know the old
+        one's ids: a review, 2026-12-05, found a Stop, an end and an output reaching another agent's
+        command that was given the same id)."""
+        with self._write() as db:
+            _raise_floor(db, last)
 
     def mark_started(self, command_id: int) -> None:
         with self._write() as db:
@@ -286,6 +297,7 @@ class CommandsTable(Connection):
     def clear_history(self) -> int:
         """Delete finished rows (never a running or waiting one, whose server still updates it)."""
         with self._write() as db:
+            _raise_floor(db, _last_id(db))  # the ids of the rows deleted are never given again
             cursor = db.execute(f"DELETE FROM commands WHERE status NOT IN ({ACTIVE_MARKS})", ACTIVE_STATUSES)
         return cursor.rowcount
 
@@ -304,3 +316,16 @@ class CommandsTable(Connection):
             return retention.forget_old(
                 db, max_age_days=max_age_days, max_commands=max_commands, max_bytes=max_bytes, now=now
             )
+
+
+def _last_id(db: Any) -> int:
+    return int(db.execute("SELECT coalesce(max(id), 0) FROM commands").fetchone()[0])
+
+
+def _raise_floor(db: Any, last: int) -> None:
+    db.execute(
+        "INSERT INTO settings(key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = "
+        "CAST(max(CAST(settings.value AS INTEGER), CAST(excluded.value AS INTEGER)) AS TEXT), "
+        "updated_at = excluded.updated_at",
+        (settings.COMMAND_ID_FLOOR, json.dumps(last), time.time()),
+    )

@@ -103,6 +103,7 @@ class Journal(CommandsTable, SideTables):
             opening.build_whole(self.path)
             self._db = self._open_connection(check_same_thread)
             self._prepare()
+        self._opened_as = _file_identity(self.path)  # what follow_renewal compares the path with
 
     def _open_connection(self, check_same_thread: bool) -> sqlite3.Connection:
         if os.name == "posix":
@@ -149,6 +150,14 @@ class Journal(CommandsTable, SideTables):
             print(f"cowork-terminal: {replaced.for_person()}", file=sys.stderr, flush=True)
         with suppress(data_folder.DataFolderError):
             self.set_setting(JOURNAL_REPLACED_SETTING, dataclasses.asdict(replaced))
+
+    def follow_renewal(self) -> None:
+        """Open the file now at the journal's path when another is (the tray started a new journal,
+        the old one deleted or damaged): a connection kept reading the old file, so a server's
+        command_wait followed a job in it for good (a review, 2026-12-05). Nothing while none is."""
+        now = _file_identity(self.path)
+        if now is not None and now != self._opened_as:
+            self.reopen()
 
     def reopen(self) -> None:
         """Open the file at the journal's path again, in this same object: it was damaged under this
@@ -217,3 +226,11 @@ class Journal(CommandsTable, SideTables):
             for suffix in ("", "-wal")
             if Path(f"{self.path}{suffix}").exists()
         )
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino

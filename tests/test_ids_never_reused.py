@@ -1,0 +1,148 @@
+"""A command's id is never given again: not after "Clear history", not in a journal the tray starts
+anew while servers live (review of 2026-12-05). Servers, the tray and models keep ids (jobs, holds,
+Stops, output files); a new command under an old id had another agent's output read as its own, a
+Stop and an end reach another agent's command, and an Allow answer a hold the user never saw."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp_types import Implementation
+
+from app.core.authority.hub import Hub
+from app.core.commands.jobs import job_file
+from app.core.journal.store import Journal, Status
+from app.core.paths import AppPaths
+from tests.in_process_server import allow, came, held_by, holds_shown, serving
+from tests.stdio_client import run
+
+pytestmark = pytest.mark.anyio
+
+
+def rows(paths: AppPaths) -> list:
+    with Journal.open(paths) as journal:
+        return journal.recent_commands()
+
+
+def agent(name: str) -> Implementation:
+    return Implementation(name=name, version="1.0.0")
+
+
+async def call(client: Client, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments)
+    text = result.content[0].text
+    return {"error": text} if result.is_error else json.loads(text)
+
+
+def renew(paths: AppPaths, hub: Hub) -> None:
+    """Another program deletes the journal; the tray starts a new one at its next look."""
+    paths.journal.unlink()
+    hub.tick()
+
+
+def test_ids_go_on_above_the_rows_clear_history_deleted(paths: AppPaths) -> None:
+    with Journal.open(paths) as journal:
+        first = journal.begin_command(command="echo a", cwd="/tmp", status=Status.FINISHED)
+        second = journal.begin_command(command="echo b", cwd="/tmp", status=Status.FINISHED)
+        assert journal.clear_history() == 2
+        assert journal.clear_history() == 0, "a second clearing keeps the floor the first set"
+        again = journal.begin_command(command="echo c", cwd="/tmp")
+        journal.raise_id_floor(1)  # a lower floor never lowers it
+        last = journal.begin_command(command="echo d", cwd="/tmp")
+    assert (first, second, again, last) == (1, 2, 3, 4)
+
+
+async def test_after_clear_history_another_agent_reads_only_its_own_jobs_output(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    async with serving(home, bound=True, client_info=agent("agent-A")) as a:
+        job = await run(a, {"command": "echo SECRET_OF_AGENT_A", "cwd": str(tmp_path), "background": True})
+        await call(a, "command_wait", {"jobId": job["jobId"]})
+    assert await came(lambda: rows(paths)[0].status is Status.FINISHED)
+    hub.clear_history()
+    async with serving(home, bound=True, client_info=agent("agent-B")) as b:
+        mine = await run(b, {"command": "echo b-output", "cwd": str(tmp_path)})
+        async with serving(home, bound=True, client_info=agent("agent-B")) as b2:
+            out = await call(b2, "command_output", {"jobId": mine["jobId"]})
+            theirs = await call(b2, "command_output", {"jobId": job["jobId"]})
+    assert mine["jobId"] != job["jobId"]
+    assert "SECRET_OF_AGENT_A" not in json.dumps(out) and "b-output" in out["output"], out
+    assert "There is no job" in theirs["error"], theirs
+
+
+async def test_in_a_journal_started_anew_a_stop_and_an_end_reach_only_their_own_command(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    async with serving(home, bound=True, client_info=agent("agent-A")) as a:
+        old = await run(a, {"command": "sleep 2; echo SECRET_OF_A", "cwd": str(tmp_path), "background": True})
+        assert await came(lambda: rows(paths)[0].status is Status.RUNNING)
+        renew(paths, hub)
+        async with serving(home, bound=True, client_info=agent("agent-B")) as b:
+            new = await run(b, {"command": "sleep 30; echo b-output", "cwd": str(tmp_path), "background": True})
+            assert new["jobId"] > old["jobId"], "ids go on above the old file's"
+            a_done = await call(a, "command_wait", {"jobId": old["jobId"], "timeout": 20_000})
+            hub.stop(new["jobId"])
+            b_done = await call(b, "command_wait", {"jobId": new["jobId"], "timeout": 20_000})
+    assert a_done["status"] == "finished" and a_done["stdout"] == "SECRET_OF_A\n", a_done
+    assert b_done["exitCode"] is None and "SECRET_OF_A" not in json.dumps(b_done), b_done
+    [row] = [r for r in rows(paths) if r.id == new["jobId"]]
+    assert row.command == "sleep 30; echo b-output" and row.status is Status.KILLED, row
+
+
+async def test_in_a_journal_started_anew_an_allow_answers_the_hold_the_user_saw(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    for victim in ("a_victim", "b_victim"):
+        (tmp_path / victim).mkdir()
+    async with (
+        serving(home, bound=True, client_info=agent("agent-A")) as a,
+        serving(home, bound=True, client_info=agent("agent-B")) as b,
+    ):
+        job_a = await run(a, {"command": "rm -rf a_victim", "cwd": str(tmp_path), "background": True})
+        [held] = await held_by(hub)
+        hub.seen(held.command_id)
+        renew(paths, hub)
+        job_b = await run(b, {"command": "rm -rf b_victim", "cwd": str(tmp_path), "background": True})
+        shown = [(h["id"], h["command"]) for h in holds_shown(hub)]
+        assert (held.command_id, "rm -rf a_victim") in shown and job_b["jobId"] != job_a["jobId"], shown
+        allow(hub, held.command_id)
+        done = await call(a, "command_wait", {"jobId": job_a["jobId"]})
+    assert done["status"] == "finished", done
+    assert not (tmp_path / "a_victim").exists() and (tmp_path / "b_victim").exists()
+
+
+async def test_a_server_reads_the_journal_started_anew_not_the_deleted_one(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    """It followed another server's job in the deleted file, as running, for good. The new file holds
+    no row of that job (the tray writes its servers into it, not their commands): the model is told so."""
+    async with (
+        serving(home, bound=True, client_info=agent("agent-A")) as a1,
+        serving(home, bound=True, client_info=agent("agent-A")) as a2,
+    ):
+        job = await run(a1, {"command": "sleep 1; echo done", "cwd": str(tmp_path), "background": True})
+        assert await came(lambda: rows(paths)[0].status is Status.RUNNING)
+        renew(paths, hub)
+        await call(a1, "command_wait", {"jobId": job["jobId"]})
+        with anyio.fail_after(15):
+            followed = await call(a2, "command_wait", {"jobId": job["jobId"], "timeout": 10_000})
+    assert "There is no job" in followed.get("error", ""), followed
+
+
+def test_an_output_file_older_than_the_row_is_not_its_output(tmp_path: Path) -> None:
+    older = tmp_path / "20261205-010000-cmd7-aaaaaa.log"
+    older.write_text("another command's output\n")
+    past = time.time() - 3600
+    os.utime(older, (past, past))
+    assert job_file(tmp_path, 7) == older
+    assert job_file(tmp_path, 7, since=time.time()) is None
+    newer = tmp_path / "20261205-020000-cmd7-bbbbbb.log"
+    newer.write_text("its own\n")
+    assert job_file(tmp_path, 7, since=time.time() - 5) == newer
