@@ -146,3 +146,31 @@ def test_an_output_file_older_than_the_row_is_not_its_output(tmp_path: Path) -> 
     newer = tmp_path / "20261205-020000-cmd7-bbbbbb.log"
     newer.write_text("its own\n")
     assert job_file(tmp_path, 7, since=time.time() - 5) == newer
+
+
+async def test_a_hold_keeps_its_id_when_another_program_deletes_every_row_under_it(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    """Where no container keeps the journal read-only, a command could delete its rows: the next
+    held command then took the id of the one the user was looking at, replaced it in the tray, and
+    the user's Allow for what was shown ran it."""
+    import sqlite3
+
+    for victim in ("shown", "swapped"):
+        (tmp_path / victim).mkdir()
+    async with serving(home, bound=True, client_info=agent("agent-A")) as a:
+        first = await run(a, {"command": "rm -rf shown", "cwd": str(tmp_path), "background": True})
+        [held] = await held_by(hub)
+        with sqlite3.connect(paths.journal) as db:
+            db.execute("DELETE FROM commands")
+        db.close()
+        second = await run(a, {"command": "rm -rf swapped", "cwd": str(tmp_path), "background": True})
+        assert second["jobId"] > first["jobId"], (first, second)
+        assert {(h["id"], h["command"]) for h in holds_shown(hub)} == {
+            (first["jobId"], "rm -rf shown"),
+            (second["jobId"], "rm -rf swapped"),
+        }
+        allow(hub, held.command_id)
+        done = await call(a, "command_wait", {"jobId": first["jobId"]})
+    assert done["status"] == "finished", done
+    assert not (tmp_path / "shown").exists() and (tmp_path / "swapped").exists()

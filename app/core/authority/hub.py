@@ -400,12 +400,17 @@ class Hub:
                 self.reopen_journal()
             return gone
 
+    def highest_known_id(self) -> int:
+        """The highest id of a command a server of this hub runs or holds: no new row may take it
+        (a program that deleted rows under them would make the journal give it again)."""
+        servers = [peer for peer in self.connections.servers() if peer.role == "server"]
+        return max((i for peer in servers for i in (*peer.commands, *peer.waiting)), default=0)
+
     def reopen_journal(self) -> None:
         """Start a new journal (the old one was deleted, replaced or damaged) and write the hub's
         memory into it: the settings, the rules, and a row for each server still connected."""
         with self.lock:
-            servers = [peer for peer in self.connections.servers() if peer.role == "server"]
-            self.record.reopen(known=max((i for p in servers for i in (*p.commands, *p.waiting)), default=0))
+            self.record.reopen(known=self.highest_known_id())
             with contextlib.suppress(sqlite3.OperationalError):
                 self.record.write_state(self.state)  # the settings live on in memory: into the new file
             with contextlib.suppress(sqlite3.OperationalError):

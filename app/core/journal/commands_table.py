@@ -51,10 +51,12 @@ class CommandsTable(Connection):
         confirmation_id: str | None = None,
         hold_expires_at: float | None = None,
         command_id: int | None = None,
+        above: int = 0,
     ) -> int:
         """Write the row before anything runs, so even a crash mid-command leaves a record. `command_id`
         only in a journal started anew under running servers: its ids go on after the old file's,
-        so that no job id a model holds names another command."""
+        so that no job id a model holds names another command. `above`: an id the caller still
+        follows (the tray's live commands), which the new row's must exceed."""
         now = time.time()
         keys = sorted(storable(k) for k in env_keys)
         command, cwd = storable(command), None if cwd is None else storable(cwd)
@@ -65,7 +67,8 @@ class CommandsTable(Connection):
         with self._write() as db:
             if command_id is None:  # above every id this journal gave before it was cleared or renewed
                 floor = db.execute("SELECT value FROM settings WHERE key = ?", (settings.COMMAND_ID_FLOOR,)).fetchone()
-                if floor is not None and _last_id(db) < (lowest := int(json.loads(floor[0]))):
+                lowest = max(above, 0 if floor is None else int(json.loads(floor[0])))
+                if lowest and _last_id(db) < lowest:
                     command_id = lowest + 1
             cursor = db.execute(
                 "INSERT INTO commands(id, server_id, server_pid, client_name, client_version, tool, command, "
