@@ -839,6 +839,8 @@ def test_an_uncontained_session_runs_reads_and_is_interrupted_and_refuses_what_c
     async def main() -> None:
         session = ShellSession(BASH, str(tmp_path), dict(os.environ))
         assert session.interrupt() is False, "no shell yet"
+        folder = tmp_path.stat()  # no shell to ask the OS about (macOS, which has no /proc, always)
+        assert session.folder_now() == (str(tmp_path), (folder.st_dev, folder.st_ino))
         with pytest.raises(SessionBusy):
             await session.send_keys("x")
         async with anyio.create_task_group() as group:

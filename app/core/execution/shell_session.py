@@ -253,13 +253,15 @@ class ShellSession:
         `mv` in a job left the session's last path naming another folder, which the user was shown);
         elsewhere the folder the last command ended in. No identity when it cannot be read."""
         pid = self._shell_pid()
-        where = f"/proc/{pid}/cwd" if pid is not None else self.current_dir
+        if pid is not None and sys.platform == "linux":
+            with contextlib.suppress(OSError):
+                info = os.stat(f"/proc/{pid}/cwd")
+                return os.readlink(f"/proc/{pid}/cwd"), (info.st_dev, info.st_ino)
         try:
-            info = os.stat(where)
-            here = os.readlink(where) if pid is not None else self.current_dir
+            info = os.stat(self.current_dir)
         except OSError:
             return self.current_dir, None
-        return here, (info.st_dev, info.st_ino)
+        return self.current_dir, (info.st_dev, info.st_ino)
 
     async def wait_idle(self, timeout_s: float) -> bool:
         """Wait up to `timeout_s` for the running command (if any) to end; True when none runs."""
