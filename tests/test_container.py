@@ -1166,3 +1166,50 @@ def row_status(paths: AppPaths, command_id: int) -> str | None:
     with Journal.open(paths) as journal:
         record = journal.get_command(command_id)
     return None if record is None else record.status.value
+
+
+async def test_a_session_command_still_running_when_the_container_changes_goes_on_to_its_end(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A review of the above: the container's change ended the session at the next call, and the
+    command still running in it with it; it goes on, the next is refused as busy, the one after gets
+    the new container."""
+    monkeypatch.setenv("HOME", str(user_home))
+    async with serving(home, bound=True) as client:
+        await session_command(client, f"cd {tmp_path}")
+        await client.call_tool("terminal_run", {"command": "sleep 2; touch done", "timeout": 1})  # goes on
+        hub.set_settings(container=False)
+        busy = await client.call_tool("terminal_run", {"command": "echo hi"})
+        assert busy.is_error and "still running an earlier command" in busy.content[0].text, busy
+        assert await came(lambda: (tmp_path / "done").exists(), seconds=10)
+        await anyio.sleep(0.3)
+        after = await session_command(client, "readlink /proc/self/ns/pid")
+    assert os.readlink("/proc/self/ns/pid") in after["output"], "the new shell has the new setting: none"
+    assert "new one was started" in (after["note"] or ""), after
+
+
+async def test_a_session_call_cancelled_while_it_waits_for_the_shell_leaves_no_row_running(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review of the above: a terminal_run cancelled before its command reached the shell (here it
+    waits while a command the user allowed runs apart and holds the session) left its row running."""
+    monkeypatch.setenv("HOME", str(user_home))
+    assert not (user_home / ".bash_profile").exists()
+    seen: list[dict] = []
+    async with serving(home, bound=True) as client:
+        await session_command(client, "echo started")
+        async with anyio.create_task_group() as g:
+            g.start_soon(allow_once_held, hub, seen)
+            g.start_soon(session_command, client, "sleep 2; echo x >> ~/.bash_profile")
+            assert await came(lambda: bool(seen))
+            await anyio.sleep(0.3)  # it runs apart, holding the session while it may make the file
+            with anyio.move_on_after(0.5):
+                await client.call_tool("terminal_run", {"command": "echo waiting"})
+        assert await came(lambda: any(r.command == "echo waiting" for r in session_rows(paths)))
+        [waited] = [r for r in session_rows(paths) if r.command == "echo waiting"]
+    assert waited.status.value == "refused", waited
+
+
+def session_rows(paths: AppPaths) -> list:
+    with Journal.open(paths) as journal:
+        return journal.recent_commands()

@@ -174,3 +174,32 @@ async def test_a_hold_keeps_its_id_when_another_program_deletes_every_row_under_
         done = await call(a, "command_wait", {"jobId": first["jobId"]})
     assert done["status"] == "finished", done
     assert not (tmp_path / "shown").exists() and (tmp_path / "swapped").exists()
+
+
+async def test_ids_go_on_in_a_journal_started_anew_after_the_history_was_cleared(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    """A review of the above: the new file took the old one's highest row, not what Clear history
+    had deleted, and gave id 1 again."""
+    async with serving(home, bound=True) as client:
+        first = await run(client, {"command": "echo one", "cwd": str(tmp_path)})
+        assert await came(lambda: rows(paths)[0].status is Status.FINISHED)
+        hub.clear_history()
+        renew(paths, hub)
+        again = await run(client, {"command": "echo two", "cwd": str(tmp_path)})
+    assert again["jobId"] > first["jobId"], (first, again)
+
+
+def test_ids_go_on_above_the_rows_retention_deleted(paths: AppPaths) -> None:
+    with Journal.open(paths) as journal:
+        ids = [journal.begin_command(command=f"echo {n}", cwd="/tmp", status=Status.FINISHED) for n in range(3)]
+        assert journal.apply_retention(now=time.time() + 400 * 86_400) == 3
+        assert journal.apply_retention(now=time.time() + 400 * 86_400) == 0
+        after = journal.begin_command(command="echo later", cwd="/tmp")
+    assert after == ids[-1] + 1
+
+
+def test_a_floor_another_program_wrote_as_text_reads_as_none(paths: AppPaths) -> None:
+    with Journal.open(paths) as journal:
+        journal.set_setting("journal.command_id_floor", "not a number")
+        assert journal.begin_command(command="echo a", cwd="/tmp") == 1

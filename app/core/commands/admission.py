@@ -249,6 +249,7 @@ class Holds:
             await service.journal_refusal(request, reason, tool)
             raise CommandRefused(reason) from None
         confirmation_id = new_confirmation_id()
+        pauses = service.authority.pauses()  # before the row: a pause while the tray writes it ends the hold
         expires_at = time.time() + HOLD_UNSEEN_MAX_S  # the tray starts the real clock when the user sees it
         command_id = await self._begin(
             valid,
@@ -260,7 +261,6 @@ class Holds:
             pin=pin,
             unprotected=bool(asks),  # no rule of the user's answers it: a person must (the hub)
         )
-        pauses = service.authority.pauses()
         self._held[confirmation_id] = Hold(command_id, valid, runner, expires_at, said, pin, asks, pauses)
         return Admitted(command_id, valid, bash, confirmation_id)
 

@@ -15,6 +15,7 @@ import anyio.abc
 from app.core.classifier import Tier, classify_typed, repl_program
 from app.core.commands.admission import reasons_text
 from app.core.commands.authority import ServerAuthority
+from app.core.commands.cancellation import why_cancelled
 from app.core.commands.pins import folder_identity
 from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest
 from app.core.execution import orphans, process_marks
@@ -132,10 +133,14 @@ class SessionShell:
             from app.core.execution.shell_session import usable_container
 
             wanted = usable_container(container)
-            if self._session.container != wanted:
+            if self._session.container != wanted and not self._session.busy:
                 # Switched on or off, or prepared anew (a protected folder made again): a shell of the
-                # old container would keep what it gave (a review, 2026-12-05). The next one is new.
+                # old container would keep what it gave (a review, 2026-12-05). The next one is new;
+                # a command still running there ends as it would (the next is refused as busy till then).
+                # The new shell starts where the old one was, where the next command was judged.
+                here, _ = self._session.folder_now()
                 await self._session.close()
+                self._session.resume_in = here if os.path.isdir(here) else None
                 self._session.container = wanted
         restarted = await self._session.start(background)
         return self._session, restarted
@@ -145,43 +150,53 @@ class SessionShell:
     ) -> SessionOutcome:
         """Run an admitted command in the shell (the runner of terminal_run's holds too)."""
         service, runs = self.service, self.service.runs
-        if runs.lets_out(command_id):
-            # A person allowed it to run without some of the container's protection: in a container
-            # of its own, never in the session's, where what the agent left there (a DEBUG trap, a
-            # function named `echo`, an open descriptor) would share the opening (red team, 2026-12-04).
-            # When it may create a start-up file that does not exist, the idle shell ends first, and no
-            # new one starts until the command has ended: while the session's container lives, a new
-            # file is moved aside (start_files.py: what runs there cannot be told from outside).
-            creates = not all(os.path.lexists(member) for member in runs.unbound.get(command_id, ()))
-            async with self._lock if creates else contextlib.nullcontext():
-                self._check_still_in(command_id, valid)
-                session = self._session if creates else None
-                if session is not None and session.busy:
+        handed = False  # to runs.run or to the finisher, which record its end from then on
+        try:
+            if runs.lets_out(command_id):
+                # A person allowed it to run without some of the container's protection: in a container
+                # of its own, never in the session's, where what the agent left there (a DEBUG trap, a
+                # function named `echo`, an open descriptor) would share the opening (red team, 2026-12-04).
+                # When it may create a start-up file that does not exist, the idle shell ends first, and no
+                # new one starts until the command has ended: while the session's container lives, a new
+                # file is moved aside (start_files.py: what runs there cannot be told from outside).
+                creates = not all(os.path.lexists(member) for member in runs.unbound.get(command_id, ()))
+                async with self._lock if creates else contextlib.nullcontext():
+                    self._check_still_in(command_id, valid)
+                    session = self._session if creates else None
+                    if session is not None and session.busy:
+                        service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=SESSION_BUSY_REASON))
+                        raise CommandRefused(SESSION_BUSY_MESSAGE)
+                    ended = session is not None and session.alive
+                    if session is not None:
+                        await session.close()
+                    handed = True
+                    return apart(await runs.run(command_id, valid, bash, on_output), ended)
+            async with self._lock:  # two first calls at once must not start two shells
+                session, restarted = await self._ready(bash)
+                if session.busy:
                     service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=SESSION_BUSY_REASON))
                     raise CommandRefused(SESSION_BUSY_MESSAGE)
-                ended = session is not None and session.alive
-                if session is not None:
-                    await session.close()
-                return apart(await runs.run(command_id, valid, bash, on_output), ended)
-        async with self._lock:  # two first calls at once must not start two shells
-            session, restarted = await self._ready(bash)
-            if session.busy:
-                service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=SESSION_BUSY_REASON))
-                raise CommandRefused(SESSION_BUSY_MESSAGE)
-            self._typed_line = ""
-            self._check_still_in(command_id, valid)
-            stop = runs.track(command_id)  # only now: a refusal above must not leave it registered
-            output = runs.new_output(command_id, ("output",))
-            runs.show_live(command_id, output)  # the activity log shows it as it comes (issue 24)
-            running = await session.send_command(valid.command, mark=runs.mark(str(command_id)), output=output)
+                self._typed_line = ""
+                self._check_still_in(command_id, valid)
+                with anyio.CancelScope(shield=True):  # from here the finisher records its end, whatever comes
+                    stop = runs.track(command_id)  # only now: a refusal above must not leave it registered
+                    output = runs.new_output(command_id, ("output",))
+                    runs.show_live(command_id, output)  # the activity log shows it as it comes (issue 24)
+                    running = await session.send_command(valid.command, mark=runs.mark(str(command_id)), output=output)
+                    # The finisher watches pause and Stop from now on, and journals the end whenever it
+                    # comes, even after this call has returned (the command may outlive its time limit).
+                    journaled = anyio.Event()
+                    background = service.background
+                    assert background is not None
+                    background.start_soon(self._finish_command, command_id, running, stop, journaled)
+                    handed = True
+        except anyio.get_cancelled_exc_class():  # before it reached the shell: its row must not stay running
+            if not handed:
+                with anyio.CancelScope(shield=True):
+                    service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=why_cancelled()))
+            raise
         if on_output is not None:
             on_output(output)
-        journaled = anyio.Event()
-        background = service.background
-        assert background is not None
-        # The finisher watches pause and Stop from now on, and journals the end whenever it comes,
-        # even after this call has returned (the command may outlive its time limit).
-        background.start_soon(self._finish_command, command_id, running, stop, journaled)
         runs.apply_user_stops()  # a pause that landed while the shell was starting
         try:
             with anyio.move_on_after(valid.timeout_ms / 1000):

@@ -80,6 +80,7 @@ class ShellSession:
         container the shell runs in (container.py), when there is one."""
         self.bash = bash
         self.container = usable_container(container)
+        self.resume_in: str | None = None  # where the next shell starts, once, instead of `cwd`
         self.code_pages = code_pages
         self.cwd = cwd
         self.env = {**env, process_marks.MARK_ENV: mark} if mark else dict(env)
@@ -110,12 +111,14 @@ class ShellSession:
         return self._current.command if self.busy and self._current is not None else None
 
     async def start(self, task_group: anyio.abc.TaskGroup) -> bool:
-        """Start bash if it is not running; True when a new shell replaced a dead one."""
+        """Start bash if it is not running; True when a new shell replaced a dead one. It starts in
+        `self.cwd`, or once in `folder` (the folder of a shell ended for its container's change)."""
         if self.alive:
             return False
         restarted = self.ever_started
         await self.close()
-        self.current_dir = self.cwd
+        folder, self.resume_in = self.resume_in or self.cwd, None
+        self.current_dir = folder
         read_fd, self._input_write = os.pipe()
         os.set_inheritable(read_fd, True)
         os.set_blocking(self._input_write, False)
@@ -132,7 +135,7 @@ class ShellSession:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
-                cwd=self.cwd,
+                cwd=folder,
                 env=self.env,
                 pass_fds=(read_fd, *containers.inherited(status_write, status_read))
                 if self.container is not None

@@ -66,8 +66,7 @@ class CommandsTable(Connection):
             reason = None if reason is None else bounded(storable(reason))
         with self._write() as db:
             if command_id is None:  # above every id this journal gave before it was cleared or renewed
-                floor = db.execute("SELECT value FROM settings WHERE key = ?", (settings.COMMAND_ID_FLOOR,)).fetchone()
-                lowest = max(above, 0 if floor is None else int(json.loads(floor[0])))
+                lowest = max(above, _floor(db))
                 if lowest and _last_id(db) < lowest:
                     command_id = lowest + 1
             cursor = db.execute(
@@ -99,8 +98,9 @@ class CommandsTable(Connection):
         return row_id(cursor)
 
     def last_command_id(self) -> int:
-        """The highest command id in the journal (0 when none)."""
-        return _last_id(self._db)
+        """The highest command id this journal gave: its rows', or what Clear history and retention
+        deleted (0 when none)."""
+        return max(_last_id(self._db), _floor(self._db))
 
     def raise_id_floor(self, last: int) -> None:
         """Ids go on above `last` (a new journal under servers and a tray that still know the old
@@ -300,8 +300,10 @@ class CommandsTable(Connection):
     def clear_history(self) -> int:
         """Delete finished rows (never a running or waiting one, whose server still updates it)."""
         with self._write() as db:
-            _raise_floor(db, _last_id(db))  # the ids of the rows deleted are never given again
+            last = _last_id(db)
             cursor = db.execute(f"DELETE FROM commands WHERE status NOT IN ({ACTIVE_MARKS})", ACTIVE_STATUSES)
+            if _last_id(db) < last:  # the ids of the rows deleted are never given again
+                _raise_floor(db, last)
         return cursor.rowcount
 
     # -- retention --------------------------------------------------------------------------
@@ -316,9 +318,22 @@ class CommandsTable(Connection):
     ) -> int:
         """Forget old history so the journal never grows without bound; returns rows deleted."""
         with self._write() as db:
-            return retention.forget_old(
+            last = _last_id(db)
+            deleted = retention.forget_old(
                 db, max_age_days=max_age_days, max_commands=max_commands, max_bytes=max_bytes, now=now
             )
+            if deleted and _last_id(db) < last:  # the newest rows went too: their ids are not given again
+                _raise_floor(db, last)
+            return deleted
+
+
+def _floor(db: Any) -> int:
+    """The highest id given before the rows were cleared or the file renewed (0: none); read as
+    SQL reads it, so that a value another program wrote there is a number or nothing."""
+    found = db.execute(
+        "SELECT coalesce(CAST(value AS INTEGER), 0) FROM settings WHERE key = ?", (settings.COMMAND_ID_FLOOR,)
+    ).fetchone()
+    return 0 if found is None else int(found[0])
 
 
 def _last_id(db: Any) -> int:
