@@ -530,3 +530,27 @@ async def test_a_stop_the_user_gave_one_command_does_not_stop_a_later_one_given_
         done = json.loads((await client.call_tool("command_wait", {"jobId": again["jobId"]})).content[0].text)
     assert done["status"] == "finished" and done["exitCode"] == 0, done
     assert not (tmp_path / "victim").exists()
+
+
+async def test_a_pause_and_a_resume_while_a_call_waits_for_the_answer_end_the_hold(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    """The waiting call saw neither the pause nor the hold's end at the hub: the count of pauses
+    ends it all the same, in words."""
+    (tmp_path / "victim").mkdir()
+    hub.set_settings(approval_window_s=5.0)
+    async with serving(home, bound=True) as client:
+        await client.call_tool("terminal_run", {"command": f"cd {tmp_path}"})
+        said: list[str] = []
+
+        async def held_call() -> None:
+            answer = await client.call_tool("terminal_run", {"command": "rm -rf victim"})
+            said.append(answer.content[0].text)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(held_call)
+            await held_by(hub)
+            hub.set_paused(True)  # and at once, before the waiting call looks again
+            hub.set_paused(False)
+    assert "a pause ends every held command" in said[0], said
+    assert (tmp_path / "victim").exists() and not hub.pending_holds()
