@@ -22,7 +22,7 @@ from app.core.authority.state import DEFAULTS, ControlState
 from app.core.data_folder import DataFolderError
 from app.core.i18n import N_, _
 from app.core.journal import pause_file
-from app.core.journal.opening import DamageWatch
+from app.core.journal.opening import DamageWatch, file_identity
 from app.core.journal.store import Journal, Outcome
 from app.core.paths import AppPaths
 from app.core.policy.approval import MODE_SETTING, WINDOW_SETTING
@@ -60,7 +60,7 @@ class Record:
 
     def _open(self) -> Journal:
         journal = Journal(self.paths, check_same_thread=False, busy_timeout_s=WRITE_BUSY_TIMEOUT_S)
-        self._journal_inode = _inode(self.paths.journal)
+        self._journal_inode = file_identity(self.paths.journal)
         # Another program's commit moves SQLite's data_version, which our own writes never do: it is
         # never reset by them. The pause file is also written by our own pause: seen after each write.
         self._seen_commits = journal.others_commits()
@@ -126,7 +126,7 @@ class Record:
 
     def gone_or_damaged(self) -> bool:
         """The file was deleted or replaced under us, or damaged in place."""
-        return _inode(self.paths.journal) != self._journal_inode or self._damaged_in_place()
+        return file_identity(self.paths.journal) != self._journal_inode or self._damaged_in_place()
 
     def _damaged_in_place(self) -> bool:
         """A journal overwritten where it is (same file, garbage pages): our own connection reads
@@ -230,11 +230,3 @@ class Record:
         for command_id in self.unwritten_ends:  # the tray quits with the file still refusing
             log.warning("the end of command %s could not be recorded", command_id)
         self.journal.close()
-
-
-def _inode(path: Path) -> tuple[int, int] | None:
-    try:
-        info = path.stat()
-    except OSError:
-        return None
-    return info.st_dev, info.st_ino

@@ -103,7 +103,7 @@ class Journal(CommandsTable, SideTables):
             opening.build_whole(self.path)
             self._db = self._open_connection(check_same_thread)
             self._prepare()
-        self._opened_as = _file_identity(self.path)  # what follow_renewal compares the path with
+        self._opened_as = opening.file_identity(self.path)  # what follow_renewal compares the path with
 
     def _open_connection(self, check_same_thread: bool) -> sqlite3.Connection:
         if os.name == "posix":
@@ -155,7 +155,7 @@ class Journal(CommandsTable, SideTables):
         """Open the file now at the journal's path when another is (the tray started a new journal,
         the old one deleted or damaged): a connection kept reading the old file, so a server's
         command_wait followed a job in it for good (a review, 2026-12-05). Nothing while none is."""
-        now = _file_identity(self.path)
+        now = opening.file_identity(self.path)
         if now is not None and now != self._opened_as:
             self.reopen()
 
@@ -226,11 +226,3 @@ class Journal(CommandsTable, SideTables):
             for suffix in ("", "-wal")
             if Path(f"{self.path}{suffix}").exists()
         )
-
-
-def _file_identity(path: Path) -> tuple[int, int] | None:
-    try:
-        found = path.stat()
-    except OSError:
-        return None
-    return found.st_dev, found.st_ino
