@@ -41,6 +41,7 @@ from app.core.channel.client import ask_tray
 from app.core.channel.transport import address_for
 from app.core.execution import container, landlock, read_only
 from app.core.journal.store import Journal
+from app.core.messages import CANCEL_REASON
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.agent_scripts import agent_script
@@ -1104,7 +1105,8 @@ async def test_a_session_started_without_the_container_is_not_kept_once_the_user
         after = await session_command(client, f"touch {hidden(target)}; readlink /proc/self/ns/pid")
     assert "Read-only file system" in after["output"] and not target.exists(), after
     assert os.readlink("/proc/self/ns/pid") not in after["output"], "in a container of its own"
-    assert "new one was started" in (after["note"] or ""), after
+    said = ("started anew in the same folder", "new one was started")  # the latter if the pause ended it first
+    assert any(words in (after["note"] or "") for words in said[: 1 + pause_between]), after
 
 
 @pytest.mark.parametrize("member", [".claude", ".config/autostart"])
@@ -1185,6 +1187,21 @@ async def test_a_session_command_still_running_when_the_container_changes_goes_o
         await anyio.sleep(0.3)
         after = await session_command(client, "readlink /proc/self/ns/pid")
     assert os.readlink("/proc/self/ns/pid") in after["output"], "the new shell has the new setting: none"
+    assert "started anew in the same folder" in (after["note"] or ""), after
+
+
+async def test_a_session_ended_before_the_container_changed_starts_anew_at_home_where_the_next_is_judged(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A review of the above: the new shell started in the ended one's folder, and the next command,
+    judged at home, was refused as if the session had moved."""
+    monkeypatch.setenv("HOME", str(user_home))
+    async with serving(home, bound=True) as client:
+        await session_command(client, f"cd {tmp_path}")
+        await client.call_tool("terminal_run", {"command": "exit"})
+        hub.set_settings(container=False)
+        after = await session_command(client, "pwd")
+    assert after["output"].strip() == str(user_home), after
     assert "new one was started" in (after["note"] or ""), after
 
 
@@ -1207,7 +1224,7 @@ async def test_a_session_call_cancelled_while_it_waits_for_the_shell_leaves_no_r
                 await client.call_tool("terminal_run", {"command": "echo waiting"})
         assert await came(lambda: any(r.command == "echo waiting" for r in session_rows(paths)))
         [waited] = [r for r in session_rows(paths) if r.command == "echo waiting"]
-    assert waited.status.value == "refused", waited
+    assert waited.status.value == "refused" and waited.reason == CANCEL_REASON, waited
 
 
 def session_rows(paths: AppPaths) -> list:

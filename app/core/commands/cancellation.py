@@ -17,8 +17,9 @@ def explain_with(source: Callable[[], str | None]) -> None:
     _said_by.set(source)
 
 
-def why_cancelled() -> str:
-    """Why the command of the task asking was cancelled."""
+def why_cancelled(otherwise: str = SERVER_EXITED_REASON) -> str:
+    """Why the command of the task asking was cancelled: its job's reason, or `otherwise` (a call
+    that is not a job is cancelled by its client, or as the server ends)."""
     source = _said_by.get()
     reason = source() if source is not None else None
-    return reason or SERVER_EXITED_REASON
+    return reason or otherwise

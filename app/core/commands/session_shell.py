@@ -24,6 +24,7 @@ from app.core.execution.output_decoding import console_code_pages
 from app.core.execution.run_result import LEFT_RUNNING_NOTE, ExecutionResult, InputNotRead, StopSignal
 from app.core.journal.store import Outcome, Status
 from app.core.messages import (
+    BASH_NOT_STARTED_REASON,
     CANCEL_REASON,
     KEYS_HELD_REASON,
     KEYS_NOT_READ_REASON,
@@ -55,6 +56,13 @@ APART_NOTE = (
 SHELL_ENDED_FIRST_NOTE = (
     "The session's shell was ended first, so that the start-up file this command may create is kept; "
     "the next terminal_run starts a new shell."
+)
+
+
+# For the model: the shell it had was replaced because the user changed the commands' protection.
+REPLACED_NOTE = (
+    "The user changed how commands are protected, so the shell session was started anew in the same folder: "
+    "variables, functions and background jobs from before are gone."
 )
 
 
@@ -111,12 +119,15 @@ class SessionShell:
         if self._session is not None:
             await self._session.close()
 
-    async def _ready(self, bash: str) -> tuple[ShellSession, bool]:
+    async def _ready(self, bash: str) -> tuple[ShellSession, bool, bool]:
+        """The session's shell, started if need be; whether a new one replaced an ended one (cwd and
+        variables reset), and whether a live one was replaced in its folder for a container change."""
         service = self.service
         background = service.background
         if background is None:
             raise CommandRefused(STARTING_MESSAGE)
         container = service.runs.container()
+        replaced = False
         if self._session is None:
             # Loaded by the first session command: a server whose tray runs its commands never has one.
             from app.core.execution.shell_session import ShellSession
@@ -137,19 +148,24 @@ class SessionShell:
                 # Switched on or off, or prepared anew (a protected folder made again): a shell of the
                 # old container would keep what it gave (a review, 2026-12-05). The next one is new;
                 # a command still running there ends as it would (the next is refused as busy till then).
-                # The new shell starts where the old one was, where the next command was judged.
-                here, _ = self._session.folder_now()
+                # A live one's successor starts where it was, where the next command was judged; an
+                # ended one's starts at home as always (a review: it started in the ended one's folder).
+                here = self._session.folder_now()[0] if self._session.alive else None
                 await self._session.close()
-                self._session.resume_in = here if os.path.isdir(here) else None
+                replaced = here is not None and os.path.isdir(here)
+                self._session.resume_in = here if replaced else None
                 self._session.container = wanted
         restarted = await self._session.start(background)
-        return self._session, restarted
+        return self._session, restarted and not replaced, replaced
 
     async def run(
         self, command_id: int, valid: ValidRequest, bash: str, on_output: OutputHook | None = None
     ) -> SessionOutcome:
         """Run an admitted command in the shell (the runner of terminal_run's holds too)."""
         service, runs = self.service, self.service.runs
+        if service.background is None:
+            service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=STARTING_MESSAGE))
+            raise CommandRefused(STARTING_MESSAGE)
         handed = False  # to runs.run or to the finisher, which record its end from then on
         try:
             if runs.lets_out(command_id):
@@ -172,7 +188,7 @@ class SessionShell:
                     handed = True
                     return apart(await runs.run(command_id, valid, bash, on_output), ended)
             async with self._lock:  # two first calls at once must not start two shells
-                session, restarted = await self._ready(bash)
+                session, restarted, replaced = await self._ready(bash)
                 if session.busy:
                     service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=SESSION_BUSY_REASON))
                     raise CommandRefused(SESSION_BUSY_MESSAGE)
@@ -193,7 +209,18 @@ class SessionShell:
         except anyio.get_cancelled_exc_class():  # before it reached the shell: its row must not stay running
             if not handed:
                 with anyio.CancelScope(shield=True):
-                    service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=why_cancelled()))
+                    service.authority.finish(
+                        command_id, Outcome(status=Status.REFUSED, reason=why_cancelled(CANCEL_REASON))
+                    )
+            raise
+        except CommandRefused:
+            raise  # its row was ended where it was refused (busy, moved)
+        except Exception as exc:  # the shell could not start (bash gone, its folder gone), a broken pipe
+            if not handed:
+                runs.running.pop(command_id, None)
+                runs.hide_live(command_id)
+                reason = BASH_NOT_STARTED_REASON.format(bash=bash, error=getattr(exc, "strerror", None) or exc)
+                service.authority.finish(command_id, Outcome(status=Status.FAILED, reason=reason))
             raise
         if on_output is not None:
             on_output(output)
@@ -211,6 +238,7 @@ class SessionShell:
             result=running.result(finished=finished, restarted=restarted),
             restarted=restarted,
             stopped_reason=stop.reason if finished else None,
+            note=REPLACED_NOTE if replaced else None,
         )
 
     def _check_still_in(self, command_id: int, valid: ValidRequest) -> None:
