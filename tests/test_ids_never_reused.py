@@ -199,7 +199,8 @@ def test_ids_go_on_above_the_rows_retention_deleted(paths: AppPaths) -> None:
     assert after == ids[-1] + 1
 
 
-def test_a_floor_another_program_wrote_as_text_reads_as_none(paths: AppPaths) -> None:
+@pytest.mark.parametrize("value", ["not a number", 10**25, -5])
+def test_a_floor_another_program_wrote_that_no_id_can_follow_reads_as_none(paths: AppPaths, value: object) -> None:
     with Journal.open(paths) as journal:
-        journal.set_setting("journal.command_id_floor", "not a number")
+        journal.set_setting("journal.command_id_floor", value)
         assert journal.begin_command(command="echo a", cwd="/tmp") == 1

@@ -327,11 +327,16 @@ class CommandsTable(Connection):
             return deleted
 
 
+MAX_FLOOR = 1 << 62  # far above any id a journal gives, far below SQLite's largest integer
+
+
 def _floor(db: Any) -> int:
     """The highest id given before the rows were cleared or the file renewed (0: none); read as
     SQL reads it, so that a value another program wrote there is a number or nothing."""
-    found = db.execute(
-        "SELECT coalesce(CAST(value AS INTEGER), 0) FROM settings WHERE key = ?", (settings.COMMAND_ID_FLOOR,)
+    found = db.execute(  # a value no id can exceed (SQLite's largest) is none either
+        "SELECT CASE WHEN CAST(value AS INTEGER) BETWEEN 0 AND ? THEN CAST(value AS INTEGER) ELSE 0 END "
+        "FROM settings WHERE key = ?",
+        (MAX_FLOOR, settings.COMMAND_ID_FLOOR),
     ).fetchone()
     return 0 if found is None else int(found[0])
 
