@@ -190,3 +190,14 @@ def runtime_dir(environ: Mapping[str, str], uid: int | None, exists: Callable[[s
         return named
     guessed = f"/run/user/{uid}" if uid is not None else None
     return guessed if guessed and exists(guessed) else None
+
+
+def file_identity(path: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """The file or folder at `path` by its device and inode (links followed): another one put there
+    reads otherwise, and None when nothing is there. What tells a folder made anew, a journal
+    started anew, a shell's folder renamed under it."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino

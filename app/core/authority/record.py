@@ -22,9 +22,9 @@ from app.core.authority.state import DEFAULTS, ControlState
 from app.core.data_folder import DataFolderError
 from app.core.i18n import N_, _
 from app.core.journal import pause_file
-from app.core.journal.opening import DamageWatch, file_identity
+from app.core.journal.opening import DamageWatch
 from app.core.journal.store import Journal, Outcome
-from app.core.paths import AppPaths
+from app.core.paths import AppPaths, file_identity
 from app.core.policy.approval import MODE_SETTING, WINDOW_SETTING
 from app.core.policy.tool_sets import TOOLS_SETTING
 

@@ -16,7 +16,6 @@ from app.core.classifier import Tier, classify_typed, repl_program
 from app.core.commands.admission import reasons_text
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.cancellation import why_cancelled
-from app.core.commands.pins import folder_identity
 from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest
 from app.core.execution import orphans, process_marks
 from app.core.execution.output import SCROLLBACK_MAX_LINES, OutputHook
@@ -35,6 +34,7 @@ from app.core.messages import (
     SESSION_MOVED_REASON,
     TIMED_OUT_REASON,
 )
+from app.core.paths import file_identity
 from app.core.policy.approval import needs_approval
 
 if TYPE_CHECKING:
@@ -248,8 +248,8 @@ class SessionShell:
         if session is not None and session.alive:
             here, where = session.folder_now()
         else:
-            here, where = self.service.home, _identity(self.service.home)
-        if where is None or where != _identity(valid.cwd):
+            here, where = self.service.home, file_identity(self.service.home)
+        if where is None or where != file_identity(valid.cwd):
             reason = SESSION_MOVED_REASON.format(here=here)
             self.service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=reason))
             raise CommandRefused(
@@ -394,10 +394,3 @@ def apart(result: ExecutionResult, ended: bool = False) -> SessionOutcome:
         stopped_reason=TIMED_OUT_REASON if result.timed_out else result.stopped_reason,
         note=" ".join(note for note in notes if note),
     )
-
-
-def _identity(folder: str) -> tuple[int, int] | None:
-    try:
-        return folder_identity(folder)
-    except OSError:
-        return None

@@ -32,7 +32,14 @@ from app.core.execution import landlock, lone_files, start_files
 from app.core.execution.process_marks import children
 from app.core.i18n import _
 from app.core.messages import NEVER_ASKED_PROTECTED, UNPROTECTED_WHY
-from app.core.paths import DESKTOP_FILE_NAME, AppPaths, claude_config_folder, protected_paths, runtime_dir
+from app.core.paths import (
+    DESKTOP_FILE_NAME,
+    AppPaths,
+    claude_config_folder,
+    file_identity,
+    protected_paths,
+    runtime_dir,
+)
 from app.core.system_programs import system_program
 
 BWRAP = "bwrap"
@@ -140,7 +147,7 @@ class ProtectedSet:
         bind a missing one, and a container started before (a spare, the session's) still binds the
         old one, wherever it went, and leaves the new one writable (a review, 2026-12-05:
         `mv ~/.claude ~/.claude-old; mkdir ~/.claude` by the user, then a command wrote into it)."""
-        return any(_identity(folder) != known for folder, known in zip(self.folders, self.identities, strict=False))
+        return any(file_identity(folder) != known for folder, known in zip(self.folders, self.identities, strict=False))
 
 
 def protected_set(
@@ -625,16 +632,8 @@ def prepare(protected: ProtectedSet) -> ProtectedSet:
         links=tuple(links.items()),
         link_pairs=tuple(linked.pairs),
         program=tuple(os.path.realpath(folder) for folder in protected.program),
-        identities=tuple(_identity(folder) for folder in bound),
+        identities=tuple(file_identity(folder) for folder in bound),
     )
-
-
-def _identity(folder: str) -> tuple[int, int] | None:
-    try:
-        info = os.stat(folder)
-    except OSError:
-        return None
-    return info.st_dev, info.st_ino
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from app.core.execution.executor import READ_CHUNK_BYTES, end_tree, read_status,
 from app.core.execution.output import SCROLLBACK_MAX_LINES, CommandOutput
 from app.core.execution.output_decoding import StreamDecoder
 from app.core.execution.run_result import InputNotRead
+from app.core.paths import file_identity
 
 SCROLLBACK_LINE_MAX_CHARS = 4096  # a longer line is cut in the scrollback (the result keeps it)
 PARTIAL_LINE_MAX_CHARS = 64 * 1024  # output with no newline is passed on in pieces of this size
@@ -257,14 +258,11 @@ class ShellSession:
         elsewhere the folder the last command ended in. No identity when it cannot be read."""
         pid = self._shell_pid()
         if pid is not None and sys.platform == "linux":
+            where = f"/proc/{pid}/cwd"
             with contextlib.suppress(OSError):
-                info = os.stat(f"/proc/{pid}/cwd")
-                return os.readlink(f"/proc/{pid}/cwd"), (info.st_dev, info.st_ino)
-        try:
-            info = os.stat(self.current_dir)
-        except OSError:
-            return self.current_dir, None
-        return self.current_dir, (info.st_dev, info.st_ino)
+                if (identity := file_identity(where)) is not None:
+                    return os.readlink(where), identity
+        return self.current_dir, file_identity(self.current_dir)
 
     async def wait_idle(self, timeout_s: float) -> bool:
         """Wait up to `timeout_s` for the running command (if any) to end; True when none runs."""

@@ -86,15 +86,6 @@ class DamageWatch:
         return damage
 
 
-def file_identity(path: Path) -> tuple[int, int] | None:
-    """The file at `path` by its device and inode: another file put there, or none, reads otherwise."""
-    try:
-        found = path.stat()
-    except OSError:
-        return None
-    return found.st_dev, found.st_ino
-
-
 def _signature(path: Path) -> tuple[int, ...] | None:
     try:
         found = path.stat()

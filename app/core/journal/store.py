@@ -35,7 +35,7 @@ from app.core.journal.records import (  # noqa: F401 - re-exported: callers impo
     storable,
 )
 from app.core.journal.side_tables import PAUSED_SETTING, SideTables
-from app.core.paths import PRIVATE_FILE_MODE, AppPaths
+from app.core.paths import PRIVATE_FILE_MODE, AppPaths, file_identity
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +103,7 @@ class Journal(CommandsTable, SideTables):
             opening.build_whole(self.path)
             self._db = self._open_connection(check_same_thread)
             self._prepare()
-        self._opened_as = opening.file_identity(self.path)  # what follow_renewal compares the path with
+        self._opened_as = file_identity(self.path)  # what follow_renewal compares the path with
 
     def _open_connection(self, check_same_thread: bool) -> sqlite3.Connection:
         if os.name == "posix":
@@ -155,7 +155,7 @@ class Journal(CommandsTable, SideTables):
         """Open the file now at the journal's path when another is (the tray started a new journal,
         the old one deleted or damaged): a connection kept reading the old file, so a server's
         command_wait followed a job in it for good (a review, 2026-12-05). Nothing while none is."""
-        now = opening.file_identity(self.path)
+        now = file_identity(self.path)
         if now is not None and now != self._opened_as:
             self.reopen()
 
