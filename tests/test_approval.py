@@ -469,6 +469,33 @@ async def test_a_job_stopped_between_the_allow_and_its_start_leaves_no_row_waiti
     assert (tmp_path / "victim").exists()
 
 
+async def test_a_held_session_command_whose_confirm_is_cancelled_after_the_allow_says_the_client_cancelled_it(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    """A review, 2026-12-05: a terminal_confirm cancelled between the Allow and the command's start was
+    recorded as "the server exited", which it had not: the client cancelled its call."""
+    (tmp_path / "victim").mkdir()
+    hub.set_settings(approval_window_s=0.5)
+    async with serving(home, bound=True) as client:
+        await client.call_tool("terminal_run", {"command": f"cd {tmp_path}"})
+        first = await client.call_tool("terminal_run", {"command": "rm -rf victim"})
+        confirmation_id = held_id(first.content[0].text)
+        [held] = await held_by(hub)
+        with hub.lock:  # the hub takes nothing meanwhile: the server waits for its `started` to be taken
+            async with anyio.create_task_group() as group:
+                group.start_soon(client.call_tool, "terminal_confirm", {"confirmation_id": confirmation_id})
+                await anyio.sleep(0.2)
+                allow(hub, held.command_id)
+                await anyio.sleep(0.5)  # the server took the Allow and asked to record the start
+                group.cancel_scope.cancel()
+        assert await came(lambda: rows(paths)[0].status not in (Status.WAITING, Status.RUNNING))
+        still = await client.call_tool("terminal_run", {"command": "echo still"})
+        assert "still" in still.content[0].text, "the session goes on"
+    row = next(row for row in rows(paths) if row.command == "rm -rf victim")
+    assert row.status is Status.REFUSED and row.reason == CANCEL_REASON, row
+    assert (tmp_path / "victim").exists()
+
+
 @pytest.mark.parametrize("tool", ["execute_command", "terminal_run"])
 async def test_a_call_cancelled_as_its_held_row_is_written_leaves_no_prompt_and_no_row_waiting(
     tool: str, home: Path, paths: AppPaths, hub: Hub, tmp_path: Path

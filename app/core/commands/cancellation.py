@@ -1,13 +1,14 @@
 """Why a command's task was cancelled, for its journal row (issue 22). A job's task is cancelled by
-`Jobs.end`, which says why; otherwise the server is ending (Claude closed it, SIGTERM) and the
-client cancelled nothing. Apart from jobs.py, so that admission and running read it too."""
+`Jobs.end`, which says why, or else as the server ends (Claude closed it, SIGTERM). Any other task
+is a tool call's own (a session command), which its client cancelled or left. Apart from jobs.py,
+so that admission, running and the session read it too."""
 
 from __future__ import annotations
 
 import contextvars
 from collections.abc import Callable
 
-from app.core.messages import SERVER_EXITED_REASON
+from app.core.messages import CANCEL_REASON, SERVER_EXITED_REASON
 
 _said_by: contextvars.ContextVar[Callable[[], str | None] | None] = contextvars.ContextVar("said_by", default=None)
 
@@ -17,9 +18,11 @@ def explain_with(source: Callable[[], str | None]) -> None:
     _said_by.set(source)
 
 
-def why_cancelled(otherwise: str = SERVER_EXITED_REASON) -> str:
-    """Why the command of the task asking was cancelled: its job's reason, or `otherwise` (a call
-    that is not a job is cancelled by its client, or as the server ends)."""
+def why_cancelled() -> str:
+    """Why the command of the task asking was cancelled: its job's reason, the server's end for a job
+    without one, or its client for a tool call's own task (a review, 2026-12-05: a held session
+    command cancelled between the Allow and its start was recorded as the server's end)."""
     source = _said_by.get()
-    reason = source() if source is not None else None
-    return reason or otherwise
+    if source is None:
+        return CANCEL_REASON
+    return source() or SERVER_EXITED_REASON

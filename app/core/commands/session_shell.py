@@ -209,9 +209,7 @@ class SessionShell:
         except anyio.get_cancelled_exc_class():  # before it reached the shell: its row must not stay running
             if not handed:
                 with anyio.CancelScope(shield=True):
-                    service.authority.finish(
-                        command_id, Outcome(status=Status.REFUSED, reason=why_cancelled(CANCEL_REASON))
-                    )
+                    service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=why_cancelled()))
             raise
         except CommandRefused:
             raise  # its row was ended where it was refused (busy, moved)
