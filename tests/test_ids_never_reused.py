@@ -20,6 +20,7 @@ from app.core.authority.hub import Hub
 from app.core.commands.jobs import job_file
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
+from tests.channel_peers import running_hub
 from tests.in_process_server import allow, came, held_by, holds_shown, serving
 from tests.stdio_client import run
 
@@ -204,3 +205,62 @@ def test_a_floor_another_program_wrote_that_no_id_can_follow_reads_as_none(paths
     with Journal.open(paths) as journal:
         journal.set_setting("journal.command_id_floor", value)
         assert journal.begin_command(command="echo a", cwd="/tmp") == 1
+
+
+def damage_journal(paths: AppPaths, how: str) -> None:
+    """The journal's file, as a disk or another program leaves it: a table's page overwritten (found
+    only by a read of that table), its header, or its second half gone."""
+    data = paths.journal.read_bytes()
+    size = int.from_bytes(data[16:18], "big")
+    if how.startswith("the page of "):
+        with Journal.open(paths) as journal:
+            [root] = journal._db.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (how[12:],)).fetchone()
+        damaged = data[: size * (root - 1)] + b"\xff" * size + data[size * root :]
+    else:
+        damaged = {
+            "garbage header": b"this is not SQLite" * 6 + data[108:],
+            "truncated in half": data[: len(data) // 2],
+        }[how]
+    paths.journal.write_bytes(damaged)
+
+
+def journal_of(paths: AppPaths, commands: int) -> int:
+    """A journal of `commands` finished rows, long enough for many pages, closed (checkpointed)."""
+    with Journal.open(paths) as journal:
+        for n in range(commands):
+            last = journal.begin_command(command=f"echo {n} {'x' * 300}", cwd="/tmp", status=Status.FINISHED)
+    return last
+
+
+@pytest.mark.parametrize("how", ["the page of settings", "garbage header", "truncated in half"])
+def test_a_journal_moved_aside_for_damage_gives_none_of_its_ids_again(paths: AppPaths, how: str) -> None:
+    """Left by the fifteenth sitting: a journal found damaged as it opened was moved aside, and the
+    new one gave ids from 1 again. Read where the damage allows (the next id), else above any id a
+    journal gives (the clock's milliseconds)."""
+    last = journal_of(paths, 200)
+    damage_journal(paths, how)
+    before = time.time()
+    with Journal.open(paths) as journal:
+        assert journal.replaced is not None, "moved aside"
+        new = journal.begin_command(command="echo after", cwd="/tmp")
+    if how == "the page of settings":
+        assert new == last + 1
+    else:
+        assert before * 1000 < new <= time.time() * 1000 + 1, new
+
+
+async def test_a_tray_starts_on_a_journal_damaged_where_only_a_read_finds_it_and_gives_none_of_its_ids(
+    paths: AppPaths, home: Path
+) -> None:
+    """2026-12-05: a page of the rules (or of another table the tray reads as it starts) damaged
+    kept the tray from starting at all ("the activity log could not be read or written"). It now
+    checks every page as it starts and moves a damaged journal aside for a new one."""
+    last = journal_of(paths, 200)
+    damage_journal(paths, "the page of rules")
+    with running_hub(paths):
+        async with serving(home, bound=True) as client:
+            job = await call(client, "execute_command", {"command": "echo new"})
+    assert job["jobId"] == last + 1 and job["stdout"] == "new\n", job
+    [kept] = home.glob("journal.corrupt-*.sqlite3")
+    with Journal.open(paths) as journal:
+        assert journal.get_setting("journal.replaced")["moved_to"] == str(kept), "the tray tells the user"

@@ -21,8 +21,8 @@ from app.core.authority import lock_holders
 from app.core.authority.state import DEFAULTS, ControlState
 from app.core.data_folder import DataFolderError
 from app.core.i18n import N_, _
-from app.core.journal import pause_file
-from app.core.journal.opening import DamageWatch
+from app.core.journal import commands_table, pause_file
+from app.core.journal.opening import DamageWatch, damage_on_disk
 from app.core.journal.store import Journal, Outcome
 from app.core.paths import AppPaths, file_identity
 from app.core.policy.approval import MODE_SETTING, WINDOW_SETTING
@@ -57,6 +57,9 @@ class Record:
         self._damage = DamageWatch(paths.journal)
         self.closed = False  # the tray quit: a server's late end is kept in the log, not written
         self.journal = self._open()
+        damage = damage_on_disk(paths.journal, every_page=True)  # once, as the tray starts
+        if damage:
+            self._start_anew(damage)
 
     def _open(self) -> Journal:
         journal = Journal(self.paths, check_same_thread=False, busy_timeout_s=WRITE_BUSY_TIMEOUT_S)
@@ -141,9 +144,10 @@ class Record:
         """Start a new file where the old one was (the hub writes its memory into it next). Its ids
         go on above the old file's and above `known`, the highest id a server of the hub still has."""
         log.warning("the journal at %s was deleted or replaced: starting a new one", self.paths.journal)
-        last = known
+        old: int | None = None
         with contextlib.suppress(sqlite3.Error):
-            last = max(last, self.journal.last_command_id())  # a deleted file is still open here
+            old = self.journal.last_command_id()  # a deleted file is still open here
+        last = max(known, old or 0)
         with contextlib.suppress(sqlite3.Error):
             self.journal.close()
         if not self.paths.journal.exists():  # deleted: SQLite would replay its write-ahead log into the new file
@@ -156,16 +160,24 @@ class Record:
         except sqlite3.DatabaseError as exc:
             if not data_folder.is_corrupt(exc):
                 raise
-            # Damaged in a page only a read finds (opening did not): moved aside here for a new one. The
-            # tray's runners keep no repair of their own (they share this process's file locks).
-            replaced = data_folder.move_aside(self.paths.journal, str(exc))
-            self.journal = self._open()
-            self.journal.set_setting(settings.JOURNAL_REPLACED, dataclasses.asdict(replaced))
+            self._start_anew(str(exc), above=last)
+            return
         if last:
-            try:
-                self.journal.raise_id_floor(last)
-            except sqlite3.OperationalError as exc:  # locked or full: ids may start again, said in the log
-                log.warning("the new journal could not be told to go on after id %s: %s", last, exc)
+            self.journal.go_on_above(last)
+
+    def _start_anew(self, damage: str, *, above: int = 0) -> None:
+        """Damaged in a page only a read finds (opening did not): moved aside here for a new one whose
+        ids go on above the old file's (as far as it or our connection to it reads) and `above`. The
+        tray's runners keep no repair of their own (they share this process's file locks)."""
+        known: int | None = None
+        with contextlib.suppress(sqlite3.Error):
+            known = self.journal.last_command_id()
+        with contextlib.suppress(sqlite3.Error):
+            self.journal.close()
+        replaced = data_folder.move_aside(self.paths.journal, damage)
+        self.journal = self._open()
+        self.journal.set_setting(settings.JOURNAL_REPLACED, dataclasses.asdict(replaced))
+        self.journal.go_on_above(max(above, commands_table.ids_given_in(Path(replaced.moved_to), known)))
 
     def changed_by_others(self) -> bool:
         """True when another program wrote the file or the pause file since we last looked."""

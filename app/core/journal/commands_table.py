@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import time
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from app.core import data_folder, settings
-from app.core.journal import retention
+from app.core.journal import opening, retention
 from app.core.journal.connection import Connection, row_id
 from app.core.journal.records import (
     ACTIVE_MARKS,
@@ -100,7 +102,7 @@ class CommandsTable(Connection):
     def last_command_id(self) -> int:
         """The highest command id this journal gave: its rows', or what Clear history and retention
         deleted (0 when none)."""
-        return max(_last_id(self._db), _floor(self._db))
+        return ids_given(self._db)
 
     def raise_id_floor(self, last: int) -> None:
         """Ids go on above `last` (a new journal under servers and a tray that still know the old
@@ -339,6 +341,30 @@ def _floor(db: Any) -> int:
         (MAX_FLOOR, settings.COMMAND_ID_FLOOR),
     ).fetchone()
     return 0 if found is None else int(found[0])
+
+
+def ids_given(db: Any) -> int:
+    """The highest id a journal's connection shows given: its rows' or its floor's."""
+    return max(_last_id(db), _floor(db))
+
+
+def ids_given_in(moved: Path, known: int | None = None) -> int:
+    """The highest command id a journal moved aside for damage gave, as far as it can be read, or as
+    `known` (what a connection to it still read) says; when neither can tell, the clock's
+    milliseconds, which no journal's ids reach. A new journal goes on above it, so that no id a
+    model, a server or an output file still holds is given again (left by the fifteenth sitting: a
+    journal damaged at the tray's start gave ids from 1 again)."""
+    try:
+        db = opening.connect_read_only(moved)
+        try:
+            highest = ids_given(db)
+        finally:
+            db.close()
+    except (sqlite3.Error, OSError):
+        highest = -1
+    if 0 <= highest <= MAX_FLOOR:
+        return max(highest, known or 0)
+    return known if known is not None else int(time.time() * 1000)
 
 
 def _last_id(db: Any) -> int:

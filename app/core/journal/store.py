@@ -22,7 +22,7 @@ from typing import Any
 
 from app.core import data_folder, liveness, settings
 from app.core.data_folder import Replacement
-from app.core.journal import opening, pause_file, schema
+from app.core.journal import commands_table, opening, pause_file, schema
 from app.core.journal.commands_table import CommandsTable
 from app.core.journal.records import (  # noqa: F401 - re-exported: callers import the records from the store
     REFUSED_TEXT_KEEP_CHARS,
@@ -78,7 +78,7 @@ class Journal(CommandsTable, SideTables):
         with suppress(OSError):  # a read-only folder: reading works, and a pause says why it cannot be set
             pause_file.ensure(paths.pause_file, bool(self._stored_setting(PAUSED_SETTING, False)))
 
-    def _connect(self, check_same_thread: bool) -> None:
+    def _connect(self, check_same_thread: bool, known: int | None = None) -> None:
         damage = opening.damage_before_open(self.path)
         if damage:
             self._replace(damage)
@@ -91,6 +91,7 @@ class Journal(CommandsTable, SideTables):
         self._db = self._open_connection(check_same_thread)
         try:
             self._prepare()
+            self._db.execute("SELECT count(value) FROM settings").fetchone()  # its rows, not its index: read next
             damage = opening.truncation(self._db, self.path)
             if damage:
                 raise sqlite3.DatabaseError(damage)
@@ -103,7 +104,17 @@ class Journal(CommandsTable, SideTables):
             opening.build_whole(self.path)
             self._db = self._open_connection(check_same_thread)
             self._prepare()
+        if self.replaced is not None:  # moved aside here: the new file goes on above its ids
+            self.go_on_above(commands_table.ids_given_in(Path(self.replaced.moved_to), known))
         self._opened_as = file_identity(self.path)  # what follow_renewal compares the path with
+
+    def go_on_above(self, last: int) -> None:
+        """Give no id up to `last` (commands_table.raise_id_floor); a journal that cannot be written
+        now leaves ids to start again, said in the log rather than failing its opening."""
+        try:
+            self.raise_id_floor(last)
+        except sqlite3.OperationalError as exc:
+            log.warning("the new journal could not be told to go on after id %s: %s", last, exc)
 
     def _open_connection(self, check_same_thread: bool) -> sqlite3.Connection:
         if os.name == "posix":
@@ -162,11 +173,14 @@ class Journal(CommandsTable, SideTables):
     def reopen(self) -> None:
         """Open the file at the journal's path again, in this same object: it was damaged under this
         connection (then it is moved aside for a new one, once, whoever notices first) or replaced."""
+        known = None
+        with suppress(sqlite3.Error):  # the old file's ids, as far as this connection still reads them
+            known = self.last_command_id()
         with suppress(sqlite3.Error):
             self._db.close()
         self.replaced = None
         try:
-            self._connect(self._check_same_thread)
+            self._connect(self._check_same_thread, known)
         except OSError as exc:
             raise data_folder.explain_os_error(self.paths.data_dir, exc) or exc from None
         except sqlite3.Error as exc:
