@@ -11,9 +11,11 @@ checks that nothing changed.
 
 from __future__ import annotations
 
+import ctypes
 import http.server
 import json
 import os
+import platform
 import shutil
 import socket
 import struct
@@ -262,21 +264,77 @@ IO_URING_SETUP = (
 )
 
 
-def test_the_seccomp_filter_refuses_only_a_unix_socket_and_is_built_for_the_machines_it_knows() -> None:
-    """A classic BPF program, 8 bytes an instruction, read by bwrap `--seccomp FD`."""
-    x86 = seccomp.program("x86_64")
-    assert x86 is not None and len(x86) == 16 * 8
-    instructions = [struct.unpack("<HBBI", x86[k : k + 8]) for k in range(0, len(x86), 8)]
-    assert instructions[1][3] == 0xC000003E and {41, 0x40000000 | 41} <= {i[3] for i in instructions}
-    assert {425, 426, 427, 0x40000000 | 425} <= {i[3] for i in instructions}, "io_uring passes by socket()"
-    assert instructions[-2] == (seccomp.RETURN, 0, 0, seccomp.ERRNO | seccomp.EACCES)
-    assert instructions[-1] == (seccomp.RETURN, 0, 0, seccomp.ERRNO | seccomp.ENOSYS), "io_uring: not here"
-    assert instructions[-3] == (seccomp.RETURN, 0, 0, seccomp.ALLOW)
-    arm = seccomp.program("aarch64")
-    assert arm is not None and len(arm) == 12 * 8 and struct.unpack("<HBBI", arm[48:56])[3] == 198
+def verdict(code: bytes, arch: int, number: int, first: int = 0) -> int:
+    """What the kernel would answer for a call: the filter run on its struct seccomp_data."""
+    data = struct.pack("<iIQQ", number, arch, 0, first)
+    at = 0
+    while True:
+        op, true, false, value = struct.unpack("<HBBI", code[at * 8 : at * 8 + 8])
+        if op == seccomp.RETURN:
+            return value
+        if op == seccomp.LOAD_WORD:
+            loaded = struct.unpack("<I", data[value : value + 4])[0]
+            at += 1
+        else:
+            assert op == seccomp.JUMP_IF_EQUAL
+            at += 1 + (true if loaded == value else false)
+
+
+def test_the_seccomp_filter_refuses_unix_and_vsock_sockets_io_uring_and_keyrings_and_nothing_else() -> None:
+    """A classic BPF program, 8 bytes an instruction, read by bwrap `--seccomp FD`, run here as the
+    kernel runs it. Keyrings: a review (2026-12-05) read, invalidated and planted the host's keys."""
+    refused, missing = seccomp.ERRNO | seccomp.EACCES, seccomp.ERRNO | seccomp.ENOSYS
+    for machine, arch, socket_call, keyrings, read in (
+        ("x86_64", 0xC000003E, 41, (248, 249, 250), 0),
+        ("aarch64", 0xC00000B7, 198, (217, 218, 219), 63),
+    ):
+        code = seccomp.program(machine)
+        assert code is not None
+        numbers = [socket_call] + ([socket_call | seccomp.X32] if machine == "x86_64" else [])
+        for number in numbers:
+            assert verdict(code, arch, number, 1) == refused, "AF_UNIX"
+            assert verdict(code, arch, number, 40) == refused, "AF_VSOCK: to the hypervisor's host"
+            assert verdict(code, arch, number, 2) == seccomp.ALLOW, "AF_INET: only loopback in its namespace"
+        for number in (425, 426, 427, *keyrings):
+            assert verdict(code, arch, number) == missing, number
+        assert verdict(code, arch, read, 1) == seccomp.ALLOW, "read(1, ...): the first argument matters only to socket"
+        assert verdict(code, 0x40000003, socket_call) == refused, "another architecture's calls cannot be read"
+    assert verdict(seccomp.program("x86_64"), 0xC000003E, 250 | seccomp.X32) == missing, "x32's keyctl"
     assert seccomp.program("riscv64") is None, "unknown table: no filter rather than a wrong one"
     argv = read_only.bwrap_prefix("bwrap", "/w", None, lifeline_fd=9, seccomp_fd=11)
     assert argv[argv.index("--seccomp") + 1] == "11"
+
+
+KEYRINGS = (
+    'python3 -c "import ctypes; libc = ctypes.CDLL(None, use_errno=True); '
+    "added = libc.syscall(248, b'user', b'ro-planted', b'x', 1, -3); print(added, ctypes.get_errno()); "
+    "found = libc.syscall(250, 10, -3, b'user', b'{name}', 0); print(found, ctypes.get_errno()); "
+    'import socket; socket.socket(40, socket.SOCK_STREAM)"'
+)
+
+
+@needs_bwrap
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the call numbers are x86-64's")
+async def test_a_read_only_command_neither_reads_nor_plants_a_key_nor_makes_a_vsock_socket(
+    home: Path, tmp_path: Path
+) -> None:
+    """A review, 2026-12-05: keyrings are not namespaced, so the read-only tool read a secret the host
+    kept in its session keyring, invalidated it and planted a key the host saw afterwards."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    name = f"ro-victim-{os.getpid()}".encode()
+    key = libc.syscall(248, b"user", name, b"host secret", 11, -3)  # KEY_SPEC_SESSION_KEYRING
+    if key < 0:
+        pytest.skip(f"no session keyring here (errno {ctypes.get_errno()})")
+    try:
+        async with serving(home) as client:
+            said = await look(client, KEYRINGS.format(name=name.decode()), tmp_path)
+        lines = said.get("stdout", "").splitlines()
+        assert lines[:2] == ["-1 38", "-1 38"], said
+        assert "PermissionError" in said.get("stderr", ""), said
+        assert libc.syscall(250, 10, -3, b"user", b"ro-planted", 0) < 0, "nothing was planted"
+        assert libc.syscall(250, 10, -3, b"user", name, 0) == key, "the host's key is still there"
+    finally:
+        libc.syscall(250, 21, key)  # KEYCTL_INVALIDATE
 
 
 @needs_bwrap

@@ -8,7 +8,8 @@ network where it can, and elsewhere only commands the classifier proves read-onl
   screen) and $XDG_RUNTIME_DIR (the session bus, dconf, systemd --user, agents) are hidden under
   empty tmpfs mounts, as /tmp hides X11's and tmux's (../shared/containment-notes.md, section 5);
   and a seccomp filter lets no Unix socket be made at all (seccomp.py: a daemon's socket elsewhere,
-  Docker Desktop's in the home folder, would write for it);
+  Docker Desktop's in the home folder, would write for it), nor a vsock one, nor a kernel key
+  touched (keyrings are not namespaced);
 - macOS: a sandbox-exec profile that denies every write but to the null and tty devices, all
   network, Apple events and opening apps (another app would write for it); not tested here (no Mac);
 - elsewhere (no bwrap, Windows): only what the classifier proves read-only ("safe"); anything it

@@ -1,11 +1,15 @@
-"""The read-only tool's seccomp filter: no Unix socket can be made inside it (bwrap's `--seccomp`).
+"""The read-only tool's seccomp filter: no Unix or vsock socket can be made inside it, nor io_uring, nor
+a kernel key touched (bwrap's `--seccomp`).
 
 Why: the read-only tool promises that a command changes nothing, and a read-only mount does not stop
 a connect() to a socket file: a daemon listening in the home folder (Docker Desktop's, gpg-agent's
 where there is no runtime folder) would then change files for it (red team, 2026-12-04). /run and the
 runtime folder are hidden, and the network namespace keeps TCP and abstract sockets out; this closes
 the rest. `socketpair` stays: it reaches nobody outside. io_uring is refused whole: its own socket
-and connect operations pass by the socket call (red team, 2026-12-04).
+and connect operations pass by the socket call (red team, 2026-12-04). A vsock socket passes by the
+network namespace to the hypervisor's host (a VM, WSL2). The kernel's keyrings are not namespaced:
+from inside, a review (2026-12-05) read a secret the host had put in its session keyring,
+invalidated it and planted a key the host saw after the command (add_key, request_key, keyctl).
 
 The program is a classic BPF one, as `seccomp_export_bpf` writes it (struct sock_filter: a 16-bit
 code, two 8-bit jumps, a 32-bit value), built here for the machine's own system call table. Another
@@ -24,48 +28,61 @@ RETURN = 0x06  # BPF_RET | BPF_K
 ALLOW = 0x7FFF0000  # SECCOMP_RET_ALLOW
 ERRNO = 0x00050000  # SECCOMP_RET_ERRNO, with the errno in its low 16 bits
 EACCES = 13
-ENOSYS = 38  # io_uring's answer: "not here", which runtimes that can do without it recognise
+ENOSYS = 38  # "not here", which runtimes that can do without io_uring or keyrings recognise
 AF_UNIX = 1
+AF_VSOCK = 40
+REFUSED_FAMILIES = (AF_UNIX, AF_VSOCK)
 # struct seccomp_data: int nr; u32 arch; u64 instruction_pointer; u64 args[6] (little-endian: the
 # first argument's low 32 bits at 16)
 NR_AT, ARCH_AT, FIRST_ARGUMENT_AT = 0, 4, 16
-# The machine (os.uname) -> its audit architecture and the numbers of socket(2) on it.
+# The machine (os.uname) -> its audit architecture, the number of socket(2) on it, and its keyring
+# calls (add_key, request_key, keyctl).
 MACHINES = {
-    "x86_64": (0xC000003E, (41, 0x40000000 | 41)),  # the x32 ABI's number too
-    "aarch64": (0xC00000B7, (198,)),
+    "x86_64": (0xC000003E, 41, (248, 249, 250)),
+    "aarch64": (0xC00000B7, 198, (217, 218, 219)),
 }
 IO_URING = (425, 426, 427)  # io_uring_setup, _enter, _register: the same numbers on both machines
 X32 = 0x40000000  # the x32 ABI's calls: x86-64's numbers with this bit
 
+Instruction = tuple[int, str | int, str | int, int]  # jumps named by the label they go to, or 0
+
 
 def program(machine: str) -> bytes | None:
-    """The filter for `machine`: socket(AF_UNIX, ...) fails with EACCES, everything else is allowed;
-    None for a machine whose table is not known here (the tool then runs without it)."""
+    """The filter for `machine`: socket() of a refused family fails with EACCES, io_uring and the
+    keyring calls with ENOSYS, everything else is allowed; None for a machine whose table is not
+    known here (the tool then runs without it)."""
     if machine not in MACHINES:
         return None
-    arch, numbers = MACHINES[machine]
-    # Laid out as: check the architecture, load the call's number, one test per io_uring call (to
-    # deny), one per socket number (to the argument's test), load the first argument, test AF_UNIX,
-    # allow, deny. Jumps count the instructions skipped.
-    rings = [*IO_URING, *((n | X32 for n in IO_URING) if machine == "x86_64" else ())]
-    refused, count = len(rings), len(numbers)
-    check_at = 3 + refused + count  # where the first argument is loaded
-    allow_at, deny_at, no_ring_at = check_at + 2, check_at + 3, check_at + 4
-    code = [(LOAD_WORD, 0, 0, ARCH_AT), (JUMP_IF_EQUAL, 0, deny_at - 2, arch), (LOAD_WORD, 0, 0, NR_AT)]
-    for index, number in enumerate(rings):
-        code.append((JUMP_IF_EQUAL, no_ring_at - (3 + index) - 1, 0, number))
-    for index, number in enumerate(numbers):
-        here = 3 + refused + index
-        last = index == count - 1
-        code.append((JUMP_IF_EQUAL, check_at - here - 1, allow_at - here - 1 if last else 0, number))
-    code += [
-        (LOAD_WORD, 0, 0, FIRST_ARGUMENT_AT),
-        (JUMP_IF_EQUAL, deny_at - check_at - 2, 0, AF_UNIX),
-        (RETURN, 0, 0, ALLOW),
-        (RETURN, 0, 0, ERRNO | EACCES),
-        (RETURN, 0, 0, ERRNO | ENOSYS),
+    arch, socket_call, keyrings = MACHINES[machine]
+    numbers = [*IO_URING, *keyrings]
+    sockets = [socket_call]
+    if machine == "x86_64":
+        numbers += [n | X32 for n in numbers]
+        sockets.append(socket_call | X32)
+    code: list[tuple[str | None, Instruction]] = [
+        (None, (LOAD_WORD, 0, 0, ARCH_AT)),
+        (None, (JUMP_IF_EQUAL, 0, "eacces", arch)),
+        (None, (LOAD_WORD, 0, 0, NR_AT)),
+        *((None, (JUMP_IF_EQUAL, "enosys", 0, number)) for number in numbers),
+        *((None, (JUMP_IF_EQUAL, "family", 0, number)) for number in sockets),
+        (None, (RETURN, 0, 0, ALLOW)),
+        ("family", (LOAD_WORD, 0, 0, FIRST_ARGUMENT_AT)),
+        *((None, (JUMP_IF_EQUAL, "eacces", 0, family)) for family in REFUSED_FAMILIES),
+        (None, (RETURN, 0, 0, ALLOW)),
+        ("eacces", (RETURN, 0, 0, ERRNO | EACCES)),
+        ("enosys", (RETURN, 0, 0, ERRNO | ENOSYS)),
     ]
-    return b"".join(struct.pack("<HBBI", *instruction) for instruction in code)
+    return _assemble(code)
+
+
+def _assemble(code: list[tuple[str | None, Instruction]]) -> bytes:
+    """BPF bytes of labelled instructions: a jump counts the instructions it skips."""
+    at = {label: index for index, (label, _) in enumerate(code) if label}
+    out = []
+    for index, (_, (op, true, false, value)) in enumerate(code):
+        skip = [at[target] - index - 1 if isinstance(target, str) else target for target in (true, false)]
+        out.append(struct.pack("<HBBI", op, skip[0], skip[1], value))
+    return b"".join(out)
 
 
 def filter_fd(machine: str | None = None) -> int | None:
