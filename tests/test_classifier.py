@@ -765,6 +765,22 @@ def test_git_configuration_given_in_the_environment_or_by_an_abbreviated_option_
                     "GIT_DIR=.git git status", "dc -e '2 3 + p'")  # fmt: skip
 
 
+def test_sorts_compression_program_and_files_compiled_magic_are_not_read_only() -> None:
+    """A review, 2026-12-05: without a container, the read-only tool ran these as proven read-only:
+    sort ran the lines it sorted as shell code (`--compress-program=sh`), and `file -C` wrote x.mgc."""
+    for command in (
+        "yes 'touch pwned; exit 0' | head -n 100000 | sort -S 1K --compress-program=sh > /dev/null",
+        "sort -S 1K --compress-prog=python3 x",
+        "sort --compress-program=gzip x",
+        "file -C -m magic",
+        "file --compile -m magic",
+        "file -bC x",
+    ):
+        assert classify(command, cwd="/tmp").tier is not Tier.SAFE, command
+    assert_held("sort -S 1K --compress-program='rm -rf /home/ana/Documents' x")
+    assert classify("sort -k2 x | file -b -", cwd="/tmp").tier is Tier.SAFE, "sorting and looking stay read-only"
+
+
 def test_an_option_whose_value_a_program_runs_as_a_shell_command_is_judged_as_that_code() -> None:
     """Red team, 2026-12-04: each ran (or would run) `rm -rf` while judged safe or moderate."""
     documents = "/home/ana/Documents"

@@ -56,6 +56,9 @@ _CODE_OPTIONS: dict[str, tuple[_CodeOption, ...]] = {
     "tar": tuple(_CodeOption(o) for o in ("--to-command", "-I", "--use-compress-program", "--info-script", "-F",
                                           "--new-volume-script")) + (_CodeOption("--checkpoint-action", "exec="),),
     "zip": (_CodeOption("-TT"), _CodeOption("--unzip-command")),
+    # `... | sort -S 1K --compress-program=sh`: its temporary files go through the program, so the
+    # lines sorted ran as shell code (a review, 2026-12-05)
+    "sort": (_CodeOption("--compress-program"),),
     "rsync": (_CodeOption("-e"), _CodeOption("--rsh"), _CodeOption("--rsync-path")),
     "man": (_CodeOption("-P"), _CodeOption("--pager")),
     "bat": (_CodeOption("--pager"),),

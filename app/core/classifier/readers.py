@@ -198,6 +198,11 @@ def cmd_expand(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
             ctx.note_written(target, writes=True)
 
 
+def cmd_file(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    if "C" in _short_flags(args) or "--compile" in _long_flags(args):  # `file -C -m x` writes x.mgc (a review)
+        ctx.add(M, "{name} -C: writes a file", name=name)
+
+
 def cmd_yq(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     if "i" in _short_flags(args) or "--in-place" in _long_flags(args):  # `yq -yi . f` rewrote f (fifth red team)
         ctx.add(M, "{name} -i: edits files in place", name=name)

@@ -238,6 +238,7 @@ RULES: dict[str, Rule] = {
     "nawk": readers.cmd_awk,
     "tee": readers.cmd_tee,
     "sort": readers.cmd_output_option,
+    "file": readers.cmd_file,
     "expand": readers.cmd_expand,
     "tree": readers.cmd_output_option,
     "info": readers.cmd_output_option,
