@@ -29,6 +29,7 @@ import pytest
 from mcp import Client
 
 from app.core import paths
+from app.core.classifier import Tier, classify
 from app.core.execution import read_only, seccomp
 from app.core.execution.read_only import Containment
 from app.core.journal.store import Journal, Status
@@ -425,6 +426,31 @@ async def test_without_bwrap_only_what_the_classifier_proves_read_only_runs(
     assert snapshot(repo) == before
     with Journal.open(paths) as journal:
         assert [r.status for r in journal.recent_commands()][:3] == [Status.REFUSED] * 3
+
+
+async def test_without_bwrap_git_and_cargo_whose_project_settings_name_a_program_are_not_proven_read_only(
+    home: Path, repo: Path, tmp_path: Path, no_container: None
+) -> None:
+    """A review, 2026-12-05: a repository's own `.git/config` (from a tarball, a copied folder) made
+    `git status` run its core.fsmonitor, and a crate's `.cargo/config.toml` its rustc-wrapper, from
+    the read-only tool proven read-only. Git's built-in monitor (`true`) is not a program."""
+    pwned = tmp_path / "pwned"
+    git(repo, "config", "core.fsmonitor", "true")
+    async with serving(home) as client:
+        plain = await look(client, "git status --short", repo)
+        git(repo, "config", "core.fsmonitor", f"touch {pwned}; false")
+        planted = await look(client, "git status --short", repo)
+        elsewhere = await look(client, f"git -C {repo} log --oneline", tmp_path)
+    assert plain.get("stdout") == " M notes.txt\n", plain
+    for refused in (planted, elsewhere):
+        assert "core.fsmonitor" in refused.get("error", "") and "execute_command" in refused["error"], refused
+    assert not pwned.exists()
+    (repo / "sub" / ".cargo").mkdir()
+    (repo / ".cargo").mkdir()
+    (repo / ".cargo" / "config.toml").write_text('[target.x86_64-unknown-linux-gnu]\nrunner = "sh -c"\n')
+    assert "runner" in classify("cargo metadata --format-version 1", cwd=str(repo / "sub")).reasons[0]
+    (repo / ".cargo" / "config.toml").write_text("[build]\njobs = 2\n")
+    assert classify("cargo metadata --format-version 1", cwd=str(repo / "sub")).tier is Tier.SAFE
 
 
 def test_the_login_shell_probes_profile_lets_it_write_only_the_temporary_folders() -> None:

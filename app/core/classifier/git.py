@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from app.core.i18n import N_
 
+from . import project_settings
 from .code_options import option_values
 from .danger import Danger
 from .findings import D, M, _snip
@@ -27,6 +28,7 @@ from .words import _Word
 
 def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     i = 0
+    folder, git = ctx.cwd, None  # where git finds its repository (`-C`, `--git-dir`)
     while i < len(args):
         v = args[i].value
         if v is None:
@@ -35,6 +37,10 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         if not v.startswith("-"):
             break
         key = v.split("=", 1)[0]
+        given = v.split("=", 1)[1] if "=" in v else (args[i + 1].value if i + 1 < len(args) else None)
+        if key in ("-C", "--git-dir") and given is not None:
+            place = os.path.join(folder or "/", os.path.expanduser(given))
+            folder, git = (place, git) if key == "-C" else (folder, place)
         if key in ("-c", "--config-env"):
             setting = v.split("=", 1)[1] if "=" in v else (args[i + 1].value if i + 1 < len(args) else "")
             name, equals, value = (setting or "").partition("=")
@@ -53,6 +59,9 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     rest = args[i + 1 :]
     if rest and rest[0].value in ("--help", "-h"):  # further on, it may be an option's value (`-e -h`)
         return
+    setting = project_settings.git_runs(git or project_settings.git_dir(folder))
+    if setting:
+        ctx.add(M, "{name}: the project's settings name a program it runs ({setting})", name=name, setting=setting)
     if sub in ("push", "reset", "clean", "checkout", "restore", "branch", "stash", "rm", "switch"):
         dynamic = [a for a in rest if a.value is None]
         if dynamic:
@@ -204,16 +213,9 @@ def _is_here(ctx: Analysis, word: _Word) -> bool:
 def _is_branch(cwd: str | None, name: str) -> bool:
     """Whether the repository around `cwd` has a branch (or a remote's branch) called `name`: git then
     switches to it, even where a file of that name exists (`git checkout main` beside a ./main)."""
-    folder = cwd
-    while folder and not os.path.exists(os.path.join(folder, ".git")):
-        parent = os.path.dirname(folder)
-        folder = None if parent == folder else parent
-    if not folder or not name:
+    git = project_settings.git_dir(cwd)
+    if not git or not name:
         return False
-    git = os.path.join(folder, ".git")
-    if os.path.isfile(git):  # a worktree's or submodule's `gitdir: ...`
-        with contextlib.suppress(OSError, ValueError), open(git, encoding="utf-8") as pointer:
-            git = os.path.join(folder, pointer.read().partition("gitdir:")[2].strip())
     refs = [os.path.join(git, "refs", "heads", name)]
     with contextlib.suppress(OSError):
         refs += [
