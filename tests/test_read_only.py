@@ -20,6 +20,7 @@ import shutil
 import socket
 import struct
 import subprocess
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,7 +31,7 @@ from mcp import Client
 
 from app.core import paths
 from app.core.classifier import Tier, classify
-from app.core.execution import read_only, seccomp
+from app.core.execution import landlock, read_only, seccomp
 from app.core.execution.read_only import Containment
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
@@ -304,6 +305,48 @@ def test_the_seccomp_filter_refuses_unix_and_vsock_sockets_io_uring_and_keyrings
     assert seccomp.program("riscv64") is None, "unknown table: no filter rather than a wrong one"
     argv = read_only.bwrap_prefix("bwrap", "/w", None, lifeline_fd=9, seccomp_fd=11)
     assert argv[argv.index("--seccomp") + 1] == "11"
+
+
+@needs_bwrap
+@pytest.mark.skipif(landlock.find_perl() is None, reason="the Landlock check is Perl's")
+async def test_a_named_pipe_of_the_host_cannot_be_written_while_the_private_folders_still_can(
+    home: Path, tmp_path: Path
+) -> None:
+    """A review, 2026-12-05: opening a named pipe to write is allowed on a read-only mount, so a host
+    program reading one received what the read-only tool wrote. A Landlock ruleset now lets the
+    command write only under its private /tmp, /dev and /run (so the pipe is made outside /tmp: a
+    folder there is bound back under the private one, and counts as in it)."""
+    folder = Path(tempfile.mkdtemp(dir="/var/tmp"))
+    fifo = folder / "ctl"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # the host program, listening
+    try:
+        async with serving(home) as client:
+            written = await look(client, "echo 'from the read-only tool' > ctl", folder)
+            private = await look(client, "echo kept > /tmp/x && cat /tmp/x && echo gone > /dev/null", folder)
+        assert written.get("exitCode") != 0 and "Permission denied" in written.get("stderr", ""), written
+        assert os.read(reader, 100) == b"", "nothing came through the pipe"
+        assert private.get("stdout") == "kept\n" and private.get("exitCode") == 0, private
+    finally:
+        os.close(reader)
+        shutil.rmtree(folder)
+
+
+def test_the_read_only_check_is_perls_landlock_one_where_there_is_perl_and_bashs_without() -> None:
+    with_perl = read_only.bwrap_prefix("bwrap", "/w", "/run/user/1000", lifeline_fd=9, perl="/usr/bin/perl")
+    check = with_perl[with_perl.index("--", with_perl.index("--chdir")) + 1 :]
+    assert check[:2] == ["/usr/bin/perl", "-e"] and check[3:] == [
+        "--",
+        "9",
+        "/tmp",
+        "/dev",
+        "/run",
+        "/run/user/1000",
+        "--",
+    ]
+    assert with_perl[with_perl.index("--setenv") + 1 : with_perl.index("--setenv") + 3] == ["PERL_BADLANG", "0"]
+    without = read_only.bwrap_prefix("bwrap", "/w", None, lifeline_fd=9)
+    assert without[-2:] == ["cowork-check", "9"] and "--setenv" not in without
 
 
 KEYRINGS = (

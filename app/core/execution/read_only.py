@@ -73,6 +73,43 @@ def _under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
+# The check bwrap runs first where there is Perl: the lifeline's (container.LIFELINE_CHECK), then a
+# Landlock file system ruleset that lets the command write only under the private folders named before
+# `--` (/tmp, /dev, /run, the runtime folder's tmpfs), whatever else is mounted or opened: a read-only
+# mount did not stop a named pipe of the host being written, nor a file system the host mounted while
+# the command ran (a review, 2026-12-05; bwrap remounts read-only only what is there as it starts).
+# Rights by Landlock's ABI: 1 the writes and makes (0x1FF2), 2 renames across folders, 3 truncation.
+# A kernel without Landlock runs the command as before; one with it that refuses the ruleset runs
+# nothing (exit 126, said on stderr). A pipe reached through /proc/self/fd is not Landlock's to judge.
+PERL_READ_ONLY_CHECK = r"""
+delete $ENV{PERL_BADLANG};
+my $life = shift @ARGV;
+open(my $alive, "<&=", $life) or do { print STDERR "cowork-init: no lifeline on fd $life\n"; exit 126 };
+my $gone = ""; vec($gone, fileno($alive), 1) = 1;
+exit 137 if select(my $now = $gone, undef, undef, 0) > 0;
+close $alive;
+my @writable;
+push @writable, shift @ARGV while @ARGV && $ARGV[0] ne "--";
+shift @ARGV;
+sub refuse { print STDERR "cowork-check: Landlock could not be applied ($_[0]): $!\n"; exit 126 }
+my $abi = syscall(444, 0, 0, 1);
+if ($abi >= 1) {
+    my $rights = 0x1FF2 | ($abi >= 2 ? 1 << 13 : 0) | ($abi >= 3 ? 1 << 14 : 0);
+    my $ruleset = syscall(444, pack("Q", $rights), 8, 0);
+    refuse("ruleset") if $ruleset < 0;
+    for my $folder (@writable) {
+        sysopen(my $handle, $folder, 0x200000 | 0x80000) or next;
+        refuse($folder) if syscall(445, $ruleset, 1, pack("Ql", $rights, fileno($handle)), 0) != 0;
+        close $handle;
+    }
+    refuse("restrict") if syscall(446, $ruleset, 0) != 0;
+}
+exec { $ARGV[0] } @ARGV;
+print STDERR "cowork-check: $ARGV[0]: $!\n";
+exit 127;
+"""
+
+
 def bwrap_prefix(
     bwrap: str,
     cwd: str,
@@ -81,11 +118,13 @@ def bwrap_prefix(
     *,
     lifeline_fd: int,
     seccomp_fd: int | None = None,
+    perl: str | None = None,
 ) -> list[str]:
     """bwrap's arguments before `bash -c COMMAND`. Folders the command needs (its cwd, the user's
     home) that lie under a hidden place (/tmp, /run, the runtime folder) are bound back, read-only.
     The command starts only while its starter lives (container.lifeline: bwrap 0.8 may miss its death).
-    `seccomp_fd`: the filter that makes no Unix socket (seccomp.py) is read from it."""
+    `seccomp_fd`: the filter that makes no Unix socket (seccomp.py) is read from it. `perl`: the
+    check that also applies a Landlock ruleset (PERL_READ_ONLY_CHECK); without it, bash's check."""
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
     hidden = ["/tmp", "/run", *([sockets] if sockets else [])]
     for folder in dict.fromkeys([cwd, *visible]):
@@ -97,7 +136,12 @@ def bwrap_prefix(
     # module is only for one that runs its commands itself (issue 21's idle memory).
     from app.core.execution.container import KERNEL_SETTINGS, LIFELINE_CHECK, capability_args
 
-    check = ["/bin/bash", "--norc", "--noprofile", "-c", f'life=$1; shift\n{LIFELINE_CHECK}exec "$@"']
+    if perl:
+        writable = ["/tmp", "/dev", "/run", *([sockets] if sockets else [])]
+        check = [perl, "-e", PERL_READ_ONLY_CHECK, "--", str(lifeline_fd), *writable, "--"]
+    else:
+        check = ["/bin/bash", "--norc", "--noprofile", "-c", f'life=$1; shift\n{LIFELINE_CHECK}exec "$@"']
+        check += ["cowork-check", str(lifeline_fd)]
     return [
         *argv,
         *KERNEL_SETTINGS,
@@ -107,12 +151,11 @@ def bwrap_prefix(
         "--unshare-pid",
         "--die-with-parent",
         *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
+        *(["--setenv", "PERL_BADLANG", "0"] if perl else []),  # no locale warning (landlock.INIT_ENV)
         "--chdir",
         cwd,
         "--",
         *check,
-        "cowork-check",
-        str(lifeline_fd),
     ]
 
 
@@ -166,7 +209,17 @@ def prefix_for(
         bwrap = which(BWRAP) or f"/usr/bin/{BWRAP}"  # never a PATH search: system_programs.py
         uid = os.getuid() if hasattr(os, "getuid") else None
         sockets = runtime_dir(environ, uid, os.path.isdir)
-        return bwrap_prefix(bwrap, cwd, sockets, [home, *visible], lifeline_fd=lifeline_fd, seccomp_fd=seccomp_fd)
+        from app.core.execution.landlock import find_perl  # here: the container's modules load lazily
+
+        return bwrap_prefix(
+            bwrap,
+            cwd,
+            sockets,
+            [home, *visible],
+            lifeline_fd=lifeline_fd,
+            seccomp_fd=seccomp_fd,
+            perl=find_perl(environ),
+        )
     if way is Containment.SANDBOX_EXEC:
         return sandbox_exec_prefix(writable=macos_temp_folders(environ) if temp_writable else ())
     return []
