@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 
@@ -329,6 +330,39 @@ async def test_a_named_pipe_of_the_host_cannot_be_written_while_the_private_fold
         assert private.get("stdout") == "kept\n" and private.get("exitCode") == 0, private
     finally:
         os.close(reader)
+        shutil.rmtree(folder)
+
+
+@needs_bwrap
+@pytest.mark.skipif(landlock.find_perl() is None, reason="the Landlock check is Perl's")
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting needs root")
+async def test_a_file_system_the_host_mounts_while_a_read_only_command_runs_cannot_be_written(home: Path) -> None:
+    """A review, 2026-12-05: bwrap remounts read-only only what is mounted as it starts; a file system
+    the host mounted meanwhile (a USB stick, sshfs) reached the command writable, through a shared
+    mount (systemd's `/` is shared). Landlock's ruleset judges the path, whatever is mounted there."""
+    folder = Path(tempfile.mkdtemp(dir="/var/tmp"))
+    (folder / "m").mkdir()
+    mounted: list[str] = []
+    try:
+        subprocess.run(["mount", "--bind", str(folder), str(folder)], check=True)
+        mounted.append(str(folder))
+        subprocess.run(["mount", "--make-shared", str(folder)], check=True)
+        async with serving(home) as client, anyio.create_task_group() as group:
+            results: list[dict[str, Any]] = []
+
+            async def write_later() -> None:
+                command = "sleep 1.5; echo pwned > m/written; echo $?"
+                results.append(await look(client, command, folder))
+
+            group.start_soon(write_later)
+            await anyio.sleep(0.7)  # the command runs: the host mounts a file system under it
+            subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(folder / "m")], check=True)
+            mounted.insert(0, str(folder / "m"))
+        assert not (folder / "m" / "written").exists(), results
+        assert "Permission denied" in results[0].get("stderr", ""), results
+    finally:
+        for point in mounted:
+            subprocess.run(["umount", point], check=False)
         shutil.rmtree(folder)
 
 
