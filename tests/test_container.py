@@ -34,7 +34,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from app.core import settings
+from app.core import liveness, settings
 from app.core.authority.holds import HeldCommand
 from app.core.authority.hub import Hub
 from app.core.channel.client import ask_tray
@@ -1230,3 +1230,29 @@ async def test_a_session_call_cancelled_while_it_waits_for_the_shell_leaves_no_r
 def session_rows(paths: AppPaths) -> list:
     with Journal.open(paths) as journal:
         return journal.recent_commands()
+
+
+@pytest.mark.parametrize("tool", ["execute_command", "execute_read_only_command"])
+async def test_a_command_cannot_hold_the_apps_lock_files(
+    tool: str, home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    """A review, 2026-12-05: a read-only file still takes a `flock`, so a command (its path given in
+    base64, past the classifier) held the tray's lock file: a tray started meanwhile said another one
+    seemed to run. The containers show an empty folder in its place."""
+    lock = paths.tray_lock
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.touch()
+    hidden = base64.b64encode(str(lock).encode()).decode()
+    command = f'flock -s "$(echo {hidden} | base64 -d)" sleep 2; echo "ended $?"'
+    said: list[str] = []
+    async with serving(home) as client, anyio.create_task_group() as group:
+
+        async def hold() -> None:
+            result = await client.call_tool(tool, {"command": command, "cwd": str(tmp_path)})
+            said.append(result.content[0].text)
+
+        group.start_soon(hold)
+        await anyio.sleep(1.0)  # the flock runs, or would
+        held = liveness.is_held(lock)
+    assert "ended 0" in said[0], said
+    assert not held, "no process of a command holds the app's lock files"

@@ -273,7 +273,14 @@ class Runs:
         rules = seccomp.filter_fd() if contained else None  # no Unix socket: a daemon could write for it
         try:
             prefix = read_only.prefix_for(
-                way, valid.cwd, self.service.home, os.environ, read_only.bwrap_here, life, seccomp_fd=rules
+                way,
+                valid.cwd,
+                self.service.home,
+                os.environ,
+                read_only.bwrap_here,
+                life,
+                seccomp_fd=rules,
+                locks=(str(self.service.paths.locks_dir),),
             )
             inherit = (life, *([rules] if rules is not None else [])) if contained else ()
             return await self.run(command_id, valid, bash, on_output, prefix=tuple(prefix), inherit=inherit)

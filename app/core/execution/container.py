@@ -371,6 +371,13 @@ def hidden_args(
     return args
 
 
+def hidden_locks(folders: Iterable[str], exists: Callable[[str], bool]) -> list[str]:
+    """An empty folder over each folder of the app's lock files: a read-only file still takes a
+    `flock`, and a command's process holding the tray's or a server's made the tray that started
+    next say another one seemed to run, or a dead server seem alive (a review, 2026-12-05)."""
+    return [arg for folder in folders if exists(folder) for arg in ("--tmpfs", folder)]
+
+
 def tmp_buses(folder: str = "/tmp") -> list[str]:
     """The sockets of session buses in /tmp (`dbus-launch` and sessions without systemd make
     `/tmp/dbus-XXXXXXXX`): hidden whether or not this process's environment names them."""
@@ -832,14 +839,17 @@ def bwrap_program(environ: Mapping[str, str]) -> str:
     return environ.get(BWRAP_ENV) or system_program(BWRAP, environ) or f"/usr/bin/{BWRAP}"
 
 
-def linux_container(app_folders: Iterable[str], environ: Mapping[str, str] | None = None) -> Container:
+def linux_container(
+    app_folders: Iterable[str], environ: Mapping[str, str] | None = None, locks: Sequence[str] = ()
+) -> Container:
     """Make the protected set ready and probe bwrap with it (about 10 ms, once per process), with
-    the Landlock-scoping init where the kernel has scopes; when only that fails, without it."""
+    the Landlock-scoping init where the kernel has scopes; when only that fails, without it.
+    `locks`: the app's folders of lock files, hidden (hidden_locks)."""
     environ = os.environ if environ is None else environ
     bwrap = bwrap_program(environ)
     protected = prepare(this_protected_set(app_folders))
     mounts = tuple(mount_args(protected, _writable_parent))
-    hidden = tuple(hidden_args(environ, os.path.exists, os.getuid(), tmp_buses()))
+    hidden = (*hidden_args(environ, os.path.exists, os.getuid(), tmp_buses()), *hidden_locks(locks, os.path.isdir))
     perl = landlock.find_perl(environ)
     scoping = landlock.plan(sys.platform, landlock.kernel_abi(), perl)
     init = tuple(landlock.init_argv(perl)) if scoping == landlock.SCOPED and perl else ()
@@ -852,12 +862,12 @@ def linux_container(app_folders: Iterable[str], environ: Mapping[str, str] | Non
 
 
 @functools.lru_cache(maxsize=4)
-def container_for(app_folders: tuple[str, ...]) -> Container:
+def container_for(app_folders: tuple[str, ...], locks: tuple[str, ...] = ()) -> Container:
     """This process's container, probed once: Linux only for now (macOS's sandbox-exec profile is
     generated and tested, but not run: nobody could try it on a Mac yet)."""
     if sys.platform != "linux":
         return Container(UNSUPPORTED)
-    found = linux_container(app_folders)
+    found = linux_container(app_folders, locks=locks)
     if found.on:  # a lone file replaced by rename, or made by a command: lone_files.py, start_files.py
         protected = found.protected
         start_files.remember_links(protected.links)
@@ -868,10 +878,11 @@ def container_for(app_folders: tuple[str, ...]) -> Container:
 def for_paths(paths: AppPaths) -> Container:
     """The container for an app home: our data and log folders (as named and real) and outputs."""
     folders = tuple(sorted({*protected_paths(paths), str(paths.outputs)}))
-    found = container_for(folders)
+    locks = (str(paths.locks_dir),)
+    found = container_for(folders, locks)
     if found.on and found.protected.folders_changed():  # prepared anew: a spare or session of the old one ends
         container_for.cache_clear()
-        found = container_for(folders)
+        found = container_for(folders, locks)
     return found
 
 

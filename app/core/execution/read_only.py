@@ -119,12 +119,14 @@ def bwrap_prefix(
     lifeline_fd: int,
     seccomp_fd: int | None = None,
     perl: str | None = None,
+    locks: Sequence[str] = (),
 ) -> list[str]:
     """bwrap's arguments before `bash -c COMMAND`. Folders the command needs (its cwd, the user's
     home) that lie under a hidden place (/tmp, /run, the runtime folder) are bound back, read-only.
     The command starts only while its starter lives (container.lifeline: bwrap 0.8 may miss its death).
     `seccomp_fd`: the filter that makes no Unix socket (seccomp.py) is read from it. `perl`: the
-    check that also applies a Landlock ruleset (PERL_READ_ONLY_CHECK); without it, bash's check."""
+    check that also applies a Landlock ruleset (PERL_READ_ONLY_CHECK); without it, bash's check.
+    `locks`: the app's folders of lock files, hidden under empty ones."""
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
     hidden = ["/tmp", "/run", *([sockets] if sockets else [])]
     for folder in dict.fromkeys([cwd, *visible]):
@@ -132,6 +134,7 @@ def bwrap_prefix(
             argv += ["--ro-bind", folder, folder]
     if sockets:  # last: a folder bound back above may hold it (a cwd above the runtime folder)
         argv += ["--tmpfs", sockets]
+    argv += [arg for folder in locks for arg in ("--tmpfs", folder)]  # no flock on ours (container.hidden_locks)
     # Here, not at the top: admission and the jobs read this module in every server, and the container
     # module is only for one that runs its commands itself (issue 21's idle memory).
     from app.core.execution.container import KERNEL_SETTINGS, LIFELINE_CHECK, capability_args
@@ -200,11 +203,12 @@ def prefix_for(
     visible: Sequence[str] = (),
     temp_writable: bool = False,
     seccomp_fd: int | None = None,
+    locks: Sequence[str] = (),
 ) -> list[str]:
     """What to run before `bash -c COMMAND` for `way` (nothing: the classifier already proved it).
     `visible`: folders besides the home one that the program needs, where bwrap hides them (/tmp).
     `temp_writable`: the temporary folders may be written (bwrap's /tmp is a private one anyway).
-    `seccomp_fd`: bwrap's filter (seccomp.py), read once."""
+    `seccomp_fd`: bwrap's filter (seccomp.py), read once. `locks`: the app's lock folders, hidden."""
     if way is Containment.BWRAP:
         bwrap = which(BWRAP) or f"/usr/bin/{BWRAP}"  # never a PATH search: system_programs.py
         uid = os.getuid() if hasattr(os, "getuid") else None
@@ -219,6 +223,7 @@ def prefix_for(
             lifeline_fd=lifeline_fd,
             seccomp_fd=seccomp_fd,
             perl=find_perl(environ),
+            locks=[folder for folder in locks if os.path.isdir(folder)],
         )
     if way is Containment.SANDBOX_EXEC:
         return sandbox_exec_prefix(writable=macos_temp_folders(environ) if temp_writable else ())
