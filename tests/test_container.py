@@ -1232,20 +1232,23 @@ def session_rows(paths: AppPaths) -> list:
         return journal.recent_commands()
 
 
-@pytest.mark.parametrize("tool", ["execute_command", "execute_read_only_command"])
+@pytest.mark.parametrize(
+    ("tool", "bound"), [("execute_command", False), ("execute_read_only_command", False), ("execute_command", True)]
+)
 async def test_a_command_cannot_hold_the_apps_lock_files(
-    tool: str, home: Path, paths: AppPaths, tmp_path: Path
+    tool: str, bound: bool, home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
 ) -> None:
     """A review, 2026-12-05: a read-only file still takes a `flock`, so a command (its path given in
     base64, past the classifier) held the tray's lock file: a tray started meanwhile said another one
-    seemed to run. The containers show an empty folder in its place."""
-    lock = paths.tray_lock
+    seemed to run; a server's, and a dead server seemed alive. The containers show an empty folder in
+    their place (the tray's own commands see its lock, which it holds: tests/test_cli_in_container.py)."""
+    lock = paths.server_lock("x") if bound else paths.tray_lock
     lock.parent.mkdir(parents=True, exist_ok=True)
     lock.touch()
     hidden = base64.b64encode(str(lock).encode()).decode()
     command = f'flock -s "$(echo {hidden} | base64 -d)" sleep 2; echo "ended $?"'
     said: list[str] = []
-    async with serving(home) as client, anyio.create_task_group() as group:
+    async with serving(home, bound=bound) as client, anyio.create_task_group() as group:
 
         async def hold() -> None:
             result = await client.call_tool(tool, {"command": command, "cwd": str(tmp_path)})

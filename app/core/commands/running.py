@@ -102,7 +102,7 @@ class Runs:
 
         if not self.service.authority.contained():
             return containers.Container(containers.OFF)
-        return containers.for_paths(self.service.paths)
+        return containers.for_paths(self.service.paths, in_tray=not self.service.authority.headless)
 
     def container_for(self, command_id: int, base: Container) -> Container:
         """The container one command runs in (`base`: this process's, read as it starts): none when

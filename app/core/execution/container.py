@@ -371,11 +371,14 @@ def hidden_args(
     return args
 
 
-def hidden_locks(folders: Iterable[str], exists: Callable[[str], bool]) -> list[str]:
-    """An empty folder over each folder of the app's lock files: a read-only file still takes a
-    `flock`, and a command's process holding the tray's or a server's made the tray that started
-    next say another one seemed to run, or a dead server seem alive (a review, 2026-12-05)."""
-    return [arg for folder in folders if exists(folder) for arg in ("--tmpfs", folder)]
+def hidden_locks(folders: Iterable[str], shown: Iterable[str], exists: Callable[[str], bool]) -> list[str]:
+    """An empty folder over each folder of the app's lock files, with the files of `shown` bound
+    back read-only: a read-only file still takes a `flock`, and a command's process holding the
+    tray's or a server's made the tray that started next say another one seemed to run, or a dead
+    server seem alive (a review, 2026-12-05). The tray shows its own lock to its commands (`status`
+    there reads it): it holds that lock as long as it lives, and its containers end with it."""
+    args = [arg for folder in folders if exists(folder) for arg in ("--tmpfs", folder)]
+    return args + [arg for file in shown if exists(file) for arg in ("--ro-bind", file, file)]
 
 
 def tmp_buses(folder: str = "/tmp") -> list[str]:
@@ -840,16 +843,22 @@ def bwrap_program(environ: Mapping[str, str]) -> str:
 
 
 def linux_container(
-    app_folders: Iterable[str], environ: Mapping[str, str] | None = None, locks: Sequence[str] = ()
+    app_folders: Iterable[str],
+    environ: Mapping[str, str] | None = None,
+    locks: Sequence[str] = (),
+    shown: Sequence[str] = (),
 ) -> Container:
     """Make the protected set ready and probe bwrap with it (about 10 ms, once per process), with
     the Landlock-scoping init where the kernel has scopes; when only that fails, without it.
-    `locks`: the app's folders of lock files, hidden (hidden_locks)."""
+    `locks`, `shown`: the app's folders of lock files, hidden but for `shown` (hidden_locks)."""
     environ = os.environ if environ is None else environ
     bwrap = bwrap_program(environ)
     protected = prepare(this_protected_set(app_folders))
     mounts = tuple(mount_args(protected, _writable_parent))
-    hidden = (*hidden_args(environ, os.path.exists, os.getuid(), tmp_buses()), *hidden_locks(locks, os.path.isdir))
+    hidden = (
+        *hidden_args(environ, os.path.exists, os.getuid(), tmp_buses()),
+        *hidden_locks(locks, shown, os.path.exists),
+    )
     perl = landlock.find_perl(environ)
     scoping = landlock.plan(sys.platform, landlock.kernel_abi(), perl)
     init = tuple(landlock.init_argv(perl)) if scoping == landlock.SCOPED and perl else ()
@@ -862,12 +871,12 @@ def linux_container(
 
 
 @functools.lru_cache(maxsize=4)
-def container_for(app_folders: tuple[str, ...], locks: tuple[str, ...] = ()) -> Container:
+def container_for(app_folders: tuple[str, ...], locks: tuple[str, ...] = (), shown: tuple[str, ...] = ()) -> Container:
     """This process's container, probed once: Linux only for now (macOS's sandbox-exec profile is
     generated and tested, but not run: nobody could try it on a Mac yet)."""
     if sys.platform != "linux":
         return Container(UNSUPPORTED)
-    found = linux_container(app_folders, locks=locks)
+    found = linux_container(app_folders, locks=locks, shown=shown)
     if found.on:  # a lone file replaced by rename, or made by a command: lone_files.py, start_files.py
         protected = found.protected
         start_files.remember_links(protected.links)
@@ -875,14 +884,15 @@ def container_for(app_folders: tuple[str, ...], locks: tuple[str, ...] = ()) -> 
     return found
 
 
-def for_paths(paths: AppPaths) -> Container:
-    """The container for an app home: our data and log folders (as named and real) and outputs."""
+def for_paths(paths: AppPaths, *, in_tray: bool = False) -> Container:
+    """The container for an app home: our data and log folders (as named and real) and outputs.
+    `in_tray`: the tray's own, whose commands see the tray's lock (hidden_locks)."""
     folders = tuple(sorted({*protected_paths(paths), str(paths.outputs)}))
-    locks = (str(paths.locks_dir),)
-    found = container_for(folders, locks)
+    locks, shown = (str(paths.locks_dir),), (str(paths.tray_lock),) if in_tray else ()
+    found = container_for(folders, locks, shown)
     if found.on and found.protected.folders_changed():  # prepared anew: a spare or session of the old one ends
         container_for.cache_clear()
-        found = container_for(folders, locks)
+        found = container_for(folders, locks, shown)
     return found
 
 

@@ -338,7 +338,7 @@ def _say_if_unprotected(app: ActionsApp) -> None:
 
     # A start-up file a command created is moved aside: the user hears of it here (start_files.py).
     start_files.tell_user = lambda title, message: app.notifier.notify(title, message)
-    found = container.for_paths(app.paths)
+    found = container.for_paths(app.paths, in_tray=True)  # the one its commands run in
     said = container.person_message(found.state, found.scoping)
     if said:
         log.warning("commands are less protected: %s", container.log_message(found.state, found.detail, found.scoping))
