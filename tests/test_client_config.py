@@ -160,32 +160,33 @@ def test_connect_replaces_our_entry_in_place_without_moving_it(config):
 USER_SETTING = {"COWORK_TERMINAL_BASH": "/opt/homebrew/bin/bash"}  # the README's documented setting
 
 
-def test_an_entry_that_is_ours_plus_the_users_own_settings_is_current(config):
+def test_an_entry_that_is_ours_plus_a_setting_of_the_app_it_never_writes_is_altered_and_connect_drops_it(config):
+    """COWORK_TERMINAL_BASH in the entry names the program commands run through: only what the app
+    writes itself counts as ours (a program may have put the other there)."""
     ours = {**ENTRY, "env": USER_SETTING}
-    original = write(config, json.dumps({"mcpServers": {"cowork-terminal": ours}}))
-    assert cc.classify_entry(ours, ENTRY) == cc.CURRENT
-    assert cc.connect_desktop(config, ENTRY).action == "unchanged"
-    assert config.read_bytes() == original and backups(config) == []
+    write(config, json.dumps({"mcpServers": {"cowork-terminal": ours}}))
+    assert cc.classify_entry(ours, ENTRY) == cc.ALTERED
+    assert cc.added_to_entry(ours, ENTRY) == ["env COWORK_TERMINAL_BASH"]
+    change = cc.connect_desktop(config, ENTRY)
+    assert (change.action, change.previous) == ("written", cc.ALTERED)
+    assert cc.desktop_entry(config) == ENTRY
 
 
 @pytest.mark.parametrize(
     ("old_command", "old_args", "replace"),
     [(PYTHON, ["-m", "app", "serve", "--headless"], False), ("/old/install/bin/python3", ["-m", "app", "serve"], True)],
 )
-def test_updating_our_entry_keeps_the_users_settings_and_drops_the_old_app_home(config, old_command, old_args, replace):
+def test_updating_our_entry_writes_only_what_the_app_writes_and_takes_the_new_app_home(
+    config, old_command, old_args, replace
+):
     old = {"command": old_command, "args": old_args, "env": {**USER_SETTING, HOME_ENV: "/old/home"}, "note": "mine"}
     write(config, json.dumps({"mcpServers": {"cowork-terminal": old}}))
     wanted = cc.build_entry(False, PYTHON, home="/new/home")
     cc.connect_desktop(config, wanted, replace=replace)
     written = json.loads(config.read_text("utf-8"))["mcpServers"]["cowork-terminal"]
-    assert written == {
-        "command": PYTHON,
-        "args": ["-I", "-m", "app", "serve"],
-        "note": "mine",
-        "env": {**USER_SETTING, HOME_ENV: "/new/home"},
-    }
+    assert written == {"command": PYTHON, "args": ["-I", "-m", "app", "serve"], "env": {HOME_ENV: "/new/home"}}
     cc.connect_desktop(config, cc.build_entry(False, PYTHON))  # connected again from the default home
-    assert json.loads(config.read_text("utf-8"))["mcpServers"]["cowork-terminal"]["env"] == USER_SETTING
+    assert "env" not in json.loads(config.read_text("utf-8"))["mcpServers"]["cowork-terminal"]
 
 
 def test_replacing_another_programs_entry_takes_none_of_its_settings(config):
@@ -365,7 +366,8 @@ def immutable(config: Path):
 
 
 def test_a_file_the_os_refuses_to_replace_gives_a_clear_error_and_leaves_nothing_behind(config, immutable):
-    with pytest.raises(cc.ConfigWriteError, match=r"could not write .*Operation not permitted.*not changed"):
+    # An immutable file is one nobody may write (os.access): refused before anything is written.
+    with pytest.raises(cc.ConfigWriteError, match=r"read-only, so it was not changed"):
         cc.connect_desktop(config, ENTRY)
     assert_untouched(config, immutable)  # the backup made before the failed write is gone again
 
@@ -469,10 +471,18 @@ def test_disconnect_removes_only_our_entry(config):
     assert list(after["mcpServers"]) == ["filesystem", "weather"]
 
 
-def test_disconnect_removes_a_foreign_entry_under_our_name_too(config):
-    write(config, json.dumps({"mcpServers": {"cowork-terminal": FOREIGN_ENTRY}}))
+def test_disconnect_refuses_another_programs_entry_under_our_name_as_connect_does(config):
+    original = write(config, json.dumps({"mcpServers": {"cowork-terminal": FOREIGN_ENTRY}}))
+    with pytest.raises(cc.EntryConflictError, match="runs another program") as caught:
+        cc.disconnect_desktop(config, ENTRY)
+    assert json.dumps(FOREIGN_ENTRY) in str(caught.value) and "--replace" in str(caught.value)
+    assert_untouched(config, original)
+
+
+def test_disconnect_removes_an_older_installs_entry(config):
+    write(config, json.dumps({"mcpServers": {"cowork-terminal": STALE_ENTRY}}))
     change = cc.disconnect_desktop(config, ENTRY)
-    assert change.previous == cc.FOREIGN
+    assert (change.action, change.previous) == ("removed", cc.STALE)
     assert json.loads(config.read_text("utf-8")) == {"mcpServers": {}}
 
 
@@ -563,13 +573,13 @@ def test_claude_code_foreign_entry_needs_replace_then_is_removed_and_added(fake_
     assert calls()[-2] == ["mcp", "remove", "--scope", "user", "cowork-terminal"]
 
 
-def test_claude_code_update_keeps_the_users_settings(fake_claude):
+def test_claude_code_update_writes_only_what_the_app_writes(fake_claude):
     claude, calls, servers, servers_file = fake_claude
     older = {**ENTRY, "args": ["-m", "app", "serve", "--headless"], "env": USER_SETTING}
     write_user_servers(servers_file, {"cowork-terminal": older})
     change = cc.connect_claude_code(claude, servers_file, ENTRY)
-    assert change.previous == cc.CHANGED
-    assert servers()["cowork-terminal"] == {"type": "stdio", **ENTRY, "env": USER_SETTING}
+    assert change.previous == cc.ALTERED
+    assert servers()["cowork-terminal"] == added(ENTRY)
     assert cc.connect_claude_code(claude, servers_file, ENTRY).action == "unchanged"
 
 
@@ -656,7 +666,8 @@ def test_connect_client_and_disconnect_client_dispatch_by_kind(config, fake_clau
 @pytest.mark.parametrize(
     ("env", "args", "state"),
     [
-        ({"COWORK_TERMINAL_BASH": "/bin/bash", "LANG": "de_DE.UTF-8", "LC_ALL": "C"}, [], cc.CURRENT),
+        ({"COWORK_TERMINAL_BASH": "/bin/bash"}, [], cc.ALTERED),
+        ({"LANG": "de_DE.UTF-8", "LC_ALL": "C"}, [], cc.ALTERED),
         ({"PYTHONPATH": "/tmp/x"}, [], cc.ALTERED),
         ({"LD_PRELOAD": "/tmp/x.so"}, [], cc.ALTERED),
         ({"PATH": "/tmp/bin:/usr/bin"}, [], cc.ALTERED),
@@ -668,12 +679,12 @@ def test_connect_client_and_disconnect_client_dispatch_by_kind(config, fake_clau
 def test_an_entry_of_ours_with_an_env_key_or_argument_this_app_never_writes_is_altered(env, args, state):
     entry = {**ENTRY, "args": ENTRY["args"] + args, **({"env": env} if env else {})}
     assert cc.classify_entry(entry, ENTRY) == state
-    assert (cc.added_to_entry(entry) == []) == (state != cc.ALTERED)
+    assert (cc.added_to_entry(entry, ENTRY) == []) == (state != cc.ALTERED)
 
 
-def test_connecting_over_an_altered_entry_drops_what_was_added_and_keeps_the_users_own_settings(config):
+def test_connecting_over_an_altered_entry_drops_what_was_added(config):
     altered = {**ENTRY, "args": ENTRY["args"] + ["--planted"], "env": {**USER_SETTING, "PYTHONPATH": "/tmp/x"}}
     write(config, json.dumps({"mcpServers": {"cowork-terminal": altered}}))
     change = cc.connect_desktop(config, ENTRY)
     assert change.previous == cc.ALTERED and change.action == "written"
-    assert cc.desktop_entry(config) == {**ENTRY, "env": USER_SETTING}
+    assert cc.desktop_entry(config) == ENTRY

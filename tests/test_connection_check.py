@@ -159,14 +159,15 @@ def test_the_check_command_prints_one_line_per_client_and_fails_when_one_fails(
     assert (report["client"], report["ok"], report["kind"]) == ("claude-desktop", False, check.STALE_ENTRY)
 
 
-def test_a_missing_bash_is_explained_to_a_russian_user_in_russian(desktop: FakeDesktop, paths: AppPaths) -> None:
+def test_a_missing_bash_is_explained_to_a_russian_user_in_russian(
+    desktop: FakeDesktop, paths: AppPaths, tray_without_bash: subprocess.Popen
+) -> None:
     """The server answers in English (the model's words); the check says it again in the user's language.
-    Here a headless server's bash is missing, named by its entry (a tray's missing bash: above)."""
+    Here the tray's bash is missing, named in the environment the tray and the check share (an entry
+    that names it has settings Cowork Terminal did not write: not connected, issue 21)."""
     from app.core import i18n
 
-    entry = cc.this_app_entry(["--headless"])
-    entry["env"] = {**entry.get("env", {}), BASH_PATH_ENV: "/nonexistent/bash"}
-    write_entry(desktop, entry)
+    write_entry(desktop, cc.this_app_entry())
     i18n.use_language("ru")
     try:
         result = check.check_client(desktop_location(), cc.this_app_entry())

@@ -299,10 +299,10 @@ def test_at_start_the_tray_repairs_a_login_entry_and_a_claude_entry_that_name_a_
         assert f"TryExec={this_copy}\n" in desktop.autostart_file.read_text()
         servers = desktop.read_desktop_config()["mcpServers"]
         assert servers["other"] == {"command": "x"}
-        # The user's options stay: --headless and their own variable.
-        assert servers["cowork-terminal"] == cc.build_entry(False, this_copy, ["--headless"], str(paths.data_dir)) | {
-            "env": {"COWORK_TERMINAL_BASH": "/bin/bash", HOME_ENV: str(paths.data_dir)}
-        }
+        # The user's options stay (--headless); a variable the app does not write goes, since with it
+        # the entry is not connected (issue 21): the backup keeps it.
+        assert servers["cowork-terminal"] == cc.build_entry(False, this_copy, ["--headless"], str(paths.data_dir))
+        assert servers["cowork-terminal"]["env"] == {HOME_ENV: str(paths.data_dir)}
         [backup] = cc.list_backups(desktop.desktop_config)
         assert json.loads(backup.read_text())["mcpServers"]["cowork-terminal"] == old
         notices = dict(app.notifier.history)

@@ -8,6 +8,7 @@ through its own CLI (`claude mcp add/remove/get --scope user`), never by editing
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -44,16 +45,20 @@ CLAUDE_CLI_TIMEOUT_S = 60.0
 # What an existing `cowork-terminal` entry is, compared with the one this app would write.
 ABSENT = "absent"  # no entry
 CURRENT = "current"  # exactly ours: nothing to do
-CHANGED = "changed"  # this app (same executable) with other options: updated without --replace
+CHANGED = "changed"  # this app (same executable) with other options, or without -I: updated without --replace
 STALE = "stale"  # this app's command shape, another executable (an old install): needs --replace
 FOREIGN = "foreign"  # something else under our name (`npx cowork-terminal-mcp`...): needs --replace
-ALTERED = "altered"  # this app, plus an `env` key or argument it never writes: not connected until rewritten
+ALTERED = "altered"  # this app, plus an `env` key, field or argument it never writes: not connected until rewritten
 INVALID = "invalid"  # the config file cannot be read; status only
 UNKNOWN = "unknown"  # the client is not installed, so its entry cannot be asked for; status only
 
 
 class EntryConflictError(CoworkError):
     """A `cowork-terminal` entry that is not this app's; replaced only when the user says so."""
+
+    def __init__(self, message: str, entry: Any = None) -> None:
+        super().__init__(message)
+        self.entry = entry  # the entry found, for a caller that says what it left alone
 
 
 class ClaudeCliError(CoworkError):
@@ -135,28 +140,35 @@ def entry_news(before: EntrySeen | None, now: ClientStatus) -> str | None:
     return None
 
 
-# `env` keys an entry of ours may carry: our own settings (COWORK_TERMINAL_HOME, _BASH...) and the
-# language. Any other (PYTHONPATH, LD_PRELOAD, PATH...) can change what runs, so it is not ours.
-OWN_ENV_PREFIX = "COWORK_TERMINAL_"
-LANGUAGE_ENV = ("LANG", "LANGUAGE")
+# What this app writes into an entry besides `command` and `args`: COWORK_TERMINAL_HOME (when the
+# app that connects has one) and nothing else. Any other `env` key, even one of our own settings
+# (COWORK_TERMINAL_BWRAP, _BASH...), or any other field (`url`, `type: http`) can change what runs,
+# so the entry is not ours as it stands (ALTERED) until rewritten. Claude Code adds `type: stdio`.
+OWN_FIELDS = ("command", "args", "env", "type")
+OWN_TYPE = "stdio"
 SERVE_FLAGS = ("--headless",)  # `serve`'s own options, as this app writes them
 SERVE_VALUE_OPTIONS = ("--tools",)
 
 
 def is_own_env_key(key: str) -> bool:
-    return key.startswith(OWN_ENV_PREFIX) or key in LANGUAGE_ENV or key.startswith("LC_")
+    """Whether `key` is one this app writes into an entry's `env` (its value is checked apart)."""
+    return key == HOME_ENV
 
 
-def added_to_entry(entry: Mapping[str, Any]) -> list[str]:
-    """What one of our entries carries that this app never writes and that changes what runs: an
-    `env` key such as PYTHONPATH or LD_PRELOAD, or an argument after `serve` that is not one of its
-    options (issue 21). Empty for an entry as this app writes it, whatever its options."""
-    added = []
+def added_to_entry(entry: Mapping[str, Any], wanted: Mapping[str, Any] | None = None) -> list[str]:
+    """What one of our entries carries that this app never writes and that can change what runs:
+    an `env` key other than COWORK_TERMINAL_HOME, COWORK_TERMINAL_HOME naming another folder than
+    `wanted`'s (default: the running app's), a field such as `url`, or an argument after `serve`
+    that is not one of its options (issue 21). Empty for an entry as this app writes it."""
+    wanted_env = (this_app_entry() if wanted is None else wanted).get("env") or {}
+    added = [f"field {key}" for key in entry if key not in OWN_FIELDS]
+    if "type" in entry and entry["type"] != OWN_TYPE:
+        added.append(f"field type {json.dumps(entry['type'])}")
     env = entry.get("env")
     if env is not None and not isinstance(env, Mapping):
         added.append(f"env {json.dumps(env)}")
     elif isinstance(env, Mapping):
-        added += [f"env {key}" for key in env if not is_own_env_key(str(key))]
+        added += [f"env {k}" for k, v in env.items() if not is_own_env_key(str(k)) or v != wanted_env.get(k)]
     return added + [f"argument {option}" for option in serve_options(entry)[1]]
 
 
@@ -181,24 +193,25 @@ def serve_options(entry: Mapping[str, Any]) -> tuple[list[str], list[str]]:
 
 
 def updated_entry(existing: Any, wanted: Mapping[str, Any]) -> dict[str, Any]:
-    """`wanted`, plus what the user added to our own entry: other `env` keys (such as
-    COWORK_TERMINAL_BASH) and other fields survive an update or a move of the install.
+    """`wanted`, as it would stand in place of `existing`: Claude Code's `type: stdio` is kept.
 
-    Ours are `command`, `args` and COWORK_TERMINAL_HOME, which follows the app that connects.
-    Another program's entry gives nothing to keep, and neither does an `env` key that is not ours
-    (`is_own_env_key`): an update drops it.
+    Nothing else of an existing entry survives an update: what this app does not write
+    (`added_to_entry`) is dropped, and COWORK_TERMINAL_HOME follows the app that connects.
     """
-    if not isinstance(existing, Mapping) or not is_app_entry(existing):
-        return dict(wanted)
-    merged = {**wanted, **{k: v for k, v in existing.items() if k not in ("command", "args", "env")}}
-    kept = existing.get("env")
-    env = (
-        {k: v for k, v in kept.items() if k != HOME_ENV and is_own_env_key(str(k))} if isinstance(kept, Mapping) else {}
-    )
-    env.update(wanted.get("env", {}))
-    if env:
-        merged["env"] = env
-    return merged
+    if isinstance(existing, Mapping) and is_app_entry(existing) and existing.get("type") == OWN_TYPE:
+        return {"type": OWN_TYPE, **wanted}
+    return dict(wanted)
+
+
+def launch_outdated(existing: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
+    """Whether one of our entries starts `serve` otherwise than this app now writes it: without
+    `-I` (written before issue 21), which lets files in the folder Claude starts it in run as the app."""
+
+    def head(entry: Mapping[str, Any]) -> list[Any]:
+        args = list(entry.get("args") or [])
+        return args[: args.index("serve") + 1] if "serve" in args else args
+
+    return head(existing) != head(wanted)
 
 
 def classify_entry(existing: Any, wanted: Mapping[str, Any]) -> str:
@@ -211,7 +224,7 @@ def classify_entry(existing: Any, wanted: Mapping[str, Any]) -> str:
         return FOREIGN
     if not same_program(str(existing["command"]), str(wanted["command"])):
         return STALE
-    if added_to_entry(existing):
+    if added_to_entry(existing, wanted):
         return ALTERED
     # The same interpreter by another name (python, python3): the entry is ours as it stands.
     same_command = {**wanted, "command": existing["command"]}
@@ -266,7 +279,7 @@ def connect_desktop(
     if state == CURRENT:
         return ConfigChange(str(path), "unchanged", state, existing)
     if state in (STALE, FOREIGN) and not replace:
-        raise EntryConflictError(_conflict_message(str(path), state, existing))
+        raise EntryConflictError(_conflict_message(str(path), state, existing), existing)
     data = dict(doc.data)  # dicts keep insertion order: every other key stays where it was
     data[MCP_SERVERS_KEY] = {**doc.servers, SERVER_NAME: updated_entry(existing, entry)}
     text = render_config(data)
@@ -276,14 +289,22 @@ def connect_desktop(
     return ConfigChange(str(path), "written", state, existing, str(backup) if backup else None)
 
 
+def _refuse_foreign(where: str, state: str, existing: Any) -> None:
+    """Another program's entry under our name is not ours to remove: connect would not replace it
+    unasked either. Checked on the read the change is made from (uninstall planned earlier)."""
+    if state == FOREIGN:
+        raise EntryConflictError(_conflict_message(where, state, existing), existing)
+
+
 def disconnect_desktop(path: Path, wanted: Mapping[str, Any], *, dry_run: bool = False) -> ConfigChange:
-    """Remove the `cowork-terminal` entry, whatever it runs, and nothing else (an empty
-    `mcpServers` stays: we do not know whether we created it)."""
+    """Remove our `cowork-terminal` entry (any copy of this app's) and nothing else (an empty
+    `mcpServers` stays: we do not know whether we created it). Another program's is refused."""
     doc = read_config(path)
     existing = doc.servers.get(SERVER_NAME)
     state = classify_entry(existing, wanted)
     if existing is None:
         return ConfigChange(str(path), "nothing to remove", state)
+    _refuse_foreign(str(path), state, existing)
     data = dict(doc.data)
     data[MCP_SERVERS_KEY] = {k: v for k, v in doc.servers.items() if k != SERVER_NAME}
     text = render_config(data)
@@ -377,24 +398,38 @@ def connect_claude_code(
     if state == CURRENT:
         return ConfigChange(claude, "unchanged", state, existing)
     if state in (STALE, FOREIGN) and not replace:
-        raise EntryConflictError(_conflict_message("Claude Code", state, existing))
+        raise EntryConflictError(_conflict_message("Claude Code", state, existing), existing)
     add = claude_add_argv(claude, updated_entry(existing, entry))
     commands = ([] if state == ABSENT else [claude_remove_argv(claude)]) + [add]
     if dry_run:
         return ConfigChange(claude, "dry run", state, existing, commands=commands)
-    for argv in commands:
+    for argv in commands[:-1]:
         _check(_run_claude(argv))
+    try:
+        _check(_run_claude(add))
+    except ClaudeCliError:
+        if existing is not None:  # removed above: the user must not be left with less than before
+            _restore_claude_code(claude, existing)
+        raise
     return ConfigChange(claude, "written", state, existing, commands=commands)
+
+
+def _restore_claude_code(claude: str, entry: Any) -> None:
+    """Put back, as it was, the entry removed before an add that failed; a second failure leaves
+    the first error to be told (what `add` said is what the user must fix)."""
+    with contextlib.suppress(ClaudeCliError):  # as Claude Code's file held it (with its `type`)
+        _check(_run_claude([claude, "mcp", "add-json", "--scope", "user", SERVER_NAME, json.dumps(entry)]))
 
 
 def disconnect_claude_code(
     claude: str, servers_file: Path, wanted: Mapping[str, Any], *, dry_run: bool = False
 ) -> ConfigChange:
-    """Remove our server from Claude Code's user scope."""
+    """Remove our server from Claude Code's user scope; another program's is refused."""
     existing = claude_code_entry(servers_file)
     state = classify_entry(existing, wanted)
     if existing is None:
         return ConfigChange(claude, "nothing to remove", state)
+    _refuse_foreign("Claude Code", state, existing)
     commands = [claude_remove_argv(claude)]
     if dry_run:
         return ConfigChange(claude, "dry run", state, existing, commands=commands)

@@ -165,9 +165,17 @@ def read_config(path: Path) -> ConfigDocument:
     return ConfigDocument(path, raw, parse_config(decode_config(raw, path), path))
 
 
+_LONE_SURROGATE_RE = re.compile(r"[\ud800-\udfff]")
+
+
 def render_config(data: Mapping[str, Any]) -> str:
-    """The text we write: 2-space JSON, UTF-8 characters kept as they are, no BOM, final newline."""
-    return json.dumps(data, indent=JSON_INDENT_SPACES, ensure_ascii=False) + "\n"
+    """The text we write: 2-space JSON, UTF-8 characters kept as they are, no BOM, final newline.
+
+    A lone surrogate (`"\\ud83d"`, half an emoji, as JavaScript writes a cut string) has no UTF-8
+    form: it is written back as the escape it was read from, so the user's text stays as it was.
+    """
+    text = json.dumps(data, indent=JSON_INDENT_SPACES, ensure_ascii=False) + "\n"
+    return _LONE_SURROGATE_RE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
 def backup_path(path: Path, now_ns: int) -> Path:
@@ -200,14 +208,23 @@ def _prune_backups(path: Path) -> None:
         old.unlink(missing_ok=True)
 
 
+def may_replace(mode: int, writable: bool) -> bool:
+    """Whether a config may be replaced: its owner may write it (`mode`), and so may we
+    (`writable`, `os.access`): a root-owned 0644 file in the user's folder is not theirs to
+    change, though a rename there would replace it."""
+    return bool(mode & stat.S_IWUSR) and writable
+
+
 def save(doc: ConfigDocument, text: str) -> Path | None:
     """Back up the current file, write `text` atomically, then keep only the newest backups.
 
-    A read-only file (no owner write permission, or the Windows read-only attribute) is refused
-    before anything is written: someone made it read-only on purpose, and on POSIX a rename would
-    otherwise replace it anyway. If the write fails, the just-made backup (a copy of the unchanged
-    file) is removed again, so a failure leaves the folder exactly as it was.
+    A read-only file (no owner write permission, one this user may not write, or the Windows
+    read-only attribute) is refused before anything is written: someone made it read-only on
+    purpose, and on POSIX a rename would otherwise replace it anyway. If the write fails, the
+    just-made backup (a copy of the unchanged file) is removed again, so a failure leaves the
+    folder exactly as it was.
     """
+    data = text.encode("utf-8")  # before the backup: text that cannot be written leaves nothing behind
     # Write through a symlink (a config kept in a dotfiles repo): replacing the link with a
     # plain file would silently cut it off from its target.
     path = Path(os.path.realpath(doc.path))
@@ -218,7 +235,7 @@ def save(doc: ConfigDocument, text: str) -> Path | None:
             mode = PRIVATE_FILE_MODE
         else:
             mode = stat.S_IMODE(path.stat().st_mode)
-            if not mode & stat.S_IWUSR:
+            if not may_replace(mode, os.name != "posix" or os.access(path, os.W_OK)):
                 raise ConfigWriteError(
                     _(
                         "{path} is read-only, so it was not changed. Make it writable "
@@ -226,7 +243,7 @@ def save(doc: ConfigDocument, text: str) -> Path | None:
                     ).format(path=path)
                 )
             backup = _write_backup(path, doc.raw)
-        write_atomic(path, text.encode("utf-8"), mode)
+        write_atomic(path, data, mode)
     except OSError as exc:
         if backup is not None:
             backup.unlink(missing_ok=True)

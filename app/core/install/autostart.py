@@ -140,9 +140,22 @@ def desktop_entry(command: Sequence[str], icon: str = DESKTOP_ICON) -> str:
     )
 
 
+DESKTOP_GROUP = "[Desktop Entry]"
+
+
 def _desktop_keys(text: str) -> dict[str, str]:
-    pairs = (line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
-    return {key.strip(): value.strip() for key, value in pairs}
+    """The keys of the `[Desktop Entry]` group, the one a desktop starts at login: another group's
+    (`[Desktop Action X]`) `Exec` must not stand in for it."""
+    keys: dict[str, str] = {}
+    in_entry = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_entry = stripped == DESKTOP_GROUP
+        elif in_entry and "=" in stripped and not stripped.startswith("#"):
+            key, value = stripped.split("=", 1)
+            keys[key.strip()] = value.strip()
+    return keys
 
 
 def _desktop_entry_enabled(text: str) -> bool:
@@ -354,13 +367,26 @@ def added_to_command(command: Sequence[str], launch: Sequence[str], plist_env: o
     return added
 
 
+def added_to_plist(plist: Mapping[str, object], command: Sequence[str]) -> list[str]:
+    """The LaunchAgent keys this app does not write, or writes otherwise (`launch_agent_plist`):
+    launchd runs `Program` rather than `ProgramArguments[0]`, and other keys change how it runs.
+    `EnvironmentVariables` is named key by key (`added_to_command`)."""
+    ours = plistlib.loads(launch_agent_plist(command))
+    added = []
+    for key, value in plist.items():
+        if key != "EnvironmentVariables" and (key not in ours or value != ours[key]):
+            added.append(f"{key} {value}" if isinstance(value, str) else str(key))
+    return added
+
+
 def read_added(
     launch: Sequence[str],
     platform: str | None = None,
     environ: Mapping[str, str] | None = None,
     home: Path | None = None,
 ) -> list[str]:
-    """`added_to_command` for the entry as it is now; empty when there is none.
+    """`added_to_command` for the entry as it is now (and on macOS, `added_to_plist`); empty when
+    there is none.
 
     Raises CoworkError when the setting cannot be read at all.
     """
@@ -368,11 +394,33 @@ def read_added(
     command = read_command(platform, environ, home)
     if command is None:
         return []
-    plist_env = None
     location = autostart_location(platform, environ, home)
     if _kind(platform) == "darwin" and isinstance(location, Path):
-        plist_env = plistlib.loads(location.read_bytes()).get("EnvironmentVariables")
-    return added_to_command(command, launch, plist_env)
+        plist = plistlib.loads(location.read_bytes())
+        return added_to_command(command, launch, plist.get("EnvironmentVariables")) + added_to_plist(plist, command)
+    return added_to_command(command, launch)
+
+
+def lacks(command: Sequence[str], launch: Sequence[str]) -> list[str]:
+    """The arguments of `launch` that our entry's `command` (the same program) does not have, such
+    as `-I` in an entry written before issue 21: the entry then needs rewriting, though nothing
+    was added to it."""
+    if not command or not same_program(command[0], launch[0]):
+        return []
+    return [arg for arg in launch[1:] if arg not in command[1:]]
+
+
+def is_present(platform: str | None = None, environ: Mapping[str, str] | None = None, home: Path | None = None) -> bool:
+    """Whether our start-at-login entry exists at all, switched on or off: a file switched off
+    with `X-GNOME-Autostart-enabled=false` still starts the app on desktops that ignore that key.
+
+    Raises CoworkError when the setting cannot be read at all.
+    """
+    platform, environ, home = _defaults(platform, environ, home)
+    location = autostart_location(platform, environ, home)
+    if isinstance(location, str):
+        return is_enabled(platform, environ, home)  # a Run value is either there or not
+    return os.path.lexists(location)
 
 
 def enable(

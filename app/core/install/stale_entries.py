@@ -4,8 +4,9 @@ After a move (the .deb removed, the .tar.gz unpacked elsewhere, a venv rebuilt),
 entry and Claude's configs may still name a program that no longer exists, or another copy of the
 app: login then starts nothing, or the wrong copy, and Claude shows a failed server. The tray calls
 `repair_stale_entries` from its first look: each such entry is rewritten to run this copy, keeping
-the options the user gave it (`--headless`, other `env` keys), with the usual backup, and each
-repair comes back as a `Repair` whose `notice` tells the user. Entries of other programs under our
+the options the user gave it (`--headless`), with the usual backup, and each repair comes back as a
+`Repair` whose `notice` tells the user. This copy's own entries as an older version wrote them
+(without `-I`, issue 21) are brought up to date the same way. Entries of other programs under our
 name are not ours to change.
 
 Claude Code's entry is told, not rewritten: only its CLI writes its file, and the tray runs that
@@ -32,6 +33,7 @@ from app.core.self_command import app_argv
 MISSING = "missing"  # the program the entry names does not exist
 OTHER_COPY = "other copy"  # it exists, but is another copy of this app
 ALTERED = "altered"  # this copy, with variables or arguments this app never writes (issue 21)
+UPDATED = "updated"  # this copy, written by an older version: without what the app writes now (-I)
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,7 @@ class Repair:
     what: str  # "Start at login" (in the user's language), or the Claude client's name
     old_program: str
     new_program: str
-    why: str  # MISSING, OTHER_COPY or ALTERED
+    why: str  # MISSING, OTHER_COPY, ALTERED or UPDATED
     backup: str | None = None
     added: str = ""  # ALTERED: what was added, as `autostart.added_to_command` names it
     left_to_user: bool = False  # Claude Code: not rewritten, the user connects it again (module docstring)
@@ -64,6 +66,11 @@ class Repair:
                     "Connect {what} again to start this copy, {new}."
                 )
             return text.format(what=self.what, old=self.old_program, new=self.new_program)
+        if self.why == UPDATED:  # the same program, started as this version starts it: nothing else to say
+            text = self.title + "."
+            if self.backup:
+                text += " " + _("The previous file is kept as {path}.").format(path=self.backup)
+            return text
         if self.why == ALTERED:
             text = _(
                 "{what} started {old} with settings Cowork Terminal did not write ({added}); "
@@ -119,6 +126,9 @@ def repair_stale_entries(
         elif command and why:
             autostart.enable(platform, environ, home, command=launch)
             repairs.append(Repair(_("Start at login"), command[0], launch[0], why))
+        elif command and autostart.lacks(command, launch):  # an older version's entry, without -I
+            autostart.enable(platform, environ, home, command=launch)
+            repairs.append(Repair(_("Start at login"), command[0], launch[0], UPDATED))
     except CoworkError:
         pass
     for location in cl.locate_clients(platform, environ, home, cl.real_exists):
@@ -144,13 +154,34 @@ def _repair_client(
     if not isinstance(entry, Mapping) or not cc.is_app_entry(entry):
         return None
     program = app_argv(frozen, executable)[0]
-    why = staleness(str(entry["command"]), program, exists)
-    if why is None:
-        return None
-    if location.config_path is None:  # Claude Code: its CLI only at the user's click (module docstring)
-        return Repair(location.name, str(entry["command"]), program, why, left_to_user=True)
     override = environ.get(HOME_ENV)
     data_home = str(Path(override).expanduser().absolute()) if override else None
     wanted = cc.build_entry(frozen, executable, _serve_options(entry), data_home)
+    why = staleness(str(entry["command"]), program, exists)
+    if why is None:
+        why = _outdated(entry, wanted)
+        if why is None or location.config_path is None:  # Claude Code: the menu says "needs an update"
+            return None
+        wanted = cc.build_entry(frozen, executable, _serve_options(entry), _entry_home(entry))
+    elif location.config_path is None:  # Claude Code: its CLI only at the user's click (module docstring)
+        return Repair(location.name, str(entry["command"]), program, why, left_to_user=True)
     change = cc.connect_client(location, wanted, replace=True)
     return Repair(location.name, str(entry["command"]), program, why, change.backup)
+
+
+def _entry_home(entry: Mapping[str, object]) -> str | None:
+    """The data folder an entry names, kept when only its start is brought up to date."""
+    env = entry.get("env")
+    home = env.get(HOME_ENV) if isinstance(env, Mapping) else None
+    return str(home) if home else None
+
+
+def _outdated(entry: Mapping[str, object], wanted: Mapping[str, object]) -> str | None:
+    """UPDATED for this copy's own entry as an older version wrote it (without -I), else None.
+
+    Only an entry with nothing added: one with settings added is the user's to repair (the menu
+    says so), and rewriting it here would silently drop what they see named there.
+    """
+    if cc.added_to_entry(entry, wanted) or not cc.launch_outdated(entry, wanted):
+        return None
+    return UPDATED

@@ -51,7 +51,7 @@ class UninstallPlan:
     clients: tuple[ClientEntry, ...] = ()  # our entry goes from these
     left_alone: tuple[str, ...] = ()  # entries under our name that run another program
     manual: tuple[str, ...] = ()  # what only the user can do (each line says how)
-    autostart: str | None = None  # where start at login is switched off, when it is on
+    autostart: str | None = None  # where our start-at-login entry is removed, when there is one (on or off)
     menu_files: tuple[Path, ...] = ()  # the user's menu entry and icons (install-desktop-entry)
     tray_running: bool = False
     servers: tuple[int, ...] = ()  # pids of this install's live servers
@@ -116,6 +116,12 @@ def _is_ours(entry: object) -> bool:
     return isinstance(entry, Mapping) and cc.is_app_entry(entry)
 
 
+def _another_program(location: cl.ClientLocation, entry: object) -> str:
+    return _("{client}'s {name} entry runs another program: {entry}").format(
+        client=location.name, name=repr(cc.SERVER_NAME), entry=json.dumps(entry)
+    )
+
+
 def plan_uninstall(
     paths: AppPaths,
     install: Install,
@@ -150,13 +156,9 @@ def plan_uninstall(
         if _is_ours(entry):
             clients.append(ClientEntry(location, entry))
         else:
-            left_alone.append(
-                _("{client}'s {name} entry runs another program: {entry}").format(
-                    client=location.name, name=repr(cc.SERVER_NAME), entry=json.dumps(entry)
-                )
-            )
-    try:
-        autostart_on = autostart.is_enabled(platform, environ, home)
+            left_alone.append(_another_program(location, entry))
+    try:  # switched off in place, it still starts the app where the desktop ignores that switch
+        autostart_on = autostart.is_present(platform, environ, home)
     except CoworkError as exc:
         autostart_on = False
         manual.append(_("Start at login could not be read: {error}").format(error=exc))
@@ -206,6 +208,9 @@ def run_uninstall(
         """Run one step; `action` may return a few words to add to `done` (where the backup went)."""
         try:
             detail = action()
+        except _LeftAlone as kept:
+            report.done.append(str(kept))
+            return
         except (CoworkError, OSError) as exc:
             report.failed.append(_("{step}: failed: {error}").format(step=done, error=exc))
             return
@@ -240,8 +245,15 @@ def _quit_tray(paths: AppPaths) -> None:
         )
 
 
+class _LeftAlone(CoworkError):
+    """Our entry became another program's after the plan was made: it is left, and said so."""
+
+
 def _disconnect(location: cl.ClientLocation) -> str | None:
-    change = cc.disconnect_client(location, cc.this_app_entry())
+    try:  # disconnect looks again, on the read it writes from: only this app's entry goes
+        change = cc.disconnect_client(location, cc.this_app_entry())
+    except cc.EntryConflictError as taken:
+        raise _LeftAlone(_("Kept: {what}").format(what=_another_program(location, taken.entry))) from taken
     return _("(previous file kept as {path})").format(path=change.backup) if change.backup else None
 
 
