@@ -473,7 +473,7 @@ async def test_a_held_command_confirmed_after_the_tray_said_another_command_or_t
             "`env` variable name 'LD_\\x00' contains a NUL character (\\u0000), which no program can receive. "
             "Remove it; to produce a NUL byte, write it with printf '\\0' inside the command.",
         ),
-        ("command_output", {"jobId": 1, "tail": -1}, "`tail` must be a whole number from 0 to 100000000 (got -1)."),
+        ("command_output", {"jobId": 1, "tail": -1}, "`tail` must be a whole number from 0 to 300435456 (got -1)."),
     ],
 )
 def test_an_argument_no_program_can_receive_is_refused_naming_it(
@@ -487,7 +487,7 @@ def test_an_argument_no_program_can_receive_is_refused_naming_it(
 def test_a_value_json_cannot_carry_is_named_by_its_type() -> None:
     assert got(b"rm") == "bytes"
     assert got({"a": 1}) == "an object"
-    with pytest.raises(CommandRefused, match=r"^`offset` must be a whole number from 0 to 100000000 \(got 1.5\)\.$"):
+    with pytest.raises(CommandRefused, match=r"^`offset` must be a whole number from 0 to 300435456 \(got 1.5\)\.$"):
         whole_number("offset", 1.5)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
@@ -32,7 +33,7 @@ from app.core.commands.request import (
     CommandRefused,
     ExecuteRequest,
     job_id,
-    timeout_ms,
+    wait_ms,
     whole_number,
 )
 from app.core.commands.service import CommandService
@@ -102,10 +103,11 @@ class JobResult(BaseModel):
 class JobOutput(BaseModel):
     jobId: int
     status: str
-    output: str = Field(description="stdout and stderr as they came, merged")
+    output: str = Field(description="stdout and stderr as they came, merged (unless `note` says otherwise)")
     offset: int = Field(description="byte offset of `output` in the whole output")
     nextOffset: int = Field(description="pass as `offset` to read on")
-    totalBytes: int
+    totalBytes: int = Field(description="bytes that can be read with `offset`: the whole output, unless `note` says")
+    note: str | None = Field(default=None, description="what `output` is, when it is not the whole output")
 
 
 class JobEntry(BaseModel):
@@ -119,6 +121,7 @@ class JobEntry(BaseModel):
 
 class JobList(BaseModel):
     jobs: list[JobEntry]
+    note: str | None = Field(default=None, description="ended jobs left out of the list, if any")
 
 
 def follow_sentence(job: int, patience: float) -> str:
@@ -162,7 +165,7 @@ def job_result(service: CommandService, job: Job, patience: float) -> JobResult:
         note = job.result.model_note()
         if job.tool == READ_ONLY_TOOL and read_only.blocked(model["stderr"], model["exitCode"]):
             note = read_only.BLOCKED_NOTE
-        return JobResult(jobId=job.id, status=status.value, note=note, **model)
+        return JobResult(jobId=job.id, status=status.value, note=joined(note, lost_output_note(job)), **model)
     if status is JobStatus.WAITING:
         hold = service.hold_of(job.confirmation_id) if job.confirmation_id else None
         seen = service.authority.hold_seen(job.id)
@@ -178,8 +181,42 @@ def job_result(service: CommandService, job: Job, patience: float) -> JobResult:
     return JobResult(
         jobId=job.id, status=status.value, stdout=so_far.texts[0], stderr=so_far.texts[1], exitCode=None,
         timedOut=False, outputFile=so_far.output_file,
-        note=f"Still running after {elapsed:.0f} s as job {job.id}; it goes on. " + follow_sentence(job.id, patience),
+        note=joined(
+            f"Still running after {elapsed:.0f} s as job {job.id}; it goes on. " + follow_sentence(job.id, patience),
+            lost_output_note(job),
+        ),
     )  # fmt: skip
+
+
+def joined(*sentences: str | None) -> str | None:
+    """Notes one after the other, a full stop between them where one ends without; None when none."""
+    said = [sentence.rstrip() for sentence in sentences if sentence]
+    if not said:
+        return None
+    ended = [sentence if sentence.endswith((".", "!", "?")) else f"{sentence}." for sentence in said[:-1]]
+    return " ".join([*ended, said[-1]])
+
+
+def lost_output_note(job: Job) -> str | None:
+    """What the model must know when a job's output could not all be kept (a full disk, an outputs
+    folder that cannot be written): the markers say so in stdout, this says what to do."""
+    output = job.output
+    if output is None or output.spool.problem is None:
+        return None
+    problem = output.spool.problem
+    if output.spool.path is not None:
+        return (
+            f"Not all of the output could be kept ({problem}): outputFile holds only its start, and "
+            f"command_output with jobId {job.id} gives the start and end of each stream. If you need all of it, "
+            "free some disk space, then run the command again."
+        )
+    if all(stream.whole for stream in output.streams):
+        return None
+    return (
+        f"Not all of the output could be kept ({problem}): only the start and end of each stream are, which "
+        f"command_output with jobId {job.id} gives. If you need all of it, run the command again with its output "
+        "redirected to a file in a folder with free space (`... > file 2>&1`), then read that file."
+    )
 
 
 INTERRUPTED_NOTE = "It did not finish: run it again with execute_command if it is still needed."
@@ -196,15 +233,36 @@ def record_result(service: CommandService, row: CommandRecord, patience: float) 
         left = int((row.hold_expires_at or time.time()) - time.time())
         seen = left <= HOLD_LIFETIME_S  # the tray set its clock when the user could see it
         note = waiting_note(row.id, row.reason or "it needs the user's approval", left if seen else None, patience)
-    elif status is JobStatus.FINISHED and path is not None:
-        note = f"{note + '. ' if note else ''}The start and end of each stream are shown; outputFile has it all."
+    stdout, stderr = row.stdout_preview or "", row.stderr_preview or ""
+    if status is JobStatus.FINISHED and path is not None:
+        if not stdout and not stderr and (last := file_tail(service, path)):
+            # its server ended before it could record the streams (issue 22): the file has them, merged
+            stdout = last
+            said = (
+                "The journal kept no copy of its output (its server ended before it could), so stdout shows the "
+                "last lines of outputFile, where stdout and stderr are merged as they came; read the rest with "
+                f"command_output with jobId {row.id}."
+            )
+        else:
+            said = "The start and end of each stream are shown; outputFile has it all."
+        note = f"{note + '. ' if note else ''}{said}"
     if row.status is Status.INTERRUPTED:  # its server ended under it (issue 22): it did not finish
         note = f"{(note or 'it was interrupted').rstrip('.')}. {INTERRUPTED_NOTE}"
     return JobResult(
-        jobId=row.id, status=status.value, stdout=row.stdout_preview or "", stderr=row.stderr_preview or "",
+        jobId=row.id, status=status.value, stdout=stdout, stderr=stderr,
         exitCode=row.exit_code, timedOut=row.timed_out, durationMs=row.duration_ms, note=note,
         outputFile=str(path) if path is not None and status is JobStatus.FINISHED else None,
     )  # fmt: skip
+
+
+def file_tail(service: CommandService, path: Path) -> str:
+    """The last lines of a job's output file, within the output budget; "" when it cannot be read."""
+    budget = output_budget(service.journal).chars or 1024 * 1024
+    try:
+        part, _, _ = read_file_part(path, None, budget, DEFAULT_TAIL_LINES)
+    except OSError:
+        return ""
+    return decode_output(part)
 
 
 def answer(reply: Callable[[BaseModel], CallToolResult], result: JobResult) -> CallToolResult:
@@ -232,10 +290,12 @@ async def wait_for_job(
     reply: Callable[[BaseModel], CallToolResult],
     *,
     end_on_cancel: bool = True,
+    shortened: str | None = None,
 ) -> CallToolResult:
     """Wait for a job within the client's patience, with progress. A cancelled execute_command ends
     its job (in Claude a cancellation is the user's stop button); a cancelled command_wait only stops
-    waiting (`end_on_cancel` False): the job had already outlived one call."""
+    waiting (`end_on_cancel` False): the job had already outlived one call. `shortened`: said when
+    the job still goes on (command_wait was asked to wait longer than a call may)."""
     try:
         held_s = jobs.service.authority.approval_window_s()
         await with_progress(ctx, lambda hook: jobs.wait(job, seconds, hook, held_s=held_s))
@@ -243,7 +303,24 @@ async def wait_for_job(
         if end_on_cancel:
             jobs.end(job, CANCEL_REASON)
         raise
-    return answer(reply, job_result(jobs.service, job, client_patience(jobs.service, ctx)))
+    return answer(reply, still_going(job_result(jobs.service, job, client_patience(jobs.service, ctx)), shortened))
+
+
+def still_going(result: JobResult, shortened: str | None) -> JobResult:
+    """`result`, with `shortened` in its note when the job goes on (running, or waiting for the user)."""
+    if shortened and result.status in (JobStatus.RUNNING.value, JobStatus.WAITING.value):
+        result.note = joined(result.note, shortened)
+    return result
+
+
+def shortened_wait(asked_s: float, patience: float) -> str | None:
+    """What command_wait says when it was asked to wait longer than one call may last."""
+    if asked_s <= patience:
+        return None
+    return (
+        f"command_wait waits at most about {patience:.0f} s per call, not the {asked_s:.0f} s asked: "
+        "call command_wait again to wait longer."
+    )
 
 
 def register_job_tools(
@@ -318,33 +395,43 @@ def register_job_tools(
     @server.tool(
         description="Wait for a job that execute_command started (its jobId) and return its result: the same "
         "fields as execute_command. If it is still running or waiting for the user when this call's time is up, "
-        "it returns status running or waiting again: call command_wait again. `timeout` (milliseconds) waits less.",
+        "it returns status running or waiting again: call command_wait again. `timeout` (milliseconds) waits "
+        "less; 0 returns at once.",
         annotations=reading.model_copy(update={"title": "Wait for a command's result"}),
     )
     async def command_wait(
         jobId: JobId,
         ctx: Context,
-        timeout: Annotated[OptionalNumber, Field(description="Wait at most this many milliseconds.")] = None,
+        timeout: Annotated[
+            OptionalNumber,
+            Field(description="Wait at most this many milliseconds (a call never waits longer than it may last)."),
+        ] = None,
     ) -> Annotated[CallToolResult, JobResult]:
         started = anyio.current_time() - waited_before(ctx.request_context.meta)  # in the tray, before the runner
         service = service_of()
         jobs = service.jobs
         patience = client_patience(service, ctx)
+        shortened = None
         if timeout is not None:
             with refusals_as_errors():
-                patience = min(patience, timeout_ms(timeout) / 1000)
+                asked = wait_ms(timeout) / 1000
+            shortened = shortened_wait(asked, patience)
+            patience = min(patience, asked)
         seconds = max(0.0, patience - (anyio.current_time() - started))
         with refusals_as_errors():
             number = job_id(jobId)
             job = jobs.get(number)
             if job is None:
                 row = await jobs.follow(number, seconds)
-                return answer(reply, record_result(service, row, client_patience(service, ctx)))
-        return await wait_for_job(ctx, jobs, job, seconds, reply, end_on_cancel=False)
+                said = record_result(service, row, client_patience(service, ctx))
+                return answer(reply, still_going(said, shortened))
+        return await wait_for_job(ctx, jobs, job, seconds, reply, end_on_cancel=False, shortened=shortened)
 
     @server.tool(
-        description="Read what a job printed so far (stdout and stderr merged, as they came): its last `tail` "
-        f"lines (default {DEFAULT_TAIL_LINES}), or `limit` bytes from byte `offset` (use nextOffset to read on).",
+        description="Read what a job printed so far (stdout and stderr merged, as they came; where that could not "
+        f"be kept, `note` says what you read instead): its last `tail` lines (default {DEFAULT_TAIL_LINES}), or "
+        "`limit` bytes from byte `offset` (use nextOffset to read on). A part always holds whole characters, so it "
+        "may be a few bytes shorter than `limit`, or longer when `limit` is less than one character.",
         annotations=reading.model_copy(update={"title": "Read a command's output"}),
     )
     async def command_output(
@@ -366,25 +453,29 @@ def register_job_tools(
             job = jobs.get(number)
             if job is not None:
                 status = job.status.value
-                data = job_bytes(job)
-                path = None if data is not None else (job.output.spool.path if job.output else None)
+                data, path, note = job_source(job)
             else:
                 row = jobs.record(number)
                 status = record_status(row).value
-                data, path = None, job_file(service.paths.outputs, number, since=row.created_at)
+                data, path, note = None, job_file(service.paths.outputs, number, since=row.created_at), None
                 if path is None:  # it ended within its call: the journal kept the start and end of each stream
                     data = ((row.stdout_preview or "") + (row.stderr_preview or "")).encode()
+                    note = JOURNAL_COPY_NOTE
+            growing = status == JobStatus.RUNNING.value  # a character cut at the end waits for its rest
             if data is None and path is not None:
                 try:
-                    part, at, total = read_file_part(path, start, size, lines)
+                    part, at, total = read_file_part(path, start, size, lines, growing=growing)
                 except OSError as problem:
                     raise CommandRefused(f"The output of job {number} cannot be read: {problem.strerror}.") from None
             else:
-                part, at, total = part_of(data or b"", start, size, lines)
+                part, at, total = part_of(data or b"", start, size, lines, growing=growing)
         text = decode_output(part, job.output.code_pages if job is not None and job.output else ())
         return reply(
-            JobOutput(jobId=number, status=status, output=text, offset=at, nextOffset=at + len(part), totalBytes=total)
-        )
+            JobOutput(
+                jobId=number, status=status, output=text, offset=at, nextOffset=at + len(part), totalBytes=total,
+                note=note,
+            )
+        )  # fmt: skip
 
     @server.tool(
         description="End a job (its jobId): a running command is stopped with everything it started; a command "
@@ -410,21 +501,32 @@ def register_job_tools(
         return answer(reply, job_result(service, job, client_patience(service, ctx)))
 
     @server.tool(
-        description="List this agent's jobs: those running or waiting for the user (also in other servers of "
-        "the same app), and this server's recent ones, newest first.",
+        description="List this agent's jobs: all those running or waiting for the user (also in other servers "
+        f"of the same app), and this server's {COMMAND_LIST_MAX} most recent ended ones, newest first.",
         annotations=reading.model_copy(update={"title": "List commands"}),
     )
     async def command_list() -> Annotated[CallToolResult, JobList]:
         service = service_of()
         jobs = service.jobs
         now = time.time()
+        ours = jobs.jobs()
+        ended = [job for job in ours if job.done.is_set()]
+        shown = set(ended[:COMMAND_LIST_MAX])  # every job still going, and the newest ended ones
         entries = [
             JobEntry(
                 jobId=job.id, status=job.status.value, command=job.command[:200], cwd=job.cwd,
                 seconds=round((job.ended_at or now) - job.created_at, 1), server="this",
             )
-            for job in jobs.jobs()[:COMMAND_LIST_MAX]
+            for job in ours
+            if not job.done.is_set() or job in shown
         ]  # fmt: skip
+        left_out = len(ended) - len(shown)
+        note = (
+            f"{left_out} older ended job{'s are' if left_out != 1 else ' is'} not listed; command_wait with a "
+            "jobId still gives that job's result."
+            if left_out
+            else None
+        )
         with refusals_as_errors():
             others = jobs.others()
         entries += [
@@ -434,17 +536,52 @@ def register_job_tools(
             )
             for row in others
         ]  # fmt: skip
-        return reply(JobList(jobs=entries))
+        return reply(JobList(jobs=entries, note=note))
 
 
-def job_bytes(job: Job) -> bytes | None:
-    """A job's whole output while it is in memory, or (ended, no file kept) as its streams kept it."""
-    if job.output is None:
-        return b""
-    memory = job.output.spool.in_memory()
-    if memory is not None:
-        return memory
-    if job.output.spool.path is None or not job.output.spool.path.exists():
-        return b"".join(stream.raw() for stream in job.output.streams)
-    job.output.spool.flush()
-    return None
+JOURNAL_COPY_NOTE = (
+    "No output file of this job is left, so `output` is the copy its journal kept: the start and end of stdout, "
+    "then of stderr (not in the order they came)."
+)
+
+
+def job_source(job: Job) -> tuple[bytes | None, Path | None, str | None]:
+    """Where command_output reads one of this server's jobs: its output in memory while the spool
+    holds it, else its file (None, path) while that holds it all; else what memory kept of each
+    stream, with a note that says what is missing and why. (bytes or None, file or None, note)"""
+    output = job.output
+    if output is None:
+        return b"", None, None
+    spool = output.spool
+    memory = spool.in_memory()
+    if memory is not None:  # the whole output, in the order it came
+        return memory, None, None
+    if spool.problem is None and spool.path is not None and spool.path.exists():
+        spool.flush()
+        return None, spool.path, None
+    data = output.kept_bytes()
+    if all(stream.whole for stream in output.streams):  # nothing was cut: only the order is lost
+        why = f" ({spool.problem})" if spool.problem else ""
+        return data, None, f"The order stdout and stderr came in was not kept{why}: `output` is stdout, then stderr."
+    note = (
+        f"Not all of the output could be kept ({spool.problem}), so `output` is what memory kept: stdout, then "
+        "stderr, each with a marker where its middle was left out. The command printed "
+        f"{output.total_bytes:,} bytes in all; totalBytes and offsets count only what is here."
+    )
+    if spool.path is None:
+        advice = "run the command again with its output redirected to a file (`... > file 2>&1`), then read that file"
+    else:
+        advice = "free some disk space, then run the command again"
+        if size := file_size(spool.path):
+            note += f" outputFile ({spool.path}) holds its first {size:,} bytes, in the order they came."
+    return data, None, f"{note} If you need all of it, {advice}."
+
+
+def file_size(path: Path | None) -> int:
+    """The size of a file we made, or 0 when there is none (or it cannot be read)."""
+    if path is None:
+        return 0
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

@@ -29,6 +29,7 @@ from app.core.commands.admission import Admitted, Runner
 from app.core.commands.cancellation import explain_with
 from app.core.commands.request import ClientInfo, CommandRefused, ExecuteRequest, ValidRequest
 from app.core.execution.output import CommandOutput, OutputHook
+from app.core.execution.output_decoding import complete_utf8_prefix, skip_utf8_continuation
 from app.core.execution.output_files import OUTPUT_FILE_SUFFIX
 from app.core.execution.read_only import Containment
 from app.core.execution.run_result import ExecutionResult
@@ -293,34 +294,93 @@ def job_file(folder: Path, job_id: int, since: float = 0.0) -> Path | None:
     return max(found)[1] if found else None
 
 
-def read_file_part(path: Path, offset: int | None, limit: int, tail_lines: int | None) -> tuple[bytes, int, int]:
+UTF8_CHAR_MAX = 4  # bytes of one UTF-8 character at most
+
+
+def read_file_part(
+    path: Path, offset: int | None, limit: int, tail_lines: int | None, *, growing: bool = False
+) -> tuple[bytes, int, int]:
     """Bytes of a job's output file: its `tail_lines` last lines, or `limit` bytes from `offset`,
-    reading no more than `limit` bytes. Returns (part, where it starts, the file's size)."""
+    reading little more than `limit` bytes; whole characters only (see `part_of`). Returns (part,
+    where it starts, the file's size)."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     with os.fdopen(os.open(path, flags), "rb") as file:
         size = os.fstat(file.fileno()).st_size
-        start = max(0, size - limit) if tail_lines is not None else min(offset or 0, size)
+        if tail_lines is not None:
+            start = max(0, size - limit)
+            file.seek(start)
+            window = file.read(size - start)
+            part, at, _ = part_of(window, None, limit, tail_lines, cut_first=start > 0, growing=growing)
+            return part, start + at, size
+        start = min(offset or 0, size)
         file.seek(start)
-        window = file.read(limit)
-    if tail_lines is None:
-        return window, start, size
-    part, _, _ = part_of(window, None, limit, tail_lines, cut_first=start > 0)
-    return part, start + len(window) - len(part), size
+        # a few bytes more: the rest of a character cut before `offset`, and the one `limit` cuts;
+        # none written since `size` was taken, so that the part never ends past totalBytes
+        window = file.read(min(limit + 2 * UTF8_CHAR_MAX, size - start))
+    part, at, _ = part_of(window, 0, limit, None, cut_first=start > 0, growing=growing)
+    return part, start + at, size
 
 
 def part_of(
-    data: bytes, offset: int | None, limit: int, tail_lines: int | None, *, cut_first: bool = False
+    data: bytes,
+    offset: int | None,
+    limit: int,
+    tail_lines: int | None,
+    *,
+    cut_first: bool = False,
+    growing: bool = False,
 ) -> tuple[bytes, int, int]:
-    """The same choice over bytes in memory: (part, its start, the whole's size)."""
+    """The same choice over bytes in memory: (part, its start, the whole's size). A part holds whole
+    UTF-8 characters: it starts after the rest of one cut before `offset` and ends before one that
+    `limit` would cut, so that paging with its end as the next offset reads each character once; a
+    `limit` smaller than one character still gets that character. `cut_first`: `data` is a window
+    of a whole that starts earlier. `growing`: more may follow `data` (a running job), so a character
+    cut at its very end waits for the rest."""
     if tail_lines is not None:
-        window = data[-limit:] if len(data) > limit else data
+        begin = max(0, len(data) - limit)
+        window = data[begin:]
+        if growing:
+            window = window[: complete_utf8_prefix(window)]
+        cut = cut_first or begin > 0
         lines = window.splitlines(keepends=True)
-        if (cut_first or len(window) < len(data)) and len(lines) > 1:
+        if cut and len(lines) > 1:
             lines = lines[1:]  # the first line of a window is cut
         part = b"".join(lines[-tail_lines:]) if tail_lines else b""
-        return part, len(data) - len(part), len(data)
+        if cut and len(part) == len(window):  # one long line, cut: start at a character
+            part = part[skip_utf8_continuation(part) :]
+        return part, begin + len(window) - len(part), len(data)
     start = min(offset or 0, len(data))
-    return data[start : start + limit], start, len(data)
+    if start > 0 or cut_first:  # the rest of a character cut before `offset` belongs to the part before
+        start += skip_utf8_continuation(data[start : start + UTF8_CHAR_MAX - 1])
+    end = _character_end(data, start, start + limit, growing)
+    return data[start:end], start, len(data)
+
+
+def _character_end(data: bytes, start: int, end: int, growing: bool) -> int:
+    """`end` moved back to the start of the character it cuts, or forward past it when that would
+    leave nothing; at the end of `data`, back before a character cut there when more may follow.
+    Bytes that are not UTF-8 are cut where asked."""
+    if end >= len(data):
+        if not growing:
+            return len(data)
+        last = max(start, len(data) - UTF8_CHAR_MAX)
+        return last + complete_utf8_prefix(data[last:])
+    back = end
+    while back > start and end - back < UTF8_CHAR_MAX - 1 and _continues(data[back]):
+        back -= 1
+    if _continues(data[back]):  # no character starts near: not UTF-8 here
+        return end
+    if back > start or end == start:
+        return back
+    ahead = end  # less than one character was asked for: take that character whole
+    while ahead < min(len(data), start + UTF8_CHAR_MAX) and _continues(data[ahead]):
+        ahead += 1
+    return ahead
+
+
+def _continues(byte: int) -> bool:
+    """A UTF-8 continuation byte: the inside of a character, never its start."""
+    return byte & 0xC0 == 0x80
 
 
 def record_status(row: CommandRecord) -> JobStatus:

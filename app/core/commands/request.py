@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import TypeGuard
 
 from app.core.errors import CoworkError
-from app.core.execution.output import SCROLLBACK_MAX_LINES
+from app.core.execution.output import BYTES_PER_CHAR_MAX, MAX_BUDGET_CHARS, SCROLLBACK_MAX_LINES
+from app.core.execution.output_files import FILE_CAP_BYTES
 
 DEFAULT_TIMEOUT_MS = 30_000
 MAX_TIMEOUT_MS = 600_000  # 10 minutes; clients cancel long before (about 60 s in Cowork)
@@ -103,7 +104,7 @@ TOOL_ARGUMENTS: dict[str, tuple[Argument, ...]] = {
         Argument("cwd", "folder"),
         Argument("timeout", "milliseconds"),
     ),
-    "command_wait": (Argument("jobId", "job_id", required=True), Argument("timeout", "milliseconds")),
+    "command_wait": (Argument("jobId", "job_id", required=True), Argument("timeout", "wait")),
     "command_output": (
         Argument("jobId", "job_id", required=True),
         Argument("tail", "count"),
@@ -246,6 +247,8 @@ def check_kind(argument: Argument, value: object) -> None:
             raise CommandRefused(f"`{argument.name}` must be a string: {meaning} (got {got(value)}).")
     elif argument.kind == "milliseconds":
         timeout_ms(value)
+    elif argument.kind == "wait":
+        wait_ms(value)
     elif argument.kind == "env":
         environment(value)
     elif argument.kind == "lines":
@@ -279,6 +282,18 @@ def timeout_ms(value: object) -> int:
     return max(1, int(value))
 
 
+def wait_ms(value: object) -> float:
+    """command_wait's `timeout`: any number of milliseconds from 0; the call waits no longer than its
+    client lets one call last, and says so when it waited less than asked."""
+    if not is_number(value) or not math.isfinite(value) or value < 0:
+        raise CommandRefused(
+            f"`timeout` must be a number of milliseconds, 0 or more (got {got(value)}). command_wait returns "
+            "when the job ends or this time is up, and never waits longer than one call may last; leave "
+            "`timeout` out to wait that long."
+        )
+    return float(value)
+
+
 def scrollback_lines(value: object) -> int:
     low, high = 1, SCROLLBACK_MAX_LINES
     if not is_number(value) or not math.isfinite(value) or value != int(value) or not low <= value <= high:
@@ -286,7 +301,10 @@ def scrollback_lines(value: object) -> int:
     return int(value)
 
 
-MAX_COUNT = 100_000_000  # tail lines, offset and limit in bytes: far beyond any output file
+# Tail lines, offset and limit in bytes: past the largest output file, which holds each of its two
+# streams' first FILE_CAP_BYTES, then a note and the stream's kept end (4 bytes a character of the
+# largest budget); twice that, so that no offset command_output returns is ever refused.
+MAX_COUNT = 2 * 2 * (FILE_CAP_BYTES + MAX_BUDGET_CHARS * BYTES_PER_CHAR_MAX)
 
 
 def job_id(value: object) -> int:

@@ -354,10 +354,35 @@ class CommandOutput:
             self._fitted = fitted
         return self._fitted
 
+    def kept_bytes(self) -> bytes:
+        """The output as memory keeps it, for when its file does not hold it all: each stream in turn
+        (the order they came in is the file's alone), its start and end with a marker between them
+        that names the bytes left out and the stream's true size."""
+        parts: list[bytes] = []
+        for stream in self.streams:
+            if stream.whole:
+                parts.append(stream.raw())
+                continue
+            head = bytes(stream.head)
+            head = head[: complete_utf8_prefix(head)]
+            tail = bytes(stream.tail)
+            tail = tail[skip_utf8_continuation(tail) :]
+            omitted = stream.total - len(head) - len(tail)
+            lead = b"\n" if head and not head.endswith(b"\n") else b""
+            marker = (
+                f"[... {omitted:,} bytes of {stream.label} left out here, not kept anywhere; {stream.label} had "
+                f"{stream.total:,} bytes in all ...]\n"
+            )
+            parts.append(head + lead + marker.encode() + tail)
+        return b"".join(parts)
+
     def _where(self, path: Path | None) -> str:
-        if path is not None:
+        problem = self.spool.problem
+        if path is not None and problem is None:
             return "the whole output is in outputFile"
-        return f"the whole output could not be kept ({self.spool.problem})"
+        if path is not None:  # a write failed (a full disk): the file stops where it did
+            return f"outputFile holds only the start of the output ({problem})"
+        return f"the whole output could not be kept ({problem})"
 
 
 OutputHook = Callable[[CommandOutput], None]  # told of a call's output as its command starts

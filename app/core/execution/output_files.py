@@ -105,7 +105,10 @@ class OutputSpool:
                         f"{_size_label(self.cap_bytes)} of each stream); its last {len(tail):,} bytes follow ...]\n"
                     )
                     self._append(note.encode() + tail)
-        self._memory = None
+        # A spool still in memory stays when small: it is the output in the order it came, which
+        # command_output reads for a job that ended within its call.
+        if self._memory is not None and len(self._memory) > SPOOL_MEMORY_BYTES:
+            self._memory = None
         self._close_file()
         if not keep and self.path is not None:
             with contextlib.suppress(OSError):
