@@ -462,6 +462,7 @@ async def test_a_job_stopped_between_the_allow_and_its_start_leaves_no_row_waiti
             await anyio.sleep(0.5)  # the server took the Allow and asked to record the start
             stopped = json.loads((await client.call_tool("command_stop", {"jobId": job["jobId"]})).content[0].text)
         assert stopped["status"] in ("denied", "finished") and stopped["exitCode"] is None, stopped
+        assert "the user answered" not in json.dumps(stopped), "the user had answered: it was stopped before it ran"
         assert await came(lambda: rows(paths)[0].status is not Status.WAITING)
         await anyio.sleep(0.3)
     [row] = rows(paths)

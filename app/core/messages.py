@@ -37,7 +37,8 @@ SESSION_BUSY_MESSAGE = (
 # Why a row ended as it did (the journal's `reason`); {name} is a value filled in when it is written.
 HOLD_EXPIRED_REASON = "the hold expired before it was confirmed"
 WITHDRAWN_REASON = "withdrawn by the model before the user answered"
-WITHDRAWN_MESSAGE = "The command was withdrawn with command_stop before the user answered; it did not run."
+# "Before it ran", not "before the user answered": a Stop may come after the Allow (a review, 2026-12-05)
+WITHDRAWN_MESSAGE = "The command was withdrawn with command_stop before it ran; it did not run."
 HOLD_ENDED_MESSAGE = "The held command was withdrawn (terminal_cancel or command_stop) before it ran; it did not run."
 # Two calls waiting for one hold would each run it at the user's one Allow (2026-12-05: a model that
 # read the hold's id from the journal called terminal_confirm beside the job, and the command ran twice).
@@ -47,7 +48,7 @@ ALREADY_WAITING_MESSAGE = (
     "follow a job with command_wait."
 )
 CANCELLED_HOLD_MESSAGE = (
-    "The call was cancelled before the user answered, so the command was withdrawn; it did not run."
+    "The call was cancelled before the command ran, so it was withdrawn; it did not run."
 )
 APP_GONE_HOLD_REASON = "the Cowork Terminal app stopped before the user answered"
 PAUSED_HOLD_REASON = "host access was paused before the user answered"
