@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -13,6 +12,7 @@ import pytest
 from app.core import data_folder
 from app.core.authority.hub import Hub
 from app.core.paths import HOME_ENV, AppPaths
+from tests.small_disk import small_tmpfs
 
 
 @pytest.fixture
@@ -139,14 +139,6 @@ def weaker_mode(paths: AppPaths, no_container: None) -> None:
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 2 MiB tmpfs of the test's own, unmounted afterwards (Linux, as root: CI is; else skipped):
-    a disk that fills up."""
-    mount_point = tmp_path / "small-disk"
-    mount_point.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount_point)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
-    try:
+    """A 2 MiB tmpfs of the test's own (small_tmpfs)."""
+    with small_tmpfs(tmp_path / "small-disk") as mount_point:
         yield mount_point
-    finally:
-        subprocess.run(["umount", "-l", str(mount_point)], check=False)

@@ -8,7 +8,6 @@ that must end under its job is a real `serve` process (tests/stdio_client.py).""
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +22,7 @@ from app.core.execution.output import CommandOutput, OutputBudget
 from app.core.execution.output_files import FILE_CAP_BYTES
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
+from tests.small_disk import small_tmpfs
 from tests.stdio_client import STOP_DEADLINE_S, live_processes
 from tests.test_jobs import COWORK, SHORT_PATIENCE, call, client_named, named_here, wait_until_finished
 
@@ -119,15 +119,8 @@ async def test_an_output_of_110_megabytes_is_read_to_its_end_with_next_offset(
 @pytest.fixture
 def full_outputs(home: Path) -> Iterator[Path]:
     """The outputs folder of `home` on a 2 MiB tmpfs of its own (Linux, as root), unmounted afterwards."""
-    folder = Path(f"{home}-outputs")
-    folder.mkdir(parents=True)
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(folder)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
-    try:
+    with small_tmpfs(Path(f"{home}-outputs")) as folder:
         yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], check=False)
 
 
 async def test_on_a_full_disk_the_partial_output_file_is_said_and_command_output_reads_what_was_kept(
