@@ -135,6 +135,25 @@ def test_allow_and_deny_stay_disabled_for_a_moment_whenever_the_shown_command_ch
         assert tray.heard() == {"op": "decide", "id": 22, "allowed": True, "rule": None}
 
 
+def test_a_prompt_that_comes_back_after_it_was_hidden_is_not_armed_under_the_pointer(display: str) -> None:
+    """A review, 2026-12-05: closed (or hidden by another program), the prompt came back half a
+    second later with Allow already live where it was, and a click meant for the window below
+    approved the command. Shown again, it waits the arming delay again."""
+    with prompt_on_pipes() as (prompt, tray):
+        root = prompt.root
+        tray.tell({"op": "show", "hold": hold(31, "sudo rm -rf /var/www")})
+        pump_until(root, lambda: showing(prompt, 31) and enabled(prompt.allow_button))
+        root.withdraw()  # what the close box does
+        pump_until(root, lambda: root.winfo_viewable())  # brought back (_keep_in_sight)
+        back = time.monotonic()
+        assert not enabled(prompt.allow_button), "not live as it comes back"
+        prompt.allow_button.invoke()  # the click meant for the window below
+        root.update()
+        assert tray.heard(QUIET_S) is None, "nothing was approved"
+        pump_until(root, lambda: enabled(prompt.allow_button))
+        assert time.monotonic() - back >= ARM_DELAY_MS / 1000 * 0.8
+
+
 def test_the_prompt_process_takes_holds_on_stdin_and_says_the_users_keys_on_stdout(
     display: str, cli_env: dict[str, str]
 ) -> None:

@@ -95,6 +95,7 @@ class ApprovalPrompt:
         # ArmedButtons enables every button once armed; a most dangerous command's Allow stays greyed
         # until its confirm word is typed (answer() checks the word again either way).
         self.arming.on_armed = self._arm_allow
+        self.arming.disarm_when_shown()  # shown again (_keep_in_sight): not armed under the pointer
         use_native_look(root)
         root.title(_(TITLE))
         root.attributes("-topmost", True)

@@ -52,6 +52,7 @@ class ConfirmWindow:
         self.arming = ArmedButtons(root)
         self.arming.guard(self.yes_button, lambda: self.answer(True))
         self.arming.disarm()
+        self.arming.disarm_when_shown()
         root.bind("<Escape>", lambda _e: self.answer(False))
         self.no_button.focus_set()  # a key pressed by habit lands on No; Yes takes a Tab first
 

@@ -146,6 +146,18 @@ class ArmedButtons:
         if self.on_armed is not None:  # in the same callback: no moment shows a button the window greys
             self.on_armed()
 
+    def disarm_when_shown(self) -> None:
+        """Disarm again each time the window is shown anew (mapped): a prompt that came back after
+        being closed or hidden had Allow live under the pointer, and a click meant for the window
+        below approved the command (a review, 2026-12-05)."""
+        top = self.root.winfo_toplevel()
+
+        def shown(event: tk.Event) -> None:
+            if event.widget is top:
+                self.disarm(greyed=self._greyed)
+
+        top.bind("<Map>", shown, add="+")
+
     def cancel(self) -> None:
         """Forget the pending arming (the window closes)."""
         if self._arming is not None:
