@@ -9,12 +9,13 @@ through its own CLI (`claude mcp add/remove/get --scope user`), never by editing
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import re
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PureWindowsPath
 from typing import Any
@@ -23,7 +24,8 @@ from app.core.claude import config_file
 from app.core.claude.config_file import (  # the rest re-exported: callers use them from here
     BACKUPS_KEPT,  # noqa: F401
     MCP_SERVERS_KEY,
-    ConfigDocument,  # noqa: F401
+    ConfigChangedError,
+    ConfigDocument,
     ConfigFileError,
     ConfigWriteError,  # noqa: F401
     backup_path,  # noqa: F401
@@ -269,24 +271,52 @@ def needs_restart(location: ClientLocation, change: ConfigChange) -> bool:
     return location.config_path is not None and change.action in ("written", "removed")
 
 
+# Claude Desktop writes its preferences into the file while it runs: a change is made again on what
+# it wrote this many times before the user is told to try again (a program writing the file non-stop).
+SAVE_ATTEMPTS = 3
+
+
+def _change_desktop(
+    path: Path, plan: Callable[[ConfigDocument], tuple[ConfigChange, str | None]], dry_run: bool
+) -> ConfigChange:
+    """Read the file, `plan` the change on what it holds (the result, and the text to write or None
+    for no write) and save it. When another program wrote the file between our read and our write,
+    the change is planned again on what that program wrote, so its keys are kept, not overwritten
+    with the old ones. After SAVE_ATTEMPTS such races, ConfigChangedError: the file stays as it was written."""
+    for attempt in range(1, SAVE_ATTEMPTS + 1):
+        doc = read_config(path)
+        change, text = plan(doc)
+        if text is None:
+            return change
+        if dry_run:
+            return dataclasses.replace(change, action="dry run", preview=text)
+        try:
+            backup = config_file.save(doc, text)
+        except ConfigChangedError:
+            if attempt == SAVE_ATTEMPTS:
+                raise
+            continue
+        return dataclasses.replace(change, backup=str(backup) if backup else None)
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
 def connect_desktop(
     path: Path, entry: Mapping[str, Any], *, replace: bool = False, dry_run: bool = False
 ) -> ConfigChange:
     """Put our entry into a Claude Desktop config, keeping everything else as it was."""
-    doc = read_config(path)
-    existing = doc.servers.get(SERVER_NAME)
-    state = classify_entry(existing, entry)
-    if state == CURRENT:
-        return ConfigChange(str(path), "unchanged", state, existing)
-    if state in (STALE, FOREIGN) and not replace:
-        raise EntryConflictError(_conflict_message(str(path), state, existing), existing)
-    data = dict(doc.data)  # dicts keep insertion order: every other key stays where it was
-    data[MCP_SERVERS_KEY] = {**doc.servers, SERVER_NAME: updated_entry(existing, entry)}
-    text = render_config(data)
-    if dry_run:
-        return ConfigChange(str(path), "dry run", state, existing, preview=text)
-    backup = config_file.save(doc, text)
-    return ConfigChange(str(path), "written", state, existing, str(backup) if backup else None)
+
+    def plan(doc: ConfigDocument) -> tuple[ConfigChange, str | None]:
+        existing = doc.servers.get(SERVER_NAME)
+        state = classify_entry(existing, entry)
+        if state == CURRENT:
+            return ConfigChange(str(path), "unchanged", state, existing), None
+        if state in (STALE, FOREIGN) and not replace:
+            raise EntryConflictError(_conflict_message(str(path), state, existing), existing)
+        data = dict(doc.data)  # dicts keep insertion order: every other key stays where it was
+        data[MCP_SERVERS_KEY] = {**doc.servers, SERVER_NAME: updated_entry(existing, entry)}
+        return ConfigChange(str(path), "written", state, existing), render_config(data)
+
+    return _change_desktop(path, plan, dry_run)
 
 
 def _refuse_foreign(where: str, state: str, existing: Any) -> None:
@@ -299,19 +329,18 @@ def _refuse_foreign(where: str, state: str, existing: Any) -> None:
 def disconnect_desktop(path: Path, wanted: Mapping[str, Any], *, dry_run: bool = False) -> ConfigChange:
     """Remove our `cowork-terminal` entry (any copy of this app's) and nothing else (an empty
     `mcpServers` stays: we do not know whether we created it). Another program's is refused."""
-    doc = read_config(path)
-    existing = doc.servers.get(SERVER_NAME)
-    state = classify_entry(existing, wanted)
-    if existing is None:
-        return ConfigChange(str(path), "nothing to remove", state)
-    _refuse_foreign(str(path), state, existing)
-    data = dict(doc.data)
-    data[MCP_SERVERS_KEY] = {k: v for k, v in doc.servers.items() if k != SERVER_NAME}
-    text = render_config(data)
-    if dry_run:
-        return ConfigChange(str(path), "dry run", state, existing, preview=text)
-    backup = config_file.save(doc, text)
-    return ConfigChange(str(path), "removed", state, existing, str(backup) if backup else None)
+
+    def plan(doc: ConfigDocument) -> tuple[ConfigChange, str | None]:
+        existing = doc.servers.get(SERVER_NAME)
+        state = classify_entry(existing, wanted)
+        if existing is None:
+            return ConfigChange(str(path), "nothing to remove", state), None
+        _refuse_foreign(str(path), state, existing)
+        data = dict(doc.data)
+        data[MCP_SERVERS_KEY] = {k: v for k, v in doc.servers.items() if k != SERVER_NAME}
+        return ConfigChange(str(path), "removed", state, existing), render_config(data)
+
+    return _change_desktop(path, plan, dry_run)
 
 
 def desktop_entry(path: Path) -> Any:

@@ -2,7 +2,8 @@
 
 Claude Desktop keeps more than `mcpServers` in `claude_desktop_config.json` (its preferences), so a
 file that cannot be parsed exactly is refused, never rewritten; each change backs the file up first
-and replaces it atomically (claude/config.py decides what the change is).
+and replaces it atomically, and only if the file still holds what the change was made from
+(claude/config.py decides what the change is, and makes it again on what Claude Desktop wrote).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,21 @@ class ConfigWriteError(CoworkError):
     """The config could not be written (read-only, locked, disk full); the file is as it was."""
 
 
+class ConfigChangedError(ConfigWriteError):
+    """Another program (Claude Desktop saving its preferences) wrote the file after we read it: our
+    change, made on the old content, would undo theirs, so nothing was written."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        super().__init__(
+            _(
+                "{path} was changed by another program while this app was changing it (Claude Desktop "
+                "saves its settings there), so this app left it as that program wrote it. Wait a moment, "
+                "or quit Claude Desktop, and run this again."
+            ).format(path=path)
+        )
+
+
 @dataclass(frozen=True)
 class ConfigDocument:
     """A parsed config file; `raw` is None when the file does not exist yet."""
@@ -70,22 +86,22 @@ def _line_column(text: str, index: int) -> tuple[int, int]:
 
 def decode_config(raw: bytes, path: Path) -> str:
     """Text of a config file: UTF-8 with or without BOM, or UTF-16 with BOM (PowerShell 5's default)."""
-    encoding = "utf-16" if raw.startswith(_UTF16_BOMS) else "utf-8-sig"
+    encoding, name = ("utf-16", "UTF-16") if raw.startswith(_UTF16_BOMS) else ("utf-8-sig", "UTF-8")
     try:
         return raw.decode(encoding)
     except UnicodeDecodeError as exc:
         good = raw[: exc.start].decode(encoding, errors="replace")
         line, column = _line_column(good, len(good))
-        problem = _("bytes that are not {encoding} text").format(encoding=encoding.upper())
+        problem = _("bytes that are not {encoding} text").format(encoding=name)  # not Python's "UTF-8-SIG"
         raise ConfigFileError(path, problem, line, column) from exc
 
 
 class _Unwritable(ValueError):
-    """Parsed by Python but not safe to write back; carries where the culprit text is."""
+    """Parsed by Python but not safe to write back; `locate` finds where in the text the culprit is."""
 
-    def __init__(self, problem: str, pattern: str, occurrence: int = 1) -> None:
+    def __init__(self, problem: str, locate: Callable[[str], int | None]) -> None:
         super().__init__(problem)
-        self.problem, self.pattern, self.occurrence = problem, pattern, occurrence
+        self.problem, self.locate = problem, locate
 
 
 def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -94,14 +110,14 @@ def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     for key, value in pairs:
         if key in result:
             problem = _("the key {key} appears twice; delete one of them").format(key=repr(key))
-            raise _Unwritable(problem, _key_pattern(key), 2)
+            raise _Unwritable(problem, _duplicate_at)
         result[key] = value
     return result
 
 
 def _refuse_constant(name: str) -> Any:
     """Python reads NaN and Infinity, but they are not JSON: Claude itself would reject the file."""
-    raise _Unwritable(_("{name} is not valid JSON").format(name=name), r"(?<![\w\"])(?=" + re.escape(name) + ")")
+    raise _Unwritable(_("{name} is not valid JSON").format(name=name), lambda text: _scalar_at(text, name))
 
 
 def _finite_float(literal: str) -> float:
@@ -109,22 +125,107 @@ def _finite_float(literal: str) -> float:
     value = float(literal)
     if math.isinf(value):
         problem = _("the number {number} is too large").format(number=literal)
-        raise _Unwritable(problem, r"(?<![\w.])(?=" + re.escape(literal) + ")")
+        raise _Unwritable(problem, lambda text: _scalar_at(text, literal))
     return value
 
 
-def _key_pattern(key: str) -> str:
-    return re.escape(json.dumps(key, ensure_ascii=False)) + r"\s*:\s*"
+# --- where in the text: a walk over the JSON's tokens, so text inside strings never matches ---
+
+_JSON_SPACE = " \t\n\r"
+_SCALAR_RE = re.compile(r'[^ \t\n\r,:\[\]{}"]+')
+_COLON_RE = re.compile(r"[ \t\n\r]*:[ \t\n\r]*")
+_KEY, _SCALAR, _OBJECT_END = "key", "scalar", "object end"
+_DECODER = json.JSONDecoder()  # reads one string token, escapes and all
 
 
-def _position(text: str, pattern: str, occurrence: int) -> tuple[int, int]:
-    """Where the n-th match (1-based) of `pattern` ends: just after a key's colon, or before a value
-    (value patterns match empty there). The start of the file when it does not match, as for a key
-    spelled with escapes: the message still names the problem."""
-    matches = list(re.finditer(pattern, text))
-    if len(matches) < occurrence:
-        return 1, 1
-    return _line_column(text, matches[occurrence - 1].end())
+def _tokens(text: str) -> Iterator[tuple[str, Any, int, int]]:
+    """(kind, what, index, depth) in text order: each key (what: the key as decoded, escapes and
+    all; index: where its value starts), each number or literal (what: its text), and each
+    object's end (what: its (key, value index) pairs). Depth 1 is the top-level object. Only text
+    the parser already accepted is walked, so it stops quietly at anything unexpected."""
+    objects: list[list[tuple[str, int]] | None] = []  # one per open container; None for an array
+    expect_key = False
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char in _JSON_SPACE:
+            i += 1
+        elif char == ",":
+            expect_key = bool(objects) and objects[-1] is not None
+            i += 1
+        elif char in "{[":
+            objects.append([] if char == "{" else None)
+            expect_key = char == "{"
+            i += 1
+        elif char in "}]":
+            if not objects:
+                return
+            pairs = objects.pop()
+            if pairs is not None:
+                yield _OBJECT_END, pairs, i, len(objects) + 1
+            expect_key = False
+            i += 1
+        elif char == '"':
+            try:
+                value, i = _DECODER.raw_decode(text, i)
+            except ValueError:
+                return
+            pairs = objects[-1] if objects else None
+            if expect_key and pairs is not None:
+                colon = _COLON_RE.match(text, i)
+                if colon is None:
+                    return
+                i = colon.end()
+                pairs.append((value, i))
+                expect_key = False
+                yield _KEY, value, i, len(objects)
+        else:
+            scalar = _SCALAR_RE.match(text, i)
+            if scalar is None:
+                return
+            yield _SCALAR, scalar.group(), i, len(objects)
+            i = scalar.end()
+
+
+def _duplicate_at(text: str) -> int | None:
+    """Where the value of the key the parser found twice starts: it checks each object's keys in
+    order when the object ends (inner objects first), so this does too."""
+    for kind, pairs, _index, _depth in _tokens(text):
+        if kind == _OBJECT_END:
+            seen: set[str] = set()
+            for key, index in pairs:
+                if key in seen:
+                    return index
+                seen.add(key)
+    return None
+
+
+def _scalar_at(text: str, literal: str) -> int | None:
+    """Where the first number or literal spelled `literal` is (not one inside a string)."""
+    return next((i for kind, what, i, _depth in _tokens(text) if kind == _SCALAR and what == literal), None)
+
+
+def _top_level_value_at(text: str, key: str) -> int | None:
+    """Where the value of the top-level object's `key` starts (not a nested key of that name)."""
+    return next((i for kind, what, i, depth in _tokens(text) if kind == _KEY and depth == 1 and what == key), None)
+
+
+def _json_kind(value: Any) -> str:
+    """A value's type in JSON's words, as the file spells it; Python's ("NoneType", "list") mean
+    nothing to someone editing the file."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)  # null, true, false: the words in the file
+    if isinstance(value, str):
+        return _('a text, "..."')
+    if isinstance(value, list):
+        return _("an array, [ ... ]")
+    return _("a number")
+
+
+def _line_column_at(text: str, index: int | None) -> tuple[int, int]:
+    """Line and column of `index`; the start of the file when it could not be told (the message
+    still names the problem)."""
+    return (1, 1) if index is None else _line_column(text, index)
 
 
 def parse_config(text: str, path: Path) -> dict[str, Any]:
@@ -136,9 +237,11 @@ def parse_config(text: str, path: Path) -> dict[str, Any]:
             text, object_pairs_hook=_refuse_duplicates, parse_constant=_refuse_constant, parse_float=_finite_float
         )
     except json.JSONDecodeError as exc:
-        raise ConfigFileError(path, exc.msg, exc.lineno, exc.colno) from exc
+        # The decoder's detail stays English ("Expecting ',' delimiter"); the lead-in says what it is.
+        problem = _("JSON syntax error: {detail}").format(detail=exc.msg)
+        raise ConfigFileError(path, problem, exc.lineno, exc.colno) from exc
     except _Unwritable as exc:
-        line, column = _position(text, exc.pattern, exc.occurrence)
+        line, column = _line_column_at(text, exc.locate(text))
         raise ConfigFileError(path, exc.problem, line, column) from exc
     if not isinstance(data, dict):
         start = len(text) - len(text.lstrip())
@@ -146,9 +249,9 @@ def parse_config(text: str, path: Path) -> dict[str, Any]:
         raise ConfigFileError(path, _("the file must hold one JSON object, {{ ... }}").format(), line, column)
     servers = data.get(MCP_SERVERS_KEY, {})
     if not isinstance(servers, dict):
-        line, column = _position(text, _key_pattern(MCP_SERVERS_KEY), 1)
+        line, column = _line_column_at(text, _top_level_value_at(text, MCP_SERVERS_KEY))
         problem = _('"{key}" must be an object, {{ ... }}, not {kind}').format(
-            key=MCP_SERVERS_KEY, kind=type(servers).__name__
+            key=MCP_SERVERS_KEY, kind=_json_kind(servers)
         )
         raise ConfigFileError(path, problem, line, column)
     return data
@@ -215,12 +318,26 @@ def may_replace(mode: int, writable: bool) -> bool:
     return bool(mode & stat.S_IWUSR) and writable
 
 
+def refuse_if_changed(doc: ConfigDocument, path: Path) -> None:
+    """Raise ConfigChangedError unless `path` still holds exactly the bytes `doc` was read from (or
+    still does not exist): Claude Desktop writes its preferences into this file while it runs, and
+    text made from the old content would silently undo what it wrote."""
+    try:
+        raw: bytes | None = path.read_bytes()
+    except FileNotFoundError:
+        raw = None
+    if raw != doc.raw:
+        raise ConfigChangedError(path)
+
+
 def save(doc: ConfigDocument, text: str) -> Path | None:
     """Back up the current file, write `text` atomically, then keep only the newest backups.
 
     A read-only file (no owner write permission, one this user may not write, or the Windows
     read-only attribute) is refused before anything is written: someone made it read-only on
-    purpose, and on POSIX a rename would otherwise replace it anyway. If the write fails, the
+    purpose, and on POSIX a rename would otherwise replace it anyway. Just before the file is
+    replaced it is read again: if another program changed it since `doc` was read, ConfigChangedError
+    (the caller starts over from the new content). If the write fails or is refused, the
     just-made backup (a copy of the unchanged file) is removed again, so a failure leaves the
     folder exactly as it was.
     """
@@ -234,7 +351,10 @@ def save(doc: ConfigDocument, text: str) -> Path | None:
             path.parent.mkdir(parents=True, exist_ok=True)
             mode = PRIVATE_FILE_MODE
         else:
-            mode = stat.S_IMODE(path.stat().st_mode)
+            try:
+                mode = stat.S_IMODE(path.stat().st_mode)
+            except FileNotFoundError:  # deleted since it was read: that, too, is another program's change
+                raise ConfigChangedError(path) from None
             if not may_replace(mode, os.name != "posix" or os.access(path, os.W_OK)):
                 raise ConfigWriteError(
                     _(
@@ -243,10 +363,13 @@ def save(doc: ConfigDocument, text: str) -> Path | None:
                     ).format(path=path)
                 )
             backup = _write_backup(path, doc.raw)
+        refuse_if_changed(doc, path)  # as late as can be: the backup may have taken a moment
         write_atomic(path, data, mode)
-    except OSError as exc:
+    except (OSError, ConfigChangedError) as exc:
         if backup is not None:
             backup.unlink(missing_ok=True)
+        if isinstance(exc, ConfigChangedError):
+            raise
         raise ConfigWriteError(
             _(
                 "could not write {path}: {error}. The file was not changed. If another program "
