@@ -20,6 +20,7 @@ from mcp import Client
 from mcp_types import ProgressNotification
 
 from app.core.execution.output import BUDGET_ENV, DEFAULT_BUDGET_CHARS
+from app.core.execution.output_decoding import json_length
 from tests.in_process_server import serving
 from tests.stdio_client import run, server_params
 
@@ -89,7 +90,8 @@ async def test_stdout_and_stderr_share_the_budget_fairly(home: Path) -> None:
     assert abs(len(both["stdout"]) - len(both["stderr"])) < 1_000
     assert len(both["stdout"]) + len(both["stderr"]) <= DEFAULT_BUDGET_CHARS
     assert both["stderr"].startswith("E1\n") and both["stdout"].endswith("200000\nshort\n")
-    assert one["stderr"] == "only-this\n" and len(one["stdout"]) > DEFAULT_BUDGET_CHARS - 200
+    # The budget is counted in the JSON text the model reads, where each line end takes two characters.
+    assert one["stderr"] == "only-this\n" and json_length(one["stdout"]) > DEFAULT_BUDGET_CHARS - 200
     text = Path(both["outputFile"]).read_text()
     assert text.count("\n") == 400_001 and "E200000\n" in text and "short\n" in text
 

@@ -39,7 +39,7 @@ from app.core.commands.request import (
 from app.core.commands.service import CommandService
 from app.core.execution import read_only
 from app.core.execution.output import output_budget
-from app.core.execution.output_decoding import decode_output
+from app.core.execution.output_decoding import decode_output, visible_controls
 from app.core.hop_times import mark
 from app.core.journal.store import CommandRecord, Status
 from app.core.messages import CANCEL_REASON
@@ -233,7 +233,7 @@ def record_result(service: CommandService, row: CommandRecord, patience: float) 
         left = int((row.hold_expires_at or time.time()) - time.time())
         seen = left <= HOLD_LIFETIME_S  # the tray set its clock when the user could see it
         note = waiting_note(row.id, row.reason or "it needs the user's approval", left if seen else None, patience)
-    stdout, stderr = row.stdout_preview or "", row.stderr_preview or ""
+    stdout, stderr = visible_controls(row.stdout_preview or ""), visible_controls(row.stderr_preview or "")
     if status is JobStatus.FINISHED and path is not None:
         if not stdout and not stderr and (last := file_tail(service, path)):
             # its server ended before it could record the streams (issue 22): the file has them, merged
@@ -259,10 +259,10 @@ def file_tail(service: CommandService, path: Path) -> str:
     """The last lines of a job's output file, within the output budget; "" when it cannot be read."""
     budget = output_budget(service.journal).chars or 1024 * 1024
     try:
-        part, _, _ = read_file_part(path, None, budget, DEFAULT_TAIL_LINES)
+        part, _, _ = read_file_part(path, None, budget, DEFAULT_TAIL_LINES, room=budget)
     except OSError:
         return ""
-    return decode_output(part)
+    return visible_controls(decode_output(part))
 
 
 def answer(reply: Callable[[BaseModel], CallToolResult], result: JobResult) -> CallToolResult:
@@ -431,7 +431,8 @@ def register_job_tools(
         description="Read what a job printed so far (stdout and stderr merged, as they came; where that could not "
         f"be kept, `note` says what you read instead): its last `tail` lines (default {DEFAULT_TAIL_LINES}), or "
         "`limit` bytes from byte `offset` (use nextOffset to read on). A part always holds whole characters, so it "
-        "may be a few bytes shorter than `limit`, or longer when `limit` is less than one character.",
+        "may be a few bytes shorter than `limit`, or longer when `limit` is less than one character; it also ends "
+        "where the output budget does (quotes, backslashes, tabs and line ends count as two characters).",
         annotations=reading.model_copy(update={"title": "Read a command's output"}),
     )
     async def command_output(
@@ -464,12 +465,12 @@ def register_job_tools(
             growing = status == JobStatus.RUNNING.value  # a character cut at the end waits for its rest
             if data is None and path is not None:
                 try:
-                    part, at, total = read_file_part(path, start, size, lines, growing=growing)
+                    part, at, total = read_file_part(path, start, size, lines, growing=growing, room=budget)
                 except OSError as problem:
                     raise CommandRefused(f"The output of job {number} cannot be read: {problem.strerror}.") from None
             else:
-                part, at, total = part_of(data or b"", start, size, lines, growing=growing)
-        text = decode_output(part, job.output.code_pages if job is not None and job.output else ())
+                part, at, total = part_of(data or b"", start, size, lines, growing=growing, room=budget)
+        text = visible_controls(decode_output(part, job.output.code_pages if job is not None and job.output else ()))
         return reply(
             JobOutput(
                 jobId=number, status=status, output=text, offset=at, nextOffset=at + len(part), totalBytes=total,

@@ -36,13 +36,20 @@ OUTPUT_FILE_SENTENCE = (
 )
 
 
+CONTROLS_SENTENCE = (
+    "Control characters other than tabs and line ends are shown as their Unicode control pictures "
+    "(ESC as \u241b, NUL as \u2400)."
+)
+
+
 def budget_sentence(budget: OutputBudget) -> str:
-    """What the model reads about the output budget (the setting in force when the server starts)."""
+    """What the model reads about the output budget (the setting in force when the server starts), and
+    how control characters are shown (output_decoding.visible_controls)."""
     if budget.chars is None:
-        return "Each of stdout and stderr is capped at 1 MB (the start and the end are kept)."
+        return f"Each of stdout and stderr is capped at 1 MB (the start and the end are kept). {CONTROLS_SENTENCE}"
     return (
         f"Output is cut to {budget.chars:,} characters in all (stdout and stderr share them), "
-        "keeping the start and the end."
+        f"keeping the start and the end. {CONTROLS_SENTENCE}"
     )
 
 

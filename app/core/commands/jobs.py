@@ -17,7 +17,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -25,11 +25,19 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import anyio
 
+from app.core import liveness
 from app.core.commands.admission import Admitted, Runner
 from app.core.commands.cancellation import explain_with
 from app.core.commands.request import ClientInfo, CommandRefused, ExecuteRequest, ValidRequest
+from app.core.errors import CoworkError
 from app.core.execution.output import CommandOutput, OutputHook
-from app.core.execution.output_decoding import complete_utf8_prefix, skip_utf8_continuation
+from app.core.execution.output_decoding import (
+    complete_utf8_prefix,
+    json_end,
+    json_length_of_bytes,
+    json_start,
+    skip_utf8_continuation,
+)
 from app.core.execution.output_files import OUTPUT_FILE_SUFFIX
 from app.core.execution.read_only import Containment
 from app.core.execution.run_result import ExecutionResult
@@ -45,11 +53,20 @@ from app.core.messages import (
 log = logging.getLogger(__name__)
 
 
+class TrayTie(Protocol):
+    """What jobs ask of a server's authority (authority.ServerAuthority)."""
+
+    @property
+    def tethered(self) -> bool: ...
+
+
 class JobsService(Protocol):
     """What jobs reach of their command service (service.CommandService)."""
 
     @property
     def journal(self) -> Journal: ...
+    @property
+    def authority(self) -> TrayTie: ...
     @property
     def client(self) -> ClientInfo: ...
     @property
@@ -78,6 +95,7 @@ READ_ONLY_TOOL = "execute_read_only_command"
 KEEP_ENDED_JOBS = 20  # ended jobs this server remembers for command_wait and command_list
 FOLLOW_POLL_S = 0.25  # how often a job of another server is looked up in the journal
 STOP_SETTLE_S = 5.0  # command_stop waits this long at most for the job to end
+DEAD_SERVERS_EVERY_S = 1.0  # another server's running job makes this server probe the servers' locks this often at most
 
 
 class JobStatus(str, Enum):
@@ -153,6 +171,7 @@ class Jobs(Generic[ServiceT]):
     def __init__(self, service: ServiceT) -> None:
         self.service = service
         self._jobs: dict[int, Job] = {}
+        self._next_dead_servers_look = 0.0  # time.monotonic() of the next look at other servers' locks
 
     async def start(self, request: ExecuteRequest, tool: str = "execute_command") -> Job:
         """Journal and start (or hold) a command; raises CommandRefused when it may not run at all.
@@ -251,6 +270,8 @@ class Jobs(Generic[ServiceT]):
                 f"There is no job {job_id} of this agent. Call command_list to see its jobs, or run the command "
                 "again with execute_command."
             )
+        if self._recorded_dead_servers([row]):  # its server died: the row says so now
+            return self.service.journal.get_command(job_id) or row
         return row
 
     async def follow(self, job_id: int, seconds: float) -> CommandRecord:
@@ -268,11 +289,35 @@ class Jobs(Generic[ServiceT]):
         if not name:
             return []
         self.service.journal.follow_renewal()
-        return [
+        rows = [
             row
             for row in self.service.journal.active_commands()
             if row.client_name == name and row.id not in self._jobs and row.server_id != self.service.server_id
         ]
+        if self._recorded_dead_servers(rows):
+            return self.others()
+        return rows
+
+    def _recorded_dead_servers(self, rows: Iterable[CommandRecord]) -> bool:
+        """Whether the server of an active row among `rows` (another server's) was found dead just now,
+        and its rows recorded as interrupted. A server killed without a word leaves its rows active; with
+        no tray, nobody else looks (only a journal's opening does), and the model would read "still
+        running" forever. Only where no tray writes the journal (its supervisor marks dead servers), and
+        at most once every DEAD_SERVERS_EVERY_S: a look probes the lock of every live server."""
+        if not any(row.status.is_active and row.server_id != self.service.server_id for row in rows):
+            return False
+        now = time.monotonic()
+        if now < self._next_dead_servers_look:
+            return False
+        self._next_dead_servers_look = now + DEAD_SERVERS_EVERY_S
+        journal = self.service.journal
+        if self.service.authority.tethered or journal.read_only or liveness.is_held(journal.paths.tray_lock):
+            return False
+        try:
+            return bool(journal.recover_dead_servers())
+        except CoworkError as problem:  # a full disk: the row stays as it was; a later look tries again
+            log.warning("could not record dead servers: %s", problem)
+            return False
 
 
 FILE_TIME_SLACK_S = 1.0  # a file system's time and the journal's may differ by a clock tick
@@ -298,11 +343,17 @@ UTF8_CHAR_MAX = 4  # bytes of one UTF-8 character at most
 
 
 def read_file_part(
-    path: Path, offset: int | None, limit: int, tail_lines: int | None, *, growing: bool = False
+    path: Path,
+    offset: int | None,
+    limit: int,
+    tail_lines: int | None,
+    *,
+    growing: bool = False,
+    room: int | None = None,
 ) -> tuple[bytes, int, int]:
     """Bytes of a job's output file: its `tail_lines` last lines, or `limit` bytes from `offset`,
-    reading little more than `limit` bytes; whole characters only (see `part_of`). Returns (part,
-    where it starts, the file's size)."""
+    reading little more than `limit` bytes; whole characters only, and no more than `room` characters
+    of the model's JSON text (see `part_of`). Returns (part, where it starts, the file's size)."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     with os.fdopen(os.open(path, flags), "rb") as file:
         size = os.fstat(file.fileno()).st_size
@@ -310,14 +361,14 @@ def read_file_part(
             start = max(0, size - limit)
             file.seek(start)
             window = file.read(size - start)
-            part, at, _ = part_of(window, None, limit, tail_lines, cut_first=start > 0, growing=growing)
+            part, at, _ = part_of(window, None, limit, tail_lines, cut_first=start > 0, growing=growing, room=room)
             return part, start + at, size
         start = min(offset or 0, size)
         file.seek(start)
         # a few bytes more: the rest of a character cut before `offset`, and the one `limit` cuts;
         # none written since `size` was taken, so that the part never ends past totalBytes
         window = file.read(min(limit + 2 * UTF8_CHAR_MAX, size - start))
-    part, at, _ = part_of(window, 0, limit, None, cut_first=start > 0, growing=growing)
+    part, at, _ = part_of(window, 0, limit, None, cut_first=start > 0, growing=growing, room=room)
     return part, start + at, size
 
 
@@ -329,15 +380,19 @@ def part_of(
     *,
     cut_first: bool = False,
     growing: bool = False,
+    room: int | None = None,
 ) -> tuple[bytes, int, int]:
     """The same choice over bytes in memory: (part, its start, the whole's size). A part holds whole
     UTF-8 characters: it starts after the rest of one cut before `offset` and ends before one that
     `limit` would cut, so that paging with its end as the next offset reads each character once; a
     `limit` smaller than one character still gets that character. `cut_first`: `data` is a window
     of a whole that starts earlier. `growing`: more may follow `data` (a running job), so a character
-    cut at its very end waits for the rest."""
+    cut at its very end waits for the rest. `room`: the part, decoded, takes at most this many
+    characters of the model's JSON text (the output budget; output_decoding.json_length_of_bytes)."""
     if tail_lines is not None:
         begin = max(0, len(data) - limit)
+        if room is not None:
+            begin = json_start(len(data), room, lambda at: json_length_of_bytes(data, at, len(data)), begin)
         window = data[begin:]
         if growing:
             window = window[: complete_utf8_prefix(window)]
@@ -352,7 +407,10 @@ def part_of(
     start = min(offset or 0, len(data))
     if start > 0 or cut_first:  # the rest of a character cut before `offset` belongs to the part before
         start += skip_utf8_continuation(data[start : start + UTF8_CHAR_MAX - 1])
-    end = _character_end(data, start, start + limit, growing)
+    stop = min(len(data), start + limit)
+    if room is not None:
+        stop = json_end(start, stop, room, lambda at: json_length_of_bytes(data, start, at))
+    end = _character_end(data, start, stop, growing)
     return data[start:end], start, len(data)
 
 

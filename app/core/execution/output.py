@@ -21,7 +21,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.core.execution.output_decoding import complete_utf8_prefix, decode_output, skip_utf8_continuation
+from app.core.execution.output_decoding import (
+    complete_utf8_prefix,
+    decode_output,
+    json_length,
+    json_prefix,
+    json_suffix,
+    skip_utf8_continuation,
+    visible_controls,
+)
 from app.core.execution.output_files import OutputSpool
 from app.core.i18n import _, ngettext
 from app.core.i18n.formats import format_number
@@ -192,8 +200,9 @@ class Kept:
 
     @property
     def size(self) -> int | None:
-        """Characters in all, when known (a stream not kept whole is longer than any budget)."""
-        return len(self.head) if self.whole else None
+        """Characters it takes in the model's JSON text, when known (a stream not kept whole is longer
+        than any budget)."""
+        return json_length(self.head) if self.whole else None
 
 
 # -- fitting streams into the budget: pure functions ------------------------------------------------
@@ -223,40 +232,44 @@ def _line_count(text: str) -> int:
 
 
 def clip(kept: Kept, room: int, where: str) -> str:
-    """At most `room` characters of a stream: its start and its end, cut at line boundaries where
-    one is near, and between them a marker naming the lines left out and `where` to find them."""
-    if kept.whole and len(kept.head) <= room:
-        return kept.head
+    """At most `room` characters of a stream in the model's JSON text (output_decoding.json_length):
+    its start and its end, cut at line boundaries where one is near, and between them a marker naming
+    the lines left out and `where` to find them; its controls as pictures (`visible_controls`)."""
+    if kept.whole and json_length(kept.head) <= room:
+        return visible_controls(kept.head)
     widest = _marker(kept.label, kept.total_lines, kept.total_lines, kept.total_bytes, where)
-    space = max(room - len(widest) - 1, 0)  # 1: the newline before the marker, when the head needs one
+    space = max(room - json_length(widest) - json_length("\n"), 0)  # the newline before the marker, if needed
     head_room = int(space * HEAD_SHARE)
     tail_room = space - head_room
     source_tail = kept.head if kept.whole else kept.tail
-    head = kept.head[:head_room]
-    if len(kept.head) > head_room:
+    head = kept.head[: json_prefix(kept.head, head_room)]
+    if len(kept.head) > len(head):
         cut = head.rfind("\n") + 1
-        if cut > head_room * (1 - LINE_CUT_REACH):
+        if cut > len(head) * (1 - LINE_CUT_REACH):
             head = head[:cut]
-    tail = source_tail[len(source_tail) - tail_room :] if tail_room else ""
-    if len(source_tail) > tail_room:
+    tail = source_tail[json_suffix(source_tail, tail_room) :] if tail_room else ""
+    if len(source_tail) > len(tail):
         cut = tail.find("\n") + 1
-        if 0 < cut < tail_room * LINE_CUT_REACH:
+        if 0 < cut < len(tail) * LINE_CUT_REACH:
             tail = tail[cut:]
     first = head.count("\n") + 1
     last = max(kept.total_lines - _line_count(tail), first)
     omitted = max(kept.total_bytes - len(head.encode()) - len(tail.encode()), 0)
     lead = "\n" if head and not head.endswith("\n") else ""
-    return f"{head}{lead}{_marker(kept.label, first, last, omitted, where)}{tail}"
+    marker = _marker(kept.label, first, last, omitted, where)
+    return f"{visible_controls(head)}{lead}{marker}{visible_controls(tail)}"
 
 
 def seed_clip(kept: Kept, where: str) -> str:
-    """The seed's shape, for the `seed` budget: 1 MiB per stream, 3/4 from the start, and its marker."""
+    """The seed's shape, for the `seed` budget: 1 MiB per stream, 3/4 from the start, and its marker;
+    controls as pictures, as in `clip`."""
     if kept.whole:
-        return kept.head
+        return visible_controls(kept.head)
     omitted = max(kept.total_bytes - len(kept.head.encode()) - len(kept.tail.encode()), 0)
     return (
-        f"{kept.head}\n[... {omitted:,} bytes of {kept.label} omitted here: kept the first and the last "
-        f"of {kept.total_bytes:,} bytes; {where} ...]\n{kept.tail}\n[{kept.label} truncated at 1MB]"
+        f"{visible_controls(kept.head)}\n[... {omitted:,} bytes of {kept.label} omitted here: kept the first and "
+        f"the last of {kept.total_bytes:,} bytes; {where} ...]\n{visible_controls(kept.tail)}\n"
+        f"[{kept.label} truncated at 1MB]"
     )
 
 

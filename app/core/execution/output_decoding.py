@@ -12,7 +12,7 @@ from __future__ import annotations
 import codecs
 import functools
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 UTF8 = "utf-8"
 
@@ -105,3 +105,67 @@ class StreamDecoder:
         whole = len(data) if final else complete_utf8_prefix(data)
         self._pending = data[whole:]
         return decode_output(data[:whole], self.code_pages)
+
+
+# -- output as the model reads it: JSON text -----------------------------------------------------------
+
+# What the model reads is a JSON text (server/tools.py `reply`), where a control character is a
+# six-character escape (\u001b) and a quote, a backslash, a tab or a line end are two characters.
+# So each C0 control other than tab and line ends is shown as its Unicode control picture (ESC as
+# U+241B, NUL as U+2400): one character that says as much to the model as the escape, so that a
+# budget spent on colour codes or NUL bytes still shows six times as much; quotes, backslashes,
+# tabs and line ends stay exact, and output is fitted counting each of them at two characters.
+CONTROL_PICTURES = {code: 0x2400 + code for code in range(0x20) if chr(code) not in "\t\n\r"}
+JSON_PAIRS = ('"', "\\", "\t", "\n", "\r")  # what JSON writes as two characters, once controls are pictures
+JSON_PAIR_BYTES = tuple(pair.encode() for pair in JSON_PAIRS)
+
+
+def visible_controls(text: str) -> str:
+    """`text` with each C0 control but tab and line ends as its control picture (see above)."""
+    return text.translate(CONTROL_PICTURES)
+
+
+def json_length(text: str, start: int = 0, end: int | None = None) -> int:
+    """The characters `text[start:end]` takes in the model's JSON text, its controls as pictures."""
+    stop = len(text) if end is None else end
+    return stop - start + sum(text.count(pair, start, stop) for pair in JSON_PAIRS)
+
+
+def json_length_of_bytes(data: bytes, start: int, end: int) -> int:
+    """At most the characters `data[start:end]` takes in the model's JSON text once decoded, its
+    controls as pictures: a character is never more bytes than characters, a pair byte is two."""
+    return end - start + sum(data.count(pair, start, end) for pair in JSON_PAIR_BYTES)
+
+
+def json_prefix(text: str, room: int) -> int:
+    """How many characters of the start of `text` fit in `room` characters of JSON text."""
+    return json_end(0, len(text), room, lambda end: json_length(text, 0, end))
+
+
+def json_suffix(text: str, room: int) -> int:
+    """Where the end of `text` that fits in `room` characters of JSON text starts."""
+    return json_start(len(text), room, lambda start: json_length(text, start))
+
+
+def json_start(end: int, room: int, length: Callable[[int], int], floor: int = 0) -> int:
+    """The smallest start from `floor` on whose part up to `end` is at most `room` long by `length`."""
+    low, high = max(floor, end - max(room, 0)), end
+    while low < high:
+        middle = (low + high) // 2
+        if length(middle) <= room:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def json_end(start: int, stop: int, room: int, length: Callable[[int], int]) -> int:
+    """The largest end up to `stop` whose part from `start` is at most `room` long by `length`."""
+    low, high = start, min(stop, start + max(room, 0))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if length(middle) <= room:
+            low = middle
+        else:
+            high = middle - 1
+    return low
