@@ -47,9 +47,7 @@ ALREADY_WAITING_MESSAGE = (
     "terminal_confirm); that call runs it once, if allowed, and returns the result. Do not confirm it again: "
     "follow a job with command_wait."
 )
-CANCELLED_HOLD_MESSAGE = (
-    "The call was cancelled before the command ran, so it was withdrawn; it did not run."
-)
+CANCELLED_HOLD_MESSAGE = "The call was cancelled before the command ran, so it was withdrawn; it did not run."
 APP_GONE_HOLD_REASON = "the Cowork Terminal app stopped before the user answered"
 PAUSED_HOLD_REASON = "host access was paused before the user answered"
 PAUSE_ENDED_HOLD_MESSAGE = (
