@@ -228,6 +228,8 @@ class Monitor:
         self._tell_ended_jobs(ended_jobs(previous.jobs, state.jobs))
         if state.paused != previous.paused:  # the log window shows the tray's pause, not the file's
             app.tray_windows.tell_log_windows({"op": "state", "paused": state.paused})
+        if _settings(state) != _settings(previous):  # changed anywhere (the CLI too): an open Settings shows it
+            app.tray_windows.push_settings()
         app.show(state)
 
     def _tell_ended_jobs(self, ended: tuple[JobView, ...]) -> None:
@@ -236,6 +238,11 @@ class Monitor:
             record = self.hub.command(job.id)
             if record is not None and not record.status.is_active:
                 self.app.notifier.notify(*job_notice(job, outcome_text(record)))
+
+
+def _settings(state: TrayState) -> tuple[object, ...]:
+    """What the Settings window shows."""
+    return state.approval_mode, state.output_budget, state.autostart
 
 
 def _server_view(record: ServerRecord, linked: set[int | None]) -> ServerView:

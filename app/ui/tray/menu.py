@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from app.core.claude.config import ALTERED, CHANGED, CURRENT, UNKNOWN
 from app.core.execution.output import BUDGET_CHOICES, OutputBudget
 from app.core.i18n import LANGUAGE_NAMES, LANGUAGES, N_, _, ngettext
-from app.core.i18n.formats import format_time, format_weekday_time, shorten_command
+from app.core.i18n.formats import format_time, format_weekday_time
 from app.core.policy.approval import ApprovalMode
 from app.core.visible_text import visible
 from app.ui.tray.tray_state import (
@@ -28,6 +28,7 @@ from app.ui.tray.tray_state import (
     ClientView,
     TrayState,
     client_state_text,
+    short_command,
 )
 
 APP_TITLE = "Cowork Terminal"  # a name: the same in every language
@@ -319,7 +320,7 @@ def waiting_entry(state: TrayState) -> MenuEntry:
 
 
 def _short(command: str, limit: int = 60) -> str:
-    return shorten_command(" ".join(visible(command).split()), limit)  # a hidden character shows, even here
+    return short_command(command, limit)  # a hidden character shows, even here
 
 
 def approval_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
@@ -433,12 +434,10 @@ def _information(state: TrayState, now: float) -> list[MenuEntry]:
             text = _("Server for {client} crashed at {time}").format(client=crash.client_label, time=at)
         lines.append(MenuEntry("crash", text, OPEN_LOG))
     for job in state.jobs[:MAX_JOB_LINES]:
-        command = " ".join(job.command.split())
-        if len(command) > JOB_COMMAND_CHARS:
-            command = command[: JOB_COMMAND_CHARS - 1] + "…"
         text = _("{command} · running since {time} · {client}").format(
-            command=command, time=_clock_time(job.started_at, now), client=job.client
-        )
+            command=_short(job.command, JOB_COMMAND_CHARS), time=_clock_time(job.started_at, now),
+            client=visible(job.client),
+        )  # fmt: skip
         stop = MenuEntry(f"stop-job:{job.id}", _("Stop"), STOP_JOB, str(job.id))
         lines.append(MenuEntry(f"job:{job.id}", text, submenu=(stop,)))
     for index, server in enumerate(state.servers[:MAX_SERVER_LINES]):

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from app.core.claude.config import ABSENT, ALTERED, CHANGED, CURRENT, FOREIGN, INVALID, STALE, UNKNOWN
 from app.core.execution.output import OutputBudget
 from app.core.i18n import N_, _
+from app.core.i18n.formats import shorten_command
 from app.core.policy.approval import ApprovalMode
+from app.core.visible_text import visible
 
 # A command running this long has outlived the call of the most impatient Claude app (Cowork's 45 s,
 # issue 22): the menu lists it, so that it can be stopped without opening the activity log.
@@ -114,8 +116,14 @@ def ended_jobs(before: tuple[JobView, ...], after: tuple[JobView, ...]) -> tuple
 
 def job_notice(job: JobView, outcome: str) -> tuple[str, str]:
     """The notice for a long command that ended: it names the agent, so the user knows whose it was."""
-    title = _("{client}'s long command ended").format(client=job.client)
-    return title, f"{' '.join(job.command.split())[:120]}\n{outcome}"
+    title = _("{client}'s long command ended").format(client=visible(job.client))
+    return title, f"{short_command(job.command, 120)}\n{outcome}"
+
+
+def short_command(command: str, limit: int) -> str:
+    """A command on one line for the menu or a notice, at most `limit` characters (its end kept), each
+    character that would not show written out: a right-to-left mark or an escape must not disguise it."""
+    return shorten_command(" ".join(visible(command).split()), limit)
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,14 @@ import sys
 import time
 import tkinter as tk
 from dataclasses import replace
+from tkinter import font as tkfont
 from tkinter import ttk
 from typing import Any, Protocol
 
 from app.core.i18n import N_, _, ngettext
+from app.core.i18n.formats import shorten_command
 from app.core.policy.approval import HOLD_LIFETIME_S
-from app.core.policy.rules import FOLDER_SCOPE, SESSION_SCOPE, short_folder
+from app.core.policy.rules import FOLDER_SCOPE, SESSION_SCOPE, RuleProposal, short_folder
 from app.core.visible_text import hidden_count, visible
 from app.ui.windows.held_command import Decision, WaitingCommand, danger_words
 from app.ui.windows.link import TrayLine, open_tk_root
@@ -46,6 +48,11 @@ CONFIRM_DISK = N_("To allow it, type the disk it erases, {disk}:")
 REVEAL_AFTER_S = 0.5  # a hidden prompt comes back this soon: long enough for a close to be seen to work
 WRAP_PX = 560
 FRAME_PAD_PX = 14
+MAX_TEXT_PX = 960  # the rule button's text at most: wider, its folder is shortened in the middle
+SCREEN_MARGIN_PX = 40  # kept free on each side of the screen (window borders, a panel)
+MAX_PLAIN_LINES = 6  # what the command does, at most this many lines: more are counted ("and 3 more")
+MIN_FOLDER_CHARS = 24  # a folder shortened in the middle keeps at least this many characters
+BUTTON_PAD_PX = 16  # a ttk button's padding and border around its text, each side
 
 
 class Line(Protocol):
@@ -75,6 +82,15 @@ def command_facts(command: str) -> str:
     return " ".join(facts)
 
 
+def plain_lines(lines: tuple[str, ...]) -> list[str]:
+    """What the command does, at most MAX_PLAIN_LINES lines, the rest counted: forty folders listed one
+    a line would push the command and the answers off the screen."""
+    if len(lines) <= MAX_PLAIN_LINES:
+        return list(lines)
+    shown = MAX_PLAIN_LINES - 1
+    return [*lines[:shown], _("and {count} more").format(count=len(lines) - shown)]
+
+
 def time_left(seconds: float) -> str:
     """ "4:05 left" / "12 s left": the countdown's words."""
     seconds = max(0, int(seconds + 0.999))
@@ -100,6 +116,8 @@ class ApprovalPrompt:
         root.title(_(TITLE))
         root.attributes("-topmost", True)
         root.minsize(560, 340)
+        # Never bigger than the screen: Allow and Deny must stay where the person can click them.
+        root.maxsize(root.winfo_screenwidth() - 2 * SCREEN_MARGIN_PX, root.winfo_screenheight() - 2 * SCREEN_MARGIN_PX)
         # Closing or minimising hides it only for a moment while a command waits (`poll` brings it back):
         # a program can unmap or iconify any window, and a hidden question must not wait unseen.
         root.protocol("WM_DELETE_WINDOW", self.root.withdraw)
@@ -148,8 +166,9 @@ class ApprovalPrompt:
         deaf_to_sent_input(self.confirm_entry)  # a program typing the word would make the click a habit again
         self.typed.trace_add("write", lambda *_a: self._arm_allow())
 
-        buttons = ttk.Frame(frame)
-        buttons.pack(fill="x", pady=(10, 0))
+        # Packed first, at the bottom: a window the screen cuts short squeezes the texts, never the answers.
+        self.buttons = buttons = ttk.Frame(frame)
+        buttons.pack(side="bottom", fill="x", pady=(10, 0), before=self.heading)
         # Created in this order for the keyboard: Deny has the focus, Tab leads to Allow once.
         self.deny_button = ttk.Button(buttons, text=_("Deny"), command=lambda: self.answer(False))
         self.deny_button.pack(side="right")
@@ -172,10 +191,30 @@ class ApprovalPrompt:
         frame.bind("<Configure>", self._rewrap, add="+")
 
     def _rewrap(self, event: tk.Event) -> None:
-        width = max(WRAP_PX, event.width - 2 * FRAME_PAD_PX)
+        width = min(max(WRAP_PX, event.width - 2 * FRAME_PAD_PX), self._widest_text_px())
         for label in self._wrapping:
             if int(str(label.cget("wraplength")) or 0) != width:
                 label.configure(wraplength=width)
+
+    def _widest_text_px(self) -> int:
+        """How wide a text may make the window: never wider than the screen (less its margins)."""
+        screen = self.root.winfo_screenwidth() - 2 * (SCREEN_MARGIN_PX + FRAME_PAD_PX)
+        return max(WRAP_PX, min(MAX_TEXT_PX, screen))
+
+    def _rule_text(self, proposal: RuleProposal) -> str:
+        """ "Always allow deleting build folders ... in ~/a/…/z": a long folder is shortened in the middle
+        so that the button, which sets the window's width, keeps Allow and Deny on the screen. The whole
+        folder stays in the "In folder" line."""
+        description = visible(proposal.description())
+        folder = visible(short_folder(proposal.folder))
+        text = _("Always allow {what}").format(what=description)
+        font = tkfont.nametofont(str(ttk.Style(self.root).lookup("TButton", "font") or "TkDefaultFont"))
+        limit = self._widest_text_px() - 2 * BUTTON_PAD_PX
+        keep = len(folder)
+        while font.measure(text) > limit and keep > MIN_FOLDER_CHARS and folder in description:
+            keep -= 4
+            text = _("Always allow {what}").format(what=description.replace(folder, shorten_command(folder, keep)))
+        return text
 
     def take(self, message: dict[str, Any]) -> None:
         """One message from the tray: a command to ask about, or one that no longer waits."""
@@ -218,7 +257,7 @@ class ApprovalPrompt:
             held = self.pending[held.id] = replace(held, expires_at=time.time() + HOLD_LIFETIME_S)
             self.line.send({"op": "seen", "id": held.id})
         self.current = held
-        self.what.configure(text="\n".join(held.lines()) or _("It needs your approval."))
+        self.what.configure(text="\n".join(plain_lines(held.lines())) or _("It needs your approval."))
         self.command.configure(state="normal")
         self.command.delete("1.0", "end")
         self.command.insert("1.0", visible(held.command))
@@ -259,10 +298,10 @@ class ApprovalPrompt:
             self.severe_row.pack_forget()
             self.what.configure(foreground="#9a3412", font=("TkDefaultFont", 12))
         if held.proposal is not None and not held.severe:
-            self.rule_button.configure(text=_("Always allow {what}").format(what=held.proposal.description()))
+            self.rule_button.configure(text=self._rule_text(held.proposal))
             # A session rule lasts while this agent's server runs: said as the person sees it.
             self.session_button.configure(text=_("Allow these until {client} quits").format(client=held.client))
-            self.rules_row.pack(fill="x", pady=(8, 0))
+            self.rules_row.pack(side="bottom", fill="x", pady=(8, 0), before=self.buttons)  # under Allow, Deny
         else:
             self.rules_row.pack_forget()
         self._disarm()

@@ -94,7 +94,7 @@ class Banner:
         self.frame.pack(fill="x")
         texts = tk.Frame(self.frame, highlightthickness=0)
         texts.pack(side="left", fill="x", expand=True)
-        self.state_label = tk.Label(texts, font=fonts["title"], anchor="w")
+        self.state_label = tk.Label(texts, font=fonts["title"], anchor="w", justify="left")
         self.state_label.pack(fill="x")
         self.hint_label = tk.Label(texts, font=fonts["hint"], anchor="w", justify="left")
         self.hint_label.pack(fill="x")
@@ -118,7 +118,18 @@ class Banner:
         )
         self.pause_button = ttk.Button(self.frame, style="Switch.TButton")
         arming.guard(self.pause_button, toggle, loosens=lambda: bool(paused()))
-        self.pause_button.pack(side="right", padx=(12, 0))
+        # Packed before the texts: a narrow window (or a longer language) wraps the texts, and the switch
+        # keeps its whole text ("Resume" squeezed to a few letters could not be read, nor found).
+        self.pause_button.pack(side="right", padx=(12, 0), before=texts)
+        self._wrapped = (self.state_label, self.hint_label, self.agents_label)
+        texts.bind("<Configure>", self._rewrap, add="+")
+
+    def _rewrap(self, event: tk.Event) -> None:
+        """The texts wrap at the width the switch leaves them."""
+        width = max(1, event.width - 8)  # the labels' own border and padding
+        for label in self._wrapped:
+            if int(str(label.cget("wraplength")) or 0) != width:
+                label.configure(wraplength=width)
 
     def paint(self, paused: bool) -> None:
         """The state's colours and words; Resume is armed only after a moment, Pause at once."""

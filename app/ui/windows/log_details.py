@@ -3,6 +3,7 @@ timings, output so far), with Stop, Copy, and Allow or Deny for a command that w
 
 from __future__ import annotations
 
+import re
 import tkinter as tk
 from collections.abc import Callable
 from tkinter import ttk
@@ -18,6 +19,20 @@ from app.ui.windows.real_input import ArmedButtons
 
 STOP_BUTTON = N_("■  Stop this command")
 NO_SELECTION = N_("Select a command above to see everything about it: the full command, folder, timings and output.")
+
+# A terminal's colour and cursor codes (CSI: `ESC [ 32 m`) and title codes (OSC: `ESC ] 0 ; title BEL`):
+# a terminal acts on them and shows nothing; the pane shows no terminal, so they go.
+_TERMINAL_CODES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|\x9b[0-?]*[ -/]*[@-~]")
+
+
+def shown_output(preview: str) -> str:
+    """A command's output as a terminal would leave it on the screen: colour codes gone, each line
+    only what its last carriage return left (`50%\r100%` is `100%`), and any other character that
+    does not show written out (`^@` for NUL, which would end the text in Tk)."""
+    preview = _TERMINAL_CODES.sub("", preview)
+    lines = (line.rstrip("\r").rsplit("\r", 1)[-1] for line in preview.split("\n"))
+    return visible("\n".join(lines))
+
 
 # Fills the frame under the details header whenever a waiting command is selected (Allow, Deny).
 WaitingActions = Callable[[ttk.Frame, CommandRecord, "DetailsHost"], None]
@@ -85,10 +100,13 @@ class DetailsPane:
         self.text.bind("<Button-1>", lambda _e: self.text.focus_set(), add="+")
         self.text.configure(state="disabled")
 
-    def show(self, record: CommandRecord | None) -> None:
-        """Draw `record` anew (the window skips this when the record did not change)."""
+    def show(self, record: CommandRecord | None, *, keep_view: bool = False) -> None:
+        """Draw `record` anew (the window skips this when the record did not change). `keep_view`: the
+        same command drawn again (its output grew): the text stays where the person scrolled it, and
+        what they selected stays selected."""
         window = self.window
         text = self.text
+        view = self._view() if keep_view else None
         text.configure(state="normal")
         text.delete("1.0", "end")
         for widget in self.actions_frame.winfo_children():
@@ -122,19 +140,35 @@ class DetailsPane:
             text.insert("end", f"{line.value}\n")
         self._insert_stream(record, _("Output"), record.stdout_preview, record.stdout_bytes)
         self._insert_stream(record, _("Error messages"), record.stderr_preview, record.stderr_bytes)
+        if view is not None:
+            self._restore(view)
         text.configure(state="disabled")
+
+    def _view(self) -> tuple[str, bool, tuple[str, ...]]:
+        """Where the text is scrolled (its top line), whether it shows the end, and what is selected."""
+        first, last = self.text.yview()
+        return self.text.index("@0,0"), first > 0 and last >= 1.0, tuple(str(i) for i in self.text.tag_ranges("sel"))
+
+    def _restore(self, view: tuple[str, bool, tuple[str, ...]]) -> None:
+        top, at_end, selected = view
+        if at_end:  # following the output as it grows
+            self.text.yview_moveto(1.0)
+        else:
+            self.text.yview(top)
+        if selected:
+            self.text.tag_add("sel", *selected)
 
     def _insert_stream(self, record: CommandRecord, title: str, preview: str | None, size: int | None) -> None:
         text = self.text
         heading = title if size is None else f"{title}, {size_text(size)}"
         text.insert("end", heading + "\n", "heading")
         if record.status.is_active and preview:  # the output so far, sent each second while it runs
-            text.insert("end", preview.rstrip("\n") + "\n", "mono")
+            text.insert("end", shown_output(preview.rstrip("\n")) + "\n", "mono")
             text.insert("end", _("Still running: more may follow.") + "\n", "muted")
         elif record.status.is_active:
             text.insert("end", _("Nothing yet.") + "\n", "muted")
         elif preview:
-            text.insert("end", preview.rstrip("\n") + "\n", "mono")
+            text.insert("end", shown_output(preview.rstrip("\n")) + "\n", "mono")
         else:
             text.insert("end", _("(empty)") + "\n", "muted")
 

@@ -16,6 +16,14 @@ from app.ui.windows.controls import Controls
 from app.ui.windows.log_model import STATUS_FILTERS, Filter, RowWindow, filter_label
 
 FILTER_DEBOUNCE_MS = 250  # typing in the filter box re-queries once the user pauses
+STATUS_GAP_PX = 14  # between the filter and "Show:"
+
+
+def _packed_width(widget: tk.Widget) -> int:
+    """The width `widget` asks for in its row, with its padding."""
+    padx = widget.pack_info().get("padx", 0)
+    pads = padx if isinstance(padx, tuple | list) else (padx, padx)
+    return widget.winfo_reqwidth() + sum(int(p) for p in pads)
 
 
 class ToolbarHost(Protocol):
@@ -44,8 +52,13 @@ class Toolbar:
         self.root = root
         self.window = window
         self._after_filter: str | None = None
-        bar = ttk.Frame(root, padding=(12, 10, 12, 6))
+        self.frame = outer = ttk.Frame(root, padding=(12, 10, 12, 6))
+        outer.pack(fill="x")
+        self.bar = bar = ttk.Frame(outer)
         bar.pack(fill="x")
+        # "Show:" and its choices, in the bar's row where they fit, else in a row of their own under
+        # it: a narrow window (or a longer language) must not squeeze the choice out of sight.
+        self.status_part = ttk.Frame(outer)
         self.filter_caption = ttk.Label(bar, text=_("Filter:"))
         self.filter_caption.pack(side="left")
         self.filter_text = tk.StringVar()
@@ -56,14 +69,15 @@ class Toolbar:
         # least the English size; the filter box gives up what the status box needs beyond that.
         box_width = max(34, -(-widest // text_font.measure("0")) + 3)
         self.filter_entry = ttk.Entry(bar, textvariable=self.filter_text, width=max(16, 36 - (box_width - 34)))
-        self.filter_entry.pack(side="left", padx=(6, 4))
+        self.filter_entry.pack(side="left", padx=(6, 4), fill="x", expand=True)
         self.filter_text.trace_add("write", lambda *_: self._filter_changed_later())
         self.clear_filter_button = ttk.Button(bar, text="✕", width=2, style="Small.TButton", command=self.clear_filter)
         self.clear_filter_button.pack(side="left")
-        ttk.Label(bar, text=_("Show:")).pack(side="left", padx=(14, 6))
+        self.show_caption = ttk.Label(self.status_part, text=_("Show:"))
+        self.show_caption.pack(side="left", padx=(0, 6))
         self.status_choice = tk.StringVar(value=filter_label(STATUS_FILTERS[0]))
         self.status_box = ttk.Combobox(
-            bar,
+            self.status_part,
             textvariable=self.status_choice,
             values=choices,
             state="readonly",
@@ -78,16 +92,36 @@ class Toolbar:
         self.rules_button = ttk.Button(bar, text=_("Your rules…"), command=window.show_rules)
         self.rules_button.pack(side="right", padx=(0, 6), before=self.filter_caption)
         self.newest_button = ttk.Button(bar, text=_("↑ Back to newest"), command=window.reload)
+        self._one_row: bool | None = None
+        outer.bind("<Configure>", lambda event: self._place_status(event.width), add="+")
+        self._place_status(0)
         self.rules_window: tk.Toplevel | None = None
         self._removed_rules: set[int] = set()
         self.rules_intro: ttk.Label | None = None
         self.rule_rows: dict[int, tuple[ttk.Label, ttk.Button]] = {}
+
+    def _place_status(self, width: int) -> None:
+        """The status choice in the bar's row when the whole row fits in `width` (1 or less: not drawn yet),
+        else in a row of its own."""
+        row = [w for w in self.bar.pack_slaves() if w is not self.status_part]
+        needed = sum(_packed_width(w) for w in row) + self.status_part.winfo_reqwidth() + STATUS_GAP_PX
+        one_row = width <= 1 or needed <= width - 24  # the bar's own padding, both sides
+        if one_row == self._one_row:
+            return
+        self._one_row = one_row
+        if one_row:
+            self.status_part.pack(in_=self.bar, side="left", padx=(STATUS_GAP_PX, 0), after=self.clear_filter_button)
+        else:
+            self.status_part.pack(in_=self.frame, side="top", anchor="w", pady=(6, 0), after=self.bar)
 
     def show_newest_button(self, shown: bool) -> None:
         if shown:
             self.newest_button.pack(side="right", padx=(0, 8))
         else:
             self.newest_button.pack_forget()
+        if self._one_row is not None:  # the row's width changed: the choice may move
+            self._one_row = None
+            self._place_status(self.frame.winfo_width())
 
     # -- filters --------------------------------------------------------------------------------
 

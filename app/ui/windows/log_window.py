@@ -98,6 +98,7 @@ class LogWindow:
         self._newest_seen = 0
         self._active_ids: set[int] = set()
         self._shown_record: CommandRecord | None = None
+        self._shown_id: int | None = None  # the command the details show (`_shown_record` is reset to redraw)
         self._after_poll: str | None = None
         self._loading_older = False
         self._last_durations = 0.0
@@ -363,8 +364,11 @@ class LogWindow:
     def _show_details(self, record: CommandRecord | None) -> None:
         if record is not None and record == self._shown_record:
             return  # unchanged: keep the user's text selection and scroll position
+        # The same command drawn again (its live output grew): the person's scroll position stays.
+        same = record is not None and record.id == self._shown_id
         self._shown_record = record
-        self.details_pane.show(record)
+        self._shown_id = None if record is None else record.id
+        self.details_pane.show(record, keep_view=same)
 
     def details_text(self) -> str:
         return self.details_pane.shown_text()
