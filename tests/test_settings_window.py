@@ -13,16 +13,14 @@ from types import ModuleType
 
 import pytest
 
-from app.core import liveness
-from app.core.paths import AppPaths
-from app.ui.tray import platforms as tray_platform
 from app.ui.tray.app import TrayApp
 from app.ui.windows import confirm_window, settings_window
 from app.ui.windows.settings_window import SettingsWindow
 from tests.clicks import ARMED_S, on_screen, press, shown_window
-from tests.desktop_env import make_fake_desktop, pump_until, wait_for
+from tests.desktop_env import pump_until, wait_for
 from tests.stdio_client import STOP_DEADLINE_S
 from tests.test_welcome import texts
+from tests.tray_in_process import in_process_tray  # noqa: F401 - the fixture `tray`
 
 pytestmark = pytest.mark.gui
 
@@ -53,18 +51,6 @@ def test_each_choice_has_one_plain_sentence_and_a_click_says_what_was_chosen(dis
         ]
     finally:
         root.destroy()
-
-
-@pytest.fixture
-def tray(paths: AppPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path, display: str):
-    make_fake_desktop(tmp_path, monkeypatch)
-    monkeypatch.setenv("PYSTRAY_BACKEND", "dummy")
-    pystray: ModuleType = tray_platform.load_pystray()
-    app = TrayApp(paths, liveness.try_hold(paths.tray_lock), pystray)
-    app.start()
-    assert app.settle()
-    yield app
-    app.shutdown()
 
 
 # The settings window's process, replaced by one that keeps what the tray tells it and clicks once.

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -12,24 +11,12 @@ from app.core import liveness
 from app.core.channel.transport import address_for, connect
 from app.core.channel.wire import Channel
 from app.core.paths import AppPaths
-from app.ui.tray import platforms as tray_platform
 from app.ui.tray.app import TrayApp
 from tests.clicks import CONFIRM_TITLE, click_yes, press, shown_window
-from tests.desktop_env import make_fake_desktop, wait_for
+from tests.desktop_env import wait_for
+from tests.tray_in_process import in_process_tray  # noqa: F401 - the fixture `tray`
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def tray(paths: AppPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path, display: str):
-    make_fake_desktop(tmp_path, monkeypatch)
-    monkeypatch.setenv("PYSTRAY_BACKEND", "dummy")
-    pystray: ModuleType = tray_platform.load_pystray()
-    app = TrayApp(paths, liveness.try_hold(paths.tray_lock), pystray)
-    app.start()
-    assert app.settle()
-    yield app
-    app.shutdown()
 
 
 def a_running_command(paths: AppPaths) -> Channel:

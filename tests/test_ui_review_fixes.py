@@ -11,21 +11,20 @@ import tkinter as tk
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-from app.core import i18n, liveness
+from app.core import i18n
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.paths import AppPaths
-from app.ui.tray import platforms as tray_platform
 from app.ui.tray.app import TrayApp
 from app.ui.tray.menu import build_menu, find_entry
 from app.ui.tray.tray_state import JobView, TrayState, job_notice
 from app.ui.windows.approval_prompt import ApprovalPrompt
 from app.ui.windows.held_command import WaitingCommand, judged
 from app.ui.windows.log_window import LogWindow
-from tests.desktop_env import make_fake_desktop, pump_until, wait_for
+from tests.desktop_env import pump_until, wait_for
+from tests.tray_in_process import in_process_tray  # noqa: F401 - the fixture `tray`
 from tests.window_pipes import TrayEnd
 
 pytestmark = pytest.mark.gui
@@ -198,18 +197,6 @@ def test_resume_and_the_status_choice_show_whole_at_the_windows_smallest_size(
         assert window.pause_button.cget("text") == i18n._("▶  Resume host access")
         hint = window.band.hint_label
         assert hint.winfo_reqwidth() <= hint.winfo_width(), "the hint wraps instead of running under the button"
-
-
-@pytest.fixture
-def tray(paths: AppPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, home: Path, display: str):
-    make_fake_desktop(tmp_path, monkeypatch)
-    monkeypatch.setenv("PYSTRAY_BACKEND", "dummy")
-    pystray: ModuleType = tray_platform.load_pystray()
-    app = TrayApp(paths, liveness.try_hold(paths.tray_lock), pystray)
-    app.start()
-    assert app.settle()
-    yield app
-    app.shutdown()
 
 
 # The Settings window's process, replaced by one that writes down each state the tray tells it.
