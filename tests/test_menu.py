@@ -409,7 +409,8 @@ def test_a_command_running_longer_than_a_claude_call_is_listed_under_quit_with_s
     )
     state = TrayState(clients=(DESKTOP_CONNECTED,), running=1, jobs=(job,))
     line = entry(state, "job:9")
-    assert line.text == "npm ci --no-audit && npm run build:all … · running since 14:02 · Cowork"
+    # shortened in the middle, its end kept (as Recent activity shows a command)
+    assert line.text == "npm ci --no-audit && npm…e --watch=false · running since 14:02 · Cowork"
     [stop] = line.submenu or ()
     assert (stop.text, stop.action, stop.target) == ("Stop", menu.STOP_JOB, "9")
 
