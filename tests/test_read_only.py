@@ -366,19 +366,38 @@ async def test_a_file_system_the_host_mounts_while_a_read_only_command_runs_cann
         shutil.rmtree(folder)
 
 
+@needs_bwrap
+@pytest.mark.skipif(landlock.find_perl() is None, reason="the Landlock check is Perl's")
+async def test_a_named_pipe_in_a_working_folder_under_tmp_cannot_be_written_and_tmpdir_still_can(
+    home: Path, tmp_path: Path
+) -> None:
+    """A review, 2026-12-05: Landlock's rules reach across mounts, so with /tmp writable a named pipe
+    in a working folder bound back under it (here pytest's own, in /tmp) could still be written.
+    /tmp is then not writable at all, and TMPDIR is a scratch folder of the command's own."""
+    fifo = tmp_path / "ctl"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        async with serving(home) as client:
+            written = await look(client, "echo 'from the read-only tool' > ctl", tmp_path)
+            scratch = await look(client, 'f=$(mktemp) && echo kept > "$f" && cat "$f"', tmp_path)
+        assert written.get("exitCode") != 0 and "Permission denied" in written.get("stderr", ""), written
+        assert os.read(reader, 100) == b"", "nothing came through the pipe"
+        assert scratch.get("stdout") == "kept\n", scratch
+    finally:
+        os.close(reader)
+
+
 def test_the_read_only_check_is_perls_landlock_one_where_there_is_perl_and_bashs_without() -> None:
     with_perl = read_only.bwrap_prefix("bwrap", "/w", "/run/user/1000", lifeline_fd=9, perl="/usr/bin/perl")
     check = with_perl[with_perl.index("--", with_perl.index("--chdir")) + 1 :]
-    assert check[:2] == ["/usr/bin/perl", "-e"] and check[3:] == [
-        "--",
-        "9",
-        "/tmp",
-        "/dev",
-        "/run",
-        "/run/user/1000",
-        "--",
-    ]
+    assert check[:2] == ["/usr/bin/perl", "-e"]
+    assert check[3:] == ["--", "9", "/dev", "/tmp", "/run", "/run/user/1000", "--"], "the lifeline, what may be written"
     assert with_perl[with_perl.index("--setenv") + 1 : with_perl.index("--setenv") + 3] == ["PERL_BADLANG", "0"]
+    under_tmp = read_only.bwrap_prefix("bwrap", "/tmp/w", None, lifeline_fd=9, perl="/usr/bin/perl")
+    check = under_tmp[under_tmp.index("--", under_tmp.index("--chdir")) + 1 :]
+    assert check[3:] == ["--", "9", "/dev", "/run", read_only.SCRATCH, "--"], "not /tmp, where /tmp/w is bound back"
+    assert under_tmp[under_tmp.index("TMPDIR") - 1 :][:3] == ["--setenv", "TMPDIR", read_only.SCRATCH]
     without = read_only.bwrap_prefix("bwrap", "/w", None, lifeline_fd=9)
     assert without[-2:] == ["cowork-check", "9"] and "--setenv" not in without
 

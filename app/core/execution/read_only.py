@@ -110,6 +110,19 @@ exit 127;
 """
 
 
+SCRATCH = "/tmp/.cowork-scratch"  # the command's temporary folder when one is bound back under /tmp
+
+
+def writable_places(hidden: Sequence[str], bound: Sequence[str]) -> tuple[list[str], str | None]:
+    """The private folders Landlock lets the command write under, and the scratch folder that takes
+    /tmp's place (TMPDIR) when a folder bound back read-only lies under /tmp: Landlock's rules reach
+    across mounts, so a writable /tmp made a named pipe in a working folder under it writable (a
+    review, 2026-12-05). A hidden place with a folder bound back under it is left out."""
+    clear = [place for place in hidden if not any(_under(folder, place) for folder in bound)]
+    scratch = SCRATCH if "/tmp" in hidden and "/tmp" not in clear else None
+    return [*clear, *([scratch] if scratch else [])], scratch
+
+
 def bwrap_prefix(
     bwrap: str,
     cwd: str,
@@ -129,9 +142,11 @@ def bwrap_prefix(
     `locks`: the app's folders of lock files, hidden under empty ones."""
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
     hidden = ["/tmp", "/run", *([sockets] if sockets else [])]
+    bound: list[str] = []
     for folder in dict.fromkeys([cwd, *visible]):
         if folder and any(_under(folder, place) for place in hidden) and not (sockets and _under(folder, sockets)):
             argv += ["--ro-bind", folder, folder]
+            bound.append(folder)
     if sockets:  # last: a folder bound back above may hold it (a cwd above the runtime folder)
         argv += ["--tmpfs", sockets]
     argv += [arg for folder in locks for arg in ("--tmpfs", folder)]  # no flock on ours (container.hidden_locks)
@@ -140,8 +155,9 @@ def bwrap_prefix(
     from app.core.execution.container import KERNEL_SETTINGS, LIFELINE_CHECK, capability_args
 
     if perl:
-        writable = ["/tmp", "/dev", "/run", *([sockets] if sockets else [])]
-        check = [perl, "-e", PERL_READ_ONLY_CHECK, "--", str(lifeline_fd), *writable, "--"]
+        writable, scratch = writable_places(hidden, bound)
+        argv += ["--dir", scratch, "--setenv", "TMPDIR", scratch] if scratch else []
+        check = [perl, "-e", PERL_READ_ONLY_CHECK, "--", str(lifeline_fd), "/dev", *writable, "--"]
     else:
         check = ["/bin/bash", "--norc", "--noprofile", "-c", f'life=$1; shift\n{LIFELINE_CHECK}exec "$@"']
         check += ["cowork-check", str(lifeline_fd)]
