@@ -549,6 +549,40 @@ async def test_without_bwrap_git_and_cargo_whose_project_settings_name_a_program
     assert classify("cargo metadata --format-version 1", cwd=str(repo / "sub")).tier is Tier.SAFE
 
 
+def test_no_spelling_of_a_projects_settings_and_no_way_of_naming_its_repository_passes_for_read_only(
+    repo: Path, tmp_path: Path
+) -> None:
+    """A review of the fix, 2026-12-05: each of these was still judged read-only and git or cargo ran
+    the program its settings named (where no container runs)."""
+
+    def judged(command: str, cwd: Path) -> Tier:
+        return classify(command, cwd=str(cwd)).tier
+
+    config = repo / ".git" / "config"
+    original = config.read_bytes()
+    config.write_bytes(b"\xef\xbb\xbf[core]\n\tfsmonitor = /tmp/evil.sh\n" + original)
+    assert judged("git status", repo) is not Tier.SAFE, "git skips a byte-order mark"
+    config.write_bytes(b"\xef\xbb\xbf[core]\n\tfsmonitor = false\n" + original)
+    assert judged("git status", repo) is Tier.SAFE
+    bare = tmp_path / "b.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(bare, "config", "diff.external", "/tmp/evil.sh")
+    assert judged("git diff HEAD~1 HEAD", bare) is not Tier.SAFE, "a bare repository is one"
+    assert judged(f"GIT_DIR={bare} git status", tmp_path) is not Tier.SAFE, "GIT_DIR names the repository"
+    assert judged(f'X={repo}; git -C "$X" status', tmp_path) is not Tier.SAFE, "which one, only bash knows"
+    assert judged('git -C "" status', repo) is Tier.SAFE, "-C '' stays where it is"
+    crate = tmp_path / "crate"
+    (crate / ".cargo").mkdir(parents=True)
+    for spelling in ('[build]\n"rustc-wrapper" = "/tmp/w"\n', 'build = { rustc-wrapper = "/tmp/w" }\n',
+                     'build . rustc-wrapper = "/tmp/w"\n'):  # fmt: skip
+        (crate / ".cargo" / "config.toml").write_text(spelling)
+        assert judged("cargo metadata --format-version 1", crate) is not Tier.SAFE, spelling
+    (crate / ".cargo" / "config.toml").write_text("[build]\njobs = 2\n")
+    (crate / "rust-toolchain.toml").write_text('[toolchain]\npath = "/tmp/toolchain"\n')
+    assert judged("cargo tree", crate) is not Tier.SAFE, "rustup runs that folder's cargo"
+    assert judged("file --comp -m magic", tmp_path) is not Tier.SAFE, "getopt takes --comp for --compile"
+
+
 def test_the_login_shell_probes_profile_lets_it_write_only_the_temporary_folders() -> None:
     """zsh writes its here-documents under /tmp: denied, an rc file's PATH edits would be lost."""
     temp = read_only.macos_temp_folders({"TMPDIR": "/var/folders/ab/cd/T/"}, lambda p: "/private" + p)

@@ -35,6 +35,7 @@ from .findings import (
     _Report,
     _snip,
 )
+from .git import repository_settings
 from .options import _command_name, _operands, _short_flags
 from .parser import _parser
 from .protected import SOURCED, _home, _Protected, attached_path
@@ -448,6 +449,12 @@ class _Analyzer:
             variable_set(self, self.node_text(name), word, lasting=alone)
             if self.node_text(name) in _WRITTEN_THROUGH and value is not None:  # git writes files there
                 self.note_written(_Word(None, word.source, word.pattern.rstrip("/") + "/*", glob=True))
+            if self.node_text(name) == "GIT_DIR" and value is not None:  # its settings, as `git --git-dir`'s
+                if word.value is None:
+                    self.add(M, "{name}: cannot tell which repository's settings it reads ({source})", name="git",
+                             source=_snip(word.source))  # fmt: skip
+                else:
+                    repository_settings(self, os.path.join(self.cwd or "/", os.path.expanduser(word.value)))
             if self.protected.guarding and value is not None and self.relation_of(word) == "inside":
                 self.add(D, TOUCHES_APP_DATA)  # `f=~/.b*rc; cp x $f`: what it holds is not followed to its use
         fresh = value is not None and assigned_from_mktemp(self.node_text(value))

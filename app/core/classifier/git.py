@@ -37,10 +37,15 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         if not v.startswith("-"):
             break
         key = v.split("=", 1)[0]
-        given = v.split("=", 1)[1] if "=" in v else (args[i + 1].value if i + 1 < len(args) else None)
-        if key in ("-C", "--git-dir") and given is not None:
-            place = os.path.join(folder or "/", os.path.expanduser(given))
-            folder, git = (place, git) if key == "-C" else (folder, place)
+        if key in ("-C", "--git-dir"):
+            given = v.split("=", 1)[1] if "=" in v else (args[i + 1].value if i + 1 < len(args) else "")
+            if given is None:  # `git -C "$X" status`: which repository's settings, only bash knows
+                ctx.add(M, "{name}: cannot tell which repository's settings it reads ({source})", name="git",
+                        source=_snip(args[i + 1].source))  # fmt: skip
+                folder = git = None
+            elif given and folder is not None:  # each relative to the folder so far (`-C ""` stays)
+                place = os.path.join(folder, os.path.expanduser(given))
+                folder, git = (place, git) if key == "-C" else (folder, place)
         if key in ("-c", "--config-env"):
             setting = v.split("=", 1)[1] if "=" in v else (args[i + 1].value if i + 1 < len(args) else "")
             name, equals, value = (setting or "").partition("=")
@@ -59,9 +64,8 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     rest = args[i + 1 :]
     if rest and rest[0].value in ("--help", "-h"):  # further on, it may be an option's value (`-e -h`)
         return
-    setting = project_settings.git_runs(git or project_settings.git_dir(folder))
-    if setting:
-        ctx.add(M, "{name}: the project's settings name a program it runs ({setting})", name=name, setting=setting)
+    if folder is not None:
+        repository_settings(ctx, git or project_settings.git_dir(folder))
     if sub in ("push", "reset", "clean", "checkout", "restore", "branch", "stash", "rm", "switch"):
         dynamic = [a for a in rest if a.value is None]
         if dynamic:
@@ -90,6 +94,14 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         ctx.add(M, "git {sub}: changes the repository", sub=sub)
     else:
         ctx.add(M, "git {sub}: not a known git command (may be an alias)", sub=_snip(sub))
+
+
+def repository_settings(ctx: Analysis, git: str | None) -> None:
+    """A repository whose own settings name a program git runs (`core.fsmonitor`): git is not
+    read-only there (a review, 2026-12-05; also for `GIT_DIR=...`, analyzer.py)."""
+    setting = project_settings.git_runs(git)
+    if setting:
+        ctx.add(M, "{name}: the project's settings name a program it runs ({setting})", name="git", setting=setting)
 
 
 # Options whose value git runs as a shell command, by subcommand (red team, 2026-12-04: `git

@@ -61,7 +61,7 @@ def package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int) -> 
     if sub in remove:
         ctx.add(D, "{name} {sub}: removes packages", name=name, sub=sub)
     elif sub in read or (sub == "" and any(a.value in ("--version", "-V", "--help") for a in args)):
-        setting = project_settings.cargo_runs(ctx.cwd) if name == "cargo" and sub else None
+        setting = project_settings.cargo_runs(ctx.cwd) if name == "cargo" else None
         if setting:  # `cargo metadata` runs a rustc-wrapper the project's settings name (a review)
             ctx.add(M, "{name}: the project's settings name a program it runs ({setting})", name=name, setting=setting)
         return

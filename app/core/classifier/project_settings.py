@@ -18,9 +18,13 @@ _KEY = re.compile(r"\s*([A-Za-z][-\w]*)\s*(?:=\s*(.*))?$")
 # git's own values for core.fsmonitor: its built-in daemon, or none; anything else is a program
 _FSMONITOR_BUILT_IN = frozenset({"", "true", "false", "yes", "no", "on", "off", "1", "0"})
 _GIT_INCLUDES = re.compile(r"^(include\.path|includeif\..*\.path)$", re.I)
+# Any mention counts, quoted or dotted or in an inline table (`build = { rustc-wrapper = "x" }`,
+# `"rustc-wrapper" = ...`: a review, 2026-12-05): reading TOML's every spelling is not needed to say no.
 _CARGO_RUNS = re.compile(
-    r"^\s*(?:[-\w\"'.]*\.)?(rustc-wrapper|rustc-workspace-wrapper|rustc|rustdoc|runner|linker)\s*=", re.M
+    r"(?<![\w-])(rustc-wrapper|rustc-workspace-wrapper|rustc_wrapper|rustc|rustdoc|runner|linker)(?![\w-])"
 )
+# rustup runs the `cargo` of a toolchain folder a project's rust-toolchain file names (`path = ...`)
+_TOOLCHAIN_PATH = re.compile(r"(?<![\w-])path\s*=|^\s*/", re.M)
 
 
 def git_dir(cwd: str | None) -> str | None:
@@ -28,6 +32,8 @@ def git_dir(cwd: str | None) -> str | None:
     followed), or None outside one."""
     folder = cwd
     while folder and not os.path.exists(os.path.join(folder, ".git")):
+        if _bare(folder):  # git takes a folder that is a repository itself (`b.git`) for one
+            return folder
         parent = os.path.dirname(folder)
         folder = None if parent == folder else parent
     if not folder:
@@ -37,6 +43,13 @@ def git_dir(cwd: str | None) -> str | None:
         with contextlib.suppress(OSError, ValueError), open(git, encoding="utf-8") as pointer:
             git = os.path.join(folder, pointer.read().partition("gitdir:")[2].strip())
     return git
+
+
+def _bare(folder: str) -> bool:
+    """A bare repository (or a .git folder named as one): its HEAD, objects and refs are there."""
+    return os.path.isfile(os.path.join(folder, "HEAD")) and all(
+        os.path.isdir(os.path.join(folder, part)) for part in ("objects", "refs")
+    )
 
 
 def _read(path: str) -> str | None:
@@ -71,7 +84,7 @@ def git_runs(git: str | None) -> str | None:
 
 def _config_runs(text: str) -> str | None:
     section = ""
-    for line in text.splitlines():
+    for line in text.removeprefix("\ufeff").splitlines():  # git skips a byte-order mark, so must we
         line = line.split("#", 1)[0].split(";", 1)[0] if '"' not in line else line
         header = _SECTION.match(line)
         if header:
@@ -90,7 +103,8 @@ def _config_runs(text: str) -> str | None:
 
 def cargo_runs(cwd: str | None) -> str | None:
     """The first program-naming setting (`rustc-wrapper`, `runner`, ...) of the cargo settings that
-    apply in `cwd` (`.cargo/config.toml` or `.cargo/config` there and in every folder above)."""
+    apply in `cwd` (`.cargo/config.toml` or `.cargo/config` there and in every folder above), or a
+    rust-toolchain file there that names a toolchain's folder (its own `cargo` then runs)."""
     folder = cwd
     while folder:
         for name in ("config.toml", "config"):
@@ -98,6 +112,10 @@ def cargo_runs(cwd: str | None) -> str | None:
             found = _CARGO_RUNS.search(text) if text is not None else None
             if found:
                 return found.group(1)
+        for name in ("rust-toolchain.toml", "rust-toolchain"):
+            text = _read(os.path.join(folder, name))
+            if text is not None and _TOOLCHAIN_PATH.search(text):
+                return f"{name} path"
         parent = os.path.dirname(folder)
         folder = None if parent == folder else parent
     return None

@@ -199,7 +199,8 @@ def cmd_expand(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
 
 
 def cmd_file(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    if "C" in _short_flags(args) or "--compile" in _long_flags(args):  # `file -C -m x` writes x.mgc (a review)
+    # `file -C -m x` writes x.mgc, and getopt takes `--comp` for --compile (a review, 2026-12-05)
+    if "C" in _short_flags(args) or any(len(f) > 4 and "--compile".startswith(f) for f in _long_flags(args)):
         ctx.add(M, "{name} -C: writes a file", name=name)
 
 
