@@ -251,3 +251,15 @@ def test_a_syntax_error_is_introduced_in_the_users_language_and_keeps_the_parser
         cc.connect_desktop(config, ENTRY)
     assert caught.value.problem == lead_in + "Expecting ',' delimiter"
     assert (caught.value.line, caught.value.column) == (1, 18)
+
+
+def test_an_integer_too_long_for_python_is_refused_in_words_and_the_file_kept(config: Path) -> None:
+    """A review, 2026-12-05: 5,000 digits made Python's int() raise a bare ValueError, which escaped
+    as a traceback (and from the status code) instead of "cannot be read"."""
+    text = '{"mcpServers": {}, "n": ' + "7" * 5000 + "}"
+    write(config, text)
+    with pytest.raises(config_file.ConfigFileError) as caught:
+        cc.connect_desktop(config, ENTRY)
+    assert caught.value.problem == "the number 777777777777… is too large"
+    assert (caught.value.line, caught.value.column) == (1, 25)
+    assert config.read_text() == text, "nothing was written"

@@ -120,6 +120,16 @@ def _refuse_constant(name: str) -> Any:
     raise _Unwritable(_("{name} is not valid JSON").format(name=name), lambda text: _scalar_at(text, name))
 
 
+def _whole_number(literal: str) -> int:
+    """Python refuses to read an integer of more than 4,300 digits (a ValueError, no JSON error):
+    the file is refused in words, as a number too large for a float is (a review, 2026-12-05)."""
+    try:
+        return int(literal)
+    except ValueError:
+        problem = _("the number {number} is too large").format(number=f"{literal[:12]}…")
+        raise _Unwritable(problem, lambda text: _scalar_at(text, literal)) from None
+
+
 def _finite_float(literal: str) -> float:
     """A number too large for a float would be written back as Infinity, breaking the file."""
     value = float(literal)
@@ -234,7 +244,11 @@ def parse_config(text: str, path: Path) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(
-            text, object_pairs_hook=_refuse_duplicates, parse_constant=_refuse_constant, parse_float=_finite_float
+            text,
+            object_pairs_hook=_refuse_duplicates,
+            parse_constant=_refuse_constant,
+            parse_float=_finite_float,
+            parse_int=_whole_number,
         )
     except json.JSONDecodeError as exc:
         # The decoder's detail stays English ("Expecting ',' delimiter"); the lead-in says what it is.
