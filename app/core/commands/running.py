@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
+from app.core.channel import local_link
 from app.core.classifier import Classification, Tier, names_protected
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.cancellation import why_cancelled
@@ -102,7 +103,9 @@ class Runs:
 
         if not self.service.authority.contained():
             return containers.Container(containers.OFF)
-        return containers.for_paths(self.service.paths, in_tray=not self.service.authority.headless)
+        # The tray's own process (its hub is here): a `serve` that runs its commands itself is not,
+        # whether headless or not, and its containers do not end with the tray (a review, 2026-12-05).
+        return containers.for_paths(self.service.paths, in_tray=local_link.hub_dial() is not None)
 
     def container_for(self, command_id: int, base: Container) -> Container:
         """The container one command runs in (`base`: this process's, read as it starts): none when
