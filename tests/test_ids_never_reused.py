@@ -264,3 +264,17 @@ async def test_a_tray_starts_on_a_journal_damaged_where_only_a_read_finds_it_and
     [kept] = home.glob("journal.corrupt-*.sqlite3")
     with Journal.open(paths) as journal:
         assert journal.get_setting("journal.replaced")["moved_to"] == str(kept), "the tray tells the user"
+
+
+def test_a_journal_another_process_already_started_anew_is_not_moved_aside_again(paths: AppPaths, home: Path) -> None:
+    """A review, 2026-12-05: the tray moved aside whatever file was at the journal's path once it had
+    found damage; a server that noticed first may have started a new one meanwhile. Under the repair
+    lock the tray looks again, and a whole file stays where it is, its ids going on."""
+    last = journal_of(paths, 20)
+    with running_hub(paths) as (hub, _seen):
+        record = hub.record
+        with hub.lock:
+            record._start_anew("damage found a moment ago", above=last)  # the file is whole again
+            new = record.journal.begin_command(command="echo after", cwd="/tmp")
+    assert not list(home.glob("journal.corrupt-*.sqlite3")), "nothing was moved aside"
+    assert new == last + 1

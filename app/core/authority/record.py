@@ -23,7 +23,7 @@ from app.core.data_folder import DataFolderError
 from app.core.i18n import N_, _
 from app.core.journal import commands_table, pause_file
 from app.core.journal.opening import DamageWatch, damage_on_disk
-from app.core.journal.store import Journal, Outcome
+from app.core.journal.store import Journal, Outcome, repairing
 from app.core.paths import AppPaths, file_identity
 from app.core.policy.approval import MODE_SETTING, WINDOW_SETTING
 from app.core.policy.tool_sets import TOOLS_SETTING
@@ -174,8 +174,13 @@ class Record:
             known = self.journal.last_command_id()
         with contextlib.suppress(sqlite3.Error):
             self.journal.close()
-        replaced = data_folder.move_aside(self.paths.journal, damage)
-        self.journal = self._open()
+        with repairing(self.paths):  # a server may have moved it aside and started a new one meanwhile
+            if damage_on_disk(self.paths.journal, every_page=True) is None:
+                self.journal = self._open()
+                self.journal.go_on_above(max(above, known or 0))
+                return
+            replaced = data_folder.move_aside(self.paths.journal, damage)
+            self.journal = self._open()
         self.journal.set_setting(settings.JOURNAL_REPLACED, dataclasses.asdict(replaced))
         self.journal.go_on_above(max(above, commands_table.ids_given_in(Path(replaced.moved_to), known)))
 

@@ -16,7 +16,8 @@ import logging
 import os
 import sqlite3
 import sys
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,18 @@ log = logging.getLogger(__name__)
 
 JOURNAL_REPLACED_SETTING = settings.JOURNAL_REPLACED
 WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024  # the WAL is cut back to this after a checkpoint
+
+
+@contextmanager
+def repairing(paths: AppPaths) -> Iterator[None]:
+    """One process at a time moves a damaged journal aside, looking at it again under this lock: the
+    one that noticed first may have started a new file meanwhile, which must not be moved aside."""
+    lock = liveness.try_hold(paths.locks_dir / "journal-repair.lock", patience_s=opening.BUSY_TIMEOUT_S)
+    try:
+        yield
+    finally:
+        if lock is not None:
+            lock.release()
 
 
 class Journal(CommandsTable, SideTables):
@@ -145,13 +158,9 @@ class Journal(CommandsTable, SideTables):
 
     def _replace(self, reason: str) -> None:
         """Move the damaged journal aside, once, whoever notices first (under a lock, looking again)."""
-        lock = liveness.try_hold(self.paths.locks_dir / "journal-repair.lock", patience_s=opening.BUSY_TIMEOUT_S)
-        try:
+        with repairing(self.paths):
             if self.path.exists() and opening.still_damaged(self.path):
                 self.replaced = data_folder.move_aside(self.path, reason)
-        finally:
-            if lock is not None:
-                lock.release()
 
     def _tell_replaced(self, replaced: Replacement) -> None:
         """The user hears of it: on stderr now (the CLI, serve's log in Claude), and from the tray
