@@ -310,27 +310,30 @@ def test_the_seccomp_filter_refuses_unix_and_vsock_sockets_io_uring_and_keyrings
 
 @needs_bwrap
 @pytest.mark.skipif(landlock.find_perl() is None, reason="the Landlock check is Perl's")
+@pytest.mark.parametrize("under_tmp", [False, True])
 async def test_a_named_pipe_of_the_host_cannot_be_written_while_the_private_folders_still_can(
-    home: Path, tmp_path: Path
+    under_tmp: bool, home: Path, tmp_path: Path
 ) -> None:
     """A review, 2026-12-05: opening a named pipe to write is allowed on a read-only mount, so a host
     program reading one received what the read-only tool wrote. A Landlock ruleset now lets the
-    command write only under its private /tmp, /dev and /run (so the pipe is made outside /tmp: a
-    folder there is bound back under the private one, and counts as in it)."""
-    folder = Path(tempfile.mkdtemp(dir="/var/tmp"))
+    command write only under its private /tmp, /dev and /run; and since Landlock's rules reach across
+    mounts, a working folder bound back under /tmp (pytest's own) leaves /tmp unwritable and TMPDIR a
+    scratch folder of the command's own (a review of the fix)."""
+    folder = tmp_path if under_tmp else Path(tempfile.mkdtemp(dir="/var/tmp"))
     fifo = folder / "ctl"
     os.mkfifo(fifo)
     reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # the host program, listening
     try:
         async with serving(home) as client:
             written = await look(client, "echo 'from the read-only tool' > ctl", folder)
-            private = await look(client, "echo kept > /tmp/x && cat /tmp/x && echo gone > /dev/null", folder)
+            private = await look(client, 'f=$(mktemp) && echo kept > "$f" && cat "$f" && echo gone > /dev/null', folder)
         assert written.get("exitCode") != 0 and "Permission denied" in written.get("stderr", ""), written
         assert os.read(reader, 100) == b"", "nothing came through the pipe"
         assert private.get("stdout") == "kept\n" and private.get("exitCode") == 0, private
     finally:
         os.close(reader)
-        shutil.rmtree(folder)
+        if not under_tmp:
+            shutil.rmtree(folder)
 
 
 @needs_bwrap
@@ -364,28 +367,6 @@ async def test_a_file_system_the_host_mounts_while_a_read_only_command_runs_cann
         for point in mounted:
             subprocess.run(["umount", point], check=False)
         shutil.rmtree(folder)
-
-
-@needs_bwrap
-@pytest.mark.skipif(landlock.find_perl() is None, reason="the Landlock check is Perl's")
-async def test_a_named_pipe_in_a_working_folder_under_tmp_cannot_be_written_and_tmpdir_still_can(
-    home: Path, tmp_path: Path
-) -> None:
-    """A review, 2026-12-05: Landlock's rules reach across mounts, so with /tmp writable a named pipe
-    in a working folder bound back under it (here pytest's own, in /tmp) could still be written.
-    /tmp is then not writable at all, and TMPDIR is a scratch folder of the command's own."""
-    fifo = tmp_path / "ctl"
-    os.mkfifo(fifo)
-    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        async with serving(home) as client:
-            written = await look(client, "echo 'from the read-only tool' > ctl", tmp_path)
-            scratch = await look(client, 'f=$(mktemp) && echo kept > "$f" && cat "$f"', tmp_path)
-        assert written.get("exitCode") != 0 and "Permission denied" in written.get("stderr", ""), written
-        assert os.read(reader, 100) == b"", "nothing came through the pipe"
-        assert scratch.get("stdout") == "kept\n", scratch
-    finally:
-        os.close(reader)
 
 
 def test_the_read_only_check_is_perls_landlock_one_where_there_is_perl_and_bashs_without() -> None:
