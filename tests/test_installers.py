@@ -178,8 +178,8 @@ def command_environment_of_frozen_serve(home: Path, extra_env: dict[str, str] | 
         assert not result.is_error, result.content
         return result.structured_content
 
-    output = anyio.run(run)["stdout"]
-    return dict(item.split("=", 1) for item in output.split("\0") if "=" in item)
+    output = anyio.run(run)["stdout"]  # each NUL as the model reads it: its control picture, U+2400
+    return dict(item.split("=", 1) for item in output.split("\u2400") if "=" in item)
 
 
 def test_commands_run_by_frozen_serve_see_no_variable_pointing_into_the_bundle(
