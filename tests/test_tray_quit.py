@@ -191,3 +191,19 @@ def test_the_menus_recent_activity_shows_a_denied_command_as_denied_by_you(tray:
     assert "⊘ Denied by you" in line
     assert tray.pystray_item("about").text == f"About Cowork Terminal {__version__}"
     server.close()
+
+
+def test_a_click_on_pause_drawn_unticked_pauses_even_if_a_pause_landed_while_the_menu_was_open(tray: TrayApp) -> None:
+    """A review, 2026-12-05: the switch's click took its meaning from the state at the click, so a
+    pause from the CLI landing while the menu was open turned the person's "Pause" into a resume."""
+    item = tray.pystray_item("pause")
+    assert item.checked is False  # the backend draws the menu: "Pause host access", unticked
+    tray.hub.set_paused(True, by="a request")  # `cowork-terminal pause`, while the menu is open
+    wait_for(lambda: tray.state.paused)
+    item(tray.icon)  # the click on what the person saw
+    time.sleep(0.5)
+    wait_for(lambda: tray.settle())
+    assert tray.hub.state.paused, "their click meant pause: host access stays paused"
+    assert tray.pystray_item("pause").checked is True  # drawn again, ticked
+    tray.pystray_item("pause")(tray.icon)  # now a click on the ticked switch resumes
+    wait_for(lambda: not tray.hub.state.paused)

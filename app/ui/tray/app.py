@@ -209,7 +209,8 @@ class TrayApp:
             return
         target = entry.target
         if entry.action in (menu.TOGGLE_PAUSE, menu.TOGGLE_AUTOSTART):
-            target = "off" if entry.checked else "on"  # what the user saw decides, not a later state
+            drawn = self._menu.drawn_check(key)  # what the user saw decides, not a later state
+            target = "off" if (entry.checked if drawn is None else drawn) else "on"
         self.submit(entry.action, target)
 
     def submit(self, action: str, target: str | None = None) -> None:

@@ -19,6 +19,7 @@ class PystrayMenu:
         self._pystray = pystray
         self._entries = entries
         self._click = click
+        self._drawn: dict[str, bool] = {}  # each check as the backend last drew it (drawn_check)
 
     def menu(self) -> Any:
         """A pystray menu whose items are rebuilt from the current state whenever it is read."""
@@ -44,7 +45,9 @@ class PystrayMenu:
             return self._current(key, entry).enabled
 
         def checked(_item: Any) -> bool:
-            return bool(self._current(key, entry).checked)
+            value = bool(self._current(key, entry).checked)
+            self._drawn[key] = value
+            return value
 
         def clicked(_icon: Any, _item: Any) -> None:
             self._click(key)
@@ -61,6 +64,12 @@ class PystrayMenu:
         )
         item.cowork_key = key
         return item
+
+    def drawn_check(self, key: str) -> bool | None:
+        """The check of `key` as the backend last drew it (None: never drawn). A switch's click means
+        what the person saw: a pause that landed while the menu was open must not turn their click on
+        "Pause host access" into a resume (a review, 2026-12-05)."""
+        return self._drawn.get(key)
 
 
 def find_item(items: Any, key: str) -> Any:
