@@ -154,6 +154,21 @@ def test_a_prompt_that_comes_back_after_it_was_hidden_is_not_armed_under_the_poi
         assert time.monotonic() - back >= ARM_DELAY_MS / 1000 * 0.8
 
 
+def test_a_command_held_earlier_but_told_later_waits_until_the_one_on_screen_is_answered(display: str) -> None:
+    """A review, 2026-12-05: two servers racing, a lower id told after a higher one replaced the
+    command the person was reading, whose own time then ran on unseen."""
+    with prompt_on_pipes() as (prompt, tray):
+        root = prompt.root
+        tray.tell({"op": "show", "hold": hold(41, "sudo rm -rf /var/www")})
+        pump_until(root, lambda: showing(prompt, 41) and enabled(prompt.allow_button))
+        tray.tell({"op": "show", "hold": hold(40, "rm -rf dist")})
+        pump_until(root, lambda: "1 more waiting" in prompt.heading.cget("text"))
+        assert showing(prompt, 41) and enabled(prompt.allow_button), "the command being read stays, armed"
+        prompt.allow_button.invoke()
+        assert tray.heard() == {"op": "decide", "id": 41, "allowed": True, "rule": None}
+        pump_until(root, lambda: showing(prompt, 40))
+
+
 def test_the_prompt_process_takes_holds_on_stdin_and_says_the_users_keys_on_stdout(
     display: str, cli_env: dict[str, str]
 ) -> None:

@@ -228,16 +228,17 @@ class ApprovalPrompt:
             self.pending.pop(message["id"], None)
 
     def refresh(self) -> bool:
-        """Show the oldest pending command; False when there is nothing left to ask."""
+        """Keep the command on screen until it is answered or gone, then show the oldest pending one;
+        False when there is nothing left to ask. A lower id arriving later (two servers racing) waits
+        its turn: it replaced the command being read, whose own time ran on unseen (a review)."""
         now = time.time()
         for command_id in [i for i, h in self.pending.items() if h.expires_at <= now]:
             del self.pending[command_id]
         if not self.pending:
             self.current = None
             return False
-        oldest = self.pending[min(self.pending)]
-        if self.current is None or self.current.id != oldest.id:
-            self.show(oldest)
+        if self.current is None or self.current.id not in self.pending:
+            self.show(self.pending[min(self.pending)])
         self._more(len(self.pending))
         self.tick()
         return True
