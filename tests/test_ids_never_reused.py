@@ -48,6 +48,16 @@ def renew(paths: AppPaths, hub: Hub) -> None:
     hub.tick()
 
 
+async def only_the_allowed_runs(
+    hub: Hub, client: Client, held: int, job: int, allowed_folder: Path, other_folder: Path
+) -> None:
+    """The user allows the hold they saw: its job runs (removing `allowed_folder`), the other does not."""
+    allow(hub, held)
+    done = await call(client, "command_wait", {"jobId": job})
+    assert done["status"] == "finished", done
+    assert not allowed_folder.exists() and other_folder.exists()
+
+
 def test_ids_go_on_above_the_rows_clear_history_deleted(paths: AppPaths) -> None:
     with Journal.open(paths) as journal:
         first = journal.begin_command(command="echo a", cwd="/tmp", status=Status.FINISHED)
@@ -113,10 +123,9 @@ async def test_in_a_journal_started_anew_an_allow_answers_the_hold_the_user_saw(
         job_b = await run(b, {"command": "rm -rf b_victim", "cwd": str(tmp_path), "background": True})
         shown = [(h["id"], h["command"]) for h in holds_shown(hub)]
         assert (held.command_id, "rm -rf a_victim") in shown and job_b["jobId"] != job_a["jobId"], shown
-        allow(hub, held.command_id)
-        done = await call(a, "command_wait", {"jobId": job_a["jobId"]})
-    assert done["status"] == "finished", done
-    assert not (tmp_path / "a_victim").exists() and (tmp_path / "b_victim").exists()
+        await only_the_allowed_runs(
+            hub, a, held.command_id, job_a["jobId"], tmp_path / "a_victim", tmp_path / "b_victim"
+        )
 
 
 async def test_a_server_reads_the_journal_started_anew_not_the_deleted_one(
@@ -171,10 +180,7 @@ async def test_a_hold_keeps_its_id_when_another_program_deletes_every_row_under_
             (first["jobId"], "rm -rf shown"),
             (second["jobId"], "rm -rf swapped"),
         }
-        allow(hub, held.command_id)
-        done = await call(a, "command_wait", {"jobId": first["jobId"]})
-    assert done["status"] == "finished", done
-    assert not (tmp_path / "shown").exists() and (tmp_path / "swapped").exists()
+        await only_the_allowed_runs(hub, a, held.command_id, first["jobId"], tmp_path / "shown", tmp_path / "swapped")
 
 
 async def test_ids_go_on_in_a_journal_started_anew_after_the_history_was_cleared(

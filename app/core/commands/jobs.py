@@ -30,9 +30,10 @@ from app.core.commands.admission import Admitted, Runner
 from app.core.commands.cancellation import explain_with
 from app.core.commands.request import ClientInfo, CommandRefused, ExecuteRequest, ValidRequest
 from app.core.errors import CoworkError
-from app.core.execution.output import CommandOutput, OutputHook
+from app.core.execution.output import BYTES_PER_CHAR_MAX, CommandOutput, OutputHook
 from app.core.execution.output_decoding import (
     complete_utf8_prefix,
+    is_utf8_continuation,
     json_end,
     json_length_of_bytes,
     json_start,
@@ -339,9 +340,6 @@ def job_file(folder: Path, job_id: int, since: float = 0.0) -> Path | None:
     return max(found)[1] if found else None
 
 
-UTF8_CHAR_MAX = 4  # bytes of one UTF-8 character at most
-
-
 def read_file_part(
     path: Path,
     offset: int | None,
@@ -367,7 +365,7 @@ def read_file_part(
         file.seek(start)
         # a few bytes more: the rest of a character cut before `offset`, and the one `limit` cuts;
         # none written since `size` was taken, so that the part never ends past totalBytes
-        window = file.read(min(limit + 2 * UTF8_CHAR_MAX, size - start))
+        window = file.read(min(limit + 2 * BYTES_PER_CHAR_MAX, size - start))
     part, at, _ = part_of(window, 0, limit, None, cut_first=start > 0, growing=growing, room=room)
     return part, start + at, size
 
@@ -406,7 +404,7 @@ def part_of(
         return part, begin + len(window) - len(part), len(data)
     start = min(offset or 0, len(data))
     if start > 0 or cut_first:  # the rest of a character cut before `offset` belongs to the part before
-        start += skip_utf8_continuation(data[start : start + UTF8_CHAR_MAX - 1])
+        start += skip_utf8_continuation(data[start : start + BYTES_PER_CHAR_MAX - 1])
     stop = min(len(data), start + limit)
     if room is not None:
         stop = json_end(start, stop, room, lambda at: json_length_of_bytes(data, start, at))
@@ -421,24 +419,19 @@ def _character_end(data: bytes, start: int, end: int, growing: bool) -> int:
     if end >= len(data):
         if not growing:
             return len(data)
-        last = max(start, len(data) - UTF8_CHAR_MAX)
+        last = max(start, len(data) - BYTES_PER_CHAR_MAX)
         return last + complete_utf8_prefix(data[last:])
     back = end
-    while back > start and end - back < UTF8_CHAR_MAX - 1 and _continues(data[back]):
+    while back > start and end - back < BYTES_PER_CHAR_MAX - 1 and is_utf8_continuation(data[back]):
         back -= 1
-    if _continues(data[back]):  # no character starts near: not UTF-8 here
+    if is_utf8_continuation(data[back]):  # no character starts near: not UTF-8 here
         return end
     if back > start or end == start:
         return back
     ahead = end  # less than one character was asked for: take that character whole
-    while ahead < min(len(data), start + UTF8_CHAR_MAX) and _continues(data[ahead]):
+    while ahead < min(len(data), start + BYTES_PER_CHAR_MAX) and is_utf8_continuation(data[ahead]):
         ahead += 1
     return ahead
-
-
-def _continues(byte: int) -> bool:
-    """A UTF-8 continuation byte: the inside of a character, never its start."""
-    return byte & 0xC0 == 0x80
 
 
 def record_status(row: CommandRecord) -> JobStatus:

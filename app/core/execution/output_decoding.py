@@ -84,10 +84,15 @@ def complete_utf8_prefix(data: bytes) -> int:
     return len(data)
 
 
+def is_utf8_continuation(byte: int) -> bool:
+    """A UTF-8 continuation byte: the inside of a character, never its start."""
+    return byte & 0xC0 == 0x80
+
+
 def skip_utf8_continuation(data: bytes | bytearray) -> int:
     """How many bytes at the start of `data` are the rest of a character cut before it (at most 3)."""
     skip = 0
-    while skip < min(3, len(data)) and data[skip] & 0xC0 == 0x80:
+    while skip < min(3, len(data)) and is_utf8_continuation(data[skip]):
         skip += 1
     return skip
 

@@ -149,10 +149,11 @@ def bwrap_prefix(
             bound.append(folder)
     if sockets:  # last: a folder bound back above may hold it (a cwd above the runtime folder)
         argv += ["--tmpfs", sockets]
-    argv += [arg for folder in locks for arg in ("--tmpfs", folder)]  # no flock on ours (container.hidden_locks)
     # Here, not at the top: admission and the jobs read this module in every server, and the container
     # module is only for one that runs its commands itself (issue 21's idle memory).
-    from app.core.execution.container import KERNEL_SETTINGS, LIFELINE_CHECK, capability_args
+    from app.core.execution.container import KERNEL_SETTINGS, LIFELINE_CHECK, capability_args, hidden_locks
+
+    argv += hidden_locks(locks, (), os.path.isdir)  # no flock on ours
 
     if perl:
         writable, scratch = writable_places(hidden, bound)
@@ -239,7 +240,7 @@ def prefix_for(
             lifeline_fd=lifeline_fd,
             seccomp_fd=seccomp_fd,
             perl=find_perl(environ),
-            locks=[folder for folder in locks if os.path.isdir(folder)],
+            locks=locks,
         )
     if way is Containment.SANDBOX_EXEC:
         return sandbox_exec_prefix(writable=macos_temp_folders(environ) if temp_writable else ())
