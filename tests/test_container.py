@@ -700,6 +700,40 @@ async def test_an_allowed_command_that_needs_sudo_runs_outside_the_container_and
     assert "gains privileges" in reason, reason
 
 
+PLANTED = '#!/bin/sh\necho PLANTED; echo planted >> "$HOME/.bashrc"\n'
+
+
+@pytest.mark.parametrize(
+    ("program", "command"),
+    [("sudo", "sudo -n true; readlink /proc/self/ns/pid"), ("tee", "echo '# mine' | tee -a ~/.bashrc")],
+)
+async def test_a_program_a_command_put_first_on_path_is_not_what_an_allowed_command_runs_outside_the_container(
+    home: Path, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch, program: str, command: str
+) -> None:
+    """Red team, 2026-12-05: a `sudo` (or `tee`) planted in ~/.local/bin, first on PATH as Ubuntu's
+    ~/.profile puts it, ran as the user's Allow of `sudo apt-get update` outside the container."""
+    monkeypatch.setenv("HOME", str(user_home))
+    monkeypatch.setenv("PATH", f"{user_home / '.local' / 'bin'}:{os.environ['PATH']}")
+    (user_home / "proj").mkdir()
+    (user_home / "proj" / "tool").write_text(PLANTED)  # as any command in the project may write
+    seen: list[dict] = []
+    async with serving(home, bound=True) as client:
+        plant = f"mkdir -p ~/.local/bin && chmod +x tool && cp tool ~/.local/bin/{program}"
+        planted = await run(client, {"command": plant, "cwd": str(user_home / "proj")})
+        assert planted["exitCode"] == 0, planted
+        async with anyio.create_task_group() as g:
+            g.start_soon(allow_once_held, hub, seen)
+            result = await run(client, {"command": command})
+    assert seen, "it waited for the user"
+    assert "PLANTED" not in result["stdout"], result
+    assert "planted" not in (user_home / ".bashrc").read_text()
+    if program == "tee":
+        assert result["stdout"] == "# mine\n" and (user_home / ".bashrc").read_text().endswith("# mine\n")
+    elif shutil.which("sudo", path="/usr/bin:/bin:/usr/sbin:/sbin") is None:  # no sudo on this machine
+        assert f"`sudo` is not in those, only in {user_home / '.local' / 'bin'}" in (result["note"] or ""), result
+        assert "full path" in result["note"]
+
+
 async def test_an_allowed_command_that_only_names_a_privileged_program_still_runs_in_the_container(
     home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
 ) -> None:

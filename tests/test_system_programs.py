@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.system_programs import PROGRAMS_ENV, find, system_program, user_may_change
+from app.core.system_programs import PROGRAMS_ENV, find, system_program, trusted_path, user_may_change
 from tests.tray_process import running_tray
 
 LINUX_PATH = "/home/ann/.local/bin:/home/ann/.cargo/bin:/usr/local/bin:/usr/bin:/bin"
@@ -116,3 +116,13 @@ def test_a_uname_a_command_put_first_on_path_is_not_run_by_the_tray_as_it_connec
     with running_tray(home, display=display):
         pass  # it answers on its channel: its icon is up
     assert not marker.exists()
+
+
+def test_a_command_let_out_of_its_container_keeps_only_the_path_folders_no_command_can_change() -> None:
+    # Red team, 2026-12-05: a `sudo` planted in ~/.local/bin ran as the user's Allow of `sudo ...`.
+    kept = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin:/run/wrappers/bin:/run/current-system/sw/bin"
+    assert trusted_path(LINUX_PATH + ":.:", "linux", changeable_by_ann) == kept
+    assert trusted_path("/opt/homebrew/bin:/usr/bin", "darwin", changeable_by_ann) == "/usr/bin:/bin:/usr/sbin:/sbin"
+    everything = trusted_path("/usr/local/bin:/usr/bin", "linux", lambda folder: True)
+    assert everything == kept.removeprefix("/usr/local/bin:"), "root may write any folder: the system's stay"
+    assert trusted_path("C:\\Windows", "win32", changeable_by_ann) is None, "no command is let out on Windows"

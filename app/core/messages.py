@@ -90,6 +90,14 @@ PRIVILEGED_PLAIN = (
     "Needs administrator rights, which do not work inside Cowork Terminal's protection; "
     "if you allow it, it runs without that protection"
 )
+# For the model, after a command a person let out of the container, when PATH found one of its programs
+# only in a folder commands can change (running.let_out_environment): that copy was not used.
+LET_OUT_PATH_NOTE = (
+    "This command ran outside Cowork Terminal's protection, as the user allowed, so it looked for programs "
+    "only in folders the agent's commands cannot change; {programs} is not in those, only in {folders}, "
+    "where any command could have put it, so it was not run. If it is the program you meant, call "
+    "execute_command again naming it by its full path, so that the user sees which program runs."
+)
 # Where a protected file stopped a command and the user chose never to be asked: Allow cannot come.
 NEVER_ASKED_PROTECTED = (
     "Approvals are off in Cowork Terminal (the user chose Never ask), so no command can be allowed to change "

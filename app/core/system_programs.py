@@ -56,6 +56,20 @@ def find(
     return None
 
 
+def trusted_path(path: str, platform: str, may_change: Callable[[str], bool]) -> str | None:
+    """PATH for a command a person let out of its container (sudo, a protected file's change): the
+    system's folders and those of `path` the user cannot change, in `path`'s order. None where the
+    system's folders are not known (Windows: no command is let out there).
+
+    Why: the prompt shows `sudo apt-get update`; a `sudo` a command planted in ~/.local/bin would
+    have run, as the user's Allow, outside the container (red team, 2026-12-05)."""
+    system = SYSTEM_FOLDERS.get("linux" if platform.startswith("linux") else platform)
+    if system is None:
+        return None
+    kept = [f for f in path.split(":") if posixpath.isabs(f) and (f in system or not may_change(f))]
+    return ":".join(dict.fromkeys([*kept, *system]))
+
+
 def user_may_change(folder: str) -> bool:
     """Whether this user may write `folder` or one of its parents (and so rename it and make another)."""
     path = os.path.abspath(folder)

@@ -113,6 +113,19 @@ def project_files(command: str, folder: str) -> list[str]:
     return [posixpath.join(folder, name) for name in dict.fromkeys(names)]
 
 
+def programs_named(command: str) -> list[str]:
+    """The programs `command` names alone, wrappers (`sudo`, `env`) included: what PATH decides."""
+    names: list[str] = []
+    for words in _simple_commands(command):
+        while words and ASSIGNMENT.match(words[0]):
+            words = words[1:]
+        while words and (words[0] in WRAPPERS or words[0].startswith("-") or ASSIGNMENT.match(words[0])):
+            names += [words[0]] if words[0] in WRAPPERS else []
+            words = words[1:]
+        names += words[:1]
+    return [n for n in dict.fromkeys(names) if re.fullmatch(r"[\w.+-]+", n) and n not in SHELL_WORDS]
+
+
 def programs_on_path(command: str, path: str) -> list[str]:
     """For each program `command` names alone, where `path` (the command's PATH) finds it (`on_path`)."""
     words = (_program_of(simple) for simple in _simple_commands(command))
@@ -300,7 +313,9 @@ def pin_command(
     hashed = [(p, content_hash(p)) for p in dict.fromkeys([*named, *made])]
     hashed.sort(key=lambda pair: pair[1] == ABSENT)  # stable: what exists first, in order
     scripts = tuple(hashed[:MAX_PIN_SCRIPTS])
-    shown = tuple((key, shown_value(key, value)) for key, value in sorted(env.items()))[:MAX_ENV_SHOWN]
+    # What picks a program first: whatever else comes, the user reads its value (red team, 2026-12-05).
+    ordered = sorted(env.items(), key=lambda pair: (not picks_programs(*pair), pair[0]))
+    shown = tuple((key, shown_value(key, value)) for key, value in ordered)[:MAX_ENV_SHOWN]
     return Pin(folder, identity, scripts, env_digest(env), shown)
 
 

@@ -7,6 +7,7 @@ import functools
 import logging
 import os
 import re
+import shutil
 import sqlite3
 import sys
 import time
@@ -32,6 +33,7 @@ from app.core.messages import (
     APP_GONE_STOP_REASON,
     BASH_NOT_STARTED_REASON,
     KILLED_BY_REASON,
+    LET_OUT_PATH_NOTE,
     PAUSE_STOP_REASON,
     PRIVILEGED_PLAIN,
     PROTECTED_UNGUARDED_PLAIN,
@@ -309,10 +311,13 @@ class Runs:
         stop = self.track(command_id)
         self.apply_user_stops()  # a pause that landed after check_allowed, while another command ran
         base = self.container()  # read once: the journal says what it ran in, whatever the user switches meanwhile
+        env, passed_over = self.service.environment(valid.env), ""
+        if self.lets_out(command_id):
+            env, passed_over = let_out_environment(valid.command, env)
         spec = CommandSpec(
             command=valid.command,
             cwd=valid.cwd,
-            env=self.service.environment(valid.env),
+            env=env,
             timeout_s=valid.timeout_ms / 1000,
             bash=bash,
             mark=self.mark(str(command_id)),
@@ -355,6 +360,8 @@ class Runs:
                 await lone_files.handled()
             asked = self.service.authority.approval_mode() is not ApprovalMode.NEVER
             result.protection_note = protection_note(result, base, asked=asked)
+        if passed_over:
+            result.protection_note = " ".join(n for n in (result.protection_note, passed_over) if n)
         authority.finish(command_id, outcome_of(result, used))
         return result
 
@@ -420,6 +427,30 @@ class Runs:
                 self.apply_user_stops()
             self.report_live_output()
             await anyio.sleep(WATCH_INTERVAL_S)
+
+
+def let_out_environment(command: str, env: Mapping[str, str]) -> tuple[dict[str, str], str]:
+    """The environment of a command a person let out of the container, and what the model is told:
+    PATH keeps only folders no command can change (system_programs.trusted_path), so the Allow runs
+    the programs the prompt names, not ones a command put first on PATH; a program found only in a
+    dropped folder is said."""
+    from app.core import system_programs
+    from app.core.commands import pins
+
+    path = env.get("PATH", "")
+    trusted = system_programs.trusted_path(path, sys.platform, system_programs.user_may_change)
+    if trusted is None:
+        return dict(env), ""
+    passed = {}  # program: the dropped folder PATH would have found it in
+    for program in pins.programs_named(command):
+        if (found := shutil.which(program, path=path)) is not None and shutil.which(program, path=trusted) is None:
+            passed[program] = os.path.dirname(found)
+    note = ""
+    if passed:
+        note = LET_OUT_PATH_NOTE.format(
+            programs=", ".join(f"`{p}`" for p in passed), folders=", ".join(dict.fromkeys(passed.values()))
+        )
+    return {**env, "PATH": trusted}, note
 
 
 def protection_note(result: ExecutionResult, container: Container, *, asked: bool = True) -> str | None:
