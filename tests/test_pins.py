@@ -278,6 +278,32 @@ async def test_a_path_sent_with_a_held_command_is_shown_to_the_user_with_its_val
     assert not marker.exists() and (tmp_path / "build").exists()
 
 
+async def test_many_variables_cannot_push_the_value_of_path_out_of_what_the_user_is_shown(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    """Red team, 2026-12-05: 300 variables A000..A299 sent beside a PATH pushed PATH past the 256 values
+    the prompt lists, so it showed "A299, PATH" with no value."""
+    evilbin = fake_git(tmp_path, tmp_path / "fake-git-ran")
+    path = f"{evilbin}:/usr/bin:/bin"
+    many = {f"A{n:03d}": "1" for n in range(300)}
+    async with serving(home, bound=True) as held, anyio.create_task_group() as group:
+        refused = await run(held, {"command": "git status", "cwd": str(tmp_path), "env": {**many, "PATH": path}})
+        assert "`env` has 301 variables; at most 256 may be sent." in refused["error"], refused
+        outcome: dict = {}
+
+        async def ask() -> None:
+            env = {**dict(list(many.items())[:255]), "PATH": path}
+            outcome.update(await run(held, {"command": "git status", "cwd": str(tmp_path), "env": env}))
+
+        group.start_soon(ask)
+        await held_by(hub)
+        [shown] = holds_shown(hub)
+        assert shown["env_shown"][0] == f"PATH={path}", shown["env_shown"][:3]  # first, whatever else comes
+        assert len(shown["env_shown"]) == 256 and all("=" in pair for pair in shown["env_shown"])
+        deny(hub, shown["id"])
+    assert "The user denied this command" in outcome["error"]
+
+
 @pytest.mark.parametrize("key", ["PATH", "XDG_CONFIG_HOME", "GIT_DIR", "HOME"])
 async def test_a_harmless_command_with_a_variable_that_picks_programs_waits_and_shows_its_value(
     home: Path, paths: AppPaths, hub: Hub, tmp_path: Path, key: str

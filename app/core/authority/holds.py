@@ -47,8 +47,8 @@ class HeldCommand:
 
     def env_shown(self) -> list[str]:
         """The environment as the user sees it: NAME=value for what changes which program runs."""
-        shown = dict(self.pin.env_shown) if self.pin is not None else {}
-        return [f"{key}={shown[key]}" if key in shown else key for key in self.env_keys]
+        shown = dict(self.pin.env_shown) if self.pin is not None else {}  # what picks programs first
+        return [*(f"{key}={value}" for key, value in shown.items()), *(k for k in self.env_keys if k not in shown)]
 
     def to_window(self) -> dict[str, Any]:
         return {

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeGuard
 
+from app.core.channel.pin import MAX_ENV_SHOWN
 from app.core.errors import CoworkError
 from app.core.execution.output import BYTES_PER_CHAR_MAX, MAX_BUDGET_CHARS, SCROLLBACK_MAX_LINES
 from app.core.execution.output_files import FILE_CAP_BYTES
@@ -326,6 +327,11 @@ def environment(env: object) -> dict[str, str]:
         return {}
     if not isinstance(env, Mapping):
         raise CommandRefused(f"`env` must be an object mapping variable names to string values (got {got(env)}).")
+    if len(env) > MAX_ENV_SHOWN:  # the user is shown every one (pins.pin_command): a long list hid PATH's value
+        raise CommandRefused(
+            f"`env` has {len(env):,} variables; at most {MAX_ENV_SHOWN} may be sent. Send only the variables the "
+            "command needs, or set the others inside the command."
+        )
     clean_env: dict[str, str] = {}
     for key, value in env.items():
         if not isinstance(key, str) or not key or "=" in key or "\x00" in key:
