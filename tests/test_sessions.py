@@ -102,6 +102,12 @@ async def test_what_a_session_command_leaves_for_later_commands_waits_for_the_us
         ("export NODE_ENV=production", False),
         ("trap '' INT; sleep 8", False),  # ignoring a signal runs nothing
         ("export FOO=bar", False),
+        # red team, 2026-12-05: later `ls LD_PRELOAD=./x.so` passes it as environment
+        ("set -k", True),
+        ("set -ek; make", True),
+        ("set -e -o keyword", True),
+        ("set -e; set -o pipefail", False),
+        ("set +k", False),
     ],
 )
 def test_what_lasts_in_the_session_is_read_where_commands_start_not_in_strings(command: str, lasts: bool) -> None:

@@ -148,7 +148,8 @@ SESSION_TOOL = "terminal_run"
 # exported LD_PRELOAD, PYTHONPATH or HOME): a variable that picks programs or loads code set in the
 # shell, a trap with code, a function, a builtin loaded from a file, an `eval`. Read on the text with
 # quoted strings blanked (`git commit -m "fix trap"`), where a command starts; an assignment before a
-# command (`PATH=./bin:$PATH jest`) does not last. The classifier's own "sets PATH" counts too.
+# command (`PATH=./bin:$PATH jest`) does not last, unless `set -k` made it (red team, 2026-12-05).
+# The classifier's own "sets PATH" counts too.
 _QUOTED = re.compile(r"'[^']+'|\"(?:\\.|[^\"\\])+\"")
 _AT = r"(?:^|[;&|(){}\n!]|\b(?:then|do|else|if|elif|while|until|time)\b)\s*\\?"
 _EXPORTED = re.compile(rf"{_AT}(?:export|declare|typeset|local|readonly)\b([^;&|\n]*)")
@@ -160,6 +161,8 @@ _SETS = re.compile(r"sets (\w+)(?:\[.*\])?: changes how later commands run")  # 
 LASTS_IN_SESSION = re.compile(
     rf"{_AT}trap\s+(?!(?:-[lp]|''|\"\"|-)(?:\s|$))"  # not `trap -p`, `trap '' INT` (ignores), `trap - INT`
     rf"|{_AT}(?:enable\s+-f|function\s+[\w.:-]+|eval\b|[\w.:-]+\s*\(\s*\))"
+    # `set -k`: every later `NAME=value` word anywhere on a line becomes the program's environment
+    rf"|{_AT}set\s+(?:[^;&|\n]*\s)?(?:-[a-zA-Z]*k|-o\s*keyword\b)"
     r"|\b(?:printf\s+-v\s*|(?:read|mapfile|readarray)\b[^;&|\n]*\s)(?:PATH|BASH_ENV|ENV|PROMPT_COMMAND)\b"
 )
 
