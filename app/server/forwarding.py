@@ -4,7 +4,9 @@ The tray decides about and runs every command (issue 21): a server modified in a
 a hold, because it no longer decides. This middleware sits after the argument gate: each
 `tools/call` goes to the tray as one `call` message (with the client's name and version, which set
 its patience), the tray's `call_progress` become the client's progress notifications, and its
-`call_result` is the call's result. A cancellation by the client is sent on as `call_cancel`.
+`call_result` is the call's result. A cancellation by the client is sent on as `call_cancel`; the
+calls the SDK cancels because serving ends (stdin ended, a stop signal) are not: the tray lets them
+run on, as jobs (command_host.py), and a row never says the client cancelled what it did not.
 `initialize` and `tools/list` stay here. A server that never met a tray (`--headless` with no
 tray) runs its calls itself, as does one whose tray does not offer to run them.
 """
@@ -46,10 +48,12 @@ class TrayForwarder(ServerMiddleware[Any]):
         link_of: Callable[[], TrayLink | None],
         client_of: Callable[[], tuple[Any, Any]],
         declared: Callable[[str], Awaitable[Collection[str] | None]],
+        ending: Callable[[], bool] = lambda: False,
     ) -> None:
         self._link_of = link_of
         self._client_of = client_of
         self._declared = declared  # the tools this server lists (`serve --tools` narrows them)
+        self._ending = ending  # serving ends: what is cancelled now, the client did not cancel
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         link = self._link_of() if ctx.method == "tools/call" else None
@@ -63,7 +67,7 @@ class TrayForwarder(ServerMiddleware[Any]):
             return await call_next(ctx)
         if await self._declared(tool) is None:  # a tool this server does not list: the SDK says so
             return await call_next(ctx)
-        return await forward(ctx, link, tool, arguments, self._client_of())
+        return await forward(ctx, link, tool, arguments, self._client_of(), self._ending)
 
 
 def progress_token_of(params: Mapping[str, Any]) -> str | int | None:
@@ -78,6 +82,7 @@ async def forward(
     tool: str,
     arguments: Mapping[str, Any],
     client: tuple[Any, Any],
+    ending: Callable[[], bool] = lambda: False,
 ) -> CallToolResult | dict[str, Any]:
     """One tool call, run by the tray: its result, or why there is none."""
     # Loaded already, with the host side (not before the handshake: 4 ms of a lean start).
@@ -127,8 +132,9 @@ async def forward(
                     log.debug("progress notification failed", exc_info=True)
         return error_result(tool, TRAY_GONE_DURING_CALL)
     except anyio.get_cancelled_exc_class():
-        with anyio.CancelScope(shield=True):
-            link.tell(CallCancel(call_id))
+        if not ending():  # the client's own cancellation (see the module)
+            with anyio.CancelScope(shield=True):
+                link.tell(CallCancel(call_id))
         raise
     finally:
         link.calls.pop(call_id, None)

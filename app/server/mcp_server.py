@@ -49,9 +49,10 @@ INSTRUCTIONS = (
 HANDSHAKE_WAIT_S = 2.0  # the host side waits this long at most for the handshake to end
 
 
-def build_server(open_host: Callable[[], HostSide]) -> MCPServer[Any]:
+def build_server(open_host: Callable[[], HostSide], ending: stdio_transport.Ending | None = None) -> MCPServer[Any]:
     """The MCP server, with no tools until the host side that `open_host` makes has opened, once the
-    handshake is over (the argument gate holds the requests until then)."""
+    handshake is over (the argument gate holds the requests until then). `ending`: set as serving
+    ends (stdio_transport.serve_stdio), when the calls in flight are not the client's to cancel."""
     host: HostSide | None = None
 
     @asynccontextmanager
@@ -104,7 +105,12 @@ def build_server(open_host: Callable[[], HostSide]) -> MCPServer[Any]:
     gate = CallGate()
 
     # After the gate: the tray runs every call of a server bound to it (issue 21).
-    forwarder = TrayForwarder(lambda: host.link if host is not None else None, client, gate.parameters_of)
+    forwarder = TrayForwarder(
+        lambda: host.link if host is not None else None,
+        client,
+        gate.parameters_of,
+        lambda: ending is not None and ending.now,
+    )
     server: MCPServer[Any] = MCPServer(
         name=SERVER_NAME,
         version=__version__,
@@ -175,10 +181,11 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
         os._exit(0)  # see stdio_transport.serve_stdio: the stdin reader thread cannot be joined
 
     try:
-        server = build_server(open_host)
+        ending = stdio_transport.Ending()
+        server = build_server(open_host, ending)
         # MCPServer.run("stdio") offers no way in for the signals and the repaired lines: its own
         # run_stdio_async is these same calls around the low-level server.
-        anyio.run(stdio_transport.serve_stdio, server._lowlevel_server, stopped)
+        anyio.run(stdio_transport.serve_stdio, server._lowlevel_server, stopped, ending)
     except BaseException as problem:  # a stop signal during start-up, before serving began
         name = stdio_transport.stop_signal_in(problem)
         if name is None:

@@ -140,18 +140,37 @@ def surrogate_message(labels: list[str]) -> str:
     return f"{' and '.join(labels)} contain{'s' if len(labels) == 1 else ''} {SURROGATE_PROBLEM}."
 
 
-class RepairingReader:
-    """The SDK's read stream, with the lines its parser rejected for lone surrogates repaired."""
+class Ending:
+    """Whether serving is ending: stdin ended, the client closed stdout, or a stop signal came. The
+    SDK then cancels the calls in flight, and those are not the client's cancellations (the tray lets
+    such a call run on, as it does a job: forwarding.py)."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self) -> None:
+        self.now = False
+
+    def set(self) -> None:
+        self.now = True
+
+
+class RepairingReader:
+    """The SDK's read stream, with the lines its parser rejected for lone surrogates repaired;
+    `ending` is set at its end."""
+
+    def __init__(self, inner: Any, ending: Ending | None = None) -> None:
         self._inner = inner
+        self._ending = ending
 
     @property
     def last_context(self) -> Any:
         return getattr(self._inner, "last_context", None)
 
     async def receive(self) -> Any:
-        item = await self._inner.receive()
+        try:
+            item = await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            if self._ending is not None:
+                self._ending.set()
+            raise
         if isinstance(item, ValidationError):
             errors = item.errors()
             line = errors[0].get("input") if errors and errors[0].get("type") == "json_invalid" else None
@@ -373,9 +392,12 @@ def signals_cancel(stop: Callable[[str], None]) -> Iterator[None]:
                 loop.remove_signal_handler(number)
 
 
-async def serve_stdio(lowlevel_server: Any, on_stopped: Callable[[str], NoReturn]) -> None:
+async def serve_stdio(
+    lowlevel_server: Any, on_stopped: Callable[[str], NoReturn], ending: Ending | None = None
+) -> None:
     """Serve until stdin ends or the client closes stdout (on the loop), or until a stop signal
-    arrives: then `on_stopped(name)`.
+    arrives: then `on_stopped(name)`. `ending` is set as any of these comes, before the calls in
+    flight are cancelled.
 
     The loop takes the signals over first thing, so a signal that comes while the transport
     starts is kept and acted on as soon as serving begins. `on_stopped` runs inside the stdio
@@ -385,7 +407,10 @@ async def serve_stdio(lowlevel_server: Any, on_stopped: Callable[[str], NoReturn
     stopped_by: list[str] = []
     serving: list[anyio.CancelScope] = []
 
+    ending = ending or Ending()
+
     def end_serving() -> None:
+        ending.set()
         for scope in serving:
             scope.cancel()
 
@@ -402,7 +427,7 @@ async def serve_stdio(lowlevel_server: Any, on_stopped: Callable[[str], NoReturn
                 if stopped_by:
                     scope.cancel()
                 await lowlevel_server.run(
-                    RepairingReader(read_stream), write_stream, lowlevel_server.create_initialization_options()
+                    RepairingReader(read_stream, ending), write_stream, lowlevel_server.create_initialization_options()
                 )
             if stopped_by:
                 if on_loop is not None:
