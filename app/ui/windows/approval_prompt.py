@@ -18,6 +18,7 @@ import logging
 import sys
 import time
 import tkinter as tk
+from collections.abc import Callable
 from dataclasses import replace
 from tkinter import font as tkfont
 from tkinter import ttk
@@ -52,6 +53,8 @@ MAX_TEXT_PX = 960  # the rule button's text at most: wider, its folder is shorte
 SCREEN_MARGIN_PX = 40  # kept free on each side of the screen (window borders, a panel)
 MAX_PLAIN_LINES = 6  # what the command does, at most this many lines: more are counted ("and 3 more")
 MIN_FOLDER_CHARS = 24  # a folder shortened in the middle keeps at least this many characters
+MAX_NAME_CHARS = 60  # an agent's name as the window says it, at most (MCP lets a client give any length)
+MIN_NAME_CHARS = 16  # ... and a name shortened to fit a button keeps at least this many
 BUTTON_PAD_PX = 16  # a ttk button's padding and border around its text, each side
 
 
@@ -89,6 +92,12 @@ def plain_lines(lines: tuple[str, ...]) -> list[str]:
         return list(lines)
     shown = MAX_PLAIN_LINES - 1
     return [*lines[:shown], _("and {count} more").format(count=len(lines) - shown)]
+
+
+def agent_name(client: str) -> str:
+    """The agent's name as the window says it: what does not show written out, and a name longer than
+    MAX_NAME_CHARS shortened in the middle (a client names itself, with any length)."""
+    return shorten_command(visible(client, keep=""), MAX_NAME_CHARS)
 
 
 def time_left(seconds: float) -> str:
@@ -191,10 +200,22 @@ class ApprovalPrompt:
         frame.bind("<Configure>", self._rewrap, add="+")
 
     def _rewrap(self, event: tk.Event) -> None:
-        width = min(max(WRAP_PX, event.width - 2 * FRAME_PAD_PX), self._widest_text_px())
+        self._wrap_at(event.width)
+
+    def _wrap_at(self, frame_width: int) -> None:
+        width = min(max(WRAP_PX, frame_width - 2 * FRAME_PAD_PX), self._widest_text_px())
         for label in self._wrapping:
             if int(str(label.cget("wraplength")) or 0) != width:
                 label.configure(wraplength=width)
+
+    def _fit_texts(self) -> None:
+        """Wrap the texts at the width the rest of the window needs now. Wrapped at the window's
+        width, a text holds that width: after a command whose rule buttons made the window wide,
+        the next one, with none, kept it (a review)."""
+        for label in self._wrapping:
+            label.configure(wraplength=WRAP_PX)
+        self.root.update_idletasks()  # the frame's requested width, with the texts at their narrowest
+        self._wrap_at(self.heading.master.winfo_reqwidth())
 
     def _widest_text_px(self) -> int:
         """How wide a text may make the window: never wider than the screen (less its margins)."""
@@ -207,13 +228,29 @@ class ApprovalPrompt:
         folder stays in the "In folder" line."""
         description = visible(proposal.description())
         folder = visible(short_folder(proposal.folder))
-        text = _("Always allow {what}").format(what=description)
+        if folder not in description:
+            return _("Always allow {what}").format(what=description)
+        return self._fitted(
+            lambda part: _("Always allow {what}").format(what=description.replace(folder, part)),
+            folder,
+            MIN_FOLDER_CHARS,
+        )
+
+    def _session_text(self, client: str) -> str:
+        """ "Allow these until Claude Code quits", a long agent name shortened in the middle to fit."""
+        return self._fitted(
+            lambda part: _("Allow these until {client} quits").format(client=part), client, MIN_NAME_CHARS
+        )
+
+    def _fitted(self, say: Callable[[str], str], part: str, least: int) -> str:
+        """A button's text `say(part)`, `part` shortened in the middle (never below `least` characters)
+        until the text fits the window's widest: the button sets the window's width."""
         font = tkfont.nametofont(str(ttk.Style(self.root).lookup("TButton", "font") or "TkDefaultFont"))
         limit = self._widest_text_px() - 2 * BUTTON_PAD_PX
-        keep = len(folder)
-        while font.measure(text) > limit and keep > MIN_FOLDER_CHARS and folder in description:
+        text, keep = say(part), len(part)
+        while font.measure(text) > limit and keep > least:
             keep -= 4
-            text = _("Always allow {what}").format(what=description.replace(folder, shorten_command(folder, keep)))
+            text = say(shorten_command(part, keep))
         return text
 
     def take(self, message: dict[str, Any]) -> None:
@@ -245,7 +282,7 @@ class ApprovalPrompt:
 
     def _more(self, count: int) -> None:
         assert self.current is not None
-        client = self.current.client
+        client = agent_name(self.current.client)
         heading = _("{client} wants to run this command on your computer:").format(client=client)
         if count > 1:
             more = ngettext("{count} more waiting", "{count} more waiting", count - 1).format(count=count - 1)
@@ -301,10 +338,11 @@ class ApprovalPrompt:
         if held.proposal is not None and not held.severe:
             self.rule_button.configure(text=self._rule_text(held.proposal))
             # A session rule lasts while this agent's server runs: said as the person sees it.
-            self.session_button.configure(text=_("Allow these until {client} quits").format(client=held.client))
+            self.session_button.configure(text=self._session_text(agent_name(held.client)))
             self.rules_row.pack(side="bottom", fill="x", pady=(8, 0), before=self.buttons)  # under Allow, Deny
         else:
             self.rules_row.pack_forget()
+        self._fit_texts()
         self._disarm()
         self.root.deiconify()
         self.root.lift()

@@ -524,6 +524,15 @@ def timing_text(record: CommandRecord, now: float | None = None) -> str:
     return ", ".join(parts)
 
 
+def rule_words(rule: Rule) -> str | None:
+    """A rule as the user reads it, what does not show in its folder written out; None for a kind this
+    version cannot say (a newer version's, or a row another program wrote into the file)."""
+    try:
+        return visible(rule.shown())
+    except ValueError:
+        return None
+
+
 def detail_lines(
     record: CommandRecord, now: float | None = None, protected: Sequence[str] = (), rules: Iterable[Rule] = ()
 ) -> list[DetailLine]:
@@ -540,7 +549,7 @@ def detail_lines(
     if record.decision is not None:
         who = who_for_person(record.decided_by)
         if record.allowed_by_rule is not None:  # by its words, as the user clicked it; a removed one by number
-            words = {rule.id: rule.shown() for rule in rules}.get(record.allowed_by_rule)
+            words = next((rule_words(rule) for rule in rules if rule.id == record.allowed_by_rule), None)
             who = (
                 _("your rule “{rule}”").format(rule=words)
                 if words
