@@ -132,6 +132,7 @@ def _analysed(command: str, cwd: str | None, protected: _Protected) -> _Report:
     # The rules load at the first command, not at import: `serve` answers the handshake without
     # them, and loads them (and tree-sitter) in a worker thread right after it (see `warm_up`).
     from .analyzer import _Analyzer
+    from .project_settings import judge
     from .words import _Word
 
     report = _Report()
@@ -140,6 +141,7 @@ def _analysed(command: str, cwd: str | None, protected: _Protected) -> _Report:
         if protected.relation(_Word(cwd, cwd, cwd)) == "inside":
             report.add(D, TOUCHES_APP_DATA)
     _Analyzer(command, report, protected, nesting=0, cwd=cwd).run()
+    judge(report)  # the project settings its programs read, wherever its `cd`s may have led
     # A script the command line (or another script) writes is not what was read; its own writes do not count.
     for path in dict.fromkeys(report.scripts):
         if any(fnmatch.fnmatchcase(path, pattern) and path != origin for pattern, origin in report.written):
@@ -191,11 +193,13 @@ def classify_typed(
         if language == "bash":
             return classify(text, cwd=cwd, protected_paths=protected_paths)
         from .analyzer import _Analyzer
+        from .project_settings import judge
         from .protected import _Protected
 
         report = _Report()
         protected = _Protected.build(protected_paths)
         judge_typed(_Analyzer(text, report, protected, nesting=0, cwd=cwd), text, program, language)
+        judge(report)
         return report.result()
     except Exception:  # as in `classify`: a bug here asks the user
         log.exception("classifier failed on typed input; treating it as destructive")

@@ -38,6 +38,7 @@ from .findings import (
 from .git import repository_settings
 from .options import _command_name, _operands, _short_flags
 from .parser import _parser
+from .project_settings import RUSTUP_PROXIES
 from .protected import SOURCED, _home, _Protected, attached_path
 from .registry import rule_for
 from .rule import Rule
@@ -56,11 +57,11 @@ from .tables import (
     _PRIVILEGE,
     _SAFE,
     _SELF_PROGRAM,
-    _SPECIAL_VARIABLES,
     _SUBSCRIPT_CODE,
     _WRITERS,
     is_code_variable,
     is_interpreter,
+    special_variable,
 )
 from .words import _EXPANSIONS, _WORDISH, _ansi_c, _double_quoted, _Word, _word_end, _WordBuilder
 
@@ -78,6 +79,7 @@ _BRACE_LIST = re.compile(r"\{([^{},\s]*(?:,[^{},\s]*)+)\}")  # `{rm,-rf,DIR}` be
 # Names of programs that are everyday subcommands of others (`ruff format .`, `dart format .`): never
 # taken for the program (Windows' disk `format`) when a program no rule knows is given them.
 _SUBCOMMAND_WORDS = frozenset({"format"})
+_REPEATED = frozenset({"for_statement", "c_style_for_statement", "while_statement", "function_definition"})
 # What a guess at what a program runs may hold a command for: a deletion (see `may_run`).
 # A disk's erasure is not one: `notify-send "format done"`, and a user's command cannot reach a disk.
 _DELETES = frozenset({Danger.LOSES_FILES, Danger.LOSES_EVERYTHING})
@@ -215,6 +217,9 @@ class _Analyzer:
         self.nesting = nesting
         self.home = _home()
         self.cwd = cwd  # where relative paths lead: the caller's folder, then each literal `cd`
+        if nesting == 0 and cwd is not None:  # where project settings are read (project_settings.judge)
+            report.places.update(dict.fromkeys([cwd, os.path.realpath(cwd).replace("\\", "/")]))
+        report.cdpath = report.cdpath or "CDPATH" in text or "cdable_vars" in text
         self.scratch_names = scratch_variables(text)  # may hold the agent's own mktemp files
         self.scratch_seen: set[str] = set()  # ... and were assigned from mktemp before this point
         self.only_read: set[int] = set()  # where the files `source` reads start (names_protected: not named)
@@ -300,8 +305,13 @@ class _Analyzer:
                 inner = _PIPE if self.node_text(node).startswith(">(") else None
             elif kind == "command_substitution":
                 inner = stdin if stdin is not None and stdin.kind == "pipe" else None
-            for child in node.children:
-                self.walk(child, inner, depth + 1)
+            repeats = kind in _REPEATED  # a relative `cd` in it may run again (shells.move_to)
+            self.report.repeating += repeats
+            try:
+                for child in node.children:
+                    self.walk(child, inner, depth + 1)
+            finally:
+                self.report.repeating -= repeats
 
     def pipeline(self, node: Node, stdin: _Stdin | None, depth: int) -> None:
         previous: Node | None = None
@@ -431,7 +441,7 @@ class _Analyzer:
             if child.type == "variable_assignment":
                 value = child.child_by_field_name("value")
                 target = self.node_text(value) if value is not None else ""
-                if nameref and (target in _SPECIAL_VARIABLES or is_code_variable(target)):
+                if nameref and (special_variable(target) or is_code_variable(target)):
                     self.add(M, "sets {value}: changes how later commands run", value=target)
                 continue
             word = self.word([child])
@@ -454,7 +464,7 @@ class _Analyzer:
                     self.add(M, "{name}: cannot tell which repository's settings it reads ({source})", name="git",
                              source=_snip(word.source))  # fmt: skip
                 else:
-                    repository_settings(self, os.path.join(self.cwd or "/", os.path.expanduser(word.value)))
+                    repository_settings(self, os.path.expanduser(word.value))
             if self.protected.guarding and value is not None and self.relation_of(word) == "inside":
                 self.add(D, TOUCHES_APP_DATA)  # `f=~/.b*rc; cp x $f`: what it holds is not followed to its use
         fresh = value is not None and assigned_from_mktemp(self.node_text(value))
@@ -657,6 +667,8 @@ class _Analyzer:
             return
         key = re.sub(r"\W", "_", name)
         if name not in _PRIVILEGE and key != _SELF_PROGRAM and [a.value for a in args] in (["--version"], ["--help"]):
+            if name in RUSTUP_PROXIES:  # rustup runs it from the toolchain the folder's settings name
+                self.report.settings.append((name, "", False))
             return
         rule = rule_for(name)
         if rule is None and "/" in head.value.replace("\\", "/"):

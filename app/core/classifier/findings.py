@@ -245,6 +245,7 @@ def has_own_words(reason: str) -> bool:
 class _Mark(NamedTuple):
     findings: int
     scripts: int
+    settings: int
 
 
 class _Report:
@@ -266,6 +267,12 @@ class _Report:
         self.surely_written: set[str] = set()  # patterns of files it writes for sure (a redirection, cp's target)
         self.aliases: dict[str, str] = {}  # alias name -> value, as the command defines them (shells.cmd_alias)
         self.expanding: set[str] = set()  # aliases being judged as their value (bash expands each once)
+        # Where project settings are read (project_settings.judge, once the whole command is read):
+        self.places: dict[str, None] = {}  # every folder its shell may be in: the one given, each `cd`'s
+        self.lost: str | None = None  # the `cd` after which it may be in a folder not known here
+        self.settings: list[tuple[str, str, bool]] = []  # (program, folder it names or "", a git folder)
+        self.repeating = 0  # in a loop's, a function's or a trap's code: a relative `cd` may run again
+        self.cdpath = False  # the command names CDPATH or cdable_vars: `cd NAME` may lead elsewhere
 
     def add(
         self,
@@ -295,7 +302,7 @@ class _Report:
 
     def mark(self) -> _Mark:
         """Where the analysis stands, to undo what judging a guess added (`undo`)."""
-        return _Mark(len(self.findings), len(self.scripts))
+        return _Mark(len(self.findings), len(self.scripts), len(self.settings))
 
     def undo(self, mark: _Mark, kept: list[Finding]) -> bool:
         """Back to `mark`, keeping `kept` of the findings added since. The counts that bound a
@@ -305,6 +312,7 @@ class _Report:
             return True
         del self.findings[mark.findings :]
         self.findings.extend(kept)
+        del self.settings[mark.settings :]  # a guess's `git status` reads nothing
         if not kept:  # the files it may write stay: more of them only holds more
             del self.scripts[mark.scripts :]
         return bool(kept)

@@ -28,7 +28,8 @@ from .words import _Word
 
 def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     i = 0
-    folder, git = ctx.cwd, None  # where git finds its repository (`-C`, `--git-dir`)
+    folder: str | None = ""  # where git finds its repository (`-C`), from the shell's folder
+    git: str | None = None  # `--git-dir`
     while i < len(args):
         v = args[i].value
         if v is None:
@@ -64,8 +65,10 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     rest = args[i + 1 :]
     if rest and rest[0].value in ("--help", "-h"):  # further on, it may be an option's value (`-e -h`)
         return
-    if folder is not None:
-        repository_settings(ctx, git or project_settings.git_dir(folder))
+    if git is not None:
+        repository_settings(ctx, git)
+    elif folder is not None:
+        ctx.report.settings.append(("git", folder, False))
     if sub in ("push", "reset", "clean", "checkout", "restore", "branch", "stash", "rm", "switch"):
         dynamic = [a for a in rest if a.value is None]
         if dynamic:
@@ -96,12 +99,11 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         ctx.add(M, "git {sub}: not a known git command (may be an alias)", sub=_snip(sub))
 
 
-def repository_settings(ctx: Analysis, git: str | None) -> None:
+def repository_settings(ctx: Analysis, git: str) -> None:
     """A repository whose own settings name a program git runs (`core.fsmonitor`): git is not
-    read-only there (a review, 2026-12-05; also for `GIT_DIR=...`, analyzer.py)."""
-    setting = project_settings.git_runs(git)
-    if setting:
-        ctx.add(M, "{name}: the project's settings name a program it runs ({setting})", name="git", setting=setting)
+    read-only there (a review, 2026-12-05; also for `GIT_DIR=...`, analyzer.py). `git`: its git
+    folder, from the shell's folder; read once the command is (project_settings.judge)."""
+    ctx.report.settings.append(("git", git, True))
 
 
 # Options whose value git runs as a shell command, by subcommand (red team, 2026-12-04: `git

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 
-from . import project_settings
 from .findings import D, M, _snip
 from .options import _operands, _short_flags, _split_options
 from .rule import Analysis
@@ -61,9 +60,8 @@ def package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int) -> 
     if sub in remove:
         ctx.add(D, "{name} {sub}: removes packages", name=name, sub=sub)
     elif sub in read or (sub == "" and any(a.value in ("--version", "-V", "--help") for a in args)):
-        setting = project_settings.cargo_runs(ctx.cwd) if name == "cargo" else None
-        if setting:  # `cargo metadata` runs a rustc-wrapper the project's settings name (a review)
-            ctx.add(M, "{name}: the project's settings name a program it runs ({setting})", name=name, setting=setting)
+        if name == "cargo":  # `cargo metadata` runs a rustc-wrapper the project's settings name (a review)
+            ctx.report.settings.append(("cargo", "", False))
         return
     else:
         ctx.add(M, "{name} {sub}: changes installed software", name=name, sub=sub)

@@ -2,14 +2,20 @@
 (`core.fsmonitor`, `diff.external`, a filter's `clean`) and cargo's `.cargo/config.toml`
 (`build.rustc-wrapper`, a target's `runner`). Such a file arrives with the project (a tarball, a
 copied folder), and then `git status` or `cargo metadata` runs what it names (a review, 2026-12-05:
-each wrote a file from the read-only tool where no container runs). Read where the command runs."""
+each wrote a file from the read-only tool where no container runs). Read where the command runs:
+in every folder its shell may be in (the one given and each `cd`'s, whether or not the `cd` runs or
+succeeds), and nowhere once a `cd` leads where only bash can tell (`cd "$X" && git status`: a
+review, 2026-12-05); so once the whole command is read (`judge`), a `git status` in a trap or a
+loop before the `cd` it meets again included."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import re
+import struct
 
+from .findings import M, _Report
 from .tables import _GIT_EXEC_CONFIG
 
 MAX_SETTINGS_BYTES = 256 * 1024  # larger is not a settings file a person wrote: read as naming one
@@ -25,12 +31,43 @@ _CARGO_RUNS = re.compile(
 )
 # rustup runs the `cargo` of a toolchain folder a project's rust-toolchain file names (`path = ...`)
 _TOOLCHAIN_PATH = re.compile(r"(?<![\w-])path\s*=|^\s*/", re.M)
+# rustup's proxies: each runs its namesake from the toolchain the folder's rust-toolchain file names,
+# `--version` too (`rustc --version` with `path = "./tc"` ran ./tc/bin/rustc: a review, 2026-12-05)
+RUSTUP_PROXIES = frozenset({"cargo", "rustc", "rustdoc", "rustfmt", "cargo-fmt", "cargo-clippy", "clippy-driver",
+                            "rust-gdb", "rust-gdbgui", "rust-lldb", "rust-analyzer", "cargo-miri", "rls"})  # fmt: skip
+MAX_PLACES = 64  # folders a command may `cd` to, each judged; past that, where it runs cannot be told
+MAX_SUBMODULES = 64  # repositories within one whose settings are read; past that, it is held
+MAX_INDEX_BYTES = 64 * 1024 * 1024
+
+
+def judge(report: _Report) -> None:
+    """The settings of each project whose program the command runs (`report.settings`), read in
+    every folder its shell may be in (`report.places`); where one cannot be told, moderate."""
+    for program, named, git_folder in dict.fromkeys(report.settings):
+        if os.path.isabs(named):
+            folders = [named]
+        elif report.lost is not None:
+            report.add(M, "{name}: cannot tell which folder it runs in, nor the settings there ({source})",
+                       name=program, source=report.lost)  # fmt: skip
+            continue
+        else:
+            folders = [os.path.normpath(os.path.join(place, named)) for place in report.places]
+        for folder in folders:
+            if program == "git":
+                setting = git_runs(folder if git_folder else git_dir(folder))
+            else:
+                setting = cargo_runs(folder) if program == "cargo" else toolchain_runs(folder)
+            if setting:
+                report.add(M, "{name}: the project's settings name a program it runs ({setting})",
+                           name=program, setting=setting)  # fmt: skip
+                break
 
 
 def git_dir(cwd: str | None) -> str | None:
     """The git folder of the repository around `cwd` (a worktree's or submodule's `gitdir:` file
-    followed), or None outside one."""
-    folder = cwd
+    followed), or None outside one. git looks in the real folder's parents (`cd link` to a folder in
+    another repository), so does this."""
+    folder = os.path.realpath(cwd) if cwd else None
     while folder and not os.path.exists(os.path.join(folder, ".git")):
         if _bare(folder):  # git takes a folder that is a repository itself (`b.git`) for one
             return folder
@@ -43,6 +80,22 @@ def git_dir(cwd: str | None) -> str | None:
         with contextlib.suppress(OSError, ValueError), open(git, encoding="utf-8") as pointer:
             git = os.path.join(folder, pointer.read().partition("gitdir:")[2].strip())
     return git
+
+
+def work_top(folder: str) -> str | None:
+    """Where `cd "$(git rev-parse --show-toplevel)"` leads from `folder`: the top of the work tree
+    around it (`folder` itself outside one: the `cd` then fails); None where the repository's settings
+    put it elsewhere (core.worktree)."""
+    top = os.path.realpath(folder)
+    while not os.path.exists(os.path.join(top, ".git")):
+        parent = os.path.dirname(top)
+        if parent == top or _bare(top):
+            return folder
+        top = parent
+    git = git_dir(top) or top
+    common = _read(os.path.join(git, "commondir"))
+    common_dir = git if common is None else os.path.join(git, common.strip())
+    return top if os.path.realpath(_work_tree(git, common_dir)) == top else None
 
 
 def _bare(folder: str) -> bool:
@@ -61,11 +114,17 @@ def _read(path: str) -> str | None:
     return data.decode("utf-8", "replace")
 
 
-def git_runs(git: str | None) -> str | None:
-    """The first setting of a repository's config (and a worktree's, and the common folder's) whose
-    value git runs, or that includes another file; None when there is none."""
+def git_runs(git: str | None, seen: list[str] | None = None) -> str | None:
+    """The first setting of a repository's config (and a worktree's, and the common folder's, and
+    its submodules') whose value git runs, or that includes another file; None when there is none."""
     if git is None:
         return None
+    seen = [] if seen is None else seen
+    if len(seen) > MAX_SUBMODULES:
+        return "submodules"  # too many to read: held
+    if os.path.realpath(git) in seen:
+        return None
+    seen.append(os.path.realpath(git))
     folders = [git]
     common = _read(os.path.join(git, "commondir"))
     if common is not None:
@@ -79,7 +138,79 @@ def git_runs(git: str | None) -> str | None:
         found = _config_runs(text)
         if found:
             return found
+    return _submodules_run(git, folders[-1], seen)
+
+
+def _submodules_run(git: str, common: str, seen: list[str]) -> str | None:
+    """`git status` runs git in each submodule (a review, 2026-12-05: a submodule's core.fsmonitor
+    ran): the repositories under `modules/`, and those a gitlink of the index finds in the work tree
+    (`sub/.git`, added without .gitmodules)."""
+    modules = os.path.join(common, "modules")
+    for folder, children, files in os.walk(modules):
+        children.sort()
+        if "config" in files and "HEAD" in files:  # a submodule's repository (its own, read there)
+            children.clear()
+            found = git_runs(folder, seen)
+            if found:
+                return f"{os.path.relpath(folder, modules)}: {found}"
+    links = _gitlinks(git, common)
+    if not links:
+        return None
+    top = _work_tree(git, common)
+    for link in links:
+        inner = os.path.join(top, link, ".git")
+        if os.path.isfile(inner) or os.path.isdir(inner):
+            found = git_runs(git_dir(os.path.join(top, link)), seen)
+            if found:
+                return f"{link}: {found}"
     return None
+
+
+def _work_tree(git: str, common: str) -> str:
+    """The top of the work tree of the repository `git` (a submodule's names it: core.worktree)."""
+    config = _read(os.path.join(common, "config")) or ""
+    named = re.findall(r"^\s*worktree\s*=\s*(.*?)\s*$", config, re.M | re.I)
+    if named:
+        return os.path.normpath(os.path.join(git, named[-1].strip('"')))
+    pointer = _read(os.path.join(git, "gitdir"))  # a linked worktree's: its .git file
+    if pointer is not None:
+        return os.path.dirname(os.path.join(git, pointer.strip()))
+    return os.path.dirname(git)
+
+
+def _gitlinks(git: str, common: str) -> list[str]:
+    """The paths of the index's gitlinks (mode 160000: a submodule, or a repository added in place)."""
+    try:
+        with open(os.path.join(git, "index"), "rb") as file:
+            data = file.read(MAX_INDEX_BYTES)
+    except OSError:
+        return []
+    if b"\x00\x00\xe0\x00" not in data or data[:4] != b"DIRC":  # no entry has that mode: most indexes
+        return []
+    sha256 = re.search(r"objectformat\s*=\s*sha256", _read(os.path.join(common, "config")) or "", re.I)
+    version, count = struct.unpack(">II", data[4:12])
+    size, at, path, found = 32 if sha256 else 20, 12, b"", []
+    with contextlib.suppress(struct.error, IndexError, ValueError):
+        for _ in range(count):
+            (mode,), (flags,) = struct.unpack_from(">I", data, at + 24), struct.unpack_from(">H", data, at + 40 + size)
+            name = at + 42 + size + (2 if version >= 3 and flags & 0x4000 else 0)
+            if version >= 4:  # the path as a prefix of the previous one, then its own NUL-ended end
+                drop, byte = data[name] & 127, data[name]
+                name += 1
+                while byte & 128:
+                    byte = data[name]
+                    drop = ((drop + 1) << 7) | (byte & 127)
+                    name += 1
+                end = data.index(b"\0", name)
+                path = path[: len(path) - drop] + data[name:end]
+                at = end + 1
+            else:
+                end = data.index(b"\0", name)
+                path = data[name:end]
+                at += (end - at + 8) & ~7
+            if mode >> 12 == 0o16:
+                found.append(path.decode("utf-8", "replace"))
+    return found
 
 
 def _config_runs(text: str) -> str | None:
@@ -105,17 +236,31 @@ def cargo_runs(cwd: str | None) -> str | None:
     """The first program-naming setting (`rustc-wrapper`, `runner`, ...) of the cargo settings that
     apply in `cwd` (`.cargo/config.toml` or `.cargo/config` there and in every folder above), or a
     rust-toolchain file there that names a toolchain's folder (its own `cargo` then runs)."""
-    folder = cwd
-    while folder:
+    for folder in _up_from(cwd):
         for name in ("config.toml", "config"):
             text = _read(os.path.join(folder, ".cargo", name))
             found = _CARGO_RUNS.search(text) if text is not None else None
             if found:
                 return found.group(1)
+    return toolchain_runs(cwd)
+
+
+def toolchain_runs(cwd: str | None) -> str | None:
+    """A rust-toolchain file in `cwd` or a folder above that names a toolchain's folder: rustup's
+    proxies (`cargo`, `rustc`...) run the program of that name there."""
+    for folder in _up_from(cwd):
         for name in ("rust-toolchain.toml", "rust-toolchain"):
             text = _read(os.path.join(folder, name))
             if text is not None and _TOOLCHAIN_PATH.search(text):
                 return f"{name} path"
+    return None
+
+
+def _up_from(cwd: str | None) -> list[str]:
+    """The real folder `cwd` and each above it, as cargo and rustup look."""
+    folders, folder = [], os.path.realpath(cwd) if cwd else None
+    while folder:
+        folders.append(folder)
         parent = os.path.dirname(folder)
         folder = None if parent == folder else parent
-    return None
+    return folders

@@ -16,6 +16,7 @@ from .danger import Danger
 from .findings import ALIASES_ON, MAX_PROBED_WORDS, D, M, _snip
 from .itself import python_module
 from .options import _operands, _split_options
+from .project_settings import MAX_PLACES, work_top
 from .rule import Analysis
 from .scripts import installed_program, looked_up, run_script, runs_project_files, script_path, typed_text
 from .stdin import _STDIN_FILES, _Stdin
@@ -30,11 +31,11 @@ from .tables import (
     _SCRIPT_VARIABLES,
     _SELF_MODULE,
     _SETTINGS_FILES,
-    _SPECIAL_VARIABLES,
     _SUBSCRIPT_CODE,
     _VIM_INIT_VARIABLES,
     code_prefix,
     sets_git_config,
+    special_variable,
 )
 from .words import _Word
 
@@ -152,7 +153,11 @@ def sourced_from_path(ctx: Analysis, file: str) -> str | None:
 def cmd_trap(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     options, i = _split_options(args)
     if len(args) - i >= 2 and args[i].value != "-":
-        ctx.code_words(args[i : i + 1], "trap")
+        ctx.report.repeating += 1  # it runs as often as its signal comes (DEBUG: before each command)
+        try:
+            ctx.code_words(args[i : i + 1], "trap")
+        finally:
+            ctx.report.repeating -= 1
 
 
 def cmd_alias(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -376,21 +381,58 @@ def cmd_cd(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
     stack = ctx.pushed  # pushd's folders, as far as they are told here
     if name == "pushd" and operands and not re.fullmatch(r"[+-]\d+", operands[0].value or ""):
         stack.append(ctx.cwd)
-        ctx.cwd = folder_after(ctx, operands[0])
+        ctx.cwd = move_to(ctx, operands[0], name)
     elif name == "popd" and stack and not operands:
-        ctx.cwd = stack.pop()
+        ctx.cwd = stack.pop()  # a folder it was in: one of the places already
     elif name in ("pushd", "popd"):  # swapped or rotated, or popped past what is told here
         ctx.cwd = None
+        ctx.report.lost = ctx.report.lost or _snip(" ".join([name, *(a.source for a in args)]))
     else:
-        ctx.cwd = folder_after(ctx, operands[0]) if operands else ctx.home
+        ctx.cwd = move_to(ctx, operands[0], name) if operands else move_to(ctx, _Word(ctx.home, "~", ctx.home), name)
+
+
+def move_to(ctx: Analysis, word: _Word, what: str) -> str | None:
+    """Where `cd WORD` (`env -C WORD`) leads from the folder analysed (`folder_after`), with each
+    folder it may lead to from any the shell may be in kept for project_settings.judge. A `cd` that
+    only bash can resolve (`cd "$X"`, `cd -`; `cd NAME` once CDPATH is set; a relative one that may
+    run again, in a loop) loses the folder: where the shell is cannot be told from then on."""
+    report, target = ctx.report, cd_target(word)
+    relative = target is not None and not re.match(r"^/|^[A-Za-z]:[/\\]", target)
+    if target is None and _TOP_LEVEL.fullmatch(word.source):  # the top of the repository it is in
+        tops = [work_top(place) for place in report.places]
+        if None not in tops:
+            report.places.update(dict.fromkeys(top for top in tops if top is not None))
+            return None
+    if (
+        target is None
+        or (relative and report.repeating)
+        or (relative and report.cdpath and (target or ".").split("/")[0] not in (".", ".."))
+    ):
+        report.lost = report.lost or _snip(f"{what} {word.source}".strip())
+    elif target is not None:
+        bases = list(report.places) if relative else [""]
+        for folder in (posixpath.normpath(posixpath.join(base, target.replace("\\", "/"))) for base in bases):
+            report.places.update(dict.fromkeys([folder, os.path.realpath(folder).replace("\\", "/")]))
+        if len(report.places) > MAX_PLACES:
+            report.lost = report.lost or _snip(f"{what} {word.source}".strip())
+    return folder_after(ctx, word)
+
+
+_TOP_LEVEL = re.compile(r'"?(?:\$\(|`)\s*git\s+rev-parse\s+--show-toplevel\s*(?:\)|`)"?')
+
+
+def cd_target(word: _Word) -> str | None:
+    """The folder `cd WORD` names, None when only bash can tell (`cd "$X"`, `cd -`)."""
+    target = word.literal
+    if target is None and not word.glob and "*" not in word.pattern:
+        target = word.pattern  # `cd $HOME/.config`: only the home folder was expanded
+    return None if target == "-" else target
 
 
 def folder_after(ctx: Analysis, word: _Word) -> str | None:
     """Where `cd WORD` (or `env -C WORD`) leads from the folder analysed; None when it cannot be told."""
-    target = word.literal
-    if target is None and not word.glob and "*" not in word.pattern:
-        target = word.pattern  # `cd $HOME/.config`: only the home folder was expanded
-    if target is None or target == "-":
+    target = cd_target(word)
+    if target is None:
         return None
     if target.startswith("/") or re.match(r"^[A-Za-z]:[/\\]", target):
         return posixpath.normpath(target.replace("\\", "/"))
@@ -421,14 +463,15 @@ def variable_set(ctx: Analysis, name: str, value: _Word, *, lasting: bool = True
     `GIT_SSH=./x`: both ran `rm` judged moderate, 2026-12-04); git's configuration cannot be told;
     the others change how later commands run (`lasting`), or, before a command, that command's."""
     base = name.split("[")[0]
+    ctx.report.cdpath = ctx.report.cdpath or base == "CDPATH"  # `export CD''PATH=...`: `cd NAME` may lead elsewhere
     if base in ("BASH_CMDS", "BASH_ALIASES"):
         # bash's command and alias tables: `BASH_CMDS[ls]=/bin/rm` makes `ls` run rm (review, 2026-12-04)
         ctx.add(D, "cannot tell what runs: {value} makes a name run another program", value=name)
     if sets_git_config(name, value.literal):
         ctx.add(D, "cannot tell what runs: {value} sets git's configuration", value=name)
-    elif base in _SPECIAL_VARIABLES and lasting:
+    elif special_variable(base) and lasting:
         ctx.add(M, "sets {value}: changes how later commands run", value=name)
-    elif base in _SPECIAL_VARIABLES:  # `PATH=./bin:$PATH jest`: for jest alone (a session's next commands keep theirs)
+    elif special_variable(base):  # `PATH=./bin:$PATH jest`: for jest alone (a session's next commands keep theirs)
         ctx.add(M, "sets {value}: changes how the command after it runs", value=name)
     prefix = code_prefix(name, value.literal) if name in _CODE_VARIABLES else None
     if prefix is not None:

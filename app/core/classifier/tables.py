@@ -281,7 +281,7 @@ def is_code_variable(name: str) -> bool:
     return (
         name in _CODE_VARIABLES
         or name in _SCRIPT_VARIABLES
-        or (name in _SPECIAL_VARIABLES and name != "IFS")
+        or (special_variable(name) and name != "IFS")
         or name in _PROMPTS
         or name.startswith("BASH_FUNC_")
         or name in _VIM_INIT_VARIABLES
@@ -309,3 +309,15 @@ _SPECIAL_VARIABLES = frozenset(
      "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "BASH_FUNC", "PYTHONSTARTUP", "NODE_OPTIONS", "GIT_SSH",
      "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "PERL5OPT", "RUBYOPT"}
 )  # fmt: skip
+# Where git, cargo and rustup find their settings or the program they run (`HOME=/x git status` reads
+# /x/.gitconfig, `RUSTUP_TOOLCHAIN=/x cargo --version` runs /x/bin/cargo), and where `cd NAME` leads:
+# then the project settings read where the command runs (project_settings) are not the ones used.
+_MOVES_SETTINGS = re.compile(
+    r"HOME|CDPATH|XDG_CONFIG_HOME|GIT_COMMON_DIR|CARGO|CARGO_(?:HOME|BUILD_\w+|TARGET_\w+|HOST_\w+|REGISTR\w+"
+    r"|CREDENTIAL\w*)|RUSTUP_\w+|RUSTC\w*|RUSTDOC\w*"
+)
+
+
+def special_variable(name: str) -> bool:
+    """A variable whose value changes how the commands after it run (PATH, IFS, HOME...)."""
+    return name in _SPECIAL_VARIABLES or bool(_MOVES_SETTINGS.fullmatch(name))

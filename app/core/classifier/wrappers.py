@@ -11,7 +11,7 @@ from .findings import BULK_COMMAND, GAINS_PRIVILEGES, D, M, _snip
 from .handoff import hands_off, local_host
 from .options import _command_name, _long_flags, _short_flags, _split_options, fills_code, long_option
 from .rule import Analysis
-from .shells import folder_after, variable_set
+from .shells import move_to, variable_set
 from .stdin import _Stdin
 from .tables import _names
 from .words import _Word, _word_end
@@ -171,7 +171,7 @@ def inner_in(ctx: Analysis, folder: _Word | None, args: list[_Word], stdin: _Std
     if folder is None:
         ctx.inner(args, stdin, bulk, depth)
         return
-    here, ctx.cwd = ctx.cwd, folder_after(ctx, folder)
+    here, ctx.cwd = ctx.cwd, move_to(ctx, folder, "")  # a place its git may read settings in too
     try:
         ctx.inner(args, stdin, bulk, depth)
     finally:
