@@ -9,7 +9,9 @@ network where it can, and elsewhere only commands the classifier proves read-onl
   empty tmpfs mounts, as /tmp hides X11's and tmux's (../shared/containment-notes.md, section 5);
   and a seccomp filter lets no Unix socket be made at all (seccomp.py: a daemon's socket elsewhere,
   Docker Desktop's in the home folder, would write for it), nor a vsock one, nor a kernel key
-  touched (keyrings are not namespaced);
+  touched (keyrings are not namespaced), nor a terminal typed into; where there is Perl, a Landlock
+  ruleset besides (PERL_READ_ONLY_CHECK), at most MAX_TASKS tasks, and the first to go when memory
+  runs out;
 - macOS: a sandbox-exec profile that denies every write but to the null and tty devices, all
   network, Apple events and opening apps (another app would write for it); not tested here (no Mac);
 - elsewhere (no bwrap, Windows): only what the classifier proves read-only ("safe"); anything it
@@ -73,14 +75,47 @@ def _under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
+# Landlock's file system rights the read-only check handles, by the ABI that brought them: 1 the writes
+# and makes (0x1FF2), 2 renames across folders (REFER), 3 truncation, 5 device ioctls (IOCTL_DEV). A
+# handled right is refused everywhere but under the folders a rule names (the private ones).
+IOCTL_DEV = 1 << 15
+LANDLOCK_RIGHTS = ((1, 0x1FF2), (2, 1 << 13), (3, 1 << 14), (5, IOCTL_DEV))
+
+
+def landlock_rights(abi: int) -> int:
+    """The rights the check's ruleset handles on a kernel of Landlock ABI `abi` (0: no Landlock).
+    The check computes the same inside the container from the same table (PERL_READ_ONLY_CHECK)."""
+    rights = 0
+    for since, right in LANDLOCK_RIGHTS:
+        rights |= right if abi >= since else 0
+    return rights
+
+
+# The most tasks (processes and threads) a read-only command may have at once: its fork bomb stops
+# there instead of at the user's own limit (often tens of thousands). RLIMIT_NPROC counts the tasks of
+# one user in one user namespace (since Linux 5.14: measured here, a user with 300 processes outside
+# still made 98 of 100 inside), so the limit is set only where the container has a user namespace of
+# its own (bwrap without setuid; not for root, whom the kernel exempts anyway) and the kernel is new
+# enough: Landlock ABI 2 means Linux 5.19. Elsewhere it would count every process of the user.
+MAX_TASKS = 1024
+TASKS_ABI = 2
+# prlimit64(2) on each machine, which the check calls through Perl's `syscall`.
+PRLIMIT_CALLS = {"x86_64": 302, "aarch64": 261}
+OOM_SCORE_ADJ = 1000  # memory runs out: the kernel ends the read-only command before the user's programs
+
 # The check bwrap runs first where there is Perl: the lifeline's (container.LIFELINE_CHECK), then a
 # Landlock file system ruleset that lets the command write only under the private folders named before
 # `--` (/tmp, /dev, /run, the runtime folder's tmpfs), whatever else is mounted or opened: a read-only
 # mount did not stop a named pipe of the host being written, nor a file system the host mounted while
 # the command ran (a review, 2026-12-05; bwrap remounts read-only only what is there as it starts).
-# Rights by Landlock's ABI: 1 the writes and makes (0x1FF2), 2 renames across folders, 3 truncation.
-# A kernel without Landlock runs the command as before; one with it that refuses the ruleset runs
-# nothing (exit 126, said on stderr). A pipe reached through /proc/self/fd is not Landlock's to judge.
+# Device ioctls too (ABI 5) are allowed only on what is opened under those: bwrap's own /dev (null,
+# zero, random, tty, its own pseudo-terminals); elsewhere a terminal the host mounted later would have
+# its settings changed. Before the ruleset: a terminal the check was started with stops being its
+# controlling one (a new session, as the init does: no TIOCSTI typing into the user's shell; the
+# seccomp filter refuses TIOCSTI as well), the out-of-memory killer is told to pick the command
+# first, and its tasks are limited (MAX_TASKS). A kernel without Landlock runs the command as before;
+# one with it that refuses the ruleset runs nothing (exit 126, said on stderr). A pipe reached through
+# /proc/self/fd is not Landlock's to judge.
 PERL_READ_ONLY_CHECK = r"""
 delete $ENV{PERL_BADLANG};
 my $life = shift @ARGV;
@@ -92,9 +127,24 @@ my @writable;
 push @writable, shift @ARGV while @ARGV && $ARGV[0] ne "--";
 shift @ARGV;
 sub refuse { print STDERR "cowork-check: Landlock could not be applied ($_[0]): $!\n"; exit 126 }
+if (open(my $tty, "<", "/dev/tty")) { close $tty; require POSIX; POSIX::setsid() }
+if (open(my $oom, ">", "/proc/self/oom_score_adj")) { print $oom "@OOM@\n"; close $oom }
 my $abi = syscall(444, 0, 0, 1);
+my $uids = "";
+if (open(my $map, "<", "/proc/self/uid_map")) { $uids = <$map>; close $map }
+if (@PRLIMIT@ > 0 && $abi >= @TASKS_ABI@ && $uids =~ /\d/ && $uids !~ /^\s*0\s+0\s+4294967295\s*$/) {
+    my $was = "\0" x 16;
+    if (syscall(@PRLIMIT@, 0, 6, 0, $was) == 0) {
+        my ($soft, $hard) = unpack("QQ", $was);
+        $soft = @TASKS@ if $soft > @TASKS@;
+        $hard = @TASKS@ if $hard > @TASKS@;
+        my $limit = pack("QQ", $soft, $hard);
+        syscall(@PRLIMIT@, 0, 6, $limit, 0);
+    }
+}
 if ($abi >= 1) {
-    my $rights = 0x1FF2 | ($abi >= 2 ? 1 << 13 : 0) | ($abi >= 3 ? 1 << 14 : 0);
+    my $rights = 0;
+    $rights |= $_->[1] for grep { $abi >= $_->[0] } (@RIGHTS@);
     my $ruleset = syscall(444, pack("Q", $rights), 8, 0);
     refuse("ruleset") if $ruleset < 0;
     for my $folder (@writable) {
@@ -108,16 +158,33 @@ exec { $ARGV[0] } @ARGV;
 print STDERR "cowork-check: $ARGV[0]: $!\n";
 exit 127;
 """
+for _name, _value in (
+    ("@RIGHTS@", ", ".join(f"[{since}, {right}]" for since, right in LANDLOCK_RIGHTS)),
+    ("@OOM@", str(OOM_SCORE_ADJ)),
+    ("@TASKS_ABI@", str(TASKS_ABI)),
+    ("@TASKS@", str(MAX_TASKS)),
+):
+    PERL_READ_ONLY_CHECK = PERL_READ_ONLY_CHECK.replace(_name, _value)
 
 
-SCRATCH = "/tmp/.cowork-scratch"  # the command's temporary folder when one is bound back under /tmp
+def read_only_check(machine: str) -> str:
+    """PERL_READ_ONLY_CHECK for `machine` (os.uname): its prlimit64 call; no task limit where it is
+    not known here."""
+    return PERL_READ_ONLY_CHECK.replace("@PRLIMIT@", str(PRLIMIT_CALLS.get(machine, 0)))
+
+
+# The command's temporary folder where /tmp is not writable (a folder is bound back under it): in
+# bwrap's own /dev, which nothing is ever bound back under, so it is there even when the folder
+# bound back is /tmp itself (a command run in /tmp could not start when it was /tmp/.cowork-scratch).
+SCRATCH = "/dev/shm/.cowork-scratch"
 
 
 def writable_places(hidden: Sequence[str], bound: Sequence[str]) -> tuple[list[str], str | None]:
     """The private folders Landlock lets the command write under, and the scratch folder that takes
     /tmp's place (TMPDIR) when a folder bound back read-only lies under /tmp: Landlock's rules reach
     across mounts, so a writable /tmp made a named pipe in a working folder under it writable (a
-    review, 2026-12-05). A hidden place with a folder bound back under it is left out."""
+    review, 2026-12-05). A hidden place with a folder bound back under it is left out: /run too,
+    under which a USB stick's folder is (/run/media). /dev is never hidden nor bound back under."""
     clear = [place for place in hidden if not any(_under(folder, place) for folder in bound)]
     scratch = SCRATCH if "/tmp" in hidden and "/tmp" not in clear else None
     return [*clear, *([scratch] if scratch else [])], scratch
@@ -158,7 +225,7 @@ def bwrap_prefix(
     if perl:
         writable, scratch = writable_places(hidden, bound)
         argv += ["--dir", scratch, "--setenv", "TMPDIR", scratch] if scratch else []
-        check = [perl, "-e", PERL_READ_ONLY_CHECK, "--", str(lifeline_fd), "/dev", *writable, "--"]
+        check = [perl, "-e", read_only_check(os.uname().machine), "--", str(lifeline_fd), "/dev", *writable, "--"]
     else:
         check = ["/bin/bash", "--norc", "--noprofile", "-c", f'life=$1; shift\n{LIFELINE_CHECK}exec "$@"']
         check += ["cowork-check", str(lifeline_fd)]
