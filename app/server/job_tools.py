@@ -6,8 +6,10 @@ do next; whatever the model must read is in the text block as well as the struct
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,6 +24,7 @@ from app.core.commands.jobs import (
     Job,
     Jobs,
     JobStatus,
+    JoinedOutput,
     job_file,
     part_of,
     read_file_part,
@@ -38,9 +41,11 @@ from app.core.commands.request import (
 )
 from app.core.commands.service import CommandService
 from app.core.execution import read_only
-from app.core.execution.output import output_budget
-from app.core.execution.output_decoding import decode_output, visible_controls
+from app.core.execution.output import HEAD_SHARE, LINE_CUT_REACH, OutputBudget, fair_shares, output_budget
+from app.core.execution.output_decoding import decode_output, json_length, json_prefix, json_suffix, visible_controls
+from app.core.execution.output_files import KeptStart
 from app.core.hop_times import mark
+from app.core.journal.records import PREVIEW_HEAD_BYTES, PREVIEW_TAIL_BYTES
 from app.core.journal.store import CommandRecord, Status
 from app.core.messages import CANCEL_REASON
 from app.core.policy.approval import HOLD_LIFETIME_S
@@ -206,9 +211,9 @@ def lost_output_note(job: Job) -> str | None:
     problem = output.spool.problem
     if output.spool.path is not None:
         return (
-            f"Not all of the output could be kept ({problem}): outputFile holds only its start, and "
-            f"command_output with jobId {job.id} gives the start and end of each stream. If you need all of it, "
-            "free some disk space, then run the command again."
+            f"Not all of the output could be kept ({problem}): outputFile holds only its start. command_output "
+            f"with jobId {job.id} reads it at the same offsets as before, then what memory kept of the end of each "
+            "stream. If you need all of it, free some disk space, then run the command again."
         )
     if all(stream.whole for stream in output.streams):
         return None
@@ -233,7 +238,7 @@ def record_result(service: CommandService, row: CommandRecord, patience: float) 
         left = int((row.hold_expires_at or time.time()) - time.time())
         seen = left <= HOLD_LIFETIME_S  # the tray set its clock when the user could see it
         note = waiting_note(row.id, row.reason or "it needs the user's approval", left if seen else None, patience)
-    stdout, stderr = visible_controls(row.stdout_preview or ""), visible_controls(row.stderr_preview or "")
+    stdout, stderr = journal_streams(row, output_budget(service.journal), in_file=path is not None)
     if status is JobStatus.FINISHED and path is not None:
         if not stdout and not stderr and (last := file_tail(service, path)):
             # its server ended before it could record the streams (issue 22): the file has them, merged
@@ -253,6 +258,125 @@ def record_result(service: CommandService, row: CommandRecord, patience: float) 
         exitCode=row.exit_code, timedOut=row.timed_out, durationMs=row.duration_ms, note=note,
         outputFile=str(path) if path is not None and status is JobStatus.FINISHED else None,
     )  # fmt: skip
+
+
+# Where the journal cut a stream's copy (journal/records.py `preview`): its first and last bytes kept.
+JOURNAL_CUT = re.compile(r"\n\[\.\.\. \d+ bytes not kept in the journal \.\.\.\]\n")
+STREAM_LABELS = ("stdout", "stderr")
+
+
+@dataclass(frozen=True)
+class JournalCopy:
+    """The journal's copy of one stream of another server's job: all of it, or its start (`first`)
+    and end (`last`) where the journal cut its middle."""
+
+    label: str
+    first: str
+    last: str | None  # None: the journal kept the stream whole
+    total: int  # the bytes the stream had
+    base: int  # where the copy starts in what command_output reads without a file (the copies in turn)
+    alone: bool  # the other stream printed nothing: an output file holds this stream alone, from its start
+
+
+def journal_copies(row: CommandRecord) -> list[JournalCopy]:
+    """The journal's copies of a job's stdout and stderr, each split where the journal cut it."""
+    texts = (row.stdout_preview or "", row.stderr_preview or "")
+    totals = [
+        total if total is not None else len(text.encode())
+        for total, text in zip((row.stdout_bytes, row.stderr_bytes), texts, strict=True)
+    ]
+    copies, base = [], 0
+    for index, (label, text) in enumerate(zip(STREAM_LABELS, texts, strict=True)):
+        found = JOURNAL_CUT.search(text) if totals[index] > PREVIEW_HEAD_BYTES + PREVIEW_TAIL_BYTES else None
+        first, last = (text, None) if found is None else (text[: found.start()], text[found.end() :])
+        copies.append(JournalCopy(label, first, last, totals[index], base, alone=totals[1 - index] == 0))
+        base += len(text.encode())
+    return copies
+
+
+def journal_streams(row: CommandRecord, budget: OutputBudget, *, in_file: bool) -> tuple[str, str]:
+    """stdout and stderr of another server's job, from the journal's copies (at most 8 KB of each
+    stream), fitted to the output budget as every result is. Where text is left out (by the journal
+    or to fit), a marker says how many bytes and how command_output reads them: at their offset in
+    the output file (`in_file`), exact where that file holds this stream alone, else in the copies."""
+    copies = journal_copies(row)
+    needs = [_room_for_all(copy, row.id, in_file) for copy in copies]
+    shares = needs if budget.chars is None else fair_shares(needs, budget.chars)
+    out, err = (_fit_copy(copy, share, row.id, in_file) for copy, share in zip(copies, shares, strict=True))
+    return out, err
+
+
+def _room_for_all(copy: JournalCopy, job: int, in_file: bool) -> int:
+    """The characters `copy` takes shown whole: where the journal cut it, with a marker of ours."""
+    if copy.last is None:
+        return json_length(copy.first)
+    parts = (copy.first, "\n", _widest_marker(copy, job, in_file), copy.last)
+    return sum(json_length(part) for part in parts)
+
+
+def _fit_copy(copy: JournalCopy, room: int, job: int, in_file: bool) -> str:
+    """One stream's copy in at most `room` characters of JSON text: its start and its end (cut at line
+    boundaries where one is near, as output.clip does), a marker between them where anything is left out."""
+    if copy.last is None and json_length(copy.first) <= room:
+        return visible_controls(copy.first)
+    space = max(room - json_length(_widest_marker(copy, job, in_file)) - json_length("\n"), 0)
+    ending = copy.first if copy.last is None else copy.last
+    if copy.last is not None and json_length(copy.first) + json_length(copy.last) <= space:
+        head, tail = copy.first, copy.last
+    else:
+        head = copy.first[: json_prefix(copy.first, int(space * HEAD_SHARE))]
+        if len(head) < len(copy.first):
+            cut = head.rfind("\n") + 1
+            if cut > len(head) * (1 - LINE_CUT_REACH):
+                head = head[:cut]
+        room_left = space - json_length(head)
+        tail = ending[json_suffix(ending, room_left) :] if room_left > 0 else ""
+        if len(tail) < len(ending):
+            cut = tail.find("\n") + 1
+            if 0 < cut < len(tail) * LINE_CUT_REACH:
+                tail = tail[cut:]
+    lead = "\n" if head and not head.endswith("\n") else ""
+    marker = _gap_marker(copy, job, in_file, head, tail)
+    return f"{visible_controls(head)}{lead}{marker}{visible_controls(tail)}"
+
+
+def _gap_marker(copy: JournalCopy, job: int, in_file: bool, head: str, tail: str) -> str:
+    """The marker where `copy` is shown as `head`, then `tail`: how many bytes of the stream are left
+    out between them, and where command_output reads them."""
+    head_bytes, tail_bytes = len(head.encode()), len(tail.encode())
+    left_out = max(copy.total - head_bytes - tail_bytes, 0)
+    if in_file:  # the stream's own offsets are the file's only when the file holds it alone
+        exact = copy.alone and "\ufffd" not in head
+        return _marker_text(copy.label, left_out, job, head_bytes if exact else None, None)
+    kept = len(copy.first.encode()) - head_bytes
+    kept += len(copy.last.encode()) - tail_bytes if copy.last is not None else -tail_bytes
+    return _marker_text(copy.label, left_out, job, copy.base + head_bytes, max(kept, 0))
+
+
+def _marker_text(label: str, left_out: int, job: int, offset: int | None, kept: int | None) -> str:
+    """`offset` None: the file merges the streams, so no offset of this one's bytes is known.
+    `kept`: the bytes of those left out that the journal's copies hold (None: the file holds them all)."""
+    if offset is None:
+        where = (
+            f"; read them in the whole output with command_output with jobId {job} (offset and limit), where "
+            "stdout and stderr are merged as they came"
+        )
+    elif kept == 0:
+        where = ", not kept anywhere"
+    elif kept is None or kept >= left_out:
+        where = f"; read them with command_output with jobId {job} and offset {offset}"
+    else:
+        where = (
+            f"; only {kept:,} of them were kept: read those with command_output with jobId {job} and offset {offset}"
+        )
+    return f"[... {left_out:,} bytes of {label} left out here{where} ...]\n"
+
+
+def _widest_marker(copy: JournalCopy, job: int, in_file: bool) -> str:
+    """A marker at least as long as any `_gap_marker` of `copy`: room kept for it before cutting."""
+    most = copy.total + copy.base + len(copy.first.encode()) + len((copy.last or "").encode())
+    kinds = ((None, None), (most, None)) if in_file else ((most, 0), (most, most), (most, most - 1))
+    return max((_marker_text(copy.label, most, job, offset, kept) for offset, kept in kinds), key=json_length)
 
 
 def file_tail(service: CommandService, path: Path) -> str:
@@ -452,24 +576,29 @@ def register_job_tools(
                 lines = whole_number("tail", tail)
             start = whole_number("offset", offset) if offset is not None else None
             job = jobs.get(number)
+            source: bytes | Path | JoinedOutput
             if job is not None:
                 status = job.status.value
-                data, path, note = job_source(job)
+                source, note = job_source(job)
             else:
                 row = jobs.record(number)
                 status = record_status(row).value
-                data, path, note = None, job_file(service.paths.outputs, number, since=row.created_at), None
-                if path is None:  # it ended within its call: the journal kept the start and end of each stream
-                    data = ((row.stdout_preview or "") + (row.stderr_preview or "")).encode()
+                path = job_file(service.paths.outputs, number, since=row.created_at)
+                if path is not None:
+                    source, note = path, None
+                else:  # it ended within its call: the journal kept the start and end of each stream
+                    source = ((row.stdout_preview or "") + (row.stderr_preview or "")).encode()
                     note = JOURNAL_COPY_NOTE
             growing = status == JobStatus.RUNNING.value  # a character cut at the end waits for its rest
-            if data is None and path is not None:
-                try:
-                    part, at, total = read_file_part(path, start, size, lines, growing=growing, room=budget)
-                except OSError as problem:
-                    raise CommandRefused(f"The output of job {number} cannot be read: {problem.strerror}.") from None
-            else:
-                part, at, total = part_of(data or b"", start, size, lines, growing=growing, room=budget)
+            try:
+                if isinstance(source, bytes):
+                    part, at, total = part_of(source, start, size, lines, growing=growing, room=budget)
+                elif isinstance(source, JoinedOutput):
+                    part, at, total = source.read_part(start, size, lines, growing=growing, room=budget)
+                else:
+                    part, at, total = read_file_part(source, start, size, lines, growing=growing, room=budget)
+            except OSError as problem:
+                raise CommandRefused(f"The output of job {number} cannot be read: {problem.strerror}.") from None
         text = visible_controls(decode_output(part, job.output.code_pages if job is not None and job.output else ()))
         return reply(
             JobOutput(
@@ -546,36 +675,58 @@ JOURNAL_COPY_NOTE = (
 )
 
 
-def job_source(job: Job) -> tuple[bytes | None, Path | None, str | None]:
+def job_source(job: Job) -> tuple[bytes | Path | JoinedOutput, str | None]:
     """Where command_output reads one of this server's jobs: its output in memory while the spool
-    holds it, else its file (None, path) while that holds it all; else what memory kept of each
-    stream, with a note that says what is missing and why. (bytes or None, file or None, note)"""
+    holds it, else its file while that holds it all; once a write failed, what was kept in the order
+    it came (at the offsets read before), then what memory kept of the rest; else what memory kept of
+    each stream. With a note that says what is missing and why, when anything is."""
     output = job.output
     if output is None:
-        return b"", None, None
+        return b"", None
     spool = output.spool
     memory = spool.in_memory()
     if memory is not None:  # the whole output, in the order it came
-        return memory, None, None
+        return memory, None
     if spool.problem is None and spool.path is not None and spool.path.exists():
         spool.flush()
-        return None, spool.path, None
+        return spool.path, None
+    kept = spool.kept_start()
+    if kept is not None and kept.size:  # offsets read before the failure keep meaning the same bytes
+        return JoinedOutput(kept, output.rest_after(kept)), joined_note(job, kept)
     data = output.kept_bytes()
     if all(stream.whole for stream in output.streams):  # nothing was cut: only the order is lost
         why = f" ({spool.problem})" if spool.problem else ""
-        return data, None, f"The order stdout and stderr came in was not kept{why}: `output` is stdout, then stderr."
+        return data, f"The order stdout and stderr came in was not kept{why}: `output` is stdout, then stderr."
     note = (
         f"Not all of the output could be kept ({spool.problem}), so `output` is what memory kept: stdout, then "
         "stderr, each with a marker where its middle was left out. The command printed "
         f"{output.total_bytes:,} bytes in all; totalBytes and offsets count only what is here."
     )
     if spool.path is None:
-        advice = "run the command again with its output redirected to a file (`... > file 2>&1`), then read that file"
+        advice = REDIRECT_ADVICE
     else:
         advice = "free some disk space, then run the command again"
         if size := file_size(spool.path):
             note += f" outputFile ({spool.path}) holds its first {size:,} bytes, in the order they came."
-    return data, None, f"{note} If you need all of it, {advice}."
+    return data, f"{note} If you need all of it, {advice}."
+
+
+REDIRECT_ADVICE = "run the command again with its output redirected to a file (`... > file 2>&1`), then read that file"
+
+
+def joined_note(job: Job, kept: KeptStart) -> str:
+    """What command_output reads of a job whose output could not all be written (JoinedOutput)."""
+    output = job.output
+    assert output is not None
+    where = f"outputFile ({kept.path})" if kept.path is not None else "what memory kept in the order it came"
+    changing = " (it changes while the command runs)" if not job.done.is_set() else ""
+    advice = "free some disk space, then run the command again" if kept.path is not None else REDIRECT_ADVICE
+    return (
+        f"Not all of the output could be kept ({output.spool.problem}). Up to offset {kept.size}, `output` is "
+        f"{where}: stdout and stderr in the order they came, at the same offsets as before. After it comes what "
+        f"memory kept of the rest{changing}: stdout, then stderr, with a marker where bytes were not kept anywhere. "
+        f"The command printed {output.total_bytes:,} bytes in all. If you need all of it, {advice}."
+    )
 
 
 def file_size(path: Path | None) -> int:

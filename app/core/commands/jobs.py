@@ -21,7 +21,7 @@ from collections.abc import Callable, Coroutine, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, BinaryIO, Generic, Protocol, TypeVar
 
 import anyio
 
@@ -30,6 +30,7 @@ from app.core.commands.admission import Admitted, Runner
 from app.core.commands.cancellation import explain_with
 from app.core.commands.request import ClientInfo, CommandRefused, ExecuteRequest, ValidRequest
 from app.core.errors import CoworkError
+from app.core.execution import orphans
 from app.core.execution.output import BYTES_PER_CHAR_MAX, CommandOutput, OutputHook
 from app.core.execution.output_decoding import (
     complete_utf8_prefix,
@@ -39,7 +40,7 @@ from app.core.execution.output_decoding import (
     json_start,
     skip_utf8_continuation,
 )
-from app.core.execution.output_files import OUTPUT_FILE_SUFFIX
+from app.core.execution.output_files import OUTPUT_FILE_SUFFIX, KeptStart
 from app.core.execution.read_only import Containment
 from app.core.execution.run_result import ExecutionResult
 from app.core.journal.store import CommandRecord, Journal, Status
@@ -74,6 +75,8 @@ class JobsService(Protocol):
     def server_id(self) -> int | None: ...
     @property
     def serving(self) -> bool: ...
+    @property
+    def run_mark(self) -> str | None: ...
     def read_only_containment(self) -> Containment: ...
     async def admit(
         self, request: ExecuteRequest, tool: str, runner: Runner, *, proven_read_only: bool = False
@@ -215,6 +218,9 @@ class Jobs(Generic[ServiceT]):
             job.ended_at = time.time()
             job.started.set()
             job.done.set()
+            if job.result is not None and not job.result.contained and service.run_mark:
+                # What it left running stays when this process goes (a container's ends with it anyway).
+                orphans.leave_running(f"{service.run_mark}:{job.id}")
 
     def _forget_old(self) -> None:
         ended = [job for job in self._jobs.values() if job.done.is_set()]
@@ -352,20 +358,68 @@ def read_file_part(
     """Bytes of a job's output file: its `tail_lines` last lines, or `limit` bytes from `offset`,
     reading little more than `limit` bytes; whole characters only, and no more than `room` characters
     of the model's JSON text (see `part_of`). Returns (part, where it starts, the file's size)."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    with os.fdopen(os.open(path, flags), "rb") as file:
+    with _opened(path) as file:
         size = os.fstat(file.fileno()).st_size
-        if tail_lines is not None:
-            start = max(0, size - limit)
-            file.seek(start)
-            window = file.read(size - start)
-            part, at, _ = part_of(window, None, limit, tail_lines, cut_first=start > 0, growing=growing, room=room)
-            return part, start + at, size
-        start = min(offset or 0, size)
-        file.seek(start)
-        # a few bytes more: the rest of a character cut before `offset`, and the one `limit` cuts;
-        # none written since `size` was taken, so that the part never ends past totalBytes
-        window = file.read(min(limit + 2 * BYTES_PER_CHAR_MAX, size - start))
+        return _read_part(
+            size, lambda start, count: _read_at(file, start, count), offset, limit, tail_lines, growing, room
+        )
+
+
+@dataclass(frozen=True)
+class JoinedOutput:
+    """A job's output after a write failed, read as one: the start kept in the order it came (the first
+    `kept.size` bytes of its file, or bytes in memory), at the offsets read before the failure; then
+    `rest`, what memory kept after it (CommandOutput.rest_after)."""
+
+    kept: KeptStart
+    rest: bytes
+
+    def read_part(
+        self, offset: int | None, limit: int, tail_lines: int | None, *, growing: bool = False, room: int | None = None
+    ) -> tuple[bytes, int, int]:
+        """`read_file_part` over the two: (part, where it starts, the size of both)."""
+        size = self.kept.size + len(self.rest)
+        if self.kept.path is None:
+            return part_of(self.kept.data + self.rest, offset, limit, tail_lines, growing=growing, room=room)
+        with _opened(self.kept.path) as file:
+
+            def read(start: int, count: int) -> bytes:
+                stop = start + count
+                data = _read_at(file, start, max(0, min(stop, self.kept.size) - start))
+                return data + self.rest[max(0, start - self.kept.size) : max(0, stop - self.kept.size)]
+
+            return _read_part(size, read, offset, limit, tail_lines, growing, room)
+
+
+def _opened(path: Path) -> BinaryIO:
+    """A job's output file, for reading; never through a link put in its place."""
+    return os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)), "rb")
+
+
+def _read_at(file: BinaryIO, start: int, count: int) -> bytes:
+    file.seek(start)
+    return file.read(count)
+
+
+def _read_part(
+    size: int,
+    read: Callable[[int, int], bytes],
+    offset: int | None,
+    limit: int,
+    tail_lines: int | None,
+    growing: bool,
+    room: int | None,
+) -> tuple[bytes, int, int]:
+    """`read_file_part`'s choice over `size` bytes that `read(start, count)` gives."""
+    if tail_lines is not None:
+        start = max(0, size - limit)
+        window = read(start, size - start)
+        part, at, _ = part_of(window, None, limit, tail_lines, cut_first=start > 0, growing=growing, room=room)
+        return part, start + at, size
+    start = min(offset or 0, size)
+    # a few bytes more: the rest of a character cut before `offset`, and the one `limit` cuts;
+    # none written since `size` was taken, so that the part never ends past totalBytes
+    window = read(start, min(limit + 2 * BYTES_PER_CHAR_MAX, size - start))
     part, at, _ = part_of(window, 0, limit, None, cut_first=start > 0, growing=growing, room=room)
     return part, start + at, size
 

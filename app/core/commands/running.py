@@ -193,6 +193,17 @@ class Runs:
         """Whether a person allowed this command to run without some of the container's protection."""
         return command_id in self.unbound or command_id in self._privileged
 
+    def watch_uncontained(self, container: Container | None) -> None:
+        """A headless server about to run a command outside any container (none here, switched off,
+        or let out): killed without a word, what that command still runs ends with this process all
+        the same (orphans.watch_server), not when the next server or tray starts."""
+        authority = self.service.authority
+        uncontained = container is None or not container.on
+        if uncontained and self.service.run_mark and authority.headless and not authority.tethered:
+            from app.core.execution import orphans
+
+            orphans.watch_server(self.service.run_mark)
+
     def read_only_containment(self) -> read_only.Containment:
         if self._containment is None:
             self._containment = read_only.containment(sys.platform, read_only.bwrap_here, os.path.exists)
@@ -327,6 +338,8 @@ class Runs:
             # the default container may have been started ahead (spare.py); one a person let out never
             spare=not prefix and not self.lets_out(command_id),
         )
+        if not prefix:  # the read-only tool's prefix is its own container
+            self.watch_uncontained(spec.container)
         output = self.new_output(command_id, ("stdout", "stderr"))
         if on_output is not None:
             on_output(output)

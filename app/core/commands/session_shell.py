@@ -155,6 +155,7 @@ class SessionShell:
                 replaced = here is not None and os.path.isdir(here)
                 self._session.resume_in = here if replaced else None
                 self._session.container = wanted
+        service.runs.watch_uncontained(self._session.container)
         restarted = await self._session.start(background)
         return self._session, restarted and not replaced, replaced
 

@@ -30,7 +30,7 @@ from app.core.execution.output_decoding import (
     skip_utf8_continuation,
     visible_controls,
 )
-from app.core.execution.output_files import OutputSpool
+from app.core.execution.output_files import KeptStart, OutputSpool
 from app.core.i18n import _, ngettext
 from app.core.i18n.formats import format_number
 from app.core.settings import OUTPUT_BUDGET, SettingsStore
@@ -170,6 +170,22 @@ class StreamCapture:
             return bytes(self.head + self.tail)[offset:]
         start = max(offset - (self.total - len(self.tail)), 0)
         return bytes(self.tail[start:])
+
+    def kept_after(self, offset: int) -> tuple[bytes, bytes]:
+        """What memory kept of the stream from its byte `offset` on, in whole characters: the part
+        that follows `offset` without a gap, and the part after the bytes not kept (b"" when none)."""
+        if self.whole:
+            first, last = bytes(self.head + self.tail)[offset:], b""
+        else:
+            head_end, tail_start = len(self.head), self.total - len(self.tail)
+            first = bytes(self.head[offset:]) if offset < head_end else b""
+            last = bytes(self.tail[max(offset - tail_start, 0) :])
+            if offset >= tail_start:
+                first, last = last, b""
+            else:
+                first = first[: complete_utf8_prefix(first)]
+                last = last[skip_utf8_continuation(last) :]
+        return first[skip_utf8_continuation(first) :], last
 
     def view(self, code_pages: Sequence[str] = ()) -> Kept:
         if self.whole:
@@ -389,6 +405,35 @@ class CommandOutput:
             parts.append(head + lead + marker.encode() + tail)
         return b"".join(parts)
 
+    def rest_after(self, kept: KeptStart) -> bytes:
+        """What memory kept of the output after `kept` (the start of it a failed write left, in the
+        order it came): a marker that says where that start ends and why, then the rest of each stream
+        in turn, with a marker where bytes of it were not kept anywhere."""
+        lead = b"\n" if kept.size and not _ends_a_line(kept) else b""
+        where = "outputFile" if kept.path is not None else "the output kept in the order it came"
+        labels = ", then of ".join(
+            s.label for s, done in zip(self.streams, kept.per_stream, strict=False) if s.total > done
+        )
+        parts = [
+            lead,
+            f"[... {where} stops here ({self.spool.problem}); what follows is what memory kept of the rest of "
+            f"{labels or 'the output'} ...]\n".encode(),
+        ]
+        for stream, done in zip(self.streams, kept.per_stream, strict=False):
+            if stream.total <= done:
+                continue
+            first, last = stream.kept_after(done)
+            omitted = stream.total - done - len(first) - len(last)
+            parts.append(first)
+            if omitted:
+                gap_lead = b"\n" if first and not first.endswith(b"\n") else b""
+                marker = (
+                    f"[... {omitted:,} bytes of {stream.label} left out here, not kept anywhere; {stream.label} had "
+                    f"{stream.total:,} bytes in all ...]\n"
+                )
+                parts += [gap_lead, marker.encode(), last]
+        return b"".join(parts)
+
     def _where(self, path: Path | None) -> str:
         problem = self.spool.problem
         if path is not None and problem is None:
@@ -396,6 +441,23 @@ class CommandOutput:
         if path is not None:  # a write failed (a full disk): the file stops where it did
             return f"outputFile holds only the start of the output ({problem})"
         return f"the whole output could not be kept ({problem})"
+
+
+def _ends_a_line(kept: KeptStart) -> bool:
+    """Whether the kept start in its file ends with a line end (or cannot be read: no line end added)."""
+    if kept.path is None or not kept.size:
+        return kept.data.endswith(b"\n")
+    try:
+        fd = os.open(kept.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return True
+    try:
+        os.lseek(fd, kept.size - 1, os.SEEK_SET)
+        return os.read(fd, 1) in (b"\n", b"")
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
 
 
 OutputHook = Callable[[CommandOutput], None]  # told of a call's output as its command starts

@@ -13,7 +13,9 @@ import os
 import secrets
 import stat
 import time
+from array import array
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -27,9 +29,24 @@ OUTPUTS_MAX_BYTES = 1024 * 1024 * 1024  # all output files together; the oldest 
 DAY_S = 86_400.0
 
 
+@dataclass(frozen=True)
+class KeptStart:
+    """What a spool kept of the output in the order it came once a write failed: the first `size`
+    bytes, in its file (`path`) or, when no file could be made, in memory (`data`); `per_stream`: how
+    many bytes of each stream they hold. Offsets read before the failure mean these same bytes."""
+
+    path: Path | None
+    data: bytes
+    size: int
+    per_stream: tuple[int, ...]
+
+
 class OutputSpool:
     """The whole output of one call in the order it came, in memory while small, then in a file
-    private to the user. It never raises: a file that cannot be written leaves a `problem`."""
+    private to the user. It never raises: a file that cannot be written leaves a `problem`, and what
+    was kept up to then stays readable where it was read before (`kept_start`).
+
+    The file is written unbuffered, so that what it holds is known to the byte, stream by stream."""
 
     def __init__(self, folder: Path | None, name: str, streams: int, cap_bytes: int = FILE_CAP_BYTES) -> None:
         self.folder = folder
@@ -38,10 +55,16 @@ class OutputSpool:
         self.path: Path | None = None
         self.problem: str | None = None if folder is not None else "no folder for output files"
         self._memory: bytearray | None = bytearray()
+        # `_memory`'s runs of one stream, in order: which stream, how many bytes (compact: a run a line)
+        self._run_streams = array("B")
+        self._run_sizes = array("Q")
         self._file: BinaryIO | None = None
         self._written = [0] * streams
         self._dropped = [0] * streams
-        self.live = False  # others read the file while it grows: write through at once
+        self._in_file = [0] * streams  # bytes of each stream kept in order: in the file, or `_unsaved`
+        self._file_bytes = 0  # bytes the file holds, notes included
+        self._unsaved = b""  # the memory's output when no file could be made for it
+        self.live = False  # others read the file while it grows (it is written unbuffered anyway)
 
     def write(self, stream: int, chunk: bytes) -> None:
         room = self.cap_bytes - self._written[stream]
@@ -53,10 +76,15 @@ class OutputSpool:
         self._written[stream] += len(chunk)
         if self._memory is not None:
             self._memory += chunk
+            if self._run_streams and self._run_streams[-1] == stream:
+                self._run_sizes[-1] += len(chunk)
+            else:
+                self._run_streams.append(stream)
+                self._run_sizes.append(len(chunk))
             if len(self._memory) > SPOOL_MEMORY_BYTES:
                 self.open()
             return
-        self._append(chunk)
+        self._append(chunk, [(stream, len(chunk))])
 
     def in_memory(self) -> bytes | None:
         """The whole output so far while it is still in memory (no file yet), else None."""
@@ -68,30 +96,60 @@ class OutputSpool:
             with contextlib.suppress(OSError):
                 self._file.flush()
 
+    def kept_start(self) -> KeptStart | None:
+        """Once a write failed (`problem`), what is kept of the output in the order it came: what
+        the file holds, or the memory's output when no file could be made; None before any failure."""
+        if self.problem is None:
+            return None
+        if self.path is not None:
+            return KeptStart(self.path, b"", self._file_bytes, tuple(self._in_file))
+        return KeptStart(None, self._unsaved, len(self._unsaved), tuple(self._in_file))
+
     def open(self) -> Path | None:
         """Make sure the file exists and holds everything so far; its path, or None (see `problem`)."""
         if self._memory is None or self.problem is not None:
             return self.path
         assert self.folder is not None
         data, self._memory = bytes(self._memory), None
+        runs = list(zip(self._run_streams, self._run_sizes, strict=True))
+        self._run_streams, self._run_sizes = array("B"), array("Q")
         try:
             self.path, self._file = _create_private_file(self.folder, self.name)
         except OSError as exc:
             self.problem = f"could not create a file in {self.folder}: {exc.strerror or exc}"
+            # Kept (at most a MiB): what command_output read so far, at the offsets it read it.
+            self._unsaved = data
+            self._count(runs, len(data))
             return None
-        self._append(data)
+        self._append(data, runs)
         return self.path
 
-    def _append(self, data: bytes) -> None:
+    def _append(self, data: bytes, runs: Sequence[tuple[int, int]] = ()) -> None:
+        """Write `data` to the file; `runs`: (stream, bytes) of it in order (none for a note)."""
         if self._file is None:
             return
+        done = 0
         try:
-            self._file.write(data)
-            if self.live:
-                self._file.flush()
+            while done < len(data):  # unbuffered: a full disk may take only part of a write
+                written = self._file.write(memoryview(data)[done:])
+                if not written:
+                    raise OSError(f"the file took no more bytes after {self._file_bytes + done:,}")
+                done += written
         except OSError as exc:  # a full disk: keep what was written, say so, write no more
             self.problem = f"the output file could not be completed: {exc.strerror or exc}"
             self._close_file()
+        finally:
+            self._file_bytes += done
+            self._count(runs, done)
+
+    def _count(self, runs: Sequence[tuple[int, int]], kept: int) -> None:
+        """Count the first `kept` bytes of `runs` as kept, stream by stream."""
+        for stream, size in runs:
+            taken = min(size, kept)
+            self._in_file[stream] += taken
+            kept -= taken
+            if kept <= 0:
+                break
 
     def close(self, keep: bool, tails: Sequence[tuple[str, bytes]] = ()) -> None:
         """End of the call: keep the file (with the end of each stream that passed the cap), or
@@ -137,7 +195,7 @@ def _create_private_file(folder: Path, name: str) -> tuple[Path, BinaryIO]:
     path = folder / f"{stamp}-{name}-{secrets.token_hex(3)}{OUTPUT_FILE_SUFFIX}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     fd = os.open(path, flags, PRIVATE_FILE_MODE)
-    return path, os.fdopen(fd, "wb")
+    return path, os.fdopen(fd, "wb", buffering=0)
 
 
 def prune_outputs(
