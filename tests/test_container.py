@@ -683,6 +683,35 @@ async def test_a_command_leaving_a_quiet_background_job_returns_at_once_and_a_ta
         await anyio.sleep(0.2)  # the loop hears of bwrap's exit from the child watcher's thread
 
 
+async def test_a_container_stopped_as_it_starts_leaves_nothing_running(tmp_path: Path) -> None:
+    """Red team, 2026-12-05: a pause that came as a command's container was being set up killed bwrap
+    alone; its child, killed before it asked to die with its parent, ran the command on unwatched
+    (or waited forever for the set-up), in about half of such stops."""
+    import random
+
+    from app.core.execution.executor import CommandSpec, run_command
+    from app.core.execution.run_result import StopSignal
+
+    found = container.linux_container([str(tmp_path / "data")])
+    assert found.on, found.detail
+    marker = f"31{os.getpid() % 1000}"
+    for n in range(40):
+        stop = StopSignal()
+        spec = CommandSpec(
+            f"sleep {marker}.{n:02d}7", str(tmp_path), dict(os.environ), 10, "/bin/bash", container=found
+        )
+
+        async def stop_soon(stop: StopSignal = stop) -> None:
+            await anyio.sleep(random.random() * 0.006)
+            stop.set("paused")
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(stop_soon)
+            await run_command(spec, stop)
+    await anyio.sleep(0.5)  # what a parent's death ends is gone by then
+    assert live_processes(f"sleep {marker}.") == []
+
+
 async def test_an_allowed_command_that_needs_sudo_runs_outside_the_container_and_the_journal_says_so(
     home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -18,6 +18,7 @@ import dataclasses
 import functools
 import os
 import re
+import signal
 import socket
 import stat
 import subprocess
@@ -994,3 +995,15 @@ def named_members(command: str, members: Iterable[str], home: str) -> list[str]:
         if any(re.search(re.escape(spelling) + NAME_ENDS, command) for spelling in spellings):
             named.append(member)
     return named
+
+
+def kill_bwrap(pid: int) -> None:
+    """End a container: bwrap (`pid`, the leader of its group) and whatever of its group is still
+    being set up. bwrap's death takes the namespace with it, but a child killed before it asked to die
+    with its parent lived on: measured, killed within 4 ms of its start, 48 of 100 ran their command
+    anyway, or waited forever for the parent to finish the set-up (a red team, 2026-12-05). The group
+    takes every one: the init leaves it (a new session) only after it asked."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)

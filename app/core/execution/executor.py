@@ -144,8 +144,7 @@ async def _end_container(process: Process) -> None:
         deadline = time.monotonic() + STOP_GRACE_S
         while time.monotonic() < deadline and any(os.path.exists(f"/proc/{pid}") for pid in running):
             await anyio.sleep(KILL_POLL_S)
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(process.pid, signal.SIGKILL)  # bwrap's death takes the namespace with it
+    containers.kill_bwrap(process.pid)
     with anyio.move_on_after(STOP_GRACE_S):
         await process.wait()
 

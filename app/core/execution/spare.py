@@ -114,8 +114,7 @@ class Spare:
             with anyio.move_on_after(1.0):
                 await self.process.wait()
             if self.process.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    self.process.kill()
+                containers.kill_bwrap(self.process.pid)
             await self.stdout.aclose()
             await self.stderr.aclose()
 
