@@ -66,14 +66,20 @@ class Line(Protocol):
     def drain(self) -> list[dict[str, Any] | None]: ...
 
 
-def command_facts(command: str) -> str:
-    """What the command box cannot say by itself: how many lines (the box may need scrolling) and
-    whether characters that do not show are written out in it; empty for a plain one-line command."""
+COMMAND_CUT = N_("The command is longer than the box shows: scroll to read all of it.")
+
+
+def command_facts(command: str, cut: bool = False) -> str:
+    """What the command box cannot say by itself: how many lines, whether the box shows less than the
+    whole command (`cut`: more lines than it has room for, or one line wrapped into many) and whether
+    characters that do not show are written out in it; empty for a plain command the box shows whole."""
     facts = []
     lines = len(command.rstrip("\n").split("\n"))
     if lines > 1:
         facts.append(ngettext("The command has {count} line.", "The command has {count} lines.", lines))
         facts[-1] = facts[-1].format(count=lines)
+    if cut:
+        facts.append(_(COMMAND_CUT))
     hidden = hidden_count(command)
     if hidden:
         said = ngettext(
@@ -85,13 +91,18 @@ def command_facts(command: str) -> str:
     return " ".join(facts)
 
 
-def plain_lines(lines: tuple[str, ...]) -> list[str]:
+def plain_lines(lines: tuple[str, ...], ranks: tuple[int, ...] = ()) -> list[str]:
     """What the command does, at most MAX_PLAIN_LINES lines, the rest counted: forty folders listed one
-    a line would push the command and the answers off the screen."""
+    a line would push the command and the answers off the screen. The lines kept are those that matter
+    most (`ranks`, one for each line: held_command.rank_of), in their own order: the `~/Documents` a
+    command deletes after six build folders is said, not counted."""
     if len(lines) <= MAX_PLAIN_LINES:
         return list(lines)
     shown = MAX_PLAIN_LINES - 1
-    return [*lines[:shown], _("and {count} more").format(count=len(lines) - shown)]
+    if len(ranks) != len(lines):
+        ranks = (0,) * len(lines)
+    kept = sorted(sorted(range(len(lines)), key=lambda i: -ranks[i])[:shown])
+    return [*(lines[i] for i in kept), _("and {count} more").format(count=len(lines) - shown)]
 
 
 def agent_name(client: str) -> str:
@@ -149,8 +160,12 @@ class ApprovalPrompt:
                                borderwidth=1)  # fmt: skip
         self.command_scroll = ttk.Scrollbar(command_box, orient="vertical", command=self.command.yview)
         self.command.configure(yscrollcommand=self.command_scroll.set)
+        self.command_scroll.pack(side="right", fill="y")  # first: a narrow box loses text, never its scrollbar
         self.command.pack(side="left", fill="both", expand=True)
-        self.command_scroll.pack(side="right", fill="y")
+        # Whether it shows the whole command depends on its size (one long line wraps into many): said
+        # again whenever that changes, and once it shows (it has its size before it is mapped).
+        for event in ("<Configure>", "<Map>"):
+            self.command.bind(event, lambda _e: self._say_command_facts(), add="+")
         self.command_facts = ttk.Label(frame, foreground="#9a3412", wraplength=WRAP_PX, justify="left")
         self.details = ttk.Label(frame, wraplength=WRAP_PX, justify="left")
         self.details.pack(anchor="w", pady=(8, 4))
@@ -295,18 +310,14 @@ class ApprovalPrompt:
             held = self.pending[held.id] = replace(held, expires_at=time.time() + HOLD_LIFETIME_S)
             self.line.send({"op": "seen", "id": held.id})
         self.current = held
-        self.what.configure(text="\n".join(plain_lines(held.lines())) or _("It needs your approval."))
+        plain = plain_lines(held.lines(), held.line_ranks())
+        self.what.configure(text="\n".join(plain) or _("It needs your approval."))
         self.command.configure(state="normal")
         self.command.delete("1.0", "end")
         self.command.insert("1.0", visible(held.command))
         self.command.configure(state="disabled")  # selectable and copyable, not editable
         self.command.yview_moveto(0)
-        facts = command_facts(held.command)
-        self.command_facts.configure(text=facts)
-        if facts:
-            self.command_facts.pack(anchor="w", pady=(4, 0), after=self.command.master)
-        else:
-            self.command_facts.pack_forget()
+        self.command.xview_moveto(0)
         folder = visible(short_folder(held.cwd)) if held.cwd else _("the agent's shell session")
         details = [_("In folder: {folder}").format(folder=folder)]
         if held.env_keys:
@@ -343,10 +354,31 @@ class ApprovalPrompt:
         else:
             self.rules_row.pack_forget()
         self._fit_texts()
+        self._say_command_facts()  # at the size the texts now leave its box
         self._disarm()
         self.root.deiconify()
         self.root.lift()
         self.deny_button.focus_set()  # a key pressed by habit lands on Deny; Allow takes a Tab first
+
+    def _say_command_facts(self) -> None:
+        if self.current is None:
+            return
+        facts = command_facts(self.current.command, cut=self._command_cut())
+        if self.command_facts.cget("text") != facts:
+            self.command_facts.configure(text=facts)
+        if facts and not self.command_facts.winfo_manager():
+            self.command_facts.pack(anchor="w", pady=(4, 0), after=self.command.master)
+        elif not facts and self.command_facts.winfo_manager():
+            self.command_facts.pack_forget()
+
+    def _command_cut(self) -> bool:
+        """Whether the command box shows less than the whole command, as Tk lays it out now: lines
+        below its bottom (more lines than it has room for, or a long line wrapped into many) or text
+        beyond its side. Before the box has its size, its lines are counted (`command_facts` says so)."""
+        if not self.command.winfo_ismapped():
+            return False
+        self.command.count("1.0", "end", "update", "displaylines")  # every line's height measured now
+        return self.command.yview() != (0.0, 1.0) or self.command.xview() != (0.0, 1.0)
 
     def tick(self) -> None:
         """The live countdown: how long the command still waits for an answer."""

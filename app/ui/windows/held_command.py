@@ -9,13 +9,14 @@ this module; only the window imports Tk.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+import posixpath
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from app.core.classifier import Classification, classify
 from app.core.classifier.danger import Danger
-from app.core.classifier.findings import Words
+from app.core.classifier.findings import Finding, Words
 from app.core.i18n import _
 from app.core.policy.plain_words import ASKS, for_person
 from app.core.policy.rules import SESSION_SCOPE, RuleProposal, proposal_for
@@ -46,6 +47,40 @@ def confirm_name_of(verdict: Classification) -> str | None:
     return None
 
 
+def rank_of(finding: Finding, cwd: str | None) -> int:
+    """How much a finding's line matters when the window cannot show them all (more matters more): one
+    about a place outside the command's folder (the home folder, another folder) first, then by its
+    class of danger. Forty build folders must not hide the `~/Documents` the same command deletes."""
+    outside = any(_outside(place, cwd) for place in _places(finding))
+    return (max(Danger) + 1) * outside + (finding.danger or 0)
+
+
+def _places(finding: Finding) -> Iterator[str]:
+    """The paths a finding names: its target, else the values of its words that are paths."""
+    if finding.target:
+        yield finding.target
+        return
+    stack = [finding.words] if finding.words is not None else []
+    while stack:
+        for _name, value in stack.pop().values:
+            if isinstance(value, Words):
+                stack.append(value)
+            elif value.startswith(("/", "~", "\\")) or (value[1:3] in (":/", ":\\") and value[:1].isalpha()):
+                yield value
+
+
+def _outside(place: str, cwd: str | None) -> bool:
+    """Whether `place` may lie outside the folder `cwd` (strictly inside it is not); with no folder
+    known, every path is outside it."""
+    place = os.path.expanduser(place) if place.startswith("~") else place
+    if cwd is None or place.startswith("~"):
+        return True
+    path, folder = (posixpath.normpath(p.replace("\\", "/")) for p in (place, cwd))
+    if os.name == "nt":
+        path, folder = path.casefold(), folder.casefold()
+    return not path.startswith(folder.rstrip("/") + "/")
+
+
 def danger_words(name: str | None) -> tuple[str, str] | None:
     """The class's title and its one sentence (what would be lost, whether it can be undone), in the
     user's language; None for no class or one this version does not know."""
@@ -74,6 +109,9 @@ class WaitingCommand:
     # What only a person's Allow gives it (plain_words.ASKS, in English): to run without the container's
     # protection, or to change a file the app guards. Said after what it does.
     asks: tuple[str, ...] = ()
+    # How much each line of `words` (of `plain` when there are none) matters (rank_of): the window keeps
+    # the lines that matter most when it cannot show them all.
+    ranks: tuple[int, ...] = ()
 
     @property
     def severe(self) -> bool:
@@ -82,8 +120,22 @@ class WaitingCommand:
 
     def lines(self) -> tuple[str, ...]:
         """What it does, in the user's language; the English plain words when the tray sent no words."""
-        said = tuple(dict.fromkeys(for_person(w) for w in self.words)) if self.words else self.plain
-        return (*said, *(_(ask) for ask in self.asks))
+        return (*self._said(), *(_(ask) for ask in self.asks))
+
+    def line_ranks(self) -> tuple[int, ...]:
+        """How much each of `lines()` matters (`ranks`; 0 where the tray sent none): what only a
+        person's Allow gives it (`asks`) matters most."""
+        said = self._said()
+        given = [for_person(w) for w in self.words] if self.words else list(self.plain)
+        ranked: dict[str, int] = {}
+        if len(self.ranks) == len(given):
+            for line, rank in zip(given, self.ranks, strict=True):
+                ranked[line] = max(rank, ranked.get(line, rank))
+        top = max(ranked.values(), default=0) + 1
+        return (*(ranked.get(line, 0) for line in said), *(top for _ask in self.asks))
+
+    def _said(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(for_person(w) for w in self.words)) if self.words else self.plain
 
     def to_json(self) -> dict[str, Any]:
         proposal = self.proposal
@@ -93,7 +145,7 @@ class WaitingCommand:
             "env_keys": list(self.env_keys), "tool": self.tool, "session": self.session,
             "proposal": None if proposal is None else {"kind": proposal.kind, "folder": proposal.folder},
             "words": [w.to_json() for w in self.words], "danger": self.danger, "confirm_name": self.confirm_name,
-            "asks": list(self.asks),
+            "asks": list(self.asks), "ranks": list(self.ranks),
         }  # fmt: skip
 
     @classmethod
@@ -106,6 +158,7 @@ class WaitingCommand:
         plain = data.get("plain") or ([data["explanation"]] if data.get("explanation") else list(reasons))
         proposal = data.get("proposal")
         words = [Words.from_json(w) for w in data.get("words") or ()]
+        ranks = data.get("ranks")
         return cls(
             id=int(data["id"]),
             command=str(data.get("command", "")),
@@ -122,6 +175,7 @@ class WaitingCommand:
             danger=None if data.get("danger") is None else str(data["danger"]),
             confirm_name=None if data.get("confirm_name") is None else str(data["confirm_name"]),
             asks=tuple(ask for ask in ASKS if ask in (data.get("asks") or ())),
+            ranks=tuple(ranks) if isinstance(ranks, list) and all(type(r) is int for r in ranks) else (),
         )
 
 
@@ -144,12 +198,16 @@ def judged(
     give it, as its runner said (plain_words.ASKS)."""
     real_cwd = os.path.realpath(cwd) if cwd else None
     verdict = classify(command, cwd=real_cwd, protected_paths=protected)
+    ranks: dict[str, int] = {}  # each line of `verdict.plain` says one or more findings: the worst counts
+    for finding in verdict.findings:
+        ranks[finding.plain] = max(ranks.get(finding.plain, 0), rank_of(finding, real_cwd))
     return WaitingCommand(
         id=command_id, command=command, cwd=cwd, client=client, plain=verdict.plain, reasons=verdict.reasons,
         expires_at=expires_at, env_keys=tuple(env_keys), tool=tool, session=session,
         proposal=proposal_for(command, real_cwd, verdict) if offer_rule else None, words=verdict.words,
         danger=danger_of(verdict),
         confirm_name=confirm_name_of(verdict), asks=tuple(asks),
+        ranks=tuple(ranks.get(line, 0) for line in verdict.plain),
     )  # fmt: skip
 
 
