@@ -16,7 +16,7 @@ from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
 from app.ui.windows.approval_prompt import SCREEN_MARGIN_PX
-from app.ui.windows.controls import RequestControls
+from app.ui.windows.controls import TrayLineControls
 from app.ui.windows.held_command import judged
 from app.ui.windows.log_window import LogWindow
 from tests.test_approval_prompt import enabled, held, prompt_on_pipes, pump_for, pump_until, showing, shown
@@ -118,13 +118,16 @@ def test_a_commands_details_write_out_what_does_not_show_in_its_rule_and_bear_a_
 
 
 @pytest.mark.gui
-@pytest.mark.xfail(strict=True, reason="the list reads the file (log_toolbar.py); the tray tells no window its rules")
 def test_the_log_windows_rules_list_shows_the_rules_the_tray_applies_not_the_files(
     display: str, paths: AppPaths, hub: Hub
 ) -> None:
     """Another program rewrote the file's rules: the tray still applies the rule the user made (its rule
     book is in memory, core/authority/rule_book.py), while the list showed the planted row under that
-    rule's number, and not the rule in force. Remove on it removes the tray's rule 1 all the same."""
+    rule's number, and not the rule in force. The tray now tells its log window its rules, as it
+    tells them (ui/tray/windows.py), and the list shows those; Remove names the rule shown."""
+    from app.ui.tray.windows import rules_message
+    from tests.window_pipes import TrayEnd
+
     made = hub.add_rule(DELETE_BUILD_FOLDERS, "/home/a/made", FOLDER_SCOPE, "deleting build folders in ~/made")
     with sqlite3.connect(paths.journal) as db:
         db.execute("DELETE FROM rules")
@@ -135,12 +138,21 @@ def test_the_log_windows_rules_list_shows_the_rules_the_tray_applies_not_the_fil
         )
     db.close()
     assert [rule.folder for rule in hub.rules()] == ["/home/a/made"], "what the tray applies"
+    tray, line = TrayEnd.with_line()
     root = tk.Tk()
-    window = LogWindow(root, Journal.open(paths), controls=RequestControls(paths))
+    window = LogWindow(root, Journal.open(paths), controls=TrayLineControls(line))
     try:
+        tray.tell(rules_message(hub.rules()))  # at open, as the tray does
+        pump_until(root, lambda: line.latest("rules")[0] is not None)
         window.rules_button.invoke()
         root.update()
         listed = [label.cget("text") for label, _remove in window.toolbar.rule_rows.values()]
+        assert listed == [f"Rule {made.id}: deleting build folders (build, dist, node_modules...) in /home/a/made"]
+        window.toolbar.rule_rows[made.id][1].invoke()
+        assert tray.heard() == {"op": "remove_rule", "id": made.id}
+        assert hub.remove_rule(made.id)  # what the tray does with it; then it tells the list the change
+        tray.tell(rules_message(hub.rules()))
+        pump_until(root, lambda: str(window.toolbar.rules_intro.cget("text")).startswith("You have no rules."))
     finally:
         window.close()
-    assert listed == [f"Rule {made.id}: deleting build folders (build, dist, node_modules...) in /home/a/made"], listed
+        tray.close()

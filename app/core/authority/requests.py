@@ -2,6 +2,8 @@
 
 The direction of each request is decided in core/policy/direction.py from its checked values; here
 each tightening is one call of the hub's public controls, the same ones the tray's menu calls.
+The answer to `holds` names the rules the tray applies too (`rules`): a log window started by hand
+lists them from there.
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ from app.core.authority.errors import RequestError
 from app.core.authority.holds import HeldCommand
 from app.core.authority.questions import Questions
 from app.core.authority.state import ControlState
+from app.core.channel.protocol import RulesTold
 from app.core.execution.output import OutputBudget, parse_budget
 from app.core.i18n import _
 from app.core.messages import REQUEST_DECIDED_BY
 from app.core.policy.direction import LOOSEN, REFUSE, classify_request
+from app.core.policy.rules import Rule
 
 T = TypeVar("T")
 
@@ -30,6 +34,7 @@ class RequestsHub(Protocol):
     @property
     def questions(self) -> Questions: ...
     def pending_holds(self) -> list[HeldCommand]: ...
+    def rules(self) -> list[Rule]: ...
     def set_paused(self, paused: bool, *, by: str = "user") -> None: ...
     def stop(self, command_id: int | None, by: str = "user") -> str: ...
     def decide(self, command_id: int, *, allowed: bool, by: str, rule_id: int | None = None) -> bool: ...
@@ -48,7 +53,10 @@ def handle_request(
     if kind == REFUSE:
         raise RequestError(_("Refused: a value is out of range. Nothing changed."))
     if kind != LOOSEN:
-        return {"message": tighten(hub, op, typed)}
+        answer: dict[str, Any] = {"message": tighten(hub, op, typed)}
+        if op == "holds":  # and the rules that may answer them, as the tray applies them (never the file's)
+            answer["rules"] = RulesTold.of(hub.rules()).listed()
+        return answer
     hub.questions.ask(peer, op, typed, seq)
     return None
 

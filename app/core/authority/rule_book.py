@@ -3,7 +3,9 @@
 A rule counts only when the tray knows it: made by the user's click in this run, or read from the
 file once, at start, and told to the user as "from a previous run" (core/policy/rules.py says what a
 rule allows). A row another program inserts while the tray runs is never read back, so it never
-allows anything; a row it deletes stays in force until the user removes the rule.
+allows anything; a row it deletes stays in force until the user removes the rule. A row of a kind
+this version does not know is not read at all. The tray tells its log window these rules, never the
+file's rows.
 """
 
 from __future__ import annotations
@@ -11,14 +13,18 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from app.core.journal.store import Journal
-from app.core.policy.rules import SESSION_SCOPE, Rule
+from app.core.policy.rules import KINDS, SCOPES, SESSION_SCOPE, Rule
 
 
 class RuleBook:
     """The rules in force. Not thread-safe on its own: the hub calls it under its lock."""
 
     def __init__(self, journal: Journal) -> None:
-        self._rules: dict[int, Rule] = {rule.id: rule for rule in journal.rules()}
+        # A row of a kind or scope this version does not know (a newer version's, or one another
+        # program wrote) is no rule here: it allows nothing, is listed nowhere, and stays in the file.
+        self._rules: dict[int, Rule] = {
+            rule.id: rule for rule in journal.rules() if rule.kind in KINDS and rule.scope in SCOPES
+        }
         self.from_before: frozenset[int] = frozenset(self._rules)  # read from the file at start
 
     def in_force(self, live_sessions: Collection[str]) -> list[Rule]:

@@ -2,11 +2,12 @@
 
 Every message on the wire is a frozen dataclass here, with its `OP`, `to_wire()` and
 `from_wire()`: what a server or the CLI sends the tray (`hello`, a server's rows, a request from
-anyone), what the tray pushes (`state`, `decision`, `stop`, `hold_clock`, `closing`) and the two
-answers (`ack`, `error`). Both ends import this module (the tray's hub, a server's tray link, the
-CLI), so neither imports the other. `encode` makes a message a JSON object; `decode` reads one with
-the message kinds its receiver accepts, checking each value (core/channel/values.py): NaN,
-infinity, a number out of range or a value of the wrong type is refused here, before any comparison.
+anyone), what the tray pushes (`state`, `decision`, `stop`, `hold_clock`, `closing`), the rules it
+tells its windows (`rules`) and the two answers (`ack`, `error`). Both ends import this module (the
+tray's hub, a server's tray link, the CLI), so neither imports the other. `encode` makes a message
+a JSON object; `decode` reads one with the message kinds its receiver accepts, checking each value
+(core/channel/values.py): NaN, infinity, a number out of range or a value of the wrong type is
+refused here, before any comparison.
 
 `BadValue` is a refused value in a request from anyone (the CLI, a script): the hub answers it
 with an error and changes nothing. A server's own messages (`begin`, `finish`) that do not decode
@@ -16,7 +17,7 @@ tray that does not decode is ignored by the server, which keeps its last known (
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -420,6 +421,74 @@ class DecisionPush:
         )
 
 
+# -- what the tray tells the app's own windows ------------------------------------------------------
+
+
+class RuleLike(Protocol):
+    """A rule as the hub holds it (core/policy/rules.Rule): only what a window is told of it."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def folder(self) -> str: ...
+    @property
+    def scope(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class RuleTold:
+    """One of the rules the tray applies, as a window lists it (its kind and scope are told as they
+    are: a window that does not know one says so rather than describing it)."""
+
+    id: int
+    kind: str
+    folder: str
+    scope: str
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "folder": self.folder, "scope": self.scope}
+
+    @classmethod
+    def from_wire(cls, data: object) -> RuleTold:
+        rule = fields_of(data, "rule")
+        return cls(
+            id=whole(rule.get("id"), "id", 1, MAX_ID),
+            kind=text(rule.get("kind"), "kind"),
+            folder=text(rule.get("folder"), "folder"),
+            scope=text(rule.get("scope"), "scope"),
+        )
+
+
+@dataclass(frozen=True)
+class RulesTold:
+    """The rules the tray applies now, oldest first: told to the log window it started on its line
+    (at open and whenever they change), and in the `rules` field of its answer to a `holds` request
+    (a log window started by hand asks that way). Never the journal's rows, which any program of
+    the user can rewrite."""
+
+    rules: tuple[RuleTold, ...]
+    OP: ClassVar[str] = "rules"
+
+    @classmethod
+    def of(cls, rules: Iterable[RuleLike]) -> RulesTold:
+        return cls(tuple(RuleTold(rule.id, rule.kind, rule.folder, rule.scope) for rule in rules))
+
+    def listed(self) -> list[dict[str, Any]]:
+        return [rule.to_wire() for rule in self.rules]
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"op": self.OP, "rules": self.listed()}
+
+    @classmethod
+    def from_wire(cls, message: Mapping[str, Any]) -> RulesTold:
+        rules = message.get("rules")
+        if not isinstance(rules, list):
+            raise BadValue("rules must be a list")
+        return cls(tuple(RuleTold.from_wire(rule) for rule in rules))
+
+
 # -- the two answers to a request ---------------------------------------------------------------
 
 
@@ -576,6 +645,8 @@ __all__ = [
     "Progress",
     "ProtocolError",
     "Request",
+    "RuleTold",
+    "RulesTold",
     "SettingsRequest",
     "Started",
     "StatePush",

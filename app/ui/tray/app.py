@@ -374,7 +374,10 @@ class TrayApp:
             return self._progress.wait_for(lambda: self._ticks > target, max(0.0, deadline - time.monotonic()))
 
     def show(self, state: TrayState) -> None:
-        """The monitor composed a new state: push icon, tooltip and menu to the UI."""
+        """The monitor composed a new state: push icon, tooltip and menu to the UI, and to an open
+        activity log the rules the tray applies when they changed (made, removed, or a session's gone)."""
+        if state.rules != self.state.rules:
+            self.tray_windows.tell_log_windows_rules()
         name, title = menu.icon_state(state), menu.tooltip(state)
         image = self._image(name)
         # The icon's name before the state: whoever sees the new state sees its icon (a test does).

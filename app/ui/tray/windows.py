@@ -14,11 +14,12 @@ import logging
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
 
 from app.core.authority.hub import HeldCommand, Hub, Question
+from app.core.channel.protocol import RulesTold, encode
 from app.core.claude.names import friendly_client_name
 from app.core.execution.output import BUDGET_CHOICES
 from app.core.i18n import _
@@ -26,7 +27,7 @@ from app.core.i18n.formats import shorten_command
 from app.core.messages import LOG_WINDOW_DECIDED_BY, PROMPT_DECIDED_BY
 from app.core.paths import AppPaths, make_private_file
 from app.core.policy import approval
-from app.core.policy.rules import SCOPES, SESSION_SCOPE
+from app.core.policy.rules import SCOPES, SESSION_SCOPE, Rule
 from app.ui.tray import menu
 from app.ui.tray.holds import for_window
 from app.ui.tray.notice_actions import DENY, SHOW, hold_actions
@@ -348,6 +349,7 @@ class TrayWindows:
             window = PipedWindow([*command, "--tray-line"], self.log_window_said, stderr=stderr)
         window.send({"op": "state", "paused": self.hub.paused})
         window.send(holds_message(self.hub.pending_holds()))
+        window.send(rules_message(self.hub.rules()))
         with self._lock:
             self.log_windows = [window]
         log.info("log window started (pid %s): %s", window.pid, command)
@@ -361,6 +363,11 @@ class TrayWindows:
         """The log window shows the held commands as their servers told the tray (never the journal's
         text, which a command could rewrite): sent whenever they change."""
         self.tell_log_windows(holds_message(holds))
+
+    def tell_log_windows_rules(self) -> None:
+        """The log window lists the rules the tray applies (never the journal's rows, which another
+        program can rewrite): sent at open, and whenever they change (TrayApp.show)."""
+        self.tell_log_windows(rules_message(self.hub.rules()))
 
     def log_window_said(self, message: dict[str, Any]) -> None:
         """The log window the tray started: its buttons are the user's clicks."""
@@ -443,6 +450,11 @@ def stop_process_now(process: subprocess.Popen[bytes], grace_s: float) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait(grace_s)
+
+
+def rules_message(rules: Iterable[Rule]) -> dict[str, Any]:
+    """What the log window is told of the user's rules: those the hub applies now, by id."""
+    return encode(RulesTold.of(rules))
 
 
 def holds_message(holds: Sequence[HeldCommand]) -> dict[str, Any]:

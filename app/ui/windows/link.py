@@ -22,6 +22,9 @@ from typing import IO, Any
 log = logging.getLogger(__name__)
 
 MAX_LINE_BYTES = 1 << 20
+# What the tray tells a window whole each time (the rules it applies): only the latest counts, and
+# it is kept apart from `incoming`, so a reader that drains the queue for its own messages never eats it.
+LATEST_ONLY = frozenset({"rules"})
 READ_BYTES = 1 << 16
 STOP_GRACE_S = 1.0
 
@@ -156,14 +159,19 @@ class PipedWindow:
 
 
 class TrayLine:
-    """The window's end: messages from the tray arrive on a queue (read on a thread); answers go
-    to stdout. Tk polls `incoming` with `after`; EOF on stdin means the tray wants the window gone."""
+    """The window's end: messages from the tray arrive on a queue (read on a thread), but for the
+    latest of each op in LATEST_ONLY (`latest`); answers go to stdout. Tk polls `incoming` with
+    `after`; EOF on stdin means the tray wants the window gone."""
 
     def __init__(self, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> None:
         self._stdin = stdin or sys.stdin.buffer
         self._stdout = stdout or sys.stdout.buffer
         self.incoming: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self._lock = threading.Lock()
+        self._latest_lock = threading.Lock()  # not the writers': a tray slow to read stalls no reading
+        self._latest: dict[str, dict[str, Any]] = {}  # by op, for the ops in LATEST_ONLY
+        self._heard = 0  # how many of those came, and whether the line ended: what `latest` changes with
+        self._ended = False
         threading.Thread(target=self._read, name="window-tray-line", daemon=True).start()
 
     def _read(self) -> None:
@@ -173,11 +181,23 @@ class TrayLine:
         try:
             for line in _lines(self._stdin.fileno()):
                 message = _decode(line)
-                if message is not None:
+                if message is not None and message["op"] in LATEST_ONLY:
+                    with self._latest_lock:
+                        self._latest[message["op"]] = message
+                        self._heard += 1
+                elif message is not None:
                     self.incoming.put(message)
         except (OSError, ValueError):
             pass
+        with self._latest_lock:
+            self._ended = True
         self.incoming.put(None)  # the tray closed our stdin (or went away)
+
+    def latest(self, op: str) -> tuple[dict[str, Any] | None, bool, int]:
+        """The last message of `op` (one of LATEST_ONLY) the tray told, or None; whether the line has
+        ended since (what the tray said then no longer holds); and a count that grows with each change."""
+        with self._latest_lock:
+            return self._latest.get(op), self._ended, self._heard + self._ended
 
     def send(self, message: dict[str, Any]) -> None:
         data = json.dumps(message, ensure_ascii=False).encode("utf-8", "replace") + b"\n"

@@ -1,22 +1,159 @@
 """The activity log's toolbar and its dialogs: the text and status filters, "Back to newest",
-Clear history (after the user's Yes) and the list of the user's rules (each removable)."""
+Clear history (after the user's Yes) and the list of the user's rules (each removable).
+
+The rules listed are those the tray applies, as it tells them (core/channel/protocol.RulesTold): on
+the line of a window it started (`LineRules`), or in its answer to a window started by hand
+(`AskedRules`). Only with no tray is the journal read, and the list says that nothing applies them.
+"""
 
 from __future__ import annotations
 
+import threading
+import time
 import tkinter as tk
+from dataclasses import dataclass
 from functools import partial
 from tkinter import font as tkfont
 from tkinter import ttk
 from typing import Protocol
 
-from app.core.i18n import _, ngettext
+from app.core.channel.client import HELLO_TIMEOUT_S, NoTray, TrayRefused, ask_tray
+from app.core.channel.protocol import BadValue, RulesTold, RuleTold
+from app.core.i18n import N_, _, ngettext
 from app.core.i18n.formats import format_number
 from app.core.journal.store import CommandRecord, Journal
+from app.core.paths import AppPaths
+from app.core.policy.rules import SCOPES, describe
+from app.core.visible_text import visible
 from app.ui.windows.controls import Controls
+from app.ui.windows.link import TrayLine
 from app.ui.windows.log_model import STATUS_FILTERS, Filter, RowWindow, filter_label
 
 FILTER_DEBOUNCE_MS = 250  # typing in the filter box re-queries once the user pauses
 STATUS_GAP_PX = 14  # between the filter and "Show:"
+RULES_REFRESH_S = 2.0  # a window started by hand asks the tray for its rules this often while they show
+
+RULES_ASKING = N_("Asking Cowork Terminal for your rules…")
+RULES_NO_APP = N_("Cowork Terminal (the app) is not running, so no rule applies now.")
+RULES_FROM_FILE = N_("These are the rules it will read when it starts.")
+RULES_NO_ANSWER = N_("Cowork Terminal did not tell its rules ({error}).")
+UNKNOWN_RULE = N_("Rule {number} (of a kind this version does not know)")
+
+
+def rule_line(rule: RuleTold) -> str:
+    """A rule as its row in the list says it; one of a kind (or scope) this version does not know
+    (a newer version's, or a row another program wrote) by its number only."""
+    if rule.scope in SCOPES:
+        try:
+            words = visible(describe(rule.kind, rule.folder, rule.scope))
+        except ValueError:
+            pass
+        else:
+            return _("Rule {number}: {description}").format(number=rule.id, description=words)
+    return _(UNKNOWN_RULE).format(number=rule.id)
+
+
+@dataclass(frozen=True)
+class RulesView:
+    """What the list shows: the rules (None when nobody told them), a line on where they come from
+    (empty when the tray told them), and a value that changes whenever what was told changed."""
+
+    rules: tuple[RuleTold, ...] | None
+    note: str
+    version: object
+
+
+class RulesSource(Protocol):
+    def ask(self) -> None:
+        """The user opens the list: learn the rules anew where asking is how they are learned."""
+
+    def follow(self) -> None:
+        """While the list shows (at each poll): ask again, off the UI thread, when that is due."""
+
+    def view(self) -> RulesView: ...
+
+
+class LineRules:
+    """For a window the tray started: the rules the tray told on its line (at open, and at each change)."""
+
+    def __init__(self, line: TrayLine) -> None:
+        self.line = line
+
+    def ask(self) -> None:
+        pass  # the tray tells them without being asked
+
+    def follow(self) -> None:
+        pass
+
+    def view(self) -> RulesView:
+        message, ended, version = self.line.latest(RulesTold.OP)
+        if ended:  # what the tray said no longer holds
+            return RulesView(None, _(RULES_NO_APP), version)
+        if message is None:
+            return RulesView(None, _(RULES_ASKING), version)
+        try:
+            return RulesView(RulesTold.from_wire(message).rules, "", version)
+        except BadValue as bad:
+            return RulesView(None, _(RULES_NO_ANSWER).format(error=bad), version)
+
+
+class AskedRules:
+    """For a window started by hand: asks the tray (its answer to `holds` names its rules). With no
+    tray, the journal's rules, saying that nothing applies them (read on the UI thread, which owns
+    the journal's connection)."""
+
+    def __init__(self, paths: AppPaths, journal: Journal) -> None:
+        self.paths = paths
+        self.journal = journal
+        self._lock = threading.Lock()
+        self._told: tuple[RuleTold, ...] | None = None
+        self._why = _(RULES_ASKING)
+        self._no_tray = False
+        self._version = 0
+        self._asked_at: float | None = None
+        self._asking = False
+
+    def ask(self) -> None:
+        """Asked on the UI thread: a tray answers at once (a read, in milliseconds); one that does not
+        is waited for HELLO_TIMEOUT_S at most."""
+        self._take(*self._asked())
+
+    def follow(self) -> None:
+        with self._lock:
+            due = self._asked_at is None or time.monotonic() - self._asked_at >= RULES_REFRESH_S
+            if not due or self._asking:
+                return
+            self._asking = True
+        threading.Thread(target=lambda: self._take(*self._asked()), name="window-rules", daemon=True).start()
+
+    def _asked(self) -> tuple[tuple[RuleTold, ...] | None, str, bool]:
+        """The tray's rules, or why there are none, and whether no tray runs."""
+        try:
+            reply = ask_tray(self.paths, "holds", wait_s=HELLO_TIMEOUT_S)
+        except NoTray:
+            return None, "", True
+        except TrayRefused as refused:
+            return None, _(RULES_NO_ANSWER).format(error=refused), False
+        try:  # a tray that names no rules (another version) tells nothing
+            return RulesTold.from_wire(reply).rules, "", False
+        except BadValue as bad:
+            return None, _(RULES_NO_ANSWER).format(error=bad), False
+
+    def _take(self, told: tuple[RuleTold, ...] | None, why: str, no_tray: bool) -> None:
+        with self._lock:
+            if (told, why, no_tray) != (self._told, self._why, self._no_tray):
+                self._told, self._why, self._no_tray = told, why, no_tray
+                self._version += 1
+            self._asked_at = time.monotonic()
+            self._asking = False
+
+    def view(self) -> RulesView:
+        with self._lock:
+            told, why, no_tray, version = self._told, self._why, self._no_tray, self._version
+        if no_tray:
+            rules = RulesTold.of(self.journal.rules()).rules
+            return RulesView(rules, f"{_(RULES_NO_APP)} {_(RULES_FROM_FILE)}", version)
+        return RulesView(told, why, version)
 
 
 def _packed_width(widget: tk.Widget) -> int:
@@ -27,14 +164,14 @@ def _packed_width(widget: tk.Widget) -> int:
 
 
 class ToolbarHost(Protocol):
-    """What the toolbar reaches of its window (log_window.LogWindow): its rows, journal and controls."""
+    """What the toolbar reaches of its window (log_window.LogWindow): its rows, controls and rules."""
 
     @property
     def model(self) -> RowWindow: ...
     @property
-    def journal(self) -> Journal: ...
-    @property
     def controls(self) -> Controls: ...
+    @property
+    def rules_source(self) -> RulesSource: ...
     @property
     def active(self) -> list[CommandRecord]: ...
     @property
@@ -96,8 +233,11 @@ class Toolbar:
         outer.bind("<Configure>", lambda event: self._place_status(event.width), add="+")
         self._place_status(0)
         self.rules_window: tk.Toplevel | None = None
-        self._removed_rules: set[int] = set()
+        self._rules_frame: ttk.Frame | None = None
+        self._rules_shown: object = None  # the version of what the list shows
+        self._removed_rules: set[int] = set()  # removed here, until what is told no longer lists them
         self.rules_intro: ttk.Label | None = None
+        self.rules_note: ttk.Label | None = None
         self.rule_rows: dict[int, tuple[ttk.Label, ttk.Button]] = {}
 
     def _place_status(self, width: int) -> None:
@@ -185,33 +325,64 @@ class Toolbar:
     # -- the user's rules (core/policy/rules.py): listed here, removable; only the approval window makes them --
 
     def show_rules(self) -> tk.Toplevel:
-        """A small window listing the user's rules, each with Remove (removing tightens: no question)."""
+        """A small window listing the rules the tray applies, each with Remove (removing tightens: no question)."""
         if self.rules_window is not None and self.rules_window.winfo_exists():
             self.rules_window.destroy()
+        self.window.rules_source.ask()
         window = self.rules_window = tk.Toplevel(self.root)
         window.title(_("Cowork Terminal: your rules"))
-        frame = ttk.Frame(window, padding=12)
-        frame.pack(fill="both", expand=True)
-        rules = [rule for rule in self.window.journal.rules() if rule.id not in self._removed_rules]
-        intro = (
-            _("Commands these rules cover run without asking you. Only you make rules, from the approval window.")
-            if rules
-            else _("You have no rules. When a command waits for you, the approval window may offer one.")
-        )
+        self._rules_frame = ttk.Frame(window, padding=12)
+        self._rules_frame.pack(fill="both", expand=True)
+        self._fill_rules()
+        return window
+
+    def follow_rules(self) -> None:
+        """At each poll of the window: an open list follows what the tray tells (a rule made or removed)."""
+        if self.rules_window is None or not self.rules_window.winfo_exists():
+            return
+        source = self.window.rules_source
+        source.follow()
+        if source.view().version != self._rules_shown:
+            self._fill_rules()
+
+    def _fill_rules(self) -> None:
+        frame = self._rules_frame
+        if frame is None:
+            return
+        for child in frame.winfo_children():
+            child.destroy()
+        view = self.window.rules_source.view()
+        self._rules_shown = view.version
+        rules: list[RuleTold] = []
+        if view.rules is not None:
+            self._removed_rules &= {rule.id for rule in view.rules}  # gone from what is told: forgotten
+            rules = [rule for rule in view.rules if rule.id not in self._removed_rules]
+        if view.rules is None:
+            intro = view.note
+        elif rules:
+            intro = _(
+                "Commands these rules cover run without asking you. Only you make rules, from the approval window."
+            )
+        else:
+            intro = _("You have no rules. When a command waits for you, the approval window may offer one.")
         self.rules_intro = ttk.Label(frame, text=intro, wraplength=460, justify="left")
         self.rules_intro.pack(anchor="w", pady=(0, 8))
+        self.rules_note = None
+        if view.rules is not None and view.note:
+            self.rules_note = ttk.Label(frame, text=view.note, wraplength=460, justify="left", style="Muted.TLabel")
+            self.rules_note.pack(anchor="w", pady=(0, 8))
         self.rule_rows = {}
         for rule in rules:
             row = ttk.Frame(frame)
             row.pack(fill="x", pady=2)
-            text = _("Rule {number}: {description}").format(number=rule.id, description=rule.shown())
-            label = ttk.Label(row, text=text, wraplength=360, justify="left")
+            label = ttk.Label(row, text=rule_line(rule), wraplength=360, justify="left")
             label.pack(side="left")
             remove = ttk.Button(row, text=_("Remove"), command=partial(self.remove_rule, rule.id))
             remove.pack(side="right")
             self.rule_rows[rule.id] = (label, remove)
-        ttk.Button(frame, text=_("Close"), command=window.destroy).pack(anchor="e", pady=(10, 0))
-        return window
+        window = self.rules_window
+        if window is not None:
+            ttk.Button(frame, text=_("Close"), command=window.destroy).pack(anchor="e", pady=(10, 0))
 
     def remove_rule(self, rule_id: int) -> None:
         """Removing a rule tightens control: the tray applies it at once, so the list drops it now."""

@@ -41,7 +41,7 @@ from app.ui.windows.log_model import (
     Row,
     RowWindow,
 )
-from app.ui.windows.log_toolbar import Toolbar
+from app.ui.windows.log_toolbar import AskedRules, LineRules, RulesSource, Toolbar
 from app.ui.windows.look import new_root
 from app.ui.windows.real_input import ArmedButtons, ask_armed, protect_window
 
@@ -83,6 +83,12 @@ class LogWindow:
         # The window only reads the journal; what its buttons change goes to the tray.
         self.from_tray = controls is not None
         self.controls: Controls = controls or RequestControls(journal.paths, self._problem_later)
+        # The rules listed are the tray's: told on its line, or asked for (log_toolbar.py).
+        self.rules_source: RulesSource = (
+            LineRules(self.controls.line)
+            if isinstance(self.controls, TrayLineControls)
+            else AskedRules(journal.paths, journal)
+        )
         self.waiting_actions: WaitingActions = waiting_actions or approval_buttons
         # Yes in the question is armed and deaf to sent clicks, like the prompt's Allow.
         self.confirm: Confirm = confirm or (lambda title, text: ask_armed(self.root, title, text, _("Yes"), _("No")))
@@ -287,6 +293,7 @@ class LogWindow:
             self._shown_record = None
         if told or self.journal.data_version() != self._version:
             self.refresh()
+        self.toolbar.follow_rules()
         now = time.monotonic()
         if now - self._last_durations >= DURATION_REFRESH_S:
             self._last_durations = now
