@@ -44,7 +44,7 @@ from .registry import rule_for
 from .rule import Rule
 from .scratch import assigned_from_mktemp, scratch_variables, scratch_word
 from .scripts import installed_program, run_script, runs_project_files, script_path
-from .shells import aliases_on, runs_download, variable_set
+from .shells import DECLARED, aliases_on, runs_download, sets_any_variable, variable_set
 from .stdin import _PIPE, _Stdin
 from .tables import (
     _BLOCK_DEVICE,
@@ -157,15 +157,16 @@ def _printed_value(args: list[_Word]) -> str | None:
         return None
 
 
-def _assigned_names(name: str, args: list[_Word]) -> list[str]:
+def _assigned_names(name: str, args: list[_Word]) -> list[_Word]:
     """The variables `read`, `printf -v`, `mapfile` and `readarray` set, to values not seen here."""
     if name == "printf":
-        return [w.value or "" for _option, w in option_values(args, ["-v"], "v")]
+        return [w for _option, w in option_values(args, ["-v"], "v")]
     if name in ("read", "mapfile", "readarray"):
         values = {"read": "-a -d -i -n -N -p -t -u", "mapfile": "-d -n -O -s -u -C -c"}.get(
             name, "-d -n -O -s -u -C -c"
         )
-        return [w.value or "" for w in _operands(args, frozenset(values.split()))]
+        arrays = [w for _option, w in option_values(args, ["-a"], "adinNptu")] if name == "read" else []
+        return arrays + _operands(args, frozenset(values.split()))  # `read -a NAME` sets the array NAME
     return []
 
 
@@ -179,7 +180,8 @@ _EVALUATES_WORDS = frozenset(
     {"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "test", "[", "unset", "mapfile",
      "readarray"}
 )  # fmt: skip
-_DECLARED = re.compile(r"([A-Za-z_]\w*)(?:\[[^\]]*\])?\+?=(.*)", re.S)
+_INDIRECT_ASSIGNMENT = re.compile(r"\$\{![A-Za-z_]\w*(?:\[[^\]]*\])?:?=(.*)\}", re.S)
+_ASSIGNMENT_WORD = re.compile(r"([A-Za-z_]\w*)\+?=")  # a word bash's keyword mode takes for an assignment
 _TEXT_END = "__COWORK_TERMINAL_TEXT__"  # ends the here-document `later_expanded` judges text as
 # Where no container guards the protected set (names_protected): how commands write files named elsewhere.
 _NOT_BY_NAME = frozenset({"--no-target-directory", "--parents"})
@@ -300,6 +302,9 @@ class _Analyzer:
                 self.check_word(self.word([node]))
             elif kind == "declaration_command":  # export, declare...: the parser's words, judged as bash sees them
                 self.declared(node)
+            elif kind == "expansion" and (indirect := _INDIRECT_ASSIGNMENT.fullmatch(self.node_text(node))):
+                known = indirect[1] if re.fullmatch(r"[^$`'\"\\]*", indirect[1]) else None
+                sets_any_variable(self, self.node_text(node), known)  # `${!v:=/tmp}` sets the variable $v names
             inner = stdin
             if kind == "process_substitution":
                 inner = _PIPE if self.node_text(node).startswith(">(") else None
@@ -435,41 +440,84 @@ class _Analyzer:
 
     def declared(self, node: Node) -> None:
         """`export "PATH"=x`, `export PA\\TH=x`: assignments bash sees once the quotes are gone, which
-        the parser took for words; `declare -n p=PATH`: a later `p=x` sets PATH (red team, 2026-12-04)."""
-        nameref = False
+        the parser took for words; `declare -n p=PATH`: a later `p=x` sets PATH (red team, 2026-12-04).
+        A name only known when it runs (`declare "$v=/tmp"`, `export $(cat .env)`, `declare -n p="$v"`)
+        may be any variable's (`sets_any_variable`)."""
+        nameref = shows = False
         for child in node.children[1:]:
             if child.type == "variable_assignment":
                 value = child.child_by_field_name("value")
                 target = self.node_text(value) if value is not None else ""
                 if nameref and (special_variable(target) or is_code_variable(target)):
                     self.add(M, "sets {value}: changes how later commands run", value=target)
+                elif nameref and value is not None and self.word([value]).value is None:
+                    sets_any_variable(self, target, "")  # `declare -n p="$v"`: a later `p=x` sets $v
                 continue
             word = self.word([child])
-            nameref = nameref or bool(re.fullmatch(r"-\w*n\w*", word.pattern))
-            found = _DECLARED.match(word.pattern)
-            if found is not None:  # written so that the parser saw no assignment: bash does
-                variable_set(self, found[1], _Word(found[2], word.source, found[2]))
+            if word.value is not None and re.fullmatch(r"[-+]\w+", word.value):
+                nameref = nameref or ("n" in word.value and word.value[0] == "-")
+                shows = shows or bool({"p", "f", "F"} & set(word.value))  # `declare -p "$v"` only shows it
+                continue
+            found = DECLARED.match(word.pattern)
+            if word.value is None and not shows and found is None:  # `declare "$v=x"`, `export "$line"`: any name
+                sets_any_variable(self, word.source, None)
+            elif found is not None:  # written so that the parser saw no assignment: bash does
+                known = found[2] if word.value is not None else None
+                variable_set(self, found[1], _Word(known, word.source, found[2]))
+                splits = child.type != "string" and any(c.type in _EXPANSIONS for c in child.children)
+                if splits and not shows and not (special_variable(found[1]) or is_code_variable(found[1])):
+                    sets_any_variable(self, word.source, "")  # `declare "a"=$v`: bash splits `$v` into more words
+            elif nameref and not shows:  # `declare -n p`: `p=PATH` then names the variable `p=x` sets
+                sets_any_variable(self, word.source, "")
 
     def assignment(self, node: Node) -> None:
         name = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
         if name is not None:
             alone = node.parent is None or node.parent.type != "command"  # not `PATH=./bin:$PATH jest`
-            word = _Word("", "", "") if value is None else self.word([value])
-            variable_set(self, self.node_text(name), word, lasting=alone)
-            if self.node_text(name) in _WRITTEN_THROUGH and value is not None:  # git writes files there
-                self.note_written(_Word(None, word.source, word.pattern.rstrip("/") + "/*", glob=True))
-            if self.node_text(name) == "GIT_DIR" and value is not None:  # its settings, as `git --git-dir`'s
-                if word.value is None:
-                    self.add(M, "{name}: cannot tell which repository's settings it reads ({source})", name="git",
-                             source=_snip(word.source))  # fmt: skip
-                else:
-                    repository_settings(self, os.path.expanduser(word.value))
-            if self.protected.guarding and value is not None and self.relation_of(word) == "inside":
-                self.add(D, TOUCHES_APP_DATA)  # `f=~/.b*rc; cp x $f`: what it holds is not followed to its use
+            self.assigned(self.node_text(name), None if value is None else self.word([value]), alone=alone)
         fresh = value is not None and assigned_from_mktemp(self.node_text(value))
         if name is not None and fresh and self.node_text(name) in self.scratch_names:
             self.scratch_seen.add(self.node_text(name))
+
+    def assigned(self, name: str, word: _Word | None, *, alone: bool) -> None:
+        """`NAME=VALUE` (`word`: None for `NAME=`), alone or for the command it comes before."""
+        variable_set(self, name, _Word("", "", "") if word is None else word, lasting=alone)
+        if word is None:
+            return
+        if name in _WRITTEN_THROUGH:  # git writes files there
+            self.note_written(_Word(None, word.source, word.pattern.rstrip("/") + "/*", glob=True))
+        if name == "GIT_DIR":  # its settings, as `git --git-dir`'s
+            if word.value is None:
+                self.add(M, "{name}: cannot tell which repository's settings it reads ({source})", name="git",
+                         source=_snip(word.source))  # fmt: skip
+            else:
+                repository_settings(self, os.path.expanduser(word.value))
+        if self.protected.guarding and self.relation_of(word) == "inside":
+            self.add(D, TOUCHES_APP_DATA)  # `f=~/.b*rc; cp x $f`: what it holds is not followed to its use
+
+    def keyword_assignments(self, words: list[_Word]) -> None:
+        """In bash's keyword mode (`set -k`), each NAME=value word of a simple command, wherever it
+        stands, is an assignment for that command (`ls LD_PRELOAD=./x.so`, `bash -c true
+        BASH_ENV=./x.sh`): judged as one before it, once that mode may be on (`_Report.keyword_mode`)."""
+        for w in words:
+            found = _ASSIGNMENT_WORD.match(w.source)  # bash looks at the word as written: `F"O"O=x` is none
+            if found is None:
+                continue
+            length = len(w.pattern) - len(found[0])
+            value = _word_end(w, length) if length else None
+            judge = functools.partial(self.keyword_assignment, found[1], value, self.cwd)
+            if self.report.keyword:
+                judge()
+            else:
+                self.report.keyword_words.append(judge)
+
+    def keyword_assignment(self, name: str, value: _Word | None, cwd: str | None) -> None:
+        here, self.cwd = self.cwd, cwd  # judged where the command runs, also once `set -k` comes later
+        try:
+            self.assigned(name, value, alone=False)
+        finally:
+            self.cwd = here
 
     def path_pattern(self, w: _Word) -> str | None:
         """Where a word leads as a pattern (`*` where an expansion decides), from the folder known here."""
@@ -624,6 +672,7 @@ class _Analyzer:
         for child in node.children:
             if child.type == "variable_assignment":
                 self.assignment(child)
+        self.keyword_assignments(words[1:])
         self.check_redirects(redirects)
         if words:
             self.argv(words, fed, bulk=False, depth=depth)
@@ -667,8 +716,8 @@ class _Analyzer:
             return
         key = re.sub(r"\W", "_", name)
         if name not in _PRIVILEGE and key != _SELF_PROGRAM and [a.value for a in args] in (["--version"], ["--help"]):
-            if name in RUSTUP_PROXIES:  # rustup runs it from the toolchain the folder's settings name
-                self.report.settings.append((name, "", False))
+            if name in RUSTUP_PROXIES or name == "yarn":  # rustup runs it from the toolchain the folder's
+                self.report.settings.append((name, "", False))  # settings name, yarn the release its yarnPath names
             return
         rule = rule_for(name)
         if rule is None and "/" in head.value.replace("\\", "/"):
@@ -826,9 +875,12 @@ class _Analyzer:
             for a in args:
                 if _SUBSCRIPT_CODE.search(a.literal or ""):
                     self.later_expanded(a.literal or "")
-        for target in _assigned_names(name, args):  # `read PS4 <<< '$(rm ...)'`, `printf -v BASH_ENV %s x.sh`
+        for assigned in _assigned_names(name, args):  # `read PS4 <<< '$(rm ...)'`, `printf -v BASH_ENV %s x.sh`
             known = _printed_value(args) if name == "printf" else None
-            if known is not None:  # `printf -v EDITOR '%s' vim`: as `EDITOR=vim`
+            target = assigned.value or ""
+            if assigned.value is None:  # `read "$v"`, `printf -v "$v" ...`: any variable
+                sets_any_variable(self, assigned.source, known)
+            elif known is not None:  # `printf -v EDITOR '%s' vim`: as `EDITOR=vim`
                 variable_set(self, target, _Word(known, known, known))
             elif is_code_variable(target):
                 self.add(D, "cannot tell what runs: {name} code from an expansion", name=target)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 import string
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
@@ -246,6 +246,7 @@ class _Mark(NamedTuple):
     findings: int
     scripts: int
     settings: int
+    keyword_words: int
 
 
 class _Report:
@@ -273,6 +274,10 @@ class _Report:
         self.settings: list[tuple[str, str, bool]] = []  # (program, folder it names or "", a git folder)
         self.repeating = 0  # in a loop's, a function's or a trap's code: a relative `cd` may run again
         self.cdpath = False  # the command names CDPATH or cdable_vars: `cd NAME` may lead elsewhere
+        # bash's keyword mode (`set -k`) may be on: then a simple command's NAME=value words anywhere
+        # are assignments for it (`ls LD_PRELOAD=./x.so`); those read before it was turned on wait here
+        self.keyword = False
+        self.keyword_words: list[Callable[[], None]] = []
 
     def add(
         self,
@@ -300,9 +305,19 @@ class _Report:
             words = words_of(plain, values)
             self.findings.append(Finding(tier, said, plain.format(**values), kind, target, words, danger))
 
+    def keyword_mode(self) -> None:
+        """bash's keyword mode may be on from here (`set -k`, `set -o keyword`...): the NAME=value words
+        of every simple command of the command line, those read before included (a loop, a function
+        or a trap may run them again), are judged as assignments before it (a review, 2026-12-05:
+        `set -k; ls LD_PRELOAD=./x.so` was safe)."""
+        self.keyword = True
+        waiting, self.keyword_words = self.keyword_words, []
+        for judge in waiting:
+            judge()
+
     def mark(self) -> _Mark:
         """Where the analysis stands, to undo what judging a guess added (`undo`)."""
-        return _Mark(len(self.findings), len(self.scripts), len(self.settings))
+        return _Mark(len(self.findings), len(self.scripts), len(self.settings), len(self.keyword_words))
 
     def undo(self, mark: _Mark, kept: list[Finding]) -> bool:
         """Back to `mark`, keeping `kept` of the findings added since. The counts that bound a
@@ -313,6 +328,7 @@ class _Report:
         del self.findings[mark.findings :]
         self.findings.extend(kept)
         del self.settings[mark.settings :]  # a guess's `git status` reads nothing
+        del self.keyword_words[mark.keyword_words :]
         if not kept:  # the files it may write stay: more of them only holds more
             del self.scripts[mark.scripts :]
         return bool(kept)

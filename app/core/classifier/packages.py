@@ -147,6 +147,8 @@ def cmd_uv(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
 
 def js_package_manager(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
     values = [a.value for a in args]
+    if name == "yarn":  # any yarn command runs the release a `yarnPath` names instead (project_settings)
+        ctx.report.settings.append(("yarn", "", False))
     everywhere = any(v in ("-g", "--global", "--location=global") for v in values)
     sub = subcommand(ctx, args, name)
     if sub is None:

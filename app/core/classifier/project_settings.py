@@ -1,8 +1,9 @@
 """A project's own settings that name programs its tool runs: a repository's `.git/config`
-(`core.fsmonitor`, `diff.external`, a filter's `clean`) and cargo's `.cargo/config.toml`
-(`build.rustc-wrapper`, a target's `runner`). Such a file arrives with the project (a tarball, a
-copied folder), and then `git status` or `cargo metadata` runs what it names (a review, 2026-12-05:
-each wrote a file from the read-only tool where no container runs). Read where the command runs:
+(`core.fsmonitor`, `diff.external`, a filter's `clean`), cargo's `.cargo/config.toml`
+(`build.rustc-wrapper`, a target's `runner`) and yarn's `.yarnrc.yml` (`yarnPath`, `plugins`). Such
+a file arrives with the project (a tarball, a copied folder), and then `git status`, `cargo
+metadata` or `yarn --version` runs what it names (a review, 2026-12-05: each wrote a file from the
+read-only tool where no container runs). Read where the command runs:
 in every folder its shell may be in (the one given and each `cd`'s, whether or not the `cd` runs or
 succeeds), and nowhere once a `cd` leads where only bash can tell (`cd "$X" && git status`: a
 review, 2026-12-05); so once the whole command is read (`judge`), a `git status` in a trap or a
@@ -29,6 +30,7 @@ _GIT_INCLUDES = re.compile(r"^(include\.path|includeif\..*\.path)$", re.I)
 _CARGO_RUNS = re.compile(
     r"(?<![\w-])(rustc-wrapper|rustc-workspace-wrapper|rustc_wrapper|rustc|rustdoc|runner|linker)(?![\w-])"
 )
+_YARN_RUNS = re.compile(r"(yarn-?path|plugins)", re.I)
 # rustup runs the `cargo` of a toolchain folder a project's rust-toolchain file names (`path = ...`)
 _TOOLCHAIN_PATH = re.compile(r"(?<![\w-])path\s*=|^\s*/", re.M)
 # rustup's proxies: each runs its namesake from the toolchain the folder's rust-toolchain file names,
@@ -55,6 +57,8 @@ def judge(report: _Report) -> None:
         for folder in folders:
             if program == "git":
                 setting = git_runs(folder if git_folder else git_dir(folder))
+            elif program == "yarn":
+                setting = yarn_runs(folder)
             else:
                 setting = cargo_runs(folder) if program == "cargo" else toolchain_runs(folder)
             if setting:
@@ -253,6 +257,21 @@ def toolchain_runs(cwd: str | None) -> str | None:
             text = _read(os.path.join(folder, name))
             if text is not None and _TOOLCHAIN_PATH.search(text):
                 return f"{name} path"
+    return None
+
+
+def yarn_runs(cwd: str | None) -> str | None:
+    """A yarn settings file in `cwd` or a folder above that names a release of yarn to run instead of
+    the one installed (`yarnPath` in `.yarnrc.yml`, `yarn-path` in classic yarn's `.yarnrc`: classic
+    yarn reads both since 1.17) or plugins to load: every yarn command runs it, `yarn --version` too
+    (a review, 2026-12-05; tried with yarn 1.22.22 and 4.18.1: `--cwd` does not move where they look).
+    Any mention counts, a comment's too."""
+    for folder in _up_from(cwd):
+        for name in (".yarnrc.yml", ".yarnrc"):
+            text = _read(os.path.join(folder, name))
+            found = _YARN_RUNS.search(text) if text is not None else None
+            if found:
+                return f"{name} {found[1]}"
     return None
 
 

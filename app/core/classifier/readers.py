@@ -252,7 +252,10 @@ def awk_includes(ctx: Analysis, name: str, program: str, stdin: _Stdin | None) -
     while (wanted := [f for f in _AWK_INCLUDE.findall(program) if f not in done]) and len(done) <= MAX_SCRIPTS:
         for included in wanted:
             done.add(included)
-            here = library_file(ctx.cwd, included, ".awk")
+            if ctx.cwd is None and not included.startswith("/"):  # after `cd "$X"`: it may be that folder's
+                ctx.add(M, "{name} -f: runs an awk program file", name=name)  # as `-i`'s then
+                continue
+            here = library_file(ctx.cwd or "/", included, ".awk")
             if here is None:
                 continue  # one of awk's own (AWKPATH), as `-i` names them
             text = program_file(ctx, name, _Word(here, here, here), stdin)

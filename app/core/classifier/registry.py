@@ -109,6 +109,7 @@ RULES: dict[str, Rule] = {
     "hash": shells.cmd_hash,
     "mapfile": shells.cmd_mapfile,
     "readarray": shells.cmd_mapfile,
+    **dict.fromkeys(["export", "declare", "typeset", "local", "readonly"], shells.cmd_declare),  # `builtin export`
     "cd": shells.cmd_cd,
     "pushd": shells.cmd_cd,
     "popd": shells.cmd_cd,

@@ -34,6 +34,7 @@ from .tables import (
     _SUBSCRIPT_CODE,
     _VIM_INIT_VARIABLES,
     code_prefix,
+    is_code_variable,
     sets_git_config,
     special_variable,
 )
@@ -50,6 +51,8 @@ def shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None) -> 
             break
         if v in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
             option = args[i + 1].value if i + 1 < len(args) else ""
+            if (v, option) in (("-o", "keyword"), ("-o", None)):  # `bash -o keyword -c CODE`
+                ctx.report.keyword_mode()
             if (v, option) in (("-O", "expand_aliases"), ("-o", "posix"), ("-O", None), ("-o", None)):
                 aliases_on(ctx, name)  # a shell that may stay (`exec bash -O expand_aliases`) expands them
             i += 2
@@ -60,6 +63,8 @@ def shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None) -> 
             i += 1
             break
         if v.startswith("--") or (v[:1] in "-+" and len(v) > 1):
+            if v[:2] != "--" and v[0] == "-" and "k" in v[1:]:  # `bash -k -c CODE`: keyword mode
+                ctx.report.keyword_mode()
             if not v.startswith("--") and "c" in v[1:]:
                 inline = True
             if not v.startswith("--") and "s" in v[1:]:
@@ -200,36 +205,51 @@ def aliases_on(ctx: Analysis, name: str) -> None:
 
 
 def cmd_shopt(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    """`shopt -s expand_aliases` (or `-so posix`) turns aliases on; the rest set how bash matches
-    and shows things."""
+    """`shopt -s expand_aliases` (or `-so posix`) turns aliases on, `shopt -so keyword` keyword mode
+    (`_Report.keyword_mode`); the rest set how bash matches and shows things."""
     sets = posix = False
     for a in args:
         v = a.value
         if v is None:
             if sets:
-                aliases_on(ctx, name)  # `shopt -s "$opt"`: cannot tell which
+                ctx.report.keyword_mode()  # `shopt -s "$opt"`: cannot tell which
+                aliases_on(ctx, name)
                 return
             continue
         if v.startswith("-") and len(v) > 1:
             sets = sets or "s" in v
             posix = posix or "o" in v
+        elif sets and posix and v == "keyword":
+            ctx.report.keyword_mode()
         elif sets and (v == "expand_aliases" or (posix and v == "posix")):
             aliases_on(ctx, name)
             return
 
 
 def cmd_set(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    """`set -o posix` turns aliases on (POSIX mode expands them in scripts); other options change
-    how errors and expansions behave."""
-    for i, a in enumerate(args):
-        v = a.value
-        if v is None or v == "--" or not v.startswith("-") or v == "-":
+    """`set -o posix` turns aliases on (POSIX mode expands them in scripts), `set -k` (`-o keyword`)
+    makes NAME=value words anywhere in a command its environment (`_Report.keyword_mode`); other
+    options change how errors and expansions behave."""
+    i = 0
+    while i < len(args):
+        v = args[i].value
+        if v is None:  # `set "$opt"`, `set -$flags`: it may be any option
+            ctx.report.keyword_mode()
             return
-        if "o" in v[1:] and not v.startswith("--"):
-            following = args[i + 1].value if i + 1 < len(args) else ""
-            if following is None or following == "posix":
+        if v in ("--", "-") or v[:1] not in "-+" or len(v) < 2 or v.startswith(("--", "++")):
+            return
+        on = v.startswith("-")
+        if on and "k" in v[1:]:
+            ctx.report.keyword_mode()
+        if "o" in v[1:]:  # its value is the next word
+            i += 1
+            following = args[i].value if i < len(args) else ""
+            if on and following in (None, "keyword"):
+                ctx.report.keyword_mode()
+            if on and following in (None, "posix"):
                 aliases_on(ctx, name)
                 return
+        i += 1
 
 
 def cmd_hash(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -464,6 +484,8 @@ def variable_set(ctx: Analysis, name: str, value: _Word, *, lasting: bool = True
     the others change how later commands run (`lasting`), or, before a command, that command's."""
     base = name.split("[")[0]
     ctx.report.cdpath = ctx.report.cdpath or base == "CDPATH"  # `export CD''PATH=...`: `cd NAME` may lead elsewhere
+    if base == "SHELLOPTS" and (value.literal is None or "keyword" in value.literal):
+        ctx.report.keyword_mode()  # `env SHELLOPTS=keyword bash -c CODE`: the bash it starts is in keyword mode
     if base in ("BASH_CMDS", "BASH_ALIASES"):
         # bash's command and alias tables: `BASH_CMDS[ls]=/bin/rm` makes `ls` run rm (review, 2026-12-04)
         ctx.add(D, "cannot tell what runs: {value} makes a name run another program", value=name)
@@ -495,6 +517,44 @@ def variable_set(ctx: Analysis, name: str, value: _Word, *, lasting: bool = True
         if how == "shell" or value.value is None or not (by_name or (path and installed_program(path))):
             run_script(ctx, name, value, how)  # GIT_SSH=/usr/bin/ssh: a program, by its name
     other_settings(ctx, name, value)
+
+
+def sets_any_variable(ctx: Analysis, source: str, value: str | None) -> None:
+    """A variable whose name is only known when it runs (`declare "$v=/tmp"`, `read "${v}ATH"`,
+    `printf -v "$v" ...`): it may be PATH, LD_PRELOAD or BASH_ENV, so it is judged as setting one
+    (a review, 2026-12-05: `v=PA; v+=TH; declare "$v=/tmp"` was safe). `value`: what it is set to,
+    None when that is only known when it runs too."""
+    if value is None:
+        ctx.add(D, "cannot tell what runs: {source} may set any variable, to a value only known when it runs",
+                source=_snip(source))  # fmt: skip
+        return
+    ctx.add(M, "sets {value}: changes how later commands run", value=_snip(source))
+    ctx.later_expanded(value)  # a prompt's `$(...)` (PS4 under `set -x`)
+
+
+# `NAME=VALUE` as a word of `export`, `declare`...: bash takes it for an assignment once quotes are gone
+DECLARED = re.compile(r"([A-Za-z_]\w*)(?:\[[^\]]*\])?\+?=(.*)", re.S)
+
+
+def cmd_declare(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`builtin export PATH=/x`, `command declare "$v=/x"`: a declaration behind a wrapper, whose words
+    the parser took for a plain command's; judged as bash sees them (the parser's own declarations:
+    `_Analyzer.declared`)."""
+    shows = nameref = False
+    for a in args:
+        if a.value is not None and re.fullmatch(r"[-+]\w+", a.value):
+            nameref = nameref or ("n" in a.value and a.value[0] == "-")
+            shows = shows or bool({"p", "f", "F"} & set(a.value))  # `declare -p "$v"` only shows it
+            continue
+        found = DECLARED.match(a.pattern)
+        if shows or (found is None and a.value is not None and not nameref):
+            continue
+        if found is None or (nameref and a.value is None):  # `export "$line"`, `declare -n p="$v"`
+            sets_any_variable(ctx, a.source, "" if nameref else None)
+        elif nameref and (special_variable(found[2]) or is_code_variable(found[2])):
+            ctx.add(M, "sets {value}: changes how later commands run", value=found[2])
+        elif not nameref:
+            variable_set(ctx, found[1], _Word(found[2] if a.value is not None else None, a.source, found[2]))
 
 
 def other_settings(ctx: Analysis, name: str, value: _Word) -> None:

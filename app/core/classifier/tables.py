@@ -309,12 +309,12 @@ _SPECIAL_VARIABLES = frozenset(
      "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "BASH_FUNC", "PYTHONSTARTUP", "NODE_OPTIONS", "GIT_SSH",
      "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "PERL5OPT", "RUBYOPT"}
 )  # fmt: skip
-# Where git, cargo and rustup find their settings or the program they run (`HOME=/x git status` reads
+# Where git, cargo, rustup and yarn find their settings or the program they run (`HOME=/x git status` reads
 # /x/.gitconfig, `RUSTUP_TOOLCHAIN=/x cargo --version` runs /x/bin/cargo), and where `cd NAME` leads:
 # then the project settings read where the command runs (project_settings) are not the ones used.
 _MOVES_SETTINGS = re.compile(
     r"HOME|CDPATH|XDG_CONFIG_HOME|GIT_COMMON_DIR|CARGO|CARGO_(?:HOME|BUILD_\w+|TARGET_\w+|HOST_\w+|REGISTR\w+"
-    r"|CREDENTIAL\w*)|RUSTUP_\w+|RUSTC\w*|RUSTDOC\w*"
+    r"|CREDENTIAL\w*)|RUSTUP_\w+|RUSTC\w*|RUSTDOC\w*|YARN_RC_FILENAME"
 )
 
 
