@@ -428,6 +428,29 @@ async def test_a_pause_ends_a_left_background_job_also_once_its_server_is_gone(h
     assert time.monotonic() - paused_at < STOP_DEADLINE_S
 
 
+async def test_a_pause_as_a_command_ends_also_ends_the_job_it_left(home: Path, hub: Hub) -> None:
+    """Red team, 2026-12-05: between its command's end and the end of its output (a job holding the
+    pipes: a second), a container was neither running nor done: a pause then spared its job, and the
+    job ran through the whole pause (3 of 4 times, with the agent calling in a loop)."""
+    marker = f"39{os.getpid() % 1000}.5"
+    async with serving(home, bound=True) as client, anyio.create_task_group() as group:
+        said: dict = {}
+
+        async def call() -> None:
+            said.update(await run(client, {"command": f"(sleep {marker} &); echo x"}))
+
+        group.start_soon(call)
+        while not live_processes(marker):
+            await anyio.sleep(0.01)
+        hub.set_paused(True)  # the command has ended; its job holds the pipes a moment yet
+    assert said["stdout"] == "x\n", said
+    paused_at = time.monotonic()
+    while live_processes(marker) and time.monotonic() - paused_at < 3 * STOP_DEADLINE_S:
+        await anyio.sleep(0.05)
+    hub.set_paused(False)
+    assert live_processes(marker) == [], "ended by the pause"
+
+
 async def test_the_journal_records_each_command_with_its_client_and_never_env_values(home: Path) -> None:
     async with serving(home) as client:
         await run(client, {"command": "echo secret-free; exit 3", "env": {"API_TOKEN": "s3cr3t"}})

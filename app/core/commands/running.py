@@ -363,6 +363,15 @@ class Runs:
             self.hide_live(command_id)
             privileged = self.forget_allowed(command_id)
             authority.forget(command_id)
+        if self._stopping():  # a pause swept while it ran, and spared what it left: ended now
+            lingering = lingering_containers()
+            if lingering is not None:
+                lingering.end_lingering()
+            if spec.mark:
+                from app.core.execution import process_marks
+
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(process_marks.end_marked, spec.mark)
         used = containers.Container(containers.PRIVILEGED) if privileged else base
         # Watched for a pause (which ends it) only by a headless server, where /proc tells marks: a
         # tray's pushes reach apply_user_stops at once, and elsewhere no mark can be read.
@@ -388,13 +397,18 @@ class Runs:
         stop.set(reason)
         return True
 
+    def _stopping(self) -> bool:
+        """Whether what this server's commands run must end: the user paused, or the tray went away."""
+        authority = self.service.authority
+        return authority.paused() or (authority.tethered and not authority.present())
+
     def apply_user_stops(self) -> None:
         """End what runs when the tray went away or the user paused, and what the user stopped; a
         pause ends the background jobs finished commands left too."""
         authority = self.service.authority
         lingering = lingering_containers()
         gone = authority.tethered and not authority.present()  # the tray went away: nobody watches
-        stopping = gone or authority.paused()
+        stopping = self._stopping()
         if lingering is not None and stopping:
             lingering.end_lingering()
         if stopping and not self._swept and self.service.run_mark:

@@ -273,7 +273,9 @@ async def run_command(
             with anyio.move_on_after(spec.timeout_s if math.isfinite(spec.timeout_s) else None), stop.cancels():
                 if contained:
                     status = await read_status(status_read)
-                    if status is None:  # bwrap itself ended first: its exit code says why
+                    if status is not None:  # its container lives on for a job it left: a pause ends it
+                        containers.start_files.command_done(status_read)  # from now, not after the drain
+                    else:  # bwrap itself ended first: its exit code says why
                         await process.wait()
                 else:
                     await process.wait()
@@ -305,8 +307,6 @@ async def run_command(
         if job is not None:
             job.close()
         if contained:
-            if exited:  # its container may live on for a background job: a pause ends it (start_files)
-                containers.start_files.command_done(status_read)
             os.close(status_read)
         # A job the command left running (`cmd &`) may still write: its output is read and dropped
         # (pipes.py). Otherwise nothing but a container's init holds the pipes: closed.
