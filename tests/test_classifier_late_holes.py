@@ -36,6 +36,9 @@ def tier(command: str, cwd: Path) -> Tier:
     return classify(command, cwd=str(cwd)).tier
 
 
+KEYWORD_MODE = "sets keyword: changes how later commands run"
+
+
 def test_keyword_mode_makes_name_value_words_environment_and_they_are_judged_as_assignments(tmp_path: Path) -> None:
     """`set -k; bash -c true BASH_ENV=./evil.sh` sources evil.sh: it was safe. Keyword mode turned on
     in any way bash has, also after the words (a loop runs them again), judges them as the same
@@ -63,11 +66,15 @@ def test_keyword_mode_makes_name_value_words_environment_and_they_are_judged_as_
         assert tier(command, tmp_path) is Tier.DESTRUCTIVE, command
     for command in plain:
         assert not runs_it(["bash", "-c", command], tmp_path, marker), command
-        assert tier(command, tmp_path) is Tier.SAFE, command
+        # the mode itself changes how later commands run (a session's: admission.lasts_in_session)
+        assert tier(command, tmp_path) is (Tier.MODERATE if command.startswith("set -k") else Tier.SAFE), command
     result = classify("set -k; ls LD_PRELOAD=./x.so", cwd=str(tmp_path))
-    assert result.reasons == classify("LD_PRELOAD=./x.so ls", cwd=str(tmp_path)).reasons, result
+    alone = classify("LD_PRELOAD=./x.so ls", cwd=str(tmp_path)).reasons
+    assert list(result.reasons) == [KEYWORD_MODE, *alone], result
     assert result.tier is Tier.MODERATE
-    assert tier("set -k; ls NAME=value", tmp_path) is Tier.SAFE  # a harmless variable stays harmless
+    assert list(classify("set -k; ls NAME=value", cwd=str(tmp_path)).reasons) == [KEYWORD_MODE], (
+        "a harmless one adds nothing"
+    )
 
 
 def test_a_variable_whose_name_is_built_when_it_runs_may_set_path(tmp_path: Path) -> None:

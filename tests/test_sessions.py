@@ -108,6 +108,12 @@ async def test_what_a_session_command_leaves_for_later_commands_waits_for_the_us
         ("set -e -o keyword", True),
         ("set -e; set -o pipefail", False),
         ("set +k", False),
+        # a review, 2026-12-05: the regex missed these
+        ("builtin set -k", True),
+        ("command set -k", True),
+        ("shopt -so keyword", True),
+        ("set -o 'keyword'", True),
+        ("k=k; set -$k", True),
     ],
 )
 def test_what_lasts_in_the_session_is_read_where_commands_start_not_in_strings(command: str, lasts: bool) -> None:

@@ -309,7 +309,10 @@ class _Report:
         """bash's keyword mode may be on from here (`set -k`, `set -o keyword`...): the NAME=value words
         of every simple command of the command line, those read before included (a loop, a function
         or a trap may run them again), are judged as assignments before it (a review, 2026-12-05:
-        `set -k; ls LD_PRELOAD=./x.so` was safe)."""
+        `set -k; ls LD_PRELOAD=./x.so` was safe). Said as setting `keyword`: in the session it lasts
+        (commands/admission.lasts_in_session reads these words; `builtin set -k` escaped its regex)."""
+        if not self.keyword:
+            self.add(M, "sets {value}: changes how later commands run", value="keyword")
         self.keyword = True
         waiting, self.keyword_words = self.keyword_words, []
         for judge in waiting:
