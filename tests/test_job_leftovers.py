@@ -82,6 +82,27 @@ async def test_another_servers_job_is_shown_within_the_budget_and_each_marker_sa
             assert rest["output"].startswith(f"{last_shown + 1}\n"), (shown[: marker.end()], rest)
 
 
+async def test_a_line_like_the_journals_own_cut_in_a_jobs_first_bytes_does_not_move_where_to_read_on(
+    home: Path, paths: AppPaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review, 2026-12-05: the journal's cut was found as the first line that looked like it, so a
+    command that printed one early shifted the offsets another server gave the model."""
+    set_budget(paths, 100_000)
+    command = "echo; echo '[... 5 bytes not kept in the journal ...]'; seq 1 3000"
+    async with named_here(home, COWORK, monkeypatch) as first:
+        done = await call(first, "execute_command", {"command": command})
+    assert done["status"] == "finished" and done["outputFile"] is None, done
+    set_budget(paths, SMALL_BUDGET)
+    async with named_here(home, COWORK, monkeypatch) as another:
+        shown = (await call(another, "command_wait", {"jobId": done["jobId"]}))["stdout"]
+        assert shown.startswith("\n[... 5 bytes not kept in the journal ...]\n1\n"), shown  # the command's own line
+        marker = MARKER.search(shown)
+        assert marker is not None, shown
+        last_shown = int(shown[: marker.start()].splitlines()[-1])
+        rest = await call(another, "command_output", {"jobId": done["jobId"], "offset": read_on(shown), "limit": 30})
+    assert rest["output"].startswith(f"{last_shown + 1}\n"), (shown[: marker.end()], rest)
+
+
 async def test_another_servers_job_with_an_output_file_is_shown_within_the_budget_with_the_files_offset(
     home: Path, paths: AppPaths, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -278,6 +278,16 @@ class JournalCopy:
     alone: bool  # the other stream printed nothing: an output file holds this stream alone, from its start
 
 
+def journal_cut(text: str) -> re.Match[str] | None:
+    """The journal's own marker in its copy of a stream: the first after the head it kept (a line the
+    command printed in its first bytes looks the same: a review, 2026-12-05). The head's text, encoded
+    again, is never shorter than the bytes it was read from (each bad byte a replacement character)."""
+    return next(
+        (found for found in JOURNAL_CUT.finditer(text) if len(text[: found.start()].encode()) >= PREVIEW_HEAD_BYTES),
+        None,
+    )
+
+
 def journal_copies(row: CommandRecord) -> list[JournalCopy]:
     """The journal's copies of a job's stdout and stderr, each split where the journal cut it."""
     texts = (row.stdout_preview or "", row.stderr_preview or "")
@@ -287,7 +297,7 @@ def journal_copies(row: CommandRecord) -> list[JournalCopy]:
     ]
     copies, base = [], 0
     for index, (label, text) in enumerate(zip(STREAM_LABELS, texts, strict=True)):
-        found = JOURNAL_CUT.search(text) if totals[index] > PREVIEW_HEAD_BYTES + PREVIEW_TAIL_BYTES else None
+        found = journal_cut(text) if totals[index] > PREVIEW_HEAD_BYTES + PREVIEW_TAIL_BYTES else None
         first, last = (text, None) if found is None else (text[: found.start()], text[found.end() :])
         copies.append(JournalCopy(label, first, last, totals[index], base, alone=totals[1 - index] == 0))
         base += len(text.encode())
