@@ -66,6 +66,23 @@ REPLACED_NOTE = (
 )
 
 
+# For the model: the shell was replaced before its command, for what another process could do to it
+# (shell_session.py `taken_over`: a job had stopped the shell and answered for the next command).
+TAKEN_OVER_NOTE = (
+    "Before this command ran, the shell session was started anew in the same folder, because {why}: such a "
+    "process can read the commands sent to the shell and answer in its place. The old shell and everything it "
+    "started (variables, functions, background jobs) were ended; set up again what you still need."
+)
+# For the model: a command whose end was reported by another process than the session's shell.
+ANSWERED_BY_OTHER_NOTE = (
+    "This command's end was not reported by the session's shell but by another process that had taken the "
+    "command from it (a background job can do that), so it may not have run, and its output and exit code "
+    "cannot be trusted. The shell session was ended with everything it started; run the command again if it "
+    "is still needed: the next terminal_run starts a new shell."
+)
+ANSWERED_BY_OTHER_REASON = "another process answered for the shell session"
+
+
 @dataclass(frozen=True)
 class SessionOutcome:
     result: SessionResult
@@ -195,6 +212,7 @@ class SessionShell:
                     raise CommandRefused(SESSION_BUSY_MESSAGE)
                 self._typed_line = ""
                 self._check_still_in(command_id, valid)
+                taken = await self._replace_if_taken(session)
                 with anyio.CancelScope(shield=True):  # from here the finisher records its end, whatever comes
                     stop = runs.track(command_id)  # only now: a refusal above must not leave it registered
                     output = runs.new_output(command_id, ("output",))
@@ -233,12 +251,31 @@ class SessionShell:
         finished = running.done.is_set()
         if finished:
             await journaled.wait()
+        notes = (
+            REPLACED_NOTE if replaced else None,
+            TAKEN_OVER_NOTE.format(why=taken) if taken else None,
+            ANSWERED_BY_OTHER_NOTE if finished and running.answered_by_other else None,
+        )
         return SessionOutcome(
             result=running.result(finished=finished, restarted=restarted),
             restarted=restarted,
             stopped_reason=stop.reason if finished else None,
-            note=REPLACED_NOTE if replaced else None,
+            note=" ".join(note for note in notes if note) or None,
         )
+
+    async def _replace_if_taken(self, session: ShellSession) -> str | None:
+        """Start the idle shell anew in its folder when another process may read its commands or
+        answer for it (ShellSession.taken_over); why, or None when it was left alone."""
+        why = session.taken_over()
+        if why is None:
+            return None
+        background = self.service.background
+        assert background is not None
+        here = session.folder_now()[0] if session.alive else None
+        await session.close()
+        session.resume_in = here if here is not None and os.path.isdir(here) else None
+        await session.start(background)
+        return why
 
     def _check_still_in(self, command_id: int, valid: ValidRequest) -> None:
         """Refuse the command when the session left the folder it was judged (and shown) in: the
@@ -290,6 +327,8 @@ class SessionShell:
                 status, reason = Status.KILLED, stop.reason
             elif running.ended_session:
                 status, reason = Status.FAILED, SESSION_ENDED_REASON
+            elif running.answered_by_other:
+                status, reason = Status.FAILED, ANSWERED_BY_OTHER_REASON
             else:
                 status = Status.FINISHED if running.exit_code == 0 else Status.FAILED
                 reason = None
@@ -308,7 +347,17 @@ class SessionShell:
                 cut_short = status in (Status.INTERRUPTED, Status.KILLED) or running.ended_session
                 if mark and cut_short:  # it ended with the shell: what escaped the shell's group too
                     await anyio.to_thread.run_sync(process_marks.end_marked, mark)
+                if running.answered_by_other and not server_stopping:
+                    await self._end_taken_shell()
             journaled.set()
+
+    async def _end_taken_shell(self) -> None:
+        """End the shell another process answered for, with what runs in it (the answering job among
+        them), unless a new one replaced it already; the next command starts a new one."""
+        async with self._lock:
+            session = self._session
+            if session is not None and not session.busy and session.taken_over() is not None:
+                await session.close()
 
     async def send_keys(self, keys: object) -> str:
         """Type into the program running in the session, journaled, and judged like a command."""

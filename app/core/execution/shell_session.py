@@ -7,20 +7,37 @@ Why it is built this way:
   carrying its exit status: bash has read the whole line before the command runs, and a syntax
   error in the command is an error of `eval`, not the end of the session;
 - stderr is merged into stdout, the way a person sees a terminal; no PTY and no rc files;
-- bash traps SIGINT, so an interrupt ends the foreground job and the session lives on.
+- bash traps SIGINT, so an interrupt ends the foreground job and the session lives on;
+- no other process may read the commands or answer for the shell (a red team found: a job
+  stopped the shell, read the next command, token and all, from `/proc/<shell>/fd/0` and printed a
+  forged marker: the command never ran and was journaled as finished). On Linux bash reads its
+  commands as a script from `/dev/stdin`: it keeps them on fd 255, which every process it forks
+  closes at once (bash's own rule for its script), while its fd 0 is the commands' input pipe; so
+  no job has the command pipe unless it opened it on purpose. Before each command the shell must
+  be running bash, neither stopped nor traced, with no process of its container but its init
+  holding that pipe, or the session is started anew first (`taken_over`); and a marker is taken as
+  the shell's only when the shell has read at least the whole command since it was sent (its
+  `rchar`), so a thief the look missed, outside the container, cannot answer for a command it took.
+  Not covered: a process that has the pipe where the look cannot see it (outside the container, in
+  a socket's queue, in a process that is not dumpable) or gets it between the look and the shell's
+  read, and then copies the command without taking it (tee(2)) and answers before the shell, or
+  takes it and writes the shell as many bytes of its own; and one that traces the shell (ptrace,
+  `/proc/<pid>/mem`) where the kernel lets one user's processes trace each other.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import secrets
+import shlex
 import signal
 import subprocess
 import sys
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import anyio
@@ -42,6 +59,14 @@ SEND_KEYS_SETTLE_S = 0.5  # how long send_keys waits for the program to answer
 SEND_KEYS_WRITE_TIMEOUT_S = 1.0
 SEND_KEYS_RETRY_S = 0.01
 SHELL_END_DRAIN_S = 0.1  # after a contained shell ended: its last output is still in the pipe
+PROC = "/proc"
+
+# Why a shell was not trusted with the next command (`ShellSession.taken_over`), for the model.
+SHELL_STOPPED = "a process had stopped the session's shell"
+SHELL_TRACED = "a process was tracing the session's shell"
+SHELL_REPLACED = "the session's shell process was running another program ({program})"
+INPUT_HELD = "a process in the session ({name}) held the shell's command input open"
+ANSWERED_FOR = "another process had answered for the session's shell"
 
 
 @dataclass
@@ -93,6 +118,9 @@ class ShellSession:
         self._current: RunningCommand | None = None
         self._reader_done = anyio.Event()
         self.ever_started = False
+        self._command_pipe: str | None = None  # the pipe bash reads commands from, as /proc names it
+        self._bash_identity: tuple[int, int] | None = None
+        self._distrust: str | None = None  # why the shell must not get another command
         # Where the shell is, as its last command left it: shown to the user and used to judge
         # relative paths in the next command.
         self.current_dir = cwd
@@ -123,8 +151,10 @@ class ShellSession:
         read_fd, self._input_write = os.pipe()
         os.set_inheritable(read_fd, True)
         os.set_blocking(self._input_write, False)
-        # --norc/--noprofile: no rc-file surprises; `-s` reads commands from stdin.
-        argv = [self.bash, "--norc", "--noprofile", "-s"]
+        # --norc/--noprofile: no rc-file surprises. On Linux the commands are a script read from
+        # stdin (kept on fd 255, which forked jobs close), elsewhere `-s` reads them from stdin.
+        as_script = sys.platform == "linux"
+        argv = [self.bash, "--norc", "--noprofile", "/dev/stdin" if as_script else "-s"]
         status_read = status_write = -1
         if self.container is not None:
             status_read, status_write = os.pipe()
@@ -151,7 +181,14 @@ class ShellSession:
         self._reader_done = anyio.Event()
         self._current = None
         self.ever_started = True
-        await self._send_raw("trap ':' INT\n")
+        self._distrust = None
+        # Read now, before anything runs in the container: bwrap's (or bash's) stdin is the pipe.
+        self._command_pipe = _link(f"{PROC}/{self.process.pid}/fd/0") if as_script else None
+        self._bash_identity = file_identity(self.bash)
+        # As a script, bash's own fd 0 becomes the commands' input, so that what it starts never gets
+        # the command pipe; $0 stays what `-s` made it.
+        first = f"exec 0<&{read_fd}; BASH_ARGV0={shlex.quote(self.bash)}\n" if as_script else ""
+        await self._send_raw(f"{first}trap ':' INT\n")
         self._reading = anyio.CancelScope()
         task_group.start_soon(self._read_loop, self._reading)
         if self.container is not None:
@@ -185,6 +222,29 @@ class ShellSession:
         found = containers.children(leader) if leader else []
         return found[0] if found else None
 
+    def taken_over(self) -> str | None:
+        """Why the idle shell must not be given another command, or None. On Linux: it was stopped or
+        traced, its process runs another program, or another process of its container (but its init)
+        holds the pipe it reads commands from, so it could read the next command, token and all, and
+        answer for it; or a marker already came from another process. Elsewhere nothing is looked at."""
+        if self._distrust is not None:
+            return self._distrust
+        pipe, pid = self._command_pipe, self._shell_pid()
+        if pipe is None or pid is None or not self.alive:
+            return None
+        state, tracer = _state(pid)
+        if state in ("T", "t"):
+            return SHELL_STOPPED
+        if tracer:
+            return SHELL_TRACED
+        if self._bash_identity is not None and file_identity(f"{PROC}/{pid}/exe") != self._bash_identity:
+            return SHELL_REPLACED.format(program=_link(f"{PROC}/{pid}/exe") or "unknown")
+        root = self._group_leader() if self.container is not None else pid
+        for other in _descendants(root) if root is not None else []:
+            if other not in (root, pid) and _holds(other, pipe):
+                return INPUT_HELD.format(name=_name(other))
+        return None
+
     async def send_command(
         self, command: str, mark: str | None = None, output: CommandOutput | None = None
     ) -> RunningCommand:
@@ -204,6 +264,11 @@ class ShellSession:
             f'eval "$__cowork_cmd" <&{self._input_fd_in_child}; '
             f"printf '\\n__COWORK_DONE_{token}__:%d:%.4096s\\n' \"$?\" \"${{PWD//$'\\n'/}}\"\n"
         )
+        # What bash has read so far: its marker counts only once it has read the whole script since.
+        pid = self._shell_pid() if self._command_pipe is not None else None
+        before = _bytes_read(pid) if pid is not None else None
+        if pid is not None and before is not None:
+            running.read_check = (pid, before + len(script.encode()))
         await self._send_raw(script)
         return running
 
@@ -325,6 +390,11 @@ class ShellSession:
                 if match and match.group(1) == running.token:
                     if running.trim_marker_newline() and self._scrollback and self._scrollback[-1] == "":
                         self._scrollback.pop()
+                    if not _read_whole(running.read_check):
+                        # Not the shell's: it has not read its command. Whoever printed it had.
+                        self._distrust = ANSWERED_FOR
+                        running.finish(None, answered_by_other=True)
+                        continue
                     self.current_dir = self._real_dir() or match.group(3) or self.current_dir
                     running.finish(int(match.group(2)))
                     continue
@@ -350,6 +420,121 @@ class ShellSession:
 _DONE = re.compile(r"__COWORK_DONE_([0-9a-f]{16})__:(\d+):(.*)")
 
 
+def _link(path: str) -> str | None:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
+
+
+def _state(pid: int) -> tuple[str, int]:
+    """A process's state letter (`T` stopped, `t` stopped by its tracer) and its tracer's pid (0: none)."""
+    fields = dict(line.split(b":", 1) for line in _read(f"{PROC}/{pid}/status").splitlines() if b":" in line)
+    try:
+        return fields[b"State"].split()[0].decode(), int(fields[b"TracerPid"])
+    except (KeyError, ValueError, IndexError):
+        return "", 0
+
+
+def _bytes_read(pid: int) -> int | None:
+    """How many bytes the process has read (its `rchar`), or None when that cannot be read."""
+    for line in _read(f"{PROC}/{pid}/io").splitlines():
+        if line.startswith(b"rchar:"):
+            with contextlib.suppress(ValueError, IndexError):
+                return int(line.split()[1])
+    return None
+
+
+def _read_whole(check: tuple[int, int] | None) -> bool:
+    """Whether the shell has read its whole command (`check`: its pid, and the count it must reach);
+    True when it could not be told when the command was sent."""
+    if check is None:
+        return True
+    pid, needed = check
+    now = _bytes_read(pid)
+    return now is not None and now >= needed
+
+
+def _descendants(root: int) -> list[int]:
+    """`root` and every process below it, the children of each of its threads too."""
+    found: list[int] = []
+    todo = [root]
+    while todo:
+        pid = todo.pop()
+        if pid in found:
+            continue
+        found.append(pid)
+        try:
+            tasks = os.listdir(f"{PROC}/{pid}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            todo += [int(child) for child in _read(f"{PROC}/{pid}/task/{task}/children").split()]
+    return found
+
+
+def _read(path: str) -> bytes:
+    """A small /proc file's content, empty when it cannot be read (raw: this runs before every command)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return b""
+    try:
+        return os.read(fd, 65536)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
+# kcmp(2) on each machine, to tell a thread that shares its process's descriptor table (KCMP_FILES)
+# from one with a table of its own: reading each thread's table cost about 1 ms per command beside a
+# 20-thread job here, and a Java or Node server has more.
+KCMP_CALLS = {"x86_64": 312, "aarch64": 272}
+KCMP_FILES = 2
+
+
+@functools.cache
+def _kcmp() -> Callable[..., int] | None:
+    call = KCMP_CALLS.get(os.uname().machine)
+    if call is None:
+        return None
+    import ctypes  # here: only where a session's shell runs on Linux
+
+    syscall = ctypes.CDLL(None, use_errno=True).syscall
+    return lambda pid, task: int(syscall(call, pid, task, KCMP_FILES, 0, 0))
+
+
+def _shares_table(pid: int, task: int) -> bool:
+    """Whether thread `task` of `pid` uses the process's own descriptor table (False when unknown)."""
+    compare = _kcmp()
+    return compare is not None and compare(pid, task) == 0
+
+
+def _holds(pid: int, target: str) -> bool:
+    """Whether a descriptor of the process (of any of its threads: one may have a table of its own)
+    is `target` (a /proc link, `pipe:[inode]`). A table that cannot be read counts as not holding."""
+    try:
+        tasks = os.listdir(f"{PROC}/{pid}/task")
+    except OSError:
+        return False
+    for task in tasks:
+        if task != str(pid) and task.isdigit() and _shares_table(pid, int(task)):
+            continue
+        folder = f"{PROC}/{pid}/task/{task}/fd"
+        try:
+            fds = os.listdir(folder)
+        except OSError:
+            continue
+        if any(_link(f"{folder}/{fd}") == target for fd in fds):
+            return True
+    return False
+
+
+def _name(pid: int) -> str:
+    return _read(f"{PROC}/{pid}/comm").decode(errors="replace").strip() or str(pid)
+
+
 class RunningCommand:
     """One command's output as it arrives, bounded, and its end."""
 
@@ -362,6 +547,8 @@ class RunningCommand:
         self.pending_partial = ""
         self.exit_code: int | None = None
         self.ended_session = False
+        self.answered_by_other = False  # its marker came from a process that had read it, not from the shell
+        self.read_check: tuple[int, int] | None = None  # the shell's pid, and its rchar once it has read this
         self.done = anyio.Event()
 
     @property
@@ -388,12 +575,13 @@ class RunningCommand:
         self._held_newline = False
         return self._last_was_empty_line
 
-    def finish(self, exit_code: int | None, *, ended_session: bool = False) -> None:
+    def finish(self, exit_code: int | None, *, ended_session: bool = False, answered_by_other: bool = False) -> None:
         if self._held_newline:  # not the marker's: the shell ended after it
             self._held_newline = False
             self.output.feed(0, b"\n")
         self.exit_code = exit_code
         self.ended_session = ended_session
+        self.answered_by_other = answered_by_other
         self.done.set()
 
     def _pending(self) -> str:
