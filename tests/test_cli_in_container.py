@@ -1,5 +1,6 @@
-"""The CLI run by a command inside its container (issue 21): the data folder is read-only there, so
-`log` and `status` must read without writing, and whatever would write still fails."""
+"""The CLI run by a command inside its container (issue 21): the data folder is empty and read-only
+there (the journal holds every app's commands), so nothing of it is read and whatever would write
+fails; the CLI itself still reads a journal in a read-only folder."""
 
 from __future__ import annotations
 
@@ -31,45 +32,42 @@ def never_ask(paths: AppPaths) -> None:
         set_approval_mode(journal, ApprovalMode.NEVER)
 
 
-async def test_log_and_status_work_inside_a_command_while_pausing_from_there_still_cannot_write(
+async def test_inside_a_command_the_cli_finds_no_activity_log_and_pausing_from_there_cannot_write(
     home: Path, paths: AppPaths
 ) -> None:
+    """The journal keeps every app's commands and their output: a red team (2026-12-05) read another
+    app's secrets in it from a command. The data folder is empty and read-only in the container, so
+    `log` and `status` there find nothing, and what would write still fails."""
     never_ask(paths)
     async with connect(home) as client:
         first = await run(client, {"command": "echo marker-of-the-first-command"})
         assert first["exitCode"] == 0, first
-        where = await run(client, {"command": f"touch {paths.data_dir}/probe"})
-        assert "Read-only file system" in where["stderr"], "the data folder is read-only in the container"
+        where = await run(client, {"command": f"touch {paths.data_dir}/probe; ls -A {paths.data_dir}"})
+        assert "Read-only file system" in where["stderr"] and where["stdout"] == "", where
         log = await run(client, {"command": f"{CLI} log --limit 5"})
         status = await run(client, {"command": f"{CLI} status"})
         pause = await run(client, {"command": f"{CLI} pause"})
-    assert log["exitCode"] == 0 and log["stderr"] == "", log
-    assert "echo marker-of-the-first-command" in log["stdout"]
-    assert status["exitCode"] == 0 and status["stderr"] == "", status
-    assert status["stdout"].splitlines()[:2] == ["Host access: on", "Tray app: not running"]
-    assert "Live server: pid" in status["stdout"]
-    assert pause["exitCode"] != 0 and "cannot be written" in pause["stderr"], pause  # it ran, and failed
+    for said in (log, status, pause):
+        assert said["exitCode"] != 0 and "marker-of-the-first-command" not in said["stdout"], said
+        assert "data folder" in said["stderr"], said  # said in words, no traceback
     with Journal.open(paths) as journal:
         assert not journal.is_paused()
 
 
-async def test_status_inside_a_command_sees_the_running_tray_through_its_read_only_lock(
-    home: Path, paths: AppPaths
-) -> None:
+async def test_the_trays_commands_see_its_lock_file_alone_in_an_empty_data_folder(home: Path, paths: AppPaths) -> None:
     """The tray is this process: it holds the tray's lock as `cowork-terminal tray` takes it, and its
-    hub runs the command of a server bound to it (tests/in_process_server.py). In the container the
-    CLI cannot reach the tray's socket: the lock, read through the read-only folder, is all it has."""
+    hub runs the command of a server bound to it (tests/in_process_server.py). Its commands see that
+    lock, read-only (a flock on it waits for the tray, never takes it), and nothing else of the folder."""
     never_ask(paths)
     lock = liveness.try_hold(paths.tray_lock)
     assert lock is not None
     try:
         with running_hub(paths):
             async with serving(home, bound=True) as client:
-                status = await run(client, {"command": f"{CLI} status"})
+                seen = await run(client, {"command": f"cd {paths.data_dir} && find . | sort"})
     finally:
         lock.release()
-    assert status["exitCode"] == 0 and status["stderr"] == "", status
-    assert "Tray app: running" in status["stdout"].splitlines()
+    assert seen["stdout"].split() == [".", "./locks", "./locks/tray.lock"], seen
 
 
 def test_log_reads_a_journal_nobody_has_open_from_a_read_only_folder(paths: AppPaths, cli_env: dict) -> None:

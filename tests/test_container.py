@@ -33,6 +33,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from mcp_types import Implementation
 
 from app.core import liveness, settings
 from app.core.authority.holds import HeldCommand
@@ -683,6 +684,24 @@ async def test_a_command_leaving_a_quiet_background_job_returns_at_once_and_a_ta
         await anyio.sleep(0.2)  # the loop hears of bwrap's exit from the child watcher's thread
 
 
+@pytest.mark.parametrize("tool", ["execute_command", "execute_read_only_command"])
+async def test_no_command_reads_the_journal_where_every_app_keeps_its_commands(
+    home: Path, paths: AppPaths, hub: Hub, tool: str
+) -> None:
+    """Red team, 2026-12-05: the data folder was read-only in the container but readable, and one
+    agent's `grep -ra` over the folder above it found another app's secret in the journal."""
+    async with serving(home, bound=True, client_info=Implementation(name="claude-ai", version="1")) as cowork:
+        said = await run(cowork, {"command": "export DB_URL=postgres://u:hunter2@db; echo TOKEN-XYZZY-123"})
+    assert said["exitCode"] == 0, said
+    assert b"XYZZY" in paths.journal.read_bytes() + Path(f"{paths.journal}-wal").read_bytes()
+    looking = "grep -rao 'hunter2[^;]*\\|XYZZY[-0-9]*' .; ls -AR .; echo looked"  # from the folder above it
+    async with serving(home, bound=True, client_info=Implementation(name="claude-code", version="1")) as code:
+        result = await code.call_tool(tool, {"command": looking, "cwd": str(home.parent)})
+    text = result.content[0].text
+    assert "looked" in text and "hunter2" not in text and "XYZZY" not in text, text
+    assert "journal" not in text, "the data folder is empty in the container"
+
+
 async def test_a_container_stopped_as_it_starts_leaves_nothing_running(tmp_path: Path) -> None:
     """Red team, 2026-12-05: a pause that came as a command's container was being set up killed bwrap
     alone; its child, killed before it asked to die with its parent, ran the command on unwatched
@@ -1322,6 +1341,6 @@ async def test_a_command_cannot_hold_the_apps_lock_files(
         group.start_soon(hold)
         await anyio.sleep(1.0)  # the flock runs, or would
         held = liveness.is_held(lock)
-    # it ran: flock held a file of the empty folder, or (read-only tool) could not make one there
-    assert "ended 0" in said[0] or ("ended " in said[0] and tool == "execute_read_only_command"), said
+    # it ran, and could not make a file in the empty read-only folder
+    assert "ended " in said[0] and "ended 0" not in said[0], said
     assert not held, "no process of a command holds the app's lock files"

@@ -182,6 +182,13 @@ def protected_paths(paths: AppPaths) -> list[str]:
     return sorted({*folders, *map(os.path.realpath, folders)})
 
 
+def hidden_folders(paths: AppPaths) -> list[str]:
+    """The app's own folders no command sees: empty in its container (container.hidden_locks). The
+    data and log folders (the journal keeps every app's commands and output), as named and real, and
+    the folder of lock files wherever it is. The outputs folder stays: a model reads its outputFile."""
+    return sorted({*protected_paths(paths), str(paths.locks_dir)})
+
+
 def runtime_dir(environ: Mapping[str, str], uid: int | None, exists: Callable[[str], bool]) -> str | None:
     """The folder holding this user's session sockets: $XDG_RUNTIME_DIR, or /run/user/<uid> (MCP
     clients pass on few variables, so the variable is often missing while the folder is there)."""

@@ -43,7 +43,7 @@ from app.core.messages import (
     UNPROTECTED_REASON,
     USER_STOP_REASON,
 )
-from app.core.paths import AppPaths, protected_paths
+from app.core.paths import AppPaths, hidden_folders, protected_paths
 from app.core.policy.approval import ApprovalMode
 
 # The container and the executor are imported where a command starts, not here: every server holds
@@ -296,7 +296,7 @@ class Runs:
                 read_only.bwrap_here,
                 life,
                 seccomp_fd=rules,
-                locks=(str(self.service.paths.locks_dir),),
+                locks=tuple(hidden_folders(self.service.paths)),
             )
             inherit = (life, *([rules] if rules is not None else [])) if contained else ()
             return await self.run(command_id, valid, bash, on_output, prefix=tuple(prefix), inherit=inherit)

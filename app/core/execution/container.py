@@ -38,6 +38,7 @@ from app.core.paths import (
     AppPaths,
     claude_config_folder,
     file_identity,
+    hidden_folders,
     protected_paths,
     runtime_dir,
 )
@@ -373,13 +374,23 @@ def hidden_args(
 
 
 def hidden_locks(folders: Iterable[str], shown: Iterable[str], exists: Callable[[str], bool]) -> list[str]:
-    """An empty folder over each folder of the app's lock files, with the files of `shown` bound
-    back read-only: a read-only file still takes a `flock`, and a command's process holding the
-    tray's or a server's made the tray that started next say another one seemed to run, or a dead
-    server seem alive (a review, 2026-12-05). The tray shows its own lock to its commands (`status`
-    there reads it): it holds that lock as long as it lives, and its containers end with it."""
-    args = [arg for folder in folders if exists(folder) for arg in ("--tmpfs", folder)]
-    return args + [arg for file in shown if exists(file) for arg in ("--ro-bind", file, file)]
+    """An empty read-only folder over each of the app's own folders (`paths.hidden_folders`: its data,
+    logs and lock files), with the files of `shown` bound back read-only. The journal holds every
+    app's commands and their output: read-only, it was still read (a red team, 2026-12-05: one
+    agent's `grep -ra` over ~/.local/share found another app's secrets in it). A read-only lock file
+    still takes a `flock`, and a command's process holding the tray's or a server's made the tray
+    that started next say another one seemed to run, or a dead server seem alive (a review,
+    2026-12-05). The tray shows its own lock to its commands: it holds that lock as long as it lives,
+    and its containers end with it."""
+    listed = [folder for folder in dict.fromkeys(folders) if exists(folder)]
+    tops = [folder for folder in listed if not any(_inside(folder, other) for other in listed if other != folder)]
+    args = [arg for folder in tops for arg in ("--tmpfs", folder)]
+    args += [arg for file in shown if exists(file) for arg in ("--ro-bind", file, file)]
+    return args + [arg for folder in tops for arg in ("--remount-ro", folder)]
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path.startswith(folder.rstrip("/") + "/")
 
 
 def tmp_buses(folder: str = "/tmp") -> list[str]:
@@ -889,7 +900,7 @@ def for_paths(paths: AppPaths, *, in_tray: bool = False) -> Container:
     """The container for an app home: our data and log folders (as named and real) and outputs.
     `in_tray`: the tray's own, whose commands see the tray's lock (hidden_locks)."""
     folders = tuple(sorted({*protected_paths(paths), str(paths.outputs)}))
-    locks, shown = (str(paths.locks_dir),), (str(paths.tray_lock),) if in_tray else ()
+    locks, shown = tuple(hidden_folders(paths)), (str(paths.tray_lock),) if in_tray else ()
     found = container_for(folders, locks, shown)
     if found.on and found.protected.folders_changed():  # prepared anew: a spare or session of the old one ends
         container_for.cache_clear()
