@@ -108,7 +108,7 @@ WRONG_TYPES = [
     ("execute_command", {"command": "true", "timeout": [1]}, "(got a list)"),
     ("execute_command", {"command": "true", "cwd": 5}, "`cwd` must be a string: the absolute path of an existing"),
     ("execute_command", {"command": "true", "env": "A=1"}, "`env` must be an object mapping variable names"),
-    ("execute_command", {"command": "true", "env": {"A": False}}, "`env` value for A must be a string (got false)"),
+    ("execute_command", {"command": "true", "env": {"A": False}}, "`env` value for A must be a string (got a boolean)"),
     ("terminal_run", {"command": ["ls"]}, "`command` must be a string: the bash command to run (got a list)"),
     ("terminal_run", {"command": "ls", "timeout": False}, "`timeout` must be a number of milliseconds"),
     ("terminal_send_keys", {"keys": 5}, "`keys` must be a string: the text to type (got 5)"),
@@ -121,6 +121,19 @@ WRONG_TYPES = [
     ("terminal_read_scrollback", {"lines": 2.5}, "(got 2.5)"),
     ("terminal_read_scrollback", {"lines": 0}, "(got 0)"),
 ]
+
+
+@pytest.mark.anyio
+async def test_an_env_value_of_the_wrong_kind_is_never_written_in_the_refusal_nor_the_journal(home: Path) -> None:
+    """A red team, 2026-12-05: `{"API_TOKEN": ["sk-live-123456"]}` was refused with the value quoted
+    back, and the refused row's reason kept it in the journal (shown to other servers and the log)."""
+    async with serving(home) as client:
+        for value in (["sk-live-123456"], 987654):
+            result = await client.call_tool("execute_command", {"command": "echo hi", "env": {"API_TOKEN": value}})
+            assert result.is_error and "must be a string" in result.content[0].text, result
+            assert "sk-live" not in result.content[0].text and "987654" not in result.content[0].text
+    journal = b"".join(path.read_bytes() for path in home.glob("journal.sqlite3*"))
+    assert b"sk-live" not in journal and b"987654" not in journal
 
 
 @pytest.mark.anyio

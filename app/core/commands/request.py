@@ -130,6 +130,15 @@ TEXT_MEANING = {
 }
 
 
+def json_kind(value: object) -> str:
+    """What kind of JSON value the model sent, without the value."""
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "an object" if isinstance(value, Mapping) else "a list" if isinstance(value, (list, tuple)) else "a string"
+
+
 def got(value: object) -> str:
     """A wrong value as the model sent it, in JSON words, short."""
     if value is None or isinstance(value, bool):
@@ -345,7 +354,8 @@ def environment(env: object) -> dict[str, str]:
                 "Put that code in the command itself."
             )
         if not isinstance(value, str):
-            raise CommandRefused(f'`env` value for {key} must be a string (got {got(value)}); quote it ("{value}").')
+            # Its kind only, never the value: a refused row's reason is journaled, and env values never are.
+            raise CommandRefused(f"`env` value for {key} must be a string (got {json_kind(value)}); send it quoted.")
         if "\x00" in value:  # the operating system cannot pass NUL inside an environment value
             raise CommandRefused(f"`env` value for {key} contains a NUL byte, which cannot be passed to a process.")
         clean_env[key] = value
