@@ -220,7 +220,7 @@ class _Analyzer:
         self.home = _home()
         self.cwd = cwd  # where relative paths lead: the caller's folder, then each literal `cd`
         if nesting == 0 and cwd is not None:  # where project settings are read (project_settings.judge)
-            report.places.update(dict.fromkeys([cwd, os.path.realpath(cwd).replace("\\", "/")]))
+            report.places[cwd] = None  # its real folder too, once judged
         report.cdpath = report.cdpath or "CDPATH" in text or "cdable_vars" in text
         self.scratch_names = scratch_variables(text)  # may hold the agent's own mktemp files
         self.scratch_seen: set[str] = set()  # ... and were assigned from mktemp before this point

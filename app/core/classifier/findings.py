@@ -242,6 +242,19 @@ def has_own_words(reason: str) -> bool:
     return (tail if sep and " " in tail.strip() else reason) in PLAIN
 
 
+class GitSettings(NamedTuple):
+    """A git command whose repository's settings project_settings.judge reads, as `report.settings`
+    has them: `named` its `-C` folder or (`git_folder`) its git folder, from the shell's folder;
+    `work_tree` its `--work-tree` ("": the repository's own), where its submodules are looked for;
+    `submodules`: it may run git in them (`git status` does, `git rev-parse` never does)."""
+
+    program: str
+    named: str
+    git_folder: bool
+    work_tree: str = ""
+    submodules: bool = True
+
+
 class _Mark(NamedTuple):
     findings: int
     scripts: int
@@ -271,7 +284,8 @@ class _Report:
         # Where project settings are read (project_settings.judge, once the whole command is read):
         self.places: dict[str, None] = {}  # every folder its shell may be in: the one given, each `cd`'s
         self.lost: str | None = None  # the `cd` after which it may be in a folder not known here
-        self.settings: list[tuple[str, str, bool]] = []  # (program, folder it names or "", a git folder)
+        # (program, folder it names or "", a git folder), a git command's with more (GitSettings)
+        self.settings: list[tuple[str, str, bool] | GitSettings] = []
         self.repeating = 0  # in a loop's, a function's or a trap's code: a relative `cd` may run again
         self.cdpath = False  # the command names CDPATH or cdable_vars: `cd NAME` may lead elsewhere
         # bash's keyword mode (`set -k`) may be on: then a simple command's NAME=value words anywhere

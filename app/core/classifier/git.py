@@ -12,7 +12,7 @@ from app.core.i18n import N_
 from . import project_settings
 from .code_options import option_values
 from .danger import Danger
-from .findings import D, M, _snip
+from .findings import D, GitSettings, M, _snip
 from .options import _long_flags as _given_longs
 from .options import _operands, _short_flags
 from .rule import Analysis
@@ -22,6 +22,7 @@ from .tables import (
     _GIT_GLOBAL_WITH_VALUE,
     _GIT_KNOWN,
     _GIT_READ,
+    _names,
 )
 from .words import _Word
 
@@ -29,7 +30,7 @@ from .words import _Word
 def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     i = 0
     folder: str | None = ""  # where git finds its repository (`-C`), from the shell's folder
-    git: str | None = None  # `--git-dir`
+    named: dict[str, str | None] = {}  # `--git-dir`, `--work-tree`: from the last -C's folder, whatever the order
     while i < len(args):
         v = args[i].value
         if v is None:
@@ -38,15 +39,16 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         if not v.startswith("-"):
             break
         key = v.split("=", 1)[0]
-        if key in ("-C", "--git-dir"):
+        if key in ("-C", "--git-dir", "--work-tree"):  # the work tree is where its submodules are
             given = v.split("=", 1)[1] if "=" in v else (args[i + 1].value if i + 1 < len(args) else "")
             if given is None:  # `git -C "$X" status`: which repository's settings, only bash knows
                 ctx.add(M, "{name}: cannot tell which repository's settings it reads ({source})", name="git",
                         source=_snip(args[i + 1].source))  # fmt: skip
-                folder = git = None
+                folder = None
+            elif key != "-C":
+                named[key] = os.path.expanduser(given) if given else named.get(key)
             elif given and folder is not None:  # each relative to the folder so far (`-C ""` stays)
-                place = os.path.join(folder, os.path.expanduser(given))
-                folder, git = (place, git) if key == "-C" else (folder, place)
+                folder = os.path.join(folder, os.path.expanduser(given))
         if key in ("-c", "--config-env"):
             setting = v.split("=", 1)[1] if "=" in v else (args[i + 1].value if i + 1 < len(args) else "")
             name, equals, value = (setting or "").partition("=")
@@ -65,10 +67,12 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     rest = args[i + 1 :]
     if rest and rest[0].value in ("--help", "-h"):  # further on, it may be an option's value (`-e -h`)
         return
-    if git is not None:
-        repository_settings(ctx, git)
-    elif folder is not None:
-        ctx.report.settings.append(("git", folder, False))
+    if folder is not None:
+        git, tree = named.get("--git-dir"), named.get("--work-tree")
+        ctx.report.settings.append(GitSettings(
+            "git", os.path.join(folder, git) if git else folder, bool(git),
+            os.path.join(folder, tree) if tree else "", _runs_in_submodules(sub, rest),
+        ))  # fmt: skip
     if sub in ("push", "reset", "clean", "checkout", "restore", "branch", "stash", "rm", "switch"):
         dynamic = [a for a in rest if a.value is None]
         if dynamic:
@@ -103,7 +107,32 @@ def repository_settings(ctx: Analysis, git: str) -> None:
     """A repository whose own settings name a program git runs (`core.fsmonitor`): git is not
     read-only there (a review, 2026-12-05; also for `GIT_DIR=...`, analyzer.py). `git`: its git
     folder, from the shell's folder; read once the command is (project_settings.judge)."""
-    ctx.report.settings.append(("git", git, True))
+    ctx.report.settings.append(GitSettings("git", git, True))
+
+
+# Subcommands that never run git in a submodule, whatever the repository's settings say: tried with
+# git 2.39 on a submodule whose core.fsmonitor and diff.external wrote a file, the repository set to
+# diff.submodule=diff, submodule.recurse, submodule.propagateBranches and status.submoduleSummary
+# (status, diff, diff-files, diff-index, describe --dirty, grep and ls-files --recurse-submodules,
+# log -p, show and whatchanged -p, reflog -p each ran one; these never did). Other subcommands,
+# aliases and plain `git log` included (its -p has many spellings), have their submodules' read.
+_NO_SUBMODULES = _names(
+    """
+    rev-parse branch tag ls-tree cat-file blame annotate shortlog cherry show-branch fsck count-objects
+    check-ignore check-attr name-rev rev-list for-each-ref show-ref merge-base var ls-remote config
+    verify-commit help version
+    """
+)
+
+
+def _runs_in_submodules(sub: str, rest: list[_Word]) -> bool:
+    """Whether `git SUB REST...` may run git in a submodule, so that its settings count too."""
+    values = [a.value for a in rest]
+    if any(v is None or v.startswith("--recurse-submodules") for v in values):
+        return True
+    if sub in ("describe", "ls-files"):  # only `describe --dirty`/`--broken` looks at the work tree
+        return sub == "describe" and any(v is not None and v.startswith(("--dirty", "--broken")) for v in values)
+    return sub not in _NO_SUBMODULES
 
 
 # Options whose value git runs as a shell command, by subcommand (red team, 2026-12-04: `git

@@ -6,7 +6,7 @@ import re
 
 from .danger import Danger
 from .findings import D, M
-from .options import _operands
+from .options import _operands, getopt
 from .packages import expanded
 from .rule import Analysis
 from .stdin import _Stdin
@@ -142,6 +142,34 @@ def cmd_disk_tool(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
 def cmd_mkfs(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     disk = _disk_named([a.value for a in _operands(args)])
     ctx.add(D, "{name}: creates a filesystem, erasing the device", None, None, disk, _disk_danger(disk), name=name)
+
+
+# stty's words that only show a terminal's settings, and its options naming the terminal (GNU's -F,
+# BSD's -f); any other word is a setting, for the terminal named or the one on stdin (`< /dev/pts/3`):
+# red team, 2026-12-05, `stty -F /dev/pts/N -echo` turned off another terminal's echo.
+_STTY_SHOWS = frozenset({"-a", "--all", "-g", "--save", "-e", "size", "speed", "--help", "--version"})
+
+
+def cmd_stty(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    i = 0
+    while i < len(args):
+        v = args[i].value
+        if v in ("-F", "--file", "-f"):
+            i += 2
+        elif v is not None and (v in _STTY_SHOWS or v.startswith(("--file=", "-F"))):
+            i += 1
+        else:
+            ctx.add(M, "{name}: changes a terminal's settings", name=name)
+            return
+
+
+def cmd_tput(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """ncurses' tput prints a capability's string, but `init` and `reset` (or either read by `-S`
+    from stdin) set the terminal on stderr, stdout or stdin (`tput reset < /dev/pts/3`) too."""
+    given, i, unknown = getopt(args, "T", {})
+    capability = args[i] if i < len(args) else None
+    if unknown or "S" in given or (capability is not None and capability.value in (None, "init", "reset")):
+        ctx.add(M, "{name}: changes a terminal's settings", name=name)
 
 
 def cmd_power(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

@@ -49,6 +49,44 @@ def long_option(word: str, names: Iterable[str]) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
+# An expansion that is always one number, never an option nor two words: the shell's process id, its
+# parent's, the last background job's, the last status, the number of arguments.
+ONE_NUMBER = re.compile(r'"?\$(?:\$|PPID|BASHPID|!|\?|#|\{(?:\$|PPID|BASHPID|!|\?|#)\})"?')
+
+
+def getopt(args: list[_Word], values: str, longs: dict[str, str]) -> tuple[set[str], int, bool]:
+    """The options getopt reads before the first operand (a `+` optstring: it stops there), as the
+    letters given (a long option by the letter in `longs`, any unambiguous prefix of it), the index of
+    the first operand, and whether an expansion stands where an option may be (`$OPTS`: which were
+    given cannot be told). `values`: the letters that take a value (the rest of the word, or the next)."""
+    given: set[str] = set()
+    i = 0
+    while i < len(args):
+        v = args[i].value
+        if v is None and ONE_NUMBER.fullmatch(args[i].source):
+            break
+        if v is None:
+            return given, i, True
+        if v == "--":
+            return given, i + 1, False
+        if not v.startswith("-") or v == "-":
+            break
+        if v.startswith("--"):
+            known = long_option(v, longs)
+            letter = longs[known] if known else ""
+            given.add(letter)
+            i += 2 if letter and letter in values and "=" not in v else 1
+            continue
+        i += 1
+        for k, letter in enumerate(v[1:], 1):
+            given.add(letter)
+            if letter in values:
+                i += 0 if k < len(v) - 1 else 1  # `-c3`, or `-c 3`
+                break
+    given.discard("")
+    return given, min(i, len(args)), False
+
+
 def takes_value(option: str, with_value: frozenset[str]) -> bool:
     """Whether the next word is this option's value: a long one also by any unambiguous prefix, as
     getopt reads it (`timeout --kill 1 5 rm ...` is `--kill-after 1`; read as a flag, its value was

@@ -15,8 +15,10 @@ import contextlib
 import os
 import re
 import struct
+import threading
+import time
 
-from .findings import M, _Report
+from .findings import GitSettings, M, _Report, _snip
 from .tables import _GIT_EXEC_CONFIG
 
 MAX_SETTINGS_BYTES = 256 * 1024  # larger is not a settings file a person wrote: read as naming one
@@ -42,29 +44,60 @@ MAX_SUBMODULES = 64  # repositories within one whose settings are read; past tha
 MAX_INDEX_BYTES = 64 * 1024 * 1024
 
 
+class _CannotTell(Exception):
+    """Which repositories git runs in cannot be told (an index this does not read): held."""
+
+
 def judge(report: _Report) -> None:
     """The settings of each project whose program the command runs (`report.settings`), read in
-    every folder its shell may be in (`report.places`); where one cannot be told, moderate."""
-    for program, named, git_folder in dict.fromkeys(report.settings):
-        if os.path.isabs(named):
-            folders = [named]
-        elif report.lost is not None:
+    every folder its shell may be in (`report.places`); where one cannot be told, moderate. Each
+    folder is read as the program finds it, by its real path (`git -C link/..` leads to the folder
+    above the one `link` names), and each repository once (`memo`)."""
+    memo: dict[tuple[str | None, str, bool], tuple[str, str] | None] = {}  # (real git folder, work tree, submodules)
+    for entry in dict.fromkeys(report.settings):
+        program, named, git_folder = entry[0], entry[1], entry[2]
+        tree, submodules = (entry.work_tree, entry.submodules) if isinstance(entry, GitSettings) else ("", True)
+        relative = not os.path.isabs(named) or (tree != "" and not os.path.isabs(tree))
+        if relative and report.lost is not None:
             report.add(M, "{name}: cannot tell which folder it runs in, nor the settings there ({source})",
                        name=program, source=report.lost)  # fmt: skip
             continue
-        else:
-            folders = [os.path.normpath(os.path.join(place, named)) for place in report.places]
-        for folder in folders:
+        bases = list(report.places) if relative else [""]
+        pairs = dict.fromkeys((_real(base, named), _real(base, tree) if tree else "") for base in bases)
+        for folder, work_tree in pairs:
+            found: tuple[str, str] | None
             if program == "git":
-                setting = git_runs(folder if git_folder else git_dir(folder))
+                git = folder if git_folder else git_dir(folder)
+                key = (None if git is None else os.path.realpath(git), work_tree, submodules)
+                if key not in memo:
+                    try:
+                        setting = git_runs(git, work_tree=work_tree, submodules=submodules)
+                        memo[key] = None if setting is None else ("runs", setting)
+                    except _CannotTell as why:
+                        memo[key] = ("cannot tell", str(why))
+                found = memo[key]
             elif program == "yarn":
-                setting = yarn_runs(folder)
+                found = _runs(yarn_runs(folder))
             else:
-                setting = cargo_runs(folder) if program == "cargo" else toolchain_runs(folder)
-            if setting:
+                found = _runs(cargo_runs(folder) if program == "cargo" else toolchain_runs(folder))
+            if found is not None and found[0] == "runs":
                 report.add(M, "{name}: the project's settings name a program it runs ({setting})",
-                           name=program, setting=setting)  # fmt: skip
+                           name=program, setting=found[1])  # fmt: skip
                 break
+            if found is not None:
+                report.add(M, "{name}: cannot tell which repository's settings it reads ({source})",
+                           name=program, source=_snip(found[1]))  # fmt: skip
+                break
+
+
+def _real(base: str, named: str) -> str:
+    """The real folder `named` leads to from the shell's folder `base`, as the kernel resolves it: a
+    link first, then the `..` after it."""
+    return os.path.realpath(os.path.join(base, named) if named else base or ".").replace("\\", "/")
+
+
+def _runs(setting: str | None) -> tuple[str, str] | None:
+    return None if setting is None else ("runs", setting)
 
 
 def git_dir(cwd: str | None) -> str | None:
@@ -118,9 +151,13 @@ def _read(path: str) -> str | None:
     return data.decode("utf-8", "replace")
 
 
-def git_runs(git: str | None, seen: list[str] | None = None) -> str | None:
+def git_runs(
+    git: str | None, seen: list[str] | None = None, *, work_tree: str = "", submodules: bool = True
+) -> str | None:
     """The first setting of a repository's config (and a worktree's, and the common folder's, and
-    its submodules') whose value git runs, or that includes another file; None when there is none."""
+    its submodules', unless the command runs git in none: `submodules`) whose value git runs, or that
+    includes another file; None when there is none. `work_tree`: where git was told its work tree is
+    (`--work-tree`), and so its submodules; raises _CannotTell where those cannot be told."""
     if git is None:
         return None
     seen = [] if seen is None else seen
@@ -142,13 +179,13 @@ def git_runs(git: str | None, seen: list[str] | None = None) -> str | None:
         found = _config_runs(text)
         if found:
             return found
-    return _submodules_run(git, folders[-1], seen)
+    return _submodules_run(git, folders[-1], seen, work_tree) if submodules else None
 
 
-def _submodules_run(git: str, common: str, seen: list[str]) -> str | None:
+def _submodules_run(git: str, common: str, seen: list[str], work_tree: str = "") -> str | None:
     """`git status` runs git in each submodule (a review, 2026-12-05: a submodule's core.fsmonitor
     ran): the repositories under `modules/`, and those a gitlink of the index finds in the work tree
-    (`sub/.git`, added without .gitmodules)."""
+    (`sub/.git`, added without .gitmodules; in the one `--work-tree` names: a review, 2026-12-05)."""
     modules = os.path.join(common, "modules")
     for folder, children, files in os.walk(modules):
         children.sort()
@@ -160,7 +197,7 @@ def _submodules_run(git: str, common: str, seen: list[str]) -> str | None:
     links = _gitlinks(git, common)
     if not links:
         return None
-    top = _work_tree(git, common)
+    top = work_tree or _work_tree(git, common)
     for link in links:
         inner = os.path.join(top, link, ".git")
         if os.path.isfile(inner) or os.path.isdir(inner):
@@ -182,39 +219,157 @@ def _work_tree(git: str, common: str) -> str:
     return os.path.dirname(git)
 
 
-def _gitlinks(git: str, common: str) -> list[str]:
-    """The paths of the index's gitlinks (mode 160000: a submodule, or a repository added in place)."""
+# The gitlinks of the indexes read lately, by what their files are (device, inode, size, times) and
+# the object names' size: an index of 200,000 entries takes 100 ms and more to read here, and
+# `git status` is the command most often judged (a review, 2026-12-05). Each shared index a split
+# one names is checked again, by the same. An index changed in the last second is read afresh: a
+# change within one tick of the file system's clock may keep its size and times.
+_Files = list[tuple[str, tuple[int, ...]]]  # shared indexes read, each with what its file was (_stat_key)
+_GITLINKS: dict[tuple[object, ...], tuple[list[str] | str, _Files]] = {}
+_GITLINKS_KEPT = 32
+_GITLINKS_LOCK = threading.Lock()
+_SETTLED_NS = 1_000_000_000
+
+
+def _stat_key(path: str) -> tuple[int, ...]:
     try:
-        with open(os.path.join(git, "index"), "rb") as file:
-            data = file.read(MAX_INDEX_BYTES)
+        st = os.stat(path)
     except OSError:
-        return []
-    if b"\x00\x00\xe0\x00" not in data or data[:4] != b"DIRC":  # no entry has that mode: most indexes
+        return ()
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _gitlinks(git: str, common: str) -> list[str]:
+    """The paths of the index's gitlinks (mode 160000: a submodule, or a repository added in place),
+    those of the shared index a split index names included (core.splitIndex: a review, 2026-12-05);
+    raises _CannotTell for an index this cannot read (a sparse index's folders, a version or a
+    layout git's documentation does not give, larger than MAX_INDEX_BYTES)."""
+    index = os.path.join(git, "index")
+    stat = _stat_key(index)
+    if not stat:
         return []
     sha256 = re.search(r"objectformat\s*=\s*sha256", _read(os.path.join(common, "config")) or "", re.I)
-    version, count = struct.unpack(">II", data[4:12])
-    size, at, path, found = 32 if sha256 else 20, 12, b"", []
-    with contextlib.suppress(struct.error, IndexError, ValueError):
-        for _ in range(count):
-            (mode,), (flags,) = struct.unpack_from(">I", data, at + 24), struct.unpack_from(">H", data, at + 40 + size)
-            name = at + 42 + size + (2 if version >= 3 and flags & 0x4000 else 0)
-            if version >= 4:  # the path as a prefix of the previous one, then its own NUL-ended end
-                drop, byte = data[name] & 127, data[name]
+    size = 32 if sha256 else 20
+    key = (os.path.realpath(index), *stat, size)
+    with _GITLINKS_LOCK:
+        kept = _GITLINKS.get(key)
+    if kept is None or any(_stat_key(path) != then for path, then in kept[1]):
+        shared: _Files = []
+        try:
+            found: list[str] | str = _read_gitlinks(index, git, common, size, shared)
+        except _CannotTell as why:
+            found = str(why)
+        kept = (found, shared)
+        if time.time_ns() - stat[3] > _SETTLED_NS and time.time_ns() - stat[4] > _SETTLED_NS:
+            with _GITLINKS_LOCK:
+                _GITLINKS[key] = kept
+                while len(_GITLINKS) > _GITLINKS_KEPT:
+                    _GITLINKS.pop(next(iter(_GITLINKS)), None)
+    if isinstance(kept[0], str):
+        raise _CannotTell(kept[0])
+    return list(kept[0])
+
+
+def _read_gitlinks(index: str, git: str, common: str, size: int, shared: _Files) -> list[str]:
+    """`_gitlinks` read from the file `index` (`size`: the bytes of an object's name); the shared
+    indexes it read are added to `shared`, with what their files were."""
+    try:
+        with open(index, "rb") as file:
+            data = file.read(MAX_INDEX_BYTES + 1)
+    except OSError:
+        return []
+    split = b"link" in data and any(
+        name.startswith("sharedindex.") for folder in dict.fromkeys([git, common]) for name in _listing(folder)
+    )  # git writes a split index's shared one beside it, and cannot read the index without it
+    if len(data) > MAX_INDEX_BYTES:  # a gitlink may be past what is read
+        raise _CannotTell(f"{_short(index)} larger than {MAX_INDEX_BYTES >> 20} MiB")
+    if b"\x00\x00\xe0\x00" not in data and b"sdir" not in data and not split:  # no entry has that mode: most indexes
+        return []
+    try:
+        links, extensions = _parse_index(data, size)
+    except (struct.error, IndexError, ValueError) as failed:
+        raise _CannotTell(f"{_short(index)}: {failed or 'not an index git writes'}") from None
+    if b"sdir" in extensions:  # a sparse index: a folder's entry stands for what is in it, gitlinks too
+        raise _CannotTell(f"a sparse index, {_short(index)}")
+    base = extensions.get(b"link", b"")[:size]
+    if base.strip(b"\0"):  # a split index: the rest of its entries are in the shared index it names
+        name = f"sharedindex.{base.hex()}"
+        path = next((p for p in (os.path.join(f, name) for f in (git, common)) if os.path.isfile(p)), None)
+        if path is None:
+            raise _CannotTell(f"{_short(index)}: no {name[:20]}")
+        shared.append((path, _stat_key(path)))
+        try:
+            with open(path, "rb") as file:
+                data = file.read(MAX_INDEX_BYTES + 1)
+            if len(data) > MAX_INDEX_BYTES:
+                raise ValueError(f"larger than {MAX_INDEX_BYTES >> 20} MiB")
+            more, extensions = _parse_index(data, size)
+        except (OSError, struct.error, IndexError, ValueError) as failed:
+            raise _CannotTell(f"{_short(path)[:30]}: {failed or 'not an index git writes'}") from None
+        if b"link" in extensions or b"sdir" in extensions:
+            raise _CannotTell(f"a split or sparse shared index, {_short(path)[:20]}")
+        links = list(dict.fromkeys([*links, *more]))  # its deletions are not read: more is held, not less
+    return links
+
+
+def _short(path: str) -> str:
+    """`.git/index`: a file by its folder's name and its own, as a reason names it."""
+    return "/".join(path.replace("\\", "/").split("/")[-2:])
+
+
+def _listing(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
+def _parse_index(data: bytes, size: int) -> tuple[list[str], dict[bytes, bytes]]:
+    """The gitlinks of an index file's content and its extensions, by signature (git's
+    Documentation/gitformat-index.txt, versions 2 to 4); ValueError where it is not such a file.
+    Each entry's path is as long as its flags say, as git reads it (a NUL inside does not end it)."""
+    if data[:4] != b"DIRC":
+        raise ValueError("not an index git writes")
+    version, count = struct.unpack_from(">II", data, 4)
+    if version not in (2, 3, 4):
+        raise ValueError(f"index version {version}")
+    at, path, found, flags_at = 12, b"", [], 40 + size
+    for _ in range(count):
+        flags = data[at + flags_at] << 8 | data[at + flags_at + 1]
+        name = at + flags_at + 2 + (2 if version >= 3 and flags & 0x4000 else 0)
+        if version >= 4:  # the path as a prefix of the previous one, then its own NUL-ended end
+            drop, byte = data[name] & 127, data[name]
+            name += 1
+            while byte & 128:
+                byte = data[name]
+                drop = ((drop + 1) << 7) | (byte & 127)
                 name += 1
-                while byte & 128:
-                    byte = data[name]
-                    drop = ((drop + 1) << 7) | (byte & 127)
-                    name += 1
-                end = data.index(b"\0", name)
-                path = path[: len(path) - drop] + data[name:end]
-                at = end + 1
-            else:
-                end = data.index(b"\0", name)
-                path = data[name:end]
-                at += (end - at + 8) & ~7
-            if mode >> 12 == 0o16:
-                found.append(path.decode("utf-8", "replace"))
-    return found
+            if drop > len(path):
+                raise ValueError("a path shorter than it drops")
+            length = flags & 0xFFF
+            end = data.index(b"\0", name) if length == 0xFFF else name + length - (len(path) - drop)
+            if end < name or data[end] != 0:
+                raise ValueError("a path as long as its flags do not say")
+            path = path[: len(path) - drop] + data[name:end]
+            next_at = end + 1
+        else:
+            length = flags & 0xFFF
+            end = data.index(b"\0", name) if length == 0xFFF else name + length
+            path = data[name:end]
+            next_at = at + ((end - at + 8) & ~7)
+        if data[at + 26] >> 4 == 0xE and not data[at + 24] and not data[at + 25]:  # mode 160000
+            found.append(path.decode("utf-8", "replace"))
+        at = next_at
+    if at > len(data) - size:
+        raise ValueError("its entries overrun the file")
+    extensions: dict[bytes, bytes] = {}
+    while at < len(data) - size:  # each: a signature, its length, then what it holds; the checksum last
+        (length,) = struct.unpack_from(">I", data, at + 4)
+        extensions[data[at : at + 4]] = data[at + 8 : at + 8 + length]
+        at += 8 + length
+    if at != len(data) - size:
+        raise ValueError("its extensions overrun the file")
+    return found, extensions
 
 
 def _config_runs(text: str) -> str | None:

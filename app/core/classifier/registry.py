@@ -152,6 +152,8 @@ RULES: dict[str, Rule] = {
     "aws": archives.cmd_aws,
     # Processes, power, disks, scheduled jobs (machine.py)
     "kill": machine.cmd_kill,
+    "stty": machine.cmd_stty,
+    "tput": machine.cmd_tput,
     "killall": machine.cmd_killall,
     "killall5": machine.cmd_killall,
     "pkill": machine.cmd_pkill,

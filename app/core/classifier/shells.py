@@ -415,12 +415,19 @@ def move_to(ctx: Analysis, word: _Word, what: str) -> str | None:
     """Where `cd WORD` (`env -C WORD`) leads from the folder analysed (`folder_after`), with each
     folder it may lead to from any the shell may be in kept for project_settings.judge. A `cd` that
     only bash can resolve (`cd "$X"`, `cd -`; `cd NAME` once CDPATH is set; a relative one that may
-    run again, in a loop) loses the folder: where the shell is cannot be told from then on."""
+    run again, in a loop) loses the folder: where the shell is cannot be told from then on, and no
+    place is added. Each `cd` may fail, so the places may double with each: past MAX_PLACES the
+    folder is lost too (a review, 2026-12-05: eighteen `cd`s took 8 s to judge, each adding a real
+    folder for every place). A target with `..` is kept as bash's `cd -P` (`set -P`, or a plain `cd`
+    whose logical folder does not exist) resolves it too: `link/..` is the folder above the one
+    `link` leads to, not the one `link` is in (a review, 2026-12-05). Real folders: in judge."""
     report, target = ctx.report, cd_target(word)
     relative = target is not None and not re.match(r"^/|^[A-Za-z]:[/\\]", target)
+    if report.lost is not None:
+        return folder_after(ctx, word)
     if target is None and _TOP_LEVEL.fullmatch(word.source):  # the top of the repository it is in
         tops = [work_top(place) for place in report.places]
-        if None not in tops:
+        if None not in tops and len({*report.places, *tops}) <= MAX_PLACES:
             report.places.update(dict.fromkeys(top for top in tops if top is not None))
             return None
     if (
@@ -428,13 +435,21 @@ def move_to(ctx: Analysis, word: _Word, what: str) -> str | None:
         or (relative and report.repeating)
         or (relative and report.cdpath and (target or ".").split("/")[0] not in (".", ".."))
     ):
-        report.lost = report.lost or _snip(f"{what} {word.source}".strip())
+        report.lost = _snip(f"{what} {word.source}".strip())
     elif target is not None:
-        bases = list(report.places) if relative else [""]
-        for folder in (posixpath.normpath(posixpath.join(base, target.replace("\\", "/"))) for base in bases):
-            report.places.update(dict.fromkeys([folder, os.path.realpath(folder).replace("\\", "/")]))
-        if len(report.places) > MAX_PLACES:
-            report.lost = report.lost or _snip(f"{what} {word.source}".strip())
+        target = target.replace("\\", "/")
+        physical = ".." in target.split("/")  # without `..`, bash's two ways lead to the same folder
+        added: dict[str, None] = {}
+        for base in list(report.places) if relative else [""]:
+            joined = posixpath.join(base, target)
+            for folder in [posixpath.normpath(joined)] + ([os.path.realpath(joined).replace("\\", "/")] * physical):
+                if folder not in report.places:
+                    added[folder] = None
+            if len(report.places) + len(added) > MAX_PLACES:
+                report.lost = _snip(f"{what} {word.source}".strip())
+                break
+        else:
+            report.places.update(added)
     return folder_after(ctx, word)
 
 

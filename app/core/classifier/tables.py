@@ -224,7 +224,9 @@ _BLOCK_DEVICE = re.compile(
     r"zd\d+|rbd\d+|vg[^/]*/.+)$|^(?:\\\\|//)\.[\\/]physicaldrive\d+$",
     re.I,
 )
-_HARMLESS_DEVICES = re.compile(r"^/dev/(null|zero|stdout|stderr|stdin|tty|fd/\d+|pts/\d+|full|random|urandom)$")
+# Devices written without changing anything: not a terminal (/dev/tty, /dev/pts/N, /dev/console: red
+# team, 2026-12-05, a read-only command wrote to another terminal, whose OSC 52 sets the clipboard).
+_HARMLESS_DEVICES = re.compile(r"^/dev/(null|zero|stdout|stderr|stdin|fd/\d+|full|random|urandom)$")
 _WRITERS = frozenset({"cp", "mv", "tee", "install", "rsync", "scp"})  # commands that write to an operand
 # Commands that may write (or replace) a file named among their words: a script the same command line
 # runs must not be one of them (its content would not be what was read). Unknown programs count too.
@@ -303,17 +305,23 @@ _SETTINGS_FILES = frozenset(
 
 
 _PROMPTS = frozenset({"PS0", "PS1", "PS2", "PS3", "PS4"})
+# What the read-only tool sets for every command (execution/read_only.ENVIRONMENT): a command that sets
+# or takes one away is not read-only (`GIT_OPTIONAL_LOCKS=1 git status` rewrote .git/index).
+TOOL_VARIABLES = frozenset({"GIT_OPTIONAL_LOCKS"})
 _SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(?:\$\(|`)")  # a subscript holding a command substitution
 _SPECIAL_VARIABLES = frozenset(
     {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",
      "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "BASH_FUNC", "PYTHONSTARTUP", "NODE_OPTIONS", "GIT_SSH",
      "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "PERL5OPT", "RUBYOPT"}
-)  # fmt: skip
+) | TOOL_VARIABLES  # fmt: skip
 # Where git, cargo, rustup and yarn find their settings or the program they run (`HOME=/x git status` reads
 # /x/.gitconfig, `RUSTUP_TOOLCHAIN=/x cargo --version` runs /x/bin/cargo), and where `cd NAME` leads:
-# then the project settings read where the command runs (project_settings) are not the ones used.
+# then the project settings read where the command runs (project_settings) are not the ones used. git's
+# work tree and index decide which submodules it runs git in (`GIT_WORK_TREE=../wt git status` ran the
+# monitor of ../wt/vendor/.git's repository: a review, 2026-12-05). commands/pins.PICKS_FOLDERS lists most.
 _MOVES_SETTINGS = re.compile(
-    r"HOME|CDPATH|XDG_CONFIG_HOME|GIT_COMMON_DIR|CARGO|CARGO_(?:HOME|BUILD_\w+|TARGET_\w+|HOST_\w+|REGISTR\w+"
+    r"HOME|CDPATH|XDG_CONFIG_HOME|GIT_(?:COMMON_DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES"
+    r"|NAMESPACE|CEILING_DIRECTORIES)|CARGO|CARGO_(?:HOME|BUILD_\w+|TARGET_\w+|HOST_\w+|REGISTR\w+"
     r"|CREDENTIAL\w*)|RUSTUP_\w+|RUSTC\w*|RUSTDOC\w*|YARN_RC_FILENAME"
 )
 

@@ -9,11 +9,20 @@ from app.core.i18n import N_
 from .code_options import code_file, option_values, ssh_config, ssh_setting
 from .findings import BULK_COMMAND, GAINS_PRIVILEGES, D, M, _snip
 from .handoff import hands_off, local_host
-from .options import _command_name, _long_flags, _short_flags, _split_options, fills_code, long_option
+from .options import (
+    ONE_NUMBER,
+    _command_name,
+    _long_flags,
+    _short_flags,
+    _split_options,
+    fills_code,
+    getopt,
+    long_option,
+)
 from .rule import Analysis
 from .shells import move_to, variable_set
 from .stdin import _Stdin
-from .tables import _names
+from .tables import TOOL_VARIABLES, _names
 from .words import _Word, _word_end
 
 
@@ -28,6 +37,9 @@ def cmd_nohup(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
 
 
 def cmd_exec(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    given, i, _unknown = getopt(args, "a", {})  # `exec $OPTS ...`: what runs cannot be told (wrapper)
+    if "c" in given and args[i:]:  # `exec -c git status`: without the read-only tool's variables
+        ctx.add(M, "exec -c: changes how the command after it runs")
     wrapper(ctx, args, stdin, bulk, depth, frozenset({"-a"}))
 
 
@@ -52,7 +64,24 @@ def cmd_nice(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
     wrapper(ctx, args, stdin, bulk, depth, frozenset({"-n", "--adjustment"}))
 
 
+# Programs that run a command with a scheduling of its own, or change another process's (`-p PID`):
+# ionice's `-c`/`-n` with `-p`, `-P` or `-u` changed the I/O class of a host process (red team,
+# 2026-12-05); chrt's and taskset's `-p` with two operands (a priority or a mask, then the process)
+# change it, with one they only show it. Their getopt letters that take a value, and long options.
+_IONICE_LONG = {"classdata": "n", "class": "c", "help": "h", "ignore": "t", "pid": "p", "pgid": "P", "uid": "u",
+                "version": "V"}  # fmt: skip
+_CHRT_LONG = {"all-tasks": "a", "batch": "b", "deadline": "d", "ext": "e", "fifo": "f", "idle": "i", "pid": "p",
+              "help": "h", "max": "m", "other": "o", "rr": "r", "sched-runtime": "T", "sched-period": "P",
+              "sched-deadline": "D", "reset-on-fork": "R", "verbose": "v", "version": "V"}  # fmt: skip
+_TASKSET_LONG = {"all-tasks": "a", "pid": "p", "cpu-list": "c", "help": "h", "version": "V"}
+
+
 def cmd_ionice(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    given, _i, unknown = getopt(args, "ncpPu", _IONICE_LONG)
+    if {"p", "P", "u"} & given:  # `ionice [-c CLASS] -p PID...`: processes named, no command
+        if {"c", "n"} & given or unknown:
+            ctx.add(M, "{name}: changes how other processes are scheduled", name=name)
+        return
     values = frozenset({"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"})
     wrapper(ctx, args, stdin, bulk, depth, values)
 
@@ -63,7 +92,17 @@ def cmd_timeout(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
 
 
 def cmd_taskset(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    wrapper(ctx, args, stdin, bulk, depth, skip=1)
+    """taskset and chrt: `-p [SETTING] PID` shows (one operand) or changes (two) a process's; without
+    `-p`, a mask or priority and the command run with it."""
+    chrt = name == "chrt"
+    given, i, unknown = getopt(args, "DPT" if chrt else "", _CHRT_LONG if chrt else _TASKSET_LONG)
+    if "p" in given or unknown:
+        operands = args[i:]
+        if unknown or len(operands) != 1 or not (operands[0].value or ONE_NUMBER.fullmatch(operands[0].source)):
+            ctx.add(M, "{name}: changes how other processes are scheduled", name=name)
+        if "p" in given:
+            return
+    wrapper(ctx, args, stdin, bulk, depth, frozenset({"-D", "-P", "-T"}) if chrt else frozenset(), skip=1)
 
 
 # Programs that run a command in a changed setting (namespaces, limits, CPUs, a debugger), and their
@@ -117,6 +156,7 @@ def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     i = 0
     chdir: _Word | None = None  # env -C DIR: the command runs there (red team: `env -C ~/.local rm -rf bin`)
     options = True  # until `--`; NAME=VALUE words are read after it too, and any word with `=` is one
+    cleared = False  # env -i: none of the read-only tool's variables (tables.TOOL_VARIABLES) either
     while i < len(args):
         v = args[i].value
         if v is None and options and args[i].pattern.startswith("-"):  # `--chdir=$HOME`: by its pattern
@@ -139,9 +179,12 @@ def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
                 return
             letter = _ENV_LONG[known]
             attached = _word_end(args[i], len(value)) if equals and letter else None
+            cleared = cleared or known == "ignore-environment"
         elif short := _ENV_SHORT.match(v):
             letter = short[1]
             attached = _word_end(args[i], len(short[2])) if short[2] else None
+        if options and v.startswith("-") and not v.startswith("--"):  # `-i`, `-`, `-iu NAME`: an empty environment
+            cleared = cleared or v == "-" or "i" in re.match(r"-[^uCSaP]*", v)[0]  # type: ignore[index]
         if letter is None:  # -i, -0, -v, a flag; NAME=VALUE
             name_part, equals, _value = v.partition("=")
             if equals:
@@ -161,6 +204,11 @@ def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             return
         if letter == "C":
             chdir = value_word
+        if letter == "u" and (value_word is None or value_word.value is None or value_word.value in TOOL_VARIABLES):
+            named = value_word.value or value_word.source if value_word else "-u"
+            ctx.add(M, "unsets {value}: changes how the command after it runs", value=_snip(named))
+    if cleared and args[i:]:
+        ctx.add(M, "env -i: changes how the command after it runs")
     inner_in(ctx, chdir, args[i:], stdin, bulk, depth)
 
 
@@ -252,9 +300,15 @@ def cmd_watch(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
 
 
 def cmd_flock(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`flock FILE COMMAND` opens FILE with O_CREAT (red team, 2026-12-05: `flock made true` made it)
+    and locks it for as long as COMMAND runs; `flock FD` locks what the shell opened (one operand: a
+    descriptor's number, unless an expansion splits into more)."""
     values = frozenset({"-w", "--timeout", "--wait", "-E", "--conflict-exit-code"})
     _, i = _split_options(args, values)
     rest = args[i + 1 :]
+    if i < len(args) and (rest or args[i].value is None):
+        ctx.add(M, "flock {source}: makes the file if it is missing, and locks it", source=_snip(args[i].source))
+        ctx.note_written(args[i], writes=True)
     if rest and rest[0].value in ("-c", "--command"):
         ctx.code_words(rest[1:2], "flock -c")
     else:

@@ -3,6 +3,7 @@ and report their output so far to the record while they run."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import os
@@ -299,6 +300,7 @@ class Runs:
                 locks=tuple(hidden_folders(self.service.paths)),
             )
             inherit = (life, *([rules] if rules is not None else [])) if contained else ()
+            valid = dataclasses.replace(valid, env=read_only.environment(valid.env))  # no optional git locks
             return await self.run(command_id, valid, bash, on_output, prefix=tuple(prefix), inherit=inherit)
         finally:
             if rules is not None:

@@ -9,13 +9,15 @@ network where it can, and elsewhere only commands the classifier proves read-onl
   empty tmpfs mounts, as /tmp hides X11's and tmux's (../shared/containment-notes.md, section 5);
   and a seccomp filter lets no Unix socket be made at all (seccomp.py: a daemon's socket elsewhere,
   Docker Desktop's in the home folder, would write for it), nor a vsock one, nor a kernel key
-  touched (keyrings are not namespaced), nor a terminal typed into; where there is Perl, a Landlock
-  ruleset besides (PERL_READ_ONLY_CHECK), at most MAX_TASKS tasks, and the first to go when memory
-  runs out;
-- macOS: a sandbox-exec profile that denies every write but to the null and tty devices, all
-  network, Apple events and opening apps (another app would write for it); not tested here (no Mac);
+  touched (keyrings are not namespaced), nor a terminal typed into, nor a file's mode, owner,
+  attributes or given times set; where there is Perl, a Landlock ruleset besides (PERL_READ_ONLY_CHECK:
+  it judges writes and makes), at most MAX_TASKS tasks, and the first to go when memory runs out;
+- macOS: a sandbox-exec profile that denies every write but to the null devices and its own terminal,
+  all network, Apple events and opening apps (another app would write for it); not tested here (no Mac);
 - elsewhere (no bwrap, Windows): only what the classifier proves read-only ("safe"); anything it
   cannot prove is refused, naming execute_command (fail closed).
+
+Everywhere, every command runs with ENVIRONMENT (git takes no optional lock).
 
 The choices are pure functions of the platform, the environment and what exists, tested with each
 platform's values.
@@ -54,6 +56,19 @@ NOT_PROVEN_MESSAGE = (
     "execute_read_only_command runs only commands that can be proven read-only on this computer, and this one "
     "cannot ({reasons}). Run it with execute_command instead (the user may be asked to approve it)."
 )
+
+
+# What every read-only command's environment holds, in a container or not (commands/running.py's
+# run_read_only): git's `status` takes .git/index.lock and writes a new index when a file's times
+# changed but not its content, unless optional locks are off (red team, 2026-12-05: with no container,
+# `git status --short` rewrote the index). A command that sets or takes it away is not proven
+# read-only (the classifier's tables.TOOL_VARIABLES).
+ENVIRONMENT = {"GIT_OPTIONAL_LOCKS": "0"}
+
+
+def environment(env: Mapping[str, str]) -> dict[str, str]:
+    """The variables a read-only command is given on top of the server's: `env`, then ENVIRONMENT."""
+    return {**env, **ENVIRONMENT}
 
 
 class Containment(str, Enum):
@@ -247,13 +262,14 @@ def bwrap_prefix(
 
 
 def macos_profile(writable: Sequence[str] = ()) -> str:
-    """A sandbox-exec profile: everything but writes (other than to the null and tty devices, and
-    under `writable`) and the network. Later rules win over earlier ones."""
+    """A sandbox-exec profile: everything but writes (other than to the null devices, its own
+    terminal and descriptors, and under `writable`) and the network. Later rules win over earlier ones."""
     lines = [
         "(version 1)",
         "(allow default)",
         "(deny file-write*)",
-        '(allow file-write-data (literal "/dev/null") (literal "/dev/zero") (regex #"^/dev/tty") (regex #"^/dev/fd/"))',
+        # its own terminal only: /dev/ttys001 is another's (red team, 2026-12-05: OSC 52 set the clipboard)
+        '(allow file-write-data (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (regex #"^/dev/fd/"))',
         "(deny network*)",
         "(deny appleevent-send)",
         "(deny lsopen)",

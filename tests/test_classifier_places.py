@@ -1,0 +1,268 @@
+"""Where git's (cargo's, yarn's) project settings are read: every folder a `cd` may lead to, as
+bash resolves it, a bounded number of them; a repository's submodules where git runs git in them,
+found in the work tree it is told and in every index layout git writes (a review, 2026-12-05, of
+`report.places` and `project_settings.judge`).
+
+As in test_read_only_judgement_cd, each repository's core.fsmonitor writes a marker file, and a
+test shows bash and git really run it before checking that the classifier does not let it pass."""
+
+from __future__ import annotations
+
+import os
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from app.core.classifier import Tier, _analysed, classify
+from app.core.classifier.project_settings import MAX_PLACES
+from app.core.classifier.protected import _Protected
+from tests.test_read_only import git
+from tests.test_read_only_judgement_cd import judged, planted, runs_it
+
+GITLINK = b"\x00\x00\xe0\x00"  # an index entry's mode 160000
+
+
+def committed(folder: Path, message: str = "first") -> None:
+    git(folder, "commit", "-qm", message)
+
+
+def output(folder: Path, *args: str, **env: str) -> str:
+    """What `git ARGS...` prints in `folder`, with `env` added to its environment."""
+    done = subprocess.run(["git", *args], cwd=folder, env={**os.environ, **env}, check=True, capture_output=True)
+    return done.stdout.decode().strip()
+
+
+def with_repository_in_place(top: Path, marker: Path) -> Path:
+    """`top`, a repository with `top/inner` added in place (a gitlink, no .gitmodules), whose monitor
+    writes `marker`."""
+    top.mkdir()
+    git(top, "init", "-q")
+    planted(top / "inner", marker)
+    git(top, "add", "inner")
+    committed(top, "in place")
+    return top
+
+
+def with_submodule(tmp_path: Path, marker: Path) -> Path:
+    """A repository `top` with a submodule `lib` (its repository under .git/modules, a change in it)
+    whose monitor writes `marker`."""
+    lib = planted(tmp_path / "lib", marker)
+    git(lib, "config", "--unset", "core.fsmonitor")
+    git(lib, "commit", "-qam", "second")
+    top = tmp_path / "top"
+    top.mkdir()
+    git(top, "init", "-q")
+    git(top, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
+    committed(top, "with lib")
+    (top / "lib" / "notes.txt").write_text("changed\n")
+    git(
+        top,
+        "config",
+        "-f",
+        str(top / ".git" / "modules" / "lib" / "config"),
+        "core.fsmonitor",
+        f"touch {marker}; false",
+    )
+    return top
+
+
+def test_relative_cds_keep_the_places_bounded_and_forty_are_judged_at_once(tmp_path: Path) -> None:
+    """Each `cd` may fail, so the folders the shell may be in double with each: past MAX_PLACES the
+    folder is lost, and no more are added (eighteen `cd`s took 8 s to judge, each adding a real
+    folder for every place)."""
+    cds = "; ".join(f"cd d{i}" for i in range(14))
+    report = _analysed(f"{cds}; ls", str(tmp_path), _Protected.build(()))
+    assert len(report.places) <= MAX_PLACES, len(report.places)
+    assert report.lost == "cd d6", report.lost
+    command = "; ".join(f"cd d{i}" for i in range(40)) + "; git status"
+    started = time.perf_counter()
+    result = classify(command, cwd=str(tmp_path))
+    assert time.perf_counter() - started < 2
+    assert result.tier is Tier.MODERATE
+    assert "cannot tell which folder it runs in" in result.reasons[0], result
+
+
+def test_a_cd_through_a_link_and_up_is_read_where_bash_and_git_go(tmp_path: Path) -> None:
+    """`link -> evil/sub`: `cd -P link/..`, `set -P` then `cd link/..`, a plain `cd link/../deep` whose
+    logical folder does not exist, and `git -C link/..` all lead to evil/, not to the folder `link` is in."""
+    marker = tmp_path / "pwned"
+    evil = planted(tmp_path / "evil", marker)
+    (evil / "sub").mkdir()
+    project = tmp_path / "project"
+    (project / "plain").mkdir(parents=True)
+    (project / "link").symlink_to(evil / "sub")
+    commands = [
+        "cd -P link/.. && git status",
+        "set -P; cd link/..; git status",
+        "cd link && cd -P .. && git status",
+        "cd link/../deep && git status",  # project/deep is no folder: bash then goes where the kernel leads
+        "git -C link/.. status",
+        "env -C link/.. git status",
+    ]
+    for command in commands:
+        assert runs_it(command, project, marker), command
+    for command in commands:
+        assert judged(command, project) is Tier.MODERATE, command
+    assert not runs_it("cd plain/.. && git status", project, marker)
+    assert judged("cd plain/.. && git status", project) is Tier.SAFE
+
+
+def uninitialised_submodule(tmp_path: Path, marker: Path) -> tuple[Path, Path]:
+    """A repository whose index has a gitlink `vendor` with no vendor/.git, and a folder `wt` whose
+    vendor/.git names a repository with a monitor that writes `marker`."""
+    evil = planted(tmp_path / "evil", marker)
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    git(lib, "init", "-q")
+    (lib / "a.txt").write_text("a\n")
+    git(lib, "add", ".")
+    committed(lib)
+    head = output(lib, "rev-parse", "HEAD")
+    top = tmp_path / "top"
+    top.mkdir()
+    git(top, "init", "-q")
+    (top / "notes.txt").write_text("top\n")
+    git(top, "add", ".")
+    git(top, "update-index", "--add", "--cacheinfo", f"160000,{head},vendor")
+    committed(top)
+    work_tree = tmp_path / "wt"
+    (work_tree / "vendor").mkdir(parents=True)
+    (work_tree / "vendor" / ".git").write_text(f"gitdir: {evil / '.git'}\n")
+    (work_tree / "notes.txt").write_text("top\n")
+    return top, work_tree
+
+
+def test_a_work_tree_named_elsewhere_has_its_submodules_read(tmp_path: Path) -> None:
+    """`git --work-tree=../wt status` looks for the index's submodules in ../wt: one there whose
+    .git names another repository runs that one's monitor."""
+    marker = tmp_path / "pwned"
+    top, _work_tree = uninitialised_submodule(tmp_path, marker)
+    assert not runs_it("git status", top, marker)
+    assert judged("git status", top) is Tier.SAFE
+    for command in ("git --work-tree=../wt status", "git --work-tree ../wt status",
+                    "git -C .. --work-tree=../wt -C top status",  # from the last -C's folder, as --git-dir
+                    f"git --git-dir={top / '.git'} --work-tree={tmp_path / 'wt'} status"):  # fmt: skip
+        assert runs_it(command, top, marker), command
+        result = classify(command, cwd=str(top))
+        assert result.tier is Tier.MODERATE, command
+        assert "vendor: core.fsmonitor" in " ".join(result.reasons), result
+    assert runs_it("GIT_WORK_TREE=../wt git status", top, marker)
+    assert judged("GIT_WORK_TREE=../wt git status", top) is Tier.MODERATE
+    assert judged("git --work-tree=../wt rev-parse HEAD", top) is Tier.SAFE  # it runs git in no submodule
+
+
+def test_variables_that_move_git_s_work_tree_or_index_are_not_read_only(tmp_path: Path) -> None:
+    """`GIT_INDEX_FILE=x.index git status` takes its gitlinks from x.index: one for a repository
+    that only sits in the work tree runs that one's monitor."""
+    marker = tmp_path / "pwned"
+    top = tmp_path / "top"
+    top.mkdir()
+    git(top, "init", "-q")
+    (top / "notes.txt").write_text("top\n")
+    git(top, "add", ".")
+    committed(top)
+    planted(top / "inner", marker)  # not added: git status does not look inside
+    (tmp_path / "evil.index").write_bytes((top / ".git" / "index").read_bytes())
+    output(top, "add", "inner", GIT_INDEX_FILE=str(tmp_path / "evil.index"))
+    assert not runs_it("git status", top, marker)
+    assert runs_it("GIT_INDEX_FILE=../evil.index git status", top, marker)
+    for name in ("GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_OBJECT_DIRECTORY", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES"):
+        assert judged(f"{name}=../x git status", top) is Tier.MODERATE, name
+        assert judged(f"export {name}=../x; git log", top) is Tier.MODERATE, name
+    assert judged("git status", top) is Tier.SAFE
+
+
+def test_a_split_index_has_the_gitlinks_of_its_shared_index_read(tmp_path: Path) -> None:
+    """With core.splitIndex the gitlink sits in .git/sharedindex.*, not in .git/index."""
+    marker = tmp_path / "pwned"
+    top = with_repository_in_place(tmp_path / "top", marker)
+    git(top, "config", "core.splitIndex", "true")
+    git(top, "update-index", "--split-index")
+    assert GITLINK not in (top / ".git" / "index").read_bytes()
+    assert runs_it("git status", top, marker)
+    result = classify("git status", cwd=str(top))
+    assert result.tier is Tier.MODERATE
+    assert "inner: core.fsmonitor" in result.reasons[0], result
+
+
+def test_an_index_that_cannot_be_read_is_not_taken_for_one_without_submodules(tmp_path: Path) -> None:
+    """A sparse index's folder entries may stand for gitlinks; a version git's documentation does not
+    give, or entries that overrun the file, cannot be read here: which repositories git runs in
+    cannot be told."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    git(lib, "init", "-q")
+    (lib / "a.txt").write_text("a\n")
+    git(lib, "add", ".")
+    committed(lib)
+    top = tmp_path / "top"
+    (top / "keep").mkdir(parents=True)
+    (top / "keep" / "t.txt").write_text("t\n")
+    git(top, "init", "-q")
+    git(top, "add", ".")
+    git(top, "update-index", "--add", "--cacheinfo", f"160000,{output(lib, 'rev-parse', 'HEAD')},out/vendor")
+    committed(top)
+    assert judged("git status", top) is Tier.SAFE  # out/vendor is not there
+    git(top, "sparse-checkout", "set", "--cone", "--sparse-index", "keep")
+    index = top / ".git" / "index"
+    assert b"sdir" in index.read_bytes()
+    result = classify("git status", cwd=str(top))
+    assert result.tier is Tier.MODERATE
+    assert "a sparse index" in result.reasons[0], result
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    git(bare, "init", "-q")
+    entry = b"\0" * 24 + GITLINK + b"\0" * 34 + struct.pack(">H", 6) + b"vendor\0\0"
+    for version, entries in ((7, 1), (2, 3)):  # an unknown version; three entries where there is one
+        (bare / ".git" / "index").write_bytes(b"DIRC" + struct.pack(">II", version, entries) + entry + b"\0" * 20)
+        result = classify("git status", cwd=str(bare))
+        assert result.tier is Tier.MODERATE, version
+        assert "cannot tell which repository's settings it reads" in result.reasons[0], result
+
+
+def test_submodules_are_read_only_for_what_runs_git_in_them(tmp_path: Path) -> None:
+    """`git status` runs git in each submodule; `git rev-parse`, `git branch`, `git ls-files`,
+    `git describe` never do, even with the repository set to recurse into them (submodule.recurse,
+    diff.submodule=diff, status.submoduleSummary): their submodules' settings do not count."""
+    marker = tmp_path / "pwned"
+    top = with_submodule(tmp_path, marker)
+    for setting, value in (("submodule.recurse", "true"), ("diff.submodule", "diff"),
+                           ("submodule.propagateBranches", "true"), ("status.submoduleSummary", "true")):  # fmt: skip
+        git(top, "config", setting, value)
+    quiet = ("git rev-parse HEAD", "git branch", "git ls-files", "git describe --always", "git tag -l",
+             "git ls-tree HEAD", "git cat-file -t HEAD", "git blame .gitmodules || true")  # fmt: skip
+    for command in quiet:
+        assert not runs_it(command, top, marker), command
+        assert judged(command, top) is Tier.SAFE, command
+    for command in ("git status", "git diff", "git ls-files --recurse-submodules", "git describe --always --dirty"):
+        assert runs_it(command, top, marker), command
+        assert judged(command, top) is Tier.MODERATE, command
+    assert judged("git log -p", top) is Tier.MODERATE  # a patch may run git in them (diff.submodule=diff)
+
+
+def test_an_index_is_read_once_while_it_stays_the_same(tmp_path: Path) -> None:
+    """A command that names one repository from two folders reads its index once, and the next
+    command does not read it again until it changes (a 200,000-entry index took 100 ms and more)."""
+    marker = tmp_path / "pwned"
+    top = with_repository_in_place(tmp_path / "top", marker)
+    (top / "deep").mkdir()
+    index = os.path.realpath(top / ".git" / "index")
+    opened: list[str] = []
+
+    def hook(event: str, args: tuple[object, ...]) -> None:
+        if event == "open" and args and isinstance(args[0], str) and os.path.realpath(args[0]) == index:
+            opened.append(args[0])
+
+    sys.addaudithook(hook)  # cannot be removed: it only notes the opens of this test's index
+    time.sleep(1.1)  # an index changed in the last second is read afresh (a change within one tick of the clock)
+    command = "git status; cd deep && git diff; git -C deep status"
+    for _ in range(2):
+        assert "inner: core.fsmonitor" in classify(command, cwd=str(top)).reasons[0]
+    assert len(opened) == 1, opened
+    (top / "notes.txt").write_text("changed again\n")
+    git(top, "add", "notes.txt")  # a new index: read again
+    time.sleep(1.1)
+    assert "inner: core.fsmonitor" in classify("git status", cwd=str(top)).reasons[0]
+    assert len(opened) == 2, opened
