@@ -28,6 +28,7 @@ from anyio.abc import TaskGroup
 from mcp.server import MCPServer
 
 from app import __version__
+from app.core import open_files
 from app.server import stdio_transport
 from app.server.argument_gate import CallGate, ServiceUnavailable, declared_parameters
 from app.server.forwarding import TrayForwarder
@@ -159,6 +160,7 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
     """Run the stdio server until the client closes the pipe or stops it with a signal; registers
     this instance in the journal, and marks it `exited` either way (only a silent death is a crash)."""
     stdio_transport.stop_on_signals_at_start()
+    open_files.raise_limit()  # a headless one runs its commands itself
     hosts: list[HostSide] = []
 
     def open_host() -> HostSide:

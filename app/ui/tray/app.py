@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from app.core import data_folder
+from app.core import data_folder, open_files
 from app.core.authority.hub import Hub, Question
 from app.core.channel.transport import AddressTaken
 from app.core.errors import CoworkError
@@ -438,6 +438,7 @@ def run_tray(
 ) -> int:
     """The `tray` command after it took the tray lock: load pystray, build the app, run it."""
     forbid_dumps()  # before anything of the user's is held in memory (core/private_process.py)
+    open_files.raise_limit()  # it runs every server's commands
     try:
         pystray = load_pystray()
     except Exception as exc:  # no display, no backend: the top of the process, say it plainly
