@@ -18,7 +18,6 @@ import os
 import platform
 import shutil
 import socket
-import struct
 import subprocess
 import tempfile
 import threading
@@ -37,6 +36,7 @@ from app.core.execution.read_only import Containment
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from tests.in_process_server import serving
+from tests.kernel_filters import late_mount_folder, verdict
 
 pytestmark = pytest.mark.anyio
 
@@ -267,22 +267,6 @@ IO_URING_SETUP = (
 )
 
 
-def verdict(code: bytes, arch: int, number: int, first: int = 0) -> int:
-    """What the kernel would answer for a call: the filter run on its struct seccomp_data."""
-    data = struct.pack("<iIQQ", number, arch, 0, first)
-    at = 0
-    while True:
-        op, true, false, value = struct.unpack("<HBBI", code[at * 8 : at * 8 + 8])
-        if op == seccomp.RETURN:
-            return value
-        if op == seccomp.LOAD_WORD:
-            loaded = struct.unpack("<I", data[value : value + 4])[0]
-            at += 1
-        else:
-            assert op == seccomp.JUMP_IF_EQUAL
-            at += 1 + (true if loaded == value else false)
-
-
 def test_the_seccomp_filter_refuses_unix_and_vsock_sockets_io_uring_and_keyrings_and_nothing_else() -> None:
     """A classic BPF program, 8 bytes an instruction, read by bwrap `--seccomp FD`, run here as the
     kernel runs it. Keyrings: a review (2026-12-05) read, invalidated and planted the host's keys."""
@@ -343,13 +327,8 @@ async def test_a_file_system_the_host_mounts_while_a_read_only_command_runs_cann
     """A review, 2026-12-05: bwrap remounts read-only only what is mounted as it starts; a file system
     the host mounted meanwhile (a USB stick, sshfs) reached the command writable, through a shared
     mount (systemd's `/` is shared). Landlock's ruleset judges the path, whatever is mounted there."""
-    folder = Path(tempfile.mkdtemp(dir="/var/tmp"))
-    (folder / "m").mkdir()
-    mounted: list[str] = []
-    try:
-        subprocess.run(["mount", "--bind", str(folder), str(folder)], check=True)
-        mounted.append(str(folder))
-        subprocess.run(["mount", "--make-shared", str(folder)], check=True)
+    with late_mount_folder() as shared:
+        folder = shared.folder
         async with serving(home) as client, anyio.create_task_group() as group:
             results: list[dict[str, Any]] = []
 
@@ -359,14 +338,9 @@ async def test_a_file_system_the_host_mounts_while_a_read_only_command_runs_cann
 
             group.start_soon(write_later)
             await anyio.sleep(0.7)  # the command runs: the host mounts a file system under it
-            subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(folder / "m")], check=True)
-            mounted.insert(0, str(folder / "m"))
+            shared.mount_later("-t", "tmpfs", "tmpfs")
         assert not (folder / "m" / "written").exists(), results
         assert "Permission denied" in results[0].get("stderr", ""), results
-    finally:
-        for point in mounted:
-            subprocess.run(["umount", point], check=False)
-        shutil.rmtree(folder)
 
 
 def test_the_read_only_check_is_perls_landlock_one_where_there_is_perl_and_bashs_without() -> None:

@@ -30,6 +30,7 @@ import pytest
 
 from app.core.execution import container, landlock, read_only, seccomp
 from tests.in_process_server import serving
+from tests.kernel_filters import late_mount_folder, verdict
 from tests.test_read_only import look
 
 pytestmark = pytest.mark.anyio
@@ -148,22 +149,6 @@ def test_the_ruleset_handles_device_ioctls_where_the_kernel_has_them() -> None:
     assert "@" not in script.replace("@ARGV", "").replace("@writable", ""), "every value filled in"
 
 
-def verdict(code: bytes, arch: int, number: int, first: int = 0, second: int = 0) -> int:
-    """What the kernel would answer for a call: the filter run on its struct seccomp_data."""
-    data = struct.pack("<iIQQQ", number, arch, 0, first, second)
-    at = 0
-    while True:
-        op, true, false, value = struct.unpack("<HBBI", code[at * 8 : at * 8 + 8])
-        if op == seccomp.RETURN:
-            return value
-        if op == seccomp.LOAD_WORD:
-            loaded = struct.unpack("<I", data[value : value + 4])[0]
-            at += 1
-        else:
-            assert op == seccomp.JUMP_IF_EQUAL
-            at += 1 + (true if loaded == value else false)
-
-
 def test_the_seccomp_filter_refuses_tiocsti_and_tioclinux_and_no_other_ioctl() -> None:
     """TIOCSTI types into a terminal, TIOCLINUX pastes into a console. The request is an unsigned int,
     so high bits set in the register must not pass (Flatpak's CVE-2019-10063)."""
@@ -248,9 +233,6 @@ async def test_a_terminal_the_host_mounts_while_a_read_only_command_runs_keeps_i
     bwrap (a review, 2026-12-05); opening a device there to read is no write for Landlock, and a
     device ioctl was not Landlock's to refuse: the command turned off the echo of a host program's
     terminal. Device ioctls are now allowed only under the private folders."""
-    folder = Path(tempfile.mkdtemp(dir="/var/tmp"))
-    (folder / "m").mkdir()
-    mounted: list[str] = []
     token = f"ct-{uuid.uuid4().hex}"
     change = (
         "import os, termios\n"
@@ -263,10 +245,9 @@ async def test_a_terminal_the_host_mounts_while_a_read_only_command_runs_keeps_i
     python = shlex.quote(sys.executable)
     command = f": {token}; until [ -e m/0 ]; do sleep 0.05; done; {python} -c {shlex.quote(change)}"
     fds: list[int] = []
-    try:
-        subprocess.run(["mount", "--bind", str(folder), str(folder)], check=True)
-        mounted.append(str(folder))
-        subprocess.run(["mount", "--make-shared", str(folder)], check=True)
+    with late_mount_folder() as shared, contextlib.ExitStack() as closing:
+        folder = shared.folder
+        closing.callback(lambda: [os.close(fd) for fd in fds])
         async with serving(home) as client, anyio.create_task_group() as group:
             results: list[dict[str, Any]] = []
 
@@ -278,8 +259,7 @@ async def test_a_terminal_the_host_mounts_while_a_read_only_command_runs_keeps_i
                 while not running_with(token):  # the container is set up: what comes now is new to it
                     await anyio.sleep(0.05)
             options = "newinstance,ptmxmode=0666,mode=0600"
-            subprocess.run(["mount", "-t", "devpts", "-o", options, "devpts", str(folder / "m")], check=True)
-            mounted.insert(0, str(folder / "m"))
+            shared.mount_later("-t", "devpts", "-o", options, "devpts")
             master = os.open(folder / "m" / "ptmx", os.O_RDWR | os.O_NOCTTY)  # a host program's terminal
             fds.append(master)
             fcntl.ioctl(master, PTY_UNLOCK, struct.pack("i", 0))
@@ -289,12 +269,6 @@ async def test_a_terminal_the_host_mounts_while_a_read_only_command_runs_keeps_i
         said = results[0]
         assert termios.tcgetattr(fds[1])[3] & termios.ECHO, f"the terminal's echo was turned off: {said}"
         assert "changed" not in said.get("stdout", "") and "Permission denied" in said.get("stderr", ""), said
-    finally:
-        for fd in fds:
-            os.close(fd)
-        for point in mounted:
-            subprocess.run(["umount", point], check=False)
-        shutil.rmtree(folder)
 
 
 # -- 3. Processes and memory ------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from mcp import Client
 from app.core.classifier import Tier, classify
 from app.core.execution import landlock, read_only, seccomp
 from tests.in_process_server import serving
+from tests.kernel_filters import late_mount_folder, verdict
 
 pytestmark = pytest.mark.anyio
 
@@ -285,22 +286,6 @@ async def test_without_a_container_git_status_leaves_the_index_of_a_stat_dirty_t
 # -- 5. a file's mode, owner, times and attributes, in the container ----------------------------------
 
 
-def verdict(code: bytes, arch: int, number: int, *args: int) -> int:
-    """What the kernel answers for a call: the filter run on its struct seccomp_data (all six arguments)."""
-    data = struct.pack("<iIQ6Q", number, arch, 0, *args, *[0] * (6 - len(args)))
-    at = loaded = 0
-    while True:
-        op, true, false, value = struct.unpack("<HBBI", code[at * 8 : at * 8 + 8])
-        if op == seccomp.RETURN:
-            return value
-        if op == seccomp.LOAD_WORD:
-            loaded = struct.unpack("<I", data[value : value + 4])[0]
-            at += 1
-        else:
-            assert op == seccomp.JUMP_IF_EQUAL
-            at += 1 + (true if loaded == value else false)
-
-
 # The calls by the kernel's tables: x86-64's (asm/unistd_64.h) and the generic one aarch64 uses
 CHANGES_ATTRIBUTES = {
     "x86_64": {"chmod": 90, "fchmod": 91, "fchmodat": 268, "fchmodat2": 452, "chown": 92, "fchown": 93,
@@ -383,13 +368,8 @@ async def test_a_file_on_a_file_system_mounted_while_the_command_waits_keeps_its
     """The red team's route: the host mounted a tmpfs under the command's folder while it slept (a
     shared mount: systemd's `/` is), and what Landlock does not judge went through to the host's
     file. Shown real first: the same commands change a file there when the host runs them."""
-    folder = Path(tempfile.mkdtemp(dir="/var/tmp"))
-    (folder / "m").mkdir()
-    mounted: list[str] = []
-    try:
-        subprocess.run(["mount", "--bind", str(folder), str(folder)], check=True)
-        mounted.append(str(folder))
-        subprocess.run(["mount", "--make-shared", str(folder)], check=True)
+    with late_mount_folder() as shared:
+        folder = shared.folder
         async with serving(home) as client, anyio.create_task_group() as group:
             results: list[dict[str, Any]] = []
 
@@ -398,8 +378,7 @@ async def test_a_file_on_a_file_system_mounted_while_the_command_waits_keeps_its
 
             group.start_soon(change_later)
             await anyio.sleep(0.7)  # the command runs: the host mounts a file system under it
-            subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(folder / "m")], check=True)
-            mounted.insert(0, str(folder / "m"))
+            shared.mount_later("-t", "tmpfs", "tmpfs")
             for name in ("f", "g"):
                 (folder / "m" / name).write_text("the host's\n")
             kept = state(folder / "m" / "f")
@@ -410,10 +389,6 @@ async def test_a_file_on_a_file_system_mounted_while_the_command_waits_keeps_its
         assert said.keys() == set(STEPS) and "0" not in said.values(), results
         assert "Operation not permitted" in results[0]["stderr"], results
         assert state(folder / "m" / "f") == kept
-    finally:
-        for point in mounted:
-            subprocess.run(["umount", point], check=False)
-        shutil.rmtree(folder)
 
 
 @pytest.mark.skipif(BWRAP is None, reason="bwrap is not installed")
