@@ -5,18 +5,15 @@ command wrapped past the bottom of its box said nothing of the text out of sight
 from __future__ import annotations
 
 import time
-import tkinter as tk
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from app.ui.windows.approval_prompt import COMMAND_CUT, ApprovalPrompt
+from app.ui.windows.approval_prompt import COMMAND_CUT
 from app.ui.windows.held_command import WaitingCommand, judged
 from tests.desktop_env import pump_until
-from tests.window_pipes import TrayEnd
+from tests.test_ui_review_fixes import prompt_showing
 
 pytestmark = pytest.mark.gui
 
@@ -28,26 +25,6 @@ ONE_LONG_LINE = "rm -rf " + " ".join(f"build/cache-{i:02d}" for i in range(40)) 
 
 def held(command: str, cwd: Path) -> WaitingCommand:
     return judged(1, command, str(cwd), client="Claude Code", expires_at=time.time() + 300, protected=())
-
-
-@contextmanager
-def prompt_showing(item: WaitingCommand) -> Iterator[ApprovalPrompt]:
-    """The approval prompt, told about `item` by the tray over real pipes (as JSON), showing it."""
-    tray, line = TrayEnd.with_line()
-    root = tk.Tk()
-    prompt = ApprovalPrompt(root, line)
-    root.withdraw()
-    root.after(50, prompt.poll)
-    try:
-        tray.tell({"op": "show", "hold": item.to_json()})
-        pump_until(root, lambda: prompt.current is not None and root.winfo_viewable())
-        for _ in range(10):  # its size settles (the texts wrap to the width)
-            root.update()
-            time.sleep(0.02)
-        yield prompt
-    finally:
-        root.destroy()
-        tray.close()
 
 
 def documents() -> str:

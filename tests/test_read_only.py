@@ -294,16 +294,20 @@ def test_the_seccomp_filter_refuses_unix_and_vsock_sockets_io_uring_and_keyrings
 
 @needs_bwrap
 @pytest.mark.skipif(landlock.find_perl() is None, reason="the Landlock check is Perl's")
-@pytest.mark.parametrize("under_tmp", [False, True])
+@pytest.mark.parametrize("place", ["/var/tmp", "/tmp", "/run"])
 async def test_a_named_pipe_of_the_host_cannot_be_written_while_the_private_folders_still_can(
-    under_tmp: bool, home: Path, tmp_path: Path
+    place: str, home: Path, tmp_path: Path
 ) -> None:
     """A review, 2026-12-05: opening a named pipe to write is allowed on a read-only mount, so a host
     program reading one received what the read-only tool wrote. A Landlock ruleset now lets the
     command write only under its private /tmp, /dev and /run; and since Landlock's rules reach across
     mounts, a working folder bound back under /tmp (pytest's own) leaves /tmp unwritable and TMPDIR a
-    scratch folder of the command's own (a review of the fix)."""
-    folder = tmp_path if under_tmp else Path(tempfile.mkdtemp(dir="/var/tmp"))
+    scratch folder of the command's own (a review of the fix). So with a working folder under /run (a
+    USB stick's, /run/media/...): /run is not writable then."""
+    if place == "/run" and os.geteuid() != 0:
+        pytest.skip("a folder under /run needs root")
+    under_tmp = place == "/tmp"
+    folder = tmp_path if under_tmp else Path(tempfile.mkdtemp(prefix="ct-test-", dir=place))
     fifo = folder / "ctl"
     os.mkfifo(fifo)
     reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # the host program, listening
