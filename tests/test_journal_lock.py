@@ -3,7 +3,9 @@ folder is read-only in its container, but a read-only file still takes a shared 
 lock on byte 120 of SQLite's `-shm` file (the write lock of its write-ahead log) refuses every
 writer. Before, the tray's monitor died on the first refused write and took the tray with it, and
 the end of a command that finished meanwhile was lost. Now the tray lives on, refuses what it cannot
-record (failing closed), says why once, and records the end once the lock is gone."""
+record (failing closed), says why once, and records the end once the lock is gone (lock_holders.py,
+tests/test_lock_holders*). Since 2026-12-05 the data folder is empty in every container: the
+command does not reach the journal at all, and every end is recorded at once."""
 
 from __future__ import annotations
 
@@ -17,8 +19,7 @@ from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.agent_scripts import agent_script
-from tests.desktop_env import wait_for
-from tests.stdio_client import connect, run, running_with
+from tests.stdio_client import connect, run
 from tests.tray_process import running_tray
 
 pytestmark = [
@@ -37,7 +38,7 @@ time.sleep(600)  # held for as long as it lives
 """
 
 
-async def test_a_command_holding_the_journals_lock_neither_stops_the_tray_nor_loses_another_commands_end(
+async def test_a_command_cannot_reach_the_journal_to_lock_it_and_every_end_is_recorded(
     home: Path, paths: AppPaths, tmp_path: Path
 ) -> None:
     with Journal.open(paths) as journal:  # the user's choice: nothing waits for a click here
@@ -48,20 +49,10 @@ async def test_a_command_holding_the_journals_lock_neither_stops_the_tray_nor_lo
         async with connect(home, headless=False) as client:
             job = agent_script(LOCKER, background=True, args=(shm, str(running), str(locked)))
             assert (await run(client, {"command": job}))["exitCode"] == 0
-            ended = await run(client, {"command": f"touch {running}; sleep 3; echo finished; exit 7"})
+            ended = await run(client, {"command": f"touch {running}; sleep 1; echo finished; exit 7"})
             assert (ended["stdout"], ended["exitCode"]) == ("finished\n", 7), ended  # the model has it
-            assert locked.exists(), "the lock was taken while it ran"
-
-            def recorded() -> bool:
-                with Journal.open(paths) as journal:
-                    row = next(r for r in journal.recent_commands() if r.command.startswith(f"touch {running}"))
-                return row.status is Status.FAILED and row.exit_code == 7
-
-            wait_for(recorded, timeout_s=20)  # the lock's holder ended, the kept end written
-            assert not running_with(str(locked)), "the job that held the lock was ended"
-            again = await run(client, {"command": "echo recorded again"})
-            assert again["stdout"] == "recorded again\n", again
+            with Journal.open(paths) as journal:
+                row = next(r for r in journal.recent_commands() if r.command.startswith(f"touch {running}"))
+            assert (row.status, row.exit_code) == (Status.FAILED, 7), "recorded at once: nothing held the lock"
         assert tray.poll() is None, "the tray lives on"
-    log = (home.parent / "tray.log").read_text()
-    assert "the tray's monitor thread failed" not in log
-    assert "notice: A command locked the activity log: A process of a command held" in log
+    assert not locked.exists(), "the journal's files are not there to lock"

@@ -11,7 +11,9 @@ server and the tray would each see their own journal and locks (docs/windows.md)
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -105,6 +107,10 @@ class AppPaths:
         """Whole outputs of commands whose result was cut (see output_folder_for)."""
         return self.outputs_dir or output_folder_for(sys.platform, os.environ, Path.home())
 
+    def app_outputs(self, client_name: str | None) -> Path:
+        """One app's own folder of whole outputs (app_outputs_name): its commands see it alone."""
+        return self.outputs / app_outputs_name(client_name)
+
     def written_locations(self) -> list[Path]:
         """Every folder and file the app's processes write (for the rule that none is under AppData)."""
         return [
@@ -117,6 +123,16 @@ class AppPaths:
             self.outputs,
             self.pause_file,
         ]
+
+
+def app_outputs_name(client_name: str | None) -> str:
+    """The name of an app's folder of whole outputs, from the name its MCP client gives (the key the
+    job tools use to tell which app may see which job): readable, and never a path (a hash of the
+    whole name tells names apart that read alike). Every unnamed client shares one."""
+    if not client_name:
+        return "app-unnamed"
+    readable = re.sub(r"[^A-Za-z0-9_-]+", "_", client_name)[:40]
+    return f"app-{readable}-{hashlib.sha256(client_name.encode()).hexdigest()[:10]}"
 
 
 OUTPUTS_SUFFIX = "-outputs"  # with COWORK_TERMINAL_HOME=X, whole outputs go to X-outputs

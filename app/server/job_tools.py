@@ -230,7 +230,7 @@ INTERRUPTED_NOTE = "It did not finish: run it again with execute_command if it i
 def record_result(service: CommandService, row: CommandRecord, patience: float) -> JobResult:
     """What the model reads about another server's job: its journal row, and its output file."""
     status = record_status(row)
-    path = job_file(service.paths.outputs, row.id, since=row.created_at)
+    path = job_file(service.paths.app_outputs(service.client.name), row.id, since=row.created_at)
     note = row.reason
     if status is JobStatus.RUNNING:
         note = "Still running (in another server of this app); it goes on. " + follow_sentence(row.id, patience)
@@ -593,7 +593,7 @@ def register_job_tools(
             else:
                 row = jobs.record(number)
                 status = record_status(row).value
-                path = job_file(service.paths.outputs, number, since=row.created_at)
+                path = job_file(service.paths.app_outputs(service.client.name), number, since=row.created_at)
                 if path is not None:
                     source, note = path, None
                 else:  # it ended within its call: the journal kept the start and end of each stream

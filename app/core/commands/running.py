@@ -3,6 +3,7 @@ and report their output so far to the record while they run."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import logging
@@ -13,6 +14,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import anyio
@@ -21,12 +23,13 @@ from app.core.channel import local_link
 from app.core.classifier import Classification, Tier, names_protected
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.cancellation import why_cancelled
-from app.core.commands.request import CommandRefused, ValidRequest
+from app.core.commands.request import ClientInfo, CommandRefused, ValidRequest
 from app.core.data_folder import is_corrupt
 from app.core.errors import CoworkError
 from app.core.execution import lingering_containers, read_only
 from app.core.execution.output import CommandOutput, OutputBudget, OutputHook, budget_from, output_budget
 from app.core.execution.output_decoding import console_code_pages
+from app.core.execution.output_files import make_private_dirs
 from app.core.execution.run_result import ExecutionResult, StopSignal
 from app.core.hop_times import mark
 from app.core.journal.store import Journal, Outcome, Status
@@ -75,6 +78,8 @@ class RunsService(Protocol):
     def run_mark(self) -> str | None: ...
     @property
     def repairs_journal(self) -> bool: ...
+    @property
+    def client(self) -> ClientInfo: ...
     def environment(self, env: Mapping[str, str]) -> dict[str, str]: ...
     def session_alive(self) -> bool: ...
     def end_session(self) -> None: ...
@@ -91,6 +96,7 @@ class Runs:
         self._live_reported_at = 0.0
         self._wake = anyio.Event()
         self._containment: read_only.Containment | None = None
+        self._made: set[Path] = set()  # the apps' folders of whole outputs made (container)
         self.unbound: dict[int, list[str]] = {}  # allowed by the user to change these protected members
         self._privileged: set[int] = set()  # allowed by the user to gain privileges: run outside
         self._unguarded: tuple[str, ...] | None = None  # the protected set, where no container guards it
@@ -108,7 +114,19 @@ class Runs:
             return containers.Container(containers.OFF)
         # The tray's own process (its hub is here): a `serve` that runs its commands itself is not,
         # whether headless or not, and its containers do not end with the tray (a review, 2026-12-05).
-        return containers.for_paths(self.service.paths, in_tray=local_link.hub_dial() is not None)
+        found = containers.for_paths(self.service.paths, in_tray=local_link.hub_dial() is not None)
+        if not found.on:
+            return found
+        # Of the outputs folder, only this app's own (output_files.py): read as each command starts,
+        # since the app names itself with its first request. Made now, so that the container stays
+        # the same when its first kept file comes (a spare, the session's shell, are kept).
+        paths = self.service.paths
+        own = paths.app_outputs(self.service.client.name)
+        if own not in self._made:
+            with contextlib.suppress(OSError):
+                make_private_dirs(own)
+            self._made.add(own)
+        return found.showing_outputs(str(paths.outputs), str(own))
 
     def container_for(self, command_id: int, base: Container) -> Container:
         """The container one command runs in (`base`: this process's, read as it starts): none when
@@ -217,8 +235,8 @@ class Runs:
     # -- output ---------------------------------------------------------------------------------
 
     def new_output(self, command_id: int, labels: tuple[str, ...]) -> CommandOutput:
-        """Where a command's output goes: the user's budget, the private folder for whole outputs."""
-        outputs = self.service.paths.outputs
+        """Where a command's output goes: the user's budget, the app's private folder for whole outputs."""
+        outputs = self.service.paths.app_outputs(self.service.client.name)
         return CommandOutput(self._budget(), outputs, f"cmd{command_id}", labels, console_code_pages())
 
     def _budget(self) -> OutputBudget:
@@ -287,6 +305,7 @@ class Runs:
         way = self.read_only_containment()
         life = containers.lifeline()
         contained = way is read_only.Containment.BWRAP
+        outputs, own = self.service.paths.outputs, self.service.paths.app_outputs(self.service.client.name)
         rules = seccomp.filter_fd() if contained else None  # no Unix socket: a daemon could write for it
         try:
             prefix = read_only.prefix_for(
@@ -297,7 +316,8 @@ class Runs:
                 read_only.bwrap_here,
                 life,
                 seccomp_fd=rules,
-                locks=tuple(hidden_folders(self.service.paths)),
+                locks=(*hidden_folders(self.service.paths), os.path.realpath(outputs)),
+                shown=(os.path.realpath(own),),  # of the outputs, only this app's (where it exists)
             )
             inherit = (life, *([rules] if rules is not None else [])) if contained else ()
             valid = dataclasses.replace(valid, env=read_only.environment(valid.env))  # no optional git locks

@@ -389,6 +389,16 @@ def hidden_locks(folders: Iterable[str], shown: Iterable[str], exists: Callable[
     return args + [arg for folder in tops for arg in ("--remount-ro", folder)]
 
 
+def outputs_args(outputs: str, own: str | None, exists: Callable[[str], bool] = os.path.isdir) -> list[str]:
+    """An empty read-only folder over the folder of whole outputs, with the app's own (`own`, where
+    it exists: its first kept file makes it) bound back read-only: each app keeps its commands' whole
+    outputs there, and one agent's `grep -r` over the outputs folder read another app's (a red team,
+    2026-12-05). Real paths: bwrap binds where a link points, and a tmpfs over a link's name would
+    hide nothing."""
+    shown = [os.path.realpath(own)] if own else []
+    return hidden_locks([os.path.realpath(outputs)], shown, exists)
+
+
 def _inside(path: str, folder: str) -> bool:
     return path.startswith(folder.rstrip("/") + "/")
 
@@ -598,6 +608,13 @@ class Container:
             absent=tuple(f for f in self.protected.absent if f not in lifted),
         )
         return dataclasses.replace(self, mounts=tuple(mount_args(kept, _writable_parent)))
+
+    def showing_outputs(self, outputs: str, own: str | None) -> Container:
+        """This container with only the app's own folder of the outputs folder to be seen (outputs_args).
+        A value of its own per app: a spare started for one app's commands is never another's (spare.take)."""
+        if not self.on:
+            return self
+        return dataclasses.replace(self, hidden=(*self.hidden, *outputs_args(outputs, own)))
 
     def wrap(self, command: Sequence[str], status_fd: int, *, read_only_binds: bool = True) -> list[str]:
         """`command` inside the container, or unchanged when there is none. Without the read-only

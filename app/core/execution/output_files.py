@@ -4,22 +4,26 @@ The file lives outside the app's data and log folders (`AppPaths.outputs`), beca
 classifier guards those and the model must read this one with `tail`, `grep` or `sed -n` without
 asking the user. Only the user can read it (0600 in a 0700 folder), it is never opened through a
 link someone put in the folder, and a server that starts removes those past the retention period.
+Each app's files are in a folder of its own (`AppPaths.app_outputs`), the only one its commands see
+(container.showing_outputs): one agent read another app's whole outputs with `grep -r` (a red team,
+2026-12-05). Clearing the history removes the files of the rows it deletes (`remove_outputs_of`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import stat
 import time
 from array import array
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from app.core.paths import PRIVATE_FILE_MODE, make_private_dir
+from app.core.paths import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, make_private_dir
 
 FILE_CAP_BYTES = 64 * 1024 * 1024  # per stream, in the output file
 SPOOL_MEMORY_BYTES = 1024 * 1024  # whole output kept in memory before it goes to the file
@@ -187,7 +191,7 @@ def _size_label(size: int) -> str:
 def _create_private_file(folder: Path, name: str) -> tuple[Path, BinaryIO]:
     """A new file only the user can read, in a folder only the user can enter; never through a
     symlink someone put there (O_EXCL, O_NOFOLLOW, and the folder must be a real one of ours)."""
-    make_private_dir(folder)
+    make_private_dirs(folder)
     info = os.lstat(folder)
     if not stat.S_ISDIR(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
         raise OSError(f"{folder} is not a folder of this user")
@@ -196,6 +200,49 @@ def _create_private_file(folder: Path, name: str) -> tuple[Path, BinaryIO]:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     fd = os.open(path, flags, PRIVATE_FILE_MODE)
     return path, os.fdopen(fd, "wb", buffering=0)
+
+
+def make_private_dirs(folder: Path) -> None:
+    """`folder` made private (0700), and every folder made on the way to it too: an app's folder
+    made first must not leave the outputs folder above it open to other users."""
+    missing = [parent for parent in (folder, *folder.parents) if not parent.exists()]
+    for parent in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(parent, PRIVATE_DIR_MODE)
+    make_private_dir(folder)
+
+
+def _output_entries(folder: Path) -> Iterator[os.DirEntry[str]]:
+    """The output files in `folder` and in its apps' folders (never through a link): regular files only."""
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name.endswith(OUTPUT_FILE_SUFFIX) and entry.is_file(follow_symlinks=False):
+                yield entry
+            elif entry.name.startswith("app-") and entry.is_dir(follow_symlinks=False):
+                with contextlib.suppress(OSError), os.scandir(entry.path) as inner:
+                    yield from (
+                        file
+                        for file in inner
+                        if file.name.endswith(OUTPUT_FILE_SUFFIX) and file.is_file(follow_symlinks=False)
+                    )
+
+
+_COMMAND_ID = re.compile(r"-cmd(\d+)-[0-9a-f]+" + re.escape(OUTPUT_FILE_SUFFIX) + "$")
+
+
+def remove_outputs_of(folder: Path, command_ids: Collection[int]) -> int:
+    """Remove the output files of these commands (`<time>-cmd<id>-<random>.log`), in every app's
+    folder; returns how many went."""
+    removed = 0
+    if not command_ids:
+        return 0
+    for entry in list(_output_entries(folder)):
+        found = _COMMAND_ID.search(entry.name)
+        if found and int(found.group(1)) in command_ids:
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+                removed += 1
+    return removed
 
 
 def prune_outputs(
@@ -209,11 +256,10 @@ def prune_outputs(
     fit in `max_bytes`; returns how many went. Only our own regular files, never a link."""
     cutoff = (now or time.time()) - max_age_days * DAY_S
     files = []
-    with contextlib.suppress(OSError), os.scandir(folder) as entries:
-        for entry in entries:
-            if entry.name.endswith(OUTPUT_FILE_SUFFIX) and entry.is_file(follow_symlinks=False):
-                info = entry.stat(follow_symlinks=False)
-                files.append((info.st_mtime, info.st_size, Path(entry.path)))
+    for entry in _output_entries(folder):
+        with contextlib.suppress(OSError):
+            info = entry.stat(follow_symlinks=False)
+            files.append((info.st_mtime, info.st_size, Path(entry.path)))
     files.sort()
     total = sum(size for _, size, _ in files)
     removed = 0
@@ -230,9 +276,8 @@ def prune_outputs(
 def outputs_size(folder: Path) -> tuple[int, int]:
     """(files, bytes) of the output files kept in `folder`."""
     count = size = 0
-    with contextlib.suppress(OSError), os.scandir(folder) as entries:
-        for entry in entries:
-            if entry.name.endswith(OUTPUT_FILE_SUFFIX) and entry.is_file(follow_symlinks=False):
-                count += 1
-                size += entry.stat(follow_symlinks=False).st_size
+    for entry in _output_entries(folder):
+        with contextlib.suppress(OSError):
+            size += entry.stat(follow_symlinks=False).st_size
+            count += 1
     return count, size

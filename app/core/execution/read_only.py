@@ -215,13 +215,15 @@ def bwrap_prefix(
     seccomp_fd: int | None = None,
     perl: str | None = None,
     locks: Sequence[str] = (),
+    shown: Sequence[str] = (),
 ) -> list[str]:
     """bwrap's arguments before `bash -c COMMAND`. Folders the command needs (its cwd, the user's
     home) that lie under a hidden place (/tmp, /run, the runtime folder) are bound back, read-only.
     The command starts only while its starter lives (container.lifeline: bwrap 0.8 may miss its death).
     `seccomp_fd`: the filter that makes no Unix socket (seccomp.py) is read from it. `perl`: the
     check that also applies a Landlock ruleset (PERL_READ_ONLY_CHECK); without it, bash's check.
-    `locks`: the app's folders of lock files, hidden under empty ones."""
+    `locks`: the app's folders of lock files and its outputs folder, hidden under empty ones, with the
+    folders of `shown` (this app's own outputs) bound back read-only."""
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
     hidden = ["/tmp", "/run", *([sockets] if sockets else [])]
     bound: list[str] = []
@@ -235,7 +237,7 @@ def bwrap_prefix(
     # module is only for one that runs its commands itself (issue 21's idle memory).
     from app.core.execution.container import KERNEL_SETTINGS, LIFELINE_CHECK, capability_args, hidden_locks
 
-    argv += hidden_locks(locks, (), os.path.isdir)  # no flock on ours
+    argv += hidden_locks(locks, shown, os.path.isdir)  # no flock on ours, no other app's outputs
 
     if perl:
         writable, scratch = writable_places(hidden, bound)
@@ -304,11 +306,13 @@ def prefix_for(
     temp_writable: bool = False,
     seccomp_fd: int | None = None,
     locks: Sequence[str] = (),
+    shown: Sequence[str] = (),
 ) -> list[str]:
     """What to run before `bash -c COMMAND` for `way` (nothing: the classifier already proved it).
     `visible`: folders besides the home one that the program needs, where bwrap hides them (/tmp).
     `temp_writable`: the temporary folders may be written (bwrap's /tmp is a private one anyway).
-    `seccomp_fd`: bwrap's filter (seccomp.py), read once. `locks`: the app's lock folders, hidden."""
+    `seccomp_fd`: bwrap's filter (seccomp.py), read once. `locks`: the app's lock folders, hidden (and
+    its outputs folder, but for the folders of `shown`)."""
     if way is Containment.BWRAP:
         bwrap = which(BWRAP) or f"/usr/bin/{BWRAP}"  # never a PATH search: system_programs.py
         uid = os.getuid() if hasattr(os, "getuid") else None
@@ -324,6 +328,7 @@ def prefix_for(
             seccomp_fd=seccomp_fd,
             perl=find_perl(environ),
             locks=locks,
+            shown=shown,
         )
     if way is Containment.SANDBOX_EXEC:
         return sandbox_exec_prefix(writable=macos_temp_folders(environ) if temp_writable else ())

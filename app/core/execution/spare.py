@@ -11,7 +11,8 @@ Only the default container gets a spare: one with members made writable (`Contai
 without the read-only binds, the session shell and the bash init (no Perl or no Landlock) start as
 before.
 One spare per thread, for the last container value asked for: a command that asks for another
-value (the user switched the container off, the protected set changed) ends it unused. A spare
+value (the user switched the container off, the protected set changed, another app's command, which
+sees another folder of outputs: container.outputs_args) ends it unused. A spare
 older than SPARE_MAX_AGE_S is ended unused too: its mount namespace is a copy of the host's from
 when it started, and a drive mounted since may not show in it (containment-notes.md, section 1).
 A spare waiting for its command ends with its starter: at end of file of its lifeline or of its

@@ -300,12 +300,21 @@ class CommandsTable(Connection):
         return self._db.execute("SELECT COUNT(*) FROM commands").fetchone()[0]
 
     def clear_history(self) -> int:
-        """Delete finished rows (never a running or waiting one, whose server still updates it)."""
+        """Delete finished rows (never a running or waiting one, whose server still updates it), and
+        the files that kept their whole output: cleared, a command's output is nowhere to be read."""
         with self._write() as db:
             last = _last_id(db)
+            finished = {
+                row[0]
+                for row in db.execute(f"SELECT id FROM commands WHERE status NOT IN ({ACTIVE_MARKS})", ACTIVE_STATUSES)
+            }
             cursor = db.execute(f"DELETE FROM commands WHERE status NOT IN ({ACTIVE_MARKS})", ACTIVE_STATUSES)
             if _last_id(db) < last:  # the ids of the rows deleted are never given again
                 _raise_floor(db, last)
+        # Here, not at the top: the journal is read by processes that never run a command.
+        from app.core.execution.output_files import remove_outputs_of
+
+        remove_outputs_of(self.paths.outputs, finished)
         return cursor.rowcount
 
     # -- retention --------------------------------------------------------------------------
