@@ -287,7 +287,8 @@ def test_a_headless_server_whose_journal_a_command_damaged_in_place_moves_it_asi
 def test_in_its_container_a_command_cannot_damage_the_journal_at_all(
     home: Path, paths: AppPaths, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The default: the data folder is bound read-only in the command's container."""
+    """The default: the data folder is empty and read-only in the command's container: the journal
+    is not there to damage."""
     if not container.for_paths(paths).on:
         pytest.skip("no bwrap container on this machine")
     work = tmp_path / "work"
@@ -301,7 +302,7 @@ def test_in_its_container_a_command_cannot_damage_the_journal_at_all(
 
     damage, after = anyio.run(scenario)
     stderr = capsys.readouterr().err
-    assert damage["exitCode"] != 0 and "Read-only file system" in damage["stderr"], damage
+    assert damage["exitCode"] == 0 and "overwrote" in damage["stdout"], damage  # it found nothing to open
     assert opening.damage_on_disk(paths.journal) is None
     assert ran(after, "after")
     assert "Traceback" not in stderr, stderr
