@@ -108,20 +108,35 @@ def shebang_program(text: str) -> str | None:
     return program or None
 
 
-def looked_up(name: str, path: str) -> tuple[list[str], str | None]:
-    """Where the folders of `path` (absolute ones) are searched for `name`, as bash searches them:
-    the places this user may write before the first that has it (where one could be put later), and
-    that file, or None. What an approval pins of a program or a sourced file named alone."""
+def looked_up(name: str, path: str, cwd: str | None = None) -> tuple[list[str], str | None]:
+    """Where the folders of `path` are searched for `name`, as bash searches them: the places this
+    user may write (or make) before the first that has it, where one could be put later, and that
+    file, or None. What an approval pins of a program or a sourced file named alone. A relative or
+    empty entry is searched from the folder bash runs in, `cwd` (skipped without it): red team,
+    2026-12-06, an `rm` put in the command's folder after the prompt ran with PATH ":/usr/bin"."""
     before: list[str] = []
     for folder in path.split(os.pathsep):
         if not folder.startswith("/"):
-            continue
+            if cwd is None or re.match(r"^[A-Za-z]:", folder) or "\\" in folder:  # Windows': not bash's
+                continue
+            folder = posixpath.normpath(posixpath.join(cwd, folder or "."))
         candidate = posixpath.join(folder, name)
         if os.path.isfile(candidate):
             return before, candidate
-        if os.access(folder, os.W_OK):
+        if may_write(folder):
             before.append(candidate)
     return before, None
+
+
+def may_write(folder: str) -> bool:
+    """Whether this user may put a file in `folder`: it, or the nearest folder above it that exists
+    (where it can be made), is writable."""
+    while not os.path.isdir(folder):
+        parent = posixpath.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+    return os.access(folder, os.W_OK)
 
 
 def run_script(ctx: Analysis, name: str, word: _Word, how: str) -> None:

@@ -8,8 +8,11 @@ value. The command starts in the pinned folder, and only if nothing changed.
 
 Scripts are the files the classifier read to judge the command (behind wrappers, in conditions, and
 those a script sources or runs), and those found in the simple commands of the text: a program named
-by path (`./x.sh`), and the words given to an interpreter (`bash x.sh`, `python3 x.py`, `source x`).
-A script made by the command itself (absent when asked) must still be absent at start.
+by path (`./x.sh`), and the words given to an interpreter (`bash x.sh`, `python3 x.py`, `source x`);
+with them the files fed to a shell as its code (`cat a.sh | bash`, `bash <(cat a.sh)`, `exec 3<a.sh;
+bash /dev/fd/3`), the interpreters their `#!` lines name, the makefiles make reads (`-f`, `-C`,
+`include`) and the hooks a git verb runs. A script made by the command itself (absent when asked)
+must still be absent at start.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ import os
 import posixpath
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+import stat
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from app.core.channel.protocol import MAX_ENV_SHOWN, MAX_PIN_SCRIPTS, Pin
 from app.core.messages import (
@@ -28,6 +33,9 @@ from app.core.messages import (
     FOLDER_REPLACED_REASON,
     SCRIPT_CHANGED_REASON,
 )
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 ABSENT = "absent"
 NOT_A_FILE = "not a file"
@@ -103,14 +111,111 @@ def _program_of(words: list[str]) -> list[str]:
 # The files a build tool or package manager runs from the working folder: pinned with the command.
 PROJECT_FILES = {"make": ("GNUmakefile", "makefile", "Makefile"), "gmake": ("GNUmakefile", "makefile", "Makefile"),
                  **dict.fromkeys(("npm", "yarn", "pnpm", "bun"), ("package.json",))}  # fmt: skip
+MAKE_VALUES = "CEfIoW"  # make's short options that take a value (`-f FILE`, `-fFILE`, `-sf FILE`)
+MAKE_LONG = {"--file": "--fi", "--makefile": "--mak", "--directory": "--di"}  # the shortest prefix getopt takes
+MAX_MAKEFILES = 16  # included ones, followed from those make reads first
+INCLUDE = re.compile(r"^ *(?:-include|sinclude|include)\s+(.+)")
+NOT_LITERAL = re.compile(r"[$`*?\[{\\%()]|^~")  # what bash or make would expand
+
+
+def _literal_name(value: str | None) -> bool:
+    return bool(value) and not NOT_LITERAL.search(value or "")
+
+
+def _here(command: str, folder: str) -> Iterator[tuple[list[str], str]]:
+    """Each simple command's program and arguments, and the folder a literal `cd` before it moved
+    to (`cd sub && make`), best effort."""
+    here = folder
+    for simple in _simple_commands(command):
+        words = _program_of(simple)
+        if words[:1] == ["cd"]:
+            targets = [w for w in words[1:] if not w.startswith("-")]
+            if len(targets) == 1 and _literal_name(targets[0]):
+                here = posixpath.normpath(posixpath.join(here, targets[0]))
+        elif words:
+            yield words, here
 
 
 def project_files(command: str, folder: str) -> list[str]:
-    """The makefile or package.json of each build tool `command` runs in `folder` (red team,
-    2026-12-04: a Makefile's recipe rewritten after the prompt ran)."""
-    words = (_program_of(simple) for simple in _simple_commands(command))
-    names = (n for w in words if w for n in PROJECT_FILES.get(posixpath.basename(w[0]), ()))
-    return [posixpath.join(folder, name) for name in dict.fromkeys(names)]
+    """The makefiles or package.json of each build tool `command` runs in `folder` (red team,
+    2026-12-04: a Makefile's recipe rewritten after the prompt ran; 2026-12-06: one named by `-f`,
+    in a `-C` folder, or included by the Makefile)."""
+    found: list[str] = []
+    for words, here in _here(command, folder):
+        tool = posixpath.basename(words[0])
+        for where in dict.fromkeys((folder, here)):
+            if tool in ("make", "gmake"):
+                found += makefiles(words[1:], where)
+            else:
+                found += [posixpath.join(where, name) for name in PROJECT_FILES.get(tool, ())]
+    return list(dict.fromkeys(found))
+
+
+def makefiles(args: Sequence[str], where: str) -> list[str]:
+    """The makefiles `make ARGS` reads in `where`: those `-f` names (else the default names), in the
+    folder `-C` moves to, then those they include, at most MAX_MAKEFILES more."""
+    named: list[str] = []
+    given = False  # a -f: the default names are not read
+    i = 0
+    while i < len(args) and args[i] != "--":
+        arg, option, value = args[i], "", None
+        if arg.startswith("--"):
+            name, equals, rest = arg.partition("=")
+            option = next((f for f, least in MAKE_LONG.items() if name.startswith(least) and f.startswith(name)), "")
+            if option and not equals:
+                i += 1
+                rest = args[i] if i < len(args) else ""
+            value = rest
+        elif arg.startswith("-") and len(arg) > 1:
+            at = next((k for k, letter in enumerate(arg) if k and letter in MAKE_VALUES), None)
+            if at is not None:
+                option = {"f": "--file", "C": "--directory"}.get(arg[at], "")
+                value = arg[at + 1 :]
+                if not value:
+                    i += 1
+                    value = args[i] if i < len(args) else ""
+        i += 1
+        given = given or option in ("--file", "--makefile")
+        if not option or not _literal_name(value) or value == "-":
+            continue
+        if option == "--directory":
+            where = posixpath.normpath(posixpath.join(where, value or ""))
+        else:
+            named.append(posixpath.normpath(posixpath.join(where, value or "")))
+    read = named if given else [posixpath.join(where, name) for name in PROJECT_FILES["make"]]
+    return [*read, *_included(read, where)]
+
+
+def _included(makefiles: Sequence[str], where: str) -> list[str]:
+    """The files `include`, `-include` and `sinclude` name literally in `makefiles` (and in those, in
+    turn), relative to make's folder `where`, at most MAX_MAKEFILES."""
+    todo, found = list(makefiles), list[str]()
+    while todo and len(found) < MAX_MAKEFILES:
+        text = _head(todo.pop(0), MODULE_BYTES)
+        for line in (text or "").replace("\\\n", " ").splitlines():
+            directive = INCLUDE.match(line)  # a recipe's line starts with a tab: bash's, not make's
+            for name in directive[1].split("#", 1)[0].split() if directive else ():
+                path = posixpath.normpath(posixpath.join(where, name))
+                if _literal_name(name) and path not in found and path not in makefiles:
+                    found.append(path)
+                    todo.append(path)
+    return found[:MAX_MAKEFILES]
+
+
+def _head(path: str, size: int) -> str | None:
+    """The start of a regular file (never a FIFO or a device put in its place), or None."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None
+        return os.read(descriptor, size).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
 
 
 def programs_named(command: str) -> list[str]:
@@ -126,10 +231,10 @@ def programs_named(command: str) -> list[str]:
     return [n for n in dict.fromkeys(names) if re.fullmatch(r"[\w.+-]+", n) and n not in SHELL_WORDS]
 
 
-def programs_on_path(command: str, path: str) -> list[str]:
+def programs_on_path(command: str, path: str, folder: str | None = None) -> list[str]:
     """For each program `command` names alone, where `path` (the command's PATH) finds it (`on_path`)."""
     words = (_program_of(simple) for simple in _simple_commands(command))
-    return list(dict.fromkeys(p for w in words if w and "/" not in w[0] for p in on_path(w[0], path)))
+    return list(dict.fromkeys(p for w in words if w and "/" not in w[0] for p in on_path(w[0], path, folder)))
 
 
 def _scripts_of(words: list[str]) -> list[str]:
@@ -165,10 +270,8 @@ def modules_of(programs: Sequence[str], folder: str, most: int = MAX_PIN_SCRIPTS
     todo, found = list(programs), list[str]()
     while todo and len(found) < most:
         path = todo.pop(0)
-        try:
-            with open(path, "rb") as file:
-                text = file.read(MODULE_BYTES).decode("utf-8", "replace")
-        except OSError:
+        text = _head(path, MODULE_BYTES)  # never a FIFO's open, nor a descriptor's read, that waits forever
+        if text is None:
             continue
         # By its name, or its `#!` line (`./tool` run by python3)
         language = LANGUAGES.get(posixpath.splitext(path)[1]) or posixpath.basename(shebang_program(text) or "")
@@ -182,16 +285,17 @@ def modules_of(programs: Sequence[str], folder: str, most: int = MAX_PIN_SCRIPTS
     return found[:most]
 
 
-def on_path(program: str, path: str) -> list[str]:
+def on_path(program: str, path: str, folder: str | None = None) -> list[str]:
     """Where a program named alone is looked for, in the folders of `path` (the command's PATH) this
     user may write, up to the first that has it: its file, and the places before it where one could
     be put after the prompt (red team, 2026-12-04: `deploy` in ~/.local/bin was rewritten after the
-    user allowed the command, and the new one ran)."""
+    user allowed the command, and the new one ran). Relative and empty entries are searched from
+    `folder`, where bash runs."""
     if not re.fullmatch(r"[\w.+-]+", program) or program in SHELL_WORDS:
         return []
     from app.core.classifier.scripts import looked_up
 
-    before, found = looked_up(program, path)
+    before, found = looked_up(program, path, folder)
     return [*before, found] if found is not None and os.access(posixpath.dirname(found), os.W_OK) else before
 
 
@@ -256,19 +360,417 @@ SHELL_WORDS = frozenset(
 )
 
 
+# What a shell or interpreter is fed as its code: a file piped, redirected or substituted into it.
+SHELLS = re.compile(r"^(source|\.|sh|bash|dash|zsh|ksh|mksh|fish|busybox)$")
+SHELL_VALUES = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})  # options that take a value
+READ_FROM = re.compile(r"-|/dev/stdin|/dev/fd/([0-9]+)|/proc/self/fd/([0-9]+)")  # an operand naming a descriptor
+MAY_FEED = re.compile(  # an interpreter named anywhere: only then is the command parsed
+    INTERPRETERS.pattern.replace("^(", r"(?:^|[\s;&|(`{!/\"'])(").replace(")$", r")(?=[\s;&|)<>\"']|$)")
+)
+MAX_FED = 32  # files pinned as what a pipe, a redirect or a substitution feeds
+
+
+def fed_to_interpreters(command: str, folder: str) -> list[str]:
+    """The files `command` feeds to a shell or interpreter as its code, named literally (red team,
+    2026-12-06: `cat a.sh | bash`, `bash <(cat a.sh)`, `exec 3<a.sh; bash /dev/fd/3` ran a script
+    rewritten after the prompt): those the commands piped into it read (their words, and what `<`
+    gives them), those of a process substitution it runs, and those a `<` redirect opens on the
+    descriptor it reads its code from."""
+    if not MAY_FEED.search(command):
+        return []  # no interpreter named: no parse
+    from app.core.classifier.parser import _parser
+
+    nodes = _descendants(_parser().parse(command.encode("utf-8", "surrogateescape")).root_node)
+    opened: dict[int, list[str]] = {}  # what a redirect that lasts (`exec 3<f`, `{ ...; } 3<f`) opens
+    for node in nodes:
+        if node.type == "file_redirect" and _own_command(node) is None:
+            fd, operator, value = _redirect(node)
+            if operator in ("<", "<>") and value is not None:
+                opened.setdefault(fd, []).append(value)
+    found = [name for node in nodes if node.type == "command" for name in _fed(node, opened)]
+    names = (name for name in dict.fromkeys(found) if not name.startswith(("~", "-")))
+    return [posixpath.normpath(posixpath.join(folder, name)) for name in names][:MAX_FED]
+
+
+def _descendants(root: Node) -> list[Node]:
+    """`root` and every node under it, in the text's order."""
+    found, todo = [], [root]
+    while todo:
+        node = todo.pop()
+        found.append(node)
+        todo.extend(reversed(node.children))
+    return found
+
+
+def _literal(node: Node) -> str | None:
+    """A word's value when bash expands nothing in it; None otherwise."""
+    text = (node.text or b"").decode("utf-8", "surrogateescape")
+    if node.type in ("word", "number"):
+        return None if NOT_LITERAL.search(text) else text
+    if node.type == "raw_string":
+        return text[1:-1]
+    if node.type == "string" and all(c.type in ('"', "string_content") for c in node.children):
+        return None if re.search(r"[$`\\]", text[1:-1]) else text[1:-1]
+    if node.type == "concatenation":
+        parts = [_literal(child) for child in node.children]
+        return None if None in parts else "".join(p for p in parts if p is not None)
+    return None
+
+
+def _redirect(node: Node) -> tuple[int, str, str | None]:
+    """A file redirect's descriptor, operator and literal target."""
+    operator = next((c.type for c in node.children if not c.is_named), "")
+    given = next((c.text or b"" for c in node.children if c.type == "file_descriptor"), b"")
+    fd = int(given) if given.isdigit() else -1  # `{name}<f`: a descriptor bash picks
+    targets = node.children_by_field_name("destination")
+    value = _literal(targets[0]) if targets else None
+    return (fd if fd >= 0 else 0 if operator.startswith("<") else 1), operator, value
+
+
+def _own_command(redirect: Node) -> Node | None:
+    """The simple command a redirect belongs to alone (`bash < a.sh`); None for one that lasts past
+    it (`exec 3<a.sh`) or belongs to a group (`{ ...; } 3<a.sh`)."""
+    parent = redirect.parent
+    if parent is not None and parent.type == "redirected_statement":
+        parent = parent.child_by_field_name("body")
+    if parent is None or parent.type != "command":
+        return None
+    name = parent.child_by_field_name("name")
+    return None if name is not None and _literal(name.children[0] if name.children else name) == "exec" else parent
+
+
+def _argv(command: Node) -> tuple[list[Node], list[tuple[int, str, str | None]]]:
+    """A command's words and its own redirects (a number touching a redirect is its descriptor:
+    tree-sitter reads `bash 0<a.sh` as the word 0 and `<a.sh`)."""
+    parent = command.parent
+    redirects = [c for c in command.children if c.type == "file_redirect"]
+    if parent is not None and parent.type == "redirected_statement":
+        redirects += [c for c in parent.children if c.type == "file_redirect"]
+    starts = {r.start_byte: r for r in redirects}
+    words: list[Node] = []
+    own: list[tuple[int, str, str | None]] = []
+    touching: dict[int, int] = {}
+    for child in command.children:
+        if child.type == "command_name":
+            words += child.children[:1]
+        elif child.type == "number" and child.end_byte in starts and (child.text or b"").isdigit():
+            touching[starts[child.end_byte].start_byte] = int(child.text or b"0")
+        elif child.is_named and child.type not in ("variable_assignment", "file_redirect", "herestring_redirect",
+                                                   "heredoc_redirect", "comment"):  # fmt: skip
+            words.append(child)
+    for redirect in redirects:
+        fd, operator, value = _redirect(redirect)
+        own.append((touching.get(redirect.start_byte, fd), operator, value))
+    return words, own
+
+
+def _fed(command: Node, opened: Mapping[int, list[str]]) -> list[str]:
+    """What an interpreter `command` runs is fed from files: the names of those files."""
+    words, own = _argv(command)
+    values = [_literal(word) for word in words]
+    at = 0
+    while at < len(values) and values[at] is not None:
+        first = values[at] or ""
+        if first == "timeout":  # and its duration
+            at += 2
+        elif first in WRAPPERS or first.startswith("-") or ASSIGNMENT.match(first):
+            at += 1
+        else:
+            break
+    if at >= len(values) or values[at] is None or not INTERPRETERS.match(posixpath.basename(values[at] or "")):
+        return []
+    shell = bool(SHELLS.match(posixpath.basename(values[at] or "")))
+    reads: int | None = 0  # the descriptor it reads its code from; None: inline code or a script by name
+    found: list[str] = []
+    k = at + 1
+    while k < len(words):
+        word, value = words[k], values[k]
+        if word.type == "process_substitution":
+            found += _read_by(word)
+            reads = None
+            break
+        if value is None or (value in NO_SCRIPT_OPTIONS and not shell):  # `bash -e`: errexit
+            reads = None
+            break
+        if shell and value in SHELL_VALUES:
+            k += 2
+            continue
+        if value[:1] in "-+" and len(value) > 1 and not READ_FROM.fullmatch(value):
+            short = value[:2] != "--"
+            if (short and ("c" in value[1:] if shell else value.endswith(("c", "e")))) or value == "--command":
+                reads = None  # `bash -ec CODE`, `perl -ne CODE`
+                break
+            if short and shell and "s" in value[1:]:
+                break  # `sh -s ARGS`: the code comes from its input
+            k += 1
+            continue
+        named = READ_FROM.fullmatch(value)
+        reads = None if named is None else int(named[1] or named[2] or 0)
+        break
+    if reads is None:
+        return found
+    for fd, operator, target in own:
+        if fd == reads and target is not None and operator in ("<", "<>"):
+            found.append(target)
+        elif fd == reads and operator == "<&" and target is not None and target.isdigit():
+            found += opened.get(int(target), [])
+    found += opened.get(reads, [])
+    element, parent = command, command.parent
+    if parent is not None and parent.type == "redirected_statement":
+        element, parent = parent, parent.parent
+    if reads == 0 and parent is not None and parent.type == "pipeline":  # what the commands before it read
+        found += [n for c in parent.children if c.is_named and c.end_byte <= element.start_byte for n in _read_by(c)]
+    return found
+
+
+def _read_by(node: Node) -> list[str]:
+    """The files the commands in `node` may read: their words past the program that name no option,
+    and what `<` redirects give them."""
+    found: list[str] = []
+    for inner in _descendants(node):
+        if inner.type == "command":
+            words, own = _argv(inner)
+            if words and _literal(words[0]) not in ("echo", "printf"):  # their words are the text (judged)
+                found += [v for v in map(_literal, words[1:]) if v and not v.startswith("-")]
+            found += [value for _fd, operator, value in own if operator == "<" and value]
+    return found[:MAX_FED]
+
+
+SHEBANG_DEPTH = 4  # Linux runs a `#!` line's interpreter that is itself a script, this many deep
+ENV_VALUES = frozenset({"-u", "--unset", "-C", "--chdir"})
+
+
+def interpreters_of(files: Sequence[str], path: str, folder: str) -> list[str]:
+    """The interpreters the `#!` lines of `files` name that this user may change (red team,
+    2026-12-06: `./run.sh` began `#!tool/interp`, and `interp` was rewritten after the prompt): by
+    path, or found on `path` for `#!/usr/bin/env tool` with the places before it (`on_path`); and
+    theirs, if they are scripts too. A relative one is found from `folder`, as the kernel does."""
+    found: list[str] = []
+    todo = [(file, 0) for file in dict.fromkeys(files)]
+    seen = {file for file, _depth in todo}
+    while todo and len(found) < MAX_PIN_SCRIPTS:
+        file, depth = todo.pop(0)
+        line = _head(file, 256) or ""
+        words = line[2:].split("\n", 1)[0].split() if line.startswith("#!") else []
+        if not words:
+            continue
+        interpreter = posixpath.normpath(posixpath.join(folder, words[0]))
+        places = [interpreter] if _may_change(interpreter) else []
+        program = _env_program(words[1:]) if posixpath.basename(interpreter) == "env" else None
+        if program is not None and "/" in program:
+            places += [p for p in [posixpath.normpath(posixpath.join(folder, program))] if _may_change(p)]
+        elif program is not None:
+            places += on_path(program, path, folder)
+        for place in places:
+            if place not in seen:
+                seen.add(place)
+                found.append(place)
+                if depth + 1 < SHEBANG_DEPTH:
+                    todo.append((place, depth + 1))
+    return found[:MAX_PIN_SCRIPTS]
+
+
+def _env_program(words: Sequence[str]) -> str | None:
+    """The program `env` runs, past its options and assignments (`-S` splits the rest)."""
+    at = 0
+    while at < len(words):
+        if words[at] in ENV_VALUES:
+            at += 2
+        elif words[at].startswith("-") or ASSIGNMENT.match(words[at]):
+            at += 1
+        else:
+            return words[at]
+    return None
+
+
+def _may_change(path: str) -> bool:
+    """Whether this user may change the file at `path`, or put one there (also through a link)."""
+    from app.core.classifier.scripts import may_write
+
+    try:
+        real = os.path.realpath(path)
+        return may_write(posixpath.dirname(path)) or may_write(posixpath.dirname(real)) or os.access(real, os.W_OK)
+    except (OSError, ValueError):  # ValueError: a NUL in the name, which no file has
+        return False
+
+
+# The hooks a git verb runs (githooks(5)): those not there when the user is asked are pinned absent.
+COMMIT_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-rewrite")
+MERGE_HOOKS = ("pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-merge")
+GIT_HOOKS: dict[str, tuple[str, ...]] = {
+    "commit": COMMIT_HOOKS, "cherry-pick": COMMIT_HOOKS, "revert": COMMIT_HOOKS, "merge": MERGE_HOOKS,
+    "pull": (*MERGE_HOOKS, "pre-rebase", "post-rewrite", "post-checkout"),
+    "rebase": ("pre-rebase", "post-checkout", *COMMIT_HOOKS),
+    "am": ("applypatch-msg", "pre-applypatch", "post-applypatch", "post-rewrite"), "push": ("pre-push",),
+    **dict.fromkeys(("checkout", "switch", "worktree", "bisect", "stash"), ("post-checkout",)),
+    **dict.fromkeys(("reset", "restore", "add", "rm", "mv", "fetch", "branch", "tag", "update-ref", "gc",
+                     "maintenance", "notes", "read-tree", "update-index"), ()),
+    "send-email": ("sendemail-validate",),
+}  # fmt: skip
+ANY_CHANGE = ("reference-transaction", "post-index-change", "pre-auto-gc")  # a ref, the index, the objects
+GIT_VALUES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix",
+                        "--attr-source", "--list-cmds"})  # fmt: skip
+MAX_HOOKS = 32  # files of one hooks folder pinned
+
+
+def git_files(command: str, folder: str, env: Mapping[str, str]) -> list[str]:
+    """For each git verb `command` runs, the repository's configuration and the hooks folder's files
+    (core.hooksPath where the configuration sets it literally, else .git/hooks), and the hooks of the
+    verb absent now (red team, 2026-12-06: a pre-commit hook put in a repository while the prompt was
+    up ran with `git commit`). The repository is the one in the folder git runs in (made by the
+    command, perhaps: `git init g && git -C g commit`) and the one above it."""
+    found: list[str] = []
+    for words, here in _here(command, folder):
+        if posixpath.basename(words[0]) == "git":
+            for where in dict.fromkeys((folder, here)):
+                found += _git_verb_files(words[1:], where, env)
+    return list(dict.fromkeys(found))
+
+
+def _git_verb_files(args: Sequence[str], where: str, env: Mapping[str, str]) -> list[str]:
+    """What `git ARGS` run in `where` reads that runs code: configurations and hooks (`git_files`)."""
+    git_dir, hooks_path, verb = env.get("GIT_DIR"), None, None
+    at = 0
+    while at < len(args) and verb is None:
+        arg, value = args[at], ""
+        if arg in GIT_VALUES:
+            value = args[at + 1] if at + 1 < len(args) else ""
+            at += 2
+        elif arg.startswith("--") and "=" in arg:
+            arg, value = arg.split("=", 1)
+            at += 1
+        elif arg.startswith("-"):
+            at += 1
+            continue
+        else:
+            verb = arg
+            continue
+        if arg in ("-C", "--git-dir") and not _literal_name(value):
+            return []  # a folder only bash knows
+        if arg == "-C":
+            where = posixpath.normpath(posixpath.join(where, value))
+        elif arg == "--git-dir":
+            git_dir = value
+        elif arg == "-c" and value.partition("=")[0].lower() == "core.hookspath":
+            hooks_path = value.partition("=")[2]
+    if verb is None:
+        return []
+    repositories = [(posixpath.join(where, git_dir), where)] if git_dir else _repositories(where)
+    home = env.get("HOME") or os.environ.get("HOME", "")
+    config = env.get("XDG_CONFIG_HOME") or posixpath.join(home, ".config")
+    user_configs = [posixpath.join(home, ".gitconfig"), posixpath.join(config, "git", "config")] if home else []
+    found: list[str] = []
+    for dot_git, top in repositories:
+        common = _common_dir(dot_git)
+        configs = [posixpath.join(common, "config"), *user_configs]
+        chosen = hooks_path if hooks_path is not None else next(filter(None, map(_hooks_path, configs)), None)
+        if chosen and chosen.startswith("~/"):
+            chosen = posixpath.join(home, chosen[2:])
+        hooks = posixpath.normpath(posixpath.join(top, chosen)) if chosen else posixpath.join(common, "hooks")
+        try:
+            there = sorted(n for n in os.listdir(hooks) if not n.endswith(".sample"))[:MAX_HOOKS]
+        except (OSError, ValueError):
+            there = []
+        names = [*there, *GIT_HOOKS.get(verb, ()), *(ANY_CHANGE if verb in GIT_HOOKS else ())]
+        found += [*configs, *(posixpath.join(hooks, name) for name in dict.fromkeys(names))]
+    return found
+
+
+def _repositories(where: str) -> list[tuple[str, str]]:
+    """The `.git` git would use in `where` (one the command may make yet) and the repository above
+    it, with the folder hooks run in."""
+    found = [(posixpath.join(where, ".git"), where)]
+    folder = where
+    while True:
+        if os.path.lexists(posixpath.join(folder, ".git")):
+            found.append((posixpath.join(folder, ".git"), folder))
+            break
+        if os.path.isfile(posixpath.join(folder, "HEAD")) and os.path.isdir(posixpath.join(folder, "objects")):
+            found.append((folder, folder))  # a bare repository: its hooks run in it
+            break
+        parent = posixpath.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return list(dict.fromkeys(found))
+
+
+def _common_dir(dot_git: str) -> str:
+    """The folder with a repository's configuration and hooks: `.git`, or for a worktree (a `.git`
+    file saying `gitdir: ...`) the main repository's, as its `commondir` says."""
+    git_dir = dot_git
+    pointer = _head(dot_git, 4096) if os.path.isfile(dot_git) else None
+    if pointer is not None and pointer.startswith("gitdir:"):
+        git_dir = posixpath.normpath(posixpath.join(posixpath.dirname(dot_git), pointer[7:].strip()))
+    common = _head(posixpath.join(git_dir, "commondir"), 4096)
+    return posixpath.normpath(posixpath.join(git_dir, common.strip())) if common and common.strip() else git_dir
+
+
+def _hooks_path(config: str) -> str | None:
+    """core.hooksPath as a git configuration file sets it (its last value), or None."""
+    section, found = "", None
+    for raw in (_head(config, MODULE_BYTES) or "").splitlines():
+        line = raw.strip()
+        header = re.match(r'\[\s*([A-Za-z0-9.-]+)(?:\s+"[^"]*")?\s*\](.*)', line)
+        if header:
+            section, line = header[1].lower(), header[2].strip()
+        setting = re.match(r"([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*)", line)
+        if section == "core" and setting and setting[1].lower() == "hookspath":
+            found = _config_value(setting[2])
+    return found
+
+
+def _config_value(text: str) -> str:
+    """A git configuration value: quotes and escapes undone, a comment and trailing blanks cut."""
+    value, quoted, escaped = "", False, False
+    for char in text:
+        if escaped:
+            value += {"n": "\n", "t": "\t", "b": "\b"}.get(char, char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == '"':
+            quoted = not quoted
+        elif char in "#;" and not quoted:
+            break
+        else:
+            value += char
+    return value.strip()
+
+
+# A descriptor of the process that opens it: the server's, not the command's (and one may never end).
+PROCESS_OWN = re.compile(r"^/(?:proc/|dev/(?:fd/|stdin$|stdout$|stderr$))")
+SELF_PLACES = re.compile(r"^/proc/(?:self|thread-self)/(cwd|root)(/.*)?$")  # the command's folder, or /
+
+
+def _pinnable(paths: Sequence[str], folder: str) -> list[str]:
+    """`paths` as the server can pin them: `/proc/self/cwd/x` as the folder's `x`, and without those
+    only the process opening them could read (`/dev/fd/3`: a descriptor of the server's)."""
+    found = []
+    for path in paths:
+        own = SELF_PLACES.match(path)
+        if own is not None:
+            path = posixpath.normpath(posixpath.join(folder if own[1] == "cwd" else "/", (own[2] or "").lstrip("/")))
+        if not PROCESS_OWN.match(path):
+            found.append(path)
+    return list(dict.fromkeys(found))
+
+
 def content_hash(path: str) -> str:
     """The file's content as a hash; ABSENT when nothing is there, NOT_A_FILE for a folder or device."""
     try:
         info = os.stat(path)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the name, which no file has
         return ABSENT
     if not os.path.isfile(path):
         return NOT_A_FILE
     if info.st_size > HASH_LIMIT_BYTES:
         return f"size {info.st_size} changed {info.st_mtime_ns} inode {info.st_ino}"
     digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as file:
+    try:  # not blocking: a FIFO put there since the stat is not waited on
+        with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                return NOT_A_FILE
             for block in iter(lambda: file.read(1 << 20), b""):
                 digest.update(block)
     except OSError as exc:
@@ -302,15 +804,19 @@ def pin_command(
     """Fix what `command` runs in `cwd` with `env`, when the user is asked (OSError: the folder is gone).
     `read`: the files the classifier read to judge it (classify's `scripts`: those a script runs or
     sources too, and those behind a wrapper, `timeout 60 ./x.sh`), which the text alone does not show;
-    then the project's modules those programs load, and where `path` (the command's PATH; this
-    process's when None) finds each program named alone. Beyond MAX_PIN_SCRIPTS the files that exist
-    are kept before the places pinned absent."""
+    with the files it feeds a shell as code; then the project's modules those programs load, the
+    makefiles and git hooks its tools run, the `#!` interpreters of all these, and where `path` (the
+    command's PATH; this process's when None) finds each program named alone. Beyond MAX_PIN_SCRIPTS
+    the files that exist are kept before the places pinned absent."""
     folder = os.path.realpath(cwd)
     identity = folder_identity(folder)
-    named = [*read, *script_paths(command, folder)]
-    programs = programs_on_path(command, os.environ.get("PATH", "") if path is None else path)
-    made = [*modules_of(named, folder), *project_files(command, folder), *programs]
-    hashed = [(p, content_hash(p)) for p in dict.fromkeys([*named, *made])]
+    search = os.environ.get("PATH", "") if path is None else path
+    named = _pinnable([*read, *script_paths(command, folder), *fed_to_interpreters(command, folder)], folder)
+    programs = programs_on_path(command, search, folder)
+    runs = [*project_files(command, folder), *git_files(command, folder, env)]
+    interpreters = interpreters_of([*named, *programs, *runs], search, folder)
+    made = [*modules_of(named, folder), *runs, *interpreters, *programs]
+    hashed = [(p, content_hash(p)) for p in dict.fromkeys([*named, *made]) if not PROCESS_OWN.match(p)]
     hashed.sort(key=lambda pair: pair[1] == ABSENT)  # stable: what exists first, in order
     scripts = tuple(hashed[:MAX_PIN_SCRIPTS])
     # What picks a program first: whatever else comes, the user reads its value (red team, 2026-12-05).
