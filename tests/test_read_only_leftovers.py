@@ -38,6 +38,9 @@ pytestmark = pytest.mark.anyio
 BWRAP = shutil.which("bwrap")
 PERL = landlock.find_perl()
 ABI = landlock.kernel_abi()
+# The interpreter the venv was made from: a checkout under /tmp (CI's clone), its venv too, is
+# hidden by the read-only tool's private /tmp.
+PYTHON = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
 needs_bwrap = pytest.mark.skipif(BWRAP is None, reason="bwrap is not installed (apt-get install -y bubblewrap)")
 needs_check = pytest.mark.skipif(PERL is None or ABI < 1, reason="the Landlock check needs Perl and Landlock")
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (a folder under /run, mount, setpriv)")
@@ -172,7 +175,7 @@ def test_a_read_only_command_started_from_a_terminal_cannot_type_into_it(tmp_pat
         attributes = termios.tcgetattr(slave)
         attributes[3] &= ~(termios.ICANON | termios.ECHO)
         termios.tcsetattr(slave, termios.TCSANOW, attributes)
-        command = f"{shlex.quote(sys.executable)} -c {shlex.quote(TYPE_INTO)}"
+        command = f"{shlex.quote(PYTHON)} -c {shlex.quote(TYPE_INTO)}"
         launcher = ["setsid", "--ctty", "--wait"]  # the terminal becomes the container's controlling one
         done = contained(tmp_path, command, launcher=launcher, stdin=slave, start_new_session=False)
         os.set_blocking(slave, False)
@@ -218,7 +221,7 @@ async def test_a_terminal_the_host_mounts_while_a_read_only_command_runs_keeps_i
         "termios.tcsetattr(fd, termios.TCSANOW, a)\n"
         "print('changed')\n"
     )
-    python = shlex.quote(sys.executable)
+    python = shlex.quote(PYTHON)
     command = f": {token}; until [ -e m/0 ]; do sleep 0.05; done; {python} -c {shlex.quote(change)}"
     fds: list[int] = []
     with late_mount_folder() as shared, contextlib.ExitStack() as closing:
