@@ -172,3 +172,17 @@ def test_an_awk_include_after_a_cd_only_bash_can_resolve_is_not_taken_for_awks_o
     assert tier(named, tmp_path) is Tier.DESTRUCTIVE
     assert tier("gawk '@include \"join\"; BEGIN { }'", tmp_path) is Tier.SAFE  # awk's own, where the folder is known
     assert tier("cd sub; gawk '@include \"join\"; BEGIN { }'", tmp_path) is Tier.SAFE
+
+
+def test_a_for_loop_over_path_is_judged_as_setting_it(tmp_path: Path) -> None:
+    """A review, 2026-12-05: `for PATH in DIR; do ls; done` runs DIR/ls, and was safe."""
+    marker = tmp_path / "ran"
+    planted = tmp_path / "bin"
+    planted.mkdir()
+    (planted / "ls").write_text(f"#!/bin/sh\n: > {marker}\n")  # PATH is that folder alone: no touch
+    (planted / "ls").chmod(0o755)
+    command = f"for PATH in {planted}; do ls; done"
+    assert runs_it(["bash", "-c", command], tmp_path, marker), "bash runs the planted ls"
+    assert tier(command, tmp_path) is not Tier.SAFE
+    assert "sets PATH: changes how later commands run" in classify(command, cwd=str(tmp_path)).reasons
+    assert tier("for f in a b; do echo $f; done", tmp_path) is Tier.SAFE, "an everyday loop stays safe"

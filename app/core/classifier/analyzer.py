@@ -302,6 +302,8 @@ class _Analyzer:
                 self.check_word(self.word([node]))
             elif kind == "declaration_command":  # export, declare...: the parser's words, judged as bash sees them
                 self.declared(node)
+            elif kind == "for_statement":
+                self.loop_variable(node)
             elif kind == "expansion" and (indirect := _INDIRECT_ASSIGNMENT.fullmatch(self.node_text(node))):
                 known = indirect[1] if re.fullmatch(r"[^$`'\"\\]*", indirect[1]) else None
                 sets_any_variable(self, self.node_text(node), known)  # `${!v:=/tmp}` sets the variable $v names
@@ -317,6 +319,17 @@ class _Analyzer:
                     self.walk(child, inner, depth + 1)
             finally:
                 self.report.repeating -= repeats
+
+    def loop_variable(self, node: Node) -> None:
+        """`for NAME in WORDS`: NAME is assigned each word in turn, as `NAME=WORD` alone (a review,
+        2026-12-05: `for PATH in /tmp; do ls; done` ran /tmp/ls, judged safe); without `in`, the
+        script's arguments, which only bash knows."""
+        name = node.child_by_field_name("variable")
+        if name is None:
+            return
+        words = [self.word([value]) for value in node.children_by_field_name("value")]
+        for word in words or [_Word(None, '"$@"', "*")]:
+            variable_set(self, self.node_text(name), word)
 
     def pipeline(self, node: Node, stdin: _Stdin | None, depth: int) -> None:
         previous: Node | None = None
