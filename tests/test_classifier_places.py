@@ -19,13 +19,23 @@ from app.core.classifier import Tier, _analysed, classify
 from app.core.classifier.project_settings import MAX_PLACES
 from app.core.classifier.protected import _Protected
 from tests.test_read_only import git
-from tests.test_read_only_judgement_cd import judged, planted, runs_it
+from tests.test_read_only_judgement_cd import judged, planted, runs_it, with_plain_submodule
 
 GITLINK = b"\x00\x00\xe0\x00"  # an index entry's mode 160000
 
 
 def committed(folder: Path, message: str = "first") -> None:
     git(folder, "commit", "-qm", message)
+
+
+def one_file_repository(folder: Path, name: str, text: str) -> Path:
+    """`folder`, a repository with one file committed."""
+    folder.mkdir()
+    git(folder, "init", "-q")
+    (folder / name).write_text(text)
+    git(folder, "add", ".")
+    committed(folder)
+    return folder
 
 
 def output(folder: Path, *args: str, **env: str) -> str:
@@ -48,15 +58,7 @@ def with_repository_in_place(top: Path, marker: Path) -> Path:
 def with_submodule(tmp_path: Path, marker: Path) -> Path:
     """A repository `top` with a submodule `lib` (its repository under .git/modules, a change in it)
     whose monitor writes `marker`."""
-    lib = planted(tmp_path / "lib", marker)
-    git(lib, "config", "--unset", "core.fsmonitor")
-    git(lib, "commit", "-qam", "second")
-    top = tmp_path / "top"
-    top.mkdir()
-    git(top, "init", "-q")
-    git(top, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
-    committed(top, "with lib")
-    (top / "lib" / "notes.txt").write_text("changed\n")
+    top = with_plain_submodule(tmp_path, marker)
     git(
         top,
         "config",
@@ -113,12 +115,7 @@ def uninitialised_submodule(tmp_path: Path, marker: Path) -> tuple[Path, Path]:
     """A repository whose index has a gitlink `vendor` with no vendor/.git, and a folder `wt` whose
     vendor/.git names a repository with a monitor that writes `marker`."""
     evil = planted(tmp_path / "evil", marker)
-    lib = tmp_path / "lib"
-    lib.mkdir()
-    git(lib, "init", "-q")
-    (lib / "a.txt").write_text("a\n")
-    git(lib, "add", ".")
-    committed(lib)
+    lib = one_file_repository(tmp_path / "lib", "a.txt", "a\n")
     head = output(lib, "rev-parse", "HEAD")
     top = tmp_path / "top"
     top.mkdir()
@@ -157,12 +154,7 @@ def test_variables_that_move_git_s_work_tree_or_index_are_not_read_only(tmp_path
     """`GIT_INDEX_FILE=x.index git status` takes its gitlinks from x.index: one for a repository
     that only sits in the work tree runs that one's monitor."""
     marker = tmp_path / "pwned"
-    top = tmp_path / "top"
-    top.mkdir()
-    git(top, "init", "-q")
-    (top / "notes.txt").write_text("top\n")
-    git(top, "add", ".")
-    committed(top)
+    top = one_file_repository(tmp_path / "top", "notes.txt", "top\n")
     planted(top / "inner", marker)  # not added: git status does not look inside
     (tmp_path / "evil.index").write_bytes((top / ".git" / "index").read_bytes())
     output(top, "add", "inner", GIT_INDEX_FILE=str(tmp_path / "evil.index"))

@@ -39,6 +39,21 @@ def planted(folder: Path, marker: Path) -> Path:
     return folder
 
 
+def with_plain_submodule(tmp_path: Path, marker: Path) -> Path:
+    """A repository `top` with a submodule `lib` (its repository under .git/modules, a change in it),
+    whose own settings name no program yet (a test plants `marker`'s monitor there)."""
+    lib = planted(tmp_path / "lib", marker)
+    git(lib, "config", "--unset", "core.fsmonitor")
+    git(lib, "commit", "-qam", "second")
+    top = tmp_path / "top"
+    top.mkdir()
+    git(top, "init", "-q")
+    git(top, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
+    git(top, "commit", "-qm", "with lib")
+    (top / "lib" / "notes.txt").write_text("changed\n")
+    return top
+
+
 def runs_it(command: str, cwd: Path, marker: Path) -> bool:
     """Whether `command`, run by bash in `cwd`, runs the planted program (the marker is removed after)."""
     subprocess.run(["bash", "-c", command], cwd=cwd, capture_output=True, check=False)
@@ -135,15 +150,7 @@ def test_the_top_of_the_repository_is_read_where_git_rev_parse_leads(tmp_path: P
 def test_a_submodules_settings_are_read_as_git_status_runs_git_in_it(tmp_path: Path) -> None:
     """`git status` runs git in each submodule: one under .git/modules, and a repository added in place."""
     marker = tmp_path / "pwned"
-    lib = planted(tmp_path / "lib", marker)
-    git(lib, "config", "--unset", "core.fsmonitor")
-    git(lib, "commit", "-qam", "second")
-    top = tmp_path / "top"
-    top.mkdir()
-    git(top, "init", "-q")
-    git(top, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
-    git(top, "commit", "-qm", "with lib")
-    (top / "lib" / "notes.txt").write_text("changed\n")
+    top = with_plain_submodule(tmp_path, marker)
     assert judged("git status", top) is Tier.SAFE
     module = top / ".git" / "modules" / "lib" / "config"
     git(top, "config", "-f", str(module), "core.fsmonitor", f"touch {marker}; false")
