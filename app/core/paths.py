@@ -11,6 +11,7 @@ server and the tray would each see their own journal and locks (docs/windows.md)
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -154,6 +155,16 @@ def make_private_dir(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     if os.name == "posix":
         os.chmod(folder, PRIVATE_DIR_MODE)
+
+
+def make_private_dirs(folder: Path) -> None:
+    """`folder` made private (0700), and every folder made on the way to it too: an app's folder
+    made first must not leave the outputs folder above it open to other users."""
+    missing = [parent for parent in (folder, *folder.parents) if not parent.exists()]
+    for parent in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(parent, PRIVATE_DIR_MODE)
+    make_private_dir(folder)
 
 
 def make_private_file(path: Path) -> None:

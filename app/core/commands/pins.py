@@ -222,12 +222,8 @@ def programs_named(command: str) -> list[str]:
     """The programs `command` names alone, wrappers (`sudo`, `env`) included: what PATH decides."""
     names: list[str] = []
     for words in _simple_commands(command):
-        while words and ASSIGNMENT.match(words[0]):
-            words = words[1:]
-        while words and (words[0] in WRAPPERS or words[0].startswith("-") or ASSIGNMENT.match(words[0])):
-            names += [words[0]] if words[0] in WRAPPERS else []
-            words = words[1:]
-        names += words[:1]
+        rest = _program_of(words)
+        names += [word for word in words[: len(words) - len(rest)] if word in WRAPPERS] + rest[:1]
     return [n for n in dict.fromkeys(names) if re.fullmatch(r"[\w.+-]+", n) and n not in SHELL_WORDS]
 
 

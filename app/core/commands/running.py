@@ -29,7 +29,6 @@ from app.core.errors import CoworkError
 from app.core.execution import lingering_containers, read_only
 from app.core.execution.output import CommandOutput, OutputBudget, OutputHook, budget_from, output_budget
 from app.core.execution.output_decoding import console_code_pages
-from app.core.execution.output_files import make_private_dirs
 from app.core.execution.run_result import ExecutionResult, StopSignal
 from app.core.hop_times import mark
 from app.core.journal.store import Journal, Outcome, Status
@@ -47,7 +46,7 @@ from app.core.messages import (
     UNPROTECTED_REASON,
     USER_STOP_REASON,
 )
-from app.core.paths import AppPaths, hidden_folders, protected_paths
+from app.core.paths import AppPaths, hidden_folders, make_private_dirs, protected_paths
 from app.core.policy.approval import ApprovalMode
 
 # The container and the executor are imported where a command starts, not here: every server holds
@@ -421,15 +420,19 @@ class Runs:
 
     def _stopping(self) -> bool:
         """Whether what this server's commands run must end: the user paused, or the tray went away."""
+        return self.service.authority.paused() or self._tray_gone()
+
+    def _tray_gone(self) -> bool:
+        """The tray this server is bound to went away: nobody watches what it runs."""
         authority = self.service.authority
-        return authority.paused() or (authority.tethered and not authority.present())
+        return authority.tethered and not authority.present()
 
     def apply_user_stops(self) -> None:
         """End what runs when the tray went away or the user paused, and what the user stopped; a
         pause ends the background jobs finished commands left too."""
         authority = self.service.authority
         lingering = lingering_containers()
-        gone = authority.tethered and not authority.present()  # the tray went away: nobody watches
+        gone = self._tray_gone()
         stopping = self._stopping()
         if lingering is not None and stopping:
             lingering.end_lingering()

@@ -938,7 +938,7 @@ def output_held(bwrap_pid: int, proc: str = "/proc") -> bool:
     """Whether a process in the container other than its init still holds the command's output
     pipes (bwrap's own stdout and stderr): a background job that may still write. When none does,
     the caller need not wait for the end of the output, which bwrap keeps open while a job lives."""
-    pipes = {_link(f"{proc}/{bwrap_pid}/fd/{fd}") for fd in (1, 2)} - {None}
+    pipes = {read_link(f"{proc}/{bwrap_pid}/fd/{fd}") for fd in (1, 2)} - {None}
     leader = init_pid(bwrap_pid)
     if leader is None or not pipes:
         return False
@@ -953,12 +953,13 @@ def output_held(bwrap_pid: int, proc: str = "/proc") -> bool:
             fds = os.listdir(f"{proc}/{pid}/fd")
         except OSError:
             continue
-        if any(_link(f"{proc}/{pid}/fd/{fd}") in pipes for fd in fds):
+        if any(read_link(f"{proc}/{pid}/fd/{fd}") in pipes for fd in fds):
             return True
     return False
 
 
-def _link(path: str) -> str | None:
+def read_link(path: str) -> str | None:
+    """What the link at `path` says (a /proc fd: `pipe:[inode]`), or None."""
     try:
         return os.readlink(path)
     except OSError:

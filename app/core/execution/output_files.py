@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from app.core.paths import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, make_private_dir
+from app.core.paths import PRIVATE_FILE_MODE, make_private_dirs
 
 FILE_CAP_BYTES = 64 * 1024 * 1024  # per stream, in the output file
 SPOOL_MEMORY_BYTES = 1024 * 1024  # whole output kept in memory before it goes to the file
@@ -200,16 +200,6 @@ def _create_private_file(folder: Path, name: str) -> tuple[Path, BinaryIO]:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     fd = os.open(path, flags, PRIVATE_FILE_MODE)
     return path, os.fdopen(fd, "wb", buffering=0)
-
-
-def make_private_dirs(folder: Path) -> None:
-    """`folder` made private (0700), and every folder made on the way to it too: an app's folder
-    made first must not leave the outputs folder above it open to other users."""
-    missing = [parent for parent in (folder, *folder.parents) if not parent.exists()]
-    for parent in reversed(missing):
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(parent, PRIVATE_DIR_MODE)
-    make_private_dir(folder)
 
 
 def _output_entries(folder: Path) -> Iterator[os.DirEntry[str]]:

@@ -183,7 +183,7 @@ class ShellSession:
         self.ever_started = True
         self._distrust = None
         # Read now, before anything runs in the container: bwrap's (or bash's) stdin is the pipe.
-        self._command_pipe = _link(f"{PROC}/{self.process.pid}/fd/0") if as_script else None
+        self._command_pipe = containers.read_link(f"{PROC}/{self.process.pid}/fd/0") if as_script else None
         self._bash_identity = file_identity(self.bash)
         # As a script, bash's own fd 0 becomes the commands' input, so that what it starts never gets
         # the command pipe; $0 stays what `-s` made it.
@@ -238,7 +238,7 @@ class ShellSession:
         if tracer:
             return SHELL_TRACED
         if self._bash_identity is not None and file_identity(f"{PROC}/{pid}/exe") != self._bash_identity:
-            return SHELL_REPLACED.format(program=_link(f"{PROC}/{pid}/exe") or "unknown")
+            return SHELL_REPLACED.format(program=containers.read_link(f"{PROC}/{pid}/exe") or "unknown")
         root = self._group_leader() if self.container is not None else pid
         for other in _descendants(root) if root is not None else []:
             if other not in (root, pid) and _holds(other, pipe):
@@ -420,13 +420,6 @@ class ShellSession:
 _DONE = re.compile(r"__COWORK_DONE_([0-9a-f]{16})__:(\d+):(.*)")
 
 
-def _link(path: str) -> str | None:
-    try:
-        return os.readlink(path)
-    except OSError:
-        return None
-
-
 def _state(pid: int) -> tuple[str, int]:
     """A process's state letter (`T` stopped, `t` stopped by its tracer) and its tracer's pid (0: none)."""
     fields = dict(line.split(b":", 1) for line in _read(f"{PROC}/{pid}/status").splitlines() if b":" in line)
@@ -469,7 +462,7 @@ def _descendants(root: int) -> list[int]:
         except OSError:
             continue
         for task in tasks:
-            todo += [int(child) for child in _read(f"{PROC}/{pid}/task/{task}/children").split()]
+            todo += process_marks.children(pid, PROC, int(task)) if task.isdigit() else []
     return found
 
 
@@ -526,7 +519,7 @@ def _holds(pid: int, target: str) -> bool:
             fds = os.listdir(folder)
         except OSError:
             continue
-        if any(_link(f"{folder}/{fd}") == target for fd in fds):
+        if any(containers.read_link(f"{folder}/{fd}") == target for fd in fds):
             return True
     return False
 
