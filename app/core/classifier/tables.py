@@ -318,10 +318,13 @@ _SPECIAL_VARIABLES = frozenset(
 # /x/.gitconfig, `RUSTUP_TOOLCHAIN=/x cargo --version` runs /x/bin/cargo), and where `cd NAME` leads:
 # then the project settings read where the command runs (project_settings) are not the ones used. git's
 # work tree and index decide which submodules it runs git in (`GIT_WORK_TREE=../wt git status` ran the
-# monitor of ../wt/vendor/.git's repository: a review, 2026-12-05). commands/pins.PICKS_FOLDERS lists most.
+# monitor of ../wt/vendor/.git's repository: a review, 2026-12-05). commands/pins.PICKS_FOLDERS holds
+# the same git places for a request's environment.
+GIT_PLACES = (
+    "COMMON_DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|NAMESPACE|CEILING_DIRECTORIES"
+)
 _MOVES_SETTINGS = re.compile(
-    r"HOME|CDPATH|XDG_CONFIG_HOME|GIT_(?:COMMON_DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES"
-    r"|NAMESPACE|CEILING_DIRECTORIES)|CARGO|CARGO_(?:HOME|BUILD_\w+|TARGET_\w+|HOST_\w+|REGISTR\w+"
+    rf"HOME|CDPATH|XDG_CONFIG_HOME|GIT_(?:{GIT_PLACES})|CARGO|CARGO_(?:HOME|BUILD_\w+|TARGET_\w+|HOST_\w+|REGISTR\w+"
     r"|CREDENTIAL\w*)|RUSTUP_\w+|RUSTC\w*|RUSTDOC\w*|YARN_RC_FILENAME"
 )
 

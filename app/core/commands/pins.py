@@ -27,6 +27,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from app.core.channel.protocol import MAX_ENV_SHOWN, MAX_PIN_SCRIPTS, Pin
+from app.core.classifier.tables import GIT_PLACES
 from app.core.messages import (
     ENV_CHANGED_REASON,
     FOLDER_GONE_REASON,
@@ -59,8 +60,7 @@ SHOWN_ENV = re.compile(r"^(PATH|HOME|CDPATH|TMPDIR|SHELL|EDITOR|VISUAL|PAGER|MAN
 # is found on the PATH as before (red team, 2026-12-04: a planted `ls` first on a PATH ran unasked).
 # Any case: Windows' `Path` is the PATH.
 PICKS_FOLDERS = re.compile(
-    r"^(PATH|HOME|CDPATH|XDG_.+|GIT_(?:DIR|WORK_TREE|COMMON_DIR|INDEX_FILE|OBJECT_DIRECTORY"
-    r"|ALTERNATE_OBJECT_DIRECTORIES|NAMESPACE|CEILING_DIRECTORIES))$",
+    rf"^(PATH|HOME|CDPATH|XDG_.+|GIT_(?:DIR|{GIT_PLACES}))$",
     re.I,
 )
 NAMES_PROGRAM = re.compile(r"^(SHELL|EDITOR|VISUAL|PAGER|MANPAGER|.*_ASKPASS)$", re.I)
