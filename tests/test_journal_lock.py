@@ -19,6 +19,7 @@ from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.agent_scripts import agent_script
+from tests.desktop_env import wait_for
 from tests.stdio_client import connect, run
 from tests.tray_process import running_tray
 
@@ -51,8 +52,12 @@ async def test_a_command_cannot_reach_the_journal_to_lock_it_and_every_end_is_re
             assert (await run(client, {"command": job}))["exitCode"] == 0
             ended = await run(client, {"command": f"touch {running}; sleep 1; echo finished; exit 7"})
             assert (ended["stdout"], ended["exitCode"]) == ("finished\n", 7), ended  # the model has it
-            with Journal.open(paths) as journal:
-                row = next(r for r in journal.recent_commands() if r.command.startswith(f"touch {running}"))
-            assert (row.status, row.exit_code) == (Status.FAILED, 7), "recorded at once: nothing held the lock"
+
+            def recorded() -> bool:
+                with Journal.open(paths) as journal:
+                    row = next(r for r in journal.recent_commands() if r.command.startswith(f"touch {running}"))
+                return (row.status, row.exit_code) == (Status.FAILED, 7)
+
+            wait_for(recorded, timeout_s=10)  # the tray writes it as the call ends: nothing held the lock
         assert tray.poll() is None, "the tray lives on"
     assert not locked.exists(), "the journal's files are not there to lock"
