@@ -11,6 +11,8 @@ import json
 import os
 import re
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +22,7 @@ import anyio
 import pytest
 
 from app.core.commands.jobs import JoinedOutput
-from app.core.execution import container
+from app.core.execution import container, orphans
 from app.core.execution.output import CommandOutput, OutputBudget, set_output_budget
 from app.core.execution.output_files import OutputSpool
 from app.core.journal.store import Journal
@@ -167,6 +169,47 @@ async def test_a_killed_headless_servers_uncontained_commands_end_with_it_but_a_
     finally:
         for pid in pids_of(left) + pids_of(running) + pids_of(session):
             os.kill(pid, signal.SIGKILL)
+
+
+WATCHED = """
+import os, subprocess, sys
+from app.core.execution import orphans, process_marks
+server = sys.argv[1]
+orphans.watch_server(server)
+def sleeper(what, seconds):
+    env = {**os.environ, process_marks.MARK_ENV: f"{server}:{what}"}
+    return subprocess.Popen(["sleep", seconds], env=env, start_new_session=True).pid
+kept = sleeper(1, sys.argv[2])
+orphans.leave_running(f"{server}:1")
+for command in range(2, 2 + 3 * orphans.MAX_FINISHED_TOLD):
+    orphans.leave_running(f"{server}:{command}")
+doomed = sleeper(99999, sys.argv[3])
+print(len(orphans._told), kept, doomed, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_the_watcher_forgets_finished_commands_that_left_nothing_and_still_spares_one_that_did() -> None:
+    """Its list (and the watcher's own) grew by a line per uncontained command a headless server ran:
+    the finished ones no process is left of are forgotten, the one whose job runs on is not."""
+    kept_for, doomed_for = (f"{n}{os.getpid() % 1000}.7" for n in (84, 85))
+    server = f"zz{os.getpid()}:watched"
+    with subprocess.Popen(
+        [sys.executable, "-c", WATCHED, server, kept_for, doomed_for], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    ) as process:
+        try:
+            assert process.stdout is not None
+            told, kept, _doomed = (int(n) for n in process.stdout.readline().split())
+            assert told <= 2 * orphans.MAX_FINISHED_TOLD, f"{told} lines kept for 769 commands finished"
+            process.kill()
+            deadline = time.monotonic() + STOP_DEADLINE_S
+            while running_with(doomed_for) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert not running_with(doomed_for), "the watcher no longer ends the server's running command"
+            assert running_with(kept_for) == [kept], "a finished command's job was ended with its server"
+        finally:
+            for pid in running_with(kept_for) + running_with(doomed_for):
+                os.kill(pid, signal.SIGKILL)
 
 
 # -- 3. a full disk: offsets read before a write failed mean the same bytes after it ----------------------

@@ -100,6 +100,7 @@ while IFS= read -r line; do
   case $line in
     "serves "*) servers+=("${line#serves }:") ;;
     "finished "*) finished["${line#finished }"]=1 ;;
+    "forget "*) unset "finished[${line#forget }]" ;;
   esac
 done
 exec </dev/null
@@ -126,6 +127,10 @@ done
 _watch_lock = threading.Lock()
 _watch_pipe: int | None = None  # the write end of the watcher's stdin: only this process holds it
 _told: list[str] = []  # every line told, for a watcher started again
+# Finished commands the watcher is told of, past which those that left nothing running are forgotten
+# (here and in the watcher): without it both lists grew by a line per uncontained command.
+MAX_FINISHED_TOLD = 256
+_forget_past = MAX_FINISHED_TOLD  # doubles while the finished still leave processes, so /proc is read seldom
 
 
 def watch_server(run_mark: str) -> None:
@@ -140,6 +145,27 @@ def leave_running(mark: str) -> None:
     goes, as it did while it lived."""
     if _told and sys.platform.startswith("linux"):
         _tell(f"finished {mark}")
+        if sum(line.startswith("finished ") for line in _told) > _forget_past:
+            _forget_finished(set(process_marks.marked_processes().values()))
+
+
+def _forget_finished(running: set[str]) -> None:
+    """Forget the finished commands no process carries the mark of any more: none can come back,
+    since only a process with the mark makes another (a fork the look misses as its parent exits
+    is ended with this process, as it was before the command finished)."""
+    global _forget_past
+    with _watch_lock:
+        gone = {line for line in _told if line.startswith("finished ") and line[len("finished ") :] not in running}
+        _told[:] = [line for line in _told if line not in gone]
+        _forget_past = max(MAX_FINISHED_TOLD, 2 * (sum(line.startswith("finished ") for line in _told)))
+        pipe = _watch_pipe
+        if pipe is None:
+            return
+        for line in gone:
+            try:  # a line at a time: each is shorter than PIPE_BUF, so it is written whole or not at all
+                os.write(pipe, f"forget {line[len('finished ') :]}\n".encode())
+            except OSError:  # not read: the watcher spares a mark no process has; a new one is told _told
+                break
 
 
 def _tell(line: str) -> None:
