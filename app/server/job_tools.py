@@ -41,8 +41,8 @@ from app.core.commands.request import (
 )
 from app.core.commands.service import CommandService
 from app.core.execution import read_only
-from app.core.execution.output import HEAD_SHARE, LINE_CUT_REACH, OutputBudget, fair_shares, output_budget
-from app.core.execution.output_decoding import decode_output, json_length, json_prefix, json_suffix, visible_controls
+from app.core.execution.output import OutputBudget, cut_ends, fair_shares, joined_ends, output_budget
+from app.core.execution.output_decoding import decode_output, json_length, visible_controls
 from app.core.execution.output_files import KeptStart
 from app.core.hop_times import mark
 from app.core.journal.records import PREVIEW_HEAD_BYTES, PREVIEW_TAIL_BYTES
@@ -334,20 +334,8 @@ def _fit_copy(copy: JournalCopy, room: int, job: int, in_file: bool) -> str:
     if copy.last is not None and json_length(copy.first) + json_length(copy.last) <= space:
         head, tail = copy.first, copy.last
     else:
-        head = copy.first[: json_prefix(copy.first, int(space * HEAD_SHARE))]
-        if len(head) < len(copy.first):
-            cut = head.rfind("\n") + 1
-            if cut > len(head) * (1 - LINE_CUT_REACH):
-                head = head[:cut]
-        room_left = space - json_length(head)
-        tail = ending[json_suffix(ending, room_left) :] if room_left > 0 else ""
-        if len(tail) < len(ending):
-            cut = tail.find("\n") + 1
-            if 0 < cut < len(tail) * LINE_CUT_REACH:
-                tail = tail[cut:]
-    lead = "\n" if head and not head.endswith("\n") else ""
-    marker = _gap_marker(copy, job, in_file, head, tail)
-    return f"{visible_controls(head)}{lead}{marker}{visible_controls(tail)}"
+        head, tail = cut_ends(copy.first, ending, space)
+    return joined_ends(head, _gap_marker(copy, job, in_file, head, tail), tail)
 
 
 def _gap_marker(copy: JournalCopy, job: int, in_file: bool, head: str, tail: str) -> str:

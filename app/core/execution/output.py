@@ -255,24 +255,34 @@ def clip(kept: Kept, room: int, where: str) -> str:
         return visible_controls(kept.head)
     widest = _marker(kept.label, kept.total_lines, kept.total_lines, kept.total_bytes, where)
     space = max(room - json_length(widest) - json_length("\n"), 0)  # the newline before the marker, if needed
-    head_room = int(space * HEAD_SHARE)
-    tail_room = space - head_room
-    source_tail = kept.head if kept.whole else kept.tail
-    head = kept.head[: json_prefix(kept.head, head_room)]
-    if len(kept.head) > len(head):
-        cut = head.rfind("\n") + 1
-        if cut > len(head) * (1 - LINE_CUT_REACH):
-            head = head[:cut]
-    tail = source_tail[json_suffix(source_tail, tail_room) :] if tail_room else ""
-    if len(source_tail) > len(tail):
-        cut = tail.find("\n") + 1
-        if 0 < cut < len(tail) * LINE_CUT_REACH:
-            tail = tail[cut:]
+    head, tail = cut_ends(kept.head, kept.head if kept.whole else kept.tail, space)
     first = head.count("\n") + 1
     last = max(kept.total_lines - _line_count(tail), first)
     omitted = max(kept.total_bytes - len(head.encode()) - len(tail.encode()), 0)
+    return joined_ends(head, _marker(kept.label, first, last, omitted, where), tail)
+
+
+def cut_ends(start: str, end: str, space: int) -> tuple[str, str]:
+    """The start of `start` and the end of `end` in `space` characters of JSON text together: a
+    HEAD_SHARE of it for the start, the rest for the end; each cut at a line boundary where one is
+    within LINE_CUT_REACH, so the model reads whole lines."""
+    head = start[: json_prefix(start, int(space * HEAD_SHARE))]
+    if len(start) > len(head):
+        cut = head.rfind("\n") + 1
+        if cut > len(head) * (1 - LINE_CUT_REACH):
+            head = head[:cut]
+    tail_room = space - json_length(head)
+    tail = end[json_suffix(end, tail_room) :] if tail_room > 0 else ""
+    if len(end) > len(tail):
+        cut = tail.find("\n") + 1
+        if 0 < cut < len(tail) * LINE_CUT_REACH:
+            tail = tail[cut:]
+    return head, tail
+
+
+def joined_ends(head: str, marker: str, tail: str) -> str:
+    """`head`, the marker on a line of its own, `tail`; controls as pictures (`visible_controls`)."""
     lead = "\n" if head and not head.endswith("\n") else ""
-    marker = _marker(kept.label, first, last, omitted, where)
     return f"{visible_controls(head)}{lead}{marker}{visible_controls(tail)}"
 
 
