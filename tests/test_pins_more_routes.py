@@ -4,7 +4,9 @@ Each goes through `CuedAttack.while_held` (tests/test_pins.py): a background job
 allowed earlier changes a file while the prompt is up, then the user clicks Allow. Each test checks
 that the attack took effect, then that the pin refused the command and nothing of it ran: a `#!`
 line's interpreter, a makefile named by `-f` or `-C` or included by another, a script fed to a shell
-on its input, a git hook, and a program planted in a PATH folder named relative or empty.
+on its input, a git hook, and a program planted in a PATH folder named relative or empty. Then the
+same routes through a command substitution (`bash -c "$(cat a.sh)"`), an `-I` folder or MAKEFILES,
+and the template a new repository gets its hooks from.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ def write(path: Path, text: str, mode: int = 0o644) -> None:
 def planting(path: Path, marker: Path, *, makefile: bool = False) -> str:
     """The attack: `path` (re)written to touch `marker` when it runs, and said so."""
     text = f"all:\n\t@touch {marker}\n" if makefile else f"#!/bin/sh\ntouch {marker}\n"
+    text = f"open({str(marker)!r}, 'w').close()\n" if path.suffix == ".py" else text
     return f"""
 import os
 os.makedirs({str(path.parent)!r}, exist_ok=True)
@@ -206,3 +209,76 @@ def test_git_hooks_path_given_on_the_command_line_and_a_worktrees_repository_are
     assert pinned[str(hooks / "pre-commit")] == ABSENT, "a worktree's hooks are the main repository's"
     write(hooks / "post-commit", "#!/bin/sh\n", 0o755)
     assert changed_since(pin, {}) == f"the script {hooks / 'post-commit'} changed after the user was asked"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'bash -c "$(cat a.sh)"',
+        'sh -c "$(< a.sh)"',
+        'bash -c "$(<a.sh)"',
+        'eval "$(cat a.sh)"',
+        'python3 -c "$(cat a.py)"',
+        'bash <<< "$(cat a.sh)"',
+        "cat <<EOF | sh\n$(cat a.sh)\nEOF",
+    ],
+)
+async def test_a_script_read_into_code_by_a_command_substitution_is_pinned(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path, command: str
+) -> None:
+    """Route 4 through a command substitution: the file whose content became inline code, `eval`'s
+    words or a shell's input was rewritten after the prompt, and the new code ran."""
+    write(tmp_path / "a.sh", "echo hi\n")
+    write(tmp_path / "a.py", "print('hi')\n")
+    changed = tmp_path / ("a.py" if "python3" in command else "a.sh")
+    await refused_after(home, hub, tmp_path, {"command": f"rm -rf build && {command}"}, changed)
+
+
+@pytest.mark.parametrize(
+    ("command", "env", "changed"),
+    [
+        ("make -s -I inc", {}, "inc/rules.mk"),
+        ("make -s --include-dir=inc", {}, "inc/rules.mk"),
+        ("MAKEFILES=pre.mk make -s all", {}, "pre.mk"),
+        ("make -s all", {"MAKEFILES": "pre.mk"}, "pre.mk"),
+    ],
+)
+async def test_the_makefiles_found_in_an_include_folder_or_named_by_makefiles_are_pinned(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path, command: str, env: dict, changed: str
+) -> None:
+    """Route 2 and 3 again: an `include` make finds in an `-I` folder, and a file MAKEFILES names
+    (make reads it first: its rule for a goal named on the command line runs) had its recipe rewritten."""
+    write(tmp_path / "Makefile", "include rules.mk\n")
+    write(tmp_path / "inc" / "rules.mk", "X = 1\n")
+    write(tmp_path / "pre.mk", "Y = 1\n")
+    arguments = {"command": f"rm -rf build && {command}", **({"env": env} if env else {})}
+    if "MAKEFILES" in command or env:
+        write(tmp_path / "Makefile", "X = 1\n")
+    else:
+        write(tmp_path / "inc" / "rules.mk", "all:\n\t@echo hi\n")
+    await refused_after(home, hub, tmp_path, arguments, tmp_path / changed, makefile=True)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git clone -q --template=tpl src copy",
+        "git clone -q --template tpl src copy",
+        "GIT_TEMPLATE_DIR=tpl git clone -q src copy",
+        "git -c init.templateDir=tpl clone -q src copy",
+        "git init -q --template=tpl fresh && git -C fresh commit -q --allow-empty -m x",
+    ],
+)
+async def test_the_hooks_of_the_template_a_new_repository_gets_are_pinned(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path, command: str
+) -> None:
+    """Route 5 through a template: `git clone` copies its hooks into the repository and runs its
+    post-checkout (`git init`'s are run by the next verb); one rewritten after the prompt ran."""
+    subprocess.run(["git", "init", "-q", str(tmp_path / "src")], check=True)
+    env = {**os.environ, **IDENTITY}
+    subprocess.run(
+        ["git", "-C", str(tmp_path / "src"), "commit", "-q", "--allow-empty", "-m", "x"], check=True, env=env
+    )
+    hook = tmp_path / "tpl" / "hooks" / ("pre-commit" if "commit" in command else "post-checkout")
+    write(hook, "#!/bin/sh\nexit 0\n", 0o755)
+    await refused_after(home, hub, tmp_path, {"command": f"rm -rf build && {command}", "env": IDENTITY}, hook)

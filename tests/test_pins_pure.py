@@ -228,3 +228,114 @@ def test_the_modules_a_node_perl_or_ruby_program_loads_are_pinned_with_it(tmp_pa
             assert changed_since(pin, {}) == f"the script {tmp_path / module} changed after the user was asked"
             (tmp_path / module).write_text(before)
             assert changed_since(pin, {}) is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'bash -c "$(cat a.sh)"',
+        'sh -c "$(< a.sh)"',
+        'bash -c "$(<a.sh)" name',
+        "bash -c $(cat a.sh)",
+        'bash -o pipefail -ec "$(head -n 50 a.sh)"',
+        'bash -c -x "`cat a.sh`"',
+        'eval "$(cat a.sh)"',
+        "builtin eval `cat ./a.sh`",
+        'sudo python3 -c "$(cat a.sh)"',
+        'python3 -c"$(cat a.sh)"',
+        'perl -e 1 -e "$(cat a.sh)"',
+        'bash <<< "$(cat a.sh)"',
+        "bash -s <<EOF\n$(cat a.sh)\nEOF\n",
+        "cat <<EOF | sh\n$(cat a.sh)\nEOF\n",
+        'echo "$(<a.sh)" | bash',
+    ],
+)
+def test_a_file_read_into_code_by_a_command_substitution_is_pinned(tmp_path: Path, command: str) -> None:
+    """The file whose content a substitution makes into inline code, `eval`'s words or a shell's
+    input is what runs, as with `cat a.sh | bash`: rewritten after the prompt, it ran."""
+    (tmp_path / "a.sh").write_text("echo tidy\n")
+    pin = pin_command(f"rm -rf build && {command}", str(tmp_path), {})
+    assert dict(pin.scripts).get(str(tmp_path / "a.sh"), ABSENT) != ABSENT, pin.scripts
+    (tmp_path / "a.sh").write_text("rm -rf ~\n")
+    assert changed_since(pin, {}) == f"the script {tmp_path / 'a.sh'} changed after the user was asked"
+
+
+@pytest.mark.parametrize(
+    ("command", "env", "found"),
+    [
+        ("make -I inc", {}, "inc/rules.mk"),
+        ("make -s -Iinc", {}, "inc/rules.mk"),
+        ("make --include-dir=inc", {}, "inc/rules.mk"),
+        ("make --in inc", {}, "inc/rules.mk"),
+        ("make -C sub -I ../inc", {}, "inc/rules.mk"),
+        ("make -I ../inc -C sub", {}, "inc/rules.mk"),  # make moves first: -I and -f are the folder's
+        ("make -f x.mk -C sub", {}, "sub/x.mk"),
+        ("MAKEFILES=pre.mk make", {}, "pre.mk"),
+        ("env -i MAKEFILES='other.mk pre.mk' make", {}, "pre.mk"),
+        ("make MAKEFILES=pre.mk all", {}, "pre.mk"),
+        ("export MAKEFILES=pre.mk; make", {}, "pre.mk"),
+        ("make", {"MAKEFILES": "pre.mk"}, "pre.mk"),
+        ("MAKEFILES=later.mk make -I inc", {}, "inc/later.mk"),
+    ],
+)
+def test_the_makefiles_make_finds_in_an_include_folder_or_reads_from_makefiles_are_pinned(
+    tmp_path: Path, command: str, env: dict[str, str], found: str
+) -> None:
+    """An `include` make finds in an `-I` folder, and each file MAKEFILES names (read first): a recipe
+    rewritten after the prompt ran. Where make looks first, a file absent now is pinned absent."""
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "sub").mkdir()
+    for name in ("Makefile", "sub/Makefile"):
+        (tmp_path / name).write_text("include rules.mk\n")
+    for name in ("inc/rules.mk", "pre.mk", "sub/x.mk", "inc/later.mk"):
+        (tmp_path / name).write_text("all:\n\t@echo hi\n")
+    pin = pin_command(f"rm -rf build && {command}", str(tmp_path), env)
+    pinned = dict(pin.scripts)
+    assert pinned.get(str(tmp_path / found), ABSENT) != ABSENT, pinned
+    if found.startswith("inc/"):
+        where = tmp_path / ("sub" if "sub" in command else "") / found.removeprefix("inc/")
+        assert pinned[str(where)] == ABSENT, "one put in make's folder would be read first"
+    (tmp_path / found).write_text("all:\n\t@rm -rf ~\n")
+    assert changed_since(pin, env) == f"the script {tmp_path / found} changed after the user was asked"
+
+
+@pytest.mark.parametrize(
+    ("command", "named"),
+    [
+        ("git clone -q --template=tpl src copy", ""),
+        ("git clone --template tpl src copy", ""),
+        ("git -C sub clone --templ=../tpl ../src copy", ""),
+        ("git init -q --template=tpl fresh && git -C fresh commit -m x", ""),
+        ("GIT_TEMPLATE_DIR=tpl git clone src copy", ""),
+        ("git -c init.templateDir=tpl clone src copy", ""),
+        ("git clone src copy", "~/tpl"),
+        ("git init fresh", "tpl"),  # relative to where git runs
+    ],
+)
+def test_the_hooks_of_the_template_git_init_or_clone_copies_are_pinned(
+    tmp_path: Path, command: str, named: str
+) -> None:
+    """`git clone --template=DIR` copies DIR's hooks into the repository and runs its post-checkout;
+    `git init`'s are run by the next git verb: a hook put in or rewritten there after the prompt ran.
+    Also by GIT_TEMPLATE_DIR and init.templateDir (on the command line or in the user's configuration)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (tmp_path / "sub").mkdir()
+    template = (home if named.startswith("~") else tmp_path) / "tpl"
+    (template / "hooks").mkdir(parents=True)
+    (template / "hooks" / "post-checkout").write_text("#!/bin/sh\nexit 0\n")
+    if named:
+        (home / ".gitconfig").write_text(f'[init]\n\ttemplateDir = "{named}"\n')
+    env = {"HOME": str(home)}
+    pin = pin_command(f"rm -rf build && {command}", str(tmp_path), env)
+    pinned = dict(pin.scripts)
+    assert pinned.get(str(template / "hooks" / "post-checkout"), ABSENT) != ABSENT, pinned
+    assert pinned[str(template / "config")] == ABSENT, "copied and read by the new repository"
+    (template / "hooks" / "post-checkout").write_text("#!/bin/sh\nrm -rf ~\n")
+    changed = template / "hooks" / "post-checkout"
+    assert changed_since(pin, env) == f"the script {changed} changed after the user was asked"
+    (template / "hooks" / "post-checkout").write_text("#!/bin/sh\nexit 0\n")
+    assert changed_since(pin, env) is None
+    absent = "pre-commit" if "commit" in command else "reference-transaction"
+    (template / "hooks" / absent).write_text("#!/bin/sh\nrm -rf ~\n")
+    assert changed_since(pin, env) == f"the script {template / 'hooks' / absent} changed after the user was asked"

@@ -113,7 +113,7 @@ def looked_up(name: str, path: str, cwd: str | None = None) -> tuple[list[str], 
     user may write (or make) before the first that has it, where one could be put later, and that
     file, or None. What an approval pins of a program or a sourced file named alone. A relative or
     empty entry is searched from the folder bash runs in, `cwd` (skipped without it): red team,
-    2026-12-06, an `rm` put in the command's folder after the prompt ran with PATH ":/usr/bin"."""
+    2026-12-05, an `rm` put in the command's folder after the prompt ran with PATH ":/usr/bin"."""
     before: list[str] = []
     for folder in path.split(os.pathsep):
         if not folder.startswith("/"):

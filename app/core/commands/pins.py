@@ -10,9 +10,12 @@ Scripts are the files the classifier read to judge the command (behind wrappers,
 those a script sources or runs), and those found in the simple commands of the text: a program named
 by path (`./x.sh`), and the words given to an interpreter (`bash x.sh`, `python3 x.py`, `source x`);
 with them the files fed to a shell as its code (`cat a.sh | bash`, `bash <(cat a.sh)`, `exec 3<a.sh;
-bash /dev/fd/3`), the interpreters their `#!` lines name, the makefiles make reads (`-f`, `-C`,
-`include`) and the hooks a git verb runs. A script made by the command itself (absent when asked)
-must still be absent at start.
+bash /dev/fd/3`) or read into its code by a command substitution (`bash -c "$(cat a.sh)"`,
+`eval "$(< a.sh)"`, `bash <<< "$(cat a.sh)"`), the interpreters their `#!` lines name, the makefiles
+make reads (`-f`, `-C`, `include`, found in an `-I` folder too, and those MAKEFILES names) and the
+hooks a git verb runs, with the template `git init` or `git clone` copies into the repository it
+makes (`--template`, GIT_TEMPLATE_DIR, init.templateDir). A script made by the command itself
+(absent when asked) must still be absent at start.
 """
 
 from __future__ import annotations
@@ -112,8 +115,10 @@ def _program_of(words: list[str]) -> list[str]:
 PROJECT_FILES = {"make": ("GNUmakefile", "makefile", "Makefile"), "gmake": ("GNUmakefile", "makefile", "Makefile"),
                  **dict.fromkeys(("npm", "yarn", "pnpm", "bun"), ("package.json",))}  # fmt: skip
 MAKE_VALUES = "CEfIoW"  # make's short options that take a value (`-f FILE`, `-fFILE`, `-sf FILE`)
-MAKE_LONG = {"--file": "--fi", "--makefile": "--mak", "--directory": "--di"}  # the shortest prefix getopt takes
-MAX_MAKEFILES = 16  # included ones, followed from those make reads first
+# The shortest prefix getopt takes of each long option
+MAKE_LONG = {"--file": "--fi", "--makefile": "--mak", "--directory": "--di", "--include-dir": "--in"}
+MAKE_SHORT = {"f": "--file", "C": "--directory", "I": "--include-dir"}
+MAX_MAKEFILES = 16  # included ones, followed from those make reads first; as many again named by MAKEFILES
 INCLUDE = re.compile(r"^ *(?:-include|sinclude|include)\s+(.+)")
 NOT_LITERAL = re.compile(r"[$`*?\[{\\%()]|^~")  # what bash or make would expand
 
@@ -122,39 +127,53 @@ def _literal_name(value: str | None) -> bool:
     return bool(value) and not NOT_LITERAL.search(value or "")
 
 
-def _here(command: str, folder: str) -> Iterator[tuple[list[str], str]]:
-    """Each simple command's program and arguments, and the folder a literal `cd` before it moved
-    to (`cd sub && make`), best effort."""
-    here = folder
+def _here(command: str, folder: str) -> Iterator[tuple[list[str], str, dict[str, str]]]:
+    """Each simple command's program and arguments, the folder a literal `cd` before it moved to
+    (`cd sub && make`), and the variables the text gives its environment (`MAKEFILES=x.mk make`,
+    `env X=1 make`, `export X=1; make`), best effort."""
+    here, exported = folder, dict[str, str]()
     for simple in _simple_commands(command):
         words = _program_of(simple)
+        given = _assignments(simple[: len(simple) - len(words)])
         if words[:1] == ["cd"]:
             targets = [w for w in words[1:] if not w.startswith("-")]
             if len(targets) == 1 and _literal_name(targets[0]):
                 here = posixpath.normpath(posixpath.join(here, targets[0]))
+        elif words[:1] == ["export"]:
+            exported.update(_assignments(words[1:]))
         elif words:
-            yield words, here
+            yield words, here, {**exported, **given}
 
 
-def project_files(command: str, folder: str) -> list[str]:
-    """The makefiles or package.json of each build tool `command` runs in `folder` (red team,
-    2026-12-04: a Makefile's recipe rewritten after the prompt ran; 2026-12-06: one named by `-f`,
-    in a `-C` folder, or included by the Makefile)."""
+def _assignments(words: Sequence[str]) -> dict[str, str]:
+    """The variables `words` set to a value bash expands nothing in (`X=1`, not `X=$Y`)."""
+    pairs = (word.partition("=") for word in words if ASSIGNMENT.match(word))
+    return {name: value for name, _equals, value in pairs if not NOT_LITERAL.search(value)}
+
+
+def project_files(command: str, folder: str, env: Mapping[str, str] | None = None) -> list[str]:
+    """The makefiles or package.json of each build tool `command` runs in `folder` with `env` (red
+    team, 2026-12-04: a Makefile's recipe rewritten after the prompt ran; 2026-12-05: one named by
+    `-f`, in a `-C` folder, included by the Makefile, found in an `-I` folder or named by MAKEFILES)."""
     found: list[str] = []
-    for words, here in _here(command, folder):
+    for words, here, assigned in _here(command, folder):
         tool = posixpath.basename(words[0])
         for where in dict.fromkeys((folder, here)):
             if tool in ("make", "gmake"):
-                found += makefiles(words[1:], where)
+                found += makefiles(words[1:], where, {**(env or {}), **assigned}.get("MAKEFILES"))
             else:
                 found += [posixpath.join(where, name) for name in PROJECT_FILES.get(tool, ())]
     return list(dict.fromkeys(found))
 
 
-def makefiles(args: Sequence[str], where: str) -> list[str]:
-    """The makefiles `make ARGS` reads in `where`: those `-f` names (else the default names), in the
-    folder `-C` moves to, then those they include, at most MAX_MAKEFILES more."""
-    named: list[str] = []
+def makefiles(args: Sequence[str], where: str, variable: str | None = None) -> list[str]:
+    """The makefiles `make ARGS` reads in `where`: first those MAKEFILES names (`variable`, or its
+    value on the command line), then those `-f` names (else the default names), all in the folder
+    the `-C`s move to, then those they include, at most MAX_MAKEFILES more. A name make searches
+    for (one MAKEFILES or `include` names) is pinned where make looks, up to the first there: the
+    folder, then each `-I` folder; its own include folders (/usr/include...) are not the project's."""
+    files: list[str] = []
+    folders: list[str] = []  # -I
     given = False  # a -f: the default names are not read
     i = 0
     while i < len(args) and args[i] != "--":
@@ -169,36 +188,54 @@ def makefiles(args: Sequence[str], where: str) -> list[str]:
         elif arg.startswith("-") and len(arg) > 1:
             at = next((k for k, letter in enumerate(arg) if k and letter in MAKE_VALUES), None)
             if at is not None:
-                option = {"f": "--file", "C": "--directory"}.get(arg[at], "")
+                option = MAKE_SHORT.get(arg[at], "")
                 value = arg[at + 1 :]
                 if not value:
                     i += 1
                     value = args[i] if i < len(args) else ""
+        elif arg.startswith("MAKEFILES="):  # a variable on the command line wins over the environment's
+            variable = arg.partition("=")[2]
         i += 1
         given = given or option in ("--file", "--makefile")
         if not option or not _literal_name(value) or value == "-":
             continue
-        if option == "--directory":
+        if option == "--directory":  # make moves first: -f and -I name files in the folder it moves to
             where = posixpath.normpath(posixpath.join(where, value or ""))
         else:
-            named.append(posixpath.normpath(posixpath.join(where, value or "")))
-    read = named if given else [posixpath.join(where, name) for name in PROJECT_FILES["make"]]
-    return [*read, *_included(read, where)]
+            (folders if option == "--include-dir" else files).append(value or "")
+    found = [posixpath.normpath(posixpath.join(where, name)) for name in files]
+    read = found if given else [posixpath.join(where, name) for name in PROJECT_FILES["make"]]
+    folders = [posixpath.normpath(posixpath.join(where, name)) for name in folders]
+    first = [path for name in (variable or "").split() if _literal_name(name) for path in _looked(name, where, folders)]
+    first = list(dict.fromkeys(first))[:MAX_MAKEFILES]
+    return [*first, *read, *_included([*first, *read], where, folders)]
 
 
-def _included(makefiles: Sequence[str], where: str) -> list[str]:
+def _looked(name: str, where: str, folders: Sequence[str]) -> list[str]:
+    """Where make looks for a makefile `include` or MAKEFILES names: in its folder, then in each `-I`
+    folder, up to the first that has it (one put earlier after the prompt would be read instead)."""
+    found = []
+    for folder in [where, *folders] if not name.startswith("/") else ["/"]:
+        found.append(posixpath.normpath(posixpath.join(folder, name)))
+        if os.path.exists(found[-1]):
+            break
+    return found
+
+
+def _included(makefiles: Sequence[str], where: str, folders: Sequence[str] = ()) -> list[str]:
     """The files `include`, `-include` and `sinclude` name literally in `makefiles` (and in those, in
-    turn), relative to make's folder `where`, at most MAX_MAKEFILES."""
+    turn), where make looks for them from its folder `where` and the `-I` `folders`, at most
+    MAX_MAKEFILES."""
     todo, found = list(makefiles), list[str]()
     while todo and len(found) < MAX_MAKEFILES:
         text = _head(todo.pop(0), MODULE_BYTES)
         for line in (text or "").replace("\\\n", " ").splitlines():
             directive = INCLUDE.match(line)  # a recipe's line starts with a tab: bash's, not make's
             for name in directive[1].split("#", 1)[0].split() if directive else ():
-                path = posixpath.normpath(posixpath.join(where, name))
-                if _literal_name(name) and path not in found and path not in makefiles:
-                    found.append(path)
-                    todo.append(path)
+                for path in _looked(name, where, folders) if _literal_name(name) else ():
+                    if path not in found and path not in makefiles:
+                        found.append(path)
+                        todo.append(path)
     return found[:MAX_MAKEFILES]
 
 
@@ -360,18 +397,20 @@ SHELL_WORDS = frozenset(
 SHELLS = re.compile(r"^(source|\.|sh|bash|dash|zsh|ksh|mksh|fish|busybox)$")
 SHELL_VALUES = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})  # options that take a value
 READ_FROM = re.compile(r"-|/dev/stdin|/dev/fd/([0-9]+)|/proc/self/fd/([0-9]+)")  # an operand naming a descriptor
-MAY_FEED = re.compile(  # an interpreter named anywhere: only then is the command parsed
-    INTERPRETERS.pattern.replace("^(", r"(?:^|[\s;&|(`{!/\"'])(").replace(")$", r")(?=[\s;&|)<>\"']|$)")
+MAY_FEED = re.compile(  # an interpreter (or `eval`) named anywhere: only then is the command parsed
+    INTERPRETERS.pattern.replace("^(", r"(?:^|[\s;&|(`{!/\"'])(eval|").replace(")$", r")(?=[\s;&|)<>\"']|$)")
 )
 MAX_FED = 32  # files pinned as what a pipe, a redirect or a substitution feeds
 
 
 def fed_to_interpreters(command: str, folder: str) -> list[str]:
     """The files `command` feeds to a shell or interpreter as its code, named literally (red team,
-    2026-12-06: `cat a.sh | bash`, `bash <(cat a.sh)`, `exec 3<a.sh; bash /dev/fd/3` ran a script
+    2026-12-05: `cat a.sh | bash`, `bash <(cat a.sh)`, `exec 3<a.sh; bash /dev/fd/3` ran a script
     rewritten after the prompt): those the commands piped into it read (their words, and what `<`
     gives them), those of a process substitution it runs, and those a `<` redirect opens on the
-    descriptor it reads its code from."""
+    descriptor it reads its code from; and those a command substitution reads into its inline code,
+    into `eval`'s words or into a here-string or here-document on its input (`bash -c "$(cat a.sh)"`,
+    `eval "$(< a.sh)"`, `bash <<< "$(cat a.sh)"`)."""
     if not MAY_FEED.search(command):
         return []  # no interpreter named: no parse
     from app.core.classifier.parser import _parser
@@ -473,6 +512,8 @@ def _fed(command: Node, opened: Mapping[int, list[str]]) -> list[str]:
             at += 1
         else:
             break
+    if at < len(values) and values[at] == "eval":  # its words are the code, substitutions' output too
+        return [name for word in words[at + 1 :] for name in _read_by(word)]
     if at >= len(values) or values[at] is None or not INTERPRETERS.match(posixpath.basename(values[at] or "")):
         return []
     shell = bool(SHELLS.match(posixpath.basename(values[at] or "")))
@@ -485,7 +526,12 @@ def _fed(command: Node, opened: Mapping[int, list[str]]) -> list[str]:
             found += _read_by(word)
             reads = None
             break
-        if value is None or (value in NO_SCRIPT_OPTIONS and not shell):  # `bash -e`: errexit
+        if value is None:  # `bash -c"$(cat a.sh)"`, `bash "$(cat name)"`: what it reads makes the code
+            found += _read_by(word)
+            reads = None
+            break
+        if value in NO_SCRIPT_OPTIONS and not shell:  # `bash -e`: errexit
+            found += _inline(words[k + 1 :])
             reads = None
             break
         if shell and value in SHELL_VALUES:
@@ -494,6 +540,7 @@ def _fed(command: Node, opened: Mapping[int, list[str]]) -> list[str]:
         if value[:1] in "-+" and len(value) > 1 and not READ_FROM.fullmatch(value):
             short = value[:2] != "--"
             if (short and ("c" in value[1:] if shell else value.endswith(("c", "e")))) or value == "--command":
+                found += _inline(words[k + 1 :])
                 reads = None  # `bash -ec CODE`, `perl -ne CODE`
                 break
             if short and shell and "s" in value[1:]:
@@ -511,20 +558,54 @@ def _fed(command: Node, opened: Mapping[int, list[str]]) -> list[str]:
         elif fd == reads and operator == "<&" and target is not None and target.isdigit():
             found += opened.get(int(target), [])
     found += opened.get(reads, [])
+    if reads == 0:  # a here-string's or an unquoted here-document's substitutions, read as its code
+        found += [name for here in _here_texts(command) for name in _read_by(here)]
     element, parent = command, command.parent
     if parent is not None and parent.type == "redirected_statement":
         element, parent = parent, parent.parent
     if reads == 0 and parent is not None and parent.type == "pipeline":  # what the commands before it read
         found += [n for c in parent.children if c.is_named and c.end_byte <= element.start_byte for n in _read_by(c)]
+        holder = parent.parent  # tree-sitter puts `cat <<EOF | bash`'s pipe in the here-document
+        if holder is not None and holder.type == "heredoc_redirect" and holder.parent is not None:
+            feeder = holder.parent.named_children[0]
+            while feeder.type == "list":  # `a && cat <<EOF | bash`: cat's
+                feeder = feeder.named_children[-1]
+            found += [n for c in [feeder, *_here_bodies(holder)] for n in _read_by(c)]
     return found
+
+
+def _inline(words: Sequence[Node]) -> list[str]:
+    """What the command substitutions in an interpreter's inline code read (`bash -c "$(cat a.sh)"`):
+    every word after the option, as where the code starts depends on each interpreter's options
+    (`bash -c -e CODE`, `perl -e A -e B`), and pinning one too many costs nothing."""
+    return [name for word in words for name in _read_by(word)]
+
+
+def _here_texts(command: Node) -> list[Node]:
+    """The here-strings and here-documents a command reads on its input (descriptor 0)."""
+    nodes, element, parent = list(command.children), command, command.parent
+    while parent is not None and parent.type == "list" and parent.named_children[-1].start_byte == element.start_byte:
+        element, parent = parent, parent.parent  # tree-sitter gives `a && bash <<EOF`'s to the list
+    if parent is not None and parent.type == "redirected_statement":
+        nodes += parent.children
+    ours = [n for n in nodes if all(c.type != "file_descriptor" or c.text == b"0" for c in n.children)]
+    return [*(n for n in ours if n.type == "herestring_redirect"), *_here_bodies(*ours)]
+
+
+def _here_bodies(*nodes: Node) -> list[Node]:
+    """The text of the here-documents among `nodes` (not what tree-sitter puts beside it: `<<EOF | x`)."""
+    return [c for n in nodes if n.type == "heredoc_redirect" for c in n.children if c.type == "heredoc_body"]
 
 
 def _read_by(node: Node) -> list[str]:
     """The files the commands in `node` may read: their words past the program that name no option,
-    and what `<` redirects give them."""
+    and what `<` redirects give them (`$(< a.sh)` too: bash's way to read a file with no command)."""
     found: list[str] = []
     for inner in _descendants(node):
-        if inner.type == "command":
+        if inner.type == "file_redirect" and inner.parent is not None and inner.parent.type == "command_substitution":
+            _fd, operator, value = _redirect(inner)
+            found += [value] if operator == "<" and value else []
+        elif inner.type == "command":
             words, own = _argv(inner)
             if words and _literal(words[0]) not in ("echo", "printf"):  # their words are the text (judged)
                 found += [v for v in map(_literal, words[1:]) if v and not v.startswith("-")]
@@ -538,7 +619,7 @@ ENV_VALUES = frozenset({"-u", "--unset", "-C", "--chdir"})
 
 def interpreters_of(files: Sequence[str], path: str, folder: str) -> list[str]:
     """The interpreters the `#!` lines of `files` name that this user may change (red team,
-    2026-12-06: `./run.sh` began `#!tool/interp`, and `interp` was rewritten after the prompt): by
+    2026-12-05: `./run.sh` began `#!tool/interp`, and `interp` was rewritten after the prompt): by
     path, or found on `path` for `#!/usr/bin/env tool` with the places before it (`on_path`); and
     theirs, if they are scripts too. A relative one is found from `folder`, as the kernel does."""
     found: list[str] = []
@@ -607,27 +688,35 @@ ANY_CHANGE = ("reference-transaction", "post-index-change", "pre-auto-gc")  # a 
 GIT_VALUES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix",
                         "--attr-source", "--list-cmds"})  # fmt: skip
 MAX_HOOKS = 32  # files of one hooks folder pinned
+TEMPLATE_VERBS = ("init", "clone", "submodule")  # they copy a template's hooks into a repository they make
+TEMPLATE_HOOKS = ("post-checkout", *ANY_CHANGE)  # what `git clone` runs of them at once
 
 
 def git_files(command: str, folder: str, env: Mapping[str, str]) -> list[str]:
     """For each git verb `command` runs, the repository's configuration and the hooks folder's files
     (core.hooksPath where the configuration sets it literally, else .git/hooks), and the hooks of the
-    verb absent now (red team, 2026-12-06: a pre-commit hook put in a repository while the prompt was
+    verb absent now (red team, 2026-12-05: a pre-commit hook put in a repository while the prompt was
     up ran with `git commit`). The repository is the one in the folder git runs in (made by the
-    command, perhaps: `git init g && git -C g commit`) and the one above it."""
-    found: list[str] = []
-    for words, here in _here(command, folder):
-        if posixpath.basename(words[0]) == "git":
-            for where in dict.fromkeys((folder, here)):
-                found += _git_verb_files(words[1:], where, env)
+    command, perhaps: `git init g && git -C g commit`) and the one above it. With them the template
+    `git init` and `git clone` copy into the repository they make (`_template_files`)."""
+    runs = [(words[1:], where, {**env, **assigned}) for words, here, assigned in _here(command, folder)
+            if posixpath.basename(words[0]) == "git" for where in dict.fromkeys((folder, here))]  # fmt: skip
+    found = [path for args, where, given in runs for path in _git_verb_files(args, where, given)]
+    verbs = [parsed[0] for args, where, given in runs if (parsed := _git_words(args, where, given)) is not None]
+    names = [*TEMPLATE_HOOKS, *(name for verb in verbs for name in GIT_HOOKS.get(verb, ()))]
+    found += [path for args, where, given in runs for path in _template_files(args, where, given, names)]
     return list(dict.fromkeys(found))
 
 
-def _git_verb_files(args: Sequence[str], where: str, env: Mapping[str, str]) -> list[str]:
-    """What `git ARGS` run in `where` reads that runs code: configurations and hooks (`git_files`)."""
-    git_dir, hooks_path, verb = env.get("GIT_DIR"), None, None
+def _git_words(
+    args: Sequence[str], where: str, env: Mapping[str, str]
+) -> tuple[str, list[str], str, str | None, dict[str, str]] | None:
+    """`git ARGS` run in `where`: its verb and the verb's arguments, the folder `-C` moves to, the
+    repository `--git-dir` (or GIT_DIR) names, and the settings `-c` gives (by their names in lower
+    case); None without a verb, or where bash alone knows the folder."""
+    git_dir, settings = env.get("GIT_DIR"), dict[str, str]()
     at = 0
-    while at < len(args) and verb is None:
+    while at < len(args):
         arg, value = args[at], ""
         if arg in GIT_VALUES:
             value = args[at + 1] if at + 1 < len(args) else ""
@@ -639,22 +728,44 @@ def _git_verb_files(args: Sequence[str], where: str, env: Mapping[str, str]) -> 
             at += 1
             continue
         else:
-            verb = arg
-            continue
+            return arg, list(args[at + 1 :]), where, git_dir, settings
         if arg in ("-C", "--git-dir") and not _literal_name(value):
-            return []  # a folder only bash knows
+            return None  # a folder only bash knows
         if arg == "-C":
             where = posixpath.normpath(posixpath.join(where, value))
         elif arg == "--git-dir":
             git_dir = value
-        elif arg == "-c" and value.partition("=")[0].lower() == "core.hookspath":
-            hooks_path = value.partition("=")[2]
-    if verb is None:
-        return []
-    repositories = [(posixpath.join(where, git_dir), where)] if git_dir else _repositories(where)
+        elif arg == "-c":
+            name, _equals, setting = value.partition("=")
+            settings[name.lower()] = setting
+    return None
+
+
+def _user_configs(env: Mapping[str, str]) -> tuple[str, list[str]]:
+    """The home folder and the user's git configurations, ~/.gitconfig first (it wins)."""
     home = env.get("HOME") or os.environ.get("HOME", "")
     config = env.get("XDG_CONFIG_HOME") or posixpath.join(home, ".config")
-    user_configs = [posixpath.join(home, ".gitconfig"), posixpath.join(config, "git", "config")] if home else []
+    return home, [posixpath.join(home, ".gitconfig"), posixpath.join(config, "git", "config")] if home else []
+
+
+def _hook_files(hooks: str, names: Sequence[str]) -> list[str]:
+    """A hooks folder's files (at most MAX_HOOKS) and the hooks `names` there, absent perhaps."""
+    try:
+        there = sorted(n for n in os.listdir(hooks) if not n.endswith(".sample"))[:MAX_HOOKS]
+    except (OSError, ValueError):
+        there = []
+    return [posixpath.join(hooks, name) for name in dict.fromkeys([*there, *names])]
+
+
+def _git_verb_files(args: Sequence[str], where: str, env: Mapping[str, str]) -> list[str]:
+    """What `git ARGS` run in `where` reads that runs code: configurations and hooks (`git_files`)."""
+    parsed = _git_words(args, where, env)
+    if parsed is None:
+        return []
+    verb, _rest, where, git_dir, settings = parsed
+    hooks_path = settings.get("core.hookspath")
+    repositories = [(posixpath.join(where, git_dir), where)] if git_dir else _repositories(where)
+    home, user_configs = _user_configs(env)
     found: list[str] = []
     for dot_git, top in repositories:
         common = _common_dir(dot_git)
@@ -663,12 +774,47 @@ def _git_verb_files(args: Sequence[str], where: str, env: Mapping[str, str]) -> 
         if chosen and chosen.startswith("~/"):
             chosen = posixpath.join(home, chosen[2:])
         hooks = posixpath.normpath(posixpath.join(top, chosen)) if chosen else posixpath.join(common, "hooks")
-        try:
-            there = sorted(n for n in os.listdir(hooks) if not n.endswith(".sample"))[:MAX_HOOKS]
-        except (OSError, ValueError):
-            there = []
-        names = [*there, *GIT_HOOKS.get(verb, ()), *(ANY_CHANGE if verb in GIT_HOOKS else ())]
-        found += [*configs, *(posixpath.join(hooks, name) for name in dict.fromkeys(names))]
+        names = [*GIT_HOOKS.get(verb, ()), *(ANY_CHANGE if verb in GIT_HOOKS else ())]
+        found += [*configs, *_hook_files(hooks, names)]
+    return found
+
+
+def _template_files(args: Sequence[str], where: str, env: Mapping[str, str], names: Sequence[str]) -> list[str]:
+    """The template `git ARGS` copies into the repository it makes (`init`, `clone`, a submodule's
+    clone): `--template`, else GIT_TEMPLATE_DIR, else init.templateDir (`-c`, then the user's
+    configurations). Its hooks become the new repository's, and `git clone` runs its post-checkout
+    at once; its configuration is copied too, and may name other hooks by core.hooksPath. Pinned:
+    that configuration, the hooks there now and `names` (those the command's git verbs run) absent
+    now, in the template and in a hooks folder its configuration names by an absolute path. Git's
+    own template (/usr/share/git-core/templates) is not the project's."""
+    parsed = _git_words(args, where, env)
+    if parsed is None or parsed[0] not in TEMPLATE_VERBS:
+        return []
+    verb, rest, where, _git_dir, settings = parsed
+    home, user_configs = _user_configs(env)
+    chosen: str | None = None
+    for k, arg in enumerate(rest if verb != "submodule" else ()):
+        if arg == "--":
+            break
+        option, equals, value = arg.partition("=")
+        if len(option) > 2 and "--template".startswith(option):  # git takes any prefix that is not ambiguous
+            chosen = value if equals else rest[k + 1] if k + 1 < len(rest) else ""
+    for setting in (env.get("GIT_TEMPLATE_DIR"), settings.get("init.templatedir")):
+        chosen = setting if chosen is None else chosen
+    if chosen is None:
+        chosen = next(filter(None, (_config_setting(c, "init", "templatedir") for c in user_configs)), None)
+    if chosen and chosen.startswith("~/") and home:  # as bash (`--template ~/t`) or git (a setting) expands it
+        chosen = posixpath.join(home, chosen[2:])
+    if not _literal_name(chosen):  # none (git's own), empty (no template), or one only bash knows
+        return []
+    template = posixpath.normpath(posixpath.join(where, chosen or ""))
+    config = posixpath.join(template, "config")
+    found = [config, *_hook_files(posixpath.join(template, "hooks"), names)]
+    inner = _hooks_path(config)
+    if inner and inner.startswith("~/") and home:
+        inner = posixpath.join(home, inner[2:])
+    if inner and inner.startswith("/"):  # a relative one is in a work tree the command makes
+        found += _hook_files(posixpath.normpath(inner), names)
     return found
 
 
@@ -704,14 +850,20 @@ def _common_dir(dot_git: str) -> str:
 
 def _hooks_path(config: str) -> str | None:
     """core.hooksPath as a git configuration file sets it (its last value), or None."""
-    section, found = "", None
+    return _config_setting(config, "core", "hookspath")
+
+
+def _config_setting(config: str, section: str, key: str) -> str | None:
+    """A setting as a git configuration file sets it (its last value), or None; `section` and `key`
+    in lower case."""
+    current, found = "", None
     for raw in (_head(config, MODULE_BYTES) or "").splitlines():
         line = raw.strip()
         header = re.match(r'\[\s*([A-Za-z0-9.-]+)(?:\s+"[^"]*")?\s*\](.*)', line)
         if header:
-            section, line = header[1].lower(), header[2].strip()
+            current, line = header[1].lower(), header[2].strip()
         setting = re.match(r"([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*)", line)
-        if section == "core" and setting and setting[1].lower() == "hookspath":
+        if current == section and setting and setting[1].lower() == key:
             found = _config_value(setting[2])
     return found
 
@@ -809,7 +961,7 @@ def pin_command(
     search = os.environ.get("PATH", "") if path is None else path
     named = _pinnable([*read, *script_paths(command, folder), *fed_to_interpreters(command, folder)], folder)
     programs = programs_on_path(command, search, folder)
-    runs = [*project_files(command, folder), *git_files(command, folder, env)]
+    runs = [*project_files(command, folder, env), *git_files(command, folder, env)]
     interpreters = interpreters_of([*named, *programs, *runs], search, folder)
     made = [*modules_of(named, folder), *runs, *interpreters, *programs]
     hashed = [(p, content_hash(p)) for p in dict.fromkeys([*named, *made]) if not PROCESS_OWN.match(p)]
