@@ -1,4 +1,4 @@
-"""What an approval pins, found and checked in-process on a real folder (core/commands/pins.py)."""
+"""What an approval pins, found and checked in-process on a real folder (core/commands/pins/)."""
 
 from __future__ import annotations
 

@@ -56,7 +56,7 @@ PAUSE_ENDED_HOLD_MESSAGE = (
 )
 DENIED_BY_REASON = "denied by {who}"
 OTHER_COMMAND_REASON = "the approval was for another command"
-# What a held command runs changed between the prompt and the start (core/commands/pins.py).
+# What a held command runs changed between the prompt and the start (core/commands/pins/).
 FOLDER_GONE_REASON = "the folder {folder} could no longer be opened after the user was asked"
 FOLDER_REPLACED_REASON = "the folder {folder} was replaced by another folder after the user was asked"
 SCRIPT_CHANGED_REASON = "the script {script} changed after the user was asked"

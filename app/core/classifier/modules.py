@@ -9,7 +9,7 @@ Y` where X.py or X/__init__.py is in the script's folder or the command's; for N
 the script's folder, the command's, or a `use lib` folder; for Ruby, `require_relative`. Installed
 packages are not read (they are installed software, as a program in /usr/bin is). Each module is
 found by its words, not by running the code, so a name in a comment or a string is read too: more
-pinning, never less. `commands/pins.py` follows them from the scripts the classifier read.
+pinning, never less. `commands/pins/` follows them from the scripts the classifier read.
 """
 
 from __future__ import annotations

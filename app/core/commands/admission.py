@@ -242,7 +242,7 @@ class Holds:
             reason = NO_APPROVER_MESSAGE.format(reasons=said)
             await service.journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
-        try:  # what runs is fixed now, as the user is asked (core/commands/pins.py)
+        try:  # what runs is fixed now, as the user is asked (core/commands/pins/)
             path = service.environment(valid.env).get("PATH")  # the command's, where its programs are found
             pin = await anyio.to_thread.run_sync(  # hashes files
                 pin_command, valid.command, valid.cwd, valid.env, verdict.scripts, path

@@ -28,7 +28,7 @@ MAX_COMMAND_BYTES = 100 * 1024  # Linux refuses a single argument over 128 KiB (
 # Java, glibc's iconv, git's config and helpers, less). A harmless-looking `git status` or
 # `python3 -V` would run it unseen, so they are refused outright. Variables that change which
 # program or repository is used (PATH, HOME, the other GIT_*) are allowed and their values are shown
-# in the approval prompt (core/commands/pins.py SHOWN_ENV).
+# in the approval prompt (core/commands/pins/ SHOWN_ENV).
 CODE_IN_ENVIRONMENT = re.compile(
     r"^(BASH_FUNC_.*|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|LD_.+|DYLD_.+|GCONV_PATH"
     r"|PYTHON(?!UNBUFFERED$|IOENCODING$|DONTWRITEBYTECODE$|UTF8$|HASHSEED$|FAULTHANDLER$).*"

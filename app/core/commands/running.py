@@ -487,14 +487,14 @@ def let_out_environment(command: str, env: Mapping[str, str]) -> tuple[dict[str,
     the programs the prompt names, not ones a command put first on PATH; a program found only in a
     dropped folder is said."""
     from app.core import system_programs
-    from app.core.commands import pins
+    from app.core.commands.pins.programs import programs_named
 
     path = env.get("PATH", "")
     trusted = system_programs.trusted_path(path, sys.platform, system_programs.user_may_change)
     if trusted is None:
         return dict(env), ""
     passed = {}  # program: the dropped folder PATH would have found it in
-    for program in pins.programs_named(command):
+    for program in programs_named(command):
         if (found := shutil.which(program, path=path)) is not None and shutil.which(program, path=trusted) is None:
             passed[program] = os.path.dirname(found)
     note = ""
