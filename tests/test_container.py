@@ -42,7 +42,7 @@ from app.core.channel.client import ask_tray
 from app.core.channel.transport import address_for
 from app.core.execution import container, landlock, read_only
 from app.core.journal.store import Journal
-from app.core.messages import CANCEL_REASON
+from app.core.messages import BUS_HIDDEN_NOTE, CANCEL_REASON
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
 from tests.agent_scripts import agent_script
@@ -387,8 +387,9 @@ async def test_a_bus_where_its_address_puts_it_and_the_accessibility_bus_cannot_
     (runtime / "at-spi").mkdir(parents=True, mode=0o700)
     (runtime / "pulse").mkdir()
     session_bus = Path(tempfile.mkdtemp(prefix="dbus-", dir="/tmp")) / "bus"  # where dbus-launch puts it
-    # The sound servers too: they load modules that make a pipe at any path a client names.
-    elsewhere = [runtime / "at-spi" / "bus_0", runtime / "pipewire-0", runtime / "pulse" / "native"]
+    # The sound servers too: they load modules that make a pipe at any path a client names; and the
+    # system bus, where its address puts it (logind powers off for an active session's user).
+    elsewhere = [runtime / "at-spi" / "bus_0", runtime / "pipewire-0", runtime / "pulse" / "native", tmp_path / "sys"]
     listeners = []
     for path in (session_bus, *elsewhere):
         listener = socket.socket(socket.AF_UNIX)
@@ -397,6 +398,7 @@ async def test_a_bus_where_its_address_puts_it_and_the_accessibility_bus_cannot_
         listeners.append(listener)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={session_bus},guid=00")
+    monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", f"unix:path={tmp_path / 'sys'}")
     as_user(user_home, monkeypatch)
     never_ask(paths)
     probe = (
@@ -420,7 +422,22 @@ async def test_a_bus_where_its_address_puts_it_and_the_accessibility_bus_cannot_
             listener.close()
         shutil.rmtree(session_bus.parent, ignore_errors=True)
     assert "stdout" in result and "reached" not in result["stdout"], result
-    assert result["stdout"].count("refused") == 4, "all refused: the sockets are /dev/null, their folders empty"
+    assert result["stdout"].count("refused") == 5, "all refused: the sockets are /dev/null, their folders empty"
+
+
+@pytest.mark.skipif(shutil.which("timedatectl") is None, reason="systemd's timedatectl")
+async def test_a_command_that_needs_the_hidden_system_bus_tells_the_model_not_to_retry(
+    home: Path, paths: AppPaths, user_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """systemctl, nmcli or timedatectl fail inside without the bus: the model reads why, not only
+    "Failed to connect to bus", which sent it looking for another way to reach the same service."""
+    monkeypatch.setenv("DBUS_SYSTEM_BUS_ADDRESS", f"unix:path={tmp_path / 'no-bus'}")
+    as_user(user_home, monkeypatch)
+    never_ask(paths)
+    async with serving(home) as client:
+        result = await run(client, {"command": "timedatectl status"})
+    assert result["exitCode"] != 0 and "Failed to connect to bus" in result["stderr"], result
+    assert any(BUS_HIDDEN_NOTE in str(value) for value in result.values()), result
 
 
 def test_a_program_file_with_a_second_name_is_found_and_one_name_each_is_not(tmp_path: Path) -> None:

@@ -110,6 +110,14 @@ NEVER_ASKED_UNGUARDED = (
     "Not run: this command changes a file Cowork Terminal guards (its own files, Claude's settings or "
     f"start-up files), and nothing else protects them on this computer. {NEVER_ASKED_PROTECTED}"
 )
+# A command that asked for a message bus (D-Bus), which is hidden inside the container (container.hidden_args).
+BUS_HIDDEN_NOTE = (
+    "No message bus (D-Bus) is reachable inside Cowork Terminal's container: through the system bus any "
+    "program could ask the system to power off, mount disks or change the network without the user's "
+    "click. Commands that need it (systemctl, nmcli, timedatectl, loginctl, busctl...) cannot work here; "
+    "do not retry them another way. Tell the user what you wanted to run, so that they can run it in their "
+    "own terminal."
+)
 UNPROTECTED_REASON = "ran without the container: {why}"  # container.py: bwrap missing or failing
 # The {why} of UNPROTECTED_REASON for each container state (container.py's states), in English.
 UNPROTECTED_WHY = {

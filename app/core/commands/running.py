@@ -506,8 +506,9 @@ def let_out_environment(command: str, env: Mapping[str, str]) -> tuple[dict[str,
 
 
 def protection_note(result: ExecutionResult, container: Container, *, asked: bool = True) -> str | None:
-    """What the model reads when a command failed on the protected set (container.py); `asked`:
-    whether such a command would wait for the user's Allow (not in the Never ask mode)."""
+    """What the model reads when a command failed on the protected set or on a message bus hidden in
+    the container (container.py); `asked`: whether such a command would wait for the user's Allow
+    (not in the Never ask mode)."""
     if not result.contained:
         return None
     from app.core.execution import container as containers
@@ -516,7 +517,8 @@ def protection_note(result: ExecutionResult, container: Container, *, asked: boo
     stderr = result.stderr.raw().decode("utf-8", "replace")
     hint = containers.protected_hint(stderr, result.exit_code, container.protected.all(), asked=asked)
     moved = start_files.model_note(result.started, asked=asked)  # start_files.py
-    return " ".join(note for note in (hint, moved) if note) or None
+    bus = containers.bus_hint(stderr, result.exit_code)
+    return " ".join(note for note in (hint, moved, bus) if note) or None
 
 
 def outcome_of(result: ExecutionResult, container: Container | None = None) -> Outcome:

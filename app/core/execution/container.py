@@ -32,7 +32,7 @@ from pathlib import Path
 from app.core.execution import landlock, lone_files, start_files
 from app.core.execution.process_marks import children
 from app.core.i18n import _
-from app.core.messages import NEVER_ASKED_PROTECTED, UNPROTECTED_WHY
+from app.core.messages import BUS_HIDDEN_NOTE, NEVER_ASKED_PROTECTED, UNPROTECTED_WHY
 from app.core.paths import (
     DESKTOP_FILE_NAME,
     AppPaths,
@@ -337,6 +337,9 @@ def bound_members(protected: ProtectedSet) -> set[str]:
     }
 
 
+SYSTEM_BUS_SOCKETS = ("/run/dbus/system_bus_socket", "/run/systemd/private")  # /var/run is a link to /run
+
+
 def hidden_args(
     environ: Mapping[str, str], exists: Callable[[str], bool], uid: int | None = None, tmp_buses: Sequence[str] = ()
 ) -> list[str]:
@@ -346,7 +349,7 @@ def hidden_args(
     (`dbus-launch` and sessions without systemd: `/tmp/dbus-...`), dbus-daemon's own folder of
     services in the runtime folder (one planted there was started when the tray opened a folder),
     the accessibility bus (its launcher's, in the runtime folder), the sound servers, systemd's user
-    manager, Wayland's and X11's path sockets (a Wayland compositor may let any client type). The
+    manager, the system bus, Wayland's and X11's path sockets (a Wayland compositor may let any client type). The
     runtime folder is found without $XDG_RUNTIME_DIR too (`uid`): MCP clients start servers without
     it, and its bus was then in reach (red team, 2026-12-04). Abstract sockets are Landlock's to
     scope (landlock.py)."""
@@ -362,6 +365,11 @@ def hidden_args(
         sockets += [f"{runtime}/wayland-0", f"{runtime}/wayland-1"]
         folders += [f"{runtime}/systemd", f"{runtime}/at-spi", f"{runtime}/pulse", f"{runtime}/dbus-1"]
     sockets += bus_socket_paths(environ.get("DBUS_SESSION_BUS_ADDRESS", ""))
+    # The system bus, and systemd's own socket (root's): through them logind powers the computer off
+    # for the user of an active session, udisks mounts and NetworkManager changes the network, with
+    # no password (polkit's allow_active), asked by any script the classifier cannot read (a red team,
+    # 2026-12-05). Commands that need it (systemctl, nmcli, timedatectl) fail inside, and say so.
+    sockets += [*SYSTEM_BUS_SOCKETS, *bus_socket_paths(environ.get("DBUS_SYSTEM_BUS_ADDRESS", ""))]
     sockets += list(tmp_buses)  # `dbus-launch`'s, a second session's: named in this environment or not (red team)
     args: list[str] = []
     for socket_path in dict.fromkeys(sockets):
@@ -989,6 +997,21 @@ def protected_hint(stderr: str, exit_code: int | None, protected: Iterable[str],
         "again with the protected path written out plainly in the command: the user is asked to allow "
         "it, and once allowed it runs without the read-only protection."
     )
+
+
+# What programs say when no bus answers: sd-bus (systemctl, timedatectl, busctl), dbus-send, GLib (gdbus).
+BUS_REFUSED_SIGNS = re.compile(
+    r"Failed to connect to (?:system scope )?bus|connect to the system bus|system_bus_socket|NMClient|"
+    r"Error connecting: Could not connect|Could not connect: Connection refused"
+)
+
+
+def bus_hint(stderr: str, exit_code: int | None) -> str | None:
+    """English for the model when a failing command looks like it asked for a message bus, hidden in
+    the container (hidden_args): it should not try again the same way."""
+    if exit_code in (0, None) or not BUS_REFUSED_SIGNS.search(stderr):
+        return None
+    return BUS_HIDDEN_NOTE
 
 
 def hold_members(protected: ProtectedSet) -> tuple[str, ...]:
