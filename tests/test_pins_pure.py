@@ -23,6 +23,8 @@ from app.core.commands.pins import ABSENT, changed_since, picks_programs, pin_co
         ("FOO=1 nohup python3 -u run.py input.csv", ["run.py", "input.csv"]),
         ("bash -O extglob tidy.sh", ["extglob", "tidy.sh"]),
         ("bin/tool --flag", ["bin/tool"]),
+        ("gsudo ./fix.sh", ["fix.sh"]),  # Windows' sudo, as sudo
+        ("sudo-rs bash ./fix.sh", ["fix.sh"]),
         ("python3 -c 'print(1)' x.py", []),
         ("python3 -m http.server", []),
         ("ls -la | grep x; git status", []),

@@ -13,8 +13,8 @@ from app.core.i18n import N_
 
 from .danger import Danger
 from .findings import D, M, _snip
-from .handoff import hands_off
-from .options import _split_options
+from .handoff import as_unknown, hands_off, may_write
+from .options import _operands, _split_options, getopt
 from .rule import Analysis
 from .stdin import _Stdin
 from .words import _Word
@@ -132,8 +132,10 @@ def cmd_multiplexer(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin |
     """tmux and screen: typing into a shell in one (`tmux send-keys -H 72 6d ...`, `screen -X
     stuff`) runs whatever it types (second red team, 2026-12-04); what else they are given may be a
     command they run (`tmux new -d 'rm -rf DIR'`). tmux runs each of its commands split by `;`."""
+    if name not in ("tmux", "screen"):  # byobu, tmate: programs no rule knew
+        may_write(ctx, args)
     ctx.add(M, "{name}: runs programs in a terminal of its own", name=name)
-    if _starts_a_program(name, args):
+    if _starts_a_program(_multiplexer_kind(name, args), args):
         hands_off(ctx, name)
     part: list[_Word] = []
     for a in [*args, None]:
@@ -154,6 +156,22 @@ def cmd_multiplexer(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin |
         part = []
 
 
+# byobu runs tmux or screen (tmux unless set otherwise) with the words it is given; tmate is tmux.
+_MULTIPLEXER_KINDS = {"screen": "screen", "byobu-screen": "screen"}
+_SCREEN_ONLY = frozenset({"-X", "-ls", "-list", "-r", "-R", "-RR", "-x", "-wipe"})
+
+
+def _multiplexer_kind(name: str, args: list[_Word]) -> str:
+    """The program whose words `name` takes, "screen" or "tmux": byobu given one of screen's own
+    options first (`byobu -X stuff ...`, `byobu -ls`) is reading them for screen."""
+    for a in args if name == "byobu" else ():
+        if a.value is None or not a.value.startswith("-"):
+            break
+        if a.value in _SCREEN_ONLY or _SCREEN_STARTS.match(a.value):
+            return "screen"
+    return _MULTIPLEXER_KINDS.get(name, "tmux")
+
+
 def _typed_text(words: list[_Word]) -> str | None:
     """The text `tmux send-keys` or `screen -X stuff` types, keys named as tmux names them (`Enter`),
     or None when it cannot be told (`-H` hexadecimal, an expansion). Options read as getopt reads
@@ -171,6 +189,276 @@ def _typed_text(words: list[_Word]) -> str | None:
         else:
             text.append(_KEY_NAMES.get(v, v))
     return "".join(text).replace("\\n", "\n").replace("^M", "\n")
+
+
+# ---- Terminals whose server, already running, is asked to start a program or to type: what it
+# starts is the server's child, outside the container, whatever ran the asking command (a red team,
+# 2026-12-05: `zellij run`, `wezterm cli spawn`, `kitty @ launch`, `footclient`... ran unasked).
+
+
+def _typed(ctx: Analysis, what: str, text: str | None) -> None:
+    """Text typed into a terminal's shell, judged as what that shell would run."""
+    if text:
+        ctx.sub_script(text, what)
+
+
+def _runs_after(ctx: Analysis, args: list[_Word], values: frozenset[str], bulk: bool, depth: int) -> None:
+    """The program a server is asked to start, after the request's own options (or `--`)."""
+    _, i = _split_options(args, values)
+    ctx.inner(args[i:], None, bulk, depth)
+
+
+def _known_input(stdin: _Stdin | None) -> str | None:
+    """The text a command reads, where the command line gives it (`<<< TEXT`, a here-document)."""
+    return stdin.text if stdin is not None and stdin.kind == "text" else None
+
+
+def _text(words: list[_Word]) -> str | None:
+    """The words of a text given in several (`send-text a b`), or None when one is an expansion."""
+    literals = [w.literal for w in words]
+    return None if None in literals else " ".join(v for v in literals if v is not None)
+
+
+_ZELLIJ_VALUES = frozenset({"-s", "--session", "-c", "--config", "--config-dir", "-l", "--layout", "--data-dir",
+                            "--max-panes", "-n", "--new-session-with-layout"})  # fmt: skip
+_ZELLIJ_PANE_VALUES = frozenset({"-d", "--direction", "--cwd", "-n", "--name", "--height", "--width", "-x", "-y",
+                                 "--pinned", "-p", "--plugin", "--configuration", "-l", "--layout"})  # fmt: skip
+_ZELLIJ_SERVER = frozenset({"run", "r", "edit", "e", "action", "ac", "plugin", "p", "pipe"})
+# zellij actions that only look, move or close: any other may start a program or type (write, new-pane...)
+_ZELLIJ_LOOKS = frozenset({
+    "dump-screen", "dump-layout", "list-clients", "query-tab-names", "clear", "close-pane", "close-tab", "resize",
+    "focus-next-pane", "focus-previous-pane", "move-focus", "move-focus-or-tab", "move-pane", "move-pane-backwards",
+    "move-tab", "go-to-next-tab", "go-to-previous-tab", "go-to-tab", "next-swap-layout", "previous-swap-layout",
+    "scroll-up", "scroll-down", "scroll-to-top", "scroll-to-bottom", "page-scroll-up", "page-scroll-down",
+    "half-page-scroll-up", "half-page-scroll-down", "rename-pane", "rename-tab", "rename-session", "undo-rename-pane",
+    "undo-rename-tab", "switch-mode", "toggle-fullscreen", "toggle-pane-frames", "toggle-active-sync-tab",
+    "toggle-pane-embed-or-floating", "toggle-pane-pinned", "change-floating-pane-coordinates",
+})  # fmt: skip
+
+
+def cmd_zellij(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """zellij's `run`, `edit`, `action` and plugins are done by a session's server, which may be the
+    user's, outside the container. Listing and ending sessions, and starting one (its server is
+    then this command's child), stay as for a program no rule knows."""
+    may_write(ctx, args)
+    _, i = _split_options(args, _ZELLIJ_VALUES)
+    sub = args[i].value if i < len(args) else ""
+    rest = args[i + 1 :]
+    action = (rest[0].value if rest else "") if sub in ("action", "ac") else None
+    if (sub is not None and sub not in _ZELLIJ_SERVER) or action in _ZELLIJ_LOOKS:
+        as_unknown(ctx, name, args, depth)
+        return
+    hands_off(ctx, " ".join([name, _snip(sub or ""), _snip(action or "")]).strip())
+    if sub in ("run", "r") or action == "new-pane":
+        _runs_after(ctx, rest[1:] if action else rest, _ZELLIJ_PANE_VALUES, bulk, depth)
+    elif action == "write-chars":
+        _typed(ctx, f"{name} action write-chars", _text(rest[1:]))
+    elif action == "write":  # the bytes typed, as numbers
+        codes = [w.value or "" for w in rest[1:]]
+        if all(c.isdigit() and len(c) < 7 and int(c) <= 0x10FFFF for c in codes):
+            _typed(ctx, f"{name} action write", "".join(chr(int(c)) for c in codes))
+    else:
+        ctx.may_run(rest, depth)
+
+
+_WEZTERM_VALUES = frozenset({"--config-file", "--config"})
+_WEZTERM_SPAWN_VALUES = frozenset({"--pane-id", "--domain-name", "--window-id", "--cwd", "--workspace", "--cells",
+                                   "--percent", "--move-pane-id", "--class", "--position", "--domain"})  # fmt: skip
+_WEZTERM_LOOKS = frozenset({
+    "list", "list-clients", "get-text", "get-pane-direction", "activate-pane", "activate-pane-direction",
+    "activate-tab", "kill-pane", "set-tab-title", "set-window-title", "rename-workspace", "zoom-pane",
+    "adjust-pane-size", "move-pane-to-new-tab", "help", "",
+})  # fmt: skip
+
+
+def cmd_wezterm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`wezterm cli` asks a running wezterm (its GUI or its multiplexer server) to spawn a program or
+    type into a pane; `wezterm start` (`-e`, or nothing) asks a running GUI to start the program
+    unless `--always-new-process`, and `connect` has a multiplexer server run it."""
+    may_write(ctx, args)
+    _, i = _split_options(args, _WEZTERM_VALUES)
+    sub, rest = (args[i].value, args[i + 1 :]) if i < len(args) else ("start" if not args else "", [])
+    e = next((k for k, a in enumerate(args[:i]) if a.value == "-e"), None)
+    if e is not None:
+        sub, rest = "start", args[e + 1 :]
+    if sub == "cli":
+        _, j = _split_options(rest, frozenset({"--class"}))
+        request = rest[j].value if j < len(rest) else ""
+        words = rest[j + 1 :]
+        if request in _WEZTERM_LOOKS:
+            as_unknown(ctx, name, args, depth)
+            return
+        hands_off(ctx, f"{name} cli {_snip(request or '')}".strip())
+        if request in ("spawn", "split-pane"):
+            _runs_after(ctx, words, _WEZTERM_SPAWN_VALUES, bulk, depth)
+        elif request == "send-text":
+            text = _operands(words, frozenset({"--pane-id"}))
+            _typed(ctx, f"{name} cli send-text", _text(text) if text else _known_input(stdin))
+        else:
+            ctx.may_run(words, depth)
+    elif sub == "connect" or (sub == "start" and not any(a.value == "--always-new-process" for a in rest)):
+        hands_off(ctx, f"{name} {sub}")
+        _, j = _split_options(rest, _WEZTERM_SPAWN_VALUES)
+        _runs_after(ctx, rest[j + 1 :] if sub == "connect" else rest, _WEZTERM_SPAWN_VALUES, bulk, depth)
+    else:
+        as_unknown(ctx, name, args, depth)
+
+
+_KITTY_VALUES = frozenset({"--class", "--name", "--title", "-T", "--config", "-c", "--override", "-o", "--directory",
+                           "-d", "--working-directory", "--session", "--listen-on", "--start-as", "--instance-group",
+                           "--position", "--app-id", "--detached-log", "--watcher", "-w"})  # fmt: skip
+_KITTY_RC_VALUES = frozenset({"--to", "--password", "--password-file", "--password-env", "--use-password"})
+_KITTY_LAUNCH_VALUES = frozenset({
+    "--match", "-m", "--title", "--window-title", "--tab-title", "--type", "--window-type", "--cwd", "--env", "--var",
+    "--location", "--remote-control-password", "--stdin-source", "--marker", "--os-window-class", "--os-window-name",
+    "--os-window-title", "--os-window-state", "--logo", "--logo-position", "--logo-alpha", "--color", "--spacing",
+    "--watcher", "-w", "--bias", "--next-to", "--source-window", "--os-panel",
+})  # fmt: skip
+_KITTY_SEND_VALUES = frozenset({"--match", "-m", "--match-tab", "-t", "--from-file", "--bracketed-paste"})
+# Remote control commands that only look at, move, close or restyle windows: any other may start a
+# program or type (launch, new-window, run, send-text, send-key, kitten, action, env, load-config...).
+_KITTY_LOOKS = frozenset({
+    "ls", "get-text", "get-colors", "focus-window", "focus-tab", "close-window", "close-tab", "detach-window",
+    "detach-tab", "resize-window", "resize-os-window", "scroll-window", "set-font-size", "set-spacing", "set-colors",
+    "set-background-opacity", "set-background-image", "set-tab-color", "set-tab-title", "set-window-title",
+    "set-window-logo", "goto-layout", "last-used-layout", "set-enabled-layouts", "create-marker", "remove-marker",
+    "disable-ligatures", "signal-child", "select-window", "set-user-vars",
+})  # fmt: skip
+
+
+def _python_escapes(text: str | None) -> str | None:
+    """kitty reads send-text's text with Python's escapes: `\\r`, `\\n`, `\\x0d` end a line."""
+    return None if text is None else re.sub(r"\\(?:[rn]|x0[aAdD]|u000[aAdD]|0?1[25])", "\n", text)
+
+
+def cmd_kitty(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """kitty's remote control (`kitty @ ...`, `kitten @ ...`) is done by the running kitty, outside
+    the container: `launch`, `run`, `send-text`, `action`... start programs or type in its windows.
+    `kitty --single-instance` asks a running kitty to open the window."""
+    may_write(ctx, args)
+    words = args[1:] if name == "kitty" and args and args[0].value == "+kitten" else args
+    if not (words and words[0].value == "@"):
+        if name == "kitty" and any(a.value in ("-1", "--single-instance") for a in args):
+            hands_off(ctx, f"{name} --single-instance")
+            _runs_after(ctx, args, _KITTY_VALUES, bulk, depth)
+        else:
+            as_unknown(ctx, name, args, depth)
+        return
+    _, i = _split_options(words[1:], _KITTY_RC_VALUES)
+    request = words[1 + i].value if 1 + i < len(words) else ""
+    rest = words[2 + i :]
+    if request in _KITTY_LOOKS:
+        as_unknown(ctx, name, args, depth)
+        return
+    hands_off(ctx, f"{name} @ {_snip(request or '')}".strip())
+    if request in ("launch", "new-window"):
+        _runs_after(ctx, rest, _KITTY_LAUNCH_VALUES, bulk, depth)
+    elif request == "run":
+        _runs_after(ctx, rest, frozenset({"--env", "--remote-control-password"}), bulk, depth)
+    elif request == "send-text":
+        text = _operands(rest, _KITTY_SEND_VALUES)
+        typed = _text(text) if text else _known_input(stdin) if any(a.value == "--stdin" for a in rest) else None
+        _typed(ctx, f"{name} @ send-text", _python_escapes(typed))
+    else:
+        ctx.may_run(rest, depth)
+
+
+_ALACRITTY_VALUES = frozenset({"--config-file", "--socket", "--working-directory", "-T", "--title", "--class", "-o",
+                               "--option", "--embed"})  # fmt: skip
+
+
+def cmd_alacritty(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`alacritty msg create-window` has a running alacritty open a window (running its `-e`), and
+    `msg config` changes what its windows do (a key bound to a program); any other alacritty runs
+    as this command's child."""
+    may_write(ctx, args)
+    _, i = _split_options(args, _ALACRITTY_VALUES)
+    if i >= len(args) or args[i].value != "msg":
+        as_unknown(ctx, name, args, depth)
+        return
+    rest = args[i + 1 :]
+    _, j = _split_options(rest, frozenset({"-s", "--socket"}))
+    request = rest[j].value if j < len(rest) else ""
+    if request == "get-config":
+        as_unknown(ctx, name, args, depth)
+        return
+    hands_off(ctx, f"{name} msg {_snip(request or '')}".strip())
+    words = rest[j + 1 :]
+    at = next((k for k, w in enumerate(words) if w.value in ("-e", "--command")), None)
+    if at is not None:
+        ctx.inner(words[at + 1 :], None, bulk, depth)
+    else:
+        ctx.may_run(words, depth)
+
+
+_FOOT_VALUES = frozenset({"-t", "--term", "-T", "--title", "-a", "--app-id", "-w", "--window-size-pixels", "-W",
+                          "--window-size-chars", "-s", "--server-socket", "-D", "--working-directory", "-o",
+                          "--override", "-d", "--log-level"})  # fmt: skip
+# Where the program of a terminal server's client starts: the rest of its words
+_RUNS_REST = {"urxvtc": ("-e",), "urxvtcd": ("-e",), "gnome-terminal": ("--", "-x", "--execute")}
+
+
+def cmd_terminal_client(
+    ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int
+) -> None:
+    """footclient, urxvtc, gnome-terminal: clients of a terminal's server (`foot --server`, urxvtd,
+    gnome-terminal-server: the user's), which opens the window and starts its program."""
+    may_write(ctx, args)
+    hands_off(ctx, name)
+    if name == "footclient":
+        _runs_after(ctx, args, _FOOT_VALUES, bulk, depth)
+        return
+    for k, a in enumerate(args):
+        v = a.value or ""
+        if v in _RUNS_REST.get(name, ()):
+            ctx.inner(args[k + 1 :], None, bulk, depth)
+            return
+        if name == "gnome-terminal" and (v in ("-e", "--command") or v.startswith("--command=")):
+            command = v.partition("=")[2] if "=" in v else args[k + 1].literal if k + 1 < len(args) else None
+            _typed(ctx, f"{name} --command", command)  # a command line, split as a shell would
+            return
+    ctx.may_run(args, depth)
+
+
+def cmd_dtach(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`dtach -p SOCKET` types its input into a session, `-a` attaches to one (what it reads is
+    typed there), `-A` does either: the session's program may be the user's, outside the container.
+    `-c`, `-n`, `-N` start the program, as this command's child."""
+    may_write(ctx, args)
+    mode = args[0].value if args else ""
+    command = args[2:]
+    _, i = _split_options(command, frozenset({"-e", "-r"}))
+    if mode in ("-c", "-n", "-N"):
+        as_unknown(ctx, name, [], depth)
+        ctx.inner(command[i:], stdin, bulk, depth)
+    elif mode is None or mode in ("-p", "-a", "-A"):
+        hands_off(ctx, f"{name} {mode or ''}".strip())
+        if mode == "-p":
+            _typed(ctx, f"{name} -p", _known_input(stdin))
+        elif mode == "-A":
+            ctx.inner(command[i:], None, bulk, depth)
+    else:
+        as_unknown(ctx, name, args, depth)
+
+
+def cmd_abduco(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """abduco's `-a` attaches to a session (what it reads is typed there; not with `-r`, read-only),
+    `-A` attaches or starts it, `-p` types its input: the session may be the user's, outside the
+    container. `-c` and `-n` start the program as this command's child; alone, it lists sessions."""
+    may_write(ctx, args)
+    given, i, unknown = getopt(args, "e", {})
+    command = args[i + 1 :]
+    if unknown or "p" in given or "A" in given or ("a" in given and "r" not in given):
+        hands_off(ctx, name)
+        if "p" in given:
+            _typed(ctx, f"{name} -p", _known_input(stdin))
+        elif "A" in given:
+            ctx.inner(command, None, bulk, depth)
+    elif given & {"c", "n"}:
+        as_unknown(ctx, name, [], depth)
+        ctx.inner(command, stdin, bulk, depth)
+    else:
+        as_unknown(ctx, name, args, depth)
 
 
 def cmd_osascript(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

@@ -15,8 +15,10 @@ from typing import NamedTuple
 
 from .code import inline_code
 from .findings import D, _snip
+from .handoff import as_unknown, hands_off, may_write
 from .rule import Analysis
 from .scripts import library_file, script_text
+from .stdin import _Stdin
 from .words import _Word, _word_end
 
 
@@ -47,8 +49,9 @@ _GDB = tuple(
         _CodeOption(option, _GDB_SOURCE, "gdb"),
     )
 )
+# nvr (neovim-remote) takes vim's -c, run in a server (vim_remote)
 VIM_NAMES = ("vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim", "rvim", "evim", "gview", "rview", "vim.basic",
-              "vim.tiny", "nvim-qt")  # fmt: skip
+              "vim.tiny", "nvim-qt", "nvr")  # fmt: skip
 _VIM = tuple(_CodeOption(option, "", "vim") for option in ("-c", "--cmd", "+"))
 _APT_HOOK = r"[\w:-]*(?:(?:Pre|Post)-Invoke|Pre-Install-Pkgs)[\w:-]*="  # `-o APT::Update::Pre-Invoke::=CMD`
 
@@ -80,7 +83,8 @@ _CODE_OPTIONS: dict[str, tuple[_CodeOption, ...]] = {
     "cargo": (_CodeOption("--config", r"(?s).*\b(?:runner|rustc[-_]wrapper|linker)\b"),),
     **dict.fromkeys(VIM_NAMES, _VIM),
     # `emacs --batch --eval '(delete-directory "DIR" t)'`: Emacs Lisp, judged by the calls it names
-    **dict.fromkeys(("emacs", "emacs-nox", "emacsclient"), tuple(
+    # (emacsclient's, every word of which is code with -e, by its rule: cmd_emacsclient)
+    **dict.fromkeys(("emacs", "emacs-nox"), tuple(
         _CodeOption(option, "", "elisp") for option in ("--eval", "-eval", "--execute", "-execute"))),
 }  # fmt: skip
 # Options of their own that are also prefixes of a code option above: getopt takes them whole.
@@ -197,6 +201,94 @@ def vim_command(ctx: Analysis, name: str, option: str, word: _Word) -> None:
         code_file(ctx, name, f"{name} {option}", _Word(file, file, file), vim_script)
     elif literal is None or _VIM_RUNS.search(literal):
         ctx.add(D, "cannot tell what runs: {name} {option} may start a program", name=name, option=option)
+
+
+# What a running vim or nvim (a server: `--servername`, `--server`, nvr's) is told to do there, outside
+# the container: keys typed into it, an expression evaluated, a screen attached to it; nvr's -c and
+# -cc run an Ex command there (a red team, 2026-12-05). Files opened there (`--remote FILE`) are opened.
+_VIM_REMOTE_RUNS = frozenset({"--remote-send", "--remote-expr", "--remote-ui"})
+_VIM_LINE_END = re.compile(r"(?i)<(?:cr|enter|return|nl|c-m|c-j)>|[\r\n]")
+_VIM_TO_NORMAL = re.compile(r"(?i)^(?:\s|<(?:esc|c-\\|c-n|c-c|c-\[)>)*")  # <Esc>, <C-\><C-N>: to Normal mode
+_VIM_SYSTEM = re.compile(r"\bsystem(?:list)?\s*\(\s*(['\"])(.*?)\1")  # system("CMD") in an expression
+
+
+def vim_remote(ctx: Analysis, name: str, args: list[_Word]) -> None:
+    """A vim or nvr told to have a server do something: held, and what it runs judged (an Ex command
+    typed after `:`, a `system("...")`); `+CMD` with files for the server runs there too."""
+    if name == "nvr":  # a program no rule knew
+        may_write(ctx, args)
+    remote = name == "nvr"  # nvr opens its files in the server
+    for k, a in enumerate(args):
+        v = (a.value or "").casefold()  # vim reads these options in any case
+        value = args[k + 1] if k + 1 < len(args) else None
+        literal = value.literal if value is not None else None
+        if v in _VIM_REMOTE_RUNS or (name == "nvr" and v in ("-c", "-cc")):
+            hands_off(ctx, f"{name} {v}")
+            if v == "--remote-send" and literal is not None:
+                for line in _VIM_LINE_END.split(literal):
+                    typed = _VIM_TO_NORMAL.sub("", line)
+                    if typed.startswith(":"):
+                        vim_command(ctx, name, v, _Word(typed[1:], typed[1:], typed[1:]))
+            elif v == "--remote-expr" and literal is not None:
+                for call in _VIM_SYSTEM.finditer(literal):
+                    ctx.sub_script(call[2], f"{name} {v}")
+            elif v == "-cc" and value is not None:  # -c is judged as vim's (_CODE_OPTIONS)
+                vim_command(ctx, name, v, value)
+        elif v.startswith("--remote"):
+            remote = True
+        elif remote and v.startswith("+") and not (v[1:].isdigit() or v == "+"):  # `+12`: to line 12
+            hands_off(ctx, f"{name} --remote +")
+
+
+# emacsclient reads its options as getopt_long_only does (`-eval` is --eval); those taking a value
+_EMACSCLIENT_LONG = {"no-wait": False, "quiet": False, "suppress-output": False, "eval": False, "help": False,
+                     "version": False, "tty": False, "nw": False, "create-frame": False, "reuse-frame": False,
+                     "alternate-editor": True, "frame-parameters": True, "socket-name": True, "server-file": True,
+                     "display": True, "parent-id": True, "tramp": True, "timeout": True}  # fmt: skip
+_EMACSCLIENT_VALUES = frozenset("asfdFwT")
+
+
+def _emacsclient_words(args: list[_Word]) -> tuple[bool, list[_Word]]:
+    """Whether emacsclient is told to evaluate (-e, --eval, -ne...), and its operands: then each is
+    an expression."""
+    evaluates, operands, skip, ended = False, [], False, False
+    for a in args:
+        v = a.value
+        if skip:
+            skip = False
+            continue
+        if ended or v is None or not v.startswith("-") or v == "-":
+            operands.append(a)
+            continue
+        if v == "--":
+            ended = True
+            continue
+        key = v.lstrip("-").partition("=")[0]
+        known = [n for n in _EMACSCLIENT_LONG if n == key] or [n for n in _EMACSCLIENT_LONG if n.startswith(key)]
+        if key and (v.startswith("--") or len(v) > 2) and len(known) == 1:
+            evaluates = evaluates or known[0] == "eval"
+            skip = _EMACSCLIENT_LONG[known[0]] and "=" not in v
+            continue
+        for j, letter in enumerate(v[1:] if not v.startswith("--") else ""):
+            evaluates = evaluates or letter == "e"
+            if letter in _EMACSCLIENT_VALUES:
+                skip = j == len(v) - 2
+                break
+    return evaluates, operands
+
+
+def cmd_emacsclient(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """Code given to a running Emacs (`-e`, `--eval`: every operand is then an expression) runs in
+    it, the user's, outside the container: held, and judged by the calls it names. Opening a file
+    in it stays as for a program no rule knows."""
+    may_write(ctx, args)
+    evaluates, operands = _emacsclient_words(args)
+    if not evaluates:
+        as_unknown(ctx, name, args, depth)
+        return
+    hands_off(ctx, f"{name} --eval")
+    for expression in operands:
+        inline_code(ctx, f"{name} --eval", expression.literal)
 
 
 def vim_script(ctx: Analysis, name: str, what: str, text: str) -> None:

@@ -10,7 +10,7 @@ import re
 
 from app.core.i18n import N_
 
-from .code_options import code_file, code_text, option_values, vim_script
+from .code_options import code_file, code_text, option_values, vim_remote, vim_script
 from .danger import Danger
 from .findings import BULK_COMMAND, DELETE_RECURSIVE, D, M, _snip
 from .options import _operands, fills_code
@@ -20,6 +20,7 @@ from .scripts import run_script, runs_project_files, script_path, typed_text
 from .stdin import _Stdin
 from .tables import _names
 from .words import _Word, _word_end, is_glob
+from .wrappers import hands_off_remote
 
 # ---- removal
 
@@ -267,7 +268,22 @@ def cmd_rsync(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
             value = (a.value or "").split("=")[0]
             plain = N_("Deletes the files it copies, once copied") if "remove" in value else SYNC_WORDS
             ctx.add(D, "rsync {value}: deletes files", plain, danger=Danger.LOSES_FILES, value=value)
+    # `host:path` runs rsync's server (or what --rsync-path names) through ssh; `host::module` too with -e
+    daemon_by_ssh = bool(option_values(args, ["-e", "--rsh"], "BeTfM@"))
+    hands_off_remote(ctx, name, _operands(args, _RSYNC_VALUES), daemon=daemon_by_ssh)
     ctx.add(M, "rsync: copies files")
+
+
+# rsync's options that take the next word (`--chown 0:0` is no host `0`); not those a flag is a
+# prefix of (`--partial-dir`, `--checksum-choice`): the flag would be read as them, the next word skipped
+_RSYNC_VALUES = _names(
+    "-e --rsh --rsync-path -B --block-size -f --filter --exclude --include --exclude-from --include-from "
+    "--files-from -T --temp-dir --compare-dest --copy-dest --link-dest --suffix --chmod --chown --usermap "
+    "--groupmap --timeout --contimeout --bwlimit --max-size --min-size --max-delete --max-alloc --modify-window "
+    "-@ --out-format --log-file --log-file-format --password-file --port --address --sockopts --protocol "
+    "--iconv --cc --zc --zl --skip-compress --info --debug --stderr -M --remote-option --outbuf --write-batch "
+    "--only-write-batch --read-batch --stop-after --stop-at --early-input"
+)
 
 
 # ---- permissions
@@ -438,8 +454,10 @@ def cmd_systemd_tmpfiles(
 
 def cmd_vim(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """vim, vi, ex: what is typed into it is Ex commands (`echo '!rm -rf DIR' | ex -s`: fourth red team),
-    judged as its `-c` commands are (code_options.py); its own options are judged there too."""
+    judged as its `-c` commands are (code_options.py); its own options are judged there too, and
+    what it tells a running vim to do (`--remote-send`) in vim_remote."""
     ctx.add(M, "{name}: edits files", name=name)
+    vim_remote(ctx, name, args)
     typed = typed_text(ctx, name, stdin)
     if typed is not None:
         vim_script(ctx, name, "typed", typed)

@@ -25,6 +25,7 @@ from .tables import (
     _names,
 )
 from .words import _Word
+from .wrappers import hands_off_remote
 
 
 def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -78,6 +79,7 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         if dynamic:
             ctx.add(D, "cannot tell: git {sub} takes options from {source}", sub=sub, source=_snip(dynamic[0].source))
     _code_options(ctx, sub, rest, depth)
+    _over_ssh(ctx, sub, rest)
     operands = rest[: next((i for i, a in enumerate(rest) if a.value == "--"), len(rest))]
     if any((a.value or "").startswith("ext::") or "=ext::" in (a.value or "") for a in operands):
         # git's `ext::` transport runs its text as a command (`ext::sh -c rm% -rf% DIR`): third red team
@@ -164,6 +166,36 @@ def _code_options(ctx: Analysis, sub: str, rest: list[_Word], depth: int) -> Non
         if option in _VALUE_ATTACHED_ONLY and any(word is r for r in rest):
             continue  # `git grep -O` alone uses the pager; the next word is not its value
         ctx.code_words([word], f"git {sub} {option}")
+
+
+# The options that take the next word of the subcommands that reach a repository by its URL, to find
+# the repository among their words (not those a flag is a prefix of: `--recurse-submodules-default`).
+_FETCH_VALUES = _names("--upload-pack --depth --deepen --shallow-since --shallow-exclude --refmap -o --server-option "
+                       "--filter -j --jobs --negotiation-tip --submodule-prefix")  # fmt: skip
+_REPOSITORY_VALUES: dict[str, frozenset[str]] = {
+    "clone": _names("-o --origin -b --branch -u --upload-pack --reference --reference-if-able --separate-git-dir "
+                    "--depth --shallow-since --shallow-exclude -c --config --template --filter -j --jobs "
+                    "--server-option --bundle-uri --ref-format"),
+    "fetch": _FETCH_VALUES,
+    "pull": _FETCH_VALUES | _names("-s --strategy -X --strategy-option"),
+    "push": _names("--repo --receive-pack --exec -o --push-option"),
+    "ls-remote": _names("--upload-pack -u --sort -o --server-option"),
+    "submodule": _names("-b --branch --name --reference --depth"),
+}  # fmt: skip
+
+
+def _over_ssh(ctx: Analysis, sub: str, rest: list[_Word]) -> None:
+    """A repository at `host:path` or `ssh://host/path` is reached through ssh, which starts
+    git-upload-pack or git-receive-pack (or what --upload-pack, --receive-pack or --exec names) on
+    that machine: on this one, outside the container (issue 21). A local path or `file://` runs them here."""
+    named = {"archive": ["--remote"], "push": ["--repo"]}.get(sub, [])
+    words = [w for _option, w in option_values(rest, named)]
+    operands = _operands(rest, _REPOSITORY_VALUES.get(sub, frozenset()))
+    if sub == "submodule":
+        operands = operands[1:] if operands[:1] and operands[0].value == "add" else []
+    if sub in _REPOSITORY_VALUES:
+        words += operands if sub == "fetch" and "--multiple" in _given_longs(rest) else operands[:1]
+    hands_off_remote(ctx, f"git {sub}", words)
 
 
 def git_push(ctx: Analysis, rest: list[_Word]) -> None:

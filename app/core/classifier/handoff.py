@@ -1,5 +1,6 @@
 """Commands that ask another service to start a program later or elsewhere: systemd, D-Bus, cron,
-at, launchd, the Windows task scheduler, ssh to this same machine (issue 21).
+at, launchd, the Windows task scheduler, ssh to this same machine, daemons that run programs (pm2,
+watchman, incron, supervisord, a Jupyter kernel), Homebrew's and Shortcuts' (issue 21).
 
 What they start is not a child of the command, so Cowork Terminal (and its container) can neither
 see, pause nor stop it: each is held, in plain words. Read-only uses (listing jobs) stay safe, and
@@ -9,6 +10,7 @@ what the scheduled command would run is still judged where it is known.
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 import socket
 
@@ -16,7 +18,8 @@ from app.core.i18n import N_
 
 from .danger import Danger
 from .findings import D, M, _snip
-from .options import _operands, _short_flags, _split_options, windows_switch
+from .options import _long_flags, _operands, _short_flags, _split_options, windows_switch
+from .packages import cmd_package_manager
 from .rule import Analysis
 from .stdin import _Stdin
 from .tables import _names
@@ -36,6 +39,28 @@ def hands_off(ctx: Analysis, what: str) -> None:
     """The finding every command of this module gives when it would start a program out of our sight."""
     ctx.add(D, "{what}: starts a program outside Cowork Terminal's watch", HANDOFF_WORDS, what=what,
             danger=Danger.OUTSIDE_WATCH)  # fmt: skip
+
+
+def as_unknown(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
+    """What is said of a program no rule knows (the analyzer's words), for the uses of one with a
+    rule here that hand nothing off: giving it a rule leaves them as they were."""
+    ctx.add(M, "{value}: not known to be read-only", value=_snip(name))
+    ctx.may_run(args, depth)
+
+
+def may_write(ctx: Analysis, args: list[_Word]) -> None:
+    """A program no rule knew may write any file its words name (tables._MAY_WRITE): still noted so,
+    for the protected set's checks, by the rules that now judge such programs."""
+    for a in args:
+        ctx.note_written(a)
+
+
+def cmd_hands_off(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """Programs whose every use sets what a service starts: dbus-update-activation-environment
+    gives D-Bus-started services and the user's systemd units the variables it names (LD_PRELOAD)."""
+    may_write(ctx, args)
+    hands_off(ctx, name)
+    ctx.may_run(args, depth)
 
 
 def cmd_systemd_run(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -117,6 +142,146 @@ def cmd_schtasks(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
         hands_off(ctx, name)
     elif values & {"/delete", "/end"}:
         ctx.add(M, "{name}: changes scheduled tasks", name=name)
+
+
+def cmd_brew(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """Homebrew, a package manager; `brew services start|run|restart` has launchd (or systemd) start
+    the service, outside the container."""
+    cmd_package_manager(ctx, name, args, stdin, bulk, depth)
+    words = [a.value for a in _operands(args, frozenset({"--file", "--sudo-service-user"}))][:2]
+    if words[:1] == ["services"] and len(words) == 2 and words[1] in (None, "start", "run", "restart"):
+        hands_off(ctx, f"{name} services {words[1] or ''}".strip())
+
+
+def cmd_shortcuts(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """macOS's `shortcuts run NAME`: the Shortcuts service runs it (a shortcut may run a shell script)."""
+    may_write(ctx, args)
+    sub = next((a.value for a in _operands(args, frozenset({"-i", "--input-path", "-o", "--output-path"}))), "")
+    if sub is None or sub == "run":
+        hands_off(ctx, f"{name} run")
+    as_unknown(ctx, name, args, depth)
+
+
+_PM2_STARTS = frozenset({"start", "restart", "reload", "startOrRestart", "startOrReload", "startOrGracefulReload",
+                         "gracefulReload", "resurrect", "startup", "scale", "serve", "expose", "trigger", "install",
+                         "module:install", "update", "updatePM2"})  # fmt: skip
+# pm2's options that take a value; not --watch-delay: `--watch`, a flag, would be read as it
+_PM2_VALUES = frozenset({"--name", "-n", "-i", "--instances", "--interpreter", "--interpreter-args", "--node-args",
+                         "-o", "--output", "-e", "--error", "-l", "--log", "--cwd", "--max-memory-restart", "-c",
+                         "--cron", "--cron-restart", "--env", "--namespace", "--log-date-format", "--restart-delay",
+                         "--exp-backoff-restart-delay", "--kill-timeout", "--listen-timeout", "--max-restarts", "-p",
+                         "--pid", "--log-type", "--ignore-watch", "--user", "-u", "--uid", "--gid",
+                         "--filter-env", "--instance-var", "--min-uptime", "--only"})  # fmt: skip
+_PM2_SCRIPT = re.compile(r"\.(?:[cm]?js|json|ya?ml|ts|py)$")  # a file pm2 runs with an interpreter: not read here
+
+
+def cmd_pm2(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """pm2's daemon, which may be the user's, outside the container, starts and restarts the programs
+    it is given (and those of its saved list): held; a command it is given to start is judged."""
+    may_write(ctx, args)
+    _, i = _split_options(args, _PM2_VALUES)
+    sub = args[i].value if i < len(args) else ""
+    if sub is not None and sub not in _PM2_STARTS:
+        as_unknown(ctx, name, args, depth)
+        return
+    hands_off(ctx, f"{name} {_snip(sub or '')}".strip())
+    rest = args[i + 1 :]
+    end = next((k for k, a in enumerate(rest) if a.value == "--"), len(rest))
+    script = next(iter(_operands(rest[:end], _PM2_VALUES)), None) if sub == "start" else None
+    if script is None or _PM2_SCRIPT.search(script.value or ""):
+        ctx.may_run(rest, depth)
+    elif script.literal is not None and len(script.literal.split()) > 1:  # `pm2 start "npm run dev"`: bash runs it
+        ctx.sub_script(script.literal, f"{name} start")
+    else:  # a program, and what follows `--`: its arguments
+        ctx.inner([script, *rest[end + 1 :]], None, bulk, depth)
+
+
+_WATCHMAN_VALUES = frozenset({"-U", "--sockname", "-o", "--logfile", "--pidfile", "--statefile", "--server-encoding",
+                              "--output-encoding", "--named-pipe-path", "--unix-listener-path"})  # fmt: skip
+
+
+def cmd_watchman(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """A trigger has the watchman server (the user's, outside the container) run its command each
+    time files change: held, and its command (after the second `--`) judged. `-j` reads the request
+    from the input: a trigger there is held too."""
+    may_write(ctx, args)
+    options, i = _split_options(args, _WATCHMAN_VALUES)
+    sub = args[i].value if i < len(args) else ""
+    rest = args[i + 1 :]
+    typed = any(o.value in ("-j", "--json-command") for o in options)
+    if sub is None or sub == "trigger":
+        hands_off(ctx, f"{name} trigger")
+        end = next((k for k, a in enumerate(rest) if a.value == "--"), None)
+        if end is not None:
+            ctx.inner(rest[end + 1 :], None, bulk, depth)
+        else:
+            ctx.may_run(rest, depth)
+    elif typed and stdin is not None and (stdin.kind != "text" or "trigger" in stdin.text):
+        hands_off(ctx, f"{name} -j")
+        command = _json_trigger_command(stdin.text) if stdin.kind == "text" else None
+        if command:
+            ctx.inner([_Word(c, c, c) for c in command], None, bulk, depth)
+    else:
+        as_unknown(ctx, name, args, depth)
+
+
+def _json_trigger_command(text: str) -> list[str] | None:
+    """The command of `["trigger", ROOT, {"command": [...]}]`, watchman's request as JSON."""
+    try:
+        request = json.loads(text)
+    except (ValueError, RecursionError):  # not JSON, or nested past Python's stack
+        return None
+    spec = request[2] if isinstance(request, list) and len(request) > 2 else None
+    command = spec.get("command") if isinstance(spec, dict) else None
+    return command if isinstance(command, list) and all(isinstance(c, str) for c in command) else None
+
+
+def cmd_jupyter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`--existing` connects to a kernel already running (a notebook's, the user's, outside the
+    container): `jupyter run` runs its file there, `console` and `qtconsole` what is typed."""
+    may_write(ctx, args)
+    if any(a.value is not None and a.value.partition("=")[0] == "--existing" for a in args):
+        hands_off(ctx, f"{name} --existing")
+    as_unknown(ctx, name, args, depth)
+
+
+_INCRONTAB_LOOKS = {"--list": "l", "--remove": "r", "--types": "t", "--reload": "d"}
+
+
+def cmd_incrontab(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """incrond runs a table's commands when files change, as cron does its jobs: installing or
+    editing one is held, and the commands of one typed in (`incrontab -`) judged."""
+    may_write(ctx, args)
+    given = _short_flags(args) | {_INCRONTAB_LOOKS.get(flag, "") for flag in _long_flags(args)}
+    if given & {"l", "r", "t", "d"}:
+        as_unknown(ctx, name, args, depth)
+        return
+    hands_off(ctx, name)
+    if stdin is not None and stdin.kind == "text":
+        for line in stdin.text.splitlines():  # PATH MASK COMMAND
+            fields = line.split(None, 2)
+            if len(fields) == 3 and not fields[0].startswith("#"):
+                ctx.sub_script(fields[2], name)
+
+
+_SUPERVISOR_VALUES = frozenset({"-c", "--configuration", "-s", "--serverurl", "-u", "--username", "-p", "--password",
+                                "-r", "--history-file"})  # fmt: skip
+# supervisorctl's commands that start programs (update and add start new ones, reload restarts all)
+# or attach to one (fg: what it reads is typed there); `supervisorctl` alone reads its commands.
+_SUPERVISOR_STARTS = frozenset({"start", "restart", "update", "add", "reload", "fg"})
+
+
+def cmd_supervisorctl(
+    ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int
+) -> None:
+    """supervisord, the user's or the system's, outside the container, starts the programs of its
+    configuration when told to."""
+    may_write(ctx, args)
+    _, i = _split_options(args, _SUPERVISOR_VALUES)
+    sub = args[i].value if i < len(args) else ""
+    if sub is None or sub in _SUPERVISOR_STARTS or (sub == "" and stdin is not None):
+        hands_off(ctx, f"{name} {_snip(sub or '')}".strip())
+    as_unknown(ctx, name, args, depth)
 
 
 def local_host(word: _Word) -> bool:

@@ -1,19 +1,25 @@
-"""Processes, services and the machine itself: kill, systemctl, disks, cron."""
+"""Processes, services and the machine itself: kill, systemctl, disks, cron; and the desktop's
+openers (open, xdg-open, gio, gtk-launch...), which have what they open started out of our sight."""
 
 from __future__ import annotations
 
+import os
+import posixpath
 import re
 
 from .danger import Danger
 from .findings import D, M
-from .options import _operands, getopt
+from .handoff import as_unknown, hands_off, may_write
+from .options import _operands, _split_options, getopt
 from .packages import expanded
 from .rule import Analysis
+from .scripts import script_text
 from .stdin import _Stdin
 from .tables import (
     _DISK_LISTING,
     _SYSTEMCTL_POWER,
     _SYSTEMCTL_SAFE,
+    _names,
 )
 from .words import _Word
 
@@ -53,19 +59,38 @@ def cmd_pkill(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
     ctx.add(M, "{name}: stops processes", name=name)
 
 
+# Verbs that have systemd (PID 1, or the user's manager) start a unit's programs now (start; reload
+# runs ExecReload=) or at the next boot or login (enable, link, set-default), or change what and how
+# they run (edit, set-environment, daemon-reload): systemd's children, outside the container.
+_SYSTEMCTL_STARTS = _names(
+    "start restart reload try-restart reload-or-restart try-reload-or-restart reload-or-try-restart condrestart "
+    "condreload force-reload enable reenable preset preset-all link add-wants add-requires edit set-environment "
+    "import-environment daemon-reload daemon-reexec set-default default"
+)
+_SYSTEMCTL_VALUES = frozenset({"-H", "--host", "-M", "--machine", "-t", "--type", "--state", "-p", "--property",
+                               "-n", "--lines", "-o", "--output", "-s", "--signal", "--kill-whom", "--kill-value",
+                               "--root", "--image", "--preset-mode", "--job-mode", "--what", "--timestamp",
+                               "--message", "--when", "--drop-in", "--reboot-argument", "--boot-loader-entry",
+                               "--boot-loader-menu", "--image-policy", "--check-inhibitors"})  # fmt: skip
+
+
 def cmd_systemctl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    sub = next((a.value for a in _operands(args)), None)
+    sub = next((a.value for a in _operands(args, _SYSTEMCTL_VALUES)), None)
     if sub in _SYSTEMCTL_POWER:
         ctx.add(D, "systemctl {sub}: shuts down, restarts or suspends the machine", sub=sub)
     elif sub is None and not args:
         return
+    elif sub in _SYSTEMCTL_STARTS:
+        hands_off(ctx, f"systemctl {sub}")
     elif sub not in _SYSTEMCTL_SAFE:
         ctx.add(M, "systemctl {sub}: changes services", sub=sub or "")
 
 
 def cmd_loginctl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    sub = next((a.value for a in _operands(args)), "") or ""
-    if sub in _SYSTEMCTL_POWER or sub.startswith(("terminate", "kill")):
+    sub = next((a.value for a in _operands(args, frozenset({"-H", "--host", "-M", "--machine"}))), "") or ""
+    if sub == "enable-linger":  # the user's manager then runs from boot, and the units it starts
+        hands_off(ctx, "loginctl enable-linger")
+    elif sub in _SYSTEMCTL_POWER or sub.startswith(("terminate", "kill")):
         ctx.add(D, "loginctl {sub}: ends sessions or stops the machine", sub=sub)
     elif not sub.startswith(("list", "show", "session-status", "user-status", "seat-status")):
         ctx.add(M, "loginctl {sub}: changes sessions", sub=sub)
@@ -174,3 +199,133 @@ def cmd_tput(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
 
 def cmd_power(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     ctx.add(D, "{name}: shuts down or restarts the machine", name=name)
+
+
+# ---- Openers: the desktop starts what they open (LaunchServices, an application D-Bus starts, the
+# one instance of one already running), outside the container (a red team, 2026-12-05: `open
+# x.command`, `open -a Terminal x.sh`, `gtk-launch` ran unasked). A folder named as one and a web
+# page are shown, not run: those stay as for a program no rule knows.
+
+_WEB_PAGE = re.compile(r"(?i)https?://")
+_OPEN_QUIET = frozenset("RgjWF")  # reveal in the Finder, in the background, hidden, wait, fresh
+_OPEN_QUIET_LONG = {"--reveal": "R", "--background": "g", "--hide": "j", "--wait-apps": "W", "--fresh": "F"}
+
+
+def _shown_not_run(ctx: Analysis, word: _Word) -> bool:
+    """A web page, or a folder named as one (`.`, `src/`) that is no application's bundle: `x.app/`,
+    or `.` inside one, starts the application as `x.app` does."""
+    value = word.literal
+    if value is None or _WEB_PAGE.match(value):
+        return value is not None
+    if value not in (".", "..") and not value.endswith("/"):
+        return False
+    last = posixpath.normpath(posixpath.join(ctx.cwd or "", value)).rsplit("/", 1)[-1]
+    return "." not in last.lstrip(".")
+
+
+def cmd_open(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """macOS's open: LaunchServices starts the application for what it opens (`x.command` runs in
+    Terminal, `x.app` starts, `-a APP`, `-b ID`); revealing in the Finder (`-R`), a folder and a web
+    page are shown, not run. (Where `open` is Linux's openvt, it starts a program on another console.)"""
+    may_write(ctx, args)
+    letters: set[str] = set()
+    operands: list[_Word] = []
+    other = False  # an option that names the application, or one only known when it runs
+    k = 0
+    while k < len(args):
+        v = args[k].value
+        if v is not None and v.startswith("--"):
+            letters.add(_OPEN_QUIET_LONG.get(v, "?"))
+        elif v == "-u" and k + 1 < len(args):  # `-u URL`
+            operands.append(args[k + 1])
+            k += 1
+        elif v is not None and v.startswith("-") and len(v) > 1:
+            letters |= set(v[1:])
+        else:
+            operands.append(args[k])
+            other = other or v is None
+        k += 1
+    other = other or not letters <= _OPEN_QUIET
+    if not other and ("R" in letters or all(_shown_not_run(ctx, w) for w in operands)):
+        as_unknown(ctx, name, args, depth)
+    else:
+        hands_off(ctx, name)
+        ctx.may_run(args, depth)
+
+
+_OPENER_VALUES = frozenset({"--working-directory", "--launch"})
+
+
+def cmd_opener(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """xdg-open, `gio open`, exo-open, `kioclient exec`, kde-open: the desktop opens each with the
+    program it names for it, which may be the one instance of an application already running, or one
+    D-Bus starts: outside the container. `exo-open --launch TYPE` starts the kind of program named
+    (a terminal running its words). A folder or a web page is shown, not run."""
+    _, i = _split_options(args)
+    sub = args[i].value if i < len(args) else ""
+    if name == "gio" and sub == "launch":
+        cmd_desktop_launcher(ctx, "gio launch", args[i + 1 :], stdin, bulk, depth)
+        return
+    may_write(ctx, args)
+    words, what = args, name
+    if name == "gio" or name.startswith(("kioclient", "kfmclient")):
+        if sub is not None and sub not in ("open", "exec", "openURL", "openProfile"):
+            as_unknown(ctx, name, args, depth)
+            return
+        words, what = args[i + 1 :], f"{name} {sub or ''}".strip()
+    operands = _operands(words, _OPENER_VALUES)
+    if all(_shown_not_run(ctx, w) for w in operands) and all(a.value is not None for a in words):
+        as_unknown(ctx, name, args, depth)
+    else:
+        hands_off(ctx, what)
+        ctx.may_run(words, depth)
+
+
+_DEX_VALUES = frozenset({"-e", "--environment", "-s", "--search-paths", "-t", "--target-directory", "--term"})
+_DEX_NOT_RUN = frozenset({"-a", "--autostart", "-d", "--dry-run", "-c", "--create", "-h", "--help", "-V"})
+_APPLICATIONS = (".local/share/applications", "/usr/local/share/applications", "/usr/share/applications")
+
+
+def cmd_desktop_launcher(
+    ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int
+) -> None:
+    """gtk-launch, dex, `gio launch`: start the program of a desktop entry (its Exec= line), or have
+    the one instance of an application already running, or D-Bus, start it (DBusActivatable=true):
+    held, and the Exec= line judged where the entry can be read (red team: `gio launch x.desktop`
+    ran its Exec= line unjudged)."""
+    if name == "dex" and any(a.value in _DEX_NOT_RUN for a in args):
+        may_write(ctx, args)
+        as_unknown(ctx, name, args, depth)  # autostart entries, a dry run, a new entry: as before
+        return
+    operands = _operands(args, _DEX_VALUES if name == "dex" else frozenset())
+    hands_off(ctx, name)
+    entries = operands if name == "dex" else operands[:1]  # gio launch ENTRY FILE...; gtk-launch ID URI...
+    read = [] if name == "gtk-launch" else entries  # gtk-launch names an application, not a file
+    may_write(ctx, [a for a in args if not any(a is e for e in read)])
+    for entry in entries:
+        found = _installed_entry(ctx, entry) if name == "gtk-launch" else entry
+        if found is not None:
+            _judge_exec_lines(ctx, name, found)
+
+
+def _installed_entry(ctx: Analysis, app: _Word) -> _Word | None:
+    """The desktop entry of an application's id (`firefox`, `firefox.desktop`), where the desktop
+    looks first; None when none is found (the launch is held all the same)."""
+    if app.value is None:
+        return None
+    file = app.value if app.value.endswith(".desktop") else f"{app.value}.desktop"
+    for folder in _APPLICATIONS:
+        path = posixpath.join(ctx.home, folder) + "/" + file
+        if os.path.isfile(path):
+            return _Word(path, path, path)
+    return None
+
+
+def _judge_exec_lines(ctx: Analysis, name: str, entry: _Word) -> None:
+    """Each Exec= line of a desktop entry, judged as the command it is: its field codes (`%f`, `%U`)
+    are the files it is given, `%%` a percent sign. One that cannot be read is held (script_text)."""
+    found = script_text(ctx, name, entry)
+    for line in found[1].splitlines() if found is not None else ():
+        key, equals, value = line.partition("=")
+        if equals and key.strip() == "Exec":
+            ctx.sub_script(re.sub(r"%[fFuUdDnNickvm]", "", value).replace("%%", "%"), f"{name} Exec")

@@ -11,10 +11,16 @@ from .words import _Word
 
 def _command_name(value: str) -> str:
     """What a command name means, whatever its folder or case (macOS and Windows ignore case)."""
-    name = value.replace("\\", "/").rsplit("/", 1)[-1].casefold()
+    path = value.replace("\\", "/")
+    name = path.rsplit("/", 1)[-1].casefold()
     if name.endswith(".exe"):
         name = name[:-4]
+    if name == "bash" and _WSL_LAUNCHER.search(path):
+        return "wsl"  # Windows' own bash.exe starts WSL, outside the job (Git's is in its bin folder)
     return name
+
+
+_WSL_LAUNCHER = re.compile(r"(?:^|/)(?:system32|sysnative)/bash(?:\.exe)?$", re.I)
 
 
 def _split_options(

@@ -11,8 +11,9 @@ def _names(text: str) -> frozenset[str]:
 
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh", "rbash"})
 _PRIVILEGE = frozenset(
-    {"sudo", "sudoedit", "su", "doas", "pkexec", "run0", "gksudo", "gksu", "kdesu", "kdesudo", "runas"}
-)
+    {"sudo", "sudoedit", "su", "doas", "pkexec", "run0", "gksudo", "gksu", "kdesu", "kdesudo", "runas",
+     "sudo-rs", "gsudo"}  # sudo-rs's own name; gsudo: Windows' sudo, elevated through UAC (red team, Windows)
+)  # fmt: skip
 _SAFE = _names(
     """
     ls dir vdir cat tac head tail less more most bat batcat grep egrep fgrep zgrep rg ag ack fd fdfind
@@ -171,6 +172,23 @@ _CODE_SETTINGS = re.compile(
     r"\bwinreg\.(?:SetValue\w*|CreateKey\w*|DeleteKey\w*|DeleteValue)",
     re.I,
 )
+# Code that has another process start a program, outside the job (Windows) or container the command
+# runs in (red team, Windows): WMI's Win32_Process, the task scheduler, a service started (`Start-Service`,
+# `net start`, `sc start`), any COM object (Explorer's Shell.Application, ShellWindows and ShellBrowserWindow,
+# MMC20.Application start programs; which COM server runs in a process of its own cannot be told here),
+# PowerShell remoting and WinRM (`Invoke-Command -ComputerName localhost`), elevation through UAC (`-Verb
+# RunAs`, gsudo). Part of _CODE_RUNS: such code is held as starting other programs.
+_HANDS_OFF_CODE = (
+    r"Win32_Process|Invoke-(?:Cim|Wmi)Method|\[wmiclass\]|(?:Register|Set|Start)-ScheduledTask\b|\bschtasks\b|"
+    r"New-Service|\bwmic\b|(?:Start|Restart|Resume|Set)-Service\b|ServiceController|"
+    r"\bnet1?(?:\.exe)?\s+(?:start|continue)\b|\bsc(?:\.exe)?\s+(?:create|config|start|failure)\b|"
+    r"-ComObject\b|\bNew-Object\b[^\n;|]*\s-C|GetTypeFrom(?:CLSID|ProgID)|GetActiveObject|BindToMoniker|"
+    r"\bwin32com\b|\bcomtypes\b|Invoke-Command|Enter-PSSession|New-PSSession|Invoke-WSManAction|\bwinr[ms]\b|"
+    r"\bp[as]exec(?:64)?\b|\brunas\b|\bgsudo\b|"
+    r"(?:^|[;|&({}\n=])\s*(?:icm|etsn|nsn|sasv)\s+(?:-[A-Za-z]|[\w\"'$.\\/@{])|"  # their short names
+    # WSL's Linux system, a running Windows Terminal: a command of PowerShell's (`wsl rm -rf /mnt/c/x`)
+    r"(?:^|[;|&({}\n])\s*(?:&\s*)?(?-i:wsl|wt)(?:\.exe)?(?:\s*(?:$|[;|&)}\n])|\s+(?:-[A-Za-z]|[\w\"'$.\\/@{~]))"
+)
 _CODE_RUNS = re.compile(
     r"os\.(system|exec\w*|spawn\w*|popen)|subprocess|child_process|\bexecSync\b|\bspawnSync\b|"
     r"\bsystem\s*\(|\bexec\s*\(|\beval\s*\(|Runtime\.getRuntime|Start-Process|Invoke-Expression|\biex\b|"
@@ -182,8 +200,11 @@ _CODE_RUNS = re.compile(
     r"['\"]\s*(?:-\||\|-)\s*['\"]|\b(?:system|exec)[ \t]+['\"$@]"  # Perl's open mode "-|", `system "r"."m"`
     r"|\(\s*(?:async-)?(?:shell-command|call-process|start-process|make-process|process-file)"  # Emacs Lisp's
     r"|\bexecute_process\s*\(|\bProcessBuilder\b"  # CMake's, Java's
-    # Windows services that start a program (red team, Windows): WMI's Win32_Process, the task scheduler
-    r"|Win32_Process|Invoke-(?:Cim|Wmi)Method|\[wmiclass\]|(?:Register|Set|Start)-ScheduledTask\b|\bschtasks\b|New-Service|\bwmic\b",
+    # PowerShell's and .NET's other ways (red team, Windows): `saps`, Invoke-Item (`ii`), a shell object. Not
+    # its `start`: cmd's `start` is the same word, and cmdline.py reads what that one starts.
+    r"|Invoke-Item\b|Process\]::Start\b|\bProcess\.Start\s*\(|ProcessStartInfo|ShellExecute|WScript\.Shell|\bstartfile\b"
+    r"|(?:^|[;|&({}\n])\s*(?:saps|(?-i:ii))\s+(?!(?:and|or|if|in|is|not|for|else)\b)(?:-[A-Za-z]|[\w\"'$.\\/@{])"
+    rf"|{_HANDS_OFF_CODE}",
     re.I,
 )
 # Programs that fetch from the network: what they print, piped into a shell, is a downloaded program.

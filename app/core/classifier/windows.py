@@ -1,7 +1,9 @@
 """Windows programs Git Bash can start that change the machine beyond the command (red team, Windows):
 the registry and the variables every later program reads, programs started through another service
 (WMI, BITS, remote shells, Explorer), tools that mirror, zero or wipe files and backups, script
-hosts whose code is not read here, and certutil's output files.
+hosts whose code is not read here, and certutil's output files. What WSL's Linux system, a running
+Windows Terminal, WinRM or a service runs is outside the job the command runs in: held as a hand-off.
+Git Bash's own `start` is cmd's (`cmd //c start ...`), read as cmd code.
 
 Their switches are read in every spelling (`/MIR`, `-mir`, Git Bash's `//MIR`: `options.windows_switch`).
 Reading (`reg query`, `robocopy src dst`, `explorer .`) is not held; what these programs are not
@@ -10,7 +12,9 @@ known to do stays "not known to be read-only", as before they had a rule.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import shlex
 
 from app.core.i18n import N_
 
@@ -23,6 +27,7 @@ from .findings import WINDOWS_SETTINGS, D, M, _snip
 from .handoff import hands_off
 from .options import windows_switch
 from .rule import Analysis
+from .shells import stdin_code
 from .stdin import _Stdin
 from .words import _Word
 
@@ -148,12 +153,149 @@ def cmd_robocopy(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
         cmd_note_written(ctx, operands[1].value.rstrip("/\\") + "/*")
 
 
+# wsl's options that take a value, and those that manage WSL rather than run a command in it
+_WSL_VALUES = frozenset({"-d", "--distribution", "--distribution-id", "-u", "--user", "--cd", "--shell-type"})
+_WSL_MANAGES = frozenset(
+    {"-l", "--list", "--status", "-v", "--version", "--help", "--shutdown", "-t", "--terminate", "-s",
+     "--set-default", "--set-version", "--set-default-version", "--update", "--export", "--import",
+     "--import-in-place", "--mount", "--unmount", "--uninstall", "--manage", "--unregister", "--install",
+     "--debug-shell"}
+)  # fmt: skip
+
+
 def cmd_wsl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    """`wsl --unregister DISTRO` deletes that Linux system with every file in it."""
-    if any((a.value or "").casefold() == "--unregister" for a in args):
+    """`wsl CMD`, `wsl -e CMD`, `wsl -d DISTRO -- CMD`, a bare `wsl` reading its input: WSL's Linux
+    system runs it, outside the job the command runs in, with the Windows drives writable under /mnt.
+    Held, and what it runs judged too (as its shell's code; `-e` as a command). Managing WSL starts
+    nothing (`--list`, `--status`, `--shutdown`), but `--install` starts the system it installs
+    (unless `--no-launch`), `--debug-shell` is a shell in it, and `--unregister` deletes one."""
+    i = 0
+    while i < len(args) and args[i].value is not None:
+        value = args[i].value or ""
+        option = _long_folded(value)
+        if option in ("-e", "--exec"):
+            hands_off(ctx, f"{name} {value}")
+            ctx.inner(args[i + 1 :], stdin, bulk, depth)
+            return
+        if option == "--":
+            i += 1
+            break
+        if option in _WSL_MANAGES:
+            manages(ctx, name, args, depth)
+            return
+        if option in _WSL_VALUES:
+            i += 2
+        elif value.startswith("-") or value == "~":  # `--system`; `~`: starts in the Linux home folder
+            i += 1
+        else:
+            break
+    hands_off(ctx, _snip(" ".join([name, *(a.source for a in args[: i + 1])])))
+    if args[i:]:
+        ctx.code_words(args[i:], name)
+    else:
+        stdin_code(ctx, name, stdin, shell=True)
+
+
+def manages(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
+    """wsl's options that manage WSL itself."""
+    options = {(a.value or "").casefold() for a in args}
+    if "--unregister" in options:
         ctx.add(D, "{name} --unregister: deletes a Linux system and all its files", name=name,
                 danger=Danger.LOSES_FILES)  # fmt: skip
+    if "--debug-shell" in options or ("--install" in options and not options & {"--no-launch", "-n"}):
+        hands_off(ctx, f"{name} {'--debug-shell' if '--debug-shell' in options else '--install'}")
     not_known(ctx, name, args, depth)
+
+
+# Windows Terminal's options that take a value: before its first subcommand, and a tab's or a pane's
+_WT_GLOBAL_VALUES = frozenset({"-w", "--window", "--pos", "--size"})
+_WT_VALUES = frozenset({"-p", "--profile", "-d", "--startingdirectory", "--title", "--tabcolor", "--colorscheme",
+                        "-s", "--size"})  # fmt: skip
+_WT_SUBCOMMANDS = frozenset(
+    {"nt", "new-tab", "sp", "split-pane", "ft", "focus-tab", "mf", "move-focus", "mp", "move-pane", "swap-pane",
+     "fp", "focus-pane"}
+)  # fmt: skip
+
+
+def cmd_wt(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`wt -w 0 nt CMD`, `wt new-tab cmd /c CMD`, `wt sp CMD`: Windows Terminal (the one already
+    running, when there is one) starts CMD, or its profile's shell, as its own child: outside the job
+    the command runs in. Held, and each command (`;` between them) judged as a command of its own."""
+    if args and all(a.value in ("-h", "--help", "-?", "/?", "-v", "--version") for a in args):
+        not_known(ctx, name, args, depth)
+        return
+    hands_off(ctx, _snip(" ".join([name, *(a.source for a in args)])))
+    for k, words in enumerate(_wt_commands(args)):
+        i = 0
+        while k == 0 and i < len(words) and (words[i].value or "").startswith("-"):
+            i += 2 if _long_folded(words[i].value or "") in _WT_GLOBAL_VALUES else 1
+        sub = (words[i].value or "").casefold() if i < len(words) else "nt"
+        if sub in _WT_SUBCOMMANDS:
+            i += 1
+        if sub not in ("nt", "new-tab", "sp", "split-pane") and sub in _WT_SUBCOMMANDS:
+            continue  # focus or move what is open
+        while i < len(words) and (words[i].value or "").startswith("-"):
+            if words[i].value == "--":
+                i += 1
+                break
+            i += 2 if _long_folded(words[i].value or "") in _WT_VALUES else 1
+        if words[i:]:
+            ctx.inner(words[i:], None, bulk, depth)
+
+
+def _long_folded(option: str) -> str:
+    """A long option in lower case (`--startingDirectory`); a short one as given (`-d` is not `-D`)."""
+    return option.casefold() if option.startswith("--") else option
+
+
+def _wt_commands(args: list[_Word]) -> list[list[_Word]]:
+    """wt's commands: its words split at a `;` alone or ending a word (`\\;` is a `;` of the command)."""
+    commands: list[list[_Word]] = [[]]
+    for a in args:
+        value = a.value
+        if value == ";":
+            commands.append([])
+        elif value is not None and value.endswith(";") and not value.endswith("\\;"):
+            commands[-1].append(dataclasses.replace(a, value=value[:-1], pattern=a.pattern[:-1]))
+            commands.append([])
+        elif value is not None and value.endswith("\\;"):
+            commands[-1].append(dataclasses.replace(a, value=value[:-2] + ";"))
+        else:
+            commands[-1].append(a)
+    return [words for words in commands if words]
+
+
+def cmd_winrm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`winrm invoke Create wmicimv2/Win32_Process @{CommandLine="CMD"}` has the WMI service start
+    CMD, through the WinRM service (`create` makes a resource's instance the same way)."""
+    if args and (args[0].value is None or windows_switch(args[0].value) in ("invoke", "i", "create", "c")):
+        hands_off(ctx, f"{name} {_snip(args[0].source)}")
+    not_known(ctx, name, args, depth)
+
+
+def cmd_net(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`net start SERVICE` has the service manager start it, as `sc start` does; `net start` alone
+    lists the services that run."""
+    words = _words(args)
+    if any(a.value is None for a in args) or (words[:1] == ["start"] and len(words) > 1):
+        hands_off(ctx, f"{name} {_snip(' '.join(words[:2]))}")
+    not_known(ctx, name, args, depth)
+
+
+def cmd_start(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """Git Bash's `start` is a script that runs `cmd //c start "$@"` (each `&` escaped): judged as that
+    cmd code (`start x.bat` reads x.bat, as `cmd /c start x.bat` does). A web address alone opens the browser."""
+    values = [a.literal for a in args]
+    if any(v is None for v in values):
+        ctx.add(D, "cannot tell what runs: {what} of an expansion", what=name)
+        return
+    words = [(v or "").replace("&", "^&") for v in values]
+    shown = [w for w in words if w and not w.startswith("/")]
+    if len(shown) == 1 and re.fullmatch(r"[a-z][\w+.-]*://[^\s\"%!^]+", shown[0], re.I):
+        ctx.add(M, "{value}: not known to be read-only", value=name)
+        return
+    code = " ".join(["start", *(f'"{w}"' if not w or re.search(r"\s", w) else w for w in words)])
+    ctx.sub_script(f"cmd //c {shlex.quote(code)}", name)
 
 
 def cmd_fsutil(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import fnmatch
+import os
+import posixpath
 import re
+import stat
 
 from app.core.i18n import N_
 
@@ -13,6 +17,7 @@ from .options import (
     ONE_NUMBER,
     _command_name,
     _long_flags,
+    _operands,
     _short_flags,
     _split_options,
     fills_code,
@@ -281,6 +286,7 @@ def _replace_strings(options: list[_Word]) -> list[str | None]:
 
 def cmd_parallel(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     cut = next((i for i, a in enumerate(args) if a.value in (":::", "::::", ":::+")), len(args))
+    _ssh_logins(ctx, name, args[:cut])
     if cut == 0:  # no command: each argument is one (`parallel ::: 'rm -rf DIR'`, red team)
         for a in args[1:]:
             if a.value not in (":::", "::::", ":::+"):
@@ -350,9 +356,11 @@ def _chdir_of(options: list[_Word]) -> _Word | None:
     return given[-1][1] if given else None
 
 
+_SSH_VALUES = _names("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B")
+
+
 def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    values = _names("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B")
-    options, i = _split_options(args, values, clusters=True)
+    options, i = _split_options(args, _SSH_VALUES, clusters=True)
     for j, o in enumerate(options):  # -o ProxyCommand=... and LocalCommand run here, on this machine
         v = o.value or ""
         setting = v[2:] if v.startswith("-o") and len(v) > 2 else None
@@ -374,6 +382,227 @@ def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         ctx.code_words(remote, "ssh")
 
 
+# ---- ssh to this same machine through other programs (issue 21)
+#
+# On this machine, the ssh server starts what the client asks for (scp's or rsync's server,
+# sftp-server, git-upload-pack or what --upload-pack names, mosh-server, a shell) outside the
+# command's container: held as `ssh localhost` is. To another machine, as before.
+
+_URL = re.compile(r"^[A-Za-z][\w+.-]*://")
+_SSH_URL = re.compile(r"^(?:ssh|git\+ssh|ssh\+git|scp|sftp)://(?:[^@/]*@)?(\[[^\]/]*\]|[^:/]*)", re.I)
+_BRACKETED = re.compile(r"^(?:[^/@]*@)?(\[[^\]/]*\]):")  # `[::1]:path`, `ana@[::1]:path`
+
+
+def remote_host(word: _Word, *, daemon: bool = False) -> str | None:
+    """The host of an ssh remote (`[user@]host:path`, `[::1]:path`, `ssh://[user@]host[:port]/path`),
+    `*` where an expansion decides it; None for a local path (`/` before the first `:`, as scp, rsync
+    and git read it) or another kind of URL. `daemon`: rsync's `host::module` and `rsync://host/`
+    too, which rsync -e reaches through ssh (without it, a daemon already running is asked)."""
+    text = word.value if word.value is not None else word.pattern
+    if daemon and text[:8].casefold() == "rsync://":
+        text = "ssh://" + text[8:]
+    url = _SSH_URL.match(text)
+    if url is not None:
+        return url[1]
+    bracketed = _BRACKETED.match(text)
+    if bracketed is not None:
+        return bracketed[1]
+    before, colon, after = text.partition(":")
+    if _URL.match(text) or not colon or "/" in before or (after.startswith(":") and not daemon):
+        return None
+    return before.rsplit("@", 1)[-1] or None
+
+
+def this_machine(host: str | None) -> bool:
+    """Whether an ssh host is this machine, or may be: an expansion decides it (as `ssh "$h"`)."""
+    return host is not None and ("*" in host or local_host(_Word(host, host, host)))
+
+
+def names_this_machine(text: str) -> bool:
+    """Whether a host as given to a client (`[user@]host`, `host:port`, `sftp://host/path`) is this machine."""
+    return this_machine(text.rsplit("@", 1)[-1]) or this_machine(remote_host(_Word(text, text, text)))
+
+
+def _host_word(word: _Word) -> bool:
+    return names_this_machine(word.value if word.value is not None else word.pattern)
+
+
+def hands_off_remote(ctx: Analysis, name: str, words: list[_Word], *, daemon: bool = False) -> bool:
+    """Holds the command when one of `words` is an ssh remote on this machine (see `remote_host`)."""
+    for w in words:
+        if this_machine(remote_host(w, daemon=daemon)):
+            hands_off(ctx, f"{name} {_snip(w.source)}")
+            return True
+    return False
+
+
+def not_known(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
+    """What the analyzer says of a program no rule knows: a rule that only adds a handoff keeps it."""
+    ctx.add(M, "{value}: not known to be read-only", value=name)
+    ctx.may_run(args, depth)
+    for a in args:  # it may write what it is given (the analyzer notes these for a program without a rule)
+        ctx.note_written(a)
+
+
+def _given(words: list[_Word], names: tuple[str, ...]) -> list[_Word]:
+    """The values of the options `names`, each as written (`-H X`, `-HX`, `--host X`, `--host=X`):
+    not by a prefix, since `--host` is not `--hosts` here."""
+    found: list[_Word] = []
+    for k, w in enumerate(words):
+        v = w.value if w.value is not None else w.pattern
+        for option in names:
+            joined = option + "=" if option.startswith("--") else option
+            if v == option and k + 1 < len(words):
+                found.append(words[k + 1])
+            elif v.startswith(joined) and v != option:
+                found.append(_word_end(w, len(v) - len(joined)))
+    return found
+
+
+MAX_HOSTS_FILE = 64 * 1024  # a longer file of hosts is not read: which machines cannot be told
+
+
+def _hosts_file(ctx: Analysis, word: _Word) -> list[str] | None:
+    """The lines of a file of hosts (pssh -h, parallel --slf), without comments; None when it cannot be
+    read here, or when this command line writes it first (`echo localhost > h; pssh -h h`)."""
+    if word.value is None or (ctx.cwd is None and not word.value.startswith("/")):
+        return None
+    path = posixpath.normpath(posixpath.join(ctx.cwd or "/", word.value))
+    if any(fnmatch.fnmatchcase(path, pattern) for pattern, _script in ctx.report.written):
+        return None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            text = file.read(MAX_HOSTS_FILE + 1)
+    except OSError:
+        return None
+    lines = [line.strip() for line in text.splitlines()]
+    return [line for line in lines if line and not line.startswith("#")] if len(text) <= MAX_HOSTS_FILE else None
+
+
+_SCP_VALUES = _names("-c -D -F -i -J -l -o -P -S -X")
+_SSHFS_VALUES = _names("-o -p -F")
+_SFTP_VALUES = _names("-B -b -c -D -F -i -J -l -o -P -R -S -s -X")
+_MOSH_VALUES = _names("--client --server --predict --family -p --port --bind-server --ssh --experimental-remote-ip")
+
+
+def cmd_scp(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """scp and sshfs: ssh starts scp's or sftp's server on the machine of a `host:path`."""
+    hands_off_remote(ctx, name, _operands(args, _SSHFS_VALUES if name == "sshfs" else _SCP_VALUES))
+    not_known(ctx, name, args, depth)
+
+
+def cmd_sftp(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`sftp [user@]host[:path]`: ssh starts sftp-server there (`-D PROGRAM` is a server run here instead)."""
+    options, i = _split_options(args, _SFTP_VALUES, clusters=True)
+    if i < len(args) and not option_values(options, ["-D"], "BbcDFiJloPRSsX") and _host_word(args[i]):
+        hands_off(ctx, f"{name} {_snip(args[i].source)}")
+    not_known(ctx, name, args, depth)
+
+
+def cmd_mosh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """mosh starts mosh-server through ssh (with `--local`, here: its own child)."""
+    options, i = _split_options(args, _MOSH_VALUES)
+    if i < len(args) and "--local" not in _long_flags(options) and _host_word(args[i]):
+        hands_off(ctx, f"{name} {_snip(args[i].source)}")
+    not_known(ctx, name, args, depth)
+
+
+def cmd_autossh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """autossh runs ssh with the same words, less its own `-M PORT`: judged as that ssh (`-M 0` is no host)."""
+    options, i = _split_options(args, _SSH_VALUES | {"-M"}, clusters=True)
+    kept: list[_Word] = []
+    j = 0
+    while j < len(options):
+        v = options[j].value or ""
+        cluster = re.match(r"-([^-]*?)M(.*)", v)  # `-M 0`, `-M0`, `-fM 0`; not `-oMACs=...` (-o's value)
+        if cluster is None or any(f"-{letter}" in _SSH_VALUES for letter in cluster[1]):
+            kept.append(options[j])
+            j += 1
+            continue
+        if cluster[1]:
+            kept.append(_Word(f"-{cluster[1]}", options[j].source, f"-{cluster[1]}"))
+        j += 1 if cluster[2] else 2
+    cmd_ssh(ctx, name, kept + args[i:], stdin, bulk, depth)
+
+
+def _ssh_logins(ctx: Analysis, name: str, words: list[_Word]) -> None:
+    """GNU parallel's `-S`/`--sshlogin` (`[N/]host,...`; `:` is this machine without ssh) and
+    `--slf FILE` (`..`: its own file): each command runs through ssh on those machines."""
+    own = _Word(f"{ctx.home}/.parallel/sshloginfile", "", "")  # what `..` names
+    logins: list[tuple[str, str]] = []  # each login, and how it was given
+    for w in _given(words, ("-S", "--sshlogin")):
+        if w.value is None:  # an expansion decides which machines: as `ssh "$h"`
+            logins.append(("*", f"-S {w.source}"))
+        given = [] if w.value is None else w.value.split(",")
+        logins += [(login, f"-S {login}") for login in given if login.strip() != ".."]
+        if ".." in (login.strip() for login in given):
+            logins += [(login, f"-S .. {login}") for login in _hosts_file(ctx, own) or ["*"]]
+    for w in _given(words, ("--slf", "--sshloginfile")):
+        listed = _hosts_file(ctx, own if w.value == ".." else w)
+        if listed is None:
+            logins.append(("*", f"--slf {w.source}"))
+        else:
+            logins += [(login, f"--slf {login}") for login in listed]
+    for login, shown in logins:
+        host = re.sub(r"^(?:@[^/]*/)?(?:\d+/)?", "", login.strip()).split()
+        if host and host[-1] != ":" and names_this_machine(host[-1]):
+            hands_off(ctx, f"{name} {_snip(shown)}")
+            return
+
+
+PSSH_NAMES = ("pssh", "parallel-ssh", "pscp", "pscp.pssh", "parallel-scp", "prsync", "parallel-rsync", "pslurp",
+              "parallel-slurp", "pnuke", "parallel-nuke")  # fmt: skip
+
+
+def cmd_pssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """pssh and its kin run ssh to each host of `-H "HOST..."` and of `-h FILE` (`[user@]host[:port]` a line)."""
+    hosts = [h for w in _given(args, ("-H", "--host")) for h in (w.value.split() if w.value is not None else ["*"])]
+    for w in _given(args, ("-h", "--hosts")):
+        listed = _hosts_file(ctx, w)
+        hosts += ["*"] if listed is None else [line.split()[0] for line in listed]
+    local = next((h for h in hosts if names_this_machine(h)), None)
+    if local is not None:
+        hands_off(ctx, f"{name} -H {_snip(local)}")
+    not_known(ctx, name, args, depth)  # after: the files it is given are noted as written
+
+
+_ANSIBLE_VALUES = _names(
+    "-i --inventory --inventory-file -c --connection -m --module-name -a --args -e --extra-vars -u --user -T "
+    "--timeout -f --forks -l --limit -M --module-path -B --background -P --poll -t --tree --private-key --key-file "
+    "--ssh-common-args --sftp-extra-args --scp-extra-args --ssh-extra-args --become-method --become-user "
+    "--vault-id --vault-password-file --vault-pass-file --playbook-dir --task-timeout"
+)
+_SSH_CONNECTIONS = frozenset({"ssh", "paramiko", "paramiko_ssh", "smart", "*"})
+
+
+def cmd_ansible(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """ansible reaches a host through ssh unless the connection is another: a host its inventory names
+    (`-i 'localhost,'`) is reached so, this machine too; only the implicit localhost, named in no
+    inventory, has a local connection, run inside the container."""
+    local = _ansible_host_here(name, args)
+    if local is not None:
+        hands_off(ctx, f"{name} {_snip(local)}")
+    not_known(ctx, name, args, depth)
+
+
+def _ansible_host_here(name: str, args: list[_Word]) -> str | None:
+    """The host on this machine that ansible reaches through ssh: named by an inventory given inline,
+    or by the host pattern when the connection is given as ssh (`ansible localhost -c ssh`)."""
+    given = _given(args, ("-c", "--connection"))
+    kind = (given[-1].value or "*").rsplit(".", 1)[-1] if given else None  # `ansible.builtin.ssh`
+    extra = " ".join(w.value or "" for w in _given(args, ("-e", "--extra-vars")))
+    if re.search(r"ansible_connection\W+local\b", extra) or (kind is not None and kind not in _SSH_CONNECTIONS):
+        return None  # local, docker, winrm...: not through ssh
+    inventories = _given(args, ("-i", "--inventory", "--inventory-file"))
+    listed = [w.value if w.value is not None else w.pattern for w in inventories]
+    hosts = [h for text in listed if "," in text for h in text.split(",")]  # a file of hosts is not read
+    operands = _operands(args, _ANSIBLE_VALUES)
+    if kind is not None and name == "ansible" and operands:
+        hosts += re.split(r"[:,]", operands[0].value or "*")  # `web:&staging:!localhost`
+    targets = [h.strip().lstrip("&") for h in hosts if not h.strip().startswith("!")]  # `!h` leaves h out
+    return next((h for h in targets if h and names_this_machine(h)), None)
+
+
 def cmd_npx(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     ctx.add(M, "{name}: runs a package from a registry", name=name)
     options, i = _split_options(args, frozenset({"-p", "--package", "--from", "--with", "--python"}))
@@ -383,16 +612,102 @@ def cmd_npx(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     ctx.inner(args[i:], None, bulk, depth)
 
 
+# ---- daemons' sockets (issue 21)
+#
+# A request sent to a daemon's socket may start programs outside the container, with the daemon's
+# powers: docker.sock and podman.sock start containers, the D-Bus buses and systemd's private socket
+# start services, snapd, libvirt, LXD, pm2, a terminal's or tmux's socket run commands. Which
+# daemon listens cannot be told from a path, so any socket outside the command's folder is held;
+# a socket of the project's own (a dev server's) is not.
+
+_NC_VALUES = _names(
+    "-I -i -M -m -O -P -p -q -s -T -V -w -X -x -e -c -g -G -o -d --proxy --proxy-type --proxy-auth --proxy-dns "
+    "--allow --allowfile --deny --denyfile --sh-exec --exec --lua-exec --ssl-cert --ssl-key --ssl-trustfile "
+    "--ssl-ciphers --ssl-servername --ssl-alpn --output --hex-dump --wait --idle-timeout --source "
+    "--source-port --max-conns --delay"
+)
+_SOCAT_VALUES = _names("-b -t -T -lf -L -W -r -R")
+# socat's addresses that connect to (or send to) a socket by its file, or an abstract name
+_SOCAT_UNIX = frozenset({"unix-connect", "unix-client", "unix-sendto", "unix", "local"})
+_SOCAT_ABSTRACT = frozenset({"abstract-connect", "abstract-client", "abstract-sendto", "abstract"})
+_SOCAT_SOCKET = frozenset({"socket-connect", "socket-sendto", "socket-datagram"})  # `:1:...`: AF_UNIX, in hex
+_SOCKET_NAME = re.compile(r"sock(?:et)?$|^/(?:var/)?run/|/bus$|/private$")
+
+
+def in_folder(ctx: Analysis, word: _Word) -> bool:
+    """Whether a socket is the project's own: a known path inside the command's folder (not the home
+    folder or one above it) that stays there once links are followed, and that this command line
+    does not make (`ln -s /var/run/docker.sock d.sock && curl --unix-socket d.sock ...`)."""
+    base = (ctx.cwd or "").rstrip("/")
+    home = ctx.home.rstrip("/")
+    if word.value is None or word.glob or not base or (home + "/").startswith(base + "/"):
+        return False
+    path = posixpath.normpath(posixpath.join(base, word.value))
+    real_base = os.path.realpath(base).rstrip("/")
+    if not path.startswith(base + "/") or not os.path.realpath(path).startswith(real_base + "/"):
+        return False
+    below = path[len(base) + 1 :].split("/")
+    steps = [posixpath.join(base, *below[: k + 1]) for k in range(len(below))]
+    return not any(fnmatch.fnmatchcase(step, pattern) for step in steps for pattern, _script in ctx.report.written)
+
+
 def cmd_nc(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    if {"e", "c"} & _short_flags(args) or {"--exec", "--sh-exec", "--lua-exec"} & _long_flags(args):
+    flags, longs = _short_flags(args), _long_flags(args)
+    if {"e", "c"} & flags or {"--exec", "--sh-exec", "--lua-exec"} & longs:
         ctx.add(D, "cannot tell what runs: {name} gives a network peer a program to drive", name=name)
+    if ("U" in flags or "--unixsock" in longs) and not ("l" in flags or "--listen" in longs):
+        socket = next((w for w in _operands(args, _NC_VALUES) if not in_folder(ctx, w)), None)
+        if socket is not None:  # `nc -U /run/docker.sock`: a daemon's socket
+            hands_off(ctx, f"{name} -U {_snip(socket.source)}")
     ctx.add(M, "{name}: opens a network connection", name=name)
 
 
 def cmd_socat(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     if any(re.match(r"^(exec|system):", (a.value or "exec:").casefold()) for a in args):
         ctx.add(D, "cannot tell what runs: socat starts a program for a network peer")
+    socket = next((a for a in _operands(args, _SOCAT_VALUES) if _socat_socket(ctx, a)), None)
+    if socket is not None:
+        hands_off(ctx, f"socat {_snip(socket.source)}")
     ctx.add(M, "socat: opens a connection")
+
+
+def _socat_socket(ctx: Analysis, address: _Word) -> bool:
+    """Whether a socat address (or either half of `A!!B`) connects to a socket out of the project:
+    UNIX-CONNECT and its kin by file, an ABSTRACT name, SOCKET-CONNECT to domain 1 (AF_UNIX), or
+    GOPEN (a bare path) of a socket."""
+    known = address.value is not None
+    text = address.value if address.value is not None else address.pattern
+    for part in text.split("!!"):
+        keyword, colon, rest = part.partition(":")
+        if not colon and "/" in keyword:  # a bare path is GOPEN
+            keyword, rest = "gopen", part
+        kind, target = keyword.casefold(), rest.split(",", 1)[0]
+        file = _Word(target if known else None, target, target)
+        if kind in _SOCAT_ABSTRACT or (kind in _SOCAT_SOCKET and target.split(":", 1)[0].strip() in ("1", "*")):
+            return True
+        if kind in _SOCAT_UNIX and not in_folder(ctx, file):
+            return True
+        if kind == "gopen" and not in_folder(ctx, file) and _socket_like(ctx, target):
+            return True
+    return False
+
+
+def _socket_like(ctx: Analysis, path: str) -> bool:
+    """A path that is a socket now, or is named like one (`*.sock`, `/run/...`, a bus), or is not known."""
+    try:
+        return stat.S_ISSOCK(os.stat(posixpath.join(ctx.cwd or "/", path)).st_mode)
+    except OSError:
+        return "*" in path or bool(_SOCKET_NAME.search(path))
+
+
+def cmd_curl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """curl's `--unix-socket PATH` and `--abstract-unix-socket NAME` send its request to a daemon on
+    this machine; otherwise curl is judged as a program no rule knows, as before it had a rule."""
+    for option, socket in option_values(args, ["--unix-socket", "--abstract-unix-socket"], ""):
+        if option == "--abstract-unix-socket" or not in_folder(ctx, socket):
+            hands_off(ctx, f"{name} {option} {_snip(socket.source)}")
+            break
+    not_known(ctx, name, args, depth)  # after: the words it is given are noted as written
 
 
 _SCRIPT_LONG = (

@@ -18,7 +18,9 @@ INTERPRETERS = re.compile(
 )
 # Options after which an interpreter runs no file (code inline, a module, a command string).
 NO_SCRIPT_OPTIONS = frozenset({"-c", "-m", "-e", "-E", "--eval", "-p", "--print", "-r", "--command"})
-WRAPPERS = frozenset({"exec", "nohup", "command", "builtin", "time", "nice", "env", "sudo", "doas", "stdbuf"})
+WRAPPERS = frozenset(
+    {"exec", "nohup", "command", "builtin", "time", "nice", "env", "sudo", "doas", "gsudo", "sudo-rs", "stdbuf"}
+)
 SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "|&", ";;", "(", ")", "{", "}", "!", "then", "do", "else"})
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
