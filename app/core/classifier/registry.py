@@ -246,6 +246,17 @@ RULES: dict[str, Rule] = {
     "docker": services.cmd_docker,
     "podman": services.cmd_docker,
     "docker-compose": services.cmd_docker,  # Compose v1, a program of its own
+    "nerdctl": services.cmd_docker,  # containerd's docker CLI: the same options
+    "podman-compose": services.cmd_docker,  # as docker-compose
+    # Machines and system containers a daemon or a VM runs outside the container (services.py)
+    "lxc": services.cmd_lxc,
+    "incus": services.cmd_lxc,
+    "virsh": services.cmd_virsh,
+    **dict.fromkeys(["virt-install", "virt-clone", "virt-xml"], services.cmd_virt_install),
+    "ctr": services.cmd_ctr,
+    "crictl": services.cmd_crictl,
+    **dict.fromkeys(services.VM_TOOLS, services.cmd_vm_tool),
+    **dict.fromkeys(services.VM_SHELLS, services.cmd_vm_shell),
     **dict.fromkeys(
         (
             "psql",

@@ -7,15 +7,17 @@ import fnmatch
 import os
 import posixpath
 import re
+import shlex
 from typing import NamedTuple
+from urllib.parse import urlsplit
 
 from app.core.i18n import N_
 
 from .code_options import option_values
 from .danger import Danger
 from .findings import BULK_COMMAND, D, M, _snip
-from .handoff import hands_off
-from .options import _operands, _short_flags
+from .handoff import hands_off, local_host
+from .options import _operands, _short_flags, _split_options
 from .packages import expanded
 from .rule import Analysis
 from .scripts import script_text, typed_text
@@ -29,10 +31,20 @@ _DOCKER_VALUES = frozenset({"-H", "--host", "--context", "-c", "--config", "-l",
                             "--runtime", "--runtime-flag", "--storage-driver", "--storage-opt", "--cgroup-manager",
                             "--conmon", "--events-backend", "--hooks-dir", "--imagestore", "--module",
                             "--network-cmd-path", "--network-config-dir", "--out", "--ssh", "--tmpdir", "--volumepath",
-                            "--cdi-spec-dir", "--db-backend", "--registries-conf"})  # fmt: skip
+                            "--cdi-spec-dir", "--db-backend", "--registries-conf",
+                            # nerdctl's (containerd's docker CLI, the same options after its subcommand)
+                            "-n", "--namespace", "-a", "--address", "--snapshotter", "--cni-path",
+                            "--cni-netconfpath", "--data-root", "--host-gateway-ip", "--hosts-dir",
+                            "--bridge-ip"})  # fmt: skip
 _COMPOSE_VALUES = frozenset({"-f", "--file", "-p", "--project-name", "--profile", "--env-file", "--project-directory",
                              "--ansi", "--parallel", "--progress", "--log-level", "-H", "--host", "-c", "--context",
-                             "--tlscacert", "--tlscert", "--tlskey"})  # fmt: skip
+                             "--tlscacert", "--tlscert", "--tlskey",
+                             # podman-compose's (the `--podman-*-args` are podman's words for every container)
+                             "--podman-path", "--podman-args", "--podman-pull-args", "--podman-push-args",
+                             "--podman-build-args", "--podman-inspect-args", "--podman-run-args",
+                             "--podman-start-args", "--podman-stop-args", "--podman-rm-args",
+                             "--podman-volume-args", "--in-pod", "--pod-args"})  # fmt: skip
+_COMPOSE_PROGRAMS = frozenset({"docker-compose", "podman-compose"})  # programs of their own, not `docker compose`
 
 
 def cmd_docker(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -42,7 +54,7 @@ def cmd_docker(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
     if pair in (("system", "prune"), ("volume", "rm"), ("volume", "prune"), ("volume", "remove")):
         ctx.add(D, "{name} {value}: deletes data", name=name, value=" ".join(pair), danger=Danger.LOSES_FILES)
     elif _compose_down_volumes(name, args, words):
-        said = name if name == "docker-compose" else f"{name} compose"
+        said = name if name in _COMPOSE_PROGRAMS else f"{name} compose"
         ctx.add(D, "{name} down --volumes: deletes data", name=said, danger=Danger.LOSES_FILES)
     elif ops[:1] and ops[0] in ("ps", "images", "logs", "inspect", "version", "info", "stats", "top",
                                 "history", "search", "port", "diff"):  # fmt: skip
@@ -63,7 +75,7 @@ def _mounts_a_folder(args: list[_Word]) -> bool:
 
 def _compose_down_volumes(name: str, args: list[_Word], operands: list[_Word]) -> bool:
     """`docker compose [-f FILE] down -v` (or `docker-compose ...`): the project's volumes go too."""
-    if name == "docker-compose":
+    if name in _COMPOSE_PROGRAMS:
         after = args
     elif operands and operands[0].value == "compose":
         after = args[next(i for i, a in enumerate(args) if a is operands[0]) + 1 :]
@@ -106,14 +118,16 @@ _COMPOSE_VERBS = _names(
     "attach build commit config cp create down events exec export images kill logs ls pause port ps publish pull "
     "push restart rm run scale start stats stop top unpause up version wait watch alpha bridge viz"
 )
-_COMPOSE_STARTS = frozenset({"up", "run", "create", "start", "restart", "watch", "scale"})
+# podman-compose's `systemd -a register` has systemd start the project at each login
+_COMPOSE_STARTS = frozenset({"up", "run", "create", "start", "restart", "watch", "scale", "systemd"})
 # Options of run, create, service create and pod create (docker's and podman's) that take no value;
 # any other takes one, so that an option this table lacks never hides the words after it.
 _RUN_FLAGS = frozenset({"--detach", "--disable-content-trust", "--help", "--init", "--interactive", "--no-healthcheck",
                         "--oom-kill-disable", "--privileged", "--publish-all", "--quiet", "--read-only", "--rm",
                         "--sig-proxy", "--tty", "--use-api-socket", "--env-host", "--http-proxy", "--no-hosts",
                         "--read-only-tmpfs", "--replace", "--rmi", "--rootfs", "--passwd", "--tls-verify",
-                        "--no-resolve-image", "--with-registry-auth", "--force", "--rollback", "--infra"})  # fmt: skip
+                        "--no-resolve-image", "--with-registry-auth", "--force", "--rollback", "--infra",
+                        "--insecure-registry"})  # fmt: skip
 _EXEC_FLAGS = frozenset({"--detach", "--interactive", "--tty", "--privileged", "--latest", "--no-TTY", "--help"})
 _RUN_SHORT_FLAGS = frozenset("diPqt")
 _EXEC_SHORT_FLAGS = frozenset("diltT")
@@ -309,9 +323,7 @@ def _judge_container(ctx: Analysis, name: str, sub: str, args: list[_Word], exec
         given = [g for g in given if g.option == "--privileged"]
     reach = next((g for g in given or () if _reaches(ctx, g)), None)
     if reach is not None:
-        ctx.add(D, "{name} {sub} {option}: runs a container that can reach your files or your computer, outside "
-                "Cowork Terminal's watch", CONTAINER_WORDS, name=name, sub=sub, option=_snip(reach.shown),
-                danger=Danger.OUTSIDE_WATCH)  # fmt: skip
+        _gives_reach(ctx, name, sub, reach.shown)
 
 
 def _from_a_file(ctx: Analysis, name: str, verb: str) -> None:
@@ -377,9 +389,7 @@ def _judge_build(ctx: Analysis, name: str, sub: str, args: list[_Word]) -> None:
         values = value.lower().split(",")
         if not known or "host" in values or "security.insecure" in values or "network.host" in values:
             shown = word.source if equals else f"{word.source} {args[k + 1].source if k + 1 < len(args) else ''}"
-            ctx.add(D, "{name} {sub} {option}: runs a container that can reach your files or your computer, outside "
-                    "Cowork Terminal's watch", CONTAINER_WORDS, name=name, sub=sub, option=_snip(shown.strip()),
-                    danger=Danger.OUTSIDE_WATCH)  # fmt: skip
+            _gives_reach(ctx, name, sub, shown.strip())
             return
 
 
@@ -388,7 +398,7 @@ def _judge_daemon(ctx: Analysis, name: str, args: list[_Word]) -> None:
     root outside Cowork Terminal's container. `exec` runs a program in a container that exists: what
     that container was given was judged when it was made (here, or by the person), so only
     `--privileged`, which gives the program every privilege now, is held."""
-    if name == "docker-compose":
+    if name in _COMPOSE_PROGRAMS:
         _judge_compose(ctx, name, args)
         return
     i = 0
@@ -426,15 +436,528 @@ def _judge_daemon(ctx: Analysis, name: str, args: list[_Word]) -> None:
         _judge_build(ctx, name, verb, rest)
 
 
-def cmd_kubectl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    ops = _operands(args, frozenset({"-n", "--namespace", "--context"}))
-    if expanded(ctx, next(iter(ops), None), name):
+# ---- Virtual machines, system containers and the other container tools (issue 21)
+#
+# Each asks a daemon (LXD's or incus's, libvirt's, multipassd, containerd, machined, the Docker
+# daemon that kind, k3d and minikube drive) or a virtual machine of its own (lima, colima, vagrant)
+# to run programs outside Cowork Terminal's container, where it can neither see, pause nor stop
+# them: often as root, often with this computer's folders (lima's and colima's machines have the
+# home folder; distrobox's and toolbox's containers the home folder and every privilege). Held as a
+# hand-off, in words already translated: what gives one of them a part of this computer (a
+# privileged setting, a folder, a device, a file Cowork Terminal does not read), and what starts or
+# enters a machine whose folders and privileges its own settings decide. Everything else (list,
+# info, stop...) gets what a program no rule knows gets, and what each is given to run is judged as
+# before. Not held: systemd-nspawn and virt-customize, which run as the command's own children,
+# inside its container (nspawn needs root, which "no new privileges" keeps out).
+
+
+def _as_today(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
+    """What the analyzer says of a program no rule knows, and what it may run judged, as before
+    these tools had a rule (`lxc exec c -- rm -rf /data` is held as the deletion it names)."""
+    ctx.add(M, "{value}: not known to be read-only", value=_snip(name))
+    ctx.may_run(args, depth)
+
+
+def _subcommand(ctx: Analysis, name: str, args: list[_Word], values: frozenset[str]) -> tuple[str, list[_Word]] | None:
+    """The subcommand after the options before it ("" when none) and the words after it; None when
+    an expansion names it (held: it may be any of them)."""
+    first = next(iter(_operands(args, values)), None)
+    if first is None:
+        return "", []
+    if expanded(ctx, first, name):
+        return None
+    at = next(k for k, word in enumerate(args) if word is first)
+    return first.value or "", args[at + 1 :]
+
+
+def _gives_reach(ctx: Analysis, name: str, sub: str, shown: str) -> None:
+    ctx.add(D, "{name} {sub} {option}: runs a container that can reach your files or your computer, outside "
+            "Cowork Terminal's watch", CONTAINER_WORDS, name=name, sub=sub, option=_snip(shown),
+            danger=Danger.OUTSIDE_WATCH)  # fmt: skip
+
+
+class _Tool(NamedTuple):
+    """A tool whose subcommands start or enter a machine (`_TOOLS`)."""
+
+    values: frozenset[str]  # options before the subcommand that take a value
+    held: frozenset[str]  # its subcommands held as a hand-off; "create cluster": a group's word, then its own
+    options: frozenset[str] = frozenset()  # options that hold the subcommand they are given to
+
+
+_TOOLS = {
+    # A VirtualBox, libvirt or Docker machine with whatever folders its Vagrantfile shares.
+    "vagrant": _Tool(frozenset(), _names("up reload resume ssh")),
+    # multipassd (root); its primary machine has the home folder; `mount` and `launch --mount` add one.
+    "multipass": _Tool(frozenset(), _names("exec shell mount"), frozenset({"--mount"})),
+    # lima's machine has the home folder by default; its settings (a file) decide which and how.
+    "limactl": _Tool(_names("--log-level --log-format"), _names("start create edit shell start-at-login")),
+    "colima": _Tool(_names("-p --profile"), _names("start restart ssh nerdctl")),  # the home folder, writable
+    # podman or docker containers with the home folder, the host's / at /run/host and every privilege
+    "distrobox": _Tool(frozenset(), _names("create enter ephemeral assemble upgrade")),
+    "toolbox": _Tool(_names("--log-level"), _names("create enter run")),
+    # machined (root): `shell` and `login` without a machine open one on this computer itself
+    "machinectl": _Tool(
+        _names(
+            "-M --machine -H --host -p --property -o --output -n --lines --uid -E --setenv -s --signal "
+            "--kill-whom --max-addresses --format --verify"
+        ),
+        _names("shell login start enable bind copy-to copy-from"),
+    ),
+    # Kubernetes nodes that are privileged containers of the Docker daemon (or minikube's machine);
+    # `kind create cluster --config` may give them any folder (extraMounts), `minikube mount` gives one.
+    "kind": _Tool(_names("-v --verbosity"), frozenset({"create cluster"})),
+    "k3d": _Tool(frozenset(), frozenset({"cluster create", "node create"})),
+    "minikube": _Tool(_names("-p --profile -v --log_dir --user"), frozenset({"start", "mount", "ssh", "node add"})),
+}
+VM_TOOLS = tuple(_TOOLS)
+# What runs a command in such a machine whatever its words: lima (`limactl shell default`) and the
+# wrappers lima installs, distrobox's own commands.
+VM_SHELLS = ("lima", "nerdctl.lima", "docker.lima", "podman.lima", "kubectl.lima", "apptainer.lima",
+             "distrobox-create", "distrobox-enter", "distrobox-ephemeral", "distrobox-assemble",
+             "distrobox-upgrade")  # fmt: skip
+
+
+def cmd_vm_tool(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    _as_today(ctx, name, args, depth)
+    tool = _TOOLS[name]
+    found = _subcommand(ctx, name, args, tool.values)
+    if found is None:
         return
-    sub = next((a.value for a in ops), "")
+    verb, rest = found
+    if any(held.startswith(f"{verb} ") for held in tool.held):  # `kind create cluster`
+        second = _subcommand(ctx, f"{name} {verb}", rest, tool.values)
+        if second is None:
+            return
+        verb = f"{verb} {second[0]}"
+    given = next((v for a in rest if (v := (a.value or "").partition("=")[0]) in tool.options), "")
+    if verb in tool.held or given:
+        hands_off(ctx, f"{name} {verb} {given}".strip())
+    elif name == "minikube" and verb == "kubectl":  # `minikube kubectl -- apply -f pod.yaml`: its own cluster
+        _judge_kubectl(ctx, rest[1:] if rest[:1] and rest[0].value == "--" else rest, depth, local=True)
+
+
+def cmd_vm_shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    _as_today(ctx, name, args, depth)
+    if [a.value for a in args] not in (["--help"], ["-h"], ["--version"], ["-V"]):
+        hands_off(ctx, name)
+
+
+# LXD's and incus's client: the daemon (root) runs whole systems and virtual machines.
+_LXC_VALUES = _names("--project --target --columns -c --config -p --profile -d --device -n --network -s --storage "
+                     "-t --type --format -X --request --data --mode --uid --gid --env --cwd --user --group "
+                     "--description --alias --expires")  # fmt: skip
+_LXC_LONG = {"c": "--config", "p": "--profile", "d": "--device"}
+_LXC_DEVICES = _names("unix-char unix-block unix-hotplug usb gpu pci")  # a device of this computer
+# `security.privileged`: the container's root is this computer's; `raw.lxc`, `raw.idmap`, `raw.apparmor`,
+# `raw.seccomp`, `raw.qemu`: anything the runtime takes (a bind of `/`, root's id mapped in);
+# `linux.kernel_modules`: loaded into this computer's kernel.
+_LXC_KEY = re.compile(r"raw\..+|security\.privileged|linux\.kernel_modules")
+_FALSE = frozenset({"false", "0", "no", "off", "f"})
+# `KEY=VALUE`: its key ("" when an expansion decides it), its value (None: not known), known, as written
+_Pair = tuple[str, str | None, bool, str]
+
+
+def cmd_lxc(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    _as_today(ctx, name, args, depth)
+    _judge_lxc(ctx, name, args, stdin, aliases=True)
+
+
+def _judge_lxc(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, aliases: bool) -> None:
+    """`exec`, `shell`, `console`: a program in an instance whose privileges and folders its settings
+    decide. What gives one this computer: `launch -c security.privileged=true` (`-p` a profile but
+    `default`, `-d` a device given a folder), `config set` of such a key, `config device add` of a
+    folder or device, `config edit` (settings from a file), `query -X PUT` (the daemon's API)."""
+    found = _subcommand(ctx, name, args, _LXC_VALUES)
+    if found is None:
+        return
+    verb, rest = found
+    ops = _operands(rest, _LXC_VALUES)
+    group = verb in ("config", "profile", "storage", "alias") and bool(ops)
+    if group and expanded(ctx, ops[0], f"{name} {verb}"):
+        return
+    sub = f"{verb} {ops[0].value}" if group else verb
+    if verb in ("exec", "shell", "console"):
+        hands_off(ctx, f"{name} {verb}")
+    elif verb in ("launch", "init", "create") and stdin is not None:
+        _from_a_file(ctx, name, verb)  # `lxc launch IMAGE c < settings.yaml`: settings not read here
+    elif verb in ("launch", "init", "create", "copy", "cp", "move", "mv"):
+        _lxc_options(ctx, name, verb, rest)
+    elif sub in ("config set", "profile set"):
+        _lxc_settings(ctx, name, sub, ops[1:])
+    elif sub in ("config edit", "profile edit") or (sub == "profile create" and stdin is not None):
+        _from_a_file(ctx, name, sub)
+    elif sub in ("config device", "profile device") and len(ops) > 1:
+        if expanded(ctx, ops[1], f"{name} {sub}"):
+            return
+        if ops[1].value == "add":  # c NAME TYPE KEY=VALUE...
+            _lxc_device(ctx, name, f"{sub} add", ops[4] if len(ops) > 4 else None, ops[5:])
+        elif ops[1].value in ("set", "override"):  # c NAME KEY=VALUE... or c NAME KEY VALUE
+            _lxc_device(ctx, name, f"{sub} {ops[1].value}", None, ops[4:])
+    elif sub in ("profile add", "profile assign") and len(ops) > 2:  # c PROFILE[,PROFILE]
+        profiles, known = _text(ops[2])
+        if not known or any(p not in ("default", "") for p in profiles.split(",")):
+            _gives_reach(ctx, name, sub, f"{ops[1].source} {ops[2].source}")
+    elif sub == "storage create":  # POOL DRIVER source=/home/ana
+        source = next((p for p in map(_pair, ops[3:]) if p[0] in ("source", "")), None)
+        if source is not None and _host_path(ctx, source[1], source[2]):
+            ctx.add(D, "{name} storage create {option}: makes a storage pool of a folder or disk of this computer",
+                    VOLUME_WORDS, name=name, option=_snip(source[3]), danger=Danger.OUTSIDE_WATCH)  # fmt: skip
+    elif verb == "query":  # `-X PUT /1.0/instances/c --data '{"config": ...}'`
+        methods = [g.value if g.known and g.option == "--request" else None for g in _pflags(rest, {"X": "--request"})]
+        if any(method is None or method.upper() != "GET" for method in methods):
+            hands_off(ctx, f"{name} query")
+    elif sub == "alias add" and len(ops) > 2 and aliases and not expanded(ctx, ops[2], f"{name} alias add"):
+        try:  # `lxc alias add l "launch @ARGS@ -c security.privileged=true"`: what `lxc l` will do
+            words = [w for w in shlex.split(ops[2].value or "") if "@ARG" not in w]
+        except ValueError:
+            words = ["exec"]  # not read as lxc would read it: held as what it may be
+        _judge_lxc(ctx, name, [_Word(w, w, w) for w in words], None, aliases=False)
+
+
+def _pflags(args: list[_Word], letters: dict[str, str]) -> list[_Given]:
+    """The options in `letters` (short -> long) as Go's pflag reads them, anywhere before `--`:
+    `--config X`, `--config=X`, `-c X`, `-cX`, `-c=X`, `-ec X`. A word an expansion decides, where
+    an option may be, is given as `-` (the caller holds it: "cannot tell")."""
+    given: list[_Given] = []
+    longs = set(letters.values())
+    i = 0
+    while i < len(args):
+        text, known = _text(args[i])
+        nxt = args[i + 1] if i + 1 < len(args) else None
+        if text == "--":
+            break
+        if not known and not args[i].source.startswith("-"):
+            given.append(_Given("-", None, False, args[i].source))
+        elif text.startswith("--"):
+            option, equals, value = text.partition("=")
+            if option in longs and equals:
+                given.append(_Given(option, value, known, args[i].source))
+            elif option in longs and nxt is not None:
+                given.append(_Given(option, *_text(nxt), f"{args[i].source} {nxt.source}"))
+                i += 1
+        elif text.startswith("-"):
+            for k, letter in enumerate(text[1:], 1):
+                if letter not in letters:
+                    continue
+                attached = text[k + 1 :].removeprefix("=")
+                if attached or nxt is None:
+                    given.append(_Given(letters[letter], attached, known, args[i].source))
+                else:
+                    given.append(_Given(letters[letter], *_text(nxt), f"{args[i].source} {nxt.source}"))
+                    i += 1
+                break
+        i += 1
+    return given
+
+
+def _lxc_options(ctx: Analysis, name: str, verb: str, args: list[_Word]) -> None:
+    """`launch`, `init`, `copy`, `move`: the settings, profiles and devices given to the instance."""
+    for given in _pflags(args, _LXC_LONG):
+        if given.option == "-":
+            ctx.add(D, "cannot tell: {name} takes options from {source}", name=f"{name} {verb}",
+                    source=_snip(given.shown))  # fmt: skip
+            return
+        value = given.value or ""
+        if given.option == "--config":
+            key, _equals, setting = value.partition("=")
+            reaches = not given.known or _lxc_key_reaches(key, setting)
+        elif given.option == "--profile":
+            reaches = not given.known or value != "default"
+        else:  # `-d root,size=20GiB`: keys for a device the profile gives; `-d data,source=/home/ana`
+            pairs = [_pair(_Word(text, text, text)) for text in value.split(",")[1:]]
+            reaches = not given.known or _lxc_device_reaches(ctx, "", pairs)
+        if reaches:
+            _gives_reach(ctx, name, verb, given.shown)
+            return
+
+
+def _lxc_key_reaches(key: str, value: str | None) -> bool:
+    """`security.privileged` but false, any `raw.*`, `linux.kernel_modules`; value None: not known."""
+    key = key.strip().lower()
+    if not _LXC_KEY.fullmatch(key):
+        return False
+    if value is None:
+        return True
+    return value.strip().lower() not in _FALSE if key == "security.privileged" else bool(value.strip())
+
+
+def _lxc_settings(ctx: Analysis, name: str, sub: str, ops: list[_Word]) -> None:
+    """`config set [c] KEY=VALUE...`, `config set [c] KEY VALUE`, `profile set p ...`, as LXD reads
+    them: the first word is the instance (or profile) unless every word has `=`, it has a `.` (a key)
+    or two words have none (the server's); after it, two words the first without `=` are `KEY
+    VALUE` (`VALUE` may be `-`: its input), else each is `KEY=VALUE`. An expansion may be any key."""
+    words = [(word, *_text(word)) for word in ops]
+    first = words[0][1] if words else ""
+    server = sub == "config set" and (
+        all("=" in text for _w, text, _k in words)
+        or "." in first.rpartition(":")[2]
+        or (len(words) == 2 and not any("=" in text for _w, text, _k in words))
+    )
+    rest = words if server else words[1:]
+    if len(rest) == 2 and "=" not in rest[0][1]:
+        (key_word, key_text, key_known), (value_word, value_text, sure) = rest
+        settings = [(f"{key_word.source} {value_word.source}", key_text, key_known, value_text if sure else None)]
+    else:
+        settings = [(w.source, text.partition("=")[0], known, text.partition("=")[2] if known else None)
+                    for w, text, known in rest]  # fmt: skip
+    for shown, key, known, value in settings:
+        if (not known and "=" not in shown) or _UNKNOWN.search(key) or _lxc_key_reaches(key, value):
+            _gives_reach(ctx, name, sub, shown)
+            return
+
+
+def _pair(word: _Word) -> _Pair:
+    text, known = _text(word)
+    key, _equals, value = text.partition("=")
+    key = key.strip().lower()
+    return ("" if _UNKNOWN.search(key) else key), (value if known else None), known, word.source
+
+
+def _host_path(ctx: Analysis, text: str | None, known: bool) -> bool:
+    """A `source=` that is a folder or device of this computer outside the project (an expansion may be one)."""
+    path = None if text is None else _filled(ctx, text, known)
+    return path is None or (path.startswith("/") and not _in_project(ctx, path))
+
+
+def _lxc_device_reaches(ctx: Analysis, kind: str | None, pairs: list[_Pair]) -> bool:
+    """A device of this computer, a `disk` whose source is a folder or disk of it (not a storage
+    volume: `pool=`), a `proxy` that opens this computer's sockets to the container (`bind=container`).
+    `kind` "": a device that exists, given other keys (`device set`); None: not known."""
+    if kind is None or kind in _LXC_DEVICES or any(not key for key, *_rest in pairs):
+        return True
+    keys = {key: (value, known) for key, value, known, _shown in pairs}
+    if kind in ("proxy", "") and "bind" in keys and (keys["bind"][0] or "").lower() != "host":
+        return True  # the container reaches what `connect` names on this computer
+    if kind == "" and "connect" in keys:
+        return True
+    source = keys.get("source")
+    return kind in ("disk", "") and source is not None and "pool" not in keys and _host_path(ctx, *source)
+
+
+def _lxc_device(ctx: Analysis, name: str, sub: str, kind: _Word | None, words: list[_Word]) -> None:
+    """`config device add c NAME TYPE KEY=VALUE...` (`kind`: its TYPE), `config device set c NAME
+    KEY=VALUE...` or `KEY VALUE` (`kind` None: a device that exists)."""
+    if kind is None and len(words) == 2 and "=" not in (words[0].value or "="):
+        key, value = (words[0].value or "").strip().lower(), words[1].value
+        pairs: list[_Pair] = [(key, value, value is not None, f"{words[0].source} {words[1].source}")]
+    else:
+        pairs = [_pair(word) for word in words]
+    what: str | None = ""
+    if kind is not None:
+        text, known = _text(kind)
+        what = text if known else None
+    if _lxc_device_reaches(ctx, what, pairs):
+        _gives_reach(ctx, name, sub, " ".join([*([kind.source] if kind else []), *(p[3] for p in pairs)]))
+
+
+# libvirt: its daemon (root for qemu:///system) runs the machine with any disk of this computer its
+# definition names, and writes what `save`, `dump` and `blockcopy` are told to.
+_VIRSH_VALUES = _names("-c --connect -d --debug -e --escape -k --keepalive-interval -K --keepalive-count -l --log")
+_VIRSH_HELD = _names(
+    "start create define edit restore console attach-disk attach-device update-device blockcopy save dump "
+    "snapshot-create snapshot-revert save-image-define save-image-edit managedsave-define managedsave-edit "
+    "qemu-agent-command qemu-monitor-command qemu-attach lxc-enter-namespace pool-define pool-define-as "
+    "pool-create pool-create-as nodedev-detach"
+)
+_VIRT_PRINTS = frozenset({"--print-xml", "--print-step", "--print-diff", "--build-xml", "--dry-run", "--help", "-h",
+                          "--version"})  # fmt: skip
+_URI_HOST = re.compile(r"^[A-Za-z][\w+.-]*://([^/?]*)")
+
+
+def _remote(uri: str | None) -> bool:
+    """A libvirt connection to another computer (`qemu+ssh://host/system`); `qemu:///system` is this one."""
+    match = _URI_HOST.match(uri or "")
+    host = re.sub(r":\d*$", "", (match[1] if match else "").rsplit("@", 1)[-1])
+    return bool(host) and not local_host(_Word(host, host, host))
+
+
+def _connection(args: list[_Word]) -> str | None:
+    """The `-c`/`--connect` URI among `args` (None: the default, this computer's)."""
+    for k, word in enumerate(args):
+        value = word.value or ""
+        if value in ("-c", "--connect") and k + 1 < len(args):
+            return args[k + 1].value
+        if value.startswith("--connect="):
+            return value.partition("=")[2]
+        if value.startswith("-c") and not value.startswith("--") and len(value) > 2:
+            return value[2:]
+    return None
+
+
+def cmd_virsh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`virsh [OPTIONS] COMMAND ...`, `virsh 'start vm; console vm'` (one word: a line of commands),
+    or commands read from its input."""
+    _as_today(ctx, name, args, depth)
+    options, i = _split_options(args, _VIRSH_VALUES)
+    if any(w.value in ("-r", "--readonly") for w in options) or _remote(_connection(options)):
+        return  # a read-only connection, or another computer's daemon
+    if i >= len(args) and stdin is not None and stdin.kind != "text":
+        hands_off(ctx, f"{name} (commands from its input)")  # what it reads is not known here
+        return
+    if i < len(args) and expanded(ctx, args[i], name):
+        return
+    text = (args[i].value or "") if i < len(args) else (stdin.text if stdin is not None else "")
+    if i >= len(args) - 1:  # one word (or its input): virsh reads it as lines of commands
+        verbs = [part.split()[0] for part in re.split(r"[;\n]", text) if part.split()]
+    else:
+        verbs = [text, *(w.value or "" for k, w in enumerate(args[i + 1 :], i + 1) if args[k - 1].value == ";")]
+    values = [w.value or "" for w in args[i:]]
+    for verb in verbs:
+        spec = verb == "snapshot-create-as" and any(v.startswith(("--diskspec", "--memspec")) for v in values)
+        if verb in _VIRSH_HELD or spec:
+            hands_off(ctx, f"{name} {verb}")
+            return
+
+
+def cmd_virt_install(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """virt-install, virt-clone, virt-xml: a machine libvirt defines (and virt-install starts), its disks
+    any of this computer's; not what only prints the definition."""
+    _as_today(ctx, name, args, depth)
+    if not any((w.value or "").partition("=")[0] in _VIRT_PRINTS for w in args) and not _remote(_connection(args)):
+        hands_off(ctx, name)
+
+
+# containerd's own client: `run` and `container create` as docker's, in its options' words.
+_CTR_VALUES = _names("-a --address -n --namespace --timeout --connect-timeout")
+_CTR_FLAGS = frozenset({"--rm", "--cni", "--net-host", "--privileged", "--read-only", "--tty", "--allow-new-privs",
+                        "--seccomp", "--null-io", "--detach", "--rootfs", "--no-pivot", "--remap-labels",
+                        "--privileged-without-host-devices", "--help", "--sync-fs"})  # fmt: skip
+_CTR_REACH = frozenset({"--privileged", "--net-host", "--rootfs", "--privileged-without-host-devices"})
+# --config/-c: an OCI spec file, not read here; --with-ns pid:/proc/1/ns/pid: this computer's namespaces
+_CTR_ALWAYS = frozenset({"--with-ns", "--cap-add", "--device", "--config", "-c"})
+
+
+def _ctr_reaches(ctx: Analysis, given: _Given) -> bool:
+    if given.option in _CTR_REACH:
+        return given.value is None or not given.known or given.value.lower() not in _FALSE
+    if given.option == "--mount":  # type=bind,src=/,dst=/host,options=rbind:rw
+        return given.value is None or _mount_reaches(ctx, given.value, given.known)
+    if given.option == "--runtime":  # a path: a program containerd (root) runs as the container's runtime
+        return not given.known or "/" in (given.value or "")
+    return given.option in _CTR_ALWAYS
+
+
+def cmd_ctr(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    _as_today(ctx, name, args, depth)
+    found = _subcommand(ctx, name, args, _CTR_VALUES)
+    if found is None:
+        return
+    verb, rest = found
+    if verb in ("c", "container", "containers"):
+        second = _subcommand(ctx, f"{name} {verb}", rest, frozenset())
+        if second is None or second[0] != "create":
+            return
+        verb, rest = f"{verb} create", second[1]
+    elif verb != "run":
+        return  # `task exec` runs a program in a container that exists: judged when it was made, as docker's
+    given = _options(ctx, f"{name} {verb}", rest, _CTR_FLAGS, frozenset("tdh"))
+    reach = next((g for g in given or () if _ctr_reaches(ctx, g)), None)
+    if reach is not None:
+        _gives_reach(ctx, name, verb, reach.shown)
+
+
+def cmd_crictl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """The Kubernetes runtime's client: `run`, `runp` and `create` start what their files describe
+    (any folder, every privilege); `exec` runs a program in a container that exists, as docker's."""
+    _as_today(ctx, name, args, depth)
+    found = _subcommand(ctx, name, args, _names("-r --runtime-endpoint -i --image-endpoint -t --timeout -c --config"))
+    if found is not None and found[0] in ("run", "runp", "create"):
+        _from_a_file(ctx, name, found[0])
+
+
+# kubectl: a cluster that kind, k3d, minikube, Docker Desktop, Rancher Desktop, OrbStack, colima or
+# microk8s runs on this computer starts its pods with whatever of this computer they ask (hostPath
+# `/`, privileged): there, what makes or enters a pod is held; a cluster elsewhere is not this computer.
+_KUBECTL_VALUES = _names(
+    "-n --namespace --context --kubeconfig --cluster --user -s --server --token --as --as-group --as-uid "
+    "--certificate-authority --client-certificate --client-key --request-timeout --tls-server-name --cache-dir "
+    "-v --v --vmodule --log-file --profile --profile-output --password --username"
+)
+_LOCAL_CONTEXT = re.compile(
+    r"kind-.+|k3d-.+|minikube|docker-desktop|docker-for-desktop|rancher-desktop|orbstack|colima|microk8s"
+)
+_KUBECTL_HANDS_OFF = _names("apply create replace patch edit set run exec attach debug")
+_CURRENT_CONTEXT = re.compile(r"^current-context:[ \t]*[\"']?([^\"'\s#]+)", re.M)
+
+
+def _kubectl_option(args: list[_Word], names: tuple[str, ...]) -> _Word | None:
+    """The value of the last of `names` given (`--context X`, `--context=X`), as a word."""
+    found = None
+    for k, word in enumerate(args):
+        value = word.value or ""
+        if value == "--":
+            break
+        option, equals, given = value.partition("=")
+        if option in names and equals:
+            found = _Word(given, given, given) if word.value is not None else word
+        elif value in names and k + 1 < len(args):
+            found = args[k + 1]
+    return found
+
+
+def _current_context(ctx: Analysis, kubeconfig: str | None) -> str | None:
+    """The `current-context` of the kubeconfig kubectl reads: `--kubeconfig`, else the first file of
+    $KUBECONFIG that names one, else ~/.kube/config."""
+    files = [kubeconfig] if kubeconfig else [f for f in os.environ.get("KUBECONFIG", "").split(os.pathsep) if f]
+    for file in files or [posixpath.join(ctx.home, ".kube", "config")]:
+        path = os.path.expanduser(file)
+        if not os.path.isabs(path) and ctx.cwd is None:
+            continue  # relative to a folder not known here
+        try:
+            with open(os.path.join(ctx.cwd or "", path), encoding="utf-8", errors="replace") as config:
+                match = _CURRENT_CONTEXT.search(config.read(1 << 20))
+        except OSError:
+            continue
+        if match is not None:
+            return match[1]
+    return None
+
+
+def _kubectl_local(ctx: Analysis, args: list[_Word]) -> bool:
+    """Whether kubectl talks to a cluster on this computer: `--server` names this computer, or the
+    context (`--context`, else the kubeconfig's current one) is one of `_LOCAL_CONTEXT`. A value an
+    expansion decides: not known to be local, as before."""
+    server = _kubectl_option(args, ("--server", "-s"))
+    if server is not None:
+        if server.value is None:
+            return False
+        host = urlsplit(server.value if "://" in server.value else f"//{server.value}").hostname
+        return host is not None and local_host(_Word(host, host, host))
+    context = _kubectl_option(args, ("--context",))
+    if context is None:
+        kubeconfig = _kubectl_option(args, ("--kubeconfig",))
+        if kubeconfig is not None and kubeconfig.value is None:
+            return False
+        name = _current_context(ctx, kubeconfig.value if kubeconfig else None)
+    else:
+        name = context.value
+    return name is not None and _LOCAL_CONTEXT.fullmatch(name) is not None
+
+
+def cmd_kubectl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    _judge_kubectl(ctx, args, depth)
+
+
+def _judge_kubectl(ctx: Analysis, args: list[_Word], depth: int, local: bool | None = None) -> None:
+    """`local`: the cluster is on this computer (`minikube kubectl`); None: as its options and kubeconfig say."""
+    ops = _operands(args, _KUBECTL_VALUES)
+    if expanded(ctx, next(iter(ops), None), "kubectl"):
+        return
+    sub = next((a.value for a in ops), "") or ""
     if sub == "delete":
         ctx.add(D, "kubectl delete: deletes cluster resources", danger=Danger.LOSES_FILES)
     elif sub not in ("get", "describe", "logs", "version", "explain", "top", "api-resources", "config"):
-        ctx.add(M, "kubectl {sub}: changes the cluster", sub=sub or "")
+        ctx.add(M, "kubectl {sub}: changes the cluster", sub=sub)
+    if sub not in _KUBECTL_HANDS_OFF or not (_kubectl_local(ctx, args) if local is None else local):
+        return
+    files = any(v in ("-f", "-k") or v.startswith(("-f", "-k", "--filename", "--kustomize")) for a in args
+                if (v := a.value or ""))  # fmt: skip
+    if sub in ("apply", "create", "replace") and files:
+        _from_a_file(ctx, "kubectl", sub)
+    else:
+        hands_off(ctx, f"kubectl {sub}")
+    if sub in ("exec", "run", "debug", "attach"):
+        ctx.may_run(args, depth)  # the pod's command: `kubectl exec web -- rm -rf /data` deletes a folder of the node
 
 
 def cmd_terraform(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
