@@ -60,10 +60,15 @@ Tier decisions the issue left open, in short (tests/data/command_tiers.tsv has t
   or where the session's shell is, as it reports after each command) and from each literal `cd`
   in the same command; running inside one of the app's folders is itself destructive.
 
-- programs started out of our watch by another service (`systemd-run`, D-Bus calls, `crontab`, `at`,
-  `launchctl`, `schtasks`, `ssh localhost`), synthetic input (`xdotool`, `osascript`...), debuggers
-  attaching to a process, and the remove options of archivers and sync tools are destructive;
-  the agent's own scratch files (`t=$(mktemp) ... rm -f "$t"`, `/tmp/x-$$`) are not (`scratch`).
+- programs started out of our watch by another service (`systemd-run`, `systemctl start`, D-Bus calls,
+  `crontab`, `at`, `launchctl`, `schtasks`; ssh to this machine, through `rsync`, `scp`, `git` and the
+  like too; a Docker or podman container given this computer's folders, devices or privileges, and
+  compose's starts; LXD, libvirt and other VM tools; a running terminal's, multiplexer's or editor's
+  server asked to start or type something; macOS `open`, desktop openers; WSL, Windows Terminal,
+  WinRM, COM in PowerShell code; a client of a daemon's socket outside the project), synthetic
+  input (`xdotool`, `osascript`...), debuggers attaching to a process, and the remove options of
+  archivers and sync tools are destructive; the agent's own scratch files (`t=$(mktemp) ...
+  rm -f "$t"`, `/tmp/x-$$`) are not (`scratch`).
 
 Reasons are short texts for the approval prompt; a result carries only the reasons of its own tier.
 Each destructive finding has a class of danger (`danger.Danger`); `Classification.danger` is the worst.
