@@ -733,8 +733,8 @@ def test_more_programs_that_run_or_delete_what_they_are_given_are_judged() -> No
         "parallel echo ::: a b",
         "ed -s notes.txt <<< ',s/a/b/g'",
         "cargo build --release",
-        'docker run --rm -v "$PWD":/app -w /app node:20 npm test',
-        "docker run --rm alpine rm -rf /tmp/x",  # nothing of this machine's is mounted
+        "docker run --rm alpine rm -rf /tmp/x",  # nothing of this machine's is mounted (a project's own
+        # folder bound is judged in a real project: tests/test_handoff_review.py)
         "nix develop -c make",
         "cmake -S . -B build",
         "cmake -E make_directory out",

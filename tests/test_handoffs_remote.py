@@ -147,12 +147,8 @@ def test_a_handoff_to_this_machine_or_a_daemon_is_held_in_plain_words(command: s
         ("ansible all -i 'build.example,' -m ping", Tier.MODERATE),
         ("ansible-playbook -i localhost, -c local site.yml", Tier.MODERATE),
         ("curl https://example.com", Tier.MODERATE),
-        ("curl --unix-socket ./dev.sock http://x/", Tier.MODERATE),
-        ("curl --unix-socket run/api.sock http://x/", Tier.MODERATE),
-        ("socat - UNIX-CONNECT:./dev.sock", Tier.MODERATE),
         ("socat - TCP:localhost:8080", Tier.MODERATE),
         ("socat UNIX-LISTEN:/tmp/x.sock -", Tier.MODERATE),
-        ("nc -U ./dev.sock", Tier.MODERATE),
         ("nc localhost 8080", Tier.MODERATE),
         ("nc -lU /tmp/x.sock", Tier.MODERATE),
     ],
@@ -160,6 +156,25 @@ def test_a_handoff_to_this_machine_or_a_daemon_is_held_in_plain_words(command: s
 def test_the_same_commands_to_another_machine_or_the_project_keep_their_tier(command: str, tier: Tier) -> None:
     result = classify(command, cwd=PROJECT)
     assert result.tier is tier, result
+    assert result.danger is not Danger.OUTSIDE_WATCH
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "curl --unix-socket ./dev.sock http://x/",
+        "curl --unix-socket run/api.sock http://x/",
+        "socat - UNIX-CONNECT:./dev.sock",
+        "nc -U ./dev.sock",
+    ],
+)
+def test_a_socket_of_the_project_keeps_its_tier(tmp_path: Path, command: str) -> None:
+    """A socket that is in the project now (a project that exists, not a folder of the system)."""
+    (tmp_path / "run").mkdir()
+    (tmp_path / "dev.sock").write_text("")
+    (tmp_path / "run" / "api.sock").write_text("")
+    result = classify(command, cwd=str(tmp_path))
+    assert result.tier is Tier.MODERATE, result
     assert result.danger is not Danger.OUTSIDE_WATCH
 
 
@@ -187,3 +202,118 @@ def test_hosts_read_from_a_file_are_looked_at(tmp_path: Path) -> None:
 def test_a_project_socket_is_not_in_the_project_when_the_command_runs_in_the_home_folder() -> None:
     home = os.path.expanduser("~")
     _held("curl --unix-socket .docker/run/docker.sock http://x/", home)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # ssh's own HostName names the machine reached, whatever host is given (a red team, 2026-12-05)
+        "ssh -o HostName=localhost x id",
+        "ssh -oHostname=127.0.0.1 x id",
+        'ssh -o "Hostname localhost" x id',
+        "ssh h -o HostName=localhost id",  # ssh reads options after the host too
+        "scp -o HostName=localhost x h:y",
+        'rsync -e "ssh -o HostName=localhost" x h:y',
+        'GIT_SSH_COMMAND="ssh -o HostName=localhost" git push h:r',
+        'git -c core.sshCommand="ssh -o HostName=localhost" push h:r',
+        "sshfs -o ssh_command='ssh -o HostName=localhost' h:/ mnt",
+        "sshfs -o reconnect,HostName=localhost h:/ mnt",
+        # the loopback names of /etc/hosts
+        "ssh ip6-localhost id",
+        "ssh ip6-loopback id",
+        "ssh localhost6 id",
+        "git push ip6-loopback:r",
+        # a remote pointed at this machine: what pushes there later runs a program on it
+        "git remote add l localhost:r && git push l",
+        "git remote set-url origin localhost:r; git push",
+        "git config remote.l.url localhost:r && git push l",
+        "git -c url.localhost:.insteadOf=gh: push gh:r",
+        'git -c "url.ssh://localhost/.pushInsteadOf=https://github.com/" push https://github.com/o/r',
+        'git config url."localhost:".insteadOf https://github.com/ && git push https://github.com/o/r',
+        "git clone -c remote.origin.pushurl=localhost:r https://github.com/o/r",
+        # other ssh clients
+        "curl sftp://localhost/x",
+        "curl -T x sftp://localhost/tmp/x",
+        "curl scp://localhost/x",
+        "lftp sftp://localhost",
+        "lftp -e 'put x' sftp://ana@localhost",
+        "unison x ssh://localhost/y",
+        "pdsh -w localhost id",
+        "clush -w build.example,localhost id",
+        "fab -H localhost cmd",
+        "hg clone ssh://localhost/r",
+        "svn co svn+ssh://localhost/r",
+        "bzr push bzr+ssh://localhost/r",
+        "darcs push localhost:r",
+        "rdiff-backup x localhost::y",
+        "borg init ssh://localhost/r",
+        "restic -r sftp:localhost:/r init",
+        "duplicity x sftp://localhost/y",
+        "slogin localhost",
+        "dbclient localhost id",
+        "ssh-copy-id localhost",
+    ],
+)
+def test_ssh_to_this_machine_by_its_settings_its_names_a_remote_or_another_client_is_held(command: str) -> None:
+    _held(command)
+
+
+@pytest.mark.parametrize(
+    ("command", "tier"),
+    [
+        ("ssh -o HostName=build.example x id", Tier.MODERATE),
+        ("scp -o HostName=build.example x h:y", Tier.MODERATE),
+        ("git remote add l build.example:r && git push l", Tier.MODERATE),
+        ("git -c url.git@github.com:.insteadOf=https://github.com/ push https://github.com/o/r", Tier.MODERATE),
+        ("git config get remote.l.url", Tier.SAFE),
+        ("git remote set-url --delete l localhost:r", Tier.MODERATE),
+        ("sshpass -p x ssh build.example id", Tier.MODERATE),
+        ("curl sftp://build.example/x", Tier.MODERATE),
+        ("lftp sftp://build.example", Tier.MODERATE),
+        ("unison x ssh://build.example/y", Tier.MODERATE),
+        ("pdsh -w build.example id", Tier.MODERATE),
+        ("fab -H build.example cmd", Tier.MODERATE),
+        ("hg clone ssh://build.example/r", Tier.MODERATE),
+        ("hg status", Tier.MODERATE),
+        ("svn co svn+ssh://build.example/r", Tier.MODERATE),
+        ("darcs push build.example:r", Tier.MODERATE),
+        ("rdiff-backup x build.example::y", Tier.MODERATE),
+        ("borg init ssh://build.example/r", Tier.MODERATE),
+        ("borg create /srv/repo::today x", Tier.MODERATE),
+        ("restic -r sftp:build.example:/r init", Tier.MODERATE),
+        ("duplicity x sftp://build.example/y", Tier.MODERATE),
+        ("slogin build.example", Tier.MODERATE),
+        ("ssh-copy-id build.example", Tier.MODERATE),
+        ("parallel rg -S localhost ::: x", Tier.SAFE),  # rg's -S, not parallel's
+        ("parallel -S build.example echo ::: a", Tier.MODERATE),
+    ],
+)
+def test_the_same_clients_to_another_machine_keep_their_tier(command: str, tier: Tier) -> None:
+    result = classify(command, cwd=PROJECT)
+    assert result.tier is tier, result
+    assert result.danger is not Danger.OUTSIDE_WATCH
+
+
+def test_parallels_command_after_its_options_is_judged_as_a_command() -> None:
+    assert classify("parallel -j4 rm -rf ~ ::: x", cwd=PROJECT).tier is Tier.DESTRUCTIVE
+    assert "-j4: not known to be read-only" not in classify("parallel -j4 echo ::: x", cwd=PROJECT).reasons
+
+
+def test_ssh_to_an_address_of_this_machines_own_interfaces_is_held() -> None:
+    try:
+        lines = Path("/proc/net/fib_trie").read_text().splitlines()
+    except OSError:
+        pytest.skip("no /proc/net/fib_trie here")
+    pairs = zip(lines, lines[1:], strict=False)
+    own = {before.strip()[3:].strip() for before, line in pairs if line.split() == ["/32", "host", "LOCAL"]}
+    own = {a for a in own if not a.startswith("127.")}
+    if not own:
+        pytest.skip("no interface address but loopback")
+    for address in sorted(own):
+        _held(f"ssh {address} id")
+
+
+@pytest.mark.parametrize("server", ["--server=[", "-s http://[::1", "--server=http://[::1"])
+def test_a_server_not_closing_its_bracket_is_judged_and_not_a_failure(server: str) -> None:
+    result = classify(f"kubectl {server} apply -f x", cwd=PROJECT)
+    assert result.danger is not Danger.CANNOT_TELL, result

@@ -130,7 +130,8 @@ def test_what_it_starts_there_is_judged_too(command: str) -> None:
 def test_powershell_code_that_starts_a_program_is_held(shell: str, code: str) -> None:
     result = _judged(f"{shell} {_single_quoted(code)}")
     assert result.tier is Tier.DESTRUCTIVE, result.reasons
-    assert result.danger in (Danger.CANNOT_TELL, Danger.LOSES_FILES), result.reasons  # Restart-: "restart"
+    # Restart-: "restart"; what hands a program to a service, WMI, COM, WSL or UAC: a hand-off (2026-12-05)
+    assert result.danger in (Danger.CANNOT_TELL, Danger.LOSES_FILES, Danger.OUTSIDE_WATCH), result.reasons
 
 
 def _single_quoted(text: str) -> str:

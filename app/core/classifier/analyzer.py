@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import functools
 import os
 import posixpath
@@ -80,9 +81,15 @@ _BRACE_LIST = re.compile(r"\{([^{},\s]*(?:,[^{},\s]*)+)\}")  # `{rm,-rf,DIR}` be
 # taken for the program (Windows' disk `format`) when a program no rule knows is given them.
 _SUBCOMMAND_WORDS = frozenset({"format"})
 _REPEATED = frozenset({"for_statement", "c_style_for_statement", "while_statement", "function_definition"})
-# What a guess at what a program runs may hold a command for: a deletion (see `may_run`).
-# A disk's erasure is not one: `notify-send "format done"`, and a user's command cannot reach a disk.
+# What a guess at what a program runs may hold a command for: a deletion, or a program started
+# outside Cowork Terminal's watch (`runuser -u me -- docker run -v /:/h a`: see `may_run`). A disk's
+# erasure is not one: `notify-send "format done"`, and a user's command cannot reach a disk.
 _DELETES = frozenset({Danger.LOSES_FILES, Danger.LOSES_EVERYTHING})
+# Words after which a runner's command stands (`npm exec CMD`, `poetry run CMD`, `direnv exec . CMD`)
+_RUNNER_WORDS = frozenset({"--", ".", "exec", "run", "dlx", "x", "do", "with"})
+# Folders of the system, never a project's (`cd /etc && docker run -v .:/e alpine`: a review, 2026-12-05)
+_SYSTEM_FOLDER = re.compile(r"/(?:etc|usr|boot|var|bin|sbin|lib[^/]*|opt|srv|run|proc|sys|dev)(?:/|$)")
+_WINDOWS_PATH = re.compile(r"^(?:[A-Za-z]:[/\\]|[/\\]{2}[^/\\])|\\")  # `C:\x`, `C:/x`, `\\server\x`: not ours
 
 
 def _printed_text(name: str, values: list[str | None]) -> str | None:
@@ -123,6 +130,17 @@ _GIT_RUNS_FROM = re.compile(
 _CLAUDE_RUNS_FROM = re.compile(
     r"(?:^|/)\.claude(?:/settings(?:\.local)?\.json|/hooks(?:/.*)?)?$|(?:^|/)\.mcp\.json$|^/\.claude\.json$"
 )
+
+
+def _runs_here(args: list[_Word], k: int) -> bool:
+    """Whether the word at `k` stands where a program that runs others takes its command: first,
+    after `--`, an option (`entr -r CMD`), an option's value (`runuser -u me CMD`, `conda run -n
+    base CMD`) or a runner's word (`_RUNNER_WORDS`); not a word of a sentence (`todo add meeting at 5pm`)."""
+    if k == 0:
+        return True
+    before = args[k - 1].value or ""
+    value_of = k > 1 and (args[k - 2].value or "").startswith("-") and "=" not in (args[k - 2].value or "")
+    return before in _RUNNER_WORDS or before.startswith("-") or value_of
 
 
 def write_targets(name: str, args: list[_Word], in_place: bool) -> list[_Word]:
@@ -219,6 +237,8 @@ class _Analyzer:
         self.nesting = nesting
         self.home = _home()
         self.cwd = cwd  # where relative paths lead: the caller's folder, then each literal `cd`
+        self.start = cwd  # the folder the classification started in (a nested text's: its caller's start)
+        self.projects: dict[str, bool] = {}  # project_folder's answers
         if nesting == 0 and cwd is not None:  # where project settings are read (project_settings.judge)
             report.places[cwd] = None  # its real folder too, once judged
         report.cdpath = report.cdpath or "CDPATH" in text or "cdable_vars" in text
@@ -266,7 +286,9 @@ class _Analyzer:
             self.add(D, "cannot tell what runs: {what} nested too deeply to check", what=what)
             return
         origin = self.script if script is None else script
-        _Analyzer(text, self.report, self.protected, self.nesting + 1, self.cwd, origin).run()
+        nested = _Analyzer(text, self.report, self.protected, self.nesting + 1, self.cwd, origin)
+        nested.start = self.start
+        nested.run()
 
     def too_large(self) -> None:
         if not self.report.too_large:
@@ -566,8 +588,8 @@ class _Analyzer:
                 real = os.path.realpath(pattern)
             except OSError:  # `/proc/1/root/...` as a user: where it leads is not told
                 real = pattern
-        inside = self.cwd is not None and real.startswith(self.cwd.rstrip("/") + "/")  # the project's own
-        if writes and not inside and _SYSTEM_FILES.match(real):  # as root, /etc/ld.so.preload runs code outside
+        # as root, /etc/ld.so.preload runs code outside; not a file of the project's own
+        if writes and _SYSTEM_FILES.match(real) and self.in_project(real) is None:
             self.add(D, "writes {source}: changes the system's own files", source=_snip(w.source))
         if writes and (_GIT_RUNS_FROM.search(pattern.removeprefix(self.home)) or _GIT_RUNS_FROM.search(real)):
             self.add(D, "cannot tell what runs: writes {source}, whose commands git runs", source=_snip(w.source))
@@ -662,6 +684,61 @@ class _Analyzer:
             relation = self.protected.relation(_Word(w.value and here, w.source, here, w.glob, w.procsub))
         return relation
 
+    def in_project(self, path: str) -> str | None:
+        """The absolute path `path` names (from the folder the command is in now) when it is inside
+        the project: the folder the classification started in (never one a `cd` led to: `cd /etc &&
+        docker run -v .:/e alpine`), a folder the user could write anyway. None when that folder is
+        the system's (/etc, /usr, /var...), the home folder or one above it, a dot folder of the home
+        (settings), or another user's; or when the path is a Windows one, leads out once links are
+        followed, does not exist yet (a link an earlier command makes), or this command line writes
+        it or a folder on the way (`ln -s ~ h && docker run -v ./h:/h`): a review, 2026-12-05."""
+        base = (self.start or "").rstrip("/")
+        home = self.home.rstrip("/")
+        if not base.startswith("/") or _WINDOWS_PATH.search(path) or _WINDOWS_PATH.search(base):
+            return None
+        if not path.startswith("/") and self.cwd is None:
+            return None  # relative to a folder not known here
+        joined = posixpath.join(self.cwd or "/", path)
+        path = posixpath.normpath(joined)
+        if (path != base and not path.startswith(base + "/")) or not self.project_folder(base, home):
+            return None
+        try:  # links followed as the system does: `./home/..` with `home` a link to ~ is ~'s parent
+            real, real_base = os.path.realpath(joined), os.path.realpath(base)
+            os.stat(real)  # it exists now
+        except (OSError, ValueError):  # `$'a\x00b'`: a name no file has
+            return None
+        if real != real_base and not real.startswith(real_base.rstrip("/") + "/"):
+            return None
+        below = path[len(base) :].strip("/").split("/") if path != base else []
+        if any(self.written_here(posixpath.join(base, *below[: k + 1])) for k in range(len(below))):
+            return None
+        return path
+
+    def project_folder(self, base: str, home: str) -> bool:
+        """Whether `base` may be a project: see `in_project`."""
+        if base not in self.projects:
+            self.projects[base] = self.may_be_project(base, home)
+        return self.projects[base]
+
+    @staticmethod
+    def may_be_project(base: str, home: str) -> bool:
+        if home == base or home.startswith(base + "/"):
+            return False
+        if base.startswith(home + "/") and any(part.startswith(".") for part in base[len(home) + 1 :].split("/")):
+            return False
+        try:
+            real = os.path.realpath(base)
+            owner = os.stat(real).st_uid
+        except (OSError, ValueError):
+            return False
+        getuid = getattr(os, "getuid", None)
+        mine = getuid is None or owner == getuid()
+        return mine and not _SYSTEM_FOLDER.match(real + "/") and not _SYSTEM_FOLDER.match(base + "/")
+
+    def written_here(self, path: str) -> bool:
+        """Whether this command line may write `path` before it is used (a pattern of `report.written` matches it)."""
+        return any(fnmatch.fnmatchcase(path, pattern) for pattern, _script in self.report.written)
+
     def check_word(self, w: _Word) -> str | None:
         if "@P}" in w.source and _PROMPT_EXPANSION.search(w.source):
             self.add(D, "cannot tell what runs: {source} expands a value as a prompt", source=_snip(w.source))
@@ -750,19 +827,32 @@ class _Analyzer:
         if rule is not None:
             rule(self, name, args, stdin, bulk, depth)
         else:
-            self.add(M, "{value}: not known to be read-only", value=_snip(head.value))
-            written = _command_name(head.value) if "/" in head.value else head.value  # `/usr/bin/x`: as `x`
-            if not self.report.in_string or _PROGRAM_NAME.fullmatch(written):
-                self.may_run(args, depth)  # in a string, not a title's first word (`"Fix: rm -rf in x"`)
+            self.as_unknown_program(head.value, args, depth, noted=False)  # after_command notes its words
         self.after_command(name, words, rule, bulk, (start, read_from), depth)
+
+    def as_unknown_program(self, name: str, args: list[_Word], depth: int, *, noted: bool = True) -> None:
+        """What a program no rule knows is judged as: not known to be read-only, what it may run
+        judged (`may_run`), and each of its words a file it may write (`multipass transfer vm:x
+        ./run.sh && ./run.sh` changes the script before it runs). A rule that knows a program only
+        for what it hands off says the rest of it so. `noted`: its words are noted here (the
+        analyzer's own call notes them in `after_command`)."""
+        self.add(M, "{value}: not known to be read-only", value=_snip(name))
+        written = _command_name(name) if "/" in name else name  # `/usr/bin/x`: as `x`
+        if not self.report.in_string or _PROGRAM_NAME.fullmatch(written):
+            self.may_run(args, depth)  # in a string, not a title's first word (`"Fix: rm -rf in x"`)
+        for a in args if noted else ():
+            self.note_written(a)
 
     def may_run(self, args: list[_Word], depth: int, *, shell_strings: bool = False) -> None:
         """A program no rule knows may run what it is given (`faketime 0 rm -rf DIR`, `runuser -u me
         -- rm ...`, `tmux new 'rm -rf DIR'`: each was judged moderate, so it ran unheld; 2026-12-04),
         and so does a package manager's `exec` (`conda run -n base rm -rf DIR`). A known program
         given words of its own, and a string that reads as code, are judged as the command they would
-        be, and a deletion found there is held. Nothing else found there counts: `make format`,
-        `vagrant halt` and `apt-cache show sudo` only name a program (review, 2026-12-04).
+        be, and a deletion found there is held. So is a program handed off outside Cowork Terminal's
+        watch (`runuser -u me -- docker run -v /:/h a`: a review, 2026-12-05) where the command
+        stands as a runner's (`_runs_here`), or a string's first word is a program a rule knows.
+        Nothing else found there counts: `make format`, `vagrant halt` and `apt-cache show sudo`
+        only name a program (review, 2026-12-04), nor does `todo add meeting at 5pm` schedule one.
         `shell_strings`: the program runs its strings with a shell (tmux): no option's value is a
         message, and what cannot be told in them stands."""
         probes = 0
@@ -772,10 +862,13 @@ class _Analyzer:
             if code is not None:
                 cost, commands = len(code.split()), sum(code.count(c) for c in ";&|\n")  # `a|a|a...`: one each
                 judge, keep_cannot_tell = functools.partial(self.judge_string, code), shell_strings
+                first = code.split(None, 1)[0] if code.split() else ""
+                keep_outside = self.may_be_program(first)
             elif len(args) - k > 1 and (program := self.program_in(w)) is not None:
                 words = [program, *args[k + 1 :]]  # `--exec=/bin/rm -- -rf DIR`: the program after `=`
                 judge, cost = functools.partial(self.judge_words, words, depth), len(words)
                 keep_cannot_tell = len(words) > 2 and is_interpreter(_command_name(program.value or ""))
+                keep_outside = _runs_here(args, k)
             else:
                 continue
             probes += 1
@@ -784,7 +877,7 @@ class _Analyzer:
                 self.report.too_large = True  # it stands even inside a guess: what was not judged may delete
                 self.add(D, CANNOT_TELL_PROBES, danger=Danger.CANNOT_TELL)
                 return
-            if self.keep_deletions(judge, keep_cannot_tell):
+            if self.keep_deletions(judge, keep_cannot_tell, keep_outside=keep_outside):
                 return
 
     def string_code(self, w: _Word, before: _Word | None, *, messages: bool = True) -> str | None:
@@ -858,9 +951,10 @@ class _Analyzer:
         path = script_path(self.cwd, value)
         return path is not None and installed_program(path)
 
-    def keep_deletions(self, judge: Callable[[], None], keep_cannot_tell: bool) -> bool:
-        """Judge what a command may run, and keep what it finds only where it deletes (and its "cannot
-        tell", when asked); its `cd` and the scripts it read are undone (not the files it may write). A
+    def keep_deletions(self, judge: Callable[[], None], keep_cannot_tell: bool, *, keep_outside: bool = True) -> bool:
+        """Judge what a command may run, and keep what it finds only where it deletes or (when
+        `keep_outside`) hands a program off outside Cowork Terminal's watch, and its "cannot tell"
+        when asked; its `cd` and the scripts it read are undone (not the files it may write). A
         guess never lets a command out of the container: a finding kept has no kind. When the
         command is too large to judge, that stands."""
         report, cwd = self.report, self.cwd
@@ -869,7 +963,11 @@ class _Analyzer:
         self.cwd = cwd
         kept = [
             dataclasses.replace(f, kind=None) for f in report.findings[mark.findings :]
-            if f.tier is D and (f.danger in _DELETES or (keep_cannot_tell and f.danger is Danger.CANNOT_TELL))
+            if f.tier is D and (
+                f.danger in _DELETES
+                or (keep_outside and f.danger is Danger.OUTSIDE_WATCH)
+                or (keep_cannot_tell and f.danger is Danger.CANNOT_TELL)
+            )
         ]  # fmt: skip
         return report.undo(mark, kept)
 

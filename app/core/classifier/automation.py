@@ -277,7 +277,9 @@ def cmd_wezterm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
     unless `--always-new-process`, and `connect` has a multiplexer server run it."""
     may_write(ctx, args)
     _, i = _split_options(args, _WEZTERM_VALUES)
-    sub, rest = (args[i].value, args[i + 1 :]) if i < len(args) else ("start" if not args else "", [])
+    # wezterm's options alone (`--config-file x.lua`, `-n`) are `wezterm start` too; not --help, --version
+    shows = any(a.value in ("-h", "--help", "-V", "--version") for a in args[:i])
+    sub, rest = (args[i].value, args[i + 1 :]) if i < len(args) else ("" if shows else "start", [])
     e = next((k for k, a in enumerate(args[:i]) if a.value == "-e"), None)
     if e is not None:
         sub, rest = "start", args[e + 1 :]
@@ -395,14 +397,22 @@ _FOOT_VALUES = frozenset({"-t", "--term", "-T", "--title", "-a", "--app-id", "-w
                           "--window-size-chars", "-s", "--server-socket", "-D", "--working-directory", "-o",
                           "--override", "-d", "--log-level"})  # fmt: skip
 # Where the program of a terminal server's client starts: the rest of its words
-_RUNS_REST = {"urxvtc": ("-e",), "urxvtcd": ("-e",), "gnome-terminal": ("--", "-x", "--execute")}
+_RUNS_REST = {
+    "urxvtc": ("-e",),
+    "urxvtcd": ("-e",),
+    "gnome-terminal": ("--", "-x", "--execute"),
+    **dict.fromkeys(("xfce4-terminal", "tilix", "terminator", "mate-terminal"), ("-x", "--execute")),
+}
+# Those whose `-e`/`--command` is one command line, split as a shell would
+_COMMAND_LINE = frozenset({"gnome-terminal", "xfce4-terminal", "tilix", "terminator", "mate-terminal"})
 
 
 def cmd_terminal_client(
     ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int
 ) -> None:
     """footclient, urxvtc, gnome-terminal: clients of a terminal's server (`foot --server`, urxvtd,
-    gnome-terminal-server: the user's), which opens the window and starts its program."""
+    gnome-terminal-server: the user's), which opens the window and starts its program; xfce4-terminal,
+    tilix, terminator, mate-terminal: their instance already running (over D-Bus) does."""
     may_write(ctx, args)
     hands_off(ctx, name)
     if name == "footclient":
@@ -413,7 +423,7 @@ def cmd_terminal_client(
         if v in _RUNS_REST.get(name, ()):
             ctx.inner(args[k + 1 :], None, bulk, depth)
             return
-        if name == "gnome-terminal" and (v in ("-e", "--command") or v.startswith("--command=")):
+        if name in _COMMAND_LINE and (v in ("-e", "--command") or v.startswith("--command=")):
             command = v.partition("=")[2] if "=" in v else args[k + 1].literal if k + 1 < len(args) else None
             _typed(ctx, f"{name} --command", command)  # a command line, split as a shell would
             return

@@ -10,18 +10,23 @@ import re
 from app.core.i18n import N_
 
 from .automation import synthetic_input
+from .cmdline import cmd_code
 from .danger import Danger
 from .findings import TOUCHES_APP_DATA, D, M, _snip
+from .handoff import hands_off
 from .itself import code_runs_itself
 from .protected import _norm_path
 from .rule import Analysis
 from .tables import (
     _CODE_CONTROLS,
     _CODE_DELETES,
+    _CODE_HANDS_OFF,
     _CODE_HIDES,
     _CODE_RUNS,
     _CODE_SETTINGS,
     _PERL,
+    _POWERSHELL_CMD,
+    _POWERSHELL_COMPUTED,
     _POWERSHELL_DELETES,
     _PYTHON,
 )
@@ -52,10 +57,14 @@ def inline_code(ctx: Analysis, name: str, code: str | None) -> None:
     if _CODE_CONTROLS.search(code):
         synthetic_input(ctx, f"{name} code")
     changes_settings(ctx, name, code)
+    if name in ("powershell", "pwsh"):
+        powershell_cmd(ctx, name, code)
     if deletes(name, code):
         ctx.add(D, "{name} code that deletes files or stops the machine", name=name, danger=Danger.LOSES_FILES)
-    elif _CODE_HIDES.search(code):
+    elif hides(name, code):
         ctx.add(D, "cannot tell what runs: {name} code calls functions by names made when it runs", name=name)
+    elif _CODE_HANDS_OFF.search(code):
+        hands_off(ctx, f"{name} code")
     elif _CODE_RUNS.search(code) or ("`" in code and (_PERL.match(name) or name in ("ruby", "php"))):
         ctx.add(D, "cannot tell what runs: {name} code starts other programs", name=name)
     else:
@@ -76,8 +85,10 @@ def judge_code(ctx: Analysis, name: str, code: str, path: str) -> None:
         ctx.add(D, "{name} {path}: the program deletes files or stops the machine",
                 N_("Runs {path}, a program that can delete files or stop the machine"), danger=Danger.LOSES_FILES,
                 name=name, path=shown)  # fmt: skip
-    elif _CODE_HIDES.search(code):
+    elif hides(name, code):
         ctx.add(D, "cannot tell what runs: {path} calls functions by names made when it runs", path=shown)
+    elif _CODE_HANDS_OFF.search(code):
+        hands_off(ctx, f"{name} {shown}")
     elif _CODE_RUNS.search(code) or ("`" in code and (_PERL.match(name) or name in ("ruby", "php"))):
         ctx.add(D, "cannot tell what runs: {path} starts other programs", path=shown)
     else:
@@ -88,6 +99,22 @@ def deletes(name: str, code: str) -> bool:
     """The code names a call that deletes files or stops the machine (PowerShell's `rm -r` too)."""
     powershell = name in ("powershell", "pwsh")
     return bool(_CODE_DELETES.search(code) or (powershell and _POWERSHELL_DELETES.search(code)))
+
+
+def hides(name: str, code: str) -> bool:
+    """The code calls what it names only when it runs: PowerShell's `& ('ws'+'l')` too."""
+    powershell = name in ("powershell", "pwsh")
+    return bool(_CODE_HIDES.search(code) or (powershell and _POWERSHELL_COMPUTED.search(code)))
+
+
+def powershell_cmd(ctx: Analysis, name: str, code: str) -> None:
+    """cmd started by PowerShell code (`cmd /c wsl ls`): the rest of its line judged as cmd code, as
+    `cmd /c` given to bash is, its quotes around the whole taken off as cmd does."""
+    for found in _POWERSHELL_CMD.finditer(code):
+        rest = found[1].strip()
+        if len(rest) > 1 and rest[0] in "\"'" and rest.count(rest[0]) > 1:
+            rest = rest[1 : rest.rindex(rest[0])] + rest[rest.rindex(rest[0]) + 1 :]
+        cmd_code(ctx, rest, f"{name} cmd /c")
 
 
 def changes_settings(ctx: Analysis, name: str, code: str) -> None:

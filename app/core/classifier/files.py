@@ -13,6 +13,8 @@ from app.core.i18n import N_
 from .code_options import code_file, code_text, option_values, vim_remote, vim_script
 from .danger import Danger
 from .findings import BULK_COMMAND, DELETE_RECURSIVE, D, M, _snip
+from .handoff import hands_off
+from .hosts import remote_here
 from .options import _operands, fills_code
 from .protected import _norm_path
 from .rule import Analysis
@@ -20,7 +22,6 @@ from .scripts import run_script, runs_project_files, script_path, typed_text
 from .stdin import _Stdin
 from .tables import _names
 from .words import _Word, _word_end, is_glob
-from .wrappers import hands_off_remote
 
 # ---- removal
 
@@ -270,7 +271,9 @@ def cmd_rsync(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
             ctx.add(D, "rsync {value}: deletes files", plain, danger=Danger.LOSES_FILES, value=value)
     # `host:path` runs rsync's server (or what --rsync-path names) through ssh; `host::module` too with -e
     daemon_by_ssh = bool(option_values(args, ["-e", "--rsh"], "BeTfM@"))
-    hands_off_remote(ctx, name, _operands(args, _RSYNC_VALUES), daemon=daemon_by_ssh)
+    here = remote_here(_operands(args, _RSYNC_VALUES), daemon=daemon_by_ssh)
+    if here is not None:
+        hands_off(ctx, f"{name} {_snip(here.source)}")
     ctx.add(M, "rsync: copies files")
 
 

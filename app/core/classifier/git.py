@@ -13,6 +13,8 @@ from . import project_settings
 from .code_options import option_values
 from .danger import Danger
 from .findings import D, GitSettings, M, _snip
+from .handoff import hands_off
+from .hosts import remote_here
 from .options import _long_flags as _given_longs
 from .options import _operands, _short_flags
 from .rule import Analysis
@@ -25,7 +27,6 @@ from .tables import (
     _names,
 )
 from .words import _Word
-from .wrappers import hands_off_remote
 
 
 def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -62,6 +63,7 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             elif runs:  # `git -c core.pager=cat log`: what runs is written here
                 ctx.sub_script(value.lstrip("!"), f"git -c {name}")
         i += 2 if v in _GIT_GLOBAL_WITH_VALUE else 1
+    _remote_settings(ctx, "git -c", [w for _option, w in option_values(args[:i], ["-c"])])
     if i >= len(args):
         return
     sub = args[i].value or ""
@@ -195,7 +197,47 @@ def _over_ssh(ctx: Analysis, sub: str, rest: list[_Word]) -> None:
         operands = operands[1:] if operands[:1] and operands[0].value == "add" else []
     if sub in _REPOSITORY_VALUES:
         words += operands if sub == "fetch" and "--multiple" in _given_longs(rest) else operands[:1]
-    hands_off_remote(ctx, f"git {sub}", words)
+    here = remote_here(words)
+    if here is not None:
+        hands_off(ctx, f"git {sub} {_snip(here.source)}")
+    if sub == "clone":
+        _remote_settings(ctx, "git clone -c", [w for _option, w in option_values(rest, ["-c", "--config"])])
+    elif sub == "remote" and "--delete" not in _given_longs(rest):  # `remote add|set-url NAME URL`
+        given = _operands(rest, _names("-t -m"))
+        if [w.value for w in given[:1]] in (["add"], ["set-url"]) and remote_here(given[2:3]) is not None:
+            hands_off(ctx, f"git remote {given[0].value} {_snip(given[2].source)}")
+    elif sub == "config" and not any(flag.startswith(_CONFIG_NOT_SET) for flag in _given_longs(rest)):
+        given = _operands(rest, _names("--file -f --blob --type --default --comment --value"))
+        given = given[1:] if given[:1] and given[0].value == "set" else given  # `git config set KEY VALUE`
+        reads = given[:1] and given[0].value in ("get", "unset", "list", "remove-section", "rename-section", "edit")
+        if len(given) >= 2 and not reads and _names_remote_here(given[0].value or given[0].pattern, given[1]):
+            hands_off(ctx, f"git config {_snip(given[0].source)}")
+
+
+# A remote's URL, or a URL rewritten to (`url.BASE.insteadOf`, `pushInsteadOf`): what later fetches
+# or pushes there reaches BASE. Set to this machine, what pushes there later (`git push l`, a
+# rewritten github.com) runs a program on it through ssh, outside the container (a red team,
+# 2026-12-05): held when set, in `-c`, `git config` or `git remote add|set-url`.
+_REMOTE_URL = re.compile(r"(?is)^remote\..*\.(?:push)?url$")
+_REWRITE = re.compile(r"(?is)^url\.(.*)\.(?:push)?insteadof$")
+_CONFIG_NOT_SET = ("--get", "--unset", "--list", "--remove-section", "--rename-section", "--edit")
+
+
+def _names_remote_here(key: str, value: _Word) -> bool:
+    """Whether setting `key` to `value` points a remote (or a rewritten URL) at this machine."""
+    rewrite = _REWRITE.match(key)
+    if rewrite is not None:
+        return remote_here([_Word(rewrite[1], rewrite[1], rewrite[1])]) is not None
+    return _REMOTE_URL.match(key) is not None and remote_here([value]) is not None
+
+
+def _remote_settings(ctx: Analysis, what: str, settings: list[_Word]) -> None:
+    """`-c KEY=VALUE` settings that point a remote at this machine."""
+    for setting in settings:
+        key, _equals, value = (setting.value or "").partition("=")
+        if _names_remote_here(key, _Word(value, value, value)):
+            hands_off(ctx, f"{what} {_snip(setting.source)}")
+            return
 
 
 def git_push(ctx: Analysis, rest: list[_Word]) -> None:

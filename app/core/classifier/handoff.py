@@ -9,10 +9,8 @@ what the scheduled command would run is still judged where it is known.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import re
-import socket
 
 from app.core.i18n import N_
 
@@ -30,9 +28,6 @@ _LAUNCHCTL_READ = _names(
     "list print print-cache print-disabled blame dumpstate help version getenv managerpid manageruid managername "
     "error hostinfo resolveport"
 ) | {""}
-_LOCAL_HOSTS = re.compile(
-    r"^(?:[^@]*@)?(?:localhost(?:\.localdomain)?|127(?:\.\d{1,3}){3}|::1|\[::1\]|0\.0\.0\.0|0)$", re.I
-)
 
 
 def hands_off(ctx: Analysis, what: str) -> None:
@@ -42,10 +37,9 @@ def hands_off(ctx: Analysis, what: str) -> None:
 
 
 def as_unknown(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
-    """What is said of a program no rule knows (the analyzer's words), for the uses of one with a
-    rule here that hand nothing off: giving it a rule leaves them as they were."""
-    ctx.add(M, "{value}: not known to be read-only", value=_snip(name))
-    ctx.may_run(args, depth)
+    """What is said of a program no rule knows (`Analysis.as_unknown_program`), for the uses of one
+    with a rule here that hand nothing off: giving it a rule leaves them as they were."""
+    ctx.as_unknown_program(name, args, depth)
 
 
 def may_write(ctx: Analysis, args: list[_Word]) -> None:
@@ -282,31 +276,3 @@ def cmd_supervisorctl(
     if sub is None or sub in _SUPERVISOR_STARTS or (sub == "" and stdin is not None):
         hands_off(ctx, f"{name} {_snip(sub or '')}".strip())
     as_unknown(ctx, name, args, depth)
-
-
-def local_host(word: _Word) -> bool:
-    """ssh to this same machine (localhost, 127.x, ::1, its own host name, with or without a user)."""
-    if word.value is None:
-        return False
-    host = word.value.rsplit("@", 1)[-1].casefold().removeprefix("[").removesuffix("]").rstrip(".")
-    own = socket.gethostname().casefold()
-    return (
-        bool(_LOCAL_HOSTS.match(word.value))
-        or host in (own, own.split(".")[0], f"{own}.local", "localhost", "localhost.localdomain")
-        or loopback(host)
-    )
-
-
-def loopback(host: str) -> bool:
-    """An address of this machine in any spelling the system's resolver takes: 127.1, 0x7f000001,
-    2130706433, 0, ::ffff:127.0.0.1 (red team, Windows: each passed as another machine)."""
-    try:
-        address = ipaddress.ip_address(host.split("%", 1)[0])
-    except ValueError:
-        try:  # inet_aton reads the short, hexadecimal and octal forms (127.1, 0x7f.1, 017700000001)
-            address = ipaddress.ip_address(socket.inet_aton(host))
-        except (OSError, ValueError):
-            return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return address.is_loopback or address.is_unspecified

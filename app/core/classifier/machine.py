@@ -75,7 +75,10 @@ _SYSTEMCTL_VALUES = frozenset({"-H", "--host", "-M", "--machine", "-t", "--type"
 
 
 def cmd_systemctl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    sub = next((a.value for a in _operands(args, _SYSTEMCTL_VALUES)), None)
+    first = next(iter(_operands(args, _SYSTEMCTL_VALUES)), None)
+    if expanded(ctx, first, name):  # `systemctl --user "$v" x.service`: may be `start`
+        return
+    sub = first.value if first is not None else None
     if sub in _SYSTEMCTL_POWER:
         ctx.add(D, "systemctl {sub}: shuts down, restarts or suspends the machine", sub=sub)
     elif sub is None and not args:
@@ -87,7 +90,10 @@ def cmd_systemctl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
 
 
 def cmd_loginctl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    sub = next((a.value for a in _operands(args, frozenset({"-H", "--host", "-M", "--machine"}))), "") or ""
+    first = next(iter(_operands(args, frozenset({"-H", "--host", "-M", "--machine"}))), None)
+    if expanded(ctx, first, name):  # may be `enable-linger`
+        return
+    sub = (first.value if first is not None else "") or ""
     if sub == "enable-linger":  # the user's manager then runs from boot, and the units it starts
         hands_off(ctx, "loginctl enable-linger")
     elif sub in _SYSTEMCTL_POWER or sub.startswith(("terminate", "kill")):
@@ -207,6 +213,10 @@ def cmd_power(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
 # page are shown, not run: those stay as for a program no rule knows.
 
 _WEB_PAGE = re.compile(r"(?i)https?://")
+# Documents a viewer shows and no program of the file runs (a page's scripts stay in the browser's
+# sandbox): opening one is not held. Any other kind may be a program, a script, a desktop entry,
+# a `.command` or `.terminal` file, or a kind whose opener runs it: held.
+_DOCUMENT = re.compile(r"(?i)[^/]\.(?:html?|pdf|png|jpe?g|gif|svg|webp|txt|md|csv|json|log|xml)$")
 _OPEN_QUIET = frozenset("RgjWF")  # reveal in the Finder, in the background, hidden, wait, fresh
 _OPEN_QUIET_LONG = {"--reveal": "R", "--background": "g", "--hide": "j", "--wait-apps": "W", "--fresh": "F"}
 
@@ -215,7 +225,7 @@ def _shown_not_run(ctx: Analysis, word: _Word) -> bool:
     """A web page, or a folder named as one (`.`, `src/`) that is no application's bundle: `x.app/`,
     or `.` inside one, starts the application as `x.app` does."""
     value = word.literal
-    if value is None or _WEB_PAGE.match(value):
+    if value is None or _WEB_PAGE.match(value) or _DOCUMENT.search(value):
         return value is not None
     if value not in (".", "..") and not value.endswith("/"):
         return False
@@ -329,3 +339,25 @@ def _judge_exec_lines(ctx: Analysis, name: str, entry: _Word) -> None:
         key, equals, value = line.partition("=")
         if equals and key.strip() == "Exec":
             ctx.sub_script(re.sub(r"%[fFuUdDnNickvm]", "", value).replace("%%", "%"), f"{name} Exec")
+
+
+# Programs a container asks to run a command outside every container: flatpak-spawn through the
+# session bus's Flatpak portal (held though that bus is hidden in Cowork Terminal's container:
+# Flatpak may reach it otherwise), host-spawn and distrobox-host-exec through the host's.
+_HOST_SPAWN_VALUES = frozenset({"-cwd", "-env"})  # host-spawn's; flatpak-spawn's take theirs after `=`
+
+
+def cmd_host_spawn(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`flatpak-spawn --host CMD`, `host-spawn CMD`, `distrobox-host-exec CMD`: held, and CMD judged."""
+    may_write(ctx, args)
+    i = 0
+    while i < len(args) and (args[i].value or "").startswith("-") and args[i].value != "--":
+        i += 2 if args[i].value in _HOST_SPAWN_VALUES else 1
+    if i < len(args) and args[i].value == "--":
+        i += 1
+    if [a.value for a in args] in (["--help"], ["-h"], ["--version"], ["-V"]):
+        as_unknown(ctx, name, args, depth)
+        return
+    hands_off(ctx, name)
+    if args[i:]:
+        ctx.inner(args[i:], stdin, bulk, depth)

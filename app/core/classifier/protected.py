@@ -263,7 +263,7 @@ class _Protected:
 # session after an allowed change to it: held, it ran apart and never reached the session).
 # Only where a command starts: `tee -a . ~/.bashrc` writes it (a review, 2026-12-04). A text search
 # only: what it blanks is still read word by word (`echo "a;. " > ~/.bashrc`, a red team).
-SOURCED = re.compile(r"(?:^|(?<=[;&|(\n]))\s*(?:source|\.)\s+(?:\"[^\"]*\"|'[^']*'|[^\s;&|)]+)")
+SOURCED = re.compile(r"(?:^|(?<=[;&|(\n]))[^\S\n]*(?:source|\.)\s+(?:\"[^\"]*\"|'[^']*'|[^\s;&|)]+)")
 _MAX_SEEN = 4096
 _PROC_LINK = re.compile(r"/proc/(?:self|thread-self|\d+|\*)/(root|cwd)(?=/|$)")  # `*`: `/proc/$$/root`
 _LONGEST_PATTERN = 1024

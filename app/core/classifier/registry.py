@@ -100,6 +100,13 @@ RULES: dict[str, Rule] = {
     "ansible": wrappers.cmd_ansible,
     "ansible-playbook": wrappers.cmd_ansible,
     "curl": wrappers.cmd_curl,  # its --unix-socket (with nc -U and socat's UNIX-CONNECT)
+    "slogin": wrappers.cmd_ssh,
+    "dbclient": wrappers.cmd_ssh,  # dropbear's
+    "sshpass": wrappers.cmd_sshpass,
+    **dict.fromkeys(
+        ["ssh-copy-id", "lftp", "unison", "pdsh", "clush", "fab", "hg", "svn", "bzr", "brz", "darcs"],
+        wrappers.cmd_ssh_client,
+    ),
     "npx": wrappers.cmd_npx,
     "bunx": wrappers.cmd_npx,
     "pnpx": wrappers.cmd_npx,
@@ -160,6 +167,7 @@ RULES: dict[str, Rule] = {
     **dict.fromkeys(
         ["gsutil", "s3cmd", "borg", "restic", "rdiff-backup", "duplicity", "azcopy", "mc"], archives.cmd_remote_tool
     ),
+    **dict.fromkeys(["borg", "restic", "rdiff-backup", "duplicity"], wrappers.over_ssh(archives.cmd_remote_tool)),
     "aws": archives.cmd_aws,
     # Processes, power, disks, scheduled jobs (machine.py)
     "kill": machine.cmd_kill,
@@ -208,6 +216,8 @@ RULES: dict[str, Rule] = {
         machine.cmd_opener,
     ),
     "gtk-launch": machine.cmd_desktop_launcher,
+    # ... and what a container asks to run a command outside every container (machine.py)
+    **dict.fromkeys(["flatpak-spawn", "host-spawn", "distrobox-host-exec"], machine.cmd_host_spawn),
     "dex": machine.cmd_desktop_launcher,
     # Acting inside other programs: synthetic input, debuggers and tracers (automation.py)
     **dict.fromkeys(["xdotool", "ydotool", "wtype", "xte", "cliclick", "xdo", "dotool"], automation.cmd_input),
@@ -219,7 +229,10 @@ RULES: dict[str, Rule] = {
     "kitty": automation.cmd_kitty,
     "kitten": automation.cmd_kitty,
     "alacritty": automation.cmd_alacritty,
-    **dict.fromkeys(["footclient", "urxvtc", "urxvtcd", "gnome-terminal"], automation.cmd_terminal_client),
+    **dict.fromkeys(
+        ["footclient", "urxvtc", "urxvtcd", "gnome-terminal", "xfce4-terminal", "tilix", "terminator", "mate-terminal"],
+        automation.cmd_terminal_client,
+    ),
     "dtach": automation.cmd_dtach,
     "abduco": automation.cmd_abduco,
     "gdb": automation.cmd_gdb,
@@ -248,6 +261,8 @@ RULES: dict[str, Rule] = {
     "docker-compose": services.cmd_docker,  # Compose v1, a program of its own
     "nerdctl": services.cmd_docker,  # containerd's docker CLI: the same options
     "podman-compose": services.cmd_docker,  # as docker-compose
+    "podman-remote": services.cmd_docker,  # podman's client of a remote or a machine's service
+    "finch": services.cmd_docker,  # AWS's nerdctl in a VM
     # Machines and system containers a daemon or a VM runs outside the container (services.py)
     "lxc": services.cmd_lxc,
     "incus": services.cmd_lxc,
@@ -276,6 +291,9 @@ RULES: dict[str, Rule] = {
         services.cmd_database,
     ),
     "kubectl": services.cmd_kubectl,
+    **dict.fromkeys(["microk8s", "microk8s.kubectl", "k3s"], services.cmd_local_cluster),
+    "helm": services.cmd_helm,
+    **dict.fromkeys(["orb", "orbctl"], services.cmd_orb),
     "terraform": services.cmd_terraform,
     "tofu": services.cmd_terraform,
     "gh": services.cmd_gh,
@@ -315,6 +333,10 @@ RULES: dict[str, Rule] = {
     "sc": windows.cmd_sc,
     "msiexec": windows.cmd_msiexec,
     "wsl": windows.cmd_wsl,
+    "wslg": windows.cmd_wsl,  # WSL's launcher of Linux GUI programs: the same words
+    **dict.fromkeys(["debian", "kali", "opensuse-tumbleweed", "fedoraremix"], windows.cmd_wsl_launcher),
+    "conhost": windows.cmd_conhost,
+    "pcalua": windows.cmd_pcalua,
     "wt": windows.cmd_wt,
     "winrm": windows.cmd_winrm,
     "winrm.cmd": windows.cmd_winrm,
@@ -354,6 +376,7 @@ PATTERNS: tuple[tuple[re.Pattern[str], Rule], ...] = (
     (_PERL, shells.cmd_interpreter),
     (re.compile(r"^pip[0-9.]*$"), packages.cmd_package_manager),
     (re.compile(r"^(mkfs|newfs)"), machine.cmd_mkfs),
+    (re.compile(r"^ubuntu[0-9]*$"), windows.cmd_wsl_launcher),  # ubuntu.exe, ubuntu2204.exe: WSL's launchers
 )
 
 

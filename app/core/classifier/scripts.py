@@ -66,23 +66,45 @@ def _compiled_interpreter(name: str) -> bool:
     return bool(_PYTHON.match(name) or _PERL.match(name) or re.fullmatch(r"pip[0-9.]*", name)) or name in _KNOWN_CODE
 
 
-def read_script(path: str) -> tuple[str | None, str]:
-    """The script's text, or None and why it cannot be judged: unreadable, large, compiled, binary."""
+def read_file(path: str, limit: int) -> bytes | None:
+    """At most `limit` + 1 bytes of a regular file, or None when it is not one or cannot be read."""
     if path.startswith(("/proc/", "/sys/", "/dev/")):
-        return None, "unreadable"  # a reading that may never end (/dev/tty, /proc/kmsg): not a script
-    try:  # never block: a FIFO or a device put where the script was named is not read
+        return None  # a reading that may never end (/dev/tty, /proc/kmsg, /dev/stdin)
+    try:  # never block: a FIFO or a device put where the file was named is not read
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except (OSError, ValueError):
-        return None, "unreadable"
+    except (OSError, ValueError):  # ValueError: a NUL in the name
+        return None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None, "unreadable"
+            return None
         with os.fdopen(fd, "rb", closefd=False) as file:
-            data = file.read(MAX_SCRIPT_BYTES + 1)
+            return file.read(limit + 1)
     except OSError:
-        return None, "unreadable"
+        return None
     finally:
         os.close(fd)
+
+
+def settings_text(ctx: Analysis, path: str, limit: int, *, whole: bool = True) -> str | None:
+    """The text of a file a rule reads to judge a command (a kubeconfig, a file of hosts), read as
+    a script is and counted with them (a review, 2026-12-05: `kubectl --kubeconfig FIFO` hung the
+    classifier, and a thousand of a 1 MiB one took seconds). None when it cannot be read, is longer
+    than `limit` (`whole`; else its first `limit` bytes are read), or too many files were read."""
+    ctx.report.scripts_read += 1
+    if ctx.report.scripts_read > MAX_SCRIPTS:  # each read costs up to `limit`
+        ctx.add(D, "cannot tell what runs: the command runs too many scripts to check")
+        return None
+    data = read_file(path, limit)
+    if data is None or (whole and len(data) > limit):
+        return None
+    return data[:limit].decode("utf-8", "replace")
+
+
+def read_script(path: str) -> tuple[str | None, str]:
+    """The script's text, or None and why it cannot be judged: unreadable, large, compiled, binary."""
+    data = read_file(path, MAX_SCRIPT_BYTES)
+    if data is None:
+        return None, "unreadable"
     if len(data) > MAX_SCRIPT_BYTES:
         return None, "large"
     if b"\0" in data or data.startswith((b"\x7fELF", b"MZ", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe")):

@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 import csv
-import fnmatch
 import os
 import posixpath
 import re
 import shlex
 from typing import NamedTuple
-from urllib.parse import urlsplit
 
 from app.core.i18n import N_
 
 from .code_options import option_values
 from .danger import Danger
 from .findings import BULK_COMMAND, D, M, _snip
-from .handoff import hands_off, local_host
+from .handoff import hands_off
+from .hosts import is_this_machine, server_host, url_host
 from .options import _operands, _short_flags, _split_options
 from .packages import expanded
 from .rule import Analysis
-from .scripts import script_text, typed_text
+from .scripts import script_text, settings_text, typed_text
 from .stdin import _Stdin
 from .tables import _names
 from .words import _Word
@@ -65,7 +64,21 @@ def cmd_docker(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
         starts = ops[:1] in (["run"], ["create"]) or ops[:2] in (["container", "run"], ["container", "create"])
         if starts and _mounts_a_folder(args):
             # `docker run -v ~/Documents:/d alpine rm -rf /d`: the container's command reaches the folder.
-            ctx.may_run(args, depth)
+            verb = words[1 if ops[0] == "container" else 0]
+            ctx.may_run(_container_command(args[next(k for k, a in enumerate(args) if a is verb) + 1 :]), depth)
+
+
+def _container_command(rest: list[_Word]) -> list[_Word]:
+    """The container's command among the words after `run`: those after the image (`docker run -v
+    "$PWD":/app node npm test` runs `npm test`, not `node npm`: a review, 2026-12-05); all of them
+    when where the options end cannot be told."""
+    scanned = _scan_options(rest, _RUN_FLAGS, _RUN_SHORT_FLAGS)
+    if isinstance(scanned, str):
+        return rest
+    at = scanned[1]
+    if at < len(rest) and rest[at].value == "--":
+        at += 1
+    return rest[at + 1 :]
 
 
 def _mounts_a_folder(args: list[_Word]) -> bool:
@@ -127,7 +140,7 @@ _RUN_FLAGS = frozenset({"--detach", "--disable-content-trust", "--help", "--init
                         "--sig-proxy", "--tty", "--use-api-socket", "--env-host", "--http-proxy", "--no-hosts",
                         "--read-only-tmpfs", "--replace", "--rmi", "--rootfs", "--passwd", "--tls-verify",
                         "--no-resolve-image", "--with-registry-auth", "--force", "--rollback", "--infra",
-                        "--insecure-registry"})  # fmt: skip
+                        "--insecure-registry", "--unsetenv-all", "--share-parent"})  # fmt: skip
 _EXEC_FLAGS = frozenset({"--detach", "--interactive", "--tty", "--privileged", "--latest", "--no-TTY", "--help"})
 _RUN_SHORT_FLAGS = frozenset("diPqt")
 _EXEC_SHORT_FLAGS = frozenset("diltT")
@@ -138,6 +151,7 @@ _SHELL_FOLDER = re.compile(r"^(?:\$PWD|\$\{PWD\}|\$\(pwd\)|`pwd`)(?=[/:,]|$)")
 _HOME_FOLDER = re.compile(r"^(?:~|\$HOME|\$\{HOME\})(?=[/:,]|$)")
 _UNKNOWN = re.compile(r"[$`*?\[]")  # what is left of an expansion or a pattern: where it leads is not known
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")  # `C:\Users\ana:/x` (Docker Desktop on Windows); `a:/x` is a volume
+_NUMBER = re.compile(r"-\d[\d.]*[A-Za-z]*")  # `--memory-swap -1`, `--cpu-shares -2`: a value, not an option
 _SOCKETS = re.compile(r"\.sock$|^/(?:var/)?run(?:/|$)")  # docker.sock, podman.sock, /run: the daemon itself
 
 
@@ -166,6 +180,20 @@ def _options(
     """The options before the image (or container) as docker's flag parser reads them: `--volume=X`,
     `--volume X`, `-v X`, `-vX`, `-v=X`, `-itv X`. None when a word an expansion decides stands where
     an option may be: it may be `--privileged` (held, "cannot tell")."""
+    scanned = _scan_options(args, flags, short_flags)
+    if isinstance(scanned, str):
+        ctx.add(D, "cannot tell: {name} takes options from {source}", name=what, source=_snip(scanned))
+        return None
+    return scanned[0]
+
+
+def _scan_options(
+    args: list[_Word], flags: frozenset[str], short_flags: frozenset[str]
+) -> tuple[list[_Given], int] | str:
+    """`_options`' reading: the options and where they end (the image, or `--`); or the word, as
+    written, an expansion decides where an option may be. A word that starts with `-` after a long
+    option not in `flags` is an option of its own, not its value (`podman run --unsetenv-all -v
+    /:/h alpine`: a review, 2026-12-05), unless it is a number (`--memory-swap -1`)."""
     given: list[_Given] = []
     i = 0
     while i < len(args):
@@ -173,8 +201,7 @@ def _options(
         text, known = _text(word)
         if not text.startswith("-") or text == "-":
             if not known and not word.source.startswith("-"):
-                ctx.add(D, "cannot tell: {name} takes options from {source}", name=what, source=_snip(word.source))
-                return None
+                return word.source
             break  # the image: what follows is the container's command
         if text == "--":
             break
@@ -182,9 +209,9 @@ def _options(
         if text.startswith("--"):
             name, equals, value = text.partition("=")
             if _UNKNOWN.search(name):
-                ctx.add(D, "cannot tell: {name} takes options from {source}", name=what, source=_snip(word.source))
-                return None
-            if equals or name in flags:
+                return word.source
+            after = "" if nxt is None else _text(nxt)[0]
+            if equals or name in flags or (after.startswith("-") and not _NUMBER.fullmatch(after)):
                 given.append(_Given(name, value if equals else None, known, word.source))
             elif nxt is not None:
                 given.append(_Given(name, *_text(nxt), f"{word.source} {nxt.source}"))
@@ -193,8 +220,7 @@ def _options(
             continue
         for k, letter in enumerate(text[1:], 1):
             if not letter.isalnum():
-                ctx.add(D, "cannot tell: {name} takes options from {source}", name=what, source=_snip(word.source))
-                return None
+                return word.source
             if letter in short_flags:
                 given.append(_Given(_LONG.get(letter, f"-{letter}"), None, known, word.source))
                 continue
@@ -206,7 +232,7 @@ def _options(
                 i += 1
             break
         i += 1
-    return given
+    return given, i
 
 
 def _filled(ctx: Analysis, text: str, known: bool) -> str | None:
@@ -221,28 +247,11 @@ def _filled(ctx: Analysis, text: str, known: bool) -> str | None:
 
 
 def _project_folder(ctx: Analysis, source: str) -> str | None:
-    """The absolute folder a bind's `source` names when it is the command's own folder or inside it
-    (`.`, `./src`, `$PWD`): the command can change those files anyway, so such a bind is not held.
-    None for anything else: outside it, `..`, a link leading out, the home folder or a folder above
-    it, a dot folder of the home (settings), a socket, or a path this command line makes (`ln -s ~
-    h && docker run -v ./h:/h`)."""
-    base = (ctx.cwd or "").rstrip("/")
-    home = ctx.home.rstrip("/")
-    if not base or "\\" in source or ".." in source.split("/") or home == base or home.startswith(base + "/"):
-        return None
-    if base.startswith(home + "/") and any(part.startswith(".") for part in base[len(home) + 1 :].split("/")):
-        return None
-    path = posixpath.normpath(posixpath.join(base, source))
-    if (path != base and not path.startswith(base + "/")) or _SOCKETS.search(path):
-        return None
-    real, real_base = os.path.realpath(path), os.path.realpath(base)
-    if real != real_base and not real.startswith(real_base.rstrip("/") + "/"):
-        return None
-    below = path[len(base) :].strip("/").split("/") if path != base else []
-    steps = [posixpath.join(base, *below[: k + 1]) for k in range(len(below))]
-    if any(fnmatch.fnmatchcase(step, pattern) for step in steps for pattern, _script in ctx.report.written):
-        return None
-    return path
+    """The absolute folder a bind's `source` names when it is the project's own (`.`, `./src`,
+    `$PWD`: `Analysis.in_project`): the command can change those files anyway, so such a bind is
+    not held. None for anything else, a socket (`./docker.sock`) too."""
+    path = ctx.in_project(source)
+    return None if path is None or _SOCKETS.search(path) else path
 
 
 def _in_project(ctx: Analysis, source: str) -> bool:
@@ -415,7 +424,7 @@ def _judge_daemon(ctx: Analysis, name: str, args: list[_Word]) -> None:
     verb, rest = args[i].value or "", args[i + 1 :]
     second = next((k for k, w in enumerate(rest) if not (w.value or "").startswith("-") or w.value is None), None)
     if second is not None and verb in ("container", "pod", "service", "volume", "plugin", "swarm", "stack", "kube",
-                                       "play", "image", "builder", "buildx"):  # fmt: skip
+                                       "play", "image", "builder", "buildx", "machine"):  # fmt: skip
         if expanded(ctx, rest[second], f"{name} {verb}"):
             return
         verb, rest = f"{verb} {rest[second].value}", rest[second + 1 :]
@@ -430,6 +439,8 @@ def _judge_daemon(ctx: Analysis, name: str, args: list[_Word]) -> None:
         _from_a_file(ctx, name, verb)  # podman's runlabel: the image's label names the `podman run` command
     elif verb == "volume create":
         _judge_volume(ctx, name, rest)
+    elif verb in ("machine ssh", "machine start") or (verb == "machine init" and any(w.value == "--now" for w in rest)):
+        hands_off(ctx, f"{name} {verb}")  # podman's machine: a VM with the home folder, its programs outside our watch
     elif verb in ("plugin install", "plugin upgrade", "plugin enable", "swarm join"):
         hands_off(ctx, f"{name} {verb}")  # a plugin may ask every privilege; a swarm's managers start services here
     elif verb in ("build", "image build", "builder build", "buildx build", "buildx b", "buildx bake"):
@@ -449,13 +460,6 @@ def _judge_daemon(ctx: Analysis, name: str, args: list[_Word]) -> None:
 # info, stop...) gets what a program no rule knows gets, and what each is given to run is judged as
 # before. Not held: systemd-nspawn and virt-customize, which run as the command's own children,
 # inside its container (nspawn needs root, which "no new privileges" keeps out).
-
-
-def _as_today(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
-    """What the analyzer says of a program no rule knows, and what it may run judged, as before
-    these tools had a rule (`lxc exec c -- rm -rf /data` is held as the deletion it names)."""
-    ctx.add(M, "{value}: not known to be read-only", value=_snip(name))
-    ctx.may_run(args, depth)
 
 
 def _subcommand(ctx: Analysis, name: str, args: list[_Word], values: frozenset[str]) -> tuple[str, list[_Word]] | None:
@@ -508,6 +512,9 @@ _TOOLS = {
     "kind": _Tool(_names("-v --verbosity"), frozenset({"create cluster"})),
     "k3d": _Tool(frozenset(), frozenset({"cluster create", "node create"})),
     "minikube": _Tool(_names("-p --profile -v --log_dir --user"), frozenset({"start", "mount", "ssh", "node add"})),
+    # Rancher Desktop's VM and docker-machine's machines (the home folder shared, by default, on a Mac)
+    "rdctl": _Tool(_names("--config-path --host --password --port --user"), _names("shell start set api")),
+    "docker-machine": _Tool(_names("-s --storage-path"), _names("ssh create start restart provision scp mount")),
 }
 VM_TOOLS = tuple(_TOOLS)
 # What runs a command in such a machine whatever its words: lima (`limactl shell default`) and the
@@ -518,7 +525,7 @@ VM_SHELLS = ("lima", "nerdctl.lima", "docker.lima", "podman.lima", "kubectl.lima
 
 
 def cmd_vm_tool(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    _as_today(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)  # as before these tools had a rule
     tool = _TOOLS[name]
     found = _subcommand(ctx, name, args, tool.values)
     if found is None:
@@ -537,7 +544,7 @@ def cmd_vm_tool(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
 
 
 def cmd_vm_shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    _as_today(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)  # as before these tools had a rule
     if [a.value for a in args] not in (["--help"], ["-h"], ["--version"], ["-V"]):
         hands_off(ctx, name)
 
@@ -558,8 +565,9 @@ _Pair = tuple[str, str | None, bool, str]
 
 
 def cmd_lxc(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    _as_today(ctx, name, args, depth)
     _judge_lxc(ctx, name, args, stdin, aliases=True)
+    # as before these tools had a rule; after: its words count as written once its folders are judged
+    ctx.as_unknown_program(name, args, depth)
 
 
 def _judge_lxc(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, aliases: bool) -> None:
@@ -576,7 +584,7 @@ def _judge_lxc(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
     if group and expanded(ctx, ops[0], f"{name} {verb}"):
         return
     sub = f"{verb} {ops[0].value}" if group else verb
-    if verb in ("exec", "shell", "console"):
+    if verb in ("exec", "shell", "console", "start", "restart"):  # start: as its settings decide, as `virsh start`
         hands_off(ctx, f"{name} {verb}")
     elif verb in ("launch", "init", "create") and stdin is not None:
         _from_a_file(ctx, name, verb)  # `lxc launch IMAGE c < settings.yaml`: settings not read here
@@ -714,9 +722,14 @@ def _pair(word: _Word) -> _Pair:
 
 
 def _host_path(ctx: Analysis, text: str | None, known: bool) -> bool:
-    """A `source=` that is a folder or device of this computer outside the project (an expansion may be one)."""
+    """A `source=` that is a folder or device of this computer outside the project (an expansion may
+    be one): a path, absolute or from the current folder (`source=.` after `cd /etc`); not a name
+    (a ZFS dataset's, `tank/lxd`)."""
     path = None if text is None else _filled(ctx, text, known)
-    return path is None or (path.startswith("/") and not _in_project(ctx, path))
+    if path is None:
+        return True
+    relative = path in (".", "..") or path.startswith(("./", "../"))
+    return (path.startswith("/") or relative or _DRIVE.match(path) is not None) and not _in_project(ctx, path)
 
 
 def _lxc_device_reaches(ctx: Analysis, kind: str | None, pairs: list[_Pair]) -> bool:
@@ -761,14 +774,12 @@ _VIRSH_HELD = _names(
 )
 _VIRT_PRINTS = frozenset({"--print-xml", "--print-step", "--print-diff", "--build-xml", "--dry-run", "--help", "-h",
                           "--version"})  # fmt: skip
-_URI_HOST = re.compile(r"^[A-Za-z][\w+.-]*://([^/?]*)")
 
 
 def _remote(uri: str | None) -> bool:
     """A libvirt connection to another computer (`qemu+ssh://host/system`); `qemu:///system` is this one."""
-    match = _URI_HOST.match(uri or "")
-    host = re.sub(r":\d*$", "", (match[1] if match else "").rsplit("@", 1)[-1])
-    return bool(host) and not local_host(_Word(host, host, host))
+    host = url_host(uri or "")
+    return host is not None and host != "" and not is_this_machine(host)
 
 
 def _connection(args: list[_Word]) -> str | None:
@@ -787,7 +798,7 @@ def _connection(args: list[_Word]) -> str | None:
 def cmd_virsh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """`virsh [OPTIONS] COMMAND ...`, `virsh 'start vm; console vm'` (one word: a line of commands),
     or commands read from its input."""
-    _as_today(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)  # as before these tools had a rule
     options, i = _split_options(args, _VIRSH_VALUES)
     if any(w.value in ("-r", "--readonly") for w in options) or _remote(_connection(options)):
         return  # a read-only connection, or another computer's daemon
@@ -812,7 +823,7 @@ def cmd_virsh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
 def cmd_virt_install(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """virt-install, virt-clone, virt-xml: a machine libvirt defines (and virt-install starts), its disks
     any of this computer's; not what only prints the definition."""
-    _as_today(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)  # as before these tools had a rule
     if not any((w.value or "").partition("=")[0] in _VIRT_PRINTS for w in args) and not _remote(_connection(args)):
         hands_off(ctx, name)
 
@@ -838,7 +849,12 @@ def _ctr_reaches(ctx: Analysis, given: _Given) -> bool:
 
 
 def cmd_ctr(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    _as_today(ctx, name, args, depth)
+    _judge_ctr(ctx, name, args)
+    # as before these tools had a rule; after: its words count as written once its folders are judged
+    ctx.as_unknown_program(name, args, depth)
+
+
+def _judge_ctr(ctx: Analysis, name: str, args: list[_Word]) -> None:
     found = _subcommand(ctx, name, args, _CTR_VALUES)
     if found is None:
         return
@@ -859,7 +875,7 @@ def cmd_ctr(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
 def cmd_crictl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """The Kubernetes runtime's client: `run`, `runp` and `create` start what their files describe
     (any folder, every privilege); `exec` runs a program in a container that exists, as docker's."""
-    _as_today(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)  # as before these tools had a rule
     found = _subcommand(ctx, name, args, _names("-r --runtime-endpoint -i --image-endpoint -t --timeout -c --config"))
     if found is not None and found[0] in ("run", "runp", "create"):
         _from_a_file(ctx, name, found[0])
@@ -903,11 +919,8 @@ def _current_context(ctx: Analysis, kubeconfig: str | None) -> str | None:
         path = os.path.expanduser(file)
         if not os.path.isabs(path) and ctx.cwd is None:
             continue  # relative to a folder not known here
-        try:
-            with open(os.path.join(ctx.cwd or "", path), encoding="utf-8", errors="replace") as config:
-                match = _CURRENT_CONTEXT.search(config.read(1 << 20))
-        except OSError:
-            continue
+        text = settings_text(ctx, os.path.join(ctx.cwd or "", path), 1 << 20, whole=False)
+        match = None if text is None else _CURRENT_CONTEXT.search(text)
         if match is not None:
             return match[1]
     return None
@@ -921,8 +934,8 @@ def _kubectl_local(ctx: Analysis, args: list[_Word]) -> bool:
     if server is not None:
         if server.value is None:
             return False
-        host = urlsplit(server.value if "://" in server.value else f"//{server.value}").hostname
-        return host is not None and local_host(_Word(host, host, host))
+        host = server_host(server.value)  # `[` not closed: no host (urlsplit raised on it)
+        return host is not None and is_this_machine(host)
     context = _kubectl_option(args, ("--context",))
     if context is None:
         kubeconfig = _kubectl_option(args, ("--kubeconfig",))
@@ -932,6 +945,59 @@ def _kubectl_local(ctx: Analysis, args: list[_Word]) -> bool:
     else:
         name = context.value
     return name is not None and _LOCAL_CONTEXT.fullmatch(name) is not None
+
+
+def cmd_local_cluster(
+    ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int
+) -> None:
+    """microk8s and k3s: a cluster on this computer; their `kubectl` is judged as kubectl on a local one."""
+    if name in ("microk8s.kubectl", "k3s-kubectl"):
+        _judge_kubectl(ctx, args, depth, local=True)
+        return
+    found = _subcommand(ctx, name, args, frozenset())
+    if found is not None and found[0] == "kubectl":
+        _judge_kubectl(ctx, found[1], depth, local=True)
+    elif found is not None:
+        ctx.as_unknown_program(name, args, depth)
+
+
+_HELM_VALUES = _names(
+    "--kube-context --kubeconfig --kube-apiserver -n --namespace --kube-token --kube-as-user --kube-as-group "
+    "--kube-ca-file --kube-tls-server-name --registry-config --repository-cache --repository-config --burst-limit "
+    "--qps"
+)
+_HELM_AS_KUBECTL = {"--kube-context": "--context", "--kube-apiserver": "--server"}
+
+
+def cmd_helm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`helm install|upgrade|rollback` on a cluster of this computer (as kubectl's is told): its chart,
+    files not read here, decides what the pods are given."""
+    ctx.as_unknown_program(name, args, depth)
+    found = _subcommand(ctx, name, args, _HELM_VALUES)
+    if found is None or found[0] not in ("install", "upgrade", "rollback"):
+        return
+    words = []
+    for word in args:  # helm's names for kubectl's --context and --server
+        option, equals, value = (word.value or "").partition("=")
+        if option in _HELM_AS_KUBECTL:
+            spelled = _HELM_AS_KUBECTL[option] + equals + value
+            word = _Word(spelled, spelled, spelled)
+        words.append(word)
+    if _kubectl_local(ctx, words):
+        _from_a_file(ctx, name, found[0])
+
+
+_ORB_QUIET = _names("list ls info status stop delete rm logs version help completion default")
+
+
+def cmd_orb(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """OrbStack's `orb` and `orbctl`: `orb CMD` (`orb sudo ...`), `orb` alone, `run`, `shell`, `ssh`,
+    `start`, `create`, `push`/`pull`: in its Linux machines, which have the Mac's home folder."""
+    ctx.as_unknown_program(name, args, depth)
+    found = _subcommand(ctx, name, args, _names("-m --machine -u --user -w --workdir"))
+    shows = [a.value for a in args] in (["--help"], ["-h"], ["--version"])
+    if found is not None and found[0] not in _ORB_QUIET and not shows:
+        hands_off(ctx, f"{name} {_snip(found[0])}".strip())
 
 
 def cmd_kubectl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -1017,8 +1083,8 @@ _SQL_TEXT_ESCAPED = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"|
 # `\!`, mysql's `system`; and output or input through one: sqlite3's `.output '|CMD'` (`.once`,
 # `.import`, `.read`), psql's `\o |CMD` and `\copy ... to program 'CMD'` (third red team).
 _SHELL_ESCAPE = re.compile(
-    r"(?:^|[;\n])\s*(?:\.sh(?:e(?:ll?)?)?|\.sy(?:s(?:t(?:em?)?)?)?|\\!|system)\s+(.*)|"
-    r"(?:^|[;\n])\s*(?:\.(?:output|once|import|read|o)|\\o|\\g)\s*['\"]?\|\s*([^'\"\n]*)|"
+    r"(?:^|[;\n])[^\S\n]*(?:\.sh(?:e(?:ll?)?)?|\.sy(?:s(?:t(?:em?)?)?)?|\\!|system)\s+(.*)|"
+    r"(?:^|[;\n])[^\S\n]*(?:\.(?:output|once|import|read|o)|\\o|\\g)\s*['\"]?\|\s*([^'\"\n]*)|"
     r"\bprogram\s+'([^']*)'|"
     r"\bedit\s*\((?:[^,()']|'[^']*')*,\s*'(?P<editor>(?:[^']|'')*)'",  # sqlite3's edit(TEXT, 'EDITOR') runs it
     re.I,

@@ -153,19 +153,19 @@ _CODE_DELETES = re.compile(
     r"Files\.delete|Directory\.Delete|\.truncate\s*\(|os\.truncate|"
     r"\(\s*delete-(?:directory|file)\b|"  # Emacs Lisp's
     r"\bfile\s*\(\s*REMOVE|deleteIfExists|FileUtils\.deleteDirectory|\.delete\s*\(\s*\)|"  # CMake's, Java's
-    r"(?:^|[;\[{\n])\s*file\s+delete\b|"  # Tcl's, at the start of a command (a comment may say "file delete")
+    r"(?:^|[;\[{\n])[^\S\n]*file\s+delete\b|"  # Tcl's, at the start of a command (a comment may say "file delete")
     r"(?:Directory|File)\]?::Delete|Clear-Content|Clear-RecycleBin|Clear-Item\b",  # PowerShell's (red team, Windows)
     re.I,
 )
 # PowerShell's short names for Remove-Item (`rm -r -fo DIR`, `ri`, `rd`, `del`...) at the start of a command.
-_POWERSHELL_DELETES = re.compile(r"(?:^|[;|&({}\n]|\bdo\b)\s*(?:rm|ri|rd|rmdir|del|erase|rp|clc|cli)\s", re.I)
+_POWERSHELL_DELETES = re.compile(r"(?:^|[;|&({}\n]|\bdo\b)[^\S\n]*(?:rm|ri|rd|rmdir|del|erase|rp|clc|cli)\s", re.I)
 # Code that changes what other programs read as they start: the registry, a variable stored for
 # every later program (`[Environment]::SetEnvironmentVariable(..., 'User')`), `reg add`, `setx`.
 _CODE_SETTINGS = re.compile(
     # An item verb and a registry drive anywhere in the code: `cd HKCU:\...; Set-ItemProperty Run x calc`
     r"^(?=[\s\S]*(?:\bHK(?:CU|LM|CR|U|CC):|Registry::))"
     r"(?=[\s\S]*(?:\b(?:New|Set|Remove|Rename|Move|Copy|Clear)-Item(?:Property)?\b"
-    r"|(?:^|[;|&({}\n])\s*(?:sp|si|ni|rp|rni|mi|cpi)\s))|"
+    r"|(?:^|[;|&({}\n])[^\S\n]*(?:sp|si|ni|rp|rni|mi|cpi)\s))|"
     r"SetEnvironmentVariable\s*\([^)]*(?:User|Machine)|\bsetx\b|"
     r"\breg(?:\.exe)?\s+(?:add|delete|import|restore|load|unload|copy)\b|"
     r"\.(?:CreateSubKey|DeleteSubKey\w*|DeleteValue)\s*\(|\bRegistry\]?::SetValue|"
@@ -177,23 +177,31 @@ _CODE_SETTINGS = re.compile(
 # `net start`, `sc start`), any COM object (Explorer's Shell.Application, ShellWindows and ShellBrowserWindow,
 # MMC20.Application start programs; which COM server runs in a process of its own cannot be told here),
 # PowerShell remoting and WinRM (`Invoke-Command -ComputerName localhost`), elevation through UAC (`-Verb
-# RunAs`, gsudo). Part of _CODE_RUNS: such code is held as starting other programs.
+# RunAs`, gsudo). Part of _CODE_RUNS: such code is held as starting other programs. It runs over every
+# script read (250 KB): no unbounded repeat may cross what starts another try (a newline, `;`), or
+# it is quadratic (a review, 2026-12-05: `\bNew-Object\b[^\n;|]*` took 38 s, `\n\s*` on blank lines more).
 _HANDS_OFF_CODE = (
     r"Win32_Process|Invoke-(?:Cim|Wmi)Method|\[wmiclass\]|(?:Register|Set|Start)-ScheduledTask\b|\bschtasks\b|"
     r"New-Service|\bwmic\b|(?:Start|Restart|Resume|Set)-Service\b|ServiceController|"
     r"\bnet1?(?:\.exe)?\s+(?:start|continue)\b|\bsc(?:\.exe)?\s+(?:create|config|start|failure)\b|"
-    r"-ComObject\b|\bNew-Object\b[^\n;|]*\s-C|GetTypeFrom(?:CLSID|ProgID)|GetActiveObject|BindToMoniker|"
+    r"-ComObject\b|\bNew-Object\b[^\n;|]{0,200}\s-C|GetTypeFrom(?:CLSID|ProgID)|GetActiveObject|BindToMoniker|"
     r"\bwin32com\b|\bcomtypes\b|Invoke-Command|Enter-PSSession|New-PSSession|Invoke-WSManAction|\bwinr[ms]\b|"
     r"\bp[as]exec(?:64)?\b|\brunas\b|\bgsudo\b|"
-    r"(?:^|[;|&({}\n=])\s*(?:icm|etsn|nsn|sasv)\s+(?:-[A-Za-z]|[\w\"'$.\\/@{])|"  # their short names
+    r"(?:^|[;|&({}\n=])[^\S\n]*(?:icm|etsn|nsn|sasv)\s+(?:-[A-Za-z]|[\w\"'$.\\/@{])|"  # their short names
     # WSL's Linux system, a running Windows Terminal: a command of PowerShell's (`wsl rm -rf /mnt/c/x`)
-    r"(?:^|[;|&({}\n])\s*(?:&\s*)?(?-i:wsl|wt)(?:\.exe)?(?:\s*(?:$|[;|&)}\n])|\s+(?:-[A-Za-z]|[\w\"'$.\\/@{~]))"
+    r"(?:^|[;|&({}\n])[^\S\n]*(?:&[^\S\n]*)?(?-i:wsl|wt)(?:\.exe)?(?:\s*(?:$|[;|&)}\n])|\s+(?:-[A-Za-z]|[\w\"'$.\\/@{~]))|"
+    # A container daemon's socket, or a D-Bus bus, spoken to directly (`s.connect('/var/run/docker.sock')`,
+    # `docker.from_env()`, `dbus.SessionBus()`): the daemon or a bus's service starts what it is asked to.
+    r"docker\.sock|podman\.sock|containerd\.sock|system_bus_socket|/run/dbus/|socketPath|UNIXSocket|"
+    r"IO::Socket::UNIX|docker\.from_env|DockerClient|dbus\.(?:Session|System)Bus|Gio\.bus_get|pydbus|dbus_next|"
+    r"jeepney|AF_UNIX"
 )
+_CODE_HANDS_OFF = re.compile(_HANDS_OFF_CODE, re.I)
 _CODE_RUNS = re.compile(
     r"os\.(system|exec\w*|spawn\w*|popen)|subprocess|child_process|\bexecSync\b|\bspawnSync\b|"
     r"\bsystem\s*\(|\bexec\s*\(|\beval\s*\(|Runtime\.getRuntime|Start-Process|Invoke-Expression|\biex\b|"
     r"do shell script|\bpty\.spawn|commands\.getoutput|%x\{|\bqx\b|\bopen3\b|"
-    r"(?:^|[;\[{\n])\s*(?:exec|spawn)\s|"  # Tcl and expect (`spawn rm -rf DIR`), Ruby's and Perl's `exec "..."`
+    r"(?:^|[;\[{\n])[^\S\n]*(?:exec|spawn)\s|"  # Tcl and expect (`spawn rm -rf DIR`), Ruby's and Perl's `exec "..."`
     r"\bpopen\s*\(|\bpassthru\s*\(|\bshell_exec\s*\(|\bproc_open\s*\(|%x[(\[{]|"  # Ruby's, PHP's (red team)
     r"\bopen\s*\(\s*\w+\s*,\s*['\"]\s*\||\bopen\s*\(\s*\w+\s*,\s*['\"]-?\|['\"]|"  # Perl's `open(F, "|rm ...")`
     r"\bimport[ \t]+[\w \t,]{0,200}?\b(?:system|popen|spawn\w*|exec\w*)\b|"  # `from os import system as s`
@@ -203,7 +211,7 @@ _CODE_RUNS = re.compile(
     # PowerShell's and .NET's other ways (red team, Windows): `saps`, Invoke-Item (`ii`), a shell object. Not
     # its `start`: cmd's `start` is the same word, and cmdline.py reads what that one starts.
     r"|Invoke-Item\b|Process\]::Start\b|\bProcess\.Start\s*\(|ProcessStartInfo|ShellExecute|WScript\.Shell|\bstartfile\b"
-    r"|(?:^|[;|&({}\n])\s*(?:saps|(?-i:ii))\s+(?!(?:and|or|if|in|is|not|for|else)\b)(?:-[A-Za-z]|[\w\"'$.\\/@{])"
+    r"|(?:^|[;|&({}\n])[^\S\n]*(?:saps|(?-i:ii))\s+(?!(?:and|or|if|in|is|not|for|else)\b)(?:-[A-Za-z]|[\w\"'$.\\/@{])"
     rf"|{_HANDS_OFF_CODE}",
     re.I,
 )
@@ -225,10 +233,19 @@ _CODE_HIDES = re.compile(
     r"\[\s*['\"][^'\"]*['\"]\s*\+",  # `require('fs')['r'+'mSync']`: a name put together (red team)
     re.I,
 )
+# PowerShell's call (`&`) and dot-source (`.`) operators given a name made when the code runs: `& ('ws'+'l')`,
+# `.("$x")`, `& ([char]119+[char]115+[char]108)`, `& $cmd` (what runs cannot be told).
+_POWERSHELL_COMPUTED = re.compile(r"(?:^|[;|&({}\n=])[^\S\n]*[&.][^\S\n]*(?:[($]|\"[^\"\n]{0,200}?\$)")
+# cmd run from PowerShell code (`cmd /c wsl ls`, `cmd.exe /s /c "..."`): the rest of the line, read as cmd code.
+_POWERSHELL_CMD = re.compile(
+    r"(?:^|[;|&({}\n])[^\S\n]*(?:&[^\S\n]*)?[\"']?cmd(?:\.exe)?[\"']?\s+"
+    r"(?:/[a-z](?::\w{1,8})?\s+){0,6}/[ck]\b[ \t]*([^\n]*)",
+    re.I,
+)
 
 # sed's `e` runs a shell command, `w` writes a file: as a command (after an address) or an s/// flag.
 _SED_ONE = r"(?:\d+(?:~\d+)?|\$|/(?:\\.|[^/])*/I?M?)"  # GNU's first~step too
-_SED_ADDRESS = rf"(?:^|[;\n{{}}])\s*{_SED_ONE}?(?:\s*,\s*(?:{_SED_ONE}|[+~]\d+))?\s*!?\s*"
+_SED_ADDRESS = rf"(?:^|[;\n{{}}])[^\S\n]*{_SED_ONE}?(?:\s*,\s*(?:{_SED_ONE}|[+~]\d+))?\s*!?\s*"
 # A backslash only as an escape: `(?!\1).` also took it alone, and `s/\/\/...` backtracked for seconds
 _SED_SUBST = r"s([^\w\s\\])(?:\\.|(?!\1)[^\\])*\1(?:\\.|(?!\1)[^\\])*\1[gpiImM0-9ew]*"
 _SED_EXEC = re.compile(rf"{_SED_ADDRESS}e(?:\s|;|$)|{_SED_SUBST}(?<=e)", re.S)

@@ -38,12 +38,6 @@ _RUNNABLE = re.compile(
 )
 
 
-def not_known(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
-    """What a program no rule knows is judged as (the analyzer's own words for one)."""
-    ctx.add(M, "{value}: not known to be read-only", value=name)
-    ctx.may_run(args, depth)
-
-
 def _switches(args: list[_Word]) -> set[str]:
     return {windows_switch(a.value) for a in args if a.value is not None}
 
@@ -60,7 +54,7 @@ def cmd_reg(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     if (args and args[0].value is None) or sub in _REGISTRY_WRITES:
         ctx.add(D, WINDOWS_SETTINGS, name=name, sub=_snip(args[0].source if sub not in _REGISTRY_WRITES else sub))
     else:
-        not_known(ctx, name, args, depth)
+        ctx.as_unknown_program(name, args, depth)
 
 
 def cmd_regedit(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -70,7 +64,7 @@ def cmd_regedit(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
     if files and not switches & {"/e", "/a"}:
         ctx.add(D, WINDOWS_SETTINGS, name=name, sub=_snip(files[0].source))
     else:
-        not_known(ctx, name, args, depth)
+        ctx.as_unknown_program(name, args, depth)
 
 
 def cmd_setx(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -87,7 +81,7 @@ def cmd_wmic(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
         hands_off(ctx, f"{name} call create")
     if "shadowcopy" in words and "delete" in words:
         backups(ctx, name)
-    not_known(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)
 
 
 def cmd_explorer(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -106,7 +100,7 @@ def cmd_bitsadmin(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
     """`bitsadmin /SetNotifyCmdLine JOB PROGRAM ARGS`: the BITS service runs PROGRAM when the job ends."""
     if "/setnotifycmdline" in _switches(args) or any(a.value is None for a in args):
         hands_off(ctx, f"{name} /SetNotifyCmdLine")
-    not_known(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)
 
 
 def cmd_remote_shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -124,7 +118,7 @@ def cmd_sc(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
     words = _words(args)
     if any(a.value is None for a in args) or set(words[:2]) & _SERVICE_CHANGES:  # `sc \\host create ...`
         hands_off(ctx, f"{name} {_snip(' '.join(words[:2]))}")
-    not_known(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)
 
 
 _INSTALLS = frozenset({"/i", "/a", "/x", "/p", "/f", "/fa", "/update", "/uninstall", "/package", "/j"})
@@ -136,7 +130,7 @@ def cmd_msiexec(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
         ctx.add(D, "{name}: installs or removes a program", N_("Installs or removes a program on this computer"),
                 name=name)  # fmt: skip
     else:
-        not_known(ctx, name, args, depth)
+        ctx.as_unknown_program(name, args, depth)
 
 
 def cmd_robocopy(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -196,6 +190,46 @@ def cmd_wsl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         stdin_code(ctx, name, stdin, shell=True)
 
 
+def cmd_wsl_launcher(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """A WSL distribution's own launcher (`ubuntu.exe`, `ubuntu2204`, `debian`, `kali`): `run CMD` and
+    `-c CMD` run CMD in its Linux system as `wsl` does, bare it opens a shell there reading its input,
+    `config` and `install` start that system too: each held, and what it runs judged as its shell's code."""
+    first = (args[0].value or "").casefold() if args else ""
+    if args and args[0].value is not None and first not in ("run", "-c", "install", "config"):
+        ctx.as_unknown_program(name, args, depth)  # `help`, or not a launcher's word (`mkosi -d debian -r x`)
+        return
+    hands_off(ctx, _snip(" ".join([name, *(a.source for a in args[:1])])))
+    if args and first in ("run", "-c"):
+        ctx.code_words(args[1:], name)
+    elif not args:
+        stdin_code(ctx, name, stdin, shell=True)
+
+
+_CONHOST_VALUES = frozenset({"--width", "--height", "--signal", "--server", "--feature", "--vtmode"})
+
+
+def cmd_conhost(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """`conhost [--headless] CMD ARGS`: the console host starts CMD as its child; CMD is judged."""
+    i = 0
+    while i < len(args) and (args[i].value or "").startswith("-"):
+        i += 2 if (args[i].value or "").casefold() in _CONHOST_VALUES else 1
+    if args[i:]:
+        ctx.inner(args[i:], stdin, bulk, depth)
+    else:
+        ctx.as_unknown_program(name, args, depth)
+
+
+def cmd_pcalua(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """The Program Compatibility Assistant: `pcalua -a PROGRAM [-c ARGS...] [-d FOLDER]` starts PROGRAM
+    with ARGS, judged as that command."""
+    program = next((k + 1 for k, a in enumerate(args[:-1]) if windows_switch(a.value) == "/a"), None)
+    if program is None:
+        ctx.as_unknown_program(name, args, depth)
+        return
+    given = next((k + 1 for k, a in enumerate(args) if windows_switch(a.value) == "/c"), len(args))
+    ctx.inner([args[program], *args[given:]], stdin, bulk, depth)
+
+
 def manages(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
     """wsl's options that manage WSL itself."""
     options = {(a.value or "").casefold() for a in args}
@@ -204,7 +238,7 @@ def manages(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
                 danger=Danger.LOSES_FILES)  # fmt: skip
     if "--debug-shell" in options or ("--install" in options and not options & {"--no-launch", "-n"}):
         hands_off(ctx, f"{name} {'--debug-shell' if '--debug-shell' in options else '--install'}")
-    not_known(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)
 
 
 # Windows Terminal's options that take a value: before its first subcommand, and a tab's or a pane's
@@ -222,7 +256,7 @@ def cmd_wt(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
     running, when there is one) starts CMD, or its profile's shell, as its own child: outside the job
     the command runs in. Held, and each command (`;` between them) judged as a command of its own."""
     if args and all(a.value in ("-h", "--help", "-?", "/?", "-v", "--version") for a in args):
-        not_known(ctx, name, args, depth)
+        ctx.as_unknown_program(name, args, depth)
         return
     hands_off(ctx, _snip(" ".join([name, *(a.source for a in args)])))
     for k, words in enumerate(_wt_commands(args)):
@@ -270,7 +304,7 @@ def cmd_winrm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
     CMD, through the WinRM service (`create` makes a resource's instance the same way)."""
     if args and (args[0].value is None or windows_switch(args[0].value) in ("invoke", "i", "create", "c")):
         hands_off(ctx, f"{name} {_snip(args[0].source)}")
-    not_known(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)
 
 
 def cmd_net(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -279,7 +313,7 @@ def cmd_net(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     words = _words(args)
     if any(a.value is None for a in args) or (words[:1] == ["start"] and len(words) > 1):
         hands_off(ctx, f"{name} {_snip(' '.join(words[:2]))}")
-    not_known(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)
 
 
 def cmd_start(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -292,7 +326,7 @@ def cmd_start(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
     words = [(v or "").replace("&", "^&") for v in values]
     shown = [w for w in words if w and not w.startswith("/")]
     if len(shown) == 1 and re.fullmatch(r"[a-z][\w+.-]*://[^\s\"%!^]+", shown[0], re.I):
-        ctx.add(M, "{value}: not known to be read-only", value=name)
+        ctx.as_unknown_program(name, args, depth)
         return
     code = " ".join(["start", *(f'"{w}"' if not w or re.search(r"\s", w) else w for w in words)])
     ctx.sub_script(f"cmd //c {shlex.quote(code)}", name)
@@ -303,7 +337,7 @@ def cmd_fsutil(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
     if "setzerodata" in _words(args):
         ctx.add(D, "{name} file setzerodata: destroys file contents beyond recovery", name=name,
                 danger=Danger.LOSES_FILES)  # fmt: skip
-    not_known(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)
 
 
 def backups(ctx: Analysis, name: str) -> None:
@@ -315,7 +349,7 @@ def cmd_backup_tool(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin |
     words = _words(args)
     if "delete" in words or (name == "vssadmin" and "resize" in words):
         backups(ctx, name)
-    not_known(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)
 
 
 def cmd_script_host(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -332,7 +366,7 @@ def cmd_certutil(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
     """`certutil -decode IN OUT` and `-urlcache -f URL OUT` write OUT: noted as written, so that a
     script or a file of git's it writes before the command line runs it is held."""
     if not _switches(args) & _CERTUTIL_WRITES:
-        not_known(ctx, name, args, depth)
+        ctx.as_unknown_program(name, args, depth)
         return
     operands = [a for a in args if not windows_switch(a.value).startswith("/")]
     if len(operands) > 1:

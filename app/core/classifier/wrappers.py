@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import posixpath
 import re
@@ -12,7 +11,17 @@ from app.core.i18n import N_
 
 from .code_options import code_file, option_values, ssh_config, ssh_setting
 from .findings import BULK_COMMAND, GAINS_PRIVILEGES, D, M, _snip
-from .handoff import hands_off, local_host
+from .handoff import hands_off
+from .hosts import (
+    is_this_machine,
+    local_host,
+    names_this_machine,
+    remote_here,
+    remote_host,
+    ssh_urls,
+    this_machine,
+    word_names_this_machine,
+)
 from .options import (
     ONE_NUMBER,
     _command_name,
@@ -24,7 +33,8 @@ from .options import (
     getopt,
     long_option,
 )
-from .rule import Analysis
+from .rule import Analysis, Rule
+from .scripts import settings_text
 from .shells import move_to, variable_set
 from .stdin import _Stdin
 from .tables import TOOL_VARIABLES, _names
@@ -284,15 +294,30 @@ def _replace_strings(options: list[_Word]) -> list[str | None]:
     return found
 
 
+# GNU parallel's options that take the next word (not those with an optional value: -i, -e, -l)
+_PARALLEL_VALUES = _names(
+    "-a --arg-file --arg-file-sep --arg-sep -C --colsep -d --delimiter -E -I --replace --extensionreplace --er "
+    "--basenamereplace --bnr --dirnamereplace --dnr --basenameextensionreplace --bner --seqreplace -j -P --jobs "
+    "--max-procs -J --profile -n --max-args -N --max-replace-args -L --max-lines -s --max-chars -S --sshlogin "
+    "--slf --sshloginfile --sshdelay --ssh --basefile --bf --return --transferfile --tf --workdir --wd --tmpdir "
+    "--tempdir --results --res --joblog --resume-failed-joblog --timeout --delay --retries --load --memfree "
+    "--memsuspend --nice --halt --halt-on-error --tag-string --tagstring --env --block --block-size --recstart "
+    "--recend --regexp --header --limit --termseq --trim --compress-program --decompress-program --rpl --parens "
+    "--semaphorename --id --semaphoretimeout --st --sqlmaster --sqlandworker --sqlworker --template --tmux-length "
+    "--shard --bin --group-by --match --ctag-string --plus-string --filter --hostgroups --hgrp"
+)
+
+
 def cmd_parallel(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     cut = next((i for i, a in enumerate(args) if a.value in (":::", "::::", ":::+")), len(args))
-    _ssh_logins(ctx, name, args[:cut])
-    if cut == 0:  # no command: each argument is one (`parallel ::: 'rm -rf DIR'`, red team)
-        for a in args[1:]:
+    options, i = _split_options(args[:cut], _PARALLEL_VALUES)
+    _ssh_logins(ctx, name, options)  # its own options: `parallel rg -S localhost ::: x` logs in nowhere
+    if i >= cut:  # no command: each argument is one (`parallel ::: 'rm -rf DIR'`, red team)
+        for a in args[cut + 1 :]:
             if a.value not in (":::", "::::", ":::+"):
                 ctx.code_words([a], "parallel")
         return
-    ctx.code_words(args[:cut], "parallel")
+    ctx.code_words(args[i:cut], "parallel")
 
 
 def cmd_watch(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -361,6 +386,11 @@ _SSH_VALUES = _names("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -
 
 def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     options, i = _split_options(args, _SSH_VALUES, clusters=True)
+    remote: list[_Word] = []
+    if i < len(args):  # ssh reads options after the host too, up to its command (`ssh h -o HostName=x id`)
+        more, j = _split_options(args[i + 1 :], _SSH_VALUES, clusters=True)
+        options, remote = options + more, args[i + 1 + j :]
+    settings: list[str] = []
     for j, o in enumerate(options):  # -o ProxyCommand=... and LocalCommand run here, on this machine
         v = o.value or ""
         setting = v[2:] if v.startswith("-o") and len(v) > 2 else None
@@ -369,15 +399,18 @@ def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         if setting is None and o.value in ("-o", None):
             ctx.add(D, "cannot tell what runs: {name} -o from an expansion", name=name)
         elif setting:
+            settings.append(setting)
             ssh_setting(ctx, name, "-o", setting)
     for _option, file in option_values(options, ["-F"], "BbcDEeFIiJLlmOoPpQRSWw"):  # `ssh -F FILE`: the same, in a file
         if file.value != "none":
             code_file(ctx, name, f"{name} -F", file, ssh_config)
-    if i < len(args) and (local_host(args[i]) or args[i].value is None):
+    named = _host_name_here(settings)
+    if named is not None:  # `-o HostName=localhost`: the machine reached, whatever host is given
+        hands_off(ctx, f"{name} -o {_snip(named)}")
+    elif i < len(args) and (local_host(args[i]) or args[i].value is None):
         hands_off(ctx, f"{name} {_snip(args[i].source)}")  # this machine (or maybe), outside the command's reach
     else:
         ctx.add(M, "{name}: runs on another machine", name=name)
-    remote = args[i + 1 :]
     if remote:
         ctx.code_words(remote, "ssh")
 
@@ -386,62 +419,18 @@ def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
 #
 # On this machine, the ssh server starts what the client asks for (scp's or rsync's server,
 # sftp-server, git-upload-pack or what --upload-pack names, mosh-server, a shell) outside the
-# command's container: held as `ssh localhost` is. To another machine, as before.
-
-_URL = re.compile(r"^[A-Za-z][\w+.-]*://")
-_SSH_URL = re.compile(r"^(?:ssh|git\+ssh|ssh\+git|scp|sftp)://(?:[^@/]*@)?(\[[^\]/]*\]|[^:/]*)", re.I)
-_BRACKETED = re.compile(r"^(?:[^/@]*@)?(\[[^\]/]*\]):")  # `[::1]:path`, `ana@[::1]:path`
+# command's container: held as `ssh localhost` is. To another machine, as before. Which host is
+# this machine, and where a word names one: hosts.py.
 
 
-def remote_host(word: _Word, *, daemon: bool = False) -> str | None:
-    """The host of an ssh remote (`[user@]host:path`, `[::1]:path`, `ssh://[user@]host[:port]/path`),
-    `*` where an expansion decides it; None for a local path (`/` before the first `:`, as scp, rsync
-    and git read it) or another kind of URL. `daemon`: rsync's `host::module` and `rsync://host/`
-    too, which rsync -e reaches through ssh (without it, a daemon already running is asked)."""
-    text = word.value if word.value is not None else word.pattern
-    if daemon and text[:8].casefold() == "rsync://":
-        text = "ssh://" + text[8:]
-    url = _SSH_URL.match(text)
-    if url is not None:
-        return url[1]
-    bracketed = _BRACKETED.match(text)
-    if bracketed is not None:
-        return bracketed[1]
-    before, colon, after = text.partition(":")
-    if _URL.match(text) or not colon or "/" in before or (after.startswith(":") and not daemon):
-        return None
-    return before.rsplit("@", 1)[-1] or None
-
-
-def this_machine(host: str | None) -> bool:
-    """Whether an ssh host is this machine, or may be: an expansion decides it (as `ssh "$h"`)."""
-    return host is not None and ("*" in host or local_host(_Word(host, host, host)))
-
-
-def names_this_machine(text: str) -> bool:
-    """Whether a host as given to a client (`[user@]host`, `host:port`, `sftp://host/path`) is this machine."""
-    return this_machine(text.rsplit("@", 1)[-1]) or this_machine(remote_host(_Word(text, text, text)))
-
-
-def _host_word(word: _Word) -> bool:
-    return names_this_machine(word.value if word.value is not None else word.pattern)
-
-
-def hands_off_remote(ctx: Analysis, name: str, words: list[_Word], *, daemon: bool = False) -> bool:
-    """Holds the command when one of `words` is an ssh remote on this machine (see `remote_host`)."""
-    for w in words:
-        if this_machine(remote_host(w, daemon=daemon)):
-            hands_off(ctx, f"{name} {_snip(w.source)}")
-            return True
-    return False
-
-
-def not_known(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
-    """What the analyzer says of a program no rule knows: a rule that only adds a handoff keeps it."""
-    ctx.add(M, "{value}: not known to be read-only", value=name)
-    ctx.may_run(args, depth)
-    for a in args:  # it may write what it is given (the analyzer notes these for a program without a rule)
-        ctx.note_written(a)
+def hands_off_remote(
+    ctx: Analysis, name: str, words: list[_Word], *, daemon: bool = False, urls_only: bool = False
+) -> bool:
+    """Holds the command when one of `words` is an ssh remote on this machine (see `hosts.remote_host`)."""
+    here = remote_here(words, daemon=daemon, urls_only=urls_only)
+    if here is not None:
+        hands_off(ctx, f"{name} {_snip(here.source)}")
+    return here is not None
 
 
 def _given(words: list[_Word], names: tuple[str, ...]) -> list[_Word]:
@@ -468,15 +457,11 @@ def _hosts_file(ctx: Analysis, word: _Word) -> list[str] | None:
     if word.value is None or (ctx.cwd is None and not word.value.startswith("/")):
         return None
     path = posixpath.normpath(posixpath.join(ctx.cwd or "/", word.value))
-    if any(fnmatch.fnmatchcase(path, pattern) for pattern, _script in ctx.report.written):
-        return None
-    try:
-        with open(path, encoding="utf-8", errors="replace") as file:
-            text = file.read(MAX_HOSTS_FILE + 1)
-    except OSError:
+    text = None if ctx.written_here(path) else settings_text(ctx, path, MAX_HOSTS_FILE)
+    if text is None:  # a FIFO, /dev/stdin, a file too long: not read (a review, 2026-12-05)
         return None
     lines = [line.strip() for line in text.splitlines()]
-    return [line for line in lines if line and not line.startswith("#")] if len(text) <= MAX_HOSTS_FILE else None
+    return [line for line in lines if line and not line.startswith("#")]
 
 
 _SCP_VALUES = _names("-c -D -F -i -J -l -o -P -S -X")
@@ -485,26 +470,46 @@ _SFTP_VALUES = _names("-B -b -c -D -F -i -J -l -o -P -R -S -s -X")
 _MOSH_VALUES = _names("--client --server --predict --family -p --port --bind-server --ssh --experimental-remote-ip")
 
 
+_HOST_NAME = re.compile(r"(?i)\s*hostname\s*(?:=|\s)\s*(\S+)")  # ssh's `HostName X`, `hostname=X`
+
+
+def _host_name_here(settings: list[str]) -> str | None:
+    """The setting among ssh's `-o` ones (or sshfs's, passed on) that names this machine as the one
+    reached: `HostName=localhost` makes `ssh build.example` reach it."""
+    return next((s for s in settings if (m := _HOST_NAME.match(s)) and is_this_machine(m[1])), None)
+
+
 def cmd_scp(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    """scp and sshfs: ssh starts scp's or sftp's server on the machine of a `host:path`."""
-    hands_off_remote(ctx, name, _operands(args, _SSHFS_VALUES if name == "sshfs" else _SCP_VALUES))
-    not_known(ctx, name, args, depth)
+    """scp and sshfs: ssh starts scp's or sftp's server on the machine of a `host:path` (or of an
+    `-o HostName=`); sshfs's `-o ssh_command=CMD` runs CMD here, as ssh."""
+    given = [w.literal or "" for _option, w in option_values(args, ["-o"], "cDFiJlPSXop")]
+    settings = [part for text in given for part in text.split(",")] if name == "sshfs" else given
+    for text in given if name == "sshfs" else []:
+        command = re.search(r"(?:^|,)ssh_command=(.*)", text)
+        if command is not None:
+            ctx.sub_script(command[1], f"{name} -o ssh_command")
+    named = _host_name_here(settings)
+    if named is not None:
+        hands_off(ctx, f"{name} -o {_snip(named)}")
+    else:
+        hands_off_remote(ctx, name, _operands(args, _SSHFS_VALUES if name == "sshfs" else _SCP_VALUES))
+    ctx.as_unknown_program(name, args, depth)
 
 
 def cmd_sftp(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """`sftp [user@]host[:path]`: ssh starts sftp-server there (`-D PROGRAM` is a server run here instead)."""
     options, i = _split_options(args, _SFTP_VALUES, clusters=True)
-    if i < len(args) and not option_values(options, ["-D"], "BbcDFiJloPRSsX") and _host_word(args[i]):
+    if i < len(args) and not option_values(options, ["-D"], "BbcDFiJloPRSsX") and word_names_this_machine(args[i]):
         hands_off(ctx, f"{name} {_snip(args[i].source)}")
-    not_known(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)
 
 
 def cmd_mosh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """mosh starts mosh-server through ssh (with `--local`, here: its own child)."""
     options, i = _split_options(args, _MOSH_VALUES)
-    if i < len(args) and "--local" not in _long_flags(options) and _host_word(args[i]):
+    if i < len(args) and "--local" not in _long_flags(options) and word_names_this_machine(args[i]):
         hands_off(ctx, f"{name} {_snip(args[i].source)}")
-    not_known(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)
 
 
 def cmd_autossh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -543,11 +548,15 @@ def _ssh_logins(ctx: Analysis, name: str, words: list[_Word]) -> None:
             logins.append(("*", f"--slf {w.source}"))
         else:
             logins += [(login, f"--slf {login}") for login in listed]
+    remote = False
     for login, shown in logins:
         host = re.sub(r"^(?:@[^/]*/)?(?:\d+/)?", "", login.strip()).split()
         if host and host[-1] != ":" and names_this_machine(host[-1]):
             hands_off(ctx, f"{name} {_snip(shown)}")
             return
+        remote = remote or bool(host and host[-1] != ":")
+    if remote:
+        ctx.add(M, "{name}: runs on another machine", name=name)
 
 
 PSSH_NAMES = ("pssh", "parallel-ssh", "pscp", "pscp.pssh", "parallel-scp", "prsync", "parallel-rsync", "pslurp",
@@ -563,7 +572,7 @@ def cmd_pssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
     local = next((h for h in hosts if names_this_machine(h)), None)
     if local is not None:
         hands_off(ctx, f"{name} -H {_snip(local)}")
-    not_known(ctx, name, args, depth)  # after: the files it is given are noted as written
+    ctx.as_unknown_program(name, args, depth)  # after: the files it is given are noted as written
 
 
 _ANSIBLE_VALUES = _names(
@@ -582,7 +591,7 @@ def cmd_ansible(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
     local = _ansible_host_here(name, args)
     if local is not None:
         hands_off(ctx, f"{name} {_snip(local)}")
-    not_known(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)
 
 
 def _ansible_host_here(name: str, args: list[_Word]) -> str | None:
@@ -601,6 +610,68 @@ def _ansible_host_here(name: str, args: list[_Word]) -> str | None:
         hosts += re.split(r"[:,]", operands[0].value or "*")  # `web:&staging:!localhost`
     targets = [h.strip().lstrip("&") for h in hosts if not h.strip().startswith("!")]  # `!h` leaves h out
     return next((h for h in targets if h and names_this_machine(h)), None)
+
+
+# Other ssh clients, and programs that reach a machine through ssh: each by how it names the machine.
+# To this one, held as `ssh localhost` is; to another, judged as before (a red team, 2026-12-05).
+_URL_CLIENTS = frozenset({"curl", "hg", "svn", "bzr", "brz", "unison", "duplicity"})  # `sftp://`, `svn+ssh://`...
+_HOST_LISTS = {"pdsh": ("-w",), "clush": ("-w", "--nodes"), "fab": ("-H", "--hosts")}  # `-w a,user@b`
+_SSH_COPY_ID_VALUES = _names("-i -p -o -F -t")
+
+
+def _remote_here_of(name: str, args: list[_Word]) -> str | None:
+    """What names this machine (or a machine an expansion decides) among a client's words, as shown."""
+    if name in _URL_CLIENTS:
+        here = remote_here(args, urls_only=True)
+        return here.source if here is not None else None
+    if name == "lftp":  # its URL, or one in the commands it is given (`-c 'open sftp://host'`)
+        found = next((w for w in args if any(this_machine(h) for h in ssh_urls(w.value or w.pattern))), None)
+        return found.source if found is not None else None
+    if name in _HOST_LISTS:
+        hosts = [h for w in _given(args, _HOST_LISTS[name]) for h in (w.value or "*").split(",")]
+        return next((h for h in hosts if names_this_machine(h)), None)
+    if name == "restic":  # `-r sftp:[user@]host:/path`, `-r sftp://host/path`
+        for w in _given(args, ("-r", "--repo", "--repo2", "--from-repo")):
+            text = w.value if w.value is not None else w.pattern
+            spec = text[5:] if text[:5].casefold() == "sftp:" and not text[5:].startswith("//") else text
+            if this_machine(remote_host(_Word(spec, spec, spec), urls_only=spec == text)):
+                return w.source
+        return None
+    if name == "ssh-copy-id":
+        _, i = _split_options(args, _SSH_COPY_ID_VALUES)
+        return args[i].source if i < len(args) and word_names_this_machine(args[i]) else None
+    here = remote_here(args, daemon=name == "rdiff-backup")  # darcs, borg: `host:path`; rdiff-backup `host::path`
+    return here.source if here is not None else None
+
+
+def cmd_ssh_remotes(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """Holds a client whose words name this machine as the one it reaches through ssh (for programs
+    with a rule of their own, run before it: borg, restic, rdiff-backup, duplicity)."""
+    here = _remote_here_of(name, args)
+    if here is not None:
+        hands_off(ctx, f"{name} {_snip(here)}")
+
+
+def over_ssh(rule: Rule) -> Rule:
+    """`rule`, after `cmd_ssh_remotes`: for a program with a rule of its own that may reach this machine."""
+
+    def judged(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+        cmd_ssh_remotes(ctx, name, args, stdin, bulk, depth)
+        rule(ctx, name, args, stdin, bulk, depth)
+
+    return judged
+
+
+def cmd_ssh_client(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """A program no rule knew that reaches machines through ssh: held to this one, else as before."""
+    cmd_ssh_remotes(ctx, name, args, stdin, bulk, depth)
+    ctx.as_unknown_program(name, args, depth)
+
+
+def cmd_sshpass(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """sshpass types a password into the command it runs (ssh, scp, rsync): judged as that command."""
+    _, i = _split_options(args, _names("-p -f -d -P"))
+    ctx.inner(args[i:], stdin, bulk, depth)
 
 
 def cmd_npx(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -635,20 +706,10 @@ _SOCKET_NAME = re.compile(r"sock(?:et)?$|^/(?:var/)?run/|/bus$|/private$")
 
 
 def in_folder(ctx: Analysis, word: _Word) -> bool:
-    """Whether a socket is the project's own: a known path inside the command's folder (not the home
-    folder or one above it) that stays there once links are followed, and that this command line
-    does not make (`ln -s /var/run/docker.sock d.sock && curl --unix-socket d.sock ...`)."""
-    base = (ctx.cwd or "").rstrip("/")
-    home = ctx.home.rstrip("/")
-    if word.value is None or word.glob or not base or (home + "/").startswith(base + "/"):
-        return False
-    path = posixpath.normpath(posixpath.join(base, word.value))
-    real_base = os.path.realpath(base).rstrip("/")
-    if not path.startswith(base + "/") or not os.path.realpath(path).startswith(real_base + "/"):
-        return False
-    below = path[len(base) + 1 :].split("/")
-    steps = [posixpath.join(base, *below[: k + 1]) for k in range(len(below))]
-    return not any(fnmatch.fnmatchcase(step, pattern) for step in steps for pattern, _script in ctx.report.written)
+    """Whether a socket is the project's own (`Analysis.in_project`): a known path that exists in the
+    project, and that this command line does not make (`ln -s /var/run/docker.sock d.sock && curl
+    --unix-socket d.sock ...`); not after `cd /var/run`, nor a Windows path."""
+    return word.value is not None and not word.glob and ctx.in_project(word.value) is not None
 
 
 def cmd_nc(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -696,7 +757,7 @@ def _socket_like(ctx: Analysis, path: str) -> bool:
     """A path that is a socket now, or is named like one (`*.sock`, `/run/...`, a bus), or is not known."""
     try:
         return stat.S_ISSOCK(os.stat(posixpath.join(ctx.cwd or "/", path)).st_mode)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the name
         return "*" in path or bool(_SOCKET_NAME.search(path))
 
 
@@ -707,7 +768,8 @@ def cmd_curl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
         if option == "--abstract-unix-socket" or not in_folder(ctx, socket):
             hands_off(ctx, f"{name} {option} {_snip(socket.source)}")
             break
-    not_known(ctx, name, args, depth)  # after: the words it is given are noted as written
+    cmd_ssh_remotes(ctx, name, args, stdin, bulk, depth)  # `curl sftp://localhost/x`: sftp-server there
+    ctx.as_unknown_program(name, args, depth)  # after: the words it is given are noted as written
 
 
 _SCRIPT_LONG = (

@@ -1,0 +1,242 @@
+"""Which host is this machine: the one test every rule uses for ssh (and its kin) to this same
+machine, whose server starts programs outside the command's container (issue 21).
+
+Below the rule modules: it reads words and a few system files, and imports no rule family.
+This machine is: a loopback or unspecified address in any spelling, a name mapped to one (the
+usual names, and /etc/hosts'), this machine's own name, and the addresses of its own interfaces
+(Linux: /proc/net/fib_trie's and /proc/net/if_inet6's). A host an expansion decides (`"$h"`,
+`$(hostname)`) counts as this machine: which one it is is known only when the command runs.
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+import os
+import re
+import socket
+import stat
+import sys
+import time
+
+from .words import _Word
+
+# The names of a loopback address most systems' /etc/hosts have (Debian's ip6-*, Red Hat's *6 and *4)
+LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback", "localhost6",
+                         "localhost6.localdomain6", "localhost4", "localhost4.localdomain4"})  # fmt: skip
+MAX_SYSTEM_FILE = 1 << 20  # of /etc/hosts and /proc/net's tables, only this much is read
+ADDRESSES_FOR = 60.0  # seconds this machine's interface addresses are kept before they are read again
+_Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def _hosts_path() -> str:
+    if os.name == "nt":
+        return os.path.join(os.environ.get("SYSTEMROOT", r"C:\Windows"), "System32", "drivers", "etc", "hosts")
+    return "/etc/hosts"
+
+
+def read_small_file(path: str, limit: int = MAX_SYSTEM_FILE) -> str | None:
+    """A regular file's first `limit` bytes, cut at its last whole line; None when it is not one. A
+    FIFO or a device put in its place must not block or stall the classifier: opened non-blocking,
+    and read only when it is a regular file."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while size < limit:
+            chunk = os.read(fd, limit - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if size >= limit:  # the rest is not read: a line cut in two is left out
+        data = data[: data.rfind(b"\n") + 1]
+    return data.decode("utf-8", errors="replace")
+
+
+def address(host: str) -> _Address | None:
+    """An IP address in any spelling the system's resolver takes: 127.1, 0x7f000001, 2130706433,
+    017700000001, `fe80::1%eth0`; an IPv4-mapped IPv6 address as its IPv4 one."""
+    try:
+        found: _Address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        try:  # inet_aton reads the short, hexadecimal and octal forms (127.1, 0x7f.1, 017700000001)
+            found = ipaddress.ip_address(socket.inet_aton(host))
+        except (OSError, ValueError):
+            return None
+    if isinstance(found, ipaddress.IPv6Address) and found.ipv4_mapped is not None:
+        return found.ipv4_mapped
+    return found
+
+
+def loopback(host: str) -> bool:
+    """A loopback or unspecified address (0.0.0.0 and `::` reach this machine too), in any spelling
+    (red team, Windows: 127.1, 0x7f000001, 0, ::ffff:127.0.0.1 each passed as another machine)."""
+    found = address(host)
+    return found is not None and (found.is_loopback or found.is_unspecified)
+
+
+def loopback_names(path: str) -> frozenset[str]:
+    """The names a hosts file maps to a loopback or unspecified address (`127.0.1.1 myhost`)."""
+    names: set[str] = set()
+    for line in (read_small_file(path) or "").splitlines():
+        fields = line.partition("#")[0].split()
+        if len(fields) > 1 and loopback(fields[0]):
+            names.update(name.casefold().rstrip(".") for name in fields[1:])
+    return frozenset(names)
+
+
+def interface_addresses(fib_trie: str, if_inet6: str) -> frozenset[_Address]:
+    """Linux's addresses of this machine's interfaces: the `/32 host LOCAL` entries of fib_trie (the
+    docker0 bridge's 172.17.0.1 too) and each address of if_inet6 (32 hex digits a line)."""
+    found: set[_Address] = set()
+    lines = (read_small_file(fib_trie) or "").splitlines()
+    for before, line in zip(lines, lines[1:], strict=False):
+        if line.split() == ["/32", "host", "LOCAL"] and before.strip().startswith("|--"):
+            one = address(before.strip()[3:].strip())
+            if one is not None:
+                found.add(one)
+    for line in (read_small_file(if_inet6) or "").splitlines():
+        digits = (line.split() or [""])[0]
+        if re.fullmatch(r"[0-9a-fA-F]{32}", digits):
+            found.add(ipaddress.IPv6Address(int(digits, 16)))
+    return frozenset(found)
+
+
+@functools.cache
+def _system_loopback_names() -> frozenset[str]:
+    return loopback_names(_hosts_path())
+
+
+_cached_addresses: tuple[float, frozenset[_Address]] = (float("-inf"), frozenset())
+
+
+def _own_addresses() -> frozenset[_Address]:
+    """This machine's interface addresses, read again after ADDRESSES_FOR seconds (Linux only)."""
+    global _cached_addresses
+    if not sys.platform.startswith("linux"):
+        return frozenset()
+    read_at, found = _cached_addresses
+    if time.monotonic() - read_at > ADDRESSES_FOR:
+        found = interface_addresses("/proc/net/fib_trie", "/proc/net/if_inet6")
+        _cached_addresses = (time.monotonic(), found)
+    return found
+
+
+def is_this_machine(host: str) -> bool:
+    """Whether a host (`[user@]host`, `[::1]`, `localhost.`) is this machine."""
+    host = host.rsplit("@", 1)[-1].casefold().removeprefix("[").removesuffix("]").rstrip(".")
+    if not host:
+        return False
+    own = socket.gethostname().casefold()
+    if host in LOCAL_NAMES or host in (own, own.split(".")[0], f"{own}.local") or loopback(host):
+        return True
+    found = address(host)
+    if found is not None:
+        return found in _own_addresses()
+    return host in _system_loopback_names()
+
+
+def this_machine(host: str | None) -> bool:
+    """Whether a host found in a word is this machine, or may be: `*` where an expansion decides it
+    (as `ssh "$h"`); None (no host) is not."""
+    return host is not None and ("*" in host or is_this_machine(host))
+
+
+def local_host(word: _Word) -> bool:
+    """Whether a word known here (`[user@]host`) names this machine; an expansion is not known here."""
+    return word.value is not None and is_this_machine(word.value)
+
+
+# ---- hosts in words: `[user@]host:path`, `[::1]:path`, and URLs
+
+_URL = re.compile(r"^[A-Za-z][\w+.-]*://")
+_URL_HOST = re.compile(r"^([A-Za-z][\w+.-]*)://([^/?#]*)")
+# An ssh-like URL anywhere in a text (`lftp -c 'open sftp://host'`): its scheme and its authority
+_URL_IN_TEXT = re.compile(r"(?:^|(?<=[\s'\"=;,(]))([A-Za-z][\w+.-]*)://([^/?#\s'\";]*)")
+_BRACKETED = re.compile(r"^(?:[^/@]*@)?\[([^\]/]*)\]:")  # `[::1]:path`, `ana@[::1]:path`
+# Schemes reached through ssh: ssh, scp, sftp, and each with a prefix or suffix (git+ssh, ssh+git,
+# svn+ssh, bzr+ssh, duplicity's pexpect+sftp and paramiko+scp); fish runs a shell through ssh (lftp).
+_THROUGH_SSH = frozenset({"ssh", "scp", "sftp", "fish"})
+
+
+def authority_host(authority: str) -> str | None:
+    """The host of a URL's authority (`user:pw@host:port`, `[::1]:22`); None for a `[` not closed."""
+    hostport = authority.rpartition("@")[2]
+    if hostport.startswith("["):
+        end = hostport.find("]")
+        return hostport[1:end] if end > 0 else None
+    return hostport.partition(":")[0]
+
+
+def url_host(text: str) -> str | None:
+    """The host of a URL of any scheme (`qemu+ssh://host/system`, `https://[::1]:6443`); None when
+    `text` is no URL. `qemu:///system`: "" (this machine, by default)."""
+    match = _URL_HOST.match(text)
+    return authority_host(match[2]) if match is not None else None
+
+
+def server_host(text: str) -> str | None:
+    """The host of a server given as a URL or as `host[:port][/path]` (kubectl's --server)."""
+    if _URL.match(text):
+        return url_host(text)
+    return authority_host(re.split(r"[/?#]", text, maxsplit=1)[0])
+
+
+def _through_ssh(scheme: str, *, daemon: bool = False) -> bool:
+    parts = set(scheme.casefold().split("+"))
+    return bool(parts & _THROUGH_SSH) or (daemon and "rsync" in parts)
+
+
+def remote_host(word: _Word, *, daemon: bool = False, urls_only: bool = False) -> str | None:
+    """The host of an ssh remote (`[user@]host:path`, `[::1]:path`, `ssh://[user@]host[:port]/path`,
+    `git+ssh://`, `scp://`, `sftp://`, `svn+ssh://`...), `*` where an expansion decides it; None for a
+    local path (`/` before the first `:`, as scp, rsync and git read it) or another kind of URL.
+    `daemon`: rsync's `host::module` and `rsync://host/` too, which rsync -e reaches through ssh
+    (without it, a daemon already running is asked). `urls_only`: for programs that read
+    `host:path` as no host (curl, hg, svn)."""
+    text = word.value if word.value is not None else word.pattern
+    url = _URL_HOST.match(text)
+    if url is not None:
+        return authority_host(url[2]) if _through_ssh(url[1], daemon=daemon) else None
+    if urls_only:
+        return None
+    bracketed = _BRACKETED.match(text)
+    if bracketed is not None:
+        return bracketed[1]
+    before, colon, after = text.partition(":")
+    if not colon or "/" in before or (after.startswith(":") and not daemon):
+        return None
+    return before.rsplit("@", 1)[-1] or None
+
+
+def remote_here(words: list[_Word], *, daemon: bool = False, urls_only: bool = False) -> _Word | None:
+    """The first of `words` that is an ssh remote on this machine, or may be (see `remote_host`)."""
+    return next((w for w in words if this_machine(remote_host(w, daemon=daemon, urls_only=urls_only))), None)
+
+
+def ssh_urls(text: str) -> list[str]:
+    """The hosts of the URLs reached through ssh anywhere in a text (`open sftp://host; get x`)."""
+    return [h for m in _URL_IN_TEXT.finditer(text) if _through_ssh(m[1]) and (h := authority_host(m[2]))]
+
+
+def names_this_machine(text: str) -> bool:
+    """Whether a host as given to a client (`[user@]host`, `host:port`, `sftp://host/path`) is this
+    machine, or an expansion decides it."""
+    return this_machine(text.rsplit("@", 1)[-1]) or this_machine(remote_host(_Word(text, text, text)))
+
+
+def word_names_this_machine(word: _Word) -> bool:
+    """`names_this_machine` of a word (its pattern, `*` where an expansion decides, when not known)."""
+    return names_this_machine(word.value if word.value is not None else word.pattern)
