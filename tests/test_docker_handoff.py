@@ -8,7 +8,6 @@ the plain words."""
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
 import pytest
@@ -17,13 +16,12 @@ from app.core.classifier import Classification, Danger, Tier, classify
 from app.core.classifier.handoff import HANDOFF_WORDS
 from app.core.classifier.services import CONTAINER_WORDS, FILE_WORDS, VOLUME_WORDS
 from app.core.i18n import load_translation
-from tests.in_process_server import serving
-from tests.stdio_client import run
+from tests.handoff_checks import held_outside
+from tests.stand_in_program import runs_then_refuses, stand_in
 
 HOME = os.path.expanduser("~")
 PROJECT = "/srv/work/project"  # outside the home folder, as a project may be
 REACHES = "whose programs can reach your files or your computer"
-HELD = "This command needs the user's approval"  # headless: no one can click, so it did not run
 
 
 def judged(command: str, cwd: str | None = PROJECT) -> Classification:
@@ -32,9 +30,7 @@ def judged(command: str, cwd: str | None = PROJECT) -> Classification:
 
 def assert_handed_off(command: str, shown: str, cwd: str | None = PROJECT) -> None:
     """Held, as a program started outside our watch, saying which option reaches this computer."""
-    result = judged(command, cwd)
-    assert result.tier is Tier.DESTRUCTIVE, (command, result)
-    assert result.danger is Danger.OUTSIDE_WATCH, (command, result)
+    result = held_outside(command, cwd, deciding=True)
     assert result.words[0].template == CONTAINER_WORDS, (command, result)
     name = next(word for word in command.split() if word in ("docker", "podman"))
     assert result.plain[0] == (
@@ -238,8 +234,7 @@ def test_read_only_verbs_stay_safe(command: str) -> None:
     ],
 )
 def test_containers_a_file_describes_are_held_since_the_file_is_not_read(command: str, name: str, verb: str) -> None:
-    result = judged(command)
-    assert result.tier is Tier.DESTRUCTIVE and result.danger is Danger.OUTSIDE_WATCH, (command, result)
+    result = held_outside(command, PROJECT, deciding=True)
     assert result.reasons == (
         f"{name} {verb}: starts containers from a file Cowork Terminal does not read, outside its watch",
     ), result
@@ -268,8 +263,7 @@ def test_compose_exec_is_held_only_with_every_privilege() -> None:
     ],
 )
 def test_a_volume_made_of_a_folder_or_disk_of_this_computer_is_held(command: str, shown: str) -> None:
-    result = judged(command)
-    assert result.tier is Tier.DESTRUCTIVE and result.danger is Danger.OUTSIDE_WATCH, result
+    result = held_outside(command, PROJECT, deciding=True)
     assert result.words[0].template == VOLUME_WORDS
     name = command.split()[0]
     assert result.plain == (
@@ -282,8 +276,7 @@ def test_a_volume_made_of_a_folder_or_disk_of_this_computer_is_held(command: str
     "command", ["docker plugin install vieux/sshfs", "docker plugin enable sshfs", "docker swarm join --token t m:2377"]
 )
 def test_a_plugin_or_a_swarm_that_starts_programs_here_is_held_as_a_hand_off(command: str) -> None:
-    result = judged(command)
-    assert result.tier is Tier.DESTRUCTIVE and result.danger is Danger.OUTSIDE_WATCH, result
+    result = held_outside(command, PROJECT, deciding=True)
     assert result.plain == (HANDOFF_WORDS,)
     assert result.reasons == (f"{' '.join(command.split()[:3])}: starts a program outside Cowork Terminal's watch",)
 
@@ -321,20 +314,8 @@ def test_a_person_reads_the_words_in_their_language(language: str) -> None:
 async def test_through_execute_command_a_privileged_container_is_refused_and_docker_never_starts(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The server itself, headless with no tray (the default approval mode: only what is held waits
-    for a person, and nobody can answer): a stand-in `docker` on the PATH records every start."""
-    tools = tmp_path / "bin"
-    tools.mkdir()
-    started = tmp_path / "docker-started.txt"
-    docker = tools / "docker"
-    docker.write_text(f'#!/bin/sh\necho "$@" >> {started}\n')
-    docker.chmod(docker.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
-    async with serving(home) as client:
-        listed = await run(client, {"command": "docker ps", "cwd": str(tmp_path)})
-        refused = await run(client, {"command": "docker run --privileged -v /:/host alpine true", "cwd": str(tmp_path)})
-    assert listed.get("exitCode") == 0, listed  # the stand-in runs where the command would
-    said = refused.get("error", "")
-    assert HELD in said and "not running" in said, refused
+    """The server itself, headless with no tray: a stand-in `docker` on the PATH records every start."""
+    started = stand_in(tmp_path, monkeypatch, "docker")
+    said = await runs_then_refuses(home, tmp_path, "docker ps", "docker run --privileged -v /:/host alpine true")
     assert f"Asks docker to run a container, outside Cowork Terminal's watch, {REACHES} (--privileged)" in said, said
     assert started.read_text() == "ps\n", "docker run must never start"

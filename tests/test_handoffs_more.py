@@ -15,6 +15,7 @@ import pytest
 from app.core.classifier import Danger, Tier, classify
 from app.core.classifier.handoff import HANDOFF_WORDS
 from app.core.classifier.tables import _CODE_RUNS, _POWERSHELL_CMD, _POWERSHELL_COMPUTED
+from tests.handoff_checks import held_outside
 
 PROJECT = "/home/ana/project"
 
@@ -73,9 +74,7 @@ WINDOWS = [
 
 @pytest.mark.parametrize("command", WINDOWS)
 def test_windows_ways_to_wsl_are_held_as_handoffs(command: str) -> None:
-    result = classify(command, cwd=PROJECT)
-    assert result.tier is Tier.DESTRUCTIVE, result
-    assert any(f.danger is Danger.OUTSIDE_WATCH for f in result.findings), result
+    held_outside(command, PROJECT)
 
 
 @pytest.mark.parametrize(
@@ -148,9 +147,7 @@ TOOLS = [
 
 @pytest.mark.parametrize("command", TOOLS)
 def test_more_tools_that_start_programs_outside_are_held(command: str) -> None:
-    result = classify(command, cwd=PROJECT)
-    assert result.tier is Tier.DESTRUCTIVE, result
-    assert any(f.danger is Danger.OUTSIDE_WATCH for f in result.findings), result
+    held_outside(command, PROJECT)
 
 
 @pytest.mark.parametrize(

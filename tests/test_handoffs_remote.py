@@ -11,15 +11,14 @@ from pathlib import Path
 import pytest
 
 from app.core.classifier import Danger, Tier, classify
+from tests.handoff_checks import held_outside
 
 PROJECT = "/home/ana/project"
 HANDOFF = "Asks the system to start a program later or elsewhere, outside Cowork Terminal's watch"
 
 
 def _held(command: str, cwd: str = PROJECT) -> None:
-    result = classify(command, cwd=cwd)
-    assert result.tier is Tier.DESTRUCTIVE, result
-    assert result.danger is Danger.OUTSIDE_WATCH, result
+    result = held_outside(command, cwd, deciding=True)
     assert HANDOFF in result.plain, result
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.core.classifier import Danger, Tier, classify, names_protected
+from tests.handoff_checks import held_outside
 
 PROJECT = "/home/ana/project"
 DOCUMENTS = "/home/ana/Documents"
@@ -151,9 +152,7 @@ HANDOFFS = [
 
 @pytest.mark.parametrize("command", HANDOFFS)
 def test_asking_a_program_outside_to_start_something_is_held_as_outside_the_watch(command: str) -> None:
-    result = classify(command, cwd=PROJECT)
-    assert result.tier is Tier.DESTRUCTIVE, result
-    assert any(f.danger is Danger.OUTSIDE_WATCH for f in result.findings), result
+    held_outside(command, PROJECT)
 
 
 # Each was moderate before (a program no rule knew, or one that changes services) and stays so.

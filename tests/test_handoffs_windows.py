@@ -13,6 +13,7 @@ import pytest
 
 from app.core.classifier import Danger, Tier, classify
 from app.core.classifier.findings import Classification
+from tests.handoff_checks import held_outside
 
 PROJECT = "/home/ana/project"
 HANDOFF = "Asks the system to start a program later or elsewhere, outside Cowork Terminal's watch"
@@ -61,10 +62,7 @@ def _judged(command: str, cwd: str = PROJECT) -> Classification:
     ],
 )
 def test_a_program_started_outside_the_job_is_held_in_plain_words(command: str) -> None:
-    result = _judged(command)
-    assert result.tier is Tier.DESTRUCTIVE, result.reasons
-    assert result.danger is Danger.OUTSIDE_WATCH, result.reasons
-    assert HANDOFF in result.plain, result.plain
+    assert HANDOFF in held_outside(command, PROJECT, deciding=True).plain
 
 
 @pytest.mark.parametrize(
@@ -81,10 +79,8 @@ def test_a_program_started_outside_the_job_is_held_in_plain_words(command: str) 
     ],
 )
 def test_what_it_starts_there_is_judged_too(command: str) -> None:
-    result = _judged(command)
-    assert result.tier is Tier.DESTRUCTIVE, result.reasons
+    result = held_outside(command, PROJECT)
     assert result.danger in (Danger.LOSES_FILES, Danger.LOSES_EVERYTHING), result.reasons
-    assert any(f.danger is Danger.OUTSIDE_WATCH for f in result.findings), result.reasons
 
 
 @pytest.mark.parametrize(

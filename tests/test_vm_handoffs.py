@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import os
-import stat
 from pathlib import Path
 
 import pytest
@@ -19,11 +18,10 @@ from app.core.classifier import Classification, Danger, Tier, classify
 from app.core.classifier.handoff import HANDOFF_WORDS
 from app.core.classifier.services import CONTAINER_WORDS, FILE_WORDS, VOLUME_WORDS
 from app.core.i18n import load_translation
-from tests.in_process_server import serving
-from tests.stdio_client import run
+from tests.handoff_checks import held_outside
+from tests.stand_in_program import runs_then_refuses, stand_in
 
 PROJECT = "/srv/work/project"  # outside the home folder, as a project may be
-HELD = "This command needs the user's approval"  # headless: no one can click, so it did not run
 
 
 def judged(command: str, cwd: str | None = PROJECT) -> Classification:
@@ -37,9 +35,7 @@ def translated(language: str, template: str) -> str:
 
 def assert_handed_off(command: str, template: str, cwd: str | None = PROJECT) -> None:
     """Held as a program started outside our watch, in words each language has."""
-    result = judged(command, cwd)
-    assert result.tier is Tier.DESTRUCTIVE, (command, result)
-    assert result.danger is Danger.OUTSIDE_WATCH, (command, result)
+    result = held_outside(command, cwd, deciding=True)
     assert result.words[0].template == template, (command, result)
     for language in ("de", "es", "ru"):
         assert translated(language, template) != template, (language, template)
@@ -324,20 +320,8 @@ def test_a_folder_of_the_project_given_to_an_lxd_container_is_not_held(tmp_path:
 async def test_through_execute_command_an_lxd_exec_is_refused_and_lxc_never_starts_it(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The server itself, headless with no tray (the default approval mode: only what is held waits
-    for a person, and nobody can answer): a stand-in `lxc` on the PATH records every start."""
-    tools = tmp_path / "bin"
-    tools.mkdir()
-    started = tmp_path / "lxc-started.txt"
-    lxc = tools / "lxc"
-    lxc.write_text(f'#!/bin/sh\necho "$@" >> {started}\n')
-    lxc.chmod(lxc.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
-    async with serving(home) as client:
-        listed = await run(client, {"command": "lxc list", "cwd": str(tmp_path)})
-        refused = await run(client, {"command": "lxc exec web -- sh -c 'id'", "cwd": str(tmp_path)})
-    assert listed.get("exitCode") == 0, listed  # the stand-in runs where the command would
-    said = refused.get("error", "")
-    assert HELD in said and "not running" in said, refused
+    """The server itself, headless with no tray: a stand-in `lxc` on the PATH records every start."""
+    started = stand_in(tmp_path, monkeypatch, "lxc")
+    said = await runs_then_refuses(home, tmp_path, "lxc list", "lxc exec web -- sh -c 'id'")
     assert HANDOFF_WORDS in said, said
     assert started.read_text() == "list\n", "lxc exec must never start"

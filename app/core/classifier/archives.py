@@ -10,9 +10,8 @@ from __future__ import annotations
 from app.core.i18n import N_
 
 from .danger import Danger
-from .findings import D, M, _snip
-from .options import _long_flags, _operands
-from .packages import expanded
+from .findings import D, M, _snip, options_from
+from .options import _long_flags, _operands, expanded
 from .rule import Analysis
 from .stdin import _Stdin
 from .tables import _names
@@ -47,7 +46,7 @@ def cmd_tar(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     if "--delete" in longs:
         deletes(ctx, "{name} --delete: deletes files from an archive", FROM_ARCHIVE_WORDS, name=name)
     if any(a.value is None for a in args[:1]):
-        ctx.add(D, "cannot tell: {name} takes options from {source}", name=name, source=_snip(args[0].source))
+        options_from(ctx, name, args[0].source)
     ctx.add(M, "{name}: packs or unpacks files", name=name)
 
 

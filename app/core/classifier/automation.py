@@ -13,8 +13,8 @@ from app.core.i18n import N_
 
 from .danger import Danger
 from .findings import D, M, _snip
-from .handoff import as_unknown, hands_off, may_write
-from .options import _operands, _split_options, getopt
+from .handoff import hands_off, may_write
+from .options import _operands, _split_options, getopt, subcommand
 from .rule import Analysis
 from .stdin import _Stdin
 from .words import _Word
@@ -241,12 +241,10 @@ def cmd_zellij(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
     user's, outside the container. Listing and ending sessions, and starting one (its server is
     then this command's child), stay as for a program no rule knows."""
     may_write(ctx, args)
-    _, i = _split_options(args, _ZELLIJ_VALUES)
-    sub = args[i].value if i < len(args) else ""
-    rest = args[i + 1 :]
+    sub, rest = subcommand(ctx, name, args, _ZELLIJ_VALUES)
     action = (rest[0].value if rest else "") if sub in ("action", "ac") else None
     if (sub is not None and sub not in _ZELLIJ_SERVER) or action in _ZELLIJ_LOOKS:
-        as_unknown(ctx, name, args, depth)
+        ctx.as_unknown_program(name, args, depth)
         return
     hands_off(ctx, " ".join([name, _snip(sub or ""), _snip(action or "")]).strip())
     if sub in ("run", "r") or action == "new-pane":
@@ -271,6 +269,27 @@ _WEZTERM_LOOKS = frozenset({
 })  # fmt: skip
 
 
+def _request(
+    ctx: Analysis,
+    name: str,
+    args: list[_Word],
+    depth: int,
+    what: str,
+    words: list[_Word],
+    values: frozenset[str],
+    looks: frozenset[str],
+) -> tuple[str | None, list[_Word]] | None:
+    """The request `what` (`kitty @`, `wezterm cli`) sends the running program, which is outside the
+    container, and the words after it: held. None for one in `looks`, which only looks at or
+    restyles its windows: judged as a program no rule knows."""
+    request, rest = subcommand(ctx, what, words, values)
+    if request in looks:
+        ctx.as_unknown_program(name, args, depth)
+        return None
+    hands_off(ctx, f"{what} {_snip(request or '')}".strip())
+    return request, rest
+
+
 def cmd_wezterm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """`wezterm cli` asks a running wezterm (its GUI or its multiplexer server) to spawn a program or
     type into a pane; `wezterm start` (`-e`, or nothing) asks a running GUI to start the program
@@ -284,13 +303,10 @@ def cmd_wezterm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
     if e is not None:
         sub, rest = "start", args[e + 1 :]
     if sub == "cli":
-        _, j = _split_options(rest, frozenset({"--class"}))
-        request = rest[j].value if j < len(rest) else ""
-        words = rest[j + 1 :]
-        if request in _WEZTERM_LOOKS:
-            as_unknown(ctx, name, args, depth)
+        asked = _request(ctx, name, args, depth, f"{name} cli", rest, frozenset({"--class"}), _WEZTERM_LOOKS)
+        if asked is None:
             return
-        hands_off(ctx, f"{name} cli {_snip(request or '')}".strip())
+        request, words = asked
         if request in ("spawn", "split-pane"):
             _runs_after(ctx, words, _WEZTERM_SPAWN_VALUES, bulk, depth)
         elif request == "send-text":
@@ -303,7 +319,7 @@ def cmd_wezterm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
         _, j = _split_options(rest, _WEZTERM_SPAWN_VALUES)
         _runs_after(ctx, rest[j + 1 :] if sub == "connect" else rest, _WEZTERM_SPAWN_VALUES, bulk, depth)
     else:
-        as_unknown(ctx, name, args, depth)
+        ctx.as_unknown_program(name, args, depth)
 
 
 _KITTY_VALUES = frozenset({"--class", "--name", "--title", "-T", "--config", "-c", "--override", "-o", "--directory",
@@ -344,15 +360,12 @@ def cmd_kitty(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
             hands_off(ctx, f"{name} --single-instance")
             _runs_after(ctx, args, _KITTY_VALUES, bulk, depth)
         else:
-            as_unknown(ctx, name, args, depth)
+            ctx.as_unknown_program(name, args, depth)
         return
-    _, i = _split_options(words[1:], _KITTY_RC_VALUES)
-    request = words[1 + i].value if 1 + i < len(words) else ""
-    rest = words[2 + i :]
-    if request in _KITTY_LOOKS:
-        as_unknown(ctx, name, args, depth)
+    asked = _request(ctx, name, args, depth, f"{name} @", words[1:], _KITTY_RC_VALUES, _KITTY_LOOKS)
+    if asked is None:
         return
-    hands_off(ctx, f"{name} @ {_snip(request or '')}".strip())
+    request, rest = asked
     if request in ("launch", "new-window"):
         _runs_after(ctx, rest, _KITTY_LAUNCH_VALUES, bulk, depth)
     elif request == "run":
@@ -376,16 +389,13 @@ def cmd_alacritty(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
     may_write(ctx, args)
     _, i = _split_options(args, _ALACRITTY_VALUES)
     if i >= len(args) or args[i].value != "msg":
-        as_unknown(ctx, name, args, depth)
+        ctx.as_unknown_program(name, args, depth)
         return
-    rest = args[i + 1 :]
-    _, j = _split_options(rest, frozenset({"-s", "--socket"}))
-    request = rest[j].value if j < len(rest) else ""
-    if request == "get-config":
-        as_unknown(ctx, name, args, depth)
+    asked = _request(ctx, name, args, depth, f"{name} msg", args[i + 1 :], frozenset({"-s", "--socket"}),
+                     frozenset({"get-config"}))  # fmt: skip
+    if asked is None:
         return
-    hands_off(ctx, f"{name} msg {_snip(request or '')}".strip())
-    words = rest[j + 1 :]
+    request, words = asked
     at = next((k for k, w in enumerate(words) if w.value in ("-e", "--command")), None)
     if at is not None:
         ctx.inner(words[at + 1 :], None, bulk, depth)
@@ -439,7 +449,7 @@ def cmd_dtach(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
     command = args[2:]
     _, i = _split_options(command, frozenset({"-e", "-r"}))
     if mode in ("-c", "-n", "-N"):
-        as_unknown(ctx, name, [], depth)
+        ctx.as_unknown_program(name, [], depth)
         ctx.inner(command[i:], stdin, bulk, depth)
     elif mode is None or mode in ("-p", "-a", "-A"):
         hands_off(ctx, f"{name} {mode or ''}".strip())
@@ -448,7 +458,7 @@ def cmd_dtach(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
         elif mode == "-A":
             ctx.inner(command[i:], None, bulk, depth)
     else:
-        as_unknown(ctx, name, args, depth)
+        ctx.as_unknown_program(name, args, depth)
 
 
 def cmd_abduco(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -465,10 +475,10 @@ def cmd_abduco(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
         elif "A" in given:
             ctx.inner(command, None, bulk, depth)
     elif given & {"c", "n"}:
-        as_unknown(ctx, name, [], depth)
+        ctx.as_unknown_program(name, [], depth)
         ctx.inner(command, stdin, bulk, depth)
     else:
-        as_unknown(ctx, name, args, depth)
+        ctx.as_unknown_program(name, args, depth)
 
 
 def cmd_osascript(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

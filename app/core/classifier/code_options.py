@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from .code import inline_code
 from .findings import D, _snip
-from .handoff import as_unknown, hands_off, may_write
+from .handoff import hands_off, may_write
 from .rule import Analysis
 from .scripts import library_file, script_text
 from .stdin import _Stdin
@@ -284,7 +284,7 @@ def cmd_emacsclient(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin |
     may_write(ctx, args)
     evaluates, operands = _emacsclient_words(args)
     if not evaluates:
-        as_unknown(ctx, name, args, depth)
+        ctx.as_unknown_program(name, args, depth)
         return
     hands_off(ctx, f"{name} --eval")
     for expression in operands:

@@ -428,8 +428,7 @@ def cmd_java(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
     if operands and ((operands[0].value or "").endswith(".java") or source):
         run_script(ctx, name, operands[0], "program")
         return
-    ctx.add(M, "{value}: not known to be read-only", value=name)
-    ctx.may_run(args, depth)
+    ctx.as_unknown_program(name, args, depth, noted=False)  # its words were never noted as written
 
 
 def cmd_ed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

@@ -16,7 +16,7 @@ from app.core.i18n import N_
 
 from .danger import Danger
 from .findings import D, M, _snip
-from .options import _long_flags, _operands, _short_flags, _split_options, windows_switch
+from .options import _long_flags, _operands, _short_flags, _split_options, subcommand, windows_switch
 from .packages import cmd_package_manager
 from .rule import Analysis
 from .stdin import _Stdin
@@ -34,12 +34,6 @@ def hands_off(ctx: Analysis, what: str) -> None:
     """The finding every command of this module gives when it would start a program out of our sight."""
     ctx.add(D, "{what}: starts a program outside Cowork Terminal's watch", HANDOFF_WORDS, what=what,
             danger=Danger.OUTSIDE_WATCH)  # fmt: skip
-
-
-def as_unknown(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
-    """What is said of a program no rule knows (`Analysis.as_unknown_program`), for the uses of one
-    with a rule here that hand nothing off: giving it a rule leaves them as they were."""
-    ctx.as_unknown_program(name, args, depth)
 
 
 def may_write(ctx: Analysis, args: list[_Word]) -> None:
@@ -153,7 +147,7 @@ def cmd_shortcuts(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
     sub = next((a.value for a in _operands(args, frozenset({"-i", "--input-path", "-o", "--output-path"}))), "")
     if sub is None or sub == "run":
         hands_off(ctx, f"{name} run")
-    as_unknown(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)
 
 
 _PM2_STARTS = frozenset({"start", "restart", "reload", "startOrRestart", "startOrReload", "startOrGracefulReload",
@@ -173,13 +167,11 @@ def cmd_pm2(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     """pm2's daemon, which may be the user's, outside the container, starts and restarts the programs
     it is given (and those of its saved list): held; a command it is given to start is judged."""
     may_write(ctx, args)
-    _, i = _split_options(args, _PM2_VALUES)
-    sub = args[i].value if i < len(args) else ""
+    sub, rest = subcommand(ctx, name, args, _PM2_VALUES)
     if sub is not None and sub not in _PM2_STARTS:
-        as_unknown(ctx, name, args, depth)
+        ctx.as_unknown_program(name, args, depth)
         return
     hands_off(ctx, f"{name} {_snip(sub or '')}".strip())
-    rest = args[i + 1 :]
     end = next((k for k, a in enumerate(rest) if a.value == "--"), len(rest))
     script = next(iter(_operands(rest[:end], _PM2_VALUES)), None) if sub == "start" else None
     if script is None or _PM2_SCRIPT.search(script.value or ""):
@@ -199,10 +191,8 @@ def cmd_watchman(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
     time files change: held, and its command (after the second `--`) judged. `-j` reads the request
     from the input: a trigger there is held too."""
     may_write(ctx, args)
-    options, i = _split_options(args, _WATCHMAN_VALUES)
-    sub = args[i].value if i < len(args) else ""
-    rest = args[i + 1 :]
-    typed = any(o.value in ("-j", "--json-command") for o in options)
+    sub, rest = subcommand(ctx, name, args, _WATCHMAN_VALUES)
+    typed = any(o.value in ("-j", "--json-command") for o in args[: len(args) - len(rest)])  # before the rest
     if sub is None or sub == "trigger":
         hands_off(ctx, f"{name} trigger")
         end = next((k for k, a in enumerate(rest) if a.value == "--"), None)
@@ -216,7 +206,7 @@ def cmd_watchman(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
         if command:
             ctx.inner([_Word(c, c, c) for c in command], None, bulk, depth)
     else:
-        as_unknown(ctx, name, args, depth)
+        ctx.as_unknown_program(name, args, depth)
 
 
 def _json_trigger_command(text: str) -> list[str] | None:
@@ -236,7 +226,7 @@ def cmd_jupyter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
     may_write(ctx, args)
     if any(a.value is not None and a.value.partition("=")[0] == "--existing" for a in args):
         hands_off(ctx, f"{name} --existing")
-    as_unknown(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)
 
 
 _INCRONTAB_LOOKS = {"--list": "l", "--remove": "r", "--types": "t", "--reload": "d"}
@@ -248,7 +238,7 @@ def cmd_incrontab(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
     may_write(ctx, args)
     given = _short_flags(args) | {_INCRONTAB_LOOKS.get(flag, "") for flag in _long_flags(args)}
     if given & {"l", "r", "t", "d"}:
-        as_unknown(ctx, name, args, depth)
+        ctx.as_unknown_program(name, args, depth)
         return
     hands_off(ctx, name)
     if stdin is not None and stdin.kind == "text":
@@ -271,8 +261,7 @@ def cmd_supervisorctl(
     """supervisord, the user's or the system's, outside the container, starts the programs of its
     configuration when told to."""
     may_write(ctx, args)
-    _, i = _split_options(args, _SUPERVISOR_VALUES)
-    sub = args[i].value if i < len(args) else ""
+    sub, _ = subcommand(ctx, name, args, _SUPERVISOR_VALUES)
     if sub is None or sub in _SUPERVISOR_STARTS or (sub == "" and stdin is not None):
         hands_off(ctx, f"{name} {_snip(sub or '')}".strip())
-    as_unknown(ctx, name, args, depth)
+    ctx.as_unknown_program(name, args, depth)

@@ -9,9 +9,8 @@ import re
 
 from .danger import Danger
 from .findings import D, M
-from .handoff import as_unknown, hands_off, may_write
-from .options import _operands, _split_options, getopt
-from .packages import expanded
+from .handoff import hands_off, may_write
+from .options import _operands, expanded, getopt, subcommand
 from .rule import Analysis
 from .scripts import script_text
 from .stdin import _Stdin
@@ -257,7 +256,7 @@ def cmd_open(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
         k += 1
     other = other or not letters <= _OPEN_QUIET
     if not other and ("R" in letters or all(_shown_not_run(ctx, w) for w in operands)):
-        as_unknown(ctx, name, args, depth)
+        ctx.as_unknown_program(name, args, depth)
     else:
         hands_off(ctx, name)
         ctx.may_run(args, depth)
@@ -271,21 +270,21 @@ def cmd_opener(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
     program it names for it, which may be the one instance of an application already running, or one
     D-Bus starts: outside the container. `exo-open --launch TYPE` starts the kind of program named
     (a terminal running its words). A folder or a web page is shown, not run."""
-    _, i = _split_options(args)
-    sub = args[i].value if i < len(args) else ""
+    reads_sub = name == "gio" or name.startswith(("kioclient", "kfmclient"))
+    sub, rest = subcommand(ctx, name, args, frozenset()) if reads_sub else ("", args)
     if name == "gio" and sub == "launch":
-        cmd_desktop_launcher(ctx, "gio launch", args[i + 1 :], stdin, bulk, depth)
+        cmd_desktop_launcher(ctx, "gio launch", rest, stdin, bulk, depth)
         return
     may_write(ctx, args)
     words, what = args, name
-    if name == "gio" or name.startswith(("kioclient", "kfmclient")):
+    if reads_sub:
         if sub is not None and sub not in ("open", "exec", "openURL", "openProfile"):
-            as_unknown(ctx, name, args, depth)
+            ctx.as_unknown_program(name, args, depth)
             return
-        words, what = args[i + 1 :], f"{name} {sub or ''}".strip()
+        words, what = rest, f"{name} {sub or ''}".strip()
     operands = _operands(words, _OPENER_VALUES)
     if all(_shown_not_run(ctx, w) for w in operands) and all(a.value is not None for a in words):
-        as_unknown(ctx, name, args, depth)
+        ctx.as_unknown_program(name, args, depth)
     else:
         hands_off(ctx, what)
         ctx.may_run(words, depth)
@@ -305,7 +304,7 @@ def cmd_desktop_launcher(
     ran its Exec= line unjudged)."""
     if name == "dex" and any(a.value in _DEX_NOT_RUN for a in args):
         may_write(ctx, args)
-        as_unknown(ctx, name, args, depth)  # autostart entries, a dry run, a new entry: as before
+        ctx.as_unknown_program(name, args, depth)  # autostart entries, a dry run, a new entry: as before
         return
     operands = _operands(args, _DEX_VALUES if name == "dex" else frozenset())
     hands_off(ctx, name)
@@ -356,7 +355,7 @@ def cmd_host_spawn(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | 
     if i < len(args) and args[i].value == "--":
         i += 1
     if [a.value for a in args] in (["--help"], ["-h"], ["--version"], ["-V"]):
-        as_unknown(ctx, name, args, depth)
+        ctx.as_unknown_program(name, args, depth)
         return
     hands_off(ctx, name)
     if args[i:]:

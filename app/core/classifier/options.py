@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
+from .findings import D, _snip
 from .tables import is_interpreter
 from .words import _Word
+
+if TYPE_CHECKING:
+    from .rule import Analysis
 
 
 def _command_name(value: str) -> str:
@@ -137,6 +142,25 @@ def _operands(args: list[_Word], with_value: frozenset[str] = frozenset()) -> li
             out.append(w)
         i += 1
     return out
+
+
+def expanded(ctx: Analysis, word: _Word | None, what: str) -> bool:
+    """Whether `word`, the subcommand of `what`, comes from an expansion: it may then be any of them,
+    the most dangerous included, so the command is held ("cannot tell")."""
+    if word is None or word.value is not None:
+        return False
+    ctx.add(D, "cannot tell: {what} subcommand from {source}", what=what, source=_snip(word.source))
+    return True
+
+
+def subcommand(ctx: Analysis, name: str, args: list[_Word], values: frozenset[str]) -> tuple[str | None, list[_Word]]:
+    """The subcommand after the options before it ("" when none) and the words after it. None for
+    the subcommand when an expansion names it: held ("cannot tell"), since it may be any of them."""
+    first = next(iter(_operands(args, values)), None)
+    if first is None:
+        return "", []
+    at = next(k for k, word in enumerate(args) if word is first)
+    return (None if expanded(ctx, first, name) else first.value or ""), args[at + 1 :]
 
 
 _CODE_FLAG = re.compile(r"-[A-Za-z]*[ce]|--?(?:eval|command|exec|execute)|/[ck]", re.I)  # sh -c, node -e, pwsh -Command

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import re
 
-from .findings import D, M, _snip
-from .options import _operands, _short_flags, _split_options
+from .findings import D, M
+from .options import _operands, _short_flags, _split_options, expanded
 from .rule import Analysis
 from .stdin import _Stdin
 from .tables import (
@@ -16,15 +16,6 @@ from .tables import (
     _names,
 )
 from .words import _Word
-
-
-def expanded(ctx: Analysis, word: _Word | None, what: str) -> bool:
-    """Whether `word`, the subcommand of `what`, comes from an expansion: it may then be any of them,
-    the most dangerous included, so the command is held ("cannot tell")."""
-    if word is None or word.value is not None:
-        return False
-    ctx.add(D, "cannot tell: {what} subcommand from {source}", what=what, source=_snip(word.source))
-    return True
 
 
 def subcommand(ctx: Analysis, args: list[_Word], what: str) -> str | None:
@@ -224,5 +215,4 @@ def cmd_claude(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
     if len(words) == 2 and words[1] in _CLAUDE_SETTINGS.get(words[0] or "", ()):
         ctx.add(M, "writes to {source}", source="~/.claude.json")
         ctx.note_written(_Word(None, "~/.claude.json", f"{ctx.home}/.claude.json"))
-    ctx.add(M, "{value}: not known to be read-only", value=name)
-    ctx.may_run(args, depth)
+    ctx.as_unknown_program(name, args, depth, noted=False)  # its words were never noted as written

@@ -13,11 +13,10 @@ from app.core.i18n import N_
 
 from .code_options import option_values
 from .danger import Danger
-from .findings import BULK_COMMAND, D, M, _snip
+from .findings import BULK_COMMAND, D, M, _snip, options_from
 from .handoff import hands_off
 from .hosts import is_this_machine, server_host, url_host
-from .options import _operands, _short_flags, _split_options
-from .packages import expanded
+from .options import _operands, _short_flags, _split_options, expanded, subcommand
 from .rule import Analysis
 from .scripts import script_text, settings_text, typed_text
 from .stdin import _Stdin
@@ -182,7 +181,7 @@ def _options(
     an option may be: it may be `--privileged` (held, "cannot tell")."""
     scanned = _scan_options(args, flags, short_flags)
     if isinstance(scanned, str):
-        ctx.add(D, "cannot tell: {name} takes options from {source}", name=what, source=_snip(scanned))
+        options_from(ctx, what, scanned)
         return None
     return scanned[0]
 
@@ -371,8 +370,7 @@ def _judge_volume(ctx: Analysis, name: str, args: list[_Word]) -> None:
         if k and args[k - 1].value in ("-d", "--driver", "--label", "--name", "--uid", "--gid"):
             continue  # that option's value
         if not known and not word.source.startswith("-"):
-            ctx.add(D, "cannot tell: {name} takes options from {source}", name=f"{name} volume create",
-                    source=_snip(word.source))  # fmt: skip
+            options_from(ctx, f"{name} volume create", word.source)
             return
         if text in ("-o", "--opt") or text.startswith(("--opt=", "-o")):
             shown = (
@@ -462,18 +460,6 @@ def _judge_daemon(ctx: Analysis, name: str, args: list[_Word]) -> None:
 # inside its container (nspawn needs root, which "no new privileges" keeps out).
 
 
-def _subcommand(ctx: Analysis, name: str, args: list[_Word], values: frozenset[str]) -> tuple[str, list[_Word]] | None:
-    """The subcommand after the options before it ("" when none) and the words after it; None when
-    an expansion names it (held: it may be any of them)."""
-    first = next(iter(_operands(args, values)), None)
-    if first is None:
-        return "", []
-    if expanded(ctx, first, name):
-        return None
-    at = next(k for k, word in enumerate(args) if word is first)
-    return first.value or "", args[at + 1 :]
-
-
 def _gives_reach(ctx: Analysis, name: str, sub: str, shown: str) -> None:
     ctx.add(D, "{name} {sub} {option}: runs a container that can reach your files or your computer, outside "
             "Cowork Terminal's watch", CONTAINER_WORDS, name=name, sub=sub, option=_snip(shown),
@@ -527,15 +513,14 @@ VM_SHELLS = ("lima", "nerdctl.lima", "docker.lima", "podman.lima", "kubectl.lima
 def cmd_vm_tool(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     ctx.as_unknown_program(name, args, depth)  # as before these tools had a rule
     tool = _TOOLS[name]
-    found = _subcommand(ctx, name, args, tool.values)
-    if found is None:
+    verb, rest = subcommand(ctx, name, args, tool.values)
+    if verb is None:
         return
-    verb, rest = found
     if any(held.startswith(f"{verb} ") for held in tool.held):  # `kind create cluster`
-        second = _subcommand(ctx, f"{name} {verb}", rest, tool.values)
+        second, _ = subcommand(ctx, f"{name} {verb}", rest, tool.values)
         if second is None:
             return
-        verb = f"{verb} {second[0]}"
+        verb = f"{verb} {second}"
     given = next((v for a in rest if (v := (a.value or "").partition("=")[0]) in tool.options), "")
     if verb in tool.held or given:
         hands_off(ctx, f"{name} {verb} {given}".strip())
@@ -575,10 +560,9 @@ def _judge_lxc(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
     decide. What gives one this computer: `launch -c security.privileged=true` (`-p` a profile but
     `default`, `-d` a device given a folder), `config set` of such a key, `config device add` of a
     folder or device, `config edit` (settings from a file), `query -X PUT` (the daemon's API)."""
-    found = _subcommand(ctx, name, args, _LXC_VALUES)
-    if found is None:
+    verb, rest = subcommand(ctx, name, args, _LXC_VALUES)
+    if verb is None:
         return
-    verb, rest = found
     ops = _operands(rest, _LXC_VALUES)
     group = verb in ("config", "profile", "storage", "alias") and bool(ops)
     if group and expanded(ctx, ops[0], f"{name} {verb}"):
@@ -662,8 +646,7 @@ def _lxc_options(ctx: Analysis, name: str, verb: str, args: list[_Word]) -> None
     """`launch`, `init`, `copy`, `move`: the settings, profiles and devices given to the instance."""
     for given in _pflags(args, _LXC_LONG):
         if given.option == "-":
-            ctx.add(D, "cannot tell: {name} takes options from {source}", name=f"{name} {verb}",
-                    source=_snip(given.shown))  # fmt: skip
+            options_from(ctx, f"{name} {verb}", given.shown)
             return
         value = given.value or ""
         if given.option == "--config":
@@ -855,15 +838,14 @@ def cmd_ctr(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
 
 
 def _judge_ctr(ctx: Analysis, name: str, args: list[_Word]) -> None:
-    found = _subcommand(ctx, name, args, _CTR_VALUES)
-    if found is None:
+    verb, rest = subcommand(ctx, name, args, _CTR_VALUES)
+    if verb is None:
         return
-    verb, rest = found
     if verb in ("c", "container", "containers"):
-        second = _subcommand(ctx, f"{name} {verb}", rest, frozenset())
-        if second is None or second[0] != "create":
+        second, after = subcommand(ctx, f"{name} {verb}", rest, frozenset())
+        if second != "create":
             return
-        verb, rest = f"{verb} create", second[1]
+        verb, rest = f"{verb} create", after
     elif verb != "run":
         return  # `task exec` runs a program in a container that exists: judged when it was made, as docker's
     given = _options(ctx, f"{name} {verb}", rest, _CTR_FLAGS, frozenset("tdh"))
@@ -876,9 +858,9 @@ def cmd_crictl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
     """The Kubernetes runtime's client: `run`, `runp` and `create` start what their files describe
     (any folder, every privilege); `exec` runs a program in a container that exists, as docker's."""
     ctx.as_unknown_program(name, args, depth)  # as before these tools had a rule
-    found = _subcommand(ctx, name, args, _names("-r --runtime-endpoint -i --image-endpoint -t --timeout -c --config"))
-    if found is not None and found[0] in ("run", "runp", "create"):
-        _from_a_file(ctx, name, found[0])
+    sub, _ = subcommand(ctx, name, args, _names("-r --runtime-endpoint -i --image-endpoint -t --timeout -c --config"))
+    if sub in ("run", "runp", "create"):
+        _from_a_file(ctx, name, sub)
 
 
 # kubectl: a cluster that kind, k3d, minikube, Docker Desktop, Rancher Desktop, OrbStack, colima or
@@ -954,10 +936,10 @@ def cmd_local_cluster(
     if name in ("microk8s.kubectl", "k3s-kubectl"):
         _judge_kubectl(ctx, args, depth, local=True)
         return
-    found = _subcommand(ctx, name, args, frozenset())
-    if found is not None and found[0] == "kubectl":
-        _judge_kubectl(ctx, found[1], depth, local=True)
-    elif found is not None:
+    sub, rest = subcommand(ctx, name, args, frozenset())
+    if sub == "kubectl":
+        _judge_kubectl(ctx, rest, depth, local=True)
+    elif sub is not None:
         ctx.as_unknown_program(name, args, depth)
 
 
@@ -973,8 +955,8 @@ def cmd_helm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
     """`helm install|upgrade|rollback` on a cluster of this computer (as kubectl's is told): its chart,
     files not read here, decides what the pods are given."""
     ctx.as_unknown_program(name, args, depth)
-    found = _subcommand(ctx, name, args, _HELM_VALUES)
-    if found is None or found[0] not in ("install", "upgrade", "rollback"):
+    sub, _ = subcommand(ctx, name, args, _HELM_VALUES)
+    if sub not in ("install", "upgrade", "rollback"):
         return
     words = []
     for word in args:  # helm's names for kubectl's --context and --server
@@ -984,7 +966,7 @@ def cmd_helm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
             word = _Word(spelled, spelled, spelled)
         words.append(word)
     if _kubectl_local(ctx, words):
-        _from_a_file(ctx, name, found[0])
+        _from_a_file(ctx, name, sub)
 
 
 _ORB_QUIET = _names("list ls info status stop delete rm logs version help completion default")
@@ -994,10 +976,10 @@ def cmd_orb(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     """OrbStack's `orb` and `orbctl`: `orb CMD` (`orb sudo ...`), `orb` alone, `run`, `shell`, `ssh`,
     `start`, `create`, `push`/`pull`: in its Linux machines, which have the Mac's home folder."""
     ctx.as_unknown_program(name, args, depth)
-    found = _subcommand(ctx, name, args, _names("-m --machine -u --user -w --workdir"))
+    sub, _ = subcommand(ctx, name, args, _names("-m --machine -u --user -w --workdir"))
     shows = [a.value for a in args] in (["--help"], ["-h"], ["--version"])
-    if found is not None and found[0] not in _ORB_QUIET and not shows:
-        hands_off(ctx, f"{name} {_snip(found[0])}".strip())
+    if sub is not None and sub not in _ORB_QUIET and not shows:
+        hands_off(ctx, f"{name} {_snip(sub)}".strip())
 
 
 def cmd_kubectl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
