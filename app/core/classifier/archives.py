@@ -10,8 +10,8 @@ from __future__ import annotations
 from app.core.i18n import N_
 
 from .danger import Danger
-from .findings import D, M, _snip, options_from
-from .options import _long_flags, _operands, expanded
+from .findings import D, M, _snip
+from .options import _long_flags, _operands, expanded, options_from
 from .rule import Analysis
 from .stdin import _Stdin
 from .tables import _names

@@ -7,12 +7,9 @@ import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from .danger import Danger
-
-if TYPE_CHECKING:
-    from .rule import Analysis
 
 
 class Tier(enum.IntEnum):
@@ -371,8 +368,3 @@ def _snip(text: str) -> str:
     if len(text) > REASON_SNIPPET_CHARS:
         return text[: REASON_SNIPPET_CHARS - 1] + "…"
     return text
-
-
-def options_from(ctx: Analysis, name: str, source: str) -> None:
-    """Held: options a word an expansion decides gives `name` may be any, the most dangerous included."""
-    ctx.add(D, "cannot tell: {name} takes options from {source}", name=name, source=_snip(source))

@@ -192,3 +192,8 @@ def windows_switch(value: str | None) -> str:
     if value.startswith("-") and not value.startswith("--"):
         return "/" + value[1:]
     return value
+
+
+def options_from(ctx: Analysis, name: str, source: str) -> None:
+    """Held: options a word an expansion decides gives `name` may be any, the most dangerous included."""
+    ctx.add(D, "cannot tell: {name} takes options from {source}", name=name, source=_snip(source))

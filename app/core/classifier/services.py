@@ -13,10 +13,10 @@ from app.core.i18n import N_
 
 from .code_options import option_values
 from .danger import Danger
-from .findings import BULK_COMMAND, D, M, _snip, options_from
+from .findings import BULK_COMMAND, D, M, _snip
 from .handoff import hands_off
 from .hosts import is_this_machine, server_host, url_host
-from .options import _operands, _short_flags, _split_options, expanded, subcommand
+from .options import _operands, _short_flags, _split_options, expanded, options_from, subcommand
 from .rule import Analysis
 from .scripts import script_text, settings_text, typed_text
 from .stdin import _Stdin
