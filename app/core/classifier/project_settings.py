@@ -34,7 +34,7 @@ _CARGO_RUNS = re.compile(
 )
 _YARN_RUNS = re.compile(r"(yarn-?path|plugins)", re.I)
 # rustup runs the `cargo` of a toolchain folder a project's rust-toolchain file names (`path = ...`)
-_TOOLCHAIN_PATH = re.compile(r"(?<![\w-])path\s*=|^\s*/", re.M)
+_TOOLCHAIN_PATH = re.compile(r"(?<![\w-])path\s*=|^[^\S\n]*/", re.M)
 # rustup's proxies: each runs its namesake from the toolchain the folder's rust-toolchain file names,
 # `--version` too (`rustc --version` with `path = "./tc"` ran ./tc/bin/rustc: a review, 2026-12-05)
 RUSTUP_PROXIES = frozenset({"cargo", "rustc", "rustdoc", "rustfmt", "cargo-fmt", "cargo-clippy", "clippy-driver",

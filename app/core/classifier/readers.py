@@ -268,5 +268,5 @@ def awk_includes(ctx: Analysis, name: str, program: str, stdin: _Stdin | None) -
     return program
 
 
-_AWK_INCLUDE = re.compile(r'^\s*@include\s+"([^"]+)"', re.M)
-_AWK_LOAD = re.compile(r'^\s*@load\s+"([^"]+)"', re.M)
+_AWK_INCLUDE = re.compile(r'^[^\S\n]*@include\s+"([^"]+)"', re.M)
+_AWK_LOAD = re.compile(r'^[^\S\n]*@load\s+"([^"]+)"', re.M)

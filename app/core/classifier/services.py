@@ -1055,7 +1055,7 @@ _DROPS = re.compile(
     re.I | re.M,
 )
 # sqlite3's, read before comments go; its dot-commands by any prefix (`.op -new`, `.rest`)
-_DOT_WIPES = re.compile(r"^\s*\.(?:op(?:en?)?\s+.*-{1,2}new|rest(?:o(?:re?)?)?)\b", re.M)
+_DOT_WIPES = re.compile(r"^[^\S\n]*\.(?:op(?:en?)?\s+.*-{1,2}new|rest(?:o(?:re?)?)?)\b", re.M)  # linear on blanks
 # Strings and comments, read in one pass from the left (`SELECT '--'; DROP TABLE t` drops): a string
 # becomes '' (`like '%drop table%'` is text), a comment a space (`DROP/**/TABLE` drops).
 _SQL_TEXT = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.S)
