@@ -244,7 +244,7 @@ def cmd_zellij(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
     sub, rest = subcommand(ctx, name, args, _ZELLIJ_VALUES)
     action = (rest[0].value if rest else "") if sub in ("action", "ac") else None
     if (sub is not None and sub not in _ZELLIJ_SERVER) or action in _ZELLIJ_LOOKS:
-        ctx.as_unknown_program(name, args, depth)
+        ctx.as_unknown_program(name, args, depth, noted=False)
         return
     hands_off(ctx, " ".join([name, _snip(sub or ""), _snip(action or "")]).strip())
     if sub in ("run", "r") or action == "new-pane":
@@ -284,7 +284,7 @@ def _request(
     restyles its windows: judged as a program no rule knows."""
     request, rest = subcommand(ctx, what, words, values)
     if request in looks:
-        ctx.as_unknown_program(name, args, depth)
+        ctx.as_unknown_program(name, args, depth, noted=False)  # its callers noted the words (may_write)
         return None
     hands_off(ctx, f"{what} {_snip(request or '')}".strip())
     return request, rest
@@ -319,7 +319,7 @@ def cmd_wezterm(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
         _, j = _split_options(rest, _WEZTERM_SPAWN_VALUES)
         _runs_after(ctx, rest[j + 1 :] if sub == "connect" else rest, _WEZTERM_SPAWN_VALUES, bulk, depth)
     else:
-        ctx.as_unknown_program(name, args, depth)
+        ctx.as_unknown_program(name, args, depth, noted=False)
 
 
 _KITTY_VALUES = frozenset({"--class", "--name", "--title", "-T", "--config", "-c", "--override", "-o", "--directory",
@@ -360,7 +360,7 @@ def cmd_kitty(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
             hands_off(ctx, f"{name} --single-instance")
             _runs_after(ctx, args, _KITTY_VALUES, bulk, depth)
         else:
-            ctx.as_unknown_program(name, args, depth)
+            ctx.as_unknown_program(name, args, depth, noted=False)
         return
     asked = _request(ctx, name, args, depth, f"{name} @", words[1:], _KITTY_RC_VALUES, _KITTY_LOOKS)
     if asked is None:
@@ -389,7 +389,7 @@ def cmd_alacritty(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
     may_write(ctx, args)
     _, i = _split_options(args, _ALACRITTY_VALUES)
     if i >= len(args) or args[i].value != "msg":
-        ctx.as_unknown_program(name, args, depth)
+        ctx.as_unknown_program(name, args, depth, noted=False)
         return
     asked = _request(ctx, name, args, depth, f"{name} msg", args[i + 1 :], frozenset({"-s", "--socket"}),
                      frozenset({"get-config"}))  # fmt: skip
@@ -458,7 +458,7 @@ def cmd_dtach(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
         elif mode == "-A":
             ctx.inner(command[i:], None, bulk, depth)
     else:
-        ctx.as_unknown_program(name, args, depth)
+        ctx.as_unknown_program(name, args, depth, noted=False)
 
 
 def cmd_abduco(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -478,7 +478,7 @@ def cmd_abduco(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
         ctx.as_unknown_program(name, [], depth)
         ctx.inner(command, stdin, bulk, depth)
     else:
-        ctx.as_unknown_program(name, args, depth)
+        ctx.as_unknown_program(name, args, depth, noted=False)
 
 
 def cmd_osascript(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

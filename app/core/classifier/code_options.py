@@ -284,7 +284,7 @@ def cmd_emacsclient(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin |
     may_write(ctx, args)
     evaluates, operands = _emacsclient_words(args)
     if not evaluates:
-        ctx.as_unknown_program(name, args, depth)
+        ctx.as_unknown_program(name, args, depth, noted=False)
         return
     hands_off(ctx, f"{name} --eval")
     for expression in operands:

@@ -147,7 +147,7 @@ def cmd_shortcuts(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
     sub = next((a.value for a in _operands(args, frozenset({"-i", "--input-path", "-o", "--output-path"}))), "")
     if sub is None or sub == "run":
         hands_off(ctx, f"{name} run")
-    ctx.as_unknown_program(name, args, depth)
+    ctx.as_unknown_program(name, args, depth, noted=False)
 
 
 _PM2_STARTS = frozenset({"start", "restart", "reload", "startOrRestart", "startOrReload", "startOrGracefulReload",
@@ -169,7 +169,7 @@ def cmd_pm2(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     may_write(ctx, args)
     sub, rest = subcommand(ctx, name, args, _PM2_VALUES)
     if sub is not None and sub not in _PM2_STARTS:
-        ctx.as_unknown_program(name, args, depth)
+        ctx.as_unknown_program(name, args, depth, noted=False)
         return
     hands_off(ctx, f"{name} {_snip(sub or '')}".strip())
     end = next((k for k, a in enumerate(rest) if a.value == "--"), len(rest))
@@ -206,7 +206,7 @@ def cmd_watchman(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
         if command:
             ctx.inner([_Word(c, c, c) for c in command], None, bulk, depth)
     else:
-        ctx.as_unknown_program(name, args, depth)
+        ctx.as_unknown_program(name, args, depth, noted=False)
 
 
 def _json_trigger_command(text: str) -> list[str] | None:
@@ -226,7 +226,7 @@ def cmd_jupyter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
     may_write(ctx, args)
     if any(a.value is not None and a.value.partition("=")[0] == "--existing" for a in args):
         hands_off(ctx, f"{name} --existing")
-    ctx.as_unknown_program(name, args, depth)
+    ctx.as_unknown_program(name, args, depth, noted=False)
 
 
 _INCRONTAB_LOOKS = {"--list": "l", "--remove": "r", "--types": "t", "--reload": "d"}
@@ -238,7 +238,7 @@ def cmd_incrontab(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
     may_write(ctx, args)
     given = _short_flags(args) | {_INCRONTAB_LOOKS.get(flag, "") for flag in _long_flags(args)}
     if given & {"l", "r", "t", "d"}:
-        ctx.as_unknown_program(name, args, depth)
+        ctx.as_unknown_program(name, args, depth, noted=False)
         return
     hands_off(ctx, name)
     if stdin is not None and stdin.kind == "text":
@@ -264,4 +264,4 @@ def cmd_supervisorctl(
     sub, _ = subcommand(ctx, name, args, _SUPERVISOR_VALUES)
     if sub is None or sub in _SUPERVISOR_STARTS or (sub == "" and stdin is not None):
         hands_off(ctx, f"{name} {_snip(sub or '')}".strip())
-    ctx.as_unknown_program(name, args, depth)
+    ctx.as_unknown_program(name, args, depth, noted=False)

@@ -256,7 +256,7 @@ def cmd_open(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
         k += 1
     other = other or not letters <= _OPEN_QUIET
     if not other and ("R" in letters or all(_shown_not_run(ctx, w) for w in operands)):
-        ctx.as_unknown_program(name, args, depth)
+        ctx.as_unknown_program(name, args, depth, noted=False)
     else:
         hands_off(ctx, name)
         ctx.may_run(args, depth)
@@ -355,7 +355,7 @@ def cmd_host_spawn(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | 
     if i < len(args) and args[i].value == "--":
         i += 1
     if [a.value for a in args] in (["--help"], ["-h"], ["--version"], ["-V"]):
-        ctx.as_unknown_program(name, args, depth)
+        ctx.as_unknown_program(name, args, depth, noted=False)
         return
     hands_off(ctx, name)
     if args[i:]:
