@@ -132,6 +132,20 @@ _CLAUDE_RUNS_FROM = re.compile(
 )
 
 
+# ssh's files in the home folder that start programs or let someone in, outside any container: the
+# client's settings (a `HostName` that makes a later `ssh build` reach this machine's server, which
+# starts what it is asked outside; `ProxyCommand` and `LocalCommand` run in the user's own ssh), the
+# keys and `command=` lines sshd lets in (a key of the agent's, for a login from anywhere), and what
+# sshd runs at each login (`rc`, `environment`). known_hosts and the keys themselves are not among
+# them: ssh and ssh-keygen write those in everyday work. A name an expansion decides is held.
+_SSH_RUNS_FROM = re.compile(r"^/\.ssh(?:/(?:config(?:\.d(?:/.*)?)?|rc|environment|authorized_keys2?|[^/]*\*[^/]*))?$")
+
+
+def _ssh_file(real: str, home: str) -> bool:
+    """Whether a file's real path is one of `_SSH_RUNS_FROM` (`ln -s ~/.ssh/config cfg; echo x >> cfg`)."""
+    return real.startswith("/") and bool(_SSH_RUNS_FROM.search(real.removeprefix(os.path.realpath(home))))
+
+
 def _runs_here(args: list[_Word], k: int) -> bool:
     """Whether the word at `k` stands where a program that runs others takes its command: first,
     after `--`, an option (`entr -r CMD`), an option's value (`runuser -u me CMD`, `conda run -n
@@ -596,6 +610,10 @@ class _Analyzer:
         if writes and (_CLAUDE_RUNS_FROM.search(pattern.removeprefix(self.home)) or _CLAUDE_RUNS_FROM.search(real)):
             self.add(D, "writes {source}: a file Claude Code runs programs from",
                      N_("Changes {source}, which Claude Code reads to run programs"),
+                     source=_snip(w.source))  # fmt: skip
+        if writes and (_SSH_RUNS_FROM.search(pattern.removeprefix(self.home)) or _ssh_file(real, self.home)):
+            self.add(D, "writes {source}: ssh reads it to run programs or to let others log in",
+                     N_("Changes {source}, which ssh reads to run programs or let others log in"),
                      source=_snip(w.source))  # fmt: skip
         return pattern
 

@@ -4,20 +4,25 @@ machine, whose server starts programs outside the command's container (issue 21)
 Below the rule modules: it reads words and a few system files, and imports no rule family.
 This machine is: a loopback or unspecified address in any spelling, a name mapped to one (the
 usual names, and /etc/hosts'), this machine's own name, and the addresses of its own interfaces
-(Linux: /proc/net/fib_trie's and /proc/net/if_inet6's). A host an expansion decides (`"$h"`,
-`$(hostname)`) counts as this machine: which one it is is known only when the command runs.
+(Linux: /proc/net/fib_trie's and /proc/net/if_inet6's), and an alias ssh's configuration gives one
+of these (`Host build` / `HostName localhost`). A host an expansion decides (`"$h"`, `$(hostname)`)
+counts as this machine: which one it is is known only when the command runs.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import functools
+import glob
 import ipaddress
 import os
 import re
+import shlex
 import socket
 import stat
 import sys
 import time
+from collections.abc import Callable, Mapping
 
 from .words import _Word
 
@@ -135,10 +140,19 @@ def _own_addresses() -> frozenset[_Address]:
 
 
 def is_this_machine(host: str) -> bool:
-    """Whether a host (`[user@]host`, `[::1]`, `localhost.`) is this machine."""
+    """Whether a host (`[user@]host`, `[::1]`, `localhost.`) is this machine, also where ssh's
+    configuration makes it an alias of this machine (`Host build` / `HostName localhost`)."""
     host = host.rsplit("@", 1)[-1].casefold().removeprefix("[").removesuffix("]").rstrip(".")
     if not host:
         return False
+    if _named_here(host):
+        return True
+    return "*" not in host and any(aliased_here(host, text, path) for path, text in _ssh_configs())
+
+
+def _named_here(host: str) -> bool:
+    """`is_this_machine` of a host by its own name or address (no ssh alias)."""
+    host = host.casefold().removeprefix("[").removesuffix("]").rstrip(".")
     own = socket.gethostname().casefold()
     if host in LOCAL_NAMES or host in (own, own.split(".")[0], f"{own}.local") or loopback(host):
         return True
@@ -240,3 +254,117 @@ def names_this_machine(text: str) -> bool:
 def word_names_this_machine(word: _Word) -> bool:
     """`names_this_machine` of a word (its pattern, `*` where an expansion decides, when not known)."""
     return names_this_machine(word.value if word.value is not None else word.pattern)
+
+
+# ---- ssh's configuration: a `Host` alias whose `HostName` is this machine
+#
+# `ssh build` reaches this machine when ~/.ssh/config says `Host build` / `HostName localhost` (a
+# review of issue 21's hand-offs, 2026-12-05): every ssh-based client (scp, rsync, git, sshfs...)
+# takes the alias too. Read as ssh reads it: the first `HostName` of a block that applies wins;
+# a `Match` block may apply (its conditions are not evaluated here); `Include` is followed.
+
+SSH_INCLUDE_DEPTH = 16  # ssh's own limit of nested Include (readconf.c)
+SSH_FILES_READ = 32  # files one lookup reads at most: past them, the host may be this machine
+SSH_FILE_BYTES = 256 * 1024
+_SSH_LINE = re.compile(r"\s*([A-Za-z]+)\s*(?:=\s*|\s+)(.*)")  # `Keyword value`, `Keyword=value`
+
+
+def ssh_config_files(platform: str, environ: Mapping[str, str], homes: list[str]) -> list[str]:
+    """The files ssh reads when no -F is given: the user's (in each home folder it may take: ssh
+    takes the account's, not $HOME), then the system's."""
+    if platform == "win32":
+        data = environ.get("PROGRAMDATA") or "C:\\ProgramData"
+        return [*(f"{home}\\.ssh\\config" for home in homes), f"{data}\\ssh\\ssh_config"]
+    return [*(f"{home}/.ssh/config" for home in homes), "/etc/ssh/ssh_config"]
+
+
+def ssh_host_matches(host: str, patterns: list[str]) -> bool:
+    """ssh's `Host` patterns: `*` and `?`, case-blind; one `!pattern` that matches rules the host out."""
+    host, matched = host.casefold(), False
+    for pattern in patterns:
+        negated = pattern.startswith("!")
+        if fnmatch.fnmatchcase(host, pattern.removeprefix("!").casefold().replace("[", "[[]")):
+            if negated:
+                return False
+            matched = True
+    return matched
+
+
+def ssh_host_names(host: str, text: str, folder: str, read: Callable[[str], str | None]) -> list[str]:
+    """The `HostName`s that may apply to `host` in the configuration `text` (whose relative
+    `Include`s are in `folder`, read by `read`), in ssh's order, up to the one that surely does;
+    `%h` is the host. `*` where it cannot be told (too many files, a line ssh cannot split)."""
+    found: list[str] = []
+    budget = [SSH_FILES_READ]
+
+    def walk(text: str, applies: bool | None, depth: int) -> bool:  # True: a HostName surely applies
+        state = applies  # True: the block applies; None: it may (a Match); False: it does not
+        for line in text.splitlines():
+            line_match = _SSH_LINE.match(line)
+            if line_match is None or line.lstrip().startswith("#"):
+                continue
+            key = line_match[1].casefold()
+            try:
+                values = shlex.split(line_match[2], comments=True)
+            except ValueError:  # an unclosed quote: ssh refuses the file
+                found.append("*")
+                return True
+            if key == "host":
+                state = ssh_host_matches(host, values)
+            elif key == "match":
+                state = True if [v.casefold() for v in values] == ["all"] else None
+            elif state is False or not values:
+                continue
+            elif key == "include":
+                for pattern in values:
+                    path = os.path.expanduser(pattern)
+                    path = path if os.path.isabs(path) else os.path.join(folder, path)
+                    for one in sorted(glob.glob(path)) if glob.has_magic(path) else [path]:
+                        budget[0] -= 1
+                        if budget[0] < 0 or depth >= SSH_INCLUDE_DEPTH:
+                            found.append("*")
+                            return True
+                        included = read(one)
+                        if included is not None and walk(included, state, depth + 1):
+                            return True
+            elif key == "hostname":
+                found.append(values[0].replace("%h", host).replace("%%", "%"))
+                if state is True:
+                    return True
+        return False
+
+    walk(text, True, 0)
+    return found
+
+
+@functools.cache
+def _account_home() -> str | None:
+    """The account's home folder, where ssh takes ~/.ssh from whatever $HOME says (POSIX)."""
+    try:
+        import pwd  # noqa: PLC0415 (POSIX only)
+
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError):
+        return None
+
+
+def _homes() -> list[str]:
+    account = _account_home()
+    return list(dict.fromkeys([*([account] if account else []), os.path.expanduser("~")]))
+
+
+def _read_ssh_file(path: str) -> str | None:
+    return read_small_file(path, SSH_FILE_BYTES)
+
+
+def _ssh_configs() -> list[tuple[str, str]]:
+    """The user's and the system's ssh configuration files that exist, with their text."""
+    found = ((path, _read_ssh_file(path)) for path in ssh_config_files(sys.platform, os.environ, _homes()))
+    return [(path, text) for path, text in found if text is not None]
+
+
+def aliased_here(host: str, text: str, path: str | None = None) -> bool:
+    """Whether the ssh configuration `text` (of the file `path`; `ssh -F FILE`'s when None, whose
+    relative includes ssh takes from ~/.ssh) may make `host` this machine (see `ssh_host_names`)."""
+    folder = os.path.dirname(path) if path is not None else os.path.join(_homes()[0], ".ssh")
+    return any(name == "*" or _named_here(name) for name in ssh_host_names(host, text, folder, _read_ssh_file))

@@ -6,6 +6,8 @@ import os
 import posixpath
 import re
 import stat
+import sys
+from collections.abc import Mapping
 
 from app.core.i18n import N_
 
@@ -13,9 +15,12 @@ from .code_options import code_file, option_values, ssh_config, ssh_setting
 from .findings import BULK_COMMAND, GAINS_PRIVILEGES, D, M, _snip
 from .handoff import hands_off
 from .hosts import (
+    SSH_FILE_BYTES,
+    aliased_here,
     is_this_machine,
     local_host,
     names_this_machine,
+    read_small_file,
     remote_here,
     remote_host,
     ssh_urls,
@@ -34,7 +39,7 @@ from .options import (
     long_option,
 )
 from .rule import Analysis, Rule
-from .scripts import settings_text
+from .scripts import script_path, settings_text
 from .shells import move_to, variable_set
 from .stdin import _Stdin
 from .tables import TOOL_VARIABLES, _names
@@ -401,12 +406,16 @@ def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         elif setting:
             settings.append(setting)
             ssh_setting(ctx, name, "-o", setting)
-    for _option, file in option_values(options, ["-F"], "BbcDEeFIiJLlmOoPpQRSWw"):  # `ssh -F FILE`: the same, in a file
-        if file.value != "none":
-            code_file(ctx, name, f"{name} -F", file, ssh_config)
+    files = [f for _o, f in option_values(options, ["-F"], "BbcDEeFIiJLlmOoPpQRSWw") if f.value != "none"]
+    for file in files:  # `ssh -F FILE`: the same, in a file
+        code_file(ctx, name, f"{name} -F", file, ssh_config)
     named = _host_name_here(settings)
     if named is not None:  # `-o HostName=localhost`: the machine reached, whatever host is given
         hands_off(ctx, f"{name} -o {_snip(named)}")
+    elif any(_HOST_NAME.match(s) for s in settings):  # `-o HostName=build.example`: no alias applies
+        ctx.add(M, "{name}: runs on another machine", name=name)
+    elif i < len(args) and (aliased := _aliased_in(ctx, files, args[i])) is not None:
+        hands_off(ctx, f"{name} -F {_snip(aliased.source)}")  # `Host build` / `HostName localhost` in it
     elif i < len(args) and (local_host(args[i]) or args[i].value is None):
         hands_off(ctx, f"{name} {_snip(args[i].source)}")  # this machine (or maybe), outside the command's reach
     else:
@@ -471,6 +480,18 @@ _MOSH_VALUES = _names("--client --server --predict --family -p --port --bind-ser
 
 
 _HOST_NAME = re.compile(r"(?i)\s*hostname\s*(?:=|\s)\s*(\S+)")  # ssh's `HostName X`, `hostname=X`
+
+
+def _aliased_in(ctx: Analysis, files: list[_Word], host: _Word) -> _Word | None:
+    """The first of ssh's `-F` files whose settings may make `host` this machine (the default files:
+    `hosts.is_this_machine`). One that cannot be read is held by `code_file` already."""
+    for file in files if host.value is not None else ():
+        value = file.value or ""
+        path = script_path(ctx.cwd, ctx.home + value[1:] if value.startswith("~/") else value)
+        text = None if path is None else read_small_file(path, SSH_FILE_BYTES)
+        if text is not None and aliased_here(host.value or "", text):
+            return file
+    return None
 
 
 def _host_name_here(settings: list[str]) -> str | None:
@@ -763,13 +784,77 @@ def _socket_like(ctx: Analysis, path: str) -> bool:
 
 def cmd_curl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """curl's `--unix-socket PATH` and `--abstract-unix-socket NAME` send its request to a daemon on
-    this machine; otherwise curl is judged as a program no rule knows, as before it had a rule."""
+    this machine, given on the command line or in a file of options it reads (`-K FILE`, ~/.curlrc);
+    otherwise curl is judged as a program no rule knows, as before it had a rule."""
     for option, socket in option_values(args, ["--unix-socket", "--abstract-unix-socket"], ""):
         if option == "--abstract-unix-socket" or not in_folder(ctx, socket):
             hands_off(ctx, f"{name} {option} {_snip(socket.source)}")
             break
+    else:
+        _curl_config_sockets(ctx, name, args)
     cmd_ssh_remotes(ctx, name, args, stdin, bulk, depth)  # `curl sftp://localhost/x`: sftp-server there
     ctx.as_unknown_program(name, args, depth)  # after: the words it is given are noted as written
+
+
+# A line of a curl config file (`-K FILE`, ~/.curlrc) that names a socket or another such file:
+# `unix-socket = "/run/docker.sock"`, `--unix-socket /x`, `config: more.txt`, `-K more.txt`
+_CURL_LINE = re.compile(
+    r"^[ \t]*(?:--)?(unix-socket|abstract-unix-socket|config|-K)(?:[ \t]*[=:][ \t]*|[ \t]+)(\S.*?)[ \t]*$", re.M
+)
+_CURL_VALUES = "AbcCdeEFHKmoPQrtTuUwxXyYz"  # curl's short options that take a value
+MAX_CURL_CONFIG = 64 * 1024
+CURL_CONFIG_DEPTH = 4  # files a config file names in turn, followed this deep
+
+
+def curl_config_files(platform: str, environ: Mapping[str, str], home: str) -> list[str]:
+    """The default config files curl may read (it takes the first that exists): in $CURL_HOME,
+    $XDG_CONFIG_HOME and the home folder; on Windows `_curlrc` too, and in %APPDATA%."""
+    folders = [environ.get("CURL_HOME", ""), environ.get("XDG_CONFIG_HOME", ""), home]
+    names = [".curlrc"]
+    if platform == "win32":
+        folders += [environ.get("USERPROFILE", ""), environ.get("APPDATA", "")]
+        names.append("_curlrc")
+    return list(dict.fromkeys(f"{f.rstrip('/')}/{n}" for f in folders if f for n in names))
+
+
+def _curl_config_sockets(ctx: Analysis, name: str, args: list[_Word]) -> None:
+    """A daemon's socket named in a file of options curl reads (a review, 2026-12-05: `echo
+    unix-socket=/run/docker.sock >> ~/.curlrc`, then `curl -d @c.json http://x/containers/create`)."""
+    given = [w for _option, w in option_values(args, ["-K", "--config"], _CURL_VALUES)]
+    default = (
+        [] if args and args[0].value in ("-q", "--disable") else curl_config_files(sys.platform, os.environ, ctx.home)
+    )
+    for word in given:
+        if word.value in (None, "-"):  # `-K -`: its options come from standard input
+            ctx.add(
+                D, "cannot tell what runs: {name} reads its options from {value}", name=name, value=_snip(word.source)
+            )
+            return
+    todo = [(script_path(ctx.cwd, w.value or "") or "", True) for w in given] + [(p, False) for p in default]
+    for path, named in todo:
+        if _curl_config_socket(ctx, name, path, named, CURL_CONFIG_DEPTH):
+            return
+
+
+def _curl_config_socket(ctx: Analysis, name: str, path: str, named: bool, depth: int) -> bool:
+    """Whether a curl config file sends the request to a socket outside the project (held here)."""
+    if ctx.written_here(path):  # `echo unix-socket=... > ~/.curlrc; curl ...`: not known yet
+        ctx.add(D, "cannot tell what runs: {name} reads options from {value}, which this command writes",
+                name=name, value=_snip(path))  # fmt: skip
+        return True
+    text = settings_text(ctx, path, MAX_CURL_CONFIG) if named or os.path.exists(path) else None
+    for option, value in _CURL_LINE.findall(text or ""):
+        value = value[1:-1] if len(value) > 1 and value[0] == value[-1] == '"' else value
+        if option == "abstract-unix-socket" or (
+            option == "unix-socket" and not in_folder(ctx, _Word(value, value, value))
+        ):
+            hands_off(ctx, f"{name} {option} {_snip(value)} ({_snip(path)})")
+            return True
+        if option in ("config", "-K") and depth > 1:
+            inner = script_path(posixpath.dirname(path), value)
+            if inner is not None and _curl_config_socket(ctx, name, inner, True, depth - 1):
+                return True
+    return False
 
 
 _SCRIPT_LONG = (

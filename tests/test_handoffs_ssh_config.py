@@ -1,0 +1,213 @@
+"""ssh's and curl's own configuration, read where they choose the machine or the socket (a review
+of issue 21's hand-offs, 2026-12-05): `Host build` / `HostName localhost` in ~/.ssh/config made
+`ssh build CMD` reach this machine's ssh server, which starts CMD outside the command's container,
+and `unix-socket=/run/docker.sock` in ~/.curlrc sent every `curl` to the Docker daemon. Writing
+ssh's files that start programs or let someone in is held too."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from app.core.classifier import Tier, classify, hosts
+from app.core.classifier.wrappers import curl_config_files
+from app.core.i18n import load_translation
+from tests.handoff_checks import held_outside
+from tests.stand_in_program import runs_then_refuses, stand_in
+
+ALIASES = "Host build\n  HostName localhost\nHost gh\n  HostName github.com\n"
+
+
+def _names(host: str, text: str, files: dict[str, str] | None = None) -> list[str]:
+    return hosts.ssh_host_names(host, text, "/cfg", lambda path: (files or {}).get(path))
+
+
+@pytest.mark.parametrize(
+    ("host", "text", "names"),
+    [
+        ("build", ALIASES, ["localhost"]),
+        ("gh", ALIASES, ["github.com"]),
+        ("other", ALIASES, []),
+        ("BUILD", "Host build\n\tHostName=127.0.0.1\n", ["127.0.0.1"]),  # case-blind, a tab, `=`
+        ("build", 'host=build\nhostname = "localhost"  # mine\n', ["localhost"]),
+        ("b1", "Host b? !b2\n  HostName localhost\n", ["localhost"]),
+        ("b2", "Host b? !b2\n  HostName localhost\n", []),  # a negated pattern rules it out
+        ("x", "Host *\n  HostName %h.example\n", ["x.example"]),
+        ("x", "HostName localhost\nHost x\n  HostName other.example\n", ["localhost"]),  # before any Host
+        # ssh takes the first value: a later block's HostName does not apply
+        ("x", "Host x\n  HostName a.example\nHost *\n  HostName localhost\n", ["a.example"]),
+        # a Match block may apply (its conditions are not evaluated): read on past it
+        ("x", "Match user ana\n  HostName localhost\nHost x\n  HostName a.example\n", ["localhost", "a.example"]),
+        ("x", "Match all\n  HostName localhost\nHost x\n  HostName a.example\n", ["localhost"]),
+        ("x", 'Host x\n  HostName "unclosed\n', ["*"]),  # ssh refuses the file: cannot tell
+        ("x", "# Host x\n#  HostName localhost\n", []),
+    ],
+)
+def test_the_host_names_ssh_may_take_for_a_host(host: str, text: str, names: list[str]) -> None:
+    assert _names(host, text) == names
+
+
+def test_includes_are_followed_in_their_block_relative_to_the_files_folder(tmp_path: Path) -> None:
+    (tmp_path / "conf.d").mkdir()
+    (tmp_path / "conf.d" / "a.conf").write_text("Host build\n  HostName localhost\n")
+    (tmp_path / "conf.d" / "b.conf").write_text("Host *\n  HostName b.example\n")
+    read = {str(p): p.read_text() for p in (tmp_path / "conf.d").iterdir()}
+    text = "Include conf.d/*.conf\n"
+    assert hosts.ssh_host_names("build", text, str(tmp_path), read.get) == ["localhost"]
+    assert hosts.ssh_host_names("x", text, str(tmp_path), read.get) == ["b.example"]
+    # inside a block that does not apply, an Include is not read
+    assert hosts.ssh_host_names("build", "Host other\n  Include conf.d/*.conf\n", str(tmp_path), read.get) == []
+    # one that includes itself ends at ssh's depth, as "cannot tell"
+    loop = {str(tmp_path / "self"): "Include self\n"}
+    assert hosts.ssh_host_names("x", "Include self\n", str(tmp_path), loop.get) == ["*"]
+
+
+@pytest.mark.parametrize(
+    ("platform", "environ", "homes", "files"),
+    [
+        ("linux", {}, ["/home/ana"], ["/home/ana/.ssh/config", "/etc/ssh/ssh_config"]),
+        ("darwin", {}, ["/Users/ana", "/tmp/h"],
+         ["/Users/ana/.ssh/config", "/tmp/h/.ssh/config", "/etc/ssh/ssh_config"]),
+        ("win32", {"PROGRAMDATA": "D:\\PD"}, ["C:\\Users\\ana"],
+         ["C:\\Users\\ana\\.ssh\\config", "D:\\PD\\ssh\\ssh_config"]),
+        ("win32", {}, ["C:\\Users\\ana"], ["C:\\Users\\ana\\.ssh\\config", "C:\\ProgramData\\ssh\\ssh_config"]),
+    ],
+)  # fmt: skip
+def test_the_files_ssh_reads_on_each_system(
+    platform: str, environ: dict[str, str], homes: list[str], files: list[str]
+) -> None:
+    assert hosts.ssh_config_files(platform, environ, homes) == files
+
+
+@pytest.fixture
+def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home folder whose ~/.ssh/config names `build` as this machine and `gh` as another."""
+    folder = tmp_path / "ana"
+    (folder / ".ssh").mkdir(parents=True)
+    (folder / ".ssh" / "config").write_text(ALIASES)
+    (folder / "project").mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    return folder
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ssh build 'echo x >> ~/.bashrc'",
+        "ssh ana@build id",
+        "scp run.sh build:/tmp/",
+        "rsync -a . build:backup/",
+        "git push build:/srv/site.git main",
+        "git clone ssh://build/srv/x.git",
+        "sftp build",
+        "mosh build",
+        "sshfs build:/ mnt",
+        "autossh -M 0 build",
+    ],
+)
+def test_an_alias_of_this_machine_in_the_users_ssh_config_is_held(user_home: Path, command: str) -> None:
+    held_outside(command, str(user_home / "project"), deciding=True)
+
+
+@pytest.mark.parametrize(
+    ("command", "tier"),
+    [
+        ("ssh gh id", Tier.MODERATE),
+        ("ssh other.example id", Tier.MODERATE),
+        ("git clone gh:ana/x.git", Tier.MODERATE),
+        ("ssh -o HostName=github.com build id", Tier.MODERATE),  # the command line's HostName comes first
+        ("ssh -F none gh id", Tier.MODERATE),
+    ],
+)
+def test_an_alias_of_another_machine_keeps_its_tier(user_home: Path, command: str, tier: Tier) -> None:
+    assert classify(command, cwd=str(user_home / "project")).tier is tier
+
+
+def test_an_alias_in_a_file_given_with_dash_f_is_held(user_home: Path) -> None:
+    project = user_home / "project"
+    (project / "cfg").write_text("Host x\n  HostName 127.0.0.1\n")
+    result = held_outside("ssh -F cfg x id", str(project), deciding=True)
+    assert result.reasons == ("ssh -F cfg: starts a program outside Cowork Terminal's watch",)
+    assert classify("ssh -F cfg gh id", cwd=str(project)).tier is Tier.MODERATE
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo 'ssh-ed25519 AAAA agent' >> ~/.ssh/authorized_keys",
+        "printf 'Host x\\n HostName localhost\\n' >> ~/.ssh/config && ssh x id",
+        "cp mine.conf ~/.ssh/config.d/",
+        "cp key.pub ~/.ssh/",
+        "echo 'touch /tmp/x' > ~/.ssh/rc",
+        "tee -a $HOME/.ssh/environment < env.txt",
+        "echo x >> ~/.ssh/authorized_keys2",
+        'echo x > ~/.ssh/"$name"',  # which file an expansion decides
+    ],
+)
+def test_writing_sshs_files_that_start_programs_or_let_someone_in_is_held(user_home: Path, command: str) -> None:
+    result = classify(command, cwd=str(user_home / "project"))
+    assert result.tier is Tier.DESTRUCTIVE, result
+    assert any("ssh reads it to run programs or to let others log in" in r for r in result.reasons), result
+
+
+def test_a_link_to_sshs_settings_written_through_is_held_and_everyday_files_are_not(user_home: Path) -> None:
+    project = user_home / "project"
+    (project / "cfg").symlink_to(user_home / ".ssh" / "config")
+    said = classify("echo 'Host *' >> cfg", cwd=str(project)).plain
+    assert said == ("Changes cfg, which ssh reads to run programs or let others log in",)
+    for command in ("ssh-keyscan github.com >> ~/.ssh/known_hosts", "cat ~/.ssh/config", "cp ~/.ssh/config /tmp/x"):
+        assert classify(command, cwd=str(project)).tier is not Tier.DESTRUCTIVE, command
+
+
+@pytest.mark.parametrize("language", ["de", "es", "ru"])
+def test_a_person_reads_why_in_their_language(language: str) -> None:
+    template = "Changes {source}, which ssh reads to run programs or let others log in"
+    said = load_translation(language).gettext(template)
+    assert said != template and "{source}" in said
+
+
+@pytest.mark.parametrize(
+    ("platform", "environ", "files"),
+    [
+        ("linux", {}, ["/home/ana/.curlrc"]),
+        ("linux", {"CURL_HOME": "/c", "XDG_CONFIG_HOME": "/x/"}, ["/c/.curlrc", "/x/.curlrc", "/home/ana/.curlrc"]),
+        ("win32", {"APPDATA": "C:\\A"}, ["/home/ana/.curlrc", "/home/ana/_curlrc", "C:\\A/.curlrc", "C:\\A/_curlrc"]),
+    ],
+)
+def test_the_config_files_curl_reads(platform: str, environ: dict[str, str], files: list[str]) -> None:
+    assert curl_config_files(platform, environ, "/home/ana") == files
+
+
+def test_a_socket_named_in_a_curl_config_file_is_held(user_home: Path) -> None:
+    project = user_home / "project"
+    (project / "sock.cfg").write_text('# the daemon\nunix-socket = "/var/run/docker.sock"\n')
+    (project / "nest.cfg").write_text("config: sock.cfg\n")
+    (project / "plain.cfg").write_text("silent\nurl = https://example.com\n")
+    (project / "own.cfg").write_text(f"--unix-socket {project / 'app.sock'}\n")
+    os.mkfifo(project / "app.sock")  # the project's own socket (a FIFO stands in: only its place counts)
+    for command in ("curl -K sock.cfg http://x/", "curl --config=nest.cfg http://x/", "curl -sKsock.cfg x"):
+        held_outside(command, str(project), deciding=True)
+    for command in ("curl -K plain.cfg http://x/", "curl -K own.cfg http://x/", "curl https://example.com"):
+        assert classify(command, cwd=str(project)).tier is Tier.MODERATE, command
+    assert classify("curl -K - http://x/", cwd=str(project)).reasons == (
+        "cannot tell what runs: curl reads its options from -",
+    )
+    (user_home / ".curlrc").write_text("abstract-unix-socket docker\n")
+    held_outside("curl http://x/", str(project), deciding=True)
+    assert classify("curl -q http://x/", cwd=str(project)).tier is Tier.MODERATE  # -q first: no ~/.curlrc
+    (user_home / ".curlrc").unlink()
+    result = classify("echo 'unix-socket=/run/docker.sock' >> ~/.curlrc; curl http://x/", cwd=str(project))
+    assert result.tier is Tier.DESTRUCTIVE and "which this command writes" in result.reasons[-1], result
+
+
+@pytest.mark.anyio
+async def test_through_execute_command_ssh_to_an_alias_of_this_machine_never_starts(
+    home: Path, user_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server itself, headless with no tray: a stand-in `ssh` on the PATH records every start."""
+    started = stand_in(tmp_path, monkeypatch, "ssh")
+    said = await runs_then_refuses(home, user_home / "project", "ssh gh true", "ssh build 'echo x >> ~/.bashrc'")
+    assert "outside Cowork Terminal's watch" in said, said
+    assert started.read_text() == "gh true\n", "ssh to this machine must never start"
