@@ -17,6 +17,7 @@ from .handoff import hands_off
 from .hosts import remote_here
 from .options import _long_flags as _given_longs
 from .options import _operands, _short_flags
+from .regular_files import read_regular
 from .rule import Analysis
 from .stdin import _Stdin
 from .tables import (
@@ -341,11 +342,9 @@ def _is_branch(cwd: str | None, name: str) -> bool:
         ]
     if any(os.path.isfile(ref) for ref in refs):
         return True
-    try:
-        with open(os.path.join(git, "packed-refs"), encoding="utf-8") as packed:
-            return any(line.rstrip().endswith((f"refs/heads/{name}", f"/{name}")) for line in packed)
-    except OSError:
-        return False
+    packed = read_regular(os.path.join(git, "packed-refs"), project_settings.MAX_INDEX_BYTES) or b""
+    ends = (f"refs/heads/{name}", f"/{name}")  # past what is read: not known to be one (a checkout discards)
+    return any(line.rstrip().endswith(ends) for line in packed.decode("utf-8", "replace").splitlines())
 
 
 def _flags_take(rest: list[_Word], letters: str) -> bool:

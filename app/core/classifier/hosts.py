@@ -19,11 +19,11 @@ import os
 import re
 import shlex
 import socket
-import stat
 import sys
 import time
 from collections.abc import Callable, Mapping
 
+from .regular_files import read_regular
 from .words import _Word
 
 # The names of a loopback address most systems' /etc/hosts have (Debian's ip6-*, Red Hat's *6 and *4)
@@ -44,28 +44,10 @@ def read_small_file(path: str, limit: int = MAX_SYSTEM_FILE) -> str | None:
     """A regular file's first `limit` bytes, cut at its last whole line; None when it is not one. A
     FIFO or a device put in its place must not block or stall the classifier: opened non-blocking,
     and read only when it is a regular file."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError:
+    data = read_regular(path, limit)
+    if data is None:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks: list[bytes] = []
-        size = 0
-        while size < limit:
-            chunk = os.read(fd, limit - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
-    if size >= limit:  # the rest is not read: a line cut in two is left out
+    if len(data) >= limit:  # the rest is not read: a line cut in two is left out
         data = data[: data.rfind(b"\n") + 1]
     return data.decode("utf-8", errors="replace")
 

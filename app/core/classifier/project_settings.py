@@ -11,7 +11,6 @@ loop before the `cd` it meets again included."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import struct
@@ -19,6 +18,7 @@ import threading
 import time
 
 from .findings import GitSettings, M, _Report, _snip
+from .regular_files import read_regular
 from .tables import _GIT_EXEC_CONFIG
 
 MAX_SETTINGS_BYTES = 256 * 1024  # larger is not a settings file a person wrote: read as naming one
@@ -114,8 +114,9 @@ def git_dir(cwd: str | None) -> str | None:
         return None
     git = os.path.join(folder, ".git")
     if os.path.isfile(git):
-        with contextlib.suppress(OSError, ValueError), open(git, encoding="utf-8") as pointer:
-            git = os.path.join(folder, pointer.read().partition("gitdir:")[2].strip())
+        pointer = read_regular(git, MAX_SETTINGS_BYTES)
+        if pointer is not None:
+            git = os.path.join(folder, pointer.decode("utf-8", "replace").partition("gitdir:")[2].strip())
     return git
 
 
@@ -143,12 +144,8 @@ def _bare(folder: str) -> bool:
 
 
 def _read(path: str) -> str | None:
-    try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_SETTINGS_BYTES + 1)
-    except OSError:
-        return None
-    return data.decode("utf-8", "replace")
+    data = read_regular(path, MAX_SETTINGS_BYTES + 1)
+    return None if data is None else data.decode("utf-8", "replace")
 
 
 def git_runs(
@@ -273,10 +270,8 @@ def _gitlinks(git: str, common: str) -> list[str]:
 def _read_gitlinks(index: str, git: str, common: str, size: int, shared: _Files) -> list[str]:
     """`_gitlinks` read from the file `index` (`size`: the bytes of an object's name); the shared
     indexes it read are added to `shared`, with what their files were."""
-    try:
-        with open(index, "rb") as file:
-            data = file.read(MAX_INDEX_BYTES + 1)
-    except OSError:
+    data = read_regular(index, MAX_INDEX_BYTES + 1)
+    if data is None:
         return []
     split = b"link" in data and any(
         name.startswith("sharedindex.") for folder in dict.fromkeys([git, common]) for name in _listing(folder)
@@ -299,8 +294,10 @@ def _read_gitlinks(index: str, git: str, common: str, size: int, shared: _Files)
             raise _CannotTell(f"{_short(index)}: no {name[:20]}")
         shared.append((path, _stat_key(path)))
         try:
-            with open(path, "rb") as file:
-                data = file.read(MAX_INDEX_BYTES + 1)
+            read = read_regular(path, MAX_INDEX_BYTES + 1)
+            if read is None:
+                raise ValueError("not a file it reads")
+            data = read
             if len(data) > MAX_INDEX_BYTES:
                 raise ValueError(f"larger than {MAX_INDEX_BYTES >> 20} MiB")
             more, extensions = _parse_index(data, size)

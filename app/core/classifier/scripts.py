@@ -17,13 +17,13 @@ import fnmatch
 import os
 import posixpath
 import re
-import stat
 
 from app.core.i18n import N_
 
 from .cmdline import cmd_code
 from .code import judge_code
 from .findings import D, M, _snip
+from .regular_files import read_regular
 from .rule import Analysis
 from .stdin import _Stdin
 from .tables import _INLINE_CODE_FLAGS, _PERL, _PYTHON, _SHELLS
@@ -70,19 +70,7 @@ def read_file(path: str, limit: int) -> bytes | None:
     """At most `limit` + 1 bytes of a regular file, or None when it is not one or cannot be read."""
     if path.startswith(("/proc/", "/sys/", "/dev/")):
         return None  # a reading that may never end (/dev/tty, /proc/kmsg, /dev/stdin)
-    try:  # never block: a FIFO or a device put where the file was named is not read
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except (OSError, ValueError):  # ValueError: a NUL in the name
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as file:
-            return file.read(limit + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    return read_regular(path, limit + 1)
 
 
 def settings_text(ctx: Analysis, path: str, limit: int, *, whole: bool = True) -> str | None:

@@ -4,12 +4,12 @@
 
 from __future__ import annotations
 
-import os
 import posixpath
 import re
 import shlex
-import stat
 from collections.abc import Iterator, Sequence
+
+from app.core.classifier.regular_files import read_regular
 
 # Programs that run the file named by their first argument.
 INTERPRETERS = re.compile(
@@ -85,18 +85,8 @@ def assignments(words: Sequence[str]) -> dict[str, str]:
 
 def file_head(path: str, size: int) -> str | None:
     """The start of a regular file (never a FIFO or a device put in its place), or None."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, ValueError):
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            return None
-        return os.read(descriptor, size).decode("utf-8", "replace")
-    except OSError:
-        return None
-    finally:
-        os.close(descriptor)
+    data = read_regular(path, size)
+    return None if data is None else data.decode("utf-8", "replace")
 
 
 MODULE_BYTES = 256 * 1024  # of each file, read for the modules it loads
