@@ -7,6 +7,7 @@ ssh's files that start programs or let someone in is held too."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -211,3 +212,49 @@ async def test_through_execute_command_ssh_to_an_alias_of_this_machine_never_sta
     said = await runs_then_refuses(home, user_home / "project", "ssh gh true", "ssh build 'echo x >> ~/.bashrc'")
     assert "outside Cowork Terminal's watch" in said, said
     assert started.read_text() == "gh true\n", "ssh to this machine must never start"
+
+
+@pytest.fixture
+def repository(user_home: Path) -> Path:
+    """A repository with `origin` on another machine and `backup` on this one (over ssh)."""
+    folder = user_home / "project"
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)  # noqa: S607 (git from the PATH)
+    for name, url in (("origin", "git@github.com:ana/x.git"), ("backup", "localhost:/srv/backup.git")):
+        subprocess.run(["git", "-C", str(folder), "remote", "add", name, url], check=True)  # noqa: S607
+    return folder
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git push backup main",
+        "git push",  # git chooses the remote: any of them may be this machine
+        "git fetch --all",
+        "git pull backup",
+        "git remote update",
+        "git remote show backup",
+        "git ls-remote backup",
+        "git -C . push backup",
+    ],
+)
+def test_a_remote_named_before_the_command_that_is_this_machine_is_held(repository: Path, command: str) -> None:
+    result = held_outside(command, str(repository), deciding=True)
+    assert "(localhost:/srv/backup.git)" in result.reasons[0], result
+
+
+@pytest.mark.parametrize(
+    "command", ["git push origin main", "git fetch origin", "git remote -v", "git remote show -n backup", "git status"]
+)
+def test_a_remote_on_another_machine_or_no_remote_contacted_keeps_its_tier(repository: Path, command: str) -> None:
+    assert classify(command, cwd=str(repository)).tier is not Tier.DESTRUCTIVE, command
+
+
+def test_a_url_the_users_git_settings_rewrite_to_this_machine_is_held(user_home: Path) -> None:
+    (user_home / ".gitconfig").write_text(
+        '[url "localhost:/srv/"]\n\tinsteadOf = gh:\n[url "ana@127.0.0.1:/p/"]\n\tpushInsteadOf = lab:\n'
+    )
+    project = str(user_home / "project")
+    held_outside("git clone gh:x.git", project, deciding=True)
+    held_outside("git push lab:x.git main", project, deciding=True)
+    assert classify("git fetch lab:x.git", cwd=project).tier is Tier.MODERATE  # pushInsteadOf: pushes only
+    assert classify("git clone other:x.git", cwd=project).tier is Tier.MODERATE

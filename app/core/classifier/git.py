@@ -82,7 +82,11 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         if dynamic:
             ctx.add(D, "cannot tell: git {sub} takes options from {source}", sub=sub, source=_snip(dynamic[0].source))
     _code_options(ctx, sub, rest, depth)
-    _over_ssh(ctx, sub, rest)
+    repository = None  # the git folder, where the folder it runs in is known
+    if folder is not None and ctx.cwd is not None:
+        base, given = os.path.join(ctx.cwd, folder), named.get("--git-dir")
+        repository = os.path.join(base, given) if given else project_settings.git_dir(base)
+    _over_ssh(ctx, sub, rest, repository)
     operands = rest[: next((i for i, a in enumerate(rest) if a.value == "--"), len(rest))]
     if any((a.value or "").startswith("ext::") or "=ext::" in (a.value or "") for a in operands):
         # git's `ext::` transport runs its text as a command (`ext::sh -c rm% -rf% DIR`): third red team
@@ -187,10 +191,12 @@ _REPOSITORY_VALUES: dict[str, frozenset[str]] = {
 }  # fmt: skip
 
 
-def _over_ssh(ctx: Analysis, sub: str, rest: list[_Word]) -> None:
+def _over_ssh(ctx: Analysis, sub: str, rest: list[_Word], repository: str | None) -> None:
     """A repository at `host:path` or `ssh://host/path` is reached through ssh, which starts
     git-upload-pack or git-receive-pack (or what --upload-pack, --receive-pack or --exec names) on
-    that machine: on this one, outside the container (issue 21). A local path or `file://` runs them here."""
+    that machine: on this one, outside the container (issue 21). A local path or `file://` runs them
+    here. A remote by its name is where the settings of the repository (its git folder
+    `repository`) say, rewritten as theirs and the user's `insteadOf` say."""
     named = {"archive": ["--remote"], "push": ["--repo"]}.get(sub, [])
     words = [w for _option, w in option_values(rest, named)]
     operands = _operands(rest, _REPOSITORY_VALUES.get(sub, frozenset()))
@@ -201,6 +207,15 @@ def _over_ssh(ctx: Analysis, sub: str, rest: list[_Word]) -> None:
     here = remote_here(words)
     if here is not None:
         hands_off(ctx, f"git {sub} {_snip(here.source)}")
+    elif (names := _remote_names(sub, rest, words)) != [] or (sub in _CONTACTS and words):
+        urls = project_settings.remote_urls(
+            repository, names, project_settings.git_config_files(os.environ, ctx.home),
+            push=sub == "push", given=[w.value for w in words if w.value is not None],
+        )  # fmt: skip
+        found = remote_here([_Word(url, url, url) for url in urls])
+        if found is not None:
+            remotes = f" {_snip(' '.join(names))}" if names else ""
+            hands_off(ctx, f"git {sub}{remotes} ({_snip(found.source)})")
     if sub == "clone":
         _remote_settings(ctx, "git clone -c", [w for _option, w in option_values(rest, ["-c", "--config"])])
     elif sub == "remote" and "--delete" not in _given_longs(rest):  # `remote add|set-url NAME URL`
@@ -213,6 +228,27 @@ def _over_ssh(ctx: Analysis, sub: str, rest: list[_Word]) -> None:
         reads = given[:1] and given[0].value in ("get", "unset", "list", "remove-section", "rename-section", "edit")
         if len(given) >= 2 and not reads and _names_remote_here(given[0].value or given[0].pattern, given[1]):
             hands_off(ctx, f"git config {_snip(given[0].source)}")
+
+
+# What contacts a remote by its name (or the remotes git chooses): `remote show` and `prune` ask it too
+_CONTACTS = frozenset({"push", "fetch", "pull", "ls-remote", "archive", "clone"})
+_REMOTE_CONTACTS = frozenset({"update", "show", "prune", "set-head"})
+
+
+def _remote_names(sub: str, rest: list[_Word], words: list[_Word]) -> list[str] | None:
+    """The remotes `git SUB` contacts by name (`git push backup`): None where git may choose any
+    (`git push`, `git fetch --all`, `git remote update`), [] where it contacts none by name."""
+    if sub == "remote":
+        given = [w.value or "" for w in _operands(rest, _names("-t -m"))]
+        if not given or given[0] not in _REMOTE_CONTACTS or "n" in _short_flags(rest):
+            return []
+        return given[1:] or None if given[0] == "update" else given[1:2]
+    if sub not in _CONTACTS:
+        return []
+    if sub == "fetch" and "--all" in _given_longs(rest):
+        return None
+    names = [w.value for w in words if w.value is not None and re.fullmatch(r"[\w.-]+", w.value)]
+    return names if words or sub in ("archive", "clone") else None
 
 
 # A remote's URL, or a URL rewritten to (`url.BASE.insteadOf`, `pushInsteadOf`): what later fetches

@@ -16,6 +16,7 @@ import re
 import struct
 import threading
 import time
+from collections.abc import Mapping
 
 from .findings import GitSettings, M, _Report, _snip
 from .regular_files import read_regular
@@ -369,7 +370,9 @@ def _parse_index(data: bytes, size: int) -> tuple[list[str], dict[bytes, bytes]]
     return found, extensions
 
 
-def _config_runs(text: str) -> str | None:
+def config_entries(text: str) -> list[tuple[str, str]]:
+    """A git config's settings, in order, as (`section[.subsection].key`, value)."""
+    entries: list[tuple[str, str]] = []
     section = ""
     for line in text.removeprefix("\ufeff").splitlines():  # git skips a byte-order mark, so must we
         line = line.split("#", 1)[0].split(";", 1)[0] if '"' not in line else line
@@ -378,14 +381,60 @@ def _config_runs(text: str) -> str | None:
             name, sub, line = header.groups()
             section = f"{name}.{sub}" if sub is not None else name
         key = _KEY.match(line)
-        if not key or not section:
-            continue
-        setting, value = f"{section}.{key.group(1)}", (key.group(2) or "").strip().strip('"')
+        if key and section:
+            entries.append((f"{section}.{key.group(1)}", (key.group(2) or "").strip().strip('"')))
+    return entries
+
+
+def _config_runs(text: str) -> str | None:
+    for setting, value in config_entries(text):
         if setting.lower() == "core.fsmonitor" and value.lower() in _FSMONITOR_BUILT_IN:
             continue
         if _GIT_EXEC_CONFIG.match(setting) or _GIT_INCLUDES.match(setting):
             return setting
     return None
+
+
+# A remote's URL, and a rewrite of URLs (`url.BASE.insteadOf PREFIX`): where a fetch or a push goes.
+_REMOTE_URL = re.compile(r"(?is)^remote\.(.*)\.(?:push)?url$")
+_REWRITE = re.compile(r"(?is)^url\.(.*)\.(push)?insteadof$")
+
+
+def git_config_files(environ: Mapping[str, str], home: str) -> list[str]:
+    """The user's and the system's git config files git reads (where the variables say, else its own places)."""
+    config_home = environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    user = [environ["GIT_CONFIG_GLOBAL"]] if environ.get("GIT_CONFIG_GLOBAL") else [
+        os.path.join(config_home, "git", "config"), os.path.join(home, ".gitconfig")]  # fmt: skip
+    system = [] if environ.get("GIT_CONFIG_NOSYSTEM") else [environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"]
+    return user + system
+
+
+def remote_urls(
+    git: str | None, names: list[str] | None, user_files: list[str], *, push: bool, given: list[str] | None = None
+) -> list[str]:
+    """Where a fetch (or a `push`) to the remotes `names` (every remote when None) of the repository
+    whose git folder is `git`, and to the URLs `given`, goes: each remote's `url` and `pushurl`, and
+    each URL rewritten as the `url.BASE.insteadOf` (`pushInsteadOf`) settings of the repository or
+    the user say."""
+    texts = [_read(path) or "" for path in user_files]
+    if git is not None:
+        common = _read(os.path.join(git, "commondir"))
+        texts.append(
+            _read(os.path.join(git, common.strip(), "config") if common else os.path.join(git, "config")) or ""
+        )
+        texts.append(_read(os.path.join(git, "config.worktree")) or "")
+    entries = [entry for text in texts for entry in config_entries(text)]
+    wanted = None if names is None else set(names)
+    urls = [value for key, value in entries if (m := _REMOTE_URL.match(key)) and (wanted is None or m[1] in wanted)]
+    urls += given or []
+    rewrites = [(m[1], value) for key, value in entries if (m := _REWRITE.match(key)) and (push or not m[2])]
+    rewritten = []
+    for url in urls:
+        prefixes = [(len(prefix), base) for base, prefix in rewrites if prefix and url.startswith(prefix)]
+        if prefixes:
+            length, base = max(prefixes)
+            rewritten.append(base + url[length:])
+    return urls + rewritten
 
 
 def cargo_runs(cwd: str | None) -> str | None:
