@@ -258,3 +258,112 @@ def test_a_url_the_users_git_settings_rewrite_to_this_machine_is_held(user_home:
     held_outside("git push lab:x.git main", project, deciding=True)
     assert classify("git fetch lab:x.git", cwd=project).tier is Tier.MODERATE  # pushInsteadOf: pushes only
     assert classify("git clone other:x.git", cwd=project).tier is Tier.MODERATE
+
+
+# ---- a red team of the above (2026-12-05)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ssh -o HostName=%h localhost id",  # ssh reads %h as the host given
+        "ssh localhost -o HostName=%h id",
+        "ssh -o 'HostName=\"localhost\"' x id",  # quoted, as ssh unquotes it
+        "ssh -o \"HostName='localhost'\" x id",
+        "ssh -o HostName=127.0.0.%h 1 id",
+        "ssh -vo HostName=localhost x id",  # in a cluster of letters
+        "ssh -o ProxyCommand='nc 127.0.0.1 22' x id",  # the login goes over a connection to this machine
+        "ssh -o 'ProxyCommand socat - TCP:localhost:22' x id",
+        "ssh -o ProxyCommand='nc %h 22' localhost id",
+        "git -c core.sshCommand=\"ssh -o 'ProxyCommand=nc 127.0.0.1 22'\" clone x:r",
+        "ssh ssh://localhost id",  # ssh's URL form of the host
+        "ssh ssh://ana@127.0.0.1:22 id",
+        "ssh -S /tmp/master github.com id",  # a master connection's socket any host reuses
+        "ssh -o ControlPath=/tmp/master github.com id",
+    ],
+)
+def test_settings_on_the_command_line_that_reach_this_machine_are_held(user_home: Path, command: str) -> None:
+    held_outside(command, str(user_home / "project"), deciding=True)
+
+
+@pytest.mark.parametrize(
+    ("command", "tier"),
+    [
+        ("ssh -o HostName=build x id", Tier.MODERATE),  # a HostName is a name, never an alias
+        ("ssh -o HostName=github.com localhost id", Tier.MODERATE),  # the machine is github.com
+        ("ssh -o ProxyCommand='nc -X 5 -x proxy.example:1080 %h %p' github.com id", Tier.MODERATE),
+        ("ssh -o ControlPath=~/.ssh/cm-%r@%h:%p -o ControlMaster=auto github.com id", Tier.MODERATE),
+        ("ssh -G build", Tier.SAFE),  # prints its settings, connects nowhere
+    ],
+)
+def test_settings_that_reach_another_machine_keep_their_tier(user_home: Path, command: str, tier: Tier) -> None:
+    assert classify(command, cwd=str(user_home / "project")).tier is tier
+
+
+@pytest.mark.parametrize(
+    ("config", "command"),
+    [
+        ("Host x\n  HostName 127.0.0.1\n", "rsync -e 'ssh -F cfg' f x:/tmp/"),  # another client adds the host
+        ("Host x\n  HostName 127.0.0.1\n", "GIT_SSH_COMMAND='ssh -F cfg' git push x:/srv/r.git"),
+        ("Host x\n  HostName 127.0.0.1\n", "mosh --ssh='ssh -F cfg' x"),
+        ("Host x\n  HostName 127.0.0.1\n", "sshfs -F cfg x:/ mnt"),
+        ("Host x\n  HostName 127.0.0.1\n", "scp -Fcfg f x:/tmp/"),
+        ("Host x\n  HostName 127.0.0.1\n", "sftp -Fcfg x"),
+        ("Host x\n  HostName 127.0.0.1\n", "ssh -F cfg ana@x id"),
+        ("Host x\n  HostName 127.0.0.1\n", "ssh -F cfg ssh://x id"),
+        ("Host x\n  ProxyCommand nc 127.0.0.1 22\n", "ssh -F cfg x id"),
+        ("Host x y\rHost none\nHostName 127.0.0.1\n", "ssh -F cfg x id"),  # ssh's lines end at \n only
+        ('"HostName" 127.0.0.1\n', "ssh -F cfg x id"),  # a quoted keyword
+        ('Host"Name" 127.0.0.1\n', "ssh -F cfg x id"),
+    ],
+)
+def test_an_ssh_file_read_as_ssh_reads_it_is_held(user_home: Path, config: str, command: str) -> None:
+    project = user_home / "project"
+    (project / "cfg").write_text(config)
+    held_outside(command, str(project), deciding=True)
+
+
+def test_an_include_of_many_folders_is_not_walked_and_many_files_are_read(user_home: Path) -> None:
+    """`Include /proc/*/root/proc/*/comm` took seconds and grew with every process; forty files in
+    config.d made every host "cannot tell" (any host held)."""
+    assert _names("x", "Include /proc/*/root/proc/*/root/proc/*/comm\n") == ["*"]
+    (user_home / ".ssh" / "config.d").mkdir()
+    for k in range(40):
+        (user_home / ".ssh" / "config.d" / f"{k:02}.conf").write_text(f"Host h{k}\n  HostName h{k}.example\n")
+    (user_home / ".ssh" / "config").write_text("Include config.d/*\n" + ALIASES)  # read for every host
+    project = str(user_home / "project")
+    assert classify("git push git@github.com:ana/x.git main", cwd=project).tier is Tier.MODERATE
+    assert classify("ssh h39 id", cwd=project).tier is Tier.MODERATE
+    held_outside("ssh build id", project, deciding=True)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo KEY >> ~/.ssh/authorized_key?",  # bash expands a lone match in a redirection
+        "echo x > ~/.ss?/rc",
+        "d=config.d; echo x >> ~/.ssh/$d/y",
+        "cp -r .ssh ~/",  # lands as ~/.ssh
+        "cp -r .ssh ~",
+    ],
+)
+def test_writing_sshs_files_by_a_glob_or_into_the_home_folder_is_held(user_home: Path, command: str) -> None:
+    result = classify(command, cwd=str(user_home / "project"))
+    assert result.tier is Tier.DESTRUCTIVE, result
+
+
+def test_a_file_copied_into_a_folder_by_its_name_lands_there_and_a_file_target_does_not(user_home: Path) -> None:
+    project = str(user_home / "project")
+    said = classify("cp -r .git ~/x/", cwd=project).reasons
+    assert said == ("cannot tell what runs: writes ~/x/.git, whose commands git runs",)
+    assert classify("cp x/.gitconfig ~/", cwd=project).tier is Tier.DESTRUCTIVE
+    assert classify("cp .mcp.json /tmp/mcp.json.bak", cwd=project).tier is Tier.MODERATE  # a file, not a folder
+    assert classify("cp notes.md ~", cwd=project).tier is Tier.MODERATE
+
+
+def test_a_quoted_keyword_in_an_ssh_file_is_read_as_ssh_reads_it(user_home: Path) -> None:
+    """`"ProxyCommand" CMD` runs CMD: its code is judged, as an unquoted keyword's is."""
+    project = user_home / "project"
+    (project / "cfg").write_text('"ProxyCommand" rm -rf ~/notes\n')
+    result = classify("ssh -F cfg github.com id", cwd=str(project))
+    assert result.tier is Tier.DESTRUCTIVE and "rm -r: recursive removal" in result.reasons, result

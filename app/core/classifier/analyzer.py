@@ -137,8 +137,16 @@ _CLAUDE_RUNS_FROM = re.compile(
 # starts what it is asked outside; `ProxyCommand` and `LocalCommand` run in the user's own ssh), the
 # keys and `command=` lines sshd lets in (a key of the agent's, for a login from anywhere), and what
 # sshd runs at each login (`rc`, `environment`). known_hosts and the keys themselves are not among
-# them: ssh and ssh-keygen write those in everyday work. A name an expansion decides is held.
-_SSH_RUNS_FROM = re.compile(r"^/\.ssh(?:/(?:config(?:\.d(?:/.*)?)?|rc|environment|authorized_keys2?|[^/]*\*[^/]*))?$")
+# them: ssh and ssh-keygen write those in everyday work. A name an expansion decides is held, and a
+# glob that may be one of them (`>> ~/.ssh/authorized_key?`: bash expands a lone match in a redirection).
+_SSH_RUNS_FROM = re.compile(r"^/\.ssh(?:/(?:config(?:\.d(?:/.*)?)?|rc|environment|authorized_keys2?|.*\*.*))?$")
+_SSH_FILES = ("/.ssh", "/.ssh/config", "/.ssh/config.d/x", "/.ssh/rc", "/.ssh/environment", "/.ssh/authorized_keys",
+              "/.ssh/authorized_keys2")  # fmt: skip
+
+
+def _ssh_pattern(pattern: str, glob: bool) -> bool:
+    """Whether a written path (relative to the home folder) is, or as a glob may be, one of `_SSH_RUNS_FROM`."""
+    return bool(_SSH_RUNS_FROM.search(pattern)) or (glob and any(fnmatch.fnmatchcase(f, pattern) for f in _SSH_FILES))
 
 
 def _ssh_file(real: str, home: str) -> bool:
@@ -611,7 +619,7 @@ class _Analyzer:
             self.add(D, "writes {source}: a file Claude Code runs programs from",
                      N_("Changes {source}, which Claude Code reads to run programs"),
                      source=_snip(w.source))  # fmt: skip
-        if writes and (_SSH_RUNS_FROM.search(pattern.removeprefix(self.home)) or _ssh_file(real, self.home)):
+        if writes and (_ssh_pattern(pattern.removeprefix(self.home), w.glob) or _ssh_file(real, self.home)):
             self.add(D, "writes {source}: ssh reads it to run programs or to let others log in",
                      N_("Changes {source}, which ssh reads to run programs or let others log in"),
                      source=_snip(w.source))  # fmt: skip
@@ -1062,10 +1070,15 @@ class _Analyzer:
         if len(targets) != 1 or not sources or unknown:  # `{}`: a name `parallel` fills in
             return
         target = targets[0]
+        where = self.path_pattern(target)  # surely a folder: `cp -r .ssh ~/` writes ~/.ssh as `cp x ~/.ssh/` does
+        into = target.literal is not None and (target.literal.endswith("/") or os.path.isdir(where or ""))
         for name in names:
             base = posixpath.basename(name)
             value = None if target.value is None else f"{target.value.rstrip('/')}/{base}"
-            self.note_written(_Word(value, target.source, f"{target.pattern.rstrip('/')}/{base}", target.glob))
+            landed = _Word(
+                value, f"{target.source.rstrip('/')}/{base}", f"{target.pattern.rstrip('/')}/{base}", target.glob
+            )
+            self.note_written(landed, writes=into)
         folder = self.note_written(target)
         if folder is not None:
             self.report.landed.add(folder)

@@ -16,6 +16,7 @@ from typing import NamedTuple
 from .code import inline_code
 from .findings import D, _snip
 from .handoff import hands_off, may_write
+from .hosts import ssh_line
 from .rule import Analysis
 from .scripts import library_file, script_text
 from .stdin import _Stdin
@@ -327,7 +328,11 @@ def ssh_setting(ctx: Analysis, name: str, where: str, setting: str) -> None:
 def ssh_config(ctx: Analysis, name: str, what: str, text: str) -> None:
     """An ssh configuration file (`ssh -F FILE`): its settings, and the files it includes (by a
     name alone: in ~/.ssh)."""
-    for line in text.splitlines():
+    for raw in text.split("\n"):  # as ssh reads a line (`ssh_line`): `"ProxyCommand" CMD` ran unjudged
+        keyword = ssh_line(raw)
+        if keyword is None:
+            continue
+        line = f"{keyword[0]} {keyword[1]}"
         include = re.match(r"(?i)\s*include\s*[=\s]\s*(.*)", line)
         for file in include[1].split() if include else ():
             path = file if file.startswith(("/", "~")) else f"{ctx.home}/.ssh/{file}"

@@ -15,6 +15,7 @@ import fnmatch
 import functools
 import glob
 import ipaddress
+import itertools
 import os
 import re
 import shlex
@@ -124,7 +125,7 @@ def _own_addresses() -> frozenset[_Address]:
 def is_this_machine(host: str) -> bool:
     """Whether a host (`[user@]host`, `[::1]`, `localhost.`) is this machine, also where ssh's
     configuration makes it an alias of this machine (`Host build` / `HostName localhost`)."""
-    host = host.rsplit("@", 1)[-1].casefold().removeprefix("[").removesuffix("]").rstrip(".")
+    host = plain_host(host).casefold().removeprefix("[").removesuffix("]").rstrip(".")
     if not host:
         return False
     if _named_here(host):
@@ -246,9 +247,39 @@ def word_names_this_machine(word: _Word) -> bool:
 # a `Match` block may apply (its conditions are not evaluated here); `Include` is followed.
 
 SSH_INCLUDE_DEPTH = 16  # ssh's own limit of nested Include (readconf.c)
-SSH_FILES_READ = 32  # files one lookup reads at most: past them, the host may be this machine
+SSH_FILES_READ = 256  # files one lookup reads at most: past them, the host may be this machine
 SSH_FILE_BYTES = 256 * 1024
-_SSH_LINE = re.compile(r"\s*([A-Za-z]+)\s*(?:=\s*|\s+)(.*)")  # `Keyword value`, `Keyword=value`
+# A line's keyword as ssh splits it (quotes anywhere in it: `"HostName"`, `Host"Name"`), then `=` or spaces
+_SSH_KEYWORD = re.compile(r'[ \t\r]*((?:"[^"\n]*"|[^\s"=])+)[ \t\r]*=?[ \t\r]*')
+# The keywords that choose the machine reached: all others are skipped without splitting their values
+_SSH_CHOOSES = frozenset({"host", "match", "include", "hostname", "proxycommand"})
+_BLOCKS = frozenset({"host", "match"})
+# The words of a command (a ProxyCommand) that may name a host: `nc localhost 22`, `TCP:[::1]:22`,
+# `/dev/tcp/127.0.0.1/22`; a number alone is taken for a port or a count
+_HOST_PIECES = re.compile(r"\[([0-9A-Fa-f:.%\w]+)\]|([^\s:/,@=<>'\"()\[\];|&]+)")
+
+
+def ssh_line(line: str) -> tuple[str, str] | None:
+    """A line of ssh's configuration as ssh reads it: its keyword (lower case) and the text after
+    it; None for a blank line or a comment. ssh ends a line at a NUL too."""
+    line = line.split("\0", 1)[0]
+    if not line.strip(" \t\r") or line.lstrip(" \t\r").startswith("#"):
+        return None
+    match = _SSH_KEYWORD.match(line)
+    return (match[1].replace('"', "").casefold(), line[match.end() :]) if match else None
+
+
+def ssh_values(text: str) -> list[str]:
+    """The values after a keyword, split as ssh does (quotes; a `#` word starts a comment). Raises
+    ValueError for an unclosed quote (ssh refuses the file)."""
+    return shlex.split(text, comments=True)
+
+
+def command_hosts(text: str) -> list[str]:
+    """The words of a command that may name a host (ProxyCommand's: `nc 127.0.0.1 22`, `socat -
+    TCP:localhost:22`, `bash -c 'exec 3<>/dev/tcp/::1/22'`); numbers alone are left out."""
+    pieces = [m[1] or m[2] for m in _HOST_PIECES.finditer(text)]
+    return [piece for piece in pieces if piece and not piece.isdigit() and not piece.startswith("-")]
 
 
 def ssh_config_files(platform: str, environ: Mapping[str, str], homes: list[str]) -> list[str]:
@@ -261,7 +292,8 @@ def ssh_config_files(platform: str, environ: Mapping[str, str], homes: list[str]
 
 
 def ssh_host_matches(host: str, patterns: list[str]) -> bool:
-    """ssh's `Host` patterns: `*` and `?`, case-blind; one `!pattern` that matches rules the host out."""
+    """ssh's `Host` patterns: `*` and `?`, read case-blind here (ssh is stricter: the safe side);
+    one `!pattern` that matches rules the host out."""
     host, matched = host.casefold(), False
     for pattern in patterns:
         negated = pattern.startswith("!")
@@ -272,45 +304,61 @@ def ssh_host_matches(host: str, patterns: list[str]) -> bool:
     return matched
 
 
-def ssh_host_names(host: str, text: str, folder: str, read: Callable[[str], str | None]) -> list[str]:
-    """The `HostName`s that may apply to `host` in the configuration `text` (whose relative
-    `Include`s are in `folder`, read by `read`), in ssh's order, up to the one that surely does;
-    `%h` is the host. `*` where it cannot be told (too many files, a line ssh cannot split)."""
+def _included(pattern: str, folder: str, budget: int) -> list[str] | None:
+    """The files an `Include` names, in ssh's order, at most `budget` + 1 of them; None for a
+    pattern with wildcards in more than one of its folders (`/proc/*/root/proc/*/x`: not walked)."""
+    path = os.path.expanduser(pattern)
+    path = path if os.path.isabs(path) else os.path.join(folder, path)
+    if not glob.has_magic(path):
+        return [path]
+    if sum(glob.has_magic(part) for part in path.split(os.sep)) > 1:
+        return None
+    return sorted(itertools.islice(glob.iglob(path), budget + 1))
+
+
+def ssh_host_names(host: str | None, text: str, folder: str, read: Callable[[str], str | None]) -> list[str]:
+    """The host names that may apply to `host` in the configuration `text` (whose relative
+    `Include`s are in `folder`, read by `read`), in ssh's order, up to the `HostName` that surely
+    does; `%h` is the host. A ProxyCommand's hosts count too: its connection is the one ssh logs in
+    over. `host` None: an ssh command another client completes (`rsync -e 'ssh -F cfg'`), where
+    any block may apply. `*` where it cannot be told (too many files, a line ssh cannot split)."""
     found: list[str] = []
     budget = [SSH_FILES_READ]
+    given = "*" if host is None else host
 
     def walk(text: str, applies: bool | None, depth: int) -> bool:  # True: a HostName surely applies
-        state = applies  # True: the block applies; None: it may (a Match); False: it does not
-        for line in text.splitlines():
-            line_match = _SSH_LINE.match(line)
-            if line_match is None or line.lstrip().startswith("#"):
+        state = applies  # True: the block applies; None: it may (a Match, or any host); False: it does not
+        for line in text.split("\n"):  # ssh's lines end at a newline only (not at \r, \f or U+2028)
+            keyword = ssh_line(line)
+            if keyword is None or keyword[0] not in _SSH_CHOOSES or (state is False and keyword[0] not in _BLOCKS):
                 continue
-            key = line_match[1].casefold()
+            key, rest = keyword
             try:
-                values = shlex.split(line_match[2], comments=True)
+                values = ssh_values(rest)
             except ValueError:  # an unclosed quote: ssh refuses the file
                 found.append("*")
                 return True
             if key == "host":
-                state = ssh_host_matches(host, values)
+                state = None if host is None else ssh_host_matches(host, values)
             elif key == "match":
                 state = True if [v.casefold() for v in values] == ["all"] else None
             elif state is False or not values:
                 continue
             elif key == "include":
                 for pattern in values:
-                    path = os.path.expanduser(pattern)
-                    path = path if os.path.isabs(path) else os.path.join(folder, path)
-                    for one in sorted(glob.glob(path)) if glob.has_magic(path) else [path]:
-                        budget[0] -= 1
-                        if budget[0] < 0 or depth >= SSH_INCLUDE_DEPTH:
-                            found.append("*")
-                            return True
+                    files = _included(pattern, folder, budget[0])
+                    if files is None or len(files) > budget[0] or depth >= SSH_INCLUDE_DEPTH:
+                        found.append("*")
+                        return True
+                    budget[0] -= len(files)
+                    for one in files:
                         included = read(one)
                         if included is not None and walk(included, state, depth + 1):
                             return True
-            elif key == "hostname":
-                found.append(values[0].replace("%h", host).replace("%%", "%"))
+            elif key == "proxycommand":
+                found.extend(command_hosts(rest.replace("%h", given)))
+            else:  # HostName
+                found.append(values[0].replace("%h", given).replace("%%", "%"))
                 if state is True:
                     return True
         return False
@@ -345,8 +393,34 @@ def _ssh_configs() -> list[tuple[str, str]]:
     return [(path, text) for path, text in found if text is not None]
 
 
-def aliased_here(host: str, text: str, path: str | None = None) -> bool:
+def aliased_here(host: str | None, text: str, path: str | None = None) -> bool:
     """Whether the ssh configuration `text` (of the file `path`; `ssh -F FILE`'s when None, whose
-    relative includes ssh takes from ~/.ssh) may make `host` this machine (see `ssh_host_names`)."""
+    relative includes ssh takes from ~/.ssh) may make `host` (`[user@]host`, `ssh://host:port`;
+    None: any host) this machine (see `ssh_host_names`)."""
     folder = os.path.dirname(path) if path is not None else os.path.join(_homes()[0], ".ssh")
-    return any(name == "*" or _named_here(name) for name in ssh_host_names(host, text, folder, _read_ssh_file))
+    plain = None if host is None else plain_host(host)
+    return any(name == "*" or _named_here(name) for name in ssh_host_names(plain, text, folder, _read_ssh_file))
+
+
+def command_reaches_here(command: str, host: str | None) -> bool:
+    """Whether a command ssh connects through (ProxyCommand's, `%h` the host given) names this machine."""
+    text = command.replace("%h", "*" if host is None else plain_host(host))
+    return any("*" in piece or _named_here(piece) for piece in command_hosts(text))
+
+
+def plain_host(host: str) -> str:
+    """A host as ssh matches it against `Host`: no `user@`, an `ssh://` URL's host."""
+    if _URL.match(host):
+        host = url_host(host) or ""
+    return host.rsplit("@", 1)[-1]
+
+
+def host_name_here(value: str, host: str | None) -> bool:
+    """Whether an ssh `HostName` setting's value (`-o HostName=X`, quoted or with `%h`, the host
+    given) names this machine; the value is a name itself, never an alias (ssh does not read one)."""
+    try:
+        words = ssh_values(value)
+    except ValueError:
+        return True  # ssh refuses it; the safe side
+    name = (words or [""])[0].replace("%h", "*" if host is None else plain_host(host)).replace("%%", "%")
+    return "*" in name or _named_here(name)

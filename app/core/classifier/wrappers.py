@@ -17,12 +17,14 @@ from .handoff import hands_off
 from .hosts import (
     SSH_FILE_BYTES,
     aliased_here,
-    is_this_machine,
+    command_reaches_here,
+    host_name_here,
     local_host,
     names_this_machine,
     read_small_file,
     remote_here,
     remote_host,
+    ssh_line,
     ssh_urls,
     this_machine,
     word_names_this_machine,
@@ -387,6 +389,7 @@ def _chdir_of(options: list[_Word]) -> _Word | None:
 
 
 _SSH_VALUES = _names("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B")
+_SSH_TAKES = "BbcDEeFIiJLlmOoPpQRSWw"  # the letters of ssh's options that take a value
 
 
 def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -396,26 +399,28 @@ def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         more, j = _split_options(args[i + 1 :], _SSH_VALUES, clusters=True)
         options, remote = options + more, args[i + 1 + j :]
     settings: list[str] = []
-    for j, o in enumerate(options):  # -o ProxyCommand=... and LocalCommand run here, on this machine
-        v = o.value or ""
-        setting = v[2:] if v.startswith("-o") and len(v) > 2 else None
-        if o.value == "-o" and j + 1 < len(options):
-            setting = options[j + 1].literal
-        if setting is None and o.value in ("-o", None):
+    if any(o.value is None for o in options):  # `ssh $OPTS host`: a -o among them, maybe
+        ctx.add(D, "cannot tell what runs: {name} -o from an expansion", name=name)
+    for _option, given in option_values(options, ["-o"], _SSH_TAKES):  # ProxyCommand, LocalCommand run here
+        setting = given.literal
+        if setting is None:
             ctx.add(D, "cannot tell what runs: {name} -o from an expansion", name=name)
         elif setting:
             settings.append(setting)
             ssh_setting(ctx, name, "-o", setting)
-    files = [f for _o, f in option_values(options, ["-F"], "BbcDEeFIiJLlmOoPpQRSWw") if f.value != "none"]
+    files = [f for _o, f in option_values(options, ["-F"], _SSH_TAKES) if f.value != "none"]
     for file in files:  # `ssh -F FILE`: the same, in a file
         code_file(ctx, name, f"{name} -F", file, ssh_config)
-    named = _host_name_here(settings)
-    if named is not None:  # `-o HostName=localhost`: the machine reached, whatever host is given
-        hands_off(ctx, f"{name} -o {_snip(named)}")
-    elif any(_HOST_NAME.match(s) for s in settings):  # `-o HostName=build.example`: no alias applies
+    host = args[i] if i < len(args) else None
+    named = _reached_here(ctx, settings, host, options)
+    if "G" in _short_flags(options):  # `ssh -G host`: prints its settings, connects nowhere
+        pass
+    elif named is not None:  # `-o HostName=localhost`: the machine reached, whatever host is given
+        hands_off(ctx, f"{name} {_snip(named)}")
+    elif any((ssh_line(s) or ("",))[0] == "hostname" for s in settings):  # `-o HostName=x.example`: no alias
         ctx.add(M, "{name}: runs on another machine", name=name)
-    elif i < len(args) and (aliased := _aliased_in(ctx, files, args[i])) is not None:
-        hands_off(ctx, f"{name} -F {_snip(aliased.source)}")  # `Host build` / `HostName localhost` in it
+    elif (aliased := _aliased_in(ctx, files, host)) is not None:  # `Host build` / `HostName localhost` in it
+        hands_off(ctx, f"{name} -F {_snip(aliased.value or aliased.source)}")  # (host-less: another client's)
     elif i < len(args) and (local_host(args[i]) or args[i].value is None):
         hands_off(ctx, f"{name} {_snip(args[i].source)}")  # this machine (or maybe), outside the command's reach
     else:
@@ -479,25 +484,44 @@ _SFTP_VALUES = _names("-B -b -c -D -F -i -J -l -o -P -R -S -s -X")
 _MOSH_VALUES = _names("--client --server --predict --family -p --port --bind-server --ssh --experimental-remote-ip")
 
 
-_HOST_NAME = re.compile(r"(?i)\s*hostname\s*(?:=|\s)\s*(\S+)")  # ssh's `HostName X`, `hostname=X`
-
-
-def _aliased_in(ctx: Analysis, files: list[_Word], host: _Word) -> _Word | None:
-    """The first of ssh's `-F` files whose settings may make `host` this machine (the default files:
-    `hosts.is_this_machine`). One that cannot be read is held by `code_file` already."""
-    for file in files if host.value is not None else ():
+def _aliased_in(ctx: Analysis, files: list[_Word], host: _Word | None) -> _Word | None:
+    """The first of ssh's `-F` files whose settings may make `host` (None: the one another client
+    adds, `rsync -e 'ssh -F cfg'`) this machine (the default files: `hosts.is_this_machine`). One
+    that cannot be read is held by `code_file` already."""
+    if host is not None and host.value is None:
+        return None  # an expansion: held as such
+    for file in files:
         value = file.value or ""
         path = script_path(ctx.cwd, ctx.home + value[1:] if value.startswith("~/") else value)
         text = None if path is None else read_small_file(path, SSH_FILE_BYTES)
-        if text is not None and aliased_here(host.value or "", text):
+        if text is not None and aliased_here(None if host is None else host.value, text):
             return file
     return None
 
 
-def _host_name_here(settings: list[str]) -> str | None:
-    """The setting among ssh's `-o` ones (or sshfs's, passed on) that names this machine as the one
-    reached: `HostName=localhost` makes `ssh build.example` reach it."""
-    return next((s for s in settings if (m := _HOST_NAME.match(s)) and is_this_machine(m[1])), None)
+def _reached_here(ctx: Analysis, settings: list[str], host: _Word | None, options: list[_Word]) -> str | None:
+    """What among ssh's `-o` settings (or sshfs's, passed on) and `-S` makes the machine reached
+    this one: `HostName=localhost` (whatever host is given, `%h` read as ssh does), a ProxyCommand
+    whose connection goes to it (`nc 127.0.0.1 22`), a master connection's socket that is not the
+    host's own (`-S ~/.ssh/cm-localhost`: any host then reuses that one; a path with `%h` or `%C`
+    is each host's)."""
+    given = None if host is None else host.value or "*"
+    for setting in settings:
+        key, rest = ssh_line(setting) or ("", "")
+        if key == "hostname" and host_name_here(rest, given):
+            return f"-o {setting}"
+        if key == "proxycommand" and command_reaches_here(rest, given):
+            return f"-o {setting}"
+        if key == "controlpath" and _shared_socket(rest):
+            return f"-o {setting}"
+    sockets = [w for _option, w in option_values(options, ["-S"], _SSH_TAKES)]
+    return next((f"-S {w.source}" for w in sockets if w.value is None or _shared_socket(w.value)), None)
+
+
+def _shared_socket(path: str) -> bool:
+    """A ControlPath that one connection's master answers for any host (no `%h`, `%C`, `%n`, `%k`)."""
+    path = path.strip().strip('"')
+    return path.casefold() != "none" and not re.search(r"%[hCnk]", path)
 
 
 def cmd_scp(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -509,19 +533,28 @@ def cmd_scp(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         command = re.search(r"(?:^|,)ssh_command=(.*)", text)
         if command is not None:
             ctx.sub_script(command[1], f"{name} -o ssh_command")
-    named = _host_name_here(settings)
+    operands = _operands(args, _SSHFS_VALUES if name == "sshfs" else _SCP_VALUES)
+    files = [f for _o, f in option_values(args, ["-F"], "cDFiJlPSXop") if f.value != "none"]
+    hosts = [_Word(h, h, h) for w in operands if (h := remote_host(w)) is not None]
+    named = _reached_here(ctx, settings, hosts[0] if hosts else None, [])
+    aliased = next((f for h in hosts if (f := _aliased_in(ctx, files, h)) is not None), None)
     if named is not None:
-        hands_off(ctx, f"{name} -o {_snip(named)}")
+        hands_off(ctx, f"{name} {_snip(named)}")
+    elif aliased is not None:
+        hands_off(ctx, f"{name} -F {_snip(aliased.value or aliased.source)}")
     else:
-        hands_off_remote(ctx, name, _operands(args, _SSHFS_VALUES if name == "sshfs" else _SCP_VALUES))
+        hands_off_remote(ctx, name, operands)
     ctx.as_unknown_program(name, args, depth)
 
 
 def cmd_sftp(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """`sftp [user@]host[:path]`: ssh starts sftp-server there (`-D PROGRAM` is a server run here instead)."""
     options, i = _split_options(args, _SFTP_VALUES, clusters=True)
+    files = [f for _o, f in option_values(options, ["-F"], "BbcDFiJloPRSsX") if f.value != "none"]
     if i < len(args) and not option_values(options, ["-D"], "BbcDFiJloPRSsX") and word_names_this_machine(args[i]):
         hands_off(ctx, f"{name} {_snip(args[i].source)}")
+    elif i < len(args) and (aliased := _aliased_in(ctx, files, args[i])) is not None:
+        hands_off(ctx, f"{name} -F {_snip(aliased.value or aliased.source)}")
     ctx.as_unknown_program(name, args, depth)
 
 
