@@ -304,6 +304,22 @@ def ssh_host_matches(host: str, patterns: list[str]) -> bool:
     return matched
 
 
+@functools.lru_cache(maxsize=8)  # the user's and the system's files and a few included
+def _choosing_lines(text: str) -> tuple[tuple[str, list[str] | None, str], ...]:
+    """The lines of a configuration that choose the machine, split once (a file of 2,000 hosts is
+    read for every host of a command): keyword, values (None: ssh refuses the line), the rest."""
+    lines = []
+    for line in text.split("\n"):  # ssh's lines end at a newline only (not at \r, \f or U+2028)
+        keyword = ssh_line(line)
+        if keyword is not None and keyword[0] in _SSH_CHOOSES:
+            try:
+                values: list[str] | None = ssh_values(keyword[1])
+            except ValueError:
+                values = None
+            lines.append((keyword[0], values, keyword[1]))
+    return tuple(lines)
+
+
 def _included(pattern: str, folder: str, budget: int) -> list[str] | None:
     """The files an `Include` names, in ssh's order, at most `budget` + 1 of them; None for a
     pattern with wildcards in more than one of its folders (`/proc/*/root/proc/*/x`: not walked)."""
@@ -328,14 +344,10 @@ def ssh_host_names(host: str | None, text: str, folder: str, read: Callable[[str
 
     def walk(text: str, applies: bool | None, depth: int) -> bool:  # True: a HostName surely applies
         state = applies  # True: the block applies; None: it may (a Match, or any host); False: it does not
-        for line in text.split("\n"):  # ssh's lines end at a newline only (not at \r, \f or U+2028)
-            keyword = ssh_line(line)
-            if keyword is None or keyword[0] not in _SSH_CHOOSES or (state is False and keyword[0] not in _BLOCKS):
+        for key, values, rest in _choosing_lines(text):
+            if state is False and key not in _BLOCKS:
                 continue
-            key, rest = keyword
-            try:
-                values = ssh_values(rest)
-            except ValueError:  # an unclosed quote: ssh refuses the file
+            if values is None:  # an unclosed quote: ssh refuses the file
                 found.append("*")
                 return True
             if key == "host":
