@@ -25,9 +25,10 @@ import pytest
 
 from app.core.authority.hub import WRITE_BUSY_TIMEOUT_S, Hub
 from app.core.channel.transport import Listener, address_for
+from app.core.commands.admission import CommandHeld
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.request import CommandRefused, ExecuteRequest
-from app.core.commands.service import CommandHeld, CommandService
+from app.core.commands.service import CommandService
 from app.core.commands.tray_link import NO_ANSWER, TrayLink
 from app.core.journal.store import Journal, Status
 from app.core.messages import (

@@ -1,13 +1,15 @@
 """A `serve` whose tray runs its commands loads and says only what such a server needs (issue 21's
-idle memory target): no classifier or tree-sitter warmed, no word about a bash it will not use.
+idle memory target): no classifier or tree-sitter warmed, no admission, pins or session shell, no
+word about a bash it will not use.
 
-Real `serve` and tray processes: what a process loads (its /proc maps, a fresh interpreter's
-modules) and what it writes to its stderr; one tray and one bound server show all a bound server
-leaves out. The headless server that does speak of a missing bash, beside the tray-bound one that
-does not, runs in this process (tests/in_process_server.py)."""
+Real `serve` and tray processes: what a process loads (its /proc maps, the modules it held as it
+exited, a fresh interpreter's modules) and what it writes to its stderr; one tray and one bound
+server show all a bound server leaves out. The headless server that does speak of a missing bash,
+beside the tray-bound one that does not, runs in this process (tests/in_process_server.py)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -41,6 +43,25 @@ def until_tree_sitter(pid: int, seconds: float) -> bool:
     return False
 
 
+# Put first on a `serve`'s PYTHONPATH, it writes the names of the modules the server held as it exits.
+MODULES_AT_EXIT = """import atexit, os, sys
+def _write():
+    with open(os.environ["COWORK_TEST_MODULES_AT_EXIT"], "w", encoding="utf-8") as out:
+        out.write("\\n".join(sorted(sys.modules)))
+atexit.register(_write)
+"""
+
+
+def writing_modules_at_exit(folder: Path) -> tuple[dict[str, str], Path]:
+    """The environment of a `serve` that writes its modules as it exits (MODULES_AT_EXIT), and where."""
+    site = folder / "site"
+    site.mkdir(parents=True)
+    (site / "sitecustomize.py").write_text(MODULES_AT_EXIT, encoding="utf-8")
+    written = folder / "modules"
+    search = os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))
+    return {"PYTHONPATH": search, "COWORK_TEST_MODULES_AT_EXIT": str(written)}, written
+
+
 def stop(server: RawServer) -> str:
     assert server.process.stdin is not None
     server.process.stdin.close()
@@ -55,12 +76,14 @@ def test_only_a_server_no_tray_runs_commands_for_decides_and_runs_them_itself() 
 
 @pytest.mark.anyio
 async def test_a_tray_bound_server_runs_its_commands_in_the_tray_loads_no_tree_sitter_and_says_nothing_of_bash(
-    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """One tray-bound server, its bash missing, against a headless one: the first has its command run
-    by the tray's bash, warms nothing up and says nothing of the bash; the other does both."""
+    by the tray's bash, warms nothing up, loads none of what the tray runs commands with and says
+    nothing of the bash; the other does both."""
+    noting, noted = writing_modules_at_exit(tmp_path / "bound")
     with running_tray(home):
-        bound = RawServer(home, env=MISSING_BASH)  # not headless: bound to the tray
+        bound = RawServer(home, env={**MISSING_BASH, **noting})  # not headless: bound to the tray
         try:
             bound.initialize()
             said = bound.call("execute_command", '{"command": "echo ran-in-the-tray"}')
@@ -71,6 +94,9 @@ async def test_a_tray_bound_server_runs_its_commands_in_the_tray_loads_no_tree_s
         finally:
             bound.close()
     assert "/nowhere/bash" not in stderr, stderr
+    held = set(noted.read_text(encoding="utf-8").split())
+    assert "app.server.host_side" in held  # its host side was open: the list is the server's whole life
+    assert sorted(held.intersection(TRAY_RUNS_THEM)) == []
 
     alone = RawServer(home, "--headless")
     try:
@@ -104,10 +130,21 @@ RUNNING_MODULES = (
     "ctypes",
     "difflib",  # for a misspelt argument's "did you mean"
 )
+# And what decides and holds its commands: a tray-bound server's tray does (0.6 MB more, 2026-12-05).
+TRAY_RUNS_THEM = (
+    *RUNNING_MODULES,
+    "tree_sitter",
+    "app.core.classifier.analyzer",
+    "app.core.classifier.tables",  # through the pins
+    "app.core.commands.pins",
+    "app.core.commands.admission",
+    "app.core.commands.session_shell",
+    "app.core.system_programs",
+)
 
 
 def test_what_every_server_loads_leaves_the_executor_the_container_and_ctypes_unloaded() -> None:
     serving = "app.cli.main, app.server.mcp_server, app.server.host_side, app.server.tools, app.server.job_tools"
-    code = f"import sys, {serving}; print(' '.join(m for m in {RUNNING_MODULES!r} if m in sys.modules))"
+    code = f"import sys, {serving}; print(' '.join(m for m in {TRAY_RUNS_THEM!r} if m in sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert loaded == []

@@ -56,10 +56,14 @@ def say(message: object) -> None:
 
 def load_for_commands(home: str, protected: Sequence[str]) -> None:
     """What the first command would load cold: the classifier and tree-sitter (the expressions for
-    `home` and the protected paths compiled too) and the executor's modules, with the container's."""
+    `home` and the protected paths compiled too), admission with the pins of a held command, the
+    session's shell, and the executor's modules, with the container's."""
     from app.core import classifier
 
     classifier.warm_up(cwd=home, protected_paths=protected)
+    # Loaded where used (CommandService.holds and .shell, admission's pins): not by a tray-bound server.
+    for name in ("admission", "pins", "session_shell"):
+        importlib.import_module(f"app.core.commands.{name}")
     importlib.import_module("app.core.execution.executor")
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
@@ -17,7 +17,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from app.core.commands.request import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
-from app.core.commands.service import CommandService, SessionOutcome
+from app.core.commands.service import CommandService
 from app.core.errors import CoworkError
 from app.core.execution.output import OutputBudget
 from app.core.execution.run_result import ExecutionResult
@@ -29,6 +29,9 @@ from app.server.job_tools import (
     register_job_tools,
 )
 from app.server.progress import with_progress
+
+if TYPE_CHECKING:  # a type only: the session's module loads with its first command
+    from app.core.commands.session_shell import SessionOutcome
 
 OUTPUT_FILE_SENTENCE = (
     "When anything is left out, `outputFile` names a file with the whole output: read it with "
@@ -215,7 +218,7 @@ def register_tools(
         service = service_of()
         with refusals_as_errors():
             outcome = await with_progress(ctx, lambda hook: service.confirm(confirmation_id, on_output=hook))
-        result = session_result(outcome) if isinstance(outcome, SessionOutcome) else command_result(outcome)
+        result = command_result(outcome) if isinstance(outcome, ExecutionResult) else session_result(outcome)
         return reply(result, wrapped=True)
 
     @server.tool(

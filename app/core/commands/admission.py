@@ -19,7 +19,6 @@ from app.core.channel.protocol import Pin, command_digest
 from app.core.classifier import Classification, Tier, classify
 from app.core.commands.authority import NotRecorded, ServerAuthority
 from app.core.commands.cancellation import why_cancelled
-from app.core.commands.pins import PICKS_FOLDERS, changed_since, picks_programs, pin_command
 from app.core.commands.request import (
     CODE_IN_ENVIRONMENT,
     CommandRefused,
@@ -168,6 +167,8 @@ LASTS_IN_SESSION = re.compile(
 
 
 def _lasting(name: str) -> bool:
+    from app.core.commands.pins import PICKS_FOLDERS  # see Holds.admit
+
     return name in _LASTING or bool(CODE_IN_ENVIRONMENT.match(name)) or bool(PICKS_FOLDERS.match(name))
 
 
@@ -223,6 +224,10 @@ class Holds:
         if not proven_read_only:  # where no container runs, a second reading: on a thread as the first
             long = len(valid.command) > CLASSIFY_ON_A_THREAD_CHARS
             asks = await service.runs.unprotected_asks(valid.command, verdict, valid.cwd, on_thread=long)
+        # The pins (0.6 MB with the classifier's tables) load with a command's admission, never in a
+        # tray-bound `serve`, which admits none (issue 21's idle memory); a headless one warms them.
+        from app.core.commands.pins import picks_programs, pin_command
+
         if not proven_read_only and any(picks_programs(key, value) for key, value in valid.env.items()):
             asks = (*asks, ENV_CHOSEN_PLAIN)  # the prompt shows their values (red team, 2026-12-04)
         if tool == SESSION_TOOL and lasts_in_session(valid.command, verdict):
@@ -411,6 +416,8 @@ class Holds:
             self._close(confirmation_id, command_id, OTHER_COMMAND_REASON)
             raise CommandRefused("The approval did not match this command, so it was not run. Run it again.")
         if hold.pin is not None:  # the folder, scripts and environment the user was asked about
+            from app.core.commands.pins import changed_since  # see admit
+
             changed = await anyio.to_thread.run_sync(changed_since, hold.pin, valid.env)
             if changed is not None:
                 log.warning("held command %s not run: %s", command_id, changed)

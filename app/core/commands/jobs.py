@@ -21,12 +21,11 @@ from collections.abc import Callable, Coroutine, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, BinaryIO, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, Generic, Protocol, TypeVar
 
 import anyio
 
 from app.core import liveness
-from app.core.commands.admission import Admitted, Runner
 from app.core.commands.cancellation import explain_with
 from app.core.commands.request import ClientInfo, CommandRefused, ExecuteRequest, ValidRequest
 from app.core.errors import CoworkError
@@ -51,6 +50,9 @@ from app.core.messages import (
     WITHDRAWN_MESSAGE,
     WITHDRAWN_REASON,
 )
+
+if TYPE_CHECKING:  # types only: admission loads with a server's first command (service.holds)
+    from app.core.commands.admission import Admitted, Runner
 
 log = logging.getLogger(__name__)
 

@@ -16,17 +16,15 @@ import logging
 import os
 from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
 
-from app.core.commands.admission import Admitted, CommandHeld, Hold, Holds, Runner
 from app.core.commands.authority import NotRecorded, ServerAuthority
 from app.core.commands.jobs import Jobs
 from app.core.commands.request import ClientInfo, CommandRefused, ExecuteRequest, ValidRequest
 from app.core.commands.running import Runs, outcome_of, protection_note
-from app.core.commands.session_shell import STARTING_MESSAGE, SessionOutcome, SessionShell
 from app.core.errors import CoworkError
 from app.core.execution import read_only
 from app.core.execution.output import OutputHook
@@ -35,16 +33,11 @@ from app.core.journal.store import Journal, Status, bounded, storable
 from app.core.messages import CANCEL_REASON, WITHDRAWN_REASON
 from app.core.paths import AppPaths, protected_paths
 
-__all__ = [
-    "Admitted",
-    "ClientInfo",
-    "CommandHeld",
-    "CommandService",
-    "Hold",
-    "SessionOutcome",
-    "outcome_of",
-    "protection_note",
-]
+if TYPE_CHECKING:  # made at a server's first command (CommandService.holds, .shell)
+    from app.core.commands.admission import Admitted, Hold, Holds, Runner
+    from app.core.commands.session_shell import SessionOutcome, SessionShell
+
+__all__ = ["ClientInfo", "CommandService", "outcome_of", "protection_note"]
 
 log = logging.getLogger(__name__)
 
@@ -83,19 +76,38 @@ class CommandService:
         self.background: anyio.abc.TaskGroup | None = None
         self.pulse = anyio.Event()  # set and replaced whenever the tray pushes something
         self._serving = anyio.Event()  # run_background has started: jobs can run
-        self.holds = Holds(self)
         self.runs = Runs(self)
-        self.shell = SessionShell(self)
         self.jobs: Jobs[CommandService] = Jobs(self)  # every execute_command is a job (issue 22)
+        self._holds: Holds | None = None
+        self._shell: SessionShell | None = None
+
+    # Admission and the session's shell (0.2 MB of modules) are made at the first command that needs
+    # them: a tray-bound server's tray admits and runs its commands (issue 21's idle memory).
+
+    @property
+    def holds(self) -> Holds:
+        if self._holds is None:
+            from app.core.commands.admission import Holds
+
+            self._holds = Holds(self)
+        return self._holds
+
+    @property
+    def shell(self) -> SessionShell:
+        if self._shell is None:
+            from app.core.commands.session_shell import SessionShell
+
+            self._shell = SessionShell(self)
+        return self._shell
 
     def session_alive(self) -> bool:
-        return self.shell.alive()
+        return self._shell is not None and self._shell.alive()
 
     def end_session(self) -> None:
         """End the session's shell (a pause): what it left running goes with it; the next
         terminal_run starts a new one, and the model is told so."""
-        if self.background is not None:
-            self.background.start_soon(self.shell.close)
+        if self.background is not None and self._shell is not None:
+            self.background.start_soon(self._shell.close)
 
     def pushed(self) -> None:
         """The tray pushed a change (pause, Stop, a decision, or it went away): act on it now.
@@ -262,6 +274,8 @@ class CommandService:
     def spawn(self, work: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:
         """Run `work` for as long as the server lives (a job that outlives its call)."""
         if self.background is None:
+            from app.core.commands.session_shell import STARTING_MESSAGE
+
             raise CommandRefused(STARTING_MESSAGE)
         self.background.start_soon(work, *args)
 
@@ -273,5 +287,6 @@ class CommandService:
                 self._serving.set()
                 await self.runs.watch()
         finally:
-            with anyio.CancelScope(shield=True):
-                await self.shell.close()
+            if self._shell is not None:  # none was made: nothing to close
+                with anyio.CancelScope(shield=True):
+                    await self._shell.close()

@@ -34,7 +34,6 @@ from typing import Protocol
 from app.core import liveness
 from app.core.execution import process_marks
 from app.core.paths import AppPaths
-from app.core.system_programs import system_program
 
 log = logging.getLogger(__name__)
 
@@ -191,6 +190,8 @@ def _tell(line: str) -> None:
 
 def _start_watcher(told: bytes) -> int | None:
     """Start the watcher and tell it `told`; the write end of its pipe, or None when it cannot start."""
+    from app.core.system_programs import system_program  # only a server that runs commands starts one
+
     bash = system_program("bash", os.environ) or "/bin/bash"
     read_end, write_end = os.pipe()  # close-on-exec: no command inherits the write end
     try:
