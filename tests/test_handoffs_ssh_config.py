@@ -367,3 +367,19 @@ def test_a_quoted_keyword_in_an_ssh_file_is_read_as_ssh_reads_it(user_home: Path
     (project / "cfg").write_text('"ProxyCommand" rm -rf ~/notes\n')
     result = classify("ssh -F cfg github.com id", cwd=str(project))
     assert result.tier is Tier.DESTRUCTIVE and "rm -r: recursive removal" in result.reasons, result
+
+
+def test_writing_a_file_the_users_ssh_config_includes_from_elsewhere_is_held(user_home: Path) -> None:
+    """Colima and OrbStack add `Include ~/.colima/ssh_config` to ~/.ssh/config: a `Host` written
+    there and used in the same line reached this machine unasked."""
+    (user_home / ".colima").mkdir()
+    (user_home / ".ssh" / "config").write_text("Include ~/.colima/ssh_config\nInclude conf.d/*.conf\n" + ALIASES)
+    project = str(user_home / "project")
+    for command in (
+        "printf 'Host x\\n HostName localhost\\n' >> ~/.colima/ssh_config; ssh x id",
+        "echo 'Host *' > ~/.ssh/conf.d/a.conf",
+    ):
+        result = classify(command, cwd=project)
+        assert result.tier is Tier.DESTRUCTIVE, result
+        assert "ssh reads it to run programs or to let others log in" in result.reasons[0], result
+    assert classify("echo x > ~/.colima/notes.txt", cwd=project).tier is Tier.MODERATE

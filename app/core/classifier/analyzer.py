@@ -37,6 +37,7 @@ from .findings import (
     _snip,
 )
 from .git import repository_settings
+from .hosts import ssh_included
 from .options import _command_name, _operands, _short_flags
 from .parser import _parser
 from .project_settings import RUSTUP_PROXIES
@@ -150,8 +151,13 @@ def _ssh_pattern(pattern: str, glob: bool) -> bool:
 
 
 def _ssh_file(real: str, home: str) -> bool:
-    """Whether a file's real path is one of `_SSH_RUNS_FROM` (`ln -s ~/.ssh/config cfg; echo x >> cfg`)."""
-    return real.startswith("/") and bool(_SSH_RUNS_FROM.search(real.removeprefix(os.path.realpath(home))))
+    """Whether a file's real path is one of `_SSH_RUNS_FROM` (`ln -s ~/.ssh/config cfg; echo x >> cfg`),
+    or one the user's ssh configuration includes from elsewhere (`~/.colima/ssh_config`)."""
+    if not real.startswith("/"):
+        return False
+    if _SSH_RUNS_FROM.search(real.removeprefix(os.path.realpath(home))):
+        return True
+    return any(fnmatch.fnmatchcase(real, os.path.realpath(p) if "*" not in p else p) for p in ssh_included())
 
 
 def _runs_here(args: list[_Word], k: int) -> bool:

@@ -436,3 +436,22 @@ def host_name_here(value: str, host: str | None) -> bool:
         return True  # ssh refuses it; the safe side
     name = (words or [""])[0].replace("%h", "*" if host is None else plain_host(host)).replace("%%", "%")
     return "*" in name or _named_here(name)
+
+
+def ssh_included(files: list[str] | None = None) -> list[str]:
+    """The files (as glob patterns) the user's ssh configuration includes from anywhere
+    (`Include ~/.colima/ssh_config`, OrbStack's, `config.d/*`), followed through what they include:
+    a file written there is read by the next ssh as ~/.ssh/config is."""
+    found: list[str] = []
+    todo = [path for path in files or ssh_config_files(sys.platform, os.environ, _homes())[:-1]]
+    while todo and len(found) < SSH_FILES_READ:
+        path = todo.pop(0)
+        text = _read_ssh_file(path)
+        for key, values, _rest in _choosing_lines(text) if text is not None else ():
+            for pattern in values or [] if key == "include" else []:
+                expanded = os.path.expanduser(pattern)
+                absolute = expanded if os.path.isabs(expanded) else os.path.join(os.path.dirname(path), expanded)
+                if absolute not in found:
+                    found.append(absolute)
+                    todo += (_included(pattern, os.path.dirname(path), SSH_FILES_READ) or [])[:SSH_FILES_READ]
+    return found
