@@ -23,6 +23,7 @@ import pytest
 from mcp import Client
 from mcp_types import Implementation
 
+from app.core.commands.jobs import MAX_LIVE_JOBS
 from app.core.commands.patience import (
     CLAUDE_CODE_PATIENCE_S,
     COWORK_PATIENCE_S,
@@ -305,3 +306,28 @@ async def test_a_cancelled_command_wait_leaves_the_job_running_but_a_cancelled_c
     assert done["exitCode"] == 0 and done["stdout"] == "done\n", "the wait was cancelled, not the job"
     [row] = rows(paths)
     assert row.status is Status.FINISHED
+
+
+async def test_a_server_runs_at_most_so_many_jobs_at_once_and_tells_the_model_what_to_do(
+    home: Path, paths: AppPaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model in a loop of `background: true` (a red team started 180) filled the tray with
+    containers until it ran out of open files: past MAX_LIVE_JOBS, a call is refused in words, and a
+    job that ends (or is stopped) makes room."""
+    marker = f"53{os.getpid() % 1000}.5"
+    async with named_here(home, COWORK, monkeypatch) as client:
+        jobs = [
+            await call(client, "execute_command", {"command": f"sleep {marker}", "background": True})
+            for _ in range(MAX_LIVE_JOBS)
+        ]
+        assert all(job["status"] == "running" for job in jobs), jobs
+        refused = await call(client, "execute_command", {"command": "echo one more"})
+        assert f"{MAX_LIVE_JOBS} commands this server started are still running or waiting" in refused["error"]
+        assert "command_wait" in refused["error"] and "command_stop" in refused["error"], refused
+        await call(client, "command_stop", {"jobId": jobs[0]["jobId"]})
+        room = await call(client, "execute_command", {"command": "echo one more"})
+        for job in jobs[1:]:
+            await call(client, "command_stop", {"jobId": job["jobId"]})
+    assert room["status"] == "finished" and room["stdout"] == "one more\n", room
+    assert live_processes(marker) == []
+    assert not any(row.command == "echo one more" and row.status is not Status.FINISHED for row in rows(paths))

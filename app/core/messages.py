@@ -47,6 +47,12 @@ ALREADY_WAITING_MESSAGE = (
     "terminal_confirm); that call runs it once, if allowed, and returns the result. Do not confirm it again: "
     "follow a job with command_wait."
 )
+# A model in a loop of `background: true` (a red team started 180 jobs; the tray then ran out of open files)
+TOO_MANY_JOBS_MESSAGE = (
+    "{count} commands this server started are still running or waiting, the most it runs at once. It did not "
+    "run. Wait for one to end (command_wait) or stop one you no longer need (command_stop; command_list shows "
+    "them), then run this command again."
+)
 CANCELLED_HOLD_MESSAGE = "The call was cancelled before the command ran, so it was withdrawn; it did not run."
 APP_GONE_HOLD_REASON = "the Cowork Terminal app stopped before the user answered"
 PAUSED_HOLD_REASON = "host access was paused before the user answered"

@@ -47,6 +47,7 @@ from app.core.messages import (
     CANCEL_REASON,
     CANCELLED_HOLD_MESSAGE,
     MODEL_STOP_REASON,
+    TOO_MANY_JOBS_MESSAGE,
     WITHDRAWN_MESSAGE,
     WITHDRAWN_REASON,
 )
@@ -99,6 +100,9 @@ ServiceT = TypeVar("ServiceT", bound=JobsService)  # the server reads its own se
 
 READ_ONLY_TOOL = "execute_read_only_command"
 KEEP_ENDED_JOBS = 20  # ended jobs this server remembers for command_wait and command_list
+# Jobs one server may have running (or held) at once: an agent's dev server, watchers and builds fit;
+# a loop of `background: true` does not fill the tray with containers (each holds descriptors, memory)
+MAX_LIVE_JOBS = 32
 FOLLOW_POLL_S = 0.25  # how often a job of another server is looked up in the journal
 STOP_SETTLE_S = 5.0  # command_stop waits this long at most for the job to end
 DEAD_SERVERS_EVERY_S = 1.0  # another server's running job makes this server probe the servers' locks this often at most
@@ -185,6 +189,9 @@ class Jobs(Generic[ServiceT]):
         service = self.service
         if not service.serving:
             raise CommandRefused("The server is still starting; try again in a moment.")
+        live = sum(not job.done.is_set() for job in self._jobs.values())
+        if live >= MAX_LIVE_JOBS:
+            raise CommandRefused(TOO_MANY_JOBS_MESSAGE.format(count=live))
         if tool == READ_ONLY_TOOL:
             proven = service.read_only_containment() is Containment.CLASSIFIER
             admitted = await service.admit(request, tool, service.run_read_only, proven_read_only=proven)
