@@ -208,7 +208,7 @@ def _submodules_run(git: str, common: str, seen: list[str], work_tree: str = "")
 def _work_tree(git: str, common: str) -> str:
     """The top of the work tree of the repository `git` (a submodule's names it: core.worktree)."""
     config = _read(os.path.join(common, "config")) or ""
-    named = re.findall(r"^\s*worktree\s*=\s*(.*?)\s*$", config, re.M | re.I)
+    named = re.findall(r"^[^\S\n]*worktree[^\S\n]*=[^\S\n]*(.*?)[^\S\n]*$", config, re.M | re.I)
     if named:
         return os.path.normpath(os.path.join(git, named[-1].strip('"')))
     pointer = _read(os.path.join(git, "gitdir"))  # a linked worktree's: its .git file

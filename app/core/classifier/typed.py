@@ -79,6 +79,6 @@ def judge_typed(ctx: Analysis, text: str, program: str | None, language: str | N
                 ctx.sub_script(stripped[1:], "an IPython ! line")
             elif stripped.startswith("%"):
                 ctx.add(D, "cannot tell what runs: an IPython magic command ({line})", line=_snip(stripped))
-        inline_code(ctx, "python", re.sub(r"(?m)^\s*[!%].*$", "", text))
+        inline_code(ctx, "python", re.sub(r"(?m)^[^\S\n]*[!%].*$", "", text))
     else:
         inline_code(ctx, language, text)
