@@ -7,24 +7,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-
-def _classified(command: str, cwd: Path) -> str:
-    code = f"from app.core.classifier import classify; print(classify({command!r}, cwd={str(cwd)!r}).tier.name)"
-    done = subprocess.run(  # noqa: S603 (this interpreter, our own code)
-        [sys.executable, "-c", code],
-        cwd=Path(__file__).resolve().parents[1],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
+from tests.handoff_checks import tier_apart
 
 
 @pytest.mark.parametrize(
@@ -46,4 +33,4 @@ def test_a_fifo_for_a_settings_file_is_answered_without_waiting(tmp_path: Path, 
     path = tmp_path / fifo
     path.unlink(missing_ok=True)
     os.mkfifo(path)
-    assert _classified(command, tmp_path) in ("SAFE", "MODERATE", "DESTRUCTIVE")
+    assert tier_apart(command, tmp_path) in ("SAFE", "MODERATE", "DESTRUCTIVE")

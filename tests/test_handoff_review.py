@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from app.core.classifier import Danger, Tier, classify, names_protected, tables
-from tests.handoff_checks import held_outside
+from tests.handoff_checks import held_outside, tier_apart
 
 CRASHED = "cannot tell what runs: the classifier failed on this command"
 
@@ -177,17 +175,7 @@ def test_a_hand_off_behind_a_program_no_rule_knows_is_held(project: Path, comman
 def test_a_fifo_named_as_a_settings_file_is_not_read(project: Path, command: str) -> None:
     """Read, it would wait for a writer forever: the classifier (a process of its own here) must answer."""
     os.mkfifo(project / "fifo")
-    code = f"from app.core.classifier import classify; print(classify({command!r}, cwd={str(project)!r}).tier.name)"
-    done = subprocess.run(  # noqa: S603 (this interpreter, our own code)
-        [sys.executable, "-c", code],
-        cwd=Path(__file__).resolve().parents[1],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() in ("MODERATE", "DESTRUCTIVE"), done.stdout
+    assert tier_apart(command, project) in ("MODERATE", "DESTRUCTIVE")
 
 
 def test_kubeconfigs_read_count_with_the_scripts(project: Path) -> None:
