@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from app.core.classifier import Tier, classify, hosts
-from app.core.classifier.wrappers import curl_config_files
 from app.core.i18n import load_translation
 from tests.handoff_checks import held_outside
 from tests.stand_in_program import runs_then_refuses, stand_in
@@ -167,18 +166,6 @@ def test_a_person_reads_why_in_their_language(language: str) -> None:
     template = "Changes {source}, which ssh reads to run programs or let others log in"
     said = load_translation(language).gettext(template)
     assert said != template and "{source}" in said
-
-
-@pytest.mark.parametrize(
-    ("platform", "environ", "files"),
-    [
-        ("linux", {}, ["/home/ana/.curlrc"]),
-        ("linux", {"CURL_HOME": "/c", "XDG_CONFIG_HOME": "/x/"}, ["/c/.curlrc", "/x/.curlrc", "/home/ana/.curlrc"]),
-        ("win32", {"APPDATA": "C:\\A"}, ["/home/ana/.curlrc", "/home/ana/_curlrc", "C:\\A/.curlrc", "C:\\A/_curlrc"]),
-    ],
-)
-def test_the_config_files_curl_reads(platform: str, environ: dict[str, str], files: list[str]) -> None:
-    assert curl_config_files(platform, environ, "/home/ana") == files
 
 
 def test_a_socket_named_in_a_curl_config_file_is_held(user_home: Path) -> None:

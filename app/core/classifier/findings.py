@@ -280,6 +280,7 @@ class _Report:
         self.landed: set[str] = set()  # folders of `written` whose files land there by name (note_landed)
         self.surely_written: set[str] = set()  # patterns of files it writes for sure (a redirection, cp's target)
         self.aliases: dict[str, str] = {}  # alias name -> value, as the command defines them (shells.cmd_alias)
+        self.variables: set[str] = set()  # the variables it sets, so far (`*`: one whose name is only known then)
         self.expanding: set[str] = set()  # aliases being judged as their value (bash expands each once)
         # Where project settings are read (project_settings.judge, once the whole command is read):
         self.places: dict[str, None] = {}  # every folder its shell may be in: the one given, each `cd`'s

@@ -498,6 +498,7 @@ def variable_set(ctx: Analysis, name: str, value: _Word, *, lasting: bool = True
     `GIT_SSH=./x`: both ran `rm` judged moderate, 2026-12-04); git's configuration cannot be told;
     the others change how later commands run (`lasting`), or, before a command, that command's."""
     base = name.split("[")[0]
+    ctx.report.variables.add(base)
     ctx.report.cdpath = ctx.report.cdpath or base == "CDPATH"  # `export CD''PATH=...`: `cd NAME` may lead elsewhere
     if base == "SHELLOPTS" and (value.literal is None or "keyword" in value.literal):
         ctx.report.keyword_mode()  # `env SHELLOPTS=keyword bash -c CODE`: the bash it starts is in keyword mode
@@ -539,6 +540,7 @@ def sets_any_variable(ctx: Analysis, source: str, value: str | None) -> None:
     `printf -v "$v" ...`): it may be PATH, LD_PRELOAD or BASH_ENV, so it is judged as setting one
     (a review, 2026-12-05: `v=PA; v+=TH; declare "$v=/tmp"` was safe). `value`: what it is set to,
     None when that is only known when it runs too."""
+    ctx.report.variables.add("*")
     if value is None:
         ctx.add(D, "cannot tell what runs: {source} may set any variable, to a value only known when it runs",
                 source=_snip(source))  # fmt: skip

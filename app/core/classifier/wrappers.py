@@ -819,75 +819,236 @@ def cmd_curl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
     """curl's `--unix-socket PATH` and `--abstract-unix-socket NAME` send its request to a daemon on
     this machine, given on the command line or in a file of options it reads (`-K FILE`, ~/.curlrc);
     otherwise curl is judged as a program no rule knows, as before it had a rule."""
-    for option, socket in option_values(args, ["--unix-socket", "--abstract-unix-socket"], ""):
+    options = _curl_words(args)
+    for option, socket in option_values(options, ["--unix-socket", "--abstract-unix-socket"], ""):
         if option == "--abstract-unix-socket" or not in_folder(ctx, socket):
             hands_off(ctx, f"{name} {option} {_snip(socket.source)}")
             break
     else:
-        _curl_config_sockets(ctx, name, args)
+        _curl_config_sockets(ctx, name, options)
     cmd_ssh_remotes(ctx, name, args, stdin, bulk, depth)  # `curl sftp://localhost/x`: sftp-server there
     ctx.as_unknown_program(name, args, depth)  # after: the words it is given are noted as written
 
 
-# A line of a curl config file (`-K FILE`, ~/.curlrc) that names a socket or another such file:
-# `unix-socket = "/run/docker.sock"`, `--unix-socket /x`, `config: more.txt`, `-K more.txt`
-_CURL_LINE = re.compile(
-    r"^[ \t]*(?:--)?(unix-socket|abstract-unix-socket|config|-K)(?:[ \t]*[=:][ \t]*|[ \t]+)(\S.*?)[ \t]*$", re.M
-)
-_CURL_VALUES = "AbcCdeEFHKmoPQrtTuUwxXyYz"  # curl's short options that take a value
+# The long options read here. curl takes a long option in any case and by any prefix that is not
+# ambiguous (`--UNIX-S`, `conf`), in a file or on the command line; a prefix of two letters or more
+# counts here (curl refuses an ambiguous one). `no-` and curl 8.3's `expand-` (its value's `{{name}}`
+# is a variable's) in front are read through (a red team, 2026-12-05: each reached a socket).
+_CURL_OPTIONS = ("unix-socket", "abstract-unix-socket", "config")
+_CURL_VALUES = "AbcCdDeEFhHKmoPQrtTuUwxXyYz"  # curl's short options that take a value
+_CURL_BLANKS = " \t\n\v\f\r"  # C's isspace(), which curl's parser takes for blanks
+_CURL_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "v": "\v"}  # in a quoted value; `\x` is x
+# The start of a line that may name one of them (only those lines are read further): the rest of a
+# file costs no more than a regular expression's scan of it
+_CURL_LINE = re.compile(r"^[ \t\v\f\r]*(?:-[^- \t\n\v\f\r]*K|(?:--)?(?:expand-)?(?:no-)?(?:un|ab|co))", re.I | re.M)
+MAX_CURL_LINES = 256  # such lines in the files one curl reads (a few in a real one); more: held (each costs a stat)
 MAX_CURL_CONFIG = 64 * 1024
-CURL_CONFIG_DEPTH = 4  # files a config file names in turn, followed this deep
+CURL_CONFIG_DEPTH = 4  # files a config file names in turn, followed this deep; deeper, held
+_MOVES_CURLRC = ("CURL_HOME", "XDG_CONFIG_HOME", "HOME", "*")  # where curl looks for its files
+
+
+def _curl_option(given: str) -> tuple[str, bool] | None:
+    """Which of `_CURL_OPTIONS` a long option's name (without its dashes) is, as curl finds it, and
+    whether it takes its value with `{{variables}}` (`expand-`); None for another option."""
+    name = given.casefold()
+    expand = name.startswith("expand-")
+    name = name.removeprefix("expand-").removeprefix("no-")
+    found = next((option for option in _CURL_OPTIONS if len(name) >= 2 and option.startswith(name)), None)
+    return None if found is None else (found, expand)
+
+
+def _curl_words(args: list[_Word]) -> list[_Word]:
+    """curl's words with the long options read here spelled in full (`--UNIX-S` as --unix-socket);
+    the value of an `--expand-` one is not known when it names a variable."""
+    words: list[_Word] = []
+    expand = False
+    for a in args:
+        if expand and "{{" in a.pattern:  # `--expand-config {{HOME}}/x`: a variable's value
+            a = _Word(None, a.source, a.pattern.replace("{{", "*"), a.glob, a.procsub)
+        v = a.value or ""
+        found = _curl_option(v[2:]) if v.startswith("--") else None
+        expand = found is not None and found[1]
+        if found is not None and "=" not in v:  # curl has no `--name=value`
+            a = _Word(f"--{found[0]}", a.source, f"--{found[0]}", a.glob, a.procsub)
+        words.append(a)
+        if a.value == "--":  # after it, words are not options
+            return words + args[len(words) :]
+    return words
 
 
 def curl_config_files(platform: str, environ: Mapping[str, str], home: str) -> list[str]:
-    """The default config files curl may read (it takes the first that exists): in $CURL_HOME,
-    $XDG_CONFIG_HOME and the home folder; on Windows `_curlrc` too, and in %APPDATA%."""
-    folders = [environ.get("CURL_HOME", ""), environ.get("XDG_CONFIG_HOME", ""), home]
-    names = [".curlrc"]
+    """Every default config file curl may read (it takes the first of them that exists): `.curlrc`
+    and `curlrc` in $CURL_HOME, $XDG_CONFIG_HOME, the home folder ($HOME, else the account's) and
+    the `.config` folder of $CURL_HOME and of the home; on Windows `_curlrc` too, in %USERPROFILE%,
+    %APPDATA% and %USERPROFILE%/Application Data. Which ones, with a dot or without, changed between
+    curl's versions (7.88 reads $XDG_CONFIG_HOME/.curlrc, later ones $XDG_CONFIG_HOME/curlrc): each
+    is read. An empty variable is skipped, as curl does."""
+    curl_home, home_variable = environ.get("CURL_HOME", ""), environ.get("HOME", "")
+    folders = [curl_home, environ.get("XDG_CONFIG_HOME", ""), home_variable, home]
+    names = [".curlrc", "curlrc"]
     if platform == "win32":
-        folders += [environ.get("USERPROFILE", ""), environ.get("APPDATA", "")]
+        profile = environ.get("USERPROFILE", "")
+        folders += [profile, environ.get("APPDATA", ""), profile and f"{profile.rstrip('/')}/Application Data"]
         names.append("_curlrc")
+    folders += [folder and f"{folder.rstrip('/')}/.config" for folder in (curl_home, home_variable, home)]
     return list(dict.fromkeys(f"{f.rstrip('/')}/{n}" for f in folders if f for n in names))
 
 
 def _curl_config_sockets(ctx: Analysis, name: str, args: list[_Word]) -> None:
     """A daemon's socket named in a file of options curl reads (a review, 2026-12-05: `echo
-    unix-socket=/run/docker.sock >> ~/.curlrc`, then `curl -d @c.json http://x/containers/create`)."""
+    unix-socket=/run/docker.sock >> ~/.curlrc`, then `curl -d @c.json http://x/containers/create`).
+    curl reads its default file unless its first word is `-q...` or `--disable` (in any case)."""
     given = [w for _option, w in option_values(args, ["-K", "--config"], _CURL_VALUES)]
-    default = (
-        [] if args and args[0].value in ("-q", "--disable") else curl_config_files(sys.platform, os.environ, ctx.home)
-    )
     for word in given:
-        if word.value in (None, "-"):  # `-K -`: its options come from standard input
-            ctx.add(
-                D, "cannot tell what runs: {name} reads its options from {value}", name=name, value=_snip(word.source)
-            )
+        if word.value is None:  # `-K "$f"`: a file known when it runs
+            _curl_cannot_tell(ctx, name, word.source)
             return
-    todo = [(script_path(ctx.cwd, w.value or "") or "", True) for w in given] + [(p, False) for p in default]
-    for path, named in todo:
-        if _curl_config_socket(ctx, name, path, named, CURL_CONFIG_DEPTH):
+    first = args[0].value if args else ""
+    default = first is None or not (first.startswith("-q") or first.casefold() == "--disable")
+    moved = _curl_places_moved(ctx) if default else None
+    if moved is not None:  # `CURL_HOME=. curl ...`: the files are not the ones this process would find
+        _curl_cannot_tell(ctx, name, moved)
+        return
+    files = curl_config_files(sys.platform, os.environ, ctx.home) if default else []
+    lines = [MAX_CURL_LINES]  # left to read, in all of them
+    for path in [w.value or "" for w in given] + files:
+        if _curl_config_socket(ctx, name, path, CURL_CONFIG_DEPTH, lines):
             return
 
 
-def _curl_config_socket(ctx: Analysis, name: str, path: str, named: bool, depth: int) -> bool:
-    """Whether a curl config file sends the request to a socket outside the project (held here)."""
-    if ctx.written_here(path):  # `echo unix-socket=... > ~/.curlrc; curl ...`: not known yet
+def _curl_places_moved(ctx: Analysis) -> str | None:
+    """A variable the command line sets that moves curl's default files (CURL_HOME, XDG_CONFIG_HOME,
+    HOME: the classifier's environment is not the command's), as `$NAME`; a name only known when it
+    runs may be any of them (`declare "$v=."`: `$*` here). None when none is set."""
+    return next((f"${name}" for name in _MOVES_CURLRC if name in ctx.report.variables), None)
+
+
+def _curl_cannot_tell(ctx: Analysis, name: str, value: str) -> None:
+    ctx.add(D, "cannot tell what runs: {name} reads its options from {value}", name=name, value=_snip(value))
+
+
+def _curl_config_socket(ctx: Analysis, name: str, given: str, depth: int, lines: list[int]) -> bool:
+    """Whether a curl config file sends the request to a socket outside the project, or what it says
+    cannot be told (held here, as either). `given`: the file as curl is given it, from the folder
+    the command runs in (a nested `config FILE` too, not from the file's folder); `depth`: how many
+    more files may be followed; `lines`: how many more lines that may name an option may be read
+    (`_curl_options`). A file that does not exist is not read (curl refuses a named one)."""
+    path = script_path(ctx.cwd, given) if given != "-" else None
+    if path is None or depth < 1:  # `-K -`: standard input; a relative name in a folder not known here
+        _curl_cannot_tell(ctx, name, given)
+        return True
+    folders = [path[:i] for i, c in enumerate(path) if c == "/" and i > 0]  # `ln -s ~/x ~/.config`
+    if any(ctx.written_here(p) for p in [path, *folders]):  # `echo unix-socket=... > ~/.curlrc; curl ...`
         ctx.add(D, "cannot tell what runs: {name} reads options from {value}, which this command writes",
                 name=name, value=_snip(path))  # fmt: skip
         return True
-    text = settings_text(ctx, path, MAX_CURL_CONFIG) if named or os.path.exists(path) else None
-    for option, value in _CURL_LINE.findall(text or ""):
-        value = value[1:-1] if len(value) > 1 and value[0] == value[-1] == '"' else value
+    text = _curl_config_text(ctx, path)
+    options = None if text is None else _curl_options(text, lines)
+    if options is None:  # `-K /dev/stdin`, a FIFO, a file too long
+        _curl_cannot_tell(ctx, name, given)
+        return True
+    for option, value, known in options:
         if option == "abstract-unix-socket" or (
-            option == "unix-socket" and not in_folder(ctx, _Word(value, value, value))
+            option == "unix-socket" and not (known and in_folder(ctx, _Word(value, value, value)))
         ):
             hands_off(ctx, f"{name} {option} {_snip(value)} ({_snip(path)})")
             return True
-        if option in ("config", "-K") and depth > 1:
-            inner = script_path(posixpath.dirname(path), value)
-            if inner is not None and _curl_config_socket(ctx, name, inner, True, depth - 1):
-                return True
+        if option == "config" and not known:
+            _curl_cannot_tell(ctx, name, value)
+            return True
+        if option == "config" and _curl_config_socket(ctx, name, value, depth - 1, lines):
+            return True
     return False
+
+
+def _curl_config_text(ctx: Analysis, path: str) -> str | None:
+    """The text of a curl config file ("" when there is none, or /dev/null); None when what curl
+    reads from it cannot be told: `/dev/stdin`, `/proc/self/fd/0` (this process's, not curl's), a
+    FIFO, a file too long or unreadable, one with a NUL (curl's line then runs on into the next)."""
+    if _through_devices(path):
+        return None
+    try:
+        if os.path.realpath(path) == "/dev/null":
+            return ""
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+    except FileNotFoundError:  # a default file curl does not find, a named one it refuses
+        return ""
+    except (OSError, ValueError):  # a loop of links, a NUL in the name
+        return None
+    text = settings_text(ctx, path, MAX_CURL_CONFIG)
+    return None if text is None or "\0" in text else text
+
+
+def _through_devices(path: str) -> bool:
+    """Whether an absolute path leads through /dev or /proc, but to /dev/null: itself or by a link
+    (`ln -s /dev/stdin k`). Its links are followed one at a time, as realpath() would go on through
+    /proc's own (`/proc/self/fd/0` is this process's standard input, not curl's)."""
+    parts, done, links = [p for p in path.split("/") if p], "", 0
+    while parts:
+        part = parts.pop(0)
+        if part in (".", ".."):
+            done = posixpath.dirname(done).rstrip("/") if part == ".." else done
+            continue
+        here = f"{done}/{part}"
+        if here in ("/dev", "/proc") and not (here == "/dev" and parts == ["null"]):
+            return True
+        try:
+            target = os.readlink(here)
+        except (OSError, ValueError):  # not a link
+            done = here
+            continue
+        links += 1
+        if links > 40:  # the system's limit: curl cannot open it
+            return True
+        parts = [p for p in target.split("/") if p] + parts
+        done = "" if target.startswith("/") else done
+    return False
+
+
+def _curl_options(text: str, lines: list[int]) -> list[tuple[str, str, bool]] | None:
+    """The options read here in a curl config file, each with its value and whether that is known,
+    as curl's parseconfig() reads a line: blanks, `name`, blanks or `=`/`:` (not after a dashed
+    `--name`), then a value quoted (to its closing quote, backslash escapes) or to the next blank.
+    A one-letter cluster (`-sKfile`, `-sK file`) gives -K its value. An option without a value is
+    refused by curl: not read. None when more lines may name one than are `lines` left."""
+    found: list[tuple[str, str, bool]] = []
+    for start in _CURL_LINE.finditer(text):
+        lines[0] -= 1
+        if lines[0] < 0:
+            return None
+        end = text.find("\n", start.start()) + 1  # a quoted value not closed ends with the `\n`
+        line = text[start.start() : end or len(text)].lstrip(_CURL_BLANKS)
+        ends = _CURL_BLANKS if line[0] == "-" else _CURL_BLANKS + "=:"
+        cut = next((i for i, c in enumerate(line) if c in ends), len(line))
+        name, rest = line[:cut], line[cut:].lstrip(ends)
+        value = _curl_unquoted(rest[1:]) if rest[:1] == '"' else re.split(r"[ \t\n\v\f\r]", rest)[0] or None
+        if re.fullmatch(r"-[^-].*", name):  # `-sKk5`: letters, the first that takes a value takes the rest
+            at = next((i for i, c in enumerate(name[1:], 1) if c in _CURL_VALUES), len(name))
+            value = name[at + 1 :] or value if name[at : at + 1] == "K" else None
+            option: tuple[str, bool] | None = ("config", False)
+        else:
+            option = _curl_option(name.removeprefix("--"))
+        if option is not None and value is not None:
+            found.append((option[0], value, not (option[1] and "{{" in value)))
+    return found
+
+
+def _curl_unquoted(text: str) -> str:
+    """A quoted value of a curl config file, after its opening quote: to the closing one."""
+    out: list[str] = []
+    escaped = False
+    for c in text:
+        if escaped:
+            out.append(_CURL_ESCAPES.get(c, c))
+            escaped = False
+        elif c == "\\":
+            escaped = True
+        elif c == '"':
+            break
+        else:
+            out.append(c)
+    return "".join(out)
 
 
 _SCRIPT_LONG = (
