@@ -341,9 +341,11 @@ def test_writing_sshs_files_by_a_glob_or_into_the_home_folder_is_held(user_home:
 
 def test_a_file_copied_into_a_folder_by_its_name_lands_there_and_a_file_target_does_not(user_home: Path) -> None:
     project = str(user_home / "project")
-    said = classify("cp -r .git ~/x/", cwd=project).reasons
-    assert said == ("cannot tell what runs: writes ~/x/.git, whose commands git runs",)
-    assert classify("cp x/.gitconfig ~/", cwd=project).tier is Tier.DESTRUCTIVE
+    said = classify("cp x/.gitconfig ~/", cwd=project).reasons
+    assert said == ("cannot tell what runs: writes ~/.gitconfig, whose commands git runs",)
+    assert classify("cp config $HOME/.ssh/", cwd=project).tier is Tier.DESTRUCTIVE  # an expansion's slash
+    for command in ("cp -r .git backup/", "mv .git backup/", "cp -r src/.claude dist/"):  # a copy of a project
+        assert classify(command, cwd=project).tier is Tier.MODERATE, command
     assert classify("cp .mcp.json /tmp/mcp.json.bak", cwd=project).tier is Tier.MODERATE  # a file, not a folder
     assert classify("cp notes.md ~", cwd=project).tier is Tier.MODERATE
 
@@ -370,3 +372,25 @@ def test_writing_a_file_the_users_ssh_config_includes_from_elsewhere_is_held(use
         assert result.tier is Tier.DESTRUCTIVE, result
         assert "ssh reads it to run programs or to let others log in" in result.reasons[0], result
     assert classify("echo x > ~/.colima/notes.txt", cwd=project).tier is Tier.MODERATE
+
+
+def test_a_proxy_on_this_machine_that_relays_to_another_is_not_this_machine(user_home: Path) -> None:
+    """A SOCKS or HTTP proxy on localhost (a company's, Tor's) relays to the host: every `git pull`
+    was held (a second red team, 2026-12-05); sshd does not speak SOCKS, so `-x localhost:22` is none."""
+    (user_home / ".ssh" / "config").write_text("Host github.com\n  ProxyCommand nc -X 5 -x localhost:1080 %h %p\n")
+    project = str(user_home / "project")
+    for command in (
+        "git clone git@github.com:a/b.git",
+        "ssh -o 'ProxyCommand connect -S 127.0.0.1:1080 %h %p' gitlab.com id",
+        "ssh -o 'ProxyCommand socat - PROXY:localhost:%h:%p,proxyport=3128' gitlab.com id",
+    ):
+        assert classify(command, cwd=project).tier is Tier.MODERATE, command
+    held_outside("ssh -o 'ProxyCommand nc localhost 22' gitlab.com id", project, deciding=True)
+
+
+@pytest.mark.parametrize(
+    "command", ["tar -xf keys.tar -C ~/.ssh/", "tar -C $HOME/.ssh -xf keys.tar", "unzip keys.zip -d ~/.ssh"]
+)
+def test_an_archive_unpacked_into_sshs_folder_is_held(user_home: Path, command: str) -> None:
+    result = classify(command, cwd=str(user_home / "project"))
+    assert result.tier is Tier.DESTRUCTIVE and "ssh reads it" in result.reasons[0], result

@@ -146,8 +146,11 @@ _SSH_FILES = ("/.ssh", "/.ssh/config", "/.ssh/config.d/x", "/.ssh/rc", "/.ssh/en
 
 
 def _ssh_pattern(pattern: str, glob: bool) -> bool:
-    """Whether a written path (relative to the home folder) is, or as a glob may be, one of `_SSH_RUNS_FROM`."""
-    return bool(_SSH_RUNS_FROM.search(pattern)) or (glob and any(fnmatch.fnmatchcase(f, pattern) for f in _SSH_FILES))
+    """Whether a written path (relative to the home folder) is, or as a glob in the home folder may
+    be, one of `_SSH_RUNS_FROM` (not a path an expansion decides whole: `tar -C "$tmp" -x`)."""
+    if _SSH_RUNS_FROM.search(pattern):
+        return True
+    return glob and pattern.startswith("/") and any(fnmatch.fnmatchcase(f, pattern) for f in _SSH_FILES)
 
 
 def _ssh_file(real: str, home: str) -> bool:
@@ -611,6 +614,9 @@ class _Analyzer:
         if writes:
             self.report.surely_written.add(pattern)
         real = pattern
+        # below the home folder, without a trailing slash (`cp x "$HOME/.ssh/"`: an expansion's is kept)
+        tail = pattern.removeprefix(self.home)
+        tail = tail.rstrip("/") or tail
         if writes and exact:  # through a link to a .git
             try:
                 real = os.path.realpath(pattern)
@@ -619,13 +625,13 @@ class _Analyzer:
         # as root, /etc/ld.so.preload runs code outside; not a file of the project's own
         if writes and _SYSTEM_FILES.match(real) and self.in_project(real) is None:
             self.add(D, "writes {source}: changes the system's own files", source=_snip(w.source))
-        if writes and (_GIT_RUNS_FROM.search(pattern.removeprefix(self.home)) or _GIT_RUNS_FROM.search(real)):
+        if writes and (_GIT_RUNS_FROM.search(tail) or _GIT_RUNS_FROM.search(real)):
             self.add(D, "cannot tell what runs: writes {source}, whose commands git runs", source=_snip(w.source))
-        if writes and (_CLAUDE_RUNS_FROM.search(pattern.removeprefix(self.home)) or _CLAUDE_RUNS_FROM.search(real)):
+        if writes and (_CLAUDE_RUNS_FROM.search(tail) or _CLAUDE_RUNS_FROM.search(real)):
             self.add(D, "writes {source}: a file Claude Code runs programs from",
                      N_("Changes {source}, which Claude Code reads to run programs"),
                      source=_snip(w.source))  # fmt: skip
-        if writes and (_ssh_pattern(pattern.removeprefix(self.home), w.glob) or _ssh_file(real, self.home)):
+        if writes and (_ssh_pattern(tail, w.glob) or _ssh_file(real, self.home)):
             self.add(D, "writes {source}: ssh reads it to run programs or to let others log in",
                      N_("Changes {source}, which ssh reads to run programs or let others log in"),
                      source=_snip(w.source))  # fmt: skip
@@ -1076,8 +1082,12 @@ class _Analyzer:
         if len(targets) != 1 or not sources or unknown:  # `{}`: a name `parallel` fills in
             return
         target = targets[0]
-        where = self.path_pattern(target)  # surely a folder: `cp -r .ssh ~/` writes ~/.ssh as `cp x ~/.ssh/` does
-        into = target.literal is not None and (target.literal.endswith("/") or os.path.isdir(where or ""))
+        # Into the home folder or ~/.ssh, surely a folder, a name lands as a write: `cp -r .ssh ~/` writes
+        # ~/.ssh as `cp x ~/.ssh/config` does. Elsewhere not (`cp -r .git backup/` copies a repository,
+        # as `cp -r proj backup/` does: a second red team, 2026-12-05).
+        where = self.path_pattern(target) or ""
+        into = not target.glob and (target.pattern.endswith("/") or os.path.isdir(where))
+        into = into and where.rstrip("/") in (self.home, f"{self.home}/.ssh")
         for name in names:
             base = posixpath.basename(name)
             value = None if target.value is None else f"{target.value.rstrip('/')}/{base}"

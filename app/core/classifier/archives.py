@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from app.core.i18n import N_
 
+from .code_options import _TAR_VALUES, option_values, tar_new_style
 from .danger import Danger
 from .findings import D, M, _snip
-from .options import _long_flags, _operands, expanded, options_from
+from .options import _long_flags, _operands, _short_flags, expanded, long_option, options_from
 from .rule import Analysis
 from .stdin import _Stdin
 from .tables import _names
@@ -36,7 +37,22 @@ def _short_clusters(args: list[_Word]) -> set[str]:
     return letters
 
 
+def unpacks_into(ctx: Analysis, folders: list[_Word]) -> None:
+    """An archive unpacked into each of `folders` (the command's own folder when none): files only
+    the archive names land there, at any depth, and count as written (a second red team, 2026-12-05:
+    `tar xf x.tar && bash x.sh` judged the x.sh on disk, which the archive replaced first; `tar -C
+    ~/.ssh -xf x.tar` wrote authorized_keys unasked)."""
+    for folder in folders or [None]:
+        where = (ctx.cwd or "*") if folder is None else (ctx.path_pattern(folder) or "*")
+        source = "." if folder is None else folder.source
+        ctx.note_written(_Word(None, source, where.rstrip("/") + "/*", True), writes=True)
+
+
 def cmd_tar(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    given = tar_new_style(args)
+    longs = {long_option(a.value or "", ("extract", "get")) for a in given if (a.value or "").startswith("--")}
+    if "x" in _short_flags(given) or {"extract", "get"} & longs:
+        unpacks_into(ctx, [w for _option, w in option_values(given, ["-C", "--directory"], _TAR_VALUES)])
     longs = _long_flags(args)
     if "--remove-files" in longs:
         deletes(ctx, "{name} --remove-files: deletes the files it packs", PACKED_WORDS, name=name)
@@ -70,8 +86,26 @@ def cmd_7z(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
         deletes(ctx, "{name} -sdel: deletes the files it packs", PACKED_WORDS, name=name)
     if any(a.value is None for a in args):
         ctx.add(D, "cannot tell: {name} takes options from an expansion", name=name)
+    if command.casefold() in ("x", "e"):
+        unpacks_into(ctx, [_Word(None, a.source, a.pattern[2:], a.glob) if a.value is None else
+                           _Word(a.value[2:], a.source, a.pattern[2:], a.glob)
+                           for a in args if a.pattern.startswith("-o") and len(a.pattern) > 2])  # fmt: skip
     if command.casefold() not in ("l", "t", "i", "h", "b"):
         ctx.add(M, "{name}: packs or unpacks files", name=name)
+
+
+def cmd_unzip(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """unzip unpacks into its own folder or `-d DIR`; -l, -v, -t, -p, -Z, -z only list, test or print."""
+    if not {"l", "v", "t", "p", "Z", "z"} & _short_flags(args):
+        unpacks_into(ctx, [w for _option, w in option_values(args, ["-d"], "dxI")])
+        ctx.add(M, "{name}: packs or unpacks files", name=name)
+
+
+def cmd_cpio(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """cpio -i (--extract) unpacks into its own folder (`-D DIR`, `--directory`)."""
+    if "i" in _short_flags(args) or "--extract" in _long_flags(args):
+        unpacks_into(ctx, [w for _option, w in option_values(args, ["-D", "--directory"], "DEFHIMORs")])
+    ctx.add(M, "{name}: packs or unpacks files", name=name)
 
 
 _RCLONE_DELETING = _names("sync bisync delete deletefile purge rmdir rmdirs cleanup dedupe move moveto")

@@ -256,6 +256,8 @@ _SSH_CHOOSES = frozenset({"host", "match", "include", "hostname", "proxycommand"
 _BLOCKS = frozenset({"host", "match"})
 # The words of a command (a ProxyCommand) that may name a host: `nc localhost 22`, `TCP:[::1]:22`,
 # `/dev/tcp/127.0.0.1/22`; a number alone is taken for a port or a count
+# A proxy's address in a command: nc's -x, ncat's --proxy, connect's -S and -H, socat's PROXY:HOST
+_PROXY_VALUES = re.compile(r"(?:(?<=\s)-[xSH][ \t]*|--proxy(?:=|[ \t]+))\S+|(?i:\b(?:socks4a?|proxy):)[^:\s]+")
 _HOST_PIECES = re.compile(r"\[([0-9A-Fa-f:.%\w]+)\]|([^\s:/,@=<>'\"()\[\];|&]+)")
 
 
@@ -277,7 +279,11 @@ def ssh_values(text: str) -> list[str]:
 
 def command_hosts(text: str) -> list[str]:
     """The words of a command that may name a host (ProxyCommand's: `nc 127.0.0.1 22`, `socat -
-    TCP:localhost:22`, `bash -c 'exec 3<>/dev/tcp/::1/22'`); numbers alone are left out."""
+    TCP:localhost:22`, `bash -c 'exec 3<>/dev/tcp/::1/22'`); numbers alone are left out, and so is
+    a proxy the connection goes through (`nc -X 5 -x localhost:1080 %h %p`, socat's `PROXY:host:`,
+    ncat's `--proxy`, connect's `-S`/`-H`: a SOCKS or HTTP proxy on this machine, common, relays to
+    the host; sshd does not speak those)."""
+    text = _PROXY_VALUES.sub(" ", text)
     pieces = [m[1] or m[2] for m in _HOST_PIECES.finditer(text)]
     return [piece for piece in pieces if piece and not piece.isdigit() and not piece.startswith("-")]
 

@@ -163,6 +163,8 @@ RULES: dict[str, Rule] = {
     "gtar": archives.cmd_tar,
     "zip": archives.cmd_zip,
     **dict.fromkeys(["7z", "7za", "7zr", "7zz"], archives.cmd_7z),
+    "unzip": archives.cmd_unzip,
+    "cpio": archives.cmd_cpio,
     "rclone": archives.cmd_rclone,
     **dict.fromkeys(
         ["gsutil", "s3cmd", "borg", "restic", "rdiff-backup", "duplicity", "azcopy", "mc"], archives.cmd_remote_tool

@@ -14,12 +14,14 @@ def read_regular(path: str, limit: int) -> bytes | None:
     """At most `limit` bytes of a regular file (a caller that must know whether there is more asks
     for one byte more); None when it is not one or cannot be read."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
-    try:
+    try:  # looked at before it is opened: opening a serial port a link names resets the board on it
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
         fd = os.open(path, flags)
     except (OSError, ValueError):  # ValueError: a NUL in the name
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced in between
             return None
         chunks: list[bytes] = []
         size = 0
