@@ -42,7 +42,8 @@ def unpacks_into(ctx: Analysis, folders: list[_Word]) -> None:
     the archive names land there, at any depth, and count as written (a second red team, 2026-12-05:
     `tar xf x.tar && bash x.sh` judged the x.sh on disk, which the archive replaced first; `tar -C
     ~/.ssh -xf x.tar` wrote authorized_keys unasked)."""
-    for folder in folders or [None]:
+    places: list[_Word | None] = [*folders] or [None]
+    for folder in places:
         where = (ctx.cwd or "*") if folder is None else (ctx.path_pattern(folder) or "*")
         source = "." if folder is None else folder.source
         ctx.note_written(_Word(None, source, where.rstrip("/") + "/*", True), writes=True)
@@ -50,8 +51,8 @@ def unpacks_into(ctx: Analysis, folders: list[_Word]) -> None:
 
 def cmd_tar(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     given = tar_new_style(args)
-    longs = {long_option(a.value or "", ("extract", "get")) for a in given if (a.value or "").startswith("--")}
-    if "x" in _short_flags(given) or {"extract", "get"} & longs:
+    extract = {long_option(a.value or "", ("extract", "get")) for a in given if (a.value or "").startswith("--")}
+    if "x" in _short_flags(given) or {"extract", "get"} & extract:
         unpacks_into(ctx, [w for _option, w in option_values(given, ["-C", "--directory"], _TAR_VALUES)])
     longs = _long_flags(args)
     if "--remove-files" in longs:
