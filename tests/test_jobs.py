@@ -35,6 +35,7 @@ from app.core.commands.patience import (
     patience_s,
     waited_before,
 )
+from app.core.execution import start_files
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from tests.in_process_server import serving
@@ -331,3 +332,25 @@ async def test_a_server_runs_at_most_so_many_jobs_at_once_and_tells_the_model_wh
     assert room["status"] == "finished" and room["stdout"] == "one more\n", room
     assert live_processes(marker) == []
     assert not any(row.command == "echo one more" and row.status is not Status.FINISHED for row in rows(paths))
+
+
+async def test_a_container_left_running_by_a_finished_job_counts_toward_the_limit(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`nohup sleep N >/dev/null 2>&1 &` ends its job at once and leaves its container running: a
+    loop of those filled the tray as `background: true` did (a second red team, 2026-12-05)."""
+    marker = f"54{os.getpid() % 1000}.5"
+    async with named_here(home, COWORK, monkeypatch) as client:
+        for _ in range(MAX_LIVE_JOBS):
+            done = await call(client, "execute_command", {"command": f"nohup sleep {marker} >/dev/null 2>&1 &"})
+            assert done["status"] == "finished", done
+        refused = await call(client, "execute_command", {"command": "echo one more"})
+        assert f"{MAX_LIVE_JOBS} commands this server started are still running or waiting" in refused["error"]
+        assert start_files.end_lingering() == MAX_LIVE_JOBS  # what a pause does: this process lives on
+        deadline = time.monotonic() + 10
+        room = refused
+        while "error" in room and time.monotonic() < deadline:  # each container's end is seen by its bwrap's
+            await anyio.sleep(0.1)
+            room = await call(client, "execute_command", {"command": "echo room"})
+    assert room.get("stdout") == "room\n", room
+    assert live_processes(marker) == []

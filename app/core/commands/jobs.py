@@ -138,6 +138,10 @@ class Job:
     listeners: list[OutputHook] = field(default_factory=list)
     end_reason: str | None = None  # why `Jobs.end` cancelled it, when it did
 
+    def live(self) -> bool:
+        """Running, held, or ended with its container living on for a job it left (`nohup x &`)."""
+        return not self.done.is_set() or (self.result is not None and self.result.lingers())
+
     @property
     def status(self) -> JobStatus:
         if self.result is not None:
@@ -181,6 +185,7 @@ class Jobs(Generic[ServiceT]):
     def __init__(self, service: ServiceT) -> None:
         self.service = service
         self._jobs: dict[int, Job] = {}
+        self._starting = 0  # calls being admitted: they count toward MAX_LIVE_JOBS too
         self._next_dead_servers_look = 0.0  # time.monotonic() of the next look at other servers' locks
 
     async def start(self, request: ExecuteRequest, tool: str = "execute_command") -> Job:
@@ -189,14 +194,18 @@ class Jobs(Generic[ServiceT]):
         service = self.service
         if not service.serving:
             raise CommandRefused("The server is still starting; try again in a moment.")
-        live = sum(not job.done.is_set() for job in self._jobs.values())
+        live = self._starting + sum(job.live() for job in self._jobs.values())
         if live >= MAX_LIVE_JOBS:
             raise CommandRefused(TOO_MANY_JOBS_MESSAGE.format(count=live))
-        if tool == READ_ONLY_TOOL:
-            proven = service.read_only_containment() is Containment.CLASSIFIER
-            admitted = await service.admit(request, tool, service.run_read_only, proven_read_only=proven)
-        else:
-            admitted = await service.admit(request, tool, service.run_admitted)
+        self._starting += 1  # counted while it is admitted (a call beside it sees it: a red team)
+        try:
+            if tool == READ_ONLY_TOOL:
+                proven = service.read_only_containment() is Containment.CLASSIFIER
+                admitted = await service.admit(request, tool, service.run_read_only, proven_read_only=proven)
+            else:
+                admitted = await service.admit(request, tool, service.run_admitted)
+        finally:
+            self._starting -= 1
         job = Job(admitted.command_id, tool, admitted.request.command, admitted.request.cwd)
         job.confirmation_id = admitted.confirmation_id
         self._jobs[job.id] = job
@@ -232,7 +241,7 @@ class Jobs(Generic[ServiceT]):
                 orphans.leave_running(f"{service.run_mark}:{job.id}")
 
     def _forget_old(self) -> None:
-        ended = [job for job in self._jobs.values() if job.done.is_set()]
+        ended = [job for job in self._jobs.values() if not job.live()]  # one whose container lives on counts
         for job in ended[: max(0, len(ended) - KEEP_ENDED_JOBS)]:
             del self._jobs[job.id]
 

@@ -340,4 +340,5 @@ async def run_command(
         started=started,
         contained=contained,
         left_running=left_running,
+        lingers=(lambda: process.returncode is None) if contained else (lambda: False),
     )

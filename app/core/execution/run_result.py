@@ -4,9 +4,9 @@ starts one, and keeps their modules out of its memory: issue 21's idle target)."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -36,6 +36,8 @@ class ExecutionResult:
     contained: bool = False  # ran in the OS container
     protection_note: str | None = None  # for the model: a write hit the protected set (container.py)
     left_running: bool = False  # a background process of the command still held its output at the end
+    # Whether its container lives on after the command, for a background job it left (`nohup x &`)
+    lingers: Callable[[], bool] = field(default=lambda: False, compare=False, repr=False)
 
     def model_note(self) -> str | None:
         """What the model reads beside the output: why the command ended early, a write the container
