@@ -153,14 +153,16 @@ def _ssh_pattern(pattern: str, glob: bool) -> bool:
     return glob and pattern.startswith("/") and any(fnmatch.fnmatchcase(f, pattern) for f in _SSH_FILES)
 
 
-def _ssh_file(real: str, home: str) -> bool:
+def _ssh_file(real: str, home: str, report: _Report) -> bool:
     """Whether a file's real path is one of `_SSH_RUNS_FROM` (`ln -s ~/.ssh/config cfg; echo x >> cfg`),
     or one the user's ssh configuration includes from elsewhere (`~/.colima/ssh_config`)."""
     if not real.startswith("/"):
         return False
     if _SSH_RUNS_FROM.search(real.removeprefix(os.path.realpath(home))):
         return True
-    return any(fnmatch.fnmatchcase(real, os.path.realpath(p) if "*" not in p else p) for p in ssh_included())
+    if report.ssh_included is None:  # once a command: `cp f0 ... f4999 dir/` read it for each file
+        report.ssh_included = [os.path.realpath(p) if "*" not in p else p for p in ssh_included()]
+    return any(fnmatch.fnmatchcase(real, p) for p in report.ssh_included)
 
 
 def _runs_here(args: list[_Word], k: int) -> bool:
@@ -631,7 +633,7 @@ class _Analyzer:
             self.add(D, "writes {source}: a file Claude Code runs programs from",
                      N_("Changes {source}, which Claude Code reads to run programs"),
                      source=_snip(w.source))  # fmt: skip
-        if writes and (_ssh_pattern(tail, w.glob) or _ssh_file(real, self.home)):
+        if writes and (_ssh_pattern(tail, w.glob) or _ssh_file(real, self.home, self.report)):
             self.add(D, "writes {source}: ssh reads it to run programs or to let others log in",
                      N_("Changes {source}, which ssh reads to run programs or let others log in"),
                      source=_snip(w.source))  # fmt: skip
