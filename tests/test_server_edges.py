@@ -25,14 +25,13 @@ import anyio
 import anyio.lowlevel
 import mcp_types as types
 import pytest
-from filelock import FileLock
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types import Implementation
 from pydantic import ValidationError
 
-from app.core import data_folder
+from app.core import data_folder, liveness
 from app.core.journal import migration, opening, pause_file
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.paths import AppPaths, LegacySources
@@ -574,10 +573,10 @@ def test_a_store_copy_in_a_folder_whose_name_holds_a_hash_or_question_mark_comes
 
 
 def waits_for_a_lock(thread: threading.Thread) -> bool:
-    """Whether `thread` is inside FileLock's acquire (it retries there until the holder lets go)."""
+    """Whether `thread` is inside liveness's patient lock attempt (it retries there until the holder lets go)."""
     frame = sys._current_frames().get(thread.ident or -1)
     while frame is not None:
-        if frame.f_code.co_name == "acquire" and "filelock" in frame.f_code.co_filename:
+        if frame.f_code is liveness._hold.__code__:
             return True
         frame = frame.f_back
     return False
@@ -591,7 +590,9 @@ def test_a_journal_another_process_moved_in_while_we_waited_for_the_lock_is_not_
     data_folder.ensure(new)
     lock_path = new.locks_dir / migration.MIGRATION_LOCK
     results: list[Any] = []
-    with FileLock(str(lock_path)):  # the other process, moving the folder
+    other = liveness.try_hold(lock_path)  # the other process, moving the folder
+    assert other is not None
+    try:
         mover = threading.Thread(
             target=lambda: results.append(migration.migrate(new, LegacySources(local=local, msix_local=tmp_path / "x")))
         )
@@ -602,6 +603,8 @@ def test_a_journal_another_process_moved_in_while_we_waited_for_the_lock_is_not_
         assert waits_for_a_lock(mover), "the second process waits for the lock"
         with Journal(new) as theirs:  # what the other process wrote meanwhile
             theirs.begin_command(command="echo written by the other process", cwd=None, status=Status.FINISHED)
+    finally:
+        other.release()
     mover.join(10)
     assert results == [None]
     with Journal(new) as journal:

@@ -16,6 +16,7 @@ SmartScreen, signing) and Git Bash's own behaviour.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -26,6 +27,7 @@ import tarfile
 import tempfile
 import time
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -387,16 +389,28 @@ def _build_prefix(prefix: Path, shared: Path, wine: str, log: list[str]) -> None
     env.stop()
 
 
+@contextlib.contextmanager
+def one_at_a_time(lock_path: Path) -> Iterator[None]:
+    """Waits as long as another test session or worker holds `lock_path` (its build takes minutes);
+    the OS lets go of a holder's lock however it ends."""
+    import fcntl  # the lane runs on Linux
+
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
 def cached_prefix(log: list[str]) -> Path:
     """The prefix for the current pins, built now if missing (under a lock: one builder at a time)."""
-    from filelock import FileLock
-
     shared = shared_dir()
     wine = wine_program()
     root = cache_root()
     root.mkdir(parents=True, exist_ok=True)
     prefix = root / f"wine-{cache_key(shared, _wine_version(wine))}"
-    with FileLock(str(prefix) + ".lock"):
+    with one_at_a_time(Path(str(prefix) + ".lock")):
         if (prefix / ".complete").is_file():
             log.append(f"cached prefix {prefix}")
             return prefix

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import shutil
 import sqlite3
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.core import data_folder, settings
+from app.core import data_folder, liveness, settings
 from app.core.i18n import _
 from app.core.journal.schema import MIGRATIONS  # an empty journal of this version to import into
 from app.core.messages import DATA_MOVED_REASON
@@ -96,14 +97,14 @@ def migrate_if_needed(paths: AppPaths) -> MigrationReport | None:
 
 def migrate(paths: AppPaths, sources: LegacySources) -> MigrationReport | None:
     """Copy the old journal and logs into `paths` if its journal does not exist yet; None if nothing to do."""
-    from filelock import FileLock
-
     old_journal = Path(sources.local) / paths.journal.name
     msix_journal = Path(sources.msix_local) / paths.journal.name
     if paths.journal.exists() or not (old_journal.is_file() or msix_journal.is_file()):
         return None
     data_folder.ensure(paths)
-    with FileLock(str(paths.locks_dir / MIGRATION_LOCK)):
+    # As long as another process moves the folder: its lock goes when it is done or dies.
+    lock = liveness.try_hold(paths.locks_dir / MIGRATION_LOCK, patience_s=math.inf)
+    try:
         if paths.journal.exists():  # another process moved it while we waited
             return None
         report = MigrationReport()
@@ -134,6 +135,9 @@ def migrate(paths: AppPaths, sources: LegacySources) -> MigrationReport | None:
         report.copied_logs = _copy_logs(Path(sources.local) / LEGACY_LOG_DIR_NAME, paths.log_dir)
         logger.info("moved the data from %s: %s", sources.local, report)
         return report
+    finally:
+        if lock is not None:  # never None: it waits as long as it takes
+            lock.release()
 
 
 def _copy_journal(source: Path, target: Path, report: MigrationReport) -> None:
