@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from app.core.classifier import Tier, classify
+from app.core.classifier.project_settings import MAX_MODULE_FOLDERS
 from app.core.classifier.regular_files import read_regular
 from tests.handoff_checks import tier_apart
 
@@ -80,3 +81,18 @@ def test_a_script_an_archive_may_replace_before_it_runs_is_held(tmp_path: Path, 
     assert "the command changes the script" in result.reasons[0], result
     for listing in ("tar tf evil.tar && bash x.sh", "unzip -l evil.zip && bash x.sh", "tar czf out.tgz src"):
         assert classify(listing, cwd=str(tmp_path)).tier is Tier.MODERATE, listing
+
+
+def test_a_submodules_folder_linked_to_a_big_tree_is_not_walked_whole(tmp_path: Path) -> None:
+    """`ln -s ~ .git/modules` (moderate) made every later `git status` walk the home folder on the
+    server's loop (a second red team, 2026-12-05): past MAX_MODULE_FOLDERS it cannot tell."""
+    subprocess.run(["git", "init", "-q", str(tmp_path / "r")], check=True)  # noqa: S607 (git from the PATH)
+    big = tmp_path / "big"
+    for k in range(MAX_MODULE_FOLDERS + 5):
+        (big / f"d{k}").mkdir(parents=True)
+    (tmp_path / "r" / ".git" / "modules").symlink_to(big)
+    result = classify("git status", cwd=str(tmp_path / "r"))
+    assert result.reasons == (
+        f"git: cannot tell which repository's settings it reads (more than {MAX_MODULE_FOLDERS} folders in "
+        ".git/modules)",
+    ), result

@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import threading
+import weakref
 from collections.abc import Callable
 
 from app.core.i18n import N_
@@ -12,11 +14,11 @@ from app.core.i18n import N_
 from . import project_settings
 from .code_options import option_values
 from .danger import Danger
-from .findings import D, GitSettings, M, _snip
+from .findings import D, GitSettings, M, _Report, _snip
 from .handoff import hands_off
-from .hosts import remote_here
+from .hosts import remote_here, remote_host
 from .options import _long_flags as _given_longs
-from .options import _operands, _short_flags
+from .options import _operands, _short_flags, takes_value
 from .regular_files import read_regular
 from .rule import Analysis
 from .stdin import _Stdin
@@ -82,11 +84,7 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         if dynamic:
             ctx.add(D, "cannot tell: git {sub} takes options from {source}", sub=sub, source=_snip(dynamic[0].source))
     _code_options(ctx, sub, rest, depth)
-    repository = None  # the git folder, where the folder it runs in is known
-    if folder is not None and ctx.cwd is not None:
-        base, given = os.path.join(ctx.cwd, folder), named.get("--git-dir")
-        repository = os.path.join(base, given) if given else project_settings.git_dir(base)
-    _over_ssh(ctx, sub, rest, repository)
+    _over_ssh(ctx, sub, rest, _repositories(ctx, folder, named))
     operands = rest[: next((i for i, a in enumerate(rest) if a.value == "--"), len(rest))]
     if any((a.value or "").startswith("ext::") or "=ext::" in (a.value or "") for a in operands):
         # git's `ext::` transport runs its text as a command (`ext::sh -c rm% -rf% DIR`): third red team
@@ -191,37 +189,59 @@ _REPOSITORY_VALUES: dict[str, frozenset[str]] = {
 }  # fmt: skip
 
 
-def _over_ssh(ctx: Analysis, sub: str, rest: list[_Word], repository: str | None) -> None:
+_Places = list[tuple[str | None, str]]  # repositories: (git folder, None outside one; work tree told, "" its own)
+
+
+def _repositories(ctx: Analysis, folder: str | None, named: dict[str, str | None]) -> _Places | None:
+    """The repositories a git command may run in, each as (its git folder, None outside one; the work
+    tree it is told, "" its own), from each folder its shell may be in (`cd /nowhere; git push` runs
+    where it was): None where one only bash can tell (`-C "$D"`, `cd "$D" && git fetch`)."""
+    if folder is None:
+        return None
+    given, tree = named.get("--git-dir"), named.get("--work-tree")
+    if os.path.isabs(folder) or (given and os.path.isabs(given)):
+        bases = [""]
+    elif ctx.report.lost is not None:
+        return None
+    else:  # without a folder given to the classifier, none is read (as before the first `cd`)
+        bases = list(dict.fromkeys([ctx.cwd, *ctx.report.places])) if ctx.cwd is not None else []
+    found: _Places = []
+    for base in bases:
+        here = os.path.join(base or "", folder)
+        git = os.path.join(here, given) if given else project_settings.git_dir(here)
+        found.append((git, os.path.join(here, tree) if tree else ""))
+    return list(dict.fromkeys(found)) or [(None, "")]
+
+
+def _over_ssh(ctx: Analysis, sub: str, rest: list[_Word], repositories: _Places | None) -> None:
     """A repository at `host:path` or `ssh://host/path` is reached through ssh, which starts
     git-upload-pack or git-receive-pack (or what --upload-pack, --receive-pack or --exec names) on
     that machine: on this one, outside the container (issue 21). A local path or `file://` runs them
-    here. A remote by its name is where the settings of the repository (its git folder
-    `repository`) say, rewritten as theirs and the user's `insteadOf` say."""
+    here. A remote by its name is where the settings of the repositories it may run in
+    (`_repositories`) say (`_named_remotes`)."""
     named = {"archive": ["--remote"], "push": ["--repo"]}.get(sub, [])
     words = [w for _option, w in option_values(rest, named)]
-    operands = _operands(rest, _REPOSITORY_VALUES.get(sub, frozenset()))
+    values = _REPOSITORY_VALUES.get(sub, frozenset())
+    operands = _operands(rest, values)
     if sub == "submodule":
         operands = operands[1:] if operands[:1] and operands[0].value == "add" else []
-    if sub in _REPOSITORY_VALUES:
-        words += operands if sub == "fetch" and "--multiple" in _given_longs(rest) else operands[:1]
+    if sub in _REPOSITORY_VALUES:  # `fetch --mult a b`: each a remote or a group (git takes a prefix)
+        words += operands if sub == "fetch" and _given(rest, "--multiple", 3, values) else operands[:1]
     here = remote_here(words)
     if here is not None:
         hands_off(ctx, f"git {sub} {_snip(here.source)}")
-    elif (names := _remote_names(sub, rest, words)) != [] or (sub in _CONTACTS and words):
-        urls = project_settings.remote_urls(
-            repository, names, project_settings.git_config_files(os.environ, ctx.home),
-            push=sub == "push", given=[w.value for w in words if w.value is not None],
-        )  # fmt: skip
-        found = remote_here([_Word(url, url, url) for url in urls])
-        if found is not None:
-            remotes = f" {_snip(' '.join(names))}" if names else ""
-            hands_off(ctx, f"git {sub}{remotes} ({_snip(found.source)})")
+    else:
+        _named_remotes(ctx, sub, rest, words, repositories)
     if sub == "clone":
         _remote_settings(ctx, "git clone -c", [w for _option, w in option_values(rest, ["-c", "--config"])])
     elif sub == "remote" and "--delete" not in _given_longs(rest):  # `remote add|set-url NAME URL`
         given = _operands(rest, _names("-t -m"))
         if [w.value for w in given[:1]] in (["add"], ["set-url"]) and remote_here(given[2:3]) is not None:
             hands_off(ctx, f"git remote {given[0].value} {_snip(given[2].source)}")
+    elif sub == "submodule":  # `submodule set-url PATH URL`: later updates reach URL
+        given = _operands(rest, values)
+        if [w.value for w in given[:1]] == ["set-url"] and remote_here(given[-1:]) is not None:
+            hands_off(ctx, f"git submodule set-url {_snip(given[-1].source)}")
     elif sub == "config" and not any(flag.startswith(_CONFIG_NOT_SET) for flag in _given_longs(rest)):
         given = _operands(rest, _names("--file -f --blob --type --default --comment --value"))
         given = given[1:] if given[:1] and given[0].value == "set" else given  # `git config set KEY VALUE`
@@ -233,39 +253,178 @@ def _over_ssh(ctx: Analysis, sub: str, rest: list[_Word], repository: str | None
 # What contacts a remote by its name (or the remotes git chooses): `remote show` and `prune` ask it too
 _CONTACTS = frozenset({"push", "fetch", "pull", "ls-remote", "archive", "clone"})
 _REMOTE_CONTACTS = frozenset({"update", "show", "prune", "set-head"})
+# What moves the settings git reads away from those read here (the classifier's environment is not
+# the command's: `GIT_DIR=/x git ls-remote backup`, `HOME=/x git fetch`; `*`: a variable whose name is
+# only known when it runs). A red team, 2026-12-05.
+_MOVES_SETTINGS = ("GIT_DIR", "GIT_COMMON_DIR", "HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
+                   "GIT_CONFIG_NOSYSTEM", "*")  # fmt: skip
+# The git settings read for each command being judged (`project_settings.git_config`'s memo)
+_READ: weakref.WeakKeyDictionary[_Report, project_settings.Memo] = weakref.WeakKeyDictionary()
+_READ_LOCK = threading.Lock()
+
+
+def _named_remotes(ctx: Analysis, sub: str, rest: list[_Word], words: list[_Word], places: _Places | None) -> None:
+    """The remotes `git SUB` reaches by name or as git chooses (`git push`, `git fetch --all`), the
+    URLs it is given (`words`) as the settings rewrite them (`insteadOf`), and its submodules'
+    repositories, each held where it is this machine (a red team, 2026-12-05: `branch.B.remote`
+    holding a URL, groups, includes, `[remote.Backup]`...). Held as cannot tell where the settings
+    are not the ones read here, or where which remote it reaches only bash can tell."""
+    names = _remote_names(sub, rest, words)
+    reach = _submodules_reached(sub, rest)
+    if names == [] and not (sub in _CONTACTS and words) and reach is None:
+        return
+    what = f"git {sub}"
+    moved = next((name for name in _MOVES_SETTINGS if name in ctx.report.variables), None)
+    expanded = next((w for w in words if w.value is None and not w.pattern.startswith("/") and not remote_host(w)),
+                    None)  # fmt: skip
+    unnamed = names is None or any(not _url_like(name) for name in names)
+    if moved is not None:  # `HOME=/x git fetch`: its files are not the ones read here
+        return _cannot_tell(ctx, what, f"${moved}")
+    if expanded is not None:  # `git fetch "$R"`: a remote's name or a URL, only bash can tell
+        return _cannot_tell(ctx, what, expanded.source)
+    if reach == "cloned":  # the submodules are those the repository it clones names
+        return _cannot_tell(ctx, what, "--recurse-submodules")
+    if places is None and (unnamed or reach is not None):  # `git -C "$D" fetch`
+        return _cannot_tell(ctx, what, ctx.report.lost or "-C")
+    declared = reach == "declared"
+    with _READ_LOCK:
+        memo = _READ.setdefault(ctx.report, {})
+    push = sub == "push"
+    urls: list[str] = []
+    try:
+        for git, tree in places or [(None, "")]:
+            config = project_settings.git_config(git, os.environ, ctx.home, memo)
+            urls += project_settings.remote_urls(
+                config, names if not _relative(words, sub) else None, push=push,
+                given=[w.value for w in words if w.value is not None],
+            )  # fmt: skip
+            pushes_submodules = reach == "configured" and config.pushes_submodules
+            if git is not None and (reach in ("populated", "declared") or pushes_submodules):
+                urls += project_settings.submodule_urls(
+                    git, tree, os.environ, ctx.home, memo, declared=declared, push=push
+                )  # fmt: skip
+    except project_settings._CannotTell as why:
+        return _cannot_tell(ctx, what, str(why))
+    written = next((path for path in _files_read(memo) if _written_before(ctx, path)), None)
+    if written is not None:  # `echo '[remote "x"] ...' > .gitmodules && git submodule update --init`
+        return _cannot_tell(ctx, what, written)
+    found = remote_here([_Word(url, url, url) for url in urls])
+    if found is not None:
+        remotes = f" {_snip(' '.join(names))}" if names else ""
+        hands_off(ctx, f"{what}{remotes} ({_snip(found.source)})")
+    return None
+
+
+def _files_read(memo: project_settings.Memo) -> list[str]:
+    """The files git's settings were read from for this command (an include not there too)."""
+    return list(dict.fromkeys(path for config in memo.values() if not isinstance(config, str) for path in config.files))
+
+
+def _written_before(ctx: Analysis, path: str) -> bool:
+    """Whether the command line writes `path`, or a folder it is in (not one files only land in:
+    `cp x .`), by its name before git reads it. Not a pattern (`> "$f"`, `sed -i ... $(git
+    ls-files)`): those are everyday before a `git push`."""
+    path = os.path.normpath(path)
+    folders = [path[:i] for i, char in enumerate(path) if char == "/" and i > 0]
+    named = {os.path.normpath(p) for p, _script in ctx.report.written if not any(c in p for c in "*?[")}
+    landed = {os.path.normpath(p) for p in ctx.report.landed}
+    return path in named or any(folder in named - landed for folder in folders)
+
+
+def _cannot_tell(ctx: Analysis, what: str, source: str) -> None:
+    ctx.add(D, "{name}: cannot tell which repository's settings it reads ({source})", name=what,
+            source=_snip(source), danger=Danger.CANNOT_TELL)  # fmt: skip
+
+
+def _url_like(word: str) -> bool:
+    """A URL or a path, which git reaches without any repository's settings (a remote's name holds no `:`)."""
+    return ":" in word or word.startswith(("/", "./", "../"))
+
+
+def _relative(words: list[_Word], sub: str) -> bool:
+    """`git submodule add ../x`: reached from the remote of the repository it is added to."""
+    return sub == "submodule" and bool(words) and (words[0].value or "").startswith(("./", "../"))
+
+
+def _given(rest: list[_Word], option: str, shortest: int, values: frozenset[str]) -> bool:
+    """Whether the long `option` is given, whole or by a prefix of `shortest` characters or more
+    (git takes any it can tell apart), as an option: not another's value, not after `--`."""
+    i = 0
+    while i < len(rest):
+        v = rest[i].value or ""
+        if v == "--":
+            return False
+        flag = v.split("=", 1)[0]
+        if v.startswith("--") and len(flag) >= shortest and option.startswith(flag):
+            return True
+        i += 2 if v.startswith("-") and takes_value(v, values) else 1
+    return False
+
+
+def _submodules_reached(sub: str, rest: list[_Word]) -> str | None:
+    """How `git SUB` reaches repositories of submodules: "declared" (`submodule update --init`,
+    `init`, `sync`: each URL .gitmodules and the settings give, and each populated one's remotes),
+    "populated" (a fetch or pull: the remotes of those populated, by default on demand), "configured"
+    (a push: where push.recurseSubmodules or submodule.recurse says), "cloned" (`clone
+    --recurse-submodules`: those of a repository not here yet), or None."""
+    values = _REPOSITORY_VALUES.get(sub, frozenset())
+    # `--recurse-submodules[=...]` and its prefixes that are not `--receive-pack`'s, the last one given
+    said = [(a.value or "").lower() for a in rest if (a.value or "").startswith(("--recu", "--no-recu"))]
+    off = any(v.startswith("--no-") or v.partition("=")[2] in ("no", "false", "off", "check") for v in said[-1:])
+    if sub == "submodule":
+        first = next((a.value for a in _operands(rest, values)), None)
+        return "declared" if first in ("update", "init", "sync") else None
+    if sub == "clone":
+        recurse = _given(rest, "--recurse-submodules", 5, values) or _given(rest, "--recursive", 5, values)
+        return "cloned" if recurse else None
+    if sub in ("fetch", "pull"):
+        return None if off else "populated"
+    if sub == "push":
+        return None if off else "populated" if said else "configured"
+    return None
 
 
 def _remote_names(sub: str, rest: list[_Word], words: list[_Word]) -> list[str] | None:
-    """The remotes `git SUB` contacts by name (`git push backup`): None where git may choose any
-    (`git push`, `git fetch --all`, `git remote update`), [] where it contacts none by name."""
+    """The remotes `git SUB` contacts by name (`git push backup`), each word as git may take it (a
+    remote, a group, or a URL: `team/backup`, `b~k`); None where git may choose any (`git push`,
+    `git fetch --all`, `git remote update`), [] where it contacts none by name (`ls-remote --get-url`)."""
     if sub == "remote":
         given = [w.value or "" for w in _operands(rest, _names("-t -m"))]
-        if not given or given[0] not in _REMOTE_CONTACTS or "n" in _short_flags(rest):
-            return []
-        return given[1:] or None if given[0] == "update" else given[1:2]
-    if sub not in _CONTACTS:
+        if not given or given[0] not in _REMOTE_CONTACTS or (given[0] == "show" and "n" in _short_flags(rest)):
+            return []  # `remote prune -n` still asks the remote; `show -n` does not
+        return given[1:] or None if given[0] == "update" else given[1:]
+    values = _REPOSITORY_VALUES.get(sub, frozenset())
+    if sub not in _CONTACTS or sub == "clone" or (sub == "ls-remote" and _given(rest, "--get-url", 3, values)):
         return []
-    if sub == "fetch" and "--all" in _given_longs(rest):
+    if sub in ("fetch", "pull") and _given(rest, "--all", 4, values):
         return None
-    names = [w.value for w in words if w.value is not None and re.fullmatch(r"[\w.-]+", w.value)]
-    return names if words or sub in ("archive", "clone") else None
+    names = [w.value for w in words if w.value is not None]
+    return names if words or sub == "archive" else None
 
 
 # A remote's URL, or a URL rewritten to (`url.BASE.insteadOf`, `pushInsteadOf`): what later fetches
 # or pushes there reaches BASE. Set to this machine, what pushes there later (`git push l`, a
 # rewritten github.com) runs a program on it through ssh, outside the container (a red team,
 # 2026-12-05): held when set, in `-c`, `git config` or `git remote add|set-url`.
-_REMOTE_URL = re.compile(r"(?is)^remote\..*\.(?:push)?url$")
+_REMOTE_URL = re.compile(
+    r"(?is)^(?:remote\..*\.(?:push)?url|branch\..*\.(?:push)?remote|remote\.pushdefault|remotes\..*|submodule\..*\.url)$"
+)
+_REMOTE_NAMED = re.compile(r"(?is)^remote\.(.*)\.[^.]*$")  # a remote named by a URL: `remote.HOST:/x.uploadpack`
 _REWRITE = re.compile(r"(?is)^url\.(.*)\.(?:push)?insteadof$")
 _CONFIG_NOT_SET = ("--get", "--unset", "--list", "--remove-section", "--rename-section", "--edit")
 
 
 def _names_remote_here(key: str, value: _Word) -> bool:
     """Whether setting `key` to `value` points a remote (or a rewritten URL) at this machine."""
-    rewrite = _REWRITE.match(key)
-    if rewrite is not None:
-        return remote_here([_Word(rewrite[1], rewrite[1], rewrite[1])]) is not None
-    return _REMOTE_URL.match(key) is not None and remote_here([value]) is not None
+    named = _REWRITE.match(key) or _REMOTE_NAMED.match(key)
+    if named is not None and remote_here([_Word(named[1], named[1], named[1])]) is not None:
+        return True  # a URL in the key: `url.HOST:/x.insteadOf`, `remote.HOST:/x.uploadpack`
+    if key.lower().startswith("remotes."):  # a group: its members, names or URLs
+        words = [_Word(member, member, member) for member in (value.value or value.pattern).split()]
+    else:
+        words = [value]
+    # a key only bash can tell (`git config "$K" HOST:/x`) may be any of them
+    return (_REMOTE_URL.match(key) is not None or "*" in key) and remote_here(words) is not None
 
 
 def _remote_settings(ctx: Analysis, what: str, settings: list[_Word]) -> None:
