@@ -5,8 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import threading
-import weakref
 from collections.abc import Callable
 
 from app.core.i18n import N_
@@ -14,7 +12,7 @@ from app.core.i18n import N_
 from . import project_settings
 from .code_options import option_values
 from .danger import Danger
-from .findings import D, GitSettings, M, _Report, _snip
+from .findings import D, GitSettings, M, _snip
 from .handoff import hands_off
 from .hosts import remote_here, remote_host
 from .options import _long_flags as _given_longs
@@ -258,9 +256,6 @@ _REMOTE_CONTACTS = frozenset({"update", "show", "prune", "set-head"})
 # only known when it runs). A red team, 2026-12-05.
 _MOVES_SETTINGS = ("GIT_DIR", "GIT_COMMON_DIR", "HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
                    "GIT_CONFIG_NOSYSTEM", "*")  # fmt: skip
-# The git settings read for each command being judged (`project_settings.git_config`'s memo)
-_READ: weakref.WeakKeyDictionary[_Report, project_settings.Memo] = weakref.WeakKeyDictionary()
-_READ_LOCK = threading.Lock()
 
 
 def _named_remotes(ctx: Analysis, sub: str, rest: list[_Word], words: list[_Word], places: _Places | None) -> None:
@@ -287,8 +282,7 @@ def _named_remotes(ctx: Analysis, sub: str, rest: list[_Word], words: list[_Word
     if places is None and (unnamed or reach is not None):  # `git -C "$D" fetch`
         return _cannot_tell(ctx, what, ctx.report.lost or "-C")
     declared = reach == "declared"
-    with _READ_LOCK:
-        memo = _READ.setdefault(ctx.report, {})
+    memo = ctx.report.git_settings  # read once a command (a line of 500 `git ls-remote r1`)
     push = sub == "push"
     urls: list[str] = []
     try:
