@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from app.core.classifier import Tier, classify
-from app.core.classifier.project_settings import MAX_MODULE_FOLDERS
 from app.core.classifier.regular_files import read_regular
+from app.core.classifier.repository import MAX_MODULE_FOLDERS
 from tests.handoff_checks import tier_apart
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.classifier import Danger, Tier, classify, project_settings
+from app.core.classifier import Danger, Tier, classify, git_settings
 from tests.handoff_checks import held_outside, tier_apart
 
 HERE = "localhost:/srv/x.git"  # reached over ssh on this machine
@@ -79,7 +79,7 @@ def cannot_tell(command: str, cwd: Path) -> None:
     ],
 )
 def test_the_files_git_reads_as_its_variables_say(environ: dict[str, str], files: list[str]) -> None:
-    assert project_settings.git_config_files(environ, "/h") == files
+    assert git_settings.git_config_files(environ, "/h") == files
 
 
 TRICKY_CONFIGS = [
@@ -103,12 +103,12 @@ def test_a_config_is_read_as_git_lists_it(tmp_path: Path, text: str) -> None:
         env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)},
     )
     listed = [tuple(entry.decode().partition("\n")[::2]) for entry in done.stdout.split(b"\0")[:-1]]
-    read = project_settings.config_entries(text)
+    read = git_settings.config_entries(text)
     assert read[: len(listed)] == listed
 
 
 def test_where_remotes_lead_from_the_settings() -> None:
-    config = project_settings.config_of([
+    config = git_settings.config_of([
         ("remote.origin.url", "git@github.com:a/x.git"),
         ("remote.backup.url", "https://example.com/x"),
         ("remote.backup.pushurl", HERE),
@@ -119,7 +119,7 @@ def test_where_remotes_lead_from_the_settings() -> None:
         ("url.localhost:/r/.insteadof", "gh:"),
         ("url.ana@localhost:/w/.pushinsteadof", "gw:"),
     ])  # fmt: skip
-    urls = project_settings.remote_urls
+    urls = git_settings.remote_urls
     assert urls(config, ["backup"], push=False) == ["backup", "https://example.com/x"]  # no pushurl for a fetch
     assert HERE in urls(config, ["backup"], push=True)
     assert "localhost:/y" in urls(config, None, push=False)  # git takes its name for its URL
@@ -233,8 +233,8 @@ def test_the_settings_read_with_their_includes_are_what_git_lists(repository: Pa
     )
     listed = [tuple(entry.decode().partition("\n")[::2]) for entry in done.stdout.split(b"\0")[:-1]]
     unmet = [("remote.more.url", "localhost:/more"), ("remotes.all", "a b")]  # `more` and what it includes
-    by_git = project_settings.config_of([*listed, *unmet])
-    here = project_settings.git_config(str(repository / ".git"), os.environ, str(user_home))
+    by_git = git_settings.config_of([*listed, *unmet])
+    here = git_settings.git_config(str(repository / ".git"), os.environ, str(user_home))
     assert here.urls == by_git.urls
     assert (here.groups, here.rewrites) == (by_git.groups, by_git.rewrites) == ({"all": ["a", "b"]}, [
         ("localhost:/srv/", "gh:", False)])  # fmt: skip

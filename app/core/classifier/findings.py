@@ -282,7 +282,7 @@ class _Report:
         self.aliases: dict[str, str] = {}  # alias name -> value, as the command defines them (shells.cmd_alias)
         self.variables: set[str] = set()  # the variables it sets, so far (`*`: one whose name is only known then)
         self.ssh_included: list[str] | None = None  # what the user's ssh config includes, read once (hosts)
-        self.git_settings: dict[object, Any] = {}  # git's settings read for this command (project_settings.Memo)
+        self.git_settings: dict[object, Any] = {}  # git's settings read for this command (git_settings.Memo)
         self.expanding: set[str] = set()  # aliases being judged as their value (bash expands each once)
         # Where project settings are read (project_settings.judge, once the whole command is read):
         self.places: dict[str, None] = {}  # every folder its shell may be in: the one given, each `cd`'s

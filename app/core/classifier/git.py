@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from app.core.i18n import N_
 
-from . import project_settings
+from . import git_settings, repository
 from .code_options import option_values
 from .danger import Danger
 from .findings import D, GitSettings, M, _snip
@@ -206,7 +206,7 @@ def _repositories(ctx: Analysis, folder: str | None, named: dict[str, str | None
     found: _Places = []
     for base in bases:
         here = os.path.join(base or "", folder)
-        git = os.path.join(here, given) if given else project_settings.git_dir(here)
+        git = os.path.join(here, given) if given else repository.git_dir(here)
         found.append((git, os.path.join(here, tree) if tree else ""))
     return list(dict.fromkeys(found)) or [(None, "")]
 
@@ -287,17 +287,17 @@ def _named_remotes(ctx: Analysis, sub: str, rest: list[_Word], words: list[_Word
     urls: list[str] = []
     try:
         for git, tree in places or [(None, "")]:
-            config = project_settings.git_config(git, os.environ, ctx.home, memo)
-            urls += project_settings.remote_urls(
+            config = git_settings.git_config(git, os.environ, ctx.home, memo)
+            urls += git_settings.remote_urls(
                 config, names if not _relative(words, sub) else None, push=push,
                 given=[w.value for w in words if w.value is not None],
             )  # fmt: skip
             pushes_submodules = reach == "configured" and config.pushes_submodules
             if git is not None and (reach in ("populated", "declared") or pushes_submodules):
-                urls += project_settings.submodule_urls(
+                urls += git_settings.submodule_urls(
                     git, tree, os.environ, ctx.home, memo, declared=declared, push=push
                 )  # fmt: skip
-    except project_settings._CannotTell as why:
+    except repository._CannotTell as why:
         return _cannot_tell(ctx, what, str(why))
     written = next((path for path in _files_read(memo) if _written_before(ctx, path)), None)
     if written is not None:  # `echo '[remote "x"] ...' > .gitmodules && git submodule update --init`
@@ -309,7 +309,7 @@ def _named_remotes(ctx: Analysis, sub: str, rest: list[_Word], words: list[_Word
     return None
 
 
-def _files_read(memo: project_settings.Memo) -> list[str]:
+def _files_read(memo: git_settings.Memo) -> list[str]:
     """The files git's settings were read from for this command (an include not there too)."""
     return list(dict.fromkeys(path for config in memo.values() if not isinstance(config, str) for path in config.files))
 
@@ -520,7 +520,7 @@ def _is_here(ctx: Analysis, word: _Word) -> bool:
 def _is_branch(cwd: str | None, name: str) -> bool:
     """Whether the repository around `cwd` has a branch (or a remote's branch) called `name`: git then
     switches to it, even where a file of that name exists (`git checkout main` beside a ./main)."""
-    git = project_settings.git_dir(cwd)
+    git = repository.git_dir(cwd)
     if not git or not name:
         return False
     refs = [os.path.join(git, "refs", "heads", name)]
@@ -531,7 +531,7 @@ def _is_branch(cwd: str | None, name: str) -> bool:
         ]
     if any(os.path.isfile(ref) for ref in refs):
         return True
-    packed = read_regular(os.path.join(git, "packed-refs"), project_settings.MAX_INDEX_BYTES) or b""
+    packed = read_regular(os.path.join(git, "packed-refs"), repository.MAX_INDEX_BYTES) or b""
     ends = (f"refs/heads/{name}", f"/{name}")  # past what is read: not known to be one (a checkout discards)
     return any(line.rstrip().endswith(ends) for line in packed.decode("utf-8", "replace").splitlines())
 

@@ -16,7 +16,8 @@ from .danger import Danger
 from .findings import ALIASES_ON, MAX_PROBED_WORDS, D, M, _snip
 from .itself import python_module
 from .options import _operands, _split_options
-from .project_settings import MAX_PLACES, work_top
+from .project_settings import MAX_PLACES
+from .repository import work_top
 from .rule import Analysis
 from .scripts import installed_program, looked_up, run_script, runs_project_files, script_path, typed_text
 from .stdin import _STDIN_FILES, _Stdin
