@@ -96,3 +96,20 @@ def test_a_submodules_folder_linked_to_a_big_tree_is_not_walked_whole(tmp_path: 
         f"git: cannot tell which repository's settings it reads (more than {MAX_MODULE_FOLDERS} folders in "
         ".git/modules)",
     ), result
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["patch -p1 < fix.diff && bash x.sh", "git apply fix.diff && bash x.sh", "git am < fix.mbox && bash x.sh"],
+)
+def test_a_script_a_diff_may_change_before_it_runs_is_held(tmp_path: Path, command: str) -> None:
+    """A diff changes the files it names, as an archive does the files it holds."""
+    (tmp_path / "x.sh").write_text("echo hello\n")
+    result = classify(command, cwd=str(tmp_path))
+    assert result.tier is Tier.DESTRUCTIVE and "the command changes the script" in result.reasons[0], result
+    for unchanged in (
+        "git apply --check fix.diff && bash x.sh",  # only looks
+        "patch --dry-run -p1 < fix.diff && bash x.sh",
+        "git apply fix.diff && npm test",  # a project's recipes: not read, a diff not held for them
+    ):
+        assert classify(unchanged, cwd=str(tmp_path)).tier is Tier.MODERATE, unchanged

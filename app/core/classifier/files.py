@@ -500,7 +500,7 @@ LANDS_BY_NAME = frozenset({"cp", "mv", "install", "ln"})  # into a folder, each 
 # folder (`cd ~ && curl -O https://x/.bashrc`), a clone's folder, `ln -s FILE` alone, what `rename`
 # renames, `split`'s prefix, a backup suffix (`cp -b -S rc x ~/.bash`). A third red team: each
 # wrote a member of the protected set where no container runs (names_protected).
-NAMED_ELSEWHERE = LANDS_BY_NAME | _names("curl wget git rename prename perl-rename split csplit sed perl")
+NAMED_ELSEWHERE = LANDS_BY_NAME | _names("curl wget git rename prename perl-rename split csplit sed perl patch")
 
 
 def note_named_elsewhere(ctx: Analysis, name: str, args: list[_Word]) -> None:
@@ -519,6 +519,12 @@ def note_named_elsewhere(ctx: Analysis, name: str, args: list[_Word]) -> None:
         given = _operands(args, _CLONE_VALUES)[1:]
         if len(given) == 1:  # into a folder named after the repository, here
             _write_names(ctx, here, [_last_name(given[0].pattern).removesuffix(".git")])
+    elif name == "git" and [a.value for a in _operands(args)][:1] in (["apply"], ["am"]):
+        if not {"--check", "--stat", "--numstat", "--summary"} & set(values) or "--apply" in values:
+            _patched(ctx, here)  # `git apply x.diff && bash x.sh`: the files the diff names
+    elif name == "patch" and not {"--dry-run", "-o", "--output"} & {v.split("=", 1)[0] for v in values}:
+        into = next((w.pattern for _o, w in option_values(args, ["-d", "--directory"], "dBDFiopruVxYz")), ".")
+        _patched(ctx, posixpath.join(here, into))
     elif name == "ln" and len(_operands(args)) == 1:  # `ln -s FILE`: a link of the same name, here
         _write_names(ctx, here, [posixpath.basename(_operands(args)[0].pattern.rstrip("/"))])
     elif name in ("rename", "prename", "perl-rename"):  # anything in the folders of what it renames
@@ -556,6 +562,13 @@ _CLONE_VALUES = _names(
 def _last_name(url: str) -> str:
     """The name a download or a clone takes from its address (`https://x/a/.bashrc?v=1#top`: `.bashrc`)."""
     return posixpath.basename(re.split(r"[?#]", url, maxsplit=1)[0].rstrip("/"))
+
+
+def _patched(ctx: Analysis, folder: str) -> None:
+    """A diff applied in `folder` changes the files it names, not read here: any of them there may
+    be written (a second red team, 2026-12-05, as for an archive: `patch -p1 < x.diff && bash x.sh`
+    judged the x.sh on disk). Not surely written: `git apply x.diff && npm test` reads its scripts."""
+    ctx.note_written(_Word(None, folder, posixpath.join(posixpath.normpath(folder), "*"), True))
 
 
 def _write_names(ctx: Analysis, folder: str, names: list[str]) -> None:
