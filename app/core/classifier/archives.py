@@ -16,7 +16,7 @@ from .options import _long_flags, _operands, _short_flags, expanded, long_option
 from .rule import Analysis
 from .stdin import _Stdin
 from .tables import _names
-from .words import _Word
+from .words import _Word, _word_end
 
 PACKED_WORDS = N_("Deletes the files it puts into the archive")
 FROM_ARCHIVE_WORDS = N_("Deletes files from inside an archive")
@@ -88,9 +88,8 @@ def cmd_7z(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
     if any(a.value is None for a in args):
         ctx.add(D, "cannot tell: {name} takes options from an expansion", name=name)
     if command.casefold() in ("x", "e"):
-        unpacks_into(ctx, [_Word(None, a.source, a.pattern[2:], a.glob) if a.value is None else
-                           _Word(a.value[2:], a.source, a.pattern[2:], a.glob)
-                           for a in args if a.pattern.startswith("-o") and len(a.pattern) > 2])  # fmt: skip
+        folders = [a for a in args if a.pattern.startswith("-o") and a.pattern[2:]]  # `-oDIR`, its value attached
+        unpacks_into(ctx, [_word_end(a, len(a.pattern) - 2) for a in folders])
     if command.casefold() not in ("l", "t", "i", "h", "b"):
         ctx.add(M, "{name}: packs or unpacks files", name=name)
 

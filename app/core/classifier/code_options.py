@@ -7,8 +7,6 @@ one in a cluster (`tar -cvI CMD`)."""
 
 from __future__ import annotations
 
-import glob
-import os
 import re
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
@@ -16,7 +14,7 @@ from typing import NamedTuple
 from .code import inline_code
 from .findings import D, _snip
 from .handoff import hands_off, may_write
-from .hosts import ssh_line
+from .hosts import included_files, ssh_line
 from .rule import Analysis
 from .scripts import library_file, script_text
 from .stdin import _Stdin
@@ -335,10 +333,9 @@ def ssh_config(ctx: Analysis, name: str, what: str, text: str) -> None:
         line = f"{keyword[0]} {keyword[1]}"
         include = re.match(r"(?i)\s*include\s*[=\s]\s*(.*)", line)
         for file in include[1].split() if include else ():
-            path = file if file.startswith(("/", "~")) else f"{ctx.home}/.ssh/{file}"
-            wild = sum(any(c in part for c in "*?[") for part in path.split("/"))  # `/*/*/*`: not walked
-            found = sorted(glob.glob(os.path.expanduser(path)))[: MAX_INCLUDED + 1] if wild == 1 else [path]
-            if wild > 1 or len(found) > MAX_INCLUDED:
+            found = included_files(file, f"{ctx.home}/.ssh", MAX_INCLUDED)  # `/*/*/*`: not walked
+            if found is None or len(found) > MAX_INCLUDED:
+                path = file if file.startswith(("/", "~")) else f"{ctx.home}/.ssh/{file}"
                 ctx.add(D, "cannot tell what runs: {name} reads the files {value}", name=name, value=_snip(path))
                 continue
             for one in found:  # `Include ~/.ssh/config.d/*`: each file it names

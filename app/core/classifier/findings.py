@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 import string
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
@@ -352,6 +352,11 @@ class _Report:
         if not kept:  # the files it may write stay: more of them only holds more
             del self.scripts[mark.scripts :]
         return bool(kept)
+
+    def sets_one_of(self, names: Iterable[str]) -> str | None:
+        """The first of `names` this command line sets so far (`*`: a variable whose name is only
+        known when it runs): the classifier's environment is the tray's, not the command's."""
+        return next((name for name in names if name in self.variables), None)
 
     def top(self, since: int = 0) -> Tier:
         return max((f.tier for f in self.findings[since:]), default=S)

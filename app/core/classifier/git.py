@@ -269,7 +269,7 @@ def _named_remotes(ctx: Analysis, sub: str, rest: list[_Word], words: list[_Word
     if names == [] and not (sub in _CONTACTS and words) and reach is None:
         return
     what = f"git {sub}"
-    moved = next((name for name in _MOVES_SETTINGS if name in ctx.report.variables), None)
+    moved = ctx.report.sets_one_of(_MOVES_SETTINGS)
     expanded = next((w for w in words if w.value is None and not w.pattern.startswith("/") and not remote_host(w)),
                     None)  # fmt: skip
     unnamed = names is None or any(not _url_like(name) for name in names)

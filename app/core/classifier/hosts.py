@@ -326,7 +326,7 @@ def _choosing_lines(text: str) -> tuple[tuple[str, list[str] | None, str], ...]:
     return tuple(lines)
 
 
-def _included(pattern: str, folder: str, budget: int) -> list[str] | None:
+def included_files(pattern: str, folder: str, budget: int) -> list[str] | None:
     """The files an `Include` names, in ssh's order, at most `budget` + 1 of them; None for a
     pattern with wildcards in more than one of its folders (`/proc/*/root/proc/*/x`: not walked)."""
     path = os.path.expanduser(pattern)
@@ -364,7 +364,7 @@ def ssh_host_names(host: str | None, text: str, folder: str, read: Callable[[str
                 continue
             elif key == "include":
                 for pattern in values:
-                    files = _included(pattern, folder, budget[0])
+                    files = included_files(pattern, folder, budget[0])
                     if files is None or len(files) > budget[0] or depth >= SSH_INCLUDE_DEPTH:
                         found.append("*")
                         return True
@@ -459,5 +459,5 @@ def ssh_included(files: list[str] | None = None) -> list[str]:
                 absolute = expanded if os.path.isabs(expanded) else os.path.join(os.path.dirname(path), expanded)
                 if absolute not in found:
                     found.append(absolute)
-                    todo += (_included(pattern, os.path.dirname(path), SSH_FILES_READ) or [])[:SSH_FILES_READ]
+                    todo += (included_files(pattern, os.path.dirname(path), SSH_FILES_READ) or [])[:SSH_FILES_READ]
     return found

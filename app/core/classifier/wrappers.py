@@ -920,7 +920,8 @@ def _curl_places_moved(ctx: Analysis) -> str | None:
     """A variable the command line sets that moves curl's default files (CURL_HOME, XDG_CONFIG_HOME,
     HOME: the classifier's environment is not the command's), as `$NAME`; a name only known when it
     runs may be any of them (`declare "$v=."`: `$*` here). None when none is set."""
-    return next((f"${name}" for name in _MOVES_CURLRC if name in ctx.report.variables), None)
+    moved = ctx.report.sets_one_of(_MOVES_CURLRC)
+    return None if moved is None else f"${moved}"
 
 
 def _curl_cannot_tell(ctx: Analysis, name: str, value: str) -> None:
