@@ -83,6 +83,40 @@ def test_a_script_an_archive_may_replace_before_it_runs_is_held(tmp_path: Path, 
         assert classify(listing, cwd=str(tmp_path)).tier is Tier.MODERATE, listing
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "tar xzf pkg.tar.gz && cd pkg && make",
+        "tar xf pkg.tar; make -C pkg",
+        "unzip -q pkg.zip && cd pkg && npm test",
+        "tar xzf pkg.tar.gz && cd pkg && python -m pytest",
+    ],
+)
+def test_a_projects_recipes_an_archive_brings_are_built_as_a_clones_are(tmp_path: Path, command: str) -> None:
+    """A project's recipes are not read, so one an archive brings is no less known than one a clone
+    brings (`git clone URL && cd x && make` is moderate): `tar xzf && cd && make` was held as a
+    script changed before it runs."""
+    result = classify(command, cwd=str(tmp_path))
+    assert result.tier is Tier.MODERATE, result
+    assert classify("git clone https://example.com/pkg && cd pkg && make", cwd=str(tmp_path)).tier is Tier.MODERATE
+    (tmp_path / "pkg").mkdir()
+    written = classify("echo 'all: ; rm -rf ~' > pkg/Makefile; tar xf pkg.tar; make -C pkg", cwd=str(tmp_path))
+    assert "the command changes the script" in written.reasons[0], written  # a recipe the line wrote still is
+
+
+@pytest.mark.parametrize("folder", ["rp", "newdir"])
+def test_programs_run_parts_runs_from_a_folder_an_archive_fills_are_held(tmp_path: Path, folder: str) -> None:
+    """run-parts runs every program in its folder: one that an archive unpacked above it may fill
+    was judged as on disk, and one it creates was not judged at all."""
+    (tmp_path / "rp").mkdir()
+    (tmp_path / "rp" / "a").write_text("#!/bin/sh\necho hi\n")
+    (tmp_path / "rp" / "a").chmod(0o755)
+    result = classify(f"tar xf e.tar; run-parts {folder}", cwd=str(tmp_path))
+    assert result.tier is Tier.DESTRUCTIVE and "the command changes the script" in result.reasons[0], result
+    for unchanged in (f"run-parts {folder}", f"tar xf e.tar -C other; run-parts {folder}"):
+        assert classify(unchanged, cwd=str(tmp_path)).tier is Tier.MODERATE, unchanged
+
+
 def test_a_submodules_folder_linked_to_a_big_tree_is_not_walked_whole(tmp_path: Path) -> None:
     """`ln -s ~ .git/modules` (moderate) made every later `git status` walk the home folder on the
     server's loop (a second red team, 2026-12-05): past MAX_MODULE_FOLDERS it cannot tell."""

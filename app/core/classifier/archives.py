@@ -41,12 +41,15 @@ def unpacks_into(ctx: Analysis, folders: list[_Word]) -> None:
     """An archive unpacked into each of `folders` (the command's own folder when none): files only
     the archive names land there, at any depth, and count as written (a second red team, 2026-12-05:
     `tar xf x.tar && bash x.sh` judged the x.sh on disk, which the archive replaced first; `tar -C
-    ~/.ssh -xf x.tar` wrote authorized_keys unasked)."""
+    ~/.ssh -xf x.tar` wrote authorized_keys unasked). Not for a project's recipes, as a clone's are
+    not (`tar xzf pkg.tgz && cd pkg && make`: see scripts.runs_project_files)."""
     places: list[_Word | None] = [*folders] or [None]
     for folder in places:
         where = (ctx.cwd or "*") if folder is None else (ctx.path_pattern(folder) or "*")
         source = "." if folder is None else folder.source
-        ctx.note_written(_Word(None, source, where.rstrip("/") + "/*", True), writes=True)
+        pattern = ctx.note_written(_Word(None, source, where.rstrip("/") + "/*", True), writes=True)
+        if pattern is not None:
+            ctx.report.unpacked.add(pattern)
 
 
 def cmd_tar(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:

@@ -403,7 +403,9 @@ def cmd_run_parts(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | N
         ctx.add(D, "cannot tell what runs: {name} runs {value}, a script in a folder not known here", name=name,
                 value=_snip(folder.source))  # fmt: skip
         return
-    if any(p == path or p.startswith((path + "/", "*")) for p in ctx.report.surely_written):
+    # what an archive unpacks above it lands below it too (`tar xf x.tar; run-parts new`)
+    below = path + "/"
+    if any(p == path or p.startswith((below, "*")) or fnmatch.fnmatchcase(below, p) for p in ctx.report.surely_written):
         ctx.add(D, "cannot tell what runs: the command changes the script {path} before running it", path=_snip(path))
         return
     named = r".*" if any((a.value or "").startswith(("--regex", "--lsbsysinit")) for a in args) else r"[A-Za-z0-9_-]+"

@@ -279,6 +279,7 @@ class _Report:
         self.changed: set[str] = set()  # patterns of files it removes or re-permissions (files.note_changed)
         self.landed: set[str] = set()  # folders of `written` whose files land there by name (note_landed)
         self.surely_written: set[str] = set()  # patterns of files it writes for sure (a redirection, cp's target)
+        self.unpacked: set[str] = set()  # `surely_written`'s folder patterns an archive unpacks into (archives)
         self.aliases: dict[str, str] = {}  # alias name -> value, as the command defines them (shells.cmd_alias)
         self.variables: set[str] = set()  # the variables it sets, so far (`*`: one whose name is only known then)
         self.ssh_included: list[str] | None = None  # what the user's ssh config includes, read once (hosts)

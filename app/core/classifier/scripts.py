@@ -231,9 +231,11 @@ def runs_project_files(ctx: Analysis, names: list[str], folder: str | None = Non
     build folder), but one the command line wrote before is held (`echo ... > Makefile; make`:
     fifth red team, 2026-12-04). Only a file it surely wrote counts (`git diff package.json && npm
     install` names it, `cp package.json /tmp/x` reads it), and not one an expansion decides (`make >
-    "$log"` is everyday)."""
+    "$log"` is everyday) or an archive unpacked (`tar xzf pkg.tgz && cd pkg && make` builds what it
+    brought, as `git clone URL && cd x && make` does)."""
     where = ctx.cwd if folder is None else script_path(ctx.cwd, folder)
-    written = [pattern for pattern in ctx.report.surely_written if not pattern.startswith("*")]
+    report = ctx.report
+    written = [p for p in report.surely_written if not p.startswith("*") and p not in report.unpacked]
     for name in names:
         path = None if where is None else script_path(where, name)
         if path is not None and any(fnmatch.fnmatchcase(path, pattern) for pattern in written):
