@@ -267,6 +267,9 @@ def test_a_url_the_users_git_settings_rewrite_to_this_machine_is_held(user_home:
         "ssh ssh://ana@127.0.0.1:22 id",
         "ssh -S /tmp/master github.com id",  # a master connection's socket any host reuses
         "ssh -o ControlPath=/tmp/master github.com id",
+        "ssh -P x localhost id",  # OpenSSH 9.4's `-P TAG` takes a value; 9.2's -P none (x the host)
+        "ssh -vP work localhost id",
+        "autossh -M 0 -P x localhost id",
     ],
 )
 def test_settings_on_the_command_line_that_reach_this_machine_are_held(user_home: Path, command: str) -> None:

@@ -393,10 +393,18 @@ _SSH_TAKES = "BbcDEeFIiJLlmOoPpQRSWw"  # the letters of ssh's options that take 
 
 
 def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    options, i = _split_options(args, _SSH_VALUES, clusters=True)
+    """OpenSSH 9.4's `-P TAG` takes a value, an older ssh's `-P` none (9.2 here), so a line with -P
+    is judged as each reads it: `ssh -P x localhost CMD` reaches this machine with a newer ssh."""
+    if _ssh_as(ctx, name, args, depth, _SSH_VALUES):
+        _ssh_as(ctx, name, args, depth, _SSH_VALUES | {"-P"})
+
+
+def _ssh_as(ctx: Analysis, name: str, args: list[_Word], depth: int, values: frozenset[str]) -> bool:
+    """Judges ssh's words split by `values`; True when a `-P` was read as taking none."""
+    options, i = _split_options(args, values, clusters=True)
     remote: list[_Word] = []
     if i < len(args):  # ssh reads options after the host too, up to its command (`ssh h -o HostName=x id`)
-        more, j = _split_options(args[i + 1 :], _SSH_VALUES, clusters=True)
+        more, j = _split_options(args[i + 1 :], values, clusters=True)
         options, remote = options + more, args[i + 1 + j :]
     settings: list[str] = []
     if any(o.value is None for o in options):  # `ssh $OPTS host`: a -o among them, maybe
@@ -427,6 +435,7 @@ def cmd_ssh(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         ctx.add(M, "{name}: runs on another machine", name=name)
     if remote:
         ctx.code_words(remote, "ssh")
+    return "-P" not in values and "P" in _short_flags(options)
 
 
 # ---- ssh to this same machine through other programs (issue 21)
