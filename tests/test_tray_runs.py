@@ -30,6 +30,7 @@ from mcp_types import TextContent
 import app
 from app.core import data_folder
 from app.core.channel.client import ask_tray
+from app.core.commands.jobs import MAX_LIVE_JOBS
 from app.core.commands.tray_link import exited
 from app.core.journal.store import Journal
 from app.core.paths import HOME_ENV, AppPaths
@@ -239,6 +240,34 @@ async def test_a_background_job_goes_on_after_its_server_is_killed_and_a_second_
     assert result["exitCode"] == 0, result
     assert "finished-in-the-tray" in result["stdout"], result
     assert time.monotonic() - killed_at > 3, "the job ended before its server was gone: nothing was shown"
+
+
+async def test_a_tray_runs_at_most_so_many_jobs_of_one_server_and_the_model_is_told_what_to_do(
+    shared_tray: SharedTray, tmp_path: Path
+) -> None:
+    """The limit of live jobs (MAX_LIVE_JOBS) where the tray runs them, as tests/test_jobs.py checks
+    it where a server runs its own: past it, a call is refused in words, and a stopped job makes room."""
+    marker = f"55{os.getpid() % 1000}.5"
+    async with connect(shared_tray.home, headless=False) as client:
+        jobs = [
+            await run(client, {"command": f"sleep {marker}", "cwd": str(tmp_path), "background": True})
+            for _ in range(MAX_LIVE_JOBS)
+        ]
+        assert all(job.get("status") == "running" for job in jobs), jobs
+        with anyio.fail_after(10):  # "running" is said as the container starts, before its sleep does
+            while len(pids_of(f"^sleep {marker}")) < MAX_LIVE_JOBS:
+                await anyio.sleep(0.1)
+        refused = await run(client, {"command": "echo one more", "cwd": str(tmp_path)})
+        assert f"{MAX_LIVE_JOBS} commands this server started are still running or waiting" in refused["error"]
+        assert "command_wait" in refused["error"] and "command_stop" in refused["error"], refused
+        await client.call_tool("command_stop", {"jobId": jobs[0]["jobId"]})
+        room = await run(client, {"command": "echo one more", "cwd": str(tmp_path)})
+        for job in jobs[1:]:
+            await client.call_tool("command_stop", {"jobId": job["jobId"]})
+    assert room.get("stdout") == "one more\n", room
+    with anyio.fail_after(10):
+        while pids_of(f"^sleep {marker}"):
+            await anyio.sleep(0.1)
 
 
 async def test_through_a_real_tray_a_rule_deletes_its_build_folder_and_nothing_outside_its_folder(
