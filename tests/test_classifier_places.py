@@ -179,6 +179,51 @@ def test_a_split_index_has_the_gitlinks_of_its_shared_index_read(tmp_path: Path)
     assert "inner: core.fsmonitor" in result.reasons[0], result
 
 
+def test_an_index_of_version_4_has_its_gitlinks_read(tmp_path: Path) -> None:
+    """Version 4 writes each path as what it keeps of the one before, then its own end (git's
+    index.version=4, which feature.manyFiles sets): a gitlink among paths sharing its prefix is read."""
+    marker = tmp_path / "pwned"
+    top = with_repository_in_place(tmp_path / "top", marker)
+    for name in ("a/b/one.txt", "a/b/two.txt", "in.txt", "innerb.txt", "zz/" + "y" * 200 + ".txt"):
+        (top / name).parent.mkdir(parents=True, exist_ok=True)
+        (top / name).write_text("x\n")
+    git(top, "add", ".")
+    committed(top, "more")
+    git(top, "update-index", "--index-version", "4")
+    assert struct.unpack(">I", (top / ".git" / "index").read_bytes()[4:8]) == (4,)
+    assert runs_it("git status", top, marker)
+    result = classify("git status", cwd=str(top))
+    assert result.tier is Tier.MODERATE
+    assert "inner: core.fsmonitor" in result.reasons[0], result
+    git(top, "rm", "-q", "--cached", "inner")
+    assert not runs_it("git status", top, marker)
+    assert judged("git status", top) is Tier.SAFE  # and no more than that is read in it
+
+
+def test_a_split_index_whose_shared_index_cannot_be_read_cannot_tell(tmp_path: Path) -> None:
+    """Its shared index a FIFO (never opened: it would block), or itself split: the gitlinks it may
+    hold are not known. Missing, git reads no index at all, and runs nothing."""
+    marker = tmp_path / "pwned"
+    top = with_repository_in_place(tmp_path / "top", marker)
+    git(top, "config", "core.splitIndex", "true")
+    git(top, "update-index", "--split-index")
+    [shared] = (top / ".git").glob("sharedindex.*")
+    kept = shared.read_bytes()
+    shared.unlink()
+    assert subprocess.run(["git", "status"], cwd=top, capture_output=True).returncode != 0  # noqa: S607
+    assert not marker.exists()
+    assert judged("git status", top) is Tier.SAFE
+    os.mkfifo(shared)
+    said = classify("git status", cwd=str(top)).reasons
+    assert said and f"no {shared.name[:20]}" in said[0], said
+    shared.unlink()
+    split = (top / ".git" / "index").read_bytes()
+    shared.write_bytes(split)  # a shared index that names a shared index of its own
+    assert "a split or sparse shared index" in classify("git status", cwd=str(top)).reasons[0]
+    shared.write_bytes(kept)
+    assert "inner: core.fsmonitor" in classify("git status", cwd=str(top)).reasons[0]
+
+
 def test_an_index_that_cannot_be_read_is_not_taken_for_one_without_submodules(tmp_path: Path) -> None:
     """A sparse index's folder entries may stand for gitlinks; a version git's documentation does not
     give, or entries that overrun the file, cannot be read here: which repositories git runs in
@@ -207,11 +252,19 @@ def test_an_index_that_cannot_be_read_is_not_taken_for_one_without_submodules(tm
     bare.mkdir()
     git(bare, "init", "-q")
     entry = b"\0" * 24 + GITLINK + b"\0" * 34 + struct.pack(">H", 6) + b"vendor\0\0"
-    for version, entries in ((7, 1), (2, 3)):  # an unknown version; three entries where there is one
-        (bare / ".git" / "index").write_bytes(b"DIRC" + struct.pack(">II", version, entries) + entry + b"\0" * 20)
+    overrun = b"TREE" + struct.pack(">I", 999)  # an extension longer than the file
+    for version, entries, more, said in (
+        (7, 1, b"", "index version 7"),
+        (2, 3, b"", "index out of range"),  # three entries where there is one
+        (2, 1, overrun, "its extensions overrun the file"),
+    ):
+        (bare / ".git" / "index").write_bytes(
+            b"DIRC" + struct.pack(">II", version, entries) + entry + more + b"\0" * 20
+        )
         result = classify("git status", cwd=str(bare))
         assert result.tier is Tier.MODERATE, version
         assert "cannot tell which repository's settings it reads" in result.reasons[0], result
+        assert said in result.reasons[0], result
 
 
 def test_submodules_are_read_only_for_what_runs_git_in_them(tmp_path: Path) -> None:
