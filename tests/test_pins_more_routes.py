@@ -197,6 +197,29 @@ def test_a_script_named_through_proc_self_cwd_is_pinned_in_the_commands_folder(t
     assert changed_since(pin, {}) == f"the script {tmp_path / 'post.sh'} changed after the user was asked"
 
 
+@pytest.mark.parametrize(
+    "settings",
+    [
+        '[core]\n\thooksPath = "/HOOKS"\n[core "x"]\n\thooksPath = /elsewhere\n',  # core.x's, not core's
+        "[core]\n\thooksPath = /HO\\\nOKS\n",  # a value continued on the next line
+        "[core]\n\thooksPath = /elsewhere\n\thooksPath\n\thooksPath = /HOOKS ; the last\n",
+        '[CORE]\nHooksPath=/HO"OKS"\n',
+    ],
+)
+def test_the_hooks_folder_pinned_is_the_one_git_runs_hooks_from(tmp_path: Path, settings: str) -> None:
+    """The repository's core.hooksPath as git reads it (git_settings.config_entries): a look-alike
+    reader took `[core "x"]`'s for core's, and cut a value continued on the next line, so the
+    folder git ran the hooks from was not pinned."""
+    repository = tmp_path / "g"
+    subprocess.run(["git", "init", "-q", str(repository)], check=True)
+    hooks = str(tmp_path / "hooks")
+    (repository / ".git" / "config").write_text(settings.replace("/HO", f"{tmp_path}/ho").replace("OKS", "oks"))
+    read = subprocess.run(["git", "config", "core.hooksPath"], cwd=repository, capture_output=True, text=True)
+    assert read.stdout.strip() == hooks, read  # git's own answer
+    pinned = dict(pin_command("rm -rf build && git commit -q -m x", str(repository), {}).scripts)
+    assert pinned.get(f"{hooks}/pre-commit") == ABSENT, sorted(pinned)
+
+
 def test_git_hooks_path_given_on_the_command_line_and_a_worktrees_repository_are_followed(tmp_path: Path) -> None:
     main, hooks = tmp_path / "main", tmp_path / "main" / ".git" / "hooks"
     subprocess.run(["git", "init", "-q", str(main)], check=True)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 from collections.abc import Mapping, Sequence
 
 from app.core.commands.pins.command_words import MODULE_BYTES, commands_here, file_head, literal_name
@@ -195,32 +194,10 @@ def _hooks_path(config: str) -> str | None:
 
 def _config_setting(config: str, section: str, key: str) -> str | None:
     """A setting as a git configuration file sets it (its last value), or None; `section` and `key`
-    in lower case."""
-    current, found = "", None
-    for raw in (file_head(config, MODULE_BYTES) or "").splitlines():
-        line = raw.strip()
-        header = re.match(r'\[\s*([A-Za-z0-9.-]+)(?:\s+"[^"]*")?\s*\](.*)', line)
-        if header:
-            current, line = header[1].lower(), header[2].strip()
-        setting = re.match(r"([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*)", line)
-        if current == section and setting and setting[1].lower() == key:
-            found = _config_value(setting[2])
-    return found
+    in lower case. Read by the classifier's reader of git's config.c (a look-alike here took `[core
+    "x"]`'s hooksPath for core's, and cut a value continued on the next line)."""
+    from app.core.classifier.git_settings import config_entries  # at a pin only: a tray-bound serve has none
 
-
-def _config_value(text: str) -> str:
-    """A git configuration value: quotes and escapes undone, a comment and trailing blanks cut."""
-    value, quoted, escaped = "", False, False
-    for char in text:
-        if escaped:
-            value += {"n": "\n", "t": "\t", "b": "\b"}.get(char, char)
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif char == '"':
-            quoted = not quoted
-        elif char in "#;" and not quoted:
-            break
-        else:
-            value += char
-    return value.strip()
+    wanted = f"{section}.{key}"
+    values = [value for name, value in config_entries(file_head(config, MODULE_BYTES) or "") if name == wanted]
+    return values[-1] if values else None
