@@ -212,6 +212,47 @@ def test_the_watcher_forgets_finished_commands_that_left_nothing_and_still_spare
                 os.kill(pid, signal.SIGKILL)
 
 
+REWATCHED = """
+import os, signal, subprocess, sys, time
+from app.core.execution import orphans, process_marks
+server = sys.argv[1]
+orphans.watch_server(server)
+pipe = f"pipe:[{os.fstat(orphans._watch_pipe).st_ino}]"
+[watcher] = [int(p) for p in os.listdir("/proc") if p.isdigit() and os.path.exists(f"/proc/{p}/fd/0")
+             and os.readlink(f"/proc/{p}/fd/0") == pipe and int(p) != os.getpid()]
+os.kill(watcher, signal.SIGKILL)
+while os.path.exists(f"/proc/{watcher}") and "Z" not in open(f"/proc/{watcher}/stat").read().split(")")[1][:3]:
+    time.sleep(0.01)
+env = {**os.environ, process_marks.MARK_ENV: f"{server}:7"}
+doomed = subprocess.Popen(["sleep", sys.argv[2]], env=env, start_new_session=True).pid
+orphans.leave_running(f"{server}:6")  # told to a watcher that is gone: a new one, told everything
+print(watcher, doomed, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_watcher_killed_meanwhile_is_started_again_and_still_ends_the_servers_commands() -> None:
+    """The next line told to a watcher that is gone starts a new one, told every line so far: the
+    server's running command still ends with it."""
+    doomed_for = f"86{os.getpid() % 1000}.7"
+    server = f"zz{os.getpid()}:rewatched"
+    with subprocess.Popen(
+        [sys.executable, "-c", REWATCHED, server, doomed_for], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    ) as process:
+        try:
+            assert process.stdout is not None
+            watcher, doomed = (int(n) for n in process.stdout.readline().split())
+            assert doomed in running_with(doomed_for) and not os.path.exists(f"/proc/{watcher}/fd/0")
+            process.kill()
+            deadline = time.monotonic() + STOP_DEADLINE_S
+            while running_with(doomed_for) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert not running_with(doomed_for), "the server's command outlived it: no watcher after the first"
+        finally:
+            for pid in running_with(doomed_for):
+                os.kill(pid, signal.SIGKILL)
+
+
 # -- 3. a full disk: offsets read before a write failed mean the same bytes after it ----------------------
 
 

@@ -14,7 +14,8 @@ let out by a person's Allow) did not, until someone started. So such a server, a
 outside any container that reads a pipe only this process writes, and at its end of file (this
 process is gone, however it went, SIGKILL included) ends at once what carries this process's servers'
 marks, but the background jobs of commands that had finished (`leave_running`). Linux only (marks are
-read from /proc); a watcher killed meanwhile leaves the next server or tray to do it, as before.
+read from /proc); a watcher killed meanwhile is started again, told everything, at the next line
+this process tells it; should this process go first, the next server or tray does it, as before.
 """
 
 from __future__ import annotations
