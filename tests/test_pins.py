@@ -304,7 +304,7 @@ async def test_many_variables_cannot_push_the_value_of_path_out_of_what_the_user
     assert "The user denied this command" in outcome["error"]
 
 
-@pytest.mark.parametrize("key", ["PATH", "XDG_CONFIG_HOME", "GIT_DIR", "HOME"])
+@pytest.mark.parametrize("key", ["PATH", "XDG_CONFIG_HOME", "GIT_DIR", "HOME", "CURL_HOME"])
 async def test_a_harmless_command_with_a_variable_that_picks_programs_waits_and_shows_its_value(
     home: Path, paths: AppPaths, hub: Hub, tmp_path: Path, key: str
 ) -> None:

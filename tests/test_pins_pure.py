@@ -91,6 +91,9 @@ def test_every_environment_value_is_shown_cut_when_long_and_masked_when_its_name
         ("Path", "C:\\evil;C:\\Windows", True),  # Windows' PATH in any case
         ("HOME", "/tmp/d", True),
         ("XDG_CONFIG_HOME", "/tmp/d/cfg", True),
+        ("CURL_HOME", "/tmp/d", True),  # its .curlrc may name a daemon's socket (unix-socket=)
+        ("APPDATA", "C:\\evil", True),  # Windows' homes of programs' settings
+        ("USERPROFILE", "C:\\evil", True),
         ("GIT_DIR", "d/evil.git", True),
         ("EDITOR", "./x", True),
         ("EDITOR", "C:\\evil\\vim.exe", True),
