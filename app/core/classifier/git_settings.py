@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
+from .regular_files import read_regular
 from .repository import (
     _SETTLED_NS,
     MAX_SETTINGS_BYTES,
@@ -55,12 +56,12 @@ def git_runs(
     if common is not None:
         folders.append(os.path.join(git, common.strip()))
     for path in (os.path.join(folders[-1], "config"), os.path.join(git, "config.worktree")):
-        text = _read(path)
-        if text is None:
+        data = read_regular(path, MAX_SETTINGS_BYTES + 1)
+        if data is None:
             continue
-        if len(text) > MAX_SETTINGS_BYTES:
+        if len(data) > MAX_SETTINGS_BYTES:
             return os.path.basename(path)
-        found = _config_runs(text)
+        found = _config_runs(data.decode("utf-8", "surrogateescape"))
         if found:
             return found
     return _submodules_run(git, folders[-1], seen, work_tree) if submodules else None
@@ -102,28 +103,30 @@ Entry = tuple[str, str]  # (`section[.subsection].key`, value), as `config_entri
 MAX_INCLUDE_DEPTH = 10  # git's own
 MAX_CONFIG_FILES = 64  # files one reading reads at most, includes included
 _CONFIG_VARIABLES = ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM")
-_SPACE = " \t\n\v\f\r"
+_SPACE = " \t\n\r"  # git's isspace (its own ctype): not \v nor \f, which it keeps in a value
 _ESCAPES = {"n": "\n", "t": "\t", "b": "\b"}  # and `\\`, `\"` as themselves; git refuses any other
 # The usual lines, each read at once (a 256 KiB config char by char took 43 ms): a header without
 # escapes, a key whose value has no quote, escape or comment; blanks before them
-_BLANKS = re.compile(r"[ \t\n\v\f\r]*")
+_BLANKS = re.compile(r"[ \t\n\r]*")
 _PLAIN_LINE = re.compile(
-    r'(?:\[([-A-Za-z0-9.]+)(?:[ \t\v\f\r]+"([^"\\\n]*)")?\][ \t\v\f\r]*'  # [section "sub"]
+    r'(?:\[([-A-Za-z0-9.]+)(?:[ \t\r]+"([^"\\\n]*)")?\][ \t\r]*'  # [section "sub"]
     r"|([A-Za-z][A-Za-z0-9-]*)[ \t]*=([^\n\\\"#;]*))(?=\n|$)"  # key = value
 )
 _KEY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
 _SECTION_NAME = re.compile(r"[-A-Za-z0-9.]*")
-_INLINE_BLANKS = re.compile(r"[ \t\v\f\r]*")
+_INLINE_BLANKS = re.compile(r"[ \t\r]*")
 _NOT_PLAIN = re.compile(r'[\\"#;]')
-_TO_SPACE = str.maketrans("\t\v\f\r", "    ")
+_TO_SPACE = str.maketrans("\t\r", "  ")
+_RAW_BYTE = re.compile("[\udc80-\udcff]")  # a byte not UTF-8, as `_config_text` decodes it
 
 
 def config_entries(text: str) -> list[Entry]:
     """A git config's settings, in order, as (`section[.subsection].key`, value), read as git's
     config.c reads them: the section and key in lower case (all of an old-style `[remote.Backup]`),
     a subsection's `\\x` as `x`; a value's quotes anywhere in it, its escapes, its backslash-newline
-    continuations and a comment outside quotes; a key without `=` as "". A line git refuses (it then
-    refuses the file) is skipped: what follows is still read."""
+    continuations and a comment outside quotes; a key without `=` as ""; each cut at a NUL. Spaces are
+    git's (not \\v, \\f). A line git refuses (it then refuses the file, and runs no command) is
+    skipped: what follows is still read."""
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")  # git skips a byte-order mark, so must we
     entries: list[Entry] = []
     section, at = "", 0
@@ -134,7 +137,7 @@ def config_entries(text: str) -> list[Entry]:
             if plain[1] is not None:
                 section = plain[1].lower() + ("" if plain[2] is None else f".{plain[2]}")
             elif section:
-                entries.append((f"{section}.{plain[3].lower()}", _plain_value(plain[4])))
+                entries.append(_entry(f"{section}.{plain[3].lower()}", _plain_value(plain[4])))
         elif char == "[":
             header, at = _config_section(text, at + 1)
             section = section if header is None else header
@@ -150,14 +153,29 @@ def config_entries(text: str) -> list[Entry]:
             else:
                 value = ""
             if section:
-                entries.append((f"{section}.{key}", value))
+                entries.append(_entry(f"{section}.{key}", value))
         else:  # a comment, or a line git refuses
             at = _line_end(text, at)
+    if _RAW_BYTE.search(text) is not None:
+        return [(_as_git_reads(key), _as_git_reads(value)) for key, value in entries]
     return entries
 
 
-def _key_char(char: str) -> bool:
-    return char.isascii() and (char.isalnum() or char == "-")
+def _as_git_reads(text: str) -> str:
+    """Bytes not UTF-8 (as surrogates) as git reads them: one character where a quote or an escape
+    git drops stood between its bytes (`[remote "\\xc3\\\\\\xa9"]`: the remote `é`)."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no decoding of bytes gave: as it is
+        return text
+
+
+def _entry(key: str, value: str) -> Entry:
+    """A setting as git passes it on: C strings, each cut at its first NUL (a review, 2026-12-05:
+    `[remote "a.url\\0"] x = URL` is `remote.a.url`, and a value `gh:\\0x` the prefix `gh:`)."""
+    if "\0" in key or "\0" in value:
+        return key.partition("\0")[0], value.partition("\0")[0]
+    return key, value
 
 
 def _line_end(text: str, at: int) -> int:
@@ -204,7 +222,7 @@ def _config_subsection(text: str, at: int) -> tuple[str | None, int]:
 
 def _plain_value(text: str) -> str:
     """A value with no quote, escape or comment: each space inside as one space (a tab too)."""
-    value = text.strip(" \t\v\f\r")
+    value = text.strip(" \t\r")
     return value if value.isprintable() else value.translate(_TO_SPACE)
 
 
@@ -308,7 +326,7 @@ def config_of(entries: list[Entry]) -> Config:
             if kind in ("url", "pushurl"):
                 (found.urls if kind == "url" else found.push_urls).setdefault(remote[1], []).append(value)
         elif (group := _GROUP.match(key)) is not None:
-            found.groups.setdefault(group[1], []).extend(value.split())
+            found.groups.setdefault(group[1], []).extend(w for w in _GROUP_SPACE.split(value) if w)
         elif _CHOSEN.match(key) or _CHOSEN_FOR_PUSH.match(key):
             (found.chosen if _CHOSEN.match(key) else found.chosen_for_push).append(value)
         elif (rewrite := _REWRITE.match(key)) is not None:
@@ -415,11 +433,13 @@ def _legacy_remotes(common: str, read: _Files) -> list[Entry]:
             path = os.path.join(folder, name)
             read.append((path, _stat_key(path)))
             _check_file(path)
-            lines = _config_text(path).splitlines() if os.path.isfile(path) else []
+            # lines at `\n` only, each cut at a NUL and trimmed of git's spaces only: as git's remote.c
+            text = _config_text(path) if os.path.isfile(path) else ""
+            lines = [line.partition("\0")[0] for line in text.split("\n")]
             if kind == "branches":
-                urls = [lines[0].strip().partition("#")[0]] if lines else []
+                urls = [lines[0].strip(_SPACE).partition("#")[0]]
             else:
-                urls = [line[4:].strip() for line in lines if line.startswith("URL:")]
+                urls = [line[4:].strip(_SPACE) for line in lines if line.startswith("URL:")]
             entries += [(f"remote.{name}.url", url) for url in urls if url]
     return entries
 
@@ -439,12 +459,15 @@ def _check_file(path: str) -> None:
 
 
 def _config_text(path: str) -> str:
-    text = _read(path)
-    if text is None:
+    """A config file's text, each byte git reads kept (one not UTF-8 as a surrogate, as a file's name
+    is: `config_entries` joins them as git does). Its size in bytes: 256 KiB of `é` are 128 Ki
+    characters, and a size in characters read such a file's first half only."""
+    data = read_regular(path, MAX_SETTINGS_BYTES + 1)
+    if data is None:
         raise _CannotTell(f"{_short(path)} is not a file")
-    if len(text) > MAX_SETTINGS_BYTES:
+    if len(data) > MAX_SETTINGS_BYTES:
         raise _CannotTell(f"{_short(path)} larger than {MAX_SETTINGS_BYTES >> 10} KiB")
-    return text
+    return data.decode("utf-8", "surrogateescape")
 
 
 def _read_config_file(path: str, home: str, entries: list[Entry], read: _Files, depth: int) -> None:
@@ -480,6 +503,7 @@ _REMOTE_KEY = re.compile(r"(?s)^remote\.(.*)\.([^.]*)$")
 _CHOSEN = re.compile(r"(?is)^branch\..*\.remote$")
 _CHOSEN_FOR_PUSH = re.compile(r"(?is)^(?:branch\..*\.pushremote|remote\.pushdefault)$")
 _GROUP = re.compile(r"(?s)^remotes\.(.*)$")
+_GROUP_SPACE = re.compile(r"[ \t\n]+")  # what parts a group's members, as git's fetch.c (a \v does not)
 _REWRITE = re.compile(r"(?is)^url\.(.*)\.(push)?insteadof$")
 _SUBMODULE_URL = re.compile(r"(?is)^submodule\..*\.url$")
 _SUBMODULE_PATH = re.compile(r"(?is)^submodule\..*\.path$")
