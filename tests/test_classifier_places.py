@@ -15,7 +15,9 @@ import sys
 import time
 from pathlib import Path
 
-from app.core.classifier import Tier, _analysed, classify
+import pytest
+
+from app.core.classifier import Tier, _analysed, classify, repository
 from app.core.classifier.project_settings import MAX_PLACES
 from app.core.classifier.protected import _Protected
 from tests.test_read_only import git
@@ -177,6 +179,29 @@ def test_a_split_index_has_the_gitlinks_of_its_shared_index_read(tmp_path: Path)
     result = classify("git status", cwd=str(top))
     assert result.tier is Tier.MODERATE
     assert "inner: core.fsmonitor" in result.reasons[0], result
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        "[core]\n\tworktree = .. ; the repository's own top\n",  # a comment git drops
+        '[core]\n\tworktree = "../w"t\n',  # a quote inside
+        "[core]\n\tworktree = ../w\\\nt\n",  # continued on the next line
+        "[core]\n\tworktree = ../wt\n[submodule]\n\tworktree = ..\n",  # another section's key
+    ],
+)
+def test_core_worktree_is_read_as_git_reads_it(tmp_path: Path, settings: str) -> None:
+    """Where `cd "$(git rev-parse --show-toplevel)"` leads (repository.work_top): a look-alike reader
+    took a comment, a quote or another section's `worktree` for core.worktree's value."""
+    top = tmp_path / "top"
+    (top / "sub").mkdir(parents=True)
+    (top / "wt").mkdir()  # core.worktree's `../wt` from .git
+    git(top, "init", "-q")
+    with open(top / ".git" / "config", "a") as config:
+        config.write(settings)
+    shown = output(top / "sub", "rev-parse", "--show-toplevel")  # git's own answer
+    expected = str(top) if shown == str(top) else None  # elsewhere: None, as the doc says
+    assert repository.work_top(str(top / "sub")) == expected, shown
 
 
 def test_an_index_of_version_4_has_its_gitlinks_read(tmp_path: Path) -> None:

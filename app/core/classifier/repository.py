@@ -12,6 +12,7 @@ import struct
 import threading
 import time
 
+from .git_config_text import config_entries
 from .regular_files import read_regular
 
 MAX_SETTINGS_BYTES = 256 * 1024  # larger is not a settings file a person wrote: read as naming one
@@ -74,9 +75,9 @@ def _read(path: str) -> str | None:
 def _work_tree(git: str, common: str) -> str:
     """The top of the work tree of the repository `git` (a submodule's names it: core.worktree)."""
     config = _read(os.path.join(common, "config")) or ""
-    named = re.findall(r"^[^\S\n]*worktree[^\S\n]*=[^\S\n]*(.*?)[^\S\n]*$", config, re.M | re.I)
+    named = [value for key, value in config_entries(config) if key == "core.worktree"]
     if named:
-        return os.path.normpath(os.path.join(git, named[-1].strip('"')))
+        return os.path.normpath(os.path.join(git, named[-1]))
     pointer = _read(os.path.join(git, "gitdir"))  # a linked worktree's: its .git file
     if pointer is not None:
         return os.path.dirname(os.path.join(git, pointer.strip()))

@@ -8,6 +8,7 @@ import os
 import posixpath
 from collections.abc import Mapping, Sequence
 
+from app.core.classifier.git_config_text import config_entries
 from app.core.commands.pins.command_words import MODULE_BYTES, commands_here, file_head, literal_name
 
 # The hooks a git verb runs (githooks(5)): those not there when the user is asked are pinned absent.
@@ -196,8 +197,6 @@ def _config_setting(config: str, section: str, key: str) -> str | None:
     """A setting as a git configuration file sets it (its last value), or None; `section` and `key`
     in lower case. Read by the classifier's reader of git's config.c (a look-alike here took `[core
     "x"]`'s hooksPath for core's, and cut a value continued on the next line)."""
-    from app.core.classifier.git_settings import config_entries  # at a pin only: a tray-bound serve has none
-
     wanted = f"{section}.{key}"
     values = [value for name, value in config_entries(file_head(config, MODULE_BYTES) or "") if name == wanted]
     return values[-1] if values else None
