@@ -225,6 +225,19 @@ def test_an_index_of_version_4_has_its_gitlinks_read(tmp_path: Path) -> None:
     assert judged("git status", top) is Tier.SAFE  # and no more than that is read in it
 
 
+def test_a_sha256_repositorys_index_has_its_gitlinks_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its objects' names are 32 bytes (extensions.objectFormat, read as git reads it: quoted here)."""
+    monkeypatch.setenv("GIT_DEFAULT_HASH", "sha256")
+    marker = tmp_path / "pwned"
+    top = with_repository_in_place(tmp_path / "top", marker)
+    config = (top / ".git" / "config").read_text()
+    assert "objectformat = sha256" in config
+    (top / ".git" / "config").write_text(config.replace("objectformat = sha256", 'objectFormat = "sha256"'))
+    assert runs_it("git status", top, marker)
+    result = classify("git status", cwd=str(top))
+    assert result.tier is Tier.MODERATE and "inner: core.fsmonitor" in result.reasons[0], result
+
+
 def test_a_split_index_whose_shared_index_cannot_be_read_cannot_tell(tmp_path: Path) -> None:
     """Its shared index a FIFO (never opened: it would block), or itself split: the gitlinks it may
     hold are not known. Missing, git reads no index at all, and runs nothing."""

@@ -7,7 +7,6 @@ in cannot be told (`_CannotTell`)."""
 from __future__ import annotations
 
 import os
-import re
 import struct
 import threading
 import time
@@ -113,8 +112,8 @@ def _gitlinks(git: str, common: str) -> list[str]:
     stat = _stat_key(index)
     if not stat:
         return []
-    sha256 = re.search(r"objectformat\s*=\s*sha256", _read(os.path.join(common, "config")) or "", re.I)
-    size = 32 if sha256 else 20
+    settings = config_entries(_read(os.path.join(common, "config")) or "")
+    size = 32 if ("extensions.objectformat", "sha256") in settings else 20
     key = (os.path.realpath(index), *stat, size)
     with _GITLINKS_LOCK:
         kept = _GITLINKS.get(key)
