@@ -7,17 +7,15 @@ from __future__ import annotations
 
 import os
 import re
-import threading
-import time
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from .git_config_text import GIT_SPACES, Entry, config_entries
 from .regular_files import read_regular
 from .repository import (
-    _SETTLED_NS,
     MAX_SETTINGS_BYTES,
     MAX_SUBMODULES,
+    SettledCache,
     _CannotTell,
     _common_dir,
     _Files,
@@ -215,9 +213,7 @@ def gitmodules(work_tree: str, memo: Memo | None = None) -> Config:
 # Settings read lately, by what they are and the files read (each with `_stat_key`), so that a
 # `git push` costs a few stat calls once its settings are read; a file changed in the last second
 # is not kept (as `_GITLINKS`).
-_CONFIGS: dict[object, tuple[Config | str, _Files]] = {}
-_CONFIGS_KEPT = 32
-_CONFIGS_LOCK = threading.Lock()
+_CONFIGS: SettledCache[Config] = SettledCache(32)
 
 
 def _remembered(key: object, files: list[str], memo: Memo | None, load: Callable[[_Files], list[Entry]]) -> Config:
@@ -225,23 +221,14 @@ def _remembered(key: object, files: list[str], memo: Memo | None, load: Callable
     command (`memo`), or while `files` and those it read stay the same. Raises _CannotTell again."""
     found = memo.get(key) if memo is not None else None
     if found is None:
-        with _CONFIGS_LOCK:
-            kept = _CONFIGS.get(key)
-        if kept is None or any(_stat_key(path) != then for path, then in kept[1]):
-            read: _Files = [(path, _stat_key(path)) for path in files]
-            try:
-                loaded: Config | str = config_of(load(read))._replace(files=tuple(dict.fromkeys(p for p, _ in read)))
-            except _CannotTell as why:
-                loaded = str(why)
-            kept = (loaded, read)
-            now = time.time_ns()
-            if all(not stat or (now - stat[3] > _SETTLED_NS and now - stat[4] > _SETTLED_NS) for _, stat in read):
-                with _CONFIGS_LOCK:
-                    _CONFIGS.pop(key, None)
-                    _CONFIGS[key] = kept
-                    while len(_CONFIGS) > _CONFIGS_KEPT:
-                        _CONFIGS.pop(next(iter(_CONFIGS)), None)
-        found = kept[0]
+        try:
+            found = _CONFIGS.get(
+                key,
+                lambda read: config_of(load(read))._replace(files=tuple(dict.fromkeys(p for p, _ in read))),
+                [(path, _stat_key(path)) for path in files],
+            )
+        except _CannotTell as why:
+            found = str(why)
         if memo is not None:
             memo[key] = found
     if isinstance(found, str):

@@ -10,6 +10,8 @@ import os
 import struct
 import threading
 import time
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 from .git_config_text import config_entries
 from .regular_files import read_regular
@@ -83,16 +85,9 @@ def _work_tree(git: str, common: str) -> str:
     return os.path.dirname(git)
 
 
-# The gitlinks of the indexes read lately, by what their files are (device, inode, size, times) and
-# the object names' size: an index of 200,000 entries takes 100 ms and more to read here, and
-# `git status` is the command most often judged (a review, 2026-12-05). Each shared index a split
-# one names is checked again, by the same. An index changed in the last second is read afresh: a
-# change within one tick of the file system's clock may keep its size and times.
-_Files = list[tuple[str, tuple[int, ...]]]  # shared indexes read, each with what its file was (_stat_key)
-_GITLINKS: dict[tuple[object, ...], tuple[list[str] | str, _Files]] = {}
-_GITLINKS_KEPT = 32
-_GITLINKS_LOCK = threading.Lock()
+_Files = list[tuple[str, tuple[int, ...]]]  # files read, each with what it was when read (_stat_key)
 _SETTLED_NS = 1_000_000_000
+T = TypeVar("T")
 
 
 def _stat_key(path: str) -> tuple[int, ...]:
@@ -103,35 +98,61 @@ def _stat_key(path: str) -> tuple[int, ...]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+class SettledCache(Generic[T]):
+    """What was read of some files, by a key, kept while each file it read stays what it was (device,
+    inode, size, times), the last `kept` keys: an index of 200,000 entries takes 100 ms and more to
+    read here, and `git status` is the command most often judged (a review, 2026-12-05). What a file
+    changed in the last second gave is not kept: a change within one tick of the file system's clock
+    may keep its size and times. A _CannotTell is kept as a value is."""
+
+    def __init__(self, kept: int) -> None:
+        self._items: dict[object, tuple[T | None, str | None, _Files]] = {}
+        self._kept = kept
+        self._lock = threading.Lock()
+
+    def get(self, key: object, load: Callable[[_Files], T], files: _Files | None = None) -> T:
+        """`load(read)`, which adds each file it reads to `read` (`files` there first), or what it gave
+        before for `key`."""
+        with self._lock:
+            kept = self._items.get(key)
+        if kept is None or any(_stat_key(path) != then for path, then in kept[2]):
+            read: _Files = list(files or [])
+            try:
+                kept = (load(read), None, read)
+            except _CannotTell as why:
+                kept = (None, str(why), read)
+            now = time.time_ns()
+            if all(not stat or (now - stat[3] > _SETTLED_NS and now - stat[4] > _SETTLED_NS) for _, stat in read):
+                with self._lock:
+                    self._items.pop(key, None)
+                    self._items[key] = kept
+                    while len(self._items) > self._kept:
+                        self._items.pop(next(iter(self._items)), None)
+        value, cannot_tell, _read_then = kept
+        if cannot_tell is not None:
+            raise _CannotTell(cannot_tell)
+        return value  # type: ignore[return-value]  # None only with cannot_tell
+
+
+_GITLINKS: SettledCache[list[str]] = SettledCache(32)  # by the index's real path and object names' size
+
+
 def _gitlinks(git: str, common: str) -> list[str]:
     """The paths of the index's gitlinks (mode 160000: a submodule, or a repository added in place),
     those of the shared index a split index names included (core.splitIndex: a review, 2026-12-05);
     raises _CannotTell for an index this cannot read (a sparse index's folders, a version or a
     layout git's documentation does not give, larger than MAX_INDEX_BYTES)."""
     index = os.path.join(git, "index")
-    stat = _stat_key(index)
-    if not stat:
+    if not _stat_key(index):
         return []
     settings = config_entries(_read(os.path.join(common, "config")) or "")
     size = 32 if ("extensions.objectformat", "sha256") in settings else 20
-    key = (os.path.realpath(index), *stat, size)
-    with _GITLINKS_LOCK:
-        kept = _GITLINKS.get(key)
-    if kept is None or any(_stat_key(path) != then for path, then in kept[1]):
-        shared: _Files = []
-        try:
-            found: list[str] | str = _read_gitlinks(index, git, common, size, shared)
-        except _CannotTell as why:
-            found = str(why)
-        kept = (found, shared)
-        if time.time_ns() - stat[3] > _SETTLED_NS and time.time_ns() - stat[4] > _SETTLED_NS:
-            with _GITLINKS_LOCK:
-                _GITLINKS[key] = kept
-                while len(_GITLINKS) > _GITLINKS_KEPT:
-                    _GITLINKS.pop(next(iter(_GITLINKS)), None)
-    if isinstance(kept[0], str):
-        raise _CannotTell(kept[0])
-    return list(kept[0])
+
+    def load(read: _Files) -> list[str]:
+        read.append((index, _stat_key(index)))
+        return _read_gitlinks(index, git, common, size, read)
+
+    return list(_GITLINKS.get((os.path.realpath(index), size), load))
 
 
 def _read_gitlinks(index: str, git: str, common: str, size: int, shared: _Files) -> list[str]:
