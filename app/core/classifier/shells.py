@@ -211,12 +211,10 @@ def cmd_shopt(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
     sets = posix = False
     for a in args:
         v = a.value
-        if v is None:
-            if sets:
-                ctx.report.keyword_mode()  # `shopt -s "$opt"`: cannot tell which
-                aliases_on(ctx, name)
-                return
-            continue
+        if v is None:  # `shopt -s "$opt"`, `shopt "$o" expand_aliases`, `shopt $OPTS`: cannot tell which
+            ctx.report.keyword_mode()
+            aliases_on(ctx, name)
+            return
         if v.startswith("-") and len(v) > 1:
             sets = sets or "s" in v
             posix = posix or "o" in v
@@ -330,6 +328,12 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
     while i < len(args):
         a = args[i]
         v = a.value
+        if v is None and a.procsub:  # `python3 <(curl ...)`: the code is another command's output
+            if _DOWNLOADS.search(a.source):
+                runs_download(ctx, name)
+            else:
+                ctx.add(D, "cannot tell what runs: {name} runs the output of another command", name=name)
+            return
         if v is None:
             ctx.add(D, "cannot tell what runs: {name} with arguments from an expansion", name=name)
             return
@@ -385,13 +389,7 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
             continue
         if v in _STDIN_FILES:
             break
-        if a.procsub:
-            if _DOWNLOADS.search(a.source):
-                runs_download(ctx, name)
-            else:
-                ctx.add(D, "cannot tell what runs: {name} runs the output of another command", name=name)
-        else:
-            run_script(ctx, name, a, "program")
+        run_script(ctx, name, a, "program")
         return
     stdin_code(ctx, name, stdin, shell=False)
 
@@ -437,7 +435,7 @@ def move_to(ctx: Analysis, word: _Word, what: str) -> str | None:
         or (relative and report.cdpath and (target or ".").split("/")[0] not in (".", ".."))
     ):
         report.lost = _snip(f"{what} {word.source}".strip())
-    elif target is not None:
+    else:
         target = target.replace("\\", "/")
         physical = ".." in target.split("/")  # without `..`, bash's two ways lead to the same folder
         added: dict[str, None] = {}
