@@ -45,8 +45,8 @@ from .protected import SOURCED, _home, _Protected, attached_path
 from .registry import rule_for
 from .rule import Rule
 from .scratch import assigned_from_mktemp, scratch_variables, scratch_word
-from .scripts import installed_program, run_script, runs_project_files, script_path
-from .shells import DECLARED, aliases_on, runs_download, sets_any_variable, variable_set
+from .scripts import installed_program, run_script, runs_download, runs_project_files, script_path
+from .shells import DECLARED, aliases_on, sets_any_variable, variable_set
 from .stdin import _PIPE, _Stdin
 from .tables import (
     _BLOCK_DEVICE,
@@ -397,7 +397,7 @@ class _Analyzer:
             previous = child
 
     def pipe_source(self, previous: Node | None) -> _Stdin:
-        """What flows through a pipe: known only after `echo` of literal words."""
+        """What flows through a pipe: known after `echo` of literal words, or `cat` of one file."""
         if previous is not None and previous.type == "command":
             words = self.command_words(previous)
             name = _command_name(words[0].value) if words and words[0].value is not None else ""
@@ -411,6 +411,10 @@ class _Analyzer:
                     return _Stdin("unknown", said, f"the output of {name}")
             if name in _DOWNLOADERS:
                 return _Stdin("pipe", source=name)  # `curl ... | sh`: said as a download
+            operands = [w.value for w in words[1:]]
+            if name == "cat" and len(operands) == 1 and operands[0] and not operands[0].startswith("-"):
+                # `cat q.sql | sqlite3 db` is `sqlite3 db < q.sql`: the file is read, as its redirection's is
+                return _Stdin("file", text=operands[0], source=words[1].source)
         return _PIPE
 
     def redirected(self, node: Node, stdin: _Stdin | None, depth: int) -> None:

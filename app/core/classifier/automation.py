@@ -524,6 +524,17 @@ def cmd_gdb(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         attaches(ctx, name)  # gdb PROGRAM PID
     elif any(a.value in ("-x", "-ix", "--command") or (a.value or "").startswith("--command=") for a in args):
         attaches(ctx, name)  # a command file may attach: cannot tell, held as attaching
+    elif stdin is not None and not any(a.value in ("-batch", "--batch") for a in args):
+        # Without -batch it runs what is typed into it (`echo 'shell CMD' | gdb -q` ran CMD: a review,
+        # 2026-12-05): another command's output is held as a shell's is, known text as code it cannot check
+        from .scripts import piped_commands, typed_text  # scripts reaches automation through code.py
+
+        if stdin.kind == "pipe":
+            piped_commands(ctx, name, stdin)
+        elif (typed_text(ctx, name, stdin) or "").strip():
+            ctx.add(D, "cannot tell what runs: {name} runs code that cannot be checked here", name=name)
+        else:
+            ctx.add(M, "{name}: runs a program under a debugger", name=name)
     else:
         ctx.add(M, "{name}: runs a program under a debugger", name=name)
 

@@ -18,7 +18,7 @@ from .hosts import remote_here
 from .options import _operands, fills_code
 from .protected import _norm_path
 from .rule import Analysis
-from .scripts import run_script, runs_project_files, script_path, typed_text
+from .scripts import run_script, runs_project_files, script_path, typed_commands
 from .stdin import _Stdin
 from .tables import _names
 from .words import _Word, _word_end, is_glob
@@ -436,7 +436,7 @@ def cmd_java(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
 def cmd_ed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """ed: a line typed into it that starts with `!` runs in the shell (red team, 2026-12-04)."""
     ctx.add(M, "{name}: edits files", name=name)
-    typed = typed_text(ctx, name, stdin)
+    typed = typed_commands(ctx, name, stdin)
     if typed is not None:  # `!CMD`, `r !CMD`, `w !CMD`, `1,$w !CMD`
         for line in typed.splitlines():
             if "!" in line:
@@ -462,7 +462,7 @@ def cmd_vim(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     what it tells a running vim to do (`--remote-send`) in vim_remote."""
     ctx.add(M, "{name}: edits files", name=name)
     vim_remote(ctx, name, args)
-    typed = typed_text(ctx, name, stdin)
+    typed = typed_commands(ctx, name, stdin)
     if typed is not None:
         vim_script(ctx, name, "typed", typed)
 
@@ -487,7 +487,7 @@ def cmd_make(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
     named = [word.value for _option, word in files if word.value not in (None, "-", "/dev/stdin")]
     runs_project_files(ctx, [n for n in named if n] or ["GNUmakefile", "makefile", "Makefile"], folder)
     typed = any(word.value in ("-", "/dev/stdin") for _option, word in files)
-    text = typed_text(ctx, name, stdin) if typed else None
+    text = typed_commands(ctx, name, stdin) if typed else None
     if text is not None:
         for line in text.splitlines():
             recipe = line[1:] if line.startswith("\t") else line.partition(";")[2] if ":" in line else ""

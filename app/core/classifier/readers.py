@@ -9,7 +9,7 @@ from .code_options import option_values
 from .findings import BULK_COMMAND, D, M, _snip
 from .options import _long_flags, _operands, _short_flags
 from .rule import Analysis
-from .scripts import MAX_SCRIPTS, library_file, script_text, typed_text
+from .scripts import MAX_SCRIPTS, library_file, script_text, typed_commands
 from .stdin import _STDIN_FILES, _Stdin
 from .tables import (
     _HARMLESS_DEVICES,
@@ -235,8 +235,8 @@ def program_file(ctx: Analysis, name: str, file: _Word, stdin: _Stdin | None) ->
     """The program `sed -f FILE` or `awk -f FILE` runs: the file, read as a script is (`-` and
     /dev/stdin: what is typed into it); None, and the command held, when it cannot be read."""
     if file.value in _STDIN_FILES:
-        typed = typed_text(ctx, name, stdin)
-        if typed is None:
+        typed = typed_commands(ctx, name, stdin)
+        if typed is None and (stdin is None or stdin.kind != "pipe"):  # a pipe's: held already
             ctx.add(D, "cannot tell what runs: {name} reads its commands from a pipe", name=name)
         return typed
     read = script_text(ctx, name, file)

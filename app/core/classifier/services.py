@@ -18,7 +18,7 @@ from .handoff import hands_off
 from .hosts import is_this_machine, server_host, url_host
 from .options import _operands, _short_flags, _split_options, expanded, options_from, subcommand
 from .rule import Analysis
-from .scripts import script_text, settings_text, typed_text
+from .scripts import script_text, settings_text, typed_commands
 from .stdin import _Stdin
 from .tables import _names
 from .words import _Word
@@ -1095,7 +1095,7 @@ def cmd_database(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
     its words or typed into it, may delete the database's data, or run a shell command."""
     # a word with an expansion: its text as written (`".shell $(echo rm) -rf DIR"`: fifth red team)
     texts = [a.literal if a.literal is not None else a.source.strip("'\"") for a in args]
-    typed = typed_text(ctx, name, stdin)  # `printf 'DROP TABLE %s' t |`, `< drop.sql`: its words
+    typed = typed_commands(ctx, name, stdin)  # `printf 'DROP TABLE %s' t |`, `< drop.sql`: its words
     if typed is not None:
         texts.append(typed)
     if name in ("redis-cli", "valkey-cli", "keydb-cli"):  # `redis-cli FLUSHALL`: the command is its words

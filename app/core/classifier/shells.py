@@ -7,8 +7,6 @@ import posixpath
 import re
 import shlex
 
-from app.core.i18n import N_
-
 from .cmdline import cmd_code
 from .code import inline_code
 from .code_options import judge_code_options, option_values, vim_script
@@ -19,11 +17,19 @@ from .options import _operands, _split_options
 from .project_settings import MAX_PLACES
 from .repository import work_top
 from .rule import Analysis
-from .scripts import installed_program, looked_up, run_script, runs_project_files, script_path, typed_text
+from .scripts import (
+    installed_program,
+    looked_up,
+    piped_commands,
+    run_script,
+    runs_download,
+    runs_project_files,
+    script_path,
+    typed_text,
+)
 from .stdin import _STDIN_FILES, _Stdin
 from .tables import (
     _CODE_VARIABLES,
-    _DOWNLOADERS,
     _DOWNLOADS,
     _INLINE_CODE_FLAGS,
     _PERL,
@@ -107,10 +113,7 @@ def stdin_code(ctx: Analysis, name: str, stdin: _Stdin | None, *, shell: bool) -
             name=name,
         )
     elif stdin.kind == "pipe":
-        if stdin.source in _DOWNLOADERS:
-            runs_download(ctx, name)
-        else:
-            ctx.add(D, "cannot tell what runs: {name} reads its commands from a pipe", name=name)
+        piped_commands(ctx, name, stdin)
     elif stdin.kind == "unknown" and (shell or not stdin.text):
         ctx.add(D, "cannot tell what runs: {name} reads {source}", name=name, source=stdin.source)
     elif stdin.kind == "file":  # `bash < x.sh`, `python3 < x.py`: the file is read like a script
@@ -483,12 +486,6 @@ def cmd_shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
 def cmd_interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """Python, Perl, node, ruby...: inline code, a module, a program file, or code from its input."""
     interpreter(ctx, name, args, stdin)
-
-
-def runs_download(ctx: Analysis, name: str) -> None:
-    """`curl ... | sh`, `bash <(curl ...)`: the strongest words, not just "cannot tell"."""
-    ctx.add(D, "{name} runs a program downloaded from the internet", N_("Runs a program downloaded from the internet"),
-            danger=Danger.DOWNLOADED, name=name)  # fmt: skip
 
 
 def variable_set(ctx: Analysis, name: str, value: _Word, *, lasting: bool = True) -> None:
