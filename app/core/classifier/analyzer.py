@@ -40,12 +40,13 @@ from .git import repository_settings
 from .hosts import ssh_included
 from .options import _command_name, _operands, _short_flags
 from .parser import _parser
+from .piped import runs_download
 from .project_settings import RUSTUP_PROXIES
 from .protected import SOURCED, _home, _Protected, attached_path
 from .registry import rule_for
 from .rule import Rule
 from .scratch import assigned_from_mktemp, scratch_variables, scratch_word
-from .scripts import installed_program, run_script, runs_download, runs_project_files, script_path
+from .scripts import installed_program, run_script, runs_project_files, script_path
 from .shells import DECLARED, aliases_on, sets_any_variable, variable_set
 from .stdin import _PIPE, _Stdin
 from .tables import (

@@ -15,6 +15,7 @@ from .danger import Danger
 from .findings import D, M, _snip
 from .handoff import hands_off, may_write
 from .options import _operands, _split_options, getopt, subcommand
+from .piped import piped_commands
 from .rule import Analysis
 from .stdin import _Stdin
 from .words import _Word
@@ -526,12 +527,11 @@ def cmd_gdb(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         attaches(ctx, name)  # a command file may attach: cannot tell, held as attaching
     elif stdin is not None and not any(a.value in ("-batch", "--batch") for a in args):
         # Without -batch it runs what is typed into it (`echo 'shell CMD' | gdb -q` ran CMD: a review,
-        # 2026-12-05): another command's output is held as a shell's is, known text as code it cannot check
-        from .scripts import piped_commands, typed_text  # scripts reaches automation through code.py
-
+        # 2026-12-05): another command's output is held as a shell's is, other text (a file's) as code
+        # it cannot check
         if stdin.kind == "pipe":
             piped_commands(ctx, name, stdin)
-        elif (typed_text(ctx, name, stdin) or "").strip():
+        elif stdin.text.strip() and stdin.text != "/dev/null":
             ctx.add(D, "cannot tell what runs: {name} runs code that cannot be checked here", name=name)
         else:
             ctx.add(M, "{name}: runs a program under a debugger", name=name)

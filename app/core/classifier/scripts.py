@@ -22,12 +22,12 @@ from app.core.i18n import N_
 
 from .cmdline import cmd_code
 from .code import judge_code
-from .danger import Danger
 from .findings import D, M, _snip
+from .piped import piped_commands
 from .regular_files import read_regular
 from .rule import Analysis
 from .stdin import _Stdin
-from .tables import _DOWNLOADERS, _INLINE_CODE_FLAGS, _PERL, _PYTHON, _SHELLS
+from .tables import _INLINE_CODE_FLAGS, _PERL, _PYTHON, _SHELLS
 from .words import _Word
 
 MAX_SCRIPT_BYTES = 256 * 1024
@@ -254,20 +254,6 @@ def library_file(cwd: str | None, library: str | None, suffix: str) -> str | Non
         if path is not None and os.path.isfile(path):
             return path
     return None
-
-
-def runs_download(ctx: Analysis, name: str) -> None:
-    """`curl ... | sh`, `bash <(curl ...)`: the strongest words, not just "cannot tell"."""
-    ctx.add(D, "{name} runs a program downloaded from the internet", N_("Runs a program downloaded from the internet"),
-            danger=Danger.DOWNLOADED, name=name)  # fmt: skip
-
-
-def piped_commands(ctx: Analysis, name: str, stdin: _Stdin) -> None:
-    """`name` runs as commands what another command's output (not known here) types into it."""
-    if stdin.source in _DOWNLOADERS:
-        runs_download(ctx, name)
-    else:
-        ctx.add(D, "cannot tell what runs: {name} reads its commands from a pipe", name=name)
 
 
 def typed_commands(ctx: Analysis, name: str, stdin: _Stdin | None) -> str | None:

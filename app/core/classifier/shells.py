@@ -14,15 +14,14 @@ from .danger import Danger
 from .findings import ALIASES_ON, MAX_PROBED_WORDS, D, M, _snip
 from .itself import python_module
 from .options import _operands, _split_options
+from .piped import piped_commands, runs_download
 from .project_settings import MAX_PLACES
 from .repository import work_top
 from .rule import Analysis
 from .scripts import (
     installed_program,
     looked_up,
-    piped_commands,
     run_script,
-    runs_download,
     runs_project_files,
     script_path,
     typed_text,
