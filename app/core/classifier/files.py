@@ -502,6 +502,11 @@ LANDS_BY_NAME = frozenset({"cp", "mv", "install", "ln"})  # into a folder, each 
 # folder (`cd ~ && curl -O https://x/.bashrc`), a clone's folder, `ln -s FILE` alone, what `rename`
 # renames, `split`'s prefix, a backup suffix (`cp -b -S rc x ~/.bash`). A third red team: each
 # wrote a member of the protected set where no container runs (names_protected).
+# split's and csplit's options that take a value (the one before the input file is not its prefix)
+_SPLIT_VALUES = _names(
+    "-a -b -C -l -n -t -f --suffix-length --bytes --line-bytes --lines --number --separator --additional-suffix"
+    " --filter --prefix --suffix-format --digits"
+)
 NAMED_ELSEWHERE = LANDS_BY_NAME | _names("curl wget git rename prename perl-rename split csplit sed perl patch")
 
 
@@ -532,12 +537,15 @@ def note_named_elsewhere(ctx: Analysis, name: str, args: list[_Word]) -> None:
     elif name in ("rename", "prename", "perl-rename"):  # anything in the folders of what it renames
         for w in _operands(args)[1:]:
             ctx.note_written(_Word(None, w.source, posixpath.join(posixpath.dirname(w.pattern) or ".", "*"), True))
-    elif name in ("split", "csplit") and _operands(args):
-        operands = _operands(args)
-        prefix = next((w for _o, w in option_values(args, ["-f", "--prefix"], "f")), None)
-        last = prefix or (operands[-1] if name == "split" and len(operands) > 1 else None)
-        if last is not None:
-            ctx.note_written(_Word(None, last.source, last.pattern + "*", True))
+    elif name in ("split", "csplit") and _operands(args, _SPLIT_VALUES):
+        operands = _operands(args, _SPLIT_VALUES)
+        prefix = next((w for _o, w in option_values(args, ["-f", "--prefix"], "f")), None) if name == "csplit" else None
+        given = prefix or (operands[1] if name == "split" and len(operands) > 1 else None)
+        default = "x" if name == "split" else "xx"  # `split f` writes xaa..., `csplit f 3` xx00...
+        last = given or _Word(default, default, default)
+        # a suffix of letters or digits (split's), unless csplit's -b format says otherwise
+        formatted = name == "csplit" and option_values(args, ["-b", "--suffix-format"], "bfn")
+        ctx.note_written(_Word(None, last.source, last.pattern + ("*" if formatted else "[a-z0-9]*"), True))
     backup = name in LANDS_BY_NAME and any(
         v in ("-S", "--suffix", "-b") or v.startswith(("--backup", "--suffix=")) for v in values
     )
