@@ -409,10 +409,9 @@ def test_npm_scripts_that_are_not_json_are_judged_as_given(tmp_path: Path) -> No
     judged("npm pkg set 'scripts=rm -rf /tmp/x'", tmp_path, D, "rm -r: recursive removal")
 
 
-@pytest.mark.xfail(strict=True, reason="packages._json_values: a JSON list of scripts is judged as one word")
 def test_npm_scripts_given_as_a_json_list_are_judged(tmp_path: Path) -> None:
     """npm 11 stores `--json 'scripts=["CMD"]'` as {"0": "CMD"}, and `npm run 0` runs it (tried):
-    judged as `scripts={"0": "CMD"}` is (held)."""
+    judged as `scripts={"0": "CMD"}` is (held); it was judged as one word, moderate."""
     judged('npm pkg set --json \'scripts={"0": "rm -rf /tmp/x"}\'', tmp_path, D, "rm -r: recursive removal")
     judged("npm pkg set --json 'scripts=[\"rm -rf /tmp/x\"]'", tmp_path, D, "rm -r: recursive removal")
 

@@ -182,12 +182,14 @@ def _json_text(value: str) -> str:
 
 
 def _json_values(value: str) -> list[str]:
-    """The strings of a JSON object (npm's scripts), or the text as given when it is none."""
+    """The strings of a JSON object or list (npm's scripts: npm 11 keeps `["CMD"]` as `{"0": "CMD"}`,
+    which `npm run 0` runs), or the text as given when it is neither."""
     try:
         found = json.loads(value)
     except ValueError:
         return [value]
-    return [v for v in found.values() if isinstance(v, str)] if isinstance(found, dict) else [value]
+    items = found.values() if isinstance(found, dict) else found if isinstance(found, list) else None
+    return [value] if items is None else [v for v in items if isinstance(v, str)]
 
 
 def cmd_package_manager(
