@@ -180,15 +180,29 @@ def _runs_here(args: list[_Word], k: int) -> bool:
 def write_targets(name: str, args: list[_Word], in_place: bool) -> list[_Word]:
     """The words a command surely writes: cp's, mv's, ln's, install's target (the last operand, or
     `-t DIR`), tee's files, dd's `of=`, what `sed -i` and `perl -i` edit; not a source they read."""
+    dashes = _dashes(args)  # after `--` every word is a name (`cp x -- -s` writes ./-s)
     if name == "tee" or in_place or (name == "sed" and any(_IN_PLACE.match(a.value or "") for a in args)):
-        return [a for a in args if not (a.value or "").startswith("-")]
+        return [a for k, a in enumerate(args) if k > dashes or not (a.value or "").startswith("-")]
     if name == "dd":
         return [a for a in args if (a.value or "").startswith("of=")]
     if name in _WRITERS or name == "ln":
         named = [w for _option, w in option_values(args, ["-t", "--target-directory"], takes_value="tSbfo")]
-        operands = [a for a in args if not (a.value or "").startswith("-")]
+        operands = [a for k, a in enumerate(args) if k > dashes or not (a.value or "").startswith("-")]
         return named or operands[-1:]
     return []
+
+
+def _dashes(args: list[_Word]) -> int:
+    """Where `--` ends a command's options (len(args) when none does)."""
+    return next((k for k, a in enumerate(args) if a.value == "--"), len(args))
+
+
+def _as_file(w: _Word) -> _Word:
+    """A word surely a file's name (a redirection's, an operand after `--`): `-s` is ./-s, no option
+    (a review, 2026-12-05: `cat x > -s && bash ./-s` judged the -s on disk)."""
+    if not w.pattern.startswith("-"):
+        return w
+    return _Word(None if w.value is None else f"./{w.value}", w.source, f"./{w.pattern}", w.glob)
 
 
 _IN_PLACE = re.compile(r"-[a-zA-Z]*i|--in-place")  # sed's and perl's
@@ -495,7 +509,7 @@ class _Analyzer:
             if op in (">&", "<&") and re.fullmatch(r"\d+-?|-", target.value or ""):
                 continue  # 2>&1, >&- : file descriptors, not files
             self.check_word(target)
-            self.note_written(target, writes=True)
+            self.note_written(_as_file(target), writes=True)
             if target.value is None:
                 self.add(M, "writes to a file named by an expansion: {source}", source=_snip(target.source))
             elif _HARMLESS_DEVICES.match(target.value):
@@ -1050,9 +1064,10 @@ class _Analyzer:
             # `awk -f prog.awk` write the program it reads
             read_here = set(self.report.scripts[read_from:])
             targets = write_targets(name, args, bool(in_place))
-            for a in args[:runs]:
+            dashes = _dashes(args)
+            for k, a in enumerate(args[:runs]):
                 if a.value is None or script_path(self.cwd, a.value) not in read_here:
-                    self.note_written(a, writes=any(a is t for t in targets))
+                    self.note_written(_as_file(a) if k > dashes else a, writes=any(a is t for t in targets))
             if name in LANDS_BY_NAME and not bulk:  # xargs and find give it names not seen here
                 self.note_landed(args, targets)
             if name in NAMED_ELSEWHERE:
