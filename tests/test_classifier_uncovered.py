@@ -300,13 +300,15 @@ def test_cmd_code_at_untested_branches(command: str, tier: Tier, words: str, tmp
     judged(command, tmp_path, tier, words)
 
 
-@pytest.mark.xfail(strict=True, reason="cmd_code splits a script at its lines: a for's (...) body on the next lines")
 def test_a_for_loops_body_on_the_lines_below_is_still_the_loops(tmp_path: Path) -> None:
-    """`for %%f in (*.log) do (` then `del %%f` then `)`: each file is removed, as on one line (held)."""
+    """`for %%f in (*.log) do (` then `del %%f` then `)`: each file is removed, as on one line (held);
+    it was judged as a lone `del` (moderate). So is a line that `^` carries onto the next."""
     (tmp_path / "one.bat").write_text("for %%f in (*.log) do (del %%f)\r\n")
-    (tmp_path / "block.bat").write_text("for %%f in (*.log) do (\r\n  del %%f\r\n)\r\n")
+    (tmp_path / "block.bat").write_text("for %%f in (*.log) do (\r\n  echo %%f\r\n  del %%f\r\n)\r\n")
+    (tmp_path / "caret.bat").write_text("rd ^\r\n /s /q build\r\n")
     judged("./one.bat", tmp_path, D, "del in a for loop: removes every file it is given")
     judged("./block.bat", tmp_path, D, "del in a for loop: removes every file it is given")
+    judged("./caret.bat", tmp_path, D, "rd /s")
 
 
 # ---- code_options.py: vim's, nvr's and emacsclient's code

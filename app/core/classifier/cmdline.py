@@ -138,7 +138,7 @@ def switches(words: list[str]) -> set[str]:
 def cmd_code(ctx: Analysis, code: str, what: str, script: str | None = None) -> None:
     """Judge `code` as cmd would run it: each of its commands, `call` and `start` followed, an
     `if`'s command after its condition."""
-    for line in code.splitlines():
+    for line in _logical_lines(code):
         stripped = line.strip().lstrip("@").lstrip()
         if stripped.casefold().startswith(("rem ", "::")) or stripped.casefold() == "rem" or stripped[:1] == ":":
             continue  # a remark, or a label
@@ -147,6 +147,42 @@ def cmd_code(ctx: Analysis, code: str, what: str, script: str | None = None) -> 
             command(ctx, words, bulk, what, script)
         for target in written:
             note_written(ctx, target)
+
+
+def _logical_lines(code: str) -> list[str]:
+    """cmd's lines: one that ends in `^` goes on with the next, and a `(` not closed on its line takes
+    the lines up to its `)`, each a command of the block (a review, 2026-12-05: a `for ... do (`
+    whose `del` was on the next line was judged as a lone `del`)."""
+    lines: list[str] = []
+    block, carry, depth = "", "", 0
+    for raw in code.splitlines():
+        line = carry + raw
+        if line.rstrip().endswith("^") and not line.rstrip().endswith("^^"):
+            carry = line.rstrip()[:-1]
+            continue
+        carry, stripped = "", line.strip()
+        if depth == 0:
+            block = line
+        elif stripped:
+            joined = block.rstrip().endswith("(") or stripped.startswith(")")
+            block = f"{block.rstrip()}{' ' if joined else ' & '}{stripped}"
+        depth = max(0, depth + _open_parentheses(stripped))
+        if depth == 0:
+            lines.append(block)
+    if depth or carry:
+        lines.append(block + carry)
+    return lines
+
+
+def _open_parentheses(line: str) -> int:
+    """How many more `(` than `)` a line has outside quotes."""
+    depth, quoted = 0, False
+    for char in line:
+        if char == '"':
+            quoted = not quoted
+        elif not quoted and char in "()":
+            depth += 1 if char == "(" else -1
+    return depth
 
 
 def command(ctx: Analysis, words: list[str], bulk: bool, what: str, script: str | None) -> None:
