@@ -41,9 +41,9 @@ from .options import (
     long_option,
 )
 from .rule import Analysis, Rule
-from .scripts import script_path, settings_text
-from .shells import move_to, variable_set
-from .stdin import _Stdin
+from .scripts import run_script, script_path, settings_text
+from .shells import move_to, stdin_code, variable_set
+from .stdin import _STDIN_FILES, _Stdin
 from .tables import TOOL_VARIABLES, _names
 from .words import _Word, _word_end
 
@@ -320,9 +320,22 @@ def cmd_parallel(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
     options, i = _split_options(args[:cut], _PARALLEL_VALUES)
     _ssh_logins(ctx, name, options)  # its own options: `parallel rg -S localhost ::: x` logs in nowhere
     if i >= cut:  # no command: each argument is one (`parallel ::: 'rm -rf DIR'`, red team)
-        for a in args[cut + 1 :]:
-            if a.value not in (":::", "::::", ":::+"):
+        files = [w for _option, w in option_values(options, ["-a", "--arg-file"])]
+        mode = ""
+        for a in args[cut:]:
+            if a.value in (":::", "::::", ":::+"):
+                mode = a.value
+            elif mode == "::::":  # `:::: FILE`: its lines are
+                files.append(a)
+            else:
                 ctx.code_words([a], "parallel")
+        for file in files:  # each line a command, as a script's (a review, 2026-12-05: `parallel -a f` was safe)
+            if file.value in _STDIN_FILES:
+                stdin_code(ctx, name, stdin, shell=True)
+            else:
+                run_script(ctx, name, file, "shell")
+        if cut == len(args) and not files and stdin is not None:  # so is each line it reads
+            stdin_code(ctx, name, stdin, shell=True)  # (`echo 'rm -rf ~' | parallel` was safe)
         return
     ctx.code_words(args[i:cut], "parallel")
 
@@ -1082,7 +1095,11 @@ _SCRIPT_LONG = (
 
 
 def cmd_script(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """script runs a shell (its -c command's, else $SHELL) in a terminal whose input is its own: what
+    is typed into it runs as a shell's commands (a review, 2026-12-05: `... | script -q /dev/null`)."""
     ctx.add(M, "script: records a terminal session")
+    if stdin is not None:
+        stdin_code(ctx, name, stdin, shell=True)
     for i, a in enumerate(args):
         v = a.value or ""
         short = re.match(r"^-[^-]*?c(.*)$", v)  # -c, -qc, -qc'CODE' (review, 2026-12-04)
