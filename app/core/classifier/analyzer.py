@@ -47,7 +47,7 @@ from .registry import rule_for
 from .rule import Rule
 from .scratch import assigned_from_mktemp, scratch_variables, scratch_word
 from .scripts import installed_program, run_script, runs_project_files, script_path
-from .shells import DECLARED, aliases_on, sets_any_variable, variable_set
+from .shells import DECLARED, aliases_on, sets_any_variable, stdin_code, variable_set
 from .stdin import _PIPE, _Stdin
 from .tables import (
     _BLOCK_DEVICE,
@@ -60,6 +60,7 @@ from .tables import (
     _PRIVILEGE,
     _SAFE,
     _SELF_PROGRAM,
+    _SHELLS,
     _SUBSCRIPT_CODE,
     _WRITERS,
     is_code_variable,
@@ -887,6 +888,9 @@ class _Analyzer:
             rule(self, name, args, stdin, bulk, depth)
         else:
             self.as_unknown_program(head.value, args, depth, noted=False)  # after_command notes its words
+            last = _command_name(args[-1].literal or "") if args and stdin is not None else ""
+            if is_interpreter(last):  # `... | faketime now bash`: the shell it runs last reads what it is given
+                stdin_code(self, last, stdin, shell=last in _SHELLS)  # (a review, 2026-12-05)
         self.after_command(name, words, rule, bulk, (start, read_from), depth)
 
     def as_unknown_program(self, name: str, args: list[_Word], depth: int, *, noted: bool = True) -> None:

@@ -540,9 +540,9 @@ def note_named_elsewhere(ctx: Analysis, name: str, args: list[_Word]) -> None:
     elif name in ("split", "csplit") and _operands(args, _SPLIT_VALUES):
         operands = _operands(args, _SPLIT_VALUES)
         prefix = next((w for _o, w in option_values(args, ["-f", "--prefix"], "f")), None) if name == "csplit" else None
-        given = prefix or (operands[1] if name == "split" and len(operands) > 1 else None)
+        chosen = prefix or (operands[1] if name == "split" and len(operands) > 1 else None)
         default = "x" if name == "split" else "xx"  # `split f` writes xaa..., `csplit f 3` xx00...
-        last = given or _Word(default, default, default)
+        last = chosen or _Word(default, default, default)
         # a suffix of letters or digits (split's), unless csplit's -b format says otherwise
         formatted = name == "csplit" and option_values(args, ["-b", "--suffix-format"], "bfn")
         ctx.note_written(_Word(None, last.source, last.pattern + ("*" if formatted else "[a-z0-9]*"), True))
