@@ -11,14 +11,12 @@ counts as this machine: which one it is is known only when the command runs.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import glob
 import ipaddress
 import itertools
 import os
 import re
-import shlex
 import socket
 import sys
 import time
@@ -125,12 +123,14 @@ def _own_addresses() -> frozenset[_Address]:
 def is_this_machine(host: str) -> bool:
     """Whether a host (`[user@]host`, `[::1]`, `localhost.`) is this machine, also where ssh's
     configuration makes it an alias of this machine (`Host build` / `HostName localhost`)."""
-    host = plain_host(host).casefold().removeprefix("[").removesuffix("]").rstrip(".")
+    given = plain_host(host)
+    host = given.casefold().removeprefix("[").removesuffix("]").rstrip(".")
     if not host:
         return False
     if _named_here(host):
         return True
-    return "*" not in host and any(aliased_here(host, text, path) for path, text in _ssh_configs())
+    names = dict.fromkeys([given, host])  # ssh matches `Host` against the host as given (`build.`, `ß`)
+    return "*" not in host and any(aliased_here(n, text, path) for path, text in _ssh_configs() for n in names)
 
 
 def _named_here(host: str) -> bool:
@@ -243,17 +243,21 @@ def word_names_this_machine(word: _Word) -> bool:
 #
 # `ssh build` reaches this machine when ~/.ssh/config says `Host build` / `HostName localhost` (a
 # review of issue 21's hand-offs, 2026-12-05): every ssh-based client (scp, rsync, git, sshfs...)
-# takes the alias too. Read as ssh reads it: the first `HostName` of a block that applies wins;
-# a `Match` block may apply (its conditions are not evaluated here); `Include` is followed.
+# takes the alias too. Read as ssh reads it (OpenSSH's readconf.c and misc.c, checked against
+# `ssh -G` by a differential fuzzer, 2026-12-05): a line split as ssh splits it, the first
+# `HostName`, `ProxyCommand` and `ControlPath` of a block that applies win; a `Match` block may
+# apply (its conditions are not evaluated here); `Include` is followed; and where ssh reads its
+# files a second time (`Match final`, `CanonicalizeHostname`), again for the host it then reaches.
 
 SSH_INCLUDE_DEPTH = 16  # ssh's own limit of nested Include (readconf.c)
 SSH_FILES_READ = 256  # files one lookup reads at most: past them, the host may be this machine
 SSH_FILE_BYTES = 256 * 1024
-# A line's keyword as ssh splits it (quotes anywhere in it: `"HostName"`, `Host"Name"`), then `=` or spaces
-_SSH_KEYWORD = re.compile(r'[ \t\r]*((?:"[^"\n]*"|[^\s"=])+)[ \t\r]*=?[ \t\r]*')
+_SSH_SPACE = " \t\r\n"  # what ends a keyword (misc.c's WHITESPACE); a value's words end at a space or a tab only
+_SSH_DELIMITER = re.compile(r'[ \t\r\n"=]')
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")  # C's tolower
 # The keywords that choose the machine reached: all others are skipped without splitting their values
-_SSH_CHOOSES = frozenset({"host", "match", "include", "hostname", "proxycommand"})
-_BLOCKS = frozenset({"host", "match"})
+_SSH_CHOOSES = frozenset({"host", "match", "include", "hostname", "proxycommand", "controlpath",
+                          "canonicalizehostname", "canonicaldomains"})  # fmt: skip
 # The words of a command (a ProxyCommand) that may name a host: `nc localhost 22`, `TCP:[::1]:22`,
 # `/dev/tcp/127.0.0.1/22`; a number alone is taken for a port or a count
 # A proxy's address in a command: nc's -x, ncat's --proxy, connect's -S and -H, socat's PROXY:HOST
@@ -261,20 +265,90 @@ _PROXY_VALUES = re.compile(r"(?:(?<=\s)-[xSH][ \t]*|--proxy(?:=|[ \t]+))\S+|(?i:
 _HOST_PIECES = re.compile(r"\[([0-9A-Fa-f:.%\w]+)\]|([^\s:/,@=<>'\"()\[\];|&]+)")
 
 
+def _skip_space(line: str, at: int) -> int:
+    while at < len(line) and line[at] in _SSH_SPACE:
+        at += 1
+    return at
+
+
+def _ssh_token(line: str, start: int) -> tuple[str | None, int]:
+    """ssh's strdelim: the token at `start`, up to a space, a quote or one `=` (a quote takes the
+    text to the next quote into it: `Host"Name"x` is `HostName`, then `x`), and where the rest
+    starts (past the spaces and one `=` after it). None: a quote not closed."""
+    found = _SSH_DELIMITER.search(line, start)
+    if found is None:
+        return line[start:], len(line)
+    at = found.start()
+    if line[at] == '"':
+        close = line.find('"', at + 1)
+        if close < 0:
+            return None, len(line)
+        return line[start:at] + line[at + 1 : close], _skip_space(line, close + 1)
+    rest = _skip_space(line, at + 1)
+    if line[at] != "=" and line[rest : rest + 1] == "=":
+        rest = _skip_space(line, rest + 1)
+    return line[start:at], rest
+
+
 def ssh_line(line: str) -> tuple[str, str] | None:
     """A line of ssh's configuration as ssh reads it: its keyword (lower case) and the text after
-    it; None for a blank line or a comment. ssh ends a line at a NUL too."""
+    it; None for a blank line or a comment. ssh ends a line at a NUL too, drops the spaces and
+    form feeds at its end, and skips one empty word first: `=HostName x` is a HostName line."""
     line = line.split("\0", 1)[0]
-    if not line.strip(" \t\r") or line.lstrip(" \t\r").startswith("#"):
+    end = len(line)
+    while end > 1 and line[end - 1] in " \t\r\n\f":  # the first character is never dropped
+        end -= 1
+    line = line[:end]
+    keyword, rest = _ssh_token(line, 0)
+    if keyword == "":
+        keyword, rest = _ssh_token(line, rest)
+    if not keyword or keyword[0] in "\n#":
         return None
-    match = _SSH_KEYWORD.match(line)
-    return (match[1].replace('"', "").casefold(), line[match.end() :]) if match else None
+    return keyword.translate(_ASCII_LOWER), line[rest:].lstrip(_SSH_SPACE)
 
 
 def ssh_values(text: str) -> list[str]:
-    """The values after a keyword, split as ssh does (quotes; a `#` word starts a comment). Raises
-    ValueError for an unclosed quote (ssh refuses the file)."""
-    return shlex.split(text, comments=True)
+    """The values after a keyword, split as ssh does (misc.c's argv_split): words end at a space or
+    a tab only; quotes; a backslash before a quote, a backslash or (unquoted) a space escapes it,
+    and is kept before anything else; a `#` that starts a word starts a comment. Raises ValueError
+    for an unclosed quote (ssh refuses the file)."""
+    if not re.search(r"[\\\"'#]", text):
+        return [word for word in re.split(r"[ \t]+", text) if word]
+    words: list[str] = []
+    at = 0
+    while at < len(text):
+        if text[at] in " \t":
+            at += 1
+            continue
+        if text[at] == "#":
+            break
+        quote, word = "", []
+        while at < len(text):
+            char, after = text[at], text[at + 1 : at + 2]
+            if char == "\\" and (after in ("'", '"', "\\") or (not quote and after == " ")):
+                word.append(after)
+                at += 1
+            elif char == "\\":
+                word.append(char)
+            elif not quote and char in " \t":
+                break
+            elif not quote and char in "\"'":
+                quote = char
+            elif quote and char == quote:
+                quote = ""
+            else:
+                word.append(char)
+            at += 1
+        if quote:
+            raise ValueError("no closing quotation")
+        words.append("".join(word))
+    return words
+
+
+def ssh_expand(text: str, host: str) -> str:
+    """A value with ssh's `%h` (the host) and `%%` read left to right (`%%h` is `%h`); another `%`
+    token is left as it is (ssh refuses a HostName with one)."""
+    return re.sub(r"%(.)", lambda m: host if m[1] == "h" else "%" if m[1] == "%" else m[0], text, flags=re.S)
 
 
 def command_hosts(text: str) -> list[str]:
@@ -297,17 +371,41 @@ def ssh_config_files(platform: str, environ: Mapping[str, str], homes: list[str]
     return [*(f"{home}/.ssh/config" for home in homes), "/etc/ssh/ssh_config"]
 
 
-def ssh_host_matches(host: str, patterns: list[str]) -> bool:
-    """ssh's `Host` patterns: `*` and `?`, read case-blind here (ssh is stricter: the safe side);
-    one `!pattern` that matches rules the host out."""
-    host, matched = host.casefold(), False
+@functools.lru_cache(maxsize=1024)
+def _ssh_wildcards(pattern: bytes) -> re.Pattern[bytes]:
+    pieces = re.split(rb"([*?])", pattern)
+    return re.compile(b"".join({b"*": b".*", b"?": b"."}.get(p, re.escape(p)) for p in pieces), re.S)
+
+
+def _ssh_pattern_matches(pattern: bytes, name: bytes) -> bool:
+    """ssh's `*` and `?` (match.c's match_pattern), byte by byte: `?` is one byte of a UTF-8 name."""
+    if b"*" not in pattern and b"?" not in pattern:
+        return pattern == name
+    return _ssh_wildcards(pattern).fullmatch(name) is not None
+
+
+def ssh_host_matches(host: str, patterns: list[str]) -> bool | None:
+    """ssh's `Host` patterns: `*` and `?`, on the name's UTF-8 bytes; one `!pattern` that matches
+    rules the host out. ssh matches the host as given, case and all; here a pattern is also read
+    case-blind (the safe side: None, the block may apply), a `!pattern` only as ssh reads it
+    (`Host * !build` applies to `ssh BUILD`)."""
+    name = host.encode("utf-8", "surrogateescape")
+    matched: bool | None = False
     for pattern in patterns:
         negated = pattern.startswith("!")
-        if fnmatch.fnmatchcase(host, pattern.removeprefix("!").casefold().replace("[", "[[]")):
+        given = pattern.removeprefix("!").encode("utf-8", "surrogateescape")
+        if _ssh_pattern_matches(given, name):
             if negated:
                 return False
             matched = True
+        elif not negated and _ssh_pattern_matches(given.lower(), name.lower()):
+            matched = matched or None
     return matched
+
+
+def _shared_control_path(path: str) -> bool:
+    """A ControlPath one master connection answers for any host: no `%h`, `%C`, `%n` or `%k`."""
+    return path.casefold() != "none" and not {m[1] for m in re.finditer(r"%(.)", path, flags=re.S)} & set("hCnk")
 
 
 @functools.lru_cache(maxsize=8)  # the user's and the system's files and a few included
@@ -338,51 +436,98 @@ def included_files(pattern: str, folder: str, budget: int) -> list[str] | None:
     return sorted(itertools.islice(glob.iglob(path), budget + 1))
 
 
+class _CannotTell(Exception):
+    """ssh's reading cannot be followed here: the host may be any."""
+
+
+class _SshReading:
+    """One reading of ssh's configuration for a host (`ssh_host_names`): what it found, and which
+    settings surely apply already (ssh takes the first value of each)."""
+
+    def __init__(self, host: str | None, folder: str, read: Callable[[str], str | None]) -> None:
+        self.given, self.folder, self.read = "*" if host is None else host, folder, read
+        self.found: list[str] = []
+        self.host_names: list[str] = []
+        self.domains: list[str] = []
+        self.budget = SSH_FILES_READ
+        self.named = self.proxied = self.controlled = self.again = self.canonical = False
+
+    def walk(self, text: str, host: str | None, applies: bool | None, depth: int, *, final: bool, never: bool) -> None:
+        """Reads one file for `host` (None: any): `applies` True, the block it starts in applies;
+        None, it may; False, it does not. `final`: ssh's second reading, where a HostName no longer
+        counts; `never`: a file included from a block that does not apply, which ssh reads for its
+        `Match final` only."""
+        state = applies
+        for key, values, rest in _choosing_lines(text):
+            if never and key not in ("match", "include"):
+                continue
+            if state is False and key not in ("host", "match", "include"):
+                continue
+            if values is None:  # an unclosed quote: ssh refuses the file
+                raise _CannotTell
+            if key == "host":
+                state = None if host is None else ssh_host_matches(host, values)
+            elif key == "match":  # ssh reads every file again when any Match line says `final`
+                self.again |= any(w.casefold() == "final" for v in values for w in v.split("="))
+                state = True if [v.casefold() for v in values] == ["all"] else None
+            elif key == "include":
+                self.include(values, host, state, depth, final=final, never=never or state is False)
+            elif not values:
+                continue
+            elif key == "hostname" and not final and not self.named:
+                self.found.append(name := ssh_expand(values[0], self.given))
+                self.host_names.append(name)
+                self.named = state is True
+            elif key == "proxycommand" and not self.proxied:
+                self.found.extend(command_hosts(rest.replace("%h", self.given)))
+                self.proxied = state is True
+            elif key == "controlpath" and not self.controlled:
+                if _shared_control_path(values[0]):  # a master connection's, to any machine
+                    raise _CannotTell
+                self.controlled = state is True
+            elif key == "canonicalizehostname" and not final and values[0].casefold() not in ("no", "false"):
+                self.again = self.canonical = True
+            elif key == "canonicaldomains" and not final:
+                self.domains += values
+
+    def include(self, values: list[str], host: str | None, state: bool | None, depth: int, *, final: bool,
+                never: bool) -> None:  # fmt: skip
+        for pattern in values:
+            files = included_files(pattern, self.folder, self.budget)
+            if files is None or len(files) > self.budget or depth >= SSH_INCLUDE_DEPTH:
+                if never:  # ssh reads them for a `Match final` only: take that it has one
+                    self.again = True
+                    return
+                raise _CannotTell
+            self.budget -= len(files)
+            for one in files:
+                included = self.read(one)
+                if included is not None:
+                    self.walk(included, host, False if never else state, depth + 1, final=final, never=never)
+
+
 def ssh_host_names(host: str | None, text: str, folder: str, read: Callable[[str], str | None]) -> list[str]:
     """The host names that may apply to `host` in the configuration `text` (whose relative
     `Include`s are in `folder`, read by `read`), in ssh's order, up to the `HostName` that surely
     does; `%h` is the host. A ProxyCommand's hosts count too: its connection is the one ssh logs in
-    over. `host` None: an ssh command another client completes (`rsync -e 'ssh -F cfg'`), where
-    any block may apply. `*` where it cannot be told (too many files, a line ssh cannot split)."""
-    found: list[str] = []
-    budget = [SSH_FILES_READ]
-    given = "*" if host is None else host
-
-    def walk(text: str, applies: bool | None, depth: int) -> bool:  # True: a HostName surely applies
-        state = applies  # True: the block applies; None: it may (a Match, or any host); False: it does not
-        for key, values, rest in _choosing_lines(text):
-            if state is False and key not in _BLOCKS:
-                continue
-            if values is None:  # an unclosed quote: ssh refuses the file
-                found.append("*")
-                return True
-            if key == "host":
-                state = None if host is None else ssh_host_matches(host, values)
-            elif key == "match":
-                state = True if [v.casefold() for v in values] == ["all"] else None
-            elif state is False or not values:
-                continue
-            elif key == "include":
-                for pattern in values:
-                    files = included_files(pattern, folder, budget[0])
-                    if files is None or len(files) > budget[0] or depth >= SSH_INCLUDE_DEPTH:
-                        found.append("*")
-                        return True
-                    budget[0] -= len(files)
-                    for one in files:
-                        included = read(one)
-                        if included is not None and walk(included, state, depth + 1):
-                            return True
-            elif key == "proxycommand":
-                found.extend(command_hosts(rest.replace("%h", given)))
-            else:  # HostName
-                found.append(values[0].replace("%h", given).replace("%%", "%"))
-                if state is True:
-                    return True
-        return False
-
-    walk(text, True, 0)
-    return found
+    over. Where ssh reads its files again (`Match final`, `CanonicalizeHostname`), it does so for
+    the host it reaches (the HostName's, or the host with a `CanonicalDomains` domain after it),
+    which a `Host` block's ProxyCommand may match. `host` None: an ssh command another client
+    completes (`rsync -e 'ssh -F cfg'`), where any block may apply. `*` where it cannot be told (too
+    many files, a line ssh cannot split, a ControlPath one master answers for any host)."""
+    reading = _SshReading(host, folder, read)
+    try:
+        reading.walk(text, host, True, 0, final=False, never=False)
+        if host is not None and reading.again:
+            reached = reading.host_names + ([] if reading.named else [host])
+            canonical = [f"{name.rstrip('.')}.{d}" for name in reached for d in reading.domains if reading.canonical]
+            reading.found += canonical  # `build` as `build.lan`, which /etc/hosts may name
+            # ssh lowers a name's case (not an address's): each is read both ways
+            for name in dict.fromkeys(n for one in reached + canonical for n in (one.translate(_ASCII_LOWER), one)):
+                reading.walk(text, name, True, 0, final=True, never=False)
+    except _CannotTell:
+        reading.found.append("*")
+    return reading.found
 
 
 @functools.cache
@@ -440,7 +585,7 @@ def host_name_here(value: str, host: str | None) -> bool:
         words = ssh_values(value)
     except ValueError:
         return True  # ssh refuses it; the safe side
-    name = (words or [""])[0].replace("%h", "*" if host is None else plain_host(host)).replace("%%", "%")
+    name = ssh_expand((words or [""])[0], "*" if host is None else plain_host(host))
     return "*" in name or _named_here(name)
 
 
