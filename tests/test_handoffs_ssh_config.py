@@ -397,3 +397,20 @@ def test_a_proxy_on_this_machine_that_relays_to_another_is_not_this_machine(user
 def test_an_archive_unpacked_into_sshs_folder_is_held(user_home: Path, command: str) -> None:
     result = classify(command, cwd=str(user_home / "project"))
     assert result.tier is Tier.DESTRUCTIVE and "ssh reads it" in result.reasons[0], result
+
+
+def test_an_f_files_include_is_split_as_ssh_splits_it_and_its_code_judged(user_home: Path) -> None:
+    """`Include "a b/inc"` is one file to ssh: its ProxyCommand's code was looked for in `"a` and `b/inc"`."""
+    folder = user_home / "project" / "a b"
+    folder.mkdir(parents=True)
+    (folder / "inc").write_text("Host *\n  ProxyCommand rm -rf ~/notes\n")
+    (user_home / "project" / "cfg").write_text(f'Include "{folder}/inc"\n')
+    result = classify("ssh -F cfg github.com id", cwd=str(user_home / "project"))
+    assert result.tier is Tier.DESTRUCTIVE and "rm -r: recursive removal" in result.reasons, result
+
+
+@pytest.mark.parametrize("command", ["ssh -S /tmp/m-%%h github.com id", "ssh -o 'ControlPath=/tmp/m-%%h' x.example id"])
+def test_a_control_path_whose_percent_h_is_written_out_is_any_hosts(user_home: Path, command: str) -> None:
+    """`%%h` is the text `%h`: one master's socket for every host (hosts.shared_control_path)."""
+    held_outside(command, str(user_home / "project"), deciding=True)
+    assert classify(command.replace("%%h", "%h"), cwd=str(user_home / "project")).tier is Tier.MODERATE

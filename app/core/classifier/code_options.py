@@ -14,7 +14,7 @@ from typing import NamedTuple
 from .code import inline_code
 from .findings import D, _snip
 from .handoff import hands_off, may_write
-from .hosts import included_files, ssh_line
+from .hosts import included_files, ssh_line, ssh_values
 from .rule import Analysis
 from .scripts import library_file, script_text
 from .stdin import _Stdin
@@ -331,8 +331,12 @@ def ssh_config(ctx: Analysis, name: str, what: str, text: str) -> None:
         if keyword is None:
             continue
         line = f"{keyword[0]} {keyword[1]}"
-        include = re.match(r"(?i)\s*include\s*[=\s]\s*(.*)", line)
-        for file in include[1].split() if include else ():
+        include = keyword[0] == "include"
+        try:  # its files as ssh splits them (`Include "a b"` is one)
+            files = ssh_values(keyword[1]) if include else []
+        except ValueError:  # ssh refuses the file
+            files = ["*"]
+        for file in files:
             found = included_files(file, f"{ctx.home}/.ssh", MAX_INCLUDED)  # `/*/*/*`: not walked
             if found is None or len(found) > MAX_INCLUDED:
                 path = file if file.startswith(("/", "~")) else f"{ctx.home}/.ssh/{file}"

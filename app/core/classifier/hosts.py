@@ -403,7 +403,7 @@ def ssh_host_matches(host: str, patterns: list[str]) -> bool | None:
     return matched
 
 
-def _shared_control_path(path: str) -> bool:
+def shared_control_path(path: str) -> bool:
     """A ControlPath one master connection answers for any host: no `%h`, `%C`, `%n` or `%k`."""
     return path.casefold() != "none" and not {m[1] for m in re.finditer(r"%(.)", path, flags=re.S)} & set("hCnk")
 
@@ -482,7 +482,7 @@ class _SshReading:
                 self.found.extend(command_hosts(rest.replace("%h", self.given)))
                 self.proxied = state is True
             elif key == "controlpath" and not self.controlled:
-                if _shared_control_path(values[0]):  # a master connection's, to any machine
+                if shared_control_path(values[0]):  # a master connection's, to any machine
                     raise _CannotTell
                 self.controlled = state is True
             elif key == "canonicalizehostname" and not final and values[0].casefold() not in ("no", "false"):

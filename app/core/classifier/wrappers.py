@@ -24,8 +24,10 @@ from .hosts import (
     read_small_file,
     remote_here,
     remote_host,
+    shared_control_path,
     ssh_line,
     ssh_urls,
+    ssh_values,
     this_machine,
     word_names_this_machine,
 )
@@ -534,16 +536,19 @@ def _reached_here(ctx: Analysis, settings: list[str], host: _Word | None, option
             return f"-o {setting}"
         if key == "proxycommand" and command_reaches_here(rest, given):
             return f"-o {setting}"
-        if key == "controlpath" and _shared_socket(rest):
+        if key == "controlpath" and _shared_setting(rest):
             return f"-o {setting}"
     sockets = [w for _option, w in option_values(options, ["-S"], _SSH_TAKES)]
-    return next((f"-S {w.source}" for w in sockets if w.value is None or _shared_socket(w.value)), None)
+    return next((f"-S {w.source}" for w in sockets if w.value is None or shared_control_path(w.value)), None)
 
 
-def _shared_socket(path: str) -> bool:
-    """A ControlPath that one connection's master answers for any host (no `%h`, `%C`, `%n`, `%k`)."""
-    path = path.strip().strip('"')
-    return path.casefold() != "none" and not re.search(r"%[hCnk]", path)
+def _shared_setting(rest: str) -> bool:
+    """`-o ControlPath=...`'s value, read as ssh reads it, is a path any host's connection reuses."""
+    try:
+        values = ssh_values(rest)
+    except ValueError:  # ssh refuses it: the safe side
+        return True
+    return bool(values) and shared_control_path(values[0])
 
 
 def cmd_scp(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
