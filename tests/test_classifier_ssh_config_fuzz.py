@@ -59,7 +59,7 @@ def reached_among_ours(folder: Path, host: str, text: str, files: dict[str, str]
     settings = ssh_settings(folder / "config", host)
     if settings is None:
         return None
-    ours = hosts.ssh_host_names(host, text, str(folder), hosts._read_ssh_file)
+    ours = hosts.ssh_host_names(host, text, str(folder), hosts.read_ssh_file)
     if "*" in ours:
         return ours
     known = {name.casefold() for name in [*ours, host]}
@@ -128,9 +128,9 @@ def test_a_control_path_one_master_answers_for_any_host_cannot_tell(tmp_path: Pa
     text = write(tmp_path, "Host *\n  ControlPath /tmp/cm-shared\n", {})
     settings = ssh_settings(tmp_path / "config", "github.com")
     assert settings is not None and settings["controlpath"] == "/tmp/cm-shared"
-    assert hosts.ssh_host_names("github.com", text, str(tmp_path), hosts._read_ssh_file) == ["*"]
+    assert hosts.ssh_host_names("github.com", text, str(tmp_path), hosts.read_ssh_file) == ["*"]
     for own in ("/tmp/cm-%C", "~/.ssh/cm-%r@%h:%p", "none"):  # each host's own master, or none
-        assert hosts.ssh_host_names("github.com", f"ControlPath {own}\n", str(tmp_path), hosts._read_ssh_file) == []
+        assert hosts.ssh_host_names("github.com", f"ControlPath {own}\n", str(tmp_path), hosts.read_ssh_file) == []
 
 
 # ---- a small differential fuzzer, seeded: what ssh reads, from pieces chosen at random

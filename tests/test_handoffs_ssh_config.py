@@ -414,3 +414,16 @@ def test_a_control_path_whose_percent_h_is_written_out_is_any_hosts(user_home: P
     """`%%h` is the text `%h`: one master's socket for every host (hosts.shared_control_path)."""
     held_outside(command, str(user_home / "project"), deciding=True)
     assert classify(command.replace("%%h", "%h"), cwd=str(user_home / "project")).tier is Tier.MODERATE
+
+
+def test_an_alias_past_the_first_quarter_megabyte_of_the_users_config_is_read(user_home: Path) -> None:
+    """ssh reads its file whole: a cut at 256 KiB missed a `Host` alias after it; past 4 MiB, which
+    machine a host is cannot be told."""
+    filler = "".join(f"Host h{k}\n  HostName h{k}.example\n" for k in range(12_000))  # about 400 KB
+    config = user_home / ".ssh" / "config"
+    config.write_text(filler + "Host late\n  HostName localhost\n")
+    project = str(user_home / "project")
+    held_outside("ssh late id", project, deciding=True)
+    assert classify("ssh h7 id", cwd=project).tier is Tier.MODERATE
+    config.write_text(filler * 11)  # over 4 MiB
+    assert classify("ssh h7 id", cwd=project).tier is Tier.DESTRUCTIVE

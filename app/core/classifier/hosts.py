@@ -251,7 +251,8 @@ def word_names_this_machine(word: _Word) -> bool:
 
 SSH_INCLUDE_DEPTH = 16  # ssh's own limit of nested Include (readconf.c)
 SSH_FILES_READ = 256  # files one lookup reads at most: past them, the host may be this machine
-SSH_FILE_BYTES = 256 * 1024
+SSH_FILE_BYTES = 4 << 20  # ssh reads a file whole: past this much, which machine it reaches is not told
+_TOO_LARGE = 'Host "\n'  # what such a file is read as: a line ssh cannot split (the host may be any)
 _SSH_SPACE = " \t\r\n"  # what ends a keyword (misc.c's WHITESPACE); a value's words end at a space or a tab only
 _SSH_DELIMITER = re.compile(r'[ \t\r\n"=]')
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")  # C's tolower
@@ -546,13 +547,18 @@ def _homes() -> list[str]:
     return list(dict.fromkeys([*([account] if account else []), os.path.expanduser("~")]))
 
 
-def _read_ssh_file(path: str) -> str | None:
-    return read_small_file(path, SSH_FILE_BYTES)
+def read_ssh_file(path: str) -> str | None:
+    """An ssh configuration file's text (None: not a regular file), whole: a `Host` alias past where
+    a cut would stop counts (a review, 2026-12-05: a 256 KiB cut missed one)."""
+    data = read_regular(path, SSH_FILE_BYTES + 1)
+    if data is None:
+        return None
+    return _TOO_LARGE if len(data) > SSH_FILE_BYTES else data.decode("utf-8", errors="replace")
 
 
 def _ssh_configs() -> list[tuple[str, str]]:
     """The user's and the system's ssh configuration files that exist, with their text."""
-    found = ((path, _read_ssh_file(path)) for path in ssh_config_files(sys.platform, os.environ, _homes()))
+    found = ((path, read_ssh_file(path)) for path in ssh_config_files(sys.platform, os.environ, _homes()))
     return [(path, text) for path, text in found if text is not None]
 
 
@@ -562,7 +568,7 @@ def aliased_here(host: str | None, text: str, path: str | None = None) -> bool:
     None: any host) this machine (see `ssh_host_names`)."""
     folder = os.path.dirname(path) if path is not None else os.path.join(_homes()[0], ".ssh")
     plain = None if host is None else plain_host(host)
-    return any(name == "*" or _named_here(name) for name in ssh_host_names(plain, text, folder, _read_ssh_file))
+    return any(name == "*" or _named_here(name) for name in ssh_host_names(plain, text, folder, read_ssh_file))
 
 
 def command_reaches_here(command: str, host: str | None) -> bool:
@@ -597,7 +603,7 @@ def ssh_included(files: list[str] | None = None) -> list[str]:
     todo = [path for path in files or ssh_config_files(sys.platform, os.environ, _homes())[:-1]]
     while todo and len(found) < SSH_FILES_READ:
         path = todo.pop(0)
-        text = _read_ssh_file(path)
+        text = read_ssh_file(path)
         for key, values, _rest in _choosing_lines(text) if text is not None else ():
             for pattern in values or [] if key == "include" else []:
                 expanded = os.path.expanduser(pattern)

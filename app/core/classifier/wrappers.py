@@ -15,13 +15,12 @@ from .code_options import code_file, option_values, ssh_config, ssh_setting
 from .findings import BULK_COMMAND, GAINS_PRIVILEGES, D, M, _snip
 from .handoff import hands_off
 from .hosts import (
-    SSH_FILE_BYTES,
     aliased_here,
     command_reaches_here,
     host_name_here,
     local_host,
     names_this_machine,
-    read_small_file,
+    read_ssh_file,
     remote_here,
     remote_host,
     shared_control_path,
@@ -517,7 +516,7 @@ def _aliased_in(ctx: Analysis, files: list[_Word], host: _Word | None) -> _Word 
     for file in files:
         value = file.value or ""
         path = script_path(ctx.cwd, ctx.home + value[1:] if value.startswith("~/") else value)
-        text = None if path is None else read_small_file(path, SSH_FILE_BYTES)
+        text = None if path is None else read_ssh_file(path)
         if text is not None and aliased_here(None if host is None else host.value, text):
             return file
     return None
