@@ -1201,6 +1201,9 @@ async def test_a_session_started_without_the_container_is_not_kept_once_the_user
         if pause_between:
             hub.set_paused(True)
             hub.set_paused(False)
+        # The hub pushes the setting through its writer thread: a call that waits for the hub's answer
+        # (its row) gets it after the push (a command in that instant may start as before: 2026-12-05)
+        assert (await client.call_tool("execute_command", {"command": "true"})).is_error is False
         after = await session_command(client, f"touch {hidden(target)}; readlink /proc/self/ns/pid")
     assert "Read-only file system" in after["output"] and not target.exists(), after
     assert os.readlink("/proc/self/ns/pid") not in after["output"], "in a container of its own"
