@@ -788,8 +788,10 @@ _SOCKET_NAME = re.compile(r"sock(?:et)?$|^/(?:var/)?run/|/bus$|/private$")
 def in_folder(ctx: Analysis, word: _Word) -> bool:
     """Whether a socket is the project's own (`Analysis.in_project`): a known path that exists in the
     project, and that this command line does not make (`ln -s /var/run/docker.sock d.sock && curl
-    --unix-socket d.sock ...`); not after `cd /var/run`, nor a Windows path."""
-    return word.value is not None and not word.glob and ctx.in_project(word.value) is not None
+    --unix-socket d.sock ...`); not after `cd /var/run`, nor a Windows path, nor an empty path: its
+    address is then a lone NUL, the abstract socket of the empty name, which curl 7.88 reaches (a
+    differential fuzzing against curl, 2026-12-05: `unix-socket ""`)."""
+    return bool(word.value) and not word.glob and ctx.in_project(word.value or "") is not None
 
 
 def cmd_nc(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -884,17 +886,23 @@ def _curl_option(given: str) -> tuple[str, bool] | None:
 
 
 def _curl_words(args: list[_Word]) -> list[_Word]:
-    """curl's words with the long options read here spelled in full (`--UNIX-S` as --unix-socket);
-    the value of an `--expand-` one is not known when it names a variable."""
+    """curl's words with the long options read here spelled in full (`--UNIX-S` as --unix-socket,
+    curl 8.16's `--expand-config=V` as `--config=V`); the value of an `--expand-` one is not known
+    when it names a variable."""
     words: list[_Word] = []
     expand = False
     for a in args:
         if expand and "{{" in a.pattern:  # `--expand-config {{HOME}}/x`: a variable's value
             a = _Word(None, a.source, a.pattern.replace("{{", "*"), a.glob, a.procsub)
         v = a.value or ""
-        found = _curl_option(v[2:]) if v.startswith("--") else None
-        expand = found is not None and found[1]
-        if found is not None and "=" not in v:  # curl has no `--name=value`
+        name, equals, value = v[2:].partition("=")
+        found = _curl_option(name) if v.startswith("--") else None
+        expand = found is not None and found[1] and not equals
+        if found is not None and equals:  # curl 8.16 takes `--name=value` (7.88 refuses it)
+            spelled = f"--{found[0]}={value}"
+            known = not (found[1] and "{{" in value)
+            a = _Word(spelled if known else None, a.source, spelled.replace("{{", "*"), a.glob, a.procsub)
+        elif found is not None:
             a = _Word(f"--{found[0]}", a.source, f"--{found[0]}", a.glob, a.procsub)
         words.append(a)
         if a.value == "--":  # after it, words are not options
@@ -1038,7 +1046,8 @@ def _curl_options(text: str, lines: list[int]) -> list[tuple[str, str, bool]] | 
     as curl's parseconfig() reads a line: blanks, `name`, blanks or `=`/`:` (not after a dashed
     `--name`), then a value quoted (to its closing quote, backslash escapes) or to the next blank.
     A one-letter cluster (`-sKfile`, `-sK file`) gives -K its value. An option without a value is
-    refused by curl: not read. None when more lines may name one than are `lines` left."""
+    refused by curl: not read. curl 8.16's `--name=value` too: its value to a space or a tab (its
+    word ends there, a form feed is in it). None when more lines may name one than are `lines` left."""
     found: list[tuple[str, str, bool]] = []
     for start in _CURL_LINE.finditer(text):
         lines[0] -= 1
@@ -1046,6 +1055,10 @@ def _curl_options(text: str, lines: list[int]) -> list[tuple[str, str, bool]] | 
             return None
         end = text.find("\n", start.start()) + 1  # a quoted value not closed ends with the `\n`
         line = text[start.start() : end or len(text)].lstrip(_CURL_BLANKS)
+        head, equals, after = re.split(r"[ \t\n]", line, maxsplit=1)[0].partition("=")
+        joined = _curl_option(head[2:]) if head.startswith("--") and equals else None
+        if joined is not None:  # `--unix-socket=/run/docker.sock`: 7.88 refuses it, 8.16 reaches the socket
+            found.append((joined[0], after, not (joined[1] and "{{" in after)))
         ends = _CURL_BLANKS if line[0] == "-" else _CURL_BLANKS + "=:"
         cut = next((i for i, c in enumerate(line) if c in ends), len(line))
         name, rest = line[:cut], line[cut:].lstrip(ends)
