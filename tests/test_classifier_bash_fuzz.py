@@ -198,9 +198,10 @@ def test_what_bash_runs_surely_is_held_whatever_it_destroys(stubbed: Path, snipp
     assert classify(snippet, cwd=str(stubbed)).tier is Tier.DESTRUCTIVE
 
 
-# Misses left: xargs gives a program no word of its own, and its rule judges the program alone;
-# env -S text that holds a newline or `;` (wrappers.py reads it as code, or cuts its first letter)
-NOT_YET = [
+# Misses of the second round fixed in wrappers.py and files.py: xargs gave a program no word of its
+# own and its rule judged the program alone (now judged with the words it reads, only known when it
+# runs); env -S text with a newline or `;` was read as shell code, or cut at its first letter
+FIXED_AFTER = [
     ("printf '%s\\0' victim -delete | xargs -0 find", ["find", "victim", "-delete"]),
     ("echo clean -fdx | xargs git", ["git", "clean", "-fdx"]),
     ("env -S'rm -rf victim\n'", ["rm", "-rf", "victim"]),
@@ -209,9 +210,8 @@ NOT_YET = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed yet: see NOT_YET's comment")
-@pytest.mark.parametrize(("snippet", "call"), NOT_YET)
-def test_what_bash_runs_is_held_not_yet(stubbed: Path, snippet: str, call: list[str]) -> None:
+@pytest.mark.parametrize(("snippet", "call"), FIXED_AFTER)
+def test_what_xargs_and_env_s_hand_a_program_is_held(stubbed: Path, snippet: str, call: list[str]) -> None:
     assert call in calls(stubbed, snippet), "bash no longer makes this call: the case is stale"
     assert classify(snippet, cwd=str(stubbed)).tier is Tier.DESTRUCTIVE
 

@@ -215,6 +215,10 @@ def cmd_find(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
     i = 0
     while i < len(args):
         v = args[i].value
+        if v is None and (i == 0 or args[i - 1].value not in _FIND_VALUES) and _may_be_option(args[i]):
+            # `find $X`, `xargs find`: a word only known when it runs may be `-delete` or `-exec` (a
+            # fuzzer against bash, 2026-12-05); `"$HOME/x"` may not
+            ctx.add(D, "cannot tell: {name} takes options from {source}", name=name, source=_snip(args[i].source))
         if v == "-delete":
             ctx.add(D, "find -delete: removes every match", danger=Danger.LOSES_FILES)
         elif v in ("-exec", "-execdir", "-ok", "-okdir"):
@@ -226,6 +230,12 @@ def cmd_find(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
         elif v in ("-fprint", "-fprint0", "-fprintf", "-fls"):
             ctx.add(M, "find {v}: writes a file", v=v)
         i += 1
+
+
+def _may_be_option(w: _Word) -> bool:
+    """Whether a word only known when it runs may start with `-`, or split into words that do (an
+    expansion outside double quotes)."""
+    return w.pattern[:1] in ("*", "-", "") or (not w.source.startswith('"') and any(c in w.source for c in "$`"))
 
 
 def _find_options(args: list[_Word]) -> int:
@@ -240,6 +250,13 @@ def _find_options(args: list[_Word]) -> int:
     return i
 
 
+# find's primaries and options that take the next word as their value (a name, a time, a file)
+_FIND_VALUES = _names(
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname -newer -anewer "
+    "-cnewer -samefile -type -xtype -user -group -uid -gid -perm -size -mtime -atime -ctime -mmin -amin "
+    "-cmin -used -links -inum -maxdepth -mindepth -fstype -context -printf -fprint -fprint0 -fls "
+    "-regextype -D -files0-from -newermt -newerat -newerct -newermm -newerma -newermc -newerBt -newerBm"
+)
 _FIND_ACTIONS = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"})
 
 

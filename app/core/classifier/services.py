@@ -1118,7 +1118,8 @@ def cmd_database(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
     statements = [pattern.sub(_sql_blank, text) for text in texts for pattern in (_SQL_TEXT, _SQL_TEXT_ESCAPED)]
     # a statement in a string that is run: PostgreSQL's `EXECUTE 'DROP TABLE t'` in a DO block
     statements += [inner for text in texts for inner in _EXECUTED.findall(text)]
-    if bulk and len(_operands(args)) < 2:  # `... | xargs -0 sqlite3 db`: the statements are the words read
+    if bulk and sum(a.value is not None for a in _operands(args)) < 2:  # `... | xargs -0 sqlite3 db`: the
+        # statements are the words read (xargs's rule adds them as one word only known when it runs)
         ctx.add(D, BULK_COMMAND)
     found = (*map(_DOT_WIPES.search, texts), *map(_DROPS.search, statements))
     dropped = next((m for m in found if m is not None), None)

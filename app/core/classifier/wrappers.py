@@ -172,7 +172,7 @@ _ENV_LONG = {
     "block-signal": None, "default-signal": None, "ignore-signal": None, "list-signal-handling": None,
     "debug": None, "help": None, "version": None, "argv0": "a",
 }  # fmt: skip
-_ENV_SHORT = re.compile(r"^-[^-]*?([uCSaP])(.*)$")  # -u NAME, -C DIR, -S TEXT, -a NAME, -P PATH (BSD)
+_ENV_SHORT = re.compile(r"^-[^-]*?([uCSaP])(.*)$", re.S)  # -u NAME, -C DIR, -S TEXT, -a NAME, -P PATH (BSD)
 
 
 def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -222,8 +222,11 @@ def cmd_env(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             # `-S' '` ran the words after them (review, 2026-12-04).
             ctx.add(D, "cannot tell what runs: env {option}", option=_snip(v))
             return
-        if letter == "S":  # env splits the text into words, and adds the words after it
-            ctx.code_words([attached, *args[i:]] if attached else args[i - 1 :], "env -S")
+        if letter == "S" and value_word is not None:  # env splits the text at blanks, newlines too, into
+            # words (no shell: `;` is a letter), and adds the words after it (a fuzzer against bash,
+            # 2026-12-05: `env -S'find x;y -delete'` deleted, read as two commands)
+            split = [_Word(w, w, w) for w in (value_word.literal or "").split()]
+            inner_in(ctx, chdir, [*split, *args[i:]], stdin, bulk, depth)
             return
         if letter == "C":
             chdir = value_word
@@ -265,8 +268,9 @@ def cmd_xargs(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
     into_text = any(r in (w.value or "") for w in program_text(program, args[i + 1 :]) for r in replace)
     if (replace and (fills_code(args[i:], replace) or into_text)) or (bulk and not args[i:]):
         ctx.add(D, BULK_COMMAND)  # `xargs -I{} sh -c '{}'`; `xargs xargs`: the words read are the command
-    if args[i:]:
-        ctx.argv(args[i:], None, bulk=True, depth=depth + 1)
+    if args[i:]:  # the words it reads come after the program's own (`echo clean -fdx | xargs git`)
+        read = [] if replace else [_Word(None, "(the words xargs reads)", "*")]
+        ctx.argv([*args[i:], *read], None, bulk=True, depth=depth + 1)
 
 
 def program_text(program: str, args: list[_Word]) -> list[_Word]:
