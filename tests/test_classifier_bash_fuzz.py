@@ -21,46 +21,12 @@ import pytest
 from app.core.classifier import Tier, classify
 
 BWRAP = shutil.which("bwrap")
-_STUB = """#!/bin/sh
-for a in "$@"; do printf '%s\\037' "$a"; done >> "$STUB_LOG"
-printf 'rm\\036' >> "$STUB_LOG"
-"""
-
-
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder with a stub `rm` (and the few real programs a snippet uses) for `ran_rm_r`."""
-    if BWRAP is None:
-        pytest.skip("bwrap is not installed")
-    root = tmp_path_factory.mktemp("bash")
-    (root / "bin").mkdir()
-    rm = root / "bin" / "rm"
-    rm.write_text(_STUB)
-    rm.chmod(0o755)
-    for name in ("env", "cat"):
-        found = shutil.which(name)
-        if found:
-            (root / "bin" / name).symlink_to(found)
-    if not ran_rm_r(root, "rm -r x"):
-        pytest.skip("bwrap cannot run here")
-    return root
 
 
 def ran_rm_r(root: Path, snippet: str) -> bool:
     """Whether bash, given `snippet` in a throwaway folder inside bwrap, runs `rm` with -r."""
-    work = root / "work"
-    shutil.rmtree(work, ignore_errors=True)
-    (work / "victim").mkdir(parents=True)
-    log = root / "log"
-    log.write_text("")
-    bash = shutil.which("bash") or "/bin/bash"
-    command = [BWRAP or "bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--tmpfs", "/tmp",
-               "--bind", str(root), str(root), "--chdir", str(work), "/usr/bin/env", "-i",
-               f"PATH={root / 'bin'}", f"STUB_LOG={log}", bash, "--norc", "--noprofile", "-c", snippet]  # fmt: skip
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, timeout=5)
-    calls = [c.split("\x1f")[:-1] for c in log.read_text().split("rm\x1e")[:-1]]
-    return any(re.fullmatch(r"-[a-zA-Z]*[rR][a-zA-Z]*|--recursive", a) for call in calls for a in call)
+    flags = re.compile(r"-[a-zA-Z]*[rR][a-zA-Z]*|--recursive")
+    return any(call[0] == "rm" and any(flags.fullmatch(a) for a in call[1:]) for call in calls(root, snippet))
 
 
 # Each the fuzzer's, made small; each ran rm -r in bash while classify said safe or moderate (before)
@@ -89,9 +55,9 @@ MINIMIZED = [
 
 
 @pytest.mark.parametrize("snippet", MINIMIZED)
-def test_what_bash_runs_as_rm_r_is_held(sandbox: Path, snippet: str) -> None:
-    assert ran_rm_r(sandbox, snippet), "bash no longer runs rm -r here: the case is stale"
-    assert classify(snippet, cwd=str(sandbox)).tier is Tier.DESTRUCTIVE
+def test_what_bash_runs_as_rm_r_is_held(stubbed: Path, snippet: str) -> None:
+    assert ran_rm_r(stubbed, snippet), "bash no longer runs rm -r here: the case is stale"
+    assert classify(snippet, cwd=str(stubbed)).tier is Tier.DESTRUCTIVE
 
 
 EVERYDAY = [
@@ -123,7 +89,7 @@ JOINS = ["; ", "\n", " && ", " | "]
 HARMLESS = ["true", "echo hi", "x=1", "echo a#b"]
 
 
-def test_a_seeded_sample_is_held_wherever_bash_runs_rm_r(sandbox: Path) -> None:
+def test_a_seeded_sample_is_held_wherever_bash_runs_rm_r(stubbed: Path) -> None:
     r = random.Random(20261205)
     missed = []
     for _ in range(40):
@@ -131,7 +97,7 @@ def test_a_seeded_sample_is_held_wherever_bash_runs_rm_r(sandbox: Path) -> None:
         snippet = r.choice(FORMS).format(C=command)
         if r.random() < 0.5:
             snippet = r.choice(JOINS).join([r.choice(HARMLESS), snippet])
-        if ran_rm_r(sandbox, snippet) and classify(snippet, cwd=str(sandbox)).tier is not Tier.DESTRUCTIVE:
+        if ran_rm_r(stubbed, snippet) and classify(snippet, cwd=str(stubbed)).tier is not Tier.DESTRUCTIVE:
             missed.append(snippet)
     assert missed == []
 

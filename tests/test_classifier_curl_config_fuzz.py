@@ -17,7 +17,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +24,7 @@ import pytest
 
 from app.core.classifier import Tier, classify
 from tests.handoff_checks import held_outside
+from tests.test_handoffs_curl_config import _Socket
 
 CURL = shutil.which("curl")
 needs_curl = pytest.mark.skipif(CURL is None, reason="curl is not installed")
@@ -49,40 +49,14 @@ def held(command: str, cwd: Path) -> bool:
     return classify(command, cwd=str(cwd)).tier is Tier.DESTRUCTIVE
 
 
-class _EmptyNamed:
-    """The abstract socket of the empty name (a lone NUL), answering HTTP; counts who connected."""
-
-    def __init__(self) -> None:
-        self.server = socket.socket(socket.AF_UNIX)
-        try:
-            self.server.bind(b"\0")
-        except OSError as error:  # another program on this machine holds it
-            self.server.close()
-            if error.errno == errno.EADDRINUSE:
-                pytest.skip("the abstract socket of the empty name is taken")
-            raise
-        self.server.listen(8)
-        self.reached = 0
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                peer, _ = self.server.accept()
-            except OSError:
-                return
-            self.reached += 1
-            with peer:
-                peer.settimeout(2)
-                with contextlib.suppress(OSError):
-                    peer.recv(4096)
-                    peer.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-
-
 @pytest.fixture
-def empty_named() -> Iterator[_EmptyNamed]:
-    served = _EmptyNamed()
+def empty_named() -> Iterator[_Socket]:
+    try:
+        served = _Socket(b"\0")  # the abstract socket of the empty name, a lone NUL
+    except OSError as error:  # another program on this machine holds it
+        if error.errno == errno.EADDRINUSE:
+            pytest.skip("the abstract socket of the empty name is taken")
+        raise
     yield served
     with contextlib.suppress(OSError):
         served.server.shutdown(socket.SHUT_RDWR)  # wakes its accept()
@@ -117,7 +91,7 @@ def run_curl(cwd: Path, *words: str) -> None:
     ],
 )
 def test_an_empty_socket_path_in_a_file_is_the_abstract_socket_of_the_empty_name(
-    project: Path, empty_named: _EmptyNamed, text: str
+    project: Path, empty_named: _Socket, text: str
 ) -> None:
     (project / "k").write_bytes(text.encode())
     run_curl(project, "-K", "k")
@@ -127,9 +101,7 @@ def test_an_empty_socket_path_in_a_file_is_the_abstract_socket_of_the_empty_name
 @needs_curl
 @needs_abstract
 @pytest.mark.parametrize("command", ["curl --unix-socket '' http://x/", 'curl --unix-socket "" http://x/'])
-def test_an_empty_socket_path_on_the_command_line_is_held(
-    project: Path, empty_named: _EmptyNamed, command: str
-) -> None:
+def test_an_empty_socket_path_on_the_command_line_is_held(project: Path, empty_named: _Socket, command: str) -> None:
     run_curl(project, "--unix-socket", "")
     assert empty_named.reached == 1
     held_outside(command, str(project), deciding=True)

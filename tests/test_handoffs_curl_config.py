@@ -321,14 +321,19 @@ def test_a_file_with_more_lines_that_may_name_a_socket_than_are_read_cannot_be_t
 
 
 class _Socket:
-    """A Unix socket that answers HTTP and counts who connected."""
+    """A Unix socket that answers HTTP and counts who connected (`path` bytes: an abstract one)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | bytes) -> None:
         self.server = socket.socket(socket.AF_UNIX)
-        self.server.bind(str(path))
+        try:
+            self.server.bind(path if isinstance(path, bytes) else str(path))
+        except OSError:
+            self.server.close()
+            raise
         self.server.listen(8)
         self.reached = 0
-        threading.Thread(target=self._serve, daemon=True).start()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
 
     def _serve(self) -> None:
         while True:
