@@ -17,6 +17,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -51,12 +52,17 @@ def held(command: str, cwd: Path) -> bool:
 
 @pytest.fixture
 def empty_named() -> Iterator[_Socket]:
-    try:
-        served = _Socket(b"\0")  # the abstract socket of the empty name, a lone NUL
-    except OSError as error:  # another program on this machine holds it
-        if error.errno == errno.EADDRINUSE:
-            pytest.skip("the abstract socket of the empty name is taken")
-        raise
+    deadline = time.monotonic() + 20  # one name per machine: a test in another worker may hold it a moment
+    while True:
+        try:
+            served = _Socket(b"\0")  # the abstract socket of the empty name, a lone NUL
+            break
+        except OSError as error:
+            if error.errno != errno.EADDRINUSE:
+                raise
+            if time.monotonic() > deadline:  # another program on this machine holds it
+                pytest.skip("the abstract socket of the empty name is taken")
+            time.sleep(0.05)
     yield served
     with contextlib.suppress(OSError):
         served.server.shutdown(socket.SHUT_RDWR)  # wakes its accept()
