@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from app.core.i18n import N_
 
@@ -16,7 +16,7 @@ from .findings import D, GitSettings, M, _snip
 from .handoff import hands_off
 from .hosts import remote_here, remote_host
 from .options import _long_flags as _given_longs
-from .options import _operands, _short_flags, takes_value
+from .options import _operands, _short_flags, _split_options, takes_value
 from .regular_files import read_regular
 from .rule import Analysis
 from .stdin import _Stdin
@@ -64,7 +64,8 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             elif runs:  # `git -c core.pager=cat log`: what runs is written here
                 ctx.sub_script(value.lstrip("!"), f"git -c {name}")
         i += 2 if v in _GIT_GLOBAL_WITH_VALUE else 1
-    _remote_settings(ctx, "git -c", [w for _option, w in option_values(args[:i], ["-c"])])
+    configured = option_values(args[:i], ["-c", "--config-env"])
+    _remote_settings(ctx, "git -c", [w for option, w in configured if option == "-c"])
     if i >= len(args):
         return
     sub = args[i].value or ""
@@ -82,7 +83,7 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         if dynamic:
             ctx.add(D, "cannot tell: git {sub} takes options from {source}", sub=sub, source=_snip(dynamic[0].source))
     _code_options(ctx, sub, rest, depth)
-    _over_ssh(ctx, sub, rest, _repositories(ctx, folder, named))
+    _over_ssh(ctx, sub, rest, _repositories(ctx, folder, named), configured)
     operands = rest[: next((i for i, a in enumerate(rest) if a.value == "--"), len(rest))]
     if any((a.value or "").startswith("ext::") or "=ext::" in (a.value or "") for a in operands):
         # git's `ext::` transport runs its text as a command (`ext::sh -c rm% -rf% DIR`): third red team
@@ -172,18 +173,41 @@ def _code_options(ctx: Analysis, sub: str, rest: list[_Word], depth: int) -> Non
 
 
 # The options that take the next word of the subcommands that reach a repository by its URL, to find
-# the repository among their words (not those a flag is a prefix of: `--recurse-submodules-default`).
-_FETCH_VALUES = _names("--upload-pack --depth --deepen --shallow-since --shallow-exclude --refmap -o --server-option "
-                       "--filter -j --jobs --negotiation-tip --submodule-prefix")  # fmt: skip
+# the repository among their words (git 2.39's, `git CMD --git-completion-helper-all`: a fuzzer against
+# git, 2026-12-05, found `push --recurse-submodules no HOST:x`, `ls-remote --exec`, `pull --cleanup`
+# and `fetch --recurse-submodules-default` left out, their value read as the repository).
+_FETCH_PULL_VALUES = "--upload-pack --depth --deepen --shallow-since --shallow-exclude --refmap -o --server-option " \
+                     "--negotiation-tip -j --jobs"  # fmt: skip
 _REPOSITORY_VALUES: dict[str, frozenset[str]] = {
     "clone": _names("-o --origin -b --branch -u --upload-pack --reference --reference-if-able --separate-git-dir "
                     "--depth --shallow-since --shallow-exclude -c --config --template --filter -j --jobs "
                     "--server-option --bundle-uri --ref-format"),
-    "fetch": _FETCH_VALUES,
-    "pull": _FETCH_VALUES | _names("-s --strategy -X --strategy-option"),
-    "push": _names("--repo --receive-pack --exec -o --push-option"),
-    "ls-remote": _names("--upload-pack -u --sort -o --server-option"),
+    "fetch": _names(f"{_FETCH_PULL_VALUES} --filter --submodule-prefix --recurse-submodules-default"),
+    "pull": _names(f"{_FETCH_PULL_VALUES} -s --strategy -X --strategy-option --cleanup"),
+    "push": _names("--repo --receive-pack --exec -o --push-option --recurse-submodules"),
+    "ls-remote": _names("--upload-pack -u --exec --sort -o --server-option"),  # -u: its manual's, 2.39 refuses it
     "submodule": _names("-b --branch --name --reference --depth"),
+}  # fmt: skip
+# Their long options that take no value (git 2.39's; `--no-X` takes none either). A long option in
+# neither list (a later git's, a prefix of several) may take the next word or not: both are read.
+_REPOSITORY_FLAGS: dict[str, frozenset[str]] = {
+    "clone": _names("--verbose --quiet --progress --reject-shallow --no-checkout --bare --naked --mirror --local "
+                    "--no-hardlinks --shared --recurse-submodules --recursive --dissociate --single-branch "
+                    "--no-tags --shallow-submodules --ipv4 --ipv6 --also-filter-submodules --remote-submodules "
+                    "--sparse --checkout --hardlinks --tags"),
+    "fetch": _names("--verbose --quiet --all --set-upstream --append --atomic --force --multiple --tags --prefetch "
+                    "--prune --prune-tags --recurse-submodules --dry-run --write-fetch-head --keep --update-head-ok "
+                    "--progress --unshallow --refetch --update-shallow --ipv4 --ipv6 --negotiate-only "
+                    "--auto-maintenance --auto-gc --show-forced-updates --write-commit-graph --stdin"),
+    "pull": _names("--verbose --quiet --progress --recurse-submodules --rebase --stat --summary --log --signoff "
+                   "--squash --commit --edit --ff --ff-only --verify --verify-signatures --autostash --gpg-sign "
+                   "--allow-unrelated-histories --all --append --force --tags --prune --dry-run --keep "
+                   "--unshallow --update-shallow --ipv4 --ipv6 --show-forced-updates --set-upstream"),
+    "push": _names("--verbose --quiet --all --mirror --delete --tags --dry-run --porcelain --force "
+                   "--force-with-lease --force-if-includes --thin --set-upstream --progress --prune --follow-tags "
+                   "--signed --atomic --ipv4 --ipv6 --verify"),
+    "ls-remote": _names("--quiet --tags --heads --refs --get-url --exit-code --symref"),
+    "submodule": _names("--force --quiet"),
 }  # fmt: skip
 
 
@@ -211,34 +235,98 @@ def _repositories(ctx: Analysis, folder: str | None, named: dict[str, str | None
     return list(dict.fromkeys(found)) or [(None, "")]
 
 
-def _over_ssh(ctx: Analysis, sub: str, rest: list[_Word], repositories: _Places | None) -> None:
+def _repository_words(sub: str, rest: list[_Word]) -> list[_Word]:
+    """The words of `git SUB REST` that may be its repository, its first operand as git's
+    parse-options reads them: a cluster of one-letter options (`-qo x`: -o takes `x`), a long one by
+    a prefix, `--end-of-options`. After an option it does not know (`_REPOSITORY_FLAGS`), the next
+    word may be its value: that word and the next operand both may be the repository."""
+    values, flags = _REPOSITORY_VALUES[sub], _REPOSITORY_FLAGS[sub]
+    found: list[_Word] = []
+    maybe = False  # whether this word may be the value of the option before it
+    i = 0
+    while i < len(rest):
+        v = rest[i].value
+        if v in ("--", "--end-of-options"):
+            return found + rest[i + 1 : i + 2]
+        if v is None or not v.startswith("-") or v == "-":
+            found.append(rest[i])
+            if not maybe:
+                return found
+            maybe, i = False, i + 1
+            continue
+        takes = _takes_next(v, values, flags)
+        maybe = takes is None
+        i += 2 if takes else 1
+    return found
+
+
+def _takes_next(option: str, values: frozenset[str], flags: frozenset[str]) -> bool | None:
+    """Whether git takes the word after `option` as its value; None where that cannot be told here."""
+    if not option.startswith("--"):  # `-qo`: the first letter that takes a value takes the rest, or the next word
+        return next((k == len(option) - 1 for k, letter in enumerate(option[1:], 1) if f"-{letter}" in values), False)
+    if "=" in option or option.startswith("--no-"):
+        return False
+    if option in values or option in flags:
+        return option in values
+    known = {name in values for name in values | flags if name.startswith(option)}  # git takes a prefix of one
+    return known.pop() if len(known) == 1 else None
+
+
+_PULL_JOBS = re.compile(r"-\w*j|--jo?b?s?")  # pull's -j (or --jobs) with no value joined to it
+_HELPER = re.compile(r"[A-Za-z0-9][A-Za-z0-9+.-]*::")  # `NAME::ADDRESS`: git runs git-remote-NAME, here
+
+
+def _git_remote_here(words: list[_Word]) -> _Word | None:
+    """`remote_here` of repositories as git reads them: also `user@host::path`, which git reaches
+    through ssh (`host`, the path `:path`; a fuzzer, 2026-12-05): before a `::`, only a name of
+    letters, digits, `+`, `-` and `.` names a remote helper (`git-remote-NAME`)."""
+    found = remote_here(words)
+    for word in words if found is None else []:
+        text = word.value if word.value is not None else word.pattern
+        at = text.find(":")
+        scp = text[:at] + text[at + 1 :]  # `user@host::path` as `user@host:path`
+        if at > 0 and text[at : at + 2] == "::" and "/" not in text[:at] and not _HELPER.match(text) \
+                and remote_here([_Word(scp, word.source, scp)]):  # fmt: skip
+            return word
+    return found
+
+
+def _over_ssh(ctx: Analysis, sub: str, rest: list[_Word], repositories: _Places | None, settings: _Given = ()) -> None:
     """A repository at `host:path` or `ssh://host/path` is reached through ssh, which starts
     git-upload-pack or git-receive-pack (or what --upload-pack, --receive-pack or --exec names) on
     that machine: on this one, outside the container (issue 21). A local path or `file://` runs them
     here. A remote by its name is where the settings of the repositories it may run in
-    (`_repositories`) say (`_named_remotes`)."""
+    (`_repositories`) and the command line's (`settings`: `git -c`) say (`_named_remotes`)."""
+    if sub == "for-each-repo":  # `git for-each-repo --config=KEY fetch`: git in each repository KEY lists
+        return _cannot_tell(ctx, f"git {sub}", "--config")
     named = {"archive": ["--remote"], "push": ["--repo"]}.get(sub, [])
     words = [w for _option, w in option_values(rest, named)]
     values = _REPOSITORY_VALUES.get(sub, frozenset())
-    operands = _operands(rest, values)
-    if sub == "submodule":
-        operands = operands[1:] if operands[:1] and operands[0].value == "add" else []
-    if sub in _REPOSITORY_VALUES:  # `fetch --mult a b`: each a remote or a group (git takes a prefix)
-        words += operands if sub == "fetch" and _given(rest, "--multiple", 3, values) else operands[:1]
-    here = remote_here(words)
+    if sub == "submodule":  # `git submodule [-q] add [OPTIONS] URL [PATH]`
+        add = next((j for j, a in enumerate(rest) if not (a.value or "").startswith("-")), len(rest))
+        words += _repository_words(sub, rest[add + 1 :]) if rest[add : add + 1] and rest[add].value == "add" else []
+    elif sub == "fetch" and _given(rest, "--multiple", 3, values):  # each a remote or a group (git takes a prefix)
+        words += _operands(rest, values)
+    elif sub in _REPOSITORY_VALUES:
+        words += _repository_words(sub, rest)
+    if sub == "pull" and any(_PULL_JOBS.fullmatch(a.value or "") for a in rest):
+        # pull hands `-j` on alone, then the options and the remote: fetch's -j takes the word after
+        # it, the remote or the next one (`git pull 2 main -j 2` fetches from `main`: a fuzzer, 2026-12-05)
+        words += _operands(rest, values - {"-j", "--jobs"})[:2]
+    here = _git_remote_here(words)
     if here is not None:
         hands_off(ctx, f"git {sub} {_snip(here.source)}")
     else:
-        _named_remotes(ctx, sub, rest, words, repositories)
+        _named_remotes(ctx, sub, rest, words, repositories, settings)
     if sub == "clone":
         _remote_settings(ctx, "git clone -c", [w for _option, w in option_values(rest, ["-c", "--config"])])
     elif sub == "remote" and "--delete" not in _given_longs(rest):  # `remote add|set-url NAME URL`
         given = _operands(rest, _names("-t -m"))
-        if [w.value for w in given[:1]] in (["add"], ["set-url"]) and remote_here(given[2:3]) is not None:
+        if [w.value for w in given[:1]] in (["add"], ["set-url"]) and _git_remote_here(given[2:3]) is not None:
             hands_off(ctx, f"git remote {given[0].value} {_snip(given[2].source)}")
     elif sub == "submodule":  # `submodule set-url PATH URL`: later updates reach URL
         given = _operands(rest, values)
-        if [w.value for w in given[:1]] == ["set-url"] and remote_here(given[-1:]) is not None:
+        if [w.value for w in given[:1]] == ["set-url"] and _git_remote_here(given[-1:]) is not None:
             hands_off(ctx, f"git submodule set-url {_snip(given[-1].source)}")
     elif sub == "config" and not any(flag.startswith(_CONFIG_NOT_SET) for flag in _given_longs(rest)):
         given = _operands(rest, _names("--file -f --blob --type --default --comment --value"))
@@ -258,21 +346,48 @@ _MOVES_SETTINGS = ("GIT_DIR", "GIT_COMMON_DIR", "HOME", "XDG_CONFIG_HOME", "GIT_
                    "GIT_CONFIG_NOSYSTEM", "*")  # fmt: skip
 
 
-def _named_remotes(ctx: Analysis, sub: str, rest: list[_Word], words: list[_Word], places: _Places | None) -> None:
+_Given = Sequence[tuple[str, _Word]]  # `git -c KEY=VALUE`, `--config-env KEY=VARIABLE`: (the option, its value)
+
+
+def _given_settings(settings: _Given) -> tuple[list[tuple[str, str]], str | None]:
+    """The settings `git -c KEY=VALUE` gives, each key as git writes it (`Remote.X.URL` is
+    `remote.X.url`), and the first `--config-env` that sets where a remote leads (from a variable:
+    known only when it runs), or None."""
+    found: list[tuple[str, str]] = []
+    for option, word in settings:
+        key, equals, value = (word.value or "").partition("=")
+        first, last = key.find("."), key.rfind(".")
+        if not equals or first < 0:
+            continue  # no value (or no section): none git takes as a URL
+        key = key[:first].lower() + key[first:last] + key[last:].lower()
+        if option == "--config-env" and (_REMOTE_URL.match(key) or _REWRITE.match(key)):
+            return found, word.source
+        found.append((key, value))
+    return found, None
+
+
+def _named_remotes(
+    ctx: Analysis, sub: str, rest: list[_Word], words: list[_Word], places: _Places | None, settings: _Given = ()
+) -> None:
     """The remotes `git SUB` reaches by name or as git chooses (`git push`, `git fetch --all`), the
     URLs it is given (`words`) as the settings rewrite them (`insteadOf`), and its submodules'
     repositories, each held where it is this machine (a red team, 2026-12-05: `branch.B.remote`
-    holding a URL, groups, includes, `[remote.Backup]`...). Held as cannot tell where the settings
-    are not the ones read here, or where which remote it reaches only bash can tell."""
+    holding a URL, groups, includes, `[remote.Backup]`...). The settings are the repository's and
+    the command line's (`git -c remotes.g=origin fetch g`: a fuzzer, 2026-12-05). Held as cannot
+    tell where the settings are not the ones read here, or where which remote it reaches only bash
+    can tell."""
     names = _remote_names(sub, rest, words)
     reach = _submodules_reached(sub, rest)
-    if names == [] and not (sub in _CONTACTS and words) and reach is None:
-        return
+    if names == [] and not ((sub in _CONTACTS or sub == "submodule") and words) and reach is None:
+        return  # (`submodule add URL`: its words)
     what = f"git {sub}"
+    settings_given, from_variable = _given_settings(settings)
+    if from_variable is not None:  # `git --config-env=remote.origin.url=U fetch`
+        return _cannot_tell(ctx, what, from_variable)
     moved = ctx.report.sets_one_of(_MOVES_SETTINGS)
     expanded = next((w for w in words if w.value is None and not w.pattern.startswith("/") and not remote_host(w)),
                     None)  # fmt: skip
-    unnamed = names is None or any(not _url_like(name) for name in names)
+    unnamed = names is None or any(not _url_like(name) for name in names) or _relative(words, sub)
     if moved is not None:  # `HOME=/x git fetch`: its files are not the ones read here
         return _cannot_tell(ctx, what, f"${moved}")
     if expanded is not None:  # `git fetch "$R"`: a remote's name or a URL, only bash can tell
@@ -288,21 +403,24 @@ def _named_remotes(ctx: Analysis, sub: str, rest: list[_Word], words: list[_Word
     try:
         for git, tree in places or [(None, "")]:
             config = git_settings.git_config(git, os.environ, ctx.home, memo)
-            urls += git_settings.remote_urls(
-                config, names if not _relative(words, sub) else None, push=push,
-                given=[w.value for w in words if w.value is not None],
-            )  # fmt: skip
+            config = git_settings.with_settings(config, settings_given)
+            given = [w.value for w in words if w.value is not None]
+            if _relative(words, sub):  # `submodule add ../x`: from the remotes of the repository it is added to
+                own = git_settings.remote_urls(config, None, push=push)
+                given = [*own, *(git_settings.relative_url(url, value) for url in own for value in given)]
+            urls += git_settings.remote_urls(config, names, push=push, given=given)
             pushes_submodules = reach == "configured" and config.pushes_submodules
             if git is not None and (reach in ("populated", "declared") or pushes_submodules):
                 urls += git_settings.submodule_urls(
-                    git, tree, os.environ, ctx.home, memo, declared=declared, push=push
+                    git, tree, os.environ, ctx.home, memo, declared=declared, push=push, settings=settings_given,
+                    recursive=declared and _updates_recursively(rest),
                 )  # fmt: skip
     except repository._CannotTell as why:
         return _cannot_tell(ctx, what, str(why))
     written = next((path for path in _files_read(memo) if _written_before(ctx, path)), None)
     if written is not None:  # `echo '[remote "x"] ...' > .gitmodules && git submodule update --init`
         return _cannot_tell(ctx, what, written)
-    found = remote_here([_Word(url, url, url) for url in urls])
+    found = _git_remote_here([_Word(url, url, url) for url in urls])
     if found is not None:
         remotes = f" {_snip(' '.join(names))}" if names else ""
         hands_off(ctx, f"{what}{remotes} ({_snip(found.source)})")
@@ -335,6 +453,27 @@ def _url_like(word: str) -> bool:
     return ":" in word or word.startswith(("/", "./", "../"))
 
 
+def _fetch_reads_again(rest: list[_Word]) -> bool:
+    """Whether `git pull REST` may fetch from a remote git chooses, or one other than it seems: pull
+    hands its remote and refspecs to fetch without `--` or `--end-of-options`, and fetch reads a
+    `-X` among them as an option (`git pull -- --all`); and pull's `-j` alone, which fetch's -j
+    then takes the next word for (`git pull -j 2` fetches from the branch's remote: a fuzzer,
+    2026-12-05)."""
+    values = [a.value or "" for a in rest]
+    ends = [j for j, v in enumerate(values) if v in ("--", "--end-of-options")]
+    if ends and any(v.startswith("-") for v in values[ends[0] + 1 :]):
+        return True
+    jobs = any(_PULL_JOBS.fullmatch(v) for v in values)
+    return jobs and len(_operands(rest, _REPOSITORY_VALUES["pull"] - {"-j", "--jobs"})) < 2
+
+
+def _updates_recursively(rest: list[_Word]) -> bool:
+    """`git submodule update --init --recursive`: it clones submodules of submodules it clones."""
+    values = _REPOSITORY_VALUES["submodule"]
+    init = _given(rest, "--init", 5, values) or "-i" in (a.value for a in rest)
+    return init and _given(rest, "--recursive", 6, values)
+
+
 def _relative(words: list[_Word], sub: str) -> bool:
     """`git submodule add ../x`: reached from the remote of the repository it is added to."""
     return sub == "submodule" and bool(words) and (words[0].value or "").startswith(("./", "../"))
@@ -363,7 +502,13 @@ def _submodules_reached(sub: str, rest: list[_Word]) -> str | None:
     --recurse-submodules`: those of a repository not here yet), or None."""
     values = _REPOSITORY_VALUES.get(sub, frozenset())
     # `--recurse-submodules[=...]` and its prefixes that are not `--receive-pack`'s, the last one given
-    said = [(a.value or "").lower() for a in rest if (a.value or "").startswith(("--recu", "--no-recu"))]
+    # (push's takes its value from the next word too: `--recurse-submodules no`)
+    values_of = [(a.value or "").lower() for a in rest] + [""]
+    said = [
+        v if sub != "push" or "=" in v else f"{v}={values_of[j + 1]}"
+        for j, v in enumerate(values_of)
+        if v.startswith(("--recu", "--no-recu"))
+    ]
     off = any(v.startswith("--no-") or v.partition("=")[2] in ("no", "false", "off", "check") for v in said[-1:])
     if sub == "submodule":
         first = next((a.value for a in _operands(rest, values)), None)
@@ -384,13 +529,24 @@ def _remote_names(sub: str, rest: list[_Word], words: list[_Word]) -> list[str] 
     `git fetch --all`, `git remote update`), [] where it contacts none by name (`ls-remote --get-url`)."""
     if sub == "remote":
         given = [w.value or "" for w in _operands(rest, _names("-t -m"))]
+        if given[:1] == ["add"] and ("f" in _short_flags(rest) or _given(rest, "--fetch", 4, _names("-t -m"))):
+            return given[2:3]  # `remote add -f NAME URL` fetches from URL (as the settings rewrite it) at once
         if not given or given[0] not in _REMOTE_CONTACTS or (given[0] == "show" and "n" in _short_flags(rest)):
             return []  # `remote prune -n` still asks the remote; `show -n` does not
-        return given[1:] or None if given[0] == "update" else given[1:]
+        if given[0] == "update":  # the last `default` is `--all` where no group has that name (git's remote.c)
+            return None if given[-1:] in (["update"], ["default"]) else given[1:]
+        return given[1:]
+    if sub == "maintenance":  # `maintenance run`: its prefetch task fetches from every remote (not with --auto)
+        tasks = [w.value for _option, w in option_values(rest, ["--task"])]
+        run = [w.value for w in _operands(rest, _names("--task --schedule"))[:1]] == ["run"]
+        prefetches = not tasks or "prefetch" in tasks  # without --task: as the settings enable tasks
+        return None if run and prefetches and not _given(rest, "--auto", 4, frozenset()) else []
     values = _REPOSITORY_VALUES.get(sub, frozenset())
-    if sub not in _CONTACTS or sub == "clone" or (sub == "ls-remote" and _given(rest, "--get-url", 3, values)):
+    # ls-remote reads options up to its first operand only: in `ls-remote r main --get-url` it is a pattern
+    leading = _split_options(rest, values)[0] if sub == "ls-remote" else rest
+    if sub not in _CONTACTS or sub == "clone" or (sub == "ls-remote" and _given(leading, "--get-url", 3, values)):
         return []
-    if sub in ("fetch", "pull") and _given(rest, "--all", 4, values):
+    if (sub in ("fetch", "pull") and _given(rest, "--all", 4, values)) or (sub == "pull" and _fetch_reads_again(rest)):
         return None
     names = [w.value for w in words if w.value is not None]
     return names if words or sub == "archive" else None
@@ -411,14 +567,14 @@ _CONFIG_NOT_SET = ("--get", "--unset", "--list", "--remove-section", "--rename-s
 def _names_remote_here(key: str, value: _Word) -> bool:
     """Whether setting `key` to `value` points a remote (or a rewritten URL) at this machine."""
     named = _REWRITE.match(key) or _REMOTE_NAMED.match(key)
-    if named is not None and remote_here([_Word(named[1], named[1], named[1])]) is not None:
+    if named is not None and _git_remote_here([_Word(named[1], named[1], named[1])]) is not None:
         return True  # a URL in the key: `url.HOST:/x.insteadOf`, `remote.HOST:/x.uploadpack`
     if key.lower().startswith("remotes."):  # a group: its members, names or URLs
         words = [_Word(member, member, member) for member in (value.value or value.pattern).split()]
     else:
         words = [value]
     # a key only bash can tell (`git config "$K" HOST:/x`) may be any of them
-    return (_REMOTE_URL.match(key) is not None or "*" in key) and remote_here(words) is not None
+    return (_REMOTE_URL.match(key) is not None or "*" in key) and _git_remote_here(words) is not None
 
 
 def _remote_settings(ctx: Analysis, what: str, settings: list[_Word]) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 from .git_config_text import GIT_SPACES, Entry, config_entries
@@ -342,7 +342,7 @@ def remote_urls(config: Config, names: list[str] | None, *, push: bool, given: l
     what `branch.B.remote`, `pushRemote` and `remote.pushDefault` name), and to the URLs `given`,
     goes, as `config` says: a group (`remotes.G`) as its members; a remote as its URLs (`pushurl` for
     a push), and as its name (git takes a name it has no URL for as one); each URL also as the
-    longest `url.BASE.insteadOf` (`pushInsteadOf`) rewrites it."""
+    longest `url.BASE.insteadOf` (`pushInsteadOf`) rewrites it (`_rewritten`)."""
     if names is None:
         chosen = [*config.urls, *(v for members in config.groups.values() for v in members), *config.chosen]
         chosen += config.chosen_for_push if push else []
@@ -356,15 +356,20 @@ def remote_urls(config: Config, names: list[str] | None, *, push: bool, given: l
     urls = [*seen, *(url for name in seen for url in config.urls.get(name, []))]
     urls += [url for name in seen for url in config.push_urls.get(name, [])] if push else []
     urls += given or []
-    rewritten = []
-    for url in urls if config.rewrites else []:
-        for kind in {False, push}:  # a push: by insteadOf and by pushInsteadOf, each its longest
-            prefixes = [(len(prefix), base) for base, prefix, p in config.rewrites if p == kind and prefix
-                        and url.startswith(prefix)]  # fmt: skip
-            if prefixes:
-                length, base = max(prefixes)
-                rewritten.append(base + url[length:])
-    return urls + rewritten
+    return urls + [new for url in urls if config.rewrites for new in _rewritten(config, url, push=push)]
+
+
+def _rewritten(config: Config, url: str, *, push: bool) -> list[str]:
+    """`url` as `url.BASE.insteadOf PREFIX` rewrites it (a push: by `pushInsteadOf` too), as git's
+    remote.c (alias_url): the longest PREFIX it starts with, an empty one too (it rewrites every URL:
+    a differential fuzzer, 2026-12-05, had `insteadOf = ""` send each remote to this machine);
+    where BASEs tie, git takes the first one given, each of them here (the order is easily misread)."""
+    found: list[str] = []
+    for kind in {False, push}:
+        matches = [(len(prefix), base) for base, prefix, p in config.rewrites if p == kind and url.startswith(prefix)]
+        longest = max((length for length, _base in matches), default=-1)
+        found += [base + url[longest:] for length, base in dict.fromkeys(matches) if length == longest]
+    return found
 
 
 def submodule_urls(
@@ -376,11 +381,18 @@ def submodule_urls(
     *,
     declared: bool,
     push: bool,
+    settings: Sequence[Entry] = (),
+    recursive: bool = False,
 ) -> list[str]:
     """Where git reaches the submodules of the repository `git` (its work tree `work_tree`, "" its own):
     each populated one's remotes and its own submodules'; with `declared` (`git submodule update
     --init`, `sync`), also each URL its `.gitmodules` and settings give (`submodule.NAME.url`), a
-    relative one as the remotes of the repository it is in. Raises _CannotTell past MAX_SUBMODULES."""
+    relative one from each remote of the repository it is in (`relative_url`), each as the settings
+    rewrite it (`insteadOf`), and what its `branch.B.remote` names (git 2.39 fetches a commit it
+    misses from there). `settings`: those the command line adds (`git -c`), in each of them.
+    Raises _CannotTell past MAX_SUBMODULES; with `declared`, where git reads a `.gitmodules` that
+    is not in the work tree (the index's, HEAD's); and, `recursive` (`update --init --recursive`),
+    where a submodule is not cloned yet: its own submodules come with it (a fuzzer, 2026-12-05)."""
     urls: list[str] = []
     todo, seen = [(git, work_tree)], set()
     while todo:
@@ -391,21 +403,71 @@ def submodule_urls(
         seen.add(real)
         if len(seen) > MAX_SUBMODULES + 1:
             raise _CannotTell(f"more than {MAX_SUBMODULES} submodules")
-        config = git_config(folder, environ, home, memo)
+        config = with_settings(git_config(folder, environ, home, memo), settings)
         own = remote_urls(config, None, push=push)
         if len(seen) > 1:
             urls += own
         common = _common_dir(folder)
         top = tree or _work_tree(folder, common)
         listed = gitmodules(top, memo) if os.path.isdir(top) else config_of([])
+        links = _gitlinks(folder, common)
+        if declared and links and not os.path.lexists(os.path.join(top, ".gitmodules")):
+            raise _CannotTell(f"the .gitmodules of {_short(top)} in its index")
         if declared:
-            given = [*listed.submodules, *config.submodules]
-            urls += [url for value in given for url in (own if value.startswith(("./", "../")) else [value])]
+            urls += remote_urls(config, [], push=push, given=config.chosen)
+            for value in [*listed.submodules, *config.submodules]:
+                # `../../../localhost/x` from `ssh://github.com/a/b` is `ssh://localhost/x` (a fuzzer, 2026-12-05)
+                resolved = [relative_url(url, value) for url in own] if value.startswith(("./", "../")) else []
+                urls += own if resolved else []
+                urls += remote_urls(config, [], push=push, given=resolved or [value])
         for module in _module_folders(os.path.join(common, "modules")):
             todo.append((module, ""))
-        for path in dict.fromkeys([*listed.paths, *_gitlinks(folder, common)]):
+        for path in dict.fromkeys([*listed.paths, *links]):
             inner = os.path.join(top, path)
             found = git_dir(inner) if os.path.lexists(os.path.join(inner, ".git")) else None
             if found is not None:
                 todo.append((found, inner))
+            elif recursive and path in links:
+                raise _CannotTell(f"the submodules of {_short(inner)}, not cloned yet")
     return urls
+
+
+def with_settings(config: Config, settings: Sequence[Entry]) -> Config:
+    """`config` with the settings the command line gives (`git -c`), read after all others."""
+    return config_of([*config.entries, *settings])._replace(files=config.files) if settings else config
+
+
+def relative_url(remote: str, url: str) -> str:
+    """A submodule's URL `url` (`./x`, `../x`) from the URL `remote` of the repository it is in, as
+    git's remote.c (relative_url): each `../` drops the last `/` part of `remote`, then its last
+    `:` part, then leaves `.` (git stops there for a relative path). `ssh://a/b` and `../../c`
+    make `ssh://c`: the host too may change (checked against `git submodule init`, 2026-12-05)."""
+    remote = remote[:-1] if remote.endswith("/") else remote
+    if not remote:
+        return url
+    relative = _local_not_ssh(remote) and not remote.startswith("/")
+    if relative and not remote.startswith(("./", "../")):
+        remote = "./" + remote
+    colon = False
+    while url.startswith(("./", "../")):
+        if url.startswith("./"):
+            url = url[2:]
+            continue
+        url = url[3:]
+        if "/" in remote:
+            remote = remote[: remote.rindex("/")]
+        elif ":" in remote:
+            remote, colon = remote[: remote.rindex(":")], True
+        elif relative or remote == ".":
+            return url  # git stops: "cannot strip one component off url"
+        else:
+            remote = "."
+    joined = f"{remote}{':' if colon else '/'}{url}"
+    joined = joined[:-1] if url.endswith("/") else joined
+    return joined[2:] if joined.startswith("./") else joined
+
+
+def _local_not_ssh(url: str) -> bool:
+    """A path, not `host:path` (git's url_is_local_not_ssh): no `:`, or a `/` before the first."""
+    colon, slash = url.find(":"), url.find("/")
+    return colon < 0 or 0 <= slash < colon
