@@ -21,6 +21,7 @@ import pytest
 
 from app.core.classifier import Danger, Tier, classify, git_settings
 from tests.handoff_checks import held_outside
+from tests.test_handoffs_git_remotes import git
 
 HERE = "buildbox"  # an ssh alias of this machine
 FAKE_SSH = """#!/bin/sh
@@ -35,14 +36,6 @@ case "$last" in
 esac
 exit 1
 """
-
-
-def git(folder: Path, *args: str) -> None:
-    subprocess.run(  # noqa: S603 (git from the PATH, our own arguments)
-        ["git", "-C", str(folder), "-c", "user.name=ana", "-c", "user.email=ana@example.com", *args],  # noqa: S607
-        check=True,
-        capture_output=True,
-    )
 
 
 @pytest.fixture
