@@ -218,10 +218,19 @@ from app.core.execution import orphans, process_marks
 server = sys.argv[1]
 orphans.watch_server(server)
 pipe = f"pipe:[{os.fstat(orphans._watch_pipe).st_ino}]"
-[watcher] = [int(p) for p in os.listdir("/proc") if p.isdigit() and os.path.exists(f"/proc/{p}/fd/0")
-             and os.readlink(f"/proc/{p}/fd/0") == pipe and int(p) != os.getpid()]
+def reads_the_pipe(pid):
+    try:
+        return os.readlink(f"/proc/{pid}/fd/0") == pipe
+    except OSError:  # a process that ended meanwhile
+        return False
+def gone(pid):
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:  # reaped
+        return True
+[watcher] = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid() and reads_the_pipe(p)]
 os.kill(watcher, signal.SIGKILL)
-while os.path.exists(f"/proc/{watcher}") and "Z" not in open(f"/proc/{watcher}/stat").read().split(")")[1][:3]:
+while not gone(watcher):
     time.sleep(0.01)
 env = {**os.environ, process_marks.MARK_ENV: f"{server}:7"}
 doomed = subprocess.Popen(["sleep", sys.argv[2]], env=env, start_new_session=True).pid
