@@ -35,6 +35,7 @@ MINIMIZED = [
     "true\f# ; rm -rf victim",
     "true\r# ; rm -rf victim",
     "echo hi\n\\rm -rf victim",  # tree-sitter: one echo of `\n\rm`
+    "echo ~; r\\\n\\\nm -rf victim",  # bash joins `r` and `m` (the second round's recheck); tree-sitter: `r`
     "echo hi\n\\\nrm -rf victim",  # tree-sitter: one echo, the newline lost
     "rm {-rf,} victim",  # brace expansion makes the option
     "'rm' {-r,} victim",
@@ -62,6 +63,7 @@ def test_what_bash_runs_as_rm_r_is_held(stubbed: Path, snippet: str) -> None:
 
 EVERYDAY = [
     "mkdir -p src/{a,b,c}",
+    "docker run --rm \\\n  -v x:/y \\\n  alpine ls",  # continuations between words
     "cp config.yml{,.bak}",
     "cat <<'EOF'\n\t$(rm -rf victim)\nEOF",
     "cat <<EOF\n  version: $(date)\nEOF",
