@@ -38,7 +38,7 @@ from .findings import (
 )
 from .git import repository_settings
 from .hosts import ssh_included
-from .options import _command_name, _operands, _short_flags
+from .options import _command_name, _operands, _short_flags, options_end
 from .parser import _parser
 from .piped import runs_download
 from .project_settings import RUSTUP_PROXIES
@@ -191,7 +191,7 @@ def _runs_here(args: list[_Word], k: int) -> bool:
 def write_targets(name: str, args: list[_Word], in_place: bool) -> list[_Word]:
     """The words a command surely writes: cp's, mv's, ln's, install's target (the last operand, or
     `-t DIR`), tee's files, dd's `of=`, what `sed -i` and `perl -i` edit; not a source they read."""
-    dashes = _dashes(args)  # after `--` every word is a name (`cp x -- -s` writes ./-s)
+    dashes = options_end(args)  # after `--` every word is a name (`cp x -- -s` writes ./-s)
     if name == "tee" or in_place or (name == "sed" and any(_IN_PLACE.match(a.value or "") for a in args)):
         return [a for k, a in enumerate(args) if k > dashes or not (a.value or "").startswith("-")]
     if name == "dd":
@@ -201,11 +201,6 @@ def write_targets(name: str, args: list[_Word], in_place: bool) -> list[_Word]:
         operands = [a for k, a in enumerate(args) if k > dashes or not (a.value or "").startswith("-")]
         return named or operands[-1:]
     return []
-
-
-def _dashes(args: list[_Word]) -> int:
-    """Where `--` ends a command's options (len(args) when none does)."""
-    return next((k for k, a in enumerate(args) if a.value == "--"), len(args))
 
 
 def _as_file(w: _Word) -> _Word:
@@ -1202,7 +1197,7 @@ class _Analyzer:
             # `awk -f prog.awk` write the program it reads
             read_here = set(self.report.scripts[read_from:])
             targets = write_targets(name, args, bool(in_place))
-            dashes = _dashes(args)
+            dashes = options_end(args)
             for k, a in enumerate(args[:runs]):
                 if a.value is None or script_path(self.cwd, a.value) not in read_here:
                     self.note_written(_as_file(a) if k > dashes else a, writes=any(a is t for t in targets))

@@ -16,7 +16,7 @@ from .findings import D, GitSettings, M, _snip
 from .handoff import hands_off
 from .hosts import remote_here, remote_host
 from .options import _long_flags as _given_longs
-from .options import _operands, _short_flags, _split_options, takes_value
+from .options import _operands, _short_flags, _split_options, options_end, takes_value
 from .regular_files import read_regular
 from .rule import Analysis
 from .stdin import _Stdin
@@ -84,7 +84,7 @@ def cmd_git(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
             ctx.add(D, "cannot tell: git {sub} takes options from {source}", sub=sub, source=_snip(dynamic[0].source))
     _code_options(ctx, sub, rest, depth)
     _over_ssh(ctx, sub, rest, _repositories(ctx, folder, named), configured)
-    operands = rest[: next((i for i, a in enumerate(rest) if a.value == "--"), len(rest))]
+    operands = rest[: options_end(rest)]
     if any((a.value or "").startswith("ext::") or "=ext::" in (a.value or "") for a in operands):
         # git's `ext::` transport runs its text as a command (`ext::sh -c rm% -rf% DIR`): third red team
         ctx.add(D, "cannot tell what runs: git {sub} ext::", sub=sub)

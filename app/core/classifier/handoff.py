@@ -16,7 +16,7 @@ from app.core.i18n import N_
 
 from .danger import Danger
 from .findings import D, M, _snip
-from .options import _long_flags, _operands, _short_flags, _split_options, subcommand, windows_switch
+from .options import _long_flags, _operands, _short_flags, _split_options, options_end, subcommand, windows_switch
 from .packages import cmd_package_manager
 from .rule import Analysis
 from .stdin import _Stdin
@@ -172,7 +172,7 @@ def cmd_pm2(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         ctx.as_unknown_program(name, args, depth, noted=False)
         return
     hands_off(ctx, f"{name} {_snip(sub or '')}".strip())
-    end = next((k for k, a in enumerate(rest) if a.value == "--"), len(rest))
+    end = options_end(rest)
     script = next(iter(_operands(rest[:end], _PM2_VALUES)), None) if sub == "start" else None
     if script is None or _PM2_SCRIPT.search(script.value or ""):
         ctx.may_run(rest, depth)

@@ -125,6 +125,11 @@ def _long_flags(words: list[_Word]) -> set[str]:
     return {w.value.split("=", 1)[0] for w in words if w.value and w.value.startswith("--")}
 
 
+def options_end(args: list[_Word]) -> int:
+    """Where `--` ends a command's options (len(args) when none does)."""
+    return next((k for k, a in enumerate(args) if a.value == "--"), len(args))
+
+
 def _operands(args: list[_Word], with_value: frozenset[str] = frozenset()) -> list[_Word]:
     """Words that are not options, GNU style: options may follow operands until `--`."""
     out: list[_Word] = []
