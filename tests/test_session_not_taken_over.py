@@ -135,11 +135,33 @@ def parent_of(pid: int) -> int:
         return int(next(line.split()[1] for line in handle if line.startswith("PPid:")))
 
 
-def answer_for_the_shell(shell: int, forged: list[bytes]) -> threading.Thread:
+def reading(task: str, fd: int) -> bool:
+    """Whether the task (`/proc/.../task/TID` or `/proc/PID`) waits in a read of `fd`: the pipe's
+    readers are woken in the order they began to wait, which decides who takes the next command."""
+    try:
+        with open(f"{task}/syscall") as handle:
+            words = handle.read().split()
+    except OSError:
+        return False
+    return len(words) > 1 and words[0] == str(READ_SYSCALL) and int(words[1], 16) == fd
+
+
+READ_SYSCALL = {"x86_64": 0, "aarch64": 63}.get(os.uname().machine, -1)
+
+
+async def until_reading(task: str, fd: int) -> None:
+    if READ_SYSCALL < 0:
+        await anyio.sleep(0.5)
+        return
+    with anyio.fail_after(WAIT_S):
+        while not reading(task, fd):
+            await anyio.sleep(0.02)
+
+
+def answer_for_the_shell(shell: int, command_fd: int, forged: list[bytes]) -> tuple[threading.Thread, int]:
     """A reader the look inside the container cannot see (here: this process; for an agent, a process
     in another container given the pipe): it waits on the shell's command pipe, takes the next
-    command and answers for it on the shell's output."""
-    command_fd = 255 if os.path.exists(f"/proc/{shell}/fd/255") else 0
+    command and answers for it on the shell's output. Returns the reader and its descriptor of the pipe."""
     commands = os.open(f"/proc/{shell}/fd/{command_fd}", os.O_RDONLY)
     output = os.open(f"/proc/{shell}/fd/1", os.O_WRONLY)
 
@@ -156,7 +178,7 @@ def answer_for_the_shell(shell: int, forged: list[bytes]) -> threading.Thread:
 
     thread = threading.Thread(target=answer, daemon=True)
     thread.start()
-    return thread
+    return thread, commands
 
 
 async def test_a_marker_from_a_process_that_took_the_command_is_not_the_shells_and_the_session_ends(
@@ -169,11 +191,14 @@ async def test_a_marker_from_a_process_that_took_the_command_is_not_the_shells_a
     async with serving(home, bound=True) as client:
         await session_command(client, f"cd {folder}; {sleeper} & echo started")
         shell = parent_of(host_pid_of(sleeper))
-        thief = answer_for_the_shell(shell, forged)
-        await anyio.sleep(0.5)  # the reader waits on the pipe; the shell, stopped and continued, waits behind it
+        command_fd = 255 if os.path.exists(f"/proc/{shell}/fd/255") else 0
+        await until_reading(f"/proc/{shell}", command_fd)
+        thief, thiefs_fd = answer_for_the_shell(shell, command_fd, forged)
+        # The reader waits on the pipe first; the shell, stopped and continued, then waits behind it.
+        await until_reading(f"/proc/self/task/{thief.native_id}", thiefs_fd)
         os.kill(shell, signal.SIGSTOP)
         os.kill(shell, signal.SIGCONT)
-        await anyio.sleep(0.5)
+        await until_reading(f"/proc/{shell}", command_fd)
         result = await session_command(client, later)
         with anyio.fail_after(WAIT_S):
             while thief.is_alive():
