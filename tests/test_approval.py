@@ -18,13 +18,16 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
 from app.core.authority.hub import Hub
+from app.core.authority.state import with_changes
+from app.core.channel.protocol import StatePush
 from app.core.journal.store import Journal, Status
-from app.core.messages import CANCEL_REASON, PAUSED_MESSAGE, PROMPT_DECIDED_BY
+from app.core.messages import CANCEL_REASON, PAUSED_MESSAGE, PROMPT_DECIDED_BY, SETTINGS_CHANGED_MESSAGE
 from app.core.paths import AppPaths
 from app.core.policy.approval import HOLD_LIFETIME_S
 from tests.in_process_server import allow, allow_when_held, came, deny, held_by, holds_shown, ids_given_again, serving
@@ -582,3 +585,46 @@ async def test_a_pause_and_a_resume_while_a_call_waits_for_the_answer_end_the_ho
             hub.set_paused(False)
     assert "a pause ends every held command" in said[0], said
     assert (tmp_path / "victim").exists() and not hub.pending_holds()
+
+
+async def sent_until_judged_anew(client: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+    """What the model reads once it sent the call again until it was judged under the newest settings
+    (the push reaches the tray's runner a moment after the hub)."""
+    with anyio.fail_after(20):
+        while SETTINGS_CHANGED_MESSAGE in (answer := await run(client, arguments)).get("error", ""):
+            await anyio.sleep(0.02)
+    return answer
+
+
+async def test_a_command_judged_before_a_tightening_reached_its_runner_is_refused_and_then_held(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    """The user's click changes the tray's settings, then pushes them to its runners: a command judged
+    in between, under the older settings, must not run as judged. The instant between the two is made
+    to last here: the hub's state changes, and its push is sent only after the command was asked."""
+    hub.set_settings(approval_window_s=1.0)
+    marker = tmp_path / "ran"
+    command = {"command": f"touch {marker}"}
+    async with serving(home, bound=True) as client:
+        assert (await run(client, {"command": "echo ready"}))["stdout"] == "ready\n"
+        hub.state = with_changes(hub.state, approval_mode="all")  # the click: its push not sent yet
+        refused = await run(client, command)
+        hub.connections.push_all(StatePush(hub.state.to_wire()))
+        again = await sent_until_judged_anew(client, command)
+    assert refused["error"].endswith(f": {SETTINGS_CHANGED_MESSAGE}"), refused
+    assert again["status"] == "waiting", again  # judged under the new settings: held for the user
+    assert not marker.exists(), "it never ran unasked"
+    first, *_, held = [row for row in reversed(rows(paths)) if row.command == command["command"]]
+    assert (first.status, first.reason) == (Status.REFUSED, SETTINGS_CHANGED_MESSAGE)
+    assert held.decision is None and held.started_at is None, "the held one never started"
+
+
+async def test_a_command_judged_before_a_loosening_reached_its_runner_is_judged_as_strictly_as_it_was(
+    home: Path, paths: AppPaths, hub: Hub
+) -> None:
+    hub.set_settings(approval_mode="all", approval_window_s=1.0)
+    async with serving(home, bound=True) as client:
+        assert (await run(client, {"command": "true"}))["status"] == "waiting"  # its runner was told "all"
+        hub.state = with_changes(hub.state, approval_mode="destructive")  # the click: its push not sent yet
+        answer = await run(client, {"command": "echo judged"})
+    assert answer["status"] == "waiting", answer  # held, as the settings it was judged under say

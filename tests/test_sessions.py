@@ -18,8 +18,12 @@ from typing import Any
 import anyio
 import pytest
 
+from app.core.authority.hub import Hub
+from app.core.authority.state import with_changes
+from app.core.channel.protocol import StatePush
 from app.core.execution.output import DEFAULT_BUDGET_CHARS
 from app.core.journal.store import Journal, Status
+from app.core.messages import SETTINGS_CHANGED_MESSAGE
 from app.core.paths import AppPaths
 from app.core.policy import approval
 from tests.in_process_server import serving
@@ -235,6 +239,29 @@ async def test_keys_typed_after_a_program_ends_never_run_as_commands(home: Path,
         await call(client, "terminal_send_keys", {"keys": f"first\ntouch {target}\n"})
         await call(client, "terminal_run", {"command": "true"})
     assert not target.exists()
+
+
+async def test_keys_judged_before_a_tightening_reached_the_tray_runner_are_not_sent(
+    home: Path, paths: AppPaths, hub: Hub
+) -> None:
+    async with serving(home, bound=True) as client:
+        await call(client, "terminal_run", {"command": "read -r name; echo hello $name", "timeout": 300})
+        hub.state = with_changes(hub.state, approval_mode="all")  # the click: its push not sent yet
+        refused = await call(client, "terminal_send_keys", {"keys": "Ada\n"})
+        hub.connections.push_all(StatePush(hub.state.to_wire()))
+        with anyio.fail_after(20):
+            while (
+                SETTINGS_CHANGED_MESSAGE
+                in (again := await call(client, "terminal_send_keys", {"keys": "Ada\n"}))["error"]
+            ):
+                await anyio.sleep(0.02)
+        await call(client, "terminal_interrupt")
+    assert refused["error"].endswith(SETTINGS_CHANGED_MESSAGE), refused
+    assert "would need the user's approval" in again["error"], again  # typed keys cannot wait for it
+    with Journal.open(paths) as journal:
+        typed = [(r.status, r.reason) for r in journal.recent_commands() if r.tool == "terminal_send_keys"]
+    assert typed[-1] == (Status.REFUSED, SETTINGS_CHANGED_MESSAGE)
+    assert all(status is Status.REFUSED for status, _ in typed), "no keys were sent"
 
 
 async def test_interrupt_stops_the_running_job_and_keeps_the_session(home: Path) -> None:

@@ -67,6 +67,11 @@ FOLDER_GONE_REASON = "the folder {folder} could no longer be opened after the us
 FOLDER_REPLACED_REASON = "the folder {folder} was replaced by another folder after the user was asked"
 SCRIPT_CHANGED_REASON = "the script {script} changed after the user was asked"
 ENV_CHANGED_REASON = "the environment changed after the user was asked"
+# The user tightened a setting (approval, protection) while the command was judged under the old one.
+SETTINGS_CHANGED_MESSAGE = (
+    "The user changed Cowork Terminal's settings while this command was being checked, so it was not run. "
+    "Send it again: it will be checked under the new settings."
+)
 SESSION_BUSY_REASON = "the session was busy"
 SESSION_MOVED_REASON = "the session is now in {here}, not where the command was checked"
 SERVER_STOPPED_REASON = "the server stopped while it ran"

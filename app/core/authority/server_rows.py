@@ -20,9 +20,9 @@ from app.core.authority.connection import Peer
 from app.core.authority.errors import RequestError
 from app.core.authority.holds import MAX_HOLDS_PER_PEER, HeldCommand, Holds
 from app.core.authority.record import Record
-from app.core.authority.state import ControlState
+from app.core.authority.state import ControlState, loosened
 from app.core.channel.call_messages import Call, CallCancel
-from app.core.channel.protocol import Begin, BeginRow, ClientName, End, Finish, Progress, Started
+from app.core.channel.protocol import DECIDE_AGAIN, Begin, BeginRow, ClientName, End, Finish, Progress, Started
 from app.core.i18n import _
 from app.core.journal.store import Status
 from app.core.messages import PAUSED_MESSAGE
@@ -83,6 +83,11 @@ def begin(hub: RowsHub, peer: Peer, message: Begin) -> dict[str, Any]:
             except sqlite3.Error as problem:  # a full disk: the pause is still what the model is told
                 log.warning("a command refused for the pause could not be recorded: %s", problem)
             raise RequestError("host access is paused")
+        under = None if message.under is None else ControlState.from_wire(dict(message.under))
+        if status.is_active and under is not None and loosened(hub.state, under):
+            # Its runner decided under settings the user has tightened since (the push is on its way
+            # to it): no row; its server refuses the call, and the model's next one is judged anew.
+            return {DECIDE_AGAIN: True}
         if status is Status.WAITING and hub.holds.full_for(peer):
             raise RequestError(f"{MAX_HOLDS_PER_PEER} commands from this server already wait for the user")
         command_id = _write_row(hub, peer, row, status, row.reason, row.confirmation_id)

@@ -209,25 +209,37 @@ class BeginRow:
         return {key: value for key, value in wire.items() if value is not None}
 
 
+# The field of a `begin`'s ack that says no row was written: the settings it was decided under are
+# no longer the user's (a tightening's push had not reached its server yet).
+DECIDE_AGAIN = "decide_again"
+
+
 @dataclass(frozen=True)
 class Begin:
-    """A server's `begin`: write this row (and, for a held command, ask the user) before it runs."""
+    """A server's `begin`: write this row (and, for a held command, ask the user) before it runs.
+    `under`: the user's settings (a `StatePush`'s) its server decided under, so that the tray can
+    tell a decision made before the push of a tightening reached it."""
 
     row: BeginRow
+    under: Mapping[str, Any] | None = None
     OP: ClassVar[str] = "begin"
 
     def to_wire(self) -> dict[str, Any]:
-        return {"op": self.OP, "row": self.row.to_wire()}
+        wire: dict[str, Any] = {"op": self.OP, "row": self.row.to_wire()}
+        if self.under is not None:
+            wire["under"] = dict(self.under)
+        return wire
 
     @classmethod
     def from_wire(cls, message: Mapping[str, Any]) -> Begin:
-        return cls(BeginRow.from_wire(message.get("row")))
+        under = message.get("under")
+        return cls(BeginRow.from_wire(message.get("row")), None if under is None else fields_of(under, "under"))
 
     @classmethod
-    def of_row(cls, row: Mapping[str, Any]) -> Begin:
+    def of_row(cls, row: Mapping[str, Any], under: Mapping[str, Any] | None = None) -> Begin:
         """A server's `begin` for the keyword arguments of `Journal.begin_command`, checked as the
         tray will check it (BadValue for a row the tray would refuse)."""
-        return cls(BeginRow.from_wire(begin_row_to_wire(row)))
+        return cls(BeginRow.from_wire(begin_row_to_wire(row)), under)
 
 
 def begin_row_to_wire(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -628,6 +640,7 @@ __all__ = [
     "MAX_PIN_SCRIPTS",
     "Ack",
     "BadValue",
+    "DECIDE_AGAIN",
     "Begin",
     "BeginRow",
     "ClientName",

@@ -198,6 +198,7 @@ class Holds:
         the user. Raises CommandRefused when it may not run at all (journaled as refused).
         `proven_read_only`: refuse what the classifier cannot prove read-only (no OS containment)."""
         service = self.service
+        under = service.authority.settings()  # read first: the tray refuses a row judged under older ones
         try:
             valid = validate_request(request, service.home)
             service.check_allowed()
@@ -241,7 +242,7 @@ class Holds:
             await service.journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
         if not needs_approval(mode, verdict.tier is Tier.DESTRUCTIVE or bool(asks)):
-            return Admitted(await self._begin(valid, tool, verdict.tier.name.lower()), valid, bash)
+            return Admitted(await self._begin(valid, tool, verdict.tier.name.lower(), under=under), valid, bash)
 
         if not service.authority.present():
             reason = NO_APPROVER_MESSAGE.format(reasons=said)
@@ -268,6 +269,7 @@ class Holds:
             confirmation_id=confirmation_id,
             pin=pin,
             unprotected=bool(asks),  # no rule of the user's answers it: a person must (the hub)
+            under=under,
         )
         self._held[confirmation_id] = Hold(command_id, valid, runner, expires_at, said, pin, asks, pauses)
         return Admitted(command_id, valid, bash, confirmation_id)

@@ -18,6 +18,7 @@ from typing import Any
 
 from app.core import settings
 from app.core.channel.protocol import (
+    DECIDE_AGAIN,
     Ack,
     BadValue,
     Begin,
@@ -41,6 +42,11 @@ log = logging.getLogger(__name__)
 
 class NotRecorded(Exception):
     """The row could not be written (the tray refused or is gone): the command must not run."""
+
+
+class SettingsChanged(Exception):
+    """The tray wrote no row: the user tightened a setting after the command was judged under the
+    older one (its push was still on its way). The command must not run as judged."""
 
 
 class ServerAuthority:
@@ -114,6 +120,12 @@ class ServerAuthority:
             return True
         return self.journal.get_setting(settings.CONTAINER, True) is not False
 
+    def settings(self) -> dict[str, Any] | None:
+        """The user's settings as its tray last pushed them (None headless): a command's row names
+        those it was judged under (`begin`'s `under`)."""
+        link = self._live_link()
+        return None if link is None or link.state is None else link.state.to_wire()
+
     def approval_window_s(self) -> float:
         link = self._live_link()
         if link is not None and link.state is not None:
@@ -168,16 +180,19 @@ class ServerAuthority:
 
     # -- the record ---------------------------------------------------------------------------
 
-    async def begin(self, **row: Any) -> int:
-        """Write the command's row before it starts; NotRecorded when the tray would not. The event
-        loop serves other calls while the tray writes it (up to ACK_TIMEOUT_S)."""
+    async def begin(self, *, under: dict[str, Any] | None = None, **row: Any) -> int:
+        """Write the command's row before it starts; NotRecorded when the tray would not, and
+        SettingsChanged when the user tightened a setting since `settings()` said `under`. The
+        event loop serves other calls while the tray writes it (up to ACK_TIMEOUT_S)."""
         link = self._link_for_row(row)
         if link is None:
             return self._write_row(row)
         try:
-            reply = await link.request_async(Begin.of_row(row))
+            reply = await link.request_async(Begin.of_row(row, under))
         except (LinkRefused, BadValue) as refused:
             return self._row_refused(row, refused)
+        if reply.fields.get(DECIDE_AGAIN) is True:
+            raise SettingsChanged
         return _row_id(reply)
 
     def _link_for_row(self, row: dict[str, Any]) -> TrayLink | None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.abc
 
-from app.core.commands.authority import NotRecorded, ServerAuthority
+from app.core.commands.authority import NotRecorded, ServerAuthority, SettingsChanged
 from app.core.commands.jobs import Jobs
 from app.core.commands.request import ClientInfo, CommandRefused, ExecuteRequest, ValidRequest
 from app.core.commands.running import Runs, outcome_of, protection_note
@@ -30,7 +30,7 @@ from app.core.execution import read_only
 from app.core.execution.output import OutputHook
 from app.core.execution.run_result import ExecutionResult
 from app.core.journal.store import Journal, Status, bounded, storable
-from app.core.messages import CANCEL_REASON, WITHDRAWN_REASON
+from app.core.messages import CANCEL_REASON, SETTINGS_CHANGED_MESSAGE, WITHDRAWN_REASON
 from app.core.paths import AppPaths, protected_paths
 
 if TYPE_CHECKING:  # made at a server's first command (CommandService.holds, .shell)
@@ -119,8 +119,10 @@ class CommandService:
     # -- the record -------------------------------------------------------------------------------
 
     async def journal_row(self, **row: Any) -> int:
-        """A journal row from this server: who runs it is filled in here, the rest by the caller.
-        Raises CommandRefused when the row cannot be written: nothing runs unrecorded."""
+        """A journal row from this server: who runs it is filled in here, the rest by the caller
+        (`under`: the settings it was judged under, `authority.settings()`). Raises CommandRefused
+        when the row cannot be written (nothing runs unrecorded) or the user tightened a setting
+        since (it is recorded as refused: the model sends it again)."""
         try:
             return await self.authority.begin(
                 server_id=self.server_id,
@@ -131,6 +133,13 @@ class CommandService:
             )
         except NotRecorded as refused:
             raise CommandRefused(str(refused)) from None
+        except SettingsChanged:
+            refused_row = {key: row[key] for key in ("command", "cwd", "env_keys", "tool", "tier") if key in row}
+            try:
+                await self.journal_row(**refused_row, status=Status.REFUSED, reason=SETTINGS_CHANGED_MESSAGE)
+            except CommandRefused as problem:
+                log.warning("a command judged under old settings could not be journaled: %s", problem)
+            raise CommandRefused(SETTINGS_CHANGED_MESSAGE) from None
 
     async def journal_refusal(self, request: ExecuteRequest, reason: str, tool: str) -> None:
         """Journal a call that did not run. One that cannot be journaled (a full disk) is still

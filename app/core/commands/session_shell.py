@@ -381,6 +381,7 @@ class SessionShell:
         # prompt as its own code, anything else may run what it is given (classify_typed holds it).
         # The whole line being typed is judged (keys sent in pieces add up).
         line = self._typed_line + keys
+        under = service.authority.settings()
         verdict = classify_typed(
             line, repl_program(session.foreground), cwd=session.current_dir, protected_paths=service.protected_paths
         )
@@ -390,7 +391,7 @@ class SessionShell:
             raise CommandRefused(reason)
         self._typed_line = line.rsplit("\n", 1)[1] if "\n" in line else line
         command_id = await service.journal_row(
-            command=keys, cwd=None, tool="terminal_send_keys", tier=verdict.tier.name.lower()
+            command=keys, cwd=None, tool="terminal_send_keys", tier=verdict.tier.name.lower(), under=under
         )
         try:
             answer = await session.send_keys(keys)

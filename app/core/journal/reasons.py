@@ -44,6 +44,7 @@ KNOWN_REASONS: dict[str, str] = {
     messages.DATA_MOVED_REASON: N_("Cowork Terminal moved its data folder while this ran"),
     messages.TIMED_OUT_REASON: N_("It ran out of time"),
     messages.ENV_CHANGED_REASON: N_("Not run: its environment changed after you were asked"),
+    messages.SETTINGS_CHANGED_MESSAGE: N_("Not run: you changed the settings while it was being checked"),
 }
 # A template's values are shown as they are, except {who} (someone who answered) and {reasons}
 # (what a held command does), which are said in the user's language too.
