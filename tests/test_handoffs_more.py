@@ -208,3 +208,32 @@ def test_the_new_patterns_take_linear_time(text: str) -> None:
     for pattern in (_POWERSHELL_COMPUTED, _POWERSHELL_CMD, _CODE_RUNS):
         list(pattern.finditer(text))
     assert time.perf_counter() - started < 2.0
+
+
+# git's scheduled maintenance: `start` has systemd, cron, launchd or the task scheduler run git every
+# hour in each repository of `maintenance.repo`, whose settings may name a program (core.fsmonitor).
+@pytest.mark.parametrize(
+    "command",
+    ["git maintenance start", "git maintenance start --scheduler=crontab", "git -C /srv/x maintenance start",
+     "git maintenance register", "git maintenance register --config-file ~/.gitconfig", 'git maintenance "$X"',
+     "git config --global maintenance.repo /tmp/x", "git config --global --add maintenance.repo /tmp/x",
+     "git config set --global Maintenance.Repo /tmp/x"],
+)  # fmt: skip
+def test_scheduling_git_maintenance_is_held_as_a_handoff(command: str) -> None:
+    held_outside(command, PROJECT)
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["git maintenance run --auto", "git maintenance stop", "git maintenance unregister",
+     "git config --get-all maintenance.repo", "git config --global --unset maintenance.repo",
+     "git config maintenance.auto false"],
+)  # fmt: skip
+def test_running_reading_or_ending_git_maintenance_keeps_its_tier(command: str) -> None:
+    assert classify(command, cwd=PROJECT).tier is not Tier.DESTRUCTIVE
+
+
+@pytest.mark.parametrize("command", ['git config "$K" "$V"', 'K=core.pager; git config $K "rm -rf ~"'])
+def test_a_git_setting_whose_name_only_bash_knows_is_held(command: str) -> None:
+    result = classify(command, cwd=PROJECT)
+    assert result.tier is Tier.DESTRUCTIVE and "cannot tell what runs: git config sets" in result.reasons[0], result

@@ -779,6 +779,12 @@ def git_config(ctx: Analysis, rest: list[_Word]) -> None:
         return
     if values[:1] == ["set"]:
         operands = operands[1:]
+    sets = len(operands) >= 2 or bool({"--add", "--replace-all"} & longs)
+    key = operands[0].value if operands else ""
+    if sets and key is None:  # `git config "$K" "$V"`: `core.fsmonitor` names a command git runs later
+        ctx.add(D, "cannot tell what runs: git config sets {source}", source=_snip(operands[0].source))
+    elif sets and key.lower() == "maintenance.repo":  # as `git maintenance register` (below)
+        hands_off(ctx, f"git config {_snip(operands[0].source)}")
     if len(operands) >= 2 and _GIT_EXEC_CONFIG.match(operands[0].value or ""):
         # A command stored now runs on a later, innocent-looking git call: judge it now.
         command = operands[1].literal
@@ -793,6 +799,16 @@ def git_reflog(ctx: Analysis, rest: list[_Word]) -> None:
     sub = next((a.value for a in _operands(rest)), "show")
     if sub in ("expire", "delete"):
         ctx.add(D, "git reflog {sub}: deletes recovery points", sub=sub, danger=Danger.LOSES_FILES)
+
+
+def git_maintenance(ctx: Analysis, rest: list[_Word]) -> None:
+    """`start` has systemd, cron, launchd or the task scheduler run `git maintenance run` every hour,
+    outside the container, in every repository in `maintenance.repo`, whose own settings may name a
+    program git runs (`core.fsmonitor`); `register` adds this one to a schedule the user may have."""
+    given = rest[0].value if rest else ""
+    if given in ("start", "register", None):
+        hands_off(ctx, f"git maintenance {_snip(rest[0].source)}")
+    ctx.add(M, "git maintenance: changes the repository")
 
 
 def git_gc(ctx: Analysis, rest: list[_Word]) -> None:
@@ -854,6 +870,7 @@ _SUBCOMMANDS: dict[str, Callable[[Analysis, list[_Word]], None]] = {
     "config": git_config,
     "reflog": git_reflog,
     "gc": git_gc,
+    "maintenance": git_maintenance,
     "prune": git_prune,
     "rm": git_rm,
     "rebase": git_rebase,
