@@ -201,6 +201,23 @@ def test_recursive_permission_changes_are_broad_by_where_they_lead_from_the_fold
         assert classify(command, cwd=project).tier is Tier.MODERATE, command
 
 
+def test_moving_the_home_folder_the_root_or_a_top_level_folder_is_held() -> None:
+    project = f"{HOME}/project"
+    for command in (
+        "mv ~ /tmp/old",
+        "mv $HOME/ old",
+        "mv /usr /old",
+        "mv -t /tmp ~",
+        "mv -- ~/* /tmp/",
+        "mv .. /tmp/x",
+    ):
+        result = classify(command, cwd=project)
+        assert result.tier is Tier.DESTRUCTIVE and "mv of a broad path" in result.reasons[0], (command, result)
+    # A word only bash knows (a loop's file), a project's own folders and moves into the home folder stay
+    for command in ('for f in *.txt; do mv "$f" "${f%.txt}.md"; done', "mv build dist", "mv notes.txt ~", "mv ~/a ~/b"):
+        assert classify(command, cwd=project).tier is Tier.MODERATE, command
+
+
 def test_windows_protected_path_is_matched_in_git_bash_spellings() -> None:
     data = "C:\\Users\\me\\AppData\\Local\\cowork-terminal"
     for command in (

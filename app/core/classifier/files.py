@@ -277,7 +277,15 @@ def cmd_fd(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bu
 def cmd_mv(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     ctx.add(M, "{name}: moves files", name=name)
     operands = _operands(args, frozenset({"-t", "--target-directory", "-S", "--suffix"}))
-    ctx.guard_parents(name, operands[:-1] if len(operands) > 1 else operands)
+    targeted = any(a.value == "-t" or (a.value or "").startswith("--target-directory") for a in args)
+    sources = operands if targeted or len(operands) < 2 else operands[:-1]
+    # A word only bash knows is left to the container (`mv "$f" old/` in a loop): a move is undone by another.
+    broad = [s for s in sources if s.pattern.strip("*") and is_broad(ctx, s)]
+    if broad:  # `mv ~ /tmp/x`, `mv /usr /old`: the session or the system loses its folder
+        where = _snip(broad[0].source)
+        ctx.add(D, "{name} of a broad path: {where}", N_("Moves all of {where} somewhere else"),
+                danger=Danger.SYSTEM, name=name, where=where)  # fmt: skip
+    ctx.guard_parents(name, sources)
 
 
 def cmd_rsync(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
