@@ -783,7 +783,7 @@ def git_config(ctx: Analysis, rest: list[_Word]) -> None:
     key = operands[0].value if operands else ""
     if sets and key is None:  # `git config "$K" "$V"`: `core.fsmonitor` names a command git runs later
         ctx.add(D, "cannot tell what runs: git config sets {source}", source=_snip(operands[0].source))
-    elif sets and key.lower() == "maintenance.repo":  # as `git maintenance register` (below)
+    elif sets and (key or "").lower() == "maintenance.repo":  # as `git maintenance register` (below)
         hands_off(ctx, f"git config {_snip(operands[0].source)}")
     if len(operands) >= 2 and _GIT_EXEC_CONFIG.match(operands[0].value or ""):
         # A command stored now runs on a later, innocent-looking git call: judge it now.
