@@ -292,8 +292,8 @@ def test_without_a_container_the_command_runs_as_given() -> None:
 def test_a_command_naming_a_protected_member_in_any_home_spelling_is_recognised() -> None:
     members = ["/home/ann/.bashrc", "/data/cowork"]
     for command in ("echo x >> ~/.bashrc", "sed -i s/a/b/ $HOME/.bashrc", "cat ${HOME}/.bashrc", "rm /data/cowork/j"):
-        assert container.touches_protected(command, members, HOME), command
-    assert not container.touches_protected("ls ~/projects", members, HOME)
+        assert container.members_to_lift(command, members, HOME), command
+    assert not container.members_to_lift("ls ~/projects", members, HOME)
 
 
 def test_the_model_is_told_why_a_write_failed_only_for_a_read_only_failure() -> None:
@@ -413,7 +413,7 @@ def test_the_menu_offers_the_container_as_a_checkbox_under_ask_before_running() 
 def test_the_person_reads_why_a_protected_write_waits_in_their_language() -> None:
     from app.core import i18n
     from app.core.classifier import classify
-    from app.core.messages import PRIVILEGED_PLAIN, PROTECTED_WRITE_PLAIN, held_reason
+    from app.core.messages import MAKES_WRITABLE_PLAIN, PRIVILEGED_PLAIN, PROTECTED_WRITE_PLAIN, held_reason
     from app.core.policy.plain_words import held_reason_for_person
 
     command = "echo x >> ~/.bashrc"
@@ -434,6 +434,15 @@ def test_the_person_reads_why_a_protected_write_waits_in_their_language() -> Non
     finally:
         i18n.use_language("en")
     assert "Ändert eine Datei" in said and "Braucht Administratorrechte" in said, said
+    # Which protected files it may change once allowed: named in the window, in their language too.
+    names = MAKES_WRITABLE_PLAIN.format(names="~/.bashrc, ~/.claude.json")
+    stored = held_reason((*verdict.plain, PROTECTED_WRITE_PLAIN, names, PRIVILEGED_PLAIN), verdict.reasons)
+    try:
+        i18n.use_language("de")
+        said = held_reason_for_person(stored, command, "/tmp", ()) or ""
+    finally:
+        i18n.use_language("en")
+    assert "Einmal erlaubt, kann er ~/.bashrc, ~/.claude.json ändern; Braucht Administratorrechte" in said, said
 
 
 def test_a_command_gains_privileges_where_it_runs_such_a_program_not_where_it_only_names_one() -> None:
@@ -760,5 +769,5 @@ def test_where_no_container_guards_a_project_folders_own_dot_claude_is_not_the_h
         assert names_protected(command, members, cwd=project, bare=False), command
     for command in ("cp -r build/* dist/", "echo x > ~/notes.txt", "rm -f *.o", "npm install"):
         assert not names_protected(command, members, cwd=project, bare=False), command
-    assert container.touches_protected("echo calc | tee -a . ~/.bashrc", ["/home/ann/.bashrc"], "/home/ann")
-    assert not container.touches_protected("cd x && . ~/.bashrc", ["/home/ann/.bashrc"], "/home/ann")
+    assert container.members_to_lift("echo calc | tee -a . ~/.bashrc", ["/home/ann/.bashrc"], "/home/ann")
+    assert not container.members_to_lift("cd x && . ~/.bashrc", ["/home/ann/.bashrc"], "/home/ann")

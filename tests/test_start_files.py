@@ -28,7 +28,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from app.core.authority.hub import Hub
+from app.core.authority.hub import HeldCommand, Hub
 from app.core.execution import container, start_files
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
@@ -626,3 +626,45 @@ async def test_a_job_making_a_start_up_file_in_a_loop_as_the_tray_quits_leaves_n
             await wait_for(lambda: len(moved_copies(target)) > 3)  # the guard moves them while it runs
     assert moved_copies(target), "the job ran"
     assert not target.exists(), "none left at its name for the next login"
+
+
+# A script an earlier, unheld command wrote (its target's name built at run time): it appends to ~/.bashrc.
+WRITES_BASHRC = (
+    "import os\n"
+    "with open(os.path.join(os.environ['HOME'], '.bash' + 'rc'), 'a') as f:\n"
+    "    f.write('echo PWNED\\n')\n"
+    "print('{}')\n"
+)
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("mention", "lifted"),
+    [("", False), (". ~/.bashrc; ", False), ("grep -q alias ~/.bashrc; ", True), ("# ~/.bashrc stays\n", True)],
+    ids=["writes only what it is held for", "sources it", "reads it", "names it in a comment"],
+)
+async def test_an_allow_makes_writable_exactly_the_protected_files_the_approval_window_named(
+    home: Path, paths: AppPaths, as_user: Path, hub: Hub, mention: str, lifted: bool
+) -> None:
+    """A red team, 2026-12-05: the Allow of a command held for writing ~/.claude.json made every
+    member its text named writable (a sourced ~/.bashrc too, which the hold had not counted), and
+    the window did not say which; a script it ran then wrote ~/.bashrc."""
+    project = as_user / "project"
+    project.mkdir()
+    (project / "fmt.py").write_text(WRITES_BASHRC)
+    (as_user / ".claude.json").write_text("{}")
+    shown: list[HeldCommand] = []
+
+    async def allow_it() -> None:
+        shown.append(await allow_when_held(hub))
+
+    async with serving(home, bound=True) as client, anyio.create_task_group() as group:
+        group.start_soon(allow_it)
+        result = await run(client, {"command": f"{mention}python3 fmt.py > ~/.claude.json", "cwd": str(project)})
+    [held] = shown
+    said = held.to_window()["reasons"]
+    assert f"Once allowed, it can change ~/.claude.json{', ~/.bashrc' if lifted else ''} (" in said, said
+    assert ("PWNED" in (as_user / ".bashrc").read_text()) is lifted, result
+    if not lifted:
+        assert "Read-only file system" in result["stderr"], result

@@ -85,6 +85,8 @@ KILLED_BY_REASON = "killed by {signal}"
 BASH_NOT_STARTED_REASON = "bash could not be started ({bash}): {error}"
 # After what a held command does, when it would change the OS container's protected set (issue 21).
 PROTECTED_WRITE_PLAIN = "Changes a file Cowork Terminal protects; if you allow it, it runs without that protection"
+# Right after it: which ones it may then change ({names}: "~/.bashrc, ~/.claude"), all it names.
+MAKES_WRITABLE_PLAIN = "Once allowed, it can change {names}"
 # After what a held command does, where no container keeps the protected set read-only (Windows, no
 # bwrap): it names one of its members, and only a person may let it change one.
 PROTECTED_UNGUARDED_PLAIN = "Changes a file Cowork Terminal guards: its own, Claude's settings or start-up files"

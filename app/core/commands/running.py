@@ -37,6 +37,7 @@ from app.core.messages import (
     BASH_NOT_STARTED_REASON,
     KILLED_BY_REASON,
     LET_OUT_PATH_NOTE,
+    MAKES_WRITABLE_PLAIN,
     PAUSE_STOP_REASON,
     PRIVILEGED_PLAIN,
     PROTECTED_UNGUARDED_PLAIN,
@@ -155,9 +156,11 @@ class Runs:
             named = functools.partial(self._names_unguarded, command, cwd)
             names = await anyio.to_thread.run_sync(named) if on_thread else named()
             return (PROTECTED_UNGUARDED_PLAIN,) if names else ()
-        members = containers.hold_members(found.protected)
-        writes = containers.touches_protected(command, members, self.service.home)
-        return (PROTECTED_WRITE_PLAIN,) * writes + (PRIVILEGED_PLAIN,) * verdict.gains_privileges
+        home = self.service.home
+        lifted = containers.members_to_lift(command, containers.hold_members(found.protected), home)
+        shown = ", ".join(_from_home(member, home) for member in lifted)
+        writes = (PROTECTED_WRITE_PLAIN, MAKES_WRITABLE_PLAIN.format(names=shown)) if lifted else ()
+        return writes + (PRIVILEGED_PLAIN,) * verdict.gains_privileges
 
     def _names_unguarded(self, command: str, cwd: str | None) -> bool:
         """Whether a command names a member of this OS's protected set where no container keeps it
@@ -192,8 +195,8 @@ class Runs:
         if found.on and PRIVILEGED_PLAIN in asks:
             self._privileged.add(command_id)
         elif found.on and PROTECTED_WRITE_PLAIN in asks:
-            # The members it was held for naming (hold_members): never the program's own folders.
-            named = containers.named_members(command, containers.hold_members(found.protected), self.service.home)
+            # The members it was held for naming, as the window named them: never the program's own folders.
+            named = containers.members_to_lift(command, containers.hold_members(found.protected), self.service.home)
             named += containers.linked_from(found.protected, named)  # a stowed file: what its link points to
             if named:
                 self.unbound[command_id] = named
@@ -479,6 +482,12 @@ class Runs:
                 self.apply_user_stops()
             self.report_live_output()
             await anyio.sleep(WATCH_INTERVAL_S)
+
+
+def _from_home(path: str, home: str) -> str:
+    """`~/.bashrc` for a path in the home folder, as the person knows it; any other path as it is."""
+    home = home.rstrip("/")
+    return "~" + path[len(home) :] if home and (path == home or path.startswith(home + "/")) else path
 
 
 def let_out_environment(command: str, env: Mapping[str, str]) -> tuple[dict[str, str], str]:

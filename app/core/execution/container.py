@@ -1025,13 +1025,15 @@ def hold_members(protected: ProtectedSet) -> tuple[str, ...]:
 NAME_ENDS = r"(?![\w.\-])"
 
 
-def touches_protected(command: str, members: Iterable[str], home: str) -> bool:
-    """Whether a command names a member of the protected set (as is, from `~` or `$HOME`) other
-    than as a file it sources: such a command, once the user allowed it, runs with those members
-    writable. A looser reading only holds less: what is not held still meets the read-only binds."""
+def members_to_lift(command: str, members: Iterable[str], home: str) -> list[str]:
+    """The members of the protected set a command names (as is, from `~` or `$HOME`) other than as
+    a file it sources: it is held for them, the approval window names them, and once the user allowed
+    it, it runs with exactly these writable (one reading for all three: a red team, 2026-12-05, had
+    an Allow lift a member that only a `. ~/.bashrc` named, which the hold had not counted). A looser
+    reading only holds less: what is not held still meets the read-only binds."""
     from app.core.classifier.protected import SOURCED  # here: the tray imports this module at its start
 
-    return bool(named_members(SOURCED.sub("", command), members, home))
+    return named_members(SOURCED.sub("", command), members, home)
 
 
 def named_members(command: str, members: Iterable[str], home: str) -> list[str]:

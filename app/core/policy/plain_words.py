@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 from collections.abc import Sequence
 
 from app.core.classifier import Classification, classify
@@ -12,6 +13,7 @@ from app.core.classifier.findings import Words
 from app.core.i18n import N_, _
 from app.core.messages import (
     ENV_CHOSEN_PLAIN,
+    MAKES_WRITABLE_PLAIN,
     PRIVILEGED_PLAIN,
     PROTECTED_UNGUARDED_PLAIN,
     PROTECTED_WRITE_PLAIN,
@@ -20,6 +22,7 @@ from app.core.messages import (
 )
 
 N_("Changes a file Cowork Terminal protects; if you allow it, it runs without that protection")
+N_("Once allowed, it can change {names}")
 N_(
     "Needs administrator rights, which do not work inside Cowork Terminal's protection; "
     "if you allow it, it runs without that protection"
@@ -30,6 +33,14 @@ N_("Changes how the shell session runs later commands (where it finds programs, 
 # What admission may add after the classifier's words (running.unprotected_asks, then the model's
 # `env`): some of these, always in this order (issue 21).
 ASKS = (PROTECTED_WRITE_PLAIN, PRIVILEGED_PLAIN, PROTECTED_UNGUARDED_PLAIN, ENV_CHOSEN_PLAIN, SESSION_STATE_PLAIN)
+# The protected files a held command may change once allowed, after PROTECTED_WRITE_PLAIN.
+_WRITABLE = re.compile("; " + re.escape(MAKES_WRITABLE_PLAIN).replace(re.escape("{names}"), "(.+?)") + "(?=; | \\(|$)")
+
+
+def _ask_for_person(ask: str, writable: re.Match[str] | None) -> str:
+    if writable is not None and ask == MAKES_WRITABLE_PLAIN.format(names=writable[1]):
+        return _(MAKES_WRITABLE_PLAIN).format(names=writable[1])
+    return _(ask)
 
 
 def for_person(words: Words) -> str:
@@ -65,9 +76,13 @@ def held_reason_for_person(stored: str, command: str, cwd: str | None, protected
     keeps: plain words and terse reasons) is what the classifier says of that command today; None
     when it is not (an older version's words, another folder): then the stored text is shown."""
     verdict = classify(command, cwd=os.path.realpath(cwd) if cwd else None, protected_paths=protected)
+    writable = _WRITABLE.search(stored)
     for asks in (asks for count in range(1, len(ASKS) + 1) for asks in itertools.combinations(ASKS, count)):
+        if writable is not None and PROTECTED_WRITE_PLAIN in asks:
+            at = asks.index(PROTECTED_WRITE_PLAIN) + 1
+            asks = (*asks[:at], MAKES_WRITABLE_PLAIN.format(names=writable[1]), *asks[at:])
         if held_reason((*verdict.plain, *asks), verdict.reasons) == stored:
-            return "; ".join((*lines_for_person(verdict), *(_(ask) for ask in asks)))
+            return "; ".join((*lines_for_person(verdict), *(_ask_for_person(ask, writable) for ask in asks)))
     if not verdict.reasons or held_reason(verdict.plain, verdict.reasons) != stored:
         return None
     return "; ".join(lines_for_person(verdict))
