@@ -486,6 +486,24 @@ async def test_lines_typed_into_a_python_prompt_in_the_session_are_judged_as_pyt
     assert notes.read_text() == "keep"
 
 
+@pytest.mark.parametrize("then", [";", "&&", "||"])
+async def test_keys_for_a_shell_started_after_a_python_prompt_are_judged_as_bash(
+    home: Path, tmp_path: Path, then: str
+) -> None:
+    """A red team, 2026-12-05: the session's line `python3 -i -q;bash` was read as a bare Python
+    prompt, so keys typed after `exit()` were judged as Python while bash ran them."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    async with serving(home) as client:
+        started = await call(client, "terminal_run", {"command": f"python3 -i -q{then}bash", "timeout": 300})
+        assert started.get("timedOut") is True, started
+        await call(client, "terminal_send_keys", {"keys": "exit(1)\n" if then == "||" else "exit()\n"})
+        deletion = await call(client, "terminal_send_keys", {"keys": f"rm -rf {victim}; echo GONE\n"})
+        await call(client, "terminal_interrupt")
+    assert "would need the user's approval" in deletion["error"], deletion
+    assert victim.exists()
+
+
 def test_a_session_command_that_ran_apart_tells_the_model_why_it_ended_and_where_it_ran() -> None:
     """`apart`: what terminal_run says of a command a person let out of the container (it ran in one
     of its own): a time limit reads as the command's end, never as "still running in the session"."""

@@ -44,18 +44,21 @@ def typed_language(program: str | None) -> str | None:
     return None
 
 
+_OPERATOR_CHARS = "();<>|&"
+
+
 def repl_program(command: str | None) -> str | None:
     """The interpreter whose prompt reads typed input when `command` (the line running in the
     session) is an interpreter started bare (`python3`, `node -i`, `irb`): its name; else None, and
     the text is judged as bash, as before (a script reading its input gets data, a shell commands)."""
     if not command:
         return None
-    try:
-        words = shlex.split(command)
+    try:  # bash's operators apart: `python3 -q;bash` runs a shell once Python exits (a red team, 2026-12-05)
+        words = list(shlex.shlex(command, posix=True, punctuation_chars=True))
     except ValueError:
         return None
-    if not words:
-        return None
+    if not words or any(not word.strip(_OPERATOR_CHARS) for word in words):
+        return None  # more than one command, a pipe or a redirection: what reads the keys is not told
     language = typed_language(words[0])
     if language in (None, "bash", "data"):
         return None
