@@ -668,3 +668,39 @@ async def test_an_allow_makes_writable_exactly_the_protected_files_the_approval_
     assert ("PWNED" in (as_user / ".bashrc").read_text()) is lifted, result
     if not lifted:
         assert "Read-only file system" in result["stderr"], result
+
+
+# An allowed command's script that leaves a process behind, which rewrites ~/.claude.json later.
+WRITES_LATER = (
+    "import os, sys, time\n"
+    "print('{}', flush=True)\n"
+    "if os.fork() == 0:\n"
+    "    os.setsid()\n"
+    "    if os.fork() == 0:\n"
+    "        for fd in (0, 1, 2):\n"
+    "            os.close(fd)\n"
+    "        time.sleep(1.5)\n"
+    "        open(os.path.join(os.environ['HOME'], '.claude.json'), 'w').write('{\"late\": 1}')\n"
+    "    os._exit(0)\n"
+)
+
+
+@LINUX_BWRAP
+@pytest.mark.anyio
+async def test_what_an_allowed_command_leaves_running_ends_with_it_and_keeps_no_right_to_protected_files(
+    home: Path, paths: AppPaths, as_user: Path, hub: Hub
+) -> None:
+    """A red team, 2026-12-05: a job an allowed command left rewrote ~/.claude.json after the call
+    returned, the container the person let out living on for it."""
+    from app.core.execution.run_result import LEFTOVERS_ENDED_NOTE
+
+    project = as_user / "project"
+    project.mkdir()
+    (project / "late.py").write_text(WRITES_LATER)
+    (as_user / ".claude.json").write_text("{}")
+    async with serving(home, bound=True) as client, anyio.create_task_group() as group:
+        group.start_soon(allow_when_held, hub)
+        result = await run(client, {"command": "python3 late.py > ~/.claude.json", "cwd": str(project)})
+    await anyio.sleep(3)
+    assert result["exitCode"] == 0 and LEFTOVERS_ENDED_NOTE in (result["note"] or ""), result
+    assert (as_user / ".claude.json").read_text() == "{}\n"

@@ -361,6 +361,7 @@ class Runs:
             container=None if prefix else self.container_for(command_id, base),
             # the default container may have been started ahead (spare.py); one a person let out never
             spare=not prefix and not self.lets_out(command_id),
+            ends_whole=self.lets_out(command_id),
         )
         if not prefix:  # the read-only tool's prefix is its own container
             self.watch_uncontained(spec.container)

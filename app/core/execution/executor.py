@@ -59,6 +59,10 @@ class CommandSpec:
     container: Container | None = None  # the OS container to run in (container.py); None: none
     read_only_binds: bool = True  # False: the user allowed this command to change the protected set
     spare: bool = False  # may run in a container started ahead (spare.py): the default container only
+    # A person let it out of some of the container's protection: what it leaves running ends with it,
+    # so that a job it started keeps no such right (a red team, 2026-12-05: a job rewrote ~/.claude.json
+    # seconds after its allowed command returned).
+    ends_whole: bool = False
 
 
 def spawn_options(platform: str, *, suspended: bool = False) -> dict[str, Any]:
@@ -263,7 +267,7 @@ async def run_command(
         assert spec.container is not None
         spare.refill_soon(spec.container)
     job = windows_jobs.job_for(process.pid, resume=True) if sys.platform == "win32" else None
-    exited = quiet = False
+    exited = quiet = ended_leftovers = False
     status: int | None = None
     ended = [False, False]  # each stream read to its end
     try:
@@ -282,6 +286,8 @@ async def run_command(
                 exited = True
             if not exited:
                 await end_tree(process, mark=spec.mark, job=job, contained=contained)
+            elif spec.ends_whole and status is not None:
+                ended_leftovers = _end_leftovers(process.pid)
             # On the loop: a few /proc reads of the container's own processes (tens of µs), where a
             # hop to a worker thread and back cost 0.5-1 ms per command here.
             quiet = status is not None and not containers.output_held(process.pid)
@@ -340,5 +346,15 @@ async def run_command(
         started=started,
         contained=contained,
         left_running=left_running,
+        ended_leftovers=ended_leftovers,
         lingers=(lambda: process.returncode is None) if contained else (lambda: False),
     )
+
+
+def _end_leftovers(bwrap_pid: int) -> bool:
+    """End at once a container whose command ended (no grace: its processes hold a right a person
+    gave the command alone); whether it still ran processes besides its init."""
+    leader = containers.init_pid(bwrap_pid)
+    others = leader is not None and bool(containers.children(leader))
+    containers.kill_bwrap(bwrap_pid)
+    return others

@@ -23,6 +23,13 @@ LEFT_RUNNING_NOTE = (
     "(`cmd > out.log 2>&1 &`), or run the command with `background: true`."
 )
 
+# When a command a person let out of some of the container's protection left processes running.
+LEFTOVERS_ENDED_NOTE = (
+    "Processes this command left running were ended with it: it ran with some of Cowork Terminal's "
+    "protection lifted by the user's approval, which covers this command alone. Start a program that must "
+    "keep running with a command of its own."
+)
+
 
 @dataclass
 class ExecutionResult:
@@ -36,6 +43,7 @@ class ExecutionResult:
     contained: bool = False  # ran in the OS container
     protection_note: str | None = None  # for the model: a write hit the protected set (container.py)
     left_running: bool = False  # a background process of the command still held its output at the end
+    ended_leftovers: bool = False  # what it left running was ended with it (CommandSpec.ends_whole)
     # Whether its container lives on after the command, for a background job it left (`nohup x &`)
     lingers: Callable[[], bool] = field(default=lambda: False, compare=False, repr=False)
 
@@ -45,7 +53,8 @@ class ExecutionResult:
         stopped = self.stopped_reason
         if stopped in STOP_NEXT_STEPS:
             stopped = f"{stopped}. {STOP_NEXT_STEPS[stopped]}"
-        notes = (stopped, self.protection_note, LEFT_RUNNING_NOTE if self.left_running else None)
+        leftovers = LEFTOVERS_ENDED_NOTE if self.ended_leftovers else None
+        notes = (stopped, self.protection_note, LEFT_RUNNING_NOTE if self.left_running else None, leftovers)
         return " ".join(note for note in notes if note) or None
 
     @property
