@@ -273,6 +273,21 @@ async def test_without_bwrap_commands_still_run_and_each_journal_row_says_it_was
     assert row.reason == "ran without the container: bwrap is not installed (apt install bubblewrap)"
 
 
+async def test_without_bwrap_each_session_command_is_logged_as_unprotected_too(
+    home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch, no_container: None
+) -> None:
+    """A red team, 2026-12-05: terminal_run's rows said nothing of the weaker mode."""
+    as_user(user_home, monkeypatch)
+    async with serving(home) as client:
+        ran = await client.call_tool("terminal_run", {"command": "echo ok"})
+        failed = await client.call_tool("terminal_run", {"command": "false"})
+    assert not ran.is_error and not failed.is_error, (ran, failed)
+    with Journal.open(paths) as journal:
+        reasons = {row.command: row.reason for row in journal.recent_commands()}
+    unprotected = "ran without the container: bwrap is not installed (apt install bubblewrap)"
+    assert reasons == {"echo ok": unprotected, "false": unprotected}
+
+
 async def test_without_bwrap_a_command_that_names_a_protected_file_waits_for_a_person_and_one_that_reads_it_runs(
     home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch, no_container: None
 ) -> None:

@@ -531,6 +531,16 @@ def protection_note(result: ExecutionResult, container: Container, *, asked: boo
     return " ".join(note for note in (hint, moved, bus) if note) or None
 
 
+def unprotected_reason(container: Container | None, *, contained: bool) -> str | None:
+    """What the journal adds to the reason of a command that ran outside the container where one is
+    wanted (bwrap missing, switched off, let out): the log says so command by command (issue 21)."""
+    from app.core.execution import container as containers
+
+    if container is None or contained or container.state == containers.UNSUPPORTED:
+        return None
+    return UNPROTECTED_REASON.format(why=containers.log_message(container.state))
+
+
 def outcome_of(result: ExecutionResult, container: Container | None = None) -> Outcome:
     """The journal's record of how a command ended (and whether it ran outside the container)."""
     if result.timed_out:
@@ -542,10 +552,8 @@ def outcome_of(result: ExecutionResult, container: Container | None = None) -> O
     else:
         status = Status.FAILED
         reason = KILLED_BY_REASON.format(signal=result.signal_name) if result.signal_name else None
-    from app.core.execution import container as containers
-
-    if container is not None and not result.contained and container.state != containers.UNSUPPORTED:
-        unprotected = UNPROTECTED_REASON.format(why=containers.log_message(container.state))
+    unprotected = unprotected_reason(container, contained=result.contained)
+    if unprotected:
         reason = f"{reason}; {unprotected}" if reason else unprotected
     return Outcome(
         status=status,

@@ -17,6 +17,7 @@ from app.core.commands.admission import reasons_text
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.cancellation import why_cancelled
 from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest
+from app.core.commands.running import unprotected_reason
 from app.core.execution import orphans, process_marks
 from app.core.execution.output import SCROLLBACK_MAX_LINES, OutputHook
 from app.core.execution.output_decoding import console_code_pages
@@ -218,12 +219,13 @@ class SessionShell:
                     output = runs.new_output(command_id, ("output",))
                     runs.show_live(command_id, output)  # the activity log shows it as it comes (issue 24)
                     running = await session.send_command(valid.command, mark=runs.mark(str(command_id)), output=output)
+                    unprotected = unprotected_reason(runs.container(), contained=session.container is not None)
                     # The finisher watches pause and Stop from now on, and journals the end whenever it
                     # comes, even after this call has returned (the command may outlive its time limit).
                     journaled = anyio.Event()
                     background = service.background
                     assert background is not None
-                    background.start_soon(self._finish_command, command_id, running, stop, journaled)
+                    background.start_soon(self._finish_command, command_id, running, stop, journaled, unprotected)
                     handed = True
         except anyio.get_cancelled_exc_class():  # before it reached the shell: its row must not stay running
             if not handed:
@@ -294,9 +296,15 @@ class SessionShell:
             )
 
     async def _finish_command(
-        self, command_id: int, running: RunningCommand, stop: StopSignal, journaled: anyio.Event
+        self,
+        command_id: int,
+        running: RunningCommand,
+        stop: StopSignal,
+        journaled: anyio.Event,
+        unprotected: str | None = None,
     ) -> None:
-        """Apply pause, Stop and cancellation to a session command, and journal how it ended."""
+        """Apply pause, Stop and cancellation to a session command, and journal how it ended
+        (`unprotected`: unprotected_reason, when the session's shell runs outside the container)."""
         service = self.service
         server_stopping = False
         try:
@@ -332,6 +340,8 @@ class SessionShell:
             else:
                 status = Status.FINISHED if running.exit_code == 0 else Status.FAILED
                 reason = None
+            if unprotected:
+                reason = f"{reason}; {unprotected}" if reason else unprotected
             with anyio.CancelScope(shield=True):
                 service.authority.finish(
                     command_id,
