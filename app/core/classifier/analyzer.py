@@ -143,6 +143,12 @@ _GIT_RUNS_FROM = re.compile(
 _CLAUDE_RUNS_FROM = re.compile(
     r"(?:^|/)\.claude(?:/settings(?:\.local)?\.json|/hooks(?:/.*)?)?$|(?:^|/)\.mcp\.json$|^/\.claude\.json$"
 )
+# GnuPG's daemons' settings, read by the user's gpg-agent, scdaemon and dirmngr, which run outside any
+# container (socket-started at the first gpg): gpg-agent.conf's `pinentry-program` and `scdaemon-program`,
+# dirmngr.conf's `ldap-wrapper-program`, scdaemon.conf's card-reader library (red team, 2026-12-05: a
+# pinentry-program written, then `gpg-connect-agent reloadagent`, ran outside and lived past a pause).
+# By name in any folder (GNUPGHOME may name any), and ~/.gnupg itself or a name there an expansion decides.
+_GNUPG_RUNS_FROM = re.compile(r"(?:^|/)(?:gpg-agent|scdaemon|dirmngr)\.conf$|^/\.gnupg(?:/[^/]*\*[^/]*)?$")
 
 
 # ssh's files in the home folder that start programs or let someone in, outside any container: the
@@ -732,6 +738,10 @@ class _Analyzer:
             self.add(D, "writes {source}: a file Claude Code runs programs from",
                      N_("Changes {source}, which Claude Code reads to run programs"),
                      source=_snip(w.source))  # fmt: skip
+        if writes and (_GNUPG_RUNS_FROM.search(tail) or _GNUPG_RUNS_FROM.search(real)):
+            self.add(D, "writes {source}: GnuPG's agent starts the programs it names, outside Cowork Terminal's watch",
+                     N_("Changes {source}, from which GnuPG's agent starts programs outside Cowork Terminal's watch"),
+                     source=_snip(w.source), danger=Danger.OUTSIDE_WATCH)  # fmt: skip
         if writes and (_ssh_pattern(tail, w.glob) or _ssh_file(real, self.home, self.report)):
             self.add(D, "writes {source}: ssh reads it to run programs or to let others log in",
                      N_("Changes {source}, which ssh reads to run programs or let others log in"),

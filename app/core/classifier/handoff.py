@@ -1,6 +1,6 @@
 """Commands that ask another service to start a program later or elsewhere: systemd, D-Bus, cron,
 at, launchd, the Windows task scheduler, ssh to this same machine, daemons that run programs (pm2,
-watchman, incron, supervisord, a Jupyter kernel), Homebrew's and Shortcuts' (issue 21).
+watchman, incron, supervisord, a Jupyter kernel, GnuPG's agent), Homebrew's and Shortcuts' (issue 21).
 
 What they start is not a child of the command, so Cowork Terminal (and its container) can neither
 see, pause nor stop it: each is held, in plain words. Read-only uses (listing jobs) stay safe, and
@@ -264,4 +264,57 @@ def cmd_supervisorctl(
     sub, _ = subcommand(ctx, name, args, _SUPERVISOR_VALUES)
     if sub is None or sub in _SUPERVISOR_STARTS or (sub == "" and stdin is not None):
         hands_off(ctx, f"{name} {_snip(sub or '')}".strip())
+    ctx.as_unknown_program(name, args, depth, noted=False)
+
+
+# gpg-connect-agent's options that take a value
+_AGENT_VALUES = frozenset({"-S", "--raw-socket", "-T", "--tcp-socket", "-r", "--run", "--homedir", "--agent-program",
+                           "--dirmngr-program", "--keyboxd-program", "--chuid"})  # fmt: skip
+# What gpg-connect-agent may send and still only read: its own `/bye` and `/echo` (case matters: `/BYE` is
+# unknown to it, and it reads on), and the agent's BYE, NOP, HELP, GETINFO (any case).
+_AGENT_READS = re.compile(r"\s*(?:/bye|/echo(?:\s.*)?|(?i:bye|nop|help|getinfo(?:\s+[\w-]+)?))\s*")
+
+
+def _long_option(option: str, names: tuple[str, ...]) -> bool:
+    """Whether `option` is one of `names` by any prefix past `--x`, as GnuPG's parser takes it (`--rel`)."""
+    given = option.split("=", 1)[0]
+    return given.startswith("--") and len(given) > 3 and any(n.startswith(given) for n in names)
+
+
+def cmd_gpg_connect_agent(
+    ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int
+) -> None:
+    """The user's gpg-agent (or dirmngr), a daemon outside the container, does what it is sent:
+    `reloadagent` has it read a gpg-agent.conf whose `pinentry-program` it starts at the next
+    passphrase asked (red team, 2026-12-05: it ran outside, and lived on past a pause). Held unless
+    each command, given as a word or, without a `/bye` word, read from the input, only reads; and
+    with `-E` (its words are a server's command line) or `-r FILE` (commands from a file)."""
+    may_write(ctx, args)
+    options, _ = _split_options(args, _AGENT_VALUES)
+    runs = any(
+        _long_option(v, ("--exec", "--run")) if v.startswith("--") else bool({"E", "r"} & set(v[1:]))
+        for v in (o.value or "" for o in options)
+    )
+    lines: list[str | None] = [c.value for c in _operands(args, _AGENT_VALUES)]  # an expansion: None
+    if "/bye" not in lines and stdin is not None:  # it reads its input after its words
+        lines += stdin.text.splitlines() if stdin.kind == "text" else [None]
+    if runs or not all(line is not None and _AGENT_READS.fullmatch(line) for line in lines):
+        hands_off(ctx, name)
+    ctx.as_unknown_program(name, args, depth, noted=False)
+
+
+# gpgconf's commands that start a daemon outside the container or have it read its settings again
+# (`--reload`, `--launch`), or that rewrite those settings (`--change-options`, `--apply-*`); not
+# `--kill`, which only ends one.
+_GPGCONF_STARTS = ("--reload", "--launch", "--change-options", "--apply-defaults", "--apply-profile")
+
+
+def cmd_gpgconf(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """gpgconf manages GnuPG's daemons: held where it may start one or change what one starts."""
+    may_write(ctx, args)
+    for a in args:
+        value = a.value
+        if value is None or _long_option(value, _GPGCONF_STARTS) or (value[:1] == "-" != value[1:2] and "R" in value):
+            hands_off(ctx, f"{name} {_snip(a.source)}")  # an expansion may be any of them
+            break
     ctx.as_unknown_program(name, args, depth, noted=False)

@@ -196,6 +196,8 @@ RULES: dict[str, Rule] = {
     "dbus-send": handoff.cmd_dbus_send,
     "qdbus": handoff.cmd_dbus_send,
     "crontab": handoff.cmd_crontab,
+    "gpg-connect-agent": handoff.cmd_gpg_connect_agent,
+    "gpgconf": handoff.cmd_gpgconf,
     "at": handoff.cmd_at,
     "batch": handoff.cmd_at,
     "atq": handoff.cmd_at,

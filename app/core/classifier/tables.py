@@ -358,14 +358,15 @@ _SPECIAL_VARIABLES = frozenset(
 # /x/.gitconfig, `RUSTUP_TOOLCHAIN=/x cargo --version` runs /x/bin/cargo), and where `cd NAME` leads:
 # then the project settings read where the command runs (project_settings) are not the ones used. git's
 # work tree and index decide which submodules it runs git in (`GIT_WORK_TREE=../wt git status` ran the
-# monitor of ../wt/vendor/.git's repository: a review, 2026-12-05). commands/pins.PICKS_FOLDERS holds
-# the same git places for a request's environment.
+# monitor of ../wt/vendor/.git's repository: a review, 2026-12-05). GNUPGHOME: the gpg-agent.conf whose
+# programs the agent starts (red team, 2026-12-05). commands/pins.PICKS_FOLDERS holds the same git places
+# and GNUPGHOME for a request's environment.
 GIT_PLACES = (
     "COMMON_DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|NAMESPACE|CEILING_DIRECTORIES"
 )
 _MOVES_SETTINGS = re.compile(
     rf"HOME|CDPATH|XDG_CONFIG_HOME|GIT_(?:{GIT_PLACES})|CARGO|CARGO_(?:HOME|BUILD_\w+|TARGET_\w+|HOST_\w+|REGISTR\w+"
-    r"|CREDENTIAL\w*)|RUSTUP_\w+|RUSTC\w*|RUSTDOC\w*|YARN_RC_FILENAME"
+    r"|CREDENTIAL\w*)|RUSTUP_\w+|RUSTC\w*|RUSTDOC\w*|YARN_RC_FILENAME|GNUPGHOME"
 )
 
 

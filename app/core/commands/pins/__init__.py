@@ -56,8 +56,9 @@ SHOWN_ENV = re.compile(r"^(PATH|HOME|CDPATH|TMPDIR|SHELL|EDITOR|VISUAL|PAGER|MAN
 # is found on the PATH as before (red team, 2026-12-04: a planted `ls` first on a PATH ran unasked).
 # Any case: Windows' `Path` is the PATH.
 PICKS_FOLDERS = re.compile(
-    # curl's CURL_HOME and Windows' homes too: a .curlrc there may send curl to a daemon's socket
-    rf"^(PATH|HOME|CDPATH|XDG_.+|CURL_HOME|USERPROFILE|APPDATA|LOCALAPPDATA|GIT_(?:DIR|{GIT_PLACES}))$",
+    # curl's CURL_HOME and Windows' homes too: a .curlrc there may send curl to a daemon's socket; GNUPGHOME,
+    # whose gpg-agent.conf names the programs the user's agent starts outside (red team, 2026-12-05)
+    rf"^(PATH|HOME|CDPATH|XDG_.+|CURL_HOME|GNUPGHOME|USERPROFILE|APPDATA|LOCALAPPDATA|GIT_(?:DIR|{GIT_PLACES}))$",
     re.I,
 )
 
