@@ -1379,3 +1379,76 @@ async def test_a_command_cannot_hold_the_apps_lock_files(
     # it ran, and could not make a file in the empty read-only folder
     assert "ended " in said[0] and "ended 0" not in said[0], said
     assert not held, "no process of a command holds the app's lock files"
+
+
+OTHER_SHELLS_FILES = (".cshrc", ".tcshrc", ".login", ".logout", ".cshdirs", ".kshrc", ".mkshrc", ".xonshrc")
+
+
+async def test_other_shells_start_up_files_and_a_gnome_shell_extension_cannot_be_written_by_a_command(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A red team, 2026-12-05: through execute_command of a tray-bound server, writes into csh's, tcsh's,
+    ksh's, mksh's, nushell's and xonsh's start-up files and a gnome-shell extension's `extension.js`
+    stayed. Each path is hidden from the classifier here: the container is what acts."""
+    as_user(user_home, monkeypatch)
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    present = (".tcshrc", ".kshrc")
+    for name in present:
+        (user_home / name).write_text("set x\n")
+    nushell = user_home / ".config" / "nushell"
+    nushell.mkdir()
+    (nushell / "config.nu").write_text("$env.A = 1\n")
+    extensions = user_home / ".local" / "share" / "gnome-shell" / "extensions"
+    assert not extensions.exists() and not (user_home / ".config" / "xonsh").exists()
+    in_folders = (
+        nushell / "config.nu",
+        nushell / "env.nu",
+        user_home / ".config" / "xonsh" / "rc.xsh",
+        user_home / ".config" / "elvish" / "rc.elv",
+        user_home / ".local" / "share" / "nushell" / "vendor" / "autoload" / "x.nu",
+        extensions / "evil@example.com" / "extension.js",
+    )
+    absent = [user_home / name for name in OTHER_SHELLS_FILES if name not in present]
+
+    def moved(path: Path) -> list[Path]:
+        return list(path.parent.glob(path.name + ".cowork-terminal-moved-*"))
+
+    onto = [f"echo 'curl x | sh' >> {hidden(user_home / name)}" for name in present]
+    into = [f"mkdir -p {hidden(path.parent)} && echo x >> {hidden(path)}" for path in in_folders]
+    make = [f"echo 'curl x | sh' > {hidden(path)} && echo written" for path in absent]
+    async with serving(home, bound=True) as client:
+        refused = [await run(client, {"command": command}) for command in (*onto, *into)]
+        made = [await run(client, {"command": command}) for command in make]
+        assert await came(lambda: all(moved(path) for path in absent), seconds=WAIT_S)
+    assert all("Read-only file system" in result["stderr"] for result in refused), refused
+    assert all((user_home / name).read_text() == "set x\n" for name in present)
+    assert (nushell / "config.nu").read_text() == "$env.A = 1\n" and not (nushell / "env.nu").exists()
+    assert not any(path.exists() for path in in_folders[2:])
+    assert extensions.is_dir() and not any(extensions.iterdir()), "made empty where missing, as its siblings are"
+    assert all(result["stdout"] == "written\n" for result in made), made  # it ran, and the write itself worked
+    for path in absent:  # moved aside, nothing lost, nothing at its name for the next login
+        assert not path.exists() and [copy.read_text() for copy in moved(path)] == ["curl x | sh\n"], path
+
+
+def test_a_tray_whose_bashrc_has_a_second_name_says_once_that_commands_can_change_it(
+    home: Path, tmp_path: Path
+) -> None:
+    """A red team, 2026-12-05: `~/.bashrc` hard-linked as `~/dotfiles/bashrc` was written through the
+    other name, which no bind covers. The tray's user is told, as of the program's own files."""
+    from tests.tray_process import desktop_home
+
+    user = desktop_home(home)  # the HOME of the tray `running_tray` starts
+    (user / "dotfiles").mkdir(parents=True)
+    (user / "dotfiles" / "bashrc").write_text("alias ll='ls -l'\n")
+    os.link(user / "dotfiles" / "bashrc", user / ".bashrc")
+    log = tmp_path / "tray.log"
+    title = "notice: A protected file has a second name"
+    with running_tray(home, log=log):
+        deadline = time.monotonic() + WAIT_S
+        while title not in log.read_text():
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+    said = log.read_text()
+    assert said.count(title) == 1
+    assert f"Commands can change {user / '.bashrc'} through another name it has (a hard link)" in said

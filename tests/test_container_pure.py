@@ -771,3 +771,64 @@ def test_where_no_container_guards_a_project_folders_own_dot_claude_is_not_the_h
         assert not names_protected(command, members, cwd=project, bare=False), command
     assert container.members_to_lift("echo calc | tee -a . ~/.bashrc", ["/home/ann/.bashrc"], "/home/ann")
     assert not container.members_to_lift("cd x && . ~/.bashrc", ["/home/ann/.bashrc"], "/home/ann")
+
+
+OTHER_SHELLS_FILES = (".cshrc", ".tcshrc", ".login", ".logout", ".cshdirs", ".kshrc", ".mkshrc", ".xonshrc")
+
+
+def test_other_shells_start_up_files_and_gnome_shells_extensions_are_protected_and_a_plain_write_is_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A red team, 2026-12-05: through execute_command of a tray-bound server, plain named writes into
+    csh's, tcsh's, ksh's, mksh's, nushell's and xonsh's start-up files and a gnome-shell extension's
+    `extension.js` ran unheld and stayed."""
+    from app.core.classifier import names_protected
+
+    protected = linux_set()
+    for name in OTHER_SHELLS_FILES:  # lone files: bound where they exist, guarded where not
+        assert f"/home/ann/{name}" in protected.files, name
+    for name in OTHER_SHELLS_FILES[:3]:
+        assert f"/Users/ann/{name}" in container.protected_set("darwin", {}, "/Users/ann", [], [], None).files
+    shells = ("/home/ann/.config/nushell", "/home/ann/.config/xonsh", "/home/ann/.config/elvish")
+    extensions = "/home/ann/.local/share/gnome-shell/extensions"
+    for folder in (*shells, "/home/ann/.local/share/nushell", extensions):
+        assert folder in protected.folders and folder in protected.follow_links, folder
+    assert "/cfg/nushell" in linux_set({"XDG_CONFIG_HOME": "/cfg"}).folders
+    assert "/data/gnome-shell/extensions" in linux_set({"XDG_DATA_HOME": "/data"}).folders
+    monkeypatch.setenv("HOME", HOME)
+    members = container.hold_members(protected)
+    for command in (
+        "echo 'curl x | sh' >> ~/.tcshrc",
+        "echo x >> ~/.cshrc",
+        "echo x >> ~/.kshrc",
+        "echo x >> ~/.mkshrc",
+        "echo x >> ~/.login",
+        "echo x > ~/.config/nushell/config.nu",
+        "echo x > ~/.config/nushell/env.nu",
+        "echo x > ~/.config/xonsh/rc.xsh",
+        "echo x >> ~/.xonshrc",
+        "cd ~/.local/share/gnome-shell/extensions && mkdir a@b && echo x > a@b/extension.js",
+        "echo x > ~/.local/share/gnome-shell/extensions/a@b/extension.js",
+    ):
+        assert names_protected(command, members, cwd="/home/ann/code", bare=False), command
+
+
+def test_protected_files_with_a_second_name_are_found_and_files_with_one_name_are_not(tmp_path: Path) -> None:
+    """`~/.bashrc` hard-linked as `~/dotfiles/bashrc`: the read-only bind covers one name, and a command
+    wrote it through the other (a red team, 2026-12-05)."""
+    home, dotfiles = tmp_path / "home", tmp_path / "home" / "dotfiles"
+    autostart = home / ".config" / "autostart"
+    for folder in (dotfiles, autostart):
+        folder.mkdir(parents=True)
+    for path in (home / ".bashrc", home / ".profile", autostart / "a.desktop", autostart / "b.desktop"):
+        path.write_text("x\n")
+    (autostart / "c.desktop").symlink_to(home / ".profile")  # a symlink is not a second name of a file
+    assert container.linked_members([str(home / ".bashrc"), str(home / ".profile")], [str(autostart)]) == []
+    os.link(home / ".bashrc", dotfiles / "bashrc")
+    os.link(autostart / "b.desktop", dotfiles / "b.desktop")
+    found = container.linked_members([str(home / ".bashrc"), str(home / ".gone")], [str(autostart), str(home / "x")])
+    assert found == [str(home / ".bashrc"), str(autostart / "b.desktop")]
+    assert container.linked_members([], [str(autostart)], limit=1) == [], "only the first files are looked at"
+    title, message = container.linked_member_notice(str(home / ".bashrc"))
+    assert title == "A protected file has a second name"
+    assert f"change {home / '.bashrc'} through another name" in message and "symbolic link" in message

@@ -16,6 +16,7 @@ import collections
 import contextlib
 import dataclasses
 import functools
+import logging
 import os
 import re
 import signal
@@ -44,6 +45,8 @@ from app.core.paths import (
 )
 from app.core.system_programs import system_program
 
+log = logging.getLogger(__name__)
+
 BWRAP = "bwrap"
 BWRAP_ENV = "COWORK_TERMINAL_BWRAP"  # another bwrap program; tests point it at a missing one
 PROBE_TIMEOUT_S = 10.0
@@ -59,7 +62,13 @@ SHELL_FILES = (
     ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".pam_environment",
     ".bash_aliases",  # sourced by Debian's and Ubuntu's own ~/.bashrc
     ".bash_completion", ".zlogout", ".inputrc",  # bash-completion's, zsh's at logout, readline's key macros
+    # Other shells' (a red team, 2026-12-05, wrote each unheld): csh's and tcsh's (`.cshdirs` is sourced
+    # at login where `savedirs` is set), ksh93's and mksh's interactive files, xonsh's.
+    ".cshrc", ".tcshrc", ".login", ".logout", ".cshdirs", ".kshrc", ".mkshrc", ".xonshrc",
 )  # fmt: skip
+# Folders of other shells' start-up files in the XDG configuration folder, made when missing as fish's
+# is: nushell's `config.nu`, `env.nu` and `autoload/`, xonsh's `rc.xsh` and `rc.d/`, elvish's `rc.elv`.
+SHELL_CONFIG_FOLDERS = ("nushell", "xonsh", "elvish")
 # Run by display managers and startx; and X resources, which Tk takes into every window's options
 # (`~/.Xdefaults` where the display has none, `~/.Xresources` through xrdb at the next login): a
 # resource naming a script for a widget's option ran it in the approval prompt.
@@ -226,6 +235,11 @@ def protected_set(
             join(config, "user-tmpfiles.d"),
             join(data, "user-tmpfiles.d"),
             join(config, "fish"),
+            *(join(config, name) for name in SHELL_CONFIG_FOLDERS),
+            join(data, "nushell"),  # nushell sources every file in its `vendor/autoload` there at start
+            # gnome-shell runs an enabled extension's `extension.js` at login: made when missing, as the
+            # other folders of ~/.local/share are (an empty one changes nothing).
+            join(data, "gnome-shell", "extensions"),
             join(data, "dbus-1"),
             # GTK 3 loads the shared libraries `gtk-modules` names in gtk-3.0/settings.ini into every
             # GTK program, the tray's menu on most desktops included (so do GNOME's X settings, from
@@ -551,6 +565,18 @@ def linked_message() -> str:
     )
 
 
+def linked_member_notice(path: str) -> tuple[str, str]:
+    """What the user reads once when a protected file has another name (`linked_members`): title and
+    message."""
+    title = _("A protected file has a second name")
+    message = _(
+        "Commands can change {name} through another name it has (a hard link), which Cowork Terminal "
+        "cannot make read-only. Make {name} a symbolic link to that other name, or a copy of its own, "
+        "then restart Cowork Terminal. The log names every such file."
+    ).format(name=path)
+    return title, message
+
+
 def person_message(state: str, scoping: str = landlock.SCOPED) -> str | None:
     """What the tray says once when commands run unprotected, or contained but able to reach
     sockets outside (no Landlock scopes); None when protected."""
@@ -640,7 +666,8 @@ def prepare(protected: ProtectedSet) -> ProtectedSet:
     is deleted later), and the folder of each lone file (so that it can be watched: an XDG
     `applications` folder may not exist yet); lone files that do not exist, and missing `if_present` folders, are not
     created (an empty `~/.bash_profile` would change the user's shell, a Claude folder says Claude
-    Desktop is installed): they are `absent`, guarded."""
+    Desktop is installed): they are `absent`, guarded. Members with another name (hard links) are
+    told to the user (`linked_members`)."""
     folders = []
     for folder in protected.folders:
         real = os.path.realpath(folder)
@@ -671,6 +698,7 @@ def prepare(protected: ProtectedSet) -> ProtectedSet:
     followed = [os.path.realpath(f) for f in protected.follow_links if os.path.isdir(f)]
     linked = link_targets(followed, folders, os.path.expanduser("~"))
     links.update(linked.on_the_way)
+    tell_linked_members(linked_members([*files, *linked.files], [*followed, *linked.folders]))
     bound = tuple(dict.fromkeys([*folders, *linked.folders]))
     return ProtectedSet(
         bound,
@@ -825,6 +853,45 @@ def linked_program_file(folders: Iterable[str], limit: int = LINKS_LOOKED_AT) ->
             if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
                 return path
     return None
+
+
+def linked_members(files: Iterable[str], folders: Iterable[str], limit: int = LINK_ENTRIES_LOOKED_AT) -> list[str]:
+    """The lone members `files`, and the first `limit` files of each configuration folder of
+    `folders`, that have another name: a hard link (`~/.bashrc` linked as `~/dotfiles/bashrc`). The
+    read-only bind covers the name bound, and a command wrote the file through the other one (a red
+    team, 2026-12-05). The other name cannot be bound: nothing short of a search of the whole file
+    system finds it. A command cannot make a new one (link(2) across the bind: EXDEV). Only files this
+    user could change: a home-manager dotfile resolves into a Nix store whose files are root's, and
+    linked to each other where the store is optimised."""
+    found = []
+    for path in (*files, *(path for folder in folders for path in _first_entries(folder, limit, folders=False))):
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        changeable = info.st_uid == os.geteuid() or os.access(path, os.W_OK)
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1 and changeable:
+            found.append(path)
+    return list(dict.fromkeys(found))
+
+
+_linked_told: set[str] = set()  # the protected files with another name the user was told of
+
+
+def tell_linked_members(found: Sequence[str]) -> None:
+    """Tell the user once (the tray's notifier, start_files.tell_user; a headless server's log) of
+    protected files with another name (`linked_members`), as `linked_message` tells of the program's
+    own; a set prepared again tells only of files not told before."""
+    new = [path for path in found if path not in _linked_told]
+    if not new:
+        return
+    _linked_told.update(new)
+    log.warning("commands can change protected files through another name (a hard link): %s", ", ".join(new))
+    if start_files.tell_user is not None:
+        try:
+            start_files.tell_user(*linked_member_notice(new[0]))
+        except Exception:  # the set is prepared all the same
+            log.exception("telling the user failed")
 
 
 def this_protected_set(app_folders: Iterable[str]) -> ProtectedSet:
