@@ -53,7 +53,10 @@ def set_pause(paused: bool) -> int:
     if paused:
 
         def without_tray(journal: Journal) -> str:
-            journal.set_paused(True)
+            # Also run after a tray that could not be verified paused: its write is not written again,
+            # which that tray would report as another program's change.
+            if not journal.is_paused():
+                journal.set_paused(True)
             return _(PAUSED_NOTE)
 
         try:
