@@ -23,6 +23,7 @@ import pytest
 
 from app.core.authority.hub import Hub
 from app.core.channel.client import current_tray_state
+from app.core.commands.pins import picks_programs
 from app.core.execution import container
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
@@ -367,3 +368,61 @@ async def test_git_config_in_the_environment_would_run_hidden_code_and_is_refuse
         refused = await run(client, {"command": "git status", "cwd": str(tmp_path / "repo"), "env": env})
     assert "`env` may not set GIT_CONFIG" in refused["error"], refused
     assert not marker.exists()
+
+
+RUNS_SH = "unixexec:path=/bin/sh,argv0=sh,argv1=-c,argv2=rm%20-rf%20VICTIM"  # a bus address that runs sh
+
+
+@pytest.mark.parametrize(
+    ("command", "key", "value"),
+    [
+        ("systemctl --user is-active foo", "DBUS_SESSION_BUS_ADDRESS", RUNS_SH),
+        ("busctl list", "DBUS_SYSTEM_BUS_ADDRESS", RUNS_SH),
+        ("tar cf x.tar --files-from /dev/null && tar tf x.tar", "TAR_OPTIONS",
+         "--checkpoint=1 --checkpoint-action=exec='rm -rf VICTIM'"),
+        ("vim -es -c q", "VIMINIT", ":!rm -rf VICTIM"),
+        ("less /etc/hostname", "LESS", "+!rm -rf VICTIM"),
+        ("psql --version", "PSQLRC", "/tmp/evil.psqlrc"),
+    ],
+    ids=["a session bus running a program", "a system bus", "tar's checkpoint action", "vim", "less", "psql"],
+)  # fmt: skip
+async def test_environment_that_runs_code_under_a_harmless_command_is_refused(
+    home: Path, tmp_path: Path, command: str, key: str, value: str
+) -> None:
+    """A red team, 2026-12-05: `systemctl --user is-active foo` judged safe deleted a folder through the
+    bus address the model sent, and the journal, which never keeps env values, could not show it."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    async with serving(home) as client:
+        refused = await run(
+            client, {"command": command, "cwd": str(tmp_path), "env": {key: value.replace("VICTIM", str(victim))}}
+        )
+    assert f"`env` may not set {key}" in refused["error"], refused
+    assert victim.exists()
+
+
+async def test_an_editor_given_as_a_command_line_waits_and_the_prompt_shows_it(
+    home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
+) -> None:
+    """`git commit` runs $EDITOR through the shell: `EDITOR='rm -rf ~'` was not held (only an editor
+    named by its path was). An editor's bare name still runs unasked."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    editor = f"rm -rf {victim}; true"
+    async with serving(home, bound=True) as held, anyio.create_task_group() as group:
+        outcome: dict = {}
+
+        async def ask() -> None:
+            outcome.update(
+                await run(held, {"command": "git commit --allow-empty -q", "cwd": str(repo), "env": {"EDITOR": editor}})
+            )
+
+        group.start_soon(ask)
+        await held_by(hub)
+        [shown] = holds_shown(hub)
+        assert f"EDITOR={editor}" in shown["env_shown"], shown
+        deny(hub, shown["id"])
+    assert "The user denied this command" in outcome["error"] and victim.exists()
+    assert not picks_programs("EDITOR", "vim") and picks_programs("EDITOR", "code --wait")

@@ -99,7 +99,8 @@ def test_every_environment_value_is_shown_cut_when_long_and_masked_when_its_name
         ("EDITOR", "C:\\evil\\vim.exe", True),
         ("SSH_ASKPASS", "/tmp/d/pass", True),
         ("PAGER", "cat", False),  # found on the PATH, as before
-        ("VISUAL", "code --wait", False),
+        ("VISUAL", "code --wait", True),  # a command line, run through the shell: `rm -rf ~` would be one
+        ("VISUAL", "code", False),
         ("CDPATH", "", False),  # only turns it off
         ("TMPDIR", "/tmp/build", False),
         ("GIT_TRACE_PACKET", "/tmp/trace", False),
@@ -344,3 +345,19 @@ def test_the_hooks_of_the_template_git_init_or_clone_copies_are_pinned(
     absent = "pre-commit" if "commit" in command else "reference-transaction"
     (template / "hooks" / absent).write_text("#!/bin/sh\nrm -rf ~\n")
     assert changed_since(pin, env) == f"the script {template / 'hooks' / absent} changed after the user was asked"
+
+
+def test_every_variable_the_classifier_takes_for_code_is_refused_in_env_or_waits_for_the_user() -> None:
+    """The model's `env` and the classifier read the same variables (a red team, 2026-12-05, found
+    TAR_OPTIONS, VIMINIT, LESS and PSQLRC judged code on the command line, passed unasked in `env`)."""
+    from app.core.classifier import tables
+    from app.core.commands.pins import NAMES_PROGRAM
+    from app.core.commands.request import CODE_IN_ENVIRONMENT
+
+    code = {*tables._CODE_VARIABLES, *tables._SCRIPT_VARIABLES, *tables._PROMPTS, *tables._VIM_INIT_VARIABLES}
+    code |= {*tables._SETTINGS_FILES, "TAR_OPTIONS"}
+    for name in sorted(code):
+        assert tables.is_code_variable(name), name
+        refused = CODE_IN_ENVIRONMENT.match(name) is not None
+        waits = picks_programs(name, "/x") and (NAMES_PROGRAM.match(name) is None or picks_programs(name, "x y"))
+        assert refused or waits, name

@@ -42,7 +42,13 @@ CODE_IN_ENVIRONMENT = re.compile(
     r"|LESSKEY.*|OPENSSL_CONF.*|OPENSSL_MODULES|OPENSSL_ENGINES|GLIBC_TUNABLES"
     r"|GTK_MODULES|GTK_PATH|GIO_EXTRA_MODULES|GIO_MODULE_DIR|QT_PLUGIN_PATH|QT_QPA_PLATFORM_PLUGIN_PATH"
     r"|GST_PLUGIN.*|YARN_YARN_PATH"
-    r"|NPM_CONFIG_(?:SCRIPT_SHELL|NODE_OPTIONS|USERCONFIG|GLOBALCONFIG|ONLOAD_SCRIPT|INIT_MODULE))$",
+    r"|NPM_CONFIG_(?:SCRIPT_SHELL|NODE_OPTIONS|USERCONFIG|GLOBALCONFIG|ONLOAD_SCRIPT|INIT_MODULE)"
+    # Red team, 2026-12-05: tar's `--checkpoint-action=exec`, vim's and ex's start-up commands, less's
+    # `+!` commands, psql's and mysql's settings files, bash's prompts; and the message buses' addresses,
+    # whose `unixexec:` runs a program (under a harmless `systemctl --user is-active x`). Every variable
+    # the classifier takes for code (tables.is_code_variable) is here, or picks programs (pins).
+    r"|TAR_OPTIONS|VIMINIT|EXINIT|GVIMINIT|LESS|PSQLRC|MYSQL_HOME|PS[0-4]"
+    r"|DBUS_(?:SESSION|SYSTEM|STARTER)_BUS_ADDRESS)$",
     re.I,
 )
 

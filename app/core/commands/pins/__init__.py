@@ -65,6 +65,9 @@ PICKS_FOLDERS = re.compile(
 NAMES_PROGRAM = re.compile(r"^(SHELL|EDITOR|VISUAL|PAGER|MANPAGER|.*_ASKPASS)$", re.I)
 
 BY_PATH = re.compile(r"[/\\]|^[A-Za-z]:")  # a program named by its path, POSIX or Windows
+# A program's bare name: anything else in EDITOR or PAGER is a command line that a program runs through
+# the shell (`EDITOR='rm -rf ~' git commit`: a red team, 2026-12-05).
+BARE_NAME = re.compile(r"[\w.+-]+")
 
 SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|PASS$|CREDENTIAL|API_?KEY|PRIVATE|AUTH|COOKIE|SESSION)", re.I)
 
@@ -124,9 +127,9 @@ def folder_identity(folder: str) -> tuple[int, int]:
 
 
 def shown_value(key: str, value: str) -> str:
-    """An environment value as the prompt shows it: masked when its name says it is a secret, cut
-    when long (saying how long it is)."""
-    if SECRET_NAME.search(key) and not SHOWN_ENV.match(key):
+    """An environment value as the prompt shows it: masked when its name says it is a secret, unless
+    it picks a program (the user decides on what it runs), cut when long (saying how long it is)."""
+    if SECRET_NAME.search(key) and not SHOWN_ENV.match(key) and not picks_programs(key, value):
         return MASKED
     if len(value) <= SHOWN_VALUE_CHARS:
         return value
@@ -186,4 +189,4 @@ def picks_programs(key: str, value: str) -> bool:
     file a command uses, so the command waits for the user, who is shown its value."""
     if PICKS_FOLDERS.match(key):
         return value != "" or key.upper() != "CDPATH"  # an empty CDPATH only turns it off
-    return bool(NAMES_PROGRAM.match(key)) and bool(BY_PATH.search(value))
+    return bool(NAMES_PROGRAM.match(key)) and (bool(BY_PATH.search(value)) or not BARE_NAME.fullmatch(value or "x"))
