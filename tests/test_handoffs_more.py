@@ -237,3 +237,13 @@ def test_running_reading_or_ending_git_maintenance_keeps_its_tier(command: str) 
 def test_a_git_setting_whose_name_only_bash_knows_is_held(command: str) -> None:
     result = classify(command, cwd=PROJECT)
     assert result.tier is Tier.DESTRUCTIVE and "cannot tell what runs: git config sets" in result.reasons[0], result
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["DBUS_SESSION_BUS_ADDRESS=unixexec:path=/bin/sh,argv1=-c,argv2=rm%20-rf%20x systemctl --user is-active a",
+     "export DBUS_SYSTEM_BUS_ADDRESS=\"$X\"; busctl list", "env DBUS_STARTER_BUS_ADDRESS=unixexec:path=/bin/sh true"],
+)  # fmt: skip
+def test_a_message_bus_address_that_runs_a_program_is_held(command: str) -> None:
+    result = classify(command, cwd=PROJECT)
+    assert result.tier is Tier.DESTRUCTIVE and "names a program to run as the message bus" in result.reasons[0], result

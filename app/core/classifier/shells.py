@@ -587,6 +587,13 @@ def other_settings(ctx: Analysis, name: str, value: _Word) -> None:
     elif name == "NODE_OPTIONS":  # `--require ./tracing.js`: the module it preloads, read as a script is
         for module in _NODE_LOADS.findall(value.source):
             run_script(ctx, "node", _Word(module, module, module), "program")
+    elif _BUS_ADDRESS.fullmatch(name) and (literal is None or "unixexec" in literal.lower()):
+        # D-Bus's `unixexec:` address runs the program it names to reach the bus (a red team, 2026-12-05:
+        # `systemctl --user is-active x` ran `rm -rf`), each argument %-escaped: not read here.
+        ctx.add(D, "cannot tell what runs: {value} names a program to run as the message bus", value=name)
+
+
+_BUS_ADDRESS = re.compile(r"DBUS_(?:SESSION|SYSTEM|STARTER)_BUS_ADDRESS")
 
 
 # a module of the folder's (`--require ./x.js`); a package's name (`--import tsx`) is installed software
