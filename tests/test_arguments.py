@@ -207,3 +207,21 @@ async def test_a_refused_five_megabyte_command_reaches_the_trays_journal_bounded
     assert [len(r.command) < REFUSED_TEXT_KEEP_CHARS + 200 for r in refused] == [True]
     assert "of 5,000,005 bytes kept" in refused[0].command
     assert rows(home)[0].command == "echo still bound" and rows(home)[0].status is Status.FINISHED
+
+
+@pytest.mark.parametrize("depth", [600, 1000, 5000])
+def test_a_lone_surrogate_in_a_line_nested_past_pythons_stack_neither_wedges_nor_ends_the_server(
+    home: Path, depth: int
+) -> None:
+    """A red team, 2026-12-05: repairing such a line raised RecursionError, uncaught: at 600 arrays
+    deep the server never answered again, at 1,000 it exited."""
+    server = RawServer(home, "--headless")
+    try:
+        server.initialize()
+        nested = "[" * depth + "]" * depth
+        server.send_call("execute_command", f'{{"command": "echo {LONE}", "x": {nested}}}')
+        answer = server.call("execute_command", '{"command": "echo alive"}')
+        assert answer is not None and json.loads(answer)["stdout"] == "alive\n", answer
+        assert server.wait(0.1) is None, "the server lives on"
+    finally:
+        server.close()

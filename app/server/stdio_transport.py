@@ -110,12 +110,11 @@ def repair_line(line: str) -> SessionMessage | None:
     """The message of a line the SDK rejected only for its lone surrogates, marked; else None."""
     if not SURROGATE_ESCAPE.search(line):
         return None
-    try:
-        data = json.loads(line)
-    except ValueError:
-        return None
     found: list[str] = []
-    cleaned = _clean(data, (), found)
+    try:
+        cleaned = _clean(json.loads(line), (), found)
+    except (ValueError, RecursionError):  # nested past Python's stack (a red team: 600 arrays deep wedged
+        return None  # the server, 1,000 ended it): the SDK's own answer to a line it cannot read stands
     if not found:
         return None
     params = cleaned.get("params") if isinstance(cleaned, dict) else None
