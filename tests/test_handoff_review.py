@@ -111,6 +111,19 @@ def test_writing_a_system_file_after_a_cd_is_held(project: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    "target",
+    ["/usr/share/tcltk/tk8.6/tk.tcl", "/usr/share/tcl8.6/init.tcl", "/usr/share/perl5/Foo.pm",
+     "/usr/local/share/tcltk/x.tcl", "/var/spool/cron/crontabs/root", "/run/systemd/system/x.service"],
+)  # fmt: skip
+def test_writing_code_the_system_loads_from_share_or_runs_from_a_spool_is_held(project: Path, target: str) -> None:
+    """As root (a red team, 2026-12-05): a line appended to Tk's library made the approval prompt,
+    whose Tk sources it, allow every hold by itself; cron runs its spool's lines outside."""
+    result = classify(f"cat payload >> {target}", cwd=str(project))
+    assert result.tier is Tier.DESTRUCTIVE and "changes the system's own files" in result.reasons[0], result
+    assert classify("cp notes.txt /usr/share/doc/notes.txt", cwd=str(project)).tier is Tier.MODERATE
+
+
+@pytest.mark.parametrize(
     "command",
     [
         "multipass transfer vm:x ./run.sh && ./run.sh",

@@ -250,8 +250,13 @@ def _assigned_names(name: str, args: list[_Word]) -> list[_Word]:
 
 # The system's own files: written by a command of an app run as root, what they name runs outside the
 # container (`/etc/ld.so.preload` in the next bwrap, `kernel.core_pattern` at the next crash: red team).
+# Also the code other programs load from /usr/share (Tcl/Tk's library, which the approval prompt's Tk
+# sources: a red team, 2026-12-05, made it allow every hold; Perl's modules), /usr/local/share, cron's
+# spool and systemd's runtime units.
 _SYSTEM_FILES = re.compile(
-    r"/(?:etc|boot|proc/sys|sys|lib\w*|bin|sbin|usr/(?:local/)?(?:bin|sbin|lib\w*|libexec)|usr/share/dbus-1)(?:/|$)"
+    r"/(?:etc|boot|proc/sys|sys|lib\w*|bin|sbin|usr/(?:local/)?(?:bin|sbin|lib\w*|libexec)|usr/local/share"
+    r"|usr/share/(?:dbus-1|tcltk|tcl[\w.]*|tk[\w.]*|perl[\w.]*|polkit-1|systemd)|var/spool/(?:cron|anacron|at\w*)"
+    r"|run/systemd)(?:/|$)"
 )  # not /usr/src or /opt, where a container's project often lives
 # Builtins that take names or arithmetic, where a subscript's `$(...)` runs (`read 'a[$(rm ...)]'`).
 _EVALUATES_WORDS = frozenset(
