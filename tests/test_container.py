@@ -1452,3 +1452,27 @@ def test_a_tray_whose_bashrc_has_a_second_name_says_once_that_commands_can_chang
     said = log.read_text()
     assert said.count(title) == 1
     assert f"Commands can change {user / '.bashrc'} through another name it has (a hard link)" in said
+
+
+@pytest.mark.anyio
+async def test_gnupgs_daemon_settings_cannot_be_written_by_a_program_no_rule_reads(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user's gpg-agent starts the program its gpg-agent.conf names, outside any container (a red
+    team, 2026-12-05): a write the classifier cannot see (a path built at run time) meets the container."""
+    as_user(user_home, monkeypatch)
+    monkeypatch.delenv("GNUPGHOME", raising=False)
+    gnupg = user_home / ".gnupg"
+    gnupg.mkdir(mode=0o700)
+    (gnupg / "gpg-agent.conf").write_text("default-cache-ttl 600\n")
+    write = hidden(gnupg / "gpg-agent.conf")
+    create = hidden(gnupg / "scdaemon.conf")
+    async with serving(home, bound=True) as client:
+        changed = await run(client, {"command": f"echo 'pinentry-program /tmp/p.sh' >> {write}"})
+        made = await run(client, {"command": f"echo 'reader-port x' > {create} && echo written"})
+        keys = await run(client, {"command": f"touch {hidden(gnupg / 'pubring.kbx')} && echo keys"})
+        assert await came(lambda: not (gnupg / "scdaemon.conf").exists(), seconds=WAIT_S)
+    assert "Read-only file system" in changed["stderr"], changed
+    assert (gnupg / "gpg-agent.conf").read_text() == "default-cache-ttl 600\n"
+    assert made["stdout"] == "written\n" and list(gnupg.glob("scdaemon.conf.cowork-terminal-moved-*")), made
+    assert keys["stdout"] == "keys\n", "the folder itself stays writable: gpg keeps its keys there"

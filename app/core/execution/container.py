@@ -66,6 +66,10 @@ SHELL_FILES = (
     # at login where `savedirs` is set), ksh93's and mksh's interactive files, xonsh's.
     ".cshrc", ".tcshrc", ".login", ".logout", ".cshdirs", ".kshrc", ".mkshrc", ".xonshrc",
 )  # fmt: skip
+# GnuPG's daemons' settings, in GNUPGHOME or ~/.gnupg: the user's gpg-agent, scdaemon and dirmngr run
+# outside any container and start the programs these name (`pinentry-program`): a red team, 2026-12-05,
+# ran one outside that outlived a pause. The folder itself stays writable (keys, trust database).
+GNUPG_FILES = ("gpg-agent.conf", "scdaemon.conf", "dirmngr.conf")
 # Folders of other shells' start-up files in the XDG configuration folder, made when missing as fish's
 # is: nushell's `config.nu`, `env.nu` and `autoload/`, xonsh's `rc.xsh` and `rc.d/`, elvish's `rc.elv`.
 SHELL_CONFIG_FOLDERS = ("nushell", "xonsh", "elvish")
@@ -266,6 +270,8 @@ def protected_set(
         # it with a dash): guarded, like a missing start-up file (fifth red team, 2026-12-04).
         files.append(join(data, "applications", *DESKTOP_FILE_NAME.split("-", 1)))
     files += [join(home, name) for name in SHELL_FILES]
+    gnupg = environ.get("GNUPGHOME") or join(home, ".gnupg")
+    files += [join(gnupg, name) for name in GNUPG_FILES]
     unique, followed = tuple(dict.fromkeys(folders)), tuple(dict.fromkeys([*folders[configuration:], *where_present]))
     return ProtectedSet(
         unique, tuple(dict.fromkeys(files)), where_present, follow_links=followed, program=tuple(program_folders)
