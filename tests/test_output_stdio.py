@@ -146,6 +146,23 @@ async def test_a_3_s_command_called_with_a_progress_token_reports_its_newest_lin
     assert all(later - earlier >= 0.45 for earlier, later in pairwise(progress)), "only grows, at most two a second"
 
 
+async def test_progress_messages_write_out_terminal_escapes_and_invisible_characters(home: Path) -> None:
+    """A client shows the newest line in its own terminal: an OSC 52 escape there sets the clipboard
+    (a red team, 2026-12-05, found them passed on raw, while results show them written out)."""
+    reports: list[str | None] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        reports.append(message)
+
+    command = r"printf 'hello\033]52;c;ZXZpbA==\a\033[2J \342\200\256end\n'; sleep 2"
+    async with serving(home) as client:
+        await call(client, "execute_command", {"command": command}, progress_callback=on_progress)
+    said = [m for m in reports if m]
+    assert said, reports
+    assert all("\x1b" not in m and "\x07" not in m and "\u202e" not in m for m in said), said
+    assert any(m.startswith("hello\u241b]52;c;ZXZpbA==") for m in said), said
+
+
 async def test_a_client_that_sends_no_progress_token_gets_no_progress_notifications(home: Path) -> None:
     seen: list[object] = []
 

@@ -34,6 +34,7 @@ from app.core.execution.output_files import KeptStart, OutputSpool
 from app.core.i18n import _, ngettext
 from app.core.i18n.formats import format_number
 from app.core.settings import OUTPUT_BUDGET, SettingsStore
+from app.core.visible_text import visible
 
 BUDGET_SETTING = OUTPUT_BUDGET
 BUDGET_ENV = "COWORK_TERMINAL_OUTPUT_BUDGET"
@@ -368,11 +369,13 @@ class CommandOutput:
         return sum(s.total for s in self.streams)
 
     def latest_line(self) -> str:
-        """The newest line that is not blank (a progress bar's newest state after `\\r`), shortened."""
+        """The newest line that is not blank (a progress bar's newest state after `\\r`), shortened,
+        its control and invisible characters written out as in results: a client shows it in its own
+        terminal, where an escape could set the clipboard (a red team, 2026-12-05: OSC 52)."""
         text = decode_output(bytes(self._recent[skip_utf8_continuation(self._recent) :]), self.code_pages)
         for line in reversed(text.replace("\r", "\n").split("\n")):
             if line.strip():
-                line = line.strip()
+                line = visible(visible_controls(line.strip()), keep="")
                 return line if len(line) <= LATEST_LINE_MAX_CHARS else line[: LATEST_LINE_MAX_CHARS - 3] + "..."
         return ""
 
