@@ -170,3 +170,21 @@ def test_stop_ends_a_command_running_in_a_headless_server(home: Path, cli_env: d
     )
     again = cli(cli_env, "stop", "1")
     assert again.returncode == 2 and "is not running" in again.stderr
+
+
+@pytest.mark.anyio
+async def test_status_writes_out_escapes_in_a_clients_name(cli_env: dict[str, str], home: Path) -> None:
+    """The client names itself (a red team, 2026-12-05): its name reached the user's terminal raw."""
+    import anyio
+    from mcp_types import Implementation
+
+    from tests.in_process_server import serving
+    from tests.stdio_client import run
+
+    name = "claude\x1b]52;c;ZXZpbA==\x07\x1b[2J"
+    async with serving(home, client_info=Implementation(name=name, version="1")) as client:
+        assert (await run(client, {"command": "true"}))["exitCode"] == 0
+        said = await anyio.to_thread.run_sync(lambda: cli(cli_env, "status"))
+    line = next(line for line in said.stdout.splitlines() if line.startswith("Live server: pid"))
+    assert "\x1b" not in said.stdout and "\x07" not in said.stdout, said.stdout
+    assert "claude\\x1b]52;c;ZXZpbA==" in line or "claude^[]52;c;ZXZpbA==" in line, line

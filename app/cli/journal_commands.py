@@ -162,7 +162,8 @@ def run_status(args: argparse.Namespace) -> int:
             if not s["headless"]
             else _("Live server: pid {pid}, {client}, since {since}, {commands}, headless")
         )
-        print(line.format(pid=s["pid"], client=s["client"], since=since, commands=commands))
+        # The client names itself: a terminal must not receive escapes from it either
+        print(line.format(pid=s["pid"], client=visible(str(s["client"]), keep=""), since=since, commands=commands))
     return 0
 
 
