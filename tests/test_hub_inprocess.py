@@ -63,6 +63,9 @@ def test_a_server_with_five_commands_waiting_has_its_sixth_refused(paths: AppPat
         sixth = server.begin("rm -rf build6", status="waiting")
         assert sixth["op"] == "error"
         assert sixth["message"] == f"{MAX_HOLDS_PER_PEER} commands from this server already wait for the user"
+        with Journal(paths) as journal:  # refused, and said so in the log (a red team found no row)
+            [refused] = [r for r in journal.recent_commands() if r.command == "rm -rf build6"]
+        assert (refused.status, refused.reason) == (Status.REFUSED, sixth["message"])
         assert [h.command for h in hub.pending_holds()] == [f"rm -rf build{n}" for n in range(MAX_HOLDS_PER_PEER)]
         other = peers("server")
         assert other.begin("rm -rf elsewhere", status="waiting")["op"] == "ack", "the limit is per server"

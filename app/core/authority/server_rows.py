@@ -89,7 +89,12 @@ def begin(hub: RowsHub, peer: Peer, message: Begin) -> dict[str, Any]:
             # to it): no row; its server refuses the call, and the model's next one is judged anew.
             return {DECIDE_AGAIN: True}
         if status is Status.WAITING and hub.holds.full_for(peer):
-            raise RequestError(f"{MAX_HOLDS_PER_PEER} commands from this server already wait for the user")
+            full = f"{MAX_HOLDS_PER_PEER} commands from this server already wait for the user"
+            try:  # refused here, and shown as such in the log (a red team found no row for it)
+                _write_row(hub, peer, row, Status.REFUSED, full, None)
+            except sqlite3.Error as problem:
+                log.warning("a command refused for the holds' limit could not be recorded: %s", problem)
+            raise RequestError(full)
         command_id = _write_row(hub, peer, row, status, row.reason, row.confirmation_id)
         if status.is_active:
             peer.commands.add(command_id)
