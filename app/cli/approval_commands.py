@@ -8,17 +8,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from app.core.authority.state import ControlState, loosened, with_changes
 from app.core.channel.client import NoTray, TrayRefused, ask_tray, current_tray_state, request_change
 from app.core.errors import UsageError
-from app.core.i18n import _
+from app.core.i18n import N_, _
 from app.core.i18n.formats import format_number
+from app.core.install.app_processes import tray_running
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths, protected_paths
 from app.core.policy import approval
 from app.core.policy.tool_sets import set_tool_set, tool_set
 from app.core.visible_text import visible
+
+COULD_NOT_ASK = N_(
+    "Could not ask Cowork Terminal which commands wait for your approval ({error}). Some may be waiting: "
+    "see the Cowork Terminal app."
+)
+MORE_WAITING = N_("More commands wait than are listed here ({count} not listed): see them in the Cowork Terminal app.")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -66,9 +74,14 @@ def run_list(args: argparse.Namespace) -> int:
     """What waits for the user, as the tray holds it (the servers' own words, not the file's)."""
     paths = AppPaths.from_environment()
     try:
-        pending = json.loads(str(ask_tray(paths, "holds", wait_s=5.0).get("message") or "[]"))
-    except (NoTray, TrayRefused):
-        pending = []  # only a running tray holds commands
+        answer = ask_tray(paths, "holds", wait_s=5.0)
+    except (NoTray, TrayRefused) as problem:
+        if isinstance(problem, NoTray) and not tray_running(paths):
+            answer = {}  # only a running tray holds commands
+        else:  # one runs, and may hold commands: "nothing is waiting" would be a guess
+            print(_(COULD_NOT_ASK).format(error=problem), file=sys.stderr)
+            return 1
+    pending = json.loads(str(answer.get("message") or "[]"))
     for hold in pending:
         if args.json:
             print(json.dumps(hold))
@@ -80,7 +93,10 @@ def run_list(args: argparse.Namespace) -> int:
             said = held_reason_for_person(hold["reasons"], hold["command"], hold["cwd"], protected_paths(paths))
             why = _("why: {reason}; from {client}").format(reason=said or hold["reasons"], client=hold["client"])
             print("    " + why)
-    if not pending and not args.json:
+    left_out = answer.get("left_out")
+    if isinstance(left_out, int) and left_out > 0:
+        print(_(MORE_WAITING).format(count=left_out), file=sys.stderr if args.json else sys.stdout)
+    elif not pending and not args.json:
         print(_("Nothing is waiting for your approval."))
     return 0
 

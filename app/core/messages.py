@@ -183,3 +183,28 @@ def held_reason(plain: tuple[str, ...], reasons: tuple[str, ...]) -> str:
     said = "; ".join(plain) if plain else "; ".join(reasons)
     terse = [reason for reason in reasons if reason.casefold() not in said.casefold()]  # not twice
     return f"{said} ({'; '.join(terse)})" if plain and terse else said
+
+
+# A call whose result does not fit one message between the tray and its server (1 MiB): the model
+# reads this instead, with what to ask for (TOO_BIG_ASK, by tool). Nothing is stopped by it.
+CALL_RESULT_TOO_BIG = (
+    "the result of this call was {size:,} bytes, more than Cowork Terminal can pass on (1 MiB), so it was not "
+    "sent; nothing was stopped{job}. Ask for less: {ask}"
+)
+TOO_BIG_JOB = ": the command is job {job} ({status})"
+TOO_BIG_ASK_OUTPUT = (
+    "read its output in parts with command_output (jobId, offset and a `limit` of at most 100000), or ask the "
+    "user to choose a smaller output budget in the Cowork Terminal menu."
+)
+TOO_BIG_ASK = {
+    "execute_command": TOO_BIG_ASK_OUTPUT,
+    "execute_read_only_command": TOO_BIG_ASK_OUTPUT,
+    "command_wait": TOO_BIG_ASK_OUTPUT,
+    "command_stop": TOO_BIG_ASK_OUTPUT,
+    "command_output": "call command_output again with a smaller `limit` (or `tail`).",
+    "command_list": "end some of your jobs or wait for them (command_stop, command_wait), then call it again.",
+    "terminal_read_scrollback": "call terminal_read_scrollback again with fewer `lines`.",
+    "terminal_run": "read what the session printed with terminal_read_scrollback and fewer `lines`.",
+    "terminal_send_keys": "read what the session printed with terminal_read_scrollback and fewer `lines`.",
+}
+TOO_BIG_ASK_ANY = "call the tool again asking for less."

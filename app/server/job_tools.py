@@ -84,6 +84,19 @@ with command_wait)."""
 
 DEFAULT_TAIL_LINES = 50
 COMMAND_LIST_MAX = 20
+# What command_list returns at most, so that its answer always fits one message from the tray
+# (1 MiB: each entry is at most about 7 KB there, its text being escaped twice).
+COMMAND_LIST_ENTRIES_MAX = 100
+LIST_COMMAND_CHARS = 200
+LIST_CWD_CHARS = 300  # of a folder: its start and its end (the part that tells most)
+
+
+def listed_text(text: str | None, keep: int) -> str | None:
+    """At most about `keep` characters of `text`: its start and end, with what was left out between."""
+    if text is None or len(text) <= keep:
+        return text
+    head, tail = text[: keep // 3], text[len(text) - (keep - keep // 3) :]
+    return f"{head}[...{len(text) - len(head) - len(tail):,} characters...]{tail}"
 
 
 class JobResult(BaseModel):
@@ -126,7 +139,7 @@ class JobEntry(BaseModel):
 
 class JobList(BaseModel):
     jobs: list[JobEntry]
-    note: str | None = Field(default=None, description="ended jobs left out of the list, if any")
+    note: str | None = Field(default=None, description="jobs left out of the list, if any")
 
 
 def follow_sentence(job: int, patience: float) -> str:
@@ -642,8 +655,9 @@ def register_job_tools(
         shown = set(ended[:COMMAND_LIST_MAX])  # every job still going, and the newest ended ones
         entries = [
             JobEntry(
-                jobId=job.id, status=job.status.value, command=job.command[:200], cwd=job.cwd,
-                seconds=round((job.ended_at or now) - job.created_at, 1), server="this",
+                jobId=job.id, status=job.status.value, command=job.command[:LIST_COMMAND_CHARS],
+                cwd=listed_text(job.cwd, LIST_CWD_CHARS), seconds=round((job.ended_at or now) - job.created_at, 1),
+                server="this",
             )
             for job in ours
             if not job.done.is_set() or job in shown
@@ -659,11 +673,19 @@ def register_job_tools(
             others = jobs.others()
         entries += [
             JobEntry(
-                jobId=row.id, status=record_status(row).value, command=row.command[:200], cwd=row.cwd,
-                seconds=round(now - row.created_at, 1), server="another",
+                jobId=row.id, status=record_status(row).value, command=row.command[:LIST_COMMAND_CHARS],
+                cwd=listed_text(row.cwd, LIST_CWD_CHARS), seconds=round(now - row.created_at, 1), server="another",
             )
             for row in others
         ]  # fmt: skip
+        if len(entries) > COMMAND_LIST_ENTRIES_MAX:
+            more = len(entries) - COMMAND_LIST_ENTRIES_MAX
+            entries = entries[:COMMAND_LIST_ENTRIES_MAX]
+            capped = (
+                f"Only {COMMAND_LIST_ENTRIES_MAX} jobs are listed; {more} more are not. "
+                "command_wait or command_stop with a jobId still reach each of them."
+            )
+            note = f"{capped} {note}" if note else capped
         return reply(JobList(jobs=entries, note=note))
 
 

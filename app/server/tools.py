@@ -6,6 +6,9 @@ The descriptions and results are the model's text: English, exact, saying what t
 
 from __future__ import annotations
 
+import logging
+import os
+import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
@@ -19,7 +22,8 @@ from pydantic import BaseModel, Field
 from app.core.commands.request import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
 from app.core.commands.service import CommandService
 from app.core.errors import CoworkError
-from app.core.execution.output import OutputBudget
+from app.core.execution.output import Kept, OutputBudget, budget_from, clip, output_budget
+from app.core.execution.output_decoding import json_length
 from app.core.execution.run_result import ExecutionResult
 from app.core.policy.tool_sets import EXECUTE_ONLY
 from app.server.job_tools import (
@@ -32,6 +36,8 @@ from app.server.progress import with_progress
 
 if TYPE_CHECKING:  # a type only: the session's module loads with its first command
     from app.core.commands.session_shell import SessionOutcome
+
+log = logging.getLogger(__name__)
 
 OUTPUT_FILE_SENTENCE = (
     "When anything is left out, `outputFile` names a file with the whole output: read it with "
@@ -54,6 +60,31 @@ def budget_sentence(budget: OutputBudget) -> str:
         f"Output is cut to {budget.chars:,} characters in all (stdout and stderr share them), "
         f"keeping the start and the end. {CONTROLS_SENTENCE}"
     )
+
+
+# The seed's budget is 1 MB a stream; the session's text is in a result twice (its text and its
+# structured copy), so under it the scrollback gets this much: the answer then fits one message.
+SCROLLBACK_SEED_CHARS = 100_000
+SCROLLBACK_WHERE = "call terminal_read_scrollback with fewer lines to read the latest ones whole"
+
+
+def scrollback_budget(service: CommandService) -> OutputBudget:
+    """The user's output budget; the default when the journal cannot be read (it is no control)."""
+    try:
+        return output_budget(service.journal)
+    except sqlite3.Error as exc:
+        log.warning("the output budget could not be read (%s): the default is used", exc)
+        return budget_from(None, os.environ)
+
+
+def fitted_scrollback(text: str, budget: OutputBudget) -> str:
+    """The session's last lines within the output budget, as a command's output is fitted: its start
+    and end, and a marker naming the lines left out between them."""
+    room = budget.chars or SCROLLBACK_SEED_CHARS
+    if json_length(text) <= room:
+        return text
+    kept = Kept("scrollback", text, text, True, len(text.encode("utf-8", "surrogatepass")), text.count("\n") + 1)
+    return clip(kept, room, SCROLLBACK_WHERE)
 
 
 EXECUTE_DESCRIPTION = """Run a bash command on the user's computer and return its stdout, stderr and exit code.
@@ -276,4 +307,5 @@ def register_tools(
     )
     async def terminal_read_scrollback(lines: WholeNumber = 60) -> str:
         with refusals_as_errors():
-            return service_of().session_scrollback(lines)
+            service = service_of()
+            return fitted_scrollback(service.session_scrollback(lines), scrollback_budget(service))

@@ -29,6 +29,7 @@ import anyio.from_thread
 import anyio.to_thread
 from anyio.abc import TaskGroup
 
+from app.core.authority.oversized import fitting
 from app.core.channel.call_messages import Call, CallProgress, CallResult
 from app.core.hop_times import mark
 
@@ -195,7 +196,7 @@ class CommandHost:
             finally:
                 served.calls.pop(call.call_id, None)
             mark("host: result pushed")
-            peer.push(CallResult(call.call_id, result))
+            peer.push(CallResult(call.call_id, fitting(call.tool, call.call_id, result)))
 
     async def _answer(self, served: _Served, call: Call) -> Mapping[str, Any]:
         try:

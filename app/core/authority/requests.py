@@ -19,11 +19,19 @@ from app.core.authority.state import ControlState
 from app.core.channel.protocol import RulesTold
 from app.core.execution.output import OutputBudget, parse_budget
 from app.core.i18n import _
+from app.core.journal.records import bounded
 from app.core.messages import REQUEST_DECIDED_BY
 from app.core.policy.direction import LOOSEN, REFUSE, classify_request
 from app.core.policy.rules import Rule
 
 T = TypeVar("T")
+
+# The `holds` answer: its list at most this long as JSON (twice that in its message, escaped again;
+# the rest of the 1 MiB frame is the rules'), each hold's texts bounded: one is at most about 130 KB.
+HOLDS_ANSWER_BYTES = 300_000
+HOLD_TEXT_KEEP = {"command": 4000, "cwd": 1000, "folder": 1000, "reasons": 1000, "explanation": 1000, "client": 200}
+HOLD_ENV_KEEP = 200
+HOLD_ENV_MAX = 20
 
 
 class RequestsHub(Protocol):
@@ -53,20 +61,45 @@ def handle_request(
     if kind == REFUSE:
         raise RequestError(_("Refused: a value is out of range. Nothing changed."))
     if kind != LOOSEN:
-        answer: dict[str, Any] = {"message": tighten(hub, op, typed)}
-        if op == "holds":  # and the rules that may answer them, as the tray applies them (never the file's)
-            answer["rules"] = RulesTold.of(hub.rules()).listed()
+        if op != "holds":
+            return {"message": tighten(hub, op, typed)}
+        # What the user is asked, as the servers described it (each text bounded: see holds_listed).
+        listed, left_out = holds_listed(hub.pending_holds())
+        # And the rules that may answer them, as the tray applies them (never the file's).
+        answer: dict[str, Any] = {"message": listed, "rules": RulesTold.of(hub.rules()).listed()}
+        if left_out:
+            answer["left_out"] = left_out
         return answer
     hub.questions.ask(peer, op, typed, seq)
     return None
+
+
+def holds_listed(holds: list[HeldCommand]) -> tuple[str, int]:
+    """The holds as JSON for the `holds` answer, and how many were left out: each text field bounded
+    (a command cut with a marker, as the journal's `bounded` cuts), and only as many holds as fit
+    HOLDS_ANSWER_BYTES, so that the answer always fits one message (the CLI lists them, a window
+    started by hand reads its rules from it). The approval window gets each whole, not from here."""
+    listed: list[str] = []
+    size = 0
+    for hold in holds:
+        told = hold.to_window()
+        for key, keep in HOLD_TEXT_KEEP.items():
+            if isinstance(told.get(key), str):
+                told[key] = bounded(told[key], keep)
+        for key in ("env_keys", "env_shown"):
+            told[key] = [bounded(str(entry), HOLD_ENV_KEEP) for entry in told[key][:HOLD_ENV_MAX]]
+        one = json.dumps(told)  # ASCII: each character of it at most two in the answer's frame
+        if size + len(one) > HOLDS_ANSWER_BYTES:
+            break
+        listed.append(one)
+        size += len(one) + 1
+    return "[" + ",".join(listed) + "]", len(holds) - len(listed)
 
 
 def tighten(hub: RequestsHub, op: str, typed: Any) -> str:
     """Do a request that asks nothing of the user; the words the CLI prints."""
     if op == "state":
         return json.dumps(hub.state.to_wire())
-    if op == "holds":  # what the user is asked, exactly as the servers described it
-        return json.dumps([hold.to_window() for hold in hub.pending_holds()])
     if op == "pause":
         hub.set_paused(True, by="a request")
         return _("Host access is PAUSED: new commands are refused.")

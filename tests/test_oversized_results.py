@@ -1,0 +1,220 @@
+"""A result, list or answer too big for one message between the tray and its server (1 MiB).
+
+Found by calling a real tray: such a result made the tray close its server's connection, and the
+model then read that the app went away and stopped every command (it had not: the tray lived on,
+its jobs too), and the next call was refused as if no tray ran; `approvals` said nothing waited
+while five commands did. Now the call that is too big gets an error result saying so and what to
+ask instead, the link goes on, lists and the session's lines are fitted, and the CLI says when it
+could not ask.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.core import liveness
+from app.core.authority.hub import Hub
+from app.core.execution.output import parse_budget
+from app.core.journal.store import Journal
+from app.core.paths import AppPaths
+from tests.in_process_server import serving
+from tests.stdio_client import connect, run
+from tests.test_authority import cli
+from tests.tray_process import running_tray
+
+pytestmark = pytest.mark.anyio
+
+TOO_BIG = "more than Cowork Terminal can pass on (1 MiB)"
+WENT_AWAY = ("went away", "not running", "stopped because the Cowork Terminal app stopped")
+
+
+def reasons(paths: AppPaths) -> list[str]:
+    with Journal.open(paths) as journal:
+        return [row.reason or "" for row in journal.recent_commands()]
+
+
+def nothing_says_the_app_went_away(paths: AppPaths, log: Path) -> None:
+    said = [reason for reason in reasons(paths) if any(words in reason for words in WENT_AWAY)]
+    assert said == [], said
+    # A send to a server that left is closed too (a line with "closing"): only the frame's limit counts.
+    closed = [line for line in log.read_text(errors="replace").splitlines() if "byte limit); closing" in line]
+    assert closed == [], closed
+
+
+async def text_of(client: Any, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
+    result = await client.call_tool(tool, arguments)
+    return bool(result.is_error), result.content[0].text
+
+
+async def test_a_result_over_one_message_is_an_error_saying_so_and_the_next_call_and_the_jobs_go_on(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    """Under the menu's "Up to 1 MB of output": 700 KB printed is 1.4 MB once in the result twice."""
+    log, marker = tmp_path / "tray.log", tmp_path / "other-done"
+    with running_tray(home, log=log) as tray:
+        assert cli(home, "output-budget", "seed").returncode == 0
+        async with connect(home, headless=False) as client:
+            other = await run(client, {"command": f"sleep 4; echo done > {marker}", "background": True})
+            assert other["status"] == "running", other
+
+            error, text = await text_of(client, "execute_command", {"command": "head -c 700000 /dev/zero | tr '\\0' a"})
+            assert error and TOO_BIG in text and "nothing was stopped" in text, text[:500]
+            big = int(text.split("the command is job ")[1].split(" ")[0])
+            assert "command_output" in text, text
+
+            again = await run(client, {"command": "echo again"})  # at once: nothing closed
+            assert again.get("stdout") == "again\n", again
+
+            error, text = await text_of(client, "command_output", {"jobId": big, "offset": 0, "limit": 10_000_000})
+            assert error and TOO_BIG in text and "smaller `limit`" in text, text[:500]
+            error, text = await text_of(client, "command_output", {"jobId": big, "offset": 0, "limit": 1000})
+            assert not error and json.loads(text)["output"] == "a" * 1000
+
+            # The session's 500 lines of 4 KB: 2 MB, fitted to what one answer carries.
+            lines = "for i in $(seq 1 500); do head -c 4096 /dev/zero | tr '\\0' a; echo; done"
+            error, text = await text_of(client, "terminal_run", {"command": lines})  # 1 MB, twice: too big
+            assert error and TOO_BIG in text and "terminal_read_scrollback and fewer" in text, text[:500]
+            error, text = await text_of(client, "terminal_read_scrollback", {"lines": 500})
+            assert not error and 50_000 < len(text) <= 101_000 and "left out here" in text, (error, len(text))
+
+            waited = json.loads((await client.call_tool("command_wait", {"jobId": other["jobId"]})).content[0].text)
+            assert (waited["status"], waited["exitCode"]) == ("finished", 0), waited
+        assert tray.poll() is None
+    assert marker.read_text() == "done\n"
+    nothing_says_the_app_went_away(paths, log)
+
+
+async def test_command_list_of_many_jobs_in_a_long_folder_fits_and_the_jobs_run_on(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    """51 jobs whose folder is 3,900 bytes of quotes: 1.2 MB of JSON as they were listed whole (31 run:
+    a server may have 32 going, and one more is run after)."""
+    deep = tmp_path
+    while len(str(deep).encode()) + 256 < 4000:
+        deep = deep / ('"' * 255)
+    deep.mkdir(parents=True)
+    log = tmp_path / "tray.log"
+    with running_tray(home, log=log) as tray:
+        async with connect(home, headless=False) as client:
+            for i in range(20):
+                assert (await run(client, {"command": f"true {i}", "cwd": str(deep)}))["status"] == "finished"
+            for i in range(31):
+                started = await run(client, {"command": f"sleep 60 # {i}", "cwd": str(deep), "background": True})
+                assert started["status"] == "running", started
+            error, text = await text_of(client, "command_list", {})
+            assert not error, text[:500]
+            listed = json.loads(text)["jobs"]
+            assert len(listed) == 51 and all(len(job["cwd"]) < 400 for job in listed), len(listed)
+            assert sum(job["status"] == "running" for job in listed) == 31
+            again = await run(client, {"command": "echo again"})
+            assert again.get("stdout") == "again\n", again
+            error, text = await text_of(client, "command_list", {})
+            assert sum(job["status"] == "running" for job in json.loads(text)["jobs"]) == 31, "untouched"
+            stopped = await client.call_tool("command_stop", {"jobId": started["jobId"]})
+            assert not stopped.is_error
+
+            # The red team's first repro, under the default budget (30,000 characters).
+            lines = "for i in $(seq 1 500); do head -c 4096 /dev/zero | tr '\\0' a; echo; done"
+            error, text = await text_of(client, "terminal_run", {"command": lines})
+            assert not error, text[:300]
+            error, text = await text_of(client, "terminal_read_scrollback", {"lines": 500})
+            assert not error and len(text) <= 30_000 and "left out here" in text, (error, len(text), text[:300])
+        assert tray.poll() is None
+    nothing_says_the_app_went_away(paths, log)
+
+
+async def test_the_scrollback_is_fitted_to_the_users_output_budget(home: Path, hub: Hub) -> None:
+    hub.set_output_budget(parse_budget(3000))
+    async with serving(home, bound=True) as client:
+        lines = "for i in $(seq 1 300); do echo line-$i-$(head -c 200 /dev/zero | tr '\\0' x); done"
+        error, text = await text_of(client, "terminal_run", {"command": lines})
+        assert not error, text[:300]
+        error, text = await text_of(client, "terminal_read_scrollback", {"lines": 300})
+    assert not error and len(text) <= 3000, len(text)
+    assert "left out here" in text and "fewer lines" in text, text
+    assert text.rstrip().endswith("x"), "the last lines are kept"
+    assert "line-300-" in text
+
+
+async def test_approvals_lists_commands_whose_holds_are_over_one_message(
+    home: Path, paths: AppPaths, tmp_path: Path
+) -> None:
+    """Five holds of 100,000 quotes each: 2 MB as the tray answered `holds` whole."""
+    log = tmp_path / "tray.log"
+    with running_tray(home, log=log) as tray:
+        async with connect(home, headless=False) as client:
+            ids = []
+            for i in range(5):
+                held = await run(client, {"command": f"sudo true # {i} " + '"' * 100_000, "background": True})
+                assert held.get("status") == "waiting", str(held)[:300]
+                ids.append(held["jobId"])
+            done = cli(home, "approvals")
+            assert done.returncode == 0, done.stderr
+            assert "Nothing is waiting" not in done.stdout
+            assert [line.split()[0] for line in done.stdout.splitlines() if line.startswith("#")] == [
+                f"#{i}" for i in ids
+            ]
+            assert "characters of" in done.stdout, "each command cut, with a marker"
+            again = await run(client, {"command": "echo again"})
+            assert again.get("stdout") == "again\n", again
+            for job in ids:
+                await client.call_tool("command_stop", {"jobId": job})
+        assert tray.poll() is None
+    nothing_says_the_app_went_away(paths, log)
+
+
+def test_approvals_says_it_could_not_ask_a_tray_that_runs_but_does_not_answer(paths: AppPaths, home: Path) -> None:
+    """A tray holds its lock but is not listening (starting, or stuck): nothing is known to wait."""
+    lock = liveness.try_hold(paths.tray_lock)
+    assert lock is not None
+    try:
+        started = time.monotonic()
+        done = cli(home, "approvals")
+    finally:
+        lock.release()
+    assert done.returncode == 1 and "Nothing is waiting" not in done.stdout, (done.stdout, done.stderr)
+    assert "Could not ask Cowork Terminal" in done.stderr, done.stderr
+    assert time.monotonic() - started < 30
+    assert cli(home, "approvals").stdout == "Nothing is waiting for your approval.\n", "no tray: none can wait"
+
+
+def test_a_message_too_big_for_a_frame_is_answered_or_dropped_and_the_connection_stays() -> None:
+    """Under the command host's check, the hub's own: whatever it pushes or answers too big (a call's
+    result, an answer, a push) costs that message only, never the connection (a real socket pair)."""
+    from multiprocessing import Pipe
+
+    from app.core.authority.connection import Peer
+    from app.core.channel.call_messages import CallProgress, CallResult
+    from app.core.channel.peer import PeerFacts
+    from app.core.channel.protocol import Ack
+    from app.core.channel.transport import Accepted
+    from app.core.channel.wire import Channel
+
+    ours, theirs = Pipe()
+    peer = Peer(Accepted(Channel(ours), PeerFacts(pid=None, uid=None, executable=None)))
+    writer = threading.Thread(target=peer.write_loop, daemon=True)
+    writer.start()
+    far = Channel(theirs)
+    try:
+        peer.push(CallResult("c1", {"content": [{"type": "text", "text": "a" * 2_000_000}]}))
+        peer.push(CallProgress("c2", 1.0, None, "b" * 2_000_000))  # dropped: nobody waits for it
+        peer.push(CallProgress("c2", 2.0))
+        peer.answer(Ack(7, {"message": '"' * 600_000}))
+        came = [far.receive(5.0) for _ in range(3)]  # the answer goes at once, the pushes queued
+    finally:
+        peer.stop_writing()
+        writer.join(5)
+    by_op = {message["op"]: message for message in came if message is not None}
+    result, progress, answer = by_op.get("call_result"), by_op.get("call_progress"), by_op.get("error")
+    assert result is not None and result["op"] == "call_result" and result["result"]["isError"] is True
+    assert TOO_BIG in result["result"]["content"][0]["text"]
+    assert progress is not None and (progress["op"], progress["progress"]) == ("call_progress", 2.0)
+    assert answer is not None and answer["op"] == "error" and answer["seq"] == 7, answer
+    assert "nothing changed" in answer["message"]
+    assert not peer.channel.closed
