@@ -628,3 +628,17 @@ async def test_a_command_judged_before_a_loosening_reached_its_runner_is_judged_
         hub.state = with_changes(hub.state, approval_mode="destructive")  # the click: its push not sent yet
         answer = await run(client, {"command": "echo judged"})
     assert answer["status"] == "waiting", answer  # held, as the settings it was judged under say
+
+
+async def test_a_sixth_command_waiting_for_the_user_is_refused_in_words_that_say_what_to_do_and_logged(
+    home: Path, paths: AppPaths, hub: Hub
+) -> None:
+    hub.set_settings(approval_window_s=1.0)
+    async with serving(home, bound=True) as client:
+        waiting = [await run(client, {"command": f"sudo true # {n}", "background": True}) for n in range(5)]
+        sixth = await run(client, {"command": "sudo true # 5", "background": True})
+    assert all(answer["status"] == "waiting" for answer in waiting), waiting
+    assert "Not run: 5 commands from this server already wait for the user" in sixth["error"], sixth
+    assert "command_wait" in sixth["error"] and "command_stop" in sixth["error"]
+    [row] = [row for row in rows(paths) if row.command == "sudo true # 5"]
+    assert (row.status, row.reason) == (Status.REFUSED, "5 commands from this server already wait for the user")

@@ -46,7 +46,7 @@ def test_every_reason_the_app_writes_is_said_in_the_users_language(speaking: Non
         stored = template.format(who=PROMPT_DECIDED_BY, signal="SIGKILL", here="/tmp", bash="/bin/bash",
                                  error="Permission denied", reasons="it needs the user's approval",
                                  folder="/tmp/work", script="/tmp/work/post.sh",
-                                 why="bwrap is not installed")  # fmt: skip
+                                 why="bwrap is not installed", count=5)  # fmt: skip
         shown = why(stored, language)
         assert shown != stored and not shown.startswith(english.split("{")[0]), (language, stored)
 

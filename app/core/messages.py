@@ -67,6 +67,12 @@ FOLDER_GONE_REASON = "the folder {folder} could no longer be opened after the us
 FOLDER_REPLACED_REASON = "the folder {folder} was replaced by another folder after the user was asked"
 SCRIPT_CHANGED_REASON = "the script {script} changed after the user was asked"
 ENV_CHANGED_REASON = "the environment changed after the user was asked"
+# The tray refuses a sixth command of one server waiting for the user, and records it so.
+HOLDS_FULL_REASON = "{count} commands from this server already wait for the user"
+HOLDS_FULL_MESSAGE = (
+    "Not run: {reason}. Wait for one of them to be answered (command_wait) or withdraw one you no longer "
+    "need (command_stop), then run this command again."
+)
 # The user tightened a setting (approval, protection) while the command was judged under the old one.
 SETTINGS_CHANGED_MESSAGE = (
     "The user changed Cowork Terminal's settings while this command was being checked, so it was not run. "

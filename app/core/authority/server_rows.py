@@ -25,7 +25,7 @@ from app.core.channel.call_messages import Call, CallCancel
 from app.core.channel.protocol import DECIDE_AGAIN, Begin, BeginRow, ClientName, End, Finish, Progress, Started
 from app.core.i18n import _
 from app.core.journal.store import Status
-from app.core.messages import PAUSED_MESSAGE
+from app.core.messages import HOLDS_FULL_REASON, PAUSED_MESSAGE
 from app.core.policy.approval import HOLD_UNSEEN_MAX_S
 
 if TYPE_CHECKING:  # anyio loads with the command host, not with the tray's first import
@@ -89,7 +89,7 @@ def begin(hub: RowsHub, peer: Peer, message: Begin) -> dict[str, Any]:
             # to it): no row; its server refuses the call, and the model's next one is judged anew.
             return {DECIDE_AGAIN: True}
         if status is Status.WAITING and hub.holds.full_for(peer):
-            full = f"{MAX_HOLDS_PER_PEER} commands from this server already wait for the user"
+            full = HOLDS_FULL_REASON.format(count=MAX_HOLDS_PER_PEER)
             try:  # refused here, and shown as such in the log (a red team found no row for it)
                 _write_row(hub, peer, row, Status.REFUSED, full, None)
             except sqlite3.Error as problem:

@@ -34,7 +34,7 @@ from app.core.commands.tray_link import Decision, LinkRefused, TrayLink
 from app.core.errors import CoworkError
 from app.core.journal.opening import DamageWatch
 from app.core.journal.store import Journal, Outcome, Status, preview
-from app.core.messages import NO_TRAY_MESSAGE, PAUSED_MESSAGE
+from app.core.messages import HOLDS_FULL_MESSAGE, HOLDS_FULL_REASON, NO_TRAY_MESSAGE, PAUSED_MESSAGE
 from app.core.policy.approval import ApprovalMode, approval_mode, approval_window_s
 
 log = logging.getLogger(__name__)
@@ -350,5 +350,7 @@ def _row_id(reply: Ack) -> int:
 def _refusal_text(reason: str) -> str:
     if reason == "host access is paused":
         return PAUSED_MESSAGE
+    if reason.endswith(HOLDS_FULL_REASON.split("}", 1)[1]):  # recorded as refused by the tray
+        return HOLDS_FULL_MESSAGE.format(reason=reason)
     reason = reason.rstrip(".")  # a DataFolderError's text is a sentence of its own
     return f"Cowork Terminal could not record this command, so it was not run: {reason}. Try again in a moment."

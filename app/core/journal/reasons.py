@@ -59,6 +59,10 @@ KNOWN_TEMPLATES: tuple[tuple[str, str], ...] = (
     (messages.FOLDER_REPLACED_REASON, N_("Not run: the folder {folder} was replaced after you were asked")),
     (messages.SCRIPT_CHANGED_REASON, N_("Not run: the script {script} changed after you were asked")),
     (messages.BASH_NOT_STARTED_REASON, N_("bash could not be started ({bash}): {error}")),
+    (
+        messages.HOLDS_FULL_REASON,
+        N_("Not run: {count} commands of the same agent were already waiting for your answer"),
+    ),
     (messages.UNPROTECTED_REASON, N_("Ran without protection: {why}")),
     (
         messages.KEYS_HELD_REASON,
