@@ -15,10 +15,11 @@ the window closes when nothing is left to answer, or when the tray closes its st
 from __future__ import annotations
 
 import logging
+import re
 import sys
 import time
 import tkinter as tk
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from tkinter import font as tkfont
 from tkinter import ttk
@@ -52,6 +53,17 @@ FRAME_PAD_PX = 14
 MAX_TEXT_PX = 960  # the rule button's text at most: wider, its folder is shortened in the middle
 SCREEN_MARGIN_PX = 40  # kept free on each side of the screen (window borders, a panel)
 MAX_PLAIN_LINES = 6  # what the command does, at most this many lines: more are counted ("and 3 more")
+# ... and, wrapped, at most this many lines on the screen; the details (folder, environment) at most
+# MAX_DETAILS_SCREEN_LINES: a path of 4,000 characters, or one with 60 newlines, took the whole window
+# and squeezed the command, the countdown and the second folder it deletes out of it (a review).
+MAX_PLAIN_SCREEN_LINES = 16
+MIN_PLAIN_SCREEN_LINES = 4  # ... fewer on a screen too short for the window (`_fit_screen`), down to this
+MAX_DETAILS_SCREEN_LINES = 5
+MAX_PATH_CHARS = 100  # a word of the plain words (a path) at most: longer, shortened in the middle
+MAX_LINE_CHARS = 300  # one line of plain words at most (a path with spaces), shortened in the middle
+MAX_ENV_CHARS = 100  # one variable as the window says it (NAME=value) at most, shortened in the middle
+COMMAND_LINES = 6  # the command box's height, in lines, where the screen has room
+MIN_COMMAND_LINES = 2  # Allow waits while the box shows fewer lines (a window squeezed by the screen)
 MIN_FOLDER_CHARS = 24  # a folder shortened in the middle keeps at least this many characters
 MAX_NAME_CHARS = 60  # an agent's name as the window says it, at most (MCP lets a client give any length)
 MIN_NAME_CHARS = 16  # ... and a name shortened to fit a button keeps at least this many
@@ -91,18 +103,30 @@ def command_facts(command: str, cut: bool = False) -> str:
     return " ".join(facts)
 
 
-def plain_lines(lines: tuple[str, ...], ranks: tuple[int, ...] = ()) -> list[str]:
-    """What the command does, at most MAX_PLAIN_LINES lines, the rest counted: forty folders listed one
-    a line would push the command and the answers off the screen. The lines kept are those that matter
-    most (`ranks`, one for each line: held_command.rank_of), in their own order: the `~/Documents` a
-    command deletes after six build folders is said, not counted."""
-    if len(lines) <= MAX_PLAIN_LINES:
+def plain_lines(lines: Sequence[str], ranks: Sequence[int] = (), most: int = MAX_PLAIN_LINES) -> list[str]:
+    """What the command does, at most `most` lines, the rest counted: forty folders listed one a line
+    would push the command and the answers off the screen. The lines kept are those that matter most
+    (`ranks`, one for each line: held_command.rank_of), in their own order: the `~/Documents` a command
+    deletes after six build folders is said, not counted."""
+    if len(lines) <= most:
         return list(lines)
-    shown = MAX_PLAIN_LINES - 1
+    shown = max(1, most - 1)
     if len(ranks) != len(lines):
         ranks = (0,) * len(lines)
     kept = sorted(sorted(range(len(lines)), key=lambda i: -ranks[i])[:shown])
     return [*(lines[i] for i in kept), _("and {count} more").format(count=len(lines) - shown)]
+
+
+_LONG_WORD = re.compile(rf"\S{{{MAX_PATH_CHARS + 1},}}")
+
+
+def shown_words(line: str) -> str:
+    """One line of plain words as the window says it: every character that does not show written out,
+    newlines and tabs too (one line of text stays one line: a path with 60 newlines pushed the rest of
+    the window out of it), each long word (a path) shortened in the middle and the whole line at most
+    MAX_LINE_CHARS. The command box shows the command whole."""
+    line = _LONG_WORD.sub(lambda word: shorten_command(word[0], MAX_PATH_CHARS), visible(line, keep=""))
+    return shorten_command(line, MAX_LINE_CHARS)
 
 
 def agent_name(client: str) -> str:
@@ -146,18 +170,15 @@ class ApprovalPrompt:
         frame = ttk.Frame(root, padding=FRAME_PAD_PX)
         frame.pack(fill="both", expand=True)
         self.heading = ttk.Label(frame, font=("TkDefaultFont", 13, "bold"), wraplength=WRAP_PX, justify="left")
-        self.heading.pack(anchor="w")
         self.what = ttk.Label(frame, font=("TkDefaultFont", 12), foreground="#9a3412", wraplength=WRAP_PX,
                               justify="left")  # fmt: skip
-        self.what.pack(anchor="w", pady=(6, 8))
         self.reason = self.what  # the plain words are why the user is asked
         # The class of danger in one sentence: what would be lost, and whether it can be undone.
         self.danger_line = ttk.Label(frame, wraplength=WRAP_PX, justify="left")
         # Every line of the command, scrollable, with each character that does not show written out.
         command_box = ttk.Frame(frame)
-        command_box.pack(fill="both", expand=True)
-        self.command = tk.Text(command_box, height=6, wrap="word", font=("TkFixedFont", 11), relief="solid",
-                               borderwidth=1)  # fmt: skip
+        self.command = tk.Text(command_box, height=COMMAND_LINES, wrap="word", font=("TkFixedFont", 11),
+                               relief="solid", borderwidth=1)  # fmt: skip
         self.command_scroll = ttk.Scrollbar(command_box, orient="vertical", command=self.command.yview)
         self.command.configure(yscrollcommand=self.command_scroll.set)
         self.command_scroll.pack(side="right", fill="y")  # first: a narrow box loses text, never its scrollbar
@@ -168,14 +189,11 @@ class ApprovalPrompt:
             self.command.bind(event, lambda _e: self._say_command_facts(), add="+")
         self.command_facts = ttk.Label(frame, foreground="#9a3412", wraplength=WRAP_PX, justify="left")
         self.details = ttk.Label(frame, wraplength=WRAP_PX, justify="left")
-        self.details.pack(anchor="w", pady=(8, 4))
         self.remaining = ttk.Label(frame, font=("TkDefaultFont", 11, "bold"))
-        self.remaining.pack(anchor="w")
         self.advice = ttk.Label(
             frame, foreground="#555555", wraplength=WRAP_PX, justify="left",
             text=_("Allow only if you know what it does: it runs with your full permissions. Esc denies."),
         )  # fmt: skip
-        self.advice.pack(anchor="w", pady=(2, 0))
         # The most dangerous class (said as such by its danger line, in red and bold): Allow waits until
         # the folder it deletes, or a word, is typed (like the "type the name to delete" of the apps
         # people trust), so no habit click can allow it.
@@ -190,9 +208,7 @@ class ApprovalPrompt:
         deaf_to_sent_input(self.confirm_entry)  # a program typing the word would make the click a habit again
         self.typed.trace_add("write", lambda *_a: self._arm_allow())
 
-        # Packed first, at the bottom: a window the screen cuts short squeezes the texts, never the answers.
         self.buttons = buttons = ttk.Frame(frame)
-        buttons.pack(side="bottom", fill="x", pady=(10, 0), before=self.heading)
         # Created in this order for the keyboard: Deny has the focus, Tab leads to Allow once.
         self.deny_button = ttk.Button(buttons, text=_("Deny"), command=lambda: self.answer(False))
         self.deny_button.pack(side="right")
@@ -205,6 +221,27 @@ class ApprovalPrompt:
         self.session_button = ttk.Button(self.rules_row, command=lambda: self.answer(True, SESSION_SCOPE))
         self.session_button.pack(side="top", fill="x", pady=(4, 0))
         self.allowing = (self.allow_button, self.rule_button, self.session_button)
+        # Packed from the bottom up, the answers first and the plain words last: where the screen cuts the
+        # window short, Tk squeezes what was packed last, so never the answers, the countdown, the folder,
+        # the command or its class of danger (`danger_line`, packed just above the command when shown).
+        # The plain words and the details have a most height (`_plain_text`, `_details_text`), and
+        # Allow waits while any of it does not show whole (`_in_sight`).
+        buttons.pack(side="bottom", fill="x", pady=(10, 0))
+        self.advice.pack(side="bottom", anchor="w", pady=(2, 0))
+        self.remaining.pack(side="bottom", anchor="w")
+        self.details.pack(side="bottom", anchor="w", pady=(8, 4))
+        command_box.pack(side="bottom", fill="both", expand=True)
+        self.heading.pack(side="top", anchor="w")
+        self.what.pack(side="top", anchor="w", pady=(6, 8))
+        # Measures a text's height, wrapped as the window wraps its texts now (`_wrap_at`); never shown.
+        self._ruler = ttk.Label(frame, justify="left", wraplength=WRAP_PX)
+        self._plain_room = MAX_PLAIN_SCREEN_LINES  # the plain words' most lines on the screen now
+        border_px = sum(int(str(self.command.cget(option))) for option in ("borderwidth", "highlightthickness"))
+        line_px = tkfont.Font(font=self.command.cget("font")).metrics("linespace")
+        self._least_command_px = 2 * border_px + MIN_COMMAND_LINES * line_px  # the box at its least (`_in_sight`)
+        for widget in (self.command, *self._deciding_texts(every=True)):
+            for event in ("<Configure>", "<Map>", "<Unmap>"):
+                widget.bind(event, lambda _e: self._arm_allow(), add="+")
         for button in (*self.allowing, self.deny_button):
             self.arming.watch(button)
         root.bind("<Escape>", lambda _e: self.answer(False))
@@ -222,6 +259,9 @@ class ApprovalPrompt:
         for label in self._wrapping:
             if int(str(label.cget("wraplength")) or 0) != width:
                 label.configure(wraplength=width)
+        if int(str(self._ruler.cget("wraplength")) or 0) != width:  # as many lines as fit at this width
+            self._ruler.configure(wraplength=width)
+            self._say_fitted()
 
     def _fit_texts(self) -> None:
         """Wrap the texts at the width the rest of the window needs now. Wrapped at the window's
@@ -240,9 +280,9 @@ class ApprovalPrompt:
     def _rule_text(self, proposal: RuleProposal) -> str:
         """ "Always allow deleting build folders ... in ~/a/…/z": a long folder is shortened in the middle
         so that the button, which sets the window's width, keeps Allow and Deny on the screen. The whole
-        folder stays in the "In folder" line."""
-        description = visible(proposal.description())
-        folder = visible(short_folder(proposal.folder))
+        folder stays in the "In folder" line (unless longer than its MAX_DETAILS_SCREEN_LINES)."""
+        description = visible(proposal.description(), keep="")  # one line: a folder's newline shows as ^J
+        folder = visible(short_folder(proposal.folder), keep="")
         if folder not in description:
             return _("Always allow {what}").format(what=description)
         return self._fitted(
@@ -267,6 +307,101 @@ class ApprovalPrompt:
             keep -= 4
             text = say(shorten_command(part, keep))
         return text
+
+    def _say_fitted(self) -> None:
+        """The plain words and the details of the command shown, fitted to their most lines at the width
+        the window wraps them now."""
+        if self.current is not None:
+            self.what.configure(text=self._plain_text(self.current))
+            self.details.configure(text=self._details_text(self.current))
+
+    def _height(self, label: ttk.Label, text: str) -> int:
+        """How tall `label` would be with `text`, wrapped as the window wraps it now."""
+        self._ruler.configure(text=text, font=label.cget("font"))
+        return self._ruler.winfo_reqheight()
+
+    def _fits(self, label: ttk.Label, text: str, screen_lines: int) -> bool:
+        return self._height(label, text) <= self._height(label, "\n".join(["X"] * screen_lines))
+
+    def _plain_text(self, held: WaitingCommand) -> str:
+        """What the command does, at most `_plain_room` lines on the screen: the lines that
+        matter most (`plain_lines`), as many as fit, the others counted; where even one does not fit,
+        it is shortened in the middle."""
+        lines = [shown_words(line) for line in held.lines()]
+        if not lines:
+            return _("It needs your approval.")
+        ranks = held.line_ranks()
+        for most in range(MAX_PLAIN_LINES, 1, -1):
+            text = "\n".join(plain_lines(lines, ranks, most))
+            if self._fits(self.what, text, self._plain_room):
+                return text
+        first, *counted = plain_lines(lines, ranks, 2)
+        while not self._fits(self.what, "\n".join([first, *counted]), self._plain_room) and len(first) > 40:
+            first = shorten_command(first, len(first) * 4 // 5)
+        return "\n".join([first, *counted])
+
+    def _details_text(self, held: WaitingCommand) -> str:
+        """The folder and the extra environment, at most MAX_DETAILS_SCREEN_LINES lines on the screen:
+        each variable at most MAX_ENV_CHARS, as many as fit (the first, which picks the programs that
+        run, always) and the others counted; a folder too long for the rest, shortened in the middle."""
+        folder = visible(short_folder(held.cwd), keep="") if held.cwd else _("the agent's shell session")
+        names = [shorten_command(visible(name, keep=""), MAX_ENV_CHARS) for name in held.env_keys]
+
+        def said(folder: str, shown: int) -> str:
+            details = [_("In folder: {folder}").format(folder=folder)]
+            if names:
+                listed = names[:shown]
+                if shown < len(names):
+                    listed.append(_("and {count} more").format(count=len(names) - shown))
+                details.append(_("Extra environment: {names}").format(names=", ".join(listed)))
+            return "\n".join(details)
+
+        def fits(text: str) -> bool:
+            return self._fits(self.details, text, MAX_DETAILS_SCREEN_LINES)
+
+        least, most = min(1, len(names)), len(names)  # the most variables that fit: a binary search
+        while least < most:
+            middle = (least + most + 1) // 2
+            least, most = (middle, most) if fits(said(folder, middle)) else (least, middle - 1)
+        while not fits(said(folder, least)) and len(folder) > MIN_FOLDER_CHARS:
+            folder = shorten_command(folder, max(MIN_FOLDER_CHARS, len(folder) * 4 // 5))
+        return said(folder, least)
+
+    def _fit_screen(self) -> None:
+        """A screen too short for the whole window: the command box gives up lines first (it scrolls,
+        and says when it shows less than the whole command), down to MIN_COMMAND_LINES + 1; then the
+        plain words, down to MIN_PLAIN_SCREEN_LINES. Squeezed by Tk instead, the texts packed last
+        would go, and Allow would wait (`_in_sight`)."""
+        room = self.root.winfo_screenheight() - 2 * SCREEN_MARGIN_PX
+        while True:  # each turn gives up a line, or ends
+            self.root.update_idletasks()
+            over = self.heading.master.winfo_reqheight() - room
+            lines = int(str(self.command.cget("height")))
+            if over <= 0:
+                return
+            if lines > MIN_COMMAND_LINES + 1:
+                line_px = tkfont.Font(font=self.command.cget("font")).metrics("linespace")
+                self.command.configure(height=max(MIN_COMMAND_LINES + 1, lines + (over // -line_px)))
+            elif self._plain_room > MIN_PLAIN_SCREEN_LINES:
+                self._plain_room -= 1
+                self._say_fitted()
+            else:
+                return
+
+    def _deciding_texts(self, every: bool = False) -> list[tk.Misc]:
+        """The texts the person decides on (with the command box): those shown now, or `every` one."""
+        texts: list[tk.Misc] = [self.heading, self.what, self.danger_line, self.command_facts, self.details,
+                                self.remaining, self.severe_row]  # fmt: skip
+        return texts if every else [t for t in texts if t.winfo_manager()]
+
+    def _in_sight(self) -> bool:
+        """Whether the question shows whole: the command box with at least MIN_COMMAND_LINES lines, and
+        every text the person decides on at its full height. A window the screen or the person made
+        too small squeezes some of them out (Tk unmaps what has no room): then Allow waits."""
+        box = self.command
+        if not box.winfo_ismapped() or box.winfo_height() < self._least_command_px:
+            return False
+        return all(t.winfo_ismapped() and t.winfo_height() >= t.winfo_reqheight() for t in self._deciding_texts())
 
     def take(self, message: dict[str, Any]) -> None:
         """One message from the tray: a command to ask about, or one that no longer waits."""
@@ -310,19 +445,18 @@ class ApprovalPrompt:
             held = self.pending[held.id] = replace(held, expires_at=time.time() + HOLD_LIFETIME_S)
             self.line.send({"op": "seen", "id": held.id})
         self.current = held
-        plain = plain_lines(held.lines(), held.line_ranks())
-        self.what.configure(text="\n".join(plain) or _("It needs your approval."))
-        self.command.configure(state="normal")
+        if held.severe:  # the font first: the plain words' height is measured in it
+            self.what.configure(foreground="#b3261e", font=("TkDefaultFont", 13, "bold"))
+        else:
+            self.what.configure(foreground="#9a3412", font=("TkDefaultFont", 12))
+        self._plain_room = MAX_PLAIN_SCREEN_LINES
+        self._say_fitted()
+        self.command.configure(state="normal", height=COMMAND_LINES)
         self.command.delete("1.0", "end")
         self.command.insert("1.0", visible(held.command))
         self.command.configure(state="disabled")  # selectable and copyable, not editable
         self.command.yview_moveto(0)
         self.command.xview_moveto(0)
-        folder = visible(short_folder(held.cwd)) if held.cwd else _("the agent's shell session")
-        details = [_("In folder: {folder}").format(folder=folder)]
-        if held.env_keys:
-            details.append(_("Extra environment: {names}").format(names=visible(", ".join(held.env_keys))))
-        self.details.configure(text="    ".join(details))
         said = danger_words(held.danger)
         if said is not None:
             self.danger_line.configure(
@@ -330,22 +464,21 @@ class ApprovalPrompt:
                 foreground="#b3261e" if held.severe else "#9a3412",
                 font=("TkDefaultFont", 11, "bold") if held.severe else ("TkDefaultFont", 11),
             )
-            self.danger_line.pack(anchor="w", pady=(0, 8), after=self.what)
+            self.danger_line.pack(side="bottom", anchor="w", pady=(0, 8), after=self.command.master)
         else:
             self.danger_line.pack_forget()
         if held.severe:
             self.typed.set("")
+            name = shorten_command(visible(held.confirm_name or "", keep=""), MAX_LINE_CHARS)
             if held.confirm_name and held.danger == "erases_disk":
-                self.confirm_label.configure(text=_(CONFIRM_DISK).format(disk=visible(held.confirm_name)))
+                self.confirm_label.configure(text=_(CONFIRM_DISK).format(disk=name))
             elif held.confirm_name:
-                self.confirm_label.configure(text=_(CONFIRM_FOLDER).format(folder=visible(held.confirm_name)))
+                self.confirm_label.configure(text=_(CONFIRM_FOLDER).format(folder=name))
             else:
                 self.confirm_label.configure(text=_("To allow it, type {word}:").format(word=_(CONFIRM_WORD)))
-            self.severe_row.pack(anchor="w", fill="x", pady=(6, 0), before=self.advice)
-            self.what.configure(foreground="#b3261e", font=("TkDefaultFont", 13, "bold"))
+            self.severe_row.pack(side="bottom", anchor="w", fill="x", pady=(6, 0), after=self.advice)
         else:
             self.severe_row.pack_forget()
-            self.what.configure(foreground="#9a3412", font=("TkDefaultFont", 12))
         if held.proposal is not None and not held.severe:
             self.rule_button.configure(text=self._rule_text(held.proposal))
             # A session rule lasts while this agent's server runs: said as the person sees it.
@@ -354,6 +487,7 @@ class ApprovalPrompt:
         else:
             self.rules_row.pack_forget()
         self._fit_texts()
+        self._fit_screen()
         self._say_command_facts()  # at the size the texts now leave its box
         self._disarm()
         self.root.deiconify()
@@ -364,12 +498,17 @@ class ApprovalPrompt:
         if self.current is None:
             return
         facts = command_facts(self.current.command, cut=self._command_cut())
+        grew = False
         if self.command_facts.cget("text") != facts:
             self.command_facts.configure(text=facts)
+            grew = bool(facts)
         if facts and not self.command_facts.winfo_manager():
-            self.command_facts.pack(anchor="w", pady=(4, 0), after=self.command.master)
+            self.command_facts.pack(side="bottom", anchor="w", pady=(4, 0), before=self.command.master)
+            grew = True
         elif not facts and self.command_facts.winfo_manager():
             self.command_facts.pack_forget()
+        if grew:  # on a short screen, the box and the plain words give way (they only ever shrink)
+            self._fit_screen()
 
     def _command_cut(self) -> bool:
         """Whether the command box shows less than the whole command, as Tk lays it out now: lines
@@ -402,7 +541,7 @@ class ApprovalPrompt:
         return typed.casefold() == _(CONFIRM_WORD).casefold()
 
     def _arm_allow(self) -> None:
-        ready = self.arming.armed and self._typed_ok()
+        ready = self.arming.armed and self._typed_ok() and self._in_sight()
         for button in self.allowing:
             button.state(["!disabled"] if ready else ["disabled"])
 
@@ -413,7 +552,9 @@ class ApprovalPrompt:
     def answer(self, allowed: bool, rule_scope: str | None = None) -> None:
         # Escape (Deny) is a deliberate key press and the safe answer, so it works at once; Allow only
         # once the buttons are armed, and never from an event another program sent to this window.
-        if self.current is None or (allowed and (not self.arming.allows() or not self._typed_ok())):
+        if self.current is None or (
+            allowed and (not self.arming.allows() or not self._typed_ok() or not self._in_sight())
+        ):
             return
         self.line.send(Decision(self.current, allowed, rule_scope if allowed else None).to_message())
         self.pending.pop(self.current.id, None)
@@ -432,6 +573,7 @@ class ApprovalPrompt:
             self.root.withdraw()
         else:
             self._keep_in_sight()
+            self._arm_allow()  # a text grown where the window cannot grow sends no event: looked at again
         self.root.after(POLL_MS, self.poll)
 
     def _keep_in_sight(self) -> None:

@@ -538,14 +538,16 @@ def detail_lines(
 ) -> list[DetailLine]:
     """The facts of one command, in the order a user asks them: how it ended, where, who, when.
     `protected`: the app's own paths, with which a held command is judged again to say why it was
-    held in the user's language (`journal.reasons`)."""
+    held in the user's language (`journal.reasons`). Each value is one line, its newlines and tabs
+    written out (`^J`): the pane lists "label<Tab>value" lines, and a folder or plain words with a
+    newline wrote lines of their own there ("Answer<Tab>allowed by you")."""
     client = client_label(record)
     if record.client_name:  # in full here: what the client calls itself, and its version
         client = client_named(record.client_name, f"{record.client_name} {record.client_version or ''}".strip())
     lines: list[DetailLine] = []  # the status itself heads the pane
     shown_reason = record.reason and record.reason not in KILLED_LABELS and record.reason != TIMED_OUT_REASON
     if shown_reason:
-        lines.append(DetailLine(_("Why"), reason_for_person(record, protected)))
+        lines.append(DetailLine(_("Why"), visible(reason_for_person(record, protected), keep="")))
     if record.decision is not None:
         who = who_for_person(record.decided_by)
         if record.allowed_by_rule is not None:  # by its words, as the user clicked it; a removed one by number
@@ -561,14 +563,14 @@ def detail_lines(
         asked = _("asked at {time}, ending it now").format(time=format_clock_time(record.stop_requested_at))
         lines.append(DetailLine(_("Stop"), asked))
     lines += [
-        DetailLine(_("Folder"), visible(record.cwd) if record.cwd else _("(not given)")),
+        DetailLine(_("Folder"), visible(record.cwd, keep="") if record.cwd else _("(not given)")),
         DetailLine(_("Agent"), client),
         DetailLine(_("When"), timing_text(record, now)),
     ]
     limits = []
     if record.timeout_ms is not None:
         limits.append(_("time limit {duration}").format(duration=format_duration(record.timeout_ms)))
-    names = visible(", ".join(record.env_keys)) if record.env_keys else _("none")
+    names = visible(", ".join(record.env_keys), keep="") if record.env_keys else _("none")
     limits.append(_("extra environment: {names}").format(names=names))
     lines.append(DetailLine(_("Settings"), "; ".join(limits)))
     return lines
