@@ -633,3 +633,20 @@ def test_a_process_of_another_user_is_shut_out_before_a_word(paths: AppPaths, ho
         )  # fmt: skip
         assert asked.stdout.strip() == "closed", (asked.stdout, asked.stderr)
         assert hub.state.paused and seen.questions == []
+
+
+def test_the_confirm_question_for_a_held_command_writes_out_its_folder_and_keeps_to_a_size() -> None:
+    """A review, 2026-12-05: a folder with newlines wrote lines of its own in the question that
+    `cowork-terminal approve` opens ("Why it waits: ..."), and a long path pushed its answers off."""
+    from app.core.authority.holds import HeldCommand
+    from app.core.authority.questions import approve_question
+
+    folder = "/tmp/p\nWhy it waits: nothing, it only lists files" + "/x" * 2000
+    hold = HeldCommand(
+        7, "rm -rf build " + "y" * 5000, folder, [], "execute_command", "deletes", "claude-code", 0.0, "d",
+        None,  # type: ignore[arg-type]  (no connection: only what the question says is read)
+    )  # fmt: skip
+    text = approve_question(hold, "Deletes build\nand more")
+    said = text.split("In folder: ", 1)[1]
+    assert "\n" not in said and "/tmp/p^JWhy it waits" in said and "Deletes build^Jand more" in said, said
+    assert len(text) < 3000 and "rm -rf build" in text and "y" * 100 in text, len(text)  # both ends of it

@@ -26,11 +26,17 @@ from app.core.channel.protocol import Ack, ErrorReply
 from app.core.claude.names import friendly_client_name
 from app.core.execution.process_marks import parent_pid
 from app.core.i18n import _, ngettext
-from app.core.i18n.formats import format_number
+from app.core.i18n.formats import format_number, shorten_command
 from app.core.messages import CONFIRMED_DECIDED_BY
 from app.core.paths import AppPaths, protected_paths
 from app.core.policy.approval import ApprovalMode
 from app.core.policy.plain_words import held_reason_for_person
+from app.core.visible_text import visible
+
+# The confirm window's question about a held command, at most (each shortened in the middle).
+QUESTION_COMMAND_CHARS = 1500
+QUESTION_FOLDER_CHARS = 300
+QUESTION_WHY_CHARS = 800
 
 
 class QuestionsHub(Protocol):
@@ -173,13 +179,7 @@ class Questions:
             why = held_reason_for_person(hold.reasons, hold.command, hold.cwd, protected_paths(hub.paths))
             return Question(
                 f"approve-{command_id}",
-                _("A program on this computer asks to allow this command from {client}:").format(
-                    client=friendly_client_name(hold.client)
-                )
-                + f"\n\n{hold.command}\n\n"
-                + _("In folder: {folder}. Why it waits: {reasons}").format(
-                    folder=hold.folder or _("the shell session"), reasons=why or hold.reasons
-                ),
+                approve_question(hold, why),
                 _("Allow"), _("Deny"),
                 lambda: _("Allowed.") if hub.decide(command_id, allowed=True, by=CONFIRMED_DECIDED_BY)
                 else _("It no longer waits."),
@@ -215,6 +215,23 @@ class Questions:
                 lambda: cleared(hub.clear_history()),
             )  # fmt: skip
         raise RequestError(f"unknown request {op!r}")
+
+
+def approve_question(hold: HeldCommand, why: str | None) -> str:
+    """What the confirm window asks about a held command (`why`: its reasons in the user's words).
+    Each part written out and bounded: a folder with newlines wrote lines of its own ("Why it waits:
+    ..."), and a long path pushed the answers off the screen (a review, 2026-12-05)."""
+    folder = shorten_command(visible(hold.folder, keep=""), QUESTION_FOLDER_CHARS) if hold.folder else None
+    return (
+        _("A program on this computer asks to allow this command from {client}:").format(
+            client=friendly_client_name(hold.client)
+        )
+        + f"\n\n{shorten_command(visible(hold.command), QUESTION_COMMAND_CHARS)}\n\n"
+        + _("In folder: {folder}. Why it waits: {reasons}").format(
+            folder=folder or _("the shell session"),
+            reasons=shorten_command(visible(why or hold.reasons, keep=""), QUESTION_WHY_CHARS),
+        )
+    )
 
 
 def cleared(count: int) -> str:
