@@ -727,3 +727,23 @@ async def test_a_program_writing_the_journal_under_the_tray_is_reported(home: Pa
             hub.tick()
             assert seen.notices == [("The activity log was changed by another program", FOREIGN_CHANGE_TOLD)]
             assert hub.approval_mode == "destructive"
+
+
+async def test_a_lost_link_to_a_tray_that_still_runs_is_not_said_to_have_stopped_anything() -> None:
+    """A red team, 2026-12-05: the tray closed one server's connection (a result too big for it) and
+    the model read that the app had gone away and its commands were stopped, while both ran on."""
+    from app.server.forwarding import LINK_LOST_DURING_CALL, TRAY_GONE_DURING_CALL, why_link_lost
+
+    alive = subprocess.Popen(["sleep", "30"])
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    try:
+        assert await why_link_lost(alive.pid, None, "linux") == LINK_LOST_DURING_CALL
+        assert await why_link_lost(alive.pid, "Cowork Terminal (the app) stopped", "linux") == TRAY_GONE_DURING_CALL
+        assert await why_link_lost(gone.pid, None, "linux") == TRAY_GONE_DURING_CALL
+        assert await why_link_lost(alive.pid, None, "darwin") == TRAY_GONE_DURING_CALL  # no /proc to tell
+        assert await why_link_lost(None, None, "linux") == TRAY_GONE_DURING_CALL
+    finally:
+        alive.kill()
+        alive.wait()
+    assert "nothing was stopped" in LINK_LOST_DURING_CALL and "command_list" in LINK_LOST_DURING_CALL

@@ -18,6 +18,7 @@ import logging
 import math
 import os
 import secrets
+import sys
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +39,13 @@ TRAY_GONE_DURING_CALL = (
     "Ask the user to start Cowork Terminal, then run the command again (check first what it already changed)."
 )
 TRAY_REFUSED_CALL = "the Cowork Terminal app did not take this call ({reason}). Try again in a moment."
+# The link broke but the tray lives on (it closed a connection it could not serve): nothing was stopped.
+LINK_LOST_DURING_CALL = (
+    "the connection to the Cowork Terminal app was lost during this call, but the app still runs, so what "
+    "this call started may still be running or may have finished: nothing was stopped. Do not run it again "
+    "before you checked: in a moment, list your jobs with command_list and follow this one with command_wait."
+)
+TRAY_EXIT_LOOK_S = 0.5  # a tray that is quitting or was killed is seen gone within this (tray_link.exited)
 
 
 class TrayForwarder(ServerMiddleware[Any]):
@@ -113,7 +121,7 @@ async def forward(
             return error_result(tool, TRAY_REFUSED_CALL.format(reason=refused))
         async for message in receive:
             if message is None:
-                return error_result(tool, TRAY_GONE_DURING_CALL)
+                return error_result(tool, await why_link_lost(link.tray_pid, link.closing_reason))
             if isinstance(message, CallResult):
                 mark("serve: call out")
                 # As the tray made it: the SDK checks every result against the protocol's schema
@@ -130,7 +138,7 @@ async def forward(
                     )
                 except Exception:  # the client went away: the call's own result still counts
                     log.debug("progress notification failed", exc_info=True)
-        return error_result(tool, TRAY_GONE_DURING_CALL)
+        return error_result(tool, await why_link_lost(link.tray_pid, link.closing_reason))
     except anyio.get_cancelled_exc_class():
         if not ending():  # the client's own cancellation (see the module)
             with anyio.CancelScope(shield=True):
@@ -140,3 +148,19 @@ async def forward(
         link.calls.pop(call_id, None)
         send.close()
         receive.close()
+
+
+async def why_link_lost(pid: int | None, closing_reason: str | None, platform: str = sys.platform) -> str:
+    """What the model reads when the link broke during a call: the tray (`pid`) is gone, quitting
+    (`closing_reason`) or killed, and its commands with it; or only the connection was (a red team,
+    2026-12-05: the model was told its commands had stopped while they ran on). Where /proc does not
+    tell (not Linux), the tray is taken for gone."""
+    from app.core.commands.tray_link import exited
+
+    if pid is None or closing_reason is not None or platform != "linux":
+        return TRAY_GONE_DURING_CALL
+    with anyio.move_on_after(TRAY_EXIT_LOOK_S):
+        while not exited(pid):
+            await anyio.sleep(0.05)
+        return TRAY_GONE_DURING_CALL
+    return LINK_LOST_DURING_CALL
