@@ -218,3 +218,17 @@ def test_a_message_too_big_for_a_frame_is_answered_or_dropped_and_the_connection
     assert answer is not None and answer["op"] == "error" and answer["seq"] == 7, answer
     assert "nothing changed" in answer["message"]
     assert not peer.channel.closed
+
+
+async def test_a_call_too_big_for_one_message_to_the_tray_says_so_and_not_to_try_again_as_it_was(
+    home: Path, paths: AppPaths
+) -> None:
+    """A red team, 2026-12-05: a 5 MB `env` value was answered "could not be reached ... Try again in a
+    moment", which no retry could pass."""
+    with running_tray(home):
+        async with connect(home, headless=False) as client:
+            big = await text_of(client, "execute_command", {"command": "true", "env": {"NOTE": "x" * 2_000_000}})
+            after = await run(client, {"command": "echo fine"})
+    assert big[0] and "this call is 2,0" in big[1] and TOO_BIG in big[1] and "Send less" in big[1], big
+    assert "Try again in a moment" not in big[1]
+    assert after["stdout"] == "fine\n", after

@@ -39,6 +39,10 @@ TRAY_GONE_DURING_CALL = (
     "Ask the user to start Cowork Terminal, then run the command again (check first what it already changed)."
 )
 TRAY_REFUSED_CALL = "the Cowork Terminal app did not take this call ({reason}). Try again in a moment."
+CALL_TOO_BIG = (
+    "this call is {size:,} bytes, more than Cowork Terminal can pass on (1 MiB), so it was not run. Send less: "
+    "put long text in a file with a command of its own first, and keep `env` values short."
+)
 # The link broke but the tray lives on (it closed a connection it could not serve): nothing was stopped.
 LINK_LOST_DURING_CALL = (
     "the connection to the Cowork Terminal app was lost during this call, but the app still runs, so what "
@@ -118,6 +122,12 @@ async def forward(
             await link.request_async(call)
             mark("serve: call acked")
         except LinkRefused as refused:
+            from app.core.authority.oversized import frame_size
+            from app.core.channel.wire import MAX_FRAME_BYTES
+
+            size = frame_size(call)
+            if size > MAX_FRAME_BYTES:  # no retry would pass (a red team: a 5 MB `env` value)
+                return error_result(tool, CALL_TOO_BIG.format(size=size))
             return error_result(tool, TRAY_REFUSED_CALL.format(reason=refused))
         async for message in receive:
             if message is None:
