@@ -1414,7 +1414,8 @@ def test_a_language_picked_in_the_menu_changes_the_tray_at_once_and_every_window
             [sys.executable, "-m", "app", "approvals"], env={**environ, "LANG": "C.UTF-8"},
             capture_output=True, text=True, timeout=60,
         )  # fmt: skip
-        assert later.stdout == "Nichts wartet auf Ihre Zustimmung.\n"
+        # This tray (the test's process) is not one the CLI can verify: it says, in German, that it could not ask
+        assert later.stderr.startswith("Cowork Terminal konnte nicht gefragt werden, welche Befehle"), later
         click(app, "language:system")
         assert app.pystray_item("pause").text == "Pause host access"
         assert app.pystray_item("language:system").checked is True
