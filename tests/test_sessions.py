@@ -545,3 +545,25 @@ async def test_a_pause_ends_what_the_session_left_running_and_the_next_call_star
         again = await call(client, "terminal_run", {"command": "echo ${KEPT:-new}"})
     assert live_processes(marker) == [] and ended_after < STOP_DEADLINE_S, ended_after
     assert "new" in again["output"], again  # a new shell: what the old one set is gone
+
+
+async def test_keys_refused_as_the_settings_changed_do_not_count_as_typed(
+    home: Path, paths: AppPaths, hub: Hub
+) -> None:
+    """A review, 2026-12-05: `echo ` refused (settings changed) still counted as typed, so the next
+    keys, `rm -rf DIR`, were judged as `echo rm -rf DIR` and bash deleted DIR."""
+    victim = paths.data_dir.parent / "victim"
+    victim.mkdir()
+    async with serving(home, bound=True) as client:
+        await call(client, "terminal_run", {"command": "bash", "timeout": 300})
+        hub.state = with_changes(hub.state, approval_window_s=30.0)  # the click; its push not sent yet
+        refused = await call(client, "terminal_send_keys", {"keys": "echo "})
+        hub.connections.push_all(StatePush(hub.state.to_wire()))
+        with anyio.fail_after(20):  # until the tray's runner has the push: a command judged anew runs
+            while (await client.call_tool("execute_command", {"command": "true"})).is_error:
+                await anyio.sleep(0.02)
+        later = await call(client, "terminal_send_keys", {"keys": f"rm -rf {victim}\n"})
+        await call(client, "terminal_interrupt")
+    assert SETTINGS_CHANGED_MESSAGE in refused["error"], refused
+    assert "would need the user's approval" in later["error"], later
+    assert victim.exists()

@@ -399,10 +399,12 @@ class SessionShell:
             reason = KEYS_HELD_REASON.format(reasons=reasons_text(verdict.reasons))
             await service.journal_refusal(ExecuteRequest(command=keys), reason, "terminal_send_keys")
             raise CommandRefused(reason)
-        self._typed_line = line.rsplit("\n", 1)[1] if "\n" in line else line
         command_id = await service.journal_row(
             command=keys, cwd=None, tool="terminal_send_keys", tier=verdict.tier.name.lower(), under=under
         )
+        # Only keys that go on count as typed: refused ones (a pause, settings changed) would make the
+        # next keys be judged as the end of a line never typed (`echo ` then `rm -rf DIR`: a review).
+        self._typed_line = line.rsplit("\n", 1)[1] if "\n" in line else line
         try:
             answer = await session.send_keys(keys)
         except InputNotRead:
