@@ -247,3 +247,20 @@ def test_a_git_setting_whose_name_only_bash_knows_is_held(command: str) -> None:
 def test_a_message_bus_address_that_runs_a_program_is_held(command: str) -> None:
     result = classify(command, cwd=PROJECT)
     assert result.tier is Tier.DESTRUCTIVE and "names a program to run as the message bus" in result.reasons[0], result
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["busctl --address=unixexec:path=/bin/rm,argv1=-rf,argv2=/home/ana/project list",
+     "busctl --address unixexec:path=/bin/sh tree", "busctl --address \"$A\" introspect a /",
+     "dbus-monitor --address unixexec:path=/bin/sh,argv1=-c,argv2=x"],
+)  # fmt: skip
+def test_a_bus_address_option_that_runs_a_program_is_held(command: str) -> None:
+    """A review, 2026-12-05: sd-bus's `--address` takes the same `unixexec:` address as the variable."""
+    result = classify(command, cwd=PROJECT)
+    assert result.tier is Tier.DESTRUCTIVE and "names a program to run as the message bus" in result.reasons[0], result
+
+
+@pytest.mark.parametrize("command", ["busctl --user list", "busctl --address=unix:path=/run/user/1000/bus list"])
+def test_listing_a_bus_stays_safe(command: str) -> None:
+    assert classify(command, cwd=PROJECT).tier is Tier.SAFE

@@ -60,8 +60,38 @@ def cmd_systemd_run(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin |
     ctx.inner(args[i:], stdin, bulk, depth)  # what it starts is judged too
 
 
+def bus_address_runs(ctx: Analysis, name: str, args: list[_Word]) -> None:
+    """`--address unixexec:path=PROG,...` has sd-bus (busctl) or libdbus (dbus-monitor) start PROG to
+    reach the bus, whatever the subcommand (a review, 2026-12-05: `busctl --address=unixexec:path=/bin/rm,
+    argv1=-rf,... list` deleted a folder, judged safe); as the variables' address is (shells.py)."""
+    for j, a in enumerate(args):
+        value = a.value if a.value is not None else a.pattern
+        if value == "--":
+            return
+        given: str | None
+        if value.startswith("--address="):
+            given = a.value.split("=", 1)[1] if a.value is not None else None
+        elif value == "--address" and j + 1 < len(args):
+            given = args[j + 1].value
+        else:
+            continue
+        if given is None or "unixexec" in given.lower():
+            ctx.add(D, "cannot tell what runs: {name} --address names a program to run as the message bus",
+                    name=name)  # fmt: skip
+            return
+
+
+def cmd_dbus_monitor(
+    ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int
+) -> None:
+    """It only watches the bus, but its address may name a program to start (bus_address_runs)."""
+    bus_address_runs(ctx, name, args)
+    ctx.as_unknown_program(name, args, depth, noted=False)
+
+
 def cmd_busctl(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """A D-Bus call may ask any service (systemd, a session service) to start something; listing is safe."""
+    bus_address_runs(ctx, name, args)
     values = frozenset({"-H", "--host", "-M", "--machine", "--address", "--match", "--size", "--timeout",
                         "--destination", "--json", "--verbose"})  # fmt: skip
     sub = next((a.value for a in _operands(args, values)), "list")

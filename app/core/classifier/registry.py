@@ -192,6 +192,7 @@ RULES: dict[str, Rule] = {
     # Asking another service to start a program later or elsewhere (handoff.py)
     "systemd-run": handoff.cmd_systemd_run,
     "busctl": handoff.cmd_busctl,
+    "dbus-monitor": handoff.cmd_dbus_monitor,
     "gdbus": handoff.cmd_gdbus,
     "dbus-send": handoff.cmd_dbus_send,
     "qdbus": handoff.cmd_dbus_send,
