@@ -212,3 +212,18 @@ async def test_through_execute_command_gnupghome_in_the_models_env_waits(
         assert f"GNUPGHOME={gnupghome}" in shown["env_shown"], shown
         deny(hub, shown["id"])
     assert "The user denied this command" in outcome["error"], outcome
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["echo 'agent-program /tmp/e.sh' >> ~/.gnupg/gpg.conf", "cp x ~/.gnupg/gpgsm.conf",
+     "echo 'agent-program /tmp/e.sh' > ~/.gnupg/common.conf"],
+)  # fmt: skip
+def test_the_agent_gpg_starts_where_none_runs_is_a_hand_off_too(user_home: Path, command: str) -> None:
+    """A review, 2026-12-05: gpg.conf's `agent-program` ran a program at the user's next gpg (GnuPG
+    2.2.40: "failed to start agent", after running it); gpgsm.conf and GnuPG 2.4's common.conf too."""
+    held_outside(command, str(user_home / "project"))
+
+
+def test_a_projects_own_gpg_conf_is_not_held(user_home: Path) -> None:
+    assert classify("cp templates/gpg.conf dotfiles/gpg.conf", cwd=str(user_home / "project")).tier is Tier.MODERATE

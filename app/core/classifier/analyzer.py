@@ -148,7 +148,10 @@ _CLAUDE_RUNS_FROM = re.compile(
 # dirmngr.conf's `ldap-wrapper-program`, scdaemon.conf's card-reader library (red team, 2026-12-05: a
 # pinentry-program written, then `gpg-connect-agent reloadagent`, ran outside and lived past a pause).
 # By name in any folder (GNUPGHOME may name any), and ~/.gnupg itself or a name there an expansion decides.
-_GNUPG_RUNS_FROM = re.compile(r"(?:^|/)(?:gpg-agent|scdaemon|dirmngr)\.conf$|^/\.gnupg(?:/[^/]*\*[^/]*)?$")
+_GNUPG_RUNS_FROM = re.compile(
+    r"(?:^|/)(?:gpg-agent|scdaemon|dirmngr)\.conf$|(?:^|/)\.gnupg/(?:gpg|gpgsm|common)\.conf$"
+    r"|^/\.gnupg(?:/[^/]*\*[^/]*)?$"
+)  # gpg.conf's `agent-program` too (a review): by name only in ~/.gnupg, where a dotfiles repo's is not
 
 
 # ssh's files in the home folder that start programs or let someone in, outside any container: the

@@ -68,8 +68,10 @@ SHELL_FILES = (
 )  # fmt: skip
 # GnuPG's daemons' settings, in GNUPGHOME or ~/.gnupg: the user's gpg-agent, scdaemon and dirmngr run
 # outside any container and start the programs these name (`pinentry-program`): a red team, 2026-12-05,
-# ran one outside that outlived a pause. The folder itself stays writable (keys, trust database).
-GNUPG_FILES = ("gpg-agent.conf", "scdaemon.conf", "dirmngr.conf")
+# ran one outside that outlived a pause; gpg.conf's and gpgsm.conf's `agent-program`, and GnuPG 2.4's
+# common.conf, name the agent gpg starts where none runs: a review). The folder itself stays
+# writable (keys, trust database).
+GNUPG_FILES = ("gpg-agent.conf", "scdaemon.conf", "dirmngr.conf", "gpg.conf", "gpgsm.conf", "common.conf")
 # Folders of other shells' start-up files in the XDG configuration folder, made when missing as fish's
 # is: nushell's `config.nu`, `env.nu` and `autoload/`, xonsh's `rc.xsh` and `rc.d/`, elvish's `rc.elv`.
 SHELL_CONFIG_FOLDERS = ("nushell", "xonsh", "elvish")
