@@ -642,3 +642,14 @@ async def test_a_sixth_command_waiting_for_the_user_is_refused_in_words_that_say
     assert "command_wait" in sixth["error"] and "command_stop" in sixth["error"]
     [row] = [row for row in rows(paths) if row.command == "sudo true # 5"]
     assert (row.status, row.reason) == (Status.REFUSED, "5 commands from this server already wait for the user")
+
+
+async def test_a_shorter_approval_wait_in_flight_does_not_refuse_a_command_that_runs_now(
+    home: Path, paths: AppPaths, hub: Hub
+) -> None:
+    """How long a hold waits decides nothing of a command that is not held (a review, 2026-12-05)."""
+    async with serving(home, bound=True) as client:
+        assert (await run(client, {"command": "true"}))["exitCode"] == 0
+        hub.state = with_changes(hub.state, approval_window_s=5.0)  # the click; its push not sent yet
+        answer = await run(client, {"command": "echo runs"})
+    assert answer["stdout"] == "runs\n", answer

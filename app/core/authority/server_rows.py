@@ -84,7 +84,10 @@ def begin(hub: RowsHub, peer: Peer, message: Begin) -> dict[str, Any]:
                 log.warning("a command refused for the pause could not be recorded: %s", problem)
             raise RequestError("host access is paused")
         under = None if message.under is None else ControlState.from_wire(dict(message.under))
-        if status.is_active and under is not None and loosened(hub.state, under):
+        since = [] if under is None or not status.is_active else loosened(hub.state, under)
+        if status is Status.RUNNING:  # how long a hold waits decides nothing of a command that runs now
+            since = [change for change in since if change != "approval_window_s"]
+        if since:
             # Its runner decided under settings the user has tightened since (the push is on its way
             # to it): no row; its server refuses the call, and the model's next one is judged anew.
             return {DECIDE_AGAIN: True}
