@@ -195,8 +195,16 @@ class Runs:
         if found.on and PRIVILEGED_PLAIN in asks:
             self._privileged.add(command_id)
         elif found.on and PROTECTED_WRITE_PLAIN in asks:
-            # The members it was held for naming, as the window named them: never the program's own folders.
-            named = containers.members_to_lift(command, containers.hold_members(found.protected), self.service.home)
+            # The members it was held for naming, as the window named them: never the program's own folders,
+            # nor one the window did not name (a set prepared again since the hold may hold more).
+            home = self.service.home
+            lead = MAKES_WRITABLE_PLAIN.split("{names}", 1)[0]
+            shown = {name for ask in asks if ask.startswith(lead) for name in ask[len(lead) :].split(", ")}
+            named = [
+                member
+                for member in containers.members_to_lift(command, containers.hold_members(found.protected), home)
+                if _from_home(member, home) in shown  # a name with ", " in it is not lifted: the OS says no
+            ]
             named += containers.linked_from(found.protected, named)  # a stowed file: what its link points to
             if named:
                 self.unbound[command_id] = named
