@@ -650,3 +650,35 @@ def test_the_confirm_question_for_a_held_command_writes_out_its_folder_and_keeps
     said = text.split("In folder: ", 1)[1]
     assert "\n" not in said and "/tmp/p^JWhy it waits" in said and "Deletes build^Jand more" in said, said
     assert len(text) < 3000 and "rm -rf build" in text and "y" * 100 in text, len(text)  # both ends of it
+
+
+def test_the_log_windows_holds_message_fits_its_line_reader_however_long_the_commands() -> None:
+    """The log window's line reader drops a line over 1 MiB: five holds of a 300 KB command made one,
+    and the window then showed no held command (a review, 2026-12-05)."""
+    import json
+
+    from app.core.authority.holds import HeldCommand
+    from app.ui.tray.windows import holds_message
+    from app.ui.windows.link import MAX_LINE_BYTES
+
+    holds = [
+        HeldCommand(
+            n,
+            f"rm -rf build{n} # " + '"' * 300_000,
+            "/tmp",
+            [f"K{k}" for k in range(40)],
+            "execute_command",
+            "deletes",
+            "claude-code",
+            0.0,
+            "d",
+            None,  # type: ignore[arg-type]  (only its texts are read)
+        )  # fmt: skip
+        for n in range(5)
+    ]
+    line = json.dumps(holds_message(holds))
+    assert len(line.encode()) < MAX_LINE_BYTES / 10, len(line)
+    told = holds_message(holds)["holds"]
+    assert [hold["id"] for hold in told] == list(range(5)) and all(
+        h["command"].startswith("rm -rf build") for h in told
+    )

@@ -16,6 +16,7 @@ from typing import Any
 from app.core.authority.connection import Peer
 from app.core.channel.protocol import Pin
 from app.core.classifier import classify
+from app.core.journal.records import bounded
 from app.core.policy.rules import Rule, matching_rule
 
 MAX_HOLDS_PER_PEER = 5  # a server (or a program posing as one) cannot bury the user in questions
@@ -57,6 +58,24 @@ class HeldCommand:
             "explanation": self.explanation, "seen": self.seen_at is not None,
             "folder": self.folder, "env_shown": self.env_shown(),
         }  # fmt: skip
+
+    def to_list(self) -> dict[str, Any]:
+        """`to_window` with each text bounded (a command cut with a marker, as the journal's `bounded`
+        cuts): what a list of holds says (the log window's, the CLI's), one of which is at most about
+        10 KB however long the command; the approval window gets it whole (`to_window`)."""
+        told = self.to_window()
+        for key, keep in LISTED_TEXT_KEEP.items():
+            if isinstance(told.get(key), str):
+                told[key] = bounded(told[key], keep)
+        for key in ("env_keys", "env_shown"):
+            told[key] = [bounded(str(entry), LISTED_ENV_KEEP) for entry in told[key][:LISTED_ENV_MAX]]
+        return told
+
+
+# A hold as a list says it (HeldCommand.to_list): its texts at most this long.
+LISTED_TEXT_KEEP = {"command": 4000, "cwd": 1000, "folder": 1000, "reasons": 1000, "explanation": 1000, "client": 200}
+LISTED_ENV_KEEP = 200
+LISTED_ENV_MAX = 20
 
 
 class Holds:

@@ -19,7 +19,6 @@ from app.core.authority.state import ControlState
 from app.core.channel.protocol import RulesTold
 from app.core.execution.output import OutputBudget, parse_budget
 from app.core.i18n import _
-from app.core.journal.records import bounded
 from app.core.messages import REQUEST_DECIDED_BY
 from app.core.policy.direction import LOOSEN, REFUSE, classify_request
 from app.core.policy.rules import Rule
@@ -27,11 +26,8 @@ from app.core.policy.rules import Rule
 T = TypeVar("T")
 
 # The `holds` answer: its list at most this long as JSON (twice that in its message, escaped again;
-# the rest of the 1 MiB frame is the rules'), each hold's texts bounded: one is at most about 130 KB.
+# the rest of the 1 MiB frame is the rules'), each hold's texts bounded (HeldCommand.to_list).
 HOLDS_ANSWER_BYTES = 300_000
-HOLD_TEXT_KEEP = {"command": 4000, "cwd": 1000, "folder": 1000, "reasons": 1000, "explanation": 1000, "client": 200}
-HOLD_ENV_KEEP = 200
-HOLD_ENV_MAX = 20
 
 
 class RequestsHub(Protocol):
@@ -82,13 +78,7 @@ def holds_listed(holds: list[HeldCommand]) -> tuple[str, int]:
     listed: list[str] = []
     size = 0
     for hold in holds:
-        told = hold.to_window()
-        for key, keep in HOLD_TEXT_KEEP.items():
-            if isinstance(told.get(key), str):
-                told[key] = bounded(told[key], keep)
-        for key in ("env_keys", "env_shown"):
-            told[key] = [bounded(str(entry), HOLD_ENV_KEEP) for entry in told[key][:HOLD_ENV_MAX]]
-        one = json.dumps(told)  # ASCII: each character of it at most two in the answer's frame
+        one = json.dumps(hold.to_list())  # ASCII: each character of it at most two in the answer's frame
         if size + len(one) > HOLDS_ANSWER_BYTES:
             break
         listed.append(one)

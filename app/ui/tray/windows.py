@@ -458,5 +458,7 @@ def rules_message(rules: Iterable[Rule]) -> dict[str, Any]:
 
 
 def holds_message(holds: Sequence[HeldCommand]) -> dict[str, Any]:
-    """What the log window is told of the held commands: the servers' own words, by id."""
-    return {"op": "holds", "holds": [hold.to_window() for hold in holds]}
+    """What the log window is told of the held commands: the servers' own words, by id, each bounded:
+    its line reader drops a line over 1 MiB, and five holds of a 200 KB command made one (a review,
+    2026-12-05). Its Allow and Deny name the id; the tray decides on the hold it keeps whole."""
+    return {"op": "holds", "holds": [hold.to_list() for hold in holds]}
