@@ -81,9 +81,7 @@ def bus_address_runs(ctx: Analysis, name: str, args: list[_Word]) -> None:
             return
 
 
-def cmd_dbus_monitor(
-    ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int
-) -> None:
+def cmd_dbus_monitor(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """It only watches the bus, but its address may name a program to start (bus_address_runs)."""
     bus_address_runs(ctx, name, args)
     ctx.as_unknown_program(name, args, depth, noted=False)
