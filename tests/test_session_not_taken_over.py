@@ -117,16 +117,20 @@ async def test_a_job_that_reads_the_shells_commands_cannot_answer_for_the_next_o
     assert (row.status, row.exit_code) == (Status.FINISHED, 0)
 
 
-def host_pid_of(marker: str) -> int:
-    """The pid, as this machine sees it, of the process whose command line is `marker`."""
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                    if handle.read().split(b"\0")[:2] == marker.encode().split(b" "):
-                        return int(entry)
-            except OSError:
-                continue
+async def host_pid_of(marker: str) -> int:
+    """The pid, as this machine sees it, of the process whose command line is `marker`: waited for,
+    since a job started with `&` may still be bash's fork when its command returns (under load)."""
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                        if handle.read().split(b"\0")[:2] == marker.encode().split(b" "):
+                            return int(entry)
+                except OSError:
+                    continue
+        await anyio.sleep(0.05)
     raise AssertionError(f"no process {marker!r}")
 
 
@@ -190,7 +194,7 @@ async def test_a_marker_from_a_process_that_took_the_command_is_not_the_shells_a
     forged: list[bytes] = []
     async with serving(home, bound=True) as client:
         await session_command(client, f"cd {folder}; {sleeper} & echo started")
-        shell = parent_of(host_pid_of(sleeper))
+        shell = parent_of(await host_pid_of(sleeper))
         command_fd = 255 if os.path.exists(f"/proc/{shell}/fd/255") else 0
         await until_reading(f"/proc/{shell}", command_fd)
         thief, thiefs_fd = answer_for_the_shell(shell, command_fd, forged)
