@@ -682,3 +682,28 @@ def test_the_log_windows_holds_message_fits_its_line_reader_however_long_the_com
     assert [hold["id"] for hold in told] == list(range(5)) and all(
         h["command"].startswith("rm -rf build") for h in told
     )
+
+
+def test_a_window_started_by_hand_does_not_say_the_app_is_not_running_when_it_runs_but_cannot_be_asked(
+    paths: AppPaths,
+) -> None:
+    """A review, 2026-12-05: any failure to ask read as "the app is not running"."""
+    from app.core import liveness
+    from app.ui.windows.controls import RequestControls
+
+    def why_unanswered() -> str:
+        controls = RequestControls(paths)
+        controls.told_holds()  # asks, off this thread
+        deadline = time.monotonic() + 10
+        while controls.unvouched().startswith("Asking") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return controls.unvouched()
+
+    assert why_unanswered() == "Nobody can answer this command now: Cowork Terminal (the app) is not running."
+    lock = liveness.try_hold(paths.tray_lock)  # a tray runs (it holds its lock) but nothing answers
+    assert lock is not None and liveness.is_held(paths.tray_lock)
+    try:
+        said = why_unanswered()
+    finally:
+        lock.release()
+    assert said.startswith("Nobody can answer this command now: Cowork Terminal did not answer ("), said

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from app.core.channel.client import HELLO_TIMEOUT_S, NobodyToConfirm, NoTray, TrayRefused, ask_tray, request_change
 from app.core.i18n import N_, _
+from app.core.install.app_processes import tray_running
 from app.core.journal.store import CommandRecord, Journal, Status
 from app.core.paths import AppPaths
 from app.ui.windows.link import TrayLine
@@ -179,8 +180,8 @@ class RequestControls:
             reply = ask_tray(self.paths, "holds", wait_s=HELLO_TIMEOUT_S)
             told = json.loads(str(reply.get("message") or "[]"))
             holds = held_texts({"holds": told}) or {}
-        except NoTray:
-            why = _(NOBODY_TO_ANSWER)
+        except NoTray as problem:  # a tray that runs but cannot be asked is not "not running" (a review)
+            why = _(NO_ANSWER).format(error=problem) if tray_running(self.paths) else _(NOBODY_TO_ANSWER)
         except (TrayRefused, ValueError) as problem:
             why = _(NO_ANSWER).format(error=problem)
         with self._lock:
