@@ -126,7 +126,9 @@ async def test_command_list_of_many_jobs_in_a_long_folder_fits_and_the_jobs_run_
             error, text = await text_of(client, "terminal_read_scrollback", {"lines": 500})
             assert not error and len(text) <= 30_000 and "left out here" in text, (error, len(text), text[:300])
         assert tray.poll() is None
-    nothing_says_the_app_went_away(paths, log)
+        # Looked at while the tray runs: its 30 jobs still running end, rightly, "because the app
+        # stopped" when it quits below (CI once read them after the quit).
+        nothing_says_the_app_went_away(paths, log)
 
 
 async def test_the_scrollback_is_fitted_to_the_users_output_budget(home: Path, hub: Hub) -> None:
