@@ -7,8 +7,6 @@ The descriptions and results are the model's text: English, exact, saying what t
 from __future__ import annotations
 
 import logging
-import os
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
@@ -22,7 +20,7 @@ from pydantic import BaseModel, Field
 from app.core.commands.request import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
 from app.core.commands.service import CommandService
 from app.core.errors import CoworkError
-from app.core.execution.output import Kept, OutputBudget, budget_from, clip, output_budget
+from app.core.execution.output import Kept, OutputBudget, clip
 from app.core.execution.output_decoding import json_length
 from app.core.execution.run_result import ExecutionResult
 from app.core.policy.tool_sets import EXECUTE_ONLY
@@ -66,15 +64,6 @@ def budget_sentence(budget: OutputBudget) -> str:
 # structured copy), so under it the scrollback gets this much: the answer then fits one message.
 SCROLLBACK_SEED_CHARS = 100_000
 SCROLLBACK_WHERE = "call terminal_read_scrollback with fewer lines to read the latest ones whole"
-
-
-def scrollback_budget(service: CommandService) -> OutputBudget:
-    """The user's output budget; the default when the journal cannot be read (it is no control)."""
-    try:
-        return output_budget(service.journal)
-    except sqlite3.Error as exc:
-        log.warning("the output budget could not be read (%s): the default is used", exc)
-        return budget_from(None, os.environ)
 
 
 def fitted_scrollback(text: str, budget: OutputBudget) -> str:
@@ -308,4 +297,4 @@ def register_tools(
     async def terminal_read_scrollback(lines: WholeNumber = 60) -> str:
         with refusals_as_errors():
             service = service_of()
-            return fitted_scrollback(service.session_scrollback(lines), scrollback_budget(service))
+            return fitted_scrollback(service.session_scrollback(lines), service.runs.output_budget())

@@ -49,6 +49,7 @@ from app.core.messages import (
 )
 from app.core.paths import AppPaths, hidden_folders, make_private_dirs, protected_paths
 from app.core.policy.approval import ApprovalMode
+from app.core.policy.rules import short_folder
 
 # The container and the executor are imported where a command starts, not here: every server holds
 # a Runs, and one whose tray runs its commands never starts one (0.6 MB of its idle memory, issue 21).
@@ -158,7 +159,7 @@ class Runs:
             return (PROTECTED_UNGUARDED_PLAIN,) if names else ()
         home = self.service.home
         lifted = containers.members_to_lift(command, containers.hold_members(found.protected), home)
-        shown = ", ".join(_from_home(member, home) for member in lifted)
+        shown = ", ".join(short_folder(member, home) for member in lifted)
         writes = (PROTECTED_WRITE_PLAIN, MAKES_WRITABLE_PLAIN.format(names=shown)) if lifted else ()
         return writes + (PRIVILEGED_PLAIN,) * verdict.gains_privileges
 
@@ -203,7 +204,7 @@ class Runs:
             named = [
                 member
                 for member in containers.members_to_lift(command, containers.hold_members(found.protected), home)
-                if _from_home(member, home) in shown  # a name with ", " in it is not lifted: the OS says no
+                if short_folder(member, home) in shown  # a name with ", " in it is not lifted: the OS says no
             ]
             named += containers.linked_from(found.protected, named)  # a stowed file: what its link points to
             if named:
@@ -247,9 +248,9 @@ class Runs:
     def new_output(self, command_id: int, labels: tuple[str, ...]) -> CommandOutput:
         """Where a command's output goes: the user's budget, the app's private folder for whole outputs."""
         outputs = self.service.paths.app_outputs(self.service.client.name)
-        return CommandOutput(self._budget(), outputs, f"cmd{command_id}", labels, console_code_pages())
+        return CommandOutput(self.output_budget(), outputs, f"cmd{command_id}", labels, console_code_pages())
 
-    def _budget(self) -> OutputBudget:
+    def output_budget(self) -> OutputBudget:
         """The user's output budget. A journal damaged under this server (SQLite finds it only as it
         reads) is opened again, which moves it aside for a new one; the budget is no control, so
         the command runs on with the default if even that fails."""
@@ -491,12 +492,6 @@ class Runs:
                 self.apply_user_stops()
             self.report_live_output()
             await anyio.sleep(WATCH_INTERVAL_S)
-
-
-def _from_home(path: str, home: str) -> str:
-    """`~/.bashrc` for a path in the home folder, as the person knows it; any other path as it is."""
-    home = home.rstrip("/")
-    return "~" + path[len(home) :] if home and (path == home or path.startswith(home + "/")) else path
 
 
 def let_out_environment(command: str, env: Mapping[str, str]) -> tuple[dict[str, str], str]:
