@@ -191,11 +191,12 @@ def held_reason(plain: tuple[str, ...], reasons: tuple[str, ...]) -> str:
     return f"{said} ({'; '.join(terse)})" if plain and terse else said
 
 
-# A call whose result does not fit one message between the tray and its server (1 MiB): the model
-# reads this instead, with what to ask for (TOO_BIG_ASK, by tool). Nothing is stopped by it.
+# A call whose result does not fit one message between the tray and its server (channel.wire's
+# MAX_FRAME_BYTES, said as {limit}): the model reads this instead, with what to ask for (TOO_BIG_ASK,
+# by tool). Nothing is stopped by it.
 CALL_RESULT_TOO_BIG = (
-    "the result of this call was {size:,} bytes, more than Cowork Terminal can pass on (1 MiB), so it was not "
-    "sent; nothing was stopped{job}. Ask for less: {ask}"
+    "the result of this call was {size:,} bytes, more than Cowork Terminal can pass on ({limit} MiB), so it was "
+    "not sent; nothing was stopped{job}. Ask for less: {ask}"
 )
 TOO_BIG_JOB = ": the command is job {job} ({status})"
 TOO_BIG_ASK_OUTPUT = (

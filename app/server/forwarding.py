@@ -40,7 +40,7 @@ TRAY_GONE_DURING_CALL = (
 )
 TRAY_REFUSED_CALL = "the Cowork Terminal app did not take this call ({reason}). Try again in a moment."
 CALL_TOO_BIG = (
-    "this call is {size:,} bytes, more than Cowork Terminal can pass on (1 MiB), so it was not run. Send less: "
+    "this call is {size:,} bytes, more than Cowork Terminal can pass on ({limit} MiB), so it was not run. Send less: "
     "put long text in a file with a command of its own first, and keep `env` values short."
 )
 # The link broke but the tray lives on (it closed a connection it could not serve): nothing was stopped.
@@ -127,7 +127,7 @@ async def forward(
 
             size = frame_size(call)
             if size > MAX_FRAME_BYTES:  # no retry would pass (a red team: a 5 MB `env` value)
-                return error_result(tool, CALL_TOO_BIG.format(size=size))
+                return error_result(tool, CALL_TOO_BIG.format(size=size, limit=MAX_FRAME_BYTES >> 20))
             return error_result(tool, TRAY_REFUSED_CALL.format(reason=refused))
         async for message in receive:
             if message is None:

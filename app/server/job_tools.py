@@ -85,7 +85,7 @@ with command_wait)."""
 DEFAULT_TAIL_LINES = 50
 COMMAND_LIST_MAX = 20
 # What command_list returns at most, so that its answer always fits one message from the tray
-# (1 MiB: each entry is at most about 7 KB there, its text being escaped twice).
+# (each entry is at most about 7 KB there, its text being escaped twice).
 COMMAND_LIST_ENTRIES_MAX = 100
 LIST_COMMAND_CHARS = 200
 LIST_CWD_CHARS = 300  # of a folder: its start and its end (the part that tells most)

@@ -46,7 +46,7 @@ def too_big_result(tool: str | None, size: int, result: Mapping[str, Any] | None
     if isinstance(fields, Mapping) and isinstance(fields.get("jobId"), int) and isinstance(fields.get("status"), str):
         job = TOO_BIG_JOB.format(job=fields["jobId"], status=fields["status"][:40])
     ask = TOO_BIG_ASK.get(tool or "", TOO_BIG_ASK_ANY)
-    text = CALL_RESULT_TOO_BIG.format(size=size, job=job, ask=ask)
+    text = CALL_RESULT_TOO_BIG.format(size=size, job=job, ask=ask, limit=MAX_FRAME_BYTES >> 20)
     said = f"Error executing tool {tool}: {text}" if tool else text[:1].upper() + text[1:]
     return {"content": [{"type": "text", "text": said}], "isError": True}
 

@@ -23,11 +23,13 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from app.core.channel.wire import MAX_FRAME_BYTES
+
 if TYPE_CHECKING:
     from multiprocessing.connection import PipeConnection
 
 PIPE_PREFIX = "\\\\.\\pipe\\cowork-terminal-"
-MAX_MESSAGE_BYTES = 1 << 20
+MAX_MESSAGE_BYTES = MAX_FRAME_BYTES
 PIPE_BUFFER_BYTES = 64 * 1024
 CONNECT_RETRY_S = 0.05  # between attempts while the tray creates its next pipe instance
 _SID_PATTERN = re.compile(r"S-1(-\d+)+")

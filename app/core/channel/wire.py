@@ -16,7 +16,11 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-MAX_FRAME_BYTES = 1 << 20  # previews are 8 KiB per stream; nothing legitimate comes close
+# The largest call result the output budgets make: a result carries the output twice (its structured
+# content and its text copy, where quotes are escaped twice), up to 8 bytes a character in all, and
+# the largest budget is 2,000,000 characters (execution.output.MAX_BUDGET_CHARS; the seed's 1 MiB a
+# stream makes at most 12 MiB). At 1 MiB, the menu's "Up to 1 MB of output" could not carry 600 KB.
+MAX_FRAME_BYTES = 20 << 20
 # A frame this small goes whole into a socket that polls writable (macOS's low-water mark for that
 # is 2,048 bytes; Linux keeps three quarters of the buffer free), so sending it cannot block.
 QUICK_FRAME_BYTES = 2000
