@@ -883,9 +883,9 @@ async def test_the_approval_window_says_that_an_allowed_change_of_a_protected_fi
         g.start_soon(look_then_deny)
         result = await run(client, {"command": "echo calc >> ~/.bashrc"})
     assert "denied" in result.get("error", ""), result
-    assert (
-        shown
-        and shown[0][-1] == "Changes a file Cowork Terminal protects; if you allow it, it runs without that protection"
+    assert shown and shown[0][-2:] == (
+        "Changes a file Cowork Terminal protects; if you allow it, it runs without that protection",
+        "Once allowed, it can change ~/.bashrc",
     )
     assert (user_home / ".bashrc").read_text() == "alias ll='ls -l'\n"
 

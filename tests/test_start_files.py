@@ -33,6 +33,8 @@ from app.core.execution import container, start_files
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.approval import ApprovalMode, set_approval_mode
+from app.ui.tray.holds import for_window
+from app.ui.windows.held_command import WaitingCommand
 from tests.in_process_server import allow_when_held, serving
 from tests.stdio_client import connect, run
 from tests.test_authority import click_allow_when_held
@@ -664,7 +666,11 @@ async def test_an_allow_makes_writable_exactly_the_protected_files_the_approval_
         result = await run(client, {"command": f"{mention}python3 fmt.py > ~/.claude.json", "cwd": str(project)})
     [held] = shown
     said = held.to_window()["reasons"]
-    assert f"Once allowed, it can change ~/.claude.json{', ~/.bashrc' if lifted else ''} (" in said, said
+    names = f"~/.claude.json{', ~/.bashrc' if lifted else ''}"
+    assert f"Once allowed, it can change {names} (" in said, said
+    # The approval prompt says it too (a red team, 2026-12-05: only the log window and the CLI did).
+    prompt_lines = WaitingCommand.from_json(for_window(held, paths).to_json()).lines()
+    assert prompt_lines[-1] == f"Once allowed, it can change {names}", prompt_lines
     assert ("PWNED" in (as_user / ".bashrc").read_text()) is lifted, result
     if not lifted:
         assert "Read-only file system" in result["stderr"], result

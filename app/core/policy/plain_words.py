@@ -43,6 +43,30 @@ def _ask_for_person(ask: str, writable: re.Match[str] | None) -> str:
     return _(ask)
 
 
+def asks_in(reasons: str) -> tuple[str, ...]:
+    """What only a person's Allow gives a held command, as its runner wrote them into its reasons
+    (`ASKS`, in their order, and after PROTECTED_WRITE_PLAIN the protected files it may then change):
+    the approval window says each. A red team, 2026-12-05: the window left out which files, while
+    the Allow made them writable."""
+    writable = _WRITABLE.search(reasons)
+    said: list[str] = []
+    for ask in ASKS:
+        if ask in reasons:
+            said.append(ask)
+            if ask == PROTECTED_WRITE_PLAIN and writable is not None:
+                said.append(MAKES_WRITABLE_PLAIN.format(names=writable[1]))
+    return tuple(said)
+
+
+def ask_for_person(ask: str) -> str | None:
+    """One of `asks_in` in the user's language; None for a text that is none of them (a window fed
+    by another version)."""
+    if ask in ASKS:
+        return _(ask)
+    writable = _WRITABLE.fullmatch("; " + ask)
+    return None if writable is None else _ask_for_person(ask, writable)
+
+
 def for_person(words: Words) -> str:
     """One finding in the user's language: "Löscht den Ordner /home/ana/build und alles darin"."""
     text = _said(words)

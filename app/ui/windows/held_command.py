@@ -18,7 +18,7 @@ from app.core.classifier import Classification, classify
 from app.core.classifier.danger import Danger
 from app.core.classifier.findings import Finding, Words
 from app.core.i18n import _
-from app.core.policy.plain_words import ASKS, for_person
+from app.core.policy.plain_words import ask_for_person, for_person
 from app.core.policy.rules import SESSION_SCOPE, RuleProposal, proposal_for
 
 # The most dangerous classes (classifier.danger.Danger, by name): styled as such, allowed only after a
@@ -106,8 +106,8 @@ class WaitingCommand:
     words: tuple[Words, ...] = ()  # `plain` as templates and values: the window says them in its language
     danger: str | None = None  # the classifier's danger class (danger_of), when it names one
     confirm_name: str | None = None  # what to type to allow a most dangerous command (confirm_name_of)
-    # What only a person's Allow gives it (plain_words.ASKS, in English): to run without the container's
-    # protection, or to change a file the app guards. Said after what it does.
+    # What only a person's Allow gives it (plain_words.asks_in, in English): to run without the container's
+    # protection, to change a file the app guards, and which. Said after what it does.
     asks: tuple[str, ...] = ()
     # How much each line of `words` (of `plain` when there are none) matters (rank_of): the window keeps
     # the lines that matter most when it cannot show them all.
@@ -120,7 +120,7 @@ class WaitingCommand:
 
     def lines(self) -> tuple[str, ...]:
         """What it does, in the user's language; the English plain words when the tray sent no words."""
-        return (*self._said(), *(_(ask) for ask in self.asks))
+        return (*self._said(), *(ask_for_person(ask) or ask for ask in self.asks))
 
     def line_ranks(self) -> tuple[int, ...]:
         """How much each of `lines()` matters (`ranks`; 0 where the tray sent none): what only a
@@ -174,7 +174,7 @@ class WaitingCommand:
             words=() if None in words else tuple(w for w in words if w is not None),
             danger=None if data.get("danger") is None else str(data["danger"]),
             confirm_name=None if data.get("confirm_name") is None else str(data["confirm_name"]),
-            asks=tuple(ask for ask in ASKS if ask in (data.get("asks") or ())),
+            asks=tuple(ask for ask in data.get("asks") or () if isinstance(ask, str) and ask_for_person(ask)),
             ranks=tuple(ranks) if isinstance(ranks, list) and all(type(r) is int for r in ranks) else (),
         )
 
@@ -195,7 +195,7 @@ def judged(
 ) -> WaitingCommand:
     """A held command with the classifier's plain words and the rule the window may offer, judged
     here (in the tray) from the command and folder the server sent; `asks`: what only a person may
-    give it, as its runner said (plain_words.ASKS)."""
+    give it, as its runner said (plain_words.asks_in)."""
     real_cwd = os.path.realpath(cwd) if cwd else None
     verdict = classify(command, cwd=real_cwd, protected_paths=protected)
     ranks: dict[str, int] = {}  # each line of `verdict.plain` says one or more findings: the worst counts
