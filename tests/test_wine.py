@@ -298,6 +298,19 @@ def _x_windows(display: str) -> list[tuple[str, str, int, int, int, int]]:
     return found
 
 
+def _windows_processes(containing: str) -> list[str]:
+    """The command lines of the Wine processes (seen from Linux, as Wine names them) that contain `containing`."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            line = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue
+        if line.startswith(("C:\\", "c:\\")) and containing in line:
+            found.append(line)
+    return found
+
+
 def _wait_for(condition, timeout_s: float = 60.0):  # noqa: ANN001, ANN202 - a tiny poll helper
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -457,6 +470,9 @@ def test_the_nsis_installer_installs_silently_the_app_answers_check_and_the_unin
             90,
         )
         assert checked, wine.run([str(exe), "check"], timeout=SCRIPT_TIMEOUT_S, env=bash, check=False).stdout
+        # The server `check` started for its trial ends with it (Wine's desktop process, which the check
+        # may have started, lives on: tests/wine_env._output_until_exit).
+        assert _wait_for(lambda: not _windows_processes("cowork-terminal.exe serve"), 30), _windows_processes("")
 
         wine.run([str(install_dir / "Uninstall.exe"), "/S"], timeout=INSTALL_TIMEOUT_S, env=bash)
         assert _wait_for(lambda: not install_dir.exists(), UNINSTALL_WAIT_S), sorted(install_dir.rglob("*"))[:20]

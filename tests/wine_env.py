@@ -20,6 +20,7 @@ import contextlib
 import hashlib
 import os
 import re
+import selectors
 import shutil
 import subprocess
 import sys
@@ -174,14 +175,17 @@ class WineEnv:
         check: bool = True,
     ) -> subprocess.CompletedProcess[bytes]:
         """Run a Windows program (args[0] a Windows or Unix path) to its end, all streams piped."""
-        completed = subprocess.run(
+        process = subprocess.Popen(
             [self.wine, *args],
-            input=input,
-            capture_output=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             env=self.env(env),
-            timeout=timeout,
             cwd=self.drive_c,
         )
+        with process:
+            stdout, stderr = _output_until_exit(process, input, timeout)
+        completed = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
         if check and completed.returncode != 0:
             raise AssertionError(
                 f"{args!r} exited {completed.returncode}\nstdout: {completed.stdout.decode(errors='replace')}\n"
@@ -236,6 +240,50 @@ class WineEnv:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+
+
+# After the program exits, how long its pipes may still bring what it wrote.
+EXIT_DRAIN_S = 2.0
+
+
+def _output_until_exit(process: subprocess.Popen[bytes], given: bytes, timeout: float) -> tuple[bytes, bytes]:
+    """What `process` printed, read until it exits (then what its pipes still hold), not until every
+    copy of their write ends is closed: a program run here may be the one that starts Wine's desktop
+    process (`explorer.exe /desktop`, which lives as long as the prefix's wineserver), and Wine passes a
+    new process the Unix stdin and stdout of its Windows handles but the stderr of its parent, so that
+    process keeps the test's stderr pipe open. Waiting for its end held the NSIS test 180 s, at
+    random: whichever program asked first for a desktop, the tray or `check`, started it."""
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+    if given:
+        process.stdin.write(given)
+    process.stdin.close()
+    chunks: dict[int, list[bytes]] = {process.stdout.fileno(): [], process.stderr.fileno(): []}
+    deadline = time.monotonic() + timeout
+    exited_at: float | None = None
+    with selectors.DefaultSelector() as selector:
+        for fd in chunks:
+            selector.register(fd, selectors.EVENT_READ)
+        while selector.get_map():
+            now = time.monotonic()
+            if exited_at is None and process.poll() is not None:
+                exited_at = now
+            if exited_at is not None and now - exited_at > EXIT_DRAIN_S:
+                break
+            if now > deadline:
+                process.kill()
+                raise subprocess.TimeoutExpired(process.args, timeout, b"".join(chunks[process.stdout.fileno()]))
+            for key, _events in selector.select(0.1):
+                chunk = os.read(key.fd, 65536)
+                if chunk:
+                    chunks[key.fd].append(chunk)
+                else:
+                    selector.unregister(key.fd)
+    try:
+        process.wait(max(deadline - time.monotonic(), 0.1))
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise
+    return b"".join(chunks[process.stdout.fileno()]), b"".join(chunks[process.stderr.fileno()])
 
 
 def _wineserver() -> str:
