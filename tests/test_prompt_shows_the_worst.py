@@ -59,6 +59,18 @@ def test_what_only_a_person_gives_outranks_the_deletions_counted(tmp_path: Path)
     assert said[-2:] == [ASKS[1], "and 37 more"] and documents() in said, said
 
 
+def test_deletions_in_a_temporary_folder_do_not_hide_one_in_the_home_folder(tmp_path: Path) -> None:
+    """A red team, 2026-12-05: eight folders in /tmp, then `~/Documents`: all outside the project, so
+    all alike, and the first five were said while `~/Documents` was counted in "and 4 more"."""
+    from app.ui.windows.approval_prompt import plain_lines
+
+    (tmp_path / "proj").mkdir()
+    command = "\n".join([*(f"rm -rf {tmp_path}/scratch/cache{i}" for i in range(8)), "rm -rf ~/Documents"])
+    again = WaitingCommand.from_json(held(command, tmp_path / "proj").to_json())
+    said = plain_lines(again.lines(), again.line_ranks())
+    assert said[-1] == "and 4 more" and documents() in said, said
+
+
 def test_a_one_line_command_wrapped_past_the_box_says_it_needs_scrolling(display: str, tmp_path: Path) -> None:
     """One line of 40 folders and `~/Documents`, wrapped by the box: `~/Documents` below its bottom
     (bbox None), and no word about it, since only newlines were counted."""

@@ -48,11 +48,29 @@ def confirm_name_of(verdict: Classification) -> str | None:
 
 
 def rank_of(finding: Finding, cwd: str | None) -> int:
-    """How much a finding's line matters when the window cannot show them all (more matters more): one
-    about a place outside the command's folder (the home folder, another folder) first, then by its
-    class of danger. Forty build folders must not hide the `~/Documents` the same command deletes."""
-    outside = any(_outside(place, cwd) for place in _places(finding))
-    return (max(Danger) + 1) * outside + (finding.danger or 0)
+    """How much a finding's line matters when the window cannot show them all (more matters more): by
+    the place it is about (`place_rank`: the person's own files first), then by its class of danger.
+    Forty build folders, or eight folders in /tmp (a red team, 2026-12-05), must not hide the
+    `~/Documents` the same command deletes."""
+    place = max((place_rank(place, cwd) for place in _places(finding)), default=0)
+    return (max(Danger) + 1) * place + (finding.danger or 0)
+
+
+def place_rank(place: str, cwd: str | None) -> int:
+    """0 inside the command's folder; outside it, 3 in the home folder (the person's own files), 1 in
+    a temporary folder, 2 anywhere else."""
+    if not _outside(place, cwd):
+        return 0
+    path = posixpath.normpath(os.path.expanduser(place).replace("\\", "/"))
+    home = posixpath.normpath(os.path.expanduser("~").replace("\\", "/"))
+    if path == home or path.startswith(home.rstrip("/") + "/"):  # first: a home folder may be in /tmp
+        return 3
+    return 1 if any(path == top or path.startswith(top + "/") for top in _temporary_folders()) else 2
+
+
+def _temporary_folders() -> tuple[str, ...]:
+    tmpdir = os.environ.get("TMPDIR", "").replace("\\", "/").rstrip("/")
+    return ("/tmp", "/var/tmp", *((tmpdir,) if tmpdir.startswith("/") and tmpdir.count("/") > 1 else ()))
 
 
 def _places(finding: Finding) -> Iterator[str]:
