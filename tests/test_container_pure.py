@@ -231,6 +231,8 @@ def test_a_container_started_by_root_keeps_only_the_capabilities_a_package_insta
     assert not {"CAP_SYS_ADMIN", "CAP_DAC_READ_SEARCH", "CAP_SYS_MODULE", "CAP_SYS_PTRACE", "CAP_MKNOD"} & kept
     root_line = container.bwrap_argv("bwrap", [], [], ["true"])
     assert ("--cap-drop" in root_line) is (os.geteuid() == 0)
+    read_only = set(container.capability_args(0, read_only=True)[3::2])
+    assert read_only == kept - {"CAP_AUDIT_WRITE"}, "no record written into the host's audit log"
 
 
 def test_the_bwrap_line_has_its_own_pid_namespace_dies_with_its_parent_and_starts_our_init() -> None:

@@ -424,3 +424,27 @@ async def everyday_commands(home: Path, repo: Path) -> None:
     for result in (dated, made_runnable):
         assert result.get("exitCode") != 0 and "Operation not permitted" in result.get("stderr", ""), result
         assert "execute_command" in result.get("note", ""), "the model is told which tool can"
+
+
+# -- the host's audit log ---------------------------------------------------------------------------------
+
+# A user message to the kernel's audit (AUDIT_USER, 1107), asking for its answer: the answer's error
+# code is printed (0: written into the host's audit log; -1: EPERM).
+AUDIT_SCRIPT = (
+    "import socket, struct\n"
+    "s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 9)\n"
+    "text = b'cowork-terminal-test'\n"
+    "s.sendto(struct.pack('=IHHII', 16 + len(text), 1107, 1 | 4, 1, 0) + text, (0, 0))\n"
+    "answer = s.recv(4096)\n"
+    "print(struct.unpack('=H', answer[4:6])[0], struct.unpack('=i', answer[16:20])[0])\n"
+)
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None or os.geteuid() != 0, reason="bwrap, and root's capabilities")
+async def test_roots_read_only_command_cannot_write_into_the_hosts_audit_log(home: Path, tmp_path: Path) -> None:
+    """A red team, 2026-12-05: as root, a read-only command sent audit records the host's kernel log
+    showed (the audit socket is the host's in every network namespace), and could flood it."""
+    (tmp_path / "audit.py").write_text(AUDIT_SCRIPT)
+    async with serving(home) as client:
+        said = await look(client, "python3 audit.py", tmp_path)
+    assert said.get("stdout") == "2 -1\n", said  # NLMSG_ERROR, EPERM

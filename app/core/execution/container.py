@@ -519,12 +519,15 @@ ROOT_CAPABILITIES = ("CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID"
                      "CAP_AUDIT_WRITE")  # fmt: skip
 
 
-def capability_args(euid: int) -> list[str]:
+def capability_args(euid: int, *, read_only: bool = False) -> list[str]:
     """bwrap's arguments that limit a container started by root (`ROOT_CAPABILITIES`); none for
-    anyone else, whose commands have no capabilities in the host's namespaces."""
+    anyone else, whose commands have no capabilities in the host's namespaces. `read_only`: the
+    read-only tool's, without CAP_AUDIT_WRITE (the audit socket is the host's in every network
+    namespace: a read-only command wrote records into the kernel's log, a red team, 2026-12-05)."""
     if euid != 0:
         return []
-    return ["--cap-drop", "ALL", *[arg for capability in ROOT_CAPABILITIES for arg in ("--cap-add", capability)]]
+    kept = [capability for capability in ROOT_CAPABILITIES if not (read_only and capability == "CAP_AUDIT_WRITE")]
+    return ["--cap-drop", "ALL", *[arg for capability in kept for arg in ("--cap-add", capability)]]
 
 
 def bwrap_argv(

@@ -249,7 +249,7 @@ def bwrap_prefix(
     return [
         *argv,
         *KERNEL_SETTINGS,
-        *capability_args(os.geteuid()),
+        *capability_args(os.geteuid(), read_only=True),
         "--unshare-net",
         "--unshare-ipc",  # System V's shared memory, queues and semaphores: a host program's (red team)
         "--unshare-pid",
