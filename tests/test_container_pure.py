@@ -834,3 +834,13 @@ def test_protected_files_with_a_second_name_are_found_and_files_with_one_name_ar
     title, message = container.linked_member_notice(str(home / ".bashrc"))
     assert title == "A protected file has a second name"
     assert f"change {home / '.bashrc'} through another name" in message and "symbolic link" in message
+
+
+def test_a_command_let_out_to_gain_privileges_runs_under_the_reaper_where_perl_and_prctls_number_are_known() -> None:
+    from app.core.execution import reaper
+
+    argv = ["/bin/bash", "-c", "sudo make install"]
+    assert reaper.wrap(argv, "x86_64", "/usr/bin/perl") == ["/usr/bin/perl", "-e", reaper.SCRIPT, "157", *argv]
+    assert reaper.wrap(argv, "aarch64", "/usr/bin/perl")[3] == "167"
+    assert reaper.wrap(argv, "riscv64", "/usr/bin/perl") == argv, "a machine whose prctl is not known here"
+    assert reaper.wrap(argv, "x86_64", None) == argv, "no Perl"

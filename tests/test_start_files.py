@@ -710,3 +710,44 @@ async def test_what_an_allowed_command_leaves_running_ends_with_it_and_keeps_no_
     await anyio.sleep(3)
     assert result["exitCode"] == 0 and LEFTOVERS_ENDED_NOTE in (result["note"] or ""), result
     assert (as_user / ".claude.json").read_text() == "{}\n"
+
+
+def loop_lines(path: Path) -> int:
+    return path.read_text().count("\n") if path.exists() else 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("su") is None, reason="`su root` without a password: root's")
+@pytest.mark.skipif(not sys.platform.startswith("linux") or shutil.which("perl") is None, reason="the Perl reaper")
+@pytest.mark.anyio
+@pytest.mark.parametrize("ends_by", ["its end", "a pause"])
+async def test_what_a_command_let_out_to_gain_privileges_leaves_running_ends_with_it_however_it_detached(
+    home: Path, hub: Hub, tmp_path: Path, ends_by: str
+) -> None:
+    """A red team, 2026-12-05: a command allowed to run outside the container (`su`) left a loop that
+    shed its group and its mark (`setsid env -i`): it ran on after the command, and after a pause."""
+    loop = tmp_path / "loop"
+    left = f"setsid env -i /bin/sh -c 'while :; do date >> {loop}; sleep 0.1; done' >/dev/null 2>&1 &"
+    command = f"su root -c true; {left}" + (" sleep 30" if ends_by == "a pause" else "")
+    async with serving(home, bound=True) as client, anyio.create_task_group() as group:
+        group.start_soon(allow_when_held, hub)
+        if ends_by == "a pause":
+            group.start_soon(pause_when_looping, hub, loop)
+        result = await run(client, {"command": command, "cwd": str(tmp_path)})
+    said = "stopped because the user paused" if ends_by == "a pause" else None
+    assert result["status"] == "finished" and (result["note"] or "").startswith(said or ""), result
+    counted = loop_lines(loop)
+    await anyio.sleep(1)
+    assert loop_lines(loop) == counted, "the loop was ended"
+    assert not [p for p in Path("/proc").glob("[0-9]*/cmdline") if str(loop).encode() in read_or_empty(p)]
+
+
+async def pause_when_looping(hub: Hub, loop: Path) -> None:
+    await wait_for(lambda: loop_lines(loop) > 2)
+    hub.set_paused(True)
+
+
+def read_or_empty(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""

@@ -29,7 +29,7 @@ import anyio.to_thread
 from anyio.abc import ByteReceiveStream, Process
 
 from app.core.execution import container as containers
-from app.core.execution import pipes, process_marks, spare, windows_jobs
+from app.core.execution import landlock, pipes, process_marks, reaper, spare, windows_jobs
 from app.core.execution.container import Container
 from app.core.execution.output import CommandOutput
 from app.core.execution.run_result import ExecutionResult, StopSignal
@@ -250,6 +250,8 @@ async def run_command(
     started = time.monotonic()
     argv = [*spec.prefix, spec.bash, "-c", spec.command]
     contained = spec.container is not None and spec.container.on and sys.platform != "win32"
+    if spec.ends_whole and not contained and sys.platform.startswith("linux"):  # let out to gain privileges
+        argv = reaper.wrap(argv, os.uname().machine, landlock.find_perl())
     env = {**spec.env, process_marks.MARK_ENV: spec.mark} if spec.mark else dict(spec.env)
     warm = spec.spare and spare.usable(spec.container, spec.read_only_binds) and os.path.isdir(spec.cwd)
     ready = await spare.take(spec.container if warm else None) if spec.spare else None
