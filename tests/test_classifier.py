@@ -839,7 +839,7 @@ def test_an_option_whose_value_a_program_runs_as_a_shell_command_is_judged_as_th
                     "man -P cat ls", "rg --pre pdftotext foo docs", "rsync -a -e 'ssh -p 2222' src/ host:dst",
                     "bat --pager=less notes.md", "vim +10 notes.md", "vim +'%s/a/b/g' +wq notes.md",
                     "tar -xzf x.tgz -C out", "tar --checkpoint=100 -cf x.tar src", "rsync -av --exclude=dist src/ dst/",
-                    "gdb -ex run --args ./a.out", "vim -c 'normal gg=G' -c wq notes.md", "strace -fo trace.txt ls",
+                    "gdb -ex run --args /bin/true", "vim -c 'normal gg=G' -c wq notes.md", "strace -fo trace.txt ls",
                     "apt-get -o Dpkg::Options::=--force-confold install git")  # fmt: skip
 
 

@@ -68,8 +68,8 @@ def test_keyword_mode_makes_name_value_words_environment_and_they_are_judged_as_
         assert not runs_it(["bash", "-c", command], tmp_path, marker), command
         # the mode itself changes how later commands run (a session's: admission.lasts_in_session)
         assert tier(command, tmp_path) is (Tier.MODERATE if command.startswith("set -k") else Tier.SAFE), command
-    result = classify("set -k; ls LD_PRELOAD=./x.so", cwd=str(tmp_path))
-    alone = classify("LD_PRELOAD=./x.so ls", cwd=str(tmp_path)).reasons
+    result = classify("set -k; ls LD_LIBRARY_PATH=./x", cwd=str(tmp_path))
+    alone = classify("LD_LIBRARY_PATH=./x ls", cwd=str(tmp_path)).reasons
     assert list(result.reasons) == [KEYWORD_MODE, *alone], result
     assert result.tier is Tier.MODERATE
     assert list(classify("set -k; ls NAME=value", cwd=str(tmp_path)).reasons) == [KEYWORD_MODE], (

@@ -77,10 +77,10 @@ Where things live: this module is the public API. `analyzer` walks the tree and 
 to the rule `registry` names for it: one table from command name to rule, so every command the
 classifier knows is listed in one place, and teaching it a command is one function and one line there.
 The rules are plain functions, one module per family (`wrappers`, `shells`, `files`, `machine`, `git`,
-`packages`, `services`, `readers`, `itself`, `handoff`, `automation`, `windows`), written against the
-small interface `rule.Analysis`, and look names up in `tables`. Below them: `words` (unquoting),
-`options`, `stdin`, `hosts` (whether a host is this machine), `protected` (the app's own files),
-`findings` (tiers and the report) and `parser` (tree-sitter, imported on the first call).
+`packages`, `services`, `readers`, `itself`, `handoff`, `automation`, `windows`, `indirect`), written
+against the small interface `rule.Analysis`, and look names up in `tables`. Below them: `words`
+(unquoting), `options`, `stdin`, `hosts` (whether a host is this machine), `protected` (the app's own
+files), `findings` (tiers and the report) and `parser` (tree-sitter, imported on the first call).
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from .files import LANDS_BY_NAME, NAMED_ELSEWHERE, note_named_elsewhere
 from .findings import (
     BULK_COMMAND,
     CANNOT_TELL_PROBES,
+    LOADS_LIBRARY,
     MAX_COMMAND_CHARS,
     MAX_NODES,
     MAX_PROBED_WORDS,
@@ -38,6 +39,7 @@ from .findings import (
 )
 from .git import repository_settings
 from .hosts import ssh_included
+from .indirect import code_loads
 from .options import _command_name, _operands, _short_flags, options_end
 from .parser import _parser
 from .piped import runs_download
@@ -47,7 +49,7 @@ from .registry import rule_for
 from .rule import Rule
 from .scratch import assigned_from_mktemp, scratch_variables, scratch_word
 from .scripts import installed_program, run_script, runs_project_files, script_path
-from .shells import DECLARED, aliases_on, sets_any_variable, stdin_code, variable_set
+from .shells import DECLARED, aliases_on, foreign_library, sets_any_variable, stdin_code, variable_set
 from .stdin import _PIPE, _Stdin
 from .tables import (
     _BLOCK_DEVICE,
@@ -261,10 +263,11 @@ _SYSTEM_FILES = re.compile(
     r"|usr/share/(?:dbus-1|tcltk|tcl[\w.]*|tk[\w.]*|perl[\w.]*|polkit-1|systemd)|var/spool/(?:cron|anacron|at\w*)"
     r"|run/systemd)(?:/|$)"
 )  # not /usr/src or /opt, where a container's project often lives
-# Builtins that take names or arithmetic, where a subscript's `$(...)` runs (`read 'a[$(rm ...)]'`).
+# Builtins that take names or arithmetic, where a subscript's `$(...)` runs (`read 'a[$(rm ...)]'`); and
+# those whose number a bash may evaluate as arithmetic (`shift 'a[$(rm ...)0]'`, `history -d`: a red team).
 _EVALUATES_WORDS = frozenset(
     {"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "test", "[", "unset", "mapfile",
-     "readarray"}
+     "readarray", "shift", "break", "continue", "return", "exit", "logout"}
 )  # fmt: skip
 _INDIRECT_ASSIGNMENT = re.compile(r"\$\{![A-Za-z_]\w*(?:\[[^\]]*\])?:?=(.*)\}", re.S)
 _ASSIGNMENT_WORD = re.compile(r"([A-Za-z_]\w*)\+?=")  # a word bash's keyword mode takes for an assignment
@@ -296,6 +299,11 @@ _LEADING_BLANKS = re.compile(rb"[ \t\n\\]*")
 _JOINED_BY_CONTINUATIONS = re.compile(rb"(?:\\\n)+")  # bash removes each, and the words on either side join
 _ASSIGNED_HEAD = re.compile(r"([A-Za-z_]\w*)(?:\[[^\]]*\])?\+?=")  # `time x=1`: bash's assignment, no program
 _MAX_BRACE_WORDS = 64
+# Where bash expands text as arithmetic, and the nodes of an expression between (`in_arithmetic`)
+_ARITHMETIC = frozenset({"arithmetic_expansion", "subscript", "c_style_for_statement"})
+_IN_EXPRESSION = frozenset({"binary_expression", "unary_expression", "ternary_expression", "parenthesized_expression",
+                            "postfix_expression", "concatenation", "ERROR"})  # fmt: skip
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v"})  # `[[ ]]` evaluates their operands
 # bash's reserved words: tree-sitter takes them for a command's words after `time`, `coproc` and `!`
 # (`time { $(printf rm) -rf DIR; }`, `! for ...`: bash runs the group, a fuzzer against bash, 2026-12-05)
 _RESERVED = frozenset({"{", "}", "do", "done", "then", "else", "elif", "fi", "for", "while", "until", "if",
@@ -371,6 +379,10 @@ class _Analyzer:
             text = text[len(strip_prefix) :]
         self.sub_script(text, what)
 
+    def code_loads(self, name: str, code: str) -> None:
+        """Files inline code loads by a name written in it, read as they run (indirect.code_loads)."""
+        code_loads(self, name, code)
+
     def sub_script(self, text: str, what: str, script: str | None = None) -> None:
         """Analyse code that bash (or a wrapper) would itself parse and run; `script`: the file it
         was read from, when it is a script's content."""
@@ -411,6 +423,10 @@ class _Analyzer:
                 self.add(D, "cannot tell what runs: the command does not parse as bash")
             return
         else:
+            if kind in ("raw_string", "ansi_c_string") and self.in_arithmetic(node):
+                self.arithmetic_text(self.node_text(node).removeprefix("$")[1:-1])
+            elif kind in ("binary_expression", "unary_expression"):  # `[[ 'a[$(rm -rf DIR)0]' -eq 0 ]]`
+                self.arithmetic_operands(node)
             if kind == "variable_assignment":
                 self.assignment(node)
                 alone = node.parent is None or node.parent.type != "command"  # not `POSIXLY_CORRECT=1 df`
@@ -455,6 +471,47 @@ class _Analyzer:
         runs, and a command name it cannot tell holds too (`declare 'a[$(${x:-rm} -rf DIR)]=1'`)."""
         if _SUBSCRIPT_CODE.search(text):
             self.keep_deletions(functools.partial(self.judge_string, _as_heredoc(text)), True, every=True)
+
+    def in_arithmetic(self, node: Node) -> bool:
+        """Whether a quoted text stands where bash expands it as arithmetic, its quotes taken as letters
+        (`(( 'a[$(rm -rf DIR)0]' ))`, `$(( ... ))`, `${a['$(rm -rf DIR)']}`, `a=(['$(rm -rf DIR)']=1)`:
+        each ran rm, judged safe; a red team, 2026-12-05): in an expression of one, or a subscript."""
+        parent = node.parent
+        while parent is not None and parent.type in _IN_EXPRESSION:
+            if parent.type == "concatenation" and parent.parent is not None and parent.parent.type == "array":
+                return self.array_subscript(parent, node)
+            parent = parent.parent
+        if parent is None:
+            return False
+        return parent.type in _ARITHMETIC or (parent.type == "compound_statement" and parent.children[0].type == "((")
+
+    def array_subscript(self, element: Node, node: Node) -> bool:
+        """Whether `node` is in the subscript of an element of `a=([SUBSCRIPT]=VALUE ...)`, before its `]`."""
+        if not self.node_text(element).startswith("["):
+            return False
+        for child in element.children:
+            if child.start_byte >= node.end_byte:
+                return True
+            if "]" in self.node_text(child):
+                return False
+        return False
+
+    def arithmetic_text(self, text: str) -> None:
+        """Text bash expands as arithmetic: its `$(...)` runs there, quoted or not (judged as a value
+        holding one is: `evaluated_subscript`)."""
+        if "$(" in text or "`" in text:
+            self.keep_deletions(functools.partial(self.judge_string, _as_heredoc(text)), True, every=True)
+
+    def arithmetic_operands(self, node: Node) -> None:
+        """The operands of `[[ ]]`'s and `[ ]`'s integer comparisons and of `-v`: bash evaluates their
+        values as arithmetic, so a subscript's `$(...)` in them runs (`[[ 'a[$(rm -rf DIR)0]' -eq 0 ]]`,
+        `[[ -v 'a[$(rm -rf DIR)0]' ]]`: judged safe, a red team, 2026-12-05), as `test`'s words are."""
+        operator = next((c for c in node.children if c.type == "test_operator"), None)
+        if operator is None or self.node_text(operator) not in _ARITHMETIC_TESTS:
+            return
+        for child in node.children:
+            if child.is_named and child.type != "test_operator":
+                self.evaluated_subscript(self.word([child]).literal or "")
 
     def heredoc_unparsed(self, node: Node) -> None:
         """What tree-sitter leaves unparsed in a here-document bash expands: a backquote, a `$(...)`
@@ -1196,6 +1253,11 @@ class _Analyzer:
         if name in _EVALUATES_WORDS:  # `let 'a[$(rm -rf DIR)]'`, `read 'a[$(rm -rf DIR)]'`: a name's subscript
             for a in args:
                 self.evaluated_subscript(a.literal or "")
+        for _option, offset in option_values(args, ["-d"], "d") if name == "history" else ():
+            self.evaluated_subscript(offset.literal or "")
+        for _option, library in option_values(args, ["-f"], "f") if name == "enable" else ():
+            if foreign_library(self, library):  # bash loads its code as a builtin (`enable -f ./x.so name`)
+                self.add(D, LOADS_LIBRARY, name="enable -f", value=_snip(library.literal or library.source))
         for assigned in _assigned_names(name, args):  # `read PS4 <<< '$(rm ...)'`, `printf -v BASH_ENV %s x.sh`
             known = _printed_value(args) if name == "printf" else None
             target = assigned.value or ""

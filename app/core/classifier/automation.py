@@ -502,7 +502,8 @@ def _pid_option(args: list[_Word], options: frozenset[str]) -> bool:
 
 def cmd_gdb(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """`gdb -p PID`, `gdb PROGRAM PID`, or an `attach` command given with -ex: attaching; otherwise
-    it runs a program under the debugger."""
+    it runs a program under the debugger. Its commands, and the program `run` starts, are judged
+    with every command's options (code_options.gdb_commands)."""
     values = frozenset({"-ex", "-iex", "-x", "-ix", "-cd", "-d", "-s", "-e", "-se", "-c", "--args", "-b"})
     if _pid_option(args, frozenset({"-p", "--pid", "-pid"})):
         attaches(ctx, name)

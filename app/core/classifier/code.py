@@ -31,6 +31,21 @@ from .tables import (
     _PYTHON,
 )
 
+# Code that loads a compiled library by its path, or by a name made when it runs (Python's ctypes and
+# cffi, Java's System.load, Perl's DynaLoader, Ruby's Fiddle, Node's process.dlopen): the library's
+# code runs, unread here, as a compiled program run by its path does (a red team, 2026-12-05:
+# `ctypes.CDLL('./x.so')` deleted a folder). One of the system's by its name (`CDLL(None)`,
+# `CDLL("libc.so.6")`, `find_library("c")`) is installed software: its calls are judged by their names.
+_LOADS_LIBRARY = re.compile(
+    r"\b(?:CDLL|PyDLL|WinDLL|OleDLL|LoadLibrary\w*|dlopen|dl_load_file|System\.load(?:Library)?|ffi\.load)\s*\(\s*"
+    r"(?!\)|None\b|(?:ctypes\.util\.)?find_library\s*\(|[rRbBuU]?(['\"])[^'\"/\\\n]*\1)"
+)
+# Calls that start a program that _CODE_RUNS (tables.py) does not name: os.posix_spawn[p] (a red team,
+# 2026-12-05), and libc's exec family called through ctypes (`libc.execvp(...)`)
+_STARTS_MORE = re.compile(r"\bposix_spawnp?\b|\bexec[lv]p?e?\s*\(")
+# Java's ways to call what it names only when it runs: reflection, a script engine
+_JAVA_HIDES = re.compile(r"\bforName\s*\(|\.getMethod\s*\(|\.invoke\s*\(|\bMethodHandles\b|\bScriptEngine")
+
 
 def code_from_expansion(ctx: Analysis, name: str) -> None:
     """Program text for `name` that comes from an expansion: it may do anything, so it is held."""
@@ -54,6 +69,10 @@ def inline_code(ctx: Analysis, name: str, code: str | None) -> None:
         ctx.add(D, TOUCHES_APP_DATA)
     if _PYTHON.match(name) and code_runs_itself(ctx, code):
         return
+    # the files it loads by a name written in it (`__import__("x")`, `require("./x.js")`): read as they
+    # run (a red team, 2026-12-05: each ran a file that deleted a folder); the analyzer hands them to
+    # indirect.code_loads, which judges with this module
+    ctx.code_loads(name, code)
     if _CODE_CONTROLS.search(code):
         synthetic_input(ctx, f"{name} code")
     changes_settings(ctx, name, code)
@@ -65,8 +84,10 @@ def inline_code(ctx: Analysis, name: str, code: str | None) -> None:
         ctx.add(D, "cannot tell what runs: {name} code calls functions by names made when it runs", name=name)
     elif _CODE_HANDS_OFF.search(code):
         hands_off(ctx, f"{name} code")
-    elif _CODE_RUNS.search(code) or ("`" in code and (_PERL.match(name) or name in ("ruby", "php"))):
+    elif starts_programs(name, code):
         ctx.add(D, "cannot tell what runs: {name} code starts other programs", name=name)
+    elif _LOADS_LIBRARY.search(code):
+        ctx.add(D, "cannot tell what runs: {name} code loads a compiled library", name=name)
     else:
         ctx.add(M, "{name}: runs inline code", name=name)
 
@@ -89,10 +110,18 @@ def judge_code(ctx: Analysis, name: str, code: str, path: str) -> None:
         ctx.add(D, "cannot tell what runs: {path} calls functions by names made when it runs", path=shown)
     elif _CODE_HANDS_OFF.search(code):
         hands_off(ctx, f"{name} {shown}")
-    elif _CODE_RUNS.search(code) or ("`" in code and (_PERL.match(name) or name in ("ruby", "php"))):
+    elif starts_programs(name, code):
         ctx.add(D, "cannot tell what runs: {path} starts other programs", path=shown)
+    elif _LOADS_LIBRARY.search(code):
+        ctx.add(D, "cannot tell what runs: {path} loads a compiled library", path=shown)
     else:
         ctx.add(M, "{name} {path}: runs a program (checked)", N_("Runs the program {path}"), name=name, path=shown)
+
+
+def starts_programs(name: str, code: str) -> bool:
+    """The code names a call that starts another program (Perl's, Ruby's and PHP's backquotes too)."""
+    backquotes = "`" in code and bool(_PERL.match(name) or name in ("ruby", "php"))
+    return bool(_CODE_RUNS.search(code) or _STARTS_MORE.search(code) or backquotes)
 
 
 def deletes(name: str, code: str) -> bool:
@@ -104,7 +133,12 @@ def deletes(name: str, code: str) -> bool:
 def hides(name: str, code: str) -> bool:
     """The code calls what it names only when it runs: PowerShell's `& ('ws'+'l')` too."""
     powershell = name in ("powershell", "pwsh")
-    return bool(_CODE_HIDES.search(code) or (powershell and _POWERSHELL_COMPUTED.search(code)))
+    java = (name.split() or [""])[0] in ("java", "jshell")
+    return bool(
+        _CODE_HIDES.search(code)
+        or (powershell and _POWERSHELL_COMPUTED.search(code))
+        or (java and _JAVA_HIDES.search(code))
+    )
 
 
 def powershell_cmd(ctx: Analysis, name: str, code: str) -> None:

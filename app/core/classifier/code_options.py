@@ -8,6 +8,7 @@ one in a cluster (`tar -cvI CMD`)."""
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
@@ -15,9 +16,11 @@ from .code import inline_code
 from .findings import D, _snip
 from .handoff import hands_off, may_write
 from .hosts import included_files, ssh_line, ssh_values
+from .indirect import java_machine_option, node_preloads, perl_modules, python_module_runs
 from .rule import Analysis
 from .scripts import library_file, script_text
 from .stdin import _Stdin
+from .tables import _PERL, _PYTHON
 from .words import _Word, _word_end
 
 
@@ -27,27 +30,10 @@ class _CodeOption(NamedTuple):
     language: str = "bash"  # or "python", or "vim" (an Ex command: held unless it is `!` and bash)
 
 
-_GDB_SHELL = r"\s*(?:shell\b|shel\b|she\b|!|pipe\b|\|)"  # gdb runs the rest in the shell
+# gdb's commands that are code (gdb_command): the rest runs in the shell, as Python, or is a file of commands
+_GDB_SHELL = r"\s*(?:shell\b|shel\b|she\b|!|pipe\b|\|)"
 _GDB_PYTHON = r"\s*(?:python\b|py\b|pi\b)"
 _GDB_SOURCE = r"\s*so(?:u(?:r(?:ce?)?)?)?\s+(?:-[sv]\s+)*"  # `source [-s] [-v] FILE`: its commands run
-_GDB = tuple(
-    entry
-    for option in (
-        "-ex",
-        "--ex",
-        "-iex",
-        "--iex",
-        "-eval-command",
-        "--eval-command",
-        "-init-eval-command",
-        "--init-eval-command",
-    )  # fmt: skip
-    for entry in (
-        _CodeOption(option, _GDB_SHELL),
-        _CodeOption(option, _GDB_PYTHON, "python"),
-        _CodeOption(option, _GDB_SOURCE, "gdb"),
-    )
-)
 # nvr (neovim-remote) takes vim's -c, run in a server (vim_remote)
 VIM_NAMES = ("vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim", "rvim", "evim", "gview", "rview", "vim.basic",
               "vim.tiny", "nvim-qt", "nvr")  # fmt: skip
@@ -65,7 +51,6 @@ _CODE_OPTIONS: dict[str, tuple[_CodeOption, ...]] = {
     "man": (_CodeOption("-P"), _CodeOption("--pager")),
     "bat": (_CodeOption("--pager"),),
     "hyperfine": tuple(_CodeOption(o) for o in ("--prepare", "-p", "--cleanup", "-c", "--setup", "-s")),
-    "gdb": _GDB,
     "strace": (_CodeOption("-o", r"[|!]"), _CodeOption("--output", r"[|!]")),
     "ltrace": (_CodeOption("-o", r"[|!]"), _CodeOption("--output", r"[|!]")),
     "dc": (_CodeOption("-e", r"[^!]*!"), _CodeOption("--expression", r"[^!]*!")),  # `!`: the rest of its line
@@ -98,11 +83,10 @@ _EACH_FILE = {"rg": ("--pre",)}
 _Reader = Callable[[Analysis, str, str, str], None]  # (ctx, name, what, the file's text)
 _CODE_FILES: dict[str, tuple[tuple[str, ...], _Reader]] = {  # the readers are defined below
     **dict.fromkeys(VIM_NAMES, (("-S", "-u", "-U"), lambda *a: vim_script(*a))),
-    "gdb": (("-command", "--command", "-init-command", "--init-command", "-ix", "--ix"), lambda *a: gdb_script(*a)),
     **dict.fromkeys(("emacs", "emacs-nox"), (("--load", "-load", "--script", "-script"), lambda *a: code_text(*a))),
     **dict.fromkeys(("scp", "sftp"), (("-F",), lambda *a: ssh_config(*a))),  # ssh's configuration, as `ssh -F`
 }
-_EXACT_FILES = {"gdb": ("-x",), "emacs": ("-l",), "emacs-nox": ("-l",)}  # one letter, not in a cluster (`-ex`)
+_EXACT_FILES = {"emacs": ("-l",), "emacs-nox": ("-l",)}  # one letter, not in a cluster (`-ex`)
 # Options naming a file of settings that can run commands (a lesskey file can set LESSOPEN)
 _SETTINGS_OPTIONS = {"less": ("--lesskey-src", "--lesskey-file", "-k")}
 _LIBRARY_OPTIONS = frozenset({"-l", "--load", "-load"})  # emacs's: a library's name, or a file
@@ -122,9 +106,20 @@ _VIM_RUNS = re.compile(
 _VIM_SHELL = re.compile(r"\s*:?\s*(?:sil(?:ent)?!?\s*)?(?:[%.$\d,]*\s*(?:r(?:ead)?|w(?:rite)?)?\s*)?!")
 
 
+# Compiled libraries a program is told to load (a red team, 2026-12-05: `ssh-keygen -D ./x.so`,
+# `ssh-add -s ./x.so`, `openssl engine -pre SO_PATH:./x.so` ran a library's code): held, as a
+# compiled program run by its path is. PKCS#11 and security key providers; ssh-add's the agent loads.
+_LIBRARIES = {"ssh-keygen": ("-D", "-w"), "ssh-add": ("-s", "-S"), "ssh": ("-I",)}
+_LIBRARY_LETTERS = {  # the letters of each that take a value, as getopt reads a cluster
+    "ssh-keygen": "CDEFIMNOPRVYZabfgjmnrstwz",
+    "ssh-add": "EehHMmsSt",
+    "ssh": "BbcDEeFIiJLlmOoPpQRSWw",
+}
+
+
 def _judged() -> frozenset[str]:
     tables: tuple[Mapping[str, object], ...] = (_CODE_OPTIONS, _EACH_FILE, _CODE_FILES, _EXACT_FILES, _SETTINGS_OPTIONS)
-    return frozenset(name for table in tables for name in table) | {"tar"}
+    return frozenset(name for table in tables for name in table) | {"tar", "gdb", "java", "openssl"} | set(_LIBRARIES)
 
 
 _JUDGED = _judged()  # the programs any table above names
@@ -133,8 +128,25 @@ _JUDGED = _judged()  # the programs any table above names
 def judge_code_options(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
     """The code in `name`'s options, and in the files of code they name, judged as what runs it
     would run it."""
+    if _PYTHON.match(name):
+        python_module_runs(ctx, name, args)
+    elif _PERL.match(name):
+        perl_modules(ctx, name, args)
+    elif name in ("node", "nodejs", "bun"):
+        node_preloads(ctx, name, args)
     if name not in _JUDGED:  # most programs: nothing to look for (a pass over the words each, else)
         return
+    if name == "gdb":
+        gdb_commands(ctx, name, args, depth)
+    elif name == "java":  # `java -XX:OnError=CMD`: what the Java machine runs
+        for a in args:
+            if (a.value or "").startswith(("-XX:On", "-agentpath:")):
+                java_machine_option(ctx, name, a)
+    elif name == "openssl" and (named := _openssl_library(args)) is not None:
+        ctx.add(D, "cannot tell what runs: {name} loads the code of the library {value}", name=name, value=_snip(named))
+    for option, library in option_values(args, list(_LIBRARIES.get(name, ())), _LIBRARY_LETTERS.get(name, "")):
+        ctx.add(D, "cannot tell what runs: {name} loads the code of the library {value}", name=f"{name} {option}",
+                value=_snip(library.value or library.source))  # fmt: skip
     if name == "tar":
         args = tar_new_style(args)
     for entry, word in _values(args, _CODE_OPTIONS.get(name, ())):
@@ -306,13 +318,16 @@ def gdb_script(ctx: Analysis, name: str, what: str, text: str) -> None:
             block = "\n".join(iter(lambda: next(lines, "end"), "end"))  # up to its `end`
             inline_code(ctx, f"{what} python", block)
             continue
-        for entry in _GDB[:3]:  # -ex's three readings: the shell's, Python's, another file's
-            _judge_value(ctx, name, entry, _Word(line, line, line))
+        gdb_command(ctx, name, what.rpartition(" ")[2] or "-x", line)
 
 
 def code_text(ctx: Analysis, name: str, what: str, text: str) -> None:
     """A file of code in a language judged by the calls it names (Emacs Lisp, CMake)."""
     inline_code(ctx, what, text)
+
+
+# A library ssh loads and runs: a PKCS#11 or security key provider (`-o PKCS11Provider=./x.so`)
+_PROVIDER = re.compile(r"(?i)\s*(pkcs11provider|securitykeyprovider)\s*[=\s]\s*(\S+)")
 
 
 def ssh_setting(ctx: Analysis, name: str, where: str, setting: str) -> None:
@@ -321,6 +336,9 @@ def ssh_setting(ctx: Analysis, name: str, where: str, setting: str) -> None:
         ctx.sub_script((re.split(r"\s*=\s*|\s+", setting.strip(), maxsplit=1) + [""])[1], f"{name} {where}")
     elif match := re.match(r"(?i)\s*match\b.*?\bexec\s*[=\s]\s*(?:\"([^\"]*)\"|(\S+))", setting):
         ctx.sub_script(match[1] if match[1] is not None else match[2], f"{name} {where} Match exec")
+    elif (provider := _PROVIDER.match(setting)) and provider[2].casefold() not in ("none", "internal"):
+        ctx.add(D, "cannot tell what runs: {name} loads the code of the library {value}", name=f"{name} {provider[1]}",
+                value=_snip(provider[2]))  # fmt: skip
 
 
 def ssh_config(ctx: Analysis, name: str, what: str, text: str) -> None:
@@ -420,3 +438,221 @@ def _value_of(
         return None
     rest = v[at + 1 :]
     return _word_end(word, len(rest)) if rest else following
+
+
+# ---- Compiled libraries openssl is told to load (see _LIBRARIES).
+_LIBRARY_FILE = re.compile(r"/|\.(?:so|dll|dylib)(?:\.[\d.]+)?$", re.I)
+
+
+def _openssl_library(args: list[_Word]) -> str | None:
+    """A library an openssl command loads by its path: an engine or provider named by a path
+    (`-engine ./x.so`), a folder of providers, or an engine's control command (`engine dynamic
+    -pre SO_PATH:./x.so`: the dynamic engine loads what it names)."""
+    engine = bool(args) and args[0].value == "engine"
+    for k, a in enumerate(args):
+        v = a.value
+        following = args[k + 1] if k + 1 < len(args) else None
+        value = None if following is None else following.value
+        if v is None:
+            return a.source
+        if v in ("-engine", "-provider", "-keygen_engine") and following is not None:
+            if value is None or _LIBRARY_FILE.search(value):
+                return following.source
+        elif v == "-provider-path" or (engine and v in ("-pre", "-post")):
+            return f"{v} {following.source if following is not None else ''}".strip()
+        elif engine and k > 0 and not v.startswith("-") and _LIBRARY_FILE.search(v):
+            return v
+    return None
+
+
+# ---- gdb's commands (`-ex`, `-iex`, a file's lines): each is read-only, runs the program it debugs
+# (`run`, `start`), is code judged as such (`shell`, `python`, `source`), or may run anything
+# (`alias`, `interpreter-exec`, `define`...): held. A red team, 2026-12-05: `-ex run --args rm -rf V`,
+# `with confirm off -- shell ...`, `alias zz = shell`, `thread apply all shell ...` each ran rm.
+
+# gdb's options, read as getopt_long_only reads them (one dash or two, any unique prefix): what each is, and
+# whether it takes a value
+_GDB_OPTIONS: dict[str, tuple[str, bool]] = {
+    **{o: ("flag", False) for o in ("tui", "dbx", "readnow", "r", "readnever", "quiet", "q", "silent", "nh", "nx",
+                                    "n", "batch-silent", "batch", "fullname", "f", "help", "version",
+                                    "configuration", "nw", "nowindows", "w", "windows", "statistics", "write",
+                                    "return-child-result")},
+    **{o: ("value", True) for o in ("annotate", "symbols", "s", "core", "c", "pid", "p", "ui", "interpreter", "i",
+                                    "directory", "d", "data-directory", "D", "cd", "tty", "baud", "b", "l")},
+    "exec": ("exec", True), "e": ("exec", True), "se": ("exec", True),
+    "ex": ("ex", True), "eval-command": ("ex", True),
+    "iex": ("iex", True), "init-eval-command": ("iex", True),
+    "eiex": ("eiex", True), "early-init-eval-command": ("eiex", True),
+    "x": ("x", True), "command": ("x", True),
+    "ix": ("ix", True), "init-command": ("ix", True),
+    "eix": ("eix", True), "early-init-command": ("eix", True),
+    "args": ("args", False),
+}  # fmt: skip
+_GDB_ORDER = {"eiex": 0, "eix": 0, "iex": 1, "ix": 1, "ex": 2, "x": 2}  # when gdb runs each
+
+
+class _GdbWords(NamedTuple):
+    options: list[tuple[str, _Word]]  # (what it is, its value) for those that take one
+    operands: list[_Word]  # the program, a core file or a process
+    inferior: list[_Word] | None  # after --args: the program and its words
+    unknown: bool  # a word from an expansion: it may be any option
+
+
+def _gdb_option(key: str) -> tuple[str, bool] | None:
+    if key in _GDB_OPTIONS:
+        return _GDB_OPTIONS[key]
+    found = {_GDB_OPTIONS[o] for o in _GDB_OPTIONS if key and o.startswith(key)}
+    return found.pop() if len(found) == 1 else None  # an ambiguous one: gdb stops
+
+
+def gdb_words(args: list[_Word]) -> _GdbWords:
+    """gdb's words as it reads them: options anywhere before `--args` or `--` (`-ex=CMD` too)."""
+    options: list[tuple[str, _Word]] = []
+    operands: list[_Word] = []
+    i = 0
+    while i < len(args):
+        w, v = args[i], args[i].value
+        if v is None:
+            return _GdbWords(options, operands, None, True)
+        if v == "--":
+            operands += args[i + 1 :]
+            break
+        if not v.startswith("-") or v == "-":
+            operands.append(w)
+            i += 1
+            continue
+        key, equals, _ = v.lstrip("-").partition("=")
+        found = _gdb_option(key)
+        if found is not None and found[0] == "args":
+            return _GdbWords(options, operands, args[i + 1 :], False)
+        if found is not None and found[1]:
+            value = _word_end(w, len(v) - v.index("=") - 1) if equals else args[i + 1] if i + 1 < len(args) else None
+            i += 0 if equals else 1
+            if value is not None:
+                options.append((found[0], value))
+        i += 1
+    return _GdbWords(options, operands, None, False)
+
+
+def gdb_commands(ctx: Analysis, name: str, args: list[_Word], depth: int) -> None:
+    """gdb's commands and command files, and the program its `run` or `start` would start (the
+    `--args` program, or its file operand with `run`'s words, which gdb's shell expands), judged as
+    the same words would be without gdb, as wrappers' are. Code that may run it (`python`, `source`,
+    a command file, a command held) judges it too; read-only commands (`bt`, `info`...) do not."""
+    words = gdb_words(args)
+    if words.unknown:
+        ctx.add(D, "cannot tell what runs: {name} with arguments from an expansion", name=name)
+        return
+    ordered = sorted(words.options, key=lambda o: _GDB_ORDER.get(o[0], 3))
+    inferior = words.inferior or []
+    program = inferior[0] if inferior else words.operands[0] if words.operands else None
+    program = program or next((w for kind, w in words.options if kind == "exec"), None)
+    text: str | None = None  # the arguments `set args` or `run ARGS` gave, shell text; None: --args's words
+    runs: list[str | None] = []
+    reads: list[str] = []
+    may_run = False
+    for kind, word in ordered:
+        if kind in ("x", "ix", "eix"):
+            code_file(ctx, name, f"{name} -{kind}", word, gdb_script)
+            may_run = True
+        elif kind in ("ex", "iex", "eiex") and word.literal is not None:  # cmd_gdb holds an expansion
+            said, value = gdb_command(ctx, name, f"-{kind}", word.literal)
+            text = value if said == "args" or (said == "runs" and value) else text
+            runs += [text] if said == "runs" else []
+            reads += [word.literal] if said == "reads" else []
+            may_run = may_run or said in ("code", "held")
+    if runs:  # a started program's functions run in it: `print system("rm -rf DIR")`
+        for called in (c for c in reads if _GDB_CALLS.search(c)):
+            ctx.add(D, "cannot tell what runs: {name} {option} may start a program", name=name,
+                    option=_snip(f"-ex {called}"))  # fmt: skip
+    elif may_run:
+        runs.append(text)
+    for given in dict.fromkeys(runs):
+        if program is None:
+            continue  # gdb has no program to start
+        if given is None:
+            ctx.inner([program, *inferior[1:]], None, False, depth)
+        elif program.value is None:
+            ctx.add(D, "cannot tell what runs: {name} with arguments from an expansion", name=name)
+        else:
+            ctx.sub_script(f"{shlex.quote(program.value)} {given}", f"{name} run")
+
+
+# gdb's commands that only look, or move a program it started (its start is judged): each by its
+# full name, then the shortest prefix gdb takes for it and its aliases (`bt`, `where`; `i` for info)
+_GDB_NAMES: dict[str, tuple[str, ...]] = {
+    "backtrace": ("ba", "bt", "where"), "info": ("inf", "i"), "print": ("print", "p", "inspect"),
+    "output": ("ou",), "printf": ("printf",), "echo": ("ec",), "list": ("l",), "disassemble": ("disas",),
+    "x": ("x",), "ptype": ("pt",), "whatis": ("wha",), "frame": ("f",), "up": ("up",), "down": ("do",),
+    "show": ("sho",), "help": ("h",), "quit": ("q", "exit"), "break": ("b",), "tbreak": ("tb",),
+    "continue": ("cont", "c", "fg"), "next": ("next", "n"), "step": ("step", "s"), "finish": ("fin",),
+    "kill": ("k",), "core-file": ("cor",), "thread": ("thr", "t"), "end": ("end",),
+    # started: the program and its words are judged
+    "run": ("run", "r"), "start": ("start",), "starti": ("starti",),
+    # prefixes of another command, read for it; settings
+    "taas": ("taas",), "faas": ("faas",), "tfaas": ("tfaas",), "with": ("with", "w"), "set": ("set",),
+}  # fmt: skip
+_GDB_STARTS = frozenset({"run", "start", "starti"})
+# Settings that change only what gdb shows (`set pagination off`, `with print pretty on -- bt`)
+_GDB_SETTINGS = frozenset({"pagination", "confirm", "print", "height", "width", "listsize", "verbose", "style",
+                           "language", "disassembly-flavor", "max-value-size", "filename-display",
+                           "backtrace"})  # fmt: skip
+_GDB_APPLIED = re.compile(r"all|level|-?\d[\w.$*-]*|\$\w+|\*|-\w[\w-]*|--|on|off")  # threads, frames, flags
+_GDB_CALLS = re.compile(r"[\w$)\]]\s*\(")
+_GDB_CODE = ((_GDB_SHELL, "bash"), (_GDB_PYTHON, "python"), (_GDB_SOURCE, "gdb"))
+
+
+def _gdb_name(word: str) -> str | None:
+    for full, (shortest, *aliases) in _GDB_NAMES.items():
+        if word in aliases or (full.startswith(word) and len(word) >= len(shortest)):
+            return full
+    return None
+
+
+def gdb_command(ctx: Analysis, name: str, option: str, line: str) -> tuple[str, str | None]:
+    """One gdb command, as gdb finds it (a name by its unique prefix or alias): "reads", "args"
+    (`set args`, with them), "runs" (`run`, `start`, with its words), "code" (`shell`, `python`,
+    `source`: judged here as that code), or "held": any other may start a program (`alias`,
+    `interpreter-exec`, `eval`, `define`, `target`, `file`...) or runs one (`$_shell(...)`)."""
+    if not line.strip() or line.lstrip().startswith("#"):
+        return "reads", None
+    for lead, language in _GDB_CODE:
+        if re.match(lead, line):
+            _judge_value(ctx, name, _CodeOption(option, lead, language), _Word(line, line, line))
+            return "code", None
+    found = re.match(r"\s*([\w.-]*)", line)
+    full = _gdb_name(found[1]) if found and found[1] and "$_shell" not in line else None
+    rest = line[found.end() :].strip() if found else ""
+    inner = _gdb_inner(full, rest)
+    if inner is not None:
+        return gdb_command(ctx, name, option, inner)
+    if full in _GDB_STARTS:
+        return "runs", rest
+    if full == "set":
+        setting = rest.split(maxsplit=1) or [""]
+        if setting[0] == "args":
+            return "args", setting[1] if len(setting) > 1 else ""
+        if setting[0] in _GDB_SETTINGS:
+            return "reads", None
+    elif full is not None and full not in ("taas", "faas", "tfaas", "with"):
+        return "reads", None
+    ctx.add(D, "cannot tell what runs: {name} {option} may start a program", name=name,
+            option=_snip(f"{option} {line}"))  # fmt: skip
+    return "held", None
+
+
+def _gdb_inner(full: str | None, rest: str) -> str | None:
+    """The command a prefix command runs (`thread apply all CMD`, `frame apply 2 CMD`, `tfaas CMD`,
+    `with SETTING -- CMD`); None for any other (a `with` whose setting is not only shown, held)."""
+    words = rest.split()
+    if full in ("thread", "frame") and words and "apply".startswith(words[0]):
+        words = words[1:]
+    elif full == "with":
+        if "--" not in words or not words or words[0] not in _GDB_SETTINGS:
+            return None
+        return " ".join(words[words.index("--") + 1 :]) or None
+    elif full not in ("taas", "faas", "tfaas"):
+        return None
+    while words and _GDB_APPLIED.fullmatch(words[0]):
+        words = words[1:]
+    return " ".join(words) or None

@@ -459,8 +459,13 @@ def cmd_java(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
 
 
 def cmd_ed(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
-    """ed: a line typed into it that starts with `!` runs in the shell (red team, 2026-12-04)."""
+    """ed: a line typed into it that starts with `!` runs in the shell (red team, 2026-12-04), and so
+    does a file operand that starts with one (`ed -s '!rm -rf DIR'` reads what it prints: judged moderate,
+    a red team, 2026-12-05)."""
     ctx.add(M, "{name}: edits files", name=name)
+    for operand in _operands(args, frozenset({"-p", "--prompt"})):
+        if operand.pattern.startswith("!"):
+            ctx.code_words([operand], f"{name} !", strip_prefix="!")
     typed = typed_commands(ctx, name, stdin)
     if typed is not None:  # `!CMD`, `r !CMD`, `w !CMD`, `1,$w !CMD`
         for line in typed.splitlines():

@@ -125,6 +125,9 @@ TOUCHES_APP_DATA = "touches Cowork Terminal's own data or settings"
 HOLDS_APP_DATA = "changes a folder that holds Cowork Terminal's data"  # in the reason of a folder above it moved
 WINDOWS_SETTINGS = "{name} {sub}: changes Windows settings that other programs read"  # the registry (windows.py)
 ALIASES_ON = "cannot tell what runs: {name} turns on aliases, so a later command's name may run another command"
+# A library's native code loaded into a program (`LD_PRELOAD=./x.so ls`, `enable -f ./x.so name`), as a
+# compiled program the agent made is run (`./a.out`): what it does cannot be read here
+LOADS_LIBRARY = "cannot tell what runs: {name} loads the code of the library {value}"
 RUNS_ITSELF = "runs Cowork Terminal itself (it could change its own settings or answer its own approvals)"
 
 D = Tier.DESTRUCTIVE
@@ -170,6 +173,7 @@ CANNOT_TELL_PLAIN = {
     "{name} -c without a command": "{name} would read its commands from somewhere else",
     "{name} -m {source}": "the Python module it runs is only known when it runs ({source})",
     "{name} gives a network peer a program to drive": "lets another computer control a program here ({name})",
+    "{name} loads the code of the library {value}": "{name} makes a program run the code of the library {value}",
 }
 PLAIN = {
     "writes to a file named by an expansion: {source}": (

@@ -86,6 +86,15 @@ def _python(text: str, folder: str, where: list[str]) -> Iterator[str]:
                 yield from _python_module(bases, [*parts, name])
 
 
+def python_module_files(base: str, dotted: str) -> list[str]:
+    """The files `python -m DOTTED` (or `import DOTTED`) runs from `base`: each package's
+    __init__.py on the way, the module, and a package's __main__.py; [] when none is there."""
+    parts = dotted.split(".")
+    found = list(_python_module([base], parts))
+    main = posixpath.join(base, *parts, "__main__.py")
+    return found + [main] if found and os.path.isfile(main) else found
+
+
 def _python_module(bases: list[str], parts: list[str]) -> Iterator[str]:
     """`a.b.c` from each base: a.py or a/__init__.py, then a/b.py or a/b/__init__.py, and so on."""
     if not all(re.fullmatch(r"\w+", p) for p in parts):

@@ -1071,6 +1071,11 @@ _SHELL_ESCAPE = re.compile(
     r"\bedit\s*\((?:[^,()']|'[^']*')*,\s*'(?P<editor>(?:[^']|'')*)'",  # sqlite3's edit(TEXT, 'EDITOR') runs it
     re.I,
 )
+# sqlite3's `.load LIB` (by any prefix: `.l`, `.lo`; `.li` is `.limit`'s) and SQL's load_extension(LIB),
+# which its shell allows: a compiled library's code runs (a red team, 2026-12-05)
+_LOADS = re.compile(
+    r"(?:^|[;\n])[^\S\n]*\.l(?:o(?:ad?)?)?[^\S\n]+['\"]?([^'\"\s;]*)|\bload_extension\s*\(\s*'?([^',)\s]*)", re.I
+)
 _EXECUTED = re.compile(r"\bexecute\s+'((?:[^']|'')*)'", re.I)  # PostgreSQL's EXECUTE 'DROP TABLE t' in a DO block
 _EDITS = re.compile(r"\bedit\s*\(", re.I)  # edit(TEXT) runs $VISUAL; edit(TEXT, EDITOR) what it names
 
@@ -1115,6 +1120,9 @@ def cmd_database(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
             ctx.sub_script(next(group for group in escape.groups() if group is not None), f"{name} shell command")
         if _EDITS.search(text) and not any(e["editor"] is not None for e in _SHELL_ESCAPE.finditer(text)):
             ctx.add(D, "cannot tell what runs: {name} runs the editor its SQL names", name=name)
+        for loaded in _LOADS.finditer(text) if name in ("sqlite3", "duckdb") else ():
+            ctx.add(D, "cannot tell what runs: {name} loads the code of the library {value}", name=name,
+                    value=_snip(loaded[1] or loaded[2] or loaded[0]))  # fmt: skip
     statements = [pattern.sub(_sql_blank, text) for text in texts for pattern in (_SQL_TEXT, _SQL_TEXT_ESCAPED)]
     # a statement in a string that is run: PostgreSQL's `EXECUTE 'DROP TABLE t'` in a DO block
     statements += [inner for text in texts for inner in _EXECUTED.findall(text)]

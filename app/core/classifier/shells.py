@@ -11,7 +11,7 @@ from .cmdline import cmd_code
 from .code import inline_code
 from .code_options import judge_code_options, option_values, vim_script
 from .danger import Danger
-from .findings import ALIASES_ON, MAX_PROBED_WORDS, D, M, _snip
+from .findings import ALIASES_ON, LOADS_LIBRARY, MAX_PROBED_WORDS, D, M, _snip
 from .itself import python_module
 from .options import _operands, _split_options
 from .piped import piped_commands, runs_download
@@ -31,6 +31,7 @@ from .tables import (
     _CODE_VARIABLES,
     _DOWNLOADS,
     _INLINE_CODE_FLAGS,
+    _LOADS_LIBRARIES,
     _PERL,
     _PROMPTS,
     _PYTHON,
@@ -506,6 +507,8 @@ def variable_set(ctx: Analysis, name: str, value: _Word, *, lasting: bool = True
         ctx.add(M, "sets {value}: changes how later commands run", value=name)
     elif special_variable(base):  # `PATH=./bin:$PATH jest`: for jest alone (a session's next commands keep theirs)
         ctx.add(M, "sets {value}: changes how the command after it runs", value=name)
+    if base in _LOADS_LIBRARIES and value.value != "" and foreign_library(ctx, value):  # `LD_PRELOAD=./x.so ls`
+        ctx.add(D, LOADS_LIBRARY, name=name, value=_snip(value.source if value.literal is None else value.literal))
     prefix = code_prefix(name, value.literal) if name in _CODE_VARIABLES else None
     if prefix is not None:
         ctx.code_words([value], name, prefix)
@@ -528,6 +531,20 @@ def variable_set(ctx: Analysis, name: str, value: _Word, *, lasting: bool = True
         if how == "shell" or value.value is None or not (by_name or (path and installed_program(path))):
             run_script(ctx, name, value, how)  # GIT_SSH=/usr/bin/ssh: a program, by its name
     other_settings(ctx, name, value)
+
+
+def foreign_library(ctx: Analysis, value: _Word) -> bool:
+    """Whether a value may name a library that is not installed software (a red team, 2026-12-05:
+    `LD_PRELOAD=./x.so ls` ran x.so's code, judged moderate, where `./a.out` is held): an expansion, a
+    path outside the system's folders (one the agent may have compiled), or a name alone, which the
+    loader (or bash's `enable -f`) looks for in folders a variable may name, `.` too."""
+    if value.literal is None:
+        return True
+    for library in re.split(r"[\s:]+", value.literal):
+        path = script_path(ctx.cwd, library) if "/" in library else None
+        if library and (path is None or not installed_program(path)):
+            return True
+    return False
 
 
 def sets_any_variable(ctx: Analysis, source: str, value: str | None) -> None:

@@ -286,9 +286,11 @@ _CODE_VARIABLES = frozenset(
      "GIT_TEST_FSMONITOR"}  # git runs it as core.fsmonitor where that is unset (red team, 2026-12-04)
 )  # fmt: skip
 # Variables that name a script run later: as bash reads it ("shell": BASH_ENV, and ENV for an
-# interactive sh), or as a program (GIT_SSH, the askpass helpers: by its `#!` line).
+# interactive sh), or as a program (GIT_SSH, the askpass helpers: by its `#!` line). SHELL: the shell
+# flock -c, script, tmux, screen, parallel, vim's `:!` and ssh's ProxyCommand run (a red team, 2026-12-05:
+# `SHELL=./x.sh flock lk -c true` ran x.sh, judged moderate).
 _SCRIPT_VARIABLES = {"BASH_ENV": "shell", "ENV": "shell", "GIT_SSH": "exec", "GIT_ASKPASS": "exec",
-                     "SSH_ASKPASS": "exec"}  # fmt: skip
+                     "SSH_ASKPASS": "exec", "SHELL": "exec"}  # fmt: skip
 
 
 def code_prefix(variable: str, value: str | None) -> str | None:
@@ -348,6 +350,9 @@ _PROMPTS = frozenset({"PS0", "PS1", "PS2", "PS3", "PS4"})
 # What the read-only tool sets for every command (execution/read_only.ENVIRONMENT): a command that sets
 # or takes one away is not read-only (`GIT_OPTIONAL_LOCKS=1 git status` rewrote .git/index).
 TOOL_VARIABLES = frozenset({"GIT_OPTIONAL_LOCKS"})
+# Variables whose libraries the dynamic loader loads into each program it starts (LD_LIBRARY_PATH only
+# says where to look for the ones a program asks for: one of _SPECIAL_VARIABLES, moderate)
+_LOADS_LIBRARIES = frozenset({"LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES"})
 _SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(?:\$\(|`)")  # a subscript holding a command substitution
 _SPECIAL_VARIABLES = frozenset(
     {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",

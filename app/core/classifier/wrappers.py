@@ -42,7 +42,7 @@ from .options import (
     long_option,
 )
 from .rule import Analysis, Rule
-from .scripts import run_script, script_path, settings_text
+from .scripts import installed_program, run_script, script_path, settings_text
 from .shells import move_to, stdin_code, variable_set
 from .stdin import _STDIN_FILES, _Stdin
 from .tables import TOOL_VARIABLES, _names
@@ -563,6 +563,9 @@ def cmd_scp(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         command = re.search(r"(?:^|,)ssh_command=(.*)", text)
         if command is not None:
             ctx.sub_script(command[1], f"{name} -o ssh_command")
+    _ssh_options(ctx, name, args, "cDFiJlPSXop", settings)
+    for option, program in option_values(args, ["-S"], "cDFiJlPSXop") if name == "scp" else ():
+        _ssh_program(ctx, name, option, program)
     operands = _operands(args, _SSHFS_VALUES if name == "sshfs" else _SCP_VALUES)
     files = [f for _o, f in option_values(args, ["-F"], "cDFiJlPSXop") if f.value != "none"]
     hosts = [_Word(h, h, h) for w in operands if (h := remote_host(w)) is not None]
@@ -577,9 +580,38 @@ def cmd_scp(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
     ctx.as_unknown_program(name, args, depth)
 
 
+def _ssh_options(
+    ctx: Analysis, name: str, options: list[_Word], letters: str, settings: list[str] | None = None
+) -> None:
+    """The `-o` settings scp, sftp and sshfs pass on to ssh, read as cmd_ssh reads its own: glued to
+    `-o` or in a cluster too (`scp -qoProxyCommand='rm -rf DIR' h:a b` ran rm, judged moderate: a red
+    team, 2026-12-05). `settings`: what they are once the program has split them (sshfs's commas)."""
+    given = option_values(options, ["-o"], letters)
+    if any(w.literal is None for _option, w in given):
+        ctx.add(D, "cannot tell what runs: {name} -o from an expansion", name=name)
+    for setting in [w.literal or "" for _option, w in given] if settings is None else settings:
+        if setting:
+            ssh_setting(ctx, name, "-o", setting)
+
+
+def _ssh_program(ctx: Analysis, name: str, option: str, word: _Word) -> None:
+    """`scp -S PROGRAM`, `sftp -S PROGRAM`, `sftp -D PROGRAM`: a program run here in ssh's place (each
+    ran the agent's ./x.sh, judged moderate: 2026-12-05), judged by what it holds, as `./x.sh` is; a
+    program by name is found on the PATH, one by path in a system folder is installed software."""
+    value = word.value
+    if value is not None and "/" not in value:
+        return
+    path = None if value is None else script_path(ctx.cwd, value)
+    if path is None or not installed_program(path):
+        run_script(ctx, f"{name} {option}", word, "exec")
+
+
 def cmd_sftp(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """`sftp [user@]host[:path]`: ssh starts sftp-server there (`-D PROGRAM` is a server run here instead)."""
     options, i = _split_options(args, _SFTP_VALUES, clusters=True)
+    _ssh_options(ctx, name, options, "BbcDFiJloPRSsX")
+    for option, program in option_values(options, ["-S", "-D"], "BbcDFiJloPRSsX"):
+        _ssh_program(ctx, name, option, program)
     files = [f for _o, f in option_values(options, ["-F"], "BbcDFiJloPRSsX") if f.value != "none"]
     if i < len(args) and not option_values(options, ["-D"], "BbcDFiJloPRSsX") and word_names_this_machine(args[i]):
         hands_off(ctx, f"{name} {_snip(args[i].source)}")
