@@ -34,8 +34,9 @@ sub descendants {
     my @found;
     my @todo = ($$);
     while (defined(my $pid = shift @todo)) {
-        for my $list (glob("/proc/$pid/task/*/children")) {
-            open(my $fh, '<', $list) or next;
+        opendir(my $tasks, "/proc/$pid/task") or next;
+        for my $task (grep { /^\d+$/ } readdir($tasks)) {
+            open(my $fh, '<', "/proc/$pid/task/$task/children") or next;
             my @kids = split(' ', scalar(<$fh>) // '');
             push @found, @kids;
             push @todo, @kids;
