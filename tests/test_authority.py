@@ -39,7 +39,7 @@ import pytest
 from app.core.authority.hub import Hub
 from app.core.channel.client import NoTray, ask_tray, current_tray_state
 from app.core.channel.transport import address_for
-from app.core.channel.wire import MAX_FRAME_BYTES
+from app.core.channel.wire import TO_TRAY_FRAME_BYTES
 from app.core.execution import container
 from app.core.journal.store import Journal, Status
 from app.core.messages import PAUSED_MESSAGE
@@ -613,7 +613,7 @@ def test_bad_frames_close_that_connection_and_the_tray_lives_on(home: Path, path
 
     address = "\0" + address_for(paths).name
     frames = [
-        struct.pack("!i", MAX_FRAME_BYTES + 1),  # announces more than a frame may hold
+        struct.pack("!i", TO_TRAY_FRAME_BYTES + 1),  # announces more than the tray reads
         struct.pack("!i", 100) + b"{",  # truncated
         struct.pack("!i", len(pickle.dumps({"op": "x"}))) + pickle.dumps({"op": "x"}),
         struct.pack("!i", 15) + b'{"op": "pause"}',  # a request before hello

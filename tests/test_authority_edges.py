@@ -30,7 +30,7 @@ from app.core.channel.call_messages import CallCancel
 from app.core.channel.client import NoTray, TrayRefused, ask_tray
 from app.core.channel.local_link import LocalEnd, local_pair
 from app.core.channel.protocol import Begin, ClientName, Started
-from app.core.channel.wire import MAX_FRAME_BYTES
+from app.core.channel.wire import TO_TRAY_FRAME_BYTES
 from app.core.commands.admission import CommandHeld
 from app.core.commands.authority import NotRecorded, ServerAuthority
 from app.core.commands.request import (
@@ -390,10 +390,10 @@ def test_a_result_for_a_call_nobody_waits_for_is_ignored_and_the_link_stays(path
 
 
 def test_a_message_too_big_for_the_channel_is_not_sent_and_the_link_stays(paths: AppPaths) -> None:
-    """A client may name itself with 20 megabytes: the name is not sent (nor written to the journal
-    behind the tray's back), and the server's next message still reaches the tray. One of a
+    """A client may name itself with a megabyte: the name is not sent (nor written to the journal
+    behind the tray's back), and the server's next message still reaches the tray. One of half a
     megabyte is sent, and the journal keeps its start."""
-    huge = "C" * MAX_FRAME_BYTES
+    huge = "C" * TO_TRAY_FRAME_BYTES
     with running_hub(paths) as (_hub, _seen), Journal(paths) as journal:
         link = bound_to(paths)
         try:
@@ -404,7 +404,7 @@ def test_a_message_too_big_for_the_channel_is_not_sent_and_the_link_stays(paths:
             assert link.connected
             authority.set_client(link.server_id, "Claude", "1")
             wait_until(lambda: [s.client_name for s in journal.servers()] == ["Claude"])
-            authority.set_client(link.server_id, "K" * (1 << 20), "2" * 1000)
+            authority.set_client(link.server_id, "K" * 500_000, "2" * 1000)
             kept = [("K" * 200, "2" * 200)]
             wait_until(lambda: [(s.client_name, s.client_version) for s in journal.servers()] == kept)
         finally:

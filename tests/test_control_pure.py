@@ -205,7 +205,7 @@ def test_a_small_frame_is_sent_at_once_and_never_blocks_on_a_full_socket_or_a_bu
     from multiprocessing.connection import Connection
 
     ours, theirs = socket.socketpair()
-    channel, peer = Channel(Connection(ours.detach())), Connection(theirs.detach())
+    channel, peer = Channel(Connection(ours.detach()), tray_end=True), Connection(theirs.detach())
     try:
         assert channel.send_if_room(encode({"op": "call_result", "text": "hi"}))
         assert decode(peer.recv_bytes()) == {"op": "call_result", "text": "hi"}
@@ -243,7 +243,8 @@ def test_a_small_frame_goes_at_once_on_a_descriptor_above_the_1024_that_select_c
         pytest.skip(f"this machine allows no descriptor numbered {high}")
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, high + 100), hard))
     ours, theirs = socket.socketpair()
-    channel, peer = Channel(Connection(fcntl.fcntl(ours.fileno(), fcntl.F_DUPFD, high))), Connection(theirs.detach())
+    channel = Channel(Connection(fcntl.fcntl(ours.fileno(), fcntl.F_DUPFD, high)), tray_end=True)
+    peer = Connection(theirs.detach())
     try:
         assert channel.connection.fileno() >= high
         assert channel.send_if_room(encode({"op": "call_result", "text": "hi"}))
@@ -270,7 +271,8 @@ def test_a_result_sent_at_once_never_overtakes_what_was_queued_for_that_server_b
     from app.core.channel.transport import Accepted
 
     ours, theirs = socket.socketpair()
-    peer = Peer(Accepted(Channel(Connection(ours.detach())), PeerFacts(pid=None, uid=None, executable=None)))
+    channel = Channel(Connection(ours.detach()), tray_end=True)
+    peer = Peer(Accepted(channel, PeerFacts(pid=None, uid=None, executable=None)))
     server = Connection(theirs.detach())
     try:
         # A progress too long to be sent at once waits for the writer, which does not run yet.

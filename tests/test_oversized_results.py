@@ -207,10 +207,10 @@ def test_a_message_too_big_for_a_frame_is_answered_or_dropped_and_the_connection
     from app.core.channel.wire import Channel
 
     ours, theirs = Pipe()
-    peer = Peer(Accepted(Channel(ours), PeerFacts(pid=None, uid=None, executable=None)))
+    peer = Peer(Accepted(Channel(ours, tray_end=True), PeerFacts(pid=None, uid=None, executable=None)))
     writer = threading.Thread(target=peer.write_loop, daemon=True)
     writer.start()
-    far = Channel(theirs)
+    far = Channel(theirs, tray_end=False)
     try:
         peer.push(CallResult("c1", {"content": [{"type": "text", "text": "a" * MAX_FRAME_BYTES}]}))
         peer.push(CallProgress("c2", 1.0, None, "b" * MAX_FRAME_BYTES))  # dropped: nobody waits for it
@@ -234,14 +234,12 @@ async def test_a_call_too_big_for_one_message_to_the_tray_says_so_and_not_to_try
     home: Path, paths: AppPaths
 ) -> None:
     """A red team, 2026-12-05: a 5 MB `env` value was answered "could not be reached ... Try again in a
-    moment", which no retry could pass (at 20 MiB a frame now, a 2 MB value reaches bash, which says it
-    is too long)."""
+    moment", which no retry could pass. The tray reads at most 1 MiB from any peer (it sends up to 20)."""
     with running_tray(home):
         async with connect(home, headless=False) as client:
-            big = await text_of(client, "execute_command", {"command": "true", "env": {"NOTE": "x" * MAX_FRAME_BYTES}})
+            big = await text_of(client, "execute_command", {"command": "true", "env": {"NOTE": "x" * 2_000_000}})
             after = await run(client, {"command": "echo fine"})
-    assert big[0] and f"this call is {MAX_FRAME_BYTES // 1000:,}," in big[1] and TOO_BIG in big[1], big
-    assert "Send less" in big[1]
+    assert big[0] and "this call is 2,0" in big[1] and "can pass on (1 MiB)" in big[1] and "Send less" in big[1], big
     assert "Try again in a moment" not in big[1]
     assert after["stdout"] == "fine\n", after
 

@@ -123,11 +123,11 @@ async def forward(
             mark("serve: call acked")
         except LinkRefused as refused:
             from app.core.authority.oversized import frame_size
-            from app.core.channel.wire import MAX_FRAME_BYTES
+            from app.core.channel.wire import TO_TRAY_FRAME_BYTES
 
             size = frame_size(call)
-            if size > MAX_FRAME_BYTES:  # no retry would pass (a red team: a 5 MB `env` value)
-                return error_result(tool, CALL_TOO_BIG.format(size=size, limit=MAX_FRAME_BYTES >> 20))
+            if size > TO_TRAY_FRAME_BYTES:  # no retry would pass (a red team: a 5 MB `env` value)
+                return error_result(tool, CALL_TOO_BIG.format(size=size, limit=TO_TRAY_FRAME_BYTES >> 20))
             return error_result(tool, TRAY_REFUSED_CALL.format(reason=refused))
         async for message in receive:
             if message is None:

@@ -52,10 +52,10 @@ class Accepted:
     peer: PeerFacts
 
 
-def _channel_of(sock: socket.socket) -> Channel:
+def _channel_of(sock: socket.socket, *, tray_end: bool) -> Channel:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, _timeval(SEND_TIMEOUT_S))
     connection = Connection(os.dup(sock.fileno()))
-    return Channel(connection, wake=lambda: _shutdown_and_close(sock))
+    return Channel(connection, wake=lambda: _shutdown_and_close(sock), tray_end=tray_end)
 
 
 def _shutdown_and_close(sock: socket.socket) -> None:
@@ -106,7 +106,7 @@ class Listener:
             connection = self._pipe.accept()
             pid = windows_pipe.peer_pid(connection, we_are_server=True)
             peer = _windows_peer(pid)
-            return Accepted(Channel(connection), peer)
+            return Accepted(Channel(connection, tray_end=True), peer)
         assert self._sock is not None
         sock, _ = self._sock.accept()
         try:
@@ -114,7 +114,7 @@ class Listener:
         except OSError:
             sock.close()
             raise
-        return Accepted(_channel_of(sock), peer)
+        return Accepted(_channel_of(sock, tray_end=True), peer)
 
     def close(self) -> None:
         if self._pipe is not None:  # pragma: no cover - Windows only
@@ -134,7 +134,7 @@ def connect(address: Address, timeout_s: float = CONNECT_TIMEOUT_S) -> tuple[Cha
         except OSError as exc:
             raise ChannelUnavailable(f"Cowork Terminal is not running ({exc})") from None
         pid = windows_pipe.peer_pid(connection, we_are_server=False)
-        return Channel(connection), _windows_peer(pid)
+        return Channel(connection, tray_end=False), _windows_peer(pid)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout_s)
     try:
@@ -148,7 +148,7 @@ def connect(address: Address, timeout_s: float = CONNECT_TIMEOUT_S) -> tuple[Cha
     except OSError as exc:
         sock.close()
         raise ChannelUnavailable(f"cannot tell who listens at the tray's address ({exc})") from None
-    return _channel_of(sock), peer
+    return _channel_of(sock, tray_end=False), peer
 
 
 def _windows_peer(pid: int) -> PeerFacts:  # pragma: no cover - Windows only (tested under Wine)

@@ -16,11 +16,15 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-# The largest call result the output budgets make: a result carries the output twice (its structured
-# content and its text copy, where quotes are escaped twice), up to 8 bytes a character in all, and
-# the largest budget is 2,000,000 characters (execution.output.MAX_BUDGET_CHARS; the seed's 1 MiB a
-# stream makes at most 12 MiB). At 1 MiB, the menu's "Up to 1 MB of output" could not carry 600 KB.
+# What the tray sends at most: the largest call result the output budgets make. A result carries the
+# output twice (its structured content and its text copy, where quotes are escaped twice), up to 8
+# bytes a character in all, and the largest budget is 2,000,000 characters
+# (execution.output.MAX_BUDGET_CHARS; the seed's 1 MiB a stream makes at most 12 MiB). At 1 MiB, the
+# menu's "Up to 1 MB of output" could not carry 600 KB.
 MAX_FRAME_BYTES = 20 << 20
+# What the tray reads at most from any peer (a call, a request, a hello): it decodes a frame before
+# it knows who sent it, and a 19 MiB frame of JSON took 450 MiB to decode (a review, 2026-12-05).
+TO_TRAY_FRAME_BYTES = 1 << 20
 # A frame this small goes whole into a socket that polls writable (macOS's low-water mark for that
 # is 2,048 bytes; Linux keeps three quarters of the buffer free), so sending it cannot block.
 QUICK_FRAME_BYTES = 2000
@@ -30,10 +34,10 @@ class ProtocolError(Exception):
     """The peer sent something that is not one of our messages: close the connection."""
 
 
-def encode(message: dict[str, Any]) -> bytes:
+def encode(message: dict[str, Any], limit: int = MAX_FRAME_BYTES) -> bytes:
     data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
-    if len(data) > MAX_FRAME_BYTES:
-        raise ProtocolError(f"message of {len(data)} bytes is over the {MAX_FRAME_BYTES} byte limit")
+    if len(data) > limit:
+        raise ProtocolError(f"message of {len(data)} bytes is over the {limit} byte limit")
     return data
 
 
@@ -48,17 +52,21 @@ def decode(data: bytes) -> dict[str, Any]:
 
 
 class Channel:
-    """A connection that several threads may send on; one thread receives."""
+    """A connection that several threads may send on; one thread receives. `tray_end`: the tray's end,
+    which reads at most TO_TRAY_FRAME_BYTES and sends up to MAX_FRAME_BYTES; the other end the reverse."""
 
-    def __init__(self, connection: Connection, wake: Callable[[], None] | None = None) -> None:
+    def __init__(self, connection: Connection, wake: Callable[[], None] | None = None, *, tray_end: bool) -> None:
         self.connection = connection
+        self.max_in, self.max_out = (
+            (TO_TRAY_FRAME_BYTES, MAX_FRAME_BYTES) if tray_end else (MAX_FRAME_BYTES, TO_TRAY_FRAME_BYTES)
+        )
         self._wake = wake  # ends a receive blocked in another thread (a socket's shutdown)
         self._send_lock = threading.Lock()
         self._close_lock = threading.Lock()
         self.closed = False
 
     def send(self, message: dict[str, Any]) -> None:
-        self.send_frame(encode(message))
+        self.send_frame(encode(message, self.max_out))
 
     def send_frame(self, data: bytes) -> None:
         """Send a message `encode` made already (a peer's outbox holds them so)."""
@@ -90,7 +98,7 @@ class Channel:
         if timeout_s is not None and not self.connection.poll(timeout_s):
             return None
         try:
-            data = self.connection.recv_bytes(MAX_FRAME_BYTES)
+            data = self.connection.recv_bytes(self.max_in)
         except OSError as exc:
             if "bad message length" in str(exc):
                 raise ProtocolError("frame over the size limit") from None
