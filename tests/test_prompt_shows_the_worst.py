@@ -71,6 +71,17 @@ def test_deletions_in_a_temporary_folder_do_not_hide_one_in_the_home_folder(tmp_
     assert said[-1] == "and 4 more" and documents() in said, said
 
 
+def test_deleting_every_file_on_the_computer_is_said_before_folders_in_the_home_folder(tmp_path: Path) -> None:
+    """A review, 2026-12-05: ranked by place first, `/` (outside the home folder, above it) fell
+    behind eight folders in it and was counted in "and 4 more"."""
+    from app.ui.windows.approval_prompt import plain_lines
+
+    command = "\n".join([*(f"rm -rf ~/old{i}" for i in range(8)), "rm -rf /"])
+    again = WaitingCommand.from_json(held(command, tmp_path).to_json())
+    said = plain_lines(again.lines(), again.line_ranks())
+    assert any(line.startswith("Deletes every file on this computer") for line in said), said
+
+
 def test_a_one_line_command_wrapped_past_the_box_says_it_needs_scrolling(display: str, tmp_path: Path) -> None:
     """One line of 40 folders and `~/Documents`, wrapped by the box: `~/Documents` below its bottom
     (bbox None), and no word about it, since only newlines were counted."""

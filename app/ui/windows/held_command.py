@@ -57,15 +57,19 @@ def rank_of(finding: Finding, cwd: str | None) -> int:
 
 
 def place_rank(place: str, cwd: str | None) -> int:
-    """0 inside the command's folder; outside it, 3 in the home folder (the person's own files), 1 in
-    a temporary folder, 2 anywhere else."""
+    """0 inside the command's folder; outside it, 3 in the home folder or above it (the person's own
+    files: `/`, `/home` hold them too), 1 in a temporary folder, 2 anywhere else."""
     if not _outside(place, cwd):
         return 0
     path = posixpath.normpath(os.path.expanduser(place).replace("\\", "/"))
     home = posixpath.normpath(os.path.expanduser("~").replace("\\", "/"))
-    if path == home or path.startswith(home.rstrip("/") + "/"):  # first: a home folder may be in /tmp
+    if _within(path, home) or _within(home, path):  # first: a home folder may be in /tmp
         return 3
-    return 1 if any(path == top or path.startswith(top + "/") for top in _temporary_folders()) else 2
+    return 1 if any(_within(path, top) for top in _temporary_folders()) else 2
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def _temporary_folders() -> tuple[str, ...]:
