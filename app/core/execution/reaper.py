@@ -7,8 +7,9 @@ environment (process_marks.py) find what it leaves, but `setsid env -i ...` shed
 and kept running through a pause. A subreaper (prctl PR_SET_CHILD_SUBREAPER) adopts every orphan of
 its descendants, however they detach, so the init can end them all when the command ends, and when it
 is stopped (its group's SIGTERM: a pause, Stop, the time limit). What another user runs (root's
-processes under `sudo`) it cannot end: the kernel refuses, and the init gives up on them after a few
-rounds rather than wait.
+processes under `sudo`) it cannot end: the kernel refuses. Nor what the command does to the init
+itself, which is the user's process as the command is (`kill -9 $PPID`: the person saw that text in
+the approval window, or in a script the hold pinned).
 
 Perl, as for the Landlock init (landlock.py): on hand where bwrap is, as fast as bash, and it has
 `syscall`. prctl's number differs by machine (MACHINES); where it is not known here, or there is no
@@ -23,9 +24,10 @@ from collections.abc import Sequence
 PRCTL_CALLS = {"x86_64": 157, "aarch64": 167}
 PR_SET_CHILD_SUBREAPER = 36
 
-# argv: the prctl number, then the command. A stop (SIGTERM to the group, whose leader this is) or the
-# command's end: every descendant is killed, the orphans it adopts as their parents die included, in
-# at most 50 rounds (a process of another user stays). The command's exit status is passed on.
+# argv: the prctl number, then the command. A stop (SIGTERM to the group, whose leader this is: the
+# command gets 0.3 s of it first) or the command's end: every descendant is killed, the orphans it
+# adopts as their parents die included, until none is left it may signal (another user's stay). The
+# command's exit status is passed on, and a signal that ended it ends the init too.
 SCRIPT = r"""
 use strict;
 my $prctl = shift @ARGV;
@@ -47,27 +49,39 @@ sub descendants {
 sub end_all {
     for my $round (1 .. 50) {
         my @left = descendants();
-        last unless @left;
-        kill('KILL', @left);
+        last unless @left && kill('KILL', @left);  # none it may signal left (another user's)
         1 while waitpid(-1, 1) > 0;  # WNOHANG: the adopted ones are ours to reap
         select(undef, undef, undef, 0.01);
     }
 }
-$SIG{TERM} = $SIG{INT} = $SIG{HUP} = sub { end_all(); exit 143 };
-my $child = fork();
+my ($child, $status);
+sub finish {
+    end_all();
+    my $signal = $status & 127;
+    if ($signal) {  # ended by a signal: so is this init, so that its starter reads which
+        $SIG{TERM} = $SIG{INT} = $SIG{HUP} = 'DEFAULT';
+        kill($signal, $$);
+    }
+    exit($signal ? 128 + $signal : $status >> 8);
+}
+$SIG{TERM} = $SIG{INT} = $SIG{HUP} = sub {
+    # its group had the same signal: the command's grace first (0.3 s, within the executor's 0.5)
+    for (1 .. 30) { last if waitpid($child, 1) == $child; select(undef, undef, undef, 0.01) }
+    $status = 15;
+    finish();
+};
+$child = fork();
 defined $child or die "cowork-reaper: fork: $!\n";
 if ($child == 0) {
     $SIG{TERM} = $SIG{INT} = $SIG{HUP} = 'DEFAULT';
     exec { $ARGV[0] } @ARGV or exit 127;
 }
-my $status;
 while (1) {
     my $done = waitpid(-1, 0);
-    last if $done < 0;
+    if ($done < 0) { $status = 0; last }
     if ($done == $child) { $status = $?; last }
 }
-end_all();
-exit(($status & 127) ? 128 + ($status & 127) : $status >> 8);
+finish();
 """
 
 
