@@ -254,9 +254,10 @@ def _output_until_exit(process: subprocess.Popen[bytes], given: bytes, timeout: 
     process keeps the test's stderr pipe open. Waiting for its end held the NSIS test 180 s, at
     random: whichever program asked first for a desktop, the tray or `check`, started it."""
     assert process.stdin is not None and process.stdout is not None and process.stderr is not None
-    if given:
-        process.stdin.write(given)
-    process.stdin.close()
+    with contextlib.suppress(BrokenPipeError):  # small inputs only: written before any output is read
+        if given:
+            process.stdin.write(given)
+        process.stdin.close()
     chunks: dict[int, list[bytes]] = {process.stdout.fileno(): [], process.stderr.fileno(): []}
     deadline = time.monotonic() + timeout
     exited_at: float | None = None
