@@ -48,14 +48,15 @@ def asks_in(reasons: str) -> tuple[str, ...]:
     (`ASKS`, in their order, and after PROTECTED_WRITE_PLAIN the protected files it may then change):
     the approval window says each. A red team, 2026-12-05: the window left out which files, while
     the Allow made them writable."""
-    writable = _WRITABLE.search(reasons)
-    said: list[str] = []
-    for ask in ASKS:
-        if ask in reasons:
-            said.append(ask)
-            if ask == PROTECTED_WRITE_PLAIN and writable is not None:
-                said.append(MAKES_WRITABLE_PLAIN.format(names=writable[1]))
-    return tuple(said)
+    return _with_writable(tuple(ask for ask in ASKS if ask in reasons), _WRITABLE.search(reasons))
+
+
+def _with_writable(asks: tuple[str, ...], writable: re.Match[str] | None) -> tuple[str, ...]:
+    """`asks` with the protected files the Allow makes writable said after PROTECTED_WRITE_PLAIN."""
+    if writable is None or PROTECTED_WRITE_PLAIN not in asks:
+        return asks
+    at = asks.index(PROTECTED_WRITE_PLAIN) + 1
+    return (*asks[:at], MAKES_WRITABLE_PLAIN.format(names=writable[1]), *asks[at:])
 
 
 def ask_for_person(ask: str) -> str | None:
@@ -101,10 +102,8 @@ def held_reason_for_person(stored: str, command: str, cwd: str | None, protected
     when it is not (an older version's words, another folder): then the stored text is shown."""
     verdict = classify(command, cwd=os.path.realpath(cwd) if cwd else None, protected_paths=protected)
     writable = _WRITABLE.search(stored)
-    for asks in (asks for count in range(1, len(ASKS) + 1) for asks in itertools.combinations(ASKS, count)):
-        if writable is not None and PROTECTED_WRITE_PLAIN in asks:
-            at = asks.index(PROTECTED_WRITE_PLAIN) + 1
-            asks = (*asks[:at], MAKES_WRITABLE_PLAIN.format(names=writable[1]), *asks[at:])
+    for chosen in (asks for count in range(1, len(ASKS) + 1) for asks in itertools.combinations(ASKS, count)):
+        asks = _with_writable(chosen, writable)
         if held_reason((*verdict.plain, *asks), verdict.reasons) == stored:
             return "; ".join((*lines_for_person(verdict), *(_ask_for_person(ask, writable) for ask in asks)))
     if not verdict.reasons or held_reason(verdict.plain, verdict.reasons) != stored:
