@@ -40,7 +40,7 @@ from .findings import (
 from .git import repository_settings
 from .hosts import ssh_included
 from .indirect import code_loads
-from .options import _command_name, _operands, _short_flags, options_end
+from .options import _command_name, _operands, _short_flags, _split_options, options_end
 from .parser import _parser
 from .piped import runs_download
 from .project_settings import RUSTUP_PROXIES
@@ -49,8 +49,16 @@ from .registry import rule_for
 from .rule import Rule
 from .scratch import assigned_from_mktemp, scratch_variables, scratch_word
 from .scripts import installed_program, run_script, runs_project_files, script_path
-from .shells import DECLARED, aliases_on, foreign_library, sets_any_variable, stdin_code, variable_set
-from .stdin import _PIPE, _Stdin
+from .shells import (
+    DECLARED,
+    aliases_on,
+    declaration_words,
+    foreign_library,
+    sets_any_variable,
+    stdin_code,
+    variable_set,
+)
+from .stdin import _PIPE, _STDIN_FILES, _Stdin
 from .tables import (
     _BLOCK_DEVICE,
     _DOWNLOADERS,
@@ -168,6 +176,25 @@ _SSH_FILES = ("/.ssh", "/.ssh/config", "/.ssh/config.d/x", "/.ssh/rc", "/.ssh/en
               "/.ssh/authorized_keys2")  # fmt: skip
 
 
+# Start-up files of interactive programs in the home folder, whose commands they run at their next start:
+# gdb's `shell rm -rf ...` in ~/.gdbinit (a red team, 2026-12-05: written, then `gdb -batch`), tclsh's and
+# wish's ~/.tclshrc and ~/.wishrc (Tcl's `exec`). Held as git's settings are.
+_STARTUP_RUNS_FROM = {
+    "gdb": re.compile(r"^/\.gdb(?:early)?init$|^/\.config/gdb(?:/(?:gdb(?:early)?init)?)?$"),
+    "tclsh": re.compile(r"^/\.tclshrc$"),
+    "wish": re.compile(r"^/\.wishrc$"),
+}
+_STARTUP_FILES = ("/.gdbinit", "/.gdbearlyinit", "/.config/gdb/gdbinit", "/.config/gdb/gdbearlyinit", "/.tclshrc",
+                  "/.wishrc")  # fmt: skip
+
+
+def _startup_program(tail: str, glob: bool) -> str | None:
+    """The program whose start-up file a written path (relative to the home folder) is, or as a glob
+    in the home folder may be (`> ~/.gdbini?`: bash expands a lone match in a redirection)."""
+    paths = [f for f in _STARTUP_FILES if fnmatch.fnmatchcase(f, tail)] if glob and tail.startswith("/") else []
+    return next((p for p, found in _STARTUP_RUNS_FROM.items() if any(map(found.search, [tail, *paths]))), None)
+
+
 def _ssh_pattern(pattern: str, glob: bool) -> bool:
     """Whether a written path (relative to the home folder) is, or as a glob in the home folder may
     be, one of `_SSH_RUNS_FROM` (not a path an expansion decides whole: `tar -C "$tmp" -x`)."""
@@ -223,6 +250,7 @@ def _as_file(w: _Word) -> _Word:
 
 
 _IN_PLACE = re.compile(r"-[a-zA-Z]*i|--in-place")  # sed's and perl's
+_SAME_SHELL = frozenset({"source", ".", "eval", "trap"})  # builtins that run code in the shell that runs them
 
 
 def _printed_value(args: list[_Word]) -> str | None:
@@ -309,6 +337,13 @@ _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v"}) 
 _RESERVED = frozenset({"{", "}", "do", "done", "then", "else", "elif", "fi", "for", "while", "until", "if",
                        "case", "esac", "select", "function", "[[", "]]", "in", "(("})  # fmt: skip
 _PREFIXES = frozenset({"time", "coproc", "!"})  # `{a,b}{c,d}...`: more words than this stay one pattern
+# `${NAME:=VALUE}`, `${NAME=VALUE}`: sets NAME where it is unset (or empty), as `NAME=VALUE` does
+_DEFAULT_ASSIGNMENT = re.compile(r"\$\{([A-Za-z_]\w*)(?:\[[^\]]*\])?:?=(.*)\}", re.S)
+# An arithmetic assignment (`let PATH=1`, `let x+=2`; not `==`, `<=`, `!=`)
+_ARITHMETIC_ASSIGNMENT = re.compile(
+    r"(?<![\w\]!<>])(\$\{?)?([A-Za-z_]\w*)\}?\s*(?:\[[^\]]*\])?\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)"
+)  # `let x=PATH=1` sets both; `let "$v=1"` the variable $v names
+_ASSIGNING_OPERATORS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|="})
 
 
 def _as_heredoc(text: str) -> str:
@@ -317,6 +352,30 @@ def _as_heredoc(text: str) -> str:
     body = re.sub(r"`([^`]*)`", r"$(\1)", text).replace(_TEXT_END, "_")
     body = re.sub(r"(?m)^[ \t]+", "", body)
     return f": <<{_TEXT_END}\n{body}\n{_TEXT_END}\n"
+
+
+class _Lasting:
+    """What a command leaves in the shell that runs it, for that shell's later commands (`lasting_effects`):
+    shared by the texts of one analysis."""
+
+    def __init__(self) -> None:
+        self.found: list[str] = []
+        self.guessing = 0  # judging what a program no rule knows may run: in a process of its own
+
+
+def lasting_effects(command: str, cwd: str | None = None) -> tuple[str, ...]:
+    """What `command` leaves in the shell that runs it, as parsed: a trap with code, a function, an
+    `eval`, a builtin loaded or turned off, code sourced from its input or another command's output,
+    in the command line or in what it sources (a persistent session's later commands are judged
+    alone: a red team, 2026-12-05, set `builtin trap '. ./t.sh' DEBUG`, rewrote t.sh, then `ls`)."""
+    from .protected import _Protected
+
+    report = _Report()
+    analyzer = _Analyzer(command, report, _Protected.build(()), nesting=0, cwd=cwd)
+    analyzer.run()
+    if "*" in report.variables:  # `getopts a "$v"`: a variable whose name is only known when it runs
+        analyzer.lasting.found.append("sets a variable only named when it runs")
+    return tuple(dict.fromkeys(analyzer.lasting.found))
 
 
 class _Analyzer:
@@ -347,6 +406,9 @@ class _Analyzer:
         self.pushed: list[str | None] = []  # the folders `pushd` left, for `popd`
         # `source() { ...; }; source ~/.bashrc`: a `source` the command defines is not bash's (a review)
         self.own_source = _DEFINES_SOURCE.search(text) is not None
+        self.lasting = _Lasting()  # shared with the texts it runs (sub_script)
+        self.here = nesting == 0  # runs in the shell the command is given to, not a process of its own
+        self.same_shell = False  # the command being judged runs its code in this shell (eval, source, trap)
 
     # ---- entry points
 
@@ -393,6 +455,8 @@ class _Analyzer:
         origin = self.script if script is None else script
         nested = _Analyzer(text, self.report, self.protected, self.nesting + 1, self.cwd, origin)
         nested.start = self.start
+        nested.lasting = self.lasting
+        nested.here = self.here and self.same_shell
         nested.run()
 
     def too_large(self) -> None:
@@ -439,6 +503,7 @@ class _Analyzer:
                 self.subscripts(node)
             elif kind == "unset_command":  # `unset 'a[$(rm -rf DIR)]'`: not a `command` node
                 self.subscripts(node)
+                self.unset([self.word(group) for group in self.adjacent(node.children[1:])])
             elif kind == "heredoc_body":
                 self.heredoc_unparsed(node)
             elif kind == "for_statement":
@@ -446,6 +511,14 @@ class _Analyzer:
             elif kind == "expansion" and (indirect := _INDIRECT_ASSIGNMENT.fullmatch(self.node_text(node))):
                 known = indirect[1] if re.fullmatch(r"[^$`'\"\\]*", indirect[1]) else None
                 sets_any_variable(self, self.node_text(node), known)  # `${!v:=/tmp}` sets the variable $v names
+            elif kind == "expansion" and (default := _DEFAULT_ASSIGNMENT.fullmatch(self.node_text(node))):
+                # `x=${BASH_ENV:=./rc.sh}`, `: ${PATH:=./bin}` (a red team, 2026-12-05: judged safe)
+                known = default[2] if re.fullmatch(r"[^$`'\"\\]*", default[2]) else None
+                variable_set(self, default[1], _Word(known, self.node_text(node), known or "*"))
+            if kind == "binary_expression" and self.in_arithmetic(node):
+                self.arithmetic_assignment(node)  # `: $((PATH=1))`, `(( PATH=1 ))`
+            if kind == "function_definition":
+                self.lasts("defines a function")
             inner = stdin
             if kind == "process_substitution":
                 inner = _PIPE if self.node_text(node).startswith(">(") else None
@@ -540,6 +613,48 @@ class _Analyzer:
         words = [self.word([value]) for value in node.children_by_field_name("value")]
         for word in words or [_Word(None, '"$@"', "*")]:
             variable_set(self, self.node_text(name), word)
+
+    def arithmetic_assignment(self, node: Node) -> None:
+        """`NAME = VALUE` (or `+=`...) in arithmetic: NAME is set, to a value not known here."""
+        left = node.child_by_field_name("left")
+        operator = next((c for c in node.children if not c.is_named), None)
+        if left is None or operator is None or operator.type not in _ASSIGNING_OPERATORS:
+            return
+        if left.type == "variable_name":
+            variable_set(self, self.node_text(left), _Word(None, self.node_text(node), "*"))
+        elif left.type in _EXPANSIONS:  # `(( $v = 1 ))`: the variable $v names
+            sets_any_variable(self, self.node_text(node), "")
+
+    def unset(self, args: list[_Word]) -> None:
+        """`unset PATH`: bash then looks for programs in the shell's folder (a planted `./ls` ran at a
+        later `ls`), as `PATH=` does; a function's name (`unset -f`) is none."""
+        functions = False
+        for a in args:
+            if a.value is not None and re.fullmatch(r"-[fvn]+", a.value):
+                functions = "f" in a.value
+            elif a.value is None:
+                sets_any_variable(self, a.source, "")  # `unset "$v"`: any variable
+            elif not functions:
+                variable_set(self, a.value, _Word("", a.source, ""))
+
+    def lasts(self, what: str) -> None:
+        """The command leaves `what` in the shell that runs it (`lasting_effects`)."""
+        if self.here and not self.lasting.guessing:
+            self.lasting.found.append(what)
+
+    def lasting_command(self, name: str, args: list[_Word]) -> None:
+        """A builtin that changes how the shell runs its later commands (see `lasting_effects`)."""
+        if name == "trap":
+            _options, i = _split_options(args)
+            code = args[i] if len(args) - i >= 2 else None  # one word alone resets its signal
+            if code is not None and code.value not in ("-", ""):  # `trap '' INT` ignores the signal
+                self.lasts("sets a trap")
+        elif name == "eval" and args:
+            self.lasts("runs eval")
+        elif name == "enable" and any(a.value is None or re.fullmatch(r"-\w*[fnd]\w*", a.value) for a in args):
+            self.lasts("loads or turns off a builtin")
+        elif name in ("source", ".") and args and (args[0].value is None or args[0].value in _STDIN_FILES):
+            self.lasts("sources code from its input or another command's output")
 
     def pipeline(self, node: Node, stdin: _Stdin | None, depth: int) -> None:
         previous: Node | None = None
@@ -682,8 +797,9 @@ class _Analyzer:
         A name only known when it runs (`declare "$v=/tmp"`, `export $(cat .env)`, `declare -n p="$v"`)
         may be any variable's (`sets_any_variable`)."""
         nameref = shows = False
-        for child in node.children[1:]:
-            if child.type == "variable_assignment":
+        for group in self.adjacent(node.children[1:]):
+            child = group[0]
+            if len(group) == 1 and child.type == "variable_assignment":
                 value = child.child_by_field_name("value")
                 target = self.node_text(value) if value is not None else ""
                 if nameref and (special_variable(target) or is_code_variable(target)):
@@ -691,22 +807,33 @@ class _Analyzer:
                 elif nameref and value is not None and self.word([value]).value is None:
                     sets_any_variable(self, target, "")  # `declare -n p="$v"`: a later `p=x` sets $v
                 continue
-            word = self.word([child])
-            if word.value is not None and re.fullmatch(r"[-+]\w+", word.value):
-                nameref = nameref or ("n" in word.value and word.value[0] == "-")
-                shows = shows or bool({"p", "f", "F"} & set(word.value))  # `declare -p "$v"` only shows it
-                continue
-            found = DECLARED.match(word.pattern)
-            if word.value is None and not shows and found is None:  # `declare "$v=x"`, `export "$line"`: any name
-                sets_any_variable(self, word.source, None)
-            elif found is not None:  # written so that the parser saw no assignment: bash does
-                known = found[2] if word.value is not None else None
-                variable_set(self, found[1], _Word(known, word.source, found[2]))
-                splits = child.type != "string" and any(c.type in _EXPANSIONS for c in child.children)
-                if splits and not shows and not (special_variable(found[1]) or is_code_variable(found[1])):
-                    sets_any_variable(self, word.source, "")  # `declare "a"=$v`: bash splits `$v` into more words
-            elif nameref and not shows:  # `declare -n p`: `p=PATH` then names the variable `p=x` sets
-                sets_any_variable(self, word.source, "")
+            splits = any(c.type != "string" and (c.type in _EXPANSIONS or any(
+                d.type in _EXPANSIONS for d in c.children)) for c in group)  # fmt: skip
+            for word in declaration_words(self.word(group)):  # `export {PATH,X}=./bin` sets PATH
+                if word.value is not None and re.fullmatch(r"[-+]\w+", word.value):
+                    nameref = nameref or ("n" in word.value and word.value[0] == "-")
+                    shows = shows or bool({"p", "f", "F"} & set(word.value))  # `declare -p "$v"` only shows it
+                    continue
+                found = DECLARED.match(word.pattern)
+                if word.value is None and not shows and found is None:  # `declare "$v=x"`, `export "$line"`: any name
+                    sets_any_variable(self, word.source, None)
+                elif found is not None:  # written so that the parser saw no assignment: bash does
+                    known = found[2] if word.value is not None else None
+                    variable_set(self, found[1], _Word(known, word.source, found[2]))
+                    if splits and not shows and not (special_variable(found[1]) or is_code_variable(found[1])):
+                        sets_any_variable(self, word.source, "")  # `declare "a"=$v`: bash splits `$v` into more words
+                elif nameref and not shows:  # `declare -n p`: `p=PATH` then names the variable `p=x` sets
+                    sets_any_variable(self, word.source, "")
+
+    def adjacent(self, nodes: list[Node]) -> list[list[Node]]:
+        """Nodes bash reads as one word: the parser parts `{PATH,X}=./bin` and `P{A,B}TH=x` in pieces."""
+        groups: list[list[Node]] = []
+        for n in nodes:
+            if groups and groups[-1][-1].end_byte == n.start_byte:
+                groups[-1].append(n)
+            else:
+                groups.append([n])
+        return groups
 
     def assignment(self, node: Node) -> None:
         name = node.child_by_field_name("name")
@@ -807,6 +934,13 @@ class _Analyzer:
             self.add(D, "writes {source}: GnuPG's agent starts the programs it names, outside Cowork Terminal's watch",
                      N_("Changes {source}, from which GnuPG's agent starts programs outside Cowork Terminal's watch"),
                      source=_snip(w.source), danger=Danger.OUTSIDE_WATCH)  # fmt: skip
+        program = _startup_program(tail, w.glob) if writes else None
+        if writes and program is None and real != pattern:  # through a link (`ln -s ~/.gdbinit g; echo x > g`)
+            program = _startup_program(real.removeprefix(os.path.realpath(self.home)), False)
+        if program is not None:
+            self.add(D, "writes {source}: {program} runs the commands in it at its next start",
+                     N_("Changes {source}, whose commands {program} runs at its next start"),
+                     source=_snip(w.source), program=program)  # fmt: skip
         if writes and (_ssh_pattern(tail, w.glob) or _ssh_file(real, self.home, self.report)):
             self.add(D, "writes {source}: ssh reads it to run programs or to let others log in",
                      N_("Changes {source}, which ssh reads to run programs or let others log in"),
@@ -1083,8 +1217,13 @@ class _Analyzer:
                 self.sub_script(" ".join([alias, *(a.source for a in args)]), f"alias {head.value}")
             finally:
                 self.report.expanding.discard(head.value)
+        self.lasting_command(name, args)
         if rule is not None:
-            rule(self, name, args, stdin, bulk, depth)
+            same_shell, self.same_shell = self.same_shell, name in _SAME_SHELL
+            try:
+                rule(self, name, args, stdin, bulk, depth)
+            finally:
+                self.same_shell = same_shell
         else:
             self.as_unknown_program(head.value, args, depth, noted=False)  # after_command notes its words
             last = _command_name(args[-1].literal or "") if args and stdin is not None else ""
@@ -1226,7 +1365,11 @@ class _Analyzer:
         fuzzer against bash, second round, 2026-12-05)."""
         report, cwd = self.report, self.cwd
         mark = report.mark()
-        judge()
+        self.lasting.guessing += 1
+        try:
+            judge()
+        finally:
+            self.lasting.guessing -= 1
         self.cwd = cwd
         kept = [
             dataclasses.replace(f, kind=None) for f in report.findings[mark.findings :]
@@ -1267,6 +1410,20 @@ class _Analyzer:
                 variable_set(self, target, _Word(known, known, known))
             elif is_code_variable(target):
                 self.add(D, "cannot tell what runs: {name} code from an expansion", name=target)
+        if name == "let":  # `let PATH=1` sets PATH (a red team, 2026-12-05: judged safe)
+            for a in args:
+                for found in _ARITHMETIC_ASSIGNMENT.finditer(a.literal or a.source):
+                    if found[1]:
+                        sets_any_variable(self, a.source, "")
+                    else:
+                        variable_set(self, found[2], _Word(None, a.source, "*"))
+        if name == "unset":  # `builtin unset PATH`: the parser's own `unset` is walked
+            self.unset(args)
+        if name == "getopts" and len(args) > 1:  # `getopts OPTSTRING NAME`: sets NAME to the option found
+            if args[1].value is None:
+                sets_any_variable(self, args[1].source, "")
+            else:
+                variable_set(self, args[1].value, _Word(None, args[1].source, "*"))
         if name in ("compgen", "complete"):  # `compgen -W '$(rm -rf DIR)'`: its words are expanded
             for _option, listed in option_values(args, ["-W"], "ACFGPSWXo"):
                 self.later_expanded(listed.literal or "")

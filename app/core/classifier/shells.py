@@ -45,7 +45,7 @@ from .tables import (
     sets_git_config,
     special_variable,
 )
-from .words import _Word
+from .words import _Word, brace_group, is_glob
 
 
 def shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None) -> None:
@@ -62,6 +62,8 @@ def shell(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None) -> 
                 ctx.report.keyword_mode()
             if (v, option) in (("-O", "expand_aliases"), ("-o", "posix"), ("-O", None), ("-o", None)):
                 aliases_on(ctx, name)  # a shell that may stay (`exec bash -O expand_aliases`) expands them
+            if v in ("--rcfile", "--init-file"):  # read as `bash x.sh` is (a red team, 2026-12-05: ran unjudged)
+                run_script(ctx, name, args[i + 1] if i + 1 < len(args) else _Word(None, v, "*"), "shell")
             i += 2
             continue
         if v == "--posix":
@@ -321,6 +323,21 @@ def cmd_mapfile(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
 
 
 MAX_CALLBACK_LINES = 50  # lines of a mapfile -C judged one by one; more are held
+# node's options that take the next word as their value (a preloaded module, a condition, a file of
+# settings): the script it runs is the first word that is none of them
+_NODE_VALUES = frozenset({
+    "-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--env-file",
+    "--env-file-if-exists", "--input-type", "--title", "--inspect-port", "--debug-port", "--inspect-publish-uid",
+    "--watch-path", "--test-name-pattern", "--test-skip-pattern", "--test-reporter", "--test-reporter-destination",
+    "--test-concurrency", "--test-shard", "--test-timeout", "--disable-warning", "--disable-proto",
+    "--redirect-warnings", "--icu-data-dir", "--openssl-config", "--unhandled-rejections", "--diagnostic-dir",
+    "--report-dir", "--report-directory", "--report-filename", "--report-signal", "--heapsnapshot-signal",
+    "--heapsnapshot-near-heap-limit", "--cpu-prof-dir", "--cpu-prof-name", "--cpu-prof-interval", "--heap-prof-dir",
+    "--heap-prof-name", "--heap-prof-interval", "--secure-heap", "--secure-heap-min", "--max-http-header-size",
+    "--dns-result-order", "--trace-event-categories", "--trace-event-file-pattern", "--trace-require-module",
+    "--tls-cipher-list", "--tls-keylog", "--use-largepages", "--experimental-default-type", "--experimental-policy",
+    "--policy-integrity", "--allow-fs-read", "--allow-fs-write", "--localstorage-file",
+})  # fmt: skip
 
 
 def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None) -> None:
@@ -386,6 +403,9 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
             return
         if name in ("pwsh", "powershell") and "-" + lowered.lstrip("-/") in _POWERSHELL_VALUES:
             i += 2  # `-ExecutionPolicy Bypass -File x.ps1`: the value is not the script
+            continue
+        if name in ("node", "nodejs") and lowered in _NODE_VALUES:
+            i += 2  # `node -r dotenv/config app.js`: the module preloaded (indirect.node_preloads) is not the script
             continue
         if v.startswith("-") and v != "-":
             i += 1
@@ -563,6 +583,23 @@ def sets_any_variable(ctx: Analysis, source: str, value: str | None) -> None:
 
 # `NAME=VALUE` as a word of `export`, `declare`...: bash takes it for an assignment once quotes are gone
 DECLARED = re.compile(r"([A-Za-z_]\w*)(?:\[[^\]]*\])?\+?=(.*)", re.S)
+MAX_DECLARED_WORDS = 64  # words one brace expression of a declaration makes; more stay one word
+
+
+def declaration_words(word: _Word) -> list[_Word]:
+    """The words bash makes of a declaration's word: one that is no assignment as written is
+    brace-expanded first (`export {PATH,X}=./bin` is `export PATH=./bin X=./bin`: a red team,
+    2026-12-05, set PATH so, judged safe); an assignment's value is not (`export A=x{1,2}`)."""
+    if DECLARED.match(word.pattern) or brace_group(word.pattern) is None:
+        return [word]
+    patterns = [word.pattern]
+    while (at := next((k for k, p in enumerate(patterns) if brace_group(p) is not None), None)) is not None:
+        found = brace_group(patterns[at])
+        if found is None or "," not in found[1] or len(patterns) > MAX_DECLARED_WORDS:
+            return [word]  # `{a..z}`: left as it is
+        p = patterns[at]
+        patterns[at : at + 1] = [p[: found.start()] + a + p[found.end() :] for a in found[1].split(",")]
+    return [_Word(None if word.value is None else p, word.source, p, is_glob(p)) for p in patterns if p]
 
 
 def cmd_declare(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
@@ -570,7 +607,7 @@ def cmd_declare(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
     the parser took for a plain command's; judged as bash sees them (the parser's own declarations:
     `_Analyzer.declared`)."""
     shows = nameref = False
-    for a in args:
+    for a in [w for word in args for w in declaration_words(word)]:
         if a.value is not None and re.fullmatch(r"[-+]\w+", a.value):
             nameref = nameref or ("n" in a.value and a.value[0] == "-")
             shows = shows or bool({"p", "f", "F"} & set(a.value))  # `declare -p "$v"` only shows it
