@@ -129,19 +129,27 @@ def whole_of(ctx: Analysis, w: _Word) -> tuple[str, str] | None:
         if ctx.cwd is None:  # `cd "$dir" && rm -rf *`: a folder only known when it runs, not the root
             return None
         path = posixpath.join(ctx.cwd, path)
-    home = posixpath.normpath(ctx.home)
-    folder, last = posixpath.split(path.rstrip("/")) if w.glob else (path, "")
+    # As written, then where rm lands (`build/cache/../../ana` with `cache` a link: red team, 2026-12-05)
+    found = _whole(path, {posixpath.normpath(ctx.home)}, w.glob)
+    if found is None:
+        real = physical(path, pattern=w.glob)
+        found = _whole(real, {posixpath.normpath(ctx.home), real_folder(ctx.home)}, w.glob)
+    return found
+
+
+def _whole(path: str, homes: set[str], glob: bool) -> tuple[str, str] | None:
+    folder, last = posixpath.split(path.rstrip("/")) if glob else (path, "")
     folder = posixpath.normpath(folder) if folder else "/"
-    if w.glob and re.fullmatch(r"\.?\*|\{\*,\.\*\}|\{\.\*,\*\}", last):
-        if folder == home:
+    if glob and re.fullmatch(r"\.?\*|\{\*,\.\*\}|\{\.\*,\*\}", last):
+        if folder in homes:
             return "home contents", path
         if folder == "/":
             return "root contents", path
         return None
-    if w.glob:
+    if glob:
         return None
-    if folder == home:
-        return "home", home
+    if folder in homes:
+        return "home", folder
     if folder == "/":
         return "root", "/"
     return None
@@ -149,13 +157,69 @@ def whole_of(ctx: Analysis, w: _Word) -> tuple[str, str] | None:
 
 def shown_path(ctx: Analysis, w: _Word) -> str | None:
     """The path `w` names, made absolute from the working folder where it is known; None for a
-    name an expansion decides. Globs stay as written (`/home/ana/project/*.o`)."""
+    name an expansion decides. Globs stay as written (`/home/ana/project/*.o`). Where a link on the
+    way leads elsewhere, the place rm reaches (`physical`), once it is not where the working folder
+    or the home folder is: `cache/*` with `cache` a link to ~ is `/home/ana/*` (red team, 2026-12-05)."""
     if w.value is None:
         return None
     value = w.value
     if ctx.cwd is not None and not value.startswith("/"):
         value = posixpath.join(ctx.cwd, value)
-    return posixpath.normpath(value) if value else None
+    return place_of(ctx, value, w.glob) if value else None
+
+
+def place_of(ctx: Analysis, path: str, glob: bool) -> str:
+    """`path` as written (normalized), or where rm and a glob reach it once links are followed
+    (`physical`) when that is elsewhere relative to the folder the command started in and the home
+    folder: a link the folder itself is reached by (`/tmp` on macOS, a project under a linked
+    folder) changes no word, a link on the way the command names does."""
+    lexical = posixpath.normpath(path)
+    real = physical(path, pattern=glob)
+    if real in (lexical, "/private" + lexical):  # macOS: /tmp, /var and /etc are links into /private
+        return lexical
+    for anchor in (getattr(ctx, "start", None), ctx.home):  # `start`: the analyzer's, where the line starts
+        if not isinstance(anchor, str) or not anchor.startswith("/"):
+            continue
+        anchor = posixpath.normpath(anchor).rstrip("/")
+        if lexical.startswith(anchor + "/") and real == real_folder(anchor).rstrip("/") + lexical[len(anchor) :]:
+            return lexical
+    return real
+
+
+# Windows' spellings of a drive (`C:/`, Git Bash's `/c/`): not this system's folders to follow
+_WINDOWS_STYLE = re.compile(r"[A-Za-z]:/|/[A-Za-z](?:/|$)")
+_GLOB_SIGN = re.compile(r"[*?\[{]")
+
+
+def physical(path: str, *, pattern: bool = False) -> str:
+    """Where the kernel takes the absolute POSIX `path`: its folders through the links that exist now,
+    `..` from where a link leads (`build/cache/../..`, `cache` a link to ~/a, is ~'s parent, not
+    `build`'s: red team, 2026-12-05); its last name as written, since rm deletes a link and not
+    what it points to, unless it is `.`, `..` or ends in `/` (rm then goes through it). With
+    `pattern`, the parts from the first with a glob sign on stay as written: bash lists the folder
+    before them (`cache/*` is `~/*`). What does not exist stays as written (it may be made by the
+    same command line); so does a Windows path, and any path off POSIX."""
+    lexical = posixpath.normpath(path)
+    if os.name != "posix" or not path.startswith("/") or _WINDOWS_STYLE.match(path):
+        return lexical
+    parts, rest = path.split("/"), []
+    if pattern:
+        at = next((i for i, part in enumerate(parts) if _GLOB_SIGN.search(part)), len(parts))
+        parts, rest = parts[:at], parts[at:]
+    try:
+        if rest or parts[-1] in ("", ".", ".."):
+            real = os.path.realpath("/".join(parts) or "/")
+        else:
+            real = posixpath.join(os.path.realpath("/".join(parts[:-1]) or "/"), parts[-1])
+    except (OSError, ValueError):  # `$'a\x00b'`: a name no file has; a loop of links
+        return lexical
+    joined = posixpath.join(real, *rest)
+    return joined if ".." in rest else posixpath.normpath(joined)
+
+
+def real_folder(path: str) -> str:
+    """`path` with every link on it followed (itself too): where a folder is."""
+    return physical(path.rstrip("/") + "/") if len(path) > 1 else physical(path)
 
 
 def inside_working_folder(ctx: Analysis, w: _Word, *, named_only: bool) -> bool:
@@ -170,12 +234,20 @@ def inside_working_folder(ctx: Analysis, w: _Word, *, named_only: bool) -> bool:
     if any(part == ".." for part in parts) or (w.glob and any(is_glob(p) for p in parts[:-1])):
         return False
     cwd = ctx.cwd
-    if cwd is not None and is_broad(ctx, _Word(cwd, cwd, cwd)):
+    real_cwd = real_folder(cwd) if cwd is not None else None  # `cd cache`, `cache` a link to ~: the home folder
+    if cwd is not None and any(is_broad(ctx, _Word(c, c, c)) for c in {cwd, real_cwd or cwd}):
         return False
     if value.startswith("/"):
         base = posixpath.normpath(cwd) if cwd is not None else None
-        return base is not None and posixpath.normpath(value).startswith(base.rstrip("/") + "/")
-    return posixpath.normpath(value) not in (".", "")
+        if base is None or not posixpath.normpath(value).startswith(base.rstrip("/") + "/"):
+            return False
+    elif posixpath.normpath(value) in (".", ""):
+        return False
+    if cwd is None or not cwd.startswith("/"):
+        return True  # after `cd "$dir"`: where it leads is not known here
+    # and where rm lands too: `build/Documents` with `build` a link to ~ is ~/Documents (red team, 2026-12-05)
+    real = physical(posixpath.join(cwd, value), pattern=w.glob)
+    return real.startswith((real_cwd or cwd).rstrip("/") + "/")
 
 
 SYNC_WORDS = N_("Deletes files that are not in the source")
@@ -354,13 +426,28 @@ def is_broad(ctx: Analysis, w: _Word) -> bool:
     path we cannot know. A relative path counts from the folder the command runs in."""
     if w.value is None and w.pattern.strip("*") == "":
         return True
-    path = _norm_path(w.pattern)
+    if _broad(ctx, w, w.pattern):
+        return True
+    # where links on the way lead (`cache/*`, `cache` a link to ~: red team, 2026-12-05)
+    path = w.pattern.replace("\\", "/")
+    if ctx.cwd is not None and not re.match(r"^/|^[A-Za-z]:/|^~", path):
+        path = posixpath.join(ctx.cwd, path)
+    if not path.startswith("/"):
+        return False
+    real = physical(path, pattern=w.glob or w.value is None)
+    return real != posixpath.normpath(path) and _broad(ctx, w, real, real_folder(ctx.home))
+
+
+def _broad(ctx: Analysis, w: _Word, pattern: str, real_home: str | None = None) -> bool:
+    path = _norm_path(pattern)
     home = _norm_path(ctx.home)
     if ctx.cwd is not None and not re.match(r"^/|^[a-z]:/|^~", path):
         path = _norm_path(posixpath.join(ctx.cwd, path))
     if not w.glob and w.value is not None and path.startswith("/"):
         path = posixpath.normpath(path)
     candidates = {"/", home, posixpath.dirname(home)}
+    if real_home is not None:
+        candidates |= {_norm_path(real_home), posixpath.dirname(_norm_path(real_home))}
     top = re.fullmatch(r"/[^/]*|[a-z]:/?[^/]*|/[a-z]/[^/]*|~/?", path)
     if top or path in candidates:
         return True

@@ -276,6 +276,7 @@ def perl_modules(ctx: Analysis, name: str, args: list[_Word]) -> None:
         ctx.add(D, "cannot tell what runs: {value} gives {name} options that load code", value="PERL5OPT", name=name)
     modules: list[_Word] = []
     folders: list[str] = []
+    debugger = False
     i = 0
     while i < len(args):
         a = args[i]
@@ -296,6 +297,9 @@ def perl_modules(ctx: Analysis, name: str, args: list[_Word]) -> None:
             elif letter == "d" and rest.lstrip("t").startswith(":"):
                 devel = "Devel::" + rest.lstrip("t")[1:]
                 modules.append(_Word(devel, devel, devel))
+            elif letter == "d":  # `-d`, `-dt`, `-de 1`: the debugger, which runs its settings file
+                debugger = True
+                continue
             elif letter not in "0ClixFD":
                 continue
             break
@@ -303,6 +307,34 @@ def perl_modules(ctx: Analysis, name: str, args: list[_Word]) -> None:
     where = [p for f in folders if (p := script_path(ctx.cwd, f)) is not None] + ([ctx.cwd] if ctx.cwd else [])
     for module in modules:
         _perl_module(ctx, name, module, where)
+    if debugger:
+        _perl_debugger(ctx, name)
+
+
+# The debugger's settings file, Perl it runs at its start: `.perldb`, or `perldb.ini` where it finds no
+# /dev/tty (perl5db.pl), from the command's folder, else from the home folder.
+_PERLDB_FILES = (".perldb", "perldb.ini")
+
+
+def _perl_debugger(ctx: Analysis, name: str) -> None:
+    """`perl -d` runs perl5db.pl, which runs its settings file as Perl (a red team, 2026-12-05: a
+    `./.perldb` deleted ~/Documents under `perl -d -e 1`): read as `perl FILE` would be, held when it
+    cannot be read or the command line writes it; PERL5DB (the debugger's own code), HOME or LOGDIR
+    set by the command line decide what runs in a way not seen here."""
+    if ctx.report.sets_one_of(["PERL5DB"]):
+        ctx.add(D, "cannot tell what runs: {value} gives {name} -d the code it runs", value="PERL5DB", name=name)
+    if ctx.report.sets_one_of(["HOME", "LOGDIR"]):  # where the home folder's file is
+        ctx.add(D, "cannot tell what runs: {name} runs {value}, a script in a folder not known here", name=name,
+                value="~/.perldb")  # fmt: skip
+    for file in _PERLDB_FILES:
+        here = script_path(ctx.cwd, file)
+        if here is None:  # after `cd "$dir"`: held, a script in a folder not known here
+            run_script(ctx, name, _Word(file, file, file), "program")
+            continue
+        for path in (here, posixpath.join(ctx.home, file)):
+            if os.path.isfile(path) or ctx.written_here(path):  # perl5db.pl's `-f`, or made before it runs
+                run_script(ctx, name, _Word(path, path, path), "program")
+                break
 
 
 def _perl_module(ctx: Analysis, name: str, word: _Word, where: Iterable[str]) -> None:
