@@ -1381,7 +1381,18 @@ async def test_a_command_cannot_hold_the_apps_lock_files(
     assert not held, "no process of a command holds the app's lock files"
 
 
-OTHER_SHELLS_FILES = (".cshrc", ".tcshrc", ".login", ".logout", ".cshdirs", ".kshrc", ".mkshrc", ".xonshrc")
+OTHER_SHELLS_FILES = (
+    ".cshrc",
+    ".tcshrc",
+    ".login",
+    ".logout",
+    ".cshdirs",
+    ".kshrc",
+    ".mkshrc",
+    ".xonshrc",
+    ".yashrc",
+    ".yash_profile",
+)
 
 
 async def test_other_shells_start_up_files_and_a_gnome_shell_extension_cannot_be_written_by_a_command(
@@ -1406,6 +1417,10 @@ async def test_other_shells_start_up_files_and_a_gnome_shell_extension_cannot_be
         nushell / "env.nu",
         user_home / ".config" / "xonsh" / "rc.xsh",
         user_home / ".config" / "elvish" / "rc.elv",
+        user_home / ".config" / "oils" / "oshrc",
+        user_home / ".config" / "ion" / "initrc",
+        user_home / ".local" / "share" / "fish" / "vendor_conf.d" / "x.fish",
+        user_home / ".local" / "share" / "plasma" / "plasmoids" / "x" / "main.qml",
         user_home / ".local" / "share" / "nushell" / "vendor" / "autoload" / "x.nu",
         extensions / "evil@example.com" / "extension.js",
     )

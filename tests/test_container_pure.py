@@ -775,7 +775,18 @@ def test_where_no_container_guards_a_project_folders_own_dot_claude_is_not_the_h
     assert not container.members_to_lift("cd x && . ~/.bashrc", ["/home/ann/.bashrc"], "/home/ann")
 
 
-OTHER_SHELLS_FILES = (".cshrc", ".tcshrc", ".login", ".logout", ".cshdirs", ".kshrc", ".mkshrc", ".xonshrc")
+OTHER_SHELLS_FILES = (
+    ".cshrc",
+    ".tcshrc",
+    ".login",
+    ".logout",
+    ".cshdirs",
+    ".kshrc",
+    ".mkshrc",
+    ".xonshrc",
+    ".yashrc",
+    ".yash_profile",
+)
 
 
 def test_other_shells_start_up_files_and_gnome_shells_extensions_are_protected_and_a_plain_write_is_held(
@@ -791,9 +802,10 @@ def test_other_shells_start_up_files_and_gnome_shells_extensions_are_protected_a
         assert f"/home/ann/{name}" in protected.files, name
     for name in OTHER_SHELLS_FILES[:3]:
         assert f"/Users/ann/{name}" in container.protected_set("darwin", {}, "/Users/ann", [], [], None).files
-    shells = ("/home/ann/.config/nushell", "/home/ann/.config/xonsh", "/home/ann/.config/elvish")
+    shells = [f"/home/ann/.config/{name}" for name in ("nushell", "xonsh", "elvish", "oils", "ion")]
     extensions = "/home/ann/.local/share/gnome-shell/extensions"
-    for folder in (*shells, "/home/ann/.local/share/nushell", extensions):
+    data = [f"/home/ann/.local/share/{name}" for name in ("nushell", "fish", "plasma", "kwin")]
+    for folder in (*shells, *data, extensions):
         assert folder in protected.folders and folder in protected.follow_links, folder
     assert "/cfg/nushell" in linux_set({"XDG_CONFIG_HOME": "/cfg"}).folders
     assert "/data/gnome-shell/extensions" in linux_set({"XDG_DATA_HOME": "/data"}).folders
@@ -809,6 +821,11 @@ def test_other_shells_start_up_files_and_gnome_shells_extensions_are_protected_a
         "echo x > ~/.config/nushell/env.nu",
         "echo x > ~/.config/xonsh/rc.xsh",
         "echo x >> ~/.xonshrc",
+        "echo x >> ~/.yashrc",
+        "echo x > ~/.config/oils/oshrc",
+        "echo x > ~/.config/ion/initrc",
+        "echo x > ~/.local/share/fish/vendor_conf.d/x.fish",
+        "echo x > ~/.local/share/kwin/scripts/x/contents/code/main.js",
         "cd ~/.local/share/gnome-shell/extensions && mkdir a@b && echo x > a@b/extension.js",
         "echo x > ~/.local/share/gnome-shell/extensions/a@b/extension.js",
     ):

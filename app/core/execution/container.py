@@ -65,6 +65,7 @@ SHELL_FILES = (
     # Other shells' (a red team, 2026-12-05, wrote each unheld): csh's and tcsh's (`.cshdirs` is sourced
     # at login where `savedirs` is set), ksh93's and mksh's interactive files, xonsh's.
     ".cshrc", ".tcshrc", ".login", ".logout", ".cshdirs", ".kshrc", ".mkshrc", ".xonshrc",
+    ".yashrc", ".yash_profile",  # yash's interactive and login files (last sitting's note left them)
 )  # fmt: skip
 # GnuPG's daemons' settings, in GNUPGHOME or ~/.gnupg: the user's gpg-agent, scdaemon and dirmngr run
 # outside any container and start the programs these name (`pinentry-program`): a red team, 2026-12-05,
@@ -73,8 +74,9 @@ SHELL_FILES = (
 # writable (keys, trust database).
 GNUPG_FILES = ("gpg-agent.conf", "scdaemon.conf", "dirmngr.conf", "gpg.conf", "gpgsm.conf", "common.conf")
 # Folders of other shells' start-up files in the XDG configuration folder, made when missing as fish's
-# is: nushell's `config.nu`, `env.nu` and `autoload/`, xonsh's `rc.xsh` and `rc.d/`, elvish's `rc.elv`.
-SHELL_CONFIG_FOLDERS = ("nushell", "xonsh", "elvish")
+# is: nushell's `config.nu`, `env.nu` and `autoload/`, xonsh's `rc.xsh` and `rc.d/`, elvish's `rc.elv`,
+# Oils' `oshrc` and `yshrc` (and their `.d` folders), ion's `initrc`.
+SHELL_CONFIG_FOLDERS = ("nushell", "xonsh", "elvish", "oils", "ion")
 # Run by display managers and startx; and X resources, which Tk takes into every window's options
 # (`~/.Xdefaults` where the display has none, `~/.Xresources` through xrdb at the next login): a
 # resource naming a script for a widget's option ran it in the approval prompt.
@@ -243,6 +245,10 @@ def protected_set(
             join(config, "fish"),
             *(join(config, name) for name in SHELL_CONFIG_FOLDERS),
             join(data, "nushell"),  # nushell sources every file in its `vendor/autoload` there at start
+            join(data, "fish"),  # fish sources its `vendor_conf.d` there at start (and loads its functions)
+            # Plasma's widgets (QML, run by plasmashell at login once added) and KWin's scripts
+            join(data, "plasma"),
+            join(data, "kwin"),
             # gnome-shell runs an enabled extension's `extension.js` at login: made when missing, as the
             # other folders of ~/.local/share are (an empty one changes nothing).
             join(data, "gnome-shell", "extensions"),
