@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -739,6 +740,41 @@ async def test_what_a_command_let_out_to_gain_privileges_leaves_running_ends_wit
     await anyio.sleep(1)
     assert loop_lines(loop) == counted, "the loop was ended"
     assert not [p for p in Path("/proc").glob("[0-9]*/cmdline") if str(loop).encode() in read_or_empty(p)]
+
+
+# Six chains of processes that each fork and let the parent end, for 3 s, then wait 2 s and write:
+# a kill by pid lags behind them (a red team, 2026-12-05, had them outlive a pause in 2 of 3 runs).
+FORK_CHAINS = (
+    "my ($n, $out) = @ARGV; my $t = time + 3;\n"
+    "for (2..$n) { last unless fork; }\n"
+    "while (time < $t) { my $p = fork; if ($p) { exit 0 } }\n"
+    'sleep 2; open F, ">>$out"; print F "$$\\n"; close F;\n'
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or shutil.which("perl") is None, reason="the Perl reaper")
+def test_fork_chains_a_command_let_out_leaves_end_when_it_is_stopped(tmp_path: Path) -> None:
+    """As the executor stops a let-out command (a pause, Stop, its time limit): SIGTERM to its group,
+    then SIGKILL after the grace. The init lost the race to the chains (it listed thousands of ended
+    orphans it had not reaped, then was killed mid-loop), three rounds to make the race likely."""
+    from app.core.execution import reaper
+    from app.core.execution.executor import STOP_GRACE_S, STRAGGLER_GRACE_S
+
+    (tmp_path / "chains.pl").write_text(FORK_CHAINS)
+    for round_ in range(3):
+        survived = tmp_path / f"survived-{round_}"
+        command = f"setsid env -i perl {tmp_path}/chains.pl 6 {survived} >/dev/null 2>&1 & sleep 30"
+        argv = reaper.wrap(["/bin/bash", "-c", command], os.uname().machine, shutil.which("perl"))
+        init = subprocess.Popen(argv, start_new_session=True)
+        time.sleep(1.0)
+        os.killpg(init.pid, signal.SIGTERM)
+        try:
+            init.wait(STOP_GRACE_S + STRAGGLER_GRACE_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(init.pid, signal.SIGKILL)
+            init.wait()
+        time.sleep(4.5)
+        assert not survived.exists(), (round_, survived.read_text())
 
 
 async def pause_when_looping(hub: Hub, loop: Path) -> None:

@@ -25,8 +25,9 @@ PRCTL_CALLS = {"x86_64": 157, "aarch64": 167}
 PR_SET_CHILD_SUBREAPER = 36
 
 # argv: the prctl number, then the command. A stop (SIGTERM to the group, whose leader this is: the
-# command gets 0.3 s of it first) or the command's end: every descendant is killed, the orphans it
-# adopts as their parents die included, until none is left it may signal (another user's stay). The
+# command gets 0.3 s of it first) or the command's end: every descendant is killed with its process
+# group, the orphans it adopts as their parents die included, until none is left it may signal
+# (another user's stay). The
 # command's exit status is passed on, and a signal that ended it ends the init too.
 SCRIPT = r"""
 use strict;
@@ -46,11 +47,26 @@ sub descendants {
     }
     return @found;
 }
+sub group_of {
+    open(my $fh, '<', "/proc/$_[0]/stat") or return 0;
+    my $stat = <$fh> // '';
+    return $stat =~ /\)\s+\S+\s+\d+\s+(\d+)/ ? $1 : 0;
+}
+sub reap_until {  # every adopted process that ended (WNOHANG): whether `$_[0]` was one of them
+    my $found = 0;
+    while ((my $done = waitpid(-1, 1)) > 0) { $found = 1 if $done == $_[0] }
+    return $found;
+}
 sub end_all {
+    my $own = getpgrp();
     for my $round (1 .. 50) {
+        reap_until(0);  # a fork chain leaves thousands of ended orphans: listed, they took seconds
         my @left = descendants();
+        # their process groups whole, each at once (a fork chain's new process is in its parent's
+        # group: a red team's chains outran a kill by pid), then each process
+        my %groups = map { (group_of($_) => 1) } @left;
+        kill('KILL', map { -$_ } grep { $_ > 1 && $_ != $own } keys %groups);
         last unless @left && kill('KILL', @left);  # none it may signal left (another user's)
-        1 while waitpid(-1, 1) > 0;  # WNOHANG: the adopted ones are ours to reap
         select(undef, undef, undef, 0.01);
     }
 }
@@ -66,7 +82,7 @@ sub finish {
 }
 $SIG{TERM} = $SIG{INT} = $SIG{HUP} = sub {
     # its group had the same signal: the command's grace first (0.3 s, within the executor's 0.5)
-    for (1 .. 30) { last if waitpid($child, 1) == $child; select(undef, undef, undef, 0.01) }
+    for (1 .. 30) { last if !kill(0, $child) || reap_until($child); select(undef, undef, undef, 0.01) }
     $status = 15;
     finish();
 };
