@@ -73,6 +73,7 @@ from .tables import (
     _SHELLS,
     _SUBSCRIPT_CODE,
     _WRITERS,
+    COMMAND_TABLES,
     is_code_variable,
     is_interpreter,
     special_variable,
@@ -250,7 +251,8 @@ def _as_file(w: _Word) -> _Word:
 
 
 _IN_PLACE = re.compile(r"-[a-zA-Z]*i|--in-place")  # sed's and perl's
-_SAME_SHELL = frozenset({"source", ".", "eval", "trap"})  # builtins that run code in the shell that runs them
+# builtins that run code in the shell that runs them (mapfile's -C callback too: a red team, 2026-12-05)
+_SAME_SHELL = frozenset({"source", ".", "eval", "trap", "mapfile", "readarray"})
 
 
 def _printed_value(args: list[_Word]) -> str | None:
@@ -620,7 +622,7 @@ class _Analyzer:
         operator = next((c for c in node.children if not c.is_named), None)
         if left is None or operator is None or operator.type not in _ASSIGNING_OPERATORS:
             return
-        if left.type == "variable_name":
+        if left.type in ("variable_name", "subscript"):  # `(( BASH_CMDS[ls]=1 ))` sets an entry
             variable_set(self, self.node_text(left), _Word(None, self.node_text(node), "*"))
         elif left.type in _EXPANSIONS:  # `(( $v = 1 ))`: the variable $v names
             sets_any_variable(self, self.node_text(node), "")
@@ -655,6 +657,8 @@ class _Analyzer:
             self.lasts("loads or turns off a builtin")
         elif name in ("source", ".") and args and (args[0].value is None or args[0].value in _STDIN_FILES):
             self.lasts("sources code from its input or another command's output")
+        elif name == "alias" and any(a.value is None or "=" in a.value for a in args):
+            self.lasts("defines an alias")  # with aliases on, a later `ls` runs its value (a red team, 2026-12-05)
 
     def pipeline(self, node: Node, stdin: _Stdin | None, depth: int) -> None:
         previous: Node | None = None
@@ -801,8 +805,11 @@ class _Analyzer:
             child = group[0]
             if len(group) == 1 and child.type == "variable_assignment":
                 value = child.child_by_field_name("value")
-                target = self.node_text(value) if value is not None else ""
-                if nameref and (special_variable(target) or is_code_variable(target)):
+                named = self.word([value]).value if value is not None else None  # `declare -n r='PATH'`: PATH
+                target = named if named is not None else self.node_text(value) if value is not None else ""
+                if nameref and target.split("[")[0] in COMMAND_TABLES:  # a later `r[ls]=./x` sets BASH_CMDS[ls]
+                    variable_set(self, target, _Word(None, target, "*"))
+                elif nameref and (special_variable(target) or is_code_variable(target)):
                     self.add(M, "sets {value}: changes how later commands run", value=target)
                 elif nameref and value is not None and self.word([value]).value is None:
                     sets_any_variable(self, target, "")  # `declare -n p="$v"`: a later `p=x` sets $v
@@ -1408,6 +1415,8 @@ class _Analyzer:
                 sets_any_variable(self, assigned.source, known)
             elif known is not None:  # `printf -v EDITOR '%s' vim`: as `EDITOR=vim`
                 variable_set(self, target, _Word(known, known, known))
+            elif target.split("[")[0] in COMMAND_TABLES:  # `read 'BASH_CMDS[ls]' <<< ./x.sh`: as the assignment
+                variable_set(self, target, _Word(None, assigned.source, "*"))
             elif is_code_variable(target):
                 self.add(D, "cannot tell what runs: {name} code from an expansion", name=target)
         if name == "let":  # `let PATH=1` sets PATH (a red team, 2026-12-05: judged safe)

@@ -99,15 +99,30 @@ _RUNNERS = {
     "doctest": _Runner(frozenset({"-o", "--option"}), _HELP | {"-v", "--verbose", "-f", "--fail-fast"}, every=True),
     "unittest": _Runner(frozenset({"-k", "--durations"}), _UNITTEST_FLAGS, every=True),
     "runpy": _Runner(frozenset(), frozenset(), "", False),
+    # they import (so run) the module or file they are given, from the command's folder first: read as the
+    # program it names (a red team, 2026-12-05: `python3 -m pydoc ./evil.py` ran it, judged moderate)
+    "pydoc": _Runner(frozenset({"-k", "-p", "-n"}), frozenset({"-b", "-w"}), every=True),
+    "inspect": _Runner(frozenset(), _HELP | {"-d", "--details"}),
+    "pyclbr": _Runner(frozenset(), frozenset(), every=True),
+    "modulefinder": _Runner(frozenset({"-p", "-x"}), frozenset({"-d", "-m", "-q"})),
 }
+# Runners whose target is a module unless it names a file (`unittest tests.x`, `pydoc json`)
+_BY_NAME = frozenset({"unittest", "pydoc", "inspect", "pyclbr"})
+# Modules that run what a file or their input holds, not read here: unpickling calls what the pickle
+# names (`python3 -m pickle x.pkl`), idlelib runs files and code (`-r`, `-c`, its start-up file)
+_UNREAD_RUNNERS = frozenset({"pickle", "idlelib"})  # and idlelib's modules (`idlelib.idle`, `idlelib.pyshell`)
 _DOCTEST_EXAMPLE = re.compile(r"^[ \t]*(?:>>>|\.\.\.)[ \t]?(.*)$", re.M)
 
 
 def python_module_runs(ctx: Analysis, name: str, args: list[_Word]) -> None:
     """`python3 -m MOD WORDS`, where MOD runs a program WORDS name: the profilers, pdb, trace,
-    doctest, unittest and runpy run the script or module they are given, read here as `python3 x.py`
-    or `python3 -m x` would be (timeit's code: inline_code)."""
+    doctest, unittest and runpy run the script or module they are given, pydoc, inspect, pyclbr and
+    modulefinder import it, read here as `python3 x.py` or `python3 -m x` would be (timeit's code:
+    inline_code); pickle and idlelib run what they read, which is not read here (held)."""
     module = _python_m(args)
+    if module is not None and (module[0].value or "").split(".")[0] in _UNREAD_RUNNERS:
+        given = _snip(" ".join(w.source for w in module[1])) or "-"
+        ctx.add(D, "cannot tell what runs: {name} reads {source}", name=f"{name} -m {module[0].value}", source=given)
     if module is None or module[0].value not in _RUNNERS:
         return
     word, rest = module
@@ -123,7 +138,9 @@ def python_module_runs(ctx: Analysis, name: str, args: list[_Word]) -> None:
         return  # the project's tests, found as pytest finds them: not read (runs_project_files)
     for target in words if runner.every else words[:1]:
         value = target.value
-        if value is not None and (as_module or (word.value == "unittest" and not _names_a_file(value))):
+        if value is not None and word.value == "inspect":  # `inspect MOD:QUALNAME`
+            value = value.partition(":")[0]
+        if value is not None and (as_module or (word.value in _BY_NAME and not _names_a_file(value))):
             found = python_module_files(ctx.cwd, value) if ctx.cwd is not None and _dotted(value) else []
             for path in found:
                 run_script(ctx, name, _Word(path, path, path), "program")

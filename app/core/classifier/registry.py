@@ -384,6 +384,7 @@ PATTERNS: tuple[tuple[re.Pattern[str], Rule], ...] = (
     (re.compile(r"^pip[0-9.]*$"), packages.cmd_package_manager),
     (re.compile(r"^(mkfs|newfs)"), machine.cmd_mkfs),
     (re.compile(r"^ubuntu[0-9]*$"), windows.cmd_wsl_launcher),  # ubuntu.exe, ubuntu2204.exe: WSL's launchers
+    (wrappers.LOADER, wrappers.cmd_loader),  # ld.so, ld-linux-x86-64.so.2: runs the program it is given
 )
 
 

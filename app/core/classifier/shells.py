@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import posixpath
 import re
@@ -40,6 +41,7 @@ from .tables import (
     _SETTINGS_FILES,
     _SUBSCRIPT_CODE,
     _VIM_INIT_VARIABLES,
+    COMMAND_TABLES,
     code_prefix,
     is_code_variable,
     sets_git_config,
@@ -210,6 +212,12 @@ def aliases_on(ctx: Analysis, name: str) -> None:
     ctx.add(D, ALIASES_ON, name=name)
 
 
+def _may_name(value: str, option: str) -> bool:
+    """Whether an option's operand may be `option`: a glob bash expands to it (`expand_alias[e]s`
+    with a file of that name: a red team, 2026-12-05, turned aliases on so)."""
+    return value == option or (is_glob(value) and fnmatch.fnmatchcase(option, value))
+
+
 def cmd_shopt(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """`shopt -s expand_aliases` (or `-so posix`) turns aliases on, `shopt -so keyword` keyword mode
     (`_Report.keyword_mode`); the rest set how bash matches and shows things."""
@@ -223,9 +231,9 @@ def cmd_shopt(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
         if v.startswith("-") and len(v) > 1:
             sets = sets or "s" in v
             posix = posix or "o" in v
-        elif sets and posix and v == "keyword":
+        elif sets and posix and _may_name(v, "keyword"):
             ctx.report.keyword_mode()
-        elif sets and (v == "expand_aliases" or (posix and v == "posix")):
+        if sets and not v.startswith("-") and (_may_name(v, "expand_aliases") or (posix and _may_name(v, "posix"))):
             aliases_on(ctx, name)
             return
 
@@ -248,9 +256,9 @@ def cmd_set(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, b
         if "o" in v[1:]:  # its value is the next word
             i += 1
             following = args[i].value if i < len(args) else ""
-            if on and following in (None, "keyword"):
+            if on and (following is None or _may_name(following, "keyword")):
                 ctx.report.keyword_mode()
-            if on and following in (None, "posix"):
+            if on and (following is None or _may_name(following, "posix")):
                 aliases_on(ctx, name)
                 return
         i += 1
@@ -263,11 +271,14 @@ def cmd_hash(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
         ctx.add(D, "cannot tell what runs: hash -p makes a name run another program")
 
 
-def python_m(ctx: Analysis, name: str, module: _Word | None, rest: list[_Word]) -> None:
+def python_m(ctx: Analysis, name: str, module: _Word | None, rest: list[_Word], stdin: _Stdin | None = None) -> None:
     """`python -m MODULE`: one in the command's folder is what runs (python puts it first), read as
     a script is, and listed so that one the command line writes first is held; `timeit` runs its
-    words as Python, `venv --clear` empties the folder (fifth red team, 2026-12-04)."""
+    words as Python, `venv --clear` empties the folder (fifth red team, 2026-12-04); `code` runs its
+    input as the interpreter does (`python3 -m code < x.py`: a red team, 2026-12-05)."""
     value = None if module is None else module.value
+    if value == "code" and stdin is not None:
+        stdin_code(ctx, name, stdin, shell=False)
     if value == "timeit":
         code = [w.literal for w in rest]
         inline_code(ctx, f"{name} -m timeit", None if None in code else "\n".join(c for c in code if c))
@@ -370,9 +381,9 @@ def interpreter(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
                 return
             if k < len(cluster) and cluster[k] == "m":
                 if attached:
-                    python_m(ctx, name, _Word(attached, a.source, attached), args[i + 1 :])
+                    python_m(ctx, name, _Word(attached, a.source, attached), args[i + 1 :], stdin)
                 else:
-                    python_m(ctx, name, args[i + 1] if i + 1 < len(args) else None, args[i + 2 :])
+                    python_m(ctx, name, args[i + 1] if i + 1 < len(args) else None, args[i + 2 :], stdin)
                 return
             i += 2 if k < len(cluster) and not attached else 1
             continue
@@ -518,7 +529,7 @@ def variable_set(ctx: Analysis, name: str, value: _Word, *, lasting: bool = True
     ctx.report.cdpath = ctx.report.cdpath or base == "CDPATH"  # `export CD''PATH=...`: `cd NAME` may lead elsewhere
     if base == "SHELLOPTS" and (value.literal is None or "keyword" in value.literal):
         ctx.report.keyword_mode()  # `env SHELLOPTS=keyword bash -c CODE`: the bash it starts is in keyword mode
-    if base in ("BASH_CMDS", "BASH_ALIASES"):
+    if base in COMMAND_TABLES:
         # bash's command and alias tables: `BASH_CMDS[ls]=/bin/rm` makes `ls` run rm (review, 2026-12-04)
         ctx.add(D, "cannot tell what runs: {value} makes a name run another program", value=name)
     if sets_git_config(name, value.literal):
@@ -617,6 +628,8 @@ def cmd_declare(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | Non
             continue
         if found is None or (nameref and a.value is None):  # `export "$line"`, `declare -n p="$v"`
             sets_any_variable(ctx, a.source, "" if nameref else None)
+        elif nameref and found[2].split("[")[0] in COMMAND_TABLES:  # a later `r[ls]=./x` sets BASH_CMDS[ls]
+            variable_set(ctx, found[2], _Word(None, a.source, "*"))
         elif nameref and (special_variable(found[2]) or is_code_variable(found[2])):
             ctx.add(M, "sets {value}: changes how later commands run", value=found[2])
         elif not nameref:

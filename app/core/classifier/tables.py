@@ -347,12 +347,16 @@ _SETTINGS_FILES = frozenset(
 
 
 _PROMPTS = frozenset({"PS0", "PS1", "PS2", "PS3", "PS4"})
+# bash's command and alias tables: `BASH_CMDS[ls]=/bin/rm` makes `ls` run rm, however the entry is set
+# (`read 'BASH_CMDS[ls]'`, `declare -n r=BASH_CMDS; r[ls]=...`: a red team, 2026-12-05)
+COMMAND_TABLES = frozenset({"BASH_CMDS", "BASH_ALIASES"})
 # What the read-only tool sets for every command (execution/read_only.ENVIRONMENT): a command that sets
 # or takes one away is not read-only (`GIT_OPTIONAL_LOCKS=1 git status` rewrote .git/index).
 TOOL_VARIABLES = frozenset({"GIT_OPTIONAL_LOCKS"})
 # Variables whose libraries the dynamic loader loads into each program it starts (LD_LIBRARY_PATH only
-# says where to look for the ones a program asks for: one of _SPECIAL_VARIABLES, moderate)
-_LOADS_LIBRARIES = frozenset({"LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES"})
+# says where to look for the ones a program asks for: one of _SPECIAL_VARIABLES, moderate); and glibc's
+# folder of character set converters, whose modules iconv_open loads (a red team, 2026-12-05)
+_LOADS_LIBRARIES = frozenset({"LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "GCONV_PATH"})
 _SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(?:\$\(|`)")  # a subscript holding a command substitution
 _SPECIAL_VARIABLES = frozenset(
     {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH",

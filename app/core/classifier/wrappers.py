@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from app.core.i18n import N_
 
 from .code_options import code_file, option_values, ssh_config, ssh_setting
-from .findings import BULK_COMMAND, GAINS_PRIVILEGES, D, M, _snip
+from .findings import BULK_COMMAND, GAINS_PRIVILEGES, LOADS_LIBRARY, D, M, _snip
 from .handoff import hands_off
 from .hosts import (
     aliased_here,
@@ -43,7 +43,7 @@ from .options import (
 )
 from .rule import Analysis, Rule
 from .scripts import installed_program, run_script, script_path, settings_text
-from .shells import move_to, stdin_code, variable_set
+from .shells import foreign_library, move_to, stdin_code, variable_set
 from .stdin import _STDIN_FILES, _Stdin
 from .tables import TOOL_VARIABLES, _names
 from .words import _Word, _word_end
@@ -154,6 +154,40 @@ def cmd_runner(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
     ctx.add(M, "{name}: runs a program in a changed setting", name=name)
     values, lead = RUNNERS[name]
     wrapper(ctx, args[lead:], stdin, bulk, depth, values)
+
+
+# The dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 ./a.out`, `ld.so`, musl's): its
+# options, and those whose value is the next word; the first other word is the program it runs
+LOADER = re.compile(r"^ld(?:64)?(?:-(?:linux|musl)[\w.-]*?)?\.so(?:\.\d+)*$")
+_LOADER_VALUES = frozenset({"--library-path", "--inhibit-rpath", "--audit", "--preload", "--argv0",
+                            "--glibc-hwcaps-prefix", "--glibc-hwcaps-mask"})  # fmt: skip
+_LOADER_FLAGS = frozenset(
+    {"--list", "--verify", "--inhibit-cache", "--list-tunables", "--list-diagnostics", "--help", "--version"}
+)
+
+
+def cmd_loader(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
+    """The loader runs the file it is given (a red team, 2026-12-05: `ld-linux-x86-64.so.2 ./a.out` ran
+    a.out, judged moderate, where `./a.out` is held): judged as that file run alone, a bare name as one
+    in the folder (the loader does not look on PATH); `--preload`/`--audit` as LD_PRELOAD/LD_AUDIT are."""
+    ctx.add(M, "{name}: runs a program in a changed setting", name=name)
+    i = 0
+    while i < len(args) and args[i].value in _LOADER_VALUES | _LOADER_FLAGS:
+        option = args[i].value or ""
+        if option in _LOADER_VALUES and i + 1 < len(args):
+            value = args[i + 1]
+            if option in ("--preload", "--audit") and foreign_library(ctx, value):
+                ctx.add(D, LOADS_LIBRARY, name=f"{name} {option}", value=_snip(value.literal or value.source))
+            elif option == "--library-path":
+                variable_set(ctx, "LD_LIBRARY_PATH", value, lasting=False)
+            i += 1
+        i += 1
+    if i >= len(args):
+        return
+    program = args[i]
+    if program.value is not None and "/" not in program.value:  # `ld.so a.out`: ./a.out
+        program = _Word(f"./{program.value}", f"./{program.source}", f"./{program.pattern}", program.glob)
+    ctx.inner([program, *args[i + 1 :]], stdin, bulk, depth)
 
 
 def cmd_stdbuf(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
