@@ -49,6 +49,7 @@ from tests.agent_scripts import agent_script
 from tests.in_process_server import allow_when_held, came, ids_given_again, serving
 from tests.raw_stdio import RawServer
 from tests.stdio_client import connect, live_processes, run, running_with
+from tests.test_container_pure import OTHER_SHELLS_FILES
 from tests.tray_process import running_tray
 
 pytestmark = [
@@ -1379,20 +1380,6 @@ async def test_a_command_cannot_hold_the_apps_lock_files(
     # it ran, and could not make a file in the empty read-only folder
     assert "ended " in said[0] and "ended 0" not in said[0], said
     assert not held, "no process of a command holds the app's lock files"
-
-
-OTHER_SHELLS_FILES = (
-    ".cshrc",
-    ".tcshrc",
-    ".login",
-    ".logout",
-    ".cshdirs",
-    ".kshrc",
-    ".mkshrc",
-    ".xonshrc",
-    ".yashrc",
-    ".yash_profile",
-)
 
 
 async def test_other_shells_start_up_files_and_a_gnome_shell_extension_cannot_be_written_by_a_command(
