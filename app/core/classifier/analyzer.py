@@ -657,8 +657,10 @@ class _Analyzer:
             self.lasts("loads or turns off a builtin")
         elif name in ("source", ".") and args and (args[0].value is None or args[0].value in _STDIN_FILES):
             self.lasts("sources code from its input or another command's output")
-        elif name == "alias" and any(a.value is None or "=" in a.value for a in args):
-            self.lasts("defines an alias")  # with aliases on, a later `ls` runs its value (a red team, 2026-12-05)
+        elif name == "alias" and not self.script and any(a.value is None or "=" in a.value for a in args):
+            # with aliases on, a later `ls` runs its value (a red team, 2026-12-05); turning them on is
+            # held, so the aliases of a file sourced whole (`source ~/.bashrc`) are left to that hold
+            self.lasts("defines an alias")
 
     def pipeline(self, node: Node, stdin: _Stdin | None, depth: int) -> None:
         previous: Node | None = None
