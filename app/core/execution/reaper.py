@@ -12,7 +12,7 @@ itself, which is the user's process as the command is (`kill -9 $PPID`: the pers
 the approval window, or in a script the hold pinned).
 
 Perl, as for the Landlock init (landlock.py): on hand where bwrap is, as fast as bash, and it has
-`syscall`. prctl's number differs by machine (MACHINES); where it is not known here, or there is no
+`syscall`. prctl's number differs by machine (PRCTL_CALLS); where it is not known here, or there is no
 Perl, the command runs as before, ended by its group and its mark.
 """
 
@@ -22,17 +22,16 @@ from collections.abc import Sequence
 
 # prctl(2) on each machine (asm/unistd_64.h, asm-generic/unistd.h), as seccomp.MACHINES names them.
 PRCTL_CALLS = {"x86_64": 157, "aarch64": 167}
-PR_SET_CHILD_SUBREAPER = 36
 
 # argv: the prctl number, then the command. A stop (SIGTERM to the group, whose leader this is: the
 # command gets 0.3 s of it first) or the command's end: every descendant is killed with its process
 # group, the orphans it adopts as their parents die included, until none is left it may signal
-# (another user's stay). The
-# command's exit status is passed on, and a signal that ended it ends the init too.
+# (another user's stay). The command's exit status is passed on, and a signal that ended it ends the
+# init too.
 SCRIPT = r"""
 use strict;
 my $prctl = shift @ARGV;
-syscall($prctl, 36, 1, 0, 0, 0) == 0 or print STDERR "cowork-reaper: no subreaper ($!)\n";
+syscall($prctl, 36, 1, 0, 0, 0) == 0 or print STDERR "cowork-reaper: no subreaper ($!)\n";  # PR_SET_CHILD_SUBREAPER
 sub descendants {
     my @found;
     my @todo = ($$);
