@@ -125,6 +125,7 @@ def classify(command: str, *, cwd: str | None = None, protected_paths: Sequence[
         log.exception("classifier failed on a command; treating it as destructive")
         report = _Report()
         report.add(D, "cannot tell what runs: the classifier failed on this command")
+        report.lasting.append("cannot tell: the classifier failed")  # a session asks the user too
         return report.result()
 
 

@@ -356,30 +356,6 @@ def _as_heredoc(text: str) -> str:
     return f": <<{_TEXT_END}\n{body}\n{_TEXT_END}\n"
 
 
-class _Lasting:
-    """What a command leaves in the shell that runs it, for that shell's later commands (`lasting_effects`):
-    shared by the texts of one analysis."""
-
-    def __init__(self) -> None:
-        self.found: list[str] = []
-        self.guessing = 0  # judging what a program no rule knows may run: in a process of its own
-
-
-def lasting_effects(command: str, cwd: str | None = None) -> tuple[str, ...]:
-    """What `command` leaves in the shell that runs it, as parsed: a trap with code, a function, an
-    `eval`, a builtin loaded or turned off, code sourced from its input or another command's output,
-    in the command line or in what it sources (a persistent session's later commands are judged
-    alone: a red team, 2026-12-05, set `builtin trap '. ./t.sh' DEBUG`, rewrote t.sh, then `ls`)."""
-    from .protected import _Protected
-
-    report = _Report()
-    analyzer = _Analyzer(command, report, _Protected.build(()), nesting=0, cwd=cwd)
-    analyzer.run()
-    if "*" in report.variables:  # `getopts a "$v"`: a variable whose name is only known when it runs
-        analyzer.lasting.found.append("sets a variable only named when it runs")
-    return tuple(dict.fromkeys(analyzer.lasting.found))
-
-
 class _Analyzer:
     """Walks one parsed text; strings that bash would run again get an _Analyzer of their own.
     Each simple command goes to the rule `registry.rule_for` names, which sees this object as its
@@ -408,7 +384,6 @@ class _Analyzer:
         self.pushed: list[str | None] = []  # the folders `pushd` left, for `popd`
         # `source() { ...; }; source ~/.bashrc`: a `source` the command defines is not bash's (a review)
         self.own_source = _DEFINES_SOURCE.search(text) is not None
-        self.lasting = _Lasting()  # shared with the texts it runs (sub_script)
         self.here = nesting == 0  # runs in the shell the command is given to, not a process of its own
         self.same_shell = False  # the command being judged runs its code in this shell (eval, source, trap)
 
@@ -457,7 +432,6 @@ class _Analyzer:
         origin = self.script if script is None else script
         nested = _Analyzer(text, self.report, self.protected, self.nesting + 1, self.cwd, origin)
         nested.start = self.start
-        nested.lasting = self.lasting
         nested.here = self.here and self.same_shell
         nested.run()
 
@@ -640,12 +614,12 @@ class _Analyzer:
                 variable_set(self, a.value, _Word("", a.source, ""))
 
     def lasts(self, what: str) -> None:
-        """The command leaves `what` in the shell that runs it (`lasting_effects`)."""
-        if self.here and not self.lasting.guessing:
-            self.lasting.found.append(what)
+        """The command leaves `what` in the shell that runs it (`Classification.lasting`)."""
+        if self.here and not self.report.guessing:
+            self.report.lasting.append(what)
 
     def lasting_command(self, name: str, args: list[_Word]) -> None:
-        """A builtin that changes how the shell runs its later commands (see `lasting_effects`)."""
+        """A builtin that changes how the shell runs its later commands (`Classification.lasting`)."""
         if name == "trap":
             _options, i = _split_options(args)
             code = args[i] if len(args) - i >= 2 else None  # one word alone resets its signal
@@ -1374,11 +1348,11 @@ class _Analyzer:
         fuzzer against bash, second round, 2026-12-05)."""
         report, cwd = self.report, self.cwd
         mark = report.mark()
-        self.lasting.guessing += 1
+        report.guessing += 1
         try:
             judge()
         finally:
-            self.lasting.guessing -= 1
+            report.guessing -= 1
         self.cwd = cwd
         kept = [
             dataclasses.replace(f, kind=None) for f in report.findings[mark.findings :]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from .code import inline_code
-from .findings import D, _snip
+from .findings import LOADS_LIBRARY, D, _snip
 from .handoff import hands_off, may_write
 from .hosts import included_files, ssh_line, ssh_values
 from .indirect import java_machine_option, node_preloads, perl_modules, python_module_runs
@@ -143,9 +143,9 @@ def judge_code_options(ctx: Analysis, name: str, args: list[_Word], depth: int) 
             if (a.value or "").startswith(("-XX:On", "-agentpath:")):
                 java_machine_option(ctx, name, a)
     elif name == "openssl" and (named := _openssl_library(args)) is not None:
-        ctx.add(D, "cannot tell what runs: {name} loads the code of the library {value}", name=name, value=_snip(named))
+        ctx.add(D, LOADS_LIBRARY, name=name, value=_snip(named))
     for option, library in option_values(args, list(_LIBRARIES.get(name, ())), _LIBRARY_LETTERS.get(name, "")):
-        ctx.add(D, "cannot tell what runs: {name} loads the code of the library {value}", name=f"{name} {option}",
+        ctx.add(D, LOADS_LIBRARY, name=f"{name} {option}",
                 value=_snip(library.value or library.source))  # fmt: skip
     if name == "tar":
         args = tar_new_style(args)
@@ -337,7 +337,7 @@ def ssh_setting(ctx: Analysis, name: str, where: str, setting: str) -> None:
     elif match := re.match(r"(?i)\s*match\b.*?\bexec\s*[=\s]\s*(?:\"([^\"]*)\"|(\S+))", setting):
         ctx.sub_script(match[1] if match[1] is not None else match[2], f"{name} {where} Match exec")
     elif (provider := _PROVIDER.match(setting)) and provider[2].casefold() not in ("none", "internal"):
-        ctx.add(D, "cannot tell what runs: {name} loads the code of the library {value}", name=f"{name} {provider[1]}",
+        ctx.add(D, LOADS_LIBRARY, name=f"{name} {provider[1]}",
                 value=_snip(provider[2]))  # fmt: skip
 
 

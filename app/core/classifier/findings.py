@@ -79,6 +79,12 @@ class Classification:
     reasons: tuple[str, ...]
     findings: tuple[Finding, ...] = ()  # the deciding tier's findings, in the order they were found
     scripts: tuple[str, ...] = ()  # script files the command runs, read and judged (absolute paths)
+    # What it leaves in the shell that runs it, for that shell's later commands: a trap with code, a
+    # function, an alias, `eval`, a builtin loaded or turned off, code sourced from its input or another
+    # command's output, a variable only named when it runs (commands/admission.lasts_in_session: a
+    # persistent session's later commands are judged alone; a red team, 2026-12-05, set `builtin trap
+    # '. ./t.sh' DEBUG`, rewrote t.sh, then ran `ls`)
+    lasting: tuple[str, ...] = ()
 
     @property
     def plain(self) -> tuple[str, ...]:
@@ -271,6 +277,8 @@ class _Report:
 
     def __init__(self) -> None:
         self.findings: list[Finding] = []
+        self.lasting: list[str] = []  # Classification.lasting, as the analysis finds them
+        self.guessing = 0  # judging what a program no rule knows may run, in a process of its own: nothing lasts
         self.nodes = 0
         self.words_seen = 0  # MAX_WORDS_SEEN
         self.too_large = False  # said once: the command is too large or deeply nested to check
@@ -369,11 +377,13 @@ class _Report:
     def result(self) -> Classification:
         tier = self.top()
         scripts = tuple(dict.fromkeys(self.scripts))
+        unnamed = ["sets a variable only named when it runs"] if "*" in self.variables else []  # `getopts a "$v"`
+        lasting = tuple(dict.fromkeys([*self.lasting, *unnamed]))
         if tier is S:
-            return Classification(S, (), scripts=scripts)
+            return Classification(S, (), scripts=scripts, lasting=lasting)
         deciding = tuple(f for f in self.findings if f.tier == tier)
         reasons = dict.fromkeys(f.reason for f in deciding)
-        return Classification(tier, tuple(reasons), deciding, scripts)
+        return Classification(tier, tuple(reasons), deciding, scripts, lasting)
 
 
 def _snip(text: str) -> str:

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from .automation import attaches
 from .code import code_from_expansion, inline_code, judge_code
-from .findings import D, _snip
+from .findings import LOADS_LIBRARY, D, _snip
 from .modules import module_files, python_module_files
 from .rule import Analysis
 from .scripts import run_script, runs_project_files, script_path, script_text, typed_commands
@@ -421,6 +421,4 @@ def java_machine_option(ctx: Analysis, name: str, word: _Word) -> None:
     elif (runs := _JVM_RUNS.match(value)) is not None:
         ctx.sub_script(runs[1], f"{name} {value.partition('=')[0]}")
     elif _JVM_LOADS.match(value):
-        ctx.add(
-            D, "cannot tell what runs: {name} loads the code of the library {value}", name=name, value=_snip(value[11:])
-        )
+        ctx.add(D, LOADS_LIBRARY, name=name, value=_snip(value[11:]))

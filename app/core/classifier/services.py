@@ -13,7 +13,7 @@ from app.core.i18n import N_
 
 from .code_options import option_values
 from .danger import Danger
-from .findings import BULK_COMMAND, D, M, _snip
+from .findings import BULK_COMMAND, LOADS_LIBRARY, D, M, _snip
 from .handoff import hands_off
 from .hosts import is_this_machine, server_host, url_host
 from .options import _operands, _short_flags, _split_options, expanded, options_from, subcommand
@@ -1121,7 +1121,7 @@ def cmd_database(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | No
         if _EDITS.search(text) and not any(e["editor"] is not None for e in _SHELL_ESCAPE.finditer(text)):
             ctx.add(D, "cannot tell what runs: {name} runs the editor its SQL names", name=name)
         for loaded in _LOADS.finditer(text) if name in ("sqlite3", "duckdb") else ():
-            ctx.add(D, "cannot tell what runs: {name} loads the code of the library {value}", name=name,
+            ctx.add(D, LOADS_LIBRARY, name=name,
                     value=_snip(loaded[1] or loaded[2] or loaded[0]))  # fmt: skip
     statements = [pattern.sub(_sql_blank, text) for text in texts for pattern in (_SQL_TEXT, _SQL_TEXT_ESCAPED)]
     # a statement in a string that is run: PostgreSQL's `EXECUTE 'DROP TABLE t'` in a DO block

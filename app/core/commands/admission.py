@@ -148,7 +148,7 @@ SESSION_TOOL = "terminal_run"
 # shell, a trap with code, a function, a builtin loaded from a file, an `eval`. Read on the text with
 # quoted strings blanked (`git commit -m "fix trap"`), where a command starts; an assignment before a
 # command (`PATH=./bin:$PATH jest`) does not last, unless `set -k` made it (red team, 2026-12-05).
-# The classifier's own "sets PATH" counts too, and its parse (`lasting_effects`): it unquotes command
+# The classifier's own "sets PATH" counts too, and its parse (`Classification.lasting`): it unquotes command
 # names and follows `builtin`, `command` and the code `eval` and `source` run (red team, 2026-12-05:
 # `builtin trap '. ./t.sh' DEBUG`, `tr''ap ...`, `. /dev/stdin <<< 'ls() { ...; }'` passed the text's reading).
 _QUOTED = re.compile(r"'[^']+'|\"(?:\\.|[^\"\\])+\"")
@@ -175,23 +175,16 @@ def _lasting(name: str) -> bool:
 
 
 def lasts_in_session(command: str, verdict: Classification | None = None, cwd: str | None = None) -> bool:
-    """Whether a session command changes how the shell runs later commands (see LASTS_IN_SESSION);
-    `cwd`: where it runs, so that the scripts it sources are read."""
-    said = (_SETS.fullmatch(reason) for reason in (verdict.reasons if verdict is not None else ()))
+    """Whether a session command changes how the shell runs later commands (see LASTS_IN_SESSION):
+    its text, and the classifier's reading of it (`verdict`, else classified here in `cwd`)."""
+    verdict = verdict if verdict is not None else classify(command, cwd=cwd)
+    said = (_SETS.fullmatch(reason) for reason in verdict.reasons)
     if any(found is not None and found[1] != "IFS" for found in said):  # its own reading: `export "PATH"=x`
         return True
     text = _QUOTED.sub("Q", command)
     exported = [name for found in _EXPORTED.finditer(text) for name in _NAMED.findall(found[1])]
     alone = [found[1] for found in _ALONE.finditer(text)]
-    if any(map(_lasting, [*exported, *alone])) or LASTS_IN_SESSION.search(text):
-        return True
-    from app.core.classifier.analyzer import lasting_effects  # loaded with the classifier's rules
-
-    try:
-        return bool(lasting_effects(command, cwd))
-    except Exception:  # as classify: a failure asks the user
-        log.exception("classifier failed on a session command; holding it")
-        return True
+    return any(map(_lasting, [*exported, *alone])) or bool(LASTS_IN_SESSION.search(text)) or bool(verdict.lasting)
 
 
 class Holds:
@@ -242,11 +235,8 @@ class Holds:
 
         if not proven_read_only and any(picks_programs(key, value) for key, value in valid.env.items()):
             asks = (*asks, ENV_CHOSEN_PLAIN)  # the prompt shows their values (red team, 2026-12-04)
-        if tool == SESSION_TOOL:  # read as classify read it: on a thread when long
-            lasts = functools.partial(lasts_in_session, valid.command, verdict, os.path.realpath(valid.cwd))
-            long = len(valid.command) > CLASSIFY_ON_A_THREAD_CHARS
-            if await anyio.to_thread.run_sync(lasts) if long else lasts():
-                asks = (*asks, SESSION_STATE_PLAIN)
+        if tool == SESSION_TOOL and lasts_in_session(valid.command, verdict):
+            asks = (*asks, SESSION_STATE_PLAIN)
         mark("admission: protected set checked")
         said = held_reason((*verdict.plain, *asks), verdict.reasons)
         mode = service.authority.approval_mode()

@@ -253,8 +253,8 @@ async def run_command(
     env = {**spec.env, process_marks.MARK_ENV: spec.mark} if spec.mark else dict(spec.env)
     if spec.ends_whole and not contained and sys.platform.startswith("linux"):  # let out to gain privileges
         reaped = reaper.wrap(argv, os.uname().machine, landlock.find_perl())
-        if reaped != argv:  # no locale warning from Perl on the command's stderr (landlock.INIT_ENV's)
-            argv, env = reaped, {"PERL_BADLANG": "0", **env}
+        if reaped != argv:  # no locale warning from Perl on the command's stderr
+            argv, env = reaped, {**landlock.INIT_VARIABLES, **env}
     warm = spec.spare and spare.usable(spec.container, spec.read_only_binds) and os.path.isdir(spec.cwd)
     ready = await spare.take(spec.container if warm else None) if spec.spare else None
     stdout: ByteReceiveStream | None

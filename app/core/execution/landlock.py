@@ -119,9 +119,11 @@ def plan(platform: str, abi: int, perl: str | None) -> str:
     return SCOPED
 
 
-# bwrap's flags for the Perl init: no warning of Perl's about a locale that is not installed (five
-# lines on every command's stderr); the init takes the variable out of the command's environment.
-INIT_ENV = ("--setenv", "PERL_BADLANG", "0")
+# What a Perl init of ours is started with: no warning of Perl's about a locale that is not installed
+# (five lines on every command's stderr); the Landlock init takes it out of the command's environment.
+# The same as bwrap's flags.
+INIT_VARIABLES = {"PERL_BADLANG": "0"}
+INIT_ENV = tuple(arg for name, value in INIT_VARIABLES.items() for arg in ("--setenv", name, value))
 
 
 def init_argv(perl: str) -> list[str]:

@@ -236,6 +236,7 @@ def bwrap_prefix(
     # Here, not at the top: admission and the jobs read this module in every server, and the container
     # module is only for one that runs its commands itself (issue 21's idle memory).
     from app.core.execution.container import KERNEL_SETTINGS, LIFELINE_CHECK, capability_args, hidden_locks
+    from app.core.execution.landlock import INIT_ENV
 
     argv += hidden_locks(locks, shown, os.path.isdir)  # no flock on ours, no other app's outputs
 
@@ -255,7 +256,7 @@ def bwrap_prefix(
         "--unshare-pid",
         "--die-with-parent",
         *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
-        *(["--setenv", "PERL_BADLANG", "0"] if perl else []),  # no locale warning (landlock.INIT_ENV)
+        *(INIT_ENV if perl else ()),  # no locale warning
         "--chdir",
         cwd,
         "--",
