@@ -23,6 +23,7 @@ from typing import Any
 
 import anyio
 import pytest
+from mcp_types import Implementation
 
 from app.core.authority.questions import describe_changes
 from app.core.authority.state import ControlState
@@ -47,6 +48,7 @@ from app.core.journal.store import Journal, Outcome, Status
 from app.core.messages import HOLD_EXPIRED_REASON, NO_TRAY_MESSAGE, OTHER_COMMAND_REASON, WITHDRAWN_MESSAGE
 from app.core.paths import AppPaths
 from tests.channel_peers import AtTheTraysAddress, FakePeer, running_hub, scripted_tray, state_wire, wait_until
+from tests.in_process_server import serving
 from tests.test_command_service_inprocess import BASH, refusal_of, tray_link
 from tests.test_command_service_inprocess import serving as serving_service
 
@@ -409,6 +411,25 @@ def test_a_message_too_big_for_the_channel_is_not_sent_and_the_link_stays(paths:
             wait_until(lambda: [(s.client_name, s.client_version) for s in journal.servers()] == kept)
         finally:
             link.close()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("bound", [True, False], ids=["tray-bound", "headless"])
+async def test_a_client_named_with_half_a_megabyte_is_kept_by_the_first_200_characters_on_every_row(
+    home: Path, paths: AppPaths, request: pytest.FixtureRequest, bound: bool
+) -> None:
+    """The servers table kept 200 characters of a client's name, but each command's row kept the name a
+    call carried, whole: half a megabyte on every row, in every window and list that shows it."""
+    name, version = "K" * 500_000, "2" * 1000
+    if bound:
+        request.getfixturevalue("hub")
+    async with serving(home, bound=bound, client_info=Implementation(name=name, version=version)) as client:
+        result = await client.call_tool("execute_command", {"command": "echo hi"})
+        assert not result.is_error, result
+        with Journal(paths) as journal:
+            kept = ("K" * 200, "2" * 200)
+            assert [(row.client_name, row.client_version) for row in journal.recent_commands()] == [kept]
+            assert [(row.client_name, row.client_version) for row in journal.servers()] == [kept]
 
 
 @pytest.mark.anyio

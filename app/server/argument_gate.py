@@ -55,11 +55,18 @@ def refusal_of(
 
 
 def note_client(service: CommandService, name: object, version: object) -> None:
-    """Remember which client speaks to us, at once (a health check that only initializes, too)."""
-    if not isinstance(name, str) or service.client.name == name:
-        return
-    service.client.name, service.client.version = name, version if isinstance(version, str) else None
+    """Remember which client speaks to us, at once (a health check that only initializes, too), by
+    the name every window and journal row shows (records.client_text: a call's may be megabytes)."""
     import sqlite3  # with the host side, after the handshake
+
+    from app.core.journal.records import client_text
+
+    if not isinstance(name, str) or service.client.name == client_text(name):
+        return
+    service.client.name, service.client.version = (
+        client_text(name),
+        client_text(version if isinstance(version, str) else None),
+    )
 
     try:
         service.authority.set_client(service.server_id, service.client.name, service.client.version)

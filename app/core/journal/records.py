@@ -132,6 +132,9 @@ class Outcome:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+CLIENT_TEXT_MAX = 200  # of a client's name or version, as we keep them
+
+
 def preview(data: bytes) -> str:
     """A bounded, readable excerpt of one output stream for the journal: its head and its tail."""
     if len(data) <= PREVIEW_HEAD_BYTES + PREVIEW_TAIL_BYTES:
@@ -140,6 +143,12 @@ def preview(data: bytes) -> str:
     head = data[:PREVIEW_HEAD_BYTES].decode("utf-8", errors="replace")
     tail = data[-PREVIEW_TAIL_BYTES:].decode("utf-8", errors="replace")
     return f"{head}\n[... {dropped} bytes not kept in the journal ...]\n{tail}"
+
+
+def client_text(text: str | None) -> str | None:
+    """A client's name or version as we keep it, at most CLIENT_TEXT_MAX characters: a client may name
+    itself with megabytes, and every window, list and journal row shows the name."""
+    return None if text is None else text[:CLIENT_TEXT_MAX]
 
 
 def storable(text: str) -> str:

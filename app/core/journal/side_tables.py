@@ -10,11 +10,10 @@ from typing import Any
 from app.core import data_folder, liveness, settings
 from app.core.journal import pause_file
 from app.core.journal.connection import Connection, row_id
-from app.core.journal.records import ACTIVE_MARKS, ACTIVE_STATUSES, ServerRecord, Status, placeholders
+from app.core.journal.records import ACTIVE_MARKS, ACTIVE_STATUSES, ServerRecord, Status, client_text, placeholders
 from app.core.messages import SERVER_CRASHED_REASON, SERVER_EXITED_REASON
 from app.core.policy.rules import SESSION_SCOPE, Rule
 
-CLIENT_TEXT_MAX = 200  # of a client's name or version, as the journal keeps it
 PAUSED_SETTING = settings.PAUSED  # kept in the settings table and in the pause file (journal/pause_file)
 
 
@@ -91,9 +90,8 @@ class SideTables(Connection):
         return row_id(cursor)
 
     def set_server_client(self, server_id: int, name: str | None, version: str | None) -> None:
-        """The client's name and version as it gave them, at most CLIENT_TEXT_MAX characters each: a
-        client may name itself with megabytes, and every window and list shows the name."""
-        name, version = (None if text is None else text[:CLIENT_TEXT_MAX] for text in (name, version))
+        """The client's name and version as it gave them (records.client_text)."""
+        name, version = client_text(name), client_text(version)
         with self._write() as db:
             db.execute(
                 "UPDATE servers SET client_name = ?, client_version = ?, last_seen = ? WHERE id = ?",
