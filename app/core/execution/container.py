@@ -73,8 +73,8 @@ SHELL_FILES = (
 # common.conf, name the agent gpg starts where none runs: a review). The folder itself stays
 # writable (keys, trust database).
 GNUPG_FILES = ("gpg-agent.conf", "scdaemon.conf", "dirmngr.conf", "gpg.conf", "gpgsm.conf", "common.conf")
-# Folders of other shells' start-up files in the XDG configuration folder, made when missing as fish's
-# is: nushell's `config.nu`, `env.nu` and `autoload/`, xonsh's `rc.xsh` and `rc.d/`, elvish's `rc.elv`,
+# Folders of other shells' start-up files in the XDG configuration folder, protected where present as
+# fish's is: nushell's `config.nu`, `env.nu` and `autoload/`, xonsh's `rc.xsh` and `rc.d/`, elvish's `rc.elv`,
 # Oils' `oshrc` and `yshrc` (and their `.d` folders), ion's `initrc`.
 SHELL_CONFIG_FOLDERS = ("nushell", "xonsh", "elvish", "oils", "ion")
 # Run by display managers and startx; and X resources, which Tk takes into every window's options
@@ -221,18 +221,20 @@ def protected_set(
         # Where present too: the X settings daemons' files (xsettingsd's, Xfce's xfconf), which can name
         # a GTK module for the tray's menu as gtk-3.0's do; Flatpak's exported folder, listed in
         # XDG_DATA_DIRS, whose dbus-1 services and systemd units run outside (fifth red team, 2026-12-04).
-        where_present = (join(config, "Claude"), join(home, ".fonts"), join(home, ".fontconfig"),
-                         join(config, "xsettingsd"), join(config, "xfce4", "xfconf"), join(data, "flatpak", "exports"),
-                         join(config, "zsh"), *zsh)  # fmt: skip
-        files += [join(home, name) for name in X_SESSION_FILES]
-        files += [join(config, name) for name in CONFIG_FILES]
-        if hostname:  # Xlib reads ~/.Xdefaults-<host> on every display, and Xft its dpi: text unreadable
-            files.append(join(home, f".Xdefaults-{hostname}"))
-        folders += [
-            join(config, "autostart"),
-            join(config, "autostart-scripts"),  # Plasma 5 runs each script in it at login
-            join(config, "systemd"),  # user units, and user.conf (the user manager's environment)
-            join(data, "systemd"),  # user units too (systemd.unit(5): $XDG_DATA_HOME/systemd/user)
+        # Folders that only the user makes, or the program that reads them at its first start: where
+        # present too, guarded where missing (start_files.py) rather than made. An empty folder in the
+        # user's home for every shell and service we know of is clutter, and each folder bound costs
+        # every container about 0.25 ms to start (docs/benchmarks.md, twenty-third sitting). The folders a
+        # desktop's own programs make at any time (gtk-3.0, dconf, autostart, fonts, ...) are still made
+        # below, so that no folder of theirs that appears while a command runs is taken for the command's.
+        rare = (
+            join(config, "fish"),
+            *(join(config, name) for name in SHELL_CONFIG_FOLDERS),
+            join(data, "nushell"),  # nushell sources every file in its `vendor/autoload` there at start
+            join(data, "fish"),  # fish sources its `vendor_conf.d` there at start (and loads its functions)
+            # Plasma's widgets (QML, run by plasmashell at login once added) and KWin's scripts
+            join(data, "plasma"),
+            join(data, "kwin"),
             # PipeWire's `context.exec` and WirePlumber's scripts: programs its daemons start at login.
             join(config, "pipewire"),
             join(config, "wireplumber"),
@@ -242,15 +244,23 @@ def protected_set(
             # appends to a protected file outside any container (tmpfiles.d(5), red team 2026-12-04).
             join(config, "user-tmpfiles.d"),
             join(data, "user-tmpfiles.d"),
-            join(config, "fish"),
-            *(join(config, name) for name in SHELL_CONFIG_FOLDERS),
-            join(data, "nushell"),  # nushell sources every file in its `vendor/autoload` there at start
-            join(data, "fish"),  # fish sources its `vendor_conf.d` there at start (and loads its functions)
-            # Plasma's widgets (QML, run by plasmashell at login once added) and KWin's scripts
-            join(data, "plasma"),
-            join(data, "kwin"),
-            # gnome-shell runs an enabled extension's `extension.js` at login: made when missing, as the
-            # other folders of ~/.local/share are (an empty one changes nothing).
+            join(config, "autostart-scripts"),  # Plasma 5 runs each script in it at login
+            join(data, "systemd"),  # user units too (systemd.unit(5): $XDG_DATA_HOME/systemd/user)
+            join(home, ".fonts.conf.d"),  # fontconfig's older folder, still included
+            join(home, ".bashrc.d"),  # every file in it is sourced by Fedora's own ~/.bashrc
+        )
+        where_present = (join(config, "Claude"), join(home, ".fonts"), join(home, ".fontconfig"),
+                         join(config, "xsettingsd"), join(config, "xfce4", "xfconf"), join(data, "flatpak", "exports"),
+                         *rare, join(config, "zsh"), *zsh)  # fmt: skip
+        files += [join(home, name) for name in X_SESSION_FILES]
+        files += [join(config, name) for name in CONFIG_FILES]
+        if hostname:  # Xlib reads ~/.Xdefaults-<host> on every display, and Xft its dpi: text unreadable
+            files.append(join(home, f".Xdefaults-{hostname}"))
+        folders += [
+            join(config, "autostart"),
+            join(config, "systemd"),  # user units, and user.conf (the user manager's environment)
+            # gnome-shell runs an enabled extension's `extension.js` at login: made when missing (the
+            # Extensions app makes it whenever the user installs one; an empty one changes nothing).
             join(data, "gnome-shell", "extensions"),
             join(data, "dbus-1"),
             # GTK 3 loads the shared libraries `gtk-modules` names in gtk-3.0/settings.ini into every
@@ -264,11 +274,9 @@ def protected_set(
             join(data, "glib-2.0"),  # GSettings schemas: the defaults of GNOME's settings, such X settings too
             join(config, "fontconfig"),  # which font a name means: the prompt's text could be made blank
             join(data, "fonts"),  # a font named as a system one, its glyphs swapped: "Deny" drawn as "Allow"
-            join(home, ".fonts.conf.d"),  # fontconfig's older folder, still included
             # fontconfig takes a font's file from a cache there, even for the system's fonts: a copy
             # of /var/cache/fontconfig's with one path changed drew "DejaVu Sans" from another file.
             join(cache, "fontconfig"),
-            join(home, ".bashrc.d"),  # every file in it is sourced by Fedora's own ~/.bashrc
         ]
         files.append(join(home, ".fonts.conf"))  # fontconfig's older place
         # The launcher in the menu starts the tray: a changed one would start a look-alike at the
