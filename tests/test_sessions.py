@@ -241,6 +241,21 @@ async def test_keys_typed_after_a_program_ends_never_run_as_commands(home: Path,
     assert not target.exists()
 
 
+async def test_keys_no_program_read_are_dropped_before_the_next_command_and_the_model_is_told(home: Path) -> None:
+    """Keys typed while `sleep` ran (it reads no input) were judged for it, and waited in the input for
+    the next command: `cat` (or `perl`, a red team's, 2026-12-05) read them instead."""
+    async with serving(home) as client:
+        await call(client, "terminal_run", {"command": "sleep 1", "timeout": 200})
+        assert await call(client, "terminal_send_keys", {"keys": "secret words\n"}) == ""
+        await anyio.sleep(1.2)
+        after = await call(client, "terminal_run", {"command": "cat", "timeout": 500})
+        await call(client, "terminal_interrupt")
+        again = await call(client, "terminal_run", {"command": "echo ok"})
+    assert "secret words" not in after["output"], after
+    assert after["output"].startswith("[Cowork Terminal: 13 bytes typed with terminal_send_keys were never read"), after
+    assert again["output"] == "ok\n", again  # told once
+
+
 async def test_keys_judged_before_a_tightening_reached_the_tray_runner_are_not_sent(
     home: Path, paths: AppPaths, hub: Hub
 ) -> None:

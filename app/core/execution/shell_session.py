@@ -67,6 +67,12 @@ SHELL_TRACED = "a process was tracing the session's shell"
 SHELL_REPLACED = "the session's shell process was running another program ({program})"
 INPUT_HELD = "a process in the session ({name}) held the shell's command input open"
 ANSWERED_FOR = "another process had answered for the session's shell"
+# For the model, at the head of the next command's output: typed keys no command read are dropped.
+KEYS_NOT_READ = (
+    "[Cowork Terminal: {size} bytes typed with terminal_send_keys were never read by the command they were "
+    "typed for, and were dropped rather than given to this command. Type them again while the program that "
+    "should read them runs.]\n"
+)
 
 
 @dataclass
@@ -112,6 +118,7 @@ class ShellSession:
         self.env = {**env, process_marks.MARK_ENV: mark} if mark else dict(env)
         self.process: Process | None = None
         self._input_write: int | None = None
+        self._input_unread: int | None = None  # our copy of the input pipe's read end: what no command read
         # One spare line: the empty line a completion marker makes is taken back out after it arrives.
         self._scrollback: deque[str] = deque(maxlen=SCROLLBACK_MAX_LINES + 1)
         self._partial = ""
@@ -174,6 +181,7 @@ class ShellSession:
                 **spawn_options(sys.platform),
             )
         finally:
+            self._input_unread = _unread_end(read_fd)
             os.close(read_fd)
             if self.container is not None:
                 os.close(status_write)
@@ -254,13 +262,23 @@ class ShellSession:
             raise SessionBusy()
         token = secrets.token_hex(8)
         running = RunningCommand(token, output, command)
+        unread = self._drop_unread_keys()
+        if unread:
+            running.append(KEYS_NOT_READ.format(size=unread))
         self._current = running
-        delimiter = f"__COWORK_CMD_{token}__"
+        delimiter = f"__COWORK_CMD_{secrets.token_hex(8)}__"  # not the marker's token: it is in the text
         # The marker is printed on the same line as eval, so bash has read it before the command runs.
+        # Before bash reads that line, it stops keeping what it reads (history, `set -v`): a red team,
+        # 2026-12-05, had a command turn history on, and the next one read its own marker's token back
+        # from `history`, printed its end itself and went on running, so the server sent the next
+        # command to a busy shell (it ran in another folder than the person allowed, or was answered
+        # for by the shell itself with `read -u 255`). A function named `builtin` or `set` is held
+        # in the session as lasting (admission.lasts_in_session), so these words are ours.
         # What this command starts carries its own mark (marks are [0-9a-f:] and a word).
         marking = f"export {process_marks.MARK_ENV}='{mark}'\n" if mark else ""
         script = (
-            f"{marking}__cowork_cmd=$(cat <<'{delimiter}'\n{command}\n{delimiter}\n)\n"
+            f"builtin set +o history +o verbose\n{marking}"
+            f"__cowork_cmd=$(cat <<'{delimiter}'\n{command}\n{delimiter}\n)\n"
             f'eval "$__cowork_cmd" <&{self._input_fd_in_child}; '
             f"printf '\\n__COWORK_DONE_{token}__:%d:%.4096s\\n' \"$?\" \"${{PWD//$'\\n'/}}\"\n"
         )
@@ -271,6 +289,21 @@ class ShellSession:
             running.read_check = (pid, before + len(script.encode()))
         await self._send_raw(script)
         return running
+
+    def _drop_unread_keys(self) -> int:
+        """Empty the input pipe before a command starts; how many bytes were in it. Keys typed for one
+        program were judged in its language (classifier/typed.py): left unread, they would be read
+        by the next command instead (red team, 2026-12-05: typed while `sleep` ran, read by `perl`)."""
+        dropped = 0
+        while self._input_unread is not None:
+            try:
+                chunk = os.read(self._input_unread, 65536)
+            except (BlockingIOError, OSError):
+                break
+            if not chunk:
+                break
+            dropped += len(chunk)
+        return dropped
 
     async def send_keys(self, keys: str) -> str:
         """Write text to the running command's input; return what it printed within a short moment.
@@ -356,9 +389,10 @@ class ShellSession:
                 await process.aclose()
             if self.process is process:
                 self.process = None
-        if self._input_write is not None:
-            os.close(self._input_write)
-            self._input_write = None
+        for fd in (self._input_write, self._input_unread):
+            if fd is not None:
+                os.close(fd)
+        self._input_write = self._input_unread = None
 
     async def _send_raw(self, text: str) -> None:
         assert self.process is not None and self.process.stdin is not None
@@ -415,6 +449,19 @@ class ShellSession:
         if len(line) > SCROLLBACK_LINE_MAX_CHARS:
             line = line[:SCROLLBACK_LINE_MAX_CHARS] + " [...]"
         self._scrollback.append(line)
+
+
+def _unread_end(read_fd: int, proc: str = PROC) -> int | None:
+    """A non-blocking read end of the input pipe of our own, to drop what no command read: on Linux the
+    pipe opened anew through /proc (a duplicate would share bash's file status, and bash's `read`
+    would fail at once on an empty pipe). Elsewhere none: a blocking read could freeze the server when
+    a job takes the last byte first, so unread keys stay there (said in docs/security.md)."""
+    if sys.platform != "linux":
+        return None
+    try:
+        return os.open(f"{proc}/self/fd/{read_fd}", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
 
 
 _DONE = re.compile(r"__COWORK_DONE_([0-9a-f]{16})__:(\d+):(.*)")
