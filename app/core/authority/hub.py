@@ -38,7 +38,7 @@ from app.core.channel.peer import OwnFacts, own_facts
 from app.core.channel.protocol import DecisionPush, HoldClock, StatePush, StopPush
 from app.core.channel.transport import address_for
 from app.core.data_folder import is_corrupt
-from app.core.execution import lingering_containers, output
+from app.core.execution import end_commands, lingering_containers, output
 from app.core.execution.output import OutputBudget
 from app.core.i18n import _
 from app.core.journal.store import JOURNAL_REPLACED_SETTING, CommandRecord, Journal, ServerRecord
@@ -52,6 +52,9 @@ if TYPE_CHECKING:  # anyio loads with the command host, not with the tray's firs
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+# A pause stops each command gently within about 0.6 s (the executor's grace, then SIGKILL); what still
+# runs this long after it is ended from the hub's own thread (`Hub._end_what_a_pause_left`).
+PAUSE_BACKSTOP_S = 1.2
 
 __all__ = [
     "ASK_COOLDOWN_S",
@@ -229,6 +232,10 @@ class Hub:
         lingering = lingering_containers() if state.paused else None
         if lingering is not None:  # also with no server bound to end them (red team, 2026-12-04)
             lingering.end_lingering()
+        if state.paused:
+            backstop = threading.Timer(PAUSE_BACKSTOP_S, self._end_what_a_pause_left)
+            backstop.daemon = True
+            backstop.start()
         with self.lock:
             dropped = self.holds.drop_all() if state.paused else []
             try:
@@ -238,6 +245,17 @@ class Hub:
         if dropped:
             self.on_holds()
         self.on_change()
+
+    def _end_what_a_pause_left(self) -> None:
+        """A pause's last word, from a thread of the hub's own: the command host stops each running
+        command gently on its loop (its output kept, the model told), but that loop also judges
+        every command, and a red team, 2026-12-05, held it for 9-17 s with a short `git status` on
+        a crafted index: the commands ran on after the pause. Whatever still runs then is ended."""
+        if not self.state.paused:
+            return
+        ended = end_commands()
+        if ended:
+            log.warning("%d command container(s) still ran %.1f s after a pause: ended", ended, PAUSE_BACKSTOP_S)
 
     def merge_remembered(self, remembered: ControlState) -> None:
         """A server that outlived a tray says what it was last told: a new tray never loosens it."""

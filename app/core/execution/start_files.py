@@ -215,6 +215,14 @@ def end_lingering() -> int:
     return _end(entries)
 
 
+def end_commands() -> int:
+    """End every container of this process but the idle spares: a pause's backstop (hub.py), when the
+    loop that stops the commands gently is held up. How many were ended."""
+    with _lock:
+        entries = [entry for entry in _guarded.values() if entry.pipe not in _awaiting]
+    return _end(entries)
+
+
 def end_all() -> int:
     """End every container of this process by its init (the kernel then ends the rest of its pid
     namespace): at the app's exit, before the watching thread goes. How many were ended."""
