@@ -720,6 +720,14 @@ def prepare(protected: ProtectedSet) -> ProtectedSet:
         named = os.path.join(os.path.realpath(os.path.dirname(member)), os.path.basename(member))
         with contextlib.suppress(OSError):
             links[named] = os.readlink(named)
+        # A link on the way there, in the home folder (GNU stow folds a missing `~/.config` into one
+        # link to `dotfiles/config`): the member's real folder is bound, but a command could put a
+        # folder of its own in the link's place (eighth red team, 2026-12-05), so the link is guarded
+        # and put back as a member's own is (start_files.py).
+        with contextlib.suppress(OSError):
+            links.update(
+                (link, text) for link, text in _links_on_the_way(member) if _holds(home, os.path.dirname(link))
+            )
     followed = [os.path.realpath(f) for f in protected.follow_links if os.path.isdir(f)]
     linked = link_targets(followed, folders, os.path.expanduser("~"))
     links.update(linked.on_the_way)

@@ -157,11 +157,16 @@ def note_guards(status_fd: int, mounts: Sequence[str]) -> None:
     """bwrap_argv's note of what the container it describes guards, for `register` (same status fd)."""
     with _lock:
         bound = set(mounts)
-        found = (*guards_in(mounts), *(link for link, (_text, real) in _links.items() if real in bound))
+        found = (*guards_in(mounts), *(link for link, (_text, real) in _links.items() if _leads_to(real, bound)))
         if found:
             _mounts_by_fd[status_fd] = found
         else:
             _mounts_by_fd.pop(status_fd, None)
+
+
+def _leads_to(real: str, bound: set[str]) -> bool:
+    """Whether a link's real path is bound, or holds something bound (a link on the way to a member)."""
+    return real in bound or any(path.startswith(real.rstrip("/") + "/") for path in bound)
 
 
 def register(status_fd: int, read_fd: int) -> None:
