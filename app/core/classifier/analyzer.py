@@ -88,6 +88,7 @@ from .words import (
     _WordBuilder,
     brace_group,
     is_glob,
+    split_at_ifs,
 )
 
 if TYPE_CHECKING:
@@ -105,6 +106,7 @@ _BRACE_LIST = re.compile(r"\{([^{},\s]*(?:,[^{},\s]*)+)\}")  # `{rm,-rf,DIR}` be
 # taken for the program (Windows' disk `format`) when a program no rule knows is given them.
 _SUBCOMMAND_WORDS = frozenset({"format"})
 _REPEATED = frozenset({"for_statement", "c_style_for_statement", "while_statement", "function_definition"})
+_SUBSHELLS = frozenset({"subshell", "command_substitution", "process_substitution"})  # run in a process of their own
 # What a guess at what a program runs may hold a command for: a deletion, or a program started
 # outside Cowork Terminal's watch (`runuser -u me -- docker run -v /:/h a`: see `may_run`). A disk's
 # erasure is not one: `notify-send "format done"`, and a user's command cannot reach a disk.
@@ -364,6 +366,7 @@ class _Analyzer:
     def __init__(
         self, text: str, report: _Report, protected: _Protected, nesting: int, cwd: str | None, script: str = ""
     ) -> None:
+        text = split_at_ifs(text)  # as bash splits the words, the everyday IFS known (a red team, 2026-12-05)
         self.text = text
         self.script = script  # the script file this text is the content of ("": the command line)
         self.src = text.encode("utf-8", "surrogatepass")
@@ -386,6 +389,7 @@ class _Analyzer:
         self.own_source = _DEFINES_SOURCE.search(text) is not None
         self.here = nesting == 0  # runs in the shell the command is given to, not a process of its own
         self.same_shell = False  # the command being judged runs its code in this shell (eval, source, trap)
+        self.subshells = 0  # inside `( )`, `$( )` or `<( )`: a process of its own, whose variables end with it
 
     # ---- entry points
 
@@ -433,6 +437,7 @@ class _Analyzer:
         nested = _Analyzer(text, self.report, self.protected, self.nesting + 1, self.cwd, origin)
         nested.start = self.start
         nested.here = self.here and self.same_shell
+        nested.subshells = self.subshells
         nested.run()
 
     def too_large(self) -> None:
@@ -501,12 +506,15 @@ class _Analyzer:
             elif kind == "command_substitution":
                 inner = stdin if stdin is not None and stdin.kind == "pipe" else None
             repeats = kind in _REPEATED  # a relative `cd` in it may run again (shells.move_to)
+            apart = kind in _SUBSHELLS
             self.report.repeating += repeats
+            self.subshells += apart
             try:
                 for child in node.children:
                     self.walk(child, inner, depth + 1)
             finally:
                 self.report.repeating -= repeats
+                self.subshells -= apart
 
     def subscripts(self, node: Node) -> None:
         """`declare 'a[$(rm -rf DIR)]=1'`, `unset 'a[...]'`: bash evaluates a name's subscript, and its
@@ -613,9 +621,10 @@ class _Analyzer:
             elif not functions:
                 variable_set(self, a.value, _Word("", a.source, ""))
 
-    def lasts(self, what: str) -> None:
-        """The command leaves `what` in the shell that runs it (`Classification.lasting`)."""
-        if self.here and not self.report.guessing:
+    def lasts(self, what: str, *, unless_subshell: bool = False) -> None:
+        """The command leaves `what` in the shell that runs it (`Classification.lasting`);
+        `unless_subshell`: not when set in a subshell, where it ends with it (`x=$(IFS=,; echo ...)`)."""
+        if self.here and not self.report.guessing and not (unless_subshell and self.subshells):
             self.report.lasting.append(what)
 
     def lasting_command(self, name: str, args: list[_Word]) -> None:

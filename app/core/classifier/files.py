@@ -21,7 +21,7 @@ from .rule import Analysis
 from .scripts import run_script, runs_project_files, script_path, typed_commands
 from .stdin import _Stdin
 from .tables import _names
-from .words import _Word, _word_end, is_glob
+from .words import _Word, _word_end, is_glob, splits_into_words
 
 # ---- removal
 
@@ -287,9 +287,11 @@ def cmd_find(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
     i = 0
     while i < len(args):
         v = args[i].value
-        if v is None and (i == 0 or args[i - 1].value not in _FIND_VALUES) and _may_be_option(args[i]):
+        value = i > 0 and args[i - 1].value in _FIND_VALUES
+        if (v is None and not value and _may_be_option(args[i])) or (value and _may_split(args[i])):
             # `find $X`, `xargs find`: a word only known when it runs may be `-delete` or `-exec` (a
-            # fuzzer against bash, 2026-12-05); `"$HOME/x"` may not
+            # fuzzer against bash, 2026-12-05); `"$HOME/x"` may not. So may a value bash splits into
+            # words (`-name x${IFS}-o${IFS}-delete`, `-name $f`: a red team, 2026-12-05); `-name "$x"` not
             ctx.add(D, "cannot tell: {name} takes options from {source}", name=name, source=_snip(args[i].source))
         if v == "-delete":
             ctx.add(D, "find -delete: removes every match", danger=Danger.LOSES_FILES)
@@ -307,7 +309,15 @@ def cmd_find(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
 def _may_be_option(w: _Word) -> bool:
     """Whether a word only known when it runs may start with `-`, or split into words that do (an
     expansion outside double quotes)."""
-    return w.pattern[:1] in ("*", "-", "") or (not w.source.startswith('"') and any(c in w.source for c in "$`"))
+    return w.pattern[:1] in ("*", "-", "") or splits_into_words(w.source)
+
+
+def _may_split(w: _Word) -> bool:
+    """Whether an option's value may become several words, one of them find's action: an expansion
+    outside quotes, or a glob that may match a file named as one (`-name *` beside a file `-delete`)."""
+    if w.value is None:
+        return splits_into_words(w.source)
+    return w.glob and any(fnmatch.fnmatchcase(action, w.value) for action in _FIND_ACTIONS)
 
 
 def _find_options(args: list[_Word]) -> int:
@@ -591,11 +601,7 @@ def cmd_make(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
     """make: the project's makefile is the project's (not read here), but one typed into it (`make -f -
     <<< ...`) is written in the command: its recipe lines are judged as the shell runs them."""
     ctx.add(M, "{name}: builds software", name=name)
-    for a in args:  # `make .SHELLFLAGS='-c "rm -rf DIR" #'`: every recipe runs as `sh FLAGS`; `x!=CMD` runs CMD
-        setting = _MAKE_SETTING.match(a.value or "")
-        if setting is not None and (setting["op"] == "!=" or setting["name"] == ".SHELLFLAGS"):
-            code = setting["value"] if setting["op"] == "!=" else f"sh {setting['value']} :"  # `sh -ec :`
-            ctx.sub_script(code, f"{name} {setting['name']}")
+    _make_settings(ctx, name, args)
     if any(word.procsub for _option, word in option_values(args, ["-f", "--file", "--makefile"])):
         ctx.add(D, "cannot tell what runs: {name} runs the output of another command", name=name)
     folders = option_values(args, ["-C", "--directory"])
@@ -611,6 +617,32 @@ def cmd_make(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
             if recipe.strip():
                 ctx.sub_script(recipe, f"{name} recipe")
     ctx.may_run(args, depth)
+
+
+def _make_settings(ctx: Analysis, name: str, args: list[_Word]) -> None:
+    """`make .SHELLFLAGS='-c "rm -rf DIR" #'`: every recipe runs as `sh FLAGS`; `x!=CMD` runs CMD."""
+    for a in args:
+        setting = _MAKE_SETTING.match(a.value or "")
+        if setting is not None and (setting["op"] == "!=" or setting["name"] == ".SHELLFLAGS"):
+            code = setting["value"] if setting["op"] == "!=" else f"sh {setting['value']} :"  # `sh -ec :`
+            ctx.sub_script(code, f"{name} {setting['name']}")
+
+
+MAKE_FLAGS_VARIABLES = frozenset({"MAKEFLAGS", "GNUMAKEFLAGS", "MFLAGS"})
+
+
+def make_flags(ctx: Analysis, name: str, value: str) -> None:
+    """`MAKEFLAGS='--eval=x:=$(shell rm -rf DIR)' make` (or GNUMAKEFLAGS, MFLAGS, given to `env` or
+    exported): make reads the value as options of its own, so it is judged as `make --eval=...` is (a
+    red team, 2026-12-05: moderate, where the same words on make's command line were held). make
+    splits it at blanks a backslash does not quote; a first word with no `-` nor `=` is letters of
+    flags. Whichever program the variable is given to: a build it starts may run make."""
+    words = [re.sub(r"\\(.)", r"\1", w) for w in re.split(r"(?<!\\)\s+", value.strip()) if w]
+    if words and not words[0].startswith("-") and "=" not in words[0]:
+        words[0] = f"-{words[0]}"
+    given = [_Word(w, w, w) for w in [*words, value]]  # the whole value too: `--eval=... rm -rf DIR` at once
+    _make_settings(ctx, f"make ({name})", given)
+    ctx.may_run(given, 0)
 
 
 LANDS_BY_NAME = frozenset({"cp", "mv", "install", "ln"})  # into a folder, each file keeps its name (note_landed)

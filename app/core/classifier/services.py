@@ -21,7 +21,7 @@ from .rule import Analysis
 from .scripts import script_text, settings_text, typed_commands
 from .stdin import _Stdin
 from .tables import _names
-from .words import _Word
+from .words import _Word, splits_into_words
 
 # Options before docker's or podman's subcommand that take a value (podman's from `podman --help`).
 _DOCKER_VALUES = frozenset({"-H", "--host", "--context", "-c", "--config", "-l", "--log-level", "--tlscacert",
@@ -64,15 +64,15 @@ def cmd_docker(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None
         if starts and _mounts_a_folder(args):
             # `docker run -v ~/Documents:/d alpine rm -rf /d`: the container's command reaches the folder.
             verb = words[1 if ops[0] == "container" else 0]
-            ctx.may_run(_container_command(args[next(k for k, a in enumerate(args) if a is verb) + 1 :]), depth)
+            ctx.may_run(_container_command(ctx, args[next(k for k, a in enumerate(args) if a is verb) + 1 :]), depth)
 
 
-def _container_command(rest: list[_Word]) -> list[_Word]:
+def _container_command(ctx: Analysis, rest: list[_Word]) -> list[_Word]:
     """The container's command among the words after `run`: those after the image (`docker run -v
     "$PWD":/app node npm test` runs `npm test`, not `node npm`: a review, 2026-12-05); all of them
     when where the options end cannot be told."""
     scanned = _scan_options(rest, _RUN_FLAGS, _RUN_SHORT_FLAGS)
-    if isinstance(scanned, str):
+    if isinstance(scanned, str) or any(_splits(ctx, w) for w in rest[: scanned[1]]):
         return rest
     at = scanned[1]
     if at < len(rest) and rest[at].value == "--":
@@ -183,6 +183,9 @@ def _options(
     if isinstance(scanned, str):
         options_from(ctx, what, scanned)
         return None
+    split = next((w for w in args[: scanned[1]] if _splits(ctx, w)), None)
+    if split is not None:  # read as written too: `-v $X:/h` is judged as a volume as well
+        options_from(ctx, what, split.source)
     return scanned[0]
 
 
@@ -232,6 +235,19 @@ def _scan_options(
             break
         i += 1
     return given, i
+
+
+def _splits(ctx: Analysis, value: _Word) -> bool:
+    """An option's value bash may split into words, options among them (`--name x${IFS}--privileged`:
+    a red team, 2026-12-05, found find's value read as one word; docker's was the same). The shell's
+    and the home folder (`-v $PWD:/app`, everyday) are known: they split only where they hold a blank,
+    or where the command sets IFS."""
+    if value.value is not None:
+        return False
+    source = value.source
+    if "IFS" not in ctx.report.variables and not any(c.isspace() for c in f"{ctx.cwd or ' '}{ctx.home}"):
+        source = _HOME_FOLDER.sub("", _SHELL_FOLDER.sub("", source))
+    return splits_into_words(source)
 
 
 def _filled(ctx: Analysis, text: str, known: bool) -> str | None:
@@ -367,7 +383,11 @@ def _judge_volume(ctx: Analysis, name: str, args: list[_Word]) -> None:
     disk) of this computer, which any container given it then changes as root."""
     for k, word in enumerate(args):
         text, known = _text(word)
-        if k and args[k - 1].value in ("-d", "--driver", "--label", "--name", "--uid", "--gid"):
+        if (
+            k
+            and args[k - 1].value in ("-d", "--driver", "--label", "--name", "--uid", "--gid")
+            and not _splits(ctx, word)
+        ):
             continue  # that option's value
         if not known and not word.source.startswith("-"):
             options_from(ctx, f"{name} volume create", word.source)

@@ -12,6 +12,7 @@ from .cmdline import cmd_code
 from .code import inline_code
 from .code_options import judge_code_options, option_values, vim_script
 from .danger import Danger
+from .files import MAKE_FLAGS_VARIABLES, make_flags
 from .findings import ALIASES_ON, LOADS_LIBRARY, MAX_PROBED_WORDS, D, M, _snip
 from .itself import python_module
 from .options import _operands, _split_options
@@ -218,10 +219,23 @@ def _may_name(value: str, option: str) -> bool:
     return value == option or (is_glob(value) and fnmatch.fnmatchcase(option, value))
 
 
+# shopt options a session may turn on or off and its later commands, judged alone, are still read
+# right: how globs match (the classifier takes a glob for any name it may match, app folders by their
+# case-folded spelling), errors, history and the terminal's size. Any other (`cdable_vars`: `cd docs`
+# goes to $docs, shown as ./docs; `sourcepath`, `xpg_echo`, `extdebug`, `globskipdots` off: `.*`
+# matches `..`), on or off, changes what a later command does: it lasts (a red team, 2026-12-05).
+_HARMLESS_SHOPT = frozenset(
+    {"globstar", "extglob", "nullglob", "dotglob", "nocaseglob", "failglob", "globasciiranges", "nocasematch",
+     "lastpipe", "inherit_errexit", "checkwinsize", "histappend", "cmdhist", "lithist",
+     "shift_verbose", "gnu_errfmt", "checkjobs", "huponexit"}
+)  # fmt: skip
+
+
 def cmd_shopt(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, bulk: bool, depth: int) -> None:
     """`shopt -s expand_aliases` (or `-so posix`) turns aliases on, `shopt -so keyword` keyword mode
-    (`_Report.keyword_mode`); the rest set how bash matches and shows things."""
-    sets = posix = False
+    (`_Report.keyword_mode`); the rest set how bash matches and shows things, and those not known to
+    be harmless (`_HARMLESS_SHOPT`) last in the session."""
+    sets = posix = changes = False
     for a in args:
         v = a.value
         if v is None:  # `shopt -s "$opt"`, `shopt "$o" expand_aliases`, `shopt $OPTS`: cannot tell which
@@ -230,9 +244,12 @@ def cmd_shopt(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
             return
         if v.startswith("-") and len(v) > 1:
             sets = sets or "s" in v
+            changes = changes or bool({"s", "u"} & set(v))
             posix = posix or "o" in v
         elif sets and posix and _may_name(v, "keyword"):
             ctx.report.keyword_mode()
+        if changes and not posix and not v.startswith("-") and v not in _HARMLESS_SHOPT:  # `-o`: set's options
+            ctx.lasts(f"sets the shell option {v}")
         if sets and not v.startswith("-") and (_may_name(v, "expand_aliases") or (posix and _may_name(v, "posix"))):
             aliases_on(ctx, name)
             return
@@ -536,10 +553,14 @@ def variable_set(ctx: Analysis, name: str, value: _Word, *, lasting: bool = True
         ctx.add(D, "cannot tell what runs: {value} sets git's configuration", value=name)
     elif special_variable(base) and lasting:
         ctx.add(M, "sets {value}: changes how later commands run", value=name)
+        if base == "IFS":  # the session's later commands, judged alone, split words where bash does not
+            ctx.lasts("sets IFS", unless_subshell=True)  # (red team, 2026-12-05: `IFS=:`, then `find -name $f`)
     elif special_variable(base):  # `PATH=./bin:$PATH jest`: for jest alone (a session's next commands keep theirs)
         ctx.add(M, "sets {value}: changes how the command after it runs", value=name)
     if base in _LOADS_LIBRARIES and value.value != "" and foreign_library(ctx, value):  # `LD_PRELOAD=./x.so ls`
         ctx.add(D, LOADS_LIBRARY, name=name, value=_snip(value.source if value.literal is None else value.literal))
+    if base in MAKE_FLAGS_VARIABLES and value.literal:
+        make_flags(ctx, base, value.literal)
     prefix = code_prefix(name, value.literal) if name in _CODE_VARIABLES else None
     if prefix is not None:
         ctx.code_words([value], name, prefix)

@@ -164,7 +164,7 @@ LASTS_IN_SESSION = re.compile(
     rf"|{_AT}(?:enable\s+-f|function\s+[\w.:-]+|eval\b|[\w.:-]+\s*\(\s*\))"
     # `set -k`: every later `NAME=value` word anywhere on a line becomes the program's environment
     rf"|{_AT}set\s+(?:[^;&|\n]*\s)?(?:-[a-zA-Z]*k|-o\s*keyword\b)"
-    r"|\b(?:printf\s+-v\s*|(?:read|mapfile|readarray)\b[^;&|\n]*\s)(?:PATH|BASH_ENV|ENV|PROMPT_COMMAND)\b"
+    r"|\b(?:printf\s+-v\s*|(?:read|mapfile|readarray)\b[^;&|\n]*\s)(?:PATH|BASH_ENV|ENV|PROMPT_COMMAND|IFS)\b"
 )
 
 
@@ -179,7 +179,9 @@ def lasts_in_session(command: str, verdict: Classification | None = None, cwd: s
     its text, and the classifier's reading of it (`verdict`, else classified here in `cwd`)."""
     verdict = verdict if verdict is not None else classify(command, cwd=cwd)
     said = (_SETS.fullmatch(reason) for reason in verdict.reasons)
-    if any(found is not None and found[1] != "IFS" for found in said):  # its own reading: `export "PATH"=x`
+    # its own reading: `export "PATH"=x`; IFS only where it outlives the command (`verdict.lasting`: not
+    # in `x=$(IFS=,; echo ...)`; red team, 2026-12-05: `IFS=:` made a later `find -name $f` split there)
+    if any(found is not None and found[1] != "IFS" for found in said):
         return True
     text = _QUOTED.sub("Q", command)
     exported = [name for found in _EXPORTED.finditer(text) for name in _NAMED.findall(found[1])]
