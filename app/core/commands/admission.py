@@ -8,10 +8,11 @@ import functools
 import logging
 import os
 import re
+import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 import anyio
 
@@ -64,9 +65,21 @@ from app.core.policy.approval import (
     new_confirmation_id,
 )
 
+T = TypeVar("T")
+
 # A command longer than this is judged on a worker thread: a long one takes the classifier up to half a
 # second (its word bound), while the loop runs every other call of this tray or server.
 CLASSIFY_ON_A_THREAD_CHARS = 1024
+# One such judgement at a time, in this process: each holds the GIL, and forty at once (a red team,
+# 2026-12-05) starved the loop, whose pause then took 5-16 s to reach a running command and its
+# call. One beside the loop leaves it half the interpreter; the others wait their turn.
+_JUDGING = threading.BoundedSemaphore(1)
+
+
+def judged_alone(judge: Callable[[], T]) -> T:
+    """`judge()` on this worker thread, once no other long judgement of this process runs."""
+    with _JUDGING:
+        return judge()
 
 
 class ContainerGate(Protocol):
@@ -219,7 +232,7 @@ class Holds:
             classify, valid.command, cwd=os.path.realpath(valid.cwd), protected_paths=service.protected_paths
         )
         if len(valid.command) > CLASSIFY_ON_A_THREAD_CHARS:  # up to a second: other calls and a pause go on
-            verdict = await anyio.to_thread.run_sync(judge)
+            verdict = await anyio.to_thread.run_sync(judged_alone, judge)
         else:
             verdict = judge()
         if proven_read_only and verdict.tier is not Tier.SAFE:
