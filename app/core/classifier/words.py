@@ -176,68 +176,19 @@ def _closing(source: str, i: int) -> int:
     return len(source)
 
 
-def splits_into_words(source: str) -> bool:
-    """Whether a word, as written, holds an expansion outside double quotes (`$f`, `${IFS}`, `$(...)`,
-    a backquote): bash splits its value into words at IFS, each of which may be an option (`find DIR
-    -name x${IFS}-o${IFS}-delete` is `-name x -o -delete`: a red team, 2026-12-05)."""
-    i, quoted = 0, False
-    while i < len(source):
-        c = source[i]
-        if c == "\\":
-            i += 2
-        elif not quoted and c == "'":  # to its closing quote
-            end = source.find("'", i + 1)
-            i = len(source) if end < 0 else end + 1
-        elif not quoted and source.startswith("$'", i):  # $'...', its escapes included
-            j = i + 2
-            while j < len(source) and source[j] != "'":
-                j += 2 if source[j] == "\\" else 1
-            i = j + 1
-        elif c == '"':
-            quoted = not quoted
-            i += 1
-        elif c == "`" or (
-            c == "$" and i + 1 < len(source) and (source[i + 1].isalnum() or source[i + 1] in "_{(@*#?$!-")
-        ):
-            if not quoted:
-                return True
-            if c == "`":
-                end = source.find("`", i + 1)
-                i = len(source) if end < 0 else end + 1
-            else:
-                i = _closing(source, i) + 1 if source[i + 1] in "({" else i + 2
-        else:
-            i += 1
-    return False
-
-
-_IFS_EXPANSION = re.compile(r"\$\{IFS\}|\$IFS(?!\w)")
-
-
-def split_at_ifs(text: str) -> str:
-    """`text` with each `$IFS` and `${IFS}` outside quotes made a blank: bash splits the word there
-    (`nice -n 5${IFS}rm${IFS}-rf${IFS}DIR` is `nice -n 5 rm -rf DIR`; `find DIR -name
-    x${IFS}-o${IFS}-delete`: a red team, 2026-12-05, judged safe). Only where the text gives IFS no
-    other value (`IFS=; r${IFS}m` joins: left as it is, an expansion) and a session's change of it
-    waits for the user (commands/admission.lasts_in_session)."""
-    if "IFS" not in text or "IFS" in _IFS_EXPANSION.sub("", text):
-        return text
-    out: list[str] = []
+def _bare_positions(text: str) -> list[int]:
+    """Where the characters of `text` stand outside quotes and escapes (and outside an expansion
+    within double quotes): where bash splits what an expansion gives at IFS."""
+    bare: list[int] = []
     i, quoted = 0, False
     while i < len(text):
         c = text[i]
-        found = _IFS_EXPANSION.match(text, i) if c == "$" and not quoted else None
-        if found is not None:
-            out.append(" ")
-            i = found.end()
-            continue
-        start = i
         if c == "\\":
             i += 2
-        elif not quoted and c == "'":
+        elif not quoted and c == "'":  # to its closing quote
             end = text.find("'", i + 1)
             i = len(text) if end < 0 else end + 1
-        elif not quoted and text.startswith("$'", i):
+        elif not quoted and text.startswith("$'", i):  # $'...', its escapes included
             j = i + 2
             while j < len(text) and text[j] != "'":
                 j += 2 if text[j] == "\\" else 1
@@ -251,6 +202,38 @@ def split_at_ifs(text: str) -> str:
             end = text.find("`", i + 1)
             i = len(text) if end < 0 else end + 1
         else:
+            if not quoted:
+                bare.append(i)
             i += 1
-        out.append(text[start:i])
-    return "".join(out)
+    return bare
+
+
+def splits_into_words(source: str) -> bool:
+    """Whether a word, as written, holds an expansion outside double quotes (`$f`, `${IFS}`, `$(...)`,
+    a backquote): bash splits its value into words at IFS, each of which may be an option (`find DIR
+    -name x${IFS}-o${IFS}-delete` is `-name x -o -delete`: a red team, 2026-12-05)."""
+    return any(
+        source[i] == "`"
+        or (source[i] == "$" and source[i + 1 : i + 2] and (source[i + 1].isalnum() or source[i + 1] in "_{(@*#?$!-"))
+        for i in _bare_positions(source)
+    )
+
+
+_IFS_EXPANSION = re.compile(r"\$\{IFS\}|\$IFS(?!\w)")
+
+
+def split_at_ifs(text: str) -> str:
+    """`text` with each `$IFS` and `${IFS}` outside quotes made a blank: bash splits the word there
+    (`nice -n 5${IFS}rm${IFS}-rf${IFS}DIR` is `nice -n 5 rm -rf DIR`; `find DIR -name
+    x${IFS}-o${IFS}-delete`: a red team, 2026-12-05, judged safe). Only where the text gives IFS no
+    other value (`IFS=; r${IFS}m` joins: left as it is, an expansion) and a session's change of it
+    waits for the user (commands/admission.lasts_in_session)."""
+    if "IFS" not in text or "IFS" in _IFS_EXPANSION.sub("", text):
+        return text
+    bare = set(_bare_positions(text))
+    out, last = [], 0
+    for found in _IFS_EXPANSION.finditer(text):
+        if found.start() in bare and found.start() >= last:
+            out += [text[last : found.start()], " "]
+            last = found.end()
+    return "".join(out) + text[last:]
