@@ -6,7 +6,9 @@ in cannot be told (`_CannotTell`)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 import struct
 import threading
 import time
@@ -19,6 +21,15 @@ from .regular_files import read_regular
 MAX_SETTINGS_BYTES = 256 * 1024  # larger is not a settings file a person wrote: read as naming one
 MAX_SUBMODULES = 64  # repositories within one whose settings are read; past that, it is held
 MAX_INDEX_BYTES = 64 * 1024 * 1024
+# What of an index is read at most, each entry and extension a step of pure Python (~0.4 µs here):
+# 64 MiB of 8-byte empty "optional" extensions held the classifier 3.5 s an index (red team eight,
+# 2026-12-05), and a long version 4 path copied for each entry after it, minutes. git writes a
+# handful of extensions; past any of these, which repositories the command runs in cannot be told
+# (_CannotTell, as for any index this does not read: `git status` moderate, a fetch into submodules held).
+MAX_INDEX_ENTRIES = 100_000  # 35 ms here (version 4: 75 ms), about what reading 64 MiB takes
+MAX_INDEX_EXTENSIONS = 64
+MAX_INDEX_PATH = 4096  # PATH_MAX: git checks out no longer path (each of a version 4 index's is built on the last)
+MAX_INDEX_GITLINKS = 1000  # each is looked for in the work tree
 
 
 class _CannotTell(Exception):
@@ -103,7 +114,9 @@ class SettledCache(Generic[T]):
     inode, size, times), the last `kept` keys: an index of 200,000 entries takes 100 ms and more to
     read here, and `git status` is the command most often judged (a review, 2026-12-05). What a file
     changed in the last second gave is not kept: a change within one tick of the file system's clock
-    may keep its size and times. A _CannotTell is kept as a value is."""
+    may keep its size and times. A file dated in the future (`touch -d 2030-01-01`: red team eight,
+    2026-12-05, so that nothing was kept) is kept all the same: a write dates it now, and changes its
+    ctime, which no command sets. A _CannotTell is kept as a value is."""
 
     def __init__(self, kept: int) -> None:
         self._items: dict[object, tuple[T | None, str | None, _Files]] = {}
@@ -122,7 +135,7 @@ class SettledCache(Generic[T]):
             except _CannotTell as why:
                 kept = (None, str(why), read)
             now = time.time_ns()
-            if all(not stat or (now - stat[3] > _SETTLED_NS and now - stat[4] > _SETTLED_NS) for _, stat in read):
+            if all(not then or (abs(now - then[3]) > _SETTLED_NS and now - then[4] > _SETTLED_NS) for _, then in read):
                 with self._lock:
                     self._items.pop(key, None)
                     self._items[key] = kept
@@ -141,7 +154,8 @@ def _gitlinks(git: str, common: str) -> list[str]:
     """The paths of the index's gitlinks (mode 160000: a submodule, or a repository added in place),
     those of the shared index a split index names included (core.splitIndex: a review, 2026-12-05);
     raises _CannotTell for an index this cannot read (a sparse index's folders, a version or a
-    layout git's documentation does not give, larger than MAX_INDEX_BYTES)."""
+    layout git's documentation does not give, larger than MAX_INDEX_BYTES or past the other
+    MAX_INDEX_ bounds)."""
     index = os.path.join(git, "index")
     if not _stat_key(index):
         return []
@@ -158,15 +172,24 @@ def _gitlinks(git: str, common: str) -> list[str]:
 def _read_gitlinks(index: str, git: str, common: str, size: int, shared: _Files) -> list[str]:
     """`_gitlinks` read from the file `index` (`size`: the bytes of an object's name); the shared
     indexes it read are added to `shared`, with what their files were."""
+    larger = _CannotTell(f"{_short(index)} larger than {MAX_INDEX_BYTES >> 20} MiB")  # a gitlink may be past it
+    with contextlib.suppress(OSError):
+        known = os.stat(index)
+        if stat.S_ISREG(known.st_mode) and known.st_size > MAX_INDEX_BYTES:  # told without reading 64 MiB first
+            raise larger
     data = read_regular(index, MAX_INDEX_BYTES + 1)
     if data is None:
         return []
-    split = b"link" in data and any(
-        name.startswith("sharedindex.") for folder in dict.fromkeys([git, common]) for name in _listing(folder)
-    )  # git writes a split index's shared one beside it, and cannot read the index without it
-    if len(data) > MAX_INDEX_BYTES:  # a gitlink may be past what is read
-        raise _CannotTell(f"{_short(index)} larger than {MAX_INDEX_BYTES >> 20} MiB")
-    if b"\x00\x00\xe0\x00" not in data and b"sdir" not in data and not split:  # no entry has that mode: most indexes
+    if len(data) > MAX_INDEX_BYTES:
+        raise larger
+    # Most indexes hold no entry of that mode: passed over. Each look is a pass over up to 64 MiB, so
+    # the next only where the one before found nothing. git writes a split index's shared one beside
+    # it, and cannot read the index without it.
+    if (
+        b"\x00\x00\xe0\x00" not in data
+        and b"sdir" not in data
+        and not (b"link" in data and any(_has_shared_index(folder) for folder in dict.fromkeys([git, common])))
+    ):
         return []
     try:
         links, extensions = _parse_index(data, size)
@@ -202,6 +225,17 @@ def _short(path: str) -> str:
     return "/".join(path.replace("\\", "/").split("/")[-2:])
 
 
+def _has_shared_index(folder: str) -> bool:
+    """A `sharedindex.*` in `folder`, or more names there than MAX_MODULE_FOLDERS (read as one: the
+    index is then read through, not passed over; a git folder of a million files is not listed)."""
+    try:
+        with os.scandir(folder) as names:
+            return any(looked >= MAX_MODULE_FOLDERS or entry.name.startswith("sharedindex.")
+                       for looked, entry in enumerate(names))  # fmt: skip
+    except OSError:
+        return False
+
+
 def _listing(folder: str) -> list[str]:
     try:
         return os.listdir(folder)
@@ -218,7 +252,10 @@ def _parse_index(data: bytes, size: int) -> tuple[list[str], dict[bytes, bytes]]
     version, count = struct.unpack_from(">II", data, 4)
     if version not in (2, 3, 4):
         raise ValueError(f"index version {version}")
-    at, path, found, flags_at = 12, b"", [], 40 + size
+    if count > MAX_INDEX_ENTRIES:
+        raise ValueError(f"more than {MAX_INDEX_ENTRIES} entries")
+    at, path, flags_at = 12, bytearray(), 40 + size
+    found: list[str] = []
     for _ in range(count):
         flags = data[at + flags_at] << 8 | data[at + flags_at + 1]
         name = at + flags_at + 2 + (2 if version >= 3 and flags & 0x4000 else 0)
@@ -226,6 +263,8 @@ def _parse_index(data: bytes, size: int) -> tuple[list[str], dict[bytes, bytes]]
             drop, byte = data[name] & 127, data[name]
             name += 1
             while byte & 128:
+                if drop > len(path):  # within the loop: a run of 0xff bytes made it a number of megabytes
+                    raise ValueError("a path shorter than it drops")
                 byte = data[name]
                 drop = ((drop + 1) << 7) | (byte & 127)
                 name += 1
@@ -235,20 +274,29 @@ def _parse_index(data: bytes, size: int) -> tuple[list[str], dict[bytes, bytes]]
             end = data.index(b"\0", name) if length == 0xFFF else name + length - (len(path) - drop)
             if end < name or data[end] != 0:
                 raise ValueError("a path as long as its flags do not say")
-            path = path[: len(path) - drop] + data[name:end]
-            next_at = end + 1
+            # changed in place: a copy of the whole path each entry made a long one cost its length squared
+            del path[len(path) - drop :]
+            path += data[name:end]
+            long, next_at = len(path), end + 1
         else:
             length = flags & 0xFFF
             end = data.index(b"\0", name) if length == 0xFFF else name + length
-            path = data[name:end]
-            next_at = at + ((end - at + 8) & ~7)
+            long, next_at = end - name, at + ((end - at + 8) & ~7)
+        if long > MAX_INDEX_PATH:
+            raise ValueError(f"a path longer than {MAX_INDEX_PATH} bytes")
         if data[at + 26] >> 4 == 0xE and not data[at + 24] and not data[at + 25]:  # mode 160000
-            found.append(path.decode("utf-8", "replace"))
+            if len(found) >= MAX_INDEX_GITLINKS:
+                raise ValueError(f"more than {MAX_INDEX_GITLINKS} submodules")
+            found.append((path if version >= 4 else data[name:end]).decode("utf-8", "replace"))
         at = next_at
     if at > len(data) - size:
         raise ValueError("its entries overrun the file")
     extensions: dict[bytes, bytes] = {}
+    seen = 0  # extensions read, the same signature again counted too
     while at < len(data) - size:  # each: a signature, its length, then what it holds; the checksum last
+        if seen >= MAX_INDEX_EXTENSIONS:
+            raise ValueError(f"more than {MAX_INDEX_EXTENSIONS} extensions")
+        seen += 1
         (length,) = struct.unpack_from(">I", data, at + 4)
         extensions[data[at : at + 4]] = data[at + 8 : at + 8 + length]
         at += 8 + length

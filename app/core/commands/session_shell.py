@@ -4,6 +4,7 @@ like any other, run one at a time, and end with the whole shell on pause, Stop o
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ import anyio
 import anyio.abc
 
 from app.core.classifier import Tier, classify_typed, repl_program
-from app.core.commands.admission import reasons_text
+from app.core.commands.admission import CLASSIFY_ON_A_THREAD_CHARS, reasons_text
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.cancellation import why_cancelled
 from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest
@@ -119,6 +120,7 @@ class SessionShell:
         self._session: ShellSession | None = None
         self._lock = anyio.Lock()
         self._typed_line = ""  # what send_keys typed since the last newline
+        self._typing = anyio.Lock()
 
     def current_dir(self) -> str | None:
         """Where the next session command runs, for the journal, the approval prompt and the
@@ -381,6 +383,13 @@ class SessionShell:
         except CommandRefused as refusal:
             await service.journal_refusal(ExecuteRequest(command=keys), str(refusal), "terminal_send_keys")
             raise
+        # One typing at a time: each is judged as the end of what those before it typed, which a
+        # classification on a worker thread (below) would otherwise let another call change meanwhile.
+        async with self._typing:
+            return await self._type(keys)
+
+    async def _type(self, keys: str) -> str:
+        service = self.service
         session = self._session
         if session is None or not session.alive or not session.busy:
             raise CommandRefused(
@@ -392,9 +401,17 @@ class SessionShell:
         # The whole line being typed is judged (keys sent in pieces add up).
         line = self._typed_line + keys
         under = service.authority.settings()
-        verdict = classify_typed(
-            line, repl_program(session.foreground), cwd=session.current_dir, protected_paths=service.protected_paths
+        judge = functools.partial(
+            classify_typed,
+            line,
+            repl_program(session.foreground),
+            cwd=session.current_dir,
+            protected_paths=service.protected_paths,
         )
+        if len(line) > CLASSIFY_ON_A_THREAD_CHARS:  # as execute_command's: other calls and a pause go on
+            verdict = await anyio.to_thread.run_sync(judge)
+        else:
+            verdict = judge()
         if needs_approval(service.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE):
             reason = KEYS_HELD_REASON.format(reasons=reasons_text(verdict.reasons))
             await service.journal_refusal(ExecuteRequest(command=keys), reason, "terminal_send_keys")
