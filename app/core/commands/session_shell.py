@@ -14,7 +14,7 @@ import anyio
 import anyio.abc
 
 from app.core.classifier import Tier, classify_typed, repl_program
-from app.core.commands.admission import CLASSIFY_ON_A_THREAD_CHARS, reasons_text
+from app.core.commands.admission import CLASSIFY_ON_A_THREAD_CHARS, judged_alone, reasons_text
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.cancellation import why_cancelled
 from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest
@@ -409,7 +409,7 @@ class SessionShell:
             protected_paths=service.protected_paths,
         )
         if len(line) > CLASSIFY_ON_A_THREAD_CHARS:  # as execute_command's: other calls and a pause go on
-            verdict = await anyio.to_thread.run_sync(judge)
+            verdict = await anyio.to_thread.run_sync(judged_alone, judge)
         else:
             verdict = judge()
         if needs_approval(service.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE):
