@@ -8,7 +8,7 @@ import functools
 import os
 import posixpath
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from app.core.i18n import N_
@@ -107,6 +107,37 @@ _BRACE_LIST = re.compile(r"\{([^{},\s]*(?:,[^{},\s]*)+)\}")  # `{rm,-rf,DIR}` be
 _SUBCOMMAND_WORDS = frozenset({"format"})
 _REPEATED = frozenset({"for_statement", "c_style_for_statement", "while_statement", "function_definition"})
 _SUBSHELLS = frozenset({"subshell", "command_substitution", "process_substitution"})  # run in a process of their own
+_ENDLESS = {"while": frozenset({":", "true"}), "until": frozenset({"false"})}  # conditions that never end a loop
+
+
+def _starts_without_end(node: Node, text: Callable[[Node], str]) -> bool:
+    """A function that starts itself in the background (`:(){ :|:& };:`), or an endless loop that
+    starts a background job each time (`while :; do sleep 100 & done`): processes without end, until
+    the user's or the machine's limit (a red team, 2026-12-05: both judged safe). Not a function that
+    calls itself in the foreground, nor a loop that ends."""
+    parts = [child for child in node.children if child.is_named]
+    if not parts or not _holds_kind(parts[-1], "&"):
+        return False
+    if node.type == "function_definition":
+        name = text(parts[0])
+        return any(text(found) == name for found in _descendants(parts[-1], "command_name"))
+    condition = text(parts[0]).strip().rstrip(";").strip() if len(parts) == 2 else ""
+    return condition in _ENDLESS.get(node.children[0].type, frozenset())
+
+
+def _descendants(node: Node, kind: str) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        found = stack.pop()
+        if found.type == kind:
+            yield found
+        stack.extend(found.children)
+
+
+def _holds_kind(node: Node, kind: str) -> bool:
+    return next(_descendants(node, kind), None) is not None
+
+
 # What a guess at what a program runs may hold a command for: a deletion, or a program started
 # outside Cowork Terminal's watch (`runuser -u me -- docker run -v /:/h a`: see `may_run`). A disk's
 # erasure is not one: `notify-send "format done"`, and a user's command cannot reach a disk.
@@ -500,6 +531,10 @@ class _Analyzer:
                 self.arithmetic_assignment(node)  # `: $((PATH=1))`, `(( PATH=1 ))`
             if kind == "function_definition":
                 self.lasts("defines a function")
+            if kind in ("function_definition", "while_statement") and _starts_without_end(node, self.node_text):
+                self.add(D, "starts background jobs without end (a fork bomb)",
+                         N_("Starts programs without end, until the computer stops answering"),
+                         danger=Danger.SYSTEM)  # fmt: skip
             inner = stdin
             if kind == "process_substitution":
                 inner = _PIPE if self.node_text(node).startswith(">(") else None
