@@ -441,6 +441,116 @@ async def test_a_bus_where_its_address_puts_it_and_the_accessibility_bus_cannot_
     assert result["stdout"].count("refused") == 5, "all refused: the sockets are /dev/null, their folders empty"
 
 
+async def test_a_hidden_socket_gone_since_the_container_was_prepared_leaves_no_file_where_it_was(
+    home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each hidden socket is bound over with /dev/null; bwrap makes the mount point of a bind where
+    nothing is: a bus in /tmp that ended while the tray ran was left an empty 0444 file on the host by
+    every later container (red team, 2026-12-05). What is hidden is read as each container is made."""
+    as_user(user_home, monkeypatch)
+    # A /tmp of this test's own: the other tests' containers, in other processes, hide the buses of
+    # the real one, and would make the file this test looks for.
+    tmp = user_home / "tmp"
+    tmp.mkdir()
+    listing = container.tmp_buses
+    monkeypatch.setattr(container, "tmp_buses", lambda folder=str(tmp): listing(folder))
+    bus = tempfile.mktemp(prefix="dbus-", dir=tmp)  # where dbus-launch puts its socket
+    listener = socket.socket(socket.AF_UNIX)
+    try:
+        listener.bind(bus)
+        listener.listen()
+        async with serving(home) as client:
+            first = await run(client, {"command": f"test -S {bus}; echo $?"})
+            listener.close()
+            os.unlink(bus)  # the bus ended
+            later = await run(client, {"command": "echo ran"})
+            await run(client, {"command": "true"})  # a spare started meanwhile is used, or ended
+            await anyio.sleep(0.5)
+        left = os.path.lexists(bus)
+    finally:
+        listener.close()
+        with contextlib.suppress(OSError):
+            os.unlink(bus)
+    assert first["stdout"].strip() == "1", first  # hidden: /dev/null there, not a socket
+    assert "ran" in later["stdout"], later
+    assert not left, f"a container made a file where the hidden socket {bus} was"
+
+
+async def test_a_protected_folder_made_anew_is_bound_in_a_running_command_which_goes_on(
+    home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user's `mv ~/.claude ~/.claude-old; mkdir ~/.claude` takes the read-only bind along with the
+    old folder; a command still running (in the background here) finds the new one bound read-only
+    too, and goes on (a job whose command ended is ended instead: tests/test_red_team_eight_container.py)."""
+    claude = user_home / ".claude"
+    claude.mkdir()
+    stamp = f"{os.getpid()}-{time.monotonic_ns()}"
+    log = Path(f"/tmp/tries-{stamp}")
+    target = base64.b64encode(str(claude / "x").encode()).decode()
+    tries = (
+        f'for i in $(seq 1 40); do if (echo x > "$(echo {target} | base64 -d)") 2>/dev/null; '
+        f"then echo W; else echo R; fi >> {log}; sleep 0.1; done"
+    )
+    as_user(user_home, monkeypatch)
+    never_ask(paths)
+    try:
+        async with serving(home) as client:
+            started = await run(client, {"command": tries, "background": True})
+            assert started["status"] == "running", started
+            await anyio.sleep(0.5)
+            claude.rename(user_home / ".claude-old")  # the person's own, outside any container
+            claude.mkdir()
+            deadline = time.monotonic() + WAIT_S
+            while time.monotonic() < deadline and len(log.read_text().split() if log.exists() else []) < 40:
+                await anyio.sleep(0.1)
+        said = log.read_text().split()
+    finally:
+        log.unlink(missing_ok=True)
+    assert len(said) == 40, "the command went on to its end"
+    assert set(said[:4]) == {"R"} and set(said[-20:]) == {"R"}, said
+    assert not (user_home / ".claude-old" / "x").exists()
+
+
+def as_nobody(argv: list[str]) -> list[str]:
+    return ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", *argv]
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None or os.geteuid() != 0, reason="root, to start one as another user")
+@pytest.mark.skipif(not container.task_limit(65534), reason="a kernel that counts a user namespace's tasks alone")
+@pytest.mark.parametrize("scoped", [False, True])
+def test_a_users_command_can_make_only_so_many_tasks_and_bash_says_why_a_fork_failed(
+    scoped: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fork bomb, or a loop of background jobs, stops at MAX_TASKS in its container (a red team,
+    2026-12-05, made 1504, and nothing stopped more), with the bash init and with the Perl one; the
+    kernel exempts root, so a user's container is started here (a small limit, to spare the machine)."""
+    perl = landlock.find_perl()
+    if scoped and perl is None:
+        pytest.skip("no Perl for the scoping init")
+    monkeypatch.setattr(container, "MAX_TASKS", 20)
+    init = container.limited_init(landlock.init_argv(perl), 65534) if scoped and perl else ()
+    monkeypatch.setattr(container.os, "geteuid", lambda: 65534)  # the argv of a user's tray
+    loop = "ulimit -Su; ulimit -Hu; for i in $(seq 30); do sleep 0.5 & done; ps -e --no-headers | wc -l"
+    status_read, status_write = os.pipe()
+    try:
+        argv = container.bwrap_argv(
+            container.bwrap_program(os.environ), [], [], ["bash", "-c", loop], status_write, init
+        )
+        monkeypatch.undo()
+        done = subprocess.run(
+            as_nobody(argv), pass_fds=(status_write, container.lifeline()), capture_output=True, text=True,
+            cwd="/", timeout=WAIT_S, check=False,
+        )  # fmt: skip
+    finally:
+        os.close(status_write)
+        os.close(status_read)
+    soft, hard, *tasks = done.stdout.split()  # `ps` too may find no task to run in
+    assert (soft, hard) == ("20", "20") and all(int(count) <= 20 for count in tasks), done
+    assert "fork: retry: Resource temporarily unavailable" in done.stderr
+    note = container.tasks_hint(done.stderr, euid=65534)
+    assert note is not None and "8192 processes and threads" in note, "the model reads why, and what to do"
+
+
 @pytest.mark.skipif(shutil.which("timedatectl") is None, reason="systemd's timedatectl")
 async def test_a_command_that_needs_the_hidden_system_bus_tells_the_model_not_to_retry(
     home: Path, paths: AppPaths, user_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -35,6 +35,7 @@ RARE_FOLDERS = (
     "/home/ann/.local/share/systemd",  # user units and drop-ins there too (systemd.unit(5))
     "/home/ann/.fonts.conf.d",
     "/home/ann/.bashrc.d",
+    "/home/ann/.local/share/bash-completion",  # completions/<program>, loaded at the first Tab after it
 )
 
 
@@ -880,3 +881,105 @@ def test_a_command_let_out_to_gain_privileges_runs_under_the_reaper_where_perl_a
     assert reaper.wrap(argv, "aarch64", "/usr/bin/perl")[3] == "167"
     assert reaper.wrap(argv, "riscv64", "/usr/bin/perl") == argv, "a machine whose prctl is not known here"
     assert reaper.wrap(argv, "x86_64", None) == argv, "no Perl"
+
+
+def test_lesss_settings_and_bash_completions_user_folder_are_protected_and_reading_them_is_not_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A red team, 2026-12-05: a command wrote `~/.lesskey` (its `#env` sets LESSOPEN, a program less
+    runs outside) and `~/.local/share/bash-completion/completions/git` (sourced at the user's next Tab)."""
+    from app.core.classifier import names_protected
+
+    protected = linux_set()
+    for name in (".lesskey", ".less", ".config/lesskey", ".config/less", ".lessfilter"):  # lesspipe runs the last
+        assert f"/home/ann/{name}" in protected.files, name
+    moved = linux_set({"XDG_CONFIG_HOME": "/cfg", "XDG_DATA_HOME": "/data"})
+    assert {"/cfg/lesskey", "/cfg/less", "/home/ann/.config/lesskey"} <= set(moved.files), "less looks in both"
+    assert "/data/bash-completion" in moved.if_present and "/data/bash-completion" not in moved.folders
+    monkeypatch.setenv("HOME", HOME)
+    members = container.hold_members(protected)
+    for command in (
+        "printf '#env\\nLESSOPEN=|sh %s\\n' > ~/.lesskey",
+        "echo x > ~/.config/lesskey",
+        "mkdir -p ~/.local/share/bash-completion/completions && echo x > ~/.local/share/bash-completion/x/git",
+    ):
+        assert names_protected(command, members, cwd="/home/ann/code", bare=False), command
+    for command in ("less README.md", "git log | less", "lesskey --version", "cat ~/.lesshst"):  # look-alikes
+        assert not names_protected(command, members, cwd="/home/ann/code", bare=False), command
+
+
+def test_what_a_link_points_to_outside_the_home_folder_is_protected_where_it_is_the_users_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`stow -d /data/dotfiles -t ~`: `~/.config/autostart/sync.desktop` -> `/data/dotfiles/...` (a red
+    team, 2026-12-05, rewrote it). Not the system's files (fontconfig's `conf.d` links into /usr/share),
+    nor /dev/null, nor a folder everyone shares (/tmp itself)."""
+    home, data = tmp_path / "home", tmp_path / "data" / "dotfiles"
+    autostart = home / ".config" / "autostart"
+    for folder in (autostart, data / "fish"):
+        folder.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    (data / "sync.desktop").write_text("[Desktop Entry]\n")
+    (autostart / "sync.desktop").symlink_to(data / "sync.desktop")
+    (autostart / "fish").symlink_to(data / "fish")
+    (autostart / "soon.desktop").symlink_to(data / "soon.desktop")  # a command could make it there
+    (autostart / "conf.avail").symlink_to("/usr/share")
+    (autostart / "hosts").symlink_to("/etc/hosts")
+    (autostart / "masked.service").symlink_to("/dev/null")
+    (autostart / "tmp").symlink_to("/tmp")
+    (autostart / "in-tmp").symlink_to("/tmp/cowork-no-such-file-here")  # its folder is everyone's
+    made = container.prepare(ProtectedSet((str(autostart),), follow_links=(str(autostart),)))
+    assert made.files == (str(data / "sync.desktop"),)
+    assert made.folders == (str(autostart), str(data / "fish")), "not /usr/share, /tmp"
+    assert made.absent == (str(data / "soon.desktop"),)
+    assert not container._users_place("/usr/share/fontconfig") and not container._users_place("/dev/null")
+    assert not container._users_place("/tmp") and container._users_place(str(data / "sync.desktop"))
+
+
+def test_what_hides_a_path_gone_since_is_left_out_of_the_bwrap_line() -> None:
+    """bwrap makes the mount point of a bind or tmpfs where nothing is: an ended bus's socket became an
+    empty file on the host, made by every later container (a red team, 2026-12-05)."""
+    there = {"/run/user/1/bus", "/tmp/.X11-unix", "/home/ann/.local/share/cowork-terminal"}
+    hidden = [
+        *("--ro-bind", "/dev/null", "/run/user/1/bus"),
+        *("--ro-bind", "/dev/null", "/tmp/dbus-gone"),
+        *("--tmpfs", "/tmp/.X11-unix", "--tmpfs", "/run/user/1/at-spi"),
+        *("--tmpfs", "/home/ann/.local/share/cowork-terminal", "--tmpfs", "/home/ann/.local/state/gone"),
+        *("--ro-bind", "/home/ann/.local/share/cowork-terminal/tray.lock"),
+        "/home/ann/.local/share/cowork-terminal/tray.lock",
+        *("--remount-ro", "/home/ann/.local/share/cowork-terminal", "--remount-ro", "/home/ann/.local/state/gone"),
+    ]
+    assert container.still_there(hidden, there.__contains__) == [
+        *("--ro-bind", "/dev/null", "/run/user/1/bus", "--tmpfs", "/tmp/.X11-unix"),
+        *("--tmpfs", "/home/ann/.local/share/cowork-terminal"),
+        *("--ro-bind", "/home/ann/.local/share/cowork-terminal/tray.lock"),
+        "/home/ann/.local/share/cowork-terminal/tray.lock",
+        *("--remount-ro", "/home/ann/.local/share/cowork-terminal"),
+    ]
+    assert container.still_there(hidden, lambda path: True) == hidden
+
+
+def test_a_users_containers_limit_their_tasks_where_the_kernel_counts_them_alone_and_the_model_is_told() -> None:
+    """RLIMIT_NPROC in the init (`ulimit -u`, counted per user namespace since Linux 5.14): a fork bomb
+    stops at MAX_TASKS; root is exempt, an old kernel would count every process of the user."""
+    assert container.MAX_TASKS >= 4096, "far above an everyday build's tasks"
+    assert "ulimit -u 8192" in container.task_limit(1000, abi=6)
+    assert container.task_limit(1000, abi=1) == ""
+    assert container.task_limit(0, abi=6) == "", "root: exempt from RLIMIT_NPROC, and no cgroup is made"
+    user = container.tasks_hint
+    for said in (
+        "bash: fork: retry: Resource temporarily unavailable",
+        "bash: fork: Resource temporarily unavailable",
+        "BlockingIOError: [Errno 11] Resource temporarily unavailable",
+        "thread 'main' panicked: failed to spawn thread: Os { code: 11, kind: WouldBlock, message: "
+        '"Resource temporarily unavailable" }: Resource temporarily unavailable (os error 11)',
+        "Can't fork: Resource temporarily unavailable",
+    ):
+        if container.task_limit(1000):  # this kernel's: the note is given only where tasks are limited
+            assert user(said, euid=1000) == container.TASKS_LIMIT_NOTE.format(most=8192), said
+        assert user(said, euid=0) is None, "root's: not limited, so not said"
+    for said in ("read: Resource temporarily unavailable", "rsync: connection unexpectedly closed", ""):
+        assert user(said, euid=1000) is None, said
+    assert container.bus_hint("bash: fork: retry: Resource temporarily unavailable", 0) == user(
+        "bash: fork: retry: Resource temporarily unavailable"
+    ), "what running.py adds to the result: whatever the exit code"

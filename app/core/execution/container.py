@@ -91,8 +91,9 @@ X_SESSION_FILES = (
     ".i18n",
 )  # im-config's, at every X login; Fedora's older lang.sh sources ~/.i18n
 # Files in the XDG configuration folder that login scripts source: /etc/profile.d/bash_completion.sh,
-# Arch's locale.sh (`locale.conf`).
-CONFIG_FILES = ("bash_completion", "locale.conf")
+# Arch's locale.sh (`locale.conf`); and less's settings (since 582: `#env` there sets LESSOPEN, a
+# program less runs on every file it shows, in `man` and `git log` outside: red team, 2026-12-05).
+CONFIG_FILES = ("bash_completion", "locale.conf", "lesskey", "less")  # `less`: lesskey's compiled form
 
 # The container's first process where Landlock scopes cannot be had (landlock.py's Perl init does the
 # same job and scopes the command): runs the command, writes its status to the fd named first (one
@@ -109,6 +110,20 @@ LIFELINE_CHECK = (
     'read -t 0 -u "$life" && exit 137\n'
     "exec {life}<&-\n"
 )
+# The most tasks (processes and threads) one command's container may have at once, so that a fork
+# bomb, or a loop of background jobs, stops there and not at the user's or the machine's limit (a red
+# team, 2026-12-05, made 1504 in one container; the tray must still be able to start bwrap and the
+# approval prompt). 8192: everyday builds stay far below (`make -j` on 128 cores, cargo's rustc with
+# its codegen threads, npm's and Gradle's thread pools: a few hundred to about 3000 here), and it is
+# a quarter of the default pid_max (32768) and under systemd's default TasksMax for a user where
+# pid_max is that small. Set with bash's `ulimit -u` (RLIMIT_NPROC, soft and hard) where it counts
+# the container's own tasks: in its own user namespace on Linux 5.14+ (read_only.py's MAX_TASKS
+# says why and how it was measured), not for root, whom the kernel exempts.
+MAX_TASKS = 8192
+TASK_LIMIT = (
+    "read -r inside outside count </proc/self/uid_map 2>/dev/null\n"
+    '[ "$inside $outside $count" = "0 0 4294967295" ] || ulimit -u @MAX@ 2>/dev/null\n'
+)
 INIT_SCRIPT = (
     "trap : INT TERM HUP QUIT\n"
     "fd=$1 life=$2; shift 2\n"
@@ -118,6 +133,33 @@ INIT_SCRIPT = (
     "exec </dev/null >/dev/null 2>&1\n"
     "while set -- /proc/[0-9]*; [ $# -gt 1 ]; do sleep 0.2; done\n"
 )
+# Before the Perl init (landlock.py), which cannot be given the limit itself: bash, then exec (about
+# 1 ms more per container, measured; a spare's is paid before its command comes).
+LIMITED_START = 'exec "$@"\n'
+
+
+def task_limit(euid: int, abi: int | None = None) -> str:
+    """The bash lines that limit a container's tasks (MAX_TASKS), or none where RLIMIT_NPROC would
+    not count them alone: a kernel older than 5.14 (Landlock ABI 2 means 5.19, as in read_only.py),
+    and root, whom the kernel exempts (an app of the desktop does not run as root; a pids cgroup
+    would be the way, and is not made here). The lines themselves skip a container without a user
+    namespace of its own (setuid bwrap), where the limit would count every process of the user."""
+    if euid == 0:
+        return ""
+    abi = landlock.kernel_abi() if abi is None else abi
+    if abi < landlock.TASKS_ABI:
+        return ""
+    return TASK_LIMIT.replace("@MAX@", str(MAX_TASKS))
+
+
+def limited_init(init: Sequence[str], euid: int) -> tuple[str, ...]:
+    """The Perl init `init` started by a bash that first limits the container's tasks (`task_limit`),
+    where they are limited; the bash init (INIT_SCRIPT) limits them itself."""
+    limit = task_limit(euid) if init else ""
+    if not limit:
+        return tuple(init)
+    return ("/bin/bash", "--norc", "--noprofile", "-c", limit + LIMITED_START, "cowork-limit", *init)
+
 
 ON = "on"
 MISSING = "missing"  # no bwrap program
@@ -248,6 +290,9 @@ def protected_set(
             join(data, "systemd"),  # user units too (systemd.unit(5): $XDG_DATA_HOME/systemd/user)
             join(home, ".fonts.conf.d"),  # fontconfig's older folder, still included
             join(home, ".bashrc.d"),  # every file in it is sourced by Fedora's own ~/.bashrc
+            # bash-completion 2 loads `completions/<program>` from there into the user's shell at the
+            # first Tab after <program> (red team, 2026-12-05), as it does ~/.bash_completion.
+            join(data, "bash-completion"),
         )
         where_present = (join(config, "Claude"), join(home, ".fonts"), join(home, ".fontconfig"),
                          join(config, "xsettingsd"), join(config, "xfce4", "xfconf"), join(data, "flatpak", "exports"),
@@ -279,6 +324,10 @@ def protected_set(
             join(cache, "fontconfig"),
         ]
         files.append(join(home, ".fonts.conf"))  # fontconfig's older place
+        # less's settings where XDG_CONFIG_HOME's has none (CONFIG_FILES): the source file, the compiled one;
+        # and Debian's lesspipe (LESSOPEN in Ubuntu's own ~/.bashrc) runs ~/.lessfilter on every file shown.
+        files += [join(home, ".lesskey"), join(home, ".less"), join(home, ".config", "lesskey"),
+                  join(home, ".config", "less"), join(home, ".lessfilter")]  # fmt: skip
         # The launcher in the menu starts the tray: a changed one would start a look-alike at the
         # user's next click (and one made where the package's is would hide it).
         files.append(join(data, "applications", DESKTOP_FILE_NAME))
@@ -560,7 +609,15 @@ def bwrap_argv(
     then the lifeline (this process's, unless told), then the command."""
     life = lifeline() if lifeline_fd is None else lifeline_fd
     start_files.note_guards(status_fd, mounts)
-    first = list(init) or ["/bin/bash", "--norc", "--noprofile", "-c", INIT_SCRIPT, "cowork-init"]
+    hidden = still_there(hidden)
+    first = list(init) or [
+        "/bin/bash",
+        "--norc",
+        "--noprofile",
+        "-c",
+        task_limit(os.geteuid()) + INIT_SCRIPT,
+        "cowork-init",
+    ]
     return [
         bwrap,
         "--dev-bind", "/", "/",
@@ -569,6 +626,33 @@ def bwrap_argv(
         *capability_args(os.geteuid()), *mounts, *hidden,
         "--", *first, str(status_fd), str(life), *command,
     ]  # fmt: skip
+
+
+HIDING_WIDTHS = {"--ro-bind": 3, "--bind": 3, "--ro-bind-try": 3, "--tmpfs": 2, "--remount-ro": 2}
+
+
+def still_there(hidden: Sequence[str], exists: Callable[[str], bool] = os.path.lexists) -> list[str]:
+    """`hidden` without what hides a path that is gone: a spare is started some time after its
+    value was read (`for_paths`), and bwrap would make the mount point of a bind or a tmpfs where
+    nothing is, a file or folder left on the host (an ended bus's socket)."""
+    kept: list[str] = []
+    gone: set[str] = set()
+    at = 0
+    while at < len(hidden):
+        flag = hidden[at]
+        width = HIDING_WIDTHS.get(flag)
+        if width is None:  # not one of ours: the rest as given
+            return kept + list(hidden[at:])
+        step = list(hidden[at : at + width])
+        at += width
+        target = step[-1]
+        if (flag == "--tmpfs" or step[:2] == ["--ro-bind", "/dev/null"]) and not exists(target):
+            gone.add(target)
+            continue
+        if flag == "--remount-ro" and target in gone:
+            continue
+        kept += step
+    return kept
 
 
 def classify_failure(returncode: int | None, stderr: str) -> str:
@@ -762,9 +846,10 @@ def link_targets(
     `~/.config/fish/config.fish` -> `~/dotfiles/fish/config.fish`): a folder's read-only bind covers
     the link, not what it points to. Only a file or folder in the home folder that this user could
     change (never `/dev/null`, which `systemctl --user mask` links to, nor /tmp), and never a folder
-    that holds the home folder or a protected one. Every other symlink met on the way (`~/dotfiles`
-    itself a link) is guarded as a member's own link is. The first `limit` entries of each folder,
-    nearest first."""
+    that holds the home folder or a protected one. Outside the home folder too (dotfiles on another
+    disk: `stow -d /data/dotfiles -t ~`, a red team, 2026-12-05), where `_users_place` says so.
+    Every other symlink met on the way (`~/dotfiles` itself a link) is guarded as a member's own link
+    is. The first `limit` entries of each folder, nearest first."""
     found = LinkTargets()
     home = os.path.realpath(home)
     for top in within:
@@ -774,7 +859,7 @@ def link_targets(
             target = os.path.realpath(path)
             covered = any(_holds(root, target) for root in protected)
             holds = any(_holds(target, held) for held in (*protected, home))
-            if covered or holds or not _holds(home, target) or not _changeable(target):
+            if covered or holds or not _changeable(target) or not (_holds(home, target) or _users_place(target)):
                 continue
             try:
                 mode = os.stat(target).st_mode
@@ -858,6 +943,29 @@ def _changeable(path: str) -> bool:
     if not os.path.lexists(path):
         path = os.path.dirname(_first_missing(path))
     return os.access(path, os.W_OK) or os.access(os.path.dirname(path), os.W_OK)
+
+
+# Folders of the system, whose files a link in a configuration folder may point to (fontconfig's
+# `conf.d` links into /usr/share): never bound, even for root, who could change them; a package
+# manager replaces them by rename, which a bind would refuse. The kernel's and devices' too.
+SYSTEM_FOLDERS = ("/usr", "/etc", "/var", "/opt", "/boot", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+                  "/srv", "/snap", "/nix", "/gnu", "/proc", "/sys", "/dev", "/run")  # fmt: skip
+
+
+def _users_place(path: str) -> bool:
+    """Whether `path`, outside the home folder, is a place of the user's own (`/data/dotfiles/x`):
+    not in a system folder, not a folder shared by everyone (/tmp itself, sticky and writable by all),
+    and writable by this user where it is, or where it would be made (`_changeable` alone takes a
+    file of another user in /tmp, whose folder this user may write)."""
+    if any(_holds(folder, path) for folder in SYSTEM_FOLDERS):
+        return False
+    place = path if os.path.lexists(path) else os.path.dirname(_first_missing(path))
+    try:
+        mode = os.stat(place).st_mode
+    except OSError:
+        return False
+    shared = stat.S_ISDIR(mode) and mode & stat.S_ISVTX and mode & stat.S_IWOTH
+    return not shared and os.access(place, os.W_OK)
 
 
 def _holds(folder: str, path: str) -> bool:
@@ -992,13 +1100,10 @@ def linux_container(
     bwrap = bwrap_program(environ)
     protected = prepare(this_protected_set(app_folders))
     mounts = tuple(mount_args(protected, _writable_parent))
-    hidden = (
-        *hidden_args(environ, os.path.exists, os.getuid(), tmp_buses()),
-        *hidden_locks(locks, shown, os.path.exists),
-    )
+    hidden = hidden_now(environ, locks, shown)  # for the probe: `for_paths` reads it again for each command
     perl = landlock.find_perl(environ)
     scoping = landlock.plan(sys.platform, landlock.kernel_abi(), perl)
-    init = tuple(landlock.init_argv(perl)) if scoping == landlock.SCOPED and perl else ()
+    init = limited_init(landlock.init_argv(perl), os.geteuid()) if scoping == landlock.SCOPED and perl else ()
     state, detail = probe(bwrap, mounts, hidden, init)
     if state != ON and init:
         state, unscoped_detail = probe(bwrap, mounts, hidden)
@@ -1017,7 +1122,10 @@ def container_for(app_folders: tuple[str, ...], locks: tuple[str, ...] = (), sho
     if found.on:  # a lone file replaced by rename, or made by a command: lone_files.py, start_files.py
         protected = found.protected
         start_files.remember_links(protected.links)
-        lone_files.watch((*protected.files, *protected.absent, *(link for link, _ in protected.links)))
+        start_files.remember_folders(protected.folders, protected.identities)  # one made anew: start_files
+        lone_files.watch(
+            (*protected.files, *protected.absent, *(link for link, _ in protected.links), *protected.folders)
+        )
     return found
 
 
@@ -1030,7 +1138,21 @@ def for_paths(paths: AppPaths, *, in_tray: bool = False) -> Container:
     if found.on and found.protected.folders_changed():  # prepared anew: a spare or session of the old one ends
         container_for.cache_clear()
         found = container_for(folders, locks, shown)
-    return found
+    if not found.on:
+        return found
+    # What is hidden, as it is now: a bus started since is hidden too, and a socket gone since gets no
+    # bind, whose mount point bwrap would make on the host (an empty file where the socket was). A
+    # value that differs ends a spare or a session's shell started with the old one.
+    return dataclasses.replace(found, hidden=hidden_now(os.environ, locks, shown))
+
+
+def hidden_now(environ: Mapping[str, str], locks: Sequence[str], shown: Sequence[str]) -> tuple[str, ...]:
+    """bwrap's arguments that hide the buses, sockets and the app's own folders that exist now
+    (`hidden_args`, `hidden_locks`): a few stats and a listing of /tmp."""
+    return (
+        *hidden_args(environ, os.path.exists, os.getuid(), tmp_buses()),
+        *hidden_locks(locks, shown, os.path.exists),
+    )
 
 
 # -- the running container, from outside -----------------------------------------------------------
@@ -1106,12 +1228,35 @@ BUS_REFUSED_SIGNS = re.compile(
 )
 
 
+# What programs say when a task could not be made (bash's fork, and its retries; Python's, Perl's,
+# Rust's, glibc's threads): EAGAIN, the container's task limit (MAX_TASKS) reached.
+TASKS_REFUSED_SIGNS = re.compile(
+    r"fork: (?:retry: )?Resource temporarily unavailable|[Cc]an(?:'|no)t fork|Cannot fork|"
+    r"BlockingIOError: \[Errno 11\]|Resource temporarily unavailable \(os error 11\)|"
+    r"pthread_create(?: failed)?:? .*Resource temporarily unavailable|thread: Resource temporarily unavailable"
+)
+TASKS_LIMIT_NOTE = (
+    "A process or thread could not be started: a command in Cowork Terminal's container may have at most "
+    "{most} processes and threads at once. Wait for the background jobs it left to end (or end them), "
+    "or start fewer at once (for example `make -j8`, not `make -j`); do not retry it unchanged."
+)
+
+
 def bus_hint(stderr: str, exit_code: int | None) -> str | None:
     """English for the model when a failing command looks like it asked for a message bus, hidden in
-    the container (hidden_args): it should not try again the same way."""
-    if exit_code in (0, None) or not BUS_REFUSED_SIGNS.search(stderr):
+    the container (hidden_args): it should not try again the same way. Also, whatever its exit code
+    (a loop of `&` jobs goes on past a fork that failed), when a task could not be made past the
+    container's limit (`tasks_hint`): one note of what the container hides or limits."""
+    notes = [BUS_HIDDEN_NOTE] if exit_code not in (0, None) and BUS_REFUSED_SIGNS.search(stderr) else []
+    tasks = tasks_hint(stderr)
+    return " ".join([*notes, *([tasks] if tasks else [])]) or None
+
+
+def tasks_hint(stderr: str, euid: int | None = None) -> str | None:
+    """English for the model when a command could not make a task, where containers limit them."""
+    if not task_limit(os.geteuid() if euid is None else euid) or not TASKS_REFUSED_SIGNS.search(stderr):
         return None
-    return BUS_HIDDEN_NOTE
+    return TASKS_LIMIT_NOTE.format(most=MAX_TASKS)
 
 
 def hold_members(protected: ProtectedSet) -> tuple[str, ...]:

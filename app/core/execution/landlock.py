@@ -106,6 +106,10 @@ open(STDERR, ">", "/dev/null");
 exit $code;
 """
 
+# Landlock ABI 2 means Linux 5.19, past 5.14, where RLIMIT_NPROC counts the tasks of one user in one user
+# namespace alone: the kernel from which a container's tasks can be limited (read_only.py, container.py).
+TASKS_ABI = 2
+
 
 def plan(platform: str, abi: int, perl: str | None) -> str:
     """Whether commands get scopes here: SCOPED, or why not (the kernel's Landlock ABI, from

@@ -30,6 +30,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 
+from app.core.execution.landlock import TASKS_ABI
 from app.core.paths import runtime_dir
 
 BWRAP = "bwrap"
@@ -113,7 +114,6 @@ def landlock_rights(abi: int) -> int:
 # its own (bwrap without setuid; not for root, whom the kernel exempts anyway) and the kernel is new
 # enough: Landlock ABI 2 means Linux 5.19. Elsewhere it would count every process of the user.
 MAX_TASKS = 1024
-TASKS_ABI = 2
 # prlimit64(2) on each machine, which the check calls through Perl's `syscall`.
 PRLIMIT_CALLS = {"x86_64": 302, "aarch64": 261}
 OOM_SCORE_ADJ = 1000  # memory runs out: the kernel ends the read-only command before the user's programs

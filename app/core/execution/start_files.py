@@ -31,13 +31,14 @@ import signal
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from app.core.execution import live_binds
 from app.core.execution.process_marks import children
 from app.core.i18n import _
 from app.core.messages import NEVER_ASKED_PROTECTED
+from app.core.paths import file_identity
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,9 @@ class Guarded:
     existed: set[str]  # those bound there: they existed when it started, or were bound since
     init: int | None = None  # its init's pid, once found
     done: bool = False  # its command ended; it lives on while a background job does (`end_lingering`)
+    folders: tuple[str, ...] = ()  # the protected folders it binds read-only (`remember_folders`)
+    # Each protected folder's (device, inode) as last prepared before it started: which it binds.
+    identities: Mapping[str, tuple[int, int] | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,8 @@ def person_notice(path: str, moved: str) -> tuple[str, str]:
 # -- the containers of this process ----------------------------------------------------------------
 
 _guarded: dict[int, Guarded] = {}  # by our duplicate of the status pipe's read end
-_mounts_by_fd: dict[int, tuple[str, ...]] = {}  # what bwrap_argv guards for a status fd, until register
+# What bwrap_argv guards for a status fd, and the protected folders it binds, until register.
+_mounts_by_fd: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 _lock = threading.Lock()
 _wake: Callable[[], None] | None = None  # set by the watching thread (lone_files): look at new fds
 _awaiting: set[int] = set()  # status pipes (inodes) of spares not given their command yet (spare.py)
@@ -120,6 +125,9 @@ _told: dict[str, float] = {}
 _recent: list[tuple[float, str, str]] = []  # (monotonic time, path, moved to): the last RECENT_KEPT moves
 RECENT_KEPT = 20
 _links: dict[str, tuple[str, str]] = {}  # protected members that are symlinks: link -> (its text, real path)
+# The protected folders (real paths) by their (device, inode) as last prepared, watched for one made
+# anew (`remember_folders`): replaced, never changed, so that each container keeps the one of its start.
+_folders: Mapping[str, tuple[int, int] | None] = {}
 
 
 def remember_links(links: Iterable[tuple[str, str]]) -> None:
@@ -129,6 +137,19 @@ def remember_links(links: Iterable[tuple[str, str]]) -> None:
     found = {link: (text, os.path.realpath(link)) for link, text in links}
     with _lock:
         _links.update(found)
+
+
+def remember_folders(folders: Iterable[str], identities: Iterable[tuple[int, int] | None]) -> None:
+    """The protected folders (container.ProtectedSet.folders): one deleted or renamed away outside
+    takes its read-only bind along in every live container, and the one made anew in its place was
+    writable there (a red team, 2026-12-05: a job a command had left wrote `~/.claude/settings.json`
+    after the user's `mv ~/.claude ~/.claude-old; mkdir ~/.claude`). lone_files' thread watches
+    their names, and `bind_folder` ends the containers that bound the old one and only keep a job
+    (a helper that binds the new one takes some 30 ms, which a job's loop outran), and binds it in
+    those whose command still runs. `identities`: each folder's (device, inode) as prepared."""
+    global _folders
+    with _lock:
+        _folders = {**_folders, **dict(zip(folders, identities, strict=True))}
 
 
 def follow(wake: Callable[[], None]) -> None:
@@ -155,11 +176,15 @@ def ordered(pipe: int) -> None:
 
 def note_guards(status_fd: int, mounts: Sequence[str]) -> None:
     """bwrap_argv's note of what the container it describes guards, for `register` (same status fd)."""
+    read_only = {
+        mounts[i + 1] for i in range(len(mounts) - 2) if mounts[i] == "--ro-bind" and mounts[i + 1] == mounts[i + 2]
+    }
     with _lock:
         bound = set(mounts)
         found = (*guards_in(mounts), *(link for link, (_text, real) in _links.items() if _leads_to(real, bound)))
-        if found:
-            _mounts_by_fd[status_fd] = found
+        folders = tuple(sorted(read_only & _folders.keys()))
+        if found or folders:
+            _mounts_by_fd[status_fd] = (found, folders)
         else:
             _mounts_by_fd.pop(status_fd, None)
 
@@ -175,9 +200,9 @@ def register(status_fd: int, read_fd: int) -> None:
     POLLHUP once the last writer is gone, the container's init (never read from here). A no-op
     where nothing is watched; a few syscalls (some 0.1 ms) where something is."""
     with _lock:
-        guards = _mounts_by_fd.pop(status_fd, ())
-        wake = _wake
-    if not guards or wake is None:
+        guards, folders = _mounts_by_fd.pop(status_fd, ((), ()))
+        wake, identities = _wake, _folders
+    if not (guards or folders) or wake is None:
         return
     try:
         inode = os.fstat(status_fd).st_ino
@@ -189,7 +214,7 @@ def register(status_fd: int, read_fd: int) -> None:
         links = set(_links)
     existed = {path for path in guards if os.path.lexists(path) and path not in links}  # a link is never bound
     with _lock:
-        _guarded[read_end] = Guarded(status_fd, inode, guards, existed)
+        _guarded[read_end] = Guarded(status_fd, inode, guards, existed, folders=folders, identities=identities)
     wake()
 
 
@@ -291,6 +316,11 @@ def appeared(path: str) -> str | None:
     if not os.path.lexists(path):
         return None  # gone already (moved by us, or by whoever made it)
     with _lock:
+        folder = path in _folders
+    if folder:
+        bind_folder(path)
+        return None
+    with _lock:
         target = _links.get(path, (None, None))[0]
     if target is not None and _is_link_to(path, target):
         return None  # the link itself, as it was (put back here, or by the user)
@@ -304,6 +334,31 @@ def appeared(path: str) -> str | None:
         if live_binds.protect(init, [path]) is None:
             entry.existed.add(path)
     return None
+
+
+def bind_folder(path: str) -> int:
+    """A protected folder made anew (`remember_folders`): end each container that bound the old one
+    whose command ended (a job it left lives there, as a pause ends it: `end_lingering`), and bind
+    the new one read-only in each whose command still runs (the session's shell, a call in the
+    background), which goes on. An idle spare is ended unused at its take (its value is older).
+    Never moved aside: only a program outside can make it (a command cannot rename the old one
+    away: it is a mount point there). How many containers were ended or bound."""
+    now = file_identity(path)
+    if not os.path.isdir(path) or os.path.islink(path):
+        return 0
+    with _lock:  # not those that bind this one (started since, or an event for a folder that is not new)
+        entries = [
+            entry
+            for entry in _guarded.values()
+            if path in entry.folders and entry.pipe not in _awaiting and entry.identities.get(path) != now
+        ]
+    lingering = [entry for entry in entries if entry.done]
+    count = _end(lingering)  # first, at once: a helper takes some 30 ms per container, and a job's loop less
+    for entry in entries:
+        init = None if entry.done else _init_of(entry)
+        if init is not None and live_binds.protect(init, [path]) is None:
+            count += 1
+    return count
 
 
 def _judge(path: str) -> tuple[str, list[tuple[Guarded, int]]]:
