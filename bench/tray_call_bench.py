@@ -110,7 +110,14 @@ async def calls(
     folder: Path, count: int, before: Path | None, gap_s: float = 0.0
 ) -> tuple[dict[str, list[float]], dict[str, float]]:
     roots = {"": ROOT} | ({"before, ": before} if before else {})
-    trays = [start_tray(folder / f"{tag}tray", root, folder / f"{tag}tray.log") for tag, root in roots.items()]
+    trays: list[subprocess.Popen] = []
+    try:
+        for tag, root in roots.items():
+            trays.append(start_tray(folder / f"{tag}tray", root, folder / f"{tag}tray.log"))
+    except SystemExit:  # one did not start: the others must not outlive the bench
+        for tray in trays:
+            tray.terminate()
+        raise
     minimal = folder / "minimal_server.py"
     minimal.write_text(MINIMAL_SDK_SERVER)
     echo_server = folder / "minimal_echo_server.py"
