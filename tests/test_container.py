@@ -139,6 +139,17 @@ with open(__file__ + ".out", "w") as report:  # a file: on stdout it would meet 
 """
 
 
+def write_tries(target: Path, log: Path, count: int, *, append: bool = False, go: Path | None = None) -> str:
+    """A loop that tries to write `target` (its name hidden from the classifier) `count` times, 0.1 s
+    apart, and logs W (written) or R (refused) each time in `log`; once `go` exists, when given."""
+    named = f'"$(echo {base64.b64encode(str(target).encode()).decode()} | base64 -d)"'
+    wait = f"until [ -e {go} ]; do sleep 0.05; done; " if go is not None else ""
+    return (
+        f"{wait}for i in $(seq 1 {count}); do if (echo x {'>>' if append else '>'} {named}) 2>/dev/null; "
+        f"then echo W; else echo R; fi >> {log}; sleep 0.1; done"
+    )
+
+
 def attack_command(routes: dict[str, str]) -> tuple[str, Path]:
     """Writes the routes beside the script, then runs them all in one call; where it reports."""
     encoded = base64.b64encode(json.dumps(routes).encode()).decode()
@@ -486,11 +497,7 @@ async def test_a_protected_folder_made_anew_is_bound_in_a_running_command_which_
     claude.mkdir()
     stamp = f"{os.getpid()}-{time.monotonic_ns()}"
     log = Path(f"/tmp/tries-{stamp}")
-    target = base64.b64encode(str(claude / "x").encode()).decode()
-    tries = (
-        f'for i in $(seq 1 40); do if (echo x > "$(echo {target} | base64 -d)") 2>/dev/null; '
-        f"then echo W; else echo R; fi >> {log}; sleep 0.1; done"
-    )
+    tries = write_tries(claude / "x", log, 40)
     as_user(user_home, monkeypatch)
     never_ask(paths)
     try:
@@ -1121,11 +1128,7 @@ async def test_a_lone_protected_file_replaced_by_rename_outside_stays_read_only_
     target = user_home / ".claude.json"
     stamp = f"{os.getpid()}-{time.monotonic_ns()}"
     go, log = Path(f"/tmp/go-{stamp}"), Path(f"/tmp/tries-{stamp}")
-    tries = (
-        f"until [ -e {go} ]; do sleep 0.05; done; for i in $(seq 1 10); do "
-        f'if (echo x >> "$(echo {base64.b64encode(str(target).encode()).decode()} | base64 -d)") 2>/dev/null; '
-        f"then echo W; else echo R; fi >> {log}; sleep 0.1; done"
-    )
+    tries = write_tries(target, log, 10, append=True, go=go)
     as_user(user_home, monkeypatch)
     never_ask(paths)
     try:
