@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -983,3 +984,26 @@ def test_a_users_containers_limit_their_tasks_where_the_kernel_counts_them_alone
     assert container.bus_hint("bash: fork: retry: Resource temporarily unavailable", 0) == user(
         "bash: fork: retry: Resource temporarily unavailable"
     ), "what running.py adds to the result: whatever the exit code"
+
+
+def test_a_link_added_to_a_followed_folder_prepares_the_set_anew_and_a_file_saved_there_does_not(
+    tmp_path: Path,
+) -> None:
+    """A link the user stows into a protected folder while the tray runs (an eighth red team,
+    2026-12-05) counts from the next command; Claude saving its settings there by rename changes
+    no link, and must not end the session's shell and the spare at each save."""
+    folder = tmp_path / "autostart"
+    folder.mkdir()
+    (folder / "a.desktop").write_text("x")
+    real = str(folder)
+    protected = ProtectedSet(
+        followed_links=((real, container._links_in(real)),),
+        seen_changed_at={real: container._changed_at(real)},
+    )
+    assert not protected.folders_changed()
+    time.sleep(0.01)
+    (folder / "b.tmp").write_text("y")
+    (folder / "b.tmp").rename(folder / "a.desktop")  # saved by rename: the folder's entries changed
+    assert not protected.folders_changed(), "no link changed"
+    (folder / "sync.desktop").symlink_to(tmp_path / "dotfiles" / "sync.desktop")
+    assert protected.folders_changed(), "a link added"

@@ -199,16 +199,37 @@ class ProtectedSet:
     link_pairs: tuple[tuple[str, str], ...] = ()  # (a symlink in a protected folder, what it points to)
     program: tuple[str, ...] = ()  # the program's own folders among them (`hold_members` leaves them out)
     identities: tuple[tuple[int, int] | None, ...] = ()  # each folder's (device, inode) when prepared
+    # Each folder whose links are followed, with the links among its own entries as prepared (`_links_in`)
+    followed_links: tuple[tuple[str, frozenset[tuple[str, str]]], ...] = ()
+    # When each such folder's entries last changed, as last looked at (`folders_changed`)
+    seen_changed_at: dict[str, int | None] = field(default_factory=dict, compare=False, hash=False)
 
     def all(self) -> tuple[str, ...]:
         return (*self.folders, *self.files, *self.if_present, *self.absent)
 
     def folders_changed(self) -> bool:
-        """Whether a folder bound read-only was deleted or made anew since `prepare`: bwrap cannot
-        bind a missing one, and a container started before (a spare, the session's) still binds the
+        """Whether to prepare anew: a folder bound read-only was deleted or made anew since `prepare`:
+        bwrap cannot bind a missing one, and a container started before (a spare, the session's) still binds the
         old one, wherever it went, and leaves the new one writable (a review, 2026-12-05:
         `mv ~/.claude ~/.claude-old; mkdir ~/.claude` by the user, then a command wrote into it)."""
-        return any(file_identity(folder) != known for folder, known in zip(self.folders, self.identities, strict=False))
+        moved = any(
+            file_identity(folder) != known for folder, known in zip(self.folders, self.identities, strict=False)
+        )
+        # Or a link added to (or changed in) a folder whose links are followed (the user's `stow` while
+        # the tray runs: what it points to stayed writable until the tray's next start, an eighth red
+        # team, 2026-12-05). Its links are read again only when its entries changed (a stat a folder);
+        # a file saved there by rename (Claude's own) changes no link and prepares nothing anew. Only
+        # the folder's own entries: a link made deeper in it counts from the next prepare.
+        return moved or any(self._links_changed(folder, links) for folder, links in self.followed_links)
+
+    def _links_changed(self, folder: str, links: frozenset[tuple[str, str]]) -> bool:
+        now = _changed_at(folder)
+        if now is not None and now == self.seen_changed_at.get(folder):
+            return False
+        if _links_in(folder) != links:
+            return True
+        self.seen_changed_at[folder] = now
+        return False
 
 
 def protected_set(
@@ -813,6 +834,8 @@ def prepare(protected: ProtectedSet) -> ProtectedSet:
                 (link, text) for link, text in _links_on_the_way(member) if _holds(home, os.path.dirname(link))
             )
     followed = [os.path.realpath(f) for f in protected.follow_links if os.path.isdir(f)]
+    changed_at = {folder: _changed_at(folder) for folder in followed}  # before their links are read
+    followed_links = tuple((folder, _links_in(folder)) for folder in followed)
     linked = link_targets(followed, folders, os.path.expanduser("~"))
     links.update(linked.on_the_way)
     tell_linked_members(linked_members([*files, *linked.files], [*followed, *linked.folders]))
@@ -825,7 +848,28 @@ def prepare(protected: ProtectedSet) -> ProtectedSet:
         link_pairs=tuple(linked.pairs),
         program=tuple(os.path.realpath(folder) for folder in protected.program),
         identities=tuple(file_identity(folder) for folder in bound),
+        followed_links=followed_links,
+        seen_changed_at=changed_at,
     )
+
+
+def _links_in(folder: str) -> frozenset[tuple[str, str]]:
+    """The symlinks among a folder's own entries, with what each says."""
+    found = set()
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_symlink():
+                with contextlib.suppress(OSError):
+                    found.add((entry.name, os.readlink(entry.path)))
+    return frozenset(found)
+
+
+def _changed_at(folder: str) -> int | None:
+    """When a folder's own entries last changed (its mtime, ns): a link added to it changes it."""
+    try:
+        return os.stat(folder).st_mtime_ns
+    except OSError:
+        return None
 
 
 @dataclass(frozen=True)
