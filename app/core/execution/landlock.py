@@ -18,7 +18,6 @@ import sys
 from collections.abc import Mapping
 
 from app.core.i18n import _
-from app.core.system_programs import system_program
 
 SCOPE_ABI = 6  # LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET and LANDLOCK_SCOPE_SIGNAL: Linux 6.12
 CREATE_RULESET = 444  # the same number on every architecture (added after the syscall table merge)
@@ -151,6 +150,8 @@ def kernel_abi() -> int:
 
 def find_perl(environ: Mapping[str, str] | None = None) -> str | None:
     """Perl where no command can change it (a `perl` a command put on PATH must not be our init)."""
+    from app.core.system_programs import system_program  # here: a tray-bound `serve` reads TASKS_ABI only
+
     return system_program("perl", environ)
 
 
