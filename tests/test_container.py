@@ -1604,3 +1604,56 @@ async def test_gnupgs_daemon_settings_cannot_be_written_by_a_program_no_rule_rea
     assert (gnupg / "gpg-agent.conf").read_text() == "default-cache-ttl 600\n"
     assert made["stdout"] == "written\n" and list(gnupg.glob("scdaemon.conf.cowork-terminal-moved-*")), made
     assert keys["stdout"] == "keys\n", "the folder itself stays writable: gpg keeps its keys there"
+
+
+async def test_a_protected_folder_deleted_while_the_tray_runs_and_made_by_a_command_is_moved_aside(
+    home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`~/.config/pipewire` is bound while it exists; the user deletes it, so the set prepared anew
+    guards it as missing; a command then makes it. A review, 2026-12-05: the watching thread still
+    took it for a bound folder made anew (`start_files._folders` keeps every folder it was told of)
+    and never judged it as a missing member: it stayed, for PipeWire's next start outside."""
+    as_user(user_home, monkeypatch)
+    folder = user_home / ".config" / "pipewire"
+    folder.mkdir(parents=True)
+    never_ask(paths)
+    async with serving(home) as client:
+        first = await run(client, {"command": "true"})  # prepared: bound
+        folder.rmdir()  # the user's, outside
+        made = await run(client, {"command": f"mkdir -p {folder}/pipewire.conf.d && echo made"})
+        assert await came(lambda: not folder.exists(), seconds=WAIT_S), "it stayed at its name"
+    assert first["exitCode"] == 0 and ("made" in made["stdout"] or "No such file" in made["stderr"]), made
+    assert list(folder.parent.glob("pipewire.cowork-terminal-moved-*")), "moved aside, nothing lost"
+
+
+async def test_the_session_lives_on_when_a_hidden_bus_goes_away_and_starts_anew_for_a_new_one(
+    home: Path, paths: AppPaths, user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What is hidden is read for each command; a review, 2026-12-05: any `/tmp/dbus-*` that came or
+    went replaced the session's shell (its variables, venv and jobs lost). One gone needs nothing."""
+    as_user(user_home, monkeypatch)
+    tmp = user_home / "tmp"
+    tmp.mkdir()
+    listing = container.tmp_buses
+    monkeypatch.setattr(container, "tmp_buses", lambda folder=str(tmp): listing(folder))
+    bus = tempfile.mktemp(prefix="dbus-", dir=tmp)
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(bus)
+    listener.listen()
+    try:
+        async with serving(home) as client:
+            await client.call_tool("terminal_run", {"command": "export KEPT=yes"})
+            listener.close()
+            os.unlink(bus)  # the bus ended
+            kept = await client.call_tool("terminal_run", {"command": 'echo "[$KEPT]"'})
+            other = tempfile.mktemp(prefix="dbus-", dir=tmp)
+            started = socket.socket(socket.AF_UNIX)
+            started.bind(other)  # a bus started since: hidden from the next shell, which is new
+            try:
+                anew = await client.call_tool("terminal_run", {"command": f'echo "[$KEPT]"; test -S {other}; echo $?'})
+            finally:
+                started.close()
+    finally:
+        listener.close()
+    assert "[yes]" in kept.content[0].text, kept
+    assert "[]" in anew.content[0].text and '"1' not in anew.content[0].text, anew

@@ -960,6 +960,21 @@ def test_what_hides_a_path_gone_since_is_left_out_of_the_bwrap_line() -> None:
     assert container.still_there(hidden, lambda path: True) == hidden
 
 
+def test_a_file_bound_under_a_tmpfs_whose_folder_is_gone_is_left_out_with_it() -> None:
+    """A reviewer, 2026-12-06: the gone `--tmpfs TOP` was skipped, but a `--ro-bind FILE FILE` and a
+    `--remount-ro` under TOP were kept, and bwrap could not start (no TOP to bind into)."""
+    top = "/home/ann/.local/share/cowork-terminal"
+    hidden = [
+        *("--tmpfs", top, "--ro-bind", f"{top}/tray.lock", f"{top}/tray.lock"),
+        *("--remount-ro", f"{top}/sub", "--remount-ro", top),
+        *("--tmpfs", f"{top}-other", "--remount-ro", f"{top}-other"),  # a sibling whose name begins alike
+    ]
+    there = {f"{top}-other"}
+    assert container.still_there(hidden, there.__contains__) == [
+        *("--tmpfs", f"{top}-other", "--remount-ro", f"{top}-other")
+    ]
+
+
 def test_a_users_containers_limit_their_tasks_where_the_kernel_counts_them_alone_and_the_model_is_told() -> None:
     """RLIMIT_NPROC in the init (`ulimit -u`, counted per user namespace since Linux 5.14): a fork bomb
     stops at MAX_TASKS; root is exempt, an old kernel would count every process of the user."""
@@ -967,11 +982,15 @@ def test_a_users_containers_limit_their_tasks_where_the_kernel_counts_them_alone
     assert "ulimit -u 8192" in container.task_limit(1000, abi=6)
     assert container.task_limit(1000, abi=1) == ""
     assert container.task_limit(0, abi=6) == "", "root: exempt from RLIMIT_NPROC, and no cgroup is made"
+    note = container.TASKS_LIMIT_NOTE.format(most=8192)
+    # A one-shot command gets a container of its own: only in the session do earlier jobs count (a reviewer).
+    assert "this command tried to run more than 8192 processes and threads at once" in note
+    assert "in the shell session (terminal_run), background jobs left by earlier commands count too" in note
+    assert "`make -j8`, not `make -j`" in note and "Wait for" not in note
     user = container.tasks_hint
     for said in (
         "bash: fork: retry: Resource temporarily unavailable",
         "bash: fork: Resource temporarily unavailable",
-        "BlockingIOError: [Errno 11] Resource temporarily unavailable",
         "thread 'main' panicked: failed to spawn thread: Os { code: 11, kind: WouldBlock, message: "
         '"Resource temporarily unavailable" }: Resource temporarily unavailable (os error 11)',
         "Can't fork: Resource temporarily unavailable",
@@ -984,6 +1003,51 @@ def test_a_users_containers_limit_their_tasks_where_the_kernel_counts_them_alone
     assert container.bus_hint("bash: fork: retry: Resource temporarily unavailable", 0) == user(
         "bash: fork: retry: Resource temporarily unavailable"
     ), "what running.py adds to the result: whatever the exit code"
+
+
+PY_TRACEBACK = 'Traceback (most recent call last):\n  File "/w/build.py", line 9, in <module>\n'
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "bash: fork: retry: Resource temporarily unavailable",
+        "zsh: fork failed: resource temporarily unavailable",
+        "sh: 1: Cannot fork",
+        "Can't fork: Resource temporarily unavailable at ./run.pl line 3.",
+        PY_TRACEBACK + "    self.pid = _fork_exec(\n               ^^^^^^^^^^^\n"
+        "BlockingIOError: [Errno 11] Resource temporarily unavailable",
+        PY_TRACEBACK + "    pid = os.fork()\nBlockingIOError: [Errno 11] Resource temporarily unavailable",
+        "RuntimeError: can't start new thread",
+        "runtime: failed to create new OS thread (have 7 already; errno=11)",
+        "fork/exec /usr/bin/git: resource temporarily unavailable",
+        '[0.010s][warning][os,thread] Failed to start thread "Unknown thread" - pthread_create failed (EAGAIN)\n'
+        "java.lang.OutOfMemoryError: unable to create native thread: possibly out of memory",
+        "java.lang.OutOfMemoryError: unable to create new native thread",
+        "thread 'main' panicked at library/std/src/thread/mod.rs: failed to spawn thread: Os { code: 11 }",
+        "pthread_create failed: Resource temporarily unavailable",
+    ],
+)
+def test_the_model_is_told_of_the_task_limit_when_a_process_or_thread_could_not_be_made(said: str) -> None:
+    """Fork and thread creation refused (a reviewer, 2026-12-06: Python's, Go's, Java's and Rust's
+    threads were missed)."""
+    assert container.TASKS_REFUSED_SIGNS.search(said), said
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        PY_TRACEBACK + "    data = sock.recv(4096)\nBlockingIOError: [Errno 11] Resource temporarily unavailable",
+        "BlockingIOError: [Errno 11] Resource temporarily unavailable",
+        "Error: Os { code: 11, kind: WouldBlock }: Resource temporarily unavailable (os error 11)",
+        "read: Resource temporarily unavailable",
+        "cat: -: Resource temporarily unavailable",
+        "git: 'fork' is not a git command. See 'git --help'.",
+    ],
+)
+def test_a_non_blocking_read_that_found_nothing_is_not_told_as_the_task_limit(said: str) -> None:
+    """EAGAIN of any non-blocking read or write is not a task refused (a reviewer, 2026-12-06)."""
+    assert not container.TASKS_REFUSED_SIGNS.search(said), said
 
 
 def test_a_link_added_to_a_followed_folder_prepares_the_set_anew_and_a_file_saved_there_does_not(

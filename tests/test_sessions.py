@@ -21,6 +21,7 @@ import pytest
 from app.core.authority.hub import Hub
 from app.core.authority.state import with_changes
 from app.core.channel.protocol import StatePush
+from app.core.commands.session_shell import KEYS_PROGRAM_CHANGED_MESSAGE
 from app.core.execution.output import DEFAULT_BUDGET_CHARS
 from app.core.journal.store import Journal, Status
 from app.core.messages import SETTINGS_CHANGED_MESSAGE
@@ -251,8 +252,10 @@ async def test_keys_no_program_read_are_dropped_before_the_next_command_and_the_
         after = await call(client, "terminal_run", {"command": "cat", "timeout": 500})
         await call(client, "terminal_interrupt")
         again = await call(client, "terminal_run", {"command": "echo ok"})
-    assert "secret words" not in after["output"], after
-    assert after["output"].startswith("[Cowork Terminal: 13 bytes typed with terminal_send_keys were never read"), after
+    assert "secret words" not in after["output"].split("]", 1)[1], after  # said in the note, not read by cat
+    assert after["output"].startswith(
+        "[Cowork Terminal: 13 bytes typed with terminal_send_keys ('secret words\\n') were never read"
+    ), after
     assert again["output"] == "ok\n", again  # told once
 
 
@@ -277,6 +280,47 @@ async def test_keys_judged_before_a_tightening_reached_the_tray_runner_are_not_s
         typed = [(r.status, r.reason) for r in journal.recent_commands() if r.tool == "terminal_send_keys"]
     assert typed[-1] == (Status.REFUSED, SETTINGS_CHANGED_MESSAGE)
     assert all(status is Status.REFUSED for status, _ in typed), "no keys were sent"
+
+
+async def test_keys_judged_for_a_command_that_ended_meanwhile_are_not_typed_into_the_next(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review, 2026-12-06: keys were judged for the program running then (`sleep`: as bash), and
+    written after the awaits (their journal row) to whatever ran by then: the next command (`cat`
+    here, `perl` or `python3` as well) read them."""
+    from app.core.commands.service import CommandService
+
+    journaled, go = anyio.Event(), anyio.Event()
+    row = CommandService.journal_row
+
+    async def slow_row(self: CommandService, **fields: Any) -> int:
+        made = await row(self, **fields)
+        if fields.get("tool") == "terminal_send_keys":  # judged for `sleep`: hold them till it ended
+            journaled.set()
+            await go.wait()
+        return made
+
+    monkeypatch.setattr(CommandService, "journal_row", slow_row)
+    answers: list[Any] = []
+    async with serving(home) as client:
+        assert (await call(client, "terminal_run", {"command": "sleep 1", "timeout": 200}))["timedOut"]
+
+        async def type_keys() -> None:
+            answers.append(await call(client, "terminal_send_keys", {"keys": "hello from before\n"}))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(type_keys)
+            with anyio.fail_after(STOP_DEADLINE_S):
+                await journaled.wait()
+                while "error" in (cat := await call(client, "terminal_run", {"command": "cat", "timeout": 300})):
+                    await anyio.sleep(0.1)  # `sleep 1` still runs
+            assert cat["timedOut"], cat
+            go.set()
+        await anyio.sleep(0.5)  # what `cat` would echo
+        seen = await call(client, "terminal_read_scrollback", {"lines": 50})
+        await call(client, "terminal_interrupt")
+    assert "hello from before" not in seen, seen
+    assert KEYS_PROGRAM_CHANGED_MESSAGE in str(answers[0]), answers
 
 
 async def test_interrupt_stops_the_running_job_and_keeps_the_session(home: Path) -> None:

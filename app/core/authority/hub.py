@@ -253,7 +253,11 @@ class Hub:
         a crafted index: the commands ran on after the pause. Whatever still runs then is ended."""
         if not self.state.paused:
             return
-        ended = end_commands()
+        try:
+            ended = end_commands()
+        except Exception:  # a thread of its own: said, never lost (a pid reused meanwhile, say)
+            log.exception("ending what a pause left failed")
+            return
         if ended:
             log.warning("%d command container(s) still ran %.1f s after a pause: ended", ended, PAUSE_BACKSTOP_S)
 

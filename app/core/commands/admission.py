@@ -8,7 +8,6 @@ import functools
 import logging
 import os
 import re
-import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
@@ -72,14 +71,18 @@ T = TypeVar("T")
 CLASSIFY_ON_A_THREAD_CHARS = 1024
 # One such judgement at a time, in this process: each holds the GIL, and forty at once (a red team,
 # 2026-12-05) starved the loop, whose pause then took 5-16 s to reach a running command and its
-# call. One beside the loop leaves it half the interpreter; the others wait their turn.
-_JUDGING = threading.BoundedSemaphore(1)
+# call. One beside the loop leaves it half the interpreter; the others wait their turn on the loop,
+# where a cancellation reaches them, holding no worker thread (a review: a semaphore taken in the
+# thread held anyio's 40 threads, behind which the pause's own calls waited).
+_JUDGING: anyio.CapacityLimiter | None = None
 
 
-def judged_alone(judge: Callable[[], T]) -> T:
-    """`judge()` on this worker thread, once no other long judgement of this process runs."""
-    with _JUDGING:
-        return judge()
+async def judged_alone(judge: Callable[[], T]) -> T:
+    """`judge()` on a worker thread, once no other long judgement of this process runs."""
+    global _JUDGING
+    if _JUDGING is None:
+        _JUDGING = anyio.CapacityLimiter(1)
+    return await anyio.to_thread.run_sync(judge, limiter=_JUDGING)
 
 
 class ContainerGate(Protocol):
@@ -232,7 +235,7 @@ class Holds:
             classify, valid.command, cwd=os.path.realpath(valid.cwd), protected_paths=service.protected_paths
         )
         if len(valid.command) > CLASSIFY_ON_A_THREAD_CHARS:  # up to a second: other calls and a pause go on
-            verdict = await anyio.to_thread.run_sync(judged_alone, judge)
+            verdict = await judged_alone(judge)
         else:
             verdict = judge()
         if proven_read_only and verdict.tier is not Tier.SAFE:

@@ -157,7 +157,7 @@ class Runs:
             from app.core.commands.admission import judged_alone  # one long judgement at a time
 
             named = functools.partial(self._names_unguarded, command, cwd)
-            names = await anyio.to_thread.run_sync(judged_alone, named) if on_thread else named()
+            names = await judged_alone(named) if on_thread else named()
             return (PROTECTED_UNGUARDED_PLAIN,) if names else ()
         home = self.service.home
         lifted = containers.members_to_lift(command, containers.hold_members(found.protected), home)

@@ -4,7 +4,6 @@ like any other, run one at a time, and end with the whole shell on pause, Stop o
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -13,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import anyio
 import anyio.abc
 
-from app.core.classifier import Tier, classify_typed, repl_program
+from app.core.classifier import Classification, Tier, classify_typed, repl_program
 from app.core.commands.admission import CLASSIFY_ON_A_THREAD_CHARS, judged_alone, reasons_text
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.cancellation import why_cancelled
@@ -83,6 +82,12 @@ ANSWERED_BY_OTHER_NOTE = (
     "is still needed: the next terminal_run starts a new shell."
 )
 ANSWERED_BY_OTHER_REASON = "another process answered for the shell session"
+# Keys judged for one command of the session, which ended while they were judged (or journaled).
+KEYS_PROGRAM_CHANGED_MESSAGE = (
+    "The program in the session changed while the keys were judged, so none were sent: they were judged "
+    "for the command that ran before. Send them again if they are meant for the program running now."
+)
+KEYS_PROGRAM_CHANGED_REASON = "the program in the session changed while the keys were judged"
 
 
 @dataclass(frozen=True)
@@ -161,10 +166,10 @@ class SessionShell:
                 container=container,
             )
         else:
-            from app.core.execution.shell_session import usable_container
+            from app.core.execution.shell_session import replaces, usable_container
 
             wanted = usable_container(container)
-            if self._session.container != wanted and not self._session.busy:
+            if replaces(self._session.container, wanted) and not self._session.busy:
                 # Switched on or off, or prepared anew (a protected folder made again): a shell of the
                 # old container would keep what it gave (a review, 2026-12-05). The next one is new;
                 # a command still running there ends as it would (the next is refused as busy till then).
@@ -401,17 +406,23 @@ class SessionShell:
         # The whole line being typed is judged (keys sent in pieces add up).
         line = self._typed_line + keys
         under = service.authority.settings()
-        judge = functools.partial(
-            classify_typed,
-            line,
-            repl_program(session.foreground),
-            cwd=session.current_dir,
-            protected_paths=service.protected_paths,
-        )
-        if len(line) > CLASSIFY_ON_A_THREAD_CHARS:  # as execute_command's: other calls and a pause go on
-            verdict = await anyio.to_thread.run_sync(judged_alone, judge)
+        # The command the keys are judged for: they go to it alone (below), not to the next one.
+        running = session._current
+        foreground = session.foreground or ""
+        cwd, protected_paths = session.current_dir, service.protected_paths
+
+        def judge() -> Classification:
+            # Finding the interpreter analyzes the whole command line: on the worker thread with the rest.
+            return classify_typed(line, repl_program(foreground), cwd=cwd, protected_paths=protected_paths)
+
+        if len(line) + len(foreground) > CLASSIFY_ON_A_THREAD_CHARS:  # as execute_command's: others go on
+            verdict = await judged_alone(judge)
         else:
             verdict = judge()
+        if not self._still_running(session, running):
+            changed = KEYS_PROGRAM_CHANGED_REASON
+            await service.journal_refusal(ExecuteRequest(command=keys), changed, "terminal_send_keys")
+            raise CommandRefused(KEYS_PROGRAM_CHANGED_MESSAGE)
         if needs_approval(service.authority.approval_mode(), verdict.tier is Tier.DESTRUCTIVE):
             reason = KEYS_HELD_REASON.format(reasons=reasons_text(verdict.reasons))
             await service.journal_refusal(ExecuteRequest(command=keys), reason, "terminal_send_keys")
@@ -419,6 +430,11 @@ class SessionShell:
         command_id = await service.journal_row(
             command=keys, cwd=None, tool="terminal_send_keys", tier=verdict.tier.name.lower(), under=under
         )
+        # No await from this check to the write (session.send_keys writes before its first await).
+        if not self._still_running(session, running):
+            changed = KEYS_PROGRAM_CHANGED_REASON
+            service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=changed))
+            raise CommandRefused(KEYS_PROGRAM_CHANGED_MESSAGE)
         # Only keys that go on count as typed: refused ones (a pause, settings changed) would make the
         # next keys be judged as the end of a line never typed (`echo ` then `rm -rf DIR`: a review).
         self._typed_line = line.rsplit("\n", 1)[1] if "\n" in line else line
@@ -432,6 +448,11 @@ class SessionShell:
             ) from None
         service.authority.finish(command_id, Outcome(status=Status.FINISHED, exit_code=0))
         return answer
+
+    def _still_running(self, session: ShellSession, running: RunningCommand | None) -> bool:
+        """Whether `running`, the command keys were judged for, is still what runs in the session: it
+        may have ended and the next one started during the awaits (a review, 2026-12-06)."""
+        return self._session is session and session.alive and session.busy and session._current is running
 
     async def interrupt(self) -> bool | None:
         """Ctrl-C to the session. None: no session; else whether nothing runs in it a moment later

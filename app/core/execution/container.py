@@ -670,8 +670,8 @@ def still_there(hidden: Sequence[str], exists: Callable[[str], bool] = os.path.l
         if (flag == "--tmpfs" or step[:2] == ["--ro-bind", "/dev/null"]) and not exists(target):
             gone.add(target)
             continue
-        if flag == "--remount-ro" and target in gone:
-            continue
+        if any(target == top or target.startswith(top.rstrip("/") + "/") for top in gone):
+            continue  # under a gone tmpfs (a file bound read-only, a remount): bwrap could not start
         kept += step
     return kept
 
@@ -1272,17 +1272,23 @@ BUS_REFUSED_SIGNS = re.compile(
 )
 
 
-# What programs say when a task could not be made (bash's fork, and its retries; Python's, Perl's,
-# Rust's, glibc's threads): EAGAIN, the container's task limit (MAX_TASKS) reached.
+# What programs say when a process or thread could not be made (EAGAIN: the container's task limit,
+# MAX_TASKS, reached), and only that: not any non-blocking read's EAGAIN (`BlockingIOError: [Errno 11]`,
+# Rust's `(os error 11)`, `read: Resource temporarily unavailable`). Forks: bash's (and its retries),
+# zsh's, dash's, Perl's; Python's os.fork or subprocess (the traceback's line above names the fork);
+# Go's fork/exec. Threads: glibc's pthread_create, Python's, Go's, Java's, Rust's.
 TASKS_REFUSED_SIGNS = re.compile(
-    r"fork: (?:retry: )?Resource temporarily unavailable|[Cc]an(?:'|no)t fork|Cannot fork|"
-    r"BlockingIOError: \[Errno 11\]|Resource temporarily unavailable \(os error 11\)|"
-    r"pthread_create(?: failed)?:? .*Resource temporarily unavailable|thread: Resource temporarily unavailable"
+    r"fork: (?:retry: )?Resource temporarily unavailable|fork failed: [Rr]esource temporarily unavailable|"
+    r"[Cc]an(?:'|no)t fork|fork/exec [^\n]*: resource temporarily unavailable|"
+    r"fork[^\n]*\n(?:[^\n]*\n){0,2}BlockingIOError: \[Errno 11\]|"
+    r"pthread_create(?: failed)?:? [^\n]*Resource temporarily unavailable|can't start new thread|"
+    r"failed to create new OS thread|unable to create (?:new )?native thread|failed to spawn thread"
 )
 TASKS_LIMIT_NOTE = (
-    "A process or thread could not be started: a command in Cowork Terminal's container may have at most "
-    "{most} processes and threads at once. Wait for the background jobs it left to end (or end them), "
-    "or start fewer at once (for example `make -j8`, not `make -j`); do not retry it unchanged."
+    "A process or thread could not be started: this command tried to run more than {most} processes and "
+    "threads at once, the most a command may have in Cowork Terminal's container. Start fewer at once (for "
+    "example `make -j8`, not `make -j`); in the shell session (terminal_run), background jobs left by "
+    "earlier commands count too. Do not retry it unchanged."
 )
 
 

@@ -28,6 +28,7 @@ Why it is built this way:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 import re
@@ -69,10 +70,11 @@ INPUT_HELD = "a process in the session ({name}) held the shell's command input o
 ANSWERED_FOR = "another process had answered for the session's shell"
 # For the model, at the head of the next command's output: typed keys no command read are dropped.
 KEYS_NOT_READ = (
-    "[Cowork Terminal: {size} bytes typed with terminal_send_keys were never read by the command they were "
-    "typed for, and were dropped rather than given to this command. Type them again while the program that "
-    "should read them runs.]\n"
+    "[Cowork Terminal: {size} bytes typed with terminal_send_keys ({excerpt}) were never read by the command "
+    "they were typed for, and were dropped rather than given to this command. Type them again while the "
+    "program that should read them runs.]\n"
 )
+KEYS_EXCERPT_CHARS = 80
 
 
 @dataclass
@@ -88,6 +90,16 @@ class SessionResult:
 
 class SessionBusy(Exception):
     """A command is still running in the session."""
+
+
+def replaces(old: Container | None, new: Container | None) -> bool:
+    """Whether a session's shell in container `old` must give way to one in `new`: switched on or off,
+    prepared anew, or hiding something now that it did not (a bus started since). Not when only a
+    hidden socket has gone (a review: every `/tmp/dbus-*` that came or went restarted the session,
+    its variables, venv and jobs lost)."""
+    if old is None or new is None:
+        return old is not new
+    return dataclasses.replace(old, hidden=new.hidden) != new or bool(set(new.hidden) - set(old.hidden))
 
 
 def usable_container(container: Container | None) -> Container | None:
@@ -264,7 +276,10 @@ class ShellSession:
         running = RunningCommand(token, output, command)
         unread = self._drop_unread_keys()
         if unread:
-            running.append(KEYS_NOT_READ.format(size=unread))
+            excerpt = unread[:KEYS_EXCERPT_CHARS].decode(errors="replace") + (
+                "..." if len(unread) > KEYS_EXCERPT_CHARS else ""
+            )
+            running.append(KEYS_NOT_READ.format(size=len(unread), excerpt=repr(excerpt)))
         self._current = running
         delimiter = f"__COWORK_CMD_{secrets.token_hex(8)}__"  # not the marker's token: it is in the text
         # The marker is printed on the same line as eval, so bash has read it before the command runs.
@@ -290,11 +305,11 @@ class ShellSession:
         await self._send_raw(script)
         return running
 
-    def _drop_unread_keys(self) -> int:
-        """Empty the input pipe before a command starts; how many bytes were in it. Keys typed for one
-        program were judged in its language (classifier/typed.py): left unread, they would be read
-        by the next command instead (red team, 2026-12-05: typed while `sleep` ran, read by `perl`)."""
-        dropped = 0
+    def _drop_unread_keys(self) -> bytes:
+        """Empty the input pipe before a command starts; what was in it. Keys typed for one program
+        were judged in its language (classifier/typed.py): left unread, they would be read by the
+        next command instead (red team, 2026-12-05: typed while `sleep` ran, read by `perl`)."""
+        dropped = bytearray()
         while self._input_unread is not None:
             try:
                 chunk = os.read(self._input_unread, 65536)
@@ -302,8 +317,8 @@ class ShellSession:
                 break
             if not chunk:
                 break
-            dropped += len(chunk)
-        return dropped
+            dropped += chunk
+        return bytes(dropped)
 
     async def send_keys(self, keys: str) -> str:
         """Write text to the running command's input; return what it printed within a short moment.

@@ -191,7 +191,8 @@ def note_guards(status_fd: int, mounts: Sequence[str]) -> None:
 
 def _leads_to(real: str, bound: set[str]) -> bool:
     """Whether a link's real path is bound, or holds something bound (a link on the way to a member)."""
-    return real in bound or any(path.startswith(real.rstrip("/") + "/") for path in bound)
+    prefix = real.rstrip("/") + "/"  # once per link, not once per bound path
+    return real in bound or any(path.startswith(prefix) for path in bound)
 
 
 def register(status_fd: int, read_fd: int) -> None:
@@ -317,9 +318,8 @@ def appeared(path: str) -> str | None:
         return None  # gone already (moved by us, or by whoever made it)
     with _lock:
         folder = path in _folders
-    if folder:
-        bind_folder(path)
-        return None
+    if folder:  # a protected folder made anew, bound in the live containers; and judged as a member
+        bind_folder(path)  # below too: one missing since (guarded now) must be moved aside (a review)
     with _lock:
         target = _links.get(path, (None, None))[0]
     if target is not None and _is_link_to(path, target):
@@ -419,7 +419,9 @@ def move_aside(path: str, now: float | None = None) -> str | None:
         log.error("a command created %s; moving it aside failed: %s", path, exc)
         return None
     vanished(path)
-    log.warning("a command created %s (a protected start-up file that did not exist): moved to %s", path, moved)
+    log.warning(
+        "a command created %s (a protected start-up file or folder that did not exist): moved to %s", path, moved
+    )
     with _lock:
         _recent[:] = [*_recent[-(RECENT_KEPT - 1) :], (time.monotonic(), path, moved)]
     last = _told.get(path)
@@ -460,12 +462,12 @@ def model_note(since: float, *, asked: bool = True) -> str | None:
         return None
     said = "; ".join(f"{path} was moved to {to}" for path, to in moved)
     why = (
-        f"{said}. Cowork Terminal moves aside a protected start-up file that did not exist when a command "
-        "creates it (it would run at the user's next login, or configure Claude)."
+        f"{said}. Cowork Terminal moves aside a protected start-up file or folder that did not exist when a "
+        "command creates it (it would run at the user's next login, or configure Claude or a shell)."
     )
     if not asked:
         return f"{why} {NEVER_ASKED_PROTECTED}"
     return (
-        f"{why} If this file is needed, ask the user, then call execute_command again with its path written "
+        f"{why} If it is needed, ask the user, then call execute_command again with its path written "
         "out plainly in the command: the user is asked to allow it."
     )
