@@ -130,7 +130,10 @@ def gitlinks(count: int) -> list[bytes]:
     ("data", "said"),
     [
         # the header's count past MAX_INDEX_ENTRIES: given up before a step is taken
-        (index([entry(b"sub", gitlink=True)], count=repository.MAX_INDEX_ENTRIES + 1), "more than 100000 entries"),
+        (
+            index([entry(b"sub", gitlink=True)], count=repository.MAX_INDEX_ENTRIES + 1),
+            f"more than {repository.MAX_INDEX_ENTRIES} entries",
+        ),
         # version 4: an 8 MiB path, then 2000 gitlinks each keeping it (47 s before: each copied it)
         (
             index([entry(b"a" * (8 << 20), version=4)] + [entry(b"b", gitlink=True, version=4)] * 2000, version=4),
@@ -160,8 +163,9 @@ def test_a_crafted_index_is_given_up_within_the_bound_and_the_command_is_not_jud
 
 
 def test_within_the_bounds_every_gitlink_is_still_found(tmp_path: Path) -> None:
-    """As many entries, gitlinks and extensions as the bounds let through: read, each gitlink found."""
-    many = [entry(b"f%06d" % number) for number in range(repository.MAX_INDEX_ENTRIES - 1000)]
+    """Many entries (a big repository), and as many gitlinks and extensions as the bounds let through:
+    read, each gitlink found."""
+    many = [entry(b"f%07d" % number) for number in range(200_000)]  # past the 100_000 the bound once was
     data = index([*gitlinks(repository.MAX_INDEX_GITLINKS), *many], rest=b"TREE\0\0\0\0" * 64)
     links, extensions = repository._parse_index(data, 20)
     assert len(links) == repository.MAX_INDEX_GITLINKS and list(extensions) == [b"TREE"]

@@ -403,3 +403,107 @@ def test_perl_code_typed_behind_a_wrapper_is_held(foreground: str) -> None:
 
     keys = 'system "r"."m -r"."f ~/Documents";\n__END__\n'
     assert classify_typed(keys, repl_program(foreground), cwd="/tmp").tier is Tier.DESTRUCTIVE
+
+
+# -- a review, 2026-12-06: what the fixes above held that is everyday ------------------------------------
+
+SPLIT_HINT = 'is not quoted, and bash may split it into options: quote it ("$x") to run without asking'
+
+
+@pytest.mark.parametrize(
+    ("command", "held"),
+    [
+        # a value the command itself gave, without blank, pattern or `-`: it splits into no option
+        ("depth=2; find . -maxdepth $depth", False),
+        ("depth=2 && find . -maxdepth $depth -type d", False),
+        ("pattern=main.py; find . -name $pattern", False),
+        ("NAME=web; docker run --name $NAME nginx", False),
+        ("PORT=8080; docker run -p $PORT:80 nginx", False),
+        # values known to hold no blank, anywhere in the word
+        ("docker run -e HOME=$HOME alpine env", False),
+        ("docker run --user $(id -u):$(id -g) -v $PWD:/app alpine ls", False),
+        ("docker run -e UID=$UID -w /app alpine ls", False),
+        # not known: set before this command (the red team's), in a way not seen, or after
+        ("find . -maxdepth $depth", True),
+        ("find . -name $pattern", True),
+        ("docker run -p $PORT:80 nginx", True),
+        ("docker run --name $NAME nginx", True),
+        ("f=x:-o:-delete; find ~/Documents -name $f", True),  # the session's IFS may be `:`
+        ("depth=2; read depth; find . -maxdepth $depth", True),
+        ("depth=2; depth+=' -delete'; find . -maxdepth $depth", True),
+        ("depth+=2; find . -maxdepth $depth", True),
+        ("f(){ read depth; }; depth=2; f; find . -maxdepth $depth", True),
+        ("depth=2; declare -n r=dep''th; r='1 -delete'; find . -maxdepth $depth", True),
+        ("depth=2; while :; do find . -maxdepth $depth; read depth; done", True),
+        ("false && depth=2; find . -maxdepth $depth", True),
+        ("depth=2 & find . -maxdepth $depth", True),
+        ("(depth=2); find . -maxdepth $depth", True),
+        ("depth=*; find . -maxdepth $depth", True),
+        ("IFS=x; depth=2x-delete; find . -maxdepth $depth", True),
+        ("NAME=web; bash -c 'docker run --name $NAME nginx'", True),  # another shell: not this one's
+        ("HOME='/h --privileged'; docker run -v $HOME:/h alpine", True),  # the command sets it
+    ],
+)
+def test_a_value_known_to_hold_no_blank_is_not_held_as_splitting(command: str, held: bool) -> None:
+    from app.core.classifier import Tier, classify
+
+    verdict = classify(command, cwd="/tmp")
+    assert (verdict.tier is Tier.DESTRUCTIVE) is held, verdict.reasons
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"),
+    [
+        ("find . -maxdepth $depth", "find: the value $depth"),
+        ("docker run -p $PORT:80 nginx", "docker run: the value $PORT:80"),
+    ],
+)
+def test_a_value_that_may_split_tells_the_model_to_quote_it(command: str, shown: str) -> None:
+    from app.core.classifier import classify
+
+    assert classify(command, cwd="/tmp").reasons == (f"cannot tell: {shown} {SPLIT_HINT}",)
+
+
+@pytest.mark.parametrize(
+    ("command", "held"),
+    [
+        # bash splits no word in `[[ ]]` nor in case's: the blank is not put there (it did not parse)
+        ("[[ $x == *$IFS* ]] && echo blank", False),
+        ('case $IFS in *" "*) echo blank;; esac', False),
+        ("[[ $x == *$IFS* ]]; find . -name x${IFS}-o${IFS}-delete", True),
+        ("nice -n 5${IFS}rm${IFS}-rf${IFS}/srv/data; [[ $x == *$IFS* ]]", True),
+        ("IFS=, read -r a b", False),
+        ("shopt -s globstar", False),
+    ],
+)
+def test_ifs_where_bash_splits_no_word_is_left_as_written(command: str, held: bool) -> None:
+    from app.core.classifier import Tier, classify
+
+    verdict = classify(command, cwd="/tmp")
+    assert (verdict.tier is Tier.DESTRUCTIVE) is held, verdict.reasons
+
+
+FORK_BOMB = "starts background jobs without end (a fork bomb): bound the loop or `wait` for its jobs"
+
+
+@pytest.mark.parametrize(
+    ("command", "bomb"),
+    [
+        ("while true; do sleep 1 & wait; done", False),
+        ('while true; do echo "$(date &)"; sleep 1; done', False),
+        ("while true; do ./srv & pid=$!; sleep 5; kill $pid; wait $pid; done", False),
+        ('walk(){ for d in "$1"/*/; do walk "$d" & done; wait; }; walk .', False),
+        (":(){ :|:& };:", True),
+        ("while :; do sleep 100 & done", True),
+        (":(){ :|:& wait; };:", True),  # each waits, and yet each starts two more, without end
+        (":(){ for i in {1,2}; do : & done; wait; };:", True),
+        # `*/` is the same folder each time, and walk is not given it: each call starts the same again
+        ('walk(){ for d in */; do walk "$d" & done; wait; }', True),
+        ("while :; do x=$(sleep 100 >/dev/null &); done", True),  # not waited for: its output goes elsewhere
+    ],
+)
+def test_a_loop_or_function_that_waits_for_its_jobs_is_no_fork_bomb(command: str, bomb: bool) -> None:
+    from app.core.classifier import classify
+
+    reasons = classify(command, cwd="/tmp").reasons
+    assert (FORK_BOMB in reasons) is bomb and (any("fork bomb" in reason for reason in reasons) is bomb), reasons

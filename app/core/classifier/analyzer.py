@@ -114,15 +114,54 @@ def _starts_without_end(node: Node, text: Callable[[Node], str]) -> bool:
     """A function that starts itself in the background (`:(){ :|:& };:`), or an endless loop that
     starts a background job each time (`while :; do sleep 100 & done`): processes without end, until
     the user's or the machine's limit (a red team, 2026-12-05: both judged safe). Not a function that
-    calls itself in the foreground, nor a loop that ends."""
+    calls itself in the foreground, nor a loop that ends; nor (a review, 2026-12-06) a `&` within a
+    `$(...)` that keeps its output (bash waits for it), a loop that runs `wait` or `kill` (`while true;
+    do ./srv & pid=$!; sleep 5; kill $pid; wait $pid; done`), or a function that waits for the calls
+    it starts over the folders a pattern lists (`walk(){ for d in */; do walk "$d" & done; wait; }`)."""
     parts = [child for child in node.children if child.is_named]
-    if not parts or not _holds_kind(parts[-1], "&"):
+    if not parts or not _backgrounds(parts[-1]):
         return False
+    waits = any(text(found) in ("wait", "kill") for found in _descendants(parts[-1], "command_name"))
     if node.type == "function_definition":
         name = text(parts[0])
-        return any(text(found) == name for found in _descendants(parts[-1], "command_name"))
+        calls = [found for found in _descendants(parts[-1], "command_name") if text(found) == name]
+        return bool(calls) and not (waits and all(_over_pattern(found, parts[-1], text) for found in calls))
     condition = text(parts[0]).strip().rstrip(";").strip() if len(parts) == 2 else ""
-    return condition in _ENDLESS.get(node.children[0].type, frozenset())
+    return condition in _ENDLESS.get(node.children[0].type, frozenset()) and not waits
+
+
+def _backgrounds(node: Node) -> bool:
+    """Whether code starts a job in the background, not counting one in a `$(...)` without a
+    redirection: bash reads its output to the end, so waits for it (`echo "$(date &)"`)."""
+    stack = [node]
+    while stack:
+        found = stack.pop()
+        if found.type == "&":
+            return True
+        if found.type == "command_substitution" and not _holds_kind(found, "file_redirect"):
+            continue
+        stack.extend(found.children)
+    return False
+
+
+def _over_pattern(call: Node, body: Node, text: Callable[[Node], str]) -> bool:
+    """Whether a call descends a folder tree: it stands in a `for` loop over a pattern under the
+    function's own argument (`for d in "$1"/*/`), and is given the loop's name (`walk "$d"`). Not
+    `for d in */; do walk "$d" & done`: the same folder's each time, without end."""
+    at = call.parent
+    given = text(call.parent) if call.parent is not None else ""
+    while at is not None and at != body:
+        name = at.child_by_field_name("variable") if at.type == "for_statement" else None
+        if name is not None and re.search(rf"\$\{{?{re.escape(text(name))}(?!\w)", given):
+            values = [text(value) for value in at.children_by_field_name("value")]
+            if values and all(_UNDER_ARGUMENT.match(value) for value in values):
+                return True
+        at = at.parent
+    return False
+
+
+# `"$1"/*/`, `$1/*`, `"${1%/}"/*/`: a pattern under the function's argument
+_UNDER_ARGUMENT = re.compile(r"""^"?\$\{?1[^}"/]*\}?"?/.*[*?]""")
 
 
 def _descendants(node: Node, kind: str) -> Iterator[Node]:
@@ -378,6 +417,9 @@ _DEFAULT_ASSIGNMENT = re.compile(r"\$\{([A-Za-z_]\w*)(?:\[[^\]]*\])?:?=(.*)\}", 
 _ARITHMETIC_ASSIGNMENT = re.compile(
     r"(?<![\w\]!<>])(\$\{?)?([A-Za-z_]\w*)\}?\s*(?:\[[^\]]*\])?\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)"
 )  # `let x=PATH=1` sets both; `let "$v=1"` the variable $v names
+# No blank, pattern or expansion, nor a `-`: a session's IFS may be any (`IFS=:`, allowed), and then
+# `f=x:-o:-delete; find . -name $f` splits into `-o -delete` (the red team's); no piece of it is an option
+_PLAIN_VALUE = re.compile(r"[\w.,:/@%+=^]+")
 _ASSIGNING_OPERATORS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|="})
 
 
@@ -389,6 +431,10 @@ def _as_heredoc(text: str) -> str:
     return f": <<{_TEXT_END}\n{body}\n{_TEXT_END}\n"
 
 
+def _parses(text: str) -> bool:
+    return not _parser().parse(text.encode("utf-8", "surrogatepass")).root_node.has_error
+
+
 class _Analyzer:
     """Walks one parsed text; strings that bash would run again get an _Analyzer of their own.
     Each simple command goes to the rule `registry.rule_for` names, which sees this object as its
@@ -397,7 +443,7 @@ class _Analyzer:
     def __init__(
         self, text: str, report: _Report, protected: _Protected, nesting: int, cwd: str | None, script: str = ""
     ) -> None:
-        text = split_at_ifs(text)  # as bash splits the words, the everyday IFS known (a red team, 2026-12-05)
+        text = split_at_ifs(text, _parses)  # as bash splits the words, the everyday IFS known (a red team, 2026-12-05)
         self.text = text
         self.script = script  # the script file this text is the content of ("": the command line)
         self.src = text.encode("utf-8", "surrogatepass")
@@ -532,7 +578,7 @@ class _Analyzer:
             if kind == "function_definition":
                 self.lasts("defines a function")
             if kind in ("function_definition", "while_statement") and _starts_without_end(node, self.node_text):
-                self.add(D, "starts background jobs without end (a fork bomb)",
+                self.add(D, "starts background jobs without end (a fork bomb): bound the loop or `wait` for its jobs",
                          N_("Starts programs without end, until the computer stops answering"),
                          danger=Danger.SYSTEM)  # fmt: skip
             inner = stdin
@@ -867,10 +913,33 @@ class _Analyzer:
         value = node.child_by_field_name("value")
         if name is not None:
             alone = node.parent is None or node.parent.type != "command"  # not `PATH=./bin:$PATH jest`
-            self.assigned(self.node_text(name), None if value is None else self.word([value]), alone=alone)
+            said, word = self.node_text(name), None if value is None else self.word([value])
+            before = said in self.report.unsure
+            self.assigned(said, word, alone=alone)
+            if word is not None and alone and self.node_text(node)[len(said) :].startswith("="):  # not `x+=1`
+                self.known_value(node, said, word, before)
         fresh = value is not None and assigned_from_mktemp(self.node_text(value))
         if name is not None and fresh and self.node_text(name) in self.scratch_names:
             self.scratch_seen.add(self.node_text(name))
+
+    def known_value(self, node: Node, name: str, word: _Word, before: bool) -> None:
+        """`depth=2; find . -maxdepth $depth`: a value without blank, pattern or `-` the command gives a
+        variable for sure before what follows runs (`_Report.values`): alone at the top of the
+        command line, or first in an `&&`/`||` list there; not in the background, a loop, a
+        function, a subshell or text run again; the first time the command sets it (`before`: it
+        was set already; any later setting forgets it)."""
+        value = word.literal
+        if before or self.nesting or self.subshells or self.report.repeating:
+            return
+        if value is None or not _PLAIN_VALUE.fullmatch(value):
+            return
+        top = node
+        while top.parent is not None and top.parent.type == "list" and top.parent.children[0] == top:
+            top = top.parent
+        after = top.next_sibling
+        if top.parent is None or top.parent.type != "program" or (after is not None and after.type == "&"):
+            return
+        self.report.values[name] = value
 
     def assigned(self, name: str, word: _Word | None, *, alone: bool) -> None:
         """`NAME=VALUE` (`word`: None for `NAME=`), alone or for the command it comes before."""
@@ -1431,6 +1500,7 @@ class _Analyzer:
         for assigned in _assigned_names(name, args):  # `read PS4 <<< '$(rm ...)'`, `printf -v BASH_ENV %s x.sh`
             known = _printed_value(args) if name == "printf" else None
             target = assigned.value or ""
+            self.report.forget(target.split("[")[0])  # `read depth`: its value is not known
             if assigned.value is None:  # `read "$v"`, `printf -v "$v" ...`: any variable
                 sets_any_variable(self, assigned.source, known)
             elif known is not None:  # `printf -v EDITOR '%s' vim`: as `EDITOR=vim`

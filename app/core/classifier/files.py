@@ -15,7 +15,7 @@ from .danger import Danger
 from .findings import BULK_COMMAND, DELETE_RECURSIVE, D, M, _snip
 from .handoff import hands_off
 from .hosts import remote_here
-from .options import _operands, fills_code
+from .options import _operands, fills_code, split_options, splits_into_options
 from .protected import _norm_path
 from .rule import Analysis
 from .scripts import run_script, runs_project_files, script_path, typed_commands
@@ -288,11 +288,14 @@ def cmd_find(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None, 
     while i < len(args):
         v = args[i].value
         value = i > 0 and args[i - 1].value in _FIND_VALUES
-        if (v is None and not value and _may_be_option(args[i])) or (value and _may_split(args[i])):
+        if v is None and not value and _may_be_option(args[i]):
             # `find $X`, `xargs find`: a word only known when it runs may be `-delete` or `-exec` (a
-            # fuzzer against bash, 2026-12-05); `"$HOME/x"` may not. So may a value bash splits into
-            # words (`-name x${IFS}-o${IFS}-delete`, `-name $f`: a red team, 2026-12-05); `-name "$x"` not
+            # fuzzer against bash, 2026-12-05); `"$HOME/x"` may not
             ctx.add(D, "cannot tell: {name} takes options from {source}", name=name, source=_snip(args[i].source))
+        elif value and _may_split(ctx, args[i]):
+            # So may a value bash splits into words (`-name x${IFS}-o${IFS}-delete`, `-name $f`: a red
+            # team, 2026-12-05); `-name "$x"` not, nor `depth=2; find . -maxdepth $depth` (a review)
+            split_options(ctx, name, args[i].source)
         if v == "-delete":
             ctx.add(D, "find -delete: removes every match", danger=Danger.LOSES_FILES)
         elif v in ("-exec", "-execdir", "-ok", "-okdir"):
@@ -312,11 +315,12 @@ def _may_be_option(w: _Word) -> bool:
     return w.pattern[:1] in ("*", "-", "") or splits_into_words(w.source)
 
 
-def _may_split(w: _Word) -> bool:
+def _may_split(ctx: Analysis, w: _Word) -> bool:
     """Whether an option's value may become several words, one of them find's action: an expansion
-    outside quotes, or a glob that may match a file named as one (`-name *` beside a file `-delete`)."""
+    outside quotes (options.splits_into_options), or a glob that may match a file named as one (`-name
+    *` beside a file `-delete`)."""
     if w.value is None:
-        return splits_into_words(w.source)
+        return splits_into_options(ctx, w)
     return w.glob and any(fnmatch.fnmatchcase(action, w.value) for action in _FIND_ACTIONS)
 
 

@@ -166,6 +166,8 @@ CANNOT_TELL_PLAIN = {
     "git {sub} takes options from {source}": "what git {sub} is told to do is only known when it runs ({source})",
     "{name} takes options from {source}": "what {name} is told to do is only known when it runs ({source})",
     "{name} takes options from an expansion": "what {name} is told to do is only known when it runs",
+    "{name}: the value {source} is not quoted, and bash may split it into options: "
+    'quote it ("$x") to run without asking': "what {name} is told to do is only known when it runs ({source})",
     "rm may take options from {source}": "what rm is told to do is only known when it runs ({source})",
     "{what} subcommand from {source}": "what {what} is told to do is only known when it runs ({source})",
     "{name} -o from an expansion": "what {name} is told to do is only known when it runs",
@@ -294,6 +296,11 @@ class _Report:
         self.unpacked: set[str] = set()  # `surely_written`'s folder patterns an archive unpacks into (archives)
         self.aliases: dict[str, str] = {}  # alias name -> value, as the command defines them (shells.cmd_alias)
         self.variables: set[str] = set()  # the variables it sets, so far (`*`: one whose name is only known then)
+        # A variable set once, before any other sets it, alone at the command's top (not in a loop, a
+        # function, a subshell or after `&&`), to a literal without blank or pattern -> that value
+        # (`depth=2; find . -maxdepth $depth`: $depth splits into no option; options.splits_into_options)
+        self.values: dict[str, str] = {}
+        self.unsure: set[str] = set()  # set another way too (`read depth`): its value is not known
         self.ssh_included: list[str] | None = None  # what the user's ssh config includes, read once (hosts)
         self.git_settings: dict[object, Any] = {}  # git's settings read for this command (git_settings.Memo)
         self.expanding: set[str] = set()  # aliases being judged as their value (bash expands each once)
@@ -365,6 +372,11 @@ class _Report:
         if not kept:  # the files it may write stay: more of them only holds more
             del self.scripts[mark.scripts :]
         return bool(kept)
+
+    def forget(self, name: str) -> None:
+        """`name` is set where its value is not known (or once more): never known from here on."""
+        self.values.pop(name, None)
+        self.unsure.add(name)
 
     def sets_one_of(self, names: Iterable[str]) -> str | None:
         """The first of `names` this command line sets so far (`*`: a variable whose name is only

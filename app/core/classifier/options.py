@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from .findings import D, _snip
 from .tables import is_interpreter
-from .words import _Word
+from .words import _Word, splits_into_words
 
 if TYPE_CHECKING:
     from .rule import Analysis
@@ -202,3 +202,42 @@ def windows_switch(value: str | None) -> str:
 def options_from(ctx: Analysis, name: str, source: str) -> None:
     """Held: options a word an expansion decides gives `name` may be any, the most dangerous included."""
     ctx.add(D, "cannot tell: {name} takes options from {source}", name=name, source=_snip(source))
+
+
+# `$NAME`, `${NAME}`; and what `$(pwd)`, `$(id -u)`, `$(id -g)` print: known to hold no blank
+_VARIABLE_USE = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
+_STEADY_OUTPUT = re.compile(r"\$\((pwd|id -[ug])\)|`(pwd|id -[ug])`")
+
+
+def splits_into_options(ctx: Analysis, word: _Word) -> bool:
+    """Whether bash may split a word into several, options among them: an expansion outside double
+    quotes (`-name x${IFS}-delete`, `-name $f`: a red team, 2026-12-05), unless each one's value is
+    known to hold no blank (a review, 2026-12-06: `-v $HOME:/h`, `--user $(id -u):$(id -g)`,
+    `depth=2; find . -maxdepth $depth` are everyday): `$UID`, the home and the shell's folder (when
+    neither holds a blank), and a variable the command itself gave such a value (`_Report.known`).
+    Not once the command sets IFS, or a variable only named when it runs."""
+    if word.value is not None:
+        return False
+    report = ctx.report
+    if "IFS" in report.variables or "*" in report.variables:
+        return splits_into_words(word.source)
+    places = not any(c.isspace() for c in f"{ctx.cwd or ' '}{ctx.home}")
+    steady = {"UID": "0", "EUID": "0"} | ({"HOME": "/h", "PWD": "/p"} if places else {})
+    known = {name: value for name, value in steady.items() if name not in report.variables}
+    if ctx.nesting == 0 and not report.repeating:  # not in a loop or a function: set before it runs here
+        known |= report.values
+    text = _VARIABLE_USE.sub(lambda m: known.get(m[1] or m[2], m[0]), word.source)
+    text = _STEADY_OUTPUT.sub(lambda m: m[0] if (m[1] or m[2]) == "pwd" and not places else "0", text)
+    return splits_into_words(text)
+
+
+def split_options(ctx: Analysis, name: str, source: str) -> None:
+    """Held: a value bash may split into words, any option among them; quoted, it is one word (the
+    model is told so: a review, 2026-12-06)."""
+    ctx.add(
+        D,
+        "cannot tell: {name}: the value {source} is not quoted, and bash may split it into options: "
+        'quote it ("$x") to run without asking',
+        name=name,
+        source=_snip(source),
+    )

@@ -16,12 +16,21 @@ from .danger import Danger
 from .findings import BULK_COMMAND, LOADS_LIBRARY, D, M, _snip
 from .handoff import hands_off
 from .hosts import is_this_machine, server_host, url_host
-from .options import _operands, _short_flags, _split_options, expanded, options_from, subcommand
+from .options import (
+    _operands,
+    _short_flags,
+    _split_options,
+    expanded,
+    options_from,
+    split_options,
+    splits_into_options,
+    subcommand,
+)
 from .rule import Analysis
 from .scripts import script_text, settings_text, typed_commands
 from .stdin import _Stdin
 from .tables import _names
-from .words import _Word, splits_into_words
+from .words import _Word
 
 # Options before docker's or podman's subcommand that take a value (podman's from `podman --help`).
 _DOCKER_VALUES = frozenset({"-H", "--host", "--context", "-c", "--config", "-l", "--log-level", "--tlscacert",
@@ -185,7 +194,7 @@ def _options(
         return None
     split = next((w for w in args[: scanned[1]] if _splits(ctx, w)), None)
     if split is not None:  # read as written too: `-v $X:/h` is judged as a volume as well
-        options_from(ctx, what, split.source)
+        split_options(ctx, what, split.source)
     return scanned[0]
 
 
@@ -239,15 +248,9 @@ def _scan_options(
 
 def _splits(ctx: Analysis, value: _Word) -> bool:
     """An option's value bash may split into words, options among them (`--name x${IFS}--privileged`:
-    a red team, 2026-12-05, found find's value read as one word; docker's was the same). The shell's
-    and the home folder (`-v $PWD:/app`, everyday) are known: they split only where they hold a blank,
-    or where the command sets IFS."""
-    if value.value is not None:
-        return False
-    source = value.source
-    if "IFS" not in ctx.report.variables and not any(c.isspace() for c in f"{ctx.cwd or ' '}{ctx.home}"):
-        source = _HOME_FOLDER.sub("", _SHELL_FOLDER.sub("", source))
-    return splits_into_words(source)
+    a red team, 2026-12-05, found find's value read as one word; docker's was the same); not one of
+    values known to hold no blank (`-v $PWD:/app`, `-e HOME=$HOME`: options.splits_into_options)."""
+    return splits_into_options(ctx, value)
 
 
 def _filled(ctx: Analysis, text: str, known: bool) -> str | None:

@@ -543,6 +543,9 @@ def variable_set(ctx: Analysis, name: str, value: _Word, *, lasting: bool = True
     the others change how later commands run (`lasting`), or, before a command, that command's."""
     base = name.split("[")[0]
     ctx.report.variables.add(base)
+    ctx.report.forget(base)  # its value known only as analyzer.assignment records it, after this
+    if value.literal is not None and value.literal.isidentifier():
+        ctx.report.forget(value.literal)  # `declare -n r=depth`: setting r sets depth
     ctx.report.cdpath = ctx.report.cdpath or base == "CDPATH"  # `export CD''PATH=...`: `cd NAME` may lead elsewhere
     if base == "SHELLOPTS" and (value.literal is None or "keyword" in value.literal):
         ctx.report.keyword_mode()  # `env SHELLOPTS=keyword bash -c CODE`: the bash it starts is in keyword mode

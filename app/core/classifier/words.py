@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -222,18 +223,38 @@ def splits_into_words(source: str) -> bool:
 _IFS_EXPANSION = re.compile(r"\$\{IFS\}|\$IFS(?!\w)")
 
 
-def split_at_ifs(text: str) -> str:
+def split_at_ifs(text: str, parses: Callable[[str], bool] | None = None) -> str:
     """`text` with each `$IFS` and `${IFS}` outside quotes made a blank: bash splits the word there
     (`nice -n 5${IFS}rm${IFS}-rf${IFS}DIR` is `nice -n 5 rm -rf DIR`; `find DIR -name
     x${IFS}-o${IFS}-delete`: a red team, 2026-12-05, judged safe). Only where the text gives IFS no
     other value (`IFS=; r${IFS}m` joins: left as it is, an expansion) and a session's change of it
-    waits for the user (commands/admission.lasts_in_session)."""
+    waits for the user (commands/admission.lasts_in_session). Where a blank there would not parse
+    (`parses`), bash splits no word either (`[[ $x == *$IFS* ]]`, `case $IFS in`: a review,
+    2026-12-06, held as not bash): that one is left as written, each tried from the left."""
     if "IFS" not in text or "IFS" in _IFS_EXPANSION.sub("", text):
         return text
     bare = set(_bare_positions(text))
+    found = [f for f in _IFS_EXPANSION.finditer(text) if f.start() in bare]
+    split = _blanks_at(text, found)
+    if parses is None or split == text or parses(split) or not parses(text):
+        return split
+    if len(found) > _MAX_IFS_TRIED:  # each try parses the text again
+        return split
+    kept: list[re.Match[str]] = []
+    for one in found:
+        if parses(_blanks_at(text, [*kept, one])):
+            kept.append(one)
+    return _blanks_at(text, kept)
+
+
+_MAX_IFS_TRIED = 32
+
+
+def _blanks_at(text: str, found: list[re.Match[str]]) -> str:
+    """`text` with a blank for each of `found` (in order)."""
     out, last = [], 0
-    for found in _IFS_EXPANSION.finditer(text):
-        if found.start() in bare and found.start() >= last:
-            out += [text[last : found.start()], " "]
-            last = found.end()
+    for one in found:
+        if one.start() >= last:
+            out += [text[last : one.start()], " "]
+            last = one.end()
     return "".join(out) + text[last:]
