@@ -14,6 +14,7 @@ from mcp import Client
 from mcp_types import CallToolResult, TextContent
 
 from app.core.authority.hub import Hub
+from app.core.classifier import Classification
 from app.core.paths import AppPaths
 from tests.in_process_server import deny, held_by, serving
 
@@ -288,6 +289,15 @@ async def test_a_session_ifs_or_cdable_vars_waits_for_the_user(home: Path, work:
     assert (victim / "data" / "file.txt").exists()
 
 
+def assert_held_or_not(command: str, held: bool) -> Classification:
+    """`command`, judged in /tmp, is held (destructive) exactly when `held`; its verdict."""
+    from app.core.classifier import Tier, classify
+
+    verdict = classify(command, cwd="/tmp")
+    assert (verdict.tier is Tier.DESTRUCTIVE) is held, verdict.reasons
+    return verdict
+
+
 @pytest.mark.parametrize(
     ("command", "held"),
     [
@@ -319,10 +329,7 @@ async def test_a_session_ifs_or_cdable_vars_waits_for_the_user(home: Path, work:
     ],
 )
 def test_an_options_value_bash_splits_is_judged_as_the_words_it_makes(command: str, held: bool) -> None:
-    from app.core.classifier import Tier, classify
-
-    verdict = classify(command, cwd="/tmp")
-    assert (verdict.tier is Tier.DESTRUCTIVE) is held, verdict.reasons
+    assert_held_or_not(command, held)
 
 
 def test_the_everyday_find_that_deletes_is_judged_as_before() -> None:
@@ -349,10 +356,7 @@ def test_the_everyday_find_that_deletes_is_judged_as_before() -> None:
 def test_makeflags_given_to_make_are_read_as_its_options(command: str, held: bool) -> None:
     """A red team, 2026-12-05 (C): `make --eval='x:=$(shell rm -rf DIR)'` was held, the same words in
     MAKEFLAGS were moderate (make reads them as its options)."""
-    from app.core.classifier import Tier, classify
-
-    verdict = classify(command, cwd="/tmp")
-    assert (verdict.tier is Tier.DESTRUCTIVE) is held, verdict.reasons
+    verdict = assert_held_or_not(command, held)
     if not held:
         assert verdict.reasons == ("make: builds software",)
 
@@ -445,10 +449,7 @@ SPLIT_HINT = 'is not quoted, and bash may split it into options: quote it ("$x")
     ],
 )
 def test_a_value_known_to_hold_no_blank_is_not_held_as_splitting(command: str, held: bool) -> None:
-    from app.core.classifier import Tier, classify
-
-    verdict = classify(command, cwd="/tmp")
-    assert (verdict.tier is Tier.DESTRUCTIVE) is held, verdict.reasons
+    assert_held_or_not(command, held)
 
 
 @pytest.mark.parametrize(
@@ -477,10 +478,7 @@ def test_a_value_that_may_split_tells_the_model_to_quote_it(command: str, shown:
     ],
 )
 def test_ifs_where_bash_splits_no_word_is_left_as_written(command: str, held: bool) -> None:
-    from app.core.classifier import Tier, classify
-
-    verdict = classify(command, cwd="/tmp")
-    assert (verdict.tier is Tier.DESTRUCTIVE) is held, verdict.reasons
+    assert_held_or_not(command, held)
 
 
 FORK_BOMB = "starts background jobs without end (a fork bomb): bound the loop or `wait` for its jobs"
