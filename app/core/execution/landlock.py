@@ -14,6 +14,7 @@ missing the bash init runs, unscoped, and the tray says so once.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Mapping
 
@@ -134,8 +135,10 @@ def init_argv(perl: str) -> list[str]:
     return [perl, "-e", PERL_INIT]
 
 
+@functools.cache
 def kernel_abi() -> int:
-    """The running kernel's Landlock ABI version, 0 without Landlock (asking changes nothing)."""
+    """The running kernel's Landlock ABI version, 0 without Landlock (asking changes nothing). Asked
+    once a process: the task limit reads it at each container's start and each command's result."""
     if not sys.platform.startswith("linux"):
         return 0
     import ctypes  # here: a server whose tray runs its commands never asks (ctypes is ~0.3 MB)
