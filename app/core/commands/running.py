@@ -533,7 +533,8 @@ def protection_note(result: ExecutionResult, container: Container, *, asked: boo
     hint = containers.protected_hint(stderr, result.exit_code, container.protected.all(), asked=asked)
     moved = start_files.model_note(result.started, asked=asked)  # start_files.py
     bus = containers.bus_hint(stderr, result.exit_code)
-    return " ".join(note for note in (hint, moved, bus) if note) or None
+    tasks = containers.tasks_hint(stderr)
+    return " ".join(note for note in (hint, moved, bus, tasks) if note) or None
 
 
 def unprotected_reason(container: Container | None, *, contained: bool) -> str | None:

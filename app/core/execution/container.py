@@ -1294,16 +1294,13 @@ TASKS_LIMIT_NOTE = (
 
 def bus_hint(stderr: str, exit_code: int | None) -> str | None:
     """English for the model when a failing command looks like it asked for a message bus, hidden in
-    the container (hidden_args): it should not try again the same way. Also, whatever its exit code
-    (a loop of `&` jobs goes on past a fork that failed), when a task could not be made past the
-    container's limit (`tasks_hint`): one note of what the container hides or limits."""
-    notes = [BUS_HIDDEN_NOTE] if exit_code not in (0, None) and BUS_REFUSED_SIGNS.search(stderr) else []
-    tasks = tasks_hint(stderr)
-    return " ".join([*notes, *([tasks] if tasks else [])]) or None
+    the container (hidden_args): it should not try again the same way."""
+    return BUS_HIDDEN_NOTE if exit_code not in (0, None) and BUS_REFUSED_SIGNS.search(stderr) else None
 
 
 def tasks_hint(stderr: str, euid: int | None = None) -> str | None:
-    """English for the model when a command could not make a task, where containers limit them."""
+    """English for the model when a command could not make a task, where containers limit them:
+    whatever its exit code (a loop of `&` jobs goes on past a fork that failed)."""
     if not task_limit(os.geteuid() if euid is None else euid) or not TASKS_REFUSED_SIGNS.search(stderr):
         return None
     return TASKS_LIMIT_NOTE.format(most=MAX_TASKS)
