@@ -315,6 +315,8 @@ class _Report:
         # are assignments for it (`ls LD_PRELOAD=./x.so`); those read before it was turned on wait here
         self.keyword = False
         self.keyword_words: list[Callable[[], None]] = []
+        # Told of each finding's reason and values as it is added (typed.py's readers of typed keys)
+        self.heard: Callable[[str, dict[str, str]], None] | None = None
 
     def add(
         self,
@@ -329,6 +331,8 @@ class _Report:
         """One finding; `reason` and `plain` are templates of `values` ("git {sub}: ...", sub="gc").
         A destructive finding without a `danger` is a system change, or cannot be checked."""
         values = {name: str(value) for name, value in values.items()}
+        if self.heard is not None:
+            self.heard(reason, values)
         said = reason.format(**values)
         if tier is not Tier.DESTRUCTIVE:
             danger = None

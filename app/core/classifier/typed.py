@@ -13,8 +13,7 @@ import re
 import shlex
 
 from .code import inline_code
-from .danger import Danger
-from .findings import D, Tier, _snip
+from .findings import D, _snip
 from .options import _command_name
 from .rule import Analysis
 from .tables import _INLINE_CODE_FLAGS, _PERL, _PYTHON, _SHELLS
@@ -122,17 +121,14 @@ def _key_readers(command: str) -> list[str]:
 
     report = _Report()
     readers: list[str] = []
-    add = report.add
 
-    def noting(tier: Tier, reason: str, plain: str | None = None, kind: str | None = None,
-               target: str | None = None, danger: Danger | None = None, **values: str) -> None:  # fmt: skip
+    def heard(reason: str, values: dict[str, str]) -> None:
         if reason in _READS_KEYS:
             language = typed_language(values.get("name", ""))
             if language not in (None, "data"):
                 readers.append(language)
-        add(tier, reason, plain, kind, target, danger, **values)
 
-    report.add = noting  # type: ignore[method-assign]
+    report.heard = heard
     _Analyzer(command, report, _Protected.build(()), nesting=0, cwd=None).run()
     return readers
 
