@@ -20,6 +20,7 @@ from app.core.visible_text import hidden_count, visible
         ("échec ./données", "échec ./données"),  # accented letters are text, shown as they are
         ("printf 'a\tb'\necho 2", "printf 'a\tb'\necho 2"),  # tab and newline kept for a window
         ("emoji \u2764\ufe0f", "emoji \u2764\\ufe0f"),  # a variation selector changes nothing a shell sees
+        ("rm -rf bu\U00016fe4ild\U0001d159", "rm -rf bu\\U00016fe4ild\\U0001d159"),  # marks that draw nothing
     ],
 )
 def test_characters_that_do_not_show_are_written_out(command: str, shown: str) -> None:

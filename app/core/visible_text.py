@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import unicodedata
 
-# Characters Unicode does not classify as invisible but that show as nothing (or as a space).
-_INVISIBLE_EXTRA = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180e\u3164\uffa0\u2800")
+# Characters Unicode does not classify as invisible but that show as nothing (or as a space): the
+# last two, marks that draw nothing (Khitan's filler, a null notehead), a red team's (2026-12-06).
+_INVISIBLE_EXTRA = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180e\u3164\uffa0\u2800\U00016fe4\U0001d159")
 
 
 def _hidden(char: str) -> bool:
