@@ -57,6 +57,13 @@ def test_notify_send_gets_one_action_per_button_and_the_text_after_the_options()
                     "-title", "rm -rf build"]  # fmt: skip
 
 
+def test_a_commands_markup_reaches_the_notification_as_text() -> None:
+    """Notification servers read the body as markup: a command's tags would show other words."""
+    argv = action_argv("/usr/bin/notify-send", "Cowork Terminal", "Waiting", 'rm -rf <b>x</b> & <img src="a"> <')
+    assert argv == ["/usr/bin/notify-send", "--app-name=Cowork Terminal", "--", "Waiting",
+                    'rm -rf &lt;b&gt;x&lt;/b&gt; &amp; &lt;img src="a"&gt; &lt;']  # fmt: skip
+
+
 def test_only_a_button_the_notification_offered_is_an_answer() -> None:
     offered = hold_actions(windows=True)
     assert chosen_action("deny\n", offered) == DENY

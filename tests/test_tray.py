@@ -204,7 +204,7 @@ def test_a_later_start_with_no_client_names_the_menus_getting_started_item(
         assert "Open Getting started… in this icon's menu." in messages(app)
         # The dummy backend has no notifications: the tray falls back to notify-send, quietly.
         sent = wait_for(lambda: desktop.calls("notify-send"))
-        assert sent[0][:3] == ["notify-send", "--app-name=Cowork Terminal", "Connect Cowork Terminal to Claude"]
+        assert sent[0][:4] == ["notify-send", "--app-name=Cowork Terminal", "--", "Connect Cowork Terminal to Claude"]
     finally:
         app.shutdown()
 

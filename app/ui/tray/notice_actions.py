@@ -12,6 +12,7 @@ prints the NAME of the button pressed. An older notify-send, or none, gives the 
 
 from __future__ import annotations
 
+import html
 import logging
 import subprocess
 import threading
@@ -41,10 +42,15 @@ def supports_actions(platform: str, help_text: str) -> bool:
     return platform.startswith("linux") and "--action" in help_text
 
 
-def action_argv(notify_send: str, app_name: str, title: str, message: str, actions: Mapping[str, str]) -> list[str]:
-    """notify-send with one button per action (NAME=Text); it waits and prints the NAME pressed."""
-    buttons = [f"--action={name}={text}" for name, text in actions.items()]
-    return [notify_send, f"--app-name={app_name}", *buttons, "--", title, message]
+def action_argv(
+    notify_send: str, app_name: str, title: str, message: str, actions: Mapping[str, str] | None = None
+) -> list[str]:
+    """notify-send with one button per action (NAME=Text), if any: it then waits and prints the NAME
+    pressed. The body is escaped: most notification servers read it as markup, where a command's
+    `<b>`, `<a href>` or `<img>` would show other text than the command (a red team, 2026-12-06),
+    and a lone `<` could make the server drop the body."""
+    buttons = [f"--action={name}={text}" for name, text in (actions or {}).items()]
+    return [notify_send, f"--app-name={app_name}", *buttons, "--", title, html.escape(message, quote=False)]
 
 
 def chosen_action(printed: str, offered: Mapping[str, str]) -> str | None:

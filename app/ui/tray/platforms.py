@@ -25,7 +25,7 @@ from app.core.i18n import _
 from app.core.system_programs import answer_uname_now, system_program
 from app.core.visible_text import visible
 from app.ui.tray.menu import APP_TITLE
-from app.ui.tray.notice_actions import ActionNotices, notify_send_help, supports_actions
+from app.ui.tray.notice_actions import ActionNotices, action_argv, notify_send_help, supports_actions
 
 log = logging.getLogger(__name__)
 
@@ -316,7 +316,7 @@ class Notifier:
             self._dispatch(lambda: self._icon.notify(short_message, short_title))
         elif self.fallback:
             try:
-                spawn([self.fallback, f"--app-name={APP_TITLE}", title, message])
+                spawn(action_argv(self.fallback, APP_TITLE, title, message))
             except OSError as exc:
                 log.warning("notify-send failed: %s", exc)
 
