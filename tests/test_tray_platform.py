@@ -15,6 +15,8 @@ def test_a_windows_notification_is_cut_to_what_notifyicondata_holds_and_others_a
     assert fit_notification("win32", "Paused", "Host access is paused.") == ("Paused", "Host access is paused.")
     assert fit_notification("linux", title, message) == (title, message)
     assert fit_notification("darwin", title, message) == (title, message)
+    # libnotify's servers read the text as markup: a command's tags are shown as text (2026-12-06).
+    assert fit_notification("linux", "<b>T</b>", "rm <b>x</b> & y") == ("<b>T</b>", "rm &lt;b&gt;x&lt;/b&gt; &amp; y")
 
 
 def test_a_python_that_cannot_see_the_systems_gtk_is_named_as_the_cause_not_appindicator() -> None:

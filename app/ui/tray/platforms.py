@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import html
 import importlib.util
 import logging
 import os
@@ -267,7 +268,10 @@ WINDOWS_NOTIFY_TEXT_MAX = 255
 
 
 def fit_notification(platform: str, title: str, message: str) -> tuple[str, str]:
-    """Title and text cut to what the platform's notification can carry (the whole text is in the log)."""
+    """Title and text as the platform's notification can carry them: cut on Windows (the whole text is
+    in the log), the text escaped on Linux, where libnotify's servers read it as markup (notice_actions)."""
+    if platform.startswith("linux"):
+        return title, html.escape(message, quote=False)
     if platform != "win32":
         return title, message
 
