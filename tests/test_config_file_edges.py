@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from app.core import i18n
+from app.core import atomic_file, i18n
 from app.core.claude import config as cc
 from app.core.claude import config_file
 
@@ -263,3 +264,124 @@ def test_an_integer_too_long_for_python_is_refused_in_words_and_the_file_kept(co
     assert caught.value.problem == "the number 777777777777… is too large"
     assert (caught.value.line, caught.value.column) == (1, 25)
     assert config.read_text() == text, "nothing was written"
+
+
+# --- 4. red team nine (M): layout kept, late saves caught, files that are not regular files -----
+
+
+@pytest.mark.parametrize(
+    ("original", "indent", "newline"),
+    [
+        ('{"theme": "dark"}', "  ", "\n"),  # compact, as Claude Desktop writes it: 2 spaces as before
+        ('{\n  "theme": "dark"\n}\n', "  ", "\n"),
+        ('{\n    "theme": "dark"\n}\n', "    ", "\n"),
+        ('{\n\t"theme": "dark"\n}\n', "\t", "\n"),
+        ('{\r\n    "theme": "dark"\r\n}\r\n', "    ", "\r\n"),
+    ],
+)
+def test_a_change_keeps_the_files_indent_and_line_ends(config: Path, original: str, indent: str, newline: str) -> None:
+    write(config, original)
+    cc.connect_desktop(config, ENTRY)
+    text = config.read_bytes().decode()
+    assert json.loads(text) == {"theme": "dark", "mcpServers": {cc.SERVER_NAME: ENTRY}}
+    assert text.startswith("{" + newline + indent + '"theme"') and text.endswith("}" + newline)
+    assert text.count("\n") == text.count(newline)
+
+
+@pytest.mark.parametrize(
+    ("original", "written"),
+    [
+        ('{\n  "name": "\u00e9t\u00e9"\n}\n', "\u00e9t\u00e9"),  # UTF-8 stays UTF-8
+        ('{\n  "name": "\\u00e9t\\u00e9"\n}\n', "\\u00e9t\\u00e9"),  # an ASCII file with escapes stays so
+        ('{\n  "name": "\\u0041"\n}\n', "A"),  # an ASCII escape is no sign of an escaping writer
+    ],
+)
+def test_a_change_keeps_non_ascii_as_the_file_spells_it(config: Path, original: str, written: str) -> None:
+    write(config, original)
+    cc.connect_desktop(config, ENTRY)
+    assert f'"name": "{written}"' in config.read_text("utf-8")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="tells the files apart through /proc")
+def test_a_save_landing_during_the_new_files_fsync_is_refused_and_kept(
+    config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check runs inside write_atomic, after the temporary file's fsync (red team nine, route 6)."""
+    write(config, {"theme": "light", "mcpServers": OTHER})
+    doc = config_file.read_config(config)
+    theirs = json.dumps({"theme": "dark", "mcpServers": OTHER}).encode()
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(".tmp"):  # our new file, not the backup
+            config.write_bytes(theirs)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    with pytest.raises(config_file.ConfigChangedError):
+        config_file.save(doc, config_file.render_config({**doc.data, "mcpServers": OURS_AND_OTHER}))
+    monkeypatch.undo()
+    assert config.read_bytes() == theirs and leftovers(config) == []
+
+
+def test_write_atomic_without_a_check_replaces_as_before(tmp_path: Path) -> None:
+    target = tmp_path / "file"
+    target.write_bytes(b"old")
+    atomic_file.write_atomic(target, b"new")
+    assert target.read_bytes() == b"new" and sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_a_hard_linked_config_keeps_both_names_through_connect_and_disconnect(tmp_path: Path, config: Path) -> None:
+    other_name = tmp_path / "dotfiles.json"
+    write(other_name, {"theme": "dark", "mcpServers": OTHER})
+    config.parent.mkdir(parents=True)
+    os.link(other_name, config)
+    cc.connect_desktop(config, ENTRY)
+    assert json.loads(other_name.read_bytes())["mcpServers"] == OURS_AND_OTHER
+    cc.disconnect_desktop(config, ENTRY)  # shorter than what it replaces: the old tail is cut off
+    assert json.loads(other_name.read_bytes()) == {"theme": "dark", "mcpServers": OTHER}
+    assert config.stat().st_ino == other_name.stat().st_ino and config.stat().st_nlink == 2
+
+
+def test_a_failed_in_place_write_puts_the_old_bytes_back(
+    tmp_path: Path, config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original = write(config, {"theme": "dark", "mcpServers": OTHER})
+    os.link(config, tmp_path / "dotfiles.json")
+    real = config_file._write_in_place
+    calls: list[bytes] = []
+
+    def full_disk_once(path: Path, data: bytes) -> None:
+        calls.append(data)
+        if len(calls) == 1:
+            raise OSError(28, "No space left on device")
+        real(path, data)
+
+    monkeypatch.setattr(config_file, "_write_in_place", full_disk_once)
+    with pytest.raises(config_file.ConfigWriteError, match="not changed"):
+        cc.connect_desktop(config, ENTRY)
+    assert calls[1:] == [original] and config.read_bytes() == original
+    assert config_file.list_backups(config) == []
+
+
+def test_a_deeply_nested_config_is_refused_in_words_where_it_is_deepest(config: Path) -> None:
+    text = '{"mcpServers": {},\n "layout": ' + "[" * 3000 + "]" * 3000 + "}"
+    write(config, text)
+    with pytest.raises(config_file.ConfigFileError, match="nested too deeply") as caught:
+        cc.connect_desktop(config, ENTRY)
+    assert (caught.value.line, caught.value.column) == (2, 3011)
+    assert config.read_text() == text and leftovers(config) == []
+
+
+@pytest.mark.skipif(os.name != "posix", reason="named pipes in the file system are POSIX's")
+def test_a_fifo_is_refused_in_words_without_being_opened(config: Path) -> None:
+    config.parent.mkdir(parents=True)
+    os.mkfifo(config)
+    with pytest.raises(config_file.ConfigFileError, match="not a regular file but a named pipe"):
+        cc.connect_desktop(config, ENTRY)
+    assert stat.S_ISFIFO(os.lstat(config).st_mode)
+
+
+def test_a_file_that_stays_empty_is_still_an_empty_object(config: Path) -> None:
+    write(config, "")
+    assert config_file.read_config(config).data == {} and config_file.read_config(config).raw == b""

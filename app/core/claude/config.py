@@ -312,9 +312,9 @@ def connect_desktop(
             return ConfigChange(str(path), "unchanged", state, existing), None
         if state in (STALE, FOREIGN) and not replace:
             raise EntryConflictError(_conflict_message(str(path), state, existing), existing)
-        data = dict(doc.data)  # dicts keep insertion order: every other key stays where it was
+        data = dict(doc.data)  # dicts keep insertion order: every other key stays where it was; laid out as it was
         data[MCP_SERVERS_KEY] = {**doc.servers, SERVER_NAME: updated_entry(existing, entry)}
-        return ConfigChange(str(path), "written", state, existing), render_config(data)
+        return ConfigChange(str(path), "written", state, existing), render_config(data, doc.raw)
 
     return _change_desktop(path, plan, dry_run)
 
@@ -338,7 +338,7 @@ def disconnect_desktop(path: Path, wanted: Mapping[str, Any], *, dry_run: bool =
         _refuse_foreign(str(path), state, existing)
         data = dict(doc.data)
         data[MCP_SERVERS_KEY] = {k: v for k, v in doc.servers.items() if k != SERVER_NAME}
-        return ConfigChange(str(path), "removed", state, existing), render_config(data)
+        return ConfigChange(str(path), "removed", state, existing), render_config(data, doc.raw)
 
     return _change_desktop(path, plan, dry_run)
 

@@ -45,7 +45,7 @@ class Repair:
     new_program: str
     why: str  # MISSING, OTHER_COPY, ALTERED or UPDATED
     backup: str | None = None
-    added: str = ""  # ALTERED: what was added, as `autostart.added_to_command` names it
+    added: str = ""  # ALTERED: what was added (and dropped), as `autostart.added_to_command` names it
     left_to_user: bool = False  # Claude Code: not rewritten, the user connects it again (module docstring)
 
     @property
@@ -76,6 +76,8 @@ class Repair:
                 "{what} started {old} with settings Cowork Terminal did not write ({added}); "
                 "it now starts {new} without them."
             ).format(what=self.what, old=self.old_program, new=self.new_program, added=self.added)
+            if self.backup:  # a Claude config's repair: the dropped settings are in that backup
+                text += " " + _("The previous file is kept as {path}.").format(path=self.backup)
             return text
         if self.why == MISSING:
             text = _("{what} started {old} (which no longer exists); it now starts this copy, {new}.")
@@ -165,7 +167,12 @@ def _repair_client(
         wanted = cc.build_entry(frozen, executable, _serve_options(entry), _entry_home(entry))
     elif location.config_path is None:  # Claude Code: its CLI only at the user's click (module docstring)
         return Repair(location.name, str(entry["command"]), program, why, left_to_user=True)
+    # What the rewrite drops (an `env` setting, an argument `serve` does not have) is named to the
+    # user, as the start-at-login repair names it: only a backup would still have it.
+    added = cc.added_to_entry(entry, wanted)
     change = cc.connect_client(location, wanted, replace=True)
+    if added:
+        return Repair(location.name, str(entry["command"]), program, ALTERED, change.backup, ", ".join(added))
     return Repair(location.name, str(entry["command"]), program, why, change.backup)
 
 
