@@ -17,6 +17,7 @@ import anyio
 import pytest
 
 from app.core.authority.hub import Hub
+from app.core.execution import start_files
 from app.core.paths import AppPaths
 from tests.in_process_server import came, serving
 from tests.stdio_client import run
@@ -26,12 +27,7 @@ pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux") or shutil.which("bwrap") is None, reason="bwrap (Linux)"),
 ]
 
-# Routes of this red team left open (the note of the twenty-third sitting says why): strict xfails.
-HARD_LINK_LEFT = (
-    "Known and left (twenty-third sitting): a hard link a job makes in the few ms before a lone file "
-    "saved by rename is bound again outlives the bind; checking st_nlink of each lone member before each "
-    'command is the fix left (docs/security.md, "What remains")'
-)
+# A route of this red team left open (the note of the twenty-third sitting says why): a strict xfail.
 RENAMED_AWAY_LEFT = (
     "Known and left (twenty-third sitting): a rename away is not taken as a deletion on purpose (an "
     "editor's backup), so a file a job makes in its place while a command runs is kept as the user's"
@@ -41,6 +37,14 @@ RENAMED_AWAY_LEFT = (
 def hidden(path: Path | str) -> str:
     """A path as an agent hides it from the classifier: only the container can stop the write."""
     return f'"$(echo {base64.b64encode(str(path).encode()).decode()} | base64 -d)"'
+
+
+@pytest.fixture
+def told(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """What the tray would tell the user from the watching thread (its notifier), in order."""
+    said: list[tuple[str, str]] = []
+    monkeypatch.setattr(start_files, "tell_user", lambda title, message: said.append((title, message)))
+    return said
 
 
 @pytest.fixture
@@ -230,9 +234,8 @@ async def test_lesss_own_settings_file_cannot_be_written_by_a_command(
     assert not marker.exists(), f"a command's lesskey ran code outside any container ({wrote['stdout']!r})"
 
 
-@pytest.mark.xfail(strict=True, reason=HARD_LINK_LEFT)
 async def test_a_lone_protected_file_saved_by_rename_gets_no_second_name_from_a_running_job(
-    home: Path, paths: AppPaths, user_home: Path, hub: Hub
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, told: list[tuple[str, str]]
 ) -> None:
     """Claude Code saves `~/.claude.json` by writing a new file and renaming it over the old one; the
     kernel then drops the read-only bind in every running container, and the watching thread binds
@@ -240,7 +243,8 @@ async def test_a_lone_protected_file_saved_by_rename_gets_no_second_name_from_a_
     a window for a write. A job left running by a command spent it on a hard link instead
     (`ln ~/.claude.json ~/.k`: same mount until the new bind comes), which outlives the window: every
     later command, in a fresh container, rewrote `~/.claude.json` through `~/.k`, and nothing told the
-    user (`linked_members` looks only as the set is prepared)."""
+    user (`linked_members` looks only as the set is prepared). Now the member, bound again with a
+    second name, gets a file of its own (start_files.separate_if_linked) and the user is told."""
     claude_json = user_home / ".claude.json"
     claude_json.write_text('{"mcpServers": {}}\n')
     second = user_home / ".k"
@@ -259,10 +263,59 @@ async def test_a_lone_protected_file_saved_by_rename_gets_no_second_name_from_a_
         later = await run(
             client, {"command": f'echo \'{{"mcpServers": {{"x": {{"command": "sh"}}}}}}\' > {hidden(second)}; echo $?'}
         )
+    assert second.exists(), "the job made its link (else this test proves nothing)"
     assert claude_json.read_text() == '{"mcpServers": {}}\n', (
         f"a later command rewrote ~/.claude.json through a hard link a job made "
         f"({later['stdout']!r}, after {turn + 1} saves)"
     )
+    assert claude_json.stat().st_nlink == 1 and '"x"' in second.read_text(), "the link keeps the old file"
+    assert any(str(claude_json) in message and "second name" in message for _title, message in told), told
+
+
+async def test_a_job_that_links_a_lone_protected_file_again_at_each_save_is_ended(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, told: list[tuple[str, str]]
+) -> None:
+    """The separation is itself a rename over the member, which opens the same gap in the containers
+    that had it: a job that links it again each time would be separated from it forever. Past
+    SEPARATE_TRIES separations in SEPARATE_TRIES_S, the containers that had it unbound are ended."""
+    from app.core.policy.approval import ApprovalMode
+    from tests.agent_scripts import agent_script
+
+    hub.set_settings(approval_mode=ApprovalMode.NEVER.value)  # the person's own choice: only the OS stops it
+    claude_json = user_home / ".claude.json"
+    claude_json.write_text('{"mcpServers": {}}\n')
+    beat = user_home / "beat"
+    job = (
+        "import os, sys, time\n"
+        "member, second, beat = sys.argv[1:]\n"
+        "made = 0\n"
+        "while True:\n"
+        "    try:\n"
+        "        os.link(member, f'{second}{made}')\n"
+        "        made += 1\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "    with open(beat, 'w') as out:\n"
+        "        out.write(str(time.time()))\n"
+        "    time.sleep(0.0005)\n"
+    )
+    args = (str(claude_json), str(user_home / ".k"), str(beat))
+    async with serving(home, bound=True) as client:
+        started = await run(client, {"command": agent_script(job, background=True, args=args)})
+        assert await came(beat.exists, seconds=10), started
+        for turn in range(100):  # Claude saving its file, until the job is gone
+            new = user_home / f".claude.json.tmp.{turn}"
+            new.write_text('{"mcpServers": {}}\n')
+            new.rename(claude_json)
+            await anyio.sleep(0.1)
+            last = beat.stat().st_mtime
+            await anyio.sleep(0.3)
+            if beat.stat().st_mtime == last:
+                break
+    assert beat.stat().st_mtime == last, f"the job still runs after {turn + 1} saves"
+    assert turn + 1 <= 3 * start_files.SEPARATE_TRIES, f"ended only after {turn + 1} saves"
+    assert claude_json.read_text() == '{"mcpServers": {}}\n'
+    assert any("second name" in message for _title, message in told), told
 
 
 async def test_a_session_bus_started_in_tmp_after_the_first_command_is_hidden_too(

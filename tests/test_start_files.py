@@ -150,6 +150,45 @@ def test_a_file_is_moved_aside_even_when_its_folder_lost_its_write_right_and_the
         shutil.rmtree(folder)
 
 
+def test_a_member_with_a_second_name_gets_a_file_of_its_own_with_its_bytes_and_mode(tmp_path: Path) -> None:
+    """start_files._separate, as the watching thread calls it when a lone member was given a second
+    name while it was unbound (separate_if_linked): the member keeps its bytes and mode under its
+    name; the other name keeps the old file, no longer the member; nothing is left beside it."""
+    member, second = tmp_path / ".claude.json", tmp_path / ".k"
+    member.write_text('{"mcpServers": {}}\n')
+    member.chmod(0o640)
+    os.link(member, second)
+    assert start_files._separate(str(member), os.stat(member))
+    assert member.read_text() == '{"mcpServers": {}}\n' and stat.S_IMODE(member.stat().st_mode) == 0o640
+    assert member.stat().st_nlink == 1 and second.stat().st_nlink == 1
+    second.write_text("changed through the second name")
+    assert member.read_text() == '{"mcpServers": {}}\n'
+    assert sorted(path.name for path in tmp_path.iterdir()) == [".claude.json", ".k"]
+
+
+def test_a_save_that_lands_while_a_member_is_being_separated_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude saves by rename at any time: one that lands between the copy and the swap must stay
+    the member (the swap is undone), never be replaced by the older copy."""
+    member, second = tmp_path / ".claude.json", tmp_path / ".k"
+    member.write_text('{"old": 1}\n')
+    os.link(member, second)
+    info = os.stat(member)
+    real_fsync = os.fsync
+
+    def saved_meanwhile(fd: int) -> None:
+        real_fsync(fd)
+        (tmp_path / "new").write_text('{"new": 2}\n')
+        os.rename(tmp_path / "new", member)
+
+    monkeypatch.setattr(start_files.os, "fsync", saved_meanwhile)
+    assert not start_files._separate(str(member), info)
+    assert member.read_text() == '{"new": 2}\n', "Claude's save is the member"
+    assert second.read_text() == '{"old": 1}\n'
+    assert sorted(path.name for path in tmp_path.iterdir()) == [".claude.json", ".k"], "no copy left"
+
+
 def test_missing_start_up_files_are_guarded_not_created_and_lone_files_are_bound_where_they_exist(
     tmp_path: Path,
 ) -> None:

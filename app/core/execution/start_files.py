@@ -29,6 +29,7 @@ import logging
 import os
 import signal
 import stat
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -333,7 +334,109 @@ def appeared(path: str) -> str | None:
     for entry, init in bind_in:  # a user's new file, or one replaced by rename: read-only there from now on
         if live_binds.protect(init, [path]) is None:
             entry.existed.add(path)
+    if bind_in:
+        separate_if_linked(path, [entry for entry, _init in bind_in])
     return None
+
+
+# -- a second name made while a lone member was not bound ----------------------------------------
+
+SEPARATE_TRIES_S = 10.0  # within this time ...
+SEPARATE_TRIES = 3  # ... this many separations of one member end the containers that had it unbound
+RENAME_EXCHANGE = 2  # renameat2's flag: the two names swap their files, atomically
+AT_FDCWD = -100
+_separations: dict[str, list[float]] = {}
+
+
+def separate_if_linked(path: str, had_it: Sequence[Guarded]) -> bool:
+    """A lone member replaced by rename outside (Claude saves `~/.claude.json` so) is unbound in the
+    containers that had it until the watching thread binds it again, some 30 ms; a job there spent
+    them on a hard link (`ln ~/.claude.json ~/.k`, an eighth red team, 2026-12-05), through which every
+    later command changed the member. So a member that has a second name once bound again is given a
+    file of its own, with the same bytes (the link keeps the old one, no longer the member), and the
+    user is told. A job that does it again each time is ended with its container (a tightening).
+    Whether it was separated."""
+    with _lock:  # an idle spare runs nothing: only a command or the job it left can have made it
+        running = [entry for entry in had_it if entry.pipe not in _awaiting]
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    if not running or not stat.S_ISREG(info.st_mode) or info.st_nlink <= 1:
+        return False
+    now = time.monotonic()
+    with _lock:
+        tries = _separations[path] = [at for at in _separations.get(path, []) if now - at < SEPARATE_TRIES_S]
+        tries.append(now)
+        again = len(tries) >= SEPARATE_TRIES
+    if again:  # our own rename opens the same gap: a job that links it each time is ended
+        ended = _end(running)
+        log.warning("a command kept giving %s a second name: %d of its containers were ended", path, ended)
+    separated = _separate(path, info)
+    if separated:
+        log.warning("%s had a second name (a hard link) made while commands ran: it has a file of its own now", path)
+        _tell(path, *linked_notice(path))
+    return separated
+
+
+def linked_notice(path: str) -> tuple[str, str]:
+    """What the user reads when a protected file was separated from a second name: title and message."""
+    title = _("Protected file separated from a copy")
+    message = _(
+        "{name} got a second name (a hard link) while an agent's command ran, through which commands "
+        "could change it. It now has a file of its own, with the same content. If you linked it "
+        "yourself, link it again when no command runs."
+    ).format(name=path)
+    return title, message
+
+
+def _separate(path: str, info: os.stat_result) -> bool:
+    """Swap `path`'s file for a copy of it (renameat2's exchange: never a moment without the file);
+    put back what the swap took out unless it is the file copied, unchanged (a program outside saved
+    or wrote it meanwhile: theirs stays, and nothing of it is lost)."""
+    import ctypes  # here: only the watching thread of a process that starts containers gets here
+
+    folder, name = os.path.split(path)
+    try:
+        with open(path, "rb") as source:
+            copied = os.fstat(source.fileno())
+            data = source.read()
+        if (copied.st_dev, copied.st_ino) != (info.st_dev, info.st_ino):
+            return False  # replaced again meanwhile: its own event looks at it
+        fd, temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".cowork-terminal", dir=folder)
+    except OSError as exc:
+        log.error("cannot separate %s from its second name: %s", path, exc)
+        return False
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def exchange() -> None:
+        if libc.renameat2(AT_FDCWD, temp.encode(), AT_FDCWD, path.encode(), RENAME_EXCHANGE) != 0:
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+    ours = -1  # the inode of the copy, where the name `temp` holds something ours to delete
+    try:
+        with os.fdopen(fd, "wb") as out:
+            if os.geteuid() == 0 and (copied.st_uid, copied.st_gid) != (0, 0):
+                os.fchown(out.fileno(), copied.st_uid, copied.st_gid)
+            os.fchmod(out.fileno(), stat.S_IMODE(copied.st_mode))
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        ours = os.lstat(temp).st_ino
+        exchange()
+        taken = os.lstat(temp)  # what was at `path`: the file copied, unchanged since it was read?
+        if (taken.st_ino, taken.st_size, taken.st_mtime_ns) == (copied.st_ino, copied.st_size, copied.st_mtime_ns):
+            ours = taken.st_ino  # the second name keeps it; under `temp` it is ours to delete
+            return True
+        exchange()  # theirs goes back to `path`; the copy to `temp`
+        return False
+    except (OSError, AttributeError) as exc:  # renameat2 needs glibc 2.28 and a file system that swaps
+        log.error("cannot separate %s from its second name: %s", path, exc)
+        return False
+    finally:
+        with contextlib.suppress(OSError):
+            if os.lstat(temp).st_ino == ours:  # never a file of another program's, left at `temp`
+                os.unlink(temp)
 
 
 def bind_folder(path: str) -> int:
@@ -424,16 +527,21 @@ def move_aside(path: str, now: float | None = None) -> str | None:
     )
     with _lock:
         _recent[:] = [*_recent[-(RECENT_KEPT - 1) :], (time.monotonic(), path, moved)]
-    last = _told.get(path)
-    if last is None or time.monotonic() - last >= NOTICE_INTERVAL_S:
-        _told[path] = time.monotonic()
-        title, message = person_notice(path, moved)
-        if tell_user is not None:
-            try:
-                tell_user(title, message)
-            except Exception:  # the watching thread must go on
-                log.exception("telling the user failed")
+    _tell(path, *person_notice(path, moved))
     return moved
+
+
+def _tell(path: str, title: str, message: str) -> None:
+    """Tell the user, once per file in NOTICE_INTERVAL_S (a command that loops does not flood them)."""
+    last = _told.get(path)
+    if last is not None and time.monotonic() - last < NOTICE_INTERVAL_S:
+        return
+    _told[path] = time.monotonic()
+    if tell_user is not None:
+        try:
+            tell_user(title, message)
+        except Exception:  # the watching thread must go on
+            log.exception("telling the user failed")
 
 
 def _rename(path: str, moved: str) -> None:
