@@ -86,7 +86,7 @@ class AgentJob:
 
     async def start(self, client: Client) -> None:
         """The agent sends the job through execute_command: written to a file, run detached."""
-        command = agent_script(AGENT_JOB, background=True, args=(self.values,))
+        command = agent_script(AGENT_JOB, background=True, args=(self.values,), unmarked=True)
         started = await run(client, {"command": command})
         assert started.get("exitCode") == 0, started
 

@@ -1339,8 +1339,10 @@ async def test_a_session_started_without_the_container_is_not_kept_once_the_user
         after = await session_command(client, f"touch {hidden(target)}; readlink /proc/self/ns/pid")
     assert "Read-only file system" in after["output"] and not target.exists(), after
     assert os.readlink("/proc/self/ns/pid") not in after["output"], "in a container of its own"
-    said = ("started anew in the same folder", "new one was started")  # the latter if the pause ended it first
-    assert any(words in (after["note"] or "") for words in said[: 1 + pause_between]), after
+    # Switching protection on ends an uncontained session (a ninth red team, 2026-12-06); the shell's
+    # replacement may also come first, at the next command.
+    said = ("started anew in the same folder", "new one was started")
+    assert any(words in (after["note"] or "") for words in said), after
 
 
 @pytest.mark.parametrize("member", [".claude", ".config/autostart"])

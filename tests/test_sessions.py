@@ -613,10 +613,12 @@ async def test_keys_refused_as_the_settings_changed_do_not_count_as_typed(
     keys, `rm -rf DIR`, were judged as `echo rm -rf DIR` and bash deleted DIR."""
     victim = paths.data_dir.parent / "victim"
     victim.mkdir()
-    hub.set_settings(container=False)  # the user's own earlier click: the protection off
+    hub.set_settings(approval_mode=approval.ApprovalMode.NEVER.value)  # the user's own earlier click: never asked
     async with serving(home, bound=True) as client:
         await call(client, "terminal_run", {"command": "bash", "timeout": 300})
-        hub.state = with_changes(hub.state, container=True)  # the click turning it on; its push not sent yet
+        # The click asking again; its push not sent yet. (Not the container switched back on: that now
+        # ends an uncontained session, a ninth red team's route.)
+        hub.state = with_changes(hub.state, approval_mode=approval.ApprovalMode.DESTRUCTIVE.value)
         refused = await call(client, "terminal_send_keys", {"keys": "echo "})
         hub.connections.push_all(StatePush(hub.state.to_wire()))
         with anyio.fail_after(20):  # until the tray's runner has the push: a command judged anew runs

@@ -21,6 +21,7 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -38,7 +39,7 @@ from app.core.channel.peer import OwnFacts, own_facts
 from app.core.channel.protocol import DecisionPush, HoldClock, StatePush, StopPush
 from app.core.channel.transport import address_for
 from app.core.data_folder import is_corrupt
-from app.core.execution import end_commands, lingering_containers, output
+from app.core.execution import end_commands, lingering_containers, orphans, output, process_marks
 from app.core.execution.output import OutputBudget
 from app.core.i18n import _
 from app.core.journal.store import JOURNAL_REPLACED_SETTING, CommandRecord, Journal, ServerRecord
@@ -101,6 +102,11 @@ class Hub:
         self.holds = Holds()
         self.questions = Questions(self, ask_user)
         self.paused_by: str | None = None  # who set the pause in force (set_paused's `by`)
+        # Each change from not paused to paused: a server's decision names the count it was made under
+        # (`Begin.pauses`), and one made before the latest pause never runs after it (server_rows).
+        self.pauses = 0
+        self._told_of_pauses: weakref.WeakSet[Peer] = weakref.WeakSet()  # peers a pause was pushed to
+        self._run_outside: set[str] = set()  # marks of commands started while the container was off
         # Runs the tool calls servers forward (issue 21); None: servers run their commands themselves.
         self.command_host: CommandHost | None = None
 
@@ -227,11 +233,21 @@ class Hub:
         the journal's lock, which a locked journal holds for WRITE_BUSY_TIMEOUT_S). A pause drops
         what waits."""
         with self._state_lock:  # two changes at once reach every server in the order they were made
-            state = self.state = change(self.state)
-            self.connections.push_all(StatePush(state.to_wire()))
+            before, state = self.state, change(self.state)
+            pausing = state.paused and not before.paused
+            protecting = state.container and not before.container  # the container switched back on
+            if pausing:  # counted before the state says paused: a row checked meanwhile is refused
+                self.pauses += 1
+                self._told_of_pauses.update(self.connections.snapshot())
+            self.state = state
+            self.connections.push_all(StatePush(state.to_wire(), self.pauses))
         lingering = lingering_containers() if state.paused else None
         if lingering is not None:  # also with no server bound to end them (red team, 2026-12-04)
             lingering.end_lingering()
+        if pausing:
+            self._end_what_closed_runners_left()
+        if protecting:
+            self._end_what_ran_outside()
         if state.paused:
             backstop = threading.Timer(PAUSE_BACKSTOP_S, self._end_what_a_pause_left)
             backstop.daemon = True
@@ -246,20 +262,84 @@ class Hub:
             self.on_holds()
         self.on_change()
 
+    def paused_since(self, peer: Peer, pauses: int | None) -> bool:
+        """Whether a pause came after `peer` began a decision it names `pauses` (`Begin.pauses`, the
+        count of the latest push it had): ours moved on since, or, with none named, a pause was pushed
+        to it since it bound. Such a decision never runs, even after a resume (red team, ninth: eight
+        commands judged through a pause ran after the resume)."""
+        if pauses is None:
+            return peer in self._told_of_pauses
+        return pauses != self.pauses
+
     def _end_what_a_pause_left(self) -> None:
         """A pause's last word, from a thread of the hub's own: the command host stops each running
         command gently on its loop (its output kept, the model told), but that loop also judges
         every command, and a red team, 2026-12-05, held it for 9-17 s with a short `git status` on
-        a crafted index: the commands ran on after the pause. Whatever still runs then is ended."""
+        a crafted index: the commands ran on after the pause. Whatever still runs then is ended,
+        and so is every process still carrying a mark of this app home's commands."""
         if not self.state.paused:
             return
         try:
             ended = end_commands()
+            marked = process_marks.end_marked_under(orphans.home_tag(self.paths))
         except Exception:  # a thread of its own: said, never lost (a pid reused meanwhile, say)
             log.exception("ending what a pause left failed")
             return
         if ended:
             log.warning("%d command container(s) still ran %.1f s after a pause: ended", ended, PAUSE_BACKSTOP_S)
+        if marked:
+            log.warning("%d marked process(es) still ran %.1f s after a pause: ended", len(marked), PAUSE_BACKSTOP_S)
+
+    def _end_what_closed_runners_left(self) -> None:
+        """At a pause, what commands left running whose server is gone: each live server sweeps its
+        own marks (`Runs.apply_user_stops`), but nobody sweeps those of a runner the tray closed (its
+        client ended), nor of a server or tray before it. Red team, ninth: an uncontained `nohup`
+        loop of a closed runner went on writing after the pause. Linux (marks are read from /proc)."""
+        live = self._live_marks()
+        tag = orphans.home_tag(self.paths) + ":"
+        try:
+            found = process_marks.marked_processes()
+            left = [pid for pid, mark in found.items() if mark.startswith(tag) and not mark.startswith(live)]
+            ended = process_marks.kill(left)
+        except Exception:  # never in the way of the pause itself
+            log.exception("ending what closed servers left failed")
+            return
+        if ended:
+            log.info("a pause ended %d process(es) that servers gone before it left", len(ended))
+
+    def _live_marks(self) -> tuple[str, ...]:
+        """The mark prefixes of the servers connected now: each ends its own commands gently (their
+        output kept, the model told why), where the hub's sweeps would only kill them."""
+        return tuple(
+            orphans.server_mark(self.paths, key) + ":"
+            for peer in self.connections.servers()
+            if isinstance(key := peer.registration.get("lock_key"), str) and key
+        )
+
+    def started_outside(self, peer: Peer, command_id: int) -> None:
+        """A command of `peer` starts while the user has the container switched off: its mark is kept
+        until it is switched on again, when what it runs, or left, is ended (under the hub's lock)."""
+        key = peer.registration.get("lock_key")
+        if not self.state.container and isinstance(key, str) and key:
+            self._run_outside.add(f"{orphans.server_mark(self.paths, key)}:{command_id}")
+
+    def _end_what_ran_outside(self) -> None:
+        """The container is switched on again: what commands started while it was off still run, or
+        left (a `nohup` loop writing ~/.bashrc: red team, ninth), ends where its server has gone (a
+        server still there ends its own: `Runs.apply_user_stops`). Linux (marks are read from /proc)."""
+        with self.lock:
+            marks, self._run_outside = self._run_outside, set()
+        live = self._live_marks()
+        marks = {mark for mark in marks if not mark.startswith(live)}
+        if not marks:
+            return
+        try:
+            ended = process_marks.end_marked_any(marks)
+        except Exception:  # never in the way of the change itself
+            log.exception("ending what ran outside the container failed")
+            return
+        if ended:
+            log.info("the container switched on ended %d process(es) started outside it", len(ended))
 
     def merge_remembered(self, remembered: ControlState) -> None:
         """A server that outlived a tray says what it was last told: a new tray never loosens it."""

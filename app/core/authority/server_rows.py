@@ -46,6 +46,8 @@ class RowsHub(Protocol):
     @property
     def command_host(self) -> CommandHost | None: ...
     def register(self, peer: Peer) -> int: ...
+    def paused_since(self, peer: Peer, pauses: int | None) -> bool: ...
+    def started_outside(self, peer: Peer, command_id: int) -> None: ...
     def highest_known_id(self) -> int: ...
     def held_arrived(self, hold: HeldCommand) -> None: ...
     def renew_journal_if_gone(self) -> bool: ...
@@ -76,8 +78,9 @@ def begin(hub: RowsHub, peer: Peer, message: Begin) -> dict[str, Any]:
         # Deleted, replaced or damaged in place since the monitor's last look: the row goes into a
         # new journal, not into a file our connection only reads from its cache.
         hub.renew_journal_if_gone()
-        if status in (Status.RUNNING, Status.WAITING) and hub.state.paused:
-            # Its server had not yet heard of the pause: refused here, and shown as such in the log.
+        if status in (Status.RUNNING, Status.WAITING) and (hub.state.paused or hub.paused_since(peer, message.pauses)):
+            # Its server had not yet heard of the pause, or decided before a pause (and a resume) that
+            # came as it judged: refused here, and shown as such in the log.
             try:
                 _write_row(hub, peer, row, Status.REFUSED, PAUSED_MESSAGE, None)
             except sqlite3.Error as problem:  # a full disk: the pause is still what the model is told
@@ -101,6 +104,8 @@ def begin(hub: RowsHub, peer: Peer, message: Begin) -> dict[str, Any]:
         command_id = _write_row(hub, peer, row, status, row.reason, row.confirmation_id)
         if status.is_active:
             peer.commands.add(command_id)
+        if status is Status.RUNNING:
+            hub.started_outside(peer, command_id)
         if status is Status.WAITING:
             peer.waiting.add(command_id)
         hold = None
@@ -149,11 +154,12 @@ def _write_row(
 def started(hub: RowsHub, peer: Peer, message: Started) -> dict[str, Any]:
     command_id = _owned(peer, message.id)
     with hub.lock:
-        if hub.state.paused:
+        if hub.state.paused or hub.paused_since(peer, message.pauses):  # a hold made before a pause never runs
             raise RequestError("host access is paused")
         hub.record.journal.mark_started(command_id)
         hub.record.wrote()
         peer.waiting.discard(command_id)
+        hub.started_outside(peer, command_id)
     return {}
 
 

@@ -218,28 +218,37 @@ DECIDE_AGAIN = "decide_again"
 class Begin:
     """A server's `begin`: write this row (and, for a held command, ask the user) before it runs.
     `under`: the user's settings (a `StatePush`'s) its server decided under, so that the tray can
-    tell a decision made before the push of a tightening reached it."""
+    tell a decision made before the push of a tightening reached it; `pauses`: the tray's count of
+    pauses its server had been told when it began to decide (`StatePush.pauses`; None: told none
+    since it bound), so that the tray refuses a decision a pause came during (red team, ninth)."""
 
     row: BeginRow
     under: Mapping[str, Any] | None = None
+    pauses: int | None = None
     OP: ClassVar[str] = "begin"
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"op": self.OP, "row": self.row.to_wire()}
         if self.under is not None:
             wire["under"] = dict(self.under)
+        if self.pauses is not None:
+            wire["pauses"] = self.pauses
         return wire
 
     @classmethod
     def from_wire(cls, message: Mapping[str, Any]) -> Begin:
         under = message.get("under")
-        return cls(BeginRow.from_wire(message.get("row")), None if under is None else fields_of(under, "under"))
+        return cls(
+            BeginRow.from_wire(message.get("row")),
+            None if under is None else fields_of(under, "under"),
+            optional_whole(message.get("pauses"), "pauses"),
+        )
 
     @classmethod
-    def of_row(cls, row: Mapping[str, Any], under: Mapping[str, Any] | None = None) -> Begin:
+    def of_row(cls, row: Mapping[str, Any], under: Mapping[str, Any] | None = None, pauses: int | None = None) -> Begin:
         """A server's `begin` for the keyword arguments of `Journal.begin_command`, checked as the
         tray will check it (BadValue for a row the tray would refuse)."""
-        return cls(BeginRow.from_wire(begin_row_to_wire(row)), under)
+        return cls(BeginRow.from_wire(begin_row_to_wire(row)), under, pauses)
 
 
 def begin_row_to_wire(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -257,17 +266,22 @@ def begin_row_to_wire(row: Mapping[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Started:
-    """A held command the user allowed starts now (refused by the tray while paused)."""
+    """A held command the user allowed starts now (refused by the tray while paused, and after a
+    pause that came since it was held: `pauses` as in its `Begin`)."""
 
     id: int
+    pauses: int | None = None
     OP: ClassVar[str] = "started"
 
     def to_wire(self) -> dict[str, Any]:
-        return {"op": self.OP, "id": self.id}
+        wire: dict[str, Any] = {"op": self.OP, "id": self.id}
+        if self.pauses is not None:
+            wire["pauses"] = self.pauses
+        return wire
 
     @classmethod
     def from_wire(cls, message: Mapping[str, Any]) -> Started:
-        return cls(whole(message.get("id"), "id"))
+        return cls(whole(message.get("id"), "id"), optional_whole(message.get("pauses"), "pauses"))
 
 
 @dataclass(frozen=True)
@@ -351,17 +365,23 @@ class End:
 
 @dataclass(frozen=True)
 class StatePush:
-    """The user's settings now (read strictly by the server: a malformed one reads as the strictest)."""
+    """The user's settings now (read strictly by the server: a malformed one reads as the strictest),
+    and how many pauses the tray has made (`pauses`: each change from not paused to paused), which
+    a server's `Begin` and `Started` name back."""
 
     state: Mapping[str, Any]
+    pauses: int | None = None
     OP: ClassVar[str] = "state"
 
     def to_wire(self) -> dict[str, Any]:
-        return {"op": self.OP, "state": dict(self.state)}
+        wire: dict[str, Any] = {"op": self.OP, "state": dict(self.state)}
+        if self.pauses is not None:
+            wire["pauses"] = self.pauses
+        return wire
 
     @classmethod
     def from_wire(cls, message: Mapping[str, Any]) -> StatePush:
-        return cls(fields_of(message.get("state"), "state"))
+        return cls(fields_of(message.get("state"), "state"), optional_whole(message.get("pauses"), "pauses"))
 
 
 @dataclass(frozen=True)

@@ -145,7 +145,8 @@ class Hold(NamedTuple):
     reasons: str
     pin: Pin | None = None  # what the user is asked about: the folder, the scripts, the environment
     asks: tuple[str, ...] = ()  # what it asks of the container that only a person's Allow gives (running.py)
-    pauses: int = 0  # the tray's pauses so far when it was held: one more ends it (authority.pauses)
+    pauses: int = 0  # the tray's pauses so far when it was judged: one more ends it (authority.pauses)
+    tray_pauses: int | None = None  # the tray's own count then, for its `started` (authority.tray_pauses)
 
 
 class Admitted(NamedTuple):
@@ -221,6 +222,9 @@ class Holds:
         `proven_read_only`: refuse what the classifier cannot prove read-only (no OS containment)."""
         service = self.service
         under = service.authority.settings()  # read first: the tray refuses a row judged under older ones
+        # And the pauses so far: a pause while it is judged (seconds for a long one) ends it, even
+        # after a resume (red team, ninth); here as its server heard them, at the tray as it made them.
+        pauses, tray_pauses = service.authority.pauses(), service.authority.tray_pauses()
         try:
             valid = validate_request(request, service.home)
             service.check_allowed()
@@ -263,8 +267,12 @@ class Holds:
             reason = NEVER_ASKED_UNGUARDED
             await service.journal_refusal(request, reason, tool)
             raise CommandRefused(reason)
+        if service.authority.pauses() != pauses:  # paused (and maybe resumed) while it was judged
+            await service.journal_refusal(request, PAUSED_MESSAGE, tool)
+            raise CommandRefused(PAUSED_MESSAGE)
         if not needs_approval(mode, verdict.tier is Tier.DESTRUCTIVE or bool(asks)):
-            return Admitted(await self._begin(valid, tool, verdict.tier.name.lower(), under=under), valid, bash)
+            tier = verdict.tier.name.lower()
+            return Admitted(await self._begin(valid, tool, tier, under=under, pauses=tray_pauses), valid, bash)
 
         if not service.authority.present():
             reason = NO_APPROVER_MESSAGE.format(reasons=said)
@@ -280,7 +288,6 @@ class Holds:
             await service.journal_refusal(request, reason, tool)
             raise CommandRefused(reason) from None
         confirmation_id = new_confirmation_id()
-        pauses = service.authority.pauses()  # before the row: a pause while the tray writes it ends the hold
         expires_at = time.time() + HOLD_UNSEEN_MAX_S  # the tray starts the real clock when the user sees it
         command_id = await self._begin(
             valid,
@@ -292,8 +299,9 @@ class Holds:
             pin=pin,
             unprotected=bool(asks),  # no rule of the user's answers it: a person must (the hub)
             under=under,
+            pauses=tray_pauses,
         )
-        self._held[confirmation_id] = Hold(command_id, valid, runner, expires_at, said, pin, asks, pauses)
+        self._held[confirmation_id] = Hold(command_id, valid, runner, expires_at, said, pin, asks, pauses, tray_pauses)
         return Admitted(command_id, valid, bash, confirmation_id)
 
     async def _begin(self, valid: ValidRequest, tool: str, tier: str, **row: object) -> int:
@@ -450,12 +458,25 @@ class Holds:
                     f"The command was not run: {changed}. Check what changed, then run it again to ask the user anew."
                 )
             valid = replace(valid, cwd=hold.pin.folder)  # that very folder, not where a link points now
+        # The checks above take seconds on large pinned scripts: a pause meanwhile (red team, ninth:
+        # resumed before they ended, and the command ran) ends the hold here, and at the tray's
+        # `started` when its push is still on its way.
+        self._end_if_paused_since(confirmation_id, hold)
         try:
-            await authority.started(command_id)
+            await authority.started(command_id, hold.tray_pauses)
         except NotRecorded as refused:
+            self._end_if_paused_since(confirmation_id, hold)
             self._close(confirmation_id, command_id, str(refused))
             raise CommandRefused(str(refused)) from None
+        self._end_if_paused_since(confirmation_id, hold)  # one that came as the tray recorded it
         return valid
+
+    def _end_if_paused_since(self, confirmation_id: str, hold: Hold) -> None:
+        """Refuse a hold (CommandRefused) when host access is paused, or was since it was judged."""
+        authority = self.service.authority
+        if authority.paused() or authority.pauses() != hold.pauses:
+            self._close(confirmation_id, hold.command_id, PAUSED_MESSAGE)
+            raise CommandRefused(PAUSE_ENDED_HOLD_MESSAGE)
 
     async def _wait_for_decision(
         self, confirmation_id: str, hold: Hold, *, until_expiry: bool = False

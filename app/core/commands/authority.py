@@ -9,6 +9,7 @@ against a program that writes the user's files, as docs/security.md says.
 
 from __future__ import annotations
 
+import enum
 import logging
 import os
 import sqlite3
@@ -47,6 +48,17 @@ class NotRecorded(Exception):
 class SettingsChanged(Exception):
     """The tray wrote no row: the user tightened a setting after the command was judged under the
     older one (its push was still on its way). The command must not run as judged."""
+
+
+class _Told(enum.Enum):
+    """`pauses` left to the authority (TOLD_NOW)."""
+
+    NOW = "now"
+
+
+# A row's or start's `pauses` not named by its caller: the tray's count as this server knows it as it
+# sends (a decision made before a pause whose push is still on its way is still refused).
+TOLD_NOW = _Told.NOW
 
 
 class ServerAuthority:
@@ -98,6 +110,13 @@ class ServerAuthority:
         when the user had answered it (what was allowed before a pause does not run after it)."""
         link = self.link
         return 0 if link is None else link.pauses
+
+    def tray_pauses(self) -> int | None:
+        """The tray's own count of its pauses as it last said (None: not said since this server bound
+        to it, or no tray): a decision names it to the tray (`begin`, `started`), which refuses one
+        made before a pause it has made since, even when it has resumed meanwhile."""
+        link = self._live_link()
+        return None if link is None else link.tray_pauses
 
     def present(self) -> bool:
         """Whether someone can answer a held command: a live tray."""
@@ -180,20 +199,37 @@ class ServerAuthority:
 
     # -- the record ---------------------------------------------------------------------------
 
-    async def begin(self, *, under: dict[str, Any] | None = None, **row: Any) -> int:
-        """Write the command's row before it starts; NotRecorded when the tray would not, and
-        SettingsChanged when the user tightened a setting since `settings()` said `under`. The
-        event loop serves other calls while the tray writes it (up to ACK_TIMEOUT_S)."""
+    async def begin(
+        self, *, under: dict[str, Any] | None = None, pauses: int | None | _Told = TOLD_NOW, **row: Any
+    ) -> int:
+        """Write the command's row before it starts; NotRecorded when the tray would not (paused, or
+        paused since `tray_pauses()` said `pauses`), and SettingsChanged when the user tightened a
+        setting since `settings()` said `under`. The event loop serves other calls while the tray
+        writes it (up to ACK_TIMEOUT_S)."""
         link = self._link_for_row(row)
         if link is None:
+            self._refuse_if_paused(row)
             return self._write_row(row)
         try:
-            reply = await link.request_async(Begin.of_row(row, under))
+            named = link.tray_pauses if pauses is TOLD_NOW else pauses
+            reply = await link.request_async(Begin.of_row(row, under, named))
         except (LinkRefused, BadValue) as refused:
             return self._row_refused(row, refused)
         if reply.fields.get(DECIDE_AGAIN) is True:
             raise SettingsChanged
         return _row_id(reply)
+
+    def _refuse_if_paused(self, row: dict[str, Any]) -> None:
+        """Headless with no tray: a command the journal's pause came for while it was judged is
+        recorded as refused, and NotRecorded (a pause and a resume meanwhile go unseen: the journal
+        keeps no count of pauses)."""
+        active = (row.get("status") or Status.RUNNING) in (Status.RUNNING, Status.WAITING)
+        if not active or not self.journal.is_paused():
+            return
+        refused = {key: value for key, value in row.items() if key not in ("confirmation_id", "hold_expires_at")}
+        with suppress(sqlite3.Error, CoworkError):  # a full disk: the pause is still what the model is told
+            self._write_row({**refused, "status": Status.REFUSED, "reason": PAUSED_MESSAGE})
+        raise NotRecorded(PAUSED_MESSAGE)
 
     def _link_for_row(self, row: dict[str, Any]) -> TrayLink | None:
         """The link that writes this row, or None when this server writes it itself (headless with
@@ -267,9 +303,10 @@ class ServerAuthority:
             f"Cowork Terminal could not record this command, so it was not run. {told} Run the command again."
         )
 
-    async def started(self, command_id: int) -> None:
-        """A held command the user allowed starts now: the tray records it (and refuses while
-        paused); the event loop serves other calls meanwhile."""
+    async def started(self, command_id: int, pauses: int | None | _Told = TOLD_NOW) -> None:
+        """A held command the user allowed starts now: the tray records it (and refuses while paused,
+        or when it paused since `tray_pauses()` said `pauses`, as the hold was made); the event loop
+        serves other calls meanwhile."""
         link = self._live_link()
         if link is None:
             if self.tethered:
@@ -277,7 +314,7 @@ class ServerAuthority:
             self.journal.mark_started(command_id)
             return
         try:
-            await link.request_async(Started(command_id))
+            await link.request_async(Started(command_id, link.tray_pauses if pauses is TOLD_NOW else pauses))
         except LinkRefused as refused:
             raise NotRecorded(_refusal_text(str(refused))) from None
 

@@ -62,6 +62,11 @@ _LEADING_CD = re.compile(r"\s*cd\s+([^\s;&|()`$<>\\'\"]+)\s*&&")
 _CHANGES_FOLDER = re.compile(r"(?:^|[\s;&|(`])(?:cd|pushd|popd)(?=$|[\s;&|)`])")
 WATCH_INTERVAL_S = 0.2  # how often a busy headless server looks for pause and Stop in the journal
 LIVE_OUTPUT_S = 1.0  # how often a running command's output so far goes to the record (the live log)
+# Why a command that ran outside the container, while the user had switched it off, was ended (English).
+PROTECTION_ON_STOP_REASON = (
+    "stopped because the user switched the container back on (Protect my settings from commands): it ran "
+    "outside it. Run it again if it is still needed: it runs in the container now"
+)
 
 
 class RunsService(Protocol):
@@ -83,6 +88,7 @@ class RunsService(Protocol):
     def client(self) -> ClientInfo: ...
     def environment(self, env: Mapping[str, str]) -> dict[str, str]: ...
     def session_alive(self) -> bool: ...
+    def session_uncontained(self) -> bool: ...
     def end_session(self) -> None: ...
 
 
@@ -103,6 +109,10 @@ class Runs:
         self._unguarded: tuple[str, ...] | None = None  # the protected set, where no container guards it
         self._swept = False  # what finished commands left was ended for the pause in force
         self._may_have_left = False  # a command ran without a container: a process it left may live on
+        # The user switched the container off (their click): the marks of the commands run meanwhile,
+        # ended with what they left when it is switched on again (apply_user_stops).
+        self._switched_off = False
+        self._run_while_off: set[str] = set()
 
     # -- where a command runs -------------------------------------------------------------------
 
@@ -112,6 +122,7 @@ class Runs:
         from app.core.execution import container as containers
 
         if not self.service.authority.contained():
+            self._switched_off = True  # whatever starts now starts outside: ended when it is on again
             return containers.Container(containers.OFF)
         # The tray's own process (its hub is here): a `serve` that runs its commands itself is not,
         # whether headless or not, and its containers do not end with the tray (a review, 2026-12-05).
@@ -376,6 +387,8 @@ class Runs:
         )
         if not prefix:  # the read-only tool's prefix is its own container
             self.watch_uncontained(spec.container)
+            if base.state == containers.OFF and spec.mark:
+                self._run_while_off.add(spec.mark)
         output = self.new_output(command_id, ("stdout", "stderr"))
         if on_output is not None:
             on_output(output)
@@ -446,6 +459,8 @@ class Runs:
         """End what runs when the tray went away or the user paused, and what the user stopped; a
         pause ends the background jobs finished commands left too."""
         authority = self.service.authority
+        if self._switched_off and authority.contained():
+            self._end_run_while_off()
         lingering = lingering_containers()
         gone = self._tray_gone()
         stopping = self._stopping()
@@ -476,6 +491,22 @@ class Runs:
             return
         for command_id in authority.stop_requests(list(running)):
             running[command_id].set(USER_STOP_REASON)
+
+    def _end_run_while_off(self) -> None:
+        """The user switched the container on again (a tightening): what runs outside it since it was
+        off ends, as at a pause (red team, ninth: a finished command's `nohup` loop went on writing
+        ~/.bashrc): the commands run meanwhile, what they left, and the session's shell if it runs
+        outside. Commands in the container go on."""
+        marks, self._run_while_off, self._switched_off = self._run_while_off, set(), False
+        for command_id, stop in list(self.running.items()):
+            if self.mark(str(command_id)) in marks:
+                stop.set(PROTECTION_ON_STOP_REASON)
+        if marks:
+            from app.core.execution import process_marks
+
+            process_marks.end_marked_any(marks)
+        if self.service.session_uncontained():
+            self.service.end_session()  # its shell and background jobs; the next terminal_run starts a new one
 
     async def watch(self) -> None:
         """While commands run, or a finished one's background job, apply pause and Stop: a headless

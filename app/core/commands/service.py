@@ -103,6 +103,13 @@ class CommandService:
     def session_alive(self) -> bool:
         return self._shell is not None and self._shell.alive()
 
+    def session_uncontained(self) -> bool:
+        """Whether the session's shell runs now outside any container (started while the user had it
+        switched off, or where there is none): switching it on ends it (Runs.apply_user_stops)."""
+        shell = self._shell
+        session = None if shell is None else shell._session  # its own shell: read, never changed here
+        return session is not None and session.alive and session.container is None
+
     def end_session(self) -> None:
         """End the session's shell (a pause): what it left running goes with it; the next
         terminal_run starts a new one, and the model is told so."""

@@ -99,6 +99,9 @@ class TrayLink:
         self.bound = False  # a tray accepted us once: from now on only a tray decides
         self.state: ControlState | None = None  # what the tray last pushed
         self.pauses = 0  # how many times the tray said paused after not paused: a pause ends every hold
+        # The tray's own count of its pauses, as its last push said (None: no push since binding): a
+        # decision names it to the tray, which refuses one made before its latest pause.
+        self.tray_pauses: int | None = None
         self.refusal: str | None = None  # why the last peer at the tray's address was not trusted
         self.closing_reason: str | None = None
         self.decisions: dict[int, Decision] = {}
@@ -196,6 +199,7 @@ class TrayLink:
         if welcome.server_id is not None:
             self.server_id = welcome.server_id
         self._set_state(ControlState.from_wire(dict(welcome.state)))
+        self.tray_pauses = None  # this tray's count comes with its first push
         self.runs_commands = welcome.runs_commands
         self.tray_pid = tray_pid
         self.refusal = None
@@ -349,6 +353,8 @@ class TrayLink:
             return
         if isinstance(message, StatePush):
             self._set_state(ControlState.from_wire(dict(message.state)))
+            if message.pauses is not None:
+                self.tray_pauses = message.pauses
         elif isinstance(message, DecisionPush):
             self.decisions[message.id] = message
         elif isinstance(message, StopPush):

@@ -95,6 +95,12 @@ def end_marked_under(run_mark: str, spared: Collection[str] = (), proc_root: Pat
     return kill([pid for pid, mark in found if mark.startswith(prefix) and mark not in spared], proc_root)
 
 
+def end_marked_any(marks: Collection[str], proc_root: Path = PROC_ROOT) -> list[int]:
+    """SIGKILL every process that carries one of `marks`; returns their pids."""
+    wanted = set(marks)
+    return kill([pid for pid, found in marked_processes(proc_root).items() if found in wanted], proc_root)
+
+
 def end_marked(mark: str, proc_root: Path = PROC_ROOT) -> list[int]:
     """SIGKILL every process that carries exactly `mark`; returns their pids."""
     return kill([pid for pid, found in marked_processes(proc_root).items() if found == mark], proc_root)
