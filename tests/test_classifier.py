@@ -59,7 +59,7 @@ def test_corpus_covers_every_tier_with_many_examples() -> None:
 
 def test_classify_takes_no_tier_from_the_caller() -> None:
     """A tier the model claims is ignored: the function has nowhere to put one."""
-    assert list(inspect.signature(classify).parameters) == ["command", "cwd", "protected_paths"]
+    assert list(inspect.signature(classify).parameters) == ["command", "cwd", "protected_paths", "deadline"]
 
 
 def test_quoted_command_name_is_still_recognised() -> None:

@@ -91,7 +91,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .danger import Danger
-from .findings import HOLDS_APP_DATA, RUNS_ITSELF, TOUCHES_APP_DATA, Classification, D, Tier, _Report
+from .findings import HOLDS_APP_DATA, RUNS_ITSELF, TOUCHES_APP_DATA, Classification, D, JudgedTooLong, Tier, _Report
 
 if TYPE_CHECKING:
     from .protected import _Protected
@@ -101,6 +101,7 @@ __all__ = [
     "TOUCHES_APP_DATA",
     "Classification",
     "Danger",
+    "JudgedTooLong",
     "Tier",
     "classify",
     "classify_typed",
@@ -113,14 +114,20 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-def classify(command: str, *, cwd: str | None = None, protected_paths: Sequence[str] = ()) -> Classification:
-    """Classify `command` as bash would run it in `cwd`; never raises (an internal failure asks the user).
+def classify(
+    command: str, *, cwd: str | None = None, protected_paths: Sequence[str] = (), deadline: float | None = None
+) -> Classification:
+    """Classify `command` as bash would run it in `cwd`; never raises (an internal failure asks the
+    user) but JudgedTooLong, once `time.monotonic()` passes `deadline` (a short command can name a
+    long script).
 
     With `cwd`, relative paths are judged where they lead, and running inside the app's own
     folders is itself destructive: `rm journal.sqlite3` there must not pass as a plain `rm`.
     """
     try:
-        return _classify(command, cwd, protected_paths)
+        return _classify(command, cwd, protected_paths, deadline)
+    except JudgedTooLong:
+        raise
     except Exception:  # a bug here must not let a command through unasked, nor crash the tool call
         log.exception("classifier failed on a command; treating it as destructive")
         report = _Report()
@@ -129,13 +136,13 @@ def classify(command: str, *, cwd: str | None = None, protected_paths: Sequence[
         return report.result()
 
 
-def _classify(command: str, cwd: str | None, protected_paths: Sequence[str]) -> Classification:
+def _classify(command: str, cwd: str | None, protected_paths: Sequence[str], deadline: float | None) -> Classification:
     from .protected import _Protected
 
-    return _analysed(command, cwd, _Protected.build(protected_paths)).result()
+    return _analysed(command, cwd, _Protected.build(protected_paths), deadline).result()
 
 
-def _analysed(command: str, cwd: str | None, protected: _Protected) -> _Report:
+def _analysed(command: str, cwd: str | None, protected: _Protected, deadline: float | None = None) -> _Report:
     # The rules load at the first command, not at import: `serve` answers the handshake without
     # them, and loads them (and tree-sitter) in a worker thread right after it (see `warm_up`).
     from .analyzer import _Analyzer
@@ -143,6 +150,7 @@ def _analysed(command: str, cwd: str | None, protected: _Protected) -> _Report:
     from .words import _Word
 
     report = _Report()
+    report.deadline = deadline
     if cwd is not None:
         cwd = cwd.replace("\\", "/")
         if protected.relation(_Word(cwd, cwd, cwd)) == "inside":

@@ -8,6 +8,7 @@ import functools
 import os
 import posixpath
 import re
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,7 @@ from .findings import (
     TOO_DEEP,
     TOUCHES_APP_DATA,
     D,
+    JudgedTooLong,
     M,
     S,
     _Report,
@@ -529,6 +531,8 @@ class _Analyzer:
 
     def walk(self, node: Node, stdin: _Stdin | None, depth: int) -> None:
         self.report.nodes += 1
+        if self.report.deadline is not None and not self.report.nodes % 32 and time.monotonic() > self.report.deadline:
+            raise JudgedTooLong
         if self.report.nodes > MAX_NODES or depth > MAX_TREE_DEPTH:
             self.too_large()
             return

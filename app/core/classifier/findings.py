@@ -274,6 +274,11 @@ class _Mark(NamedTuple):
     keyword_words: int
 
 
+class JudgedTooLong(Exception):  # noqa: N818 (not an error: the judging goes on elsewhere)
+    """The judging passed its deadline (`classify(deadline=...)`): its caller judges the command
+    again where it may take long (admission: on a worker thread, off the loop that serves every call)."""
+
+
 class _Report:
     """What the analysis found, shared by a command and every string re-parsed inside it."""
 
@@ -315,6 +320,7 @@ class _Report:
         # are assignments for it (`ls LD_PRELOAD=./x.so`); those read before it was turned on wait here
         self.keyword = False
         self.keyword_words: list[Callable[[], None]] = []
+        self.deadline: float | None = None  # time.monotonic() past which the judging gives up (JudgedTooLong)
         # Told of each finding's reason and values as it is added (typed.py's readers of typed keys)
         self.heard: Callable[[str, dict[str, str]], None] | None = None
 

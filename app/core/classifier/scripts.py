@@ -22,7 +22,7 @@ from app.core.i18n import N_
 
 from .cmdline import cmd_code
 from .code import judge_code
-from .findings import D, M, _snip
+from .findings import D, JudgedTooLong, M, _snip
 from .piped import piped_commands
 from .regular_files import read_regular
 from .rule import Analysis
@@ -31,6 +31,8 @@ from .tables import _INLINE_CODE_FLAGS, _PERL, _PYTHON, _SHELLS
 from .words import _Word
 
 MAX_SCRIPT_BYTES = 256 * 1024
+# A longer script is never judged within a deadline (classify's): about 0.1 s of judging a 16 kB one
+INLINE_SCRIPT_CHARS = 16 * 1024
 MAX_SCRIPTS = 64  # read for one command, nested ones included
 # Programs in these folders are installed software, not scripts the agent can have written: they are
 # judged by their name. (Homebrew's /opt/homebrew and /usr/local are user-writable on macOS; kept here.)
@@ -212,6 +214,8 @@ def script_text(ctx: Analysis, name: str, word: _Word, *, compiled_ok: bool = Fa
         ctx.add(D, "cannot tell what runs: the command runs too many scripts to check")
         return None
     text, why = read_script(path)
+    if text is not None and len(text) > INLINE_SCRIPT_CHARS and ctx.report.deadline is not None:
+        raise JudgedTooLong  # before tree-sitter reads it all: judged off the loop from the start
     shown = _snip(path)
     if why == "compiled" and compiled_ok:
         return None

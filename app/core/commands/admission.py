@@ -16,7 +16,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 import anyio
 
 from app.core.channel.protocol import Pin, command_digest
-from app.core.classifier import Classification, Tier, classify
+from app.core.classifier import Classification, JudgedTooLong, Tier, classify
 from app.core.commands.authority import NotRecorded, ServerAuthority
 from app.core.commands.cancellation import why_cancelled
 from app.core.commands.request import (
@@ -69,6 +69,8 @@ T = TypeVar("T")
 # A command longer than this is judged on a worker thread: a long one takes the classifier up to half a
 # second (its word bound), while the loop runs every other call of this tray or server.
 CLASSIFY_ON_A_THREAD_CHARS = 1024
+# A shorter one is judged on the loop for at most this long, then again on a worker thread.
+INLINE_JUDGING_S = 0.02
 # One such judgement at a time, in this process: each holds the GIL, and forty at once (a red team,
 # 2026-12-05) starved the loop, whose pause then took 5-16 s to reach a running command and its
 # call. One beside the loop leaves it half the interpreter; the others wait their turn on the loop,
@@ -238,10 +240,14 @@ class Holds:
         judge = functools.partial(
             classify, valid.command, cwd=os.path.realpath(valid.cwd), protected_paths=service.protected_paths
         )
-        if len(valid.command) > CLASSIFY_ON_A_THREAD_CHARS:  # up to a second: other calls and a pause go on
+        long = len(valid.command) > CLASSIFY_ON_A_THREAD_CHARS  # up to a second: other calls and a pause go on
+        if not long:
+            try:  # a short command may name a long script (2 s for 250 kB: a red team, 2026-12-06)
+                verdict = judge(deadline=time.monotonic() + INLINE_JUDGING_S)
+            except JudgedTooLong:
+                long = True
+        if long:
             verdict = await judged_alone(judge)
-        else:
-            verdict = judge()
         if proven_read_only and verdict.tier is not Tier.SAFE:
             reason = read_only.NOT_PROVEN_MESSAGE.format(reasons=reasons_text(verdict.reasons))
             await service.journal_refusal(request, reason, tool)
@@ -249,7 +255,6 @@ class Holds:
         mark("admission: classified")
         asks: tuple[str, ...] = ()
         if not proven_read_only:  # where no container runs, a second reading: on a thread as the first
-            long = len(valid.command) > CLASSIFY_ON_A_THREAD_CHARS
             asks = await service.runs.unprotected_asks(valid.command, verdict, valid.cwd, on_thread=long)
         # The pins (0.6 MB with the classifier's tables) load with a command's admission, never in a
         # tray-bound `serve`, which admits none (issue 21's idle memory); a headless one warms them.
