@@ -11,7 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from app.core.classifier import JudgedTooLong, Tier, classify
+from app.core.classifier import JudgedTooLong, Tier, classify, classify_typed
 from app.core.classifier.scripts import INLINE_SCRIPT_CHARS
 from tests.in_process_server import serving
 from tests.stdio_client import run
@@ -68,3 +68,11 @@ async def test_a_short_command_naming_a_long_script_does_not_hold_up_another_cal
             group.start_soon(run, client, {"command": "bash s0.sh", "cwd": str(tmp_path)})
             group.start_soon(echo)
     assert quick["took"] < judging_s / 2, f"echo hi took {quick['took']:.2f} s; judging the script {judging_s:.2f} s"
+
+
+def test_keys_typed_into_a_shell_that_name_a_long_script_give_up_at_the_deadline_too(tmp_path: Path) -> None:
+    long_script(tmp_path)
+    with pytest.raises(JudgedTooLong):
+        classify_typed("bash s0.sh\n", "bash", cwd=str(tmp_path), deadline=time.monotonic() + 60)
+    typed = classify_typed("bash s0.sh\n", "bash", cwd=str(tmp_path))
+    assert typed.tier is Tier.MODERATE and typed == classify("bash s0.sh\n", cwd=str(tmp_path))

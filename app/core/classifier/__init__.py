@@ -195,27 +195,35 @@ def repl_program(command: str | None) -> str | None:
 
 
 def classify_typed(
-    text: str, program: str | None, *, cwd: str | None = None, protected_paths: Sequence[str] = ()
+    text: str,
+    program: str | None,
+    *,
+    cwd: str | None = None,
+    protected_paths: Sequence[str] = (),
+    deadline: float | None = None,
 ) -> Classification:
     """Classify `text` typed into `program`, the program running in the persistent session (its
     command name or path; None when not known: then the text is judged as bash, since it may be a
     shell). A Python, Node, Perl, Ruby... prompt runs it as its own code; a program whose input
-    cannot be judged holds it. Never raises."""
+    cannot be judged holds it. Never raises but JudgedTooLong, as `classify`."""
     try:
         from .typed import judge_typed, typed_language
 
         language = typed_language(program)
         if language == "bash":
-            return classify(text, cwd=cwd, protected_paths=protected_paths)
+            return classify(text, cwd=cwd, protected_paths=protected_paths, deadline=deadline)
         from .analyzer import _Analyzer
         from .project_settings import judge
         from .protected import _Protected
 
         report = _Report()
+        report.deadline = deadline
         protected = _Protected.build(protected_paths)
         judge_typed(_Analyzer(text, report, protected, nesting=0, cwd=cwd), text, program, language)
         judge(report)
         return report.result()
+    except JudgedTooLong:
+        raise
     except Exception:  # as in `classify`: a bug here asks the user
         log.exception("classifier failed on typed input; treating it as destructive")
         report = _Report()

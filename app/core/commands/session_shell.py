@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -12,8 +13,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import anyio
 import anyio.abc
 
-from app.core.classifier import Classification, Tier, classify_typed, repl_program
-from app.core.commands.admission import CLASSIFY_ON_A_THREAD_CHARS, judged_alone, reasons_text
+from app.core.classifier import Classification, JudgedTooLong, Tier, classify_typed, repl_program
+from app.core.commands.admission import CLASSIFY_ON_A_THREAD_CHARS, INLINE_JUDGING_S, judged_alone, reasons_text
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.cancellation import why_cancelled
 from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest
@@ -411,14 +412,19 @@ class SessionShell:
         foreground = session.foreground or ""
         cwd, protected_paths = session.current_dir, service.protected_paths
 
-        def judge() -> Classification:
+        def judge(deadline: float | None = None) -> Classification:
             # Finding the interpreter analyzes the whole command line: on the worker thread with the rest.
-            return classify_typed(line, repl_program(foreground), cwd=cwd, protected_paths=protected_paths)
+            program = repl_program(foreground)
+            return classify_typed(line, program, cwd=cwd, protected_paths=protected_paths, deadline=deadline)
 
-        if len(line) + len(foreground) > CLASSIFY_ON_A_THREAD_CHARS:  # as execute_command's: others go on
+        long = len(line) + len(foreground) > CLASSIFY_ON_A_THREAD_CHARS  # as execute_command's: others go on
+        if not long:
+            try:  # short keys may name a long script (`bash s0.sh`), as a short command may (admission)
+                verdict = judge(time.monotonic() + INLINE_JUDGING_S)
+            except JudgedTooLong:
+                long = True
+        if long:
             verdict = await judged_alone(judge)
-        else:
-            verdict = judge()
         if not self._still_running(session, running):
             changed = KEYS_PROGRAM_CHANGED_REASON
             await service.journal_refusal(ExecuteRequest(command=keys), changed, "terminal_send_keys")
