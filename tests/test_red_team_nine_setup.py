@@ -367,6 +367,7 @@ def test_the_trays_start_up_repair_drops_the_users_entry_settings_without_saying
     kept = (entry.get("env") or {}).get("COWORK_TERMINAL_BASH") == added["COWORK_TERMINAL_BASH"]
     told = "COWORK_TERMINAL_BASH" in repair.notice
     assert kept or told, f"dropped without a word; the person read: {repair.notice!r}"
+    assert "which no longer exists" in repair.notice, "why it was repaired is still said"
 
 
 def test_the_start_up_repair_of_an_entry_with_nothing_dropped_is_worded_as_before(

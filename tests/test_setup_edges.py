@@ -265,9 +265,10 @@ except cc.ConfigWriteError as refused:
 """
 
 
-def test_a_root_owned_config_in_the_users_folder_is_refused_as_read_only(tmp_path: Path) -> None:
+def test_a_root_owned_config_in_the_users_folder_is_refused_naming_its_owner(tmp_path: Path) -> None:
     """As another user (nobody), a 0644 file owned by root in a folder that user owns: a rename
-    would replace it, but it is not theirs to change."""
+    would replace it, but it is not theirs to change. The advice names the owner and a fix that works
+    (a chmod would not: the user cannot change another's file; a ninth red team, 2026-12-06)."""
     setpriv = shutil.which("setpriv")
     if os.geteuid() != 0 or setpriv is None:
         pytest.skip("needs root and setpriv to act as another user")
@@ -296,7 +297,8 @@ def test_a_root_owned_config_in_the_users_folder_is_refused_as_read_only(tmp_pat
             capture_output=True, text=True, cwd="/", timeout=CLI_TIMEOUT_S,
         )  # fmt: skip
         assert result.returncode == 1, result.stdout + result.stderr
-        assert "is read-only, so it was not changed" in result.stdout
+        assert "is owned by root, not by you, so it was not changed" in result.stdout, result.stdout
+        assert 'sudo chown "$USER"' in result.stdout and "chmod" not in result.stdout
         assert json.loads(config.read_text()) == {"mcpServers": {}} and config.stat().st_uid == 0
         assert sorted(p.name for p in folder.iterdir()) == [config.name]
     finally:

@@ -310,9 +310,11 @@ def test_at_start_the_tray_repairs_a_login_entry_and_a_claude_entry_that_name_a_
             f"Start at login started /old/cowork-terminal (which no longer exists); it now starts this copy, "
             f"{this_copy}."
         )
+        # What the repair dropped is named (a red team, 2026-12-06: it went unsaid).
         assert notices["Claude Desktop updated"].startswith(
-            "Claude Desktop started /old/cowork-terminal (which no longer exists); it now starts this copy"
-        )
+            f"Claude Desktop started /old/cowork-terminal (which no longer exists); it now starts this copy, "
+            f"{this_copy}. Settings Cowork Terminal did not write were left out: env COWORK_TERMINAL_BASH."
+        ), notices["Claude Desktop updated"]
         assert "replace" not in app.pystray_item("client:claude-desktop").text  # no longer an old install's
         assert app.pystray_item("autostart").checked is True
     finally:

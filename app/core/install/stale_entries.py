@@ -45,7 +45,7 @@ class Repair:
     new_program: str
     why: str  # MISSING, OTHER_COPY, ALTERED or UPDATED
     backup: str | None = None
-    added: str = ""  # ALTERED: what was added (and dropped), as `autostart.added_to_command` names it
+    added: str = ""  # what was added to the entry (and the repair drops), as `autostart.added_to_command` names it
     left_to_user: bool = False  # Claude Code: not rewritten, the user connects it again (module docstring)
 
     @property
@@ -76,15 +76,17 @@ class Repair:
                 "{what} started {old} with settings Cowork Terminal did not write ({added}); "
                 "it now starts {new} without them."
             ).format(what=self.what, old=self.old_program, new=self.new_program, added=self.added)
-            if self.backup:  # a Claude config's repair: the dropped settings are in that backup
-                text += " " + _("The previous file is kept as {path}.").format(path=self.backup)
-            return text
-        if self.why == MISSING:
-            text = _("{what} started {old} (which no longer exists); it now starts this copy, {new}.")
         else:
-            text = _("{what} started {old} (another copy of Cowork Terminal); it now starts this copy, {new}.")
-        text = text.format(what=self.what, old=self.old_program, new=self.new_program)
-        if self.backup:
+            if self.why == MISSING:
+                text = _("{what} started {old} (which no longer exists); it now starts this copy, {new}.")
+            else:
+                text = _("{what} started {old} (another copy of Cowork Terminal); it now starts this copy, {new}.")
+            text = text.format(what=self.what, old=self.old_program, new=self.new_program)
+            if self.added:  # what the rewrite dropped, named (a red team, 2026-12-06: it went unsaid)
+                text += " " + _("Settings Cowork Terminal did not write were left out: {added}.").format(
+                    added=self.added
+                )
+        if self.backup:  # a Claude config's repair: what was dropped is in that backup
             text += " " + _("The previous file is kept as {path}.").format(path=self.backup)
         return text
 
@@ -169,11 +171,9 @@ def _repair_client(
         return Repair(location.name, str(entry["command"]), program, why, left_to_user=True)
     # What the rewrite drops (an `env` setting, an argument `serve` does not have) is named to the
     # user, as the start-at-login repair names it: only a backup would still have it.
-    added = cc.added_to_entry(entry, wanted)
+    added = ", ".join(cc.added_to_entry(entry, wanted))
     change = cc.connect_client(location, wanted, replace=True)
-    if added:
-        return Repair(location.name, str(entry["command"]), program, ALTERED, change.backup, ", ".join(added))
-    return Repair(location.name, str(entry["command"]), program, why, change.backup)
+    return Repair(location.name, str(entry["command"]), program, why, change.backup, added)
 
 
 def _entry_home(entry: Mapping[str, object]) -> str | None:
