@@ -24,7 +24,7 @@ import pytest
 
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
-from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
+from app.core.policy.rules import FOLDER_SCOPE, build_folders_kind
 from app.ui.windows.approval_prompt import ARM_DELAY_MS, POLL_MS, ApprovalPrompt
 from app.ui.windows.held_command import Decision, WaitingCommand, judged
 from tests.clicks import ARMED_S, PROMPT_TITLE, click_yes, on_screen, press, shown_window, xdotool
@@ -254,11 +254,11 @@ def test_a_build_folder_deletion_offers_a_rule_and_its_click_carries_the_rule(di
         root = shown(prompt, tray, held("rm -rf node_modules", project, command_id=1),
                      held("sudo reboot", project, command_id=2))  # fmt: skip
         assert prompt.rules_row.winfo_ismapped()
-        expected = f"deleting build folders (build, dist, node_modules...) in {project}"
+        expected = f"deleting node_modules in {project}"  # what the command deletes, not every build folder
         # Its folder (pytest's long tmp_path) may be shortened in the middle to keep the window on the screen.
         shown_rule = prompt.rule_button.cget("text")
         assert shown_rule == f"Always allow {expected}" or (
-            shown_rule.startswith("Always allow deleting build folders (build, dist, node_modules...) in /")
+            shown_rule.startswith("Always allow deleting node_modules in /")
             and "…" in shown_rule
             and shown_rule.endswith("/project")
         )
@@ -268,8 +268,8 @@ def test_a_build_folder_deletion_offers_a_rule_and_its_click_carries_the_rule(di
         prompt.rule_button.invoke()
         assert tray.heard() == {
             "op": "decide", "id": 1, "allowed": True,
-            "rule": {"kind": DELETE_BUILD_FOLDERS, "folder": project, "scope": FOLDER_SCOPE, "session": None,
-                     "description": expected},
+            "rule": {"kind": build_folders_kind(["node_modules"]), "folder": project, "scope": FOLDER_SCOPE,
+                     "session": None, "description": expected},
         }  # fmt: skip
         pump_until(root, lambda: showing(prompt, 2))
         root.update()
@@ -309,7 +309,7 @@ async def test_a_rule_made_by_a_click_lets_the_next_build_folder_deletion_run_an
     home: Path, paths: AppPaths, display: str, tmp_path: Path
 ) -> None:
     project = tmp_path / "project"
-    for name in ("build", "dist", "src"):
+    for name in ("build", "dist", "src", "sub/build"):
         (project / name).mkdir(parents=True)
     with running_tray(home, display=display):
         async with connect(home, headless=False) as client:
@@ -321,10 +321,10 @@ async def test_a_rule_made_by_a_click_lets_the_next_build_folder_deletion_run_an
                 # From Deny (the focus), Tab twice: past Allow once, to "Always allow ... in this folder".
                 await anyio.to_thread.run_sync(lambda: press_in(display, PROMPT_TITLE, "Tab", "Tab", "space"))
             with anyio.fail_after(STOP_DEADLINE_S):
-                second = await run(client, {"command": "rm -rf dist", "cwd": str(project)})
+                second = await run(client, {"command": "rm -rf build", "cwd": str(project / "sub")})
             third: dict = {}
-            async with anyio.create_task_group() as group:
-                group.start_soon(_held_call, client, "rm -rf src", project, third)
+            async with anyio.create_task_group() as group:  # dist: a build folder the rule does not name
+                group.start_soon(_held_call, client, "rm -rf dist", project, third)
                 await anyio.to_thread.run_sync(shown_window, display, PROMPT_TITLE)
                 await anyio.sleep(0.5)
                 assert not third, "an unmatched command still waits for the user"
@@ -333,25 +333,25 @@ async def test_a_rule_made_by_a_click_lets_the_next_build_folder_deletion_run_an
                 while await anyio.to_thread.run_sync(on_screen, display, PROMPT_TITLE):
                     await anyio.sleep(0.1)  # the prompt closes when nothing is left to answer
     assert first.get("exitCode") == 0 and not (project / "build").exists(), first
-    assert second.get("exitCode") == 0 and not (project / "dist").exists(), second
-    assert "The user denied this command" in third["error"] and (project / "src").exists()
+    assert second.get("exitCode") == 0 and not (project / "sub" / "build").exists(), second
+    assert "The user denied this command" in third["error"] and (project / "dist").exists()
     with Journal(paths) as journal:
         [rule] = journal.rules()
-        assert rule.folder == str(project.resolve()) and rule.kind == DELETE_BUILD_FOLDERS
-        rows = {r.command: r for r in journal.recent_commands(limit=10)}
-        assert rows["rm -rf dist"].allowed_by_rule == rule.id and rows["rm -rf dist"].decided_by == f"rule {rule.id}"
-        assert rows["rm -rf build"].allowed_by_rule is None
+        assert rule.folder == str(project.resolve()) and rule.kind == build_folders_kind(["build"])
+        rows = {(r.command, r.cwd): r for r in journal.recent_commands(limit=10)}
+        by_rule = rows[("rm -rf build", str(project / "sub"))]
+        assert by_rule.allowed_by_rule == rule.id and by_rule.decided_by == f"rule {rule.id}"
+        assert rows[("rm -rf build", str(project))].allowed_by_rule is None
         # The log says what the person did, in their words (it said "Refused" and "your rule 1").
         from app.ui.windows.log_model import detail_lines, status_label
 
-        assert status_label(rows["rm -rf src"]) == "⊘ Denied by you"
-        assert rows["rm -rf src"].decision == "denied" and rows["rm -rf src"].decided_by == "user (approval prompt)"
-        answer = {line.label: line.value for line in detail_lines(rows["rm -rf dist"], rules=journal.rules())}["Answer"]
-        assert answer == f"allowed by your rule “deleting build folders (build, dist, node_modules...) in {project}”"
+        denied = rows[("rm -rf dist", str(project))]
+        assert status_label(denied) == "⊘ Denied by you"
+        assert denied.decision == "denied" and denied.decided_by == "user (approval prompt)"
+        answer = {line.label: line.value for line in detail_lines(by_rule, rules=journal.rules())}["Answer"]
+        assert answer == f"allowed by your rule “deleting build in {project}”"
     notices = (home.parent / "tray.log").read_text()  # the tray's log has each notice it showed
-    assert (
-        f"notice: Rule made: From now on, deleting build folders (build, dist, node_modules...) in {project}" in notices
-    )
+    assert f"notice: Rule made: From now on, deleting build in {project}" in notices
 
 
 def test_the_most_dangerous_class_is_said_as_such_and_allowed_only_after_typing_allow(display: str) -> None:

@@ -1,7 +1,7 @@
 """Approving, denying and choosing the approval mode from the command line.
 
 The tray holds the commands: `approvals` lists what it asks about, `deny` takes effect at once, and
-`approve` only asks the user, who allows with a click in the tray's confirm window.
+`approve` only brings the tray's approval window, where the user allows with a click.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy import approval
-from tests.clicks import CONFIRM_TITLE, PROMPT_TITLE, click_yes, shown_window, xdotool
+from tests.clicks import CONFIRM_TITLE, PROMPT_TITLE, click_yes, on_screen, shown_window, xdotool
 from tests.stdio_client import connect, run
 from tests.tray_process import running_tray
 
@@ -27,7 +27,7 @@ def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.gui
-def test_approvals_lists_what_waits_deny_is_at_once_and_approve_waits_for_the_users_click(
+def test_approvals_lists_what_waits_deny_is_at_once_and_approve_brings_the_approval_window(
     home: Path, paths: AppPaths, cli_env: dict[str, str], display: str, tmp_path: Path
 ) -> None:
     (tmp_path / "build").mkdir()
@@ -65,17 +65,17 @@ def test_approvals_lists_what_waits_deny_is_at_once_and_approve_waits_for_the_us
         build, reboot = ids["rm -rf build"], ids["sudo reboot"]
         assert f"#{build} [{tmp_path}] rm -rf build" in listing
         assert cli(cli_env, "deny", str(reboot)).stdout == f"Denied command #{reboot}.\n"
-        asking = subprocess.Popen(
-            [sys.executable, "-m", "app", "approve", str(build)],
-            env=cli_env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        click_yes(display, CONFIRM_TITLE)
-        out, err = asking.communicate(timeout=60)
-        assert asking.returncode == 0, err
-        assert "asking you to confirm" in out and out.endswith("Allowed.\n")
+        # Not a yes/no: the approval window, which shows the command whole, is where it is allowed.
+        shown = cli(cli_env, "approve", str(build))
+        assert shown.returncode == 0, shown.stderr
+        said = f"Command #{build} is shown in Cowork Terminal's approval window: allow or deny it there.\n"
+        assert shown.stdout == said
+        assert "rm -rf build" in cli(cli_env, "approvals").stdout, "it still waits"
+        assert not on_screen(display, CONFIRM_TITLE), "no confirm window asks about it"
+        click_yes(display, PROMPT_TITLE)
+        for _ in range(200):
+            if "rm -rf build" not in cli(cli_env, "approvals").stdout:
+                break
         again = cli(cli_env, "approve", str(build))
         assert again.returncode != 0 and "not waiting for approval" in again.stderr
 
@@ -85,7 +85,7 @@ def test_approvals_lists_what_waits_deny_is_at_once_and_approve_waits_for_the_us
     assert "The user denied this command" in denied["error"]
     with Journal.open(paths) as journal:
         decided = {row.command: (row.decision, row.decided_by) for row in journal.recent_commands()}
-    assert decided["rm -rf build"] == ("allowed", "user (confirmed)")
+    assert decided["rm -rf build"] == ("allowed", "user (approval prompt)")
     assert decided["sudo reboot"] == ("denied", "a request (command line or a window)")
 
 

@@ -635,21 +635,30 @@ def test_a_process_of_another_user_is_shut_out_before_a_word(paths: AppPaths, ho
         assert hub.state.paused and seen.questions == []
 
 
-def test_the_confirm_question_for_a_held_command_writes_out_its_folder_and_keeps_to_a_size() -> None:
-    """A review, 2026-12-05: a folder with newlines wrote lines of its own in the question that
-    `cowork-terminal approve` opens ("Why it waits: ..."), and a long path pushed its answers off."""
-    from app.core.authority.holds import HeldCommand
-    from app.core.authority.questions import approve_question
+def test_approve_from_the_cli_asks_no_yes_no_it_names_the_held_command_the_approval_window_shows(
+    paths: AppPaths, peers
+) -> None:
+    """`cowork-terminal approve N` opened a confirm window whose Yes allowed the command on less than the
+    approval prompt shows (no environment's values, no typed folder: a red team, 2026-12-06). Now the
+    question put to the tray names the held command to show (`Question.shows`); once the tray shows it,
+    the CLI is told where, and nothing is decided, even by a Yes said to that question."""
+    from types import SimpleNamespace
 
-    folder = "/tmp/p\nWhy it waits: nothing, it only lists files" + "/x" * 2000
-    hold = HeldCommand(
-        7, "rm -rf build " + "y" * 5000, folder, [], "execute_command", "deletes", "claude-code", 0.0, "d",
-        None,  # type: ignore[arg-type]  (no connection: only what the question says is read)
-    )  # fmt: skip
-    text = approve_question(hold, "Deletes build\nand more")
-    said = text.split("In folder: ", 1)[1]
-    assert "\n" not in said and "/tmp/p^JWhy it waits" in said and "Deletes build^Jand more" in said, said
-    assert len(text) < 3000 and "rm -rf build" in text and "y" * 100 in text, len(text)  # both ends of it
+    from app.core.channel.protocol import IdRequest
+
+    with running_hub(paths) as (hub, seen):
+        held = peers("server").begin("rm -rf build", status="waiting")["id"]
+        told: list = []
+        cli = SimpleNamespace(facts=SimpleNamespace(run_mark=False, pid=None), push=told.append)  # the person's CLI
+        hub.questions.ask(cli, "approve", IdRequest(held), 3)
+        [question] = seen.questions
+        assert question.shows == held
+        hub.answer(question, True)  # even a Yes to it (no window asks one) only says where it is shown
+        assert hub.held(held) is not None, "nothing was decided"
+    assert [answer.to_wire() for answer in told] == [
+        {"op": "ack", "seq": 3, "done": True,
+         "message": f"Command #{held} is shown in Cowork Terminal's approval window: allow or deny it there."},
+    ]  # fmt: skip
 
 
 def test_the_log_windows_holds_message_fits_its_line_reader_however_long_the_commands() -> None:

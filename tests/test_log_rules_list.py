@@ -46,7 +46,7 @@ RECORDER = (
 
 
 def described(rule_id: int, folder: str) -> str:
-    return f"Rule {rule_id}: deleting build folders (build, dist, node_modules...) in {folder}"
+    return f"Rule {rule_id}: deleting build, dist, node_modules in {folder}"
 
 
 def plant(paths: AppPaths, *rows: tuple[str, str, str]) -> None:

@@ -507,10 +507,10 @@ def test_the_window_the_tray_started_says_each_click_on_its_private_line(
     window.pause_button.invoke()
     assert tray_line.tray.heard() == {"op": "pause", "paused": True}
     window.select(held)
-    pump(window, lambda: {b.cget("text") for b in window.actions_frame.winfo_children()} >= {"Allow once", "Deny"})
+    pump(window, lambda: {b.cget("text") for b in window.actions_frame.winfo_children()} >= {"Allow…", "Deny"})
     buttons = {b.cget("text"): b for b in window.actions_frame.winfo_children()}
     pump(window, lambda: window.decision_arming.armed)  # like the prompt's, they arm a moment after showing
-    buttons["Allow once"].invoke()  # from the tray's own window, a click is the user's answer
+    buttons["Allow…"].invoke()  # from the tray's own window, a click is the user's: the tray brings its prompt
     assert tray_line.tray.heard() == {"op": "decide", "id": held, "allowed": True, "command": "rm -rf build"}
     buttons["Deny"].invoke()
     assert tray_line.tray.heard() == {"op": "decide", "id": held, "allowed": False, "command": "rm -rf build"}
@@ -526,7 +526,7 @@ def test_a_waiting_row_in_the_trays_window_shows_the_trays_text_then_nobody_to_a
     window = open_window(controls=tray_line.controls)
     tray_line.tray.tell({"op": "holds", "holds": [{"id": held, "command": "rm -rf build", "cwd": "/srv"}]})
     window.select(held)
-    pump(window, lambda: cell(window, held, "command") == "rm -rf build" and "Allow once" in action_texts(window))
+    pump(window, lambda: cell(window, held, "command") == "rm -rf build" and "Allow…" in action_texts(window))
     tray_line.tray.to_window.close()  # the tray went away: its copy no longer answers for anything
     nobody = "Nobody can answer this command now: Cowork Terminal (the app) is not running."
     pump(window, lambda: cell(window, held, "command") == nobody and not action_texts(window))
@@ -646,7 +646,7 @@ def test_a_window_started_by_hand_shows_the_trays_copy_of_a_held_command_not_a_r
             asking = "Asking Cowork Terminal for this command…"  # until the tray answers, nothing is shown
             while (
                 window.selected_id() != held
-                or "Allow once" not in action_texts(window)
+                or "Allow…" not in action_texts(window)
                 or asking in cell(window, held, "command")
             ):
                 assert time.monotonic() < deadline, f"the window shows {visible_rows(window)}"
@@ -687,7 +687,7 @@ def test_a_window_started_by_hand_with_no_tray_says_nobody_can_answer_a_rewritte
     assert not any("ls -la" in value for row in visible_rows(window) for value in row)
     assert "ls -la" not in window.details_text() and "/tmp" not in window.details_text()
     assert "Deletes" not in window.details_text(), "nor the journal's words on why it waits"
-    assert not action_texts(window) & {"Allow once", "Deny"}, "no answer is offered: nobody could act on it"
+    assert not action_texts(window) & {"Allow…", "Deny"}, "no answer is offered: nobody could act on it"
     assert cell(window, held, "status") == "⚑ Waiting for you"
 
 
@@ -701,7 +701,7 @@ def test_the_users_rules_are_listed_and_removable_in_the_log_window(
     window.rules_button.invoke()
     label, remove = window.toolbar.rule_rows[rule.id]
     # Described from the rule itself in the user's language, not from the text recorded back then.
-    assert label.cget("text") == f"Rule {rule.id}: deleting build folders (build, dist, node_modules...) in /home/a/p"
+    assert label.cget("text") == f"Rule {rule.id}: deleting build, dist, node_modules in /home/a/p"
     remove.invoke()  # no tray here: removing only tightens, so the window writes it itself
     assert window.toolbar.rule_rows == {} and str(window.toolbar.rules_intro.cget("text")).startswith(
         "You have no rules."

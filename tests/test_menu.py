@@ -337,15 +337,18 @@ def test_nothing_waiting_shows_a_disabled_line_in_the_same_place() -> None:
     assert (line.text, line.enabled, line.action) == ("No command is waiting for you", False, None)
 
 
-def test_without_tk_each_waiting_command_can_be_allowed_once_or_denied_from_the_menu() -> None:
+def test_without_tk_each_waiting_command_can_be_denied_from_the_menu_and_allowed_only_in_the_window() -> None:
+    """A menu line shows too little of a command to allow it on (a red team, 2026-12-06): only Deny,
+    and a disabled line that says where it can be allowed."""
     state = STATES["waiting, no Tk"]
     waiting = entry(state, "waiting")
     assert waiting.action is None and waiting.submenu is not None
     assert texts(waiting.submenu) == ["Claude Desktop: rm -rf build", "Claude Code: sudo reboot"]
-    assert [(e.text, e.action, e.target) for e in entry(state, "held:7").submenu or ()] == [
-        ("Allow once", menu.ALLOW, "7"),
-        ("Deny", menu.DENY, "7"),
+    assert [(e.text, e.action, e.target, e.enabled) for e in entry(state, "held:7").submenu or ()] == [
+        ("Can be allowed only in the approval window, once Tk is installed", None, None, False),
+        ("Deny", menu.DENY, "7", True),
     ]
+    assert "allow" not in every_action(entries(state)), "only the approval prompt allows a held command"
     assert entry(state, "welcome").enabled is False
 
 
@@ -527,7 +530,8 @@ def test_every_click_the_menu_can_ask_for_has_a_function_in_the_trays_action_tab
         confirm_disconnect="claude-desktop",
     )  # fmt: skip
     asked = every_action(entries(busy)) | every_action(entries(without_windows)) | every_action(entries(TrayState()))
-    assert {menu.ALLOW, menu.DENY, menu.STOP_JOB, menu.REMOVE_RULE, menu.DISCONNECT, menu.CHECK} <= asked
+    assert {menu.DENY, menu.STOP_JOB, menu.REMOVE_RULE, menu.DISCONNECT, menu.CHECK} <= asked
+    assert "allow" not in asked, "only the approval prompt allows a held command"
     assert sorted(asked - set(ACTIONS) - {menu.QUIT}) == []  # Quit asks first, on the UI thread
 
 

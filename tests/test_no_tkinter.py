@@ -87,8 +87,12 @@ TRAY = """
     held, other = sorted(h.command_id for h in app.hub.pending_holds())
     listed = [e.text for e in waiting.submenu or ()]
     allow = [e.text for e in menu.find_entry(app.entries(), f"held:{held}").submenu]
-    app.pystray_item(f"allow:{held}")(app.icon)
+    app.pystray_item(f"allow:{held}")(app.icon)  # a disabled line: it allows nothing
     app.pystray_item(f"deny:{other}")(app.icon)
+    assert app.settle(30)
+    time.sleep(1)
+    still_held = [h.command_id for h in app.hub.pending_holds()]
+    app.pystray_item(f"deny:{held}")(app.icon)
     assert app.settle(30)
     app.pystray_item("open-log")(app.icon)
     assert app.settle(30)
@@ -99,12 +103,13 @@ TRAY = """
     time.sleep(2)  # the serve reads its answers
     app.shutdown()
     print(json.dumps({"windows": app.windows, "notices": app.notifier.history, "listed": listed, "allow": allow,
-                      "decisions": decisions, "after": after, "welcome": welcome}))
+                      "decisions": decisions, "after": after, "welcome": welcome, "still_held": still_held,
+                      "held": held}))
 """
 
 
 @pytest.mark.anyio
-async def test_without_tk_the_tray_says_once_what_to_install_and_the_menu_answers_held_commands(
+async def test_without_tk_the_tray_says_once_what_to_install_and_the_menu_only_denies_held_commands(
     no_tk_env: dict[str, str], home: Path, paths: AppPaths, tmp_path: Path
 ) -> None:
     (tmp_path / "www").mkdir()
@@ -125,7 +130,7 @@ async def test_without_tk_the_tray_says_once_what_to_install_and_the_menu_answer
                 results[name] = await run(client, {"command": command, "cwd": str(tmp_path)})
 
             group.start_soon(ask, "allowed", "rm -rf www")
-            await wait_until_held(paths)  # in this order: the first held is the one allowed
+            await wait_until_held(paths)  # in this order: the first held is the one the menu cannot allow
             group.start_soon(ask, "denied", "rm -rf keep")
         out, err = await anyio.to_thread.run_sync(lambda: tray.communicate(timeout=120))
     finally:
@@ -133,15 +138,17 @@ async def test_without_tk_the_tray_says_once_what_to_install_and_the_menu_answer
             tray.kill()
     assert tray.returncode == 0, err
     seen = json.loads(out.splitlines()[-1])
-    assert results["allowed"].get("exitCode") == 0 and not (tmp_path / "www").exists()
+    # A menu line shows too little of a command to allow it on: only the approval window allows.
+    assert seen["still_held"] == [seen["held"]], "its Allow line allowed nothing"
+    assert "The user denied this command" in results["allowed"]["error"] and (tmp_path / "www").exists()
     assert "The user denied this command" in results["denied"]["error"] and (tmp_path / "keep").exists()
     assert seen["windows"] is False
     install = [m for title, m in seen["notices"] if title == "Cowork Terminal's windows cannot open"]
     assert len(install) == 1, "said once"
-    assert "sudo apt install python3-tk" in install[0] and "answer waiting commands from this icon's menu" in install[0]
+    assert "sudo apt install python3-tk" in install[0] and "deny waiting commands from this icon's menu" in install[0]
     assert [t.rsplit(": ", 1)[1] for t in seen["listed"]] == ["rm -rf www", "rm -rf keep"]
-    assert seen["allow"] == ["Allow once", "Deny"]
-    assert seen["decisions"] == [["allowed", "user (tray menu)"], ["denied", "user (tray menu)"]]
+    assert seen["allow"] == ["Can be allowed only in the approval window, once Tk is installed", "Deny"]
+    assert seen["decisions"] == [["denied", "user (tray menu)"], ["denied", "user (tray menu)"]]
     assert seen["after"] == "No command is waiting for you"
     assert seen["welcome"] is False
     log_notice = [m for title, m in seen["notices"] if title == "The activity log cannot open"]

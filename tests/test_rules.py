@@ -43,10 +43,11 @@ def _match(command: str, rules: list[Rule], cwd: str = PROJECT, session: str | N
 def test_deleting_a_build_folder_in_the_working_folder_offers_a_rule_in_plain_words() -> None:
     proposal = _proposal("rm -rf build")
     assert proposal is not None and proposal.folder == PROJECT
-    expected = "deleting build folders (build, dist, node_modules...) in ~/project"
-    assert proposal.description(home="/home/ana") == expected
+    assert proposal.description(home="/home/ana") == "deleting build in ~/project"  # what it deleted, no more
     assert proposal.description(SESSION_SCOPE, home="/home/ana").endswith("in ~/project for this session")
-    assert _proposal("rm -rf node_modules dist && rm -r __pycache__") is not None
+    several = _proposal("rm -rf node_modules dist && rm -r __pycache__")
+    assert several is not None
+    assert several.description(home="/home/ana") == "deleting __pycache__, dist, node_modules in ~/project"
 
 
 def test_no_rule_is_offered_for_anything_else() -> None:
@@ -72,7 +73,9 @@ def test_a_folder_rule_covers_build_folders_in_its_folder_and_below_only() -> No
     assert _match("rm -rf src", rules) is None
     assert _match("rm -rf build; git reset --hard", rules) is None
     assert _match("ls", rules) is None
-    assert _match("rm -rf build && rm -rf ./dist; rm -r -f -- out", rules) == rules[0]
+    assert _match("rm -rf build && rm -rf ./dist; rm -r -f -- node_modules", rules) == rules[0]
+    # A rule of the old kind covers the names its button showed ("build, dist, node_modules..."), no more.
+    assert _match("rm -rf out", rules) is None
 
 
 def test_a_rule_covers_no_command_that_could_change_where_its_names_lead_before_the_deletion() -> None:

@@ -22,7 +22,7 @@ import pytest
 
 from app.core.channel.client import current_tray_state
 from app.core.journal.store import Journal, Status
-from app.core.messages import LOG_WINDOW_DECIDED_BY
+from app.core.messages import PROMPT_DECIDED_BY
 from app.core.paths import AppPaths
 from app.ui.windows.real_input import IGNORED_SENT_EVENT
 from app.ui.windows.welcome import WelcomeWindow
@@ -34,6 +34,7 @@ from tests.clicks import (
     Box,
     buttons_along,
     click_at,
+    click_yes,
     deepest_at,
     press,
     sent_click,
@@ -90,7 +91,7 @@ def right_column_buttons(display: str) -> list[tuple[str, Box]]:
 
 def select_newest_row(display: str) -> tuple[tuple[str, Box], list[tuple[str, Box]]]:
     """Select the list's newest row with a real click; then Clear history... and the buttons of the
-    details' head, from the right: Copy command, Stop, and for a waiting command Deny, Allow once."""
+    details' head, from the right: Copy command, Stop, and for a waiting command Deny and "Allow…"."""
     _top, boxes = log_window(display)
     clear = right_column_buttons(display)[0]
     cx, cy, _cw, ch = clear[1]
@@ -167,7 +168,7 @@ async def test_clicks_an_agents_job_sends_to_allow_and_to_clear_history_in_the_l
             held = await wait_until_held(paths)
             await anyio.sleep(SETTLE_S)
             clear, row = await anyio.to_thread.run_sync(select_newest_row, display)
-            allow = row[3]  # from the right: Copy command, Stop, Deny, Allow once
+            allow = row[3]  # from the right: Copy command, Stop, Deny, Allow…
             await anyio.sleep(ARMED_S)
 
             await job.click(
@@ -199,11 +200,16 @@ async def test_clicks_an_agents_job_sends_to_allow_and_to_clear_history_in_the_l
 
             await anyio.to_thread.run_sync(lambda: wait_for(cleared_to_one, STOP_DEADLINE_S, 0.1))
 
-            click_at(display, allow[1])  # and the user's own Allow runs it
+            # The user's own "Allow…" brings the approval prompt, which shows the command whole (a red
+            # team, 2026-12-06): it decides nothing itself; the user's Allow there runs it.
+            click_at(display, allow[1])
+            await anyio.sleep(SETTLE_S)
+            assert not result and (tmp_path / "cache").exists(), "the log window's Allow decided nothing"
+            await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)
             await answered(result)
             assert not (tmp_path / "cache").exists()
             with Journal(paths) as journal:
-                assert journal.get_command(held["id"]).decided_by == LOG_WINDOW_DECIDED_BY
+                assert journal.get_command(held["id"]).decided_by == PROMPT_DECIDED_BY
 
 
 async def test_an_agents_background_job_asking_to_resume_cannot_click_resume_in_the_confirm_window(
@@ -309,7 +315,8 @@ async def test_a_waiting_row_an_agents_job_rewrites_in_the_journal_shows_in_the_
             assert await anyio.to_thread.run_sync(clipboard, display) == "rm -rf cache"
 
             await anyio.sleep(ARMED_S)
-            click_at(display, allow[1])  # the user allows what the window showed: exactly that runs
+            click_at(display, allow[1])  # "Allow…": the approval prompt, which shows the tray's hold, decides
+            await anyio.to_thread.run_sync(click_yes, display, PROMPT_TITLE)  # the user allows: exactly that runs
             await answered(result)
             assert not (tmp_path / "cache").exists()
 

@@ -1,7 +1,8 @@
 """`approvals`, `approve`, `deny` and `approval-mode`: the user's answers from the command line.
 
 A program the agent runs can type these too, so the tray decides: denying and asking more often
-take effect at once; allowing and asking less wait for the user's click in the tray's window.
+take effect at once; asking less waits for the user's click in the tray's window, and `approve N`
+brings the approval window, the one that shows the command whole, where the user allows it.
 """
 
 from __future__ import annotations
@@ -103,8 +104,8 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_decide(args: argparse.Namespace) -> int:
     paths = AppPaths.from_environment()
-    if args.allowed:
-        print(request_change(paths, "approve", without_tray=None, announce=print, id=args.command_id))
+    if args.allowed:  # the tray answers where the command is shown (its approval window) or why it is not
+        print(request_change(paths, "approve", without_tray=None, id=args.command_id))
         return 0
 
     def without_tray(journal: Journal) -> str:  # only the tray holds commands: nothing can be waiting

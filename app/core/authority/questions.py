@@ -1,7 +1,8 @@
 """Loosenings a program asks for, put to the user in a confirm window, and the words they read.
 
-Anyone on the channel (the CLI, a script) may ask to resume, allow a held command, relax a setting
-or delete the history; only the user's click in a window the tray started makes it happen. One
+Anyone on the channel (the CLI, a script) may ask to resume, relax a setting or delete the history;
+only the user's click in a window the tray started makes it happen. A request to allow a held command
+is no yes/no: it brings the approval prompt, the one window that shows everything about it. One
 window per question (repeats wait on the same one), a cooldown after a No, a quiet time after
 several No's in a row, and nothing at all from a command the agent runs (its run mark, or a
 process descending from a server).
@@ -23,20 +24,13 @@ from app.core.authority.holds import HeldCommand
 from app.core.authority.no_streak import NoStreak
 from app.core.authority.state import ControlState, with_changes
 from app.core.channel.protocol import Ack, ErrorReply
-from app.core.claude.names import friendly_client_name
 from app.core.execution.process_marks import parent_pid
-from app.core.i18n import _, ngettext
-from app.core.i18n.formats import format_number, shorten_command
+from app.core.i18n import N_, _, ngettext
+from app.core.i18n.formats import format_number
 from app.core.messages import CONFIRMED_DECIDED_BY
-from app.core.paths import AppPaths, protected_paths
 from app.core.policy.approval import ApprovalMode
-from app.core.policy.plain_words import held_reason_for_person
-from app.core.visible_text import visible
 
-# The confirm window's question about a held command, at most (each shortened in the middle).
-QUESTION_COMMAND_CHARS = 1500
-QUESTION_FOLDER_CHARS = 300
-QUESTION_WHY_CHARS = 800
+SHOWN_IN_PROMPT = N_("Command #{id} is shown in Cowork Terminal's approval window: allow or deny it there.")
 
 
 class QuestionsHub(Protocol):
@@ -45,14 +39,11 @@ class QuestionsHub(Protocol):
     @property
     def lock(self) -> AbstractContextManager[Any]: ...
     @property
-    def paths(self) -> AppPaths: ...
-    @property
     def state(self) -> ControlState: ...
     def notify(self, title: str, message: str) -> None: ...
     def server_pids(self) -> set[int | None]: ...
     def held(self, command_id: int) -> HeldCommand | None: ...
     def set_paused(self, paused: bool, *, by: str = "user") -> None: ...
-    def decide(self, command_id: int, *, allowed: bool, by: str, rule_id: int | None = None) -> bool: ...
     def set_settings(self, **changes: Any) -> None: ...
     def clear_history(self) -> int: ...
 
@@ -74,6 +65,8 @@ class Question:
     apply: Callable[[], str]
     waiting: list[tuple[Peer, int | None]] = field(default_factory=list)  # who to answer, with their seq
     yours: bool = False  # the person asked it by a click in the menu (Quit): no "if you did not ask" warning
+    # A held command to show in the approval prompt: no yes/no is asked (TrayWindows.ask_user, `shown`).
+    shows: int | None = None
 
 
 class Questions:
@@ -98,14 +91,14 @@ class Questions:
                 )
             )
         quiet_s = self._nos.quiet_left_s()
-        if quiet_s:
+        question = self._question(op, typed)
+        if quiet_s and question.shows is None:  # showing a held command asks no yes/no: nothing to quiet
             raise RequestError(
                 _(
                     "You said no to several requests in a row, so for {minutes} min Cowork Terminal asks "
                     "nothing more and nothing changed. Use the Cowork Terminal window or menu instead."
                 ).format(minutes=max(1, round(quiet_s / 60)))
             )
-        question = self._question(op, typed)
         refused = self._refused_at.get(question.key, 0.0)
         if time.monotonic() - refused < ASK_COOLDOWN_S:
             raise RequestError(_("You said no to this a moment ago; nothing changed."))
@@ -120,6 +113,9 @@ class Questions:
 
     def answer(self, question: Question, yes: bool, *, why_not: str | None = None) -> None:
         """The user's click in the confirm window: apply a Yes, then answer everyone who asked."""
+        if question.shows is not None:  # no yes/no was asked of it: none is counted
+            self.shown(question, why_not=why_not)
+            return
         with self.hub.lock:
             self.open.pop(question.key, None)
         if yes:
@@ -139,6 +135,16 @@ class Questions:
                         "control are refused without asking you."
                     ).format(minutes=minutes),
                 )
+        self._tell(question, text, ok)
+
+    def shown(self, question: Question, *, why_not: str | None = None) -> None:
+        """The tray showed `question.shows` in its approval prompt (or could not: `why_not`): everyone
+        who asked is told so. Nothing is decided here, and no yes/no is counted."""
+        with self.hub.lock:
+            self.open.pop(question.key, None)
+        self._tell(question, why_not or question.apply(), why_not is None)
+
+    def _tell(self, question: Question, text: str, ok: bool) -> None:
         for peer, seq in question.waiting:
             peer.push(Ack(seq, {"message": text, "done": True}) if ok else ErrorReply(seq, text))
 
@@ -172,17 +178,14 @@ class Questions:
             )  # fmt: skip
         if op == "approve":
             command_id = typed.id
-            hold = hub.held(command_id)
-            if hold is None:
+            if hub.held(command_id) is None:
                 raise RequestError(_("Command #{id} is not waiting for approval.").format(id=command_id))
-            # The server's words are English (the model read them): said again from the command.
-            why = held_reason_for_person(hold.reasons, hold.command, hold.cwd, protected_paths(hub.paths))
+            # Never a yes/no here: the approval prompt is the one window that shows a held command
+            # whole (its environment's values, the folder to type for the most dangerous ones), so an
+            # Allow asked from outside it brings the prompt, where the person allows or denies.
             return Question(
-                f"approve-{command_id}",
-                approve_question(hold, why),
-                _("Allow"), _("Deny"),
-                lambda: _("Allowed.") if hub.decide(command_id, allowed=True, by=CONFIRMED_DECIDED_BY)
-                else _("It no longer waits."),
+                f"approve-{command_id}", _(SHOWN_IN_PROMPT).format(id=command_id), "", "",
+                lambda: _(SHOWN_IN_PROMPT).format(id=command_id), shows=command_id,
             )  # fmt: skip
         if op == "settings":
             changes = typed.changes
@@ -215,23 +218,6 @@ class Questions:
                 lambda: cleared(hub.clear_history()),
             )  # fmt: skip
         raise RequestError(f"unknown request {op!r}")
-
-
-def approve_question(hold: HeldCommand, why: str | None) -> str:
-    """What the confirm window asks about a held command (`why`: its reasons in the user's words).
-    Each part written out and bounded: a folder with newlines wrote lines of its own ("Why it waits:
-    ..."), and a long path pushed the answers off the screen (a review, 2026-12-05)."""
-    folder = shorten_command(visible(hold.folder, keep=""), QUESTION_FOLDER_CHARS) if hold.folder else None
-    return (
-        _("A program on this computer asks to allow this command from {client}:").format(
-            client=friendly_client_name(hold.client)
-        )
-        + f"\n\n{shorten_command(visible(hold.command), QUESTION_COMMAND_CHARS)}\n\n"
-        + _("In folder: {folder}. Why it waits: {reasons}").format(
-            folder=folder or _("the shell session"),
-            reasons=shorten_command(visible(why or hold.reasons, keep=""), QUESTION_WHY_CHARS),
-        )
-    )
 
 
 def cleared(count: int) -> str:

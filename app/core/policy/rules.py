@@ -1,4 +1,4 @@
-"""The user's rules against approval fatigue: "always allow deleting build folders in ~/project".
+"""The user's rules against approval fatigue: "always allow deleting node_modules in ~/project".
 
 Pure: what rule the approval window may offer for a held command (`proposal_for`), and which of
 the user's rules, if any, covers a held command (`matching_rule`). Rules are stored in the journal
@@ -14,7 +14,13 @@ team, 2026-12-04). The tray applies rules only to `execute_command` without an `
 model's (authority/holds.rule_may_answer).
 The one kind today is deleting regenerable build folders (`rm -rf build dist node_modules`), the
 most frequent reason an agent at work is held; a rule for anything that holds real work (`rm -rf
-src`) would teach the user to click "always" on exactly the command the hold is for.
+src`) would teach the user to click "always" on exactly the command the hold is for. A rule covers
+only the folder names the held deletion removed, which its button names ("Always allow deleting
+node_modules in ~/project"): a rule for `node_modules` that also deleted a project's hand-written
+`bin/` in a folder below went unseen behind "build, dist, node_modules..." (red team, 2026-12-06).
+The names are written in the rule's kind (`delete-build-folders:dist,node_modules`), so that the
+journal, the channel and the windows carry them as they are and an older version, which does not
+know such a kind, applies nothing of it.
 """
 
 from __future__ import annotations
@@ -29,8 +35,10 @@ from app.core.classifier import Classification, Tier
 from app.core.classifier.findings import DELETE_RECURSIVE
 from app.core.i18n import _
 
+# The kind of the rules made before 2026-12-06 (their button read "build folders (build, dist,
+# node_modules...)"): still read, narrowed to the names that button showed (`OLD_RULE_NAMES`).
 DELETE_BUILD_FOLDERS = "delete-build-folders"
-KINDS = (DELETE_BUILD_FOLDERS,)
+OLD_RULE_NAMES = ("build", "dist", "node_modules")
 FOLDER_SCOPE = "folder"  # kept until the user removes it
 SESSION_SCOPE = "session"  # for one agent's connection (one server) only
 SCOPES = (FOLDER_SCOPE, SESSION_SCOPE)
@@ -43,6 +51,37 @@ GENERATED_FOLDERS = frozenset(
         ".parcel-cache", ".turbo", ".svelte-kit", ".gradle", ".eggs", "bin", "obj", "_build", "site",
     }
 )  # fmt: skip
+
+
+def build_folders_kind(names: Iterable[str]) -> str:
+    """The kind of a rule that covers deleting exactly the build folders `names` (sorted, once each):
+    `delete-build-folders:dist,node_modules`."""
+    chosen = sorted(set(names))
+    if not chosen or any(name not in GENERATED_FOLDERS for name in chosen):
+        raise ValueError(f"not build folders: {chosen!r}")
+    return f"{DELETE_BUILD_FOLDERS}:{','.join(chosen)}"
+
+
+def folder_names(kind: str) -> tuple[str, ...] | None:
+    """The folder names a rule of `kind` covers (sorted), or None for a kind this version does not
+    know; only the exact form `build_folders_kind` writes is known."""
+    if kind == DELETE_BUILD_FOLDERS:
+        return OLD_RULE_NAMES
+    prefix, colon, listed = kind.partition(":")
+    names = listed.split(",")
+    if prefix != DELETE_BUILD_FOLDERS or not colon or any(name not in GENERATED_FOLDERS for name in names):
+        return None
+    return tuple(names) if names == sorted(set(names)) else None
+
+
+class _KnownKinds:
+    """The rule kinds this version knows (`kind in KINDS`): the old kind, and build folders by name."""
+
+    def __contains__(self, kind: object) -> bool:
+        return isinstance(kind, str) and folder_names(kind) is not None
+
+
+KINDS = _KnownKinds()
 
 
 @dataclass(frozen=True)
@@ -74,12 +113,12 @@ class Rule:
 
 
 def describe(kind: str, folder: str, scope: str = FOLDER_SCOPE, home: str | None = None) -> str:
-    """ "deleting build folders in ~/project", in the words the user clicked and reads in the lists."""
-    if kind != DELETE_BUILD_FOLDERS:
+    """ "deleting node_modules in ~/project", in the words the user clicked and reads in the lists:
+    every folder name the rule covers, none behind "..."."""
+    names = folder_names(kind)
+    if names is None:
         raise ValueError(f"unknown rule kind {kind!r}")
-    text = _("deleting build folders (build, dist, node_modules...) in {folder}").format(
-        folder=short_folder(folder, home)
-    )
+    text = _("deleting {names} in {folder}").format(names=", ".join(names), folder=short_folder(folder, home))
     return _("{rule} for this session").format(rule=text) if scope == SESSION_SCOPE else text
 
 
@@ -165,7 +204,8 @@ def proposal_for(command: str, cwd: str | None, verdict: Classification) -> Rule
     targets = _build_folder_targets(command, verdict)
     if not targets or not all(_inside(t, cwd) for t in targets):
         return None
-    return RuleProposal(DELETE_BUILD_FOLDERS, posixpath.normpath(cwd))
+    # Only the names this command deletes: the button names each (`describe`).
+    return RuleProposal(build_folders_kind(posixpath.basename(t) for t in targets), posixpath.normpath(cwd))
 
 
 def matching_rule(
@@ -179,16 +219,18 @@ def matching_rule(
     """The first of the user's rules that covers `command` (judged in `cwd` as `verdict`), or None.
 
     A session rule counts only for its own `session`. A rule covers the command when every
-    destructive finding deletes a build folder inside the rule's folder (or below it), by a path
-    with no symlink on it (`real`: where a path leads now, as the tray decides)."""
+    destructive finding deletes a folder of a name the rule names (`folder_names`) inside the rule's
+    folder (or below it), by a path with no symlink on it (`real`: where a path leads now, as the
+    tray decides)."""
     targets = _build_folder_targets(command, verdict)
     if not targets or any(real(target) != target for target in targets):
         return None
     for rule in sorted(rules, key=lambda r: r.id):
-        if rule.kind != DELETE_BUILD_FOLDERS:
+        names = folder_names(rule.kind)
+        if names is None:
             continue
         if rule.scope == SESSION_SCOPE and (session is None or rule.session != session):
             continue
-        if all(_inside(t, rule.folder) for t in targets):
+        if all(_inside(t, rule.folder) and posixpath.basename(t) in names for t in targets):
             return rule
     return None

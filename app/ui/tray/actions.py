@@ -387,7 +387,6 @@ ACTIONS: dict[str, Action] = {
     menu.SET_LANGUAGE: set_language,
     menu.OPEN_DATA_FOLDER: open_data_folder,
     menu.ASK_DISCONNECT: ask_disconnect,
-    menu.ALLOW: lambda app, target: decide(app, target, allowed=True),
     menu.DENY: lambda app, target: decide(app, target, allowed=False),
     menu.STOP_JOB: stop_job,
     menu.REMOVE_RULE: remove_rule,

@@ -59,7 +59,6 @@ TOGGLE_CONTAINER = "toggle-container"  # commands in the OS container, or not (a
 SET_OUTPUT_BUDGET = "set-output-budget"
 UNINSTALL = "uninstall"
 ASK_DISCONNECT = "ask-disconnect"  # "Disconnect…": asks first; DISCONNECT is what a "yes" does
-ALLOW = "allow"  # answer a held command from the menu (when no approval window can open)
 DENY = "deny"
 STOP_JOB = "stop-job"  # Stop one long-running command (a tightening)
 REMOVE_RULE = "remove-rule"
@@ -84,7 +83,6 @@ ACTIONS = (
     SET_OUTPUT_BUDGET,
     UNINSTALL,
     ASK_DISCONNECT,
-    ALLOW,
     DENY,
     STOP_JOB,
     REMOVE_RULE,
@@ -292,9 +290,14 @@ def rules_submenu(state: TrayState) -> tuple[MenuEntry, ...]:
     )
 
 
+# Without Tk a held command can only be denied from the menu: its label says too little to allow it on.
+ALLOW_NEEDS_PROMPT = N_("Can be allowed only in the approval window, once Tk is installed")
+
+
 def waiting_entry(state: TrayState) -> MenuEntry:
     """Always the second line. With windows it opens the approval window; without (no Tk), each
-    held command is a submenu with Allow once / Deny, so the user can still answer."""
+    held command is a submenu with Deny, and a line that says where it can be allowed: a menu line
+    (the command cut to 60 characters) shows too little of it to allow it on."""
     if not state.waiting:
         return MenuEntry("waiting", _("No command is waiting for you"), enabled=False)
     text = ngettext("{count} command waiting for you", "{count} commands waiting for you", state.waiting).format(
@@ -310,7 +313,7 @@ def waiting_entry(state: TrayState) -> MenuEntry:
                 f"held:{held.id}",
                 f"{held.client}: {_short(held.command)}",
                 submenu=(
-                    MenuEntry(f"allow:{held.id}", _("Allow once"), ALLOW, str(held.id)),
+                    MenuEntry(f"allow:{held.id}", _(ALLOW_NEEDS_PROMPT), enabled=False),
                     MenuEntry(f"deny:{held.id}", _("Deny"), DENY, str(held.id)),
                 ),
             )

@@ -114,7 +114,7 @@ def missing_tk_message(platform: str, has_menu: bool) -> str:
             "python3-tkinter; Arch: sudo pacman -S tk)"
         )
     where = (
-        _("Meanwhile, answer waiting commands from this icon's menu (the line under the status).")
+        _("Meanwhile, deny waiting commands from this icon's menu (the line under the status).")
         if has_menu
         else _("Meanwhile, commands that need your answer are denied when they time out.")
     )

@@ -3,7 +3,9 @@ confirm questions and notices, Settings and Welcome.
 
 Tk and pystray in one process crash on macOS (pystray #138), so every window is a child process
 that talks JSON lines with the tray (`PipedWindow`). What a window the tray started says is the
-user's click; the tray still checks each message (an Allow must name the text the tray holds).
+user's click; the tray still checks each message. Only the approval prompt allows a held command: it
+alone shows everything about it (the environment's values, the folder typed for the most dangerous
+ones), so an Allow asked anywhere else (the log window, `cowork-terminal approve N`) brings the prompt.
 """
 
 from __future__ import annotations
@@ -119,7 +121,7 @@ class TrayWindows:
         holds = {h.command_id: h for h in self.hub.pending_holds()}
         self._tell_log_windows_holds(list(holds.values()))
         self.app.notifier.withdraw({f"hold:{i}" for i in holds})  # an answered command: its notice answers nothing more
-        if not self.app.windows:  # no Tk: the menu's "waiting" line lists them, with Allow once / Deny
+        if not self.app.windows:  # no Tk: the menu's "waiting" line lists them, with Deny (no prompt to allow in)
             for command_id in sorted(set(holds) - self._prompt_shown):
                 hold = holds[command_id]
                 self.hub.seen(command_id)  # the menu lists every one: each one's time starts now
@@ -226,7 +228,15 @@ class TrayWindows:
     # -- questions: loosening that someone asked for, confirmed by a click -------------------------
 
     def ask_user(self, question: Question) -> None:
-        """Queue a question for the confirm window (thread-safe)."""
+        """Queue a question for the confirm window (thread-safe). A request to allow a held command is
+        no question: the approval prompt shows it (opened if need be), and who asked is told where."""
+        if question.shows is not None:
+            if not self.app.windows:
+                self.hub.questions.shown(question, why_not=missing_tk_message(self.app.platform, self.app.has_menu))
+                return
+            self.hub.on_holds()  # the tray's "show what waits": the prompt opens, if it is not open
+            self.hub.questions.shown(question)
+            return
         with self._lock:
             self._questions.append(question)
         self.app.submit(ASK_USER)
@@ -377,14 +387,13 @@ class TrayWindows:
         elif op == "stop" and isinstance(command_id, int):
             with contextlib.suppress(Exception):
                 self.hub.stop(command_id, by=LOG_WINDOW_DECIDED_BY)
+        elif op == "decide" and isinstance(command_id, int) and message.get("allowed") is True:
+            # The log window shows less than the prompt (no environment's values, no typed folder for
+            # the most dangerous commands): its Allow brings the approval prompt, which decides.
+            log.info("command #%s: Allow in the log window, the approval prompt is shown", command_id)
+            self.hub.on_holds()  # the tray's "show what waits": the prompt opens, if it is not open
         elif op == "decide" and isinstance(command_id, int):
-            allowed = message.get("allowed") is True
-            hold = next((h for h in self.hub.pending_holds() if h.command_id == command_id), None)
-            if allowed and (hold is None or message.get("command") != hold.command):
-                # The window shows the tray's own copy: an Allow for any other text is not the user's.
-                log.warning("the log window allowed command #%s as a text the tray does not hold", command_id)
-                return
-            self.hub.decide(command_id, allowed=allowed, by=LOG_WINDOW_DECIDED_BY)
+            self.hub.decide(command_id, allowed=False, by=LOG_WINDOW_DECIDED_BY)  # a Deny: at once
         elif op == "clear_history":
             self.hub.clear_history()
         elif op == "remove_rule" and isinstance(command_id, int):

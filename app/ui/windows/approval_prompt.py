@@ -25,6 +25,7 @@ from tkinter import font as tkfont
 from tkinter import ttk
 from typing import Any, Protocol
 
+from app.core.commands.pins import PICKS_FOLDERS, picks_programs
 from app.core.i18n import N_, _, ngettext
 from app.core.i18n.formats import shorten_command
 from app.core.policy.approval import HOLD_LIFETIME_S
@@ -61,7 +62,9 @@ MIN_PLAIN_SCREEN_LINES = 4  # ... fewer on a screen too short for the window (`_
 MAX_DETAILS_SCREEN_LINES = 5
 MAX_PATH_CHARS = 100  # a word of the plain words (a path) at most: longer, shortened in the middle
 MAX_LINE_CHARS = 300  # one line of plain words at most (a path with spaces), shortened in the middle
-MAX_ENV_CHARS = 100  # one variable as the window says it (NAME=value) at most, shortened in the middle
+# One variable that picks no program as the window says it (NAME=value) at most, shortened in the middle:
+# its value as the pin shows it (pins.shown_value: at most 300 characters, its length said) and a name.
+MAX_ENV_CHARS = 400
 COMMAND_LINES = 6  # the command box's height, in lines, where the screen has room
 MIN_COMMAND_LINES = 2  # Allow waits while the box shows fewer lines (a window squeezed by the screen)
 MIN_FOLDER_CHARS = 24  # a folder shortened in the middle keeps at least this many characters
@@ -341,31 +344,59 @@ class ApprovalPrompt:
         return "\n".join([first, *counted])
 
     def _details_text(self, held: WaitingCommand) -> str:
-        """The folder and the extra environment, at most MAX_DETAILS_SCREEN_LINES lines on the screen:
-        each variable at most MAX_ENV_CHARS, as many as fit (the first, which picks the programs that
-        run, always) and the others counted; a folder too long for the rest, shortened in the middle."""
+        """The folder and the extra environment. Each variable that picks programs whole, one a line (a
+        PATH too long for a line, one folder a line): which `ls` runs may hang on the one folder a cut
+        would take (a red team, 2026-12-06), and where they do not fit the screen Allow waits
+        (`_in_sight`). Then, within MAX_DETAILS_SCREEN_LINES more lines on the screen, the others, each
+        at most MAX_ENV_CHARS, as many as fit (the first always) and the rest counted; a folder too
+        long for the rest, shortened in the middle."""
         folder = visible(short_folder(held.cwd), keep="") if held.cwd else _("the agent's shell session")
-        names = [shorten_command(visible(name, keep=""), MAX_ENV_CHARS) for name in held.env_keys]
+        programs: list[str] = []
+        names: list[str] = []
+        for entry in held.env_keys:
+            name, equals, value = entry.partition("=")
+            if equals and picks_programs(name, value):
+                programs.append(self._program_variable(name, value))
+            else:
+                names.append(shorten_command(visible(entry, keep=""), MAX_ENV_CHARS))
 
         def said(folder: str, shown: int) -> str:
             details = [_("In folder: {folder}").format(folder=folder)]
-            if names:
+            if programs or names:
                 listed = names[:shown]
                 if shown < len(names):
                     listed.append(_("and {count} more").format(count=len(names) - shown))
-                details.append(_("Extra environment: {names}").format(names=", ".join(listed)))
+                lines = [*programs, *([", ".join(listed)] if listed else [])]
+                details.append(_("Extra environment: {names}").format(names="\n".join(lines)))
             return "\n".join(details)
 
-        def fits(text: str) -> bool:
-            return self._fits(self.details, text, MAX_DETAILS_SCREEN_LINES)
+        room = self._height(self.details, "\n".join(["X"] * MAX_DETAILS_SCREEN_LINES))
+        if programs:  # shown whole, beside the room the others have
+            room += self._height(self.details, "\n".join(programs))
 
-        least, most = min(1, len(names)), len(names)  # the most variables that fit: a binary search
+        def fits(text: str) -> bool:
+            return self._height(self.details, text) <= room
+
+        least, most = (0 if programs else min(1, len(names))), len(names)  # the most that fit: a binary search
         while least < most:
             middle = (least + most + 1) // 2
             least, most = (middle, most) if fits(said(folder, middle)) else (least, middle - 1)
         while not fits(said(folder, least)) and len(folder) > MIN_FOLDER_CHARS:
             folder = shorten_command(folder, max(MIN_FOLDER_CHARS, len(folder) * 4 // 5))
         return said(folder, least)
+
+    def _program_variable(self, name: str, value: str) -> str:
+        """A variable that picks programs as the details say it: `NAME=value` whole, every character
+        that does not show written out; a list of folders too long for a line, one folder a line."""
+        whole = visible(f"{name}={value}", keep="")
+        separator = ";" if ";" in value else ":"
+        folders = value.split(separator)
+        line = _("Extra environment: {names}").format(names=whole)  # the longest it may be said in
+        if not PICKS_FOLDERS.match(name) or len(folders) < 2 or self._fits(self.details, line, 1):
+            return whole
+        said = [visible(f"{name}={folders[0]}{separator}", keep="")]
+        said += [f"    {visible(part, keep='')}{separator}" for part in folders[1:-1]]
+        return "\n".join([*said, f"    {visible(folders[-1], keep='')}"])
 
     def _fit_screen(self) -> None:
         """A screen too short for the whole window: the command box gives up lines first (it scrolls,

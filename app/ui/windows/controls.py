@@ -41,7 +41,8 @@ HOLDS_REFRESH_S = 1.0  # a window started by hand asks the tray for its holds at
 
 @dataclass(frozen=True)
 class HeldText:
-    """What the tray holds of a waiting command: the text, folder and reasons its server sent the tray."""
+    """What the tray holds of a waiting command: the text and reasons its server sent the tray, and the
+    folder it runs in (the pinned real folder, not the path as the agent wrote it)."""
 
     command: str
     cwd: str | None
@@ -56,7 +57,9 @@ def held_texts(message: dict[str, Any]) -> dict[int, HeldText] | None:
     told: dict[int, HeldText] = {}
     for hold in holds:
         if isinstance(hold, dict) and isinstance(hold.get("id"), int) and isinstance(hold.get("command"), str):
-            cwd, reasons = hold.get("cwd"), hold.get("reasons")
+            # The real folder the hold pinned: `~/project/notes`, a link, emptied ~/Documents (a red team,
+            # 2026-12-06); the path as sent only from a tray that tells no folder.
+            cwd, reasons = hold.get("folder", hold.get("cwd")), hold.get("reasons")
             told[hold["id"]] = HeldText(
                 hold["command"], cwd if isinstance(cwd, str) else None, reasons if isinstance(reasons, str) else None
             )

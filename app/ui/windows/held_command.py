@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 from app.core.classifier import Classification, classify
 from app.core.classifier.danger import Danger
 from app.core.classifier.findings import Finding, Words
+from app.core.commands.pins import whole_value
 from app.core.i18n import _
 from app.core.policy.plain_words import ask_for_person, for_person
 from app.core.policy.rules import SESSION_SCOPE, RuleProposal, proposal_for
@@ -57,14 +59,19 @@ def rank_of(finding: Finding, cwd: str | None) -> int:
 
 
 def place_rank(place: str, cwd: str | None) -> int:
-    """0 inside the command's folder; outside it, 3 in the home folder or above it (the person's own
-    files: `/`, `/home` hold them too), 1 in a temporary folder, 2 anywhere else."""
+    """0 inside the command's folder; outside it, 4 in the person's own folders (a folder of the home
+    folder not hidden by a dot: Documents, Desktop, projects...) or at or above the home folder (`/`,
+    `/home` hold them too), 3 elsewhere in it (its caches and dot folders), 1 in a temporary folder,
+    2 anywhere else. Eight folders in ~/.cache must not hide the ~/Documents the same command deletes
+    (a red team, 2026-12-06)."""
     if not _outside(place, cwd):
         return 0
     path = posixpath.normpath(os.path.expanduser(place).replace("\\", "/"))
     home = posixpath.normpath(os.path.expanduser("~").replace("\\", "/"))
-    if _within(path, home) or _within(home, path):  # first: a home folder may be in /tmp
-        return 3
+    if _within(home, path):  # first: a home folder may be in /tmp
+        return 4
+    if _within(path, home):
+        return 3 if path[len(home.rstrip("/")) + 1 :].startswith(".") else 4
     return 1 if any(_within(path, top) for top in _temporary_folders()) else 2
 
 
@@ -220,6 +227,15 @@ def judged(
     give it, as its runner said (plain_words.asks_in)."""
     real_cwd = os.path.realpath(cwd) if cwd else None
     verdict = classify(command, cwd=real_cwd, protected_paths=protected)
+    # The classifier knows no variable's value, so `rm -rf "$T"/*` sent with T=<home> read as "a name
+    # known only when it runs" (a red team, 2026-12-06). Judged again with the values sent (those the
+    # window shows whole), the worse of the two counts: a value the command itself sets again can only
+    # make it seem worse, never better. No rule is offered for what the text alone does not show.
+    with_values = substituted(command, sent_values(env_keys))
+    if with_values != command:
+        valued = classify(with_values, cwd=real_cwd, protected_paths=protected)
+        if (valued.danger or 0) > (verdict.danger or 0):
+            verdict, offer_rule = valued, False
     ranks: dict[str, int] = {}  # each line of `verdict.plain` says one or more findings: the worst counts
     for finding in verdict.findings:
         ranks[finding.plain] = max(ranks.get(finding.plain, 0), rank_of(finding, real_cwd))
@@ -231,6 +247,37 @@ def judged(
         confirm_name=confirm_name_of(verdict), asks=tuple(asks),
         ranks=tuple(ranks.get(line, 0) for line in verdict.plain),
     )  # fmt: skip
+
+
+# A value put in the text as it is: bash does not parse an expanded value again, so only values whose
+# characters mean the same where they are put (no quotes, `$`, backslashes, operators or braces).
+SUBSTITUTABLE = re.compile(r"[\w ./~@%+,:=*?^\[\]-]*")
+REFERENCE = re.compile(r"(?<!\\)\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
+
+
+def sent_values(env_keys: Sequence[str]) -> dict[str, str]:
+    """The environment the command was sent with, as the window shows it (`NAME=value`, pins.shown_value):
+    the values shown whole (not masked, not cut) that may be put in the command's text."""
+    values = {}
+    for entry in env_keys:
+        name, equals, shown = entry.partition("=")
+        value = whole_value(shown) if equals else None
+        if value is not None and SUBSTITUTABLE.fullmatch(value):
+            values[name] = value
+    return values
+
+
+def substituted(command: str, values: Mapping[str, str]) -> str:
+    """`command` with each `$NAME` and `${NAME}` of `values` replaced by its value (in single quotes
+    too, where bash would not: that only makes a command seem worse)."""
+    if not values:
+        return command
+
+    def value_of(match: re.Match[str]) -> str:
+        name = match[1] or match[2]
+        return values.get(name, match[0])
+
+    return REFERENCE.sub(value_of, command)
 
 
 @dataclass(frozen=True)

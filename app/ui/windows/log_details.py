@@ -18,6 +18,7 @@ from app.ui.windows.log_model import detail_lines, outcome_text, size_text
 from app.ui.windows.real_input import ArmedButtons
 
 STOP_BUTTON = N_("■  Stop this command")
+ALLOW_IN_PROMPT = N_("Allow…")  # opens the approval prompt: the "…" of a button that asks more first
 NO_SELECTION = N_("Select a command above to see everything about it: the full command, folder, timings and output.")
 
 # A terminal's colour and cursor codes (CSI: `ESC [ 32 m`) and title codes (OSC: `ESC ] 0 ; title BEL`):
@@ -177,7 +178,9 @@ class DetailsPane:
 
 
 def approval_buttons(frame: ttk.Frame, record: CommandRecord, window: DetailsHost) -> None:
-    """Allow and Deny for a command held for the user's approval: the same answer as the prompt's."""
+    """Allow… and Deny for a command held for the user's approval. Deny answers at once; Allow… brings
+    the approval prompt, the one window that shows the command whole (its environment's values, the
+    folder to type for the most dangerous ones), where the person allows it."""
     for child in frame.winfo_children():
         child.destroy()
 
@@ -188,7 +191,7 @@ def approval_buttons(frame: ttk.Frame, record: CommandRecord, window: DetailsHos
     if holds is None:  # no tray answers now: nobody could act on an answer (the row says so)
         return
     if record.id in holds:  # a row the tray does not hold has nothing to allow
-        allow = ttk.Button(frame, text=_("Allow once"))
+        allow = ttk.Button(frame, text=_(ALLOW_IN_PROMPT))
         allow.pack(side="left", padx=(0, 6))
         window.decision_arming.guard(allow, lambda: answer(True))
         window.decision_arming.disarm()  # a new command shown: its Allow arms after a moment

@@ -73,7 +73,16 @@ SECRET_NAME = re.compile(r"(TOKEN|SECRET|PASSWORD|PASSWD|PASS$|CREDENTIAL|API_?K
 
 MASKED = "********"
 
-SHOWN_VALUE_CHARS = 300  # the start of a value decides (PATH's first folders); the digest covers it all
+SHOWN_VALUE_CHARS = 300  # a value at most, as the prompt shows it; the digest covers it all
+# ... but one that picks programs is shown whole up to this: a folder planted after PATH's first 300
+# characters still decides which `ls` runs. Longer, it is cut with its length said, and the prompt,
+# which must show it all, keeps Allow off (its details would not fit the screen).
+SHOWN_PROGRAM_VALUE_CHARS = 4000
+CUT_VALUE = re.compile(r"\.\.\. \([\d,]+ characters\)\Z")
+
+# A value that names a file or folder: shown even under a secret-looking name (`rm -rf "$AUTH_DIR"/*`:
+# a red team, 2026-12-06). Tokens and keys start with none of these.
+PATH_START = re.compile(r"^(?:[/~.]|[A-Za-z]:[/\\])")
 
 # A descriptor of the process that opens it: the server's, not the command's (and one may never end).
 PROCESS_OWN = re.compile(r"^/(?:proc/|dev/(?:fd/|stdin$|stdout$|stderr$))")
@@ -126,14 +135,36 @@ def folder_identity(folder: str) -> tuple[int, int]:
     return info.st_dev, info.st_ino
 
 
-def shown_value(key: str, value: str) -> str:
+def shown_value(key: str, value: str, folder: str | None = None) -> str:
     """An environment value as the prompt shows it: masked when its name says it is a secret, unless
-    it picks a program (the user decides on what it runs), cut when long (saying how long it is)."""
-    if SECRET_NAME.search(key) and not SHOWN_ENV.match(key) and not picks_programs(key, value):
+    it picks a program (the user decides on what it runs) or looks like a path (`looks_like_path`:
+    what a command deletes or writes must show), cut when long (saying how long it is)."""
+    picks = picks_programs(key, value)
+    if SECRET_NAME.search(key) and not SHOWN_ENV.match(key) and not picks and not looks_like_path(value, folder):
         return MASKED
-    if len(value) <= SHOWN_VALUE_CHARS:
+    limit = SHOWN_PROGRAM_VALUE_CHARS if picks else SHOWN_VALUE_CHARS
+    if len(value) <= limit:
         return value
-    return f"{value[:SHOWN_VALUE_CHARS]}... ({len(value):,} characters)"
+    return f"{value[:limit]}... ({len(value):,} characters)"
+
+
+def looks_like_path(value: str, folder: str | None = None) -> bool:
+    """Whether a value names a file or folder: it starts like a path (`/`, `~`, `.`, `C:\\`), or,
+    from `folder`, it names one that exists, or one in a folder that exists (`notes/x`). A token or
+    key does neither (one with a `/` inside names no folder)."""
+    if PATH_START.match(value):
+        return True
+    if folder is None or not value or "\0" in value:
+        return False
+    place = os.path.join(folder, value)
+    return os.path.lexists(place) or ("/" in value.rstrip("/") and os.path.isdir(os.path.dirname(place.rstrip("/"))))
+
+
+def whole_value(shown: str) -> str | None:
+    """A value as `shown_value` showed it, when that is the whole value; None when masked or cut."""
+    if shown == MASKED or (len(shown) > SHOWN_VALUE_CHARS and CUT_VALUE.search(shown)):
+        return None
+    return shown
 
 
 def pin_command(
@@ -157,9 +188,10 @@ def pin_command(
     hashed = [(p, content_hash(p)) for p in dict.fromkeys([*named, *made]) if not PROCESS_OWN.match(p)]
     hashed.sort(key=lambda pair: pair[1] == ABSENT)  # stable: what exists first, in order
     scripts = tuple(hashed[:MAX_PIN_SCRIPTS])
-    # What picks a program first: whatever else comes, the user reads its value (red team, 2026-12-05).
-    ordered = sorted(env.items(), key=lambda pair: (not picks_programs(*pair), pair[0]))
-    shown = tuple((key, shown_value(key, value)) for key, value in ordered)[:MAX_ENV_SHOWN]
+    # What picks a program first, PATH before the rest: whatever else comes, the user reads its value (red
+    # teams, 2026-12-05 and 2026-12-06: five variables that pick programs, sorted before PATH, hid it).
+    ordered = sorted(env.items(), key=lambda pair: (not picks_programs(*pair), pair[0].upper() != "PATH", pair[0]))
+    shown = tuple((key, shown_value(key, value, folder)) for key, value in ordered)[:MAX_ENV_SHOWN]
     return Pin(folder, identity, scripts, env_digest(env), shown)
 
 
