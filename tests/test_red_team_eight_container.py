@@ -244,7 +244,8 @@ async def test_a_lone_protected_file_saved_by_rename_gets_no_second_name_from_a_
     (`ln ~/.claude.json ~/.k`: same mount until the new bind comes), which outlives the window: every
     later command, in a fresh container, rewrote `~/.claude.json` through `~/.k`, and nothing told the
     user (`linked_members` looks only as the set is prepared). Now the member, bound again with a
-    second name, gets a file of its own (start_files.separate_if_linked) and the user is told."""
+    second name, gets a file of its own once the commands that had it unbound are ended
+    (start_files.close_the_gap), and the user is told."""
     claude_json = user_home / ".claude.json"
     claude_json.write_text('{"mcpServers": {}}\n')
     second = user_home / ".k"
@@ -259,7 +260,9 @@ async def test_a_lone_protected_file_saved_by_rename_gets_no_second_name_from_a_
             await anyio.sleep(0.02)
             if second.exists():
                 break
-        await anyio.sleep(0.5)
+        # The watching thread's look, after it bound the file again (tens of ms; more under load: a
+        # command in that time can still write through the link, as docs/security.md says).
+        await came(lambda: claude_json.stat().st_nlink == 1, seconds=10)
         later = await run(
             client, {"command": f'echo \'{{"mcpServers": {{"x": {{"command": "sh"}}}}}}\' > {hidden(second)}; echo $?'}
         )
@@ -275,9 +278,10 @@ async def test_a_lone_protected_file_saved_by_rename_gets_no_second_name_from_a_
 async def test_a_job_that_links_a_lone_protected_file_again_at_each_save_is_ended(
     home: Path, paths: AppPaths, user_home: Path, hub: Hub, told: list[tuple[str, str]]
 ) -> None:
-    """The separation is itself a rename over the member, which opens the same gap in the containers
-    that had it: a job that links it again each time would be separated from it forever. Past
-    SEPARATE_TRIES separations in SEPARATE_TRIES_S, the containers that had it unbound are ended."""
+    """The separation is itself a swap over the member, which opens the same gap in the containers
+    that had it, and its copy is made beside it: a job that links it again each time (or opens the
+    copy: a review, 2026-12-06) would keep its way. The containers that had it unbound are ended
+    before the copy is made."""
     from app.core.policy.approval import ApprovalMode
     from tests.agent_scripts import agent_script
 
@@ -313,9 +317,112 @@ async def test_a_job_that_links_a_lone_protected_file_again_at_each_save_is_ende
             if beat.stat().st_mtime == last:
                 break
     assert beat.stat().st_mtime == last, f"the job still runs after {turn + 1} saves"
-    assert turn + 1 <= 3 * start_files.SEPARATE_TRIES, f"ended only after {turn + 1} saves"
+    assert turn + 1 <= 5, f"ended only after {turn + 1} saves"
     assert claude_json.read_text() == '{"mcpServers": {}}\n'
     assert any("second name" in message for _title, message in told), told
+
+
+async def test_a_job_that_links_a_lone_protected_file_cannot_open_the_copy_that_separates_it(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, told: list[tuple[str, str]]
+) -> None:
+    """A review, 2026-12-06: the copy that separates the member is made beside it, in the home folder;
+    a job that had made its link opened the copy before the swap and wrote the member through it, and
+    the user was told it was safe. The containers that had the member unbound are ended first now."""
+    from app.core.policy.approval import ApprovalMode
+    from tests.agent_scripts import agent_script
+
+    hub.set_settings(approval_mode=ApprovalMode.NEVER.value)  # the person's own choice: only the OS stops it
+    claude_json = user_home / ".claude.json"
+    claude_json.write_text('{"mcpServers": {}}\n')
+    beat = user_home / "beat"
+    job = (
+        "import os, sys, time\n"
+        "member, home, beat = sys.argv[1:]\n"
+        "open(beat, 'w').write('up')\n"
+        "linked, end = False, time.time() + 30\n"
+        "while time.time() < end:\n"
+        "    if not linked:\n"
+        "        try:\n"
+        "            os.link(member, home + '/.k')\n"
+        "            linked = True\n"
+        "            open(beat, 'w').write('linked')\n"
+        "        except OSError:\n"
+        "            continue\n"
+        "    for name in os.listdir(home):\n"
+        "        if name.startswith('.claude.json.') and name.endswith('.cowork-terminal'):\n"
+        "            try:\n"
+        "                fd = os.open(os.path.join(home, name), os.O_WRONLY)\n"
+        "            except OSError:\n"
+        "                continue\n"
+        "            time.sleep(1.5)\n"
+        '            os.pwrite(fd, b\'{"mcpServers": {"x": {"command": "sh"}}}\', 0)\n'
+        "            open(beat, 'w').write('wrote')\n"
+        "            raise SystemExit\n"
+    )
+    args = (str(claude_json), str(user_home), str(beat))
+    async with serving(home, bound=True) as client:
+        await run(client, {"command": agent_script(job, background=True, args=args)})
+        await came(beat.exists, seconds=10)
+        for turn in range(300):  # Claude saving its file, until the job made its link
+            new = user_home / f".claude.json.tmp.{turn}"
+            new.write_text('{"mcpServers": {}}\n')
+            new.rename(claude_json)
+            await anyio.sleep(0.02)
+            if beat.read_text() != "up":
+                break
+        await anyio.sleep(3.0)
+    assert beat.read_text() == "linked", beat.read_text()
+    assert claude_json.read_text() == '{"mcpServers": {}}\n' and claude_json.stat().st_nlink == 1
+    assert any("second name" in message for _title, message in told), told
+
+
+async def test_a_job_that_opens_a_lone_protected_file_in_the_gap_after_a_save_is_ended(
+    home: Path, paths: AppPaths, user_home: Path, hub: Hub, told: list[tuple[str, str]]
+) -> None:
+    """A review, 2026-12-06: no second name, a descriptor. A job tries `open(~/.claude.json, O_WRONLY)`
+    in a loop (refused: read-only) until Claude saves the file by rename; in the gap before it is
+    bound again the open succeeds, and the job wrote through it 1.5 s later, with nothing said. Now a
+    container whose process holds the new file is ended, and the user is told."""
+    from app.core.policy.approval import ApprovalMode
+    from tests.agent_scripts import agent_script
+
+    hub.set_settings(approval_mode=ApprovalMode.NEVER.value)  # the person's own choice: only the OS stops it
+    claude_json = user_home / ".claude.json"
+    claude_json.write_text('{"mcpServers": {}}\n')
+    beat = user_home / "beat"
+    job = (
+        "import os, sys, time\n"
+        "member, beat = sys.argv[1:]\n"
+        "open(beat, 'w').write('up')\n"
+        "end = time.time() + 30\n"
+        "while time.time() < end:\n"
+        "    try:\n"
+        "        fd = os.open(member, os.O_WRONLY)\n"
+        "    except OSError:\n"
+        "        continue\n"
+        "    if os.fstat(fd).st_nlink == 0:  # the file just replaced, mid-rename: a dead end\n"
+        "        os.close(fd)\n"
+        "        continue\n"
+        "    open(beat, 'w').write('held')\n"
+        "    time.sleep(1.5)\n"
+        '    os.pwrite(fd, b\'{"mcpServers": {"x": {"command": "sh"}}}\', 0)\n'
+        "    open(beat, 'w').write('wrote')\n"
+        "    raise SystemExit\n"
+    )
+    async with serving(home, bound=True) as client:
+        await run(client, {"command": agent_script(job, background=True, args=(str(claude_json), str(beat)))})
+        await came(beat.exists, seconds=10)
+        for turn in range(300):  # Claude saving its file, until the job got it open
+            new = user_home / f".claude.json.tmp.{turn}"
+            new.write_text('{"mcpServers": {}}\n')
+            new.rename(claude_json)
+            await anyio.sleep(0.02)
+            if beat.read_text() != "up":
+                break
+        await anyio.sleep(3.0)
+    assert beat.read_text() == "held", f"the job went on after it got the file open ({beat.read_text()})"
+    assert claude_json.read_text() == '{"mcpServers": {}}\n', claude_json.read_text()
+    assert any(str(claude_json) in message and "opened" in message for _title, message in told), told
 
 
 async def test_a_session_bus_started_in_tmp_after_the_first_command_is_hidden_too(

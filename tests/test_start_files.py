@@ -152,7 +152,7 @@ def test_a_file_is_moved_aside_even_when_its_folder_lost_its_write_right_and_the
 
 def test_a_member_with_a_second_name_gets_a_file_of_its_own_with_its_bytes_and_mode(tmp_path: Path) -> None:
     """start_files._separate, as the watching thread calls it when a lone member was given a second
-    name while it was unbound (separate_if_linked): the member keeps its bytes and mode under its
+    name while it was unbound (close_the_gap): the member keeps its bytes and mode under its
     name; the other name keeps the old file, no longer the member; nothing is left beside it."""
     member, second = tmp_path / ".claude.json", tmp_path / ".k"
     member.write_text('{"mcpServers": {}}\n')
@@ -187,6 +187,20 @@ def test_a_save_that_lands_while_a_member_is_being_separated_is_kept(
     assert member.read_text() == '{"new": 2}\n', "Claude's save is the member"
     assert second.read_text() == '{"old": 1}\n'
     assert sorted(path.name for path in tmp_path.iterdir()) == [".claude.json", ".k"], "no copy left"
+
+
+def test_a_member_caught_empty_in_a_save_in_place_is_not_separated_until_it_reads_whole(tmp_path: Path) -> None:
+    """A program outside saving in place (truncate, then write) caught between the two: a copy of
+    the empty file would have become the member, and the save gone to the old one (a review,
+    2026-12-06)."""
+    member, second = tmp_path / ".claude.json", tmp_path / ".k"
+    member.write_text("")
+    os.link(member, second)
+    assert not start_files._separate(str(member), os.stat(member))
+    assert member.stat().st_nlink == 2, "left as it was"
+    member.write_text('{"saved": 1}\n')  # the save's write, into the same file
+    assert start_files._separate(str(member), os.stat(member))
+    assert member.read_text() == '{"saved": 1}\n' and member.stat().st_nlink == 1
 
 
 def test_missing_start_up_files_are_guarded_not_created_and_lone_files_are_bound_where_they_exist(

@@ -122,7 +122,7 @@ _mounts_by_fd: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 _lock = threading.Lock()
 _wake: Callable[[], None] | None = None  # set by the watching thread (lone_files): look at new fds
 _awaiting: set[int] = set()  # status pipes (inodes) of spares not given their command yet (spare.py)
-_told: dict[str, float] = {}
+_told: dict[tuple[str, str], float] = {}
 _recent: list[tuple[float, str, str]] = []  # (monotonic time, path, moved to): the last RECENT_KEPT moves
 RECENT_KEPT = 20
 _links: dict[str, tuple[str, str]] = {}  # protected members that are symlinks: link -> (its text, real path)
@@ -335,59 +335,117 @@ def appeared(path: str) -> str | None:
         if live_binds.protect(init, [path]) is None:
             entry.existed.add(path)
     if bind_in:
-        separate_if_linked(path, [entry for entry, _init in bind_in])
+        close_the_gap(path, [entry for entry, _init in bind_in])
     return None
 
 
-# -- a second name made while a lone member was not bound ----------------------------------------
+# -- a way to a lone member kept from while it was not bound -------------------------------------
 
-SEPARATE_TRIES_S = 10.0  # within this time ...
-SEPARATE_TRIES = 3  # ... this many separations of one member end the containers that had it unbound
 RENAME_EXCHANGE = 2  # renameat2's flag: the two names swap their files, atomically
 AT_FDCWD = -100
-_separations: dict[str, list[float]] = {}
+SEPARATE_TRIES = 3  # reads of the member that must agree with its size and time (a save in place)
+SEPARATE_WAIT_S = 0.25  # between them
 
 
-def separate_if_linked(path: str, had_it: Sequence[Guarded]) -> bool:
+def close_the_gap(path: str, had_it: Sequence[Guarded]) -> str | None:
     """A lone member replaced by rename outside (Claude saves `~/.claude.json` so) is unbound in the
-    containers that had it until the watching thread binds it again, some 30 ms; a job there spent
-    them on a hard link (`ln ~/.claude.json ~/.k`, an eighth red team, 2026-12-05), through which every
-    later command changed the member. So a member that has a second name once bound again is given a
-    file of its own, with the same bytes (the link keeps the old one, no longer the member), and the
-    user is told. A job that does it again each time is ended with its container (a tightening).
-    Whether it was separated."""
-    with _lock:  # an idle spare runs nothing: only a command or the job it left can have made it
+    containers that had it until the watching thread binds it again, some 30 ms. A process there can
+    keep a way to it past that: a second name (`ln`, an eighth red team, 2026-12-05), or a descriptor or
+    a mapping (written through later, or opened again for writing through /proc/self/fd: a review,
+    2026-12-06). Containers whose processes hold it are ended; with a second name, which is nobody's,
+    every container that had it unbound and ran a command is, and then the member gets a file of its
+    own with the same bytes (the name keeps the old one). The user is told. What was done: "held",
+    "separated" or "linked" (not separated), or None."""
+    with _lock:  # an idle spare runs nothing
         running = [entry for entry in had_it if entry.pipe not in _awaiting]
     try:
         info = os.stat(path)
     except OSError:
-        return False
-    if not running or not stat.S_ISREG(info.st_mode) or info.st_nlink <= 1:
-        return False
-    now = time.monotonic()
-    with _lock:
-        tries = _separations[path] = [at for at in _separations.get(path, []) if now - at < SEPARATE_TRIES_S]
-        tries.append(now)
-        again = len(tries) >= SEPARATE_TRIES
-    if again:  # our own rename opens the same gap: a job that links it each time is ended
-        ended = _end(running)
-        log.warning("a command kept giving %s a second name: %d of its containers were ended", path, ended)
-    separated = _separate(path, info)
-    if separated:
-        log.warning("%s had a second name (a hard link) made while commands ran: it has a file of its own now", path)
-        _tell(path, *linked_notice(path))
-    return separated
+        return None
+    if not running or not stat.S_ISREG(info.st_mode):
+        return None
+    linked = info.st_nlink > 1
+    holding = running if linked else [entry for entry in running if _holds(entry, info)]
+    if not holding:
+        return None
+    ended = _end(holding)  # first: a job still there could open the copy made below
+    log.warning("a command kept a way to %s while it was unbound: %d container(s) ended", path, ended)
+    if not linked:
+        _tell(path, "held", *gap_notice(path, "held"))
+        return "held"
+    done = "separated" if _separate_when_still(path) else "linked"
+    _tell(path, done, *gap_notice(path, done))
+    return done
 
 
-def linked_notice(path: str) -> tuple[str, str]:
-    """What the user reads when a protected file was separated from a second name: title and message."""
-    title = _("Protected file separated from a copy")
-    message = _(
-        "{name} got a second name (a hard link) while an agent's command ran, through which commands "
-        "could change it. It now has a file of its own, with the same content. If you linked it "
-        "yourself, link it again when no command runs."
-    ).format(name=path)
-    return title, message
+def gap_notice(path: str, done: str) -> tuple[str, str]:
+    """What the user reads when a command kept a way to a protected file (`close_the_gap`)."""
+    title = _("A command was stopped")
+    if done == "held":
+        message = _(
+            "An agent's command opened {name} in the moment it was being saved, and could have changed "
+            "it later through what it kept open. The command was stopped."
+        )
+    elif done == "separated":
+        message = _(
+            "{name} got a second name (a hard link) while an agent's command ran, through which commands "
+            "could change it. The commands were stopped, and the file now has a file of its own, with the "
+            "same content. If you linked it yourself, link it again when no command runs."
+        )
+    else:
+        message = _(
+            "{name} got a second name (a hard link) while an agent's command ran. The commands were stopped, "
+            "but commands could still change the file through that name. Find it with: find ~ -samefile {name}"
+        )
+    return title, message.format(name=path)
+
+
+def _holds(entry: Guarded, info: os.stat_result, proc: str = "/proc") -> bool:
+    """Whether a process of the container has the file open or mapped (inode alone in the maps: their
+    device number is the file system's, which differs from `st_dev` on btrfs; a false match only ends
+    a container)."""
+    init = _init_of(entry, proc)
+    if init is None:
+        return False
+    try:
+        namespace = os.readlink(f"{proc}/{init}/ns/pid")
+    except OSError:
+        return False
+    inode = str(info.st_ino)
+    for name in os.listdir(proc):
+        if not name.isdigit():
+            continue
+        try:
+            if os.readlink(f"{proc}/{name}/ns/pid") != namespace:
+                continue
+            for fd in os.listdir(f"{proc}/{name}/fd"):
+                with contextlib.suppress(OSError):
+                    held = os.stat(f"{proc}/{name}/fd/{fd}")
+                    if (held.st_dev, held.st_ino) == (info.st_dev, info.st_ino):
+                        return True
+            with open(f"{proc}/{name}/maps") as maps:
+                if any(line.split()[4:5] == [inode] for line in maps):
+                    return True
+        except OSError:  # gone meanwhile
+            continue
+    return False
+
+
+def _separate_when_still(path: str) -> bool:
+    """`_separate` once the member reads the same twice: a program outside caught saving it in place
+    (truncated, not yet written) would leave the copy empty (a review, 2026-12-06)."""
+    for turn in range(SEPARATE_TRIES):
+        if turn:
+            time.sleep(SEPARATE_WAIT_S)
+        try:
+            info = os.stat(path)
+        except OSError:
+            return False
+        if info.st_nlink <= 1:
+            return True  # separated meanwhile (Claude saved it by rename again)
+        if _separate(path, info):
+            return True
+    return False
 
 
 def _separate(path: str, info: os.stat_result) -> bool:
@@ -401,8 +459,11 @@ def _separate(path: str, info: os.stat_result) -> bool:
         with open(path, "rb") as source:
             copied = os.fstat(source.fileno())
             data = source.read()
+            after = os.fstat(source.fileno())
         if (copied.st_dev, copied.st_ino) != (info.st_dev, info.st_ino):
             return False  # replaced again meanwhile: its own event looks at it
+        if not data or len(data) != after.st_size or after.st_mtime_ns != copied.st_mtime_ns:
+            return False  # empty, or written while read: read again (_separate_when_still)
         fd, temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".cowork-terminal", dir=folder)
     except OSError as exc:
         log.error("cannot separate %s from its second name: %s", path, exc)
@@ -527,16 +588,17 @@ def move_aside(path: str, now: float | None = None) -> str | None:
     )
     with _lock:
         _recent[:] = [*_recent[-(RECENT_KEPT - 1) :], (time.monotonic(), path, moved)]
-    _tell(path, *person_notice(path, moved))
+    _tell(path, "moved", *person_notice(path, moved))
     return moved
 
 
-def _tell(path: str, title: str, message: str) -> None:
-    """Tell the user, once per file in NOTICE_INTERVAL_S (a command that loops does not flood them)."""
-    last = _told.get(path)
+def _tell(path: str, kind: str, title: str, message: str) -> None:
+    """Tell the user, once per file and kind of notice in NOTICE_INTERVAL_S (a command that loops does
+    not flood them; one kind does not silence another)."""
+    last = _told.get((path, kind))
     if last is not None and time.monotonic() - last < NOTICE_INTERVAL_S:
         return
-    _told[path] = time.monotonic()
+    _told[(path, kind)] = time.monotonic()
     if tell_user is not None:
         try:
             tell_user(title, message)
