@@ -164,3 +164,32 @@ async def test_a_path_too_long_for_the_screen_keeps_allow_off_and_deny_in_sight(
         assert "/opt/tool229/bin" in prompt.details.cget("text"), "said whole, though the screen cuts it"
         assert not enabled(prompt.allow_button), "Allow waits: the PATH does not show whole"
         assert root.winfo_height() <= root.winfo_screenheight() and whole_in_window(prompt, prompt.deny_button)
+
+
+@pytest.mark.gui
+@pytest.mark.anyio
+async def test_a_path_cut_past_what_the_prompt_shows_keeps_allow_off(
+    home: Path, paths: AppPaths, hub: Hub, display: str, tmp_path: Path
+) -> None:
+    """A review, 2026-12-06: a PATH over 4,000 characters is cut (its length said), and the folder
+    past the cut, where `ls` came from, was never shown, yet Allow armed because the cut text fit the
+    screen. A program-choosing variable not shown whole keeps Allow off; Deny answers."""
+    from tests.test_approval_prompt import enabled, prompt_on_pipes, pump_for, pump_until, showing
+    from tests.test_approval_prompt_layout import held_for_window
+
+    evil = tmp_path / "evilbin"
+    env = {"PATH": "/" + "i" * 4100 + f":{evil}:/usr/bin:/bin"}
+    item = await held_for_window(hub, paths, {"command": "ls", "cwd": str(tmp_path), "env": env}, home)
+    with prompt_on_pipes() as (prompt, tray):
+        tray.tell({"op": "show", "hold": item.to_json()})
+        root = prompt.root
+        pump_until(root, lambda: showing(prompt, item.id) and root.winfo_viewable())
+        pump_until(root, lambda: prompt.armed)
+        pump_for(root, 0.5)
+        assert str(evil) not in prompt.details.cget("text"), "cut: the folder is not shown"
+        assert not enabled(prompt.allow_button), "Allow waits on a PATH the person cannot read whole"
+        assert tray.heard() == {"op": "seen", "id": item.id}
+        prompt.answer(True)  # what a click on Allow calls: nothing while it waits
+        assert tray.heard(timeout_s=0.5) is None
+        prompt.answer(False)  # Deny, at once
+        assert tray.heard() == {"op": "decide", "id": item.id, "allowed": False, "rule": None}

@@ -25,7 +25,7 @@ from tkinter import font as tkfont
 from tkinter import ttk
 from typing import Any, Protocol
 
-from app.core.commands.pins import PICKS_FOLDERS, picks_programs
+from app.core.commands.pins import PICKS_FOLDERS, picks_programs, whole_value
 from app.core.i18n import N_, _, ngettext
 from app.core.i18n.formats import shorten_command
 from app.core.policy.approval import HOLD_LIFETIME_S
@@ -571,8 +571,18 @@ class ApprovalPrompt:
             return typed != "" and typed.rstrip("/") == self.current.confirm_name
         return typed.casefold() == _(CONFIRM_WORD).casefold()
 
+    def _programs_whole(self) -> bool:
+        """Whether every variable that picks programs is shown whole: one the pin cut (past
+        SHOWN_PROGRAM_VALUE_CHARS) may hide, past its cut, the folder its `ls` comes from (a review,
+        2026-12-06): Allow waits for good, Deny answers."""
+        for entry in self.current.env_keys if self.current else ():
+            name, equals, value = entry.partition("=")
+            if equals and picks_programs(name, value) and whole_value(value) is None:
+                return False
+        return True
+
     def _arm_allow(self) -> None:
-        ready = self.arming.armed and self._typed_ok() and self._in_sight()
+        ready = self.arming.armed and self._typed_ok() and self._in_sight() and self._programs_whole()
         for button in self.allowing:
             button.state(["!disabled"] if ready else ["disabled"])
 
@@ -584,7 +594,8 @@ class ApprovalPrompt:
         # Escape (Deny) is a deliberate key press and the safe answer, so it works at once; Allow only
         # once the buttons are armed, and never from an event another program sent to this window.
         if self.current is None or (
-            allowed and (not self.arming.allows() or not self._typed_ok() or not self._in_sight())
+            allowed
+            and (not self.arming.allows() or not self._typed_ok() or not self._in_sight() or not self._programs_whole())
         ):
             return
         self.line.send(Decision(self.current, allowed, rule_scope if allowed else None).to_message())
