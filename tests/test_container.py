@@ -1654,6 +1654,7 @@ async def test_the_session_lives_on_when_a_hidden_bus_goes_away_and_starts_anew_
             other = tempfile.mktemp(prefix="dbus-", dir=tmp)
             started = socket.socket(socket.AF_UNIX)
             started.bind(other)  # a bus started since: hidden from the next shell, which is new
+            started.listen()
             try:
                 anew = await client.call_tool("terminal_run", {"command": f'echo "[$KEPT]"; test -S {other}; echo $?'})
             finally:

@@ -587,12 +587,54 @@ def test_the_kernels_settings_are_read_only_and_every_session_bus_in_tmp_is_hidd
     at = argv.index("/proc")
     assert argv[at + 1 : at + 4] == ["--ro-bind", "/proc/sys", "/proc/sys"] and "/sys" in argv
     bus = tmp_path / "dbus-AbCd1234"
-    with socket.socket(socket.AF_UNIX) as listening:
+    with socket.socket(socket.AF_UNIX) as listening, socket.socket(socket.AF_UNIX) as dead:
         listening.bind(str(bus))
+        listening.listen()
         (tmp_path / "dbus-notes.txt").write_text("not a socket")
+        # A socket nothing listens on cannot be reached: not hidden, so a command that makes thousands
+        # of them does not take every container past bwrap's limit on arguments (a red team, 2026-12-06).
+        dead.bind(str(tmp_path / "dbus-Dead0000"))
         assert container.tmp_buses(str(tmp_path)) == [str(bus)]
     args = container.hidden_args({}, lambda path: path == str(bus), None, [str(bus)])
     assert args == ["--ro-bind", "/dev/null", str(bus)]
+
+
+def test_the_listening_sockets_are_read_from_the_kernels_table(tmp_path: Path) -> None:
+    table = tmp_path / "unix"
+    table.write_text(
+        "Num       RefCount Protocol Flags    Type St Inode Path\n"
+        "0000000000000000: 00000002 00000000 00010000 0001 01 27712 /tmp/dbus-Live1234\n"
+        "0000000000000000: 00000002 00000000 00000000 0001 01 27713 /tmp/dbus-Bound000\n"
+        "0000000000000000: 00000003 00000000 00000000 0001 03 27714\n"
+        "0000000000000000: 00000002 00000000 00010000 0001 01 27715 @/tmp/.X11-unix/X0\n"
+        "0000000000000000: 00000002 00000000 00010000 0001 01 27716 /run/user/1000/with space\n"
+    )
+    assert container.listening_sockets(str(table)) == {
+        "/tmp/dbus-Live1234", "@/tmp/.X11-unix/X0", "/run/user/1000/with space"
+    }  # fmt: skip
+    assert container.listening_sockets(str(tmp_path / "none")) == set()
+
+
+def test_the_walk_for_a_jobs_output_pipes_is_bounded(tmp_path: Path) -> None:
+    """A job leaving 100 processes of 19,000 open files each held the loop 21 s in output_held (a red
+    team, 2026-12-06): past OUTPUT_HELD_FDS_LOOKED_AT descriptors it counts as held, as a job's output
+    always did, without reading them all."""
+    proc = tmp_path / "proc"
+
+    def process(pid: int, kids: list[int], fds: dict[str, str]) -> None:
+        (proc / str(pid) / "task" / str(pid)).mkdir(parents=True)
+        (proc / str(pid) / "task" / str(pid) / "children").write_text(" ".join(map(str, kids)))
+        (proc / str(pid) / "fd").mkdir()
+        for fd, target in fds.items():
+            (proc / str(pid) / "fd" / fd).symlink_to(target)
+
+    process(10, [11], {"1": "pipe:[5]", "2": "pipe:[5]"})  # bwrap
+    process(11, [12], {})  # the container's init
+    process(12, [], {str(n): "/dev/null" for n in range(20)})  # a job that does not hold the output
+    assert container.output_held(10, str(proc)) is False
+    process(13, [], {str(n): "/dev/null" for n in range(container.OUTPUT_HELD_FDS_LOOKED_AT)})
+    (proc / "11" / "task" / "11" / "children").write_text("12 13")
+    assert container.output_held(10, str(proc)) is True, "too many to look at: held"
 
 
 WINDOWS_FOLDERS = {

@@ -517,14 +517,39 @@ def _inside(path: str, folder: str) -> bool:
     return path.startswith(folder.rstrip("/") + "/")
 
 
-def tmp_buses(folder: str = "/tmp") -> list[str]:
+def tmp_buses(folder: str = "/tmp", listening: Callable[[], set[str]] | None = None) -> list[str]:
     """The sockets of session buses in /tmp (`dbus-launch` and sessions without systemd make
-    `/tmp/dbus-XXXXXXXX`): hidden whether or not this process's environment names them."""
+    `/tmp/dbus-XXXXXXXX`): hidden whether or not this process's environment names them. Only those a
+    program listens on: a red team (2026-12-06) made 3,500 dead ones, whose three bwrap arguments
+    each took every command past bwrap's limit of 9,000 (`listening`: the paths, /proc/net/unix's)."""
     try:
         names = sorted(name for name in os.listdir(folder) if name.startswith("dbus-"))
     except OSError:
         return []
-    return [path for path in (os.path.join(folder, name) for name in names) if _is_socket(path)]
+    found = [path for path in (os.path.join(folder, name) for name in names) if _is_socket(path)]
+    if not found:
+        return []
+    live = (listening or listening_sockets)()
+    return [path for path in found if path in live]
+
+
+def listening_sockets(table: str = "/proc/net/unix") -> set[str]:
+    """The paths of the Unix sockets a program listens on (in this network namespace): the last field
+    of /proc/net/unix's lines whose flags say so (`__SO_ACCEPTCON`)."""
+    found = set()
+    try:
+        with open(table) as lines:
+            next(lines, None)  # the heading
+            for line in lines:
+                fields = line.split(None, 7)
+                if len(fields) == 8 and int(fields[3], 16) & SO_ACCEPTCON:
+                    found.add(fields[7].rstrip("\n"))
+    except (OSError, ValueError):
+        return set()
+    return found
+
+
+SO_ACCEPTCON = 0x10000  # /proc/net/unix's Flags: a listening socket
 
 
 def _is_socket(path: str) -> bool:
@@ -1144,7 +1169,10 @@ def linux_container(
     bwrap = bwrap_program(environ)
     protected = prepare(this_protected_set(app_folders))
     mounts = tuple(mount_args(protected, _writable_parent))
-    hidden = hidden_now(environ, locks, shown)  # for the probe: `for_paths` reads it again for each command
+    # For the probe, what is hidden but /tmp's buses: those a command can make (sockets by the
+    # thousand took the probe past bwrap's limit or its time, and the next server then ran every
+    # command uncontained: a red team, 2026-12-06). `for_paths` reads them again for each command.
+    hidden = (*hidden_args(environ, os.path.exists, os.getuid()), *hidden_locks(locks, shown, os.path.exists))
     perl = landlock.find_perl(environ)
     scoping = landlock.plan(sys.platform, landlock.kernel_abi(), perl)
     init = limited_init(landlock.init_argv(perl), os.geteuid()) if scoping == landlock.SCOPED and perl else ()
@@ -1202,9 +1230,9 @@ def hidden_now(environ: Mapping[str, str], locks: Sequence[str], shown: Sequence
 # -- the running container, from outside -----------------------------------------------------------
 
 
-def init_pid(bwrap_pid: int) -> int | None:
+def init_pid(bwrap_pid: int, proc: str = "/proc") -> int | None:
     """The host pid of the container's init (bwrap's one child): the leader of the command's group."""
-    found = children(bwrap_pid)
+    found = children(bwrap_pid, proc)
     return found[0] if found else None
 
 
@@ -1213,10 +1241,10 @@ def output_held(bwrap_pid: int, proc: str = "/proc") -> bool:
     pipes (bwrap's own stdout and stderr): a background job that may still write. When none does,
     the caller need not wait for the end of the output, which bwrap keeps open while a job lives."""
     pipes = {read_link(f"{proc}/{bwrap_pid}/fd/{fd}") for fd in (1, 2)} - {None}
-    leader = init_pid(bwrap_pid)
+    leader = init_pid(bwrap_pid, proc)
     if leader is None or not pipes:
         return False
-    todo, seen = children(leader, proc), set()
+    todo, seen, looked_at = children(leader, proc), set(), 0
     while todo:
         pid = todo.pop()
         if pid in seen:
@@ -1227,9 +1255,18 @@ def output_held(bwrap_pid: int, proc: str = "/proc") -> bool:
             fds = os.listdir(f"{proc}/{pid}/fd")
         except OSError:
             continue
+        looked_at += len(fds)
+        if looked_at > OUTPUT_HELD_FDS_LOOKED_AT:
+            return True  # taken as held: the output's end is then waited for as a job's
         if any(read_link(f"{proc}/{pid}/fd/{fd}") in pipes for fd in fds):
             return True
     return False
+
+
+# At most this many descriptors looked at by `output_held`, on the loop that runs every command and
+# applies a pause: a job leaving 100 processes of 19,000 open files each held it 21 s (a red team,
+# 2026-12-06). Past it, the output counts as held, the way a job's always did.
+OUTPUT_HELD_FDS_LOOKED_AT = 4096
 
 
 def read_link(path: str) -> str | None:
