@@ -523,3 +523,22 @@ def test_a_piece_split_runs_is_the_new_piece(split: str, piece: str, tmp_path: P
     judged("split -l 100 payload.txt p && bash paa", tmp_path, D, "changes the script")
     judged(f"{split} && bash {piece}", tmp_path, D, "changes the script")
     judged(f"{split} && bash x.sh", tmp_path, M, "runs a script (checked)")  # no piece of split's is named so
+
+
+@pytest.mark.parametrize(
+    ("command", "tier", "words"),
+    [
+        # A Unix socket by its family's number, as a red team spelled it (2026-12-06): a bus or a
+        # daemon's socket starts what it is asked to, outside
+        ("""python3 -c 'import socket; s = socket.socket(1); s.connect("/tmp/x")'""", D, OUTSIDE),
+        ("""python3 -c 'import socket; s = socket.socket(family=1, type=1)'""", D, OUTSIDE),
+        ("""perl -e 'use Socket; socket(S, PF_UNIX, SOCK_STREAM, 0)'""", D, OUTSIDE),
+        # other families stay inline code as before
+        ("""python3 -c 'import socket; s = socket.socket(socket.AF_INET)'""", M, "runs inline code"),
+        ("""python3 -c 'import socket; s = socket.socket(2, 1)'""", M, "runs inline code"),
+    ],
+)
+def test_a_unix_socket_by_its_familys_number_is_held_as_reaching_outside(
+    tmp_path: Path, command: str, tier: Tier, words: str
+) -> None:
+    judged(command, tmp_path, tier, words)

@@ -194,7 +194,9 @@ _HANDS_OFF_CODE = (
     # `docker.from_env()`, `dbus.SessionBus()`): the daemon or a bus's service starts what it is asked to.
     r"docker\.sock|podman\.sock|containerd\.sock|system_bus_socket|/run/dbus/|socketPath|UNIXSocket|"
     r"IO::Socket::UNIX|docker\.from_env|DockerClient|dbus\.(?:Session|System)Bus|Gio\.bus_get|pydbus|dbus_next|"
-    r"jeepney|AF_UNIX"
+    r"jeepney|AF_UNIX|[AP]F_LOCAL|PF_UNIX|"
+    # The family by its number (`socket.socket(1)`: AF_UNIX is 1 everywhere; a red team, 2026-12-06)
+    r"\bsocket\s*\(\s*(?:family\s*=\s*)?1\s*[,)]"
 )
 _CODE_HANDS_OFF = re.compile(_HANDS_OFF_CODE, re.I)
 _CODE_RUNS = re.compile(
