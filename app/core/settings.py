@@ -27,6 +27,9 @@ WELCOME_SHOWN = "welcome.shown"  # the tray opened its Welcome window once
 # The highest command id ever given in this journal (or in the one it replaced): ids go on above it,
 # so that no job id a model holds, nor anything kept in memory by id, names a later command.
 COMMAND_ID_FLOOR = "journal.command_id_floor"
+# How many pauses the journal has said so far (each change to paused): a headless server refuses a
+# decision made under an older count, even once resumed (a red team, 2026-12-06).
+PAUSE_COUNT = "journal.pause_count"
 
 DEFAULT_APPROVAL_MODE = "destructive"  # ask before dangerous commands
 DEFAULT_APPROVAL_WINDOW_S = 40.0  # clients cancel a call after about 60 s: answer well before
@@ -49,6 +52,7 @@ DEFAULTS: dict[str, Any] = {
     KNOWN_CLIENTS: [],
     WELCOME_SHOWN: False,
     COMMAND_ID_FLOOR: 0,
+    PAUSE_COUNT: 0,
 }
 
 

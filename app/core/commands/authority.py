@@ -69,6 +69,7 @@ class ServerAuthority:
         self._own_row: int | None = None  # this server's row, made again after it vanished
         self._last_row = 0  # the highest command id this server wrote itself
         self._damage = DamageWatch(journal.path)
+        self._pauses_read: tuple[tuple[int, int], int] | None = None  # (journal's versions, its pause count)
 
     @property
     def tethered(self) -> bool:
@@ -106,10 +107,17 @@ class ServerAuthority:
         return self.journal.is_paused()
 
     def pauses(self) -> int:
-        """How many pauses the tray has said so far: a hold made before the last one is over, even
-        when the user had answered it (what was allowed before a pause does not run after it)."""
+        """How many pauses the tray has said so far, or headless with no tray the journal has seen
+        begin: a command judged or held before the last one never starts, even when it was resumed
+        meanwhile or the user had answered it (what was allowed before a pause does not run after it)."""
         link = self.link
-        return 0 if link is None else link.pauses
+        if self.tethered or not self.headless:
+            return 0 if link is None else link.pauses
+        # Read again only when something wrote the journal or the pause file since (data_version).
+        seen = (self.journal.data_version(), self.journal.own_changes())
+        if self._pauses_read is None or self._pauses_read[0] != seen:
+            self._pauses_read = (seen, self.journal.pause_count())
+        return self._pauses_read[1]
 
     def tray_pauses(self) -> int | None:
         """The tray's own count of its pauses as it last said (None: not said since this server bound
@@ -221,8 +229,8 @@ class ServerAuthority:
 
     def _refuse_if_paused(self, row: dict[str, Any]) -> None:
         """Headless with no tray: a command the journal's pause came for while it was judged is
-        recorded as refused, and NotRecorded (a pause and a resume meanwhile go unseen: the journal
-        keeps no count of pauses)."""
+        recorded as refused, and NotRecorded (a pause and a resume meanwhile: admission compares
+        `pauses()`, the journal's count, before the row)."""
         active = (row.get("status") or Status.RUNNING) in (Status.RUNNING, Status.WAITING)
         if not active or not self.journal.is_paused():
             return

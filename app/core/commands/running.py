@@ -12,6 +12,7 @@ import re
 import shutil
 import sqlite3
 import sys
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,6 +32,7 @@ from app.core.execution.output import CommandOutput, OutputBudget, OutputHook, b
 from app.core.execution.output_decoding import console_code_pages
 from app.core.execution.run_result import ExecutionResult, StopSignal
 from app.core.hop_times import mark
+from app.core.journal import pause_file
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.messages import (
     APP_GONE_STOP_REASON,
@@ -62,6 +64,10 @@ _LEADING_CD = re.compile(r"\s*cd\s+([^\s;&|()`$<>\\'\"]+)\s*&&")
 _CHANGES_FOLDER = re.compile(r"(?:^|[\s;&|(`])(?:cd|pushd|popd)(?=$|[\s;&|)`])")
 WATCH_INTERVAL_S = 0.2  # how often a busy headless server looks for pause and Stop in the journal
 LIVE_OUTPUT_S = 1.0  # how often a running command's output so far goes to the record (the live log)
+# A headless server's last word on a pause, as the tray's (authority/hub.py): what still runs this long
+# after the pause file was written is ended from a thread of its own; it looks at the file this often.
+PAUSE_BACKSTOP_S = 1.2
+BACKSTOP_POLL_S = 0.1
 # Why a command that ran outside the container, while the user had switched it off, was ended (English).
 PROTECTION_ON_STOP_REASON = (
     "stopped because the user switched the container back on (Protect my settings from commands): it ran "
@@ -113,6 +119,11 @@ class Runs:
         # ended with what they left when it is switched on again (apply_user_stops).
         self._switched_off = False
         self._run_while_off: set[str] = set()
+        # Headless with no tray: the thread that ends what a pause left when the loop is held up
+        # (_backstop_pauses); one while something may run, none when idle.
+        self._backstop_lock = threading.Lock()
+        self._backstop: threading.Thread | None = None
+        self._closed = threading.Event()  # the server ends (watch's end): so does its backstop
 
     # -- where a command runs -------------------------------------------------------------------
 
@@ -316,7 +327,77 @@ class Runs:
         this must also remove it when the command ends."""
         stop = self.running[command_id] = StopSignal()
         self._wake.set()
+        self._start_backstop()
         return stop
+
+    def _start_backstop(self) -> None:
+        """Headless with no tray, a command starts: the pause's backstop watches until nothing runs."""
+        authority = self.service.authority
+        if not authority.headless or authority.tethered:  # a tray's hub has its own (hub.py)
+            return
+        with self._backstop_lock:
+            if self._backstop is None and not self._closed.is_set():
+                self._backstop = threading.Thread(target=self._backstop_pauses, name="pause backstop", daemon=True)
+                self._backstop.start()
+
+    def _may_run(self) -> bool:
+        """Whether anything of this server's may still run: a command, what a finished one left (no
+        container), the session's shell, a container that outlived its command. From any thread."""
+        return (
+            bool(self.running)
+            or self._may_have_left
+            or self.service.session_alive()
+            or lingering_containers() is not None
+        )
+
+    def _backstop_pauses(self) -> None:
+        """A headless server's pause backstop, on a thread of its own, as the tray's hub has one
+        (`Hub._end_what_a_pause_left`): the watch that stops commands gently (`watch`) runs on the
+        server's event loop, which a command can hold up (red team, tenth: the walk of a container's
+        1.9 million open files held it for 18-27 s, and a loop went on writing after the pause).
+        It looks at the pause file (written first by every pause: `Journal.set_paused`; a stat each
+        BACKSTOP_POLL_S) and PAUSE_BACKSTOP_S after a pause was written ends whatever still runs.
+        It ends when nothing runs, the server ends, or it binds to a tray (whose hub has its own)."""
+        path = self.service.paths.pause_file
+        seen: int | None = None
+        was_paused = False  # a pause already written as it starts is one to end what runs after
+        while True:
+            with self._backstop_lock:
+                if self._closed.is_set() or not self._may_run() or self.service.authority.tethered:
+                    self._backstop = None
+                    return
+            stamp = pause_file.stamp(path)
+            if stamp != seen:
+                seen = stamp
+                paused = pause_file.read(path) is True
+                if paused and not was_paused:
+                    if self._closed.wait(max(0.0, stamp / 1e9 + PAUSE_BACKSTOP_S - time.time())):
+                        continue  # the server ended meanwhile: what runs now is not its own
+                    if pause_file.read(path) is True and not self.service.authority.tethered:
+                        self._end_what_a_pause_left()
+                was_paused = paused
+            self._closed.wait(BACKSTOP_POLL_S)
+
+    def _end_what_a_pause_left(self) -> None:
+        """The pause backstop's work: every command container of this process ends (not an idle spare),
+        and every process a command of this server left (its mark). Said, never raised."""
+        from app.core.execution import end_commands
+
+        run_mark = self.service.run_mark
+        try:
+            ended = end_commands()
+            marked: list[int] = []
+            if run_mark and os.path.isdir("/proc/self"):
+                from app.core.execution import process_marks
+
+                marked = process_marks.end_marked_under(run_mark)
+        except Exception:  # a thread of its own: said, never lost (a pid reused meanwhile, say)
+            log.exception("ending what a pause left failed")
+            return
+        if ended:
+            log.warning("%d command container(s) still ran %.1f s after a pause: ended", ended, PAUSE_BACKSTOP_S)
+        if marked:
+            log.warning("%d marked process(es) still ran %.1f s after a pause: ended", len(marked), PAUSE_BACKSTOP_S)
 
     async def run_read_only(
         self, command_id: int, valid: ValidRequest, bash: str, on_output: OutputHook | None = None
@@ -512,6 +593,12 @@ class Runs:
         """While commands run, or a finished one's background job, apply pause and Stop: a headless
         server polls the journal; a tray's pushes arrive through `pushed` at once, and this loop is
         only a backstop for them."""
+        try:
+            await self._watch()
+        finally:
+            self._closed.set()  # the server ends: its pause backstop with it
+
+    async def _watch(self) -> None:
         seen_version = -1
         while True:
             idle = not self.running and not self._may_have_left and not self.service.session_alive()

@@ -15,6 +15,8 @@ from app.core.messages import SERVER_CRASHED_REASON, SERVER_EXITED_REASON
 from app.core.policy.rules import SESSION_SCOPE, Rule
 
 PAUSED_SETTING = settings.PAUSED  # kept in the settings table and in the pause file (journal/pause_file)
+# How many pauses the journal has seen begin (`pause_count`): kept by the pause's writes alone, in SQL.
+PAUSE_COUNT_KEY = settings.PAUSE_COUNT
 
 
 class SideTables(Connection):
@@ -58,17 +60,48 @@ class SideTables(Connection):
         """The user's pause switch. Servers notice within their poll interval and stop what runs.
 
         Pausing writes the file first (it needs no free space), then the setting when the disk
-        allows. Resuming clears the setting first, then the file; either failing leaves it paused."""
+        allows. Resuming clears the setting first, then the file; either failing leaves it paused.
+        The setting's change from not paused to paused counts a pause (`pause_count`)."""
         if paused:
             self._write_pause_file(True)
             try:
-                self._store_setting(PAUSED_SETTING, True)
+                self._store_pause(True)
             except data_folder.DataFolderError as problem:
                 if problem.kind != data_folder.FULL:
                     raise
             return
-        self._store_setting(PAUSED_SETTING, False)
+        self._store_pause(False)
         self._write_pause_file(False)
+
+    def _store_pause(self, paused: bool) -> None:
+        """The pause setting, and in the same transaction the count of pauses when one begins: the
+        setting goes from not paused to paused, or a pause the pause file alone held (set on a full
+        disk, uncounted then) ends. A command judged before it is never begun after it (red team,
+        tenth: a headless server ran commands judged through a pause once it was lifted)."""
+        with self._write() as db:
+            row = db.execute("SELECT value FROM settings WHERE key = ?", (PAUSED_SETTING,)).fetchone()
+            was = row is not None and bool(json.loads(row["value"]))
+            begins = paused and not was
+            uncounted = not paused and not was and pause_file.read(self.paths.pause_file) is True
+            now = time.time()
+            db.execute(
+                "INSERT INTO settings(key, value, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+                (PAUSED_SETTING, json.dumps(paused), now),
+            )
+            if begins or uncounted:
+                db.execute(  # a value another program wrote there counts as 0
+                    "INSERT INTO settings(key, value, updated_at) VALUES (?, '1', ?) ON CONFLICT(key) DO UPDATE "
+                    "SET value = CAST(CAST(settings.value AS INTEGER) + 1 AS TEXT), updated_at = excluded.updated_at",
+                    (PAUSE_COUNT_KEY, now),
+                )
+
+    def pause_count(self) -> int:
+        """How many pauses this journal has seen begin (`_store_pause`); 0 before the first."""
+        row = self._db.execute(
+            "SELECT CAST(value AS INTEGER) FROM settings WHERE key = ?", (PAUSE_COUNT_KEY,)
+        ).fetchone()
+        return 0 if row is None else int(row[0])
 
     def _write_pause_file(self, paused: bool) -> None:
         try:

@@ -238,6 +238,10 @@ class Journal(CommandsTable, SideTables):
         full disk lives only there): a cheap 'did anything happen?' check."""
         return hash((self.others_commits(), pause_file.stamp(self.paths.pause_file)))
 
+    def own_changes(self) -> int:
+        """Rows this connection changed so far: with `data_version`, whether anything wrote the file."""
+        return self._db.total_changes
+
     def others_commits(self) -> int:
         """SQLite's `PRAGMA data_version`: it moves when another connection commits, never for this
         connection's own writes (so a foreign write is seen whatever this connection writes after it)."""
