@@ -9,7 +9,8 @@ here, never from the journal's row: another program may rewrite the row.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,43 +80,63 @@ LISTED_ENV_MAX = 20
 
 
 class Holds:
-    """The waiting commands by id. Not thread-safe on its own: the hub calls it under its lock."""
+    """The waiting commands by id. Each call holds a lock of its own, a moment: a Deny takes its hold
+    without the hub's lock, which the hourly upkeep holds for seconds after a flood of rows (a red
+    team, 2026-12-06); the rest calls it under the hub's lock as before."""
 
     def __init__(self) -> None:
         self._by_id: dict[int, HeldCommand] = {}
+        self._lock = threading.Lock()
 
     def get(self, command_id: int) -> HeldCommand | None:
-        return self._by_id.get(command_id)
+        with self._lock:
+            return self._by_id.get(command_id)
 
     def add(self, hold: HeldCommand) -> None:
-        self._by_id[hold.command_id] = hold
+        with self._lock:
+            self._by_id[hold.command_id] = hold
 
     def pop(self, command_id: int) -> HeldCommand | None:
-        return self._by_id.pop(command_id, None)
+        with self._lock:
+            return self._by_id.pop(command_id, None)
 
     def full_for(self, peer: Peer) -> bool:
         """True when this peer already has MAX_HOLDS_PER_PEER commands waiting."""
-        return sum(hold.peer is peer for hold in self._by_id.values()) >= MAX_HOLDS_PER_PEER
+        with self._lock:
+            return sum(hold.peer is peer for hold in self._by_id.values()) >= MAX_HOLDS_PER_PEER
 
     def drop(self, held: Iterable[int]) -> list[int]:
         """Remove these ids; the ones that were there."""
-        return [command_id for command_id in list(held) if self._by_id.pop(command_id, None) is not None]
+        with self._lock:
+            return [command_id for command_id in list(held) if self._by_id.pop(command_id, None) is not None]
 
     def drop_all(self) -> list[int]:
         """Every hold goes (a pause): the ids that were there."""
-        return self.drop(list(self._by_id))
+        with self._lock:
+            gone, self._by_id = list(self._by_id), {}
+            return gone
 
     def drop_peer(self, peer: Peer) -> list[int]:
         """The holds of a peer that went away."""
-        return self.drop([i for i, hold in self._by_id.items() if hold.peer is peer])
+        with self._lock:
+            return self._drop_where(lambda hold: hold.peer is peer)
 
     def expire(self, now: float) -> list[int]:
         """Remove the holds whose time ran out; their ids."""
-        return self.drop([i for i, hold in self._by_id.items() if hold.expires_at <= now])
+        with self._lock:
+            return self._drop_where(lambda hold: hold.expires_at <= now)
+
+    def _drop_where(self, gone: Callable[[HeldCommand], bool]) -> list[int]:
+        found = [i for i, hold in self._by_id.items() if gone(hold)]
+        for command_id in found:
+            del self._by_id[command_id]
+        return found
 
     def pending(self, now: float) -> list[HeldCommand]:
         """The holds still waiting at `now`, oldest first."""
-        return [h for h in sorted(self._by_id.values(), key=lambda h: h.command_id) if h.expires_at > now]
+        with self._lock:
+            held = list(self._by_id.values())
+        return [h for h in sorted(held, key=lambda h: h.command_id) if h.expires_at > now]
 
 
 def rule_may_answer(hold: HeldCommand) -> bool:

@@ -357,16 +357,25 @@ class Hub:
         self.on_change()
 
     def decide(self, command_id: int, *, allowed: bool, by: str, rule_id: int | None = None) -> bool:
-        """The user's answer to a held command (or a rule's): recorded, then pushed to its server."""
-        with self.lock:
-            hold = self.holds.get(command_id)
-            if hold is None or hold.expires_at <= time.time():
-                return False
-            if allowed and self.state.paused:
-                return False
-            self.holds.pop(command_id)
-            # Pushed first: the server obeys it at once, whatever the disk does with the record.
+        """The user's answer to a held command (or a rule's): pushed to its server, then recorded. A
+        Deny, a tightening, is taken and pushed before the hub's lock, which the hourly upkeep holds
+        for seconds after a flood of rows (a red team, 2026-12-06: the Deny landed 2.5-5 s late)."""
+        if not allowed:
+            waiting = self.holds.get(command_id)
+            if waiting is None or waiting.expires_at <= time.time():
+                return False  # gone, or run out: `expire` tells its server
+            hold = self.holds.pop(command_id)
+            if hold is None:
+                return False  # answered meanwhile (a pause, another click)
             hold.peer.push(DecisionPush(command_id, allowed, by, hold.digest))
+        with self.lock:
+            if allowed:
+                hold = self.holds.get(command_id)
+                if hold is None or hold.expires_at <= time.time() or self.state.paused:
+                    return False
+                self.holds.pop(command_id)
+                # Pushed first: the server obeys it at once, whatever the disk does with the record.
+                hold.peer.push(DecisionPush(command_id, allowed, by, hold.digest))
             try:
                 self.record.journal.decide(command_id, allowed=allowed, by=by, rule_id=rule_id)
                 self.record.wrote()

@@ -12,6 +12,7 @@ import logging
 import os
 import sqlite3
 import time
+import weakref
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
@@ -67,6 +68,27 @@ RUNS_ITS_OWN = (
 )
 
 
+# Refused calls a server's rows may record: a burst of REFUSALS_BURST, then REFUSALS_PER_S. A red team
+# (2026-12-06) had the tray write 390-740 refusals a second of 4 kB each, 9 GB an hour, against the
+# journal's hourly retention of 100,000 rows and 256 MiB. Past it, refusals are counted, not written:
+# the model is refused all the same, and the tray's log says how many went unrecorded.
+REFUSALS_BURST = 120
+REFUSALS_PER_S = 1.0
+_refusals: weakref.WeakKeyDictionary[Peer, list[float]] = weakref.WeakKeyDictionary()  # [tokens, when, unsaid]
+
+
+def _may_record_refusal(peer: Peer, now: float) -> bool:
+    """Whether one more refused call of `peer` is written (under the hub's lock)."""
+    tokens, when, unsaid = _refusals.get(peer, [float(REFUSALS_BURST), now, 0.0])
+    tokens = min(float(REFUSALS_BURST), tokens + (now - when) * REFUSALS_PER_S)
+    allowed = tokens >= 1
+    if allowed and unsaid:
+        log.warning("%d refused calls of %s were not recorded one by one (too many at once)", unsaid, peer.label)
+        unsaid = 0
+    _refusals[peer] = [tokens - 1 if allowed else tokens, now, unsaid + (not allowed)]
+    return allowed
+
+
 def begin(hub: RowsHub, peer: Peer, message: Begin) -> dict[str, Any]:
     row = message.row
     status = row.status
@@ -75,6 +97,8 @@ def begin(hub: RowsHub, peer: Peer, message: Begin) -> dict[str, Any]:
         # skip the tray's decision) gets no row, no hold and no Allow for it.
         raise RequestError(RUNS_ITS_OWN)
     with hub.lock:
+        if status is Status.REFUSED and not _may_record_refusal(peer, time.monotonic()):
+            return {"id": 0}  # refused all the same; its record's id is asked for by nobody
         # Deleted, replaced or damaged in place since the monitor's last look: the row goes into a
         # new journal, not into a file our connection only reads from its cache.
         hub.renew_journal_if_gone()

@@ -386,8 +386,8 @@ def _journal_row(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _row_id(reply: Ack) -> int:
-    try:
-        return whole(reply.fields.get("id"), "id", 1)
+    try:  # 0: a refused call the tray did not write one by one (server_rows.REFUSALS_BURST)
+        return whole(reply.fields.get("id"), "id", 0)
     except BadValue as bad:  # not a row id: the row cannot be said to be written
         raise NotRecorded(_refusal_text(str(bad))) from None
 
