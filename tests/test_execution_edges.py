@@ -159,7 +159,7 @@ def test_the_walk_over_a_containers_processes_looks_at_each_once_and_skips_one_g
                 for fd, target in fds.items():
                     (proc / str(pid) / "fd" / fd).symlink_to(target)
 
-        process(starter.pid, [], {"1": "pipe:[71]", "2": "pipe:[72]"})
+        process(starter.pid, [leader], {"1": "pipe:[71]", "2": "pipe:[72]"})  # its init, read from `proc` too
         process(leader, [101, 102], {})
         process(101, [102], {"0": "/dev/null"})
         process(102, [101], None)  # gone (no fd folder), and 101 listed under it as well
