@@ -7,6 +7,11 @@ link someone put in the folder, and a server that starts removes those past the 
 Each app's files are in a folder of its own (`AppPaths.app_outputs`), the only one its commands see
 (container.showing_outputs): one agent read another app's whole outputs with `grep -r` (a red team,
 2026-12-05). Clearing the history removes the files of the rows it deletes (`remove_outputs_of`).
+
+All the files together stay within OUTPUTS_MAX_BYTES as they are written, not only at the hourly
+upkeep (two calls of `yes` wrote 1.5 GiB in seconds: a red team, 2026-12-06): each process keeps a
+running total of what they hold (`_Ledger`), and a write past the cap removes the oldest files at once
+(prune_outputs' rule, never one still being written here); a file that is itself over stops growing.
 """
 
 from __future__ import annotations
@@ -16,9 +21,10 @@ import os
 import re
 import secrets
 import stat
+import threading
 import time
 from array import array
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -67,11 +73,13 @@ class OutputSpool:
         self._dropped = [0] * streams
         self._in_file = [0] * streams  # bytes of each stream kept in order: in the file, or `_unsaved`
         self._file_bytes = 0  # bytes the file holds, notes included
+        self._ledger: _Ledger | None = None  # the folder's running total, once the file exists
+        self._full = False  # the outputs folder reached its cap: the file takes no more output
         self._unsaved = b""  # the memory's output when no file could be made for it
         self.live = False  # others read the file while it grows (it is written unbuffered anyway)
 
     def write(self, stream: int, chunk: bytes) -> None:
-        room = self.cap_bytes - self._written[stream]
+        room = 0 if self._full else self.cap_bytes - self._written[stream]
         if len(chunk) > room:
             self._dropped[stream] += len(chunk) - max(room, 0)
             chunk = chunk[: max(room, 0)]
@@ -119,6 +127,8 @@ class OutputSpool:
         self._run_streams, self._run_sizes = array("B"), array("Q")
         try:
             self.path, self._file = _create_private_file(self.folder, self.name)
+            self._ledger = _ledger_for(self.folder)
+            self._ledger.opened(self.path)
         except OSError as exc:
             self.problem = f"could not create a file in {self.folder}: {exc.strerror or exc}"
             # Kept (at most a MiB): what command_output read so far, at the offsets it read it.
@@ -128,10 +138,17 @@ class OutputSpool:
         self._append(data, runs)
         return self.path
 
-    def _append(self, data: bytes, runs: Sequence[tuple[int, int]] = ()) -> None:
-        """Write `data` to the file; `runs`: (stream, bytes) of it in order (none for a note)."""
+    def _append(self, data: bytes, runs: Sequence[tuple[int, int]] = (), *, note: bool = False) -> None:
+        """Write `data` to the file; `runs`: (stream, bytes) of it in order (none for a note). Past
+        the outputs folder's cap, only what fits is written, counted as left out (`_cut`); a `note`
+        (what was left out, and the streams' ends: a few MiB at most) is written all the same."""
         if self._file is None:
             return
+        if self._ledger is not None and self.path is not None:
+            room = self._ledger.take(self.path, len(data), always=note)
+            if room < len(data):
+                self._cut(runs, room)
+                data = data[:room]
         done = 0
         try:
             while done < len(data):  # unbuffered: a full disk may take only part of a write
@@ -145,6 +162,18 @@ class OutputSpool:
         finally:
             self._file_bytes += done
             self._count(runs, done)
+            if self._ledger is not None and self.path is not None and done < len(data):
+                self._ledger.give_back(self.path, len(data) - done)
+
+    def _cut(self, runs: Sequence[tuple[int, int]], kept: int) -> None:
+        """The outputs folder is full and this file is what is over: it takes no more output; what
+        did not fit counts as left out of its stream (the note at the end says how much, then the
+        stream's last bytes, as past FILE_CAP_BYTES)."""
+        self._full = True
+        for stream, size in runs:
+            taken = min(size, kept)
+            kept -= taken
+            self._dropped[stream] += size - taken
 
     def _count(self, runs: Sequence[tuple[int, int]], kept: int) -> None:
         """Count the first `kept` bytes of `runs` as kept, stream by stream."""
@@ -160,21 +189,31 @@ class OutputSpool:
         remove it when nothing was left out."""
         if keep:
             self.open()
+            full = self._full
             for (label, tail), dropped in zip(tails, self._dropped, strict=False):
                 if dropped:
-                    note = (
-                        f"\n[... {dropped:,} bytes of {label} not kept in this file (it keeps the first "
-                        f"{_size_label(self.cap_bytes)} of each stream); its last {len(tail):,} bytes follow ...]\n"
+                    why = (
+                        f"the outputs folder reached its cap of {_size_label(OUTPUTS_MAX_BYTES)}"
+                        if full
+                        else f"it keeps the first {_size_label(self.cap_bytes)} of each stream"
                     )
-                    self._append(note.encode() + tail)
+                    note = (
+                        f"\n[... {dropped:,} bytes of {label} not kept in this file ({why}); "
+                        f"its last {len(tail):,} bytes follow ...]\n"
+                    )
+                    self._append(note.encode() + tail, note=True)
         # A spool still in memory stays when small: it is the output in the order it came, which
         # command_output reads for a job that ended within its call.
         if self._memory is not None and len(self._memory) > SPOOL_MEMORY_BYTES:
             self._memory = None
         self._close_file()
+        ledger, self._ledger = self._ledger, None
         if not keep and self.path is not None:
             with contextlib.suppress(OSError):
                 self.path.unlink()
+        if ledger is not None and self.path is not None:
+            ledger.closed(self.path, kept=keep)
+        if not keep:
             self.path = None
 
     def _close_file(self) -> None:
@@ -182,6 +221,75 @@ class OutputSpool:
             with contextlib.suppress(OSError):
                 self._file.close()
             self._file = None
+
+
+class _Ledger:
+    """What the output files of one outputs folder hold, as this process knows it: measured once
+    (as prune_outputs measures it), then counted at each write; measured again only when a write
+    passes the cap, as the oldest files are removed. `open` holds the files this process is writing
+    (their bytes as written here): never removed while written, on Linux their bytes would stay."""
+
+    def __init__(self, root: Path, max_bytes: int) -> None:
+        self.root = root
+        self.max_bytes = max_bytes
+        self.lock = threading.Lock()
+        self.open: dict[Path, int] = {}
+        self.others = outputs_size(root)[1]  # the files not written here now
+
+    def total(self) -> int:
+        return self.others + sum(self.open.values())
+
+    def opened(self, path: Path) -> None:
+        with self.lock:
+            self.open.setdefault(path, 0)
+
+    def take(self, path: Path, size: int, *, always: bool = False) -> int:
+        """How many of `size` bytes `path` may take now (all of them `always`), counted as written;
+        past the cap the oldest other files go first (prune_outputs' rule, to a file's cap below
+        it), and what still does not fit is refused: a folder walk only then."""
+        with self.lock:
+            if path not in self.open:
+                return size  # not ours to count (closed meanwhile)
+            over = self.total() + size - self.max_bytes
+            if over > 0 and not always:
+                # Down to a file's cap below it: a flood over old small files walks the folder
+                # once per 64 MiB it writes, not at every write.
+                room_made = self.max_bytes - size - FILE_CAP_BYTES
+                self.others = _prune(self.root, max_bytes=room_made, writing=self.open)
+                over = self.total() + size - self.max_bytes
+            room = size if always else min(size, max(size - over, 0))
+            self.open[path] += room
+            return room
+
+    def give_back(self, path: Path, size: int) -> None:
+        """Bytes taken but not written (a full disk)."""
+        with self.lock:
+            if path in self.open:
+                self.open[path] = max(self.open[path] - size, 0)
+
+    def closed(self, path: Path, *, kept: bool) -> None:
+        with self.lock:
+            size = self.open.pop(path, 0)
+            if kept:
+                self.others += size
+
+
+_ledgers: dict[Path, _Ledger] = {}
+_ledgers_lock = threading.Lock()
+
+
+def outputs_root(folder: Path) -> Path:
+    """The outputs folder whose cap covers files written in `folder`: an app's folder's parent."""
+    return folder.parent if folder.name.startswith("app-") else folder
+
+
+def _ledger_for(folder: Path) -> _Ledger:
+    root = outputs_root(folder)
+    with _ledgers_lock:
+        ledger = _ledgers.get(root)
+        if ledger is None:
+            ledger = _ledgers[root] = _Ledger(root, OUTPUTS_MAX_BYTES)
+        return ledger
 
 
 def _size_label(size: int) -> str:
@@ -243,24 +351,54 @@ def prune_outputs(
     now: float | None = None,
 ) -> int:
     """Remove output files older than the retention period, then the oldest until all together
-    fit in `max_bytes`; returns how many went. Only our own regular files, never a link."""
+    fit in `max_bytes`; returns how many went. Only our own regular files, never a link, never
+    one this process is writing."""
+    ledger = _ledgers.get(folder)
+    if ledger is None:
+        removed: list[Path] = []
+        _prune(folder, max_age_days=max_age_days, max_bytes=max_bytes, now=now, removed=removed)
+        return len(removed)
+    with ledger.lock:
+        removed = []
+        ledger.others = _prune(
+            folder, max_age_days=max_age_days, max_bytes=max_bytes, now=now, writing=ledger.open, removed=removed
+        )
+    return len(removed)
+
+
+def _prune(
+    folder: Path,
+    *,
+    max_age_days: float = OUTPUT_RETENTION_DAYS,
+    max_bytes: int = OUTPUTS_MAX_BYTES,
+    now: float | None = None,
+    writing: Mapping[Path, int] | None = None,
+    removed: list[Path] | None = None,
+) -> int:
+    """prune_outputs' rule, sparing the files in `writing` (counted at their sizes there); returns
+    the bytes the other files left hold."""
+    writing = writing or {}
     cutoff = (now or time.time()) - max_age_days * DAY_S
     files = []
     for entry in _output_entries(folder):
         with contextlib.suppress(OSError):
-            info = entry.stat(follow_symlinks=False)
-            files.append((info.st_mtime, info.st_size, Path(entry.path)))
+            path = Path(entry.path)
+            if path not in writing:
+                info = entry.stat(follow_symlinks=False)
+                files.append((info.st_mtime, info.st_size, path))
     files.sort()
-    total = sum(size for _, size, _ in files)
-    removed = 0
+    others = sum(size for _, size, _ in files)
+    total = others + sum(writing.values())
     for mtime, size, path in files:
         if mtime >= cutoff and total <= max_bytes:
             break
         with contextlib.suppress(OSError):
             path.unlink()
-            removed += 1
+            if removed is not None:
+                removed.append(path)
             total -= size
-    return removed
+            others -= size
+    return others
 
 
 def outputs_size(folder: Path) -> tuple[int, int]:

@@ -53,8 +53,10 @@ TIMED_PAUSE_BY = "user (timed pause)"  # the pause a "Pause for…" click set: t
 # Actions that only run inside the tray (not from a menu entry).
 FIRST_LOOK = "first-look"
 REFRESH_CLIENTS = "refresh-clients"
-# Quick actions (the user's controls, the approval and confirm windows): their own queue, so
-# nothing slow (a connection check, the `claude` CLI) ever delays them.
+# Quick actions (the user's controls, the confirm window): their own queue, so nothing slow (a
+# connection check, the `claude` CLI) ever delays them. Never the approval prompt's sync (OPEN_APPROVALS):
+# it judges each new hold again, up to HOLD_JUDGING_S each, and five holds of a command naming eight
+# 250 kB scripts kept a Pause waiting 4 s behind it (a red team, 2026-12-06).
 JOURNAL_ACTIONS = frozenset(
     {
         menu.TOGGLE_PAUSE,
@@ -62,7 +64,6 @@ JOURNAL_ACTIONS = frozenset(
         menu.SET_APPROVAL_MODE,
         menu.TOGGLE_CONTAINER,
         menu.SET_OUTPUT_BUDGET,
-        menu.OPEN_APPROVALS,
         ASK_USER,
     }
 )

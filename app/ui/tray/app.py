@@ -10,9 +10,11 @@ Threads and processes, and why:
   its own loop itself (xorg, gtk, appindicator, win32), `AppHelper.callAfter` on macOS, where
   AppKit may only be touched from the main thread.
 - "tray-actions" runs what clicks ask for (actions.py), one at a time: config edits, the `claude`
-  CLI (up to a minute), the connection check (seconds), start at login.
+  CLI (up to a minute), the connection check (seconds), start at login, and the approval prompt's
+  sync with the hub's holds (each new hold judged again, within HOLD_JUDGING_S).
 - "tray-journal" runs the clicks that only write the journal (pause, approval mode), on their own
-  queue and connection: a pause takes effect at once, never behind a slow action.
+  queue and connection: a pause takes effect at once, never behind a slow action (nor behind the
+  judging of held commands: a red team, 2026-12-06).
 - Windows live in their own processes (windows.py), and so does "Check connection":
   `cowork-terminal check --json`, which starts the server as Claude would (claude_watch.py). The
   tray reads its verdict; it never loads the MCP SDK.

@@ -31,7 +31,7 @@ from app.core.paths import AppPaths, make_private_file
 from app.core.policy import approval
 from app.core.policy.rules import SCOPES, SESSION_SCOPE, Rule
 from app.ui.tray import menu
-from app.ui.tray.holds import for_window
+from app.ui.tray.holds import HOLD_JUDGING_S, for_window
 from app.ui.tray.notice_actions import DENY, SHOW, hold_actions
 from app.ui.tray.platforms import Notifier, missing_tk_message, spawn
 from app.ui.windows.link import PipedWindow
@@ -146,7 +146,8 @@ class TrayWindows:
                 return
             for command_id in sorted(set(holds) - self._prompt_shown):
                 hold = holds[command_id]
-                prompt.send({"op": "show", "hold": for_window(hold, self.app.paths).to_json()})
+                shown = for_window(hold, self.app.paths, HOLD_JUDGING_S)  # bounded: see HOLD_JUDGING_S
+                prompt.send({"op": "show", "hold": shown.to_json()})
                 self._tell_waiting(hold)
             for command_id in self._prompt_shown - set(holds):
                 prompt.send({"op": "gone", "id": command_id})

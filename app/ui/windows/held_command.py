@@ -141,11 +141,15 @@ class WaitingCommand:
     # How much each line of `words` (of `plain` when there are none) matters (rank_of): the window keeps
     # the lines that matter most when it cannot show them all.
     ranks: tuple[int, ...] = ()
+    # Not judged again for the window in time (`unjudged`): it may be of the most dangerous classes,
+    # which a command could hide behind scripts slow to read (a fixer, 2026-12-06), so it is asked as one.
+    unchecked: bool = False
 
     @property
     def severe(self) -> bool:
-        """One of the most dangerous classes: styled as such, and allowed only after typing a word."""
-        return self.danger in SEVERE_DANGERS
+        """One of the most dangerous classes, or not checked: styled as such, and allowed only after
+        typing a word."""
+        return self.danger in SEVERE_DANGERS or self.unchecked
 
     def lines(self) -> tuple[str, ...]:
         """What it does, in the user's language; the English plain words when the tray sent no words."""
@@ -174,7 +178,7 @@ class WaitingCommand:
             "env_keys": list(self.env_keys), "tool": self.tool, "session": self.session,
             "proposal": None if proposal is None else {"kind": proposal.kind, "folder": proposal.folder},
             "words": [w.to_json() for w in self.words], "danger": self.danger, "confirm_name": self.confirm_name,
-            "asks": list(self.asks), "ranks": list(self.ranks),
+            "asks": list(self.asks), "ranks": list(self.ranks), "unchecked": self.unchecked,
         }  # fmt: skip
 
     @classmethod
@@ -205,6 +209,7 @@ class WaitingCommand:
             confirm_name=None if data.get("confirm_name") is None else str(data["confirm_name"]),
             asks=tuple(ask for ask in data.get("asks") or () if isinstance(ask, str) and ask_for_person(ask)),
             ranks=tuple(ranks) if isinstance(ranks, list) and all(type(r) is int for r in ranks) else (),
+            unchecked=data.get("unchecked") is True,
         )
 
 
@@ -221,19 +226,21 @@ def judged(
     session: str | None = None,
     offer_rule: bool = True,
     asks: Sequence[str] = (),
+    deadline: float | None = None,
 ) -> WaitingCommand:
     """A held command with the classifier's plain words and the rule the window may offer, judged
     here (in the tray) from the command and folder the server sent; `asks`: what only a person may
-    give it, as its runner said (plain_words.asks_in)."""
+    give it, as its runner said (plain_words.asks_in). Raises JudgedTooLong once `time.monotonic()`
+    passes `deadline` (classify's)."""
     real_cwd = os.path.realpath(cwd) if cwd else None
-    verdict = classify(command, cwd=real_cwd, protected_paths=protected)
+    verdict = classify(command, cwd=real_cwd, protected_paths=protected, deadline=deadline)
     # The classifier knows no variable's value, so `rm -rf "$T"/*` sent with T=<home> read as "a name
     # known only when it runs" (a red team, 2026-12-06). Judged again with the values sent (those the
     # window shows whole), the worse of the two counts: a value the command itself sets again can only
     # make it seem worse, never better. No rule is offered for what the text alone does not show.
     with_values = substituted(command, sent_values(env_keys))
     if with_values != command:
-        valued = classify(with_values, cwd=real_cwd, protected_paths=protected)
+        valued = classify(with_values, cwd=real_cwd, protected_paths=protected, deadline=deadline)
         if (valued.danger or 0) > (verdict.danger or 0):
             verdict, offer_rule = valued, False
     ranks: dict[str, int] = {}  # each line of `verdict.plain` says one or more findings: the worst counts
@@ -246,6 +253,31 @@ def judged(
         danger=danger_of(verdict),
         confirm_name=confirm_name_of(verdict), asks=tuple(asks),
         ranks=tuple(ranks.get(line, 0) for line in verdict.plain),
+    )  # fmt: skip
+
+
+def unjudged(
+    command_id: int,
+    command: str,
+    cwd: str | None,
+    reasons: str,
+    *,
+    client: str,
+    expires_at: float,
+    env_keys: Sequence[str] = (),
+    tool: str = "execute_command",
+    session: str | None = None,
+    asks: Sequence[str] = (),
+) -> WaitingCommand:
+    """A held command the tray could not judge again in time (`judged` past its deadline): shown with
+    the reasons its runner gave as it held it (`; `-joined), as a command that cannot be checked here,
+    allowed only after the confirm word is typed (it may be of the most dangerous classes), and with
+    no rule offered (the tray makes none it has not judged)."""
+    terse = tuple(r for r in reasons.split("; ") if r) or ("cannot tell what runs",)
+    return WaitingCommand(
+        id=command_id, command=command, cwd=cwd, client=client, plain=terse, reasons=terse,
+        expires_at=expires_at, env_keys=tuple(env_keys), tool=tool, session=session, proposal=None,
+        danger=Danger.CANNOT_TELL.name.lower(), asks=tuple(asks), unchecked=True,
     )  # fmt: skip
 
 
