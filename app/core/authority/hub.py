@@ -39,7 +39,14 @@ from app.core.channel.peer import OwnFacts, own_facts
 from app.core.channel.protocol import DecisionPush, HoldClock, StatePush, StopPush
 from app.core.channel.transport import address_for
 from app.core.data_folder import is_corrupt
-from app.core.execution import end_commands, lingering_containers, orphans, output, process_marks
+from app.core.execution import (
+    PAUSE_BACKSTOP_S,
+    end_what_a_pause_left,
+    lingering_containers,
+    orphans,
+    output,
+    process_marks,
+)
 from app.core.execution.output import OutputBudget
 from app.core.i18n import _
 from app.core.journal.store import JOURNAL_REPLACED_SETTING, CommandRecord, Journal, ServerRecord
@@ -53,10 +60,6 @@ if TYPE_CHECKING:  # anyio loads with the command host, not with the tray's firs
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-# A pause stops each command gently within about 0.6 s (the executor's grace, then SIGKILL); what still
-# runs this long after it is ended from the hub's own thread (`Hub._end_what_a_pause_left`).
-PAUSE_BACKSTOP_S = 1.2
-
 __all__ = [
     "ASK_COOLDOWN_S",
     "CLOSING_REASON",
@@ -277,18 +280,8 @@ class Hub:
         every command, and a red team, 2026-12-05, held it for 9-17 s with a short `git status` on
         a crafted index: the commands ran on after the pause. Whatever still runs then is ended,
         and so is every process still carrying a mark of this app home's commands."""
-        if not self.state.paused:
-            return
-        try:
-            ended = end_commands()
-            marked = process_marks.end_marked_under(orphans.home_tag(self.paths))
-        except Exception:  # a thread of its own: said, never lost (a pid reused meanwhile, say)
-            log.exception("ending what a pause left failed")
-            return
-        if ended:
-            log.warning("%d command container(s) still ran %.1f s after a pause: ended", ended, PAUSE_BACKSTOP_S)
-        if marked:
-            log.warning("%d marked process(es) still ran %.1f s after a pause: ended", len(marked), PAUSE_BACKSTOP_S)
+        if self.state.paused:
+            end_what_a_pause_left(orphans.home_tag(self.paths))
 
     def _end_what_closed_runners_left(self) -> None:
         """At a pause, what commands left running whose server is gone: each live server sweeps its

@@ -27,7 +27,7 @@ from app.core.commands.cancellation import why_cancelled
 from app.core.commands.request import ClientInfo, CommandRefused, ValidRequest
 from app.core.data_folder import is_corrupt
 from app.core.errors import CoworkError
-from app.core.execution import lingering_containers, read_only
+from app.core.execution import PAUSE_BACKSTOP_S, end_what_a_pause_left, lingering_containers, read_only
 from app.core.execution.output import CommandOutput, OutputBudget, OutputHook, budget_from, output_budget
 from app.core.execution.output_decoding import console_code_pages
 from app.core.execution.run_result import ExecutionResult, StopSignal
@@ -66,7 +66,6 @@ WATCH_INTERVAL_S = 0.2  # how often a busy headless server looks for pause and S
 LIVE_OUTPUT_S = 1.0  # how often a running command's output so far goes to the record (the live log)
 # A headless server's last word on a pause, as the tray's (authority/hub.py): what still runs this long
 # after the pause file was written is ended from a thread of its own; it looks at the file this often.
-PAUSE_BACKSTOP_S = 1.2
 BACKSTOP_POLL_S = 0.1
 # Why a command that ran outside the container, while the user had switched it off, was ended (English).
 PROTECTION_ON_STOP_REASON = (
@@ -374,30 +373,9 @@ class Runs:
                     if self._closed.wait(max(0.0, stamp / 1e9 + PAUSE_BACKSTOP_S - time.time())):
                         continue  # the server ended meanwhile: what runs now is not its own
                     if pause_file.read(path) is True and not self.service.authority.tethered:
-                        self._end_what_a_pause_left()
+                        end_what_a_pause_left(self.service.run_mark)
                 was_paused = paused
             self._closed.wait(BACKSTOP_POLL_S)
-
-    def _end_what_a_pause_left(self) -> None:
-        """The pause backstop's work: every command container of this process ends (not an idle spare),
-        and every process a command of this server left (its mark). Said, never raised."""
-        from app.core.execution import end_commands
-
-        run_mark = self.service.run_mark
-        try:
-            ended = end_commands()
-            marked: list[int] = []
-            if run_mark and os.path.isdir("/proc/self"):
-                from app.core.execution import process_marks
-
-                marked = process_marks.end_marked_under(run_mark)
-        except Exception:  # a thread of its own: said, never lost (a pid reused meanwhile, say)
-            log.exception("ending what a pause left failed")
-            return
-        if ended:
-            log.warning("%d command container(s) still ran %.1f s after a pause: ended", ended, PAUSE_BACKSTOP_S)
-        if marked:
-            log.warning("%d marked process(es) still ran %.1f s after a pause: ended", len(marked), PAUSE_BACKSTOP_S)
 
     async def run_read_only(
         self, command_id: int, valid: ValidRequest, bash: str, on_output: OutputHook | None = None

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import sys
 from types import ModuleType
+
+log = logging.getLogger(__name__)
+
+# A pause stops each command gently within about 0.6 s (the executor's grace, then SIGKILL); what still
+# runs this long after it is ended from a thread of its own (the tray's hub, a headless server's
+# backstop): the loop that stops commands gently can be held up by a slow judgement.
+PAUSE_BACKSTOP_S = 1.2
 
 
 def lingering_containers() -> ModuleType | None:
@@ -18,3 +27,23 @@ def end_commands() -> int:
     its command is doing: a pause's last word, from the hub's own thread. How many were ended."""
     start_files = sys.modules.get("app.core.execution.start_files")
     return start_files.end_commands() if start_files is not None else 0
+
+
+def end_what_a_pause_left(mark: str | None) -> None:
+    """A pause's last word, PAUSE_BACKSTOP_S after it: every command container of this process (not
+    an idle spare), and every process still carrying a mark under `mark` (Linux: marks are read from
+    /proc). Said in the log, never raised: it runs on a thread of its own."""
+    try:
+        ended = end_commands()
+        marked: list[int] = []
+        if mark and os.path.isdir("/proc/self"):
+            from app.core.execution import process_marks
+
+            marked = process_marks.end_marked_under(mark)
+    except Exception:  # a pid reused meanwhile, say
+        log.exception("ending what a pause left failed")
+        return
+    if ended:
+        log.warning("%d command container(s) still ran %.1f s after a pause: ended", ended, PAUSE_BACKSTOP_S)
+    if marked:
+        log.warning("%d marked process(es) still ran %.1f s after a pause: ended", len(marked), PAUSE_BACKSTOP_S)
