@@ -19,7 +19,7 @@ import anyio
 import pytest
 from mcp_types import CallToolResult, TextContent
 
-from app.core.commands import admission
+from app.core.commands import admission, running
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.running import PAUSE_BACKSTOP_S
 from app.core.journal import pause_file
@@ -171,7 +171,11 @@ async def test_a_pause_ends_a_headless_command_while_the_servers_loop_is_held_up
 
 @bwrap
 @pytest.mark.anyio
-async def test_the_backstop_thread_lives_only_while_a_command_may_run(home: Path) -> None:
+async def test_the_backstop_thread_lives_only_while_a_command_may_run(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(running, "BACKSTOP_IDLE_S", 0.2)  # it lingers 30 s for the next call otherwise
+
     def backstops() -> list[threading.Thread]:
         return [t for t in threading.enumerate() if t.name == "pause backstop" and t.is_alive()]
 

@@ -67,6 +67,8 @@ LIVE_OUTPUT_S = 1.0  # how often a running command's output so far goes to the r
 # A headless server's last word on a pause, as the tray's (authority/hub.py): what still runs this long
 # after the pause file was written is ended from a thread of its own; it looks at the file this often.
 BACKSTOP_POLL_S = 0.1
+# How long it lives on once nothing runs: calls a model's turn apart do not start a thread each.
+BACKSTOP_IDLE_S = 30.0
 # Why a command that ran outside the container, while the user had switched it off, was ended (English).
 PROTECTION_ON_STOP_REASON = (
     "stopped because the user switched the container back on (Protect my settings from commands): it ran "
@@ -356,13 +358,17 @@ class Runs:
         1.9 million open files held it for 18-27 s, and a loop went on writing after the pause).
         It looks at the pause file (written first by every pause: `Journal.set_paused`; a stat each
         BACKSTOP_POLL_S) and PAUSE_BACKSTOP_S after a pause was written ends whatever still runs.
-        It ends when nothing runs, the server ends, or it binds to a tray (whose hub has its own)."""
+        It ends when nothing has run for BACKSTOP_IDLE_S, the server ends, or it binds to a tray
+        (whose hub has its own)."""
         path = self.service.paths.pause_file
         seen: int | None = None
         was_paused = False  # a pause already written as it starts is one to end what runs after
+        idle_since: float | None = None
         while True:
             with self._backstop_lock:
-                if self._closed.is_set() or not self._may_run() or self.service.authority.tethered:
+                idle_since = None if self._may_run() else idle_since or time.monotonic()
+                idle = idle_since is not None and time.monotonic() - idle_since >= BACKSTOP_IDLE_S
+                if self._closed.is_set() or idle or self.service.authority.tethered:
                     self._backstop = None
                     return
             stamp = pause_file.stamp(path)
