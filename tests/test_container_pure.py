@@ -605,6 +605,9 @@ def test_the_listening_sockets_are_read_from_the_kernels_table(tmp_path: Path) -
         "Num       RefCount Protocol Flags    Type St Inode Path\n"
         "0000000000000000: 00000002 00000000 00010000 0001 01 27712 /tmp/dbus-Live1234\n"
         "0000000000000000: 00000002 00000000 00000000 0001 01 27713 /tmp/dbus-Bound000\n"
+        # a line a command's own socket name made (names are printed byte for byte, newlines too)
+        "0000000000000000: 00000002 00000000 00000000 0001 01 27717 @x\n"
+        "A B C notHex E F G H\n"
         "0000000000000000: 00000003 00000000 00000000 0001 03 27714\n"
         "0000000000000000: 00000002 00000000 00010000 0001 01 27715 @/tmp/.X11-unix/X0\n"
         "0000000000000000: 00000002 00000000 00010000 0001 01 27716 /run/user/1000/with space\n"
@@ -612,7 +615,11 @@ def test_the_listening_sockets_are_read_from_the_kernels_table(tmp_path: Path) -
     assert container.listening_sockets(str(table)) == {
         "/tmp/dbus-Live1234", "@/tmp/.X11-unix/X0", "/run/user/1000/with space"
     }  # fmt: skip
-    assert container.listening_sockets(str(tmp_path / "none")) == set()
+    assert container.listening_sockets(str(tmp_path / "none")) is None, "not read: not taken as none"
+    bus = tmp_path / "dbus-Any"
+    with socket.socket(socket.AF_UNIX) as dead:
+        dead.bind(str(bus))
+        assert container.tmp_buses(str(tmp_path), lambda: None) == [str(bus)], "then every bus is hidden"
 
 
 def test_the_walk_for_a_jobs_output_pipes_is_bounded(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from dataclasses import replace
 import anyio
 import pytest
 
+from app.core.authority.hub import Hub
 from app.core.channel.protocol import FROM_SERVER, FROM_TRAY, Begin, BeginRow, Started, StatePush, decode, encode
 from app.core.commands.authority import NotRecorded, ServerAuthority
 from app.core.commands.tray_link import TrayLink
@@ -222,3 +223,39 @@ def test_a_server_names_the_count_it_last_heard_and_is_refused_for_an_older_one(
             link.close()
     assert said[:2] == [PAUSED_MESSAGE, PAUSED_MESSAGE]
     assert all(isinstance(command_id, int) for command_id in said[2:]), said
+
+
+def test_a_deny_taken_between_an_allows_look_and_its_take_is_not_overridden(hub: Hub) -> None:
+    """A review, 2026-12-06: since a Deny is taken outside the hub's lock, one that came between an
+    Allow's look at the hold (a rule's) and its take was followed by that Allow, both pushed: the
+    server keeps the last one it gets, so the Allow replaced the person's Deny."""
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    from app.core.authority.holds import HeldCommand
+
+    pushed: list[object] = []
+    peer = SimpleNamespace(server_id=1, push=pushed.append)
+    hub.holds.add(
+        HeldCommand(7, "rm -rf x", "/", [], "execute_command", "r", "c", time.time() + 300, "d", peer)  # type: ignore[arg-type]
+    )
+    looked = hub.holds.get
+
+    def look_then_the_persons_deny(command_id: int):  # type: ignore[no-untyped-def]
+        found = looked(command_id)
+        if threading.current_thread().name == "rule":
+            clicking = threading.Thread(target=lambda: hub.decide(7, allowed=False, by="user"), daemon=True)
+            clicking.start()  # its push comes before the hub's lock, which this Allow holds: wait for that
+            deadline = time.monotonic() + 10
+            while not pushed and time.monotonic() < deadline:
+                time.sleep(0.01)
+        return found
+
+    hub.holds.get = look_then_the_persons_deny  # type: ignore[method-assign]
+    allowed: list[bool] = []
+    rule = threading.Thread(target=lambda: allowed.append(hub.decide(7, allowed=True, by="rule 3")), name="rule")
+    rule.start()
+    rule.join(10)
+    assert allowed == [False], "the Allow found the hold gone"
+    assert [getattr(m, "allowed", None) for m in pushed] == [False], pushed

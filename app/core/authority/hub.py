@@ -363,10 +363,12 @@ class Hub:
             hold.peer.push(DecisionPush(command_id, allowed, by, hold.digest))
         with self.lock:
             if allowed:
-                hold = self.holds.get(command_id)
-                if hold is None or hold.expires_at <= time.time() or self.state.paused:
+                waiting = self.holds.get(command_id)
+                if waiting is None or waiting.expires_at <= time.time() or self.state.paused:
                     return False
-                self.holds.pop(command_id)
+                hold = self.holds.pop(command_id)  # the check: a Deny, outside this lock, may have taken it
+                if hold is None:
+                    return False
                 # Pushed first: the server obeys it at once, whatever the disk does with the record.
                 hold.peer.push(DecisionPush(command_id, allowed, by, hold.digest))
             try:

@@ -517,7 +517,7 @@ def _inside(path: str, folder: str) -> bool:
     return path.startswith(folder.rstrip("/") + "/")
 
 
-def tmp_buses(folder: str = "/tmp", listening: Callable[[], set[str]] | None = None) -> list[str]:
+def tmp_buses(folder: str = "/tmp", listening: Callable[[], set[str] | None] | None = None) -> list[str]:
     """The sockets of session buses in /tmp (`dbus-launch` and sessions without systemd make
     `/tmp/dbus-XXXXXXXX`): hidden whether or not this process's environment names them. Only those a
     program listens on: a red team (2026-12-06) made 3,500 dead ones, whose three bwrap arguments
@@ -530,22 +530,26 @@ def tmp_buses(folder: str = "/tmp", listening: Callable[[], set[str]] | None = N
     if not found:
         return []
     live = (listening or listening_sockets)()
-    return [path for path in found if path in live]
+    return found if live is None else [path for path in found if path in live]
 
 
-def listening_sockets(table: str = "/proc/net/unix") -> set[str]:
+def listening_sockets(table: str = "/proc/net/unix") -> set[str] | None:
     """The paths of the Unix sockets a program listens on (in this network namespace): the last field
-    of /proc/net/unix's lines whose flags say so (`__SO_ACCEPTCON`)."""
+    of /proc/net/unix's lines whose flags say so (`__SO_ACCEPTCON`); None when the table cannot be
+    read, and then every bus socket is hidden. A line that does not parse is skipped alone: a socket's
+    name is printed byte for byte, newlines too, so a command can add lines of its own (a review,
+    2026-12-06: one bad line made the whole table read as empty, and no bus was hidden)."""
     found = set()
     try:
-        with open(table) as lines:
+        with open(table, errors="replace") as lines:
             next(lines, None)  # the heading
             for line in lines:
                 fields = line.split(None, 7)
-                if len(fields) == 8 and int(fields[3], 16) & SO_ACCEPTCON:
-                    found.add(fields[7].rstrip("\n"))
-    except (OSError, ValueError):
-        return set()
+                with contextlib.suppress(ValueError):
+                    if len(fields) == 8 and int(fields[3], 16) & SO_ACCEPTCON:
+                        found.add(fields[7].rstrip("\n"))
+    except OSError:
+        return None
     return found
 
 
