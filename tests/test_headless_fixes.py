@@ -204,3 +204,31 @@ async def test_a_servers_backstop_ends_with_it_and_spares_a_later_servers_comman
         started = await client.call_tool("execute_command", {"command": "sleep 2; echo lived", "background": True})
         done = await client.call_tool("command_wait", {"jobId": json.loads(text_of(started))["jobId"]})
     assert "lived" in text_of(done), text_of(done)
+
+
+def test_a_refusal_budget_writes_a_burst_then_one_a_second_and_says_what_it_left() -> None:
+    from app.core.journal.refusals import REFUSALS_BURST, RefusalBudget
+
+    budget = RefusalBudget("a server")
+    assert all(budget.allows(100.0) for _ in range(REFUSALS_BURST))
+    assert not budget.allows(100.0) and not budget.allows(100.5)
+    assert budget.allows(101.6), "a second later, one more"
+    assert not budget.allows(101.6)
+
+
+@pytest.mark.anyio
+async def test_a_headless_servers_flood_of_refused_calls_is_written_within_its_budget(home: Path) -> None:
+    """A review, 2026-12-06: the budget was the tray's alone; a headless server wrote every refusal."""
+    import sqlite3
+
+    from app.core.journal.refusals import REFUSALS_BURST
+
+    paths = AppPaths.from_environment({"COWORK_TERMINAL_HOME": str(home)})
+    async with serving(home) as client:
+        for _ in range(REFUSALS_BURST + 60):
+            refused = await client.call_tool("execute_command", {"command": "true", "cwd": "/no/such/folder"})
+            assert refused.is_error, refused
+    with sqlite3.connect(paths.journal) as db:
+        [(rows,)] = db.execute("SELECT COUNT(*) FROM commands WHERE status = 'refused'").fetchall()
+    db.close()
+    assert REFUSALS_BURST <= rows < REFUSALS_BURST + 30, rows

@@ -15,11 +15,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from app.core.authority import server_rows
 from app.core.authority.hub import Hub
 from app.core.authority.supervisor import UPKEEP_EVERY_S
 from app.core.execution.output_files import OUTPUTS_MAX_BYTES, outputs_size
-from app.core.journal import retention
+from app.core.journal import refusals, retention
 from app.core.journal.store import Journal
 from app.core.messages import PROMPT_DECIDED_BY
 from app.core.paths import AppPaths
@@ -75,10 +74,10 @@ async def test_refused_calls_outgrow_the_journals_caps_long_before_its_hourly_up
     print(f"{calls} calls, {rows} rows, {grown / 1e6:.1f} MB in {took:.1f} s")
     # Now: a burst, then a steady rate a peer's refusals may be written at (server_rows); what that
     # rate writes before the next upkeep is within the caps, and the flood kept to it.
-    budget = server_rows.REFUSALS_BURST + server_rows.REFUSALS_PER_S * took
+    budget = refusals.REFUSALS_BURST + refusals.REFUSALS_PER_S * took
     assert calls > 2 * budget, f"the flood was a flood ({calls} calls)"
     assert rows <= budget + 4, f"{rows} refused rows written in {took:.1f} s (budget {budget:.0f})"
-    rows_per_upkeep = server_rows.REFUSALS_BURST + server_rows.REFUSALS_PER_S * UPKEEP_EVERY_S
+    rows_per_upkeep = refusals.REFUSALS_BURST + refusals.REFUSALS_PER_S * UPKEEP_EVERY_S
     assert rows_per_upkeep <= retention.DEFAULT_MAX_COMMANDS
     assert rows_per_upkeep * (grown / max(rows, 1)) <= retention.DEFAULT_MAX_BYTES, (
         f"{grown / max(rows, 1):.0f} bytes a row: {rows_per_upkeep * grown / max(rows, 1) / 1e6:.0f} MB an hour"

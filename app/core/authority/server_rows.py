@@ -25,6 +25,7 @@ from app.core.authority.state import ControlState, loosened
 from app.core.channel.call_messages import Call, CallCancel
 from app.core.channel.protocol import DECIDE_AGAIN, Begin, BeginRow, ClientName, End, Finish, Progress, Started
 from app.core.i18n import _
+from app.core.journal.refusals import RefusalBudget
 from app.core.journal.store import Status
 from app.core.messages import HOLDS_FULL_REASON, PAUSED_MESSAGE
 from app.core.policy.approval import HOLD_UNSEEN_MAX_S
@@ -68,25 +69,15 @@ RUNS_ITS_OWN = (
 )
 
 
-# Refused calls a server's rows may record: a burst of REFUSALS_BURST, then REFUSALS_PER_S. A red team
-# (2026-12-06) had the tray write 390-740 refusals a second of 4 kB each, 9 GB an hour, against the
-# journal's hourly retention of 100,000 rows and 256 MiB. Past it, refusals are counted, not written:
-# the model is refused all the same, and the tray's log says how many went unrecorded.
-REFUSALS_BURST = 120
-REFUSALS_PER_S = 1.0
-_refusals: weakref.WeakKeyDictionary[Peer, list[float]] = weakref.WeakKeyDictionary()  # [tokens, when, unsaid]
+_refusals: weakref.WeakKeyDictionary[Peer, RefusalBudget] = weakref.WeakKeyDictionary()
 
 
 def _may_record_refusal(peer: Peer, now: float) -> bool:
-    """Whether one more refused call of `peer` is written (under the hub's lock)."""
-    tokens, when, unsaid = _refusals.get(peer, [float(REFUSALS_BURST), now, 0.0])
-    tokens = min(float(REFUSALS_BURST), tokens + (now - when) * REFUSALS_PER_S)
-    allowed = tokens >= 1
-    if allowed and unsaid:
-        log.warning("%d refused calls of %s were not recorded one by one (too many at once)", unsaid, peer.label)
-        unsaid = 0
-    _refusals[peer] = [tokens - 1 if allowed else tokens, now, unsaid + (not allowed)]
-    return allowed
+    """Whether one more refused call of `peer` is written (under the hub's lock): journal/refusals.py."""
+    budget = _refusals.get(peer)
+    if budget is None:
+        budget = _refusals[peer] = RefusalBudget(peer.label)
+    return budget.allows(now)
 
 
 def begin(hub: RowsHub, peer: Peer, message: Begin) -> dict[str, Any]:

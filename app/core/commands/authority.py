@@ -13,6 +13,7 @@ import enum
 import logging
 import os
 import sqlite3
+import time
 from collections.abc import Sequence
 from contextlib import suppress
 from typing import Any
@@ -34,6 +35,7 @@ from app.core.channel.protocol import (
 from app.core.commands.tray_link import Decision, LinkRefused, TrayLink
 from app.core.errors import CoworkError
 from app.core.journal.opening import DamageWatch
+from app.core.journal.refusals import RefusalBudget
 from app.core.journal.store import Journal, Outcome, Status, preview
 from app.core.messages import HOLDS_FULL_MESSAGE, HOLDS_FULL_REASON, NO_TRAY_MESSAGE, PAUSED_MESSAGE
 from app.core.policy.approval import ApprovalMode, approval_mode, approval_window_s
@@ -70,6 +72,7 @@ class ServerAuthority:
         self._last_row = 0  # the highest command id this server wrote itself
         self._damage = DamageWatch(journal.path)
         self._pauses_read: tuple[tuple[int, int], int] | None = None  # (journal's versions, its pause count)
+        self._refusals = RefusalBudget("this server")  # the refused calls it writes itself (no tray)
 
     @property
     def tethered(self) -> bool:
@@ -217,6 +220,8 @@ class ServerAuthority:
         link = self._link_for_row(row)
         if link is None:
             self._refuse_if_paused(row)
+            if row.get("status") is Status.REFUSED and not self._refusals.allows(time.monotonic()):
+                return 0  # refused all the same, counted in the log (journal/refusals.py)
             return self._write_row(row)
         try:
             named = link.tray_pauses if pauses is TOLD_NOW else pauses
@@ -386,7 +391,7 @@ def _journal_row(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _row_id(reply: Ack) -> int:
-    try:  # 0: a refused call the tray did not write one by one (server_rows.REFUSALS_BURST)
+    try:  # 0: a refused call the tray did not write one by one (journal/refusals.py)
         return whole(reply.fields.get("id"), "id", 0)
     except BadValue as bad:  # not a row id: the row cannot be said to be written
         raise NotRecorded(_refusal_text(str(bad))) from None
