@@ -167,3 +167,32 @@ def test_a_hold_judged_in_time_is_shown_as_the_tray_judges_it(tmp_path: Path, pa
     hold = a_hold("rm -rf build/*", str(tmp_path), "the runner's words")
     shown = for_window(hold, paths, 0.5)
     assert shown.reasons == ("rm -r: recursive removal",) and shown.danger == "loses_files"
+
+
+def test_a_file_another_server_is_writing_is_never_pruned_and_the_folder_is_measured_again(
+    outputs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review, 2026-12-06: each server's ledger spared only its own open files, so one flooding past
+    the cap removed another's output mid-command; and measured once, the cap held per process. A file
+    being written holds a lock that every prune respects; the folder is measured again as one writes."""
+    from app.core.execution import output_files
+
+    app_a = outputs / "app-a"
+    theirs, handle = output_files._create_private_file(app_a, "cmd1")  # another server's, being written
+    handle.write(b"x" * 1000)
+    old = outputs / "app-b" / "old.log"
+    old.parent.mkdir()
+    old.write_bytes(b"y" * 1000)
+    assert output_files._prune(outputs, max_bytes=0) == 1000, "theirs is left and counted"
+    assert theirs.exists() and not old.exists()
+    handle.close()  # their command ended
+    assert output_files._prune(outputs, max_bytes=0) == 0 and not theirs.exists()
+
+    monkeypatch.setattr(output_files, "REMEASURE_S", 0.0)
+    ledger = output_files._Ledger(outputs, 10_000)
+    mine = outputs / "app-c" / "mine.log"
+    mine.parent.mkdir()
+    ledger.opened(mine)
+    (outputs / "app-a" / "grew.log").write_bytes(b"z" * 9_000)  # another server's, written since
+    assert ledger.take(mine, 2_000) == 2_000, "room made"
+    assert not (outputs / "app-a" / "grew.log").exists(), "seen as it was measured again, and pruned"

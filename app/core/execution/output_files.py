@@ -31,6 +31,11 @@ from typing import BinaryIO
 
 from app.core.paths import PRIVATE_FILE_MODE, make_private_dirs
 
+try:
+    import fcntl
+except ImportError:  # Windows: a file being written cannot be deleted there anyway
+    fcntl = None  # type: ignore[assignment]
+
 FILE_CAP_BYTES = 64 * 1024 * 1024  # per stream, in the output file
 SPOOL_MEMORY_BYTES = 1024 * 1024  # whole output kept in memory before it goes to the file
 OUTPUT_FILE_SUFFIX = ".log"
@@ -223,6 +228,11 @@ class OutputSpool:
             self._file = None
 
 
+# How often a ledger measures its folder again as it writes: other servers' files grow there too (a
+# review, 2026-12-06: measured once, the cap held for each process, not for the folder).
+REMEASURE_S = 5.0
+
+
 class _Ledger:
     """What the output files of one outputs folder hold, as this process knows it: measured once
     (as prune_outputs measures it), then counted at each write; measured again only when a write
@@ -235,6 +245,7 @@ class _Ledger:
         self.lock = threading.Lock()
         self.open: dict[Path, int] = {}
         self.others = outputs_size(root)[1]  # the files not written here now
+        self.measured = time.monotonic()
 
     def total(self) -> int:
         return self.others + sum(self.open.values())
@@ -250,6 +261,9 @@ class _Ledger:
         with self.lock:
             if path not in self.open:
                 return size  # not ours to count (closed meanwhile)
+            if time.monotonic() - self.measured > REMEASURE_S:  # other servers write into it too
+                self.others = _prune(self.root, max_bytes=self.max_bytes, writing=self.open)
+                self.measured = time.monotonic()
             over = self.total() + size - self.max_bytes
             if over > 0 and not always:
                 # Down to a file's cap below it: a flood over old small files walks the folder
@@ -307,7 +321,28 @@ def _create_private_file(folder: Path, name: str) -> tuple[Path, BinaryIO]:
     path = folder / f"{stamp}-{name}-{secrets.token_hex(3)}{OUTPUT_FILE_SUFFIX}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     fd = os.open(path, flags, PRIVATE_FILE_MODE)
+    if fcntl is not None:  # held while written: another process's prune leaves it (`_unlink_unless_written`)
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     return path, os.fdopen(fd, "wb", buffering=0)
+
+
+def _unlink_unless_written(path: Path) -> bool:
+    """Remove an output file unless a process (this one or another: every server writes its own) is
+    writing it, which holds a lock on it (`_create_private_file`); whether it went."""
+    if fcntl is None:
+        path.unlink()
+        return True
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # being written
+        return False
+    else:
+        path.unlink()
+        return True
+    finally:
+        os.close(fd)
 
 
 def _output_entries(folder: Path) -> Iterator[os.DirEntry[str]]:
@@ -393,7 +428,8 @@ def _prune(
         if mtime >= cutoff and total <= max_bytes:
             break
         with contextlib.suppress(OSError):
-            path.unlink()
+            if not _unlink_unless_written(path):
+                continue  # another server's, being written: counted, left
             if removed is not None:
                 removed.append(path)
             total -= size
