@@ -17,7 +17,7 @@ from app.core.execution import output_files
 from app.core.execution.output_files import OutputSpool, outputs_size, prune_outputs
 from app.core.paths import AppPaths
 from app.ui.tray import menu
-from app.ui.tray.actions import JOURNAL_ACTIONS
+from app.ui.tray.actions import JOURNAL_ACTIONS, WINDOW_ACTIONS
 from app.ui.tray.holds import for_window
 from app.ui.windows.held_command import WaitingCommand, judged
 from tests.test_red_team_ten_load import slow_to_judge
@@ -132,6 +132,8 @@ def test_the_upkeeps_prune_spares_a_file_being_written_and_counts_what_it_left(o
 def test_the_approval_prompts_sync_is_not_on_the_pauses_queue() -> None:
     assert menu.TOGGLE_PAUSE in JOURNAL_ACTIONS and menu.PAUSE_FOR in JOURNAL_ACTIONS
     assert menu.OPEN_APPROVALS not in JOURNAL_ACTIONS
+    # Nor behind the slow ones (the `claude` CLI, a connection check): a queue of its own (a review).
+    assert {menu.OPEN_APPROVALS} == WINDOW_ACTIONS and not WINDOW_ACTIONS & JOURNAL_ACTIONS
 
 
 def a_hold(command: str, cwd: str, reasons: str) -> HeldCommand:

@@ -56,7 +56,9 @@ REFRESH_CLIENTS = "refresh-clients"
 # Quick actions (the user's controls, the confirm window): their own queue, so nothing slow (a
 # connection check, the `claude` CLI) ever delays them. Never the approval prompt's sync (OPEN_APPROVALS):
 # it judges each new hold again, up to HOLD_JUDGING_S each, and five holds of a command naming eight
-# 250 kB scripts kept a Pause waiting 4 s behind it (a red team, 2026-12-06).
+# 250 kB scripts kept a Pause waiting 4 s behind it (a red team, 2026-12-06). That sync has a queue of
+# its own too (WINDOW_ACTIONS): behind the `claude` CLI (up to a minute) a new hold's prompt would come
+# after the client gave up on the call (a review, 2026-12-06).
 JOURNAL_ACTIONS = frozenset(
     {
         menu.TOGGLE_PAUSE,
@@ -67,6 +69,7 @@ JOURNAL_ACTIONS = frozenset(
         ASK_USER,
     }
 )
+WINDOW_ACTIONS = frozenset({menu.OPEN_APPROVALS})
 
 
 class ActionsApp(Protocol):

@@ -48,7 +48,7 @@ from app.core.private_process import forbid_dumps
 from app.core.self_command import app_argv
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, live_client_names
 from app.ui.tray import actions, menu
-from app.ui.tray.actions import FIRST_LOOK, JOURNAL_ACTIONS
+from app.ui.tray.actions import FIRST_LOOK, JOURNAL_ACTIONS, WINDOW_ACTIONS
 from app.ui.tray.claude_watch import ClaudeWatch
 from app.ui.tray.loop import Monitor
 from app.ui.tray.menu import MenuEntry
@@ -150,6 +150,7 @@ class TrayApp:
 
         self._jobs: queue.Queue[Any] = queue.Queue()
         self._journal_jobs: queue.Queue[Any] = queue.Queue()
+        self._window_jobs: queue.Queue[Any] = queue.Queue()  # the approval prompt's syncs (WINDOW_ACTIONS)
         self._quit = threading.Event()
         self._stopped = threading.Event()
         self._progress = threading.Condition()
@@ -219,7 +220,11 @@ class TrayApp:
         """Queue an action (actions.ACTIONS) for a worker thread (thread-safe)."""
         with self._progress:
             self._pending += 1
-        (self._journal_jobs if action in JOURNAL_ACTIONS else self._jobs).put((action, target))
+        if action in JOURNAL_ACTIONS:
+            jobs = self._journal_jobs
+        else:
+            jobs = self._window_jobs if action in WINDOW_ACTIONS else self._jobs
+        jobs.put((action, target))
 
     def perform(self, action: str, target: str | None = None) -> None:
         """Do one action now, on the calling thread (the actions thread, or a test)."""
@@ -269,6 +274,7 @@ class TrayApp:
             ("tray-monitor", self.monitor.run, ()),
             ("tray-actions", self._actions, (self._jobs,)),
             ("tray-journal", self._actions, (self._journal_jobs,)),
+            ("tray-windows", self._actions, (self._window_jobs,)),
         )
         for name, target, args in workers:
             thread = threading.Thread(target=target, args=args, name=name, daemon=True)
@@ -308,6 +314,7 @@ class TrayApp:
         self.kick()
         self._jobs.put(_STOP)
         self._journal_jobs.put(_STOP)
+        self._window_jobs.put(_STOP)
         for thread in self._threads:
             if thread is not threading.current_thread():
                 thread.join(THREAD_JOIN_S)  # the actions thread may be inside a check: it is a daemon
