@@ -4,6 +4,7 @@ the attack it describes works."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -270,15 +271,23 @@ def test_socket_files_in_tmp_do_not_turn_the_next_headless_servers_container_off
     which the first server refused (nobody to approve it), then ran unasked.
     Run in a private mount namespace with its own /tmp, so that other work on this machine never sees
     the sockets."""
+    repo = Path(__file__).resolve().parent.parent
+    # The clone may itself be in /tmp (CI's is): kept in sight across the new /tmp by a bind through /dev/shm.
+    keep = f"/dev/shm/k-keep-{os.getpid()}"
+    private_tmp = (
+        f"mkdir -p {keep} && mount --bind {repo} {keep} && mount -t tmpfs tmpfs /tmp && "
+        f'mkdir -p {repo} && mount --bind {keep} {repo} && exec {sys.executable} -c "$0"'
+    )
     done = subprocess.run(
-        ["unshare", "-m", "--propagation", "private", "bash", "-c",
-         f"mount -t tmpfs tmpfs /tmp && exec {sys.executable} -c \"$0\"", INNER],
-        cwd=Path(__file__).resolve().parent.parent,
+        ["unshare", "-m", "--propagation", "private", "bash", "-c", private_tmp, INNER],
+        cwd=repo,
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )  # fmt: skip
+    with contextlib.suppress(OSError):
+        os.rmdir(keep)  # its bind was the private namespace's alone
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     assert lines, f"the sessions did not run: {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     seen = json.loads(lines[-1].removeprefix("RESULT "))
