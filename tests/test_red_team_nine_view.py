@@ -472,7 +472,7 @@ async def test_the_trays_menu_without_tk_cuts_the_deletion_out_of_the_command_it
     the end): no plain words, folder, environment or typed word. `echo "Building the project, please
     wait" ; rm -rf ~/Documents ; echo "Build finished OK, no errors"` reads there as `<client>: echo
     "Building the project, please w…finished OK, no errors"`. Was: that menu offered "Allow once"
-    (menu.waiting_entry, actions.decide), which deleted ~/Documents. Now it offers only Deny, and a
+    (menu.waiting_entry, then actions' decide), which deleted ~/Documents. Now it offers only Deny, and a
     disabled line saying the command can be allowed only in the approval window, once Tk is installed."""
     from types import SimpleNamespace
 

@@ -155,10 +155,11 @@ def ask_user(app: ActionsApp, _target: str | None) -> None:
 # -- held commands, running jobs and rules ------------------------------------------------------
 
 
-def decide(app: ActionsApp, target: str | None, *, allowed: bool) -> None:
-    """Allow once / Deny in the menu (a tray without windows lists held commands there)."""
-    if app.hub.decide(int(str(target)), allowed=allowed, by=DECIDED_IN_MENU):
-        log.info("held command %s %s from the tray menu", target, "allowed" if allowed else "denied")
+def deny(app: ActionsApp, target: str | None) -> None:
+    """Deny in the menu (a tray without windows lists held commands there; it allows none: only the
+    approval window, which shows a command whole, does)."""
+    if app.hub.decide(int(str(target)), allowed=False, by=DECIDED_IN_MENU):
+        log.info("held command %s denied from the tray menu", target)
     app.read_rules_and_holds()
 
 
@@ -391,7 +392,7 @@ ACTIONS: dict[str, Action] = {
     menu.SET_LANGUAGE: set_language,
     menu.OPEN_DATA_FOLDER: open_data_folder,
     menu.ASK_DISCONNECT: ask_disconnect,
-    menu.DENY: lambda app, target: decide(app, target, allowed=False),
+    menu.DENY: deny,
     menu.STOP_JOB: stop_job,
     menu.REMOVE_RULE: remove_rule,
     menu.OPEN_WELCOME: open_welcome,
