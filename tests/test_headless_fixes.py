@@ -185,7 +185,8 @@ async def test_the_backstop_thread_lives_only_while_a_command_may_run(
         assert not job.is_error, job
         assert len(backstops()) == 1
         await client.call_tool("command_wait", {"jobId": json.loads(text_of(job))["jobId"]})
-        assert await came(lambda: not backstops(), 5.0), "it outlived its command"
+        # Within a while: a container another test of this process left may count as running for it too.
+        assert await came(lambda: not backstops(), 20.0), "it outlived its command"
 
 
 @bwrap
