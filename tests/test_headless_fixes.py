@@ -7,6 +7,7 @@ is held up (as the tray's hub has: `Hub._end_what_a_pause_left`)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 import sys
@@ -233,3 +234,29 @@ async def test_a_headless_servers_flood_of_refused_calls_is_written_within_its_b
         [(rows,)] = db.execute("SELECT COUNT(*) FROM commands WHERE status = 'refused'").fetchall()
     db.close()
     assert REFUSALS_BURST <= rows < REFUSALS_BURST + 30, rows
+
+
+@bwrap
+@pytest.mark.anyio
+async def test_a_container_probe_that_times_out_refuses_the_command_and_never_runs_it_unprotected(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A probe that did not end in time was taken for "bwrap failed", and that server then ran every
+    command unprotected (the tenth red team reached it with 2,800 socket files; a command that loads
+    the computer as a server starts might). Now the command is refused, nothing runs, and the next one
+    probes again."""
+    from app.core.execution import container
+
+    container.container_for.cache_clear()
+    monkeypatch.setattr(container, "PROBE_TIMEOUT_S", 0.0001)  # the computer far too busy for bwrap
+    made = tmp_path / "ran"
+    try:
+        async with serving(home) as client:
+            refused = await client.call_tool("execute_command", {"command": f"touch {made}"})
+            monkeypatch.setattr(container, "PROBE_TIMEOUT_S", 10.0)
+            ran = await client.call_tool("execute_command", {"command": "readlink /proc/self/ns/pid"})
+    finally:
+        container.container_for.cache_clear()
+    assert refused.is_error and "could not start its protective container in time" in text_of(refused), refused
+    assert not made.exists(), "nothing ran, unprotected or not"
+    assert not ran.is_error and os.readlink("/proc/self/ns/pid") not in text_of(ran), "probed again: contained"

@@ -148,7 +148,14 @@ UNPROTECTED_WHY = {
     "unsupported": "no file protection on this OS",
     "off": "the user switched it off in the app",
     "privileged": "the user allowed a command that gains privileges (sudo, pkexec), which cannot work inside it",
+    "slow": "bwrap did not start in time (the computer is busy)",
 }
+# English for the model: a command refused because the container could not be checked in time.
+CONTAINER_SLOW_MESSAGE = (
+    "This command did not run: Cowork Terminal could not start its protective container in time (the "
+    "computer is busy). Nothing ran. Try again in a moment; if it keeps happening, ask the user to look "
+    "at what is loading the computer."
+)
 KEYS_HELD_REASON = (
     "These keys would need the user's approval ({reasons}); typed input "
     "cannot be held, so none were sent. Stop the waiting program with terminal_interrupt, then run the "

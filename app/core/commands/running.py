@@ -37,6 +37,7 @@ from app.core.journal.store import Journal, Outcome, Status
 from app.core.messages import (
     APP_GONE_STOP_REASON,
     BASH_NOT_STARTED_REASON,
+    CONTAINER_SLOW_MESSAGE,
     KILLED_BY_REASON,
     LET_OUT_PATH_NOTE,
     MAKES_WRITABLE_PLAIN,
@@ -74,6 +75,11 @@ PROTECTION_ON_STOP_REASON = (
     "stopped because the user switched the container back on (Protect my settings from commands): it ran "
     "outside it. Run it again if it is still needed: it runs in the container now"
 )
+
+
+class ContainerSlow(CommandRefused):
+    """The command's container could not be started in time (containers.SLOW): nothing ran, and it is
+    not run unprotected either."""
 
 
 class RunsService(Protocol):
@@ -139,7 +145,7 @@ class Runs:
         # The tray's own process (its hub is here): a `serve` that runs its commands itself is not,
         # whether headless or not, and its containers do not end with the tray (a review, 2026-12-05).
         found = containers.for_paths(self.service.paths, in_tray=local_link.hub_dial() is not None)
-        if not found.on:
+        if not found.on:  # SLOW among them: its callers that start a command refuse it (ContainerSlow)
             return found
         # Of the outputs folder, only this app's own (output_files.py): read as each command starts,
         # since the app names itself with its first request. Made now, so that the container stays
@@ -433,6 +439,12 @@ class Runs:
         stop = self.track(command_id)
         self.apply_user_stops()  # a pause that landed after check_allowed, while another command ran
         base = self.container()  # read once: the journal says what it ran in, whatever the user switches meanwhile
+        if base.state == containers.SLOW:  # never taken for "bwrap failed", which runs commands unprotected
+            authority.finish(command_id, Outcome(status=Status.FAILED, reason=CONTAINER_SLOW_MESSAGE))
+            self.running.pop(command_id, None)
+            self.forget_allowed(command_id)
+            authority.forget(command_id)
+            raise ContainerSlow(CONTAINER_SLOW_MESSAGE)
         env, passed_over = self.service.environment(valid.env), ""
         if self.lets_out(command_id):
             env, passed_over = let_out_environment(valid.command, env)

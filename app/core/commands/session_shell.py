@@ -18,7 +18,7 @@ from app.core.commands.admission import CLASSIFY_ON_A_THREAD_CHARS, INLINE_JUDGI
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.cancellation import why_cancelled
 from app.core.commands.request import CommandRefused, ExecuteRequest, ValidRequest
-from app.core.commands.running import unprotected_reason
+from app.core.commands.running import ContainerSlow, unprotected_reason
 from app.core.execution import orphans, process_marks
 from app.core.execution.output import SCROLLBACK_MAX_LINES, OutputHook
 from app.core.execution.output_decoding import console_code_pages
@@ -27,6 +27,7 @@ from app.core.journal.store import Outcome, Status
 from app.core.messages import (
     BASH_NOT_STARTED_REASON,
     CANCEL_REASON,
+    CONTAINER_SLOW_MESSAGE,
     KEYS_HELD_REASON,
     KEYS_NOT_READ_REASON,
     SERVER_STOPPED_REASON,
@@ -153,6 +154,10 @@ class SessionShell:
         if background is None:
             raise CommandRefused(STARTING_MESSAGE)
         container = service.runs.container()
+        from app.core.execution.container import SLOW  # here: a tray-bound `serve` never loads it
+
+        if container.state == SLOW:  # not run unprotected for it (running.ContainerSlow)
+            raise ContainerSlow(CONTAINER_SLOW_MESSAGE)
         replaced = False
         if self._session is None:
             # Loaded by the first session command: a server whose tray runs its commands never has one.
@@ -239,6 +244,10 @@ class SessionShell:
             if not handed:
                 with anyio.CancelScope(shield=True):
                     service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=why_cancelled()))
+            raise
+        except ContainerSlow:
+            if not handed:
+                service.authority.finish(command_id, Outcome(status=Status.FAILED, reason=CONTAINER_SLOW_MESSAGE))
             raise
         except CommandRefused:
             raise  # its row was ended where it was refused (busy, moved)

@@ -166,6 +166,9 @@ MISSING = "missing"  # no bwrap program
 USERNS = "userns"  # the kernel refuses unprivileged user namespaces
 APPARMOR = "apparmor"  # Ubuntu 23.10+: AppArmor confines namespaces of unconfined programs
 FAILED = "failed"  # another reason, in bwrap's own words
+# The probe did not end in time: not taken for bwrap failing (its commands would run unprotected, and a
+# command that loads the computer as a server starts could bring that about): refused, probed again.
+SLOW = "slow"
 UNSUPPORTED = "unsupported"  # no container for this OS here (Windows jobs protect no files)
 OFF = "off"  # the user switched it off in the app
 PRIVILEGED = "privileged"  # the user allowed a command that gains privileges (sudo), which no container allows
@@ -756,7 +759,7 @@ def person_message(state: str, scoping: str = landlock.SCOPED) -> str | None:
             "Commands run without protection: this system does not allow user namespaces. "
             "See the README (bubblewrap) for how to turn them on."
         )
-    if state in (UNSUPPORTED, OFF, PRIVILEGED):  # the user's own click, said in the menu or the window
+    if state in (UNSUPPORTED, OFF, PRIVILEGED, SLOW):  # the user's own click; or nothing runs (SLOW)
         return None
     return _("Commands run without protection: bubblewrap could not start. See the log for why.")
 
@@ -1147,7 +1150,9 @@ def probe(bwrap: str, mounts: Sequence[str], hidden: Sequence[str], init: Sequen
         )
     except FileNotFoundError:
         return MISSING, f"{bwrap} not found"
-    except (OSError, subprocess.TimeoutExpired) as exc:
+    except subprocess.TimeoutExpired as exc:
+        return SLOW, str(exc)
+    except OSError as exc:
         return FAILED, str(exc)
     if done.returncode == 0:
         return ON, ""
@@ -1181,7 +1186,7 @@ def linux_container(
     scoping = landlock.plan(sys.platform, landlock.kernel_abi(), perl)
     init = limited_init(landlock.init_argv(perl), os.geteuid()) if scoping == landlock.SCOPED and perl else ()
     state, detail = probe(bwrap, mounts, hidden, init)
-    if state != ON and init:
+    if state not in (ON, SLOW) and init:
         state, unscoped_detail = probe(bwrap, mounts, hidden)
         scoping, init, detail = (landlock.FAILED, (), detail) if state == ON else (scoping, init, unscoped_detail)
     on = bwrap if state == ON else None
@@ -1211,6 +1216,9 @@ def for_paths(paths: AppPaths, *, in_tray: bool = False) -> Container:
     folders = tuple(sorted({*protected_paths(paths), str(paths.outputs)}))
     locks, shown = tuple(hidden_folders(paths)), (str(paths.tray_lock),) if in_tray else ()
     found = container_for(folders, locks, shown)
+    if found.state == SLOW:  # not kept: the next command probes again
+        container_for.cache_clear()
+        return found
     if found.on and found.protected.folders_changed():  # prepared anew: a spare or session of the old one ends
         container_for.cache_clear()
         found = container_for(folders, locks, shown)
