@@ -148,7 +148,6 @@ UNPROTECTED_WHY = {
     "unsupported": "no file protection on this OS",
     "off": "the user switched it off in the app",
     "privileged": "the user allowed a command that gains privileges (sudo, pkexec), which cannot work inside it",
-    "slow": "bwrap did not start in time (the computer is busy)",
 }
 # English for the model: a command refused because the container could not be checked in time.
 CONTAINER_SLOW_MESSAGE = (
