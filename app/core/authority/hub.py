@@ -288,17 +288,10 @@ class Hub:
         own marks (`Runs.apply_user_stops`), but nobody sweeps those of a runner the tray closed (its
         client ended), nor of a server or tray before it. Red team, ninth: an uncontained `nohup`
         loop of a closed runner went on writing after the pause. Linux (marks are read from /proc)."""
-        live = self._live_marks()
-        tag = orphans.home_tag(self.paths) + ":"
-        try:
-            found = process_marks.marked_processes()
-            left = [pid for pid, mark in found.items() if mark.startswith(tag) and not mark.startswith(live)]
-            ended = process_marks.kill(left)
-        except Exception:  # never in the way of the pause itself
-            log.exception("ending what closed servers left failed")
-            return
-        if ended:
-            log.info("a pause ended %d process(es) that servers gone before it left", len(ended))
+        live, tag = self._live_marks(), orphans.home_tag(self.paths) + ":"
+        self._end_marked(
+            lambda mark: mark.startswith(tag) and not mark.startswith(live), "a pause", "servers gone before it left"
+        )
 
     def _live_marks(self) -> tuple[str, ...]:
         """The mark prefixes of the servers connected now: each ends its own commands gently (their
@@ -324,15 +317,20 @@ class Hub:
             marks, self._run_outside = self._run_outside, set()
         live = self._live_marks()
         marks = {mark for mark in marks if not mark.startswith(live)}
-        if not marks:
-            return
+        if marks:
+            self._end_marked(marks.__contains__, "the container switched on", "started outside it")
+
+    @staticmethod
+    def _end_marked(chosen: Callable[[str], bool], by: str, which: str) -> None:
+        """End the processes whose mark is `chosen`, said in the log; never in the way of the change
+        (`by`) that asked for it. Linux (marks are read from /proc)."""
         try:
-            ended = process_marks.end_marked_any(marks)
-        except Exception:  # never in the way of the change itself
-            log.exception("ending what ran outside the container failed")
+            ended = process_marks.end_marked_where(chosen)
+        except Exception:
+            log.exception("%s: ending the processes %s failed", by, which)
             return
         if ended:
-            log.info("the container switched on ended %d process(es) started outside it", len(ended))
+            log.info("%s ended %d process(es) %s", by, len(ended), which)
 
     def merge_remembered(self, remembered: ControlState) -> None:
         """A server that outlived a tray says what it was last told: a new tray never loosens it."""

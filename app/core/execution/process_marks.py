@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 MARK_ENV = "COWORK_TERMINAL_RUN"
@@ -87,20 +87,24 @@ def kill(pids: Collection[int], proc_root: Path = PROC_ROOT) -> list[int]:
     return ended
 
 
+def end_marked_where(chosen: Callable[[str], bool], proc_root: Path = PROC_ROOT) -> list[int]:
+    """SIGKILL every process whose mark is `chosen`; returns their pids (the one walk the others share)."""
+    return kill([pid for pid, mark in marked_processes(proc_root).items() if chosen(mark)], proc_root)
+
+
 def end_marked_under(run_mark: str, spared: Collection[str] = (), proc_root: Path = PROC_ROOT) -> list[int]:
     """SIGKILL every process a command of the server with `run_mark` left (`{run_mark}:{what}`), but
     those marked as one of `spared` (the commands that run now, which end as they end)."""
     prefix = f"{run_mark}:"
-    found = marked_processes(proc_root).items()
-    return kill([pid for pid, mark in found if mark.startswith(prefix) and mark not in spared], proc_root)
+    return end_marked_where(lambda mark: mark.startswith(prefix) and mark not in spared, proc_root)
 
 
 def end_marked_any(marks: Collection[str], proc_root: Path = PROC_ROOT) -> list[int]:
     """SIGKILL every process that carries one of `marks`; returns their pids."""
     wanted = set(marks)
-    return kill([pid for pid, found in marked_processes(proc_root).items() if found in wanted], proc_root)
+    return end_marked_where(wanted.__contains__, proc_root)
 
 
 def end_marked(mark: str, proc_root: Path = PROC_ROOT) -> list[int]:
     """SIGKILL every process that carries exactly `mark`; returns their pids."""
-    return kill([pid for pid, found in marked_processes(proc_root).items() if found == mark], proc_root)
+    return end_marked_where(mark.__eq__, proc_root)
