@@ -246,7 +246,7 @@ class Hub:
             self.connections.push_all(StatePush(state.to_wire(), self.pauses))
         lingering = lingering_containers() if state.paused else None
         if lingering is not None:  # also with no server bound to end them (red team, 2026-12-04)
-            lingering.end_lingering()
+            lingering.end_lingering(orphans.home_tag(self.paths))
         if pausing:
             self._end_what_closed_runners_left()
         if protecting:

@@ -492,7 +492,7 @@ class Runs:
         if self._stopping():  # a pause swept while it ran, and spared what it left: ended now
             lingering = lingering_containers()
             if lingering is not None:
-                lingering.end_lingering()
+                lingering.end_lingering(self.service.run_mark)
             if spec.mark:
                 from app.core.execution import process_marks
 
@@ -542,7 +542,7 @@ class Runs:
         gone = self._tray_gone()
         stopping = self._stopping()
         if lingering is not None and stopping:
-            lingering.end_lingering()
+            lingering.end_lingering(self.service.run_mark)
         if stopping and not self._swept and self.service.run_mark:
             # Without a container (no bwrap, Windows' own jobs aside) nothing else ends what finished
             # commands left running: each carries this server's mark (red team, 2026-12-04: `nohup`

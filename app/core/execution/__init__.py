@@ -22,19 +22,14 @@ def lingering_containers() -> ModuleType | None:
     return start_files if start_files is not None and start_files.lingering() else None
 
 
-def end_commands() -> int:
-    """End every container of this process that runs or ran a command (not an idle spare), however
-    its command is doing: a pause's last word, from the hub's own thread. How many were ended."""
-    start_files = sys.modules.get("app.core.execution.start_files")
-    return start_files.end_commands() if start_files is not None else 0
-
-
 def end_what_a_pause_left(mark: str | None) -> None:
     """A pause's last word, PAUSE_BACKSTOP_S after it: every command container of this process (not
-    an idle spare), and every process still carrying a mark under `mark` (Linux: marks are read from
-    /proc). Said in the log, never raised: it runs on a thread of its own."""
+    an idle spare) whose command was marked under `mark` (all of them without one), and every
+    process still carrying such a mark (Linux: marks are read from /proc). Said in the log, never
+    raised: it runs on a thread of its own."""
     try:
-        ended = end_commands()
+        start_files = sys.modules.get("app.core.execution.start_files")
+        ended = start_files.end_commands(mark) if start_files is not None else 0
         marked: list[int] = []
         if mark and os.path.isdir("/proc/self"):
             from app.core.execution import process_marks

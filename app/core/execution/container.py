@@ -612,11 +612,11 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_lifeline)
 
 
-def inherited(status_fd: int, read_fd: int) -> tuple[int, ...]:
+def inherited(status_fd: int, read_fd: int, mark: str | None = None) -> tuple[int, ...]:
     """The file descriptors a contained command's bwrap is started with (`pass_fds`), for its status
-    pipe (`status_fd` the write end, `read_fd` the read end); the container is guarded from here
-    until its init ends (start_files.py)."""
-    start_files.register(status_fd, read_fd)
+    pipe (`status_fd` the write end, `read_fd` the read end); the container of a command marked
+    `mark` is guarded from here until its init ends (start_files.py)."""
+    start_files.register(status_fd, read_fd, mark)
     return (status_fd, lifeline())
 
 

@@ -217,7 +217,7 @@ async def _start(spec: CommandSpec, argv: list[str], env: dict[str, str], contai
             stderr=streams[1][1] if streams else subprocess.PIPE,
             cwd=spec.cwd,
             env=env,
-            pass_fds=containers.inherited(status_write, status_read) if contained else spec.inherit,
+            pass_fds=containers.inherited(status_write, status_read, spec.mark) if contained else spec.inherit,
             **spawn_options(sys.platform, suspended=True),
         )
     except BaseException:

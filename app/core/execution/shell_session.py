@@ -50,6 +50,7 @@ from app.core.execution.container import Container
 from app.core.execution.executor import READ_CHUNK_BYTES, end_tree, read_status, spawn_options
 from app.core.execution.output import SCROLLBACK_MAX_LINES, CommandOutput
 from app.core.execution.output_decoding import StreamDecoder
+from app.core.execution.process_marks import MARK_ENV
 from app.core.execution.run_result import InputNotRead
 from app.core.paths import file_identity
 
@@ -187,7 +188,7 @@ class ShellSession:
                 stderr=subprocess.STDOUT,
                 cwd=folder,
                 env=self.env,
-                pass_fds=(read_fd, *containers.inherited(status_write, status_read))
+                pass_fds=(read_fd, *containers.inherited(status_write, status_read, self.env.get(MARK_ENV)))
                 if self.container is not None
                 else (read_fd,),
                 **spawn_options(sys.platform),

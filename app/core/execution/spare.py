@@ -39,7 +39,7 @@ import anyio
 from anyio.abc import Process
 
 from app.core.execution import container as containers
-from app.core.execution import start_files
+from app.core.execution import process_marks, start_files
 from app.core.execution.container import Container
 from app.core.execution.pipes import PipeStream, output_pipe
 from app.core.execution.popen_process import PopenProcess
@@ -85,7 +85,7 @@ class Spare:
 
     async def hand(self, argv: Sequence[str], cwd: str, env: Mapping[str, str]) -> bool:
         """Give the spare its command; False when it cannot take it (it is then ended)."""
-        start_files.ordered(self.pipe)
+        start_files.ordered(self.pipe, env.get(process_marks.MARK_ENV))
         message = order(argv, cwd, env)
         if message is None or self.process.returncode is not None:
             await self.end()

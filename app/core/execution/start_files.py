@@ -66,6 +66,9 @@ class Guarded:
     folders: tuple[str, ...] = ()  # the protected folders it binds read-only (`remember_folders`)
     # Each protected folder's (device, inode) as last prepared before it started: which it binds.
     identities: Mapping[str, tuple[int, int] | None] = field(default_factory=dict)
+    # The process mark its command was given (process_marks), as we gave it, never read from the
+    # container: a pause's sweep ends only the containers of its own app home or server.
+    mark: str | None = None
 
 
 @dataclass(frozen=True)
@@ -169,10 +172,14 @@ def awaiting_orders(pipe: int) -> None:
         _awaiting.add(pipe)
 
 
-def ordered(pipe: int) -> None:
-    """That spare is given its command now (or ended): from now on it counts as running one."""
+def ordered(pipe: int, mark: str | None = None) -> None:
+    """That spare is given its command now, marked `mark` (or ended): from now on it counts as
+    running one."""
     with _lock:
         _awaiting.discard(pipe)
+        for entry in _guarded.values():
+            if entry.pipe == pipe:
+                entry.mark = mark
 
 
 def note_guards(status_fd: int, mounts: Sequence[str]) -> None:
@@ -196,11 +203,11 @@ def _leads_to(real: str, bound: set[str]) -> bool:
     return real in bound or any(path.startswith(prefix) for path in bound)
 
 
-def register(status_fd: int, read_fd: int) -> None:
+def register(status_fd: int, read_fd: int, mark: str | None = None) -> None:
     """A container is about to start with `status_fd`, its status pipe's write end (`read_fd` its
-    read end): track it until its init ends. A duplicate of the read end is held here: it reports
-    POLLHUP once the last writer is gone, the container's init (never read from here). A no-op
-    where nothing is watched; a few syscalls (some 0.1 ms) where something is."""
+    read end), for a command marked `mark`: track it until its init ends. A duplicate of the read
+    end is held here: it reports POLLHUP once the last writer is gone, the container's init (never
+    read from here). A no-op where nothing is watched; a few syscalls (some 0.1 ms) where something is."""
     with _lock:
         guards, folders = _mounts_by_fd.pop(status_fd, ((), ()))
         wake, identities = _wake, _folders
@@ -216,7 +223,9 @@ def register(status_fd: int, read_fd: int) -> None:
         links = set(_links)
     existed = {path for path in guards if os.path.lexists(path) and path not in links}  # a link is never bound
     with _lock:
-        _guarded[read_end] = Guarded(status_fd, inode, guards, existed, folders=folders, identities=identities)
+        _guarded[read_end] = Guarded(
+            status_fd, inode, guards, existed, folders=folders, identities=identities, mark=mark
+        )
     wake()
 
 
@@ -238,21 +247,31 @@ def lingering() -> bool:
         return any(entry.done for entry in _guarded.values())
 
 
-def end_lingering() -> int:
+def end_lingering(under: str | None = None) -> int:
     """End the containers whose command ended but whose background job runs on (`npm run dev &`):
     a pause stops everything the agent started, not only what runs in a call (red team, 2026-12-04:
-    a loop left by `nohup ... &` kept writing after the pause). How many were ended."""
+    a loop left by `nohup ... &` kept writing after the pause). Only those whose command's mark is
+    `under` a server's or an app home's (`_under`). How many were ended."""
     with _lock:
-        entries = [entry for entry in _guarded.values() if entry.done]
+        entries = [entry for entry in _guarded.values() if entry.done and _under(entry, under)]
     return _end(entries)
 
 
-def end_commands() -> int:
-    """End every container of this process but the idle spares: a pause's backstop (hub.py), when the
-    loop that stops the commands gently is held up. How many were ended."""
+def end_commands(under: str | None = None) -> int:
+    """End every container of this process but the idle spares (those of commands marked `under`
+    only): a pause's backstop (hub.py), when the loop that stops the commands gently is held up.
+    How many were ended."""
     with _lock:
-        entries = [entry for entry in _guarded.values() if entry.pipe not in _awaiting]
+        entries = [entry for entry in _guarded.values() if entry.pipe not in _awaiting and _under(entry, under)]
     return _end(entries)
+
+
+def _under(entry: Guarded, under: str | None) -> bool:
+    """Whether `entry`'s command was marked under `under` (a server's mark, or an app home's tag,
+    orphans.py); every container when `under` is None. One process serves one app home, so this
+    changes what a pause ends only where several share a process (the tests: one test's pause
+    ended another's command)."""
+    return under is None or (entry.mark is not None and entry.mark.startswith(f"{under}:"))
 
 
 def end_all() -> int:
