@@ -113,7 +113,10 @@ wants_workers() {
 
 if wants_workers "$@"; then
   # loadgroup: tests marked xdist_group share a worker (and an expensive module fixture).
-  set -- -n "${COWORK_TERMINAL_TEST_WORKERS:-4}" --dist loadgroup "$@"
+  # A test past its timeout ends its whole worker (`thread`: its threads' stacks are printed first),
+  # which xdist reports as that test's failure and replaces: SIGALRM's exception, the default, left
+  # a module's shared event loop broken, and the next teardown then hung for good (2026-12-06).
+  set -- -n "${COWORK_TERMINAL_TEST_WORKERS:-4}" --dist loadgroup --timeout-method=thread "$@"
 fi
 # Compiled modules are cached even where the environment turns that off: without the cache every
 # worker rewrites and compiles each test module again (7 s of CPU to collect instead of 3.5 s, once

@@ -24,7 +24,7 @@ from app.core.journal.store import Journal, Outcome, Status
 from app.core.paths import AppPaths
 from tests.in_process_server import serving
 from tests.raw_stdio import RawServer
-from tests.stdio_client import MODES, STOP_DEADLINE_S, connect, live_processes, run
+from tests.stdio_client import FIRST_CALL_DEADLINE_S, MODES, STOP_DEADLINE_S, connect, live_processes, run
 
 LINUX_ONLY = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="setsid, and marks read from /proc")
 pytestmark = pytest.mark.anyio
@@ -440,7 +440,9 @@ async def test_a_pause_as_a_command_ends_also_ends_the_job_it_left(home: Path, h
             said.update(await run(client, {"command": f"(sleep {marker} &); echo x"}))
 
         group.start_soon(call)
+        deadline = time.monotonic() + FIRST_CALL_DEADLINE_S
         while not live_processes(marker):
+            assert time.monotonic() < deadline, f"its job never started: {said}"
             await anyio.sleep(0.01)
         hub.set_paused(True)  # the command has ended; its job holds the pipes a moment yet
     assert said["stdout"] == "x\n", said
