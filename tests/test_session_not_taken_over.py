@@ -53,11 +53,12 @@ STOPPING_JOB = (
 )
 
 # A job that never leaves the shell stopped: it waits on the command pipe, then stops and continues
-# the shell once, so that the shell waits behind it and the job gets the next command whole.
+# the shell once, so that the shell waits behind it and the job gets the next command whole. It holds
+# the pipe longer than the check waits for a fresh fork to let go (HOLDER_PATIENCE_S).
 WAITING_JOB = (
     COMMAND_FD + "\n"
     "( exec 3</proc/$$/fd/$fd; touch OUT/holding\n"
-    "  script=$(timeout 1 cat <&3); tok=${script#*__COWORK_DONE_}; tok=${tok%%__*}\n"
+    "  script=$(timeout 3 cat <&3); tok=${script#*__COWORK_DONE_}; tok=${tok%%__*}\n"
     '  printf \'README.md\\nsrc\\n\\n__COWORK_DONE_%s__:0:%s\\n\' "$tok" "$PWD" >/proc/$$/fd/1; touch OUT/ran-instead'
     " ) >/dev/null 2>&1 &\n"
     "( until [ -e OUT/holding ]; do sleep 0.05; done; sleep 0.5; kill -STOP $$; kill -CONT $$; touch OUT/armed )"

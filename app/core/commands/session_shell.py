@@ -285,7 +285,7 @@ class SessionShell:
     async def _replace_if_taken(self, session: ShellSession) -> str | None:
         """Start the idle shell anew in its folder when another process may read its commands or
         answer for it (ShellSession.taken_over); why, or None when it was left alone."""
-        why = session.taken_over()
+        why = await session.taken_over_settled()
         if why is None:
             return None
         background = self.service.background

@@ -37,6 +37,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -68,6 +69,7 @@ SHELL_STOPPED = "a process had stopped the session's shell"
 SHELL_TRACED = "a process was tracing the session's shell"
 SHELL_REPLACED = "the session's shell process was running another program ({program})"
 INPUT_HELD = "a process in the session ({name}) held the shell's command input open"
+HOLDER_PATIENCE_S = 0.5  # taken_over_settled
 ANSWERED_FOR = "another process had answered for the session's shell"
 # For the model, at the head of the next command's output: typed keys no command read are dropped.
 KEYS_NOT_READ = (
@@ -260,10 +262,32 @@ class ShellSession:
             return SHELL_TRACED
         if self._bash_identity is not None and file_identity(f"{PROC}/{pid}/exe") != self._bash_identity:
             return SHELL_REPLACED.format(program=containers.read_link(f"{PROC}/{pid}/exe") or "unknown")
+        holder = self._input_holder(pipe, pid)
+        return None if holder is None else INPUT_HELD.format(name=_name(holder))
+
+    async def taken_over_settled(self) -> str | None:
+        """`taken_over`, asked again while the only reason is a process holding the command input, for
+        at most HOLDER_PATIENCE_S: a job the shell has just forked (`( ... ) &`) holds it until it runs
+        far enough to close it, as bash's children do, and on a loaded machine the model's next command
+        came first (a coverage run): its shell was started anew for nothing. A process that lets go
+        meanwhile cannot read the command, which is written only after this."""
+        why = self.taken_over()
+        deadline = time.monotonic() + HOLDER_PATIENCE_S
+        while why is not None and time.monotonic() < deadline and self._holds_input():
+            await anyio.sleep(0.02)
+            why = self.taken_over()
+        return why
+
+    def _holds_input(self) -> bool:
+        pipe, pid = self._command_pipe, self._shell_pid()
+        return pipe is not None and pid is not None and self._input_holder(pipe, pid) is not None
+
+    def _input_holder(self, pipe: str, pid: int) -> int | None:
+        """A process of the session but the shell (and the container's init) that holds its command input."""
         root = self._group_leader() if self.container is not None else pid
         for other in _descendants(root) if root is not None else []:
             if other not in (root, pid) and _holds(other, pipe):
-                return INPUT_HELD.format(name=_name(other))
+                return other
         return None
 
     async def send_command(
