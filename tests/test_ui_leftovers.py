@@ -15,10 +15,10 @@ from app.core.authority.hub import Hub
 from app.core.journal.store import Journal, Status
 from app.core.paths import AppPaths
 from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
-from app.ui.windows.approval_prompt import SCREEN_MARGIN_PX
 from app.ui.windows.controls import TrayLineControls
 from app.ui.windows.held_command import judged
 from app.ui.windows.log_window import LogWindow
+from app.ui.windows.look import SCREEN_MARGIN_PX
 from tests.test_approval_prompt import enabled, held, prompt_on_pipes, pump_for, pump_until, showing, shown
 
 LONG_FOLDER = "/srv/" + "some-rather-long-folder-name/" * 4 + "x"  # its plain words are longer than a line

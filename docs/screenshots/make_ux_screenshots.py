@@ -163,7 +163,7 @@ def tray_menu(tk) -> None:  # type: ignore[no-untyped-def]
     from app import __version__
     from app.core.claude.config import ABSENT, CURRENT
     from app.ui.tray import menu
-    from app.ui.tray.menu import ClientView, RecentView, RuleView, ServerView, TrayState
+    from app.ui.tray.tray_state import ClientView, RecentView, RuleView, ServerView, TrayState
 
     now = time.time()
     state = TrayState(

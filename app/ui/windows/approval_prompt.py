@@ -33,7 +33,7 @@ from app.core.policy.rules import FOLDER_SCOPE, SESSION_SCOPE, RuleProposal, sho
 from app.core.visible_text import hidden_count, visible
 from app.ui.windows.held_command import Decision, WaitingCommand, danger_words
 from app.ui.windows.link import TrayLine, open_tk_root
-from app.ui.windows.look import use_native_look
+from app.ui.windows.look import SCREEN_MARGIN_PX, keep_within_screen, use_native_look
 from app.ui.windows.real_input import ARM_DELAY_MS, ArmedButtons, close_window, deaf_to_sent_input
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,6 @@ REVEAL_AFTER_S = 0.5  # a hidden prompt comes back this soon: long enough for a 
 WRAP_PX = 560
 FRAME_PAD_PX = 14
 MAX_TEXT_PX = 960  # the rule button's text at most: wider, its folder is shortened in the middle
-SCREEN_MARGIN_PX = 40  # kept free on each side of the screen (window borders, a panel)
 MAX_PLAIN_LINES = 6  # what the command does, at most this many lines: more are counted ("and 3 more")
 # ... and, wrapped, at most this many lines on the screen; the details (folder, environment) at most
 # MAX_DETAILS_SCREEN_LINES: a path of 4,000 characters, or one with 60 newlines, took the whole window
@@ -164,7 +163,7 @@ class ApprovalPrompt:
         root.attributes("-topmost", True)
         root.minsize(560, 340)
         # Never bigger than the screen: Allow and Deny must stay where the person can click them.
-        root.maxsize(root.winfo_screenwidth() - 2 * SCREEN_MARGIN_PX, root.winfo_screenheight() - 2 * SCREEN_MARGIN_PX)
+        keep_within_screen(root)
         # Closing or minimising hides it only for a moment while a command waits (`poll` brings it back):
         # a program can unmap or iconify any window, and a hidden question must not wait unseen.
         root.protocol("WM_DELETE_WINDOW", self.root.withdraw)

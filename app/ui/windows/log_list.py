@@ -14,6 +14,8 @@ from app.core.i18n import _, ngettext
 from app.core.i18n.formats import format_number
 from app.ui.windows.log_model import COLUMNS, STATUS_STYLES, Diff, Row, status_tag
 
+MIN_STRETCH_PX = 50  # the command's and the folder's columns at their narrowest
+
 
 def build_tree(parent: ttk.Frame, root: tk.Tk | tk.Toplevel) -> ttk.Treeview:
     """The list's Treeview with its headings, widths and status colours."""
@@ -32,12 +34,29 @@ def build_tree(parent: ttk.Frame, root: tk.Tk | tk.Toplevel) -> ttk.Treeview:
         tree.column(column, width=widths[column], minwidth=40, stretch=stretch, anchor="w")
     tree.column("exit", anchor="e")
     tree.column("duration", anchor="e")
+    # A window narrower than the columns (a 1024-pixel screen, or one the person made smaller) hid the
+    # last columns past the list's edge: the command and the folder give up width instead (`fit_columns`).
+    tree.bind("<Configure>", lambda event: fit_columns(tree, widths, event.width), add="+")
     for status, look in STATUS_STYLES.items():
         options: dict[str, Any] = {"foreground": look.foreground}
         if look.background:
             options["background"] = look.background
         tree.tag_configure(status_tag(status), **options)
     return tree
+
+
+def fit_columns(tree: ttk.Treeview, widths: dict[str, int], width: int) -> None:
+    """The columns at their `widths`, or, where the list is narrower than that, the columns that stretch
+    (the command, the folder) narrower by what is missing, in proportion, down to MIN_STRETCH_PX each:
+    every column stays in sight, the error code and the duration too."""
+    stretching = [c[0] for c in COLUMNS if c[3]]
+    fixed = sum(w for column, w in widths.items() if column not in stretching)
+    wanted = sum(widths[column] for column in stretching)
+    room = max(width - 4 - fixed, MIN_STRETCH_PX * len(stretching))  # 4: the list's border
+    for column in stretching:
+        fitted = widths[column] if room >= wanted else max(MIN_STRETCH_PX, widths[column] * room // wanted)
+        if tree.column(column, "width") != fitted:
+            tree.column(column, width=fitted)
 
 
 def insert_row(tree: ttk.Treeview, index: int | Literal["end"], row: Row) -> None:

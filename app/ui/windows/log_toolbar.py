@@ -31,6 +31,7 @@ from app.ui.windows.log_model import STATUS_FILTERS, Filter, RowWindow, filter_l
 
 FILTER_DEBOUNCE_MS = 250  # typing in the filter box re-queries once the user pauses
 STATUS_GAP_PX = 14  # between the filter and "Show:"
+BUTTON_GAP_PX = 10  # between what is left of "Your rules..." and it
 RULES_REFRESH_S = 2.0  # a window started by hand asks the tray for its rules this often while they show
 
 RULES_ASKING = N_("Asking Cowork Terminal for your rules…")
@@ -227,7 +228,9 @@ class Toolbar:
         # gives way, not these buttons.
         self.clear_button.pack(side="right", before=self.filter_caption)
         self.rules_button = ttk.Button(bar, text=_("Your rules…"), command=window.show_rules)
-        self.rules_button.pack(side="right", padx=(0, 6), before=self.filter_caption)
+        # Its own room on the left: the filter box takes the row's spare width, and "Show:"'s choice
+        # beside it touched this button.
+        self.rules_button.pack(side="right", padx=(BUTTON_GAP_PX, 6), before=self.filter_caption)
         self.newest_button = ttk.Button(bar, text=_("↑ Back to newest"), command=window.reload)
         self._one_row: bool | None = None
         outer.bind("<Configure>", lambda event: self._place_status(event.width), add="+")
@@ -376,7 +379,7 @@ class Toolbar:
             row = ttk.Frame(frame)
             row.pack(fill="x", pady=2)
             label = ttk.Label(row, text=rule_line(rule), wraplength=360, justify="left")
-            label.pack(side="left")
+            label.pack(side="left", padx=(0, BUTTON_GAP_PX))  # a long line in Russian touched Remove
             remove = ttk.Button(row, text=_("Remove"), command=partial(self.remove_rule, rule.id))
             remove.pack(side="right")
             self.rule_rows[rule.id] = (label, remove)

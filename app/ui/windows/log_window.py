@@ -154,8 +154,8 @@ class LogWindow:
         self.tree = build_tree(list_frame, root)
         scroll = ttk.Scrollbar(list_frame, orient="vertical", command=self.tree.yview)
         self.tree.configure(yscrollcommand=lambda first, last: self._tree_scrolled(scroll, first, last))
+        scroll.pack(side="right", fill="y")  # first: a narrow window squeezes the list, never its scrollbar
         self.tree.pack(side="left", fill="both", expand=True)
-        scroll.pack(side="right", fill="y")
         self.tree.bind("<<TreeviewSelect>>", lambda _e: self._selection_changed())
         self.tree.bind("<Delete>", lambda _e: self.stop_selected())
         self.tree.bind("<Control-c>", lambda _e: self.copy_command())

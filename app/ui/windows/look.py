@@ -8,6 +8,7 @@ from __future__ import annotations
 import tkinter as tk
 from tkinter import ttk
 
+SCREEN_MARGIN_PX = 40  # kept free on each side of the screen (window borders, a panel, a title bar)
 CLASS_NAME = "cowork-terminal"  # the X window class (WM_CLASS) of every window of the app
 
 
@@ -52,3 +53,11 @@ def use_native_look(root: tk.Misc) -> ttk.Style:
     if root.tk.call("tk", "windowingsystem") == "x11" and "clam" in style.theme_names():
         style.theme_use("clam")
     return style
+
+
+def keep_within_screen(root: tk.Tk | tk.Toplevel) -> tuple[int, int]:
+    """Never bigger than the screen, less SCREEN_MARGIN_PX on each side: a window's buttons (Allow,
+    Deny, Done, Close) must stay where the person can click them. The room left, width and height."""
+    room = (root.winfo_screenwidth() - 2 * SCREEN_MARGIN_PX, root.winfo_screenheight() - 2 * SCREEN_MARGIN_PX)
+    root.maxsize(*room)
+    return room

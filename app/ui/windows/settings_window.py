@@ -20,12 +20,13 @@ from app.core.execution.output import BUDGET_CHOICES, OutputBudget
 from app.core.i18n import N_, _
 from app.core.policy.approval import ApprovalMode
 from app.ui.windows.link import TrayLine, open_tk_root
-from app.ui.windows.look import use_native_look
+from app.ui.windows.look import SCREEN_MARGIN_PX, keep_within_screen, use_native_look
 from app.ui.windows.real_input import ArmedButtons
 
 TITLE = N_("Cowork Terminal: settings")
 POLL_MS = 100
 WRAP_PX = 520
+WIDE_WRAP_PX = 900  # the sentences' width on a screen too short for the window: one line each, mostly
 APPROVAL_KEY = "approval_mode"
 OUTPUT_KEY = "output_budget"
 AUTOSTART_KEY = "autostart"
@@ -53,17 +54,21 @@ class SettingsWindow:
         self._told: dict[str, Any] | None = None  # the settings as the tray last said them
         root.title(_(TITLE))
         root.minsize(560, 200)
+        # Never taller than the screen: Close must stay where the person can click it.
+        keep_within_screen(root)
         style = use_native_look(root)
         style.configure("Section.TLabel", font=("TkDefaultFont", 12, "bold"))
         style.configure("Hint.TLabel", foreground="#555555")
-        frame = ttk.Frame(root, padding=18)
+        self.frame = frame = ttk.Frame(root, padding=18)
         frame.pack(fill="both", expand=True)
         self.mode = tk.StringVar(root, value=ApprovalMode.DESTRUCTIVE.value)
         self.budget = tk.StringVar(root, value=str(OutputBudget().setting))
         self.autostart = tk.BooleanVar(root, value=False)
         self.choices: dict[tuple[str, str], ttk.Widget] = {}
+        self.sentences: list[ttk.Label] = []
 
-        ttk.Label(frame, text=_("Ask before running"), style="Section.TLabel").pack(anchor="w")
+        first = ttk.Label(frame, text=_("Ask before running"), style="Section.TLabel")
+        first.pack(anchor="w")
         for mode in ApprovalMode:
             self._choice(frame, APPROVAL_KEY, mode.value, mode.label, _(MODE_SENTENCES[mode]), self.mode)
         ttk.Label(frame, text=_("How much output Claude reads"), style="Section.TLabel").pack(anchor="w", pady=(12, 0))
@@ -75,21 +80,37 @@ class SettingsWindow:
         box.pack(anchor="w", pady=(4, 0))
         self._guard(box, lambda: self._chosen(AUTOSTART_KEY, "on" if self.autostart.get() else "off"))
         self.choices[(AUTOSTART_KEY, "")] = box
-        ttk.Label(frame, text=_(AUTOSTART_SENTENCE), style="Hint.TLabel", wraplength=WRAP_PX).pack(
-            anchor="w", padx=(24, 0)
-        )
-        bottom = ttk.Frame(frame)
-        bottom.pack(fill="x", pady=(16, 0))
-        ttk.Button(bottom, text=_("Close"), command=root.destroy).pack(side="right")
+        why = ttk.Label(frame, text=_(AUTOSTART_SENTENCE), style="Hint.TLabel", wraplength=WRAP_PX)
+        why.pack(anchor="w", padx=(24, 0))
+        self.sentences.append(why)
+        # Made last (Tab reaches it last), packed first, at the bottom: on a short screen the sentences
+        # give up room, never Close.
+        self.bottom = bottom = ttk.Frame(frame)
+        bottom.pack(side="bottom", fill="x", pady=(16, 0), before=first)
+        self.close_button = ttk.Button(bottom, text=_("Close"), command=root.destroy)
+        self.close_button.pack(side="right")
         root.bind("<Escape>", lambda _e: root.destroy())
+        self._fit_screen()
+
+    def _fit_screen(self) -> None:
+        """On a screen too short for the window (1024x600, in a longer language), the sentences wrapped
+        wider, in fewer lines: the window was taller than the screen and Close was out of sight."""
+        self.root.update_idletasks()
+        if self.root.winfo_reqheight() <= self.root.winfo_screenheight() - 2 * SCREEN_MARGIN_PX:
+            return
+        wide = min(WIDE_WRAP_PX, self.root.winfo_screenwidth() - 2 * SCREEN_MARGIN_PX - 80)
+        for sentence in self.sentences:
+            sentence.configure(wraplength=max(WRAP_PX, wide))
+        self.frame.configure(padding=(18, 8))  # and less room above and below
+        self.bottom.pack_configure(pady=(4, 0))
 
     def _choice(self, frame: ttk.Frame, key: str, value: str, label: str, sentence: str, var: tk.StringVar) -> None:
         button = ttk.Radiobutton(frame, text=label, value=value, variable=var)
         button.pack(anchor="w", pady=(4, 0))
         self._guard(button, lambda: self._chosen(key, value))
-        ttk.Label(frame, text=sentence, style="Hint.TLabel", wraplength=WRAP_PX, justify="left").pack(
-            anchor="w", padx=(24, 0)
-        )
+        said = ttk.Label(frame, text=sentence, style="Hint.TLabel", wraplength=WRAP_PX, justify="left")
+        said.pack(anchor="w", padx=(24, 0))
+        self.sentences.append(said)
         self.choices[(key, value)] = button
 
     def _guard(self, widget: ttk.Checkbutton | ttk.Radiobutton, action: Callable[[], None]) -> None:

@@ -41,7 +41,7 @@ from app.core.self_command import app_argv
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, check_notice, live_client_names, run_check
 from app.ui.tray.platforms import run_captured
 from app.ui.tray.tray_state import client_state_text
-from app.ui.windows.look import new_root, use_native_look
+from app.ui.windows.look import SCREEN_MARGIN_PX, keep_within_screen, new_root, use_native_look
 from app.ui.windows.real_input import ArmedButtons, protect_window
 
 log = logging.getLogger(__name__)
@@ -53,6 +53,8 @@ WATCH_MS = 1000  # how often the window looks for Claude's first real connection
 RESTART_TIMEOUT_S = 40.0
 WRAP_PX = 560
 RESULTS_ROOM_PX = 110  # room kept for the check's answer and the live step, so the window never grows
+WIDE_WRAP_PX = 900  # the texts' width on a screen too short for the window: fewer lines, a shorter window
+FRAME_PAD_PX = 18
 INTRO = N_(
     "Cowork Terminal lets Claude run commands on this computer while you stay in charge: you see "
     "everything it runs, dangerous commands wait for your OK, and you can pause it at any time."
@@ -118,11 +120,13 @@ class WelcomeWindow:
         self._watching = False
         root.title(_(TITLE))
         root.minsize(600, 480)
+        # Never taller or wider than the screen: Done must stay where the person can click it.
+        keep_within_screen(root)
         style = use_native_look(root)
         style.configure("Big.TButton", font=("TkDefaultFont", 12, "bold"), padding=(14, 8))
         style.configure("Step.TLabel", font=("TkDefaultFont", 12, "bold"))
 
-        frame = ttk.Frame(root, padding=18)
+        self.frame = frame = ttk.Frame(root, padding=FRAME_PAD_PX)
         frame.pack(fill="both", expand=True)
         # Packed first, at the bottom: when the texts grow, Done is never the part that is cut.
         bottom = ttk.Frame(frame)
@@ -345,9 +349,32 @@ class WelcomeWindow:
             return
         self._fixed_size = True
         self.root.update_idletasks()
-        width = max(self.root.winfo_reqwidth(), 600)
-        height = self.root.winfo_reqheight() + RESULTS_ROOM_PX
+        room = self.root.winfo_screenheight() - 2 * SCREEN_MARGIN_PX
+        if self.root.winfo_reqheight() + RESULTS_ROOM_PX > room:  # a short screen (1024x600): wider texts
+            self._widen_texts()
+            self.root.update_idletasks()
+        width = min(max(self.root.winfo_reqwidth(), 600), self.root.winfo_screenwidth() - 2 * SCREEN_MARGIN_PX)
+        height = min(self.root.winfo_reqheight() + RESULTS_ROOM_PX, room)
         self.root.geometry(f"{width}x{height}")
+
+    def _widen_texts(self) -> None:
+        """The texts wrapped at WIDE_WRAP_PX (less on a narrow screen): fewer lines, so that on a short
+        screen the steps, their answers and Done fit (a window taller than the screen hid Done)."""
+        wide = min(WIDE_WRAP_PX, self.root.winfo_screenwidth() - 2 * (SCREEN_MARGIN_PX + FRAME_PAD_PX))
+        labels: list[tk.Misc] = list(self.root.winfo_children())
+        while labels:
+            widget = labels.pop()
+            labels += widget.winfo_children()
+            if isinstance(widget, ttk.Label) and int(str(widget.cget("wraplength")) or 0) == WRAP_PX:
+                widget.configure(wraplength=max(WRAP_PX, wide))
+        # ... and less room between the steps
+        self.frame.configure(padding=(FRAME_PAD_PX, FRAME_PAD_PX // 2))
+        self.intro.pack_configure(pady=(4, 8))
+        self.apps_frame.pack_configure(pady=(2, 6))
+        self.restart_buttons.pack_configure(pady=(2, 6))
+        for label in (self.check_result, self.live):
+            label.pack_configure(pady=(2, 0))
+        self.autostart_box.pack_configure(pady=(8, 0))
 
     # -- the live step: Claude's own first connection ------------------------------------------------
 
