@@ -169,3 +169,22 @@ def test_why_a_command_was_held_is_said_again_in_german_only_when_the_stored_wor
     # An older version's words, or a row for another folder: not ours to re-say.
     assert held_reason_for_person("Deletes build (rm -r)", "rm -rf build", PROJECT, ()) is None
     assert held_reason_for_person(stored, "rm -rf build", "/elsewhere", ()) is None
+
+
+@pytest.mark.parametrize(
+    ("language", "placeholder"),
+    [
+        ("de", "(die Wörter, die xargs liest)"),
+        ("es", "(las palabras que lee xargs)"),
+        ("ru", "(слова, которые читает xargs)"),
+    ],
+)
+def test_what_xargs_reads_is_said_in_the_persons_language_and_in_english_to_the_model(
+    speaking: None, language: str, placeholder: str
+) -> None:
+    """A word the command line does not hold (what xargs reads from its input) is named by the classifier;
+    the UX audit (2026-12-06) found it in English inside the German approval window."""
+    lines = said("find . -name '*.o' | xargs rm -rf", language)
+    assert any(placeholder in line for line in lines), lines
+    assert not any("the words xargs reads" in line for line in lines), lines
+    assert "(the words xargs reads)" in " ".join(classify("find . -name '*.o' | xargs rm -rf").reasons)

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
 
+from app.core.i18n import N_
+
 from .danger import Danger
 
 
@@ -16,6 +18,12 @@ class Tier(enum.IntEnum):
     SAFE = 0
     MODERATE = 1
     DESTRUCTIVE = 2
+
+
+# What a word the command line does not hold stands for, said in its place ("Deletes (the words xargs
+# reads) without asking"): the person's words translate it (policy/plain_words.py), the model's do not.
+XARGS_READS = N_("(the words xargs reads)")
+PLACEHOLDERS = (XARGS_READS,)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from app.core.i18n import N_
 
 from .code_options import code_file, option_values, ssh_config, ssh_setting
-from .findings import BULK_COMMAND, GAINS_PRIVILEGES, LOADS_LIBRARY, D, M, _snip
+from .findings import BULK_COMMAND, GAINS_PRIVILEGES, LOADS_LIBRARY, XARGS_READS, D, M, _snip
 from .handoff import hands_off
 from .hosts import (
     aliased_here,
@@ -303,7 +303,7 @@ def cmd_xargs(ctx: Analysis, name: str, args: list[_Word], stdin: _Stdin | None,
     if (replace and (fills_code(args[i:], replace) or into_text)) or (bulk and not args[i:]):
         ctx.add(D, BULK_COMMAND)  # `xargs -I{} sh -c '{}'`; `xargs xargs`: the words read are the command
     if args[i:]:  # the words it reads come after the program's own (`echo clean -fdx | xargs git`)
-        read = [] if replace else [_Word(None, "(the words xargs reads)", "*")]
+        read = [] if replace else [_Word(None, XARGS_READS, "*")]
         ctx.argv([*args[i:], *read], None, bulk=True, depth=depth + 1)
 
 

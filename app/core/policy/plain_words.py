@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 
 from app.core.classifier import Classification, classify
-from app.core.classifier.findings import Words
+from app.core.classifier.findings import PLACEHOLDERS, Words
 from app.core.i18n import N_, _
 from app.core.messages import (
     ENV_CHOSEN_PLAIN,
@@ -75,11 +75,16 @@ def for_person(words: Words) -> str:
 
 
 def _said(words: Words) -> str:
-    values = {name: _said(value) if isinstance(value, Words) else value for name, value in words.values}
+    values = {name: _said(value) if isinstance(value, Words) else _value(value) for name, value in words.values}
     try:
         return _(words.template).format(**values)
     except (KeyError, IndexError, ValueError):  # a catalog that lost a placeholder: English, not nothing
         return words.template.format(**values)
+
+
+def _value(value: str) -> str:
+    """A value as it is (a path, a name), but a placeholder of the classifier's, which is translated."""
+    return _(value) if value in PLACEHOLDERS else value
 
 
 def lines_for_person(verdict: Classification) -> tuple[str, ...]:
