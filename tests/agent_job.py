@@ -37,6 +37,7 @@ def tell(name, what):  # whole or not at all: the test reads it as soon as it ex
         json.dump(what, out)
     os.replace(os.path.join(folder, name + ".part"), os.path.join(folder, name))
 
+tell("started", {"pid": os.getpid()})  # running, and without the mark (its caller waits for this)
 asked, n, deadline = [], 0, time.monotonic() + 300
 while time.monotonic() < deadline and not os.path.exists(os.path.join(folder, "stop")):
     order = os.path.join(folder, str(n))
@@ -89,6 +90,11 @@ class AgentJob:
         command = agent_script(AGENT_JOB, background=True, args=(self.values,), unmarked=True)
         started = await run(client, {"command": command})
         assert started.get("exitCode") == 0, started
+        # The command ends as soon as it has forked the job, whose processes carry the run mark until
+        # Python starts (`env -u`): a pause before then ends it as the mark's (the hub's sweep of what
+        # closed runners left). The tests pause only once it runs unmarked.
+        running = self.folder / "started"
+        await anyio.to_thread.run_sync(lambda: wait_for(running.exists, timeout_s=30))
 
     async def order(self, what: str, *, check: bool = True) -> str | None:
         """Have the job do `what`; what it saw right after (None when it could not and `check` is off)."""

@@ -22,6 +22,7 @@ from app.core.authority.hub import Hub
 from app.core.execution import PAUSE_BACKSTOP_S
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
+from tests.channel_peers import running_hub
 from tests.in_process_server import came, serving
 
 pytestmark = [
@@ -104,3 +105,18 @@ async def test_the_trays_pause_ends_its_commands_and_not_those_of_a_server_of_an
         assert ours < paused_at + PAUSE_BACKSTOP_S + 0.5, f"the tray's command ran on {ours - paused_at:.2f} s"
         assert theirs > paused_at + PAUSE_BACKSTOP_S + 1.0, "another home's command was ended by the tray's pause"
         pause_home(other)
+
+
+async def test_a_pause_of_a_tray_that_quits_at_once_does_not_end_the_commands_of_the_tray_after_it(
+    home: Path, paths: AppPaths
+) -> None:
+    """A hub paused and closed within PAUSE_BACKSTOP_S: its backstop goes with it (`Hub.close`), so the
+    next hub of the same home (the tests' trays, one after another in one process) runs its command to
+    its end. Before, the old hub's timer fired 1.2 s later and ended the new command's container."""
+    with running_hub(paths) as (first, _seen):
+        first.set_paused(True)
+    with running_hub(paths) as (second, _seen):
+        second.set_paused(False)
+        async with serving(home, bound=True) as client:
+            result = await client.call_tool("execute_command", {"command": "sleep 2; echo lived"})
+    assert not result.is_error and "lived" in str(result.content), result

@@ -110,6 +110,8 @@ class Hub:
         self.pauses = 0
         self._told_of_pauses: weakref.WeakSet[Peer] = weakref.WeakSet()  # peers a pause was pushed to
         self._run_outside: set[str] = set()  # marks of commands started while the container was off
+        self._backstops: list[threading.Timer] = []  # pauses' last words to come (`close` cancels them)
+        self._closed = False
         # Runs the tool calls servers forward (issue 21); None: servers run their commands themselves.
         self.command_host: CommandHost | None = None
 
@@ -120,10 +122,16 @@ class Hub:
         self.connections.start(address_for(self.paths))
 
     def close(self, reason: str = CLOSING_REASON) -> None:
-        """Tell every server the app stops (they end what runs), then close everything."""
+        """Tell every server the app stops (they end what runs), then close everything. A pause's
+        backstop still to come goes too: closing ends what runs anyway, and a hub of the tests' that
+        closed went on to end the next test's commands."""
         self.connections.close(reason)
         with self.lock:
+            self._closed = True
+            backstops, self._backstops = self._backstops, []
             self.record.close()
+        for timer in backstops:
+            timer.cancel()
 
     @property
     def peers(self) -> list[Peer]:
@@ -251,9 +259,11 @@ class Hub:
             self._end_what_closed_runners_left()
         if protecting:
             self._end_what_ran_outside()
-        if state.paused:
+        if state.paused and not self._closed:
             backstop = threading.Timer(PAUSE_BACKSTOP_S, self._end_what_a_pause_left)
             backstop.daemon = True
+            with self.lock:
+                self._backstops = [timer for timer in self._backstops if timer.is_alive()] + [backstop]
             backstop.start()
         with self.lock:
             dropped = self.holds.drop_all() if state.paused else []
@@ -280,7 +290,7 @@ class Hub:
         every command, and a red team, 2026-12-05, held it for 9-17 s with a short `git status` on
         a crafted index: the commands ran on after the pause. Whatever still runs then is ended,
         and so is every process still carrying a mark of this app home's commands."""
-        if self.state.paused:
+        if self.state.paused and not self._closed:
             end_what_a_pause_left(orphans.home_tag(self.paths))
 
     def _end_what_closed_runners_left(self) -> None:
