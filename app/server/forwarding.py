@@ -100,7 +100,7 @@ async def forward(
     # Loaded already, with the host side (not before the handshake: 4 ms of a lean start).
     from app.core.channel.call_messages import Call, CallCancel, CallProgress, CallResult
     from app.core.commands.patience import PATIENCE_ENV
-    from app.core.commands.tray_link import LinkRefused
+    from app.core.commands.tray_link import ACK_TIMEOUT_S, NO_ANSWER, LinkRefused
     from app.core.hop_times import mark
 
     mark("serve: call in")
@@ -128,7 +128,14 @@ async def forward(
             size = frame_size(call)
             if size > TO_TRAY_FRAME_BYTES:  # no retry would pass (a red team: a 5 MB `env` value)
                 return error_result(tool, CALL_TOO_BIG.format(size=size, limit=TO_TRAY_FRAME_BYTES >> 20))
-            return error_result(tool, TRAY_REFUSED_CALL.format(reason=refused))
+            if str(refused) != NO_ANSWER:
+                return error_result(tool, TRAY_REFUSED_CALL.format(reason=refused))
+            # Sent, or queued to be, but not acknowledged in time: the app stalled (suspended, swapping)
+            # and reads the call when it goes on, so its result is waited for as any other's (a broken
+            # link or the client's own cancellation still ends the wait). Told "not taken", the model
+            # sent the call again, and the app ran both (red team, eleventh; a `call_cancel` sent
+            # after it raced the command's start across the app's threads).
+            log.warning("the app did not acknowledge a call within %g s: waiting for its result", ACK_TIMEOUT_S)
         async for message in receive:
             if message is None:
                 return error_result(tool, await why_link_lost(link.tray_pid, link.closing_reason))
