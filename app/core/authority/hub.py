@@ -479,9 +479,15 @@ class Hub:
                 return
             self.record.write_unwritten()
             foreign = self.record.changed_by_others()
+            paused_outside = foreign and self.record.paused_by_others and not self.state.paused
         if expired:
             self.on_holds()
-        if foreign:
+        if paused_outside:
+            # The CLI paused through the file while this tray did not answer it (stalled, suspended):
+            # it told the person "paused", and a pause may come from anywhere (red team, eleventh).
+            # Only a pause is taken from the file: a resume or a looser setting there is not.
+            self.set_paused(True, by="the pause file")
+        elif foreign:
             self.record.tell_foreign_change()
 
     def journal_refused(self, exc: sqlite3.OperationalError) -> None:

@@ -56,6 +56,7 @@ class Record:
         self._unwritten_tried = 0.0  # when the file last refused one (monotonic)
         self._damage = DamageWatch(paths.journal)
         self.closed = False  # the tray quit: a server's late end is kept in the log, not written
+        self.paused_by_others = False  # changed_by_others: the pause file says paused, not by us
         self.journal = self._open()
         damage = damage_on_disk(paths.journal, every_page=True)  # once, as the tray starts
         if damage:
@@ -185,9 +186,11 @@ class Record:
         self.journal.go_on_above(max(above, commands_table.ids_given_in(Path(replaced.moved_to), known)))
 
     def changed_by_others(self) -> bool:
-        """True when another program wrote the file or the pause file since we last looked."""
+        """True when another program wrote the file or the pause file since we last looked;
+        `paused_by_others` says whether that program wrote a pause into the pause file."""
         commits, stamp = self.journal.others_commits(), pause_file.stamp(self.paths.pause_file)
         foreign = commits != self._seen_commits or stamp != self._seen_pause_stamp
+        self.paused_by_others = stamp != self._seen_pause_stamp and pause_file.read(self.paths.pause_file) is True
         self._seen_commits, self._seen_pause_stamp = commits, stamp
         return foreign
 
