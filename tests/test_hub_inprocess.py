@@ -464,6 +464,8 @@ def test_the_trays_supervisor_follows_the_hub_to_a_new_journal_when_the_old_one_
         assert [s.pid for s in first.servers] == [os.getpid()]
         assert [s.pid for s in hub.live_servers()] == [os.getpid()]
         before = server.begin("echo before")
+        # Ended: a command still running gets its row back in the new file (tests/test_journal_renewed_rows.py).
+        assert server.ask("finish", id=before["id"], outcome={"status": "finished", "exit_code": 0})["op"] == "ack"
         old = supervisor.journal
         for suffix in deleted:  # another program deletes the activity log under the tray
             Path(f"{paths.journal}{suffix}").unlink(missing_ok=True)

@@ -132,7 +132,7 @@ async def test_a_server_reads_the_journal_started_anew_not_the_deleted_one(
     home: Path, paths: AppPaths, hub: Hub, tmp_path: Path
 ) -> None:
     """It followed another server's job in the deleted file, as running, for good. The new file holds
-    no row of that job (the tray writes its servers into it, not their commands): the model is told so."""
+    the job's row again (the tray writes its servers' running commands into it): its end is read there."""
     async with (
         serving(home, bound=True, client_info=agent("agent-A")) as a1,
         serving(home, bound=True, client_info=agent("agent-A")) as a2,
@@ -143,7 +143,7 @@ async def test_a_server_reads_the_journal_started_anew_not_the_deleted_one(
         await call(a1, "command_wait", {"jobId": job["jobId"]})
         with anyio.fail_after(15):
             followed = await call(a2, "command_wait", {"jobId": job["jobId"], "timeout": 10_000})
-    assert "There is no job" in followed.get("error", ""), followed
+    assert (followed.get("status"), followed.get("stdout")) == ("finished", "done\n"), followed
 
 
 def test_an_output_file_older_than_the_row_is_not_its_output(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.core import data_folder, settings
+from app.core.authority import server_rows
 from app.core.authority.connection import Peer
 from app.core.authority.errors import RequestError
 from app.core.authority.holds import MAX_HOLDS_PER_PEER, HeldCommand, Holds, rule_for
@@ -379,6 +380,8 @@ class Hub:
                     return False
                 # Pushed first: the server obeys it at once, whatever the disk does with the record.
                 hold.peer.push(DecisionPush(command_id, allowed, by, hold.digest))
+            if hold is not None:  # taken above, on either path: kept with its row (`reopen_journal`)
+                server_rows.decided(hold.peer, command_id, allowed=allowed, by=by, rule_id=rule_id)
             try:
                 self.record.journal.decide(command_id, allowed=allowed, by=by, rule_id=rule_id)
                 self.record.wrote()
@@ -528,7 +531,9 @@ class Hub:
 
     def reopen_journal(self) -> None:
         """Start a new journal (the old one was deleted, replaced or damaged) and write the hub's
-        memory into it: the settings, the rules, and a row for each server still connected."""
+        memory into it: the settings, the rules, a row for each server still connected, and one for
+        each command its servers still run or hold, under its own id (a red team, 2026-12-06: a job
+        ran on with no row, out of the log's and the CLI's sight and reach)."""
         with self.lock:
             self.record.reopen(known=self.highest_known_id())
             with contextlib.suppress(sqlite3.OperationalError):
@@ -536,8 +541,15 @@ class Hub:
             with contextlib.suppress(sqlite3.OperationalError):
                 self.rule_book.copy_to(self.record.journal)  # and so do the rules
             for peer in self.connections.servers():  # servers that still run get their rows again
-                if peer.role == "server" and peer.server_id is not None and not peer.ended:
-                    peer.server_id = self.register(peer)
+                if peer.role != "server":
+                    continue
+                if peer.server_id is not None and not peer.ended:
+                    try:
+                        peer.server_id = self.register(peer)
+                    except sqlite3.OperationalError as exc:  # registered again at its next command
+                        log.warning("%s could not be registered in the new journal: %s", peer.label, exc)
+                        peer.server_id = None
+                server_rows.write_back(self, peer)  # and so do their commands' rows
             journal = self.record.journal
             moved_aside = journal.replaced is not None or journal.get_setting(JOURNAL_REPLACED_SETTING)
         if moved_aside:

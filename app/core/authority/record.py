@@ -54,6 +54,7 @@ class Record:
         self._problem_told: tuple[str, float] | None = None  # what the user was told, and when
         self.unwritten_ends: dict[int, Outcome] = {}  # ends the file refused (locked, full): kept for later
         self._unwritten_tried = 0.0  # when the file last refused one (monotonic)
+        self._writing_ends = False  # write_unwritten runs: its own writes do not start it again
         self._damage = DamageWatch(paths.journal)
         self.closed = False  # the tray quit: a server's late end is kept in the log, not written
         self.paused_by_others = False  # changed_by_others: the pause file says paused, not by us
@@ -98,7 +99,15 @@ class Record:
 
     def wrote(self) -> None:
         """After each of our own writes: the pause file we may have rewritten is not someone else's
-        change. (Our commits do not move data_version: that one is never reset here.)"""
+        change. (Our commits do not move data_version: that one is never reset here.) The file took
+        a write, so the ends it refused before go in now, not at the upkeep's next retry: a job that
+        ended on a full disk reads `finished` as soon as the next command is recorded."""
+        self._counted()
+        if self.unwritten_ends and not self._writing_ends:
+            with contextlib.suppress(sqlite3.Error):  # the write just made stands; the upkeep tries again
+                self.write_unwritten(retry_after_s=0.0)
+
+    def _counted(self) -> None:
         self.writes += 1
         self._seen_pause_stamp = pause_file.stamp(self.paths.pause_file)
 
@@ -117,16 +126,20 @@ class Record:
         under the hub's lock, which every request needs)."""
         if self.closed or time.monotonic() - self._unwritten_tried < retry_after_s:
             return
-        while self.unwritten_ends:
-            command_id, outcome = next(iter(self.unwritten_ends.items()))
-            try:
-                self.journal.finish_command(command_id, outcome)
-            except sqlite3.OperationalError as exc:
-                self._unwritten_tried = time.monotonic()
-                self.problem(exc)
-                return
-            del self.unwritten_ends[command_id]
-            self.wrote()
+        self._writing_ends = True
+        try:
+            while self.unwritten_ends:
+                command_id, outcome = next(iter(self.unwritten_ends.items()))
+                try:  # a full disk too (DataFolderError): finish_command raises, the end stays here
+                    self.journal.finish_command(command_id, outcome)
+                except sqlite3.OperationalError as exc:
+                    self._unwritten_tried = time.monotonic()
+                    self.problem(exc)
+                    return
+                del self.unwritten_ends[command_id]
+                self._counted()
+        finally:
+            self._writing_ends = False
 
     def gone_or_damaged(self) -> bool:
         """The file was deleted or replaced under us, or damaged in place."""

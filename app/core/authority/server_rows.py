@@ -8,6 +8,7 @@ core/channel/protocol.py), and returns the fields of the ack.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import sqlite3
@@ -26,7 +27,7 @@ from app.core.channel.call_messages import Call, CallCancel
 from app.core.channel.protocol import DECIDE_AGAIN, Begin, BeginRow, ClientName, End, Finish, Progress, Started
 from app.core.i18n import _
 from app.core.journal.refusals import RefusalBudget
-from app.core.journal.store import Status
+from app.core.journal.store import CommandRecord, Status
 from app.core.messages import HOLDS_FULL_REASON, PAUSED_MESSAGE
 from app.core.policy.approval import HOLD_UNSEEN_MAX_S
 
@@ -69,7 +70,13 @@ RUNS_ITS_OWN = (
 )
 
 
+# English: the model reads it when a command's row cannot be found or written again as it starts.
+ROW_LOST = "its record is missing from the activity log and could not be written again"
+
 _refusals: weakref.WeakKeyDictionary[Peer, RefusalBudget] = weakref.WeakKeyDictionary()
+# Each server's commands that run or wait, as their rows were written (and then started or
+# answered): a journal deleted, replaced or damaged under them gets these rows back (`write_back`).
+_kept: weakref.WeakKeyDictionary[Peer, dict[int, CommandRecord]] = weakref.WeakKeyDictionary()
 
 
 def _may_record_refusal(peer: Peer, now: float) -> bool:
@@ -119,6 +126,7 @@ def begin(hub: RowsHub, peer: Peer, message: Begin) -> dict[str, Any]:
         command_id = _write_row(hub, peer, row, status, row.reason, row.confirmation_id)
         if status.is_active:
             peer.commands.add(command_id)
+            _kept.setdefault(peer, {})[command_id] = _as_written(peer, command_id, row, status)
         if status is Status.RUNNING:
             hub.started_outside(peer, command_id)
         if status is Status.WAITING:
@@ -171,8 +179,19 @@ def started(hub: RowsHub, peer: Peer, message: Started) -> dict[str, Any]:
     with hub.lock:
         if hub.state.paused or hub.paused_since(peer, message.pauses):  # a hold made before a pause never runs
             raise RequestError("host access is paused")
-        hub.record.journal.mark_started(command_id)
+        hub.renew_journal_if_gone()  # deleted since the monitor's last look: the update must reach a file
+        kept = _kept.get(peer, {}).get(command_id)
+        running = None if kept is None else dataclasses.replace(kept, status=Status.RUNNING, started_at=time.time())
+        if not hub.record.journal.mark_started(command_id):
+            # Its row is gone (another program deleted it): written again from the hub's memory, or the
+            # command does not run, for none may run unrecorded (red team, eleventh: an allowed
+            # `rm -rf` ran with no row at all).
+            log.warning("the row of command %s vanished from the journal: writing it again", command_id)
+            if running is None or not _write_back_row(hub, peer, running):
+                raise RequestError(ROW_LOST)
         hub.record.wrote()
+        if running is not None:
+            _kept[peer][command_id] = running
         peer.waiting.discard(command_id)
         hub.started_outside(peer, command_id)
     return {}
@@ -182,6 +201,13 @@ def finish(hub: RowsHub, peer: Peer, message: Finish) -> dict[str, Any]:
     command_id = _owned(peer, message.id)
     outcome = message.outcome
     with hub.lock:
+        try:  # deleted since the monitor's last look: the end goes into the new file
+            hub.renew_journal_if_gone()
+        except sqlite3.OperationalError as exc:  # no new file yet: the record keeps the end for later
+            log.warning("the journal could not be started anew for the end of command %s: %s", command_id, exc)
+        kept = _kept.get(peer, {}).pop(command_id, None)
+        if kept is not None:
+            _restore_if_missing(hub, peer, kept)  # an end with no row to update would be lost
         hub.record.finish(command_id, outcome)
         peer.commands.discard(command_id)
         peer.waiting.discard(command_id)
@@ -223,6 +249,77 @@ def end(hub: RowsHub, peer: Peer, message: End) -> dict[str, Any]:
             hub.record.wrote()
         hub.on_change()
     return {}
+
+
+def _as_written(peer: Peer, command_id: int, row: BeginRow, status: Status) -> CommandRecord:
+    """The row `_write_row` just wrote for an active command, kept to write it again (`write_back`)."""
+    now = time.time()
+    return CommandRecord(
+        id=command_id, server_id=peer.server_id, server_pid=peer.facts.pid, client_name=row.client_name,
+        client_version=row.client_version, tool=row.tool, command=row.command, cwd=row.cwd,
+        env_keys=list(row.env_keys), timeout_ms=row.timeout_ms, tier=row.tier, status=status, reason=row.reason,
+        exit_code=None, timed_out=False, created_at=now, started_at=now if status is Status.RUNNING else None,
+        ended_at=None, duration_ms=None, stdout_bytes=None, stderr_bytes=None, stdout_preview=None,
+        stderr_preview=None, stop_requested_at=None, confirmation_id=row.confirmation_id, decision=None,
+        decided_by=None, decided_at=None,
+        hold_expires_at=now + HOLD_UNSEEN_MAX_S if status is Status.WAITING else None,
+    )  # fmt: skip
+
+
+def decided(peer: Peer, command_id: int, *, allowed: bool, by: str, rule_id: int | None) -> None:
+    """The user's (or a rule's) answer to a held command, kept with its row (under the hub's lock)."""
+    kept = _kept.get(peer, {})
+    if command_id in kept:
+        kept[command_id] = dataclasses.replace(
+            kept[command_id], decision="allowed" if allowed else "denied", decided_by=by, decided_at=time.time(),
+            allowed_by_rule=rule_id if allowed else None,
+        )  # fmt: skip
+
+
+def write_back(hub: RowsHub, peer: Peer) -> int:
+    """Write again the rows of `peer`'s commands that run or wait, under their own ids, into a journal
+    started anew (Hub.reopen_journal, under the hub's lock, after the peer's own row); how many were
+    written. A hold shows as waiting only while the user can still answer it in the tray."""
+    written = 0
+    for command_id in sorted(peer.commands):
+        kept = _kept.get(peer, {}).get(command_id)
+        if kept is None:
+            log.warning("command %s of %s runs, but the hub kept no row of it to write again", command_id, peer.label)
+            continue
+        if kept.status is Status.WAITING:
+            hold = hub.holds.get(command_id)
+            if hold is not None:  # its clock as the user sees it (`Hub.seen` may have restarted it)
+                kept = dataclasses.replace(kept, hold_expires_at=hold.expires_at)
+            elif kept.decision is None:  # run out, or dropped by a pause: nobody may answer it from the file
+                kept = dataclasses.replace(kept, hold_expires_at=min(kept.hold_expires_at or 0.0, time.time()))
+        try:
+            written += _write_back_row(hub, peer, kept)
+        except sqlite3.OperationalError as exc:  # a full disk: `started` and `finish` try again
+            log.warning("the row of command %s could not be written again: %s", command_id, exc)
+    return written
+
+
+def _write_back_row(hub: RowsHub, peer: Peer, kept: CommandRecord) -> bool:
+    """One kept row into the journal, under the server's row in it (none when its server ended)."""
+    journal = hub.record.journal
+    server_id = None if peer.ended else peer.server_id
+    try:
+        written = journal.write_back(dataclasses.replace(kept, server_id=server_id))
+    except sqlite3.IntegrityError:  # its server's row is not in this journal
+        written = journal.write_back(dataclasses.replace(kept, server_id=None))
+    hub.record.wrote()
+    return written
+
+
+def _restore_if_missing(hub: RowsHub, peer: Peer, kept: CommandRecord) -> None:
+    """A command ends whose row is not in the journal (deleted by another program, or not written
+    again when the journal was renewed): its row is written first, so that its end is recorded."""
+    try:
+        if hub.record.journal.get_command(kept.id) is None:
+            log.warning("the row of command %s vanished from the journal: writing it again", kept.id)
+            _write_back_row(hub, peer, kept)
+    except sqlite3.OperationalError as exc:  # locked, full: its end is still kept by the record
+        log.warning("the row of command %s could not be written again: %s", kept.id, exc)
 
 
 def _owned(peer: Peer, command_id: int) -> int:

@@ -9,6 +9,7 @@ against a program that writes the user's files, as docs/security.md says.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import logging
 import os
@@ -16,9 +17,11 @@ import sqlite3
 import time
 from collections.abc import Sequence
 from contextlib import suppress
+from pathlib import Path
 from typing import Any
 
 from app.core import settings
+from app.core.authority.state import DEFAULTS, ControlState, strictest
 from app.core.channel.protocol import (
     DECIDE_AGAIN,
     Ack,
@@ -34,11 +37,12 @@ from app.core.channel.protocol import (
 )
 from app.core.commands.tray_link import Decision, LinkRefused, TrayLink
 from app.core.errors import CoworkError
-from app.core.journal.opening import DamageWatch
+from app.core.journal.opening import GONE, DamageWatch
 from app.core.journal.refusals import RefusalBudget
-from app.core.journal.store import Journal, Outcome, Status, preview
+from app.core.journal.store import CommandRecord, Journal, Outcome, Status, preview
 from app.core.messages import HOLDS_FULL_MESSAGE, HOLDS_FULL_REASON, NO_TRAY_MESSAGE, PAUSED_MESSAGE
-from app.core.policy.approval import ApprovalMode, approval_mode, approval_window_s
+from app.core.policy.approval import MODE_SETTING, WINDOW_SETTING, ApprovalMode, approval_mode, approval_window_s
+from app.core.policy.tool_sets import TOOLS_SETTING
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +77,8 @@ class ServerAuthority:
         self._damage = DamageWatch(journal.path)
         self._pauses_read: tuple[tuple[int, int], int] | None = None  # (journal's versions, its pause count)
         self._refusals = RefusalBudget("this server")  # the refused calls it writes itself (no tray)
+        self._unwritten_ends: dict[int, Outcome] = {}  # ends the file refused (a full disk): written later
+        self._client: tuple[str | None, str | None] | None = None  # the client's name, for a row made again
 
     @property
     def tethered(self) -> bool:
@@ -267,17 +273,25 @@ class ServerAuthority:
             row = {**row, "server_id": self._own_row}
         try:
             self._last_row = self.journal.begin_command(**row)
-            return self._last_row
         except sqlite3.IntegrityError:
             server_id = row.get("server_id")
             if server_id is None or self.journal.live_server_pid(server_id) is not None:
                 raise
+            self._register_again()
+            log.warning("this server's journal row %s vanished: registered again as %s", server_id, self._own_row)
+            self._last_row = self.journal.begin_command(**{**row, "server_id": self._own_row})
+        self._write_ends()  # the file takes writes again: the ends it refused go in now
+        return self._last_row
+
+    def _register_again(self) -> None:
+        """This server's row, made again (it vanished, or the journal was started anew)."""
         lock_key = self.link.lock_key if self.link is not None else None
         self._own_row = self.journal.register_server(os.getpid(), headless=self.headless, lock_key=lock_key)
-        log.warning("this server's journal row %s vanished: registered again as %s", server_id, self._own_row)
         if self.link is not None:
             self.link.server_id = self._own_row
-        return self.journal.begin_command(**{**row, "server_id": self._own_row})
+        if self._client is not None:
+            with suppress(sqlite3.Error, CoworkError):  # a name for the record only
+                self.journal.set_server_client(self._own_row, *self._client)
 
     def _repair_damage(self, row: dict[str, Any]) -> None:
         """A journal overwritten in place under this server (same file, garbage pages) is read from
@@ -287,25 +301,28 @@ class ServerAuthority:
         refused, so the next one is judged by the new journal's settings. Its refusal is the new
         journal's first row, numbered after every id known of the old one: a job id the model
         holds, or a job still running here, never names a new command."""
-        damage = self._damage.damage()
+        damage = self._damage.damage(self.journal.opened_as)  # one stat while the file is as it was
         if damage is None:
             return
-        log.warning("the journal at %s is damaged (%s): moving it aside", self.journal.path, damage)
         last = self._last_row
         with suppress(sqlite3.Error):  # what this connection still has of the old file, if it reads
             last = max(last, self.journal.last_command_id())
-        try:
-            self.journal.reopen()
-        except (CoworkError, sqlite3.Error) as exc:
-            raise NotRecorded(
-                _refusal_text(f"its activity log is damaged ({damage}) and no new one could be started ({exc})")
-            ) from None
-        replaced = self.journal.replaced
-        told = (
-            replaced.message
-            if replaced is not None
-            else f"The activity journal was damaged ({damage}), so a new one was started."
-        )
+        if damage == GONE:
+            told = self._follow_new_journal(last)
+        else:
+            log.warning("the journal at %s is damaged (%s): moving it aside", self.journal.path, damage)
+            try:
+                self.journal.reopen()
+            except (CoworkError, sqlite3.Error) as exc:
+                raise NotRecorded(
+                    _refusal_text(f"its activity log is damaged ({damage}) and no new one could be started ({exc})")
+                ) from None
+            replaced = self.journal.replaced
+            told = (
+                replaced.message
+                if replaced is not None
+                else f"The activity journal was damaged ({damage}), so a new one was started."
+            )
         refused = {key: value for key, value in row.items() if key not in ("confirmation_id", "hold_expires_at")}
         refused.update(server_id=None, status=Status.REFUSED, reason=f"not run: {told}")
         with suppress(sqlite3.Error, CoworkError):
@@ -315,6 +332,44 @@ class ServerAuthority:
         raise NotRecorded(
             f"Cowork Terminal could not record this command, so it was not run. {told} Run the command again."
         )
+
+    def _follow_new_journal(self, last: int) -> str:
+        """The journal was deleted (or another file put in its place) under this server, which went
+        on writing into the deleted file and reading its settings there: nobody saw its commands,
+        and a tightening the person made meanwhile (into a new journal) never reached it (a red
+        team, 2026-12-06). It opens the file at the path now, a new one when there is none, whose
+        ids go on above `last`; the settings it obeyed are written into it where stricter (a
+        deleted file loosens nothing, as the tray writes its memory back), it registers again, and
+        the rows of its commands still running go with it (their ends update them; the log shows
+        them). Returns what the model is told; NotRecorded when no journal could be opened."""
+        path = self.journal.path
+        log.warning("the journal at %s was deleted or replaced: opening the one there now", path)
+        before: ControlState | None = None
+        running: list[CommandRecord] = []
+        mine = self._own_row if self._own_row is not None else self.link.server_id if self.link is not None else None
+        with suppress(sqlite3.Error, CoworkError):  # a deleted file still reads through its connection
+            before = _settings_in(self.journal)
+            running = [row for row in self.journal.active_commands() if mine is not None and row.server_id == mine]
+        if not path.exists():  # deleted: SQLite would replay the old file's write-ahead log into a new one
+            for suffix in ("-wal", "-shm"):
+                with suppress(OSError):
+                    Path(f"{path}{suffix}").unlink()
+        try:
+            self.journal.reopen()
+        except (CoworkError, sqlite3.Error) as exc:
+            raise NotRecorded(
+                _refusal_text(f"its activity log was deleted and no new one could be started ({exc})")
+            ) from None
+        self._pauses_read = None  # another file: its pause count is read anew
+        self.journal.go_on_above(last)
+        if before is not None:
+            with suppress(sqlite3.Error, CoworkError):  # a full disk: the refusal below says what it can
+                _write_stricter(self.journal, before)
+        with suppress(sqlite3.Error, CoworkError):
+            self._register_again()
+            for record in running:
+                self.journal.write_back(dataclasses.replace(record, server_id=self._own_row))
+        return "The activity journal was deleted or replaced, so a new one was started."
 
     async def started(self, command_id: int, pauses: int | None | _Told = TOLD_NOW) -> None:
         """A held command the user allowed starts now: the tray records it (and refuses while paused,
@@ -350,17 +405,40 @@ class ServerAuthority:
         link = self._live_link()
         if link is not None and link.post(Finish(command_id, outcome)):
             return
-        self.journal.finish_command(command_id, outcome)
+        self._unwritten_ends[command_id] = outcome
+        self._write_ends()
 
     def flush(self) -> None:
         """Write the ends the tray did not acknowledge (it refused them, or went away)."""
         if self.link is None:
             return
-        for message in self.link.take_undelivered():
-            if isinstance(message, Finish):
-                self.journal.finish_command(message.id, message.outcome)
+        taken = [message for message in self.link.take_undelivered() if isinstance(message, Finish)]
+        for message in taken:
+            self._unwritten_ends[message.id] = message.outcome
+        if taken:
+            self._write_ends()
+
+    def _write_ends(self) -> None:
+        """Write the ends kept so far, oldest first, until the file refuses one: a full disk, or a
+        lock held past the busy timeout. What it refuses stays here, written at the next write that
+        succeeds (a row, another end) or as the server leaves; before, an end written on a full
+        disk was dropped, and its row said `interrupted` once the server left (a red team, 2026-12-06)."""
+        while self._unwritten_ends:
+            command_id, outcome = next(iter(self._unwritten_ends.items()))
+            try:
+                self.journal.finish_command(command_id, outcome)
+            except sqlite3.OperationalError as problem:  # DataFolderError is one: the command still ran
+                log.warning(
+                    "command #%s ended (%s) but the journal could not record it yet (kept for the next write): %s",
+                    command_id,
+                    outcome.status.value,
+                    problem,
+                )
+                return
+            del self._unwritten_ends[command_id]
 
     def set_client(self, server_id: int | None, name: str | None, version: str | None) -> None:
+        self._client = (name, version)
         link = self._live_link()
         if link is not None and link.post(ClientName(name, version)):  # a name for the record: no wait
             return
@@ -379,9 +457,42 @@ class ServerAuthority:
                 return
             except LinkRefused:
                 self.flush()
+        self._write_ends()  # before end_server, which marks what it still runs interrupted
+        for command_id in self._unwritten_ends:  # the file still refuses them
+            log.warning("the end of command %s could not be recorded", command_id)
         server_id = self._own_row or server_id
         if server_id is not None:
             self.journal.end_server(server_id)
+
+
+def _settings_in(journal: Journal) -> ControlState:
+    """The settings a journal holds, as a headless server obeys them."""
+    return ControlState.from_wire(
+        {
+            "paused": journal.is_paused(),
+            "approval_mode": journal.get_setting(MODE_SETTING, DEFAULTS.approval_mode),
+            "approval_window_s": journal.get_setting(WINDOW_SETTING, DEFAULTS.approval_window_s),
+            "tools": journal.get_setting(TOOLS_SETTING, DEFAULTS.tools),
+            "container": journal.get_setting(settings.CONTAINER, DEFAULTS.container),
+        }
+    )
+
+
+def _write_stricter(journal: Journal, before: ControlState) -> None:
+    """Write into `journal` each setting that `before` holds stricter than it does: a journal started
+    anew (or put in place) tightens what a server obeyed, never loosens it."""
+    now = _settings_in(journal)
+    merged = strictest(now, before)
+    if merged.paused and not now.paused:
+        journal.set_paused(True)
+    for key, value, was in (
+        (MODE_SETTING, merged.approval_mode, now.approval_mode),
+        (WINDOW_SETTING, merged.approval_window_s, now.approval_window_s),
+        (TOOLS_SETTING, merged.tools, now.tools),
+        (settings.CONTAINER, merged.container, now.container),
+    ):
+        if value != was:
+            journal.set_setting(key, value)
 
 
 def _journal_row(row: dict[str, Any]) -> dict[str, Any]:

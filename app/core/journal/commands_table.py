@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from app.core import data_folder, settings
+from app.core import settings
 from app.core.journal import opening, retention
 from app.core.journal.connection import Connection, row_id
 from app.core.journal.records import (
@@ -111,40 +111,38 @@ class CommandsTable(Connection):
         with self._write() as db:
             _raise_floor(db, last)
 
-    def mark_started(self, command_id: int) -> None:
+    def mark_started(self, command_id: int) -> bool:
+        """A held command starts: its row says running. False when there is no such row (deleted
+        under the caller, or a journal started anew without it): the caller must not run it unrecorded."""
         with self._write() as db:
-            db.execute(
+            cursor = db.execute(
                 "UPDATE commands SET status = ?, started_at = ? WHERE id = ?",
                 (Status.RUNNING.value, time.time(), command_id),
             )
+        return cursor.rowcount == 1
+
+    def write_back(self, record: CommandRecord) -> bool:
+        """A row again under its own id, as the tray remembers it: a journal deleted, replaced or
+        damaged under commands that still run or wait gets their rows back (a red team, 2026-12-06:
+        a job ran on with no row, and an allowed `rm -rf` ran unrecorded). False when a row already
+        has that id (kept: it is not ours to overwrite)."""
+        values = {**record.to_json(), "env_keys": json.dumps(sorted(storable(k) for k in record.env_keys))}
+        values.update(command=storable(record.command), cwd=None if record.cwd is None else storable(record.cwd))
+        values["timed_out"] = int(record.timed_out)
+        columns = [column.strip() for column in COMMAND_COLUMNS.split(",")]
+        with self._write() as db:
+            cursor = db.execute(
+                f"INSERT INTO commands({COMMAND_COLUMNS}) VALUES ({placeholders(len(columns))}) "
+                "ON CONFLICT(id) DO NOTHING",
+                tuple(values[column] for column in columns),
+            )
+        return cursor.rowcount == 1
 
     def finish_command(self, command_id: int, outcome: Outcome) -> None:
-        """Record how a command ended. On a full disk the ending is logged, not raised: the command
-        already ran, and its result still reaches the model; the row is closed when the server
-        ends, or marked interrupted by the next process if that cannot be written either."""
-        try:
-            self._finish_command(command_id, outcome)
-        except data_folder.DataFolderError as problem:
-            log.warning(
-                "command #%s ended (%s) but the journal could not record it: %s",
-                command_id,
-                outcome.status.value,
-                problem,
-            )
-
-    def set_live_output(
-        self, command_id: int, stdout: bytes, stderr: bytes, stdout_bytes: int, stderr_bytes: int
-    ) -> None:
-        """The output so far of a command that still runs, so the log shows it live (issue 24, item 5);
-        its end writes the final one."""
-        with self._write() as db:
-            db.execute(
-                "UPDATE commands SET stdout_bytes = ?, stderr_bytes = ?, stdout_preview = ?, stderr_preview = ? "
-                "WHERE id = ? AND status = ?",
-                (stdout_bytes, stderr_bytes, preview(stdout), preview(stderr), command_id, Status.RUNNING.value),
-            )
-
-    def _finish_command(self, command_id: int, outcome: Outcome) -> None:
+        """Record how a command ended. A full disk raises DataFolderError (an sqlite3.OperationalError)
+        as any write does: the caller keeps the end and writes it once the file takes writes again
+        (the tray's `Record.unwritten_ends`, a headless server's own), never taking it for written
+        (a red team, 2026-12-06: logged here, the end was lost and its row said `interrupted`)."""
         now = time.time()
         with self._write() as db:
             db.execute(
@@ -164,6 +162,18 @@ class CommandsTable(Connection):
                     outcome.extra.get("stderr_preview", preview(outcome.stderr)),
                     command_id,
                 ),
+            )
+
+    def set_live_output(
+        self, command_id: int, stdout: bytes, stderr: bytes, stdout_bytes: int, stderr_bytes: int
+    ) -> None:
+        """The output so far of a command that still runs, so the log shows it live (issue 24, item 5);
+        its end writes the final one."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE commands SET stdout_bytes = ?, stderr_bytes = ?, stdout_preview = ?, stderr_preview = ? "
+                "WHERE id = ? AND status = ?",
+                (stdout_bytes, stderr_bytes, preview(stdout), preview(stderr), command_id, Status.RUNNING.value),
             )
 
     # -- approvals: decided by the user through the tray, the log window or the CLI, never the model --

@@ -65,6 +65,8 @@ def damage_on_disk(path: Path, *, every_page: bool = False) -> str | None:
         probe.close()
 
 
+GONE = "deleted, or replaced by another file"  # DamageWatch.damage: not the file a connection opened
+
 # A file written less than this before a look that found it whole is looked at again next time: a
 # write in the same tick of the file system's clock would leave its times as they were (git's "racy
 # clean" rule). A journal in WAL mode has its file written only at checkpoints, so it is mostly older.
@@ -81,8 +83,15 @@ class DamageWatch:
         self.path = path
         self._whole_as: tuple[int, ...] | None = None
 
-    def damage(self) -> str | None:
+    def damage(self, opened_as: tuple[int, int] | None = None) -> str | None:
+        """What is wrong with the file (None: nothing). `opened_as`: the device and inode a connection
+        opened, told apart from the file at the path by the same stat: GONE when that was deleted,
+        or another file put there. A connection goes on writing into a deleted file unseen, and
+        `damage_on_disk` finds nothing wrong with a file that is not there (a red team, 2026-12-06)."""
         signature = _signature(self.path)
+        if opened_as is not None and (signature is None or signature[:2] != opened_as):
+            self._whole_as = None
+            return GONE
         if signature is not None and signature == self._whole_as:
             return None
         looked_at = time.time_ns()

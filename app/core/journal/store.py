@@ -171,6 +171,12 @@ class Journal(CommandsTable, SideTables):
         with suppress(data_folder.DataFolderError):
             self.set_setting(JOURNAL_REPLACED_SETTING, dataclasses.asdict(replaced))
 
+    @property
+    def opened_as(self) -> tuple[int, int] | None:
+        """The file this connection opened, by device and inode (`paths.file_identity`); None read-only."""
+        opened: tuple[int, int] | None = getattr(self, "_opened_as", None)
+        return opened
+
     def follow_renewal(self) -> None:
         """Open the file now at the journal's path when another is (the tray started a new journal,
         the old one deleted or damaged): a connection kept reading the old file, so a server's
