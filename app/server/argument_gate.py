@@ -20,7 +20,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, Server
 from mcp_types import CallToolResult, TextContent
 
 from app.core.errors import CoworkError
-from app.server.stdio_transport import surrogate_message, unencodable_labels
+from app.server.stdio_transport import not_utf8, surrogate_message, unencodable_labels
 
 if TYPE_CHECKING:  # loaded with the host side, after the handshake (see host_side)
     from app.core.commands.service import CommandService
@@ -44,7 +44,7 @@ def refusal_of(
     `accepted`: the parameters the tool declares (None: not known, names are not checked)."""
     labels = unencodable_labels(meta)
     if labels:
-        return surrogate_message(labels)
+        return surrogate_message(labels, not_utf8(meta))
     from app.core.commands.request import CommandRefused, check_arguments  # see host_side
 
     try:
