@@ -189,3 +189,15 @@ async def test_a_headless_server_takes_its_running_jobs_rows_to_the_new_journal(
         assert link.server_id != server or journal.live_server_pid(server) is not None
         authority.finish(job, DONE)
         assert status_of(paths, job) == ("finished", 0)
+
+
+async def test_a_headless_start_whose_row_is_gone_is_refused_not_run_unrecorded(paths: AppPaths) -> None:
+    """As the tray refuses one (`server_rows.started`): a review, 2026-12-06, found the headless path
+    ran the command whatever `mark_started` said."""
+    with Journal(paths) as journal:
+        authority = ServerAuthority(journal, None, headless=True)
+        command_id = journal.begin_command(command="rm -rf build", cwd="/", status=Status.WAITING)
+        with contextlib.closing(sqlite3.connect(paths.journal)) as db, db:
+            db.execute("DELETE FROM commands WHERE id = ?", (command_id,))
+        with pytest.raises(NotRecorded, match="its record is missing from the activity log"):
+            await authority.started(command_id)

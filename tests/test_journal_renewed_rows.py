@@ -16,6 +16,7 @@ import pytest
 
 from app.core.authority import server_rows
 from app.core.journal.store import Journal, Status
+from app.core.messages import ROW_LOST
 from app.core.paths import AppPaths
 from tests.channel_peers import FakePeer, running_hub
 
@@ -159,7 +160,7 @@ def test_a_command_whose_row_cannot_be_written_again_is_refused_as_it_starts(
         delete_row(paths, held)
         monkeypatch.setattr(server_rows, "_write_back_row", lambda _hub, _peer, _kept: False)
         refused = agent.ask("started", id=held)
-        assert (refused["op"], refused["message"]) == ("error", server_rows.ROW_LOST)
+        assert (refused["op"], refused["message"]) == ("error", ROW_LOST)
         assert row_of(paths, held) is None
         assert hub.running_count() == 0, "it is still held, not running"
 

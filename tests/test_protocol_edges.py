@@ -178,6 +178,28 @@ async def test_a_reused_id_is_refused_while_its_request_runs_and_taken_again_onc
     assert (await reader.receive()).message.id == "7", "an answered id is free again"
 
 
+@pytest.mark.anyio
+async def test_a_cancelled_requests_id_is_free_again() -> None:
+    """The SDK never answers a cancelled request, so its id left the ids in flight only with an answer
+    that never came: a later request with it was refused as "still running" (a review, 2026-12-06)."""
+    send, receive = anyio.create_memory_object_stream[Any](16)
+    out_send, out_receive = anyio.create_memory_object_stream[SessionMessage](16)
+    reader = RepairingReader(receive, answer=out_send.send, in_flight=InFlight())
+    cancel = types.JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled", params={"requestId": 100})
+    for item in (
+        types.JSONRPCRequest(jsonrpc="2.0", id=100, method="tools/list"),
+        cancel,
+        types.JSONRPCRequest(jsonrpc="2.0", id=100, method="ping"),
+    ):
+        send.send_nowait(SessionMessage(item))
+    assert (await reader.receive()).message.id == 100
+    assert (await reader.receive()).message.method == "notifications/cancelled"
+    again = await reader.receive()
+    assert (again.message.id, again.message.method) == (100, "ping")
+    with pytest.raises(anyio.WouldBlock):
+        out_receive.receive_nowait()  # nothing refused
+
+
 def test_the_sdk_transports_stdin_is_read_as_the_loops_is(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the SDK's transport serves (Windows, a file, a terminal): the same bound and decoding."""
     monkeypatch.setattr(stdio_transport, "LINE_LIMIT", 1000)

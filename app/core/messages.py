@@ -20,6 +20,8 @@ APP_GONE_STOP_REASON = (
     "Cowork Terminal again, then run it again if it is still needed"
 )
 USER_STOP_REASON = "stopped by the user"
+# Why a command was not run: its row vanished from the activity log (a journal deleted under it).
+ROW_LOST = "its record is missing from the activity log and could not be written again"
 # What the model should do after a stop it did not ask for (said after the reason, not recorded).
 STOP_NEXT_STEPS = {
     USER_STOP_REASON: "Do not run it again unless the user asks; ask them how to go on.",

@@ -353,7 +353,11 @@ class RepairingReader:
             cancelled = _readable_id((message.params or {}).get("requestId"))
             taken = self._in_flight.ids.get(self._in_flight.key(cancelled)) if cancelled is not None else None
             # the dispatcher would end the call with "7" for a cancel of 7 (or "07"): dropped instead
-            return taken is not None and (type(taken) is not type(cancelled) or taken != cancelled)
+            if taken is not None and (type(taken) is not type(cancelled) or taken != cancelled):
+                return True
+            if cancelled is not None:  # a cancelled request is never answered: its id is free again
+                self._in_flight.ids.pop(self._in_flight.key(cancelled), None)
+            return False
         if not isinstance(message, types.JSONRPCRequest):
             return False
         key = self._in_flight.key(message.id)

@@ -95,13 +95,15 @@ class Record:
             (settings.CONTAINER, state.container),
         ):
             self.journal.set_setting(key, value)
+        self._seen_pause_stamp = pause_file.stamp(self.paths.pause_file)  # the pause file, rewritten by us
         self.wrote()
 
     def wrote(self) -> None:
-        """After each of our own writes: the pause file we may have rewritten is not someone else's
-        change. (Our commits do not move data_version: that one is never reset here.) The file took
-        a write, so the ends it refused before go in now, not at the upkeep's next retry: a job that
-        ended on a full disk reads `finished` as soon as the next command is recorded."""
+        """After each of our own writes. (Our commits do not move data_version: that one is never
+        reset here; the pause file is taken for ours only after `write_state`, which writes it: a row
+        written meanwhile swallowed the CLI's pause, a review found.) The file took a write, so the
+        ends it refused before go in now, not at the upkeep's next retry: a job that ended on a full
+        disk reads `finished` as soon as the next command is recorded."""
         self._counted()
         if self.unwritten_ends and not self._writing_ends:
             with contextlib.suppress(sqlite3.Error):  # the write just made stands; the upkeep tries again
@@ -109,7 +111,12 @@ class Record:
 
     def _counted(self) -> None:
         self.writes += 1
-        self._seen_pause_stamp = pause_file.stamp(self.paths.pause_file)
+
+    def paused_outside(self) -> bool:
+        """Whether another program wrote a pause into the pause file since we last wrote it (the CLI,
+        while the tray did not answer it): a pause from anywhere counts."""
+        stamp = pause_file.stamp(self.paths.pause_file)
+        return stamp != self._seen_pause_stamp and pause_file.read(self.paths.pause_file) is True
 
     def finish(self, command_id: int, outcome: Outcome) -> None:
         """Record how a command ended; when the file refuses (another program holds its lock, the
@@ -203,7 +210,7 @@ class Record:
         `paused_by_others` says whether that program wrote a pause into the pause file."""
         commits, stamp = self.journal.others_commits(), pause_file.stamp(self.paths.pause_file)
         foreign = commits != self._seen_commits or stamp != self._seen_pause_stamp
-        self.paused_by_others = stamp != self._seen_pause_stamp and pause_file.read(self.paths.pause_file) is True
+        self.paused_by_others = self.paused_outside()
         self._seen_commits, self._seen_pause_stamp = commits, stamp
         return foreign
 

@@ -28,7 +28,7 @@ from app.core.channel.protocol import DECIDE_AGAIN, Begin, BeginRow, ClientName,
 from app.core.i18n import _
 from app.core.journal.refusals import RefusalBudget
 from app.core.journal.store import CommandRecord, Status
-from app.core.messages import HOLDS_FULL_REASON, PAUSED_MESSAGE
+from app.core.messages import HOLDS_FULL_REASON, PAUSED_MESSAGE, ROW_LOST
 from app.core.policy.approval import HOLD_UNSEEN_MAX_S
 
 if TYPE_CHECKING:  # anyio loads with the command host, not with the tray's first import
@@ -71,7 +71,6 @@ RUNS_ITS_OWN = (
 
 
 # English: the model reads it when a command's row cannot be found or written again as it starts.
-ROW_LOST = "its record is missing from the activity log and could not be written again"
 
 _refusals: weakref.WeakKeyDictionary[Peer, RefusalBudget] = weakref.WeakKeyDictionary()
 # Each server's commands that run or wait, as their rows were written (and then started or

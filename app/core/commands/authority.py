@@ -39,8 +39,8 @@ from app.core.commands.tray_link import Decision, LinkRefused, TrayLink
 from app.core.errors import CoworkError
 from app.core.journal.opening import GONE, DamageWatch
 from app.core.journal.refusals import RefusalBudget
-from app.core.journal.store import CommandRecord, Journal, Outcome, Status, preview
-from app.core.messages import HOLDS_FULL_MESSAGE, HOLDS_FULL_REASON, NO_TRAY_MESSAGE, PAUSED_MESSAGE
+from app.core.journal.store import CommandRecord, Journal, Outcome, Status, preview, repairing
+from app.core.messages import HOLDS_FULL_MESSAGE, HOLDS_FULL_REASON, NO_TRAY_MESSAGE, PAUSED_MESSAGE, ROW_LOST
 from app.core.policy.approval import MODE_SETTING, WINDOW_SETTING, ApprovalMode, approval_mode, approval_window_s
 from app.core.policy.tool_sets import TOOLS_SETTING
 
@@ -350,12 +350,15 @@ class ServerAuthority:
         with suppress(sqlite3.Error, CoworkError):  # a deleted file still reads through its connection
             before = _settings_in(self.journal)
             running = [row for row in self.journal.active_commands() if mine is not None and row.server_id == mine]
-        if not path.exists():  # deleted: SQLite would replay the old file's write-ahead log into a new one
-            for suffix in ("-wal", "-shm"):
-                with suppress(OSError):
-                    Path(f"{path}{suffix}").unlink()
         try:
-            self.journal.reopen()
+            # One at a time with the tray and the other servers (a review): one that saw the file gone
+            # must not remove the side files of the journal another has just made.
+            with repairing(self.journal.paths):
+                if not path.exists():  # deleted: SQLite would replay the old file's write-ahead log into a new one
+                    for suffix in ("-wal", "-shm"):
+                        with suppress(OSError):
+                            Path(f"{path}{suffix}").unlink()
+                self.journal.reopen()
         except (CoworkError, sqlite3.Error) as exc:
             raise NotRecorded(
                 _refusal_text(f"its activity log was deleted and no new one could be started ({exc})")
@@ -379,7 +382,8 @@ class ServerAuthority:
         if link is None:
             if self.tethered:
                 raise NotRecorded(self.absence_message())
-            self.journal.mark_started(command_id)
+            if not self.journal.mark_started(command_id):  # its row is gone: it never runs unrecorded
+                raise NotRecorded(_refusal_text(ROW_LOST))
             return
         try:
             await link.request_async(Started(command_id, link.tray_pauses if pauses is TOLD_NOW else pauses))

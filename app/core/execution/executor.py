@@ -39,7 +39,8 @@ from app.core.hop_times import mark
 READ_CHUNK_BYTES = 64 * 1024
 STOP_GRACE_S = 0.5  # polite signal, then a hard kill
 KILL_POLL_S = 0.02
-# Words of both inits' own code (in their command lines), which the command's never holds once exec'd.
+# Words of both inits' own code (in their command lines), gone once the command is exec'd (a command
+# that names them itself is taken for not started: killed at a stop instead of asked to end).
 INIT_MARK = b"cowork-init: no lifeline"
 STRAGGLER_GRACE_S = 0.1
 DRAIN_AFTER_EXIT_S = 0.5  # a background job may hold the pipes open after bash exits
