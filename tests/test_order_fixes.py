@@ -231,12 +231,16 @@ def test_a_deny_taken_between_an_allows_look_and_its_take_is_not_overridden(hub:
     server keeps the last one it gets, so the Allow replaced the person's Deny."""
     import threading
     import time
-    from types import SimpleNamespace
 
     from app.core.authority.holds import HeldCommand
 
     pushed: list[object] = []
-    peer = SimpleNamespace(server_id=1, push=pushed.append)
+
+    class Peer:  # weakly referable and hashable, as a real peer is (server_rows keeps rows per peer)
+        server_id = 1
+        push = staticmethod(pushed.append)
+
+    peer = Peer()
     hub.holds.add(
         HeldCommand(7, "rm -rf x", "/", [], "execute_command", "r", "c", time.time() + 300, "d", peer)  # type: ignore[arg-type]
     )

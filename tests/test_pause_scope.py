@@ -39,7 +39,8 @@ def last_tick(ticks: Path) -> float:
 
 
 def ticking(ticks: Path) -> str:
-    return f"while :; do date +%s.%N > {ticks}; sleep 0.05; done"
+    """A loop that stamps the time into `ticks` whole (a rename: a read never meets it half written)."""
+    return f"while :; do date +%s.%N > {ticks}.part && mv {ticks}.part {ticks}; sleep 0.05; done"
 
 
 def pause_home(home: Path) -> None:
