@@ -30,6 +30,7 @@ from app.core.journal.store import Journal, Status
 from app.core.messages import PAUSED_MESSAGE
 from app.core.paths import AppPaths
 from tests.in_process_server import came, serving
+from tests.test_pause_backstop import last_tick
 
 bwrap = pytest.mark.skipif(
     not sys.platform.startswith("linux") or shutil.which("bwrap") is None, reason="bwrap (Linux)"
@@ -128,13 +129,6 @@ async def test_a_command_judged_through_a_pause_and_a_resume_is_refused_headless
 
 
 # -- the pause backstop ----------------------------------------------------------------------------
-
-
-def last_tick(ticks: Path) -> float:
-    try:
-        return float(ticks.read_text() or 0)
-    except (OSError, ValueError):
-        return 0.0
 
 
 @bwrap

@@ -24,18 +24,12 @@ from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from tests.channel_peers import running_hub
 from tests.in_process_server import came, serving
+from tests.test_pause_backstop import last_tick
 
 pytestmark = [
     pytest.mark.anyio,
     pytest.mark.skipif(not sys.platform.startswith("linux") or shutil.which("bwrap") is None, reason="bwrap (Linux)"),
 ]
-
-
-def last_tick(ticks: Path) -> float:
-    try:
-        return float(ticks.read_text() or 0)
-    except (OSError, ValueError):
-        return 0.0
 
 
 def ticking(ticks: Path) -> str:

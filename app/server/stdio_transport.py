@@ -450,10 +450,8 @@ class LoopLines:
         self._searched = 0
         if self._head is not None:  # the end of a dropped line: the SDK gets its marked head
             head, self._head = self._head, None
-            return CUT_MARK + head.decode("utf-8", errors="surrogateescape") + "\n"
-        # Bytes that are not UTF-8 become lone surrogates, which the SDK refuses and `repair_line`
-        # names: the call is refused, not run with U+FFFD in their place.
-        return line.decode("utf-8", errors="surrogateescape")
+            return cut_line(head)
+        return read_line(line)
 
     def _cut(self) -> None:
         if self._head is None:
@@ -461,6 +459,17 @@ class LoopLines:
             log.warning("a line from the client passed %d bytes without its end: dropping it", LINE_LIMIT)
         self._buffer.clear()
         self._searched = 0
+
+
+def read_line(line: bytes) -> str:
+    """A line as the SDK is given it: bytes that are not UTF-8 become lone surrogates, which the SDK
+    refuses and `repair_line` names (the call is refused, not run with U+FFFD in their place)."""
+    return line.decode("utf-8", errors="surrogateescape")
+
+
+def cut_line(head: bytes) -> str:
+    """What the SDK is given of a line dropped for its length: its head, marked (`invalid_answers`)."""
+    return CUT_MARK + read_line(head) + "\n"
 
 
 class CappedLines:
@@ -474,11 +483,11 @@ class CappedLines:
     def readline(self) -> str:
         line = self._binary.readline(LINE_LIMIT)
         if len(line) < LINE_LIMIT or line.endswith(b"\n"):
-            return str(line.decode("utf-8", errors="surrogateescape"))
+            return read_line(line)
         log.warning("a line from the client passed %d bytes without its end: dropping it", LINE_LIMIT)
         while (rest := self._binary.readline(LINE_LIMIT)) and not rest.endswith(b"\n"):
             pass
-        return CUT_MARK + line[:CUT_HEAD].decode("utf-8", errors="surrogateescape") + "\n"
+        return cut_line(line[:CUT_HEAD])
 
 
 @contextmanager

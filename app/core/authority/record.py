@@ -18,15 +18,13 @@ from pathlib import Path
 
 from app.core import data_folder, settings
 from app.core.authority import lock_holders
-from app.core.authority.state import DEFAULTS, ControlState
+from app.core.authority.state import STORED_SETTINGS, ControlState, stored_state
 from app.core.data_folder import DataFolderError
 from app.core.i18n import N_, _
 from app.core.journal import commands_table, pause_file
 from app.core.journal.opening import DamageWatch, damage_on_disk
 from app.core.journal.store import Journal, Outcome, repairing
 from app.core.paths import AppPaths, file_identity
-from app.core.policy.approval import MODE_SETTING, WINDOW_SETTING
-from app.core.policy.tool_sets import TOOLS_SETTING
 
 log = logging.getLogger(__name__)
 
@@ -75,26 +73,13 @@ class Record:
     def stored_state(self) -> ControlState:
         """The settings the file holds (read once, at start)."""
         journal = self.journal
-        return ControlState.from_wire(
-            {
-                "paused": bool(journal.get_setting("paused", False)),
-                "approval_mode": journal.get_setting(MODE_SETTING, DEFAULTS.approval_mode),
-                "approval_window_s": journal.get_setting(WINDOW_SETTING, DEFAULTS.approval_window_s),
-                "tools": journal.get_setting(TOOLS_SETTING, DEFAULTS.tools),
-                "container": journal.get_setting(settings.CONTAINER, DEFAULTS.container),
-            }
-        )
+        return stored_state(journal.get_setting, bool(journal.get_setting("paused", False)))
 
     def write_state(self, state: ControlState) -> None:
         """Copy the settings in force into the file (raises sqlite3.OperationalError)."""
-        for key, value in (
-            ("paused", state.paused),
-            (MODE_SETTING, state.approval_mode),
-            (WINDOW_SETTING, state.approval_window_s),
-            (TOOLS_SETTING, state.tools),
-            (settings.CONTAINER, state.container),
-        ):
-            self.journal.set_setting(key, value)
+        self.journal.set_setting("paused", state.paused)
+        for field, key in STORED_SETTINGS:
+            self.journal.set_setting(key, getattr(state, field))
         self._seen_pause_stamp = pause_file.stamp(self.paths.pause_file)  # the pause file, rewritten by us
         self.wrote()
 
@@ -112,10 +97,10 @@ class Record:
     def _counted(self) -> None:
         self.writes += 1
 
-    def paused_outside(self) -> bool:
+    def paused_outside(self, stamp: int | None = None) -> bool:
         """Whether another program wrote a pause into the pause file since we last wrote it (the CLI,
-        while the tray did not answer it): a pause from anywhere counts."""
-        stamp = pause_file.stamp(self.paths.pause_file)
+        while the tray did not answer it): a pause from anywhere counts. `stamp`: the file's, if just read."""
+        stamp = pause_file.stamp(self.paths.pause_file) if stamp is None else stamp
         return stamp != self._seen_pause_stamp and pause_file.read(self.paths.pause_file) is True
 
     def finish(self, command_id: int, outcome: Outcome) -> None:
@@ -210,7 +195,7 @@ class Record:
         `paused_by_others` says whether that program wrote a pause into the pause file."""
         commits, stamp = self.journal.others_commits(), pause_file.stamp(self.paths.pause_file)
         foreign = commits != self._seen_commits or stamp != self._seen_pause_stamp
-        self.paused_by_others = self.paused_outside()
+        self.paused_by_others = self.paused_outside(stamp)
         self._seen_commits, self._seen_pause_stamp = commits, stamp
         return foreign
 

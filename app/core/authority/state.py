@@ -9,9 +9,11 @@ it off is a loosening: issue 21).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from app.core import settings
 from app.core.policy.approval import DEFAULT_APPROVAL_WINDOW_S, MAX_APPROVAL_WINDOW_S, ApprovalMode
 from app.core.policy.tool_sets import ALL_TOOLS, EXECUTE_ONLY, TOOL_SETS
 
@@ -97,4 +99,24 @@ def with_changes(state: ControlState, **changes: Any) -> ControlState:
     return ControlState.from_wire(merged)
 
 
-__all__ = ["DEFAULTS", "STRICTEST", "ControlState", "loosened", "replace", "strictest", "with_changes"]
+# The settings the journal keeps of a state but the pause (kept in the pause file too), by field.
+STORED_SETTINGS = (
+    ("approval_mode", settings.APPROVAL_MODE),
+    ("approval_window_s", settings.APPROVAL_WINDOW_S),
+    ("tools", settings.TOOLS),
+    ("container", settings.CONTAINER),
+)
+
+
+def stored_state(get_setting: Callable[[str, Any], Any], paused: bool) -> ControlState:
+    """The state a journal's settings say (`get_setting(key, default)`), with `paused` as the caller
+    reads it (the setting alone, or with the pause file); each value checked as a message's would be."""
+    return ControlState.from_wire(
+        {"paused": paused, **{field: get_setting(key, getattr(DEFAULTS, field)) for field, key in STORED_SETTINGS}}
+    )
+
+
+__all__ = [
+    "DEFAULTS", "STORED_SETTINGS", "STRICTEST", "ControlState", "loosened", "replace", "stored_state", "strictest",
+    "with_changes",
+]  # fmt: skip

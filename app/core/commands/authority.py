@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core import settings
-from app.core.authority.state import DEFAULTS, ControlState, strictest
+from app.core.authority.state import STORED_SETTINGS, ControlState, stored_state, strictest
 from app.core.channel.protocol import (
     DECIDE_AGAIN,
     Ack,
@@ -41,8 +41,7 @@ from app.core.journal.opening import GONE, DamageWatch
 from app.core.journal.refusals import RefusalBudget
 from app.core.journal.store import CommandRecord, Journal, Outcome, Status, preview, repairing
 from app.core.messages import HOLDS_FULL_MESSAGE, HOLDS_FULL_REASON, NO_TRAY_MESSAGE, PAUSED_MESSAGE, ROW_LOST
-from app.core.policy.approval import MODE_SETTING, WINDOW_SETTING, ApprovalMode, approval_mode, approval_window_s
-from app.core.policy.tool_sets import TOOLS_SETTING
+from app.core.policy.approval import ApprovalMode, approval_mode, approval_window_s
 
 log = logging.getLogger(__name__)
 
@@ -348,7 +347,7 @@ class ServerAuthority:
         running: list[CommandRecord] = []
         mine = self._own_row if self._own_row is not None else self.link.server_id if self.link is not None else None
         with suppress(sqlite3.Error, CoworkError):  # a deleted file still reads through its connection
-            before = _settings_in(self.journal)
+            before = stored_state(self.journal.get_setting, self.journal.is_paused())
             running = [row for row in self.journal.active_commands() if mine is not None and row.server_id == mine]
         try:
             # One at a time with the tray and the other servers (a review): one that saw the file gone
@@ -469,34 +468,16 @@ class ServerAuthority:
             self.journal.end_server(server_id)
 
 
-def _settings_in(journal: Journal) -> ControlState:
-    """The settings a journal holds, as a headless server obeys them."""
-    return ControlState.from_wire(
-        {
-            "paused": journal.is_paused(),
-            "approval_mode": journal.get_setting(MODE_SETTING, DEFAULTS.approval_mode),
-            "approval_window_s": journal.get_setting(WINDOW_SETTING, DEFAULTS.approval_window_s),
-            "tools": journal.get_setting(TOOLS_SETTING, DEFAULTS.tools),
-            "container": journal.get_setting(settings.CONTAINER, DEFAULTS.container),
-        }
-    )
-
-
 def _write_stricter(journal: Journal, before: ControlState) -> None:
     """Write into `journal` each setting that `before` holds stricter than it does: a journal started
     anew (or put in place) tightens what a server obeyed, never loosens it."""
-    now = _settings_in(journal)
+    now = stored_state(journal.get_setting, journal.is_paused())
     merged = strictest(now, before)
     if merged.paused and not now.paused:
         journal.set_paused(True)
-    for key, value, was in (
-        (MODE_SETTING, merged.approval_mode, now.approval_mode),
-        (WINDOW_SETTING, merged.approval_window_s, now.approval_window_s),
-        (TOOLS_SETTING, merged.tools, now.tools),
-        (settings.CONTAINER, merged.container, now.container),
-    ):
-        if value != was:
-            journal.set_setting(key, value)
+    for field, key in STORED_SETTINGS:
+        if getattr(merged, field) != getattr(now, field):
+            journal.set_setting(key, getattr(merged, field))
 
 
 def _journal_row(row: dict[str, Any]) -> dict[str, Any]:
