@@ -5,6 +5,8 @@ pause was never taken, and the next setting the person changed cleared it from t
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 import time
 
 from app.core.journal import pause_file
@@ -49,3 +51,16 @@ def test_a_resume_in_the_file_is_not_taken(paths: AppPaths) -> None:
         pause_file.write(paths.pause_file, False)  # another program "resumes"
         hub.tick()
         assert hub.state.paused
+
+
+def test_a_pause_whose_setting_could_not_be_written_is_still_lifted_by_a_resume(paths: AppPaths) -> None:
+    """The pause file is written before the setting: when the setting's write then failed (another
+    program held the journal's lock), the tray took its own pause file for another program's, and
+    the person's Resume was turned back into a pause (CI, 2026-12-06)."""
+    with running_hub(paths) as (hub, _seen):
+        with contextlib.closing(sqlite3.connect(paths.journal, timeout=0, isolation_level=None)) as other:
+            other.execute("BEGIN IMMEDIATE")  # holds the write lock: the setting's write fails
+            hub.set_paused(True)
+            other.execute("ROLLBACK")
+        hub.set_paused(False)
+        assert not hub.state.paused

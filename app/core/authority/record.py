@@ -77,10 +77,12 @@ class Record:
 
     def write_state(self, state: ControlState) -> None:
         """Copy the settings in force into the file (raises sqlite3.OperationalError)."""
-        self.journal.set_setting("paused", state.paused)
-        for field, key in STORED_SETTINGS:
-            self.journal.set_setting(key, getattr(state, field))
-        self._seen_pause_stamp = pause_file.stamp(self.paths.pause_file)  # the pause file, rewritten by us
+        try:
+            self.journal.set_setting("paused", state.paused)
+            for field, key in STORED_SETTINGS:
+                self.journal.set_setting(key, getattr(state, field))
+        finally:  # the pause file, if written, was written by us: also when the settings' write failed after it
+            self._seen_pause_stamp = pause_file.stamp(self.paths.pause_file)
         self.wrote()
 
     def wrote(self) -> None:
