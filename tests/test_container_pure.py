@@ -622,6 +622,32 @@ def test_the_listening_sockets_are_read_from_the_kernels_table(tmp_path: Path) -
         assert container.tmp_buses(str(tmp_path), lambda: None) == [str(bus)], "then every bus is hidden"
 
 
+def test_a_bus_made_in_the_tick_of_the_last_listing_is_still_found(tmp_path: Path) -> None:
+    """/tmp is listed again only when its change time moved (`bus_names`): a bus made right after a
+    listing, within the same tick of the file system's coarse clock, must not be missed."""
+    assert container.tmp_buses(str(tmp_path)) == []
+    bus = tmp_path / "dbus-Late0000"
+    with socket.socket(socket.AF_UNIX) as listening:
+        listening.bind(str(bus))
+        listening.listen()
+        os.utime(tmp_path, ns=(time.time_ns(), container._bus_names_seen[str(tmp_path)][0][2]))  # the same tick
+        assert container.tmp_buses(str(tmp_path)) == [str(bus)]
+
+
+def test_a_settled_folder_is_not_listed_again_until_it_changes(tmp_path: Path) -> None:
+    """What makes each container's start cheaper: a folder whose change time is settled and the same as
+    at the last listing keeps that listing; any entry made or removed since moves the time."""
+    long_ago = time.time_ns() - 10 * container.CHANGE_SETTLED_NS
+    os.utime(tmp_path, ns=(long_ago, long_ago))
+    assert container.bus_names(str(tmp_path)) == []
+    (tmp_path / "dbus-Planted").write_text("")
+    os.utime(tmp_path, ns=(long_ago, long_ago))  # as if nothing had changed: the listing is kept
+    assert container.bus_names(str(tmp_path)) == []
+    (tmp_path / "dbus-Another").write_text("")  # a real change moves the time
+    assert container.bus_names(str(tmp_path)) == ["dbus-Another", "dbus-Planted"]
+    assert container.bus_names(str(tmp_path / "gone")) == []
+
+
 def test_the_walk_for_a_jobs_output_pipes_is_bounded(tmp_path: Path) -> None:
     """A job leaving 100 processes of 19,000 open files each held the loop 21 s in output_held (a red
     team, 2026-12-06): past OUTPUT_HELD_FDS_LOOKED_AT descriptors it counts as held, as a job's output

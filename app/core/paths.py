@@ -16,7 +16,7 @@ import hashlib
 import os
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 
@@ -209,11 +209,12 @@ def protected_paths(paths: AppPaths) -> list[str]:
     return sorted({*folders, *map(os.path.realpath, folders)})
 
 
-def hidden_folders(paths: AppPaths) -> list[str]:
+def hidden_folders(paths: AppPaths, protected: Sequence[str] | None = None) -> list[str]:
     """The app's own folders no command sees: empty in its container (container.hidden_locks). The
     data and log folders (the journal keeps every app's commands and output), as named and real, and
-    the folder of lock files wherever it is. The outputs folder stays: a model reads its outputFile."""
-    return sorted({*protected_paths(paths), str(paths.locks_dir)})
+    the folder of lock files wherever it is. The outputs folder stays: a model reads its outputFile.
+    `protected`: `protected_paths(paths)` when the caller has it (its realpaths, once a command)."""
+    return sorted({*(protected_paths(paths) if protected is None else protected), str(paths.locks_dir)})
 
 
 def runtime_dir(environ: Mapping[str, str], uid: int | None, exists: Callable[[str], bool]) -> str | None:

@@ -525,15 +525,41 @@ def tmp_buses(folder: str = "/tmp", listening: Callable[[], set[str] | None] | N
     `/tmp/dbus-XXXXXXXX`): hidden whether or not this process's environment names them. Only those a
     program listens on: a red team (2026-12-06) made 3,500 dead ones, whose three bwrap arguments
     each took every command past bwrap's limit of 9,000 (`listening`: the paths, /proc/net/unix's)."""
-    try:
-        names = sorted(name for name in os.listdir(folder) if name.startswith("dbus-"))
-    except OSError:
-        return []
+    names = bus_names(folder)
     found = [path for path in (os.path.join(folder, name) for name in names) if _is_socket(path)]
     if not found:
         return []
     live = (listening or listening_sockets)()
     return found if live is None else [path for path in found if path in live]
+
+
+# /tmp's names that start with "dbus-", as last listed, by folder: (the folder's device, inode and
+# change time then, whether that time was settled, the names). Listing /tmp took 0.08 ms of each
+# command's start with 200 entries; a stat tells whether an entry came or went since.
+_bus_names_seen: dict[str, tuple[tuple[int, int, int], bool, list[str]]] = {}
+# A folder's change time is a coarse clock's (a tick of some milliseconds): an entry made in the tick
+# of the last change leaves it as it was, so a listing is kept only when that change was older than
+# this at the stat before it (as git trusts an index entry only when the file is older than the index).
+CHANGE_SETTLED_NS = 100_000_000
+
+
+def bus_names(folder: str) -> list[str]:
+    """The names in `folder` that start with "dbus-", listed again only when the folder changed."""
+    now = time.time_ns()
+    try:
+        info = os.stat(folder)
+    except OSError:
+        return []
+    key = (info.st_dev, info.st_ino, info.st_mtime_ns)
+    seen = _bus_names_seen.get(folder)
+    if seen is not None and seen[0] == key and seen[1]:
+        return seen[2]
+    try:
+        names = sorted(name for name in os.listdir(folder) if name.startswith("dbus-"))
+    except OSError:
+        return []
+    _bus_names_seen[folder] = (key, now - info.st_mtime_ns > CHANGE_SETTLED_NS, names)
+    return names
 
 
 def listening_sockets(table: str = "/proc/net/unix") -> set[str] | None:
@@ -1221,8 +1247,9 @@ def container_for(app_folders: tuple[str, ...], locks: tuple[str, ...] = (), sho
 def for_paths(paths: AppPaths, *, in_tray: bool = False) -> Container:
     """The container for an app home: our data and log folders (as named and real) and outputs.
     `in_tray`: the tray's own, whose commands see the tray's lock (hidden_locks)."""
-    folders = tuple(sorted({*protected_paths(paths), str(paths.outputs)}))
-    locks, shown = tuple(hidden_folders(paths)), (str(paths.tray_lock),) if in_tray else ()
+    protected = protected_paths(paths)
+    folders = tuple(sorted({*protected, str(paths.outputs)}))
+    locks, shown = tuple(hidden_folders(paths, protected)), (str(paths.tray_lock),) if in_tray else ()
     found = container_for(folders, locks, shown)
     if found.state == SLOW:  # not kept: the next command probes again
         container_for.cache_clear()
