@@ -128,3 +128,22 @@ def test_a_german_user_reads_why_a_command_waits_in_german_in_approvals_and_the_
     assert f"What it does: Deletes the folder {tmp_path}/build and everything in it" in held["note"]
     assert f"Grund: Löscht den Ordner {tmp_path}/build und alles darin; von " in listing, listing
     assert f"rm -rf build (Löscht den Ordner {tmp_path}/build und alles darin)\n" in log, log
+
+
+def test_a_damaged_setting_is_read_as_its_strictest_so_the_command_line_cannot_loosen_it(
+    paths: AppPaths, cli_env: dict[str, str]
+) -> None:
+    """A tool set or approval mode the journal holds that this version does not know (a newer
+    version's, a damaged file) is obeyed as the strictest by every server. With no tray, the command
+    line writes only a tightening: it read such a tool set as "all" and wrote "all" without a click."""
+    with Journal.open(paths) as journal:
+        journal.set_setting("tools", "from-a-newer-version")
+        journal.set_setting("approval_mode", "from-a-newer-version")
+    for args in (("tools", "all"), ("approval-mode", "destructive")):
+        said = cli(cli_env, *args)
+        assert "Settings changed." not in said.stdout, (args, said.stdout)
+        assert said.returncode == 1 and "nobody can confirm this and nothing changed" in said.stderr, (args, said)
+    with Journal.open(paths) as journal:
+        assert journal.get_setting("tools", None) == "from-a-newer-version"
+        assert journal.get_setting("approval_mode", None) == "from-a-newer-version"
+    assert "Settings changed." in cli(cli_env, "approval-mode", "all").stdout, "a tightening still needs no tray"

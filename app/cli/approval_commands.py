@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from app.core.authority.state import ControlState, loosened, with_changes
+from app.core.authority.state import loosened, stored_state, with_changes
 from app.core.channel.client import NoTray, TrayRefused, ask_tray, current_tray_state, request_change
 from app.core.errors import UsageError
 from app.core.i18n import N_, _
@@ -20,7 +20,7 @@ from app.core.install.app_processes import tray_running
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths, protected_paths
 from app.core.policy import approval
-from app.core.policy.tool_sets import set_tool_set, tool_set
+from app.core.policy.tool_sets import set_tool_set
 from app.core.visible_text import visible
 
 COULD_NOT_ASK = N_(
@@ -147,7 +147,7 @@ def run_mode(args: argparse.Namespace) -> int:
 def change_settings(paths: AppPaths, changes: dict[str, object]) -> str:
     """Settings through the tray; with no tray, only a tightening is written (for headless servers)."""
     with Journal.open(paths) as journal:
-        stored = stored_state(journal)
+        stored = stored_state(journal.get_setting, journal.is_paused())  # damaged values read as the strictest
     wanted = with_changes(stored, **changes)
     tightening = not loosened(stored, wanted)
 
@@ -159,13 +159,4 @@ def change_settings(paths: AppPaths, changes: dict[str, object]) -> str:
 
     return request_change(
         paths, "settings", without_tray=without_tray if tightening else None, announce=print, changes=changes
-    )
-
-
-def stored_state(journal: Journal) -> ControlState:
-    return ControlState(
-        paused=journal.is_paused(),
-        approval_mode=approval.approval_mode(journal).value,
-        approval_window_s=approval.approval_window_s(journal),
-        tools=tool_set(journal),
     )
