@@ -388,6 +388,22 @@ async def test_the_one_tool_surface_offers_execute_command_alone(home: Path) -> 
     assert "execute_command" in names and "terminal_run" not in names
 
 
+async def test_settings_this_version_does_not_know_are_obeyed_as_the_strictest_by_a_headless_server(
+    home: Path, paths: AppPaths
+) -> None:
+    """A tool set or approval mode written by a newer version (then the person went back to this one)
+    is read by the tray as its strictest; a headless server offered every tool and asked about
+    dangerous commands only."""
+    with Journal.open(paths) as journal:
+        journal.set_setting("tools", "from-a-newer-version")
+        journal.set_setting("approval_mode", "from-a-newer-version")
+    async with serving(home) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        said = await client.call_tool("execute_command", {"command": "echo hi"})
+    assert "execute_command" in names and "terminal_run" not in names
+    assert said.is_error and "needs the user's approval" in said.content[0].text, said
+
+
 def test_the_server_offers_the_session_only_where_it_can_run_and_never_more_than_chosen() -> None:
     from app.core.policy.tool_sets import ALL_TOOLS, EXECUTE_ONLY, narrowest_tools, tools_on
 

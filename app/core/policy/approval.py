@@ -42,8 +42,8 @@ class ApprovalMode(str, Enum):
 def approval_mode(journal: SettingsStore) -> ApprovalMode:
     try:
         return ApprovalMode(journal.get_setting(MODE_SETTING, settings.DEFAULT_APPROVAL_MODE))
-    except ValueError:  # a value written by a newer version: ask, the safe side
-        return ApprovalMode.DESTRUCTIVE
+    except ValueError:  # a value written by a newer version: ask about every command, as the tray reads it
+        return ApprovalMode.ALL
 
 
 def set_approval_mode(journal: SettingsStore, mode: ApprovalMode) -> None:

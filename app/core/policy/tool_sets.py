@@ -10,8 +10,10 @@ TOOL_SETS = (ALL_TOOLS, EXECUTE_ONLY)
 
 
 def tool_set(journal: SettingsStore) -> str:
+    """The tool set stored; one this version does not know (a newer version's) reads as the
+    narrowest, as the tray reads it (authority.state.ControlState.from_wire)."""
     value = journal.get_setting(TOOLS_SETTING, ALL_TOOLS)
-    return value if value in TOOL_SETS else ALL_TOOLS
+    return value if value in TOOL_SETS else EXECUTE_ONLY
 
 
 def set_tool_set(journal: SettingsStore, value: str) -> None:
