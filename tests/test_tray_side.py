@@ -49,3 +49,6 @@ async def test_a_server_that_binds_has_the_tray_load_its_runners_before_its_firs
     told = log.read_text()
     assert told.count(loaded) == 1, told
     assert "loading the command runners ahead failed" not in told, told
+    # What the tray keeps for its life is out of the collector's walks (heap.py).
+    settled = "start-up objects kept out of the garbage collector's walks: "
+    assert told.count(settled) == 1, told

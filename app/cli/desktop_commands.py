@@ -127,9 +127,11 @@ def tray_runner_warmer(paths: AppPaths) -> Callable[[], None]:
     that server's first call needs it."""
 
     def warm() -> None:
+        from app.core import heap
         from app.server.tray_side import warm as warm_in_tray
 
         warm_in_tray(paths)
+        heap.settle()  # what the tray keeps for its life is loaded now: out of the collector's walks
 
     return warm
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp.server import MCPServer
 
-from app.core import liveness
+from app.core import heap, liveness
 from app.core.commands.authority import ServerAuthority
 from app.core.commands.service import CommandService
 from app.core.commands.tray_link import TrayLink
@@ -70,8 +70,11 @@ def load_for_commands(home: str, protected: Sequence[str]) -> None:
 class HostSide:
     """What one `serve` process holds on the host, from the end of its handshake to its exit."""
 
-    def __init__(self, paths: AppPaths, *, headless: bool, tools: str | None, dial: Dial | None = None) -> None:
+    def __init__(
+        self, paths: AppPaths, *, headless: bool, tools: str | None, dial: Dial | None = None, lives_long: bool = False
+    ) -> None:
         self.paths = paths
+        self.lives_long = lives_long  # a `serve` process of its own: its start-up objects are settled (heap.py)
         self.dial = dial  # a runner in the tray: its link reaches the hub of that process directly
         self.headless = headless
         self.tools = tools  # `serve --tools`: it only narrows what the user chose
@@ -146,7 +149,15 @@ class HostSide:
         """Slow start-up work, in a worker thread once the client is served: loading the classifier and
         tree-sitter, the login-shell probe (macOS), and, with no tray to do it (its supervisor does, at
         its start and hourly), retention (it may delete thousands of rows; its own connection) and
-        ending what servers killed without a word left running."""
+        ending what servers killed without a word left running. Then, in a process of its own, what it
+        loaded is kept out of the garbage collector's walks (heap.settle)."""
+        try:
+            self._start_up_work()
+        finally:
+            if self.lives_long:
+                heap.settle()
+
+    def _start_up_work(self) -> None:
         if self.service is None:
             return
         if runs_its_own_commands(self.link is not None and self.link.runs_commands):

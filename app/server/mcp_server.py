@@ -167,7 +167,7 @@ def serve(*, headless: bool, tools: str | None = None, paths: AppPaths | None = 
         from app.core.paths import AppPaths  # after the handshake: see the module's docstring
         from app.server.host_side import HostSide
 
-        hosts.append(HostSide(paths or AppPaths.from_environment(), headless=headless, tools=tools))
+        hosts.append(HostSide(paths or AppPaths.from_environment(), headless=headless, tools=tools, lives_long=True))
         return hosts[0]
 
     def leave() -> None:
