@@ -99,18 +99,19 @@ async def forward(
     """One tool call, run by the tray: its result, or why there is none."""
     # Loaded already, with the host side (not before the handshake: 4 ms of a lean start).
     from app.core.channel.call_messages import Call, CallCancel, CallProgress, CallResult
+    from app.core.channel.protocol import ErrorReply
     from app.core.commands.patience import PATIENCE_ENV
-    from app.core.commands.tray_link import ACK_TIMEOUT_S, NO_ANSWER, LinkRefused
+    from app.core.commands.tray_link import ACK_TIMEOUT_S, NO_ANSWER, REFUSED_BY_THE_APP, LinkRefused
     from app.core.hop_times import mark
 
     mark("serve: call in")
     token = progress_token_of(ctx.params or {})
     call_id = secrets.token_hex(12)
     name, version = (value if isinstance(value, str) else None for value in client)
-    send, receive = anyio.create_memory_object_stream[CallProgress | CallResult | None](math.inf)
+    send, receive = anyio.create_memory_object_stream[CallProgress | CallResult | ErrorReply | None](math.inf)
     loop = asyncio.get_running_loop()
 
-    def deliver(message: CallProgress | CallResult | None) -> None:  # on the link's reader thread
+    def deliver(message: CallProgress | CallResult | ErrorReply | None) -> None:  # on the link's reader thread
         mark("serve: result read")
         loop.call_soon_threadsafe(send.send_nowait, message)
 
@@ -119,26 +120,25 @@ async def forward(
         try:
             patience = os.environ.get(PATIENCE_ENV)
             call = Call(call_id, tool, dict(arguments), name, version, token is not None, patience)
-            await link.request_async(call)
+            await link.request_async(call, late_to=call_id)
             mark("serve: call acked")
         except LinkRefused as refused:
-            from app.core.authority.oversized import frame_size
-            from app.core.channel.wire import TO_TRAY_FRAME_BYTES
-
-            size = frame_size(call)
-            if size > TO_TRAY_FRAME_BYTES:  # no retry would pass (a red team: a 5 MB `env` value)
-                return error_result(tool, CALL_TOO_BIG.format(size=size, limit=TO_TRAY_FRAME_BYTES >> 20))
             if str(refused) != NO_ANSWER:
-                return error_result(tool, TRAY_REFUSED_CALL.format(reason=refused))
+                return refused_result(tool, call, str(refused))
             # Sent, or queued to be, but not acknowledged in time: the app stalled (suspended, swapping)
             # and reads the call when it goes on, so its result is waited for as any other's (a broken
-            # link or the client's own cancellation still ends the wait). Told "not taken", the model
-            # sent the call again, and the app ran both (red team, eleventh; a `call_cancel` sent
-            # after it raced the command's start across the app's threads).
+            # link or the client's own cancellation still ends the wait), and so is its refusal, which
+            # `deliver` gets then (a review: it was dropped, and the call waited for the client to
+            # give up). Told "not taken", the model sent the call again, and the app ran both (red
+            # team, eleventh; a `call_cancel` sent after it raced the command's start across the
+            # app's threads).
             log.warning("the app did not acknowledge a call within %g s: waiting for its result", ACK_TIMEOUT_S)
         async for message in receive:
             if message is None:
                 return error_result(tool, await why_link_lost(link.tray_pid, link.closing_reason))
+            if isinstance(message, ErrorReply):  # the late refusal: in the words an early one gets
+                log.info("the app refused a call it had not acknowledged in time: %s", message.message)
+                return refused_result(tool, call, message.message or REFUSED_BY_THE_APP)
             if isinstance(message, CallResult):
                 mark("serve: call out")
                 # As the tray made it: the SDK checks every result against the protocol's schema
@@ -165,6 +165,18 @@ async def forward(
         link.calls.pop(call_id, None)
         send.close()
         receive.close()
+
+
+def refused_result(tool: str, call: Any, reason: str) -> CallToolResult:
+    """What the model reads when the tray refused `call` (early or late): too big to pass on, or
+    not taken, with the tray's reason."""
+    from app.core.authority.oversized import frame_size
+    from app.core.channel.wire import TO_TRAY_FRAME_BYTES
+
+    size = frame_size(call)
+    if size > TO_TRAY_FRAME_BYTES:  # no retry would pass (a red team: a 5 MB `env` value)
+        return error_result(tool, CALL_TOO_BIG.format(size=size, limit=TO_TRAY_FRAME_BYTES >> 20))
+    return error_result(tool, TRAY_REFUSED_CALL.format(reason=reason))
 
 
 async def why_link_lost(pid: int | None, closing_reason: str | None, platform: str = sys.platform) -> str:

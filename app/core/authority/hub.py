@@ -32,7 +32,7 @@ from app.core.authority.errors import RequestError
 from app.core.authority.holds import MAX_HOLDS_PER_PEER, HeldCommand, Holds, rule_for
 from app.core.authority.peers import Connections
 from app.core.authority.questions import ASK_COOLDOWN_S, Question, Questions, describe_changes
-from app.core.authority.record import CLOSING_REASON, WRITE_BUSY_TIMEOUT_S, Record
+from app.core.authority.record import CLOSING_REASON, UNWRITTEN_RETRY_S, WRITE_BUSY_TIMEOUT_S, Record
 from app.core.authority.rule_book import RuleBook
 from app.core.authority.state import DEFAULTS, ControlState, loosened, strictest, with_changes
 from app.core.authority.supervisor import Notice, Snapshot, Supervisor
@@ -484,6 +484,8 @@ class Hub:
             if self.renew_journal_if_gone():
                 return
             self.record.write_unwritten()
+            # A new file that refused them too: tried again as the record tries its ends.
+            server_rows.write_back_ended(self, self.connections.servers(), retry_after_s=UNWRITTEN_RETRY_S)
             foreign = self.record.changed_by_others()
             paused_outside = foreign and self.record.paused_by_others and not self.state.paused
         if expired:
@@ -538,6 +540,7 @@ class Hub:
         each command its servers still run or hold, under its own id (a red team, 2026-12-06: a job
         ran on with no row, out of the log's and the CLI's sight and reach)."""
         with self.lock:
+            server_rows.forget_written_ends(self)  # what the old file holds ends there
             self.record.reopen(known=self.highest_known_id())
             with contextlib.suppress(sqlite3.OperationalError):
                 self.record.write_state(self.state)  # the settings live on in memory: into the new file
@@ -553,6 +556,9 @@ class Hub:
                         log.warning("%s could not be registered in the new journal: %s", peer.label, exc)
                         peer.server_id = None
                 server_rows.write_back(self, peer)  # and so do their commands' rows
+            # And the rows of commands that ended while the file refused their ends: those ends are
+            # still to be written, and would update no row.
+            server_rows.write_back_ended(self, self.connections.servers())
             journal = self.record.journal
             moved_aside = journal.replaced is not None or journal.get_setting(JOURNAL_REPLACED_SETTING)
         if moved_aside:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import os
 import sqlite3
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -27,7 +28,7 @@ from app.core.channel.call_messages import Call, CallCancel
 from app.core.channel.protocol import DECIDE_AGAIN, Begin, BeginRow, ClientName, End, Finish, Progress, Started
 from app.core.i18n import _
 from app.core.journal.refusals import RefusalBudget
-from app.core.journal.store import CommandRecord, Status
+from app.core.journal.store import CommandRecord, Outcome, Status
 from app.core.messages import HOLDS_FULL_REASON, PAUSED_MESSAGE, ROW_LOST
 from app.core.policy.approval import HOLD_UNSEEN_MAX_S
 
@@ -76,6 +77,30 @@ _refusals: weakref.WeakKeyDictionary[Peer, RefusalBudget] = weakref.WeakKeyDicti
 # Each server's commands that run or wait, as their rows were written (and then started or
 # answered): a journal deleted, replaced or damaged under them gets these rows back (`write_back`).
 _kept: weakref.WeakKeyDictionary[Peer, dict[int, CommandRecord]] = weakref.WeakKeyDictionary()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Ended:
+    """A command that ended while the journal refused its end: its row as kept, its end, its server."""
+
+    peer: weakref.ref[Peer]
+    row: CommandRecord
+    outcome: Outcome
+
+
+@dataclasses.dataclass
+class _EndedRows:
+    """The commands whose end a hub's record keeps (`Record.unwritten_ends`: a full disk, a lock), with
+    their rows, by id; and when the file last refused one of these rows (monotonic)."""
+
+    rows: dict[int, _Ended] = dataclasses.field(default_factory=dict)
+    refused_at: float = -math.inf
+
+
+# By the hub's record. A journal renewed before an end went in gets the row back, with its end
+# (`write_back_ended`): the record's end alone updates a row the new file does not have (a review:
+# the command had no row at all).
+_ended: weakref.WeakKeyDictionary[Record, _EndedRows] = weakref.WeakKeyDictionary()
 
 
 def _may_record_refusal(peer: Peer, now: float) -> bool:
@@ -208,6 +233,8 @@ def finish(hub: RowsHub, peer: Peer, message: Finish) -> dict[str, Any]:
         if kept is not None:
             _restore_if_missing(hub, peer, kept)  # an end with no row to update would be lost
         hub.record.finish(command_id, outcome)
+        if kept is not None and command_id in hub.record.unwritten_ends:  # refused: kept with its row
+            _ended.setdefault(hub.record, _EndedRows()).rows[command_id] = _Ended(weakref.ref(peer), kept, outcome)
         peer.commands.discard(command_id)
         peer.waiting.discard(command_id)
         was_held = hub.holds.pop(command_id) is not None
@@ -298,10 +325,58 @@ def write_back(hub: RowsHub, peer: Peer) -> int:
     return written
 
 
-def _write_back_row(hub: RowsHub, peer: Peer, kept: CommandRecord) -> bool:
-    """One kept row into the journal, under the server's row in it (none when its server ended)."""
+def forget_written_ends(hub: RowsHub) -> None:
+    """Forget the rows kept with ends the record has written since (into a file that had the row),
+    before the journal is renewed: only those whose end never went in are written again. Under the
+    hub's lock."""
+    ended = _ended.get(hub.record, _EndedRows()).rows
+    for command_id in [i for i in ended if i not in hub.record.unwritten_ends]:
+        try:
+            written = hub.record.journal.get_command(command_id) is not None
+        except sqlite3.Error:  # a damaged file: kept, and written into the new one
+            written = False
+        if written:
+            del ended[command_id]
+
+
+def write_back_ended(hub: RowsHub, live: Collection[Peer], *, retry_after_s: float = 0.0) -> int:
+    """Write again, with its end, the row of each command that ended while the journal refused its end
+    and that the journal does not have (renewed since, or the row deleted): the record's end alone
+    updates no row (`finish_command`). Its server's row is the one in the journal while that server is
+    in `live`, none otherwise. Not sooner than `retry_after_s` after the file refused one (each try
+    may wait for a lock, under the hub's). How many were written; under the hub's lock
+    (Hub.reopen_journal, after the servers' rows, and the monitor's upkeep, for a new file that
+    refused them too)."""
+    pending = _ended.get(hub.record)
+    if pending is None or time.monotonic() - pending.refused_at < retry_after_s:
+        return 0
+    ended = pending.rows
+    written = 0
+    for command_id, kept in sorted(ended.items()):
+        try:
+            missing = hub.record.journal.get_command(command_id) is None
+            if missing:
+                peer = kept.peer()
+                row = kept.row
+                if row.status is Status.WAITING:  # ended: nobody may answer it from the file
+                    row = dataclasses.replace(row, hold_expires_at=min(row.hold_expires_at or 0.0, time.time()))
+                _write_back_row(hub, peer if peer is not None and peer in live else None, row)
+                hub.record.finish(command_id, kept.outcome)  # kept by the record again if the file refuses it
+                written += 1
+        except sqlite3.OperationalError as exc:  # a full disk again: the next renewal or upkeep tries again
+            log.warning("the row of command %s, which ended, could not be written again: %s", command_id, exc)
+            pending.refused_at = time.monotonic()
+            return written
+        if command_id not in hub.record.unwritten_ends:  # its row and its end are in
+            del ended[command_id]
+    return written
+
+
+def _write_back_row(hub: RowsHub, peer: Peer | None, kept: CommandRecord) -> bool:
+    """One kept row into the journal, under the server's row in it (none when its server ended, or
+    when `peer` is None)."""
     journal = hub.record.journal
-    server_id = None if peer.ended else peer.server_id
+    server_id = None if peer is None or peer.ended else peer.server_id
     try:
         written = journal.write_back(dataclasses.replace(kept, server_id=server_id))
     except sqlite3.IntegrityError:  # its server's row is not in this journal

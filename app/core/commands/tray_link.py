@@ -58,8 +58,9 @@ from app.core.paths import AppPaths
 
 log = logging.getLogger(__name__)
 
-ACK_TIMEOUT_S = 5.0  # no answer from the tray in this long: the command is refused
+ACK_TIMEOUT_S = 5.0  # no answer from the tray in this long: a request is refused (a forwarded call waits on)
 NO_ANSWER = f"the Cowork Terminal app did not answer within {ACK_TIMEOUT_S:g} s"
+REFUSED_BY_THE_APP = "refused by the app"  # a refusal that gave no reason
 HELLO_TIMEOUT_S = 2.0
 RECONNECT_S = 0.5
 TRAY_EXIT_WAIT_S = 3.0  # after the channel broke: a tray still there this long did not die
@@ -111,8 +112,9 @@ class TrayLink:
         self.runs_commands = False  # the tray runs this server's tool calls (its welcome said so)
         self.tray_pid: int | None = None
         # Forwarded calls waiting for the tray's answer: each gets its call_progress and call_result,
+        # the tray's refusal of it when that came after ACK_TIMEOUT_S (`request_async`'s `late_to`),
         # and None when the tray goes away. Called on the reader's thread: they must not block.
-        self.calls: dict[str, Callable[[CallProgress | CallResult | None], None]] = {}
+        self.calls: dict[str, Callable[[CallProgress | CallResult | ErrorReply | None], None]] = {}
         self._seq = itertools.count(1)
         self._waiting: dict[int, Callable[[Ack | ErrorReply], None]] = {}  # by seq: called on the reader's thread
         # Ends sent without waiting (the model has its result at once): kept until the tray
@@ -474,11 +476,13 @@ class TrayLink:
         mark(f"link: {getattr(message, 'OP', '?')} acked")
         return accepted(box[0])
 
-    async def request_async(self, message: Message) -> Ack:
+    async def request_async(self, message: Message, *, late_to: str | None = None) -> Ack:
         """`request` for the event loop, which goes on answering (other tools, pings, pushes from the
         tray) while the tray writes the row. Over the socket the request is sent from the loop, as
         posts are (a small frame), and the reader's thread hands the answer back: no worker thread
-        on the way (0.2 ms a call). To the hub of this process, its sending thread does it."""
+        on the way (0.2 ms a call). To the hub of this process, its sending thread does it.
+        `late_to`: the forwarded call (`calls`) that waits on after a timeout, and so gets the tray's
+        refusal if it comes later (the model reads it as that call's answer)."""
         loop = asyncio.get_running_loop()
         answer: asyncio.Future[Ack | ErrorReply | LinkRefused] = loop.create_future()
 
@@ -486,6 +490,10 @@ class TrayLink:
             def put() -> None:
                 if not answer.done():
                     answer.set_result(reply)
+                elif late_to is not None and (refusal := late_refusal(reply)) is not None:
+                    deliver = self.calls.get(late_to)  # gone when the call ended meanwhile
+                    if deliver is not None:
+                        deliver(refusal)
 
             with contextlib.suppress(RuntimeError):  # its loop ended meanwhile: nobody waits for the answer
                 loop.call_soon_threadsafe(put)
@@ -502,23 +510,43 @@ class TrayLink:
             send()
         else:
             self._posts.put(send)
+        timed_out = False
         try:
+            reply: Ack | ErrorReply | LinkRefused | None = None
             with anyio.move_on_after(ACK_TIMEOUT_S):
                 reply = await answer
-                if isinstance(reply, LinkRefused):
-                    raise reply
-                return accepted(reply)
-            raise LinkRefused(NO_ANSWER)
+            if reply is None and answer.done() and not answer.cancelled():  # came as the time ran out
+                reply = answer.result()
+            if reply is None:
+                timed_out = True
+                raise LinkRefused(NO_ANSWER)
+            if isinstance(reply, LinkRefused):
+                raise reply
+            return accepted(reply)
         finally:
-            with self._lock:
-                for seq in sent:  # unanswered (timed out, or the call was cancelled): forgotten
-                    self._waiting.pop(seq, None)
+            if not (timed_out and late_to is not None):
+                with self._lock:
+                    for seq in sent:  # unanswered (cancelled, or timed out and not waited for): forgotten
+                        self._waiting.pop(seq, None)
+            # else: kept, so that the tray's answer, when it comes, still reaches `settle` (an ack
+            # is dropped there, a refusal goes to the call); the answer or the tray's end clears it.
+
+
+def late_refusal(reply: Ack | ErrorReply | LinkRefused) -> ErrorReply | None:
+    """A request's answer that came after the wait for it ended, as a refusal of it: the tray's own,
+    or the request's when it could not be sent at all (queued to the hub of this process); None
+    for an ack, and for the "went away" of a tray gone (`_lost` tells the calls itself)."""
+    if isinstance(reply, LinkRefused):
+        return ErrorReply(None, str(reply))
+    if isinstance(reply, ErrorReply) and reply.seq is not None:
+        return reply
+    return None
 
 
 def accepted(reply: Ack | ErrorReply) -> Ack:
     """The tray's answer to a request, or LinkRefused with the reason it gave."""
     if isinstance(reply, ErrorReply):
-        raise LinkRefused(reply.message or "refused by the app")
+        raise LinkRefused(reply.message or REFUSED_BY_THE_APP)
     return reply
 
 
