@@ -48,8 +48,6 @@ from app.server.mcp_server import INSTRUCTIONS, SERVER_NAME, PushRelay
 
 log = logging.getLogger(__name__)
 
-UNNAMED_CLIENT = "unknown"
-
 
 def as_forwarded(result: dict[str, Any]) -> dict[str, Any]:
     """A result as the forwarding server passes it on: without the stamp the in-process session adds
@@ -73,9 +71,12 @@ class TrayRunner:
             name=SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, middleware=[self.gate]
         )
         self.gate.declared = declared_parameters(self.server)
+        # An unnamed client stays unnamed (""), as in `serve --headless`: the job tools then share
+        # nothing with another server (Jobs.record, Jobs.others); a stand-in name such as "unknown"
+        # let two unnamed apps read and stop each other's jobs (a red team, 2026-12-06).
         self.envelope = {  # what a modern client says with each request: its protocol, name, abilities
             PROTOCOL_VERSION_META_KEY: LATEST_MODERN_VERSION,
-            CLIENT_INFO_META_KEY: {"name": call.client_name or UNNAMED_CLIENT, "version": call.client_version or ""},
+            CLIENT_INFO_META_KEY: {"name": call.client_name or "", "version": call.client_version or ""},
             CLIENT_CAPABILITIES_META_KEY: {},
         }
         self.patience = call.patience

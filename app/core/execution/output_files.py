@@ -10,8 +10,11 @@ Each app's files are in a folder of its own (`AppPaths.app_outputs`), the only o
 
 All the files together stay within OUTPUTS_MAX_BYTES as they are written, not only at the hourly
 upkeep (two calls of `yes` wrote 1.5 GiB in seconds: a red team, 2026-12-06): each process keeps a
-running total of what they hold (`_Ledger`), and a write past the cap removes the oldest files at once
-(prune_outputs' rule, never one still being written here); a file that is itself over stops growing.
+running total of what they hold (`_Ledger`), and a write past the cap removes files at once, never one
+still being written; a file that is itself over stops growing. Past the cap, files go from the app
+whose files hold the most, oldest first, never from an app that holds less than the one writing: one
+app's flood deleted the output another app's model was told to read (a red team, 2026-12-06), and now
+each app keeps what it holds up to about an equal share of the cap (`_make_room`).
 """
 
 from __future__ import annotations
@@ -256,20 +259,22 @@ class _Ledger:
 
     def take(self, path: Path, size: int, *, always: bool = False) -> int:
         """How many of `size` bytes `path` may take now (all of them `always`), counted as written;
-        past the cap the oldest other files go first (prune_outputs' rule, to a file's cap below
-        it), and what still does not fit is refused: a folder walk only then."""
+        past the cap other files go (to a file's cap below it): the oldest of the app that holds
+        the most, never of an app holding less than `path`'s (_make_room); what still does not fit
+        is refused: a folder walk only then."""
         with self.lock:
             if path not in self.open:
                 return size  # not ours to count (closed meanwhile)
+            app = path.parent  # room is made from the apps that hold the most (_make_room)
             if time.monotonic() - self.measured > REMEASURE_S:  # other servers write into it too
-                self.others = _prune(self.root, max_bytes=self.max_bytes, writing=self.open)
+                self.others = _prune(self.root, max_bytes=self.max_bytes, writing=self.open, writer=app)
                 self.measured = time.monotonic()
             over = self.total() + size - self.max_bytes
             if over > 0 and not always:
                 # Down to a file's cap below it: a flood over old small files walks the folder
                 # once per 64 MiB it writes, not at every write.
-                room_made = self.max_bytes - size - FILE_CAP_BYTES
-                self.others = _prune(self.root, max_bytes=room_made, writing=self.open)
+                room_made = self.max_bytes - FILE_CAP_BYTES
+                self.others = _prune(self.root, max_bytes=room_made, writing=self.open, writer=app, adding=size)
                 over = self.total() + size - self.max_bytes
             room = size if always else min(size, max(size - over, 0))
             self.open[path] += room
@@ -385,9 +390,9 @@ def prune_outputs(
     max_bytes: int = OUTPUTS_MAX_BYTES,
     now: float | None = None,
 ) -> int:
-    """Remove output files older than the retention period, then the oldest until all together
-    fit in `max_bytes`; returns how many went. Only our own regular files, never a link, never
-    one this process is writing."""
+    """Remove output files older than the retention period, then, until all together fit in
+    `max_bytes`, the oldest of the app that holds the most (_make_room); returns how many went. Only
+    our own regular files, never a link, never one this process is writing."""
     ledger = _ledgers.get(folder)
     if ledger is None:
         removed: list[Path] = []
@@ -409,32 +414,86 @@ def _prune(
     now: float | None = None,
     writing: Mapping[Path, int] | None = None,
     removed: list[Path] | None = None,
+    writer: Path | None = None,
+    adding: int = 0,
 ) -> int:
     """prune_outputs' rule, sparing the files in `writing` (counted at their sizes there); returns
-    the bytes the other files left hold."""
+    the bytes the other files left hold. `writer`: the app folder about to write `adding` more bytes
+    (counted in the total and in its share): see `_make_room`."""
     writing = writing or {}
     cutoff = (now or time.time()) - max_age_days * DAY_S
     files = []
+    held: dict[Path, int] = {}  # what each app's folder holds, files being written included
+    for path, size in writing.items():
+        held[path.parent] = held.get(path.parent, 0) + size
     for entry in _output_entries(folder):
         with contextlib.suppress(OSError):
             path = Path(entry.path)
             if path not in writing:
                 info = entry.stat(follow_symlinks=False)
                 files.append((info.st_mtime, info.st_size, path))
+                held[path.parent] = held.get(path.parent, 0) + info.st_size
     files.sort()
     others = sum(size for _, size, _ in files)
-    total = others + sum(writing.values())
-    for mtime, size, path in files:
-        if mtime >= cutoff and total <= max_bytes:
-            break
-        with contextlib.suppress(OSError):
-            if not _unlink_unless_written(path):
-                continue  # another server's, being written: counted, left
-            if removed is not None:
-                removed.append(path)
-            total -= size
-            others -= size
+    total = others + sum(writing.values()) + adding
+    if writer is not None:
+        held[writer] = held.get(writer, 0) + adding
+    kept = []
+    for mtime, size, path in files:  # past the retention period, every app's
+        if mtime >= cutoff or not _remove(path, removed):
+            kept.append((mtime, size, path))
+            continue
+        total -= size
+        others -= size
+        held[path.parent] -= size
+    if total > max_bytes:
+        others -= _make_room(kept, held, total - max_bytes, writer, removed)
     return others
+
+
+def _make_room(
+    files: Sequence[tuple[float, int, Path]],
+    held: dict[Path, int],
+    over: int,
+    writer: Path | None,
+    removed: list[Path] | None,
+) -> int:
+    """Remove `over` bytes of `files` (oldest first, none being written), each time from the app folder
+    that holds the most (`held`); a writing app's from its own first when it holds as much as any,
+    and never from an app that holds less than it (one app's flood of output deleted the outputs
+    another app's model was told to read: a red team, 2026-12-06). So an app keeps what it holds up
+    to about an equal share of the cap whatever another app writes, and a writer that holds the most and
+    has nothing left to remove is what stops (its file, `OutputSpool._cut`). Returns the bytes removed."""
+    queues: dict[Path, list[tuple[int, Path]]] = {}
+    for _, size, path in files:  # `files` are sorted oldest first
+        queues.setdefault(path.parent, []).append((size, path))
+    for queue in queues.values():
+        queue.reverse()  # the oldest at the end, popped first
+    freed = 0
+    while freed < over:
+        mine = held.get(writer, 0) if writer is not None else -1
+        # On a tie the writer's own files go first: its flood never costs an app that holds as much.
+        apps = [app for app, queue in queues.items() if queue and (app == writer or held.get(app, 0) > mine)]
+        if not apps:
+            break
+        app = max(apps, key=lambda folder: (held.get(folder, 0), folder == writer))
+        size, path = queues[app].pop()
+        if _remove(path, removed):  # another server's, being written: counted, left
+            freed += size
+            held[app] -= size
+    return freed
+
+
+def _remove(path: Path, removed: list[Path] | None) -> bool:
+    """Remove an output file unless it is being written; whether it went."""
+    try:
+        if not _unlink_unless_written(path):
+            return False
+    except OSError:
+        return False
+    if removed is not None:
+        removed.append(path)
+    return True
 
 
 def outputs_size(folder: Path) -> tuple[int, int]:
