@@ -8,8 +8,9 @@ had it, and a command still running there could write the new file
 (`../shared/containment-notes.md`, section 1); and a member that does not exist cannot be bound at
 all. Folders do not have the gap, lone members do. So one thread per process watches their folders
 (inotify: created, moved in, deleted) and polls each live container's status pipe, whose end is the
-end of that container: a new file is bound again where it was bound, or moved aside when a command
-may have made it (start_files.py).
+end of that container's init, then, for a container we end ourselves, the init's pidfd, which says
+when the rest of the container is gone too: a new file is bound again where it was bound, or moved
+aside when a command may have made it (start_files.py).
 """
 
 from __future__ import annotations
@@ -108,9 +109,12 @@ class _Watcher:
                 time.sleep(FAILED_PAUSE_S)
 
     def _turn(self, poller: select.poll, polled: set[int]) -> None:
-        for fd in set(start_files.live()) - polled:  # POLLHUP: that container's init is gone
-            poller.register(fd, 0)
-            polled.add(fd)
+        # A status pipe's POLLHUP: that container's init closed its descriptors; a pidfd's POLLIN:
+        # the init has exited, and with it every process of its container (start_files.ended).
+        for fd, events in start_files.watched():
+            if fd not in polled:
+                poller.register(fd, events)
+                polled.add(fd)
         ready = dict(poller.poll())
         self.busy = True
         try:
@@ -126,7 +130,8 @@ class _Watcher:
                     log.exception("handling a new %s failed", path)
         finally:
             self.busy = False
-        ended = [fd for fd in polled if ready.get(fd, 0) & (select.POLLHUP | select.POLLERR | select.POLLNVAL)]
+        ends = select.POLLIN | select.POLLHUP | select.POLLERR | select.POLLNVAL  # POLLIN: only a pidfd's
+        ended = [fd for fd in polled if ready.get(fd, 0) & ends]
         for fd in ended:
             poller.unregister(fd)
             polled.discard(fd)

@@ -19,7 +19,9 @@ command does not count; a session's shell runs in its container for as long as i
 container always counts. Each container is known from its start (`register`, before bwrap runs)
 to the end of its init, which holds the command's status pipe until it ends: a file created by a
 command that ended at once is seen while that container is still counted, however late the
-watching thread reads the event.
+watching thread reads the event. The pipe's end comes as the init's descriptors close, before the
+kernel has killed the rest of the container: a container we end ourselves (`_end`, `closing`) is
+counted on until its init has really exited (a pidfd of it), when no process of it is left.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import select
 import signal
 import stat
 import tempfile
@@ -69,6 +72,8 @@ class Guarded:
     # The process mark its command was given (process_marks), as we gave it, never read from the
     # container: a pause's sweep ends only the containers of its own app home or server.
     mark: str | None = None
+    pidfd: int = -1  # a pidfd of its init, held from when we end it (or find its init), else -1
+    closing: bool = False  # its status pipe has ended: counted until `pidfd` says the init exited
 
 
 @dataclass(frozen=True)
@@ -285,7 +290,7 @@ def end_all() -> int:
 def _end(entries: list[Guarded]) -> int:
     count = 0
     for entry in entries:
-        init = _init_of(entry)
+        init = _init_of(entry)  # its pidfd held from here (`_hold`): counted until the init is gone
         if init is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(init, signal.SIGKILL)
@@ -294,17 +299,73 @@ def _end(entries: list[Guarded]) -> int:
 
 
 def live() -> list[int]:
-    """The fds the watching thread polls for the end of a container."""
+    """The containers still counted, by our duplicate of their status pipe's read end."""
     with _lock:
         return list(_guarded)
 
 
+def watched() -> list[tuple[int, int]]:
+    """What the watching thread polls for the end of each container, and for which events: its
+    status pipe (POLLHUP, with no event asked), then, once that ended, its init's pidfd (POLLIN)."""
+    with _lock:
+        return [(entry.pidfd, select.POLLIN) if entry.closing else (fd, 0) for fd, entry in _guarded.items()]
+
+
 def ended(fds: Iterable[int]) -> None:
-    """These containers' inits are gone (their fds reported POLLHUP, after the events read with them)."""
+    """These fds of `watched` reported their end (after the events read with them). A status pipe
+    ends as its init's descriptors close, which the kernel does before it kills the rest of the
+    container (a review, 2026-12-06: a job's `ln` in that moment made a file the app kept): where
+    the init's pidfd is held, the container counts on until that pidfd reports the init exited,
+    which it does once every other process of the container is gone. Else it ends here."""
     with _lock:
         for fd in fds:
-            if _guarded.pop(fd, None) is not None:
-                os.close(fd)
+            # A status pipe's read end (our key), or the pidfd of one whose status pipe ended before.
+            key = fd if fd in _guarded else next((k for k, one in _guarded.items() if one.pidfd == fd), None)
+            if key is None:
+                continue
+            entry = _guarded[key]
+            if entry.pidfd >= 0 and not entry.closing:
+                entry.closing = True  # from the next turn, its pidfd is polled (never ended in this one)
+                continue
+            del _guarded[key]
+            os.close(key)
+            if entry.pidfd >= 0:
+                os.close(entry.pidfd)
+
+
+def closing(bwrap_pid: int) -> None:
+    """container.kill_bwrap is about to end the container bwrap `bwrap_pid` runs: its init, which
+    dies of bwrap's death (--die-with-parent) and is no longer bwrap's child then, is found now and
+    its pidfd held (`_hold`), so that the container counts until the init is gone. A few syscalls,
+    on a Stop's path only; none where no counted container's init is unknown."""
+    with _lock:
+        unknown = [entry for entry in _guarded.values() if entry.pidfd < 0 and entry.pipe not in _awaiting]
+    if not unknown:
+        return
+    for init in children(bwrap_pid)[:1]:
+        for entry in unknown:
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{init}/fd/{entry.status_fd}") == f"pipe:[{entry.pipe}]":
+                    entry.init = init
+                    _hold(entry, init)
+                    return
+
+
+def _hold(entry: Guarded, init: int) -> None:
+    """Hold a pidfd of `entry`'s init, found alive just now (pids are not reused that soon), for as
+    long as the container is counted. None where the kernel has no pidfd (before Linux 5.3): the
+    container then ends with its status pipe, as it did before."""
+    if entry.pidfd >= 0:
+        return
+    try:
+        pidfd = os.pidfd_open(init)
+    except (AttributeError, OSError):  # no pidfd here, or the init was reaped meanwhile
+        return
+    with _lock:
+        if entry.pidfd < 0 and any(one is entry for one in _guarded.values()):
+            entry.pidfd = pidfd
+            return
+    os.close(pidfd)  # held already (another thread found it too), or no longer counted
 
 
 def _init_of(entry: Guarded, proc: str = "/proc") -> int | None:
@@ -312,6 +373,8 @@ def _init_of(entry: Guarded, proc: str = "/proc") -> int | None:
     children: a container may be started from any of them) that holds its status pipe (under the
     number it was passed as)."""
     if entry.init is not None and os.path.exists(f"{proc}/{entry.init}"):
+        if proc == "/proc":
+            _hold(entry, entry.init)
         return entry.init
     me = os.getpid()
     try:
@@ -323,6 +386,8 @@ def _init_of(entry: Guarded, proc: str = "/proc") -> int | None:
             with contextlib.suppress(OSError):
                 if os.readlink(f"{proc}/{init}/fd/{entry.status_fd}") == f"pipe:[{entry.pipe}]":
                     entry.init = init
+                    if proc == "/proc":
+                        _hold(entry, init)
                     return init
     return None
 
