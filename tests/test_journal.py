@@ -16,7 +16,7 @@ from app.core import liveness
 from app.core.journal.schema import SCHEMA_VERSION
 from app.core.journal.store import Journal, Outcome, Status, preview
 from app.core.paths import AppPaths
-from app.core.settings import DEFAULT_APPROVAL_WINDOW_S, MAX_APPROVAL_WINDOW_S
+from app.core.settings import MAX_APPROVAL_WINDOW_S
 
 
 def test_a_new_journal_is_in_wal_mode_at_the_current_schema_and_private(paths: AppPaths) -> None:
@@ -185,7 +185,7 @@ def test_a_lock_taken_with_patience_waits_out_a_probe(paths: AppPaths) -> None:
 @pytest.mark.parametrize(
     ("stored_mode", "stored_window", "mode", "window"),
     [
-        ("ask-me-nothing", "ten", "destructive", DEFAULT_APPROVAL_WINDOW_S),  # unknown words: the defaults
+        ("ask-me-nothing", "ten", "all", 1.0),  # unknown words: the strictest, as the tray reads them
         ("never", "nan", "never", 1.0),  # a NaN would end every wait at once, or never: the shortest
         ("all", 1e9, "all", MAX_APPROVAL_WINDOW_S),  # past the longest window: the longest
     ],

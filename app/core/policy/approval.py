@@ -52,12 +52,12 @@ def set_approval_mode(journal: SettingsStore, mode: ApprovalMode) -> None:
 
 def approval_window_s(journal: SettingsStore) -> float:
     """The stored approval window; a value that is not a finite number reads as the strictest, 1 s
-    (a NaN would make every wait end at once, or never)."""
+    (a NaN would make every wait end at once, or never), as the tray reads it (ControlState.from_wire)."""
     value = journal.get_setting(WINDOW_SETTING, DEFAULT_APPROVAL_WINDOW_S)
     try:
         seconds = float(value)
     except (TypeError, ValueError):
-        return DEFAULT_APPROVAL_WINDOW_S
+        return 1.0
     if not math.isfinite(seconds):
         return 1.0
     return min(max(seconds, 1.0), MAX_APPROVAL_WINDOW_S)
