@@ -21,6 +21,7 @@ from app.core.i18n.formats import format_number
 from app.core.paths import AppPaths, make_private_dir
 
 FULL, READ_ONLY, MISSING = "full", "read-only", "missing"
+NEWER = "newer"  # the journal of a newer version (NewerJournalError)
 FULL_ERRNOS = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 READ_ONLY_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
 CORRUPT_SQLITE_ERRORS = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
@@ -121,6 +122,43 @@ def missing(folder: Path, reason: str) -> DataFolderError:
         folder,
         reason,
     )
+
+
+class NewerJournalError(DataFolderError, RuntimeError):
+    """The journal was written by a newer Cowork Terminal (its schema version is above this one's):
+    this version must not write it, so commands are refused, as for a folder it cannot write. Never
+    moved aside or deleted for the person: the newer version reads it, and its history is theirs.
+    Also a RuntimeError, which is what `schema.migrate` raised for it before."""
+
+    def __init__(self, journal: Path, found: int, known: int) -> None:
+        from app import __version__
+
+        self.journal = journal
+        self.found = found
+        self.known = known
+        self.version = __version__
+        super().__init__(
+            NEWER,
+            f"The activity log {journal} was written by a newer Cowork Terminal (its format "
+            f"{found}; this version, {__version__}, knows format {known} and older), so this version cannot "
+            "record commands and refuses them. Tell the user to install the newer Cowork Terminal again; or, "
+            f"to go on with this version, to quit Cowork Terminal and move that file (and its -wal and -shm "
+            f"files, if there are any) out of {journal.parent}: this version then starts a new, empty "
+            "activity log, and the old history stays in the moved file.",
+            journal.parent,
+        )
+
+    def for_person(self) -> str:
+        return _(
+            "The activity log {path} was written by a newer Cowork Terminal (its format {found}; "
+            "this version, {version}, knows format {known} and older), so this version cannot record "
+            "commands and refuses them. Install the newer Cowork Terminal again; or, to go on with this "
+            "version, quit Cowork Terminal and move that file (and its -wal and -shm files, if there are "
+            "any) out of {folder}: this version then starts a new, empty activity log, and the old history "
+            "stays in the moved file."
+        ).format(
+            path=self.journal, found=self.found, version=self.version, known=self.known, folder=self.journal.parent
+        )
 
 
 def ensure(paths: AppPaths) -> AppPaths:

@@ -4,6 +4,9 @@ The tray is asked to quit through the journal and is gone when its lock is free.
 that the journal lists as live, whose lock is still held (so its pid is still that server), and,
 on Linux, whose program file is this install's: a server of another copy of the app that shares the
 data folder is left alone. Processes are matched by their program's path, never by its name.
+The tray is never one: each of its runners has a `servers` row of its own with the tray's pid and a
+lock the tray holds (docs/ARCHITECTURE.md), and the tray quits only by being asked. A journal this
+version cannot open (a newer version's) leaves the lock files to go by: on Linux their holders.
 """
 
 from __future__ import annotations
@@ -11,12 +14,18 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sqlite3
 import sys
 import time
 from pathlib import Path
 
 from app.core import liveness
-from app.core.channel.client import NoTray, TrayRefused, ask_tray
+from app.core.authority.lock_holders import file_id, parse_locks
+from app.core.channel.client import HELLO_TIMEOUT_S, NoTray, TrayRefused, ask_tray
+from app.core.channel.protocol import FROM_TRAY, Ack, BadValue, Hello, Welcome, decode, encode
+from app.core.channel.transport import ChannelUnavailable, address_for, connect
+from app.core.channel.wire import ProtocolError
+from app.core.errors import CoworkError
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 
@@ -76,21 +85,88 @@ def stop_tray(paths: AppPaths, wait_s: float = TRAY_QUIT_WAIT_S) -> bool:
     return False
 
 
+class ServersUnknown(CoworkError):
+    """The journal could not be read, and nothing else tells which servers run (not Linux); the text
+    is why the journal could not be read."""
+
+
 def live_servers(paths: AppPaths, executable: str, proc_root: Path = PROC_ROOT) -> list[int]:
-    """The pids of this install's servers that are alive now (see the module's docstring)."""
+    """The pids of this install's servers that are alive now (see the module's docstring); never the
+    tray's. ServersUnknown when they cannot be found."""
     if not paths.journal.exists():
         return []
-    with Journal(paths) as journal:
-        records = journal.servers()
+    try:
+        with Journal(paths) as journal:
+            found = [
+                record.pid
+                for record in journal.servers(limit=-1)
+                if record.lock_key is not None and liveness.is_held(paths.server_lock(record.lock_key))
+            ]
+    except (CoworkError, sqlite3.Error) as problem:  # a newer version's journal, a damaged one
+        holders = _server_lock_holders(paths, proc_root)
+        if holders is None:
+            raise ServersUnknown(str(problem)) from None
+        found = holders
+    tray = tray_pids(paths, proc_root)
     ours = set(processes_running(executable, proc_root)) if sys.platform.startswith("linux") else None
-    pids = []
-    for record in records:
-        if record.lock_key is None or not liveness.is_held(paths.server_lock(record.lock_key)):
+    pids: list[int] = []
+    for pid in found:
+        if pid in tray or pid in pids or (ours is not None and pid not in ours):
             continue
-        if ours is not None and record.pid not in ours:
-            continue
-        pids.append(record.pid)
+        pids.append(pid)
     return pids
+
+
+def tray_pids(paths: AppPaths, proc_root: Path = PROC_ROOT) -> set[int]:
+    """The running tray's pid (a set: empty when none runs). Linux: the holder of its lock, as
+    /proc/locks says; elsewhere, or when that cannot be read: what the tray says at its hello."""
+    if not tray_running(paths):
+        return set()
+    held = _holders([paths.tray_lock], proc_root)
+    if held is not None:
+        return held
+    said = _tray_says_its_pid(paths)
+    return set() if said is None else {said}
+
+
+def _holders(files: list[Path], proc_root: Path) -> set[int] | None:
+    """The pids holding a lock on any of `files` (Linux's /proc/locks); None where it cannot be read."""
+    if not sys.platform.startswith("linux"):
+        return None
+    wanted = {fid for fid in map(file_id, files) if fid is not None}
+    try:
+        locks = parse_locks((proc_root / "locks").read_text())
+    except OSError:
+        return None
+    return {pid for pid, fid in locks if fid in wanted}
+
+
+def _server_lock_holders(paths: AppPaths, proc_root: Path) -> list[int] | None:
+    """Who holds a server's lock, without the journal (the tray too: it holds its runners' locks)."""
+    try:
+        files = sorted(paths.locks_dir.glob("server-*.lock"))
+    except OSError:
+        files = []
+    held = _holders(files, proc_root)
+    return None if held is None else sorted(held)
+
+
+def _tray_says_its_pid(paths: AppPaths) -> int | None:
+    """The pid in the running tray's answer to a hello (its `Welcome`); None when none answers. Used
+    only to leave a pid out of those signalled, so an answer that could not be verified is enough."""
+    try:
+        channel, _peer = connect(address_for(paths))
+    except ChannelUnavailable:
+        return None
+    try:
+        channel.send(encode(Hello("cli", os.getpid())))
+        received = channel.receive(HELLO_TIMEOUT_S)
+        message = None if received is None else decode(received, FROM_TRAY)
+        return Welcome.from_ack(message).tray_pid if isinstance(message, Ack) else None
+    except (EOFError, OSError, ProtocolError, BadValue):
+        return None
+    finally:
+        channel.close()
 
 
 def stop_processes(pids: list[int], grace_s: float = SERVER_STOP_GRACE_S) -> list[int]:

@@ -164,6 +164,16 @@ def plan_uninstall(
         manual.append(_("Start at login could not be read: {error}").format(error=exc))
     menu_files = tuple(menu_entry.menu_entry_files(environ, home)) if platform.startswith("linux") else ()
     data, kept = _data_to_delete(paths, environ)
+    try:
+        servers = tuple(app_processes.live_servers(paths, install.executable))
+    except app_processes.ServersUnknown:  # the journal cannot be read (a newer version's), and not Linux
+        servers = ()
+        manual.append(
+            _(
+                "The servers of this install that run now could not be listed, as the activity log could "
+                "not be read: quit Claude Desktop and Claude Code to stop them."
+            )
+        )
     return UninstallPlan(
         install=install,
         clients=tuple(clients),
@@ -172,7 +182,7 @@ def plan_uninstall(
         autostart=str(autostart.autostart_location(platform, environ, home)) if autostart_on else None,
         menu_files=menu_files,
         tray_running=app_processes.tray_running(paths),
-        servers=tuple(app_processes.live_servers(paths, install.executable)),
+        servers=servers,
         data=tuple(data),
         data_folders=tuple(kept),
         delete_data=delete_data,
@@ -226,7 +236,8 @@ def run_uninstall(
     for path in plan.menu_files:
         attempt(_("Removed {path}").format(path=path), functools.partial(path.unlink, missing_ok=True))
     if plan.servers:
-        attempt(_("Stopped {servers}").format(servers=_servers(plan.servers)), lambda: _stop_servers(plan.servers))
+        stopped = _("Stopped {servers}").format(servers=_servers(plan.servers))
+        attempt(stopped, lambda: _stop_servers(plan, paths))
     deleted = plan.data if plan.delete_data else ()
     for path in deleted:
         attempt(_("Deleted {path}").format(path=path), functools.partial(_delete, path))
@@ -257,8 +268,14 @@ def _disconnect(location: cl.ClientLocation) -> str | None:
     return _("(previous file kept as {path})").format(path=change.backup) if change.backup else None
 
 
-def _stop_servers(pids: tuple[int, ...]) -> None:
-    app_processes.stop_processes(list(pids))
+def _stop_servers(plan: UninstallPlan, paths: AppPaths) -> None:
+    """Signal only the planned servers that still are (the tray quit meanwhile, and the window may
+    have waited long): a pid freed since must not be signalled, nor ever the tray's."""
+    try:
+        now = set(app_processes.live_servers(paths, plan.install.executable))
+    except app_processes.ServersUnknown:
+        now = set(plan.servers)
+    app_processes.stop_processes([pid for pid in plan.servers if pid in now])
 
 
 def _delete(path: Path) -> None:

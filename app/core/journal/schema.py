@@ -8,6 +8,8 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
+from app.core.data_folder import NewerJournalError
+
 # Each migration takes the schema from version N-1 to N. Never edit one that has shipped: add one.
 MIGRATIONS: Sequence[str] = (
     """
@@ -86,6 +88,9 @@ ADDED_TABLES: Sequence[tuple[str, str]] = (
 )
 ADDED_COLUMNS: Sequence[tuple[str, str, str]] = (
     ("commands", "allowed_by_rule", "INTEGER"),  # the rule that allowed a held command, if one did
+    # Who asked a command to stop when it was not the person: messages.AGENT_STOP_BY (another agent's
+    # command_stop); NULL: the person's Stop (and every Stop an older version wrote).
+    ("commands", "stop_requested_by", "TEXT"),
 )
 
 COMMAND_COLUMNS = (
@@ -104,10 +109,8 @@ def migrate(db: sqlite3.Connection, path: Path) -> None:
     """Take the file to this version, inside the caller's write transaction; a newer file is refused."""
     current = db.execute("PRAGMA user_version").fetchone()[0]
     if current > SCHEMA_VERSION:
-        raise RuntimeError(
-            f"The journal at {path} was written by a newer Cowork Terminal "
-            f"(schema {current}, this one knows {SCHEMA_VERSION}). Update the app."
-        )
+        # A DataFolderError: every entry point says it in words, and `serve` answers each call with it.
+        raise NewerJournalError(path, current, SCHEMA_VERSION)
     for version in range(current, SCHEMA_VERSION):
         for statement in MIGRATIONS[version].split(";"):
             if statement.strip():
