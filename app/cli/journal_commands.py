@@ -180,7 +180,8 @@ def format_record(record: CommandRecord, protected: Sequence[str] = ()) -> str:
         else _("{status}, exit code {code}").format(status=label, code=record.exit_code)
     )
     took = "" if record.duration_ms is None else f" {format_duration(record.duration_ms)}"
-    said_in_label = label != _(STATUS_STYLES[record.status].label)  # "■ Stopped by the user" says why
+    style = STATUS_STYLES.get(record.status)  # None: a status this version does not know, said as written
+    said_in_label = style is not None and label != _(style.label)  # "■ Stopped by the user" says why
     if record.reason and record.status is not Status.FINISHED and not said_in_label:
         from app.core.journal.reasons import reason_for_person  # judges held commands: loaded when shown
 

@@ -240,10 +240,28 @@ def lost_output_note(job: Job) -> str | None:
 INTERRUPTED_NOTE = "It did not finish: run it again with execute_command if it is still needed."
 
 
+def unknown_status_note(row: CommandRecord) -> str:
+    """For a job whose row has a status this version does not know (a later version's, or another
+    program's edit): what can be said, and what to do next."""
+    return (
+        f'Job {row.id}\'s status in the journal is "{row.status.shown}", which this version of Cowork Terminal '
+        "does not know (a newer version of the app, or another program, wrote it): this version cannot tell "
+        "whether the command ran or how it ended, and neither stops nor allows it. If you still need it, run the "
+        "command again with execute_command."
+    )
+
+
 def record_result(service: CommandService, row: CommandRecord, patience: float) -> JobResult:
     """What the model reads about another server's job: its journal row, and its output file."""
     status = record_status(row)
     path = job_file(service.paths.app_outputs(service.client.name), row.id, since=row.created_at)
+    if not row.status.known:  # neither running nor ended as far as this version can tell: what was kept
+        stdout, stderr = journal_streams(row, output_budget(service.journal), in_file=path is not None)
+        return JobResult(
+            jobId=row.id, status=row.status.shown, stdout=stdout, stderr=stderr, exitCode=row.exit_code,
+            timedOut=row.timed_out, durationMs=row.duration_ms, note=unknown_status_note(row),
+            outputFile=None if path is None else str(path),
+        )  # fmt: skip
     note = row.reason
     if status is JobStatus.RUNNING:
         note = "Still running (in another server of this app); it goes on. " + follow_sentence(row.id, patience)
@@ -600,6 +618,8 @@ def register_job_tools(
                 else:  # it ended within its call: the journal kept the start and end of each stream
                     source = ((row.stdout_preview or "") + (row.stderr_preview or "")).encode()
                     note = JOURNAL_COPY_NOTE
+                if not row.status.known:  # its output as kept, and that this version cannot say more
+                    status, note = row.status.shown, unknown_status_note(row)
             growing = status == JobStatus.RUNNING.value  # a character cut at the end waits for its rest
             try:
                 if isinstance(source, bytes):

@@ -34,6 +34,7 @@ SO_PEERCRED_FORMAT = "iII"  # pid, uid, gid (Linux struct ucred)
 MACOS_SOL_LOCAL = 0
 MACOS_LOCAL_PEERPID = 2
 RUN_MARK_VARIABLE = "COWORK_TERMINAL_RUN"  # every process a server starts carries it (process_marks)
+DELETED_MARK = " (deleted)"  # what Linux adds to /proc/<pid>/exe once the program's file is unlinked
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,7 @@ def linux_process_facts(pid: int, uid: int, proc: Path = Path("/proc")) -> PeerF
     base = proc / str(pid)
     hidden = False
     try:
-        executable: str | None = os.path.realpath(os.readlink(base / "exe"))
+        executable: str | None = program_path(base / "exe")
     except PermissionError:  # not dumpable (as our tray), or a security module's rule
         executable, hidden = None, not_dumpable(pid, proc)
     except OSError:  # gone meanwhile
@@ -201,6 +202,18 @@ def linux_process_facts(pid: int, uid: int, proc: Path = Path("/proc")) -> PeerF
     return PeerFacts(
         pid, uid, executable, argv, marked, pid_namespace(pid, proc), pid_depth=_pid_depth(pid, proc), hidden=hidden
     )
+
+
+def program_path(exe_link: Path) -> str:
+    """A process's program, from its /proc/<pid>/exe. When an update renamed a new file over the
+    program (apt, pyenv, a reinstall) the kernel names it "<path> (deleted)": a program replaced at
+    the same path is the same program, so that is <path>. Only the kernel's path is stripped, never
+    resolved again: a look-alike run from a copy it then deleted keeps its own path (which is not
+    ours), whatever link it put there since. A file whose name merely ends so still has links."""
+    text = os.readlink(exe_link)
+    if text.endswith(DELETED_MARK) and os.stat(exe_link).st_nlink == 0:
+        return text[: -len(DELETED_MARK)]
+    return os.path.realpath(text)
 
 
 def not_dumpable(pid: int | str, proc: Path = Path("/proc")) -> bool:

@@ -18,6 +18,7 @@ REFUSED_TEXT_KEEP_CHARS = 4096
 REFUSED_ENV_KEYS_KEPT = 50
 BOUNDED_NOTE_CHARS = 100  # room for bounded()'s note: text this close to the limit is kept whole
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+STATUS_SHOWN_CHARS = 40  # of a status this version does not know, as shown (it is free text)
 
 
 class Status(str, Enum):
@@ -35,6 +36,31 @@ class Status(str, Enum):
     @property
     def is_active(self) -> bool:
         return self in (Status.WAITING, Status.RUNNING)
+
+    @classmethod
+    def as_written(cls, text: object) -> Status:
+        """A row's status: one this version knows, or else an unknown one that keeps its text (a
+        later version's new status, or another program's edit: the column is free text). Reading
+        never fails, so one such row hides no other; an unknown status is neither running nor held,
+        so nothing acts on it. Only the journal's rows are read so: a message's status stays strict."""
+        try:
+            return cls(text)
+        except ValueError:
+            unknown = str.__new__(cls, str(text))
+            unknown._name_ = "UNKNOWN"
+            unknown._value_ = str(text)
+            return unknown
+
+    @property
+    def known(self) -> bool:
+        """False for a status this version does not know (`as_written`)."""
+        return type(self)._value2member_map_.get(self._value_) is self
+
+    @property
+    def shown(self) -> str:
+        """The status as a person or a model reads it: an unknown one as written, on one line, bounded."""
+        text = " ".join(self._value_.split()) or "?"
+        return text if len(text) <= STATUS_SHOWN_CHARS else f"{text[: STATUS_SHOWN_CHARS - 1]}…"
 
 
 ACTIVE_STATUSES = tuple(s.value for s in Status if s.is_active)
@@ -85,7 +111,7 @@ class CommandRecord:
     def from_row(cls, row: sqlite3.Row) -> CommandRecord:
         values = dict(row)
         values["env_keys"] = json.loads(values["env_keys"] or "[]")
-        values["status"] = Status(values["status"])
+        values["status"] = Status.as_written(values["status"])
         values["timed_out"] = bool(values["timed_out"])
         return cls(**values)
 

@@ -72,6 +72,8 @@ DENIED_BY_YOU_LABEL = N_("⊘ Denied by you")
 DENIED_LABEL = N_("⊘ Denied")
 NOT_ANSWERED_LABEL = N_("◷ Not answered in time")
 STOPPING_LABEL = N_("● Stopping…")
+# A status written by a later version or another program: as written, never taken for one we know.
+UNKNOWN_STATUS_LABEL = N_("? “{status}” (unknown to this version)")
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,8 @@ SYMBOLS = {style.label[0] for style in STATUS_STYLES.values()}
 
 def status_label(record: CommandRecord) -> str:
     """The status cell: the status in words, with the reason when it is short and useful."""
+    if not record.status.known:
+        return _(UNKNOWN_STATUS_LABEL).format(status=record.status.shown)
     if record.status is Status.RUNNING and record.stop_requested_at is not None:
         return _(STOPPING_LABEL)
     if record.status is Status.KILLED and record.reason in KILLED_LABELS:
@@ -124,7 +128,7 @@ def status_label(record: CommandRecord) -> str:
 
 def status_tag(status: Status) -> str:
     """The Treeview tag that gives a row its status colours."""
-    return f"status-{status.value}"
+    return f"status-{status.value}" if status.known else "status-unknown"  # its text is not a tag's
 
 
 def one_line(text: str, limit: int = COMMAND_CELL_CHARS) -> str:
