@@ -37,6 +37,7 @@ from app.core.commands.patience import (
 )
 from app.core.execution import start_files
 from app.core.journal.store import Journal, Status
+from app.core.messages import AGENT_STOP_REASON
 from app.core.paths import AppPaths
 from tests.in_process_server import serving
 from tests.stdio_client import STOP_DEADLINE_S, live_processes, server_params
@@ -291,7 +292,7 @@ async def test_a_second_server_of_the_same_app_can_stop_the_first_ones_job(
         assert live_processes(marker) == []
         finished = await wait_until_finished(first, started["jobId"])
     assert stopped["status"] == "finished" and stopped["exitCode"] is None
-    assert finished["exitCode"] is None and finished["note"].startswith("stopped by the user. Do not run it again")
+    assert finished["exitCode"] is None and finished["note"].startswith(f"{AGENT_STOP_REASON}. Check what")
     [row] = rows(paths)
     assert row.status is Status.KILLED
 

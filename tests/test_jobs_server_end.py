@@ -22,6 +22,7 @@ from mcp import Client
 from mcp_types import Implementation
 
 from app.core.journal.store import Journal, Status
+from app.core.messages import AGENT_STOP_REASON
 from app.core.paths import AppPaths
 from tests.channel_peers import running_hub
 from tests.in_process_server import serving
@@ -105,7 +106,7 @@ async def test_a_job_whose_tray_bound_server_is_closed_by_claude_goes_on_in_the_
             stopped = await call(another, "command_stop", {"jobId": started["jobId"]})
         assert stopped["status"] == "finished" and stopped["exitCode"] is None, stopped
         row = row_of(paths, started["jobId"])
-        assert row.status is Status.KILLED and row.reason == "stopped by the user", row
+        assert row.status is Status.KILLED and row.reason == AGENT_STOP_REASON, row  # not the user's Stop
         await anyio.sleep(0.5)
         assert live_processes(marker) == []
 
@@ -147,7 +148,7 @@ async def test_command_stop_from_another_server_right_after_a_background_job_ret
                 stopped = await call(second, "command_stop", {"jobId": started["jobId"]})
                 assert stopped["status"] == "finished" and stopped["exitCode"] is None, stopped
                 row = row_of(paths, started["jobId"])
-                assert row.status is Status.KILLED and row.reason == "stopped by the user", row
+                assert row.status is Status.KILLED and row.reason == AGENT_STOP_REASON, row  # not the user's Stop
     # A stop that came before the process started ends its container; the namespace's last
     # process goes a moment later.
     deadline = time.monotonic() + STOP_DEADLINE_S

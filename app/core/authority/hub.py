@@ -51,6 +51,7 @@ from app.core.execution import (
 from app.core.execution.output import OutputBudget
 from app.core.i18n import _
 from app.core.journal.store import JOURNAL_REPLACED_SETTING, CommandRecord, Journal, ServerRecord
+from app.core.messages import AGENT_STOP_BY
 from app.core.paths import AppPaths, protected_paths
 from app.core.policy.approval import HOLD_LIFETIME_S
 from app.core.policy.rules import Rule
@@ -413,16 +414,22 @@ class Hub:
         self.on_change()
 
     def stop(self, command_id: int | None, by: str = "user") -> str:
+        """Stop a running command, or end a held one: the person's Stop (`by` the user, or where they
+        clicked it), or another agent's command_stop through its server (`by` AGENT_STOP_BY), which
+        its owner tells and records as an agent's, never the user's (a red team, 2026-12-06)."""
+        agent = by if by == AGENT_STOP_BY else None
         owner = next((p for p in self.connections.snapshot() if command_id in p.commands), None)
         if command_id is not None and self.held(command_id) is not None:
-            self.decide(command_id, allowed=False, by=by)
+            self.decide(command_id, allowed=False, by=by)  # the owner reads an agent's as withdrawn
+            if agent is not None:  # only the asking server reads it (no person): in English
+                return f"Withdrew command #{command_id}."
             return _("Denied command #{id}.").format(id=command_id)
         if owner is not None and command_id is not None:  # pushed before the record: never waits for the disk
-            owner.push(StopPush(command_id))
+            owner.push(StopPush(command_id, agent))
         with self.lock:
             asked = False
-            with contextlib.suppress(sqlite3.OperationalError):
-                asked = self.record.journal.request_stop(command_id or -1)  # a headless server reads it there
+            with contextlib.suppress(sqlite3.OperationalError):  # a headless server reads it there
+                asked = self.record.journal.request_stop(command_id or -1, by=agent)
                 self.record.wrote()
         if owner is None and not asked:
             raise RequestError(_("Command #{id} is not running.").format(id=command_id))
@@ -445,8 +452,11 @@ class Hub:
     def rules(self) -> list[Rule]:
         """The rules in force now: made by the user's click, or carried over from a previous run."""
         with self.lock:
-            live = {str(p.server_id) for p in self.connections.servers() if p.server_id is not None}
-            return self.rule_book.in_force(live)
+            return self.rule_book.in_force(self._live_servers())
+
+    def _live_servers(self) -> list[Peer]:
+        """The servers connected now that have a row and have not ended (a session rule's owners)."""
+        return [p for p in self.connections.servers() if p.server_id is not None and not p.ended]
 
     def rules_from_before(self) -> list[Rule]:
         """The rules read from the file at start (the user is told of them once)."""
@@ -544,8 +554,8 @@ class Hub:
             self.record.reopen(known=self.highest_known_id())
             with contextlib.suppress(sqlite3.OperationalError):
                 self.record.write_state(self.state)  # the settings live on in memory: into the new file
-            with contextlib.suppress(sqlite3.OperationalError):
-                self.rule_book.copy_to(self.record.journal)  # and so do the rules
+            # Session rules are tied to their servers under the old ids, before the ids change.
+            self.rule_book.bind(self._live_servers())
             for peer in self.connections.servers():  # servers that still run get their rows again
                 if peer.role != "server":
                     continue
@@ -556,6 +566,10 @@ class Hub:
                         log.warning("%s could not be registered in the new journal: %s", peer.label, exc)
                         peer.server_id = None
                 server_rows.write_back(self, peer)  # and so do their commands' rows
+            with contextlib.suppress(sqlite3.OperationalError):
+                # And the rules: a session rule under its server's new id, never under an id that
+                # now names another app's server.
+                self.rule_book.copy_to(self.record.journal, self._live_servers())
             # And the rows of commands that ended while the file refused their ends: those ends are
             # still to be written, and would update no row.
             server_rows.write_back_ended(self, self.connections.servers())

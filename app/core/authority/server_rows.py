@@ -25,11 +25,21 @@ from app.core.authority.holds import MAX_HOLDS_PER_PEER, HeldCommand, Holds
 from app.core.authority.record import Record
 from app.core.authority.state import ControlState, loosened
 from app.core.channel.call_messages import Call, CallCancel
-from app.core.channel.protocol import DECIDE_AGAIN, Begin, BeginRow, ClientName, End, Finish, Progress, Started
+from app.core.channel.protocol import (
+    DECIDE_AGAIN,
+    Begin,
+    BeginRow,
+    ClientName,
+    End,
+    Finish,
+    Progress,
+    ServerStop,
+    Started,
+)
 from app.core.i18n import _
 from app.core.journal.refusals import RefusalBudget
 from app.core.journal.store import CommandRecord, Outcome, Status
-from app.core.messages import HOLDS_FULL_REASON, PAUSED_MESSAGE, ROW_LOST
+from app.core.messages import AGENT_STOP_BY, HOLDS_FULL_REASON, PAUSED_MESSAGE, ROW_LOST
 from app.core.policy.approval import HOLD_UNSEEN_MAX_S
 
 if TYPE_CHECKING:  # anyio loads with the command host, not with the tray's first import
@@ -55,6 +65,7 @@ class RowsHub(Protocol):
     def highest_known_id(self) -> int: ...
     def held_arrived(self, hold: HeldCommand) -> None: ...
     def renew_journal_if_gone(self) -> bool: ...
+    def stop(self, command_id: int | None, by: str = ...) -> str: ...
     def on_holds(self) -> None: ...
     def on_change(self) -> None: ...
 
@@ -417,6 +428,13 @@ def call_cancel(hub: RowsHub, peer: Peer, message: CallCancel) -> dict[str, Any]
     return {}
 
 
+def stop(hub: RowsHub, peer: Peer, message: ServerStop) -> dict[str, Any]:
+    """A server asks to stop a command another server runs: its agent's command_stop (the same app's,
+    as the server checked). Its owner is told another agent asked, never the user: known from who
+    asks here, a server, not from anything the message says (a red team, 2026-12-06)."""
+    return {"message": hub.stop(message.id, by=AGENT_STOP_BY)}
+
+
 SERVER_OPS: dict[str, Callable[[RowsHub, Peer, Any], dict[str, Any]]] = {
     "call": call,
     "call_cancel": call_cancel,
@@ -426,4 +444,5 @@ SERVER_OPS: dict[str, Callable[[RowsHub, Peer, Any], dict[str, Any]]] = {
     "progress": progress,
     "client": client,
     "end": end,
+    "stop": stop,
 }

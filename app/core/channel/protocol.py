@@ -386,7 +386,30 @@ class StatePush:
 
 @dataclass(frozen=True)
 class StopPush:
-    """Stop this running command (the user's Stop, or a request from anyone)."""
+    """Stop this running command (the user's Stop, or a request from anyone). `by`: who asked when
+    it was not the person (messages.AGENT_STOP_BY: another agent's command_stop, through its own
+    server), so its owner never tells nor records it as the user's; None: the person's Stop."""
+
+    id: int
+    by: str | None = None
+    OP: ClassVar[str] = "stop"
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"op": self.OP, "id": self.id}
+        if self.by is not None:
+            wire["by"] = self.by
+        return wire
+
+    @classmethod
+    def from_wire(cls, message: Mapping[str, Any]) -> StopPush:
+        return cls(whole(message.get("id"), "id"), optional_text(message.get("by"), "by"))
+
+
+@dataclass(frozen=True)
+class ServerStop:
+    """A server asks to stop a command another server runs (its agent's command_stop). Taken as a
+    server's message, so the tray knows from the asker, not from anything it says, that an agent
+    asked, never the person."""
 
     id: int
     OP: ClassVar[str] = "stop"
@@ -395,7 +418,7 @@ class StopPush:
         return {"op": self.OP, "id": self.id}
 
     @classmethod
-    def from_wire(cls, message: Mapping[str, Any]) -> StopPush:
+    def from_wire(cls, message: Mapping[str, Any]) -> ServerStop:
         return cls(whole(message.get("id"), "id"))
 
 
@@ -616,7 +639,7 @@ FROM_TRAY: dict[str, Any] = {
     for kind in (Ack, ErrorReply, StatePush, DecisionPush, StopPush, HoldClock, Closing, CallProgress, CallResult)
 }
 FROM_SERVER: dict[str, Any] = {
-    kind.OP: kind for kind in (Begin, Started, Finish, Progress, ClientName, End, Call, CallCancel)
+    kind.OP: kind for kind in (Begin, Started, Finish, Progress, ClientName, End, Call, CallCancel, ServerStop)
 }
 
 
@@ -680,6 +703,7 @@ __all__ = [
     "Request",
     "RuleTold",
     "RulesTold",
+    "ServerStop",
     "SettingsRequest",
     "Started",
     "StatePush",

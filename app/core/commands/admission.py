@@ -33,6 +33,9 @@ from app.core.execution.output import OutputHook
 from app.core.hop_times import mark
 from app.core.journal.store import Outcome, Status
 from app.core.messages import (
+    AGENT_STOP_BY,
+    AGENT_WITHDREW_MESSAGE,
+    AGENT_WITHDREW_REASON,
     ALREADY_WAITING_MESSAGE,
     APP_GONE_HOLD_REASON,
     DENIED_BY_REASON,
@@ -414,6 +417,13 @@ class Holds:
             self._close(confirmation_id, command_id, PAUSED_MESSAGE)
             raise CommandRefused(PAUSE_ENDED_HOLD_MESSAGE)
         stopped = command_id in authority.stop_requests([command_id])  # Stop on a held row = Deny
+        if (
+            decision.by == AGENT_STOP_BY
+            if decision is not None and not decision.allowed
+            else stopped and bool(authority.stops_by_agents([command_id]))
+        ):  # another agent's command_stop withdrew it: the user denied nothing (a red team, 2026-12-06)
+            self._close(confirmation_id, command_id, AGENT_WITHDREW_REASON)
+            raise CommandRefused(AGENT_WITHDREW_MESSAGE)
         if stopped or (decision is not None and not decision.allowed):
             who = decision.by if decision else UNKNOWN_DECIDER
             self._close(confirmation_id, command_id, DENIED_BY_REASON.format(who=who))

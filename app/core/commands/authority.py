@@ -40,7 +40,14 @@ from app.core.errors import CoworkError
 from app.core.journal.opening import GONE, DamageWatch
 from app.core.journal.refusals import RefusalBudget
 from app.core.journal.store import CommandRecord, Journal, Outcome, Status, preview, repairing
-from app.core.messages import HOLDS_FULL_MESSAGE, HOLDS_FULL_REASON, NO_TRAY_MESSAGE, PAUSED_MESSAGE, ROW_LOST
+from app.core.messages import (
+    AGENT_STOP_BY,
+    HOLDS_FULL_MESSAGE,
+    HOLDS_FULL_REASON,
+    NO_TRAY_MESSAGE,
+    PAUSED_MESSAGE,
+    ROW_LOST,
+)
 from app.core.policy.approval import ApprovalMode, approval_mode, approval_window_s
 
 log = logging.getLogger(__name__)
@@ -180,15 +187,25 @@ class ServerAuthority:
             return self.link.stops.intersection(command_ids)
         return self.journal.stop_requests(list(command_ids))
 
+    def stops_by_agents(self, command_ids: Sequence[int]) -> set[int]:
+        """Of `command_ids`, those another agent asked to stop (its command_stop), not the person:
+        their owner tells and records them so, never as the user's Stop or Deny."""
+        if self.tethered:
+            assert self.link is not None
+            authors = self.link.stop_authors
+            return {command_id for command_id in command_ids if authors.get(command_id) == AGENT_STOP_BY}
+        return self.journal.stops_by_agents(list(command_ids))
+
     def request_stop(self, command_id: int) -> None:
-        """Stop a command another server runs (a tightening: anyone may ask); its tray passes it on,
-        or, headless, the journal carries it to the server that polls it."""
+        """Stop a command another server runs (its agent's command_stop; a tightening: anyone may
+        ask); its tray passes it on, or, headless, the journal carries it to the server that polls
+        it. Either way its owner is told another agent asked (the tray knows it from the asker)."""
         link = self._live_link()
         if link is not None:  # sent without waiting (a tray that cannot take it is going: its servers stop all)
             link.post(Request("stop", {"id": command_id}))
             return
         if not self.tethered:
-            self.journal.request_stop(command_id)
+            self.journal.request_stop(command_id, by=AGENT_STOP_BY)
 
     def hold_expiry(self, command_id: int, unseen: float) -> float:
         """When a held command runs out: HOLD_LIFETIME_S from when the user could see it, as its tray
@@ -212,6 +229,7 @@ class ServerAuthority:
             link.decisions.pop(command_id, None)
             link.hold_clocks.pop(command_id, None)
             link.stops.discard(command_id)
+            link.stop_authors.pop(command_id, None)
 
     # -- the record ---------------------------------------------------------------------------
 

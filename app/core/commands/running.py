@@ -35,6 +35,7 @@ from app.core.hop_times import mark
 from app.core.journal import pause_file
 from app.core.journal.store import Journal, Outcome, Status
 from app.core.messages import (
+    AGENT_STOP_REASON,
     APP_GONE_STOP_REASON,
     BASH_NOT_STARTED_REASON,
     CONTAINER_SLOW_MESSAGE,
@@ -566,8 +567,10 @@ class Runs:
             for stop in running.values():
                 stop.set(PAUSE_STOP_REASON)
             return
-        for command_id in authority.stop_requests(list(running)):
-            running[command_id].set(USER_STOP_REASON)
+        stopped = authority.stop_requests(list(running))
+        by_agents = authority.stops_by_agents(list(stopped)) if stopped else set()
+        for command_id in stopped:  # another agent's command_stop is never said to be the user's Stop
+            running[command_id].set(AGENT_STOP_REASON if command_id in by_agents else USER_STOP_REASON)
 
     def _end_run_while_off(self) -> None:
         """The user switched the container on again (a tightening): what runs outside it since it was

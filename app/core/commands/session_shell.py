@@ -67,6 +67,17 @@ REPLACED_NOTE = (
     "The user changed how commands are protected, so the shell session was started anew in the same folder: "
     "variables, functions and background jobs from before are gone."
 )
+# For the model: the shell it had was replaced because a program began listening on a socket that the
+# container hides (shell_session.newly_hidden): anyone's, often another app's command's, not the user's.
+NEW_SOCKET_NOTE = (
+    "Before this command ran, the shell session was started anew in the same folder, because a program "
+    "began listening on {paths} after the session's shell started. Cowork Terminal hides such sockets from "
+    "commands (through a session bus, or a socket named like one, a command could have programs started "
+    "outside its container), and a running shell cannot be cut off from one, so the new shell runs in a "
+    "container that hides it. The user's settings did not change. The old shell and everything it started "
+    "(variables, functions, background jobs) were ended; set up again what you still need."
+)
+NEW_SOCKET_PATHS_SHOWN = 3  # a command can make thousands: the note names a few
 
 
 # For the model: the shell was replaced before its command, for what another process could do to it
@@ -98,6 +109,16 @@ class SessionOutcome:
     restarted: bool
     stopped_reason: str | None = None  # pause, the user's Stop
     note: str | None = None  # for the model: it ran apart (APART_NOTE), what the container refused
+
+
+def _replaced_note(hidden: list[str] | None) -> str:
+    """Why the live shell was replaced, for the model: a socket that appeared (its paths), or the
+    protection changed. A socket another app's command made is never told as the user's doing."""
+    if hidden is None:
+        return REPLACED_NOTE
+    shown = ", ".join(hidden[:NEW_SOCKET_PATHS_SHOWN]) or "a socket"
+    more = len(hidden) - NEW_SOCKET_PATHS_SHOWN
+    return NEW_SOCKET_NOTE.format(paths=f"{shown} and {more} more" if more > 0 else shown)
 
 
 class ShellService(Protocol):
@@ -146,9 +167,10 @@ class SessionShell:
         if self._session is not None:
             await self._session.close()
 
-    async def _ready(self, bash: str) -> tuple[ShellSession, bool, bool]:
+    async def _ready(self, bash: str) -> tuple[ShellSession, bool, str | None]:
         """The session's shell, started if need be; whether a new one replaced an ended one (cwd and
-        variables reset), and whether a live one was replaced in its folder for a container change."""
+        variables reset), and, when a live one was replaced in its folder for a container change, the
+        note that tells the model why."""
         service = self.service
         background = service.background
         if background is None:
@@ -159,6 +181,7 @@ class SessionShell:
         if container.state == SLOW:  # not run unprotected for it (running.ContainerSlow)
             raise ContainerSlow(CONTAINER_SLOW_MESSAGE)
         replaced = False
+        note = None
         if self._session is None:
             # Loaded by the first session command: a server whose tray runs its commands never has one.
             from app.core.execution.shell_session import ShellSession
@@ -172,7 +195,7 @@ class SessionShell:
                 container=container,
             )
         else:
-            from app.core.execution.shell_session import replaces, usable_container
+            from app.core.execution.shell_session import newly_hidden, replaces, usable_container
 
             wanted = usable_container(container)
             if replaces(self._session.container, wanted) and not self._session.busy:
@@ -185,10 +208,12 @@ class SessionShell:
                 await self._session.close()
                 replaced = here is not None and os.path.isdir(here)
                 self._session.resume_in = here if replaced else None
+                if replaced:
+                    note = _replaced_note(newly_hidden(self._session.container, wanted))
                 self._session.container = wanted
         service.runs.watch_uncontained(self._session.container)
         restarted = await self._session.start(background)
-        return self._session, restarted and not replaced, replaced
+        return self._session, restarted and not replaced, note
 
     async def run(
         self, command_id: int, valid: ValidRequest, bash: str, on_output: OutputHook | None = None
@@ -220,7 +245,7 @@ class SessionShell:
                     handed = True
                     return apart(await runs.run(command_id, valid, bash, on_output), ended)
             async with self._lock:  # two first calls at once must not start two shells
-                session, restarted, replaced = await self._ready(bash)
+                session, restarted, replaced_note = await self._ready(bash)
                 if session.busy:
                     service.authority.finish(command_id, Outcome(status=Status.REFUSED, reason=SESSION_BUSY_REASON))
                     raise CommandRefused(SESSION_BUSY_MESSAGE)
@@ -271,7 +296,7 @@ class SessionShell:
         if finished:
             await journaled.wait()
         notes = (
-            REPLACED_NOTE if replaced else None,
+            replaced_note,
             TAKEN_OVER_NOTE.format(why=taken) if taken else None,
             ANSWERED_BY_OTHER_NOTE if finished and running.answered_by_other else None,
         )

@@ -107,6 +107,7 @@ class TrayLink:
         self.closing_reason: str | None = None
         self.decisions: dict[int, Decision] = {}
         self.stops: set[int] = set()
+        self.stop_authors: dict[int, str] = {}  # a Stop not the person's: who asked (StopPush's `by`)
         self.hold_clocks: dict[int, float] = {}  # held command -> when it expires, from when the user saw it
         self.version = 0
         self.runs_commands = False  # the tray runs this server's tool calls (its welcome said so)
@@ -360,6 +361,10 @@ class TrayLink:
         elif isinstance(message, DecisionPush):
             self.decisions[message.id] = message
         elif isinstance(message, StopPush):
+            if message.by is None:  # the person's Stop: said as theirs, even after an agent's
+                self.stop_authors.pop(message.id, None)
+            elif message.id not in self.stops:  # an agent's, unless the person's came first
+                self.stop_authors[message.id] = message.by
             self.stops.add(message.id)
         elif isinstance(message, HoldClock):  # the user sees the held command now: its time runs from here
             self.hold_clocks[message.id] = message.expires_at

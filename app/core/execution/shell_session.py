@@ -105,6 +105,21 @@ def replaces(old: Container | None, new: Container | None) -> bool:
     return dataclasses.replace(old, hidden=new.hidden) != new or bool(set(new.hidden) - set(old.hidden))
 
 
+def newly_hidden(old: Container | None, new: Container | None) -> list[str] | None:
+    """When the only reason `new` replaces `old` is what it hides now that `old` did not (a socket
+    some program began listening on since, in /tmp or the runtime folder: anyone's, often another
+    app's command's), those paths; None for any other reason (switched on or off, prepared anew).
+    The model is told this, not that the user changed the protection (a red team, 2026-12-06)."""
+    if old is None or new is None or dataclasses.replace(old, hidden=new.hidden) != new:
+        return None
+    before = set(old.hidden)
+    added = [arg for arg in new.hidden if arg not in before]
+    if not added:
+        return None
+    # bwrap's words in `hidden` are its options, /dev/null (bound over each socket) and the paths.
+    return list(dict.fromkeys(arg for arg in added if arg.startswith("/") and arg != "/dev/null"))
+
+
 def usable_container(container: Container | None) -> Container | None:
     """The container a session's shells start in: none where it is off, or on Windows."""
     return container if container is not None and container.on and sys.platform != "win32" else None

@@ -236,14 +236,21 @@ class CommandsTable(Connection):
         record = self.get_command(command_id)
         return record is not None and (record.status is Status.INTERRUPTED or record.status.is_active)
 
-    def request_stop(self, command_id: int) -> bool:
-        """The user's Stop button: the server running the command ends its whole tree."""
+    def request_stop(self, command_id: int, by: str | None = None) -> bool:
+        """The user's Stop button (`by` None), or another agent's command_stop (`by` AGENT_STOP_BY):
+        the server running the command ends its whole tree, and says who asked. The person's Stop
+        after an agent's is said as the person's."""
         with self._write() as db:
             cursor = db.execute(
-                f"UPDATE commands SET stop_requested_at = ? WHERE id = ? AND status IN ({ACTIVE_MARKS}) "
-                "AND stop_requested_at IS NULL",
-                (time.time(), command_id, *ACTIVE_STATUSES),
+                f"UPDATE commands SET stop_requested_at = ?, stop_requested_by = ? WHERE id = ? "
+                f"AND status IN ({ACTIVE_MARKS}) AND stop_requested_at IS NULL",
+                (time.time(), by, command_id, *ACTIVE_STATUSES),
             )
+            if cursor.rowcount == 0 and by is None:
+                db.execute(
+                    f"UPDATE commands SET stop_requested_by = NULL WHERE id = ? AND status IN ({ACTIVE_MARKS})",
+                    (command_id, *ACTIVE_STATUSES),
+                )
         return cursor.rowcount == 1
 
     def stop_requests(self, command_ids: Sequence[int]) -> set[int]:
@@ -252,6 +259,18 @@ class CommandsTable(Connection):
         marks = placeholders(len(command_ids))
         rows = self._db.execute(
             f"SELECT id FROM commands WHERE id IN ({marks}) AND stop_requested_at IS NOT NULL",
+            tuple(command_ids),
+        ).fetchall()
+        return {r["id"] for r in rows}
+
+    def stops_by_agents(self, command_ids: Sequence[int]) -> set[int]:
+        """Of `command_ids`, those another agent asked to stop (command_stop), not the person."""
+        if not command_ids:
+            return set()
+        marks = placeholders(len(command_ids))
+        rows = self._db.execute(
+            f"SELECT id FROM commands WHERE id IN ({marks}) AND stop_requested_at IS NOT NULL "
+            "AND stop_requested_by IS NOT NULL",
             tuple(command_ids),
         ).fetchall()
         return {r["id"] for r in rows}
