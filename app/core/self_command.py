@@ -11,10 +11,19 @@ lives in the interpreter's own site-packages.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 def app_argv(frozen: bool, executable: str, *args: str) -> list[str]:
     """The argv that runs `cowork-terminal ARGS...` from `executable`."""
     return [executable, *args] if frozen else [executable, *ISOLATED, "-m", "app", *args]
+
+
+def runs_this_program(argv: Sequence[str], frozen: bool, executable: str) -> bool:
+    """Whether `argv` starts this app from `executable` (what `app_argv` gives): the tray checks
+    the files of such a window's program against its own (core/program_identity.py)."""
+    prefix = app_argv(frozen, executable)
+    return len(argv) > len(prefix) and list(argv[: len(prefix)]) == prefix
 
 
 ISOLATED = ("-I",)

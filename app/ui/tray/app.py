@@ -45,6 +45,7 @@ from app.core.journal.store import Journal
 from app.core.liveness import HeldLock
 from app.core.paths import AppPaths
 from app.core.private_process import forbid_dumps
+from app.core.program_identity import program_identity
 from app.core.self_command import app_argv
 from app.ui.connection_probe import CHECK_PROCESS_TIMEOUT_S, live_client_names
 from app.ui.tray import actions, menu
@@ -98,6 +99,9 @@ class TrayApp:
         open_runner: RunnerOpener | None = None,
         warm_runner: Callable[[], None] | None = None,
     ) -> None:
+        # Which program's files this tray runs from, noted first: windows start from the files on disk,
+        # and once they are replaced (an update or a downgrade while it runs) none opens (windows.py).
+        self.program = program_identity()
         self.paths = data_folder.ensure(paths)
         # Create and migrate the journal here, once: two threads switching a brand-new database to
         # WAL at the same moment fail with "database is locked" (SQLite does not wait for that).

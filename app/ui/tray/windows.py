@@ -14,9 +14,10 @@ import contextlib
 import functools
 import logging
 import subprocess
+import sys
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -30,6 +31,8 @@ from app.core.messages import LOG_WINDOW_DECIDED_BY, PROMPT_DECIDED_BY
 from app.core.paths import AppPaths, make_private_file
 from app.core.policy import approval
 from app.core.policy.rules import SCOPES, SESSION_SCOPE, Rule
+from app.core.program_identity import program_identity
+from app.core.self_command import runs_this_program
 from app.ui.tray import menu
 from app.ui.tray.holds import HOLD_JUDGING_S, for_window
 from app.ui.tray.notice_actions import DENY, SHOW, hold_actions
@@ -44,6 +47,16 @@ PROMPT_RESTARTS = 3  # a killed prompt opens again at most this often per PROMPT
 PROMPT_RESTART_WINDOW_S = 60.0
 DECIDED_IN_NOTIFICATION = "user (notification)"
 WINDOW_STOP_GRACE_S = 1.0  # a log window gets this long to close when replaced or at quit
+PROGRAM_CHECK_S = 5.0  # how often the monitor looks whether the program's files were replaced (~1 ms)
+REPLACED_NOTICE_S = 10.0  # "restart": said at most this often, however many windows it did not open
+
+
+def files_replaced_text() -> str:
+    """What the person is told once the tray's files were replaced under it."""
+    return _(
+        "Cowork Terminal's files were replaced while it was running (an update or another version). Quit "
+        "Cowork Terminal and start it again: until then it opens none of its windows."
+    )
 
 
 class WindowsApp(Protocol):
@@ -64,6 +77,8 @@ class WindowsApp(Protocol):
     def autostart(self) -> bool | None: ...
     @property
     def notifier(self) -> Notifier: ...
+    @property
+    def program(self) -> str: ...  # the identity of the program's files, noted at the tray's start
     @property
     def log_window_command(self) -> list[str]: ...
     @property
@@ -98,6 +113,9 @@ class TrayWindows:
         self._questions: list[Question] = []
         self._settings: PipedWindow | None = None
         self._lock = threading.Lock()
+        self._replaced = False  # the program's files changed since the tray started: no more windows
+        self._program_checked = time.monotonic()
+        self._replaced_told = 0.0
 
     @property
     def hub(self) -> Hub:
@@ -113,6 +131,66 @@ class TrayWindows:
         if self.welcome is not None:  # its check needs this tray: it goes with it
             stop_process_now(self.welcome, WINDOW_STOP_GRACE_S)
 
+    # -- the program the windows are started from ----------------------------------------------------
+
+    def files_replaced(self) -> bool:
+        """Whether the program's files on disk are no longer those the tray started from (an update
+        or a downgrade while it runs): a window started now would be of another version, which may
+        show less than the tray sends it (a red team, 2026-12-06). Once changed, for good."""
+        if not self._replaced and program_identity() != self.app.program:
+            self._replaced = True
+            log.warning("the program's files were replaced since the tray started: it opens no more windows")
+        return self._replaced
+
+    def _tell_replaced(self) -> None:
+        """Say why no window opens (at most every REPLACED_NOTICE_S: each click or hold asks again)."""
+        now = time.monotonic()
+        if now - self._replaced_told >= REPLACED_NOTICE_S or not self._replaced_told:
+            self._replaced_told = now
+            self.app.notifier.notify(menu.APP_TITLE, files_replaced_text())
+
+    def _window(
+        self,
+        argv: Sequence[str],
+        on_message: Callable[[dict[str, Any]], None],
+        *,
+        stderr: Any = subprocess.DEVNULL,
+        on_exit: Callable[[int], None] | None = None,
+    ) -> PipedWindow | None:
+        """A window of this tray's program, or None (the person told why) when its files were replaced.
+        The window must then say on its line that it is this program (`link.PipedWindow`): files
+        replaced while it started make it another, which is refused. A command that does not start
+        this program (a test's stand-in) has no program to check."""
+        own = runs_this_program(argv, bool(getattr(sys, "frozen", False)), sys.executable)
+        if own and self.files_replaced():
+            self._tell_replaced()
+            return None
+        program = self.app.program if own else None
+        return PipedWindow(argv, on_message, stderr=stderr, on_exit=on_exit, program=program,
+                           on_refused=self._window_refused)  # fmt: skip
+
+    def _window_refused(self, why: str) -> None:
+        """A window that did not say it is this tray's program: its files are another version's."""
+        self._replaced = True
+        self._tell_replaced()
+
+    def check_program(self) -> None:
+        """At the monitor's poll, every PROGRAM_CHECK_S: files replaced under the tray are said to
+        the person at once (not only at the next window: a call that imports what is gone fails too),
+        and a window still starting from them (it has not said which program it is) is ended."""
+        now = time.monotonic()
+        if not self._replaced and now - self._program_checked >= PROGRAM_CHECK_S:
+            self._program_checked = now
+            if self.files_replaced():
+                self._tell_replaced()
+        if not self._replaced:
+            return
+        with self._lock:
+            starting = [w for w in [*self.log_windows, *self.notices, self._prompt, self._confirm, self._settings]
+                        if w is not None and w.awaiting_hello()]  # fmt: skip
+        for window in starting:
+            window.refuse("the program's files were replaced while it started")
+
     # -- the approval prompt ---------------------------------------------------------------------
 
     def sync_approval_prompt(self) -> None:
@@ -122,36 +200,47 @@ class TrayWindows:
         self._tell_log_windows_holds(list(holds.values()))
         self.app.notifier.withdraw({f"hold:{i}" for i in holds})  # an answered command: its notice answers nothing more
         if not self.app.windows:  # no Tk: the menu's "waiting" line lists them, with Deny (no prompt to allow in)
-            for command_id in sorted(set(holds) - self._prompt_shown):
-                hold = holds[command_id]
-                self.hub.seen(command_id)  # the menu lists every one: each one's time starts now
-                self._tell_waiting(hold)
-            self._prompt_shown = set(holds)
-            self.app.read_rules_and_holds()
-            self.app.kick()
+            self._holds_in_menu(holds)
             return
         with self._lock:
             prompt = self._prompt
             if holds and (prompt is None or not prompt.alive()):
-                prompt = self._prompt = PipedWindow(
+                prompt = self._prompt = self._window(
                     self.app.approval_prompt_command, self._prompt_said, on_exit=self._prompt_exited
                 )
-                self._prompt_shown = set()
-                log.info("approval prompt started (pid %s)", prompt.pid)
-            if prompt is None:
+                if prompt is not None:
+                    self._prompt_shown = set()
+                    log.info("approval prompt started (pid %s)", prompt.pid)
+            if prompt is None and not holds:
                 return
-            if not holds:
+            if prompt is not None and not holds:
                 prompt.close()
                 self._prompt = None
                 return
-            for command_id in sorted(set(holds) - self._prompt_shown):
-                hold = holds[command_id]
-                shown = for_window(hold, self.app.paths, HOLD_JUDGING_S)  # bounded: see HOLD_JUDGING_S
-                prompt.send({"op": "show", "hold": shown.to_json()})
-                self._tell_waiting(hold)
-            for command_id in self._prompt_shown - set(holds):
-                prompt.send({"op": "gone", "id": command_id})
-            self._prompt_shown = set(holds)
+            if prompt is None:  # its files were replaced: as without Tk, until a restart
+                self._prompt_shown &= set(holds)
+            else:
+                for command_id in sorted(set(holds) - self._prompt_shown):
+                    hold = holds[command_id]
+                    shown = for_window(hold, self.app.paths, HOLD_JUDGING_S)  # bounded: see HOLD_JUDGING_S
+                    prompt.send({"op": "show", "hold": shown.to_json()})
+                    self._tell_waiting(hold)
+                for command_id in self._prompt_shown - set(holds):
+                    prompt.send({"op": "gone", "id": command_id})
+                self._prompt_shown = set(holds)
+                return
+        self._holds_in_menu(holds)
+
+    def _holds_in_menu(self, holds: dict[int, HeldCommand]) -> None:
+        """No approval prompt can open: the menu's "waiting" line lists the held commands, with Deny,
+        and each new one is told in a notice; each one's time starts now."""
+        for command_id in sorted(set(holds) - self._prompt_shown):
+            hold = holds[command_id]
+            self.hub.seen(command_id)
+            self._tell_waiting(hold)
+        self._prompt_shown = set(holds)
+        self.app.read_rules_and_holds()
+        self.app.kick()
 
     def _tell_waiting(self, hold: HeldCommand) -> None:
         """A held command's notice; where the desktop has buttons, Deny and Show, never Allow."""
@@ -266,7 +355,11 @@ class TrayWindows:
                         self.hub.answer(question, False)
                 self.app.submit(ASK_USER)
 
-            self._confirm = confirm = PipedWindow(self.app.confirm_command, said, on_exit=exited)
+            self._confirm = confirm = self._window(self.app.confirm_command, said, on_exit=exited)
+        if confirm is None:  # nobody can confirm it now: a No, and the next question
+            self.hub.answer(question, False, why_not=files_replaced_text())
+            self.app.submit(ASK_USER)
+            return
         confirm.send(
             {
                 "op": "ask",
@@ -280,7 +373,10 @@ class TrayWindows:
 
     def show_notice(self, title: str, text: str) -> None:
         """A window that tells the user something they must see (the confirm window with one button)."""
-        notice = PipedWindow(self.app.confirm_command, lambda _message: None)
+        notice = self._window(self.app.confirm_command, lambda _message: None)
+        if notice is None:  # what it would have said goes in a notice
+            self.app.notifier.notify(title, text)
+            return
         notice.send({"op": "ask", "title": title, "text": text, "allow": "", "deny": _("OK"), "yours": True})
         with self._lock:
             self.notices.append(notice)
@@ -291,7 +387,7 @@ class TrayWindows:
         """The Settings window (one at a time): what it says goes through `_settings_said`."""
         if self._settings is not None and self._settings.alive():
             self._settings.close()
-        self._settings = PipedWindow(self.app.settings_command, self._settings_said)
+        self._settings = self._window(self.app.settings_command, self._settings_said)
         self.push_settings()
 
     def _settings_said(self, message: dict[str, Any]) -> None:
@@ -327,6 +423,11 @@ class TrayWindows:
             *([] if self.app.has_menu else ["--no-menu"]),
             *(["--first-run"] if first_run else []),
         ]
+        # It has no line to the tray (it asks like the CLI, and a loosening it asks for is confirmed in
+        # a window that is checked): only whether its files are still the tray's.
+        if runs_this_program(argv, bool(getattr(sys, "frozen", False)), sys.executable) and self.files_replaced():
+            self._tell_replaced()
+            return
         with self._lock:  # the monitor thread reaps a Welcome that closed (check_windows)
             earlier, self.welcome = self.welcome, None
         if earlier is not None:  # one at a time: a new one comes to the front
@@ -357,7 +458,10 @@ class TrayWindows:
             window.close()
         command = self.app.log_window_command
         with open_stderr_file(self._window_stderr) as stderr:
-            window = PipedWindow([*command, "--tray-line"], self.log_window_said, stderr=stderr)
+            opened = self._window([*command, "--tray-line"], self.log_window_said, stderr=stderr)
+        if opened is None:
+            return
+        window = opened
         window.send({"op": "state", "paused": self.hub.paused})
         window.send(holds_message(self.hub.pending_holds()))
         window.send(rules_message(self.hub.rules()))
@@ -405,7 +509,9 @@ class TrayWindows:
 
     def check_windows(self) -> None:
         """At each poll: a log window that failed at once (no Tk, no display) is reported, not silently
-        lost; a Welcome that ended is reaped then, not left a zombie until the next one opens."""
+        lost; a Welcome that ended is reaped then, not left a zombie until the next one opens; and
+        whether the program's files were replaced (check_program)."""
+        self.check_program()
         with self._lock:
             welcome = self.welcome
             if welcome is not None and welcome.poll() is not None:

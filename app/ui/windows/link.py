@@ -4,6 +4,13 @@ stdin and stdout.
 Only the tray holds the other end of these pipes, so what a window says there is the user's click
 (no pid checks, no races with look-alike processes). A window started any other way has no such
 line and can only ask, like the CLI.
+
+The window says first which program it is (`{"op": "hello", "program": ...}`,
+core/program_identity.py): the tray's files may have been replaced since it started (an update or a
+downgrade while it runs), and a window of another version may show less than the tray sends (a
+red team, 2026-12-06: an older approval prompt dropped what only a person may allow). The tray
+tells such a window nothing and takes nothing from it: an older window, which says nothing of the
+kind, is refused at its first message.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
+from app.core.program_identity import SAY_PROGRAM_ENV, program_identity
+
 log = logging.getLogger(__name__)
 
 MAX_LINE_BYTES = 1 << 20
@@ -27,6 +36,7 @@ MAX_LINE_BYTES = 1 << 20
 LATEST_ONLY = frozenset({"rules"})
 READ_BYTES = 1 << 16
 STOP_GRACE_S = 1.0
+HELLO = "hello"  # the window's first message: which program it is
 
 
 def _decode(line: bytes) -> dict[str, Any] | None:
@@ -89,16 +99,25 @@ class PipedWindow:
         *,
         stderr: Any = subprocess.DEVNULL,
         on_exit: Callable[[int], None] | None = None,
+        program: str | None = None,
+        on_refused: Callable[[str], None] | None = None,
     ) -> None:
+        """With `program` (the tray's identity), the window must say that it is this program before
+        it is told or heard anything; else it is ended and `on_refused` gets why."""
         self.process = subprocess.Popen(
             list(argv),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=stderr,
             creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
+            env=None if program is None else {**os.environ, SAY_PROGRAM_ENV: "1"},
         )
         self._on_message = on_message
         self._on_exit = on_exit
+        self._program = program
+        self._on_refused = on_refused
+        self._unsent: list[bytes] | None = None if program is None else []  # held until the window said who it is
+        self.refused = False
         self._send_lock = threading.Lock()
         self._reader = threading.Thread(target=self._read, name="tray-window-reader", daemon=True)
         self._reader.start()
@@ -114,9 +133,12 @@ class PipedWindow:
         """Tell the window something; False when it is gone."""
         data = json.dumps(message, ensure_ascii=False).encode("utf-8", "replace") + b"\n"
         stdin = self.process.stdin
-        if stdin is None:
+        if stdin is None or self.refused:
             return False
         with self._send_lock:
+            if self._unsent is not None:
+                self._unsent.append(data)
+                return True
             try:
                 stdin.write(data)
                 stdin.flush()
@@ -133,6 +155,12 @@ class PipedWindow:
                 if message is None:
                     log.warning("a window (pid %s) sent a line that is not a message", self.pid)
                     continue
+                if self.refused:
+                    break
+                if self.awaiting_hello():
+                    if not self._heard_hello(message):
+                        break
+                    continue
                 try:
                     self._on_message(message)
                 except Exception:  # the top of a thread: log it, keep reading
@@ -142,6 +170,41 @@ class PipedWindow:
         code = self.process.wait()
         if self._on_exit is not None:
             self._on_exit(code)
+
+    def awaiting_hello(self) -> bool:
+        """Whether the window has yet to say which program it is (never, without `program`)."""
+        return self._unsent is not None and not self.refused
+
+    def _heard_hello(self, message: dict[str, Any]) -> bool:
+        """The window's first message: its program's identity, then what was held for it is sent."""
+        if message["op"] != HELLO:
+            self.refuse(f"it sent {message['op']!r} before saying which program it is (an older version)")
+            return False
+        if message.get("program") != self._program:
+            self.refuse("it is another program than the tray's (its files were replaced since the tray started)")
+            return False
+        with self._send_lock:
+            if self.refused:  # ended meanwhile (its files were replaced while it started)
+                return False
+            unsent, self._unsent = self._unsent or [], None
+            stdin = self.process.stdin
+            with contextlib.suppress(OSError, ValueError):
+                if stdin is not None and unsent:
+                    stdin.write(b"".join(unsent))
+                    stdin.flush()
+        return True
+
+    def refuse(self, why: str) -> None:
+        """A window that is not of the tray's program: told nothing more, heard no more, ended."""
+        with self._send_lock:
+            if self.refused:
+                return
+            self.refused = True
+            self._unsent = []
+        log.warning("a window (pid %s, %s) was refused: %s", self.pid, self.process.args, why)
+        self.close()
+        if self._on_refused is not None:
+            self._on_refused(why)
 
     def close(self) -> None:
         """End the window: its stdin closes (it closes itself), then terminate, then kill."""
@@ -172,6 +235,8 @@ class TrayLine:
         self._latest: dict[str, dict[str, Any]] = {}  # by op, for the ops in LATEST_ONLY
         self._heard = 0  # how many of those came, and whether the line ended: what `latest` changes with
         self._ended = False
+        if os.environ.pop(SAY_PROGRAM_ENV, None) is not None:  # the tray asks; not passed on to our children
+            self.send({"op": HELLO, "program": program_identity()})
         threading.Thread(target=self._read, name="window-tray-line", daemon=True).start()
 
     def _read(self) -> None:
