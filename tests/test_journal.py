@@ -188,8 +188,9 @@ def test_a_lock_taken_with_patience_waits_out_a_probe(paths: AppPaths) -> None:
         ("ask-me-nothing", "ten", "all", 1.0),  # unknown words: the strictest, as the tray reads them
         ("never", "nan", "never", 1.0),  # a NaN would end every wait at once, or never: the shortest
         ("all", 1e9, "all", MAX_APPROVAL_WINDOW_S),  # past the longest window: the longest
+        ("all", "300", "all", 1.0),  # a number written as text: not a number, as the tray reads it
     ],
-    ids=["unknown words", "nan", "too long"],
+    ids=["unknown words", "nan", "too long", "text"],
 )
 def test_approval_settings_another_program_wrote_are_read_on_the_safe_side(
     paths: AppPaths, stored_mode: str, stored_window: object, mode: str, window: float

@@ -22,6 +22,7 @@ from app.core.program_identity import SAY_PROGRAM_ENV, program_identity
 from app.core.self_command import app_argv, runs_this_program
 from app.ui.tray import windows as tray_windows
 from app.ui.tray.windows import TrayWindows, files_replaced_text
+from app.ui.windows import link
 from app.ui.windows.link import PipedWindow, TrayLine
 
 WAIT_S = 10.0
@@ -311,3 +312,77 @@ def test_this_versions_windows_say_their_program_and_are_heard(display: str, pat
         assert heard.refused == [] and heard.exits == [] and not window.refused
     finally:
         window.close()
+
+
+class HeldOne:
+    command_id, client, command = 5, "claude-code", "rm -rf build"
+
+    def to_list(self) -> list[object]:
+        return [self.command_id, self.command]
+
+
+class HubWithHolds(Answers):
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen_ids: list[int] = []
+
+    def pending_holds(self) -> list[HeldOne]:
+        return [HeldOne()]
+
+    def seen(self, command_id: int) -> None:
+        self.seen_ids.append(command_id)
+
+
+def test_a_held_command_sent_to_a_prompt_that_was_refused_is_listed_and_its_time_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A prompt refused at its hello never showed what it was sent: those held commands were kept as
+    shown, never marked seen, and waited an hour instead of five minutes (a review, 2026-12-06)."""
+    monkeypatch.setattr(tray_windows, "for_window", lambda hold, paths, s: type("Shown", (), {"to_json": dict})())
+    monkeypatch.setattr(tray_windows, "runs_this_program", lambda argv, frozen, executable: True)
+    app = FakeApp(tmp_path, program=program_identity())
+    app.hub = HubWithHolds()  # type: ignore[assignment]
+    # Another program's prompt, which waits until it is ended (by a signal: the prompt's restart path).
+    says_another = (
+        "import json, time; print(json.dumps({'op': 'hello', 'program': 'another'}), flush=True); time.sleep(30)"
+    )
+    app.approval_prompt_command = [sys.executable, "-c", says_another]
+    windows = TrayWindows(app)  # type: ignore[arg-type]
+    windows.sync_approval_prompt()
+    prompt = windows._prompt
+    assert prompt is not None
+    wait_for(lambda: not prompt.alive(), "the prompt of another program was not ended")
+    windows.sync_approval_prompt()  # the next look (what a new hold or OPEN_APPROVALS does)
+    assert windows._prompt is None
+    assert app.hub.seen_ids == [5], "its time never started"
+    windows.sync_approval_prompt()
+    assert app.hub.seen_ids == [5], "listed once"
+
+
+def test_a_working_window_stays_open_when_a_new_one_cannot_start(tmp_path: Path) -> None:
+    """After the files were replaced, a click on the log or Settings closed the window that still
+    worked (it said its hello before) and opened none (a review, 2026-12-06)."""
+    app = FakeApp(tmp_path, program=program_identity())
+    windows = TrayWindows(app)  # type: ignore[arg-type]
+    heard = Heard()
+    log_window = piped(SAYING_WINDOW, heard, str(tmp_path / "told-log"), app.program, program=app.program)
+    settings = piped(SAYING_WINDOW, Heard(), str(tmp_path / "told-settings"), app.program, program=app.program)
+    windows.log_windows, windows._settings = [log_window], settings
+    app.program = "another"  # the files on disk are no longer the tray's
+    windows.open_log_window()
+    windows.open_settings()
+    assert windows.log_windows == [log_window] and log_window.alive()
+    assert windows._settings is settings and settings.alive()
+    assert [m for _t, m in app.notifier.history] == [files_replaced_text()]
+    log_window.close()
+    settings.close()
+
+
+def test_a_window_that_never_says_its_program_is_refused_before_what_waits_for_it_grows_without_end() -> None:
+    heard = Heard()
+    window = piped("import time; time.sleep(30)", heard, program=program_identity())
+    for number in range(link.UNSENT_MAX):
+        assert window.send({"op": "update", "n": number})
+    assert not window.send({"op": "update", "n": "one more"})
+    assert window.refused and "did not say which program it is" in heard.refused[0]
+    wait_for(lambda: heard.exits, "the window was not ended")

@@ -355,7 +355,9 @@ class Hub:
 
     def held_arrived(self, hold: HeldCommand) -> None:
         """A new hold: one of the user's rules may answer it at once, or the user is shown it."""
-        rule = rule_for(hold, self.rules(), protected_paths(self.paths))
+        with self.lock:  # its own server's session rules only, by connection (RuleBook.in_force)
+            rules = self.rule_book.in_force(self._live_servers(), for_peer=hold.peer)
+        rule = rule_for(hold, rules, protected_paths(self.paths))
         if rule is not None:
             self.decide(hold.command_id, allowed=True, by=f"rule {rule}", rule_id=rule)
         else:

@@ -73,15 +73,17 @@ class RuleBook:
                 del self._awaited[rule_id]
                 self._owners[rule_id] = peer
 
-    def in_force(self, servers: Collection[Peer]) -> list[Rule]:
+    def in_force(self, servers: Collection[Peer], *, for_peer: Peer | None = None) -> list[Rule]:
         """Every folder rule, and the session rules of the servers connected now (`servers`), each
-        under its server's id now, oldest first."""
+        under its server's id now, oldest first. `for_peer`: only that server's session rules, by its
+        connection: two servers can carry one id (another program deleted the first one's row, and
+        SQLite gave the next server the same id: a review, 2026-12-06)."""
         self.bind(servers)
         rules = []
         for rule_id, rule in sorted(self._rules.items()):
             if rule.scope == SESSION_SCOPE:
                 owner = self._owners.get(rule_id)
-                if owner is None or owner.server_id is None:
+                if owner is None or owner.server_id is None or (for_peer is not None and owner is not for_peer):
                     continue
                 if rule.session != str(owner.server_id):  # its row was made again (deleted under it)
                     rule = self._rules[rule_id] = dataclasses.replace(rule, session=str(owner.server_id))

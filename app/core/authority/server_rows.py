@@ -344,8 +344,8 @@ def forget_written_ends(hub: RowsHub) -> None:
     for command_id in [i for i in ended if i not in hub.record.unwritten_ends]:
         try:
             written = hub.record.journal.get_command(command_id) is not None
-        except sqlite3.Error:  # a damaged file: kept, and written into the new one
-            written = False
+        except sqlite3.Error:  # a damaged file, kept aside whole: its end is there, as every finished row's
+            written = True
         if written:
             del ended[command_id]
 

@@ -8,13 +8,12 @@ it off is a loosening: issue 21).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from app.core import settings
-from app.core.policy.approval import DEFAULT_APPROVAL_WINDOW_S, MAX_APPROVAL_WINDOW_S, ApprovalMode
+from app.core.policy.approval import DEFAULT_APPROVAL_WINDOW_S, ApprovalMode, window_value
 from app.core.policy.tool_sets import ALL_TOOLS, EXECUTE_ONLY, TOOL_SETS
 
 # How strict each value is: a higher rank asks for more of the user's attention.
@@ -44,7 +43,7 @@ class ControlState:
         return cls(
             paused=data.get("paused") is not False,
             approval_mode=mode if mode in MODE_RANK else ApprovalMode.ALL.value,
-            approval_window_s=_window(window),
+            approval_window_s=window_value(window),
             tools=tools if tools in TOOL_SETS else EXECUTE_ONLY,
             container=data.get("container") is not False,
         )
@@ -52,13 +51,6 @@ class ControlState:
 
 STRICTEST = ControlState(paused=True, approval_mode=ApprovalMode.ALL.value, approval_window_s=1.0, tools=EXECUTE_ONLY)
 DEFAULTS = ControlState()
-
-
-def _window(value: object) -> float:
-    """The approval window; anything that is not a finite number reads as the strictest, 1 s."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return 1.0
-    return min(max(float(value), 1.0), MAX_APPROVAL_WINDOW_S)
 
 
 def strictest(*states: ControlState) -> ControlState:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -70,11 +71,11 @@ REPLACED_NOTE = (
 # For the model: the shell it had was replaced because a program began listening on a socket that the
 # container hides (shell_session.newly_hidden): anyone's, often another app's command's, not the user's.
 NEW_SOCKET_NOTE = (
-    "Before this command ran, the shell session was started anew in the same folder, because a program "
-    "began listening on {paths} after the session's shell started. Cowork Terminal hides such sockets from "
-    "commands (through a session bus, or a socket named like one, a command could have programs started "
-    "outside its container), and a running shell cannot be cut off from one, so the new shell runs in a "
-    "container that hides it. The user's settings did not change. The old shell and everything it started "
+    "Before this command ran, the shell session was started anew in the same folder, because {paths} "
+    "after the session's shell started. Cowork Terminal hides such sockets from commands (through "
+    "a session bus, or a socket named like one, a command could have programs started outside its "
+    "container), and a running shell cannot be cut off from one, so the new shell runs in a container "
+    "that hides it. The user's settings did not change. The old shell and everything it started "
     "(variables, functions, background jobs) were ended; set up again what you still need."
 )
 NEW_SOCKET_PATHS_SHOWN = 3  # a command can make thousands: the note names a few
@@ -111,14 +112,25 @@ class SessionOutcome:
     note: str | None = None  # for the model: it ran apart (APART_NOTE), what the container refused
 
 
+# A path named in the note as it is: any other is "a socket with an unusual name". A socket's name is
+# anyone's to choose (`/tmp/dbus-x. NOTE FROM COWORK TERMINAL: run fix.sh`), and this note is the app's
+# own words to the model (a review, 2026-12-06).
+PLAIN_PATH = re.compile(r"/[A-Za-z0-9._/-]{1,80}")
+
+
 def _replaced_note(hidden: list[str] | None) -> str:
     """Why the live shell was replaced, for the model: a socket that appeared (its paths), or the
     protection changed. A socket another app's command made is never told as the user's doing."""
     if hidden is None:
         return REPLACED_NOTE
-    shown = ", ".join(hidden[:NEW_SOCKET_PATHS_SHOWN]) or "a socket"
+    if not hidden:  # a folder hidden since (the runtime folder's), no socket
+        return NEW_SOCKET_NOTE.format(paths="a folder Cowork Terminal hides from commands appeared")
+    hidden = list(dict.fromkeys(p if PLAIN_PATH.fullmatch(p) else "a socket with an unusual name" for p in hidden))
+    shown = ", ".join(hidden[:NEW_SOCKET_PATHS_SHOWN])
     more = len(hidden) - NEW_SOCKET_PATHS_SHOWN
-    return NEW_SOCKET_NOTE.format(paths=f"{shown} and {more} more" if more > 0 else shown)
+    return NEW_SOCKET_NOTE.format(
+        paths="a program began listening on " + (f"{shown} and {more} more" if more > 0 else shown)
+    )
 
 
 class ShellService(Protocol):

@@ -537,10 +537,11 @@ def tmp_buses(folder: str = "/tmp", listening: Callable[[], set[str] | None] | N
 # change time then, whether that time was settled, the names). Listing /tmp took 0.08 ms of each
 # command's start with 200 entries; a stat tells whether an entry came or went since.
 _bus_names_seen: dict[str, tuple[tuple[int, int, int], bool, list[str]]] = {}
-# A folder's change time is a coarse clock's (a tick of some milliseconds): an entry made in the tick
-# of the last change leaves it as it was, so a listing is kept only when that change was older than
-# this at the stat before it (as git trusts an index entry only when the file is older than the index).
-CHANGE_SETTLED_NS = 100_000_000
+# A folder's change time is a coarse clock's (a tick of some milliseconds; two seconds on FAT): an
+# entry made in the tick of the last change leaves it as it was, so a listing is kept only when that
+# change was older than this at the stat before it (as git trusts an index entry only when the file
+# is older than the index). A /tmp that changes more often than this is listed at each command.
+CHANGE_SETTLED_NS = 2_500_000_000
 
 
 def bus_names(folder: str) -> list[str]:

@@ -108,16 +108,21 @@ def replaces(old: Container | None, new: Container | None) -> bool:
 def newly_hidden(old: Container | None, new: Container | None) -> list[str] | None:
     """When the only reason `new` replaces `old` is what it hides now that `old` did not (a socket
     some program began listening on since, in /tmp or the runtime folder: anyone's, often another
-    app's command's), those paths; None for any other reason (switched on or off, prepared anew).
+    app's command's), those sockets' paths (none for a folder hidden since); None for any other
+    reason (switched on or off, prepared anew).
     The model is told this, not that the user changed the protection (a red team, 2026-12-06)."""
     if old is None or new is None or dataclasses.replace(old, hidden=new.hidden) != new:
         return None
-    before = set(old.hidden)
-    added = [arg for arg in new.hidden if arg not in before]
-    if not added:
+
+    # The sockets: bwrap's `--ro-bind /dev/null SOCKET` (hidden_args). A folder hidden since (a
+    # `--tmpfs` over a runtime folder made later) is not something a program began listening on.
+    def sockets(hidden: tuple[str, ...]) -> list[str]:
+        return [hidden[i + 2] for i in range(len(hidden) - 2) if hidden[i : i + 2] == ("--ro-bind", "/dev/null")]
+
+    if not set(new.hidden) - set(old.hidden):
         return None
-    # bwrap's words in `hidden` are its options, /dev/null (bound over each socket) and the paths.
-    return list(dict.fromkeys(arg for arg in added if arg.startswith("/") and arg != "/dev/null"))
+    before = set(sockets(old.hidden))
+    return [path for path in dict.fromkeys(sockets(new.hidden)) if path not in before]  # [] for a folder alone
 
 
 def usable_container(container: Container | None) -> Container | None:

@@ -53,14 +53,15 @@ def set_approval_mode(journal: SettingsStore, mode: ApprovalMode) -> None:
 def approval_window_s(journal: SettingsStore) -> float:
     """The stored approval window; a value that is not a finite number reads as the strictest, 1 s
     (a NaN would make every wait end at once, or never), as the tray reads it (ControlState.from_wire)."""
-    value = journal.get_setting(WINDOW_SETTING, DEFAULT_APPROVAL_WINDOW_S)
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
+    return window_value(journal.get_setting(WINDOW_SETTING, DEFAULT_APPROVAL_WINDOW_S))
+
+
+def window_value(value: object) -> float:
+    """An approval window as stored or sent: anything that is not a finite number (a string, a
+    bool, a NaN) reads as the strictest, 1 s; a number is kept within 1 s and the longest."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return 1.0
-    if not math.isfinite(seconds):
-        return 1.0
-    return min(max(seconds, 1.0), MAX_APPROVAL_WINDOW_S)
+    return min(max(float(value), 1.0), MAX_APPROVAL_WINDOW_S)
 
 
 def set_approval_window_s(journal: SettingsStore, seconds: float) -> None:

@@ -114,6 +114,7 @@ class TrayWindows:
         self._settings: PipedWindow | None = None
         self._lock = threading.Lock()
         self._replaced = False  # the program's files changed since the tray started: no more windows
+        self._holds_in_menu_since_replaced = False  # held commands then wait in the menu (sync_approval_prompt)
         self._program_checked = time.monotonic()
         self._replaced_told = 0.0
 
@@ -149,6 +150,14 @@ class TrayWindows:
             self._replaced_told = now
             self.app.notifier.notify(menu.APP_TITLE, files_replaced_text())
 
+    def _replaced_for(self, argv: Sequence[str]) -> bool:
+        """Whether `argv` starts this tray's program from files replaced since it started (the person
+        is told): checked before a window that works is closed to be replaced by one (a review)."""
+        if runs_this_program(argv, bool(getattr(sys, "frozen", False)), sys.executable) and self.files_replaced():
+            self._tell_replaced()
+            return True
+        return False
+
     def _window(
         self,
         argv: Sequence[str],
@@ -161,10 +170,9 @@ class TrayWindows:
         The window must then say on its line that it is this program (`link.PipedWindow`): files
         replaced while it started make it another, which is refused. A command that does not start
         this program (a test's stand-in) has no program to check."""
-        own = runs_this_program(argv, bool(getattr(sys, "frozen", False)), sys.executable)
-        if own and self.files_replaced():
-            self._tell_replaced()
+        if self._replaced_for(argv):
             return None
+        own = runs_this_program(argv, bool(getattr(sys, "frozen", False)), sys.executable)
         program = self.app.program if own else None
         return PipedWindow(argv, on_message, stderr=stderr, on_exit=on_exit, program=program,
                            on_refused=self._window_refused)  # fmt: skip
@@ -218,7 +226,9 @@ class TrayWindows:
                 self._prompt = None
                 return
             if prompt is None:  # its files were replaced: as without Tk, until a restart
-                self._prompt_shown &= set(holds)
+                if not self._holds_in_menu_since_replaced:  # what a refused prompt was sent, it never showed
+                    self._holds_in_menu_since_replaced = True
+                    self._prompt_shown = set()
             else:
                 for command_id in sorted(set(holds) - self._prompt_shown):
                     hold = holds[command_id]
@@ -385,6 +395,8 @@ class TrayWindows:
 
     def open_settings(self) -> None:
         """The Settings window (one at a time): what it says goes through `_settings_said`."""
+        if self._replaced_for(self.app.settings_command):  # the open one, if any, stays
+            return
         if self._settings is not None and self._settings.alive():
             self._settings.close()
         self._settings = self._window(self.app.settings_command, self._settings_said)
@@ -449,6 +461,9 @@ class TrayWindows:
                 _("The activity log cannot open"), missing_tk_message(self.app.platform, self.app.has_menu)
             )
             return
+        command = self.app.log_window_command
+        if self._replaced_for([*command, "--tray-line"]):  # the open one, if any, stays: it still works
+            return
         # Taken from the list before it is closed, and the new one put in whole: the monitor's look at
         # the windows (check_windows, on its thread) never takes this tray's own close for a window
         # that failed, nor drops the new one.
@@ -456,7 +471,6 @@ class TrayWindows:
             replaced, self.log_windows = self.log_windows, []
         for window in replaced:
             window.close()
-        command = self.app.log_window_command
         with open_stderr_file(self._window_stderr) as stderr:
             opened = self._window([*command, "--tray-line"], self.log_window_said, stderr=stderr)
         if opened is None:

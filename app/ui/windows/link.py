@@ -37,6 +37,7 @@ LATEST_ONLY = frozenset({"rules"})
 READ_BYTES = 1 << 16
 STOP_GRACE_S = 1.0
 HELLO = "hello"  # the window's first message: which program it is
+UNSENT_MAX = 1000  # messages held for a window until its hello; past them it is refused
 
 
 def _decode(line: bytes) -> dict[str, Any] | None:
@@ -136,15 +137,21 @@ class PipedWindow:
         if stdin is None or self.refused:
             return False
         with self._send_lock:
-            if self._unsent is not None:
+            waiting = self._unsent is not None
+            if self._unsent is not None and len(self._unsent) < UNSENT_MAX:
                 self._unsent.append(data)
                 return True
-            try:
-                stdin.write(data)
-                stdin.flush()
-            except (OSError, ValueError):
-                return False
-        return True
+            if not waiting:
+                try:
+                    stdin.write(data)
+                    stdin.flush()
+                except (OSError, ValueError):
+                    return False
+                return True
+        # A window that has not said which program it is while this much waited for it never will
+        # (a review, 2026-12-06: the log window's updates piled up for it without end).
+        self.refuse(f"it did not say which program it is while {UNSENT_MAX} messages waited for it")
+        return False
 
     def _read(self) -> None:
         stdout = self.process.stdout
