@@ -162,6 +162,24 @@ class FakePeer:
         self.channel.close()
 
 
+@contextmanager
+def fake_peers(paths: AppPaths) -> Iterator[Callable[..., FakePeer]]:
+    """A maker of FakePeers that said hello (`make(role, **hello)`), every one closed at the end."""
+    made: list[FakePeer] = []
+
+    def make(role: str, **hello: Any) -> FakePeer:
+        peer = FakePeer(paths)
+        peer.hello(role, **hello)
+        made.append(peer)
+        return peer
+
+    try:
+        yield make
+    finally:
+        for peer in made:
+            peer.close()
+
+
 def wait_until(condition: Any, timeout_s: float = ANSWER_S) -> None:
     deadline = time.monotonic() + timeout_s
     while not condition():

@@ -12,11 +12,13 @@ import pytest
 
 
 @contextlib.contextmanager
-def small_tmpfs(mount_point: Path) -> Iterator[Path]:
-    """A 2 MiB tmpfs on `mount_point` (made here), unmounted afterwards (Linux, as root: CI is; else
-    the test is skipped): a disk that fills up."""
+def small_tmpfs(mount_point: Path, size: str = "2m") -> Iterator[Path]:
+    """A tmpfs of `size` on `mount_point` (made here), unmounted afterwards (Linux, as root: CI is;
+    else the test is skipped): a disk that fills up."""
     mount_point.mkdir(parents=True)
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount_point)], capture_output=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount_point)], capture_output=True
+    )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
     try:

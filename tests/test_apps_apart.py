@@ -6,8 +6,6 @@ app that holds less (output_files._make_room)."""
 from __future__ import annotations
 
 import json
-import os
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,7 @@ from app.core.execution.output_files import OutputSpool, outputs_size, prune_out
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from tests.raw_stdio import RawServer
+from tests.test_load_fixes import old_file
 from tests.tray_process import running_tray
 
 CAP = 4 * 1024 * 1024
@@ -36,14 +35,6 @@ def outputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for app in ("app-trusted", "app-flood"):
         (root / app).mkdir(parents=True)
     return root
-
-
-def old_file(folder: Path, name: str, size: int, age_s: float) -> Path:
-    path = folder / f"{name}{output_files.OUTPUT_FILE_SUFFIX}"
-    path.write_bytes(b"o" * size)
-    then = time.time() - age_s
-    os.utime(path, (then, then))
-    return path
 
 
 def flood(spool: OutputSpool, size: int) -> None:

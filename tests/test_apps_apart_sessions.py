@@ -21,23 +21,15 @@ from app.core.execution.shell_session import newly_hidden, replaces
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
 from app.core.policy.rules import SESSION_SCOPE, build_folders_kind, describe
-from tests.channel_peers import FakePeer, running_hub, wait_until
+from tests.channel_peers import FakePeer, fake_peers, running_hub, wait_until
 from tests.test_red_team_twelve_apps import delete_journal
 
 
 @pytest.fixture
 def peers(paths: AppPaths):
-    made: list[FakePeer] = []
-
-    def make(lock_key: str, **hello: Any) -> FakePeer:
-        peer = FakePeer(paths)
-        peer.hello("server", headless=False, lock_key=lock_key, **hello)
-        made.append(peer)
-        return peer
-
-    yield make
-    for peer in made:
-        peer.close()
+    """Servers bound to the hub (FakePeers), each by its lock key."""
+    with fake_peers(paths) as make:
+        yield lambda lock_key, **hello: make("server", headless=False, lock_key=lock_key, **hello)
 
 
 def project_folder(tmp_path: Path) -> str:

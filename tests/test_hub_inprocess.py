@@ -32,22 +32,13 @@ from app.core.journal.store import Journal, Status
 from app.core.messages import PAUSED_MESSAGE
 from app.core.paths import HOME_ENV, AppPaths
 from app.core.policy.rules import DELETE_BUILD_FOLDERS, FOLDER_SCOPE
-from tests.channel_peers import ANSWER_S, FakePeer, running_hub, wait_until
+from tests.channel_peers import ANSWER_S, FakePeer, fake_peers, running_hub, wait_until
 
 
 @pytest.fixture
 def peers(paths: AppPaths):
-    made: list[FakePeer] = []
-
-    def make(role: str, **hello: object) -> FakePeer:
-        peer = FakePeer(paths)
-        peer.hello(role, **hello)
-        made.append(peer)
-        return peer
-
-    yield make
-    for peer in made:
-        peer.close()
+    with fake_peers(paths) as make:
+        yield make
 
 
 def row_of(paths: AppPaths, command_id: int):

@@ -10,7 +10,6 @@ import os
 import sqlite3
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from app.core.paths import HOME_ENV, AppPaths
 from app.server.forwarding import TRAY_REFUSED_CALL
 from tests.channel_peers import FakePeer, ScriptedTray, running_hub, wait_until
 from tests.in_process_server import serving
+from tests.small_disk import small_tmpfs
 from tests.stdio_client import run
 
 pytestmark = [pytest.mark.anyio]
@@ -84,19 +84,6 @@ async def test_a_refusal_the_tray_sends_after_the_acknowledgement_timeout_reache
 # -- an end kept after a full disk, then a renewed journal --------------------------------------------
 
 
-@contextlib.contextmanager
-def tmpfs(folder: Path, size: str) -> Iterator[Path]:
-    """A tmpfs of `size` at `folder` (root only), unmounted at the end whatever happened."""
-    folder.mkdir(parents=True)
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
-    try:
-        yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], check=False)
-
-
 def fill(disk: Path) -> Path:
     filler = disk / "fill"
     subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=4k"], capture_output=True, check=False)
@@ -122,7 +109,7 @@ def test_an_end_kept_after_a_full_disk_is_in_the_journal_renewed_before_it_was_w
     person, a cleaner), and the tray's monitor starts a new one (`Hub.tick` -> `reopen_journal`): the
     command, over, was not among those written back, and its end updated no row. Now its row is
     there, `finished` with exit code 0, whether or not its server is still connected."""
-    with tmpfs(tmp_path / "small", "300k") as disk:
+    with small_tmpfs(tmp_path / "small", "300k") as disk:
         paths = data_folder.ensure(AppPaths.from_environment({HOME_ENV: str(disk / "home")}))
         with running_hub(paths) as (hub, _seen):
             agent = FakePeer(paths)
@@ -152,7 +139,7 @@ def test_an_end_kept_after_a_full_disk_brings_back_its_row_another_program_delet
     """The same end kept, and the journal kept too, but another program deletes the command's row
     before there is room again: the monitor's upkeep writes the row back, with its end, instead of
     an end that updates no row."""
-    with tmpfs(tmp_path / "small", "300k") as disk:
+    with small_tmpfs(tmp_path / "small", "300k") as disk:
         paths = data_folder.ensure(AppPaths.from_environment({HOME_ENV: str(disk / "home")}))
         with running_hub(paths) as (hub, _seen):
             agent = FakePeer(paths)

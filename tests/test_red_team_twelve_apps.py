@@ -21,7 +21,7 @@ from app.core.journal.store import Journal
 from app.core.messages import AGENT_STOP_REASON, AGENT_WITHDREW_MESSAGE, AGENT_WITHDREW_REASON, USER_STOP_REASON
 from app.core.paths import AppPaths
 from app.core.policy.rules import SESSION_SCOPE, build_folders_kind, describe
-from tests.channel_peers import FakePeer, running_hub, wait_until
+from tests.channel_peers import fake_peers, running_hub, wait_until
 from tests.in_process_server import serving
 from tests.raw_stdio import RawServer
 from tests.test_jobs import call, named_here
@@ -30,17 +30,9 @@ from tests.tray_process import running_tray
 
 @pytest.fixture
 def peers(paths: AppPaths):
-    made: list[FakePeer] = []
-
-    def make(lock_key: str) -> FakePeer:
-        peer = FakePeer(paths)
-        peer.hello("server", headless=False, lock_key=lock_key)
-        made.append(peer)
-        return peer
-
-    yield make
-    for peer in made:
-        peer.close()
+    """Servers bound to the hub (FakePeers), each by its lock key."""
+    with fake_peers(paths) as make:
+        yield lambda lock_key, **hello: make("server", headless=False, lock_key=lock_key, **hello)
 
 
 def delete_journal(paths: AppPaths) -> None:
