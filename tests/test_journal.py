@@ -205,3 +205,25 @@ def test_approval_settings_another_program_wrote_are_read_on_the_safe_side(
         assert approval.approval_window_s(journal) == window
         with pytest.raises(ValueError, match="between 1 and"):
             approval.set_approval_window_s(journal, float("nan"))
+
+
+def test_the_trays_answer_is_recorded_even_when_its_server_ended_the_row_first(paths: AppPaths) -> None:
+    """The tray pushes a Deny (or an Allow) to the command's server before it records it: a quick
+    server recorded the command refused (or running) first, and the decision was then left out of the
+    row ("denied by" missing in the log; a test without Tk failed so under load). The tray, which took
+    the hold from its memory, records it whatever the row's status; anyone else only on a live hold."""
+    with Journal(paths) as journal:
+        ids = [
+            journal.begin_command(
+                command="rm -rf keep", cwd="/", status=Status.WAITING, hold_expires_at=time.time() + 60
+            )
+            for _ in range(2)
+        ]
+        for command_id in ids:
+            journal.finish_command(command_id, Outcome(status=Status.REFUSED, reason="denied by user (tray menu)"))
+        assert not journal.decide(ids[0], allowed=False, by="user (tray menu)"), "not taken: only a live hold"
+        assert journal.decide(ids[1], allowed=False, by="user (tray menu)", taken=True)
+        assert (journal.get_command(ids[1]).decision, journal.get_command(ids[1]).decided_by) == (
+            "denied", "user (tray menu)",
+        )  # fmt: skip
+        assert not journal.decide(ids[1], allowed=True, by="user", taken=True), "answered once"

@@ -389,7 +389,7 @@ class Hub:
             if hold is not None:  # taken above, on either path: kept with its row (`reopen_journal`)
                 server_rows.decided(hold.peer, command_id, allowed=allowed, by=by, rule_id=rule_id)
             try:
-                self.record.journal.decide(command_id, allowed=allowed, by=by, rule_id=rule_id)
+                self.record.journal.decide(command_id, allowed=allowed, by=by, rule_id=rule_id, taken=True)
                 self.record.wrote()
             except sqlite3.OperationalError as exc:
                 log.warning("could not record the decision on command %s: %s", command_id, exc)

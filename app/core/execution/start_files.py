@@ -74,6 +74,7 @@ class Guarded:
     mark: str | None = None
     pidfd: int = -1  # a pidfd of its init, held from when we end it (or find its init), else -1
     closing: bool = False  # its status pipe has ended: counted until `pidfd` says the init exited
+    killed: bool = False  # `_end` killed its init: not ended, nor counted, again
 
 
 @dataclass(frozen=True)
@@ -288,12 +289,18 @@ def end_all() -> int:
 
 
 def _end(entries: list[Guarded]) -> int:
+    """Kill each container's init; how many. One already ending (its init's descriptors closed, or
+    killed here before) is not counted again: a container stays followed until its init has exited
+    (`ended`), and a second pause within that moment counted it twice."""
     count = 0
     for entry in entries:
+        if entry.closing or entry.killed:
+            continue
         init = _init_of(entry)  # its pidfd held from here (`_hold`): counted until the init is gone
         if init is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(init, signal.SIGKILL)
+                entry.killed = True
                 count += 1
     return count
 
@@ -347,6 +354,7 @@ def closing(bwrap_pid: int) -> None:
             with contextlib.suppress(OSError):
                 if os.readlink(f"/proc/{init}/fd/{entry.status_fd}") == f"pipe:[{entry.pipe}]":
                     entry.init = init
+                    entry.killed = True  # by kill_bwrap, now: a pause's `_end` need not count it
                     _hold(entry, init)
                     return
 

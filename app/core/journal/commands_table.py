@@ -178,20 +178,26 @@ class CommandsTable(Connection):
 
     # -- approvals: decided by the user through the tray, the log window or the CLI, never the model --
 
-    def decide(self, command_id: int, *, allowed: bool, by: str, rule_id: int | None = None) -> bool:
+    def decide(
+        self, command_id: int, *, allowed: bool, by: str, rule_id: int | None = None, taken: bool = False
+    ) -> bool:
         """Record the user's answer to a held command; False when it is no longer waiting.
-        `rule_id`: the user's rule that answered it (the tray applies rules; see core/policy/rules.py)."""
+        `rule_id`: the user's rule that answered it (the tray applies rules; see core/policy/rules.py).
+        `taken`: the tray took the hold from its memory and pushed the answer to its server first,
+        which may have recorded the command's start or end before this: recorded whatever its status
+        (a Deny's decision was missing from the row when its server was quicker than the tray)."""
         now = time.time()
         with self._write() as db:
             cursor = db.execute(
                 "UPDATE commands SET decision = ?, decided_by = ?, decided_at = ?, allowed_by_rule = ? "
-                "WHERE id = ? AND status = ? AND decision IS NULL AND hold_expires_at > ?",
+                "WHERE id = ? AND decision IS NULL AND (? OR (status = ? AND hold_expires_at > ?))",
                 (
                     "allowed" if allowed else "denied",
                     by,
                     now,
                     rule_id if allowed else None,
                     command_id,
+                    taken,
                     Status.WAITING.value,
                     now,
                 ),
