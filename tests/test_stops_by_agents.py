@@ -4,6 +4,11 @@ tray's menu) keeps its words. The red team's two cases are in tests/test_red_tea
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,8 +28,8 @@ from app.core.messages import (
     STOP_NEXT_STEPS,
     USER_STOP_REASON,
 )
-from app.core.paths import AppPaths
-from tests.channel_peers import FakePeer, running_hub
+from app.core.paths import HOME_ENV, AppPaths
+from tests.channel_peers import FakePeer, fake_peers, running_hub
 from tests.in_process_server import serving
 from tests.test_jobs import call
 
@@ -57,12 +62,11 @@ def test_the_log_says_another_agent_in_the_persons_words(paths: AppPaths) -> Non
         row = journal.begin_command(server_id=server, command="sleep 30", cwd="/tmp", status=Status.RUNNING)
         record = journal.get_command(row)
     assert record is not None
-    assert reason_for_person(replace(record, reason=AGENT_STOP_REASON)) == "Stopped by another agent"
+    assert reason_for_person(replace(record, reason=AGENT_STOP_REASON)) == "Stopped by an agent"
     assert (
-        reason_for_person(replace(record, reason=AGENT_WITHDREW_REASON))
-        == "Another agent withdrew it before you answered"
+        reason_for_person(replace(record, reason=AGENT_WITHDREW_REASON)) == "An agent withdrew it before you answered"
     )
-    assert who_for_person(AGENT_STOP_BY) == "another agent, which withdrew it"
+    assert who_for_person(AGENT_STOP_BY) == "an agent, which withdrew it"
 
 
 async def started_job(client, command: str) -> int:
@@ -170,3 +174,40 @@ async def test_headless_a_job_another_agent_stopped_is_an_agents_stop_and_the_cl
     with Journal(paths) as journal:
         assert (row := journal.get_command(by_agent)) is not None and row.reason == AGENT_STOP_REASON
         assert (row := journal.get_command(by_person)) is not None and row.reason == USER_STOP_REASON
+
+
+STOP_FROM_INSIDE = """
+import json, os, sys
+from app.core.channel.transport import address_for, connect
+from app.core.paths import AppPaths
+channel, _peer = connect(address_for(AppPaths.from_environment()))
+channel.send({"op": "hello", "role": "cli", "pid": os.getpid()})
+channel.receive(5)
+channel.send({"op": "stop", "seq": 1, "id": int(sys.argv[1])})
+reply = channel.receive(5)
+while reply is not None and reply.get("seq") != 1:
+    reply = channel.receive(5)
+print(json.dumps(reply))
+"""
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap makes the pid namespace (CI installs it)")
+def test_a_stop_asked_from_inside_a_commands_container_is_an_agents_not_the_persons(
+    paths: AppPaths, home: Path
+) -> None:
+    """`cowork-terminal stop N` run by a command (where Landlock's scopes do not keep it from the tray)
+    reached the hub as the CLI's, and the job's owner was told the user stopped it. A peer in another
+    pid namespace is a command's: its stop is an agent's."""
+    with running_hub(paths) as (_hub, _seen), fake_peers(paths) as make:
+        owner = make("server", headless=False, lock_key="owner")
+        command_id = owner.begin("sleep 60.5")["id"]
+        asked = subprocess.run(
+            ["bwrap", "--dev-bind", "/", "/", "--unshare-pid", "--die-with-parent",
+             sys.executable, "-c", STOP_FROM_INSIDE, str(command_id)],
+            capture_output=True, text=True, timeout=60, env={**os.environ, HOME_ENV: str(home)},
+        )  # fmt: skip
+        assert asked.returncode == 0, asked.stderr
+        assert json.loads(asked.stdout)["op"] == "ack", asked.stdout
+        assert owner.next_push("stop") == {"op": "stop", "id": command_id, "by": AGENT_STOP_BY}
+        with Journal(paths) as journal:
+            assert journal.stops_by_agents([command_id]) == {command_id}

@@ -227,15 +227,21 @@ TOO_BIG_ASK_ANY = "call the tool again asking for less."
 # A Stop asked for by another agent (its command_stop, through its own server), not by the person: who
 # asked (a StopPush's `by`, the journal's stop_requested_by, a held command's decided_by), what the
 # owner's row keeps, and what its model reads. Never said to be the user's (a red team, 2026-12-06).
-AGENT_STOP_BY = "another agent (command_stop)"
-AGENT_STOP_REASON = "stopped by another agent with command_stop, not by the user"
+AGENT_STOP_BY = "an agent (command_stop, or cowork-terminal stop run by a command)"
+AGENT_STOP_REASON = (
+    "stopped at the request of an agent (command_stop from another server, or `cowork-terminal stop` run by "
+    "a command), not by the user"
+)
 STOP_NEXT_STEPS[AGENT_STOP_REASON] = (
     "Check what it already did, then run it again if it is still needed; if your commands keep being stopped "
     "this way, tell the user."
 )
-AGENT_WITHDREW_REASON = "withdrawn by another agent (command_stop) before the user answered"
+AGENT_WITHDREW_REASON = (
+    "withdrawn at the request of an agent (command_stop from another server, or `cowork-terminal stop` run by "
+    "a command) before the user answered"
+)
 AGENT_WITHDREW_MESSAGE = (
-    "Another agent withdrew this held command with command_stop before the user answered, so it did not run; "
-    "the user did not deny it. Run it again if it is still needed (the user is asked anew); if this keeps "
-    "happening, tell the user."
+    "An agent withdrew this held command (with command_stop from another server, or `cowork-terminal stop` run "
+    "by a command) before the user answered, so it did not run; the user did not deny it. Run it again if it is "
+    "still needed (the user is asked anew); if this keeps happening, tell the user."
 )

@@ -225,7 +225,8 @@ class Connections:
                     typed = decode_request(op, message)
                 except BadValue as bad:
                     raise RequestError(_("Refused: {problem}. Nothing changed.").format(problem=bad)) from None
-                answered = handle_request(hub, peer, op, message, seq, typed)
+                contained = op == "stop" and from_container(peer.facts, hub.own)  # an agent's, then
+                answered = handle_request(hub, peer, op, message, seq, typed, contained=contained)
                 if answered is None:  # answered later, after the user's click
                     return
                 reply = answered

@@ -19,7 +19,7 @@ from app.core.authority.state import ControlState
 from app.core.channel.protocol import RulesTold
 from app.core.execution.output import OutputBudget, parse_budget
 from app.core.i18n import _
-from app.core.messages import REQUEST_DECIDED_BY
+from app.core.messages import AGENT_STOP_BY, REQUEST_DECIDED_BY
 from app.core.policy.direction import LOOSEN, REFUSE, classify_request
 from app.core.policy.rules import Rule
 
@@ -50,15 +50,23 @@ class RequestsHub(Protocol):
 
 
 def handle_request(
-    hub: RequestsHub, peer: Peer, op: str, message: dict[str, Any], seq: int | None, typed: Any
+    hub: RequestsHub,
+    peer: Peer,
+    op: str,
+    message: dict[str, Any],
+    seq: int | None,
+    typed: Any,
+    *,
+    contained: bool = False,
 ) -> dict[str, Any] | None:
-    """The fields of the ack, or None when the answer comes later (after the user's click)."""
+    """The fields of the ack, or None when the answer comes later (after the user's click).
+    `contained`: the asker runs inside a command's container (only a pause or a stop get this far)."""
     kind = classify_request(op, message, hub.state)
     if kind == REFUSE:
         raise RequestError(_("Refused: a value is out of range. Nothing changed."))
     if kind != LOOSEN:
         if op != "holds":
-            return {"message": tighten(hub, op, typed)}
+            return {"message": tighten(hub, op, typed, contained=contained)}
         # What the user is asked, as the servers described it (each text bounded: see holds_listed).
         listed, left_out = holds_listed(hub.pending_holds())
         # And the rules that may answer them, as the tray applies them (never the file's).
@@ -86,15 +94,16 @@ def holds_listed(holds: list[HeldCommand]) -> tuple[str, int]:
     return "[" + ",".join(listed) + "]", len(holds) - len(listed)
 
 
-def tighten(hub: RequestsHub, op: str, typed: Any) -> str:
-    """Do a request that asks nothing of the user; the words the CLI prints."""
+def tighten(hub: RequestsHub, op: str, typed: Any, *, contained: bool = False) -> str:
+    """Do a request that asks nothing of the user; the words the CLI prints. A stop from inside a
+    command's container (`cowork-terminal stop` run by a command) is an agent's, never the person's."""
     if op == "state":
         return json.dumps(hub.state.to_wire())
     if op == "pause":
         hub.set_paused(True, by="a request")
         return _("Host access is PAUSED: new commands are refused.")
     if op == "stop":
-        return hub.stop(typed.id)
+        return hub.stop(typed.id, by=AGENT_STOP_BY) if contained else hub.stop(typed.id)
     if op == "deny":
         command_id = typed.id
         if not hub.decide(command_id, allowed=False, by=REQUEST_DECIDED_BY):

@@ -63,10 +63,12 @@ SHELL_ENDED_FIRST_NOTE = (
 )
 
 
-# For the model: the shell it had was replaced because the user changed the commands' protection.
+# For the model: the shell it had was replaced because the commands' protection changed: the user's
+# switch, or a protected folder made anew (by the user, or by any program outside the container).
 REPLACED_NOTE = (
-    "The user changed how commands are protected, so the shell session was started anew in the same folder: "
-    "variables, functions and background jobs from before are gone."
+    "How commands are protected changed (the user switched the protection in Cowork Terminal, or a folder it "
+    "protects was made anew), so the shell session was started anew in the same folder: variables, functions "
+    "and background jobs from before are gone."
 )
 # For the model: the shell it had was replaced because a program began listening on a socket that the
 # container hides (shell_session.newly_hidden): anyone's, often another app's command's, not the user's.

@@ -29,11 +29,11 @@ KNOWN_REASONS: dict[str, str] = {
     ),
     messages.USER_STOP_REASON: N_("Stopped by you"),
     messages.MODEL_STOP_REASON: N_("Stopped by the agent"),
-    messages.AGENT_STOP_REASON: N_("Stopped by another agent"),
+    messages.AGENT_STOP_REASON: N_("Stopped by an agent"),
     messages.CANCEL_REASON: N_("Cancelled by the agent (it cancelled the call or disconnected)"),
     messages.HOLD_EXPIRED_REASON: N_("The wait for your answer ran out"),
     messages.WITHDRAWN_REASON: N_("The agent withdrew it before you answered"),
-    messages.AGENT_WITHDREW_REASON: N_("Another agent withdrew it before you answered"),
+    messages.AGENT_WITHDREW_REASON: N_("An agent withdrew it before you answered"),
     messages.APP_GONE_HOLD_REASON: N_("The Cowork Terminal app stopped before you answered"),
     messages.PAUSED_HOLD_REASON: N_("Host access was paused before you answered"),
     messages.OTHER_COMMAND_REASON: N_("The approval was for another command"),
@@ -91,7 +91,7 @@ DECIDERS: dict[str, str] = {
     messages.CONFIRMED_DECIDED_BY: N_("you (confirmed)"),
     messages.REQUEST_DECIDED_BY: N_("a request from the command line or a window"),
     messages.UNKNOWN_DECIDER: N_("you"),
-    messages.AGENT_STOP_BY: N_("another agent, which withdrew it"),
+    messages.AGENT_STOP_BY: N_("an agent, which withdrew it"),
 }
 RULE_DECIDER = re.compile(r"rule (\d+)")
 
