@@ -35,10 +35,10 @@ from app.core.commands.patience import (
     patience_s,
     waited_before,
 )
-from app.core.execution import start_files
+from app.core.execution import orphans, start_files
 from app.core.journal.store import Journal, Status
 from app.core.messages import AGENT_STOP_REASON
-from app.core.paths import AppPaths
+from app.core.paths import HOME_ENV, AppPaths
 from tests.in_process_server import serving
 from tests.stdio_client import STOP_DEADLINE_S, live_processes, server_params
 
@@ -347,7 +347,10 @@ async def test_a_container_left_running_by_a_finished_job_counts_toward_the_limi
             assert done["status"] == "finished", done
         refused = await call(client, "execute_command", {"command": "echo one more"})
         assert f"{MAX_LIVE_JOBS} commands this server started are still running or waiting" in refused["error"]
-        assert start_files.end_lingering() == MAX_LIVE_JOBS  # what a pause does: this process lives on
+        # What the tray's pause does (this process lives on): the containers of this app home's commands;
+        # the whole process's count also had an earlier test's container still ending (under load).
+        home_paths = AppPaths.from_environment({HOME_ENV: str(home)})
+        assert start_files.end_lingering(orphans.home_tag(home_paths)) == MAX_LIVE_JOBS
         deadline = time.monotonic() + 10
         room = refused
         while "error" in room and time.monotonic() < deadline:  # each container's end is seen by its bwrap's

@@ -1274,7 +1274,8 @@ def test_a_program_asking_to_allow_a_held_command_is_told_in_german_that_the_app
         f"Befehl Nr. {held} wird im Zustimmungsfenster von Cowork Terminal angezeigt: "
         "Erlauben oder lehnen Sie ihn dort ab."
     ), told
-    assert still_held and (tmp_path / "prompt-opened").exists()
+    assert still_held
+    wait_for(lambda: (tmp_path / "prompt-opened").exists(), timeout_s=30)  # the prompt's process has started
     assert not asked.exists(), "no confirm window asks a yes/no about it"
 
 
