@@ -18,9 +18,9 @@ from collections.abc import Callable
 from typing import Any
 
 from app.core.channel.peer import own_facts, tray_refusal
-from app.core.channel.protocol import FROM_TRAY, Ack, BadValue, ErrorReply, Hello, Request, decode, encode
+from app.core.channel.protocol import FROM_TRAY, Ack, BadValue, ErrorReply, Hello, Request, Welcome, decode, encode
 from app.core.channel.transport import ChannelUnavailable, address_for, connect
-from app.core.channel.wire import ProtocolError
+from app.core.channel.wire import Channel, ProtocolError
 from app.core.errors import CoworkError
 from app.core.i18n import N_, _
 from app.core.i18n.formats import format_number
@@ -84,8 +84,7 @@ def _ask(
     except ChannelUnavailable as exc:
         raise NoTray(str(exc)) from None
     try:
-        channel.send(encode(Hello("cli", os.getpid())))
-        welcome = _answer(channel.receive(HELLO_TIMEOUT_S))
+        welcome = _say_hello(channel)
         if not isinstance(welcome, Ack):
             raise NoTray(_("the program at Cowork Terminal's address did not answer as the app does"))
         refusal = tray_refusal(peer, own_facts(os.path.realpath(paths.data_dir)), welcome.fields.get("data_dir"))
@@ -112,6 +111,28 @@ def _ask(
             return reply.to_wire()
     except (EOFError, OSError, ProtocolError) as exc:
         raise NoTray(_("the Cowork Terminal app went away ({error})").format(error=exc)) from None
+    finally:
+        channel.close()
+
+
+def _say_hello(channel: Channel) -> Ack | ErrorReply | None:
+    """Say hello as the CLI does; the tray's welcome (unverified: the caller checks who answered)."""
+    channel.send(encode(Hello("cli", os.getpid())))
+    return _answer(channel.receive(HELLO_TIMEOUT_S))
+
+
+def tray_says_its_pid(paths: AppPaths) -> int | None:
+    """The pid the program at the tray's address gives at its hello, or None when none answers. Not
+    verified: only for leaving a pid out of those signalled (install/app_processes.py)."""
+    try:
+        channel, _peer = connect(address_for(paths))
+    except ChannelUnavailable:
+        return None
+    try:
+        welcome = _say_hello(channel)
+        return Welcome.from_ack(welcome).tray_pid if isinstance(welcome, Ack) else None
+    except (EOFError, OSError, ProtocolError, BadValue):
+        return None
     finally:
         channel.close()
 

@@ -21,10 +21,7 @@ from pathlib import Path
 
 from app.core import liveness
 from app.core.authority.lock_holders import file_id, parse_locks
-from app.core.channel.client import HELLO_TIMEOUT_S, NoTray, TrayRefused, ask_tray
-from app.core.channel.protocol import FROM_TRAY, Ack, BadValue, Hello, Welcome, decode, encode
-from app.core.channel.transport import ChannelUnavailable, address_for, connect
-from app.core.channel.wire import ProtocolError
+from app.core.channel.client import NoTray, TrayRefused, ask_tray, tray_says_its_pid
 from app.core.errors import CoworkError
 from app.core.journal.store import Journal
 from app.core.paths import AppPaths
@@ -125,7 +122,7 @@ def tray_pids(paths: AppPaths, proc_root: Path = PROC_ROOT) -> set[int]:
     held = _holders([paths.tray_lock], proc_root)
     if held is not None:
         return held
-    said = _tray_says_its_pid(paths)
+    said = tray_says_its_pid(paths)
     return set() if said is None else {said}
 
 
@@ -149,24 +146,6 @@ def _server_lock_holders(paths: AppPaths, proc_root: Path) -> list[int] | None:
         files = []
     held = _holders(files, proc_root)
     return None if held is None else sorted(held)
-
-
-def _tray_says_its_pid(paths: AppPaths) -> int | None:
-    """The pid in the running tray's answer to a hello (its `Welcome`); None when none answers. Used
-    only to leave a pid out of those signalled, so an answer that could not be verified is enough."""
-    try:
-        channel, _peer = connect(address_for(paths))
-    except ChannelUnavailable:
-        return None
-    try:
-        channel.send(encode(Hello("cli", os.getpid())))
-        received = channel.receive(HELLO_TIMEOUT_S)
-        message = None if received is None else decode(received, FROM_TRAY)
-        return Welcome.from_ack(message).tray_pid if isinstance(message, Ack) else None
-    except (EOFError, OSError, ProtocolError, BadValue):
-        return None
-    finally:
-        channel.close()
 
 
 def stop_processes(pids: list[int], grace_s: float = SERVER_STOP_GRACE_S) -> list[int]:
